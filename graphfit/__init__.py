@@ -1,0 +1,46 @@
+"""graphfit: CUDA-graph capture ladders, padding and buffer capacities from one config.
+
+The public planner API is re-exported here; the torch runtime lives in `graphfit.cudagraph`
+and is imported only when asked for, so `import graphfit` never pulls in torch.
+"""
+
+from graphfit.planner import (
+    PAD_SLOT_ID,
+    Axis,
+    BatchError,
+    BufferPlan,
+    CapacityError,
+    CeilingFamily,
+    ComponentPlan,
+    ConfigError,
+    CUDAGraphMode,
+    Demand,
+    Dispatch,
+    EngineConfig,
+    FillKind,
+    FillPolicy,
+    GraphfitError,
+    Ladder,
+    LadderPolicy,
+    PerformanceMode,
+    Plan,
+    Runner,
+    SpecMethod,
+    Stream,
+    Verification,
+    Violation,
+    ViolationRange,
+    padding_table,
+    plan,
+    request_counts,
+)
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "PAD_SLOT_ID", "Axis", "BatchError", "BufferPlan", "CUDAGraphMode", "CapacityError",
+    "CeilingFamily", "ComponentPlan", "ConfigError", "Demand", "Dispatch", "EngineConfig",
+    "FillKind", "FillPolicy", "GraphfitError", "Ladder", "LadderPolicy", "PerformanceMode",
+    "Plan", "Runner", "SpecMethod", "Stream", "Verification", "Violation", "ViolationRange",
+    "__version__", "padding_table", "plan", "request_counts",
+]

@@ -1,0 +1,5 @@
+"""`python -m graphfit` runs the CLI."""
+
+from graphfit.cli import main
+
+main()

@@ -1,0 +1,161 @@
+"""`EngineConfig`: the one config every ladder, padding table and capacity is derived from."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, fields, replace
+from enum import Enum
+from typing import Any, TypeVar
+
+from graphfit.planner.dtypes import DTYPE_SIZES
+from graphfit.planner.enums import (
+    CeilingFamily,
+    CUDAGraphMode,
+    LadderPolicy,
+    PerformanceMode,
+    Runner,
+    SpecMethod,
+)
+from graphfit.planner.errors import ConfigError
+
+E = TypeVar("E", bound=Enum)
+
+
+def _coerce_enum(name: str, enum_type: type[E], value: object) -> E:
+    if isinstance(value, enum_type):
+        return value
+    if isinstance(value, str):
+        for member in enum_type:
+            if value == member.value or value.upper() == member.name:
+                return member
+    choices = ", ".join(m.value for m in enum_type)
+    raise ConfigError(f"{name}: {value!r} is not one of {choices}")
+
+
+def _positive_int(name: str, value: object) -> int:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise ConfigError(f"{name}: expected an integer, got {value!r}")
+    if value < 1:
+        raise ConfigError(f"{name}: must be >= 1, got {value}")
+    return value
+
+
+def _sizes(name: str, value: object) -> tuple[int, ...] | None:
+    if value is None:
+        return None
+    if isinstance(value, (str, bytes)) or not hasattr(value, "__iter__"):
+        raise ConfigError(f"{name}: expected a list of integers, got {value!r}")
+    sizes = tuple(_positive_int(name, v) for v in value)
+    if not sizes:
+        raise ConfigError(f"{name}: the list is empty")
+    for a, b in zip(sizes, sizes[1:]):
+        if a == b:
+            raise ConfigError(f"{name}: duplicate capture size {a}")
+        if a > b:
+            raise ConfigError(f"{name}: capture sizes must be sorted ascending ({a} before {b})")
+    return sizes
+
+
+@dataclass(frozen=True)
+class EngineConfig:
+    """A serving engine's configuration, validated at construction.
+
+    Field names follow vLLM's flags. Strings are accepted for the enum fields and coerced, so
+    `EngineConfig(max_num_seqs=33, num_speculative_tokens=3, spec_method="dflash")` works.
+    """
+
+    max_num_seqs: int
+    max_num_batched_tokens: int = 8192
+    max_model_len: int = 8192
+    num_speculative_tokens: int = 0
+    spec_method: SpecMethod = SpecMethod.NONE
+    cudagraph_mode: CUDAGraphMode = CUDAGraphMode.FULL_AND_PIECEWISE
+    cudagraph_capture_sizes: tuple[int, ...] | None = None
+    max_cudagraph_capture_size: int | None = None
+    hidden_size: int = 4096
+    dtype: str = "bfloat16"
+    runner: Runner = Runner.V1
+    ceiling_family: CeilingFamily = CeilingFamily.DEFAULT
+    performance_mode: PerformanceMode = PerformanceMode.BALANCED
+    ladder: LadderPolicy = LadderPolicy.VLLM
+    multimodal: bool = False
+    block_size: int = 16
+    mrope_dims: int = 3
+
+    def __post_init__(self) -> None:
+        set_ = object.__setattr__
+        for name in ("max_num_seqs", "max_num_batched_tokens", "max_model_len", "hidden_size",
+                     "block_size", "mrope_dims"):
+            _positive_int(name, getattr(self, name))
+        k = self.num_speculative_tokens
+        if isinstance(k, bool) or not isinstance(k, int) or k < 0:
+            raise ConfigError(f"num_speculative_tokens: must be an integer >= 0, got {k!r}")
+        set_(self, "spec_method", _coerce_enum("spec_method", SpecMethod, self.spec_method))
+        set_(self, "cudagraph_mode",
+             _coerce_enum("cudagraph_mode", CUDAGraphMode, self.cudagraph_mode))
+        set_(self, "runner", _coerce_enum("runner", Runner, self.runner))
+        set_(self, "ceiling_family",
+             _coerce_enum("ceiling_family", CeilingFamily, self.ceiling_family))
+        set_(self, "performance_mode",
+             _coerce_enum("performance_mode", PerformanceMode, self.performance_mode))
+        set_(self, "ladder", _coerce_enum("ladder", LadderPolicy, self.ladder))
+        set_(self, "cudagraph_capture_sizes",
+             _sizes("cudagraph_capture_sizes", self.cudagraph_capture_sizes))
+        if self.max_cudagraph_capture_size is not None:
+            _positive_int("max_cudagraph_capture_size", self.max_cudagraph_capture_size)
+        if self.dtype not in DTYPE_SIZES:
+            raise ConfigError(f"dtype: {self.dtype!r} is not one of {', '.join(DTYPE_SIZES)}")
+        if not isinstance(self.multimodal, bool):
+            raise ConfigError(f"multimodal: expected true/false, got {self.multimodal!r}")
+        if self.max_num_batched_tokens < self.max_num_seqs:
+            raise ConfigError(
+                f"max_num_batched_tokens: {self.max_num_batched_tokens} is below max_num_seqs "
+                f"{self.max_num_seqs} (vLLM rejects this too)")
+        method = self.spec_method
+        if method is SpecMethod.NONE and k > 0:
+            raise ConfigError(
+                "num_speculative_tokens: > 0 needs a speculative method (spec_method)")
+        if method is not SpecMethod.NONE and k == 0:
+            raise ConfigError(f"num_speculative_tokens: method {method.value} needs k >= 1")
+        if self.ladder is LadderPolicy.EXPLICIT and self.cudagraph_capture_sizes is None:
+            raise ConfigError("cudagraph_capture_sizes: the explicit ladder needs a list")
+
+    @property
+    def uniform_query_len(self) -> int:
+        """q = 1 + k: tokens per request in a uniform (spec-)decode batch."""
+        return 1 + self.num_speculative_tokens
+
+    @property
+    def has_drafter(self) -> bool:
+        return self.spec_method.has_drafter_model
+
+    def replace(self, **changes: Any) -> EngineConfig:
+        """A validated copy with some fields changed."""
+        return replace(self, **changes)
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready dict (enums as their values, tuples as lists)."""
+        out: dict[str, Any] = {}
+        for f in fields(self):
+            value = getattr(self, f.name)
+            if isinstance(value, Enum):
+                value = value.value
+            elif isinstance(value, tuple):
+                value = list(value)
+            out[f.name] = value
+        return out
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> EngineConfig:
+        """Build from a dict such as `to_dict()` wrote; unknown keys are an error, not dropped."""
+        if not isinstance(data, dict):
+            raise ConfigError(f"config: expected an object, got {type(data).__name__}")
+        known = {f.name for f in fields(cls)}
+        unknown = sorted(set(data) - known)
+        if unknown:
+            raise ConfigError(f"config: unknown key(s) {', '.join(unknown)}")
+        if "max_num_seqs" not in data:
+            raise ConfigError("max_num_seqs: missing")
+        try:
+            return cls(**data)
+        except TypeError as exc:  # pragma: no cover - guarded by the key check above
+            raise ConfigError(f"config: {exc}") from None
