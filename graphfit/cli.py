@@ -1,0 +1,133 @@
+"""`graphfit` command line: plan, check, explain. Exit 0 ok, 1 violations, 2 bad input."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Annotated
+
+import click
+import typer
+from rich.console import Console
+
+from graphfit.cli_errors import EXIT_BAD_INPUT, EXIT_VIOLATIONS, fail, handled
+from graphfit.cli_options import config_options
+from graphfit.cli_render import explain_table, print_plan, print_verdict
+from graphfit.planner.config import EngineConfig
+from graphfit.planner.document import load_plan_document, plan_document, verification_document
+from graphfit.planner.errors import ConfigError
+from graphfit.planner.plan import Plan, plan
+
+app = typer.Typer(
+    name="graphfit", no_args_is_help=True, add_completion=False,
+    pretty_exceptions_enable=False,
+    help="Plan CUDA-graph capture ladders, padding and buffer capacities that never go short.")
+
+JsonFlag = Annotated[bool, typer.Option("--json", help="Print JSON instead of tables.")]
+
+
+def _console() -> Console:
+    return Console(highlight=False, width=max(Console().width, 150))
+
+
+def _emit_json(document: object) -> None:
+    sys.stdout.write(json.dumps(document, indent=2) + "\n")
+
+
+def parse_capacity(text: str) -> tuple[str, int]:
+    """'drafter.positions=132' -> ('drafter.positions', 132)."""
+    key, sep, value = text.partition("=")
+    if not sep or "." not in key:
+        raise ConfigError(f"capacity: {text!r} is not of the form component.buffer=ROWS")
+    try:
+        rows = int(value)
+    except ValueError:
+        raise ConfigError(f"capacity: {value!r} in {text!r} is not an integer") from None
+    if rows < 0:
+        raise ConfigError(f"capacity: {key} must be >= 0, got {rows}")
+    return key.strip(), rows
+
+
+@app.command("plan")
+@config_options
+def plan_command(config: EngineConfig, json_output: JsonFlag = False) -> None:
+    """Plan the ladder, padding and every buffer capacity, and prove them safe."""
+    with handled():
+        result = plan(config)
+        verification = result.verify()
+    if json_output:
+        _emit_json(plan_document(result, verification))
+    else:
+        print_plan(_console(), result, verification)
+    if not verification.ok:  # pragma: no cover - graphfit's own capacities are always safe
+        raise typer.Exit(EXIT_VIOLATIONS)
+
+
+@app.command("check")
+@config_options
+def check_command(
+    config: EngineConfig,
+    capacity: Annotated[list[str] | None, typer.Option(
+        "--capacity", help="Audit your own sizing: component.buffer=ROWS (repeatable).")] = None,
+    plan_file: Annotated[Path | None, typer.Option(
+        "--plan", help="Audit a plan JSON written by `graphfit plan --json`.")] = None,
+    json_output: JsonFlag = False,
+) -> None:
+    """Audit capacities: exit 1 with counterexamples when any reachable batch goes short."""
+    with handled():
+        if plan_file is not None:
+            result, capacities = load_plan_document(plan_file.read_text())
+        else:
+            result, capacities = plan(config), {}
+        capacities.update(parse_capacity(c) for c in capacity or [])
+        verification = result.verify(capacities=capacities)
+    if json_output:
+        _emit_json({"schema": "graphfit.check/1", **verification_document(verification)})
+    else:
+        print_verdict(_console(), verification, audit=bool(capacities))
+    if not verification.ok:
+        raise typer.Exit(EXIT_VIOLATIONS)
+
+
+@app.command("explain")
+@config_options
+def explain_command(
+    config: EngineConfig,
+    num_tokens: Annotated[int, typer.Argument(help="Tokens in the batch.")],
+    uniform: Annotated[bool, typer.Option(
+        "--uniform", help="A uniform decode batch (num_reqs x q tokens).")] = False,
+    num_reqs: Annotated[int | None, typer.Option("--num-reqs", help="Requests.")] = None,
+) -> None:
+    """Show where a batch of N tokens goes: graph mode, padded size, buffer headroom."""
+    with handled():
+        result: Plan = plan(config)
+        table = explain_table(result, num_tokens, uniform_decode=uniform, num_reqs=num_reqs)
+    _console().print(table)
+
+
+def _register_extensions() -> None:
+    from graphfit import cli_engines, cli_optimize
+
+    for module in (cli_engines, cli_optimize):
+        module.register(app)
+
+
+_register_extensions()
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Entry point: usage errors are one line and exit 2, like every other bad input."""
+    try:
+        code = app(args=argv, standalone_mode=False)
+    except click.exceptions.UsageError as exc:
+        print(f"error: {exc.format_message()}", file=sys.stderr)
+        sys.exit(EXIT_BAD_INPUT)
+    except click.exceptions.Abort:
+        sys.exit(EXIT_BAD_INPUT)
+    except typer.Exit as exc:
+        sys.exit(exc.exit_code)
+    sys.exit(code if isinstance(code, int) else 0)
+
+
+__all__ = ["app", "fail", "main"]
