@@ -7,7 +7,6 @@ import sys
 from pathlib import Path
 from typing import Annotated
 
-import click
 import typer
 from rich.console import Console
 
@@ -23,6 +22,9 @@ app = typer.Typer(
     name="graphfit", no_args_is_help=True, add_completion=False,
     pretty_exceptions_enable=False,
     help="Plan CUDA-graph capture ladders, padding and buffer capacities that never go short.")
+
+# typer may vendor click: take its exception base from typer rather than importing click
+_CLICK_ERROR: type[Exception] = typer.BadParameter.__mro__[2]
 
 JsonFlag = Annotated[bool, typer.Option("--json", help="Print JSON instead of tables.")]
 
@@ -67,7 +69,7 @@ def plan_command(config: EngineConfig, json_output: JsonFlag = False) -> None:
 @app.command("check")
 @config_options
 def check_command(
-    config: EngineConfig,
+    config: EngineConfig | None = None,
     capacity: Annotated[list[str] | None, typer.Option(
         "--capacity", help="Audit your own sizing: component.buffer=ROWS (repeatable).")] = None,
     plan_file: Annotated[Path | None, typer.Option(
@@ -77,7 +79,11 @@ def check_command(
     """Audit capacities: exit 1 with counterexamples when any reachable batch goes short."""
     with handled():
         if plan_file is not None:
+            if config is not None:
+                raise ConfigError("plan: give either --plan FILE or config flags, not both")
             result, capacities = load_plan_document(plan_file.read_text())
+        elif config is None:
+            raise ConfigError("max_num_seqs: missing (pass --max-num-seqs or --plan FILE)")
         else:
             result, capacities = plan(config), {}
         capacities.update(parse_capacity(c) for c in capacity or [])
@@ -120,10 +126,11 @@ def main(argv: list[str] | None = None) -> None:
     """Entry point: usage errors are one line and exit 2, like every other bad input."""
     try:
         code = app(args=argv, standalone_mode=False)
-    except click.exceptions.UsageError as exc:
-        print(f"error: {exc.format_message()}", file=sys.stderr)
+    except _CLICK_ERROR as exc:
+        message = " ".join(exc.format_message().split())  # type: ignore[attr-defined]
+        print(f"error: {message}", file=sys.stderr)
         sys.exit(EXIT_BAD_INPUT)
-    except click.exceptions.Abort:
+    except typer.Abort:
         sys.exit(EXIT_BAD_INPUT)
     except typer.Exit as exc:
         sys.exit(exc.exit_code)

@@ -109,8 +109,13 @@ def build_config(values: dict[str, Any]) -> EngineConfig:
 
 
 def config_options(func: F) -> F:
-    """Decorator: add every CONFIG_FLAGS flag to `func` and pass it `config=EngineConfig`."""
+    """Decorator: add every CONFIG_FLAGS flag to `func` and pass it `config=EngineConfig`.
+
+    If `func` declares `config: EngineConfig | None = None`, giving no config flag at all
+    passes None (e.g. `check --plan FILE` reads its config from the file).
+    """
     signature = inspect.signature(func)
+    optional = signature.parameters["config"].default is None
     hints = typing.get_type_hints(func, include_extras=True)
     own = [p.replace(annotation=hints.get(p.name, p.annotation))
            for p in signature.parameters.values() if p.name != "config"]
@@ -121,12 +126,14 @@ def config_options(func: F) -> F:
         values = {name: kwargs.pop(name, None) for name in names}
         from graphfit.cli_errors import handled
 
-        with handled():
-            config = build_config(values)
+        config = None
+        if not optional or any(v is not None for v in values.values()):
+            with handled():
+                config = build_config(values)
         return func(*args, config=config, **kwargs)
 
     params = own + [_parameter(flag) for flag in CONFIG_FLAGS]
     wrapper.__signature__ = signature.replace(parameters=params)  # type: ignore[attr-defined]
     wrapper.__annotations__ = {p.name: p.annotation for p in params}
-    del wrapper.__wrapped__  # type: ignore[attr-defined]
+    del wrapper.__wrapped__
     return wrapper  # type: ignore[return-value]

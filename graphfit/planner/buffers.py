@@ -46,7 +46,7 @@ class FillPolicy:
     def describe(self) -> str:
         if self.kind is FillKind.SENTINEL:
             return f"sentinel({self.value:g})"
-        return self.kind.value
+        return str(self.kind.value)
 
 
 ZERO = FillPolicy(FillKind.ZERO)
@@ -147,10 +147,7 @@ def _dflash_specs(config: EngineConfig, config_max_capture: int) -> list[BufferS
     S, T, H = config.max_num_seqs, config.max_num_batched_tokens, config.hidden_size
     q = config.uniform_query_len
     query, ctx, req = Stream.DRAFT_QUERY, Stream.CONTEXT, Stream.DRAFTER_REQUESTS
-    if config.runner is Runner.V2:
-        ref_padded = T
-    else:
-        ref_padded = max(S * q, config_max_capture)
+    ref_padded = T if config.runner is Runner.V2 else max(S * q, config_max_capture)
     ref_positions = T + ref_padded
     specs = [
         # the query ids live in the base class's [T] buffer

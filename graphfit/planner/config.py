@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 from dataclasses import dataclass, fields, replace
 from enum import Enum
 from typing import Any, TypeVar
@@ -47,7 +48,7 @@ def _sizes(name: str, value: object) -> tuple[int, ...] | None:
     sizes = tuple(_positive_int(name, v) for v in value)
     if not sizes:
         raise ConfigError(f"{name}: the list is empty")
-    for a, b in zip(sizes, sizes[1:]):
+    for a, b in itertools.pairwise(sizes):
         if a == b:
             raise ConfigError(f"{name}: duplicate capture size {a}")
         if a > b:

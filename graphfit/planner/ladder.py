@@ -74,7 +74,7 @@ def vllm_config_ladder(config: EngineConfig, *, uniform_decode_sizes: bool = Tru
     if user_max is None and uniform_decode_sizes:
         if q > 1:
             decode_sizes = [n * q for n in request_counts(S, D) if n * q <= ceiling]
-        elif S <= ceiling:
+        elif ceiling >= S:
             decode_sizes = [S]
     ceiling = max(min(T, ceiling), 1)
 
@@ -89,7 +89,7 @@ def vllm_config_ladder(config: EngineConfig, *, uniform_decode_sizes: bool = Tru
             warnings.append(f"capture sizes {dropped} exceed max_num_batched_tokens {T}; dropped")
     else:
         grid = _default_grid(ceiling, config)
-        if T <= ceiling:
+        if ceiling >= T:
             grid.add(T)
         grid.update(s for s in decode_sizes if s <= T)
         sizes = sorted(grid)
@@ -150,5 +150,5 @@ def resolve_runtime_ladder(config: EngineConfig, ladder: Ladder) -> Ladder:
         sizes = [q]
     warnings = ladder.warnings
     if tuple(sizes) != ladder.sizes:
-        warnings = warnings + (f"sizes rounded to multiples of q={q} (shrink-only)",)
+        warnings = (*warnings, f"sizes rounded to multiples of q={q} (shrink-only)")
     return Ladder(tuple(sizes), warnings)

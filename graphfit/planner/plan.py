@@ -188,7 +188,7 @@ def _size_buffers(component: str, specs: list[BufferSpec], config: EngineConfig,
             offset = -(-offset // alignment) * alignment
         out.append(BufferPlan(
             name=spec.name, component=component, dtype=spec.dtype, axis=spec.axis,
-            shape=spec.leading + (capacity,) + spec.trailing, axis_dim=len(spec.leading),
+            shape=(*spec.leading, capacity, *spec.trailing), axis_dim=len(spec.leading),
             capacity=capacity, reference_capacity=spec.reference_capacity, bytes=nbytes,
             reference_bytes=spec.reference_capacity * row_elems * size,
             offset=offset if layout == "arena" else 0, fill=spec.fill,
