@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+from hypothesis import assume
 from hypothesis import strategies as st
 
-from graphfit import EngineConfig
+from graphfit import ConfigError, EngineConfig, Plan, plan
 
 METHODS = ("eagle", "eagle3", "mtp", "draft_model", "dflash", "ngram")
 MODES = ("NONE", "PIECEWISE", "FULL", "FULL_DECODE_ONLY", "FULL_AND_PIECEWISE")
@@ -27,3 +28,12 @@ def vllm_configs(draw: st.DrawFn, *, max_seqs: int = 300, max_tokens: int = 4096
         ceiling_family=draw(st.sampled_from(("default", "blackwell"))),
         performance_mode=draw(st.sampled_from(("balanced", "interactivity"))),
         hidden_size=draw(st.sampled_from((64, 4096))))
+
+
+def plan_or_reject(config: EngineConfig) -> Plan:
+    """Plan, or discard the example when vLLM itself would reject the config (e.g. T < q)."""
+    try:
+        return plan(config)
+    except ConfigError:
+        assume(False)
+        raise

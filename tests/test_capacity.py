@@ -3,20 +3,13 @@
 from __future__ import annotations
 
 import pytest
-from hypothesis import assume, given, settings
+from hypothesis import given, settings
 
-from graphfit import ConfigError, EngineConfig, Plan, plan
-from tests.strategies import vllm_configs
+from graphfit import ConfigError, EngineConfig, plan
+from tests.strategies import plan_or_reject, vllm_configs
 
 SEED = {"max_num_seqs": 33, "num_speculative_tokens": 3, "spec_method": "dflash"}
 
-
-def plan_or_reject(config: EngineConfig) -> Plan:
-    try:
-        return plan(config)
-    except ConfigError:
-        assume(False)
-        raise
 
 
 @given(vllm_configs(max_tokens=2048))

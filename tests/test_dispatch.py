@@ -6,16 +6,8 @@ import pytest
 from hypothesis import assume, given
 from hypothesis import strategies as st
 
-from graphfit import BatchError, ConfigError, CUDAGraphMode, EngineConfig, Plan, plan
-from tests.strategies import vllm_configs
-
-
-def plan_or_reject(config: EngineConfig) -> Plan:
-    try:
-        return plan(config)
-    except ConfigError:
-        assume(False)
-        raise
+from graphfit import BatchError, CUDAGraphMode, EngineConfig, plan
+from tests.strategies import plan_or_reject, vllm_configs
 
 
 @given(vllm_configs(max_tokens=2048), st.sampled_from(("target", "drafter")))

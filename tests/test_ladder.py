@@ -6,17 +6,8 @@ import pytest
 from hypothesis import assume, given
 from hypothesis import strategies as st
 
-from graphfit import ConfigError, EngineConfig, Plan, plan, request_counts
-from tests.strategies import vllm_configs
-
-
-def plan_or_reject(config: EngineConfig) -> Plan:
-    """Plan, or discard the example when vLLM itself would reject the config (e.g. T < q)."""
-    try:
-        return plan(config)
-    except ConfigError:
-        assume(False)
-        raise
+from graphfit import ConfigError, EngineConfig, plan, request_counts
+from tests.strategies import plan_or_reject, vllm_configs
 
 
 def grid(lo: int, hi: int, step: int) -> list[int]:
