@@ -17,7 +17,8 @@ EXIT_BAD_INPUT = 2
 
 def fail(message: str) -> typer.Exit:
     """Print `error: message` to stderr and return the Exit to raise."""
-    print(f"error: {message}", file=sys.stderr)
+    one_line = " ".join(message.split())  # a value holding a newline must not split it
+    print(f"error: {one_line}", file=sys.stderr)
     return typer.Exit(EXIT_BAD_INPUT)
 
 

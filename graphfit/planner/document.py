@@ -100,16 +100,34 @@ def load_plan_document(text: str) -> tuple[Plan, dict[str, int]]:
             if not isinstance(buf, dict):
                 raise ConfigError(f"plan: {name} buffer entries must be objects")
             key = f"{name}.{buf.get('name')}"
-            fresh.buffer(key)
-            cap = buf.get("capacity")
-            if isinstance(cap, bool) or not isinstance(cap, int) or cap < 0:
-                raise ConfigError(f"plan: {key} capacity must be a non-negative integer")
-            capacities[key] = cap
+            capacities[key] = _claimed_capacity(fresh, key, buf)
     missing = sorted(b.key for c in fresh.components.values() for b in c.buffers
                      if b.key not in capacities)
     if missing:
         raise ConfigError(f"plan: missing buffer(s) {', '.join(missing)}")
     return fresh, capacities
+
+
+def _claimed_capacity(fresh: Plan, key: str, buf: dict[str, Any]) -> int:
+    """The file's capacity for one buffer, after checking its shape, dtype and bytes agree.
+
+    A consumer may allocate from `shape` or `bytes` rather than `capacity`, so all three must
+    describe the same rows; the rows themselves are audited by `verify` afterwards.
+    """
+    expected = fresh.buffer(key)
+    cap = buf.get("capacity")
+    if isinstance(cap, bool) or not isinstance(cap, int) or cap < 0:
+        raise ConfigError(f"plan: {key} capacity must be a non-negative integer")
+    if buf.get("dtype") != expected.dtype:
+        raise ConfigError(f"plan: {key} dtype {buf.get('dtype')!r} is not {expected.dtype!r}")
+    shape = list(expected.shape)
+    shape[expected.axis_dim] = cap
+    if buf.get("shape") != shape:
+        raise ConfigError(f"plan: {key} shape {buf.get('shape')!r} disagrees with capacity "
+                          f"{cap} (expected {shape})")
+    if buf.get("bytes") != expected.row_bytes * cap:
+        raise ConfigError(f"plan: {key} bytes {buf.get('bytes')!r} disagree with capacity {cap}")
+    return cap
 
 
 def _field(doc: dict[str, Any], key: str, kind: type) -> Any:
