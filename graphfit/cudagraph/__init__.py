@@ -1,1 +1,35 @@
-"""The torch runtime: buffers allocated from a plan, checked views, graph capture/replay."""
+"""The torch runtime: buffers allocated from a plan, checked views, graph capture/replay.
+
+`StaticBuffers.allocate(plan, device, component)` gives the persistent tensors,
+`GraphRunner(fn, plan, buffers, backend=...)` captures and replays graphs over them, and
+`sync_dp_padding` makes data-parallel ranks agree on the graph to replay. Import it only where
+torch is wanted: the planner (`graphfit.planner`) never imports this package.
+"""
+
+from graphfit.cudagraph.backends import (
+    BACKENDS,
+    Backend,
+    CompiledBackend,
+    CompiledGraph,
+    CPUBackend,
+    CUDABackend,
+    Graph,
+    GraphFn,
+    Outputs,
+    get_backend,
+)
+from graphfit.cudagraph.buffers import StaticBuffers, UnknownBufferError
+from graphfit.cudagraph.dp import sync_dp_padding
+from graphfit.cudagraph.dtypes import TORCH_DTYPES, torch_dtype
+from graphfit.cudagraph.fill import fill_tail, poison_value, sentinel_value
+from graphfit.cudagraph.rows import RowRule, row_rule, static_requests
+from graphfit.cudagraph.runner import CapturedGraph, CaptureStats, GraphKey, GraphRunner, TailFill
+from graphfit.planner.errors import CapacityError
+
+__all__ = [
+    "BACKENDS", "Backend", "CPUBackend", "CUDABackend", "CapacityError", "CaptureStats",
+    "CapturedGraph", "CompiledBackend", "CompiledGraph", "Graph", "GraphFn", "GraphKey",
+    "GraphRunner", "Outputs", "RowRule", "StaticBuffers", "TORCH_DTYPES", "TailFill",
+    "UnknownBufferError", "fill_tail", "get_backend", "poison_value", "row_rule",
+    "sentinel_value", "static_requests", "sync_dp_padding", "torch_dtype",
+]

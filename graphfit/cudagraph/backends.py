@@ -1,0 +1,234 @@
+"""Backends that turn `fn(static views)` into a replayable graph.
+
+All three keep the same contract: a graph is captured once per static shape and replays on the
+same tensors, whose contents the runner rewrote in place -- so the CPU backends exercise the
+exact static-shape semantics a CUDA graph imposes, and the runtime is testable without a GPU.
+
+- `CPUBackend` ("cpu"): replay calls `fn` on the captured static views.
+- `CUDABackend` ("cuda"): `torch.cuda.graph`, warm-up and capture on one shared side stream,
+  every graph in one memory pool (the runner captures largest first so smaller graphs reuse
+  its blocks); replay returns the graph's static outputs, valid until the next replay.
+- `CompiledBackend` ("compiled"): `torch.compile(dynamic=False, fullgraph=True)` per shape;
+  replay calls the compiled artifact directly, bypassing dynamo's guards as vLLM's piecewise
+  backend does for its compiled sizes. With inductor, a wrong-sized input therefore trips the
+  generated code's `assert_size_stride` ("expected size 132==136") instead of recompiling.
+"""
+
+from __future__ import annotations
+
+import types
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Protocol, TypeAlias
+
+import torch
+
+from graphfit.planner.errors import ConfigError, GraphfitError
+
+Outputs: TypeAlias = torch.Tensor | tuple[torch.Tensor, ...]
+GraphFn: TypeAlias = Callable[[Mapping[str, torch.Tensor]], Outputs]
+
+
+def output_tensors(out: object) -> tuple[torch.Tensor, ...]:
+    """fn's result as a tuple of tensors; GraphfitError for anything else."""
+    if isinstance(out, torch.Tensor):
+        return (out,)
+    if isinstance(out, tuple) and all(isinstance(t, torch.Tensor) for t in out):
+        return out
+    raise GraphfitError(f"fn must return a tensor or a tuple of tensors, got {type(out).__name__}")
+
+
+class Graph(Protocol):
+    """A captured graph: `replay()` reruns it on its static inputs."""
+
+    def replay(self) -> Outputs: ...
+
+
+class Backend(Protocol):
+    """Captures `fn` on static views (called largest shape first by the runner)."""
+
+    @property
+    def name(self) -> str: ...
+
+    def capture(self, fn: GraphFn, views: dict[str, torch.Tensor]) -> Graph: ...
+
+
+# -- CPU ----------------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class CPUGraph:
+    fn: GraphFn
+    views: dict[str, torch.Tensor]
+
+    def replay(self) -> Outputs:
+        return self.fn(self.views)
+
+
+@dataclass(frozen=True)
+class CPUBackend:
+    """Static-shape replay without a GPU: fn always sees the captured views, nothing else."""
+
+    name: str = "cpu"
+
+    def capture(self, fn: GraphFn, views: dict[str, torch.Tensor]) -> CPUGraph:
+        output_tensors(fn(views))  # warm-up, and fail at capture on a bad return type
+        return CPUGraph(fn, views)
+
+
+# -- CUDA ---------------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class CUDAGraphReplay:
+    graph: torch.cuda.CUDAGraph
+    outputs: Outputs
+
+    def replay(self) -> Outputs:
+        self.graph.replay()
+        return self.outputs
+
+
+@dataclass
+class CUDABackend:
+    """`torch.cuda.graph` capture into one shared pool on one shared capture stream."""
+
+    warmup: int = 3
+    name: str = "cuda"
+    pool: Any = field(default=None, repr=False)
+    stream: torch.cuda.Stream | None = field(default=None, repr=False)
+
+    def capture(self, fn: GraphFn, views: dict[str, torch.Tensor]) -> CUDAGraphReplay:
+        if not torch.cuda.is_available():
+            raise ConfigError("backend: 'cuda' needs a CUDA device (use 'cpu' or 'compiled')")
+        if self.stream is None:
+            self.stream = torch.cuda.Stream()  # type: ignore[no-untyped-call]
+            self.pool = torch.cuda.graph_pool_handle()
+        stream = self.stream
+        stream.wait_stream(torch.cuda.current_stream())
+        with torch.cuda.stream(stream):
+            for _ in range(self.warmup):  # lazy inits, cuBLAS workspaces: never inside capture
+                fn(views)
+        torch.cuda.current_stream().wait_stream(stream)
+        graph = torch.cuda.CUDAGraph()
+        with torch.cuda.graph(graph, pool=self.pool, stream=stream):
+            out = fn(views)
+        output_tensors(out)
+        return CUDAGraphReplay(graph, out)
+
+
+# -- torch.compile ------------------------------------------------------------------------------
+
+def _private_entry(fn: GraphFn, name: str) -> GraphFn:
+    """A wrapper with its own code object, so dynamo gives it a fresh cache.
+
+    Dynamo caches compiled frames per code object; without this, a second runner over the same
+    fn and shapes would hit the first runner's entry (bound to the first runner's tensors) and
+    the recompile limit (8) would cap the number of captured sizes.
+    """
+    def entry(views: Mapping[str, torch.Tensor]) -> Outputs:
+        return fn(views)
+
+    code = entry.__code__.replace(co_name=name)
+    wrapped = types.FunctionType(code, entry.__globals__, name, None, entry.__closure__)
+    return wrapped
+
+
+def _same(a: torch.Tensor, b: torch.Tensor) -> bool:
+    if a.shape != b.shape or a.dtype != b.dtype:
+        return False
+    if a.is_floating_point():
+        return torch.equal(a.isnan(), b.isnan()) and torch.equal(a.nan_to_num(0), b.nan_to_num(0))
+    return torch.equal(a, b)
+
+
+@dataclass
+class CompiledGraph:
+    """A compiled artifact bound to the static views it was compiled on."""
+
+    artifact: Callable[..., Any]
+    args: list[Any]
+    views: dict[str, torch.Tensor]
+    single: bool
+
+    def replay(self) -> Outputs:
+        return self._pack(self.artifact(*self.args))
+
+    def call_with(self, replace: Mapping[str, torch.Tensor]) -> Outputs:
+        """Run the artifact with some static views swapped for other tensors, unchecked.
+
+        This is what an engine does when it slices its own buffer (`buf[:136]`) and hands the
+        result to a compiled graph: with inductor a short tensor raises AssertionError.
+        """
+        args = list(self.args)
+        for name, tensor in replace.items():
+            view = self.views[name]
+            hits = [i for i, a in enumerate(args) if a is view]
+            if not hits:
+                raise GraphfitError(f"compiled graph does not read {name!r}")
+            for i in hits:
+                args[i] = tensor
+        return self._pack(self.artifact(*args))
+
+    def _pack(self, flat: Sequence[torch.Tensor] | torch.Tensor) -> Outputs:
+        items = (flat,) if isinstance(flat, torch.Tensor) else tuple(flat)
+        return items[0] if self.single else items
+
+
+@dataclass
+class CompiledBackend:
+    """torch.compile(dynamic=False, fullgraph=True) per static shape; direct artifact replay.
+
+    `compile_backend` is a dynamo backend name: "inductor" generates code that asserts input
+    sizes (the seed bug's AssertionError); "aot_eager" and "eager" compile fast but do not
+    check sizes, so a short tensor would run silently.
+    """
+
+    compile_backend: str = "inductor"
+    name: str = "compiled"
+    captured: int = field(default=0, repr=False)
+
+    def capture(self, fn: GraphFn, views: dict[str, torch.Tensor]) -> CompiledGraph:
+        from torch._dynamo.backends.registry import lookup_backend
+
+        inner = lookup_backend(self.compile_backend)
+        artifacts: list[tuple[Callable[..., Any], list[Any]]] = []
+
+        def recording(gm: torch.fx.GraphModule, example_inputs: list[Any]) -> Any:
+            compiled = inner(gm, example_inputs)
+            artifacts.append((compiled, list(example_inputs)))
+            return compiled
+
+        self.captured += 1
+        entry = _private_entry(fn, f"graphfit_graph_{self.captured}")
+        compiled_fn = torch.compile(entry, backend=recording, dynamic=False, fullgraph=True)
+        raw = compiled_fn(views)
+        reference = output_tensors(raw)
+        if len(artifacts) != 1:
+            raise GraphfitError(f"compiled backend: expected one graph, dynamo made "
+                                f"{len(artifacts)}")
+        artifact, args = artifacts[0]
+        graph = CompiledGraph(artifact, args, views, single=isinstance(raw, torch.Tensor))
+        direct = output_tensors(graph.replay())
+        if len(direct) != len(reference) or not all(
+                _same(a, b) for a, b in zip(direct, reference)):
+            raise GraphfitError("compiled backend: the graph's outputs do not map 1:1 onto fn's "
+                                "return value (aliased or constant outputs?); use 'cpu'")
+        return graph
+
+
+BACKENDS: Mapping[str, Callable[[], Backend]] = {
+    "cpu": CPUBackend,
+    "cuda": CUDABackend,
+    "compiled": CompiledBackend,
+    "compiled-aot-eager": lambda: CompiledBackend("aot_eager", name="compiled-aot-eager"),
+}
+
+
+def get_backend(backend: str | Backend) -> Backend:
+    """A backend instance from a name ("cpu", "cuda", "compiled", "compiled-aot-eager")."""
+    if not isinstance(backend, str):
+        return backend
+    try:
+        return BACKENDS[backend]()
+    except KeyError:
+        raise ConfigError(
+            f"backend: {backend!r} is not one of {', '.join(BACKENDS)}") from None

@@ -1,0 +1,202 @@
+"""`StaticBuffers`: a component's persistent buffers, allocated once from its plan.
+
+Graphs replay fixed addresses, so every buffer a graph reads must exist before capture and
+never move. The plan fixes each buffer's shape and, for the "arena" layout, its byte offset in
+one allocation (one tensor, one free, aligned sub-views); "separate" gives one tensor per
+buffer. `view(name, n)` is the only sanctioned way to take rows: it returns exactly n rows or
+raises `CapacityError` -- never the short tensor a plain `buf[:n]` slice silently returns.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Iterable, Iterator, Mapping
+from types import MappingProxyType
+
+import torch
+
+from graphfit.cudagraph.dtypes import torch_dtype
+from graphfit.cudagraph.fill import poison_value
+from graphfit.planner.errors import BatchError, CapacityError, ConfigError
+from graphfit.planner.plan import BufferPlan, ComponentPlan, Plan
+
+
+class UnknownBufferError(ConfigError, KeyError):
+    """No buffer of that name: a ConfigError that `Mapping` lookups also see as a KeyError."""
+
+    def __str__(self) -> str:
+        return str(self.args[0]) if self.args else ""
+
+
+def _row_elems(buf: BufferPlan) -> int:
+    elems = 1
+    for i, dim in enumerate(buf.shape):
+        if i != buf.axis_dim:
+            elems *= dim
+    return elems
+
+
+def _resized(buf: BufferPlan, capacity: int) -> BufferPlan:
+    shape = list(buf.shape)
+    shape[buf.axis_dim] = capacity
+    return dataclasses.replace(buf, capacity=capacity, shape=tuple(shape),
+                               bytes=capacity * _row_elems(buf) * torch_dtype(buf.dtype).itemsize)
+
+
+def _relayout(bufs: list[BufferPlan], layout: str, alignment: int) -> list[BufferPlan]:
+    """Offsets as the planner lays them out, for buffers whose capacity was overridden."""
+    out: list[BufferPlan] = []
+    offset = 0
+    for buf in bufs:
+        if layout == "arena":
+            offset = -(-offset // alignment) * alignment
+        out.append(dataclasses.replace(buf, offset=offset if layout == "arena" else 0))
+        offset += buf.bytes
+    return out
+
+
+def _check_arena(component: ComponentPlan, bufs: list[BufferPlan]) -> None:
+    end = 0
+    for buf in bufs:
+        if buf.offset % component.alignment or buf.offset < end:
+            raise ConfigError(f"layout: {buf.key} offset {buf.offset} is misaligned or overlaps")
+        end = buf.offset + buf.bytes
+
+
+class StaticBuffers(Mapping[str, torch.Tensor]):
+    """Named persistent tensors of one component; `buffers["x"]`, `buffers.x`, `view("x", n)`.
+
+    Mapping and attribute access return the whole buffer (all `capacity` rows); take batch
+    rows with `view`, which checks the capacity.
+    """
+
+    def __init__(self, plan: Plan, component: ComponentPlan, specs: list[BufferPlan],
+                 tensors: dict[str, torch.Tensor], arena: torch.Tensor | None,
+                 total_bytes: int) -> None:
+        self.plan = plan
+        self.component = component
+        self.specs: Mapping[str, BufferPlan] = MappingProxyType({b.name: b for b in specs})
+        self._tensors = tensors
+        self.arena = arena
+        self.total_bytes = total_bytes
+
+    @classmethod
+    def allocate(cls, plan: Plan, device: torch.device | str = "cpu",
+                 component: str = "target", *,
+                 capacities: Mapping[str, int] | None = None) -> StaticBuffers:
+        """Allocate every buffer of `component` as the plan lays it out, zeroed.
+
+        `capacities` (buffer name or "component.name" -> rows) overrides the plan's sizing,
+        e.g. to reproduce an engine's own formula; offsets are then recomputed the planner's
+        way. Buffers with init="arange" are filled once with 0, 1, 2, ... along their axis.
+        """
+        comp = plan.component(component)
+        specs = list(comp.buffers)
+        if capacities:
+            by_name = {b.name: i for i, b in enumerate(specs)}
+            for key, rows in capacities.items():
+                name = key.split(".", 1)[1] if key.startswith(f"{component}.") else key
+                if name not in by_name:
+                    known = ", ".join(by_name)
+                    raise UnknownBufferError(
+                        f"capacity: {component} has no buffer {key!r} (known: {known})")
+                if isinstance(rows, bool) or not isinstance(rows, int) or rows < 0:
+                    raise ConfigError(
+                        f"capacity: {key} must be a non-negative integer, got {rows!r}")
+                specs[by_name[name]] = _resized(specs[by_name[name]], rows)
+            specs = _relayout(specs, comp.layout, comp.alignment)
+        dev = torch.device(device)
+        tensors: dict[str, torch.Tensor] = {}
+        arena: torch.Tensor | None = None
+        if comp.layout == "arena" and specs:
+            _check_arena(comp, specs)
+            total = specs[-1].offset + specs[-1].bytes
+            arena = torch.zeros(total, dtype=torch.uint8, device=dev)
+            for buf in specs:
+                raw = arena[buf.offset:buf.offset + buf.bytes]
+                tensors[buf.name] = raw.view(torch_dtype(buf.dtype)).view(buf.shape)
+        else:
+            total = sum(b.bytes for b in specs)
+            for buf in specs:
+                tensors[buf.name] = torch.zeros(buf.shape, dtype=torch_dtype(buf.dtype),
+                                                device=dev)
+        out = cls(plan, comp, specs, tensors, arena, total)
+        for buf in specs:
+            if buf.init == "arange":
+                out.reset_arange(buf.name)
+        return out
+
+    # -- access -------------------------------------------------------------------------------
+
+    @property
+    def name(self) -> str:
+        """The component ("target" or "drafter")."""
+        return self.component.name
+
+    @property
+    def device(self) -> torch.device:
+        first = next(iter(self._tensors.values()), None)
+        return first.device if first is not None else torch.device("cpu")
+
+    def spec(self, name: str) -> BufferPlan:
+        """The buffer's plan as allocated (capacity overrides applied)."""
+        try:
+            return self.specs[name]
+        except KeyError:
+            known = ", ".join(self.specs)
+            raise UnknownBufferError(
+                f"buffer: {self.name} has no buffer {name!r} (known: {known})") from None
+
+    def capacity(self, name: str) -> int:
+        return self.spec(name).capacity
+
+    def view(self, name: str, n: int) -> torch.Tensor:
+        """Exactly `n` rows along the buffer's scaled axis, or CapacityError (never short)."""
+        spec = self.spec(name)
+        if n < 0:
+            raise BatchError(f"rows: {spec.key} cannot take {n} rows")
+        if n > spec.capacity:
+            raise CapacityError(spec.key, n, spec.capacity)
+        return self._tensors[name].narrow(spec.axis_dim, 0, n)
+
+    def __getitem__(self, name: str) -> torch.Tensor:
+        self.spec(name)
+        return self._tensors[name]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._tensors)
+
+    def __len__(self) -> int:
+        return len(self._tensors)
+
+    def __getattr__(self, name: str) -> torch.Tensor:
+        tensors = self.__dict__.get("_tensors")
+        if tensors is not None and name in tensors:
+            return tensors[name]  # type: ignore[no-any-return]
+        raise AttributeError(f"{type(self).__name__} has no attribute or buffer {name!r}")
+
+    def __repr__(self) -> str:
+        return (f"StaticBuffers({self.name}, {len(self)} buffers, {self.total_bytes} bytes, "
+                f"{self.component.layout}, {self.device})")
+
+    # -- maintenance --------------------------------------------------------------------------
+
+    def reset_arange(self, name: str) -> None:
+        """Refill an index buffer with 0, 1, 2, ... along its axis (done once at allocation)."""
+        spec = self.spec(name)
+        tensor = self._tensors[name]
+        shape = [1] * tensor.dim()
+        shape[spec.axis_dim] = spec.capacity
+        ramp = torch.arange(spec.capacity, device=tensor.device).view(shape)
+        tensor.copy_(ramp.expand_as(tensor))
+
+    def poison(self, names: Iterable[str] | None = None) -> None:
+        """Overwrite buffers (default: all but arange ones) with garbage: NaN, 0x5A5A5A5A, False.
+
+        A debugging aid: poison between steps and any row the runner failed to rewrite shows
+        up in the next replay instead of passing silently as last batch's data.
+        """
+        for name in self._tensors if names is None else names:
+            if self.spec(name).init != "arange":
+                tensor = self._tensors[name]
+                tensor.fill_(poison_value(tensor.dtype))

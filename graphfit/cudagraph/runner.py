@@ -1,0 +1,321 @@
+"""`GraphRunner`: capture one graph per static shape, then dispatch, fill, replay, slice.
+
+Per step the runner (1) dispatches the batch through the plan's table (`Plan.pad`), (2) copies
+the real rows of `inputs` into the static buffers, (3) fills every graph input's padded tail
+`[real, static)` per its fill policy, so nothing from an earlier batch reaches the graph,
+(4) replays, and (5) slices the outputs back to the real tokens. Batches the plan sends to
+NONE (above the largest capture size) run `fn` eagerly on unpadded views instead.
+
+Rows per buffer (see `rows.py`): buffers on padded token streams get `num_tokens` real rows
+padded to `Dispatch.padded`; request-axis buffers get `num_reqs` real rows padded to the key's
+request count (`Dispatch.num_reqs`, or min(padded, max_num_seqs) for PIECEWISE keys, which
+carry none); demand offsets (query_start_loc's +1) are added to both. Buffers fed only by the
+never-padded context stream are not graph inputs: write and read them outside the graph.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from types import MappingProxyType
+
+import torch
+
+from graphfit.cudagraph.backends import Backend, Graph, GraphFn, Outputs, get_backend
+from graphfit.cudagraph.buffers import StaticBuffers
+from graphfit.cudagraph.fill import fill_tail
+from graphfit.cudagraph.rows import RowRule, row_rule, static_requests
+from graphfit.planner.buffers import FillKind, FillPolicy, stream_reach
+from graphfit.planner.dispatch import Dispatch
+from graphfit.planner.enums import CUDAGraphMode
+from graphfit.planner.errors import BatchError, ConfigError, GraphfitError
+from graphfit.planner.plan import Plan
+
+
+@dataclass(frozen=True, slots=True, order=True)
+class GraphKey:
+    """A static shape: padded tokens, and request rows when the graph reads request buffers."""
+
+    padded: int
+    num_reqs: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class TailFill:
+    """One graph input's padded tail: the buffer, its axis, rule, policy and static rows."""
+
+    name: str
+    view: torch.Tensor  # the static view the graph reads
+    axis: int
+    rule: RowRule
+    policy: FillPolicy
+    static_rows: int
+
+
+@dataclass(frozen=True)
+class CapturedGraph:
+    """A graph with the static views it reads and the dispatch modes that replay it."""
+
+    key: GraphKey
+    modes: tuple[CUDAGraphMode, ...]
+    views: Mapping[str, torch.Tensor]
+    static_rows: Mapping[str, int]
+    fills: tuple[TailFill, ...]
+    graph: Graph
+
+
+@dataclass(frozen=True)
+class CaptureStats:
+    graphs: int
+    seconds: float
+    order: tuple[GraphKey, ...]  # capture order: largest first
+
+
+class GraphRunner:
+    """Replays `fn` as static-shape graphs over a plan's buffers.
+
+    `fn(views)` gets a dict of buffer name -> view (the padded static rows of the captured
+    shape, or the real rows when run eagerly) and returns a tensor or tuple of tensors with
+    one row per token on dim 0. It must not keep references to `views` across calls or
+    depend on anything but their contents (it is captured once per shape).
+
+    `graph_inputs` names the buffers fn reads (default: every buffer a graph can read).
+    """
+
+    def __init__(self, fn: GraphFn, plan: Plan, buffers: StaticBuffers, *,
+                 backend: str | Backend = "cpu", graph_inputs: Sequence[str] | None = None,
+                 capture: bool = True) -> None:
+        if buffers.plan.config != plan.config:
+            raise ConfigError("buffers: allocated from a different plan than the runner's")
+        self.fn = fn
+        self.plan = plan
+        self.buffers = buffers
+        self.component = buffers.name
+        self.backend = get_backend(backend)
+        self.max_num_seqs = plan.config.max_num_seqs
+        # the component's own decode width: q for vLLM, SGLang's verify / draft widths
+        self.uniform_query_len = plan.component(self.component).tables.uniform_query_len
+        rules = {name: row_rule(spec) for name, spec in buffers.specs.items()}
+        if graph_inputs is None:
+            graph_inputs = [name for name, rule in rules.items() if rule is not None]
+        self._rules: dict[str, RowRule] = {}
+        for name in graph_inputs:
+            buffers.spec(name)  # UnknownBufferError names the known buffers
+            rule = rules[name]
+            if rule is None:
+                raise ConfigError(
+                    f"graph_inputs: {buffers.spec(name).key} is fed only by never-padded "
+                    f"streams, so no graph can bake in its rows; use it outside the graph")
+            self._rules[name] = rule
+        self.graph_inputs = tuple(self._rules)
+        self._reads_requests = any(r.reads_requests for r in self._rules.values())
+        self._graphs: dict[GraphKey, CapturedGraph] = {}
+        self.capture_stats: CaptureStats | None = None
+        self.last_dispatch: Dispatch | None = None
+        if capture:
+            self.capture()
+
+    # -- keys ---------------------------------------------------------------------------------
+
+    def key(self, dispatch: Dispatch) -> GraphKey:
+        """The static shape a (non-NONE) dispatch replays."""
+        reqs = static_requests(dispatch, self.max_num_seqs) if self._reads_requests else None
+        return GraphKey(dispatch.padded, reqs)
+
+    @property
+    def reach(self) -> int:
+        """The most tokens a batch of this runner can carry (its padded streams' reach).
+
+        A DFlash drafter's query holds at most S*q tokens, so its graphs stop at the size
+        S*q pads to even though its table goes on to the target's largest size.
+        """
+        streams = {d.stream for name in self._rules for d in self.buffers.spec(name).demands
+                   if d.stream.padded}
+        if not streams:
+            return self.plan.component(self.component).tables.max_size
+        return max(stream_reach(self.plan.config, s) for s in streams)
+
+    def dispatch_keys(self) -> dict[GraphKey, tuple[CUDAGraphMode, ...]]:
+        """Every static shape a reachable batch dispatches to, with the modes that do."""
+        tables = self.plan.component(self.component).tables
+        limit = min(tables.max_size, self.reach)
+        seen: dict[GraphKey, dict[CUDAGraphMode, None]] = {}
+
+        def add(d: Dispatch) -> None:
+            if d.mode is not CUDAGraphMode.NONE:
+                seen.setdefault(self.key(d), {})[d.mode] = None
+
+        for n in range(1, limit + 1):
+            add(self.plan.pad(n, component=self.component))
+        if tables.uniform is not None:
+            q = tables.uniform_query_len
+            for r in range(1, tables.max_num_seqs + 1):
+                if r * q > limit:
+                    break
+                add(self.plan.pad(r * q, uniform_decode=True, component=self.component))
+        return {k: tuple(m) for k, m in seen.items()}
+
+    @property
+    def graphs(self) -> Mapping[GraphKey, CapturedGraph]:
+        return MappingProxyType(self._graphs)
+
+    # -- capture ------------------------------------------------------------------------------
+
+    def _static(self, key: GraphKey) -> tuple[dict[str, torch.Tensor], dict[str, int]]:
+        rows = {name: rule.rows(key.padded, key.num_reqs or 0)
+                for name, rule in self._rules.items()}
+        return {name: self.buffers.view(name, n) for name, n in rows.items()}, rows
+
+    def capture(self) -> CaptureStats:
+        """Capture every dispatchable shape, largest first (one pool: small graphs reuse it).
+
+        All static views are taken before the first capture, so an undersized buffer raises
+        CapacityError at start-up rather than mid-burst. Each capture runs on a batch of
+        padding only (every tail filled from row 0), so side effects of the warm-up and
+        capture runs, such as KV-cache writes, see sentinels and not leftover data.
+        """
+        keys = self.dispatch_keys()
+        order = sorted(keys, key=lambda k: (k.padded, k.num_reqs or 0), reverse=True)
+        statics = {key: self._static(key) for key in order}
+        start = time.perf_counter()
+        with torch.no_grad():
+            for key in order:
+                views, rows = statics[key]
+                fills = tuple(
+                    TailFill(name, views[name], self.buffers.spec(name).axis_dim,
+                             self._rules[name], self.buffers.spec(name).fill, rows[name])
+                    for name in self._rules if self.buffers.spec(name).fill.kind
+                    is not FillKind.KEEP)
+                # capture runs a batch of padding only: its KV writes, say, hit slot -1
+                for fill in fills:
+                    fill_tail(fill.view, fill.axis, 0, fill.policy)
+                graph = self.backend.capture(self.fn, views)
+                self._graphs[key] = CapturedGraph(
+                    key, keys[key], MappingProxyType(views), MappingProxyType(rows), fills,
+                    graph)
+        self.capture_stats = CaptureStats(len(order), time.perf_counter() - start,
+                                          tuple(order))
+        return self.capture_stats
+
+    # -- step ---------------------------------------------------------------------------------
+
+    def dispatch(self, num_tokens: int, *, num_reqs: int | None = None,
+                 uniform_decode: bool = False) -> Dispatch:
+        """The plan's dispatch for a batch of this component (O(1) table lookup)."""
+        return self.plan.pad(num_tokens, uniform_decode=uniform_decode, num_reqs=num_reqs,
+                             component=self.component)
+
+    def _rule(self, name: str) -> RowRule:
+        rule = self._rules.get(name)
+        if rule is None:
+            raise BatchError(f"inputs: {name!r} is not a graph input of this runner "
+                             f"(inputs: {', '.join(self._rules)})")
+        if self.buffers.spec(name).init == "arange":
+            raise BatchError(f"inputs: {name!r} is an arange buffer, filled once at allocation")
+        return rule
+
+    def counts(self, inputs: Mapping[str, torch.Tensor], num_tokens: int | None = None,
+               num_reqs: int | None = None, uniform_decode: bool = False) -> tuple[int, int]:
+        """(num_tokens, num_reqs) of a batch: given, else read off single-demand inputs.
+
+        Without request information num_reqs is num_tokens // q for uniform decode, else
+        min(num_tokens, max_num_seqs); pass it when request rows were written in place.
+        """
+        found = {"tokens": num_tokens, "requests": num_reqs}
+        for name, tensor in inputs.items():
+            single = self._rule(name).single
+            if single is None:
+                continue
+            kind, offset = single
+            axis = self.buffers.spec(name).axis_dim
+            if tensor.dim() <= axis:
+                raise BatchError(f"inputs: {name} has {tensor.dim()} dims, needs > {axis}")
+            count = tensor.shape[axis] - offset
+            known = found[kind]
+            if known is None:
+                found[kind] = count
+            elif known != count:
+                raise BatchError(f"inputs: {name} has {tensor.shape[axis]} rows, i.e. {count} "
+                                 f"{kind}, but the batch has {known}")
+        tokens, reqs = found["tokens"], found["requests"]
+        if tokens is None:
+            raise BatchError("num_tokens: pass it, or an input on the tokens axis")
+        if reqs is None:
+            reqs = (tokens // self.uniform_query_len if uniform_decode
+                    else min(tokens, self.max_num_seqs))
+        return tokens, reqs
+
+    def step(self, inputs: Mapping[str, torch.Tensor] | None = None, *,
+             num_tokens: int | None = None, num_reqs: int | None = None,
+             uniform_decode: bool = False, dispatch: Dispatch | None = None,
+             eager: bool = False) -> Outputs:
+        """Run one batch; returns fn's outputs sliced to the real `num_tokens` rows.
+
+        `inputs` maps buffer names to their real rows. Graph inputs not in `inputs` are taken
+        as already written in place (via `buffers.view(name, n)`); their tails are filled too.
+        `dispatch` overrides the plan's (e.g. after `sync_dp_padding`); `eager=True` runs fn
+        unpadded, bypassing graphs (the reference path). With the CUDA backend the outputs
+        are the graph's static tensors: consume them before the next step.
+        """
+        inputs = inputs if inputs is not None else {}
+        n, r = self.counts(inputs, num_tokens, num_reqs, uniform_decode)
+        if dispatch is None:
+            dispatch = self.dispatch(n, num_reqs=r, uniform_decode=uniform_decode)
+        self.last_dispatch = dispatch
+        writes: list[tuple[str, torch.Tensor, torch.Tensor]] = []
+        for name, tensor in inputs.items():
+            dst = self.buffers.view(name, self._rule(name).rows(n, r))  # CapacityError first
+            if dst.shape != tensor.shape:
+                raise BatchError(f"inputs: {name} has shape {tuple(tensor.shape)}, "
+                                 f"expected {tuple(dst.shape)}")
+            writes.append((name, dst, tensor))
+        graph: CapturedGraph | None = None
+        if not eager and dispatch.mode is not CUDAGraphMode.NONE:
+            if dispatch.padded < n:
+                raise BatchError(f"dispatch: padded {dispatch.padded} < num_tokens {n}")
+            key = self.key(dispatch)
+            graph = self._graphs.get(key)
+            if graph is None:
+                self._static(key)  # CapacityError if the buffers cannot hold this shape
+                raise BatchError(f"dispatch: no graph captured for {key} ({dispatch}); "
+                                 f"{n} tokens is beyond this runner's reach {self.reach}")
+            for name, dst, _ in writes:
+                static = graph.static_rows[name]
+                if dst.shape[self.buffers.spec(name).axis_dim] > static:
+                    raise BatchError(f"inputs: {name} has more real rows than the graph for "
+                                     f"{graph.key} holds ({static})")
+        if graph is None:
+            views = {name: self.buffers.view(name, rule.rows(n, r))
+                     for name, rule in self._rules.items()}
+            with torch.no_grad():
+                for _, dst, tensor in writes:
+                    dst.copy_(tensor)
+                return _sliced(self.fn(views), n, n)
+        tails: list[tuple[TailFill, int]] = []
+        for fill in graph.fills:
+            real = fill.rule.rows(n, r)
+            if real > fill.static_rows:
+                raise BatchError(f"batch: {fill.name} needs {real} rows, the graph for "
+                                 f"{graph.key} holds {fill.static_rows}")
+            tails.append((fill, real))
+        with torch.no_grad():
+            for _, dst, tensor in writes:
+                dst.copy_(tensor)
+            for fill, real in tails:
+                fill_tail(fill.view, fill.axis, real, fill.policy)
+            return _sliced(graph.graph.replay(), dispatch.padded, n)
+
+
+def _sliced(out: Outputs, rows: int, n: int) -> Outputs:
+    """Check every output has `rows` rows on dim 0 and keep the first n."""
+    items = (out,) if isinstance(out, torch.Tensor) else out
+    for t in items:
+        if not isinstance(t, torch.Tensor) or t.dim() == 0 or t.shape[0] != rows:
+            shape = tuple(t.shape) if isinstance(t, torch.Tensor) else type(t).__name__
+            raise GraphfitError(f"fn output {shape}: expected {rows} rows (one per token) on dim 0")
+    if rows == n:
+        return out
+    if isinstance(out, torch.Tensor):
+        return out[:n]
+    return tuple(t[:n] for t in out)
