@@ -15,8 +15,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from graphfit.planner.buffers import Axis
-from graphfit.planner.dispatch import Dispatch
+from graphfit.planner.dispatch import Dispatch, static_requests
 from graphfit.planner.plan import BufferPlan
+
+__all__ = ["RowRule", "row_rule", "static_requests"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -60,16 +62,3 @@ def row_rule(buf: BufferPlan) -> RowRule | None:
     if not tokens and not requests:
         return None
     return RowRule(tokens, requests)
-
-
-def static_requests(dispatch: Dispatch, max_num_seqs: int) -> int:
-    """Request rows a graph bakes in: the key's num_reqs, else min(padded, max_num_seqs).
-
-    PIECEWISE keys carry no request count, but a graph that reads request-axis buffers needs a
-    static one; min(padded, S) is what vLLM's FULL mode keys use for the same size, holds every
-    real request count of the batches padded to it (num_reqs <= num_tokens <= padded) and
-    never exceeds the plan's request capacity.
-    """
-    if dispatch.num_reqs is not None:
-        return dispatch.num_reqs
-    return min(dispatch.padded, max_num_seqs)

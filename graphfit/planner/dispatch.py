@@ -112,3 +112,16 @@ def drafter_tables(sizes: tuple[int, ...], mode: CUDAGraphMode, q: int,
     mixed = [none] + [Dispatch(CUDAGraphMode.PIECEWISE, pad[n], None) if graphs else none
                       for n in range(1, len(pad))]
     return DispatchTables(sizes[-1], tuple(mixed), None, q, max_num_seqs)
+
+
+def static_requests(dispatch: Dispatch, max_num_seqs: int) -> int:
+    """Request rows a graph bakes in: the key's num_reqs, else min(padded, max_num_seqs).
+
+    PIECEWISE keys carry no request count, but a graph that reads request-axis buffers needs a
+    static one; min(padded, S) is what vLLM's FULL mode keys use for the same size, holds every
+    real request count of the batches padded to it (num_reqs <= num_tokens <= padded) and
+    never exceeds the plan's request capacity.
+    """
+    if dispatch.num_reqs is not None:
+        return dispatch.num_reqs
+    return min(dispatch.padded, max_num_seqs)

@@ -12,6 +12,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from graphfit.planner.buffers import stream_reach
+from graphfit.planner.dispatch import Dispatch, static_requests
+from graphfit.planner.enums import CUDAGraphMode
 from graphfit.planner.errors import ConfigError
 from graphfit.planner.streams import Stream
 
@@ -91,14 +93,16 @@ def reachable_rows(plan: Plan, stream: Stream) -> list[tuple[int, int]]:
                  for r in range(1, min(S, T // q) + 1)]
         return rows
     if stream is Stream.TARGET_REQUESTS:
-        out = []
-        for n in range(1, T + 1):
-            real = min(n, S)
-            key = plan.pad(n, num_reqs=real).num_reqs
-            out.append((n, max(real, key or 0)))
-        for r in range(1, min(S, T // q) + 1):
-            key = plan.pad(r * q, uniform_decode=True).num_reqs
-            out.append((r * q, max(r, key or 0)))
+        # a graph bakes in its key's request rows (PIECEWISE: min(padded, S), see
+        # static_requests); an eager batch has only its real requests
+        def rows_of(real: int, d: Dispatch) -> int:
+            baked = static_requests(d, S) if d.mode is not CUDAGraphMode.NONE else 0
+            return max(real, baked)
+
+        out = [(n, rows_of(min(n, S), plan.pad(n, num_reqs=min(n, S))))
+               for n in range(1, T + 1)]
+        out += [(r * q, rows_of(r, plan.pad(r * q, uniform_decode=True)))
+                for r in range(1, min(S, T // q) + 1)]
         return out
     if stream in (Stream.DRAFTER_TOKENS, Stream.DRAFT_QUERY):
         return [(n, plan.pad(n, component="drafter").padded) for n in range(1, reach + 1)]
