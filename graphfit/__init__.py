@@ -14,6 +14,7 @@ from graphfit.planner import (
     ComponentPlan,
     ConfigError,
     CUDAGraphMode,
+    Engine,
     Demand,
     Dispatch,
     EngineConfig,
@@ -39,7 +40,7 @@ __version__ = "0.1.0"
 
 __all__ = [
     "PAD_SLOT_ID", "Axis", "BatchError", "BufferPlan", "CUDAGraphMode", "CapacityError",
-    "CeilingFamily", "ComponentPlan", "ConfigError", "Demand", "Dispatch", "EngineConfig",
+    "CeilingFamily", "ComponentPlan", "ConfigError", "Demand", "Dispatch", "Engine", "EngineConfig",
     "FillKind", "FillPolicy", "GraphfitError", "Ladder", "LadderPolicy", "PerformanceMode",
     "Plan", "Runner", "SpecMethod", "Stream", "Verification", "Violation", "ViolationRange",
     "__version__", "padding_table", "plan", "request_counts",

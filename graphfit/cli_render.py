@@ -54,9 +54,9 @@ def padding_table(plan: Plan) -> Table:
 
 def buffers_table(plan: Plan) -> Table:
     table = Table(title="Persistent buffers", title_justify="left")
-    for name in ("buffer", "dtype", "shape", "axis", "capacity", "vLLM formula", "bytes",
+    for name in ("buffer", "dtype", "shape", "axis", "capacity", "engine formula", "bytes",
                  "saved", "pad fill"):
-        right = name in ("capacity", "vLLM formula", "bytes", "saved")
+        right = name in ("capacity", "engine formula", "bytes", "saved")
         table.add_column(name, justify="right" if right else "left")
     for comp in plan.components.values():
         for b in comp.buffers:

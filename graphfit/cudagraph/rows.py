@@ -15,7 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from graphfit.planner.buffers import Axis
-from graphfit.planner.dispatch import Dispatch, static_requests
+from graphfit.planner.dispatch import static_requests
 from graphfit.planner.plan import BufferPlan
 
 __all__ = ["RowRule", "row_rule", "static_requests"]

@@ -6,6 +6,7 @@ from graphfit.planner.dispatch import Dispatch, padding_table
 from graphfit.planner.enums import (
     CeilingFamily,
     CUDAGraphMode,
+    Engine,
     LadderPolicy,
     PerformanceMode,
     Runner,
@@ -19,7 +20,7 @@ from graphfit.planner.verify import Verification, Violation, ViolationRange
 
 __all__ = [
     "PAD_SLOT_ID", "Axis", "BatchError", "BufferPlan", "CUDAGraphMode", "CapacityError",
-    "CeilingFamily", "ComponentPlan", "ConfigError", "Demand", "Dispatch", "EngineConfig",
+    "CeilingFamily", "ComponentPlan", "ConfigError", "Demand", "Dispatch", "Engine", "EngineConfig",
     "FillKind", "FillPolicy", "GraphfitError", "Ladder", "LadderPolicy", "PerformanceMode",
     "Plan", "Runner", "SpecMethod", "Stream", "Verification", "Violation", "ViolationRange",
     "padding_table", "plan", "request_counts",

@@ -11,6 +11,7 @@ from graphfit.planner.dtypes import DTYPE_SIZES
 from graphfit.planner.enums import (
     CeilingFamily,
     CUDAGraphMode,
+    Engine,
     LadderPolicy,
     PerformanceMode,
     Runner,
@@ -56,12 +57,93 @@ def _sizes(name: str, value: object) -> tuple[int, ...] | None:
     return sizes
 
 
+_ENGINE_DEFAULT_LADDER = {
+    Engine.VLLM: LadderPolicy.VLLM,
+    Engine.TRTLLM: LadderPolicy.TRTLLM,
+}
+
+
+def _optional_int(name: str, value: object, minimum: int) -> int | None:
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
+        raise ConfigError(f"{name}: must be an integer >= {minimum}, got {value!r}")
+    return value
+
+
+def _resolve_engine(config: EngineConfig) -> None:
+    """Coerce the engine, resolve `ladder=auto` and reject fields the engine does not have."""
+    set_ = object.__setattr__
+    engine = _coerce_enum("engine", Engine, config.engine)
+    set_(config, "engine", engine)
+    spec = config.spec_method is not SpecMethod.NONE and config.num_speculative_tokens > 0
+    ladder = config.ladder
+    if ladder is LadderPolicy.AUTO:
+        if engine is Engine.SGLANG:
+            ladder = LadderPolicy.SGLANG_SPEC if spec else LadderPolicy.SGLANG
+        else:
+            ladder = _ENGINE_DEFAULT_LADDER[engine]
+        set_(config, "ladder", ladder)
+    if ladder.engine is not None and ladder.engine is not engine:
+        raise ConfigError(
+            f"ladder: {ladder.value} is a {ladder.engine.value} ladder, but engine is "
+            f"{engine.value}")
+    if config.cuda_graph_padding is None:
+        set_(config, "cuda_graph_padding", engine is not Engine.TRTLLM)
+    if not isinstance(config.cuda_graph_padding, bool):
+        raise ConfigError(
+            f"cuda_graph_padding: expected true/false, got {config.cuda_graph_padding!r}")
+    topk = _optional_int("speculative_eagle_topk", config.speculative_eagle_topk, 1)
+    drafts = _optional_int("speculative_num_draft_tokens", config.speculative_num_draft_tokens, 2)
+    if engine is Engine.VLLM:
+        if not config.cuda_graph_padding:
+            raise ConfigError("cuda_graph_padding: vLLM always pads to the next capture size")
+    else:
+        if config.runner is not Runner.V1:
+            raise ConfigError(f"runner: {config.runner.value} is vLLM's; {engine.value} has one")
+        if config.cudagraph_mode is CUDAGraphMode.PIECEWISE:
+            raise ConfigError(
+                f"cudagraph_mode: {engine.value} captures whole decode graphs; use FULL or NONE")
+        if config.spec_method is SpecMethod.DFLASH:
+            raise ConfigError(f"spec_method: dflash is not modelled for {engine.value}")
+    if engine is not Engine.SGLANG:
+        if topk is not None:
+            raise ConfigError("speculative_eagle_topk: SGLang-only (set engine sglang)")
+        if drafts is not None:
+            raise ConfigError("speculative_num_draft_tokens: SGLang-only (set engine sglang)")
+        return
+    if not spec:
+        if topk is not None or drafts is not None:
+            name = "speculative_eagle_topk" if topk is not None else "speculative_num_draft_tokens"
+            raise ConfigError(f"{name}: needs a speculative method and num_speculative_tokens")
+        return
+    k = config.num_speculative_tokens
+    topk = 1 if topk is None else topk
+    if config.spec_method is SpecMethod.NGRAM and topk != 1:
+        raise ConfigError("speculative_eagle_topk: ngram proposes no draft tree (topk must be 1)")
+    if drafts is None:
+        if topk > 1:
+            raise ConfigError("speculative_num_draft_tokens: required when "
+                              "speculative_eagle_topk > 1")
+        drafts = k + 1
+    elif topk == 1 and config.spec_method is not SpecMethod.NGRAM and drafts != k + 1:
+        raise ConfigError(
+            f"speculative_num_draft_tokens: with topk 1 SGLang verifies num_steps + 1 = {k + 1} "
+            f"tokens, got {drafts}")
+    set_(config, "speculative_eagle_topk", topk)
+    set_(config, "speculative_num_draft_tokens", drafts)
+
+
 @dataclass(frozen=True)
 class EngineConfig:
     """A serving engine's configuration, validated at construction.
 
     Field names follow vLLM's flags. Strings are accepted for the enum fields and coerced, so
     `EngineConfig(max_num_seqs=33, num_speculative_tokens=3, spec_method="dflash")` works.
+
+    For `engine="sglang"` / `"trtllm"` the capture sizes and `max_cudagraph_capture_size` are
+    batch sizes (requests: `--cuda-graph-bs`, `--cuda-graph-max-bs`, `CudaGraphConfig`), and
+    `num_speculative_tokens` is SGLang's `speculative_num_steps` / TRT-LLM's `max_draft_len`.
     """
 
     max_num_seqs: int
@@ -77,10 +159,15 @@ class EngineConfig:
     runner: Runner = Runner.V1
     ceiling_family: CeilingFamily = CeilingFamily.DEFAULT
     performance_mode: PerformanceMode = PerformanceMode.BALANCED
-    ladder: LadderPolicy = LadderPolicy.VLLM
+    ladder: LadderPolicy = LadderPolicy.AUTO
     multimodal: bool = False
     block_size: int = 16
     mrope_dims: int = 3
+    engine: Engine = Engine.VLLM
+    # None resolves per engine: vLLM and SGLang pad, TensorRT-LLM's CudaGraphConfig does not
+    cuda_graph_padding: bool = None  # type: ignore[assignment]
+    speculative_eagle_topk: int | None = None
+    speculative_num_draft_tokens: int | None = None
 
     def __post_init__(self) -> None:
         set_ = object.__setattr__
@@ -99,6 +186,7 @@ class EngineConfig:
         set_(self, "performance_mode",
              _coerce_enum("performance_mode", PerformanceMode, self.performance_mode))
         set_(self, "ladder", _coerce_enum("ladder", LadderPolicy, self.ladder))
+        _resolve_engine(self)
         set_(self, "cudagraph_capture_sizes",
              _sizes("cudagraph_capture_sizes", self.cudagraph_capture_sizes))
         if self.max_cudagraph_capture_size is not None:
@@ -122,7 +210,13 @@ class EngineConfig:
 
     @property
     def uniform_query_len(self) -> int:
-        """q = 1 + k: tokens per request in a uniform (spec-)decode batch."""
+        """q = 1 + k: tokens per request in a uniform (spec-)decode batch.
+
+        SGLang verifies `speculative_num_draft_tokens` per request, which a draft tree
+        (topk > 1) decouples from the number of steps.
+        """
+        if self.speculative_num_draft_tokens is not None:
+            return self.speculative_num_draft_tokens
         return 1 + self.num_speculative_tokens
 
     @property
@@ -153,7 +247,7 @@ class EngineConfig:
         known = {f.name for f in fields(cls)}
         unknown = sorted(set(data) - known)
         if unknown:
-            raise ConfigError(f"config: unknown key(s) {', '.join(unknown)}")
+            raise ConfigError(f"config: unknown key(s) {', '.join(map(repr, unknown))}")
         if "max_num_seqs" not in data:
             raise ConfigError("max_num_seqs: missing")
         try:

@@ -74,14 +74,46 @@ class PerformanceMode(str, Enum):
     THROUGHPUT = "throughput"
 
 
+class Engine(str, Enum):
+    """The serving engine whose ladder, dispatch and buffers are modelled.
+
+    vLLM captures per token count; SGLang and TensorRT-LLM capture per batch size (requests),
+    so their ladders are in requests and a padded batch of bs requests needs bs * width rows.
+    """
+
+    VLLM = "vllm"
+    SGLANG = "sglang"
+    TRTLLM = "trtllm"
+
+
 class LadderPolicy(str, Enum):
     """How capture sizes are chosen.
 
     `vllm` reproduces vLLM 0.33 (with request-count uniform-decode sizes), `vllm-legacy` the
     ladder before vLLM PR #50488 (no such sizes: S=33, k=3 pads 132 to 136), `explicit` uses the
-    user's `cudagraph_capture_sizes` exactly as given.
+    user's `cudagraph_capture_sizes` exactly as given. `sglang` / `sglang-spec` are SGLang's
+    decode and speculative batch-size lists, `trtllm` TensorRT-LLM's `CudaGraphConfig` list.
+    `auto` (the default) resolves to the engine's own policy when the config is built.
     """
 
     VLLM = "vllm"
     VLLM_LEGACY = "vllm-legacy"
     EXPLICIT = "explicit"
+    SGLANG = "sglang"
+    SGLANG_SPEC = "sglang-spec"
+    TRTLLM = "trtllm"
+    AUTO = "auto"
+
+    @property
+    def engine(self) -> Engine | None:
+        """The engine this policy belongs to; None for `explicit` and `auto` (any engine)."""
+        return _POLICY_ENGINE.get(self)
+
+
+_POLICY_ENGINE = {
+    LadderPolicy.VLLM: Engine.VLLM,
+    LadderPolicy.VLLM_LEGACY: Engine.VLLM,
+    LadderPolicy.SGLANG: Engine.SGLANG,
+    LadderPolicy.SGLANG_SPEC: Engine.SGLANG,
+    LadderPolicy.TRTLLM: Engine.TRTLLM,
+}

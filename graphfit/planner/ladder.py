@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from graphfit.planner.config import EngineConfig
-from graphfit.planner.enums import LadderPolicy, PerformanceMode, Runner
+from graphfit.planner.enums import Engine, LadderPolicy, PerformanceMode, Runner
 from graphfit.planner.errors import ConfigError
 
 
@@ -123,6 +123,11 @@ def explicit_ladder(config: EngineConfig) -> Ladder:
 
 def config_ladder(config: EngineConfig) -> Ladder:
     """The capture sizes as the engine's config computes them, before the runner adjusts."""
+    if config.engine is not Engine.VLLM:
+        # SGLang / TensorRT-LLM: batch-size ladders (requests), see planner/engines/
+        from graphfit.planner.engines.ladders import batch_ladder
+
+        return batch_ladder(config)
     if config.ladder is LadderPolicy.EXPLICIT:
         return explicit_ladder(config)
     if config.ladder is LadderPolicy.VLLM_LEGACY:
@@ -138,7 +143,7 @@ def resolve_runtime_ladder(config: EngineConfig, ladder: Ladder) -> Ladder:
     """
     q = config.uniform_query_len
     if (config.ladder is LadderPolicy.EXPLICIT or config.runner is not Runner.V1 or q == 1
-            or not config.cudagraph_mode.has_full_decode):
+            or not config.cudagraph_mode.has_full_decode or config.engine is not Engine.VLLM):
         return ladder
     old_max = ladder.max_size
     sizes = sorted({round_up(s, q) for s in ladder.sizes if round_up(s, q) <= old_max})

@@ -25,6 +25,7 @@ from graphfit.planner.dispatch import (
     target_tables,
 )
 from graphfit.planner.dtypes import itemsize
+from graphfit.planner.enums import Engine
 from graphfit.planner.errors import BatchError, ConfigError
 from graphfit.planner.ladder import Ladder, config_ladder, resolve_runtime_ladder
 from graphfit.planner.streams import padded_peak
@@ -163,6 +164,10 @@ class Plan:
 
         `capacities` ("component.buffer" -> rows) audits a user's own sizing instead.
         """
+        if self.config.engine is not Engine.VLLM:
+            from graphfit.planner.engines.batched import verify_batch_plan
+
+            return verify_batch_plan(self, capacities or {})
         from graphfit.planner.verify import verify_plan
 
         return verify_plan(self, capacities or {})
@@ -207,6 +212,10 @@ def plan(config: EngineConfig, *, layout: str = "arena",
         raise ConfigError(f"layout: {layout!r} is not one of {', '.join(LAYOUTS)}")
     if alignment < 1 or alignment & (alignment - 1):
         raise ConfigError(f"alignment: must be a power of two, got {alignment}")
+    if config.engine is not Engine.VLLM:  # batch-size engines: SGLang, TensorRT-LLM
+        from graphfit.planner.engines.batched import batch_plan
+
+        return batch_plan(config, layout=layout, alignment=alignment)
     cfg_ladder = config_ladder(config)
     rt_ladder = resolve_runtime_ladder(config, cfg_ladder)
     sizes = rt_ladder.sizes

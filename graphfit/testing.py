@@ -1,0 +1,184 @@
+"""Helpers for an engine's own CI: hypothesis strategies for engine configs and assertions.
+
+    from hypothesis import given
+    from graphfit.testing import assert_plan_safe, engine_plans
+
+    @given(engine_plans(engines=("vllm",), methods=("dflash",)))
+    def test_my_drafter_buffers_fit(plan):
+        assert_plan_safe(plan, {"drafter.positions": "max(S*q, C)"})
+
+Capacities are rows per "component.buffer", as integers or formulas over S, T, k, q, C, R,
+M, H, topk (graphfit.planner.capexpr), so the formula your engine allocates with can be
+property-tested against every reachable batch of every generated config.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+try:
+    from hypothesis import strategies as st
+except ImportError as exc:  # pragma: no cover - hypothesis is in graphfit[test]
+    raise ImportError("graphfit.testing needs hypothesis: pip install 'graphfit[test]'") from exc
+
+from graphfit.planner.capexpr import capacities_for
+from graphfit.planner.config import EngineConfig
+from graphfit.planner.engines.batched import BatchVerification, verify_batch_plan
+from graphfit.planner.enums import Engine
+from graphfit.planner.errors import ConfigError
+from graphfit.planner.plan import Plan
+from graphfit.planner.plan import plan as make_plan
+from graphfit.planner.properties import counterexamples
+from graphfit.planner.verify import Verification
+
+VLLM_METHODS = ("eagle", "eagle3", "mtp", "draft_model", "dflash", "ngram")
+SGLANG_METHODS = ("eagle", "eagle3", "mtp", "draft_model", "ngram")
+TRTLLM_METHODS = ("eagle", "eagle3", "mtp", "draft_model", "ngram")
+VLLM_MODES = ("NONE", "PIECEWISE", "FULL", "FULL_DECODE_ONLY", "FULL_AND_PIECEWISE")
+
+
+def _method(draw: st.DrawFn, k: int, allowed: Sequence[str],
+            methods: Sequence[str] | None) -> str:
+    if not k:
+        return "none"
+    pool = [m for m in allowed if methods is None or m in methods]
+    if not pool:
+        raise ValueError(f"methods {methods!r} has none of {allowed!r}")
+    return draw(st.sampled_from(pool))
+
+
+@st.composite
+def vllm_configs(draw: st.DrawFn, *, max_seqs: int = 256, max_tokens: int = 4096,
+                 max_k: int = 15, methods: Sequence[str] | None = None) -> EngineConfig:
+    """Valid vLLM configs: ladder, mode, runner, ceiling, an optional explicit max."""
+    k = draw(st.integers(0 if methods is None else 1, max_k))
+    q = 1 + k
+    S = draw(st.integers(1, max_seqs))
+    T = draw(st.integers(max(S, q), max(S, q, max_tokens)))
+    return EngineConfig.from_dict(dict(
+        max_num_seqs=S, max_num_batched_tokens=T, num_speculative_tokens=k,
+        spec_method=_method(draw, k, VLLM_METHODS, methods),
+        cudagraph_mode=draw(st.sampled_from(VLLM_MODES)),
+        max_cudagraph_capture_size=draw(st.none() | st.integers(q, max(q, 600))),
+        ladder=draw(st.sampled_from(("vllm", "vllm-legacy"))),
+        runner=draw(st.sampled_from(("v1", "v2"))),
+        ceiling_family=draw(st.sampled_from(("default", "blackwell"))),
+        hidden_size=draw(st.sampled_from((64, 4096)))))
+
+
+@st.composite
+def sglang_configs(draw: st.DrawFn, *, max_seqs: int = 256, max_k: int = 8,
+                   methods: Sequence[str] | None = None) -> EngineConfig:
+    """Valid SGLang configs: decode or speculative (EAGLE trees too), padding on or off."""
+    k = draw(st.integers(0 if methods is None else 1, max_k))
+    method = _method(draw, k, SGLANG_METHODS, methods)
+    topk = drafts = None
+    if k and method != "ngram" and draw(st.booleans()):
+        topk = draw(st.integers(2, 8))
+        drafts = draw(st.integers(2, topk * k + 1))
+    S = draw(st.integers(1, max_seqs))
+    sizes = None
+    if draw(st.integers(0, 3)) == 0:
+        sizes = sorted(draw(st.sets(st.integers(1, max(1, 2 * S)), min_size=1, max_size=12)))
+    return EngineConfig.from_dict(dict(
+        engine="sglang", max_num_seqs=S, max_num_batched_tokens=max(S, 8192),
+        num_speculative_tokens=k, spec_method=method, speculative_eagle_topk=topk,
+        speculative_num_draft_tokens=drafts, cudagraph_capture_sizes=sizes,
+        max_cudagraph_capture_size=draw(st.none() | st.integers(1, 640)),
+        cuda_graph_padding=draw(st.booleans()),
+        cudagraph_mode=draw(st.sampled_from(("FULL_AND_PIECEWISE", "NONE"))),
+        multimodal=draw(st.booleans()), hidden_size=draw(st.sampled_from((64, 4096)))))
+
+
+@st.composite
+def trtllm_configs(draw: st.DrawFn, *, max_seqs: int = 256, max_tokens: int = 4096,
+                   max_k: int = 7, methods: Sequence[str] | None = None) -> EngineConfig:
+    """Valid TensorRT-LLM configs: CudaGraphConfig max batch size, padding, draft length."""
+    k = draw(st.integers(0 if methods is None else 1, max_k))
+    q = 1 + k
+    S = draw(st.integers(1, max_seqs))
+    T = draw(st.integers(max(S, q), max(S, q, max_tokens)))
+    return EngineConfig.from_dict(dict(
+        engine="trtllm", max_num_seqs=S, max_num_batched_tokens=T, num_speculative_tokens=k,
+        spec_method=_method(draw, k, TRTLLM_METHODS, methods),
+        max_cudagraph_capture_size=draw(st.none() | st.integers(1, 1024)),
+        cuda_graph_padding=draw(st.booleans()),
+        cudagraph_mode=draw(st.sampled_from(("FULL_AND_PIECEWISE", "NONE")))))
+
+
+def engine_configs(*, engines: Sequence[str] = ("vllm", "sglang", "trtllm"),
+                   max_seqs: int = 256, methods: Sequence[str] | None = None
+                   ) -> st.SearchStrategy[EngineConfig]:
+    """Valid configs of the given engines (`methods`: only speculative configs of those)."""
+    choices: list[st.SearchStrategy[EngineConfig]] = []
+    for engine in engines:
+        allowed = {"vllm": VLLM_METHODS, "sglang": SGLANG_METHODS,
+                   "trtllm": TRTLLM_METHODS}.get(engine)
+        if allowed is None:
+            raise ValueError(f"engine {engine!r} is not one of vllm, sglang, trtllm")
+        if methods is not None and not set(methods) & set(allowed):
+            continue
+        if engine == "vllm":
+            choices.append(vllm_configs(max_seqs=max_seqs, methods=methods))
+        elif engine == "sglang":
+            choices.append(sglang_configs(max_seqs=max_seqs, methods=methods))
+        else:
+            choices.append(trtllm_configs(max_seqs=max_seqs, methods=methods))
+    if not choices:
+        raise ValueError(f"no engine of {engines!r} supports methods {methods!r}")
+    return st.one_of(choices)
+
+
+def _plan_or_none(config: EngineConfig) -> Plan | None:
+    try:
+        return make_plan(config)
+    except ConfigError:  # the engine itself rejects it (e.g. vLLM: max capture below q)
+        return None
+
+
+def engine_plans(*, engines: Sequence[str] = ("vllm", "sglang", "trtllm"),
+                 max_seqs: int = 256, methods: Sequence[str] | None = None
+                 ) -> st.SearchStrategy[Plan]:
+    """Plans of `engine_configs`, leaving out configs the engine itself would reject."""
+    configs = engine_configs(engines=engines, max_seqs=max_seqs, methods=methods)
+    return configs.map(_plan_or_none).filter(lambda p: p is not None)  # type: ignore[return-value]
+
+
+def verify(plan: Plan, capacities: Mapping[str, int | str] | None = None,
+           fills: Mapping[str, str] | None = None) -> Verification:
+    """The plan's exhaustive verification against capacities (ints or formulas) and fills.
+
+    Buffers the plan does not have (a drafter buffer of a non-speculative config) are skipped,
+    so one sizing dict fits every generated config.
+    """
+    caps = capacities_for(plan, capacities or {}, skip_missing=True)
+    if fills:
+        if plan.config.engine is Engine.VLLM:
+            raise ValueError("fills: fill audits are modelled for SGLang and TensorRT-LLM")
+        known = {f"{c}.{b.name}" for c, comp in plan.components.items() for b in comp.buffers}
+        return verify_batch_plan(plan, caps, {k: v for k, v in fills.items() if k in known})
+    return plan.verify(caps)
+
+
+def assert_plan_safe(plan: Plan, capacities: Mapping[str, int | str] | None = None,
+                     fills: Mapping[str, str] | None = None, *, limit: int = 5) -> None:
+    """Fail with counterexamples when any reachable batch goes short (or pads unsafely)."""
+    result = verify(plan, capacities, fills)
+    if result.ok:
+        return
+    c = plan.config
+    lines = [f"unsafe plan for {c.engine.value} S={c.max_num_seqs} "
+             f"T={c.max_num_batched_tokens} k={c.num_speculative_tokens} "
+             f"({c.spec_method.value}, ladder {c.ladder.value}):"]
+    lines += [f"  {r.describe()}" for r in result.ranges()[:limit]]
+    if isinstance(result, BatchVerification):
+        lines += [f"  {v.describe()}" for v in result.fill_violations[:limit]]
+    raise AssertionError("\n".join(lines))
+
+
+def assert_property(plan: Plan, name: str, stage: str = "runtime") -> None:
+    """Fail when a ladder property (graphfit.planner.properties) has counterexamples."""
+    found = counterexamples(plan, name, stage)
+    if found:
+        raise AssertionError(f"property {name} fails on {stage} ladder {plan.capture_sizes}: "
+                             f"counterexamples {found[:10]}")
