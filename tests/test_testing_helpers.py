@@ -20,7 +20,7 @@ from graphfit.testing import (
     verify,
 )
 
-README = Path(__file__).parent.parent / "docs" / "readme_engines.md"
+README = Path(__file__).parent.parent / "README.md"
 
 
 @given(engine_plans())
