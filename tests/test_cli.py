@@ -10,17 +10,13 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from graphfit.cli import app, main
+from graphfit.cli import app
+from tests.helpers import run_cli
 
 SEED = ["--max-num-seqs", "33", "--num-speculative-tokens", "3", "--method", "dflash"]
 runner = CliRunner()
 
 
-def run_main(args: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
-    with pytest.raises(SystemExit) as info:
-        main(args)
-    out, err = capsys.readouterr()
-    return int(info.value.code or 0), out, err
 
 
 def test_plan_shows_ladder_buffers_and_verdict() -> None:
@@ -98,9 +94,8 @@ def test_plan_round_trip_through_check(tmp_path: Path) -> None:
     (["explain", "7", *SEED, "--uniform"], "num_tokens"),
     (["frobnicate"], "frobnicate"),
 ])
-def test_bad_input_is_one_line_and_exit_2(args: list[str], needle: str,
-                                          capsys: pytest.CaptureFixture[str]) -> None:
-    code, _, err = run_main(args, capsys)
+def test_bad_input_is_one_line_and_exit_2(args: list[str], needle: str) -> None:
+    code, _, err = run_cli(args)
     assert code == 2
     lines = err.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("error: "), err
@@ -108,15 +103,15 @@ def test_bad_input_is_one_line_and_exit_2(args: list[str], needle: str,
     assert "Traceback" not in err
 
 
-def test_tampered_plan_is_rejected(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_tampered_plan_is_rejected(tmp_path: Path) -> None:
     doc = json.loads(runner.invoke(app, ["plan", *SEED, "--json"]).output)
     doc["ladder"]["capture_sizes"] = [1, 2, 4]
     path = tmp_path / "t.json"
     path.write_text(json.dumps(doc))
-    code, _, err = run_main(["check", "--plan", str(path)], capsys)
+    code, _, err = run_cli(["check", "--plan", str(path)])
     assert code == 2 and "ladder" in err
     path.write_text("{not json")
-    code, _, err = run_main(["check", "--plan", str(path)], capsys)
+    code, _, err = run_cli(["check", "--plan", str(path)])
     assert code == 2 and "malformed JSON" in err
 
 

@@ -7,9 +7,7 @@ exhaustive verification is O(T)); the interesting part is their shape, not their
 
 from __future__ import annotations
 
-import io
 import json
-from contextlib import redirect_stderr, redirect_stdout
 from pathlib import Path
 from typing import Any
 
@@ -17,12 +15,12 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from graphfit.cli import main
 from graphfit.cli_options import CONFIG_FLAGS
 from graphfit.planner.config import EngineConfig
 from graphfit.planner.document import plan_document
 from graphfit.planner.memory import PROFILE_SCHEMA
 from graphfit.planner.plan import plan
+from tests.helpers import run_cli
 
 COMMANDS = ("plan", "check", "explain", "optimize", "memory")
 VALUES = ("-1", "0", "1", "2", "3", "4", "7", "8", "16", "33", "64", "129", "512", "2048",
@@ -128,16 +126,6 @@ def argv(draw: st.DrawFn, folder: Path) -> list[str]:
     return args
 
 
-def run(args: list[str]) -> tuple[int, str, str]:
-    out, err = io.StringIO(), io.StringIO()
-    with redirect_stdout(out), redirect_stderr(err):
-        try:
-            main(args)
-        except SystemExit as exc:
-            code = exc.code
-        else:  # pragma: no cover - main always exits
-            code = 0
-    return code, out.getvalue(), err.getvalue()  # type: ignore[return-value]
 
 
 def assert_clean_exit(args: list[str], code: object, out: str, err: str) -> None:
@@ -158,7 +146,7 @@ def folder(tmp_path_factory: pytest.TempPathFactory) -> Path:
 @given(data=st.data())
 def test_random_command_lines_exit_cleanly(folder: Path, data: st.DataObject) -> None:
     args = data.draw(argv(folder))
-    assert_clean_exit(args, *run(args))
+    assert_clean_exit(args, *run_cli(args))
 
 
 @given(text=file_contents("--plan"))
@@ -166,7 +154,7 @@ def test_random_plan_files_exit_cleanly(folder: Path, text: str) -> None:
     path = folder / "plan.json"
     path.write_text(text)
     args = ["check", "--plan", str(path)]
-    code, out, err = run(args)
+    code, out, err = run_cli(args)
     assert_clean_exit(args, code, out, err)
     if text == json.dumps(PLAN_DOC):
         assert code == 0
@@ -183,4 +171,4 @@ def test_random_trace_and_profile_files_exit_cleanly(folder: Path, trace: str, p
             "--trace", str(folder / "t.txt"), *extra]
     if len(extra) % 2:  # half the examples also read the (possibly broken) profile
         args += ["--graph-profile", str(folder / "p.json")]
-    assert_clean_exit(args, *run(args))
+    assert_clean_exit(args, *run_cli(args))

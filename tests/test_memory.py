@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import io
 import json
-from contextlib import redirect_stderr, redirect_stdout
 from pathlib import Path
 from typing import Any
 
@@ -12,7 +10,6 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from graphfit.cli import main
 from graphfit.planner.errors import ConfigError
 from graphfit.planner.memory import (
     PROFILE_SCHEMA,
@@ -22,19 +19,11 @@ from graphfit.planner.memory import (
     load_profile,
     parse_profile,
 )
+from tests.helpers import run_cli
 
 MIB = 1 << 20
 
 
-def run_cli(argv: list[str]) -> tuple[int, str, str]:
-    out, err = io.StringIO(), io.StringIO()
-    with redirect_stdout(out), redirect_stderr(err):
-        try:
-            main(argv)
-        except SystemExit as exc:
-            code = exc.code
-    assert isinstance(code, int)
-    return code, out.getvalue(), err.getvalue()
 
 
 models = st.builds(GraphMemoryModel, st.floats(0, 1e6), st.floats(1, 64 * MIB),

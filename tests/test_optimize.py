@@ -3,11 +3,7 @@ worse than the default ladder at equal graph count."""
 
 from __future__ import annotations
 
-import importlib.util
-import io
 import json
-import sys
-from contextlib import redirect_stderr, redirect_stdout
 from itertools import combinations
 from pathlib import Path
 from types import ModuleType
@@ -16,7 +12,6 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from graphfit.cli import main
 from graphfit.cli_options import parse_sizes
 from graphfit.planner.config import EngineConfig
 from graphfit.planner.errors import ConfigError
@@ -30,32 +25,18 @@ from graphfit.planner.optimize import (
 from graphfit.planner.plan import plan
 from graphfit.planner.trace import Trace, load_trace
 from graphfit.planner.tune import default_multiple_of, tune
+from tests.helpers import load_module, run_cli
 from tests.strategies import MODES, plan_or_reject, vllm_configs
 
 ROOT = Path(__file__).resolve().parents[1]
 TRACES = ROOT / "examples" / "traces"
 
 
+
 def _generator() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("trace_generate", TRACES / "generate.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module
+    return load_module(TRACES / "generate.py", "trace_generate")
 
 
-def run_cli(argv: list[str]) -> tuple[int, str, str]:
-    out, err = io.StringIO(), io.StringIO()
-    with redirect_stdout(out), redirect_stderr(err):
-        try:
-            main(argv)
-        except SystemExit as exc:
-            code = exc.code
-        else:  # pragma: no cover - main always exits
-            code = 0
-    assert isinstance(code, int)
-    return code, out.getvalue(), err.getvalue()
 
 
 def pad(ladder: tuple[int, ...], n: int) -> int:

@@ -12,9 +12,7 @@ Exit codes, kept consistent with `check --capacity`:
 from __future__ import annotations
 
 import copy
-import io
 import json
-from contextlib import redirect_stderr, redirect_stdout
 from pathlib import Path
 from typing import Any
 
@@ -22,10 +20,10 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from graphfit.cli import main
 from graphfit.planner.config import EngineConfig
 from graphfit.planner.document import plan_document
 from graphfit.planner.plan import plan
+from tests.helpers import run_cli
 
 CONFIGS = [
     ["--max-num-seqs", "33", "--num-speculative-tokens", "3", "--method", "dflash"],
@@ -45,15 +43,6 @@ def _small_plan() -> dict[str, Any]:
 PLAN_DOC = _small_plan()
 
 
-def run_cli(argv: list[str]) -> tuple[int, str, str]:
-    out, err = io.StringIO(), io.StringIO()
-    with redirect_stdout(out), redirect_stderr(err):
-        try:
-            main(argv)
-        except SystemExit as exc:
-            code = exc.code
-    assert isinstance(code, int)
-    return code, out.getvalue(), err.getvalue()
 
 
 def plan_json(flags: list[str]) -> dict[str, Any]:

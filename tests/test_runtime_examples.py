@@ -2,32 +2,26 @@
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import runpy
-import sys
 from pathlib import Path
+from types import ModuleType
 
 import pytest
 import torch
 
 from graphfit.planner.memory import parse_profile
+from tests.helpers import load_module
 
 EXAMPLES = Path(__file__).parents[1] / "examples"
 
 
-def load(name: str) -> object:
-    """Import an example as a named module (dynamo looks classes up by their module name)."""
-    spec = importlib.util.spec_from_file_location(f"example_{name}", EXAMPLES / f"{name}.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module
+def load(name: str) -> ModuleType:
+    return load_module(EXAMPLES / f"{name}.py", f"example_{name}")
 
 
 def test_toy_engine_reproduces_then_runs_clean(capsys: pytest.CaptureFixture[str]) -> None:
-    main = load("toy_engine").main  # type: ignore[attr-defined]
+    main = load("toy_engine").main
     assert main(["--steps", "12", "--compile-backend", "aot_eager"]) == 0
     out = capsys.readouterr().out
     assert "a full 132-token query pads to 136" in out

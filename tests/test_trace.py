@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import importlib.util
 import json
-import sys
 from collections import Counter
 from pathlib import Path
 from types import ModuleType
@@ -15,18 +13,15 @@ from hypothesis import strategies as st
 
 from graphfit.planner.errors import ConfigError
 from graphfit.planner.trace import Trace, load_trace, parse_csv_trace, parse_json_trace
+from tests.helpers import load_module
 
 ROOT = Path(__file__).resolve().parents[1]
 TRACES = ROOT / "examples" / "traces"
 
 
+
 def _generator() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("trace_generate", TRACES / "generate.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # dataclasses look their module up while it loads
-    spec.loader.exec_module(module)
-    return module
+    return load_module(TRACES / "generate.py", "trace_generate")
 
 
 samples_st = st.lists(st.integers(1, 300), min_size=1, max_size=80)

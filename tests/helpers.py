@@ -1,0 +1,37 @@
+"""Test helpers shared by several modules: the CLI in-process, examples as modules."""
+
+from __future__ import annotations
+
+import importlib.util
+import io
+import sys
+from contextlib import redirect_stderr, redirect_stdout
+from pathlib import Path
+from types import ModuleType
+
+from graphfit.cli import main
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def run_cli(argv: list[str]) -> tuple[int, str, str]:
+    """(exit code, stdout, stderr) of the real entry point, run in-process."""
+    out, err = io.StringIO(), io.StringIO()
+    code: object = 0
+    with redirect_stdout(out), redirect_stderr(err):
+        try:
+            main(argv)
+        except SystemExit as exc:
+            code = exc.code
+    assert isinstance(code, int), code
+    return code, out.getvalue(), err.getvalue()
+
+
+def load_module(path: Path, name: str) -> ModuleType:
+    """Import a script as a named module (dataclasses and dynamo look classes up by module)."""
+    spec = importlib.util.spec_from_file_location(name, path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    spec.loader.exec_module(module)
+    return module
