@@ -37,6 +37,11 @@ def ladder_table(plan: Plan) -> Table:
                   str(plan.config_ladder.max_size), compress_sizes(plan.config_capture_sizes))
     table.add_row("runtime (captured)", str(len(plan.capture_sizes)),
                   str(plan.max_capture_size), compress_sizes(plan.capture_sizes))
+    if "drafter" in plan.components and plan.has_graphs:
+        drafter = plan.graph_sizes("drafter")
+        if drafter and drafter != plan.capture_sizes:
+            table.add_row("drafter graphs (reachable)", str(len(drafter)), str(drafter[-1]),
+                          compress_sizes(drafter))
     return table
 
 

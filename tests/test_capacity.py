@@ -104,3 +104,28 @@ def test_ngram_and_no_spec_have_no_drafter() -> None:
 def test_bad_audit_capacities(caps: dict[str, int], match: str) -> None:
     with pytest.raises(ConfigError, match=match):
         plan(EngineConfig(**SEED)).verify(capacities=caps)
+
+
+@given(vllm_configs(max_tokens=1024))
+@settings(max_examples=30)
+def test_graph_sizes_cover_every_replay_and_fit_every_buffer(config: EngineConfig) -> None:
+    # capturing a component at its graph sizes never slices a buffer short, and every
+    # reachable batch that replays a graph finds its size among them
+    p = plan_or_reject(config)
+    for name, comp in p.components.items():
+        sizes = set(p.graph_sizes(name))
+        for buf in comp.buffers:
+            for demand in buf.demands:
+                if demand.stream.padded and sizes:
+                    assert max(sizes) + demand.offset <= buf.capacity, (buf.key, sizes)
+        top = max((b.capacity for b in comp.buffers if b.axis.value == "tokens"), default=0)
+        for n in range(1, min(top, config.max_num_batched_tokens) + 1):
+            d = p.pad(n, component=name)
+            if d.mode.value != "NONE" and n <= max(sizes, default=0):
+                assert d.padded in sizes
+
+
+def test_dflash_drafter_graphs_stop_at_pad_of_s_times_q() -> None:
+    p = plan(EngineConfig(**SEED))
+    assert p.graph_sizes("drafter")[-1] == 132
+    assert p.graph_sizes("target") == p.capture_sizes

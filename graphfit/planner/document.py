@@ -33,6 +33,7 @@ def plan_document(plan: Plan, verification: Verification) -> dict[str, Any]:
         "components": {
             name: {
                 "layout": comp.layout,
+                "graph_sizes": list(plan.graph_sizes(name)),
                 "alignment": comp.alignment,
                 "total_bytes": comp.total_bytes,
                 "reference_bytes": comp.reference_bytes,

@@ -153,6 +153,23 @@ class Plan:
             raise ConfigError(f"buffer: no component {component!r} in {key!r}")
         return self.components[component].buffer(name)
 
+    def graph_sizes(self, component: str = "target") -> tuple[int, ...]:
+        """The capture sizes some reachable batch of `component` replays.
+
+        Capacities are sized for reachable batches only, so an engine must capture a
+        component's graphs at these sizes and no larger: a DFlash drafter's query never
+        exceeds S*q, so its graphs stop at pad(S*q). An engine that captures the drafter at
+        every ladder size instead needs vLLM's max(S*q, max capture) rows.
+        """
+        comp = self.component(component)
+        if self.config.engine is not Engine.VLLM or not self.has_graphs:
+            return self.capture_sizes if self.has_graphs else ()
+        reach = max((stream_reach(self.config, d.stream) for b in comp.buffers
+                     for d in b.demands if d.stream.padded), default=self.max_capture_size)
+        table = padding_table(self.capture_sizes)
+        top = padded_peak(reach, table)
+        return tuple(s for s in self.capture_sizes if s <= top)
+
     def pad(self, num_tokens: int, *, uniform_decode: bool = False, num_reqs: int | None = None,
             component: str = "target") -> Dispatch:
         """Where a batch goes: O(1) lookup in the component's precomputed table."""
