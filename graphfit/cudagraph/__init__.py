@@ -6,6 +6,11 @@
 torch is wanted: the planner (`graphfit.planner`) never imports this package.
 """
 
+try:
+    import torch as _torch  # noqa: F401
+except ImportError as exc:  # pragma: no cover - exercised only without torch installed
+    raise ImportError("graphfit.cudagraph needs torch: pip install 'graphfit[torch]'") from exc
+
 from graphfit.cudagraph.backends import (
     BACKENDS,
     Backend,
