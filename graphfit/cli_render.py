@@ -110,6 +110,7 @@ def explain_table(plan: Plan, num_tokens: int, *, uniform_decode: bool,
     for name in ("component", "mode", "padded", "num_reqs", "buffer", "rows", "capacity",
                  "ok"):
         table.add_column(name)
+    eager_outside = plan.config.engine.value != "vllm"
     for comp in plan.components.values():
         uniform = uniform_decode and comp.name == "target"
         d = plan.pad(num_tokens, uniform_decode=uniform, num_reqs=num_reqs, component=comp.name)
@@ -118,7 +119,10 @@ def explain_table(plan: Plan, num_tokens: int, *, uniform_decode: bool,
             if b.axis.value != "tokens":
                 continue
             rows = d.padded + max(dm.offset for dm in b.demands)
-            ok = "[green]yes[/green]" if rows <= b.capacity else "[red]SHORT[/red]"
+            if eager_outside and d.mode.value == "NONE":
+                ok = "eager: not used"  # SGLang/TRT-LLM eager batches bypass graph buffers
+            else:
+                ok = "[green]yes[/green]" if rows <= b.capacity else "[red]SHORT[/red]"
             table.add_row(comp.name if first else "", d.mode.value if first else "",
                           str(d.padded) if first else "",
                           str(d.num_reqs) if first and d.num_reqs is not None else "",
