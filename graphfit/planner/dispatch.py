@@ -47,6 +47,11 @@ class DispatchTables:
 
     def lookup(self, num_tokens: int, *, uniform_decode: bool = False,
                num_reqs: int | None = None) -> Dispatch:
+        if num_reqs is None and not uniform_decode and 0 < num_tokens <= self.max_size:
+            hit = self.mixed[num_tokens]  # the hot path: nothing to validate
+            if hit.mode is not CUDAGraphMode.NONE:
+                return hit
+            return Dispatch(CUDAGraphMode.NONE, num_tokens, None)
         if num_tokens < 1:
             raise BatchError(f"num_tokens: must be >= 1, got {num_tokens}")
         if uniform_decode:

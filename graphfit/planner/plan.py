@@ -173,8 +173,10 @@ class Plan:
     def pad(self, num_tokens: int, *, uniform_decode: bool = False, num_reqs: int | None = None,
             component: str = "target") -> Dispatch:
         """Where a batch goes: O(1) lookup in the component's precomputed table."""
-        return self.component(component).tables.lookup(
-            num_tokens, uniform_decode=uniform_decode, num_reqs=num_reqs)
+        comp = self.components.get(component)
+        if comp is None:
+            comp = self.component(component)  # raises BatchError naming the known ones
+        return comp.tables.lookup(num_tokens, uniform_decode=uniform_decode, num_reqs=num_reqs)
 
     def verify(self, capacities: Mapping[str, int] | None = None) -> Verification:
         """Check padded <= capacity for every reachable batch of every buffer.
