@@ -49,8 +49,10 @@ def _method(draw: st.DrawFn, k: int, allowed: Sequence[str],
 
 @st.composite
 def vllm_configs(draw: st.DrawFn, *, max_seqs: int = 256, max_tokens: int = 4096,
-                 max_k: int = 15, methods: Sequence[str] | None = None) -> EngineConfig:
-    """Valid vLLM configs: ladder, mode, runner, ceiling, an optional explicit max."""
+                 max_k: int = 15, methods: Sequence[str] | None = None,
+                 modes: Sequence[str] = VLLM_MODES,
+                 ladders: Sequence[str] = ("vllm", "vllm-legacy")) -> EngineConfig:
+    """Valid vLLM configs: ladder, mode, runner, ceiling, performance mode, optional max."""
     k = draw(st.integers(0 if methods is None else 1, max_k))
     q = 1 + k
     S = draw(st.integers(1, max_seqs))
@@ -58,9 +60,10 @@ def vllm_configs(draw: st.DrawFn, *, max_seqs: int = 256, max_tokens: int = 4096
     return EngineConfig.from_dict(dict(
         max_num_seqs=S, max_num_batched_tokens=T, num_speculative_tokens=k,
         spec_method=_method(draw, k, VLLM_METHODS, methods),
-        cudagraph_mode=draw(st.sampled_from(VLLM_MODES)),
+        cudagraph_mode=draw(st.sampled_from(tuple(modes))),
         max_cudagraph_capture_size=draw(st.none() | st.integers(q, max(q, 600))),
-        ladder=draw(st.sampled_from(("vllm", "vllm-legacy"))),
+        ladder=draw(st.sampled_from(tuple(ladders))),
+        performance_mode=draw(st.sampled_from(("balanced", "interactivity"))),
         runner=draw(st.sampled_from(("v1", "v2"))),
         ceiling_family=draw(st.sampled_from(("default", "blackwell"))),
         hidden_size=draw(st.sampled_from((64, 4096)))))

@@ -144,8 +144,7 @@ def test_invalid_arguments_are_config_errors() -> None:
 
 # ---- tune: the optimiser applied to an engine config --------------------------------------
 
-@given(vllm_configs(max_seqs=48, max_tokens=1024, modes=MODES[1:],
-                    ladder="vllm"), st.data())
+@given(vllm_configs(max_seqs=48, max_tokens=1024, modes=MODES[1:]), st.data())
 def test_tune_keeps_its_promises(config: EngineConfig, data: st.DataObject) -> None:
     plan_or_reject(config)
     T = config.max_num_batched_tokens
