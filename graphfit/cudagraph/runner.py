@@ -109,6 +109,9 @@ class GraphRunner:
                     f"streams, so no graph can bake in its rows; use it outside the graph")
             self._rules[name] = rule
         self.graph_inputs = tuple(self._rules)
+        # per-step lookups, resolved once: which inputs may be written, and along which dim
+        self._arange = frozenset(n for n in self._rules if buffers.spec(n).init == "arange")
+        self._axis_dim = {n: buffers.spec(n).axis_dim for n in self._rules}
         self._reads_requests = any(r.reads_requests for r in self._rules.values())
         self._graphs: dict[GraphKey, CapturedGraph] = {}
         self.capture_stats: CaptureStats | None = None
@@ -211,7 +214,7 @@ class GraphRunner:
         if rule is None:
             raise BatchError(f"inputs: {name!r} is not a graph input of this runner "
                              f"(inputs: {', '.join(self._rules)})")
-        if self.buffers.spec(name).init == "arange":
+        if name in self._arange:
             raise BatchError(f"inputs: {name!r} is an arange buffer, filled once at allocation")
         return rule
 
@@ -228,7 +231,7 @@ class GraphRunner:
             if single is None:
                 continue
             kind, offset = single
-            axis = self.buffers.spec(name).axis_dim
+            axis = self._axis_dim[name]
             if tensor.dim() <= axis:
                 raise BatchError(f"inputs: {name} has {tensor.dim()} dims, needs > {axis}")
             count = tensor.shape[axis] - offset
@@ -282,7 +285,7 @@ class GraphRunner:
                                  f"{n} tokens is beyond this runner's reach {self.reach}")
             for name, dst, _ in writes:
                 static = graph.static_rows[name]
-                if dst.shape[self.buffers.spec(name).axis_dim] > static:
+                if dst.shape[self._axis_dim[name]] > static:
                     raise BatchError(f"inputs: {name} has more real rows than the graph for "
                                      f"{graph.key} holds ({static})")
         if graph is None:
