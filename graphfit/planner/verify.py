@@ -109,7 +109,8 @@ def reachable_rows(plan: Plan, stream: Stream) -> list[tuple[int, int]]:
     return [(n, n) for n in range(1, reach + 1)]
 
 
-def _checked_capacities(plan: Plan, overrides: Mapping[str, int]) -> dict[str, int]:
+def checked_capacities(plan: Plan, overrides: Mapping[str, int]) -> dict[str, int]:
+    """Every buffer's capacity, with the audited overrides validated and applied."""
     caps = {b.key: b.capacity for c in plan.components.values() for b in c.buffers}
     for key, value in overrides.items():
         plan.buffer(key)  # raises ConfigError naming the unknown buffer
@@ -120,7 +121,7 @@ def _checked_capacities(plan: Plan, overrides: Mapping[str, int]) -> dict[str, i
 
 
 def verify_plan(plan: Plan, overrides: Mapping[str, int]) -> Verification:
-    caps = _checked_capacities(plan, overrides)
+    caps = checked_capacities(plan, overrides)
     cache: dict[Stream, list[tuple[int, int]]] = {}
     violations: list[Violation] = []
     checked = 0

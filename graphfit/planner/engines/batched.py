@@ -28,7 +28,7 @@ from graphfit.planner.errors import ConfigError
 from graphfit.planner.ladder import Ladder, config_ladder
 from graphfit.planner.plan import BufferPlan, ComponentPlan, Plan
 from graphfit.planner.streams import Stream
-from graphfit.planner.verify import Verification, Violation
+from graphfit.planner.verify import Verification, Violation, checked_capacities
 
 _NONE = Dispatch(CUDAGraphMode.NONE, 0, None)
 _STREAMS = {
@@ -176,13 +176,8 @@ def reachable_batches(plan: Plan, runner: BatchRunner) -> Iterator[_Batch]:
 
 def _checked(plan: Plan, capacities: Mapping[str, int],
              fills: Mapping[str, FillKind | str]) -> tuple[dict[str, int], dict[str, FillKind]]:
-    caps = {b.key: b.capacity for c in plan.components.values() for b in c.buffers}
+    caps = checked_capacities(plan, capacities)
     kinds = {b.key: b.fill.kind for c in plan.components.values() for b in c.buffers}
-    for key, value in capacities.items():
-        plan.buffer(key)
-        if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-            raise ConfigError(f"capacity: {key} must be a non-negative integer, got {value!r}")
-        caps[key] = value
     for key, fill in fills.items():
         plan.buffer(key)
         try:
