@@ -14,9 +14,7 @@ import statistics
 
 from common import table
 
-from graphfit.planner.config import EngineConfig
-from graphfit.planner.errors import ConfigError
-from graphfit.planner.plan import plan
+from graphfit import ConfigError, EngineConfig, plan
 
 GRID_S = (1, 7, 33, 64, 97, 128, 256, 512, 1024)
 GRID_K = (1, 3, 7, 15)

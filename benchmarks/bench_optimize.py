@@ -18,10 +18,10 @@ from typing import Any
 
 from common import ROOT, best_of, fmt_seconds, table
 
-from graphfit.planner.config import EngineConfig
-from graphfit.planner.optimize import optimal_ladder
-from graphfit.planner.trace import Trace, load_trace
-from graphfit.planner.tune import tune
+from graphfit import EngineConfig
+from graphfit.planner.tuning.optimize import optimal_ladder
+from graphfit.planner.tuning.trace import Trace, load_trace
+from graphfit.planner.tuning.tune import tune
 
 GOAL = 0.30
 

@@ -16,9 +16,7 @@ from collections.abc import Callable
 
 from common import best_of, table
 
-from graphfit.planner.config import EngineConfig
-from graphfit.planner.dispatch import padding_table
-from graphfit.planner.plan import plan
+from graphfit import EngineConfig, padding_table, plan
 
 N = 100_000
 

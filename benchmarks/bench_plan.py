@@ -16,8 +16,7 @@ import time
 
 from common import best_of, fmt_seconds, table
 
-from graphfit.planner.config import EngineConfig
-from graphfit.planner.plan import plan
+from graphfit import EngineConfig, plan
 
 GRID_S = (1, 8, 64, 256, 1024)
 GRID_T = (2048, 8192, 32768, 65536)

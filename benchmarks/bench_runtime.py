@@ -16,8 +16,7 @@ from collections.abc import Callable, Mapping
 
 from common import best_of, fmt_seconds, table
 
-from graphfit.planner.config import EngineConfig
-from graphfit.planner.plan import plan
+from graphfit import EngineConfig, plan
 
 
 def main() -> int:

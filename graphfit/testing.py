@@ -8,7 +8,7 @@
         assert_plan_safe(plan, {"drafter.positions": "max(S*q, C)"})
 
 Capacities are rows per "component.buffer", as integers or formulas over S, T, k, q, C, R,
-M, H, topk (graphfit.planner.capexpr), so the formula your engine allocates with can be
+M, H, topk (graphfit.planner.analysis.capexpr), so the formula your engine allocates with can be
 property-tested against every reachable batch of every generated config.
 """
 
@@ -21,15 +21,13 @@ try:
 except ImportError as exc:  # pragma: no cover - hypothesis is in graphfit[test]
     raise ImportError("graphfit.testing needs hypothesis: pip install 'graphfit[test]'") from exc
 
-from graphfit.planner.capexpr import capacities_for
+from graphfit.planner.analysis.capexpr import capacities_for
+from graphfit.planner.analysis.properties import counterexamples
 from graphfit.planner.config import EngineConfig
-from graphfit.planner.engines.batched import BatchVerification, verify_batch_plan
-from graphfit.planner.enums import Engine
-from graphfit.planner.errors import ConfigError
+from graphfit.planner.core.errors import ConfigError
+from graphfit.planner.core.verify import Verification
 from graphfit.planner.plan import Plan
 from graphfit.planner.plan import plan as make_plan
-from graphfit.planner.properties import counterexamples
-from graphfit.planner.verify import Verification
 
 VLLM_METHODS = ("eagle", "eagle3", "mtp", "draft_model", "dflash", "ngram")
 SGLANG_METHODS = ("eagle", "eagle3", "mtp", "draft_model", "ngram")
@@ -155,12 +153,8 @@ def verify(plan: Plan, capacities: Mapping[str, int | str] | None = None,
     so one sizing dict fits every generated config.
     """
     caps = capacities_for(plan, capacities or {}, skip_missing=True)
-    if fills:
-        if plan.config.engine is Engine.VLLM:
-            raise ValueError("fills: fill audits are modelled for SGLang and TensorRT-LLM")
-        known = {f"{c}.{b.name}" for c, comp in plan.components.items() for b in comp.buffers}
-        return verify_batch_plan(plan, caps, {k: v for k, v in fills.items() if k in known})
-    return plan.verify(caps)
+    known = {b.key for comp in plan.components.values() for b in comp.buffers}
+    return plan.verify(caps, {k: v for k, v in (fills or {}).items() if k in known})
 
 
 def assert_plan_safe(plan: Plan, capacities: Mapping[str, int | str] | None = None,
@@ -174,13 +168,12 @@ def assert_plan_safe(plan: Plan, capacities: Mapping[str, int | str] | None = No
              f"T={c.max_num_batched_tokens} k={c.num_speculative_tokens} "
              f"({c.spec_method.value}, ladder {c.ladder.value}):"]
     lines += [f"  {r.describe()}" for r in result.ranges()[:limit]]
-    if isinstance(result, BatchVerification):
-        lines += [f"  {v.describe()}" for v in result.fill_violations[:limit]]
+    lines += [f"  {v.describe()}" for v in result.fill_ranges[:limit]]
     raise AssertionError("\n".join(lines))
 
 
 def assert_property(plan: Plan, name: str, stage: str = "runtime") -> None:
-    """Fail when a ladder property (graphfit.planner.properties) has counterexamples."""
+    """Fail when a ladder property (graphfit.planner.analysis.properties) has counterexamples."""
     found = counterexamples(plan, name, stage)
     if found:
         raise AssertionError(f"property {name} fails on {stage} ladder {plan.capture_sizes}: "

@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import runpy
-from pathlib import Path
 
 import pytest
 
+from tests.helpers import ROOT
+
 
 def test_audit_example_finds_the_seed_bug(capsys: pytest.CaptureFixture[str]) -> None:
-    module = runpy.run_path(str(Path(__file__).parents[1] / "examples" / "audit_sizing.py"))
+    module = runpy.run_path(str(ROOT / "examples" / "audit_sizing.py"))
     assert module["main"]() == 0
     out = capsys.readouterr().out
     assert "num_tokens 129-132 pad to 136 > capacity 132" in out

@@ -27,14 +27,15 @@ from graphfit.cudagraph.buffers import StaticBuffers, UnknownBufferError
 from graphfit.cudagraph.dp import sync_dp_padding
 from graphfit.cudagraph.dtypes import TORCH_DTYPES, torch_dtype
 from graphfit.cudagraph.fill import fill_tail, poison_value, sentinel_value
-from graphfit.cudagraph.rows import RowRule, row_rule, static_requests
-from graphfit.cudagraph.runner import CapturedGraph, CaptureStats, GraphKey, GraphRunner, TailFill
-from graphfit.planner.errors import CapacityError
+from graphfit.cudagraph.runner import CapturedGraph, CaptureStats, GraphRunner, TailFill
+from graphfit.planner.core.dispatch import GraphKey, static_requests
+from graphfit.planner.core.errors import CapacityError
+from graphfit.planner.core.rows import RowRule
 
 __all__ = [
     "BACKENDS", "Backend", "CPUBackend", "CUDABackend", "CapacityError", "CaptureStats",
     "CapturedGraph", "CompiledBackend", "CompiledGraph", "Graph", "GraphFn", "GraphKey",
     "GraphRunner", "Outputs", "RowRule", "StaticBuffers", "TORCH_DTYPES", "TailFill",
-    "UnknownBufferError", "fill_tail", "get_backend", "poison_value", "row_rule",
+    "UnknownBufferError", "fill_tail", "get_backend", "poison_value",
     "sentinel_value", "static_requests", "sync_dp_padding", "torch_dtype",
 ]

@@ -23,7 +23,7 @@ from typing import Any, Protocol, TypeAlias
 
 import torch
 
-from graphfit.planner.errors import ConfigError, GraphfitError
+from graphfit.planner.core.errors import ConfigError, GraphfitError
 
 Outputs: TypeAlias = torch.Tensor | tuple[torch.Tensor, ...]
 GraphFn: TypeAlias = Callable[[Mapping[str, torch.Tensor]], Outputs]

@@ -17,7 +17,8 @@ import torch
 
 from graphfit.cudagraph.dtypes import torch_dtype
 from graphfit.cudagraph.fill import poison_value
-from graphfit.planner.errors import BatchError, CapacityError, ConfigError
+from graphfit.planner.core.errors import BatchError, CapacityError, ConfigError
+from graphfit.planner.core.layout import lay_out
 from graphfit.planner.plan import BufferPlan, ComponentPlan, Plan
 
 
@@ -44,23 +45,23 @@ def _resized(buf: BufferPlan, capacity: int) -> BufferPlan:
 
 
 def _relayout(bufs: list[BufferPlan], layout: str, alignment: int) -> list[BufferPlan]:
-    """Offsets as the planner lays them out, for buffers whose capacity was overridden."""
-    out: list[BufferPlan] = []
-    offset = 0
-    for buf in bufs:
-        if layout == "arena":
-            offset = -(-offset // alignment) * alignment
-        out.append(dataclasses.replace(buf, offset=offset if layout == "arena" else 0))
-        offset += buf.bytes
-    return out
+    """Offsets as the planner lays them out (`lay_out`), for buffers whose capacity changed."""
+    offsets, _ = lay_out([b.bytes for b in bufs], layout, alignment)
+    return [dataclasses.replace(b, offset=o) for b, o in zip(bufs, offsets)]
 
 
-def _check_arena(component: ComponentPlan, bufs: list[BufferPlan]) -> None:
-    end = 0
-    for buf in bufs:
-        if buf.offset % component.alignment or buf.offset < end:
-            raise ConfigError(f"layout: {buf.key} offset {buf.offset} is misaligned or overlaps")
-        end = buf.offset + buf.bytes
+def _check_layout(component: ComponentPlan, bufs: list[BufferPlan]) -> int:
+    """The arena's size, after checking every offset is the one the layout rule gives.
+
+    A plan built by hand (or edited) with overlapping or misaligned offsets is refused, not
+    allocated: two buffers sharing bytes would corrupt each other silently.
+    """
+    offsets, total = lay_out([b.bytes for b in bufs], component.layout, component.alignment)
+    for buf, expected in zip(bufs, offsets):
+        if buf.offset != expected:
+            raise ConfigError(f"layout: {buf.key} offset {buf.offset} is not the planned "
+                              f"{expected} (misaligned, overlapping or edited)")
+    return total
 
 
 class StaticBuffers(Mapping[str, torch.Tensor]):
@@ -108,15 +109,13 @@ class StaticBuffers(Mapping[str, torch.Tensor]):
         dev = torch.device(device)
         tensors: dict[str, torch.Tensor] = {}
         arena: torch.Tensor | None = None
+        total = _check_layout(comp, specs)
         if comp.layout == "arena" and specs:
-            _check_arena(comp, specs)
-            total = specs[-1].offset + specs[-1].bytes
             arena = torch.zeros(total, dtype=torch.uint8, device=dev)
             for buf in specs:
                 raw = arena[buf.offset:buf.offset + buf.bytes]
                 tensors[buf.name] = raw.view(torch_dtype(buf.dtype)).view(buf.shape)
         else:
-            total = sum(b.bytes for b in specs)
             for buf in specs:
                 tensors[buf.name] = torch.zeros(buf.shape, dtype=torch_dtype(buf.dtype),
                                                 device=dev)

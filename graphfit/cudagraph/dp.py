@@ -1,7 +1,7 @@
 """Data-parallel padding agreement (vLLM's `coordinate_batch_across_dp`, domain.md §2).
 
 DP ranks run collectives inside the model (MoE all-to-all), so every rank must replay a graph
-of the same size in the same mode. One all-reduce carries (padded, -mode rank, num_tokens)
+of the same size in the same mode. One all-reduce carries (padded, -mode rank)
 with MAX: the agreed mode is the minimum rank over ranks (NONE < PIECEWISE < FULL); unless it
 is NONE, every rank pads to the largest padded size and re-dispatches it with that mode.
 """
@@ -13,9 +13,9 @@ from typing import Any
 import torch
 import torch.distributed as dist
 
-from graphfit.planner.dispatch import Dispatch
-from graphfit.planner.enums import CUDAGraphMode
-from graphfit.planner.errors import GraphfitError
+from graphfit.planner.core.dispatch import Dispatch
+from graphfit.planner.core.enums import CUDAGraphMode
+from graphfit.planner.core.errors import GraphfitError
 from graphfit.planner.plan import Plan
 
 
@@ -34,7 +34,7 @@ def sync_dp_padding(dispatch: Dispatch, group: Any = None, *, plan: Plan, num_to
     device = torch.device("cpu")
     if dist.get_backend(group) == "nccl":
         device = torch.device("cuda", torch.cuda.current_device())
-    local = torch.tensor([dispatch.padded, -dispatch.mode.rank, num_tokens], dtype=torch.int64,
+    local = torch.tensor([dispatch.padded, -dispatch.mode.rank], dtype=torch.int64,
                          device=device)
     dist.all_reduce(local, op=dist.ReduceOp.MAX, group=group)
     padded, mode_rank = int(local[0]), -int(local[1])

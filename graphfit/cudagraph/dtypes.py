@@ -7,7 +7,7 @@ from types import MappingProxyType
 
 import torch
 
-from graphfit.planner.errors import ConfigError
+from graphfit.planner.core.errors import ConfigError
 
 TORCH_DTYPES: Mapping[str, torch.dtype] = MappingProxyType({
     "bfloat16": torch.bfloat16,

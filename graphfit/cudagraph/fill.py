@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import torch
 
-from graphfit.planner.buffers import FillKind, FillPolicy
+from graphfit.planner.core.buffers import FillKind, FillPolicy
 
 POISON_INT = 0x5A5A5A5A
 

@@ -25,20 +25,12 @@ import torch
 from graphfit.cudagraph.backends import Backend, Graph, GraphFn, Outputs, get_backend
 from graphfit.cudagraph.buffers import StaticBuffers
 from graphfit.cudagraph.fill import fill_tail
-from graphfit.cudagraph.rows import RowRule, row_rule, static_requests
-from graphfit.planner.buffers import FillKind, FillPolicy, stream_reach
-from graphfit.planner.dispatch import Dispatch
-from graphfit.planner.enums import CUDAGraphMode
-from graphfit.planner.errors import BatchError, ConfigError, GraphfitError
+from graphfit.planner.core.buffers import FillKind, FillPolicy
+from graphfit.planner.core.dispatch import Dispatch, GraphKey, static_requests
+from graphfit.planner.core.enums import CUDAGraphMode
+from graphfit.planner.core.errors import BatchError, ConfigError, GraphfitError
+from graphfit.planner.core.rows import RowRule
 from graphfit.planner.plan import Plan
-
-
-@dataclass(frozen=True, slots=True, order=True)
-class GraphKey:
-    """A static shape: padded tokens, and request rows when the graph reads request buffers."""
-
-    padded: int
-    num_reqs: int | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -96,7 +88,8 @@ class GraphRunner:
         self.max_num_seqs = plan.config.max_num_seqs
         # the component's own decode width: q for vLLM, SGLang's verify / draft widths
         self.uniform_query_len = plan.component(self.component).tables.uniform_query_len
-        rules = {name: row_rule(spec) for name, spec in buffers.specs.items()}
+        plan_component = plan.component(self.component)
+        rules = {name: plan_component.row_rule(name) for name in buffers.specs}
         if graph_inputs is None:
             graph_inputs = [name for name, rule in rules.items() if rule is not None]
         self._rules: dict[str, RowRule] = {}
@@ -126,38 +119,17 @@ class GraphRunner:
         reqs = static_requests(dispatch, self.max_num_seqs) if self._reads_requests else None
         return GraphKey(dispatch.padded, reqs)
 
-    @property
-    def reach(self) -> int:
-        """The most tokens a batch of this runner can carry (its padded streams' reach).
-
-        A DFlash drafter's query holds at most S*q tokens, so its graphs stop at the size
-        S*q pads to even though its table goes on to the target's largest size.
-        """
-        streams = {d.stream for name in self._rules for d in self.buffers.spec(name).demands
-                   if d.stream.padded}
-        if not streams:
-            return self.plan.component(self.component).tables.max_size
-        return max(stream_reach(self.plan.config, s) for s in streams)
-
     def dispatch_keys(self) -> dict[GraphKey, tuple[CUDAGraphMode, ...]]:
-        """Every static shape a reachable batch dispatches to, with the modes that do."""
-        tables = self.plan.component(self.component).tables
-        limit = min(tables.max_size, self.reach)
-        seen: dict[GraphKey, dict[CUDAGraphMode, None]] = {}
+        """Every static shape to capture: the plan's graph keys (`Plan.graph_keys`).
 
-        def add(d: Dispatch) -> None:
-            if d.mode is not CUDAGraphMode.NONE:
-                seen.setdefault(self.key(d), {})[d.mode] = None
-
-        for n in range(1, limit + 1):
-            add(self.plan.pad(n, component=self.component))
-        if tables.uniform is not None:
-            q = tables.uniform_query_len
-            for r in range(1, tables.max_num_seqs + 1):
-                if r * q > limit:
-                    break
-                add(self.plan.pad(r * q, uniform_decode=True, component=self.component))
-        return {k: tuple(m) for k, m in seen.items()}
+        A runner whose inputs read no request buffer needs no request count in its key, so
+        keys that differ only there share one graph.
+        """
+        keys: dict[GraphKey, dict[CUDAGraphMode, None]] = {}
+        for key, modes in self.plan.graph_keys(self.component).items():
+            own = key if self._reads_requests else GraphKey(key.padded)
+            keys.setdefault(own, {}).update(dict.fromkeys(modes))
+        return {k: tuple(m) for k, m in keys.items()}
 
     @property
     def graphs(self) -> Mapping[GraphKey, CapturedGraph]:
@@ -281,8 +253,8 @@ class GraphRunner:
             graph = self._graphs.get(key)
             if graph is None:
                 self._static(key)  # CapacityError if the buffers cannot hold this shape
-                raise BatchError(f"dispatch: no graph captured for {key} ({dispatch}); "
-                                 f"{n} tokens is beyond this runner's reach {self.reach}")
+                raise BatchError(f"dispatch: no graph captured for {key} ({dispatch}); no "
+                                 f"reachable batch of this component replays it")
             for name, dst, _ in writes:
                 static = graph.static_rows[name]
                 if dst.shape[self._axis_dim[name]] > static:

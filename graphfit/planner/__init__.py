@@ -1,9 +1,17 @@
-"""The torch-free planner: config, ladders, dispatch tables, buffer capacities, verification."""
+"""The torch-free planner: config, ladders, dispatch tables, buffer capacities, verification.
 
-from graphfit.planner.buffers import PAD_SLOT_ID, Axis, Demand, FillKind, FillPolicy
+Layout: `core/` (vocabulary and the rules every engine shares: ladders, dispatch, batches,
+the row rule, layout, the proof), `engines/` (one model per engine behind one protocol,
+picked in `engines/registry.py`), `config.py` + `plan.py` (the facade), `analysis/`
+(summaries, comparisons, properties, sweeps, the bug corpus) and `tuning/` (traces, the
+ladder optimiser, the graph memory model).
+"""
+
 from graphfit.planner.config import EngineConfig
-from graphfit.planner.dispatch import Dispatch, padding_table
-from graphfit.planner.enums import (
+from graphfit.planner.core.batches import BatchFamily, Requests, Stream
+from graphfit.planner.core.buffers import PAD_SLOT_ID, Axis, Demand, FillKind, FillPolicy
+from graphfit.planner.core.dispatch import Dispatch, GraphKey
+from graphfit.planner.core.enums import (
     CeilingFamily,
     CUDAGraphMode,
     Engine,
@@ -11,17 +19,26 @@ from graphfit.planner.enums import (
     PerformanceMode,
     Runner,
     SpecMethod,
+    Unit,
 )
-from graphfit.planner.errors import BatchError, CapacityError, ConfigError, GraphfitError
-from graphfit.planner.ladder import Ladder, request_counts
+from graphfit.planner.core.errors import BatchError, CapacityError, ConfigError, GraphfitError
+from graphfit.planner.core.ladder import Ladder, padding_table
+from graphfit.planner.core.rows import RowRule
+from graphfit.planner.core.verify import (
+    FillViolation,
+    FillViolationRange,
+    Verification,
+    Violation,
+    ViolationRange,
+)
+from graphfit.planner.engines.vllm import request_counts
 from graphfit.planner.plan import BufferPlan, ComponentPlan, Plan, plan
-from graphfit.planner.streams import Stream
-from graphfit.planner.verify import Verification, Violation, ViolationRange
 
 __all__ = [
-    "PAD_SLOT_ID", "Axis", "BatchError", "BufferPlan", "CUDAGraphMode", "CapacityError",
-    "CeilingFamily", "ComponentPlan", "ConfigError", "Demand", "Dispatch", "Engine", "EngineConfig",
-    "FillKind", "FillPolicy", "GraphfitError", "Ladder", "LadderPolicy", "PerformanceMode",
-    "Plan", "Runner", "SpecMethod", "Stream", "Verification", "Violation", "ViolationRange",
-    "padding_table", "plan", "request_counts",
+    "PAD_SLOT_ID", "Axis", "BatchError", "BatchFamily", "BufferPlan", "CUDAGraphMode",
+    "CapacityError", "CeilingFamily", "ComponentPlan", "ConfigError", "Demand", "Dispatch",
+    "Engine", "EngineConfig", "FillKind", "FillPolicy", "FillViolation", "FillViolationRange",
+    "GraphKey", "GraphfitError", "Ladder", "LadderPolicy", "PerformanceMode", "Plan",
+    "Requests", "RowRule", "Runner", "SpecMethod", "Stream", "Unit", "Verification",
+    "Violation", "ViolationRange", "padding_table", "plan", "request_counts",
 ]

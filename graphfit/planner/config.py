@@ -1,4 +1,8 @@
-"""`EngineConfig`: the one config every ladder, padding table and capacity is derived from."""
+"""`EngineConfig`: the one config every ladder, padding table and capacity is derived from.
+
+It implements `graphfit.planner.core.settings.EngineSettings`, the view engine models read;
+building one asks the engine's model (through the registry) to settle engine-specific fields.
+"""
 
 from __future__ import annotations
 
@@ -7,8 +11,8 @@ from dataclasses import dataclass, fields, replace
 from enum import Enum
 from typing import Any, TypeVar
 
-from graphfit.planner.dtypes import DTYPE_SIZES
-from graphfit.planner.enums import (
+from graphfit.planner.core.dtypes import DTYPE_SIZES
+from graphfit.planner.core.enums import (
     CeilingFamily,
     CUDAGraphMode,
     Engine,
@@ -17,7 +21,8 @@ from graphfit.planner.enums import (
     Runner,
     SpecMethod,
 )
-from graphfit.planner.errors import ConfigError
+from graphfit.planner.core.errors import ConfigError
+from graphfit.planner.engines.registry import engine_model, policy_engine
 
 E = TypeVar("E", bound=Enum)
 
@@ -57,12 +62,6 @@ def _sizes(name: str, value: object) -> tuple[int, ...] | None:
     return sizes
 
 
-_ENGINE_DEFAULT_LADDER = {
-    Engine.VLLM: LadderPolicy.VLLM,
-    Engine.TRTLLM: LadderPolicy.TRTLLM,
-}
-
-
 def _optional_int(name: str, value: object, minimum: int) -> int | None:
     if value is None:
         return None
@@ -72,66 +71,22 @@ def _optional_int(name: str, value: object, minimum: int) -> int | None:
 
 
 def _resolve_engine(config: EngineConfig) -> None:
-    """Coerce the engine, resolve `ladder=auto` and reject fields the engine does not have."""
+    """Coerce the engine and let its model settle the engine-specific fields."""
     set_ = object.__setattr__
     engine = _coerce_enum("engine", Engine, config.engine)
     set_(config, "engine", engine)
-    spec = config.spec_method is not SpecMethod.NONE and config.num_speculative_tokens > 0
-    ladder = config.ladder
-    if ladder is LadderPolicy.AUTO:
-        if engine is Engine.SGLANG:
-            ladder = LadderPolicy.SGLANG_SPEC if spec else LadderPolicy.SGLANG
-        else:
-            ladder = _ENGINE_DEFAULT_LADDER[engine]
-        set_(config, "ladder", ladder)
-    if ladder.engine is not None and ladder.engine is not engine:
+    owner = policy_engine(config.ladder)
+    if owner is not None and owner is not engine:
         raise ConfigError(
-            f"ladder: {ladder.value} is a {ladder.engine.value} ladder, but engine is "
+            f"ladder: {config.ladder.value} is a {owner.value} ladder, but engine is "
             f"{engine.value}")
-    if config.cuda_graph_padding is None:
-        set_(config, "cuda_graph_padding", engine is not Engine.TRTLLM)
-    if not isinstance(config.cuda_graph_padding, bool):
+    _optional_int("speculative_eagle_topk", config.speculative_eagle_topk, 1)
+    _optional_int("speculative_num_draft_tokens", config.speculative_num_draft_tokens, 2)
+    if config.cuda_graph_padding is not None and not isinstance(config.cuda_graph_padding, bool):
         raise ConfigError(
             f"cuda_graph_padding: expected true/false, got {config.cuda_graph_padding!r}")
-    topk = _optional_int("speculative_eagle_topk", config.speculative_eagle_topk, 1)
-    drafts = _optional_int("speculative_num_draft_tokens", config.speculative_num_draft_tokens, 2)
-    if engine is Engine.VLLM:
-        if not config.cuda_graph_padding:
-            raise ConfigError("cuda_graph_padding: vLLM always pads to the next capture size")
-    else:
-        if config.runner is not Runner.V1:
-            raise ConfigError(f"runner: {config.runner.value} is vLLM's; {engine.value} has one")
-        if config.cudagraph_mode is CUDAGraphMode.PIECEWISE:
-            raise ConfigError(
-                f"cudagraph_mode: {engine.value} captures whole decode graphs; use FULL or NONE")
-        if config.spec_method is SpecMethod.DFLASH:
-            raise ConfigError(f"spec_method: dflash is not modelled for {engine.value}")
-    if engine is not Engine.SGLANG:
-        if topk is not None:
-            raise ConfigError("speculative_eagle_topk: SGLang-only (set engine sglang)")
-        if drafts is not None:
-            raise ConfigError("speculative_num_draft_tokens: SGLang-only (set engine sglang)")
-        return
-    if not spec:
-        if topk is not None or drafts is not None:
-            name = "speculative_eagle_topk" if topk is not None else "speculative_num_draft_tokens"
-            raise ConfigError(f"{name}: needs a speculative method and num_speculative_tokens")
-        return
-    k = config.num_speculative_tokens
-    topk = 1 if topk is None else topk
-    if config.spec_method is SpecMethod.NGRAM and topk != 1:
-        raise ConfigError("speculative_eagle_topk: ngram proposes no draft tree (topk must be 1)")
-    if drafts is None:
-        if topk > 1:
-            raise ConfigError("speculative_num_draft_tokens: required when "
-                              "speculative_eagle_topk > 1")
-        drafts = k + 1
-    elif topk == 1 and config.spec_method is not SpecMethod.NGRAM and drafts != k + 1:
-        raise ConfigError(
-            f"speculative_num_draft_tokens: with topk 1 SGLang verifies num_steps + 1 = {k + 1} "
-            f"tokens, got {drafts}")
-    set_(config, "speculative_eagle_topk", topk)
-    set_(config, "speculative_num_draft_tokens", drafts)
+    for name, value in engine_model(engine).resolve(config).items():
+        set_(config, name, value)
 
 
 @dataclass(frozen=True)

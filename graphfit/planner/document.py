@@ -9,11 +9,11 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from graphfit.planner.analysis.summary import plan_padding
 from graphfit.planner.config import EngineConfig
-from graphfit.planner.errors import ConfigError
+from graphfit.planner.core.errors import ConfigError
+from graphfit.planner.core.verify import Verification
 from graphfit.planner.plan import Plan, plan
-from graphfit.planner.summary import plan_padding
-from graphfit.planner.verify import Verification
 
 PLAN_SCHEMA = "graphfit.plan/1"
 

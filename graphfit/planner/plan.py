@@ -1,40 +1,40 @@
-"""`plan(config)`: ladder, dispatch tables and tight buffer capacities from one config."""
+"""`plan(config)`: the shared path that turns any engine's model into a sized, proven plan.
+
+The engine's model (picked by the registry) supplies ladders, and per component its dispatch
+tables, buffer catalogue and reachable batch families. Everything else is done here the same
+way for every engine: each capacity is the peak of the one row rule over the reachable
+batches (`core.verify.peak_rows`), the arena layout is `core.layout.lay_out`, the proof is
+`core.verify.check_component`, and the graphs a runtime captures are `core.reach.graph_keys`.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import TYPE_CHECKING
 
-from graphfit.planner.buffers import (
-    Axis,
-    BufferSpec,
-    Demand,
-    FillPolicy,
-    drafter_buffer_specs,
-    stream_reach,
-    target_buffer_specs,
-)
 from graphfit.planner.config import EngineConfig
-from graphfit.planner.dispatch import (
-    Dispatch,
-    DispatchTables,
-    drafter_tables,
-    padding_table,
-    target_tables,
+from graphfit.planner.core.batches import BatchFamily, Stream
+from graphfit.planner.core.buffers import Axis, BufferSpec, Demand, FillKind, FillPolicy
+from graphfit.planner.core.dispatch import Dispatch, DispatchTables, GraphKey
+from graphfit.planner.core.dtypes import itemsize
+from graphfit.planner.core.enums import CUDAGraphMode, Unit
+from graphfit.planner.core.errors import BatchError, ConfigError
+from graphfit.planner.core.ladder import Ladder
+from graphfit.planner.core.layout import ARENA_ALIGNMENT, check_layout, lay_out
+from graphfit.planner.core.reach import graph_keys
+from graphfit.planner.core.rows import RowRule, rule_for
+from graphfit.planner.core.verify import (
+    FillViolationRange,
+    Verification,
+    ViolationRange,
+    check_component,
+    checked_fills,
+    checked_overrides,
+    peak_rows,
 )
-from graphfit.planner.dtypes import itemsize
-from graphfit.planner.enums import Engine
-from graphfit.planner.errors import BatchError, ConfigError
-from graphfit.planner.ladder import Ladder, config_ladder, resolve_runtime_ladder
-from graphfit.planner.streams import padded_peak
-
-if TYPE_CHECKING:
-    from graphfit.planner.verify import Verification
-
-ARENA_ALIGNMENT = 256
-LAYOUTS = ("arena", "separate")
+from graphfit.planner.engines.base import ComponentModel
+from graphfit.planner.engines.registry import engine_model
 
 
 @dataclass(frozen=True)
@@ -56,6 +56,7 @@ class BufferPlan:
     demands: tuple[Demand, ...]
     init: str
     source: str = ""
+    safe_fills: frozenset[FillKind] | None = None
 
     @property
     def key(self) -> str:
@@ -67,16 +68,26 @@ class BufferPlan:
         """Bytes of one row along the scaled axis."""
         return self.bytes // self.capacity if self.capacity else 0
 
+    @property
+    def spec(self) -> BufferSpec:
+        """The unsized spec (what the proof reads)."""
+        return BufferSpec(self.name, self.dtype, self.axis, self.demands,
+                          self.reference_capacity, self.fill, self.shape[:self.axis_dim],
+                          self.shape[self.axis_dim + 1:], self.init, self.source,
+                          self.safe_fills)
+
 
 @dataclass(frozen=True)
 class ComponentPlan:
-    """The buffers and dispatcher of one model (target or drafter)."""
+    """The buffers, dispatcher and reachable batches of one model (target, drafter...)."""
 
     name: str
     buffers: tuple[BufferPlan, ...]
     tables: DispatchTables = field(repr=False)
     layout: str
     alignment: int
+    families: tuple[BatchFamily, ...] = field(default=(), repr=False)
+    unit: Unit = Unit.TOKENS
 
     def buffer(self, name: str) -> BufferPlan:
         for buf in self.buffers:
@@ -86,16 +97,31 @@ class ComponentPlan:
         raise ConfigError(f"buffer: {self.name} has no buffer {name!r} (known: {known})")
 
     @property
+    def width(self) -> int:
+        """Tokens per request of a uniform decode of this component (q; SGLang drafts: topk)."""
+        return self.tables.uniform_query_len
+
+    @property
     def total_bytes(self) -> int:
         """Bytes the buffers need: the arena size with alignment, else their sum."""
-        if self.layout == "arena" and self.buffers:
-            last = self.buffers[-1]
-            return last.offset + last.bytes
-        return sum(b.bytes for b in self.buffers)
+        return lay_out([b.bytes for b in self.buffers], self.layout, self.alignment)[1]
 
     @property
     def reference_bytes(self) -> int:
         return sum(b.reference_bytes for b in self.buffers)
+
+    @property
+    def padded_streams(self) -> frozenset[Stream]:
+        """The streams fed by batches that go through the dispatcher (what graphs read)."""
+        return frozenset(s for f in self.families if f.padded for s in f.streams)
+
+    def row_rule(self, name: str) -> RowRule | None:
+        """The rows a graph of this component needs in buffer `name`, per (tokens, requests);
+        None when only never-padded batches (DFlash's context) feed it."""
+        buf = self.buffer(name)
+        if buf.axis is Axis.FIXED:
+            return RowRule((), (), fixed=buf.capacity)
+        return rule_for(buf.demands, self.padded_streams)
 
 
 @dataclass(frozen=True)
@@ -106,15 +132,17 @@ class Plan:
     config_ladder: Ladder
     runtime_ladder: Ladder
     components: Mapping[str, ComponentPlan]
+    engine_version: str = ""
+    unit: Unit = Unit.TOKENS
 
     @property
     def config_capture_sizes(self) -> tuple[int, ...]:
-        """Sizes as vLLM's config computes them: what a drafter's __init__ sees."""
+        """Sizes as the engine's config computes them: what a drafter's __init__ sees."""
         return self.config_ladder.sizes
 
     @property
     def capture_sizes(self) -> tuple[int, ...]:
-        """Sizes the runner captures (after the V1 shrink-only resolution)."""
+        """Sizes the runner captures (after vLLM V1's shrink-only resolution)."""
         return self.runtime_ladder.sizes
 
     @property
@@ -127,7 +155,7 @@ class Plan:
 
     @property
     def has_graphs(self) -> bool:
-        return self.config.cudagraph_mode.value != "NONE"
+        return self.config.cudagraph_mode is not CUDAGraphMode.NONE
 
     @property
     def total_bytes(self) -> int:
@@ -140,12 +168,14 @@ class Plan:
     def component(self, name: str) -> ComponentPlan:
         try:
             return self.components[name]
-        except KeyError:
+        except (KeyError, TypeError):
             known = ", ".join(self.components)
             raise BatchError(f"component: no component {name!r} (known: {known})") from None
 
     def buffer(self, key: str) -> BufferPlan:
         """Look up "component.name" (e.g. "drafter.positions")."""
+        if not isinstance(key, str):
+            raise ConfigError(f"buffer: expected component.name, got {key!r}")
         component, sep, name = key.partition(".")
         if not sep:
             raise ConfigError(f"buffer: {key!r} is not of the form component.name")
@@ -153,8 +183,17 @@ class Plan:
             raise ConfigError(f"buffer: no component {component!r} in {key!r}")
         return self.components[component].buffer(name)
 
+    def graph_keys(self, component: str = "target") -> Mapping[GraphKey, tuple[CUDAGraphMode, ...]]:
+        """Every static shape a reachable batch of `component` replays, with its modes.
+
+        This is exactly what graphfit's runtime captures (`GraphRunner`), smallest first;
+        the key's `num_reqs` is the request rows the graph bakes in.
+        """
+        comp = self.component(component)
+        return MappingProxyType(graph_keys(comp.families, comp.tables))
+
     def graph_sizes(self, component: str = "target") -> tuple[int, ...]:
-        """The capture sizes some reachable batch of `component` replays.
+        """The capture sizes (in the engine's unit) some reachable batch of `component` replays.
 
         Capacities are sized for reachable batches only, so an engine must capture a
         component's graphs at these sizes and no larger: a DFlash drafter's query never
@@ -162,64 +201,69 @@ class Plan:
         every ladder size instead needs vLLM's max(S*q, max capture) rows.
         """
         comp = self.component(component)
-        if self.config.engine is not Engine.VLLM or not self.has_graphs:
-            return self.capture_sizes if self.has_graphs else ()
-        reach = max((stream_reach(self.config, d.stream) for b in comp.buffers
-                     for d in b.demands if d.stream.padded), default=self.max_capture_size)
-        table = padding_table(self.capture_sizes)
-        top = padded_peak(reach, table)
-        return tuple(s for s in self.capture_sizes if s <= top)
+        keys = self.graph_keys(component)
+        if comp.unit is Unit.REQUESTS:
+            return tuple(sorted({k.num_reqs or 0 for k in keys}))
+        return tuple(sorted({k.padded for k in keys}))
 
     def pad(self, num_tokens: int, *, uniform_decode: bool = False, num_reqs: int | None = None,
             component: str = "target") -> Dispatch:
         """Where a batch goes: O(1) lookup in the component's precomputed table."""
-        comp = self.components.get(component)
+        comp = self.components.get(component) if isinstance(component, str) else None
         if comp is None:
             comp = self.component(component)  # raises BatchError naming the known ones
         return comp.tables.lookup(num_tokens, uniform_decode=uniform_decode, num_reqs=num_reqs)
 
-    def verify(self, capacities: Mapping[str, int] | None = None) -> Verification:
-        """Check padded <= capacity for every reachable batch of every buffer.
+    def verify(self, capacities: Mapping[str, int] | None = None,
+               fills: Mapping[str, FillKind | str] | None = None) -> Verification:
+        """Prove padded rows <= capacity for every reachable batch of every buffer, and a safe
+        fill for every padded tail a graph reads.
 
-        `capacities` ("component.buffer" -> rows) audits a user's own sizing instead.
+        `capacities` / `fills` ("component.buffer" -> rows / fill kind) audit someone else's
+        sizing and padding code instead of graphfit's own.
         """
-        if self.config.engine is not Engine.VLLM:
-            from graphfit.planner.engines.batched import verify_batch_plan
+        known = {b.key: b.capacity for c in self.components.values() for b in c.buffers}
+        caps = checked_overrides(known, capacities or {})
+        kinds = checked_fills({b.key: b.fill.kind for c in self.components.values()
+                               for b in c.buffers}, fills or {})
+        ranges: list[ViolationRange] = []
+        fill_ranges: list[FillViolationRange] = []
+        checked = 0
+        for comp in self.components.values():
+            prefix = f"{comp.name}."
+            found, unsafe, count = check_component(
+                comp.name, [b.spec for b in comp.buffers],
+                {b.name: caps[prefix + b.name] for b in comp.buffers},
+                {b.name: kinds[prefix + b.name] for b in comp.buffers},
+                comp.families, comp.tables)
+            ranges += found
+            fill_ranges += unsafe
+            checked += count
+        return Verification(tuple(ranges), checked, MappingProxyType(caps), tuple(fill_ranges),
+                            MappingProxyType(kinds))
 
-            return verify_batch_plan(self, capacities or {})
-        from graphfit.planner.verify import verify_plan
 
-        return verify_plan(self, capacities or {})
-
-
-def _size_buffers(component: str, specs: list[BufferSpec], config: EngineConfig,
-                  table: tuple[int, ...], layout: str, alignment: int) -> tuple[BufferPlan, ...]:
-    out: list[BufferPlan] = []
-    offset = 0
-    for spec in specs:
-        peaks = []
-        for demand in spec.demands:
-            reach = stream_reach(config, demand.stream)
-            rows = padded_peak(reach, table) if demand.stream.padded else reach
-            peaks.append(rows + demand.offset)
-        capacity = max(peaks) if peaks else spec.reference_capacity
-        row_elems = 1
+def _sized(model: ComponentModel, layout: str, alignment: int) -> ComponentPlan:
+    sized: list[tuple[BufferSpec, int, int]] = []
+    for spec in model.buffers:
+        peak = peak_rows(spec, model.families, model.tables)
+        capacity = spec.reference_capacity if peak is None else peak
+        row = itemsize(spec.dtype)
         for dim in spec.leading + spec.trailing:
-            row_elems *= dim
-        size = itemsize(spec.dtype)
-        nbytes = capacity * row_elems * size
-        if layout == "arena":
-            offset = -(-offset // alignment) * alignment
-        out.append(BufferPlan(
-            name=spec.name, component=component, dtype=spec.dtype, axis=spec.axis,
+            row *= dim
+        sized.append((spec, capacity, row))
+    offsets, _ = lay_out([capacity * row for _, capacity, row in sized], layout, alignment)
+    buffers = tuple(
+        BufferPlan(
+            name=spec.name, component=model.name, dtype=spec.dtype, axis=spec.axis,
             shape=(*spec.leading, capacity, *spec.trailing), axis_dim=len(spec.leading),
-            capacity=capacity, reference_capacity=spec.reference_capacity, bytes=nbytes,
-            reference_bytes=spec.reference_capacity * row_elems * size,
-            offset=offset if layout == "arena" else 0, fill=spec.fill,
-            demands=spec.demands, init=spec.init, source=spec.source,
-        ))
-        offset += nbytes
-    return tuple(out)
+            capacity=capacity, reference_capacity=spec.reference_capacity,
+            bytes=capacity * row, reference_bytes=spec.reference_capacity * row,
+            offset=offset, fill=spec.fill, demands=spec.demands, init=spec.init,
+            source=spec.source, safe_fills=spec.safe_fills)
+        for (spec, capacity, row), offset in zip(sized, offsets))
+    return ComponentPlan(model.name, buffers, model.tables, layout, alignment, model.families,
+                         model.unit)
 
 
 def plan(config: EngineConfig, *, layout: str = "arena",
@@ -227,30 +271,10 @@ def plan(config: EngineConfig, *, layout: str = "arena",
     """Derive the whole plan from one config. Raises ConfigError for inconsistent input."""
     if not isinstance(config, EngineConfig):
         raise ConfigError(f"config: expected an EngineConfig, got {type(config).__name__}")
-    if layout not in LAYOUTS:
-        raise ConfigError(f"layout: {layout!r} is not one of {', '.join(LAYOUTS)}")
-    if alignment < 1 or alignment & (alignment - 1):
-        raise ConfigError(f"alignment: must be a power of two, got {alignment}")
-    if config.engine is not Engine.VLLM:  # batch-size engines: SGLang, TensorRT-LLM
-        from graphfit.planner.engines.batched import batch_plan
-
-        return batch_plan(config, layout=layout, alignment=alignment)
-    cfg_ladder = config_ladder(config)
-    rt_ladder = resolve_runtime_ladder(config, cfg_ladder)
-    sizes = rt_ladder.sizes
-    S, q, mode = config.max_num_seqs, config.uniform_query_len, config.cudagraph_mode
-    table = padding_table(sizes) if config.cudagraph_mode.value != "NONE" else (0,)
-    components: dict[str, ComponentPlan] = {
-        "target": ComponentPlan(
-            "target",
-            _size_buffers("target", target_buffer_specs(config), config, table, layout,
-                          alignment),
-            target_tables(sizes, mode, q, S), layout, alignment),
-    }
-    drafter_specs = drafter_buffer_specs(config, cfg_ladder.max_size)
-    if drafter_specs:
-        components["drafter"] = ComponentPlan(
-            "drafter",
-            _size_buffers("drafter", drafter_specs, config, table, layout, alignment),
-            drafter_tables(sizes, mode, q, S), layout, alignment)
-    return Plan(config, cfg_ladder, rt_ladder, MappingProxyType(components))
+    check_layout(layout, alignment)
+    model = engine_model(config.engine)
+    ladders = model.ladders(config)
+    components = {c.name: _sized(c, layout, alignment)
+                  for c in model.components(config, ladders)}
+    return Plan(config, ladders.config, ladders.runtime, MappingProxyType(components),
+                model.version, model.unit)

@@ -16,7 +16,7 @@ import zipfile
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from paths import ENGINES, source_root  # noqa: E402
+from paths import ENGINES, source_root
 
 
 def fetch(name: str) -> Path:

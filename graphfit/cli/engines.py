@@ -1,0 +1,232 @@
+"""CLI commands added by the engines work: `sweep` (a grid of configs) and `compare`.
+
+Heavy modules (the sweep runner, the SVG writer) are imported inside the commands so
+`graphfit plan` stays fast.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated, Any
+
+import typer
+from rich.table import Table
+
+from graphfit.cli.errors import EXIT_VIOLATIONS, handled
+from graphfit.cli.options import GridInputs, config_options
+from graphfit.cli.output import JsonFlag, console, emit_json
+from graphfit.planner.config import EngineConfig
+
+if TYPE_CHECKING:
+    from graphfit.planner.analysis.compare import PlanFigures
+    from graphfit.planner.analysis.sweep import SweepResult
+
+SvgFlag = Annotated[Path | None, typer.Option(
+    "--svg", help="Write an SVG report (ladder and padding waste chart) to this file.")]
+
+
+def _range(origin: str, text: str) -> tuple[int, ...]:
+    from graphfit.planner.analysis.sweep import parse_range
+
+    return parse_range(origin, text)
+
+
+
+def _human(n: int) -> str:
+    from graphfit.cli.render import human_bytes
+
+    return human_bytes(n)
+
+
+def _sweep_document(result: SweepResult) -> dict[str, Any]:
+    return {
+        "schema": "graphfit.sweep/1",
+        "axes": {name: [values[0], values[-1], len(values)]
+                 for name, values in result.axes.items()},
+        "capacities": dict(result.capacities),
+        "configs": len(result.results),
+        "failing": len(result.failing),
+        "invalid": len(result.invalid),
+        "checked": result.checked,
+        "exhaustive": not result.fast,
+        "seconds": round(result.seconds, 3),
+        "workers": result.workers,
+        "results": [{**r.point, "ok": r.ok, "error": r.error or None, "graphs": r.graphs,
+                     "max_capture": r.max_capture, "decode_waste": r.decode_waste,
+                     "total_bytes": r.total_bytes, "violations": list(r.ranges)}
+                    for r in result.results],
+    }
+
+
+def _failing_table(result: SweepResult, limit: int) -> Table:
+    table = Table(title="Failing configs", title_justify="left")
+    names = list(result.axes)
+    for name in (*names, "buffer", "batches", "padded", "capacity"):
+        table.add_column(name, justify="left" if name == "buffer" else "right")
+    shown = 0
+    for r in result.failing:
+        for d in r.ranges:
+            if shown >= limit:
+                break
+            span = str(d["first"]) if d["first"] == d["last"] else f"{d['first']}-{d['last']}"
+            cap = d.get("capacity", d.get("fill", ""))
+            table.add_row(*(str(r.point[n]) for n in names), str(d["buffer"]), span,
+                          str(d["padded"]), str(cap))
+            shown += 1
+    total = sum(len(r.ranges) for r in result.failing)
+    if total > shown:
+        table.caption = f"... and {total - shown} more counterexample ranges (use --json)"
+    return table
+
+
+def _sweep_focus(result: SweepResult, base: dict[str, Any]) -> tuple[Any, str]:
+    from graphfit.planner.analysis.sweep import point_config
+    from graphfit.planner.plan import plan
+
+    candidates = list(result.failing) or [r for r in result.results if r.ok]
+    if not candidates:
+        return None, ""
+    point = candidates[-1].point  # the largest failing (or safe) config shows the most
+    label = ", ".join(f"{k}={v}" for k, v in point.items())
+    kind = "largest failing config" if result.failing else "largest config"
+    return plan(point_config(base, point)), f"Ladder of the {kind}: {label}"
+
+
+def sweep_command(
+    grid: GridInputs,
+    capacity: Annotated[list[str] | None, typer.Option(
+        "--capacity", help="Audit a sizing formula: component.buffer=FORMULA, e.g. "
+        "drafter.positions=S*q (names S T k q C R M H topk; repeatable).")] = None,
+    workers: Annotated[int | None, typer.Option(
+        "--workers", help="Worker processes (default: all CPUs).")] = None,
+    fast: Annotated[bool, typer.Option(
+        "--fast", help="Trust graphfit's closed-form peaks; verify exhaustively only the "
+        "configs they flag.")] = False,
+    limit: Annotated[int, typer.Option("--limit", help="Failing rows to show.")] = 20,
+    json_output: JsonFlag = False,
+    svg: SvgFlag = None,
+) -> None:
+    """Check every config of a grid: --max-num-seqs 1..1024 --num-speculative-tokens 0..15."""
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeRemainingColumn
+
+    from graphfit.planner.analysis.capexpr import parse_assignment
+    from graphfit.planner.analysis.sweep import grid_points, sweep
+
+    with handled():
+        formulas = dict(parse_assignment(c) for c in capacity or [])
+        base = dict(grid.base.values)
+        total = sum(1 for _ in grid_points(grid.axes))
+        with Progress("[progress.description]{task.description}", BarColumn(),
+                      MofNCompleteColumn(), TimeRemainingColumn(), console=console(stderr=True),
+                      transient=True) as bar:
+            task = bar.add_task("sweeping", total=total)
+            result = sweep(base, grid.axes, formulas, workers=workers, fast=fast,
+                           progress=lambda n: bar.advance(task, n))
+        if svg is not None:
+            from graphfit.cli.svg import sweep_report
+
+            focus, label = _sweep_focus(result, base)
+            svg.write_text(sweep_report(result, focus, label))
+    if json_output:
+        emit_json(_sweep_document(result))
+    else:
+        out = console()
+        how = "closed form, failures verified exhaustively" if fast else "exhaustive"
+        verdict = ("[bold green]SAFE[/bold green]" if result.ok
+                   else "[bold red]UNSAFE[/bold red]")
+        out.print(f"{verdict}: {len(result.results):,} configs, {len(result.failing):,} "
+                      f"failing, {len(result.invalid):,} rejected by the engine; "
+                      f"{result.checked:,} batch/buffer checks ({how}) in "
+                      f"{result.seconds:.1f} s on {result.workers} worker(s).")
+        if result.failing:
+            out.print(_failing_table(result, limit))
+        if result.invalid:
+            out.print(f"rejected, e.g. {result.invalid[0].point}: {result.invalid[0].error}")
+        if svg is not None:
+            out.print(f"wrote {svg}")
+    if not result.ok:
+        raise typer.Exit(EXIT_VIOLATIONS)
+
+
+def _mixed(side: PlanFigures) -> str:
+    if side.mixed is None:
+        return "eager (no mixed graphs)"
+    return f"{100 * side.mixed.waste_fraction:.1f}% ({side.mixed.label})"
+
+
+def _compare_table(left: PlanFigures, right: PlanFigures) -> Table:
+    from graphfit.planner.analysis.summary import compress_sizes
+
+    table = Table(title="Comparison (each reachable batch weighted equally)",
+                  title_justify="left")
+    table.add_column("")
+    table.add_column(left.label, overflow="fold")
+    table.add_column(right.label, overflow="fold")
+
+    def pct(x: float) -> str:
+        return f"{100 * x:.1f}%"
+
+    rows = [
+        ("engine / ladder", f"{left.engine} / {left.ladder}", f"{right.engine} / {right.ladder}"),
+        ("graphs", str(left.graphs), str(right.graphs)),
+        ("max capture", f"{left.sizes[-1]} {left.unit}", f"{right.sizes[-1]} {right.unit}"),
+        ("sizes", compress_sizes(left.sizes), compress_sizes(right.sizes)),
+        ("decode batches", left.decode.label, right.decode.label),
+        ("decode padding waste", pct(left.decode.waste_fraction),
+         pct(right.decode.waste_fraction)),
+        ("decode worst padding", f"+{left.decode.worst_waste}", f"+{right.decode.worst_waste}"),
+        ("decodes on a graph", pct(left.decode_graph_share), pct(right.decode_graph_share)),
+        ("mixed padding waste", _mixed(left), _mixed(right)),
+        ("buffer bytes", _human(left.total_bytes), _human(right.total_bytes)),
+        ("engine formula bytes", _human(left.reference_bytes), _human(right.reference_bytes)),
+        ("verified", f"{'safe' if left.safe else 'UNSAFE'} ({left.checked:,} checks)",
+         f"{'safe' if right.safe else 'UNSAFE'} ({right.checked:,} checks)"),
+    ]
+    for row in rows:
+        table.add_row(*row)
+    return table
+
+
+def compare_command(
+    config: EngineConfig,
+    left: Annotated[str, typer.Argument(
+        help="A ladder policy (vllm-legacy, sglang-spec...), sizes (1,2,4,8) or "
+        "overrides (ladder=vllm;max_cudagraph_capture_size=64).")],
+    right: Annotated[str, typer.Argument(help="The other side, same forms.")],
+    json_output: JsonFlag = False,
+    svg: SvgFlag = None,
+) -> None:
+    """Two ladders or policies side by side: graphs, expected padding waste, buffer bytes."""
+    from graphfit.planner.analysis.compare import byte_deltas, figures, mixed_span, variant
+    from graphfit.planner.plan import plan
+
+    with handled():
+        left_config, left_notes = variant(config, left)
+        right_config, right_notes = variant(config, right)
+        left_plan, right_plan = plan(left_config), plan(right_config)
+        span = mixed_span(left_plan, right_plan)
+        sides = (figures(left, left_plan, span), figures(right, right_plan, span))
+        if svg is not None:
+            from graphfit.cli.svg import compare_report
+
+            svg.write_text(compare_report([(left, left_plan), (right, right_plan)]))
+    if json_output:
+        doc = {"schema": "graphfit.compare/1", "left": sides[0].to_dict(),
+               "right": sides[1].to_dict(),
+               "buffers": {k: {"left": a, "right": b}
+                           for k, (a, b) in byte_deltas(left_plan, right_plan).items()}}
+        emit_json(doc)
+    else:
+        out = console()
+        out.print(_compare_table(*sides))
+        for note in left_notes + right_notes:
+            out.print(f"[yellow]note[/yellow]: {note}")
+        if svg is not None:
+            out.print(f"wrote {svg}")
+
+
+def register(app: typer.Typer) -> None:
+    """Attach this module's commands to `app` (heavy imports stay inside the commands)."""
+    app.command("sweep")(config_options(axes={"max_num_seqs": _range,
+                                              "num_speculative_tokens": _range})(sweep_command))
+    app.command("compare")(config_options(compare_command))

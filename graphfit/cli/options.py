@@ -1,0 +1,382 @@
+"""Engine-config flags shared by every CLI command, spelled as the engines spell them.
+
+`config_options` adds the flags to a command's signature once, resolves them (with the
+`--config` file, the JSON configs and the environment) into a validated EngineConfig and hands
+it to the command as `config`, so commands stay short and no flag is declared twice.
+
+Precedence: `--config FILE` < command line. On the command line, flags, JSON configs
+(`--speculative-config`, `--compilation-config`, `-O`, `--cuda-graph-config`) and
+`VLLM_USE_V2_MODEL_RUNNER` are peers: setting one field to two different values is an error
+naming both sources. `-O<level>` only implies a default cudagraph_mode, which an explicit one
+overrides (as in vLLM). Engine-only flags imply their engine (`--cuda-graph-max-bs` → sglang).
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+import json
+import os
+import sys
+import typing
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated, Any, TypeVar
+
+import typer
+
+from graphfit.planner.config import EngineConfig
+from graphfit.planner.core.enums import CUDAGraphMode, Engine
+from graphfit.planner.core.errors import ConfigError
+
+if TYPE_CHECKING:
+    from graphfit.inputs.settings import Resolved, Setting
+
+F = TypeVar("F", bound=Callable[..., Any])
+Expand = Callable[[str, Any], "tuple[list[Setting], list[str]]"]
+
+VLLM_PANEL = "vLLM inputs"
+SGLANG_PANEL = "SGLang inputs (imply --engine sglang)"
+TRTLLM_PANEL = "TensorRT-LLM inputs (imply --engine trtllm)"
+
+
+@dataclass(frozen=True)
+class ConfigFlag:
+    """One flag: the EngineConfig field it sets, its type, its help.
+
+    `param` is the keyword the command receives (default: the field); `engine` is the engine
+    an engine-only flag implies; `expand` turns a source flag's value (a JSON config) into
+    Settings of many fields; `switch` makes a plain on-flag without a `--no-` form.
+    """
+
+    field: str
+    flag: str
+    kind: type
+    help: str
+    parse: Callable[[Any], Any] | None = None
+    param: str = ""
+    aliases: tuple[str, ...] = ()
+    engine: Engine | None = None
+    expand: Expand | None = None
+    switch: bool = False
+    panel: str | None = None
+
+    @property
+    def name(self) -> str:
+        return self.param or self.field
+
+
+def parse_sizes(text: str) -> tuple[int, ...]:
+    """'1,2,4,8' or '[1, 2, 4, 8]' -> (1, 2, 4, 8); order and duplicates are validated later."""
+    raw = text.strip()
+    try:
+        if raw.startswith("["):
+            values = json.loads(raw)
+            if not isinstance(values, list):
+                raise ValueError
+        else:
+            values = [v for v in raw.replace(" ", ",").split(",") if v]
+        sizes = tuple(int(v) if not isinstance(v, bool) else _reject(v) for v in values)
+    except (ValueError, TypeError):
+        raise ConfigError(
+            f"cudagraph_capture_sizes: malformed list {text!r} (use 1,2,4 or [1,2,4])") from None
+    if not sizes:
+        raise ConfigError("cudagraph_capture_sizes: the list is empty")
+    return sizes
+
+
+def _reject(value: object) -> int:
+    raise ValueError(value)
+
+
+# The engine readers are imported when a flag is used, so `graphfit plan` imports none.
+def _speculative(origin: str, value: Any) -> tuple[list[Setting], list[str]]:
+    from graphfit.inputs import vllm as vllm_args
+
+    return vllm_args.speculative_config(origin, value)
+
+
+def _compilation(origin: str, value: Any) -> tuple[list[Setting], list[str]]:
+    from graphfit.inputs import vllm as vllm_args
+
+    return vllm_args.compilation_config(origin, value)
+
+
+def _optimization(origin: str, value: Any) -> tuple[list[Setting], list[str]]:
+    """-O3 is a level, -O '{...}' a compilation config (both spellings exist in vLLM)."""
+    from graphfit.inputs import vllm as vllm_args
+
+    text = str(value).strip()
+    if text.startswith("{"):
+        return vllm_args.compilation_config(origin, text)
+    return vllm_args.optimization_level(origin, text), []
+
+
+def _cuda_graph_config(origin: str, value: Any) -> tuple[list[Setting], list[str]]:
+    from graphfit.inputs import settings
+    from graphfit.inputs import trtllm as trtllm_args
+
+    return trtllm_args.cuda_graph_config(origin, value, settings.COMMAND_LINE)
+
+
+def _bs_list(value: Any) -> tuple[int, ...]:
+    from graphfit.inputs.values import as_sizes
+
+    return as_sizes("--cuda-graph-bs", value, normalize=True)
+
+
+def _algorithm(value: Any) -> Any:
+    from graphfit.inputs import sglang as sglang_args
+
+    return sglang_args.algorithm("--speculative-algorithm", value)
+
+
+def _set(field: str, value: Any, engine: Engine) -> Expand:
+    def expand(origin: str, given: Any) -> tuple[list[Setting], list[str]]:
+        from graphfit.inputs.settings import Setting
+
+        if not given:
+            return [], []
+        return [Setting(field, value, origin), Setting("engine", engine, origin)], []
+    return expand
+
+
+CONFIG_FLAGS: list[ConfigFlag] = [
+    ConfigFlag("max_num_seqs", "--max-num-seqs", int, "Max sequences per batch (S)."),
+    ConfigFlag("max_num_batched_tokens", "--max-num-batched-tokens", int,
+               "Max tokens per batch (T). Default 8192."),
+    ConfigFlag("max_model_len", "--max-model-len", int, "Max model length. Default 8192."),
+    ConfigFlag("num_speculative_tokens", "--num-speculative-tokens", int,
+               "Speculative tokens per step (k)."),
+    ConfigFlag("spec_method", "--method", str,
+               "Speculative method: none, eagle, eagle3, mtp, draft_model, dflash, ngram."),
+    ConfigFlag("cudagraph_capture_sizes", "--cudagraph-capture-sizes", str,
+               "Explicit capture sizes, e.g. 1,2,4,8 or [1,2,4,8].", parse_sizes),
+    ConfigFlag("max_cudagraph_capture_size", "--max-cudagraph-capture-size", int,
+               "Largest capture size."),
+    ConfigFlag("cudagraph_mode", "--cudagraph-mode", str,
+               "NONE, PIECEWISE, FULL, FULL_DECODE_ONLY, FULL_AND_PIECEWISE (default)."),
+    ConfigFlag("ladder", "--ladder", str,
+               "Ladder policy: auto (the engine's own, default), vllm, vllm-legacy, explicit, "
+               "sglang, sglang-spec, trtllm."),
+    ConfigFlag("hidden_size", "--hidden-size", int, "Model hidden size. Default 4096."),
+    ConfigFlag("dtype", "--dtype", str, "Model dtype. Default bfloat16."),
+    ConfigFlag("runner", "--runner", str, "vLLM model runner: v1 (default) or v2."),
+    ConfigFlag("ceiling_family", "--ceiling-family", str,
+               "default (ceiling 512) or blackwell (1024)."),
+    ConfigFlag("performance_mode", "--performance-mode", str,
+               "balanced (default), interactivity, throughput."),
+    ConfigFlag("multimodal", "--multimodal", bool,
+               "Allocate inputs_embeds and mrope positions buffers."),
+    ConfigFlag("engine", "--engine", str,
+               "Engine to model: vllm (default), sglang, trtllm."),
+    ConfigFlag("config_file", "--config", str,
+               "YAML/JSON file of engine settings (vllm serve --config style); flags win."),
+    # vLLM's own inputs
+    ConfigFlag("speculative_config", "--speculative-config", str,
+               "vLLM speculative config JSON, e.g. '{\"method\": \"dflash\", "
+               "\"num_speculative_tokens\": 3}'.",
+               expand=_speculative, panel=VLLM_PANEL),
+    ConfigFlag("compilation_config", "--compilation-config", str,
+               "vLLM compilation config JSON (cudagraph_capture_sizes, "
+               "max_cudagraph_capture_size, cudagraph_mode).",
+               expand=_compilation, panel=VLLM_PANEL),
+    ConfigFlag("optimization_level", "--optimization-level", str,
+               "vLLM -O0..-O3 (a default cudagraph_mode) or -O '{compilation config JSON}'.",
+               aliases=("-O",), expand=_optimization, panel=VLLM_PANEL),
+    ConfigFlag("enforce_eager", "--enforce-eager", bool, "vLLM: no CUDA graphs.",
+               expand=_set("cudagraph_mode", CUDAGraphMode.NONE, Engine.VLLM), switch=True,
+               panel=VLLM_PANEL),
+    # SGLang server arguments
+    ConfigFlag("max_num_seqs", "--max-running-requests", int, "SGLang: max running requests (S).",
+               param="max_running_requests", engine=Engine.SGLANG, panel=SGLANG_PANEL),
+    ConfigFlag("max_cudagraph_capture_size", "--cuda-graph-max-bs", int,
+               "SGLang: largest captured batch size.", param="cuda_graph_max_bs",
+               engine=Engine.SGLANG, panel=SGLANG_PANEL),
+    ConfigFlag("cudagraph_capture_sizes", "--cuda-graph-bs", str,
+               "SGLang: batch sizes to capture, e.g. 1,2,4,8.", param="cuda_graph_bs",
+               parse=_bs_list,
+               engine=Engine.SGLANG, panel=SGLANG_PANEL),
+    ConfigFlag("cuda_graph_padding", "--disable-cuda-graph-padding", bool,
+               "SGLang: replay graphs only for exact batch sizes.",
+               param="disable_cuda_graph_padding",
+               expand=_set("cuda_graph_padding", False, Engine.SGLANG), switch=True,
+               panel=SGLANG_PANEL),
+    ConfigFlag("cudagraph_mode", "--disable-cuda-graph", bool, "SGLang: no CUDA graphs.",
+               param="disable_cuda_graph",
+               expand=_set("cudagraph_mode", CUDAGraphMode.NONE, Engine.SGLANG), switch=True,
+               panel=SGLANG_PANEL),
+    ConfigFlag("spec_method", "--speculative-algorithm", str,
+               "SGLang: EAGLE, EAGLE3, NEXTN, STANDALONE, NGRAM.",
+               param="speculative_algorithm",
+               parse=_algorithm,
+               engine=Engine.SGLANG, panel=SGLANG_PANEL),
+    ConfigFlag("num_speculative_tokens", "--speculative-num-steps", int,
+               "SGLang: draft steps (k).", param="speculative_num_steps",
+               engine=Engine.SGLANG, panel=SGLANG_PANEL),
+    ConfigFlag("speculative_eagle_topk", "--speculative-eagle-topk", int,
+               "SGLang: draft branching (draft runner width).", engine=Engine.SGLANG,
+               panel=SGLANG_PANEL),
+    ConfigFlag("speculative_num_draft_tokens", "--speculative-num-draft-tokens", int,
+               "SGLang: tokens verified per request (verify width).", engine=Engine.SGLANG,
+               panel=SGLANG_PANEL),
+    # TensorRT-LLM LLM API options
+    ConfigFlag("max_num_seqs", "--max-batch-size", int, "TensorRT-LLM: max_batch_size (S).",
+               param="max_batch_size", aliases=("--max_batch_size",), engine=Engine.TRTLLM,
+               panel=TRTLLM_PANEL),
+    ConfigFlag("max_num_batched_tokens", "--max-num-tokens", int,
+               "TensorRT-LLM: max_num_tokens (T).", param="max_num_tokens",
+               aliases=("--max_num_tokens",), engine=Engine.TRTLLM, panel=TRTLLM_PANEL),
+    ConfigFlag("cuda_graph_config", "--cuda-graph-config", str,
+               "TensorRT-LLM CudaGraphConfig JSON: batch_sizes, max_batch_size, "
+               "enable_padding.", expand=_cuda_graph_config,
+               panel=TRTLLM_PANEL),
+]
+
+
+def _parameter(flag: ConfigFlag, axis: bool = False) -> inspect.Parameter:
+    names = (flag.flag, *flag.aliases)
+    kind = str if axis else flag.kind
+    text = f"{flag.help} Swept: a range, e.g. 1..64, 8..64/8 or 1,2,4." if axis else flag.help
+    if flag.switch:
+        option = typer.Option(f"{flag.flag}/", help=text, show_default=False,
+                              rich_help_panel=flag.panel)
+    elif kind is bool:
+        option = typer.Option(f"{flag.flag}/--no-{flag.flag[2:]}", help=text,
+                              show_default=False, rich_help_panel=flag.panel)
+    else:
+        option = typer.Option(*names, help=text, show_default=False,
+                              rich_help_panel=flag.panel)
+    annotation = Annotated[kind | None, option]  # type: ignore[valid-type]
+    return inspect.Parameter(flag.name, inspect.Parameter.KEYWORD_ONLY, default=None,
+                             annotation=annotation)
+
+
+def command_line_settings(values: Mapping[str, Any],
+                          skip: frozenset[str] = frozenset()) -> tuple[list[Setting], list[str],
+                                                                       Path | None]:
+    """Settings from the flags the user gave (None = not given), notes, the config file."""
+    from graphfit.inputs.settings import Setting
+
+    settings: list[Setting] = []
+    notes: list[str] = []
+    config_file: Path | None = None
+    for flag in CONFIG_FLAGS:
+        value = values.get(flag.name)
+        if value is None or flag.name in skip:
+            continue
+        if flag.name == "config_file":
+            config_file = Path(value)
+        elif flag.expand is not None:
+            found, more = flag.expand(flag.flag, value)
+            settings += found
+            notes += more
+        else:
+            parsed = flag.parse(value) if flag.parse else value
+            settings.append(Setting(flag.field, parsed, flag.flag))
+            if flag.engine is not None:
+                settings.append(Setting("engine", flag.engine, flag.flag))
+    return settings, notes, config_file
+
+
+def resolve_values(values: Mapping[str, Any], environ: Mapping[str, str] | None = None,
+                   skip: frozenset[str] = frozenset()) -> Resolved:
+    """Merge flags, the config file and the environment (os.environ unless given)."""
+    from graphfit.inputs.resolve import resolve
+
+    settings, notes, config_file = command_line_settings(values, skip)
+    return resolve(settings, config_file=config_file,
+                   environ=os.environ if environ is None else environ, notes=notes)
+
+
+def build_config(values: dict[str, Any], environ: Mapping[str, str] | None = None
+                 ) -> EngineConfig:
+    """EngineConfig from the flags the user gave (None = not given, take the default)."""
+    return resolve_values(values, environ).config()
+
+
+@dataclass(frozen=True)
+class GridInputs:
+    """What a sweep command receives: the resolved base and the swept fields' values."""
+
+    base: Resolved
+    axes: Mapping[str, tuple[int, ...]]
+
+
+def _print_notes(notes: tuple[str, ...]) -> None:
+    for note in dict.fromkeys(notes):
+        print(f"note: {note}", file=sys.stderr)
+
+
+def config_options(func: F | None = None, *,
+                   axes: Mapping[str, Callable[[str, str], tuple[int, ...]]] | None = None
+                   ) -> Any:
+    """Decorator: add every CONFIG_FLAGS flag to `func` and pass it `config=EngineConfig`.
+
+    If `func` declares `config: EngineConfig | None = None`, giving no config flag at all
+    passes None (e.g. `check --plan FILE` reads its config from the file). With `axes`
+    (field -> range parser) those fields' main flags take ranges instead, and the command
+    receives `grid=GridInputs` instead of `config`. Notes (ignored keys) go to stderr after
+    the command, and never on bad input, which stays one `error:` line.
+    """
+    if func is None:
+        return lambda f: config_options(f, axes=axes)
+    axis_parsers = dict(axes or {})
+    signature = inspect.signature(func)
+    hints = typing.get_type_hints(func, include_extras=True)
+    injected = "grid" if axis_parsers else "config"
+    optional = signature.parameters[injected].default is None
+    own = [p.replace(annotation=hints.get(p.name, p.annotation))
+           for p in signature.parameters.values() if p.name != injected]
+    axis_flags = {f.name: f for f in CONFIG_FLAGS if f.name in axis_parsers}
+    names = [flag.name for flag in CONFIG_FLAGS]
+
+    @functools.wraps(func)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        values = {name: kwargs.pop(name, None) for name in names}
+        from graphfit.cli.errors import EXIT_BAD_INPUT, handled
+
+        injected_value: Any = None
+        notes: tuple[str, ...] = ()
+        with handled():
+            if optional and all(v is None for v in values.values()):
+                pass
+            elif axis_parsers:
+                injected_value = _grid(values, axis_flags, axis_parsers)
+                notes = injected_value.base.notes
+            else:
+                resolved = resolve_values(values)
+                injected_value, notes = resolved.config(), resolved.notes
+        try:
+            result = func(*args, **{injected: injected_value}, **kwargs)
+        except typer.Exit as exc:
+            if exc.exit_code != EXIT_BAD_INPUT:
+                _print_notes(notes)
+            raise
+        _print_notes(notes)
+        return result
+
+    params = own + [_parameter(flag, flag.name in axis_parsers) for flag in CONFIG_FLAGS]
+    wrapper.__signature__ = signature.replace(parameters=params)  # type: ignore[attr-defined]
+    wrapper.__annotations__ = {p.name: p.annotation for p in params}
+    del wrapper.__wrapped__
+    return wrapper
+
+
+def _grid(values: dict[str, Any], axis_flags: Mapping[str, ConfigFlag],
+          parsers: Mapping[str, Callable[[str, str], tuple[int, ...]]]) -> GridInputs:
+    axes: dict[str, tuple[int, ...]] = {}
+    swept: dict[str, ConfigFlag] = {}
+    for name, flag in axis_flags.items():
+        text = values.get(name)
+        if text is not None:  # an axis not given is not swept (the base value is used)
+            axes[flag.field] = parsers[name](flag.flag, str(text))
+            swept[flag.field] = flag
+    settings, _, _ = command_line_settings(values, frozenset(axis_flags))
+    for s in settings:
+        if s.field in swept:
+            raise ConfigError(f"{s.field}: swept by {swept[s.field].flag}; "
+                              f"{s.origin} cannot also set it")
+    base = resolve_values(values, skip=frozenset(axis_flags))
+    return GridInputs(base, axes)

@@ -1,0 +1,237 @@
+"""CLI commands added by the optimize work: `optimize` (ladder from a trace) and `memory`.
+
+`register` attaches them to the main app; planner imports stay inside the commands so
+`graphfit --help` stays fast.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated, Any
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from graphfit.cli.errors import EXIT_VIOLATIONS, handled
+from graphfit.cli.options import config_options
+from graphfit.cli.output import JsonFlag, console, emit_json
+from graphfit.planner.config import EngineConfig
+
+if TYPE_CHECKING:
+    from graphfit.planner.tuning.memory import GraphMemoryModel
+    from graphfit.planner.tuning.optimize import LadderCost
+    from graphfit.planner.tuning.tune import Tuning
+
+ProfileOpt = Annotated[Path | None, typer.Option(
+    "--graph-profile", help="Measured graph-memory profile (graphfit.graph-profile/1 JSON, "
+    "written by examples/gpu_check.py).")]
+BytesPerTokenOpt = Annotated[float | None, typer.Option(
+    "--bytes-per-token", help="Pool bytes per captured token of the largest graph "
+    "(overrides the profile).")]
+OverheadOpt = Annotated[float | None, typer.Option(
+    "--graph-overhead-mib", help="Fixed MiB per captured graph (overrides the profile).")]
+BudgetOpt = Annotated[float | None, typer.Option(
+    "--budget-mib", help="Graph-memory budget in MiB: caps how many graphs are captured.")]
+
+MIB = 1024 * 1024
+
+
+
+
+def memory_model(profile: Path | None, bytes_per_token: float | None,
+                 overhead_mib: float | None) -> GraphMemoryModel | None:
+    """The model from a profile, with CLI overrides; None when nothing was given."""
+    from graphfit.planner.tuning.memory import GraphMemoryModel, load_profile
+
+    if profile is None and bytes_per_token is None and overhead_mib is None:
+        return None
+    if profile is None:
+        return GraphMemoryModel(bytes_per_token or 0.0, (overhead_mib or 0.0) * MIB)
+    model = load_profile(profile)
+    changes: dict[str, Any] = {}
+    if bytes_per_token is not None:
+        changes["bytes_per_captured_token"] = bytes_per_token
+    if overhead_mib is not None:
+        changes["per_graph_overhead_bytes"] = overhead_mib * MIB
+    return dataclasses.replace(model, **changes) if changes else model
+
+
+def _mib(value: float | None) -> str:
+    return "-" if value is None else f"{value / MIB:,.1f} MiB"
+
+
+def cost_document(cost: LadderCost, graph_bytes: float | None) -> dict[str, Any]:
+    return {
+        "capture_sizes": list(cost.sizes),
+        "num_graphs": cost.num_graphs,
+        "expected_tokens": round(cost.expected_tokens, 6),
+        "expected_padded": round(cost.expected_padded, 6),
+        "expected_waste": round(cost.expected_waste, 6),
+        "waste_fraction": round(cost.waste_fraction, 6),
+        "graphed_fraction": round(cost.graphed_fraction, 6),
+        "graph_bytes": None if graph_bytes is None else round(graph_bytes),
+    }
+
+
+def tuning_document(t: Tuning) -> dict[str, Any]:
+    """The `optimize --json` document (schema graphfit.optimize/1)."""
+    from graphfit.planner.document import verification_document
+
+    trace = t.trace
+    return {
+        "schema": "graphfit.optimize/1",
+        "config": t.config.to_dict(),
+        "trace": {"source": trace.source, "total_weight": trace.total_weight,
+                  "distinct_sizes": len(trace.sizes), "mean": round(trace.mean, 6),
+                  "max": trace.max_size},
+        "max_capture_size": t.max_size,
+        "multiple_of": t.multiple_of,
+        "requested_graphs": t.requested_graphs,
+        "budget_bytes": t.budget_bytes,
+        "budget_graphs": t.budget_graphs,
+        "baseline": cost_document(t.baseline, t.graph_bytes(t.baseline)),
+        "equal_count": cost_document(t.equal_count, t.graph_bytes(t.equal_count)),
+        "optimized": cost_document(t.chosen, t.graph_bytes(t.chosen)),
+        "reduction_at_equal_count": round(t.reduction, 6),
+        "cli": t.capture_sizes_flag,
+        "warnings": list(t.warnings),
+        "verification": verification_document(t.verification),
+    }
+
+
+def comparison_table(t: Tuning) -> Table:
+    table = Table(title=f"Expected padding per step on {t.trace.source}", title_justify="left")
+    for name in ("ladder", "graphs", "max", "waste tok/step", "waste % computed",
+                 "vs default", "graph memory"):
+        table.add_column(name, justify="left" if name == "ladder" else "right")
+    base = t.baseline.expected_waste
+    rows = [("default (config)", t.baseline),
+            ("optimised, equal count", t.equal_count)]
+    if t.chosen.sizes != t.equal_count.sizes:
+        rows.append((f"optimised, {t.chosen.num_graphs} graphs", t.chosen))
+    for label, cost in rows:
+        delta = (f"{100 * (cost.expected_waste / base - 1):+.1f}%" if base > 0 else "-")
+        table.add_row(label, str(cost.num_graphs), str(cost.sizes[-1]),
+                      f"{cost.expected_waste:.2f}", f"{100 * cost.waste_fraction:.2f}%",
+                      "-" if cost is t.baseline else delta, _mib(t.graph_bytes(cost)))
+    return table
+
+
+def print_tuning(console: Console, t: Tuning) -> None:
+    from graphfit.cli.render import config_line, print_verdict
+    from graphfit.planner.analysis.summary import compress_sizes
+    from graphfit.planner.plan import plan
+
+    console.print(f"[bold]graphfit optimize[/bold]: {config_line(plan(t.config))}")
+    console.print(f"trace {t.trace.describe()}")
+    limits = f"max size {t.max_size} (kept from the config), sizes multiples of {t.multiple_of}"
+    if t.budget_graphs is not None:
+        limits += f", budget {_mib(t.budget_bytes)} allows {t.budget_graphs} graphs"
+    console.print(limits)
+    for warning in t.warnings:
+        console.print(f"[yellow]warning[/yellow]: {warning}")
+    console.print(comparison_table(t))
+    console.print(f"[bold]{100 * t.reduction:.1f}%[/bold] less expected padding than the "
+                  f"default ladder at equal graph count ({t.baseline.num_graphs}).")
+    console.print(f"optimised sizes: {compress_sizes(t.chosen.sizes)}")
+    print_verdict(console, t.verification, audit=False)
+    sys.stdout.flush()
+    print(t.capture_sizes_flag)  # plain print: one unwrapped line, ready to paste
+
+
+def register(app: typer.Typer) -> None:
+    """Attach `optimize` and `memory` to `app`."""
+
+    @app.command("optimize")
+    @config_options
+    def optimize_command(
+        config: EngineConfig,
+        trace: Annotated[Path, typer.Option(
+            "--trace", help="Batch-size trace: CSV or JSON of num_tokens, or a distribution.")],
+        max_graphs: Annotated[int | None, typer.Option(
+            "--max-graphs", help="Graphs to capture (default: as many as the default "
+            "ladder).")] = None,
+        multiple_of: Annotated[int | None, typer.Option(
+            "--multiple-of", help="Every size but the max a multiple of this (default: q "
+            "when the V1 runner rounds to q, else 1).")] = None,
+        budget_mib: BudgetOpt = None,
+        graph_profile: ProfileOpt = None,
+        bytes_per_token: BytesPerTokenOpt = None,
+        graph_overhead_mib: OverheadOpt = None,
+        json_output: JsonFlag = False,
+    ) -> None:
+        """Choose capture sizes that minimise expected padding on a trace (exact DP)."""
+        from graphfit.planner.tuning.trace import load_trace
+        from graphfit.planner.tuning.tune import tune
+
+        with handled():
+            model = memory_model(graph_profile, bytes_per_token, graph_overhead_mib)
+            result = tune(config, load_trace(trace), max_graphs=max_graphs,
+                          multiple_of=multiple_of, memory=model,
+                          budget_bytes=None if budget_mib is None else budget_mib * MIB)
+        if json_output:
+            emit_json(tuning_document(result))
+        else:
+            print_tuning(console(), result)
+        if not result.verification.ok:  # pragma: no cover - planned capacities are safe
+            raise typer.Exit(EXIT_VIOLATIONS)
+
+    @app.command("memory")
+    @config_options
+    def memory_command(
+        config: EngineConfig,
+        budget_mib: BudgetOpt = None,
+        graph_profile: ProfileOpt = None,
+        bytes_per_token: BytesPerTokenOpt = None,
+        graph_overhead_mib: OverheadOpt = None,
+        json_output: JsonFlag = False,
+    ) -> None:
+        """Estimate graph memory of the config's ladder; exit 1 when over --budget-mib."""
+        from graphfit.planner.core.errors import ConfigError
+        from graphfit.planner.plan import plan
+
+        with handled():
+            model = memory_model(graph_profile, bytes_per_token, graph_overhead_mib)
+            if model is None:
+                raise ConfigError("graph memory: pass --graph-profile or --bytes-per-token")
+            result = plan(config)
+            sizes = result.capture_sizes if result.has_graphs else ()
+            graphs = model.ladder_bytes(sizes)
+            budget = None if budget_mib is None else budget_mib * MIB
+            fit = (model.max_graphs(result.max_capture_size, budget)
+                   if budget is not None and sizes else None)
+        over = budget is not None and graphs > budget
+        if json_output:
+            emit_json({
+                "schema": "graphfit.memory/1", "config": config.to_dict(),
+                "device": model.device, "capture_sizes": list(sizes),
+                "num_graphs": len(sizes),
+                "pool_bytes": round(model.pool_bytes(max(sizes))) if sizes else 0,
+                "graph_bytes": round(graphs), "buffer_bytes": result.total_bytes,
+                "total_bytes": round(graphs) + result.total_bytes,
+                "budget_bytes": budget, "max_graphs_in_budget": fit, "ok": not over})
+        else:
+            out = console()
+            table = Table(title="Graph memory estimate"
+                          + (f" ({model.device})" if model.device else ""),
+                          title_justify="left")
+            table.add_column("item")
+            table.add_column("bytes", justify="right")
+            table.add_row(f"shared pool (largest graph {max(sizes) if sizes else 0})",
+                          _mib(model.pool_bytes(max(sizes)) if sizes else 0.0))
+            table.add_row(f"{len(sizes)} graphs x {_mib(model.per_graph_overhead_bytes)}",
+                          _mib(model.per_graph_overhead_bytes * len(sizes)))
+            table.add_row("graph memory", _mib(graphs))
+            table.add_row("persistent buffers (graphfit plan)", _mib(result.total_bytes))
+            if budget is not None:
+                table.add_row("budget (graphs)", _mib(budget))
+            out.print(table)
+            if budget is not None:
+                verdict = "[bold red]OVER[/bold red]" if over else "[bold green]FITS[/bold green]"
+                out.print(f"{verdict}: at most {fit} graphs with max {result.max_capture_size}"
+                              " fit the budget.")
+        if over:
+            raise typer.Exit(EXIT_VIOLATIONS)

@@ -1,0 +1,163 @@
+"""`--config FILE`: a YAML or JSON mapping of engine settings, like `vllm serve --config`.
+
+Keys may be vLLM serve arguments (`max-num-seqs`, `speculative-config`...), SGLang server
+arguments (`cuda-graph-max-bs`...), TensorRT-LLM LLM API options (`cuda_graph_config`...) or
+EngineConfig field names; dashes and underscores are interchangeable. Settings of the engine
+that graphfit does not model (ports, parallelism, memory fractions...) are listed as ignored;
+a key close to a modelled one is taken for a typo and rejected; any other key is reported as
+unknown and ignored, so whole serve configs can be read.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from graphfit.inputs import sglang as sglang_args
+from graphfit.inputs import trtllm as trtllm_args
+from graphfit.inputs import vllm as vllm_args
+from graphfit.inputs.keys import Handler, field_key, raw
+from graphfit.inputs.settings import CONFIG_FIELDS, FILE, Setting
+from graphfit.inputs.values import (
+    as_bool,
+    as_int,
+    as_sizes,
+    close_match,
+    normalize_key,
+)
+from graphfit.planner.core.errors import ConfigError
+
+VLLM_IGNORED = frozenset({
+    "model", "tokenizer", "host", "port", "served_model_name", "tensor_parallel_size",
+    "pipeline_parallel_size", "data_parallel_size", "data_parallel_size_local",
+    "enable_expert_parallel", "gpu_memory_utilization", "trust_remote_code", "seed",
+    "quantization", "kv_cache_dtype", "enable_prefix_caching", "enable_chunked_prefill",
+    "max_num_partial_prefills", "swap_space", "disable_log_requests", "disable_log_stats",
+    "enable_log_requests", "api_key", "download_dir", "load_format", "revision",
+    "tokenizer_mode", "max_logprobs", "uvicorn_log_level", "enable_lora", "max_loras",
+    "max_lora_rank", "lora_modules", "chat_template", "generation_config",
+    "override_generation_config", "distributed_executor_backend", "kv_transfer_config",
+    "reasoning_parser", "tool_call_parser", "enable_auto_tool_choice", "limit_mm_per_prompt",
+    "mm_processor_kwargs", "disable_custom_all_reduce", "async_scheduling", "hf_overrides",
+    "scheduling_policy", "long_prefill_token_threshold", "cpu_offload_gb",
+    "calculate_kv_scales", "attention_backend", "allowed_local_media_path", "root_path",
+    "ssl_keyfile", "ssl_certfile", "middleware", "response_role", "max_seq_len_to_capture",
+    "no_enable_prefix_caching", "enable_sleep_mode", "kv_cache_memory_bytes",
+})
+
+
+def _int(origin: str, value: Any) -> int:
+    return as_int(origin, value)
+
+
+def _dtype(origin: str, value: Any) -> str | None:
+    return vllm_args.vllm_dtype(origin, value)
+
+
+def _speculative(origin: str, value: Any, layer: int) -> tuple[list[Setting], list[str]]:
+    """vLLM's and TensorRT-LLM's files share the key; TensorRT-LLM's has a decoding_type."""
+    if isinstance(value, dict) and any(normalize_key(k) == "decoding_type" for k in value):
+        return trtllm_args.speculative_config(origin, value, layer)
+    return vllm_args.speculative_config(origin, value, layer)
+
+
+def _compilation(origin: str, value: Any, layer: int) -> tuple[list[Setting], list[str]]:
+    return vllm_args.compilation_config(origin, value, layer)
+
+
+def _level(origin: str, value: Any, layer: int) -> tuple[list[Setting], list[str]]:
+    return vllm_args.optimization_level(origin, value, layer), []
+
+
+def _eager(origin: str, value: Any, layer: int) -> tuple[list[Setting], list[str]]:
+    return vllm_args.enforce_eager(origin, value, layer), []
+
+
+def _native() -> dict[str, Handler]:
+    """EngineConfig's own field names, typed lightly (EngineConfig validates the rest)."""
+    readers: dict[str, Any] = {
+        "cudagraph_capture_sizes": lambda o, v: as_sizes(o, v),
+        "multimodal": as_bool,
+        "cuda_graph_padding": as_bool,
+    }
+    return {name: field_key(name, readers.get(name, raw)) for name in CONFIG_FIELDS}
+
+
+VLLM_KEYS: dict[str, Handler] = {
+    "max_num_seqs": field_key("max_num_seqs", _int),
+    "max_num_batched_tokens": field_key("max_num_batched_tokens", _int),
+    "max_model_len": field_key("max_model_len", _int),
+    "block_size": field_key("block_size", _int),
+    "dtype": field_key("dtype", _dtype),
+    "speculative_config": _speculative,
+    "compilation_config": _compilation,
+    "optimization_level": _level,
+    "o": _level,
+    "enforce_eager": _eager,
+}
+KEYS: dict[str, Handler] = {**_native(), **VLLM_KEYS, **sglang_args.FILE_KEYS,
+                            **trtllm_args.FILE_KEYS}
+IGNORED = VLLM_IGNORED | sglang_args.IGNORED | trtllm_args.IGNORED
+
+
+def read_mapping(path: Path) -> dict[str, Any]:
+    """The file's top-level mapping; YAML needs PyYAML (imported only here)."""
+    text = path.read_text()
+    origin = path.name
+    if path.suffix.lower() == ".json":
+        try:
+            data = json.loads(text)
+        except json.JSONDecodeError as exc:
+            raise ConfigError(f"{origin}: malformed JSON ({exc.msg} at line {exc.lineno})"
+                              ) from None
+    else:
+        try:
+            import yaml
+        except ImportError:  # pragma: no cover - pyyaml ships with graphfit[yaml]
+            raise ConfigError(f"{origin}: reading YAML needs PyYAML (pip install pyyaml) "
+                              "or use a .json file") from None
+        try:
+            data = yaml.safe_load(text)
+        except yaml.YAMLError as exc:
+            mark = getattr(exc, "problem_mark", None)
+            where = f" at line {mark.line + 1}" if mark is not None else ""
+            problem = getattr(exc, "problem", None) or "parse error"
+            raise ConfigError(f"{origin}: malformed YAML ({problem}{where})") from None
+    if data is None:
+        data = {}
+    if not isinstance(data, dict):
+        raise ConfigError(f"{origin}: expected a mapping of settings, got {type(data).__name__}")
+    return data
+
+
+def file_settings(path: Path) -> tuple[list[Setting], list[str]]:
+    """Settings (layer FILE) and notes from one config file."""
+    data = read_mapping(path)
+    settings: list[Setting] = []
+    notes: list[str] = []
+    ignored: list[str] = []
+    unknown: list[str] = []
+    for key, value in data.items():
+        if not isinstance(key, str):
+            raise ConfigError(f"{path.name}: keys must be strings, got {key!r}")
+        name = normalize_key(key)
+        origin = f"{path.name}: {key}"
+        handler = KEYS.get(name)
+        if handler is not None:
+            found, more = handler(origin, value, FILE)
+            settings += found
+            notes += more
+        elif name in IGNORED:
+            ignored.append(key)
+        else:
+            typo = close_match(name, KEYS)
+            if typo is not None:
+                spelled = typo.replace("_", "-") if "-" in key else typo
+                raise ConfigError(f"{path.name}: unknown key {key!r} (did you mean {spelled}?)")
+            unknown.append(key)
+    if ignored:
+        notes.append(f"{path.name}: not modelled, ignored: {', '.join(ignored)}")
+    if unknown:
+        notes.append(f"{path.name}: unknown keys, ignored: {', '.join(unknown)}")
+    return settings, notes

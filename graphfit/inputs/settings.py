@@ -1,0 +1,106 @@
+"""Settings from many sources merged into one EngineConfig, with a documented precedence.
+
+Every input (a flag, a key of a JSON config, a config-file key, an environment variable) is a
+`Setting` of one EngineConfig field. Precedence: the config file (layer 0) is overridden by
+the command line (layer 1: flags, JSON configs and the environment). Sources of the same
+layer must agree: `--num-speculative-tokens 2` with `--speculative-config
+'{"num_speculative_tokens": 3, ...}'` is an error naming both. A `weak` setting is a default
+implied by another choice (vLLM's -O level implies a cudagraph_mode); any explicit setting
+of the field beats it, as in vLLM.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, fields
+from enum import Enum
+from types import MappingProxyType
+from typing import Any
+
+from graphfit.planner.config import EngineConfig
+from graphfit.planner.core.errors import ConfigError
+
+FILE = 0
+COMMAND_LINE = 1
+CONFIG_FIELDS = frozenset(f.name for f in fields(EngineConfig))
+
+
+@dataclass(frozen=True)
+class Setting:
+    """One source's value for one EngineConfig field."""
+
+    field: str
+    value: Any
+    origin: str
+    layer: int = COMMAND_LINE
+    weak: bool = False
+
+    def __post_init__(self) -> None:
+        if self.field not in CONFIG_FIELDS:  # pragma: no cover - a programming error
+            raise ValueError(f"unknown EngineConfig field {self.field!r}")
+
+
+@dataclass(frozen=True)
+class Resolved:
+    """Merged field values, where each came from, and notes for the user (ignored keys)."""
+
+    values: Mapping[str, Any]
+    origins: Mapping[str, str]
+    notes: tuple[str, ...] = ()
+
+    def config(self, **overrides: Any) -> EngineConfig:
+        """The validated EngineConfig (errors name the source of the offending value)."""
+        values = {**self.values, **overrides}
+        if "max_num_seqs" not in values:
+            raise ConfigError("max_num_seqs: missing (pass --max-num-seqs, "
+                              "--max-running-requests, --max-batch-size or set it in --config)")
+        try:
+            return EngineConfig(**values)
+        except ConfigError as exc:
+            raise ConfigError(self._with_origin(str(exc), overrides)) from None
+
+    def _with_origin(self, message: str, overrides: Mapping[str, Any]) -> str:
+        name = message.split(":", 1)[0]
+        origin = self.origins.get(name)
+        if origin is None or name in overrides or origin == f"--{name.replace('_', '-')}":
+            return message
+        return f"{message} (from {origin})"
+
+
+def _comparable(value: Any) -> Any:
+    if isinstance(value, Enum):
+        value = value.value
+    if isinstance(value, str):
+        return value.strip().lower()
+    if isinstance(value, list):
+        return tuple(value)
+    return value
+
+
+def merge(settings: Iterable[Setting], notes: Iterable[str] = ()) -> Resolved:
+    """Pick one value per field: strong over weak, then the higher layer; peers must agree."""
+    by_field: dict[str, list[Setting]] = {}
+    for s in settings:
+        by_field.setdefault(s.field, []).append(s)
+    values: dict[str, Any] = {}
+    origins: dict[str, str] = {}
+    for name, group in by_field.items():
+        best = max((not s.weak, s.layer) for s in group)
+        winners = [s for s in group if (not s.weak, s.layer) == best]
+        first = winners[0]
+        for other in winners[1:]:
+            if _comparable(other.value) != _comparable(first.value):
+                raise ConfigError(
+                    f"{name}: {first.origin} gives {_show(first.value)} but {other.origin} "
+                    f"gives {_show(other.value)}")
+        values[name] = first.value
+        origins[name] = first.origin
+    return Resolved(MappingProxyType(values), MappingProxyType(origins), tuple(notes))
+
+
+def _show(value: Any) -> str:
+    if isinstance(value, Enum):
+        return repr(value.value)
+    if isinstance(value, tuple):
+        return repr(list(value))
+    return repr(value)

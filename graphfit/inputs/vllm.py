@@ -1,0 +1,181 @@
+"""vLLM's own inputs: `--speculative-config`, `--compilation-config` / `-O`, the environment.
+
+Keys graphfit models become Settings; keys vLLM has but that do not change ladders or buffers
+(draft TP size, quantization, inductor passes...) are accepted and reported as ignored;
+anything else is an error naming the key, as vLLM itself rejects unknown keys there.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from graphfit.inputs.settings import COMMAND_LINE, Setting
+from graphfit.inputs.values import (
+    as_bool,
+    as_int,
+    as_object,
+    as_sizes,
+    as_str,
+    normalize_key,
+    reject_unknown,
+)
+from graphfit.planner.core.enums import CUDAGraphMode, Engine, SpecMethod
+from graphfit.planner.core.errors import ConfigError
+
+ENV_V2_RUNNER = "VLLM_USE_V2_MODEL_RUNNER"
+
+SPEC_IGNORED = frozenset({
+    "model", "draft_tensor_parallel_size", "tensor_parallel_size", "quantization",
+    "max_model_len", "revision", "code_revision", "prompt_lookup_max", "prompt_lookup_min",
+    "disable_padded_drafter_batch", "parallel_drafting", "speculative_token_tree",
+    "disable_by_batch_size", "disable_logprobs", "enforce_eager", "hf_overrides",
+    "suffix_decoding_max_tree_depth", "suffix_decoding_max_cached_requests",
+    "suffix_decoding_max_spec_factor", "suffix_decoding_min_token_prob", "draft_load_config",
+    "attention_backend", "moe_backend", "use_local_argmax_reduction", "rejection_sample_method",
+})
+COMPILATION_IGNORED = frozenset({
+    "level", "mode", "backend", "custom_ops", "splitting_ops", "use_inductor", "compile_sizes",
+    "inductor_compile_config", "inductor_passes", "pass_config", "cudagraph_num_of_warmups",
+    "cudagraph_copy_inputs", "full_cuda_graph", "debug_dump_path", "cache_dir",
+    "compile_cache_save_format", "use_inductor_graph_partition", "cudagraph_specialize_lora",
+    "compile_mm_encoder", "dynamic_shapes_config", "local_cache_dir", "fast_moe_cold_start",
+    "compile_ranges_split_points", "static_forward_context",
+})
+OPTIMIZATION_LEVEL_MODES = {  # vLLM -O0..-O3 cudagraph_mode defaults (user settings win)
+    0: CUDAGraphMode.NONE,
+    1: CUDAGraphMode.PIECEWISE,
+    2: CUDAGraphMode.FULL_AND_PIECEWISE,
+    3: CUDAGraphMode.FULL_AND_PIECEWISE,
+}
+_METHODS = {m.value: m for m in SpecMethod if m is not SpecMethod.NONE}
+
+
+def spec_method(origin: str, name: str) -> SpecMethod:
+    """vLLM method names: deepseek_mtp, qwen3_next_mtp, ... are MTP; suffix proposes on the
+    CPU like ngram, so it has no drafter buffers either."""
+    key = name.strip().lower()
+    if key.endswith("_mtp"):
+        return SpecMethod.MTP
+    if key == "suffix":
+        return SpecMethod.NGRAM
+    if key in _METHODS:
+        return _METHODS[key]
+    choices = ", ".join(sorted(_METHODS))
+    raise ConfigError(f"{origin}: {name!r} is not modelled (supported: {choices})")
+
+
+def _infer_method(model: str) -> SpecMethod:
+    lowered = model.lower()
+    for needle, method in (("eagle3", SpecMethod.EAGLE3), ("eagle", SpecMethod.EAGLE),
+                           ("dflash", SpecMethod.DFLASH), ("ngram", SpecMethod.NGRAM)):
+        if needle in lowered:
+            return method
+    return SpecMethod.DRAFT_MODEL
+
+
+def speculative_config(origin: str, value: object,
+                       layer: int = COMMAND_LINE) -> tuple[list[Setting], list[str]]:
+    """Settings from vLLM's speculative config (a JSON object or its text)."""
+    obj = {normalize_key(k): v for k, v in as_object(origin, value).items()}
+    reject_unknown(origin, obj, SPEC_IGNORED | {"method", "num_speculative_tokens"})
+    notes: list[str] = []
+    if "method" in obj and obj["method"] is not None:
+        method = spec_method(f"{origin}: method", as_str(f"{origin}: method", obj["method"]))
+    elif obj.get("model") is not None:
+        method = _infer_method(as_str(f"{origin}: model", obj["model"]))
+        notes.append(f"{origin}: method inferred as {method.value} from the model name")
+    else:
+        raise ConfigError(f"{origin}: method missing (and no model to infer it from)")
+    if obj.get("num_speculative_tokens") is None:
+        raise ConfigError(f"{origin}: num_speculative_tokens missing")
+    k = as_int(f"{origin}: num_speculative_tokens", obj["num_speculative_tokens"])
+    ignored = sorted(set(obj) & (SPEC_IGNORED - {"model"}))
+    if ignored:
+        notes.append(f"{origin}: not modelled, ignored: {', '.join(ignored)}")
+    settings = [Setting("spec_method", method, f"{origin}: method", layer),
+                Setting("num_speculative_tokens", k, f"{origin}: num_speculative_tokens",
+                        layer),
+                Setting("engine", Engine.VLLM, origin, layer)]
+    return settings, notes
+
+
+def cudagraph_mode(origin: str, value: object) -> CUDAGraphMode:
+    text = as_str(origin, value).upper()
+    for mode in CUDAGraphMode:
+        if text == mode.value:
+            return mode
+    choices = ", ".join(m.value for m in CUDAGraphMode)
+    raise ConfigError(f"{origin}: {value!r} is not one of {choices}")
+
+
+def optimization_level(origin: str, value: object, layer: int = COMMAND_LINE) -> list[Setting]:
+    """-O0..-O3: a default cudagraph_mode that any explicit cudagraph_mode overrides."""
+    level = as_int(origin, value, minimum=0)
+    if level not in OPTIMIZATION_LEVEL_MODES:
+        raise ConfigError(f"{origin}: optimization level must be 0..3, got {level}")
+    return [Setting("cudagraph_mode", OPTIMIZATION_LEVEL_MODES[level], f"{origin} {level}",
+                    layer, weak=True),
+            Setting("engine", Engine.VLLM, origin, layer)]
+
+
+def compilation_config(origin: str, value: object,
+                       layer: int = COMMAND_LINE) -> tuple[list[Setting], list[str]]:
+    """Settings from vLLM's compilation config: a JSON object, or an -O level digit."""
+    if isinstance(value, int) or (isinstance(value, str) and value.strip().isdigit()):
+        return optimization_level(origin, value, layer), []
+    obj = {normalize_key(k): v for k, v in as_object(origin, value).items()}
+    mapped = {"cudagraph_capture_sizes", "max_cudagraph_capture_size", "cudagraph_mode",
+              "use_cudagraph"}
+    reject_unknown(origin, obj, COMPILATION_IGNORED | mapped)
+    settings = [Setting("engine", Engine.VLLM, origin, layer)]
+    notes: list[str] = []
+    if obj.get("cudagraph_capture_sizes") is not None:
+        key = f"{origin}: cudagraph_capture_sizes"
+        settings.append(Setting("cudagraph_capture_sizes",
+                                as_sizes(key, obj["cudagraph_capture_sizes"], normalize=True),
+                                key, layer))
+    if obj.get("max_cudagraph_capture_size") is not None:
+        key = f"{origin}: max_cudagraph_capture_size"
+        settings.append(Setting("max_cudagraph_capture_size",
+                                as_int(key, obj["max_cudagraph_capture_size"]), key, layer))
+    if obj.get("cudagraph_mode") is not None:
+        key = f"{origin}: cudagraph_mode"
+        settings.append(Setting("cudagraph_mode", cudagraph_mode(key, obj["cudagraph_mode"]),
+                                key, layer))
+    if "use_cudagraph" in obj:
+        key = f"{origin}: use_cudagraph"
+        if not as_bool(key, obj["use_cudagraph"]):
+            settings.append(Setting("cudagraph_mode", CUDAGraphMode.NONE, key, layer))
+    ignored = sorted(set(obj) & COMPILATION_IGNORED)
+    if ignored:
+        notes.append(f"{origin}: not modelled, ignored: {', '.join(ignored)}")
+    return settings, notes
+
+
+def environment(environ: Mapping[str, str]) -> list[Setting]:
+    """VLLM_USE_V2_MODEL_RUNNER=1 selects the V2 model runner (0 the V1 runner)."""
+    raw = environ.get(ENV_V2_RUNNER)
+    if raw is None or raw.strip() == "":
+        return []
+    value = raw.strip().lower()
+    if value not in ("0", "1", "true", "false"):
+        raise ConfigError(f"{ENV_V2_RUNNER}: expected 0 or 1, got {raw!r}")
+    runner = "v2" if value in ("1", "true") else "v1"
+    return [Setting("runner", runner, f"{ENV_V2_RUNNER}={raw.strip()}", COMMAND_LINE)]
+
+
+def enforce_eager(origin: str, value: object, layer: int) -> list[Setting]:
+    if not as_bool(origin, value):
+        return []
+    return [Setting("cudagraph_mode", CUDAGraphMode.NONE, origin, layer),
+            Setting("engine", Engine.VLLM, origin, layer)]
+
+
+def vllm_dtype(origin: str, value: object) -> str | None:
+    """vLLM's --dtype spellings; `auto` keeps graphfit's default (the checkpoint's dtype)."""
+    text = as_str(origin, value).lower()
+    aliases = {"half": "float16", "float": "float32", "bf16": "bfloat16", "fp16": "float16"}
+    if text == "auto":
+        return None
+    return aliases.get(text, text)
+

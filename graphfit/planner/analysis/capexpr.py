@@ -1,0 +1,116 @@
+"""Capacity formulas: "S*q", "max(S*q, C)", "T + S" evaluated per config.
+
+An engine's buggy sizing is usually a formula, not a number (vLLM #50065 sized DFlash's
+query buffers S*q), so audits over many configs (sweeps, the bug corpus) take formulas.
+Only integer arithmetic on the names below, max() and min() are allowed; it is parsed with
+`ast`, never eval'd.
+"""
+
+from __future__ import annotations
+
+import ast
+import operator
+from collections.abc import Callable, Mapping
+
+from graphfit.planner.core.errors import ConfigError
+from graphfit.planner.plan import Plan
+
+NAMES = {
+    "S": "max_num_seqs",
+    "T": "max_num_batched_tokens",
+    "k": "num_speculative_tokens",
+    "q": "tokens per request in a uniform decode (1 + k; SGLang: num_draft_tokens)",
+    "C": "largest capture size as the config computes it (what a drafter's __init__ sees)",
+    "R": "largest capture size the runner captures",
+    "M": "max_model_len",
+    "H": "hidden_size",
+    "topk": "SGLang speculative_eagle_topk (1 otherwise)",
+}
+_OPS: dict[type[ast.operator], Callable[[int, int], int]] = {
+    ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul,
+    ast.FloorDiv: operator.floordiv}
+
+
+def variables(plan: Plan) -> dict[str, int]:
+    """The values of NAMES for one plan."""
+    c = plan.config
+    return {"S": c.max_num_seqs, "T": c.max_num_batched_tokens, "k": c.num_speculative_tokens,
+            "q": c.uniform_query_len, "C": plan.config_ladder.max_size,
+            "R": plan.runtime_ladder.max_size, "M": c.max_model_len, "H": c.hidden_size,
+            "topk": c.speculative_eagle_topk or 1}
+
+
+def _eval(node: ast.AST, env: Mapping[str, int], text: str) -> int:
+    if isinstance(node, ast.Expression):
+        return _eval(node.body, env, text)
+    if isinstance(node, ast.Constant) and type(node.value) is int:
+        return node.value
+    if isinstance(node, ast.Name):
+        if node.id not in env:
+            raise ConfigError(f"capacity: unknown name {node.id!r} in {text!r} "
+                              f"(known: {', '.join(NAMES)})")
+        return env[node.id]
+    if isinstance(node, ast.BinOp) and type(node.op) in _OPS:
+        right = _eval(node.right, env, text)
+        if isinstance(node.op, ast.FloorDiv) and right == 0:
+            raise ConfigError(f"capacity: division by zero in {text!r}")
+        return _OPS[type(node.op)](_eval(node.left, env, text), right)
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+        return -_eval(node.operand, env, text)
+    if (isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
+            and node.func.id in ("max", "min") and node.args and not node.keywords):
+        args = [_eval(a, env, text) for a in node.args]
+        return max(args) if node.func.id == "max" else min(args)
+    raise ConfigError(f"capacity: {text!r} is not an integer formula over "
+                      f"{', '.join(NAMES)} with + - * // max() min()")
+
+
+def parse(text: str) -> ast.Expression:
+    """Parse once (a syntax error is a ConfigError naming the formula)."""
+    try:
+        tree = ast.parse(str(text).strip(), mode="eval")
+    except SyntaxError:
+        raise ConfigError(f"capacity: {text!r} is not a formula") from None
+    _eval(tree, dict.fromkeys(NAMES, 1), str(text))  # reject bad names/operators up front
+    return tree
+
+
+def evaluate(formula: int | str, plan: Plan) -> int:
+    """Rows for one plan: an int is taken as is, a string is a formula over NAMES."""
+    if isinstance(formula, bool):
+        raise ConfigError(f"capacity: expected an integer or a formula, got {formula!r}")
+    if isinstance(formula, int):
+        return formula
+    if not isinstance(formula, str):
+        raise ConfigError(f"capacity: expected an integer or a formula, got {formula!r}")
+    value = _eval(parse(formula), variables(plan), formula)
+    if value < 0:
+        raise ConfigError(f"capacity: {formula!r} is negative ({value}) for this config")
+    return value
+
+
+def capacities_for(plan: Plan, formulas: Mapping[str, int | str], *,
+                   skip_missing: bool = False) -> dict[str, int]:
+    """Evaluate every "component.buffer" -> formula for one plan.
+
+    `skip_missing` drops buffers this plan has not (a sweep point without a drafter).
+    """
+    out: dict[str, int] = {}
+    for key, formula in formulas.items():
+        component, _, name = key.partition(".")
+        if skip_missing and (component not in plan.components
+                             or name not in {b.name for b in plan.components[component].buffers}):
+            continue
+        plan.buffer(key)
+        out[key] = evaluate(formula, plan)
+    return out
+
+
+def parse_assignment(text: str) -> tuple[str, str]:
+    """'drafter.positions=S*q' -> ('drafter.positions', 'S*q'), the formula checked."""
+    key, sep, formula = text.partition("=")
+    key = key.strip()
+    if not sep or "." not in key or not formula.strip():
+        raise ConfigError(f"capacity: {text!r} is not of the form component.buffer=FORMULA")
+    parse(formula)
+    return key, formula.strip()

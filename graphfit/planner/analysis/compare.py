@@ -1,0 +1,160 @@
+"""Side-by-side figures of two plans: graphs, expected padding waste, buffer bytes, safety.
+
+"Expected" waste weights every reachable batch equally (no trace needed): uniform decodes of
+1..max requests are comparable across engines (vLLM pads tokens, SGLang and TensorRT-LLM
+pad requests); mixed batches are shown where the engine's model has mixed graphs (vLLM).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from graphfit.planner.analysis.summary import decode_stats, mixed_family
+from graphfit.planner.analysis.waste import PaddingStats, family_stats
+from graphfit.planner.config import EngineConfig
+from graphfit.planner.core.enums import Engine, LadderPolicy
+from graphfit.planner.core.errors import ConfigError
+from graphfit.planner.engines.registry import policy_engine
+from graphfit.planner.plan import Plan
+
+_ENGINE_SPECIFIC = ("cuda_graph_padding", "speculative_eagle_topk",
+                    "speculative_num_draft_tokens", "cudagraph_capture_sizes",
+                    "max_cudagraph_capture_size")
+
+
+def _coerce(value: str) -> Any:
+    text = value.strip()
+    if text.lower() in ("none", "null"):
+        return None
+    if text.lower() in ("true", "false"):
+        return text.lower() == "true"
+    if text.lstrip("-").isdigit():
+        return int(text)
+    if "," in text or text.startswith("["):
+        return [int(v) for v in text.strip("[]").replace(",", " ").split()]
+    return text
+
+
+def variant(base: EngineConfig, spec: str) -> tuple[EngineConfig, list[str]]:
+    """One side of a comparison: a ladder policy ("vllm-legacy", "sglang-spec"...), a list of
+    capture sizes ("1,2,4,8": explicit ladder) or field overrides ("ladder=vllm;
+    max_cudagraph_capture_size=64"). A policy of another engine switches the engine and resets
+    the engine-specific fields (their units differ), which is reported as a note."""
+    text = spec.strip()
+    notes: list[str] = []
+    if not text:
+        raise ConfigError("compare: an empty variant")
+    changes: dict[str, Any]
+    if "=" in text:
+        changes = {}
+        for part in (p for p in text.split(";") if p.strip()):
+            key, _, value = part.partition("=")
+            changes[key.strip().replace("-", "_")] = _coerce(value)
+        unknown = sorted(set(changes) - set(base.to_dict()))
+        if unknown:
+            raise ConfigError(f"compare: {spec!r}: unknown field(s) {', '.join(unknown)}")
+    elif text[0].isdigit() or text.startswith("["):
+        changes = {"ladder": "explicit", "cudagraph_capture_sizes": _coerce(text + ",")}
+    else:
+        try:
+            policy = LadderPolicy(text.lower())
+        except ValueError:
+            choices = ", ".join(p.value for p in LadderPolicy if p is not LadderPolicy.AUTO)
+            raise ConfigError(f"compare: {spec!r} is not a ladder policy ({choices}), a size "
+                              "list or key=value overrides") from None
+        changes = {"ladder": policy}
+        owner = policy_engine(policy)
+        if owner is not None and owner is not base.engine:
+            changes["engine"] = owner
+    engine = changes.get("engine", base.engine)
+    if Engine(getattr(engine, "value", engine)) is not base.engine:
+        reset: dict[str, Any] = {name: None for name in _ENGINE_SPECIFIC if name not in changes}
+        reset.setdefault("ladder", LadderPolicy.AUTO)
+        if any(getattr(base, name) is not None for name in ("cudagraph_capture_sizes",
+                                                             "max_cudagraph_capture_size")):
+            notes.append(f"{spec}: capture sizes reset for engine "
+                         f"{getattr(engine, 'value', engine)} (other units)")
+        changes = {**reset, **changes}
+    return base.replace(**changes), notes
+
+
+@dataclass(frozen=True)
+class PlanFigures:
+    """What `graphfit compare` shows for one side."""
+
+    label: str
+    engine: str
+    ladder: str
+    unit: str
+    sizes: tuple[int, ...]
+    decode: PaddingStats
+    mixed: PaddingStats | None
+    total_bytes: int
+    reference_bytes: int
+    safe: bool
+    checked: int
+    warnings: tuple[str, ...]
+
+    @property
+    def graphs(self) -> int:
+        return len(self.sizes)
+
+    @property
+    def decode_graph_share(self) -> float:
+        """Share of decode batches that replay a graph (the rest run eagerly)."""
+        graphed = sum(n for mode, n in self.decode.modes if mode != "NONE")
+        return graphed / self.decode.batches if self.decode.batches else 0.0
+
+    def to_dict(self) -> dict[str, Any]:
+        def stats(s: PaddingStats | None) -> dict[str, Any] | None:
+            if s is None:
+                return None
+            return {"label": s.label, "batches": s.batches, "real_tokens": s.real_tokens,
+                    "padded_tokens": s.padded_tokens,
+                    "waste_fraction": round(s.waste_fraction, 6),
+                    "worst_waste": s.worst_waste, "modes": dict(s.modes)}
+
+        return {"label": self.label, "engine": self.engine, "ladder": self.ladder,
+                "unit": self.unit, "graphs": self.graphs, "max_capture": self.sizes[-1],
+                "sizes": list(self.sizes), "decode": stats(self.decode),
+                "decode_graph_share": round(self.decode_graph_share, 6),
+                "mixed": stats(self.mixed), "total_bytes": self.total_bytes,
+                "reference_bytes": self.reference_bytes, "safe": self.safe,
+                "checked": self.checked, "warnings": list(self.warnings)}
+
+
+def mixed_span(*plans: Plan) -> int:
+    """Tokens up to the largest mixed graph of the plans: the range where mixed batches pad."""
+    spans = []
+    for p in plans:
+        family = mixed_family(p.component("target"))
+        if family is not None:
+            spans.append(min(family.last, p.component("target").tables.max_size))
+    return max(spans, default=0)
+
+
+def figures(label: str, p: Plan, mixed_tokens: int | None = None) -> PlanFigures:
+    """Plan, verify and total up one side (mixed batches of 1..mixed_tokens where they pad)."""
+    target = p.component("target")
+    decode = decode_stats(p)
+    mixed = None
+    family = mixed_family(target)
+    if family is not None:
+        top = mixed_tokens or mixed_span(p)
+        mixed = family_stats(f"mixed, 1..{top} tokens", family, target.tables, top)
+    verification = p.verify()
+    return PlanFigures(label, p.config.engine.value, p.config.ladder.value, p.unit.value,
+                       p.capture_sizes, decode, mixed, p.total_bytes, p.reference_bytes,
+                       verification.ok, verification.checked, p.warnings)
+
+
+def byte_deltas(left: Plan, right: Plan) -> Mapping[str, tuple[int | None, int | None]]:
+    """Bytes per buffer key on each side (None where a side has no such buffer)."""
+    keys: dict[str, tuple[int | None, int | None]] = {}
+    lb = {b.key: b.bytes for comp in left.components.values() for b in comp.buffers}
+    rb = {b.key: b.bytes for comp in right.components.values() for b in comp.buffers}
+    for key in list(lb) + [k for k in rb if k not in lb]:
+        keys[key] = (lb.get(key), rb.get(key))
+    return keys

@@ -1,0 +1,65 @@
+"""Padding waste: how many computed tokens are padding, over a family of batches.
+
+Computed segment by segment from the dispatch tables (each segment pads to one size or runs
+eagerly), so a family of a million batches costs as much as its capture sizes.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass
+
+from graphfit.planner.core.batches import BatchFamily
+from graphfit.planner.core.dispatch import DispatchTables
+from graphfit.planner.core.enums import CUDAGraphMode
+
+
+@dataclass(frozen=True)
+class PaddingStats:
+    """Waste over a set of batch sizes, each weighted equally.
+
+    `waste_fraction` is padded tokens / computed tokens over the whole set (eager batches
+    count as computed, unpadded).
+    """
+
+    label: str
+    batches: int
+    real_tokens: int
+    padded_tokens: int
+    worst_waste: int
+    worst_num_tokens: int
+    modes: tuple[tuple[str, int], ...]
+
+    @property
+    def waste_tokens(self) -> int:
+        return self.padded_tokens - self.real_tokens
+
+    @property
+    def waste_fraction(self) -> float:
+        return self.waste_tokens / self.padded_tokens if self.padded_tokens else 0.0
+
+
+def family_stats(label: str, family: BatchFamily, tables: DispatchTables,
+                 last: int | None = None) -> PaddingStats:
+    """Real vs padded tokens and graph modes over the family's batches (up to `last` units)."""
+    top = family.last if last is None else min(family.last, last)
+    real = padded = batches = worst = worst_n = 0
+    modes: Counter[str] = Counter()
+    step = family.step
+    if top >= family.first:
+        for seg in tables.segments(step, family.first, top, uniform=family.uniform):
+            count = seg.last - seg.first + 1
+            tokens = step * (seg.first + seg.last) * count // 2
+            batches += count
+            real += tokens
+            if seg.dispatch is None:
+                padded += tokens
+                modes[CUDAGraphMode.NONE.value] += count
+                continue
+            padded += seg.dispatch.padded * count
+            modes[seg.dispatch.mode.value] += count
+            waste = seg.dispatch.padded - step * seg.first
+            if waste > worst:
+                worst, worst_n = waste, step * seg.first
+    return PaddingStats(label, batches, real, padded, worst, worst_n,
+                        tuple(sorted(modes.items())))

@@ -1,0 +1,91 @@
+"""Reachable batches: the families of batches a component can see, as intervals.
+
+A family is every batch of `step * a` tokens for a in [first, last] (or only the listed
+points), with a request count per batch and a route through the dispatcher. Engines declare
+families; capacities, verification and the runtime's graph keys all walk the same families
+through the same tables, so they cannot disagree.
+
+`Stream` names what a buffer reads: the token or request axis of one kind of batch. A family
+says which streams its batches feed; a buffer's demands say which streams it reads.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import Enum
+
+from graphfit.planner.core.errors import ConfigError
+
+
+class Stream(str, Enum):
+    """Which batches reach a buffer, on which axis (the values are the plan JSON's names)."""
+
+    TARGET_TOKENS = "target_tokens"  # target batches, token axis
+    TARGET_REQUESTS = "target_requests"  # target batches, request axis (incl. graph keys)
+    DRAFTER_TOKENS = "drafter_tokens"  # drafter passes, token axis
+    DRAFT_QUERY = "draft_query"  # DFlash query tokens (q per request)
+    CONTEXT = "context"  # context tokens, never padded
+    DRAFTER_REQUESTS = "drafter_requests"  # drafter batches, request axis
+
+    @property
+    def padded(self) -> bool:
+        """Whether it counts tokens that the dispatcher pads (CONTEXT runs unpadded; request
+        streams count requests, whose static rows are the graph key's request count)."""
+        return self in (Stream.TARGET_TOKENS, Stream.DRAFTER_TOKENS, Stream.DRAFT_QUERY)
+
+    @property
+    def on_requests(self) -> bool:
+        return self in (Stream.TARGET_REQUESTS, Stream.DRAFTER_REQUESTS)
+
+
+class Requests(str, Enum):
+    """How many requests a batch of a family carries."""
+
+    PER_UNIT = "per_unit"  # a units = a requests (uniform decode: step tokens each)
+    UP_TO_TOKENS = "up_to_tokens"  # min(tokens, max_num_seqs): a mixed batch's worst case
+
+
+@dataclass(frozen=True)
+class BatchFamily:
+    """Batches of `step * a` tokens, a in [first, last], that reach one component.
+
+    `uniform`: dispatched as uniform decodes. `padded`: goes through the dispatcher (False:
+    always runs unpadded, e.g. DFlash's context). `eager_writes`: batches that run eagerly
+    still write the component's buffers (vLLM, TensorRT-LLM) or not (SGLang's graph inputs are
+    private to its graph runner). `points`: only these a (capture runs every ladder size).
+    """
+
+    name: str
+    streams: frozenset[Stream]
+    step: int
+    first: int
+    last: int
+    requests: Requests
+    uniform: bool = False
+    padded: bool = True
+    eager_writes: bool = True
+    points: tuple[int, ...] | None = None
+
+    def __post_init__(self) -> None:
+        if self.step < 1 or self.first < 1:
+            raise ConfigError(f"family {self.name}: step and first must be >= 1")
+        if self.points is not None:
+            object.__setattr__(self, "points", tuple(sorted(
+                p for p in set(self.points) if self.first <= p <= self.last)))
+
+    @property
+    def empty(self) -> bool:
+        return self.last < self.first or self.points == ()
+
+    @property
+    def count(self) -> int:
+        """How many batches the family holds."""
+        if self.points is not None:
+            return len(self.points)
+        return max(0, self.last - self.first + 1)
+
+    def requests_at(self, a: int, max_num_seqs: int) -> int:
+        """Real requests of the batch of `a` units."""
+        if self.requests is Requests.PER_UNIT:
+            return a
+        return min(self.step * a, max_num_seqs)

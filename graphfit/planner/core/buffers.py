@@ -1,0 +1,99 @@
+"""Persistent buffers before sizing: axis, dtype, what feeds them, how their padding is filled.
+
+Each engine model lists its buffers as `BufferSpec`s. A spec says which streams it reads
+(`demands`), what the engine's own code allocates (`reference_capacity`, so a plan shows the
+saving or the shortfall), how graphfit's runtime fills the padded tail, and which fills are
+safe there at all (stale slot ids or request rows in a padded tail are read by the graph).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import Enum
+
+from graphfit.planner.core.batches import Stream
+from graphfit.planner.core.errors import ConfigError
+
+PAD_SLOT_ID = -1  # the slot id of padded tokens: the KV-cache write skips it
+
+
+class Axis(str, Enum):
+    """The dimension that scales with the batch."""
+
+    TOKENS = "tokens"
+    REQUESTS = "requests"
+    FIXED = "fixed"
+
+
+class FillKind(str, Enum):
+    """What the padded tail `[n, padded)` holds when a graph replays."""
+
+    KEEP = "keep"  # leave whatever is there (only for rows nothing reads)
+    ZERO = "zero"
+    SENTINEL = "sentinel"  # a marker value, e.g. slot id -1 so no KV write happens
+    COPY_REAL_ROWS = "copy-real-rows"  # repeat the last real row (keeps cumsums monotone)
+
+
+@dataclass(frozen=True)
+class FillPolicy:
+    kind: FillKind = FillKind.ZERO
+    value: float = 0
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "kind", FillKind(self.kind))
+
+    def describe(self) -> str:
+        if self.kind is FillKind.SENTINEL:
+            return f"sentinel({self.value:g})"
+        return str(self.kind.value)
+
+
+ZERO = FillPolicy(FillKind.ZERO)
+KEEP = FillPolicy(FillKind.KEEP)
+REPEAT_LAST = FillPolicy(FillKind.COPY_REAL_ROWS)
+PAD_SLOT = FillPolicy(FillKind.SENTINEL, PAD_SLOT_ID)
+PAD_TRUE = FillPolicy(FillKind.SENTINEL, 1)
+ONLY_ZERO = frozenset({FillKind.ZERO})
+ONLY_SENTINEL = frozenset({FillKind.SENTINEL})
+ONLY_COPY = frozenset({FillKind.COPY_REAL_ROWS})
+
+
+@dataclass(frozen=True)
+class Demand:
+    """Rows a buffer needs from one stream: the stream's rows plus a constant."""
+
+    stream: Stream
+    offset: int = 0
+
+
+@dataclass(frozen=True)
+class BufferSpec:
+    """One persistent buffer before sizing.
+
+    `leading` dims come before the scaled axis (mrope's 3 rows), `trailing` after it (hidden).
+    `init` is "arange" for index buffers the runtime fills once with 0, 1, 2, ...
+    `safe_fills` are the fills of a padded tail that keep a replay correct (None: any).
+    """
+
+    name: str
+    dtype: str
+    axis: Axis
+    demands: tuple[Demand, ...]
+    reference_capacity: int
+    fill: FillPolicy = ZERO
+    leading: tuple[int, ...] = ()
+    trailing: tuple[int, ...] = ()
+    init: str = "zeros"
+    source: str = ""
+    safe_fills: frozenset[FillKind] | None = None
+
+    def __post_init__(self) -> None:
+        if self.axis is not Axis.FIXED and not self.demands:
+            raise ConfigError(f"{self.name}: a scaled buffer needs at least one demand")
+        if self.init not in ("zeros", "arange"):
+            raise ConfigError(f"{self.name}: init must be zeros or arange")
+        if self.safe_fills is not None and self.fill.kind not in self.safe_fills:
+            raise ConfigError(f"{self.name}: its own fill {self.fill.describe()} is not safe")
+
+    def fill_is_safe(self, kind: FillKind) -> bool:
+        return self.safe_fills is None or kind in self.safe_fills

@@ -1,0 +1,206 @@
+"""Dispatch: which graph a batch replays and to what size it is padded.
+
+A component's `DispatchTables` hold, for each capture size, the graph a mixed batch and a
+uniform-decode batch padded to that size replay. Everything else follows: `lookup(n)` for one
+batch (O(1) through a precomputed index while the ladder is small, bisect above), and
+`segments()` for a whole family of batches as intervals, so planning and verification cost
+grows with the number of capture sizes, never with the batch sizes themselves.
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_left
+from collections.abc import Iterator
+from dataclasses import dataclass
+from functools import cached_property
+
+from graphfit.planner.core.enums import CUDAGraphMode
+from graphfit.planner.core.errors import BatchError, ConfigError
+
+# Ladders up to this many tokens get an O(1) index (one entry per token count).
+_INDEX_LIMIT = 1 << 15
+
+
+@dataclass(frozen=True, slots=True)
+class Dispatch:
+    """Where a batch goes: the graph mode, its padded token count and the request count key.
+
+    `num_reqs` is None for PIECEWISE graphs (they are keyed on tokens alone).
+    """
+
+    mode: CUDAGraphMode
+    padded: int
+    num_reqs: int | None
+
+
+@dataclass(frozen=True, slots=True, order=True)
+class GraphKey:
+    """A static shape: padded tokens, and request rows when the graph reads request buffers."""
+
+    padded: int
+    num_reqs: int | None = None
+
+
+NO_GRAPH = Dispatch(CUDAGraphMode.NONE, 0, None)
+
+
+def static_requests(dispatch: Dispatch, max_num_seqs: int) -> int:
+    """Request rows a graph bakes in: the key's num_reqs, else min(padded, max_num_seqs).
+
+    PIECEWISE keys carry no request count, but a graph that reads request-axis buffers needs a
+    static one; min(padded, S) is what vLLM's FULL mode keys use for the same size, holds every
+    real request count of the batches padded to it (num_reqs <= num_tokens <= padded) and
+    never exceeds the plan's request capacity.
+    """
+    if dispatch.num_reqs is not None:
+        return dispatch.num_reqs
+    return min(dispatch.padded, max_num_seqs)
+
+
+@dataclass(frozen=True, slots=True)
+class Segment:
+    """Batches of `step * a` tokens for a in [first, last] that share one dispatch.
+
+    `dispatch` is None when they run eagerly (unpadded, each its own size).
+    """
+
+    first: int
+    last: int
+    dispatch: Dispatch | None
+
+
+@dataclass(frozen=True)
+class DispatchTables:
+    """One component's dispatcher, stored per capture size (in tokens).
+
+    `mixed[i]` / `uniform[i]` is the dispatch of a mixed / uniform-decode batch padded to
+    `sizes[i]` (mode NONE: such batches run eagerly). Without `padding` only a batch of exactly
+    a captured size replays it (SGLang --disable-cuda-graph-padding, TensorRT-LLM
+    enable_padding false); every other batch runs eagerly.
+    """
+
+    sizes: tuple[int, ...]
+    mixed: tuple[Dispatch, ...]
+    uniform: tuple[Dispatch, ...]
+    uniform_query_len: int
+    max_num_seqs: int
+    padding: bool = True
+
+    def __post_init__(self) -> None:
+        if not len(self.sizes) == len(self.mixed) == len(self.uniform):
+            raise ConfigError("dispatch: one mixed and one uniform entry per capture size")
+        if any(a >= b for a, b in zip(self.sizes, self.sizes[1:])) or (
+                self.sizes and self.sizes[0] < 1):
+            raise ConfigError("dispatch: capture sizes must be sorted, unique and >= 1")
+
+    @property
+    def max_size(self) -> int:
+        """The largest captured size in tokens (0 without graphs)."""
+        return self.sizes[-1] if self.sizes else 0
+
+    @cached_property
+    def _slot(self) -> tuple[int, ...]:
+        """slot[n] = index of the smallest size >= n, for n <= max (small ladders only)."""
+        slot = [0] * (self.max_size + 1)
+        n = 0
+        for i, size in enumerate(self.sizes):
+            while n <= size:
+                slot[n] = i
+                n += 1
+        return tuple(slot)
+
+    @cached_property
+    def _mixed_hits(self) -> tuple[Dispatch | None, ...]:
+        """The hot path's answer per n: the mixed graph, or None (eager)."""
+        out: list[Dispatch | None] = [None]
+        for n in range(1, self.max_size + 1):
+            out.append(self._entry(n, self.mixed))
+        return tuple(out)
+
+    def _index(self, n: int) -> int:
+        if self.max_size <= _INDEX_LIMIT:
+            return self._slot[n]
+        return bisect_left(self.sizes, n)
+
+    def _entry(self, n: int, entries: tuple[Dispatch, ...]) -> Dispatch | None:
+        """The graph a batch of n <= max tokens replays, or None when it runs eagerly."""
+        i = self._index(n)
+        if not self.padding and self.sizes[i] != n:
+            return None
+        hit = entries[i]
+        return None if hit.mode is CUDAGraphMode.NONE else hit
+
+    def lookup(self, num_tokens: int, *, uniform_decode: bool = False,
+               num_reqs: int | None = None) -> Dispatch:
+        """The dispatch of one batch (validated; eager batches come back unpadded)."""
+        if (num_reqs is None and not uniform_decode and type(num_tokens) is int
+                and 0 < num_tokens <= self.max_size <= _INDEX_LIMIT):
+            hit = self._mixed_hits[num_tokens]  # the hot path: nothing to validate
+            return hit if hit is not None else Dispatch(CUDAGraphMode.NONE, num_tokens, None)
+        if type(num_tokens) is not int or num_tokens < 1:
+            raise BatchError(f"num_tokens: must be an integer >= 1, got {num_tokens!r}")
+        if num_reqs is not None and type(num_reqs) is not int:
+            raise BatchError(f"num_reqs: must be an integer, got {num_reqs!r}")
+        if uniform_decode:
+            q = self.uniform_query_len
+            if num_tokens % q:
+                raise BatchError(
+                    f"num_tokens: a uniform-decode batch has q*num_reqs tokens (q={q}), "
+                    f"got {num_tokens}")
+            if num_reqs is not None and num_reqs * q != num_tokens:
+                raise BatchError(
+                    f"num_reqs: {num_reqs} requests of {q} tokens is not {num_tokens} tokens")
+            if num_reqs is None:
+                num_reqs = num_tokens // q
+        if num_reqs is not None and not 1 <= num_reqs <= min(num_tokens, self.max_num_seqs):
+            raise BatchError(
+                f"num_reqs: must be in 1..min(num_tokens, max_num_seqs), got {num_reqs}")
+        hit = None
+        if num_tokens <= self.max_size:
+            hit = self._entry(num_tokens, self.uniform if uniform_decode else self.mixed)
+        return hit if hit is not None else Dispatch(CUDAGraphMode.NONE, num_tokens, num_reqs)
+
+    def segments(self, step: int, first: int, last: int, *,
+                 uniform: bool) -> Iterator[Segment]:
+        """Batches of step*a tokens, a in [first, last], grouped by the graph they replay.
+
+        Consecutive eager batches form one segment; at most 2 segments per capture size.
+        """
+        entries = self.uniform if uniform else self.mixed
+        pending: list[int] = []  # an eager run waiting to be extended: [first, last]
+
+        def eager(lo: int, hi: int) -> Iterator[Segment]:
+            if lo > hi:
+                return
+            if pending and pending[1] + 1 == lo:
+                pending[1] = hi
+                return
+            if pending:
+                yield Segment(pending[0], pending[1], None)
+            pending[:] = [lo, hi]
+
+        def graph(lo: int, hi: int, hit: Dispatch) -> Iterator[Segment]:
+            if pending:
+                yield Segment(pending[0], pending[1], None)
+                pending.clear()
+            yield Segment(lo, hi, hit)
+
+        previous = 0
+        for i, size in enumerate(self.sizes):
+            lo, hi = max(first, previous // step + 1), min(last, size // step)
+            previous = size
+            if lo > hi:
+                continue
+            hit = entries[i]
+            if hit.mode is CUDAGraphMode.NONE:
+                yield from eager(lo, hi)
+            elif self.padding:
+                yield from graph(lo, hi, hit)
+            elif size % step == 0 and lo <= size // step <= hi:
+                yield from eager(lo, size // step - 1)
+                yield from graph(size // step, size // step, hit)
+            else:
+                yield from eager(lo, hi)
+        yield from eager(max(first, self.max_size // step + 1), last)
+        if pending:
+            yield Segment(pending[0], pending[1], None)

@@ -1,0 +1,113 @@
+"""String enums for the config vocabulary (values are vLLM's own spellings)."""
+
+from __future__ import annotations
+
+from enum import Enum
+
+
+class CUDAGraphMode(str, Enum):
+    """vLLM's cudagraph modes. The order of `rank` is the DP "min mode" order."""
+
+    NONE = "NONE"
+    PIECEWISE = "PIECEWISE"
+    FULL = "FULL"
+    FULL_DECODE_ONLY = "FULL_DECODE_ONLY"
+    FULL_AND_PIECEWISE = "FULL_AND_PIECEWISE"
+
+    @property
+    def has_full_decode(self) -> bool:
+        """Whether uniform-decode batches may replay FULL graphs."""
+        return self in (CUDAGraphMode.FULL, CUDAGraphMode.FULL_DECODE_ONLY,
+                        CUDAGraphMode.FULL_AND_PIECEWISE)
+
+    @property
+    def has_piecewise(self) -> bool:
+        """Whether mixed batches may replay PIECEWISE graphs."""
+        return self in (CUDAGraphMode.PIECEWISE, CUDAGraphMode.FULL_AND_PIECEWISE)
+
+    @property
+    def rank(self) -> int:
+        """Runtime mode order used by data-parallel agreement: NONE < PIECEWISE < FULL."""
+        return {"NONE": 0, "PIECEWISE": 1}.get(self.value, 2)
+
+
+class SpecMethod(str, Enum):
+    """Speculative-decoding methods (vLLM `--speculative-config` `method`)."""
+
+    NONE = "none"
+    EAGLE = "eagle"
+    EAGLE3 = "eagle3"
+    MTP = "mtp"
+    DRAFT_MODEL = "draft_model"
+    DFLASH = "dflash"
+    NGRAM = "ngram"
+
+    @property
+    def has_drafter_model(self) -> bool:
+        """ngram proposes on the CPU: no drafter buffers, no drafter graphs."""
+        return self not in (SpecMethod.NONE, SpecMethod.NGRAM)
+
+
+class Runner(str, Enum):
+    """vLLM's GPU model runner: V1, or the V2 model runner (`VLLM_USE_V2_MODEL_RUNNER=1`)."""
+
+    V1 = "v1"
+    V2 = "v2"
+
+
+class CeilingFamily(str, Enum):
+    """Device family that sets the default capture ceiling D."""
+
+    DEFAULT = "default"
+    BLACKWELL = "blackwell"
+
+    @property
+    def ceiling(self) -> int:
+        return 1024 if self is CeilingFamily.BLACKWELL else 512
+
+
+class PerformanceMode(str, Enum):
+    """vLLM `performance_mode`; interactivity captures every size 1..32."""
+
+    BALANCED = "balanced"
+    INTERACTIVITY = "interactivity"
+    THROUGHPUT = "throughput"
+
+
+class Engine(str, Enum):
+    """The serving engine whose ladder, dispatch and buffers are modelled.
+
+    vLLM captures per token count; SGLang and TensorRT-LLM capture per batch size (requests),
+    so their ladders are in requests and a padded batch of bs requests needs bs * width rows.
+    """
+
+    VLLM = "vllm"
+    SGLANG = "sglang"
+    TRTLLM = "trtllm"
+
+
+class LadderPolicy(str, Enum):
+    """How capture sizes are chosen.
+
+    `vllm` reproduces vLLM 0.33 (with request-count uniform-decode sizes), `vllm-legacy` the
+    ladder before vLLM PR #50488 (no such sizes: S=33, k=3 pads 132 to 136), `explicit` uses the
+    user's `cudagraph_capture_sizes` exactly as given. `sglang` / `sglang-spec` are SGLang's
+    decode and speculative batch-size lists, `trtllm` TensorRT-LLM's `CudaGraphConfig` list.
+    `auto` (the default) resolves to the engine's own policy when the config is built; which
+    engine owns which policy is the engine models' business (`graphfit.planner.engines`).
+    """
+
+    VLLM = "vllm"
+    VLLM_LEGACY = "vllm-legacy"
+    EXPLICIT = "explicit"
+    SGLANG = "sglang"
+    SGLANG_SPEC = "sglang-spec"
+    TRTLLM = "trtllm"
+    AUTO = "auto"
+
+
+class Unit(str, Enum):
+    """What a capture size counts: tokens (vLLM) or requests (SGLang, TensorRT-LLM)."""
+
+    TOKENS = "tokens"
+    REQUESTS = "requests"

@@ -1,0 +1,286 @@
+"""The proof: no reachable batch needs more rows than a buffer holds, and no padded tail that
+a graph reads is left with an unsafe fill.
+
+Capacities are audited over the same walk (`reach`) that sized them, segment by segment, so
+the proof is exact for every batch without visiting each one; `Verification.violations`
+expands the offending ranges batch by batch when someone wants them one at a time.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from functools import cached_property
+
+from graphfit.planner.core.batches import BatchFamily
+from graphfit.planner.core.buffers import BufferSpec, FillKind
+from graphfit.planner.core.dispatch import DispatchTables
+from graphfit.planner.core.errors import ConfigError
+from graphfit.planner.core.reach import Reached, reach
+from graphfit.planner.core.rows import RowRule, rule_for
+
+
+@dataclass(frozen=True, slots=True)
+class Violation:
+    """A reachable batch whose rows exceed a buffer: `buf[:padded]` would be short."""
+
+    component: str
+    buffer: str
+    num_tokens: int
+    padded: int
+    capacity: int
+    needed: int
+
+    @property
+    def key(self) -> str:
+        return f"{self.component}.{self.buffer}"
+
+
+@dataclass(frozen=True)
+class ViolationRange:
+    """Batches of `first..last` tokens (every `step`) that go short on one buffer.
+
+    Graph batches share one `padded` size; eager ones (`eager`) each run at their own size,
+    so `padded` is the largest of them and `needed` the most rows any of them needs.
+    """
+
+    component: str
+    buffer: str
+    first: int
+    last: int
+    padded: int
+    capacity: int
+    needed: int
+    step: int = 1
+    eager: bool = False
+    _part: Reached | None = field(default=None, repr=False, compare=False)
+    _rule: RowRule | None = field(default=None, repr=False, compare=False)
+    _max_num_seqs: int = field(default=0, repr=False, compare=False)
+
+    @property
+    def key(self) -> str:
+        return f"{self.component}.{self.buffer}"
+
+    @property
+    def count(self) -> int:
+        return (self.last - self.first) // self.step + 1
+
+    def describe(self) -> str:
+        span = f"{self.first}" if self.first == self.last else f"{self.first}-{self.last}"
+        if self.step > 1 and self.first != self.last:
+            span += f" (every {self.step})"
+        if self.eager and self.first != self.last:
+            return (f"{self.key}: num_tokens {span} run eagerly, needing up to {self.needed} "
+                    f"rows > capacity {self.capacity}")
+        extra = f" (+{self.needed - self.padded} rows)" if self.needed != self.padded else ""
+        return f"{self.key}: num_tokens {span} pad to {self.padded}{extra} > capacity " \
+               f"{self.capacity}"
+
+    def batches(self) -> Iterator[Violation]:
+        """The range's violations one batch at a time."""
+        part, rule = self._part, self._rule
+        if part is None or rule is None:  # built by hand: every batch alike
+            for n in range(self.first, self.last + 1, self.step):
+                padded = n if self.eager else self.padded
+                yield Violation(self.component, self.buffer, n, padded, self.capacity,
+                                self.needed)
+            return
+        for n in range(self.first, self.last + 1, self.step):
+            a = n // part.family.step
+            needed = part.rows(rule, a, self._max_num_seqs)
+            padded = n if self.eager else self.padded
+            yield Violation(self.component, self.buffer, n, padded, self.capacity, needed)
+
+
+@dataclass(frozen=True, slots=True)
+class FillViolation:
+    """A padded graph batch whose tail rows of a buffer hold an unsafe fill (stale data).
+
+    `batch` and `padded` count the family's units: requests for uniform decodes, tokens for
+    mixed batches.
+    """
+
+    component: str
+    buffer: str
+    batch: int
+    padded: int
+    fill: FillKind
+    safe: frozenset[FillKind]
+
+    @property
+    def key(self) -> str:
+        return f"{self.component}.{self.buffer}"
+
+    def describe(self) -> str:
+        safe = ", ".join(sorted(k.value for k in self.safe))
+        return (f"{self.key}: a batch of {self.batch} padded to {self.padded} leaves its "
+                f"padded rows {self.fill.value}; only {safe} is safe there")
+
+
+@dataclass(frozen=True, slots=True)
+class FillViolationRange:
+    """Batches `first..last` (family units) padded to `padded` whose tail fill is unsafe."""
+
+    component: str
+    buffer: str
+    first: int
+    last: int
+    padded: int
+    fill: FillKind
+    safe: frozenset[FillKind]
+
+    @property
+    def key(self) -> str:
+        return f"{self.component}.{self.buffer}"
+
+    def batches(self) -> Iterator[FillViolation]:
+        for a in range(self.first, self.last + 1):
+            yield FillViolation(self.component, self.buffer, a, self.padded, self.fill,
+                                self.safe)
+
+    def describe(self) -> str:
+        span = f"{self.first}" if self.first == self.last else f"{self.first}-{self.last}"
+        safe = ", ".join(sorted(k.value for k in self.safe))
+        return (f"{self.key}: batches of {span} padded to {self.padded} leave their padded "
+                f"rows {self.fill.value}; only {safe} is safe there")
+
+
+@dataclass(frozen=True)
+class Verification:
+    """Result of `Plan.verify()`: every violation as ranges, and how many checks were made."""
+
+    violation_ranges: tuple[ViolationRange, ...]
+    checked: int
+    capacities: Mapping[str, int]
+    fill_ranges: tuple[FillViolationRange, ...] = ()
+    fills: Mapping[str, FillKind] = field(default_factory=dict)
+
+    @property
+    def ok(self) -> bool:
+        return not self.violation_ranges and not self.fill_ranges
+
+    @property
+    def count(self) -> int:
+        """How many (batch, buffer) pairs go short."""
+        return sum(r.count for r in self.violation_ranges)
+
+    @cached_property
+    def violations(self) -> tuple[Violation, ...]:
+        """Every short (batch, buffer) pair, one by one (can be long: prefer `ranges()`)."""
+        return tuple(v for r in self.violation_ranges for v in r.batches())
+
+    @cached_property
+    def fill_violations(self) -> tuple[FillViolation, ...]:
+        """Every padded batch with an unsafe tail fill, one by one."""
+        return tuple(v for r in self.fill_ranges for v in r.batches())
+
+    def ranges(self) -> tuple[ViolationRange, ...]:
+        return self.violation_ranges
+
+
+def checked_overrides(known: Mapping[str, int], overrides: Mapping[str, object]
+                      ) -> dict[str, int]:
+    """`known` capacities with the audited overrides validated and applied."""
+    if not isinstance(overrides, Mapping):
+        raise ConfigError(f"capacities: expected a mapping of buffer -> rows, got "
+                          f"{type(overrides).__name__}")
+    caps = dict(known)
+    for key, value in overrides.items():
+        if not isinstance(key, str) or "." not in key:
+            raise ConfigError(f"buffer: {key!r} is not of the form component.name")
+        if key not in caps:
+            component = key.partition(".")[0]
+            names = ", ".join(k.partition(".")[2] for k in caps if k.startswith(component + "."))
+            if not names:
+                raise ConfigError(f"buffer: no component {component!r} in {key!r}")
+            raise ConfigError(f"buffer: {component} has no buffer "
+                              f"{key.partition('.')[2]!r} (known: {names})")
+        if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+            raise ConfigError(f"capacity: {key} must be a non-negative integer, got {value!r}")
+        caps[key] = value
+    return caps
+
+
+def checked_fills(known: Mapping[str, FillKind], overrides: Mapping[str, object]
+                  ) -> dict[str, FillKind]:
+    """`known` fills with the audited overrides validated and applied."""
+    kinds = dict(known)
+    for key, fill in overrides.items():
+        checked_overrides(dict.fromkeys(known, 0), {key: 0})  # names the unknown buffer
+        try:
+            kinds[key] = FillKind(fill)
+        except ValueError:
+            choices = ", ".join(k.value for k in FillKind)
+            raise ConfigError(f"fill: {key}: {fill!r} is not one of {choices}") from None
+    return kinds
+
+
+def peak_rows(spec: BufferSpec, families: Sequence[BatchFamily], tables: DispatchTables
+              ) -> int | None:
+    """The most rows any reachable batch needs in `spec` (None: nothing reaches it)."""
+    S = tables.max_num_seqs
+    best: int | None = None
+    for part in reach(families, tables):
+        rule = rule_for(spec.demands, part.family.streams)
+        if rule is not None:
+            rows = part.rows(rule, part.last, S)
+            best = rows if best is None else max(best, rows)
+    return best
+
+
+def _without_repeats(ranges: list[ViolationRange]) -> list[ViolationRange]:
+    """Drop graph ranges whose batches another family already reported at the same padded size
+    (a uniform decode of 132 tokens is also a mixed batch of 132), sorted by buffer and batch."""
+    groups: dict[tuple[str, int], list[ViolationRange]] = {}
+    out: list[ViolationRange] = []
+    for r in sorted(ranges, key=lambda r: (r.first - r.last, r.step)):  # widest first
+        if r.eager:
+            out.append(r)
+            continue
+        group = groups.setdefault((r.key, r.padded), [])
+        if not any(o.step == 1 and o.first <= r.first and r.last <= o.last
+                   and r.needed <= o.needed for o in group):
+            group.append(r)
+            out.append(r)
+    return sorted(out, key=lambda r: (r.key, r.first, r.step))
+
+
+def check_component(component: str, specs: Sequence[BufferSpec], capacities: Mapping[str, int],
+                    fills: Mapping[str, FillKind], families: Sequence[BatchFamily],
+                    tables: DispatchTables) -> tuple[list[ViolationRange],
+                                                     list[FillViolationRange], int]:
+    """Violations, fill violations and the number of (batch, buffer) checks of a component.
+
+    `capacities` / `fills` are keyed by buffer name.
+    """
+    S = tables.max_num_seqs
+    ranges: list[ViolationRange] = []
+    fill_ranges: list[FillViolationRange] = []
+    checked = 0
+    for part in reach(families, tables):
+        step = part.family.step
+        tail_top = part.last_with_tail(S)
+        for spec in specs:
+            rule = rule_for(spec.demands, part.family.streams)
+            if rule is None:
+                continue
+            checked += part.count()
+            capacity = capacities[spec.name]
+            over = part.first_over(rule, capacity, S)
+            if over is not None:
+                d = part.segment.dispatch
+                top = part.rows(rule, part.last, S)
+                ranges.append(ViolationRange(
+                    component, spec.name, step * over, step * part.last,
+                    d.padded if d is not None else step * part.last, capacity, top, step,
+                    d is None, part, rule, S))
+            kind = fills[spec.name]
+            if tail_top is not None and not spec.fill_is_safe(kind):
+                d = part.segment.dispatch
+                assert d is not None  # a tail exists only on graph segments
+                fill_ranges.append(FillViolationRange(
+                    component, spec.name, part.first, tail_top, d.padded // step, kind,
+                    spec.safe_fills or frozenset()))
+    kept = _without_repeats(ranges)
+    fill_ranges.sort(key=lambda r: (r.key, r.first))
+    return kept, fill_ranges, checked

@@ -1,0 +1,85 @@
+"""The engine-model protocol: what each engine (vLLM, SGLang, TensorRT-LLM) tells the planner.
+
+An engine model turns a config into data: its ladders, and per graph runner (component) the
+dispatch tables, the buffer catalogue and the families of batches that reach it. It never
+builds a `Plan`: the shared path (graphfit.planner.plan) sizes, lays out and verifies every
+engine's components the same way, so nothing here imports back up.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Protocol
+
+from graphfit.planner.core.batches import BatchFamily
+from graphfit.planner.core.buffers import BufferSpec
+from graphfit.planner.core.dispatch import DispatchTables
+from graphfit.planner.core.enums import Engine, LadderPolicy, Unit
+from graphfit.planner.core.errors import ConfigError
+from graphfit.planner.core.ladder import Ladder
+from graphfit.planner.core.settings import EngineSettings
+
+
+@dataclass(frozen=True)
+class ComponentModel:
+    """One graph runner of an engine: how its batches dispatch, what it reads, what reaches it.
+
+    `unit` is what its capture sizes count (tokens or requests); `width` the tokens per
+    request of a uniform decode (q; SGLang's draft runner: topk).
+    """
+
+    name: str
+    unit: Unit
+    tables: DispatchTables
+    buffers: tuple[BufferSpec, ...]
+    families: tuple[BatchFamily, ...]
+
+    def __post_init__(self) -> None:
+        names = [b.name for b in self.buffers]
+        if len(set(names)) != len(names):
+            raise ConfigError(f"{self.name}: buffer names must be unique")
+
+    @property
+    def width(self) -> int:
+        return self.tables.uniform_query_len
+
+
+@dataclass(frozen=True)
+class EngineLadders:
+    """The capture sizes as the engine's config computes them, and as its runner captures."""
+
+    config: Ladder
+    runtime: Ladder
+
+
+class EngineModel(Protocol):
+    """What every engine model provides (see vllm, sglang, trtllm)."""
+
+    @property
+    def engine(self) -> Engine: ...
+
+    @property
+    def version(self) -> str:
+        """The engine release whose code the model follows, e.g. "vLLM 0.33.0"."""
+        ...
+
+    @property
+    def unit(self) -> Unit:
+        """What the engine's capture sizes count."""
+        ...
+
+    @property
+    def policies(self) -> tuple[LadderPolicy, ...]:
+        """The ladder policies that belong to this engine."""
+        ...
+
+    def resolve(self, config: EngineSettings) -> Mapping[str, object]:
+        """Engine-specific field values (e.g. ladder=auto made concrete); ConfigError for
+        fields this engine does not have or values it rejects."""
+        ...
+
+    def ladders(self, config: EngineSettings) -> EngineLadders: ...
+
+    def components(self, config: EngineSettings, ladders: EngineLadders
+                   ) -> tuple[ComponentModel, ...]: ...

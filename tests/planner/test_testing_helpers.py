@@ -1,0 +1,102 @@
+"""graphfit.testing: strategies produce valid configs; assertions catch short sizing."""
+
+from __future__ import annotations
+
+import importlib.util
+import re
+from pathlib import Path
+
+import pytest
+from hypothesis import given
+
+from graphfit import ConfigError, EngineConfig, Plan, plan
+from graphfit.planner.analysis import capexpr
+from graphfit.testing import (
+    assert_plan_safe,
+    assert_property,
+    engine_configs,
+    engine_plans,
+    verify,
+)
+from tests.helpers import ROOT
+
+README = ROOT / "README.md"
+
+
+@given(engine_plans())
+def test_every_generated_plan_is_safe(p: Plan) -> None:
+    assert_plan_safe(p)
+
+
+@given(engine_configs(engines=("sglang", "trtllm"), methods=("eagle",)))
+def test_method_filter(config: EngineConfig) -> None:
+    assert config.spec_method.value == "eagle" and config.engine.value in ("sglang", "trtllm")
+
+
+def test_strategy_arguments_are_checked() -> None:
+    with pytest.raises(ValueError, match="engine"):
+        engine_configs(engines=("tgi",))
+    with pytest.raises(ValueError, match="supports methods"):
+        engine_configs(engines=("sglang",), methods=("dflash",))
+
+
+def test_assert_plan_safe_reports_counterexamples() -> None:
+    legacy = plan(EngineConfig(max_num_seqs=33, num_speculative_tokens=3, spec_method="dflash",
+                               ladder="vllm-legacy"))
+    with pytest.raises(AssertionError) as info:
+        assert_plan_safe(legacy, {"drafter.positions": "S*q"})
+    assert "drafter.positions: num_tokens 129-132 pad to 136 > capacity 132" in str(info.value)
+    assert_plan_safe(legacy, {"drafter.positions": "max(S*q, C)"})  # vLLM's fix
+
+
+def test_fill_audits() -> None:
+    sg = plan(EngineConfig(engine="sglang", max_num_seqs=16, spec_method="eagle",
+                           num_speculative_tokens=3))
+    with pytest.raises(AssertionError, match="only zero is safe"):
+        assert_plan_safe(sg, fills={"drafter.positions": "keep"})
+    assert verify(sg, fills={"drafter.no_such": "keep"}).ok  # buffers a plan lacks: skipped
+    # vLLM's padded tails are proven too: a slot mapping left stale writes live KV
+    vllm = plan(EngineConfig(max_num_seqs=4))
+    assert verify(vllm, fills={"target.positions": "keep"}).ok  # any position is in range
+    with pytest.raises(AssertionError, match="only sentinel is safe"):
+        assert_plan_safe(vllm, fills={"target.slot_mapping": "keep"})
+
+
+def test_assert_property() -> None:
+    assert_property(plan(EngineConfig(max_num_seqs=100)), "decodes_full")
+    with pytest.raises(AssertionError, match="97"):
+        assert_property(plan(EngineConfig(max_num_seqs=100, ladder="vllm-legacy")),
+                        "decodes_full")
+
+
+@pytest.mark.parametrize("formula", ["__import__('os')", "S.bit_length()", "S**2", "S/2",
+                                     "open('x')", "max()", "S if T else q", "1.5", "[S]"])
+def test_capacity_formulas_are_not_eval(formula: str) -> None:
+    with pytest.raises(ConfigError, match="capacity:"):
+        capexpr.parse(formula)
+
+
+def test_capacity_formulas() -> None:
+    p = plan(EngineConfig(max_num_seqs=33, num_speculative_tokens=3, spec_method="dflash"))
+    values = {"S*q": 132, "max(S*q, C)": 256, "T + S": 8225, "T // q - 1": 2047, "R": 256,
+              "min(S, 8) * topk": 8, "-S + 2*S": 33}
+    for formula, expected in values.items():
+        assert capexpr.evaluate(formula, p) == expected, formula
+    with pytest.raises(ConfigError, match="negative"):
+        capexpr.evaluate("S - T", p)
+
+
+def test_readme_pytest_example_runs(tmp_path: Path) -> None:
+    """The README's example is real: extract it and run its tests (hypothesis runs them)."""
+    blocks = re.findall(r"```python\n(.*?)```", README.read_text(), re.S)
+    example = next(b for b in blocks if "def test_" in b and "graphfit.testing" in b)
+    path = tmp_path / "test_buffer_sizing.py"
+    path.write_text(example)
+    spec = importlib.util.spec_from_file_location("readme_example", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    tests = [f for name, f in vars(module).items() if name.startswith("test_") and callable(f)]
+    assert len(tests) == 3
+    for test in tests:
+        test()
