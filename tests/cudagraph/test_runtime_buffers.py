@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 
 import pytest
@@ -191,3 +192,15 @@ def test_copy_real_rows_keeps_query_start_loc_monotone() -> None:
     fill_tail(qsl, 0, 4, FillPolicy(FillKind.COPY_REAL_ROWS))
     assert qsl.tolist() == [0, 3, 4, 9, 9, 9, 9]
     assert bool((qsl[1:] >= qsl[:-1]).all())
+
+
+def test_runtime_refuses_a_plan_whose_offsets_were_edited() -> None:
+    p = plan(EngineConfig(max_num_seqs=8))
+    comp = p.components["target"]
+    moved = dataclasses.replace(comp.buffers[1], offset=comp.buffers[1].offset - 8)
+    edited = dataclasses.replace(comp, buffers=(comp.buffers[0], moved, *comp.buffers[2:]))
+    bad = dataclasses.replace(p, components={"target": edited})
+    with pytest.raises(ConfigError, match="offset"):
+        StaticBuffers.allocate(bad, "cpu", "target")
+    assert torch.equal(StaticBuffers.allocate(p, "cpu", "target")["input_ids"],
+                       torch.zeros(comp.buffers[0].capacity, dtype=torch.int32))
