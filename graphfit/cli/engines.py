@@ -48,7 +48,7 @@ def _sweep_document(result: SweepResult) -> dict[str, Any]:
         "failing": len(result.failing),
         "invalid": len(result.invalid),
         "checked": result.checked,
-        "exhaustive": not result.fast,
+        "exhaustive": True,
         "seconds": round(result.seconds, 3),
         "workers": result.workers,
         "results": [{**r.point, "ok": r.ok, "error": r.error or None, "graphs": r.graphs,
@@ -99,9 +99,6 @@ def sweep_command(
         "drafter.positions=S*q (names S T k q C R M H topk; repeatable).")] = None,
     workers: Annotated[int | None, typer.Option(
         "--workers", help="Worker processes (default: all CPUs).")] = None,
-    fast: Annotated[bool, typer.Option(
-        "--fast", help="Trust graphfit's closed-form peaks; verify exhaustively only the "
-        "configs they flag.")] = False,
     limit: Annotated[int, typer.Option("--limit", help="Failing rows to show.")] = 20,
     json_output: JsonFlag = False,
     svg: SvgFlag = None,
@@ -120,7 +117,7 @@ def sweep_command(
                       MofNCompleteColumn(), TimeRemainingColumn(), console=console(stderr=True),
                       transient=True) as bar:
             task = bar.add_task("sweeping", total=total)
-            result = sweep(base, grid.axes, formulas, workers=workers, fast=fast,
+            result = sweep(base, grid.axes, formulas, workers=workers,
                            progress=lambda n: bar.advance(task, n))
         if svg is not None:
             from graphfit.cli.svg import sweep_report
@@ -131,12 +128,11 @@ def sweep_command(
         emit_json(_sweep_document(result))
     else:
         out = console()
-        how = "closed form, failures verified exhaustively" if fast else "exhaustive"
         verdict = ("[bold green]SAFE[/bold green]" if result.ok
                    else "[bold red]UNSAFE[/bold red]")
         out.print(f"{verdict}: {len(result.results):,} configs, {len(result.failing):,} "
                       f"failing, {len(result.invalid):,} rejected by the engine; "
-                      f"{result.checked:,} batch/buffer checks ({how}) in "
+                      f"{result.checked:,} batch/buffer checks (exhaustive) in "
                       f"{result.seconds:.1f} s on {result.workers} worker(s).")
         if result.failing:
             out.print(_failing_table(result, limit))

@@ -22,7 +22,7 @@ from graphfit.planner.core.enums import CUDAGraphMode, Unit
 from graphfit.planner.core.errors import BatchError, ConfigError
 from graphfit.planner.core.ladder import Ladder
 from graphfit.planner.core.layout import ARENA_ALIGNMENT, check_layout, lay_out
-from graphfit.planner.core.reach import graph_keys
+from graphfit.planner.core.reach import FamilyWalk, graph_keys, walk
 from graphfit.planner.core.rows import RowRule, rule_for
 from graphfit.planner.core.verify import (
     FillViolationRange,
@@ -31,6 +31,7 @@ from graphfit.planner.core.verify import (
     check_component,
     checked_fills,
     checked_overrides,
+    family_rules,
     peak_rows,
 )
 from graphfit.planner.engines.base import ComponentModel
@@ -88,6 +89,11 @@ class ComponentPlan:
     alignment: int
     families: tuple[BatchFamily, ...] = field(default=(), repr=False)
     unit: Unit = Unit.TOKENS
+    walks: tuple[FamilyWalk, ...] = field(default=(), repr=False, compare=False)
+    # the unsized specs and their rules per family, kept from sizing for the proof
+    specs: tuple[BufferSpec, ...] = field(default=(), repr=False, compare=False)
+    rules: tuple[tuple[RowRule | None, ...], ...] = field(default=(), repr=False,
+                                                        compare=False)
 
     def buffer(self, name: str) -> BufferPlan:
         for buf in self.buffers:
@@ -190,7 +196,7 @@ class Plan:
         the key's `num_reqs` is the request rows the graph bakes in.
         """
         comp = self.component(component)
-        return MappingProxyType(graph_keys(comp.families, comp.tables))
+        return MappingProxyType(graph_keys(comp.walks, comp.tables.max_num_seqs))
 
     def graph_sizes(self, component: str = "target") -> tuple[int, ...]:
         """The capture sizes (in the engine's unit) some reachable batch of `component` replays.
@@ -241,11 +247,12 @@ class Plan:
         checked = 0
         for comp in self.components.values():
             prefix = f"{comp.name}."
+            specs = comp.specs or tuple(b.spec for b in comp.buffers)
             found, unsafe, count = check_component(
-                comp.name, [b.spec for b in comp.buffers],
+                comp.name, specs,
                 {b.name: caps[prefix + b.name] for b in comp.buffers},
                 {b.name: kinds[prefix + b.name] for b in comp.buffers},
-                comp.families, comp.tables)
+                comp.walks, comp.tables.max_num_seqs, comp.rules if comp.specs else None)
             ranges += found
             fill_ranges += unsafe
             checked += count
@@ -254,9 +261,11 @@ class Plan:
 
 
 def _sized(model: ComponentModel, layout: str, alignment: int) -> ComponentPlan:
+    walks = walk(model.families, model.tables)
+    rules = family_rules(model.buffers, walks)
     sized: list[tuple[BufferSpec, int, int]] = []
-    for spec in model.buffers:
-        peak = peak_rows(spec, model.families, model.tables)
+    for spec, spec_rules in zip(model.buffers, rules):
+        peak = peak_rows(spec_rules, walks)
         capacity = spec.reference_capacity if peak is None else peak
         row = itemsize(spec.dtype)
         for dim in spec.leading + spec.trailing:
@@ -273,7 +282,7 @@ def _sized(model: ComponentModel, layout: str, alignment: int) -> ComponentPlan:
             source=spec.source, safe_fills=spec.safe_fills)
         for (spec, capacity, row), offset in zip(sized, offsets))
     return ComponentPlan(model.name, buffers, model.tables, layout, alignment, model.families,
-                         model.unit)
+                         model.unit, walks, model.buffers, rules)
 
 
 def plan(config: EngineConfig, *, layout: str = "arena",

@@ -47,11 +47,12 @@ def test_sweep_agrees_with_each_config_verified_alone() -> None:
     assert result.failing and all(r.point["num_speculative_tokens"] > 0 for r in result.failing)
 
 
-def test_fast_mode_and_workers_find_the_same_failures() -> None:
-    exhaustive = sweep(BASE, AXES, SHORT, workers=1)
-    fast = sweep(BASE, AXES, SHORT, workers=2, fast=True, chunk_size=8)
-    assert [r.point for r in fast.failing] == [r.point for r in exhaustive.failing]
-    assert [r.ranges for r in fast.failing] == [r.ranges for r in exhaustive.failing]
+def test_workers_find_the_same_failures() -> None:
+    alone = sweep(BASE, AXES, SHORT, workers=1)
+    pooled = sweep(BASE, AXES, SHORT, workers=2, chunk_size=8)
+    assert [r.point for r in pooled.results] == [r.point for r in alone.results]
+    assert [r.ranges for r in pooled.failing] == [r.ranges for r in alone.failing]
+    assert pooled.checked == alone.checked
 
 
 def test_graphfit_capacities_are_safe_across_the_grid() -> None:
@@ -91,6 +92,12 @@ def test_cli_sweep_json_and_safe_exit(tmp_path: Path) -> None:
     doc = json.loads(result.output)
     assert doc["schema"] == "graphfit.sweep/1" and doc["configs"] == 60
     assert doc["failing"] == 0 and len(doc["results"]) == 60
+
+
+def test_cli_sweep_has_no_fast_mode() -> None:
+    # every point is verified exhaustively; the old shortcut flag is gone, not ignored
+    result = runner.invoke(app, [*ARGS, "--fast"])
+    assert result.exit_code == 2 and "--fast" in result.output
 
 
 @pytest.mark.parametrize(("extra", "needle"), [

@@ -88,4 +88,8 @@ def decode_stats(plan: Plan) -> PaddingStats:
     if family is None:  # pragma: no cover - every engine model declares one
         return PaddingStats("no uniform decodes", 0, 0, 0, 0, 0, ())
     label = f"uniform decode, {family.first}..{family.last} requests x {family.step}"
-    return family_stats(label, family, comp.tables)
+    # the plan walked this family already; its walk holds every batch unless it left eager
+    # ones out (engines whose eager batches skip the buffers)
+    whole = next((w.segments for w in comp.walks
+                  if w.family is family and w.count == family.count), None)
+    return family_stats(label, family, comp.tables, segments=whole)

@@ -2,9 +2,11 @@
 
 Each point is planned and exhaustively verified (`Plan.verify`) against graphfit's own
 capacities or against capacity formulas ("drafter.positions=S*q"), so a sweep finds every
-config where an engine's sizing goes short. Points are independent, so they run in worker
-processes in chunks; `fast` trusts the planner's closed-form peaks (graphfit's capacities are
-the exact peak of reachable rows) and verifies exhaustively only the points they flag.
+config where an engine's sizing goes short. The proof walks reachable batches by intervals
+(a family whose peak fits a buffer is cleared at once), so a point costs about as much as its
+plan. Points are independent, so they run in worker processes in chunks; a result keeps only
+the point's figures and counterexample ranges, never its plan, so a sweep of any size stays
+small in memory.
 """
 
 from __future__ import annotations
@@ -75,7 +77,6 @@ class PointResult:
     decode_waste: float = 0.0  # padded / computed tokens over decodes of 1..S requests
     total_bytes: int = 0
     checked: int = 0
-    exhaustive: bool = True
     ranges: tuple[dict[str, Any], ...] = ()
 
     @property
@@ -88,7 +89,7 @@ def _decode_waste(p: Plan) -> float:
 
 
 def check_point(base: Mapping[str, Any], point: Mapping[str, int],
-                capacities: Mapping[str, int | str], fast: bool = False) -> PointResult:
+                capacities: Mapping[str, int | str]) -> PointResult:
     """Plan and verify one point (never raises for a bad config: it is reported)."""
     try:
         p = plan(point_config(base, point))
@@ -97,8 +98,6 @@ def check_point(base: Mapping[str, Any], point: Mapping[str, int],
         return PointResult(dict(point), None, str(exc))
     graphs, top = len(p.capture_sizes), p.max_capture_size
     waste, nbytes = round(_decode_waste(p), 6), p.total_bytes
-    if fast and all(rows >= p.buffer(key).capacity for key, rows in caps.items()):
-        return PointResult(dict(point), True, "", graphs, top, waste, nbytes, 0, False)
     result = p.verify(caps)
     ranges = tuple({"buffer": f"{r.component}.{r.buffer}", "first": r.first, "last": r.last,
                     "padded": r.padded, "needed": r.needed, "capacity": r.capacity}
@@ -107,12 +106,12 @@ def check_point(base: Mapping[str, Any], point: Mapping[str, int],
                    "fill": v.fill.value}
                   for v in result.fill_ranges)
     return PointResult(dict(point), result.ok, "", graphs, top, waste, nbytes, result.checked,
-                       True, ranges + fills)
+                       ranges + fills)
 
 
 def _chunk(base: Mapping[str, Any], points: list[dict[str, int]],
-           capacities: Mapping[str, int | str], fast: bool) -> list[PointResult]:
-    return [check_point(base, point, capacities, fast) for point in points]
+           capacities: Mapping[str, int | str]) -> list[PointResult]:
+    return [check_point(base, point, capacities) for point in points]
 
 
 @dataclass(frozen=True)
@@ -121,7 +120,6 @@ class SweepResult:
     results: tuple[PointResult, ...]
     seconds: float
     workers: int
-    fast: bool
     capacities: Mapping[str, int | str] = field(default_factory=dict)
 
     @property
@@ -178,7 +176,7 @@ def validate_capacities(base: Mapping[str, Any], axes: Mapping[str, tuple[int, .
 
 def sweep(base: Mapping[str, Any], axes: Mapping[str, tuple[int, ...]],
           capacities: Mapping[str, int | str] | None = None, *, workers: int | None = None,
-          fast: bool = False, progress: Callable[[int], None] | None = None,
+          progress: Callable[[int], None] | None = None,
           chunk_size: int = 64) -> SweepResult:
     """Check every point of the grid; `progress(n)` is called as n more points finish."""
     caps = dict(capacities or {})
@@ -194,7 +192,7 @@ def sweep(base: Mapping[str, Any], axes: Mapping[str, tuple[int, ...]],
     base_dict = dict(base)
     if workers == 1:
         for chunk in chunks:
-            results += _chunk(base_dict, chunk, caps, fast)
+            results += _chunk(base_dict, chunk, caps)
             if progress:
                 progress(len(chunk))
     else:
@@ -203,7 +201,7 @@ def sweep(base: Mapping[str, Any], axes: Mapping[str, tuple[int, ...]],
         # process can deadlock; workers only need this module
         context = multiprocessing.get_context("spawn")
         with ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
-            futures = {pool.submit(_chunk, base_dict, chunk, caps, fast): i
+            futures = {pool.submit(_chunk, base_dict, chunk, caps): i
                        for i, chunk in enumerate(chunks)}
             for future in as_completed(futures):
                 order[futures[future]] = future.result()
@@ -211,5 +209,4 @@ def sweep(base: Mapping[str, Any], axes: Mapping[str, tuple[int, ...]],
                     progress(len(order[futures[future]]))
         for i in range(len(chunks)):
             results += order[i]
-    return SweepResult(dict(axes), tuple(results), time.perf_counter() - start, workers, fast,
-                       caps)
+    return SweepResult(dict(axes), tuple(results), time.perf_counter() - start, workers, caps)

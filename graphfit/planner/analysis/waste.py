@@ -7,10 +7,11 @@ eagerly), so a family of a million batches costs as much as its capture sizes.
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from graphfit.planner.core.batches import BatchFamily
-from graphfit.planner.core.dispatch import DispatchTables
+from graphfit.planner.core.dispatch import DispatchTables, Segment
 from graphfit.planner.core.enums import CUDAGraphMode
 
 
@@ -40,14 +41,20 @@ class PaddingStats:
 
 
 def family_stats(label: str, family: BatchFamily, tables: DispatchTables,
-                 last: int | None = None) -> PaddingStats:
-    """Real vs padded tokens and graph modes over the family's batches (up to `last` units)."""
+                 last: int | None = None, segments: Sequence[Segment] | None = None
+                 ) -> PaddingStats:
+    """Real vs padded tokens and graph modes over the family's batches (up to `last` units).
+
+    `segments`: the family's whole walk through `tables` when the caller has it already.
+    """
     top = family.last if last is None else min(family.last, last)
     real = padded = batches = worst = worst_n = 0
     modes: Counter[str] = Counter()
     step = family.step
     if top >= family.first:
-        for seg in tables.segments(step, family.first, top, uniform=family.uniform):
+        if segments is None or top != family.last:
+            segments = tables.segments(step, family.first, top, uniform=family.uniform)
+        for seg in segments:
             count = seg.last - seg.first + 1
             tokens = step * (seg.first + seg.last) * count // 2
             batches += count

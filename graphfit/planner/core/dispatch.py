@@ -10,9 +10,9 @@ grows with the number of capture sizes, never with the batch sizes themselves.
 from __future__ import annotations
 
 from bisect import bisect_left
-from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import cached_property
+from typing import NamedTuple
 
 from graphfit.planner.core.enums import CUDAGraphMode
 from graphfit.planner.core.errors import BatchError, ConfigError
@@ -57,11 +57,11 @@ def static_requests(dispatch: Dispatch, max_num_seqs: int) -> int:
     return min(dispatch.padded, max_num_seqs)
 
 
-@dataclass(frozen=True, slots=True)
-class Segment:
+class Segment(NamedTuple):
     """Batches of `step * a` tokens for a in [first, last] that share one dispatch.
 
-    `dispatch` is None when they run eagerly (unpadded, each its own size).
+    `dispatch` is None when they run eagerly (unpadded, each its own size). A named tuple:
+    a walk makes one per capture size and family, so it must be cheap to build.
     """
 
     first: int
@@ -161,46 +161,60 @@ class DispatchTables:
         return hit if hit is not None else Dispatch(CUDAGraphMode.NONE, num_tokens, num_reqs)
 
     def segments(self, step: int, first: int, last: int, *,
-                 uniform: bool) -> Iterator[Segment]:
+                 uniform: bool) -> list[Segment]:
         """Batches of step*a tokens, a in [first, last], grouped by the graph they replay.
 
         Consecutive eager batches form one segment; at most 2 segments per capture size.
         """
         entries = self.uniform if uniform else self.mixed
-        pending: list[int] = []  # an eager run waiting to be extended: [first, last]
-
-        def eager(lo: int, hi: int) -> Iterator[Segment]:
-            if lo > hi:
-                return
-            if pending and pending[1] + 1 == lo:
-                pending[1] = hi
-                return
-            if pending:
-                yield Segment(pending[0], pending[1], None)
-            pending[:] = [lo, hi]
-
-        def graph(lo: int, hi: int, hit: Dispatch) -> Iterator[Segment]:
-            if pending:
-                yield Segment(pending[0], pending[1], None)
-                pending.clear()
-            yield Segment(lo, hi, hit)
-
+        out: list[Segment] = []
+        none = CUDAGraphMode.NONE
+        padding = self.padding
+        eager_lo, eager_hi = 0, -1  # a pending eager run [lo, hi] (none while lo > hi)
         previous = 0
-        for i, size in enumerate(self.sizes):
-            lo, hi = max(first, previous // step + 1), min(last, size // step)
+        for size, hit in zip(self.sizes, entries):
+            top = size // step
+            lo, hi = previous // step + 1, top
             previous = size
+            if lo < first:
+                lo = first
+            if hi > last:
+                hi = last
             if lo > hi:
+                if lo > last:
+                    break
                 continue
-            hit = entries[i]
-            if hit.mode is CUDAGraphMode.NONE:
-                yield from eager(lo, hi)
-            elif self.padding:
-                yield from graph(lo, hi, hit)
-            elif size % step == 0 and lo <= size // step <= hi:
-                yield from eager(lo, size // step - 1)
-                yield from graph(size // step, size // step, hit)
+            if hit.mode is not none and padding:
+                if eager_lo <= eager_hi:
+                    out.append(Segment(eager_lo, eager_hi, None))
+                    eager_lo, eager_hi = 0, -1
+                out.append(Segment(lo, hi, hit))
+                continue
+            if hit.mode is not none and size % step == 0 and top <= hi:
+                ehi = top - 1  # every batch below the captured size runs eagerly
+                graph: Segment | None = Segment(top, top, hit)
             else:
-                yield from eager(lo, hi)
-        yield from eager(max(first, self.max_size // step + 1), last)
-        if pending:
-            yield Segment(pending[0], pending[1], None)
+                ehi, graph = hi, None
+            if lo <= ehi:
+                if eager_lo <= eager_hi and eager_hi + 1 == lo:
+                    eager_hi = ehi
+                else:
+                    if eager_lo <= eager_hi:
+                        out.append(Segment(eager_lo, eager_hi, None))
+                    eager_lo, eager_hi = lo, ehi
+            if graph is not None:
+                if eager_lo <= eager_hi:
+                    out.append(Segment(eager_lo, eager_hi, None))
+                    eager_lo, eager_hi = 0, -1
+                out.append(graph)
+        lo = max(first, self.max_size // step + 1)
+        if lo <= last:
+            if eager_lo <= eager_hi and eager_hi + 1 == lo:
+                eager_hi = last
+            else:
+                if eager_lo <= eager_hi:
+                    out.append(Segment(eager_lo, eager_hi, None))
+                eager_lo, eager_hi = lo, last
+        if eager_lo <= eager_hi:
+            out.append(Segment(eager_lo, eager_hi, None))
+        return out

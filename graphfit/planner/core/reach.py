@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
-from graphfit.planner.core.batches import BatchFamily
+from graphfit.planner.core.batches import BatchFamily, Requests
 from graphfit.planner.core.dispatch import DispatchTables, GraphKey, Segment, static_requests
 from graphfit.planner.core.enums import CUDAGraphMode
 from graphfit.planner.core.rows import RowRule
@@ -80,34 +80,102 @@ class Reached:
         return top if top >= self.first and not full(top) else None
 
 
+@dataclass(frozen=True, slots=True)
+class FamilyWalk:
+    """One family's reached segments, walked once per component and shared by sizing, the
+    proof and the graph keys.
+
+    `top_tokens` / `top_requests` are the most token / request rows any reached batch
+    occupies (padded tokens and the key's request rows on a graph, real ones eagerly). A
+    rule's rows are `max(tokens + its largest token offset, requests + its largest request
+    offset)`, so `peak(rule)` is exact for the whole family in O(1).
+    """
+
+    family: BatchFamily
+    segments: tuple[Segment, ...]
+    count: int
+    top_tokens: int
+    top_requests: int
+
+    @property
+    def parts(self) -> tuple[Reached, ...]:
+        """The reached segments with their family (built on demand: the proof needs them
+        only for a family that goes short)."""
+        return tuple(Reached(self.family, seg) for seg in self.segments)
+
+    def peak(self, rule: RowRule) -> int | None:
+        """The most rows any reached batch of the family needs under `rule` (None: none
+        is reached)."""
+        if not self.segments:
+            return None
+        if rule.fixed is not None:
+            return rule.fixed
+        best = 0
+        if rule.token_offsets:
+            best = self.top_tokens + max(rule.token_offsets)
+        if rule.request_offsets:
+            best = max(best, self.top_requests + max(rule.request_offsets))
+        return best
+
+
+def _segments(family: BatchFamily, tables: DispatchTables) -> list[Segment]:
+    if not family.padded:
+        return [Segment(family.first, family.last, None)]
+    if family.points is not None:
+        return [seg for p in family.points
+                for seg in tables.segments(family.step, p, p, uniform=family.uniform)]
+    return tables.segments(family.step, family.first, family.last, uniform=family.uniform)
+
+
+def walk_family(family: BatchFamily, tables: DispatchTables) -> FamilyWalk:
+    """The segments of `family` that touch the component's buffers or graphs."""
+    if family.empty:
+        return FamilyWalk(family, (), 0, 0, 0)
+    S = tables.max_num_seqs
+    step, per_unit = family.step, family.requests is Requests.PER_UNIT
+    skip_eager = family.padded and not family.eager_writes
+    kept: list[Segment] = []
+    count = top_tokens = top_requests = 0
+    for seg in _segments(family, tables):
+        d = seg.dispatch
+        last = seg.last
+        real = last if per_unit else min(step * last, S)
+        if d is None:
+            if skip_eager:
+                continue  # eager batches of this family never touch the buffers
+            tokens, requests = step * last, real
+        else:
+            tokens = d.padded
+            static = d.num_reqs if d.num_reqs is not None else min(tokens, S)
+            requests = static if static > real else real
+        kept.append(seg)
+        count += last - seg.first + 1
+        if tokens > top_tokens:
+            top_tokens = tokens
+        if requests > top_requests:
+            top_requests = requests
+    return FamilyWalk(family, tuple(kept), count, top_tokens, top_requests)
+
+
+def walk(families: Sequence[BatchFamily], tables: DispatchTables) -> tuple[FamilyWalk, ...]:
+    """Every family of a component, walked through its tables."""
+    return tuple(walk_family(f, tables) for f in families)
+
+
 def reach(families: Sequence[BatchFamily], tables: DispatchTables) -> Iterator[Reached]:
     """Every segment of batches that touches the component's buffers or graphs."""
-    for family in families:
-        if family.empty:
-            continue
-        if not family.padded:
-            yield Reached(family, Segment(family.first, family.last, None))
-            continue
-        if family.points is not None:
-            parts: Iterator[Segment] = (
-                seg for p in family.points
-                for seg in tables.segments(family.step, p, p, uniform=family.uniform))
-        else:
-            parts = tables.segments(family.step, family.first, family.last,
-                                    uniform=family.uniform)
-        for seg in parts:
-            if seg.dispatch is None and not family.eager_writes:
-                continue  # eager batches of this family never touch the buffers
-            yield Reached(family, seg)
+    for fw in walk(families, tables):
+        yield from fw.parts
 
 
-def graph_keys(families: Sequence[BatchFamily], tables: DispatchTables
+def graph_keys(walks: Sequence[FamilyWalk], max_num_seqs: int
                ) -> dict[GraphKey, tuple[CUDAGraphMode, ...]]:
     """Every static shape a reachable batch replays, with the modes that replay it."""
     found: dict[GraphKey, dict[CUDAGraphMode, None]] = {}
-    for part in reach(families, tables):
-        d = part.segment.dispatch
-        if d is not None:
-            key = GraphKey(d.padded, static_requests(d, tables.max_num_seqs))
-            found.setdefault(key, {})[d.mode] = None
+    for fw in walks:
+        for seg in fw.segments:
+            d = seg.dispatch
+            if d is not None:
+                key = GraphKey(d.padded, static_requests(d, max_num_seqs))
+                found.setdefault(key, {})[d.mode] = None
     return {key: tuple(found[key]) for key in sorted(found)}

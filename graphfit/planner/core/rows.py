@@ -47,12 +47,23 @@ class RowRule:
         return "requests", self.request_offsets[0]
 
 
+_REQUEST_STREAMS = frozenset(s for s in Stream if s.on_requests)
+
+
 def rule_for(demands: Iterable[Demand], streams: Collection[Stream]) -> RowRule | None:
     """The rule of the demands on `streams`; None when the buffer reads none of them."""
-    tokens = tuple(sorted({d.offset for d in demands
-                           if d.stream in streams and not d.stream.on_requests}))
-    requests = tuple(sorted({d.offset for d in demands
-                             if d.stream in streams and d.stream.on_requests}))
+    if type(demands) is tuple and len(demands) == 1:  # most buffers: one demand
+        d = demands[0]
+        if d.stream not in streams:
+            return None
+        if d.stream in _REQUEST_STREAMS:
+            return RowRule((), (d.offset,))
+        return RowRule((d.offset,), ())
+    tokens: set[int] = set()
+    requests: set[int] = set()
+    for d in demands:
+        if d.stream in streams:
+            (requests if d.stream in _REQUEST_STREAMS else tokens).add(d.offset)
     if not tokens and not requests:
         return None
-    return RowRule(tokens, requests)
+    return RowRule(tuple(sorted(tokens)), tuple(sorted(requests)))

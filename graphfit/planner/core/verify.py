@@ -12,11 +12,9 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 
-from graphfit.planner.core.batches import BatchFamily
 from graphfit.planner.core.buffers import BufferSpec, FillKind
-from graphfit.planner.core.dispatch import DispatchTables
 from graphfit.planner.core.errors import ConfigError
-from graphfit.planner.core.reach import Reached, reach
+from graphfit.planner.core.reach import FamilyWalk, Reached
 from graphfit.planner.core.rows import RowRule, rule_for
 
 
@@ -215,16 +213,22 @@ def checked_fills(known: Mapping[str, FillKind], overrides: Mapping[str, object]
     return kinds
 
 
-def peak_rows(spec: BufferSpec, families: Sequence[BatchFamily], tables: DispatchTables
-              ) -> int | None:
-    """The most rows any reachable batch needs in `spec` (None: nothing reaches it)."""
-    S = tables.max_num_seqs
+def family_rules(specs: Sequence[BufferSpec], walks: Sequence[FamilyWalk]
+                 ) -> tuple[tuple[RowRule | None, ...], ...]:
+    """Per spec, per family: the row rule of the spec's demands on the family's streams."""
+    return tuple(tuple(rule_for(spec.demands, fw.family.streams) for fw in walks)
+                 for spec in specs)
+
+
+def peak_rows(rules: Sequence[RowRule | None], walks: Sequence[FamilyWalk]) -> int | None:
+    """The most rows any reachable batch needs in a buffer whose rule on each family is
+    `rules` (None: nothing reaches it)."""
     best: int | None = None
-    for part in reach(families, tables):
-        rule = rule_for(spec.demands, part.family.streams)
+    for rule, fw in zip(rules, walks):
         if rule is not None:
-            rows = part.rows(rule, part.last, S)
-            best = rows if best is None else max(best, rows)
+            rows = fw.peak(rule)
+            if rows is not None and (best is None or rows > best):
+                best = rows
     return best
 
 
@@ -246,41 +250,66 @@ def _without_repeats(ranges: list[ViolationRange]) -> list[ViolationRange]:
 
 
 def check_component(component: str, specs: Sequence[BufferSpec], capacities: Mapping[str, int],
-                    fills: Mapping[str, FillKind], families: Sequence[BatchFamily],
-                    tables: DispatchTables) -> tuple[list[ViolationRange],
-                                                     list[FillViolationRange], int]:
+                    fills: Mapping[str, FillKind], walks: Sequence[FamilyWalk],
+                    max_num_seqs: int,
+                    rules: Sequence[Sequence[RowRule | None]] | None = None
+                    ) -> tuple[list[ViolationRange], list[FillViolationRange], int]:
     """Violations, fill violations and the number of (batch, buffer) checks of a component.
 
-    `capacities` / `fills` are keyed by buffer name.
+    `capacities` / `fills` are keyed by buffer name; `rules` is `family_rules(specs, walks)`
+    when the caller kept it. A family whose peak rows fit a buffer
+    (`FamilyWalk.peak`, exact) is cleared at once; only a family that goes short is walked
+    segment by segment to find its ranges.
     """
-    S = tables.max_num_seqs
+    S = max_num_seqs
     ranges: list[ViolationRange] = []
     fill_ranges: list[FillViolationRange] = []
     checked = 0
-    for part in reach(families, tables):
-        step = part.family.step
-        tail_top = part.last_with_tail(S)
-        for spec in specs:
-            rule = rule_for(spec.demands, part.family.streams)
-            if rule is None:
+    if rules is None:
+        rules = family_rules(specs, walks)
+    for spec, spec_rules in zip(specs, rules):
+        capacity = capacities[spec.name]
+        kind = fills[spec.name]
+        unsafe = not spec.fill_is_safe(kind)
+        for rule, fw in zip(spec_rules, walks):
+            if rule is None or not fw.segments:
                 continue
-            checked += part.count()
-            capacity = capacities[spec.name]
-            over = part.first_over(rule, capacity, S)
-            if over is not None:
-                d = part.segment.dispatch
-                top = part.rows(rule, part.last, S)
-                ranges.append(ViolationRange(
-                    component, spec.name, step * over, step * part.last,
-                    d.padded if d is not None else step * part.last, capacity, top, step,
-                    d is None, part, rule, S))
-            kind = fills[spec.name]
-            if tail_top is not None and not spec.fill_is_safe(kind):
-                d = part.segment.dispatch
-                assert d is not None  # a tail exists only on graph segments
-                fill_ranges.append(FillViolationRange(
-                    component, spec.name, part.first, tail_top, d.padded // step, kind,
-                    spec.safe_fills or frozenset()))
+            checked += fw.count
+            peak = fw.peak(rule)
+            if peak is not None and peak > capacity:
+                ranges += _short(component, spec, rule, capacity, fw, S)
+            if unsafe:
+                fill_ranges += _unsafe_tails(component, spec, kind, fw, S)
     kept = _without_repeats(ranges)
     fill_ranges.sort(key=lambda r: (r.key, r.first))
     return kept, fill_ranges, checked
+
+
+def _short(component: str, spec: BufferSpec, rule: RowRule, capacity: int, fw: FamilyWalk,
+           S: int) -> Iterator[ViolationRange]:
+    """The family's batches that need more than `capacity` rows, one range per segment."""
+    step = fw.family.step
+    for part in fw.parts:
+        over = part.first_over(rule, capacity, S)
+        if over is None:
+            continue
+        d = part.segment.dispatch
+        top = part.rows(rule, part.last, S)
+        yield ViolationRange(
+            component, spec.name, step * over, step * part.last,
+            d.padded if d is not None else step * part.last, capacity, top, step,
+            d is None, part, rule, S)
+
+
+def _unsafe_tails(component: str, spec: BufferSpec, kind: FillKind, fw: FamilyWalk,
+                  S: int) -> Iterator[FillViolationRange]:
+    """The family's graph batches whose padded tail of `spec` would hold an unsafe fill."""
+    step = fw.family.step
+    for part in fw.parts:
+        tail_top = part.last_with_tail(S)
+        if tail_top is None:
+            continue
+        d = part.segment.dispatch
+        assert d is not None  # a tail exists only on graph segments
+        yield FillViolationRange(component, spec.name, part.first, tail_top, d.padded // step,
+                                 kind, spec.safe_fills or frozenset())

@@ -16,15 +16,17 @@ def target_tables(sizes: tuple[int, ...], mode: CUDAGraphMode, q: int,
     """The V1 `CudagraphDispatcher`: per capture size, the mixed key and the uniform key."""
     mixed: list[Dispatch] = []
     uniform: list[Dispatch] = []
+    full, piecewise = mode is CUDAGraphMode.FULL, mode.has_piecewise
+    full_decode = mode.has_full_decode
     for size in sizes:
-        if mode is CUDAGraphMode.FULL:
+        if full:
             mixed_hit = Dispatch(CUDAGraphMode.FULL, size, min(size, max_num_seqs))
-        elif mode.has_piecewise:
+        elif piecewise:
             mixed_hit = Dispatch(CUDAGraphMode.PIECEWISE, size, None)
         else:
             mixed_hit = NO_GRAPH
         mixed.append(mixed_hit)
-        if mode.has_full_decode and _full_decode_key(size, q, max_num_seqs):
+        if full_decode and _full_decode_key(size, q, max_num_seqs):
             uniform.append(Dispatch(CUDAGraphMode.FULL, size, min(size // q, max_num_seqs)))
         else:
             uniform.append(mixed_hit)
