@@ -3,8 +3,10 @@
 Every family of a component is dispatched through the component's tables segment by segment
 (`DispatchTables.segments`). Within a segment a buffer's rows never decrease as the batch
 grows (eager batches grow, graph batches keep their static rows), so a segment's peak is its
-last batch and the batches over a capacity are a suffix found by bisection: the cost is
-O(capture sizes x buffers x log T), whatever T is.
+last batch and the batches over a capacity are a suffix found by bisection. A component is
+walked once (`walk`): each family keeps its reached segments and the most token and request
+rows they occupy, from which any buffer's peak follows in O(1). Sizing costs O(capture sizes
++ families x buffers); a proof walks segments only for a family that goes short.
 """
 
 from __future__ import annotations

@@ -1,9 +1,11 @@
 """The proof: no reachable batch needs more rows than a buffer holds, and no padded tail that
 a graph reads is left with an unsafe fill.
 
-Capacities are audited over the same walk (`reach`) that sized them, segment by segment, so
-the proof is exact for every batch without visiting each one; `Verification.violations`
-expands the offending ranges batch by batch when someone wants them one at a time.
+Capacities are audited over the same walk (`reach.walk`) that sized them. A buffer's rows on a
+family peak at `FamilyWalk.peak` (exact, O(1)); only a family whose peak exceeds a capacity is
+walked segment by segment, bisecting each segment for its first short batch. So the proof is
+exact for every batch without visiting each one; `Verification.violations` expands the
+offending ranges batch by batch when someone wants them one at a time.
 """
 
 from __future__ import annotations
