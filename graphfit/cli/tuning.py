@@ -93,9 +93,13 @@ def tuning_document(t: Tuning) -> dict[str, Any]:
         "budget_bytes": t.budget_bytes,
         "budget_graphs": t.budget_graphs,
         "baseline": cost_document(t.baseline, t.graph_bytes(t.baseline)),
-        "equal_count": cost_document(t.equal_count, t.graph_bytes(t.equal_count)),
+        "equal_count": (None if t.equal_count is None
+                        else cost_document(t.equal_count, t.graph_bytes(t.equal_count))),
         "optimized": cost_document(t.chosen, t.graph_bytes(t.chosen)),
-        "reduction_at_equal_count": round(t.reduction, 6),
+        "reduction_at_equal_count": (None if t.reduction_at_equal_count is None
+                                     else round(t.reduction_at_equal_count, 6)),
+        "reduction": {"graphs": t.graph_counts[0], "default_graphs": t.graph_counts[1],
+                      "fraction": round(t.reduction, 6)},
         "cli": t.capture_sizes_flag,
         "warnings": list(t.warnings),
         "verification": verification_document(t.verification),
@@ -108,9 +112,10 @@ def comparison_table(t: Tuning) -> Table:
                  "vs default", "graph memory"):
         table.add_column(name, justify="left" if name == "ladder" else "right")
     base = t.baseline.expected_waste
-    rows = [("default (config)", t.baseline),
-            ("optimised, equal count", t.equal_count)]
-    if t.chosen.sizes != t.equal_count.sizes:
+    rows = [("default (config)", t.baseline)]
+    if t.equal_count is not None:
+        rows.append(("optimised, equal count", t.equal_count))
+    else:
         rows.append((f"optimised, {t.chosen.num_graphs} graphs", t.chosen))
     for label, cost in rows:
         delta = (f"{100 * (cost.expected_waste / base - 1):+.1f}%" if base > 0 else "-")
@@ -118,6 +123,17 @@ def comparison_table(t: Tuning) -> Table:
                       f"{cost.expected_waste:.2f}", f"{100 * cost.waste_fraction:.2f}%",
                       "-" if cost is t.baseline else delta, _mib(t.graph_bytes(cost)))
     return table
+
+
+def reduction_line(t: Tuning) -> str:
+    """The verdict, naming the graph counts it compares."""
+    graphs, default = t.graph_counts
+    more = t.reduction < 0
+    cut = f"[bold]{100 * abs(t.reduction):.1f}%[/bold] {'more' if more else 'less'}"
+    if t.equal_count is not None:
+        return f"{cut} expected padding than the default ladder at equal graph count ({default})."
+    return (f"{cut} expected padding than the default ladder, with {graphs} graphs against its "
+            f"{default}.")
 
 
 def print_tuning(console: Console, t: Tuning) -> None:
@@ -134,8 +150,7 @@ def print_tuning(console: Console, t: Tuning) -> None:
     for warning in t.warnings:
         console.print(f"[yellow]warning[/yellow]: {warning}")
     console.print(comparison_table(t))
-    console.print(f"[bold]{100 * t.reduction:.1f}%[/bold] less expected padding than the "
-                  f"default ladder at equal graph count ({t.baseline.num_graphs}).")
+    console.print(reduction_line(t))
     console.print(f"optimised sizes: {compress_sizes(t.chosen.sizes)}")
     print_verdict(console, t.verification, audit=False)
     sys.stdout.flush()

@@ -158,6 +158,20 @@ def test_tune_keeps_its_promises(config: EngineConfig, data: st.DataObject) -> N
     assert all(s % g == 0 for s in result.chosen.sizes)
 
 
+def test_one_solve_at_the_count_asked_for() -> None:
+    config = EngineConfig(max_num_seqs=64)
+    trace = Trace.from_samples([3, 3, 5, 9, 17, 100, 900])
+    default = tune(config, trace)
+    assert default.equal_count is default.chosen
+    assert default.graph_counts == (default.chosen.num_graphs, default.baseline.num_graphs)
+    assert default.reduction_at_equal_count == default.reduction
+    fewer = tune(config, trace, max_graphs=4)
+    assert fewer.equal_count is None and fewer.reduction_at_equal_count is None
+    assert fewer.graph_counts == (4, default.baseline.num_graphs)
+    assert fewer.reduction == pytest.approx(
+        1 - fewer.chosen.expected_waste / fewer.baseline.expected_waste)
+
+
 def test_spec_decode_sizes_are_multiples_of_q() -> None:
     config = EngineConfig(max_num_seqs=33, num_speculative_tokens=3, spec_method="dflash")
     assert default_multiple_of(config) == 4
@@ -218,6 +232,9 @@ def test_committed_traces_beat_the_default_ladder(name: str) -> None:
     assert doc["equal_count"]["num_graphs"] == doc["baseline"]["num_graphs"]
     assert doc["equal_count"]["expected_waste"] < doc["baseline"]["expected_waste"]
     assert doc["reduction_at_equal_count"] > 0
+    assert doc["reduction"] == {"graphs": doc["optimized"]["num_graphs"],
+                                "default_graphs": doc["baseline"]["num_graphs"],
+                                "fraction": doc["reduction_at_equal_count"]}
     assert doc["optimized"]["capture_sizes"][-1] == doc["max_capture_size"]
     assert doc["verification"]["ok"]
     assert doc["cli"] == "--cudagraph-capture-sizes " + ",".join(
@@ -234,7 +251,10 @@ def test_cli_prints_the_flag_to_paste_last(tmp_path: Path) -> None:
     assert last.startswith("--cudagraph-capture-sizes ")
     sizes = parse_sizes(last.split()[1])
     assert len(sizes) == 5 and sizes[-1] == plan(EngineConfig(max_num_seqs=64)).max_capture_size
-    assert "equal count" in out and "SAFE" in out
+    # the verdict names both graph counts; it never claims an equal count it did not solve
+    default = len(plan(EngineConfig(max_num_seqs=64)).capture_sizes)
+    assert f"with 5 graphs against its {default}" in out and "SAFE" in out
+    assert "equal" not in out
     # paste it back: graphfit plans exactly that ladder and proves it safe
     code, out, err = run_cli(["plan", "--max-num-seqs", "64", *last.split(), "--json"])
     assert code == 0, err

@@ -143,50 +143,51 @@ def _layer(A: list[float], B: list[float], F: list[float], base: list[float],
            c: tuple[int, ...], k: int, last: int) -> tuple[list[float], list[int]]:
     """F_k(j) and its argmin i for j in k..last, by the monotone hull queue.
 
-    Lines are pushed in order of falling slope -A_i and queried at rising x = c_j; `head`
-    only moves forward, so each line is pushed, popped and passed at most once.
+    Lines (slope -A_i, intercept F_{k-1}(i) + B_i, i) are pushed in order of falling slope
+    and queried at rising x = c_j; `head` only moves forward, so each line is pushed, popped
+    and passed at most once. A line is one tuple: the loop reads each with a single index.
     """
     size = last + 1
     new: list[float] = [0] * size
     parent = [0] * size
-    S: list[float] = [0] * size  # hull slopes, strictly falling from head to tail
-    Y: list[float] = [0] * size  # hull intercepts
-    ids = [0] * size
+    hull: list[tuple[float, float, int]] = [(0, 0, 0)] * size
     head, tail = 0, -1
     for j in range(k, size):
         i = j - 1  # line i serves queries j > i
         s = -A[i]
         y = F[i] + B[i]
         while tail >= head:
-            s2 = S[tail]
-            y2 = Y[tail]
+            s2, y2, _ = hull[tail]
             if s2 == s:  # equal slopes: keep the lower line
                 if y2 <= y:
                     break
-            elif tail == head or ((y - Y[tail - 1]) * (S[tail - 1] - s2)
-                                  > (y2 - Y[tail - 1]) * (S[tail - 1] - s)):
-                # the tail line still wins on some x between its neighbours: keep it
+            elif tail == head:
                 tail += 1
-                S[tail] = s
-                Y[tail] = y
-                ids[tail] = i
+                hull[tail] = (s, y, i)
                 break
+            else:
+                s1, y1, _ = hull[tail - 1]
+                if (y - y1) * (s1 - s2) > (y2 - y1) * (s1 - s):
+                    # the tail line still wins on some x between its neighbours: keep it
+                    tail += 1
+                    hull[tail] = (s, y, i)
+                    break
             tail -= 1
         else:
             tail += 1
-            S[tail] = s
-            Y[tail] = y
-            ids[tail] = i
+            hull[tail] = (s, y, i)
         x = c[j]
-        best = S[head] * x + Y[head]
+        s1, y1, best_i = hull[head]
+        best = s1 * x + y1
         while head < tail:
-            nxt = S[head + 1] * x + Y[head + 1]
+            s2, y2, i2 = hull[head + 1]
+            nxt = s2 * x + y2
             if nxt > best:
                 break
             head += 1
-            best = nxt
+            best, best_i = nxt, i2
         new[j] = base[j] + best
-        parent[j] = ids[head]
+        parent[j] = best_i
     return new, parent
 
 

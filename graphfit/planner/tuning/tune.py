@@ -4,7 +4,9 @@ Ties the pieces together and keeps the promises the CLI prints:
 - the largest size stays the config's own max (what buffers and coverage were planned for),
   so no batch that replayed a graph before falls back to eager, and vLLM's buffer formula
   (sized from that max) stays safe;
-- the comparison with the default ladder is at the same graph count;
+- the comparison with the default ladder states both graph counts: "at equal count" only when
+  the optimised ladder has the default's count (no --max-graphs, no budget cut), else "K
+  graphs against the default's D". The programme is solved once, at the count asked for;
 - the optimised ladder is re-planned as `--cudagraph-capture-sizes` and verified
   exhaustively, and a warning says so if the engine would capture a different list.
 """
@@ -41,7 +43,9 @@ class Tuning:
     max_size: int
     multiple_of: int
     baseline: LadderCost  # the config's own (default) runtime ladder
-    equal_count: LadderCost  # optimised with the baseline's graph count
+    # optimised at the baseline's graph count: only when that is the count solved for (then
+    # it is `chosen`); None when a count or a budget asked for another one
+    equal_count: LadderCost | None
     chosen: LadderCost  # optimised with the requested count, capped by the budget
     requested_graphs: int
     budget_graphs: int | None
@@ -53,9 +57,21 @@ class Tuning:
 
     @property
     def reduction(self) -> float:
-        """Fractional cut in expected padding waste vs the baseline, at equal graph count."""
+        """Fractional cut in expected padding waste of `chosen` vs the baseline (negative:
+        more waste). They have `graph_counts` graphs: equal unless a count or budget was
+        given, so say which when reporting it."""
         base = self.baseline.expected_waste
-        return 1.0 - self.equal_count.expected_waste / base if base > 0 else 0.0
+        return 1.0 - self.chosen.expected_waste / base if base > 0 else 0.0
+
+    @property
+    def graph_counts(self) -> tuple[int, int]:
+        """(graphs of the optimised ladder, graphs of the default ladder)."""
+        return self.chosen.num_graphs, self.baseline.num_graphs
+
+    @property
+    def reduction_at_equal_count(self) -> float | None:
+        """`reduction` when it compares ladders of the same graph count, else None."""
+        return self.reduction if self.equal_count is not None else None
 
     @property
     def capture_sizes_flag(self) -> str:
@@ -101,9 +117,8 @@ def tune(config: EngineConfig, trace: Trace, *, max_graphs: int | None = None,
             warnings.append(f"the default ladder ({baseline.num_graphs} graphs) exceeds the "
                             f"budget; at most {budget_graphs} graphs fit")
     count = requested if budget_graphs is None else min(requested, budget_graphs)
-    equal = ladder_cost(optimal_ladder(trace, baseline.num_graphs, M, g), trace)
-    chosen = equal if count == baseline.num_graphs else ladder_cost(
-        optimal_ladder(trace, count, M, g), trace)
+    chosen = ladder_cost(optimal_ladder(trace, count, M, g), trace)
+    equal = chosen if count == baseline.num_graphs else None
     if chosen.num_graphs < count:
         warnings.append(f"only {chosen.num_graphs} distinct useful sizes on this trace; "
                         f"{count} graphs were allowed")
