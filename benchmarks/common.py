@@ -6,6 +6,7 @@ slow machine never fails a build.
 
 from __future__ import annotations
 
+import statistics
 import sys
 import time
 from collections.abc import Callable, Sequence
@@ -25,6 +26,32 @@ def best_of(fn: Callable[[], object], *, repeat: int = 5, number: int = 1) -> fl
             fn()
         best = min(best, (time.perf_counter() - start) / number)
     return best
+
+
+def median_of(fn: Callable[[], object], *, repeat: int = 7, number: int = 1) -> float:
+    """Seconds per call: the median of `repeat` rounds of `number` calls (robust to a busy
+    machine; the issue's figures are medians)."""
+    rounds = []
+    for _ in range(repeat):
+        start = time.perf_counter()
+        for _ in range(number):
+            fn()
+        rounds.append((time.perf_counter() - start) / number)
+    return statistics.median(rounds)
+
+
+def paired_medians(fns: Sequence[Callable[[], object]], *, repeat: int = 9,
+                   number: int = 1) -> list[float]:
+    """Seconds per call of each fn: rounds alternate between them, so a figure and its
+    reference see the same machine load; the median round of each is returned."""
+    rounds: list[list[float]] = [[] for _ in fns]
+    for _ in range(repeat):
+        for i, fn in enumerate(fns):
+            start = time.perf_counter()
+            for _ in range(number):
+                fn()
+            rounds[i].append((time.perf_counter() - start) / number)
+    return [statistics.median(r) for r in rounds]
 
 
 def table(title: str, headers: Sequence[str], rows: Sequence[Sequence[object]]) -> str:

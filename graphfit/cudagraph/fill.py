@@ -7,6 +7,9 @@ what crashed SGLang (#10892); filling the tail per the plan's policy on every st
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from functools import partial
+
 import torch
 
 from graphfit.planner.core.buffers import FillKind, FillPolicy
@@ -21,17 +24,28 @@ def fill_tail(tensor: torch.Tensor, axis: int, start: int, policy: FillPolicy) -
     copy-real-rows: repeat row `start - 1` (keeps cumulative offsets such as query_start_loc
     non-decreasing, i.e. padded requests are empty), zero when there is no real row.
     """
+    fill = tail_filler(tensor, axis, start, policy)
+    if fill is not None:
+        fill()
+
+
+def tail_filler(tensor: torch.Tensor, axis: int, start: int, policy: FillPolicy
+                ) -> Callable[[], object] | None:
+    """`fill_tail` prepared: a call that fills `tensor[start:]` (None: nothing to fill).
+
+    The views it holds are views of `tensor`, so it fills whatever the tail is when called;
+    a runner prepares one per (graph, buffer, real rows) once and reuses it every step.
+    """
     length = tensor.shape[axis] - start
     if length <= 0 or policy.kind is FillKind.KEEP:
-        return
+        return None
     tail = tensor.narrow(axis, start, length)
     kind = policy.kind
     if kind is FillKind.ZERO or (kind is FillKind.COPY_REAL_ROWS and start == 0):
-        tail.zero_()
-    elif kind is FillKind.SENTINEL:
-        tail.fill_(sentinel_value(policy, tensor.dtype))
-    else:
-        tail.copy_(tensor.narrow(axis, start - 1, 1).expand_as(tail))
+        return tail.zero_
+    if kind is FillKind.SENTINEL:
+        return partial(tail.fill_, sentinel_value(policy, tensor.dtype))
+    return partial(tail.copy_, tensor.narrow(axis, start - 1, 1).expand_as(tail))
 
 
 def sentinel_value(policy: FillPolicy, dtype: torch.dtype) -> float | int | bool:

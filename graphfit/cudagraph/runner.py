@@ -16,15 +16,16 @@ never-padded context stream are not graph inputs: write and read them outside th
 from __future__ import annotations
 
 import time
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from operator import attrgetter
 from types import MappingProxyType
 
 import torch
 
 from graphfit.cudagraph.backends import Backend, Graph, GraphFn, Outputs, get_backend
 from graphfit.cudagraph.buffers import StaticBuffers
-from graphfit.cudagraph.fill import fill_tail
+from graphfit.cudagraph.fill import fill_tail, tail_filler
 from graphfit.planner.core.buffers import FillKind, FillPolicy
 from graphfit.planner.core.dispatch import Dispatch, GraphKey, static_requests
 from graphfit.planner.core.enums import CUDAGraphMode
@@ -47,7 +48,12 @@ class TailFill:
 
 @dataclass(frozen=True)
 class CapturedGraph:
-    """A graph with the static views it reads and the dispatch modes that replay it."""
+    """A graph with the static views it reads and the dispatch modes that replay it.
+
+    `tail_fillers[i][real]` is the prepared fill of `fills[i]`'s tail from `real` rows on
+    (`fill.tail_filler`; None: nothing to fill), built on first use and reused by every
+    later step.
+    """
 
     key: GraphKey
     modes: tuple[CUDAGraphMode, ...]
@@ -55,6 +61,8 @@ class CapturedGraph:
     static_rows: Mapping[str, int]
     fills: tuple[TailFill, ...]
     graph: Graph
+    tail_fillers: tuple[dict[int, Callable[[], object] | None], ...] = field(
+        default=(), repr=False, compare=False)
 
 
 @dataclass(frozen=True)
@@ -106,6 +114,18 @@ class GraphRunner:
         self._arange = frozenset(n for n in self._rules if buffers.spec(n).init == "arange")
         self._axis_dim = {n: buffers.spec(n).axis_dim for n in self._rules}
         self._reads_requests = any(r.reads_requests for r in self._rules.values())
+        # the step's hot path (see `_prepare`): the component's lookup, per writable input
+        # which count it carries (-1 none, 0 tokens, 1 requests), that demand's offset and
+        # its axis; views per row count and prepared batch shapes, built on first use
+        self._lookup = plan_component.tables.lookup
+        self._inputs: dict[str, tuple[int, int, int]] = {}
+        for name, rule in self._rules.items():
+            if name not in self._arange:
+                single = rule.single
+                kind = -1 if single is None else (0 if single[0] == "tokens" else 1)
+                self._inputs[name] = (kind, single[1] if single else 0, self._axis_dim[name])
+        self._views: dict[str, dict[int, torch.Tensor]] = {name: {} for name in self._inputs}
+        self._prepared: dict[tuple[object, ...], _Prepared] = {}
         self._graphs: dict[GraphKey, CapturedGraph] = {}
         self.capture_stats: CaptureStats | None = None
         self.last_dispatch: Dispatch | None = None
@@ -166,9 +186,12 @@ class GraphRunner:
                 for fill in fills:
                     fill_tail(fill.view, fill.axis, 0, fill.policy)
                 graph = self.backend.capture(self.fn, views)
+                fillers: tuple[dict[int, Callable[[], object] | None], ...] = tuple(
+                    {} for _ in fills)
                 self._graphs[key] = CapturedGraph(
                     key, keys[key], MappingProxyType(views), MappingProxyType(rows), fills,
-                    graph)
+                    graph, fillers)
+        self._prepared.clear()
         self.capture_stats = CaptureStats(len(order), time.perf_counter() - start,
                                           tuple(order))
         return self.capture_stats
@@ -234,6 +257,27 @@ class GraphRunner:
         are the graph's static tensors: consume them before the next step.
         """
         inputs = inputs if inputs is not None else {}
+        if dispatch is None and not eager:
+            # the hot path: a batch shaped like one seen before replays what was prepared
+            # for it (`_prepare`): every check was made then, and holds for the same shapes
+            try:
+                shape_key = (num_tokens, num_reqs, uniform_decode, tuple(inputs),
+                             tuple(map(_SHAPE, inputs.values())))
+                prepared = self._prepared.get(shape_key)
+            except (AttributeError, TypeError):  # not tensors, unhashable counts: checked below
+                shape_key, prepared = None, None
+            if prepared is None and shape_key is not None:
+                prepared = self._prepare(inputs, num_tokens, num_reqs, uniform_decode)
+                if prepared is not None:
+                    if len(self._prepared) >= _PREPARED_LIMIT:
+                        self._prepared.clear()
+                    self._prepared[shape_key] = prepared
+            if prepared is not None:
+                self.last_dispatch = prepared[0]
+                if torch.is_grad_enabled():
+                    with torch.no_grad():
+                        return _replay(prepared, inputs)
+                return _replay(prepared, inputs)
         n, r = self.counts(inputs, num_tokens, num_reqs, uniform_decode)
         if dispatch is None:
             dispatch = self.dispatch(n, num_reqs=r, uniform_decode=uniform_decode)
@@ -282,8 +326,90 @@ class GraphRunner:
             return _sliced(graph.graph.replay(), dispatch.padded, n)
 
 
+    def _prepare(self, inputs: Mapping[str, torch.Tensor], n: int | None, r: int | None,
+                 uniform: bool) -> _Prepared | None:
+        """What `step` needs to replay a batch shaped like `inputs`, checked once; None when
+        the batch runs eagerly or has an error to report (`step`'s general path then runs or
+        raises): the dispatch, the graph's replay, each input's destination view (in the
+        order of `inputs`), the tail fills and the real token count."""
+        specs = self._inputs
+        try:
+            for name, tensor in inputs.items():
+                kind, offset, axis = specs[name]
+                if kind < 0:
+                    continue
+                count = tensor.shape[axis] - offset
+                if kind:
+                    if r is None:
+                        r = count
+                    elif r != count:
+                        return None
+                elif n is None:
+                    n = count
+                elif n != count:
+                    return None
+        except (KeyError, IndexError):
+            return None
+        if n is None:
+            return None
+        if r is None:
+            r = n // self.uniform_query_len if uniform else min(n, self.max_num_seqs)
+        try:
+            d = self._lookup(n, uniform_decode=uniform, num_reqs=r)
+        except GraphfitError:
+            return None
+        if d.mode is CUDAGraphMode.NONE or d.padded < n:
+            return None
+        graph = self._graphs.get(self.key(d))
+        if graph is None:
+            return None
+        dsts: list[torch.Tensor] = []
+        for name, tensor in inputs.items():
+            rows = self._rules[name].rows(n, r)
+            if rows > self.buffers.capacity(name) or rows > graph.static_rows[name]:
+                return None
+            views = self._views[name]
+            dst = views.get(rows)
+            if dst is None:
+                dst = views[rows] = self.buffers.view(name, rows)
+            if dst.shape != tensor.shape:
+                return None
+            dsts.append(dst)
+        fills: list[Callable[[], object]] = []
+        for fill, fillers in zip(graph.fills, graph.tail_fillers):
+            real = fill.rule.rows(n, r)
+            if real > fill.static_rows:
+                return None
+            if real in fillers:
+                filler = fillers[real]
+            else:
+                filler = fillers[real] = tail_filler(fill.view, fill.axis, real, fill.policy)
+            if filler is not None:
+                fills.append(filler)
+        return d, graph.graph.replay, tuple(dsts), tuple(fills), n
+
+
+def _replay(prepared: _Prepared, inputs: Mapping[str, torch.Tensor]) -> Outputs:
+    """A prepared graph step: copy the inputs in, fill the tails, replay, slice."""
+    d, replay, dsts, fills, n = prepared
+    for dst, tensor in zip(dsts, inputs.values()):
+        dst.copy_(tensor)
+    for filler in fills:
+        filler()
+    return _sliced(replay(), d.padded, n)
+
+
+_PREPARED_LIMIT = 4096  # batch shapes a runner keeps prepared (cleared when full)
+_SHAPE = attrgetter("shape")
+# a prepared graph step: dispatch, replay, destination view per input, tail fills, real tokens
+_Prepared = tuple[Dispatch, Callable[[], Outputs], tuple[torch.Tensor, ...],
+                  tuple[Callable[[], object], ...], int]
+
+
 def _sliced(out: Outputs, rows: int, n: int) -> Outputs:
     """Check every output has `rows` rows on dim 0 and keep the first n."""
+    if type(out) is torch.Tensor and out.dim() and out.shape[0] == rows:  # the usual case
+        return out if rows == n else out[:n]
     items = (out,) if isinstance(out, torch.Tensor) else out
     for t in items:
         if not isinstance(t, torch.Tensor) or t.dim() == 0 or t.shape[0] != rows:

@@ -9,8 +9,9 @@ batches (`core.verify.peak_rows`), the arena layout is `core.layout.lay_out`, th
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from functools import cached_property
 from types import MappingProxyType
 
 from graphfit.planner.config import EngineConfig
@@ -215,10 +216,19 @@ class Plan:
     def pad(self, num_tokens: int, *, uniform_decode: bool = False, num_reqs: int | None = None,
             component: str = "target") -> Dispatch:
         """Where a batch goes: O(1) lookup in the component's precomputed table."""
-        comp = self.components.get(component) if isinstance(component, str) else None
-        if comp is None:
-            comp = self.component(component)  # raises BatchError naming the known ones
-        return comp.tables.lookup(num_tokens, uniform_decode=uniform_decode, num_reqs=num_reqs)
+        try:
+            lookup = self._lookups[component]
+        except (KeyError, TypeError):
+            self.component(component)  # raises BatchError naming the known ones
+            raise
+        if num_reqs is None and not uniform_decode:
+            return lookup(num_tokens)
+        return lookup(num_tokens, uniform_decode=uniform_decode, num_reqs=num_reqs)
+
+    @cached_property
+    def _lookups(self) -> dict[str, Callable[..., Dispatch]]:
+        """Each component's `DispatchTables.lookup`, bound once (Plan.pad's hot path)."""
+        return {name: comp.tables.lookup for name, comp in self.components.items()}
 
     def verify_engine(self) -> Verification:
         """Audit the ENGINE's own sizing: every buffer at the rows the engine's code allocates

@@ -279,6 +279,34 @@ def test_malformed_steps_are_batch_errors() -> None:
         runner.step({"input_ids": torch.zeros(S * Q + 1, dtype=torch.int32)})
 
 
+def test_prepared_batch_shapes_keep_every_check() -> None:
+    # a batch shape seen before replays what was prepared for it; a malformed batch with the
+    # same names still gets its precise error, and a good one afterwards still runs clean
+    p = plan(SMALL)
+    bufs = StaticBuffers.allocate(p, "cpu", "target")
+    model = TinyTarget()
+    rec = Recorder(model.graph_fn)
+    runner = GraphRunner(rec, p, bufs)
+    gen = torch.Generator().manual_seed(3)
+    batch = target_batch(gen, 13, 4)
+    first = runner.step(batch)
+    bufs.poison()
+    again = target_batch(gen, 13, 4)  # same shapes, new values
+    out = runner.step(again)
+    torch.testing.assert_close(out, model(again["input_ids"], again["positions"],
+                                          again["query_start_loc"], again["seq_lens"]))
+    assert first.shape == out.shape and (rec.seen["slot_mapping"][13:] == -1).all()
+    bad = dict(again, positions=torch.zeros(12, dtype=torch.int64))
+    with pytest.raises(BatchError, match="but the batch has 13"):
+        runner.step(bad)
+    with pytest.raises(BatchError, match="shape"):
+        runner.step(dict(again, input_ids=torch.zeros(13, 2, dtype=torch.int32)))
+    with pytest.raises(BatchError, match="but the batch has 99"):
+        runner.step(again, num_reqs=99)
+    assert runner.last_dispatch == p.pad(13, num_reqs=4)
+    torch.testing.assert_close(runner.step(again), out)
+
+
 def test_bad_runner_configs_are_config_errors() -> None:
     p = plan(SMALL)
     bufs = StaticBuffers.allocate(p, "cpu", "drafter")

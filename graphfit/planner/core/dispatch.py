@@ -109,13 +109,33 @@ class DispatchTables:
                 n += 1
         return tuple(slot)
 
+    def _hits(self, entries: tuple[Dispatch, ...]) -> tuple[Dispatch | None, ...]:
+        """hits[n] = the graph a batch of n <= max tokens replays, or None (eager)."""
+        out: list[Dispatch | None] = [None] * (self.max_size + 1)
+        previous = 0
+        for size, hit in zip(self.sizes, entries):
+            if hit.mode is not CUDAGraphMode.NONE:
+                if self.padding:
+                    out[previous + 1:size + 1] = [hit] * (size - previous)
+                else:
+                    out[size] = hit
+            previous = size
+        return tuple(out)
+
     @cached_property
     def _mixed_hits(self) -> tuple[Dispatch | None, ...]:
-        """The hot path's answer per n: the mixed graph, or None (eager)."""
-        out: list[Dispatch | None] = [None]
-        for n in range(1, self.max_size + 1):
-            out.append(self._entry(n, self.mixed))
-        return tuple(out)
+        """The hot path's answer per n for a mixed batch."""
+        return self._hits(self.mixed)
+
+    @cached_property
+    def _uniform_hits(self) -> tuple[Dispatch | None, ...]:
+        """The hot path's answer per n for a uniform-decode batch."""
+        return self._hits(self.uniform)
+
+    @cached_property
+    def _indexed(self) -> int:
+        """Batches up to this many tokens are answered from the per-n tables (0: none)."""
+        return self.max_size if self.max_size <= _INDEX_LIMIT else 0
 
     def _index(self, n: int) -> int:
         if self.max_size <= _INDEX_LIMIT:
@@ -132,11 +152,31 @@ class DispatchTables:
 
     def lookup(self, num_tokens: int, *, uniform_decode: bool = False,
                num_reqs: int | None = None) -> Dispatch:
-        """The dispatch of one batch (validated; eager batches come back unpadded)."""
-        if (num_reqs is None and not uniform_decode and type(num_tokens) is int
-                and 0 < num_tokens <= self.max_size <= _INDEX_LIMIT):
-            hit = self._mixed_hits[num_tokens]  # the hot path: nothing to validate
-            return hit if hit is not None else Dispatch(CUDAGraphMode.NONE, num_tokens, None)
+        """The dispatch of one batch (validated; eager batches come back unpadded).
+
+        A well-formed batch below the largest size is answered from the per-n tables after
+        a few integer comparisons; anything else takes `_checked`, which names the problem.
+        """
+        if type(num_tokens) is int and 0 < num_tokens <= self._indexed:
+            if not uniform_decode:
+                if num_reqs is None or (type(num_reqs) is int and 0 < num_reqs <= num_tokens
+                                        and num_reqs <= self.max_num_seqs):
+                    hit = self._mixed_hits[num_tokens]
+                    return hit if hit is not None else Dispatch(
+                        CUDAGraphMode.NONE, num_tokens, num_reqs)
+            else:
+                q = self.uniform_query_len
+                r = num_tokens // q
+                if r * q == num_tokens and r <= self.max_num_seqs and (
+                        num_reqs is None or (type(num_reqs) is int and num_reqs == r)):
+                    hit = self._uniform_hits[num_tokens]
+                    return hit if hit is not None else Dispatch(CUDAGraphMode.NONE,
+                                                                num_tokens, r)
+        return self._checked(num_tokens, uniform_decode, num_reqs)
+
+    def _checked(self, num_tokens: int, uniform_decode: bool, num_reqs: int | None
+                 ) -> Dispatch:
+        """`lookup` with every argument validated (the slow path: errors, huge ladders)."""
         if type(num_tokens) is not int or num_tokens < 1:
             raise BatchError(f"num_tokens: must be an integer >= 1, got {num_tokens!r}")
         if num_reqs is not None and type(num_reqs) is not int:
