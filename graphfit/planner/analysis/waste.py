@@ -6,7 +6,6 @@ eagerly), so a family of a million batches costs as much as its capture sizes.
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -49,24 +48,25 @@ def family_stats(label: str, family: BatchFamily, tables: DispatchTables,
     """
     top = family.last if last is None else min(family.last, last)
     real = padded = batches = worst = worst_n = 0
-    modes: Counter[str] = Counter()
+    modes: dict[CUDAGraphMode, int] = {}
     step = family.step
+    none = CUDAGraphMode.NONE
     if top >= family.first:
         if segments is None or top != family.last:
             segments = tables.segments(step, family.first, top, uniform=family.uniform)
-        for seg in segments:
-            count = seg.last - seg.first + 1
-            tokens = step * (seg.first + seg.last) * count // 2
+        for lo, hi, d in segments:
+            count = hi - lo + 1
+            tokens = step * (lo + hi) * count // 2
             batches += count
             real += tokens
-            if seg.dispatch is None:
+            if d is None:
                 padded += tokens
-                modes[CUDAGraphMode.NONE.value] += count
+                modes[none] = modes.get(none, 0) + count
                 continue
-            padded += seg.dispatch.padded * count
-            modes[seg.dispatch.mode.value] += count
-            waste = seg.dispatch.padded - step * seg.first
+            padded += d.padded * count
+            modes[d.mode] = modes.get(d.mode, 0) + count
+            waste = d.padded - step * lo
             if waste > worst:
-                worst, worst_n = waste, step * seg.first
-    return PaddingStats(label, batches, real, padded, worst, worst_n,
-                        tuple(sorted(modes.items())))
+                worst, worst_n = waste, step * lo
+    by_name = sorted((mode.value, count) for mode, count in modes.items())
+    return PaddingStats(label, batches, real, padded, worst, worst_n, tuple(by_name))

@@ -11,7 +11,8 @@ from __future__ import annotations
 
 from bisect import bisect_left
 from dataclasses import dataclass
-from functools import cached_property
+from functools import cached_property, lru_cache
+from operator import lt
 from typing import NamedTuple
 
 from graphfit.planner.core.enums import CUDAGraphMode
@@ -42,6 +43,13 @@ class GraphKey:
 
 
 NO_GRAPH = Dispatch(CUDAGraphMode.NONE, 0, None)
+
+
+@lru_cache(maxsize=1 << 14)
+def dispatch_of(mode: CUDAGraphMode, padded: int, num_reqs: int | None) -> Dispatch:
+    """A shared `Dispatch` (it is immutable): engine models build one per capture size for
+    every plan, and a sweep plans thousands, so equal ones are built once."""
+    return Dispatch(mode, padded, num_reqs)
 
 
 def static_requests(dispatch: Dispatch, max_num_seqs: int) -> int:
@@ -89,7 +97,7 @@ class DispatchTables:
     def __post_init__(self) -> None:
         if not len(self.sizes) == len(self.mixed) == len(self.uniform):
             raise ConfigError("dispatch: one mixed and one uniform entry per capture size")
-        if any(a >= b for a, b in zip(self.sizes, self.sizes[1:])) or (
+        if not all(map(lt, self.sizes, self.sizes[1:])) or (
                 self.sizes and self.sizes[0] < 1):
             raise ConfigError("dispatch: capture sizes must be sorted, unique and >= 1")
 
@@ -207,6 +215,7 @@ class DispatchTables:
         Consecutive eager batches form one segment; at most 2 segments per capture size.
         """
         entries = self.uniform if uniform else self.mixed
+        new = tuple.__new__  # a Segment without its Python-level __new__: one per size
         out: list[Segment] = []
         none = CUDAGraphMode.NONE
         padding = self.padding
@@ -226,13 +235,13 @@ class DispatchTables:
                 continue
             if hit.mode is not none and padding:
                 if eager_lo <= eager_hi:
-                    out.append(Segment(eager_lo, eager_hi, None))
+                    out.append(new(Segment, (eager_lo, eager_hi, None)))
                     eager_lo, eager_hi = 0, -1
-                out.append(Segment(lo, hi, hit))
+                out.append(new(Segment, (lo, hi, hit)))
                 continue
             if hit.mode is not none and size % step == 0 and top <= hi:
                 ehi = top - 1  # every batch below the captured size runs eagerly
-                graph: Segment | None = Segment(top, top, hit)
+                graph: Segment | None = new(Segment, (top, top, hit))
             else:
                 ehi, graph = hi, None
             if lo <= ehi:
@@ -240,11 +249,11 @@ class DispatchTables:
                     eager_hi = ehi
                 else:
                     if eager_lo <= eager_hi:
-                        out.append(Segment(eager_lo, eager_hi, None))
+                        out.append(new(Segment, (eager_lo, eager_hi, None)))
                     eager_lo, eager_hi = lo, ehi
             if graph is not None:
                 if eager_lo <= eager_hi:
-                    out.append(Segment(eager_lo, eager_hi, None))
+                    out.append(new(Segment, (eager_lo, eager_hi, None)))
                     eager_lo, eager_hi = 0, -1
                 out.append(graph)
         lo = max(first, self.max_size // step + 1)
@@ -253,8 +262,8 @@ class DispatchTables:
                 eager_hi = last
             else:
                 if eager_lo <= eager_hi:
-                    out.append(Segment(eager_lo, eager_hi, None))
+                    out.append(new(Segment, (eager_lo, eager_hi, None)))
                 eager_lo, eager_hi = lo, last
         if eager_lo <= eager_hi:
-            out.append(Segment(eager_lo, eager_hi, None))
+            out.append(new(Segment, (eager_lo, eager_hi, None)))
         return out

@@ -8,7 +8,7 @@ next-size-up padding table.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from itertools import pairwise
+from operator import lt
 
 from graphfit.planner.core.errors import ConfigError
 
@@ -23,7 +23,7 @@ class Ladder:
     warnings: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
-        if any(a >= b for a, b in pairwise(self.sizes)):
+        if not all(map(lt, self.sizes, self.sizes[1:])):
             raise ConfigError("cudagraph_capture_sizes: the ladder must be sorted and unique")
         if self.sizes and self.sizes[0] < 1:
             raise ConfigError("cudagraph_capture_sizes: sizes must be >= 1")

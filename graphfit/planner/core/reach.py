@@ -136,27 +136,36 @@ def walk_family(family: BatchFamily, tables: DispatchTables) -> FamilyWalk:
     S = tables.max_num_seqs
     step, per_unit = family.step, family.requests is Requests.PER_UNIT
     skip_eager = family.padded and not family.eager_writes
+    segments = _segments(family, tables)
     kept: list[Segment] = []
     count = top_tokens = top_requests = 0
-    for seg in _segments(family, tables):
-        d = seg.dispatch
-        last = seg.last
-        real = last if per_unit else min(step * last, S)
+    for seg in segments:
+        first, last, d = seg
+        if per_unit:
+            real = last
+        else:
+            real = step * last
+            if real > S:
+                real = S
         if d is None:
             if skip_eager:
                 continue  # eager batches of this family never touch the buffers
             tokens, requests = step * last, real
         else:
             tokens = d.padded
-            static = d.num_reqs if d.num_reqs is not None else min(tokens, S)
+            static = d.num_reqs
+            if static is None:
+                static = tokens if tokens < S else S
             requests = static if static > real else real
-        kept.append(seg)
-        count += last - seg.first + 1
+        if skip_eager:
+            kept.append(seg)
+        count += last - first + 1
         if tokens > top_tokens:
             top_tokens = tokens
         if requests > top_requests:
             top_requests = requests
-    return FamilyWalk(family, tuple(kept), count, top_tokens, top_requests)
+    return FamilyWalk(family, tuple(kept if skip_eager else segments), count, top_tokens,
+                      top_requests)
 
 
 def walk(families: Sequence[BatchFamily], tables: DispatchTables) -> tuple[FamilyWalk, ...]:

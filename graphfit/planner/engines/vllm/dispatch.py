@@ -3,7 +3,7 @@ then eager; the drafter's PIECEWISE-only dispatcher on the same ladder."""
 
 from __future__ import annotations
 
-from graphfit.planner.core.dispatch import NO_GRAPH, Dispatch, DispatchTables
+from graphfit.planner.core.dispatch import NO_GRAPH, Dispatch, DispatchTables, dispatch_of
 from graphfit.planner.core.enums import CUDAGraphMode
 
 
@@ -20,14 +20,14 @@ def target_tables(sizes: tuple[int, ...], mode: CUDAGraphMode, q: int,
     full_decode = mode.has_full_decode
     for size in sizes:
         if full:
-            mixed_hit = Dispatch(CUDAGraphMode.FULL, size, min(size, max_num_seqs))
+            mixed_hit = dispatch_of(CUDAGraphMode.FULL, size, min(size, max_num_seqs))
         elif piecewise:
-            mixed_hit = Dispatch(CUDAGraphMode.PIECEWISE, size, None)
+            mixed_hit = dispatch_of(CUDAGraphMode.PIECEWISE, size, None)
         else:
             mixed_hit = NO_GRAPH
         mixed.append(mixed_hit)
         if full_decode and _full_decode_key(size, q, max_num_seqs):
-            uniform.append(Dispatch(CUDAGraphMode.FULL, size, min(size // q, max_num_seqs)))
+            uniform.append(dispatch_of(CUDAGraphMode.FULL, size, min(size // q, max_num_seqs)))
         else:
             uniform.append(mixed_hit)
     return DispatchTables(sizes, tuple(mixed), tuple(uniform), q, max_num_seqs)
@@ -36,6 +36,6 @@ def target_tables(sizes: tuple[int, ...], mode: CUDAGraphMode, q: int,
 def drafter_tables(sizes: tuple[int, ...], mode: CUDAGraphMode, q: int,
                    max_num_seqs: int) -> DispatchTables:
     """The drafter's own dispatcher: PIECEWISE only, same padding as the target."""
-    hit = [Dispatch(CUDAGraphMode.PIECEWISE, s, None) if mode is not CUDAGraphMode.NONE
+    hit = [dispatch_of(CUDAGraphMode.PIECEWISE, s, None) if mode is not CUDAGraphMode.NONE
            else NO_GRAPH for s in sizes]
     return DispatchTables(sizes, tuple(hit), tuple(hit), q, max_num_seqs)
