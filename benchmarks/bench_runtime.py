@@ -14,6 +14,7 @@ small MLP a realistic mix. Needs torch; skips otherwise.
 
 from __future__ import annotations
 
+import json
 import sys
 from collections.abc import Callable, Mapping
 from typing import Any
@@ -122,6 +123,9 @@ def main() -> int:
         print(f"bench_runtime: skipped ({exc}); needs torch")
         return 0
     rows = step_rows()
+    if len(sys.argv) > 2 and sys.argv[1] == "--summary":
+        with open(sys.argv[2], "w") as fh:
+            json.dump({"rows": rows}, fh)
     print(table("GraphRunner.step vs lean steps, CPU backend, DFlash drafter (S=32, q=4); "
                 "medians", ["model", "num_tokens", "dispatch", "lean step", "leanest step",
                             "runner.step", "step / lean (goal <= 1.3x)", "step / leanest"],

@@ -216,19 +216,31 @@ class Plan:
     def pad(self, num_tokens: int, *, uniform_decode: bool = False, num_reqs: int | None = None,
             component: str = "target") -> Dispatch:
         """Where a batch goes: O(1) lookup in the component's precomputed table."""
+        if num_reqs is None and not uniform_decode and type(num_tokens) is int and (
+                component == "target"):
+            hits, top = self._target_hits
+            if 0 < num_tokens <= top:  # the hot path: a plain mixed batch of the target
+                hit = hits[num_tokens]
+                if hit is not None:
+                    return hit
         try:
             lookup = self._lookups[component]
         except (KeyError, TypeError):
             self.component(component)  # raises BatchError naming the known ones
             raise
-        if num_reqs is None and not uniform_decode:
-            return lookup(num_tokens)
         return lookup(num_tokens, uniform_decode=uniform_decode, num_reqs=num_reqs)
 
     @cached_property
     def _lookups(self) -> dict[str, Callable[..., Dispatch]]:
-        """Each component's `DispatchTables.lookup`, bound once (Plan.pad's hot path)."""
+        """Each component's `DispatchTables.lookup`, bound once."""
         return {name: comp.tables.lookup for name, comp in self.components.items()}
+
+    @cached_property
+    def _target_hits(self) -> tuple[tuple[Dispatch | None, ...], int]:
+        """The target's per-n mixed dispatches and how far they reach (Plan.pad's hot path;
+        (), 0 without a target)."""
+        comp = self.components.get("target")
+        return comp.tables.mixed_hits() if comp is not None else ((), 0)
 
     def verify_engine(self) -> Verification:
         """Audit the ENGINE's own sizing: every buffer at the rows the engine's code allocates

@@ -145,6 +145,12 @@ class DispatchTables:
         """Batches up to this many tokens are answered from the per-n tables (0: none)."""
         return self.max_size if self.max_size <= _INDEX_LIMIT else 0
 
+    def mixed_hits(self) -> tuple[tuple[Dispatch | None, ...], int]:
+        """(hits, top): hits[n] is the graph a mixed batch of 0 < n <= top tokens replays
+        (None: it runs eagerly, unpadded), exactly as `lookup(n)`; top is 0 for ladders too
+        large to index."""
+        return (self._mixed_hits if self._indexed else ()), self._indexed
+
     def _index(self, n: int) -> int:
         if self.max_size <= _INDEX_LIMIT:
             return self._slot[n]
