@@ -10,8 +10,9 @@ grows with the number of capture sizes, never with the batch sizes themselves.
 from __future__ import annotations
 
 from bisect import bisect_left
+from collections.abc import Callable
 from dataclasses import dataclass
-from functools import cached_property, lru_cache
+from functools import cached_property
 from operator import lt
 from typing import NamedTuple
 
@@ -45,11 +46,29 @@ class GraphKey:
 NO_GRAPH = Dispatch(CUDAGraphMode.NONE, 0, None)
 
 
-@lru_cache(maxsize=1 << 14)
-def dispatch_of(mode: CUDAGraphMode, padded: int, num_reqs: int | None) -> Dispatch:
-    """A shared `Dispatch` (it is immutable): engine models build one per capture size for
-    every plan, and a sweep plans thousands, so equal ones are built once."""
-    return Dispatch(mode, padded, num_reqs)
+_SHARED: dict[CUDAGraphMode, dict[tuple[int, int | None], Dispatch]] = {}
+_SHARED_LIMIT = 1 << 15  # per mode; a full cache is emptied, not grown
+
+
+def shared_dispatches(mode: CUDAGraphMode) -> Callable[[int, int | None], Dispatch]:
+    """`(padded, num_reqs) -> Dispatch(mode, padded, num_reqs)`, each built once per process.
+
+    A Dispatch is immutable, and engine models build one per capture size for every plan: a
+    sweep plans thousands, so equal ones are shared. Take the function once per table (the
+    mode is hashed then, the sizes after are plain integer keys).
+    """
+    cache = _SHARED.setdefault(mode, {})
+
+    def get(padded: int, num_reqs: int | None) -> Dispatch:
+        key = (padded, num_reqs)
+        hit = cache.get(key)
+        if hit is None:
+            if len(cache) >= _SHARED_LIMIT:
+                cache.clear()
+            hit = cache[key] = Dispatch(mode, padded, num_reqs)
+        return hit
+
+    return get
 
 
 def static_requests(dispatch: Dispatch, max_num_seqs: int) -> int:
