@@ -25,7 +25,7 @@ from common import ROOT, paired_medians, table
 
 from graphfit import EngineConfig, Plan, padding_table, plan
 
-N = 20_000
+N = 5_000
 CONFIGS = (
     ("S=256", dict(max_num_seqs=256)),
     ("S=33 dflash k=3", dict(max_num_seqs=33, num_speculative_tokens=3, spec_method="dflash")),
@@ -89,7 +89,7 @@ def measure() -> tuple[list[dict[str, Any]], str]:
         batch = [rng.randint(1, sizes[-1]) for _ in range(N)]
         dispatch = None if isinstance(vllm, str) else _vllm_dispatch(vllm[0], vllm[1], p, batch)
         fns = _methods(p, batch, dispatch)
-        seconds = dict(zip(fns, paired_medians(list(fns.values()), repeat=7)))
+        seconds = dict(zip(fns, paired_medians(list(fns.values()), repeat=25)))
         ns = {k: max(0.0, (v - seconds["empty"]) / N * 1e9) for k, v in seconds.items()
               if k != "empty"}
         rows.append({"ladder": f"{label} ({len(sizes)} graphs, max {sizes[-1]})", **ns})

@@ -69,7 +69,7 @@ def leanest_step(fn: Callable[[Mapping[str, Any]], Any], bufs: Any, sizes: tuple
     return step
 
 
-def step_rows(repeat: int = 15, number: int = 200) -> list[dict[str, Any]]:
+def step_rows(repeat: int = 61, number: int = 50) -> list[dict[str, Any]]:
     """Per model and batch: lean and runner medians (seconds) and their ratio."""
     import torch
 
