@@ -63,8 +63,13 @@ from tests.oracle.paths import require
 # sglang_args_oracle). Only a module *absent* from the environment is replaced (checked with
 # importlib.util.find_spec), so where the real package is installed the real one runs. A stub
 # module answers every attribute with `Placeholder`, a class that accepts any call, attribute
-# or subclassing: enough for module-level `from x import A, B` and annotations, never enough
-# to run the stubbed code (which the argument oracles never do).
+# or subclassing: enough for module-level `from x import A, B`, decorators and annotations,
+# never enough to run the stubbed code (which the argument oracles never do).
+#
+# Stubs are scoped (`with stubbed(names):`) and removed from sys.modules afterwards: vLLM
+# decides HAS_TRITON with find_spec("triton") (triton_utils/importing.py:14), so a triton stub
+# left behind by the SGLang oracle would change what vLLM computes in the same process.
+
 
 class _PlaceholderMeta(type):
     def __getattr__(cls, name: str) -> Any:
@@ -77,13 +82,18 @@ class _PlaceholderMeta(type):
 
 
 class Placeholder(metaclass=_PlaceholderMeta):
-    """Stands for any class, function or constant of a stubbed module."""
+    """Stands for any class, function, decorator or constant of a stubbed module."""
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         pass
 
     def __call__(self, *args: Any, **kwargs: Any) -> Placeholder:
         return Placeholder()
+
+    def __getattr__(self, name: str) -> Any:
+        if name.startswith("__"):
+            raise AttributeError(name)
+        return Placeholder
 
 
 def _module_getattr(name: str) -> Any:
@@ -92,26 +102,29 @@ def _module_getattr(name: str) -> Any:
     return Placeholder
 
 
-class _StubLoader(importlib.abc.Loader):
+class _StubFinder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
+    def __init__(self) -> None:
+        self.active: dict[str, int] = {}  # prefix -> nesting count
+        self.created: set[str] = set()
+
+    def _serves(self, fullname: str) -> bool:
+        return any(fullname == p or fullname.startswith(p + ".") for p in self.active)
+
+    def find_spec(self, fullname: str, path: Any = None, target: Any = None
+                  ) -> importlib.machinery.ModuleSpec | None:
+        if self._serves(fullname):
+            return importlib.machinery.ModuleSpec(fullname, self, is_package=True)
+        return None
+
     def create_module(self, spec: importlib.machinery.ModuleSpec) -> types.ModuleType:
         module = types.ModuleType(spec.name, "oracle stub (module absent on this machine)")
         module.__path__ = []  # a package, so `import x.y.z` resolves through the finder too
         module.__getattr__ = _module_getattr  # type: ignore[method-assign]
+        self.created.add(spec.name)
         return module
 
     def exec_module(self, module: types.ModuleType) -> None:
         pass
-
-
-class _StubFinder(importlib.abc.MetaPathFinder):
-    def __init__(self) -> None:
-        self.prefixes: set[str] = set()
-
-    def find_spec(self, fullname: str, path: Any = None, target: Any = None
-                  ) -> importlib.machinery.ModuleSpec | None:
-        if any(fullname == p or fullname.startswith(p + ".") for p in self.prefixes):
-            return importlib.machinery.ModuleSpec(fullname, _StubLoader(), is_package=True)
-        return None
 
 
 _FINDER = _StubFinder()
@@ -125,13 +138,25 @@ def _absent(name: str) -> bool:
         return True
 
 
-def stub_missing(names: Iterable[str]) -> list[str]:
-    """Serve placeholder modules for those of `names` that cannot be found; returns them."""
-    stubbed = [n for n in names if n not in _FINDER.prefixes and _absent(n)]
-    _FINDER.prefixes.update(stubbed)
-    if stubbed and _FINDER not in sys.meta_path:
+@contextlib.contextmanager
+def stubbed(names: Iterable[str]) -> Iterator[list[str]]:
+    """Serve placeholder modules for those of `names` that cannot be found, for the duration;
+    yields the names actually stubbed. Nested uses of the same name are counted."""
+    mine = [n for n in names if n in _FINDER.active or _absent(n)]
+    for n in mine:
+        _FINDER.active[n] = _FINDER.active.get(n, 0) + 1
+    if mine and _FINDER not in sys.meta_path:
         sys.meta_path.insert(0, _FINDER)
-    return stubbed
+    try:
+        yield mine
+    finally:
+        for n in mine:
+            _FINDER.active[n] -= 1
+            if _FINDER.active[n] == 0:
+                del _FINDER.active[n]
+                for mod in [m for m in _FINDER.created if m == n or m.startswith(n + ".")]:
+                    sys.modules.pop(mod, None)
+                    _FINDER.created.discard(mod)
 
 
 # --------------------------------------------------------------------------------------------
@@ -149,20 +174,41 @@ def _quiet_env() -> None:
     os.environ.setdefault("HF_HUB_DISABLE_TELEMETRY", "1")
 
 
+# xgrammar/llguidance: structured-output grammar libraries (compiled; xgrammar pulls triton),
+# imported at module level by vllm/parser/abstract_parser.py, which the parser reaches through
+# ParallelConfig._verify_args. vllm._*_C*: the CUDA kernel extensions (.so files, not
+# extracted), imported at module level by platforms/cuda.py.
+VLLM_STUBS = ("xgrammar", "llguidance", "vllm._C_stable_libtorch",
+              "vllm._moe_C_stable_libtorch", "vllm._qutlass_C")
+
+
 @cache
-def bootstrap() -> Path:
-    """Put vLLM's source root on sys.path, stub the CPU-impossible imports, fix the platform."""
+def _bootstrap() -> Path:
     root = require("vllm")
     if str(root) not in sys.path:
         sys.path.insert(0, str(root))
     _quiet_env()
-    stub_missing(["xgrammar", "llguidance"])
-    import vllm  # noqa: F401  (before the vllm._* names: find_spec imports the parent)
-    stub_missing(["vllm._C_stable_libtorch", "vllm._moe_C_stable_libtorch", "vllm._qutlass_C"])
-    import vllm.platforms as platforms
-    if platforms._current_platform is None:
-        platforms._current_platform = _oracle_platform_class()()
+    import vllm  # before the vllm._* stubs: find_spec imports the parent
+    with stubbed(VLLM_STUBS):
+        import vllm.platforms as platforms
+        if platforms._current_platform is None:
+            platforms._current_platform = _oracle_platform_class()()
+        import vllm.engine.arg_utils  # noqa: F401
     return root
+
+
+@contextlib.contextmanager
+def vllm_env() -> Iterator[Path]:
+    """Everything that touches vLLM runs inside this: the source root on sys.path, the
+    CPU-impossible imports stubbed (VLLM_STUBS), the oracle platform installed."""
+    root = _bootstrap()
+    with stubbed(VLLM_STUBS):
+        yield root
+
+
+def bootstrap() -> Path:
+    """Import vLLM once (about 10 s); returns its source root. Skips/fails via paths.require."""
+    return _bootstrap()
 
 
 def _oracle_platform_class() -> type:
@@ -253,26 +299,26 @@ def split_command(line: str) -> tuple[str, list[str]]:
 @cache
 def serve_parser() -> argparse.ArgumentParser:
     """The `vllm` top-level parser with only the `serve` subcommand, as cli/main.py:88-109."""
-    bootstrap()
-    from vllm.entrypoints.cli.serve import ServeSubcommand
-    from vllm.utils.argparse_utils import FlexibleArgumentParser
+    with vllm_env():
+        from vllm.entrypoints.cli.serve import ServeSubcommand
+        from vllm.utils.argparse_utils import FlexibleArgumentParser
 
-    parser = FlexibleArgumentParser(description="vLLM CLI")
-    subparsers = parser.add_subparsers(required=False, dest="subparser")
-    cmd = ServeSubcommand()
-    cmd.subparser_init(subparsers).set_defaults(dispatch_function=cmd.cmd)
-    return parser
+        parser = FlexibleArgumentParser(description="vLLM CLI")
+        subparsers = parser.add_subparsers(required=False, dest="subparser")
+        cmd = ServeSubcommand()
+        cmd.subparser_init(subparsers).set_defaults(dispatch_function=cmd.cmd)
+        return parser
 
 
 @cache
 def api_server_parser() -> argparse.ArgumentParser:
     """`python -m vllm.entrypoints.openai.api_server`'s parser (launchers/api_server/entry.py)."""
-    bootstrap()
-    from vllm.entrypoints.common.cli_args import make_arg_parser
-    from vllm.utils.argparse_utils import FlexibleArgumentParser
+    with vllm_env():
+        from vllm.entrypoints.common.cli_args import make_arg_parser
+        from vllm.utils.argparse_utils import FlexibleArgumentParser
 
-    return make_arg_parser(
-        FlexibleArgumentParser(description="vLLM OpenAI-Compatible RESTful API server."))
+        return make_arg_parser(
+            FlexibleArgumentParser(description="vLLM OpenAI-Compatible RESTful API server."))
 
 
 # --------------------------------------------------------------------------------------------
@@ -376,7 +422,12 @@ def parse_vllm(command: str | Sequence[str], *, files: dict[str, str] | None = N
     "serve") unless `entry="api_server"`. `files` are written to a temporary working directory
     first (for `--config x.yaml`). Never raises for a rejected line: see `VllmParse.ok`.
     """
-    bootstrap()
+    with vllm_env():
+        return _parse_vllm(command, files, entry)
+
+
+def _parse_vllm(command: str | Sequence[str], files: dict[str, str] | None,
+                entry: str | None) -> VllmParse:
     if isinstance(command, str):
         entry, argv = split_command(command)
     else:
@@ -457,7 +508,7 @@ ENGINE_FIELDS = (
     "trust_remote_code", "quantization", "tensor_parallel_size", "pipeline_parallel_size",
     "data_parallel_size", "enable_expert_parallel", "enforce_eager", "performance_mode",
     "cudagraph_capture_sizes", "max_cudagraph_capture_size", "async_scheduling",
-    "enable_chunked_prefill", "max_num_partial_prefills",
+    "enable_chunked_prefill",
 )
 COMPILATION_FIELDS = ("mode", "cudagraph_mode", "cudagraph_capture_sizes",
                       "max_cudagraph_capture_size")
@@ -654,7 +705,18 @@ def build_vllm_config(command: str | Sequence[str] | VllmParse, *,
     is replaced likewise by one made from `draft_hf_config` when given. See `_model_inspection`
     (model_info) and `_runner_choice` (runner). Never raises for a refused config.
     """
-    parsed = command if isinstance(command, VllmParse) else parse_vllm(command, files=files)
+    with vllm_env():
+        return _build_vllm_config(command, hf_config, model_dir, draft_hf_config, model_info,
+                                  runner, files)
+
+
+def _build_vllm_config(command: str | Sequence[str] | VllmParse,
+                       hf_config: dict[str, Any] | None,
+                       model_dir: str | os.PathLike[str] | None,
+                       draft_hf_config: dict[str, Any] | None,
+                       model_info: dict[str, Any] | None, runner: str,
+                       files: dict[str, str] | None) -> VllmBuild:
+    parsed = command if isinstance(command, VllmParse) else _parse_vllm(command, files, None)
     result = VllmBuild(parsed, False)
     if not parsed.ok:
         result.error = f"[{parsed.stage}] {parsed.error}"
