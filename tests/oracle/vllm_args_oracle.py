@@ -399,7 +399,7 @@ def _capture_warnings() -> Iterator[list[str]]:
 
 
 @contextlib.contextmanager
-def _files(files: dict[str, str] | None) -> Iterator[None]:
+def working_files(files: dict[str, str] | None) -> Iterator[None]:
     """Run in a temporary directory holding `files` (e.g. the YAML a `--config` names)."""
     if not files:
         yield
@@ -437,7 +437,7 @@ def _parse_vllm(command: str | Sequence[str], files: dict[str, str] | None,
         return VllmParse(entry, argv, False, "parse", f"not `vllm serve`: {argv[:1]}")
     parser = serve_parser() if entry == "serve" else api_server_parser()
     result = VllmParse(entry, argv, False)
-    with _capture_warnings() as warned, _files(files):
+    with _capture_warnings() as warned, working_files(files):
         try:
             result.stage = "parse"
             with _raising_exit(parser), contextlib.redirect_stderr(io.StringIO()), \
