@@ -40,7 +40,7 @@ from pathlib import Path
 from typing import Any
 
 from tests.oracle.paths import require
-from tests.oracle.vllm_args_oracle import plain, stubbed, working_files
+from tests.oracle.vllm_args_oracle import plain, stable_message, stubbed, working_files
 
 SGLANG_STUBS = ("triton", "IPython")
 
@@ -104,6 +104,8 @@ def split_command(line: str) -> tuple[str, list[str]]:
                               or words[i] in _LAUNCHERS):
         i += 1
     words = words[i:]
+    if words[:2] == ["uv", "run"]:  # `uv run vllm serve ...`, `uv run python -m ...`
+        words = words[2:]
     if not words:
         raise ValueError(f"no command in {line!r}")
     prog = Path(words[0]).name
@@ -223,9 +225,9 @@ def parse_sglang(command: str | Sequence[str], *, files: dict[str, str] | None =
             result.fields = relevant_fields(server_args)
             result.ok, result.stage = True, None
         except SystemExit as exc:
-            result.error = _argparse_message(err.getvalue(), exc)
+            result.error = stable_message(_argparse_message(err.getvalue(), exc))
         except Exception as exc:
-            result.error = f"{type(exc).__name__}: {exc}"
+            result.error = stable_message(f"{type(exc).__name__}: {exc}")
         finally:
             logger.removeHandler(capture)
     printed = [line for line in (out.getvalue() + err.getvalue()).splitlines()

@@ -48,6 +48,7 @@ import importlib.util
 import io
 import logging
 import os
+import re
 import shlex
 import sys
 import types
@@ -277,6 +278,8 @@ def split_command(line: str) -> tuple[str, list[str]]:
                               or words[i] in _LAUNCHERS):
         i += 1
     words = words[i:]
+    if words[:2] == ["uv", "run"]:  # `uv run vllm serve ...`, `uv run python -m ...`
+        words = words[2:]
     if not words:
         raise ValueError(f"no command in {line!r}")
     prog = Path(words[0]).name
@@ -463,7 +466,7 @@ def _parse_vllm(command: str | Sequence[str], files: dict[str, str] | None,
         except _ParserExit as exc:
             result.error = _argparse_message(exc)
         except Exception as exc:  # vLLM raises ValueError/TypeError/AssertionError/...
-            result.error = f"{type(exc).__name__}: {exc}"
+            result.error = stable_message(f"{type(exc).__name__}: {exc}")
     result.warnings = list(warned)
     return result
 
@@ -473,7 +476,12 @@ def _argparse_message(exc: _ParserExit) -> str:
         return "exited (help/version)"
     # "vllm serve: error: unrecognized arguments: --foo" -> after "error: "
     _, sep, tail = exc.message.partition("error: ")
-    return tail if sep else exc.message
+    return stable_message(tail if sep else exc.message)
+
+
+def stable_message(message: str) -> str:
+    """Drop what changes between runs (`<function loads at 0x7f...>` -> `<function loads>`)."""
+    return re.sub(r" at 0x[0-9a-fA-F]+>", ">", message)
 
 
 def merged_speculative_config(engine_args: Any) -> dict[str, Any] | None:
@@ -735,7 +743,7 @@ def _build_vllm_config(command: str | Sequence[str] | VllmParse,
             config = engine_args.create_engine_config(
                 usage_context=UsageContext.OPENAI_API_SERVER)
         except Exception as exc:
-            result.error = f"{type(exc).__name__}: {exc}"
+            result.error = stable_message(f"{type(exc).__name__}: {exc}")
         else:
             result.ok, result.config = True, config
             result.fields = config_fields(config)
