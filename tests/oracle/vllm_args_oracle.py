@@ -775,3 +775,128 @@ def config_fields(config: Any) -> dict[str, Any]:
         "speculative_method": None if spec is None else spec.method,
         "num_speculative_tokens": None if spec is None else spec.num_speculative_tokens,
     }
+
+
+# --------------------------------------------------------------------------------------------
+# Generated command lines (hypothesis), for "graphfit reads the same values as vLLM's parser"
+
+
+def vllm_command_lines() -> Any:
+    """A hypothesis strategy of `vllm serve ...` lines (str) that mix the flags graphfit models
+    (in every spelling vLLM accepts: dashes/underscores, `=` or space, -tp/-dp/-cc/-sc short
+    forms, -O0..3 / -O 3 / -O=3, dotted JSON keys and `+` appends, JSON flags, space-separated
+    lists, human-readable ints, `auto`) with flags it does not model (--port, --host,
+    --gpu-memory-utilization, prefix caching, ...). Most lines are accepted by vLLM; some are
+    not (conflicting --spec-* keys, mixed JSON/dotted flags are kept: vLLM's answer is the
+    oracle). Compare graphfit's reading with `parse_vllm(line).fields`."""
+    import json
+
+    from hypothesis import strategies as st
+
+    def flag(*names: str) -> Any:
+        """One of the flag's spellings, underscores allowed after `--`."""
+        spellings = list(names) + ["--" + n[2:].replace("-", "_")
+                                   for n in names if n.startswith("--")]
+        return st.sampled_from(sorted(set(spellings)))
+
+    def valued(names: Any, values: Any) -> Any:
+        return st.tuples(names, values, st.booleans()).map(
+            lambda t: [f"{t[0]}={t[1]}"] if t[2] else [t[0], str(t[1])])
+
+    sizes = st.lists(st.integers(1, 512), min_size=1, max_size=6)
+    cg_mode = st.sampled_from(["NONE", "PIECEWISE", "FULL", "FULL_DECODE_ONLY",
+                               "FULL_AND_PIECEWISE", "full", "piecewise", 0, 1, 2])
+    cc_dict = st.fixed_dictionaries({}, optional={
+        "cudagraph_mode": cg_mode, "cudagraph_capture_sizes": sizes,
+        "max_cudagraph_capture_size": st.integers(1, 1024),
+        "mode": st.sampled_from([0, 3, "NONE", "VLLM_COMPILE"])})
+
+    def cc_json(d: dict[str, Any]) -> Any:
+        return flag("--compilation-config", "-cc").map(lambda f: [f, json.dumps(d)])
+
+    def cc_dotted(d: dict[str, Any]) -> Any:
+        def render(prefix: str, eq: bool, append: bool) -> list[str]:
+            out: list[str] = []
+            for key, value in d.items():
+                if isinstance(value, list) and append:
+                    for v in value:
+                        out += [f"{prefix}.{key}+={v}"] if eq else [f"{prefix}.{key}+", str(v)]
+                else:
+                    text = json.dumps(value) if isinstance(value, list) else str(value)
+                    out += [f"{prefix}.{key}={text}"] if eq else [f"{prefix}.{key}", text]
+            return out
+        return st.tuples(flag("--compilation-config", "-cc"), st.booleans(), st.booleans()).map(
+            lambda t: render(*t))
+
+    compilation = cc_dict.filter(bool).flatmap(lambda d: st.one_of(cc_json(d), cc_dotted(d)))
+    spec_dict = st.fixed_dictionaries(
+        {"method": st.sampled_from(["ngram", "eagle3", "mtp", "dflash", "draft_model"]),
+         "num_speculative_tokens": st.integers(1, 8)},
+        optional={"prompt_lookup_max": st.integers(1, 5)})
+    speculative = st.one_of(
+        spec_dict.flatmap(lambda d: flag("--speculative-config", "-sc").map(
+            lambda f: [f, json.dumps(d)])),
+        spec_dict.map(lambda d: [x for k, v in d.items()
+                                 for x in (f"--speculative-config.{k}", str(v))]),
+        st.tuples(st.sampled_from(["ngram", "mtp"]), st.integers(1, 8)).map(
+            lambda t: ["--spec-method", t[0], "--spec-tokens", str(t[1])]))
+    opt_level = st.tuples(st.integers(0, 3), st.sampled_from(["-O{}", "-O {}", "-O={}",
+                                                              "--optimization-level {}"])).map(
+        lambda t: t[1].format(t[0]).split(" "))
+    modelled = [
+        valued(flag("--max-num-seqs"), st.integers(1, 1024)),
+        valued(flag("--max-num-batched-tokens"),
+               st.one_of(st.integers(1024, 65536), st.sampled_from(["8k", "16K", "32k"]))),
+        valued(flag("--max-model-len"),
+               st.one_of(st.integers(1024, 131072), st.sampled_from(["auto", "32k", "4K"]))),
+        valued(flag("--tensor-parallel-size", "-tp"), st.sampled_from([1, 2, 4, 8])),
+        valued(flag("--data-parallel-size", "-dp"), st.sampled_from([1, 2])),
+        valued(flag("--dtype"), st.sampled_from(["auto", "half", "bfloat16", "float16"])),
+        valued(flag("--kv-cache-dtype"), st.sampled_from(["auto", "fp8", "fp8_e4m3"])),
+        valued(flag("--block-size"), st.sampled_from([16, 32, 64])),
+        st.sampled_from([["--enforce-eager"], ["--no-enforce-eager"], ["--enforce_eager"]]),
+        opt_level,
+        st.tuples(flag("--cudagraph-capture-sizes"), sizes).map(
+            lambda t: [t[0], *map(str, t[1])]),
+        valued(flag("--max-cudagraph-capture-size"), st.integers(1, 1024)),
+        compilation,
+        speculative,
+        valued(flag("--attention-backend"),
+               st.sampled_from(["FLASH_ATTN", "FLASHINFER", "TRITON_ATTN"])),
+        valued(flag("--performance-mode"),
+               st.sampled_from(["balanced", "interactivity", "throughput"])),
+    ]
+    unmodelled = [
+        valued(flag("--port"), st.integers(1024, 65535)),
+        valued(flag("--host"), st.sampled_from(["0.0.0.0", "127.0.0.1"])),
+        valued(flag("--gpu-memory-utilization"), st.sampled_from([0.8, 0.9, 0.95])),
+        st.sampled_from([["--enable-prefix-caching"], ["--no-enable-prefix-caching"],
+                         ["--disable-prefix-caching"]]),
+        st.sampled_from([["--trust-remote-code"], ["--trust_remote_code"]]),
+        valued(flag("--served-model-name"), st.sampled_from(["m", "my-model"])),
+        st.just(["--disable-log-stats"]),
+        valued(flag("--seed"), st.integers(0, 10)),
+        valued(flag("--quantization", "-q"), st.sampled_from(["fp8"])),
+        st.just(["--enable-chunked-prefill"]),
+        st.just(["--async-scheduling"]),
+    ]
+    model = st.sampled_from(["meta-llama/Llama-3.1-8B-Instruct", "Qwen/Qwen3-8B", "/models/m"])
+
+    @st.composite
+    def lines(draw: Any) -> str:
+        groups = draw(st.lists(st.sampled_from(range(len(modelled) + len(unmodelled))),
+                               min_size=1, max_size=8, unique=True))
+        pieces = [draw((modelled + unmodelled)[g]) for g in groups]
+        name = draw(model)
+        how = draw(st.sampled_from(["positional", "--model", "--model="]))
+        argv = [tok for piece in pieces for tok in piece]
+        if how == "positional":
+            argv = [name, *argv]
+        else:
+            at = draw(st.integers(0, len(pieces)))
+            where = sum(len(p) for p in pieces[:at])
+            model_args = [f"--model={name}"] if how == "--model=" else ["--model", name]
+            argv = argv[:where] + model_args + argv[where:]
+        return "vllm serve " + shlex.join(argv)
+
+    return lines()
