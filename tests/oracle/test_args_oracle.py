@@ -302,3 +302,33 @@ def test_sglang_config_file(sa: Any) -> None:
     bad = sa.parse_sglang("sglang serve --model-path m --config c.yaml",
                           files={"c.yaml": "tp_size: 2\n"})
     assert not bad.ok and bad.error == "unrecognized arguments: --tp_size 2"
+
+
+def refresh_expectations() -> None:
+    """Rewrite `expect` of every vLLM/SGLang corpus file from the engines' parsers (after a
+    version bump): `PYTHONPATH=. python tests/oracle/test_args_oracle.py`. Review the diff."""
+    from tests.oracle import sglang_args_oracle, vllm_args_oracle
+
+    class Block(str):
+        pass
+
+    yaml.add_representer(Block, lambda d, s: d.represent_scalar(
+        "tag:yaml.org,2002:str", s, style="|"), Dumper=yaml.SafeDumper)
+    for path in FILES:
+        data = _load(path)
+        if data["engine"] == "trtllm":
+            continue
+        parse = (vllm_args_oracle.parse_vllm if data["engine"] == "vllm"
+                 else sglang_args_oracle.parse_sglang)
+        r = parse(data["command"], files=data.get("files"))
+        data["expect"] = ({"accepted": True, "fields": r.fields} if r.ok else
+                          {"accepted": False, "stage": r.stage,
+                           "error": r.error.splitlines()[0][:160]})
+        data["command"] = Block(data["command"])
+        if "files" in data:
+            data["files"] = {k: Block(v) for k, v in data["files"].items()}
+        path.write_text(yaml.safe_dump(data, sort_keys=False, allow_unicode=True, width=100))
+
+
+if __name__ == "__main__":
+    refresh_expectations()
