@@ -214,6 +214,16 @@ class Plan:
             comp = self.component(component)  # raises BatchError naming the known ones
         return comp.tables.lookup(num_tokens, uniform_decode=uniform_decode, num_reqs=num_reqs)
 
+    def verify_engine(self) -> Verification:
+        """Audit the ENGINE's own sizing: every buffer at the rows the engine's code allocates
+        (`reference_capacity`), against every batch the engine's code runs.
+
+        This is the verdict an operator wants first ("is my vLLM/SGLang config safe as it
+        is?"); `verify()` proves graphfit's own plan.
+        """
+        return self.verify({b.key: b.reference_capacity for c in self.components.values()
+                            for b in c.buffers})
+
     def verify(self, capacities: Mapping[str, int] | None = None,
                fills: Mapping[str, FillKind | str] | None = None) -> Verification:
         """Prove padded rows <= capacity for every reachable batch of every buffer, and a safe
