@@ -123,6 +123,8 @@ class EngineConfig:
     cuda_graph_padding: bool = None  # type: ignore[assignment]
     speculative_eagle_topk: int | None = None
     speculative_num_draft_tokens: int | None = None
+    # the draft model's hidden size (its hidden_states rows' width); None: the target's
+    draft_hidden_size: int | None = None
 
     def __post_init__(self) -> None:
         set_ = object.__setattr__
@@ -146,6 +148,8 @@ class EngineConfig:
              _sizes("cudagraph_capture_sizes", self.cudagraph_capture_sizes))
         if self.max_cudagraph_capture_size is not None:
             _positive_int("max_cudagraph_capture_size", self.max_cudagraph_capture_size)
+        if self.draft_hidden_size is not None:
+            _positive_int("draft_hidden_size", self.draft_hidden_size)
         if self.dtype not in DTYPE_SIZES:
             raise ConfigError(f"dtype: {self.dtype!r} is not one of {', '.join(DTYPE_SIZES)}")
         if not isinstance(self.multimodal, bool):
