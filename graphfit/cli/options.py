@@ -308,15 +308,11 @@ def resolve_values(values: Mapping[str, Any], environ: Mapping[str, str] | None 
 
     settings, notes, config_file = command_line_settings(values, skip)
     env = dict(os.environ if environ is None else environ)
-    extra_files: list[Path] = []
     if pasted is not None:
         settings += [s for s in pasted.settings if s.field not in _skipped_fields(skip)]
         notes = [*pasted.notes, *notes]
         env.update(pasted.environ)
-        if pasted.config_file is not None:
-            extra_files.append(pasted.config_file)
-    resolved = resolve(settings, config_file=config_file, environ=env, notes=notes,
-                       extra_files=extra_files)
+    resolved = resolve(settings, config_file=config_file, environ=env, notes=notes)
     if pasted is not None:
         from dataclasses import replace
 

@@ -170,9 +170,9 @@ def _map(engine: Engine, parsed: Parsed, label: str) -> tuple[list[Setting], lis
                          "`--config FILE` (two words); this one is ignored, as the engine "
                          "ignores it")
         elif dest not in _CONSUMED[engine]:
-            ignored += [s for s in spelled if s not in ignored]
+            ignored += spelled
     if ignored:
-        notes.insert(0, f"not modelled, ignored: {', '.join(ignored)}")
+        notes.insert(0, f"not modelled, ignored: {', '.join(dict.fromkeys(ignored))}")
     return settings, notes
 
 
@@ -188,6 +188,22 @@ def _trtllm_defaults() -> list[Setting]:
     fields = {"max_batch_size": "max_num_seqs", "max_num_tokens": "max_num_batched_tokens"}
     return [Setting(fields[k], v, TRTLLM_DEFAULT_ORIGIN, COMMAND_LINE, weak=True)
             for k, v in trtllm_cli.table()["defaults"].items()]
+
+
+def _yaml_over_flags(settings: list[Setting], path: Path) -> tuple[list[Setting], list[str]]:
+    """trtllm-serve merges its YAML over its flags: the YAML's settings join the line and,
+    on a field both set, replace the flag's (a note says so)."""
+    from graphfit.inputs.config_file import file_settings
+
+    found, notes = file_settings(path)
+    from_yaml = [Setting(s.field, s.value, s.origin, COMMAND_LINE, s.weak) for s in found]
+    fields = {s.field for s in from_yaml if s.field != "engine"}
+    overridden = sorted({s.origin for s in settings if s.field in fields and not s.weak})
+    if overridden:
+        notes.append(f"{path.name} overrides {', '.join(overridden)} (trtllm-serve merges "
+                     "the YAML over its flags)")
+    kept = [s for s in settings if s.field not in fields or s.field == "engine"]
+    return kept + from_yaml, notes
 
 
 def _draft_model(engine: Engine, values: Mapping[str, Any]) -> str | None:
@@ -224,12 +240,18 @@ def read(words: Sequence[str]) -> PastedLine:
     settings, more = _map(engine, parsed, label)
     notes = [*notes, *more]
     if engine is Engine.VLLM:
+        from graphfit.inputs import vllm_cli
+
+        settings, more = vllm_cli.eager_overrides(parsed.values, settings)
+        notes += more
         settings += _vllm_defaults(parsed.values)
     elif engine is Engine.TRTLLM:
         settings += _trtllm_defaults()
     config_file = None
     if engine is Engine.TRTLLM and parsed.values.get("extra_llm_api_options"):
         config_file = Path(str(parsed.values["extra_llm_api_options"]))
+        settings, more = _yaml_over_flags(settings, config_file)
+        notes += more
     if model:
         found, more = model_config.model_settings(model, "model")
         settings += found

@@ -46,16 +46,12 @@ def _engine_of(settings: list[Setting]) -> Engine:
 
 def resolve(command_line: Iterable[Setting], *, config_file: Path | None = None,
             environ: Mapping[str, str] | None = None,
-            notes: Iterable[str] = (), extra_files: Iterable[Path] = ()) -> Resolved:
-    """Merge every source into field values; `Resolved.config()` validates them.
-
-    `extra_files` are config files of the config-file layer named by a pasted command
-    (TensorRT-LLM's `--extra_llm_api_options`), read like `--config FILE`.
-    """
+            notes: Iterable[str] = ()) -> Resolved:
+    """Merge every source into field values; `Resolved.config()` validates them."""
     settings: list[Setting] = []
     all_notes = list(notes)
-    for path in [*([config_file] if config_file is not None else []), *extra_files]:
-        found, more = file_settings(path)
+    if config_file is not None:
+        found, more = file_settings(config_file)
         settings += found
         all_notes += more
     settings += list(command_line)

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
+from functools import cache
 from pathlib import Path
 from typing import Any
 
@@ -117,14 +118,21 @@ def _with_config(argv: list[str], table: flagtable.Table) -> list[str]:
     return config_file_args(argv[index + 1], table) + argv[:index] + argv[index + 2:]
 
 
+@cache
+def _parser() -> flagtable.Parser:
+    """SGLang's server parser, once per process."""
+    table = flagtable.load("sglang")
+    parser = flagtable.Parser(prog=table.prog("server"))
+    flagtable.add_actions(parser, table, "server")
+    return parser
+
+
 def parse(argv: Sequence[str], entry: str) -> tuple[Parsed, str, list[str]]:
     """(what SGLang's parser read, the model path, notes) for launch_server's argv (entry
     "launch_server") or the argv after `sglang serve` (entry "serve")."""
     table = flagtable.load("sglang")
     args = serve_argv(argv) if entry == "serve" else list(argv)
     args = _with_config(args, table)
-    parser = flagtable.Parser(prog=table.prog("server"))
-    flagtable.add_actions(parser, table, "server")
-    parsed = flagtable.parse(parser, args)
+    parsed = flagtable.parse(_parser(), args)
     model: Any = parsed.values.get("model_path")
     return parsed, str(model), []

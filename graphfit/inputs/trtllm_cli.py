@@ -1,11 +1,11 @@
 """`trtllm-serve MODEL [options]` as TensorRT-LLM's click command reads it.
 
 The options are data (flags/trtllm.json, from commands/serve.py): exact names (click does no
-prefix matching), `--opt value` or `--opt=value`, flags without a value, integers checked; the
-first bare word is the model, a second one is an error. `--extra_llm_api_options FILE` (or
-`--config FILE`) names the YAML of LLM API options, read like a graphfit `--config` file one
-layer below the flags the user typed (llm_args.py update_llm_args_with_extra_dict with the
-explicitly given CLI keys: a typed flag wins over the YAML).
+prefix matching), `--opt value` or `--opt=value`, flags without a value, numbers and choices
+checked; the first bare word is the model, a second one is an error. `--extra_llm_api_options
+FILE` (or `--config FILE`) names the YAML of LLM API options; that serve.py merges it over its
+flags (`update_llm_args_with_extra_dict(llm_args, yaml)`), so on a key both set the YAML wins
+(graphfit.inputs.commandline applies it).
 """
 
 from __future__ import annotations
@@ -45,6 +45,8 @@ def parse(argv: Sequence[str]) -> tuple[Parsed, str, list[str]]:
         spec = options.get(name)
         if spec is None:
             raise Refused(f"No such option: {name}")
+        if spec["value"] == "help":
+            raise Refused(f"{name} asks trtllm-serve for its help, not for a server")
         if spec["value"] is None:
             if eq:
                 raise Refused(f"Option '{name}' does not take a value.")
@@ -56,12 +58,16 @@ def parse(argv: Sequence[str]) -> tuple[Parsed, str, list[str]]:
             value = items[i]
         else:
             raise Refused(f"Option '{name}' requires an argument.")
-        if spec["value"] == "int":
+        kind = {"int": int, "float": float}.get(spec["value"])
+        if kind is not None:
             try:
-                value = int(value)
+                value = kind(value)
             except ValueError:
                 raise Refused(f"Invalid value for '{name}': {value!r} is not a valid "
-                              "integer.") from None
+                              f"{'integer' if kind is int else 'float'}.") from None
+        if "choices" in spec and value not in spec["choices"]:
+            raise Refused(f"Invalid value for '{name}': {value!r} is not one of "
+                          f"{', '.join(spec['choices'])}.")
         values[spec["key"]] = value
         spellings.append((spec["key"], name))
         i += 1

@@ -32,6 +32,7 @@ import json
 import re
 from collections import defaultdict
 from collections.abc import Sequence
+from functools import cache
 from pathlib import Path
 from typing import Any
 
@@ -45,7 +46,9 @@ _DASHED_NAME = re.compile(r"(?<=--)[^\.]*")
 DEFAULT_MODEL = "Qwen/Qwen3-0.6B"  # EngineArgs.model's default (what `--model` omitted means)
 
 
+@cache
 def _parser(entry: str) -> flagtable.Parser:
+    """The parser vLLM builds for `entry`, once per process (argparse parsers are reusable)."""
     table = flagtable.load("vllm")
     if entry == "serve":
         top = flagtable.Parser(prog=table.prog("top"))
@@ -257,6 +260,37 @@ def merge_spec_flags(values: dict[str, Any]) -> None:
         values["speculative_config"] = spec
 
 
+STARTUP = "at start-up (create_engine_config)"
+
+
+def startup_checks(values: dict[str, Any]) -> None:
+    """What `create_engine_config` refuses about flags graphfit models, before any model is
+    loaded (engine/arg_utils.py:2834-2848): a top-level capture list or max together with
+    its compilation-config twin."""
+    cc = values.get("compilation_config")
+    cc = cc if isinstance(cc, dict) else {}
+    for key in ("cudagraph_capture_sizes", "max_cudagraph_capture_size"):
+        if values.get(key) is not None and cc.get(key) is not None:
+            raise Refused(f"{STARTUP}: {key} and compilation_config.{key} are mutually "
+                          "exclusive")
+
+
+def eager_overrides(values: dict[str, Any], settings: list[Any]) -> tuple[list[Any], list[str]]:
+    """--enforce-eager wins over every CUDA-graph setting of the line: vLLM sets cudagraph_mode
+    NONE and empties the capture list (config/vllm.py:1766-1768, 2004-2008)."""
+    if values.get("enforce_eager") is not True:
+        return settings, []
+    graph_fields = {"cudagraph_mode", "cudagraph_capture_sizes", "max_cudagraph_capture_size"}
+    dropped = sorted({s.origin for s in settings
+                      if s.field in graph_fields and s.origin != "--enforce-eager"
+                      and not s.origin.startswith("--enforce")})
+    kept = [s for s in settings if s.field not in graph_fields or s.origin.startswith(
+        "--enforce")]
+    notes = ([f"--enforce-eager: vLLM runs without CUDA graphs, so {', '.join(dropped)} "
+              "do not apply"] if dropped else [])
+    return kept, notes
+
+
 def parse(argv: Sequence[str], entry: str) -> tuple[Parsed, str, list[str]]:
     """(what vLLM's parser read, the model served, vLLM's warnings) for the argv after `vllm`
     (entry "serve", argv[0] == "serve") or after the api_server module (entry "api_server")."""
@@ -272,4 +306,5 @@ def parse(argv: Sequence[str], entry: str) -> tuple[Parsed, str, list[str]]:
     else:
         model = str(values.get("model") or DEFAULT_MODEL)
     merge_spec_flags(values)
+    startup_checks(values)
     return parsed, model, notes

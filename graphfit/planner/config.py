@@ -199,6 +199,36 @@ class EngineConfig:
         return out
 
     @classmethod
+    def from_vllm(cls, vllm_config: Any, **overrides: Any) -> EngineConfig:
+        """The config a running vLLM has: duck-typed on its `VllmConfig` (scheduler,
+        compilation, speculative, model, cache configs; see
+        graphfit.planner.engines.vllm.native). The capture list vLLM resolved is taken as
+        explicit sizes; `overrides` (EngineConfig fields) win over what is read."""
+        from graphfit.planner.engines.vllm.native import fields_from_vllm
+
+        return cls._from_fields("from_vllm", {**fields_from_vllm(vllm_config), **overrides})
+
+    @classmethod
+    def from_sglang(cls, server_args: Any, **overrides: Any) -> EngineConfig:
+        """The config of an SGLang server: duck-typed on its `ServerArgs` (raw or resolved;
+        see graphfit.planner.engines.sglang_native). SGLang leaves max_running_requests to
+        its scheduler when not given: pass `max_num_seqs=` then."""
+        from graphfit.planner.engines.sglang_native import fields_from_sglang
+
+        return cls._from_fields("from_sglang", {**fields_from_sglang(server_args), **overrides})
+
+    @classmethod
+    def _from_fields(cls, origin: str, values: dict[str, Any]) -> EngineConfig:
+        known = {f.name for f in fields(cls)}
+        unknown = sorted(set(values) - known)
+        if unknown:
+            raise ConfigError(f"{origin}: unknown field(s) {', '.join(map(repr, unknown))}")
+        if values.get("max_num_seqs") is None:
+            raise ConfigError(f"max_num_seqs: {origin} found none (the engine has not sized "
+                              "it yet); pass max_num_seqs=")
+        return cls(**values)
+
+    @classmethod
     def from_dict(cls, data: dict[str, Any]) -> EngineConfig:
         """Build from a dict such as `to_dict()` wrote; unknown keys are an error, not dropped."""
         if not isinstance(data, dict):

@@ -136,7 +136,8 @@ def action_record(action: argparse.Action, options: list[str],
         if cls == "LoRAParserAction":
             record["type"] = "vllm_lora"
         if action.choices is not None:
-            choices = list(action.choices)
+            # sorted: some engines build choices from sets (order varies between runs)
+            choices = sorted(action.choices, key=lambda v: (v is None, str(v)))
             if not _jsonable(choices):
                 raise UnknownKind(f"choices of {options} are not JSON values")
             record["choices"] = choices
