@@ -16,6 +16,7 @@
 
 from __future__ import annotations
 
+import json
 import shlex
 from pathlib import Path
 from typing import Any
@@ -381,7 +382,7 @@ def sglang_command_lines() -> Any:
         valued(["--kv-cache-dtype"], st.sampled_from(["auto", "fp8_e4m3", "fp8"])),
         st.just(["--trust-remote-code"]),
         st.integers(1, 256).map(lambda n: [
-            "--cuda-graph-config", '{"decode": {"backend": "full", "max_bs": %d}}' % n]),
+            "--cuda-graph-config", json.dumps({"decode": {"backend": "full", "max_bs": n}})]),
     ]
 
     @st.composite
