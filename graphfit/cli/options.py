@@ -318,8 +318,12 @@ def resolve_values(values: Mapping[str, Any], environ: Mapping[str, str] | None 
 
         from graphfit.inputs.commandline import default_notes
 
-        resolved = replace(resolved, notes=(*resolved.notes,
-                                            *default_notes(pasted, resolved.origins)))
+        resolved = replace(resolved, notes=(
+            *resolved.notes, *default_notes(pasted, resolved.origins, resolved.values)))
+        if "max_num_seqs" not in resolved.values and "max_num_seqs" not in skip:
+            raise ConfigError(f"max_num_seqs: {pasted.label} sizes it from GPU memory at "
+                              "start-up; put the engine's flag for it on the line (SGLang: "
+                              "--max-running-requests N) or --max-num-seqs N before --")
     return resolved
 
 

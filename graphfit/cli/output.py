@@ -74,7 +74,7 @@ class MarkdownConsole(Console):
 def console(*, stderr: bool = False) -> Console:
     """The console tables are printed on (`--format markdown`: a MarkdownConsole)."""
     if FORMAT.get() == "markdown":
-        return MarkdownConsole(highlight=False, stderr=stderr)
+        return MarkdownConsole(highlight=False, stderr=stderr, width=1000)  # all columns
     return Console(highlight=False, stderr=stderr, width=_width(stderr))
 
 

@@ -121,8 +121,8 @@ def engine_verdict(plan: Plan, verification: Verification) -> list[str]:
     "...: UNSAFE: drafter.positions holds 132 rows, batches of 129-132 tokens pad to 136"."""
     label = engine_label(plan)
     if verification.ok:
-        return [f"[bold]{label}[/bold]: [bold green]SAFE[/bold green]: the engine's own buffer "
-                f"sizes hold every reachable batch ({verification.checked:,} checks)"]
+        return [f"[bold]{label}[/bold]: [bold green]SAFE[/bold green]: every reachable batch "
+                f"fits its own buffers ({verification.checked:,} checks)"]
     items = ([_short(plan, r) for r in verification.ranges()]
              + [f.describe() for f in verification.fill_ranges])
     lines = [f"[bold]{label}[/bold]: [bold red]UNSAFE[/bold red]: {items[0]}"]

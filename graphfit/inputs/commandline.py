@@ -48,6 +48,7 @@ KNOWN = ("vllm serve MODEL ..., python -m vllm.entrypoints.openai.api_server ...
 # an A100; 256 / 2048 on smaller GPUs), doubled by --performance-mode throughput (3171-3176).
 VLLM_SERVE_DEFAULTS = {"max_num_seqs": 1024, "max_num_batched_tokens": 8192}
 VLLM_DEFAULT_ORIGIN = "vLLM 0.33's default for `vllm serve` on an 80 GB GPU"
+VLLM_SMALL_GPU_DEFAULTS = {"max_num_seqs": 256, "max_num_batched_tokens": 2048}
 # TensorRT-LLM's LlmArgs defaults (max_batch_size 2048, max_num_tokens 8192).
 TRTLLM_DEFAULT_ORIGIN = "TensorRT-LLM's default"
 
@@ -70,15 +71,16 @@ class PastedLine:
     @property
     def defaults(self) -> frozenset[str]:
         """Origins of the engine defaults this line relies on (weak settings)."""
-        return frozenset(s.origin for s in self.settings if s.weak and s.layer == COMMAND_LINE)
+        return frozenset(s.origin for s in self.settings
+                         if s.weak and s.origin in (VLLM_DEFAULT_ORIGIN, TRTLLM_DEFAULT_ORIGIN))
 
 
 def shell_words(words: Sequence[str]) -> tuple[dict[str, str], list[str]]:
     """(environment assignments, the command's words) as a shell would run the line."""
-    if len(words) == 1 and any(c.isspace() for c in words[0]):
+    if words and any(c.isspace() for c in words[0]):  # pasted as one quoted string
         text = words[0].replace("\\\r\n", " ").replace("\\\n", " ")
         try:
-            words = shlex.split(text, comments=True)
+            words = [*shlex.split(text, comments=True), *words[1:]]
         except ValueError as exc:
             raise ConfigError(f"pasted command: {exc}") from None
     out: list[str] = []
@@ -157,10 +159,10 @@ def _map(engine: Engine, parsed: Parsed, label: str) -> tuple[list[Setting], lis
     ignored: list[str] = []
     for dest, value in parsed.values.items():
         spelled = parsed.spelled(dest) or [f"--{dest.replace('_', '-')}"]
-        if len(spelled) > 1:
+        handler = keys.get(dest)
+        if len(spelled) > 1 and handler is not None:  # earlier values are lost
             notes.append(f"{spelled[-1]} is given {len(spelled)} times ({', '.join(spelled)}"
                          f"): the engine keeps only the last")
-        handler = keys.get(dest)
         if handler is not None:
             found, more = handler(spelled[-1], value, COMMAND_LINE)
             settings += found
@@ -265,13 +267,16 @@ def read(words: Sequence[str]) -> PastedLine:
                       model, environ, tuple(settings), tuple(notes), config_file)
 
 
-def default_notes(line: PastedLine, origins: Mapping[str, str]) -> list[str]:
-    """Notes for the engine defaults that were actually used (no explicit value won)."""
-    used = sorted(name for name, origin in origins.items() if origin in line.defaults)
+def default_notes(line: PastedLine, origins: Mapping[str, str],
+                  values: Mapping[str, Any]) -> list[str]:
+    """One note for the engine defaults actually used (no explicit value won)."""
+    used = [name for name, origin in origins.items() if origin in line.defaults]
     if not used:
         return []
-    origin = next(o for n, o in origins.items() if n in used)
+    shown = ", ".join(f"{name}={values[name]}" for name in used)
+    origin = origins[used[0]]
     if origin == VLLM_DEFAULT_ORIGIN:
-        return [f"{', '.join(used)}: not on the line, so {origin} is used (256 and 2048 on "
-                "smaller GPUs and A100s); pass the flag to be sure"]
-    return [f"{', '.join(used)}: not on the line, so {origin} is used"]
+        smaller = ", ".join(f"{n} {VLLM_SMALL_GPU_DEFAULTS[n]}" for n in used)
+        return [f"{shown}: not on the line, so {origin} is used ({smaller} on A100s and "
+                "GPUs under 70 GiB); put it on the line to be sure"]
+    return [f"{shown}: not on the line, so {origin} is used"]
