@@ -26,11 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from graphfit.inputs import model_config
-from graphfit.inputs import sglang as sglang_args
-from graphfit.inputs import trtllm as trtllm_args
-from graphfit.inputs import vllm as vllm_args
-from graphfit.inputs.flagtable import Parsed, Refused
-from graphfit.inputs.keys import Handler
+from graphfit.inputs.flagtable import LineReader, Parsed, Refused
 from graphfit.inputs.settings import COMMAND_LINE, Setting
 from graphfit.planner.core.enums import Engine
 from graphfit.planner.core.errors import ConfigError
@@ -42,15 +38,6 @@ VLLM_MODULES = {"vllm.entrypoints.openai.api_server": "api_server",
                 "vllm.entrypoints.launchers.api_server.entry": "api_server"}
 KNOWN = ("vllm serve MODEL ..., python -m vllm.entrypoints.openai.api_server ..., "
          "python -m sglang.launch_server ..., sglang serve ..., trtllm-serve MODEL ...")
-
-# Engine defaults a line leaves open, as weak settings (any explicit value wins). vLLM 0.33
-# `vllm serve` on an 80 GB Hopper-class GPU (engine/arg_utils.py:2983-2996: >= 70 GiB and not
-# an A100; 256 / 2048 on smaller GPUs), doubled by --performance-mode throughput (3171-3176).
-VLLM_SERVE_DEFAULTS = {"max_num_seqs": 1024, "max_num_batched_tokens": 8192}
-VLLM_DEFAULT_ORIGIN = "vLLM 0.33's default for `vllm serve` on an 80 GB GPU"
-VLLM_SMALL_GPU_DEFAULTS = {"max_num_seqs": 256, "max_num_batched_tokens": 2048}
-# TensorRT-LLM's LlmArgs defaults (max_batch_size 2048, max_num_tokens 8192).
-TRTLLM_DEFAULT_ORIGIN = "TensorRT-LLM's default"
 
 
 @dataclass(frozen=True)
@@ -66,13 +53,6 @@ class PastedLine:
     environ: Mapping[str, str]      # VAR=value prefixes of the line
     settings: tuple[Setting, ...]
     notes: tuple[str, ...]
-    config_file: Path | None = None  # TensorRT-LLM's --extra_llm_api_options YAML
-
-    @property
-    def defaults(self) -> frozenset[str]:
-        """Origins of the engine defaults this line relies on (weak settings)."""
-        return frozenset(s.origin for s in self.settings
-                         if s.weak and s.origin in (VLLM_DEFAULT_ORIGIN, TRTLLM_DEFAULT_ORIGIN))
 
 
 def shell_words(words: Sequence[str]) -> tuple[dict[str, str], list[str]]:
@@ -128,38 +108,21 @@ def identify(words: Sequence[str]) -> tuple[Engine, str, list[str]]:
                       f"(expected one of: {KNOWN})")
 
 
-def _label(engine: Engine, entry: str) -> str:
-    from graphfit.inputs import flagtable, trtllm_cli
+def readers() -> dict[Engine, LineReader]:
+    """Each engine's reader (imported when a line is pasted)."""
+    from graphfit.inputs import sglang_cli, trtllm_cli, vllm_cli
 
-    if engine is Engine.TRTLLM:
-        return str(trtllm_cli.table()["version"])
-    table = flagtable.load(engine.value)
-    name = {"vllm": "vLLM", "sglang": "SGLang"}[engine.value]
-    shown = {"serve": f"{engine.value} serve", "api_server": "api_server",
-             "launch_server": "sglang.launch_server"}[entry]
-    return f"{name} {table.version} ({shown})"
+    return {r.engine: r for r in (vllm_cli.READER, sglang_cli.READER, trtllm_cli.READER)}
 
 
-def _file_keys(engine: Engine) -> Mapping[str, Handler]:
-    return {Engine.VLLM: vllm_args.FILE_KEYS, Engine.SGLANG: sglang_args.FILE_KEYS,
-            Engine.TRTLLM: trtllm_args.FILE_KEYS}[engine]
-
-
-# keys the readers consume themselves (never "not modelled")
-_CONSUMED = {Engine.VLLM: frozenset({"model", "model_tag"}),
-             Engine.SGLANG: frozenset({"model_path"}),
-             Engine.TRTLLM: frozenset({"extra_llm_api_options"})}
-
-
-def _map(engine: Engine, parsed: Parsed, label: str) -> tuple[list[Setting], list[str]]:
+def _map(reader: LineReader, parsed: Parsed, label: str) -> tuple[list[Setting], list[str]]:
     """FILE_KEYS handlers for the modelled keys; one note listing the rest as typed."""
-    keys = _file_keys(engine)
-    settings: list[Setting] = [Setting("engine", engine, label)]
+    settings: list[Setting] = [Setting("engine", reader.engine, label)]
     notes: list[str] = []
     ignored: list[str] = []
     for dest, value in parsed.values.items():
         spelled = parsed.spelled(dest) or [f"--{dest.replace('_', '-')}"]
-        handler = keys.get(dest)
+        handler = reader.keys.get(dest)
         if len(spelled) > 1 and handler is not None:  # earlier values are lost
             notes.append(f"{spelled[-1]} is given {len(spelled)} times ({', '.join(spelled)}"
                          f"): the engine keeps only the last")
@@ -167,116 +130,49 @@ def _map(engine: Engine, parsed: Parsed, label: str) -> tuple[list[Setting], lis
             found, more = handler(spelled[-1], value, COMMAND_LINE)
             settings += found
             notes += more
-        elif dest == "config" and engine is not Engine.TRTLLM:
+        elif dest == "config" and reader.reads_config_flag:
             notes.append(f"{spelled[-1]}={value}: the engine reads a config file only from "
                          "`--config FILE` (two words); this one is ignored, as the engine "
                          "ignores it")
-        elif dest not in _CONSUMED[engine]:
+        elif dest not in reader.consumed:
             ignored += spelled
     if ignored:
         notes.insert(0, f"not modelled, ignored: {', '.join(dict.fromkeys(ignored))}")
     return settings, notes
 
 
-def _vllm_defaults(values: Mapping[str, Any]) -> list[Setting]:
-    factor = 2 if str(values.get("performance_mode", "")).lower() == "throughput" else 1
-    return [Setting(name, value * factor, VLLM_DEFAULT_ORIGIN, COMMAND_LINE, weak=True)
-            for name, value in VLLM_SERVE_DEFAULTS.items() if values.get(name) is None]
-
-
-def _trtllm_defaults() -> list[Setting]:
-    from graphfit.inputs import trtllm_cli
-
-    fields = {"max_batch_size": "max_num_seqs", "max_num_tokens": "max_num_batched_tokens"}
-    return [Setting(fields[k], v, TRTLLM_DEFAULT_ORIGIN, COMMAND_LINE, weak=True)
-            for k, v in trtllm_cli.table()["defaults"].items()]
-
-
-def _yaml_over_flags(settings: list[Setting], path: Path) -> tuple[list[Setting], list[str]]:
-    """trtllm-serve merges its YAML over its flags: the YAML's settings join the line and,
-    on a field both set, replace the flag's (a note says so)."""
-    from graphfit.inputs.config_file import file_settings
-
-    found, notes = file_settings(path)
-    from_yaml = [Setting(s.field, s.value, s.origin, COMMAND_LINE, s.weak) for s in found]
-    fields = {s.field for s in from_yaml if s.field != "engine"}
-    overridden = sorted({s.origin for s in settings if s.field in fields and not s.weak})
-    if overridden:
-        notes.append(f"{path.name} overrides {', '.join(overridden)} (trtllm-serve merges "
-                     "the YAML over its flags)")
-    kept = [s for s in settings if s.field not in fields or s.field == "engine"]
-    return kept + from_yaml, notes
-
-
-def _draft_model(engine: Engine, values: Mapping[str, Any]) -> str | None:
-    if engine is Engine.VLLM:
-        spec = values.get("speculative_config")
-        model = spec.get("model") if isinstance(spec, dict) else None
-        return model if isinstance(model, str) else None
-    if engine is Engine.SGLANG:
-        model = values.get("speculative_draft_model_path")
-        return model if isinstance(model, str) else None
-    return None
-
-
 def read(words: Sequence[str]) -> PastedLine:
     """Read a pasted serving command (see the module docstring)."""
     environ, command = shell_words(words)
     engine, entry, argv = identify(command)
-    label = _label(engine, entry)
+    reader = readers()[engine]
+    label = reader.label(entry)
     try:
-        if engine is Engine.VLLM:
-            from graphfit.inputs import vllm_cli
-
-            parsed, model, notes = vllm_cli.parse(argv, entry)
-        elif engine is Engine.SGLANG:
-            from graphfit.inputs import sglang_cli
-
-            parsed, model, notes = sglang_cli.parse(argv, entry)
-        else:
-            from graphfit.inputs import trtllm_cli
-
-            parsed, model, notes = trtllm_cli.parse(argv)
+        parsed, model, notes = reader.parse(argv, entry)
     except Refused as exc:
         raise ConfigError(f"{label} refuses this line: {exc}") from None
-    settings, more = _map(engine, parsed, label)
+    settings, more = _map(reader, parsed, label)
     notes = [*notes, *more]
-    if engine is Engine.VLLM:
-        from graphfit.inputs import vllm_cli
-
-        settings, more = vllm_cli.eager_overrides(parsed.values, settings)
-        notes += more
-        settings += _vllm_defaults(parsed.values)
-    elif engine is Engine.TRTLLM:
-        settings += _trtllm_defaults()
-    config_file = None
-    if engine is Engine.TRTLLM and parsed.values.get("extra_llm_api_options"):
-        config_file = Path(str(parsed.values["extra_llm_api_options"]))
-        settings, more = _yaml_over_flags(settings, config_file)
-        notes += more
+    settings, more = reader.finish(parsed.values, settings)
+    notes += more
     if model:
         found, more = model_config.model_settings(model, "model")
         settings += found
         notes += more
-    draft = _draft_model(engine, parsed.values)
+    draft = reader.draft_model(parsed.values)
     if draft:
         found, more = model_config.draft_settings(draft, "draft model")
         settings += found
         notes += more
     return PastedLine(engine, label, entry, dict(parsed.values), tuple(parsed.spellings),
-                      model, environ, tuple(settings), tuple(notes), config_file)
+                      model, environ, tuple(settings), tuple(notes))
 
 
 def default_notes(line: PastedLine, origins: Mapping[str, str],
                   values: Mapping[str, Any]) -> list[str]:
     """One note for the engine defaults actually used (no explicit value won)."""
-    used = [name for name, origin in origins.items() if origin in line.defaults]
-    if not used:
+    reader = readers()[line.engine]
+    if reader.default_origin is None or reader.default_note is None:
         return []
-    shown = ", ".join(f"{name}={values[name]}" for name in used)
-    origin = origins[used[0]]
-    if origin == VLLM_DEFAULT_ORIGIN:
-        smaller = ", ".join(f"{n} {VLLM_SMALL_GPU_DEFAULTS[n]}" for n in used)
-        return [f"{shown}: not on the line, so {origin} is used ({smaller} on A100s and "
-                "GPUs under 70 GiB); put it on the line to be sure"]
-    return [f"{shown}: not on the line, so {origin} is used"]
+    used = [name for name, origin in origins.items() if origin == reader.default_origin]
+    return [reader.default_note(used, values)] if used else []

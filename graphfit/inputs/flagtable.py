@@ -24,6 +24,10 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
+from graphfit.inputs.keys import Handler
+from graphfit.inputs.settings import Setting
+from graphfit.planner.core.enums import Engine
+
 FLAGS = Path(__file__).resolve().parent / "flags"
 
 
@@ -378,3 +382,28 @@ def parse(parser: argparse.ArgumentParser, argv: Sequence[str]) -> Parsed:
     values = dict(vars(namespace))
     spellings = values.pop(SPELLINGS, [])
     return Parsed(values, list(spellings))
+
+
+@dataclass(frozen=True)
+class LineReader:
+    """What graphfit.inputs.commandline needs from one engine's command-line reader
+    (vllm_cli.READER, sglang_cli.READER, trtllm_cli.READER).
+
+    `parse(argv, entry)` -> (what the engine's parser read, the model, notes); `keys` the
+    engine's FILE_KEYS (the one place an engine key becomes EngineConfig fields); `consumed`
+    keys the reader handles itself (never listed as not modelled); `finish(values, settings)`
+    the engine's own rules after the keys are mapped (defaults the line leaves open, overrides
+    such as vLLM's --enforce-eager); `draft_model(values)` the draft model a line names;
+    `default_note(used, values)` says which engine defaults were used.
+    """
+
+    engine: Engine
+    parse: Callable[[Sequence[str], str], tuple[Parsed, str, list[str]]]
+    keys: Mapping[str, Handler]
+    consumed: frozenset[str]
+    label: Callable[[str], str]
+    finish: Callable[[Mapping[str, Any], list[Setting]], tuple[list[Setting], list[str]]]
+    draft_model: Callable[[Mapping[str, Any]], str | None]
+    default_origin: str | None = None
+    default_note: Callable[[list[str], Mapping[str, Any]], str] | None = None
+    reads_config_flag: bool = True  # `--config FILE` is the engine's own config file

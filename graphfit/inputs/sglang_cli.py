@@ -16,13 +16,16 @@ reads them (facts, re-implemented):
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from functools import cache
 from pathlib import Path
 from typing import Any
 
 from graphfit.inputs import flagtable
-from graphfit.inputs.flagtable import Parsed, Refused
+from graphfit.inputs import sglang as sglang_args
+from graphfit.inputs.flagtable import LineReader, Parsed, Refused
+from graphfit.inputs.settings import Setting
+from graphfit.planner.core.enums import Engine
 
 
 def _model_type(argv: list[str]) -> list[str]:
@@ -136,3 +139,24 @@ def parse(argv: Sequence[str], entry: str) -> tuple[Parsed, str, list[str]]:
     parsed = flagtable.parse(_parser(), args)
     model: Any = parsed.values.get("model_path")
     return parsed, str(model), []
+
+
+def finish(values: Mapping[str, Any], settings: list[Setting]
+           ) -> tuple[list[Setting], list[str]]:
+    """Nothing to add: SGLang sizes max_running_requests from GPU memory at start-up, so a
+    line without it needs it given (graphfit.cli says so)."""
+    return settings, []
+
+
+def draft_model(values: Mapping[str, Any]) -> str | None:
+    model = values.get("speculative_draft_model_path")
+    return model if isinstance(model, str) else None
+
+
+def label(entry: str) -> str:
+    shown = "sglang serve" if entry == "serve" else "sglang.launch_server"
+    return f"SGLang {flagtable.load('sglang').version} ({shown})"
+
+
+READER = LineReader(Engine.SGLANG, parse, sglang_args.FILE_KEYS, frozenset({"model_path"}),
+                    label, finish, draft_model)

@@ -31,13 +31,16 @@ from __future__ import annotations
 import json
 import re
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from functools import cache
 from pathlib import Path
 from typing import Any
 
 from graphfit.inputs import flagtable
-from graphfit.inputs.flagtable import Parsed, Refused
+from graphfit.inputs import vllm as vllm_args
+from graphfit.inputs.flagtable import LineReader, Parsed, Refused
+from graphfit.inputs.settings import COMMAND_LINE, Setting
+from graphfit.planner.core.enums import Engine
 
 _MODEL_FLAG = re.compile(r"^--model(=.+|$)")
 _SERVED_NAME = re.compile(r"^--served[-_]model[-_]name(=.+|$)")
@@ -275,7 +278,8 @@ def startup_checks(values: dict[str, Any]) -> None:
                           "exclusive")
 
 
-def eager_overrides(values: dict[str, Any], settings: list[Any]) -> tuple[list[Any], list[str]]:
+def eager_overrides(values: Mapping[str, Any], settings: list[Setting]
+                    ) -> tuple[list[Setting], list[str]]:
     """--enforce-eager wins over every CUDA-graph setting of the line: vLLM sets cudagraph_mode
     NONE and empties the capture list (config/vllm.py:1766-1768, 2004-2008)."""
     if values.get("enforce_eager") is not True:
@@ -308,3 +312,43 @@ def parse(argv: Sequence[str], entry: str) -> tuple[Parsed, str, list[str]]:
     merge_spec_flags(values)
     startup_checks(values)
     return parsed, model, notes
+
+
+# Defaults a line leaves open, as weak settings (any explicit value wins): `vllm serve` on an
+# 80 GB Hopper-class GPU (engine/arg_utils.py:2983-2996: >= 70 GiB and not an A100; 256 and
+# 2048 on smaller GPUs), doubled by --performance-mode throughput (3171-3176).
+SERVE_DEFAULTS = {"max_num_seqs": 1024, "max_num_batched_tokens": 8192}
+SMALL_GPU_DEFAULTS = {"max_num_seqs": 256, "max_num_batched_tokens": 2048}
+DEFAULT_ORIGIN = "vLLM 0.33's default for `vllm serve` on an 80 GB GPU"
+
+
+def finish(values: Mapping[str, Any], settings: list[Setting]
+           ) -> tuple[list[Setting], list[str]]:
+    """--enforce-eager's override, then the serve defaults the line leaves open."""
+    settings, notes = eager_overrides(values, settings)
+    factor = 2 if str(values.get("performance_mode", "")).lower() == "throughput" else 1
+    settings += [Setting(name, value * factor, DEFAULT_ORIGIN, COMMAND_LINE, weak=True)
+                 for name, value in SERVE_DEFAULTS.items() if values.get(name) is None]
+    return settings, notes
+
+
+def default_note(used: list[str], values: Mapping[str, Any]) -> str:
+    shown = ", ".join(f"{name}={values[name]}" for name in used)
+    smaller = ", ".join(f"{name} {SMALL_GPU_DEFAULTS[name]}" for name in used)
+    return (f"{shown}: not on the line, so {DEFAULT_ORIGIN} is used ({smaller} on A100s and "
+            "GPUs under 70 GiB); put it on the line to be sure")
+
+
+def draft_model(values: Mapping[str, Any]) -> str | None:
+    spec = values.get("speculative_config")
+    model = spec.get("model") if isinstance(spec, dict) else None
+    return model if isinstance(model, str) else None
+
+
+def label(entry: str) -> str:
+    shown = "vllm serve" if entry == "serve" else "api_server"
+    return f"vLLM {flagtable.load('vllm').version} ({shown})"
+
+
+READER = LineReader(Engine.VLLM, parse, vllm_args.FILE_KEYS, frozenset({"model", "model_tag"}),
+                    label, finish, draft_model, DEFAULT_ORIGIN, default_note)
