@@ -14,7 +14,10 @@ property-tested against every reachable batch of every generated config.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+import difflib
+from collections.abc import Iterator, Mapping, Sequence
+from functools import cache
+from typing import Any, cast
 
 try:
     from hypothesis import strategies as st
@@ -145,22 +148,79 @@ def engine_plans(*, engines: Sequence[str] = ("vllm", "sglang", "trtllm"),
     return configs.map(_plan_or_none).filter(lambda p: p is not None)  # type: ignore[return-value]
 
 
+def _variants() -> Iterator[Plan]:
+    """Small plans of every engine, method, runner and multimodal setting (the buffers any
+    engine config can have)."""
+    from graphfit.planner.core.enums import Engine
+
+    methods = {"vllm": VLLM_METHODS, "sglang": SGLANG_METHODS, "trtllm": TRTLLM_METHODS}
+    for engine in Engine:
+        for method in ("none", *methods.get(engine.value, ())):
+            for runner in (("v1", "v2") if engine is Engine.VLLM else ("v1",)):
+                for multimodal in (False, True):
+                    for topk in ((None, 2) if engine is Engine.SGLANG else (None,)):
+                        k = 0 if method == "none" else 2
+                        extra: dict[str, Any] = ({"speculative_eagle_topk": topk,
+                                  "speculative_num_draft_tokens": 4}
+                                 if topk is not None and k else {})
+                        try:
+                            yield make_plan(EngineConfig.from_dict(dict(
+                                engine=engine.value, max_num_seqs=4,
+                                max_num_batched_tokens=64, spec_method=method,
+                                num_speculative_tokens=k, runner=runner,
+                                multimodal=multimodal, **extra)))
+                        except ConfigError:
+                            continue
+
+
+@cache
+def known_buffers() -> frozenset[str]:
+    """Every "component.buffer" some engine config has (computed once per process)."""
+    return frozenset(b.key for p in _variants() for comp in p.components.values()
+                     for b in comp.buffers)
+
+
+def _present(plan: Plan, names: Mapping[str, object], require_all: bool) -> dict[str, object]:
+    """The entries of `names` this plan has. A name no engine config has is an error (a typo
+    must not make a test check nothing); a name other configs have (a drafter buffer of a
+    non-speculative config) is skipped, unless `require_all`."""
+    have = {b.key for comp in plan.components.values() for b in comp.buffers}
+    out: dict[str, object] = {}
+    for key, value in names.items():
+        if key in have:
+            out[key] = value
+        elif require_all or key not in known_buffers():
+            close = difflib.get_close_matches(str(key), sorted(known_buffers() | have), n=1)
+            hint = f" (did you mean {close[0]}?)" if close else ""
+            where = ("this plan has no buffer" if key in known_buffers()
+                     else "no engine config has a buffer")
+            raise ConfigError(f"buffer: {where} {key!r}{hint}")
+    return out
+
+
 def verify(plan: Plan, capacities: Mapping[str, int | str] | None = None,
-           fills: Mapping[str, str] | None = None) -> Verification:
+           fills: Mapping[str, str] | None = None, *,
+           require_all: bool = False) -> Verification:
     """The plan's exhaustive verification against capacities (ints or formulas) and fills.
 
-    Buffers the plan does not have (a drafter buffer of a non-speculative config) are skipped,
-    so one sizing dict fits every generated config.
+    Buffer names no engine config has are an error (a misspelt name would otherwise check
+    nothing). Buffers only other configs have (a drafter buffer of a non-speculative config)
+    are skipped, so one sizing dict fits every generated config; `require_all=True` makes
+    them an error too.
     """
-    caps = capacities_for(plan, capacities or {}, skip_missing=True)
-    known = {b.key for comp in plan.components.values() for b in comp.buffers}
-    return plan.verify(caps, {k: v for k, v in (fills or {}).items() if k in known})
+    formulas = cast(dict[str, "int | str"], _present(plan, capacities or {}, require_all))
+    caps = capacities_for(plan, formulas)
+    kinds = _present(plan, fills or {}, require_all)
+    return plan.verify(caps, {k: str(v) for k, v in kinds.items()})
 
 
 def assert_plan_safe(plan: Plan, capacities: Mapping[str, int | str] | None = None,
-                     fills: Mapping[str, str] | None = None, *, limit: int = 5) -> None:
-    """Fail with counterexamples when any reachable batch goes short (or pads unsafely)."""
-    result = verify(plan, capacities, fills)
+                     fills: Mapping[str, str] | None = None, *, limit: int = 5,
+                     require_all: bool = False) -> None:
+    """Fail with counterexamples when any reachable batch goes short (or pads unsafely).
+
+    A buffer name no engine config has raises ConfigError (see `verify`)."""
+    result = verify(plan, capacities, fills, require_all=require_all)
     if result.ok:
         return
     c = plan.config

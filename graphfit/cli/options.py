@@ -4,6 +4,11 @@
 `--config` file, the JSON configs and the environment) into a validated EngineConfig and hands
 it to the command as `config`, so commands stay short and no flag is declared twice.
 
+A serving command pasted after `--` (`graphfit plan -- vllm serve MODEL ...`) is read with
+the engine's own rules (graphfit.inputs.commandline) and joins the command line: its settings
+are peers of graphfit's own flags (two different values for one field are an error naming
+both), its engine's defaults and the model's config.json are weak (anything explicit wins).
+
 Precedence: `--config FILE` < command line. On the command line, flags, JSON configs
 (`--speculative-config`, `--compilation-config`, `-O`, `--cuda-graph-config`) and
 `VLLM_USE_V2_MODEL_RUNNER` are peers: setting one field to two different values is an error
@@ -19,7 +24,8 @@ import json
 import os
 import sys
 import typing
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
+from contextvars import ContextVar
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, TypeVar
@@ -31,10 +37,14 @@ from graphfit.planner.core.enums import CUDAGraphMode, Engine
 from graphfit.planner.core.errors import ConfigError
 
 if TYPE_CHECKING:
+    from graphfit.inputs.commandline import PastedLine
     from graphfit.inputs.settings import Resolved, Setting
 
 F = TypeVar("F", bound=Callable[..., Any])
 Expand = Callable[[str, Any], "tuple[list[Setting], list[str]]"]
+
+# the words after graphfit's `--`: a serving command to read (set by graphfit.cli.app.main)
+PASTED: ContextVar[tuple[str, ...] | None] = ContextVar("graphfit_pasted", default=None)
 
 VLLM_PANEL = "vLLM inputs"
 SGLANG_PANEL = "SGLang inputs (imply --engine sglang)"
@@ -168,7 +178,7 @@ CONFIG_FLAGS: list[ConfigFlag] = [
     ConfigFlag("performance_mode", "--performance-mode", str,
                "balanced (default), interactivity, throughput."),
     ConfigFlag("multimodal", "--multimodal", bool,
-               "Allocate inputs_embeds and mrope positions buffers."),
+               "Allocate inputs_embeds and mrope positions buffers.", switch=True),
     ConfigFlag("engine", "--engine", str,
                "Engine to model: vllm (default), sglang, trtllm."),
     ConfigFlag("config_file", "--config", str,
@@ -280,20 +290,52 @@ def command_line_settings(values: Mapping[str, Any],
     return settings, notes, config_file
 
 
+def read_pasted(words: Sequence[str] | None) -> PastedLine | None:
+    """The pasted serving command (None when there is none)."""
+    if words is None:
+        return None
+    from graphfit.inputs.commandline import read
+
+    return read(words)
+
+
 def resolve_values(values: Mapping[str, Any], environ: Mapping[str, str] | None = None,
-                   skip: frozenset[str] = frozenset()) -> Resolved:
-    """Merge flags, the config file and the environment (os.environ unless given)."""
+                   skip: frozenset[str] = frozenset(),
+                   pasted: PastedLine | None = None) -> Resolved:
+    """Merge flags, the pasted command, the config file and the environment (os.environ
+    unless given; the pasted line's `VAR=value` prefixes over it)."""
     from graphfit.inputs.resolve import resolve
 
     settings, notes, config_file = command_line_settings(values, skip)
-    return resolve(settings, config_file=config_file,
-                   environ=os.environ if environ is None else environ, notes=notes)
+    env = dict(os.environ if environ is None else environ)
+    if pasted is not None:
+        settings += [s for s in pasted.settings if s.field not in _skipped_fields(skip)]
+        notes = [*pasted.notes, *notes]
+        env.update(pasted.environ)
+    resolved = resolve(settings, config_file=config_file, environ=env, notes=notes)
+    if pasted is not None:
+        from dataclasses import replace
+
+        from graphfit.inputs.commandline import default_notes
+
+        resolved = replace(resolved, notes=(
+            *resolved.notes, *default_notes(pasted, resolved.origins, resolved.values)))
+        if "max_num_seqs" not in resolved.values and "max_num_seqs" not in skip:
+            raise ConfigError(f"max_num_seqs: {pasted.label} sizes it from GPU memory at "
+                              "start-up; put the engine's flag for it on the line (SGLang: "
+                              "--max-running-requests N) or --max-num-seqs N before --")
+    return resolved
 
 
-def build_config(values: dict[str, Any], environ: Mapping[str, str] | None = None
-                 ) -> EngineConfig:
-    """EngineConfig from the flags the user gave (None = not given, take the default)."""
-    return resolve_values(values, environ).config()
+def _skipped_fields(skip: frozenset[str]) -> frozenset[str]:
+    return frozenset(f.field for f in CONFIG_FLAGS if f.name in skip)
+
+
+def build_config(values: dict[str, Any], environ: Mapping[str, str] | None = None,
+                 pasted: Sequence[str] | None = None) -> EngineConfig:
+    """EngineConfig from the flags the user gave (None = not given, take the default) and
+    an optional pasted serving command (its words)."""
+    return resolve_values(values, environ, pasted=read_pasted(pasted)).config()
 
 
 @dataclass(frozen=True)
@@ -335,18 +377,32 @@ def config_options(func: F | None = None, *,
     @functools.wraps(func)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         values = {name: kwargs.pop(name, None) for name in names}
+        output_format = kwargs.pop(FORMAT_PARAM, None) or "table"
+        from graphfit.cli.errors import fail
+        from graphfit.cli.output import FORMAT, FORMATS
+
+        if output_format not in FORMATS:
+            raise fail(f"format: {output_format!r} is not one of {', '.join(FORMATS)}")
+        token = FORMAT.set(output_format)
+        try:
+            return _run(values, args, kwargs)
+        finally:
+            FORMAT.reset(token)
+
+    def _run(values: dict[str, Any], args: Any, kwargs: dict[str, Any]) -> Any:
         from graphfit.cli.errors import EXIT_BAD_INPUT, handled
 
         injected_value: Any = None
         notes: tuple[str, ...] = ()
         with handled():
-            if optional and all(v is None for v in values.values()):
+            pasted = read_pasted(PASTED.get())
+            if optional and pasted is None and all(v is None for v in values.values()):
                 pass
             elif axis_parsers:
-                injected_value = _grid(values, axis_flags, axis_parsers)
+                injected_value = _grid(values, axis_flags, axis_parsers, pasted)
                 notes = injected_value.base.notes
             else:
-                resolved = resolve_values(values)
+                resolved = resolve_values(values, pasted=pasted)
                 injected_value, notes = resolved.config(), resolved.notes
         try:
             result = func(*args, **{injected: injected_value}, **kwargs)
@@ -357,15 +413,27 @@ def config_options(func: F | None = None, *,
         _print_notes(notes)
         return result
 
-    params = own + [_parameter(flag, flag.name in axis_parsers) for flag in CONFIG_FLAGS]
+    params = own + [_format_parameter()] + [_parameter(flag, flag.name in axis_parsers)
+                                            for flag in CONFIG_FLAGS]
     wrapper.__signature__ = signature.replace(parameters=params)  # type: ignore[attr-defined]
     wrapper.__annotations__ = {p.name: p.annotation for p in params}
     del wrapper.__wrapped__
     return wrapper
 
 
+FORMAT_PARAM = "output_format"
+
+
+def _format_parameter() -> inspect.Parameter:
+    option = typer.Option("--format", help="table (default) or markdown (tables to paste "
+                          "into an issue or a pull request).", show_default=False)
+    return inspect.Parameter(FORMAT_PARAM, inspect.Parameter.KEYWORD_ONLY, default=None,
+                             annotation=Annotated[str | None, option])
+
+
 def _grid(values: dict[str, Any], axis_flags: Mapping[str, ConfigFlag],
-          parsers: Mapping[str, Callable[[str, str], tuple[int, ...]]]) -> GridInputs:
+          parsers: Mapping[str, Callable[[str, str], tuple[int, ...]]],
+          pasted: PastedLine | None = None) -> GridInputs:
     axes: dict[str, tuple[int, ...]] = {}
     swept: dict[str, ConfigFlag] = {}
     for name, flag in axis_flags.items():
@@ -374,9 +442,11 @@ def _grid(values: dict[str, Any], axis_flags: Mapping[str, ConfigFlag],
             axes[flag.field] = parsers[name](flag.flag, str(text))
             swept[flag.field] = flag
     settings, _, _ = command_line_settings(values, frozenset(axis_flags))
+    if pasted is not None:
+        settings += [s for s in pasted.settings if not s.weak]
     for s in settings:
         if s.field in swept:
             raise ConfigError(f"{s.field}: swept by {swept[s.field].flag}; "
                               f"{s.origin} cannot also set it")
-    base = resolve_values(values, skip=frozenset(axis_flags))
+    base = resolve_values(values, skip=frozenset(axis_flags), pasted=pasted)
     return GridInputs(base, axes)

@@ -1,21 +1,81 @@
-"""One console, one `--json` flag and one JSON writer for every command."""
+"""One console, one `--json` flag, one `--format` and one JSON writer for every command.
+
+Tables fit the terminal (rich adapts them; `render` drops secondary columns when narrow);
+piped output is 150 columns wide unless COLUMNS says otherwise, and has no colours (rich's own
+rule). `--format markdown` prints every table as a Markdown table and every line as plain
+text, for pasting into an issue or a pull request.
+"""
 
 from __future__ import annotations
 
 import json
+import os
 import sys
-from typing import Annotated
+from contextvars import ContextVar
+from typing import Annotated, Any
 
 import typer
 from rich.console import Console
+from rich.table import Table
+from rich.text import Text
 
 JsonFlag = Annotated[bool, typer.Option("--json", help="Print JSON instead of tables.")]
+FORMATS = ("table", "markdown")
+FORMAT: ContextVar[str] = ContextVar("graphfit_format", default="table")
+PIPED_WIDTH = 150
+
+
+def _width(stderr: bool) -> int:
+    probe = Console(stderr=stderr)
+    if probe.is_terminal:
+        return probe.width
+    columns = os.environ.get("COLUMNS", "")
+    return int(columns) if columns.isdigit() and int(columns) > 0 else PIPED_WIDTH
+
+
+def _plain(value: Any) -> str:
+    if isinstance(value, Text):
+        return value.plain
+    if isinstance(value, str):
+        return Text.from_markup(value).plain
+    return str(value)
+
+
+def table_markdown(table: Table) -> str:
+    """A rich Table as a Markdown table (title in bold above, caption below)."""
+    lines: list[str] = []
+    if table.title:
+        lines += [f"**{_plain(table.title)}**", ""]
+    headers = [_plain(c.header) or " " for c in table.columns]
+    lines.append("| " + " | ".join(headers) + " |")
+    lines.append("|" + "|".join("---:" if c.justify == "right" else "---"
+                                for c in table.columns) + "|")
+    cells = [list(c.cells) for c in table.columns]
+    for row in zip(*cells):
+        lines.append("| " + " | ".join(_plain(v).replace("|", "\\|").replace("\n", " ")
+                                       for v in row) + " |")
+    if table.caption:
+        lines += ["", _plain(table.caption)]
+    return "\n".join(lines) + "\n"
+
+
+class MarkdownConsole(Console):
+    """A console that prints tables as Markdown and text without markup or wrapping."""
+
+    def print(self, *objects: Any, **kwargs: Any) -> None:
+        stream = sys.stderr if self.stderr else sys.stdout
+        for obj in objects:
+            if isinstance(obj, Table):
+                stream.write("\n" + table_markdown(obj) + "\n")
+            else:
+                stream.write(_plain(obj) + "\n")
 
 
 def console(*, stderr: bool = False) -> Console:
-    """The console tables are printed on (wide enough for the buffer table; no colours when
-    piped, rich's own rule)."""
-    return Console(highlight=False, stderr=stderr, width=max(Console().width, 150))
+    """The console tables are printed on (`--format markdown`: a MarkdownConsole)."""
+    if FORMAT.get() == "markdown":
+        return MarkdownConsole(highlight=False, stderr=stderr, width=1000)  # all columns
+    return Console(highlight=False, stderr=stderr, width=_width(stderr))
 
 
 def emit_json(document: object) -> None:

@@ -1,45 +1,65 @@
-"""Commands about one config: `plan`, `check`, `explain`. Exit 0 ok, 1 violations, 2 bad input."""
+"""Commands about one config: `plan`, `check`, `explain`. Exit 0 ok, 1 violations, 2 bad input.
+
+`plan` and `check` open with the verdict on the ENGINE's own sizing (`Plan.verify_engine`:
+is this config safe on the engine as it is?), then graphfit's plan or the audit.
+"""
 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
 from graphfit.cli.errors import EXIT_VIOLATIONS, handled
 from graphfit.cli.options import config_options
 from graphfit.cli.output import JsonFlag, console, emit_json
-from graphfit.cli.render import explain_table, print_plan, print_verdict
+from graphfit.cli.render import (
+    engine_label,
+    engine_verdict,
+    explain_rows,
+    explain_table,
+    print_plan,
+    print_verdict,
+)
 from graphfit.planner.config import EngineConfig
 from graphfit.planner.core.errors import ConfigError
 from graphfit.planner.document import load_plan_document, plan_document, verification_document
 from graphfit.planner.plan import Plan, plan
 
 
-def parse_capacity(text: str) -> tuple[str, int]:
-    """'drafter.positions=132' -> ('drafter.positions', 132)."""
-    key, sep, value = text.partition("=")
-    if not sep or "." not in key:
-        raise ConfigError(f"capacity: {text!r} is not of the form component.buffer=ROWS")
-    try:
-        rows = int(value)
-    except ValueError:
-        raise ConfigError(f"capacity: {value!r} in {text!r} is not an integer") from None
-    if rows < 0:
-        raise ConfigError(f"capacity: {key} must be >= 0, got {rows}")
-    return key.strip(), rows
+def parse_capacity(text: str) -> tuple[str, str]:
+    """'drafter.positions=132' or 'drafter.positions=max(S*q, C)' -> (buffer, formula): the
+    formula grammar of `sweep --capacity` (graphfit.planner.analysis.capexpr)."""
+    from graphfit.planner.analysis.capexpr import parse_assignment
+
+    key, formula = parse_assignment(text)
+    return key, formula
+
+
+def capacities(result: Plan, given: list[str] | None) -> dict[str, int]:
+    """Rows per buffer for this plan from `--capacity` assignments (ints or formulas)."""
+    from graphfit.planner.analysis.capexpr import capacities_for
+
+    formulas = dict(parse_capacity(c) for c in given or [])
+    return capacities_for(result, formulas)
+
+
+def _engine_document(result: Plan, verification: Any) -> dict[str, Any]:
+    return {"label": engine_label(result), **verification_document(verification)}
 
 
 def plan_command(config: EngineConfig, json_output: JsonFlag = False) -> None:
     """Plan the ladder, padding and every buffer capacity, and prove them safe."""
     with handled():
         result = plan(config)
+        engine = result.verify_engine()
         verification = result.verify()
     if json_output:
-        emit_json(plan_document(result, verification))
+        emit_json({**plan_document(result, verification),
+                   "engine": _engine_document(result, engine)})
     else:
-        print_plan(console(), result, verification)
+        print_plan(console(), result, verification, engine)
     if not verification.ok:  # pragma: no cover - graphfit's own capacities are always safe
         raise typer.Exit(EXIT_VIOLATIONS)
 
@@ -47,28 +67,40 @@ def plan_command(config: EngineConfig, json_output: JsonFlag = False) -> None:
 def check_command(
     config: EngineConfig | None = None,
     capacity: Annotated[list[str] | None, typer.Option(
-        "--capacity", help="Audit your own sizing: component.buffer=ROWS (repeatable).")] = None,
+        "--capacity", help="Audit your own sizing: component.buffer=ROWS or a formula, e.g. "
+        "drafter.positions=S*q (names S T k q C R M H topk; repeatable).")] = None,
     plan_file: Annotated[Path | None, typer.Option(
         "--plan", help="Audit a plan JSON written by `graphfit plan --json`.")] = None,
     json_output: JsonFlag = False,
 ) -> None:
-    """Audit capacities: exit 1 with counterexamples when any reachable batch goes short."""
+    """Audit the engine's own sizing (and yours, with --capacity; a plan file's with --plan):
+    exit 1 with counterexamples when any reachable batch goes short."""
     with handled():
         if plan_file is not None:
             if config is not None:
                 raise ConfigError("plan: give either --plan FILE or config flags, not both")
-            result, capacities = load_plan_document(plan_file.read_text())
+            result, audited = load_plan_document(plan_file.read_text())
         elif config is None:
             raise ConfigError("max_num_seqs: missing (pass --max-num-seqs or --plan FILE)")
         else:
-            result, capacities = plan(config), {}
-        capacities.update(parse_capacity(c) for c in capacity or [])
-        verification = result.verify(capacities=capacities)
+            result, audited = plan(config), {}
+        audited.update(capacities(result, capacity))
+        # a plan file is graphfit's own sizing (its runtime allocates it), not the engine's
+        engine = None if plan_file is not None else result.verify_engine()
+        verification = result.verify(capacities=audited) if audited else None
+    ok = ((engine is None or engine.ok)
+          and (verification is None or verification.ok))
     if json_output:
-        emit_json({"schema": "graphfit.check/1", **verification_document(verification)})
+        doc = verification_document(verification) if verification is not None else {}
+        engine_doc = {} if engine is None else {"engine": _engine_document(result, engine)}
+        emit_json({"schema": "graphfit.check/1", **doc, "ok": ok, **engine_doc})
     else:
-        print_verdict(console(), verification, audit=bool(capacities))
-    if not verification.ok:
+        out = console()
+        for line in engine_verdict(result, engine) if engine is not None else []:
+            out.print(line)
+        if verification is not None:
+            print_verdict(out, verification, audit=True)
+    if not ok:
         raise typer.Exit(EXIT_VIOLATIONS)
 
 
@@ -78,11 +110,21 @@ def explain_command(
     uniform: Annotated[bool, typer.Option(
         "--uniform", help="A uniform decode batch (num_reqs x q tokens).")] = False,
     num_reqs: Annotated[int | None, typer.Option("--num-reqs", help="Requests.")] = None,
+    json_output: JsonFlag = False,
 ) -> None:
     """Show where a batch of N tokens goes: graph mode, padded size, buffer headroom."""
     with handled():
         result: Plan = plan(config)
-        table = explain_table(result, num_tokens, uniform_decode=uniform, num_reqs=num_reqs)
+        if json_output:
+            rows = explain_rows(result, num_tokens, uniform_decode=uniform, num_reqs=num_reqs)
+        else:
+            table = explain_table(result, num_tokens, uniform_decode=uniform,
+                                  num_reqs=num_reqs)
+    if json_output:
+        emit_json({"schema": "graphfit.explain/1", "num_tokens": num_tokens,
+                   "uniform": uniform, "num_reqs": num_reqs, "config": config.to_dict(),
+                   "components": rows})
+        return
     console().print(table)
 
 

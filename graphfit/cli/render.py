@@ -9,10 +9,12 @@ from graphfit.planner.analysis.summary import compress_sizes, plan_padding
 from graphfit.planner.core.batches import BatchFamily
 from graphfit.planner.core.buffers import Axis
 from graphfit.planner.core.dispatch import static_requests
-from graphfit.planner.core.enums import CUDAGraphMode
+from graphfit.planner.core.enums import CUDAGraphMode, Unit
 from graphfit.planner.core.rows import rule_for
-from graphfit.planner.core.verify import Verification
+from graphfit.planner.core.verify import Verification, ViolationRange
 from graphfit.planner.plan import ComponentPlan, Plan
+
+NARROW = 120  # below this many columns the buffer table keeps only its key columns
 
 
 def human_bytes(n: int) -> str:
@@ -62,12 +64,19 @@ def padding_table(plan: Plan) -> Table:
     return table
 
 
-def buffers_table(plan: Plan) -> Table:
+BUFFER_COLUMNS = ("buffer", "dtype", "shape", "axis", "capacity", "engine formula", "bytes",
+                  "saved", "pad fill")
+NARROW_COLUMNS = ("buffer", "capacity", "engine formula", "bytes", "saved")
+
+
+def buffers_table(plan: Plan, width: int | None = None) -> Table:
+    """Every buffer; below NARROW columns only name, capacity, the engine's rows and bytes."""
+    columns = NARROW_COLUMNS if width is not None and width < NARROW else BUFFER_COLUMNS
     table = Table(title="Persistent buffers", title_justify="left")
-    for name in ("buffer", "dtype", "shape", "axis", "capacity", "engine formula", "bytes",
-                 "saved", "pad fill"):
+    for name in columns:
         right = name in ("capacity", "engine formula", "bytes", "saved")
-        table.add_column(name, justify="right" if right else "left")
+        header = "engine" if name == "engine formula" and columns is NARROW_COLUMNS else name
+        table.add_column(header, justify="right" if right else "left")
     for comp in plan.components.values():
         for b in comp.buffers:
             delta = b.reference_bytes - b.bytes
@@ -77,13 +86,51 @@ def buffers_table(plan: Plan) -> Table:
                 saved = human_bytes(delta)
             else:
                 saved = "-"
-            table.add_row(b.key, b.dtype, "x".join(map(str, b.shape)), b.axis.value,
-                          str(b.capacity), str(b.reference_capacity), human_bytes(b.bytes),
-                          saved, b.fill.describe())
+            cells = {"buffer": b.key, "dtype": b.dtype, "shape": "x".join(map(str, b.shape)),
+                     "axis": b.axis.value, "capacity": str(b.capacity),
+                     "engine formula": str(b.reference_capacity),
+                     "bytes": human_bytes(b.bytes), "saved": saved,
+                     "pad fill": b.fill.describe()}
+            table.add_row(*(cells[c] for c in columns))
     table.add_section()
-    table.add_row("total", "", "", "", "", "", human_bytes(plan.total_bytes),
-                  human_bytes(max(plan.reference_bytes - plan.total_bytes, 0)), "")
+    totals = {"buffer": "total", "bytes": human_bytes(plan.total_bytes),
+              "saved": human_bytes(max(plan.reference_bytes - plan.total_bytes, 0))}
+    table.add_row(*(totals.get(c, "") for c in columns))
     return table
+
+
+def engine_label(plan: Plan) -> str:
+    """"vLLM 0.33.0 V1 runner" (token-unit engines have runners to choose), "SGLang 0.5.x"."""
+    runner = f" {plan.config.runner.value.upper()} runner" if plan.unit is Unit.TOKENS else ""
+    return f"{plan.engine_version}{runner}"
+
+
+def _short(plan: Plan, r: ViolationRange) -> str:
+    unit = plan.components[r.component].unit.value if r.component in plan.components else ""
+    span = f"{r.first}" if r.first == r.last else f"{r.first}-{r.last}"
+    what = f"a batch of {span} {unit}" if r.first == r.last else f"batches of {span} {unit}"
+    if r.eager:
+        return (f"{r.key} holds {r.capacity} rows, {what} run eagerly and need up to "
+                f"{r.needed}")
+    extra = f" and need {r.needed} rows" if r.needed != r.padded else ""
+    return f"{r.key} holds {r.capacity} rows, {what} pad to {r.padded}{extra}"
+
+
+def engine_verdict(plan: Plan, verification: Verification) -> list[str]:
+    """The engine's own sizing, first line a headline: "vLLM 0.33.0 V1 runner: SAFE ..." or
+    "...: UNSAFE: drafter.positions holds 132 rows, batches of 129-132 tokens pad to 136"."""
+    label = engine_label(plan)
+    if verification.ok:
+        return [f"[bold]{label}[/bold]: [bold green]SAFE[/bold green]: every reachable batch "
+                f"fits its own buffers ({verification.checked:,} checks)"]
+    items = ([_short(plan, r) for r in verification.ranges()]
+             + [f.describe() for f in verification.fill_ranges])
+    lines = [f"[bold]{label}[/bold]: [bold red]UNSAFE[/bold red]: {items[0]}"]
+    rest = items[1:]
+    lines += [f"  - {line}" for line in rest[:8]]
+    if len(rest) > 8:
+        lines.append(f"  ... and {len(rest) - 8} more (use --json)")
+    return lines
 
 
 def print_verdict(console: Console, verification: Verification, *, audit: bool) -> None:
@@ -98,13 +145,18 @@ def print_verdict(console: Console, verification: Verification, *, audit: bool) 
         console.print(f"  - {r.describe()}")
 
 
-def print_plan(console: Console, plan: Plan, verification: Verification) -> None:
+def print_plan(console: Console, plan: Plan, verification: Verification,
+               engine: Verification | None = None) -> None:
+    """The engine's verdict first (when given), then graphfit's plan and its proof."""
+    if engine is not None:
+        for line in engine_verdict(plan, engine):
+            console.print(line)
     console.print(f"[bold]graphfit plan[/bold]: {config_line(plan)}")
     for warning in plan.warnings:
         console.print(f"[yellow]warning[/yellow]: {warning}")
     console.print(ladder_table(plan))
     console.print(padding_table(plan))
-    console.print(buffers_table(plan))
+    console.print(buffers_table(plan, console.width))
     print_verdict(console, verification, audit=False)
 
 
@@ -114,18 +166,44 @@ def _family_of(comp: ComponentPlan, uniform: bool) -> BatchFamily | None:
                  if f.padded and f.points is None and f.uniform == uniform), None)
 
 
+EXPLAIN_COLUMNS = ("component", "mode", "padded", "num_reqs", "buffer", "rows", "capacity",
+                   "ok")
+
+
 def explain_table(plan: Plan, num_tokens: int, *, uniform_decode: bool,
                   num_reqs: int | None) -> Table:
-    """Where a batch of num_tokens goes in each component, and each buffer's rows.
+    """Where a batch of num_tokens goes in each component, and each buffer's rows."""
+    table = Table(title=f"Batch of {num_tokens} tokens", title_justify="left")
+    for name in EXPLAIN_COLUMNS:
+        table.add_column(name)
+    last = ""
+    for row in explain_rows(plan, num_tokens, uniform_decode=uniform_decode,
+                            num_reqs=num_reqs):
+        first = row["component"] != last
+        last = str(row["component"])
+        verdict = {True: "[green]yes[/green]", False: "[red]SHORT[/red]", None: ""}
+        ok = verdict[row["ok"]] if isinstance(row["ok"], bool) or row["ok"] is None else ""
+
+        def show(value: object, dash: str = "-") -> str:
+            return dash if value is None else str(value)
+
+        table.add_row(show(row["component"]) if first else "",
+                      show(row["mode"]) if first else "", show(row["padded"]) if first else "",
+                      show(row["num_reqs"], "") if first else "", show(row["buffer"]),
+                      show(row["rows"]), show(row["capacity"]), ok or str(row.get("note", "")))
+    return table
+
+
+def explain_rows(plan: Plan, num_tokens: int, *, uniform_decode: bool,
+                 num_reqs: int | None) -> list[dict[str, object]]:
+    """Where a batch of num_tokens goes in each component, and each buffer's rows (one dict
+    per component and buffer; `explain --json` prints them).
 
     Rows follow the one row rule of the plan (`ComponentPlan.row_rule`): a graph replay needs
     its static rows, an eager batch its real ones, and an eager batch of an engine whose graph
     inputs are private to the graph runner (SGLang) touches none of them.
     """
-    table = Table(title=f"Batch of {num_tokens} tokens", title_justify="left")
-    for name in ("component", "mode", "padded", "num_reqs", "buffer", "rows", "capacity",
-                 "ok"):
-        table.add_column(name)
+    out: list[dict[str, object]] = []
     for comp in plan.components.values():
         uniform = uniform_decode and comp.name == "target"
         d = plan.pad(num_tokens, uniform_decode=uniform, num_reqs=num_reqs, component=comp.name)
@@ -138,24 +216,22 @@ def explain_table(plan: Plan, num_tokens: int, *, uniform_decode: bool,
             requests = num_reqs
         else:
             requests = num_tokens // comp.width if uniform else min(num_tokens, S)
-        first = True
+        head = {"component": comp.name, "mode": d.mode.value, "padded": d.padded,
+                "num_reqs": d.num_reqs}
+        found = False
         for b in comp.buffers:
             rule = rule_for(b.demands, family.streams) if family is not None else None
             if rule is None or b.axis is Axis.FIXED:
                 continue
+            found = True
             if family is not None and not graph and not family.eager_writes:
-                rows, ok = "-", "eager: not used"
+                out.append({**head, "buffer": b.name, "rows": None, "capacity": b.capacity,
+                            "ok": None, "note": "eager: not used"})
             else:
                 needed = rule.rows(d.padded, requests)
-                rows = str(needed)
-                ok = "[green]yes[/green]" if needed <= b.capacity else "[red]SHORT[/red]"
-            table.add_row(comp.name if first else "", d.mode.value if first else "",
-                          str(d.padded) if first else "",
-                          str(d.num_reqs) if first and d.num_reqs is not None else "",
-                          b.name, rows, str(b.capacity), ok)
-            first = False
-        if first:
-            table.add_row(comp.name, d.mode.value, str(d.padded),
-                          str(d.num_reqs) if d.num_reqs is not None else "", "-", "-", "-",
-                          "not reached by such a batch")
-    return table
+                out.append({**head, "buffer": b.name, "rows": needed, "capacity": b.capacity,
+                            "ok": needed <= b.capacity})
+        if not found:
+            out.append({**head, "buffer": None, "rows": None, "capacity": None, "ok": None,
+                        "note": "not reached by such a batch"})
+    return out

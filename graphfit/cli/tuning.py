@@ -101,9 +101,28 @@ def tuning_document(t: Tuning) -> dict[str, Any]:
         "reduction": {"graphs": t.graph_counts[0], "default_graphs": t.graph_counts[1],
                       "fraction": round(t.reduction, 6)},
         "cli": t.capture_sizes_flag,
+        "paste": paste_document(t),
         "warnings": list(t.warnings),
         "verification": verification_document(t.verification),
     }
+
+
+def paste_back(t: Tuning) -> tuple[str, list[str], list[str]]:
+    """(where, the lines in the engine's syntax, warnings about them) for the chosen ladder."""
+    from graphfit.inputs.pasteback import ladder_syntax, ladder_warnings
+    from graphfit.planner.plan import plan
+
+    tuned = plan(t.tuned_config)
+    where, lines = ladder_syntax(t.config.engine, t.chosen.sizes,
+                                 padding=bool(t.config.cuda_graph_padding))
+    return where, lines, ladder_warnings(t.chosen.sizes, tuned.unit,
+                                         t.config.uniform_query_len)
+
+
+def paste_document(t: Tuning) -> dict[str, Any]:
+    where, lines, warnings = paste_back(t)
+    return {"engine": t.config.engine.value, "where": where, "lines": lines,
+            "warnings": warnings}
 
 
 def comparison_table(t: Tuning) -> Table:
@@ -153,8 +172,13 @@ def print_tuning(console: Console, t: Tuning) -> None:
     console.print(reduction_line(t))
     console.print(f"optimised sizes: {compress_sizes(t.chosen.sizes)}")
     print_verdict(console, t.verification, audit=False)
+    where, lines, warnings = paste_back(t)
+    console.print(f"paste into {where}:")
+    for warning in warnings:
+        console.print(f"[yellow]warning[/yellow]: {warning}")
     sys.stdout.flush()
-    print(t.capture_sizes_flag)  # plain print: one unwrapped line, ready to paste
+    for line in reversed(lines):  # the plain flag last: one unwrapped line, ready to paste
+        print(line)
 
 
 def register(app: typer.Typer) -> None:

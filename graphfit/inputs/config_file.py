@@ -21,7 +21,6 @@ from graphfit.inputs.keys import Handler, field_key, raw
 from graphfit.inputs.settings import CONFIG_FIELDS, FILE, Setting
 from graphfit.inputs.values import (
     as_bool,
-    as_int,
     as_sizes,
     close_match,
     normalize_key,
@@ -47,31 +46,11 @@ VLLM_IGNORED = frozenset({
 })
 
 
-def _int(origin: str, value: Any) -> int:
-    return as_int(origin, value)
-
-
-def _dtype(origin: str, value: Any) -> str | None:
-    return vllm_args.vllm_dtype(origin, value)
-
-
 def _speculative(origin: str, value: Any, layer: int) -> tuple[list[Setting], list[str]]:
     """vLLM's and TensorRT-LLM's files share the key; TensorRT-LLM's has a decoding_type."""
     if isinstance(value, dict) and any(normalize_key(k) == "decoding_type" for k in value):
         return trtllm_args.speculative_config(origin, value, layer)
     return vllm_args.speculative_config(origin, value, layer)
-
-
-def _compilation(origin: str, value: Any, layer: int) -> tuple[list[Setting], list[str]]:
-    return vllm_args.compilation_config(origin, value, layer)
-
-
-def _level(origin: str, value: Any, layer: int) -> tuple[list[Setting], list[str]]:
-    return vllm_args.optimization_level(origin, value, layer), []
-
-
-def _eager(origin: str, value: Any, layer: int) -> tuple[list[Setting], list[str]]:
-    return vllm_args.enforce_eager(origin, value, layer), []
 
 
 def _native() -> dict[str, Handler]:
@@ -84,18 +63,8 @@ def _native() -> dict[str, Handler]:
     return {name: field_key(name, readers.get(name, raw)) for name in CONFIG_FIELDS}
 
 
-VLLM_KEYS: dict[str, Handler] = {
-    "max_num_seqs": field_key("max_num_seqs", _int),
-    "max_num_batched_tokens": field_key("max_num_batched_tokens", _int),
-    "max_model_len": field_key("max_model_len", _int),
-    "block_size": field_key("block_size", _int),
-    "dtype": field_key("dtype", _dtype),
-    "speculative_config": _speculative,
-    "compilation_config": _compilation,
-    "optimization_level": _level,
-    "o": _level,
-    "enforce_eager": _eager,
-}
+VLLM_KEYS: dict[str, Handler] = {**vllm_args.FILE_KEYS, "speculative_config": _speculative,
+                                  "o": vllm_args.FILE_KEYS["optimization_level"]}
 KEYS: dict[str, Handler] = {**_native(), **VLLM_KEYS, **sglang_args.FILE_KEYS,
                             **trtllm_args.FILE_KEYS}
 IGNORED = VLLM_IGNORED | sglang_args.IGNORED | trtllm_args.IGNORED

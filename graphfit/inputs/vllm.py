@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+from graphfit.inputs.keys import Handler, field_key
 from graphfit.inputs.settings import COMMAND_LINE, Setting
 from graphfit.inputs.values import (
     as_bool,
@@ -99,7 +100,16 @@ def speculative_config(origin: str, value: object,
     return settings, notes
 
 
+_MODE_NUMBERS = {0: CUDAGraphMode.NONE, 1: CUDAGraphMode.PIECEWISE, 2: CUDAGraphMode.FULL}
+
+
 def cudagraph_mode(origin: str, value: object) -> CUDAGraphMode:
+    """A mode name (any case) or vLLM's integer value: 0 NONE, 1 PIECEWISE, 2 FULL (the two
+    FULL_* modes are pairs and have no integer; compilation.py:853-879)."""
+    if isinstance(value, int) and not isinstance(value, bool):
+        if value not in _MODE_NUMBERS:
+            raise ConfigError(f"{origin}: {value} is not a cudagraph mode (0, 1 or 2)")
+        return _MODE_NUMBERS[value]
     text = as_str(origin, value).upper()
     for mode in CUDAGraphMode:
         if text == mode.value:
@@ -179,3 +189,53 @@ def vllm_dtype(origin: str, value: object) -> str | None:
         return None
     return aliases.get(text, text)
 
+
+
+def max_model_len(origin: str, value: object) -> int | None:
+    """vLLM's --max-model-len: an integer, or `auto` / -1 for the model's own maximum (None:
+    the model's config.json or graphfit's default decides)."""
+    if value == -1 or (isinstance(value, str) and value.strip().lower() in ("auto", "-1")):
+        return None
+    return as_int(origin, value)
+
+
+def _int(origin: str, value: object) -> int:
+    return as_int(origin, value)
+
+
+def _sizes(origin: str, value: object) -> tuple[int, ...]:
+    return as_sizes(origin, value, normalize=True)
+
+
+def _level(origin: str, value: object, layer: int) -> tuple[list[Setting], list[str]]:
+    return optimization_level(origin, value, layer), []
+
+
+def _eager(origin: str, value: object, layer: int) -> tuple[list[Setting], list[str]]:
+    return enforce_eager(origin, value, layer), []
+
+
+def _speculative(origin: str, value: object, layer: int) -> tuple[list[Setting], list[str]]:
+    return speculative_config(origin, value, layer)
+
+
+def _compilation(origin: str, value: object, layer: int) -> tuple[list[Setting], list[str]]:
+    return compilation_config(origin, value, layer)
+
+
+# vLLM's own keys (EngineArgs names: `vllm serve` flags' dests and --config YAML keys) that
+# graphfit models; every other key of vLLM's is read and ignored (listed in a note).
+FILE_KEYS: dict[str, Handler] = {
+    "max_num_seqs": field_key("max_num_seqs", _int),
+    "max_num_batched_tokens": field_key("max_num_batched_tokens", _int),
+    "max_model_len": field_key("max_model_len", max_model_len),
+    "block_size": field_key("block_size", _int),
+    "dtype": field_key("dtype", vllm_dtype),
+    "speculative_config": _speculative,
+    "compilation_config": _compilation,
+    "optimization_level": _level,
+    "enforce_eager": _eager,
+    "cudagraph_capture_sizes": field_key("cudagraph_capture_sizes", _sizes),
+    "max_cudagraph_capture_size": field_key("max_cudagraph_capture_size", _int),
+    "performance_mode": field_key("performance_mode", lambda o, v: as_str(o, v).lower()),
+}

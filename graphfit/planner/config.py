@@ -123,6 +123,8 @@ class EngineConfig:
     cuda_graph_padding: bool = None  # type: ignore[assignment]
     speculative_eagle_topk: int | None = None
     speculative_num_draft_tokens: int | None = None
+    # the draft model's hidden size (its hidden_states rows' width); None: the target's
+    draft_hidden_size: int | None = None
 
     def __post_init__(self) -> None:
         set_ = object.__setattr__
@@ -146,6 +148,8 @@ class EngineConfig:
              _sizes("cudagraph_capture_sizes", self.cudagraph_capture_sizes))
         if self.max_cudagraph_capture_size is not None:
             _positive_int("max_cudagraph_capture_size", self.max_cudagraph_capture_size)
+        if self.draft_hidden_size is not None:
+            _positive_int("draft_hidden_size", self.draft_hidden_size)
         if self.dtype not in DTYPE_SIZES:
             raise ConfigError(f"dtype: {self.dtype!r} is not one of {', '.join(DTYPE_SIZES)}")
         if not isinstance(self.multimodal, bool):
@@ -193,6 +197,36 @@ class EngineConfig:
                 value = list(value)
             out[f.name] = value
         return out
+
+    @classmethod
+    def from_vllm(cls, vllm_config: Any, **overrides: Any) -> EngineConfig:
+        """The config a running vLLM has: duck-typed on its `VllmConfig` (scheduler,
+        compilation, speculative, model, cache configs; see
+        graphfit.planner.engines.vllm.native). The capture list vLLM resolved is taken as
+        explicit sizes; `overrides` (EngineConfig fields) win over what is read."""
+        from graphfit.planner.engines.vllm.native import fields_from_vllm
+
+        return cls._from_fields("from_vllm", {**fields_from_vllm(vllm_config), **overrides})
+
+    @classmethod
+    def from_sglang(cls, server_args: Any, **overrides: Any) -> EngineConfig:
+        """The config of an SGLang server: duck-typed on its `ServerArgs` (raw or resolved;
+        see graphfit.planner.engines.sglang_native). SGLang leaves max_running_requests to
+        its scheduler when not given: pass `max_num_seqs=` then."""
+        from graphfit.planner.engines.sglang_native import fields_from_sglang
+
+        return cls._from_fields("from_sglang", {**fields_from_sglang(server_args), **overrides})
+
+    @classmethod
+    def _from_fields(cls, origin: str, values: dict[str, Any]) -> EngineConfig:
+        known = {f.name for f in fields(cls)}
+        unknown = sorted(set(values) - known)
+        if unknown:
+            raise ConfigError(f"{origin}: unknown field(s) {', '.join(map(repr, unknown))}")
+        if values.get("max_num_seqs") is None:
+            raise ConfigError(f"max_num_seqs: {origin} found none (the engine has not sized "
+                              "it yet); pass max_num_seqs=")
+        return cls(**values)
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> EngineConfig:

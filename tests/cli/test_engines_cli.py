@@ -69,7 +69,7 @@ def test_notes_go_to_stderr_after_success(tmp_path: Path,
 @pytest.mark.parametrize(("args", "needle"), [
     (["plan", "--max-num-seqs", "8", "--speculative-config", "{"], "malformed JSON"),
     (["plan", "--max-num-seqs", "8", "--compilation-config", '{"cudagraph_mode": 3}'],
-     "cudagraph_mode: expected a string"),
+     "cudagraph_mode: 3 is not a cudagraph mode"),
     (["plan", "--max-num-seqs", "8", "--engine", "vllm", "--cuda-graph-max-bs", "4"],
      "engine: --engine gives 'vllm'"),
     (["plan", "--max-num-seqs", "8", "-O", "7"], "optimization level must be 0..3"),

@@ -153,7 +153,7 @@ def test_tune_keeps_its_promises(config: EngineConfig, data: st.DataObject) -> N
     # the list to paste is captured exactly as printed, and its plan is proven safe
     assert plan(result.tuned_config).capture_sizes == result.chosen.sizes
     assert result.verification.ok
-    assert parse_sizes(result.capture_sizes_flag.split()[1]) == result.chosen.sizes
+    assert parse_sizes(" ".join(result.capture_sizes_flag.split()[1:])) == result.chosen.sizes
     g = default_multiple_of(config)
     assert all(s % g == 0 for s in result.chosen.sizes)
 
@@ -237,8 +237,10 @@ def test_committed_traces_beat_the_default_ladder(name: str) -> None:
                                 "fraction": doc["reduction_at_equal_count"]}
     assert doc["optimized"]["capture_sizes"][-1] == doc["max_capture_size"]
     assert doc["verification"]["ok"]
-    assert doc["cli"] == "--cudagraph-capture-sizes " + ",".join(
+    # vLLM 0.33 takes the list space-separated (a comma list is refused)
+    assert doc["cli"] == "--cudagraph-capture-sizes " + " ".join(
         map(str, doc["optimized"]["capture_sizes"]))
+    assert doc["paste"]["lines"][0] == doc["cli"]
 
 
 def test_cli_prints_the_flag_to_paste_last(tmp_path: Path) -> None:
@@ -249,16 +251,20 @@ def test_cli_prints_the_flag_to_paste_last(tmp_path: Path) -> None:
     assert code == 0, err
     last = out.strip().splitlines()[-1]
     assert last.startswith("--cudagraph-capture-sizes ")
-    sizes = parse_sizes(last.split()[1])
+    sizes = parse_sizes(" ".join(last.split()[1:]))
     assert len(sizes) == 5 and sizes[-1] == plan(EngineConfig(max_num_seqs=64)).max_capture_size
     # the verdict names both graph counts; it never claims an equal count it did not solve
     default = len(plan(EngineConfig(max_num_seqs=64)).capture_sizes)
     assert f"with 5 graphs against its {default}" in out and "SAFE" in out
     assert "equal" not in out
-    # paste it back: graphfit plans exactly that ladder and proves it safe
-    code, out, err = run_cli(["plan", "--max-num-seqs", "64", *last.split(), "--json"])
-    assert code == 0, err
-    assert tuple(json.loads(out)["ladder"]["capture_sizes"]) == sizes
+    cc = out.strip().splitlines()[-2]  # the -cc form, one line above
+    assert cc == f"-cc '{json.dumps({'cudagraph_capture_sizes': list(sizes)})}'"
+    # paste it back into a vllm serve line: graphfit plans exactly that ladder, safe
+    for pasted in (last, cc):
+        code, out, err = run_cli(["plan", "--json", "--", "vllm serve m --max-num-seqs 64 "
+                                  + pasted])
+        assert code == 0, err
+        assert tuple(json.loads(out)["ladder"]["capture_sizes"]) == sizes
     assert load_trace(trace).total_weight == 7
 
 

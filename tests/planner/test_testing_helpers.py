@@ -54,7 +54,10 @@ def test_fill_audits() -> None:
                            num_speculative_tokens=3))
     with pytest.raises(AssertionError, match="only zero is safe"):
         assert_plan_safe(sg, fills={"drafter.positions": "keep"})
-    assert verify(sg, fills={"drafter.no_such": "keep"}).ok  # buffers a plan lacks: skipped
+    # a buffer only other configs have is skipped; a name no config has is a typo
+    assert verify(sg, fills={"drafter.context_positions": "keep"}).ok
+    with pytest.raises(ConfigError, match=r"no engine config has a buffer 'drafter\.no_such'"):
+        verify(sg, fills={"drafter.no_such": "keep"})
     # vLLM's padded tails are proven too: a slot mapping left stale writes live KV
     vllm = plan(EngineConfig(max_num_seqs=4))
     assert verify(vllm, fills={"target.positions": "keep"}).ok  # any position is in range
@@ -100,3 +103,13 @@ def test_readme_pytest_example_runs(tmp_path: Path) -> None:
     assert len(tests) == 3
     for test in tests:
         test()
+
+
+def test_assert_plan_safe_rejects_unknown_buffer_names() -> None:
+    seed = plan(EngineConfig(max_num_seqs=33, num_speculative_tokens=3, spec_method="dflash"))
+    with pytest.raises(ConfigError, match=r"did you mean drafter\.positions"):
+        assert_plan_safe(seed, {"drafter.postions": "S*q"})  # a typo must not check nothing
+    plain = plan(EngineConfig(max_num_seqs=33))
+    assert_plan_safe(plain, {"drafter.positions": "S*q"})  # other configs have it: skipped
+    with pytest.raises(ConfigError, match="this plan has no buffer"):
+        assert_plan_safe(plain, {"drafter.positions": "S*q"}, require_all=True)

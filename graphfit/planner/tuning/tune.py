@@ -75,8 +75,8 @@ class Tuning:
 
     @property
     def capture_sizes_flag(self) -> str:
-        """The flag to paste into `vllm serve`."""
-        return "--cudagraph-capture-sizes " + ",".join(map(str, self.chosen.sizes))
+        """The flag to paste into `vllm serve` (space-separated: vLLM 0.33 refuses commas)."""
+        return "--cudagraph-capture-sizes " + " ".join(map(str, self.chosen.sizes))
 
     def graph_bytes(self, cost: LadderCost) -> float | None:
         return self.memory.ladder_bytes(cost.sizes) if self.memory else None

@@ -58,7 +58,8 @@ def target_buffer_specs(config: EngineSettings) -> list[BufferSpec]:
 
 
 def _base_drafter_specs(config: EngineSettings) -> list[BufferSpec]:
-    S, T, H = config.max_num_seqs, config.max_num_batched_tokens, config.hidden_size
+    S, T = config.max_num_seqs, config.max_num_batched_tokens
+    H = config.draft_hidden_size or config.hidden_size  # the draft model's width
     tok, req = Stream.DRAFTER_TOKENS, Stream.DRAFTER_REQUESTS
     specs = [
         BufferSpec("input_ids", "int32", Axis.TOKENS, _on(tok), T, ZERO),

@@ -1,0 +1,178 @@
+"""A serving command line pasted as is: `vllm serve MODEL ...`, `python -m sglang.launch_server
+...`, `trtllm-serve MODEL ...` -> Settings, read with the engine's own rules.
+
+`read(words)` takes the words after graphfit's `--` (or one quoted string), drops what the
+shell would (leading `VAR=value` assignments -- kept as the engine's environment --, `nohup`,
+`env`, `uv run`, and anything after a pipe, `&&`, `;` or a redirection), recognises the engine
+and entry point, and runs that engine version's parser (graphfit.inputs.vllm_cli,
+sglang_cli, trtllm_cli: the engine's spellings, from the flag-table snapshots). Each parsed
+value whose key graphfit models goes through the engine's FILE_KEYS handler -- the one place
+an engine key becomes EngineConfig fields -- and every other flag is listed once, as typed,
+in a single note. A malformed value of a modelled key, or anything the engine's parser
+refuses, is a ConfigError (one `error:` line).
+
+The model the line serves is read from its config.json when it is a local path
+(graphfit.inputs.model_config); engine defaults the line leaves open (vLLM's max_num_seqs) are
+weak settings, so any explicit value wins.
+"""
+
+from __future__ import annotations
+
+import re
+import shlex
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from graphfit.inputs import model_config
+from graphfit.inputs.flagtable import LineReader, Parsed, Refused
+from graphfit.inputs.settings import COMMAND_LINE, Setting
+from graphfit.planner.core.enums import Engine
+from graphfit.planner.core.errors import ConfigError
+
+_SHELL_STOP = frozenset({"|", "||", "&&", ";", "&", "2>&1", "1>&2"})
+_LAUNCHERS = frozenset({"nohup", "exec", "time", "env", "sudo"})
+_ASSIGNMENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
+VLLM_MODULES = {"vllm.entrypoints.openai.api_server": "api_server",
+                "vllm.entrypoints.launchers.api_server.entry": "api_server"}
+KNOWN = ("vllm serve MODEL ..., python -m vllm.entrypoints.openai.api_server ..., "
+         "python -m sglang.launch_server ..., sglang serve ..., trtllm-serve MODEL ...")
+
+
+@dataclass(frozen=True)
+class PastedLine:
+    """What graphfit read from one pasted serving command."""
+
+    engine: Engine
+    label: str                      # "vLLM 0.33.0 (vllm serve)"
+    entry: str                      # serve, api_server, launch_server, trtllm-serve
+    values: Mapping[str, Any]       # what the engine's parser read, by its key (dest)
+    spellings: tuple[tuple[str, str], ...]  # (key, spelling typed), in order
+    model: str | None
+    environ: Mapping[str, str]      # VAR=value prefixes of the line
+    settings: tuple[Setting, ...]
+    notes: tuple[str, ...]
+
+
+def shell_words(words: Sequence[str]) -> tuple[dict[str, str], list[str]]:
+    """(environment assignments, the command's words) as a shell would run the line."""
+    if words and any(c.isspace() for c in words[0]):  # pasted as one quoted string
+        text = words[0].replace("\\\r\n", " ").replace("\\\n", " ")
+        try:
+            words = [*shlex.split(text, comments=True), *words[1:]]
+        except ValueError as exc:
+            raise ConfigError(f"pasted command: {exc}") from None
+    out: list[str] = []
+    for word in words:
+        if word in _SHELL_STOP or word.startswith((">", "1>", "2>", "<")):
+            break
+        out.append(word)
+    environ: dict[str, str] = {}
+    i = 0
+    while i < len(out) and (_ASSIGNMENT.match(out[i]) or out[i] in _LAUNCHERS):
+        if _ASSIGNMENT.match(out[i]):
+            name, _, value = out[i].partition("=")
+            environ[name] = value
+        i += 1
+    out = out[i:]
+    if out[:2] == ["uv", "run"]:
+        out = out[2:]
+    return environ, out
+
+
+def identify(words: Sequence[str]) -> tuple[Engine, str, list[str]]:
+    """(engine, entry point, argv as the engine's parser gets it)."""
+    if not words:
+        raise ConfigError(f"pasted command: empty (expected one of: {KNOWN})")
+    prog = Path(words[0]).name
+    rest = list(words[1:])
+    if prog.startswith("python") and rest[:1] == ["-m"] and len(rest) > 1:
+        module, argv = rest[1], rest[2:]
+        if module in VLLM_MODULES:
+            return Engine.VLLM, VLLM_MODULES[module], argv
+        if module == "vllm.entrypoints.cli.main" and argv[:1] == ["serve"]:
+            return Engine.VLLM, "serve", argv
+        if module == "sglang.launch_server":
+            return Engine.SGLANG, "launch_server", argv
+        if module == "sglang.cli.main" and argv[:1] == ["serve"]:
+            return Engine.SGLANG, "serve", argv[1:]
+    if prog == "vllm" and rest[:1] == ["serve"]:
+        return Engine.VLLM, "serve", rest
+    if prog == "sglang" and rest[:1] == ["serve"]:
+        return Engine.SGLANG, "serve", rest[1:]
+    if prog == "trtllm-serve":
+        return Engine.TRTLLM, "trtllm-serve", rest
+    shown = " ".join(words[:3])
+    raise ConfigError(f"pasted command: {shown!r} is not a serving command graphfit reads "
+                      f"(expected one of: {KNOWN})")
+
+
+def readers() -> dict[Engine, LineReader]:
+    """Each engine's reader (imported when a line is pasted)."""
+    from graphfit.inputs import sglang_cli, trtllm_cli, vllm_cli
+
+    return {r.engine: r for r in (vllm_cli.READER, sglang_cli.READER, trtllm_cli.READER)}
+
+
+def _map(reader: LineReader, parsed: Parsed, label: str) -> tuple[list[Setting], list[str]]:
+    """FILE_KEYS handlers for the modelled keys; one note listing the rest as typed."""
+    settings: list[Setting] = [Setting("engine", reader.engine, label)]
+    notes: list[str] = []
+    ignored: list[str] = []
+    for dest, value in parsed.values.items():
+        spelled = parsed.spelled(dest) or [f"--{dest.replace('_', '-')}"]
+        handler = reader.keys.get(dest)
+        if len(spelled) > 1 and handler is not None:  # earlier values are lost
+            notes.append(f"{spelled[-1]} is given {len(spelled)} times ({', '.join(spelled)}"
+                         f"): the engine keeps only the last")
+        if handler is not None:
+            found, more = handler(spelled[-1], value, COMMAND_LINE)
+            settings += found
+            notes += more
+        elif dest == "config" and reader.reads_config_flag:
+            notes.append(f"{spelled[-1]}={value}: the engine reads a config file only from "
+                         "`--config FILE` (two words); this one is ignored, as the engine "
+                         "ignores it")
+        elif dest not in reader.consumed:
+            ignored += spelled
+    if ignored:
+        notes.insert(0, f"not modelled, ignored: {', '.join(dict.fromkeys(ignored))}")
+    return settings, notes
+
+
+def read(words: Sequence[str]) -> PastedLine:
+    """Read a pasted serving command (see the module docstring)."""
+    environ, command = shell_words(words)
+    engine, entry, argv = identify(command)
+    reader = readers()[engine]
+    label = reader.label(entry)
+    try:
+        parsed, model, notes = reader.parse(argv, entry)
+    except Refused as exc:
+        raise ConfigError(f"{label} refuses this line: {exc}") from None
+    settings, more = _map(reader, parsed, label)
+    notes = [*notes, *more]
+    settings, more = reader.finish(parsed.values, settings)
+    notes += more
+    if model:
+        found, more = model_config.model_settings(model, "model")
+        settings += found
+        notes += more
+    draft = reader.draft_model(parsed.values)
+    if draft:
+        found, more = model_config.draft_settings(draft, "draft model")
+        settings += found
+        notes += more
+    return PastedLine(engine, label, entry, dict(parsed.values), tuple(parsed.spellings),
+                      model, environ, tuple(settings), tuple(notes))
+
+
+def default_notes(line: PastedLine, origins: Mapping[str, str],
+                  values: Mapping[str, Any]) -> list[str]:
+    """One note for the engine defaults actually used (no explicit value won)."""
+    reader = readers()[line.engine]
+    if reader.default_origin is None or reader.default_note is None:
+        return []
+    used = [name for name, origin in origins.items() if origin == reader.default_origin]
+    return [reader.default_note(used, values)] if used else []

@@ -1,0 +1,166 @@
+"""The served model's own config.json (Hugging Face format): what its buffers are sized by.
+
+`vllm serve MODEL`, `--model PATH`, SGLang's `--model-path` and TensorRT-LLM's MODEL name a
+directory holding `config.json` (or the file itself). graphfit reads the values its buffers
+need -- hidden size, dtype (what `--dtype auto` becomes), max_position_embeddings (what
+`--max-model-len auto` becomes), M-RoPE (the multimodal position buffers) -- and reports the
+layer count and vocabulary for context. Nothing is downloaded: a hub id with no local files
+leaves graphfit's defaults, with a note saying so.
+
+The model's values are weak settings of the config-file layer: any flag, JSON config or
+`--config` key that sets the same field wins.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from graphfit.inputs.settings import FILE, Setting
+from graphfit.planner.core.errors import ConfigError
+
+# vLLM's keys for a model's maximum length, the smallest given wins (config/model.py
+# _get_and_verify_max_len's possible_keys)
+MAX_LENGTH_KEYS = ("max_position_embeddings", "n_positions", "max_seq_len", "seq_length",
+                   "model_max_length", "max_sequence_length", "max_seq_length", "seq_len")
+_DTYPES = {"bfloat16": "bfloat16", "float16": "float16", "half": "float16",
+           "float32": "float32", "float": "float32"}
+
+
+@dataclass(frozen=True)
+class ModelInfo:
+    """What graphfit read from one config.json (None: the file does not say)."""
+
+    path: Path
+    architecture: str | None
+    hidden_size: int | None
+    torch_dtype: str | None
+    max_position_embeddings: int | None
+    num_hidden_layers: int | None
+    vocab_size: int | None
+    mrope: bool
+    multimodal: bool
+
+    @property
+    def dtype(self) -> str:
+        """What `--dtype auto` resolves to on an Ampere or newer GPU: the checkpoint's dtype,
+        float32 (or none given) downcast to bfloat16 (vLLM config/model.py
+        _resolve_auto_dtype with CUDA's supported dtypes)."""
+        if self.torch_dtype in (None, "float32"):
+            return "bfloat16"
+        return self.torch_dtype
+
+    def describe(self) -> str:
+        parts = [self.architecture or self.path.name]
+        if self.hidden_size:
+            parts.append(f"hidden {self.hidden_size}")
+        if self.num_hidden_layers:
+            parts.append(f"{self.num_hidden_layers} layers")
+        if self.vocab_size:
+            parts.append(f"vocab {self.vocab_size}")
+        parts.append(self.torch_dtype or "dtype not given")
+        if self.max_position_embeddings:
+            parts.append(f"max {self.max_position_embeddings} positions")
+        if self.mrope:
+            parts.append("M-RoPE")
+        elif self.multimodal:
+            parts.append("multimodal")
+        return ", ".join(parts)
+
+
+def config_path(model: str) -> Path | None:
+    """The config.json a model argument names locally (a directory or the file), else None."""
+    path = Path(model).expanduser()
+    if path.is_file() and path.suffix == ".json":
+        return path
+    if path.is_dir() and (path / "config.json").is_file():
+        return path / "config.json"
+    return None
+
+
+def _int(data: dict[str, Any], key: str) -> int | None:
+    value = data.get(key)
+    return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else None
+
+
+def _uses_mrope(data: dict[str, Any]) -> bool:
+    for key in ("rope_scaling", "rope_parameters"):
+        rope = data.get(key)
+        if isinstance(rope, dict) and ("mrope_section" in rope
+                                       or rope.get("rope_type") == "mrope"
+                                       or rope.get("type") == "mrope"):
+            return True
+    return False
+
+
+def read_model(path: Path) -> ModelInfo:
+    """Read a config.json; text values come from `text_config` when the model nests them."""
+    origin = str(path)
+    try:
+        data = json.loads(path.read_text())
+    except json.JSONDecodeError as exc:
+        raise ConfigError(f"{origin}: malformed JSON ({exc.msg} at line {exc.lineno})") from None
+    if not isinstance(data, dict):
+        raise ConfigError(f"{origin}: expected a JSON object")
+    text = data.get("text_config")
+    text = text if isinstance(text, dict) else {}
+
+    def pick(key: str) -> Any:
+        return text.get(key, data.get(key))
+
+    lengths = [v for v in (_int(text, k) or _int(data, k) for k in MAX_LENGTH_KEYS) if v]
+    dtype = pick("torch_dtype") or pick("dtype")
+    if dtype is not None:
+        dtype = _DTYPES.get(str(dtype).removeprefix("torch.").lower())
+    architectures = data.get("architectures")
+    architecture = (architectures[0] if isinstance(architectures, list) and architectures
+                    and isinstance(architectures[0], str) else None)
+    mrope = _uses_mrope(text) or _uses_mrope(data)
+    multimodal = mrope or any(k in data for k in ("vision_config", "audio_config"))
+    return ModelInfo(path=path, architecture=architecture,
+                     hidden_size=_int(text, "hidden_size") or _int(data, "hidden_size"),
+                     torch_dtype=dtype, max_position_embeddings=min(lengths) if lengths else None,
+                     num_hidden_layers=(_int(text, "num_hidden_layers")
+                                        or _int(data, "num_hidden_layers")),
+                     vocab_size=_int(text, "vocab_size") or _int(data, "vocab_size"),
+                     mrope=mrope, multimodal=multimodal)
+
+
+def model_settings(model: str, origin: str) -> tuple[list[Setting], list[str]]:
+    """Weak settings from the target model's config.json, and one note saying what was read
+    (or that a hub id without local files leaves graphfit's defaults)."""
+    path = config_path(model)
+    if path is None:
+        return [], [f"{origin} {model}: no local config.json, so graphfit's defaults are used "
+                    "for hidden size, dtype and max length (pass a model directory to read "
+                    "them; nothing is downloaded)"]
+    info = read_model(path)
+    where = f"{path}"
+    settings = [Setting("dtype", info.dtype, f"{where}: torch_dtype", FILE, weak=True)]
+    if info.hidden_size:
+        settings.append(Setting("hidden_size", info.hidden_size, f"{where}: hidden_size", FILE,
+                                weak=True))
+    if info.max_position_embeddings:
+        settings.append(Setting("max_model_len", info.max_position_embeddings,
+                                f"{where}: max_position_embeddings", FILE, weak=True))
+    if info.multimodal:
+        settings.append(Setting("multimodal", True, f"{where}: M-RoPE / vision config", FILE,
+                                weak=True))
+    return settings, [f"model: {info.describe()} (from {path})"]
+
+
+def draft_settings(model: str, origin: str) -> tuple[list[Setting], list[str]]:
+    """The drafter's hidden size from a local draft model (the width of its hidden_states
+    buffer: vLLM v1/spec_decode/llm_base_proposer.py sizes it with the draft model's
+    hidden size)."""
+    path = config_path(model)
+    if path is None:
+        return [], []
+    info = read_model(path)
+    if not info.hidden_size:
+        return [], []
+    return ([Setting("draft_hidden_size", info.hidden_size, f"{path}: hidden_size", FILE,
+                     weak=True)],
+            [f"draft model: {info.describe()} (from {path})"])

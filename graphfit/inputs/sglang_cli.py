@@ -1,0 +1,162 @@
+"""`python -m sglang.launch_server [flags]` and `sglang serve [MODEL] [flags]` as SGLang 0.5.23
+reads them (facts, re-implemented):
+
+* `sglang serve`: `--model-type X` / `--model-type=X` is taken out (only the LLM server,
+  `auto` or `llm`, is modelled); a leading positional becomes `--model-path`; a model path is
+  then required (cli/serve.py:32-66, cli/utils.py:136-168).
+* `prepare_server_args` (srt/server_args.py:668): `--config FILE` (YAML; the separate token)
+  becomes flags placed before the whole command line, so the command line wins; YAML keys are
+  used verbatim as `--key` (an underscore key is an unknown flag); `key: true` of a store_true
+  flag is the bare flag, other booleans are `--key true/false`, lists are spread, mappings
+  become JSON; keys of flags the merger does not support are refused
+  (srt/utils/server_args_config_parser.py).
+* then plain argparse (prefix abbreviations on, no underscore spellings), from the snapshot.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+from graphfit.inputs import flagtable
+from graphfit.inputs import sglang as sglang_args
+from graphfit.inputs.flagtable import LineReader, Parsed, Refused
+from graphfit.inputs.settings import Setting
+from graphfit.planner.core.enums import Engine
+
+
+def _model_type(argv: list[str]) -> list[str]:
+    backend, out, i = "auto", [], 0
+    while i < len(argv):
+        arg = argv[i]
+        if arg == "--model-type":
+            if i + 1 >= len(argv):
+                raise Refused("Error: --model-type requires a value.")
+            backend, i = argv[i + 1], i + 2
+            continue
+        if arg.startswith("--model-type="):
+            backend = arg.split("=", 1)[1]
+        else:
+            out.append(arg)
+        i += 1
+    if not backend:
+        raise Refused("Error: --model-type requires a non-empty value.")
+    if backend not in ("auto", "llm"):
+        raise Refused(f"--model-type {backend}: graphfit models SGLang's LLM server only")
+    return out
+
+
+def _model_path(argv: Sequence[str]) -> str | None:
+    for i, arg in enumerate(argv):
+        if arg in ("--model-path", "--model"):
+            if i + 1 < len(argv):
+                return argv[i + 1]
+        elif arg.startswith(("--model-path=", "--model=")):
+            return arg.split("=", 1)[1]
+    return None
+
+
+def serve_argv(argv: Sequence[str]) -> list[str]:
+    """`sglang serve ARGS` -> the argv prepare_server_args receives."""
+    args = _model_type(list(argv))
+    if args and not args[0].startswith("-"):
+        args = ["--model-path", args[0], *args[1:]]
+    if _model_path(args) is None:
+        raise Refused("Error: --model-path is required. Please provide the path to the model.")
+    return args
+
+
+def config_file_args(path: str, table: flagtable.Table) -> list[str]:
+    """A `--config` YAML as the flags SGLang's ConfigArgumentMerger inserts."""
+    merger = table.data["config_file"]
+    store_true, unsupported = set(merger["store_true"]), set(merger["unsupported"])
+    file = Path(path)
+    if file.suffix.lower() not in (".yaml", ".yml"):
+        raise Refused(f"Config file must be YAML format, got: {file.suffix}")
+    if not file.exists():
+        raise Refused(f"Config file not found: {path}")
+    import yaml
+
+    try:
+        data = yaml.safe_load(file.read_text())
+    except yaml.YAMLError as exc:
+        raise Refused(f"{path}: malformed YAML ({exc})") from None
+    if data is None:
+        data = {}
+    if not isinstance(data, dict):
+        raise Refused("Config file must contain a dictionary at root level")
+    out: list[str] = []
+    for key, value in data.items():
+        norm = str(key).replace("-", "_")
+        if norm in unsupported:
+            raise Refused(f"Unsupported config option '{norm}'")
+        if isinstance(value, bool):
+            if norm in store_true:
+                if value:
+                    out.append(f"--{key}")
+            else:
+                out += [f"--{key}", str(value).lower()]
+        elif isinstance(value, list):
+            if value:
+                out += [f"--{key}", *(str(v) for v in value)]
+        elif isinstance(value, dict):
+            out += [f"--{key}", json.dumps(value)]
+        else:
+            out += [f"--{key}", str(value)]
+    return out
+
+
+def _with_config(argv: list[str], table: flagtable.Table) -> list[str]:
+    indices = [i for i, a in enumerate(argv) if a == "--config"]
+    if not indices:
+        return argv
+    if len(indices) > 1:
+        raise Refused("Multiple config files specified! Only one allowed.")
+    index = indices[0]
+    if index == len(argv) - 1:
+        raise Refused("No config file specified after --config flag!")
+    return config_file_args(argv[index + 1], table) + argv[:index] + argv[index + 2:]
+
+
+@cache
+def _parser() -> flagtable.Parser:
+    """SGLang's server parser, once per process."""
+    table = flagtable.load("sglang")
+    parser = flagtable.Parser(prog=table.prog("server"))
+    flagtable.add_actions(parser, table, "server")
+    return parser
+
+
+def parse(argv: Sequence[str], entry: str) -> tuple[Parsed, str, list[str]]:
+    """(what SGLang's parser read, the model path, notes) for launch_server's argv (entry
+    "launch_server") or the argv after `sglang serve` (entry "serve")."""
+    table = flagtable.load("sglang")
+    args = serve_argv(argv) if entry == "serve" else list(argv)
+    args = _with_config(args, table)
+    parsed = flagtable.parse(_parser(), args)
+    model: Any = parsed.values.get("model_path")
+    return parsed, str(model), []
+
+
+def finish(values: Mapping[str, Any], settings: list[Setting]
+           ) -> tuple[list[Setting], list[str]]:
+    """Nothing to add: SGLang sizes max_running_requests from GPU memory at start-up, so a
+    line without it needs it given (graphfit.cli says so)."""
+    return settings, []
+
+
+def draft_model(values: Mapping[str, Any]) -> str | None:
+    model = values.get("speculative_draft_model_path")
+    return model if isinstance(model, str) else None
+
+
+def label(entry: str) -> str:
+    shown = "sglang serve" if entry == "serve" else "sglang.launch_server"
+    return f"SGLang {flagtable.load('sglang').version} ({shown})"
+
+
+READER = LineReader(Engine.SGLANG, parse, sglang_args.FILE_KEYS, frozenset({"model_path"}),
+                    label, finish, draft_model)

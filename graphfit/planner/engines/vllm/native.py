@@ -1,0 +1,139 @@
+"""vLLM's own config objects -> EngineConfig field values (for `EngineConfig.from_vllm`).
+
+Duck-typed on `VllmConfig` (vllm/config/vllm.py) and the configs it holds, reading only
+attributes, so graphfit never imports vLLM:
+
+* `scheduler_config.max_num_seqs`, `.max_num_batched_tokens`;
+* `model_config.max_model_len`, `.dtype` (a torch dtype or its name), `.get_hidden_size()`
+  (else `hf_text_config.hidden_size`), `.uses_mrope` / `.is_multimodal_model` (the
+  multimodal buffers), `.mrope_num_dims`, `.enforce_eager`;
+* `compilation_config.cudagraph_mode` (a CUDAGraphMode enum, its name or its int),
+  `.cudagraph_capture_sizes` (the list vLLM resolved: graphfit takes it as explicit sizes),
+  `.max_cudagraph_capture_size`;
+* `speculative_config.method`, `.num_speculative_tokens`, `.draft_model_config` (its hidden
+  size sizes the drafter's hidden_states rows);
+* `cache_config.block_size`; `parallel_config` is accepted and not needed;
+* `use_v2_model_runner` and `performance_mode` on the VllmConfig itself.
+
+A missing attribute leaves graphfit's default; `overrides` win over everything read.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from graphfit.planner.core.enums import CUDAGraphMode, SpecMethod
+from graphfit.planner.core.errors import ConfigError
+
+_MODES = {0: CUDAGraphMode.NONE, 1: CUDAGraphMode.PIECEWISE, 2: CUDAGraphMode.FULL}
+
+
+def spec_method(name: str) -> SpecMethod:
+    """vLLM 0.33's method names (config/speculative.py): the model-specific `*_mtp` names are
+    MTP, `suffix` proposes on the CPU like ngram; anything else graphfit does not model."""
+    key = name.strip().lower()
+    if key.endswith("_mtp"):
+        return SpecMethod.MTP
+    if key == "suffix":
+        return SpecMethod.NGRAM
+    for method in SpecMethod:
+        if method is not SpecMethod.NONE and method.value == key:
+            return method
+    raise ConfigError(f"speculative_config.method: {name!r} is not modelled")
+
+
+def cudagraph_mode(value: Any) -> CUDAGraphMode:
+    """vLLM's CUDAGraphMode member, its name, or its int (0 NONE, 1 PIECEWISE, 2 FULL)."""
+    name = getattr(value, "name", value)
+    if isinstance(name, str) and name.upper() in CUDAGraphMode.__members__:
+        return CUDAGraphMode[name.upper()]
+    if isinstance(value, int) and value in _MODES:
+        return _MODES[value]
+    raise ConfigError(f"compilation_config.cudagraph_mode: {value!r} is not a mode")
+
+
+def _get(obj: Any, name: str) -> Any:
+    return getattr(obj, name, None) if obj is not None else None
+
+
+def _dtype(value: Any) -> str | None:
+    if value is None:
+        return None
+    text = str(value).removeprefix("torch.").lower()
+    return {"half": "float16", "float": "float32", "bf16": "bfloat16"}.get(text, text)
+
+
+def _hidden_size(model_config: Any) -> int | None:
+    getter = _get(model_config, "get_hidden_size")
+    if callable(getter):
+        try:
+            value = getter()
+        except Exception:
+            value = None
+        if isinstance(value, int):
+            return value
+    for holder in (_get(model_config, "hf_text_config"), _get(model_config, "hf_config")):
+        value = _get(holder, "hidden_size")
+        if isinstance(value, int):
+            return value
+    return None
+
+
+def fields_from_vllm(vllm_config: Any) -> dict[str, Any]:
+    """EngineConfig keyword arguments read from a VllmConfig-like object."""
+    if vllm_config is None:
+        raise ConfigError("from_vllm: expected a VllmConfig, got None")
+    scheduler = _get(vllm_config, "scheduler_config")
+    model = _get(vllm_config, "model_config")
+    compilation = _get(vllm_config, "compilation_config")
+    spec = _get(vllm_config, "speculative_config")
+    cache = _get(vllm_config, "cache_config")
+    out: dict[str, Any] = {"engine": "vllm"}
+
+    def put(name: str, value: Any) -> None:
+        if value is not None:
+            out[name] = value
+
+    put("max_num_seqs", _get(scheduler, "max_num_seqs"))
+    put("max_num_batched_tokens", _get(scheduler, "max_num_batched_tokens"))
+    put("max_model_len", _get(model, "max_model_len"))
+    put("dtype", _dtype(_get(model, "dtype")))
+    put("hidden_size", _hidden_size(model))
+    put("block_size", _get(cache, "block_size"))
+    mrope = bool(_get(model, "uses_mrope"))
+    if mrope or bool(_get(model, "is_multimodal_model")):
+        out["multimodal"] = True
+        dims = _get(model, "mrope_num_dims")
+        if mrope and isinstance(dims, int):
+            out["mrope_dims"] = dims
+    mode = _get(compilation, "cudagraph_mode")
+    if mode is not None:
+        out["cudagraph_mode"] = cudagraph_mode(mode)
+    if bool(_get(model, "enforce_eager")):
+        out["cudagraph_mode"] = CUDAGraphMode.NONE
+    sizes = _get(compilation, "cudagraph_capture_sizes")
+    if sizes and out.get("cudagraph_mode") is not CUDAGraphMode.NONE:
+        out["cudagraph_capture_sizes"] = tuple(sorted(set(int(s) for s in sizes)))
+        top = _get(compilation, "max_cudagraph_capture_size")
+        if top:
+            out["max_cudagraph_capture_size"] = int(top)
+    if spec is not None and _get(spec, "num_speculative_tokens"):
+        method = _get(spec, "method")
+        out["spec_method"] = spec_method(str(method)) if method else SpecMethod.DRAFT_MODEL
+        out["num_speculative_tokens"] = int(_get(spec, "num_speculative_tokens"))
+        draft = _hidden_size(_get(spec, "draft_model_config"))
+        if draft is not None and draft != out.get("hidden_size"):
+            out["draft_hidden_size"] = draft
+    runner = _get(vllm_config, "use_v2_model_runner")
+    if runner is not None:
+        out["runner"] = "v2" if runner else "v1"
+    performance = _get(vllm_config, "performance_mode")
+    if isinstance(performance, str):
+        out["performance_mode"] = performance
+    return out
+
+
+def merged(read: Mapping[str, Any], overrides: Mapping[str, Any]) -> dict[str, Any]:
+    """What was read, with the caller's overrides on top."""
+    return {**read, **overrides}
