@@ -86,6 +86,13 @@ def graphfit_plan(case: Case, runner: str) -> graphfit.Plan | str:
         return f"cannot express: {exc}"
 
 
+def _cannot_express(g_err: str | None) -> bool:
+    """graphfit refused an input it has no value for: never an agreement, even where vLLM
+    rejects the config for its own reason."""
+    return g_err is not None and (g_err.startswith("cannot express")
+                                  or ("spec_method:" in g_err and "is not one of" in g_err))
+
+
 def _gf_key(d: graphfit.Dispatch) -> Key:
     mode = d.mode.value
     return (mode, d.padded, None if mode == "NONE" else d.num_reqs)
@@ -123,17 +130,22 @@ def _decode_requests(case: Case, cfg: vo.ConfigResult) -> int:
     return min(case.S, cfg.max_num_active_seqs or case.S, case.T // case.q)
 
 
-def compare(case: Case) -> dict[str, list[Diff] | None]:
+def compare(case: Case, graphfit_case: Case | None = None) -> dict[str, list[Diff] | None]:
+    """Per aspect: [] agreement, [Diff...] differences, None not applicable.
+
+    `graphfit_case` plans graphfit from another case (e.g. the same config without an input
+    graphfit lacks, to see what it answers when it ignores that input).
+    """
     out: dict[str, list[Diff] | None] = dict.fromkeys(ASPECTS)
     cfg = vo.config_ladder(case)
     runs = {r: vo.runner(case, r) for r in ("v1", "v2")}
-    plans = {r: graphfit_plan(case, r) for r in ("v1", "v2")}
+    plans = {r: graphfit_plan(graphfit_case or case, r) for r in ("v1", "v2")}
 
     errs: list[Diff] = []
     for r in ("v1", "v2"):
         v_err = runs[r].error
         g_err = plans[r] if isinstance(plans[r], str) else None
-        if (v_err is None) != (g_err is None):
+        if (v_err is None) != (g_err is None) or _cannot_express(g_err):
             errs.append(Diff("errors", f"runner {r}", v_err or "accepted", g_err or "accepted"))
     out["errors"] = errs
 
@@ -177,7 +189,9 @@ def _compare_runner(case: Case, cfg: vo.ConfigResult, run: vo.RunnerResult,
     g_uni = [_gf_pad(plan, x * case.q, uniform_decode=True, num_reqs=x) for x in rs]
     out[f"{r}_target_uniform"] = _table_diff(f"{r}_target_uniform", "r", rs, v_uni, g_uni)
 
-    # streams vLLM pads vs the graphfit buffer that must hold them
+    # streams vLLM pads vs the graphfit buffer that must hold them; for the drafter's own
+    # streams (`tight`) graphfit's capacity must also not exceed vLLM's peak (README: tight)
+    tight: set[str] = set()
     streams: list[tuple[str, str, int]] = [
         ("target tokens", "target.input_ids", max(map(_padded, v_mixed + v_uni), default=0)),
         ("target request rows", "target.seq_lens",
@@ -187,30 +201,42 @@ def _compare_runner(case: Case, cfg: vo.ConfigResult, run: vo.RunnerResult,
         v_dr = [run.drafter_tokens(n) for n in ns]
         g_dr = [_gf_pad(plan, n, component="drafter") for n in ns]
         out["v1_drafter"] = _table_diff("v1_drafter", "n", ns, v_dr, g_dr)
+        # capture: DFlashProposer.dummy_run runs min(size, S*q) query tokens per captured
+        # size (v1/spec_decode/dflash.py:229); other drafters run `size` tokens
         if case.method == "dflash":
             v_q = [run.drafter_tokens(x * case.q) for x in rs]
+            v_q += [run.drafter_tokens(min(s, case.S * case.q)) for s in run.sizes]
             streams.append(("DFlash query", "drafter.positions", max(map(_padded, v_q),
                                                                      default=0)))
         else:
             streams.append(("drafter tokens", "drafter.input_ids",
                             max(map(_padded, v_dr), default=0)))
+        tight.add(streams[-1][0])
     if r == "v2" and case.method == "dflash" and run.drafter is not None:
         v_q = [run.drafter_query(x) for x in rs]
         g_q = [_gf_pad(plan, x * case.q, uniform_decode=True, num_reqs=x, component="drafter")
                for x in rs]
         out["v2_dflash_drafter"] = _table_diff("v2_dflash_drafter", "r", rs, v_q, g_q)
-        streams.append(("DFlash query", "drafter.positions", max(map(_padded, v_q), default=0)))
+        # capture replays each FULL candidate once (cudagraph_utils.py:274-383)
+        captured = [d.num_tokens for d in run.drafter._capture_descs.get(
+            vo.vllm().CUDAGraphMode.FULL, [])]
+        streams.append(("DFlash query", "drafter.positions",
+                        max([*map(_padded, v_q), *captured], default=0)))
+        tight.add("DFlash query")
 
     cap: list[Diff] = []
     for stream, buf, peak in streams:
         have = _capacity(plan, buf)
         if have is None or peak > have:
             cap.append(Diff(f"{r}_capacity", f"{stream} -> {buf}", peak, have, unsafe=True))
+        elif stream in tight and have > peak:
+            cap.append(Diff(f"{r}_capacity", f"{stream} -> {buf} (graphfit larger)", peak,
+                            have))
     out[f"{r}_capacity"] = cap
     for aspect in (f"{r}_target_mixed", f"{r}_target_uniform", "v1_drafter",
                    "v2_dflash_drafter"):
         for d in out.get(aspect) or []:
-            d.unsafe = bool(cap)
+            d.unsafe = any(c.unsafe for c in cap)
 
 
 # graphfit buffer -> the DFlashProposer attribute it models (reference_capacity must match)
