@@ -154,6 +154,9 @@ SUPPORT_RULES = (
                                                 "v1_capacity", "v2_capacity",
                                                 "dflash_v1_buffers"),
          lambda c, d: c.support != "ALWAYS"),
+    Rule("support below UNIFORM_BATCH with q > 1: nothing is rounded, so a max below q is "
+         "accepted (graphfit rejects it)", "config/compilation.py:1448-1468, 1529-1535",
+         ("errors",), lambda c, d: "is below the decode query length" in _g(d)),
     Rule("draft attention below UNIFORM_BATCH: the V2 DFlash drafter runs eager",
          "v1/worker/gpu/spec_decode/dflash/speculator.py:143-160", ("v2_dflash_drafter",),
          lambda c, d: c.draft_support not in (None, "ALWAYS", "UNIFORM_BATCH")

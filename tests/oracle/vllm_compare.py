@@ -272,7 +272,13 @@ def _dflash_buffers(case: Case, cfg: vo.ConfigResult, run: vo.RunnerResult,
     return diffs
 
 
+@functools.lru_cache(maxsize=512)
+def _compared(case: Case) -> dict[str, list[Diff] | None]:
+    return compare(case)
+
+
 def failures(case: Case, aspects: tuple[str, ...] = ASPECTS) -> list[str]:
-    """One line per differing aspect (for assertion messages)."""
-    res = compare(case)
+    """One line per differing aspect (for assertion messages); cached per case, so the
+    edge grid's per-aspect tests compare each case once."""
+    res = _compared(case)
     return [d.describe() for a in aspects for d in (res.get(a) or [])]
