@@ -44,7 +44,8 @@ def random_case(rng: random.Random, *, expressible: bool) -> Case:
         blackwell=rng.random() < 0.3, enforce_eager=rng.random() < 0.05,
         support="ALWAYS" if expressible else rng.choice(vo.SUPPORT_LEVELS),
         draft_support=None if expressible else rng.choice([None, *vo.SUPPORT_LEVELS]),
-        dspark_fill_in=False if expressible else rng.random() < 0.5)
+        dspark_fill_in=False if expressible else rng.random() < 0.5,
+        max_model_len=rng.choice((8192, 8192, 1000, 4097, rng.randint(1, 8192))))
 
 
 @dataclass(frozen=True)
@@ -128,6 +129,9 @@ RULES = (
          "config/vllm.py:2378-2396; v1/core/sched/scheduler.py:134-138",
          ("v1_capacity", "v2_capacity"),
          lambda c, d: d.what.startswith("DFlash query") and not d.unsafe),
+    Rule("block-table width: vLLM aligns the columns to 128 tokens, graphfit uses "
+         "cdiv(max_model_len, block_size) (narrower)", "v1/worker/block_table.py:29-41, 236-245",
+         ("v1_block_table",), lambda c, d: True),
     Rule("draft_model drafter tokens: the scheduler reserves the extra slot inside T, graphfit "
          "sizes T + S (larger, not unsafe; #32591 does not reproduce in 0.33)",
          "v1/core/sched/scheduler.py:721-722, 797, 847, 1003; config/speculative.py:2058-2090",

@@ -165,6 +165,8 @@ def _grid() -> list[Case]:
             add(Case(S=33, k=5, method="eagle", mode=mode, max_size=200, support=support))
             add(Case(S=33, mode=mode, support=support))
     add(Case(S=33, k=3, method="dflash", draft_support="UNIFORM_SINGLE_TOKEN_DECODE"))
+    for max_model_len in (1000, 2048, 4097):  # block-table width alignment
+        add(Case(S=8, T=8192, max_model_len=max_model_len))
     return list(dict.fromkeys(cases))
 
 
@@ -174,7 +176,7 @@ GROUPS = {
     "ladders": ("config_ladder", "v1_ladder", "v2_ladder"),
     "v1-dispatch": ("v1_target_mixed", "v1_target_uniform", "v1_drafter"),
     "v2-dispatch": ("v2_target_mixed", "v2_target_uniform", "v2_dflash_drafter"),
-    "capacity": ("v1_capacity", "v2_capacity", "dflash_v1_buffers"),
+    "capacity": ("v1_capacity", "v2_capacity", "dflash_v1_buffers", "v1_block_table"),
 }
 
 
@@ -182,7 +184,8 @@ def _case_id(case: Case) -> str:
     parts = [f"S{case.S}", f"T{case.T}", f"k{case.k}"]
     defaults = Case(S=case.S)
     for name in ("method", "mode", "sizes", "max_size", "performance_mode", "blackwell",
-                 "enforce_eager", "support", "draft_support", "dspark_fill_in"):
+                 "enforce_eager", "support", "draft_support", "dspark_fill_in",
+                 "max_model_len"):
         value = getattr(case, name)
         if value != getattr(defaults, name):
             parts.append(f"{name}={value}".replace(" ", ""))

@@ -24,8 +24,8 @@ from tests.oracle.vllm_oracle import Case, Key
 
 ASPECTS = (
     "errors", "config_ladder", "v1_ladder", "v1_target_mixed", "v1_target_uniform",
-    "v1_drafter", "v1_capacity", "dflash_v1_buffers", "v2_ladder", "v2_target_mixed",
-    "v2_target_uniform", "v2_dflash_drafter", "v2_capacity",
+    "v1_drafter", "v1_capacity", "dflash_v1_buffers", "v1_block_table", "v2_ladder",
+    "v2_target_mixed", "v2_target_uniform", "v2_dflash_drafter", "v2_capacity",
 )
 
 # EngineConfig fields graphfit would need; the value graphfit implicitly assumes today.
@@ -176,6 +176,11 @@ def _compare_runner(case: Case, cfg: vo.ConfigResult, run: vo.RunnerResult,
     if run.mode != g_mode:
         ladder.append(Diff(f"{r}_ladder", "resolved mode", run.mode, g_mode))
     out[f"{r}_ladder"] = ladder
+    if r == "v1":  # columns: cdiv(max_model_len, block_size) aligned to 128 tokens
+        width = vo.block_table_width(case.max_model_len, plan.config.block_size)
+        g_width = plan.buffer("target.block_table").shape[-1]
+        out["v1_block_table"] = [] if width == g_width else [
+            Diff("v1_block_table", "target.block_table columns", width, g_width)]
 
     hi = min(case.T, max(run.max_size, plan.max_capture_size if plan.has_graphs else 0) + 2)
     ns = sorted(set(range(1, hi + 1)) | {case.T})
