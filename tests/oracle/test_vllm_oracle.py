@@ -2,20 +2,17 @@
 
 The first group pins the oracle to facts read in vLLM's source, so a broken stub cannot make
 the comparison vacuous. The second compares graphfit's public API with vLLM, aspect by aspect
-(config ladder, resolved ladder and mode, V1 target / drafter dispatch, V2 target / DFlash
-drafter dispatch, capacities, DFlash buffers, errors), for every reachable batch: mode,
-padded size and num_reqs. They run on a fixed edge grid and on hypothesis-generated configs.
-
-Many of the comparisons are EXPECTED to fail on today's graphfit: they are the specification
-the next change to graphfit must meet (see the report in the oracle-vllm branch history).
-Cases with inputs graphfit cannot express yet (attention cudagraph support level, DSpark
-fill-in, new speculative methods) fail with "cannot express"; `vllm_compare.PROPOSED_FIELDS`
-names the fields they are passed as.
+(errors, config ladder, resolved ladder and mode, V1 target / drafter dispatch, V2 target /
+drafter dispatch, capacities and engine rows, the real drafters' buffers, block-table width,
+and graphfit without the support levels covering vLLM's), for every reachable batch: mode,
+padded size and num_reqs. They run on a fixed edge grid and on hypothesis-generated configs,
+and must show no difference at all.
 """
 
 from __future__ import annotations
 
 import os
+import random
 
 import pytest
 from hypothesis import Phase, given, settings
@@ -29,7 +26,7 @@ from tests.oracle import vllm_compare as vc  # noqa: E402
 from tests.oracle import vllm_oracle as vo  # noqa: E402
 from tests.oracle.vllm_oracle import Case  # noqa: E402
 
-GRAPHFIT_METHODS = ("eagle", "eagle3", "mtp", "draft_model", "dflash", "ngram")
+FIRST_METHODS = ("eagle", "eagle3", "mtp", "draft_model", "dflash", "ngram")
 
 
 # -- the oracle itself, against vLLM's source ---------------------------------------------
@@ -101,6 +98,45 @@ def test_oracle_v2_and_buffers() -> None:
     assert vo.block_table_width(8192, 16) == 512 and vo.block_table_width(1000, 16) == 64
 
 
+def test_oracle_runner_validation_and_real_drafters() -> None:
+    # VllmConfig.__post_init__'s runner checks (config/vllm.py:3053-3151)
+    assert "dspark" in str(vo.runner(Case(S=8, k=3, method="dspark"), "v1").error)
+    assert "suffix" in str(vo.runner(Case(S=8, k=3, method="suffix"), "v2").error)
+    # the drafters are vLLM's own objects: ExtractHiddenStatesProposer asserts k == 1
+    assert vo.runner(Case(S=8, k=2, method="extract_hidden_states"), "v1").error is not None
+    eagle = vo.runner(Case(S=8, k=3, method="eagle"), "v2")
+    assert eagle.drafter_buffers is not None
+    assert eagle.drafter_buffers["input_buffers.input_ids"] == (8192,)
+    assert "arange" not in eagle.drafter_buffers  # MRV2 speculators have no arange
+    dspark = vo.runner(Case(S=8, k=3, method="dspark"), "v2")
+    assert dspark.drafter_width == 3  # anchor sampling: k query tokens per request
+    fill_in = vo.runner(Case(S=8, k=3, method="dspark", dspark_fill_in=True), "v2")
+    assert fill_in.drafter_width == 4
+
+
+def test_backend_levels_match_vllm() -> None:
+    # graphfit's table of AttentionBackendEnum names and their cudagraph support levels
+    from graphfit.planner.engines.vllm.attention import BACKEND_LEVELS
+
+    names = {m.name for m in vo.vllm().AttentionBackendEnum}
+    # TORCH_SDPA (ViT only), CUSTOM (plugins), and two names whose module or class the 0.33
+    # wheel does not ship
+    assert names - set(BACKEND_LEVELS) == {"TORCH_SDPA", "CUSTOM", "NO_ATTENTION",
+                                           "TRITON_FLASHINFER"}
+    assert set(BACKEND_LEVELS) <= names
+    checked = 0
+    for name, levels in BACKEND_LEVELS.items():
+        found = vo.backend_support(name)
+        if found is None:  # needs CUDA or an optional package to import
+            continue
+        level, own = found
+        assert level in {x.value for x in levels}, name
+        if not own:  # a fixed class-level value: graphfit knows exactly that one
+            assert tuple(x.value for x in levels) == (level,), name
+        checked += 1
+    assert checked >= 30
+
+
 # -- the edge grid ------------------------------------------------------------------------
 
 def _grid() -> list[Case]:
@@ -152,6 +188,14 @@ def _grid() -> list[Case]:
     # enforce_eager / NONE: no sizes, no validation of lists or max
     add(Case(S=33, k=3, method="eagle", enforce_eager=True, sizes=(5, 5), max_size=7))
     add(Case(S=33, k=3, method="eagle", mode="NONE", sizes=(5, 5), max_size=7))
+    # T <= num_lookahead_tokens is rejected with each method's own lookahead (vllm.py:626-653)
+    for method in vo.METHODS:
+        k = 1 if method == "extract_hidden_states" else 3
+        for T in (k, k + 1, k + 2):
+            add(Case(S=1, T=T, k=k, method=method))
+    add(Case(S=1, T=4, k=3, method="dspark", dspark_fill_in=True))
+    add(Case(S=64, T=256, k=7, method="dspark"))
+    add(Case(S=64, T=256, k=7, method="dflash", draft_support="UNIFORM_SINGLE_TOKEN_DECODE"))
     # configs vLLM rejects
     for bad in (Case(S=33, T=20), Case(S=1, T=3, k=3, method="eagle"),
                 Case(S=1, T=4, k=3, method="dflash"), Case(S=1, T=3, k=3, method="ngram"),
@@ -175,8 +219,9 @@ GROUPS = {
     "errors": ("errors",),
     "ladders": ("config_ladder", "v1_ladder", "v2_ladder"),
     "v1-dispatch": ("v1_target_mixed", "v1_target_uniform", "v1_drafter"),
-    "v2-dispatch": ("v2_target_mixed", "v2_target_uniform", "v2_dflash_drafter"),
-    "capacity": ("v1_capacity", "v2_capacity", "dflash_v1_buffers", "v1_block_table"),
+    "v2-dispatch": ("v2_target_mixed", "v2_target_uniform", "v2_drafter"),
+    "capacity": ("v1_capacity", "v2_capacity", "v1_block_table", "unknown_support"),
+    "buffers": ("v1_drafter_buffers", "v2_drafter_buffers"),
 }
 
 
@@ -209,11 +254,12 @@ _PHASES = _NO_SHRINK if os.environ.get("HYPOTHESIS_PROFILE", "ci") == "ci" else 
 
 @st.composite
 def cases(draw: st.DrawFn, *, expressible: bool) -> Case:
-    """vLLM configs; `expressible`: only inputs graphfit has fields for today."""
+    """vLLM configs; `expressible`: only the inputs graphfit had before issue 9 (the support
+    level ALWAYS, the first six methods)."""
     S = draw(st.one_of(st.sampled_from((1, 7, 33, 97, 255, 256, 257, 511, 512, 513, 1023,
                                         1024)), st.integers(1, 1100)))
     k = draw(st.integers(0, 15))
-    methods = GRAPHFIT_METHODS if expressible else vo.METHODS
+    methods = FIRST_METHODS if expressible else vo.METHODS
     method = draw(st.sampled_from(methods)) if k else None
     q = 1 + k
     T = draw(st.one_of(st.just(8192), st.integers(max(1, S - 2), max(S, 2 * S * q) + 16),
@@ -230,6 +276,22 @@ def cases(draw: st.DrawFn, *, expressible: bool) -> Case:
         draft_support=None if expressible else draw(st.none() | st.sampled_from(
             vo.SUPPORT_LEVELS)),
         dspark_fill_in=False if expressible else draw(st.booleans()))
+
+
+def test_generated_configs_batch_agrees() -> None:
+    # the measurement's generator (every method, support level, list, max, mode...), compared
+    # at every batch where either dispatcher can change: 700 configs in ~25 s on one core;
+    # with the grid and the hypothesis examples, over a thousand configs per CI run
+    from tests.oracle.measure_vllm import random_case, short
+
+    rng = random.Random(int(os.environ.get("GRAPHFIT_ORACLE_SEED", "9")))
+    bad: list[str] = []
+    for _ in range(700):
+        case = random_case(rng, expressible=rng.random() < 0.3)
+        diffs = vc.failures(case, exhaustive=False)
+        if diffs:
+            bad.append(f"{short(case)}: {diffs[0]}")
+    assert not bad, f"{len(bad)} configs differ:\n" + "\n".join(bad[:10])
 
 
 @settings(max_examples=40, phases=_PHASES)

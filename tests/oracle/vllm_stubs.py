@@ -105,6 +105,22 @@ def install(root: Path) -> None:
             return None
 
     platforms._current_platform = OraclePlatform()  # read lazily via platforms.__getattr__
+    # another oracle module of the same run may have imported vLLM first with its own
+    # platform: drop the answers vLLM cached from it
+    from vllm.utils import platform_utils
+
+    for name in ("is_pin_memory_available", "is_uva_available"):
+        cached = getattr(platform_utils, name, None)
+        if hasattr(cached, "cache_clear"):
+            cached.cache_clear()
+    # ...and froze that platform's pinned-memory answer into CpuGpuBuffer's default argument
+    # (v1/utils.py:118) when it imported vllm.v1.utils: CPU tensors cannot be pinned
+    import vllm.v1.utils as v1_utils
+
+    v1_utils.PIN_MEMORY = False  # type: ignore[attr-defined]
+    defaults = v1_utils.CpuGpuBuffer.__init__.__kwdefaults__
+    if defaults and defaults.get("pin_memory"):
+        defaults["pin_memory"] = False
     _installed = True
 
 
