@@ -27,7 +27,8 @@ from graphfit import plan
 from graphfit.planner.analysis.summary import decode_stats
 from graphfit.planner.analysis.sweep import grid_points, point_config, sweep
 
-BASE = {"spec_method": "dflash"}
+# the attention support level given: one scenario per point, as the numpy reference checks
+BASE = {"spec_method": "dflash", "attention_cudagraph_support": "ALWAYS"}
 SMALL = {"max_num_seqs": tuple(range(1, 257)), "num_speculative_tokens": tuple(range(8))}
 README = {"max_num_seqs": tuple(range(1, 1025)), "num_speculative_tokens": tuple(range(16))}
 
@@ -68,7 +69,8 @@ def _cli_wall(axes: dict[str, tuple[int, ...]], workers: int) -> tuple[float, fl
             f"{axes['max_num_seqs'][0]}..{axes['max_num_seqs'][-1]}",
             "--num-speculative-tokens",
             f"{axes['num_speculative_tokens'][0]}..{axes['num_speculative_tokens'][-1]}",
-            "--method", "dflash", "--workers", str(workers), "--json"]
+            "--method", "dflash", "--attention-cudagraph-support", "ALWAYS",
+            "--workers", str(workers), "--json"]
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
     done = subprocess.run(argv, capture_output=True, text=True, check=False, cwd=ROOT)

@@ -6,6 +6,7 @@ and is imported only when asked for, so `import graphfit` never pulls in torch.
 
 from graphfit.planner import (
     PAD_SLOT_ID,
+    AttentionSupport,
     Axis,
     BatchError,
     BatchFamily,
@@ -32,6 +33,7 @@ from graphfit.planner import (
     Requests,
     RowRule,
     Runner,
+    Scenario,
     SpecMethod,
     Stream,
     Unit,
@@ -46,11 +48,12 @@ from graphfit.planner import (
 __version__ = "0.1.0"
 
 __all__ = [
-    "PAD_SLOT_ID", "Axis", "BatchError", "BatchFamily", "BufferPlan", "CUDAGraphMode",
+    "PAD_SLOT_ID", "AttentionSupport", "Axis", "BatchError", "BatchFamily", "BufferPlan",
+    "CUDAGraphMode",
     "CapacityError", "CeilingFamily", "ComponentPlan", "ConfigError", "Demand", "Dispatch",
     "Engine", "EngineConfig", "FillKind", "FillPolicy", "FillViolation", "FillViolationRange",
     "GraphKey", "GraphfitError", "Ladder", "LadderPolicy", "PerformanceMode", "Plan",
-    "Requests", "RowRule", "Runner", "SpecMethod", "Stream", "Unit",
+    "Requests", "RowRule", "Runner", "Scenario", "SpecMethod", "Stream", "Unit",
     "Verification", "Violation", "ViolationRange", "padding_table", "plan", "request_counts",
     "__version__",
 ]

@@ -32,7 +32,12 @@ from graphfit.planner.core.verify import Verification
 from graphfit.planner.plan import Plan
 from graphfit.planner.plan import plan as make_plan
 
-VLLM_METHODS = ("eagle", "eagle3", "mtp", "draft_model", "dflash", "ngram")
+VLLM_METHODS = ("eagle", "eagle3", "mtp", "draft_model", "dflash", "ngram", "ngram_gpu",
+                "suffix", "dspark", "extract_hidden_states")
+VLLM_LEVELS = ("NEVER", "UNIFORM_SINGLE_TOKEN_DECODE", "UNIFORM_BATCH", "ALWAYS")
+# backends whose levels never include NEVER (so every mode stays valid), GPU-dependent ones too
+VLLM_BACKENDS = ("FLASH_ATTN", "FLASHINFER", "TRITON_ATTN", "FLEX_ATTENTION", "FLASHMLA",
+                 "CUTLASS_MLA")
 SGLANG_METHODS = ("eagle", "eagle3", "mtp", "draft_model", "ngram")
 TRTLLM_METHODS = ("eagle", "eagle3", "mtp", "draft_model", "ngram")
 VLLM_MODES = ("NONE", "PIECEWISE", "FULL", "FULL_DECODE_ONLY", "FULL_AND_PIECEWISE")
@@ -53,21 +58,39 @@ def vllm_configs(draw: st.DrawFn, *, max_seqs: int = 256, max_tokens: int = 4096
                  max_k: int = 15, methods: Sequence[str] | None = None,
                  modes: Sequence[str] = VLLM_MODES,
                  ladders: Sequence[str] = ("vllm", "vllm-legacy")) -> EngineConfig:
-    """Valid vLLM configs: ladder, mode, runner, ceiling, performance mode, optional max."""
-    k = draw(st.integers(0 if methods is None else 1, max_k))
+    """Valid vLLM configs: ladder, mode, runner, ceiling, performance mode, an optional max or
+    user list (unsorted, above T: vLLM sorts and drops), attention support levels given, from
+    a backend or unknown, every speculative method on the runners that run it."""
+    method = _method(draw, 1, VLLM_METHODS, methods) if methods is not None or draw(
+        st.booleans()) else "none"
+    k = 0 if method == "none" else (1 if method == "extract_hidden_states"
+                                    else draw(st.integers(1, max_k)))
     q = 1 + k
     S = draw(st.integers(1, max_seqs))
-    T = draw(st.integers(max(S, q), max(S, q, max_tokens)))
+    T = draw(st.integers(max(S, q + 1), max(S, q + 1, max_tokens)))
+    runners = {"dspark": ("v2",), "suffix": ("v1",)}.get(method, ("v1", "v2"))
+    mode = draw(st.sampled_from(tuple(modes)))
+    levels = VLLM_LEVELS[1:] if mode == "FULL" else VLLM_LEVELS
+    level = draw(st.none() | st.sampled_from(levels))
+    backend = draw(st.sampled_from(VLLM_BACKENDS)) if level is None and draw(
+        st.booleans()) else None
+    sizes = max_size = None
+    if draw(st.integers(0, 3)) == 0:
+        sizes = tuple(draw(st.lists(st.integers(1, T + 64), min_size=1, max_size=8)))
+    else:
+        max_size = draw(st.none() | st.integers(q, max(q, 600)))
     return EngineConfig.from_dict(dict(
         max_num_seqs=S, max_num_batched_tokens=T, num_speculative_tokens=k,
-        spec_method=_method(draw, k, VLLM_METHODS, methods),
-        cudagraph_mode=draw(st.sampled_from(tuple(modes))),
-        max_cudagraph_capture_size=draw(st.none() | st.integers(q, max(q, 600))),
+        spec_method=method, cudagraph_mode=mode, cudagraph_capture_sizes=sizes,
+        max_cudagraph_capture_size=max_size,
         ladder=draw(st.sampled_from(tuple(ladders))),
         performance_mode=draw(st.sampled_from(("balanced", "interactivity"))),
-        runner=draw(st.sampled_from(("v1", "v2"))),
+        runner=draw(st.sampled_from(runners)),
         ceiling_family=draw(st.sampled_from(("default", "blackwell"))),
-        hidden_size=draw(st.sampled_from((64, 4096)))))
+        hidden_size=draw(st.sampled_from((64, 4096))),
+        attention_backend=backend, attention_cudagraph_support=level,
+        drafter_attention_cudagraph_support=draw(st.none() | st.sampled_from(VLLM_LEVELS)),
+        dspark_sample_from_anchor=method != "dspark" or draw(st.booleans())))
 
 
 @st.composite
@@ -209,9 +232,11 @@ def verify(plan: Plan, capacities: Mapping[str, int | str] | None = None,
     them an error too.
     """
     formulas = cast(dict[str, "int | str"], _present(plan, capacities or {}, require_all))
-    caps = capacities_for(plan, formulas)
-    kinds = _present(plan, fills or {}, require_all)
-    return plan.verify(caps, {k: str(v) for k, v in kinds.items()})
+    kinds = {k: str(v) for k, v in _present(plan, fills or {}, require_all).items()}
+    if capacities is None:  # graphfit's own capacities, for graphfit's runtime
+        return plan.verify(None, kinds)
+    # an audit: the given rows against every batch the engine's own code runs
+    return plan.verify(capacities_for(plan, formulas), kinds)
 
 
 def assert_plan_safe(plan: Plan, capacities: Mapping[str, int | str] | None = None,

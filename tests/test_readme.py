@@ -17,7 +17,7 @@ def test_planning_example_runs(capsys: pytest.CaptureFixture[str]) -> None:
                  if "graphfit.plan(" in b and "verify(capacities=" in b)
     exec(compile(block, "README.md", "exec"), {})
     assert capsys.readouterr().out.strip() == (
-        "drafter.positions: num_tokens 129-132 pad to 136 > capacity 132")
+        "drafter.positions: num_tokens 132 pad to 136 > capacity 132")
 
 
 def _graphfit_argv(line: str) -> list[str]:

@@ -41,6 +41,7 @@ def _human(n: int) -> str:
 def _sweep_document(result: SweepResult) -> dict[str, Any]:
     return {
         "schema": "graphfit.sweep/1",
+        "engine_version": result.engine_version,
         "axes": {name: [values[0], values[-1], len(values)]
                  for name, values in result.axes.items()},
         "capacities": dict(result.capacities),
@@ -130,7 +131,8 @@ def sweep_command(
         out = console()
         verdict = ("[bold green]SAFE[/bold green]" if result.ok
                    else "[bold red]UNSAFE[/bold red]")
-        out.print(f"{verdict}: {len(result.results):,} configs, {len(result.failing):,} "
+        model = f" ({result.engine_version})" if result.engine_version else ""
+        out.print(f"{verdict}{model}: {len(result.results):,} configs, {len(result.failing):,} "
                       f"failing, {len(result.invalid):,} rejected by the engine; "
                       f"{result.checked:,} batch/buffer checks (exhaustive) in "
                       f"{result.seconds:.1f} s on {result.workers} worker(s).")
@@ -163,9 +165,11 @@ def _compare_table(left: PlanFigures, right: PlanFigures) -> Table:
         return f"{100 * x:.1f}%"
 
     rows = [
-        ("engine / ladder", f"{left.engine} / {left.ladder}", f"{right.engine} / {right.ladder}"),
+        ("engine / ladder", f"{left.engine_version or left.engine} / {left.ladder}",
+         f"{right.engine_version or right.engine} / {right.ladder}"),
         ("graphs", str(left.graphs), str(right.graphs)),
-        ("max capture", f"{left.sizes[-1]} {left.unit}", f"{right.sizes[-1]} {right.unit}"),
+        ("max capture", f"{left.sizes[-1] if left.sizes else 0} {left.unit}",
+         f"{right.sizes[-1] if right.sizes else 0} {right.unit}"),
         ("sizes", compress_sizes(left.sizes), compress_sizes(right.sizes)),
         ("decode batches", left.decode.label, right.decode.label),
         ("decode padding waste", pct(left.decode.waste_fraction),

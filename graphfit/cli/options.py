@@ -130,6 +130,18 @@ def _cuda_graph_config(origin: str, value: Any) -> tuple[list[Setting], list[str
     return trtllm_args.cuda_graph_config(origin, value, settings.COMMAND_LINE)
 
 
+def _true_false(value: Any) -> bool:
+    from graphfit.inputs.values import as_bool
+
+    return as_bool("--dspark-sample-from-anchor", value)
+
+
+def _attention_backend(value: Any) -> str | None:
+    from graphfit.inputs import vllm as vllm_args
+
+    return vllm_args.attention_backend("--attention-backend", value)
+
+
 def _bs_list(value: Any) -> tuple[int, ...]:
     from graphfit.inputs.values import as_sizes
 
@@ -160,7 +172,8 @@ CONFIG_FLAGS: list[ConfigFlag] = [
     ConfigFlag("num_speculative_tokens", "--num-speculative-tokens", int,
                "Speculative tokens per step (k)."),
     ConfigFlag("spec_method", "--method", str,
-               "Speculative method: none, eagle, eagle3, mtp, draft_model, dflash, ngram."),
+               "Speculative method: none, eagle, eagle3, mtp, draft_model, dflash, dspark, "
+               "ngram, ngram_gpu, suffix, extract_hidden_states."),
     ConfigFlag("cudagraph_capture_sizes", "--cudagraph-capture-sizes", str,
                "Explicit capture sizes, e.g. 1,2,4,8 or [1,2,4,8].", parse_sizes),
     ConfigFlag("max_cudagraph_capture_size", "--max-cudagraph-capture-size", int,
@@ -197,6 +210,22 @@ CONFIG_FLAGS: list[ConfigFlag] = [
                aliases=("-O",), expand=_optimization, panel=VLLM_PANEL),
     ConfigFlag("enforce_eager", "--enforce-eager", bool, "vLLM: no CUDA graphs.",
                expand=_set("cudagraph_mode", CUDAGraphMode.NONE, Engine.VLLM), switch=True,
+               panel=VLLM_PANEL),
+    ConfigFlag("attention_backend", "--attention-backend", str,
+               "vLLM attention backend (FLASH_ATTN, FLASHINFER, TRITON_ATTN, ...): its "
+               "cudagraph support level(s); auto: unknown, every level is covered.",
+               parse=_attention_backend, engine=Engine.VLLM, panel=VLLM_PANEL),
+    ConfigFlag("attention_cudagraph_support", "--attention-cudagraph-support", str,
+               "vLLM attention backends' cudagraph support: NEVER, "
+               "UNIFORM_SINGLE_TOKEN_DECODE, UNIFORM_BATCH, ALWAYS (default: from "
+               "--attention-backend, else unknown and every level is covered).",
+               engine=Engine.VLLM, panel=VLLM_PANEL),
+    ConfigFlag("drafter_attention_cudagraph_support", "--drafter-cudagraph-support",
+               str, "vLLM: the MRV2 DFlash/DSpark draft attention's own support level.",
+               engine=Engine.VLLM, panel=VLLM_PANEL),
+    ConfigFlag("dspark_sample_from_anchor", "--dspark-sample-from-anchor", str,
+               "vLLM DSpark: the draft's hf_config sample_from_anchor, true (default) or "
+               "false (the 1 + k fill-in layout).", parse=_true_false, engine=Engine.VLLM,
                panel=VLLM_PANEL),
     # SGLang server arguments
     ConfigFlag("max_num_seqs", "--max-running-requests", int, "SGLang: max running requests (S).",

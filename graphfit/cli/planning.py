@@ -85,21 +85,25 @@ def check_command(
         else:
             result, audited = plan(config), {}
         audited.update(capacities(result, capacity))
-        # a plan file is graphfit's own sizing (its runtime allocates it), not the engine's
+        # a plan file is graphfit's own sizing (its runtime allocates it), not the engine's:
+        # audited against the batches graphfit's runtime runs; --capacity sizings against
+        # every batch the engine's own code runs (its engine rows)
         engine = None if plan_file is not None else result.verify_engine()
-        verification = result.verify(capacities=audited) if audited else None
+        verification = (result.verify(capacities=audited, engine=plan_file is None)
+                        if audited else None)
     ok = ((engine is None or engine.ok)
           and (verification is None or verification.ok))
     if json_output:
         doc = verification_document(verification) if verification is not None else {}
         engine_doc = {} if engine is None else {"engine": _engine_document(result, engine)}
-        emit_json({"schema": "graphfit.check/1", **doc, "ok": ok, **engine_doc})
+        emit_json({"schema": "graphfit.check/1", "engine_version": result.engine_version,
+                   **doc, "ok": ok, **engine_doc})
     else:
         out = console()
         for line in engine_verdict(result, engine) if engine is not None else []:
             out.print(line)
         if verification is not None:
-            print_verdict(out, verification, audit=True)
+            print_verdict(out, verification, audit=True, engine_version=result.engine_version)
     if not ok:
         raise typer.Exit(EXIT_VIOLATIONS)
 

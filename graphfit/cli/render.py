@@ -30,8 +30,21 @@ def config_line(plan: Plan) -> str:
     c = plan.config
     spec = (f", {c.spec_method.value} k={c.num_speculative_tokens} (q={c.uniform_query_len})"
             if c.num_speculative_tokens else "")
+    mode = c.cudagraph_mode.value
+    if plan.cudagraph_mode is not c.cudagraph_mode:
+        mode += f" (resolved: {plan.cudagraph_mode.value})"
     return (f"{plan.engine_version}: S={c.max_num_seqs}, T={c.max_num_batched_tokens}{spec}, "
-            f"{c.cudagraph_mode.value}, runner {c.runner.value}, ladder {c.ladder.value}")
+            f"{mode}, runner {c.runner.value}, ladder {c.ladder.value}")
+
+
+def scenario_lines(plan: Plan) -> list[str]:
+    """Which value of an unknown input the plan assumed, and which others it covers."""
+    if plan.assumed is None or not plan.covered:
+        return []
+    lines = [f"assumed {plan.assumed.label} ({plan.assumed.mode.value}); capacities and "
+             f"audits also cover:"]
+    lines += [f"  - {s.label}: {s.mode.value}, {len(s.sizes)} graphs" for s in plan.covered]
+    return lines
 
 
 def ladder_table(plan: Plan) -> Table:
@@ -64,9 +77,11 @@ def padding_table(plan: Plan) -> Table:
     return table
 
 
-BUFFER_COLUMNS = ("buffer", "dtype", "shape", "axis", "capacity", "engine formula", "bytes",
-                  "saved", "pad fill")
-NARROW_COLUMNS = ("buffer", "capacity", "engine formula", "bytes", "saved")
+BUFFER_COLUMNS = ("buffer", "dtype", "shape", "axis", "capacity", "engine rows",
+                  "engine formula", "bytes", "saved", "pad fill")
+NARROW_COLUMNS = ("buffer", "capacity", "engine rows", "engine formula", "bytes")
+# narrow headers: graphfit's rows, the rows the engine's code writes, what it allocates
+NARROW_HEADERS = {"capacity": "rows", "engine rows": "writes", "engine formula": "alloc"}
 
 
 def buffers_table(plan: Plan, width: int | None = None) -> Table:
@@ -74,20 +89,21 @@ def buffers_table(plan: Plan, width: int | None = None) -> Table:
     columns = NARROW_COLUMNS if width is not None and width < NARROW else BUFFER_COLUMNS
     table = Table(title="Persistent buffers", title_justify="left")
     for name in columns:
-        right = name in ("capacity", "engine formula", "bytes", "saved")
-        header = "engine" if name == "engine formula" and columns is NARROW_COLUMNS else name
+        right = name in ("capacity", "engine rows", "engine formula", "bytes", "saved")
+        header = NARROW_HEADERS.get(name, name) if columns is NARROW_COLUMNS else name
         table.add_column(header, justify="right" if right else "left")
     for comp in plan.components.values():
         for b in comp.buffers:
             delta = b.reference_bytes - b.bytes
-            if b.capacity > b.reference_capacity:
-                saved = f"[red]short {b.capacity - b.reference_capacity}[/red]"
+            if b.engine_rows > b.reference_capacity:
+                saved = f"[red]short {b.engine_rows - b.reference_capacity}[/red]"
             elif delta:
                 saved = human_bytes(delta)
             else:
                 saved = "-"
             cells = {"buffer": b.key, "dtype": b.dtype, "shape": "x".join(map(str, b.shape)),
                      "axis": b.axis.value, "capacity": str(b.capacity),
+                     "engine rows": str(b.engine_rows),
                      "engine formula": str(b.reference_capacity),
                      "bytes": human_bytes(b.bytes), "saved": saved,
                      "pad fill": b.fill.describe()}
@@ -113,12 +129,13 @@ def _short(plan: Plan, r: ViolationRange) -> str:
         return (f"{r.key} holds {r.capacity} rows, {what} run eagerly and need up to "
                 f"{r.needed}")
     extra = f" and need {r.needed} rows" if r.needed != r.padded else ""
-    return f"{r.key} holds {r.capacity} rows, {what} pad to {r.padded}{extra}"
+    verb = "pads" if r.first == r.last else "pad"
+    return f"{r.key} holds {r.capacity} rows, {what} {verb} to {r.padded}{extra}"
 
 
 def engine_verdict(plan: Plan, verification: Verification) -> list[str]:
     """The engine's own sizing, first line a headline: "vLLM 0.33.0 V1 runner: SAFE ..." or
-    "...: UNSAFE: drafter.positions holds 132 rows, batches of 129-132 tokens pad to 136"."""
+    "...: UNSAFE: drafter.positions holds 132 rows, a batch of 132 tokens pads to 136"."""
     label = engine_label(plan)
     if verification.ok:
         return [f"[bold]{label}[/bold]: [bold green]SAFE[/bold green]: every reachable batch "
@@ -133,8 +150,11 @@ def engine_verdict(plan: Plan, verification: Verification) -> list[str]:
     return lines
 
 
-def print_verdict(console: Console, verification: Verification, *, audit: bool) -> None:
+def print_verdict(console: Console, verification: Verification, *, audit: bool,
+                  engine_version: str = "") -> None:
     what = "the given capacities" if audit else "graphfit's capacities"
+    if engine_version:
+        what += f" ({engine_version})"
     if verification.ok:
         console.print(f"[bold green]SAFE[/bold green]: {verification.checked:,} batch/buffer "
                       f"checks, no reachable batch pads past {what}.")
@@ -152,12 +172,14 @@ def print_plan(console: Console, plan: Plan, verification: Verification,
         for line in engine_verdict(plan, engine):
             console.print(line)
     console.print(f"[bold]graphfit plan[/bold]: {config_line(plan)}")
+    for line in scenario_lines(plan):
+        console.print(line)
     for warning in plan.warnings:
         console.print(f"[yellow]warning[/yellow]: {warning}")
     console.print(ladder_table(plan))
     console.print(padding_table(plan))
     console.print(buffers_table(plan, console.width))
-    print_verdict(console, verification, audit=False)
+    print_verdict(console, verification, audit=False, engine_version=plan.engine_version)
 
 
 def _family_of(comp: ComponentPlan, uniform: bool) -> BatchFamily | None:

@@ -40,7 +40,7 @@ VLLM_IGNORED = frozenset({
     "reasoning_parser", "tool_call_parser", "enable_auto_tool_choice", "limit_mm_per_prompt",
     "mm_processor_kwargs", "disable_custom_all_reduce", "async_scheduling", "hf_overrides",
     "scheduling_policy", "long_prefill_token_threshold", "cpu_offload_gb",
-    "calculate_kv_scales", "attention_backend", "allowed_local_media_path", "root_path",
+    "calculate_kv_scales", "allowed_local_media_path", "root_path",
     "ssl_keyfile", "ssl_certfile", "middleware", "response_role", "max_seq_len_to_capture",
     "no_enable_prefix_caching", "enable_sleep_mode", "kv_cache_memory_bytes",
 })

@@ -33,6 +33,7 @@ SPEC_IGNORED = frozenset({
     "suffix_decoding_max_tree_depth", "suffix_decoding_max_cached_requests",
     "suffix_decoding_max_spec_factor", "suffix_decoding_min_token_prob", "draft_load_config",
     "attention_backend", "moe_backend", "use_local_argmax_reduction", "rejection_sample_method",
+    "num_speculative_tokens_per_batch_size",
 })
 COMPILATION_IGNORED = frozenset({
     "level", "mode", "backend", "custom_ops", "splitting_ops", "use_inductor", "compile_sizes",
@@ -49,16 +50,22 @@ OPTIMIZATION_LEVEL_MODES = {  # vLLM -O0..-O3 cudagraph_mode defaults (user sett
     3: CUDAGraphMode.FULL_AND_PIECEWISE,
 }
 _METHODS = {m.value: m for m in SpecMethod if m is not SpecMethod.NONE}
+# speculative-config keys graphfit refuses rather than ignores: they change k or the drafter's
+# batches in ways the plan does not model
+SPEC_NOT_MODELLED = {
+    "num_speculative_tokens_per_batch_size": (
+        "dynamic speculative decoding (k chosen per batch size: every tier has its own decode "
+        "query length, capture sizes and buffers) is not modelled; plan each tier's k "
+        "separately"),
+}
 
 
 def spec_method(origin: str, name: str) -> SpecMethod:
-    """vLLM method names: deepseek_mtp, qwen3_next_mtp, ... are MTP; suffix proposes on the
-    CPU like ngram, so it has no drafter buffers either."""
+    """vLLM 0.33's method names (config/speculative.py:55-82): the model-specific *_mtp names
+    (deepseek_mtp, qwen3_next_mtp, ...) are MTP; custom_class is not modelled."""
     key = name.strip().lower()
     if key.endswith("_mtp"):
         return SpecMethod.MTP
-    if key == "suffix":
-        return SpecMethod.NGRAM
     if key in _METHODS:
         return _METHODS[key]
     choices = ", ".join(sorted(_METHODS))
@@ -68,7 +75,8 @@ def spec_method(origin: str, name: str) -> SpecMethod:
 def _infer_method(model: str) -> SpecMethod:
     lowered = model.lower()
     for needle, method in (("eagle3", SpecMethod.EAGLE3), ("eagle", SpecMethod.EAGLE),
-                           ("dflash", SpecMethod.DFLASH), ("ngram", SpecMethod.NGRAM)):
+                           ("dflash", SpecMethod.DFLASH), ("dspark", SpecMethod.DSPARK),
+                           ("ngram", SpecMethod.NGRAM)):
         if needle in lowered:
             return method
     return SpecMethod.DRAFT_MODEL
@@ -78,6 +86,16 @@ def speculative_config(origin: str, value: object,
                        layer: int = COMMAND_LINE) -> tuple[list[Setting], list[str]]:
     """Settings from vLLM's speculative config (a JSON object or its text)."""
     obj = {normalize_key(k): v for k, v in as_object(origin, value).items()}
+    for key, why in SPEC_NOT_MODELLED.items():
+        if obj.get(key) is not None:
+            raise ConfigError(f"{origin}: {key}: {why}")
+    method_name = str(obj.get("method") or "").strip().lower()
+    if obj.get("parallel_drafting") and method_name not in ("dflash", "dspark"):
+        raise ConfigError(f"{origin}: parallel_drafting: P-EAGLE / PARD drafting (K - 1 or K "
+                          "extra input slots per request, the V1 runner only) is not modelled")
+    if obj.get("enforce_eager") is True:
+        raise ConfigError(f"{origin}: enforce_eager: a drafter-only eager mode (the V1 "
+                          "drafter's dispatcher without graphs) is not modelled")
     reject_unknown(origin, obj, SPEC_IGNORED | {"method", "num_speculative_tokens"})
     notes: list[str] = []
     if "method" in obj and obj["method"] is not None:
@@ -90,17 +108,57 @@ def speculative_config(origin: str, value: object,
     if obj.get("num_speculative_tokens") is None:
         raise ConfigError(f"{origin}: num_speculative_tokens missing")
     k = as_int(f"{origin}: num_speculative_tokens", obj["num_speculative_tokens"])
-    ignored = sorted(set(obj) & (SPEC_IGNORED - {"model"}))
-    if ignored:
-        notes.append(f"{origin}: not modelled, ignored: {', '.join(ignored)}")
     settings = [Setting("spec_method", method, f"{origin}: method", layer),
                 Setting("num_speculative_tokens", k, f"{origin}: num_speculative_tokens",
                         layer),
                 Setting("engine", Engine.VLLM, origin, layer)]
+    backend = obj.get("attention_backend")
+    if backend is not None:  # the draft's own attention backend
+        levels = draft_levels(f"{origin}: attention_backend", backend)
+        if len(levels) == 1:
+            settings.append(Setting("drafter_attention_cudagraph_support", levels[0],
+                                    f"{origin}: attention_backend", layer))
+        elif levels:
+            notes.append(f"{origin}: attention_backend {backend} reports "
+                         f"{' or '.join(levels)}: the plan covers each")
+    ignored = sorted(set(obj) & (SPEC_IGNORED - {"model", "attention_backend"}))
+    if ignored:
+        notes.append(f"{origin}: not modelled, ignored: {', '.join(ignored)}")
     return settings, notes
 
 
 _MODE_NUMBERS = {0: CUDAGraphMode.NONE, 1: CUDAGraphMode.PIECEWISE, 2: CUDAGraphMode.FULL}
+
+
+def attention_backend(origin: str, value: object) -> str | None:
+    """`--attention-backend NAME` (an AttentionBackendEnum name; "auto" selects
+    automatically: graphfit then covers every level)."""
+    text = as_str(origin, value).strip().upper()
+    return None if text in ("AUTO", "NONE", "") else text
+
+
+def draft_levels(origin: str, value: object) -> tuple[str, ...]:
+    """The cudagraph support levels the named backend can report (empty for auto)."""
+    from graphfit.planner.engines.vllm.attention import backend_levels
+
+    name = attention_backend(origin, value)
+    if name is None:
+        return ()
+    try:
+        return tuple(level.value for level in backend_levels(name))
+    except ConfigError as exc:
+        raise ConfigError(f"{origin}: {str(exc).partition(': ')[2]}") from None
+
+
+def support_level(origin: str, value: object) -> str:
+    """An AttentionCGSupport level name (EngineConfig validates it)."""
+    return as_str(origin, value).strip().upper()
+
+
+def _sample_from_anchor(origin: str, value: object) -> bool:
+    return as_bool(origin, value)
+
+
 
 
 def cudagraph_mode(origin: str, value: object) -> CUDAGraphMode:
@@ -238,4 +296,11 @@ FILE_KEYS: dict[str, Handler] = {
     "cudagraph_capture_sizes": field_key("cudagraph_capture_sizes", _sizes),
     "max_cudagraph_capture_size": field_key("max_cudagraph_capture_size", _int),
     "performance_mode": field_key("performance_mode", lambda o, v: as_str(o, v).lower()),
+    "attention_backend": field_key("attention_backend", attention_backend, Engine.VLLM),
+    "attention_cudagraph_support": field_key("attention_cudagraph_support", support_level,
+                                             Engine.VLLM),
+    "drafter_attention_cudagraph_support": field_key("drafter_attention_cudagraph_support",
+                                                     support_level, Engine.VLLM),
+    "dspark_sample_from_anchor": field_key("dspark_sample_from_anchor", _sample_from_anchor,
+                                           Engine.VLLM),
 }

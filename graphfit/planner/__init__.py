@@ -12,6 +12,7 @@ from graphfit.planner.core.batches import BatchFamily, Requests, Stream
 from graphfit.planner.core.buffers import PAD_SLOT_ID, Axis, Demand, FillKind, FillPolicy
 from graphfit.planner.core.dispatch import Dispatch, GraphKey
 from graphfit.planner.core.enums import (
+    AttentionSupport,
     CeilingFamily,
     CUDAGraphMode,
     Engine,
@@ -31,14 +32,16 @@ from graphfit.planner.core.verify import (
     Violation,
     ViolationRange,
 )
+from graphfit.planner.engines.base import Scenario
 from graphfit.planner.engines.vllm import request_counts
 from graphfit.planner.plan import BufferPlan, ComponentPlan, Plan, plan
 
 __all__ = [
-    "PAD_SLOT_ID", "Axis", "BatchError", "BatchFamily", "BufferPlan", "CUDAGraphMode",
+    "PAD_SLOT_ID", "AttentionSupport", "Axis", "BatchError", "BatchFamily", "BufferPlan",
+    "CUDAGraphMode",
     "CapacityError", "CeilingFamily", "ComponentPlan", "ConfigError", "Demand", "Dispatch",
     "Engine", "EngineConfig", "FillKind", "FillPolicy", "FillViolation", "FillViolationRange",
     "GraphKey", "GraphfitError", "Ladder", "LadderPolicy", "PerformanceMode", "Plan",
-    "Requests", "RowRule", "Runner", "SpecMethod", "Stream", "Unit", "Verification",
+    "Requests", "RowRule", "Runner", "Scenario", "SpecMethod", "Stream", "Unit", "Verification",
     "Violation", "ViolationRange", "padding_table", "plan", "request_counts",
 ]

@@ -6,13 +6,13 @@ building one asks the engine's model (through the registry) to settle engine-spe
 
 from __future__ import annotations
 
-import itertools
 from dataclasses import dataclass, fields, replace
 from enum import Enum
 from typing import Any, TypeVar
 
 from graphfit.planner.core.dtypes import DTYPE_SIZES
 from graphfit.planner.core.enums import (
+    AttentionSupport,
     CeilingFamily,
     CUDAGraphMode,
     Engine,
@@ -54,12 +54,7 @@ def _sizes(name: str, value: object) -> tuple[int, ...] | None:
     sizes = tuple(_positive_int(name, v) for v in value)
     if not sizes:
         raise ConfigError(f"{name}: the list is empty")
-    for a, b in itertools.pairwise(sizes):
-        if a == b:
-            raise ConfigError(f"{name}: duplicate capture size {a}")
-        if a > b:
-            raise ConfigError(f"{name}: capture sizes must be sorted ascending ({a} before {b})")
-    return sizes
+    return sizes  # order and duplicates are each engine's rule (vLLM sorts, with a warning)
 
 
 def _optional_int(name: str, value: object, minimum: int) -> int | None:
@@ -68,6 +63,23 @@ def _optional_int(name: str, value: object, minimum: int) -> int | None:
     if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
         raise ConfigError(f"{name}: must be an integer >= {minimum}, got {value!r}")
     return value
+
+
+def _check_vllm_fields(config: EngineConfig) -> None:
+    """Types of the vLLM fields (# vLLM); which values vLLM accepts is its model's business."""
+    set_ = object.__setattr__
+    for name in ("attention_cudagraph_support", "drafter_attention_cudagraph_support"):
+        value = getattr(config, name)
+        if value is not None:
+            set_(config, name, _coerce_enum(name, AttentionSupport, value))
+    backend = config.attention_backend
+    if backend is not None:
+        if not isinstance(backend, str) or not backend.strip():
+            raise ConfigError(f"attention_backend: expected a backend name, got {backend!r}")
+        set_(config, "attention_backend", backend.strip().upper())
+    if not isinstance(config.dspark_sample_from_anchor, bool):
+        raise ConfigError(f"dspark_sample_from_anchor: expected true/false, got "
+                          f"{config.dspark_sample_from_anchor!r}")
 
 
 def _resolve_engine(config: EngineConfig) -> None:
@@ -125,6 +137,17 @@ class EngineConfig:
     speculative_num_draft_tokens: int | None = None
     # the draft model's hidden size (its hidden_states rows' width); None: the target's
     draft_hidden_size: int | None = None
+    # vLLM
+    # an AttentionBackendEnum name (`--attention-backend`); its static cudagraph support
+    # level(s) come from the engine model; None: not given
+    attention_backend: str | None = None
+    # AttentionCGSupport of the target's attention (`--attention-cudagraph-support`);
+    # None: unknown (from the backend if given, else capacities cover every level)
+    attention_cudagraph_support: AttentionSupport | None = None
+    # the draft attention's own level (MRV2 DFlash/DSpark drafters); None: unknown
+    drafter_attention_cudagraph_support: AttentionSupport | None = None
+    # DSpark drafts whose hf_config has sample_from_anchor=False use the 1 + k fill-in layout
+    dspark_sample_from_anchor: bool = True
 
     def __post_init__(self) -> None:
         set_ = object.__setattr__
@@ -143,13 +166,14 @@ class EngineConfig:
         set_(self, "performance_mode",
              _coerce_enum("performance_mode", PerformanceMode, self.performance_mode))
         set_(self, "ladder", _coerce_enum("ladder", LadderPolicy, self.ladder))
-        _resolve_engine(self)
         set_(self, "cudagraph_capture_sizes",
              _sizes("cudagraph_capture_sizes", self.cudagraph_capture_sizes))
         if self.max_cudagraph_capture_size is not None:
             _positive_int("max_cudagraph_capture_size", self.max_cudagraph_capture_size)
         if self.draft_hidden_size is not None:
             _positive_int("draft_hidden_size", self.draft_hidden_size)
+        _check_vllm_fields(self)
+        _resolve_engine(self)
         if self.dtype not in DTYPE_SIZES:
             raise ConfigError(f"dtype: {self.dtype!r} is not one of {', '.join(DTYPE_SIZES)}")
         if not isinstance(self.multimodal, bool):

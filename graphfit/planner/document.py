@@ -13,16 +13,29 @@ from graphfit.planner.analysis.summary import plan_padding
 from graphfit.planner.config import EngineConfig
 from graphfit.planner.core.errors import ConfigError
 from graphfit.planner.core.verify import Verification
+from graphfit.planner.engines.base import Scenario
 from graphfit.planner.plan import Plan, plan
 
 PLAN_SCHEMA = "graphfit.plan/1"
 
 
+def scenario_document(scenario: Scenario) -> dict[str, Any]:
+    """One way the engine resolves the config: the unknown inputs' values, mode, sizes."""
+    return {**dict(scenario.settings), "cudagraph_mode": scenario.mode.value,
+            "capture_sizes": list(scenario.sizes)}
+
+
 def plan_document(plan: Plan, verification: Verification) -> dict[str, Any]:
-    """The `--json` document (schema graphfit.plan/1): config, ladders, buffers, verdict."""
+    """The `--json` document (schema graphfit.plan/1): engine version, config, resolved mode
+    and the scenarios covered, ladders, buffers (capacity, the engine's rows and allocation),
+    verdict."""
     return {
         "schema": PLAN_SCHEMA,
+        "engine_version": plan.engine_version,
         "config": plan.config.to_dict(),
+        "cudagraph_mode": plan.cudagraph_mode.value,
+        "assumed": scenario_document(plan.assumed) if plan.assumed is not None else None,
+        "covered": [scenario_document(s) for s in plan.covered],
         "ladder": {
             "config_capture_sizes": list(plan.config_capture_sizes),
             "capture_sizes": list(plan.capture_sizes),
@@ -41,6 +54,7 @@ def plan_document(plan: Plan, verification: Verification) -> dict[str, Any]:
                     {
                         "name": b.name, "dtype": b.dtype, "axis": b.axis.value,
                         "shape": list(b.shape), "capacity": b.capacity,
+                        "engine_rows": b.engine_rows,
                         "reference_capacity": b.reference_capacity, "bytes": b.bytes,
                         "reference_bytes": b.reference_bytes, "offset": b.offset,
                         "fill": {"kind": b.fill.kind.value, "value": b.fill.value},
@@ -70,7 +84,8 @@ def verification_document(verification: Verification) -> dict[str, Any]:
         "violations": len(verification.violations),
         "ranges": [
             {"buffer": f"{r.component}.{r.buffer}", "first": r.first, "last": r.last,
-             "padded": r.padded, "needed": r.needed, "capacity": r.capacity}
+             "padded": r.padded, "needed": r.needed, "capacity": r.capacity,
+             **({"scenario": r.scenario} if r.scenario else {})}
             for r in verification.ranges()
         ],
     }
@@ -89,6 +104,10 @@ def load_plan_document(text: str) -> tuple[Plan, dict[str, int]]:
     if not isinstance(doc, dict) or doc.get("schema") != PLAN_SCHEMA:
         raise ConfigError(f"plan: schema must be {PLAN_SCHEMA!r}")
     fresh = plan(EngineConfig.from_dict(_field(doc, "config", dict)))
+    version = doc.get("engine_version", fresh.engine_version)
+    if version != fresh.engine_version:
+        raise ConfigError(f"plan: made for {version!r}; this graphfit models "
+                          f"{fresh.engine_version!r} (re-plan it)")
     ladder = _field(doc, "ladder", dict)
     if ladder.get("capture_sizes") != list(fresh.capture_sizes):
         raise ConfigError("plan: ladder.capture_sizes does not follow from its config")

@@ -5,12 +5,19 @@ tables, buffer catalogue and reachable batch families. Everything else is done h
 way for every engine: each capacity is the peak of the one row rule over the reachable
 batches (`core.verify.peak_rows`), the arena layout is `core.layout.lay_out`, the proof is
 `core.verify.check_component`, and the graphs a runtime captures are `core.reach.graph_keys`.
+
+Two row counts per buffer: `capacity` is what graphfit's own runtime needs (the batches it
+runs, tight), `engine_rows` what the engine's own code writes or slices (families marked
+`engine_only` too, e.g. vLLM capturing its drafter at every ladder size). Audits of a sizing
+(`verify(capacities=...)`, `verify_engine()`) compare it with the engine's rows; `verify()`
+proves graphfit's own plan. Both cover every scenario the engine model could not rule out
+(the component's `alternatives`).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cached_property
 from types import MappingProxyType
 
@@ -33,9 +40,8 @@ from graphfit.planner.core.verify import (
     checked_fills,
     checked_overrides,
     family_rules,
-    peak_rows,
 )
-from graphfit.planner.engines.base import ComponentModel
+from graphfit.planner.engines.base import Alternative, ComponentModel, Scenario
 from graphfit.planner.engines.registry import engine_model
 
 
@@ -59,6 +65,7 @@ class BufferPlan:
     init: str
     source: str = ""
     safe_fills: frozenset[FillKind] | None = None
+    engine_rows: int = 0  # the most rows the engine's own code writes or slices
 
     @property
     def key(self) -> str:
@@ -95,6 +102,34 @@ class ComponentPlan:
     specs: tuple[BufferSpec, ...] = field(default=(), repr=False, compare=False)
     rules: tuple[tuple[RowRule | None, ...], ...] = field(default=(), repr=False,
                                                         compare=False)
+    alternatives: tuple[Alternative, ...] = field(default=(), repr=False)
+    # each alternative's label, walks and rules (the covered scenarios), kept from sizing
+    alternative_walks: tuple[tuple[str, tuple[FamilyWalk, ...],
+                                   tuple[tuple[RowRule | None, ...], ...]], ...] = field(
+        default=(), repr=False, compare=False)
+
+    def variants(self, *, engine: bool = True
+                 ) -> list[tuple[str, tuple[FamilyWalk, ...],
+                                 tuple[tuple[RowRule | None, ...], ...]]]:
+        """(scenario label, walks, rules per spec and walk) of the assumed scenario ("") and
+        every covered one; `engine=False` leaves out the batches only the engine's own code
+        runs."""
+        specs = self.specs or tuple(b.spec for b in self.buffers)
+        rules = self.rules or family_rules(specs, self.walks)
+        out = [("", self.walks, rules), *self.alternative_walks]
+        if engine:
+            return out
+        kept = []
+        for label, walks, spec_rules in out:
+            keep = [i for i, fw in enumerate(walks) if not fw.family.engine_only]
+            kept.append((label, tuple(walks[i] for i in keep),
+                         tuple(tuple(r[i] for i in keep) for r in spec_rules)))
+        return kept
+
+    @property
+    def runtime_families(self) -> tuple[BatchFamily, ...]:
+        """The families graphfit's runtime runs (the assumed scenario, no engine-only ones)."""
+        return tuple(f for f in self.families if not f.engine_only)
 
     def buffer(self, name: str) -> BufferPlan:
         for buf in self.buffers:
@@ -120,7 +155,7 @@ class ComponentPlan:
     @property
     def padded_streams(self) -> frozenset[Stream]:
         """The streams fed by batches that go through the dispatcher (what graphs read)."""
-        return frozenset(s for f in self.families if f.padded for s in f.streams)
+        return frozenset(s for f in self.runtime_families if f.padded for s in f.streams)
 
     def row_rule(self, name: str) -> RowRule | None:
         """The rows a graph of this component needs in buffer `name`, per (tokens, requests);
@@ -141,6 +176,16 @@ class Plan:
     components: Mapping[str, ComponentPlan]
     engine_version: str = ""
     unit: Unit = Unit.TOKENS
+    resolved_mode: CUDAGraphMode | None = None
+    assumed: Scenario | None = None
+    covered: tuple[Scenario, ...] = ()
+
+    @property
+    def cudagraph_mode(self) -> CUDAGraphMode:
+        """The graph mode the engine's runner resolves (vLLM downgrades the configured mode
+        when the attention backends cannot run its FULL graphs); the assumed scenario's."""
+        return self.resolved_mode if self.resolved_mode is not None else \
+            self.config.cudagraph_mode
 
     @property
     def config_capture_sizes(self) -> tuple[int, ...]:
@@ -162,7 +207,7 @@ class Plan:
 
     @property
     def has_graphs(self) -> bool:
-        return self.config.cudagraph_mode is not CUDAGraphMode.NONE
+        return self.cudagraph_mode is not CUDAGraphMode.NONE and bool(self.capture_sizes)
 
     @property
     def total_bytes(self) -> int:
@@ -197,7 +242,8 @@ class Plan:
         the key's `num_reqs` is the request rows the graph bakes in.
         """
         comp = self.component(component)
-        return MappingProxyType(graph_keys(comp.walks, comp.tables.max_num_seqs))
+        walks = tuple(fw for fw in comp.walks if not fw.family.engine_only)
+        return MappingProxyType(graph_keys(walks, comp.tables.max_num_seqs))
 
     def graph_sizes(self, component: str = "target") -> tuple[int, ...]:
         """The capture sizes (in the engine's unit) some reachable batch of `component` replays.
@@ -244,7 +290,8 @@ class Plan:
 
     def verify_engine(self) -> Verification:
         """Audit the ENGINE's own sizing: every buffer at the rows the engine's code allocates
-        (`reference_capacity`), against every batch the engine's code runs.
+        (`reference_capacity`), against every batch the engine's code runs (its engine rows,
+        in every covered scenario).
 
         This is the verdict an operator wants first ("is my vLLM/SGLang config safe as it
         is?"); `verify()` proves graphfit's own plan.
@@ -253,31 +300,46 @@ class Plan:
                             for b in c.buffers})
 
     def verify(self, capacities: Mapping[str, int] | None = None,
-               fills: Mapping[str, FillKind | str] | None = None) -> Verification:
+               fills: Mapping[str, FillKind | str] | None = None, *,
+               engine: bool | None = None) -> Verification:
         """Prove padded rows <= capacity for every reachable batch of every buffer, and a safe
-        fill for every padded tail a graph reads.
+        fill for every padded tail a graph reads, in every covered scenario.
 
-        `capacities` / `fills` ("component.buffer" -> rows / fill kind) audit someone else's
-        sizing and padding code instead of graphfit's own.
+        Without `capacities` this proves graphfit's own plan (its capacities, the batches its
+        runtime runs). `capacities` / `fills` ("component.buffer" -> rows / fill kind) audit
+        someone else's sizing and padding code: against every batch the ENGINE's code runs,
+        with the engine's rows for the buffers not given. `engine` overrides that choice
+        (`check --plan` audits a saved graphfit plan with engine=False).
         """
-        known = {b.key: b.capacity for c in self.components.values() for b in c.buffers}
+        engine = capacities is not None if engine is None else engine
+        known = {b.key: (b.engine_rows if engine else b.capacity)
+                 for c in self.components.values() for b in c.buffers}
         caps = checked_overrides(known, capacities or {})
         kinds = checked_fills({b.key: b.fill.kind for c in self.components.values()
                                for b in c.buffers}, fills or {})
         ranges: list[ViolationRange] = []
         fill_ranges: list[FillViolationRange] = []
+        seen: set[tuple[object, ...]] = set()  # one report per range across scenarios
         checked = 0
         for comp in self.components.values():
             prefix = f"{comp.name}."
             specs = comp.specs or tuple(b.spec for b in comp.buffers)
-            found, unsafe, count = check_component(
-                comp.name, specs,
-                {b.name: caps[prefix + b.name] for b in comp.buffers},
-                {b.name: kinds[prefix + b.name] for b in comp.buffers},
-                comp.walks, comp.tables.max_num_seqs, comp.rules if comp.specs else None)
-            ranges += found
-            fill_ranges += unsafe
-            checked += count
+            comp_caps = {b.name: caps[prefix + b.name] for b in comp.buffers}
+            comp_kinds = {b.name: kinds[prefix + b.name] for b in comp.buffers}
+            for label, walks, rules in comp.variants(engine=engine):
+                found, unsafe, count = check_component(comp.name, specs, comp_caps, comp_kinds,
+                                                       walks, comp.tables.max_num_seqs, rules)
+                checked += count
+                for r in found:
+                    key = (r.key, r.first, r.last, r.step, r.padded, r.needed, r.eager)
+                    if key not in seen:
+                        seen.add(key)
+                        ranges.append(replace(r, scenario=label) if label else r)
+                for f in unsafe:
+                    fill_key = ("fill", f.key, f.first, f.last, f.padded)
+                    if fill_key not in seen:
+                        seen.add(fill_key)
+                        fill_ranges.append(replace(f, scenario=label) if label else f)
         return Verification(tuple(ranges), checked, MappingProxyType(caps), tuple(fill_ranges),
                             MappingProxyType(kinds))
 
@@ -285,15 +347,32 @@ class Plan:
 def _sized(model: ComponentModel, layout: str, alignment: int) -> ComponentPlan:
     walks = walk(model.families, model.tables)
     rules = family_rules(model.buffers, walks)
-    sized: list[tuple[BufferSpec, int, int]] = []
-    for spec, spec_rules in zip(model.buffers, rules):
-        peak = peak_rows(spec_rules, walks)
-        capacity = spec.reference_capacity if peak is None else peak
+    alternative_walks = []
+    for alt in model.alternatives:
+        alt_walks = walk(alt.families, alt.tables)
+        alternative_walks.append((alt.label, alt_walks, family_rules(model.buffers, alt_walks)))
+    variants = [("", walks, rules), *alternative_walks]
+    sized: list[tuple[BufferSpec, int, int, int]] = []
+    for i, spec in enumerate(model.buffers):
+        ours = theirs = None  # peaks over graphfit's runtime batches / all the engine's
+        for _, v_walks, v_rules in variants:
+            for rule, fw in zip(v_rules[i], v_walks):
+                if rule is None:
+                    continue
+                rows = fw.peak(rule)
+                if rows is None:
+                    continue
+                theirs = rows if theirs is None else max(theirs, rows)
+                if not fw.family.engine_only:
+                    ours = rows if ours is None else max(ours, rows)
+        capacity = ours if ours is not None else (
+            theirs if theirs is not None else spec.reference_capacity)
+        engine_rows = max(capacity, theirs) if theirs is not None else capacity
         row = itemsize(spec.dtype)
         for dim in spec.leading + spec.trailing:
             row *= dim
-        sized.append((spec, capacity, row))
-    offsets, _ = lay_out([capacity * row for _, capacity, row in sized], layout, alignment)
+        sized.append((spec, capacity, row, engine_rows))
+    offsets, _ = lay_out([capacity * row for _, capacity, row, _ in sized], layout, alignment)
     buffers = tuple(
         BufferPlan(
             name=spec.name, component=model.name, dtype=spec.dtype, axis=spec.axis,
@@ -301,10 +380,11 @@ def _sized(model: ComponentModel, layout: str, alignment: int) -> ComponentPlan:
             capacity=capacity, reference_capacity=spec.reference_capacity,
             bytes=capacity * row, reference_bytes=spec.reference_capacity * row,
             offset=offset, fill=spec.fill, demands=spec.demands, init=spec.init,
-            source=spec.source, safe_fills=spec.safe_fills)
-        for (spec, capacity, row), offset in zip(sized, offsets))
+            source=spec.source, safe_fills=spec.safe_fills, engine_rows=engine_rows)
+        for (spec, capacity, row, engine_rows), offset in zip(sized, offsets))
     return ComponentPlan(model.name, buffers, model.tables, layout, alignment, model.families,
-                         model.unit, walks, model.buffers, rules)
+                         model.unit, walks, model.buffers, rules, model.alternatives,
+                         tuple(alternative_walks))
 
 
 def plan(config: EngineConfig, *, layout: str = "arena",
@@ -318,4 +398,4 @@ def plan(config: EngineConfig, *, layout: str = "arena",
     components = {c.name: _sized(c, layout, alignment)
                   for c in model.components(config, ladders)}
     return Plan(config, ladders.config, ladders.runtime, MappingProxyType(components),
-                model.version, model.unit)
+                model.version, model.unit, ladders.mode, ladders.assumed, ladders.covered)

@@ -231,7 +231,7 @@ def test_plan_and_check_open_with_the_engines_verdict(monkeypatch: pytest.Monkey
     code, out, _ = run_cli(["check", *args])
     assert code == 1
     assert out.splitlines()[0] == ("vLLM 0.33.0 V1 runner: UNSAFE: drafter.positions holds "
-                                   "132 rows, batches of 129-132 tokens pad to 136")
+                                   "132 rows, a batch of 132 tokens pads to 136")
     code, out, _ = run_cli(["check", *args, "--capacity", "drafter.positions=max(S*q, C)"])
     assert code == 1 and "SAFE: " in out.splitlines()[-1]  # yours is safe, the engine's not
     code, out, _ = run_cli(["check", "--json", *args])
@@ -246,7 +246,7 @@ def test_check_capacity_takes_formulas() -> None:
     args = ["check", "--max-num-seqs", "33", "--num-speculative-tokens", "3", "--method",
             "dflash", "--ladder", "vllm-legacy"]
     code, out, _ = run_cli([*args, "--capacity", "drafter.positions=S*q"])
-    assert code == 1 and "num_tokens 129-132 pad to 136 > capacity 132" in out
+    assert code == 1 and "num_tokens 132 pad to 136 > capacity 132" in out
     code, out, _ = run_cli([*args, "--capacity", "drafter.positions=max(S*q, C)",
                             "--capacity", "drafter.arange=T+max(S*q, C)+1"])
     assert code == 0, out

@@ -25,7 +25,7 @@ def test_toy_engine_reproduces_then_runs_clean(capsys: pytest.CaptureFixture[str
     assert main(["--steps", "12", "--compile-backend", "aot_eager"]) == 0
     out = capsys.readouterr().out
     assert "a full 132-token query pads to 136" in out
-    assert "num_tokens 129-132 pad to 136 > capacity 132" in out
+    assert "num_tokens 132 pad to 136 > capacity 132" in out
     assert "holds 132 rows but 136 were requested" in out
     assert "132 tokens -> graph 132" in out and "132 tokens -> graph 136" in out
     assert "KV cache equal: True" in out and "graphfit runs CLEAN" in out

@@ -12,12 +12,12 @@ from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, invariant, rule
 
 from graphfit import (
-    Axis,
     BatchError,
     CapacityError,
     ConfigError,
     CUDAGraphMode,
     Dispatch,
+    EngineConfig,
     FillKind,
     GraphfitError,
     Plan,
@@ -69,10 +69,10 @@ def check_seen(bufs: StaticBuffers, seen: Mapping[str, torch.Tensor],
     for name, spec in bufs.specs.items():
         if name not in seen:
             continue
-        (demand,) = spec.demands
-        on_tokens = spec.axis is Axis.TOKENS
-        static = (tok_rows if on_tokens else req_rows) + demand.offset
-        real = (n if on_tokens else r) + demand.offset
+        rule = bufs.component.row_rule(name)
+        assert rule is not None, name
+        static = rule.rows(tok_rows, req_rows)
+        real = rule.rows(n, r)
         view, axis = seen[name], spec.axis_dim
         assert view.shape[axis] == static, (name, tuple(view.shape), static)
         if name in batch:
@@ -318,3 +318,18 @@ def test_bad_runner_configs_are_config_errors() -> None:
         GraphRunner(TinyDrafter().graph_fn, plan(SEED), bufs)
     with pytest.raises(ConfigError, match="backend"):
         GraphRunner(TinyDrafter().graph_fn, p, bufs, backend="tpu")
+
+
+def test_a_plan_without_graphs_runs_every_batch_eagerly() -> None:
+    # vLLM captures nothing when no listed size fits T (config/vllm.py:2558-2571)
+    p = plan(EngineConfig(max_num_seqs=4, max_num_batched_tokens=64,
+                          cudagraph_capture_sizes=(100,)))
+    assert p.capture_sizes == () and p.graph_keys() == {}
+    bufs = StaticBuffers.allocate(p, "cpu", "target")
+
+    def fn(views: Mapping[str, torch.Tensor]) -> torch.Tensor:
+        return views["input_ids"].to(torch.float32)[:, None]
+
+    runner = GraphRunner(fn, p, bufs, backend="cpu", graph_inputs=("input_ids",))
+    out = runner.step({"input_ids": torch.arange(5, dtype=torch.int32)})
+    assert out.shape == (5, 1) and runner.last_dispatch.mode is CUDAGraphMode.NONE

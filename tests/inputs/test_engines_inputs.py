@@ -18,6 +18,7 @@ from hypothesis import strategies as st
 from graphfit import ConfigError, CUDAGraphMode, Engine, EngineConfig, Runner, SpecMethod
 from graphfit.cli.options import build_config, resolve_values
 from graphfit.inputs import vllm as vllm_args
+from graphfit.inputs.config_file import file_settings
 from graphfit.inputs.settings import FILE, Setting, merge
 
 NO_ENV: dict[str, str] = {}
@@ -36,10 +37,56 @@ def test_speculative_config_sets_method_and_k() -> None:
 
 @pytest.mark.parametrize(("method", "expected"), [
     ("deepseek_mtp", SpecMethod.MTP), ("qwen3_next_mtp", SpecMethod.MTP),
-    ("suffix", SpecMethod.NGRAM), ("EAGLE3", SpecMethod.EAGLE3)])
+    ("suffix", SpecMethod.SUFFIX), ("EAGLE3", SpecMethod.EAGLE3),
+    ("ngram_gpu", SpecMethod.NGRAM_GPU), ("dspark", SpecMethod.DSPARK),
+    ("glm5_next_mtp", SpecMethod.MTP)])
 def test_vllm_method_spellings(method: str, expected: SpecMethod) -> None:
     spec = json.dumps({"method": method, "num_speculative_tokens": 2})
-    assert config(max_num_seqs=4, speculative_config=spec).spec_method is expected
+    runner = {"dspark": "v2"}.get(method, "v1")
+    assert config(max_num_seqs=4, speculative_config=spec,
+                  runner=runner).spec_method is expected
+
+
+def test_dynamic_speculation_is_rejected_naming_what_is_not_modelled() -> None:
+    spec = json.dumps({"method": "eagle", "num_speculative_tokens": 3,
+                       "num_speculative_tokens_per_batch_size": {"1": 3, "64": 1}})
+    with pytest.raises(ConfigError, match="dynamic speculative decoding"):
+        config(max_num_seqs=4, speculative_config=spec)
+    with pytest.raises(ConfigError, match="custom_class"):
+        config(max_num_seqs=4, speculative_config=json.dumps(
+            {"method": "custom_class", "num_speculative_tokens": 3}))
+    with pytest.raises(ConfigError, match="P-EAGLE"):
+        config(max_num_seqs=4, speculative_config=json.dumps(
+            {"method": "eagle3", "num_speculative_tokens": 3, "parallel_drafting": True}))
+    with pytest.raises(ConfigError, match="drafter-only eager"):
+        config(max_num_seqs=4, speculative_config=json.dumps(
+            {"method": "eagle", "num_speculative_tokens": 3, "enforce_eager": True}))
+    dflash = config(max_num_seqs=4, speculative_config=json.dumps(
+        {"method": "dflash", "num_speculative_tokens": 3, "parallel_drafting": True}))
+    assert dflash.spec_method is SpecMethod.DFLASH  # DFlash always drafts in parallel
+
+
+def test_attention_inputs() -> None:
+    c = config(max_num_seqs=4, attention_backend="flashinfer",
+               attention_cudagraph_support="uniform_batch")
+    assert c.attention_backend == "FLASHINFER" and c.attention_cudagraph_support.value == \
+        "UNIFORM_BATCH"
+    assert config(max_num_seqs=4, attention_backend="auto").attention_backend is None
+    spec = json.dumps({"method": "dflash", "num_speculative_tokens": 3,
+                       "attention_backend": "TRITON_ATTN"})
+    c = config(max_num_seqs=4, speculative_config=spec, runner="v2")
+    assert c.drafter_attention_cudagraph_support is not None
+    assert c.drafter_attention_cudagraph_support.value == "ALWAYS"
+
+
+def test_config_file_attention_keys(tmp_path: Path) -> None:
+    path = tmp_path / "serve.yaml"
+    path.write_text("max-num-seqs: 8\nattention-backend: FLASH_ATTN\n"
+                    "dspark-sample-from-anchor: false\n")
+    settings, _ = file_settings(path)
+    fields = {s.field: s.value for s in settings}
+    assert fields["attention_backend"] == "FLASH_ATTN"
+    assert fields["dspark_sample_from_anchor"] is False
 
 
 def test_method_inferred_from_model_is_reported() -> None:

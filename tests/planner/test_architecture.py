@@ -6,28 +6,31 @@ from __future__ import annotations
 from hypothesis import given, settings
 
 from graphfit import (
+    BatchFamily,
+    BufferPlan,
+    ComponentPlan,
     ConfigError,
     CUDAGraphMode,
     Engine,
     EngineConfig,
     GraphKey,
     LadderPolicy,
-    Plan,
     Requests,
     plan,
 )
+from graphfit.planner.core.dispatch import DispatchTables
 from graphfit.planner.core.rows import rule_for
 from graphfit.planner.engines.registry import MODELS, engine_model, policy_engine
 from graphfit.testing import engine_configs
 
 
-def _batches(p: Plan, component: str) -> list[tuple[str, int, int, int, bool]]:
+def _batches(tables: DispatchTables, families: tuple[BatchFamily, ...]
+             ) -> list[tuple[str, int, int, int, bool]]:
     """(family, tokens, token rows, request rows, graph) for every reachable batch, one by one,
-    through the public dispatcher."""
-    comp = p.component(component)
-    S = comp.tables.max_num_seqs
+    through the dispatcher's per-batch lookup."""
+    S = tables.max_num_seqs
     out = []
-    for family in comp.families:
+    for family in families:
         units = family.points if family.points is not None else range(family.first,
                                                                        family.last + 1)
         for a in units:
@@ -36,13 +39,36 @@ def _batches(p: Plan, component: str) -> list[tuple[str, int, int, int, bool]]:
             if not family.padded:
                 out.append((family.name, n, n, real, False))
                 continue
-            d = p.pad(n, uniform_decode=family.uniform, component=component)
+            d = tables.lookup(n, uniform_decode=family.uniform)
             graph = d.mode is not CUDAGraphMode.NONE
             if not graph and not family.eager_writes:
                 continue
             static = (d.num_reqs if d.num_reqs is not None else min(d.padded, S)) if graph else 0
             out.append((family.name, n, d.padded, max(real, static), graph))
     return out
+
+
+def _variants(comp: ComponentPlan, *, engine: bool
+              ) -> list[tuple[str, DispatchTables, tuple[BatchFamily, ...]]]:
+    """The assumed scenario and every covered one; engine=False: graphfit's runtime batches."""
+    out = [("", comp.tables, comp.families)]
+    out += [(a.label, a.tables, a.families) for a in comp.alternatives]
+    return [(label, tables, tuple(f for f in families if engine or not f.engine_only))
+            for label, tables, families in out]
+
+
+def _rows(buf: BufferPlan, variants: list[tuple[str, DispatchTables,
+                                                tuple[BatchFamily, ...]]]
+          ) -> dict[tuple[str, str, int], int]:
+    """Rows of `buf` per (scenario, family, batch), brute force."""
+    rows = {}
+    for label, tables, families in variants:
+        by_name = {f.name: f for f in families}
+        for fam, n, tok, req, _ in _batches(tables, families):
+            rule = rule_for(buf.demands, by_name[fam].streams)
+            if rule is not None:
+                rows[(label, fam, n)] = rule.rows(tok, req)
+    return rows
 
 
 @given(engine_configs(max_seqs=48))
@@ -52,21 +78,24 @@ def test_capacities_and_violations_match_brute_force(config: EngineConfig) -> No
         p = plan(config.replace(max_num_batched_tokens=max(config.max_num_seqs, 512)))
     except ConfigError:  # the engine rejects it: nothing to compare
         return
-    for name, comp in p.components.items():
-        batches = _batches(p, name)
-        families = {f.name: f for f in comp.families}
+    for comp in p.components.values():
         for buf in comp.buffers:
-            rows = {}
-            for fam, n, tok, req, _ in batches:
-                rule = rule_for(buf.demands, families[fam].streams)
-                if rule is not None:
-                    rows[(fam, n)] = rule.rows(tok, req)
-            assert buf.capacity == max(rows.values(), default=buf.reference_capacity), buf.key
-            if buf.capacity == 0:
+            ours = _rows(buf, _variants(comp, engine=False))
+            theirs = _rows(buf, _variants(comp, engine=True))
+            assert buf.capacity == max(ours.values(), default=max(
+                theirs.values(), default=buf.reference_capacity)), buf.key
+            assert buf.engine_rows == max(theirs.values(), default=buf.capacity), buf.key
+            if buf.engine_rows == 0:
                 continue
-            cut = buf.capacity - 1 - (buf.capacity - 1) // 3  # some batches fit, some do not
+            # an audit of the engine's sizing: every batch the engine's code runs
+            cut = buf.engine_rows - 1 - (buf.engine_rows - 1) // 3  # some fit, some do not
             audit = p.verify({buf.key: cut})
-            expected = {n for (_, n), r in rows.items() if r > cut}
+            expected = {n for (_, _, n), r in theirs.items() if r > cut}
+            assert {v.num_tokens for v in audit.violations} == expected, buf.key
+            # graphfit's own runtime: only its batches
+            cut = buf.capacity - 1 - (buf.capacity - 1) // 3
+            audit = p.verify({buf.key: cut}, engine=False)
+            expected = {n for (_, _, n), r in ours.items() if r > cut}
             assert {v.num_tokens for v in audit.violations} == expected, buf.key
 
 
@@ -77,8 +106,9 @@ def test_graph_keys_are_exactly_the_replayed_shapes(config: EngineConfig) -> Non
         p = plan(config.replace(max_num_batched_tokens=max(config.max_num_seqs, 512)))
     except ConfigError:
         return
-    for name in p.components:
-        replayed = {GraphKey(tok, req) for _, _, tok, req, graph in _batches(p, name) if graph}
+    for name, comp in p.components.items():
+        replayed = {GraphKey(tok, req) for _, _, tok, req, graph
+                    in _batches(comp.tables, comp.runtime_families) if graph}
         assert set(p.graph_keys(name)) == replayed
 
 

@@ -21,25 +21,30 @@ def test_graphfit_capacities_are_safe(config: EngineConfig) -> None:
 @given(vllm_configs(max_tokens=1024))
 @settings(max_examples=15)
 def test_capacities_are_tight(config: EngineConfig) -> None:
-    # one row less on any scaled buffer and some reachable batch goes short
+    # one row less on any scaled buffer and some batch goes short: graphfit's capacity for
+    # the batches its runtime runs, the engine rows for every batch vLLM's code runs
     p = plan_or_reject(config)
     for comp in p.components.values():
         for buf in comp.buffers:
-            audit = p.verify(capacities={buf.key: buf.capacity - 1})
-            assert audit.violations, buf.key
-            assert {v.key for v in audit.violations} == {buf.key}
-            assert all(v.needed == buf.capacity for v in audit.violations)
+            if buf.axis.value == "fixed" or buf.capacity == 0:
+                continue
+            for rows, engine in ((buf.capacity, False), (buf.engine_rows, True)):
+                audit = p.verify(capacities={buf.key: rows - 1}, engine=engine)
+                assert audit.violations, buf.key
+                assert {v.key for v in audit.violations} == {buf.key}
+                assert max(v.needed for v in audit.violations) == rows
 
 
 def test_seed_bug_counterexamples_on_legacy_ladder() -> None:
+    # vLLM #50065: the 33-request DFlash query (132 tokens) pads to 136 > S*q
     p = plan(EngineConfig(**SEED, ladder="vllm-legacy"))
     audit = p.verify(capacities={"drafter.positions": 132})
     assert not audit.ok
     hits = sorted(v.num_tokens for v in audit.violations)
-    assert hits == [129, 130, 131, 132]
+    assert hits == [132]
     assert {(v.padded, v.capacity) for v in audit.violations} == {(136, 132)}
     [r] = audit.ranges()
-    assert r.describe() == "drafter.positions: num_tokens 129-132 pad to 136 > capacity 132"
+    assert r.describe() == "drafter.positions: num_tokens 132 pad to 136 > capacity 132"
 
 
 def test_seed_is_safe_with_graphfit_sizing_even_on_legacy_ladder() -> None:
@@ -56,21 +61,41 @@ def test_dflash_query_capacity_is_pad_of_s_times_q() -> None:
     assert big.buffer("drafter.positions").capacity == 1024  # S*q above the max: unpadded
 
 
-def test_vllm_reference_formula_is_safe_on_v1_but_short_on_v2_53970() -> None:
-    cfg = EngineConfig(max_num_seqs=1024, num_speculative_tokens=15, spec_method="dflash",
-                       runner="v2")
-    p = plan(cfg)
-    reference = {b.key: b.reference_capacity for c in p.components.values() for b in c.buffers}
-    audit = p.verify(capacities=reference)
-    assert "drafter.positions" in {v.key for v in audit.violations}
-    assert max(v.num_tokens for v in audit.violations) == 1024 * 16
+def test_mrv2_dflash_query_is_capped_at_t_over_q_53970() -> None:
+    # vLLM 0.33 caps the active sequences at T // q (config/vllm.py:2378-2396): with S=64,
+    # T=256, k=7 a query never exceeds 32 x 8 = 256 = T, so MRV2's [T] buffers hold it
+    p = plan(EngineConfig(max_num_seqs=64, max_num_batched_tokens=256, num_speculative_tokens=7,
+                          spec_method="dflash", runner="v2"))
+    positions = p.buffer("drafter.positions")
+    assert positions.capacity <= 256 == positions.reference_capacity
+    assert positions.engine_rows == 256  # the prepare kernel writes rows up to T every call
+    assert p.verify_engine().ok
 
 
-def test_draft_model_needs_t_plus_s_tokens_32591() -> None:
+def test_mrv2_dflash_engine_writes_t_rows_whatever_a_graph_needs() -> None:
+    p = plan(EngineConfig(**SEED, runner="v2"))
+    ids = p.buffer("drafter.input_ids")
+    assert ids.capacity == 132 and ids.engine_rows == 8192
+    assert not p.verify(capacities={"drafter.input_ids": 132}).ok  # an audit: engine rows
+    assert p.verify(capacities={"drafter.input_ids": 132}, engine=False).ok
+
+
+def test_v1_dflash_capture_and_profiling_stay_within_the_query_reach() -> None:
+    # vLLM's capture drafts min(size, S*q) tokens per captured size and its profiling run
+    # min(T, S*q): no more rows than the largest query, R*q with R = min(S, T // q)
+    p = plan(EngineConfig(max_num_seqs=8, max_num_batched_tokens=40, num_speculative_tokens=3,
+                          spec_method="dflash", attention_cudagraph_support="ALWAYS"))
+    positions = p.buffer("drafter.positions")
+    assert positions.capacity == 32 and positions.engine_rows == 32  # T // q = 10 > S
+    assert p.verify_engine().ok
+
+
+def test_draft_model_stays_within_t_in_vllm_0_33_32591() -> None:
+    # the scheduler keeps the draft model's extra slot inside T (scheduler.py:721-847)
     p = plan(EngineConfig(max_num_seqs=64, num_speculative_tokens=2, spec_method="draft_model"))
     buf = p.buffer("drafter.input_ids")
-    assert buf.capacity == 8192 + 64 and buf.reference_capacity == 8192
-    assert not p.verify(capacities={"drafter.input_ids": 8192}).ok
+    assert buf.capacity == buf.engine_rows == buf.reference_capacity == 8192
+    assert p.verify_engine().ok
 
 
 def test_bytes_follow_shape_and_dtype() -> None:
@@ -95,6 +120,10 @@ def test_ngram_and_no_spec_have_no_drafter() -> None:
     assert "drafter" not in plan(EngineConfig(max_num_seqs=4)).components
     assert "drafter" not in plan(EngineConfig(max_num_seqs=4, num_speculative_tokens=2,
                                               spec_method="ngram")).components
+    # MRV2 runs ngram on its GPU speculator: request-axis scratch and drafts
+    v2 = plan(EngineConfig(max_num_seqs=4, num_speculative_tokens=2, spec_method="ngram",
+                           runner="v2"))
+    assert v2.buffer("drafter.drafts").shape == (4, 2)
 
 
 @pytest.mark.parametrize("caps, match", [

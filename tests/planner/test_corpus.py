@@ -19,9 +19,15 @@ def test_corpus_covers_the_known_bugs() -> None:
     cases = [load_case(p) for p in FILES]
     refs = " ".join(c.reference for c in cases)
     assert len(cases) >= 9 and len({c.id for c in cases}) == len(cases)
-    for number in ("50065", "50488", "54933", "57355", "28207", "46324", "32591", "53970",
-                   "5076", "10892", "24401"):
+    for number in ("50065", "50488", "54933", "57355", "28207", "46324", "5076", "10892",
+                   "24401"):
         assert number in refs, number
+    # vLLM 0.33 reproduces neither #32591 (the scheduler keeps the draft model's extra slot
+    # inside T) nor #53970 (DFlash's active sequences are capped at T // q): no case claims them
+    assert "32591" not in refs and "53970" not in refs
+    for case in cases:
+        if case.id.startswith("vllm-"):
+            assert case.version.startswith("vLLM"), case.id
 
 
 @pytest.mark.parametrize("path", FILES, ids=[p.stem for p in FILES])

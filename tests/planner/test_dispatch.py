@@ -24,9 +24,8 @@ def test_pad_is_the_smallest_capture_size_at_or_above_n(config: EngineConfig,
         previous = d.padded
         if d.mode is CUDAGraphMode.NONE:
             assert d.padded == n  # eager batches are never padded
-            assert n > p.max_capture_size or config.cudagraph_mode is CUDAGraphMode.NONE \
-                or (component == "target" and config.cudagraph_mode
-                    is CUDAGraphMode.FULL_DECODE_ONLY)
+            assert n > p.max_capture_size or p.cudagraph_mode.mixed_mode is not \
+                CUDAGraphMode.PIECEWISE or component == "drafter"
         else:
             assert d.padded in sizes
             assert not any(n <= s < d.padded for s in sizes)  # minimal
@@ -41,8 +40,10 @@ def test_uniform_decode_keys(config: EngineConfig) -> None:
         assert d.padded >= r * q
         if d.mode is CUDAGraphMode.FULL:
             assert d.num_reqs is not None and r <= d.num_reqs <= S
-            if config.cudagraph_mode is not CUDAGraphMode.FULL:
+            if p.cudagraph_mode.separate_routine:
                 assert d.padded % q == 0 and d.num_reqs == d.padded // q
+            else:  # mode FULL: the mixed FULL key (cudagraph_dispatcher.py:138-157)
+                assert d.num_reqs == min(d.padded, S)
         if d.mode is CUDAGraphMode.PIECEWISE:
             assert d.num_reqs is None
 

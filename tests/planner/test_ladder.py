@@ -72,10 +72,59 @@ def test_blackwell_ceiling_is_1024() -> None:
     assert plan(EngineConfig(max_num_seqs=512)).max_capture_size == 512
 
 
-def test_explicit_ladder_is_used_verbatim() -> None:
-    p = plan(EngineConfig(max_num_seqs=8, num_speculative_tokens=2, spec_method="eagle",
-                          ladder="explicit", cudagraph_capture_sizes=(1, 5, 7)))
-    assert p.capture_sizes == p.config_capture_sizes == (1, 5, 7)
+def test_explicit_ladder_still_gets_the_v1_rounding() -> None:
+    # vLLM rounds a user list too (compilation.py:1529-1565): S=33, k=3, [8, 133, 140] is
+    # captured as [8, 136, 140] and a 132-token query pads to 136, not to 133
+    p = plan(EngineConfig(max_num_seqs=33, num_speculative_tokens=3, spec_method="eagle",
+                          ladder="explicit", cudagraph_capture_sizes=(8, 133, 140),
+                          attention_cudagraph_support="ALWAYS"))
+    assert p.config_capture_sizes == (8, 133, 140)
+    assert p.capture_sizes == (8, 136, 140)
+    assert p.pad(132).padded == 136
+    assert p.pad(132, component="drafter").padded == 136
+    assert p.buffer("drafter.input_ids").capacity == 8192
+    # on V2 (no rounding) or PIECEWISE the list is captured as given
+    v2 = plan(EngineConfig(max_num_seqs=8, num_speculative_tokens=2, spec_method="eagle",
+                           ladder="explicit", cudagraph_capture_sizes=(1, 5, 7), runner="v2"))
+    assert v2.capture_sizes == v2.config_capture_sizes == (1, 5, 7)
+
+
+def test_user_lists_are_sorted_deduplicated_and_may_leave_no_graphs() -> None:
+    p = plan(EngineConfig(max_num_seqs=8, max_num_batched_tokens=64,
+                          cudagraph_capture_sizes=(32, 4, 2, 2, 100)))
+    assert p.config_capture_sizes == (2, 4, 32)
+    assert any("sorted" in w for w in p.warnings) and any("dropped" in w for w in p.warnings)
+    none = plan(EngineConfig(max_num_seqs=8, max_num_batched_tokens=64,
+                             num_speculative_tokens=1, spec_method="eagle",
+                             cudagraph_capture_sizes=(100,)))
+    assert none.capture_sizes == () and not none.has_graphs
+    assert none.pad(5).mode.value == "NONE" and none.verify().ok
+    assert none.graph_keys("target") == {} and none.graph_sizes("drafter") == ()
+
+
+def test_mode_none_has_no_sizes_and_checks_nothing() -> None:
+    p = plan(EngineConfig(max_num_seqs=33, num_speculative_tokens=3, spec_method="eagle",
+                          cudagraph_mode="NONE", cudagraph_capture_sizes=(5, 5),
+                          max_cudagraph_capture_size=7))
+    assert p.config_capture_sizes == p.capture_sizes == ()
+    dflash = plan(EngineConfig(max_num_seqs=7, num_speculative_tokens=2, spec_method="dflash",
+                               cudagraph_mode="NONE"))
+    assert dflash.buffer("drafter.positions").reference_capacity == 21  # S*q, max capture 0
+
+
+def test_attention_support_downgrade_stops_the_rounding() -> None:
+    # S=33, k=5, max 200 (domain.md §3): rounded, 198 runs eager; downgraded, it pads to 200
+    base = dict(max_num_seqs=33, num_speculative_tokens=5, spec_method="eagle",
+                max_cudagraph_capture_size=200)
+    rounded = plan(EngineConfig(**base, attention_cudagraph_support="ALWAYS"))
+    assert rounded.max_capture_size == 192 and rounded.pad(198).mode.value == "NONE"
+    down = plan(EngineConfig(**base, attention_cudagraph_support="UNIFORM_SINGLE_TOKEN_DECODE"))
+    assert down.cudagraph_mode.value == "PIECEWISE" and down.pad(198).padded == 200
+    unknown = plan(EngineConfig(**base))
+    assert unknown.assumed is not None and unknown.cudagraph_mode == rounded.cudagraph_mode
+    assert {s.mode.value for s in unknown.covered} == {"PIECEWISE"}
+    assert unknown.buffer("drafter.input_ids").capacity == 8192
+    assert unknown.verify().ok
 
 
 def test_request_counts_grid() -> None:
@@ -90,8 +139,8 @@ def test_ladders_are_sorted_unique_and_bounded_by_T(config: EngineConfig) -> Non
     T = config.max_num_batched_tokens
     for sizes in (p.config_capture_sizes, p.capture_sizes):
         assert list(sizes) == sorted(set(sizes))
-        assert sizes[0] >= 1 and sizes[-1] <= T
-    assert p.max_capture_size == p.capture_sizes[-1]
+        assert not sizes or (sizes[0] >= 1 and sizes[-1] <= T)
+    assert p.max_capture_size == (p.capture_sizes[-1] if p.capture_sizes else 0)
 
 
 @given(vllm_configs())
@@ -99,7 +148,7 @@ def test_runtime_resolution_is_shrink_only(config: EngineConfig) -> None:
     p = plan_or_reject(config)
     assert p.max_capture_size <= p.config_ladder.max_size
     q = config.uniform_query_len
-    if config.runner.value == "v1" and config.cudagraph_mode.has_full_decode and q > 1:
+    if config.runner.value == "v1" and p.cudagraph_mode.separate_routine and q > 1:
         assert all(s % q == 0 for s in p.capture_sizes)
 
 
@@ -118,7 +167,12 @@ def test_widest_decode_is_a_capture_size_when_it_fits(S: int, k: int, family: st
 @given(vllm_configs(modes=("FULL_AND_PIECEWISE", "FULL_DECODE_ONLY")))
 def test_uniform_decode_always_replays_full_under_v1(config: EngineConfig) -> None:
     # #57355 / #28207: with request-count sizes and q-rounding, no decode falls to PIECEWISE
-    assume(config.runner.value == "v1" and config.max_cudagraph_capture_size is None)
+    try:
+        config = config.replace(runner="v1", max_cudagraph_capture_size=None,
+                                cudagraph_capture_sizes=None, attention_backend=None,
+                                attention_cudagraph_support="ALWAYS")
+    except ConfigError:  # a V2-only method
+        assume(False)
     p = plan_or_reject(config)
     q = config.uniform_query_len
     for r in range(1, config.max_num_seqs + 1):

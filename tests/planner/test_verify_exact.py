@@ -38,19 +38,23 @@ def _graph(tables: DispatchTables, n: int, uniform: bool) -> Dispatch | None:
 class Brute:
     short: set[tuple[str, int]] = field(default_factory=set)
     tails: set[tuple[str, int]] = field(default_factory=set)
-    peaks: dict[str, int] = field(default_factory=dict)
+    peaks: dict[str, int] = field(default_factory=dict)  # graphfit's runtime batches
+    engine_peaks: dict[str, int] = field(default_factory=dict)  # every batch the engine runs
     checked: int = 0
 
 
 def brute_force(p: Plan, caps: dict[str, int], fills: dict[str, FillKind]) -> Brute:
+    """Every batch of every family (engine-only ones too: an audit), in every scenario."""
     out = Brute()
     for comp in p.components.values():
         S = comp.tables.max_num_seqs
-        for fam in comp.families:
+        variants = [(comp.tables, comp.families)]
+        variants += [(alt.tables, alt.families) for alt in comp.alternatives]
+        for tables, fam in ((t, f) for t, families in variants for f in families):
             units = fam.points if fam.points is not None else range(fam.first, fam.last + 1)
             for a in units:
                 n, real = fam.step * a, fam.requests_at(a, S)
-                d = _graph(comp.tables, n, fam.uniform) if fam.padded else None
+                d = _graph(tables, n, fam.uniform) if fam.padded else None
                 if d is None and fam.padded and not fam.eager_writes:
                     continue  # eager batches that never touch the buffers
                 static = 0 if d is None else static_requests(d, S)
@@ -61,7 +65,9 @@ def brute_force(p: Plan, caps: dict[str, int], fills: dict[str, FillKind]) -> Br
                     out.checked += 1
                     rows = (rule.rows(n, real) if d is None
                             else rule.rows(d.padded, max(static, real)))
-                    out.peaks[buf.key] = max(out.peaks.get(buf.key, 0), rows)
+                    out.engine_peaks[buf.key] = max(out.engine_peaks.get(buf.key, 0), rows)
+                    if not fam.engine_only:
+                        out.peaks[buf.key] = max(out.peaks.get(buf.key, 0), rows)
                     if rows > caps[buf.key]:
                         out.short.add((buf.key, n))
                     tail = d is not None and (n < d.padded or real < static)
@@ -83,9 +89,11 @@ def _agree(p: Plan, data: st.DataObject) -> None:
     assert {(v.key, v.batch) for v in result.fill_violations} == ref.tails
     assert result.checked == ref.checked
     assert result.ok == (not ref.short and not ref.tails)
-    for b in buffers:  # graphfit's own capacity is the exact peak
+    for b in buffers:  # graphfit's own capacity and the engine's rows are exact peaks
         if b.key in ref.peaks:
             assert b.capacity == ref.peaks[b.key], b.key
+        if b.key in ref.engine_peaks:
+            assert b.engine_rows == max(b.capacity, ref.engine_peaks[b.key]), b.key
 
 
 @given(vllm_configs(max_seqs=48, max_tokens=600, max_k=7), st.data())

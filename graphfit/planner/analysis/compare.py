@@ -96,6 +96,7 @@ class PlanFigures:
     safe: bool
     checked: int
     warnings: tuple[str, ...]
+    engine_version: str = ""
 
     @property
     def graphs(self) -> int:
@@ -116,8 +117,10 @@ class PlanFigures:
                     "waste_fraction": round(s.waste_fraction, 6),
                     "worst_waste": s.worst_waste, "modes": dict(s.modes)}
 
-        return {"label": self.label, "engine": self.engine, "ladder": self.ladder,
-                "unit": self.unit, "graphs": self.graphs, "max_capture": self.sizes[-1],
+        return {"label": self.label, "engine": self.engine,
+                "engine_version": self.engine_version, "ladder": self.ladder,
+                "unit": self.unit, "graphs": self.graphs,
+                "max_capture": self.sizes[-1] if self.sizes else 0,
                 "sizes": list(self.sizes), "decode": stats(self.decode),
                 "decode_graph_share": round(self.decode_graph_share, 6),
                 "mixed": stats(self.mixed), "total_bytes": self.total_bytes,
@@ -147,7 +150,7 @@ def figures(label: str, p: Plan, mixed_tokens: int | None = None) -> PlanFigures
     verification = p.verify()
     return PlanFigures(label, p.config.engine.value, p.config.ladder.value, p.unit.value,
                        p.capture_sizes, decode, mixed, p.total_bytes, p.reference_bytes,
-                       verification.ok, verification.checked, p.warnings)
+                       verification.ok, verification.checked, p.warnings, p.engine_version)
 
 
 def byte_deltas(left: Plan, right: Plan) -> Mapping[str, tuple[int | None, int | None]]:

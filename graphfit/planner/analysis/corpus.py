@@ -8,6 +8,8 @@ every file of tests/corpus/ and an engine's CI can add its own cases.
 Case layout::
 
     id, title, reference, summary
+    version: the engine version whose behaviour the buggy run replays, e.g. "vLLM 0.33.0" or
+             "vLLM before PR #50488 (ladder vllm-legacy)"
     config: {EngineConfig fields}
     buggy:                      # at least one of capacities / fills / property
       config: {overrides}       # optional: the buggy variant (e.g. ladder: vllm-legacy)
@@ -38,8 +40,8 @@ from graphfit.planner.config import EngineConfig
 from graphfit.planner.core.errors import ConfigError
 from graphfit.planner.plan import Plan, plan
 
-CASE_KEYS = {"id", "title", "reference", "summary", "engine", "config", "buggy", "expect",
-             "safe"}
+CASE_KEYS = {"id", "title", "reference", "summary", "engine", "version", "config", "buggy",
+             "expect", "safe"}
 
 
 @dataclass(frozen=True)
@@ -55,6 +57,7 @@ class Case:
     safe: Mapping[str, Any] = field(default_factory=dict)
     summary: str = ""
     path: str = ""
+    version: str = ""
 
     def buggy_config(self) -> EngineConfig:
         return EngineConfig.from_dict({**self.config, **self.buggy.get("config", {})})
@@ -103,7 +106,8 @@ def load_case(path: Path) -> Case:
                 _mapping(f"{path.name}: config", data["config"]), buggy,
                 _mapping(f"{path.name}: expect", data["expect"]),
                 _mapping(f"{path.name}: safe", data.get("safe")),
-                str(data.get("summary", "")).strip(), str(path))
+                str(data.get("summary", "")).strip(), str(path),
+                str(data.get("version", "")).strip())
 
 
 @dataclass(frozen=True)

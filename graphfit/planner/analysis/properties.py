@@ -38,7 +38,7 @@ def decodes_not_full(plan: Plan, stage: str = "runtime") -> list[int]:
     """
     if stage != "runtime":
         raise ConfigError(f"stage: decodes_full checks the runtime dispatch, not {stage!r}")
-    if not plan.config.cudagraph_mode.has_full_decode:
+    if not plan.cudagraph_mode.has_full_decode:
         return []  # nothing to replay FULL; not this property's concern
     q = plan.config.uniform_query_len
     return [r for r in decode_requests(plan)

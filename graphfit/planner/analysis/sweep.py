@@ -22,7 +22,9 @@ from typing import Any
 from graphfit.planner.analysis.capexpr import capacities_for
 from graphfit.planner.analysis.summary import decode_stats
 from graphfit.planner.config import EngineConfig
+from graphfit.planner.core.enums import Engine
 from graphfit.planner.core.errors import ConfigError, GraphfitError
+from graphfit.planner.engines.registry import engine_model
 from graphfit.planner.plan import Plan, plan
 
 AXES = ("max_num_seqs", "num_speculative_tokens")
@@ -98,7 +100,9 @@ def check_point(base: Mapping[str, Any], point: Mapping[str, int],
         return PointResult(dict(point), None, str(exc))
     graphs, top = len(p.capture_sizes), p.max_capture_size
     waste, nbytes = round(_decode_waste(p), 6), p.total_bytes
-    result = p.verify(caps)
+    # an audit compares with every batch the engine's own code runs (its engine rows);
+    # without formulas a point proves graphfit's own plan
+    result = p.verify(caps) if capacities else p.verify()
     ranges = tuple({"buffer": f"{r.component}.{r.buffer}", "first": r.first, "last": r.last,
                     "padded": r.padded, "needed": r.needed, "capacity": r.capacity}
                    for r in result.ranges())
@@ -121,6 +125,7 @@ class SweepResult:
     seconds: float
     workers: int
     capacities: Mapping[str, int | str] = field(default_factory=dict)
+    engine_version: str = ""  # the engine release the points were planned for
 
     @property
     def failing(self) -> tuple[PointResult, ...]:
@@ -209,4 +214,9 @@ def sweep(base: Mapping[str, Any], axes: Mapping[str, tuple[int, ...]],
                     progress(len(order[futures[future]]))
         for i in range(len(chunks)):
             results += order[i]
-    return SweepResult(dict(axes), tuple(results), time.perf_counter() - start, workers, caps)
+    try:
+        version = engine_model(Engine(base.get("engine", Engine.VLLM))).version
+    except (ConfigError, ValueError):
+        version = ""
+    return SweepResult(dict(axes), tuple(results), time.perf_counter() - start, workers, caps,
+                       version)

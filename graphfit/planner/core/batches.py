@@ -53,6 +53,10 @@ class BatchFamily:
     always runs unpadded, e.g. DFlash's context). `eager_writes`: batches that run eagerly
     still write the component's buffers (vLLM, TensorRT-LLM) or not (SGLang's graph inputs are
     private to its graph runner). `points`: only these a (capture runs every ladder size).
+    `engine_only`: only the engine's own code runs these batches (vLLM captures its drafter at
+    every ladder size; MRV2's DFlash prepare kernel fills T rows on every call): they count
+    for the rows the engine writes, which audits of the engine's sizing compare with, and not
+    for graphfit's own runtime, whose capacities stay tight.
     """
 
     name: str
@@ -65,6 +69,7 @@ class BatchFamily:
     padded: bool = True
     eager_writes: bool = True
     points: tuple[int, ...] | None = None
+    engine_only: bool = False
 
     def __post_init__(self) -> None:
         if self.step < 1 or self.first < 1:

@@ -30,9 +30,31 @@ class CUDAGraphMode(str, Enum):
         """Runtime mode order used by data-parallel agreement: NONE < PIECEWISE < FULL."""
         return {"NONE": 0, "PIECEWISE": 1}.get(self.value, 2)
 
+    @property
+    def mixed_mode(self) -> CUDAGraphMode:
+        """The graphs mixed batches replay (vLLM's `mixed_mode()`)."""
+        if self is CUDAGraphMode.FULL_AND_PIECEWISE:
+            return CUDAGraphMode.PIECEWISE
+        if self is CUDAGraphMode.FULL_DECODE_ONLY:
+            return CUDAGraphMode.NONE
+        return self
+
+    @property
+    def decode_mode(self) -> CUDAGraphMode:
+        """The graphs uniform decodes replay (vLLM's `decode_mode()`)."""
+        if self in (CUDAGraphMode.FULL_AND_PIECEWISE, CUDAGraphMode.FULL_DECODE_ONLY):
+            return CUDAGraphMode.FULL
+        return self
+
+    @property
+    def separate_routine(self) -> bool:
+        """Whether uniform decodes have their own FULL graphs (vLLM's `separate_routine()`)."""
+        return self in (CUDAGraphMode.FULL_AND_PIECEWISE, CUDAGraphMode.FULL_DECODE_ONLY)
+
 
 class SpecMethod(str, Enum):
-    """Speculative-decoding methods (vLLM `--speculative-config` `method`)."""
+    """Speculative-decoding methods (vLLM `--speculative-config` `method`; vLLM 0.33's
+    model-specific `*_mtp` names are aliases of `mtp`)."""
 
     NONE = "none"
     EAGLE = "eagle"
@@ -41,11 +63,31 @@ class SpecMethod(str, Enum):
     DRAFT_MODEL = "draft_model"
     DFLASH = "dflash"
     NGRAM = "ngram"
+    NGRAM_GPU = "ngram_gpu"
+    SUFFIX = "suffix"
+    DSPARK = "dspark"
+    EXTRACT_HIDDEN_STATES = "extract_hidden_states"
 
     @property
     def has_drafter_model(self) -> bool:
-        """ngram proposes on the CPU: no drafter buffers, no drafter graphs."""
-        return self not in (SpecMethod.NONE, SpecMethod.NGRAM)
+        """ngram and suffix propose on the CPU: no drafter model (vLLM's V2 runner still
+        runs ngram on its GPU speculator; the vLLM model decides that per runner)."""
+        return self not in (SpecMethod.NONE, SpecMethod.NGRAM, SpecMethod.SUFFIX)
+
+
+class AttentionSupport(str, Enum):
+    """vLLM's `AttentionCGSupport`: what CUDA graphs an attention backend can run, lowest
+    first (v1/attention/backend.py). FULL decode graphs with q > 1 need UNIFORM_BATCH,
+    FULL mixed graphs ALWAYS; NEVER allows PIECEWISE only."""
+
+    NEVER = "NEVER"
+    UNIFORM_SINGLE_TOKEN_DECODE = "UNIFORM_SINGLE_TOKEN_DECODE"
+    UNIFORM_BATCH = "UNIFORM_BATCH"
+    ALWAYS = "ALWAYS"
+
+    @property
+    def rank(self) -> int:
+        return list(AttentionSupport).index(self)
 
 
 class Runner(str, Enum):
@@ -91,7 +133,8 @@ class LadderPolicy(str, Enum):
 
     `vllm` reproduces vLLM 0.33 (with request-count uniform-decode sizes), `vllm-legacy` the
     ladder before vLLM PR #50488 (no such sizes: S=33, k=3 pads 132 to 136), `explicit` uses the
-    user's `cudagraph_capture_sizes` exactly as given. `sglang` / `sglang-spec` are SGLang's
+    user's `cudagraph_capture_sizes` as the engine takes them (vLLM: sorted, sizes above T
+    dropped, and still rounded by the V1 runner). `sglang` / `sglang-spec` are SGLang's
     decode and speculative batch-size lists, `trtllm` TensorRT-LLM's `CudaGraphConfig` list.
     `auto` (the default) resolves to the engine's own policy when the config is built; which
     engine owns which policy is the engine models' business (`graphfit.planner.engines`).

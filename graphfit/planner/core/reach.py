@@ -122,6 +122,8 @@ class FamilyWalk:
 
 def _segments(family: BatchFamily, tables: DispatchTables) -> list[Segment]:
     if not family.padded:
+        if family.points is not None:  # each listed batch runs eagerly at its own size
+            return [Segment(p, p, None) for p in family.points]
         return [Segment(family.first, family.last, None)]
     if family.points is not None:
         return [seg for p in family.points

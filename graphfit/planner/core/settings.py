@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Protocol
 
 from graphfit.planner.core.enums import (
+    AttentionSupport,
     CeilingFamily,
     CUDAGraphMode,
     Engine,
@@ -65,6 +66,15 @@ class EngineSettings(Protocol):
     def speculative_eagle_topk(self) -> int | None: ...
     @property
     def speculative_num_draft_tokens(self) -> int | None: ...
+    # vLLM
+    @property
+    def attention_backend(self) -> str | None: ...
+    @property
+    def attention_cudagraph_support(self) -> AttentionSupport | None: ...
+    @property
+    def drafter_attention_cudagraph_support(self) -> AttentionSupport | None: ...
+    @property
+    def dspark_sample_from_anchor(self) -> bool: ...
     @property
     def draft_hidden_size(self) -> int | None: ...
     @property

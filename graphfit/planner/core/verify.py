@@ -56,6 +56,7 @@ class ViolationRange:
     _part: Reached | None = field(default=None, repr=False, compare=False)
     _rule: RowRule | None = field(default=None, repr=False, compare=False)
     _max_num_seqs: int = field(default=0, repr=False, compare=False)
+    scenario: str = ""  # the covered scenario it happens in ("": the assumed one)
 
     @property
     def key(self) -> str:
@@ -69,12 +70,13 @@ class ViolationRange:
         span = f"{self.first}" if self.first == self.last else f"{self.first}-{self.last}"
         if self.step > 1 and self.first != self.last:
             span += f" (every {self.step})"
+        where = f" [{self.scenario}]" if self.scenario else ""
         if self.eager and self.first != self.last:
             return (f"{self.key}: num_tokens {span} run eagerly, needing up to {self.needed} "
-                    f"rows > capacity {self.capacity}")
+                    f"rows > capacity {self.capacity}{where}")
         extra = f" (+{self.needed - self.padded} rows)" if self.needed != self.padded else ""
         return f"{self.key}: num_tokens {span} pad to {self.padded}{extra} > capacity " \
-               f"{self.capacity}"
+               f"{self.capacity}{where}"
 
     def batches(self) -> Iterator[Violation]:
         """The range's violations one batch at a time."""
@@ -128,6 +130,7 @@ class FillViolationRange:
     padded: int
     fill: FillKind
     safe: frozenset[FillKind]
+    scenario: str = ""
 
     @property
     def key(self) -> str:

@@ -15,10 +15,35 @@ from typing import Protocol
 from graphfit.planner.core.batches import BatchFamily
 from graphfit.planner.core.buffers import BufferSpec
 from graphfit.planner.core.dispatch import DispatchTables
-from graphfit.planner.core.enums import Engine, LadderPolicy, Unit
+from graphfit.planner.core.enums import CUDAGraphMode, Engine, LadderPolicy, Unit
 from graphfit.planner.core.errors import ConfigError
 from graphfit.planner.core.ladder import Ladder
 from graphfit.planner.core.settings import EngineSettings
+
+
+@dataclass(frozen=True)
+class Alternative:
+    """The same component as the engine would run it under another value of an input the
+    config leaves unknown (vLLM: the attention backends' cudagraph support level).
+
+    Capacities and audits cover every alternative; `Plan.pad` and the graphs graphfit's
+    runtime captures follow the assumed one (the component's own tables).
+    """
+
+    label: str
+    tables: DispatchTables
+    families: tuple[BatchFamily, ...]
+
+
+@dataclass(frozen=True)
+class Scenario:
+    """One way the engine may resolve the config: the unknown inputs' values, the graph mode
+    they resolve to and the sizes captured."""
+
+    label: str
+    settings: tuple[tuple[str, str], ...]
+    mode: CUDAGraphMode
+    sizes: tuple[int, ...]
 
 
 @dataclass(frozen=True)
@@ -26,7 +51,8 @@ class ComponentModel:
     """One graph runner of an engine: how its batches dispatch, what it reads, what reaches it.
 
     `unit` is what its capture sizes count (tokens or requests); `width` the tokens per
-    request of a uniform decode (q; SGLang's draft runner: topk).
+    request of a uniform decode (q; SGLang's draft runner: topk). `alternatives`: how the
+    engine dispatches it in the scenarios the plan covers besides the assumed one.
     """
 
     name: str
@@ -34,6 +60,7 @@ class ComponentModel:
     tables: DispatchTables
     buffers: tuple[BufferSpec, ...]
     families: tuple[BatchFamily, ...]
+    alternatives: tuple[Alternative, ...] = ()
 
     def __post_init__(self) -> None:
         names = [b.name for b in self.buffers]
@@ -47,10 +74,18 @@ class ComponentModel:
 
 @dataclass(frozen=True)
 class EngineLadders:
-    """The capture sizes as the engine's config computes them, and as its runner captures."""
+    """The capture sizes as the engine's config computes them, and as its runner captures.
+
+    `mode` is the graph mode the runner resolves (None: the config's own); `assumed` the
+    scenario the ladders and tables follow when an input is unknown, `covered` the other
+    scenarios whose dispatch the capacities also cover.
+    """
 
     config: Ladder
     runtime: Ladder
+    mode: CUDAGraphMode | None = None
+    assumed: Scenario | None = None
+    covered: tuple[Scenario, ...] = ()
 
 
 class EngineModel(Protocol):

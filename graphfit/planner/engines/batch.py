@@ -59,6 +59,10 @@ class BatchRunner:
             raise ConfigError(f"{self.name}: width and max_requests must be >= 1")
 
 
+_VLLM_ONLY_METHODS = frozenset({SpecMethod.DFLASH, SpecMethod.DSPARK, SpecMethod.NGRAM_GPU,
+                                SpecMethod.SUFFIX, SpecMethod.EXTRACT_HIDDEN_STATES})
+
+
 def resolve_common(config: EngineSettings, engine: Engine) -> None:
     """Fields neither SGLang nor TensorRT-LLM has: the V2 runner, PIECEWISE, DFlash."""
     if config.runner is not Runner.V1:
@@ -66,8 +70,22 @@ def resolve_common(config: EngineSettings, engine: Engine) -> None:
     if config.cudagraph_mode is CUDAGraphMode.PIECEWISE:
         raise ConfigError(
             f"cudagraph_mode: {engine.value} captures whole decode graphs; use FULL or NONE")
-    if config.spec_method is SpecMethod.DFLASH:
-        raise ConfigError(f"spec_method: dflash is not modelled for {engine.value}")
+    if config.spec_method in _VLLM_ONLY_METHODS:
+        raise ConfigError(f"spec_method: {config.spec_method.value} is not modelled for "
+                          f"{engine.value}")
+    for name in ("attention_backend", "attention_cudagraph_support",
+                 "drafter_attention_cudagraph_support"):
+        if getattr(config, name) is not None:
+            raise ConfigError(f"{name}: vLLM-only (set engine vllm)")
+    if not config.dspark_sample_from_anchor:
+        raise ConfigError("dspark_sample_from_anchor: vLLM-only (set engine vllm)")
+    sizes = config.cudagraph_capture_sizes
+    for a, b in zip(sizes or (), (sizes or ())[1:]):
+        if a == b:
+            raise ConfigError(f"cudagraph_capture_sizes: duplicate capture size {a}")
+        if a > b:
+            raise ConfigError(f"cudagraph_capture_sizes: capture sizes must be sorted "
+                              f"ascending ({a} before {b})")
 
 
 def explicit_batch_ladder(config: EngineSettings) -> Ladder:

@@ -29,7 +29,8 @@ def default_multiple_of(config: EngineConfig) -> int:
     """q when vLLM's V1 runner rounds capture sizes to multiples of q (spec decode with FULL
     decode graphs), else 1. On that grid a pasted ladder is captured exactly as given."""
     q = config.uniform_query_len
-    if config.runner is Runner.V1 and q > 1 and config.cudagraph_mode.has_full_decode:
+    if (config.runner is Runner.V1 and q > 1
+            and plan(config).cudagraph_mode.decode_mode is CUDAGraphMode.FULL):
         return q
     return 1
 
@@ -98,6 +99,9 @@ def tune(config: EngineConfig, trace: Trace, *, max_graphs: int | None = None,
         raise ConfigError(
             f"engine: {config.engine.value} captures per batch size (requests); optimize models "
             "per-token ladders only")
+    if not base_plan.has_graphs:
+        raise ConfigError("cudagraph_capture_sizes: the config captures no graphs (no size "
+                          "fits); nothing to optimise")
     baseline = ladder_cost(base_plan.capture_sizes, trace)
     M = base_plan.max_capture_size
     g = default_multiple_of(config) if multiple_of is None else multiple_of

@@ -1,32 +1,59 @@
-"""vLLM 0.33's dispatchers (domain.md §2): the target's FULL-decode routine, then PIECEWISE,
-then eager; the drafter's PIECEWISE-only dispatcher on the same ladder."""
+"""vLLM 0.33's dispatchers (domain.md §2), per runner, from the RESOLVED graph mode.
+
+V1 (`v1/cudagraph_dispatcher.py`): per capture size a mixed key (PIECEWISE, or FULL with
+num_reqs = min(size, S) in mode FULL) and, with a separate decode routine
+(FULL_DECODE_ONLY, FULL_AND_PIECEWISE), FULL decode keys for q <= size <= S*q with
+num_reqs = min(size // q, S); uniform batches of mode FULL take the mixed FULL key. The V1
+drafter has a PIECEWISE-only dispatcher on the same ladder when the mode's mixed_mode() is
+PIECEWISE or FULL, else it runs eagerly (llm_base_proposer.py:420-435).
+
+V2 (`v1/worker/gpu/cudagraph_utils.py:274-383`): mixed graphs on the capture sizes, FULL
+decode graphs on the candidates round_up(s, q) of every size that stay within S*q, the max
+capture size and S requests (not themselves capture sizes). The tables then hold the union of
+both, each entry with its own padded size.
+"""
 
 from __future__ import annotations
 
+from bisect import bisect_left
+from collections.abc import Callable
+
 from graphfit.planner.core.dispatch import NO_GRAPH, Dispatch, DispatchTables, shared_dispatches
 from graphfit.planner.core.enums import CUDAGraphMode
+from graphfit.planner.core.ladder import round_up
+
+FULL = CUDAGraphMode.FULL
+PIECEWISE = CUDAGraphMode.PIECEWISE
+
+
+def _mixed_of(mode: CUDAGraphMode, max_num_seqs: int) -> Callable[[int], Dispatch]:
+    """size -> the mixed key of `mode` there: FULL with num_reqs = min(size, S) (mode FULL),
+    PIECEWISE, or no graph (FULL_DECODE_ONLY, NONE)."""
+    mixed = mode.mixed_mode
+    if mixed is FULL:
+        full_of = shared_dispatches(FULL)
+        return lambda size: full_of(size, size if size < max_num_seqs else max_num_seqs)
+    if mixed is PIECEWISE:
+        piecewise_of = shared_dispatches(PIECEWISE)
+        return lambda size: piecewise_of(size, None)
+    return lambda size: NO_GRAPH
 
 
 def target_tables(sizes: tuple[int, ...], mode: CUDAGraphMode, q: int,
                   max_num_seqs: int) -> DispatchTables:
     """The V1 `CudagraphDispatcher`: per capture size, the mixed key and the uniform key.
 
-    A uniform decode replays a FULL graph when the mode has FULL decode graphs and the size is
-    a whole number of q-token requests in q..S*q; every other batch takes the mixed key.
+    With a separate decode routine a uniform decode replays a FULL graph when the size is a
+    whole number of q-token requests in q..S*q (num_reqs = min(size // q, S)); every other
+    batch, and every uniform batch of mode FULL, takes the mixed key.
     """
     mixed: list[Dispatch] = []
     uniform: list[Dispatch] = []
-    full, piecewise = mode is CUDAGraphMode.FULL, mode.has_piecewise
-    decode_top = max_num_seqs * q if mode.has_full_decode else 0
-    full_of = shared_dispatches(CUDAGraphMode.FULL)
-    piecewise_of = shared_dispatches(CUDAGraphMode.PIECEWISE)
+    mixed_of = _mixed_of(mode, max_num_seqs)
+    decode_top = max_num_seqs * q if mode.separate_routine else 0
+    full_of = shared_dispatches(FULL)
     for size in sizes:
-        if full:
-            mixed_hit = full_of(size, size if size < max_num_seqs else max_num_seqs)
-        elif piecewise:
-            mixed_hit = piecewise_of(size, None)
-        else:
-            mixed_hit = NO_GRAPH
+        mixed_hit = mixed_of(size)
         mixed.append(mixed_hit)
         if q <= size <= decode_top and size % q == 0:
             reqs = size // q
@@ -36,10 +63,63 @@ def target_tables(sizes: tuple[int, ...], mode: CUDAGraphMode, q: int,
     return DispatchTables(sizes, tuple(mixed), tuple(uniform), q, max_num_seqs)
 
 
+def drafter_mode(mode: CUDAGraphMode) -> CUDAGraphMode:
+    """The V1 drafter's own mode: PIECEWISE when the target's mixed_mode() is PIECEWISE or
+    FULL, else NONE (FULL_DECODE_ONLY and NONE: the drafter runs eagerly)."""
+    if mode.mixed_mode in (PIECEWISE, FULL):
+        return PIECEWISE
+    return CUDAGraphMode.NONE
+
+
 def drafter_tables(sizes: tuple[int, ...], mode: CUDAGraphMode, q: int,
                    max_num_seqs: int) -> DispatchTables:
-    """The drafter's own dispatcher: PIECEWISE only, same padding as the target."""
-    piecewise_of = shared_dispatches(CUDAGraphMode.PIECEWISE)
-    hit = [piecewise_of(s, None) if mode is not CUDAGraphMode.NONE else NO_GRAPH
-           for s in sizes]
-    return DispatchTables(sizes, tuple(hit), tuple(hit), q, max_num_seqs)
+    """The V1 drafter's dispatcher: PIECEWISE only, same padding as the target."""
+    piecewise_of = shared_dispatches(PIECEWISE)
+    graphs = drafter_mode(mode) is PIECEWISE
+    hit = tuple(piecewise_of(s, None) if graphs else NO_GRAPH for s in sizes)
+    return DispatchTables(sizes, hit, hit, q, max_num_seqs)
+
+
+def decode_candidates(sizes: tuple[int, ...], width: int, max_num_seqs: int,
+                      max_capture: int) -> tuple[int, ...]:
+    """MRV2's FULL decode graph sizes: round_up(s, width), skipped above width*S, above the
+    max capture size or above S requests (cudagraph_utils.py:321-349)."""
+    top = min(max_num_seqs * width, max_capture)
+    return tuple(sorted({round_up(s, width) for s in sizes if round_up(s, width) <= top}))
+
+
+def v2_tables(sizes: tuple[int, ...], mode: CUDAGraphMode, width: int, max_num_seqs: int,
+              max_capture: int) -> DispatchTables:
+    """An MRV2 `CudaGraphManager` (target, or a drafter's prefill manager) as tables.
+
+    A uniform batch of r requests x width tokens takes the smallest FULL decode candidate
+    that holds it, else the mixed graph; a mixed batch the smallest capture size's graph.
+    """
+    if not sizes or mode is CUDAGraphMode.NONE:
+        return DispatchTables((), (), (), width, max_num_seqs)
+    decode = (decode_candidates(sizes, width, max_num_seqs, max_capture)
+              if mode.separate_routine else ())
+    union = tuple(sorted(set(sizes) | set(decode)))
+    mixed_of = _mixed_of(mode, max_num_seqs)
+    full_of = shared_dispatches(FULL)
+    mixed: list[Dispatch] = []
+    uniform: list[Dispatch] = []
+    for u in union:
+        mixed_hit = mixed_of(sizes[bisect_left(sizes, u)])
+        mixed.append(mixed_hit)
+        i = bisect_left(decode, u)
+        if i < len(decode):
+            uniform.append(full_of(decode[i], decode[i] // width))
+        else:
+            uniform.append(mixed_hit)
+    return DispatchTables(union, tuple(mixed), tuple(uniform), width, max_num_seqs)
+
+
+def v2_full_decode_tables(sizes: tuple[int, ...], graphs: bool, width: int,
+                          max_num_seqs: int, max_capture: int) -> DispatchTables:
+    """A FULL_DECODE_ONLY manager of `width` tokens per request (MRV2 DFlash/DSpark query):
+    FULL graphs on the decode candidates, eager otherwise; never PIECEWISE."""
+    decode = decode_candidates(sizes, width, max_num_seqs, max_capture) if graphs else ()
+    full_of = shared_dispatches(FULL)
+    hits = tuple(full_of(c, c // width) for c in decode)
+    return DispatchTables(decode, (NO_GRAPH,) * len(decode), hits, width, max_num_seqs)

@@ -2,13 +2,14 @@
 
 `config_ladder` computes the sizes as `VllmConfig._set_cudagraph_sizes` does at start-up (what a
 drafter's `__init__` sees); `runtime_ladder` applies the V1 runner's later shrink-only
-rounding to multiples of q. Keeping both matters: capacities sized from the first stay safe
-under the second.
+rounding to multiples of q (`adjust_cudagraph_sizes_for_spec_decode`), which runs only when
+the RESOLVED mode keeps FULL decode graphs. Keeping both matters: capacities sized from the
+first stay safe under the second.
 """
 
 from __future__ import annotations
 
-from graphfit.planner.core.enums import LadderPolicy, PerformanceMode, Runner
+from graphfit.planner.core.enums import CUDAGraphMode, LadderPolicy, PerformanceMode, Runner
 from graphfit.planner.core.errors import ConfigError
 from graphfit.planner.core.ladder import Ladder, round_up
 from graphfit.planner.core.settings import EngineSettings
@@ -36,8 +37,26 @@ def _default_grid(ceiling: int, config: EngineSettings) -> set[int]:
     return grid
 
 
+def _user_sizes(user_list: tuple[int, ...], T: int, warnings: list[str]) -> list[int]:
+    """vLLM de-duplicates, drops sizes above T and sorts (config/vllm.py:2558-2571)."""
+    if list(user_list) != sorted(set(user_list)):
+        warnings.append(f"capture sizes {list(user_list)} sorted and de-duplicated "
+                        f"(vLLM does the same)")
+    sizes = sorted({s for s in user_list if s <= T})
+    dropped = sorted({s for s in user_list if s > T})
+    if dropped:
+        warnings.append(f"capture sizes {dropped} exceed max_num_batched_tokens {T}; dropped")
+    if not sizes:
+        warnings.append(f"no capture size is <= max_num_batched_tokens {T}: no CUDA graphs, "
+                        f"every batch runs eagerly")
+    return sizes
+
+
 def computed_ladder(config: EngineSettings, *, uniform_decode_sizes: bool = True) -> Ladder:
     """vLLM 0.33 `_set_cudagraph_sizes` (uniform_decode_sizes=False: the legacy rule)."""
+    if config.cudagraph_mode is CUDAGraphMode.NONE:
+        # mode NONE / enforce_eager: no sizes, and none of the checks (vllm.py:2447-2451)
+        return Ladder(())
     S = config.max_num_seqs
     T = config.max_num_batched_tokens
     q = config.uniform_query_len
@@ -56,13 +75,7 @@ def computed_ladder(config: EngineSettings, *, uniform_decode_sizes: bool = True
 
     warnings: list[str] = []
     if user_list is not None:
-        sizes = sorted({s for s in user_list if s <= T})
-        if not sizes:
-            raise ConfigError(
-                f"cudagraph_capture_sizes: no size is <= max_num_batched_tokens ({T})")
-        dropped = [s for s in user_list if s > T]
-        if dropped:
-            warnings.append(f"capture sizes {dropped} exceed max_num_batched_tokens {T}; dropped")
+        sizes = _user_sizes(user_list, T, warnings)
     else:
         grid = _default_grid(ceiling, config)
         if ceiling >= T:
@@ -70,51 +83,38 @@ def computed_ladder(config: EngineSettings, *, uniform_decode_sizes: bool = True
         grid.update(s for s in decode_sizes if s <= T)
         sizes = sorted(grid)
 
-    if user_max is not None and user_max != sizes[-1]:
+    last = sizes[-1] if sizes else 0
+    if user_max is not None and user_max != last:
         if user_list is not None:
             raise ConfigError(
                 f"max_cudagraph_capture_size: {user_max} differs from the largest capture "
-                f"size {sizes[-1]} (vLLM rejects this too)")
+                f"size {last} (vLLM rejects this too)")
         warnings.append(
-            f"max_cudagraph_capture_size {user_max} truncated to {sizes[-1]}, the last size")
+            f"max_cudagraph_capture_size {user_max} truncated to {last}, the last size")
     return Ladder(tuple(sizes), tuple(warnings))
 
 
-def explicit_ladder(config: EngineSettings) -> Ladder:
-    """The user's list exactly: nothing added, nothing rounded."""
-    sizes = config.cudagraph_capture_sizes
-    if sizes is None:  # pragma: no cover - EngineConfig rejects this
-        raise ConfigError("cudagraph_capture_sizes: the explicit ladder needs a list")
-    T = config.max_num_batched_tokens
-    if sizes[-1] > T:
-        raise ConfigError(
-            f"cudagraph_capture_sizes: {sizes[-1]} exceeds max_num_batched_tokens ({T})")
-    user_max = config.max_cudagraph_capture_size
-    if user_max is not None and user_max != sizes[-1]:
-        raise ConfigError(
-            f"max_cudagraph_capture_size: {user_max} differs from the largest capture "
-            f"size {sizes[-1]}")
-    return Ladder(sizes)
-
-
 def config_ladder(config: EngineSettings) -> Ladder:
-    """The capture sizes as vLLM's config computes them, before the runner adjusts."""
-    if config.ladder is LadderPolicy.EXPLICIT:
-        return explicit_ladder(config)
+    """The capture sizes as vLLM's config computes them, before the runner adjusts.
+
+    `explicit` is the user's list as vLLM takes it (a list always overrides vLLM's grid).
+    """
     if config.ladder is LadderPolicy.VLLM_LEGACY:
         return computed_ladder(config, uniform_decode_sizes=False)
     return computed_ladder(config)
 
 
-def runtime_ladder(config: EngineSettings, ladder: Ladder) -> Ladder:
-    """The V1 runner's shrink-only adjustment for spec decode with FULL decode graphs.
+def runtime_ladder(config: EngineSettings, ladder: Ladder, mode: CUDAGraphMode) -> Ladder:
+    """The V1 runner's shrink-only adjustment for spec decode with FULL decode graphs
+    (config/compilation.py:1529-1565), for explicit lists too.
 
     Every size is rounded up to a multiple of q; sizes that would exceed the old max are
-    dropped, so the max never grows. vLLM applies this after the drafter was built.
+    dropped, so the max never grows. vLLM applies this after the drafter was built, and only
+    when the resolved `mode` keeps FULL decode graphs.
     """
     q = config.uniform_query_len
-    if (config.ladder is LadderPolicy.EXPLICIT or config.runner is not Runner.V1 or q == 1
-            or not config.cudagraph_mode.has_full_decode):
+    if (config.runner is not Runner.V1 or q == 1 or not ladder.sizes
+            or mode.decode_mode is not CUDAGraphMode.FULL):
         return ladder
     old_max = ladder.max_size
     sizes = sorted({round_up(s, q) for s in ladder.sizes if round_up(s, q) <= old_max})
@@ -122,7 +122,7 @@ def runtime_ladder(config: EngineSettings, ladder: Ladder) -> Ladder:
         if q > old_max:
             raise ConfigError(
                 f"max_cudagraph_capture_size: {old_max} is below the decode query length "
-                f"{q}; no FULL decode graph fits")
+                f"{q}; no FULL decode graph fits (vLLM rejects this too)")
         sizes = [q]
     warnings = ladder.warnings
     if tuple(sizes) != ladder.sizes:

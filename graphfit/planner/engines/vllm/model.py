@@ -1,21 +1,131 @@
-"""The vLLM 0.33 engine model: its ladders, dispatchers, buffers and reachable batches."""
+"""The vLLM 0.33 engine model: its ladders, dispatchers, buffers and reachable batches.
+
+The attention backends' cudagraph support level decides the mode the runner resolves
+(`attention.resolve_mode`); when the config leaves it unknown, every level vLLM would accept
+is a scenario: the plan follows the highest (its `assumed` scenario) and its capacities and
+audits cover the others (`covered`, each component's `alternatives`).
+"""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass
 
 from graphfit.planner.core.batches import BatchFamily, Requests, Stream
-from graphfit.planner.core.enums import Engine, LadderPolicy, SpecMethod, Unit
+from graphfit.planner.core.dispatch import DispatchTables
+from graphfit.planner.core.enums import (
+    AttentionSupport,
+    CUDAGraphMode,
+    Engine,
+    LadderPolicy,
+    Runner,
+    SpecMethod,
+    Unit,
+)
 from graphfit.planner.core.errors import ConfigError
+from graphfit.planner.core.ladder import Ladder
 from graphfit.planner.core.settings import EngineSettings
-from graphfit.planner.engines.base import ComponentModel, EngineLadders
-from graphfit.planner.engines.vllm.buffers import drafter_buffer_specs, target_buffer_specs
-from graphfit.planner.engines.vllm.dispatch import drafter_tables, target_tables
+from graphfit.planner.engines.base import Alternative, ComponentModel, EngineLadders, Scenario
+from graphfit.planner.engines.vllm.attention import (
+    ANY_LEVEL,
+    UNIFORM,
+    backend_levels,
+    resolve_mode,
+    target_levels,
+)
+from graphfit.planner.engines.vllm.buffers import (
+    drafter_buffer_specs,
+    lookahead,
+    target_buffer_specs,
+)
+from graphfit.planner.engines.vllm.dispatch import (
+    drafter_tables,
+    target_tables,
+    v2_full_decode_tables,
+    v2_tables,
+)
 from graphfit.planner.engines.vllm.ladder import config_ladder, runtime_ladder
 
 _TARGET = frozenset({Stream.TARGET_TOKENS, Stream.TARGET_REQUESTS})
 _DRAFTER = frozenset({Stream.DRAFTER_TOKENS, Stream.DRAFTER_REQUESTS})
 _QUERY = frozenset({Stream.DRAFT_QUERY, Stream.DRAFTER_REQUESTS})
+_CONTEXT = frozenset({Stream.CONTEXT})
+_PARALLEL = (SpecMethod.DFLASH, SpecMethod.DSPARK)  # a separate query pass per step
+_V1_DRAFTERS = (SpecMethod.EAGLE, SpecMethod.EAGLE3, SpecMethod.MTP, SpecMethod.DRAFT_MODEL,
+                SpecMethod.EXTRACT_HIDDEN_STATES, SpecMethod.DFLASH)
+_V2_AR = (SpecMethod.EAGLE, SpecMethod.EAGLE3, SpecMethod.MTP)
+
+
+@dataclass(frozen=True)
+class _Run:
+    """One scenario: the levels, the resolved mode and the runtime ladder."""
+
+    level: AttentionSupport
+    drafter_level: AttentionSupport | None
+    mode: CUDAGraphMode
+    runtime: Ladder
+
+    def label(self) -> str:
+        text = f"attention support {self.level.value}"
+        if self.drafter_level is not None:
+            text += f", drafter attention {self.drafter_level.value}"
+        return text
+
+    def settings(self) -> tuple[tuple[str, str], ...]:
+        out = [("attention_cudagraph_support", self.level.value)]
+        if self.drafter_level is not None:
+            out.append(("drafter_attention_cudagraph_support", self.drafter_level.value))
+        return tuple(out)
+
+
+def _uses_drafter_level(config: EngineSettings) -> bool:
+    """Only MRV2's DFlash/DSpark drafters build graphs from their own attention's level."""
+    return config.runner is Runner.V2 and config.spec_method in _PARALLEL
+
+
+def _drafter_levels(config: EngineSettings) -> tuple[AttentionSupport | None, ...]:
+    if not _uses_drafter_level(config):
+        return (None,)
+    if config.drafter_attention_cudagraph_support is not None:
+        return (config.drafter_attention_cudagraph_support,)
+    if config.attention_backend is not None:
+        return backend_levels(config.attention_backend)
+    return ANY_LEVEL
+
+
+def _drafter_graphs(run: _Run) -> bool:
+    """MRV2 DFlash/DSpark: FULL query graphs need decode FULL and draft attention >= UB
+    (v1/worker/gpu/spec_decode/dflash/speculator.py:143-160)."""
+    return (run.mode.decode_mode is CUDAGraphMode.FULL and run.drafter_level is not None
+            and run.drafter_level.rank >= UNIFORM.rank)
+
+
+def _runs(config: EngineSettings, ladder: Ladder) -> list[_Run]:
+    """Every scenario vLLM accepts, the assumed (highest levels) first; ConfigError when it
+    accepts none."""
+    q = config.uniform_query_len
+    levels = target_levels(config.attention_backend, config.attention_cudagraph_support)
+    runs: list[_Run] = []
+    seen: set[tuple[object, ...]] = set()
+    error: ConfigError | None = None
+    for level in sorted(levels, key=lambda x: -x.rank):
+        try:
+            mode = resolve_mode(config.cudagraph_mode, level, q)
+            runtime = runtime_ladder(config, ladder, mode)
+        except ConfigError as exc:
+            error = error or exc
+            continue
+        for drafter_level in sorted(_drafter_levels(config),
+                                    key=lambda x: -(x.rank if x is not None else 0)):
+            run = _Run(level, drafter_level, mode, runtime)
+            effect = (mode, runtime.sizes, _drafter_graphs(run))
+            if effect not in seen:
+                seen.add(effect)
+                runs.append(run)
+    if not runs:
+        assert error is not None
+        raise error
+    return runs
 
 
 class VllmModel:
@@ -39,41 +149,146 @@ class VllmModel:
             raise ConfigError("speculative_eagle_topk: SGLang-only (set engine sglang)")
         if config.speculative_num_draft_tokens is not None:
             raise ConfigError("speculative_num_draft_tokens: SGLang-only (set engine sglang)")
+        levels = target_levels(config.attention_backend, config.attention_cudagraph_support)
+        errors = []
+        for level in levels:  # vLLM rejects a FULL mixed mode when the attention has NEVER
+            try:
+                resolve_mode(config.cudagraph_mode, level, config.uniform_query_len)
+            except ConfigError as exc:
+                errors.append(exc)
+        if len(errors) == len(levels):
+            raise errors[0]
+        method, k = config.spec_method, config.num_speculative_tokens
+        if method is SpecMethod.DSPARK and config.runner is Runner.V1:
+            raise ConfigError("spec_method: dspark runs on the V2 model runner only (vLLM's V1 "
+                              "runner rejects it: config/vllm.py:3110-3113)")
+        if method is SpecMethod.SUFFIX and config.runner is Runner.V2:
+            raise ConfigError("spec_method: suffix runs on the V1 model runner only (vLLM's V2 "
+                              "runner rejects it: config/vllm.py:3066-3068)")
+        if method is SpecMethod.EXTRACT_HIDDEN_STATES and k != 1:
+            raise ConfigError(f"num_speculative_tokens: extract_hidden_states needs k = 1, "
+                              f"got {k} (vLLM asserts it)")
+        if not config.dspark_sample_from_anchor and method is not SpecMethod.DSPARK:
+            raise ConfigError("dspark_sample_from_anchor: only for spec_method dspark")
+        T = config.max_num_batched_tokens
+        if method is not SpecMethod.NONE and k > 0 and isinstance(T, int) \
+                and lookahead(config) >= T:
+            raise ConfigError(
+                f"max_num_batched_tokens: {T} leaves no slot for a token besides the "
+                f"{lookahead(config)} lookahead slots of {method.value} (vLLM rejects "
+                f"max_num_batched_tokens <= num_lookahead_tokens)")
         return changes
 
     def ladders(self, config: EngineSettings) -> EngineLadders:
         ladder = config_ladder(config)
-        return EngineLadders(ladder, runtime_ladder(config, ladder))
+        runs = _runs(config, ladder)
+        first = runs[0]
+        scenarios = [Scenario(run.label(), run.settings(), run.mode, run.runtime.sizes)
+                     for run in runs]
+        return EngineLadders(ladder, first.runtime, first.mode, scenarios[0],
+                             tuple(scenarios[1:]))
 
     def components(self, config: EngineSettings, ladders: EngineLadders
                    ) -> tuple[ComponentModel, ...]:
+        runs = _runs(config, ladders.config)
+        built = [self._components(config, ladders.config, run) for run in runs]
+        out: list[ComponentModel] = []
+        for i, comp in enumerate(built[0]):
+            alternatives = tuple(
+                Alternative(run.label(), other[i].tables, other[i].families)
+                for run, other in zip(runs[1:], built[1:]))
+            out.append(ComponentModel(comp.name, comp.unit, comp.tables, comp.buffers,
+                                      comp.families, alternatives))
+        return tuple(out)
+
+    def _components(self, config: EngineSettings, ladder: Ladder, run: _Run
+                    ) -> tuple[ComponentModel, ...]:
         S, T, q = config.max_num_seqs, config.max_num_batched_tokens, config.uniform_query_len
-        sizes, mode = ladders.runtime.sizes, config.cudagraph_mode
-        target = ComponentModel(
-            "target", Unit.TOKENS, target_tables(sizes, mode, q, S),
-            tuple(target_buffer_specs(config)),
-            (BatchFamily("mixed", _TARGET, 1, 1, T, Requests.UP_TO_TOKENS),
-             BatchFamily("uniform decode", _TARGET, q, 1, min(S, T // q), Requests.PER_UNIT,
-                         uniform=True)))
-        specs = tuple(drafter_buffer_specs(config, ladders.config.max_size))
+        sizes, mode = run.runtime.sizes, run.mode
+        v2 = config.runner is Runner.V2
+        if v2:
+            tables = v2_tables(sizes, mode, q, S, ladder.max_size)
+        else:
+            tables = target_tables(sizes, mode, q, S)
+        decodes = min(S, T // q)
+        target_families = (
+            BatchFamily("mixed", _TARGET, 1, 1, T, Requests.UP_TO_TOKENS),
+            BatchFamily("uniform decode", _TARGET, q, 1, decodes, Requests.PER_UNIT,
+                        uniform=True))
+        target = ComponentModel("target", Unit.TOKENS, tables,
+                                tuple(target_buffer_specs(config)), target_families)
+        specs = tuple(drafter_buffer_specs(config, ladder.max_size))
         if not specs:
             return (target,)
-        families: tuple[BatchFamily, ...]
-        if config.spec_method is SpecMethod.DFLASH:
-            families = (
-                # a query of q tokens per request; every count up to S*q is planned for
-                BatchFamily("query", _QUERY, 1, 1, S * q, Requests.UP_TO_TOKENS),
-                BatchFamily("context", frozenset({Stream.CONTEXT}), 1, 1, T,
-                            Requests.UP_TO_TOKENS, padded=False),
-            )
+        if v2:
+            drafter_tables_, families = self._v2_drafter(config, ladder, run, target_families)
         else:
-            # the draft model re-reads every scheduled token plus one sampled token per
-            # sequence (#32591): up to T + S tokens, not T
-            reach = T + S if config.spec_method is SpecMethod.DRAFT_MODEL else T
-            families = (BatchFamily("drafter", _DRAFTER, 1, 1, reach, Requests.UP_TO_TOKENS),)
-        drafter = ComponentModel("drafter", Unit.TOKENS, drafter_tables(sizes, mode, q, S),
-                                 specs, families)
-        return (target, drafter)
+            drafter_tables_, families = self._v1_drafter(config, run)
+        return (target, ComponentModel("drafter", Unit.TOKENS, drafter_tables_, specs,
+                                       families))
+
+    @staticmethod
+    def _v1_drafter(config: EngineSettings, run: _Run
+                    ) -> tuple[DispatchTables, tuple[BatchFamily, ...]]:
+        S, T, q = config.max_num_seqs, config.max_num_batched_tokens, config.uniform_query_len
+        sizes, mode = run.runtime.sizes, run.mode
+        tables = drafter_tables(sizes, mode, q, S)
+        if config.spec_method is not SpecMethod.DFLASH:
+            # the scheduler keeps every draft slot inside T (scheduler.py:721-847), so the
+            # drafter never sees more than T tokens (vLLM #32591 does not happen in 0.33)
+            return tables, (BatchFamily("drafter", _DRAFTER, 1, 1, T, Requests.UP_TO_TOKENS),)
+        # DFlash: q query tokens per request, at most T // q requests (vllm.py:2378-2396)
+        families = [
+            BatchFamily("query", _QUERY, q, 1, min(S, T // q), Requests.PER_UNIT),
+            BatchFamily("context", _CONTEXT, 1, 1, T, Requests.UP_TO_TOKENS, padded=False),
+        ]
+        # what only vLLM's code runs: DFlashProposer.dummy_run(n) drafts min(n, S*q) query
+        # tokens (dflash.py:218-228) for every size the target captures, padded only when
+        # the target captures it PIECEWISE (gpu_model_runner.py:5800-5838)
+        captured = [s for s in sizes if mode.mixed_mode is not CUDAGraphMode.NONE
+                    or (mode.separate_routine and q <= s <= S * q)]
+        if captured:
+            families.append(BatchFamily(
+                "capture (every captured size)", _QUERY, 1, 1, S * q, Requests.UP_TO_TOKENS,
+                padded=mode.mixed_mode is CUDAGraphMode.PIECEWISE,
+                points=tuple(min(s, S * q) for s in captured), engine_only=True))
+        # the memory-profiling run is forced eager (gpu_model_runner.py:5558-5566, 6132)
+        profile = min(T, S * q)
+        families.append(BatchFamily("profile run", _QUERY, 1, profile, profile,
+                                    Requests.UP_TO_TOKENS, padded=False, engine_only=True))
+        return tables, tuple(families)
+
+    @staticmethod
+    def _v2_drafter(config: EngineSettings, ladder: Ladder, run: _Run,
+                    target: tuple[BatchFamily, ...]
+                    ) -> tuple[DispatchTables, tuple[BatchFamily, ...]]:
+        S, T, q = config.max_num_seqs, config.max_num_batched_tokens, config.uniform_query_len
+        sizes, mode, method = run.runtime.sizes, run.mode, config.spec_method
+        if method in _PARALLEL:
+            width = lookahead(config)
+            tables = v2_full_decode_tables(sizes, _drafter_graphs(run), width, S,
+                                           ladder.max_size)
+            return tables, (
+                BatchFamily("query", _QUERY, width, 1, min(S, T // width), Requests.PER_UNIT,
+                            uniform=True),
+                BatchFamily("context", _CONTEXT, 1, 1, T, Requests.UP_TO_TOKENS, padded=False),
+                # the prepare kernel writes rows [num_reqs * width, T) of input_ids,
+                # positions, is_padding and pads the request rows to S on EVERY call
+                # (dflash/speculator.py:806-838): vLLM's code writes T rows
+                BatchFamily("prepare kernel fill", _QUERY, 1, T, T, Requests.UP_TO_TOKENS,
+                            padded=False, engine_only=True))
+        if method in _V2_AR:
+            # the prefill manager dispatches the target's batches with the target's mode
+            tables = v2_tables(sizes, mode, q, S, ladder.max_size)
+            return tables, tuple(
+                BatchFamily(f.name, _DRAFTER, f.step, f.first, f.last, f.requests,
+                            uniform=f.uniform) for f in target)
+        no_graphs = DispatchTables((), (), (), q, S)
+        if method in (SpecMethod.NGRAM, SpecMethod.NGRAM_GPU):
+            return no_graphs, (BatchFamily("requests", frozenset({Stream.DRAFTER_REQUESTS}),
+                                           1, 1, S, Requests.PER_UNIT),)
+        # draft_model, extract_hidden_states: eager, at most T tokens
+        return no_graphs, (BatchFamily("drafter", _DRAFTER, 1, 1, T, Requests.UP_TO_TOKENS),)
 
 
 VLLM = VllmModel()

@@ -12,7 +12,9 @@ attributes, so graphfit never imports vLLM:
   `.max_cudagraph_capture_size`;
 * `speculative_config.method`, `.num_speculative_tokens`, `.draft_model_config` (its hidden
   size sizes the drafter's hidden_states rows);
-* `cache_config.block_size`; `parallel_config` is accepted and not needed;
+* `cache_config.block_size`; `attention_config.backend` (the attention backend, whose
+  cudagraph support levels the engine model knows); `parallel_config` is accepted and not
+  needed;
 * `use_v2_model_runner` and `performance_mode` on the VllmConfig itself.
 
 A missing attribute leaves graphfit's default; `overrides` win over everything read.
@@ -31,12 +33,10 @@ _MODES = {0: CUDAGraphMode.NONE, 1: CUDAGraphMode.PIECEWISE, 2: CUDAGraphMode.FU
 
 def spec_method(name: str) -> SpecMethod:
     """vLLM 0.33's method names (config/speculative.py): the model-specific `*_mtp` names are
-    MTP, `suffix` proposes on the CPU like ngram; anything else graphfit does not model."""
+    MTP; anything else graphfit does not model (custom_class)."""
     key = name.strip().lower()
     if key.endswith("_mtp"):
         return SpecMethod.MTP
-    if key == "suffix":
-        return SpecMethod.NGRAM
     for method in SpecMethod:
         if method is not SpecMethod.NONE and method.value == key:
             return method
@@ -125,6 +125,14 @@ def fields_from_vllm(vllm_config: Any) -> dict[str, Any]:
         draft = _hidden_size(_get(spec, "draft_model_config"))
         if draft is not None and draft != out.get("hidden_size"):
             out["draft_hidden_size"] = draft
+    backend = _get(_get(vllm_config, "attention_config"), "backend")
+    if backend is not None:  # an AttentionBackendEnum member (its levels: the engine model)
+        out["attention_backend"] = str(getattr(backend, "name", backend))
+    if spec is not None and out.get("spec_method") is SpecMethod.DSPARK:
+        draft_hf = _get(_get(spec, "draft_model_config"), "hf_config")
+        anchor = _get(draft_hf, "sample_from_anchor")
+        if isinstance(anchor, bool):
+            out["dspark_sample_from_anchor"] = anchor
     runner = _get(vllm_config, "use_v2_model_runner")
     if runner is not None:
         out["runner"] = "v2" if runner else "v1"
