@@ -165,7 +165,8 @@ def _compare_table(left: PlanFigures, right: PlanFigures) -> Table:
     rows = [
         ("engine / ladder", f"{left.engine} / {left.ladder}", f"{right.engine} / {right.ladder}"),
         ("graphs", str(left.graphs), str(right.graphs)),
-        ("max capture", f"{left.sizes[-1]} {left.unit}", f"{right.sizes[-1]} {right.unit}"),
+        ("max capture", f"{left.sizes[-1] if left.sizes else 0} {left.unit}",
+         f"{right.sizes[-1] if right.sizes else 0} {right.unit}"),
         ("sizes", compress_sizes(left.sizes), compress_sizes(right.sizes)),
         ("decode batches", left.decode.label, right.decode.label),
         ("decode padding waste", pct(left.decode.waste_fraction),

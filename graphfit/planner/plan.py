@@ -141,6 +141,8 @@ class Plan:
     components: Mapping[str, ComponentPlan]
     engine_version: str = ""
     unit: Unit = Unit.TOKENS
+    # the engine's own names for its key settings, with their resolved values (may be empty)
+    engine_inputs: tuple[tuple[str, str], ...] = ()
 
     @property
     def config_capture_sizes(self) -> tuple[int, ...]:
@@ -318,4 +320,4 @@ def plan(config: EngineConfig, *, layout: str = "arena",
     components = {c.name: _sized(c, layout, alignment)
                   for c in model.components(config, ladders)}
     return Plan(config, ladders.config, ladders.runtime, MappingProxyType(components),
-                model.version, model.unit)
+                model.version, model.unit, ladders.inputs)

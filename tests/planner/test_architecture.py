@@ -16,6 +16,7 @@ from graphfit import (
     Requests,
     plan,
 )
+from graphfit.planner.core.batches import fed_streams
 from graphfit.planner.core.rows import rule_for
 from graphfit.planner.engines.registry import MODELS, engine_model, policy_engine
 from graphfit.testing import engine_configs
@@ -57,8 +58,9 @@ def test_capacities_and_violations_match_brute_force(config: EngineConfig) -> No
         families = {f.name: f for f in comp.families}
         for buf in comp.buffers:
             rows = {}
-            for fam, n, tok, req, _ in batches:
-                rule = rule_for(buf.demands, families[fam].streams)
+            for fam, n, tok, req, graph in batches:
+                # graph-only streams (a graph runner's private inputs) are fed by replays alone
+                rule = rule_for(buf.demands, fed_streams(families[fam].streams, graph))
                 if rule is not None:
                     rows[(fam, n)] = rule.rows(tok, req)
             assert buf.capacity == max(rows.values(), default=buf.reference_capacity), buf.key
