@@ -14,7 +14,6 @@ and -prefill flags and refuses them, and so does graphfit.
 from __future__ import annotations
 
 import json
-from pathlib import Path
 from typing import Any
 
 from graphfit.inputs import model_config

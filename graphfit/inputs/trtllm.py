@@ -216,9 +216,14 @@ def _removed(origin: str, value: Any, layer: int) -> tuple[list[Setting], list[s
                       f"permitted); use cuda_graph_config")
 
 
-def _noted(why: str) -> Handler:
+_NEVER = object()
+
+
+def _noted(why: str, *, unless: Any = _NEVER) -> Handler:
+    """A key graphfit does not model, said in a note (none for the value `unless`)."""
     def handle(origin: str, value: Any, layer: int) -> tuple[list[Setting], list[str]]:
-        return [Setting("engine", TR, origin, layer)], [f"{origin}: {why}"]
+        quiet = value is None or value == unless
+        return [Setting("engine", TR, origin, layer)], [] if quiet else [f"{origin}: {why}"]
     return handle
 
 
@@ -228,7 +233,8 @@ FILE_KEYS: dict[str, Handler] = {
     "max_seq_len": field_key("max_model_len", _optional_size, TR),
     "cuda_graph_config": cuda_graph_config,
     "max_beam_width": _exactly(1, "beam search multiplies the graph runner's rows"),
-    "enable_attention_dp": _exactly(False, "attention DP changes the graph batch sizes"),
+    "enable_attention_dp": _noted("attention DP is not modelled: the plan is one rank's, "
+                                  "as without it", unless=False),
     "cuda_graph_batch_sizes": _removed,
     "cuda_graph_max_batch_size": _removed,
     "cuda_graph_padding_enabled": _removed,

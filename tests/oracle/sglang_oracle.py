@@ -35,6 +35,7 @@ mem_cache/kv_cache_configurator.py:3119, run with a KV capacity large enough not
 from __future__ import annotations
 
 import contextlib
+import functools
 import io
 import tempfile
 import types
@@ -196,14 +197,19 @@ def _resolved(argv: tuple[str, ...], gpu_mem_gb: float | None, record: Any) -> R
 # Runners
 # ---------------------------------------------------------------------------------------
 
-def pad_to_bucket(raw_bs: int, buckets: tuple[int, ...] | list[int]) -> int:
-    """`BaseCudaGraphRunner._pad_to_bucket` (base_cuda_graph_runner.py:166)."""
+@functools.cache
+def _runner_base() -> Any:
+    """SGLang's BaseCudaGraphRunner, imported once (with the stubs on the import path)."""
     with sglang_stubs.stubbed():
         from sglang.srt.model_executor.runner.base_cuda_graph_runner import (
             BaseCudaGraphRunner,
         )
+    return BaseCudaGraphRunner
 
-        return int(BaseCudaGraphRunner._pad_to_bucket(raw_bs, list(buckets)))
+
+def pad_to_bucket(raw_bs: int, buckets: tuple[int, ...] | list[int]) -> int:
+    """`BaseCudaGraphRunner._pad_to_bucket` (base_cuda_graph_runner.py:166)."""
+    return int(_runner_base()._pad_to_bucket(raw_bs, list(buckets)))
 
 
 class _AttnBackendStub:

@@ -23,12 +23,11 @@ import pytest
 import yaml
 from hypothesis import given
 from hypothesis import strategies as st
-from typer.testing import CliRunner
 
 from graphfit import ConfigError, CUDAGraphMode, Engine, EngineConfig, Plan, plan
-from graphfit.cli import app
 from graphfit.inputs.config_file import mapping_settings
 from graphfit.inputs.settings import COMMAND_LINE, Setting, merge
+from tests.helpers import run_cli
 from tests.oracle import trtllm_reference as ref
 
 # --------------------------------------------------------------------------------------------
@@ -462,7 +461,6 @@ def test_tree_speculation_tokens_per_request() -> None:
 # trtllm-serve flags and the --extra_llm_api_options YAML (serve.py, llm_args.py)
 # --------------------------------------------------------------------------------------------
 
-runner = CliRunner()
 SPEC3 = {"decoding_type": "Eagle3", "max_draft_len": 3, "speculative_model": "draft"}
 
 
@@ -486,8 +484,8 @@ SERVE_CASES: dict[str, ServeCase] = {
                                                      "max_batch_size": 16}}),
     "config-alias": ServeCase(("--config", "{yaml}"),
                               {"max_batch_size": 32, "cuda_graph_config": {"max_batch_size": 16}}),
-    "typed-flag-beats-yaml": ServeCase(("--max_batch_size", "64", "--config", "{yaml}"),
-                                       {"max_batch_size": 32}),
+    "yaml-overwrites-typed-flag": ServeCase(("--max_batch_size", "64", "--config", "{yaml}"),
+                                            {"max_batch_size": 32}),
     "yaml-beats-untyped-default": ServeCase(("--max_batch_size", "16", "--config", "{yaml}"),
                                             {"max_num_tokens": 4096}),
     "batch_sizes-empty-means-default": ServeCase(
@@ -537,13 +535,15 @@ def serve_reference(case: ServeCase) -> tuple[ref.EngineRef | None, str | None]:
 
 
 def graphfit_cli(case: ServeCase, tmp: Path) -> tuple[int, dict[str, Any] | None, str]:
+    """`graphfit plan --json -- trtllm-serve MODEL ARGV`: the line pasted as is, read with
+    trtllm-serve's own options and precedence (graphfit.inputs.trtllm_cli)."""
     path = tmp / "serve.yaml"
     if case.yaml is not None:
         path.write_text(yaml.safe_dump(dict(case.yaml)))
     argv = [a.replace("{yaml}", str(path)) for a in case.argv]
-    result = runner.invoke(app, ["plan", "--engine", "trtllm", *argv, "--json"])
-    doc = json.loads(result.stdout) if result.exit_code == 0 else None
-    return result.exit_code, doc, result.output
+    code, out, err = run_cli(["plan", "--json", "--", "trtllm-serve", "some/model", *argv])
+    doc = json.loads(out) if code == 0 else None
+    return code, doc, out + err
 
 
 def cli_error(output: str) -> str:
@@ -589,10 +589,10 @@ def serve_mismatch(case: ServeCase, tmp: Path) -> str | None:
 
 def test_trtllm_serve_arguments(tmp_path: Path) -> None:
     """commands/serve.py `serve` (click options, `--config`/`--extra_llm_api_options`) and
-    llm_args.py `update_llm_args_with_extra_dict` (typed flags beat the YAML, the YAML beats
-    untyped defaults) then `TorchLlmArgs` validation: `graphfit plan` given the same flags and
-    YAML must resolve the same max_batch_size, max_num_tokens, max_seq_len, graph batch sizes,
-    padding and tokens per request, and refuse what TensorRT-LLM refuses."""
+    llm_args.py `update_llm_args_with_extra_dict` (as serve.py calls it: the YAML overwrites
+    the flags and the defaults) then `TorchLlmArgs` validation: the line pasted into
+    `graphfit plan --` must resolve the same max_batch_size, max_num_tokens, max_seq_len,
+    graph batch sizes, padding and tokens per request, and refuse what TensorRT-LLM refuses."""
     bad = []
     for name, case in SERVE_CASES.items():
         case_dir = tmp_path / name
@@ -649,10 +649,10 @@ def test_reference_rules_spot_checks() -> None:
     assert 48 in sched.cuda_graph.batch_sizes and 64 in sched.cuda_graph.batch_sizes
     args = ref.trtllm_serve(["--max_batch_size", "64", "--config", "f"],
                             lambda _p: {"max_batch_size": 32, "max_num_tokens": 100})
-    assert (args.max_batch_size, args.max_num_tokens) == (64, 100)
-    old = ref.trtllm_serve(["--max_batch_size", "64", "--config", "f"],
-                           lambda _p: {"max_batch_size": 32}, cli_wins=False)
-    assert old.max_batch_size == 32
+    assert (args.max_batch_size, args.max_num_tokens) == (32, 100)  # serve.py: YAML wins
+    explicit = ref.trtllm_serve(["--max_batch_size", "64", "--config", "f"],
+                                lambda _p: {"max_batch_size": 32}, cli_wins=True)
+    assert explicit.max_batch_size == 64
     with pytest.raises(ref.Rejected):
         ref.parse_serve_argv(["--max-batch-size", "8"])
 
