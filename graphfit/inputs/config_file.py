@@ -1,7 +1,7 @@
 """`--config FILE`: a YAML or JSON mapping of engine settings, like `vllm serve --config`.
 
 Keys may be vLLM serve arguments (`max-num-seqs`, `speculative-config`...), SGLang server
-arguments (`cuda-graph-max-bs`...), TensorRT-LLM LLM API options (`cuda_graph_config`...) or
+arguments (`cuda-graph-max-bs-decode`...), TensorRT-LLM LLM API options (`cuda_graph_config`...) or
 EngineConfig field names; dashes and underscores are interchangeable. Settings of the engine
 that graphfit does not model (ports, parallelism, memory fractions...) are listed as ignored;
 a key close to a modelled one is taken for a typo and rejected; any other key is reported as

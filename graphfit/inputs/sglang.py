@@ -14,11 +14,12 @@ and -prefill flags and refuses them, and so does graphfit.
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from typing import Any
 
 from graphfit.inputs import model_config
 from graphfit.inputs.keys import Handler, field_key
-from graphfit.inputs.settings import Setting
+from graphfit.inputs.settings import COMMAND_LINE, Setting
 from graphfit.inputs.values import as_bool, as_int, as_object, as_sizes, as_str, normalize_key
 from graphfit.planner.core.enums import CUDAGraphMode, Engine, SpecMethod
 from graphfit.planner.core.errors import ConfigError
@@ -166,10 +167,28 @@ def model_path(origin: str, value: Any, layer: int) -> tuple[list[Setting], list
 
 def _enable_dp_attention(origin: str, value: Any, layer: int
                          ) -> tuple[list[Setting], list[str]]:
+    """Alone (a flag or a config-file key) the deprecated spelling cannot be read: its width
+    is --dp-size's. A pasted line reads both (`deprecated_dp_attention`)."""
     if as_bool(origin, value):
         raise ConfigError(f"{origin}: deprecated in SGLang 0.5.23 (--dp-size N "
                           f"--enable-dp-attention is --attn-dp-size N); pass --attn-dp-size")
     return [Setting("engine", SG, origin, layer)], []
+
+
+def _dp_attention_in_line(origin: str, value: Any, layer: int
+                          ) -> tuple[list[Setting], list[str]]:
+    return [Setting("engine", SG, origin, layer)], []  # read with --dp-size, see below
+
+
+def deprecated_dp_attention(values: Mapping[str, Any]) -> list[Setting]:
+    """`handle_deprecated_dp_attention` (arg_groups/parallel_hook.py:39-62): with
+    --enable-dp-attention and no --attn-dp-size, --dp-size is the attention-DP width."""
+    if values.get("enable_dp_attention") is not True or values.get("attn_dp_size") not in (
+            None, 1):
+        return []
+    width = values.get("dp_size") or 1
+    return [Setting("attn_dp_size", as_int("--dp-size", width), "--dp-size with "
+                    "--enable-dp-attention", COMMAND_LINE)]
 
 
 def _not_default(default: Any, why: str) -> Handler:
@@ -232,6 +251,8 @@ FILE_KEYS: dict[str, Handler] = {
 }
 # keys a config file may hold that a pasted line's reader consumes itself
 MODEL_KEYS: dict[str, Handler] = {"model_path": model_path}
+# a pasted line's keys: its reader sees every key at once (deprecated_dp_attention)
+LINE_KEYS: dict[str, Handler] = {**FILE_KEYS, "enable_dp_attention": _dp_attention_in_line}
 IGNORED = frozenset({
     "tokenizer_path", "ep_size", "pp_size", "mem_fraction_static", "attention_backend",
     "decode_attention_backend", "prefill_attention_backend", "speculative_draft_model_path",

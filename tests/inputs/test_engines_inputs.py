@@ -345,3 +345,17 @@ def test_enforce_eager_and_dtype_aliases(tmp_path: Path) -> None:
     c = config(config_file=str(path))
     assert (c.cudagraph_mode, c.dtype) == (CUDAGraphMode.NONE, "float16")
     assert vllm_args.vllm_dtype("--dtype", "auto") is None
+
+
+def test_pasted_sglang_line_reads_the_deprecated_dp_attention() -> None:
+    """parallel_hook.py:39-62: --dp-size N --enable-dp-attention is --attn-dp-size N (only a
+    whole line says both; alone the flag is refused with the replacement)."""
+    from graphfit.inputs import commandline
+
+    line = commandline.read(["python", "-m", "sglang.launch_server", "--model-path", "m",
+                             "--tp", "8", "--dp-size", "4", "--enable-dp-attention",
+                             "--max-running-requests", "33"])
+    c = merge(line.settings).config()
+    assert (c.tp_size, c.attn_dp_size) == (8, 4)
+    with pytest.raises(ConfigError, match="pass --attn-dp-size"):
+        config(max_running_requests=33, tp_size=8, enable_dp_attention=True)
