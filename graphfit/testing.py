@@ -93,44 +93,110 @@ def vllm_configs(draw: st.DrawFn, *, max_seqs: int = 256, max_tokens: int = 4096
         dspark_sample_from_anchor=method != "dspark" or draw(st.booleans())))
 
 
-@st.composite
-def sglang_configs(draw: st.DrawFn, *, max_seqs: int = 256, max_k: int = 8,
-                   methods: Sequence[str] | None = None) -> EngineConfig:
-    """Valid SGLang configs: decode or speculative (EAGLE trees too), padding on or off."""
-    k = draw(st.integers(0 if methods is None else 1, max_k))
-    method = _method(draw, k, SGLANG_METHODS, methods)
-    topk = drafts = None
-    if k and method != "ngram" and draw(st.booleans()):
-        topk = draw(st.integers(2, 8))
-        drafts = draw(st.integers(2, topk * k + 1))
-    S = draw(st.integers(1, max_seqs))
-    sizes = None
-    if draw(st.integers(0, 3)) == 0:
-        sizes = sorted(draw(st.sets(st.integers(1, max(1, 2 * S)), min_size=1, max_size=12)))
-    return EngineConfig.from_dict(dict(
-        engine="sglang", max_num_seqs=S, max_num_batched_tokens=max(S, 8192),
-        num_speculative_tokens=k, spec_method=method, speculative_eagle_topk=topk,
-        speculative_num_draft_tokens=drafts, cudagraph_capture_sizes=sizes,
-        max_cudagraph_capture_size=draw(st.none() | st.integers(1, 640)),
-        cuda_graph_padding=draw(st.booleans()),
-        cudagraph_mode=draw(st.sampled_from(("FULL_AND_PIECEWISE", "NONE"))),
-        multimodal=draw(st.booleans()), hidden_size=draw(st.sampled_from((64, 4096)))))
+def _plans(config: EngineConfig) -> bool:
+    """Whether the engine builds graphs for `config` (SGLang asserts on an empty list)."""
+    return _plan_or_none(config) is not None
+
+
+GPU_MEMORY_GB = (None, 16.0, 24.0, 40.0, 79.6, 140.4, 180.0)
 
 
 @st.composite
-def trtllm_configs(draw: st.DrawFn, *, max_seqs: int = 256, max_tokens: int = 4096,
-                   max_k: int = 7, methods: Sequence[str] | None = None) -> EngineConfig:
-    """Valid TensorRT-LLM configs: CudaGraphConfig max batch size, padding, draft length."""
+def _sglang_fields(draw: st.DrawFn, *, max_seqs: int, max_k: int,
+                   methods: Sequence[str] | None) -> dict[str, object]:
+    speculative = draw(st.booleans()) if methods is None else True
+    method = _method(draw, 1 if speculative else 0, SGLANG_METHODS, methods)
+    fields: dict[str, object] = {"engine": "sglang", "spec_method": method}
+    if method == "ngram":
+        fields["speculative_num_draft_tokens"] = draw(st.none() | st.integers(2, 32))
+    elif method != "none":
+        if draw(st.integers(0, 3)) == 0:  # SGLang's defaults (by model class)
+            fields["architecture"] = draw(st.sampled_from(("LlamaForCausalLM",
+                                                           "Qwen2ForCausalLM")))
+        else:
+            k = draw(st.integers(1, max_k))
+            topk = draw(st.sampled_from((1, 1, 2, 4, 8)))
+            fields.update(num_speculative_tokens=k, speculative_eagle_topk=topk,
+                          speculative_num_draft_tokens=(
+                              k + 1 if topk == 1 else draw(st.integers(2, topk * k + 1))))
+    if draw(st.integers(0, 4)):
+        fields["max_num_seqs"] = draw(st.integers(1, max_seqs))
+    graphs = draw(st.sampled_from(("default", "max_bs", "bs", "off")))
+    if graphs == "max_bs":
+        fields["max_cudagraph_capture_size"] = draw(st.integers(1, 640))
+    elif graphs == "bs":
+        fields["cudagraph_capture_sizes"] = sorted(draw(st.sets(
+            st.integers(1, 2 * max_seqs), min_size=1, max_size=12)))
+    elif graphs == "off":
+        fields["cudagraph_mode"] = "NONE"
+    tp = draw(st.sampled_from((1, 1, 2, 4, 8)))
+    fields["tp_size"] = tp
+    if tp > 1 and method not in ("ngram", "draft_model") and draw(st.booleans()):
+        fields["attn_dp_size"] = draw(st.sampled_from([d for d in (2, 4, 8) if tp % d == 0]))
+    elif tp > 1 and draw(st.integers(0, 3)) == 0:
+        fields["attn_cp_size"] = 2
+    fields.update(
+        two_batch_overlap=draw(st.booleans()), gpu_memory_gb=draw(st.sampled_from(GPU_MEMORY_GB)),
+        cuda_graph_padding=draw(st.booleans()), hidden_size=draw(st.sampled_from((64, 4096))),
+        vocab_size=draw(st.sampled_from((1000, 128256))))
+    return fields
+
+
+def sglang_configs(*, max_seqs: int = 256, max_k: int = 8,
+                   methods: Sequence[str] | None = None) -> st.SearchStrategy[EngineConfig]:
+    """SGLang 0.5.23 configs it starts with: decode or speculative (EAGLE trees, NGRAM, the
+    model-class defaults), max_running_requests given or not, decode max_bs from a GPU's
+    memory or given, explicit lists, TP / attention DP / CP, two-batch overlap, padding on or
+    off, graphs off (configs whose graph runner would assert are left out)."""
+    return (_sglang_fields(max_seqs=max_seqs, max_k=max_k, methods=methods)
+            .map(EngineConfig.from_dict).filter(_plans))
+
+
+TREE_METHODS = ("eagle", "eagle3", "mtp")
+
+
+@st.composite
+def _trtllm_fields(draw: st.DrawFn, *, max_seqs: int, max_tokens: int, max_k: int,
+                   methods: Sequence[str] | None) -> dict[str, object]:
     k = draw(st.integers(0 if methods is None else 1, max_k))
-    q = 1 + k
-    S = draw(st.integers(1, max_seqs))
-    T = draw(st.integers(max(S, q), max(S, q, max_tokens)))
-    return EngineConfig.from_dict(dict(
-        engine="trtllm", max_num_seqs=S, max_num_batched_tokens=T, num_speculative_tokens=k,
-        spec_method=_method(draw, k, TRTLLM_METHODS, methods),
-        max_cudagraph_capture_size=draw(st.none() | st.integers(1, 1024)),
-        cuda_graph_padding=draw(st.booleans()),
-        cudagraph_mode=draw(st.sampled_from(("FULL_AND_PIECEWISE", "NONE")))))
+    method = _method(draw, k, TRTLLM_METHODS, methods)
+    fields: dict[str, object] = {"engine": "trtllm", "spec_method": method,
+                                 "num_speculative_tokens": k}
+    if k and method in TREE_METHODS:
+        tree = draw(st.sampled_from(("linear", "total", "dynamic")))
+        if tree == "total":  # a static tree (eagle_choices) of more nodes than its depth
+            fields["speculative_num_draft_tokens"] = 1 + draw(st.integers(k, 4 * k))
+        elif tree == "dynamic":
+            topk = draw(st.integers(1, 4))
+            fields["speculative_eagle_topk"] = topk
+            if draw(st.booleans()):
+                fields["speculative_num_draft_tokens"] = 1 + draw(st.integers(k, topk * k))
+    if k and draw(st.integers(0, 4)) == 0:
+        fields["draft_len_schedule"] = sorted(draw(st.sets(st.integers(1, 300), min_size=1,
+                                                           max_size=3)))
+    if draw(st.integers(0, 5)):
+        fields["max_num_seqs"] = draw(st.integers(1, max_seqs))
+    fields["max_num_batched_tokens"] = draw(st.integers(1, max_tokens))
+    graphs = draw(st.sampled_from(("default", "max_bs", "bs", "off")))
+    if graphs == "max_bs":
+        fields["max_cudagraph_capture_size"] = draw(st.integers(1, 1024))
+    elif graphs == "bs":
+        fields["cudagraph_capture_sizes"] = sorted(draw(st.sets(st.integers(1, 700),
+                                                                min_size=1, max_size=8)))
+    elif graphs == "off":
+        fields["cudagraph_mode"] = "NONE"
+    fields["cuda_graph_padding"] = draw(st.booleans())
+    return fields
+
+
+def trtllm_configs(*, max_seqs: int = 256, max_tokens: int = 4096, max_k: int = 7,
+                   methods: Sequence[str] | None = None) -> st.SearchStrategy[EngineConfig]:
+    """TensorRT-LLM configs: default or given max_batch_size, any max_num_tokens (below it
+    too: TensorRT-LLM only warns, and may capture no graph), CudaGraphConfig max batch size
+    or list, padding, draft length with linear, static-tree and dynamic-tree speculation,
+    draft_len_schedule."""
+    return _trtllm_fields(max_seqs=max_seqs, max_tokens=max_tokens, max_k=max_k,
+                          methods=methods).map(EngineConfig.from_dict).filter(_plans)
 
 
 def engine_configs(*, engines: Sequence[str] = ("vllm", "sglang", "trtllm"),

@@ -13,14 +13,14 @@ import typer
 
 from graphfit.cli import engines, planning, tuning
 from graphfit.cli.errors import EXIT_BAD_INPUT
-from graphfit.cli.options import PASTED
+from graphfit.cli.options import PASTED, EngineArgsGroup
 
 HELP = ("Plan CUDA-graph capture ladders, padding and buffer capacities that never go short.\n\n"
         "Paste a serving command after `--` to read it with the engine's own rules:\n\n"
         "graphfit plan -- vllm serve MODEL --max-num-seqs 64 ...")
 
 app = typer.Typer(
-    name="graphfit", add_completion=False, pretty_exceptions_enable=False,
+    name="graphfit", cls=EngineArgsGroup, add_completion=False, pretty_exceptions_enable=False,
     context_settings={"max_content_width": 100}, help=HELP)
 
 for _group in (planning, engines, tuning):

@@ -13,7 +13,10 @@ Precedence: `--config FILE` < command line. On the command line, flags, JSON con
 (`--speculative-config`, `--compilation-config`, `-O`, `--cuda-graph-config`) and
 `VLLM_USE_V2_MODEL_RUNNER` are peers: setting one field to two different values is an error
 naming both sources. `-O<level>` only implies a default cudagraph_mode, which an explicit one
-overrides (as in vLLM). Engine-only flags imply their engine (`--cuda-graph-max-bs` → sglang).
+overrides (as in vLLM). Engine-only flags imply their engine (`--max-running-requests` →
+sglang, `--max_batch_size` → trtllm). SGLang's and TensorRT-LLM's flags are read by their
+engine's key handlers (graphfit.inputs.sglang / .trtllm FILE_KEYS), the one place that maps
+an engine's key to settings.
 """
 
 from __future__ import annotations
@@ -31,6 +34,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, TypeVar
 
 import typer
+from typer.core import TyperGroup
 
 from graphfit.planner.config import EngineConfig
 from graphfit.planner.core.enums import CUDAGraphMode, Engine
@@ -124,10 +128,24 @@ def _optimization(origin: str, value: Any) -> tuple[list[Setting], list[str]]:
 
 
 def _cuda_graph_config(origin: str, value: Any) -> tuple[list[Setting], list[str]]:
-    from graphfit.inputs import settings
+    """SGLang's {"decode": ..., "prefill": ...} or TensorRT-LLM's CudaGraphConfig JSON."""
+    from graphfit.inputs import sglang as sglang_args
     from graphfit.inputs import trtllm as trtllm_args
+    from graphfit.inputs.settings import COMMAND_LINE
 
-    return trtllm_args.cuda_graph_config(origin, value, settings.COMMAND_LINE)
+    if sglang_args.is_phase_config(value):
+        return sglang_args.cuda_graph_config(origin, value, COMMAND_LINE)
+    return trtllm_args.cuda_graph_config(origin, value, COMMAND_LINE)
+
+
+def _sglang(key: str) -> Expand:
+    """The flag as SGLang's argument `key` (inputs/sglang.py FILE_KEYS reads it)."""
+    def expand(origin: str, value: Any) -> tuple[list[Setting], list[str]]:
+        from graphfit.inputs import sglang as sglang_args
+        from graphfit.inputs.settings import COMMAND_LINE
+
+        return sglang_args.FILE_KEYS[key](origin, value, COMMAND_LINE)
+    return expand
 
 
 def _true_false(value: Any) -> bool:
@@ -142,16 +160,29 @@ def _attention_backend(value: Any) -> str | None:
     return vllm_args.attention_backend("--attention-backend", value)
 
 
-def _bs_list(value: Any) -> tuple[int, ...]:
-    from graphfit.inputs.values import as_sizes
+def _trtllm(key: str) -> Expand:
+    """The flag as TensorRT-LLM's LLM API key or trtllm-serve option `key`."""
+    def expand(origin: str, value: Any) -> tuple[list[Setting], list[str]]:
+        from graphfit.inputs import trtllm as trtllm_args
+        from graphfit.inputs.settings import COMMAND_LINE
 
-    return as_sizes("--cuda-graph-bs", value, normalize=True)
+        handler = trtllm_args.FILE_KEYS.get(key) or trtllm_args.SERVE_KEYS[key]
+        return handler(origin, value, COMMAND_LINE)
+    return expand
 
 
-def _algorithm(value: Any) -> Any:
+def _sglang_model(origin: str, value: Any) -> tuple[list[Setting], list[str]]:
     from graphfit.inputs import sglang as sglang_args
+    from graphfit.inputs.settings import COMMAND_LINE
 
-    return sglang_args.algorithm("--speculative-algorithm", value)
+    return sglang_args.model_path(origin, value, COMMAND_LINE)
+
+
+def _gpu(origin: str, value: Any) -> tuple[list[Setting], list[str]]:
+    from graphfit.inputs.gpus import gpu_memory_gb
+    from graphfit.inputs.settings import Setting
+
+    return [Setting("gpu_memory_gb", gpu_memory_gb(origin, value), origin)], []
 
 
 def _set(field: str, value: Any, engine: Engine) -> Expand:
@@ -227,51 +258,145 @@ CONFIG_FLAGS: list[ConfigFlag] = [
                "vLLM DSpark: the draft's hf_config sample_from_anchor, true (default) or "
                "false (the 1 + k fill-in layout).", parse=_true_false, engine=Engine.VLLM,
                panel=VLLM_PANEL),
-    # SGLang server arguments
-    ConfigFlag("max_num_seqs", "--max-running-requests", int, "SGLang: max running requests (S).",
-               param="max_running_requests", engine=Engine.SGLANG, panel=SGLANG_PANEL),
-    ConfigFlag("max_cudagraph_capture_size", "--cuda-graph-max-bs", int,
-               "SGLang: largest captured batch size.", param="cuda_graph_max_bs",
-               engine=Engine.SGLANG, panel=SGLANG_PANEL),
-    ConfigFlag("cudagraph_capture_sizes", "--cuda-graph-bs", str,
-               "SGLang: batch sizes to capture, e.g. 1,2,4,8.", param="cuda_graph_bs",
-               parse=_bs_list,
-               engine=Engine.SGLANG, panel=SGLANG_PANEL),
+    # SGLang server arguments (0.5.23 spellings; read by graphfit.inputs.sglang)
+    ConfigFlag("max_num_seqs", "--max-running-requests", int,
+               "SGLang: max running requests (S; default 48 with speculation, else the "
+               "KV-sized pool).", param="max_running_requests",
+               expand=_sglang("max_running_requests"), panel=SGLANG_PANEL),
+    ConfigFlag("max_cudagraph_capture_size", "--cuda-graph-max-bs-decode", int,
+               "SGLang: largest decode graph batch size (default from GPU memory and TP).",
+               param="cuda_graph_max_bs_decode", expand=_sglang("cuda_graph_max_bs_decode"),
+               panel=SGLANG_PANEL),
+    ConfigFlag("cudagraph_capture_sizes", "--cuda-graph-bs-decode", str,
+               "SGLang: decode batch sizes to capture, space separated: 1 2 4 8.",
+               param="cuda_graph_bs_decode", expand=_sglang("cuda_graph_bs_decode"),
+               panel=SGLANG_PANEL),
+    ConfigFlag("cudagraph_mode", "--cuda-graph-backend-decode", str,
+               "SGLang: full, breakable or disabled.", param="cuda_graph_backend_decode",
+               expand=_sglang("cuda_graph_backend_decode"), panel=SGLANG_PANEL),
+    ConfigFlag("cudagraph_mode", "--disable-decode-cuda-graph", bool,
+               "SGLang: no decode CUDA graphs.", param="disable_decode_cuda_graph",
+               expand=_sglang("disable_decode_cuda_graph"), switch=True, panel=SGLANG_PANEL),
+    ConfigFlag("cudagraph_mode", "--disable-cuda-graph", bool,
+               "SGLang (deprecated): no CUDA graphs.", param="disable_cuda_graph",
+               expand=_sglang("disable_cuda_graph"), switch=True, panel=SGLANG_PANEL),
     ConfigFlag("cuda_graph_padding", "--disable-cuda-graph-padding", bool,
                "SGLang: replay graphs only for exact batch sizes.",
                param="disable_cuda_graph_padding",
-               expand=_set("cuda_graph_padding", False, Engine.SGLANG), switch=True,
+               expand=_sglang("disable_cuda_graph_padding"), switch=True, panel=SGLANG_PANEL),
+    ConfigFlag("max_cudagraph_capture_size", "--cuda-graph-max-bs", str,
+               "SGLang before 0.5.23; now ambiguous (use --cuda-graph-max-bs-decode).",
+               param="cuda_graph_max_bs", expand=_sglang("cuda_graph_max_bs"),
                panel=SGLANG_PANEL),
-    ConfigFlag("cudagraph_mode", "--disable-cuda-graph", bool, "SGLang: no CUDA graphs.",
-               param="disable_cuda_graph",
-               expand=_set("cudagraph_mode", CUDAGraphMode.NONE, Engine.SGLANG), switch=True,
-               panel=SGLANG_PANEL),
+    ConfigFlag("cudagraph_capture_sizes", "--cuda-graph-bs", str,
+               "SGLang before 0.5.23; now ambiguous (use --cuda-graph-bs-decode).",
+               param="cuda_graph_bs", expand=_sglang("cuda_graph_bs"), panel=SGLANG_PANEL),
     ConfigFlag("spec_method", "--speculative-algorithm", str,
                "SGLang: EAGLE, EAGLE3, NEXTN, STANDALONE, NGRAM.",
-               param="speculative_algorithm",
-               parse=_algorithm,
-               engine=Engine.SGLANG, panel=SGLANG_PANEL),
+               param="speculative_algorithm", expand=_sglang("speculative_algorithm"),
+               panel=SGLANG_PANEL),
     ConfigFlag("num_speculative_tokens", "--speculative-num-steps", int,
-               "SGLang: draft steps (k).", param="speculative_num_steps",
-               engine=Engine.SGLANG, panel=SGLANG_PANEL),
+               "SGLang: draft steps.", param="speculative_num_steps",
+               expand=_sglang("speculative_num_steps"), panel=SGLANG_PANEL),
     ConfigFlag("speculative_eagle_topk", "--speculative-eagle-topk", int,
-               "SGLang: draft branching (draft runner width).", engine=Engine.SGLANG,
-               panel=SGLANG_PANEL),
+               "SGLang: draft branching (draft runner width).",
+               expand=_sglang("speculative_eagle_topk"), panel=SGLANG_PANEL),
     ConfigFlag("speculative_num_draft_tokens", "--speculative-num-draft-tokens", int,
-               "SGLang: tokens verified per request (verify width).", engine=Engine.SGLANG,
+               "SGLang: tokens verified per request (verify width).",
+               expand=_sglang("speculative_num_draft_tokens"), panel=SGLANG_PANEL),
+    ConfigFlag("tp_size", "--tp-size", int, "SGLang: tensor parallel size.",
+               aliases=("--tp",), expand=_sglang("tp_size"), panel=SGLANG_PANEL),
+    ConfigFlag("attn_dp_size", "--attn-dp-size", int,
+               "SGLang: attention data-parallel groups (the request pool is split).",
+               expand=_sglang("attn_dp_size"), panel=SGLANG_PANEL),
+    ConfigFlag("attn_cp_size", "--attn-cp-size", int, "SGLang: attention context parallel.",
+               expand=_sglang("attn_cp_size"), panel=SGLANG_PANEL),
+    ConfigFlag("two_batch_overlap", "--enable-two-batch-overlap", bool,
+               "SGLang: two-batch overlap (even batch sizes).",
+               param="enable_two_batch_overlap", expand=_sglang("enable_two_batch_overlap"),
+               switch=True, panel=SGLANG_PANEL),
+    ConfigFlag("enable_dp_attention", "--enable-dp-attention", bool,
+               "SGLang (deprecated): use --attn-dp-size.",
+               expand=_sglang("enable_dp_attention"), switch=True, panel=SGLANG_PANEL),
+    ConfigFlag("dp_size", "--dp-size", int, "SGLang: data-parallel replicas (each alike).",
+               expand=_sglang("dp_size"), panel=SGLANG_PANEL),
+    ConfigFlag("chunked_prefill_size", "--chunked-prefill-size", int,
+               "SGLang: prefill chunk (decode graphs do not depend on it).",
+               expand=_sglang("chunked_prefill_size"), panel=SGLANG_PANEL),
+    ConfigFlag("moe_a2a_backend", "--moe-a2a-backend", str,
+               "SGLang: MoE all-to-all backend (only none is modelled).",
+               expand=_sglang("moe_a2a_backend"), panel=SGLANG_PANEL),
+    ConfigFlag("max_model_len", "--context-length", int, "SGLang: context length.",
+               param="context_length", expand=_sglang("context_length"), panel=SGLANG_PANEL),
+    ConfigFlag("model_path", "--model-path", str,
+               "SGLang: a local checkpoint DIR; its config.json gives the model class, "
+               "hidden and vocab size, dtype and length.", expand=_sglang_model,
                panel=SGLANG_PANEL),
-    # TensorRT-LLM LLM API options
-    ConfigFlag("max_num_seqs", "--max-batch-size", int, "TensorRT-LLM: max_batch_size (S).",
-               param="max_batch_size", aliases=("--max_batch_size",), engine=Engine.TRTLLM,
+    ConfigFlag("gpu_memory_gb", "--gpu-memory-gb", str,
+               "GPU memory in GiB or a GPU name (H100, H200, B200, A10...): SGLang's default "
+               "decode max_bs.", expand=_gpu, panel=SGLANG_PANEL),
+    ConfigFlag("architecture", "--architecture", str,
+               "The model's class (e.g. LlamaForCausalLM): SGLang's EAGLE defaults.",
+               panel=SGLANG_PANEL),
+    ConfigFlag("vocab_size", "--vocab-size", int, "Vocabulary size (logits buffers).",
+               panel=SGLANG_PANEL),
+    # TensorRT-LLM LLM API options and trtllm-serve flags
+    ConfigFlag("max_num_seqs", "--max-batch-size", int,
+               "TensorRT-LLM: max_batch_size (S, default 2048).", param="max_batch_size",
+               aliases=("--max_batch_size",), expand=_trtllm("max_batch_size"),
                panel=TRTLLM_PANEL),
     ConfigFlag("max_num_batched_tokens", "--max-num-tokens", int,
-               "TensorRT-LLM: max_num_tokens (T).", param="max_num_tokens",
-               aliases=("--max_num_tokens",), engine=Engine.TRTLLM, panel=TRTLLM_PANEL),
-    ConfigFlag("cuda_graph_config", "--cuda-graph-config", str,
-               "TensorRT-LLM CudaGraphConfig JSON: batch_sizes, max_batch_size, "
-               "enable_padding.", expand=_cuda_graph_config,
+               "TensorRT-LLM: max_num_tokens (T, default 8192).", param="max_num_tokens",
+               aliases=("--max_num_tokens",), expand=_trtllm("max_num_tokens"),
                panel=TRTLLM_PANEL),
+    ConfigFlag("max_model_len", "--max_seq_len", int, "TensorRT-LLM: max_seq_len.",
+               param="max_seq_len", expand=_trtllm("max_seq_len"), panel=TRTLLM_PANEL),
+    ConfigFlag("tp_size", "--tp_size", int,
+               "trtllm-serve: tensor parallel size (no effect on graph batch sizes).",
+               param="trtllm_tp_size", aliases=("--tensor_parallel_size",),
+               expand=_trtllm("tp_size"), panel=TRTLLM_PANEL),
+    ConfigFlag("config_file", "--extra_llm_api_options", str,
+               "trtllm-serve: the LLM API options YAML (like --config; implies trtllm).",
+               param="extra_llm_api_options", panel=TRTLLM_PANEL),
+    ConfigFlag("cuda_graph_config", "--cuda-graph-config", str,
+               "SGLang's per-phase JSON ('{\"decode\": {\"max_bs\": 64}}') or TensorRT-LLM's "
+               "CudaGraphConfig JSON (batch_sizes, max_batch_size, enable_padding).",
+               expand=_cuda_graph_config, panel=TRTLLM_PANEL),
 ]
+
+
+# SGLang's list flags take their values space separated (argparse nargs="+")
+LIST_FLAGS = frozenset({"--cuda-graph-bs-decode", "--cuda-graph-bs"})
+
+
+def join_list_flags(args: list[str]) -> list[str]:
+    """`--cuda-graph-bs-decode 1 2 4` -> `--cuda-graph-bs-decode "1 2 4"` (click options take
+    one value): the numbers after a list flag, up to the next option, become its value."""
+    out: list[str] = []
+    i = 0
+    while i < len(args):
+        token = args[i]
+        out.append(token)
+        i += 1
+        if token == "--":  # a pasted serving command: the engine's parser reads it as is
+            return out + args[i:]
+        if token in LIST_FLAGS:
+            values: list[str] = []
+            while i < len(args) and args[i].replace(",", " ").split() and all(
+                    v.isdigit() for v in args[i].replace(",", " ").split()):
+                values.append(args[i])
+                i += 1
+            if values:
+                out.append(" ".join(values))
+    return out
+
+
+class EngineArgsGroup(TyperGroup):
+    """The app's command group: engine flags keep the engines' own syntax (see
+    `join_list_flags`) before click parses them."""
+
+    def parse_args(self, ctx: Any, args: list[str]) -> list[str]:
+        return super().parse_args(ctx, join_list_flags(list(args)))
 
 
 def _parameter(flag: ConfigFlag, axis: bool = False) -> inspect.Parameter:
@@ -305,8 +430,13 @@ def command_line_settings(values: Mapping[str, Any],
         value = values.get(flag.name)
         if value is None or flag.name in skip:
             continue
-        if flag.name == "config_file":
+        if flag.field == "config_file":
+            if config_file is not None:
+                raise ConfigError(f"{flag.flag}: give one config file (--config or "
+                                  f"--extra_llm_api_options)")
             config_file = Path(value)
+            if flag.name == "extra_llm_api_options":
+                settings.append(Setting("engine", Engine.TRTLLM, flag.flag))
         elif flag.expand is not None:
             found, more = flag.expand(flag.flag, value)
             settings += found
@@ -432,7 +562,8 @@ def config_options(func: F | None = None, *,
                 notes = injected_value.base.notes
             else:
                 resolved = resolve_values(values, pasted=pasted)
-                injected_value, notes = resolved.config(), resolved.notes
+                injected_value = resolved.config()
+                notes = resolved.notes + resolved.implied(injected_value)
         try:
             result = func(*args, **{injected: injected_value}, **kwargs)
         except typer.Exit as exc:

@@ -6,7 +6,7 @@ from rich.console import Console
 from rich.table import Table
 
 from graphfit.planner.analysis.summary import compress_sizes, plan_padding
-from graphfit.planner.core.batches import BatchFamily
+from graphfit.planner.core.batches import BatchFamily, fed_streams
 from graphfit.planner.core.buffers import Axis
 from graphfit.planner.core.dispatch import static_requests
 from graphfit.planner.core.enums import CUDAGraphMode, Unit
@@ -28,6 +28,8 @@ def human_bytes(n: int) -> str:
 
 def config_line(plan: Plan) -> str:
     c = plan.config
+    if plan.engine_inputs:  # the engine's own names (SGLang's, TensorRT-LLM's)
+        return f"{plan.engine_version}: " + ", ".join(f"{k} {v}" for k, v in plan.engine_inputs)
     spec = (f", {c.spec_method.value} k={c.num_speculative_tokens} (q={c.uniform_query_len})"
             if c.num_speculative_tokens else "")
     mode = c.cudagraph_mode.value
@@ -53,7 +55,9 @@ def ladder_table(plan: Plan) -> Table:
     table.add_column("graphs", justify="right")
     table.add_column("max", justify="right")
     table.add_column("sizes", overflow="fold")
-    table.add_row("config (drafter __init__ sees)", str(len(plan.config_capture_sizes)),
+    stage = ("config (drafter __init__ sees)" if plan.unit is Unit.TOKENS
+             else "config (resolved batch sizes)")
+    table.add_row(stage, str(len(plan.config_capture_sizes)),
                   str(plan.config_ladder.max_size), compress_sizes(plan.config_capture_sizes))
     table.add_row("runtime (captured)", str(len(plan.capture_sizes)),
                   str(plan.max_capture_size), compress_sizes(plan.capture_sizes))
@@ -242,7 +246,8 @@ def explain_rows(plan: Plan, num_tokens: int, *, uniform_decode: bool,
                 "num_reqs": d.num_reqs}
         found = False
         for b in comp.buffers:
-            rule = rule_for(b.demands, family.streams) if family is not None else None
+            rule = (rule_for(b.demands, fed_streams(family.streams, graph))
+                    if family is not None else None)
             if rule is None or b.axis is Axis.FIXED:
                 continue
             found = True

@@ -1,7 +1,7 @@
 """`--config FILE`: a YAML or JSON mapping of engine settings, like `vllm serve --config`.
 
 Keys may be vLLM serve arguments (`max-num-seqs`, `speculative-config`...), SGLang server
-arguments (`cuda-graph-max-bs`...), TensorRT-LLM LLM API options (`cuda_graph_config`...) or
+arguments (`cuda-graph-max-bs-decode`...), TensorRT-LLM LLM API options (`cuda_graph_config`...) or
 EngineConfig field names; dashes and underscores are interchangeable. Settings of the engine
 that graphfit does not model (ports, parallelism, memory fractions...) are listed as ignored;
 a key close to a modelled one is taken for a typo and rejected; any other key is reported as
@@ -17,6 +17,7 @@ from typing import Any
 from graphfit.inputs import sglang as sglang_args
 from graphfit.inputs import trtllm as trtllm_args
 from graphfit.inputs import vllm as vllm_args
+from graphfit.inputs.gpus import gpu_memory_gb
 from graphfit.inputs.keys import Handler, field_key, raw
 from graphfit.inputs.settings import CONFIG_FIELDS, FILE, Setting
 from graphfit.inputs.values import (
@@ -53,12 +54,23 @@ def _speculative(origin: str, value: Any, layer: int) -> tuple[list[Setting], li
     return vllm_args.speculative_config(origin, value, layer)
 
 
+def _cuda_graph_config(origin: str, value: Any, layer: int
+                       ) -> tuple[list[Setting], list[str]]:
+    """SGLang's per-phase {"decode": ..., "prefill": ...} or TensorRT-LLM's CudaGraphConfig."""
+    if sglang_args.is_phase_config(value):
+        return sglang_args.cuda_graph_config(origin, value, layer)
+    return trtllm_args.cuda_graph_config(origin, value, layer)
+
+
 def _native() -> dict[str, Handler]:
     """EngineConfig's own field names, typed lightly (EngineConfig validates the rest)."""
     readers: dict[str, Any] = {
         "cudagraph_capture_sizes": lambda o, v: as_sizes(o, v),
         "multimodal": as_bool,
         "cuda_graph_padding": as_bool,
+        "two_batch_overlap": as_bool,
+        "gpu_memory_gb": gpu_memory_gb,
+        "draft_len_schedule": lambda o, v: as_sizes(o, v),
     }
     return {name: field_key(name, readers.get(name, raw)) for name in CONFIG_FIELDS}
 
@@ -66,7 +78,8 @@ def _native() -> dict[str, Handler]:
 VLLM_KEYS: dict[str, Handler] = {**vllm_args.FILE_KEYS, "speculative_config": _speculative,
                                   "o": vllm_args.FILE_KEYS["optimization_level"]}
 KEYS: dict[str, Handler] = {**_native(), **VLLM_KEYS, **sglang_args.FILE_KEYS,
-                            **trtllm_args.FILE_KEYS}
+                            **sglang_args.MODEL_KEYS, **trtllm_args.FILE_KEYS,
+                            "cuda_graph_config": _cuda_graph_config}
 IGNORED = VLLM_IGNORED | sglang_args.IGNORED | trtllm_args.IGNORED
 
 
@@ -102,31 +115,36 @@ def read_mapping(path: Path) -> dict[str, Any]:
 
 def file_settings(path: Path) -> tuple[list[Setting], list[str]]:
     """Settings (layer FILE) and notes from one config file."""
-    data = read_mapping(path)
+    return mapping_settings(read_mapping(path), path.name)
+
+
+def mapping_settings(data: dict[str, Any], name: str) -> tuple[list[Setting], list[str]]:
+    """Settings (layer FILE) and notes from a mapping of engine keys (a config file's, or
+    TensorRT-LLM's LLM API options as a dict); `name` prefixes every origin."""
     settings: list[Setting] = []
     notes: list[str] = []
     ignored: list[str] = []
     unknown: list[str] = []
     for key, value in data.items():
         if not isinstance(key, str):
-            raise ConfigError(f"{path.name}: keys must be strings, got {key!r}")
-        name = normalize_key(key)
-        origin = f"{path.name}: {key}"
-        handler = KEYS.get(name)
+            raise ConfigError(f"{name}: keys must be strings, got {key!r}")
+        normalized = normalize_key(key)
+        origin = f"{name}: {key}"
+        handler = KEYS.get(normalized)
         if handler is not None:
             found, more = handler(origin, value, FILE)
             settings += found
             notes += more
-        elif name in IGNORED:
+        elif normalized in IGNORED:
             ignored.append(key)
         else:
-            typo = close_match(name, KEYS)
+            typo = close_match(normalized, KEYS)
             if typo is not None:
                 spelled = typo.replace("_", "-") if "-" in key else typo
-                raise ConfigError(f"{path.name}: unknown key {key!r} (did you mean {spelled}?)")
+                raise ConfigError(f"{name}: unknown key {key!r} (did you mean {spelled}?)")
             unknown.append(key)
     if ignored:
-        notes.append(f"{path.name}: not modelled, ignored: {', '.join(ignored)}")
+        notes.append(f"{name}: not modelled, ignored: {', '.join(ignored)}")
     if unknown:
-        notes.append(f"{path.name}: unknown keys, ignored: {', '.join(unknown)}")
+        notes.append(f"{name}: unknown keys, ignored: {', '.join(unknown)}")
     return settings, notes

@@ -148,6 +148,12 @@ def model_settings(model: str, origin: str) -> tuple[list[Setting], list[str]]:
     if info.multimodal:
         settings.append(Setting("multimodal", True, f"{where}: M-RoPE / vision config", FILE,
                                 weak=True))
+    if info.architecture:  # SGLang's speculative defaults depend on it
+        settings.append(Setting("architecture", info.architecture, f"{where}: architectures",
+                                FILE, weak=True))
+    if info.vocab_size:  # the logits buffers SGLang's graph runners hold
+        settings.append(Setting("vocab_size", info.vocab_size, f"{where}: vocab_size", FILE,
+                                weak=True))
     return settings, [f"model: {info.describe()} (from {path})"]
 
 

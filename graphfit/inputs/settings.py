@@ -6,7 +6,10 @@ the command line (layer 1: flags, JSON configs and the environment). Sources of 
 layer must agree: `--num-speculative-tokens 2` with `--speculative-config
 '{"num_speculative_tokens": 3, ...}'` is an error naming both. A `weak` setting is a default
 implied by another choice (vLLM's -O level implies a cudagraph_mode); any explicit setting
-of the field beats it, as in vLLM.
+of the field beats it, as in vLLM. Within one layer a higher `priority` wins without a
+conflict, for engines that rank their own spellings (SGLang: --cuda-graph-config JSON over
+--cuda-graph-backend-decode / --cuda-graph-max-bs-decode over --disable-decode-cuda-graph over
+the deprecated --disable-cuda-graph, cuda_graph_hook.py:32-101).
 """
 
 from __future__ import annotations
@@ -22,6 +25,10 @@ from graphfit.planner.core.errors import ConfigError
 
 FILE = 0
 COMMAND_LINE = 1
+# fields an engine model may fill in when none is given
+IMPLIED_FIELDS = ("max_num_seqs", "num_speculative_tokens", "speculative_eagle_topk",
+                  "speculative_num_draft_tokens", "max_cudagraph_capture_size")
+ENGINE_DEFAULTS = "the engine's own default"
 CONFIG_FIELDS = frozenset(f.name for f in fields(EngineConfig))
 
 
@@ -34,6 +41,7 @@ class Setting:
     origin: str
     layer: int = COMMAND_LINE
     weak: bool = False
+    priority: int = 0
 
     def __post_init__(self) -> None:
         if self.field not in CONFIG_FIELDS:  # pragma: no cover - a programming error
@@ -51,13 +59,21 @@ class Resolved:
     def config(self, **overrides: Any) -> EngineConfig:
         """The validated EngineConfig (errors name the source of the offending value)."""
         values = {**self.values, **overrides}
-        if "max_num_seqs" not in values:
-            raise ConfigError("max_num_seqs: missing (pass --max-num-seqs, "
-                              "--max-running-requests, --max-batch-size or set it in --config)")
         try:
             return EngineConfig(**values)
         except ConfigError as exc:
             raise ConfigError(self._with_origin(str(exc), overrides)) from None
+
+    def implied(self, config: EngineConfig) -> tuple[str, ...]:
+        """Notes for the fields nobody gave that the engine's model filled in (SGLang's
+        max_running_requests with speculation, TensorRT-LLM's max_batch_size...)."""
+        out = []
+        defaults = {f.name: f.default for f in fields(EngineConfig)}
+        for name in IMPLIED_FIELDS:
+            if name not in self.values and getattr(config, name) != defaults[name]:
+                out.append(f"{name}: not given; the {config.engine.value} model uses "
+                           f"{_show(getattr(config, name))} ({ENGINE_DEFAULTS})")
+        return tuple(out)
 
     def _with_origin(self, message: str, overrides: Mapping[str, Any]) -> str:
         name = message.split(":", 1)[0]
@@ -78,15 +94,16 @@ def _comparable(value: Any) -> Any:
 
 
 def merge(settings: Iterable[Setting], notes: Iterable[str] = ()) -> Resolved:
-    """Pick one value per field: strong over weak, then the higher layer; peers must agree."""
+    """Pick one value per field: strong over weak, then the higher layer, then the higher
+    priority; peers must agree."""
     by_field: dict[str, list[Setting]] = {}
     for s in settings:
         by_field.setdefault(s.field, []).append(s)
     values: dict[str, Any] = {}
     origins: dict[str, str] = {}
     for name, group in by_field.items():
-        best = max((not s.weak, s.layer) for s in group)
-        winners = [s for s in group if (not s.weak, s.layer) == best]
+        best = max((not s.weak, s.layer, s.priority) for s in group)
+        winners = [s for s in group if (not s.weak, s.layer, s.priority) == best]
         first = winners[0]
         for other in winners[1:]:
             if _comparable(other.value) != _comparable(first.value):

@@ -1,21 +1,30 @@
-"""SGLang's server arguments that shape its decode graphs (`python -m sglang.launch_server`).
+"""SGLang 0.5.23's server arguments that shape its decode graphs (`sglang serve` /
+`python -m sglang.launch_server`), as command-line flags or keys of its `--config` YAML.
 
-`--max-running-requests` is S, `--cuda-graph-max-bs` / `--cuda-graph-bs` the batch-size
-ladder, `--speculative-num-steps` k, `--speculative-eagle-topk` the draft width and
-`--speculative-num-draft-tokens` the verify width.
+FILE_KEYS is the one map from an SGLang argument (underscores, as SGLang's dataclass fields
+spell them) to Settings; graphfit's CLI flags of the SGLang panel call these handlers too.
+Spellings and precedence follow SGLang's own parser and `parse_cuda_graph_config`
+(arg_groups/fields/exec_.py:606-666, arg_groups/cuda_graph_hook.py:32-101): the JSON
+`--cuda-graph-config` beats the per-phase flags, which beat `--disable-decode-cuda-graph`,
+which beats the deprecated `--disable-cuda-graph`. The old `--cuda-graph-max-bs` /
+`--cuda-graph-bs` are no longer flags: argparse finds them ambiguous prefixes of the -decode
+and -prefill flags and refuses them, and so does graphfit.
 """
 
 from __future__ import annotations
 
+import json
+from collections.abc import Mapping
 from typing import Any
 
+from graphfit.inputs import model_config
 from graphfit.inputs.keys import Handler, field_key
-from graphfit.inputs.settings import Setting
-from graphfit.inputs.values import as_bool, as_int, as_sizes, as_str
+from graphfit.inputs.settings import COMMAND_LINE, Setting
+from graphfit.inputs.values import as_bool, as_int, as_object, as_sizes, as_str, normalize_key
 from graphfit.planner.core.enums import CUDAGraphMode, Engine, SpecMethod
 from graphfit.planner.core.errors import ConfigError
 
-ALGORITHMS = {  # --speculative-algorithm
+ALGORITHMS = {  # --speculative-algorithm (case-insensitive in SGLang)
     "EAGLE": SpecMethod.EAGLE,
     "EAGLE3": SpecMethod.EAGLE3,
     "NEXTN": SpecMethod.MTP,  # SGLang runs NEXTN (MTP) through its EAGLE workers
@@ -23,6 +32,13 @@ ALGORITHMS = {  # --speculative-algorithm
     "NGRAM": SpecMethod.NGRAM,
 }
 SG = Engine.SGLANG
+BACKENDS = {"full": CUDAGraphMode.FULL, "breakable": CUDAGraphMode.FULL,
+            "disabled": CUDAGraphMode.NONE}
+PHASE_KEYS = {"decode": ("backend", "max_bs", "bs"),
+              "prefill": ("backend", "max_bs", "bs", "max_context_size", "full_prefill_max_req",
+                          "full_prefill_prefix_chunk_tokens", "max_seq_len")}
+# precedence of SGLang's own spellings of one setting (cuda_graph_hook.py:54-94)
+LEGACY, OFF_SWITCH, PER_PHASE, JSON_CONFIG = 0, 1, 2, 3
 
 
 def algorithm(origin: str, value: Any) -> SpecMethod:
@@ -36,41 +52,214 @@ def _positive(origin: str, value: Any) -> int:
     return as_int(origin, value)
 
 
+def _sizes(origin: str, value: Any) -> tuple[int, ...]:
+    """`--cuda-graph-bs-decode 1 2 4` (nargs, space separated) or a list; SGLang sorts and
+    dedupes it when it captures (base_cuda_graph_runner.py:101)."""
+    return as_sizes(origin, value, normalize=True)
+
+
+def _setting(field: str, value: Any, origin: str, layer: int, priority: int = 0
+             ) -> list[Setting]:
+    return [Setting(field, value, origin, layer, priority=priority),
+            Setting("engine", SG, origin, layer)]
+
+
+def _ranked(field: str, read: Any, priority: int) -> Handler:
+    def handle(origin: str, value: Any, layer: int) -> tuple[list[Setting], list[str]]:
+        return _setting(field, read(origin, value), origin, layer, priority), []
+    return handle
+
+
 def _padding_disabled(origin: str, value: Any, layer: int) -> tuple[list[Setting], list[str]]:
     if not as_bool(origin, value):
         return [Setting("engine", SG, origin, layer)], []
-    return [Setting("cuda_graph_padding", False, origin, layer),
-            Setting("engine", SG, origin, layer)], []
+    return _setting("cuda_graph_padding", False, origin, layer), []
 
 
-def _graphs_disabled(origin: str, value: Any, layer: int) -> tuple[list[Setting], list[str]]:
-    out = [Setting("engine", SG, origin, layer)]
+def _off_switch(priority: int) -> Handler:
+    """`--disable-decode-cuda-graph` and the deprecated `--disable-cuda-graph`."""
+    def handle(origin: str, value: Any, layer: int) -> tuple[list[Setting], list[str]]:
+        if not as_bool(origin, value):
+            return [Setting("engine", SG, origin, layer)], []
+        return _setting("cudagraph_mode", CUDAGraphMode.NONE, origin, layer, priority), []
+    return handle
+
+
+def _backend(origin: str, value: Any) -> CUDAGraphMode:
+    name = as_str(origin, value).lower()
+    if name == "tc_piecewise":
+        raise ConfigError(f"{origin}: tc_piecewise was removed; select breakable, full, or "
+                          f"disabled")
+    if name not in BACKENDS:
+        raise ConfigError(f"{origin}: {value!r} is not one of full, breakable, disabled")
+    return BACKENDS[name]
+
+
+def _backend_decode(origin: str, value: Any, layer: int) -> tuple[list[Setting], list[str]]:
+    notes = []
+    if as_str(origin, value).lower() == "breakable":
+        notes.append(f"{origin}: breakable graphs capture the same batch sizes and buffers")
+    return _setting("cudagraph_mode", _backend(origin, value), origin, layer, PER_PHASE), notes
+
+
+def _ambiguous(flag: str) -> Handler:
+    def handle(origin: str, value: Any, layer: int) -> tuple[list[Setting], list[str]]:
+        raise ConfigError(f"{origin}: ambiguous option: --{flag} could match --{flag}-decode, "
+                          f"--{flag}-prefill (SGLang 0.5.23 renamed it; use --{flag}-decode)")
+    return handle
+
+
+def cuda_graph_config(origin: str, value: Any, layer: int) -> tuple[list[Setting], list[str]]:
+    """`--cuda-graph-config '{"decode": {...}, "prefill": {...}}'`: phases and keys checked as
+    `parse_cuda_graph_config_arg` does (cuda_graph_config.py:246-283); decode wins over every
+    other spelling, prefill graphs are not modelled (noted)."""
+    obj = as_object(origin, value)
+    out: list[Setting] = [Setting("engine", SG, origin, layer)]
+    notes: list[str] = []
+    for phase, settings in obj.items():
+        if phase not in PHASE_KEYS:
+            raise ConfigError(f"{origin}: unknown phase {phase!r}, expected one of "
+                              f"{', '.join(PHASE_KEYS)}")
+        where = f"{origin}: {phase}"
+        settings = as_object(where, settings)
+        for key in settings:
+            if key not in PHASE_KEYS[phase]:
+                raise ConfigError(f"{where}: unknown key {key!r}, expected one of "
+                                  f"{', '.join(PHASE_KEYS[phase])}")
+        if phase == "prefill":
+            if settings:
+                notes.append(f"{where}: prefill graphs are not modelled, ignored")
+            continue
+        if settings.get("backend") is not None:
+            key = f"{where}.backend"
+            out.append(Setting("cudagraph_mode", _backend(key, settings["backend"]), key, layer,
+                               priority=JSON_CONFIG))
+        if settings.get("max_bs") is not None:
+            key = f"{where}.max_bs"
+            out.append(Setting("max_cudagraph_capture_size", _positive(key, settings["max_bs"]),
+                               key, layer, priority=JSON_CONFIG))
+        if settings.get("bs") is not None:
+            key = f"{where}.bs"
+            out.append(Setting("cudagraph_capture_sizes", _sizes(key, settings["bs"]), key,
+                               layer, priority=JSON_CONFIG))
+    return out, notes
+
+
+def is_phase_config(value: Any) -> bool:
+    """Whether a `cuda_graph_config` value is SGLang's per-phase form (else TensorRT-LLM's)."""
+    if isinstance(value, str):
+        try:
+            value = json.loads(value)
+        except json.JSONDecodeError:
+            return False
+    return isinstance(value, dict) and any(
+        isinstance(k, str) and normalize_key(k) in PHASE_KEYS for k in value)
+
+
+def model_path(origin: str, value: Any, layer: int) -> tuple[list[Setting], list[str]]:
+    """`--model-path DIR`: a local checkpoint's config.json (graphfit.inputs.model_config)
+    gives the model class (SGLang's EAGLE defaults), hidden and vocab size, dtype and length;
+    explicit flags win over them. Not in FILE_KEYS: a pasted line's reader reads the model
+    itself."""
+    found, notes = model_config.model_settings(as_str(origin, value), origin)
+    return [*found, Setting("engine", SG, origin, layer)], notes
+
+
+def _enable_dp_attention(origin: str, value: Any, layer: int
+                         ) -> tuple[list[Setting], list[str]]:
+    """Alone (a flag or a config-file key) the deprecated spelling cannot be read: its width
+    is --dp-size's. A pasted line reads both (`deprecated_dp_attention`)."""
     if as_bool(origin, value):
-        out.append(Setting("cudagraph_mode", CUDAGraphMode.NONE, origin, layer))
-    return out, []
+        raise ConfigError(f"{origin}: deprecated in SGLang 0.5.23 (--dp-size N "
+                          f"--enable-dp-attention is --attn-dp-size N); pass --attn-dp-size")
+    return [Setting("engine", SG, origin, layer)], []
 
 
+def _dp_attention_in_line(origin: str, value: Any, layer: int
+                          ) -> tuple[list[Setting], list[str]]:
+    return [Setting("engine", SG, origin, layer)], []  # read with --dp-size, see below
+
+
+def deprecated_dp_attention(values: Mapping[str, Any]) -> list[Setting]:
+    """`handle_deprecated_dp_attention` (arg_groups/parallel_hook.py:39-62): with
+    --enable-dp-attention and no --attn-dp-size, --dp-size is the attention-DP width."""
+    if values.get("enable_dp_attention") is not True or values.get("attn_dp_size") not in (
+            None, 1):
+        return []
+    width = values.get("dp_size") or 1
+    return [Setting("attn_dp_size", as_int("--dp-size", width), "--dp-size with "
+                    "--enable-dp-attention", COMMAND_LINE)]
+
+
+def _not_default(default: Any, why: str) -> Handler:
+    """A key graphfit does not model that changes the decode graphs unless left at default."""
+    def handle(origin: str, value: Any, layer: int) -> tuple[list[Setting], list[str]]:
+        if value is None or value == default or (isinstance(value, str)
+                                                 and value.strip().lower() == str(default)):
+            return [Setting("engine", SG, origin, layer)], []
+        raise ConfigError(f"{origin}: {value!r} is not modelled ({why})")
+    return handle
+
+
+def _noted(why: str) -> Handler:
+    def handle(origin: str, value: Any, layer: int) -> tuple[list[Setting], list[str]]:
+        return [Setting("engine", SG, origin, layer)], [f"{origin}: {why}"]
+    return handle
+
+
+GATHER = "it changes the decode batch-size alignment, utils/common.py:4066-4150"
 FILE_KEYS: dict[str, Handler] = {
     "max_running_requests": field_key("max_num_seqs", _positive, SG),
-    "cuda_graph_max_bs": field_key("max_cudagraph_capture_size", _positive, SG),
-    "cuda_graph_bs": field_key("cudagraph_capture_sizes",
-                               lambda o, v: as_sizes(o, v, normalize=True), SG),
+    "cuda_graph_max_bs_decode": _ranked("max_cudagraph_capture_size", _positive, PER_PHASE),
+    "cuda_graph_bs_decode": _ranked("cudagraph_capture_sizes", _sizes, PER_PHASE),
+    "cuda_graph_backend_decode": _backend_decode,
+    "disable_decode_cuda_graph": _off_switch(OFF_SWITCH),
+    "disable_cuda_graph": _off_switch(LEGACY),
+    "cuda_graph_max_bs": _ambiguous("cuda-graph-max-bs"),
+    "cuda_graph_bs": _ambiguous("cuda-graph-bs"),
     "disable_cuda_graph_padding": _padding_disabled,
-    "disable_cuda_graph": _graphs_disabled,
     "speculative_algorithm": field_key("spec_method", algorithm, SG),
     "speculative_num_steps": field_key("num_speculative_tokens", _positive, SG),
     "speculative_eagle_topk": field_key("speculative_eagle_topk", _positive, SG),
     "speculative_num_draft_tokens": field_key("speculative_num_draft_tokens", _positive, SG),
     "context_length": field_key("max_model_len", _positive, SG),
+    "tp_size": field_key("tp_size", _positive, SG),
+    "tp": field_key("tp_size", _positive, SG),
+    "attn_dp_size": field_key("attn_dp_size", _positive, SG),
+    "attention_data_parallel_size": field_key("attn_dp_size", _positive, SG),
+    "attn_cp_size": field_key("attn_cp_size", _positive, SG),
+    "attention_context_parallel_size": field_key("attn_cp_size", _positive, SG),
+    "enable_two_batch_overlap": field_key("two_batch_overlap", as_bool, SG),
+    "enable_dp_attention": _enable_dp_attention,
+    "dp_size": _noted("data-parallel replicas each capture the same graphs; planned per "
+                      "replica"),
+    "chunked_prefill_size": _noted("prefill chunking does not change decode graphs"),
+    "max_total_tokens": _noted("not modelled: the request pool is taken as "
+                               "max_running_requests (a KV pool of fewer than 2 tokens per "
+                               "request would cap it, kv_cache_configurator.py:3128)"),
+    "moe_a2a_backend": _not_default("none", GATHER),
+    "moe_dense_tp_size": _not_default(None, GATHER),
+    "disable_attn_tp_gather": _not_default(False, GATHER),
+    "cuda_graph_config": cuda_graph_config,
+    "cuda_graph_max_bs_prefill": _noted("prefill graphs are not modelled"),
+    "cuda_graph_bs_prefill": _noted("prefill graphs are not modelled"),
+    "cuda_graph_backend_prefill": _noted("prefill graphs are not modelled"),
+    "disable_prefill_cuda_graph": _noted("prefill graphs are not modelled"),
+    "speculative_ngram_max_bfs_breadth": _noted(
+        "NGRAM's BFS breadth sets no graph shape (the verify width is "
+        "--speculative-num-draft-tokens)"),
 }
+# keys a config file may hold that a pasted line's reader consumes itself
+MODEL_KEYS: dict[str, Handler] = {"model_path": model_path}
+# a pasted line's keys: its reader sees every key at once (deprecated_dp_attention)
+LINE_KEYS: dict[str, Handler] = {**FILE_KEYS, "enable_dp_attention": _dp_attention_in_line}
 IGNORED = frozenset({
-    "model_path", "tokenizer_path", "tp_size", "dp_size", "ep_size", "pp_size",
-    "mem_fraction_static", "attention_backend", "speculative_draft_model_path",
-    "speculative_draft_model_revision", "chunked_prefill_size", "max_prefill_tokens",
-    "schedule_policy", "enable_torch_compile", "torch_compile_max_bs", "enable_dp_attention",
-    "log_level", "random_seed", "disable_radix_cache", "enable_metrics", "page_size",
-    "speculative_accept_threshold_single", "speculative_accept_threshold_acc",
-    "speculative_token_map", "speculative_attention_mode", "moe_a2a_backend",
-    "enable_two_batch_overlap", "kv_cache_dtype", "quantization", "served_model_name",
-    "trust_remote_code", "host", "port", "enable_mixed_chunk", "cuda_graph_max_bs_decode",
+    "tokenizer_path", "ep_size", "pp_size", "mem_fraction_static", "attention_backend",
+    "decode_attention_backend", "prefill_attention_backend", "speculative_draft_model_path",
+    "speculative_draft_model_revision", "max_prefill_tokens", "schedule_policy",
+    "enable_torch_compile", "torch_compile_max_bs", "log_level", "random_seed",
+    "disable_radix_cache", "enable_metrics", "page_size", "speculative_accept_threshold_single",
+    "speculative_accept_threshold_acc", "speculative_token_map", "speculative_attention_mode",
+    "kv_cache_dtype", "quantization", "served_model_name", "trust_remote_code", "host",
+    "port", "enable_mixed_chunk", "max_queued_requests", "load_format", "revision",
 })

@@ -143,9 +143,9 @@ def parse(argv: Sequence[str], entry: str) -> tuple[Parsed, str, list[str]]:
 
 def finish(values: Mapping[str, Any], settings: list[Setting]
            ) -> tuple[list[Setting], list[str]]:
-    """Nothing to add: SGLang sizes max_running_requests from GPU memory at start-up, so a
-    line without it needs it given (graphfit.cli says so)."""
-    return settings, []
+    """SGLang's own rules across keys: the deprecated --dp-size N --enable-dp-attention is
+    --attn-dp-size N. (max_running_requests left open is the engine model's to imply.)"""
+    return settings + sglang_args.deprecated_dp_attention(values), []
 
 
 def draft_model(values: Mapping[str, Any]) -> str | None:
@@ -158,5 +158,5 @@ def label(entry: str) -> str:
     return f"SGLang {flagtable.load('sglang').version} ({shown})"
 
 
-READER = LineReader(Engine.SGLANG, parse, sglang_args.FILE_KEYS, frozenset({"model_path"}),
+READER = LineReader(Engine.SGLANG, parse, sglang_args.LINE_KEYS, frozenset({"model_path"}),
                     label, finish, draft_model)

@@ -1,12 +1,16 @@
-"""TensorRT-LLM's LLM API options that shape its generation graphs.
+"""TensorRT-LLM's LLM API options that shape its generation graphs (the keys of `LLM(...)` and of
+`trtllm-serve --extra_llm_api_options FILE` / `--config FILE`).
 
-`max_batch_size` is S, `max_num_tokens` T, `cuda_graph_config` (batch_sizes, max_batch_size,
-enable_padding) the ladder and `speculative_config` (decoding_type, max_draft_len) k; these are
-the keys of `trtllm-serve --extra_llm_api_options` files and of `LLM(...)`.
+`max_batch_size` is S (default 2048), `max_num_tokens` T (default 8192), `cuda_graph_config`
+(batch_sizes, max_batch_size, enable_padding) the ladder and `speculative_config` the tokens a
+generation request carries: 1 + max_total_draft_tokens, where a static tree (eagle_choices)
+or a dynamic tree verifies more tokens than max_draft_len (llm_args.py @0004396720; see
+tests/oracle/trtllm_reference.py). FILE_KEYS is the one map from such a key to Settings.
 """
 
 from __future__ import annotations
 
+import ast
 from typing import Any
 
 from graphfit.inputs.keys import Handler, field_key
@@ -24,84 +28,228 @@ from graphfit.planner.core.enums import CUDAGraphMode, Engine, SpecMethod
 from graphfit.planner.core.errors import ConfigError
 
 TR = Engine.TRTLLM
-DECODING_TYPES = {
-    "eagle": SpecMethod.EAGLE,
-    "eagle3": SpecMethod.EAGLE3,
-    "mtp": SpecMethod.MTP,
-    "drafttarget": SpecMethod.DRAFT_MODEL,
-    "ngram": SpecMethod.NGRAM,
+DECODING_TYPES = {  # the pydantic discriminator: exact spellings
+    "Eagle": SpecMethod.EAGLE3,  # treated as Eagle3 (TorchLlmArgs.validate_speculative_config)
+    "Eagle3": SpecMethod.EAGLE3,
+    "MTP": SpecMethod.MTP,
+    "Draft_Target": SpecMethod.DRAFT_MODEL,
+    "DraftTarget": SpecMethod.DRAFT_MODEL,  # the spelling before the discriminator (2025)
+    "NGram": SpecMethod.NGRAM,
 }
-SPEC_IGNORED = frozenset({
-    "speculative_model_dir", "speculative_model", "eagle3_one_model", "max_matching_ngram_size",
-    "is_keep_all", "is_use_oldest", "is_public_pool", "use_relaxed_acceptance_for_thinking",
-    "relaxed_topk", "relaxed_delta", "max_total_draft_tokens", "eagle_choices",
-    "use_dynamic_tree", "dynamic_tree_max_topk", "num_eagle_layers", "greedy_sampling",
-    "draft_len_schedule", "load_format", "max_non_leaves_per_layer",
+BASE_SPEC_KEYS = frozenset({
+    "decoding_type", "max_draft_len", "max_total_draft_tokens", "speculative_model",
+    "speculative_model_dir", "max_concurrency", "draft_len_schedule", "load_format",
+    "acceptance_rate_window_size", "acceptance_rate_threshold", "use_rejection_sampling",
+    "allow_advanced_sampling", "advanced_sampling_mode", "enable_penalty",
 })
+TREE_KEYS = frozenset({"use_dynamic_tree", "dynamic_tree_max_topk"})
+SPEC_KEYS: dict[SpecMethod, frozenset[str]] = {
+    SpecMethod.EAGLE3: BASE_SPEC_KEYS | TREE_KEYS | {
+        "eagle_choices", "greedy_sampling", "posterior_threshold", "num_eagle_layers",
+        "max_non_leaves_per_layer", "eagle3_one_model", "eagle3_layers_to_capture",
+        "eagle3_model_arch", "sa_config"},
+    SpecMethod.MTP: BASE_SPEC_KEYS | TREE_KEYS | {
+        "use_relaxed_acceptance_for_thinking", "relaxed_topk", "relaxed_delta",
+        "use_mtp_vanilla", "mtp_eagle_one_model", "sa_config", "num_nextn_predict_layers",
+        "begin_thinking_phase_token", "end_thinking_phase_token"},
+    SpecMethod.NGRAM: BASE_SPEC_KEYS | {"max_matching_ngram_size", "is_keep_all",
+                                        "is_use_oldest", "is_public_pool"},
+    SpecMethod.DRAFT_MODEL: BASE_SPEC_KEYS,
+}
+MODELLED_SPEC_KEYS = frozenset({"decoding_type", "max_draft_len", "max_total_draft_tokens",
+                                "draft_len_schedule", "eagle_choices", "use_dynamic_tree",
+                                "dynamic_tree_max_topk", "num_nextn_predict_layers",
+                                "speculative_model", "speculative_model_dir"})
+GRAPH_KEYS = frozenset({"batch_sizes", "max_batch_size", "enable_padding", "mode"})
+ENCODER_GRAPH_KEYS = frozenset({"num_tokens", "max_num_token", "seq_lens", "max_seq_len"})
 
 
 def cuda_graph_config(origin: str, value: Any, layer: int) -> tuple[list[Setting], list[str]]:
-    """`cuda_graph_config: null` disables graphs; its max_batch_size 0 means the default."""
+    """`cuda_graph_config` (`BaseCudaGraphConfig.validate_base_cuda_graph_config`): null
+    disables graphs; an empty or missing batch_sizes means the generated list and a
+    max_batch_size of 0 the default 128; unknown keys are errors (StrictBaseModel)."""
     out = [Setting("engine", TR, origin, layer)]
     if value is None or (isinstance(value, str) and value.strip() == "null"):
         out.append(Setting("cudagraph_mode", CUDAGraphMode.NONE, origin, layer))
         return out, []
     obj = {normalize_key(k): v for k, v in as_object(origin, value).items()}
-    reject_unknown(origin, obj, {"batch_sizes", "max_batch_size", "enable_padding", "mode"})
-    if obj.get("batch_sizes") is not None:
+    reject_unknown(origin, obj, GRAPH_KEYS | ENCODER_GRAPH_KEYS)
+    if any(obj.get(k) not in (None, 0) for k in ENCODER_GRAPH_KEYS) or obj.get("mode") == "encode":
+        raise ConfigError(f"{origin}: encoder CUDA graphs are not modelled")
+    if obj.get("mode") not in (None, "decode"):
+        raise ConfigError(f"{origin}: mode: only decode graphs are modelled, got {obj['mode']!r}")
+    if obj.get("batch_sizes"):  # [] or null: the generated list
         key = f"{origin}: batch_sizes"
         out.append(Setting("cudagraph_capture_sizes",
                            as_sizes(key, obj["batch_sizes"], normalize=True), key, layer))
-    if obj.get("max_batch_size") not in (None, 0):
+    if obj.get("max_batch_size") is not None:
         key = f"{origin}: max_batch_size"
-        out.append(Setting("max_cudagraph_capture_size", as_int(key, obj["max_batch_size"]),
-                           key, layer))
+        size = as_int(key, obj["max_batch_size"], minimum=0)
+        if size:  # 0: the default (128, or max(batch_sizes))
+            out.append(Setting("max_cudagraph_capture_size", size, key, layer))
     if obj.get("enable_padding") is not None:
         key = f"{origin}: enable_padding"
         out.append(Setting("cuda_graph_padding", as_bool(key, obj["enable_padding"]), key,
                            layer))
-    if obj.get("mode") not in (None, "decode"):
-        raise ConfigError(f"{origin}: mode: only decode graphs are modelled, got {obj['mode']!r}")
     return out, []
 
 
+def _eagle_choices(origin: str, raw: Any) -> list[tuple[int, ...]]:
+    """`EagleDecodingConfig.validate_eagle_choices`: a list of paths (or its literal string),
+    de-duplicated; every path's parent must be present."""
+    if isinstance(raw, str):
+        try:
+            raw = ast.literal_eval(raw.replace(" ", ""))
+        except (ValueError, SyntaxError):
+            raise ConfigError(f"{origin}: malformed eagle_choices {raw!r}") from None
+    if not isinstance(raw, list) or not raw or not all(isinstance(c, list) and c for c in raw):
+        raise ConfigError(f"{origin}: expected a non-empty list of paths, e.g. [[0], [0, 1]]")
+    paths = {tuple(as_int(origin, i, minimum=0) for i in c) for c in raw}
+    for path in sorted(paths):
+        if len(path) > 1 and path[:-1] not in paths:
+            raise ConfigError(f"{origin}: choice {list(path)} is not connected (its parent "
+                              f"{list(path[:-1])} is missing)")
+    return sorted(paths, key=lambda c: (len(c), c))
+
+
+def _schedule(origin: str, raw: Any, max_draft_len: int) -> tuple[int, ...]:
+    """`validate_draft_len_schedule_and_sort`: thresholds >= 1, lengths 0..max_draft_len, the
+    smallest threshold at max_draft_len. The thresholds become graph batch sizes."""
+    obj = as_object(origin, raw) if not isinstance(raw, dict) else raw
+    if not obj:
+        raise ConfigError(f"{origin}: an empty schedule")
+    schedule = {as_int(origin, k): as_int(origin, v, minimum=0) for k, v in obj.items()}
+    if schedule[min(schedule)] != max_draft_len:
+        raise ConfigError(f"{origin}: the smallest threshold must map to max_draft_len "
+                          f"{max_draft_len}")
+    if any(length > max_draft_len for length in schedule.values()):
+        raise ConfigError(f"{origin}: lengths must be <= max_draft_len {max_draft_len}")
+    return tuple(sorted(schedule))
+
+
 def speculative_config(origin: str, value: Any, layer: int) -> tuple[list[Setting], list[str]]:
+    """`speculative_config` as TensorRT-LLM validates it (llm_args.py): max_draft_len (MTP:
+    or num_nextn_predict_layers), and the tokens per request 1 + max_total_draft_tokens: the
+    number of distinct eagle_choices, a dynamic tree's total (default topK * max_draft_len),
+    a linear Eagle3's given total, else max_draft_len."""
     obj = {normalize_key(k): v for k, v in as_object(origin, value).items()}
-    reject_unknown(origin, obj, SPEC_IGNORED | {"decoding_type", "max_draft_len",
-                                                "num_nextn_predict_layers"})
     kind = as_str(f"{origin}: decoding_type", obj.get("decoding_type"))
-    method = DECODING_TYPES.get(kind.lower())
+    method = DECODING_TYPES.get(kind)
     if method is None:
         raise ConfigError(f"{origin}: decoding_type {kind!r} is not one of "
-                          f"Eagle, Eagle3, MTP, DraftTarget, NGram")
-    draft_key = "max_draft_len" if obj.get("max_draft_len") is not None else (
-        "num_nextn_predict_layers")
-    if obj.get(draft_key) is None:
-        raise ConfigError(f"{origin}: max_draft_len missing")
-    k = as_int(f"{origin}: {draft_key}", obj[draft_key])
-    notes = []
-    ignored = sorted(set(obj) & SPEC_IGNORED)
+                          f"{', '.join(DECODING_TYPES)} (exact spelling; others are not "
+                          f"modelled)")
+    notes: list[str] = []
+    if method is SpecMethod.MTP and obj.get("num_nextn_predict_layers") is not None:
+        layers = obj.pop("num_nextn_predict_layers")
+        obj.setdefault("max_draft_len", layers)
+    reject_unknown(origin, obj, SPEC_KEYS[method])
+    if obj.get("max_concurrency") is not None:
+        raise ConfigError(f"{origin}: max_concurrency (dynamic draft length) is not modelled")
+    if obj.get("max_draft_len") is None:
+        raise ConfigError(f"{origin}: max_draft_len missing (graphfit does not read it from "
+                          f"the checkpoint)")
+    d = given = as_int(f"{origin}: max_draft_len", obj["max_draft_len"])
+    if method in (SpecMethod.EAGLE3, SpecMethod.DRAFT_MODEL) and not (
+            obj.get("speculative_model") or obj.get("speculative_model_dir")):
+        raise ConfigError(f"{origin}: speculative_model is required for {kind}")
+    dynamic = as_bool(f"{origin}: use_dynamic_tree", obj.get("use_dynamic_tree", False))
+    topk = None
+    if dynamic:
+        key = f"{origin}: dynamic_tree_max_topK"
+        if obj.get("dynamic_tree_max_topk") is None:
+            raise ConfigError(f"{key}: must be > 0 with use_dynamic_tree")
+        topk = as_int(key, obj["dynamic_tree_max_topk"])
+    total = None
+    if obj.get("max_total_draft_tokens") is not None:
+        total = as_int(f"{origin}: max_total_draft_tokens", obj["max_total_draft_tokens"])
+    if obj.get("eagle_choices") is not None:
+        if dynamic:
+            raise ConfigError(f"{origin}: eagle_choices with use_dynamic_tree")
+        choices = _eagle_choices(f"{origin}: eagle_choices", obj["eagle_choices"])
+        depth = max(len(c) for c in choices)
+        if depth != d:
+            notes.append(f"{origin}: max_draft_len {d} reset to the tree depth {depth} "
+                         f"(TensorRT-LLM does the same)")
+            d = depth
+        total = len(choices)
+    elif method in (SpecMethod.NGRAM, SpecMethod.DRAFT_MODEL) or (
+            method is SpecMethod.MTP and not dynamic):
+        total = d  # set_max_total_draft_tokens overwrites a given total
+    settings = [Setting("spec_method", method, f"{origin}: decoding_type", layer),
+                Setting("num_speculative_tokens", d, f"{origin}: max_draft_len", layer),
+                Setting("engine", TR, origin, layer)]
+    if topk is not None:
+        settings.append(Setting("speculative_eagle_topk", topk,
+                                f"{origin}: dynamic_tree_max_topK", layer))
+    if total is not None:
+        settings.append(Setting("speculative_num_draft_tokens", 1 + total,
+                                f"{origin}: max_total_draft_tokens", layer))
+    if obj.get("draft_len_schedule") is not None:
+        key = f"{origin}: draft_len_schedule"
+        # validated against the max_draft_len given (before a tree's depth replaces it)
+        settings.append(Setting("draft_len_schedule",
+                                _schedule(key, obj["draft_len_schedule"], given), key, layer))
+        notes.append(f"{key}: its thresholds join the graph batch sizes and padding is on; "
+                     f"the per-batch draft length itself is not modelled (the largest is)")
+    ignored = sorted(set(obj) - MODELLED_SPEC_KEYS)
     if ignored:
         notes.append(f"{origin}: not modelled, ignored: {', '.join(ignored)}")
-    return [Setting("spec_method", method, f"{origin}: decoding_type", layer),
-            Setting("num_speculative_tokens", k, f"{origin}: {draft_key}", layer),
-            Setting("engine", TR, origin, layer)], notes
+    return settings, notes
 
 
-def _positive(origin: str, value: Any) -> int:
-    return as_int(origin, value)
+def _optional_size(origin: str, value: Any) -> int | None:
+    """An explicit null means the default (normalize_optional_fields_to_defaults)."""
+    return None if value is None else as_int(origin, value)
+
+
+def _exactly(default: Any, why: str) -> Handler:
+    def handle(origin: str, value: Any, layer: int) -> tuple[list[Setting], list[str]]:
+        if value is None or value == default:
+            return [Setting("engine", TR, origin, layer)], []
+        raise ConfigError(f"{origin}: {value!r} is not modelled ({why})")
+    return handle
+
+
+def _removed(origin: str, value: Any, layer: int) -> tuple[list[Setting], list[str]]:
+    raise ConfigError(f"{origin}: removed from TensorRT-LLM's LLM API (extra fields not "
+                      f"permitted); use cuda_graph_config")
+
+
+_NEVER = object()
+
+
+def _noted(why: str, *, unless: Any = _NEVER) -> Handler:
+    """A key graphfit does not model, said in a note (none for the value `unless`)."""
+    def handle(origin: str, value: Any, layer: int) -> tuple[list[Setting], list[str]]:
+        quiet = value is None or value == unless
+        return [Setting("engine", TR, origin, layer)], [] if quiet else [f"{origin}: {why}"]
+    return handle
 
 
 FILE_KEYS: dict[str, Handler] = {
-    "max_batch_size": field_key("max_num_seqs", _positive, TR),
-    "max_num_tokens": field_key("max_num_batched_tokens", _positive, TR),
-    "max_seq_len": field_key("max_model_len", _positive, TR),
+    "max_batch_size": field_key("max_num_seqs", _optional_size, TR),
+    "max_num_tokens": field_key("max_num_batched_tokens", _optional_size, TR),
+    "max_seq_len": field_key("max_model_len", _optional_size, TR),
     "cuda_graph_config": cuda_graph_config,
+    "max_beam_width": _exactly(1, "beam search multiplies the graph runner's rows"),
+    "enable_attention_dp": _noted("attention DP is not modelled: the plan is one rank's, "
+                                  "as without it", unless=False),
+    "cuda_graph_batch_sizes": _removed,
+    "cuda_graph_max_batch_size": _removed,
+    "cuda_graph_padding_enabled": _removed,
+}
+# trtllm-serve options that are not LLM API keys (commands/serve.py); `--config FILE` /
+# `--extra_llm_api_options FILE` are read as a config file
+SERVE_KEYS: dict[str, Handler] = {
+    "tp_size": _noted("tensor parallelism does not change the graph batch sizes"),
+    "tensor_parallel_size": _noted("tensor parallelism does not change the graph batch sizes"),
 }
 IGNORED = frozenset({
-    "backend", "kv_cache_config", "enable_attention_dp", "moe_expert_parallel_size",
-    "print_iter_log", "disable_overlap_scheduler", "stream_interval", "enable_iter_perf_stats",
-    "moe_config", "attn_backend", "enable_autotuner", "torch_compile_config", "max_beam_width",
-    "attention_dp_config", "scheduler_config", "guided_decoding_backend",
-    "enable_chunked_prefill", "tensor_parallel_size", "pipeline_parallel_size",
+    "backend", "kv_cache_config", "moe_expert_parallel_size", "print_iter_log",
+    "disable_overlap_scheduler", "stream_interval", "enable_iter_perf_stats", "moe_config",
+    "attn_backend", "enable_autotuner", "torch_compile_config", "attention_dp_config",
+    "scheduler_config", "guided_decoding_backend", "enable_chunked_prefill",
+    "tensor_parallel_size", "pipeline_parallel_size", "context_parallel_size",
+    "gpus_per_node", "num_postprocess_workers", "trust_remote_code", "tokenizer",
 })

@@ -22,6 +22,11 @@ from graphfit.planner.core.enums import (
     SpecMethod,
 )
 from graphfit.planner.core.errors import ConfigError
+from graphfit.planner.engines.base import (
+    ENGINE_FIELDS,
+    own_fields,
+    requests_within_token_budget,
+)
 from graphfit.planner.engines.registry import engine_model, policy_engine
 
 E = TypeVar("E", bound=Enum)
@@ -80,6 +85,23 @@ def _check_vllm_fields(config: EngineConfig) -> None:
     if not isinstance(config.dspark_sample_from_anchor, bool):
         raise ConfigError(f"dspark_sample_from_anchor: expected true/false, got "
                           f"{config.dspark_sample_from_anchor!r}")
+def _engine_fields(config: EngineConfig) -> None:
+    """Type checks of the SGLang / TensorRT-LLM fields (their meaning is the models')."""
+    set_ = object.__setattr__
+    gb = config.gpu_memory_gb
+    if gb is not None:
+        if isinstance(gb, bool) or not isinstance(gb, (int, float)) or not gb > 0:
+            raise ConfigError(f"gpu_memory_gb: must be a number > 0 (GiB), got {gb!r}")
+        set_(config, "gpu_memory_gb", float(gb))
+    for name in ("tp_size", "attn_dp_size", "attn_cp_size", "vocab_size"):
+        _positive_int(name, getattr(config, name))
+    if not isinstance(config.two_batch_overlap, bool):
+        raise ConfigError(
+            f"two_batch_overlap: expected true/false, got {config.two_batch_overlap!r}")
+    arch = config.architecture
+    if arch is not None and (not isinstance(arch, str) or not arch.strip()):
+        raise ConfigError(f"architecture: expected a model class name, got {arch!r}")
+    set_(config, "draft_len_schedule", _sizes("draft_len_schedule", config.draft_len_schedule))
 
 
 def _resolve_engine(config: EngineConfig) -> None:
@@ -87,6 +109,12 @@ def _resolve_engine(config: EngineConfig) -> None:
     set_ = object.__setattr__
     engine = _coerce_enum("engine", Engine, config.engine)
     set_(config, "engine", engine)
+    model = engine_model(engine)
+    defaults = {f.name: f.default for f in fields(config) if f.name in ENGINE_FIELDS}
+    for name in sorted(set(ENGINE_FIELDS) - own_fields(model)):
+        if getattr(config, name) != defaults[name]:
+            raise ConfigError(f"{name}: not an input of the {engine.value} model "
+                              f"(it is SGLang's or TensorRT-LLM's)")
     owner = policy_engine(config.ladder)
     if owner is not None and owner is not engine:
         raise ConfigError(
@@ -97,7 +125,7 @@ def _resolve_engine(config: EngineConfig) -> None:
     if config.cuda_graph_padding is not None and not isinstance(config.cuda_graph_padding, bool):
         raise ConfigError(
             f"cuda_graph_padding: expected true/false, got {config.cuda_graph_padding!r}")
-    for name, value in engine_model(engine).resolve(config).items():
+    for name, value in model.resolve(config).items():
         set_(config, name, value)
 
 
@@ -109,11 +137,18 @@ class EngineConfig:
     `EngineConfig(max_num_seqs=33, num_speculative_tokens=3, spec_method="dflash")` works.
 
     For `engine="sglang"` / `"trtllm"` the capture sizes and `max_cudagraph_capture_size` are
-    batch sizes (requests: `--cuda-graph-bs`, `--cuda-graph-max-bs`, `CudaGraphConfig`), and
-    `num_speculative_tokens` is SGLang's `speculative_num_steps` / TRT-LLM's `max_draft_len`.
+    batch sizes (requests: `--cuda-graph-bs-decode`, `--cuda-graph-max-bs-decode`,
+    `CudaGraphConfig`), `num_speculative_tokens` is SGLang's `speculative_num_steps` /
+    TensorRT-LLM's `max_draft_len`, `speculative_num_draft_tokens` the tokens one request
+    carries in a verify step (SGLang's num_draft_tokens, TensorRT-LLM's 1 +
+    max_total_draft_tokens) and `speculative_eagle_topk` the draft branching (SGLang's topk,
+    NGRAM's max BFS breadth, TensorRT-LLM's dynamic_tree_max_topK). The fields under
+    "SGLang / TensorRT-LLM" must keep their defaults for an engine whose model does not read
+    them.
     """
 
-    max_num_seqs: int
+    # None resolves per engine: vLLM needs it; SGLang and TensorRT-LLM have defaults
+    max_num_seqs: int = None  # type: ignore[assignment]
     max_num_batched_tokens: int = 8192
     max_model_len: int = 8192
     num_speculative_tokens: int = 0
@@ -148,10 +183,22 @@ class EngineConfig:
     drafter_attention_cudagraph_support: AttentionSupport | None = None
     # DSpark drafts whose hf_config has sample_from_anchor=False use the 1 + k fill-in layout
     dspark_sample_from_anchor: bool = True
+    # SGLang / TensorRT-LLM
+    # GPU memory in GiB as nvidia-smi reports it (SGLang's default decode max_bs); None: unknown
+    gpu_memory_gb: float | None = None
+    tp_size: int = 1  # tensor parallel size
+    attn_dp_size: int = 1  # SGLang attention data-parallel groups (--attn-dp-size)
+    attn_cp_size: int = 1  # SGLang attention context parallelism (--attn-cp-size)
+    two_batch_overlap: bool = False  # SGLang --enable-two-batch-overlap
+    architecture: str | None = None  # the model's HF class, e.g. LlamaForCausalLM
+    vocab_size: int = 128256  # logits buffers (SGLang)
+    draft_len_schedule: tuple[int, ...] | None = None  # TensorRT-LLM thresholds (batch sizes)
 
     def __post_init__(self) -> None:
         set_ = object.__setattr__
-        for name in ("max_num_seqs", "max_num_batched_tokens", "max_model_len", "hidden_size",
+        if self.max_num_seqs is not None:
+            _positive_int("max_num_seqs", self.max_num_seqs)
+        for name in ("max_num_batched_tokens", "max_model_len", "hidden_size",
                      "block_size", "mrope_dims"):
             _positive_int(name, getattr(self, name))
         k = self.num_speculative_tokens
@@ -173,12 +220,18 @@ class EngineConfig:
         if self.draft_hidden_size is not None:
             _positive_int("draft_hidden_size", self.draft_hidden_size)
         _check_vllm_fields(self)
+        _engine_fields(self)
         _resolve_engine(self)
+        if self.max_num_seqs is None:
+            raise ConfigError("max_num_seqs: missing (pass --max-num-seqs, "
+                              "--max-running-requests, --max-batch-size or set it in --config)")
+        _positive_int("max_num_seqs", self.max_num_seqs)
         if self.dtype not in DTYPE_SIZES:
             raise ConfigError(f"dtype: {self.dtype!r} is not one of {', '.join(DTYPE_SIZES)}")
         if not isinstance(self.multimodal, bool):
             raise ConfigError(f"multimodal: expected true/false, got {self.multimodal!r}")
-        if self.max_num_batched_tokens < self.max_num_seqs:
+        if (self.max_num_batched_tokens < self.max_num_seqs
+                and requests_within_token_budget(engine_model(self.engine))):
             raise ConfigError(
                 f"max_num_batched_tokens: {self.max_num_batched_tokens} is below max_num_seqs "
                 f"{self.max_num_seqs} (vLLM rejects this too)")
@@ -186,7 +239,7 @@ class EngineConfig:
         if method is SpecMethod.NONE and k > 0:
             raise ConfigError(
                 "num_speculative_tokens: > 0 needs a speculative method (spec_method)")
-        if method is not SpecMethod.NONE and k == 0:
+        if method is not SpecMethod.NONE and self.uniform_query_len < 2:
             raise ConfigError(f"num_speculative_tokens: method {method.value} needs k >= 1")
         if self.ladder is LadderPolicy.EXPLICIT and self.cudagraph_capture_sizes is None:
             raise ConfigError("cudagraph_capture_sizes: the explicit ladder needs a list")
@@ -261,8 +314,6 @@ class EngineConfig:
         unknown = sorted(set(data) - known)
         if unknown:
             raise ConfigError(f"config: unknown key(s) {', '.join(map(repr, unknown))}")
-        if "max_num_seqs" not in data:
-            raise ConfigError("max_num_seqs: missing")
         try:
             return cls(**data)
         except TypeError as exc:  # pragma: no cover - guarded by the key check above

@@ -176,6 +176,8 @@ class Plan:
     components: Mapping[str, ComponentPlan]
     engine_version: str = ""
     unit: Unit = Unit.TOKENS
+    # the engine's own names for its key settings, with their resolved values (may be empty)
+    engine_inputs: tuple[tuple[str, str], ...] = ()
     resolved_mode: CUDAGraphMode | None = None
     assumed: Scenario | None = None
     covered: tuple[Scenario, ...] = ()
@@ -398,4 +400,5 @@ def plan(config: EngineConfig, *, layout: str = "arena",
     components = {c.name: _sized(c, layout, alignment)
                   for c in model.components(config, ladders)}
     return Plan(config, ladders.config, ladders.runtime, MappingProxyType(components),
-                model.version, model.unit, ladders.mode, ladders.assumed, ladders.covered)
+                model.version, model.unit, ladders.inputs, ladders.mode, ladders.assumed,
+                ladders.covered)

@@ -40,9 +40,13 @@ def test_vllm_json_configs_on_the_command_line() -> None:
 
 def test_sglang_and_trtllm_flags() -> None:
     sg = plan_json("--max-running-requests", "48", "--speculative-algorithm", "EAGLE",
-                   "--speculative-num-steps", "3", "--cuda-graph-max-bs", "32")
+                   "--speculative-num-steps", "3", "--speculative-eagle-topk", "1",
+                   "--cuda-graph-max-bs-decode", "32")
     assert sg["config"]["engine"] == "sglang"  # type: ignore[index]
     assert sg["ladder"]["capture_sizes"][-1] == 32  # type: ignore[index]
+    listed = plan_json("--max-running-requests", "33", "--cuda-graph-bs-decode", "4", "2", "64",
+                       "--tp", "2", "--enable-two-batch-overlap")
+    assert listed["ladder"]["capture_sizes"] == [2, 4, 34]  # type: ignore[index]
     trt = plan_json("--max-batch-size", "256", "--max_num_tokens", "256", "--method", "eagle3",
                     "--num-speculative-tokens", "3", "--cuda-graph-config",
                     '{"enable_padding": true}')
@@ -50,8 +54,9 @@ def test_sglang_and_trtllm_flags() -> None:
 
 
 def test_check_audits_sglang_sizing() -> None:
-    args = ["check", "--max-running-requests", "48", "--cuda-graph-max-bs", "32",
-            "--speculative-algorithm", "EAGLE", "--speculative-num-steps", "3"]
+    args = ["check", "--max-running-requests", "48", "--cuda-graph-max-bs-decode", "32",
+            "--speculative-algorithm", "EAGLE", "--speculative-num-steps", "3",
+            "--speculative-eagle-topk", "1"]
     assert runner.invoke(app, [*args, "--capacity", "target.input_ids=128"]).exit_code == 0
     short = runner.invoke(app, [*args, "--capacity", "target.input_ids=32"])
     assert short.exit_code == 1 and "target.input_ids" in short.output
@@ -70,8 +75,12 @@ def test_notes_go_to_stderr_after_success(tmp_path: Path,
     (["plan", "--max-num-seqs", "8", "--speculative-config", "{"], "malformed JSON"),
     (["plan", "--max-num-seqs", "8", "--compilation-config", '{"cudagraph_mode": 3}'],
      "cudagraph_mode: 3 is not a cudagraph mode"),
-    (["plan", "--max-num-seqs", "8", "--engine", "vllm", "--cuda-graph-max-bs", "4"],
+    (["plan", "--max-num-seqs", "8", "--engine", "vllm", "--cuda-graph-max-bs-decode", "4"],
      "engine: --engine gives 'vllm'"),
+    (["plan", "--max-running-requests", "8", "--cuda-graph-max-bs", "4"],
+     "ambiguous option: --cuda-graph-max-bs could match --cuda-graph-max-bs-decode"),
+    (["plan", "--cuda-graph-bs", "1", "2", "4"], "ambiguous option: --cuda-graph-bs"),
+    (["plan", "--speculative-algorithm", "EAGLE"], "from the model class"),
     (["plan", "--max-num-seqs", "8", "-O", "7"], "optimization level must be 0..3"),
     (["plan", "--config", "/nonexistent.yaml"], "No such file"),
     (["compare", "vllm", "bogus", *SEED], "is not a ladder policy"),
@@ -97,8 +106,9 @@ def test_compare_side_by_side(tmp_path: Path) -> None:
 
 
 def test_compare_json_across_engines() -> None:
-    result = runner.invoke(app, ["compare", "vllm", "sglang-spec", "--max-num-seqs", "33",
-                                 "--num-speculative-tokens", "3", "--method", "eagle", "--json"])
+    result = runner.invoke(app, ["compare", "vllm", "engine=sglang;speculative_eagle_topk=1",
+                                 "--max-num-seqs", "33", "--num-speculative-tokens", "3",
+                                 "--method", "eagle", "--json"])
     assert result.exit_code == 0, result.output
     doc = json.loads(result.stdout)
     assert doc["schema"] == "graphfit.compare/1"
@@ -117,16 +127,21 @@ def test_compare_explicit_sizes_and_overrides() -> None:
 
 ENGINE_FLAGS = ("--engine", "--speculative-config", "--compilation-config", "-O",
                 "--max-running-requests", "--cuda-graph-max-bs", "--cuda-graph-bs",
+                "--cuda-graph-max-bs-decode", "--cuda-graph-bs-decode",
+                "--cuda-graph-backend-decode", "--tp", "--attn-dp-size", "--gpu-memory-gb",
                 "--speculative-algorithm", "--speculative-num-steps",
                 "--speculative-eagle-topk", "--speculative-num-draft-tokens",
                 "--max-batch-size", "--max-num-tokens", "--cuda-graph-config", "--ladder")
-ENGINE_SWITCHES = ("--enforce-eager", "--disable-cuda-graph", "--disable-cuda-graph-padding")
+ENGINE_SWITCHES = ("--enforce-eager", "--disable-cuda-graph", "--disable-cuda-graph-padding",
+                   "--disable-decode-cuda-graph", "--enable-two-batch-overlap")
 ENGINE_VALUES = ("0", "1", "3", "4", "8", "16", "64", "x", "", "1,2,4", "[4, 2]", "null",
                  "vllm", "sglang", "trtllm", "EAGLE", "NGRAM", "auto", "sglang-spec", "explicit",
                  '{"method": "eagle", "num_speculative_tokens": 2}',
                  '{"method": "dflash", "num_speculative_tokens": 0}',
                  '{"cudagraph_capture_sizes": [1, 2, 4], "cudagraph_mode": "FULL"}',
                  '{"enable_padding": true, "max_batch_size": 8}', '{"batch_sizes": [1, 64]}',
+                 '{"decode": {"max_bs": 24}}', '{"decode": {"bs": [3]}, "prefill": {}}',
+                 "H100", "full", "breakable", "disabled",
                  '{"bogus": 1}', "{", "[]", "true")
 
 

@@ -98,7 +98,7 @@ def test_entry_points_and_shell_forms(tmp_path: Path, monkeypatch: pytest.Monkey
     assert sg["config"]["engine"] == "sglang" and sg["config"]["max_num_seqs"] == 48
     launch = plan_doc("python", "-m", "sglang.launch_server", "--model-path", "m",
                       "--max-running-requests", "48", "--speculative-algo", "EAGLE",
-                      "--speculative-num-steps", "3")
+                      "--speculative-num-steps", "3", "--speculative-eagle-topk", "1")
     assert launch["config"]["spec_method"] == "eagle"
     (tmp_path / "x.yaml").write_text("cuda_graph_config:\n  enable_padding: true\n"
                                      "  batch_sizes: [1, 2, 4, 8]\nmax_batch_size: 32\n")

@@ -238,7 +238,7 @@ def test_invalid_value_from_a_file_names_its_origin(tmp_path: Path) -> None:
 
 
 def test_sglang_and_trtllm_files(tmp_path: Path) -> None:
-    sg = write(tmp_path, "sg.yaml", "max-running-requests: 48\ncuda-graph-max-bs: 32\n"
+    sg = write(tmp_path, "sg.yaml", "max-running-requests: 48\ncuda-graph-max-bs-decode: 32\n"
                "speculative-algorithm: EAGLE\nspeculative-num-steps: 3\n"
                "speculative-eagle-topk: 4\nspeculative-num-draft-tokens: 8\n"
                "mem-fraction-static: 0.8\n")
@@ -261,19 +261,90 @@ def test_engine_is_implied_and_conflicts_are_errors() -> None:
     assert config(max_num_seqs=8, ladder="trtllm").engine is Engine.TRTLLM
     assert config(max_batch_size=8, max_num_tokens=64).engine is Engine.TRTLLM
     with pytest.raises(ConfigError, match="engine: --engine gives 'vllm'"):
-        config(max_num_seqs=8, engine="vllm", cuda_graph_max_bs=4)
+        config(max_num_seqs=8, engine="vllm", cuda_graph_max_bs_decode=4)
     with pytest.raises(ConfigError, match="engine:"):
-        config(max_num_seqs=8, cuda_graph_max_bs=4, cuda_graph_config="{}")
+        config(max_num_seqs=8, cuda_graph_max_bs_decode=4, cuda_graph_config="{}")
+    assert config(max_num_seqs=8, cuda_graph_config='{"decode": {"max_bs": 4}}').engine \
+        is Engine.SGLANG
 
 
 def test_sglang_flags() -> None:
     c = config(max_running_requests=16, speculative_algorithm="NEXTN", speculative_num_steps=2,
-               cuda_graph_bs="1,2,4,8,32", disable_cuda_graph_padding=True)
+               speculative_eagle_topk=1, cuda_graph_bs_decode="1 2 4 8 32",
+               disable_cuda_graph_padding=True)
     assert (c.spec_method, c.num_speculative_tokens, c.cuda_graph_padding) == \
         (SpecMethod.MTP, 2, False)
     assert c.cudagraph_capture_sizes == (1, 2, 4, 8, 32)
     assert config(max_running_requests=4, disable_cuda_graph=True).cudagraph_mode \
         is CUDAGraphMode.NONE
+    assert config(max_running_requests=4, disable_decode_cuda_graph=True).cudagraph_mode \
+        is CUDAGraphMode.NONE
+    par = config(max_running_requests=4, tp_size=4, attn_dp_size=2, attn_cp_size=2,
+                 enable_two_batch_overlap=True, gpu_memory_gb="h200")
+    assert (par.tp_size, par.attn_dp_size, par.attn_cp_size, par.two_batch_overlap) == \
+        (4, 2, 2, True)
+    assert par.gpu_memory_gb == 140.4
+
+
+def test_sglang_precedence_follows_parse_cuda_graph_config() -> None:
+    """cuda_graph_hook.py:54-94: JSON > per-phase flags > --disable-decode-cuda-graph >
+    the deprecated --disable-cuda-graph (no conflict error: SGLang ranks them)."""
+    c = config(max_running_requests=64, cuda_graph_max_bs_decode=32,
+               cuda_graph_config='{"decode": {"max_bs": 24}}')
+    assert c.max_cudagraph_capture_size == 24
+    on = config(max_running_requests=8, disable_cuda_graph=True,
+                cuda_graph_backend_decode="breakable")
+    assert on.cudagraph_mode is CUDAGraphMode.FULL
+    with pytest.raises(ConfigError, match="unknown phase 'verify'"):
+        config(max_running_requests=8, cuda_graph_config='{"decode": {}, "verify": {}}')
+    with pytest.raises(ConfigError, match="unknown key 'max_batch'"):
+        config(max_running_requests=8, cuda_graph_config='{"decode": {"max_batch": 2}}')
+
+
+def test_sglang_model_path_reads_config_json(tmp_path: Path) -> None:
+    (tmp_path / "config.json").write_text(json.dumps({
+        "architectures": ["LlamaForCausalLM"], "hidden_size": 2048, "vocab_size": 32000}))
+    c = config(model_path=str(tmp_path), speculative_algorithm="EAGLE")
+    assert (c.architecture, c.hidden_size, c.vocab_size) == ("LlamaForCausalLM", 2048, 32000)
+    assert (c.max_num_seqs, c.speculative_num_draft_tokens) == (48, 8)
+    assert config(model_path=str(tmp_path), hidden_size=4096).hidden_size == 4096  # flag wins
+    resolved = resolve_values({"model_path": "meta-llama/Llama-3.1-8B"}, NO_ENV)
+    assert any("config.json" in n for n in resolved.notes)
+
+
+def test_sglang_keys_that_change_graphs_are_never_dropped(tmp_path: Path) -> None:
+    path = write(tmp_path, "s.yaml", "max-running-requests: 8\nmoe-a2a-backend: deepep\n")
+    with pytest.raises(ConfigError, match="not modelled"):
+        config(config_file=str(path))
+    with pytest.raises(ConfigError, match="ambiguous option"):
+        config(config_file=str(write(tmp_path, "o.yaml", "cuda-graph-max-bs: 8\n")))
+    noted = resolve_values({"config_file": str(write(
+        tmp_path, "n.yaml", "max-running-requests: 8\nchunked-prefill-size: 4096\n"))}, NO_ENV)
+    assert any("chunked-prefill-size" in n for n in noted.notes)
+
+
+def test_trtllm_llm_api_options(tmp_path: Path) -> None:
+    c = config(config_file=str(write(tmp_path, "t.yaml", "cuda_graph_config:\n"
+                                     "  batch_sizes: []\n")))
+    assert (c.engine, c.max_num_seqs, c.cudagraph_capture_sizes) == (Engine.TRTLLM, 2048, None)
+    tree = config(config_file=str(write(tmp_path, "e.yaml", """\
+max_batch_size: 64
+speculative_config:
+  decoding_type: Eagle3
+  max_draft_len: 3
+  speculative_model: draft
+  eagle_choices: [[0], [1], [2], [0, 0], [0, 1], [1, 0]]
+""")))
+    assert (tree.num_speculative_tokens, tree.uniform_query_len) == (2, 7)
+    via_flag = config(max_batch_size=64, extra_llm_api_options=str(tmp_path / "e.yaml"))
+    assert via_flag == tree
+    with pytest.raises(ConfigError, match="removed"):
+        config(config_file=str(write(tmp_path, "r.yaml", "cuda_graph_batch_sizes: [1]\n")))
+    with pytest.raises(ConfigError, match="not connected"):
+        config(config_file=str(write(tmp_path, "c.yaml", """\
+speculative_config: {decoding_type: Eagle3, max_draft_len: 2, speculative_model: d,
+                     eagle_choices: [[0], [1, 0]]}
+""")))
 
 
 def test_missing_max_num_seqs_says_how_to_pass_it() -> None:
@@ -321,3 +392,17 @@ def test_enforce_eager_and_dtype_aliases(tmp_path: Path) -> None:
     c = config(config_file=str(path))
     assert (c.cudagraph_mode, c.dtype) == (CUDAGraphMode.NONE, "float16")
     assert vllm_args.vllm_dtype("--dtype", "auto") is None
+
+
+def test_pasted_sglang_line_reads_the_deprecated_dp_attention() -> None:
+    """parallel_hook.py:39-62: --dp-size N --enable-dp-attention is --attn-dp-size N (only a
+    whole line says both; alone the flag is refused with the replacement)."""
+    from graphfit.inputs import commandline
+
+    line = commandline.read(["python", "-m", "sglang.launch_server", "--model-path", "m",
+                             "--tp", "8", "--dp-size", "4", "--enable-dp-attention",
+                             "--max-running-requests", "33"])
+    c = merge(line.settings).config()
+    assert (c.tp_size, c.attn_dp_size) == (8, 4)
+    with pytest.raises(ConfigError, match="pass --attn-dp-size"):
+        config(max_running_requests=33, tp_size=8, enable_dp_attention=True)

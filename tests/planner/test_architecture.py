@@ -18,6 +18,7 @@ from graphfit import (
     Requests,
     plan,
 )
+from graphfit.planner.core.batches import fed_streams
 from graphfit.planner.core.dispatch import DispatchTables
 from graphfit.planner.core.rows import rule_for
 from graphfit.planner.engines.registry import MODELS, engine_model, policy_engine
@@ -64,8 +65,9 @@ def _rows(buf: BufferPlan, variants: list[tuple[str, DispatchTables,
     rows = {}
     for label, tables, families in variants:
         by_name = {f.name: f for f in families}
-        for fam, n, tok, req, _ in _batches(tables, families):
-            rule = rule_for(buf.demands, by_name[fam].streams)
+        for fam, n, tok, req, graph in _batches(tables, families):
+            # graph-only streams (a graph runner's private inputs) are fed by replays alone
+            rule = rule_for(buf.demands, fed_streams(by_name[fam].streams, graph))
             if rule is not None:
                 rows[(label, fam, n)] = rule.rows(tok, req)
     return rows

@@ -73,7 +73,7 @@ def test_peer_sources_conflict_iff_values_differ(S: int, a: int, b: int) -> None
 def test_compare_variant_switching_engine_resets_engine_fields() -> None:
     base = EngineConfig(max_num_seqs=33, num_speculative_tokens=3, spec_method="eagle",
                         max_cudagraph_capture_size=64)
-    other, notes = variant(base, "engine=sglang")
+    other, notes = variant(base, "engine=sglang;speculative_eagle_topk=1")
     assert (other.engine.value, other.ladder.value) == ("sglang", "sglang-spec")
     assert other.max_cudagraph_capture_size is None and notes
     same, notes = variant(base, "vllm-legacy")

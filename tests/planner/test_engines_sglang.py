@@ -1,4 +1,6 @@
-"""SGLang: batch-size ladders, bisect_left padding on requests, width per runner, fills."""
+"""SGLang 0.5.23: batch-size ladders, bisect_left padding on requests, width per runner, fills.
+
+(tests/oracle/test_sglang_oracle.py compares all of it with SGLang's own code.)"""
 
 from __future__ import annotations
 
@@ -21,8 +23,16 @@ from graphfit import (
     plan,
 )
 from graphfit.planner.core.buffers import BufferSpec
-from graphfit.planner.engines.sglang import sglang_sizes
+from graphfit.planner.core.ladder import round_up
+from graphfit.planner.engines.sglang import (
+    batch_alignment,
+    default_decode_max_bs,
+    request_pool,
+    sglang_sizes,
+)
 from graphfit.testing import sglang_configs
+
+EAGLE = {"spec_method": "eagle", "num_speculative_tokens": 3, "speculative_eagle_topk": 1}
 
 
 def sg(**kw: object) -> EngineConfig:
@@ -46,21 +56,54 @@ def test_speculative_list_matches_sglang() -> None:
 
 def test_default_policy_follows_speculation() -> None:
     assert sg(max_num_seqs=64).ladder is LadderPolicy.SGLANG
-    spec = sg(max_num_seqs=64, spec_method="eagle", num_speculative_tokens=3)
+    spec = sg(max_num_seqs=64, spec_method="eagle", num_speculative_tokens=3,
+              speculative_eagle_topk=1, speculative_num_draft_tokens=7)
     assert spec.ladder is LadderPolicy.SGLANG_SPEC
+    # topk 1: SGLang resets the draft tokens to steps + 1 (speculative_hook.py:1255-1266)
     assert (spec.speculative_eagle_topk, spec.speculative_num_draft_tokens) == (1, 4)
+
+
+def test_speculative_defaults_as_sglang_fills_them() -> None:
+    llama = sg(spec_method="eagle", architecture="LlamaForCausalLM")
+    assert (llama.max_num_seqs, llama.num_speculative_tokens, llama.speculative_eagle_topk,
+            llama.speculative_num_draft_tokens) == (48, 5, 4, 8)
+    other = sg(spec_method="eagle3", architecture="Qwen2ForCausalLM")
+    assert (other.num_speculative_tokens, other.speculative_eagle_topk,
+            other.uniform_query_len) == (3, 1, 4)
+    ngram = sg(spec_method="ngram")
+    assert (ngram.speculative_eagle_topk, ngram.speculative_num_draft_tokens,
+            ngram.num_speculative_tokens) == (10, 12, 1)
+    assert set(plan(ngram).components) == {"target"}  # NGRAM drafts on the CPU
+    plain = sg()  # no S: the pool SGLang sizes from the KV cache holds >= 2048 requests
+    assert plain.max_num_seqs == 2048 and plan(plain).capture_sizes[-1] == 160
+
+
+def test_default_decode_max_bs_from_gpu_memory_and_tp() -> None:
+    assert default_decode_max_bs(None, 1)[0] == 160
+    assert [default_decode_max_bs(gb, 1)[0] for gb in (16, 30, 50, 79.6, 140, 192)] == \
+        [8, 48, 32, 256, 256, 512]
+    assert [default_decode_max_bs(gb, 4)[0] for gb in (16, 30, 50, 79.6, 140, 192)] == \
+        [8, 160, 160, 512, 512, 512]
+    p = plan(sg(max_num_seqs=1023, gpu_memory_gb=192))
+    assert p.capture_sizes[-1] == 512 and any("512" in w for w in p.warnings)
 
 
 @pytest.mark.parametrize(("kw", "needle"), [
     ({"max_num_seqs": 8, "ladder": "vllm"}, "vllm is a vllm ladder"),
-    ({"max_num_seqs": 8, "speculative_eagle_topk": 2}, "needs a speculative method"),
+    ({"max_num_seqs": 8, "spec_method": "eagle", "num_speculative_tokens": 3},
+     "required with --speculative-num-steps"),
     ({"max_num_seqs": 8, "spec_method": "eagle", "num_speculative_tokens": 3,
       "speculative_eagle_topk": 4}, "required when speculative_eagle_topk > 1"),
-    ({"max_num_seqs": 8, "spec_method": "eagle", "num_speculative_tokens": 3,
-      "speculative_num_draft_tokens": 6}, r"num_steps \+ 1 = 4"),
+    ({"max_num_seqs": 8, "spec_method": "eagle"}, "from the model class"),
+    ({"max_num_seqs": 8, "spec_method": "eagle", "speculative_eagle_topk": 2},
+     "give --speculative-num-steps too"),
+    ({"max_num_seqs": 8, "spec_method": "ngram", "tp_size": 2, "attn_dp_size": 2},
+     "does not support DP attention"),
+    ({"max_num_seqs": 8, "tp_size": 4, "attn_dp_size": 3}, "attn_tp x attn_dp_size"),
     ({"max_num_seqs": 8, "cudagraph_mode": "PIECEWISE"}, "use FULL or NONE"),
     ({"max_num_seqs": 8, "runner": "v2"}, "runner: v2"),
     ({"max_num_seqs": 8, "spec_method": "dflash", "num_speculative_tokens": 3}, "dflash"),
+    ({"cudagraph_capture_sizes": [4096]}, "pass --max-running-requests"),
 ])
 def test_invalid_sglang_configs(kw: dict[str, object], needle: str) -> None:
     with pytest.raises(ConfigError, match=needle):
@@ -82,21 +125,44 @@ def test_ladder_caps_at_the_request_pool() -> None:
     assert exact.capture_sizes == (1, 2, 3, 4, 5, 6)
 
 
+def test_alignment_filter_and_ceil_aligned_pool() -> None:
+    """base_cuda_graph_runner.py:83-104: two-batch overlap keeps even sizes; the pool is
+    ceil-aligned, so SGLang captures a graph above max_running_requests."""
+    tbo = plan(sg(max_num_seqs=47, cudagraph_capture_sizes=[189], two_batch_overlap=True))
+    assert tbo.capture_sizes == (48,) and tbo.buffer("target.seq_lens").capacity == 48
+    assert tbo.pad(47, uniform_decode=True).num_reqs == 48
+    dp = sg(max_num_seqs=33, tp_size=4, attn_dp_size=2)  # attn_tp 2, pool 33 // 2 = 16
+    assert (batch_alignment(dp), request_pool(dp)) == (2, 16)
+    assert plan(dp).capture_sizes == (2, 4, 8, 12, 16)
+    assert batch_alignment(sg(max_num_seqs=33, tp_size=4)) == 1  # no gathered buffer
+    assert batch_alignment(sg(max_num_seqs=33, tp_size=2, attn_cp_size=2)) == 2
+    with pytest.raises(ConfigError, match="asserts"):
+        plan(sg(max_num_seqs=100, cudagraph_capture_sizes=[3], two_batch_overlap=True))
+
+
 def test_width_per_runner() -> None:
-    p = plan(sg(max_num_seqs=48, max_cudagraph_capture_size=32, spec_method="eagle",
+    p = plan(sg(max_num_seqs=48, max_cudagraph_capture_size=32, spec_method="eagle3",
                 num_speculative_tokens=3, speculative_eagle_topk=4,
                 speculative_num_draft_tokens=8))
     assert p.buffer("target.input_ids").shape == (32 * 8,)  # verify: num_draft_tokens
-    assert p.buffer("target.seq_lens").shape == (32,)
+    assert p.buffer("target.seq_lens").shape == (32,) and p.buffer("target.seq_lens").dtype \
+        == "int64"
+    assert p.buffer("target.mrope_positions").shape == (3, 32 * 8)
     assert p.buffer("drafter.positions").shape == (32 * 4,)  # draft decode: topk
-    assert p.buffer("drafter.out_cache_loc").shape == (32 * 4, 3)  # one slot per step
+    assert p.buffer("drafter.out_cache_loc").shape == (32 * 4 * 3,)  # flat: a slot per step
     assert p.buffer("drafter.topk_index").shape == (32, 4)
+    assert p.buffer("draft_extend.input_ids").shape == (32 * 8,)  # accepted tokens
+    assert p.buffer("draft_extend.hidden_states").shape == (32 * 8, 3 * 4096)  # EAGLE3 aux
     plain = plan(sg(max_num_seqs=48, max_cudagraph_capture_size=32))
-    assert plain.buffer("target.input_ids").shape == (32,) and "drafter" not in plain.components
+    assert plain.buffer("target.input_ids").shape == (32,) and set(plain.components) == \
+        {"target"}
+    one_step = plan(sg(max_num_seqs=8, spec_method="eagle", num_speculative_tokens=1,
+                       speculative_eagle_topk=1))
+    assert set(one_step.components) == {"target", "draft_extend"}  # eagle_worker_v2.py:507
 
 
 def test_padding_is_bisect_left_on_requests() -> None:
-    p = plan(sg(max_num_seqs=64, spec_method="eagle", num_speculative_tokens=3))
+    p = plan(sg(max_num_seqs=64, **EAGLE))
     sizes, q = p.capture_sizes, p.config.uniform_query_len
     for bs in range(1, 65):
         d = p.pad(bs * q, uniform_decode=True)
@@ -108,11 +174,12 @@ def test_padding_is_bisect_left_on_requests() -> None:
 @given(sglang_configs(max_seqs=96))
 def test_dispatch_rules(config: EngineConfig) -> None:
     p = plan(config)
-    sizes, exact = p.capture_sizes, set(p.capture_sizes)
     graphs = config.cudagraph_mode is not CUDAGraphMode.NONE
     for name, comp in p.components.items():
         width = comp.tables.uniform_query_len
-        for bs in range(1, config.max_num_seqs + 1):
+        sizes = tuple(t // width for t in comp.tables.sizes)
+        exact = set(sizes)
+        for bs in range(1, request_pool(config) + 1):
             d = p.pad(bs * width, uniform_decode=True, component=name)
             if not graphs or bs > sizes[-1] or (not config.cuda_graph_padding
                                                 and bs not in exact):
@@ -125,10 +192,14 @@ def test_dispatch_rules(config: EngineConfig) -> None:
 @given(sglang_configs(max_seqs=96))
 def test_ladder_invariants(config: EngineConfig) -> None:
     sizes = plan(config).capture_sizes
-    assert list(sizes) == sorted(set(sizes)) and sizes[-1] <= config.max_num_seqs
-    if config.cudagraph_capture_sizes is None:
-        top = min(config.max_cudagraph_capture_size or 256, config.max_num_seqs)
-        assert sizes[-1] == top
+    if config.cudagraph_mode is CUDAGraphMode.NONE:
+        assert sizes == ()
+        return
+    align = batch_alignment(config)
+    pool = round_up(request_pool(config), align)
+    assert list(sizes) == sorted(set(sizes)) and sizes[-1] <= pool
+    width = 1 if config.two_batch_overlap else config.uniform_query_len
+    assert all(s * width % align == 0 for s in sizes)
 
 
 @given(sglang_configs(max_seqs=96))
@@ -153,7 +224,7 @@ def test_stale_rows_are_caught_exactly_when_a_batch_is_padded(config: EngineConf
         return  # --disable-cuda-graph: no graph inputs at all
     result = p.verify(fills={f"target.{name}": "keep"})
     width = config.uniform_query_len
-    padded = [bs for bs in range(1, config.max_num_seqs + 1)
+    padded = [bs for bs in range(1, request_pool(config) + 1)
               if (d := p.pad(bs * width, uniform_decode=True)).num_reqs not in (None, bs)
               and d.mode is not CUDAGraphMode.NONE]
     assert sorted({v.batch for v in result.fill_violations}) == padded
@@ -161,7 +232,7 @@ def test_stale_rows_are_caught_exactly_when_a_batch_is_padded(config: EngineConf
 
 
 def test_fill_violation_reads_well() -> None:
-    p = plan(sg(max_num_seqs=16, spec_method="eagle", num_speculative_tokens=3))
+    p = plan(sg(max_num_seqs=16, **EAGLE))
     v = p.verify(fills={"drafter.positions": "keep"}).fill_violations[0]
     assert v.describe() == ("drafter.positions: a batch of 9 padded to 10 leaves its padded "
                             "rows keep; only zero is safe there")

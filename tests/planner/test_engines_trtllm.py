@@ -45,9 +45,54 @@ def test_explicit_list_and_max_must_agree() -> None:
     with pytest.raises(ConfigError, match="must equal max"):
         plan(trt(max_num_seqs=64, cudagraph_capture_sizes=[1, 2, 4],
                  max_cudagraph_capture_size=8))
-    with pytest.raises(ConfigError, match="no CUDA graph fits"):
-        plan(trt(max_num_seqs=2, max_num_batched_tokens=3, spec_method="eagle",
+
+
+
+def test_no_graph_fits_is_an_eager_plan() -> None:
+    """filter_cuda_graph_batch_sizes returns []: every batch runs eagerly, no error."""
+    p = plan(trt(max_num_seqs=2, max_num_batched_tokens=3, spec_method="eagle",
                  num_speculative_tokens=3))
+    assert p.capture_sizes == () and p.max_capture_size == 0
+    assert any("no CUDA graph fits" in w for w in p.warnings)
+    assert p.pad(4, uniform_decode=True).mode is CUDAGraphMode.NONE and p.verify().ok
+    assert "graph_input_ids" not in {b.name for b in p.components["target"].buffers}
+
+
+def test_llm_api_defaults_and_token_budget_warning() -> None:
+    c = trt()
+    assert (c.max_num_seqs, c.max_num_batched_tokens) == (2048, 8192)
+    p = plan(trt(max_num_seqs=256, max_num_batched_tokens=128))
+    assert p.capture_sizes[-1] == 128 and any("above max_num_tokens" in w for w in p.warnings)
+
+
+def test_tree_speculation_sets_tokens_per_request() -> None:
+    """1 + max_total_draft_tokens tokens per request (a 6-node eagle_choices tree: 7)."""
+    p = plan(trt(max_num_seqs=256, max_num_batched_tokens=256, spec_method="eagle3",
+                 num_speculative_tokens=2, speculative_num_draft_tokens=7,
+                 cuda_graph_padding=True))
+    assert p.config.uniform_query_len == 7 and p.capture_sizes[-1] == 256 // 7
+    assert p.buffer("target.draft_tokens").shape == (256 * 6,)  # flat, as draft_tokens_cuda
+    dynamic = trt(max_num_seqs=8, spec_method="eagle3", num_speculative_tokens=3,
+                  speculative_eagle_topk=4)
+    assert dynamic.uniform_query_len == 13  # max_total defaults to topK * max_draft_len
+    assert plan(dynamic).buffer("target.draft_tokens").shape == (8 * 12,)
+    with pytest.raises(ConfigError, match=r"in \[3, 12\]"):
+        trt(max_num_seqs=8, spec_method="mtp", num_speculative_tokens=3,
+            speculative_eagle_topk=4, speculative_num_draft_tokens=14)
+    with pytest.raises(ConfigError, match=r"max_draft_len \+ 1"):
+        trt(max_num_seqs=8, spec_method="ngram", num_speculative_tokens=3,
+            speculative_num_draft_tokens=6)
+
+
+def test_graph_runner_static_inputs_and_schedule() -> None:
+    p = plan(trt(max_num_seqs=64, max_num_batched_tokens=8192, spec_method="eagle3",
+                 num_speculative_tokens=3, max_cudagraph_capture_size=32))
+    static = p.buffer("target.graph_input_ids")
+    assert static.capacity == static.reference_capacity == 32 * 4  # graphs only: no prefill
+    assert p.buffer("target.input_ids").capacity == 8192  # shared with eager prefills
+    sched = plan(trt(max_num_seqs=128, spec_method="eagle3", num_speculative_tokens=3,
+                     draft_len_schedule=[4, 48, 100]))
+    assert sched.config.cuda_graph_padding and {48, 100} <= set(sched.capture_sizes)
 
 
 @given(trtllm_configs())
@@ -74,7 +119,7 @@ def test_padding_off_replays_exact_sizes_only(config: EngineConfig) -> None:
     exact = set(p.capture_sizes)
     for bs in range(1, min(config.max_num_seqs, config.max_num_batched_tokens // q) + 1):
         d = p.pad(bs * q, uniform_decode=True)
-        if config.cudagraph_mode is CUDAGraphMode.NONE or bs > p.capture_sizes[-1]:
+        if config.cudagraph_mode is CUDAGraphMode.NONE or bs > p.max_capture_size:
             assert d.mode is CUDAGraphMode.NONE
         elif not config.cuda_graph_padding:
             assert (d.mode is CUDAGraphMode.FULL) == (bs in exact)

@@ -51,7 +51,7 @@ def test_assert_plan_safe_reports_counterexamples() -> None:
 
 def test_fill_audits() -> None:
     sg = plan(EngineConfig(engine="sglang", max_num_seqs=16, spec_method="eagle",
-                           num_speculative_tokens=3))
+                           num_speculative_tokens=3, speculative_eagle_topk=1))
     with pytest.raises(AssertionError, match="only zero is safe"):
         assert_plan_safe(sg, fills={"drafter.positions": "keep"})
     # a buffer only other configs have is skipped; a name no config has is a typo

@@ -8,7 +8,7 @@ pad requests); mixed batches are shown where the engine's model has mixed graphs
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from typing import Any
 
 from graphfit.planner.analysis.summary import decode_stats, mixed_family
@@ -16,12 +16,14 @@ from graphfit.planner.analysis.waste import PaddingStats, family_stats
 from graphfit.planner.config import EngineConfig
 from graphfit.planner.core.enums import Engine, LadderPolicy
 from graphfit.planner.core.errors import ConfigError
+from graphfit.planner.engines.base import ENGINE_FIELDS
 from graphfit.planner.engines.registry import policy_engine
 from graphfit.planner.plan import Plan
 
 _ENGINE_SPECIFIC = ("cuda_graph_padding", "speculative_eagle_topk",
                     "speculative_num_draft_tokens", "cudagraph_capture_sizes",
-                    "max_cudagraph_capture_size")
+                    "max_cudagraph_capture_size", *ENGINE_FIELDS)
+_DEFAULTS = {f.name: f.default for f in fields(EngineConfig)}
 
 
 def _coerce(value: str) -> Any:
@@ -70,7 +72,8 @@ def variant(base: EngineConfig, spec: str) -> tuple[EngineConfig, list[str]]:
             changes["engine"] = owner
     engine = changes.get("engine", base.engine)
     if Engine(getattr(engine, "value", engine)) is not base.engine:
-        reset: dict[str, Any] = {name: None for name in _ENGINE_SPECIFIC if name not in changes}
+        reset: dict[str, Any] = {name: _DEFAULTS[name] for name in _ENGINE_SPECIFIC
+                                 if name not in changes}
         reset.setdefault("ladder", LadderPolicy.AUTO)
         if any(getattr(base, name) is not None for name in ("cudagraph_capture_sizes",
                                                              "max_cudagraph_capture_size")):

@@ -26,16 +26,32 @@ class Stream(str, Enum):
     DRAFT_QUERY = "draft_query"  # DFlash query tokens (q per request)
     CONTEXT = "context"  # context tokens, never padded
     DRAFTER_REQUESTS = "drafter_requests"  # drafter batches, request axis
+    # target graph replays only, token axis: inputs private to a graph runner while the
+    # engine's own buffers also serve eager batches (TensorRT-LLM's CUDAGraphRunner)
+    GRAPH_TOKENS = "graph_tokens"
 
     @property
     def padded(self) -> bool:
         """Whether it counts tokens that the dispatcher pads (CONTEXT runs unpadded; request
         streams count requests, whose static rows are the graph key's request count)."""
-        return self in (Stream.TARGET_TOKENS, Stream.DRAFTER_TOKENS, Stream.DRAFT_QUERY)
+        return self in (Stream.TARGET_TOKENS, Stream.DRAFTER_TOKENS, Stream.DRAFT_QUERY,
+                        Stream.GRAPH_TOKENS)
+
+    @property
+    def graph_only(self) -> bool:
+        """Fed by graph replays only: an eager batch of a family that feeds it writes it not."""
+        return self is Stream.GRAPH_TOKENS
 
     @property
     def on_requests(self) -> bool:
         return self in (Stream.TARGET_REQUESTS, Stream.DRAFTER_REQUESTS)
+
+
+def fed_streams(streams: frozenset[Stream], graph: bool) -> frozenset[Stream]:
+    """The streams a batch writes: all of its family's, less the graph-only ones when eager."""
+    if graph:
+        return streams
+    return frozenset(s for s in streams if not s.graph_only)
 
 
 class Requests(str, Enum):

@@ -60,10 +60,19 @@ ONLY_COPY = frozenset({FillKind.COPY_REAL_ROWS})
 
 @dataclass(frozen=True)
 class Demand:
-    """Rows a buffer needs from one stream: the stream's rows plus a constant."""
+    """Rows a buffer needs from one stream: the stream's rows times `scale`, plus a constant.
+
+    `scale` > 1 is a flat buffer holding several rows per token (SGLang's EAGLE draft runner
+    keeps one KV slot per draft step in a flat out_cache_loc of tokens * steps entries).
+    """
 
     stream: Stream
     offset: int = 0
+    scale: int = 1
+
+    def __post_init__(self) -> None:
+        if self.scale < 1:
+            raise ConfigError(f"demand on {self.stream.value}: scale must be >= 1")
 
 
 @dataclass(frozen=True)

@@ -88,9 +88,11 @@ class FamilyWalk:
     proof and the graph keys.
 
     `top_tokens` / `top_requests` are the most token / request rows any reached batch
-    occupies (padded tokens and the key's request rows on a graph, real ones eagerly). A
-    rule's rows are `max(tokens + its largest token offset, requests + its largest request
-    offset)`, so `peak(rule)` is exact for the whole family in O(1).
+    occupies (padded tokens and the key's request rows on a graph, real ones eagerly);
+    `graph_tokens` / `graph_requests` the same over graph replays only (what a graph runner's
+    private inputs see). A rule's rows are `max(tokens * scale + its largest token offset,
+    requests * scale + its largest request offset)`, so `peak(rule)` is exact for the whole
+    family in O(1).
     """
 
     family: BatchFamily
@@ -98,6 +100,8 @@ class FamilyWalk:
     count: int
     top_tokens: int
     top_requests: int
+    graph_tokens: int = 0
+    graph_requests: int = 0
 
     @property
     def parts(self) -> tuple[Reached, ...]:
@@ -112,11 +116,16 @@ class FamilyWalk:
             return None
         if rule.fixed is not None:
             return rule.fixed
+        tokens, requests = self.top_tokens, self.top_requests
+        if rule.graph_only:
+            if not any(seg.dispatch is not None for seg in self.segments):
+                return None
+            tokens, requests = self.graph_tokens, self.graph_requests
         best = 0
         if rule.token_offsets:
-            best = self.top_tokens + max(rule.token_offsets)
+            best = tokens * rule.token_scale + max(rule.token_offsets)
         if rule.request_offsets:
-            best = max(best, self.top_requests + max(rule.request_offsets))
+            best = max(best, requests * rule.request_scale + max(rule.request_offsets))
         return best
 
 
@@ -140,7 +149,7 @@ def walk_family(family: BatchFamily, tables: DispatchTables) -> FamilyWalk:
     skip_eager = family.padded and not family.eager_writes
     segments = _segments(family, tables)
     kept: list[Segment] = []
-    count = top_tokens = top_requests = 0
+    count = top_tokens = top_requests = graph_tokens = graph_requests = 0
     for seg in segments:
         first, last, d = seg
         if per_unit:
@@ -159,6 +168,10 @@ def walk_family(family: BatchFamily, tables: DispatchTables) -> FamilyWalk:
             if static is None:
                 static = tokens if tokens < S else S
             requests = static if static > real else real
+            if tokens > graph_tokens:
+                graph_tokens = tokens
+            if requests > graph_requests:
+                graph_requests = requests
         if skip_eager:
             kept.append(seg)
         count += last - first + 1
@@ -167,7 +180,7 @@ def walk_family(family: BatchFamily, tables: DispatchTables) -> FamilyWalk:
         if requests > top_requests:
             top_requests = requests
     return FamilyWalk(family, tuple(kept if skip_eager else segments), count, top_tokens,
-                      top_requests)
+                      top_requests, graph_tokens, graph_requests)
 
 
 def walk(families: Sequence[BatchFamily], tables: DispatchTables) -> tuple[FamilyWalk, ...]:

@@ -295,6 +295,8 @@ def _short(component: str, spec: BufferSpec, rule: RowRule, capacity: int, fw: F
     """The family's batches that need more than `capacity` rows, one range per segment."""
     step = fw.family.step
     for part in fw.parts:
+        if rule.graph_only and not part.graph:
+            continue  # an eager batch never writes a graph runner's own inputs
         over = part.first_over(rule, capacity, S)
         if over is None:
             continue

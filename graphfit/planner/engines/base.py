@@ -79,6 +79,9 @@ class EngineLadders:
     `mode` is the graph mode the runner resolves (None: the config's own); `assumed` the
     scenario the ladders and tables follow when an input is unknown, `covered` the other
     scenarios whose dispatch the capacities also cover.
+    `inputs` are the engine's own names for its key settings with their resolved values
+    (("max_running_requests", "48"), ...), for reports that speak the engine's language;
+    empty: reports use graphfit's (vLLM's) field names.
     """
 
     config: Ladder
@@ -86,6 +89,7 @@ class EngineLadders:
     mode: CUDAGraphMode | None = None
     assumed: Scenario | None = None
     covered: tuple[Scenario, ...] = ()
+    inputs: tuple[tuple[str, str], ...] = ()
 
 
 class EngineModel(Protocol):
@@ -118,3 +122,25 @@ class EngineModel(Protocol):
 
     def components(self, config: EngineSettings, ladders: EngineLadders
                    ) -> tuple[ComponentModel, ...]: ...
+
+
+# Optional members of an engine model (read with a default, so a model that predates them
+# keeps its behaviour):
+#   own_fields: frozenset[str] -- EngineConfig fields of the "SGLang / TensorRT-LLM" group the
+#       model reads; any other field of that group must keep its default for this engine.
+#   requests_within_token_budget: bool -- whether max_num_batched_tokens < max_num_seqs is an
+#       error (vLLM) or not (SGLang has no such budget for decode graphs; TensorRT-LLM warns).
+# (architecture and vocab_size are facts of the model, accepted for every engine)
+ENGINE_FIELDS = ("gpu_memory_gb", "tp_size", "attn_dp_size", "attn_cp_size",
+                 "two_batch_overlap", "draft_len_schedule")
+
+
+def own_fields(model: EngineModel) -> frozenset[str]:
+    """The engine-specific fields `model` reads (see the optional members above)."""
+    value: frozenset[str] = getattr(model, "own_fields", frozenset())
+    return frozenset(value)
+
+
+def requests_within_token_budget(model: EngineModel) -> bool:
+    """Whether `model`'s engine rejects max_num_batched_tokens < max_num_seqs."""
+    return bool(getattr(model, "requests_within_token_budget", True))

@@ -32,31 +32,44 @@ _STREAMS = {
 def graph_input(runner: str, name: str, dtype: str, axis: Axis, reference_capacity: int,
                 fill: FillPolicy, safe_fills: frozenset[FillKind] | None = None, *,
                 leading: tuple[int, ...] = (), trailing: tuple[int, ...] = (),
-                why: str = "") -> BufferSpec:
-    """A persistent graph input of `runner`, fed by that runner's batches on `axis`."""
-    stream = _STREAMS[("target" if runner == "target" else "drafter", axis)]
-    return BufferSpec(name, dtype, axis, (Demand(stream),), reference_capacity, fill,
-                      leading, trailing, source=why, safe_fills=safe_fills)
+                scale: int = 1, graph_only: bool = False, why: str = "") -> BufferSpec:
+    """A persistent graph input of `runner`, fed by that runner's batches on `axis`.
+
+    `scale`: entries per row of the axis in a flat buffer; `graph_only`: written by graph
+    replays only (a graph runner's private static inputs, never by eager batches).
+    """
+    if graph_only:
+        stream = Stream.GRAPH_TOKENS
+    else:
+        stream = _STREAMS[("target" if runner == "target" else "drafter", axis)]
+    return BufferSpec(name, dtype, axis, (Demand(stream, scale=scale),), reference_capacity,
+                      fill, leading, trailing, source=why, safe_fills=safe_fills)
 
 
 @dataclass(frozen=True)
 class BatchRunner:
-    """A graph runner: `width` tokens per request, decode batches of 1..max_requests requests.
+    """A graph runner: `width` tokens per request, captured at `sizes` (requests), decode
+    batches of 1..max_requests requests.
 
     `eager_tokens` > 0 means eager batches (larger than the ladder, or prefill) write the same
     persistent buffers unpadded, up to that many tokens (TensorRT-LLM); SGLang's graph inputs
-    are private to the graph runner, so eager batches never touch them.
+    are private to the graph runner, so eager batches never touch them. `max_requests` may be
+    0: no decode batch fits at all (TensorRT-LLM with max_num_tokens < tokens per request);
+    `request_limit` bounds the requests of any batch (eager prefills too), default
+    max_requests.
     """
 
     name: str
     width: int
     max_requests: int
     buffers: tuple[BufferSpec, ...]
+    sizes: tuple[int, ...] = ()
     eager_tokens: int = 0
+    request_limit: int = 0
 
     def __post_init__(self) -> None:
-        if self.width < 1 or self.max_requests < 1:
-            raise ConfigError(f"{self.name}: width and max_requests must be >= 1")
+        if self.width < 1 or self.max_requests < 0:
+            raise ConfigError(f"{self.name}: width must be >= 1 and max_requests >= 0")
 
 
 _VLLM_ONLY_METHODS = frozenset({SpecMethod.DFLASH, SpecMethod.DSPARK, SpecMethod.NGRAM_GPU,
@@ -109,30 +122,36 @@ def batch_tables(sizes: tuple[int, ...], width: int, max_num_seqs: int, *, paddi
     return DispatchTables(tokens, mixed, uniform, width, max_num_seqs, padding)
 
 
-def batch_components(config: EngineSettings, ladder: Ladder,
-                     runners: list[BatchRunner]) -> tuple[ComponentModel, ...]:
+def batch_components(config: EngineSettings, runners: list[BatchRunner]
+                     ) -> tuple[ComponentModel, ...]:
     """Each runner as a component: its tables, its buffers and the batches that reach it.
 
-    Capture runs every ladder size (with dummy requests), decodes of 1..max_requests dispatch
-    through the table, and for TensorRT-LLM eager batches of up to eager_tokens share the
-    buffers.
+    Capture runs every size of the runner's ladder (with dummy requests), decodes of
+    1..max_requests dispatch through the table, and for TensorRT-LLM eager batches of up to
+    eager_tokens share the buffers.
     """
     graphs = config.cudagraph_mode is not CUDAGraphMode.NONE
     out: list[ComponentModel] = []
     for runner in runners:
-        streams = frozenset({_STREAMS[("target" if runner.name == "target" else "drafter",
-                                       axis)] for axis in (Axis.TOKENS, Axis.REQUESTS)})
-        tables = batch_tables(ladder.sizes, runner.width, config.max_num_seqs,
+        role = "target" if runner.name == "target" else "drafter"
+        streams = frozenset({_STREAMS[(role, axis)] for axis in (Axis.TOKENS, Axis.REQUESTS)})
+        if any(d.stream is Stream.GRAPH_TOKENS for b in runner.buffers for d in b.demands):
+            streams |= {Stream.GRAPH_TOKENS}
+        sizes = runner.sizes if graphs else ()
+        # capture runs every ladder size, which SGLang's ceil-aligned pool can put above
+        # max_requests: those dummy batches are requests of this component too
+        limit = max(runner.max_requests, runner.request_limit, sizes[-1] if sizes else 0, 1)
+        tables = batch_tables(sizes, runner.width, limit,
                               padding=config.cuda_graph_padding, graphs=graphs)
         families = [BatchFamily("decode", streams, runner.width, 1, runner.max_requests,
                                 Requests.PER_UNIT, uniform=True,
                                 eager_writes=runner.eager_tokens > 0)]
-        if graphs:
-            families.append(BatchFamily("capture", streams, runner.width, 1, ladder.max_size,
-                                        Requests.PER_UNIT, uniform=True, points=ladder.sizes))
+        if sizes:
+            families.append(BatchFamily("capture", streams, runner.width, 1, sizes[-1],
+                                        Requests.PER_UNIT, uniform=True, points=sizes))
         if runner.eager_tokens:
-            families.append(BatchFamily("prefill (eager)", streams, 1, 1, runner.eager_tokens,
-                                        Requests.UP_TO_TOKENS))
+            families.append(BatchFamily("prefill (eager)", streams - {Stream.GRAPH_TOKENS},
+                                        1, 1, runner.eager_tokens, Requests.UP_TO_TOKENS))
         uses_buffers = graphs or runner.eager_tokens > 0
         out.append(ComponentModel(runner.name, Unit.REQUESTS, tables,
                                   runner.buffers if uses_buffers else (), tuple(families)))

@@ -1,9 +1,19 @@
-"""The SGLang engine model (domain.md §6): decode / target-verify and EAGLE draft runners.
+"""The SGLang 0.5.23 engine model (domain.md §6): decode / target-verify and EAGLE draft runners.
 
-The target runner replays decode (width 1) or, with speculative decoding, target verify
-(width = speculative_num_draft_tokens); the EAGLE draft runner replays the multi-step draft
-(width = topk, out_cache_loc holding one slot per step). Padded rows must not keep stale
-values: positions (SGLang #10892, #24401), req_pool_indices and out_cache_loc are zeroed
+Server arguments resolve as SGLang's resolution pipeline does (arg_groups/): the decode
+max_bs defaults from GPU memory and TP (memory_hook.py:89-188), speculative decoding fills
+max_running_requests = 48 and the EAGLE / NGRAM parameters (speculative_hook.py:1072-1321),
+and every graph runner filters the resolved decode batch sizes with
+`get_batch_sizes_to_capture` (model_executor/runner/base_cuda_graph_runner.py:65-110):
+the request pool is ceil-aligned to the batch-size alignment and appended when the list
+reaches past it, sizes that are not aligned or exceed it are dropped, and an empty list is an
+AssertionError.
+
+Graph runners (eagle_worker_v2.py:476-600): the target runner replays decode (width 1) or
+target verify (width = speculative_num_draft_tokens); with an EAGLE-family algorithm the draft
+runner replays the multi-step draft (width = topk, only when speculative_num_steps > 1) and the
+draft-extend runner the accepted tokens (width = num_draft_tokens). Padded rows must not keep
+stale values: positions (SGLang #10892, #24401), req_pool_indices and out_cache_loc are zeroed
 (row/slot 0 is reserved), seq_lens gets the attention backend's fill value.
 """
 
@@ -21,9 +31,9 @@ from graphfit.planner.core.buffers import (
     FillKind,
     FillPolicy,
 )
-from graphfit.planner.core.enums import Engine, LadderPolicy, SpecMethod, Unit
+from graphfit.planner.core.enums import CUDAGraphMode, Engine, LadderPolicy, SpecMethod, Unit
 from graphfit.planner.core.errors import ConfigError
-from graphfit.planner.core.ladder import Ladder
+from graphfit.planner.core.ladder import Ladder, round_up
 from graphfit.planner.core.settings import EngineSettings
 from graphfit.planner.engines.base import ComponentModel, EngineLadders
 from graphfit.planner.engines.batch import (
@@ -34,14 +44,49 @@ from graphfit.planner.engines.batch import (
     resolve_common,
 )
 
-SGLANG_DEFAULT_MAX_BS = 256  # SGLang derives it from GPU memory and TP (160-512); 80 GB, TP1
-SEQ_LEN_FILL = FillPolicy(FillKind.SENTINEL, 1)  # FlashInfer / Triton backends' fill value
+VERSION = "SGLang 0.5.23"
+SEQ_LEN_FILL = FillPolicy(FillKind.SENTINEL, 1)  # FlashInfer / FA3 / Triton backends' fill
+MROPE_SECTIONS = 3  # mrope_positions is [3, tokens] whatever the model (buffers.py:158)
+EAGLE3_AUX_LAYERS = 3  # draft-extend hidden states: 3 target layers (eagle_utils.py:270-276)
+UNKNOWN_GPU_MAX_BS = 160  # memory_hook.py: nvidia-smi gave no answer
+SPEC_MAX_RUNNING_REQUESTS = 48  # speculative_hook.py:1087-1092 (EAGLE family), :1298 (NGRAM)
+POOL_ESTIMATE_FLOOR = 2048  # kv_cache_configurator.py:3123-3124: 2048..4096 without S
+NGRAM_DRAFT_TOKENS = 12  # speculative_hook.py:1315-1321
+NGRAM_BFS_BREADTH = 10  # --speculative-ngram-max-bfs-breadth default (topk for NGRAM)
+TREE_DEFAULT_ARCHS = frozenset({"LlamaForCausalLM", "Grok1ForCausalLM", "Grok1VForCausalLM"})
+EAGLE_TREE_DEFAULTS = (5, 4, 8)  # (steps, topk, draft tokens), speculative_hook.py:1439-1459
+EAGLE_CHAIN_DEFAULTS = (3, 1, 4)  # STANDALONE and every other architecture
+EAGLE_FAMILY = frozenset({SpecMethod.EAGLE, SpecMethod.EAGLE3, SpecMethod.MTP,
+                          SpecMethod.DRAFT_MODEL})
+ALGORITHM_NAMES = {SpecMethod.EAGLE: "EAGLE", SpecMethod.EAGLE3: "EAGLE3",
+                   SpecMethod.MTP: "NEXTN", SpecMethod.DRAFT_MODEL: "STANDALONE",
+                   SpecMethod.NGRAM: "NGRAM"}
+# GPU memory classes of memory_hook.py:89-180: (below GiB, max_bs at TP < 4, at TP >= 4)
+MEMORY_CLASSES = ((20, 8, 8), (35, 48, 160), (60, 32, 160), (90, 256, 512), (160, 256, 512))
+LARGE_GPU_MAX_BS = 512
 
 
-def sglang_sizes(max_bs: int, *, speculative: bool) -> list[int]:
-    """SGLang's decode list (or its finer speculative list), cut at max_bs, max_bs appended."""
+def default_decode_max_bs(gpu_memory_gb: float | None, tp_size: int) -> tuple[int, str]:
+    """SGLang's decode max_bs when none is given, and why (memory_hook.py:89-180)."""
+    if gpu_memory_gb is None:
+        return UNKNOWN_GPU_MAX_BS, (
+            "GPU memory unknown (SGLang's fallback when nvidia-smi gives no answer; pass "
+            "--gpu-memory-gb or a GPU name such as H100)")
+    for below, small_tp, large_tp in MEMORY_CLASSES:
+        if gpu_memory_gb < below:
+            value = small_tp if tp_size < 4 else large_tp
+            return value, f"GPU memory {gpu_memory_gb:g} GB (< {below}), TP {tp_size}"
+    return LARGE_GPU_MAX_BS, f"GPU memory {gpu_memory_gb:g} GB (>= 160)"
+
+
+def sglang_sizes(max_bs: int, *, speculative: bool, padding: bool = True) -> list[int]:
+    """`generate_decode_cuda_graph_batch_sizes` (cuda_graph_hook.py:493-530): every size
+    without padding, else the decode or the finer speculative list; cut at max_bs, which is
+    appended."""
     runs: tuple[Iterable[int], ...]
-    if speculative:
+    if not padding:
+        runs = (range(1, max_bs + 1),)
+    elif speculative:
         runs = (range(1, 9), range(10, 33, 2), range(40, 65, 4), range(72, 257, 8),
                 range(272, max_bs + 1, 16))
     else:
@@ -50,136 +95,361 @@ def sglang_sizes(max_bs: int, *, speculative: bool) -> list[int]:
     return sorted({s for run in runs for s in run if s <= max_bs} | {max_bs})
 
 
-def sglang_ladder(config: EngineSettings) -> Ladder:
+def speculative(config: EngineSettings) -> bool:
+    return config.spec_method is not SpecMethod.NONE
+
+
+def gathered_buffer(config: EngineSettings) -> bool:
+    """`require_gathered_buffer()` (utils/common.py:4066-4150) for a dense model without MoE
+    all-to-all: attention DP gathers the MLP input."""
+    return config.attn_dp_size > 1
+
+
+def attn_tp_size(config: EngineSettings) -> int:
+    """runtime_context.py:73-76."""
+    return config.tp_size // config.attn_dp_size // config.attn_cp_size
+
+
+def batch_alignment(config: EngineSettings) -> int:
+    """`get_cuda_graph_batch_size_alignment` (utils/common.py:4163-4175) on CUDA."""
+    align = 2 if config.two_batch_overlap else 1
+    if gathered_buffer(config):
+        align *= attn_tp_size(config)
+    if align % config.attn_cp_size:
+        align *= config.attn_cp_size
+    return align
+
+
+def request_pool(config: EngineSettings) -> int:
+    """Requests one scheduler holds: `resolve_max_num_reqs` (kv_cache_configurator.py:3119)
+    with a KV pool that does not bind: max_running_requests per attention-DP group."""
+    return max(1, config.max_num_seqs // config.attn_dp_size)
+
+
+def runner_sizes(name: str, sizes: Iterable[int], width: int, config: EngineSettings
+                 ) -> tuple[int, ...]:
+    """`get_batch_sizes_to_capture` (base_cuda_graph_runner.py:65-110) for a runner of
+    `width` tokens per request (the draft runners pass the default width 1)."""
+    align = batch_alignment(config)
+    pool = round_up(request_pool(config), align)
+    listed = list(sizes)
+    if max(listed) > pool:
+        listed.append(pool)
+    aligned_width = 1 if config.two_batch_overlap else width
+    kept = tuple(sorted({s for s in listed if s * aligned_width % align == 0 and s <= pool}))
+    if not kept:
+        raise ConfigError(
+            f"cuda_graph_bs_decode: no batch size of {sorted(set(listed))} is a multiple of "
+            f"the alignment {align} within the request pool {pool}; SGLang's {name} graph "
+            f"runner asserts (base_cuda_graph_runner.py:104)")
+    return kept
+
+
+def decode_list(config: EngineSettings) -> tuple[list[int], list[str], list[tuple[str, str]]]:
+    """cuda_graph_config.decode.bs as SGLang resolves it, the notes, the inputs it shows."""
     S = config.max_num_seqs
     user = config.cudagraph_capture_sizes
-    warnings: list[str] = []
+    notes: list[str] = []
     if user is not None:
         sizes = list(user)
         given = config.max_cudagraph_capture_size
         if given is not None and given != sizes[-1]:
-            warnings.append(f"cuda_graph_max_bs {given} replaced by max(cuda_graph_bs) "
-                            f"{sizes[-1]} (SGLang does the same)")
-    else:
-        max_bs = config.max_cudagraph_capture_size or SGLANG_DEFAULT_MAX_BS
-        if not config.cuda_graph_padding:
-            sizes = list(range(1, max_bs + 1))
-        else:
-            sizes = sglang_sizes(max_bs, speculative=config.ladder is LadderPolicy.SGLANG_SPEC)
-    if sizes[-1] > S:  # the runner caps at the request pool, keeping a graph for the pool size
-        dropped = [s for s in sizes if s > S]
-        sizes = [s for s in sizes if s <= S] + [S]
-        if user is not None:
-            warnings.append(f"batch sizes {dropped} exceed max_num_seqs {S}; captured {S}")
-    return Ladder(tuple(sorted(set(sizes))), tuple(warnings))
+            notes.append(f"cuda_graph_max_bs_decode {given} replaced by max(cuda_graph_bs_decode)"
+                         f" {sizes[-1]} (memory_hook.py:202-207)")
+        return sizes, notes, [("cuda_graph_bs_decode", f"{len(sizes)} sizes up to {sizes[-1]}")]
+    max_bs = config.max_cudagraph_capture_size
+    shown = str(max_bs)
+    if max_bs is None:
+        default, why = default_decode_max_bs(config.gpu_memory_gb, config.tp_size)
+        max_bs = min(default, S)
+        clamp = f", clamped to max_running_requests {S}" if max_bs < default else ""
+        notes.append(f"decode max_bs {max_bs}: SGLang's default {default} for {why}{clamp} "
+                     f"(memory_hook.py:89-188)")
+        shown = f"{max_bs} (default)"
+    sizes = sglang_sizes(max_bs, speculative=config.ladder is LadderPolicy.SGLANG_SPEC,
+                         padding=config.cuda_graph_padding)
+    return sizes, notes, [("cuda_graph_max_bs_decode", shown)]
 
 
-def _token_inputs(runner: str, max_tokens: int, config: EngineSettings, *, steps: int = 1
-                  ) -> list[BufferSpec]:
-    out_cache = (steps,) if steps > 1 else ()
-    specs = [
-        graph_input(runner, "input_ids", "int64", Axis.TOKENS, max_tokens, KEEP, None,
-                    why="token ids of stale rows stay inside the vocabulary"),
-        graph_input(runner, "positions", "int64", Axis.TOKENS, max_tokens, ZERO, ONLY_ZERO,
-                    why="stale positions index rope/attention out of range (#10892, #24401)"),
-        graph_input(runner, "out_cache_loc", "int64", Axis.TOKENS, max_tokens, ZERO, ONLY_ZERO,
-                    trailing=out_cache,
-                    why="KV slot 0 is the dummy slot; stale slots overwrite live KV"),
-    ]
-    if config.multimodal:
-        specs.append(graph_input(runner, "mrope_positions", "int64", Axis.TOKENS, max_tokens,
-                                 ZERO, ONLY_ZERO, leading=(config.mrope_dims,)))
-    return specs
+def _ladder_inputs(config: EngineSettings, listed: list[tuple[str, str]]
+                   ) -> tuple[tuple[str, str], ...]:
+    out = [("max_running_requests", str(config.max_num_seqs)), *listed]
+    if config.cudagraph_mode is CUDAGraphMode.NONE:
+        out.append(("cuda_graph_backend_decode", "disabled"))
+    if not config.cuda_graph_padding:
+        out.append(("disable_cuda_graph_padding", "true"))
+    if speculative(config):
+        out.append(("speculative", f"{ALGORITHM_NAMES[config.spec_method]} steps "
+                                   f"{config.num_speculative_tokens} topk "
+                                   f"{config.speculative_eagle_topk} draft tokens "
+                                   f"{config.speculative_num_draft_tokens}"))
+    for name, value in (("tp_size", config.tp_size), ("attn_dp_size", config.attn_dp_size),
+                        ("attn_cp_size", config.attn_cp_size)):
+        if value > 1:
+            out.append((name, str(value)))
+    if config.two_batch_overlap:
+        out.append(("enable_two_batch_overlap", "true"))
+    if config.gpu_memory_gb is not None:
+        out.append(("gpu_memory_gb", f"{config.gpu_memory_gb:g}"))
+    return tuple(out)
 
 
-def _request_inputs(runner: str, max_bs: int) -> list[BufferSpec]:
+# --------------------------------------------------------------------------------------------
+# Buffers (runner_utils/buffers.py:132-245, cuda_graph_buffer_registry.py:576-681,
+# eagle_draft_cuda_graph_runner.py:155-262, eagle_draft_extend_cuda_graph_runner.py:145-265)
+# --------------------------------------------------------------------------------------------
+
+def _slots(runner: str, tokens: int, max_bs: int, *, steps: int = 1,
+           mrope_fill: FillPolicy = ZERO, seq_fill: FillPolicy = SEQ_LEN_FILL
+           ) -> list[BufferSpec]:
+    """What every runner holds: token ids, positions, KV slots, request rows, lengths."""
+    mrope_safe = ONLY_ZERO if mrope_fill is ZERO else None
     return [
+        graph_input(runner, "input_ids", "int64", Axis.TOKENS, tokens, KEEP, None,
+                    why="token ids of stale rows stay inside the vocabulary"),
+        graph_input(runner, "positions", "int64", Axis.TOKENS, tokens, ZERO, ONLY_ZERO,
+                    why="stale positions index rope/attention out of range (#10892, #24401)"),
+        graph_input(runner, "out_cache_loc", "int64", Axis.TOKENS, tokens * steps, ZERO,
+                    ONLY_ZERO, scale=steps,
+                    why="KV slot 0 is the dummy slot; stale slots overwrite live KV"
+                        + (f" (flat: {steps} slots per draft token)" if steps > 1 else "")),
+        graph_input(runner, "mrope_positions", "int64", Axis.TOKENS, tokens, mrope_fill,
+                    mrope_safe, leading=(MROPE_SECTIONS,), why="allocated for every model"),
         graph_input(runner, "req_pool_indices", "int64", Axis.REQUESTS, max_bs, ZERO, ONLY_ZERO,
                     why="request slot 0 is reserved; stale slots read freed requests"),
-        graph_input(runner, "seq_lens", "int32", Axis.REQUESTS, max_bs, SEQ_LEN_FILL,
-                    ONLY_SENTINEL, why="padded requests must look like 1-token sequences"),
+        graph_input(runner, "seq_lens", "int64", Axis.REQUESTS, max_bs, seq_fill,
+                    ONLY_SENTINEL, why="padded requests must look like short sequences"),
+        graph_input(runner, "seq_lens_cpu", "int64", Axis.REQUESTS, max_bs, seq_fill,
+                    ONLY_SENTINEL, why="host copy of seq_lens (a CPU tensor in SGLang)"),
     ]
 
 
-def sglang_runners(config: EngineSettings, max_bs: int) -> list[BatchRunner]:
-    """The runners SGLang builds for this config; `max_bs` is the ladder's largest size."""
-    S = config.max_num_seqs
+def target_buffers(config: EngineSettings, width: int, max_bs: int) -> tuple[BufferSpec, ...]:
+    tokens = max_bs * width
+    specs = _slots("target", tokens, max_bs)
+    specs += [
+        graph_input("target", "input_embeds", config.dtype, Axis.TOKENS, tokens, KEEP,
+                    trailing=(config.hidden_size,), why="allocated for every model"),
+        graph_input("target", "next_token_logits_buffer", "float32", Axis.TOKENS, tokens, KEEP,
+                    trailing=(config.vocab_size,),
+                    why="a view of the process-wide logits buffer (graph_shared_output.py)"),
+    ]
+    return tuple(specs)
+
+
+def draft_buffers(config: EngineSettings, topk: int, steps: int, max_bs: int
+                  ) -> tuple[BufferSpec, ...]:
+    specs = _slots("drafter", max_bs * topk, max_bs, steps=steps, mrope_fill=KEEP)
+    specs += [
+        graph_input("drafter", "extend_seq_lens", "int32", Axis.REQUESTS, max_bs, KEEP),
+        graph_input("drafter", "topk_p", "float32", Axis.REQUESTS, max_bs, ZERO, ONLY_ZERO,
+                    trailing=(topk,)),
+        graph_input("drafter", "topk_index", "int64", Axis.REQUESTS, max_bs, ZERO, ONLY_ZERO,
+                    trailing=(topk,), why="stale ids may exceed the vocabulary"),
+    ]
+    if config.spec_method is not SpecMethod.DRAFT_MODEL:  # the draft's spec_hidden_size
+        hidden = config.draft_hidden_size or config.hidden_size
+        specs.append(graph_input("drafter", "hidden_states", config.dtype, Axis.REQUESTS,
+                                 max_bs, ZERO, ONLY_ZERO, trailing=(hidden,)))
+    return tuple(specs)
+
+
+def draft_extend_buffers(config: EngineSettings, width: int, max_bs: int
+                         ) -> tuple[BufferSpec, ...]:
+    tokens = max_bs * width
+    accepted = FillPolicy(FillKind.SENTINEL, width)  # padded requests accept every draft
+    specs = _slots("draft_extend", tokens, max_bs, mrope_fill=KEEP)
+    specs += [
+        graph_input("draft_extend", "extend_seq_lens", "int32", Axis.REQUESTS, max_bs,
+                    accepted, ONLY_SENTINEL),
+        graph_input("draft_extend", "num_correct_drafts", "int32", Axis.REQUESTS, max_bs,
+                    accepted, ONLY_SENTINEL),
+        graph_input("draft_extend", "num_accept_tokens", "int32", Axis.REQUESTS, max_bs,
+                    accepted, ONLY_SENTINEL),
+        graph_input("draft_extend", "select_index", "int64", Axis.REQUESTS, max_bs, KEEP,
+                    why="initialised to each request's last row; stale rows stay in range"),
+        graph_input("draft_extend", "next_token_logits_buffer", "float32", Axis.REQUESTS,
+                    max_bs, KEEP, trailing=(config.vocab_size,),
+                    why="a view of the process-wide logits buffer (graph_shared_output.py)"),
+    ]
+    if config.spec_method is not SpecMethod.DRAFT_MODEL:
+        # EAGLE3 reads 3 target layers; the others the draft's spec_hidden_size
+        # (get_draft_input_from_target_hidden_dim, eagle_utils.py:237-276)
+        hidden = config.draft_hidden_size or config.hidden_size
+        if config.spec_method is SpecMethod.EAGLE3:
+            hidden = config.hidden_size * EAGLE3_AUX_LAYERS
+        specs.append(graph_input("draft_extend", "hidden_states", config.dtype, Axis.TOKENS,
+                                 tokens, KEEP, trailing=(hidden,)))
+    return tuple(specs)
+
+
+def sglang_runners(config: EngineSettings, ladder: Ladder) -> list[BatchRunner]:
+    """The graph runners SGLang builds for this config, each with its own filtered ladder."""
+    graphs = config.cudagraph_mode is not CUDAGraphMode.NONE
+    pool = request_pool(config)
     width = config.uniform_query_len  # 1 for plain decode, num_draft_tokens for verify
-    target = _token_inputs("target", max_bs * width, config) + _request_inputs("target", max_bs)
-    runners = [BatchRunner("target", width, S, tuple(target))]
-    if config.has_drafter:
+
+    def sizes_for(name: str, runner_width: int) -> tuple[int, ...]:
+        return runner_sizes(name, ladder.sizes, runner_width, config) if graphs else ()
+
+    target = sizes_for("decode", width)
+    runners = [BatchRunner("target", width, pool,
+                           target_buffers(config, width, target[-1] if target else 0), target)]
+    if config.spec_method in EAGLE_FAMILY:
+        draft = sizes_for("EAGLE draft", 1)  # the draft runners filter with width 1
+        top = draft[-1] if draft else 0
         topk = config.speculative_eagle_topk or 1
         steps = config.num_speculative_tokens
-        draft = (_token_inputs("drafter", max_bs * topk, config, steps=steps)
-                 + _request_inputs("drafter", max_bs))
-        draft += [
-            graph_input("drafter", "topk_p", "float32", Axis.REQUESTS, max_bs, ZERO, ONLY_ZERO,
-                        trailing=(topk,)),
-            graph_input("drafter", "topk_index", "int64", Axis.REQUESTS, max_bs, ZERO,
-                        ONLY_ZERO, trailing=(topk,), why="stale ids may exceed the vocabulary"),
-        ]
-        if config.spec_method is not SpecMethod.DRAFT_MODEL:
-            draft.append(graph_input("drafter", "hidden_states", config.dtype, Axis.REQUESTS,
-                                     max_bs, ZERO, ONLY_ZERO, trailing=(config.hidden_size,)))
-        runners.append(BatchRunner("drafter", topk, S, tuple(draft)))
+        if steps > 1:  # eagle_worker_v2.py:507: one step needs no draft-decode graph
+            runners.append(BatchRunner("drafter", topk, pool,
+                                       draft_buffers(config, topk, steps, top), draft))
+        runners.append(BatchRunner("draft_extend", width, pool,
+                                   draft_extend_buffers(config, width, top), draft))
     return runners
 
 
+# --------------------------------------------------------------------------------------------
+# Resolution (speculative_hook.py, memory_hook.py, parallel checks)
+# --------------------------------------------------------------------------------------------
+
 def _resolve_speculation(config: EngineSettings) -> dict[str, object]:
-    """SGLang's topk / num_draft_tokens rules (the verify width follows from them)."""
-    spec = config.spec_method is not SpecMethod.NONE and config.num_speculative_tokens > 0
-    topk, drafts = config.speculative_eagle_topk, config.speculative_num_draft_tokens
-    if not spec:
+    """SGLang's speculative defaults and adjustments (speculative_hook.py:1072-1321)."""
+    method = config.spec_method
+    steps, topk, drafts = (config.num_speculative_tokens or None, config.speculative_eagle_topk,
+                           config.speculative_num_draft_tokens)
+    if method is SpecMethod.NONE:
+        # SGLang reads the speculative numbers only for a speculative algorithm
+        return {"num_speculative_tokens": 0, "speculative_eagle_topk": None,
+                "speculative_num_draft_tokens": None}
+    name = ALGORITHM_NAMES[method]
+    if config.attn_dp_size > 1 and method in (SpecMethod.NGRAM, SpecMethod.DRAFT_MODEL):
+        raise ConfigError(f"spec_method: SGLang's {name} does not support DP attention "
+                          f"(attn_dp_size {config.attn_dp_size}); speculative_hook.py")
+    if method is SpecMethod.NGRAM:
+        # topk is the BFS breadth, draft tokens default to 12, steps to drafts // topk
+        topk = topk or NGRAM_BFS_BREADTH
+        drafts = drafts or NGRAM_DRAFT_TOKENS
+        return {"speculative_eagle_topk": topk, "speculative_num_draft_tokens": drafts,
+                "num_speculative_tokens": steps if steps is not None else drafts // topk}
+    if steps is None:
         if topk is not None or drafts is not None:
-            name = "speculative_eagle_topk" if topk is not None else "speculative_num_draft_tokens"
-            raise ConfigError(f"{name}: needs a speculative method and num_speculative_tokens")
-        return {}
-    k = config.num_speculative_tokens
-    topk = 1 if topk is None else topk
-    if config.spec_method is SpecMethod.NGRAM and topk != 1:
-        raise ConfigError("speculative_eagle_topk: ngram proposes no draft tree (topk must be 1)")
-    if drafts is None:
-        if topk > 1:
-            raise ConfigError("speculative_num_draft_tokens: required when "
-                              "speculative_eagle_topk > 1")
-        drafts = k + 1
-    elif topk == 1 and config.spec_method is not SpecMethod.NGRAM and drafts != k + 1:
+            raise ConfigError(
+                "speculative_num_steps: SGLang fills steps, topk and draft tokens together; "
+                "give --speculative-num-steps too (speculative_hook.py:1178 asserts)")
+        if method is SpecMethod.DRAFT_MODEL:
+            steps, topk, drafts = EAGLE_CHAIN_DEFAULTS
+        elif config.architecture is None:
+            raise ConfigError(
+                f"speculative_num_steps: SGLang picks {name}'s (steps, topk, draft tokens) "
+                f"from the model class ({EAGLE_TREE_DEFAULTS} for Llama / Grok-1, "
+                f"{EAGLE_CHAIN_DEFAULTS} otherwise); pass --speculative-num-steps, "
+                f"--speculative-eagle-topk and --speculative-num-draft-tokens, or --model-path "
+                f"DIR (its config.json) / --architecture")
+        elif config.architecture in TREE_DEFAULT_ARCHS:
+            steps, topk, drafts = EAGLE_TREE_DEFAULTS
+        else:
+            steps, topk, drafts = EAGLE_CHAIN_DEFAULTS
+    if topk is None:
         raise ConfigError(
-            f"speculative_num_draft_tokens: with topk 1 SGLang verifies num_steps + 1 = {k + 1} "
-            f"tokens, got {drafts}")
-    return {"speculative_eagle_topk": topk, "speculative_num_draft_tokens": drafts}
+            "speculative_eagle_topk: required with --speculative-num-steps (SGLang 0.5.23 "
+            "fails with a TypeError without it, speculative_hook.py:1277)")
+    if topk == 1:
+        drafts = steps + 1  # silently adjusted (speculative_hook.py:1255-1266)
+    elif drafts is None:
+        raise ConfigError(
+            "speculative_num_draft_tokens: required when speculative_eagle_topk > 1 (SGLang's "
+            "decode graph runner fails without it)")
+    return {"num_speculative_tokens": steps, "speculative_eagle_topk": topk,
+            "speculative_num_draft_tokens": drafts}
+
+
+def _resolve_requests(config: EngineSettings) -> dict[str, object]:
+    """max_running_requests when not given: 48 with speculation, else the KV-sized pool."""
+    if config.max_num_seqs is not None:
+        return {}
+    if speculative(config):
+        changes: dict[str, object] = {"max_num_seqs": SPEC_MAX_RUNNING_REQUESTS}
+        if config.cudagraph_capture_sizes is None and config.max_cudagraph_capture_size is None:
+            # the memory hook ran before S was set, so its default was not clamped to 48;
+            # it only shows when the aligned pool passes 48 (the other sizes it cuts anyway)
+            default, _ = default_decode_max_bs(config.gpu_memory_gb, config.tp_size)
+            pool = round_up(max(1, SPEC_MAX_RUNNING_REQUESTS // config.attn_dp_size),
+                            batch_alignment(config))
+            if default > SPEC_MAX_RUNNING_REQUESTS and pool > SPEC_MAX_RUNNING_REQUESTS:
+                changes["max_cudagraph_capture_size"] = default
+        return changes
+    top = max(config.cudagraph_capture_sizes or (config.max_cudagraph_capture_size or 0,))
+    if top > POOL_ESTIMATE_FLOOR:
+        raise ConfigError(
+            f"max_num_seqs: without --max-running-requests SGLang sizes its request pool from "
+            f"the KV cache (2048..4096 requests, kv_cache_configurator.py:3119), which decides "
+            f"whether batch size {top} is captured; pass --max-running-requests")
+    # the smallest pool SGLang picks (per attention-DP group); the graphs stop below it
+    return {"max_num_seqs": POOL_ESTIMATE_FLOOR * config.attn_dp_size}
 
 
 class SglangModel:
     """SGLang 0.5.23's decode graph runners, captured per batch size."""
 
     engine = Engine.SGLANG
-    version = "SGLang 0.5.23"
+    version = VERSION
     unit = Unit.REQUESTS
     policies = (LadderPolicy.SGLANG, LadderPolicy.SGLANG_SPEC)
+    own_fields = frozenset({"gpu_memory_gb", "tp_size", "attn_dp_size", "attn_cp_size",
+                            "two_batch_overlap"})
+    requests_within_token_budget = False  # decode graphs know no token budget
 
     def resolve(self, config: EngineSettings) -> Mapping[str, object]:
         changes: dict[str, object] = {}
-        spec = config.spec_method is not SpecMethod.NONE and config.num_speculative_tokens > 0
+        spec = speculative(config)
         if config.ladder is LadderPolicy.AUTO:
             changes["ladder"] = LadderPolicy.SGLANG_SPEC if spec else LadderPolicy.SGLANG
         if config.cuda_graph_padding is None:
             changes["cuda_graph_padding"] = True
         resolve_common(config, self.engine)
+        if config.mrope_dims != MROPE_SECTIONS:
+            raise ConfigError(f"mrope_dims: SGLang allocates mrope_positions as "
+                              f"[{MROPE_SECTIONS}, tokens]")
+        parallel = config.attn_dp_size * config.attn_cp_size
+        if config.tp_size % parallel:
+            raise ConfigError(
+                f"tp_size: {config.tp_size} is not attn_tp x attn_dp_size x attn_cp_size "
+                f"(attn_dp_size {config.attn_dp_size}, attn_cp_size {config.attn_cp_size}; "
+                f"SGLang asserts)")
         changes.update(_resolve_speculation(config))
+        changes.update(_resolve_requests(config))
         return changes
 
     def ladders(self, config: EngineSettings) -> EngineLadders:
         if config.ladder is LadderPolicy.EXPLICIT:
-            ladder = explicit_batch_ladder(config)
+            listed = list(explicit_batch_ladder(config).sizes)
+            notes: list[str] = []
+            shown = [("cuda_graph_bs_decode", f"{len(listed)} sizes (explicit)")]
         else:
-            ladder = sglang_ladder(config)
-        return EngineLadders(ladder, ladder)
+            listed, notes, shown = decode_list(config)
+        declared = Ladder(tuple(sorted(set(listed))), tuple(notes))
+        graphs = config.cudagraph_mode is not CUDAGraphMode.NONE
+        captured = (runner_sizes("decode", listed, config.uniform_query_len, config)
+                    if graphs else ())
+        warnings = list(notes)
+        if captured and captured != declared.sizes:
+            pool = request_pool(config)
+            warnings.append(
+                f"the decode runner captures {_show(captured)} of the {len(declared.sizes)} "
+                f"resolved batch sizes (alignment {batch_alignment(config)}, request pool "
+                f"{pool}{' per attention-DP group' if config.attn_dp_size > 1 else ''})")
+        return EngineLadders(declared, Ladder(captured, tuple(warnings)),
+                             inputs=_ladder_inputs(config, shown))
 
     def components(self, config: EngineSettings, ladders: EngineLadders
                    ) -> tuple[ComponentModel, ...]:
-        runners = sglang_runners(config, ladders.runtime.max_size)
-        return batch_components(config, ladders.runtime, runners)
+        return batch_components(config, sglang_runners(config, ladders.config))
+
+
+def _show(sizes: tuple[int, ...]) -> str:
+    if len(sizes) <= 8:
+        return str(list(sizes))
+    return f"{len(sizes)} sizes ({sizes[0]}..{sizes[-1]})"
 
 
 SGLANG = SglangModel()

@@ -9,7 +9,9 @@ releases' `cuda_graph_max_bs` / `cuda_graph_bs` are read when the new names are 
 `max_running_requests` (S) is left to the scheduler by SGLang when not given: pass
 `max_num_seqs=` then. Speculation: `speculative_algorithm` (EAGLE, EAGLE3, NEXTN (MTP),
 STANDALONE (a draft model), NGRAM), `speculative_num_steps` (k),
-`speculative_eagle_topk`, `speculative_num_draft_tokens`.
+`speculative_eagle_topk`, `speculative_num_draft_tokens`. The batch-size alignment reads
+`tp_size`, `attn_dp_size` (or the deprecated `dp_size` with `enable_dp_attention`),
+`attn_cp_size` and `enable_two_batch_overlap`.
 """
 
 from __future__ import annotations
@@ -66,6 +68,15 @@ def fields_from_sglang(server_args: Any) -> dict[str, Any]:
         out["cudagraph_mode"] = CUDAGraphMode.NONE
     if _get(server_args, "disable_cuda_graph_padding") is True:
         out["cuda_graph_padding"] = False
+    # the batch-size alignment and the request pool per attention-DP group
+    put("tp_size", _get(server_args, "tp_size"))
+    attn_dp = _get(server_args, "attn_dp_size")
+    if _get(server_args, "enable_dp_attention") is True and (attn_dp in (None, 1)):
+        attn_dp = _get(server_args, "dp_size")  # the deprecated spelling of --attn-dp-size
+    put("attn_dp_size", attn_dp)
+    put("attn_cp_size", _get(server_args, "attn_cp_size"))
+    if _get(server_args, "enable_two_batch_overlap") is True:
+        out["two_batch_overlap"] = True
     algorithm = _get(server_args, "speculative_algorithm")
     if algorithm:
         name = str(getattr(algorithm, "name", algorithm)).upper()

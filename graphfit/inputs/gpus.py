@@ -1,0 +1,49 @@
+"""GPU names as their memory: what `--gpu-memory-gb H100` means.
+
+SGLang picks its default decode max_bs from the memory `nvidia-smi` reports (MiB) divided by
+1024 (memory_hook.py:78-180), so the table holds that figure in GiB, not the marketing size:
+an "80 GB" H100 reports 81559 MiB = 79.6 GiB. Only the class the figure falls in matters
+(< 20, < 35, < 60, < 90, < 160, larger), so nearby values give the same plan.
+"""
+
+from __future__ import annotations
+
+import re
+
+from graphfit.planner.core.errors import ConfigError
+
+# name -> GiB as nvidia-smi / rocm-smi report it
+GPU_MEMORY_GB: dict[str, float] = {
+    "T4": 15.0, "A10": 22.5, "A10G": 22.5, "L4": 22.5, "RTX4090": 24.0, "RTX5090": 31.8,
+    "A100-40GB": 40.0, "L40": 45.0, "L40S": 45.0, "A100": 80.0, "A100-80GB": 80.0,
+    "H100": 79.6, "H100-NVL": 93.6, "H20": 95.6, "H200": 140.4, "B200": 179.1,
+    "GB200": 184.0, "MI300X": 192.0, "MI325X": 256.0,
+}
+
+
+def _canonical(name: str) -> str:
+    return re.sub(r"[\s_]+", "-", name.strip().upper()).replace("RTX-", "RTX")
+
+
+def gpu_memory_gb(origin: str, value: object) -> float:
+    """A number of GiB, or a GPU name of GPU_MEMORY_GB (case and separators ignored)."""
+    if isinstance(value, bool):
+        raise ConfigError(f"{origin}: expected GiB or a GPU name, got {value!r}")
+    if isinstance(value, (int, float)):
+        gb = float(value)
+    elif isinstance(value, str):
+        text = value.strip()
+        try:
+            gb = float(text)
+        except ValueError:
+            key = _canonical(text)
+            if key not in GPU_MEMORY_GB:
+                known = ", ".join(GPU_MEMORY_GB)
+                raise ConfigError(f"{origin}: unknown GPU {value!r} (known: {known}; or give "
+                                  f"its memory in GiB)") from None
+            return GPU_MEMORY_GB[key]
+    else:
+        raise ConfigError(f"{origin}: expected GiB or a GPU name, got {value!r}")
+    if not gb > 0:
+        raise ConfigError(f"{origin}: must be > 0 GiB, got {value!r}")
+    return gb

@@ -1,0 +1,430 @@
+"""Compare SGLang 0.5.23 (tests/oracle/sglang_oracle.py) with graphfit's public API.
+
+Two ways to hand graphfit a config:
+
+* CLI level (`graphfit_cli`): the very argv given to `sglang serve`, read by graphfit's own
+  CLI (`graphfit plan --json ARGV`, graphfit/cli/options.py + graphfit/inputs/sglang.py),
+  with the two inputs SGLang takes from outside its argv spelled as graphfit flags: the
+  model directory the oracle passes as `--model-path` (its config.json) and the GPU memory
+  the oracle's fake nvidia-smi reports (`--gpu-memory-gb`). This checks the flags, the
+  defaults and which command lines are rejected.
+* Model level (`graphfit_translated`): SGLang's *resolved* values (S, decode max_bs or bs list,
+  padding, speculative algorithm / steps / topk / draft tokens, TP / attention DP / CP, two-
+  batch overlap) spelled with graphfit's flags. This isolates the ladder, padding and buffer
+  model from the CLI.
+
+Every `compare_*` returns a list of `Difference`s (empty: agreement). `SHORT` marks a buffer
+graphfit would allocate with fewer rows (or elements) than SGLang's graphs touch.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import sys
+from dataclasses import dataclass
+from typing import Any
+
+import graphfit
+from graphfit import CUDAGraphMode, EngineConfig
+from tests.oracle import sglang_oracle as so
+
+# SGLang runner -> graphfit component
+GF_COMPONENT = {"target": "target", "draft": "drafter", "draft_extend": "draft_extend"}
+# SGLang registry PaddingPolicy -> graphfit FillKind value
+POLICY_TO_FILL = {"foreach_copy": "keep", "keep_pad": "keep", "zero": "zero",
+                  "fill_sentinel": "sentinel", "fill_once": "keep"}
+# What the EAGLE draft runner's replay does to each buffer's padded tail
+# (eagle_draft_cuda_graph_runner.py:590-606; input_ids is never copied in: the graph
+# computes it from topk_index; seq_lens_cpu :660-662). A sentinel is the attention
+# backend's seq_len fill value unless named otherwise (SENTINEL_VALUES).
+DRAFT_FILLS = {"seq_lens": "sentinel", "seq_lens_cpu": "sentinel", "out_cache_loc": "zero",
+               "positions": "zero", "topk_p": "zero", "topk_index": "zero",
+               "hidden_states": "zero", "req_pool_indices": "zero", "input_ids": "keep",
+               "mrope_positions": "keep", "extend_seq_lens": "keep"}
+# The draft-extend runner's (eagle_draft_extend_cuda_graph_runner.py:528-535): input_ids,
+# hidden_states, select_index keep the previous replay's tail.
+DRAFT_EXTEND_FILLS = {"seq_lens": "sentinel", "seq_lens_cpu": "sentinel",
+                      "out_cache_loc": "zero", "positions": "zero", "req_pool_indices": "zero",
+                      "num_correct_drafts": "sentinel", "num_accept_tokens": "sentinel",
+                      "extend_seq_lens": "sentinel", "input_ids": "keep",
+                      "hidden_states": "keep", "select_index": "keep",
+                      "mrope_positions": "keep", "next_token_logits_buffer": "keep"}
+SGLANG_FILLS = {"draft": DRAFT_FILLS, "draft_extend": DRAFT_EXTEND_FILLS}
+# sentinels that are not the seq_len fill value: the draft-extend runner fills these with its
+# width, captured_req_width (eagle_draft_extend_cuda_graph_runner.py:542-544)
+WIDTH_SENTINELS = {("draft_extend", "num_correct_drafts"), ("draft_extend", "num_accept_tokens"),
+                   ("draft_extend", "extend_seq_lens")}
+
+
+@dataclass(frozen=True)
+class Difference:
+    aspect: str
+    detail: str
+    short: bool = False
+
+    def __str__(self) -> str:
+        return f"[{self.aspect}]{' SHORT' if self.short else ''} {self.detail}"
+
+
+@dataclass(frozen=True)
+class GraphfitAnswer:
+    argv: tuple[str, ...]
+    rejected: str | None
+    plan: Any = None  # graphfit.Plan
+
+
+@dataclass(frozen=True)
+class SglangAnswer:
+    resolved: so.Resolved | so.Rejected
+    runners: dict[str, so.Runner] | None
+    runner_error: str | None = None
+
+    @property
+    def rejected(self) -> str | None:
+        if isinstance(self.resolved, so.Rejected):
+            return self.resolved.text
+        return self.runner_error
+
+    @property
+    def max_requests(self) -> int:
+        """Requests a decode batch can hold: the request pool the runners were clamped to."""
+        assert self.runners is not None
+        pools = [r.pool_size for r in self.runners.values()]
+        if pools:
+            return pools[0]
+        r = self.resolved
+        assert isinstance(r, so.Resolved)
+        return r.max_running_requests or r.decode_max_bs
+
+
+@functools.lru_cache(maxsize=4096)
+def sglang(argv: tuple[str, ...], gpu_mem_gb: float | None = 80) -> SglangAnswer:
+    resolved = so.resolve(argv, gpu_mem_gb=gpu_mem_gb)
+    if isinstance(resolved, so.Rejected):
+        return SglangAnswer(resolved, None)
+    try:
+        return SglangAnswer(resolved, so.runners(resolved))
+    except Exception as exc:  # the server would not start: get_batch_sizes_to_capture's
+        # empty-list assertion, or a runner crashing on a value resolution left unset
+        return SglangAnswer(resolved, None, f"{type(exc).__name__}: {exc}")
+
+
+@functools.lru_cache(maxsize=1)
+def _command() -> Any:
+    """graphfit's click command, built once (typer rebuilds it on every `invoke(app)`)."""
+    import typer
+
+    from graphfit.cli import app
+
+    return typer.main.get_command(app)
+
+
+def outside_inputs(gpu_mem_gb: float | None) -> tuple[str, ...]:
+    """What SGLang reads from outside its argv, as graphfit flags: the oracle's model
+    directory (config.json) and the GPU memory its nvidia-smi stub reports."""
+    out = ("--model-path", str(so.oracle().model_dir))
+    if gpu_mem_gb is not None:
+        out += ("--gpu-memory-gb", f"{gpu_mem_gb:g}")
+    return out
+
+
+@functools.lru_cache(maxsize=4096)
+def graphfit_cli(argv: tuple[str, ...], gpu_mem_gb: float | None = None) -> GraphfitAnswer:
+    """`graphfit plan --json ARGV`: graphfit's CLI reading of an SGLang command line (with
+    the outside inputs appended)."""
+    code, stdout, output = run_graphfit(["plan", "--json", *argv, *outside_inputs(gpu_mem_gb)])
+    if code != 0:
+        lines = [ln.strip(" │╭╰─") for ln in output.splitlines() if ln.strip(" │╭╰─")]
+        errors = [ln for ln in lines if "error" in ln.lower() or "No such option" in ln]
+        return GraphfitAnswer(argv, (errors or lines or [f"exit {code}"])[-1])
+    config = EngineConfig.from_dict(json.loads(stdout)["config"])
+    return GraphfitAnswer(argv, None, graphfit.plan(config))
+
+
+def run_graphfit(args: list[str]) -> tuple[int, str, str]:
+    """(exit code, stdout, stdout + stderr) of `graphfit ARGS`, as `graphfit.cli.main` runs
+    it, on a click command built once (typer would rebuild it on every call)."""
+    import io
+    from contextlib import redirect_stderr, redirect_stdout
+
+    import typer
+
+    from graphfit.cli.app import _CLICK_ERROR
+
+    out, err = io.StringIO(), io.StringIO()
+    code = 0
+    with redirect_stdout(out), redirect_stderr(err):
+        try:
+            returned = _command().main(args=args, prog_name="graphfit", standalone_mode=False)
+            code = returned if isinstance(returned, int) else 0  # click returns Exit's code
+        except _CLICK_ERROR as exc:
+            print(f"error: {' '.join(exc.format_message().split())}",  # type: ignore[attr-defined]
+                  file=sys.stderr)
+            code = 2
+        except typer.Exit as exc:
+            code = exc.exit_code
+    return code, out.getvalue(), out.getvalue() + err.getvalue()
+
+
+def translated_argv(answer: SglangAnswer) -> tuple[str, ...]:
+    """SGLang's resolved decode-graph inputs, spelled with graphfit's flags.
+
+    max_running_requests is SGLang's resolved value; without one (no speculation, none given)
+    it is the request pool SGLang sized from the KV cache, per attention-DP group.
+    """
+    r = answer.resolved
+    assert isinstance(r, so.Resolved)
+    S = r.max_running_requests
+    if S is None:
+        S = answer.max_requests * max(1, r.attn_dp_size)
+    argv = ["--max-running-requests", str(S)]
+    if r.decode_backend == "disabled":
+        argv.append("--disable-decode-cuda-graph")
+    if any(a.startswith("--cuda-graph-bs-decode") for a in r.argv) or "bs" in _json_decode(r):
+        argv += ["--cuda-graph-bs-decode", *map(str, sorted(set(r.decode_bs)))]
+    else:
+        argv += ["--cuda-graph-max-bs-decode", str(r.decode_max_bs)]
+    if r.disable_cuda_graph_padding:
+        argv.append("--disable-cuda-graph-padding")
+    if r.speculative_algorithm:
+        argv += ["--speculative-algorithm", r.speculative_algorithm,
+                 "--speculative-eagle-topk", str(r.speculative_eagle_topk),
+                 "--speculative-num-draft-tokens", str(r.speculative_num_draft_tokens)]
+        if r.speculative_num_steps:
+            argv += ["--speculative-num-steps", str(r.speculative_num_steps)]
+    argv += ["--tp-size", str(r.tp_size), "--attn-dp-size", str(r.attn_dp_size),
+             "--attn-cp-size", str(r.attn_cp_size)]
+    if r.enable_two_batch_overlap:
+        argv.append("--enable-two-batch-overlap")
+    return tuple(argv)
+
+
+def _json_decode(r: so.Resolved) -> dict[str, Any]:
+    for i, a in enumerate(r.argv):
+        if a == "--cuda-graph-config" and i + 1 < len(r.argv):
+            return dict(json.loads(r.argv[i + 1]).get("decode", {}))
+    return {}
+
+
+def graphfit_translated(answer: SglangAnswer) -> GraphfitAnswer:
+    return graphfit_cli(translated_argv(answer), None)
+
+
+# ---------------------------------------------------------------------------------------
+# Aspects
+# ---------------------------------------------------------------------------------------
+
+def compare_acceptance(sg: SglangAnswer, gf: GraphfitAnswer) -> list[Difference]:
+    if (sg.rejected is None) == (gf.rejected is None):
+        return []
+    if sg.rejected is not None:
+        return [Difference("acceptance", f"SGLang rejects ({sg.rejected[:160]}); graphfit "
+                                         f"accepts {' '.join(gf.argv)}")]
+    return [Difference("acceptance", f"SGLang accepts; graphfit rejects ({gf.rejected})")]
+
+
+def _gf_graphs(gf: GraphfitAnswer) -> bool:
+    return gf.plan is not None and gf.plan.config.cudagraph_mode is not CUDAGraphMode.NONE
+
+
+def compare_target_ladder(sg: SglangAnswer, gf: GraphfitAnswer) -> list[Difference]:
+    assert sg.runners is not None and gf.plan is not None
+    ours = tuple(sg.runners["target"].capture_bs) if "target" in sg.runners else ()
+    theirs = tuple(gf.plan.capture_sizes) if _gf_graphs(gf) else ()
+    if ours == theirs:
+        return []
+    return [Difference("target_ladder", f"SGLang {_short(ours)} vs graphfit {_short(theirs)}",
+                       short=bool(ours) and (not theirs or max(theirs) < max(ours)))]
+
+
+def _short(sizes: tuple[int, ...]) -> str:
+    if len(sizes) <= 12:
+        return str(list(sizes))
+    return f"[{', '.join(map(str, sizes[:6]))}, ..., {', '.join(map(str, sizes[-4:]))}] " \
+           f"({len(sizes)})"
+
+
+def sglang_decode_pad(runner: so.Runner, bs: int, padding: bool) -> int | None:
+    """Batch size SGLang replays a decode of `bs` requests at; None: eager.
+
+    can_run_graph: bs <= max_bs with padding, an exact captured size without
+    (decode_cuda_graph_runner.py:886-890); the padded size is `_pad_to_bucket`.
+    """
+    if not padding:
+        return bs if bs in runner.capture_bs else None
+    if bs > runner.max_bs:
+        return None
+    return so.pad_to_bucket(bs, runner.capture_bs)
+
+
+def graphfit_decode_pad(plan: Any, component: str, width: int, bs: int) -> int | None:
+    d = plan.pad(bs * width, uniform_decode=True, component=component)
+    if d.mode is CUDAGraphMode.NONE:
+        return None
+    return d.num_reqs if d.num_reqs is not None else d.padded // width
+
+
+def compare_padding(sg: SglangAnswer, gf: GraphfitAnswer, runner: str = "target"
+                    ) -> list[Difference]:
+    assert sg.runners is not None and gf.plan is not None
+    r = sg.resolved
+    assert isinstance(r, so.Resolved)
+    if runner not in sg.runners:
+        return []
+    run = sg.runners[runner]
+    component = GF_COMPONENT[runner]
+    if component not in gf.plan.components or not _gf_graphs(gf):
+        return [Difference(f"{runner}_padding", f"graphfit has no {component} graphs")]
+    gf_width = gf.plan.components[component].tables.uniform_query_len
+    if gf_width != run.width:
+        return [Difference(f"{runner}_padding", f"width: SGLang {run.width} tokens per "
+                                                f"request, graphfit {gf_width}")]
+    capacity = min((b.capacity for b in gf.plan.components[component].buffers
+                    if b.axis.value == "requests"), default=0)
+    diffs: list[Difference] = []
+    for bs in range(1, sg.max_requests + 1):
+        ours = sglang_decode_pad(run, bs, not r.disable_cuda_graph_padding)
+        theirs = graphfit_decode_pad(gf.plan, component, gf_width, bs)
+        if ours != theirs:
+            diffs.append(Difference(f"{runner}_padding",
+                                    f"bs {bs}: SGLang {ours or 'eager'}, graphfit "
+                                    f"{theirs or 'eager'}",
+                                    short=ours is not None and ours > capacity))
+    return diffs
+
+
+def compare_components(sg: SglangAnswer, gf: GraphfitAnswer) -> list[Difference]:
+    assert sg.runners is not None and gf.plan is not None
+    ours = {GF_COMPONENT.get(n, n) for n in sg.runners}
+    theirs = set(gf.plan.components) if _gf_graphs(gf) else set()
+    out = []
+    for name in sorted(ours - theirs):
+        out.append(Difference("components", f"SGLang builds runner {name}; graphfit has none"))
+    for name in sorted(theirs - ours):
+        out.append(Difference("components", f"graphfit plans {name}; SGLang builds no such "
+                                            f"graph runner"))
+    return out
+
+
+def compare_draft_ladder(sg: SglangAnswer, gf: GraphfitAnswer) -> list[Difference]:
+    assert sg.runners is not None and gf.plan is not None
+    out = []
+    for name in ("draft", "draft_extend"):
+        if name not in sg.runners:
+            continue
+        ours = tuple(sg.runners[name].capture_bs)
+        component = GF_COMPONENT[name]
+        theirs = (tuple(gf.plan.graph_sizes(component))
+                  if _gf_graphs(gf) and component in gf.plan.components else ())
+        if ours != theirs:
+            out.append(Difference(f"{name}_ladder",
+                                  f"SGLang {_short(ours)} vs graphfit {_short(theirs)}"))
+    return out
+
+
+def _rows(buf: so.Buffer) -> int:
+    """Rows along the batch axis (mrope_positions is [3, tokens])."""
+    return buf.shape[1] if buf.name == "mrope_positions" else buf.shape[0]
+
+
+def _numel(shape: tuple[int, ...]) -> int:
+    n = 1
+    for d in shape:
+        n *= d
+    return n
+
+
+def compare_buffers(sg: SglangAnswer, gf: GraphfitAnswer) -> list[Difference]:
+    """Every SGLang buffer that scales with the batch against graphfit's of the same name."""
+    assert sg.runners is not None and gf.plan is not None
+    out: list[Difference] = []
+    for runner_name, run in sg.runners.items():
+        component = GF_COMPONENT.get(runner_name, runner_name)
+        planned = ({b.name: b for b in gf.plan.components[component].buffers}
+                   if _gf_graphs(gf) and component in gf.plan.components else {})
+        for buf in run.buffers.values():
+            if buf.axis in ("none", "fixed"):
+                continue
+            aspect = f"{runner_name}_buffers"
+            theirs = planned.get(buf.name)
+            if theirs is None:
+                out.append(Difference(aspect, f"{component}.{buf.name} {list(buf.shape)} "
+                                              f"{buf.dtype}: graphfit plans no such buffer",
+                                      short=True))
+                continue
+            if tuple(theirs.shape) != buf.shape:
+                short = _numel(theirs.shape) < _numel(buf.shape) or (
+                    len(theirs.shape) == len(buf.shape) and theirs.capacity < _rows(buf))
+                out.append(Difference(aspect, f"{component}.{buf.name} shape: SGLang "
+                                              f"{list(buf.shape)}, graphfit "
+                                              f"{list(theirs.shape)}", short=short))
+            if theirs.dtype != buf.dtype:
+                out.append(Difference(aspect, f"{component}.{buf.name} dtype: SGLang "
+                                              f"{buf.dtype}, graphfit {theirs.dtype}"))
+    return out
+
+
+def sglang_fill(runner_name: str, buf: so.Buffer) -> str | None:
+    if runner_name == "target":
+        return POLICY_TO_FILL.get(buf.policy or "")
+    return SGLANG_FILLS[runner_name].get(buf.name)
+
+
+def compare_fills(sg: SglangAnswer, gf: GraphfitAnswer) -> list[Difference]:
+    assert sg.runners is not None and gf.plan is not None
+    out: list[Difference] = []
+    for runner_name, run in sg.runners.items():
+        component = GF_COMPONENT.get(runner_name)
+        if component is None or not _gf_graphs(gf) or component not in gf.plan.components:
+            continue
+        planned = {b.name: b for b in gf.plan.components[component].buffers}
+        for buf in run.buffers.values():
+            ours = sglang_fill(runner_name, buf)
+            theirs = planned.get(buf.name)
+            if ours is None or theirs is None:
+                continue
+            kind = theirs.fill.kind.value
+            want = run.width if (runner_name, buf.name) in WIDTH_SENTINELS else (
+                run.seq_len_fill_value)
+            value_ok = ours != "sentinel" or theirs.fill.value == want
+            if kind != ours or not value_ok:
+                out.append(Difference("fills", f"{component}.{buf.name}: SGLang pads with "
+                                               f"{ours}, graphfit {theirs.fill.describe()}"))
+    return out
+
+
+ASPECTS = ("target_ladder", "target_padding", "draft_ladder", "draft_padding", "components",
+           "buffers", "fills")
+
+
+def compare_model(sg: SglangAnswer) -> dict[str, list[Difference]]:
+    """Model-level comparison of an accepted SGLang config (graphfit given SGLang's values)."""
+    gf = graphfit_translated(sg)
+    if gf.rejected is not None:
+        return {"translated_acceptance": [Difference(
+            "translated_acceptance", f"graphfit rejects SGLang's resolved values "
+                                     f"{' '.join(gf.argv)}: {gf.rejected}")]}
+    return {
+        "translated_acceptance": [],
+        "target_ladder": compare_target_ladder(sg, gf),
+        "target_padding": compare_padding(sg, gf, "target"),
+        "draft_ladder": compare_draft_ladder(sg, gf),
+        "draft_padding": compare_padding(sg, gf, "draft") + compare_padding(sg, gf,
+                                                                           "draft_extend"),
+        "components": compare_components(sg, gf),
+        "buffers": compare_buffers(sg, gf),
+        "fills": compare_fills(sg, gf),
+    }
+
+
+def compare_cli(argv: tuple[str, ...], gpu_mem_gb: float | None = 80
+                ) -> dict[str, list[Difference]]:
+    """CLI-level comparison: acceptance, then (both accepting) the target ladder."""
+    sg = sglang(argv, gpu_mem_gb)
+    gf = graphfit_cli(argv, gpu_mem_gb)
+    out = {"acceptance": compare_acceptance(sg, gf)}
+    if sg.rejected is None and gf.rejected is None:
+        out["cli_target_ladder"] = [Difference("cli_target_ladder", d.detail, d.short)
+                                    for d in compare_target_ladder(sg, gf)]
+    return out

@@ -1,0 +1,483 @@
+"""SGLang 0.5.23 as an oracle: its own argument parser, capture lists, padding and buffers.
+
+Everything here calls SGLang's code (sources under `paths.require("sglang")`, stubs in
+`sglang_stubs`) and returns plain Python data:
+
+* `resolve(argv, gpu_mem_gb=...)` -> `Resolved` | `Rejected`: `prepare_server_args`
+  (server_args.py:823, i.e. `ServerArgs.add_cli_args` + `from_cli_args`) then
+  `ServerArgs.resolve_once` (server_args.py:246 -> arg_groups/pipeline.py:20), which runs
+  the CUDA-graph hook (cuda_graph_hook.py:392), the GPU-memory hook (memory_hook.py:47) and the
+  speculative hook (speculative_hook.py:121 -> 1072 EAGLE family / 1285 NGRAM).
+* `runners(resolved)` -> `{name: Runner}`: publishes the record (runtime_context.py:1489) and
+  runs `get_batch_sizes_to_capture` (base_cuda_graph_runner.py:65) for the target decode /
+  verify runner, the EAGLE draft runner and the EAGLE draft-extend runner, then builds their
+  buffers with SGLang's own allocators on the meta device:
+  target: `DecodeInputBuffers.create` (runner_utils/buffers.py:132) + `build_decode_registry`
+  (cuda_graph_buffer_registry.py:576, per-slot `PaddingPolicy`); draft: the real
+  `EAGLEDraftCudaGraphRunner.__init__` (eagle_draft_cuda_graph_runner.py:104) and
+  `EAGLEDraftExtendCudaGraphRunner.__init__` (eagle_draft_extend_cuda_graph_runner.py:101)
+  with only `capture()` (CUDA graph capture) and the graph backend stubbed.
+* Padding fills: the target runner's come from its registry slots' `PaddingPolicy`
+  (cuda_graph_buffer_registry.py:630-681); the draft runners fill their padded tails in
+  `execute` (eagle_draft_cuda_graph_runner.py:570-606, eagle_draft_extend_cuda_graph_runner.py:
+  517-544), transcribed per buffer in sglang_compare.DRAFT_FILLS / DRAFT_EXTEND_FILLS.
+* `pad_to_bucket(bs, sizes)`: `BaseCudaGraphRunner._pad_to_bucket`
+  (base_cuda_graph_runner.py:166).
+
+Glue (not SGLang logic) is limited to what the engine wires between those calls, each cited:
+the target runner's width and max_num_token (decode_cuda_graph_runner.py:357-359, 386-410),
+which draft runners exist (eagle_worker_v2.py:481, 507: a draft-decode runner only when
+speculative_num_steps > 1; draft-extend always with graphs on for the CUDA backends, :539-600),
+and the request-pool size (`KVCacheConfigurator.resolve_max_num_reqs`,
+mem_cache/kv_cache_configurator.py:3119, run with a KV capacity large enough not to bind).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import io
+import tempfile
+import types
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from tests.oracle import sglang_stubs
+from tests.oracle.paths import require
+
+MIB_PER_GB = 1024
+# KV tokens the request pool is sized against: large enough that the pool is
+# min(max_running_requests // attn_dp, ...) or the 2048..4096 estimate, never KV-bound.
+DEFAULT_TOKEN_CAPACITY = 10_000_000
+
+
+@dataclass(frozen=True)
+class Rejected:
+    """SGLang refused the command line; `text` is its error (argparse or resolution)."""
+
+    argv: tuple[str, ...]
+    text: str
+    kind: str  # "argparse" (exit 2 at parse time) or the exception type from resolution
+
+
+@dataclass(frozen=True)
+class Resolved:
+    """The resolved fields that shape decode graphs, as plain data."""
+
+    argv: tuple[str, ...]
+    gpu_mem_mib: float | None
+    max_running_requests: int | None
+    decode_backend: str
+    decode_max_bs: int
+    decode_bs: tuple[int, ...]
+    prefill_backend: str
+    prefill_max_bs: int | None
+    disable_cuda_graph_padding: bool
+    speculative_algorithm: str | None
+    speculative_num_steps: int | None
+    speculative_eagle_topk: int | None
+    speculative_num_draft_tokens: int | None
+    tp_size: int
+    attn_tp_size: int
+    attn_cp_size: int
+    attn_dp_size: int
+    dp_size: int
+    enable_two_batch_overlap: bool
+    chunked_prefill_size: int | None
+    attention_backend: str | None
+    decode_attention_backend: str | None
+    page_size: int | None
+    record: Any = field(default=None, repr=False, compare=False)  # the ServerArgs
+
+
+@dataclass(frozen=True)
+class Buffer:
+    """One persistent graph input: shape, dtype, the axis it scales with, its padding fill."""
+
+    name: str
+    shape: tuple[int, ...]
+    dtype: str  # torch dtype without the "torch." prefix
+    axis: str  # "tokens", "bs" or "none"/"fixed"
+    policy: str | None  # the registry's PaddingPolicy (target runner only)
+    init: str  # what it holds after allocation: "zeros", "ones", "full(v)", "arange", ...
+
+
+@dataclass(frozen=True)
+class Runner:
+    """A decode graph runner: captured batch sizes (requests), width, buffers."""
+
+    name: str  # "target", "draft", "draft_extend"
+    width: int  # tokens per request in the graph
+    capture_bs: tuple[int, ...]
+    pool_size: int  # req_to_token_pool.size the list was clamped against
+    alignment: int  # get_cuda_graph_batch_size_alignment(...)
+    max_bs: int
+    max_num_token: int
+    seq_len_fill_value: int
+    buffers: dict[str, Buffer]
+
+
+class _Oracle:
+    """Lazily imported SGLang modules plus the temporary model directory."""
+
+    def __init__(self) -> None:
+        root = require("sglang")
+        sglang_stubs.install(root)
+        self._tmp = tempfile.TemporaryDirectory(prefix="graphfit-sglang-model-")
+        self.model_dir = sglang_stubs.write_model_dir(Path(self._tmp.name) / "llama")
+        import sglang.srt.server_args as server_args
+
+        self.server_args = server_args
+
+
+_ORACLE: _Oracle | None = None
+
+
+def oracle() -> _Oracle:
+    global _ORACLE
+    if _ORACLE is None:
+        _ORACLE = _Oracle()
+    return _ORACLE
+
+
+def _gpu_mib(gpu_mem_gb: float | None) -> float | None:
+    return None if gpu_mem_gb is None else float(gpu_mem_gb) * MIB_PER_GB
+
+
+def resolve(argv: list[str] | tuple[str, ...], gpu_mem_gb: float | None = 80,
+            model: str | None = None) -> Resolved | Rejected:
+    """Parse and resolve an `sglang serve` command line (no --model-path needed)."""
+    o = oracle()
+    argv = tuple(argv)
+    full = ["--model-path", model or str(o.model_dir), *argv]
+    err = io.StringIO()
+    with sglang_stubs.fake_cuda(_gpu_mib(gpu_mem_gb)):
+        try:
+            with contextlib.redirect_stderr(err):
+                record = o.server_args.prepare_server_args(full)
+        except SystemExit:
+            lines = [ln for ln in err.getvalue().splitlines() if "error:" in ln]
+            return Rejected(argv, lines[-1].split("error:", 1)[1].strip() if lines
+                            else err.getvalue().strip(), "argparse")
+        try:
+            record.resolve_once()
+        except Exception as exc:  # SGLang's own rejection of the resolved combination
+            return Rejected(argv, f"{type(exc).__name__}: {exc}", type(exc).__name__)
+        return _resolved(argv, gpu_mem_gb, record)
+
+
+def _resolved(argv: tuple[str, ...], gpu_mem_gb: float | None, record: Any) -> Resolved:
+    from sglang.srt.arg_groups.overrides import resolving_view
+    from sglang.srt.runtime_context import attn_tp_size_of
+
+    cfg = resolving_view(record)
+    graphs = cfg.cuda_graph_config
+    return Resolved(
+        argv=argv, gpu_mem_mib=_gpu_mib(gpu_mem_gb),
+        max_running_requests=cfg.max_running_requests,
+        decode_backend=graphs.decode.backend, decode_max_bs=graphs.decode.max_bs,
+        decode_bs=tuple(graphs.decode.bs), prefill_backend=graphs.prefill.backend,
+        prefill_max_bs=graphs.prefill.max_bs,
+        disable_cuda_graph_padding=bool(cfg.disable_cuda_graph_padding),
+        speculative_algorithm=cfg.speculative_algorithm,
+        speculative_num_steps=cfg.speculative_num_steps,
+        speculative_eagle_topk=cfg.speculative_eagle_topk,
+        speculative_num_draft_tokens=cfg.speculative_num_draft_tokens,
+        tp_size=cfg.tp_size, attn_tp_size=attn_tp_size_of(cfg), attn_cp_size=cfg.attn_cp_size,
+        attn_dp_size=cfg.attn_dp_size, dp_size=cfg.dp_size,
+        enable_two_batch_overlap=bool(cfg.enable_two_batch_overlap),
+        chunked_prefill_size=cfg.chunked_prefill_size,
+        attention_backend=cfg.attention_backend,
+        decode_attention_backend=getattr(cfg, "decode_attention_backend", None),
+        page_size=cfg.page_size, record=record)
+
+
+# ---------------------------------------------------------------------------------------
+# Runners
+# ---------------------------------------------------------------------------------------
+
+@functools.cache
+def _runner_base() -> Any:
+    """SGLang's BaseCudaGraphRunner, imported once (with the stubs on the import path)."""
+    with sglang_stubs.stubbed():
+        from sglang.srt.model_executor.runner.base_cuda_graph_runner import (
+            BaseCudaGraphRunner,
+        )
+    return BaseCudaGraphRunner
+
+
+def pad_to_bucket(raw_bs: int, buckets: tuple[int, ...] | list[int]) -> int:
+    """`BaseCudaGraphRunner._pad_to_bucket` (base_cuda_graph_runner.py:166)."""
+    return int(_runner_base()._pad_to_bucket(raw_bs, list(buckets)))
+
+
+class _AttnBackendStub:
+    """The attention backend a runner asks for its seq_lens fill value and graph state.
+
+    `get_cuda_graph_seq_len_fill_value` is taken from SGLang's own backend class for the
+    resolved backend (FlashInfer, FA3, Triton... all return 1 in 0.5.23); graph-state
+    allocation is a CUDA concern and does nothing here.
+    """
+
+    def __init__(self, fill_value: int) -> None:
+        self._fill = fill_value
+        self.attn_backends = [self]
+        self.dllm_attention = None
+
+    def get_cuda_graph_seq_len_fill_value(self) -> int:
+        return self._fill
+
+    def init_cuda_graph_state(self, *args: Any, **kwargs: Any) -> None:
+        pass
+
+    def init_forward_metadata_out_graph(self, *args: Any, **kwargs: Any) -> None:
+        pass
+
+    def shared_read_ends(self, *args: Any, **kwargs: Any) -> Any:
+        return None
+
+
+def _seq_len_fill_value(backend: str | None) -> int:
+    """The resolved decode backend's `get_cuda_graph_seq_len_fill_value()`."""
+    classes = {
+        "flashinfer": ("sglang.srt.layers.attention.flashinfer_backend",
+                       "FlashInferAttnBackend"),
+        "fa3": ("sglang.srt.layers.attention.flashattention_backend", "FlashAttentionBackend"),
+        "triton": ("sglang.srt.layers.attention.triton_backend", "TritonAttnBackend"),
+    }
+    module_name, cls_name = classes.get(backend or "", classes["triton"])
+    import importlib
+
+    cls = getattr(importlib.import_module(module_name), cls_name)
+    return int(cls.get_cuda_graph_seq_len_fill_value(object.__new__(cls)))
+
+
+def _model_runner_stub(r: Resolved, pool_size: int, fill_value: int, device: str,
+                       hidden_size: int, vocab_size: int, *, draft: bool) -> Any:
+    """The ModelRunner fields the runners read (no model, no KV cache, no CUDA)."""
+    import torch
+    from sglang.srt.speculative.spec_info import SpeculativeAlgorithm
+
+    model_config = types.SimpleNamespace(
+        hidden_size=hidden_size, spec_hidden_size=hidden_size, vocab_size=vocab_size,
+        dtype=torch.bfloat16,
+        is_encoder_decoder=False, model_is_mrope=False, context_len=131072,
+        hf_config=types.SimpleNamespace(architectures=["LlamaForCausalLM"],
+                                        hidden_size=hidden_size, vocab_size=vocab_size))
+    backend = _AttnBackendStub(fill_value)
+    return types.SimpleNamespace(
+        server_args=r.record, device=device, model_config=model_config,
+        req_to_token_pool=types.SimpleNamespace(size=pool_size),
+        spec_algorithm=SpeculativeAlgorithm.from_string(r.speculative_algorithm),
+        is_draft_worker=draft, attn_backend=backend, draft_attn_backend=backend,
+        device_timer=None, canary_manager=None, lora_manager=None,
+        graph_shared_output=types.SimpleNamespace(get_logits_buffer=_logits_buffer))
+
+
+def _logits_buffer(vocab_size: int, rows: int) -> Any:
+    """ModelRunner.graph_shared_output's logits buffer: shape only (meta, never allocated)."""
+    import torch
+
+    return torch.empty((rows, vocab_size), dtype=torch.float32, device="meta")
+
+
+def _pool_size(r: Resolved, token_capacity: int) -> int:
+    """`KVCacheConfigurator.resolve_max_num_reqs` (kv_cache_configurator.py:3119)."""
+    from sglang.srt.mem_cache.kv_cache_configurator import KVCacheConfigurator
+
+    this = types.SimpleNamespace(attn_dp_size=max(1, r.attn_dp_size), mambaish_config=None,
+                                 model_config=types.SimpleNamespace(context_len=131072))
+    return int(KVCacheConfigurator.resolve_max_num_reqs(this, token_capacity))
+
+
+def _describe(t: Any) -> str:
+    return str(t.dtype).removeprefix("torch.")
+
+
+def _buffer(name: str, tensor: Any, axis: str, policy: str | None, init: str) -> Buffer:
+    return Buffer(name, tuple(int(d) for d in tensor.shape), _describe(tensor), axis, policy,
+                  init)
+
+
+@contextlib.contextmanager
+def published(r: Resolved) -> Any:
+    """Publish the record as the scheduler does (runtime_context.publish) under fake CUDA."""
+    from sglang.srt.runtime_context import publish
+
+    with sglang_stubs.fake_cuda(r.gpu_mem_mib):
+        publish(r.record, role="scheduler")
+        yield
+
+
+def runners(r: Resolved, *, token_capacity: int = DEFAULT_TOKEN_CAPACITY,
+            hidden_size: int = 4096, vocab_size: int = 128256,
+            device: str = "meta") -> dict[str, Runner]:
+    """The decode graph runners SGLang builds for `r`, with capture lists and buffers."""
+    if r.decode_backend == "disabled":
+        return {}
+    with published(r):
+        return _runners(r, token_capacity, hidden_size, vocab_size, device)
+
+
+def _runners(r: Resolved, token_capacity: int, hidden_size: int, vocab_size: int,
+             device: str) -> dict[str, Runner]:
+    from sglang.srt.model_executor.model_runner import ModelRunner
+    from sglang.srt.model_executor.runner.base_cuda_graph_runner import (
+        get_batch_sizes_to_capture,
+    )
+    from sglang.srt.model_executor.runner.decode_cuda_graph_runner import (
+        DecodeCudaGraphRunner,
+    )
+    from sglang.srt.utils.common import get_cuda_graph_batch_size_alignment
+
+    pool = _pool_size(r, token_capacity)
+    fill = _seq_len_fill_value(r.decode_attention_backend or r.attention_backend)
+    mr = _model_runner_stub(r, pool, fill, device, hidden_size, vocab_size, draft=False)
+    out: dict[str, Runner] = {}
+
+    # target decode / target-verify runner (decode_cuda_graph_runner.py:357-410)
+    width = int(ModelRunner.decode_num_tokens_per_req(mr, num_draft_tokens=None))
+    mlp_gather, attn_gather = DecodeCudaGraphRunner.decode_graph_gather_requirements(mr)
+    gathered = bool(mlp_gather or attn_gather)
+    capture_bs, _ = get_batch_sizes_to_capture(mr, width, gathered_buffer_required=gathered)
+    align = get_cuda_graph_batch_size_alignment(gathered_buffer_required=gathered)
+    out["target"] = _target_runner(mr, tuple(capture_bs), width, pool, align, fill,
+                                   mlp_gather, gathered, device)
+
+    algo = mr.spec_algorithm
+    if algo.is_eagle() or algo.is_standalone():
+        from sglang.srt.runtime_context import get_spec
+
+        # the draft runners take torch.get_device_module(device): "cpu", not "meta"
+        dmr = _model_runner_stub(r, pool, fill, "cpu", hidden_size, vocab_size, draft=True)
+        steps = get_spec().speculative_num_steps
+        if steps > 1:  # eagle_worker_v2.py:507
+            out["draft"] = _draft_runner(dmr, pool, algo)
+        out["draft_extend"] = _draft_extend_runner(dmr, pool, algo)
+    return out
+
+
+def _target_runner(mr: Any, capture_bs: tuple[int, ...], width: int, pool: int, align: int,
+                   fill: int, mlp_gather: bool, gathered: bool, device: str) -> Runner:
+    import torch
+    from sglang.srt.model_executor.cuda_graph_buffer_registry import build_decode_registry
+    from sglang.srt.model_executor.runner_utils.buffers import DecodeInputBuffers
+
+    max_bs = max(capture_bs)
+    max_num_token = max_bs * width
+    hidden = mr.model_config.hidden_size
+    logits = torch.zeros((max_num_token, mr.model_config.vocab_size), dtype=torch.float32,
+                         device=device)
+    buffers = DecodeInputBuffers.create(
+        device=torch.device(device), max_bs=max_bs, max_num_token=max_num_token,
+        hidden_size=hidden, next_token_logits_buffer=logits, dtype=torch.bfloat16,
+        num_dp_ranks=1, pp_size=1, is_encoder_decoder=False, require_mlp_tp_gather=mlp_gather,
+        seq_len_fill_value=fill, encoder_len_fill_value=0, num_tokens_per_req=width,
+        cache_loc_dtype=torch.int64, enable_mamba_track=False)
+    registry = build_decode_registry(
+        device=torch.device(device), max_bs=max_bs, max_num_token=max_num_token,
+        seq_len_fill_value=fill, cache_loc_dtype=torch.int64, require_gathered_buffer=gathered,
+        require_mlp_tp_gather=mlp_gather, source=buffers, share_pool=False)
+    table: dict[str, Buffer] = {}
+    for name in registry.slot_names():
+        slot = registry.get_slot(name)
+        table[name] = _buffer(name, slot.buffer, slot.axis, slot.padding_policy.value,
+                              _init_of(name, slot))
+    for name, axis, init in (("input_embeds", "tokens", "zeros"),
+                             ("custom_mask", "fixed", "ones"),
+                             ("next_token_logits_buffer", "tokens", "zeros")):
+        tensor = getattr(buffers, name)
+        if tensor is not None and name not in table:
+            table[name] = _buffer(name, tensor, axis, None, init)
+    return Runner("target", width, capture_bs, pool, align, max_bs, max_num_token, fill, table)
+
+
+def _init_of(name: str, slot: Any) -> str:
+    if slot.pad_value is not None and slot.padding_policy.value in ("fill_sentinel",
+                                                                    "fill_once"):
+        return f"full({slot.pad_value})"
+    return "zeros"
+
+
+_DRAFT_AXES = {  # axis of each draft-runner buffer: rows per request (bs) or per token
+    "input_ids": "tokens", "positions": "tokens", "out_cache_loc": "tokens",
+    "mrope_positions": "tokens", "hidden_states": None, "req_pool_indices": "bs",
+    "seq_lens": "bs", "seq_lens_cpu": "bs", "extend_seq_lens": "bs", "topk_p": "bs",
+    "topk_index": "bs", "draft_probs": "bs", "sampling_seed": "bs", "num_correct_drafts": "bs",
+    "num_accept_tokens": "bs", "select_index": "bs", "next_token_logits_buffer": "bs",
+    "rids_int": "bs", "bootstrap_room_ids_int": "bs", "mamba_track_indices": "bs",
+    "global_num_tokens_gpu": "fixed", "global_num_tokens_for_logprob_gpu": "fixed",
+    "dsa_seed_topk": "bs", "dsa_seed_topk_capture": "tokens",
+}
+
+
+def _no_capture(cls: type) -> type:
+    """The runner class with only CUDA graph capture / replay replaced (no CUDA here)."""
+
+    class Uncaptured(cls):  # type: ignore[misc, valid-type]
+        def capture(self) -> None:
+            pass
+
+        def _replay_graph(self, shape_key: Any, forward_batch: Any) -> Any:
+            return self._on_replay(self, forward_batch)
+
+    Uncaptured.__name__ = f"Uncaptured{cls.__name__}"
+    return Uncaptured
+
+
+def _draft_worker(mr: Any, algo: Any) -> Any:
+    backend = mr.draft_attn_backend
+    return types.SimpleNamespace(
+        draft_runner=mr, draft_extend_attn_backend=backend, speculative_algorithm=algo,
+        seed_dsa_topk_from_draft_extend=False, dsa_seed_topk_width=None, hot_token_id=None)
+
+
+def _graph_backend_stub(runner: Any) -> Any:
+    return types.SimpleNamespace(capture_one=lambda *a, **k: None, replay=lambda *a, **k: None)
+
+
+def _draft_tables(runner: Any, hidden_axis: str) -> dict[str, Buffer]:
+    table: dict[str, Buffer] = {}
+    for name, tensor in vars(runner.buffers).items():
+        if tensor is None or not hasattr(tensor, "shape"):
+            continue
+        axis = _DRAFT_AXES.get(name) or hidden_axis
+        table[name] = _buffer(name, tensor, axis, None, "")
+    return table
+
+
+def _build(cls: type, dmr: Any, algo: Any, **kwargs: Any) -> Any:
+    import sglang.srt.speculative.eagle_draft_cuda_graph_runner as draft_mod
+    import sglang.srt.speculative.eagle_draft_extend_cuda_graph_runner as extend_mod
+
+    saved = (draft_mod.resolve_decode_backend, extend_mod.resolve_decode_backend)
+    draft_mod.resolve_decode_backend = extend_mod.resolve_decode_backend = _graph_backend_stub
+    try:
+        return _no_capture(cls)(_draft_worker(dmr, algo), **kwargs)
+    finally:
+        draft_mod.resolve_decode_backend, extend_mod.resolve_decode_backend = saved
+
+
+def _draft_runner(dmr: Any, pool: int, algo: Any) -> Runner:
+    from sglang.srt.speculative.eagle_draft_cuda_graph_runner import EAGLEDraftCudaGraphRunner
+    from sglang.srt.utils.common import get_cuda_graph_batch_size_alignment
+
+    runner = _build(EAGLEDraftCudaGraphRunner, dmr, algo)
+    return Runner("draft", int(runner.captured_req_width), tuple(runner.capture_bs), pool,
+                  get_cuda_graph_batch_size_alignment(), int(runner.max_bs),
+                  int(runner.max_num_token), int(runner.seq_len_fill_value),
+                  _draft_tables(runner, "bs"))
+
+
+def _draft_extend_runner(dmr: Any, pool: int, algo: Any) -> Runner:
+    from sglang.srt.speculative.eagle_draft_extend_cuda_graph_runner import (
+        EAGLEDraftExtendCudaGraphRunner,
+    )
+    from sglang.srt.utils.common import get_cuda_graph_batch_size_alignment
+
+    runner = _build(EAGLEDraftExtendCudaGraphRunner, dmr, algo)
+    return Runner("draft_extend", int(runner.captured_req_width), tuple(runner.capture_bs),
+                  pool, get_cuda_graph_batch_size_alignment(), int(runner.max_bs),
+                  int(runner.max_num_token), int(runner.seq_len_fill_value),
+                  _draft_tables(runner, "tokens"))

@@ -1,0 +1,202 @@
+"""What SGLang 0.5.23 needs to import and resolve its server arguments on a CPU-only machine.
+
+Only the wheel's *.py files are extracted (tests/oracle/fetch.py), there is no GPU and no
+network. Each stub below replaces something that cannot work here; nothing replaces SGLang's
+own logic:
+
+* `sglang/__init__.py` is skipped: it imports the frontend language API (IPython, requests to a
+  server...) that the server-argument and graph-runner code never uses. A bare package object
+  with the real `__path__` stands in, so every `sglang.*` submodule is the real file.
+* `STUBBED_PACKAGES`: compiled GPU kernels and their toolchains (triton, sgl_kernel, flashinfer,
+  tvm_ffi), the C++/CUDA JIT tree `sglang.kernels.jit` (its include/ and csrc/ are not *.py, so
+  the extract lacks them and it raises at import), and import-time-only dependencies of model
+  families we never build (torchvision, torchcodec, IPython, sentencepiece, gguf,
+  compressed_tensors). Each becomes an attribute-absorbing module: any name resolves to another
+  stub, capitalised names to stub classes (so `isinstance` and subclassing work).
+* `fake_cuda`: the CUDA platform probes. SGLang picks its platform, device ("cuda"), attention
+  backends and the GPU-memory defaults from `torch.cuda.*` and `nvidia-smi`. Inside the
+  context, torch reports one CUDA device family (capability, name, count) and
+  `sglang.srt.utils.common.get_nvgpu_memory_capacity` (the `nvidia-smi` probe,
+  utils/common.py:802) answers the injected memory size -- the one input SGLang's
+  memory-based defaults read (memory_hook.py:78 -> utils/common.py:990-998). Outside the
+  context torch is untouched, so other tests in the same process see no GPU.
+* The stubs exist only while SGLang code runs (`stubbed()`, entered by `fake_cuda`): outside,
+  the finder is off the import path and the stub modules are out of `sys.modules`, so the rest
+  of the test session (torch.compile looking for triton, say) sees the real world. torch's
+  cached "is triton installed" answer is taken before the first stub exists, for the same
+  reason.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import importlib.abc
+import importlib.machinery
+import sys
+import types
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+STUBBED_PACKAGES = frozenset({
+    "triton", "sgl_kernel", "flashinfer", "tvm_ffi",  # GPU kernels / kernel compilers
+    "torchvision", "torchcodec", "IPython", "sentencepiece", "gguf", "compressed_tensors",
+})
+STUBBED_MODULES = frozenset({
+    "sglang.kernels.jit",  # C++/CUDA JIT sources: not in the *.py extract, raises at import
+    "sglang.srt.multimodal.internvl_utils",  # image transforms (torchvision) for InternVL only
+})
+
+
+class _StubMeta(type):
+    def __getattr__(cls, name: str) -> Any:
+        if name.startswith("__"):
+            raise AttributeError(name)
+        return _StubModule(f"{cls.__name__}.{name}")
+
+
+class _StubModule(types.ModuleType):
+    """A module whose every attribute is another stub (capitalised names: stub classes)."""
+
+    __version__ = "0.0.0"
+
+    def __getattr__(self, name: str) -> Any:
+        if name.startswith("__"):
+            raise AttributeError(name)
+        value: Any
+        if name[:1].isupper():
+            value = _StubMeta(name, (), {"__init__": lambda self, *a, **k: None,
+                                         "__getattr__": lambda self, n: _StubModule(n)})
+        else:
+            value = _StubModule(f"{self.__name__}.{name}")
+            value.__path__ = []
+        setattr(self, name, value)
+        return value
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        if len(args) == 1 and callable(args[0]) and not kwargs:
+            return args[0]  # used as a decorator
+        return _StubModule(f"{self.__name__}()")
+
+    def __iter__(self) -> Iterator[Any]:
+        return iter(())
+
+    def __mro_entries__(self, bases: tuple[Any, ...]) -> tuple[type, ...]:
+        return (object,)
+
+
+class _StubFinder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
+    def find_spec(self, name: str, path: Any, target: Any = None) -> Any:
+        top = name.split(".")[0]
+        if top in STUBBED_PACKAGES or any(name == m or name.startswith(m + ".")
+                                          for m in STUBBED_MODULES):
+            return importlib.machinery.ModuleSpec(name, self, is_package=True)
+        return None
+
+    def create_module(self, spec: importlib.machinery.ModuleSpec) -> types.ModuleType:
+        module = _StubModule(spec.name)
+        module.__path__ = []
+        return module
+
+    def exec_module(self, module: types.ModuleType) -> None:
+        pass
+
+
+_FINDER = _StubFinder()
+_depth = [0]
+
+
+@contextlib.contextmanager
+def stubbed() -> Iterator[None]:
+    """The stub finder on the import path for the duration (re-entrant); stub modules leave
+    `sys.modules` when the outermost context ends (SGLang's modules keep theirs)."""
+    if _depth[0] == 0:
+        sys.meta_path.insert(0, _FINDER)
+    _depth[0] += 1
+    try:
+        yield
+    finally:
+        _depth[0] -= 1
+        if _depth[0] == 0:
+            sys.meta_path.remove(_FINDER)
+            for name in [n for n, m in sys.modules.items() if isinstance(m, _StubModule)]:
+                del sys.modules[name]
+
+
+_CUDA_NAME = "NVIDIA H100 80GB HBM3"
+_CUDA_CAPABILITY = (9, 0)
+_state: dict[str, Any] = {"gpu_mem_mib": None}
+
+
+def _fake_nvidia_smi() -> float | None:
+    return _state["gpu_mem_mib"]
+
+
+@contextlib.contextmanager
+def fake_cuda(gpu_mem_mib: float | None = None, device_count: int = 8) -> Iterator[None]:
+    """torch reports CUDA (sm90) and nvidia-smi reports `gpu_mem_mib` (None: unknown)."""
+    import torch
+
+    props = types.SimpleNamespace(total_memory=int((gpu_mem_mib or 81920) * 2**20),
+                                  major=_CUDA_CAPABILITY[0], minor=_CUDA_CAPABILITY[1],
+                                  name=_CUDA_NAME, multi_processor_count=132, uuid="stub")
+    patches: dict[tuple[Any, str], Any] = {
+        (torch.cuda, "is_available"): lambda: True,
+        (torch.cuda, "device_count"): lambda: device_count,
+        (torch.cuda, "get_device_capability"): lambda device=None: _CUDA_CAPABILITY,
+        (torch.cuda, "get_device_name"): lambda device=None: _CUDA_NAME,
+        (torch.cuda, "get_device_properties"): lambda device=None: props,
+        (torch.version, "cuda"): "12.9",
+    }
+    saved = {key: getattr(*key) for key in patches}
+    _state["gpu_mem_mib"] = gpu_mem_mib
+    for (obj, name), value in patches.items():
+        setattr(obj, name, value)
+    try:
+        with stubbed():
+            yield
+    finally:
+        for (obj, name), value in saved.items():
+            setattr(obj, name, value)
+
+
+_installed: dict[str, Any] = {}
+
+
+def install(root: Path) -> None:
+    """Make `import sglang.srt...` load the real files under `root` with the stubs above."""
+    if _installed.get("root") == root:
+        return
+    if _installed:
+        raise RuntimeError(f"SGLang already installed from {_installed['root']}")
+    import torch  # noqa: F401 - torch must see the real world (no stubbed triton) first
+    from torch.utils._triton import has_triton_package
+
+    has_triton_package()  # cached now, with the real answer, before any stub exists
+    sys.path.insert(0, str(root))
+    package = types.ModuleType("sglang")
+    package.__path__ = [str(root / "sglang")]
+    package.__file__ = str(root / "sglang" / "__init__.py")
+    sys.modules["sglang"] = package
+    with fake_cuda():
+        # import under the fake CUDA: SGLang caches is_cuda() & co. at first call
+        import sglang.srt.server_args  # noqa: F401
+        import sglang.srt.utils.common as common
+    common.get_nvgpu_memory_capacity = _fake_nvidia_smi  # the nvidia-smi probe
+    _installed["root"] = root
+
+
+def write_model_dir(directory: Path, architecture: str = "LlamaForCausalLM",
+                    hidden_size: int = 4096, vocab_size: int = 128256) -> Path:
+    """A HF config.json (Llama-3-8B shapes) so SGLang's ModelConfig loads without a download."""
+    import json
+
+    directory.mkdir(parents=True, exist_ok=True)
+    (directory / "config.json").write_text(json.dumps({
+        "architectures": [architecture], "model_type": "llama", "hidden_size": hidden_size,
+        "intermediate_size": 14336, "num_attention_heads": 32, "num_key_value_heads": 8,
+        "num_hidden_layers": 32, "vocab_size": vocab_size, "max_position_embeddings": 131072,
+        "rms_norm_eps": 1e-5, "rope_theta": 500000.0, "torch_dtype": "bfloat16",
+        "hidden_act": "silu", "tie_word_embeddings": False,
+    }))
+    return directory

@@ -1,0 +1,770 @@
+"""TensorRT-LLM (PyTorch backend) reference rules, restated from its source code.
+
+TensorRT-LLM's wheel is too large to fetch in CI, so unlike the vLLM and SGLang oracles this
+module does not run the engine's code: it restates, in our own code, the rules the files below
+implement, each function's docstring naming the file, the function and the commit read (stored
+copies of github.com/NVIDIA/TensorRT-LLM, read with the search tools; see PINS). Where the
+stored versions differ, the newest one is modelled and the docstring says what changed.
+
+Scope: decode-only CUDA graphs of the PyTorch backend (`DecodeCudaGraphConfig`), one beam
+(`max_beam_width == 1`), no attention DP, no encoder-decoder or encode-only models, no
+`max_concurrency` / dynamic draft-length dispatch. Inputs outside the scope raise
+`NotModelled`; inputs TensorRT-LLM rejects raise `Rejected` (its pydantic ValidationError,
+ValueError, AssertionError or click usage error).
+"""
+
+from __future__ import annotations
+
+import ast
+import bisect
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+REPO = "NVIDIA/TensorRT-LLM"
+
+# The stored copies read (commit of the stored version; the 2026 main branch unless noted).
+PINS: dict[str, tuple[str, str]] = {
+    "llm_args": ("tensorrt_llm/llmapi/llm_args.py", "0004396720054fd8e205cbf616f21f0b57c6b412"),
+    "cuda_graph_helpers": ("tensorrt_llm/_torch/pyexecutor/engine/cuda_graph.py",
+                           "c0edad93fd1620b2c95e3c2add800eb2243249bc"),
+    "model_engine": ("tensorrt_llm/_torch/pyexecutor/model_engine.py",
+                     "c0edad93fd1620b2c95e3c2add800eb2243249bc"),
+    "cuda_graph_runner": ("tensorrt_llm/_torch/pyexecutor/cuda_graph_runner.py",
+                          "c0edad93fd1620b2c95e3c2add800eb2243249bc"),
+    "decoder_runner": ("tensorrt_llm/_torch/pyexecutor/engine/runners/decoder/runner.py",
+                       "0ea8c1debd2aae24c7fceaf5474f0c627114cc6a"),
+    "serve": ("tensorrt_llm/commands/serve.py", "00209af149e7774406881a37283dce303571eb11"),
+    # older copies, read to say what changed
+    "model_engine_2025": ("tensorrt_llm/_torch/pyexecutor/model_engine.py",
+                          "001e67005b4f64b69b0045456870be48ab7b2cf0"),
+    "cuda_graph_runner_1.0.0rc4": ("tensorrt_llm/_torch/pyexecutor/cuda_graph_runner.py",
+                                   "000a01de66f0eab4ab05640711f0253f50f5209c"),
+    "serve_2025": ("tensorrt_llm/commands/serve.py", "4c05a74891e4df8066f08ed4ce14b0972abe4e25"),
+    "llm_args_2025": ("tensorrt_llm/llmapi/llm_args.py",
+                      "fcd3f31682808ae56118ae43c1d7864a3a945e6f"),
+}
+
+
+def cite(key: str) -> str:
+    """`path@commit` of a pinned file, for test messages."""
+    path, commit = PINS[key]
+    return f"{REPO}/{path}@{commit[:12]}"
+
+
+class Rejected(ValueError):
+    """TensorRT-LLM refuses this input (validation error, assertion or click usage error)."""
+
+
+class NotModelled(ValueError):
+    """The input is valid for TensorRT-LLM but outside what this reference restates."""
+
+
+# --------------------------------------------------------------------------------------------
+# CudaGraphConfig (llm_args.py)
+# --------------------------------------------------------------------------------------------
+
+DEFAULT_GRAPH_MAX_BATCH_SIZE = 128
+
+
+def generate_cuda_graph_batch_sizes(max_batch_size: int, enable_padding: bool) -> list[int]:
+    """`BaseCudaGraphConfig._generate_cuda_graph_batch_sizes` (llm_args.py @0004396720).
+
+    Padding on: 1, 2, 4, then 8..128 step 8, then +64 steps while <= max. Padding off: 1..31,
+    32, 64, 128, then 2**i for i in 8..ceil(log2(max)) - 1. Both: keep sizes <= max, sorted, and
+    append max unless it is already last. (TensorRT-LLM uses math.log(max, 2); for the powers of
+    two where that rounds up, 2**ceil is max itself, so the list is the same as with log2.)
+    """
+    if enable_padding:
+        sizes = [1, 2, 4, *(8 * i for i in range(1, 17))]
+        while sizes[-1] + 64 <= max_batch_size:
+            sizes.append(sizes[-1] + 64)
+    else:
+        sizes = [*range(1, 32), 32, 64, 128]
+        if max_batch_size > 1:
+            sizes += [2 ** i for i in range(8, math.ceil(math.log2(max_batch_size)))]
+    kept = sorted(s for s in sizes if s <= max_batch_size)
+    if not kept or kept[-1] != max_batch_size:
+        kept.append(max_batch_size)
+    return kept
+
+
+@dataclass(frozen=True)
+class CudaGraphConfigRef:
+    """A validated `DecodeCudaGraphConfig`: batch_sizes sorted (duplicates kept, as TRT does)."""
+
+    batch_sizes: tuple[int, ...]
+    max_batch_size: int
+    enable_padding: bool
+
+
+GRAPH_CONFIG_KEYS = frozenset({"batch_sizes", "max_batch_size", "enable_padding", "mode"})
+ENCODER_GRAPH_KEYS = frozenset({"num_tokens", "max_num_token", "seq_lens", "max_seq_len"})
+
+
+def _int(where: str, value: Any, *, minimum: int | None = None) -> int:
+    # pydantic's lax int accepts bools and integral strings; the reference takes plain ints.
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise NotModelled(f"{where}: only plain integers are modelled, got {value!r}")
+    if minimum is not None and value < minimum:
+        raise Rejected(f"{where}: must be >= {minimum}, got {value}")
+    return value
+
+
+def cuda_graph_config(raw: Mapping[str, Any]) -> CudaGraphConfigRef:
+    """`BaseCudaGraphConfig.validate_base_cuda_graph_config` (llm_args.py @0004396720).
+
+    Unknown keys are rejected (StrictBaseModel). A non-empty `batch_sizes` is sorted (NOT
+    de-duplicated) and max_batch_size 0 becomes max(batch_sizes); a different non-zero
+    max_batch_size is an error. An empty or missing `batch_sizes` means the generated list
+    for max_batch_size, 0 meaning 128. `TorchLlmArgs.infer_cuda_graph_config_mode` picks
+    the encoder config when an encoder key is set (not modelled here).
+    """
+    unknown = set(raw) - GRAPH_CONFIG_KEYS - ENCODER_GRAPH_KEYS
+    if unknown:
+        raise Rejected(f"cuda_graph_config: extra fields not permitted: {sorted(unknown)}")
+    if any(raw.get(k) not in (None, 0) for k in ENCODER_GRAPH_KEYS) or raw.get("mode") == "encode":
+        raise NotModelled("cuda_graph_config: encoder CUDA graphs")
+    if raw.get("mode", "decode") != "decode":
+        raise Rejected(f"cuda_graph_config: mode {raw['mode']!r}")
+    max_bs = _int("cuda_graph_config.max_batch_size", raw.get("max_batch_size", 0), minimum=0)
+    padding = raw.get("enable_padding", False)
+    if not isinstance(padding, bool):
+        raise NotModelled(f"cuda_graph_config.enable_padding: {padding!r}")
+    sizes = raw.get("batch_sizes")
+    if sizes is not None and not isinstance(sizes, list):
+        raise Rejected(f"cuda_graph_config.batch_sizes: expected a list, got {sizes!r}")
+    if sizes:
+        ordered = sorted(_int("cuda_graph_config.batch_sizes", s) for s in sizes)
+        if max_bs == 0:
+            max_bs = ordered[-1]
+        elif max_bs != ordered[-1]:
+            raise Rejected("CudaGraphConfig.max_batch_size is incompatible with "
+                           "CudaGraphConfig.batch_sizes: max_batch_size must equal "
+                           "max(batch_sizes)")
+        return CudaGraphConfigRef(tuple(ordered), max_bs, padding)
+    max_bs = max_bs or DEFAULT_GRAPH_MAX_BATCH_SIZE
+    return CudaGraphConfigRef(tuple(generate_cuda_graph_batch_sizes(max_bs, padding)), max_bs,
+                              padding)
+
+
+def merge_schedule_keys(batch_sizes: Sequence[int], schedule: Mapping[int, int]) -> list[int]:
+    """`DecodeCudaGraphConfig._merge_schedule_keys` (llm_args.py @0004396720).
+
+    The draft_len_schedule thresholds that are <= the largest batch size are merged into the
+    sorted batch sizes (a threshold equal to a size is not repeated).
+    """
+    top = batch_sizes[-1]
+    extra = sorted(k for k in schedule if k <= top)
+    merged: list[int] = []
+    i = j = 0
+    while i < len(batch_sizes) and j < len(extra):
+        if batch_sizes[i] < extra[j]:
+            merged.append(batch_sizes[i])
+            i += 1
+        elif batch_sizes[i] > extra[j]:
+            merged.append(extra[j])
+            j += 1
+        else:
+            merged.append(batch_sizes[i])
+            i += 1
+            j += 1
+    return merged + list(batch_sizes[i:]) + extra[j:]
+
+
+# --------------------------------------------------------------------------------------------
+# Speculative configs (llm_args.py)
+# --------------------------------------------------------------------------------------------
+
+BASE_SPEC_KEYS = frozenset({
+    "decoding_type", "max_draft_len", "max_total_draft_tokens", "speculative_model",
+    "speculative_model_dir", "max_concurrency", "draft_len_schedule", "load_format",
+    "acceptance_rate_window_size", "acceptance_rate_threshold", "use_rejection_sampling",
+    "allow_advanced_sampling", "advanced_sampling_mode", "enable_penalty",
+})
+SPEC_KEYS: dict[str, frozenset[str]] = {
+    "Eagle": BASE_SPEC_KEYS | {
+        "eagle_choices", "greedy_sampling", "posterior_threshold", "use_dynamic_tree",
+        "dynamic_tree_max_topK", "num_eagle_layers", "max_non_leaves_per_layer",
+        "eagle3_one_model", "eagle3_layers_to_capture", "eagle3_model_arch"},
+    "MTP": BASE_SPEC_KEYS | {
+        "use_relaxed_acceptance_for_thinking", "relaxed_topk", "relaxed_delta",
+        "use_mtp_vanilla", "mtp_eagle_one_model", "use_dynamic_tree", "dynamic_tree_max_topK",
+        "sa_config", "num_nextn_predict_layers", "begin_thinking_phase_token",
+        "end_thinking_phase_token"},
+    "NGram": BASE_SPEC_KEYS | {"max_matching_ngram_size", "is_keep_all", "is_use_oldest",
+                               "is_public_pool"},
+    "Draft_Target": BASE_SPEC_KEYS,
+    "PARD": BASE_SPEC_KEYS | {"mask_token_id", "sa_config"},
+    "DFlash": BASE_SPEC_KEYS | {"mask_token_id", "target_layer_ids", "attention_backend"},
+}
+SPEC_KEYS["Eagle3"] = SPEC_KEYS["Eagle"] | {"sa_config"}
+# "DraftTarget" was the spelling before the pydantic discriminator (llm_args.py @fcd3f31682,
+# 2025); the 2026 file keeps a `_decoding_type_alias` slot whose producer was not found, so
+# whether old spellings are still mapped is not asserted either way.
+NOT_MODELLED_SPEC = frozenset({"SA", "User_Provided", "SaveState", "DSpark", "AUTO",
+                               "DraftTarget"})
+
+
+@dataclass(frozen=True)
+class SpecRef:
+    """A validated speculative config, as the model engine reads it."""
+
+    decoding_type: str
+    max_draft_len: int
+    max_total_draft_tokens: int
+    tokens_per_gen_step: int  # tokens one generation request costs against max_num_tokens
+    max_draft_loop_tokens: int  # draft_tokens_cuda width per request
+    dynamic_tree_max_topK: int | None = None
+    eagle_choices: tuple[tuple[int, ...], ...] | None = None
+    draft_len_schedule: Mapping[int, int] | None = None
+    warnings: tuple[str, ...] = ()
+
+
+def _draft_len_schedule(raw: Any, max_draft_len: int | None) -> dict[int, int] | None:
+    """`DecodingBaseConfig.validate_draft_len_schedule_and_sort` (llm_args.py @0004396720).
+
+    Thresholds >= 1, lengths >= 0, the smallest threshold maps to max_draft_len and no
+    length exceeds it (both only when max_draft_len is given); returned sorted by threshold.
+    """
+    if raw is None:
+        return None
+    if not isinstance(raw, Mapping):
+        raise Rejected(f"draft_len_schedule: expected a mapping, got {raw!r}")
+    schedule = {_int("draft_len_schedule key", k): _int("draft_len_schedule value", v)
+                for k, v in raw.items()}
+    if not schedule:
+        raise NotModelled("draft_len_schedule: empty mapping")
+    for bs, length in schedule.items():
+        if bs < 1 or length < 0:
+            raise Rejected(f"draft_len_schedule: bad entry {bs}: {length}")
+    if max_draft_len is not None:
+        if schedule[min(schedule)] != max_draft_len:
+            raise Rejected("draft_len_schedule: the smallest threshold must map to max_draft_len")
+        if any(length > max_draft_len for length in schedule.values()):
+            raise Rejected("draft_len_schedule: lengths must be <= max_draft_len")
+    return dict(sorted(schedule.items()))
+
+
+def _eagle_choices(raw: Any) -> list[list[int]]:
+    """`EagleDecodingConfig.validate_eagle_choices`: a list, or its Python-literal string."""
+    if isinstance(raw, str):
+        raw = ast.literal_eval(raw.replace(" ", ""))
+    if not isinstance(raw, list) or not all(isinstance(c, list) for c in raw):
+        raise Rejected(f"eagle_choices: expected List[List[int]], got {raw!r}")
+    return [[_int("eagle_choices", i) for i in c] for c in raw]
+
+
+def _tree_total(kind: str, max_draft_len: int | None, top_k: Any, total: int | None,
+                warnings: list[str]) -> int:
+    """Dynamic-tree branch of `EagleDecodingConfig.validate_eagle_config` and
+    `MTPDecodingConfig.set_max_total_draft_tokens` (llm_args.py @0004396720): topK > 0 is
+    required; max_total_draft_tokens defaults to topK * max_draft_len (with a warning) and,
+    when given, must lie in [max_draft_len, topK * max_draft_len].
+    """
+    if max_draft_len is None or max_draft_len <= 0:
+        raise Rejected(f"{kind}: max_draft_len must be > 0 with use_dynamic_tree")
+    k = None if top_k is None else _int("dynamic_tree_max_topK", top_k)
+    if k is None or k <= 0:
+        raise Rejected(f"{kind}: dynamic_tree_max_topK must be > 0 with use_dynamic_tree")
+    ceiling = k * max_draft_len
+    if total is None:
+        warnings.append(f"max_total_draft_tokens is not provided, use the default value "
+                        f"{ceiling}")
+        return ceiling
+    if not max_draft_len <= total <= ceiling:
+        raise Rejected(f"{kind}: max_total_draft_tokens ({total}) must be in "
+                       f"[{max_draft_len}, {ceiling}]")
+    return total
+
+
+def speculative_config(raw: Mapping[str, Any]) -> SpecRef:
+    """Validation of `speculative_config` (llm_args.py @0004396720), then the engine's widths.
+
+    Per decoding type (the pydantic discriminator, exact spelling):
+    - Eagle / Eagle3 (`EagleDecodingConfig.validate_eagle_config`, `validate_speculative_model`):
+      max_draft_len > 0 and speculative_model required. eagle_choices: de-duplicated, every
+      path's prefix must be present (assertion), max_draft_len := tree depth (warning when it
+      changes), max_total_draft_tokens := number of distinct choices; eagle_choices with
+      use_dynamic_tree is an error. Dynamic tree: see `_tree_total`. Linear: a missing
+      max_total_draft_tokens becomes max_draft_len; a given one is KEPT as is.
+      `TorchLlmArgs.validate_speculative_config` turns "Eagle" into Eagle3 (warning).
+    - MTP (`_remap_deprecated_num_nextn_predict_layers`, `set_max_total_draft_tokens`):
+      num_nextn_predict_layers becomes max_draft_len when that is absent (warning); otherwise
+      dropped. max_draft_len <= 0 is an error; None is resolved from the checkpoint (not
+      modelled). Linear: max_total_draft_tokens := max_draft_len (a given value is replaced).
+    - NGram / Draft_Target: max_draft_len > 0; Draft_Target needs speculative_model;
+      max_total_draft_tokens := max_draft_len.
+    - PARD: tokens_per_gen_step = 2 * max_draft_len; DFlash: max_draft_len + 1.
+    Every other type: tokens_per_gen_step = 1 + max_total_draft_tokens
+    (`DecodingBaseConfig.tokens_per_gen_step`). The engine's draft-loop width is
+    tokens_per_gen_step - 1, or topK * max_draft_len when a dynamic tree is wider
+    (`PyTorchModelEngine.__init__`, model_engine.py @c0edad93fd).
+    """
+    kind = raw.get("decoding_type")
+    if kind in NOT_MODELLED_SPEC:
+        raise NotModelled(f"speculative_config: decoding_type {kind}")
+    if kind not in SPEC_KEYS:
+        raise Rejected(f"speculative_config: decoding_type {kind!r} does not match any of "
+                       f"{sorted(set(SPEC_KEYS) | NOT_MODELLED_SPEC)}")
+    data = dict(raw)
+    warnings: list[str] = []
+    if kind == "MTP" and "num_nextn_predict_layers" in data:
+        warnings.append("MTPDecodingConfig: 'num_nextn_predict_layers' is deprecated")
+        layers = data.pop("num_nextn_predict_layers")
+        data.setdefault("max_draft_len", layers)
+    unknown = set(data) - SPEC_KEYS[kind]
+    if unknown:
+        raise Rejected(f"speculative_config: extra fields not permitted: {sorted(unknown)}")
+    if "max_concurrency" in data:
+        raise NotModelled("speculative_config.max_concurrency")
+    d = data.get("max_draft_len")
+    if d is not None:
+        d = _int("max_draft_len", d, minimum=0)
+    total = data.get("max_total_draft_tokens")
+    if total is not None:
+        total = _int("max_total_draft_tokens", total)
+    schedule = _draft_len_schedule(data.get("draft_len_schedule"), d)
+    model = data.get("speculative_model", data.get("speculative_model_dir"))
+    top_k = data.get("dynamic_tree_max_topK")
+    dynamic = bool(data.get("use_dynamic_tree", False))
+    choices_out: tuple[tuple[int, ...], ...] | None = None
+
+    if kind in ("Eagle", "Eagle3"):
+        if d is None or d == 0:
+            raise Rejected("max_draft_len must be > 0 for Eagle")
+        raw_choices = data.get("eagle_choices")
+        if raw_choices is not None:
+            warnings.append("The eagle_choices/static tree feature is deprecated")
+            if dynamic:
+                raise Rejected("If eagle_choices is provided, use_dynamic_tree should be False")
+            unique = sorted({tuple(c) for c in _eagle_choices(raw_choices)},
+                            key=lambda c: (len(c), c))
+            if not unique:
+                raise Rejected("eagle_choices: max() of an empty tree")
+            present = set(unique)
+            for c in unique:
+                if len(c) > 1 and c[:-1] not in present:
+                    raise Rejected(f"Error: choice {list(c)} is not connected")
+            depth = max(len(c) for c in unique)
+            if depth != d:
+                warnings.append(f"Based on the input choices, reset the num_eagle_layers"
+                                f"(max_draft_len) from {d} to {depth}")
+                d = depth
+            total = len(unique)
+            choices_out = tuple(unique)
+        if not dynamic and top_k is not None:
+            warnings.append("dynamic_tree_max_topK is set but use_dynamic_tree is False")
+            top_k = None
+        if dynamic:
+            total = _tree_total(kind, d, top_k, total, warnings)
+        if total is None:
+            total = d
+        if model is None:
+            raise Rejected("Draft model must be provided for EAGLE")
+        if kind == "Eagle":
+            warnings.append("speculative_config.decoding_type 'Eagle' is treated as 'Eagle3'")
+            kind = "Eagle3"
+    elif kind == "MTP":
+        if d is not None and d <= 0:
+            raise Rejected("max_draft_len must be > 0 for MTP")
+        if not dynamic and top_k is not None:
+            warnings.append("dynamic_tree_max_topK is set but use_dynamic_tree is False")
+            top_k = None
+        if dynamic:
+            total = _tree_total(kind, d, top_k, total, warnings)
+        elif d is not None:
+            total = d
+        if d is None:
+            raise NotModelled("MTP max_draft_len comes from the checkpoint")
+    elif kind in ("NGram", "Draft_Target"):
+        if d is None or d <= 0:
+            raise Rejected(f"max_draft_len must be > 0 for {kind}")
+        if kind == "Draft_Target" and model is None:
+            raise Rejected("speculative_model must be specified for DraftTarget")
+        total = d
+    else:  # PARD, DFlash
+        if d is None or d <= 0:
+            raise Rejected(f"{kind} max_draft_len must be > 0")
+        total = d
+    assert d is not None and total is not None
+    if kind == "PARD":
+        step = 2 * d
+    elif kind == "DFlash":
+        step = d + 1
+    else:
+        step = 1 + total
+    loop = step - 1
+    if dynamic and top_k is not None and top_k > 0:
+        loop = max(loop, top_k * d)
+    return SpecRef(kind, d, total, step, loop, top_k if dynamic else None, choices_out,
+                   schedule, tuple(warnings))
+
+
+# --------------------------------------------------------------------------------------------
+# LLM args (llm_args.py)
+# --------------------------------------------------------------------------------------------
+
+DEFAULT_MAX_BATCH_SIZE = 2048
+DEFAULT_MAX_NUM_TOKENS = 8192
+DEFAULT_MAX_BEAM_WIDTH = 1
+
+# TorchLlmArgs / BaseLlmArgs fields seen in llm_args.py @0004396720 (a subset: the model has
+# more; a key outside this set is treated as unknown, i.e. rejected like pydantic's
+# extra="forbid" would for a real typo).
+LLM_ARGS_KEYS = frozenset({
+    "model", "tokenizer", "tokenizer_mode", "custom_tokenizer", "skip_tokenizer_init",
+    "trust_remote_code", "tensor_parallel_size", "dtype", "revision", "tokenizer_revision",
+    "model_kwargs", "pipeline_parallel_size", "context_parallel_size", "gpus_per_node",
+    "moe_cluster_parallel_size", "moe_tensor_parallel_size", "moe_expert_parallel_size",
+    "enable_attention_dp", "enable_lm_head_tp_in_adp", "pp_partition", "cp_config",
+    "load_format", "enable_lora", "lora_config", "kv_cache_config", "enable_chunked_prefill",
+    "guided_decoding_backend", "iter_stats_max_iterations", "request_stats_max_iterations",
+    "peft_cache_config", "scheduler_config", "cache_transceiver_config",
+    "sparse_attention_config", "speculative_config", "max_batch_size", "max_input_len",
+    "max_seq_len", "max_beam_width", "max_num_tokens", "gather_generation_logits",
+    "num_postprocess_workers", "postprocess_tokenizer_dir", "reasoning_parser", "backend",
+    "return_perf_metrics", "orchestrator_type", "env_overrides", "telemetry_config",
+    "generation_config", "garbage_collection_gen0_threshold", "cuda_graph_config",
+    "multimodal_config", "attention_dp_config", "disable_overlap_scheduler", "moe_config",
+    "nvfp4_gemm_config", "attn_backend", "enable_iter_perf_stats", "enable_iter_req_stats",
+    "print_iter_log", "batch_wait_timeout_ms", "batch_wait_timeout_iters",
+    "batch_wait_max_tokens_ratio", "torch_compile_config", "prefill_cuda_graph_backend",
+    "prefill_capture_num_tokens", "enable_autotuner", "enable_layerwise_nvtx_marker",
+    "enable_min_latency", "stream_interval", "force_dynamic_quantization",
+    "allreduce_strategy", "checkpoint_format", "mm_encoder_only", "encode_only",
+    "sleep_config", "max_stats_len", "num_serve_frontends",
+})
+
+
+@dataclass(frozen=True)
+class LlmArgsRef:
+    """The validated fields that shape decode graphs, plus the warnings TRT logs."""
+
+    max_batch_size: int = DEFAULT_MAX_BATCH_SIZE
+    max_num_tokens: int = DEFAULT_MAX_NUM_TOKENS
+    max_seq_len: int | None = None
+    max_beam_width: int = DEFAULT_MAX_BEAM_WIDTH
+    tensor_parallel_size: int = 1
+    cuda_graph: CudaGraphConfigRef | None = field(
+        default_factory=lambda: cuda_graph_config({}))
+    spec: SpecRef | None = None
+    warnings: tuple[str, ...] = ()
+
+
+def llm_args(raw: Mapping[str, Any]) -> LlmArgsRef:
+    """`TorchLlmArgs(**raw)` for the fields that shape decode graphs (llm_args.py @0004396720).
+
+    - Defaults: max_batch_size 2048, max_num_tokens 8192, max_beam_width 1; an explicit None
+      is normalised to the default (`normalize_optional_fields_to_defaults`).
+    - `validate_runtime_args`: max_batch_size > max_num_tokens only logs a WARNING.
+    - cuda_graph_config: missing -> `CudaGraphConfig()` (graphs on, default list); None ->
+      no decoder graphs; a mapping -> `cuda_graph_config`.
+    - speculative_config -> `speculative_config`; then `validate_speculative_config`: with a
+      draft_len_schedule and graphs on, enable_padding is forced True and the schedule's
+      thresholds are merged into batch_sizes (`merge_schedule_keys`).
+    Unknown top-level keys are rejected (extra="forbid").
+    """
+    unknown = set(raw) - LLM_ARGS_KEYS
+    if unknown:
+        raise Rejected(f"extra fields not permitted: {sorted(unknown)}")
+    warnings: list[str] = []
+
+    def size(name: str, default: int | None) -> int | None:
+        value = raw.get(name)
+        return default if value is None else _int(name, value)
+
+    max_bs = size("max_batch_size", DEFAULT_MAX_BATCH_SIZE)
+    max_tokens = size("max_num_tokens", DEFAULT_MAX_NUM_TOKENS)
+    beam = size("max_beam_width", DEFAULT_MAX_BEAM_WIDTH)
+    assert max_bs is not None and max_tokens is not None and beam is not None
+    if beam != 1:
+        raise NotModelled("max_beam_width > 1")
+    if max_bs > max_tokens:
+        warnings.append(f"max_batch_size [{max_bs}] should be less than or equal to "
+                        f"max_num_tokens [{max_tokens}]")
+    if "cuda_graph_config" in raw:
+        value = raw["cuda_graph_config"]
+        if value is not None and not isinstance(value, Mapping):
+            raise Rejected(f"cuda_graph_config: expected a mapping or null, got {value!r}")
+        graph = None if value is None else cuda_graph_config(value)
+    else:
+        graph = cuda_graph_config({})
+    spec = None
+    if raw.get("speculative_config") is not None:
+        value = raw["speculative_config"]
+        if not isinstance(value, Mapping):
+            raise Rejected("speculative_config: expected a mapping")
+        spec = speculative_config(value)
+        warnings += spec.warnings
+        if graph is not None and spec.draft_len_schedule is not None:
+            graph = CudaGraphConfigRef(
+                tuple(merge_schedule_keys(graph.batch_sizes, spec.draft_len_schedule)),
+                graph.max_batch_size, True)
+    return LlmArgsRef(max_bs, max_tokens, size("max_seq_len", None), beam,
+                      size("tensor_parallel_size", 1) or 1, graph, spec, tuple(warnings))
+
+
+# --------------------------------------------------------------------------------------------
+# Model engine and CUDA graph runner
+# --------------------------------------------------------------------------------------------
+
+
+def filter_cuda_graph_batch_sizes(sizes: Sequence[int], max_batch_size: int,
+                                  max_num_tokens: int, tokens_per_request: int,
+                                  enable_padding: bool) -> tuple[list[int], list[str]]:
+    """`filter_cuda_graph_batch_sizes` (engine/cuda_graph.py @c0edad93fd), with the warning.
+
+    cap = min(max_batch_size, max_num_tokens // tokens_per_request); cap < 1 -> [] (no graph,
+    no warning). Walk the sorted sizes, keeping those <= cap; at the first larger one, with
+    padding on, append cap unless it is already last (WARNING "We will pad batches to cap"),
+    then stop.
+    Older copies (model_engine.py @001e670050, 2025: `_filter_cuda_graph_batch_sizes`) used
+    int(max_num_tokens / (1 + max_draft_len)) and had no cap < 1 early return, so padding
+    with cap 0 produced [0]; an intermediate version used 1 + max_total_draft_tokens.
+    """
+    cap = min(max_batch_size, max_num_tokens // tokens_per_request)
+    if cap < 1:
+        return [], []
+    kept: list[int] = []
+    warnings: list[str] = []
+    for index, size in enumerate(sizes):
+        if size <= cap:
+            kept.append(size)
+            continue
+        if enable_padding and (index == 0 or kept[index - 1] != cap):
+            warnings.append(f"CUDA graph padding is enabled, but one of the given CUDA graph "
+                            f"batch sizes ({size}) is larger than the executor's max batch "
+                            f"size ({cap}). We will pad batches to {cap}.")
+            kept.append(cap)
+        break
+    return kept, warnings
+
+
+@dataclass(frozen=True)
+class EngineRef:
+    """What `PyTorchModelEngine` + `CUDAGraphRunner` derive from validated LLM args."""
+
+    args: LlmArgsRef
+    tokens_per_request: int
+    graphs_enabled: bool
+    graph_batch_sizes: tuple[int, ...]  # after the filter, duplicates removed (one graph each)
+    padding: bool
+    warnings: tuple[str, ...]
+
+    @property
+    def max_graph_batch_size(self) -> int:
+        """`_max_cuda_graph_batch_size`: the last filtered size, 0 without any."""
+        return self.graph_batch_sizes[-1] if self.graph_batch_sizes else 0
+
+    def dispatch(self, batch_size: int) -> int | None:
+        """Graph batch size a pure generation batch of `batch_size` requests replays, or None.
+
+        `CUDAGraphRunner._get_padded_batch` / `_round_up_batch_size` / `maybe_get_cuda_graph`
+        (cuda_graph_runner.py @c0edad93fd): with padding, a batch no larger than the largest
+        graph gets dummy generation requests up to the next captured size (bisect_left), but
+        not beyond max_batch_size; without padding only an exact captured size replays; any
+        other batch (and every batch with graphs off) runs eagerly, unpadded.
+        """
+        sizes = self.graph_batch_sizes
+        if not self.graphs_enabled or not sizes or batch_size > sizes[-1]:
+            return None
+        if self.padding:
+            padded = sizes[bisect.bisect_left(sizes, batch_size)]
+            if padded > self.args.max_batch_size:
+                return batch_size if batch_size in sizes else None
+            return padded
+        return batch_size if batch_size in sizes else None
+
+    def reachable_generation_batches(self) -> range:
+        """Generation-only batches the scheduler can form: <= max_batch_size requests and
+        <= max_num_tokens tokens of tokens_per_request each."""
+        return range(1, min(self.args.max_batch_size,
+                            self.args.max_num_tokens // self.tokens_per_request) + 1)
+
+    def buffers(self) -> dict[str, int]:
+        """Persistent device buffers (elements) graph replays and eager steps read.
+
+        Engine (model_engine.py @c0edad93fd `PyTorchModelEngine.__init__`; the same in
+        engine/runners/decoder/runner.py @0ea8c1debd `_allocate_decoder_buffers`):
+        input_ids_cuda, position_ids_cuda, previous_batch_indices_cuda: [max_num_tokens];
+        with speculation draft_tokens_cuda: [max_draft_loop_tokens * max_batch_size],
+        gather_ids_cuda, previous_pos_indices_cuda, previous_pos_id_offsets_cuda:
+        [max_num_tokens], num_accepted_draft_tokens_cuda, previous_kv_lens_offsets_cuda:
+        [max_batch_size]. (model_engine.py @001e670050 sized draft_tokens_cuda with
+        max_draft_len * max_batch_size.)
+        Graph runner (`CUDAGraphRunner._create_shared_static_tensors`, cuda_graph_runner.py
+        @c0edad93fd), only when graphs are on: static input_ids and position_ids of
+        min(max_graph_batch_size * max_beam_width * (1 + original_max_total_draft_tokens),
+        max_num_tokens) rows, shared by every graph. (1.0.0rc4 allocated them per graph,
+        batch_size * (max_draft_len + 1).)
+        """
+        S, T = self.args.max_batch_size, self.args.max_num_tokens
+        out = {"input_ids": T, "position_ids": T, "previous_batch_indices": T}
+        spec = self.args.spec
+        if spec is not None:
+            out.update(draft_tokens=spec.max_draft_loop_tokens * S, gather_ids=T,
+                       previous_pos_indices=T, previous_pos_id_offsets=T,
+                       num_accepted_draft_tokens=S, previous_kv_lens_offsets=S)
+        if self.graphs_enabled:
+            rows = min(self.max_graph_batch_size * self.args.max_beam_width
+                       * self.tokens_per_request, T)
+            out.update(graph_input_ids=rows, graph_position_ids=rows)
+        return out
+
+
+def model_engine(args: LlmArgsRef) -> EngineRef:
+    """The decode-graph part of `PyTorchModelEngine.__init__` (model_engine.py @c0edad93fd).
+
+    tokens_per_request = 1 + original_max_total_draft_tokens, where
+    original_max_total_draft_tokens = spec_config.tokens_per_gen_step - 1 (0 without
+    speculation). cuda_graph_config None -> batch_sizes = CudaGraphConfig's field default
+    (None) -> no graphs, and `CUDAGraphRunnerConfig.use_cuda_graph` is False. Otherwise the
+    config's batch sizes go through `filter_cuda_graph_batch_sizes` with
+    max_batch_size = llm_args.max_batch_size. An empty result is not an error: the runner
+    captures "0 batch sizes" and every batch runs eagerly.
+    """
+    q = args.spec.tokens_per_gen_step if args.spec is not None else 1
+    graph = args.cuda_graph
+    if graph is None:
+        return EngineRef(args, q, False, (), False, args.warnings)
+    kept, warnings = filter_cuda_graph_batch_sizes(
+        graph.batch_sizes, args.max_batch_size, args.max_num_tokens, q, graph.enable_padding)
+    return EngineRef(args, q, True, tuple(sorted(set(kept))), graph.enable_padding,
+                     args.warnings + tuple(warnings))
+
+
+# --------------------------------------------------------------------------------------------
+# trtllm-serve (commands/serve.py) and the YAML merge (llm_args.py)
+# --------------------------------------------------------------------------------------------
+
+# option spelling -> (llm_args key or None when it does not reach LlmArgs, takes a value)
+SERVE_OPTIONS: dict[str, tuple[str | None, bool]] = {
+    "--max_batch_size": ("max_batch_size", True),
+    "--max_num_tokens": ("max_num_tokens", True),
+    "--max_seq_len": ("max_seq_len", True),
+    "--max_beam_width": ("max_beam_width", True),
+    "--tensor_parallel_size": ("tensor_parallel_size", True),
+    "--tp_size": ("tensor_parallel_size", True),
+    "--pipeline_parallel_size": ("pipeline_parallel_size", True),
+    "--pp_size": ("pipeline_parallel_size", True),
+    "--context_parallel_size": ("context_parallel_size", True),
+    "--cp_size": ("context_parallel_size", True),
+    "--moe_expert_parallel_size": ("moe_expert_parallel_size", True),
+    "--ep_size": ("moe_expert_parallel_size", True),
+    "--gpus_per_node": ("gpus_per_node", True),
+    "--free_gpu_memory_fraction": (None, True),
+    "--kv_cache_free_gpu_memory_fraction": (None, True),
+    "--backend": ("backend", True),
+    "--tokenizer": ("tokenizer", True),
+    "--host": (None, True),
+    "--port": (None, True),
+    "--log_level": (None, True),
+    "--num_postprocess_workers": ("num_postprocess_workers", True),
+    "--trust_remote_code": ("trust_remote_code", False),
+    "--enable_chunked_prefill": ("enable_chunked_prefill", False),
+    "--config": (None, True),
+    "--extra_llm_api_options": (None, True),
+}
+INT_OPTIONS = frozenset({"max_batch_size", "max_num_tokens", "max_seq_len", "max_beam_width",
+                         "tensor_parallel_size", "pipeline_parallel_size",
+                         "context_parallel_size", "moe_expert_parallel_size", "gpus_per_node",
+                         "num_postprocess_workers"})
+
+
+def parse_serve_argv(argv: Sequence[str]) -> tuple[dict[str, Any], str | None]:
+    """`trtllm-serve MODEL [OPTIONS]` options (commands/serve.py @00209af149 `serve`).
+
+    Click options with underscores (`--max_batch_size`, not `--max-batch-size`); aliases
+    `--tp_size`, `--pp_size`, `--cp_size`, `--ep_size`, `--kv_cache_free_gpu_memory_fraction`,
+    and `--config` for `--extra_llm_api_options` (the YAML path; the older serve.py
+    @4c05a74891 had only `--extra_llm_api_options` and `--tp_size`). `--opt value` and
+    `--opt=value`; a repeated option keeps the last value; an unknown option is a usage error.
+    Returns the explicitly given llm_args keys and the YAML path.
+    """
+    explicit: dict[str, Any] = {}
+    yaml_path: str | None = None
+    items = list(argv)
+    i = 0
+    while i < len(items):
+        token = items[i]
+        name, eq, inline = token.partition("=")
+        if name not in SERVE_OPTIONS:
+            raise Rejected(f"No such option: {name}")
+        key, takes_value = SERVE_OPTIONS[name]
+        if takes_value:
+            if eq:
+                value: Any = inline
+            else:
+                if i + 1 >= len(items):
+                    raise Rejected(f"Option '{name}' requires an argument.")
+                i += 1
+                value = items[i]
+        else:
+            if eq:
+                raise Rejected(f"Option '{name}' does not take a value.")
+            value = True
+        i += 1
+        if name in ("--config", "--extra_llm_api_options"):
+            yaml_path = value
+            continue
+        if key is None:
+            continue
+        if key in INT_OPTIONS:
+            try:
+                value = int(value)
+            except (TypeError, ValueError):
+                raise Rejected(f"Invalid value for '{name}': {value!r} is not a valid "
+                               f"integer.") from None
+        explicit[key] = value
+    return explicit, yaml_path
+
+
+def merge_yaml(cli: Mapping[str, Any], yaml_dict: Mapping[str, Any], explicit: set[str], *,
+               cli_wins: bool = True) -> dict[str, Any]:
+    """`update_llm_args_with_extra_dict` (llm_args.py @0004396720), top-level keys only.
+
+    With `explicit_cli_keys` (what the 2026 CLI entry points pass) a flag the user typed wins
+    over the YAML (with a warning); an untyped CLI default loses to the YAML. Without them
+    (serve.py @00209af149 and older: `update_llm_args_with_extra_dict(llm_args, yaml)`) the
+    YAML wins over every flag (`cli_wins=False`).
+    """
+    merged = dict(cli)
+    for key, value in yaml_dict.items():
+        if cli_wins and key in explicit:
+            continue
+        merged[key] = value
+    return merged
+
+
+def trtllm_serve(argv: Sequence[str], read_yaml: Any = None, *,
+                 cli_wins: bool = False) -> LlmArgsRef:
+    """`trtllm-serve MODEL argv...`: flags, then the YAML merge, then `llm_args`.
+
+    serve.py @00209af149 `serve` calls `update_llm_args_with_extra_dict(llm_args, yaml)`
+    without explicit_cli_keys (its option help: "a YAML file that overwrites the parameters
+    specified by trtllm-serve"), so the YAML wins over every flag it sets (`cli_wins=False`,
+    the default here); `cli_wins=True` is what an entry point passing explicit_cli_keys gets.
+
+    CLI defaults are the LlmArgs defaults (2048 / 8192 / None; serve.py @00209af149 takes
+    them from BuildConfig's fields, commands/common_llm_options.py from BaseLlmArgs'). The
+    YAML (`--extra_llm_api_options FILE` or `--config FILE`) is read with yaml.safe_load; an
+    empty file is {}, a non-mapping root is an error. `read_yaml(path)` returns the parsed
+    document (tests pass the mapping they wrote).
+    """
+    explicit, yaml_path = parse_serve_argv(argv)
+    cli = {"max_batch_size": DEFAULT_MAX_BATCH_SIZE, "max_num_tokens": DEFAULT_MAX_NUM_TOKENS,
+           "max_seq_len": None, "max_beam_width": DEFAULT_MAX_BEAM_WIDTH, **explicit}
+    if yaml_path is not None:
+        if read_yaml is None:
+            raise Rejected(f"cannot read {yaml_path}")
+        document = read_yaml(yaml_path)
+        if document is None:
+            document = {}
+        if not isinstance(document, Mapping):
+            raise Rejected("Configuration file root must be a mapping.")
+        cli = merge_yaml(cli, document, set(explicit), cli_wins=cli_wins)
+    # every CLI key is an LLM API field; a YAML key that is not one is rejected by
+    # TorchLlmArgs(extra="forbid") like any other unknown field, not dropped
+    return llm_args(cli)
