@@ -76,7 +76,8 @@ def cost_document(cost: LadderCost, graph_bytes: float | None) -> dict[str, Any]
     }
 
 
-def tuning_document(t: Tuning) -> dict[str, Any]:
+def tuning_document(t: Tuning, trace_format: str = "csv",
+                    trace_warnings: tuple[str, ...] = ()) -> dict[str, Any]:
     """The `optimize --json` document (schema graphfit.optimize/1)."""
     from graphfit.planner.document import verification_document
 
@@ -84,9 +85,10 @@ def tuning_document(t: Tuning) -> dict[str, Any]:
     return {
         "schema": "graphfit.optimize/1",
         "config": t.config.to_dict(),
-        "trace": {"source": trace.source, "total_weight": trace.total_weight,
+        "trace": {"source": trace.source, "format": trace_format,
+                  "total_weight": trace.total_weight,
                   "distinct_sizes": len(trace.sizes), "mean": round(trace.mean, 6),
-                  "max": trace.max_size},
+                  "max": trace.max_size, "warnings": list(trace_warnings)},
         "max_capture_size": t.max_size,
         "multiple_of": t.multiple_of,
         "requested_graphs": t.requested_graphs,
@@ -155,7 +157,7 @@ def reduction_line(t: Tuning) -> str:
             f"{default}.")
 
 
-def print_tuning(console: Console, t: Tuning) -> None:
+def print_tuning(console: Console, t: Tuning, trace_warnings: tuple[str, ...] = ()) -> None:
     from graphfit.cli.render import config_line, print_verdict
     from graphfit.planner.analysis.summary import compress_sizes
     from graphfit.planner.plan import plan
@@ -166,7 +168,7 @@ def print_tuning(console: Console, t: Tuning) -> None:
     if t.budget_graphs is not None:
         limits += f", budget {_mib(t.budget_bytes)} allows {t.budget_graphs} graphs"
     console.print(limits)
-    for warning in t.warnings:
+    for warning in (*trace_warnings, *t.warnings):
         console.print(f"[yellow]warning[/yellow]: {warning}")
     console.print(comparison_table(t))
     console.print(reduction_line(t))
@@ -189,7 +191,8 @@ def register(app: typer.Typer) -> None:
     def optimize_command(
         config: EngineConfig,
         trace: Annotated[Path, typer.Option(
-            "--trace", help="Batch-size trace: CSV or JSON of num_tokens, or a distribution.")],
+            "--trace", help="Batch-size trace: a vLLM log with --cudagraph-metrics, vLLM's "
+            "/metrics (Prometheus text), or CSV/JSON of num_tokens (told from the content).")],
         max_graphs: Annotated[int | None, typer.Option(
             "--max-graphs", help="Graphs to capture (default: as many as the default "
             "ladder).")] = None,
@@ -203,18 +206,20 @@ def register(app: typer.Typer) -> None:
         json_output: JsonFlag = False,
     ) -> None:
         """Choose capture sizes that minimise expected padding on a trace (exact DP)."""
-        from graphfit.planner.tuning.trace import load_trace
+        from graphfit.inputs.traces import read_trace
         from graphfit.planner.tuning.tune import tune
 
         with handled():
             model = memory_model(graph_profile, bytes_per_token, graph_overhead_mib)
-            result = tune(config, load_trace(trace), max_graphs=max_graphs,
+            reading = read_trace(trace)
+            steps, trace_warnings = reading.for_config(config)
+            result = tune(config, steps, max_graphs=max_graphs,
                           multiple_of=multiple_of, memory=model,
                           budget_bytes=None if budget_mib is None else budget_mib * MIB)
         if json_output:
-            emit_json(tuning_document(result))
+            emit_json(tuning_document(result, reading.format.value, trace_warnings))
         else:
-            print_tuning(console(), result)
+            print_tuning(console(), result, trace_warnings)
         if not result.verification.ok:  # pragma: no cover - planned capacities are safe
             raise typer.Exit(EXIT_VIOLATIONS)
 
