@@ -18,6 +18,7 @@ from rich.table import Table
 from graphfit.cli.errors import EXIT_VIOLATIONS, handled
 from graphfit.cli.options import config_options
 from graphfit.cli.output import JsonFlag, console, emit_json
+from graphfit.cli.reports import PngOpt, SvgOpt, draw, write_report
 from graphfit.planner.config import EngineConfig
 
 if TYPE_CHECKING:
@@ -204,6 +205,8 @@ def register(app: typer.Typer) -> None:
         bytes_per_token: BytesPerTokenOpt = None,
         graph_overhead_mib: OverheadOpt = None,
         json_output: JsonFlag = False,
+        svg: SvgOpt = None,
+        png: PngOpt = None,
     ) -> None:
         """Choose capture sizes that minimise expected padding on a trace (exact DP)."""
         from graphfit.inputs.traces import read_trace
@@ -216,10 +219,13 @@ def register(app: typer.Typer) -> None:
             result = tune(config, steps, max_graphs=max_graphs,
                           multiple_of=multiple_of, memory=model,
                           budget_bytes=None if budget_mib is None else budget_mib * MIB)
+        written = write_report(lambda: draw().optimize_figure(result), svg, png)
         if json_output:
             emit_json(tuning_document(result, reading.format.value, trace_warnings))
         else:
             print_tuning(console(), result, trace_warnings)
+            for path in written:
+                console().print(f"wrote {path}")
         if not result.verification.ok:  # pragma: no cover - planned capacities are safe
             raise typer.Exit(EXIT_VIOLATIONS)
 
