@@ -19,7 +19,9 @@ server records itself (`SERVER_SAMPLES`):
   histogram fed what vLLM observes per step with outputs (prompt tokens of the prefills that
   finish in it plus generated tokens, not the scheduled tokens), once with
   `--custom-histogram-buckets` (one-token buckets up to the max capture size 512) and once with
-  vLLM's default buckets.
+  vLLM's default buckets;
+- `decode_batches.csv`: the chat simulation's decode batches in requests (`batch_size`), the
+  trace a batch-size engine (SGLang, TensorRT-LLM) optimises on.
 The writers are graphfit's own; tests/oracle/test_trace_formats.py renders the same steps with
 vLLM's own code (CUDAGraphLogging, its log formatter, PrometheusStatLogger) and checks the
 files match it byte for byte.
@@ -94,6 +96,7 @@ class Step(NamedTuple):
     running: int
     waiting: int
     kv_tokens: int
+    decode_reqs: int  # requests decoding in the step: a batch-size engine's decode batch
 
     @property
     def has_outputs(self) -> bool:
@@ -184,7 +187,7 @@ def simulate(w: Workload) -> list[Step]:
         if total:
             out.append(Step(total, scheduled, int(prefill_tokens == 0), finished_prompts,
                             generated, len(running), len(waiting),
-                            sum(r.cached for r in running)))
+                            sum(r.cached for r in running), decode_tokens // q))
     return out
 
 
@@ -271,6 +274,10 @@ SERVER_SAMPLES = (
                  "prometheus", (*range(1, 513), 1024, 2048, 4096, 8192)),
     ServerSample("vllm_metrics_default.prom", _workload("chat_chunked_prefill"), 12000,
                  "prometheus"),
+    # the chat server's decode batches in requests: what SGLang's / TensorRT-LLM's decode
+    # graphs (captured per batch size) see
+    ServerSample("decode_batches.csv", _workload("chat_chunked_prefill"), 12000,
+                 "decode-batches"),
 )
 
 
@@ -418,6 +425,26 @@ def write_prometheus(sample: ServerSample, steps: Sequence[Step], folder: Path) 
     return path
 
 
+def write_decode_batches(sample: ServerSample, steps: Sequence[Step], folder: Path) -> Path:
+    """Requests per decode batch, one row per step that decodes (a `batch_size` column)."""
+    w = sample.workload
+    path = folder / sample.file_name
+    with path.open("w", newline="") as f:
+        f.write(f"# synthetic: examples/traces/generate.py, seed {w.seed}, S={w.max_num_seqs}, "
+                f"T={w.max_num_batched_tokens}, k={w.num_speculative_tokens}: requests per "
+                "decode batch\n")
+        writer = csv.writer(f, lineterminator="\n")
+        writer.writerow(["step", "batch_size"])
+        for i, step in enumerate(steps):
+            if step.decode_reqs:
+                writer.writerow([i, step.decode_reqs])
+    return path
+
+
+WRITERS = {"log": write_vllm_log, "prometheus": write_prometheus,
+           "decode-batches": write_decode_batches}
+
+
 def server_steps(sample: ServerSample) -> list[Step]:
     return simulate(replace(sample.workload, steps=sample.steps))
 
@@ -429,8 +456,7 @@ def write_all(folder: Path = HERE) -> list[Path]:
         writer = write_distribution if w.file_name.endswith(".json") else write_step_log
         paths.append(writer(w, simulate(w), folder))
     for sample in SERVER_SAMPLES:
-        write = write_vllm_log if sample.kind == "log" else write_prometheus
-        paths.append(write(sample, server_steps(sample), folder))
+        paths.append(WRITERS[sample.kind](sample, server_steps(sample), folder))
     return paths
 
 

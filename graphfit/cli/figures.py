@@ -499,7 +499,8 @@ def optimize_figure(t: Tuning) -> Figure:
     eager = 100 * trace.weight_above(M) / trace.total_weight
     for ax in (hist, pads):
         ax.axvspan(M + 0.5, right + 0.5, color=EAGER_SPAN, zorder=0)
-    hist.text(M + (right - M) / 2, 0.5, f"{eager:.1f}%\nof steps\n> {M}:\neager",
+    note = f"{eager:.1f}%\nof steps\n> {M}:\neager" if eager else f"> {M}:\neager"
+    hist.text(M + (right - M) / 2, 0.5, note,
               transform=blended_transform_factory(hist.transData, hist.transAxes),
               ha="center", va="center", fontsize=8, color="#616161")
     hist.set_ylabel("share of steps (%)")
@@ -518,9 +519,12 @@ def optimize_figure(t: Tuning) -> Figure:
     pads.set_title("Padding per batch size under each ladder", loc="left", fontsize=10)
     pads.grid(axis="y", color="#e0e0e0", lw=0.6)
     _legend(pads)
-    fig.suptitle(f"graphfit optimize: {100 * t.reduction:.1f}% less expected padding per step "
-                 f"(default: {t.baseline.num_graphs} graphs, optimised: "
-                 f"{t.equal_count.num_graphs} graphs)",
+    graphs, default = t.graph_counts
+    compared = (f"both with {graphs} graphs" if graphs == default
+                else f"{graphs} graphs against the default's {default}")
+    fig.suptitle(f"graphfit optimize: {100 * abs(t.reduction):.1f}% "
+                 f"{'more' if t.reduction < 0 else 'less'} expected padding per step than the "
+                 f"default ladder, {compared}",
                  fontsize=12, x=0.01, ha="left")
     return fig
 

@@ -60,6 +60,22 @@ def memory_model(profile: Path | None, bytes_per_token: float | None,
     return dataclasses.replace(model, **changes) if changes else model
 
 
+def parse_include(text: str | None) -> tuple[int, ...]:
+    """'1,2,4' or '1 2 4' -> (1, 2, 4); each a size >= 1."""
+    from graphfit.planner.core.errors import ConfigError
+
+    if text is None:
+        return ()
+    words = [w for w in text.replace(",", " ").split() if w]
+    try:
+        sizes = tuple(int(w) for w in words)
+    except ValueError:
+        raise ConfigError(f"include: {text!r} is not a list of sizes (use 1 or 1,2,4)") from None
+    if not sizes or min(sizes) < 1:
+        raise ConfigError(f"include: sizes must be integers >= 1, got {text!r}")
+    return sizes
+
+
 def _mib(value: float | None) -> str:
     return "-" if value is None else f"{value / MIB:,.1f} MiB"
 
@@ -103,7 +119,8 @@ def tuning_document(t: Tuning, trace_format: str = "csv",
                                      else round(t.reduction_at_equal_count, 6)),
         "reduction": {"graphs": t.graph_counts[0], "default_graphs": t.graph_counts[1],
                       "fraction": round(t.reduction, 6)},
-        "cli": t.capture_sizes_flag,
+        "include": list(t.include),
+        "cli": paste_back(t)[1][0],
         "paste": paste_document(t),
         "warnings": list(t.warnings),
         "verification": verification_document(t.verification),
@@ -111,15 +128,18 @@ def tuning_document(t: Tuning, trace_format: str = "csv",
 
 
 def paste_back(t: Tuning) -> tuple[str, list[str], list[str]]:
-    """(where, the lines in the engine's syntax, warnings about them) for the chosen ladder."""
+    """(where, the lines in the engine's syntax, warnings about them) for the chosen ladder:
+    what its smallest size means for a lone request, and which small decodes pad far."""
     from graphfit.inputs.pasteback import ladder_syntax, ladder_warnings
     from graphfit.planner.plan import plan
 
     tuned = plan(t.tuned_config)
     where, lines = ladder_syntax(t.config.engine, t.chosen.sizes,
                                  padding=bool(t.config.cuda_graph_padding))
-    return where, lines, ladder_warnings(t.chosen.sizes, tuned.unit,
-                                         t.config.uniform_query_len)
+    head = ladder_warnings(t.chosen.sizes, tuned.unit, t.config.uniform_query_len)
+    gaps = list(t.paste_warnings)
+    warnings = [f"{head[0]}; {gaps[0]}"] if head and gaps else head + gaps
+    return where, lines, warnings
 
 
 def paste_document(t: Tuning) -> dict[str, Any]:
@@ -128,9 +148,17 @@ def paste_document(t: Tuning) -> dict[str, Any]:
             "warnings": warnings}
 
 
+def _per_step(t: Tuning) -> str:
+    """The unit of the waste column: what the engine's ladder counts."""
+    from graphfit.planner.core.enums import Unit
+    from graphfit.planner.plan import plan
+
+    return "tok" if plan(t.config).unit is Unit.TOKENS else "req"
+
+
 def comparison_table(t: Tuning) -> Table:
     table = Table(title=f"Expected padding per step on {t.trace.source}", title_justify="left")
-    for name in ("ladder", "graphs", "max", "waste tok/step", "waste % computed",
+    for name in ("ladder", "graphs", "max", f"waste {_per_step(t)}/step", "waste % computed",
                  "vs default", "graph memory"):
         table.add_column(name, justify="left" if name == "ladder" else "right")
     base = t.baseline.expected_waste
@@ -177,7 +205,7 @@ def print_tuning(console: Console, t: Tuning, trace_warnings: tuple[str, ...] = 
     print_verdict(console, t.verification, audit=False)
     where, lines, warnings = paste_back(t)
     console.print(f"paste into {where}:")
-    for warning in warnings:
+    for warning in warnings:  # next to the lines they are about
         console.print(f"[yellow]warning[/yellow]: {warning}")
     sys.stdout.flush()
     for line in reversed(lines):  # the plain flag last: one unwrapped line, ready to paste
@@ -200,6 +228,9 @@ def register(app: typer.Typer) -> None:
         multiple_of: Annotated[int | None, typer.Option(
             "--multiple-of", help="Every size but the max a multiple of this (default: q "
             "when the V1 runner rounds to q, else 1).")] = None,
+        include: Annotated[str | None, typer.Option(
+            "--include", help="Sizes that must stay in the ladder, e.g. 1 or 1,2,4 (in the "
+            "engine's unit: tokens for vLLM, requests for SGLang / TensorRT-LLM).")] = None,
         budget_mib: BudgetOpt = None,
         graph_profile: ProfileOpt = None,
         bytes_per_token: BytesPerTokenOpt = None,
@@ -218,7 +249,8 @@ def register(app: typer.Typer) -> None:
             steps, trace_warnings = reading.for_config(config)
             result = tune(config, steps, max_graphs=max_graphs,
                           multiple_of=multiple_of, memory=model,
-                          budget_bytes=None if budget_mib is None else budget_mib * MIB)
+                          budget_bytes=None if budget_mib is None else budget_mib * MIB,
+                          include=parse_include(include))
         written = write_report(lambda: draw().optimize_figure(result), svg, png)
         if json_output:
             emit_json(tuning_document(result, reading.format.value, trace_warnings))

@@ -110,6 +110,7 @@ class TraceReading:
     shapes: Mapping[tuple[int, int, str], int] | None = None
     coarse: tuple[Bucket, ...] = ()
     approximate: bool = False
+    unit: Unit | None = None  # what the sizes count, when the file says (None: either)
 
     def for_config(self, config: EngineConfig) -> tuple[Trace, tuple[str, ...]]:
         """The trace to optimise `config` on, and every warning (the file's, then the checks
@@ -117,12 +118,15 @@ class TraceReading:
         result = plan(config)
         where = f"trace {self.trace.source}"
         warnings = list(self.warnings)
-        if self.format in (TraceFormat.VLLM_LOG, TraceFormat.PROMETHEUS) \
-                and result.unit is not Unit.TOKENS:
+        if self.unit is not None and self.unit is not result.unit:
+            source = (f"vLLM's {self.format.value}" if self.format in (
+                TraceFormat.VLLM_LOG, TraceFormat.PROMETHEUS) else "this trace")
+            want = ("batch sizes in requests (a batch_size column)"
+                    if result.unit is Unit.REQUESTS else "token counts (a num_tokens column)")
             raise ConfigError(
-                f"{where}: vLLM's {self.format.value} counts tokens per step, but "
-                f"{config.engine.value} captures per batch size ({result.unit.value}); "
-                "give a trace of batch sizes in requests")
+                f"{where}: {source} counts {self.unit.value} per step, but "
+                f"{config.engine.value} captures per {result.unit.value}; give a trace of "
+                f"{want}")
         trace = self.trace
         if self.format is TraceFormat.VLLM_LOG:
             warnings += _log_mismatches(self, result.config_capture_sizes,
@@ -170,8 +174,13 @@ def parse_trace(text: str, source: str = "trace") -> TraceReading:
     if fmt is TraceFormat.PROMETHEUS:
         return parse_prometheus(text, source)
     if fmt is TraceFormat.JSON:
-        return TraceReading(parse_json_trace(text, source), fmt)
-    return TraceReading(parse_csv_trace(text, source), fmt)
+        return _reading(_json_trace(text, source), fmt)
+    return _reading(_csv_trace(text, source), fmt)
+
+
+def _reading(parsed: tuple[Trace, Unit | None], fmt: TraceFormat) -> TraceReading:
+    trace, unit = parsed
+    return TraceReading(trace, fmt, unit=unit)
 
 
 _TABLE_HEADER = re.compile(
@@ -284,7 +293,7 @@ def parse_vllm_log(text: str, source: str = "trace") -> TraceReading:
     if idle:
         warnings.append(f"{where}: {idle} steps with 0 tokens skipped")
     return TraceReading(Trace.from_weights(counts, source), TraceFormat.VLLM_LOG,
-                        tuple(warnings), tuple(logged), shapes)
+                        tuple(warnings), tuple(logged), shapes, unit=Unit.TOKENS)
 
 
 def _compact(sizes: tuple[int, ...] | list[int], limit: int = 8) -> str:
@@ -421,7 +430,8 @@ def parse_prometheus(text: str, source: str = "trace") -> TraceReading:
         "a prompt in full in the step that finishes it), not the tokens it schedules; "
         f"the {LOG_FLAG} log records scheduled tokens exactly")
     return TraceReading(Trace.from_weights(weights, source), TraceFormat.PROMETHEUS,
-                        tuple(warnings), coarse=tuple(coarse), approximate=True)
+                        tuple(warnings), coarse=tuple(coarse), approximate=True,
+                        unit=Unit.TOKENS)
 
 
 def _check_cumulative(where: str, s: _Series) -> None:
@@ -551,17 +561,26 @@ def _is_number(cell: str) -> bool:
     return True
 
 
+SIZE_COLUMNS = {"num_tokens": Unit.TOKENS, "batch_size": Unit.REQUESTS}
+
+
 def parse_csv_trace(text: str, source: str = "trace") -> Trace:
-    """CSV: a `num_tokens` column (header needed when there are other columns) and an
-    optional `count`/`weight` column; headerless files are `n` or `n,count` rows.
+    """CSV: a `num_tokens` column (tokens per step, vLLM) or a `batch_size` column (requests
+    per decode batch, SGLang / TensorRT-LLM) -- a header is needed when there are other columns
+    -- and an optional `count`/`weight` column; headerless files are `n` or `n,count` rows.
 
     Blank lines and lines starting with '#' are skipped.
     """
+    return _csv_trace(text, source)[0]
+
+
+def _csv_trace(text: str, source: str) -> tuple[Trace, Unit | None]:
     rows = [(i, row) for i, row in enumerate(csv.reader(io.StringIO(text)), start=1)
             if row and any(c.strip() for c in row) and not row[0].lstrip().startswith("#")]
     if not rows:
         raise ConfigError(f"trace {source}: the CSV has no rows")
     first_line, first = rows[0]
+    unit: Unit | None = None
     if all(_is_number(c) for c in first):
         n_col, w_col = 0, (1 if len(first) == 2 else None)
         if len(first) > 2:
@@ -570,10 +589,15 @@ def parse_csv_trace(text: str, source: str = "trace") -> Trace:
         body = rows
     else:
         header = [c.strip().lower() for c in first]
-        if "num_tokens" not in header:
+        sizes = [c for c in SIZE_COLUMNS if c in header]
+        if not sizes:
             raise ConfigError(f"trace {source}: line {first_line}: the header has no "
-                              f"num_tokens column (got {', '.join(map(repr, header))})")
-        n_col = header.index("num_tokens")
+                              f"num_tokens (or batch_size) column (got "
+                              f"{', '.join(map(repr, header))})")
+        if len(sizes) > 1:
+            raise ConfigError(f"trace {source}: both num_tokens and batch_size columns; keep "
+                              "one (tokens for vLLM, requests for batch-size engines)")
+        n_col, unit = header.index(sizes[0]), SIZE_COLUMNS[sizes[0]]
         present = [c for c in WEIGHT_COLUMNS if c in header]
         if len(present) > 1:
             raise ConfigError(f"trace {source}: both count and weight columns; keep one")
@@ -590,7 +614,7 @@ def parse_csv_trace(text: str, source: str = "trace") -> Trace:
         weights[n] = weights.get(n, 0) + w
     if not body:
         raise ConfigError(f"trace {source}: the CSV has a header but no rows")
-    return Trace.from_weights(weights, source)
+    return Trace.from_weights(weights, source), unit
 
 
 def _json_pairs(where: str, value: object) -> dict[int, float]:
@@ -627,12 +651,18 @@ def _json_pairs(where: str, value: object) -> dict[int, float]:
 
 
 def parse_json_trace(text: str, source: str = "trace") -> Trace:
-    """JSON: a list of num_tokens samples; {"num_tokens": [...]}; a list of
-    {"num_tokens", "count"} entries; or {"distribution": {"n": weight} or [[n, w], ...]}.
+    """JSON: a list of samples; {"num_tokens": [...]} (tokens per step) or {"batch_size":
+    [...]} (requests per decode batch); a list of {"num_tokens", "count"} entries; or
+    {"distribution": {"n": weight} or [[n, w], ...]}, optionally with "unit": "tokens" or
+    "requests".
 
     An object may carry "schema": "graphfit.trace/1" (any other schema is refused) and free
     "notes"/"source" strings; other keys are refused, so a typo cannot empty the trace.
     """
+    return _json_trace(text, source)[0]
+
+
+def _json_trace(text: str, source: str) -> tuple[Trace, Unit | None]:
     where = f"trace {source}"
     try:
         doc: Any = json.loads(text)
@@ -640,22 +670,35 @@ def parse_json_trace(text: str, source: str = "trace") -> Trace:
         raise ConfigError(f"{where}: malformed JSON ({exc.msg} at line {exc.lineno})") from None
     if isinstance(doc, list):
         if all(isinstance(v, int) and not isinstance(v, bool) for v in doc):
-            return Trace.from_samples(doc, source)
-        return Trace.from_weights(_json_pairs(where, doc), source)
+            return Trace.from_samples(doc, source), None
+        return Trace.from_weights(_json_pairs(where, doc), source), None
     if not isinstance(doc, dict):
         raise ConfigError(f"{where}: expected a JSON list or object")
     schema = doc.get("schema", TRACE_SCHEMA)
     if schema != TRACE_SCHEMA:
         raise ConfigError(f"{where}: schema must be {TRACE_SCHEMA!r}, got {schema!r}")
-    unknown = sorted(set(doc) - {"schema", "notes", "source", "num_tokens", "distribution"})
+    unknown = sorted(set(doc) - {"schema", "notes", "source", "unit", "num_tokens",
+                                 "batch_size", "distribution"})
     if unknown:
         raise ConfigError(f"{where}: unknown key(s) {', '.join(map(repr, unknown))}")
-    keys = [k for k in ("num_tokens", "distribution") if k in doc]
+    unit: Unit | None = None
+    if "unit" in doc:
+        try:
+            unit = Unit(doc["unit"])
+        except ValueError:
+            raise ConfigError(f"{where}: unit must be 'tokens' or 'requests', got "
+                              f"{doc['unit']!r}") from None
+    keys = [k for k in ("num_tokens", "batch_size", "distribution") if k in doc]
     if len(keys) != 1:
-        raise ConfigError(f"{where}: needs exactly one of num_tokens (samples) or distribution")
-    if keys[0] == "num_tokens":
-        samples = doc["num_tokens"]
-        if not isinstance(samples, list):
-            raise ConfigError(f"{where}: num_tokens must be a list of integers")
-        return Trace.from_samples(samples, source)
-    return Trace.from_weights(_json_pairs(where, doc["distribution"]), source)
+        raise ConfigError(f"{where}: needs exactly one of num_tokens or batch_size (samples) "
+                          "or distribution")
+    key = keys[0]
+    if key == "distribution":
+        return Trace.from_weights(_json_pairs(where, doc["distribution"]), source), unit
+    implied = SIZE_COLUMNS[key]
+    if unit is not None and unit is not implied:
+        raise ConfigError(f"{where}: {key} counts {implied.value}, but unit says {unit.value}")
+    samples = doc[key]
+    if not isinstance(samples, list):
+        raise ConfigError(f"{where}: {key} must be a list of integers")
+    return Trace.from_samples(samples, source), implied

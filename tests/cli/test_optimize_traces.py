@@ -48,3 +48,25 @@ def test_a_vllm_trace_for_a_batch_size_engine_is_refused() -> None:
     code, _, err = run_cli(["optimize", "--trace", str(TRACES / "vllm_cudagraph_metrics.log"),
                             "--engine", "sglang", "--max-num-seqs", "64"])
     assert code == 2 and err.startswith("error:") and "counts tokens per step" in err
+
+
+def test_how_much_the_recording_limits_the_ladder() -> None:
+    """The README's figures: a ladder from coarse buckets, judged on the exact histogram, and
+    one from the exact histogram, judged on the steps the engine scheduled."""
+    from graphfit import EngineConfig
+    from graphfit.inputs.traces import load_trace, read_trace
+    from graphfit.planner.tuning.optimize import ladder_cost
+    from graphfit.planner.tuning.tune import tune
+
+    config = EngineConfig(max_num_seqs=256, max_num_batched_tokens=2048)
+    exact, _ = read_trace(TRACES / "vllm_metrics_exact.prom").for_config(config)
+    coarse, _ = read_trace(TRACES / "vllm_metrics_default.prom").for_config(config)
+    scheduled = load_trace(TRACES / "chat_chunked_prefill.csv")
+    on_exact, on_coarse = tune(config, exact), tune(config, coarse)
+    from_coarse = ladder_cost(on_coarse.chosen.sizes, exact).expected_waste
+    assert (f"{on_exact.chosen.expected_waste:.2f}", f"{from_coarse:.2f}",
+            f"{on_exact.baseline.expected_waste:.2f}") == ("1.46", "1.66", "2.32")
+    on_scheduled = tune(config, scheduled)
+    from_histogram = ladder_cost(on_exact.chosen.sizes, scheduled).expected_waste
+    assert (f"{on_scheduled.chosen.expected_waste:.2f}", f"{from_histogram:.2f}",
+            f"{on_scheduled.baseline.expected_waste:.2f}") == ("1.34", "1.41", "2.10")

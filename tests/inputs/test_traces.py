@@ -14,7 +14,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from graphfit import ConfigError, EngineConfig, plan
+from graphfit import ConfigError, EngineConfig, Unit, plan
 from graphfit.inputs.traces import (
     TraceFormat,
     load_trace,
@@ -73,7 +73,8 @@ def test_probability_weights_and_comments() -> None:
 @pytest.mark.parametrize(("text", "message"), [
     ("", "no rows"),
     ("num_tokens\n", "header but no rows"),
-    ("size,count\n1,2\n", "no num_tokens column"),
+    ("size,count\n1,2\n", "no num_tokens \\(or batch_size\\) column"),
+    ("num_tokens,batch_size\n1,2\n", "keep one"),
     ("1,2,3\n", "without a header"),
     ("num_tokens\n5\nfive\n", "line 3"),
     ("num_tokens\n0\n", "positive integer"),
@@ -107,10 +108,22 @@ def test_bad_csv_names_the_problem(text: str, message: str) -> None:
     ('{"distribution": 7}', "object or a list"),
     ('[{"num_tokens": 4, "count": 1, "extra": 2}]', "unexpected keys"),
     ('[[0, 1]]', "positive integer"),
+    ('{"batch_size": [1], "unit": "tokens"}', "but unit says tokens"),
+    ('{"distribution": {"1": 1}, "unit": "steps"}', "unit must be"),
+    ('{"batch_size": [1], "num_tokens": [1]}', "exactly one"),
 ])
 def test_bad_json_names_the_problem(doc: str, message: str) -> None:
     with pytest.raises(ConfigError, match=message):
         parse_json_trace(doc, "t.json")
+
+
+def test_a_trace_says_what_its_sizes_count() -> None:
+    cases = {"num_tokens\n3\n": Unit.TOKENS, "step,batch_size\n0,3\n": Unit.REQUESTS,
+             "3\n": None, '{"batch_size": [3]}': Unit.REQUESTS, "[3]": None,
+             '{"distribution": {"3": 1}, "unit": "requests"}': Unit.REQUESTS}
+    for text, unit in cases.items():
+        reading = parse_trace(text, "t")
+        assert reading.unit is unit and _as_dict(reading.trace) == {3: 1}, text
 
 
 def test_the_format_is_told_by_the_content_not_the_name(tmp_path: Path) -> None:
@@ -321,7 +334,7 @@ def test_bad_prometheus_names_the_problem(text: str, message: str) -> None:
 
 def test_server_samples_read_back_what_was_simulated() -> None:
     generator = _generator()
-    log, exact, default = generator.SERVER_SAMPLES
+    log, exact, default, batches = generator.SERVER_SAMPLES
     steps = generator.server_steps(log)
     reading = read_trace(TRACES / log.file_name)
     assert _as_dict(reading.trace) == dict(Counter(s.num_tokens for s in steps))
@@ -342,3 +355,11 @@ def test_server_samples_read_back_what_was_simulated() -> None:
     reading = read_trace(TRACES / default.file_name)
     _, warnings = reading.for_config(generator.workload_config(default.workload))
     assert any("known only to within a bucket" in w for w in warnings)
+
+    # decode batches in requests: a batch-size engine's trace, refused for vLLM's tokens
+    reading = read_trace(TRACES / batches.file_name)
+    assert reading.unit is Unit.REQUESTS
+    assert _as_dict(reading.trace) == dict(Counter(
+        s.decode_reqs for s in generator.server_steps(batches) if s.decode_reqs))
+    with pytest.raises(ConfigError, match="counts requests per step"):
+        reading.for_config(generator.workload_config(batches.workload))
