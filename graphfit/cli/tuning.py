@@ -136,9 +136,9 @@ def paste_back(t: Tuning) -> tuple[str, list[str], list[str]]:
     tuned = plan(t.tuned_config)
     where, lines = ladder_syntax(t.config.engine, t.chosen.sizes,
                                  padding=bool(t.config.cuda_graph_padding))
-    head = ladder_warnings(t.chosen.sizes, tuned.unit, t.config.uniform_query_len)
-    gaps = list(t.paste_warnings)
-    warnings = [f"{head[0]}; {gaps[0]}"] if head and gaps else head + gaps
+    # the small-decode advice opens with the same "no size below" fact when it applies
+    warnings = list(t.paste_warnings) or ladder_warnings(t.chosen.sizes, tuned.unit,
+                                                         t.config.uniform_query_len)
     return where, lines, warnings
 
 

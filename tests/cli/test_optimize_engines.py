@@ -54,8 +54,9 @@ def test_the_text_speaks_requests_and_warns_next_to_the_paste_line() -> None:
     assert "waste req/step" in out
     assert lines[-1].startswith("--cuda-graph-bs-decode ")
     tail = " ".join(" ".join(lines[-4:-1]).split())
-    assert "small decodes pad far from any size (requests): 1 request pads to" in tail
-    assert "--include 1,2,4,8" in tail
+    assert "no size below 21: a 1-request decode pads to 21; 2 requests pad to 21" in tail
+    assert "small decodes padded past twice their size (requests)" in tail
+    assert "--include 1,2,4,8 keeps sizes for them" in tail
 
 
 def test_include_keeps_sizes_and_silences_the_warning() -> None:

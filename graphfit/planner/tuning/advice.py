@@ -35,11 +35,13 @@ def small_decode_gaps(sizes: Sequence[int], unit: Unit, width: int, max_requests
             far.append((r, n, padded))
     if not far:
         return []
+
     def one(r: int, n: int, padded: int) -> str:
-        what = "1 request pads" if r == 1 else f"{r} requests pad"
-        if unit is Unit.REQUESTS:
-            return f"{what} to {padded}"
-        return what.replace(" pad", f" ({n} token{'s' if n > 1 else ''}) pad") + f" to {padded}"
+        tokens = f" ({n} token{'s' if n > 1 else ''})" if unit is Unit.TOKENS else ""
+        if r == 1 and padded == sizes[0]:  # the ladder's smallest size is above it
+            lone = f" ({n} tokens)" if unit is Unit.TOKENS and n > 1 else ""
+            return f"no size below {padded}: a 1-request decode{lone} pads to {padded}"
+        return f"{r} request{'s' if r > 1 else ''}{tokens} pad{'s' if r == 1 else ''} to {padded}"
 
     word = "tokens" if unit is Unit.TOKENS else "requests"
     shown = "; ".join(one(*f) for f in far[:3]) + ("; ..." if len(far) > 3 else "")
@@ -47,10 +49,10 @@ def small_decode_gaps(sizes: Sequence[int], unit: Unit, width: int, max_requests
     if trace is not None:
         top = far[-1][1]
         steps = trace.total_weight - trace.weight_above(top)
-        share = f" (rare in this trace: {100 * steps / trace.total_weight:.1f}% of steps)"
+        share = f", only {100 * steps / trace.total_weight:.1f}% of this trace's steps"
     # the next power of two of each far request count: with those, no decode of up to 8
     # requests pads past twice its size
     keep = ",".join(str(per * p) for p in sorted({1 << (r - 1).bit_length()
                                                    for r, _, _ in far}))
-    return [f"small decodes pad far from any size ({word}): {shown}{share}, yet every quiet "
-            f"moment of a server runs them; --include {keep} keeps sizes for them"]
+    return [f"{shown} -- small decodes padded past twice their size ({word}){share} but what "
+            f"every quiet moment of a server runs: --include {keep} keeps sizes for them"]
