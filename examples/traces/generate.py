@@ -30,6 +30,7 @@ files match it byte for byte.
 from __future__ import annotations
 
 import csv
+import functools
 import json
 import math
 import random
@@ -445,8 +446,14 @@ WRITERS = {"log": write_vllm_log, "prometheus": write_prometheus,
            "decode-batches": write_decode_batches}
 
 
+@functools.cache
+def simulated(w: Workload) -> tuple[Step, ...]:
+    """`simulate(w)`, once per workload (several files share a simulation)."""
+    return tuple(simulate(w))
+
+
 def server_steps(sample: ServerSample) -> list[Step]:
-    return simulate(replace(sample.workload, steps=sample.steps))
+    return list(simulated(replace(sample.workload, steps=sample.steps)))
 
 
 def write_all(folder: Path = HERE) -> list[Path]:
@@ -454,7 +461,7 @@ def write_all(folder: Path = HERE) -> list[Path]:
     paths = []
     for w in WORKLOADS:
         writer = write_distribution if w.file_name.endswith(".json") else write_step_log
-        paths.append(writer(w, simulate(w), folder))
+        paths.append(writer(w, list(simulated(w)), folder))
     for sample in SERVER_SAMPLES:
         paths.append(WRITERS[sample.kind](sample, server_steps(sample), folder))
     return paths

@@ -4,6 +4,7 @@ ConfigError."""
 
 from __future__ import annotations
 
+import functools
 import json
 import math
 from collections import Counter
@@ -29,7 +30,9 @@ from tests.helpers import ROOT, load_module
 TRACES = ROOT / "examples" / "traces"
 
 
+@functools.cache
 def _generator() -> ModuleType:
+    """The generator, loaded once (its simulations are cached inside)."""
     return load_module(TRACES / "generate.py", "trace_generate")
 
 
