@@ -20,7 +20,7 @@ server records itself (`SERVER_SAMPLES`):
   finish in it plus generated tokens, not the scheduled tokens), once with
   `--custom-histogram-buckets` (one-token buckets up to the max capture size 512) and once with
   vLLM's default buckets;
-- `decode_batches.csv`: the chat simulation's decode batches in requests (`batch_size`), the
+- `decode_batches.csv`: the chat simulation's decode batches in requests (`batch_size,count`), the
   trace a batch-size engine (SGLang, TensorRT-LLM) optimises on.
 The writers are graphfit's own; tests/oracle/test_trace_formats.py renders the same steps with
 vLLM's own code (CUDAGraphLogging, its log formatter, PrometheusStatLogger) and checks the
@@ -427,18 +427,18 @@ def write_prometheus(sample: ServerSample, steps: Sequence[Step], folder: Path) 
 
 
 def write_decode_batches(sample: ServerSample, steps: Sequence[Step], folder: Path) -> Path:
-    """Requests per decode batch, one row per step that decodes (a `batch_size` column)."""
+    """Requests per decode batch as a distribution (`batch_size,count`, one row per size)."""
     w = sample.workload
+    counts = Counter(step.decode_reqs for step in steps if step.decode_reqs)
     path = folder / sample.file_name
     with path.open("w", newline="") as f:
         f.write(f"# synthetic: examples/traces/generate.py, seed {w.seed}, S={w.max_num_seqs}, "
                 f"T={w.max_num_batched_tokens}, k={w.num_speculative_tokens}: requests per "
                 "decode batch\n")
         writer = csv.writer(f, lineterminator="\n")
-        writer.writerow(["step", "batch_size"])
-        for i, step in enumerate(steps):
-            if step.decode_reqs:
-                writer.writerow([i, step.decode_reqs])
+        writer.writerow(["batch_size", "count"])
+        for size, count in sorted(counts.items()):
+            writer.writerow([size, count])
     return path
 
 
