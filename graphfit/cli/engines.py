@@ -6,7 +6,6 @@ Heavy modules (the sweep runner, the SVG writer) are imported inside the command
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
@@ -15,15 +14,12 @@ from rich.table import Table
 from graphfit.cli.errors import EXIT_VIOLATIONS, handled
 from graphfit.cli.options import GridInputs, config_options
 from graphfit.cli.output import JsonFlag, console, emit_json
+from graphfit.cli.reports import PngOpt, SvgOpt, draw, write_report
 from graphfit.planner.config import EngineConfig
 
 if TYPE_CHECKING:
     from graphfit.planner.analysis.compare import PlanFigures
     from graphfit.planner.analysis.sweep import SweepResult
-
-SvgFlag = Annotated[Path | None, typer.Option(
-    "--svg", help="Write an SVG report (ladder and padding waste chart) to this file.")]
-
 
 def _range(origin: str, text: str) -> tuple[int, ...]:
     from graphfit.planner.analysis.sweep import parse_range
@@ -80,17 +76,24 @@ def _failing_table(result: SweepResult, limit: int) -> Table:
     return table
 
 
-def _sweep_focus(result: SweepResult, base: dict[str, Any]) -> tuple[Any, str]:
+def _sweep_figure(result: SweepResult, base: dict[str, Any],
+                  formulas: dict[str, str]) -> Any:
+    """The sweep's heatmap and the largest failing (else largest safe) config's padding,
+    with the audited formulas' shortfalls in red."""
+    from graphfit.planner.analysis.capexpr import capacities_for
     from graphfit.planner.analysis.sweep import point_config
     from graphfit.planner.plan import plan
 
     candidates = list(result.failing) or [r for r in result.results if r.ok]
     if not candidates:
-        return None, ""
+        return draw().sweep_figure(result)
     point = candidates[-1].point  # the largest failing (or safe) config shows the most
     label = ", ".join(f"{k}={v}" for k, v in point.items())
     kind = "largest failing config" if result.failing else "largest config"
-    return plan(point_config(base, point)), f"Ladder of the {kind}: {label}"
+    focus = plan(point_config(base, point))
+    check = focus.verify(capacities_for(focus, formulas, skip_missing=True)) if formulas \
+        else None
+    return draw().sweep_figure(result, focus, check, f"{kind} ({label})")
 
 
 def sweep_command(
@@ -102,7 +105,8 @@ def sweep_command(
         "--workers", help="Worker processes (default: all CPUs).")] = None,
     limit: Annotated[int, typer.Option("--limit", help="Failing rows to show.")] = 20,
     json_output: JsonFlag = False,
-    svg: SvgFlag = None,
+    svg: SvgOpt = None,
+    png: PngOpt = None,
 ) -> None:
     """Check every config of a grid: --max-num-seqs 1..1024 --num-speculative-tokens 0..15."""
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeRemainingColumn
@@ -120,11 +124,7 @@ def sweep_command(
             task = bar.add_task("sweeping", total=total)
             result = sweep(base, grid.axes, formulas, workers=workers,
                            progress=lambda n: bar.advance(task, n))
-        if svg is not None:
-            from graphfit.cli.svg import sweep_report
-
-            focus, label = _sweep_focus(result, base)
-            svg.write_text(sweep_report(result, focus, label))
+        written = write_report(lambda: _sweep_figure(result, base, formulas), svg, png)
     if json_output:
         emit_json(_sweep_document(result))
     else:
@@ -140,8 +140,8 @@ def sweep_command(
             out.print(_failing_table(result, limit))
         if result.invalid:
             out.print(f"rejected, e.g. {result.invalid[0].point}: {result.invalid[0].error}")
-        if svg is not None:
-            out.print(f"wrote {svg}")
+        for path in written:
+            out.print(f"wrote {path}")
     if not result.ok:
         raise typer.Exit(EXIT_VIOLATIONS)
 
@@ -194,7 +194,8 @@ def compare_command(
         "overrides (ladder=vllm;max_cudagraph_capture_size=64).")],
     right: Annotated[str, typer.Argument(help="The other side, same forms.")],
     json_output: JsonFlag = False,
-    svg: SvgFlag = None,
+    svg: SvgOpt = None,
+    png: PngOpt = None,
 ) -> None:
     """Two ladders or policies side by side: graphs, expected padding waste, buffer bytes."""
     from graphfit.planner.analysis.compare import byte_deltas, figures, mixed_span, variant
@@ -206,10 +207,9 @@ def compare_command(
         left_plan, right_plan = plan(left_config), plan(right_config)
         span = mixed_span(left_plan, right_plan)
         sides = (figures(left, left_plan, span), figures(right, right_plan, span))
-        if svg is not None:
-            from graphfit.cli.svg import compare_report
-
-            svg.write_text(compare_report([(left, left_plan), (right, right_plan)]))
+        written = write_report(
+            lambda: draw().compare_figure([(left, left_plan), (right, right_plan)]),
+            svg, png)
     if json_output:
         doc = {"schema": "graphfit.compare/1", "left": sides[0].to_dict(),
                "right": sides[1].to_dict(),
@@ -221,8 +221,8 @@ def compare_command(
         out.print(_compare_table(*sides))
         for note in left_notes + right_notes:
             out.print(f"[yellow]note[/yellow]: {note}")
-        if svg is not None:
-            out.print(f"wrote {svg}")
+        for path in written:
+            out.print(f"wrote {path}")
 
 
 def register(app: typer.Typer) -> None:

@@ -22,6 +22,7 @@ from graphfit.cli.render import (
     print_plan,
     print_verdict,
 )
+from graphfit.cli.reports import PngOpt, SvgOpt, draw, write_report
 from graphfit.planner.config import EngineConfig
 from graphfit.planner.core.errors import ConfigError
 from graphfit.planner.document import load_plan_document, plan_document, verification_document
@@ -49,17 +50,21 @@ def _engine_document(result: Plan, verification: Any) -> dict[str, Any]:
     return {"label": engine_label(result), **verification_document(verification)}
 
 
-def plan_command(config: EngineConfig, json_output: JsonFlag = False) -> None:
+def plan_command(config: EngineConfig, json_output: JsonFlag = False, svg: SvgOpt = None,
+                 png: PngOpt = None) -> None:
     """Plan the ladder, padding and every buffer capacity, and prove them safe."""
     with handled():
         result = plan(config)
         engine = result.verify_engine()
         verification = result.verify()
+    written = write_report(lambda: draw().plan_figure(result), svg, png)
     if json_output:
         emit_json({**plan_document(result, verification),
                    "engine": _engine_document(result, engine)})
     else:
         print_plan(console(), result, verification, engine)
+        for path in written:
+            console().print(f"wrote {path}")
     if not verification.ok:  # pragma: no cover - graphfit's own capacities are always safe
         raise typer.Exit(EXIT_VIOLATIONS)
 

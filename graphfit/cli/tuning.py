@@ -18,6 +18,7 @@ from rich.table import Table
 from graphfit.cli.errors import EXIT_VIOLATIONS, handled
 from graphfit.cli.options import config_options
 from graphfit.cli.output import JsonFlag, console, emit_json
+from graphfit.cli.reports import PngOpt, SvgOpt, draw, write_report
 from graphfit.planner.config import EngineConfig
 
 if TYPE_CHECKING:
@@ -59,6 +60,22 @@ def memory_model(profile: Path | None, bytes_per_token: float | None,
     return dataclasses.replace(model, **changes) if changes else model
 
 
+def parse_include(text: str | None) -> tuple[int, ...]:
+    """'1,2,4' or '1 2 4' -> (1, 2, 4); each a size >= 1."""
+    from graphfit.planner.core.errors import ConfigError
+
+    if text is None:
+        return ()
+    words = [w for w in text.replace(",", " ").split() if w]
+    try:
+        sizes = tuple(int(w) for w in words)
+    except ValueError:
+        raise ConfigError(f"include: {text!r} is not a list of sizes (use 1 or 1,2,4)") from None
+    if not sizes or min(sizes) < 1:
+        raise ConfigError(f"include: sizes must be integers >= 1, got {text!r}")
+    return sizes
+
+
 def _mib(value: float | None) -> str:
     return "-" if value is None else f"{value / MIB:,.1f} MiB"
 
@@ -76,7 +93,8 @@ def cost_document(cost: LadderCost, graph_bytes: float | None) -> dict[str, Any]
     }
 
 
-def tuning_document(t: Tuning) -> dict[str, Any]:
+def tuning_document(t: Tuning, trace_format: str = "csv",
+                    trace_warnings: tuple[str, ...] = ()) -> dict[str, Any]:
     """The `optimize --json` document (schema graphfit.optimize/1)."""
     from graphfit.planner.document import verification_document
 
@@ -84,9 +102,10 @@ def tuning_document(t: Tuning) -> dict[str, Any]:
     return {
         "schema": "graphfit.optimize/1",
         "config": t.config.to_dict(),
-        "trace": {"source": trace.source, "total_weight": trace.total_weight,
+        "trace": {"source": trace.source, "format": trace_format,
+                  "total_weight": trace.total_weight,
                   "distinct_sizes": len(trace.sizes), "mean": round(trace.mean, 6),
-                  "max": trace.max_size},
+                  "max": trace.max_size, "warnings": list(trace_warnings)},
         "max_capture_size": t.max_size,
         "multiple_of": t.multiple_of,
         "requested_graphs": t.requested_graphs,
@@ -100,7 +119,8 @@ def tuning_document(t: Tuning) -> dict[str, Any]:
                                      else round(t.reduction_at_equal_count, 6)),
         "reduction": {"graphs": t.graph_counts[0], "default_graphs": t.graph_counts[1],
                       "fraction": round(t.reduction, 6)},
-        "cli": t.capture_sizes_flag,
+        "include": list(t.include),
+        "cli": paste_back(t)[1][0],
         "paste": paste_document(t),
         "warnings": list(t.warnings),
         "verification": verification_document(t.verification),
@@ -108,15 +128,18 @@ def tuning_document(t: Tuning) -> dict[str, Any]:
 
 
 def paste_back(t: Tuning) -> tuple[str, list[str], list[str]]:
-    """(where, the lines in the engine's syntax, warnings about them) for the chosen ladder."""
+    """(where, the lines in the engine's syntax, warnings about them) for the chosen ladder:
+    what its smallest size means for a lone request, and which small decodes pad far."""
     from graphfit.inputs.pasteback import ladder_syntax, ladder_warnings
     from graphfit.planner.plan import plan
 
     tuned = plan(t.tuned_config)
     where, lines = ladder_syntax(t.config.engine, t.chosen.sizes,
                                  padding=bool(t.config.cuda_graph_padding))
-    return where, lines, ladder_warnings(t.chosen.sizes, tuned.unit,
-                                         t.config.uniform_query_len)
+    # the small-decode advice opens with the same "no size below" fact when it applies
+    warnings = list(t.paste_warnings) or ladder_warnings(t.chosen.sizes, tuned.unit,
+                                                         t.config.uniform_query_len)
+    return where, lines, warnings
 
 
 def paste_document(t: Tuning) -> dict[str, Any]:
@@ -125,9 +148,17 @@ def paste_document(t: Tuning) -> dict[str, Any]:
             "warnings": warnings}
 
 
+def _per_step(t: Tuning) -> str:
+    """The unit of the waste column: what the engine's ladder counts."""
+    from graphfit.planner.core.enums import Unit
+    from graphfit.planner.plan import plan
+
+    return "tok" if plan(t.config).unit is Unit.TOKENS else "req"
+
+
 def comparison_table(t: Tuning) -> Table:
     table = Table(title=f"Expected padding per step on {t.trace.source}", title_justify="left")
-    for name in ("ladder", "graphs", "max", "waste tok/step", "waste % computed",
+    for name in ("ladder", "graphs", "max", f"waste {_per_step(t)}/step", "waste % computed",
                  "vs default", "graph memory"):
         table.add_column(name, justify="left" if name == "ladder" else "right")
     base = t.baseline.expected_waste
@@ -155,7 +186,7 @@ def reduction_line(t: Tuning) -> str:
             f"{default}.")
 
 
-def print_tuning(console: Console, t: Tuning) -> None:
+def print_tuning(console: Console, t: Tuning, trace_warnings: tuple[str, ...] = ()) -> None:
     from graphfit.cli.render import config_line, print_verdict
     from graphfit.planner.analysis.summary import compress_sizes
     from graphfit.planner.plan import plan
@@ -166,7 +197,7 @@ def print_tuning(console: Console, t: Tuning) -> None:
     if t.budget_graphs is not None:
         limits += f", budget {_mib(t.budget_bytes)} allows {t.budget_graphs} graphs"
     console.print(limits)
-    for warning in t.warnings:
+    for warning in (*trace_warnings, *t.warnings):
         console.print(f"[yellow]warning[/yellow]: {warning}")
     console.print(comparison_table(t))
     console.print(reduction_line(t))
@@ -174,7 +205,7 @@ def print_tuning(console: Console, t: Tuning) -> None:
     print_verdict(console, t.verification, audit=False)
     where, lines, warnings = paste_back(t)
     console.print(f"paste into {where}:")
-    for warning in warnings:
+    for warning in warnings:  # next to the lines they are about
         console.print(f"[yellow]warning[/yellow]: {warning}")
     sys.stdout.flush()
     for line in reversed(lines):  # the plain flag last: one unwrapped line, ready to paste
@@ -189,32 +220,44 @@ def register(app: typer.Typer) -> None:
     def optimize_command(
         config: EngineConfig,
         trace: Annotated[Path, typer.Option(
-            "--trace", help="Batch-size trace: CSV or JSON of num_tokens, or a distribution.")],
+            "--trace", help="Batch-size trace: a vLLM log with --cudagraph-metrics, vLLM's "
+            "/metrics (Prometheus text), or CSV/JSON of num_tokens (told from the content).")],
         max_graphs: Annotated[int | None, typer.Option(
             "--max-graphs", help="Graphs to capture (default: as many as the default "
             "ladder).")] = None,
         multiple_of: Annotated[int | None, typer.Option(
             "--multiple-of", help="Every size but the max a multiple of this (default: q "
             "when the V1 runner rounds to q, else 1).")] = None,
+        include: Annotated[str | None, typer.Option(
+            "--include", help="Sizes that must stay in the ladder, e.g. 1 or 1,2,4 (in the "
+            "engine's unit: tokens for vLLM, requests for SGLang / TensorRT-LLM).")] = None,
         budget_mib: BudgetOpt = None,
         graph_profile: ProfileOpt = None,
         bytes_per_token: BytesPerTokenOpt = None,
         graph_overhead_mib: OverheadOpt = None,
         json_output: JsonFlag = False,
+        svg: SvgOpt = None,
+        png: PngOpt = None,
     ) -> None:
         """Choose capture sizes that minimise expected padding on a trace (exact DP)."""
-        from graphfit.planner.tuning.trace import load_trace
+        from graphfit.inputs.traces import read_trace
         from graphfit.planner.tuning.tune import tune
 
         with handled():
             model = memory_model(graph_profile, bytes_per_token, graph_overhead_mib)
-            result = tune(config, load_trace(trace), max_graphs=max_graphs,
+            reading = read_trace(trace)
+            steps, trace_warnings = reading.for_config(config)
+            result = tune(config, steps, max_graphs=max_graphs,
                           multiple_of=multiple_of, memory=model,
-                          budget_bytes=None if budget_mib is None else budget_mib * MIB)
+                          budget_bytes=None if budget_mib is None else budget_mib * MIB,
+                          include=parse_include(include))
+        written = write_report(lambda: draw().optimize_figure(result), svg, png)
         if json_output:
-            emit_json(tuning_document(result))
+            emit_json(tuning_document(result, reading.format.value, trace_warnings))
         else:
-            print_tuning(console(), result)
+            print_tuning(console(), result, trace_warnings)
+            for path in written:
+                console().print(f"wrote {path}")
         if not result.verification.ok:  # pragma: no cover - planned capacities are safe
             raise typer.Exit(EXIT_VIOLATIONS)
 

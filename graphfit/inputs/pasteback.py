@@ -34,9 +34,12 @@ def sglang_ladder(sizes: Sequence[int], padding: bool = True) -> list[str]:
 
 
 def trtllm_ladder(sizes: Sequence[int], padding: bool = True) -> list[str]:
-    """The YAML block of TensorRT-LLM's LLM API options (`--extra_llm_api_options FILE`)."""
-    return ["cuda_graph_config:", f"  enable_padding: {'true' if padding else 'false'}",
-            f"  batch_sizes: [{', '.join(str(int(s)) for s in sizes)}]"]
+    """The `cuda_graph_config` entry of TensorRT-LLM's LLM API options YAML
+    (`--extra_llm_api_options FILE`), as one flow-style line: lines of one engine are
+    alternatives or independent flags, so their order never matters."""
+    listed = ", ".join(str(int(s)) for s in sizes)
+    return [f"cuda_graph_config: {{enable_padding: {'true' if padding else 'false'}, "
+            f"batch_sizes: [{listed}]}}"]
 
 
 FORMATTERS: dict[Engine, tuple[str, Callable[[Sequence[int], bool], list[str]]]] = {

@@ -33,7 +33,7 @@ weights every comparison is integer arithmetic.
 from __future__ import annotations
 
 from bisect import bisect_left
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from itertools import pairwise
 
@@ -195,3 +195,92 @@ def _check_int(name: str, value: object) -> int:
     if isinstance(value, bool) or not isinstance(value, int) or value < 1:
         raise ConfigError(f"{name}: must be an integer >= 1, got {value!r}")
     return value
+
+
+# --- sizes that must stay (--include) ------------------------------------------------------------
+
+def optimal_ladder_including(trace: Trace, max_graphs: int, max_size: int,
+                             multiple_of: int = 1,
+                             include: Sequence[int] = ()) -> tuple[int, ...]:
+    """The exact minimiser of expected padding when the ladder must contain `include` (e.g. 1,
+    so a lone request never pads far) besides max_size, with <= max_graphs sizes.
+
+    Included sizes f_1 < ... < f_r < M split the ladder into independent segments
+    (0, f_1], (f_1, f_2], ..., (f_r, M]: a step in one segment pads to a size of that segment
+    (its end is always there), so the segments' costs add up. Each segment is solved for every
+    graph count at once by the same layered programme (its layer k ends at the segment's end),
+    and a knapsack over segments shares out the graph budget. Included sizes are kept even off
+    the `multiple_of` grid (the user asked for them); the other sizes stay on it.
+    """
+    _check_int("max_graphs", max_graphs)
+    _check_int("max_size", max_size)
+    _check_int("multiple_of", multiple_of)
+    for size in include:
+        _check_int("include", size)
+        if size > max_size:
+            raise ConfigError(f"include: {size} is above the max capture size {max_size}")
+    ends = sorted({*include, max_size})
+    if len(ends) > max_graphs:
+        raise ConfigError(f"include: {len(ends)} sizes must stay (with the max {max_size}) but "
+                          f"only {max_graphs} graphs are allowed")
+    lows = [0, *ends[:-1]]
+    # per segment: cost[k], ladder(k) for k = 1.. its useful count
+    solved = [_segment_costs(trace, lo, hi, multiple_of, max_graphs - len(ends) + 1)
+              for lo, hi in zip(lows, ends)]
+    # knapsack over segments: best[t] = (cost, counts) with t graphs in the segments so far
+    best: dict[int, tuple[float, tuple[int, ...]]] = {0: (0, ())}
+    for costs, _ in solved:
+        nxt: dict[int, tuple[float, tuple[int, ...]]] = {}
+        for used, (total, counts) in best.items():
+            for k in range(1, len(costs)):
+                t = used + k
+                if t > max_graphs:
+                    break
+                candidate = (total + costs[k], (*counts, k))
+                if t not in nxt or candidate[0] < nxt[t][0]:
+                    nxt[t] = candidate
+        best = nxt
+    _, counts = min(best.values(), key=lambda entry: (entry[0], len(entry[1]), entry[1]))
+    sizes: list[int] = []
+    for (_, ladder_of), k in zip(solved, counts):
+        sizes += ladder_of(k)
+    return tuple(sizes)
+
+
+def _segment_costs(trace: Trace, lo: int, hi: int, multiple_of: int, most: int
+                   ) -> tuple[list[float], Callable[[int], list[int]]]:
+    """costs[k] (k = 1..) of the best k-size ladder of the segment (lo, hi] that ends at hi,
+    and a function giving that ladder; costs[0] is unused."""
+    inside = [(n, w) for n, w in zip(trace.sizes, trace.weights) if lo < n <= hi]
+    cands = (*sorted({s for s in (round_up(n, multiple_of) for n, _ in inside) if s < hi}), hi)
+    m = len(cands)
+    c = (lo, *cands)
+    A: list[float] = [0] * (m + 1)
+    B: list[float] = [0] * (m + 1)
+    t = 0
+    a: float = 0
+    b: float = 0
+    for j in range(1, m + 1):
+        while t < len(inside) and inside[t][0] <= c[j]:
+            a += inside[t][1]
+            b += inside[t][0] * inside[t][1]
+            t += 1
+        A[j], B[j] = a, b
+    base = [c[j] * A[j] - B[j] for j in range(m + 1)]
+    costs: list[float] = [0, base[m]]
+    parents: list[list[int]] = []
+    F = base
+    for k in range(2, min(most, m) + 1):
+        F, parent = _layer(A, B, F, base, c, k, m)
+        parents.append(parent)
+        costs.append(F[m])
+
+    def ladder_of(k: int) -> list[int]:
+        chosen = [m]
+        j = m
+        for parent in reversed(parents[:k - 1]):
+            j = parent[j]
+            chosen.append(j)
+        return [c[j] for j in reversed(chosen)]
+
+    return costs, ladder_of

@@ -7,27 +7,45 @@ Ties the pieces together and keeps the promises the CLI prints:
 - the comparison with the default ladder states both graph counts: "at equal count" only when
   the optimised ladder has the default's count (no --max-graphs, no budget cut), else "K
   graphs against the default's D". The programme is solved once, at the count asked for;
-- the optimised ladder is re-planned as `--cudagraph-capture-sizes` and verified
-  exhaustively, and a warning says so if the engine would capture a different list.
+- the optimised ladder is re-planned as the engine's own list and verified exhaustively, and
+  a warning says so if the engine would capture a different list.
+
+Batch-size engines (SGLang, TensorRT-LLM) are optimised in requests, the unit their ladders
+count: the trace holds decode batch sizes, the max stays the config's (its filters already
+applied: SGLang's request pool, TensorRT-LLM's min(max_batch_size, max_num_tokens // q)), and
+a config with padding off (only exact sizes replay a graph) is optimised with padding on.
+`include` keeps sizes the user wants (`optimal_ladder_including`); `paste_warnings` says what
+the ladder means for small decodes (`advice.small_decode_gaps`), shown next to the paste line.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from graphfit.planner.config import EngineConfig
 from graphfit.planner.core.enums import CUDAGraphMode, Runner, Unit
 from graphfit.planner.core.errors import ConfigError
 from graphfit.planner.core.verify import Verification
+from graphfit.planner.engines.registry import engine_model
 from graphfit.planner.plan import plan
+from graphfit.planner.tuning.advice import small_decode_gaps
 from graphfit.planner.tuning.memory import GraphMemoryModel
-from graphfit.planner.tuning.optimize import LadderCost, ladder_cost, optimal_ladder
+from graphfit.planner.tuning.optimize import (
+    LadderCost,
+    ladder_cost,
+    optimal_ladder,
+    optimal_ladder_including,
+)
 from graphfit.planner.tuning.trace import Trace
 
 
 def default_multiple_of(config: EngineConfig) -> int:
     """q when vLLM's V1 runner rounds capture sizes to multiples of q (spec decode with FULL
-    decode graphs), else 1. On that grid a pasted ladder is captured exactly as given."""
+    decode graphs), else 1 (batch-size ladders count requests: no grid). On that grid a pasted
+    ladder is captured exactly as given."""
+    if engine_model(config.engine).unit is not Unit.TOKENS:
+        return 1
     q = config.uniform_query_len
     if (config.runner is Runner.V1 and q > 1
             and plan(config).cudagraph_mode.decode_mode is CUDAGraphMode.FULL):
@@ -55,6 +73,8 @@ class Tuning:
     tuned_config: EngineConfig
     verification: Verification
     warnings: tuple[str, ...]
+    include: tuple[int, ...] = ()  # sizes kept on request (--include)
+    paste_warnings: tuple[str, ...] = ()  # about the pasted ladder's small decodes
 
     @property
     def reduction(self) -> float:
@@ -85,20 +105,25 @@ class Tuning:
 
 def tune(config: EngineConfig, trace: Trace, *, max_graphs: int | None = None,
          multiple_of: int | None = None, memory: GraphMemoryModel | None = None,
-         budget_bytes: float | None = None) -> Tuning:
+         budget_bytes: float | None = None, include: Sequence[int] = ()) -> Tuning:
     """Optimise the config's ladder for `trace`. Raises ConfigError for inconsistent input."""
     if config.cudagraph_mode is CUDAGraphMode.NONE:
         raise ConfigError("cudagraph_mode: NONE captures no graphs; nothing to optimise")
-    T = config.max_num_batched_tokens
-    if trace.max_size > T:
-        raise ConfigError(
-            f"trace {trace.source}: num_tokens {trace.max_size} exceeds max_num_batched_tokens "
-            f"{T}; was the trace recorded with this config?")
+    warnings: list[str] = []
+    if config.cuda_graph_padding is False:  # batch-size engines: only exact sizes replay
+        config = config.replace(cuda_graph_padding=True)
+        warnings.append("padding is off in this config: only batches of exactly a captured "
+                        "size replay a graph, so nothing pads; compared and optimised with "
+                        "padding on, which the pasted settings turn on")
     base_plan = plan(config)
-    if base_plan.unit is not Unit.TOKENS:
+    tokens = base_plan.unit is Unit.TOKENS
+    limit = config.max_num_batched_tokens if tokens else config.max_num_seqs
+    if trace.max_size > limit:
+        what = ("num_tokens", "max_num_batched_tokens") if tokens else ("batch size",
+                                                                         "max_num_seqs")
         raise ConfigError(
-            f"engine: {config.engine.value} captures per batch size (requests); optimize models "
-            "per-token ladders only")
+            f"trace {trace.source}: {what[0]} {trace.max_size} exceeds {what[1]} {limit}; was "
+            "the trace recorded with this config?")
     if not base_plan.has_graphs:
         raise ConfigError("cudagraph_capture_sizes: the config captures no graphs (no size "
                           "fits); nothing to optimise")
@@ -111,7 +136,6 @@ def tune(config: EngineConfig, trace: Trace, *, max_graphs: int | None = None,
     if isinstance(requested, bool) or not isinstance(requested, int) or requested < 1:
         raise ConfigError(f"max_graphs: must be an integer >= 1, got {requested!r}")
     budget_graphs = None
-    warnings: list[str] = []
     if budget_bytes is not None:
         if memory is None:
             raise ConfigError("budget: needs a graph memory model (a measured --graph-profile "
@@ -121,25 +145,35 @@ def tune(config: EngineConfig, trace: Trace, *, max_graphs: int | None = None,
             warnings.append(f"the default ladder ({baseline.num_graphs} graphs) exceeds the "
                             f"budget; at most {budget_graphs} graphs fit")
     count = requested if budget_graphs is None else min(requested, budget_graphs)
-    chosen = ladder_cost(optimal_ladder(trace, count, M, g), trace)
-    equal = chosen if count == baseline.num_graphs else None
+    kept = tuple(sorted({int(s) for s in include} - {M}))
+    chosen = ladder_cost(optimal_ladder_including(trace, count, M, g, kept) if kept
+                         else optimal_ladder(trace, count, M, g), trace)
+    # "equal count" only when the ladders really have the same number of graphs
+    equal = chosen if chosen.num_graphs == baseline.num_graphs else None
     if chosen.num_graphs < count:
         warnings.append(f"only {chosen.num_graphs} distinct useful sizes on this trace; "
                         f"{count} graphs were allowed")
     tuned = config.replace(cudagraph_capture_sizes=chosen.sizes, max_cudagraph_capture_size=None)
     tuned_plan = plan(tuned)
     if tuned_plan.capture_sizes != chosen.sizes:
+        why = (f"rounds it to multiples of q={config.uniform_query_len}" if tokens
+               else "filters it")
         warnings.append(
-            f"the engine rounds this list (multiples of q={config.uniform_query_len}): it "
-            f"would capture {','.join(map(str, tuned_plan.capture_sizes))}; keep "
-            "--multiple-of at its default")
+            f"the engine {why}: it would capture {','.join(map(str, tuned_plan.capture_sizes))}"
+            "; keep --multiple-of at its default and --include sizes on that grid")
     user_max = config.max_cudagraph_capture_size
     if user_max is not None and user_max != M:
-        warnings.append(f"when pasting, drop --max-cudagraph-capture-size {user_max} or set it "
-                        f"to {M}: vLLM rejects a max that differs from the list's last size")
+        warnings.append(f"when pasting, drop the max capture size {user_max} or set it to {M}: "
+                        "the engine rejects or replaces a max that differs from the list's "
+                        "last size")
     if trace.weight_above(M) > 0:
         share = trace.weight_above(M) / trace.total_weight
         warnings.append(f"{100 * share:.1f}% of steps exceed the max capture size {M} and run "
                         "eagerly (unpadded) under every ladder")
+    decodes = base_plan.component("target").families
+    most = max((f.last for f in decodes if f.uniform), default=config.max_num_seqs)
+    gaps = small_decode_gaps(chosen.sizes, base_plan.unit, config.uniform_query_len, most,
+                             trace)
     return Tuning(config, trace, M, g, baseline, equal, chosen, requested, budget_graphs,
-                  memory, budget_bytes, tuned, tuned_plan.verify(), tuple(warnings))
+                  memory, budget_bytes, tuned, tuned_plan.verify(), tuple(warnings),
+                  kept, tuple(gaps))
