@@ -32,12 +32,13 @@ from typing import Any
 from common import ROOT, best_of, fmt_seconds, paired_medians, table
 
 from graphfit import EngineConfig
+from graphfit.inputs.traces import load_trace
 from graphfit.planner.tuning.optimize import (
     candidate_sizes,
     expected_waste_total,
     optimal_ladder,
 )
-from graphfit.planner.tuning.trace import Trace, load_trace
+from graphfit.planner.tuning.trace import Trace
 from graphfit.planner.tuning.tune import tune
 
 HERE = Path(__file__).resolve().parent

@@ -16,8 +16,8 @@ from rich.console import Console
 from rich.table import Table
 
 from graphfit.cli.errors import EXIT_VIOLATIONS, handled
-from graphfit.cli.options import config_options
-from graphfit.cli.output import JsonFlag, console, emit_json
+from graphfit.cli.options import config_options, integer, number, positive_number
+from graphfit.cli.output import JsonFlag, console, emit_json, user
 from graphfit.planner.config import EngineConfig
 
 if TYPE_CHECKING:
@@ -30,11 +30,13 @@ ProfileOpt = Annotated[Path | None, typer.Option(
     "written by examples/gpu_check.py).")]
 BytesPerTokenOpt = Annotated[float | None, typer.Option(
     "--bytes-per-token", help="Pool bytes per captured token of the largest graph "
-    "(overrides the profile).")]
+    "(overrides the profile).", parser=number)]
 OverheadOpt = Annotated[float | None, typer.Option(
-    "--graph-overhead-mib", help="Fixed MiB per captured graph (overrides the profile).")]
+    "--graph-overhead-mib", help="Fixed MiB per captured graph (overrides the profile).",
+    parser=number)]
 BudgetOpt = Annotated[float | None, typer.Option(
-    "--budget-mib", help="Graph-memory budget in MiB: caps how many graphs are captured.")]
+    "--budget-mib", help="Graph-memory budget in MiB: caps how many graphs are captured.",
+    parser=positive_number)]
 
 MIB = 1024 * 1024
 
@@ -44,7 +46,8 @@ MIB = 1024 * 1024
 def memory_model(profile: Path | None, bytes_per_token: float | None,
                  overhead_mib: float | None) -> GraphMemoryModel | None:
     """The model from a profile, with CLI overrides; None when nothing was given."""
-    from graphfit.planner.tuning.memory import GraphMemoryModel, load_profile
+    from graphfit.inputs.profiles import load_profile
+    from graphfit.planner.tuning.memory import GraphMemoryModel
 
     if profile is None and bytes_per_token is None and overhead_mib is None:
         return None
@@ -126,7 +129,8 @@ def paste_document(t: Tuning) -> dict[str, Any]:
 
 
 def comparison_table(t: Tuning) -> Table:
-    table = Table(title=f"Expected padding per step on {t.trace.source}", title_justify="left")
+    table = Table(title=f"Expected padding per step on {user(t.trace.source)}",
+                  title_justify="left")
     for name in ("ladder", "graphs", "max", "waste tok/step", "waste % computed",
                  "vs default", "graph memory"):
         table.add_column(name, justify="left" if name == "ladder" else "right")
@@ -161,13 +165,13 @@ def print_tuning(console: Console, t: Tuning) -> None:
     from graphfit.planner.plan import plan
 
     console.print(f"[bold]graphfit optimize[/bold]: {config_line(plan(t.config))}")
-    console.print(f"trace {t.trace.describe()}")
+    console.print(f"trace {user(t.trace.describe())}")
     limits = f"max size {t.max_size} (kept from the config), sizes multiples of {t.multiple_of}"
     if t.budget_graphs is not None:
         limits += f", budget {_mib(t.budget_bytes)} allows {t.budget_graphs} graphs"
     console.print(limits)
     for warning in t.warnings:
-        console.print(f"[yellow]warning[/yellow]: {warning}")
+        console.print(f"[yellow]warning[/yellow]: {user(warning)}")
     console.print(comparison_table(t))
     console.print(reduction_line(t))
     console.print(f"optimised sizes: {compress_sizes(t.chosen.sizes)}")
@@ -175,7 +179,7 @@ def print_tuning(console: Console, t: Tuning) -> None:
     where, lines, warnings = paste_back(t)
     console.print(f"paste into {where}:")
     for warning in warnings:
-        console.print(f"[yellow]warning[/yellow]: {warning}")
+        console.print(f"[yellow]warning[/yellow]: {user(warning)}")
     sys.stdout.flush()
     for line in reversed(lines):  # the plain flag last: one unwrapped line, ready to paste
         print(line)
@@ -192,10 +196,10 @@ def register(app: typer.Typer) -> None:
             "--trace", help="Batch-size trace: CSV or JSON of num_tokens, or a distribution.")],
         max_graphs: Annotated[int | None, typer.Option(
             "--max-graphs", help="Graphs to capture (default: as many as the default "
-            "ladder).")] = None,
+            "ladder).", parser=integer)] = None,
         multiple_of: Annotated[int | None, typer.Option(
             "--multiple-of", help="Every size but the max a multiple of this (default: q "
-            "when the V1 runner rounds to q, else 1).")] = None,
+            "when the V1 runner rounds to q, else 1).", parser=integer)] = None,
         budget_mib: BudgetOpt = None,
         graph_profile: ProfileOpt = None,
         bytes_per_token: BytesPerTokenOpt = None,
@@ -203,7 +207,7 @@ def register(app: typer.Typer) -> None:
         json_output: JsonFlag = False,
     ) -> None:
         """Choose capture sizes that minimise expected padding on a trace (exact DP)."""
-        from graphfit.planner.tuning.trace import load_trace
+        from graphfit.inputs.traces import load_trace
         from graphfit.planner.tuning.tune import tune
 
         with handled():
@@ -255,7 +259,7 @@ def register(app: typer.Typer) -> None:
         else:
             out = console()
             table = Table(title="Graph memory estimate"
-                          + (f" ({model.device})" if model.device else ""),
+                          + (f" ({user(model.device)})" if model.device else ""),
                           title_justify="left")
             table.add_column("item")
             table.add_column("bytes", justify="right")

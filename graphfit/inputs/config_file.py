@@ -10,7 +10,6 @@ unknown and ignored, so whole serve configs can be read.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
@@ -18,6 +17,7 @@ from graphfit.inputs import sglang as sglang_args
 from graphfit.inputs import trtllm as trtllm_args
 from graphfit.inputs import vllm as vllm_args
 from graphfit.inputs.keys import Handler, field_key, raw
+from graphfit.inputs.reading import load_data, shown_path
 from graphfit.inputs.settings import CONFIG_FIELDS, FILE, Setting
 from graphfit.inputs.values import (
     as_bool,
@@ -25,7 +25,7 @@ from graphfit.inputs.values import (
     close_match,
     normalize_key,
 )
-from graphfit.planner.core.errors import ConfigError
+from graphfit.planner.core.errors import ConfigError, brief, excerpt, listed
 
 VLLM_IGNORED = frozenset({
     "model", "tokenizer", "host", "port", "served_model_name", "tensor_parallel_size",
@@ -71,28 +71,9 @@ IGNORED = VLLM_IGNORED | sglang_args.IGNORED | trtllm_args.IGNORED
 
 
 def read_mapping(path: Path) -> dict[str, Any]:
-    """The file's top-level mapping; YAML needs PyYAML (imported only here)."""
-    text = path.read_text()
-    origin = path.name
-    if path.suffix.lower() == ".json":
-        try:
-            data = json.loads(text)
-        except json.JSONDecodeError as exc:
-            raise ConfigError(f"{origin}: malformed JSON ({exc.msg} at line {exc.lineno})"
-                              ) from None
-    else:
-        try:
-            import yaml
-        except ImportError:  # pragma: no cover - pyyaml ships with graphfit[yaml]
-            raise ConfigError(f"{origin}: reading YAML needs PyYAML (pip install pyyaml) "
-                              "or use a .json file") from None
-        try:
-            data = yaml.safe_load(text)
-        except yaml.YAMLError as exc:
-            mark = getattr(exc, "problem_mark", None)
-            where = f" at line {mark.line + 1}" if mark is not None else ""
-            problem = getattr(exc, "problem", None) or "parse error"
-            raise ConfigError(f"{origin}: malformed YAML ({problem}{where})") from None
+    """The file's top-level mapping (graphfit.inputs.reading: bounded, strict JSON or YAML)."""
+    origin = shown_path(path)
+    data = load_data(path, "config")
     if data is None:
         data = {}
     if not isinstance(data, dict):
@@ -109,9 +90,9 @@ def file_settings(path: Path) -> tuple[list[Setting], list[str]]:
     unknown: list[str] = []
     for key, value in data.items():
         if not isinstance(key, str):
-            raise ConfigError(f"{path.name}: keys must be strings, got {key!r}")
+            raise ConfigError(f"{brief(path.name)}: keys must be strings, got {excerpt(key)}")
         name = normalize_key(key)
-        origin = f"{path.name}: {key}"
+        origin = f"{brief(path.name)}: {brief(key)}"
         handler = KEYS.get(name)
         if handler is not None:
             found, more = handler(origin, value, FILE)
@@ -123,10 +104,11 @@ def file_settings(path: Path) -> tuple[list[Setting], list[str]]:
             typo = close_match(name, KEYS)
             if typo is not None:
                 spelled = typo.replace("_", "-") if "-" in key else typo
-                raise ConfigError(f"{path.name}: unknown key {key!r} (did you mean {spelled}?)")
+                raise ConfigError(f"{brief(path.name)}: unknown key {excerpt(key)} (did you mean "
+                                  f"{spelled}?)")
             unknown.append(key)
     if ignored:
-        notes.append(f"{path.name}: not modelled, ignored: {', '.join(ignored)}")
+        notes.append(f"{brief(path.name)}: not modelled, ignored: {listed(ignored)}")
     if unknown:
-        notes.append(f"{path.name}: unknown keys, ignored: {', '.join(unknown)}")
+        notes.append(f"{brief(path.name)}: unknown keys, ignored: {listed(unknown)}")
     return settings, notes

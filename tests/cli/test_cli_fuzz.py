@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 
 from graphfit import EngineConfig, plan
 from graphfit.cli.options import CONFIG_FLAGS
-from graphfit.planner.document import plan_document
+from graphfit.cli.planning import plan_json
 from graphfit.planner.tuning.memory import PROFILE_SCHEMA
 from tests.helpers import run_cli
 
@@ -47,7 +47,8 @@ SWITCHES = ("--json", "--uniform", "--help", "--multimodal", "--no-multimodal")
 def _small_plan() -> dict[str, Any]:
     result = plan(EngineConfig(max_num_seqs=9, max_num_batched_tokens=128,
                                num_speculative_tokens=2, spec_method="dflash"))
-    return plan_document(result, result.verify())
+    doc: dict[str, Any] = json.loads(json.dumps(plan_json(result)))
+    return doc
 
 
 PLAN_DOC = _small_plan()

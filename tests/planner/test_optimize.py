@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 
 from graphfit import ConfigError, EngineConfig, plan
 from graphfit.cli.options import parse_sizes
+from graphfit.inputs.traces import load_trace
 from graphfit.planner.tuning.memory import GraphMemoryModel
 from graphfit.planner.tuning.optimize import (
     candidate_sizes,
@@ -21,7 +22,7 @@ from graphfit.planner.tuning.optimize import (
     ladder_cost,
     optimal_ladder,
 )
-from graphfit.planner.tuning.trace import Trace, load_trace
+from graphfit.planner.tuning.trace import Trace
 from graphfit.planner.tuning.tune import default_multiple_of, tune
 from tests.helpers import ROOT, load_module, run_cli
 from tests.strategies import MODES, plan_or_reject, vllm_configs
@@ -272,7 +273,7 @@ def test_cli_prints_the_flag_to_paste_last(tmp_path: Path) -> None:
     (["--trace", "missing.csv"], "missing.csv"),
     (["--trace", "BAD", "--max-graphs", "0"], "max_graphs"),
     (["--trace", "BAD", "--budget-mib", "100"], "memory model"),
-    (["--trace", "BAD", "--bytes-per-token", "-1"], "bytes_per_captured_token"),
+    (["--trace", "BAD", "--bytes-per-token", "-1"], "bytes-per-token"),
     (["--trace", "BAD", "--max-num-batched-tokens", "64"], "exceeds"),
     ([], "--trace"),
 ])

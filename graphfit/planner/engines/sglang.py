@@ -23,7 +23,7 @@ from graphfit.planner.core.buffers import (
 )
 from graphfit.planner.core.enums import Engine, LadderPolicy, SpecMethod, Unit
 from graphfit.planner.core.errors import ConfigError
-from graphfit.planner.core.ladder import Ladder
+from graphfit.planner.core.ladder import Ladder, check_size_count
 from graphfit.planner.core.settings import EngineSettings
 from graphfit.planner.engines.base import ComponentModel, EngineLadders
 from graphfit.planner.engines.batch import (
@@ -61,7 +61,10 @@ def sglang_ladder(config: EngineSettings) -> Ladder:
             warnings.append(f"cuda_graph_max_bs {given} replaced by max(cuda_graph_bs) "
                             f"{sizes[-1]} (SGLang does the same)")
     else:
-        max_bs = config.max_cudagraph_capture_size or SGLANG_DEFAULT_MAX_BS
+        # sizes above S are cut below anyway: generating only up to S gives the same ladder
+        max_bs = min(config.max_cudagraph_capture_size or SGLANG_DEFAULT_MAX_BS, S)
+        check_size_count(max_bs if not config.cuda_graph_padding else max_bs // 16,
+                         "cuda_graph_max_bs")
         if not config.cuda_graph_padding:
             sizes = list(range(1, max_bs + 1))
         else:

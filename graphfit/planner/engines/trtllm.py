@@ -15,7 +15,7 @@ from collections.abc import Mapping
 from graphfit.planner.core.buffers import ZERO, Axis
 from graphfit.planner.core.enums import Engine, LadderPolicy, Unit
 from graphfit.planner.core.errors import ConfigError
-from graphfit.planner.core.ladder import Ladder
+from graphfit.planner.core.ladder import Ladder, check_size_count
 from graphfit.planner.core.settings import EngineSettings
 from graphfit.planner.engines.base import ComponentModel, EngineLadders
 from graphfit.planner.engines.batch import (
@@ -31,6 +31,7 @@ TRTLLM_DEFAULT_MAX_BS = 128  # CudaGraphConfig.max_batch_size 0 means 128
 
 def trtllm_sizes(max_bs: int, *, padding: bool) -> list[int]:
     """`CudaGraphConfig`'s generated batch sizes for a max batch size."""
+    check_size_count(max_bs // 64 if padding else 0, "cuda_graph_config.max_batch_size")
     if padding:
         sizes = [1, 2, 4, *range(8, 129, 8)]
         while sizes[-1] + 64 <= max_bs:
