@@ -20,7 +20,8 @@ EXIT_VIOLATIONS = 1
 EXIT_BAD_INPUT = 2
 
 
-def _printable(text: str) -> str:
+def printable(text: str) -> str:
+    """`text` with control characters (newlines, ANSI escapes) written as escapes."""
     if text.isprintable():
         return text
     return "".join(c if c.isprintable() else ascii(c)[1:-1] for c in text)
@@ -28,7 +29,7 @@ def _printable(text: str) -> str:
 
 def error_line(message: str) -> str:
     """`error: message` as one printable line of at most MAX_ERROR_CHARS characters."""
-    one_line = _printable(" ".join(str(message).split())) or "bad input"
+    one_line = printable(" ".join(str(message).split())) or "bad input"
     line = f"error: {one_line}"
     if len(line) > MAX_ERROR_CHARS:
         keep = MAX_ERROR_CHARS - 5

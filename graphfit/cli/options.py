@@ -363,8 +363,10 @@ class GridInputs:
 
 
 def _print_notes(notes: tuple[str, ...]) -> None:
+    from graphfit.cli.errors import printable
+
     for note in dict.fromkeys(notes):
-        print(f"note: {note}", file=sys.stderr)
+        print(f"note: {printable(note)}", file=sys.stderr)
 
 
 def config_options(func: F | None = None, *,

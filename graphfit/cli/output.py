@@ -42,7 +42,7 @@ def _plain(value: Any) -> str:
     if isinstance(value, Text):
         return value.plain
     if isinstance(value, str):
-        return Text.from_markup(value).plain
+        return Text.from_markup(value, emoji=False).plain
     return str(value)
 
 

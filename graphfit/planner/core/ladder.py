@@ -52,6 +52,9 @@ def padding_table(sizes: tuple[int, ...]) -> tuple[int, ...]:
     """table[n] = smallest capture size >= n, for n in 0..max (bisect_left semantics).
 
     One entry per batch size: at most MAX_PADDING_TABLE of them (use `Plan.pad` beyond)."""
+    if not isinstance(sizes, (tuple, list)) or any(type(s) is not int for s in sizes):
+        raise ConfigError("padding_table: expected sorted capture sizes (integers)")
+    Ladder(tuple(sizes))  # sorted, unique, >= 1
     top = sizes[-1] if sizes else 0
     if top >= MAX_PADDING_TABLE:
         raise ConfigError(f"padding_table: {top:,} entries; at most {MAX_PADDING_TABLE:,} "
