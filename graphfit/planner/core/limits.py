@@ -66,6 +66,11 @@ MAX_COUNTEREXAMPLES = 1 << 20
 """Counterexamples a ladder property lists one by one (graphfit.planner.analysis.properties);
 properties are checked segment by segment, so only listing them costs per batch."""
 
+MAX_FORMULA_CHARS = 200
+"""A capacity formula ("max(S*q, C)"): real ones are tens of characters; Python's parser and
+graphfit's evaluator recurse once per nesting level, so a bound keeps both off the stack's
+limit."""
+
 # -- output ----------------------------------------------------------------------------------
 
 MAX_ERROR_CHARS = 200
