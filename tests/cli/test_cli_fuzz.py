@@ -144,10 +144,16 @@ def assert_clean_exit(args: list[str], code: object, out: str, err: str,
     assert seconds < WALL_SECONDS, (args, seconds)
     if code == 1:
         assert args[0] in ("check", "memory", "sweep"), (args, out)
+    if code in (0, 1) and "--json" in args and out.lstrip().startswith("{"):
+        json.loads(out, parse_constant=_no_constant)  # valid JSON: never NaN or Infinity
     if code == 2:
         lines = err.strip().splitlines()
         assert len(lines) == 1 and lines[0].startswith("error: "), (args, err)
         assert len(lines[0]) <= 200, (args, lines[0])
+
+
+def _no_constant(name: str) -> object:
+    raise AssertionError(f"{name} in --json output")
 
 
 def timed_cli(args: list[str]) -> tuple[int, str, str, float]:
