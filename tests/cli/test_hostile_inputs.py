@@ -219,6 +219,9 @@ BIG = str(10 ** 18)
     ["plan", "--max-num-seqs", BIG, "--max-num-batched-tokens", BIG,
      "--num-speculative-tokens", "3", "--method", "dflash"],
     ["explain", BIG, "--max-num-seqs", "8"],
+    # the most capture sizes graphfit plans (16,384, one per batch size): O(sizes), not O(n^2)
+    ["plan", "--max-num-seqs", "16384", "--max-num-batched-tokens", "65536", "--engine",
+     "sglang", "--disable-cuda-graph-padding", "--cuda-graph-max-bs", "16384"],
     ["check", "--max-num-seqs", BIG, "--max-num-batched-tokens", BIG,
      "--capacity", "target.input_ids=1", "--capacity", "target.positions=1"],
 ])
