@@ -100,6 +100,7 @@ def main(argv: list[str] | None = None) -> None:
         print(error_line(message), file=sys.stderr)
         sys.exit(EXIT_BAD_INPUT)
     except typer.Abort:
+        print(error_line("aborted"), file=sys.stderr)
         sys.exit(EXIT_BAD_INPUT)
     except typer.Exit as exc:
         sys.exit(exc.exit_code)
