@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import csv
 import io
+import itertools
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -23,7 +25,7 @@ from graphfit.inputs.reading import (
     shown_path,
 )
 from graphfit.planner.core.errors import ConfigError, excerpt, listed
-from graphfit.planner.core.limits import MAX_FLOAT, MAX_INT, MAX_TRACE_BYTES
+from graphfit.planner.core.limits import MAX_FLOAT, MAX_INT, MAX_INT_DIGITS, MAX_TRACE_BYTES
 from graphfit.planner.tuning.trace import Trace, check_size, check_weight
 
 TRACE_SCHEMA = "graphfit.trace/1"
@@ -31,6 +33,8 @@ WEIGHT_COLUMNS = ("count", "weight")
 
 
 def _cell_int(where: str, cell: str) -> int:
+    if cell.isdigit() and cell.isascii() and len(cell) < MAX_INT_DIGITS and cell[0] != "0":
+        return int(cell)  # the common case: plain ASCII digits, in range by their length
     try:
         return check_size(where, parse_int(where, cell, minimum=1))
     except ConfigError:
@@ -39,6 +43,8 @@ def _cell_int(where: str, cell: str) -> int:
 
 
 def _cell_weight(where: str, cell: str) -> float:
+    if cell.isdigit() and cell.isascii() and len(cell) < MAX_INT_DIGITS:
+        return int(cell)
     if is_int_text(cell):
         return check_weight(where, parse_int(f"{where}: weight", cell))
     try:
@@ -63,20 +69,16 @@ def parse_csv_trace(text: str, source: str = "trace") -> Trace:
     Blank lines and lines starting with '#' are skipped.
     """
     where = f"trace {source}"
-    try:
-        rows = [(i, row) for i, row in enumerate(csv.reader(io.StringIO(text)), start=1)
-                if row and any(c.strip() for c in row) and not row[0].lstrip().startswith("#")]
-    except csv.Error as exc:
-        raise ConfigError(f"{where}: malformed CSV ({exc})") from None
-    if not rows:
+    rows = _rows(where, text)  # streamed: a large trace is never held as a list of rows
+    first_line, first = next(rows, (0, []))
+    if not first:
         raise ConfigError(f"{where}: the CSV has no rows")
-    first_line, first = rows[0]
     if all(_is_number(c) for c in first):
         n_col, w_col = 0, (1 if len(first) == 2 else None)
         if len(first) > 2:
             raise ConfigError(f"{where}: line {first_line}: {len(first)} columns without "
                               "a header; add one naming num_tokens (and count or weight)")
-        body = rows
+        body: Iterator[tuple[int, list[str]]] = itertools.chain([(first_line, first)], rows)
     else:
         header = [c.strip().lower() for c in first]
         if "num_tokens" not in header:
@@ -87,19 +89,31 @@ def parse_csv_trace(text: str, source: str = "trace") -> Trace:
         if len(present) > 1:
             raise ConfigError(f"{where}: both count and weight columns; keep one")
         w_col = header.index(present[0]) if present else None
-        body = rows[1:]
+        body = rows
     weights: dict[int, float] = {}
+    needed = max(n_col, w_col or 0) + 1
     for line, row in body:
-        at = f"{where}: line {line}"
-        needed = max(n_col, w_col or 0) + 1
         if len(row) < needed:
-            raise ConfigError(f"{at}: expected {needed} columns, got {len(row)}")
+            raise ConfigError(f"{where}: line {line}: expected {needed} columns, got "
+                              f"{len(row)}")
+        at = f"{where}: line {line}"
         n = _cell_int(at, row[n_col])
         w = _cell_weight(at, row[w_col]) if w_col is not None else 1
-        weights[n] = check_weight(at, weights.get(n, 0) + w)
-    if not body:
+        total = weights.get(n, 0) + w
+        weights[n] = total if total <= MAX_INT else check_weight(at, total)
+    if not weights:
         raise ConfigError(f"{where}: the CSV has a header but no rows")
     return Trace.from_weights(weights, source)
+
+
+def _rows(where: str, text: str) -> Iterator[tuple[int, list[str]]]:
+    """(line number, cells) of every row that is not blank or a # comment."""
+    try:
+        for i, row in enumerate(csv.reader(io.StringIO(text)), start=1):
+            if row and any(c.strip() for c in row) and not row[0].lstrip().startswith("#"):
+                yield i, row
+    except csv.Error as exc:
+        raise ConfigError(f"{where}: malformed CSV ({exc})") from None
 
 
 def _json_pairs(where: str, value: object) -> dict[int, float]:

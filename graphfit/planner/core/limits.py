@@ -16,9 +16,9 @@ MAX_FILE_BYTES = 16 * 1024 * 1024
 largest ladder graphfit plans is under 2 MiB and the rest are kilobytes, so 16 MiB is ample
 and parses (JSON) in well under a second."""
 
-MAX_TRACE_BYTES = 256 * 1024 * 1024
-"""Batch-size traces: one CSV line or log row per engine step, so days of steps; 256 MiB parse
-in about a minute, the most a trace is worth waiting for."""
+MAX_TRACE_BYTES = 64 * 1024 * 1024
+"""Batch-size traces: one CSV line per engine step, about 13 million steps (days of serving);
+graphfit reads about 3 MB of CSV a second, so 64 MiB stays under half a minute."""
 
 MAX_YAML_BYTES = 1024 * 1024
 """YAML files: serving configs and corpus cases are a few KB. PyYAML builds Python objects at
