@@ -1,9 +1,9 @@
-"""Batch-size traces: the empirical distribution of batch sizes per engine step.
+"""Batch-size traces: the empirical distribution of num_tokens per engine step.
 
-The optimiser only needs "how often does a step carry n tokens (or n requests, for engines
-that capture per batch size)", so every input format is reduced to one `Trace`: distinct
-sizes with positive weights. Reading files (CSV, JSON, vLLM's `--cudagraph-metrics` log,
-Prometheus text) is the inputs layer's job: `graphfit.inputs.traces`.
+The optimiser only needs "how often does a step carry n tokens", so every input format (a CSV
+log, a JSON list of samples, a JSON distribution) is reduced to one `Trace`: distinct sizes
+with positive weights. Reading files is the inputs layer's job (`graphfit.inputs.traces`,
+bounded and strict); sizes and weights are bounded here too, so sums and means stay finite.
 """
 
 from __future__ import annotations
@@ -87,10 +87,7 @@ class Trace:
 
     def describe(self) -> str:
         total = self.total_weight
-        whole = round(total)
-        # a spread histogram sums to its step count up to rounding: still steps
-        steps = (f"{whole:,} steps" if abs(total - whole) < 1e-6 * max(1, whole)
-                 else f"total weight {total:g}")
+        steps = f"{total:,} steps" if isinstance(total, int) else f"total weight {total:g}"
         return (f"{self.source}: {steps}, {len(self.sizes):,} distinct sizes, "
                 f"mean {self.mean:.1f}, max {self.max_size}")
 
