@@ -48,8 +48,9 @@ def only_graphfit_errors(call: Any) -> Any:
 
 @FEW
 @given(device=hostile | st.just("cpu"), component=hostile | st.just("target"),
-       capacities=hostile | st.dictionaries(hostile | st.just("input_ids"), hostile,
-                                            max_size=2))
+       capacities=hostile | st.dictionaries(
+           st.none() | st.integers() | st.text(max_size=5) | st.just("input_ids"), hostile,
+           max_size=2))
 def test_allocate_arguments(device: object, component: object, capacities: object) -> None:
     p = harness()[0]
     only_graphfit_errors(lambda: StaticBuffers.allocate(p, device, component,  # type: ignore[arg-type]
