@@ -12,7 +12,7 @@ from typing import Annotated, Any
 import typer
 
 from graphfit.cli import engines, planning, tuning
-from graphfit.cli.errors import EXIT_BAD_INPUT
+from graphfit.cli.errors import EXIT_BAD_INPUT, error_line
 from graphfit.cli.options import PASTED, EngineArgsGroup
 
 HELP = ("Plan CUDA-graph capture ladders, padding and buffer capacities that never go short.\n\n"
@@ -80,13 +80,14 @@ def main(argv: list[str] | None = None) -> None:
     args = list(sys.argv[1:] if argv is None else argv)
     own, pasted = split_pasted(args)
     if pasted is not None and not pasted:
-        print("error: nothing after `--` (paste a serving command there, e.g. "
-              "`graphfit plan -- vllm serve MODEL --max-num-seqs 64`)", file=sys.stderr)
+        print(error_line("nothing after `--` (paste a serving command there, e.g. "
+                         "`graphfit plan -- vllm serve MODEL --max-num-seqs 64`)"),
+              file=sys.stderr)
         sys.exit(EXIT_BAD_INPUT)
     if not own:
         if pasted is not None:
-            print("error: give a command before `--`: plan, check, explain, sweep, compare, "
-                  "optimize or memory", file=sys.stderr)
+            print(error_line("give a command before `--`: plan, check, explain, sweep, "
+                             "compare, optimize or memory"), file=sys.stderr)
             sys.exit(EXIT_BAD_INPUT)
         own = ["--help"]  # bare `graphfit`: the help, exit 0
     if any(a in ("--help", "-h") for a in own):
@@ -95,10 +96,11 @@ def main(argv: list[str] | None = None) -> None:
     try:
         code = app(args=own, prog_name="graphfit", standalone_mode=False)
     except _CLICK_ERROR as exc:
-        message = " ".join(exc.format_message().split())  # type: ignore[attr-defined]
-        print(f"error: {message}", file=sys.stderr)
+        message = exc.format_message()  # type: ignore[attr-defined]
+        print(error_line(message), file=sys.stderr)
         sys.exit(EXIT_BAD_INPUT)
     except typer.Abort:
+        print(error_line("aborted"), file=sys.stderr)
         sys.exit(EXIT_BAD_INPUT)
     except typer.Exit as exc:
         sys.exit(exc.exit_code)

@@ -12,8 +12,8 @@ import typer
 from rich.table import Table
 
 from graphfit.cli.errors import EXIT_VIOLATIONS, handled
-from graphfit.cli.options import GridInputs, config_options
-from graphfit.cli.output import JsonFlag, console, emit_json
+from graphfit.cli.options import GridInputs, config_options, integer
+from graphfit.cli.output import JsonFlag, console, emit_json, user
 from graphfit.cli.reports import PngOpt, SvgOpt, draw, write_report
 from graphfit.planner.config import EngineConfig
 
@@ -22,7 +22,7 @@ if TYPE_CHECKING:
     from graphfit.planner.analysis.sweep import SweepResult
 
 def _range(origin: str, text: str) -> tuple[int, ...]:
-    from graphfit.planner.analysis.sweep import parse_range
+    from graphfit.inputs.ranges import parse_range
 
     return parse_range(origin, text)
 
@@ -102,8 +102,9 @@ def sweep_command(
         "--capacity", help="Audit a sizing formula: component.buffer=FORMULA, e.g. "
         "drafter.positions=S*q (names S T k q C R M H topk; repeatable).")] = None,
     workers: Annotated[int | None, typer.Option(
-        "--workers", help="Worker processes (default: all CPUs).")] = None,
-    limit: Annotated[int, typer.Option("--limit", help="Failing rows to show.")] = 20,
+        "--workers", help="Worker processes (default: all CPUs).", parser=integer)] = None,
+    limit: Annotated[int, typer.Option("--limit", help="Failing rows to show.",
+                                       parser=integer)] = 20,
     json_output: JsonFlag = False,
     svg: SvgOpt = None,
     png: PngOpt = None,
@@ -112,12 +113,12 @@ def sweep_command(
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeRemainingColumn
 
     from graphfit.planner.analysis.capexpr import parse_assignment
-    from graphfit.planner.analysis.sweep import grid_points, sweep
+    from graphfit.planner.analysis.sweep import grid_size, sweep
 
     with handled():
         formulas = dict(parse_assignment(c) for c in capacity or [])
         base = dict(grid.base.values)
-        total = sum(1 for _ in grid_points(grid.axes))
+        total = grid_size(grid.axes)
         with Progress("[progress.description]{task.description}", BarColumn(),
                       MofNCompleteColumn(), TimeRemainingColumn(), console=console(stderr=True),
                       transient=True) as bar:
@@ -139,9 +140,10 @@ def sweep_command(
         if result.failing:
             out.print(_failing_table(result, limit))
         if result.invalid:
-            out.print(f"rejected, e.g. {result.invalid[0].point}: {result.invalid[0].error}")
+            first = result.invalid[0]
+            out.print(user(f"rejected, e.g. {first.point}: {first.error}"))
         for path in written:
-            out.print(f"wrote {path}")
+            out.print(f"wrote {user(path)}")
     if not result.ok:
         raise typer.Exit(EXIT_VIOLATIONS)
 
@@ -158,8 +160,8 @@ def _compare_table(left: PlanFigures, right: PlanFigures) -> Table:
     table = Table(title="Comparison (each reachable batch weighted equally)",
                   title_justify="left")
     table.add_column("")
-    table.add_column(left.label, overflow="fold")
-    table.add_column(right.label, overflow="fold")
+    table.add_column(user(left.label), overflow="fold")
+    table.add_column(user(right.label), overflow="fold")
 
     def pct(x: float) -> str:
         return f"{100 * x:.1f}%"
@@ -198,7 +200,8 @@ def compare_command(
     png: PngOpt = None,
 ) -> None:
     """Two ladders or policies side by side: graphs, expected padding waste, buffer bytes."""
-    from graphfit.planner.analysis.compare import byte_deltas, figures, mixed_span, variant
+    from graphfit.inputs.variants import variant
+    from graphfit.planner.analysis.compare import byte_deltas, figures, mixed_span
     from graphfit.planner.plan import plan
 
     with handled():
@@ -220,9 +223,9 @@ def compare_command(
         out = console()
         out.print(_compare_table(*sides))
         for note in left_notes + right_notes:
-            out.print(f"[yellow]note[/yellow]: {note}")
+            out.print(f"[yellow]note[/yellow]: {user(note)}")
         for path in written:
-            out.print(f"wrote {path}")
+            out.print(f"wrote {user(path)}")
 
 
 def register(app: typer.Typer) -> None:

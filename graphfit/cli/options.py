@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import functools
 import inspect
-import json
 import os
 import sys
 import typing
@@ -82,26 +81,42 @@ class ConfigFlag:
 
 
 def parse_sizes(text: str) -> tuple[int, ...]:
-    """'1,2,4,8' or '[1, 2, 4, 8]' -> (1, 2, 4, 8); order and duplicates are validated later."""
-    raw = text.strip()
+    """'1,2,4,8' or '[1, 2, 4, 8]' -> (1, 2, 4, 8); order and duplicates are validated later.
+
+    ASCII digits only: '[1.5]', '1,,2' and '²' are refused, never rounded or skipped."""
+    from graphfit.inputs.values import as_sizes
+
+    return as_sizes("--cudagraph-capture-sizes", text)
+
+
+def integer(text: str) -> int:
+    """A CLI integer: ASCII digits with an optional sign, within graphfit's MAX_INT (the
+    default conversion takes '١٢', '1_000' and 10,000-digit numbers)."""
+    from graphfit.inputs.reading import parse_int
+    from graphfit.planner.core.limits import MAX_INT
+
     try:
-        if raw.startswith("["):
-            values = json.loads(raw)
-            if not isinstance(values, list):
-                raise ValueError
-        else:
-            values = [v for v in raw.replace(" ", ",").split(",") if v]
-        sizes = tuple(int(v) if not isinstance(v, bool) else _reject(v) for v in values)
-    except (ValueError, TypeError):
-        raise ConfigError(
-            f"cudagraph_capture_sizes: malformed list {text!r} (use 1,2,4 or [1,2,4])") from None
-    if not sizes:
-        raise ConfigError("cudagraph_capture_sizes: the list is empty")
-    return sizes
+        return parse_int("", str(text), minimum=-MAX_INT)
+    except ConfigError as exc:
+        raise typer.BadParameter(str(exc)) from None
 
 
-def _reject(value: object) -> int:
-    raise ValueError(value)
+def number(text: str) -> float:
+    """A CLI number: finite, >= 0, at most MAX_FLOAT (no nan, inf, 1e308)."""
+    from graphfit.inputs.reading import parse_float
+
+    try:
+        return parse_float("", str(text))
+    except ConfigError as exc:
+        raise typer.BadParameter(str(exc)) from None
+
+
+def positive_number(text: str) -> float:
+    """A CLI number > 0 (a budget): finite, at most MAX_FLOAT."""
+    value = number(text)
+    if value <= 0:
+        raise typer.BadParameter(f"must be > 0, got {str(text).strip()}")
+    return value
 
 
 # The engine readers are imported when a flag is used, so `graphfit plan` imports none.
@@ -411,7 +426,8 @@ def _parameter(flag: ConfigFlag, axis: bool = False) -> inspect.Parameter:
                               show_default=False, rich_help_panel=flag.panel)
     else:
         option = typer.Option(*names, help=text, show_default=False,
-                              rich_help_panel=flag.panel)
+                              rich_help_panel=flag.panel,
+                              parser=integer if kind is int else None)
     annotation = Annotated[kind | None, option]  # type: ignore[valid-type]
     return inspect.Parameter(flag.name, inspect.Parameter.KEYWORD_ONLY, default=None,
                              annotation=annotation)
@@ -506,8 +522,10 @@ class GridInputs:
 
 
 def _print_notes(notes: tuple[str, ...]) -> None:
+    from graphfit.cli.errors import printable
+
     for note in dict.fromkeys(notes):
-        print(f"note: {note}", file=sys.stderr)
+        print(f"note: {printable(note)}", file=sys.stderr)
 
 
 def config_options(func: F | None = None, *,

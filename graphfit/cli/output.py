@@ -4,6 +4,10 @@ Tables fit the terminal (rich adapts them; `render` drops secondary columns when
 piped output is 150 columns wide unless COLUMNS says otherwise, and has no colours (rich's own
 rule). `--format markdown` prints every table as a Markdown table and every line as plain
 text, for pasting into an issue or a pull request.
+
+Text from the user (file names, labels, values echoed in notes and errors) goes through
+`user()` before rich renders it, and emoji codes are never replaced, so a `[bold]` or
+`:smile:` the user typed is printed as typed.
 """
 
 from __future__ import annotations
@@ -16,6 +20,7 @@ from typing import Annotated, Any
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 from rich.text import Text
 
@@ -37,7 +42,7 @@ def _plain(value: Any) -> str:
     if isinstance(value, Text):
         return value.plain
     if isinstance(value, str):
-        return Text.from_markup(value).plain
+        return Text.from_markup(value, emoji=False).plain
     return str(value)
 
 
@@ -74,8 +79,14 @@ class MarkdownConsole(Console):
 def console(*, stderr: bool = False) -> Console:
     """The console tables are printed on (`--format markdown`: a MarkdownConsole)."""
     if FORMAT.get() == "markdown":
-        return MarkdownConsole(highlight=False, stderr=stderr, width=1000)  # all columns
-    return Console(highlight=False, stderr=stderr, width=_width(stderr))
+        return MarkdownConsole(highlight=False, stderr=stderr, width=1000,  # all columns
+                               emoji=False)
+    return Console(highlight=False, stderr=stderr, width=_width(stderr), emoji=False)
+
+
+def user(text: object) -> str:
+    """A user's string made safe for rich: its `[...]` markup escaped, printed as typed."""
+    return escape(str(text))
 
 
 def emit_json(document: object) -> None:

@@ -6,13 +6,14 @@ is this config safe on the engine as it is?), then graphfit's plan or the audit.
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Annotated, Any
 
 import typer
 
 from graphfit.cli.errors import EXIT_VIOLATIONS, handled
-from graphfit.cli.options import config_options
+from graphfit.cli.options import config_options, integer
 from graphfit.cli.output import JsonFlag, console, emit_json
 from graphfit.cli.render import (
     engine_label,
@@ -25,7 +26,8 @@ from graphfit.cli.render import (
 from graphfit.cli.reports import PngOpt, SvgOpt, draw, write_report
 from graphfit.planner.config import EngineConfig
 from graphfit.planner.core.errors import ConfigError
-from graphfit.planner.document import load_plan_document, plan_document, verification_document
+from graphfit.planner.core.verify import Verification
+from graphfit.planner.document import plan_document, verification_document
 from graphfit.planner.plan import Plan, plan
 
 
@@ -50,6 +52,31 @@ def _engine_document(result: Plan, verification: Any) -> dict[str, Any]:
     return {"label": engine_label(result), **verification_document(verification)}
 
 
+def plan_json(result: Plan, verification: Verification | None = None,
+              engine: Verification | None = None) -> dict[str, Any]:
+    """The document `plan --json` writes (and `check --plan` accepts only exactly)."""
+    verification = result.verify() if verification is None else verification
+    engine = result.verify_engine() if engine is None else engine
+    return {**plan_document(result, verification), "engine": _engine_document(result, engine)}
+
+
+def read_plan(path: Path) -> Plan:
+    """The plan of a plan file's config, after checking the file is exactly the document
+    graphfit writes for it (graphfit.inputs.plan_file); ConfigError names the first
+    difference."""
+    from graphfit.inputs.plan_file import first_difference, read_plan_file
+    from graphfit.inputs.reading import shown_path
+
+    doc, config = read_plan_file(path)
+    result = plan(config)
+    expected = json.loads(json.dumps(plan_json(result)))
+    difference = first_difference(doc, expected)
+    if difference is not None:
+        raise ConfigError(f"plan {shown_path(path)}: not what graphfit writes for its config: "
+                          f"{difference} (audit other sizes with --capacity)")
+    return result
+
+
 def plan_command(config: EngineConfig, json_output: JsonFlag = False, svg: SvgOpt = None,
                  png: PngOpt = None) -> None:
     """Plan the ladder, padding and every buffer capacity, and prove them safe."""
@@ -59,8 +86,7 @@ def plan_command(config: EngineConfig, json_output: JsonFlag = False, svg: SvgOp
         verification = result.verify()
     written = write_report(lambda: draw().plan_figure(result), svg, png)
     if json_output:
-        emit_json({**plan_document(result, verification),
-                   "engine": _engine_document(result, engine)})
+        emit_json(plan_json(result, verification, engine))
     else:
         print_plan(console(), result, verification, engine)
         for path in written:
@@ -75,7 +101,8 @@ def check_command(
         "--capacity", help="Audit your own sizing: component.buffer=ROWS or a formula, e.g. "
         "drafter.positions=S*q (names S T k q C R M H topk; repeatable).")] = None,
     plan_file: Annotated[Path | None, typer.Option(
-        "--plan", help="Audit a plan JSON written by `graphfit plan --json`.")] = None,
+        "--plan", help="Re-check a plan JSON written by `graphfit plan --json` (refused "
+        "unless exactly what graphfit writes for its config).")] = None,
     json_output: JsonFlag = False,
 ) -> None:
     """Audit the engine's own sizing (and yours, with --capacity; a plan file's with --plan):
@@ -84,18 +111,19 @@ def check_command(
         if plan_file is not None:
             if config is not None:
                 raise ConfigError("plan: give either --plan FILE or config flags, not both")
-            result, audited = load_plan_document(plan_file.read_text())
+            result = read_plan(plan_file)
         elif config is None:
             raise ConfigError("max_num_seqs: missing (pass --max-num-seqs or --plan FILE)")
         else:
-            result, audited = plan(config), {}
-        audited.update(capacities(result, capacity))
+            result = plan(config)
+        audited = capacities(result, capacity)
         # a plan file is graphfit's own sizing (its runtime allocates it), not the engine's:
-        # audited against the batches graphfit's runtime runs; --capacity sizings against
-        # every batch the engine's own code runs (its engine rows)
+        # its capacities are proven again against the batches graphfit's runtime runs, with
+        # any --capacity audited over them; --capacity sizings alone against every batch the
+        # engine's own code runs (its engine rows)
         engine = None if plan_file is not None else result.verify_engine()
         verification = (result.verify(capacities=audited, engine=plan_file is None)
-                        if audited else None)
+                        if audited or plan_file is not None else None)
     ok = ((engine is None or engine.ok)
           and (verification is None or verification.ok))
     if json_output:
@@ -108,17 +136,19 @@ def check_command(
         for line in engine_verdict(result, engine) if engine is not None else []:
             out.print(line)
         if verification is not None:
-            print_verdict(out, verification, audit=True, engine_version=result.engine_version)
+            print_verdict(out, verification, audit=bool(audited),
+                          engine_version=result.engine_version)
     if not ok:
         raise typer.Exit(EXIT_VIOLATIONS)
 
 
 def explain_command(
     config: EngineConfig,
-    num_tokens: Annotated[int, typer.Argument(help="Tokens in the batch.")],
+    num_tokens: Annotated[int, typer.Argument(help="Tokens in the batch.", parser=integer)],
     uniform: Annotated[bool, typer.Option(
         "--uniform", help="A uniform decode batch (num_reqs x q tokens).")] = False,
-    num_reqs: Annotated[int | None, typer.Option("--num-reqs", help="Requests.")] = None,
+    num_reqs: Annotated[int | None, typer.Option("--num-reqs", help="Requests.",
+                                                 parser=integer)] = None,
     json_output: JsonFlag = False,
 ) -> None:
     """Show where a batch of N tokens goes: graph mode, padded size, buffer headroom."""

@@ -5,11 +5,13 @@ from __future__ import annotations
 from rich.console import Console
 from rich.table import Table
 
+from graphfit.cli.output import user
 from graphfit.planner.analysis.summary import compress_sizes, plan_padding
 from graphfit.planner.core.batches import BatchFamily, fed_streams
 from graphfit.planner.core.buffers import Axis
 from graphfit.planner.core.dispatch import static_requests
 from graphfit.planner.core.enums import CUDAGraphMode, Unit
+from graphfit.planner.core.limits import MAX_LISTED
 from graphfit.planner.core.rows import rule_for
 from graphfit.planner.core.verify import Verification, ViolationRange
 from graphfit.planner.plan import ComponentPlan, Plan
@@ -165,8 +167,16 @@ def print_verdict(console: Console, verification: Verification, *, audit: bool,
         return
     console.print(f"[bold red]UNSAFE[/bold red]: {verification.count:,} reachable "
                   f"batches pad past {what} (a slice would return a short tensor):")
-    for r in verification.ranges():
+    ranges = verification.ranges()
+    for r in ranges[:MAX_LISTED]:
         console.print(f"  - {r.describe()}")
+    if len(ranges) > MAX_LISTED:
+        console.print(f"  ... and {len(ranges) - MAX_LISTED:,} more ranges (use --json)")
+    for f in verification.fill_ranges[:MAX_LISTED]:
+        console.print(f"  - {f.describe()}")
+    if len(verification.fill_ranges) > MAX_LISTED:
+        console.print(f"  ... and {len(verification.fill_ranges) - MAX_LISTED:,} more unsafe "
+                      "fills (use --json)")
 
 
 def print_plan(console: Console, plan: Plan, verification: Verification,
@@ -179,7 +189,7 @@ def print_plan(console: Console, plan: Plan, verification: Verification,
     for line in scenario_lines(plan):
         console.print(line)
     for warning in plan.warnings:
-        console.print(f"[yellow]warning[/yellow]: {warning}")
+        console.print(f"[yellow]warning[/yellow]: {user(warning)}")
     console.print(ladder_table(plan))
     console.print(padding_table(plan))
     console.print(buffers_table(plan, console.width))

@@ -16,8 +16,8 @@ from rich.console import Console
 from rich.table import Table
 
 from graphfit.cli.errors import EXIT_VIOLATIONS, handled
-from graphfit.cli.options import config_options
-from graphfit.cli.output import JsonFlag, console, emit_json
+from graphfit.cli.options import config_options, integer, number, positive_number
+from graphfit.cli.output import JsonFlag, console, emit_json, user
 from graphfit.cli.reports import PngOpt, SvgOpt, draw, write_report
 from graphfit.planner.config import EngineConfig
 
@@ -31,11 +31,13 @@ ProfileOpt = Annotated[Path | None, typer.Option(
     "written by examples/gpu_check.py).")]
 BytesPerTokenOpt = Annotated[float | None, typer.Option(
     "--bytes-per-token", help="Pool bytes per captured token of the largest graph "
-    "(overrides the profile).")]
+    "(overrides the profile).", parser=number)]
 OverheadOpt = Annotated[float | None, typer.Option(
-    "--graph-overhead-mib", help="Fixed MiB per captured graph (overrides the profile).")]
+    "--graph-overhead-mib", help="Fixed MiB per captured graph (overrides the profile).",
+    parser=number)]
 BudgetOpt = Annotated[float | None, typer.Option(
-    "--budget-mib", help="Graph-memory budget in MiB: caps how many graphs are captured.")]
+    "--budget-mib", help="Graph-memory budget in MiB: caps how many graphs are captured.",
+    parser=positive_number)]
 
 MIB = 1024 * 1024
 
@@ -45,7 +47,8 @@ MIB = 1024 * 1024
 def memory_model(profile: Path | None, bytes_per_token: float | None,
                  overhead_mib: float | None) -> GraphMemoryModel | None:
     """The model from a profile, with CLI overrides; None when nothing was given."""
-    from graphfit.planner.tuning.memory import GraphMemoryModel, load_profile
+    from graphfit.inputs.profiles import load_profile
+    from graphfit.planner.tuning.memory import GraphMemoryModel
 
     if profile is None and bytes_per_token is None and overhead_mib is None:
         return None
@@ -61,19 +64,12 @@ def memory_model(profile: Path | None, bytes_per_token: float | None,
 
 
 def parse_include(text: str | None) -> tuple[int, ...]:
-    """'1,2,4' or '1 2 4' -> (1, 2, 4); each a size >= 1."""
-    from graphfit.planner.core.errors import ConfigError
+    """'1,2,4' or '1 2 4' -> (1, 2, 4); each a size >= 1 (read by the inputs layer, bounded)."""
+    from graphfit.inputs.values import as_sizes
 
     if text is None:
         return ()
-    words = [w for w in text.replace(",", " ").split() if w]
-    try:
-        sizes = tuple(int(w) for w in words)
-    except ValueError:
-        raise ConfigError(f"include: {text!r} is not a list of sizes (use 1 or 1,2,4)") from None
-    if not sizes or min(sizes) < 1:
-        raise ConfigError(f"include: sizes must be integers >= 1, got {text!r}")
-    return sizes
+    return as_sizes("--include", text)
 
 
 def _mib(value: float | None) -> str:
@@ -157,7 +153,8 @@ def _per_step(t: Tuning) -> str:
 
 
 def comparison_table(t: Tuning) -> Table:
-    table = Table(title=f"Expected padding per step on {t.trace.source}", title_justify="left")
+    table = Table(title=f"Expected padding per step on {user(t.trace.source)}",
+                  title_justify="left")
     for name in ("ladder", "graphs", "max", f"waste {_per_step(t)}/step", "waste % computed",
                  "vs default", "graph memory"):
         table.add_column(name, justify="left" if name == "ladder" else "right")
@@ -192,13 +189,13 @@ def print_tuning(console: Console, t: Tuning, trace_warnings: tuple[str, ...] = 
     from graphfit.planner.plan import plan
 
     console.print(f"[bold]graphfit optimize[/bold]: {config_line(plan(t.config))}")
-    console.print(f"trace {t.trace.describe()}")
+    console.print(f"trace {user(t.trace.describe())}")
     limits = f"max size {t.max_size} (kept from the config), sizes multiples of {t.multiple_of}"
     if t.budget_graphs is not None:
         limits += f", budget {_mib(t.budget_bytes)} allows {t.budget_graphs} graphs"
     console.print(limits)
     for warning in (*trace_warnings, *t.warnings):
-        console.print(f"[yellow]warning[/yellow]: {warning}")
+        console.print(f"[yellow]warning[/yellow]: {user(warning)}")
     console.print(comparison_table(t))
     console.print(reduction_line(t))
     console.print(f"optimised sizes: {compress_sizes(t.chosen.sizes)}")
@@ -206,7 +203,7 @@ def print_tuning(console: Console, t: Tuning, trace_warnings: tuple[str, ...] = 
     where, lines, warnings = paste_back(t)
     console.print(f"paste into {where}:")
     for warning in warnings:  # next to the lines they are about
-        console.print(f"[yellow]warning[/yellow]: {warning}")
+        console.print(f"[yellow]warning[/yellow]: {user(warning)}")
     sys.stdout.flush()
     for line in reversed(lines):  # the plain flag last: one unwrapped line, ready to paste
         print(line)
@@ -224,10 +221,10 @@ def register(app: typer.Typer) -> None:
             "/metrics (Prometheus text), or CSV/JSON of num_tokens (told from the content).")],
         max_graphs: Annotated[int | None, typer.Option(
             "--max-graphs", help="Graphs to capture (default: as many as the default "
-            "ladder).")] = None,
+            "ladder).", parser=integer)] = None,
         multiple_of: Annotated[int | None, typer.Option(
             "--multiple-of", help="Every size but the max a multiple of this (default: q "
-            "when the V1 runner rounds to q, else 1).")] = None,
+            "when the V1 runner rounds to q, else 1).", parser=integer)] = None,
         include: Annotated[str | None, typer.Option(
             "--include", help="Sizes that must stay in the ladder, e.g. 1 or 1,2,4 (in the "
             "engine's unit: tokens for vLLM, requests for SGLang / TensorRT-LLM).")] = None,
@@ -257,7 +254,7 @@ def register(app: typer.Typer) -> None:
         else:
             print_tuning(console(), result, trace_warnings)
             for path in written:
-                console().print(f"wrote {path}")
+                console().print(f"wrote {user(path)}")
         if not result.verification.ok:  # pragma: no cover - planned capacities are safe
             raise typer.Exit(EXIT_VIOLATIONS)
 
@@ -298,7 +295,7 @@ def register(app: typer.Typer) -> None:
         else:
             out = console()
             table = Table(title="Graph memory estimate"
-                          + (f" ({model.device})" if model.device else ""),
+                          + (f" ({user(model.device)})" if model.device else ""),
                           title_justify="left")
             table.add_column("item")
             table.add_column("bytes", justify="right")

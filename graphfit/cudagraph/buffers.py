@@ -10,6 +10,7 @@ raises `CapacityError` -- never the short tensor a plain `buf[:n]` slice silentl
 from __future__ import annotations
 
 import dataclasses
+import operator
 from collections.abc import Iterable, Iterator, Mapping
 from types import MappingProxyType
 
@@ -17,8 +18,9 @@ import torch
 
 from graphfit.cudagraph.dtypes import torch_dtype
 from graphfit.cudagraph.fill import poison_value
-from graphfit.planner.core.errors import BatchError, CapacityError, ConfigError
+from graphfit.planner.core.errors import BatchError, CapacityError, ConfigError, brief, excerpt
 from graphfit.planner.core.layout import lay_out
+from graphfit.planner.core.limits import MAX_INT
 from graphfit.planner.plan import BufferPlan, ComponentPlan, Plan
 
 
@@ -64,6 +66,17 @@ def _check_layout(component: ComponentPlan, bufs: list[BufferPlan]) -> int:
     return total
 
 
+def _count(key: str, n: object) -> int:
+    """A row count: an int or an integer-like (numpy, 0-dim tensor) value, never a bool or a
+    float (a slice by 2.5 rows is a bug, not a request)."""
+    if not isinstance(n, bool):
+        try:
+            return operator.index(n)  # type: ignore[arg-type]
+        except TypeError:
+            pass
+    raise BatchError(f"rows: {key} cannot take {excerpt(n)} rows (an integer >= 0)")
+
+
 class StaticBuffers(Mapping[str, torch.Tensor]):
     """Named persistent tensors of one component; `buffers["x"]`, `buffers.x`, `view("x", n)`.
 
@@ -91,34 +104,54 @@ class StaticBuffers(Mapping[str, torch.Tensor]):
         e.g. to reproduce an engine's own formula; offsets are then recomputed the planner's
         way. Buffers with init="arange" are filled once with 0, 1, 2, ... along their axis.
         """
+        if not isinstance(plan, Plan):
+            raise ConfigError(f"plan: expected a Plan, got {type(plan).__name__}")
         comp = plan.component(component)
         specs = list(comp.buffers)
+        if capacities is not None and not isinstance(capacities, Mapping):
+            raise ConfigError(f"capacities: expected a mapping of buffer -> rows, got "
+                              f"{type(capacities).__name__}")
         if capacities:
             by_name = {b.name: i for i, b in enumerate(specs)}
             for key, rows in capacities.items():
+                if not isinstance(key, str):
+                    raise UnknownBufferError(f"capacity: buffer names are strings, got "
+                                             f"{excerpt(key)}")
                 name = key.split(".", 1)[1] if key.startswith(f"{component}.") else key
                 if name not in by_name:
                     known = ", ".join(by_name)
                     raise UnknownBufferError(
                         f"capacity: {component} has no buffer {key!r} (known: {known})")
-                if isinstance(rows, bool) or not isinstance(rows, int) or rows < 0:
+                if (isinstance(rows, bool) or not isinstance(rows, int) or rows < 0
+                        or rows > MAX_INT):
                     raise ConfigError(
-                        f"capacity: {key} must be a non-negative integer, got {rows!r}")
+                        f"capacity: {brief(key)} must be an integer in 0..{MAX_INT}, got "
+                        f"{excerpt(rows)}")
                 specs[by_name[name]] = _resized(specs[by_name[name]], rows)
             specs = _relayout(specs, comp.layout, comp.alignment)
-        dev = torch.device(device)
+        try:
+            dev = torch.device(device)
+        except (RuntimeError, TypeError, ValueError) as exc:
+            raise ConfigError(f"device: {excerpt(device)} is not a torch device "
+                              f"({' '.join(str(exc).split())[:80]})") from None
         tensors: dict[str, torch.Tensor] = {}
         arena: torch.Tensor | None = None
         total = _check_layout(comp, specs)
-        if comp.layout == "arena" and specs:
-            arena = torch.zeros(total, dtype=torch.uint8, device=dev)
-            for buf in specs:
-                raw = arena[buf.offset:buf.offset + buf.bytes]
-                tensors[buf.name] = raw.view(torch_dtype(buf.dtype)).view(buf.shape)
-        else:
-            for buf in specs:
-                tensors[buf.name] = torch.zeros(buf.shape, dtype=torch_dtype(buf.dtype),
-                                                device=dev)
+        try:
+            if comp.layout == "arena" and specs:
+                arena = torch.zeros(total, dtype=torch.uint8, device=dev)
+                for buf in specs:
+                    raw = arena[buf.offset:buf.offset + buf.bytes]
+                    tensors[buf.name] = raw.view(torch_dtype(buf.dtype)).view(buf.shape)
+            else:
+                for buf in specs:
+                    tensors[buf.name] = torch.zeros(buf.shape, dtype=torch_dtype(buf.dtype),
+                                                    device=dev)
+        except (RuntimeError, OverflowError, MemoryError, TypeError, ValueError) as exc:
+            # out of memory, or sizes past what torch takes (int64 overflow)
+            raise ConfigError(f"allocate: {component} needs {total:,} bytes on {dev}, which "
+                              f"cannot be allocated ({' '.join(str(exc).split())[:80]})"
+                              ) from None
         out = cls(plan, comp, specs, tensors, arena, total)
         for buf in specs:
             if buf.init == "arange":
@@ -141,10 +174,10 @@ class StaticBuffers(Mapping[str, torch.Tensor]):
         """The buffer's plan as allocated (capacity overrides applied)."""
         try:
             return self.specs[name]
-        except KeyError:
+        except (KeyError, TypeError):
             known = ", ".join(self.specs)
             raise UnknownBufferError(
-                f"buffer: {self.name} has no buffer {name!r} (known: {known})") from None
+                f"buffer: {self.name} has no buffer {excerpt(name)} (known: {known})") from None
 
     def capacity(self, name: str) -> int:
         return self.spec(name).capacity
@@ -152,6 +185,8 @@ class StaticBuffers(Mapping[str, torch.Tensor]):
     def view(self, name: str, n: int) -> torch.Tensor:
         """Exactly `n` rows along the buffer's scaled axis, or CapacityError (never short)."""
         spec = self.spec(name)
+        if type(n) is not int:
+            n = _count(spec.key, n)
         if n < 0:
             raise BatchError(f"rows: {spec.key} cannot take {n} rows")
         if n > spec.capacity:

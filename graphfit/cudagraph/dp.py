@@ -15,7 +15,7 @@ import torch.distributed as dist
 
 from graphfit.planner.core.dispatch import Dispatch
 from graphfit.planner.core.enums import CUDAGraphMode
-from graphfit.planner.core.errors import GraphfitError
+from graphfit.planner.core.errors import BatchError, GraphfitError, excerpt
 from graphfit.planner.plan import Plan
 
 
@@ -27,6 +27,7 @@ def sync_dp_padding(dispatch: Dispatch, group: Any = None, *, plan: Plan, num_to
     count. If any rank runs eagerly (NONE), all do, unpadded. Without an initialised process
     group, or with one rank, the dispatch is returned unchanged.
     """
+    _check_arguments(dispatch, plan, num_tokens)
     if not dist.is_available() or not dist.is_initialized():
         return dispatch
     if dist.get_world_size(group) == 1:
@@ -47,7 +48,22 @@ def sync_dp_padding(dispatch: Dispatch, group: Any = None, *, plan: Plan, num_to
         agreed = plan.pad(padded, uniform_decode=True, component=component)
     else:
         agreed = plan.pad(padded, component=component)
-    if agreed.padded != padded or agreed.mode.rank > mode_rank:
+    if agreed.padded != padded or agreed.mode.rank > mode_rank or agreed.padded < num_tokens:
         raise GraphfitError(f"dp: re-dispatching {padded} tokens gave {agreed}, not a "
                             f"mode of rank <= {mode_rank} (do all ranks share the plan?)")
     return agreed
+
+
+def _check_arguments(dispatch: object, plan: object, num_tokens: object) -> None:
+    """BatchError for arguments no rank could agree on: a dispatch that is not one, a token
+    count that is not a positive integer, or more tokens than the dispatch pads to (a
+    padded size below the batch would hand the graph a short batch on every rank)."""
+    if not isinstance(dispatch, Dispatch):
+        raise BatchError(f"dispatch: expected a Dispatch, got {excerpt(dispatch)}")
+    if not isinstance(plan, Plan):
+        raise BatchError(f"plan: expected a Plan, got {type(plan).__name__}")
+    if type(num_tokens) is not int or num_tokens < 1:
+        raise BatchError(f"num_tokens: must be an integer >= 1, got {excerpt(num_tokens)}")
+    if num_tokens > dispatch.padded:
+        raise BatchError(f"num_tokens: {num_tokens} tokens do not fit the dispatch's padded "
+                         f"size {dispatch.padded} (pass this rank's own plan.pad(num_tokens))")

@@ -29,7 +29,7 @@ from graphfit.cudagraph.fill import fill_tail, tail_filler
 from graphfit.planner.core.buffers import FillKind, FillPolicy
 from graphfit.planner.core.dispatch import Dispatch, GraphKey, static_requests
 from graphfit.planner.core.enums import CUDAGraphMode
-from graphfit.planner.core.errors import BatchError, ConfigError, GraphfitError
+from graphfit.planner.core.errors import BatchError, ConfigError, GraphfitError, brief, excerpt
 from graphfit.planner.core.rows import RowRule
 from graphfit.planner.plan import Plan
 
@@ -86,6 +86,16 @@ class GraphRunner:
     def __init__(self, fn: GraphFn, plan: Plan, buffers: StaticBuffers, *,
                  backend: str | Backend = "cpu", graph_inputs: Sequence[str] | None = None,
                  capture: bool = True) -> None:
+        if not callable(fn):
+            raise ConfigError(f"fn: expected a callable, got {type(fn).__name__}")
+        if not isinstance(plan, Plan):
+            raise ConfigError(f"plan: expected a Plan, got {type(plan).__name__}")
+        if not isinstance(buffers, StaticBuffers):
+            raise ConfigError(f"buffers: expected StaticBuffers, got {type(buffers).__name__}")
+        if graph_inputs is not None and (isinstance(graph_inputs, str) or not all(
+                isinstance(name, str) for name in graph_inputs)):
+            raise ConfigError(f"graph_inputs: expected buffer names, got "
+                              f"{excerpt(graph_inputs)}")
         if buffers.plan.config != plan.config:
             raise ConfigError("buffers: allocated from a different plan than the runner's")
         self.fn = fn
@@ -220,6 +230,10 @@ class GraphRunner:
         Without request information num_reqs is num_tokens // q for uniform decode, else
         min(num_tokens, max_num_seqs); pass it when request rows were written in place.
         """
+        _check_inputs(inputs)
+        for label, value in (("num_tokens", num_tokens), ("num_reqs", num_reqs)):
+            if value is not None and (type(value) is not int or value < 0):
+                raise BatchError(f"{label}: must be an integer >= 0, got {excerpt(value)}")
         found = {"tokens": num_tokens, "requests": num_reqs}
         for name, tensor in inputs.items():
             single = self._rule(name).single
@@ -278,7 +292,13 @@ class GraphRunner:
                     with torch.no_grad():
                         return _replay(prepared, inputs)
                 return _replay(prepared, inputs)
+        if dispatch is not None and not isinstance(dispatch, Dispatch):
+            raise BatchError(f"dispatch: expected a Dispatch, got {excerpt(dispatch)}")
         n, r = self.counts(inputs, num_tokens, num_reqs, uniform_decode)
+        if type(n) is not int or n < 1:
+            raise BatchError(f"num_tokens: must be an integer >= 1, got {excerpt(n)}")
+        if type(r) is not int or r < 0:
+            raise BatchError(f"num_reqs: must be an integer >= 0, got {excerpt(r)}")
         if dispatch is None:
             dispatch = self.dispatch(n, num_reqs=r, uniform_decode=uniform_decode)
         self.last_dispatch = dispatch
@@ -288,6 +308,9 @@ class GraphRunner:
             if dst.shape != tensor.shape:
                 raise BatchError(f"inputs: {name} has shape {tuple(tensor.shape)}, "
                                  f"expected {tuple(dst.shape)}")
+            if dst.dtype != tensor.dtype:
+                raise BatchError(f"inputs: {name} is {tensor.dtype}, its buffer is {dst.dtype} "
+                                 "(graphfit never converts: cast it, checking the values fit)")
             writes.append((name, dst, tensor))
         graph: CapturedGraph | None = None
         if not eager and dispatch.mode is not CUDAGraphMode.NONE:
@@ -333,6 +356,8 @@ class GraphRunner:
         raises): the dispatch, the graph's replay, each input's destination view (in the
         order of `inputs`), the tail fills and the real token count."""
         specs = self._inputs
+        if (n is not None and type(n) is not int) or (r is not None and type(r) is not int):
+            return None  # `step`'s general path names the problem
         try:
             for name, tensor in inputs.items():
                 kind, offset, axis = specs[name]
@@ -372,7 +397,7 @@ class GraphRunner:
             dst = views.get(rows)
             if dst is None:
                 dst = views[rows] = self.buffers.view(name, rows)
-            if dst.shape != tensor.shape:
+            if dst.shape != tensor.shape or dst.dtype != tensor.dtype:
                 return None
             dsts.append(dst)
         fills: list[Callable[[], object]] = []
@@ -389,6 +414,19 @@ class GraphRunner:
         return d, graph.graph.replay, tuple(dsts), tuple(fills), n
 
 
+def _check_inputs(inputs: object) -> None:
+    """BatchError unless `inputs` maps buffer names to tensors."""
+    if not isinstance(inputs, Mapping):
+        raise BatchError(f"inputs: expected a mapping of buffer name -> tensor, got "
+                         f"{type(inputs).__name__}")
+    for name, tensor in inputs.items():
+        if not isinstance(name, str):
+            raise BatchError(f"inputs: buffer names are strings, got {excerpt(name)}")
+        if not isinstance(tensor, torch.Tensor):
+            raise BatchError(f"inputs: {brief(name)} must be a tensor, got "
+                             f"{type(tensor).__name__}")
+
+
 def _replay(prepared: _Prepared, inputs: Mapping[str, torch.Tensor]) -> Outputs:
     """A prepared graph step: copy the inputs in, fill the tails, replay, slice."""
     d, replay, dsts, fills, n = prepared
@@ -400,7 +438,7 @@ def _replay(prepared: _Prepared, inputs: Mapping[str, torch.Tensor]) -> Outputs:
 
 
 _PREPARED_LIMIT = 4096  # batch shapes a runner keeps prepared (cleared when full)
-_SHAPE = attrgetter("shape")
+_SHAPE = attrgetter("shape", "dtype")  # a prepared step is keyed by both
 # a prepared graph step: dispatch, replay, destination view per input, tail fills, real tokens
 _Prepared = tuple[Dispatch, Callable[[], Outputs], tuple[torch.Tensor, ...],
                   tuple[Callable[[], object], ...], int]

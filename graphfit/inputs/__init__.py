@@ -9,4 +9,10 @@ A serving command pasted after `--`: `commandline` (shell words, which engine, n
 `vllm_cli`, `sglang_cli`, `trtllm_cli` with each engine version's own rules and flag table
 (`flagtable`, data in `flags/*.json`); `model_config` reads the served model's config.json;
 `pasteback` writes a ladder back in each engine's syntax.
+
+Every file and structured value is read through `reading` (bounded, strict, one error line;
+the limits live in graphfit.planner.core.limits). Files the planner consumes are parsed here
+and handed over as data: `plan_file` (`check --plan`: exactly what graphfit writes, or
+refused), `traces`, `profiles`, `cases` (the bug corpus); and text the CLI takes:
+`variants` (`compare` sides), `ranges` (`sweep` axes).
 """

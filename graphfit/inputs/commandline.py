@@ -29,15 +29,15 @@ from graphfit.inputs import model_config
 from graphfit.inputs.flagtable import LineReader, Parsed, Refused
 from graphfit.inputs.settings import COMMAND_LINE, Setting
 from graphfit.planner.core.enums import Engine
-from graphfit.planner.core.errors import ConfigError
+from graphfit.planner.core.errors import ConfigError, excerpt, listed
 
 _SHELL_STOP = frozenset({"|", "||", "&&", ";", "&", "2>&1", "1>&2"})
 _LAUNCHERS = frozenset({"nohup", "exec", "time", "env", "sudo"})
 _ASSIGNMENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
 VLLM_MODULES = {"vllm.entrypoints.openai.api_server": "api_server",
                 "vllm.entrypoints.launchers.api_server.entry": "api_server"}
-KNOWN = ("vllm serve MODEL ..., python -m vllm.entrypoints.openai.api_server ..., "
-         "python -m sglang.launch_server ..., sglang serve ..., trtllm-serve MODEL ...")
+KNOWN = ("vllm serve, python -m vllm.entrypoints.openai.api_server, "
+         "python -m sglang.launch_server, sglang serve, trtllm-serve")
 
 
 @dataclass(frozen=True)
@@ -103,9 +103,9 @@ def identify(words: Sequence[str]) -> tuple[Engine, str, list[str]]:
         return Engine.SGLANG, "serve", rest[1:]
     if prog == "trtllm-serve":
         return Engine.TRTLLM, "trtllm-serve", rest
-    shown = " ".join(words[:3])
-    raise ConfigError(f"pasted command: {shown!r} is not a serving command graphfit reads "
-                      f"(expected one of: {KNOWN})")
+    shown = excerpt(" ".join(words[:3]), 32)
+    raise ConfigError(f"pasted command: {shown} is not a serving command graphfit reads "
+                      f"({KNOWN})")
 
 
 def readers() -> dict[Engine, LineReader]:
@@ -137,7 +137,7 @@ def _map(reader: LineReader, parsed: Parsed, label: str) -> tuple[list[Setting],
         elif dest not in reader.consumed:
             ignored += spelled
     if ignored:
-        notes.insert(0, f"not modelled, ignored: {', '.join(dict.fromkeys(ignored))}")
+        notes.insert(0, f"not modelled, ignored: {listed(dict.fromkeys(ignored), 24)}")
     return settings, notes
 
 

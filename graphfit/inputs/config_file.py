@@ -10,7 +10,6 @@ unknown and ignored, so whole serve configs can be read.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
@@ -19,6 +18,7 @@ from graphfit.inputs import trtllm as trtllm_args
 from graphfit.inputs import vllm as vllm_args
 from graphfit.inputs.gpus import gpu_memory_gb
 from graphfit.inputs.keys import Handler, field_key, raw
+from graphfit.inputs.reading import load_data, shown_path
 from graphfit.inputs.settings import CONFIG_FIELDS, FILE, Setting
 from graphfit.inputs.values import (
     as_bool,
@@ -26,7 +26,7 @@ from graphfit.inputs.values import (
     close_match,
     normalize_key,
 )
-from graphfit.planner.core.errors import ConfigError
+from graphfit.planner.core.errors import ConfigError, brief, excerpt, listed
 
 VLLM_IGNORED = frozenset({
     "model", "tokenizer", "host", "port", "served_model_name", "tensor_parallel_size",
@@ -84,28 +84,9 @@ IGNORED = VLLM_IGNORED | sglang_args.IGNORED | trtllm_args.IGNORED
 
 
 def read_mapping(path: Path) -> dict[str, Any]:
-    """The file's top-level mapping; YAML needs PyYAML (imported only here)."""
-    text = path.read_text()
-    origin = path.name
-    if path.suffix.lower() == ".json":
-        try:
-            data = json.loads(text)
-        except json.JSONDecodeError as exc:
-            raise ConfigError(f"{origin}: malformed JSON ({exc.msg} at line {exc.lineno})"
-                              ) from None
-    else:
-        try:
-            import yaml
-        except ImportError:  # pragma: no cover - pyyaml ships with graphfit[yaml]
-            raise ConfigError(f"{origin}: reading YAML needs PyYAML (pip install pyyaml) "
-                              "or use a .json file") from None
-        try:
-            data = yaml.safe_load(text)
-        except yaml.YAMLError as exc:
-            mark = getattr(exc, "problem_mark", None)
-            where = f" at line {mark.line + 1}" if mark is not None else ""
-            problem = getattr(exc, "problem", None) or "parse error"
-            raise ConfigError(f"{origin}: malformed YAML ({problem}{where})") from None
+    """The file's top-level mapping (graphfit.inputs.reading: bounded, strict JSON or YAML)."""
+    origin = shown_path(path)
+    data = load_data(path, "config")
     if data is None:
         data = {}
     if not isinstance(data, dict):
@@ -127,9 +108,9 @@ def mapping_settings(data: dict[str, Any], name: str) -> tuple[list[Setting], li
     unknown: list[str] = []
     for key, value in data.items():
         if not isinstance(key, str):
-            raise ConfigError(f"{name}: keys must be strings, got {key!r}")
+            raise ConfigError(f"{brief(name)}: keys must be strings, got {excerpt(key)}")
         normalized = normalize_key(key)
-        origin = f"{name}: {key}"
+        origin = f"{brief(name)}: {brief(key)}"
         handler = KEYS.get(normalized)
         if handler is not None:
             found, more = handler(origin, value, FILE)
@@ -141,10 +122,11 @@ def mapping_settings(data: dict[str, Any], name: str) -> tuple[list[Setting], li
             typo = close_match(normalized, KEYS)
             if typo is not None:
                 spelled = typo.replace("_", "-") if "-" in key else typo
-                raise ConfigError(f"{name}: unknown key {key!r} (did you mean {spelled}?)")
+                raise ConfigError(f"{brief(name)}: unknown key {excerpt(key)} (did you mean "
+                                  f"{spelled}?)")
             unknown.append(key)
     if ignored:
-        notes.append(f"{name}: not modelled, ignored: {', '.join(ignored)}")
+        notes.append(f"{brief(name)}: not modelled, ignored: {listed(ignored)}")
     if unknown:
-        notes.append(f"{name}: unknown keys, ignored: {', '.join(unknown)}")
+        notes.append(f"{brief(name)}: unknown keys, ignored: {listed(unknown)}")
     return settings, notes

@@ -25,8 +25,10 @@ from pathlib import Path
 from typing import Any
 
 from graphfit.inputs.keys import Handler
+from graphfit.inputs.reading import parse_json
 from graphfit.inputs.settings import Setting
 from graphfit.planner.core.enums import Engine
+from graphfit.planner.core.errors import ConfigError
 
 FLAGS = Path(__file__).resolve().parent / "flags"
 
@@ -135,10 +137,12 @@ def expand_json_numbers(text: str) -> str:
 
 
 def _json(text: str) -> Any:
+    """Strict JSON (graphfit.inputs.reading): the engines' json.loads would also take NaN,
+    duplicate keys (last wins) and any depth; graphfit refuses them, never guesses."""
     try:
-        return json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise argparse.ArgumentTypeError(f"malformed JSON ({exc.msg})") from None
+        return parse_json(text)
+    except ConfigError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
 
 
 def _dict_or_str(text: str) -> Any:

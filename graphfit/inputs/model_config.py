@@ -13,11 +13,11 @@ The model's values are weak settings of the config-file layer: any flag, JSON co
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from graphfit.inputs.reading import load_json, shown_path
 from graphfit.inputs.settings import FILE, Setting
 from graphfit.planner.core.errors import ConfigError
 
@@ -97,11 +97,8 @@ def _uses_mrope(data: dict[str, Any]) -> bool:
 
 def read_model(path: Path) -> ModelInfo:
     """Read a config.json; text values come from `text_config` when the model nests them."""
-    origin = str(path)
-    try:
-        data = json.loads(path.read_text())
-    except json.JSONDecodeError as exc:
-        raise ConfigError(f"{origin}: malformed JSON ({exc.msg} at line {exc.lineno})") from None
+    origin = shown_path(path)
+    data = load_json(path, "model config")  # bounded and strict (graphfit.inputs.reading)
     if not isinstance(data, dict):
         raise ConfigError(f"{origin}: expected a JSON object")
     text = data.get("text_config")

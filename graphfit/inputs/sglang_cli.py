@@ -24,8 +24,10 @@ from typing import Any
 from graphfit.inputs import flagtable
 from graphfit.inputs import sglang as sglang_args
 from graphfit.inputs.flagtable import LineReader, Parsed, Refused
+from graphfit.inputs.reading import load_yaml
 from graphfit.inputs.settings import Setting
 from graphfit.planner.core.enums import Engine
+from graphfit.planner.core.errors import brief
 
 
 def _model_type(argv: list[str]) -> list[str]:
@@ -75,15 +77,10 @@ def config_file_args(path: str, table: flagtable.Table) -> list[str]:
     store_true, unsupported = set(merger["store_true"]), set(merger["unsupported"])
     file = Path(path)
     if file.suffix.lower() not in (".yaml", ".yml"):
-        raise Refused(f"Config file must be YAML format, got: {file.suffix}")
+        raise Refused(f"Config file must be YAML format, got: {brief(file.suffix)}")
     if not file.exists():
-        raise Refused(f"Config file not found: {path}")
-    import yaml
-
-    try:
-        data = yaml.safe_load(file.read_text())
-    except yaml.YAMLError as exc:
-        raise Refused(f"{path}: malformed YAML ({exc})") from None
+        raise Refused(f"Config file not found: {brief(path)}")
+    data = load_yaml(file, "--config")  # bounded and strict (graphfit.inputs.reading)
     if data is None:
         data = {}
     if not isinstance(data, dict):
@@ -92,7 +89,7 @@ def config_file_args(path: str, table: flagtable.Table) -> list[str]:
     for key, value in data.items():
         norm = str(key).replace("-", "_")
         if norm in unsupported:
-            raise Refused(f"Unsupported config option '{norm}'")
+            raise Refused(f"Unsupported config option {brief(norm)!r}")
         if isinstance(value, bool):
             if norm in store_true:
                 if value:

@@ -49,9 +49,11 @@ from itertools import pairwise
 from pathlib import Path
 from typing import Any
 
+from graphfit.inputs.reading import read_text, shown_path
 from graphfit.planner.config import EngineConfig
 from graphfit.planner.core.enums import Unit
 from graphfit.planner.core.errors import ConfigError
+from graphfit.planner.core.limits import MAX_TRACE_BYTES
 from graphfit.planner.plan import plan
 from graphfit.planner.tuning.trace import Trace, check_size, check_weight
 
@@ -154,11 +156,8 @@ class TraceReading:
 def read_trace(path: str | Path) -> TraceReading:
     """Read a trace file; the format is told from the content (see `sniff`)."""
     p = Path(path)
-    try:
-        text = p.read_text()
-    except UnicodeDecodeError:
-        raise ConfigError(f"trace {p.name}: not a text file") from None
-    return parse_trace(text, p.name)
+    text = read_text(p, "trace", limit=MAX_TRACE_BYTES)  # bounded, regular files, UTF-8
+    return parse_trace(text, shown_path(p.name))
 
 
 def load_trace(path: str | Path) -> Trace:

@@ -33,14 +33,15 @@ import re
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from functools import cache
-from pathlib import Path
 from typing import Any
 
 from graphfit.inputs import flagtable
 from graphfit.inputs import vllm as vllm_args
 from graphfit.inputs.flagtable import LineReader, Parsed, Refused
+from graphfit.inputs.reading import load_yaml, parse_json
 from graphfit.inputs.settings import COMMAND_LINE, Setting
 from graphfit.planner.core.enums import Engine
+from graphfit.planner.core.errors import ConfigError, brief
 
 _MODEL_FLAG = re.compile(r"^--model(=.+|$)")
 _SERVED_NAME = re.compile(r"^--served[-_]model[-_]name(=.+|$)")
@@ -91,15 +92,8 @@ def config_file_args(path: str, known: frozenset[str]) -> list[str]:
     whose parse_args runs, for `key: false` -> `--no-key`)."""
     extension = path.split(".")[-1]
     if extension not in ("yaml", "yml"):
-        raise Refused(f"Config file must be of a yaml/yml type. {extension} supplied")
-    import yaml
-
-    try:
-        data = yaml.safe_load(Path(path).read_text())
-    except OSError as exc:
-        raise Refused(f"Unable to read the config file at {path} ({exc.strerror})") from None
-    except yaml.YAMLError as exc:
-        raise Refused(f"{path}: malformed YAML ({exc})") from None
+        raise Refused(f"Config file must be of a yaml/yml type. {brief(extension)} supplied")
+    data = load_yaml(path, "--config")  # bounded and strict (graphfit.inputs.reading)
     if not isinstance(data, dict):
         raise Refused(f"{path}: expected a mapping of flags")
     out: list[str] = []
@@ -159,8 +153,8 @@ def _normalise(args: list[str]) -> list[str]:
 
 def _dotted_value(text: str) -> Any:
     try:
-        return json.loads(text)
-    except json.JSONDecodeError:
+        return parse_json(text)
+    except ConfigError:
         try:
             return flagtable.vllm_human_int(text)
         except (ValueError, ArithmeticError):

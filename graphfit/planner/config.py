@@ -6,6 +6,9 @@ building one asks the engine's model (through the registry) to settle engine-spe
 
 from __future__ import annotations
 
+import inspect
+import itertools
+from collections.abc import Mapping
 from dataclasses import dataclass, fields, replace
 from enum import Enum
 from typing import Any, TypeVar
@@ -21,7 +24,8 @@ from graphfit.planner.core.enums import (
     Runner,
     SpecMethod,
 )
-from graphfit.planner.core.errors import ConfigError
+from graphfit.planner.core.errors import ConfigError, excerpt, listed
+from graphfit.planner.core.limits import MAX_CAPTURE_SIZES, MAX_INT
 from graphfit.planner.engines.base import (
     ENGINE_FIELDS,
     own_fields,
@@ -40,23 +44,36 @@ def _coerce_enum(name: str, enum_type: type[E], value: object) -> E:
             if value == member.value or value.upper() == member.name:
                 return member
     choices = ", ".join(m.value for m in enum_type)
-    raise ConfigError(f"{name}: {value!r} is not one of {choices}")
+    raise ConfigError(f"{name}: {excerpt(value)} is not one of {choices}")
 
 
 def _positive_int(name: str, value: object) -> int:
     if isinstance(value, bool) or not isinstance(value, int):
-        raise ConfigError(f"{name}: expected an integer, got {value!r}")
+        raise ConfigError(f"{name}: expected an integer, got {excerpt(value)}")
     if value < 1:
         raise ConfigError(f"{name}: must be >= 1, got {value}")
+    if value > MAX_INT:
+        raise ConfigError(f"{name}: must be <= {MAX_INT}, got {excerpt(value)}")
     return value
 
 
 def _sizes(name: str, value: object) -> tuple[int, ...] | None:
+    """A list of capture sizes: a sequence (list, tuple, range) of at most MAX_CAPTURE_SIZES
+    integers; its length is checked before it is read, so range(1, 10**9) is refused at
+    once."""
     if value is None:
         return None
-    if isinstance(value, (str, bytes)) or not hasattr(value, "__iter__"):
-        raise ConfigError(f"{name}: expected a list of integers, got {value!r}")
-    sizes = tuple(_positive_int(name, v) for v in value)
+    if (isinstance(value, (str, bytes, Mapping, set, frozenset))
+            or not hasattr(value, "__iter__")):
+        raise ConfigError(f"{name}: expected a list of integers, got {excerpt(value)}")
+    too_many = ConfigError(f"{name}: more than {MAX_CAPTURE_SIZES:,} sizes (graphfit plans at "
+                           f"most {MAX_CAPTURE_SIZES:,} capture sizes)")
+    if hasattr(value, "__len__") and len(value) > MAX_CAPTURE_SIZES:
+        raise too_many
+    sizes = tuple(_positive_int(name, v)
+                  for v in itertools.islice(value, MAX_CAPTURE_SIZES + 1))
+    if len(sizes) > MAX_CAPTURE_SIZES:
+        raise too_many
     if not sizes:
         raise ConfigError(f"{name}: the list is empty")
     return sizes  # order and duplicates are each engine's rule (vLLM sorts, with a warning)
@@ -65,8 +82,10 @@ def _sizes(name: str, value: object) -> tuple[int, ...] | None:
 def _optional_int(name: str, value: object, minimum: int) -> int | None:
     if value is None:
         return None
-    if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
-        raise ConfigError(f"{name}: must be an integer >= {minimum}, got {value!r}")
+    if (isinstance(value, bool) or not isinstance(value, int) or value < minimum
+            or value > MAX_INT):
+        raise ConfigError(f"{name}: must be an integer in {minimum}..{MAX_INT}, got "
+                          f"{excerpt(value)}")
     return value
 
 
@@ -124,7 +143,7 @@ def _resolve_engine(config: EngineConfig) -> None:
     _optional_int("speculative_num_draft_tokens", config.speculative_num_draft_tokens, 2)
     if config.cuda_graph_padding is not None and not isinstance(config.cuda_graph_padding, bool):
         raise ConfigError(
-            f"cuda_graph_padding: expected true/false, got {config.cuda_graph_padding!r}")
+            f"cuda_graph_padding: expected true/false, got {excerpt(config.cuda_graph_padding)}")
     for name, value in model.resolve(config).items():
         set_(config, name, value)
 
@@ -202,8 +221,9 @@ class EngineConfig:
                      "block_size", "mrope_dims"):
             _positive_int(name, getattr(self, name))
         k = self.num_speculative_tokens
-        if isinstance(k, bool) or not isinstance(k, int) or k < 0:
-            raise ConfigError(f"num_speculative_tokens: must be an integer >= 0, got {k!r}")
+        if isinstance(k, bool) or not isinstance(k, int) or k < 0 or k > MAX_INT:
+            raise ConfigError(f"num_speculative_tokens: must be an integer in 0..{MAX_INT}, "
+                              f"got {excerpt(k)}")
         set_(self, "spec_method", _coerce_enum("spec_method", SpecMethod, self.spec_method))
         set_(self, "cudagraph_mode",
              _coerce_enum("cudagraph_mode", CUDAGraphMode, self.cudagraph_mode))
@@ -226,10 +246,11 @@ class EngineConfig:
             raise ConfigError("max_num_seqs: missing (pass --max-num-seqs, "
                               "--max-running-requests, --max-batch-size or set it in --config)")
         _positive_int("max_num_seqs", self.max_num_seqs)
-        if self.dtype not in DTYPE_SIZES:
-            raise ConfigError(f"dtype: {self.dtype!r} is not one of {', '.join(DTYPE_SIZES)}")
+        if not isinstance(self.dtype, str) or self.dtype not in DTYPE_SIZES:
+            raise ConfigError(f"dtype: {excerpt(self.dtype)} is not one of "
+                              f"{', '.join(DTYPE_SIZES)}")
         if not isinstance(self.multimodal, bool):
-            raise ConfigError(f"multimodal: expected true/false, got {self.multimodal!r}")
+            raise ConfigError(f"multimodal: expected true/false, got {excerpt(self.multimodal)}")
         if (self.max_num_batched_tokens < self.max_num_seqs
                 and requests_within_token_budget(engine_model(self.engine))):
             raise ConfigError(
@@ -260,7 +281,8 @@ class EngineConfig:
         return self.spec_method.has_drafter_model
 
     def replace(self, **changes: Any) -> EngineConfig:
-        """A validated copy with some fields changed."""
+        """A validated copy with some fields changed (an unknown field is a ConfigError)."""
+        _check_fields("replace", changes)
         return replace(self, **changes)
 
     def to_dict(self) -> dict[str, Any]:
@@ -296,10 +318,7 @@ class EngineConfig:
 
     @classmethod
     def _from_fields(cls, origin: str, values: dict[str, Any]) -> EngineConfig:
-        known = {f.name for f in fields(cls)}
-        unknown = sorted(set(values) - known)
-        if unknown:
-            raise ConfigError(f"{origin}: unknown field(s) {', '.join(map(repr, unknown))}")
+        _check_fields(origin, values)
         if values.get("max_num_seqs") is None:
             raise ConfigError(f"max_num_seqs: {origin} found none (the engine has not sized "
                               "it yet); pass max_num_seqs=")
@@ -310,11 +329,36 @@ class EngineConfig:
         """Build from a dict such as `to_dict()` wrote; unknown keys are an error, not dropped."""
         if not isinstance(data, dict):
             raise ConfigError(f"config: expected an object, got {type(data).__name__}")
-        known = {f.name for f in fields(cls)}
-        unknown = sorted(set(data) - known)
+        unknown = [key for key in data if key not in _FIELDS]
         if unknown:
-            raise ConfigError(f"config: unknown key(s) {', '.join(map(repr, unknown))}")
+            raise ConfigError(f"config: unknown key(s) {listed(map(repr, unknown))}")
+        return cls(**data)
+
+
+_FIELDS = frozenset(f.name for f in fields(EngineConfig))
+_DATACLASS_INIT = EngineConfig.__init__
+
+
+def _check_fields(origin: str, values: Mapping[str, Any]) -> None:
+    unknown = [key for key in values if key not in _FIELDS]
+    if unknown:
+        raise ConfigError(f"{origin}: unknown field(s) {listed(map(repr, unknown))}")
+
+
+def _init(self: EngineConfig, *args: Any, **kwargs: Any) -> None:
+    """The dataclass __init__, with a call it cannot bind (an unknown field, a missing
+    max_num_seqs, too many positional values) a ConfigError instead of a TypeError."""
+    try:
+        _DATACLASS_INIT(self, *args, **kwargs)
+    except TypeError:
         try:
-            return cls(**data)
-        except TypeError as exc:  # pragma: no cover - guarded by the key check above
-            raise ConfigError(f"config: {exc}") from None
+            _SIGNATURE.bind(self, *args, **kwargs)
+        except TypeError as exc:
+            raise ConfigError(f"EngineConfig: {exc}") from None
+        raise
+
+
+_SIGNATURE = inspect.signature(_DATACLASS_INIT)
+_init.__signature__ = _SIGNATURE  # type: ignore[attr-defined]
+_init.__doc__ = _DATACLASS_INIT.__doc__
+EngineConfig.__init__ = _init  # type: ignore[method-assign]

@@ -1,20 +1,17 @@
-"""The plan as a JSON document (schema graphfit.plan/1), and loading one back safely.
+"""The plan as a JSON document (schema graphfit.plan/1).
 
-A loaded plan is never trusted: its config is re-planned and its capacities are audited
-against every reachable batch, so a tampered file cannot smuggle in a short buffer.
+Reading one back is the inputs layer's job (graphfit.inputs.plan_file): a plan file is
+accepted only when it is exactly the document graphfit writes for its config.
 """
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from graphfit.planner.analysis.summary import plan_padding
-from graphfit.planner.config import EngineConfig
-from graphfit.planner.core.errors import ConfigError
 from graphfit.planner.core.verify import Verification
 from graphfit.planner.engines.base import Scenario
-from graphfit.planner.plan import Plan, plan
+from graphfit.planner.plan import Plan
 
 PLAN_SCHEMA = "graphfit.plan/1"
 
@@ -89,69 +86,3 @@ def verification_document(verification: Verification) -> dict[str, Any]:
             for r in verification.ranges()
         ],
     }
-
-
-def load_plan_document(text: str) -> tuple[Plan, dict[str, int]]:
-    """Parse a plan document: (the plan its config gives, the capacities the file claims).
-
-    Raises ConfigError for malformed JSON, a wrong schema, an unknown buffer or a ladder that
-    does not follow from the config. Short capacities are not an error here: verify them.
-    """
-    try:
-        doc = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise ConfigError(f"plan: malformed JSON ({exc.msg} at line {exc.lineno})") from None
-    if not isinstance(doc, dict) or doc.get("schema") != PLAN_SCHEMA:
-        raise ConfigError(f"plan: schema must be {PLAN_SCHEMA!r}")
-    fresh = plan(EngineConfig.from_dict(_field(doc, "config", dict)))
-    version = doc.get("engine_version", fresh.engine_version)
-    if version != fresh.engine_version:
-        raise ConfigError(f"plan: made for {version!r}; this graphfit models "
-                          f"{fresh.engine_version!r} (re-plan it)")
-    ladder = _field(doc, "ladder", dict)
-    if ladder.get("capture_sizes") != list(fresh.capture_sizes):
-        raise ConfigError("plan: ladder.capture_sizes does not follow from its config")
-    capacities: dict[str, int] = {}
-    components = _field(doc, "components", dict)
-    for name, comp in components.items():
-        if name not in fresh.components or not isinstance(comp, dict):
-            raise ConfigError(f"plan: unknown component {name!r}")
-        for buf in _field(comp, "buffers", list):
-            if not isinstance(buf, dict):
-                raise ConfigError(f"plan: {name} buffer entries must be objects")
-            key = f"{name}.{buf.get('name')}"
-            capacities[key] = _claimed_capacity(fresh, key, buf)
-    missing = sorted(b.key for c in fresh.components.values() for b in c.buffers
-                     if b.key not in capacities)
-    if missing:
-        raise ConfigError(f"plan: missing buffer(s) {', '.join(missing)}")
-    return fresh, capacities
-
-
-def _claimed_capacity(fresh: Plan, key: str, buf: dict[str, Any]) -> int:
-    """The file's capacity for one buffer, after checking its shape, dtype and bytes agree.
-
-    A consumer may allocate from `shape` or `bytes` rather than `capacity`, so all three must
-    describe the same rows; the rows themselves are audited by `verify` afterwards.
-    """
-    expected = fresh.buffer(key)
-    cap = buf.get("capacity")
-    if isinstance(cap, bool) or not isinstance(cap, int) or cap < 0:
-        raise ConfigError(f"plan: {key} capacity must be a non-negative integer")
-    if buf.get("dtype") != expected.dtype:
-        raise ConfigError(f"plan: {key} dtype {buf.get('dtype')!r} is not {expected.dtype!r}")
-    shape = list(expected.shape)
-    shape[expected.axis_dim] = cap
-    if buf.get("shape") != shape:
-        raise ConfigError(f"plan: {key} shape {buf.get('shape')!r} disagrees with capacity "
-                          f"{cap} (expected {shape})")
-    if buf.get("bytes") != expected.row_bytes * cap:
-        raise ConfigError(f"plan: {key} bytes {buf.get('bytes')!r} disagree with capacity {cap}")
-    return cap
-
-
-def _field(doc: dict[str, Any], key: str, kind: type) -> Any:
-    value = doc.get(key)
-    if not isinstance(value, kind):
-        raise ConfigError(f"plan: {key!r} must be a JSON {kind.__name__.replace('dict', 'object')}")
-    return value

@@ -13,8 +13,9 @@ from typer.testing import CliRunner
 
 from graphfit import ConfigError, plan
 from graphfit.cli import app
+from graphfit.inputs.ranges import parse_range
 from graphfit.planner.analysis.capexpr import capacities_for
-from graphfit.planner.analysis.sweep import parse_range, point_config, sweep
+from graphfit.planner.analysis.sweep import point_config, sweep
 
 runner = CliRunner()
 BASE = {"spec_method": "dflash", "ladder": "vllm-legacy", "max_num_batched_tokens": 512}

@@ -10,7 +10,7 @@ from types import ModuleType
 import pytest
 import torch
 
-from graphfit.planner.tuning.memory import parse_profile
+from graphfit.inputs.profiles import parse_profile
 from tests.helpers import ROOT, load_module
 
 EXAMPLES = ROOT / "examples"

@@ -8,7 +8,8 @@ from pathlib import Path
 import pytest
 
 from graphfit import ConfigError
-from graphfit.planner.analysis.corpus import Case, case_files, check_case, load_case
+from graphfit.inputs.cases import case_files, load_case
+from graphfit.planner.analysis.corpus import Case, check_case
 from tests.helpers import ROOT
 
 CORPUS = ROOT / "tests" / "corpus"

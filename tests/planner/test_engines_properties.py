@@ -10,8 +10,8 @@ from hypothesis import strategies as st
 
 from graphfit import ConfigError, EngineConfig, plan
 from graphfit.cli.options import build_config
+from graphfit.inputs.variants import variant
 from graphfit.planner.analysis import capexpr
-from graphfit.planner.analysis.compare import variant
 from graphfit.planner.analysis.properties import PROPERTIES, counterexamples
 
 METHODS = ("eagle", "eagle3", "mtp", "draft_model", "dflash")

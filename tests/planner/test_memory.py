@@ -11,13 +11,12 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from graphfit import ConfigError
+from graphfit.inputs.profiles import load_profile, parse_profile
 from graphfit.planner.tuning.memory import (
     PROFILE_SCHEMA,
     GraphMemoryModel,
     ProfileSample,
     fit_memory_model,
-    load_profile,
-    parse_profile,
 )
 from tests.helpers import run_cli
 

@@ -280,7 +280,7 @@ def test_cli_prints_the_flag_to_paste_last(tmp_path: Path) -> None:
     (["--trace", "missing.csv"], "missing.csv"),
     (["--trace", "BAD", "--max-graphs", "0"], "max_graphs"),
     (["--trace", "BAD", "--budget-mib", "100"], "memory model"),
-    (["--trace", "BAD", "--bytes-per-token", "-1"], "bytes_per_captured_token"),
+    (["--trace", "BAD", "--bytes-per-token", "-1"], "bytes-per-token"),
     (["--trace", "BAD", "--max-num-batched-tokens", "64"], "exceeds"),
     ([], "--trace"),
 ])

@@ -12,7 +12,8 @@ import ast
 import operator
 from collections.abc import Callable, Mapping
 
-from graphfit.planner.core.errors import ConfigError
+from graphfit.planner.core.errors import ConfigError, excerpt
+from graphfit.planner.core.limits import MAX_FORMULA_CHARS, MAX_INT
 from graphfit.planner.plan import Plan
 
 NAMES = {
@@ -47,13 +48,13 @@ def _eval(node: ast.AST, env: Mapping[str, int], text: str) -> int:
         return node.value
     if isinstance(node, ast.Name):
         if node.id not in env:
-            raise ConfigError(f"capacity: unknown name {node.id!r} in {text!r} "
+            raise ConfigError(f"capacity: unknown name {excerpt(node.id)} in {excerpt(text)} "
                               f"(known: {', '.join(NAMES)})")
         return env[node.id]
     if isinstance(node, ast.BinOp) and type(node.op) in _OPS:
         right = _eval(node.right, env, text)
         if isinstance(node.op, ast.FloorDiv) and right == 0:
-            raise ConfigError(f"capacity: division by zero in {text!r}")
+            raise ConfigError(f"capacity: division by zero in {excerpt(text)}")
         return _OPS[type(node.op)](_eval(node.left, env, text), right)
     if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
         return -_eval(node.operand, env, text)
@@ -61,31 +62,44 @@ def _eval(node: ast.AST, env: Mapping[str, int], text: str) -> int:
             and node.func.id in ("max", "min") and node.args and not node.keywords):
         args = [_eval(a, env, text) for a in node.args]
         return max(args) if node.func.id == "max" else min(args)
-    raise ConfigError(f"capacity: {text!r} is not an integer formula over "
+    raise ConfigError(f"capacity: {excerpt(text)} is not an integer formula over "
                       f"{', '.join(NAMES)} with + - * // max() min()")
 
 
 def parse(text: str) -> ast.Expression:
-    """Parse once (a syntax error is a ConfigError naming the formula)."""
+    """Parse once (a syntax error is a ConfigError naming the formula); at most
+    MAX_FORMULA_CHARS characters, so no formula can nest deep enough to exhaust the stack."""
+    source = str(text).strip()
+    if len(source) > MAX_FORMULA_CHARS:
+        raise ConfigError(f"capacity: a formula of {len(source):,} characters; at most "
+                          f"{MAX_FORMULA_CHARS}")
     try:
-        tree = ast.parse(str(text).strip(), mode="eval")
-    except SyntaxError:
-        raise ConfigError(f"capacity: {text!r} is not a formula") from None
-    _eval(tree, dict.fromkeys(NAMES, 1), str(text))  # reject bad names/operators up front
+        tree = ast.parse(source, mode="eval")
+        _eval(tree, dict.fromkeys(NAMES, 1), source)  # reject bad names/operators up front
+    except ConfigError:
+        raise
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        raise ConfigError(f"capacity: {excerpt(source)} is not a formula") from None
     return tree
 
 
 def evaluate(formula: int | str, plan: Plan) -> int:
     """Rows for one plan: an int is taken as is, a string is a formula over NAMES."""
     if isinstance(formula, bool):
-        raise ConfigError(f"capacity: expected an integer or a formula, got {formula!r}")
+        raise ConfigError(f"capacity: expected an integer or a formula, got {excerpt(formula)}")
     if isinstance(formula, int):
+        if not 0 <= formula <= MAX_INT:
+            raise ConfigError(f"capacity: {excerpt(formula)} rows is not in 0..{MAX_INT}")
         return formula
     if not isinstance(formula, str):
-        raise ConfigError(f"capacity: expected an integer or a formula, got {formula!r}")
+        raise ConfigError(f"capacity: expected an integer or a formula, got {excerpt(formula)}")
     value = _eval(parse(formula), variables(plan), formula)
     if value < 0:
-        raise ConfigError(f"capacity: {formula!r} is negative ({value}) for this config")
+        raise ConfigError(f"capacity: {excerpt(formula)} is negative ({excerpt(value)}) for "
+                          "this config")
+    if value > MAX_INT:
+        raise ConfigError(f"capacity: {excerpt(formula)} gives more than {MAX_INT} rows for "
+                          "this config")
     return value
 
 
@@ -111,6 +125,7 @@ def parse_assignment(text: str) -> tuple[str, str]:
     key, sep, formula = text.partition("=")
     key = key.strip()
     if not sep or "." not in key or not formula.strip():
-        raise ConfigError(f"capacity: {text!r} is not of the form component.buffer=FORMULA")
+        raise ConfigError(f"capacity: {excerpt(text)} is not of the form "
+                          "component.buffer=FORMULA")
     parse(formula)
     return key, formula.strip()

@@ -9,78 +9,57 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, fields
-from typing import Any
+from enum import Enum
+from typing import Any, TypeVar
 
 from graphfit.planner.analysis.summary import decode_stats, mixed_family
 from graphfit.planner.analysis.waste import PaddingStats, family_stats
 from graphfit.planner.config import EngineConfig
 from graphfit.planner.core.enums import Engine, LadderPolicy
-from graphfit.planner.core.errors import ConfigError
+from graphfit.planner.core.errors import ConfigError, excerpt, listed
 from graphfit.planner.engines.base import ENGINE_FIELDS
-from graphfit.planner.engines.registry import policy_engine
 from graphfit.planner.plan import Plan
 
+E = TypeVar("E", bound=Enum)
 _ENGINE_SPECIFIC = ("cuda_graph_padding", "speculative_eagle_topk",
                     "speculative_num_draft_tokens", "cudagraph_capture_sizes",
                     "max_cudagraph_capture_size", *ENGINE_FIELDS)
 _DEFAULTS = {f.name: f.default for f in fields(EngineConfig)}
 
 
-def _coerce(value: str) -> Any:
-    text = value.strip()
-    if text.lower() in ("none", "null"):
-        return None
-    if text.lower() in ("true", "false"):
-        return text.lower() == "true"
-    if text.lstrip("-").isdigit():
-        return int(text)
-    if "," in text or text.startswith("["):
-        return [int(v) for v in text.strip("[]").replace(",", " ").split()]
-    return text
-
-
-def variant(base: EngineConfig, spec: str) -> tuple[EngineConfig, list[str]]:
-    """One side of a comparison: a ladder policy ("vllm-legacy", "sglang-spec"...), a list of
-    capture sizes ("1,2,4,8": explicit ladder) or field overrides ("ladder=vllm;
-    max_cudagraph_capture_size=64"). A policy of another engine switches the engine and resets
-    the engine-specific fields (their units differ), which is reported as a note."""
-    text = spec.strip()
+def apply_variant(base: EngineConfig, changes: Mapping[str, Any], label: str
+                  ) -> tuple[EngineConfig, list[str]]:
+    """One side of a comparison: `base` with field `changes` (graphfit.inputs.variants reads
+    them from text: a ladder policy, a list of sizes or key=value overrides). A policy of
+    another engine switches the engine and resets the engine-specific fields (their units
+    differ), which is reported as a note."""
     notes: list[str] = []
-    if not text:
-        raise ConfigError("compare: an empty variant")
-    changes: dict[str, Any]
-    if "=" in text:
-        changes = {}
-        for part in (p for p in text.split(";") if p.strip()):
-            key, _, value = part.partition("=")
-            changes[key.strip().replace("-", "_")] = _coerce(value)
-        unknown = sorted(set(changes) - set(base.to_dict()))
-        if unknown:
-            raise ConfigError(f"compare: {spec!r}: unknown field(s) {', '.join(unknown)}")
-    elif text[0].isdigit() or text.startswith("["):
-        changes = {"ladder": "explicit", "cudagraph_capture_sizes": _coerce(text + ",")}
-    else:
-        try:
-            policy = LadderPolicy(text.lower())
-        except ValueError:
-            choices = ", ".join(p.value for p in LadderPolicy if p is not LadderPolicy.AUTO)
-            raise ConfigError(f"compare: {spec!r} is not a ladder policy ({choices}), a size "
-                              "list or key=value overrides") from None
-        changes = {"ladder": policy}
-        owner = policy_engine(policy)
-        if owner is not None and owner is not base.engine:
-            changes["engine"] = owner
-    engine = changes.get("engine", base.engine)
-    if Engine(getattr(engine, "value", engine)) is not base.engine:
+    unknown = sorted(set(changes) - set(base.to_dict()))
+    if unknown:
+        raise ConfigError(f"compare: {label}: unknown field(s) {listed(unknown)}")
+    changes = dict(changes)
+    engine = _enum("engine", Engine, changes.get("engine", base.engine))
+    if engine is not base.engine:
         reset: dict[str, Any] = {name: _DEFAULTS[name] for name in _ENGINE_SPECIFIC
                                  if name not in changes}
         reset.setdefault("ladder", LadderPolicy.AUTO)
         if any(getattr(base, name) is not None for name in ("cudagraph_capture_sizes",
                                                              "max_cudagraph_capture_size")):
-            notes.append(f"{spec}: capture sizes reset for engine "
-                         f"{getattr(engine, 'value', engine)} (other units)")
+            notes.append(f"{label}: capture sizes reset for engine {engine.value} "
+                         "(other units)")
         changes = {**reset, **changes}
     return base.replace(**changes), notes
+
+
+def _enum(name: str, kind: type[E], value: object) -> E:
+    if isinstance(value, kind):
+        return value
+    if isinstance(value, str):
+        for member in kind:
+            if value.strip().lower() == str(member.value).lower():
+                return member
+    choices = ", ".join(str(m.value) for m in kind)
+    raise ConfigError(f"{name}: {excerpt(value)} is not one of {choices}")
 
 
 @dataclass(frozen=True)

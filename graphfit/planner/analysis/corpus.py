@@ -28,16 +28,14 @@ Case layout::
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 from graphfit.planner.analysis.capexpr import capacities_for
 from graphfit.planner.analysis.properties import PROPERTIES, counterexamples
 from graphfit.planner.config import EngineConfig
-from graphfit.planner.core.errors import ConfigError
+from graphfit.planner.core.errors import ConfigError, listed
 from graphfit.planner.plan import Plan, plan
 
 CASE_KEYS = {"id", "title", "reference", "summary", "engine", "version", "config", "buggy",
@@ -74,39 +72,31 @@ def _mapping(where: str, value: Any) -> Mapping[str, Any]:
     return value
 
 
-def load_case(path: Path) -> Case:
-    """Read and validate one case file (.yaml/.yml or .json)."""
-    text = path.read_text()
-    if path.suffix.lower() == ".json":
-        try:
-            data = json.loads(text)
-        except json.JSONDecodeError as exc:
-            raise ConfigError(f"{path.name}: malformed JSON ({exc.msg})") from None
-    else:
-        import yaml
-
-        try:
-            data = yaml.safe_load(text)
-        except yaml.YAMLError:
-            raise ConfigError(f"{path.name}: malformed YAML") from None
+def case_from_data(data: Any, name: str, path: str = "") -> Case:
+    """Validate one parsed case (reading the file, bounded and strict, is the inputs layer's
+    job: graphfit.inputs.cases.load_case); `name` is how messages call it."""
     if not isinstance(data, dict):
-        raise ConfigError(f"{path.name}: a case is a mapping")
-    unknown = sorted(set(data) - CASE_KEYS)
+        raise ConfigError(f"{name}: a case is a mapping")
+    unknown = sorted(map(str, set(data) - CASE_KEYS))
     if unknown:
-        raise ConfigError(f"{path.name}: unknown key(s) {', '.join(unknown)}")
+        raise ConfigError(f"{name}: unknown key(s) {listed(unknown)}")
     for key in ("id", "title", "reference", "config", "buggy", "expect"):
         if key not in data:
-            raise ConfigError(f"{path.name}: {key} missing")
-    buggy = _mapping(f"{path.name}: buggy", data["buggy"])
-    extra = sorted(set(buggy) - {"config", "capacities", "fills", "property"})
+            raise ConfigError(f"{name}: {key} missing")
+    buggy = _mapping(f"{name}: buggy", data["buggy"])
+    extra = sorted(map(str, set(buggy) - {"config", "capacities", "fills", "property"}))
     if extra or not set(buggy) & {"capacities", "fills", "property"}:
-        raise ConfigError(f"{path.name}: buggy needs capacities, fills or property "
-                          f"(unknown: {', '.join(extra) or '-'})")
+        raise ConfigError(f"{name}: buggy needs capacities, fills or property "
+                          f"(unknown: {listed(extra) or '-'})")
+    for part in ("config", "capacities", "fills"):
+        _mapping(f"{name}: buggy.{part}", buggy.get(part))
+    safe = _mapping(f"{name}: safe", data.get("safe"))
+    for part in ("config", "capacities"):
+        _mapping(f"{name}: safe.{part}", safe.get(part))
     return Case(str(data["id"]), str(data["title"]), str(data["reference"]),
-                _mapping(f"{path.name}: config", data["config"]), buggy,
-                _mapping(f"{path.name}: expect", data["expect"]),
-                _mapping(f"{path.name}: safe", data.get("safe")),
-                str(data.get("summary", "")).strip(), str(path),
+                _mapping(f"{name}: config", data["config"]), buggy,
+                _mapping(f"{name}: expect", data["expect"]), safe,
+                str(data.get("summary", "")).strip(), path,
                 str(data.get("version", "")).strip())
 
 
@@ -120,17 +110,18 @@ class Outcome:
     ok: bool
 
 
-def _summaries(items: list[tuple[str, int, int, int]]) -> dict[str, dict[str, int]]:
-    """(buffer, batch, rows, capacity) -> {buffer: first, last, count, padded, capacity}.
+def _summaries(ranges: list[tuple[str, int, int, int, int, int]]) -> dict[str, dict[str, int]]:
+    """(buffer, first, last, count, rows, capacity) per range -> {buffer: first, last, count,
+    padded, capacity}, without expanding the ranges batch by batch.
 
     `padded` is the most rows any counterexample needed.
     """
     out: dict[str, dict[str, int]] = {}
-    for key, batch, rows, capacity in items:
-        s = out.setdefault(key, {"first": batch, "last": batch, "count": 0, "padded": rows,
+    for key, first, last, count, rows, capacity in ranges:
+        s = out.setdefault(key, {"first": first, "last": last, "count": 0, "padded": rows,
                                  "capacity": capacity})
-        s["first"], s["last"] = min(s["first"], batch), max(s["last"], batch)
-        s["count"] += 1
+        s["first"], s["last"] = min(s["first"], first), max(s["last"], last)
+        s["count"] += count
         s["padded"] = max(s["padded"], rows)
     return out
 
@@ -147,8 +138,9 @@ def run(p: Plan, buggy: Mapping[str, Any]) -> Outcome:
             raise ConfigError(f"property: expected {{name, stage}}, name one of "
                               f"{', '.join(PROPERTIES)}")
         found = counterexamples(p, prop["name"], prop.get("stage", "runtime"))
-    fill_items = [(v.key, v.batch, v.padded, 0) for v in result.fill_violations]
-    items = [(v.key, v.num_tokens, v.needed, v.capacity) for v in result.violations]
+    fill_items = [(r.key, r.first, r.last, r.last - r.first + 1, r.padded, 0)
+                  for r in result.fill_ranges]
+    items = [(r.key, r.first, r.last, r.count, r.needed, r.capacity) for r in result.ranges()]
     return Outcome(_summaries(items), _summaries(fill_items), found, result.ok and not found)
 
 
@@ -215,9 +207,3 @@ def check_case(case: Case) -> list[str]:
         if got != rows:
             problems.append(f"safe: {key} capacity is {got}, expected {rows}")
     return problems
-
-
-def case_files(folder: Path) -> list[Path]:
-    """Every case file of a folder, sorted."""
-    return sorted(p for p in folder.iterdir()
-                  if p.suffix.lower() in (".yaml", ".yml", ".json") and p.is_file())

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from graphfit.planner.analysis.summary import decode_family
 from graphfit.planner.core.enums import CUDAGraphMode
 from graphfit.planner.core.errors import ConfigError
+from graphfit.planner.core.limits import MAX_COUNTEREXAMPLES
 from graphfit.planner.plan import Plan
 
 STAGES = ("runtime", "config")
@@ -40,9 +41,20 @@ def decodes_not_full(plan: Plan, stage: str = "runtime") -> list[int]:
         raise ConfigError(f"stage: decodes_full checks the runtime dispatch, not {stage!r}")
     if not plan.cudagraph_mode.has_full_decode:
         return []  # nothing to replay FULL; not this property's concern
-    q = plan.config.uniform_query_len
-    return [r for r in decode_requests(plan)
-            if plan.pad(r * q, uniform_decode=True).mode is not CUDAGraphMode.FULL]
+    target = plan.component("target")
+    family = decode_family(target)
+    if family is None:
+        return []
+    out: list[int] = []
+    # segment by segment (each shares one dispatch): as fast for S = 10^12 as for S = 8
+    for first, last, d in target.tables.segments(family.step, family.first, family.last,
+                                                 uniform=True):
+        if d is None or d.mode is not CUDAGraphMode.FULL:
+            if len(out) + last - first + 1 > MAX_COUNTEREXAMPLES:
+                raise ConfigError(f"property decodes_full: more than {MAX_COUNTEREXAMPLES:,} "
+                                  "counterexamples, too many to list")
+            out += range(first, last + 1)
+    return out
 
 
 def sizes_not_multiple_of_q(plan: Plan, stage: str = "runtime") -> list[int]:

@@ -24,36 +24,12 @@ from graphfit.planner.analysis.summary import decode_stats
 from graphfit.planner.config import EngineConfig
 from graphfit.planner.core.enums import Engine
 from graphfit.planner.core.errors import ConfigError, GraphfitError
+from graphfit.planner.core.limits import MAX_SWEEP_POINTS
 from graphfit.planner.engines.registry import engine_model
 from graphfit.planner.plan import Plan, plan
 
 AXES = ("max_num_seqs", "num_speculative_tokens")
 _SPEC_ONLY = ("speculative_eagle_topk", "speculative_num_draft_tokens")
-
-
-def parse_range(origin: str, text: str) -> tuple[int, ...]:
-    """'1..1024', '0..15', '8..64/8', '1,2,4', '1..8,16,32' -> sorted unique integers."""
-    values: set[int] = set()
-    for part in (p.strip() for p in str(text).split(",")):
-        if not part:
-            continue
-        body, _, step_text = part.partition("/")
-        first, dots, last = body.partition("..")
-        try:
-            lo = int(first)
-            hi = int(last) if dots else lo
-            step = int(step_text) if step_text else 1
-        except ValueError:
-            raise ConfigError(f"{origin}: {text!r} is not a range like 1..64, 8..64/8 or 1,2,4"
-                              ) from None
-        if step < 1 or hi < lo or lo < 0:
-            raise ConfigError(f"{origin}: {part!r} must be a..b with 0 <= a <= b and step >= 1")
-        values.update(range(lo, hi + 1, step))
-        if len(values) > 100_000:
-            raise ConfigError(f"{origin}: more than 100000 values")
-    if not values:
-        raise ConfigError(f"{origin}: the range {text!r} is empty")
-    return tuple(sorted(values))
 
 
 def point_config(base: Mapping[str, Any], point: Mapping[str, int]) -> EngineConfig:
@@ -159,6 +135,14 @@ def grid_points(axes: Mapping[str, tuple[int, ...]]) -> Iterator[dict[str, int]]
     yield from rec(0, {})
 
 
+def grid_size(axes: Mapping[str, tuple[int, ...]]) -> int:
+    """How many configs the grid holds (the product of its axes), without enumerating it."""
+    count = 1
+    for values in axes.values():
+        count *= len(values)
+    return count
+
+
 def validate_capacities(base: Mapping[str, Any], axes: Mapping[str, tuple[int, ...]],
                         capacities: Mapping[str, int | str]) -> None:
     """Reject a buffer no point of the grid has before sweeping (a typo, usually)."""
@@ -187,6 +171,11 @@ def sweep(base: Mapping[str, Any], axes: Mapping[str, tuple[int, ...]],
     caps = dict(capacities or {})
     if "max_num_seqs" not in base and "max_num_seqs" not in axes:
         raise ConfigError("max_num_seqs: missing (sweep it with --max-num-seqs 1..64)")
+    count = grid_size(axes)
+    if count > MAX_SWEEP_POINTS:
+        shape = " x ".join(f"{len(values):,}" for values in axes.values())
+        raise ConfigError(f"sweep: {count:,} configs ({shape}); graphfit sweeps at most "
+                          f"{MAX_SWEEP_POINTS:,}")
     validate_capacities(base, axes, caps)
     points = list(grid_points(axes))
     workers = max(1, workers if workers is not None else (os.cpu_count() or 1))
@@ -214,6 +203,9 @@ def sweep(base: Mapping[str, Any], axes: Mapping[str, tuple[int, ...]],
                     progress(len(order[futures[future]]))
         for i in range(len(chunks)):
             results += order[i]
+    if results and all(r.ok is None for r in results):
+        # a value invalid for every point is bad input, not a sweep of rejected configs
+        raise ConfigError(f"{results[0].error} (every config of the sweep is invalid)")
     try:
         version = engine_model(Engine(base.get("engine", Engine.VLLM))).version
     except (ConfigError, ValueError):

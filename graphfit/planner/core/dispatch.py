@@ -10,7 +10,7 @@ grows with the number of capture sizes, never with the batch sizes themselves.
 from __future__ import annotations
 
 from bisect import bisect_left
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from functools import cached_property
 from operator import lt
@@ -238,6 +238,8 @@ class DispatchTables:
         """Batches of step*a tokens, a in [first, last], grouped by the graph they replay.
 
         Consecutive eager batches form one segment; at most 2 segments per capture size.
+        Sizes below the first batch are skipped by bisection, so a family of single points
+        (capture runs every ladder size) costs O(log sizes) per point, not O(sizes).
         """
         entries = self.uniform if uniform else self.mixed
         new = tuple.__new__  # a Segment without its Python-level __new__: one per size
@@ -246,7 +248,12 @@ class DispatchTables:
         padding = self.padding
         eager_lo, eager_hi = 0, -1  # a pending eager run [lo, hi] (none while lo > hi)
         previous = 0
-        for size, hit in zip(self.sizes, entries):
+        pairs: Iterable[tuple[int, Dispatch]] = zip(self.sizes, entries)
+        start = bisect_left(self.sizes, step * first) if first > 1 else 0
+        if start:  # every size before `start` holds no batch of the family: skip them
+            previous = self.sizes[start - 1]
+            pairs = ((self.sizes[i], entries[i]) for i in range(start, len(self.sizes)))
+        for size, hit in pairs:
             top = size // step
             lo, hi = previous // step + 1, top
             previous = size

@@ -6,6 +6,11 @@ without importing torch.
 
 from __future__ import annotations
 
+import reprlib
+from collections.abc import Iterable
+
+from graphfit.planner.core.limits import EXCERPT_CHARS
+
 
 class GraphfitError(Exception):
     """Base class: every error graphfit raises on purpose derives from it."""
@@ -30,3 +35,43 @@ class CapacityError(GraphfitError, ValueError):
             f"buffer {buffer!r} holds {capacity} rows but {rows} were requested "
             f"(a slice would silently return a short tensor)"
         )
+
+
+def _repr(limit: int) -> reprlib.Repr:
+    shown = reprlib.Repr()
+    shown.maxlevel = 3
+    shown.maxlist = shown.maxtuple = shown.maxset = shown.maxdict = 6
+    shown.maxstring = shown.maxother = shown.maxlong = limit
+    return shown
+
+
+_SHOWN = _repr(EXCERPT_CHARS)
+
+
+def excerpt(value: object, limit: int = EXCERPT_CHARS) -> str:
+    """`repr(value)` cut to about `limit` characters, for echoing user input in a message.
+
+    A 100 KB flag value or a deeply nested list is shown as its start (reprlib's bounded
+    repr: a few items, a few levels), so an error stays one short line and a huge value is
+    never rendered in full.
+    """
+    shown = _SHOWN if limit == EXCERPT_CHARS else _repr(limit)
+    try:
+        text = shown.repr(value)
+    except Exception:  # a user object whose repr fails still gets a message
+        text = f"<{type(value).__name__}>"
+    return text if len(text) <= limit else f"{text[:limit - 3]}..."
+
+
+def brief(text: str, limit: int = EXCERPT_CHARS) -> str:
+    """A user's name (a key, a flag, a file) as is when short and printable, else excerpted."""
+    if isinstance(text, str) and len(text) <= limit and text.isprintable():
+        return text
+    return excerpt(text, limit)
+
+
+def listed(items: Iterable[object], limit: int = 8) -> str:
+    """"a, b, c" for a few names; the first `limit` and "... and N more" for many."""
+    names = list(items)
+    shown = ", ".join(brief(str(n)) for n in names[:limit])
+    return shown if len(names) <= limit else f"{shown} ... and {len(names) - limit:,} more"

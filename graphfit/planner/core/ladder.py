@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from operator import lt
 
 from graphfit.planner.core.errors import ConfigError
+from graphfit.planner.core.limits import MAX_CAPTURE_SIZES, MAX_PADDING_TABLE
 
 
 @dataclass(frozen=True)
@@ -33,14 +34,32 @@ class Ladder:
         return self.sizes[-1] if self.sizes else 0
 
 
+def check_size_count(count: int, what: str) -> None:
+    """ConfigError when a ladder would hold more than MAX_CAPTURE_SIZES sizes; engine models
+    call it with the count their rule gives (len() of a range: O(1)) before building the
+    ladder, so `--cuda-graph-max-bs 10**9` is refused at once, never enumerated."""
+    if count > MAX_CAPTURE_SIZES:
+        raise ConfigError(f"{what}: the ladder would hold {count:,} capture sizes; graphfit "
+                          f"plans at most {MAX_CAPTURE_SIZES:,} (engines capture hundreds)")
+
+
 def round_up(value: int, multiple: int) -> int:
     """The smallest multiple of `multiple` that is >= value."""
     return -(-value // multiple) * multiple
 
 
 def padding_table(sizes: tuple[int, ...]) -> tuple[int, ...]:
-    """table[n] = smallest capture size >= n, for n in 0..max (bisect_left semantics)."""
-    table = [0] * ((sizes[-1] if sizes else 0) + 1)
+    """table[n] = smallest capture size >= n, for n in 0..max (bisect_left semantics).
+
+    One entry per batch size: at most MAX_PADDING_TABLE of them (use `Plan.pad` beyond)."""
+    if not isinstance(sizes, (tuple, list)) or any(type(s) is not int for s in sizes):
+        raise ConfigError("padding_table: expected sorted capture sizes (integers)")
+    Ladder(tuple(sizes))  # sorted, unique, >= 1
+    top = sizes[-1] if sizes else 0
+    if top >= MAX_PADDING_TABLE:
+        raise ConfigError(f"padding_table: {top:,} entries; at most {MAX_PADDING_TABLE:,} "
+                          "(Plan.pad answers any batch size)")
+    table = [0] * (top + 1)
     n = 0
     for size in sizes:
         while n <= size:

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 
 from graphfit.planner.core.buffers import BufferSpec, FillKind
-from graphfit.planner.core.errors import ConfigError
+from graphfit.planner.core.errors import ConfigError, excerpt
 from graphfit.planner.core.reach import FamilyWalk, Reached
 from graphfit.planner.core.rows import RowRule, rule_for
 
@@ -190,16 +190,18 @@ def checked_overrides(known: Mapping[str, int], overrides: Mapping[str, object]
     caps = dict(known)
     for key, value in overrides.items():
         if not isinstance(key, str) or "." not in key:
-            raise ConfigError(f"buffer: {key!r} is not of the form component.name")
+            raise ConfigError(f"buffer: {excerpt(key)} is not of the form component.name")
         if key not in caps:
             component = key.partition(".")[0]
             names = ", ".join(k.partition(".")[2] for k in caps if k.startswith(component + "."))
             if not names:
-                raise ConfigError(f"buffer: no component {component!r} in {key!r}")
+                raise ConfigError(f"buffer: no component {excerpt(component)} in "
+                                  f"{excerpt(key)}")
             raise ConfigError(f"buffer: {component} has no buffer "
-                              f"{key.partition('.')[2]!r} (known: {names})")
+                              f"{excerpt(key.partition('.')[2])} (known: {names})")
         if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-            raise ConfigError(f"capacity: {key} must be a non-negative integer, got {value!r}")
+            raise ConfigError(f"capacity: {key} must be a non-negative integer, got "
+                              f"{excerpt(value)}")
         caps[key] = value
     return caps
 
@@ -207,14 +209,17 @@ def checked_overrides(known: Mapping[str, int], overrides: Mapping[str, object]
 def checked_fills(known: Mapping[str, FillKind], overrides: Mapping[str, object]
                   ) -> dict[str, FillKind]:
     """`known` fills with the audited overrides validated and applied."""
+    if not isinstance(overrides, Mapping):
+        raise ConfigError(f"fills: expected a mapping of buffer -> fill kind, got "
+                          f"{type(overrides).__name__}")
     kinds = dict(known)
     for key, fill in overrides.items():
         checked_overrides(dict.fromkeys(known, 0), {key: 0})  # names the unknown buffer
         try:
             kinds[key] = FillKind(fill)
-        except ValueError:
+        except (ValueError, TypeError):
             choices = ", ".join(k.value for k in FillKind)
-            raise ConfigError(f"fill: {key}: {fill!r} is not one of {choices}") from None
+            raise ConfigError(f"fill: {key}: {excerpt(fill)} is not one of {choices}") from None
     return kinds
 
 

@@ -33,7 +33,7 @@ from graphfit.planner.core.buffers import (
 )
 from graphfit.planner.core.enums import CUDAGraphMode, Engine, LadderPolicy, SpecMethod, Unit
 from graphfit.planner.core.errors import ConfigError
-from graphfit.planner.core.ladder import Ladder, round_up
+from graphfit.planner.core.ladder import Ladder, check_size_count, round_up
 from graphfit.planner.core.settings import EngineSettings
 from graphfit.planner.engines.base import ComponentModel, EngineLadders
 from graphfit.planner.engines.batch import (
@@ -83,6 +83,8 @@ def sglang_sizes(max_bs: int, *, speculative: bool, padding: bool = True) -> lis
     """`generate_decode_cuda_graph_batch_sizes` (cuda_graph_hook.py:493-530): every size
     without padding, else the decode or the finer speculative list; cut at max_bs, which is
     appended."""
+    # refused before it is enumerated: at most one size per 16 requests above 256 with padding
+    check_size_count(max_bs if not padding else max_bs // 16, "cuda_graph_max_bs_decode")
     runs: tuple[Iterable[int], ...]
     if not padding:
         runs = (range(1, max_bs + 1),)

@@ -21,7 +21,7 @@ from collections.abc import Mapping
 from graphfit.planner.core.buffers import ZERO, Axis, BufferSpec
 from graphfit.planner.core.enums import CUDAGraphMode, Engine, LadderPolicy, SpecMethod, Unit
 from graphfit.planner.core.errors import ConfigError
-from graphfit.planner.core.ladder import Ladder
+from graphfit.planner.core.ladder import Ladder, check_size_count
 from graphfit.planner.core.settings import EngineSettings
 from graphfit.planner.engines.base import ComponentModel, EngineLadders
 from graphfit.planner.engines.batch import (
@@ -45,6 +45,7 @@ DECODING_TYPES = {SpecMethod.EAGLE: "Eagle3", SpecMethod.EAGLE3: "Eagle3",
 
 def trtllm_sizes(max_bs: int, *, padding: bool) -> list[int]:
     """`CudaGraphConfig._generate_cuda_graph_batch_sizes` for a max batch size."""
+    check_size_count(max_bs // 64 if padding else 0, "cuda_graph_config.max_batch_size")
     if padding:
         sizes = [1, 2, 4, *range(8, 129, 8)]
         while sizes[-1] + 64 <= max_bs:

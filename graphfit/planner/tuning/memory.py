@@ -17,24 +17,32 @@ then fits the three coefficients by least squares.
 
 from __future__ import annotations
 
-import json
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
-from graphfit.planner.core.errors import ConfigError
+from graphfit.planner.core.errors import ConfigError, excerpt, listed
+from graphfit.planner.core.limits import MAX_FLOAT, MAX_INT
 
 PROFILE_SCHEMA = "graphfit.graph-profile/1"
 MIB = 1024 * 1024
 
 
 def _number(name: str, value: object, *, positive: bool = False) -> float:
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
-        raise ConfigError(f"{name}: expected a finite number, got {value!r}")
+    """A finite number in 0..MAX_FLOAT (> 0 when `positive`): estimates built from such
+    numbers never overflow to inf or NaN."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise ConfigError(f"{name}: expected a finite number, got {excerpt(value)}")
+    if isinstance(value, int) and abs(value) > MAX_INT:
+        raise ConfigError(f"{name}: must be <= {MAX_FLOAT:g}, got {excerpt(value)}")
+    if not math.isfinite(value):
+        raise ConfigError(f"{name}: expected a finite number, got {excerpt(value)}")
     if value < 0 or (positive and value == 0):
-        raise ConfigError(f"{name}: must be {'> 0' if positive else '>= 0'}, got {value!r}")
+        raise ConfigError(f"{name}: must be {'> 0' if positive else '>= 0'}, got "
+                          f"{excerpt(value)}")
+    if value > MAX_FLOAT:
+        raise ConfigError(f"{name}: must be <= {MAX_FLOAT:g}, got {excerpt(value)}")
     return float(value)
 
 
@@ -95,9 +103,9 @@ class ProfileSample:
 
     def __post_init__(self) -> None:
         if not self.sizes or any(isinstance(s, bool) or not isinstance(s, int) or s < 1
-                                 for s in self.sizes):
-            raise ConfigError(f"profile: sample sizes must be positive integers, got "
-                              f"{list(self.sizes)!r}")
+                                 or s > MAX_INT for s in self.sizes):
+            raise ConfigError(f"profile: sample sizes must be positive integers (at most "
+                              f"{MAX_INT}), got {excerpt(list(self.sizes))}")
         object.__setattr__(self, "pool_bytes", _number("profile: pool_bytes", self.pool_bytes))
 
 
@@ -144,20 +152,20 @@ def _least_squares(rows: list[tuple[float, float, float, float]],
     return [M[i][n] / M[i][i] for i in range(n)]
 
 
-def parse_profile(text: str, source: str = "profile") -> GraphMemoryModel:
-    """A graphfit.graph-profile/1 document -> a model (coefficients given or fitted)."""
+def profile_from_data(doc: Any, source: str = "profile") -> GraphMemoryModel:
+    """A parsed graphfit.graph-profile/1 document -> a model (coefficients given or fitted).
+
+    Reading the file (bounded, strict JSON) is the inputs layer's job:
+    graphfit.inputs.profiles.load_profile.
+    """
     where = f"profile {source}"
-    try:
-        doc: Any = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise ConfigError(f"{where}: malformed JSON ({exc.msg} at line {exc.lineno})") from None
     if not isinstance(doc, dict) or doc.get("schema") != PROFILE_SCHEMA:
         raise ConfigError(f"{where}: schema must be {PROFILE_SCHEMA!r}")
     known = {"schema", "device", "model", "dtype", "bytes_per_captured_token",
              "per_graph_overhead_bytes", "pool_base_bytes", "samples", "torch", "notes"}
     unknown = sorted(set(doc) - known)
     if unknown:
-        raise ConfigError(f"{where}: unknown key(s) {', '.join(map(repr, unknown))}")
+        raise ConfigError(f"{where}: unknown key(s) {listed(map(repr, unknown))}")
     device = doc.get("device", "")
     if not isinstance(device, str):
         raise ConfigError(f"{where}: device must be a string")
@@ -177,13 +185,3 @@ def parse_profile(text: str, source: str = "profile") -> GraphMemoryModel:
     if not samples:
         raise ConfigError(f"{where}: needs bytes_per_captured_token or measured samples")
     return fit_memory_model(samples, device)
-
-
-def load_profile(path: str | Path) -> GraphMemoryModel:
-    """Read a profile JSON file (see `parse_profile`)."""
-    p = Path(path)
-    try:
-        text = p.read_text()
-    except UnicodeDecodeError:
-        raise ConfigError(f"profile {p.name}: not a text file") from None
-    return parse_profile(text, p.name)

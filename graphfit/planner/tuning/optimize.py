@@ -39,6 +39,7 @@ from itertools import pairwise
 
 from graphfit.planner.core.errors import ConfigError
 from graphfit.planner.core.ladder import round_up
+from graphfit.planner.core.limits import MAX_DP_CELLS
 from graphfit.planner.tuning.trace import Trace
 
 
@@ -110,6 +111,10 @@ def optimal_ladder(trace: Trace, max_graphs: int, max_size: int,
     if max_graphs >= m:
         return cands
     K = max_graphs
+    if K * m > MAX_DP_CELLS:
+        raise ConfigError(f"optimize: {K:,} graphs over {m:,} distinct trace sizes is more work "
+                          f"than graphfit does ({MAX_DP_CELLS:,} cells); ask for fewer graphs "
+                          "or bucket the trace's sizes")
     # prefix sums over candidates: A[j], B[j] = weight and n*weight of trace sizes <= c_j
     c = (0, *cands)
     A: list[float] = [0] * (m + 1)  # ints stay ints: exact for sampled traces

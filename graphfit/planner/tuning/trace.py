@@ -3,7 +3,8 @@
 The optimiser only needs "how often does a step carry n tokens (or n requests, for engines
 that capture per batch size)", so every input format is reduced to one `Trace`: distinct
 sizes with positive weights. Reading files (CSV, JSON, vLLM's `--cudagraph-metrics` log,
-Prometheus text) is the inputs layer's job: `graphfit.inputs.traces`.
+Prometheus text) is the inputs layer's job (`graphfit.inputs.traces`, bounded and strict);
+sizes and weights are bounded here too, so sums and means stay finite.
 """
 
 from __future__ import annotations
@@ -15,7 +16,8 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from itertools import pairwise
 
-from graphfit.planner.core.errors import ConfigError
+from graphfit.planner.core.errors import ConfigError, excerpt
+from graphfit.planner.core.limits import MAX_FLOAT, MAX_INT
 
 
 @dataclass(frozen=True)
@@ -95,16 +97,25 @@ class Trace:
 
 
 def check_size(where: str, value: object) -> int:
-    """A batch size: an int >= 1 (bools refused), else a ConfigError naming `where`."""
-    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-        raise ConfigError(f"{where}: num_tokens must be a positive integer, got {value!r}")
+    """A batch size: an int in 1..MAX_INT (bools refused), else a ConfigError naming `where`."""
+    if (isinstance(value, bool) or not isinstance(value, int) or value < 1
+            or value > MAX_INT):
+        raise ConfigError(f"{where}: num_tokens must be a positive integer (at most "
+                          f"{MAX_INT}), got {excerpt(value)}")
     return value
 
 
 def check_weight(where: str, value: object) -> float:
-    """A weight: a finite number >= 0, else a ConfigError naming `where`."""
+    """A weight: a finite number in 0..MAX_FLOAT (an int up to MAX_INT), else a ConfigError
+    naming `where` (bounded, so sums and means never overflow a float)."""
     if isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise ConfigError(f"{where}: a weight must be a number, got {value!r}")
-    if not math.isfinite(value) or value < 0:
-        raise ConfigError(f"{where}: a weight must be finite and >= 0, got {value!r}")
+        raise ConfigError(f"{where}: a weight must be a number, got {excerpt(value)}")
+    if isinstance(value, int):
+        if not 0 <= value <= MAX_INT:
+            raise ConfigError(f"{where}: a weight must be >= 0 (at most {MAX_INT}), got "
+                              f"{excerpt(value)}")
+        return value
+    if not math.isfinite(value) or not 0 <= value <= MAX_FLOAT:
+        raise ConfigError(f"{where}: a weight must be finite and >= 0 (at most "
+                          f"{MAX_FLOAT:g}), got {excerpt(value)}")
     return value

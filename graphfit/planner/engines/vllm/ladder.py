@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from graphfit.planner.core.enums import CUDAGraphMode, LadderPolicy, PerformanceMode, Runner
 from graphfit.planner.core.errors import ConfigError
-from graphfit.planner.core.ladder import Ladder, round_up
+from graphfit.planner.core.ladder import Ladder, check_size_count, round_up
 from graphfit.planner.core.settings import EngineSettings
 
 
@@ -26,6 +26,7 @@ def request_counts(max_reqs: int, ceiling: int) -> list[int]:
 
 
 def _default_grid(ceiling: int, config: EngineSettings) -> set[int]:
+    check_size_count(len(range(256, ceiling + 1, 16)), "max_cudagraph_capture_size")
     if config.performance_mode is PerformanceMode.INTERACTIVITY:
         grid = set(range(1, min(ceiling, 32) + 1))
     else:

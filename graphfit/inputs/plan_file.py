@@ -1,0 +1,89 @@
+"""Plan files (`graphfit check --plan FILE`): read strictly, accepted only when exact.
+
+A plan file is what `graphfit plan --json` wrote. Its config is re-planned and the document
+graphfit writes for it is regenerated (by the caller: the CLI owns the document's shape); the
+file must equal it exactly -- same entries, same order, same types, same values -- or it is
+refused, naming the first path that differs. Nothing in a plan file is trusted or partly
+checked: an extra component, a buffer listed twice, a capacity, an offset, a fill, a ladder
+or a total edited by hand is a difference like any other. To audit other sizes, give them to
+`check --capacity` instead of editing the file.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from graphfit.inputs.reading import load_json, shown_path
+from graphfit.planner.config import EngineConfig
+from graphfit.planner.core.errors import ConfigError, brief, excerpt
+from graphfit.planner.document import PLAN_SCHEMA
+
+_SHOWN = 24  # characters of a differing value echoed in the message
+
+
+def read_plan_file(path: str | Path) -> tuple[dict[str, Any], EngineConfig]:
+    """(the document, its config): strict JSON (graphfit.inputs.reading), the plan schema
+    and a valid config; whether the rest is exact is `first_difference`'s question."""
+    where = f"plan {shown_path(path)}"
+    doc = load_json(path, "plan")
+    if not isinstance(doc, dict) or doc.get("schema") != PLAN_SCHEMA:
+        raise ConfigError(f"{where}: schema must be {PLAN_SCHEMA!r}")
+    config = doc.get("config")
+    if not isinstance(config, dict):
+        raise ConfigError(f"{where}: 'config' must be a JSON object")
+    try:
+        return doc, EngineConfig.from_dict(config)
+    except ConfigError as exc:
+        message = str(exc)
+        prefix = "" if message.startswith("config:") else "config: "
+        raise ConfigError(f"{where}: {prefix}{message}") from None
+
+
+def _name(path: str, key: object) -> str:
+    return f"{path}.{brief(str(key), _SHOWN)}" if path else brief(str(key), _SHOWN)
+
+
+def _shown(value: object) -> str:
+    return excerpt(value, _SHOWN)
+
+
+def first_difference(given: Any, expected: Any, path: str = "") -> str | None:
+    """The first place `given` differs from `expected` (JSON values), or None when equal.
+
+    Strict: key order, list lengths and value types count (1 is not 1.0, true is not 1).
+    """
+    where = path or "the document"
+    if type(given) is not type(expected):
+        return f"{where} is {_shown(given)}, graphfit writes {_shown(expected)}"
+    if isinstance(expected, dict):
+        given_keys, expected_keys = list(given), list(expected)
+        for got, want in zip(given_keys, expected_keys):
+            if got != want:
+                if got not in expected:
+                    return f"{_name(path, got)}: an entry graphfit does not write"
+                if want not in given:
+                    return f"{_name(path, want)}: missing"
+                return f"{where}: {brief(str(got), _SHOWN)} where graphfit writes " \
+                       f"{brief(str(want), _SHOWN)} (entries reordered)"
+        if len(given_keys) > len(expected_keys):
+            return f"{_name(path, given_keys[len(expected_keys)])}: an entry graphfit does " \
+                   "not write"
+        if len(given_keys) < len(expected_keys):
+            return f"{_name(path, expected_keys[len(given_keys)])}: missing"
+        for key in expected_keys:
+            found = first_difference(given[key], expected[key], _name(path, key))
+            if found is not None:
+                return found
+        return None
+    if isinstance(expected, list):
+        for i, (got, want) in enumerate(zip(given, expected)):
+            found = first_difference(got, want, f"{path}[{i}]")
+            if found is not None:
+                return found
+        if len(given) != len(expected):
+            return f"{where} has {len(given):,} items, graphfit writes {len(expected):,}"
+        return None
+    if given != expected:
+        return f"{where} is {_shown(given)}, graphfit writes {_shown(expected)}"
+    return None
