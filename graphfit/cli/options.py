@@ -245,6 +245,7 @@ CONFIG_FLAGS: list[ConfigFlag] = [
 ]
 
 
+@functools.cache  # one Option per flag, shared by every command (they are only read)
 def _parameter(flag: ConfigFlag, axis: bool = False) -> inspect.Parameter:
     names = (flag.flag, *flag.aliases)
     kind = str if axis else flag.kind

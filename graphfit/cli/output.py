@@ -4,20 +4,24 @@ Tables fit the terminal (rich adapts them; `render` drops secondary columns when
 piped output is 150 columns wide unless COLUMNS says otherwise, and has no colours (rich's own
 rule). `--format markdown` prints every table as a Markdown table and every line as plain
 text, for pasting into an issue or a pull request.
+
+rich is imported by `console()`, when something is printed as text: `--json` never pays for it.
 """
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import sys
 from contextvars import ContextVar
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
-from rich.console import Console
-from rich.table import Table
-from rich.text import Text
+
+if TYPE_CHECKING:
+    from rich.console import Console
+    from rich.table import Table
 
 JsonFlag = Annotated[bool, typer.Option("--json", help="Print JSON instead of tables.")]
 FORMATS = ("table", "markdown")
@@ -26,6 +30,8 @@ PIPED_WIDTH = 150
 
 
 def _width(stderr: bool) -> int:
+    from rich.console import Console
+
     probe = Console(stderr=stderr)
     if probe.is_terminal:
         return probe.width
@@ -34,6 +40,8 @@ def _width(stderr: bool) -> int:
 
 
 def _plain(value: Any) -> str:
+    from rich.text import Text
+
     if isinstance(value, Text):
         return value.plain
     if isinstance(value, str):
@@ -59,23 +67,32 @@ def table_markdown(table: Table) -> str:
     return "\n".join(lines) + "\n"
 
 
-class MarkdownConsole(Console):
-    """A console that prints tables as Markdown and text without markup or wrapping."""
+@functools.cache
+def markdown_console_class() -> type[Console]:
+    """MarkdownConsole: a rich Console that prints tables as Markdown and text without markup
+    or wrapping (a class made on first use, so that importing this module needs no rich)."""
+    from rich.console import Console
+    from rich.table import Table
 
-    def print(self, *objects: Any, **kwargs: Any) -> None:
-        stream = sys.stderr if self.stderr else sys.stdout
-        for obj in objects:
-            if isinstance(obj, Table):
-                stream.write("\n" + table_markdown(obj) + "\n")
-            else:
-                stream.write(_plain(obj) + "\n")
+    class MarkdownConsole(Console):
+        def print(self, *objects: Any, **kwargs: Any) -> None:
+            stream = sys.stderr if self.stderr else sys.stdout
+            for obj in objects:
+                if isinstance(obj, Table):
+                    stream.write("\n" + table_markdown(obj) + "\n")
+                else:
+                    stream.write(_plain(obj) + "\n")
+
+    return MarkdownConsole
 
 
 def console(*, stderr: bool = False) -> Console:
     """The console tables are printed on (`--format markdown`: a MarkdownConsole)."""
-    if FORMAT.get() == "markdown":
-        return MarkdownConsole(highlight=False, stderr=stderr, width=1000)  # all columns
-    return Console(highlight=False, stderr=stderr, width=_width(stderr))
+    from rich.console import Console
+
+    if FORMAT.get() == "markdown":  # all columns
+        return markdown_console_class()(highlight=False, stderr=stderr, width=1000)
+    return Console(highlight=False, emoji=False, stderr=stderr, width=_width(stderr))
 
 
 def emit_json(document: object) -> None:

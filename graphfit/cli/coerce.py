@@ -1,0 +1,100 @@
+"""Plain command-line values without pydantic: typer 0.2x converts every parameter, even one
+not given, through a pydantic TypeAdapter, and importing pydantic and building ~40 adapters
+costs more than the rest of `graphfit plan` together.
+
+`plain_values(params)` gives each parameter of a click command built by typer a converter
+that answers the unambiguous cases itself: a value not given, a flag, a string for a `str`
+option, ASCII digits for an `int`, strings for a repeatable `str` option. Anything else (a
+path, a float, `+5`, ` 12 `, `1_000`) goes to typer's own conversion, built on first use, so
+results and error messages stay typer's (tests/cli/test_startup.py compares the two).
+A typer without per-parameter converters (before 0.2x, no pydantic) is left as it is.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+_SLOW = object()
+_MAX_DIGITS = 18  # int() and pydantic agree on plain digits; keep far from int()'s limits
+
+
+class PlainValue:
+    """The converter typer asks for (`coerce(value, param=, ctx=)`); the plain cases here,
+    everything else through typer's own converter for this parameter."""
+
+    __slots__ = ("convert", "multi", "param")
+
+    def __init__(self, param: Any, convert: Any) -> None:
+        self.param = param
+        self.convert = convert
+        self.multi = bool(param.multiple or param.nargs == -1)
+
+    def coerce(self, value: Any, param: Any, ctx: Any) -> Any:
+        if value is None:
+            return () if self.multi else None
+        if not (self.multi and isinstance(value, str)):  # typer's own error for that case
+            result = self.convert(value)
+            if result is not _SLOW:
+                return result
+        return typers_own(self.param).coerce(value, param=param, ctx=ctx)
+
+
+def typers_own(param: Any) -> Any:
+    """Typer's converter for `param` (built now, kept for the next value)."""
+    param._runtime_param = None
+    own = param.get_runtime_param()
+    return own
+
+
+def _str(value: Any) -> Any:
+    return value if type(value) is str else _SLOW
+
+
+def _int(value: Any) -> Any:
+    if type(value) is int:
+        return value
+    if type(value) is str and len(value) <= _MAX_DIGITS and value.isascii():
+        digits = value[1:] if value[:1] == "-" else value
+        if digits.isdigit():
+            return int(value)
+    return _SLOW
+
+
+def _bool(value: Any) -> Any:
+    return value if type(value) is bool else _SLOW
+
+
+def _strs(value: Any) -> Any:
+    if isinstance(value, (list, tuple)) and all(type(v) is str for v in value):
+        return list(value)
+    return _SLOW
+
+
+def _converter(annotation: Any) -> Any:
+    if annotation is str:
+        return _str
+    if annotation is int:
+        return _int
+    if annotation is bool:
+        return _bool
+    if annotation == list[str]:
+        return _strs
+    return None
+
+
+def plain_values(params: Iterable[Any]) -> None:
+    """Give each of a typer-built command's parameters (`command.get_params(ctx)`: with its
+    help option) a PlainValue, unless it has a converter or its type is not a plain one."""
+    for param in params:
+        descriptor = getattr(param, "type_descriptor", None)
+        if descriptor is None or getattr(param, "_runtime_param", False) is not None:
+            continue
+        info = descriptor.parameter_info
+        if descriptor.file_annotation is not None or any(
+                getattr(info, name, None) is not None
+                for name in ("parser", "click_type", "min", "max")):
+            continue
+        convert = _converter(descriptor.annotation)
+        if convert is not None:
+            param._runtime_param = PlainValue(param, convert)
