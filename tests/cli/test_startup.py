@@ -79,6 +79,8 @@ def test_root_help_lists_every_command_and_option() -> None:
     assert set(BEFORE["root"]) <= set(_OPTION.findall(out))
     code, bare, _ = run_cli([])
     assert code == 0 and bare == out
+    code, first, _ = run_cli(["--help", "plan"])  # the root's help, whatever follows
+    assert code == 0 and first == out
 
 
 @pytest.mark.parametrize("name", COMMANDS)
