@@ -117,6 +117,10 @@ def test_unknown_command_still_suggests() -> None:
 def _probe(
     n: Annotated[int | None, typer.Option("--n")] = None,
     s: Annotated[str | None, typer.Option("--s")] = None,
+    x: Annotated[float | None, typer.Option("--x")] = None,
+    p: Annotated[Path | None, typer.Option("--p")] = None,
+    existing: Annotated[Path | None, typer.Option("--existing", exists=True,
+                                                  dir_okay=False)] = None,
     flag: Annotated[bool, typer.Option("--flag/--no-flag")] = False,
     many: Annotated[list[str] | None, typer.Option("--many")] = None,
 ) -> None:
@@ -133,14 +137,18 @@ PARAMS = {p.name: p for p in _command(_probe).params}
 CTX: Any = _command(_probe).make_context("probe", [])
 
 EDGES = (" 12", "12 ", "+5", "1_000", "5.0", "1.5", "0x10", "-0", "007", "-007", "", "-",
-         "٣", "١٢", "1e3", "nan", "true", "9" * 19, "-" + "9" * 25)
-TEXT = st.one_of(st.from_regex(r"-?[0-9]{1,22}", fullmatch=True), st.sampled_from(EDGES),
-                 st.text(max_size=6))
+         "٣", "١٢", "1e3", "nan", "inf", "true", "9" * 19, "-" + "9" * 25, ".5", "5.", "-0.0",
+         "1.2.3", "-.5", "00.250", ".", "tests", "README.md", "no/such/file", "~", "a\x00b",
+         "./tests", "tests/", "a//b")
+NAMES = ["n", "s", "x", "p", "existing"]
+TEXT = st.one_of(st.from_regex(r"-?[0-9]{1,22}(\.[0-9]{0,4})?", fullmatch=True),
+                 st.sampled_from(EDGES), st.text(max_size=6))
 def _outcome(converter: Any, value: Any, param: Any) -> tuple[str, Any]:
     try:
-        return "ok", converter.coerce(value, param=param, ctx=CTX)
+        result = converter.coerce(value, param=param, ctx=CTX)
     except typer.BadParameter as exc:
         return "error", exc.format_message()
+    return "ok", (type(result), result if result == result else "nan")
 
 
 def _typers(param: Any) -> Any:
@@ -156,13 +164,15 @@ def _same(name: str, value: Any) -> None:
     param._runtime_param = None  # the slow path hands the parameter typer's own converter
 
 
-@pytest.mark.parametrize("name", ["n", "s"])
-def test_plain_values_equal_typers_own_at_the_edges(name: str) -> None:
+@pytest.mark.parametrize("name", NAMES)
+def test_plain_values_equal_typers_own_at_the_edges(name: str,
+                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(ROOT)  # "tests", "README.md": a directory and a file that exist
     for value in (None, *EDGES):
         _same(name, value)
 
 
-@given(name=st.sampled_from(["n", "s"]), value=st.one_of(st.none(), TEXT))
+@given(name=st.sampled_from(NAMES), value=st.one_of(st.none(), TEXT))
 def test_plain_values_equal_typers_own(name: str, value: str | None) -> None:
     _same(name, value)
 
@@ -216,6 +226,14 @@ def test_plan_json_imports_only_what_it_uses() -> None:
     assert not _tops(modules) & (HEAVY | {"rich"}), _tops(modules) & (HEAVY | {"rich"})
     assert not modules & (OTHER_GROUPS | OTHER_ENGINES)
     assert "graphfit.inputs.config_file" not in modules  # no --config given
+
+
+def test_path_options_need_no_pydantic(tmp_path: Path) -> None:
+    _, out, _ = run_cli(["plan", *SEED, "--json"])
+    plan_file = tmp_path / "plan.json"
+    plan_file.write_text(out)
+    modules = _modules(["check", "--plan", str(plan_file), "--json"])
+    assert not _tops(modules) & (HEAVY | {"rich"})
 
 
 def test_plan_tables_and_pasted_lines_stay_lean() -> None:
