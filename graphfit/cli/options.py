@@ -33,7 +33,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, TypeVar
 
 import typer
-from typer.core import TyperGroup
 
 from graphfit.planner.config import EngineConfig
 from graphfit.planner.core.enums import CUDAGraphMode, Engine
@@ -406,14 +405,7 @@ def join_list_flags(args: list[str]) -> list[str]:
     return out
 
 
-class EngineArgsGroup(TyperGroup):
-    """The app's command group: engine flags keep the engines' own syntax (see
-    `join_list_flags`) before click parses them."""
-
-    def parse_args(self, ctx: Any, args: list[str]) -> list[str]:
-        return super().parse_args(ctx, join_list_flags(list(args)))
-
-
+@functools.cache  # one Option per flag, shared by every command (they are only read)
 def _parameter(flag: ConfigFlag, axis: bool = False) -> inspect.Parameter:
     names = (flag.flag, *flag.aliases)
     kind = str if axis else flag.kind

@@ -8,21 +8,23 @@ text, for pasting into an issue or a pull request.
 Text from the user (file names, labels, values echoed in notes and errors) goes through
 `user()` before rich renders it, and emoji codes are never replaced, so a `[bold]` or
 `:smile:` the user typed is printed as typed.
+rich is imported by `console()`, when something is printed as text: `--json` never pays for it.
 """
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import sys
 from contextvars import ContextVar
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
-from rich.console import Console
-from rich.markup import escape
-from rich.table import Table
-from rich.text import Text
+
+if TYPE_CHECKING:
+    from rich.console import Console
+    from rich.table import Table
 
 JsonFlag = Annotated[bool, typer.Option("--json", help="Print JSON instead of tables.")]
 FORMATS = ("table", "markdown")
@@ -31,6 +33,8 @@ PIPED_WIDTH = 150
 
 
 def _width(stderr: bool) -> int:
+    from rich.console import Console
+
     probe = Console(stderr=stderr)
     if probe.is_terminal:
         return probe.width
@@ -39,6 +43,8 @@ def _width(stderr: bool) -> int:
 
 
 def _plain(value: Any) -> str:
+    from rich.text import Text
+
     if isinstance(value, Text):
         return value.plain
     if isinstance(value, str):
@@ -64,28 +70,38 @@ def table_markdown(table: Table) -> str:
     return "\n".join(lines) + "\n"
 
 
-class MarkdownConsole(Console):
-    """A console that prints tables as Markdown and text without markup or wrapping."""
+@functools.cache
+def markdown_console_class() -> type[Console]:
+    """MarkdownConsole: a rich Console that prints tables as Markdown and text without markup
+    or wrapping (a class made on first use, so that importing this module needs no rich)."""
+    from rich.console import Console
+    from rich.table import Table
 
-    def print(self, *objects: Any, **kwargs: Any) -> None:
-        stream = sys.stderr if self.stderr else sys.stdout
-        for obj in objects:
-            if isinstance(obj, Table):
-                stream.write("\n" + table_markdown(obj) + "\n")
-            else:
-                stream.write(_plain(obj) + "\n")
+    class MarkdownConsole(Console):
+        def print(self, *objects: Any, **kwargs: Any) -> None:
+            stream = sys.stderr if self.stderr else sys.stdout
+            for obj in objects:
+                if isinstance(obj, Table):
+                    stream.write("\n" + table_markdown(obj) + "\n")
+                else:
+                    stream.write(_plain(obj) + "\n")
+
+    return MarkdownConsole
 
 
 def console(*, stderr: bool = False) -> Console:
     """The console tables are printed on (`--format markdown`: a MarkdownConsole)."""
-    if FORMAT.get() == "markdown":
-        return MarkdownConsole(highlight=False, stderr=stderr, width=1000,  # all columns
-                               emoji=False)
-    return Console(highlight=False, stderr=stderr, width=_width(stderr), emoji=False)
+    from rich.console import Console
+
+    if FORMAT.get() == "markdown":  # all columns
+        return markdown_console_class()(highlight=False, stderr=stderr, width=1000, emoji=False)
+    return Console(highlight=False, emoji=False, stderr=stderr, width=_width(stderr))
 
 
 def user(text: object) -> str:
     """A user's string made safe for rich: its `[...]` markup escaped, printed as typed."""
+    from rich.markup import escape
+
     return escape(str(text))
 
 

@@ -1,9 +1,12 @@
-"""Rich tables for the CLI: ladder, padding waste, buffers, verdict, explain."""
+"""Rich tables for the CLI: ladder, padding waste, buffers, verdict, explain.
+
+rich is imported where a table is made, so that `--json` (which imports this module for the
+labels and rows) never imports it.
+"""
 
 from __future__ import annotations
 
-from rich.console import Console
-from rich.table import Table
+from typing import TYPE_CHECKING
 
 from graphfit.cli.output import user
 from graphfit.planner.analysis.summary import compress_sizes, plan_padding
@@ -15,6 +18,10 @@ from graphfit.planner.core.limits import MAX_LISTED
 from graphfit.planner.core.rows import rule_for
 from graphfit.planner.core.verify import Verification, ViolationRange
 from graphfit.planner.plan import ComponentPlan, Plan
+
+if TYPE_CHECKING:
+    from rich.console import Console
+    from rich.table import Table
 
 NARROW = 120  # below this many columns the buffer table keeps only its key columns
 
@@ -52,6 +59,8 @@ def scenario_lines(plan: Plan) -> list[str]:
 
 
 def ladder_table(plan: Plan) -> Table:
+    from rich.table import Table
+
     table = Table(title=f"Capture ladder ({plan.unit.value})", title_justify="left")
     table.add_column("stage")
     table.add_column("graphs", justify="right")
@@ -72,6 +81,8 @@ def ladder_table(plan: Plan) -> Table:
 
 
 def padding_table(plan: Plan) -> Table:
+    from rich.table import Table
+
     table = Table(title="Padding (each reachable batch weighted equally)", title_justify="left")
     for name, justify in (("batches", "left"), ("count", "right"), ("modes", "left"),
                           ("waste", "right"), ("worst", "right")):
@@ -92,6 +103,8 @@ NARROW_HEADERS = {"capacity": "rows", "engine rows": "writes", "engine formula":
 
 def buffers_table(plan: Plan, width: int | None = None) -> Table:
     """Every buffer; below NARROW columns only name, capacity, the engine's rows and bytes."""
+    from rich.table import Table
+
     columns = NARROW_COLUMNS if width is not None and width < NARROW else BUFFER_COLUMNS
     table = Table(title="Persistent buffers", title_justify="left")
     for name in columns:
@@ -209,6 +222,8 @@ EXPLAIN_COLUMNS = ("component", "mode", "padded", "num_reqs", "buffer", "rows", 
 def explain_table(plan: Plan, num_tokens: int, *, uniform_decode: bool,
                   num_reqs: int | None) -> Table:
     """Where a batch of num_tokens goes in each component, and each buffer's rows."""
+    from rich.table import Table
+
     table = Table(title=f"Batch of {num_tokens} tokens", title_justify="left")
     for name in EXPLAIN_COLUMNS:
         table.add_column(name)

@@ -18,6 +18,7 @@ weak settings, so any explicit value wins.
 
 from __future__ import annotations
 
+import importlib
 import re
 import shlex
 from collections.abc import Mapping, Sequence
@@ -108,11 +109,21 @@ def identify(words: Sequence[str]) -> tuple[Engine, str, list[str]]:
                       f"({KNOWN})")
 
 
-def readers() -> dict[Engine, LineReader]:
-    """Each engine's reader (imported when a line is pasted)."""
-    from graphfit.inputs import sglang_cli, trtllm_cli, vllm_cli
+# each engine's reader module (its READER), imported when a line of that engine is pasted
+READER_MODULES = {Engine.VLLM: "graphfit.inputs.vllm_cli",
+                  Engine.SGLANG: "graphfit.inputs.sglang_cli",
+                  Engine.TRTLLM: "graphfit.inputs.trtllm_cli"}
 
-    return {r.engine: r for r in (vllm_cli.READER, sglang_cli.READER, trtllm_cli.READER)}
+
+def reader_of(engine: Engine) -> LineReader:
+    """`engine`'s reader."""
+    reader: LineReader = importlib.import_module(READER_MODULES[engine]).READER
+    return reader
+
+
+def readers() -> dict[Engine, LineReader]:
+    """Each engine's reader."""
+    return {engine: reader_of(engine) for engine in READER_MODULES}
 
 
 def _map(reader: LineReader, parsed: Parsed, label: str) -> tuple[list[Setting], list[str]]:
@@ -145,7 +156,7 @@ def read(words: Sequence[str]) -> PastedLine:
     """Read a pasted serving command (see the module docstring)."""
     environ, command = shell_words(words)
     engine, entry, argv = identify(command)
-    reader = readers()[engine]
+    reader = reader_of(engine)
     label = reader.label(entry)
     try:
         parsed, model, notes = reader.parse(argv, entry)
@@ -171,7 +182,7 @@ def read(words: Sequence[str]) -> PastedLine:
 def default_notes(line: PastedLine, origins: Mapping[str, str],
                   values: Mapping[str, Any]) -> list[str]:
     """One note for the engine defaults actually used (no explicit value won)."""
-    reader = readers()[line.engine]
+    reader = reader_of(line.engine)
     if reader.default_origin is None or reader.default_note is None:
         return []
     used = [name for name, origin in origins.items() if origin == reader.default_origin]

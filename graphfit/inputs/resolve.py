@@ -10,7 +10,6 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 
-from graphfit.inputs.config_file import file_settings
 from graphfit.inputs.settings import Resolved, Setting, merge
 from graphfit.inputs.vllm import environment
 from graphfit.planner.core.enums import Engine, LadderPolicy
@@ -50,7 +49,9 @@ def resolve(command_line: Iterable[Setting], *, config_file: Path | None = None,
     """Merge every source into field values; `Resolved.config()` validates them."""
     settings: list[Setting] = []
     all_notes = list(notes)
-    if config_file is not None:
+    if config_file is not None:  # the file readers (every engine's keys) only when needed
+        from graphfit.inputs.config_file import file_settings
+
         found, more = file_settings(config_file)
         settings += found
         all_notes += more
