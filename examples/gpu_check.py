@@ -30,7 +30,8 @@ import torch
 import graphfit
 from graphfit.cudagraph import CPUBackend, CUDABackend, GraphRunner, StaticBuffers
 
-SEED = graphfit.EngineConfig(max_num_seqs=33, num_speculative_tokens=3, spec_method="dflash")
+SEED = graphfit.EngineConfig(max_num_seqs=33, num_speculative_tokens=3, spec_method="dflash",
+                            runner="v1")  # the seed bug is the V1 runner's
 VOCAB, DIM = 1024, 256
 
 

@@ -27,7 +27,8 @@ import torch
 import graphfit
 from graphfit.cudagraph import CompiledBackend, GraphRunner, StaticBuffers
 
-SEED = graphfit.EngineConfig(max_num_seqs=33, num_speculative_tokens=3, spec_method="dflash")
+SEED = graphfit.EngineConfig(max_num_seqs=33, num_speculative_tokens=3, spec_method="dflash",
+                            runner="v1")  # the seed bug is the V1 runner's
 QUERY_BUFFERS = ("input_ids", "positions", "slot_mapping_buffer")
 VOCAB, DIM, SLOTS_PER_REQ = 512, 64, 1024
 

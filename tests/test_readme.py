@@ -42,7 +42,7 @@ def test_readme_starts_with_the_two_commands(monkeypatch: pytest.MonkeyPatch) ->
     monkeypatch.delenv("VLLM_USE_V2_MODEL_RUNNER", raising=False)
     code, out, err = run_cli(_graphfit_argv(lines[0]))
     assert code == 0, err
-    assert out.startswith("vLLM 0.33.0 V1 runner: SAFE")  # the engine's verdict first
+    assert out.startswith("vLLM 0.33.0 V2 runner: SAFE")  # vLLM 0.33 picks V2
     assert "mtp k=4" in out and "SAFE: " in out.splitlines()[-1]
     notes = [n for n in err.splitlines() if n.startswith("note: not modelled")]
     assert notes == ["note: not modelled, ignored: --no-enable-prefix-caching, "

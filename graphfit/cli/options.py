@@ -230,7 +230,9 @@ CONFIG_FLAGS: list[ConfigFlag] = [
                "sglang, sglang-spec, trtllm."),
     ConfigFlag("hidden_size", "--hidden-size", int, "Model hidden size. Default 4096."),
     ConfigFlag("dtype", "--dtype", str, "Model dtype. Default bfloat16."),
-    ConfigFlag("runner", "--runner", str, "vLLM model runner: v1 (default) or v2."),
+    ConfigFlag("runner", "--runner", str,
+               "vLLM model runner: v1 or v2 (default: what vLLM 0.33 picks with "
+               "VLLM_USE_V2_MODEL_RUNNER unset: v2, v1 for the suffix method)."),
     ConfigFlag("ceiling_family", "--ceiling-family", str,
                "default (ceiling 512) or blackwell (1024)."),
     ConfigFlag("performance_mode", "--performance-mode", str,

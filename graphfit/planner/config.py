@@ -146,6 +146,8 @@ def _resolve_engine(config: EngineConfig) -> None:
             f"cuda_graph_padding: expected true/false, got {excerpt(config.cuda_graph_padding)}")
     for name, value in model.resolve(config).items():
         set_(config, name, value)
+    if config.runner is None:  # only vLLM's model reads it; the others leave it unset
+        set_(config, "runner", Runner.V1)
 
 
 @dataclass(frozen=True)
@@ -177,7 +179,9 @@ class EngineConfig:
     max_cudagraph_capture_size: int | None = None
     hidden_size: int = 4096
     dtype: str = "bfloat16"
-    runner: Runner = Runner.V1
+    # vLLM's model runner; None: as vLLM 0.33 picks it with VLLM_USE_V2_MODEL_RUNNER unset
+    # (the V2 runner unless the config needs one it lacks: config/vllm.py:730-767)
+    runner: Runner = None  # type: ignore[assignment]
     ceiling_family: CeilingFamily = CeilingFamily.DEFAULT
     performance_mode: PerformanceMode = PerformanceMode.BALANCED
     ladder: LadderPolicy = LadderPolicy.AUTO
@@ -227,7 +231,8 @@ class EngineConfig:
         set_(self, "spec_method", _coerce_enum("spec_method", SpecMethod, self.spec_method))
         set_(self, "cudagraph_mode",
              _coerce_enum("cudagraph_mode", CUDAGraphMode, self.cudagraph_mode))
-        set_(self, "runner", _coerce_enum("runner", Runner, self.runner))
+        if self.runner is not None:
+            set_(self, "runner", _coerce_enum("runner", Runner, self.runner))
         set_(self, "ceiling_family",
              _coerce_enum("ceiling_family", CeilingFamily, self.ceiling_family))
         set_(self, "performance_mode",

@@ -14,7 +14,8 @@ from typer.testing import CliRunner
 from graphfit.cli import app, main
 
 runner = CliRunner()
-SEED = ["--max-num-seqs", "33", "--num-speculative-tokens", "3", "--method", "dflash"]
+SEED = ["--max-num-seqs", "33", "--num-speculative-tokens", "3", "--method", "dflash",
+        "--runner", "v1"]
 
 
 def run_main(args: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
@@ -35,7 +36,11 @@ def test_vllm_json_configs_on_the_command_line() -> None:
     doc = plan_json("--max-num-seqs", "33", "--speculative-config",
                     '{"method": "dflash", "num_speculative_tokens": 3}', "-O3")
     assert doc["config"]["spec_method"] == "dflash"  # type: ignore[index]
-    assert doc["ladder"]["num_graphs"] == 34  # type: ignore[index]
+    assert doc["config"]["runner"] == "v2"  # type: ignore[index]  # vLLM 0.33's default
+    assert doc["ladder"]["num_graphs"] == 36  # type: ignore[index]  # V2 does not round to q
+    v1 = plan_json("--max-num-seqs", "33", "--speculative-config",
+                   '{"method": "dflash", "num_speculative_tokens": 3}', "-O3", "--runner", "v1")
+    assert v1["ladder"]["num_graphs"] == 34  # type: ignore[index]  # rounded to q = 4
 
 
 def test_sglang_and_trtllm_flags() -> None:

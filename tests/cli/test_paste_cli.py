@@ -59,7 +59,7 @@ def test_every_command_takes_a_pasted_line(argv: list[str]) -> None:
     assert code == 0, err
     assert out.strip() and "error" not in err
     if argv[0] in ("plan", "check"):
-        assert out.startswith("vLLM 0.33.0 V1 runner: SAFE")
+        assert out.startswith("vLLM 0.33.0 V2 runner: SAFE")  # VLLM_USE_V2_MODEL_RUNNER unset
     assert notes(err)[0] == "not modelled, ignored: --port"
 
 
@@ -199,8 +199,10 @@ def test_draft_model_directory_sizes_the_drafter(tmp_path: Path) -> None:
          "vocab_size": 128256, "torch_dtype": "bfloat16", "max_position_embeddings": 131072}))
     spec = json.dumps({"method": "draft_model", "model": str(draft),
                        "num_speculative_tokens": 3})
-    doc = plan_doc("vllm", "serve", LLAMA, "--max-num-seqs", "8", "--speculative-config", spec)
-    assert doc["config"]["draft_hidden_size"] == 2048
+    # the V1 runner keeps the drafter's hidden states (MRV2's draft-model speculator has none)
+    doc = plan_doc("VLLM_USE_V2_MODEL_RUNNER=0", "vllm", "serve", LLAMA, "--max-num-seqs", "8",
+                   "--speculative-config", spec)
+    assert doc["config"]["draft_hidden_size"] == 2048 and doc["config"]["runner"] == "v1"
     result = plan(EngineConfig.from_dict(doc["config"]))
     assert result.buffer("drafter.hidden_states").shape == (
         result.buffer("drafter.hidden_states").capacity, 2048)
@@ -222,14 +224,14 @@ def test_hub_id_says_defaults_are_used() -> None:
 def test_plan_and_check_open_with_the_engines_verdict(monkeypatch: pytest.MonkeyPatch) -> None:
     code, out, _ = run_cli(["plan", "--max-num-seqs", "33", "--num-speculative-tokens", "3",
                             "--method", "dflash"])
-    assert code == 0 and out.startswith("vLLM 0.33.0 V1 runner: SAFE")
+    assert code == 0 and out.startswith("vLLM 0.33.0 V2 runner: SAFE")  # vLLM 0.33's default
     assert out.index("SAFE") < out.index("graphfit plan:")
     # an engine whose own sizing is the legacy S*q formula (vLLM before #50065): through the
     # public API, whatever the engine model's current reference capacities are
     monkeypatch.setattr(Plan, "verify_engine",
                         lambda self: self.verify({"drafter.positions": 132}))
     args = ["--max-num-seqs", "33", "--num-speculative-tokens", "3", "--method", "dflash",
-            "--ladder", "vllm-legacy"]
+            "--ladder", "vllm-legacy", "--runner", "v1"]
     code, out, _ = run_cli(["check", *args])
     assert code == 1
     assert out.splitlines()[0] == ("vLLM 0.33.0 V1 runner: UNSAFE: drafter.positions holds "
@@ -246,7 +248,7 @@ def test_plan_and_check_open_with_the_engines_verdict(monkeypatch: pytest.Monkey
 
 def test_check_capacity_takes_formulas() -> None:
     args = ["check", "--max-num-seqs", "33", "--num-speculative-tokens", "3", "--method",
-            "dflash", "--ladder", "vllm-legacy"]
+            "dflash", "--ladder", "vllm-legacy", "--runner", "v1"]
     code, out, _ = run_cli([*args, "--capacity", "drafter.positions=S*q"])
     assert code == 1 and "num_tokens 132 pad to 136 > capacity 132" in out
     code, out, _ = run_cli([*args, "--capacity", "drafter.positions=max(S*q, C)",
@@ -296,7 +298,7 @@ def test_format_markdown(argv: list[str]) -> None:
 def test_output_fits_80_columns(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("COLUMNS", "80")
     code, out, _ = run_cli(["plan", "--max-num-seqs", "33", "--num-speculative-tokens", "3",
-                            "--method", "dflash", "--multimodal"])
+                            "--method", "dflash", "--multimodal", "--runner", "v1"])
     assert code == 0
     assert max(len(line) for line in out.splitlines()) <= 80
     assert "drafter.backup_next_token_ids" in out  # names are never cut

@@ -15,7 +15,8 @@ def grid(lo: int, hi: int, step: int) -> list[int]:
 
 
 def test_seed_config_ladder_matches_vllm() -> None:
-    p = plan(EngineConfig(max_num_seqs=33, num_speculative_tokens=3, spec_method="dflash"))
+    p = plan(EngineConfig(runner="v1",
+                          max_num_seqs=33, num_speculative_tokens=3, spec_method="dflash"))
     expected_config = sorted([1, 2, 4, *grid(8, 248, 8), 256, 132])
     assert list(p.config_capture_sizes) == expected_config
     assert len(p.config_capture_sizes) == 36
@@ -36,7 +37,8 @@ def test_s63_k1_max_is_248() -> None:
 
 
 def test_legacy_ladder_has_no_decode_sizes() -> None:
-    p = plan(EngineConfig(max_num_seqs=33, num_speculative_tokens=3, spec_method="dflash",
+    p = plan(EngineConfig(runner="v1",
+                          max_num_seqs=33, num_speculative_tokens=3, spec_method="dflash",
                           ladder="vllm-legacy"))
     assert 132 not in p.capture_sizes
     assert p.pad(132, component="drafter").padded == 136
@@ -75,7 +77,8 @@ def test_blackwell_ceiling_is_1024() -> None:
 def test_explicit_ladder_still_gets_the_v1_rounding() -> None:
     # vLLM rounds a user list too (compilation.py:1529-1565): S=33, k=3, [8, 133, 140] is
     # captured as [8, 136, 140] and a 132-token query pads to 136, not to 133
-    p = plan(EngineConfig(max_num_seqs=33, num_speculative_tokens=3, spec_method="eagle",
+    p = plan(EngineConfig(runner="v1",
+                          max_num_seqs=33, num_speculative_tokens=3, spec_method="eagle",
                           ladder="explicit", cudagraph_capture_sizes=(8, 133, 140),
                           attention_cudagraph_support="ALWAYS"))
     assert p.config_capture_sizes == (8, 133, 140)
@@ -103,18 +106,20 @@ def test_user_lists_are_sorted_deduplicated_and_may_leave_no_graphs() -> None:
 
 
 def test_mode_none_has_no_sizes_and_checks_nothing() -> None:
-    p = plan(EngineConfig(max_num_seqs=33, num_speculative_tokens=3, spec_method="eagle",
+    p = plan(EngineConfig(runner="v1",
+                          max_num_seqs=33, num_speculative_tokens=3, spec_method="eagle",
                           cudagraph_mode="NONE", cudagraph_capture_sizes=(5, 5),
                           max_cudagraph_capture_size=7))
     assert p.config_capture_sizes == p.capture_sizes == ()
-    dflash = plan(EngineConfig(max_num_seqs=7, num_speculative_tokens=2, spec_method="dflash",
+    dflash = plan(EngineConfig(runner="v1",
+                               max_num_seqs=7, num_speculative_tokens=2, spec_method="dflash",
                                cudagraph_mode="NONE"))
     assert dflash.buffer("drafter.positions").reference_capacity == 21  # S*q, max capture 0
 
 
 def test_attention_support_downgrade_stops_the_rounding() -> None:
     # S=33, k=5, max 200 (domain.md §3): rounded, 198 runs eager; downgraded, it pads to 200
-    base = dict(max_num_seqs=33, num_speculative_tokens=5, spec_method="eagle",
+    base = dict(runner="v1", max_num_seqs=33, num_speculative_tokens=5, spec_method="eagle",
                 max_cudagraph_capture_size=200)
     rounded = plan(EngineConfig(**base, attention_cudagraph_support="ALWAYS"))
     assert rounded.max_capture_size == 192 and rounded.pad(198).mode.value == "NONE"

@@ -181,7 +181,8 @@ def test_one_solve_at_the_count_asked_for() -> None:
 
 
 def test_spec_decode_sizes_are_multiples_of_q() -> None:
-    config = EngineConfig(max_num_seqs=33, num_speculative_tokens=3, spec_method="dflash")
+    config = EngineConfig(max_num_seqs=33, num_speculative_tokens=3, spec_method="dflash",
+                          runner="v1")
     assert default_multiple_of(config) == 4
     assert default_multiple_of(config.replace(cudagraph_mode="PIECEWISE")) == 1
     assert default_multiple_of(config.replace(runner="v2")) == 1
@@ -207,7 +208,8 @@ def test_tune_rejects_inconsistent_input() -> None:
         tune(config, Trace.from_samples([3]), budget_bytes=1e9)
     # batch-size engines: the trace counts requests, bounded by max_num_seqs
     with pytest.raises(ConfigError, match="batch size 9 exceeds max_num_seqs 8"):
-        tune(config.replace(engine="sglang", ladder="auto"), Trace.from_samples([9]))
+        tune(config.replace(engine="sglang", ladder="auto", runner=None),
+             Trace.from_samples([9]))
 
 
 @given(st.lists(st.integers(1, 512), min_size=1, max_size=100), st.integers(1, 60),

@@ -41,7 +41,8 @@ def test_strategy_arguments_are_checked() -> None:
 
 
 def test_assert_plan_safe_reports_counterexamples() -> None:
-    legacy = plan(EngineConfig(max_num_seqs=33, num_speculative_tokens=3, spec_method="dflash",
+    legacy = plan(EngineConfig(runner="v1",
+                               max_num_seqs=33, num_speculative_tokens=3, spec_method="dflash",
                                ladder="vllm-legacy"))
     with pytest.raises(AssertionError) as info:
         assert_plan_safe(legacy, {"drafter.positions": "S*q"})

@@ -78,7 +78,7 @@ _VLLM_ONLY_METHODS = frozenset({SpecMethod.DFLASH, SpecMethod.DSPARK, SpecMethod
 
 def resolve_common(config: EngineSettings, engine: Engine) -> None:
     """Fields neither SGLang nor TensorRT-LLM has: the V2 runner, PIECEWISE, DFlash."""
-    if config.runner is not Runner.V1:
+    if config.runner not in (None, Runner.V1):
         raise ConfigError(f"runner: {config.runner.value} is vLLM's; {engine.value} has one")
     if config.cudagraph_mode is CUDAGraphMode.PIECEWISE:
         raise ConfigError(

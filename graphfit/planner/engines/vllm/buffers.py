@@ -67,7 +67,14 @@ def target_buffer_specs(config: EngineSettings) -> list[BufferSpec]:
     width = block_table_width(config.max_model_len, config.block_size)
     if config.runner is Runner.V2:
         src = "v1/worker/gpu/input_batch.py:29-39 (InputBuffers)"
-        return [
+        multimodal = [  # graphfit's multimodal models use M-RoPE (the V1 runner's pair too)
+            BufferSpec("inputs_embeds", config.dtype, Axis.TOKENS, _on(tokens), T, ZERO,
+                       trailing=(H,), source="v1/worker/gpu/mm/encoder_runner.py:58-60"),
+            BufferSpec("mrope_positions", "int64", Axis.TOKENS, _on(tokens, 1), T + 1, ZERO,
+                       leading=(config.mrope_dims,),
+                       source="v1/worker/gpu/mm/rope.py:52-54 (RopeState.positions)"),
+        ] if config.multimodal else []
+        return [*multimodal,
             BufferSpec("input_ids", "int32", Axis.TOKENS, _on(tokens), T, ZERO, source=src),
             BufferSpec("positions", "int64", Axis.TOKENS, _on(tokens), T, ZERO, source=src),
             BufferSpec("is_padding", "bool", Axis.TOKENS, _on(tokens), T, PAD_TRUE,

@@ -78,6 +78,15 @@ class _Run:
         return tuple(out)
 
 
+def default_runner(config: EngineSettings) -> Runner:
+    """The model runner vLLM 0.33 picks when VLLM_USE_V2_MODEL_RUNNER is unset
+    (`VllmConfig.use_v2_model_runner`, config/vllm.py:730-767): the V2 runner, unless the
+    config needs a feature it lacks (`_get_v2_model_runner_unsupported_features`,
+    config/vllm.py:3053-3087) -- of those graphfit models the suffix method. (Without Triton
+    vLLM also falls back to V1; graphfit models CUDA GPUs, where Triton is present.)"""
+    return Runner.V1 if config.spec_method is SpecMethod.SUFFIX else Runner.V2
+
+
 def _uses_drafter_level(config: EngineSettings) -> bool:
     """Only MRV2's DFlash/DSpark drafters build graphs from their own attention's level."""
     return config.runner is Runner.V2 and config.spec_method in _PARALLEL
@@ -137,6 +146,8 @@ class VllmModel:
     policies = (LadderPolicy.VLLM, LadderPolicy.VLLM_LEGACY)
 
     def resolve(self, config: EngineSettings) -> Mapping[str, object]:
+        """vLLM's own defaults and checks: the ladder, padding, the model runner when
+        VLLM_USE_V2_MODEL_RUNNER is unset, the graph mode the attention allows."""
         changes: dict[str, object] = {}
         if config.ladder is LadderPolicy.AUTO:
             changes["ladder"] = LadderPolicy.VLLM
@@ -159,10 +170,14 @@ class VllmModel:
         if len(errors) == len(levels):
             raise errors[0]
         method, k = config.spec_method, config.num_speculative_tokens
-        if method is SpecMethod.DSPARK and config.runner is Runner.V1:
+        runner = config.runner
+        if runner is None:  # VLLM_USE_V2_MODEL_RUNNER unset
+            runner = default_runner(config)
+            changes["runner"] = runner
+        if method is SpecMethod.DSPARK and runner is Runner.V1:
             raise ConfigError("spec_method: dspark runs on the V2 model runner only (vLLM's V1 "
                               "runner rejects it: config/vllm.py:3110-3113)")
-        if method is SpecMethod.SUFFIX and config.runner is Runner.V2:
+        if method is SpecMethod.SUFFIX and runner is Runner.V2:
             raise ConfigError("spec_method: suffix runs on the V1 model runner only (vLLM's V2 "
                               "runner rejects it: config/vllm.py:3066-3068)")
         if method is SpecMethod.EXTRACT_HIDDEN_STATES and k != 1:
