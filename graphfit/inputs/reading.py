@@ -137,6 +137,8 @@ def parse_json(text: str, origin: str = "") -> Any:
                                  "(NaN and Infinity are refused)"))
 
     def integer(digits: str) -> int:
+        if len(digits) < MAX_INT_DIGITS:  # the common case: within +-MAX_INT by its length
+            return int(digits)
         return check_int(origin, _bounded_int(origin, digits), minimum=-MAX_INT)
 
     def real(digits: str) -> float:

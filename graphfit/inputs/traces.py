@@ -21,39 +21,63 @@ Four sources, each reduced to the planner's `Trace` (`graphfit.planner.tuning.tr
   at 499). Default buckets are 1, 8, 16, ..., 16384 (`v1/metrics/buckets.py:107-121`);
   `--custom-histogram-buckets '{"iteration_tokens": [1, 2, 3, ...]}'`
   (`config/observability.py:70`, validated at 185-213) gives one-token buckets, which are
-  exact. Wider buckets are spread evenly over their integer sizes, with a warning saying how
-  many steps that touches. The histogram observes prompt tokens computed plus tokens
-  generated per output batch (`v1/metrics/loggers.py:1273-1276`; the prompt is counted whole
-  when its first token comes out, `v1/core/sched/scheduler.py:2454`, generated tokens are
-  accepted ones, `v1/metrics/stats.py:518`), and batches without outputs are not observed
-  (`v1/engine/async_llm.py:884`): it approximates the scheduled batch, which the warnings say.
+  exact. Wider buckets are spread evenly over their integer sizes (up to MAX_SPREAD_TOKENS;
+  a bucket's part above keeps its steps and their mean size at one or two points), with a
+  warning saying how many steps that touches. The histogram observes prompt tokens computed
+  plus tokens generated per output batch (`v1/metrics/loggers.py:1273-1276`; the prompt is
+  counted whole when its first token comes out, `v1/core/sched/scheduler.py:2454`, generated
+  tokens are accepted ones, `v1/metrics/stats.py:518`), and batches without outputs are not
+  observed (`v1/engine/async_llm.py:884`): it approximates the scheduled batch, which the
+  warnings say.
 - **CSV** and **JSON** in graphfit's own formats (README, "Traces").
 
 `read_trace` returns a `TraceReading`; `TraceReading.for_config(config)` adds the checks that
 need the engine config (a log recorded with other capture sizes or mode, coarse buckets at or
 below the max capture size, speculative decoding under Prometheus) and returns the trace to
 optimise. Malformed input is a ConfigError naming the file (and line), never a guess.
+
+Reading is bounded and strict (graphfit.inputs.reading): a regular UTF-8 file of at most
+MAX_TRACE_BYTES, JSON parsed once and strictly, every integer ASCII digits up to MAX_INT
+(checked by length before converting), every float finite and at most MAX_FLOAT, sums of
+counts checked as they grow. Time and memory grow with the file's size, never with a number
+in it: lines are read a piece at a time, a wide bucket is spread over at most
+MAX_SPREAD_TOKENS sizes, a logged capture-size list holds at most MAX_CAPTURE_SIZES.
 """
 
 from __future__ import annotations
 
 import csv
 import io
+import itertools
 import json
 import math
 import re
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from enum import Enum
-from itertools import pairwise
 from pathlib import Path
 from typing import Any
 
-from graphfit.inputs.reading import read_text, shown_path
+from graphfit.inputs.reading import (
+    check_float,
+    is_int_text,
+    parse_float,
+    parse_int,
+    parse_json,
+    read_text,
+    shown_path,
+)
 from graphfit.planner.config import EngineConfig
 from graphfit.planner.core.enums import Unit
-from graphfit.planner.core.errors import ConfigError
-from graphfit.planner.core.limits import MAX_TRACE_BYTES
+from graphfit.planner.core.errors import ConfigError, brief, excerpt, listed
+from graphfit.planner.core.limits import (
+    MAX_CAPTURE_SIZES,
+    MAX_FLOAT,
+    MAX_INT,
+    MAX_INT_DIGITS,
+    MAX_SPREAD_TOKENS,
+    MAX_TRACE_BYTES,
+)
 from graphfit.planner.plan import plan
 from graphfit.planner.tuning.trace import Trace, check_size, check_weight
 
@@ -166,14 +190,14 @@ def load_trace(path: str | Path) -> Trace:
 
 
 def parse_trace(text: str, source: str = "trace") -> TraceReading:
-    """Parse text in any supported format."""
-    fmt = sniff(text)
+    """Parse text in any supported format (told as `sniff` tells it; JSON is parsed once)."""
+    fmt, doc = _classify(text, f"trace {source}")
     if fmt is TraceFormat.VLLM_LOG:
         return parse_vllm_log(text, source)
     if fmt is TraceFormat.PROMETHEUS:
         return parse_prometheus(text, source)
     if fmt is TraceFormat.JSON:
-        return _reading(_json_trace(text, source), fmt)
+        return _reading(_json_trace(doc, source), fmt)
     return _reading(_csv_trace(text, source), fmt)
 
 
@@ -190,35 +214,119 @@ _SETTINGS = "**CUDAGraph Config Settings:**"
 _VLLM_LOG_LINE = re.compile(r"^(?:\(\S+ pid=\d+\) )?(?:DEBUG|INFO|WARNING|ERROR|CRITICAL) "
                             r"\d\d-\d\d \d\d:\d\d:\d\d(?:\.\d+)? \[[^\]\s]+:\d+\]", re.M)
 _PROM_COMMENT = re.compile(r"^# (?:TYPE|HELP) [A-Za-z_:][A-Za-z0-9_:]* ", re.M)
+_JSON_START = re.compile(r"\s*[\[{]")
 
 
 def sniff(text: str) -> TraceFormat:
     """Tell the format from the content: JSON when it parses as JSON; a vLLM log when it holds
     a `--cudagraph-metrics` table or vLLM log lines; Prometheus text when it holds
     `# TYPE`/`# HELP` lines or the iteration-tokens histogram; CSV otherwise."""
-    stripped = text.lstrip()
-    if stripped.startswith(("[", "{")):
-        try:
-            json.loads(stripped)
-        except ValueError:
-            pass
-        else:
-            return TraceFormat.JSON
+    try:
+        return _classify(text, "")[0]
+    except ConfigError:
+        return TraceFormat.JSON  # JSON that graphfit refuses: the JSON reader says why
+
+
+def _marked(text: str) -> TraceFormat | None:
+    """A vLLM log or Prometheus text by their marks (linear scans, no parsing)."""
     if _TABLE_HEADER.search(text) or _SETTINGS in text or _VLLM_LOG_LINE.search(text):
         return TraceFormat.VLLM_LOG
     if ITERATION_TOKENS + "_bucket" in text or _PROM_COMMENT.search(text):
         return TraceFormat.PROMETHEUS
-    if stripped.startswith(("[", "{")):
-        return TraceFormat.JSON  # malformed JSON: let the JSON reader say where
-    return TraceFormat.CSV
+    return None
+
+
+def _classify(text: str, where: str) -> tuple[TraceFormat, Any]:
+    """(format, the parsed document when JSON). Text that starts like JSON is parsed once,
+    strictly; a parse error is the JSON's own unless the text is no JSON at all and carries a
+    log's or Prometheus' marks (a log whose lines start with "[")."""
+    if _JSON_START.match(text) is None:
+        return _marked(text) or TraceFormat.CSV, None
+    other = _marked(text)
+    try:
+        return TraceFormat.JSON, parse_json(text, where)
+    except ConfigError:
+        if other is None or _is_json_syntax(text):
+            raise
+        return other, None
+
+
+def _syntax_only(value: str) -> None:
+    return None
+
+
+def _is_json_syntax(text: str) -> bool:
+    """Whether `text` is JSON at all (numbers and constants not converted: only syntax)."""
+    try:
+        json.loads(text, parse_int=_syntax_only, parse_float=_syntax_only,
+                   parse_constant=_syntax_only)
+    except (ValueError, RecursionError):
+        return False
+    return True
+
+
+_CHUNK_CHARS = 1 << 20
+
+
+def _chunks(text: str) -> Iterator[str]:
+    """`text` in pieces of about a MiB, each ending just after a newline, so no line (nor a
+    CR LF pair) is split: lines are read a piece at a time, never all held as one list."""
+    start = 0
+    while start < len(text):
+        end = text.find("\n", start + _CHUNK_CHARS)
+        end = len(text) if end < 0 else end + 1
+        yield text[start:end]
+        start = end
+
+
+def _lines(text: str) -> Iterator[tuple[int, str]]:
+    """(number, line) of every line of `text`, as `str.splitlines` counts them."""
+    number = 0
+    for chunk in _chunks(text):
+        for line in chunk.splitlines():
+            number += 1
+            yield number, line
 
 
 # --- vLLM --cudagraph-metrics log ------------------------------------------------------------
 
 _MODE_LINE = re.compile(r"- Mode: (\S+)\s*$")
-_SIZES_LINE = re.compile(r"- Capture sizes: \[([^\]]*)\]\s*$")
-_ROW = re.compile(r"\|\s*(\d+)\s*\|\s*(\d+)\s*\|\s*(-?\d+)\s*\|\s*([A-Z_]+)\s*\|\s*(\d+)\s*\|\s*$")
+_SIZES_MARK = "- Capture sizes: ["
+_ROW = re.compile(r"\|\s*([0-9]+)\s*\|\s*([0-9]+)\s*\|\s*(-?[0-9]+)\s*\|\s*([A-Z_]+)\s*\|"
+                  r"\s*([0-9]+)\s*\|\s*$")
 _SEPARATOR = re.compile(r"\|(?:-+\|){5}\s*$")
+_SHOWN_SETTINGS = 8  # settings headers described one by one in a warning (the rest counted)
+
+
+def _log_int(at: str, what: str, digits: str) -> int:
+    """An integer the row pattern matched as ASCII digits: short ones at once, long ones
+    through the bounded reader (a 5,000-digit count is an error naming the line)."""
+    if len(digits) < MAX_INT_DIGITS:
+        return int(digits)
+    return parse_int(f"{at}: {what}", digits, minimum=-MAX_INT)
+
+
+def _sizes_text(line: str) -> str | None:
+    """What is inside the brackets of a `- Capture sizes: [..]` line (None: not one)."""
+    mark = line.find(_SIZES_MARK)
+    if mark < 0:
+        return None
+    rest = line[mark + len(_SIZES_MARK):].rstrip()
+    if not rest.endswith("]") or "]" in rest[:-1]:
+        return None
+    return rest[:-1]
+
+
+def _capture_sizes(at: str, inner: str) -> tuple[int, ...]:
+    """A logged capture-size list: at most MAX_CAPTURE_SIZES integers, each in range."""
+    cells = inner.replace(",", " ").split(maxsplit=MAX_CAPTURE_SIZES)
+    if len(cells) > MAX_CAPTURE_SIZES:
+        raise ConfigError(f"{at}: more than {MAX_CAPTURE_SIZES:,} capture sizes, more than "
+                          "graphfit plans in one ladder")
+    if not all(is_int_text(c) for c in cells):
+        raise ConfigError(f"{at}: capture sizes {excerpt(inner)} are not integers")
+    return tuple(int(c) if c.isdigit() and len(c) < MAX_INT_DIGITS and c[0] != "0"
+                 else parse_int(f"{at}: capture size", c, minimum=1) for c in cells)
 
 
 def parse_vllm_log(text: str, source: str = "trace") -> TraceReading:
@@ -227,12 +335,13 @@ def parse_vllm_log(text: str, source: str = "trace") -> TraceReading:
     where = f"trace {source}"
     counts: dict[int, int] = {}
     shapes: dict[tuple[int, int, str], int] = {}
-    logged: list[LoggedConfig] = []
+    logged: dict[tuple[str, tuple[int, ...]], LoggedConfig] = {}
     mode: str | None = None
     mode_line = 0
     tables = idle = 0
     in_table = False
-    for number, line in enumerate(text.splitlines(), start=1):
+    last: tuple[str | None, tuple[int, ...]] = (None, ())  # the last sizes text, parsed
+    for number, line in _lines(text):
         bar = line.find("|")
         body = line[bar:] if bar >= 0 else ""
         if in_table:
@@ -241,21 +350,25 @@ def parse_vllm_log(text: str, source: str = "trace") -> TraceReading:
             elif _SEPARATOR.match(body):
                 continue
             else:
+                at = f"{where}: line {number}"
                 row = _ROW.match(body)
                 if row is None:
-                    raise ConfigError(f"{where}: line {number}: not a CUDAGraph Stats row "
-                                      f"(Unpadded | Padded | Num Paddings | Mode | Count): "
-                                      f"{body[:80]!r}")
+                    raise ConfigError(f"{at}: not a CUDAGraph Stats row (Unpadded | Padded | "
+                                      f"Num Paddings | Mode | Count): {excerpt(body)}")
                 unpadded, padded, paddings, runtime, count = (
-                    int(row[1]), int(row[2]), int(row[3]), row[4], int(row[5]))
+                    _log_int(at, "unpadded tokens", row[1]),
+                    _log_int(at, "padded tokens", row[2]),
+                    _log_int(at, "num paddings", row[3]), row[4],
+                    _log_int(at, "count", row[5]))
                 if paddings != padded - unpadded or count < 1:
-                    raise ConfigError(f"{where}: line {number}: inconsistent row (padded "
-                                      f"{padded} - unpadded {unpadded} != {paddings} "
-                                      f"paddings, or count {count} < 1)")
+                    raise ConfigError(f"{at}: inconsistent row (padded {padded} - unpadded "
+                                      f"{unpadded} != {paddings} paddings, or count {count} "
+                                      "< 1)")
                 if unpadded == 0:
-                    idle += count
+                    idle = _summed(at, "steps with 0 tokens", idle + count)
                     continue
-                counts[unpadded] = counts.get(unpadded, 0) + count
+                counts[unpadded] = _summed(at, f"steps of {unpadded} tokens",
+                                           counts.get(unpadded, 0) + count)
                 key = (unpadded, padded, runtime)
                 shapes[key] = shapes.get(key, 0) + count
                 continue
@@ -267,15 +380,11 @@ def parse_vllm_log(text: str, source: str = "trace") -> TraceReading:
         if found:
             mode, mode_line = found[1], number
             continue
-        found = _SIZES_LINE.search(line)
-        if found and mode is not None:
-            try:
-                sizes = tuple(int(v) for v in found[1].replace(",", " ").split())
-            except ValueError:
-                raise ConfigError(f"{where}: line {number}: capture sizes "
-                                  f"[{found[1][:60]}] are not integers") from None
-            if not any(c.mode == mode and c.capture_sizes == sizes for c in logged):
-                logged.append(LoggedConfig(mode, sizes, mode_line))
+        inner = _sizes_text(line) if mode is not None else None
+        if mode is not None and inner is not None:
+            if inner != last[0]:  # every interval logs the same header: parsed once
+                last = (inner, _capture_sizes(f"{where}: line {number}", inner))
+            logged.setdefault((mode, last[1]), LoggedConfig(mode, last[1], mode_line))
             mode = None
     if tables == 0:
         raise ConfigError(f"{where}: a vLLM log without CUDAGraph Stats tables: start "
@@ -284,15 +393,25 @@ def parse_vllm_log(text: str, source: str = "trace") -> TraceReading:
         raise ConfigError(f"{where}: {tables} CUDAGraph Stats table(s) but no step with "
                           "tokens")
     warnings = []
-    if len(logged) > 1:
-        described = "; ".join(f"line {c.line}: {c.mode}, {len(c.capture_sizes)} sizes"
-                              for c in logged)
-        warnings.append(f"{where}: tables from {len(logged)} different settings ({described});"
-                        " all were summed")
+    settings = tuple(logged.values())
+    if len(settings) > 1:
+        described = "; ".join(f"line {c.line}: {brief(c.mode)}, {len(c.capture_sizes)} sizes"
+                              for c in settings[:_SHOWN_SETTINGS])
+        more = (f"; ... and {len(settings) - _SHOWN_SETTINGS:,} more"
+                if len(settings) > _SHOWN_SETTINGS else "")
+        warnings.append(f"{where}: tables from {len(settings)} different settings "
+                        f"({described}{more}); all were summed")
     if idle:
         warnings.append(f"{where}: {idle} steps with 0 tokens skipped")
     return TraceReading(Trace.from_weights(counts, source), TraceFormat.VLLM_LOG,
-                        tuple(warnings), tuple(logged), shapes, unit=Unit.TOKENS)
+                        tuple(warnings), settings, shapes, unit=Unit.TOKENS)
+
+
+def _summed(at: str, what: str, total: int) -> int:
+    """A running count, refused past MAX_INT (the engines count steps in int64)."""
+    if total > MAX_INT:
+        raise ConfigError(f"{at}: the {what} add up to more than {MAX_INT}")
+    return total
 
 
 def _compact(sizes: tuple[int, ...] | list[int], limit: int = 8) -> str:
@@ -309,10 +428,11 @@ def _log_mismatches(reading: TraceReading, config_sizes: tuple[int, ...],
     """
     where = f"trace {reading.trace.source}"
     out = []
-    for logged in reading.logged:
+    for logged in reading.logged[:_SHOWN_SETTINGS]:
         if logged.mode != mode:
-            out.append(f"{where}: line {logged.line}: the log's cudagraph mode {logged.mode} "
-                       f"differs from the config's {mode}; pass the flags the server ran with")
+            out.append(f"{where}: line {logged.line}: the log's cudagraph mode "
+                       f"{brief(logged.mode)} differs from the config's {mode}; pass the flags "
+                       "the server ran with")
         if logged.capture_sizes not in (config_sizes, runtime_sizes):
             only_log = sorted(set(logged.capture_sizes) - set(config_sizes))
             only_config = sorted(set(config_sizes) - set(logged.capture_sizes))
@@ -320,6 +440,10 @@ def _log_mismatches(reading: TraceReading, config_sizes: tuple[int, ...],
                        f"config's (only in the log: {_compact(only_log) or '-'}; only in the "
                        f"config: {_compact(only_config) or '-'}); pass the flags the server "
                        "ran with")
+    unchecked = len(reading.logged) - _SHOWN_SETTINGS
+    if unchecked > 0:
+        out.append(f"{where}: {unchecked:,} more settings headers not compared with the "
+                   "config (the log holds tables from many different settings)")
     if reading.shapes and runtime_sizes:
         captured = set(runtime_sizes)
         strays = sorted({padded for (_, padded, runtime) in reading.shapes
@@ -342,20 +466,32 @@ def _labels(where: str, text: str) -> dict[str, str]:
     while pos < len(text):
         found = _LABEL.match(text, pos)
         if found is None or found.end() == pos:
-            raise ConfigError(f"{where}: malformed labels {{{text[:80]}}}")
+            raise ConfigError(f"{where}: malformed labels {excerpt('{' + text + '}')}")
         out[found[1]] = found[2]
         pos = found.end()
     return out
 
 
-def _number(where: str, text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise ConfigError(f"{where}: {text!r} is not a number") from None
-    if math.isnan(value):
-        raise ConfigError(f"{where}: NaN")
-    return value
+_DECIMAL = re.compile(r"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
+_INFINITY = ("+inf", "inf")
+_NAN = ("nan", "+nan", "-nan")
+
+
+def _number(where: str, text: str, *, infinite: bool = False) -> float:
+    """A sample value or bound as Prometheus writes it: a finite decimal within MAX_FLOAT
+    (or +Inf where `infinite`); NaN, hex, `1_0` and unicode digits are refused."""
+    lowered = text.lower()
+    if infinite and lowered in _INFINITY:
+        return math.inf
+    if lowered in _NAN:
+        raise ConfigError(f"{where} is NaN")
+    if _DECIMAL.fullmatch(text) is None:
+        raise ConfigError(f"{where}: {excerpt(text)} is not a number")
+    value = float(text)  # a long decimal is inf here, never an error
+    if not math.isfinite(value) or abs(value) > MAX_FLOAT:
+        raise ConfigError(f"{where}: {excerpt(text)} is out of range (finite, at most "
+                          f"{MAX_FLOAT:g})")
+    return check_float(where, value, minimum=-MAX_FLOAT)
 
 
 def _integral(value: float) -> float:
@@ -376,27 +512,32 @@ def parse_prometheus(text: str, source: str = "trace") -> TraceReading:
     over its series (engines, models); other metrics are ignored."""
     where = f"trace {source}"
     series: dict[tuple[tuple[str, str], ...], _Series] = {}
-    for number, line in enumerate(text.splitlines(), start=1):
+    for number, line in _lines(text):
         if not line.startswith(ITERATION_TOKENS):
             continue
         found = _SAMPLE.match(line)
         if found is None:
-            raise ConfigError(f"{where}: line {number}: not a Prometheus sample: {line[:80]!r}")
+            raise ConfigError(f"{where}: line {number}: not a Prometheus sample: "
+                              f"{excerpt(line)}")
         name, suffix = found[1], found[1][len(ITERATION_TOKENS):]
         if suffix not in ("_bucket", "_sum", "_count"):
             continue  # _created and other families sharing the prefix
         at = f"{where}: line {number}"
         labels = _labels(at, found[2] or "")
         le = labels.pop("le", None)
-        value = _number(at, found[3])
+        value = _number(f"{at}: {name}", found[3])
         if value < 0:
-            raise ConfigError(f"{at}: {name} is negative ({found[3]})")
+            raise ConfigError(f"{at}: {name} is negative ({excerpt(found[3])})")
         key = tuple(sorted(labels.items()))
         entry = series.setdefault(key, _Series({}, line=number))
         if suffix == "_bucket":
             if le is None:
                 raise ConfigError(f"{at}: a bucket without an le label")
-            entry.buckets[_number(at, le)] = value
+            bound = _number(f"{at}: le", le, infinite=True)
+            if bound in entry.buckets:
+                raise ConfigError(f"{at}: a second le={excerpt(le)} bucket in one series "
+                                  "(two scrapes in one file?); keep one")
+            entry.buckets[bound] = value
         elif suffix == "_sum":
             entry.total = value
         else:
@@ -418,8 +559,8 @@ def parse_prometheus(text: str, source: str = "trace") -> TraceReading:
             merged[bound] = merged.get(bound, 0.0) + value
         total = None if total is None or s.total is None else total + s.total
     if len(series) > 1:
-        names = ", ".join(",".join(f"{k}={v}" for k, v in key) or "-" for key in series)
-        warnings.append(f"{where}: summed {len(series)} series ({names})")
+        names = (",".join(f"{k}={v}" for k, v in key) or "-" for key in series)
+        warnings.append(f"{where}: summed {len(series)} series ({listed(names)})")
     weights, coarse, more = _spread(where, merged, total)
     warnings += more
     if not weights:
@@ -438,7 +579,7 @@ def _check_cumulative(where: str, s: _Series) -> None:
         raise ConfigError(f"{where}: the {ITERATION_TOKENS} series at line {s.line} has no "
                           'le="+Inf" bucket')
     values = [s.buckets[le] for le in sorted(s.buckets)]
-    if any(b < a for a, b in pairwise(values)):
+    if any(b < a for a, b in itertools.pairwise(values)):
         raise ConfigError(f"{where}: the {ITERATION_TOKENS} buckets at line {s.line} are not "
                           "cumulative (a count falls)")
     if s.count is not None and s.count != s.buckets[math.inf]:
@@ -449,14 +590,16 @@ def _check_cumulative(where: str, s: _Series) -> None:
 def _spread(where: str, cumulative: dict[float, float],
             total: float | None) -> tuple[dict[int, float], list[Bucket], list[str]]:
     """Per-size weights from cumulative buckets: a one-integer bucket is exact, a wider one
-    is spread evenly over its integers; steps above the last finite bound sit at the mean
-    size the `_sum` leaves for them."""
+    is spread evenly over its integers up to MAX_SPREAD_TOKENS (its part above sits at the
+    mean size of that part: `_at_mean`); steps above the last finite bound sit at the mean
+    size the `_sum` leaves for them. Work grows with the buckets, never with their bounds."""
     weights: dict[int, float] = {}
     coarse: list[Bucket] = []
     warnings: list[str] = []
     low = 0  # integer sizes > low
     previous = 0.0
     accounted = 0.0  # estimated sum of sizes in finite buckets
+    pooled = 0.0  # steps of wide buckets above MAX_SPREAD_TOKENS, placed at their mean
     for le in sorted(cumulative):
         count = cumulative[le] - previous
         previous = cumulative[le]
@@ -477,11 +620,32 @@ def _spread(where: str, cumulative: dict[float, float],
             else:
                 coarse.append(bucket)
                 share = bucket.count / (high - low)
-                for n in range(low + 1, high + 1):
+                spread_to = min(high, max(low, MAX_SPREAD_TOKENS))
+                for n in range(low + 1, spread_to + 1):
                     weights[n] = weights.get(n, 0) + share
+                if high > spread_to:
+                    part = share * (high - spread_to)
+                    _at_mean(weights, spread_to, high, part)
+                    pooled += part
             accounted += count * (low + 1 + high) / 2
         low = high
+    if pooled:
+        warnings.append(f"{where}: {pooled:g} steps fall in the part of wide buckets above "
+                        f"{MAX_SPREAD_TOKENS:,} tokens; graphfit spreads buckets one size at "
+                        "a time only up to there, so they sit at their part's mean size")
     return weights, coarse, warnings
+
+
+def _at_mean(weights: dict[int, float], low: int, high: int, part: float) -> None:
+    """Add `part` steps spread evenly over sizes low+1..high as one point at their mean (two
+    neighbouring points when the mean is a half): the count and the mean are kept."""
+    doubled = low + 1 + high  # twice the mean
+    half = doubled // 2
+    if doubled % 2 == 0:
+        weights[half] = weights.get(half, 0) + part
+    else:
+        for n in (half, half + 1):
+            weights[n] = weights.get(n, 0) + part / 2
 
 
 def _tail(where: str, count: float, low: int, total: float | None, accounted: float,
@@ -491,6 +655,11 @@ def _tail(where: str, count: float, low: int, total: float | None, accounted: fl
     if total is not None:
         mean = (total - accounted) / count
         if mean >= low + 1:
+            if mean > MAX_FLOAT:  # inf too: a tiny count under a large _sum
+                raise ConfigError(f"{where}: the _sum {total:g} leaves the {count:g} steps "
+                                  f"above the last bucket bound {low} a mean size of "
+                                  f"{mean:g} tokens, more than {MAX_FLOAT:g}; the histogram "
+                                  "is inconsistent")
             at = round(mean)
             how = f"placed at {at}, the mean size the _sum leaves for them"
     weights[at] = weights.get(at, 0) + _integral(count)
@@ -534,30 +703,40 @@ def _fold_above(trace: Trace, limit: int) -> tuple[Trace, float]:
 # --- graphfit's CSV and JSON ------------------------------------------------------------------
 
 def _cell_int(where: str, cell: str) -> int:
+    if cell.isdigit() and cell.isascii() and len(cell) < MAX_INT_DIGITS and cell[0] != "0":
+        return int(cell)  # the common case: plain ASCII digits, in range by their length
     try:
-        return check_size(where, int(cell.strip()))
-    except ValueError:
-        raise ConfigError(f"{where}: num_tokens {cell!r} is not a positive integer") from None
+        return check_size(where, parse_int(where, cell, minimum=1))
+    except ConfigError:
+        raise ConfigError(f"{where}: num_tokens {excerpt(cell)} is not a positive integer "
+                          f"(at most {MAX_INT})") from None
 
 
 def _cell_weight(where: str, cell: str) -> float:
-    text = cell.strip()
+    if cell.isdigit() and cell.isascii() and len(cell) < MAX_INT_DIGITS:
+        return int(cell)
+    if is_int_text(cell):
+        return check_weight(where, parse_int(f"{where}: weight", cell))
     try:
-        value: float = int(text)
-    except ValueError:
-        try:
-            value = float(text)
-        except ValueError:
-            raise ConfigError(f"{where}: weight {cell!r} is not a number") from None
-    return check_weight(where, value)
+        return check_weight(where, parse_float(where, cell))
+    except ConfigError:
+        raise ConfigError(f"{where}: weight {excerpt(cell)} is not a number (finite, >= 0, "
+                          f"at most {MAX_FLOAT:g})") from None
 
 
 def _is_number(cell: str) -> bool:
-    try:
-        float(cell)
-    except ValueError:
-        return False
-    return True
+    """Whether a cell is written as a number, whatever its size (a header row has none)."""
+    return _DECIMAL.fullmatch(cell.strip()) is not None
+
+
+def _add_weight(at: str, weights: dict[int, float], n: int, w: float) -> None:
+    """weights[n] += w, refused as soon as the sum passes what a weight may be (MAX_INT
+    steps, or MAX_FLOAT as a float), naming the line that passed it."""
+    total = weights.get(n, 0) + w
+    if total > MAX_FLOAT and (isinstance(total, float) or total > MAX_INT):
+        raise ConfigError(f"{at}: the weights of size {n} add up to {total:g}, more than "
+                          f"graphfit counts ({MAX_INT} steps, or a weight of {MAX_FLOAT:g})")
+    weights[n] = total
 
 
 SIZE_COLUMNS = {"num_tokens": Unit.TOKENS, "batch_size": Unit.REQUESTS}
@@ -574,46 +753,57 @@ def parse_csv_trace(text: str, source: str = "trace") -> Trace:
 
 
 def _csv_trace(text: str, source: str) -> tuple[Trace, Unit | None]:
-    rows = [(i, row) for i, row in enumerate(csv.reader(io.StringIO(text)), start=1)
-            if row and any(c.strip() for c in row) and not row[0].lstrip().startswith("#")]
-    if not rows:
-        raise ConfigError(f"trace {source}: the CSV has no rows")
-    first_line, first = rows[0]
+    where = f"trace {source}"
+    rows = _rows(where, text)  # streamed: a large trace is never held as a list of rows
+    first_line, first = next(rows, (0, []))
+    if not first:
+        raise ConfigError(f"{where}: the CSV has no rows")
     unit: Unit | None = None
     if all(_is_number(c) for c in first):
         n_col, w_col = 0, (1 if len(first) == 2 else None)
         if len(first) > 2:
-            raise ConfigError(f"trace {source}: line {first_line}: {len(first)} columns without "
+            raise ConfigError(f"{where}: line {first_line}: {len(first)} columns without "
                               "a header; add one naming num_tokens (and count or weight)")
-        body = rows
+        body: Iterator[tuple[int, list[str]]] = itertools.chain([(first_line, first)], rows)
     else:
         header = [c.strip().lower() for c in first]
         sizes = [c for c in SIZE_COLUMNS if c in header]
         if not sizes:
-            raise ConfigError(f"trace {source}: line {first_line}: the header has no "
-                              f"num_tokens (or batch_size) column (got "
-                              f"{', '.join(map(repr, header))})")
+            raise ConfigError(f"{where}: line {first_line}: the header has no num_tokens "
+                              f"(or batch_size) column (got {listed(map(repr, header))})")
         if len(sizes) > 1:
-            raise ConfigError(f"trace {source}: both num_tokens and batch_size columns; keep "
-                              "one (tokens for vLLM, requests for batch-size engines)")
+            raise ConfigError(f"{where}: both num_tokens and batch_size columns; keep one "
+                              "(tokens for vLLM, requests for batch-size engines)")
         n_col, unit = header.index(sizes[0]), SIZE_COLUMNS[sizes[0]]
         present = [c for c in WEIGHT_COLUMNS if c in header]
         if len(present) > 1:
-            raise ConfigError(f"trace {source}: both count and weight columns; keep one")
+            raise ConfigError(f"{where}: both count and weight columns; keep one")
         w_col = header.index(present[0]) if present else None
-        body = rows[1:]
+        body = rows
     weights: dict[int, float] = {}
+    needed = max(n_col, w_col or 0) + 1
     for line, row in body:
-        where = f"trace {source}: line {line}"
-        needed = max(n_col, w_col or 0) + 1
+        at = f"{where}: line {line}"
         if len(row) < needed:
-            raise ConfigError(f"{where}: expected {needed} columns, got {len(row)}")
-        n = _cell_int(where, row[n_col])
-        w = _cell_weight(where, row[w_col]) if w_col is not None else 1
-        weights[n] = weights.get(n, 0) + w
-    if not body:
-        raise ConfigError(f"trace {source}: the CSV has a header but no rows")
+            raise ConfigError(f"{at}: expected {needed} columns, got {len(row)}")
+        n = _cell_int(at, row[n_col])
+        w = _cell_weight(at, row[w_col]) if w_col is not None else 1
+        _add_weight(at, weights, n, w)
+    if not weights:
+        raise ConfigError(f"{where}: the CSV has a header but no rows")
     return Trace.from_weights(weights, source), unit
+
+
+def _rows(where: str, text: str) -> Iterator[tuple[int, list[str]]]:
+    """(line number, cells) of every row that is not blank or a # comment, read a piece of
+    the text at a time; csv's own errors (a field over its 128 KiB limit) name the file."""
+    lines = itertools.chain.from_iterable(map(io.StringIO, _chunks(text)))
+    try:
+        for i, row in enumerate(csv.reader(lines), start=1):
+            if row and any(c.strip() for c in row) and not row[0].lstrip().startswith("#"):
+                yield i, row
+    except csv.Error as exc:
+        raise ConfigError(f"{where}: malformed CSV ({exc})") from None
 
 
 def _json_pairs(where: str, value: object) -> dict[int, float]:
@@ -621,16 +811,13 @@ def _json_pairs(where: str, value: object) -> dict[int, float]:
     out: dict[int, float] = {}
 
     def add(n: object, w: object) -> None:
-        size = check_size(where, n)
-        out[size] = out.get(size, 0) + check_weight(where, w)
+        _add_weight(where, out, check_size(where, n), check_weight(where, w))
 
     if isinstance(value, dict):
         for key, w in value.items():
-            try:
-                n = int(key)
-            except ValueError:
-                raise ConfigError(f"{where}: key {key!r} is not an integer num_tokens") from None
-            add(n, w)
+            if not is_int_text(key):
+                raise ConfigError(f"{where}: key {excerpt(key)} is not an integer num_tokens")
+            add(parse_int(f"{where}: key", key, minimum=1), w)
         return out
     if not isinstance(value, list):
         raise ConfigError(f"{where}: a distribution is an object or a list of pairs")
@@ -641,10 +828,10 @@ def _json_pairs(where: str, value: object) -> dict[int, float]:
             weight_keys = [k for k in WEIGHT_COLUMNS if k in item]
             extra = sorted(set(item) - {"num_tokens", *WEIGHT_COLUMNS})
             if extra or len(weight_keys) > 1:
-                raise ConfigError(f"{where}: entry {item!r} has unexpected keys")
+                raise ConfigError(f"{where}: entry {excerpt(item)} has unexpected keys")
             add(item["num_tokens"], item[weight_keys[0]] if weight_keys else 1)
         else:
-            raise ConfigError(f"{where}: entry {item!r} is not [n, weight] or "
+            raise ConfigError(f"{where}: entry {excerpt(item)} is not [n, weight] or "
                               "{\"num_tokens\": n, \"count\": w}")
     return out
 
@@ -658,15 +845,12 @@ def parse_json_trace(text: str, source: str = "trace") -> Trace:
     An object may carry "schema": "graphfit.trace/1" (any other schema is refused) and free
     "notes"/"source" strings; other keys are refused, so a typo cannot empty the trace.
     """
-    return _json_trace(text, source)[0]
+    return _json_trace(parse_json(text, f"trace {source}"), source)[0]
 
 
-def _json_trace(text: str, source: str) -> tuple[Trace, Unit | None]:
+def _json_trace(doc: Any, source: str) -> tuple[Trace, Unit | None]:
+    """A trace from a strictly parsed JSON document (integers and floats already bounded)."""
     where = f"trace {source}"
-    try:
-        doc: Any = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise ConfigError(f"{where}: malformed JSON ({exc.msg} at line {exc.lineno})") from None
     if isinstance(doc, list):
         if all(isinstance(v, int) and not isinstance(v, bool) for v in doc):
             return Trace.from_samples(doc, source), None
@@ -675,18 +859,19 @@ def _json_trace(text: str, source: str) -> tuple[Trace, Unit | None]:
         raise ConfigError(f"{where}: expected a JSON list or object")
     schema = doc.get("schema", TRACE_SCHEMA)
     if schema != TRACE_SCHEMA:
-        raise ConfigError(f"{where}: schema must be {TRACE_SCHEMA!r}, got {schema!r}")
+        raise ConfigError(f"{where}: schema must be {TRACE_SCHEMA!r}, got {excerpt(schema)}")
     unknown = sorted(set(doc) - {"schema", "notes", "source", "unit", "num_tokens",
                                  "batch_size", "distribution"})
     if unknown:
-        raise ConfigError(f"{where}: unknown key(s) {', '.join(map(repr, unknown))}")
+        raise ConfigError(f"{where}: unknown key(s) {listed(map(repr, unknown))}")
     unit: Unit | None = None
     if "unit" in doc:
-        try:
-            unit = Unit(doc["unit"])
-        except ValueError:
+        units = {u.value: u for u in Unit}
+        given = doc["unit"]
+        if not isinstance(given, str) or given not in units:
             raise ConfigError(f"{where}: unit must be 'tokens' or 'requests', got "
-                              f"{doc['unit']!r}") from None
+                              f"{excerpt(given)}")
+        unit = units[given]
     keys = [k for k in ("num_tokens", "batch_size", "distribution") if k in doc]
     if len(keys) != 1:
         raise ConfigError(f"{where}: needs exactly one of num_tokens or batch_size (samples) "

@@ -62,6 +62,14 @@ MAX_DP_CELLS = 20_000_000
 """The optimiser's exact programme costs (graphs x distinct trace sizes) steps of about a
 microsecond; 2 x 10^7 keeps `optimize` under half a minute."""
 
+MAX_SPREAD_TOKENS = 1 << 16
+"""Token counts up to which a Prometheus histogram's wide buckets are spread evenly, one size
+at a time (graphfit.inputs.traces): vLLM's default buckets end at 16,384 tokens and the
+optimiser needs single sizes only up to the max capture size (vLLM's default is 512). The
+part of a bucket above 65,536 tokens keeps its step count and mean size at one or two
+points, so `le="1e18"` costs what `le="16384"` does; spreading 65,536 sizes takes about a
+tenth of a second (one dictionary entry each, and the optimiser's cells grow with them)."""
+
 MAX_COUNTEREXAMPLES = 1 << 20
 """Counterexamples a ladder property lists one by one (graphfit.planner.analysis.properties);
 properties are checked segment by segment, so only listing them costs per batch."""
