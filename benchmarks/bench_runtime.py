@@ -23,7 +23,9 @@ from common import fmt_seconds, paired_medians, table
 
 from graphfit import EngineConfig, padding_table, plan
 
-CONFIG = dict(max_num_seqs=32, num_speculative_tokens=3, spec_method="dflash",
+# the V1 runner: its DFlash drafter replays PIECEWISE graphs for every batch, so each step
+# measured is a replay (MRV2's DFlash drafter runs mixed batches eagerly, with nothing to pad)
+CONFIG = dict(max_num_seqs=32, num_speculative_tokens=3, spec_method="dflash", runner="v1",
               max_num_batched_tokens=1024, max_model_len=2048, hidden_size=64,
               dtype="float32")
 NAMES = ("input_ids", "positions")

@@ -28,7 +28,8 @@ from graphfit.planner.analysis.summary import decode_stats
 from graphfit.planner.analysis.sweep import grid_points, point_config, sweep
 
 # the attention support level given: one scenario per point, as the numpy reference checks
-BASE = {"spec_method": "dflash", "attention_cudagraph_support": "ALWAYS"}
+BASE = {"spec_method": "dflash", "attention_cudagraph_support": "ALWAYS",
+        "drafter_attention_cudagraph_support": "ALWAYS"}
 SMALL = {"max_num_seqs": tuple(range(1, 257)), "num_speculative_tokens": tuple(range(8))}
 README = {"max_num_seqs": tuple(range(1, 1025)), "num_speculative_tokens": tuple(range(16))}
 

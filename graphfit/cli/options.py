@@ -91,6 +91,8 @@ def parse_sizes(text: str) -> tuple[int, ...]:
 def integer(text: str) -> int:
     """A CLI integer: ASCII digits with an optional sign, within graphfit's MAX_INT (the
     default conversion takes '١٢', '1_000' and 10,000-digit numbers)."""
+    if type(text) is str and len(text) <= 18 and text.isascii() and text.isdigit():
+        return int(text)  # plain digits below MAX_INT: the reading layer's import is not needed
     from graphfit.inputs.reading import parse_int
     from graphfit.planner.core.limits import MAX_INT
 

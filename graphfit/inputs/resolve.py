@@ -10,8 +10,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 
+from graphfit.inputs.environment import environment
 from graphfit.inputs.settings import Resolved, Setting, merge
-from graphfit.inputs.vllm import environment
 from graphfit.planner.core.enums import Engine, LadderPolicy
 from graphfit.planner.engines.registry import policy_engine
 

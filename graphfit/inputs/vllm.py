@@ -1,4 +1,4 @@
-"""vLLM's own inputs: `--speculative-config`, `--compilation-config` / `-O`, the environment.
+"""vLLM's own inputs: `--speculative-config`, `--compilation-config` / `-O`.
 
 Keys graphfit models become Settings; keys vLLM has but that do not change ladders or buffers
 (draft TP size, quantization, inductor passes...) are accepted and reported as ignored;
@@ -6,8 +6,6 @@ anything else is an error naming the key, as vLLM itself rejects unknown keys th
 """
 
 from __future__ import annotations
-
-from collections.abc import Mapping
 
 from graphfit.inputs.keys import Handler, field_key
 from graphfit.inputs.settings import COMMAND_LINE, Setting
@@ -22,8 +20,6 @@ from graphfit.inputs.values import (
 )
 from graphfit.planner.core.enums import CUDAGraphMode, Engine, SpecMethod
 from graphfit.planner.core.errors import ConfigError
-
-ENV_V2_RUNNER = "VLLM_USE_V2_MODEL_RUNNER"
 
 SPEC_IGNORED = frozenset({
     "model", "draft_tensor_parallel_size", "tensor_parallel_size", "quantization",
@@ -218,18 +214,6 @@ def compilation_config(origin: str, value: object,
     if ignored:
         notes.append(f"{origin}: not modelled, ignored: {', '.join(ignored)}")
     return settings, notes
-
-
-def environment(environ: Mapping[str, str]) -> list[Setting]:
-    """VLLM_USE_V2_MODEL_RUNNER=1 selects the V2 model runner (0 the V1 runner)."""
-    raw = environ.get(ENV_V2_RUNNER)
-    if raw is None or raw.strip() == "":
-        return []
-    value = raw.strip().lower()
-    if value not in ("0", "1", "true", "false"):
-        raise ConfigError(f"{ENV_V2_RUNNER}: expected 0 or 1, got {raw!r}")
-    runner = "v2" if value in ("1", "true") else "v1"
-    return [Setting("runner", runner, f"{ENV_V2_RUNNER}={raw.strip()}", COMMAND_LINE)]
 
 
 def enforce_eager(origin: str, value: object, layer: int) -> list[Setting]:

@@ -1,0 +1,28 @@
+"""vLLM's environment variables graphfit reads: `VLLM_USE_V2_MODEL_RUNNER` (the model runner).
+
+A module of its own, without the value readers, because every command consults the environment
+and most never read a flag table or a file (start-up: graphfit.cli imports this on every run).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from graphfit.inputs.settings import COMMAND_LINE, Setting
+from graphfit.planner.core.errors import ConfigError
+
+ENV_V2_RUNNER = "VLLM_USE_V2_MODEL_RUNNER"
+
+__all__ = ["ENV_V2_RUNNER", "environment"]
+
+
+def environment(environ: Mapping[str, str]) -> list[Setting]:
+    """VLLM_USE_V2_MODEL_RUNNER=1 selects the V2 model runner (0 the V1 runner)."""
+    raw = environ.get(ENV_V2_RUNNER)
+    if raw is None or raw.strip() == "":
+        return []
+    value = raw.strip().lower()
+    if value not in ("0", "1", "true", "false"):
+        raise ConfigError(f"{ENV_V2_RUNNER}: expected 0 or 1, got {raw!r}")
+    runner = "v2" if value in ("1", "true") else "v1"
+    return [Setting("runner", runner, f"{ENV_V2_RUNNER}={raw.strip()}", COMMAND_LINE)]
