@@ -19,8 +19,8 @@ REPORTS = {
     "plan.png": ["plan", "--max-num-seqs", "33", "--num-speculative-tokens", "3", "--method",
                  "dflash"],
     "sweep.png": ["sweep", "--max-num-seqs", "1..64", "--num-speculative-tokens", "0..7",
-                  "--method", "dflash", "--ladder", "vllm-legacy", "--capacity",
-                  "drafter.positions=S*q"],
+                  "--method", "dflash", "--runner", "v1",  # #50065 is the V1 runner's
+                  "--ladder", "vllm-legacy", "--capacity", "drafter.positions=S*q"],
     "compare.png": ["compare", "vllm", "sglang-spec", "--max-num-seqs", "33",
                     "--num-speculative-tokens", "3", "--method", "eagle",
                     "--speculative-eagle-topk", "1"],

@@ -255,9 +255,15 @@ def explain_rows(plan: Plan, num_tokens: int, *, uniform_decode: bool,
     inputs are private to the graph runner (SGLang) touches none of them.
     """
     out: list[dict[str, object]] = []
+    target_width = plan.components["target"].width
     for comp in plan.components.values():
-        uniform = uniform_decode and comp.name == "target"
-        d = plan.pad(num_tokens, uniform_decode=uniform, num_reqs=num_reqs, component=comp.name)
+        # a uniform decode is one in every component whose graphs tell uniform batches apart
+        # (the target; MRV2's drafters; SGLang's and TensorRT-LLM's runners), with the same
+        # requests at the component's own width (MRV2's DSpark drafter, SGLang's draft runner)
+        uniform = uniform_decode and _family_of(comp, True) is not None
+        tokens = (num_tokens // target_width * comp.width
+                  if uniform and comp.name != "target" else num_tokens)
+        d = plan.pad(tokens, uniform_decode=uniform, num_reqs=num_reqs, component=comp.name)
         family = _family_of(comp, uniform)
         graph = d.mode is not CUDAGraphMode.NONE
         S = comp.tables.max_num_seqs
@@ -266,7 +272,7 @@ def explain_rows(plan: Plan, num_tokens: int, *, uniform_decode: bool,
         elif num_reqs is not None:
             requests = num_reqs
         else:
-            requests = num_tokens // comp.width if uniform else min(num_tokens, S)
+            requests = tokens // comp.width if uniform else min(tokens, S)
         head = {"component": comp.name, "mode": d.mode.value, "padded": d.padded,
                 "num_reqs": d.num_reqs}
         found = False

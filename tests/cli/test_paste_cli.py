@@ -282,6 +282,25 @@ def test_explain_json() -> None:
     assert all(r["ok"] in (True, None) for r in doc["components"])
 
 
+@pytest.mark.parametrize("argv, drafter", [
+    (["--method", "dflash"], ("FULL", 132, 33)),            # MRV2's DFlash drafter: FULL graphs
+    (["--method", "dflash", "--runner", "v1"], ("PIECEWISE", 132, None)),  # V1: PIECEWISE only
+    (["--method", "dspark"], ("NONE", 99, 33)),  # 33 requests x 3: above its graphs (<= 96)
+], ids=["v2-dflash", "v1-dflash", "v2-dspark"])
+def test_explain_uniform_reaches_every_runner_that_has_uniform_graphs(
+        argv: list[str], drafter: tuple[str, int, int | None]) -> None:
+    """A uniform decode is uniform in every component with uniform graphs, as `Plan.pad` says
+    (MRV2's drafter used to be reported as not reached), at the component's own width."""
+    code, out, err = run_cli(["explain", "132", "--uniform", "--json", "--max-num-seqs", "33",
+                              "--num-speculative-tokens", "3", *argv])
+    assert code == 0, err
+    rows = [r for r in json.loads(out)["components"] if r["component"] == "drafter"]
+    assert rows and all((r["mode"], r["padded"], r["num_reqs"]) == drafter for r in rows)
+    assert all(r["ok"] is True for r in rows)
+    seed = plan(EngineConfig(max_num_seqs=33, num_speculative_tokens=3, spec_method="dflash"))
+    assert seed.pad(132, uniform_decode=True, component="drafter").padded == 132
+
+
 @pytest.mark.parametrize("argv", [
     ["plan"], ["explain", "132", "--uniform"], ["compare", "vllm", "vllm-legacy"],
 ], ids=lambda a: a[0])
