@@ -25,6 +25,7 @@ from graphfit.cli.render import (
 )
 from graphfit.cli.reports import PngOpt, SvgOpt, draw, write_report
 from graphfit.planner.config import EngineConfig
+from graphfit.planner.core.enums import Unit
 from graphfit.planner.core.errors import ConfigError
 from graphfit.planner.core.verify import Verification
 from graphfit.planner.document import plan_document, verification_document
@@ -154,6 +155,11 @@ def explain_command(
     """Show where a batch of N tokens goes: graph mode, padded size, buffer headroom."""
     with handled():
         result: Plan = plan(config)
+        limit, what = ((config.max_num_batched_tokens, "max_num_batched_tokens")
+                       if result.unit is Unit.TOKENS else (config.max_num_seqs, "max_num_seqs"))
+        if isinstance(num_tokens, int) and num_tokens > limit:  # the scheduler never builds it
+            raise ConfigError(f"num_tokens: {num_tokens:,} exceeds {what} {limit:,}; no "
+                              "such batch is scheduled")
         if json_output:
             rows = explain_rows(result, num_tokens, uniform_decode=uniform, num_reqs=num_reqs)
         else:

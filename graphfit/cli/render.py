@@ -178,8 +178,9 @@ def print_verdict(console: Console, verification: Verification, *, audit: bool,
         console.print(f"[bold green]SAFE[/bold green]: {verification.checked:,} batch/buffer "
                       f"checks, no reachable batch pads past {what}.")
         return
+    batches = "batch pads" if verification.count == 1 else "batches pad"
     console.print(f"[bold red]UNSAFE[/bold red]: {verification.count:,} reachable "
-                  f"batches pad past {what} (a slice would return a short tensor):")
+                  f"{batches} past {what} (a slice would return a short tensor):")
     ranges = verification.ranges()
     for r in ranges[:MAX_LISTED]:
         console.print(f"  - {r.describe()}")

@@ -217,7 +217,7 @@ BIG = str(10 ** 18)
      "--cuda-graph-config", '{"max_batch_size": 1000000000000, "enable_padding": false}'],
     ["plan", "--max-num-seqs", BIG, "--max-num-batched-tokens", BIG,
      "--num-speculative-tokens", "3", "--method", "dflash"],
-    ["explain", BIG, "--max-num-seqs", "8"],
+    ["explain", BIG, "--max-num-seqs", "8", "--max-num-batched-tokens", BIG],
     # the most capture sizes graphfit plans (16,384, one per batch size): O(sizes), not O(n^2)
     ["plan", "--max-num-seqs", "16384", "--max-num-batched-tokens", "65536", "--engine",
      "sglang", "--disable-cuda-graph-padding", "--cuda-graph-max-bs-decode", "16384"],
@@ -228,6 +228,13 @@ def test_huge_values_answer_fast(args: list[str]) -> None:
     code, out, err, seconds = timed_cli(args)
     assert_clean_exit(args, code, out, err, seconds)
     assert code in (0, 1), err
+
+
+def test_explain_refuses_a_batch_the_scheduler_never_builds() -> None:
+    args = ["explain", BIG, "--max-num-seqs", "8"]
+    code, out, err, seconds = timed_cli(args)
+    assert_clean_exit(args, code, out, err, seconds)
+    assert code == 2 and "exceeds max_num_batched_tokens 8,192" in err
 
 
 @pytest.mark.parametrize(("args", "needle"), [

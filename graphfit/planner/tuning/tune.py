@@ -160,7 +160,8 @@ def tune(config: EngineConfig, trace: Trace, *, max_graphs: int | None = None,
                else "filters it")
         warnings.append(
             f"the engine {why}: it would capture {','.join(map(str, tuned_plan.capture_sizes))}"
-            "; keep --multiple-of at its default and --include sizes on that grid")
+            "; pass --multiple-of the engine's grid (q for vLLM's V1 runner, the batch alignment "
+            "for SGLang) and --include sizes on that grid")
     user_max = config.max_cudagraph_capture_size
     if user_max is not None and user_max != M:
         warnings.append(f"when pasting, drop the max capture size {user_max} or set it to {M}: "
