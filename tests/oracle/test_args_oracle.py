@@ -14,8 +14,6 @@ import pytest
 import yaml
 from hypothesis import given
 
-from tests.oracle.paths import require
-
 CORPUS = Path(__file__).resolve().parent / "command_lines"
 FILES = sorted(CORPUS.glob("*.yaml"))
 
@@ -26,24 +24,6 @@ def _load(path: Path) -> dict[str, Any]:
 
 def _by_engine(engine: str) -> list[Any]:
     return [pytest.param(p, id=p.stem) for p in FILES if _load(p)["engine"] == engine]
-
-
-@pytest.fixture(scope="module")
-def va() -> Any:
-    require("vllm")
-    from tests.oracle import vllm_args_oracle
-
-    vllm_args_oracle.bootstrap()
-    return vllm_args_oracle
-
-
-@pytest.fixture(scope="module")
-def sa() -> Any:
-    require("sglang")
-    from tests.oracle import sglang_args_oracle
-
-    sglang_args_oracle.bootstrap()
-    return sglang_args_oracle
 
 
 def _check(result: Any, expect: dict[str, Any]) -> None:

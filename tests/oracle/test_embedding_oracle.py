@@ -15,26 +15,6 @@ import pytest
 
 from graphfit import CUDAGraphMode, EngineConfig, Runner, SpecMethod, plan
 from graphfit.planner.core.errors import ConfigError
-from tests.oracle.paths import require
-
-
-@pytest.fixture(scope="module")
-def va() -> Any:
-    require("vllm")
-    from tests.oracle import vllm_args_oracle
-
-    vllm_args_oracle.bootstrap()
-    return vllm_args_oracle
-
-
-@pytest.fixture(scope="module")
-def sa() -> Any:
-    require("sglang")
-    from tests.oracle import sglang_args_oracle
-
-    sglang_args_oracle.bootstrap()
-    return sglang_args_oracle
-
 
 VLLM_LINES = [
     ("vllm serve m --max-num-seqs 33 -sc.method=ngram -sc.num_speculative_tokens=3 "

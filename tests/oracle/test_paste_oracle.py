@@ -29,7 +29,6 @@ from hypothesis import strategies as st
 from graphfit.inputs import commandline, flagtable
 from graphfit.planner.core.enums import CUDAGraphMode, SpecMethod
 from graphfit.planner.core.errors import ConfigError
-from tests.oracle.paths import require
 
 CORPUS = Path(__file__).resolve().parent / "command_lines"
 FILES = sorted(CORPUS.glob("*.yaml"))
@@ -51,24 +50,6 @@ SGLANG_RAW = ("model_path", "tp_size", "dp_size", "max_running_requests", "conte
               "speculative_eagle_topk", "speculative_num_draft_tokens",
               "speculative_draft_model_path", "mem_fraction_static", "dtype",
               "kv_cache_dtype", "page_size", "port", "host", "enable_torch_compile")
-
-
-@pytest.fixture(scope="module")
-def va() -> Any:
-    require("vllm")
-    from tests.oracle import vllm_args_oracle
-
-    vllm_args_oracle.bootstrap()
-    return vllm_args_oracle
-
-
-@pytest.fixture(scope="module")
-def sa() -> Any:
-    require("sglang")
-    from tests.oracle import sglang_args_oracle
-
-    sglang_args_oracle.bootstrap()
-    return sglang_args_oracle
 
 
 # ------------------------------------------------------------------------------------------
