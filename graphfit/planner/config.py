@@ -146,7 +146,7 @@ def _resolve_engine(config: EngineConfig) -> None:
             f"cuda_graph_padding: expected true/false, got {excerpt(config.cuda_graph_padding)}")
     for name, value in model.resolve(config).items():
         set_(config, name, value)
-    if config.runner is None:  # only vLLM's model reads it; the others leave it unset
+    if config.runner is None:  # SGLang and TensorRT-LLM have no runner choice: not vLLM's V2
         set_(config, "runner", Runner.V1)
 
 
