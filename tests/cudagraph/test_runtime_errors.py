@@ -12,16 +12,16 @@ from __future__ import annotations
 
 import functools
 import math
-from typing import Any
 
 import pytest
 import torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from graphfit import BatchError, ConfigError, CUDAGraphMode, Dispatch, GraphfitError, Plan, plan
+from graphfit import BatchError, ConfigError, CUDAGraphMode, Dispatch, Plan, plan
 from graphfit.cudagraph import GraphRunner, StaticBuffers, sync_dp_padding
 from tests.cudagraph.runtime_models import SMALL, TinyTarget, target_batch
+from tests.helpers import only_graphfit_errors
 
 FEW = settings(max_examples=30, deadline=None)
 hostile = st.one_of(
@@ -38,12 +38,6 @@ def harness() -> tuple[Plan, StaticBuffers, GraphRunner, TinyTarget]:
     model = TinyTarget()
     return p, bufs, GraphRunner(model.graph_fn, p, bufs), model
 
-
-def only_graphfit_errors(call: Any) -> Any:
-    try:
-        return call()
-    except GraphfitError:
-        return None
 
 
 @FEW

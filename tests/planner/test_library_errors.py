@@ -26,6 +26,7 @@ from graphfit import (
 )
 from graphfit.planner.core.limits import MAX_CAPTURE_SIZES
 from graphfit.planner.plan import Plan
+from tests.helpers import only_graphfit_errors
 
 FEW = settings(max_examples=40, deadline=None)
 
@@ -45,14 +46,6 @@ FIELDS = ["max_num_seqs", "max_num_batched_tokens", "max_model_len", "num_specul
           "draft_hidden_size"]
 P = plan(EngineConfig(max_num_seqs=8, max_num_batched_tokens=64, num_speculative_tokens=1,
                       spec_method="dflash"))
-
-
-def only_graphfit_errors(call: Any) -> Any:
-    """The call's result, or None when it raised a GraphfitError (anything else fails)."""
-    try:
-        return call()
-    except GraphfitError:
-        return None
 
 
 @FEW
