@@ -45,7 +45,7 @@ if TYPE_CHECKING:
 F = TypeVar("F", bound=Callable[..., Any])
 Expand = Callable[[str, Any], "tuple[list[Setting], list[str]]"]
 
-# the words after graphfit's `--`: a serving command to read (set by graphfit.cli.app.main)
+# the words after graphfit's `--`: a serving command to read (set by graphfit.cli.application.main)
 PASTED: ContextVar[tuple[str, ...] | None] = ContextVar("graphfit_pasted", default=None)
 
 VLLM_PANEL = "vLLM inputs"

@@ -22,8 +22,22 @@ from graphfit.planner.plan import ComponentPlan, Plan
 if TYPE_CHECKING:
     from rich.console import Console
     from rich.table import Table
+    from rich.text import Text
 
 NARROW = 120  # below this many columns the buffer table keeps only its key columns
+
+
+def cell(value: str, style: str = "") -> Text:
+    """A table cell as literal text: rich neither parses it as markup nor highlights it (a
+    quarter of a table's rendering time), and a `[` in it prints as written."""
+    from rich.text import Text
+
+    return Text(value, style=style)
+
+
+def add_row(table: Table, *values: str | Text) -> None:
+    """One row of literal cells (see `cell`); a Text keeps its own style."""
+    table.add_row(*(cell(v) if isinstance(v, str) else v for v in values))
 
 
 def human_bytes(n: int) -> str:
@@ -68,15 +82,15 @@ def ladder_table(plan: Plan) -> Table:
     table.add_column("sizes", overflow="fold")
     stage = ("config (drafter __init__ sees)" if plan.unit is Unit.TOKENS
              else "config (resolved batch sizes)")
-    table.add_row(stage, str(len(plan.config_capture_sizes)),
-                  str(plan.config_ladder.max_size), compress_sizes(plan.config_capture_sizes))
-    table.add_row("runtime (captured)", str(len(plan.capture_sizes)),
-                  str(plan.max_capture_size), compress_sizes(plan.capture_sizes))
+    add_row(table, stage, str(len(plan.config_capture_sizes)),
+            str(plan.config_ladder.max_size), compress_sizes(plan.config_capture_sizes))
+    add_row(table, "runtime (captured)", str(len(plan.capture_sizes)),
+            str(plan.max_capture_size), compress_sizes(plan.capture_sizes))
     for name in plan.components:
         reached = plan.graph_sizes(name)
         if reached and reached != plan.capture_sizes:
-            table.add_row(f"{name} graphs (reachable)", str(len(reached)), str(reached[-1]),
-                          compress_sizes(reached))
+            add_row(table, f"{name} graphs (reachable)", str(len(reached)), str(reached[-1]),
+                    compress_sizes(reached))
     return table
 
 
@@ -90,7 +104,7 @@ def padding_table(plan: Plan) -> Table:
     for s in plan_padding(plan):
         modes = ", ".join(f"{m} {n}" for m, n in s.modes)
         worst = f"+{s.worst_waste} at {s.worst_num_tokens}" if s.worst_waste else "0"
-        table.add_row(s.label, str(s.batches), modes, f"{100 * s.waste_fraction:.1f}%", worst)
+        add_row(table, s.label, str(s.batches), modes, f"{100 * s.waste_fraction:.1f}%", worst)
     return table
 
 
@@ -114,8 +128,9 @@ def buffers_table(plan: Plan, width: int | None = None) -> Table:
     for comp in plan.components.values():
         for b in comp.buffers:
             delta = b.reference_bytes - b.bytes
+            saved: str | Text
             if b.engine_rows > b.reference_capacity:
-                saved = f"[red]short {b.engine_rows - b.reference_capacity}[/red]"
+                saved = cell(f"short {b.engine_rows - b.reference_capacity}", "red")
             elif delta:
                 saved = human_bytes(delta)
             else:
@@ -126,11 +141,11 @@ def buffers_table(plan: Plan, width: int | None = None) -> Table:
                      "engine formula": str(b.reference_capacity),
                      "bytes": human_bytes(b.bytes), "saved": saved,
                      "pad fill": b.fill.describe()}
-            table.add_row(*(cells[c] for c in columns))
+            add_row(table, *(cells[c] for c in columns))
     table.add_section()
     totals = {"buffer": "total", "bytes": human_bytes(plan.total_bytes),
               "saved": human_bytes(max(plan.reference_bytes - plan.total_bytes, 0))}
-    table.add_row(*(totals.get(c, "") for c in columns))
+    add_row(table, *(totals.get(c, "") for c in columns))
     return table
 
 
@@ -233,16 +248,16 @@ def explain_table(plan: Plan, num_tokens: int, *, uniform_decode: bool,
                             num_reqs=num_reqs):
         first = row["component"] != last
         last = str(row["component"])
-        verdict = {True: "[green]yes[/green]", False: "[red]SHORT[/red]", None: ""}
-        ok = verdict[row["ok"]] if isinstance(row["ok"], bool) or row["ok"] is None else ""
+        verdict = {True: cell("yes", "green"), False: cell("SHORT", "red"), None: cell("")}
+        ok = verdict[row["ok"]] if isinstance(row["ok"], bool) or row["ok"] is None else cell("")
 
         def show(value: object, dash: str = "-") -> str:
             return dash if value is None else str(value)
 
-        table.add_row(show(row["component"]) if first else "",
-                      show(row["mode"]) if first else "", show(row["padded"]) if first else "",
-                      show(row["num_reqs"], "") if first else "", show(row["buffer"]),
-                      show(row["rows"]), show(row["capacity"]), ok or str(row.get("note", "")))
+        add_row(table, show(row["component"]) if first else "",
+                show(row["mode"]) if first else "", show(row["padded"]) if first else "",
+                show(row["num_reqs"], "") if first else "", show(row["buffer"]),
+                show(row["rows"]), show(row["capacity"]), ok or str(row.get("note", "")))
     return table
 
 

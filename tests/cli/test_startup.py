@@ -24,7 +24,7 @@ from hypothesis import strategies as st
 from typer.testing import CliRunner
 
 from graphfit.cli import app as full_app
-from graphfit.cli.app import GROUPS, _help_keeps_names, build_app
+from graphfit.cli.application import GROUPS, _help_keeps_names, build_app
 from graphfit.cli.coerce import PlainValue, _converter
 from tests.helpers import ROOT, run_cli
 

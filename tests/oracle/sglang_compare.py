@@ -150,7 +150,7 @@ def run_graphfit(args: list[str]) -> tuple[int, str, str]:
 
     import typer
 
-    from graphfit.cli.app import _CLICK_ERROR
+    from graphfit.cli.application import _CLICK_ERROR
 
     out, err = io.StringIO(), io.StringIO()
     code = 0

@@ -138,18 +138,6 @@ def _help_keeps_names() -> None:
     rich_utils.highlighter = NamesOnLines()
 
 
-def _freeze() -> None:
-    """`main()` without arguments is this process's one command (the console script,
-    `python -m graphfit`): move every object made so far out of the cyclic collector's reach.
-    Objects of the imports are then not walked again by the collections that the command's
-    allocations trigger, nor by the interpreter's collection at exit (together a tenth to a
-    sixth of `graphfit plan --json`'s CPU time). Nothing is left uncollected that would
-    outlive the process."""
-    import gc
-
-    gc.freeze()
-
-
 def split_pasted(argv: list[str]) -> tuple[list[str], tuple[str, ...] | None]:
     """graphfit's own arguments and the pasted serving command after the first `--`."""
     if "--" not in argv:
@@ -161,9 +149,7 @@ def split_pasted(argv: list[str]) -> tuple[list[str], tuple[str, ...] | None]:
 def main(argv: list[str] | None = None) -> None:
     """Entry point: usage errors are one line and exit 2, like every other bad input.
 
-    Without `argv` it is the process's entry point (sys.argv; see _freeze)."""
-    if argv is None:
-        _freeze()
+    Without `argv` it reads sys.argv (graphfit.cli.main prepares the process first)."""
     args = list(sys.argv[1:] if argv is None else argv)
     own, pasted = split_pasted(args)
     if pasted is not None and not pasted:
@@ -196,6 +182,4 @@ def main(argv: list[str] | None = None) -> None:
         sys.exit(exc.exit_code)
     finally:
         PASTED.reset(token)
-        if argv is None:
-            _freeze()
     sys.exit(code if isinstance(code, int) else 0)
