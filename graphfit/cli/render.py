@@ -28,8 +28,8 @@ NARROW = 120  # below this many columns the buffer table keeps only its key colu
 
 
 def cell(value: str, style: str = "") -> Text:
-    """A table cell as literal text: rich neither parses it as markup nor highlights it (a
-    quarter of a table's rendering time), and a `[` in it prints as written."""
+    """A table cell as literal text: rich does not parse it as markup (time spent on every
+    cell of every table), and a `[` in it prints as written."""
     from rich.text import Text
 
     return Text(value, style=style)
