@@ -13,10 +13,11 @@ no-CLI floor (import the planner, plan, verify both sizings, print the JSON docu
 
 The package is byte-compiled first (`compileall`): an installed package has its .pyc files,
 and PYTHONDONTWRITEBYTECODE (set in some environments) would otherwise make every run
-compile graphfit's sources again. The console script's cache of dataclass methods
-(graphfit.cli.codecache) lives in a fresh folder for this run (XDG_CACHE_HOME): the warm-up
-run fills it, as a user's first run does. One more reference row runs `--json` with the cache
-off (GRAPHFIT_NO_CODE_CACHE=1): what a first run, or a user who turns it off, pays.
+compile graphfit's sources again. The console script's code caches (graphfit.cli.codecache)
+live in a fresh folder for this run (XDG_CACHE_HOME): the warm-up run fills them, as a
+user's first run does. Reference rows: `--json` with the caches off (GRAPHFIT_NO_CODE_CACHE=1,
+what a first run pays), and `--json` from a copy of the package without .pyc files under
+PYTHONDONTWRITEBYTECODE=1 (a source checkout in a container or CI), caches on and off.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ import compileall
 import json
 import os
 import resource
+import shutil
 import statistics
 import subprocess
 import sys
@@ -53,9 +55,13 @@ COMMANDS: dict[str, tuple[list[str], float | None]] = {
     "pasted_json": (["-m", "graphfit", "plan", "--json", *PASTED], None),
     "pasted": (["-m", "graphfit", "plan", *PASTED], None),
     "json_cold": (["-m", "graphfit", "plan", *SEED, "--json"], None),
+    "checkout": (["-m", "graphfit", "plan", *SEED, "--json"], None),
+    "checkout_cold": (["-m", "graphfit", "plan", *SEED, "--json"], None),
 }
-# extra environment of a command: the dataclass-method cache off
-ENV = {"json_cold": {"GRAPHFIT_NO_CODE_CACHE": "1"}}
+OFF = {"GRAPHFIT_NO_CODE_CACHE": "1"}
+NO_PYC = {"PYTHONDONTWRITEBYTECODE": "1"}  # and PYTHONPATH: the copy without .pyc files
+# extra environment of a command
+ENV = {"json_cold": OFF, "checkout": NO_PYC, "checkout_cold": {**NO_PYC, **OFF}}
 LABELS = {
     "pass": "`python -c pass` (the unit)",
     "typer": "`python -c \"import typer\"` (reference: the framework's import)",
@@ -65,15 +71,17 @@ LABELS = {
     "pasted_json": "`graphfit plan --json -- vllm serve m --max-num-seqs 33 "
                    "--speculative-config '{...dflash, 3}'`",
     "pasted": "`graphfit plan -- vllm serve m ...` (same line), tables",
-    "json_cold": "`graphfit plan --json`, dataclass-method cache off (reference)",
+    "json_cold": "`graphfit plan --json`, code caches off: a first run (reference)",
+    "checkout": "`graphfit plan --json`, no .pyc (source checkout, PYTHONDONTWRITEBYTECODE=1)",
+    "checkout_cold": "`graphfit plan --json`, no .pyc, code caches off (reference)",
 }
 
 
-def _cpu(argv: list[str], env: dict[str, str]) -> float:
+def _cpu(argv: list[str], env: dict[str, str], cwd: str | os.PathLike[str] = ROOT) -> float:
     """CPU seconds (user + system) of one child process, from start to exit."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     done = subprocess.run([sys.executable, *argv], stdout=subprocess.DEVNULL,
-                          stderr=subprocess.DEVNULL, cwd=ROOT, env=env, check=False)
+                          stderr=subprocess.DEVNULL, cwd=cwd, env=env, check=False)
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     if done.returncode:
         raise SystemExit(f"{argv} exited {done.returncode}")
@@ -84,16 +92,24 @@ def measure(rounds: int = 21) -> dict[str, Any]:
     """Medians of CPU seconds and of per-round ratios to `python -c pass`."""
     compileall.compile_dir(str(ROOT / "graphfit"), quiet=1)
     samples: dict[str, list[float]] = {name: [] for name in COMMANDS}
-    with tempfile.TemporaryDirectory(prefix="graphfit-bench-cache-") as cache_home:
-        env = {**os.environ, "XDG_CACHE_HOME": cache_home, "PYTHONPATH": os.pathsep.join(
-            [str(ROOT), os.environ.get("PYTHONPATH", "")]).rstrip(os.pathsep)}
-        env.pop("GRAPHFIT_NO_CODE_CACHE", None)
-        envs = {name: {**env, **ENV.get(name, {})} for name in COMMANDS}
-        for name, (argv, _) in COMMANDS.items():  # warm-up: file caches, .pyc, code cache
-            _cpu(argv, envs[name])
+    with tempfile.TemporaryDirectory(prefix="graphfit-bench-") as scratch:
+        checkout = os.path.join(scratch, "checkout")
+        shutil.copytree(ROOT / "graphfit", os.path.join(checkout, "graphfit"),
+                        ignore=shutil.ignore_patterns("__pycache__"))
+        env = {**os.environ, "XDG_CACHE_HOME": os.path.join(scratch, "cache")}
+        for variable in (*OFF, *NO_PYC):
+            env.pop(variable, None)
+        envs, roots = {}, {}
+        for name in COMMANDS:  # `-m` puts the working folder first on sys.path
+            extra = ENV.get(name, {})
+            roots[name] = checkout if "PYTHONDONTWRITEBYTECODE" in extra else str(ROOT)
+            envs[name] = {**env, **extra, "PYTHONPATH": os.pathsep.join(
+                [roots[name], os.environ.get("PYTHONPATH", "")]).rstrip(os.pathsep)}
+        for name, (argv, _) in COMMANDS.items():  # warm-up: file caches, .pyc, code caches
+            _cpu(argv, envs[name], roots[name])
         for _ in range(rounds):
             for name, (argv, _) in COMMANDS.items():
-                samples[name].append(_cpu(argv, envs[name]))
+                samples[name].append(_cpu(argv, envs[name], roots[name]))
     base = samples["pass"]
     return {name: {"cpu": statistics.median(s),
                    "ratio": statistics.median(x / b for x, b in zip(s, base)),

@@ -50,10 +50,13 @@ def _startup_rows(st: dict[str, Any]) -> list[tuple[str, str, str, str, str]]:
             f"verify, print JSON) {st['floor']['ratio']:.1f}x")
     return [
         ("`graphfit plan --json` (seed config), CPU", f"{st['json']['ratio']:.2f}x "
-         "`python -c pass`", refs + f"; cache of dataclass methods off (a first run) "
+         "`python -c pass`", refs + f"; code caches off (a first run) "
          f"{st['json_cold']['ratio']:.2f}x", "", "<= 4x"),
         ("`graphfit plan` (seed config), tables, CPU", f"{st['tables']['ratio']:.2f}x "
          "`python -c pass`", "same run as above", "", "<= 6x"),
+        ("`graphfit plan --json`, source checkout without .pyc (PYTHONDONTWRITEBYTECODE=1)",
+         f"{st['checkout']['ratio']:.2f}x `python -c pass`",
+         f"code caches off: {st['checkout_cold']['ratio']:.2f}x", "", ""),
         ("`graphfit plan [--json] -- vllm serve m ...` (the seed config pasted)",
          f"{st['pasted_json']['ratio']:.2f}x / {st['pasted']['ratio']:.2f}x (--json / "
          "tables)", "same run as above", "", "keep fast"),

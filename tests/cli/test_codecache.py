@@ -25,7 +25,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from graphfit.cli import codecache
-from graphfit.cli.codecache import CodeCache
+from graphfit.cli.codecache import CodeCache, ModuleCodeFinder, ModuleCodeLoader
 from tests.helpers import ROOT, run_cli
 
 NAMES = st.lists(st.from_regex(r"[a-z][a-z0-9_]{0,6}", fullmatch=True).filter(
@@ -145,6 +145,56 @@ def test_the_library_never_touches_dataclasses() -> None:
     assert "exec" not in vars(dataclasses)
 
 
+# ------------------------------------------------------------------------------------------
+# graphfit's modules, where Python writes no .pyc files
+
+
+def _module(tmp_path: Path, folder: Path, body: str | None = None) -> Any:
+    """Load probe_module.py (with `body` written first, when given) through a
+    ModuleCodeLoader caching under `folder`."""
+    import importlib.util
+
+    source = tmp_path / "probe_module.py"
+    if body is not None:
+        source.write_text(body)
+    loader = ModuleCodeLoader("probe_module", str(source), str(folder))
+    spec = importlib.util.spec_from_loader("probe_module", loader)
+    assert spec is not None
+    module = importlib.util.module_from_spec(spec)
+    loader.exec_module(module)
+    return module
+
+
+def test_module_code_is_kept_and_used(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    folder = tmp_path / "cache"
+    assert _module(tmp_path, folder, "VALUE = 1\n").VALUE == 1
+    kept = list((folder / "modules").rglob("probe_module.py.*.marshal"))
+    assert len(kept) == 1
+
+    def no_compiling(*args: Any) -> Any:
+        raise AssertionError("compiled although its code was kept")
+
+    monkeypatch.setattr(codecache.SourceFileLoader, "get_code", no_compiling)
+    assert _module(tmp_path, folder).VALUE == 1  # the source is unchanged: its kept code
+    monkeypatch.undo()
+    source = tmp_path / "probe_module.py"
+    source.write_text("VALUE = 2\n")  # same size: the modification time tells it apart
+    os.utime(source, ns=(10**9, 10**9))
+    assert _module(tmp_path, folder).VALUE == 2
+    assert _module(tmp_path, folder, "VALUE = 333\n").VALUE == 333  # another size
+    kept[0].write_bytes(b"garbage")  # a corrupt file is a miss
+    assert _module(tmp_path, folder).VALUE == 333
+
+
+def test_the_finder_only_takes_graphfits_modules(tmp_path: Path) -> None:
+    finder = ModuleCodeFinder(str(tmp_path))
+    assert finder.find_spec("json") is None
+    import graphfit.planner
+
+    spec = finder.find_spec("graphfit.planner.plan", graphfit.planner.__path__)
+    assert spec is not None and isinstance(spec.loader, ModuleCodeLoader)
+
+
 def _console(tmp_path: Path, extra: dict[str, str]) -> subprocess.CompletedProcess[str]:
     env = {k: v for k, v in os.environ.items() if k != "GRAPHFIT_NO_CODE_CACHE"}
     env.update({"XDG_CACHE_HOME": str(tmp_path), **extra})
@@ -165,6 +215,16 @@ def test_the_console_script_fills_the_cache_and_reads_it(tmp_path: Path) -> None
     assert len(CodeCache(str(files[0])).codes) > 50
 
 
+def test_without_pyc_files_the_modules_code_is_kept(tmp_path: Path) -> None:
+    first = _console(tmp_path, {"PYTHONDONTWRITEBYTECODE": "1"})
+    assert first.returncode == 0, first.stderr
+    kept = {p.name.split(".py.")[0] for p in (tmp_path / "graphfit" / "modules").rglob("*")
+            if p.is_file()}
+    assert {"plan", "config", "verify", "planning"} <= kept
+    second = _console(tmp_path, {"PYTHONDONTWRITEBYTECODE": "1"})
+    assert second.returncode == 0 and second.stdout == first.stdout
+
+
 def test_the_cache_can_be_turned_off(tmp_path: Path) -> None:
     done = _console(tmp_path, {"GRAPHFIT_NO_CODE_CACHE": "1"})
     assert done.returncode == 0, done.stderr
@@ -173,11 +233,11 @@ def test_the_cache_can_be_turned_off(tmp_path: Path) -> None:
 
 def test_cache_path_follows_xdg(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
-    path = codecache.cache_path()
+    path = codecache.cache_folder()
     assert path is not None and path.startswith(str(tmp_path / "graphfit"))
     monkeypatch.setenv("XDG_CACHE_HOME", "relative/path")  # ignored, as XDG says
     monkeypatch.setenv("HOME", str(tmp_path / "home"))
-    path = codecache.cache_path()
+    path = codecache.cache_folder()
     assert path is not None and path.startswith(str(tmp_path / "home" / ".cache" / "graphfit"))
 
 
