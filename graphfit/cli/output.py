@@ -1,7 +1,7 @@
 """One console, one `--json` flag, one `--format` and one JSON writer for every command.
 
 Tables fit the terminal (rich adapts them; `render` drops secondary columns when narrow);
-piped output is 150 columns wide unless COLUMNS says otherwise, and has no colours (rich's own
+piped output is 180 columns wide unless COLUMNS says otherwise, and has no colours (rich's own
 rule). `--format markdown` prints every table as a Markdown table and every line as plain
 text, for pasting into an issue or a pull request.
 
@@ -29,7 +29,7 @@ if TYPE_CHECKING:
 JsonFlag = Annotated[bool, typer.Option("--json", help="Print JSON instead of tables.")]
 FORMATS = ("table", "markdown")
 FORMAT: ContextVar[str] = ContextVar("graphfit_format", default="table")
-PIPED_WIDTH = 150
+PIPED_WIDTH = 180  # the widest plan table (V2 DFlash buffers, 155) keeps every name whole
 
 
 def _width(stderr: bool) -> int:

@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from graphfit.cli.output import user
+from graphfit.cli.tables import add_row, cell, literal_table
 from graphfit.planner.analysis.summary import compress_sizes, plan_padding
 from graphfit.planner.core.batches import BatchFamily, fed_streams
 from graphfit.planner.core.buffers import Axis
@@ -25,19 +26,6 @@ if TYPE_CHECKING:
     from rich.text import Text
 
 NARROW = 120  # below this many columns the buffer table keeps only its key columns
-
-
-def cell(value: str, style: str = "") -> Text:
-    """A table cell as literal text: rich does not parse it as markup (time spent on every
-    cell of every table), and a `[` in it prints as written."""
-    from rich.text import Text
-
-    return Text(value, style=style)
-
-
-def add_row(table: Table, *values: str | Text) -> None:
-    """One row of literal cells (see `cell`); a Text keeps its own style."""
-    table.add_row(*(cell(v) if isinstance(v, str) else v for v in values))
 
 
 def human_bytes(n: int) -> str:
@@ -73,9 +61,7 @@ def scenario_lines(plan: Plan) -> list[str]:
 
 
 def ladder_table(plan: Plan) -> Table:
-    from rich.table import Table
-
-    table = Table(title=f"Capture ladder ({plan.unit.value})", title_justify="left")
+    table = literal_table(f"Capture ladder ({plan.unit.value})")
     table.add_column("stage")
     table.add_column("graphs", justify="right")
     table.add_column("max", justify="right")
@@ -95,9 +81,7 @@ def ladder_table(plan: Plan) -> Table:
 
 
 def padding_table(plan: Plan) -> Table:
-    from rich.table import Table
-
-    table = Table(title="Padding (each reachable batch weighted equally)", title_justify="left")
+    table = literal_table("Padding (each reachable batch weighted equally)")
     for name, justify in (("batches", "left"), ("count", "right"), ("modes", "left"),
                           ("waste", "right"), ("worst", "right")):
         table.add_column(name, justify=justify)  # type: ignore[arg-type]
@@ -117,10 +101,8 @@ NARROW_HEADERS = {"capacity": "rows", "engine rows": "writes", "engine formula":
 
 def buffers_table(plan: Plan, width: int | None = None) -> Table:
     """Every buffer; below NARROW columns only name, capacity, the engine's rows and bytes."""
-    from rich.table import Table
-
     columns = NARROW_COLUMNS if width is not None and width < NARROW else BUFFER_COLUMNS
-    table = Table(title="Persistent buffers", title_justify="left")
+    table = literal_table("Persistent buffers")
     for name in columns:
         right = name in ("capacity", "engine rows", "engine formula", "bytes", "saved")
         header = NARROW_HEADERS.get(name, name) if columns is NARROW_COLUMNS else name
@@ -238,9 +220,7 @@ EXPLAIN_COLUMNS = ("component", "mode", "padded", "num_reqs", "buffer", "rows", 
 def explain_table(plan: Plan, num_tokens: int, *, uniform_decode: bool,
                   num_reqs: int | None) -> Table:
     """Where a batch of num_tokens goes in each component, and each buffer's rows."""
-    from rich.table import Table
-
-    table = Table(title=f"Batch of {num_tokens} tokens", title_justify="left")
+    table = literal_table(f"Batch of {num_tokens} tokens")
     for name in EXPLAIN_COLUMNS:
         table.add_column(name)
     last = ""
