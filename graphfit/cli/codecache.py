@@ -5,7 +5,7 @@ every run (issue 13: start-up CPU time):
 
 - the methods `dataclasses` writes. Each dataclass gets its __init__, __repr__, __eq__,
   __hash__ and (frozen) __setattr__ and __delattr__ as source text, compiled by exec() when
-  its module is imported: about a millisecond a class, a fifth of `graphfit plan --json`'s
+  its module is imported: about a millisecond a class, a sixth to a fifth of `plan --json`'s
   CPU time. That text is the same in every process (field names only; defaults and types
   reach the functions as arguments), so its code is kept keyed by the exact text: one file
   serves every graphfit version and checkout (`CodeCache`).
