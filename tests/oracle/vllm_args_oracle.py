@@ -185,6 +185,11 @@ VLLM_STUBS = ("xgrammar", "llguidance", "vllm._C_stable_libtorch",
 
 @cache
 def _bootstrap() -> Path:
+    """vLLM's first import in a test session, whichever oracle asks first (vllm_stubs and
+    vllm_metrics come here too). Some of vLLM's modules read the platform when they are
+    imported (vllm/config/multimodal.py builds `--mm-processor-device`'s choices from its
+    device type), so they are imported here, under the oracle CUDA platform: users paste GPU
+    lines, and the parser must be the one a GPU server builds."""
     root = require("vllm")
     if str(root) not in sys.path:
         sys.path.insert(0, str(root))
@@ -192,19 +197,50 @@ def _bootstrap() -> Path:
     import vllm  # before the vllm._* stubs: find_spec imports the parent
     with stubbed(VLLM_STUBS):
         import vllm.platforms as platforms
-        if platforms._current_platform is None:
-            platforms._current_platform = _oracle_platform_class()()
+
+        if platforms._current_platform is not None:
+            raise RuntimeError("vLLM's platform was resolved before the oracle's bootstrap: "
+                               "import vLLM through tests.oracle.vllm_args_oracle.bootstrap()")
+        platforms._current_platform = _oracle_platform()
         import vllm.engine.arg_utils  # noqa: F401
     return root
+
+
+@cache
+def _oracle_platform() -> Any:
+    return _oracle_platform_class()()
 
 
 @contextlib.contextmanager
 def vllm_env() -> Iterator[Path]:
     """Everything that touches vLLM runs inside this: the source root on sys.path, the
-    CPU-impossible imports stubbed (VLLM_STUBS), the oracle platform installed."""
+    CPU-impossible imports stubbed (VLLM_STUBS), the oracle CUDA platform installed. Another
+    oracle's platform (vllm_stubs' CPU one, for vLLM's buffers) is put back afterwards."""
     root = _bootstrap()
-    with stubbed(VLLM_STUBS):
-        yield root
+    import vllm.platforms as platforms
+
+    before = platforms._current_platform
+    swap = before is not _oracle_platform()
+    if swap:
+        platforms._current_platform = _oracle_platform()
+        _forget_platform_answers()
+    try:
+        with stubbed(VLLM_STUBS):
+            yield root
+    finally:
+        if swap:
+            platforms._current_platform = before
+            _forget_platform_answers()
+
+
+def _forget_platform_answers() -> None:
+    """Drop the answers vLLM cached from the platform that was current (pinned memory, UVA)."""
+    from vllm.utils import platform_utils
+
+    for name in ("is_pin_memory_available", "is_uva_available"):
+        cached = getattr(platform_utils, name, None)
+        if hasattr(cached, "cache_clear"):
+            cached.cache_clear()
 
 
 def bootstrap() -> Path:

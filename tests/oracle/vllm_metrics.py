@@ -7,61 +7,28 @@
 - `render_prometheus`: steps recorded through vLLM's `PrometheusStatLogger.record`
   (v1/metrics/loggers.py), exposed by prometheus_client as `/metrics` serves it.
 
-Stubs: `xgrammar` and `llguidance` (structured-output libraries, not installed here) are
-imported by `vllm.v1.metrics.loggers` through `vllm.v1.request`; nothing here calls them, so
-empty modules stand in. Everything else is vLLM's real code.
+vLLM is imported through `vllm_stubs.install` (the grammar engines stubbed, the session's one
+first import of vLLM, the oracle's CPU platform); everything else is vLLM's real code.
 """
 
 from __future__ import annotations
 
 import importlib
-import importlib.abc
-import importlib.machinery
 import io
 import logging
-import sys
 import time
 import types
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
+from tests.oracle import vllm_stubs
+
 Shape = tuple[int, int, int, str]  # unpadded, padded, paddings, runtime mode
-STUBBED = ("xgrammar", "llguidance")
-
-
-class _Anything(types.ModuleType):
-    """A package whose every attribute is a fresh empty class (enough for `from x import Y`
-    and for annotations that are never used)."""
-
-    __path__: list[str] = []  # noqa: RUF012 - a package, so submodules import
-
-    def __getattr__(self, name: str) -> Any:
-        if name.startswith("__"):
-            raise AttributeError(name)
-        return type(name, (), {"__init__": lambda self, *a, **k: None})
-
-
-class _StubFinder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
-    """Serves `_Anything` for the STUBBED packages only when they are not installed."""
-
-    def find_spec(self, name: str, path: Any, target: Any = None) -> Any:
-        if name.split(".")[0] in STUBBED:
-            return importlib.machinery.ModuleSpec(name, self, is_package=True)
-        return None
-
-    def create_module(self, spec: importlib.machinery.ModuleSpec) -> types.ModuleType:
-        return _Anything(spec.name)
-
-    def exec_module(self, module: types.ModuleType) -> None:
-        return None
 
 
 def _import(root: Path, name: str) -> Any:
-    if str(root) not in sys.path:
-        sys.path.insert(0, str(root))
-    if not any(isinstance(f, _StubFinder) for f in sys.meta_path):
-        sys.meta_path.append(_StubFinder())  # after the real finders: only when missing
+    vllm_stubs.install(root)
     return importlib.import_module(name)
 
 

@@ -1,7 +1,9 @@
 """The few stubs vLLM 0.33's pure-Python config, dispatcher and buffer code needs on a CPU box.
 
-`install(root)` puts the extracted wheel on `sys.path`, installs the stubs below and imports
-nothing else; `vllm_oracle.py` then imports vLLM's real modules. Everything not listed here is
+`install(root)` puts the extracted wheel on `sys.path`, has the args oracle import vLLM first
+(`vllm_args_oracle.bootstrap()`: one first import per session, under its CUDA platform,
+whichever oracle runs first), then installs the stubs below; `vllm_oracle.py` and
+`vllm_metrics.py` then import vLLM's real modules. Everything not listed here is
 vLLM's own code or a real pip package (see `REQUIRED_PACKAGES`).
 
 Stubs, and why each exists:
@@ -80,6 +82,11 @@ def install(root: Path) -> None:
     os.environ.setdefault("TORCH_CPP_LOG_LEVEL", "ERROR")
     if str(root) not in sys.path:
         sys.path.insert(0, str(root))
+    # vLLM's first import of the session is the args oracle's, under its CUDA platform (see
+    # vllm_args_oracle._bootstrap): the modules that read the platform at import see a GPU
+    from tests.oracle import vllm_args_oracle
+
+    vllm_args_oracle.bootstrap()
     if not any(isinstance(f, _StubFinder) for f in sys.meta_path):
         sys.meta_path.insert(0, _StubFinder())
     import vllm.platforms as platforms
@@ -105,14 +112,9 @@ def install(root: Path) -> None:
             return None
 
     platforms._current_platform = OraclePlatform()  # read lazily via platforms.__getattr__
-    # another oracle module of the same run may have imported vLLM first with its own
-    # platform: drop the answers vLLM cached from it
-    from vllm.utils import platform_utils
-
-    for name in ("is_pin_memory_available", "is_uva_available"):
-        cached = getattr(platform_utils, name, None)
-        if hasattr(cached, "cache_clear"):
-            cached.cache_clear()
+    # the args oracle imported vLLM first with its own platform: drop the answers vLLM
+    # cached from it
+    vllm_args_oracle._forget_platform_answers()
     # ...and froze that platform's pinned-memory answer into CpuGpuBuffer's default argument
     # (v1/utils.py:118) when it imported vllm.v1.utils: CPU tensors cannot be pinned
     import vllm.v1.utils as v1_utils
