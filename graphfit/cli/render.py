@@ -141,6 +141,9 @@ def _short(plan: Plan, r: ViolationRange) -> str:
     unit = plan.components[r.component].unit.value if r.component in plan.components else ""
     span = f"{r.first}" if r.first == r.last else f"{r.first}-{r.last}"
     what = f"a batch of {span} {unit}" if r.first == r.last else f"batches of {span} {unit}"
+    if r.fixed:
+        return (f"{r.key} holds {r.capacity} rows, {what} write all {r.needed} rows of it "
+                f"(a fixed-size buffer)")
     if r.eager:
         return (f"{r.key} holds {r.capacity} rows, {what} run eagerly and need up to "
                 f"{r.needed}")

@@ -82,6 +82,7 @@ def verification_document(verification: Verification) -> dict[str, Any]:
         "ranges": [
             {"buffer": f"{r.component}.{r.buffer}", "first": r.first, "last": r.last,
              "padded": r.padded, "needed": r.needed, "capacity": r.capacity,
+             **({"fixed": True} if r.fixed else {}),
              **({"scenario": r.scenario} if r.scenario else {})}
             for r in verification.ranges()
         ],

@@ -134,3 +134,17 @@ def test_python_m_graphfit() -> None:
     out = subprocess.run([sys.executable, "-m", "graphfit", "plan", *SEED, "--json"],
                          check=True, capture_output=True, text=True).stdout
     assert json.loads(out)["schema"] == "graphfit.plan/1"
+
+
+def test_check_audits_a_fixed_size_buffer() -> None:
+    """`--capacity` on a buffer vLLM fills whole at every drafter step (MRV2 DFlash's S*k
+    sampling slots): fewer rows than that is a violation (exit 1), never a silent SAFE."""
+    seed = ["--max-num-seqs", "33", "--num-speculative-tokens", "3", "--method", "dflash",
+            "--runner", "v2"]
+    code, out, _ = run_cli(["check", *seed, "--capacity", "drafter.sample_indices=5"])
+    assert code == 1
+    assert ("drafter.sample_indices: num_tokens 4-132 (every 4) write all 99 rows of this "
+            "fixed-size buffer > capacity 5") in out
+    code, out, _ = run_cli(["check", *seed, "--capacity", "drafter.sample_indices=99",
+                            "--json"])
+    assert code == 0 and json.loads(out)["ok"]

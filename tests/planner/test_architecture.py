@@ -6,6 +6,7 @@ from __future__ import annotations
 from hypothesis import given, settings
 
 from graphfit import (
+    Axis,
     BatchFamily,
     BufferPlan,
     ComponentPlan,
@@ -65,7 +66,12 @@ def _rows(buf: BufferPlan, variants: list[tuple[str, DispatchTables,
     rows = {}
     for label, tables, families in variants:
         by_name = {f.name: f for f in families}
+        any_padded = any(f.padded for f in families)
         for fam, n, tok, req, graph in _batches(tables, families):
+            if buf.axis is Axis.FIXED:  # filled whole by every dispatched step
+                if by_name[fam].padded or not any_padded:
+                    rows[(label, fam, n)] = buf.reference_capacity
+                continue
             # graph-only streams (a graph runner's private inputs) are fed by replays alone
             rule = rule_for(buf.demands, fed_streams(by_name[fam].streams, graph))
             if rule is not None:
@@ -127,3 +133,22 @@ def test_plans_name_the_engine_version_they_model() -> None:
     assert plan(EngineConfig(max_num_seqs=8)).engine_version.startswith("vLLM ")
     assert plan(EngineConfig(engine="sglang", max_num_seqs=8)).engine_version.startswith(
         "SGLang ")
+
+
+def test_fixed_size_buffers_are_audited_whole() -> None:
+    """MRV2 DFlash's sampling slots (S*k) and DSpark's step columns are filled whole at every
+    dispatched drafter step: an audit that gives one fewer row fails every such batch, and
+    one that gives all of them passes (they used to be skipped: always SAFE)."""
+    for method in ("dflash", "dspark"):
+        p = plan(EngineConfig(max_num_seqs=33, num_speculative_tokens=3, spec_method=method,
+                              runner="v2"))
+        fixed = [b for c in p.components.values() for b in c.buffers if b.axis is Axis.FIXED]
+        assert fixed, method
+        for buf in fixed:
+            comp = p.components[buf.component]
+            theirs = _rows(buf, _variants(comp, engine=True))
+            assert theirs and set(theirs.values()) == {buf.reference_capacity}
+            short = p.verify({buf.key: buf.reference_capacity - 1})
+            assert {v.num_tokens for v in short.violations} == {n for (_, _, n) in theirs}
+            assert all(r.fixed and r.needed == buf.reference_capacity for r in short.ranges())
+            assert p.verify({buf.key: buf.reference_capacity}).ok

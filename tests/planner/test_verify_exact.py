@@ -15,7 +15,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from graphfit import Plan
-from graphfit.planner.core.buffers import FillKind
+from graphfit.planner.core.buffers import Axis, FillKind
 from graphfit.planner.core.dispatch import Dispatch, DispatchTables, static_requests
 from graphfit.planner.core.enums import CUDAGraphMode
 from graphfit.planner.core.rows import rule_for
@@ -50,7 +50,9 @@ def brute_force(p: Plan, caps: dict[str, int], fills: dict[str, FillKind]) -> Br
         S = comp.tables.max_num_seqs
         variants = [(comp.tables, comp.families)]
         variants += [(alt.tables, alt.families) for alt in comp.alternatives]
-        for tables, fam in ((t, f) for t, families in variants for f in families):
+        for tables, families, fam in ((t, fs, f) for t, fs in variants for f in fs):
+            # a fixed-size buffer is filled whole by every dispatched step (all of its rows)
+            writes_fixed = fam.padded or not any(f.padded for f in families)
             units = fam.points if fam.points is not None else range(fam.first, fam.last + 1)
             for a in units:
                 n, real = fam.step * a, fam.requests_at(a, S)
@@ -60,17 +62,21 @@ def brute_force(p: Plan, caps: dict[str, int], fills: dict[str, FillKind]) -> Br
                 static = 0 if d is None else static_requests(d, S)
                 for buf in comp.buffers:
                     rule = rule_for(buf.demands, fam.streams)
-                    if rule is None:
+                    if buf.axis is Axis.FIXED and writes_fixed:
+                        rows = buf.reference_capacity
+                    elif rule is None:
                         continue
+                    else:
+                        rows = (rule.rows(n, real) if d is None
+                                else rule.rows(d.padded, max(static, real)))
                     out.checked += 1
-                    rows = (rule.rows(n, real) if d is None
-                            else rule.rows(d.padded, max(static, real)))
                     out.engine_peaks[buf.key] = max(out.engine_peaks.get(buf.key, 0), rows)
                     if not fam.engine_only:
                         out.peaks[buf.key] = max(out.peaks.get(buf.key, 0), rows)
                     if rows > caps[buf.key]:
                         out.short.add((buf.key, n))
-                    tail = d is not None and (n < d.padded or real < static)
+                    tail = (d is not None and (n < d.padded or real < static)
+                            and buf.axis is not Axis.FIXED)
                     if tail and buf.safe_fills is not None and \
                             fills[buf.key] not in buf.safe_fills:
                         out.tails.add((buf.key, a))

@@ -14,7 +14,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 
-from graphfit.planner.core.buffers import BufferSpec, FillKind
+from graphfit.planner.core.buffers import Axis, BufferSpec, FillKind
 from graphfit.planner.core.errors import ConfigError, excerpt
 from graphfit.planner.core.reach import FamilyWalk, Reached
 from graphfit.planner.core.rows import RowRule, rule_for
@@ -74,9 +74,17 @@ class ViolationRange:
         if self.eager and self.first != self.last:
             return (f"{self.key}: num_tokens {span} run eagerly, needing up to {self.needed} "
                     f"rows > capacity {self.capacity}{where}")
+        if self.fixed:
+            return (f"{self.key}: num_tokens {span} write all {self.needed} rows of this "
+                    f"fixed-size buffer > capacity {self.capacity}{where}")
         extra = f" (+{self.needed - self.padded} rows)" if self.needed != self.padded else ""
         return f"{self.key}: num_tokens {span} pad to {self.padded}{extra} > capacity " \
                f"{self.capacity}{where}"
+
+    @property
+    def fixed(self) -> bool:
+        """A fixed-size buffer: every batch needs all of its rows, whatever its size."""
+        return self._rule is not None and self._rule.fixed is not None
 
     def batches(self) -> Iterator[Violation]:
         """The range's violations one batch at a time."""
@@ -230,6 +238,18 @@ def family_rules(specs: Sequence[BufferSpec], walks: Sequence[FamilyWalk]
                  for spec in specs)
 
 
+def fixed_rules(spec: BufferSpec, walks: Sequence[FamilyWalk]
+                ) -> tuple[RowRule | None, ...]:
+    """A fixed-size buffer's rows per family: all of them (`reference_capacity`, what the
+    engine allocates and fills whole at every step, e.g. MRV2 DFlash's S*k sampling slots) on
+    every family that goes through the dispatcher, the steps that write it; none on the others
+    (DFlash's context, never padded). Sizing never needs this (a fixed buffer's capacity is its
+    size); an audit that gives it fewer rows does."""
+    rule = RowRule((), (), fixed=spec.reference_capacity)
+    padded = [fw.family.padded for fw in walks]
+    return tuple(rule if p or not any(padded) else None for p in padded)
+
+
 def peak_rows(rules: Sequence[RowRule | None], walks: Sequence[FamilyWalk]) -> int | None:
     """The most rows any reachable batch needs in a buffer whose rule on each family is
     `rules` (None: nothing reaches it)."""
@@ -281,6 +301,14 @@ def check_component(component: str, specs: Sequence[BufferSpec], capacities: Map
         capacity = capacities[spec.name]
         kind = fills[spec.name]
         unsafe = not spec.fill_is_safe(kind)
+        if spec.axis is Axis.FIXED:
+            for rule, fw in zip(fixed_rules(spec, walks), walks):
+                if rule is None or not fw.segments:
+                    continue
+                checked += fw.count
+                if spec.reference_capacity > capacity:  # filled whole: no padded tail
+                    ranges += _fixed_short(component, spec, rule, capacity, fw)
+            continue
         for rule, fw in zip(spec_rules, walks):
             if rule is None or not fw.segments:
                 continue
@@ -311,6 +339,23 @@ def _short(component: str, spec: BufferSpec, rule: RowRule, capacity: int, fw: F
             component, spec.name, step * over, step * part.last,
             d.padded if d is not None else step * part.last, capacity, top, step,
             d is None, part, rule, S)
+
+
+def _fixed_short(component: str, spec: BufferSpec, rule: RowRule, capacity: int,
+                 fw: FamilyWalk) -> Iterator[ViolationRange]:
+    """Every reached batch of the family goes short on a fixed-size buffer given fewer rows
+    than it has: one range per run of adjacent reached segments."""
+    step = fw.family.step
+    assert rule.fixed is not None
+    runs: list[list[int]] = []
+    for seg in sorted(fw.segments, key=lambda seg: seg.first):
+        if runs and seg.first == runs[-1][1] + 1:
+            runs[-1][1] = seg.last
+        else:
+            runs.append([seg.first, seg.last])
+    for first, last in runs:
+        yield ViolationRange(component, spec.name, step * first, step * last, step * last,
+                             capacity, rule.fixed, step, False, None, rule)
 
 
 def _unsafe_tails(component: str, spec: BufferSpec, kind: FillKind, fw: FamilyWalk,
