@@ -18,7 +18,7 @@ import numpy as np
 
 from graphfit import Plan
 from graphfit.planner.core.batches import Requests
-from graphfit.planner.core.buffers import FillKind
+from graphfit.planner.core.buffers import Axis, FillKind
 from graphfit.planner.core.dispatch import static_requests
 from graphfit.planner.core.enums import CUDAGraphMode
 from graphfit.planner.core.rows import rule_for
@@ -76,7 +76,15 @@ def verify_batches(p: Plan, capacities: Mapping[str, int] | None = None,
                     tokens, requests, tails = tokens[keep], requests[keep], tails[keep]
             else:
                 tails = graph
+            writes_fixed = family.padded or not any(f.padded for f in comp.families)
             for buf in comp.buffers:
+                if buf.axis is Axis.FIXED:  # filled whole by every dispatched step
+                    if not writes_fixed:
+                        continue
+                    rows = np.full(tokens.shape, buf.reference_capacity, dtype=np.int64)
+                    checked += rows.size
+                    short += int(np.count_nonzero(rows > caps[buf.key]))
+                    continue
                 rule = rule_for(buf.demands, family.streams)
                 if rule is None:
                     continue
