@@ -25,7 +25,7 @@ def main(argv: list[str] | None = None) -> None:
     """Run graphfit; usage errors are one line and exit 2, like every other bad input.
 
     Without `argv` it is the process's entry point (the console script, `python -m graphfit`):
-    the code cache (graphfit.cli.codecache) is installed and the cyclic collector paused
+    the code caches (graphfit.cli.codecache) are installed and the cyclic collector paused
     before typer and the planner are imported, then everything the imports made is moved out
     of the collector's reach (gc.freeze) and the collector resumed for the command itself."""
     if argv is not None:
@@ -38,7 +38,10 @@ def main(argv: list[str] | None = None) -> None:
     from graphfit.cli.codecache import install
 
     gc.disable()
-    cache = install()
+    try:
+        cache = install()
+    except Exception:  # a cache must never stop the command it speeds up
+        cache = None
     try:
         from graphfit.cli.application import main as run
 
