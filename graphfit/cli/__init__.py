@@ -33,6 +33,7 @@ def main(argv: list[str] | None = None) -> None:
 
         run(argv)
         return
+    import contextlib
     import gc
 
     from graphfit.cli.codecache import install
@@ -53,7 +54,8 @@ def main(argv: list[str] | None = None) -> None:
     finally:
         gc.freeze()
         if cache is not None:
-            cache.save()
+            with contextlib.suppress(Exception):  # nor a cache that cannot be written
+                cache.save()
 
 
 def __getattr__(name: str) -> Any:
