@@ -1,6 +1,7 @@
 """The oracle modules hold whichever of them imports vLLM first in a session.
 
-Some of vLLM's modules read the platform when imported (the parser's device choices), and
+Some of vLLM's modules bind the platform object when imported (vllm/engine/arg_utils.py:122,
+whose `--mm-processor-device` choices, :1568-1573, follow its device type), and
 each oracle needs its own platform at run time (the args oracle a GPU, vllm_oracle's buffers
 the CPU). tests/oracle/vllm_args_oracle._bootstrap makes every first import the same; this
 runs a fast test of each oracle after each other one, in a fresh interpreter each time, so an

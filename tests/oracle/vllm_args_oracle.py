@@ -186,10 +186,11 @@ VLLM_STUBS = ("xgrammar", "llguidance", "vllm._C_stable_libtorch",
 @cache
 def _bootstrap() -> Path:
     """vLLM's first import in a test session, whichever oracle asks first (vllm_stubs and
-    vllm_metrics come here too). Some of vLLM's modules read the platform when they are
-    imported (vllm/config/multimodal.py builds `--mm-processor-device`'s choices from its
-    device type), so they are imported here, under the oracle CUDA platform: users paste GPU
-    lines, and the parser must be the one a GPU server builds."""
+    vllm_metrics come here too). Some of vLLM's modules bind the platform object when they
+    are imported (vllm/engine/arg_utils.py:122, `from vllm.platforms import current_platform`;
+    its `--mm-processor-device` choices, :1568-1573, follow that platform's device type), so
+    they are imported here, under the oracle CUDA platform: users paste GPU lines, and the
+    parser must be the one a GPU server builds."""
     root = require("vllm")
     if str(root) not in sys.path:
         sys.path.insert(0, str(root))

@@ -83,7 +83,7 @@ def install(root: Path) -> None:
     if str(root) not in sys.path:
         sys.path.insert(0, str(root))
     # vLLM's first import of the session is the args oracle's, under its CUDA platform (see
-    # vllm_args_oracle._bootstrap): the modules that read the platform at import see a GPU
+    # vllm_args_oracle._bootstrap): the modules that bind the platform at import see a GPU
     from tests.oracle import vllm_args_oracle
 
     vllm_args_oracle.bootstrap()
