@@ -38,7 +38,7 @@ from typing import Any
 OFF_VARIABLE = "GRAPHFIT_NO_CODE_CACHE"
 MAX_ENTRIES = 4096  # beyond this, a write keeps only what this process used
 MAX_FILE_BYTES = 16 * 1024 * 1024  # a larger file is not read
-PACKAGE = "graphfit"
+PACKAGE = __name__.partition(".")[0]  # graphfit: whose modules ModuleCodeFinder takes
 DATACLASS_FILE = "dataclass-methods.{release}.marshal"  # in the cache folder
 
 

@@ -5,8 +5,9 @@ rich spends tens of microseconds on every cell it lays out (measure, pad, wrap, 
 `literal_table` holds its rows as any rich Table does (Markdown output and tests read them),
 but when it fits its width at its natural size, nothing in it wraps or shrinks, and it is
 printed as one row per section whose cells hold that section's lines: the same lines, laid
-out in 10 cells instead of 300. A table that does not fit (a narrow terminal) is laid out row
-by row, as rich always does. rich is imported when a table is made, never by `--json`.
+out in a cell per column and section (20 instead of 290 for the seed config's buffer
+table). A table that does not fit (a narrow terminal) is laid out row by row, as rich
+always does. rich is imported when a table is made, never by `--json`.
 """
 
 from __future__ import annotations
