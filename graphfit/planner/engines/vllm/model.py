@@ -141,7 +141,8 @@ class VllmModel:
     """vLLM captures per token count; the V1 runner rounds to multiples of q (see ladder)."""
 
     engine = Engine.VLLM
-    version = "vLLM 0.33.0"
+    release = "0.33.0"
+    version = f"vLLM {release}"
     unit = Unit.TOKENS
     policies = (LadderPolicy.VLLM, LadderPolicy.VLLM_LEGACY)
 
