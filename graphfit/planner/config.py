@@ -296,8 +296,13 @@ class EngineConfig:
         return self.spec_method.has_drafter_model
 
     def replace(self, **changes: Any) -> EngineConfig:
-        """A validated copy with some fields changed (an unknown field is a ConfigError)."""
+        """A validated copy with some fields changed (an unknown field is a ConfigError).
+        Another engine without an engine_version gets that engine's default release."""
         _check_fields("replace", changes)
+        if "engine_version" not in changes and str(getattr(
+                changes.get("engine", self.engine), "value", changes.get("engine"))
+                ).strip().lower() != self.engine.value:
+            changes["engine_version"] = None
         return replace(self, **changes)
 
     def to_dict(self) -> dict[str, Any]:

@@ -21,7 +21,7 @@ from graphfit.planner.engines.base import ENGINE_FIELDS
 from graphfit.planner.plan import Plan
 
 E = TypeVar("E", bound=Enum)
-_ENGINE_SPECIFIC = ("runner", "cuda_graph_padding", "speculative_eagle_topk",
+_ENGINE_SPECIFIC = ("engine_version", "runner", "cuda_graph_padding", "speculative_eagle_topk",
                     "speculative_num_draft_tokens", "cudagraph_capture_sizes",
                     "max_cudagraph_capture_size", *ENGINE_FIELDS)
 _DEFAULTS = {f.name: f.default for f in fields(EngineConfig)}
