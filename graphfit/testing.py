@@ -40,6 +40,8 @@ VLLM_BACKENDS = ("FLASH_ATTN", "FLASHINFER", "TRITON_ATTN", "FLEX_ATTENTION", "F
                  "CUTLASS_MLA")
 SGLANG_METHODS = ("eagle", "eagle3", "mtp", "draft_model", "ngram")
 TRTLLM_METHODS = ("eagle", "eagle3", "mtp", "draft_model", "ngram")
+# the speculative methods each engine's strategies generate
+METHODS = {"vllm": VLLM_METHODS, "sglang": SGLANG_METHODS, "trtllm": TRTLLM_METHODS}
 VLLM_MODES = ("NONE", "PIECEWISE", "FULL", "FULL_DECODE_ONLY", "FULL_AND_PIECEWISE")
 
 
@@ -203,20 +205,18 @@ def engine_configs(*, engines: Sequence[str] = ("vllm", "sglang", "trtllm"),
                    max_seqs: int = 256, methods: Sequence[str] | None = None
                    ) -> st.SearchStrategy[EngineConfig]:
     """Valid configs of the given engines (`methods`: only speculative configs of those)."""
+    from graphfit.planner.engines.table import part
+
     choices: list[st.SearchStrategy[EngineConfig]] = []
     for engine in engines:
-        allowed = {"vllm": VLLM_METHODS, "sglang": SGLANG_METHODS,
-                   "trtllm": TRTLLM_METHODS}.get(engine)
+        allowed = METHODS.get(engine)
         if allowed is None:
-            raise ValueError(f"engine {engine!r} is not one of vllm, sglang, trtllm")
+            raise ValueError(f"engine {engine!r} is not one of {', '.join(METHODS)}")
         if methods is not None and not set(methods) & set(allowed):
             continue
-        if engine == "vllm":
-            choices.append(vllm_configs(max_seqs=max_seqs, methods=methods))
-        elif engine == "sglang":
-            choices.append(sglang_configs(max_seqs=max_seqs, methods=methods))
-        else:
-            choices.append(trtllm_configs(max_seqs=max_seqs, methods=methods))
+        # the engine's strategies, as its entry in the plugin table names them
+        factory = cast(Any, part(engine, "strategies"))
+        choices.append(factory(max_seqs=max_seqs, methods=methods))
     if not choices:
         raise ValueError(f"no engine of {engines!r} supports methods {methods!r}")
     return st.one_of(choices)
@@ -242,9 +242,8 @@ def _variants() -> Iterator[Plan]:
     engine config can have)."""
     from graphfit.planner.core.enums import Engine
 
-    methods = {"vllm": VLLM_METHODS, "sglang": SGLANG_METHODS, "trtllm": TRTLLM_METHODS}
     for engine in Engine:
-        for method in ("none", *methods.get(engine.value, ())):
+        for method in ("none", *METHODS.get(engine.value, ())):
             for runner in (("v1", "v2") if engine is Engine.VLLM else ("v1",)):
                 for multimodal in (False, True):
                     for topk in ((None, 2) if engine is Engine.SGLANG else (None,)):
