@@ -15,7 +15,7 @@ from typing import Protocol
 from graphfit.planner.core.batches import BatchFamily
 from graphfit.planner.core.buffers import BufferSpec
 from graphfit.planner.core.dispatch import DispatchTables
-from graphfit.planner.core.enums import CUDAGraphMode, Engine, LadderPolicy, Unit
+from graphfit.planner.core.enums import CUDAGraphMode, Engine, EngineName, LadderPolicy, Unit
 from graphfit.planner.core.errors import ConfigError
 from graphfit.planner.core.ladder import Ladder
 from graphfit.planner.core.settings import EngineSettings
@@ -96,7 +96,7 @@ class EngineModel(Protocol):
     """What every engine model provides (see vllm, sglang, trtllm)."""
 
     @property
-    def engine(self) -> Engine: ...
+    def engine(self) -> Engine | EngineName: ...
 
     @property
     def release(self) -> str:
