@@ -163,3 +163,21 @@ def test_the_s_times_q_variant_fails_at_capture(tmp_path: Path) -> None:
     with pytest.raises(CapacityError, match=r"holds 18 rows but 24"):
         GraphRunner(Proposer().graph_fn, p, bufs, backend="cpu")
     assert not p.verify_engine().ok
+
+
+def test_graphfit_testing_generates_described_engine_plans() -> None:
+    """An engine's own CI on a described engine: graphfit.testing's strategies and
+    assertions take it like a modelled one (its allocation formula audited per plan)."""
+    from graphfit.testing import assert_plan_safe, engine_plans
+
+    tiny_plan()  # registers the example
+
+    @settings(max_examples=15)
+    @given(engine_plans(engines=("tiny-spec",), max_seqs=16, methods=("draft_model",)))
+    def check(p: Plan) -> None:
+        assert p.config.engine.value == "tiny-spec" and "proposer" in p.components
+        assert_plan_safe(p, {"proposer.draft_tok": "max(S*q, C)"})
+
+    check()
+    with pytest.raises(AssertionError, match="draft_tok"):
+        assert_plan_safe(tiny_plan(), {"proposer.draft_tok": "S*q"})
