@@ -47,7 +47,7 @@ from graphfit.planner.core.ladder import Ladder, check_size_count
 from graphfit.planner.core.limits import MAX_INT
 from graphfit.planner.core.settings import EngineSettings
 from graphfit.planner.engines import registry
-from graphfit.planner.engines.base import ComponentModel, EngineLadders
+from graphfit.planner.engines.base import Alternative, ComponentModel, EngineLadders
 
 CONFIG_NAMES = ("S", "T", "k", "q", "M", "H")  # what ladders and families may use
 BUFFER_NAMES = (*CONFIG_NAMES, "C")  # buffers may also use their component's max size
@@ -339,6 +339,24 @@ def _tables(rule: ComponentRule, sizes: tuple[int, ...], width: int, max_num_seq
     return DispatchTables(tokens, tuple(mixed), tuple(uniform), width, max_num_seqs, padding)
 
 
+def _capture(tables: DispatchTables, streams: frozenset[Stream]) -> tuple[Alternative, ...]:
+    """The engine captures a graph at every size of its ladder (the rows its own code
+    writes then, which `allocates` must hold): one engine-only batch per size, each
+    replaying the graph of that size. graphfit's own runtime captures only the sizes a
+    reachable batch replays, so these count for the engine's rows, not for capacities."""
+    graphs = [(size, u if u.mode is not CUDAGraphMode.NONE else m)
+              for size, m, u in zip(tables.sizes, tables.mixed, tables.uniform)]
+    graphs = [(size, d) for size, d in graphs if d.mode is not CUDAGraphMode.NONE]
+    if not graphs:
+        return ()
+    sizes = tuple(size for size, _ in graphs)
+    hits = tuple(d for _, d in graphs)
+    captured = DispatchTables(sizes, hits, hits, tables.uniform_query_len, tables.max_num_seqs)
+    family = BatchFamily("capture (every ladder size)", streams, 1, 1, sizes[-1],
+                         Requests.UP_TO_TOKENS, points=sizes, engine_only=True)
+    return (Alternative("the engine's capture of every ladder size", captured, (family,)),)
+
+
 class DescribedEngine:
     """An `EngineModel` built from an `EngineDescription`."""
 
@@ -419,19 +437,11 @@ class DescribedEngine:
             padding = bool(config.cuda_graph_padding) and rule.dispatch.padding == "next_size_up"
             tables = _tables(rule, sizes, width, env["S"], padding)
             families = [self._family(f, streams, width, env) for f in rule.families]
-            if tables.sizes:  # the engine captures every size of its ladder
-                uniform = rule.ladder.keyed == "requests"
-                families.append(BatchFamily(
-                    "capture", streams, width if uniform else 1, 1,
-                    tables.sizes[-1] // (width if uniform else 1),
-                    Requests.PER_UNIT if uniform else Requests.UP_TO_TOKENS, uniform=uniform,
-                    points=tuple(s // width for s in tables.sizes) if uniform else tables.sizes,
-                    engine_only=True))
             top = sizes[-1] if sizes else 0
             buffers = tuple(self._buffer(b, rule.name, role, tokens, requests,
                                          {**env, "C": top}) for b in rule.buffers)
             out.append(ComponentModel(rule.name, rule.ladder.unit, tables, buffers,
-                                      tuple(families)))
+                                      tuple(families), _capture(tables, streams)))
         return tuple(out)
 
     @staticmethod
