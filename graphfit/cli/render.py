@@ -13,10 +13,10 @@ from graphfit.cli.tables import add_row, cell, literal_table
 from graphfit.planner.analysis.summary import compress_sizes, plan_padding
 from graphfit.planner.core.batches import BatchFamily, fed_streams
 from graphfit.planner.core.buffers import Axis
-from graphfit.planner.core.dispatch import static_requests
 from graphfit.planner.core.enums import CUDAGraphMode
 from graphfit.planner.core.limits import MAX_LISTED
 from graphfit.planner.core.rows import rule_for
+from graphfit.planner.core.shape import BatchShape, occupied, real_requests
 from graphfit.planner.core.verify import Verification, ViolationRange
 from graphfit.planner.engines.base import config_stage, runner_choice
 from graphfit.planner.plan import ComponentPlan, Plan
@@ -267,12 +267,9 @@ def explain_rows(plan: Plan, num_tokens: int, *, uniform_decode: bool,
         family = _family_of(comp, uniform)
         graph = d.mode is not CUDAGraphMode.NONE
         S = comp.tables.max_num_seqs
-        if graph:
-            requests = static_requests(d, S)
-        elif num_reqs is not None:
-            requests = num_reqs
-        else:
-            requests = tokens // comp.width if uniform else min(tokens, S)
+        real = BatchShape(tokens, num_reqs if num_reqs is not None else real_requests(
+            tokens, uniform=uniform, width=comp.width, max_num_seqs=S))
+        shape = occupied(real, d, S)  # the one batch -> rows step (core.shape)
         head = {"component": comp.name, "mode": d.mode.value, "padded": d.padded,
                 "num_reqs": d.num_reqs}
         found = False
@@ -286,7 +283,7 @@ def explain_rows(plan: Plan, num_tokens: int, *, uniform_decode: bool,
                 out.append({**head, "buffer": b.name, "rows": None, "capacity": b.capacity,
                             "ok": None, "note": "eager: not used"})
             else:
-                needed = rule.rows(d.padded, requests)
+                needed = rule.rows(shape.tokens, shape.requests)
                 out.append({**head, "buffer": b.name, "rows": needed, "capacity": b.capacity,
                             "ok": needed <= b.capacity})
         if not found:

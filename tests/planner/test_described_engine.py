@@ -136,6 +136,11 @@ def test_every_command_takes_an_engine_file() -> None:
         code, out, err = run_cli([*command, *rest])
         assert code == 0 and "error:" not in err, (command, err)
         assert shown in out, (command, out)
+    # spawned sweep workers get the described engine too (their registry starts empty)
+    code, out, err = run_cli(["sweep", "--max-num-seqs", "1..40", "--num-speculative-tokens",
+                              "0..3", "--workers", "2", "--engine-file", str(EXAMPLE),
+                              "--max-num-batched-tokens", "64"])
+    assert code == 0 and "160 configs, 0 failing" in out and "2 worker(s)" in out, err
 
 
 def test_the_python_description_equals_the_file() -> None:

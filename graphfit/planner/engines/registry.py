@@ -96,6 +96,19 @@ def add_model(model: EngineModel, *, default: bool = False) -> None:
     _LOADED[(name, version.strip())] = model
 
 
+def runtime_models() -> tuple[EngineModel, ...]:
+    """The models registered as objects (`add_model`), e.g. for a worker process."""
+    return tuple(_LOADED[(name, version)] for name, releases in _RELEASES.items()
+                 for version, found in releases.items()
+                 if found.target == RUNTIME_TARGET and (name, version) in _LOADED)
+
+
+def add_models(models: tuple[EngineModel, ...]) -> None:
+    """`add_model` each of `models` (a worker's initializer)."""
+    for model in models:
+        add_model(model)
+
+
 def engines() -> tuple[str, ...]:
     """Every registered engine's name (third-party ones included), in registration order."""
     _load_plugins()
