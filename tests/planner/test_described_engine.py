@@ -132,7 +132,8 @@ def test_every_command_takes_an_engine_file() -> None:
                              "6"], "safe (298 checks)"),
                            (["memory", "--bytes-per-token", "1000", "--max-num-seqs", "6"],
                             "11 graphs"),
-                           (["sweep", "--max-num-seqs", "1..8"], "SAFE: 8 configs")):
+                           (["sweep", "--max-num-seqs", "1..8"],
+                            "SAFE (tiny-spec 0.1.0 (described)): 8 configs")):
         code, out, err = run_cli([*command, *rest])
         assert code == 0 and "error:" not in err, (command, err)
         assert shown in out, (command, out)
