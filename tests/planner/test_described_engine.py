@@ -261,3 +261,11 @@ def test_a_described_engine_refuses_other_engines_fields() -> None:
         EngineConfig(engine="tiny-spec", max_num_seqs=4, attention_backend="FLASH_ATTN")
     with pytest.raises(ConfigError, match="engine: 'tiny-spek' is not one of vllm"):
         EngineConfig(engine="tiny-spek", max_num_seqs=4)
+
+
+def test_vllm_environment_variables_do_not_reach_a_described_engine(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("VLLM_USE_V2_MODEL_RUNNER", "1")
+    code, out, err = run_cli(["plan", "--engine-file", str(EXAMPLE), *FLAGS])
+    assert code == 0 and "SAFE" in out, err
+    assert "VLLM_USE_V2_MODEL_RUNNER=1: ignored for engine tiny-spec" in err
