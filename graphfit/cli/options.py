@@ -244,8 +244,8 @@ CONFIG_FLAGS: list[ConfigFlag] = [
     ConfigFlag("engine", "--engine", str,
                "Engine to model: vllm (default), sglang, trtllm."),
     ConfigFlag("engine_version", "--engine-version", str,
-               "Engine release to model (default: the newest modelled; vLLM 0.33.0, "
-               "SGLang 0.5.23, TensorRT-LLM main@c0edad93)."),
+               "Engine release to model, e.g. 0.33.0 (default: the newest release "
+               "graphfit models for the engine; an unknown one lists the known)."),
     ConfigFlag("engine_file", "--engine-file", str,
                "An engine description (TOML/YAML/JSON: components, ladders, dispatch, "
                "families, buffers) to plan instead of a modelled engine."),

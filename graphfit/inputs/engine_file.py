@@ -40,6 +40,8 @@ from graphfit.planner.engines.described import (
     register_description,
 )
 
+__all__ = ["MAX_ENGINE_FILE_BYTES", "description_from_data", "load_engine_file", "read_engine_file"]
+
 MAX_ENGINE_FILE_BYTES = 256 * 1024  # descriptions are a few KiB
 
 _KEYS: dict[str, tuple[str, ...]] = {

@@ -16,6 +16,8 @@ from collections.abc import Callable, Collection, Mapping
 from graphfit.planner.core.errors import ConfigError, excerpt
 from graphfit.planner.core.limits import MAX_FORMULA_CHARS
 
+__all__ = ["evaluate_tree", "parse_formula"]
+
 _OPS: dict[type[ast.operator], Callable[[int, int], int]] = {
     ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul,
     ast.FloorDiv: operator.floordiv}

@@ -15,6 +15,8 @@ from dataclasses import dataclass
 from graphfit.planner.core.dispatch import Dispatch, static_requests
 from graphfit.planner.core.enums import CUDAGraphMode
 
+__all__ = ["BatchShape", "occupied", "real_requests"]
+
 
 @dataclass(frozen=True, slots=True)
 class BatchShape:

@@ -49,6 +49,12 @@ from graphfit.planner.core.settings import EngineSettings
 from graphfit.planner.engines import registry
 from graphfit.planner.engines.base import Alternative, ComponentModel, EngineLadders
 
+__all__ = [
+    "BUFFER_NAMES", "CONFIG_NAMES", "BufferRule", "ComponentRule", "DescribedEngine",
+    "DispatchRule", "EngineDescription", "FamilyRule", "Grid", "LadderRule",
+    "register_description",
+]
+
 CONFIG_NAMES = ("S", "T", "k", "q", "M", "H")  # what ladders and families may use
 BUFFER_NAMES = (*CONFIG_NAMES, "C")  # buffers may also use their component's max size
 GRAPH_MODES = {"FULL": CUDAGraphMode.FULL, "PIECEWISE": CUDAGraphMode.PIECEWISE,

@@ -22,6 +22,12 @@ from graphfit.planner.core.enums import Engine, LadderPolicy
 from graphfit.planner.core.errors import ConfigError, excerpt
 from graphfit.planner.engines.base import EngineModel
 
+__all__ = [
+    "MODELS", "RUNTIME_TARGET", "Release", "add_model", "add_models", "default_version",
+    "engine_model", "engines", "load_target", "policy_engine", "register", "release",
+    "release_key", "runtime_models", "versions",
+]
+
 # the policies no engine owns: answered without importing any model
 _ANY_ENGINE = (LadderPolicy.AUTO, LadderPolicy.EXPLICIT)
 _TARGET = re.compile(r"^[A-Za-z_][\w.]*:[A-Za-z_]\w*$")

@@ -23,6 +23,11 @@ from pathlib import Path
 from graphfit.planner.core.errors import ConfigError, excerpt
 from graphfit.planner.engines import registry
 
+__all__ = [
+    "DATA_PARTS", "OBJECT_PARTS", "PARTS", "EnginePlugin", "corpus_files", "data_path", "part",
+    "plugin", "plugins", "register_plugin",
+]
+
 PARTS = ("model", "reader", "flags", "pasteback", "strategies", "corpus")
 OBJECT_PARTS = ("model", "reader", "pasteback", "strategies")  # "module:attr"
 DATA_PARTS = ("flags", "corpus")  # "package:path" (corpus: a glob)
