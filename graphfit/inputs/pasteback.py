@@ -43,6 +43,15 @@ def trtllm_ladder(sizes: Sequence[int], padding: bool = True) -> list[str]:
             f"batch_sizes: [{listed}]}}"]
 
 
+def described_ladder(sizes: Sequence[int], padding: bool = True) -> list[str]:
+    """A described engine's first component: its ladder as an explicit list (the line to
+    put in its `ladder` table of the engine file, replacing `grid`)."""
+    lines = [f"sizes = [{', '.join(str(int(s)) for s in sizes)}]"]
+    if not padding:
+        lines.append('padding = "exact"  # in its dispatch table')
+    return lines
+
+
 PasteBack = tuple[str, Callable[[Sequence[int], bool], list[str]]]  # (where, lines of)
 
 # each engine's paste-back, named by its entry in the plugin table (planner.engines.table)
@@ -50,6 +59,8 @@ VLLM_PASTEBACK: PasteBack = ("vllm serve (either line)", vllm_ladder)
 SGLANG_PASTEBACK: PasteBack = ("sglang serve / python -m sglang.launch_server", sglang_ladder)
 TRTLLM_PASTEBACK: PasteBack = ("trtllm-serve --extra_llm_api_options FILE (YAML)",
                                trtllm_ladder)
+DESCRIBED_PASTEBACK: PasteBack = ("the engine file: the first component's ladder",
+                                  described_ladder)
 FORMATTERS: dict[Engine, PasteBack] = {
     Engine.VLLM: VLLM_PASTEBACK, Engine.SGLANG: SGLANG_PASTEBACK,
     Engine.TRTLLM: TRTLLM_PASTEBACK}

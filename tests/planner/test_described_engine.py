@@ -255,8 +255,12 @@ def test_bad_engine_files_are_one_error_line(tmp_path: Path) -> None:
 
 
 def test_a_described_engine_refuses_other_engines_fields() -> None:
-    with pytest.raises(ConfigError, match="takes its ladders from its description"):
-        EngineConfig(engine="tiny-spec", max_num_seqs=4, cudagraph_capture_sizes=[1, 2])
+    with pytest.raises(ConfigError, match="takes its ladders' max from its description"):
+        EngineConfig(engine="tiny-spec", max_num_seqs=4, max_cudagraph_capture_size=8)
+    with pytest.raises(ConfigError, match="ladder: sglang is a sglang ladder, but engine is "):
+        EngineConfig(engine="tiny-spec", max_num_seqs=4, ladder="sglang")
+    with pytest.raises(ConfigError, match="sorted and unique"):
+        plan(EngineConfig(engine="tiny-spec", max_num_seqs=4, cudagraph_capture_sizes=[4, 2]))
     with pytest.raises(ConfigError, match="attention_backend: not an input"):
         EngineConfig(engine="tiny-spec", max_num_seqs=4, attention_backend="FLASH_ATTN")
     with pytest.raises(ConfigError, match="engine: 'tiny-spek' is not one of vllm"):
@@ -269,3 +273,19 @@ def test_vllm_environment_variables_do_not_reach_a_described_engine(
     code, out, err = run_cli(["plan", "--engine-file", str(EXAMPLE), *FLAGS])
     assert code == 0 and "SAFE" in out, err
     assert "VLLM_USE_V2_MODEL_RUNNER=1: ignored for engine tiny-spec" in err
+
+
+def test_optimize_tunes_and_pastes_back_the_first_component_ladder(tmp_path: Path) -> None:
+    trace = tmp_path / "trace.csv"
+    trace.write_text("num_tokens\n" + "\n".join(map(str, [3, 3, 6, 9, 12, 17, 30, 33, 18])))
+    code, out, err = run_cli(["optimize", "--trace", str(trace), "--engine-file", str(EXAMPLE),
+                              *FLAGS])
+    assert code == 0, err
+    lines = [line for line in out.splitlines() if line.startswith("sizes = [")]
+    assert len(lines) == 1, out
+    sizes = tuple(int(s) for s in lines[0][len("sizes = ["):-1].split(", "))
+    # the pasted list is what the engine then captures, and it is proven safe
+    tuned = plan(EngineConfig(engine="tiny-spec", max_num_seqs=6, max_num_batched_tokens=64,
+                              num_speculative_tokens=2, cudagraph_capture_sizes=sizes))
+    assert tuned.capture_sizes == sizes and tuned.verify().ok
+    assert {3, 6, 9, 12, 17, 18, 30, 33} <= set(sizes)

@@ -46,8 +46,9 @@ from graphfit.planner.core.formula import evaluate_tree, parse_formula
 from graphfit.planner.core.ladder import Ladder, check_size_count
 from graphfit.planner.core.limits import MAX_INT
 from graphfit.planner.core.settings import EngineSettings
-from graphfit.planner.engines import registry
+from graphfit.planner.engines import registry, table
 from graphfit.planner.engines.base import Alternative, ComponentModel, EngineLadders
+from graphfit.planner.engines.table import EnginePlugin
 
 __all__ = [
     "BUFFER_NAMES", "CONFIG_NAMES", "BufferRule", "ComponentRule", "DescribedEngine",
@@ -385,12 +386,12 @@ class DescribedEngine:
         """A described engine has no vLLM / SGLang fields: those keep their defaults."""
         changes: dict[str, object] = {}
         name = self.description.name
-        for field_name in ("cudagraph_capture_sizes", "max_cudagraph_capture_size"):
-            if getattr(config, field_name) is not None:
-                raise ConfigError(f"{field_name}: engine {name} takes its ladders from its "
-                                  "description")
-        if config.ladder not in (LadderPolicy.AUTO,):
-            raise ConfigError(f"ladder: engine {name} takes its ladders from its description")
+        if config.max_cudagraph_capture_size is not None:
+            raise ConfigError(f"max_cudagraph_capture_size: engine {name} takes its ladders' "
+                              "max from its description")
+        if config.ladder not in (LadderPolicy.AUTO, LadderPolicy.EXPLICIT):
+            raise ConfigError(f"ladder: engine {name} takes its ladders from its description "
+                              "(or explicit sizes for its first component)")
         if config.runner not in (None, Runner.V1):
             raise ConfigError(f"runner: {config.runner.value} is vLLM's; {name} has one")
         if config.cudagraph_mode not in (CUDAGraphMode.NONE,
@@ -414,9 +415,16 @@ class DescribedEngine:
         spec = config.num_speculative_tokens > 0
         return tuple(c for c in self.description.components if spec or not c.speculative)
 
+    def _sizes(self, rule: ComponentRule, config: EngineSettings) -> tuple[int, ...]:
+        """The component's capture sizes; explicit `cudagraph_capture_sizes` replace the
+        first component's (what `graphfit optimize` tunes), exactly as given."""
+        given = config.cudagraph_capture_sizes
+        if given is not None and rule is self.description.components[0]:
+            return Ladder(tuple(given)).sizes  # sorted and unique, or a ConfigError
+        return rule.ladder.sizes_for(_env(config), rule.name)
+
     def ladders(self, config: EngineSettings) -> EngineLadders:
-        first = self.description.components[0]
-        sizes = first.ladder.sizes_for(_env(config), first.name)
+        sizes = self._sizes(self.description.components[0], config)
         captured = sizes if config.cudagraph_mode is not CUDAGraphMode.NONE else ()
         inputs = (("max_num_seqs", str(config.max_num_seqs)),
                   ("max_num_batched_tokens", str(config.max_num_batched_tokens)),
@@ -433,7 +441,7 @@ class DescribedEngine:
             tokens, requests = ((Stream.TARGET_TOKENS, Stream.TARGET_REQUESTS) if i == 0
                                 else (Stream.DRAFTER_TOKENS, Stream.DRAFTER_REQUESTS))
             streams = frozenset({tokens, requests})
-            sizes = rule.ladder.sizes_for(env, rule.name) if graphs else ()
+            sizes = self._sizes(rule, config) if graphs else ()
             widths = {_value(f"{rule.name}.{f.kind}.width", f.width, env, 1)
                       for f in rule.families if f.kind == "uniform_decode"}
             if len(widths) > 1:
@@ -482,4 +490,6 @@ def register_description(description: EngineDescription, *, default: bool = Fals
     version), so `EngineConfig(engine=description.name)` plans it."""
     model = DescribedEngine(description)
     registry.add_model(model, default=default)
+    table.set_parts(EnginePlugin(model.engine.value, model.release, registry.RUNTIME_TARGET,
+                                 pasteback="graphfit.inputs.pasteback:DESCRIBED_PASTEBACK"))
     return model

@@ -69,6 +69,13 @@ def register_plugin(plugin: EnginePlugin, *, default: bool = False) -> None:
     _PLUGINS[(found.engine, found.version)] = plugin
 
 
+def set_parts(plugin: EnginePlugin) -> None:
+    """The parts of a release already in the registry (a model registered as an object,
+    e.g. a described engine); the registry is left as it is."""
+    found = registry.release(plugin.engine, plugin.version)
+    _PLUGINS[(found.engine, found.version)] = plugin
+
+
 def plugin(engine: object, version: str | None = None) -> EnginePlugin:
     """The parts of (engine, version) (None: its default release); a release registered
     with a model only has no other part."""
