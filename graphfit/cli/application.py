@@ -32,6 +32,7 @@ GROUPS: dict[str, tuple[str, ...]] = {
     "graphfit.cli.planning": ("plan", "check", "explain"),
     "graphfit.cli.engines": ("sweep", "compare"),
     "graphfit.cli.tuning": ("optimize", "memory"),
+    "graphfit.cli.catalog": ("engines",),
 }
 
 

@@ -136,3 +136,19 @@ def test_an_entry_point_engine_is_read_once_when_first_asked(
     # the third-party engine's release is selectable like a built-in one
     config = EngineConfig(max_num_seqs=8, engine_version="0.33.0")
     assert plan(config).engine_version == "vLLM 0.33.0"
+
+
+def test_graphfit_engines_lists_every_release_and_its_parts() -> None:
+    from tests.helpers import ROOT, run_cli
+
+    code, out, err = run_cli(["engines", "--json"])
+    assert code == 0, err
+    rows = json.loads(out)["engines"]
+    assert [(r["engine"], r["version"], r["default"]) for r in rows][:3] == [
+        ("vllm", "0.33.0", True), ("sglang", "0.5.23", True), ("trtllm", "main@c0edad93", True)]
+    assert all(r["parts"] == list(table.PARTS[1:]) for r in rows[:3])
+    code, out, err = run_cli(["engines", "--engine-file",
+                              str(ROOT / "examples" / "engines" / "tiny_spec.toml")])
+    assert code == 0 and "tiny-spec" in out and "pasteback" in out, err
+    code, out, err = run_cli(["engines", "--engine-file", "/nonexistent.toml"])
+    assert code == 2 and err.startswith("error: engine file")
