@@ -166,7 +166,8 @@ def explain_command(
             table = explain_table(result, num_tokens, uniform_decode=uniform,
                                   num_reqs=num_reqs)
     if json_output:
-        emit_json({"schema": "graphfit.explain/1", "num_tokens": num_tokens,
+        emit_json({"schema": "graphfit.explain/1", "engine_version": result.engine_version,
+                   "num_tokens": num_tokens,
                    "uniform": uniform, "num_reqs": num_reqs, "config": config.to_dict(),
                    "components": rows})
         return

@@ -224,7 +224,7 @@ EXPLAIN_COLUMNS = ("component", "mode", "padded", "num_reqs", "buffer", "rows", 
 def explain_table(plan: Plan, num_tokens: int, *, uniform_decode: bool,
                   num_reqs: int | None) -> Table:
     """Where a batch of num_tokens goes in each component, and each buffer's rows."""
-    table = literal_table(f"Batch of {num_tokens} tokens")
+    table = literal_table(f"Batch of {num_tokens} tokens ({plan.engine_version})")
     for name in EXPLAIN_COLUMNS:
         table.add_column(name)
     last = ""

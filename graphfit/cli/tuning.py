@@ -97,6 +97,7 @@ def tuning_document(t: Tuning, trace_format: str = "csv",
     trace = t.trace
     return {
         "schema": "graphfit.optimize/1",
+        "engine_version": t.config.model.version,
         "config": t.config.to_dict(),
         "trace": {"source": trace.source, "format": trace_format,
                   "total_weight": trace.total_weight,
@@ -286,7 +287,8 @@ def register(app: typer.Typer) -> None:
         over = budget is not None and graphs > budget
         if json_output:
             emit_json({
-                "schema": "graphfit.memory/1", "config": config.to_dict(),
+                "schema": "graphfit.memory/1", "engine_version": result.engine_version,
+                "config": config.to_dict(),
                 "device": model.device, "capture_sizes": list(sizes),
                 "num_graphs": len(sizes),
                 "pool_bytes": round(model.pool_bytes(max(sizes))) if sizes else 0,
@@ -295,7 +297,7 @@ def register(app: typer.Typer) -> None:
                 "budget_bytes": budget, "max_graphs_in_budget": fit, "ok": not over})
         else:
             out = console()
-            table = Table(title="Graph memory estimate"
+            table = Table(title=f"Graph memory estimate, {result.engine_version}"
                           + (f" ({user(model.device)})" if model.device else ""),
                           title_justify="left")
             table.add_column("item")

@@ -165,3 +165,16 @@ def test_a_plan_1_document_is_still_read(tmp_path: Path) -> None:
     path.write_text(json.dumps(doc))
     code, out, err = run_cli(["check", "--plan", str(path)])
     assert code == 2 and "vLLM 0.1.0" in err and "0.33.0" in err
+
+
+def test_every_json_document_and_table_names_the_release() -> None:
+    seed = ["--max-num-seqs", "8"]
+    for command in (["explain", "12"], ["memory", "--bytes-per-token", "1000"],
+                    ["check"], ["plan"]):
+        code, out, err = run_cli([*command, *seed, "--json"])
+        assert code == 0, (command, err)
+        doc = json.loads(out)
+        assert doc["engine_version"] == "vLLM 0.33.0", command
+        assert doc.get("config", {"engine_version": "0.33.0"})["engine_version"] == "0.33.0"
+        code, out, err = run_cli([*command, *seed])
+        assert code == 0 and "vLLM 0.33.0" in out, (command, out)
