@@ -581,8 +581,12 @@ def config_options(func: F | None = None, *,
         notes: tuple[str, ...] = ()
         with handled():
             pasted = read_pasted(PASTED.get())
-            if optional and pasted is None and all(v is None for v in values.values()):
-                pass
+            if optional and pasted is None and all(
+                    v is None for k, v in values.items() if k != "engine_file"):
+                if values.get("engine_file") is not None:  # `check --plan FILE` of its plan
+                    from graphfit.inputs.engine_file import load_engine_file
+
+                    load_engine_file(str(values["engine_file"]))
             elif axis_parsers:
                 injected_value = _grid(values, axis_flags, axis_parsers, pasted)
                 notes = injected_value.base.notes

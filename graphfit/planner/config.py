@@ -137,7 +137,8 @@ def _engine(value: object) -> Engine | EngineName:
                 return member
         if name in engines():
             return EngineName(name)
-    raise ConfigError(f"engine: {excerpt(value)} is not one of {', '.join(engines())}")
+    raise ConfigError(f"engine: {excerpt(value)} is not one of {', '.join(engines())} "
+                      "(a described engine: give its --engine-file)")
 
 
 def _resolve_engine(config: EngineConfig) -> None:

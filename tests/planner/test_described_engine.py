@@ -289,3 +289,17 @@ def test_optimize_tunes_and_pastes_back_the_first_component_ladder(tmp_path: Pat
                               num_speculative_tokens=2, cudagraph_capture_sizes=sizes))
     assert tuned.capture_sizes == sizes and tuned.verify().ok
     assert {3, 6, 9, 12, 17, 18, 30, 33} <= set(sizes)
+
+
+def test_check_plan_of_a_described_engine_takes_its_engine_file(tmp_path: Path) -> None:
+    code, out, err = run_cli(["plan", "--json", "--engine-file", str(EXAMPLE), *FLAGS])
+    assert code == 0, err
+    saved = tmp_path / "plan.json"
+    saved.write_text(out)
+    code, out, err = run_cli(["check", "--plan", str(saved), "--engine-file", str(EXAMPLE)])
+    assert code == 0 and "SAFE" in out, err
+    doc = json.loads(saved.read_text())
+    doc["components"]["proposer"]["buffers"][0]["capacity"] = 18  # edited by hand
+    saved.write_text(json.dumps(doc))
+    code, out, err = run_cli(["check", "--plan", str(saved), "--engine-file", str(EXAMPLE)])
+    assert code == 2 and "capacity" in err
