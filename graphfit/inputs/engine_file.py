@@ -21,6 +21,7 @@ TOML needs Python 3.11's tomllib (or the `tomli` package on 3.10); YAML needs py
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -43,6 +44,10 @@ from graphfit.planner.engines.described import (
 __all__ = ["MAX_ENGINE_FILE_BYTES", "description_from_data", "load_engine_file", "read_engine_file"]
 
 MAX_ENGINE_FILE_BYTES = 256 * 1024  # descriptions are a few KiB
+_MISSING = re.compile(r"(\w+)\.__init__\(\) missing \d+ required positional arguments?: (.*)")
+_KINDS = {"BufferRule": "buffer", "FamilyRule": "family", "LadderRule": "ladder",
+          "ComponentRule": "component", "Grid": "grid", "DispatchRule": "dispatch",
+          "EngineDescription": "description"}
 
 _KEYS: dict[str, tuple[str, ...]] = {
     "engine": ("name", "version", "summary", "components"),
@@ -81,7 +86,9 @@ def _tuple(value: Any) -> Any:
 
 def _component(where: str, data: Any) -> ComponentRule:
     raw = _mapping(where, data, "component")
-    name = raw.get("name", "?")
+    if "name" not in raw:
+        raise ConfigError(f"{where}: a component is missing 'name'")
+    name = raw["name"]
     here = f"{where} {excerpt(name)}"
     ladder = _mapping(f"{here}.ladder", raw.get("ladder", {}), "ladder")
     if "grid" in ladder:
@@ -108,13 +115,17 @@ def description_from_data(data: Any, origin: str = "engine") -> EngineDescriptio
     for key in ("name", "version", "components"):
         if key not in raw:
             raise ConfigError(f"{origin}: missing {key!r}")
-    components = [_component(f"{origin}: component", c)
-                  for c in _list(f"{origin}.components", raw["components"])]
     try:
+        components = [_component(f"{origin}: component", c)
+                      for c in _list(f"{origin}.components", raw["components"])]
         return EngineDescription(raw["name"], raw["version"], tuple(components),
                                  raw.get("summary", ""))
-    except TypeError as exc:  # a value of the wrong shape the dataclasses could not take
-        raise ConfigError(f"{origin}: {exc}") from None
+    except TypeError as exc:  # a key missing (the dataclasses' required arguments)
+        found = _MISSING.search(str(exc))
+        if found is None:  # pragma: no cover - every other shape is checked by name
+            raise ConfigError(f"{origin}: {excerpt(str(exc), 120)}") from None
+        kind = _KINDS.get(found.group(1), found.group(1))
+        raise ConfigError(f"{origin}: a {kind} is missing {found.group(2)}") from None
 
 
 def _toml(path: Path, origin: str) -> Any:

@@ -193,7 +193,7 @@ BAD = [
     ({"version": "1", "components": []}, "missing 'name'"),
     ({"name": "x", "version": "1", "components": [], "extra": 1}, "unknown key 'extra'"),
     ({"name": "x", "version": "1", "components": []}, "1..8 components"),
-    ({"name": "X", "version": "1", "components": [{}]}, "ladder"),
+    ({"name": "X", "version": "1", "components": [{"name": "t"}]}, "ladder"),
 ]
 
 
@@ -225,7 +225,37 @@ BAD += [
      "not a name"),
     (_engine(dispatch={"mixed": "HALF"}), "not one of FULL"),
     (_engine(buffers="x"), "expected a list"),
+    (_engine(buffers=[{"name": "a", "dtype": "int32", "rows": "tokens"}]),
+     "a buffer is missing 'allocates'"),
+    (_engine(families=[{}]), "a family is missing 'kind'"),
+    (_engine(buffers=[{"name": "a", "dtype": "int32", "rows": "tokens", "allocates": 1,
+                       "safe_fills": "zero"}]), "safe_fills: expected a list"),
+    (_engine(ladder={"keyed": "tokens", "grid": {"start": 5}}), "grid.start: expected a list"),
+    ({"name": "x", "version": "1", "components": [{"ladder": {}}]},
+     "a component is missing 'name'"),
 ]
+
+JSON = st.recursive(
+    st.none() | st.booleans() | st.integers(-5, 10**20) | st.floats(allow_nan=True)
+    | st.text(max_size=12) | st.sampled_from(["tokens", "requests", "mixed", "FULL", "S*q"]),
+    lambda inner: st.lists(inner, max_size=4)
+    | st.dictionaries(st.sampled_from(["name", "version", "components", "ladder", "keyed",
+                                       "sizes", "grid", "start", "step", "max", "families",
+                                       "kind", "buffers", "dtype", "rows", "allocates",
+                                       "dispatch", "mixed", "uniform", "padding", "fill",
+                                       "trailing", "offset", "bogus"]), inner, max_size=6),
+    max_leaves=30)
+
+
+@given(JSON)
+def test_no_file_content_gets_past_as_anything_but_a_config_error(data: object) -> None:
+    """The file is never trusted: any parsed content is a description or one ConfigError."""
+    try:
+        found = description_from_data(data)
+    except ConfigError as exc:
+        assert str(exc) and "\n" not in str(exc)
+    else:
+        assert isinstance(found, EngineDescription)
 
 
 @pytest.mark.parametrize(("data", "message"), BAD)

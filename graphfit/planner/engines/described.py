@@ -109,11 +109,18 @@ class Grid:
     step: int = 8
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "start", tuple(self.start))
+        object.__setattr__(self, "start", _sequence("grid.start", self.start))
         if (isinstance(self.step, bool) or not isinstance(self.step, int)
                 or not 1 <= self.step <= MAX_INT):
             raise ConfigError(f"grid.step: must be an integer >= 1, got {excerpt(self.step)}")
         _sizes_list("grid.start", self.start)
+
+
+def _sequence(what: str, value: object) -> tuple[object, ...]:
+    """A list or tuple as a tuple (a string or a number is not a list of values)."""
+    if not isinstance(value, (list, tuple)):
+        raise ConfigError(f"{what}: expected a list, got {excerpt(value)}")
+    return tuple(value)
 
 
 def _sizes_list(what: str, sizes: tuple[int, ...]) -> None:
@@ -141,7 +148,7 @@ class LadderRule:
         if (self.sizes is None) == (self.grid is None):
             raise ConfigError("ladder: give either sizes (a list) or grid, not both or neither")
         if self.sizes is not None:
-            object.__setattr__(self, "sizes", tuple(self.sizes))
+            object.__setattr__(self, "sizes", _sequence("ladder.sizes", self.sizes))
             _sizes_list("ladder.sizes", self.sizes)
         if self.grid is not None and not isinstance(self.grid, Grid):
             raise ConfigError(f"ladder.grid: expected a Grid, got {excerpt(self.grid)}")
@@ -236,7 +243,7 @@ class BufferRule:
             raise ConfigError(f"{what}: rows {excerpt(self.rows)} is not one of "
                               f"{', '.join(ROWS)}")
         _formula(f"{what}.allocates", self.allocates, BUFFER_NAMES)
-        object.__setattr__(self, "trailing", tuple(self.trailing))
+        object.__setattr__(self, "trailing", _sequence(f"{what}.trailing", self.trailing))
         if len(self.trailing) > 4:
             raise ConfigError(f"{what}: at most 4 trailing dims")
         for dim in self.trailing:
@@ -244,12 +251,13 @@ class BufferRule:
         if isinstance(self.offset, bool) or not isinstance(self.offset, int) or \
                 not 0 <= self.offset <= 1024:
             raise ConfigError(f"{what}: offset must be an integer in 0..1024")
+        if self.safe_fills is not None:
+            object.__setattr__(self, "safe_fills",
+                               _sequence(f"{what}.safe_fills", self.safe_fills))
         kinds = [self.fill, *(self.safe_fills or ())]
         for kind in kinds:
             if kind not in FILLS:
                 raise ConfigError(f"{what}: fill {excerpt(kind)} is not one of {', '.join(FILLS)}")
-        if self.safe_fills is not None:
-            object.__setattr__(self, "safe_fills", tuple(self.safe_fills))
         if isinstance(self.fill_value, bool) or not isinstance(self.fill_value, (int, float)) \
                 or not math.isfinite(self.fill_value) or abs(self.fill_value) > MAX_INT:
             raise ConfigError(f"{what}: fill_value must be a finite number")
@@ -270,8 +278,10 @@ class ComponentRule:
 
     def __post_init__(self) -> None:
         _name("component.name", self.name)
-        object.__setattr__(self, "families", tuple(self.families))
-        object.__setattr__(self, "buffers", tuple(self.buffers))
+        object.__setattr__(self, "families", _sequence(f"component {self.name}.families",
+                                                       self.families))
+        object.__setattr__(self, "buffers", _sequence(f"component {self.name}.buffers",
+                                                      self.buffers))
         if not self.families:
             raise ConfigError(f"component {self.name}: needs at least one family")
         if not 1 <= len(self.buffers) <= MAX_BUFFERS:
@@ -303,7 +313,8 @@ class EngineDescription:
         if not isinstance(self.version, str) or not 0 < len(self.version) <= 64:
             raise ConfigError(f"engine version: expected a short string, got "
                               f"{excerpt(self.version)}")
-        object.__setattr__(self, "components", tuple(self.components))
+        object.__setattr__(self, "components", _sequence(f"engine {self.name}.components",
+                                                         self.components))
         if not 1 <= len(self.components) <= MAX_COMPONENTS:
             raise ConfigError(f"engine {self.name}: 1..{MAX_COMPONENTS} components")
         names = [c.name for c in self.components]
