@@ -333,3 +333,14 @@ def test_check_plan_of_a_described_engine_takes_its_engine_file(tmp_path: Path) 
     saved.write_text(json.dumps(doc))
     code, out, err = run_cli(["check", "--plan", str(saved), "--engine-file", str(EXAMPLE)])
     assert code == 2 and "capacity" in err
+
+
+def test_python_descriptions_check_their_parts_types() -> None:
+    ladder = LadderRule("tokens", "T", sizes=(1, 2))
+    buffer = BufferRule("a", "int32", "tokens", "T")
+    with pytest.raises(ConfigError, match="families: expected a FamilyRule, got 'mixed'"):
+        ComponentRule("t", ladder, ("mixed",), (buffer,))  # type: ignore[arg-type]
+    with pytest.raises(ConfigError, match="ladder: expected a LadderRule"):
+        ComponentRule("t", "T", (FamilyRule("mixed"),), (buffer,))  # type: ignore[arg-type]
+    with pytest.raises(ConfigError, match="expected ComponentRules"):
+        EngineDescription("x", "1", ("target",))  # type: ignore[arg-type]

@@ -282,6 +282,14 @@ class ComponentRule:
                                                        self.families))
         object.__setattr__(self, "buffers", _sequence(f"component {self.name}.buffers",
                                                       self.buffers))
+        for what, values, kind in (("families", self.families, FamilyRule),
+                                   ("buffers", self.buffers, BufferRule),
+                                   ("ladder", (self.ladder,), LadderRule),
+                                   ("dispatch", (self.dispatch,), DispatchRule)):
+            for value in values:
+                if not isinstance(value, kind):
+                    raise ConfigError(f"component {self.name}.{what}: expected a "
+                                      f"{kind.__name__}, got {excerpt(value)}")
         if not self.families:
             raise ConfigError(f"component {self.name}: needs at least one family")
         if not 1 <= len(self.buffers) <= MAX_BUFFERS:
@@ -315,6 +323,10 @@ class EngineDescription:
                               f"{excerpt(self.version)}")
         object.__setattr__(self, "components", _sequence(f"engine {self.name}.components",
                                                          self.components))
+        for component in self.components:
+            if not isinstance(component, ComponentRule):
+                raise ConfigError(f"engine {self.name}.components: expected ComponentRules, "
+                                  f"got {excerpt(component)}")
         if not 1 <= len(self.components) <= MAX_COMPONENTS:
             raise ConfigError(f"engine {self.name}: 1..{MAX_COMPONENTS} components")
         names = [c.name for c in self.components]
