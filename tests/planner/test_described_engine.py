@@ -344,3 +344,26 @@ def test_python_descriptions_check_their_parts_types() -> None:
         ComponentRule("t", "T", (FamilyRule("mixed"),), (buffer,))  # type: ignore[arg-type]
     with pytest.raises(ConfigError, match="expected ComponentRules"):
         EngineDescription("x", "1", ("target",))  # type: ignore[arg-type]
+
+
+def _as_data(value: object) -> object:
+    """A description as the plain data a file holds (no None entries, lists for tuples)."""
+    import dataclasses
+
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return {f.name: _as_data(getattr(value, f.name)) for f in dataclasses.fields(value)
+                if getattr(value, f.name) is not None}
+    if isinstance(value, (list, tuple)):
+        return [_as_data(v) for v in value]
+    return value
+
+
+@pytest.mark.parametrize("suffix", [".yaml", ".json"])
+def test_yaml_and_json_files_describe_the_same_engine(tmp_path: Path, suffix: str) -> None:
+    import yaml
+
+    described = read_engine_file(EXAMPLE)
+    data = _as_data(described)
+    path = tmp_path / f"tiny{suffix}"
+    path.write_text(yaml.safe_dump(data) if suffix == ".yaml" else json.dumps(data))
+    assert read_engine_file(path) == described
