@@ -9,18 +9,16 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, fields
-from enum import Enum
-from typing import Any, TypeVar
+from typing import Any
 
 from graphfit.planner.analysis.summary import decode_stats, mixed_family
 from graphfit.planner.analysis.waste import PaddingStats, family_stats
 from graphfit.planner.config import EngineConfig
 from graphfit.planner.core.enums import LadderPolicy
-from graphfit.planner.core.errors import ConfigError, excerpt, listed
+from graphfit.planner.core.errors import ConfigError, listed
 from graphfit.planner.engines.base import ENGINE_FIELDS
 from graphfit.planner.plan import Plan
 
-E = TypeVar("E", bound=Enum)
 _ENGINE_SPECIFIC = ("engine_version", "runner", "cuda_graph_padding", "speculative_eagle_topk",
                     "speculative_num_draft_tokens", "cudagraph_capture_sizes",
                     "max_cudagraph_capture_size", *ENGINE_FIELDS)
@@ -50,17 +48,6 @@ def apply_variant(base: EngineConfig, changes: Mapping[str, Any], label: str
                          "(other units)")
         changes = {**reset, **changes}
     return base.replace(**changes), notes
-
-
-def _enum(name: str, kind: type[E], value: object) -> E:
-    if isinstance(value, kind):
-        return value
-    if isinstance(value, str):
-        for member in kind:
-            if value.strip().lower() == str(member.value).lower():
-                return member
-    choices = ", ".join(str(m.value) for m in kind)
-    raise ConfigError(f"{name}: {excerpt(value)} is not one of {choices}")
 
 
 @dataclass(frozen=True)
