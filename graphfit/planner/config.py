@@ -176,6 +176,10 @@ class EngineConfig:
     Field names follow vLLM's flags. Strings are accepted for the enum fields and coerced, so
     `EngineConfig(max_num_seqs=33, num_speculative_tokens=3, spec_method="dflash")` works.
 
+    `engine` is any registered engine (graphfit.planner.engines.registry: the built-in ones,
+    `graphfit.engines` plugins, described engines) and `engine_version` its release; None
+    resolves to the engine's default (its newest modelled release) when the config is built.
+
     For `engine="sglang"` / `"trtllm"` the capture sizes and `max_cudagraph_capture_size` are
     batch sizes (requests: `--cuda-graph-bs-decode`, `--cuda-graph-max-bs-decode`,
     `CudaGraphConfig`), `num_speculative_tokens` is SGLang's `speculative_num_steps` /
