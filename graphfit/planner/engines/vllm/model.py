@@ -1,4 +1,8 @@
-"""The vLLM 0.33 engine model: its ladders, dispatchers, buffers and reachable batches.
+"""The vLLM engine model: its ladders, dispatchers, buffers and reachable batches.
+
+One class serves every release: `VllmModel(release)` reads the release's switches
+(`releases/`, each release a delta of its predecessor); the modules it calls describe 0.33
+and say where a later release differs.
 
 The attention backends' cudagraph support level decides the mode the runner resolves
 (`attention.resolve_mode`); when the config leaves it unknown, every level vLLM would accept
@@ -42,9 +46,13 @@ from graphfit.planner.engines.vllm.dispatch import (
     drafter_tables,
     target_tables,
     v2_full_decode_tables,
+    v2_split_tables,
     v2_tables,
 )
 from graphfit.planner.engines.vllm.ladder import config_ladder, runtime_ladder
+from graphfit.planner.engines.vllm.releases import Release
+from graphfit.planner.engines.vllm.releases.v0_33 import RELEASE as V0_33
+from graphfit.planner.engines.vllm.split import SplitLadder, split_ladder
 
 _TARGET = frozenset({Stream.TARGET_TOKENS, Stream.TARGET_REQUESTS})
 _DRAFTER = frozenset({Stream.DRAFTER_TOKENS, Stream.DRAFTER_REQUESTS})
@@ -78,13 +86,14 @@ class _Run:
         return tuple(out)
 
 
-def default_runner(config: EngineSettings) -> Runner:
-    """The model runner vLLM 0.33 picks when VLLM_USE_V2_MODEL_RUNNER is unset
-    (`VllmConfig.use_v2_model_runner`, config/vllm.py:730-767): the V2 runner, unless the
+def default_runner(config: EngineSettings, release: Release = V0_33) -> Runner:
+    """The model runner vLLM picks when VLLM_USE_V2_MODEL_RUNNER is unset
+    (0.33: `VllmConfig.use_v2_model_runner`, config/vllm.py:730-767): the V2 runner, unless the
     config needs a feature it lacks (`_get_v2_model_runner_unsupported_features`,
     config/vllm.py:3053-3087) -- of those graphfit models the suffix method. (Without Triton
-    vLLM also falls back to V1; graphfit models CUDA GPUs, where Triton is present.)"""
-    return Runner.V1 if config.spec_method is SpecMethod.SUFFIX else Runner.V2
+    vLLM also falls back to V1; graphfit models CUDA GPUs, where Triton is present.) 0.34 has
+    the V2 runner only."""
+    return release.default_runner(config.spec_method)
 
 
 def _uses_drafter_level(config: EngineSettings) -> bool:
@@ -109,17 +118,21 @@ def _drafter_graphs(run: _Run) -> bool:
             and run.drafter_level.rank >= UNIFORM.rank)
 
 
-def _runs(config: EngineSettings, ladder: Ladder) -> list[_Run]:
+def _runs(config: EngineSettings, ladder: Ladder, split: SplitLadder | None = None
+          ) -> list[_Run]:
     """Every scenario vLLM accepts, the assumed (highest levels) first; ConfigError when it
-    accepts none."""
+    accepts none. With split sizes (0.34) an empty ladder already set the mode NONE."""
     q = config.uniform_query_len
+    configured = config.cudagraph_mode
+    if split is not None and split.mode_none:
+        configured = CUDAGraphMode.NONE
     levels = target_levels(config.attention_backend, config.attention_cudagraph_support)
     runs: list[_Run] = []
     seen: set[tuple[object, ...]] = set()
     error: ConfigError | None = None
     for level in sorted(levels, key=lambda x: -x.rank):
         try:
-            mode = resolve_mode(config.cudagraph_mode, level, q)
+            mode = resolve_mode(configured, level, q)
             runtime = runtime_ladder(config, ladder, mode)
         except ConfigError as exc:
             error = error or exc
@@ -141,9 +154,24 @@ class VllmModel:
     """vLLM captures per token count; the V1 runner rounds to multiples of q (see ladder)."""
 
     engine = Engine.VLLM
-    version = "vLLM 0.33.0"
     unit = Unit.TOKENS
     policies = (LadderPolicy.VLLM, LadderPolicy.VLLM_LEGACY)
+
+    def __init__(self, release: Release = V0_33) -> None:
+        self.changes = release
+
+    @property
+    def release(self) -> str:
+        """The version string, e.g. "0.34.0"."""
+        return self.changes.release
+
+    @property
+    def version(self) -> str:
+        """What reports print, e.g. "vLLM 0.34.0"."""
+        return self.changes.name
+
+    def _split(self, config: EngineSettings) -> SplitLadder | None:
+        return split_ladder(config) if self.changes.split_sizes else None
 
     def resolve(self, config: EngineSettings) -> Mapping[str, object]:
         """vLLM's own defaults and checks: the ladder, padding, the model runner when
@@ -172,12 +200,18 @@ class VllmModel:
         method, k = config.spec_method, config.num_speculative_tokens
         runner = config.runner
         if runner is None:  # VLLM_USE_V2_MODEL_RUNNER unset
-            runner = default_runner(config)
+            runner = default_runner(config, self.changes)
             changes["runner"] = runner
+        if runner is Runner.V1 and not self.changes.v1_runner:
+            raise ConfigError(
+                f"runner: the V1 model runner was removed in {self.version} "
+                f"(VLLM_USE_V2_MODEL_RUNNER=0 is an error there: platforms/interface.py:"
+                f"1481-1491); use runner v2, or engine version 0.33.0 for V1")
         if method is SpecMethod.DSPARK and runner is Runner.V1:
             raise ConfigError("spec_method: dspark runs on the V2 model runner only (vLLM's V1 "
                               "runner rejects it: config/vllm.py:3110-3113)")
-        if method is SpecMethod.SUFFIX and runner is Runner.V2:
+        if method is SpecMethod.SUFFIX and runner is Runner.V2 \
+                and method in self.changes.runner_fallbacks:
             raise ConfigError("spec_method: suffix runs on the V1 model runner only (vLLM's V2 "
                               "runner rejects it: config/vllm.py:3066-3068)")
         if method is SpecMethod.EXTRACT_HIDDEN_STATES and k != 1:
@@ -195,8 +229,9 @@ class VllmModel:
         return changes
 
     def ladders(self, config: EngineSettings) -> EngineLadders:
-        ladder = config_ladder(config)
-        runs = _runs(config, ladder)
+        split = self._split(config)
+        ladder = config_ladder(config) if split is None else split.recorded
+        runs = _runs(config, ladder, split)
         first = runs[0]
         scenarios = [Scenario(run.label(), run.settings(), run.mode, run.runtime.sizes)
                      for run in runs]
@@ -205,8 +240,9 @@ class VllmModel:
 
     def components(self, config: EngineSettings, ladders: EngineLadders
                    ) -> tuple[ComponentModel, ...]:
-        runs = _runs(config, ladders.config)
-        built = [self._components(config, ladders.config, run) for run in runs]
+        split = self._split(config)
+        runs = _runs(config, ladders.config, split)
+        built = [self._components(config, ladders.config, run, split) for run in runs]
         out: list[ComponentModel] = []
         for i, comp in enumerate(built[0]):
             alternatives = tuple(
@@ -216,12 +252,14 @@ class VllmModel:
                                       comp.families, alternatives))
         return tuple(out)
 
-    def _components(self, config: EngineSettings, ladder: Ladder, run: _Run
-                    ) -> tuple[ComponentModel, ...]:
+    def _components(self, config: EngineSettings, ladder: Ladder, run: _Run,
+                    split: SplitLadder | None = None) -> tuple[ComponentModel, ...]:
         S, T, q = config.max_num_seqs, config.max_num_batched_tokens, config.uniform_query_len
         sizes, mode = run.runtime.sizes, run.mode
         v2 = config.runner is Runner.V2
-        if v2:
+        if split is not None:
+            tables = v2_split_tables(split.prefill, split.decode_graph_tokens(q, S), mode, q, S)
+        elif v2:
             tables = v2_tables(sizes, mode, q, S, ladder.max_size)
         else:
             tables = target_tables(sizes, mode, q, S)
