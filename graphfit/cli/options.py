@@ -243,6 +243,9 @@ CONFIG_FLAGS: list[ConfigFlag] = [
                "Allocate inputs_embeds and mrope positions buffers.", switch=True),
     ConfigFlag("engine", "--engine", str,
                "Engine to model: vllm (default), sglang, trtllm."),
+    ConfigFlag("engine_version", "--engine-version", str,
+               "Engine release to model (default: the newest modelled; vLLM 0.33.0, "
+               "SGLang 0.5.23, TensorRT-LLM main@c0edad93)."),
     ConfigFlag("config_file", "--config", str,
                "YAML/JSON file of engine settings (vllm serve --config style); flags win."),
     # vLLM's own inputs

@@ -18,6 +18,9 @@ from graphfit.inputs.reading import load_json, shown_path
 from graphfit.planner.config import EngineConfig
 from graphfit.planner.core.errors import ConfigError, brief, excerpt
 from graphfit.planner.document import PLAN_SCHEMA
+from graphfit.planner.engines.registry import engine_model, versions
+
+_SCHEMA_1 = "graphfit.plan/1"  # before engine_version: its config names no release
 
 _SHOWN = 24  # characters of a differing value echoed in the message
 
@@ -27,17 +30,47 @@ def read_plan_file(path: str | Path) -> tuple[dict[str, Any], EngineConfig]:
     and a valid config; whether the rest is exact is `first_difference`'s question."""
     where = f"plan {shown_path(path)}"
     doc = load_json(path, "plan")
-    if not isinstance(doc, dict) or doc.get("schema") != PLAN_SCHEMA:
-        raise ConfigError(f"{where}: schema must be {PLAN_SCHEMA!r}")
+    if not isinstance(doc, dict) or doc.get("schema") not in (_SCHEMA_1, PLAN_SCHEMA):
+        raise ConfigError(f"{where}: schema must be {PLAN_SCHEMA!r} (or {_SCHEMA_1!r})")
     config = doc.get("config")
     if not isinstance(config, dict):
         raise ConfigError(f"{where}: 'config' must be a JSON object")
+    if doc["schema"] == _SCHEMA_1:
+        doc = _upgraded(doc, config, where)
+        config = doc["config"]
     try:
         return doc, EngineConfig.from_dict(config)
     except ConfigError as exc:
         message = str(exc)
         prefix = "" if message.startswith("config:") else "config: "
         raise ConfigError(f"{where}: {prefix}{message}") from None
+
+
+def _upgraded(doc: dict[str, Any], config: dict[str, Any], where: str) -> dict[str, Any]:
+    """A graphfit.plan/1 document as /2 writes it: its config gains the engine release its
+    top-level `engine_version` ("vLLM 0.33.0") names, right after `engine`; anything else
+    is then compared as usual."""
+    if "engine_version" in config:
+        raise ConfigError(f"{where}: config.engine_version: an entry graphfit.plan/1 does "
+                          "not write")
+    engine = config.get("engine", "vllm")
+    shown = doc.get("engine_version")
+    try:
+        known = versions(engine)
+        release = next((v for v in known if engine_model(engine, v).version == shown), None)
+    except ConfigError as exc:
+        raise ConfigError(f"{where}: config: {exc}") from None
+    if release is None:
+        raise ConfigError(f"{where}: written for {excerpt(shown)}, a release graphfit no longer "
+                          f"models ({', '.join(known)})")
+    upgraded: dict[str, Any] = {}
+    for key, value in config.items():
+        upgraded[key] = value
+        if key == "engine":
+            upgraded["engine_version"] = release
+    if "engine" not in config:
+        upgraded["engine_version"] = release
+    return {**doc, "schema": PLAN_SCHEMA, "config": upgraded}
 
 
 def _name(path: str, key: object) -> str:

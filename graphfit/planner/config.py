@@ -28,6 +28,7 @@ from graphfit.planner.core.errors import ConfigError, excerpt, listed
 from graphfit.planner.core.limits import MAX_CAPTURE_SIZES, MAX_INT
 from graphfit.planner.engines.base import (
     ENGINE_FIELDS,
+    EngineModel,
     own_fields,
     requests_within_token_budget,
 )
@@ -128,7 +129,8 @@ def _resolve_engine(config: EngineConfig) -> None:
     set_ = object.__setattr__
     engine = _coerce_enum("engine", Engine, config.engine)
     set_(config, "engine", engine)
-    model = engine_model(engine)
+    model = engine_model(engine, config.engine_version)
+    set_(config, "engine_version", model.release)
     defaults = {f.name: f.default for f in fields(config) if f.name in ENGINE_FIELDS}
     for name in sorted(set(ENGINE_FIELDS) - own_fields(model)):
         if getattr(config, name) != defaults[name]:
@@ -189,6 +191,9 @@ class EngineConfig:
     block_size: int = 16
     mrope_dims: int = 3
     engine: Engine = Engine.VLLM
+    # the engine release modelled ("0.33.0"); None resolves to the engine's default, the
+    # newest release graphfit models (graphfit.planner.engines.registry)
+    engine_version: str = None  # type: ignore[assignment]
     # None resolves per engine: vLLM and SGLang pad, TensorRT-LLM's CudaGraphConfig does not
     cuda_graph_padding: bool = None  # type: ignore[assignment]
     speculative_eagle_topk: int | None = None
@@ -257,7 +262,7 @@ class EngineConfig:
         if not isinstance(self.multimodal, bool):
             raise ConfigError(f"multimodal: expected true/false, got {excerpt(self.multimodal)}")
         if (self.max_num_batched_tokens < self.max_num_seqs
-                and requests_within_token_budget(engine_model(self.engine))):
+                and requests_within_token_budget(self.model)):
             raise ConfigError(
                 f"max_num_batched_tokens: {self.max_num_batched_tokens} is below max_num_seqs "
                 f"{self.max_num_seqs} (vLLM rejects this too)")
@@ -280,6 +285,11 @@ class EngineConfig:
         if self.speculative_num_draft_tokens is not None:
             return self.speculative_num_draft_tokens
         return 1 + self.num_speculative_tokens
+
+    @property
+    def model(self) -> EngineModel:
+        """The engine model of this config's (engine, engine_version)."""
+        return engine_model(self.engine, self.engine_version)
 
     @property
     def has_drafter(self) -> bool:

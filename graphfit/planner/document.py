@@ -1,4 +1,7 @@
-"""The plan as a JSON document (schema graphfit.plan/1).
+"""The plan as a JSON document (schema graphfit.plan/2).
+
+/2 (issue 20) added the config's `engine_version` (the release modelled); graphfit.plan/1
+documents, written before releases were selectable, are still read (inputs.plan_file).
 
 Reading one back is the inputs layer's job (graphfit.inputs.plan_file): a plan file is
 accepted only when it is exactly the document graphfit writes for its config.
@@ -13,7 +16,8 @@ from graphfit.planner.core.verify import Verification
 from graphfit.planner.engines.base import Scenario
 from graphfit.planner.plan import Plan
 
-PLAN_SCHEMA = "graphfit.plan/1"
+PLAN_SCHEMA = "graphfit.plan/2"
+PLAN_SCHEMAS_READ = ("graphfit.plan/1", PLAN_SCHEMA)  # the older ones are upgraded on reading
 
 
 def scenario_document(scenario: Scenario) -> dict[str, Any]:
@@ -23,7 +27,7 @@ def scenario_document(scenario: Scenario) -> dict[str, Any]:
 
 
 def plan_document(plan: Plan, verification: Verification) -> dict[str, Any]:
-    """The `--json` document (schema graphfit.plan/1): engine version, config, resolved mode
+    """The `--json` document (schema graphfit.plan/2): engine version, config, resolved mode
     and the scenarios covered, ladders, buffers (capacity, the engine's rows and allocation),
     verdict."""
     return {

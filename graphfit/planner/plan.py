@@ -395,7 +395,7 @@ def plan(config: EngineConfig, *, layout: str = "arena",
     if not isinstance(config, EngineConfig):
         raise ConfigError(f"config: expected an EngineConfig, got {type(config).__name__}")
     check_layout(layout, alignment)
-    model = engine_model(config.engine)
+    model = engine_model(config.engine, config.engine_version)
     ladders = model.ladders(config)
     components = {c.name: _sized(c, layout, alignment)
                   for c in model.components(config, ladders)}

@@ -207,7 +207,8 @@ def sweep(base: Mapping[str, Any], axes: Mapping[str, tuple[int, ...]],
         # a value invalid for every point is bad input, not a sweep of rejected configs
         raise ConfigError(f"{results[0].error} (every config of the sweep is invalid)")
     try:
-        version = engine_model(Engine(base.get("engine", Engine.VLLM))).version
+        version = engine_model(Engine(base.get("engine", Engine.VLLM)),
+                               base.get("engine_version")).version
     except (ConfigError, ValueError):
         version = ""
     return SweepResult(dict(axes), tuple(results), time.perf_counter() - start, workers, caps,

@@ -99,8 +99,13 @@ class EngineModel(Protocol):
     def engine(self) -> Engine: ...
 
     @property
+    def release(self) -> str:
+        """The release the model follows, bare ("0.33.0"): its key in the registry."""
+        ...
+
+    @property
     def version(self) -> str:
-        """The engine release whose code the model follows, e.g. "vLLM 0.33.0"."""
+        """The release for display, e.g. "vLLM 0.33.0" (plans, documents, verdicts)."""
         ...
 
     @property

@@ -44,7 +44,8 @@ from graphfit.planner.engines.batch import (
     resolve_common,
 )
 
-VERSION = "SGLang 0.5.23"
+RELEASE = "0.5.23"
+VERSION = f"SGLang {RELEASE}"
 SEQ_LEN_FILL = FillPolicy(FillKind.SENTINEL, 1)  # FlashInfer / FA3 / Triton backends' fill
 MROPE_SECTIONS = 3  # mrope_positions is [3, tokens] whatever the model (buffers.py:158)
 EAGLE3_AUX_LAYERS = 3  # draft-extend hidden states: 3 target layers (eagle_utils.py:270-276)
@@ -394,6 +395,7 @@ class SglangModel:
     """SGLang 0.5.23's decode graph runners, captured per batch size."""
 
     engine = Engine.SGLANG
+    release = RELEASE
     version = VERSION
     unit = Unit.REQUESTS
     policies = (LadderPolicy.SGLANG, LadderPolicy.SGLANG_SPEC)

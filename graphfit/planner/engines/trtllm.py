@@ -32,7 +32,8 @@ from graphfit.planner.engines.batch import (
     resolve_common,
 )
 
-VERSION = "TensorRT-LLM main@c0edad93 (PyTorch backend)"
+RELEASE = "main@c0edad93"  # no wheel release: main at the commit the reference pins
+VERSION = f"TensorRT-LLM {RELEASE} (PyTorch backend)"
 TRTLLM_DEFAULT_MAX_BS = 128  # CudaGraphConfig.max_batch_size 0 means 128
 DEFAULT_MAX_BATCH_SIZE = 2048  # BaseLlmArgs.max_batch_size
 DEFAULT_MAX_NUM_TOKENS = 8192  # BaseLlmArgs.max_num_tokens (EngineConfig's default too)
@@ -194,6 +195,7 @@ class TrtllmModel:
     """TensorRT-LLM's generation graphs, captured per batch size."""
 
     engine = Engine.TRTLLM
+    release = RELEASE
     version = VERSION
     unit = Unit.REQUESTS
     policies = (LadderPolicy.TRTLLM,)

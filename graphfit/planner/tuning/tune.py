@@ -44,7 +44,7 @@ def default_multiple_of(config: EngineConfig) -> int:
     """q when vLLM's V1 runner rounds capture sizes to multiples of q (spec decode with FULL
     decode graphs), else 1 (batch-size ladders count requests: no grid). On that grid a pasted
     ladder is captured exactly as given."""
-    if engine_model(config.engine).unit is not Unit.TOKENS:
+    if engine_model(config.engine, config.engine_version).unit is not Unit.TOKENS:
         return 1
     q = config.uniform_query_len
     if (config.runner is Runner.V1 and q > 1
