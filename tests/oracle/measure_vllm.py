@@ -71,7 +71,7 @@ def short(case: Case) -> str:
 
 
 def main(n: int = 4000, seed: int = 7) -> None:
-    from tests.oracle.test_vllm_oracle import GRID
+    from tests.oracle.vllm_grid import GRID
 
     rng = random.Random(seed)
     cases = list(GRID) + [random_case(rng, expressible=rng.random() < 0.6) for _ in range(n)]

@@ -132,6 +132,9 @@ class RunnerResult:
     drafter: Any = field(default=None, repr=False)  # V1 dispatcher / V2 query or prefill
     drafter_decode: Any = field(default=None, repr=False)  # V2 EAGLE decode-step manager
     drafter_width: int = 0  # V2 DFlash/DSpark: query tokens per request
+    # V2 draft prefill: tokens per request the drafter adds to the target's batch (0.34's
+    # draft_model: a correction slot, standalone_ar/speculator.py:62-73, 367-388)
+    drafter_expansion: int = 0
     drafter_buffers: dict[str, tuple[int, ...]] | None = None  # the real drafter's tensors
     S: int = 0
     q: int = 1
@@ -175,7 +178,9 @@ class RunnerResult:
         speculator.py:250-266); None: no prefill manager."""
         if self.drafter is None or self.runner != "v2" or self.drafter_width:
             return None
-        desc = self.drafter.dispatch(num_reqs, n, self.q if uniform else None, 0)
+        e = self.drafter_expansion
+        desc = self.drafter.dispatch(num_reqs, n + e * num_reqs,
+                                     self.q + e if uniform else None, 0)
         return _key(desc.cg_mode, desc.num_tokens, desc.num_reqs)
 
 
@@ -506,6 +511,8 @@ def runner(case: Case, which: str = "v1") -> RunnerResult:
                     out.drafter_mode = manager.cudagraph_mode.name
                 if query is not None:
                     out.drafter_width = query.decode_query_len
+                elif manager is not None:
+                    out.drafter_expansion = getattr(manager, "decode_query_len", q) - q
                 decode = getattr(drafter_obj, "decode_cudagraph_manager", None)
                 if decode is not None:
                     decode._graphs_captured = True

@@ -274,7 +274,8 @@ class VllmModel:
         if not specs:
             return (target,)
         if v2:
-            drafter_tables_, families = self._v2_drafter(config, ladder, run, target_families)
+            drafter_tables_, families = self._v2_drafter(config, ladder, run, target_families,
+                                                          split)
         else:
             drafter_tables_, families = self._v1_drafter(config, run)
         return (target, ComponentModel("drafter", Unit.TOKENS, drafter_tables_, specs,
@@ -313,14 +314,22 @@ class VllmModel:
 
     @staticmethod
     def _v2_drafter(config: EngineSettings, ladder: Ladder, run: _Run,
-                    target: tuple[BatchFamily, ...]
+                    target: tuple[BatchFamily, ...], split: SplitLadder | None = None
                     ) -> tuple[DispatchTables, tuple[BatchFamily, ...]]:
         S, T, q = config.max_num_seqs, config.max_num_batched_tokens, config.uniform_query_len
         sizes, mode, method = run.runtime.sizes, run.mode, config.spec_method
+        if split is not None and method is SpecMethod.DRAFT_MODEL:
+            return _standalone_drafter(config, run, split)
         if method in _PARALLEL:
             width = lookahead(config)
-            tables = v2_full_decode_tables(sizes, _drafter_graphs(run), width, S,
-                                           ladder.max_size)
+            if split is None:
+                tables = v2_full_decode_tables(sizes, _drafter_graphs(run), width, S,
+                                               ladder.max_size)
+            else:  # 0.34: the query manager's decode graphs are the split request counts
+                full = CUDAGraphMode.FULL_DECODE_ONLY if _drafter_graphs(run) \
+                    else CUDAGraphMode.NONE
+                tables = v2_split_tables((), split.decode_graph_tokens(width, S), full,
+                                         width, S)
             return tables, (
                 BatchFamily("query", _QUERY, width, 1, min(S, T // width), Requests.PER_UNIT,
                             uniform=True),
@@ -332,16 +341,33 @@ class VllmModel:
                             padded=False, engine_only=True))
         if method in _V2_AR:
             # the prefill manager dispatches the target's batches with the target's mode
-            tables = v2_tables(sizes, mode, q, S, ladder.max_size)
+            tables = (v2_tables(sizes, mode, q, S, ladder.max_size) if split is None else
+                      v2_split_tables(split.prefill, split.decode_graph_tokens(q, S), mode,
+                                      q, S))
             return tables, tuple(
                 BatchFamily(f.name, _DRAFTER, f.step, f.first, f.last, f.requests,
                             uniform=f.uniform) for f in target)
         no_graphs = DispatchTables((), (), (), q, S)
-        if method in (SpecMethod.NGRAM, SpecMethod.NGRAM_GPU):
+        if method in (SpecMethod.NGRAM, SpecMethod.NGRAM_GPU, SpecMethod.SUFFIX):
             return no_graphs, (BatchFamily("requests", frozenset({Stream.DRAFTER_REQUESTS}),
                                            1, 1, S, Requests.PER_UNIT),)
         # draft_model, extract_hidden_states: eager, at most T tokens
         return no_graphs, (BatchFamily("drafter", _DRAFTER, 1, 1, T, Requests.UP_TO_TOKENS),)
+
+
+def _standalone_drafter(config: EngineSettings, run: _Run, split: SplitLadder
+                        ) -> tuple[DispatchTables, tuple[BatchFamily, ...]]:
+    """0.34's draft_model prefill (standalone_ar/speculator.py:62-73, 367-388): one correction
+    slot per request, so n target tokens of r requests are n + r drafter tokens, a uniform
+    decode r x (q + 1); its own manager keys decode graphs on q + 1."""
+    S, T, q = config.max_num_seqs, config.max_num_batched_tokens, config.uniform_query_len
+    width = q + 1
+    tables = v2_split_tables(split.prefill, split.decode_graph_tokens(width, S), run.mode,
+                             width, S)
+    return tables, (
+        BatchFamily("expanded prefill", _DRAFTER, 1, 2, T + S, Requests.UP_TO_TOKENS),
+        BatchFamily("expanded uniform decode", _DRAFTER, width, 1, min(S, T // q),
+                    Requests.PER_UNIT, uniform=True))
 
 
 VLLM = VllmModel()
