@@ -247,6 +247,12 @@ def vllm() -> NS:
             helpers.next_power_of_2 = lambda n: 1 << max(int(n) - 1, 0).bit_length()
         if not hasattr(helpers, "cdiv"):
             helpers.cdiv = lambda a, b: -(-a // b)
+    import vllm.config.vllm as config_module
+
+    if hasattr(config_module, "HAS_TRITON"):
+        # 0.32's `_validate_v2_model_runner` refuses to start without Triton (config/vllm.py:
+        # 3187-3190); graphfit models CUDA GPUs, where Triton is present
+        config_module.HAS_TRITON = True
     logging.getLogger("vllm").setLevel(logging.ERROR)  # downgrade/rounding warnings: noise
     return NS(CompilationConfig=CompilationConfig, SchedulerConfig=SchedulerConfig,
               SpeculativeConfig=SpeculativeConfig, VllmConfig=VllmConfig,

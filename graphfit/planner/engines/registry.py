@@ -209,6 +209,7 @@ def _load_plugins() -> None:
 # The modelled releases (a new release: one line here and its module).
 # vLLM: one model per release (graphfit/planner/engines/vllm/releases/, each a delta of the
 # previous one, proven against its own wheel: tests/oracle/test_vllm_release_oracle.py)
+register("vllm", "0.32.0", "graphfit.planner.engines.vllm:VLLM_0_32")
 register("vllm", "0.33.0", "graphfit.planner.engines.vllm:VLLM_0_33", default=True)
 register("vllm", "0.34.0", "graphfit.planner.engines.vllm:VLLM_0_34")
 register("sglang", "0.5.23", "graphfit.planner.engines.sglang:SGLANG")

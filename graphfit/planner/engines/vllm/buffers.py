@@ -259,7 +259,7 @@ def _v2_input_buffers(config: EngineSettings, stream: Stream) -> list[BufferSpec
     ]
 
 
-def _v2_dflash_specs(config: EngineSettings) -> list[BufferSpec]:
+def _v2_dflash_specs(config: EngineSettings, aux_staging: bool = True) -> list[BufferSpec]:
     """`DFlashSpeculator` (v1/worker/gpu/spec_decode/dflash/speculator.py:40-125, 282-287)
     on `DraftModelSpeculator`: no arange, no backup ids. Its query slot mapping is the
     target's shared BlockTables.slot_mappings (the target's `slot_mapping`)."""
@@ -281,7 +281,7 @@ def _v2_dflash_specs(config: EngineSettings) -> list[BufferSpec]:
                    source=f"{src}:117-119"),
         BufferSpec("sample_col", "int32", Axis.FIXED, (), S * k, KEEP, source=f"{src}:122-124"),
     ]
-    if config.cudagraph_mode.decode_mode is CUDAGraphMode.FULL:
+    if aux_staging and config.cudagraph_mode.decode_mode is CUDAGraphMode.FULL:
         # the FULL graph's staged target aux hidden states (x the number of aux layers),
         # allocated from the configured mode, before vLLM resolves it
         specs.append(BufferSpec("aux_staging", config.dtype, Axis.FIXED, (),
@@ -433,12 +433,14 @@ def _v2_suffix_specs(config: EngineSettings) -> list[BufferSpec]:
     ]
 
 
-def drafter_buffer_specs(config: EngineSettings, config_max_capture: int) -> list[BufferSpec]:
-    """The drafter's buffers for the config's method and runner (empty: no drafter)."""
+def drafter_buffer_specs(config: EngineSettings, config_max_capture: int,
+                         aux_staging: bool = True) -> list[BufferSpec]:
+    """The drafter's buffers for the config's method and runner (empty: no drafter).
+    `aux_staging`: the release's MRV2 DFlash stages the target's aux hidden states (0.33+)."""
     method = config.spec_method
     if config.runner is Runner.V2:
         if method in (SpecMethod.DFLASH, SpecMethod.DSPARK):
-            return _v2_dflash_specs(config)
+            return _v2_dflash_specs(config, aux_staging)
         if method in (SpecMethod.EAGLE, SpecMethod.EAGLE3, SpecMethod.MTP):
             return _v2_ar_specs(config)
         if method is SpecMethod.DRAFT_MODEL:

@@ -220,12 +220,12 @@ class VllmModel:
         if not config.dspark_sample_from_anchor and method is not SpecMethod.DSPARK:
             raise ConfigError("dspark_sample_from_anchor: only for spec_method dspark")
         T = config.max_num_batched_tokens
-        if method is not SpecMethod.NONE and k > 0 and isinstance(T, int) \
-                and lookahead(config) >= T:
+        slots = self.changes.reserved_slots(config)
+        if method is not SpecMethod.NONE and k > 0 and isinstance(T, int) and slots >= T:
             raise ConfigError(
                 f"max_num_batched_tokens: {T} leaves no slot for a token besides the "
-                f"{lookahead(config)} lookahead slots of {method.value} (vLLM rejects "
-                f"max_num_batched_tokens <= num_lookahead_tokens)")
+                f"{slots} lookahead slots of {method.value} ({self.version} rejects "
+                f"max_num_batched_tokens <= its reserved draft slots)")
         return changes
 
     def ladders(self, config: EngineSettings) -> EngineLadders:
@@ -270,7 +270,8 @@ class VllmModel:
                         uniform=True))
         target = ComponentModel("target", Unit.TOKENS, tables,
                                 tuple(target_buffer_specs(config)), target_families)
-        specs = tuple(drafter_buffer_specs(config, ladder.max_size))
+        specs = tuple(drafter_buffer_specs(config, ladder.max_size,
+                                           self.changes.dflash_aux_staging))
         if not specs:
             return (target,)
         if v2:

@@ -12,9 +12,12 @@ docs/maintainers/vllm-releases.md.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from graphfit.planner.core.enums import Runner, SpecMethod
+from graphfit.planner.core.settings import EngineSettings
+from graphfit.planner.engines.vllm.buffers import lookahead
 
 
 @dataclass(frozen=True)
@@ -31,6 +34,10 @@ class Release:
     `custom_class`: `--speculative-config '{"method": "custom_class"}'` accepted.
     `flag_table`: the JSON flag table snapshotted from this release's own parser
     (graphfit/inputs/flags/).
+    `reserved_slots`: the draft slots per request vLLM refuses `max_num_batched_tokens` at or
+    below (0.33: `num_lookahead_tokens`, config/vllm.py:2369-2376).
+    `dflash_aux_staging`: MRV2's DFlash speculator stages the target's aux hidden states for
+    its FULL graph (0.33: v1/worker/gpu/spec_decode/dflash/speculator.py:96-108).
     """
 
     release: str
@@ -41,6 +48,8 @@ class Release:
     draft_decode_graphs: bool
     custom_class: bool
     flag_table: str
+    reserved_slots: Callable[[EngineSettings], int] = lookahead
+    dflash_aux_staging: bool = True
 
     def __post_init__(self) -> None:
         parts = self.release.split(".")
