@@ -77,8 +77,9 @@ Key = tuple[str, int, int | None]  # (runtime mode, padded num_tokens, num_reqs)
 class Case:
     """One vLLM configuration, in vLLM's terms.
 
-    `support` is the attention backends' minimum cudagraph support (AttentionCGSupport) the
-    target runner sees; `draft_support` the DFlash draft attention's (V2), default `support`.
+    `support` is the cudagraph support (AttentionCGSupport) of the target model's attention
+    layers; `draft_support` the draft model's layers', default `support`. The runner resolves
+    its mode with the minimum over ALL layers, the draft's included (`min_support`).
     `dspark_fill_in` models a DSpark draft whose hf_config says `sample_from_anchor=False`.
     """
 
@@ -413,6 +414,20 @@ def config_ladder(case: Case) -> ConfigResult:
     return _configure(case)[1]
 
 
+# the methods whose drafter is a model with attention layers in the runner's KV-cache groups
+DRAFT_ATTENTION_METHODS = ("draft_model", "eagle", "eagle3", "mtp", "dflash", "dspark")
+
+
+def min_support(case: Case) -> str:
+    """The level the runner resolves its mode with: the minimum over every attention layer,
+    the draft model's included (0.33 V1: `_check_and_update_cudagraph_mode` over every KV-cache
+    group, gpu_model_runner.py:6710-6719, 6771-6795; MRV2: `get_attn_cg_support` over every
+    attention group, attn_utils.py:314-338, called from model_runner.py:688-697)."""
+    if case.method in DRAFT_ATTENTION_METHODS and case.draft_support is not None:
+        return min(case.support, case.draft_support, key=SUPPORT_LEVELS.index)
+    return case.support
+
+
 def _support(name: str) -> Any:
     return vllm().AttentionCGSupport[name]
 
@@ -484,7 +499,8 @@ def runner(case: Case, which: str = "v1") -> RunnerResult:
         return RunnerResult(which, _err(f"{which} drafter", exc))
     try:
         mode = compilation.resolve_cudagraph_mode_and_sizes(
-            _support(case.support), "oracle", q, kv_cache_config=None, max_num_reqs=case.S,
+            _support(min_support(case)), "oracle", q, kv_cache_config=None,
+            max_num_reqs=case.S,
             is_profiling=False, piecewise_capture_available=True, **_runner_kw(which))
     except Exception as exc:
         return RunnerResult(which, _err("resolve_cudagraph_mode_and_sizes", exc))

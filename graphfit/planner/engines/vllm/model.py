@@ -62,6 +62,9 @@ _PARALLEL = (SpecMethod.DFLASH, SpecMethod.DSPARK)  # a separate query pass per 
 _V1_DRAFTERS = (SpecMethod.EAGLE, SpecMethod.EAGLE3, SpecMethod.MTP, SpecMethod.DRAFT_MODEL,
                 SpecMethod.EXTRACT_HIDDEN_STATES, SpecMethod.DFLASH)
 _V2_AR = (SpecMethod.EAGLE, SpecMethod.EAGLE3, SpecMethod.MTP)
+# drafters that are models with attention layers in the runner's KV-cache groups
+DRAFT_ATTENTION = (SpecMethod.EAGLE, SpecMethod.EAGLE3, SpecMethod.MTP, SpecMethod.DRAFT_MODEL,
+                   SpecMethod.DFLASH, SpecMethod.DSPARK)
 
 
 @dataclass(frozen=True)
@@ -102,13 +105,26 @@ def _uses_drafter_level(config: EngineSettings) -> bool:
 
 
 def _drafter_levels(config: EngineSettings) -> tuple[AttentionSupport | None, ...]:
+    """The draft layers' levels to plan for (None: the same backend as the target's)."""
+    if config.spec_method in DRAFT_ATTENTION \
+            and config.drafter_attention_cudagraph_support is not None:
+        return (config.drafter_attention_cudagraph_support,)
     if not _uses_drafter_level(config):
         return (None,)
-    if config.drafter_attention_cudagraph_support is not None:
-        return (config.drafter_attention_cudagraph_support,)
     if config.attention_backend is not None:
         return backend_levels(config.attention_backend)
     return ANY_LEVEL
+
+
+def runner_level(config: EngineSettings, level: AttentionSupport,
+                 drafter_level: AttentionSupport | None) -> AttentionSupport:
+    """The level the runner resolves its mode with: the minimum over every attention layer,
+    the draft model's included (V1 `_check_and_update_cudagraph_mode`, 0.33
+    gpu_model_runner.py:6710-6719, 6771-6795; MRV2 `get_attn_cg_support` over every
+    attention group, attn_utils.py:314-338, from model_runner.py:688-697)."""
+    if drafter_level is None or config.spec_method not in DRAFT_ATTENTION:
+        return level
+    return min(level, drafter_level, key=lambda x: x.rank)
 
 
 def _drafter_graphs(run: _Run) -> bool:
@@ -131,14 +147,14 @@ def _runs(config: EngineSettings, ladder: Ladder, split: SplitLadder | None = No
     seen: set[tuple[object, ...]] = set()
     error: ConfigError | None = None
     for level in sorted(levels, key=lambda x: -x.rank):
-        try:
-            mode = resolve_mode(configured, level, q)
-            runtime = runtime_ladder(config, ladder, mode)
-        except ConfigError as exc:
-            error = error or exc
-            continue
         for drafter_level in sorted(_drafter_levels(config),
                                     key=lambda x: -(x.rank if x is not None else 0)):
+            try:
+                mode = resolve_mode(configured, runner_level(config, level, drafter_level), q)
+                runtime = runtime_ladder(config, ladder, mode)
+            except ConfigError as exc:
+                error = error or exc
+                continue
             run = _Run(level, drafter_level, mode, runtime)
             effect = (mode, runtime.sizes, _drafter_graphs(run))
             if effect not in seen:
@@ -190,12 +206,14 @@ class VllmModel:
             raise ConfigError("speculative_num_draft_tokens: SGLang-only (set engine sglang)")
         levels = target_levels(config.attention_backend, config.attention_cudagraph_support)
         errors = []
-        for level in levels:  # vLLM rejects a FULL mixed mode when the attention has NEVER
-            try:
-                resolve_mode(config.cudagraph_mode, level, config.uniform_query_len)
+        combos = [(level, drafter) for level in levels for drafter in _drafter_levels(config)]
+        for level, drafter in combos:  # vLLM rejects a FULL mixed mode when an attention
+            try:                        # layer (the draft's too) has NEVER
+                resolve_mode(config.cudagraph_mode, runner_level(config, level, drafter),
+                             config.uniform_query_len)
             except ConfigError as exc:
                 errors.append(exc)
-        if len(errors) == len(levels):
+        if len(errors) == len(combos):
             raise errors[0]
         method, k = config.spec_method, config.num_speculative_tokens
         runner = config.runner
