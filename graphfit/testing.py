@@ -40,6 +40,8 @@ VLLM_BACKENDS = ("FLASH_ATTN", "FLASHINFER", "TRITON_ATTN", "FLEX_ATTENTION", "F
                  "CUTLASS_MLA")
 SGLANG_METHODS = ("eagle", "eagle3", "mtp", "draft_model", "ngram")
 TRTLLM_METHODS = ("eagle", "eagle3", "mtp", "draft_model", "ngram")
+# the speculative methods each engine's strategies generate
+METHODS = {"vllm": VLLM_METHODS, "sglang": SGLANG_METHODS, "trtllm": TRTLLM_METHODS}
 VLLM_MODES = ("NONE", "PIECEWISE", "FULL", "FULL_DECODE_ONLY", "FULL_AND_PIECEWISE")
 
 
@@ -199,24 +201,54 @@ def trtllm_configs(*, max_seqs: int = 256, max_tokens: int = 4096, max_k: int = 
                           methods=methods).map(EngineConfig.from_dict).filter(_plans)
 
 
+def _described(engine: str) -> bool:
+    from graphfit.planner.engines.registry import engine_model
+
+    try:
+        return hasattr(engine_model(engine), "description")
+    except ConfigError:
+        return False
+
+
+def described_configs(engine: str, *, max_seqs: int = 64, max_tokens: int = 1024,
+                      max_k: int = 7, speculative: bool = False
+                      ) -> st.SearchStrategy[EngineConfig]:
+    """Configs of a described engine (registered from its description or --engine-file):
+    the request pool, the token budget and the speculative tokens (k >= 1 when
+    `speculative`), the inputs every description's formulas read."""
+    from graphfit.planner.core.enums import EngineName
+
+    def build(s: int, t: int, k: int) -> EngineConfig:
+        return EngineConfig(engine=EngineName(engine), max_num_seqs=s,
+                            max_num_batched_tokens=max(s, t), num_speculative_tokens=k)
+
+    return st.builds(build, st.integers(1, max_seqs), st.integers(1, max_tokens),
+                     st.integers(1 if speculative else 0, max_k)).filter(_plans)
+
+
 def engine_configs(*, engines: Sequence[str] = ("vllm", "sglang", "trtllm"),
                    max_seqs: int = 256, methods: Sequence[str] | None = None
                    ) -> st.SearchStrategy[EngineConfig]:
-    """Valid configs of the given engines (`methods`: only speculative configs of those)."""
+    """Valid configs of the given engines (`methods`: only speculative configs of those;
+    a described engine's drafter counts as draft_model)."""
+    from graphfit.planner.engines.table import part
+
     choices: list[st.SearchStrategy[EngineConfig]] = []
     for engine in engines:
-        allowed = {"vllm": VLLM_METHODS, "sglang": SGLANG_METHODS,
-                   "trtllm": TRTLLM_METHODS}.get(engine)
+        allowed = METHODS.get(engine)
+        if allowed is None and _described(engine):
+            if methods is None or "draft_model" in methods:
+                choices.append(described_configs(engine, max_seqs=max_seqs,
+                                                 speculative=methods is not None))
+            continue
         if allowed is None:
-            raise ValueError(f"engine {engine!r} is not one of vllm, sglang, trtllm")
+            raise ValueError(f"engine {engine!r} is not one of {', '.join(METHODS)} or a "
+                             "registered described engine")
         if methods is not None and not set(methods) & set(allowed):
             continue
-        if engine == "vllm":
-            choices.append(vllm_configs(max_seqs=max_seqs, methods=methods))
-        elif engine == "sglang":
-            choices.append(sglang_configs(max_seqs=max_seqs, methods=methods))
-        else:
-            choices.append(trtllm_configs(max_seqs=max_seqs, methods=methods))
+        # the engine's strategies, as its entry in the plugin table names them
+        factory = cast(Any, part(engine, "strategies"))
+        choices.append(factory(max_seqs=max_seqs, methods=methods))
     if not choices:
         raise ValueError(f"no engine of {engines!r} supports methods {methods!r}")
     return st.one_of(choices)
@@ -242,9 +274,8 @@ def _variants() -> Iterator[Plan]:
     engine config can have)."""
     from graphfit.planner.core.enums import Engine
 
-    methods = {"vllm": VLLM_METHODS, "sglang": SGLANG_METHODS, "trtllm": TRTLLM_METHODS}
     for engine in Engine:
-        for method in ("none", *methods.get(engine.value, ())):
+        for method in ("none", *METHODS.get(engine.value, ())):
             for runner in (("v1", "v2") if engine is Engine.VLLM else ("v1",)):
                 for multimodal in (False, True):
                     for topk in ((None, 2) if engine is Engine.SGLANG else (None,)):

@@ -244,8 +244,11 @@ CONFIG_FLAGS: list[ConfigFlag] = [
     ConfigFlag("engine", "--engine", str,
                "Engine to model: vllm (default), sglang, trtllm."),
     ConfigFlag("engine_version", "--engine-version", str,
-               "Engine release to model (default: the newest modelled; vLLM 0.33.0, "
-               "SGLang 0.5.23, TensorRT-LLM main@c0edad93)."),
+               "Engine release to model, e.g. 0.33.0 (default: the newest release "
+               "graphfit models for the engine; an unknown one lists the known)."),
+    ConfigFlag("engine_file", "--engine-file", str,
+               "An engine description (TOML/YAML/JSON: components, ladders, dispatch, "
+               "families, buffers) to plan instead of a modelled engine."),
     ConfigFlag("config_file", "--config", str,
                "YAML/JSON file of engine settings (vllm serve --config style); flags win."),
     # vLLM's own inputs
@@ -445,7 +448,13 @@ def command_line_settings(values: Mapping[str, Any],
         value = values.get(flag.name)
         if value is None or flag.name in skip:
             continue
-        if flag.field == "config_file":
+        if flag.field == "engine_file":
+            from graphfit.inputs.engine_file import load_engine_file
+
+            model = load_engine_file(str(value))
+            settings += [Setting("engine", model.engine, flag.flag),
+                         Setting("engine_version", model.release, flag.flag)]
+        elif flag.field == "config_file":
             if config_file is not None:
                 raise ConfigError(f"{flag.flag}: give one config file (--config or "
                                   f"--extra_llm_api_options)")

@@ -13,11 +13,12 @@ from graphfit.cli.tables import add_row, cell, literal_table
 from graphfit.planner.analysis.summary import compress_sizes, plan_padding
 from graphfit.planner.core.batches import BatchFamily, fed_streams
 from graphfit.planner.core.buffers import Axis
-from graphfit.planner.core.dispatch import static_requests
-from graphfit.planner.core.enums import CUDAGraphMode, Unit
+from graphfit.planner.core.enums import CUDAGraphMode
 from graphfit.planner.core.limits import MAX_LISTED
 from graphfit.planner.core.rows import rule_for
+from graphfit.planner.core.shape import BatchShape, occupied, real_requests
 from graphfit.planner.core.verify import Verification, ViolationRange
+from graphfit.planner.engines.base import config_stage, runner_choice
 from graphfit.planner.plan import ComponentPlan, Plan
 
 if TYPE_CHECKING:
@@ -66,8 +67,7 @@ def ladder_table(plan: Plan) -> Table:
     table.add_column("graphs", justify="right")
     table.add_column("max", justify="right")
     table.add_column("sizes", overflow="fold")
-    stage = ("config (drafter __init__ sees)" if plan.unit is Unit.TOKENS
-             else "config (resolved batch sizes)")
+    stage = config_stage(plan.config.model)
     add_row(table, stage, str(len(plan.config_capture_sizes)),
             str(plan.config_ladder.max_size), compress_sizes(plan.config_capture_sizes))
     add_row(table, "runtime (captured)", str(len(plan.capture_sizes)),
@@ -132,8 +132,9 @@ def buffers_table(plan: Plan, width: int | None = None) -> Table:
 
 
 def engine_label(plan: Plan) -> str:
-    """"vLLM 0.33.0 V1 runner" (token-unit engines have runners to choose), "SGLang 0.5.x"."""
-    runner = f" {plan.config.runner.value.upper()} runner" if plan.unit is Unit.TOKENS else ""
+    """"vLLM 0.33.0 V1 runner" (the engine has runners to choose), "SGLang 0.5.x"."""
+    runner = (f" {plan.config.runner.value.upper()} runner"
+              if runner_choice(plan.config.model) else "")
     return f"{plan.engine_version}{runner}"
 
 
@@ -266,12 +267,9 @@ def explain_rows(plan: Plan, num_tokens: int, *, uniform_decode: bool,
         family = _family_of(comp, uniform)
         graph = d.mode is not CUDAGraphMode.NONE
         S = comp.tables.max_num_seqs
-        if graph:
-            requests = static_requests(d, S)
-        elif num_reqs is not None:
-            requests = num_reqs
-        else:
-            requests = tokens // comp.width if uniform else min(tokens, S)
+        real = BatchShape(tokens, num_reqs if num_reqs is not None else real_requests(
+            tokens, uniform=uniform, width=comp.width, max_num_seqs=S))
+        shape = occupied(real, d, S)  # the one batch -> rows step (core.shape)
         head = {"component": comp.name, "mode": d.mode.value, "padded": d.padded,
                 "num_reqs": d.num_reqs}
         found = False
@@ -285,7 +283,7 @@ def explain_rows(plan: Plan, num_tokens: int, *, uniform_decode: bool,
                 out.append({**head, "buffer": b.name, "rows": None, "capacity": b.capacity,
                             "ok": None, "note": "eager: not used"})
             else:
-                needed = rule.rows(d.padded, requests)
+                needed = rule.rows(shape.tokens, shape.requests)
                 out.append({**head, "buffer": b.name, "rows": needed, "capacity": b.capacity,
                             "ok": needed <= b.capacity})
         if not found:

@@ -131,7 +131,8 @@ def paste_back(t: Tuning) -> tuple[str, list[str], list[str]]:
 
     tuned = plan(t.tuned_config)
     where, lines = ladder_syntax(t.config.engine, t.chosen.sizes,
-                                 padding=bool(t.config.cuda_graph_padding))
+                                 padding=bool(t.config.cuda_graph_padding),
+                                 version=t.config.engine_version)
     # the small-decode advice opens with the same "no size below" fact when it applies
     warnings = list(t.paste_warnings) or ladder_warnings(t.chosen.sizes, tuned.unit,
                                                          t.config.uniform_query_len)

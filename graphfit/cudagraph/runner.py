@@ -31,6 +31,7 @@ from graphfit.planner.core.dispatch import Dispatch, GraphKey, static_requests
 from graphfit.planner.core.enums import CUDAGraphMode
 from graphfit.planner.core.errors import BatchError, ConfigError, GraphfitError, brief, excerpt
 from graphfit.planner.core.rows import RowRule
+from graphfit.planner.core.shape import real_requests
 from graphfit.planner.plan import Plan
 
 
@@ -103,7 +104,9 @@ class GraphRunner:
         self.buffers = buffers
         self.component = buffers.name
         self.backend = get_backend(backend)
-        self.max_num_seqs = plan.config.max_num_seqs
+        # the request pool as the planner dispatches this component (its tables'), so the
+        # runtime's keys and default request counts are the plan's (core.shape)
+        self.max_num_seqs = plan.component(buffers.name).tables.max_num_seqs
         # the component's own decode width: q for vLLM, SGLang's verify / draft widths
         self.uniform_query_len = plan.component(self.component).tables.uniform_query_len
         plan_component = plan.component(self.component)
@@ -254,8 +257,8 @@ class GraphRunner:
         if tokens is None:
             raise BatchError("num_tokens: pass it, or an input on the tokens axis")
         if reqs is None:
-            reqs = (tokens // self.uniform_query_len if uniform_decode
-                    else min(tokens, self.max_num_seqs))
+            reqs = real_requests(tokens, uniform=uniform_decode, width=self.uniform_query_len,
+                                 max_num_seqs=self.max_num_seqs)
         return tokens, reqs
 
     def step(self, inputs: Mapping[str, torch.Tensor] | None = None, *,
@@ -378,7 +381,8 @@ class GraphRunner:
         if n is None:
             return None
         if r is None:
-            r = n // self.uniform_query_len if uniform else min(n, self.max_num_seqs)
+            r = real_requests(n, uniform=uniform, width=self.uniform_query_len,
+                              max_num_seqs=self.max_num_seqs)
         try:
             d = self._lookup(n, uniform_decode=uniform, num_reqs=r)
         except GraphfitError:

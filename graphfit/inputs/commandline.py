@@ -18,19 +18,19 @@ weak settings, so any explicit value wins.
 
 from __future__ import annotations
 
-import importlib
 import re
 import shlex
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from graphfit.inputs import model_config
 from graphfit.inputs.flagtable import LineReader, Parsed, Refused
 from graphfit.inputs.settings import COMMAND_LINE, Setting
 from graphfit.planner.core.enums import Engine
 from graphfit.planner.core.errors import ConfigError, excerpt, listed
+from graphfit.planner.engines.table import part, plugin
 
 _SHELL_STOP = frozenset({"|", "||", "&&", ";", "&", "2>&1", "1>&2"})
 _LAUNCHERS = frozenset({"nohup", "exec", "time", "env", "sudo"})
@@ -109,15 +109,15 @@ def identify(words: Sequence[str]) -> tuple[Engine, str, list[str]]:
                       f"({KNOWN})")
 
 
-# each engine's reader module (its READER), imported when a line of that engine is pasted
-READER_MODULES = {Engine.VLLM: "graphfit.inputs.vllm_cli",
-                  Engine.SGLANG: "graphfit.inputs.sglang_cli",
-                  Engine.TRTLLM: "graphfit.inputs.trtllm_cli"}
+# each engine's reader module (its READER), imported when a line of that engine is pasted:
+# the default release's `reader` in the plugin table (graphfit.planner.engines.table)
+READER_MODULES = {engine: plugin(engine).reader.partition(":")[0]  # type: ignore[union-attr]
+                  for engine in Engine}
 
 
-def reader_of(engine: Engine) -> LineReader:
-    """`engine`'s reader."""
-    reader: LineReader = importlib.import_module(READER_MODULES[engine]).READER
+def reader_of(engine: Engine, version: str | None = None) -> LineReader:
+    """`engine`'s reader (of its default release unless `version` is given)."""
+    reader: LineReader = cast(LineReader, part(engine, "reader", version))
     return reader
 
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Sequence
+from typing import cast
 
 from graphfit.planner.core.enums import Engine, Unit
 
@@ -42,17 +43,25 @@ def trtllm_ladder(sizes: Sequence[int], padding: bool = True) -> list[str]:
             f"batch_sizes: [{listed}]}}"]
 
 
-FORMATTERS: dict[Engine, tuple[str, Callable[[Sequence[int], bool], list[str]]]] = {
-    Engine.VLLM: ("vllm serve (either line)", vllm_ladder),
-    Engine.SGLANG: ("sglang serve / python -m sglang.launch_server", sglang_ladder),
-    Engine.TRTLLM: ("trtllm-serve --extra_llm_api_options FILE (YAML)", trtllm_ladder),
-}
+PasteBack = tuple[str, Callable[[Sequence[int], bool], list[str]]]  # (where, lines of)
+
+# each engine's paste-back, named by its entry in the plugin table (planner.engines.table)
+VLLM_PASTEBACK: PasteBack = ("vllm serve (either line)", vllm_ladder)
+SGLANG_PASTEBACK: PasteBack = ("sglang serve / python -m sglang.launch_server", sglang_ladder)
+TRTLLM_PASTEBACK: PasteBack = ("trtllm-serve --extra_llm_api_options FILE (YAML)",
+                               trtllm_ladder)
+FORMATTERS: dict[Engine, PasteBack] = {
+    Engine.VLLM: VLLM_PASTEBACK, Engine.SGLANG: SGLANG_PASTEBACK,
+    Engine.TRTLLM: TRTLLM_PASTEBACK}
 
 
-def ladder_syntax(engine: Engine, sizes: Sequence[int], *, padding: bool = True
-                  ) -> tuple[str, list[str]]:
-    """(where to paste, the lines) for `engine`."""
-    where, render = FORMATTERS[engine]
+def ladder_syntax(engine: Engine | str, sizes: Sequence[int], *, padding: bool = True,
+                  version: str | None = None) -> tuple[str, list[str]]:
+    """(where to paste, the lines) for `engine` at `version`, from the plugin table;
+    ConfigError for an engine without a command line (a described engine)."""
+    from graphfit.planner.engines.table import part
+
+    where, render = cast(PasteBack, part(engine, "pasteback", version))
     return where, render(sizes, padding)
 
 

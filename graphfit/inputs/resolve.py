@@ -31,16 +31,12 @@ def _implied_engines(settings: Iterable[Setting]) -> list[Setting]:
     return out
 
 
-def _engine_of(settings: list[Setting]) -> Engine:
+def _engine_of(settings: list[Setting]) -> str:
+    """The chosen engine's name (a bad one is EngineConfig's to reject, naming the field)."""
     chosen = merge([s for s in settings if s.field == "engine"]).values.get("engine")
     if chosen is None:
-        return Engine.VLLM
-    if isinstance(chosen, Engine):
-        return chosen
-    try:
-        return Engine(str(chosen).strip().lower())
-    except ValueError:
-        return Engine.VLLM  # EngineConfig rejects the bad value, naming the field
+        return Engine.VLLM.value
+    return str(getattr(chosen, "value", chosen)).strip().lower()
 
 
 def resolve(command_line: Iterable[Setting], *, config_file: Path | None = None,
@@ -60,8 +56,8 @@ def resolve(command_line: Iterable[Setting], *, config_file: Path | None = None,
     env = environment(environ or {})
     if env:
         engine = _engine_of(settings)
-        if engine is Engine.VLLM:
+        if engine == Engine.VLLM.value:  # the variables read are vLLM's (inputs.environment)
             settings += env
         else:
-            all_notes.append(f"{env[0].origin}: ignored for engine {engine.value}")
+            all_notes.append(f"{env[0].origin}: ignored for engine {engine}")
     return merge(settings, all_notes)

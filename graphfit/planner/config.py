@@ -19,6 +19,7 @@ from graphfit.planner.core.enums import (
     CeilingFamily,
     CUDAGraphMode,
     Engine,
+    EngineName,
     LadderPolicy,
     PerformanceMode,
     Runner,
@@ -32,7 +33,7 @@ from graphfit.planner.engines.base import (
     own_fields,
     requests_within_token_budget,
 )
-from graphfit.planner.engines.registry import engine_model, policy_engine
+from graphfit.planner.engines.registry import engine_model, engines, policy_engine
 
 E = TypeVar("E", bound=Enum)
 
@@ -124,10 +125,25 @@ def _engine_fields(config: EngineConfig) -> None:
     set_(config, "draft_len_schedule", _sizes("draft_len_schedule", config.draft_len_schedule))
 
 
+def _engine(value: object) -> Engine | EngineName:
+    """A built-in engine as its `Engine` member; any other registered engine (a plugin's, a
+    described one) by its name; anything else a ConfigError listing the known engines."""
+    if isinstance(value, Engine):
+        return value
+    if isinstance(value, str):
+        name = value.strip().lower()
+        for member in Engine:
+            if name == member.value:
+                return member
+        if name in engines():
+            return EngineName(name)
+    raise ConfigError(f"engine: {excerpt(value)} is not one of {', '.join(engines())}")
+
+
 def _resolve_engine(config: EngineConfig) -> None:
     """Coerce the engine and let its model settle the engine-specific fields."""
     set_ = object.__setattr__
-    engine = _coerce_enum("engine", Engine, config.engine)
+    engine = _engine(config.engine)
     set_(config, "engine", engine)
     model = engine_model(engine, config.engine_version)
     set_(config, "engine_version", model.release)
@@ -190,7 +206,7 @@ class EngineConfig:
     multimodal: bool = False
     block_size: int = 16
     mrope_dims: int = 3
-    engine: Engine = Engine.VLLM
+    engine: Engine | EngineName = Engine.VLLM
     # the engine release modelled ("0.33.0"); None resolves to the engine's default, the
     # newest release graphfit models (graphfit.planner.engines.registry)
     engine_version: str = None  # type: ignore[assignment]
@@ -296,8 +312,13 @@ class EngineConfig:
         return self.spec_method.has_drafter_model
 
     def replace(self, **changes: Any) -> EngineConfig:
-        """A validated copy with some fields changed (an unknown field is a ConfigError)."""
+        """A validated copy with some fields changed (an unknown field is a ConfigError).
+        Another engine without an engine_version gets that engine's default release."""
         _check_fields("replace", changes)
+        if "engine_version" not in changes and str(getattr(
+                changes.get("engine", self.engine), "value", changes.get("engine"))
+                ).strip().lower() != self.engine.value:
+            changes["engine_version"] = None
         return replace(self, **changes)
 
     def to_dict(self) -> dict[str, Any]:

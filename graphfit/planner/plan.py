@@ -16,7 +16,7 @@ proves graphfit's own plan. Both cover every scenario the engine model could not
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from functools import cached_property
 from types import MappingProxyType
@@ -32,6 +32,7 @@ from graphfit.planner.core.ladder import Ladder
 from graphfit.planner.core.layout import ARENA_ALIGNMENT, check_layout, lay_out
 from graphfit.planner.core.reach import FamilyWalk, graph_keys, walk
 from graphfit.planner.core.rows import RowRule, rule_for
+from graphfit.planner.core.shape import BatchShape, occupied
 from graphfit.planner.core.verify import (
     FillViolationRange,
     Verification,
@@ -40,6 +41,7 @@ from graphfit.planner.core.verify import (
     checked_fills,
     checked_overrides,
     family_rules,
+    peak_rows,
 )
 from graphfit.planner.engines.base import Alternative, ComponentModel, Scenario
 from graphfit.planner.engines.registry import engine_model
@@ -237,6 +239,22 @@ class Plan:
             raise ConfigError(f"buffer: no component {component!r} in {key!r}")
         return self.components[component].buffer(name)
 
+    def rows(self, component: str, batch: BatchShape, *, uniform_decode: bool = False
+             ) -> dict[str, int]:
+        """Rows each graph input of `component` occupies for `batch`: dispatched as
+        `pad` does, the static shape on a graph and the real one eagerly (the one step from
+        a batch to rows, core.shape, that the walk and the runtime take too)."""
+        comp = self.component(component)
+        d = self.pad(batch.tokens, uniform_decode=uniform_decode, num_reqs=batch.requests,
+                     component=component)
+        shape = occupied(batch, d, comp.tables.max_num_seqs)
+        out: dict[str, int] = {}
+        for b in comp.buffers:
+            rule = comp.row_rule(b.name)
+            if rule is not None:
+                out[b.name] = rule.rows(shape.tokens, shape.requests)
+        return out
+
     def graph_keys(self, component: str = "target") -> Mapping[GraphKey, tuple[CUDAGraphMode, ...]]:
         """Every static shape a reachable batch of `component` replays, with its modes.
 
@@ -346,6 +364,12 @@ class Plan:
                             MappingProxyType(kinds))
 
 
+def _most(values: Iterable[int | None]) -> int | None:
+    """The largest of the values that are not None (None when all are)."""
+    found = [v for v in values if v is not None]
+    return max(found) if found else None
+
+
 def _sized(model: ComponentModel, layout: str, alignment: int) -> ComponentPlan:
     walks = walk(model.families, model.tables)
     rules = family_rules(model.buffers, walks)
@@ -356,17 +380,10 @@ def _sized(model: ComponentModel, layout: str, alignment: int) -> ComponentPlan:
     variants = [("", walks, rules), *alternative_walks]
     sized: list[tuple[BufferSpec, int, int, int]] = []
     for i, spec in enumerate(model.buffers):
-        ours = theirs = None  # peaks over graphfit's runtime batches / all the engine's
-        for _, v_walks, v_rules in variants:
-            for rule, fw in zip(v_rules[i], v_walks):
-                if rule is None:
-                    continue
-                rows = fw.peak(rule)
-                if rows is None:
-                    continue
-                theirs = rows if theirs is None else max(theirs, rows)
-                if not fw.family.engine_only:
-                    ours = rows if ours is None else max(ours, rows)
+        # peaks over graphfit's runtime batches / every batch the engine's code runs
+        ours = _most(peak_rows(v_rules[i], v_walks, engine=False)
+                     for _, v_walks, v_rules in variants)
+        theirs = _most(peak_rows(v_rules[i], v_walks) for _, v_walks, v_rules in variants)
         capacity = ours if ours is not None else (
             theirs if theirs is not None else spec.reference_capacity)
         engine_rows = max(capacity, theirs) if theirs is not None else capacity

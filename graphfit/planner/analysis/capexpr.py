@@ -9,11 +9,11 @@ Only integer arithmetic on the names below, max() and min() are allowed; it is p
 from __future__ import annotations
 
 import ast
-import operator
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 
 from graphfit.planner.core.errors import ConfigError, excerpt
-from graphfit.planner.core.limits import MAX_FORMULA_CHARS, MAX_INT
+from graphfit.planner.core.formula import evaluate_tree, parse_formula
+from graphfit.planner.core.limits import MAX_INT
 from graphfit.planner.plan import Plan
 
 NAMES = {
@@ -27,9 +27,6 @@ NAMES = {
     "H": "hidden_size",
     "topk": "SGLang speculative_eagle_topk (1 otherwise)",
 }
-_OPS: dict[type[ast.operator], Callable[[int, int], int]] = {
-    ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul,
-    ast.FloorDiv: operator.floordiv}
 
 
 def variables(plan: Plan) -> dict[str, int]:
@@ -42,45 +39,13 @@ def variables(plan: Plan) -> dict[str, int]:
 
 
 def _eval(node: ast.AST, env: Mapping[str, int], text: str) -> int:
-    if isinstance(node, ast.Expression):
-        return _eval(node.body, env, text)
-    if isinstance(node, ast.Constant) and type(node.value) is int:
-        return node.value
-    if isinstance(node, ast.Name):
-        if node.id not in env:
-            raise ConfigError(f"capacity: unknown name {excerpt(node.id)} in {excerpt(text)} "
-                              f"(known: {', '.join(NAMES)})")
-        return env[node.id]
-    if isinstance(node, ast.BinOp) and type(node.op) in _OPS:
-        right = _eval(node.right, env, text)
-        if isinstance(node.op, ast.FloorDiv) and right == 0:
-            raise ConfigError(f"capacity: division by zero in {excerpt(text)}")
-        return _OPS[type(node.op)](_eval(node.left, env, text), right)
-    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
-        return -_eval(node.operand, env, text)
-    if (isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
-            and node.func.id in ("max", "min") and node.args and not node.keywords):
-        args = [_eval(a, env, text) for a in node.args]
-        return max(args) if node.func.id == "max" else min(args)
-    raise ConfigError(f"capacity: {excerpt(text)} is not an integer formula over "
-                      f"{', '.join(NAMES)} with + - * // max() min()")
+    return evaluate_tree(node, env, text, "capacity")
 
 
 def parse(text: str) -> ast.Expression:
     """Parse once (a syntax error is a ConfigError naming the formula); at most
-    MAX_FORMULA_CHARS characters, so no formula can nest deep enough to exhaust the stack."""
-    source = str(text).strip()
-    if len(source) > MAX_FORMULA_CHARS:
-        raise ConfigError(f"capacity: a formula of {len(source):,} characters; at most "
-                          f"{MAX_FORMULA_CHARS}")
-    try:
-        tree = ast.parse(source, mode="eval")
-        _eval(tree, dict.fromkeys(NAMES, 1), source)  # reject bad names/operators up front
-    except ConfigError:
-        raise
-    except (SyntaxError, ValueError, RecursionError, MemoryError):
-        raise ConfigError(f"capacity: {excerpt(source)} is not a formula") from None
-    return tree
+    MAX_FORMULA_CHARS characters (graphfit.planner.core.formula)."""
+    return parse_formula(text, NAMES, "capacity")
 
 
 def evaluate(formula: int | str, plan: Plan) -> int:

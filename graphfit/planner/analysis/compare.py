@@ -15,13 +15,13 @@ from typing import Any, TypeVar
 from graphfit.planner.analysis.summary import decode_stats, mixed_family
 from graphfit.planner.analysis.waste import PaddingStats, family_stats
 from graphfit.planner.config import EngineConfig
-from graphfit.planner.core.enums import Engine, LadderPolicy
+from graphfit.planner.core.enums import LadderPolicy
 from graphfit.planner.core.errors import ConfigError, excerpt, listed
 from graphfit.planner.engines.base import ENGINE_FIELDS
 from graphfit.planner.plan import Plan
 
 E = TypeVar("E", bound=Enum)
-_ENGINE_SPECIFIC = ("runner", "cuda_graph_padding", "speculative_eagle_topk",
+_ENGINE_SPECIFIC = ("engine_version", "runner", "cuda_graph_padding", "speculative_eagle_topk",
                     "speculative_num_draft_tokens", "cudagraph_capture_sizes",
                     "max_cudagraph_capture_size", *ENGINE_FIELDS)
 _DEFAULTS = {f.name: f.default for f in fields(EngineConfig)}
@@ -38,14 +38,15 @@ def apply_variant(base: EngineConfig, changes: Mapping[str, Any], label: str
     if unknown:
         raise ConfigError(f"compare: {label}: unknown field(s) {listed(unknown)}")
     changes = dict(changes)
-    engine = _enum("engine", Engine, changes.get("engine", base.engine))
-    if engine is not base.engine:
+    chosen = changes.get("engine", base.engine)
+    engine = str(getattr(chosen, "value", chosen)).strip().lower()  # EngineConfig checks it
+    if engine != base.engine.value:
         reset: dict[str, Any] = {name: _DEFAULTS[name] for name in _ENGINE_SPECIFIC
                                  if name not in changes}
         reset.setdefault("ladder", LadderPolicy.AUTO)
         if any(getattr(base, name) is not None for name in ("cudagraph_capture_sizes",
                                                              "max_cudagraph_capture_size")):
-            notes.append(f"{label}: capture sizes reset for engine {engine.value} "
+            notes.append(f"{label}: capture sizes reset for engine {engine} "
                          "(other units)")
         changes = {**reset, **changes}
     return base.replace(**changes), notes

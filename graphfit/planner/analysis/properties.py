@@ -26,12 +26,6 @@ def _sizes(plan: Plan, stage: str) -> tuple[int, ...]:
     return plan.capture_sizes if stage == "runtime" else plan.config_capture_sizes
 
 
-def decode_requests(plan: Plan) -> range:
-    """Request counts of the target's uniform decode batches (what the scheduler can form)."""
-    family = decode_family(plan.component("target"))
-    return range(1, 1) if family is None else range(family.first, family.last + 1)
-
-
 def decodes_not_full(plan: Plan, stage: str = "runtime") -> list[int]:
     """Request counts r whose uniform decode (r * q tokens) does not replay a FULL graph.
 

@@ -22,10 +22,9 @@ from typing import Any
 from graphfit.planner.analysis.capexpr import capacities_for
 from graphfit.planner.analysis.summary import decode_stats
 from graphfit.planner.config import EngineConfig
-from graphfit.planner.core.enums import Engine
 from graphfit.planner.core.errors import ConfigError, GraphfitError
 from graphfit.planner.core.limits import MAX_SWEEP_POINTS
-from graphfit.planner.engines.registry import engine_model
+from graphfit.planner.engines.registry import add_models, engine_model, runtime_models
 from graphfit.planner.plan import Plan, plan
 
 AXES = ("max_num_seqs", "num_speculative_tokens")
@@ -194,7 +193,11 @@ def sweep(base: Mapping[str, Any], axes: Mapping[str, tuple[int, ...]],
         # spawn, not fork: the CLI's progress bar runs a thread, and forking a threaded
         # process can deadlock; workers only need this module
         context = multiprocessing.get_context("spawn")
-        with ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
+        # models registered at run time (a described engine from --engine-file) are not
+        # in a spawned worker's registry: hand them over
+        with ProcessPoolExecutor(max_workers=workers, mp_context=context,
+                                 initializer=add_models,
+                                 initargs=(runtime_models(),)) as pool:
             futures = {pool.submit(_chunk, base_dict, chunk, caps): i
                        for i, chunk in enumerate(chunks)}
             for future in as_completed(futures):
@@ -207,9 +210,10 @@ def sweep(base: Mapping[str, Any], axes: Mapping[str, tuple[int, ...]],
         # a value invalid for every point is bad input, not a sweep of rejected configs
         raise ConfigError(f"{results[0].error} (every config of the sweep is invalid)")
     try:
-        version = engine_model(Engine(base.get("engine", Engine.VLLM)),
+        version = engine_model(str(getattr(base.get("engine"), "value",
+                                           base.get("engine") or "vllm")),
                                base.get("engine_version")).version
-    except (ConfigError, ValueError):
+    except ConfigError:
         version = ""
     return SweepResult(dict(axes), tuple(results), time.perf_counter() - start, workers, caps,
                        version)

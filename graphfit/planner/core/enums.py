@@ -128,6 +128,20 @@ class Engine(str, Enum):
     TRTLLM = "trtllm"
 
 
+class EngineName(str):
+    """A registered engine that is not built in (a plugin's, or a described engine's name).
+
+    Reads like an `Engine` member where code reads `.value` (reports, documents), and is
+    never `is` one of them, so no built-in engine's rule applies to it by accident.
+    """
+
+    __slots__ = ()
+
+    @property
+    def value(self) -> str:
+        return str(self)
+
+
 class LadderPolicy(str, Enum):
     """How capture sizes are chosen.
 

@@ -11,13 +11,14 @@ rows they occupy, from which any buffer's peak follows in O(1). Sizing costs O(c
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 
-from graphfit.planner.core.batches import BatchFamily, Requests
+from graphfit.planner.core.batches import BatchFamily
 from graphfit.planner.core.dispatch import DispatchTables, GraphKey, Segment, static_requests
 from graphfit.planner.core.enums import CUDAGraphMode
 from graphfit.planner.core.rows import RowRule
+from graphfit.planner.core.shape import BatchShape, occupied
 
 
 @dataclass(frozen=True, slots=True)
@@ -46,13 +47,15 @@ class Reached:
         """Real tokens of the batch of `a` units."""
         return self.family.step * a
 
+    def shape(self, a: int, max_num_seqs: int) -> BatchShape:
+        """The shape the batch of `a` units occupies (static when graphed: core.shape)."""
+        real = BatchShape(self.family.step * a, self.family.requests_at(a, max_num_seqs))
+        return occupied(real, self.segment.dispatch, max_num_seqs)
+
     def rows(self, rule: RowRule, a: int, max_num_seqs: int) -> int:
         """Rows the batch of `a` units occupies under `rule` (static rows when graphed)."""
-        real = self.family.requests_at(a, max_num_seqs)
-        d = self.segment.dispatch
-        if d is None:
-            return rule.rows(self.family.step * a, real)
-        return rule.rows(d.padded, max(static_requests(d, max_num_seqs), real))
+        shape = self.shape(a, max_num_seqs)
+        return rule.rows(shape.tokens, shape.requests)
 
     def first_over(self, rule: RowRule, limit: int, max_num_seqs: int) -> int | None:
         """The smallest a whose rows exceed `limit` (rows never fall as a grows), or None."""
@@ -145,29 +148,19 @@ def walk_family(family: BatchFamily, tables: DispatchTables) -> FamilyWalk:
     if family.empty:
         return FamilyWalk(family, (), 0, 0, 0)
     S = tables.max_num_seqs
-    step, per_unit = family.step, family.requests is Requests.PER_UNIT
+    step = family.step
     skip_eager = family.padded and not family.eager_writes
     segments = _segments(family, tables)
     kept: list[Segment] = []
     count = top_tokens = top_requests = graph_tokens = graph_requests = 0
     for seg in segments:
         first, last, d = seg
-        if per_unit:
-            real = last
-        else:
-            real = step * last
-            if real > S:
-                real = S
-        if d is None:
-            if skip_eager:
-                continue  # eager batches of this family never touch the buffers
-            tokens, requests = step * last, real
-        else:
-            tokens = d.padded
-            static = d.num_reqs
-            if static is None:
-                static = tokens if tokens < S else S
-            requests = static if static > real else real
+        if d is None and skip_eager:
+            continue  # eager batches of this family never touch the buffers
+        # a segment's last batch occupies the most rows of it (core.shape)
+        shape = occupied(BatchShape(step * last, family.requests_at(last, S)), d, S)
+        tokens, requests = shape.tokens, shape.requests
+        if d is not None:
             if tokens > graph_tokens:
                 graph_tokens = tokens
             if requests > graph_requests:
@@ -186,12 +179,6 @@ def walk_family(family: BatchFamily, tables: DispatchTables) -> FamilyWalk:
 def walk(families: Sequence[BatchFamily], tables: DispatchTables) -> tuple[FamilyWalk, ...]:
     """Every family of a component, walked through its tables."""
     return tuple(walk_family(f, tables) for f in families)
-
-
-def reach(families: Sequence[BatchFamily], tables: DispatchTables) -> Iterator[Reached]:
-    """Every segment of batches that touches the component's buffers or graphs."""
-    for fw in walk(families, tables):
-        yield from fw.parts
 
 
 def graph_keys(walks: Sequence[FamilyWalk], max_num_seqs: int

@@ -14,6 +14,7 @@ from graphfit.planner.core.enums import (
     CeilingFamily,
     CUDAGraphMode,
     Engine,
+    EngineName,
     LadderPolicy,
     PerformanceMode,
     Runner,
@@ -63,7 +64,7 @@ class EngineSettings(Protocol):
     @property
     def mrope_dims(self) -> int: ...
     @property
-    def engine(self) -> Engine: ...
+    def engine(self) -> Engine | EngineName: ...
     @property
     def cuda_graph_padding(self) -> bool: ...
     @property

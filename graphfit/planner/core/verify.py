@@ -250,12 +250,14 @@ def fixed_rules(spec: BufferSpec, walks: Sequence[FamilyWalk]
     return tuple(rule if p or not any(padded) else None for p in padded)
 
 
-def peak_rows(rules: Sequence[RowRule | None], walks: Sequence[FamilyWalk]) -> int | None:
+def peak_rows(rules: Sequence[RowRule | None], walks: Sequence[FamilyWalk], *,
+              engine: bool = True) -> int | None:
     """The most rows any reachable batch needs in a buffer whose rule on each family is
-    `rules` (None: nothing reaches it)."""
+    `rules` (None: nothing reaches it); `engine=False` leaves out the batches only the
+    engine's own code runs (graphfit's runtime never does)."""
     best: int | None = None
     for rule, fw in zip(rules, walks):
-        if rule is not None:
+        if rule is not None and (engine or not fw.family.engine_only):
             rows = fw.peak(rule)
             if rows is not None and (best is None or rows > best):
                 best = rows

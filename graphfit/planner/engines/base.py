@@ -15,7 +15,7 @@ from typing import Protocol
 from graphfit.planner.core.batches import BatchFamily
 from graphfit.planner.core.buffers import BufferSpec
 from graphfit.planner.core.dispatch import DispatchTables
-from graphfit.planner.core.enums import CUDAGraphMode, Engine, LadderPolicy, Unit
+from graphfit.planner.core.enums import CUDAGraphMode, Engine, EngineName, LadderPolicy, Unit
 from graphfit.planner.core.errors import ConfigError
 from graphfit.planner.core.ladder import Ladder
 from graphfit.planner.core.settings import EngineSettings
@@ -96,7 +96,7 @@ class EngineModel(Protocol):
     """What every engine model provides (see vllm, sglang, trtllm)."""
 
     @property
-    def engine(self) -> Engine: ...
+    def engine(self) -> Engine | EngineName: ...
 
     @property
     def release(self) -> str:
@@ -135,6 +135,11 @@ class EngineModel(Protocol):
 #       model reads; any other field of that group must keep its default for this engine.
 #   requests_within_token_budget: bool -- whether max_num_batched_tokens < max_num_seqs is an
 #       error (vLLM) or not (SGLang has no such budget for decode graphs; TensorRT-LLM warns).
+#   runner_choice: bool -- the engine has model runners to choose from (vLLM's V1 / V2):
+#       reports name the config's runner.
+#   config_stage: str -- how reports name the ladder as the config computes it.
+#   capture_multiple(config, mode) -> int -- the multiple the runner rounds capture sizes
+#       to under the resolved graph mode (vLLM V1: q with FULL decode graphs), else 1.
 # (architecture and vocab_size are facts of the model, accepted for every engine)
 ENGINE_FIELDS = ("gpu_memory_gb", "tp_size", "attn_dp_size", "attn_cp_size",
                  "two_batch_overlap", "draft_len_schedule")
@@ -149,3 +154,19 @@ def own_fields(model: EngineModel) -> frozenset[str]:
 def requests_within_token_budget(model: EngineModel) -> bool:
     """Whether `model`'s engine rejects max_num_batched_tokens < max_num_seqs."""
     return bool(getattr(model, "requests_within_token_budget", True))
+
+
+def runner_choice(model: EngineModel) -> bool:
+    """Whether `model`'s engine has runners to choose from (reports name the runner)."""
+    return bool(getattr(model, "runner_choice", False))
+
+
+def config_stage(model: EngineModel) -> str:
+    """How reports name the ladder as `model`'s config computes it."""
+    return str(getattr(model, "config_stage", "config (resolved batch sizes)"))
+
+
+def capture_multiple(model: EngineModel, config: EngineSettings, mode: CUDAGraphMode) -> int:
+    """The multiple `model`'s runner rounds capture sizes to (1: none)."""
+    rule = getattr(model, "capture_multiple", None)
+    return int(rule(config, mode)) if rule is not None else 1

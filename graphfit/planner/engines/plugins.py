@@ -19,6 +19,8 @@ from __future__ import annotations
 import importlib.metadata
 from collections.abc import Callable
 
+__all__ = ["FAILED", "GROUP", "load_entry_points"]
+
 GROUP = "graphfit.engines"
 
 # entry-point name -> why it did not load (reported when that engine is asked for)

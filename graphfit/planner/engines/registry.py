@@ -22,9 +22,17 @@ from graphfit.planner.core.enums import Engine, LadderPolicy
 from graphfit.planner.core.errors import ConfigError, excerpt
 from graphfit.planner.engines.base import EngineModel
 
+__all__ = [
+    "MODELS", "RUNTIME_TARGET", "Release", "add_model", "add_models", "default_version",
+    "engine_model", "engines", "load_target", "policy_engine", "register", "release",
+    "release_key", "runtime_models", "versions",
+]
+
 # the policies no engine owns: answered without importing any model
 _ANY_ENGINE = (LadderPolicy.AUTO, LadderPolicy.EXPLICIT)
 _TARGET = re.compile(r"^[A-Za-z_][\w.]*:[A-Za-z_]\w*$")
+# the target of a model registered as an object (never imported: it is loaded already)
+RUNTIME_TARGET = "graphfit.planner.engines.registry:RUNTIME_TARGET"
 _NUMBERS = re.compile(r"^v?(\d+(?:\.\d+)*)(.*)$")
 
 
@@ -82,6 +90,29 @@ def register(engine: str, version: str, target: str, *, default: bool = False) -
     order = releases[version].order if version in releases else sum(map(len, _RELEASES.values()))
     releases[version] = Release(name, version, target, default, order)
     _LOADED.pop((name, version), None)
+
+
+def add_model(model: EngineModel, *, default: bool = False) -> None:
+    """Register a model object built at run time (a described engine read from a file)
+    under its own engine name and release; it replaces a release of the same name."""
+    name, version = _name(getattr(model, "engine", None)), getattr(model, "release", None)
+    if not isinstance(version, str):
+        raise ConfigError(f"register: {excerpt(model)} is not an engine model (no release)")
+    register(name, version, RUNTIME_TARGET, default=default)
+    _LOADED[(name, version.strip())] = model
+
+
+def runtime_models() -> tuple[EngineModel, ...]:
+    """The models registered as objects (`add_model`), e.g. for a worker process."""
+    return tuple(_LOADED[(name, version)] for name, releases in _RELEASES.items()
+                 for version, found in releases.items()
+                 if found.target == RUNTIME_TARGET and (name, version) in _LOADED)
+
+
+def add_models(models: tuple[EngineModel, ...]) -> None:
+    """`add_model` each of `models` (a worker's initializer)."""
+    for model in models:
+        add_model(model)
 
 
 def engines() -> tuple[str, ...]:
@@ -156,6 +187,9 @@ def engine_model(engine: str | Engine, version: str | None = None) -> EngineMode
     cached = _LOADED.get(key)
     if cached is not None:
         return cached
+    if found.target == RUNTIME_TARGET:  # pragma: no cover - add_model stores the model
+        raise ConfigError(f"engine: {found.engine} {found.version} was registered as an object "
+                          "that is gone")
     loaded = load_target(found.target)
     if not isinstance(getattr(loaded, "release", None), str):
         raise ConfigError(f"engine plugin: {found.target} is not an engine model (no release)")

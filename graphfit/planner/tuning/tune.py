@@ -24,9 +24,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from graphfit.planner.config import EngineConfig
-from graphfit.planner.core.enums import CUDAGraphMode, Runner, Unit
+from graphfit.planner.core.enums import CUDAGraphMode, Unit
 from graphfit.planner.core.errors import ConfigError
 from graphfit.planner.core.verify import Verification
+from graphfit.planner.engines.base import capture_multiple
 from graphfit.planner.engines.registry import engine_model
 from graphfit.planner.plan import plan
 from graphfit.planner.tuning.advice import small_decode_gaps
@@ -44,13 +45,10 @@ def default_multiple_of(config: EngineConfig) -> int:
     """q when vLLM's V1 runner rounds capture sizes to multiples of q (spec decode with FULL
     decode graphs), else 1 (batch-size ladders count requests: no grid). On that grid a pasted
     ladder is captured exactly as given."""
-    if engine_model(config.engine, config.engine_version).unit is not Unit.TOKENS:
-        return 1
-    q = config.uniform_query_len
-    if (config.runner is Runner.V1 and q > 1
-            and plan(config).cudagraph_mode.decode_mode is CUDAGraphMode.FULL):
-        return q
-    return 1
+    model = engine_model(config.engine, config.engine_version)
+    if getattr(model, "capture_multiple", None) is None:
+        return 1  # the engine's runner never rounds (checked before planning)
+    return capture_multiple(model, config, plan(config).cudagraph_mode)
 
 
 @dataclass(frozen=True)

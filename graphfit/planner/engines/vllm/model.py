@@ -172,6 +172,16 @@ class VllmModel:
     engine = Engine.VLLM
     unit = Unit.TOKENS
     policies = (LadderPolicy.VLLM, LadderPolicy.VLLM_LEGACY)
+    runner_choice = True  # V1 or V2 (VLLM_USE_V2_MODEL_RUNNER)
+    config_stage = "config (drafter __init__ sees)"
+
+    def capture_multiple(self, config: EngineSettings, mode: CUDAGraphMode) -> int:
+        """q when the V1 runner rounds capture sizes to multiples of q: spec decode with
+        FULL decode graphs (see ladder)."""
+        q = config.uniform_query_len
+        if config.runner is Runner.V1 and q > 1 and mode.decode_mode is CUDAGraphMode.FULL:
+            return q
+        return 1
 
     def __init__(self, release: Release = V0_33) -> None:
         self.changes = release
