@@ -246,7 +246,7 @@ def _load_plugins() -> None:
 # 0.33.0 stays the default until every test and example that shows 0.33 behaviour names its
 # version (docs/maintainers/vllm-releases.md, "Switching the default")
 register("vllm", "0.32.0", "graphfit.planner.engines.vllm:VLLM_0_32")
-register("vllm", "0.33.0", "graphfit.planner.engines.vllm:VLLM_0_33", default=True)
+register("vllm", "0.33.0", "graphfit.planner.engines.vllm:VLLM", default=True)
 register("vllm", "0.34.0", "graphfit.planner.engines.vllm:VLLM_0_34")
 register("sglang", "0.5.23", "graphfit.planner.engines.sglang:SGLANG")
 # TensorRT-LLM has no wheel release modelled: its model follows the main branch at the
