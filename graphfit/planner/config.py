@@ -337,11 +337,23 @@ class EngineConfig:
     def from_vllm(cls, vllm_config: Any, **overrides: Any) -> EngineConfig:
         """The config a running vLLM has: duck-typed on its `VllmConfig` (scheduler,
         compilation, speculative, model, cache configs; see
-        graphfit.planner.engines.vllm.native). The capture list vLLM resolved is taken as
-        explicit sizes; `overrides` (EngineConfig fields) win over what is read."""
-        from graphfit.planner.engines.vllm.native import fields_from_vllm
+        graphfit.planner.engines.vllm.native). The release is the imported `vllm.__version__`
+        (0.34's split capture sizes tell 0.34 too). Before 0.34 the capture list vLLM
+        resolved is taken as explicit sizes; 0.34's split sizes are not inputs graphfit has,
+        so it recomputes them and refuses (ConfigError) a config whose recorded sizes differ.
+        `overrides` (EngineConfig fields) win over what is read."""
+        from graphfit.planner.engines.vllm.native import fields_from_vllm, recorded_sizes
 
-        return cls._from_fields("from_vllm", {**fields_from_vllm(vllm_config), **overrides})
+        config = cls._from_fields("from_vllm", {**fields_from_vllm(vllm_config), **overrides})
+        recorded = recorded_sizes(vllm_config)
+        if recorded is not None and "cudagraph_capture_sizes" not in overrides:
+            ours = config.model.ladders(config).config.sizes
+            if ours != recorded:
+                raise ConfigError(
+                    f"from_vllm: vLLM {config.engine_version} recorded capture sizes "
+                    f"{excerpt(list(recorded))} from split prefill/decode sizes graphfit "
+                    f"cannot express yet (it derives {excerpt(list(ours))})")
+        return config
 
     @classmethod
     def from_sglang(cls, server_args: Any, **overrides: Any) -> EngineConfig:

@@ -23,6 +23,7 @@ level and checks that its scenarios include vLLM's and its sizes cover vLLM's pe
 from __future__ import annotations
 
 import functools
+import os
 from dataclasses import dataclass
 from typing import Any
 
@@ -36,6 +37,11 @@ ASPECTS = (
     "v2_target_mixed", "v2_target_uniform", "v2_drafter", "v2_capacity", "v2_drafter_buffers",
     "unknown_support",
 )
+
+# graphfit's model of the release this process imports; GRAPHFIT_ORACLE_MODEL names another
+# release's model (a maintainer measures a new vLLM release with its predecessor's model:
+# tests/oracle/add_vllm_release.py)
+MODEL_RELEASE = os.environ.get("GRAPHFIT_ORACLE_MODEL") or vo.VERSION
 
 # Case attribute -> the EngineConfig field graphfit reads it from (these were the inputs
 # graphfit lacked before issue 9; `value` turns the case's value into graphfit's)
@@ -70,7 +76,7 @@ def graphfit_kwargs(case: Case, runner: str, *, levels: bool = True) -> dict[str
         cudagraph_mode="NONE" if case.enforce_eager else case.mode,  # graphfit: --enforce-eager
         runner=runner, performance_mode=case.performance_mode, hidden_size=8,
         ceiling_family="blackwell" if case.blackwell else "default",
-        engine_version=vo.VERSION)  # graphfit's model of the release this process imports
+        engine_version=MODEL_RELEASE)
     if case.sizes is not None:
         kw["cudagraph_capture_sizes"] = case.sizes
     if case.max_size is not None:

@@ -127,11 +127,13 @@ def _builtin(engine: str, version: str, model: str, short: str) -> EnginePlugin:
 
 
 def _vllm_release(version: str, attr: str) -> EnginePlugin:
-    """A vLLM release besides 0.33.0: its model and its own flag table (snapshotted from its
-    parser by tests/oracle/flag_tables.py); the line reader, paste-back syntax, strategies and
-    corpus are 0.33's."""
+    """A vLLM release besides 0.33.0: its model, its own flag table (snapshotted from its
+    parser by tests/oracle/flag_tables.py) and the line reader built on that table; the
+    paste-back syntax, strategies and corpus are 0.33's."""
     base = _builtin("vllm", version, f"graphfit.planner.engines.vllm:{attr}", "vllm")
-    return replace(base, flags=f"graphfit.inputs:flags/vllm-{version}.json")
+    suffix = attr.removeprefix("VLLM")
+    return replace(base, flags=f"graphfit.inputs:flags/vllm-{version}.json",
+                   reader=f"graphfit.inputs.vllm_cli:READER{suffix}")
 
 
 for _entry in (_builtin("vllm", "0.33.0", "graphfit.planner.engines.vllm:VLLM", "vllm"),
