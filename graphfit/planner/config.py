@@ -261,13 +261,22 @@ class EngineConfig:
         set_(self, "ladder", _coerce_enum("ladder", LadderPolicy, self.ladder))
         set_(self, "cudagraph_capture_sizes",
              _sizes("cudagraph_capture_sizes", self.cudagraph_capture_sizes))
-        if self.max_cudagraph_capture_size is not None:
+        if self.max_cudagraph_capture_size is not None and not (
+                self.max_cudagraph_capture_size == 0
+                and self.cudagraph_mode is CUDAGraphMode.NONE
+                and not isinstance(self.max_cudagraph_capture_size, bool)):
+            # 0 with mode NONE is vLLM's own "no graphs" (0.33 config/vllm.py:2447-2451 skips
+            # every sizing check and records 0); with graphs vLLM asserts >= 1
             _positive_int("max_cudagraph_capture_size", self.max_cudagraph_capture_size)
         if self.draft_hidden_size is not None:
             _positive_int("draft_hidden_size", self.draft_hidden_size)
         _check_vllm_fields(self)
         _engine_fields(self)
         _resolve_engine(self)
+        if self.max_cudagraph_capture_size == 0 and getattr(
+                self.engine, "value", self.engine) != Engine.VLLM.value:
+            raise ConfigError("max_cudagraph_capture_size: must be >= 1, got 0 (0 is vLLM's "
+                              "'no graphs' with cudagraph_mode NONE only)")
         if self.max_num_seqs is None:
             raise ConfigError("max_num_seqs: missing (pass --max-num-seqs, "
                               "--max-running-requests, --max-batch-size or set it in --config)")

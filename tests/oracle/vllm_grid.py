@@ -56,6 +56,10 @@ def _grid() -> list[Case]:
     # enforce_eager / NONE: no sizes, no validation of lists or max
     add(Case(S=33, k=3, method="eagle", enforce_eager=True, sizes=(5, 5), max_size=7))
     add(Case(S=33, k=3, method="eagle", mode="NONE", sizes=(5, 5), max_size=7))
+    # max 0: vLLM's own "no graphs" under NONE / enforce_eager, an error with graphs
+    add(Case(S=8, mode="NONE", max_size=0))
+    add(Case(S=8, enforce_eager=True, max_size=0))
+    add(Case(S=8, max_size=0))
     # T <= num_lookahead_tokens is rejected with each method's own lookahead (vllm.py:626-653)
     for method in vo.METHODS:
         k = 1 if method == "extract_hidden_states" else 3

@@ -66,6 +66,17 @@ def test_draft_layers_lower_the_runner_mode() -> None:
         assert p.buffer("drafter.positions").capacity >= 200
 
 
+def test_mode_none_takes_max_capture_size_zero() -> None:
+    # vLLM records max 0 with mode NONE and checks nothing (0.33 config/vllm.py:2447-2451);
+    # with graphs it asserts max >= 1 (the oracle grid has both)
+    for release in versions("vllm"):
+        p = plan(EngineConfig(max_num_seqs=8, cudagraph_mode="NONE",
+                              max_cudagraph_capture_size=0, engine_version=release))
+        assert p.capture_sizes == () and p.cudagraph_mode.value == "NONE"
+        with pytest.raises(ConfigError, match=">= 1"):
+            EngineConfig(max_num_seqs=8, max_cudagraph_capture_size=0, engine_version=release)
+
+
 @given(st.integers(1, 4096))
 def test_grids_start_at_one_and_end_at_their_limit(limit: int) -> None:
     for grid in (prefill_grid(limit), decode_grid(limit), prefill_grid(limit, True)):
