@@ -77,6 +77,18 @@ def test_mode_none_takes_max_capture_size_zero() -> None:
             EngineConfig(max_num_seqs=8, max_cudagraph_capture_size=0, engine_version=release)
 
 
+def test_the_plan_says_which_levels_make_vllm_refuse() -> None:
+    # V1, q=5, max 3: with FULL decode kept (ALWAYS, UNIFORM_BATCH) the rounding to q leaves
+    # no size and vLLM refuses to start (0.33 config/compilation.py:1555-1562); lower levels
+    # downgrade to PIECEWISE and start: the plan follows those and names the others
+    p = plan(EngineConfig(max_num_seqs=8, num_speculative_tokens=4, spec_method="eagle",
+                          max_cudagraph_capture_size=3, runner="v1", engine_version="0.33.0"))
+    assert p.cudagraph_mode.value == "PIECEWISE"
+    note = next(w for w in p.warnings if w.startswith("vLLM refuses to start"))
+    assert "ALWAYS (" in note and "UNIFORM_BATCH (" in note and "FLASHINFER" in note
+    assert "UNIFORM_SINGLE_TOKEN_DECODE (" not in note
+
+
 @given(st.integers(1, 4096))
 def test_grids_start_at_one_and_end_at_their_limit(limit: int) -> None:
     for grid in (prefill_grid(limit), decode_grid(limit), prefill_grid(limit, True)):

@@ -32,6 +32,7 @@ from graphfit.planner.core.settings import EngineSettings
 from graphfit.planner.engines.base import Alternative, ComponentModel, EngineLadders, Scenario
 from graphfit.planner.engines.vllm.attention import (
     ANY_LEVEL,
+    BACKEND_LEVELS,
     UNIFORM,
     backend_levels,
     resolve_mode,
@@ -146,14 +147,17 @@ def _runs(config: EngineSettings, ladder: Ladder, split: SplitLadder | None = No
     runs: list[_Run] = []
     seen: set[tuple[object, ...]] = set()
     error: ConfigError | None = None
+    refused: dict[AttentionSupport, ConfigError] = {}
     for level in sorted(levels, key=lambda x: -x.rank):
         for drafter_level in sorted(_drafter_levels(config),
                                     key=lambda x: -(x.rank if x is not None else 0)):
+            effective = runner_level(config, level, drafter_level)
             try:
-                mode = resolve_mode(configured, runner_level(config, level, drafter_level), q)
+                mode = resolve_mode(configured, effective, q)
                 runtime = runtime_ladder(config, ladder, mode)
             except ConfigError as exc:
                 error = error or exc
+                refused.setdefault(effective, exc)
                 continue
             run = _Run(level, drafter_level, mode, runtime)
             effect = (mode, runtime.sizes, _drafter_graphs(run))
@@ -163,7 +167,29 @@ def _runs(config: EngineSettings, ladder: Ladder, split: SplitLadder | None = No
     if not runs:
         assert error is not None
         raise error
+    if refused:  # some levels vLLM accepts, others make it refuse to start: say which
+        first = runs[0]
+        note = _refusal_note(config, refused)
+        runs[0] = _Run(first.level, first.drafter_level, first.mode,
+                       Ladder(first.runtime.sizes, (*first.runtime.warnings, note)))
     return runs
+
+
+def _refusal_note(config: EngineSettings, refused: Mapping[AttentionSupport, ConfigError]
+                  ) -> str:
+    """Which attention support levels (and so which backends) make vLLM refuse this config
+    at start-up, e.g. "No valid cudagraph sizes after rounding" (0.33
+    config/compilation.py:1555-1562) when only the V1 rounding to q applies."""
+    by_reason: dict[str, list[str]] = {}
+    for level in sorted(refused, key=lambda x: -x.rank):
+        if config.attention_backend is not None:
+            names = [config.attention_backend]
+        else:
+            names = sorted(n for n, levels in BACKEND_LEVELS.items() if level in levels)
+        shown = ", ".join(names[:3]) + (f" +{len(names) - 3}" if len(names) > 3 else "")
+        by_reason.setdefault(str(refused[level])[:160], []).append(f"{level.value} ({shown})")
+    return "vLLM refuses to start this config when the attention cudagraph support is " + \
+        "; ".join(f"{' or '.join(levels)}: {reason}" for reason, levels in by_reason.items())
 
 
 class VllmModel:
