@@ -134,3 +134,27 @@ def test_a_line_only_0_34_reads_is_a_0_34_line() -> None:
     code, out, err = run_cli(["plan", *line[:6], "-cc",
                               '{"max_decode_cudagraph_capture_requests": 8}'])
     assert code == 2 and "not modelled yet" in err
+
+
+def test_v1_runner_from_the_environment_picks_a_release_that_has_it() -> None:
+    """VLLM_USE_V2_MODEL_RUNNER=0 names the V1 runner, which exists up to 0.33: once the
+    default release has no V1 runner, the variable implies the newest one that has it."""
+    from graphfit.inputs.environment import environment
+    from graphfit.planner.engines import registry
+
+    assert [s.field for s in environment({"VLLM_USE_V2_MODEL_RUNNER": "0"})] == ["runner"]
+    saved = {name: dict(r) for name, r in registry._RELEASES.items()}
+    loaded = dict(registry._LOADED)
+    try:
+        registry.register("vllm", "0.34.0", "graphfit.planner.engines.vllm:VLLM_0_34",
+                          default=True)
+        found = {s.field: s for s in environment({"VLLM_USE_V2_MODEL_RUNNER": "0"})}
+        assert found["runner"].value == "v1" and found["engine_version"].value == "0.33.0"
+        assert found["engine_version"].weak
+        assert "engine_version" not in {
+            s.field for s in environment({"VLLM_USE_V2_MODEL_RUNNER": "1"})}
+    finally:
+        registry._RELEASES.clear()
+        registry._RELEASES.update(saved)
+        registry._LOADED.clear()
+        registry._LOADED.update(loaded)
