@@ -40,7 +40,7 @@ def _vllm() -> tuple[Any, Any] | str:
 
     root = paths.source_root("vllm")
     if not (root / "vllm" / "__init__.py").is_file():
-        return (f"vLLM column skipped: no vllm=={paths.ENGINES['vllm']} sources under {root} "
+        return (f"vLLM column skipped: no vllm=={paths.version('vllm')} sources under {root} "
                 "(run `python tests/oracle/fetch.py vllm`)")
     from tests.oracle import vllm_dispatcher
 

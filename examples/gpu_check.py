@@ -31,7 +31,8 @@ import graphfit
 from graphfit.cudagraph import CPUBackend, CUDABackend, GraphRunner, StaticBuffers
 
 SEED = graphfit.EngineConfig(max_num_seqs=33, num_speculative_tokens=3, spec_method="dflash",
-                            runner="v1")  # the seed bug is the V1 runner's
+                            runner="v1",  # the seed bug is the V1 runner's: vLLM <= 0.33
+                            engine_version="0.33.0")
 VOCAB, DIM = 1024, 256
 
 

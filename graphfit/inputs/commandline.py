@@ -126,6 +126,29 @@ def readers() -> dict[Engine, LineReader]:
     return {engine: reader_of(engine) for engine in READER_MODULES}
 
 
+def _release_accepting(engine: Engine, entry: str, argv: Sequence[str], refused: LineReader
+                       ) -> tuple[str, LineReader, tuple[Parsed, str, list[str]]] | None:
+    """The newest other release of `engine` whose own parser reads a line the default
+    release's refuses (a flag or config key that release added), with what it read."""
+    from graphfit.planner.engines.registry import default_version, versions
+
+    default = default_version(engine.value)
+    for version in reversed(versions(engine.value)):
+        if version == default:
+            continue
+        try:
+            reader = reader_of(engine, version)
+        except ConfigError:
+            continue
+        if reader is refused:
+            continue
+        try:
+            return version, reader, reader.parse(argv, entry)
+        except Refused:
+            continue
+    return None
+
+
 def _map(reader: LineReader, parsed: Parsed, label: str) -> tuple[list[Setting], list[str]]:
     """FILE_KEYS handlers for the modelled keys; one note listing the rest as typed."""
     settings: list[Setting] = [Setting("engine", reader.engine, label)]
@@ -158,11 +181,21 @@ def read(words: Sequence[str]) -> PastedLine:
     engine, entry, argv = identify(command)
     reader = reader_of(engine)
     label = reader.label(entry)
+    release: str | None = None
     try:
         parsed, model, notes = reader.parse(argv, entry)
     except Refused as exc:
-        raise ConfigError(f"{label} refuses this line: {exc}") from None
+        other = _release_accepting(engine, entry, argv, reader)
+        if other is None:
+            raise ConfigError(f"{label} refuses this line: {exc}") from None
+        release, reader, (parsed, model, notes) = other
+        notes = [f"{label} refuses this line ({excerpt(str(exc), 80)}); {reader.label(entry)}'s "
+                 f"parser reads it: planned as a {release} line (--engine-version overrides)",
+                 *notes]
+        label = reader.label(entry)
     settings, more = _map(reader, parsed, label)
+    if release is not None:
+        settings.append(Setting("engine_version", release, label, COMMAND_LINE, weak=True))
     notes = [*notes, *more]
     settings, more = reader.finish(parsed.values, settings)
     notes += more

@@ -25,4 +25,26 @@ def environment(environ: Mapping[str, str]) -> list[Setting]:
     if value not in ("0", "1", "true", "false"):
         raise ConfigError(f"{ENV_V2_RUNNER}: expected 0 or 1, got {raw!r}")
     runner = "v2" if value in ("1", "true") else "v1"
-    return [Setting("runner", runner, f"{ENV_V2_RUNNER}={raw.strip()}", COMMAND_LINE)]
+    origin = f"{ENV_V2_RUNNER}={raw.strip()}"
+    settings = [Setting("runner", runner, origin, COMMAND_LINE)]
+    release = _v1_release() if runner == "v1" else None
+    if release is not None:  # a weak hint: --engine-version wins
+        settings.append(Setting("engine_version", release,
+                                f"{origin} (the V1 runner: vLLM {release} and earlier)",
+                                COMMAND_LINE, weak=True))
+    return settings
+
+
+def _v1_release() -> str | None:
+    """The newest modelled vLLM release that still has the V1 runner, when the default
+    release has none (0.34 removed it: platforms/interface.py:1481-1491); None otherwise."""
+    from graphfit.planner.engines.registry import default_version, engine_model, versions
+
+    def has_v1(version: str) -> bool:
+        changes = getattr(engine_model("vllm", version), "changes", None)
+        return bool(getattr(changes, "v1_runner", True))
+
+    if has_v1(default_version("vllm")):
+        return None
+    older = [v for v in versions("vllm") if has_v1(v)]
+    return older[-1] if older else None

@@ -61,7 +61,8 @@ class Table:
 
 @cache
 def load(engine: str) -> Table:
-    """The snapshot of `engine` ("vllm" or "sglang"), read once per process."""
+    """The snapshot `flags/<engine>.json` ("vllm", "sglang", or a release's own such as
+    "vllm-0.34.0"), read once per process."""
     data = json.loads((FLAGS / f"{engine}.json").read_text())
     return Table(data["engine"], data["version"], data)
 

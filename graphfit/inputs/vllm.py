@@ -39,6 +39,16 @@ COMPILATION_IGNORED = frozenset({
     "compile_mm_encoder", "dynamic_shapes_config", "local_cache_dir", "fast_moe_cold_start",
     "compile_ranges_split_points", "static_forward_context",
 })
+# compilation-config keys vLLM 0.34.0 added (graphfit/inputs/flags/vllm-0.34.0.json against
+# vllm.json; only 0.34's parser reads them, which makes the line a 0.34 line:
+# inputs/commandline.py). The five split capture-size keys
+# (config/vllm.py:2558-2737 in 0.34) are not graphfit inputs yet: refused, never dropped.
+COMPILATION_0_34_SPLIT = frozenset({
+    "prefill_cudagraph_capture_token_sizes", "max_prefill_cudagraph_capture_tokens",
+    "decode_cudagraph_capture_request_sizes", "max_decode_cudagraph_capture_requests",
+    "max_decode_cudagraph_capture_tokens"})
+COMPILATION_0_34_IGNORED = frozenset({"use_breakable_cudagraph",
+                                      "encoder_cudagraph_max_token_budget"})
 OPTIMIZATION_LEVEL_MODES = {  # vLLM -O0..-O3 cudagraph_mode defaults (user settings win)
     0: CUDAGraphMode.NONE,
     1: CUDAGraphMode.PIECEWISE,
@@ -190,9 +200,17 @@ def compilation_config(origin: str, value: object,
     obj = {normalize_key(k): v for k, v in as_object(origin, value).items()}
     mapped = {"cudagraph_capture_sizes", "max_cudagraph_capture_size", "cudagraph_mode",
               "use_cudagraph"}
-    reject_unknown(origin, obj, COMPILATION_IGNORED | mapped)
+    reject_unknown(origin, obj,
+                   COMPILATION_IGNORED | COMPILATION_0_34_SPLIT | COMPILATION_0_34_IGNORED | mapped)
     settings = [Setting("engine", Engine.VLLM, origin, layer)]
     notes: list[str] = []
+    split = sorted(set(obj) & COMPILATION_0_34_SPLIT)
+    if split:  # only 0.34's parser lets them through (the line is then a 0.34 line)
+        raise ConfigError(f"{origin}: {split[0]}: vLLM 0.34's split capture sizes are not "
+                          f"modelled yet (set cudagraph_capture_sizes instead)")
+    ignored_0_34 = sorted(set(obj) & COMPILATION_0_34_IGNORED)
+    if ignored_0_34:
+        notes.append(f"{origin}: not modelled, ignored: {', '.join(ignored_0_34)}")
     if obj.get("cudagraph_capture_sizes") is not None:
         key = f"{origin}: cudagraph_capture_sizes"
         settings.append(Setting("cudagraph_capture_sizes",

@@ -32,7 +32,7 @@ import json
 import re
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
-from functools import cache
+from functools import cache, partial
 from typing import Any
 
 from graphfit.inputs import flagtable
@@ -51,9 +51,10 @@ DEFAULT_MODEL = "Qwen/Qwen3-0.6B"  # EngineArgs.model's default (what `--model` 
 
 
 @cache
-def _parser(entry: str) -> flagtable.Parser:
-    """The parser vLLM builds for `entry`, once per process (argparse parsers are reusable)."""
-    table = flagtable.load("vllm")
+def _parser(entry: str, flags: str = "vllm") -> flagtable.Parser:
+    """The parser vLLM builds for `entry`, once per process (argparse parsers are reusable);
+    `flags` names the release's snapshot (flags/vllm.json: 0.33.0's)."""
+    table = flagtable.load(flags)
     if entry == "serve":
         top = flagtable.Parser(prog=table.prog("top"))
         flagtable.add_actions(top, table, "top")
@@ -289,13 +290,15 @@ def eager_overrides(values: Mapping[str, Any], settings: list[Setting]
     return kept, notes
 
 
-def parse(argv: Sequence[str], entry: str) -> tuple[Parsed, str, list[str]]:
+def parse(argv: Sequence[str], entry: str, flags: str = "vllm"
+          ) -> tuple[Parsed, str, list[str]]:
     """(what vLLM's parser read, the model served, vLLM's warnings) for the argv after `vllm`
-    (entry "serve", argv[0] == "serve") or after the api_server module (entry "api_server")."""
-    table = flagtable.load("vllm")
+    (entry "serve", argv[0] == "serve") or after the api_server module (entry "api_server"),
+    with the parser of the release whose snapshot `flags` names."""
+    table = flagtable.load(flags)
     known = table.options("top" if entry == "serve" else "api_server")
     args, notes = rewrite(argv, entry, known)
-    parsed = flagtable.parse(_parser(entry), args)
+    parsed = flagtable.parse(_parser(entry, flags), args)
     values = parsed.values
     values.pop("subparser", None)
     _validate(values)
@@ -339,10 +342,19 @@ def draft_model(values: Mapping[str, Any]) -> str | None:
     return model if isinstance(model, str) else None
 
 
-def label(entry: str) -> str:
+def label(entry: str, flags: str = "vllm") -> str:
     shown = "vllm serve" if entry == "serve" else "api_server"
-    return f"vLLM {flagtable.load('vllm').version} ({shown})"
+    return f"vLLM {flagtable.load(flags).version} ({shown})"
 
 
-READER = LineReader(Engine.VLLM, parse, vllm_args.FILE_KEYS, frozenset({"model", "model_tag"}),
-                    label, finish, draft_model, DEFAULT_ORIGIN, default_note)
+def release_reader(flags: str) -> LineReader:
+    """The line reader of the release whose flag snapshot is flags/<flags>.json: that
+    release's own parser (its flags, its -cc keys); the key handlers are shared."""
+    return LineReader(Engine.VLLM, partial(parse, flags=flags), vllm_args.FILE_KEYS,
+                      frozenset({"model", "model_tag"}), partial(label, flags=flags), finish,
+                      draft_model, DEFAULT_ORIGIN, default_note)
+
+
+READER = release_reader("vllm")
+READER_0_32 = release_reader("vllm-0.32.0")
+READER_0_34 = release_reader("vllm-0.34.0")

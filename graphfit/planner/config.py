@@ -266,13 +266,22 @@ class EngineConfig:
         set_(self, "ladder", _coerce_enum("ladder", LadderPolicy, self.ladder))
         set_(self, "cudagraph_capture_sizes",
              _sizes("cudagraph_capture_sizes", self.cudagraph_capture_sizes))
-        if self.max_cudagraph_capture_size is not None:
+        if self.max_cudagraph_capture_size is not None and not (
+                self.max_cudagraph_capture_size == 0
+                and self.cudagraph_mode is CUDAGraphMode.NONE
+                and not isinstance(self.max_cudagraph_capture_size, bool)):
+            # 0 with mode NONE is vLLM's own "no graphs" (0.33 config/vllm.py:2447-2451 skips
+            # every sizing check and records 0); with graphs vLLM asserts >= 1
             _positive_int("max_cudagraph_capture_size", self.max_cudagraph_capture_size)
         if self.draft_hidden_size is not None:
             _positive_int("draft_hidden_size", self.draft_hidden_size)
         _check_vllm_fields(self)
         _engine_fields(self)
         _resolve_engine(self)
+        if self.max_cudagraph_capture_size == 0 and getattr(
+                self.engine, "value", self.engine) != Engine.VLLM.value:
+            raise ConfigError("max_cudagraph_capture_size: must be >= 1, got 0 (0 is vLLM's "
+                              "'no graphs' with cudagraph_mode NONE only)")
         if self.max_num_seqs is None:
             raise ConfigError("max_num_seqs: missing (pass --max-num-seqs, "
                               "--max-running-requests, --max-batch-size or set it in --config)")
@@ -342,11 +351,23 @@ class EngineConfig:
     def from_vllm(cls, vllm_config: Any, **overrides: Any) -> EngineConfig:
         """The config a running vLLM has: duck-typed on its `VllmConfig` (scheduler,
         compilation, speculative, model, cache configs; see
-        graphfit.planner.engines.vllm.native). The capture list vLLM resolved is taken as
-        explicit sizes; `overrides` (EngineConfig fields) win over what is read."""
-        from graphfit.planner.engines.vllm.native import fields_from_vllm
+        graphfit.planner.engines.vllm.native). The release is the imported `vllm.__version__`
+        (0.34's split capture sizes tell 0.34 too). Before 0.34 the capture list vLLM
+        resolved is taken as explicit sizes; 0.34's split sizes are not inputs graphfit has,
+        so it recomputes them and refuses (ConfigError) a config whose recorded sizes differ.
+        `overrides` (EngineConfig fields) win over what is read."""
+        from graphfit.planner.engines.vllm.native import fields_from_vllm, recorded_sizes
 
-        return cls._from_fields("from_vllm", {**fields_from_vllm(vllm_config), **overrides})
+        config = cls._from_fields("from_vllm", {**fields_from_vllm(vllm_config), **overrides})
+        recorded = recorded_sizes(vllm_config)
+        if recorded is not None and "cudagraph_capture_sizes" not in overrides:
+            ours = config.model.ladders(config).config.sizes
+            if ours != recorded:
+                raise ConfigError(
+                    f"from_vllm: vLLM {config.engine_version} recorded capture sizes "
+                    f"{excerpt(list(recorded))} from split prefill/decode sizes graphfit "
+                    f"cannot express yet (it derives {excerpt(list(ours))})")
+        return config
 
     @classmethod
     def from_sglang(cls, server_args: Any, **overrides: Any) -> EngineConfig:

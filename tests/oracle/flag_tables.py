@@ -28,7 +28,15 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parents[2]
 FLAGS = ROOT / "graphfit" / "inputs" / "flags"
-VLLM_FILE = FLAGS / "vllm.json"
+VLLM_FILE = FLAGS / "vllm.json"  # the primary release's (paths.PRIMARY)
+
+
+def vllm_file(release: str) -> Path:
+    """A vLLM release's table: vllm.json for the primary release, else vllm-<release>.json
+    (the file its `releases/v0_NN.py` names as `flag_table`)."""
+    from tests.oracle import paths
+
+    return VLLM_FILE if release == paths.PRIMARY["vllm"] else FLAGS / f"vllm-{release}.json"
 SGLANG_FILE = FLAGS / "sglang.json"
 
 
@@ -173,8 +181,9 @@ def parser_record(parser: argparse.ArgumentParser, configs: dict[str, Any], prog
 
 
 def vllm_snapshot() -> dict[str, Any]:
-    """vLLM 0.33's `vllm serve` and api_server parsers (the same flags; `serve` adds the
-    positional model tag) from the oracle glue, which builds them with vLLM's own code."""
+    """The imported vLLM release's `vllm serve` and api_server parsers (the same flags;
+    `serve` adds the positional model tag) from the oracle glue, which builds them with
+    vLLM's own code."""
     from tests.oracle import vllm_args_oracle as va
 
     va.bootstrap()
@@ -187,11 +196,14 @@ def vllm_snapshot() -> dict[str, Any]:
     if api_record["actions"] == serve_record["actions"]:  # the same make_arg_parser
         del api_record["actions"]
         api_record["actions_of"] = "serve"
+    from tests.oracle.paths import version
+
+    release = version("vllm")
+    cli_args = va._cli_args().__name__.removeprefix("vllm.").replace(".", "/") + ".py"
     return {
-        "engine": "vllm", "version": "0.33.0",
-        "source": "tests/oracle/flag_tables.py from vllm 0.33.0's FlexibleArgumentParser "
-                  "(entrypoints/cli/serve.py, entrypoints/common/cli_args.py, "
-                  "engine/arg_utils.py)",
+        "engine": "vllm", "version": release,
+        "source": f"tests/oracle/flag_tables.py from vllm {release}'s FlexibleArgumentParser "
+                  f"(entrypoints/cli/serve.py, {cli_args}, engine/arg_utils.py)",
         "parsers": {"top": parser_record(top, configs, "vllm"), "serve": serve_record,
                     "api_server": api_record},
         "configs": configs,
@@ -261,10 +273,18 @@ def dump(snapshot: dict[str, Any]) -> str:
 
 
 def main() -> None:
+    """Rewrite the imported vLLM release's table (GRAPHFIT_ORACLE_VLLM picks it) and, in the
+    primary release's process, SGLang's."""
+    from tests.oracle import paths
+
     FLAGS.mkdir(parents=True, exist_ok=True)
-    VLLM_FILE.write_text(dump(vllm_snapshot()))
-    SGLANG_FILE.write_text(dump(sglang_snapshot()))
-    print(f"wrote {VLLM_FILE.relative_to(ROOT)} and {SGLANG_FILE.relative_to(ROOT)}")
+    snapshot = vllm_snapshot()
+    target = vllm_file(snapshot["version"])
+    target.write_text(dump(snapshot))
+    print(f"wrote {target.relative_to(ROOT)}")
+    if snapshot["version"] == paths.PRIMARY["vllm"]:
+        SGLANG_FILE.write_text(dump(sglang_snapshot()))
+        print(f"wrote {SGLANG_FILE.relative_to(ROOT)}")
 
 
 if __name__ == "__main__":

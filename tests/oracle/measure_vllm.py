@@ -1,6 +1,13 @@
-"""How often graphfit agrees with vLLM 0.33, per aspect, and every difference found.
+"""How often graphfit agrees with a vLLM release's own code, per aspect, and every difference
+found.
 
     PYTHONPATH=. python -m tests.oracle.measure_vllm [N] [SEED]   # default 4000 configs, seed 7
+    GRAPHFIT_ORACLE_VLLM=0.34.0 PYTHONPATH=. python -m tests.oracle.measure_vllm 300
+
+The release is the one this process imports (`GRAPHFIT_ORACLE_VLLM`, default 0.33.0);
+graphfit's model is the same release's unless `GRAPHFIT_ORACLE_MODEL` names another
+(tests/oracle/add_vllm_release.py measures a new release with its predecessor's model).
+tests/oracle/measure_releases.py runs this once per release and prints one table.
 
 Generates N configs (plus the test module's edge grid), compares each with
 `vllm_compare.compare`, prints the agreement table and, per (aspect, input) class of
@@ -71,7 +78,7 @@ def short(case: Case) -> str:
 
 
 def main(n: int = 4000, seed: int = 7) -> None:
-    from tests.oracle.test_vllm_oracle import GRID
+    from tests.oracle.vllm_grid import GRID
 
     rng = random.Random(seed)
     cases = list(GRID) + [random_case(rng, expressible=rng.random() < 0.6) for _ in range(n)]
@@ -100,7 +107,8 @@ def main(n: int = 4000, seed: int = 7) -> None:
             for fn in (vo.config_ladder, vo.runner, vc.graphfit_plan):
                 fn.cache_clear()
     elapsed = time.time() - start
-    print(f"{len(cases)} configs ({len(GRID)} edge grid + {n} generated, seed {seed}) in "
+    print(f"vLLM {vo.VERSION}'s own code vs graphfit's vLLM {vc.MODEL_RELEASE} model: "
+          f"{len(cases)} configs ({len(GRID)} edge grid + {n} generated, seed {seed}) in "
           f"{elapsed:.0f} s\n")
     print("| aspect | configs compared | graphfit agrees | % |")
     print("| --- | ---: | ---: | ---: |")

@@ -350,13 +350,24 @@ def serve_parser() -> argparse.ArgumentParser:
         return parser
 
 
+def _cli_args() -> Any:
+    """The module holding `make_arg_parser`: entrypoints/common/cli_args.py from 0.33,
+    entrypoints/launchers/cli_args.py in 0.32 (:421, :502)."""
+    import importlib
+
+    try:
+        return importlib.import_module("vllm.entrypoints.common.cli_args")
+    except ImportError:
+        return importlib.import_module("vllm.entrypoints.launchers.cli_args")
+
+
 @cache
 def api_server_parser() -> argparse.ArgumentParser:
     """`python -m vllm.entrypoints.openai.api_server`'s parser (launchers/api_server/entry.py)."""
     with vllm_env():
-        from vllm.entrypoints.common.cli_args import make_arg_parser
         from vllm.utils.argparse_utils import FlexibleArgumentParser
 
+        make_arg_parser = _cli_args().make_arg_parser
         return make_arg_parser(
             FlexibleArgumentParser(description="vLLM OpenAI-Compatible RESTful API server."))
 
@@ -486,7 +497,7 @@ def _parse_vllm(command: str | Sequence[str], files: dict[str, str] | None,
                 ns = parser.parse_args(list(argv))
             result.namespace = ns
             result.stage = "validate"
-            from vllm.entrypoints.common.cli_args import validate_parsed_serve_args
+            validate_parsed_serve_args = _cli_args().validate_parsed_serve_args
             validate_parsed_serve_args(ns)
             result.stage = "engine_args"
             ns = copy.copy(ns)

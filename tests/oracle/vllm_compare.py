@@ -1,4 +1,6 @@
-"""graphfit's public API vs vLLM 0.33's own code (`vllm_oracle`), one `Case` at a time.
+"""graphfit's public API vs vLLM's own code (`vllm_oracle`), one `Case` at a time, for the
+release this process imports (`vllm_oracle.VERSION`; graphfit is asked for the same
+`engine_version`).
 
 `compare(case)` returns, per aspect, the list of differences (empty: agreement; None: the
 aspect does not apply to this case, e.g. no drafter, or both sides rejected the config).
@@ -21,6 +23,7 @@ level and checks that its scenarios include vLLM's and its sizes cover vLLM's pe
 from __future__ import annotations
 
 import functools
+import os
 from dataclasses import dataclass
 from typing import Any
 
@@ -34,6 +37,11 @@ ASPECTS = (
     "v2_target_mixed", "v2_target_uniform", "v2_drafter", "v2_capacity", "v2_drafter_buffers",
     "unknown_support",
 )
+
+# graphfit's model of the release this process imports; GRAPHFIT_ORACLE_MODEL names another
+# release's model (a maintainer measures a new vLLM release with its predecessor's model:
+# tests/oracle/add_vllm_release.py)
+MODEL_RELEASE = os.environ.get("GRAPHFIT_ORACLE_MODEL") or vo.VERSION
 
 # Case attribute -> the EngineConfig field graphfit reads it from (these were the inputs
 # graphfit lacked before issue 9; `value` turns the case's value into graphfit's)
@@ -67,7 +75,8 @@ def graphfit_kwargs(case: Case, runner: str, *, levels: bool = True) -> dict[str
         num_speculative_tokens=case.k, spec_method=case.method or "none",
         cudagraph_mode="NONE" if case.enforce_eager else case.mode,  # graphfit: --enforce-eager
         runner=runner, performance_mode=case.performance_mode, hidden_size=8,
-        ceiling_family="blackwell" if case.blackwell else "default")
+        ceiling_family="blackwell" if case.blackwell else "default",
+        engine_version=MODEL_RELEASE)
     if case.sizes is not None:
         kw["cudagraph_capture_sizes"] = case.sizes
     if case.max_size is not None:
@@ -191,11 +200,13 @@ def compare(case: Case, exhaustive: bool = True) -> dict[str, list[Diff] | None]
             errs.append(Diff("errors", f"runner {r}", v_err or "accepted", g_err or "accepted"))
     out["errors"] = errs
 
-    v1plan = plans["v1"]
-    if cfg.error is None and not isinstance(v1plan, str):
+    # the config's sizes do not depend on the runner: the first runner graphfit accepts
+    # (0.34 has no V1 runner)
+    accepted = [p for p in (plans["v1"], plans["v2"]) if not isinstance(p, str)]
+    if cfg.error is None and accepted:
+        sizes = accepted[0].config_capture_sizes
         out["config_ladder"] = (
-            [] if cfg.sizes == v1plan.config_capture_sizes
-            else [Diff("config_ladder", "sizes", cfg.sizes, v1plan.config_capture_sizes)])
+            [] if cfg.sizes == sizes else [Diff("config_ladder", "sizes", cfg.sizes, sizes)])
 
     streams: dict[str, list[Stream]] = {}
     for r in ("v1", "v2"):
@@ -315,11 +326,12 @@ def _v2_drafter(case: Case, cfg: vo.ConfigResult, run: vo.RunnerResult, plan: gr
         filled = (run.drafter_buffers or {}).get("input_buffers.positions", (0,))[0]
         return Stream("DFlash query", "drafter.positions", runtime, max(runtime, filled), True)
     # EAGLE / MTP draft prefill: the target's (padded) batch through the prefill manager
+    e = run.drafter_expansion  # tokens the drafter adds per request (0.34 draft_model: 1)
     v_dr = [run.drafter_prefill(min(n, case.S), n, False) for n in ns]
     v_dr += [run.drafter_prefill(x, x * case.q, True) for x in rs]
-    g_dr = [_gf_pad(plan, n, component="drafter") for n in ns]
-    g_dr += [_gf_pad(plan, x * case.q, uniform_decode=True, num_reqs=x, component="drafter")
-             for x in rs]
+    g_dr = [_gf_pad(plan, n + e * min(n, case.S), component="drafter") for n in ns]
+    g_dr += [_gf_pad(plan, x * (case.q + e), uniform_decode=True, num_reqs=x,
+                     component="drafter") for x in rs]
     out["v2_drafter"] = _table_diff("v2_drafter", "n|r", ns + rs, v_dr, g_dr)
     peak = max(map(_padded, v_dr), default=0)
     return Stream("drafter tokens", "drafter.input_ids", peak, peak, True)

@@ -57,7 +57,9 @@ from types import SimpleNamespace as NS
 from typing import Any
 
 from tests.oracle import vllm_stubs
-from tests.oracle.paths import require
+from tests.oracle.paths import require, version
+
+VERSION = version("vllm")  # the release this process imports (GRAPHFIT_ORACLE_VLLM)
 
 MODES = ("NONE", "PIECEWISE", "FULL", "FULL_DECODE_ONLY", "FULL_AND_PIECEWISE")
 SUPPORT_LEVELS = ("NEVER", "UNIFORM_SINGLE_TOKEN_DECODE", "UNIFORM_BATCH", "ALWAYS")
@@ -75,8 +77,9 @@ Key = tuple[str, int, int | None]  # (runtime mode, padded num_tokens, num_reqs)
 class Case:
     """One vLLM configuration, in vLLM's terms.
 
-    `support` is the attention backends' minimum cudagraph support (AttentionCGSupport) the
-    target runner sees; `draft_support` the DFlash draft attention's (V2), default `support`.
+    `support` is the cudagraph support (AttentionCGSupport) of the target model's attention
+    layers; `draft_support` the draft model's layers', default `support`. The runner resolves
+    its mode with the minimum over ALL layers, the draft's included (`min_support`).
     `dspark_fill_in` models a DSpark draft whose hf_config says `sample_from_anchor=False`.
     """
 
@@ -110,6 +113,10 @@ class ConfigResult:
     mode: str = "NONE"
     num_lookahead_tokens: int = 0
     max_num_active_seqs: int | None = None
+    # 0.34 and later (`_split_cudagraph_capture_sizes`, config/vllm.py:2558-2737): the
+    # prefill graphs' token counts and the decode graphs' request counts; None before 0.34
+    prefill_sizes: tuple[int, ...] | None = None
+    decode_requests: tuple[int, ...] | None = None
 
 
 @dataclass
@@ -126,6 +133,9 @@ class RunnerResult:
     drafter: Any = field(default=None, repr=False)  # V1 dispatcher / V2 query or prefill
     drafter_decode: Any = field(default=None, repr=False)  # V2 EAGLE decode-step manager
     drafter_width: int = 0  # V2 DFlash/DSpark: query tokens per request
+    # V2 draft prefill: tokens per request the drafter adds to the target's batch (0.34's
+    # draft_model: a correction slot, standalone_ar/speculator.py:62-73, 367-388)
+    drafter_expansion: int = 0
     drafter_buffers: dict[str, tuple[int, ...]] | None = None  # the real drafter's tensors
     S: int = 0
     q: int = 1
@@ -169,7 +179,9 @@ class RunnerResult:
         speculator.py:250-266); None: no prefill manager."""
         if self.drafter is None or self.runner != "v2" or self.drafter_width:
             return None
-        desc = self.drafter.dispatch(num_reqs, n, self.q if uniform else None, 0)
+        e = self.drafter_expansion
+        desc = self.drafter.dispatch(num_reqs, n + e * num_reqs,
+                                     self.q + e if uniform else None, 0)
         return _key(desc.cg_mode, desc.num_tokens, desc.num_reqs)
 
 
@@ -205,13 +217,9 @@ def vllm() -> NS:
     from vllm.config.compilation import CompilationMode, CUDAGraphMode
     from vllm.v1.attention.backend import AttentionCGSupport, AttentionMetadataBuilder
     from vllm.v1.attention.backends.registry import AttentionBackendEnum
-    from vllm.v1.cudagraph_dispatcher import CudagraphDispatcher
-    from vllm.v1.spec_decode.dflash import DFlashProposer
-    from vllm.v1.spec_decode.draft_model import DraftModelProposer
-    from vllm.v1.spec_decode.eagle import EagleProposer
-    from vllm.v1.spec_decode.extract_hidden_states import ExtractHiddenStatesProposer
-    from vllm.v1.worker.block_table import get_block_table_width
     from vllm.v1.worker.gpu.spec_decode import init_speculator
+
+    v1 = _v1_modules()
 
     # CudaGraphManager.__init__ asks the pipeline-parallel group whether it is the first /
     # last rank (cudagraph_utils.py:165-166); no process group exists on CPU: one rank.
@@ -228,17 +236,59 @@ def vllm() -> NS:
     placeholder = ngram_speculator.triton
     if not hasattr(placeholder, "next_power_of_2"):
         placeholder.next_power_of_2 = lambda n: 1 << max(int(n) - 1, 0).bit_length()
+    try:  # 0.34: suffix decoding runs on V2 and refuses to start without Triton too
+        # (suffix/speculator.py:509-510); its tables are tensors sized with triton's helpers
+        import vllm.v1.worker.gpu.spec_decode.suffix.speculator as suffix_speculator
+    except ImportError:
+        pass
+    else:
+        suffix_speculator.HAS_TRITON = True
+        helpers = suffix_speculator.triton
+        if not hasattr(helpers, "next_power_of_2"):
+            helpers.next_power_of_2 = lambda n: 1 << max(int(n) - 1, 0).bit_length()
+        if not hasattr(helpers, "cdiv"):
+            helpers.cdiv = lambda a, b: -(-a // b)
+    import vllm.config.vllm as config_module
+
+    if hasattr(config_module, "HAS_TRITON"):
+        # 0.32's `_validate_v2_model_runner` refuses to start without Triton (config/vllm.py:
+        # 3187-3190); graphfit models CUDA GPUs, where Triton is present
+        config_module.HAS_TRITON = True
     logging.getLogger("vllm").setLevel(logging.ERROR)  # downgrade/rounding warnings: noise
     return NS(CompilationConfig=CompilationConfig, SchedulerConfig=SchedulerConfig,
               SpeculativeConfig=SpeculativeConfig, VllmConfig=VllmConfig,
               CompilationMode=CompilationMode, CUDAGraphMode=CUDAGraphMode,
               AttentionCGSupport=AttentionCGSupport,
               AttentionMetadataBuilder=AttentionMetadataBuilder,
-              AttentionBackendEnum=AttentionBackendEnum, CudagraphDispatcher=CudagraphDispatcher,
-              CudaGraphManager=cg_utils.CudaGraphManager, DFlashProposer=DFlashProposer,
-              EagleProposer=EagleProposer, DraftModelProposer=DraftModelProposer,
-              ExtractHiddenStatesProposer=ExtractHiddenStatesProposer,
-              init_speculator=init_speculator, get_block_table_width=get_block_table_width)
+              AttentionBackendEnum=AttentionBackendEnum,
+              CudaGraphManager=cg_utils.CudaGraphManager, init_speculator=init_speculator,
+              cg_utils=cg_utils, version=VERSION, **v1)
+
+
+def _v1_modules() -> dict[str, Any]:
+    """The V1 runner's dispatcher and proposers, or None each where the release deleted them
+    (0.34 removed `v1/cudagraph_dispatcher.py` and every V1 proposer under `v1/spec_decode/`;
+    `block_table.py` went with the V1 runner too)."""
+    names = {"CudagraphDispatcher": "vllm.v1.cudagraph_dispatcher",
+             "DFlashProposer": "vllm.v1.spec_decode.dflash",
+             "DraftModelProposer": "vllm.v1.spec_decode.draft_model",
+             "EagleProposer": "vllm.v1.spec_decode.eagle",
+             "ExtractHiddenStatesProposer": "vllm.v1.spec_decode.extract_hidden_states",
+             "get_block_table_width": "vllm.v1.worker.block_table"}
+    import importlib
+
+    out: dict[str, Any] = {}
+    for attr, module in names.items():
+        try:
+            out[attr] = getattr(importlib.import_module(module), attr)
+        except ImportError:
+            out[attr] = None
+    return out
+
+
+def has_v1() -> bool:
+    """Whether this release still ships the V1 model runner (0.33 and earlier)."""
+    return vllm().CudagraphDispatcher is not None
 
 
 # -- building the config objects --------------------------------------------------------
@@ -348,16 +398,34 @@ def _configure(case: Case) -> tuple[NS | None, ConfigResult]:
         v.VllmConfig._set_cudagraph_sizes(config)
     except Exception as exc:
         return None, ConfigResult(_err("_set_cudagraph_sizes", exc))
+    split = getattr(compilation, "prefill_cudagraph_capture_token_sizes", None)
     return built, ConfigResult(
         None, tuple(compilation.cudagraph_capture_sizes),
         compilation.max_cudagraph_capture_size, compilation.cudagraph_mode.name,
-        config.num_lookahead_tokens, built.scheduler.max_num_active_seqs)
+        config.num_lookahead_tokens, built.scheduler.max_num_active_seqs,
+        None if split is None else tuple(split),
+        None if split is None else tuple(
+            compilation.decode_cudagraph_capture_request_sizes or ()))
 
 
 @functools.lru_cache(maxsize=4096)
 def config_ladder(case: Case) -> ConfigResult:
     """The config's capture sizes and max (what a drafter's `__init__` sees), or the error."""
     return _configure(case)[1]
+
+
+# the methods whose drafter is a model with attention layers in the runner's KV-cache groups
+DRAFT_ATTENTION_METHODS = ("draft_model", "eagle", "eagle3", "mtp", "dflash", "dspark")
+
+
+def min_support(case: Case) -> str:
+    """The level the runner resolves its mode with: the minimum over every attention layer,
+    the draft model's included (0.33 V1: `_check_and_update_cudagraph_mode` over every KV-cache
+    group, gpu_model_runner.py:6710-6719, 6771-6795; MRV2: `get_attn_cg_support` over every
+    attention group, attn_utils.py:314-338, called from model_runner.py:688-697)."""
+    if case.method in DRAFT_ATTENTION_METHODS and case.draft_support is not None:
+        return min(case.support, case.draft_support, key=SUPPORT_LEVELS.index)
+    return case.support
 
 
 def _support(name: str) -> Any:
@@ -409,12 +477,14 @@ def runner(case: Case, which: str = "v1") -> RunnerResult:
     built, cfg = _configure(case)
     if built is None:
         return RunnerResult(which, cfg.error)
+    if which == "v1" and not has_v1():
+        return RunnerResult(which, v1_removed())
     config, compilation = built.config, built.compilation
     q = config.uniform_decode_query_len
-    validate = (v.VllmConfig._validate_v1_model_runner if which == "v1"
-                else v.VllmConfig._validate_v2_model_runner)
+    validate = getattr(v.VllmConfig, f"_validate_{which}_model_runner", None)
     try:
-        validate(config)  # VllmConfig.__post_init__ (config/vllm.py:2092-2096)
+        if validate is not None:  # 0.33: VllmConfig.__post_init__ (config/vllm.py:2092-2096)
+            validate(config)
     except Exception as exc:
         return RunnerResult(which, _err(f"{which} runner", exc))
     compilation.set_splitting_ops_for_v1(all2all_backend="allgather_reducescatter")
@@ -429,9 +499,9 @@ def runner(case: Case, which: str = "v1") -> RunnerResult:
         return RunnerResult(which, _err(f"{which} drafter", exc))
     try:
         mode = compilation.resolve_cudagraph_mode_and_sizes(
-            _support(case.support), "oracle", q, use_v2_model_runner=which == "v2",
-            kv_cache_config=None, max_num_reqs=case.S, is_profiling=False,
-            piecewise_capture_available=True)
+            _support(min_support(case)), "oracle", q, kv_cache_config=None,
+            max_num_reqs=case.S,
+            is_profiling=False, piecewise_capture_available=True, **_runner_kw(which))
     except Exception as exc:
         return RunnerResult(which, _err("resolve_cudagraph_mode_and_sizes", exc))
     out = RunnerResult(which, None, mode.name, tuple(compilation.cudagraph_capture_sizes or ()),
@@ -448,7 +518,7 @@ def runner(case: Case, which: str = "v1") -> RunnerResult:
                 out.drafter = drafter_obj.cudagraph_dispatcher
                 out.drafter_mode = out.drafter.cudagraph_mode.name
         else:
-            out.target = v.CudaGraphManager(config, cpu, mode, q)
+            out.target = _v2_manager(config, cpu, mode, q)
             out.target._graphs_captured = True  # capture needs a GPU; dispatch reads this flag
             if drafter_obj is not None:
                 draft_support = _support(case.draft_support or case.support)
@@ -463,6 +533,8 @@ def runner(case: Case, which: str = "v1") -> RunnerResult:
                     out.drafter_mode = manager.cudagraph_mode.name
                 if query is not None:
                     out.drafter_width = query.decode_query_len
+                elif manager is not None:
+                    out.drafter_expansion = getattr(manager, "decode_query_len", q) - q
                 decode = getattr(drafter_obj, "decode_cudagraph_manager", None)
                 if decode is not None:
                     decode._graphs_captured = True
@@ -470,6 +542,51 @@ def runner(case: Case, which: str = "v1") -> RunnerResult:
     except Exception as exc:
         out.error = _err(f"{which} dispatcher", exc)
     return out
+
+
+def _runner_kw(which: str) -> dict[str, Any]:
+    """0.33's `resolve_cudagraph_mode_and_sizes` takes the runner (the V1 one rounds the
+    sizes, compilation.py:1529-1535); 0.34 has one runner and no such argument."""
+    import inspect
+
+    fn = vllm().CompilationConfig.resolve_cudagraph_mode_and_sizes
+    if "use_v2_model_runner" in inspect.signature(fn).parameters:
+        return {"use_v2_model_runner": which == "v2"}
+    return {}
+
+
+def _v2_manager(config: Any, device: Any, mode: Any, q: int) -> Any:
+    """The target's `CudaGraphManager` as the V2 runner builds it: 0.33 passes the decode query
+    length (model_runner.py:756-760); 0.34 a map query length -> most requests
+    (`get_decode_cudagraph_query_lens`, model_runner.py:801-811)."""
+    import inspect
+
+    v = vllm()
+    if "decode_query_lens" in inspect.signature(v.CudaGraphManager.__init__).parameters:
+        return v.CudaGraphManager(config, device, mode,
+                                  decode_query_lens=config.get_decode_cudagraph_query_lens(q))
+    return v.CudaGraphManager(config, device, mode, q)
+
+
+def v1_removed() -> str:
+    """What a release without the V1 runner says to `VLLM_USE_V2_MODEL_RUNNER=0`: its own
+    `Platform.validate_environ` (0.34: platforms/interface.py:1476-1491)."""
+    import os
+
+    from vllm.platforms.interface import Platform
+
+    saved = os.environ.get("VLLM_USE_V2_MODEL_RUNNER")
+    os.environ["VLLM_USE_V2_MODEL_RUNNER"] = "0"
+    try:
+        Platform.validate_environ(hard_fail=False)
+    except ValueError as exc:
+        return _err("v1 runner", exc)
+    finally:
+        if saved is None:
+            del os.environ["VLLM_USE_V2_MODEL_RUNNER"]
+        else:
+            os.environ["VLLM_USE_V2_MODEL_RUNNER"] = saved
+    return "v1 runner: accepted"
 
 
 # -- buffers ------------------------------------------------------------------------------

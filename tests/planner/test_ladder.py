@@ -175,7 +175,9 @@ def test_uniform_decode_always_replays_full_under_v1(config: EngineConfig) -> No
     try:
         config = config.replace(runner="v1", max_cudagraph_capture_size=None,
                                 cudagraph_capture_sizes=None, attention_backend=None,
-                                attention_cudagraph_support="ALWAYS")
+                                attention_cudagraph_support="ALWAYS",
+                                # every layer's: the draft's count too (min over all layers)
+                                drafter_attention_cudagraph_support=None)
     except ConfigError:  # a V2-only method
         assume(False)
     p = plan_or_reject(config)

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import importlib
 import importlib.resources
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from graphfit.planner.core.errors import ConfigError, excerpt
@@ -133,7 +133,18 @@ def _builtin(engine: str, version: str, model: str, short: str) -> EnginePlugin:
                         corpus=f"tests:corpus/{short}-*")
 
 
+def _vllm_release(version: str, attr: str) -> EnginePlugin:
+    """A vLLM release besides 0.33.0: its model, its own flag table (snapshotted from its
+    parser by tests/oracle/flag_tables.py) and the line reader built on that table; the
+    paste-back syntax, strategies and corpus are 0.33's."""
+    base = _builtin("vllm", version, f"graphfit.planner.engines.vllm:{attr}", "vllm")
+    suffix = attr.removeprefix("VLLM")
+    return replace(base, flags=f"graphfit.inputs:flags/vllm-{version}.json",
+                   reader=f"graphfit.inputs.vllm_cli:READER{suffix}")
+
+
 for _entry in (_builtin("vllm", "0.33.0", "graphfit.planner.engines.vllm:VLLM", "vllm"),
+               _vllm_release("0.32.0", "VLLM_0_32"), _vllm_release("0.34.0", "VLLM_0_34"),
                _builtin("sglang", "0.5.23", "graphfit.planner.engines.sglang:SGLANG", "sglang"),
                _builtin("trtllm", "main@c0edad93", "graphfit.planner.engines.trtllm:TRTLLM",
                         "trtllm")):

@@ -259,7 +259,7 @@ def _v2_input_buffers(config: EngineSettings, stream: Stream) -> list[BufferSpec
     ]
 
 
-def _v2_dflash_specs(config: EngineSettings) -> list[BufferSpec]:
+def _v2_dflash_specs(config: EngineSettings, aux_staging: bool = True) -> list[BufferSpec]:
     """`DFlashSpeculator` (v1/worker/gpu/spec_decode/dflash/speculator.py:40-125, 282-287)
     on `DraftModelSpeculator`: no arange, no backup ids. Its query slot mapping is the
     target's shared BlockTables.slot_mappings (the target's `slot_mapping`)."""
@@ -281,7 +281,7 @@ def _v2_dflash_specs(config: EngineSettings) -> list[BufferSpec]:
                    source=f"{src}:117-119"),
         BufferSpec("sample_col", "int32", Axis.FIXED, (), S * k, KEEP, source=f"{src}:122-124"),
     ]
-    if config.cudagraph_mode.decode_mode is CUDAGraphMode.FULL:
+    if aux_staging and config.cudagraph_mode.decode_mode is CUDAGraphMode.FULL:
         # the FULL graph's staged target aux hidden states (x the number of aux layers),
         # allocated from the configured mode, before vLLM resolves it
         specs.append(BufferSpec("aux_staging", config.dtype, Axis.FIXED, (),
@@ -380,12 +380,67 @@ def _v2_ngram_specs(config: EngineSettings) -> list[BufferSpec]:
     ]
 
 
-def drafter_buffer_specs(config: EngineSettings, config_max_capture: int) -> list[BufferSpec]:
-    """The drafter's buffers for the config's method and runner (empty: no drafter)."""
+def suffix_blocks(max_model_len: int) -> int:
+    """The V2 `SuffixSpeculator`'s scratch blocks per request (0.34:
+    suffix/speculator.py:521-528): blocks of 256 tokens from 1024, 128 from 256, else one
+    power-of-two block of at least 16."""
+    L = max_model_len
+    if L >= 1024:
+        block = 256
+    elif L >= 256:
+        block = 128
+    else:
+        block = max(16, 1 << max(L - 1, 0).bit_length())
+    return -(-L // block)
+
+
+# 0.34 suffix decoding's defaults (config/speculative.py:584-592) and table constants
+# (suffix/speculator.py:50, 58)
+SUFFIX_CORPUS_TOKENS = 1 << 20
+SUFFIX_BUCKET_SLOTS = 8
+SUFFIX_LEN_BUCKETS = 9
+UNSET = FillPolicy(FillKind.SENTINEL, -1)
+
+
+def _v2_suffix_specs(config: EngineSettings) -> list[BufferSpec]:
+    """vLLM 0.34's V2 `SuffixSpeculator` (suffix/speculator.py:499-596): per-request drafts
+    and statistics, and a corpus of finished responses with its hash table (fixed sizes,
+    vLLM's defaults: 2**20 corpus tokens, 10000 cached requests)."""
+    S, k = config.max_num_seqs, config.num_speculative_tokens
+    req = _on(Stream.DRAFTER_REQUESTS)
+    src = "v1/worker/gpu/spec_decode/suffix/speculator.py"
+    buckets = 1 << max(max(16, SUFFIX_CORPUS_TOKENS // 4) - 1, 0).bit_length()
+    return [
+        BufferSpec("scratch", "int64", Axis.REQUESTS, req, S, ZERO,
+                   trailing=(suffix_blocks(config.max_model_len),), source=f"{src}:529-531"),
+        BufferSpec("corpus", "int32", Axis.FIXED, (), SUFFIX_CORPUS_TOKENS, UNSET,
+                   source=f"{src}:536-554"),
+        BufferSpec("table", "int64", Axis.FIXED, (), 2, UNSET,
+                   trailing=(buckets, SUFFIX_BUCKET_SLOTS), source=f"{src}:555-560"),
+        BufferSpec("corpus_head", "int64", Axis.FIXED, (), 1, ZERO, source=f"{src}:561"),
+        BufferSpec("doc_seq", "int64", Axis.FIXED, (), 1, ZERO, source=f"{src}:562"),
+        BufferSpec("ingest_out", "int64", Axis.FIXED, (), 2, ZERO, source=f"{src}:565"),
+        BufferSpec("drafts", "int64", Axis.REQUESTS, req, S, ZERO, trailing=(k,),
+                   source=f"{src}:569-573"),
+        BufferSpec("num_valid", "int32", Axis.REQUESTS, req, S, ZERO, source=f"{src}:575-577"),
+        BufferSpec("draft_token_confidence_probs", "float32", Axis.REQUESTS, req, S, ZERO,
+                   trailing=(k,), source=f"{src}:582-586"),
+        BufferSpec("accept_stats", "int64", Axis.FIXED, (), 2 * SUFFIX_LEN_BUCKETS, ZERO,
+                   trailing=(k, 2), source=f"{src}:587-591"),
+        BufferSpec("last_bucket", "int32", Axis.REQUESTS, req, S, UNSET,
+                   source=f"{src}:592-594"),
+        BufferSpec("last_valid", "int32", Axis.REQUESTS, req, S, ZERO, source=f"{src}:595-597"),
+    ]
+
+
+def drafter_buffer_specs(config: EngineSettings, config_max_capture: int,
+                         aux_staging: bool = True) -> list[BufferSpec]:
+    """The drafter's buffers for the config's method and runner (empty: no drafter).
+    `aux_staging`: the release's MRV2 DFlash stages the target's aux hidden states (0.33+)."""
     method = config.spec_method
     if config.runner is Runner.V2:
         if method in (SpecMethod.DFLASH, SpecMethod.DSPARK):
-            return _v2_dflash_specs(config)
+            return _v2_dflash_specs(config, aux_staging)
         if method in (SpecMethod.EAGLE, SpecMethod.EAGLE3, SpecMethod.MTP):
             return _v2_ar_specs(config)
         if method is SpecMethod.DRAFT_MODEL:
@@ -394,6 +449,8 @@ def drafter_buffer_specs(config: EngineSettings, config_max_capture: int) -> lis
             return _v2_extract_specs(config)
         if method in (SpecMethod.NGRAM, SpecMethod.NGRAM_GPU):
             return _v2_ngram_specs(config)
+        if method is SpecMethod.SUFFIX:  # on V2 from 0.34 (0.33 rejects suffix on V2)
+            return _v2_suffix_specs(config)
         return []
     if method is SpecMethod.DFLASH:
         return _v1_dflash_specs(config, config_max_capture)

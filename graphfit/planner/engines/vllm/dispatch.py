@@ -123,3 +123,27 @@ def v2_full_decode_tables(sizes: tuple[int, ...], graphs: bool, width: int,
     full_of = shared_dispatches(FULL)
     hits = tuple(full_of(c, c // width) for c in decode)
     return DispatchTables(decode, (NO_GRAPH,) * len(decode), hits, width, max_num_seqs)
+
+
+def v2_split_tables(prefill: tuple[int, ...], decode_tokens: tuple[int, ...],
+                    mode: CUDAGraphMode, q: int, max_num_seqs: int) -> DispatchTables:
+    """vLLM 0.34's `CudaGraphManager` (v1/worker/gpu/cudagraph_utils.py:289-427, dispatch
+    :558-602 in 0.34) as tables: mixed batches take the smallest token-keyed graph of the
+    PREFILL sizes (its mixed mode); a uniform decode of r requests x q tokens the smallest FULL
+    decode graph of at least r requests (`decode_tokens` = requests x q, only with a separate
+    decode routine), else the mixed one."""
+    if mode is CUDAGraphMode.NONE or not (prefill or decode_tokens):
+        return DispatchTables((), (), (), q, max_num_seqs)
+    decode = decode_tokens if mode.separate_routine else ()
+    union = tuple(sorted(set(prefill) | set(decode)))
+    mixed_of = _mixed_of(mode, max_num_seqs)
+    full_of = shared_dispatches(FULL)
+    mixed: list[Dispatch] = []
+    uniform: list[Dispatch] = []
+    for u in union:
+        j = bisect_left(prefill, u)
+        mixed_hit = mixed_of(prefill[j]) if j < len(prefill) else NO_GRAPH
+        mixed.append(mixed_hit)
+        i = bisect_left(decode, u)
+        uniform.append(full_of(decode[i], decode[i] // q) if i < len(decode) else mixed_hit)
+    return DispatchTables(union, tuple(mixed), tuple(uniform), q, max_num_seqs)

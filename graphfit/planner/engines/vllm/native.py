@@ -22,6 +22,7 @@ A missing attribute leaves graphfit's default; `overrides` win over everything r
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Mapping
 from typing import Any
 
@@ -112,7 +113,14 @@ def fields_from_vllm(vllm_config: Any) -> dict[str, Any]:
         out["cudagraph_mode"] = cudagraph_mode(mode)
     if bool(_get(model, "enforce_eager")):
         out["cudagraph_mode"] = CUDAGraphMode.NONE
+    release = release_of(vllm_config)
+    if release is not None:
+        out["engine_version"] = release
     sizes = _get(compilation, "cudagraph_capture_sizes")
+    if split_sizes(compilation):
+        # 0.34 records every graph's tokens there, derived from the split sizes: read back as a
+        # user list it would be a different config (EngineConfig.from_vllm compares instead)
+        sizes = None
     if sizes and out.get("cudagraph_mode") is not CUDAGraphMode.NONE:
         out["cudagraph_capture_sizes"] = tuple(sorted(set(int(s) for s in sizes)))
         top = _get(compilation, "max_cudagraph_capture_size")
@@ -140,6 +148,41 @@ def fields_from_vllm(vllm_config: Any) -> dict[str, Any]:
     if isinstance(performance, str):
         out["performance_mode"] = performance
     return out
+
+
+def split_sizes(compilation: Any) -> bool:
+    """Whether a compilation config has 0.34's split capture sizes (resolved or set):
+    `prefill_cudagraph_capture_token_sizes` / `decode_cudagraph_capture_request_sizes`
+    (config/compilation.py in 0.34; config/vllm.py:2558-2737 resolves them)."""
+    return any(_get(compilation, name) is not None for name in (
+        "prefill_cudagraph_capture_token_sizes", "decode_cudagraph_capture_request_sizes"))
+
+
+def release_of(vllm_config: Any) -> str | None:
+    """The modelled vLLM release a running vLLM is: the imported `vllm.__version__` (local
+    build suffixes dropped) when graphfit models it, else 0.34.0 when the config has 0.34's
+    split capture sizes; None (the default release) otherwise."""
+    from graphfit.planner.engines.registry import versions
+
+    module = sys.modules.get("vllm")
+    found = getattr(module, "__version__", None)
+    if isinstance(found, str):
+        bare = found.split("+")[0]
+        if bare in versions("vllm"):
+            return bare
+    if split_sizes(_get(vllm_config, "compilation_config")):
+        return "0.34.0"
+    return None
+
+
+def recorded_sizes(vllm_config: Any) -> tuple[int, ...] | None:
+    """The token counts a 0.34 config recorded (`cudagraph_capture_sizes` after
+    `_split_cudagraph_capture_sizes`); None before 0.34 or without graphs."""
+    compilation = _get(vllm_config, "compilation_config")
+    sizes = _get(compilation, "cudagraph_capture_sizes")
+    if not split_sizes(compilation) or sizes is None:
+        return None
+    return tuple(sorted(set(int(s) for s in sizes)))
 
 
 def merged(read: Mapping[str, Any], overrides: Mapping[str, Any]) -> dict[str, Any]:

@@ -1,0 +1,160 @@
+"""vLLM releases as deltas of 0.33 (graphfit/planner/engines/vllm/releases/): each registered
+release names itself, its predecessor and its own flag table; 0.34's rules hold as
+properties (the oracle, tests/oracle/test_vllm_release_oracle.py, checks them against vLLM's
+code); the draft layers' support lowers the runner's mode on every release; a pasted line
+that only a newer release's parser reads is planned as that release's."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import FrozenInstanceError
+from pathlib import Path
+
+import pytest
+from hypothesis import assume, given
+from hypothesis import strategies as st
+
+import graphfit
+from graphfit import ConfigError, EngineConfig, plan
+from graphfit.planner.engines.registry import engine_model, versions
+from graphfit.planner.engines.vllm import VllmModel
+from graphfit.planner.engines.vllm.split import decode_grid, decode_shapes, prefill_grid
+from graphfit.testing import vllm_configs
+from tests.helpers import run_cli
+
+FLAGS = Path(graphfit.__path__[0], "inputs", "flags")
+
+
+def test_every_release_is_a_delta_naming_its_data() -> None:
+    releases = versions("vllm")
+    assert {"0.32.0", "0.33.0", "0.34.0"} <= set(releases)
+    for release in releases:
+        model = engine_model("vllm", release)
+        assert isinstance(model, VllmModel)
+        assert model.release == release and model.version == f"vLLM {release}"
+        changes = model.changes
+        assert changes.previous is None or changes.previous in releases
+        table = json.loads(Path(FLAGS, changes.flag_table).read_text())
+        assert table["engine"] == "vllm" and table["version"] == release
+        with pytest.raises(FrozenInstanceError):
+            changes.release = "9.9.9"  # type: ignore[misc]
+
+
+def test_v1_was_removed_in_0_34() -> None:
+    with pytest.raises(ConfigError, match=r"V1 model runner was removed in vLLM 0\.34\.0"):
+        EngineConfig(max_num_seqs=8, runner="v1", engine_version="0.34.0")
+    # suffix decoding runs on V2 there; 0.33 picks V1 for it
+    suffix = dict(max_num_seqs=8, num_speculative_tokens=3, spec_method="suffix")
+    assert EngineConfig(**suffix, engine_version="0.34.0").runner.value == "v2"
+    assert EngineConfig(**suffix, engine_version="0.33.0").runner.value == "v1"
+    code, out, err = run_cli(["plan", "--max-num-seqs", "8", "--runner", "v1",
+                              "--engine-version", "0.34.0"])
+    assert code == 2 and out == "" and len(err.strip().splitlines()) == 1
+    assert "removed in vLLM 0.34.0" in err and len(err.strip()) <= 200
+
+
+def test_draft_layers_lower_the_runner_mode() -> None:
+    # V1, S=33, k=5, dflash, max 200: target ALWAYS, drafter NEVER -> vLLM runs PIECEWISE
+    # and pads 198 -> 200 (the minimum over all layers)
+    for release in ("0.32.0", "0.33.0"):
+        p = plan(EngineConfig(max_num_seqs=33, num_speculative_tokens=5, spec_method="dflash",
+                              max_cudagraph_capture_size=200, runner="v1",
+                              attention_cudagraph_support="ALWAYS",
+                              drafter_attention_cudagraph_support="NEVER",
+                              engine_version=release))
+        assert p.cudagraph_mode.value == "PIECEWISE" and p.pad(198).padded == 200
+        assert p.buffer("drafter.positions").capacity >= 200
+
+
+def test_mode_none_takes_max_capture_size_zero() -> None:
+    # vLLM records max 0 with mode NONE and checks nothing (0.33 config/vllm.py:2447-2451);
+    # with graphs it asserts max >= 1 (the oracle grid has both)
+    for release in versions("vllm"):
+        p = plan(EngineConfig(max_num_seqs=8, cudagraph_mode="NONE",
+                              max_cudagraph_capture_size=0, engine_version=release))
+        assert p.capture_sizes == () and p.cudagraph_mode.value == "NONE"
+        with pytest.raises(ConfigError, match=">= 1"):
+            EngineConfig(max_num_seqs=8, max_cudagraph_capture_size=0, engine_version=release)
+
+
+def test_the_plan_says_which_levels_make_vllm_refuse() -> None:
+    # V1, q=5, max 3: with FULL decode kept (ALWAYS, UNIFORM_BATCH) the rounding to q leaves
+    # no size and vLLM refuses to start (0.33 config/compilation.py:1555-1562); lower levels
+    # downgrade to PIECEWISE and start: the plan follows those and names the others
+    p = plan(EngineConfig(max_num_seqs=8, num_speculative_tokens=4, spec_method="eagle",
+                          max_cudagraph_capture_size=3, runner="v1", engine_version="0.33.0"))
+    assert p.cudagraph_mode.value == "PIECEWISE"
+    note = next(w for w in p.warnings if w.startswith("vLLM refuses to start"))
+    assert "ALWAYS (" in note and "UNIFORM_BATCH (" in note and "FLASHINFER" in note
+    assert "UNIFORM_SINGLE_TOKEN_DECODE (" not in note
+
+
+@given(st.integers(1, 4096))
+def test_grids_start_at_one_and_end_at_their_limit(limit: int) -> None:
+    for grid in (prefill_grid(limit), decode_grid(limit), prefill_grid(limit, True)):
+        assert grid[0] == 1 and grid[-1] == limit and grid == sorted(set(grid))
+
+
+@given(st.lists(st.integers(1, 600), min_size=1, max_size=12), st.integers(1, 16),
+       st.integers(1, 600), st.integers(1, 8192))
+def test_decode_shapes_cover_every_request_count_up_to_the_limit(
+        sizes: list[int], q: int, max_reqs: int, max_tokens: int) -> None:
+    shapes = decode_shapes(sizes, {q: max_reqs}, max_tokens)
+    limit = min(max_reqs, max_tokens // q)
+    counts = [n for n, _ in shapes]
+    assert all(n <= limit and w == q for n, w in shapes)
+    # a batch of r <= the largest graph's requests finds a graph of >= r requests
+    for r in range(1, (max(counts) if counts else 0) + 1):
+        assert any(n >= r for n in counts)
+
+
+@given(vllm_configs(ladders=("vllm",)))
+def test_0_34_uniform_decodes_pad_to_whole_requests(config: EngineConfig) -> None:
+    try:
+        config = config.replace(engine_version="0.34.0", runner="v2")
+        p = plan(config)
+    except ConfigError:
+        assume(False)
+        return
+    q = config.uniform_query_len
+    for r in range(1, min(config.max_num_seqs, 64) + 1):
+        d = p.pad(r * q, uniform_decode=True, num_reqs=r)
+        assert d.padded >= r * q
+        if d.mode.value == "FULL" and d.num_reqs is not None and config.cudagraph_mode.value in (
+                "FULL_AND_PIECEWISE", "FULL_DECODE_ONLY"):
+            assert d.padded == d.num_reqs * q and d.num_reqs >= r  # no rounding: n x q
+
+
+def test_a_line_only_0_34_reads_is_a_0_34_line() -> None:
+    line = ["--", "vllm", "serve", "m", "--max-num-seqs", "64", "-cc",
+            '{"use_breakable_cudagraph": true}']
+    code, out, err = run_cli(["plan", *line])
+    assert code == 0, err
+    assert "vLLM 0.34.0" in out and "planned as a 0.34.0 line" in out + err
+    code, out, err = run_cli(["plan", *line[:6], "-cc",
+                              '{"max_decode_cudagraph_capture_requests": 8}'])
+    assert code == 2 and "not modelled yet" in err
+
+
+def test_v1_runner_from_the_environment_picks_a_release_that_has_it() -> None:
+    """VLLM_USE_V2_MODEL_RUNNER=0 names the V1 runner, which exists up to 0.33: once the
+    default release has no V1 runner, the variable implies the newest one that has it."""
+    from graphfit.inputs.environment import environment
+    from graphfit.planner.engines import registry
+
+    assert [s.field for s in environment({"VLLM_USE_V2_MODEL_RUNNER": "0"})] == ["runner"]
+    saved = {name: dict(r) for name, r in registry._RELEASES.items()}
+    loaded = dict(registry._LOADED)
+    try:
+        registry.register("vllm", "0.34.0", "graphfit.planner.engines.vllm:VLLM_0_34",
+                          default=True)
+        found = {s.field: s for s in environment({"VLLM_USE_V2_MODEL_RUNNER": "0"})}
+        assert found["runner"].value == "v1" and found["engine_version"].value == "0.33.0"
+        assert found["engine_version"].weak
+        assert "engine_version" not in {
+            s.field for s in environment({"VLLM_USE_V2_MODEL_RUNNER": "1"})}
+    finally:
+        registry._RELEASES.clear()
+        registry._RELEASES.update(saved)
+        registry._LOADED.clear()
+        registry._LOADED.update(loaded)
