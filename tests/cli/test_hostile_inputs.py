@@ -20,7 +20,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from graphfit import EngineConfig, plan
+from graphfit import ConfigError, EngineConfig, plan
 from graphfit.cli.planning import plan_json
 from graphfit.planner.core.limits import MAX_FILE_BYTES
 from tests.cli.test_cli_fuzz import assert_clean_exit, timed_cli
@@ -375,3 +375,38 @@ def test_tampered_plans_are_refused_with_the_path(tmp_path_factory: pytest.TempP
         assert code == 0, err  # the tampering was a no-op
     else:
         assert code == 2 and err.startswith("error: plan"), (text[:200], err)
+
+
+# -- inline JSON: the same bounded reader as files (issue 26) --------------------------------
+
+DEEP_INLINE = ["[" * 30000 + "]" * 30000, '{"a":' * 20000 + "1" + "}" * 20000,
+               "[" * 65 + "]" * 65]
+INLINE_JSON_LINES = [
+    ["plan", "--max-running-requests", "8", "--cuda-graph-config"],
+    ["plan", "--engine", "trtllm", "--max-batch-size", "8", "--cuda-graph-config"],
+    ["plan", "--max-num-seqs", "8", "--speculative-config"],
+    ["plan", "--max-num-seqs", "8", "--compilation-config"],
+    ["plan", "--max-num-seqs", "8", "--cudagraph-capture-sizes"],
+    ["plan", "--", "vllm", "serve", "m", "--max-num-seqs", "8", "-cc"],
+    ["plan", "--", "vllm", "serve", "m", "--max-num-seqs", "8", "--speculative-config"],
+    ["plan", "--", "python", "-m", "sglang.launch_server", "--model-path", "m",
+     "--max-running-requests", "8", "--cuda-graph-config"],
+]
+
+
+@pytest.mark.parametrize("line", INLINE_JSON_LINES, ids=lambda a: " ".join(a[-2:]))
+def test_deep_inline_json_is_one_error_line(line: list[str]) -> None:
+    for text in DEEP_INLINE:
+        args = [*line, text]
+        code, out, err, seconds = timed_cli(args)
+        assert_clean_exit(args, code, out, err, seconds)
+        assert code == 2, err
+        if text.startswith("[") or line[-1] != "--cudagraph-capture-sizes":  # a list or JSON
+            assert "nested deeper than 64 levels" in err, err
+
+
+def test_inline_json_larger_than_a_file_is_refused() -> None:
+    from graphfit.inputs.reading import parse_json
+
+    with pytest.raises(ConfigError, match="larger than"):
+        parse_json("[" + " " * MAX_FILE_BYTES + "]", "--speculative-config")
