@@ -410,3 +410,42 @@ def test_inline_json_larger_than_a_file_is_refused() -> None:
 
     with pytest.raises(ConfigError, match="larger than"):
         parse_json("[" + " " * MAX_FILE_BYTES + "]", "--speculative-config")
+
+
+# -- pastes: read as bash reads them, in linear time, with a bound (issue 26) ----------------
+
+def test_a_hash_inside_a_word_is_not_a_comment() -> None:
+    code, out, err = run_cli(["plan", "--json", "--",
+                              "vllm serve foo#bar --max-num-seqs 8"])
+    assert code == 0, err
+    assert json.loads(out)["config"]["max_num_seqs"] == 8
+
+
+def test_a_bare_newline_ends_the_pasted_command() -> None:
+    code, out, err = run_cli(["plan", "--json", "--",
+                              "vllm serve m --max-num-seqs 8\nvllm serve m --max-num-seqs 16"])
+    assert code == 0, err
+    assert json.loads(out)["config"]["max_num_seqs"] == 8
+
+
+@pytest.mark.parametrize("one_string", [True, False], ids=["one string", "words"])
+def test_a_120000_word_paste_ends_at_once(tmp_path: Path, one_string: bool) -> None:
+    """The engines' argparse is quadratic in the options given (120,000 words ran 82 CPU-s):
+    the paste is bounded. The timeout only guards against a hang."""
+    import subprocess
+    import sys
+
+    from tests.helpers import ROOT
+
+    words = ["vllm", "serve", "m", *["--max-num-seqs", "8"] * 60_000]
+    script = ("import sys; from graphfit.cli import main; "
+              "main(['plan', '--json', '--', *(sys.argv[1:] if len(sys.argv) > 2 "
+              "else [open(sys.argv[1]).read()])])")
+    (tmp_path / "paste.txt").write_text(" ".join(words))
+    args = [str(tmp_path / "paste.txt")] if one_string else words
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    done = subprocess.run([sys.executable, "-c", script, *args], capture_output=True,
+                          text=True, timeout=120, env=env, cwd=ROOT, check=False)
+    assert done.returncode == 2, done.stderr[-400:]
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1 and "MAX_PASTE_WORDS" in lines[0], lines
