@@ -77,6 +77,20 @@ def _count(key: str, n: object) -> int:
     raise BatchError(f"rows: {key} cannot take {excerpt(n)} rows (an integer >= 0)")
 
 
+def check_device(dev: torch.device) -> None:
+    """ConfigError unless tensors with data can be made on `dev`: torch raises an
+    AssertionError for "cuda" in a build without CUDA, a RuntimeError for a device index
+    that does not exist; a meta tensor holds no data to copy batches into."""
+    if dev.type == "meta":
+        raise ConfigError("device: meta tensors hold no data; buffers are written and read "
+                          "every step, so allocate them on a real device")
+    try:
+        torch.empty(0, device=dev)
+    except Exception as exc:  # AssertionError, RuntimeError: the build or the machine lacks it
+        raise ConfigError(f"device: {dev} is not available here "
+                          f"({' '.join(str(exc).split())[:80]})") from None
+
+
 class StaticBuffers(Mapping[str, torch.Tensor]):
     """Named persistent tensors of one component; `buffers["x"]`, `buffers.x`, `view("x", n)`.
 
@@ -134,6 +148,7 @@ class StaticBuffers(Mapping[str, torch.Tensor]):
         except (RuntimeError, TypeError, ValueError) as exc:
             raise ConfigError(f"device: {excerpt(device)} is not a torch device "
                               f"({' '.join(str(exc).split())[:80]})") from None
+        check_device(dev)
         tensors: dict[str, torch.Tensor] = {}
         arena: torch.Tensor | None = None
         total = _check_layout(comp, specs)

@@ -8,11 +8,13 @@ safe there at all (stale slot ids or request rows in a padded tail are read by t
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from enum import Enum
 
 from graphfit.planner.core.batches import Stream
-from graphfit.planner.core.errors import ConfigError
+from graphfit.planner.core.errors import ConfigError, excerpt
+from graphfit.planner.core.limits import MAX_INT
 
 PAD_SLOT_ID = -1  # the slot id of padded tokens: the KV-cache write skips it
 
@@ -40,7 +42,21 @@ class FillPolicy:
     value: float = 0
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "kind", FillKind(self.kind))
+        try:
+            kind = FillKind(self.kind)
+        except (ValueError, TypeError):
+            raise ConfigError(f"fill policy: kind must be one of "
+                              f"{', '.join(k.value for k in FillKind)}, got {excerpt(self.kind)}"
+                              ) from None
+        object.__setattr__(self, "kind", kind)
+        value = self.value
+        # a sentinel is a number a buffer can hold: finite, within int64 (whether a given
+        # dtype holds it exactly is checked where the dtype is known, graphfit.cudagraph.fill)
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or (
+                isinstance(value, int) and abs(value) > MAX_INT) or (
+                isinstance(value, float) and not math.isfinite(value)):
+            raise ConfigError(f"fill policy: value must be a finite number within +-{MAX_INT}, "
+                              f"got {excerpt(value)}")
 
     def describe(self) -> str:
         if self.kind is FillKind.SENTINEL:
