@@ -101,6 +101,18 @@ class StaticBuffers(Mapping[str, torch.Tensor]):
     def __init__(self, plan: Plan, component: ComponentPlan, specs: list[BufferPlan],
                  tensors: dict[str, torch.Tensor], arena: torch.Tensor | None,
                  total_bytes: int) -> None:
+        # `allocate` builds these; a direct call is checked as strictly
+        if not isinstance(plan, Plan) or not isinstance(component, ComponentPlan):
+            raise ConfigError("StaticBuffers: build them with StaticBuffers.allocate(plan, "
+                              "device, component)")
+        if isinstance(specs, (str, bytes)) or not hasattr(specs, "__iter__") or not all(
+                isinstance(b, BufferPlan) for b in specs):
+            raise ConfigError(f"specs: expected BufferPlans, got {excerpt(specs)}")
+        if not isinstance(tensors, Mapping) or any(
+                not isinstance(tensors.get(b.name), torch.Tensor) for b in specs):
+            raise ConfigError("tensors: expected one tensor per buffer spec")
+        if arena is not None and not isinstance(arena, torch.Tensor):
+            raise ConfigError(f"arena: expected a tensor or None, got {excerpt(arena)}")
         self.plan = plan
         self.component = component
         self.specs: Mapping[str, BufferPlan] = MappingProxyType({b.name: b for b in specs})
@@ -245,6 +257,9 @@ class StaticBuffers(Mapping[str, torch.Tensor]):
         A debugging aid: poison between steps and any row the runner failed to rewrite shows
         up in the next replay instead of passing silently as last batch's data.
         """
+        if names is not None and (isinstance(names, (str, bytes)) or not isinstance(
+                names, (list, tuple, set, frozenset, Mapping))):
+            raise ConfigError(f"poison: expected buffer names (a list), got {excerpt(names)}")
         for name in self._tensors if names is None else names:
             if self.spec(name).init != "arange":
                 tensor = self._tensors[name]

@@ -10,16 +10,16 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from enum import Enum
 
 from graphfit.planner.core.batches import Stream
-from graphfit.planner.core.errors import ConfigError, excerpt
+from graphfit.planner.core.enums import Vocabulary
+from graphfit.planner.core.errors import ConfigError, excerpt, require_int
 from graphfit.planner.core.limits import MAX_INT
 
 PAD_SLOT_ID = -1  # the slot id of padded tokens: the KV-cache write skips it
 
 
-class Axis(str, Enum):
+class Axis(Vocabulary):
     """The dimension that scales with the batch."""
 
     TOKENS = "tokens"
@@ -27,7 +27,7 @@ class Axis(str, Enum):
     FIXED = "fixed"
 
 
-class FillKind(str, Enum):
+class FillKind(Vocabulary):
     """What the padded tail `[n, padded)` holds when a graph replays."""
 
     KEEP = "keep"  # leave whatever is there (only for rows nothing reads)
@@ -87,8 +87,9 @@ class Demand:
     scale: int = 1
 
     def __post_init__(self) -> None:
-        if self.scale < 1:
-            raise ConfigError(f"demand on {self.stream.value}: scale must be >= 1")
+        object.__setattr__(self, "stream", Stream(self.stream))
+        require_int(f"demand on {self.stream.value}: offset", self.offset, -MAX_INT)
+        require_int(f"demand on {self.stream.value}: scale", self.scale, 1)
 
 
 @dataclass(frozen=True)
