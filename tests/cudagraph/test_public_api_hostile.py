@@ -161,8 +161,8 @@ def test_buffer_methods_raise_only_graphfit_errors(method: str, first: object,
 # -- the cases, one by one -----------------------------------------------------------
 
 @pytest.mark.parametrize(("call", "error"), [
-    (lambda: fill_tail(torch.zeros(8), "0", 2, FillPolicy()), ConfigError),
-    (lambda: fill_tail(torch.zeros(8), 0, 2.0, FillPolicy()), ConfigError),
+    (lambda: fill_tail(torch.zeros(8), "0", 2, FillPolicy()), ConfigError),  # type: ignore[arg-type]
+    (lambda: fill_tail(torch.zeros(8), 0, 2.0, FillPolicy()), ConfigError),  # type: ignore[arg-type]
     (lambda: fill_tail(torch.zeros(8), 0, -1, FillPolicy()), ConfigError),
     (lambda: fill_tail(torch.zeros(8), 5, 2, FillPolicy()), ConfigError),
     (lambda: FillPolicy(FillKind.SENTINEL, math.nan), ConfigError),
@@ -178,7 +178,7 @@ def test_buffer_methods_raise_only_graphfit_errors(method: str, first: object,
     (lambda: request_counts((8,), 8), ConfigError),  # type: ignore[arg-type]
     (lambda: request_counts(10**18, 2**63), ConfigError),
     (lambda: request_counts(10**18, 2**62), ConfigError),
-    (lambda: EngineConfig(cudagraph_capture_sizes=torch.tensor(10)), ConfigError),
+    (lambda: EngineConfig(cudagraph_capture_sizes=torch.tensor(10)), ConfigError),  # type: ignore[arg-type]
     (lambda: StaticBuffers.allocate(P, "meta"), ConfigError),
     (lambda: GraphRunner(_double, P, BUFFERS, backend=None), ConfigError),  # type: ignore[arg-type]
     (lambda: Dispatch(CUDAGraphMode.PIECEWISE, 8.0, None), BatchError),  # type: ignore[arg-type]
@@ -227,7 +227,7 @@ def test_pad_refuses_only_past_the_token_budget() -> None:
 
 def test_a_graph_returning_nothing_is_refused_at_capture() -> None:
     with pytest.raises(GraphfitError, match="at least one"):
-        GraphRunner(lambda views: (), P, BUFFERS)  # type: ignore[arg-type,return-value]
+        GraphRunner(lambda views: (), P, BUFFERS)
 
 
 def test_a_caller_built_dispatch_with_a_float_size_never_reaches_a_graph() -> None:
