@@ -103,7 +103,7 @@ class BatchFamily:
         for flag in ("uniform", "padded", "eager_writes", "engine_only"):
             if not isinstance(getattr(self, flag), bool):
                 raise ConfigError(f"family {self.name}: {flag} must be True or False")
-        if self.points is not None and (isinstance(self.points, (str, bytes)) or not all(
+        if self.points is not None and (not isinstance(self.points, (tuple, list)) or not all(
                 type(p) is int for p in self.points)):
             raise ConfigError(f"family {self.name}: points must be integers, got "
                               f"{excerpt(self.points)}")
