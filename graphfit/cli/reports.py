@@ -15,11 +15,7 @@ at a temporary directory removed at exit, so a report creates no file but the on
 
 from __future__ import annotations
 
-import atexit
-import io
 import os
-import shutil
-import tempfile
 from collections.abc import Callable
 from pathlib import Path
 from types import ModuleType
@@ -75,6 +71,10 @@ def private_config_dir() -> None:
     importing matplotlib would otherwise create ~/.config/matplotlib and a font cache there."""
     if os.environ.get("MPLCONFIGDIR"):
         return
+    import atexit  # here, not at start-up: only a report needs them
+    import shutil
+    import tempfile
+
     folder = tempfile.mkdtemp(prefix="graphfit-matplotlib-")
     os.environ["MPLCONFIGDIR"] = folder
     atexit.register(shutil.rmtree, folder, ignore_errors=True)
@@ -94,6 +94,8 @@ def write_report(build: Callable[[], Figure], svg: Path | None, png: Path | None
     if not targets:
         return []
     require_matplotlib()
+    import io
+
     from matplotlib.backends.backend_agg import FigureCanvasAgg
 
     figure = build()
