@@ -32,7 +32,7 @@ def write_atomic(path: str | os.PathLike[str], data: bytes, *, fsync: bool = Fal
     target = os.path.realpath(os.fspath(path))
     folder, name = os.path.split(target)
     temporary = os.path.join(folder, f".{name}.{os.getpid()}.{os.urandom(4).hex()}.tmp")
-    handle = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
+    handle = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)  # umask applies
     try:
         with open(handle, "wb", closefd=True) as fh:
             fh.write(data)
