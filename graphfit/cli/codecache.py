@@ -29,11 +29,14 @@ import builtins
 import contextlib
 import marshal
 import os
+import stat
 import sys
 from collections.abc import Sequence
 from importlib.machinery import ModuleSpec, PathFinder, SourceFileLoader
 from types import CodeType, ModuleType
 from typing import Any
+
+from graphfit.cli.files import write_atomic
 
 OFF_VARIABLE = "GRAPHFIT_NO_CODE_CACHE"
 MAX_ENTRIES = 4096  # beyond this, a write keeps only what this process used
@@ -68,30 +71,38 @@ def _header() -> tuple[int, str]:
 
 
 def _read(path: str) -> Any:
-    """The marshalled object in `path`, or None when it is missing, too large or unreadable.
-    (marshal.load on the open file would read it piece by piece, five times slower.)"""
+    """The marshalled object in `path`, or None when it is missing, not a regular file, too
+    large or unreadable. The file is opened without blocking and checked on the open handle
+    (a FIFO or a device put in its place can neither hang the command nor feed it without
+    end), and at most MAX_FILE_BYTES + 1 bytes are read. Any fault is a miss: a cache never
+    stops the command it speeds up. (marshal.load on the open file would read it piece by
+    piece, five times slower.)"""
     try:
-        if os.path.getsize(path) > MAX_FILE_BYTES:
+        handle = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+    except (OSError, ValueError, TypeError):
+        return None
+    try:
+        with open(handle, "rb", closefd=True) as fh:
+            info = os.fstat(fh.fileno())
+            if not stat.S_ISREG(info.st_mode) or info.st_size > MAX_FILE_BYTES:
+                return None
+            data = fh.read(MAX_FILE_BYTES + 1)
+        if len(data) > MAX_FILE_BYTES:
             return None
-        with open(path, "rb") as fh:
-            data = fh.read()
         return marshal.loads(data)
-    except (OSError, EOFError, ValueError, TypeError):
+    except Exception:
         return None
 
 
 def _write(path: str, content: Any) -> None:
-    """Write `content` marshalled, atomically (a reader never sees half a file); any error
-    leaves the old file as it was."""
-    temporary = f"{path}.{os.getpid()}.tmp"
+    """Write `content` marshalled with the one atomic writer (graphfit.cli.files: a reader
+    never sees half a file); any error leaves the old file as it was."""
     try:
+        data = marshal.dumps(content)
         os.makedirs(os.path.dirname(path), exist_ok=True)
-        with open(temporary, "wb") as fh:
-            fh.write(marshal.dumps(content))
-        os.replace(temporary, path)
+        write_atomic(path, data)
     except (OSError, ValueError):
-        with contextlib.suppress(OSError):
-            os.unlink(temporary)
+        pass
 
 
 def _load(path: str) -> dict[str, CodeType]:

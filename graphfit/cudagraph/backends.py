@@ -23,7 +23,7 @@ from typing import Any, Protocol, TypeAlias
 
 import torch
 
-from graphfit.planner.core.errors import ConfigError, GraphfitError
+from graphfit.planner.core.errors import ConfigError, GraphfitError, excerpt
 
 Outputs: TypeAlias = torch.Tensor | tuple[torch.Tensor, ...]
 GraphFn: TypeAlias = Callable[[Mapping[str, torch.Tensor]], Outputs]
@@ -33,9 +33,10 @@ def output_tensors(out: object) -> tuple[torch.Tensor, ...]:
     """fn's result as a tuple of tensors; GraphfitError for anything else."""
     if isinstance(out, torch.Tensor):
         return (out,)
-    if isinstance(out, tuple) and all(isinstance(t, torch.Tensor) for t in out):
+    if isinstance(out, tuple) and out and all(isinstance(t, torch.Tensor) for t in out):
         return out
-    raise GraphfitError(f"fn must return a tensor or a tuple of tensors, got {type(out).__name__}")
+    got = "an empty tuple" if out == () else type(out).__name__
+    raise GraphfitError(f"fn must return a tensor or a tuple of tensors (at least one), got {got}")
 
 
 class Graph(Protocol):
@@ -226,7 +227,10 @@ BACKENDS: Mapping[str, Callable[[], Backend]] = {
 def get_backend(backend: str | Backend) -> Backend:
     """A backend instance from a name ("cpu", "cuda", "compiled", "compiled-aot-eager")."""
     if not isinstance(backend, str):
-        return backend
+        if callable(getattr(backend, "capture", None)) and hasattr(backend, "name"):
+            return backend
+        raise ConfigError(f"backend: expected one of {', '.join(BACKENDS)} or a Backend "
+                          f"(with name and capture), got {excerpt(backend)}")
     try:
         return BACKENDS[backend]()
     except KeyError:

@@ -77,6 +77,20 @@ def _count(key: str, n: object) -> int:
     raise BatchError(f"rows: {key} cannot take {excerpt(n)} rows (an integer >= 0)")
 
 
+def check_device(dev: torch.device) -> None:
+    """ConfigError unless tensors with data can be made on `dev`: torch raises an
+    AssertionError for "cuda" in a build without CUDA, a RuntimeError for a device index
+    that does not exist; a meta tensor holds no data to copy batches into."""
+    if dev.type == "meta":
+        raise ConfigError("device: meta tensors hold no data; buffers are written and read "
+                          "every step, so allocate them on a real device")
+    try:
+        torch.empty(0, device=dev)
+    except Exception as exc:  # AssertionError, RuntimeError: the build or the machine lacks it
+        raise ConfigError(f"device: {dev} is not available here "
+                          f"({' '.join(str(exc).split())[:80]})") from None
+
+
 class StaticBuffers(Mapping[str, torch.Tensor]):
     """Named persistent tensors of one component; `buffers["x"]`, `buffers.x`, `view("x", n)`.
 
@@ -87,6 +101,18 @@ class StaticBuffers(Mapping[str, torch.Tensor]):
     def __init__(self, plan: Plan, component: ComponentPlan, specs: list[BufferPlan],
                  tensors: dict[str, torch.Tensor], arena: torch.Tensor | None,
                  total_bytes: int) -> None:
+        # `allocate` builds these; a direct call is checked as strictly
+        if not isinstance(plan, Plan) or not isinstance(component, ComponentPlan):
+            raise ConfigError("StaticBuffers: build them with StaticBuffers.allocate(plan, "
+                              "device, component)")
+        if isinstance(specs, (str, bytes)) or not hasattr(specs, "__iter__") or not all(
+                isinstance(b, BufferPlan) for b in specs):
+            raise ConfigError(f"specs: expected BufferPlans, got {excerpt(specs)}")
+        if not isinstance(tensors, Mapping) or any(
+                not isinstance(tensors.get(b.name), torch.Tensor) for b in specs):
+            raise ConfigError("tensors: expected one tensor per buffer spec")
+        if arena is not None and not isinstance(arena, torch.Tensor):
+            raise ConfigError(f"arena: expected a tensor or None, got {excerpt(arena)}")
         self.plan = plan
         self.component = component
         self.specs: Mapping[str, BufferPlan] = MappingProxyType({b.name: b for b in specs})
@@ -134,6 +160,7 @@ class StaticBuffers(Mapping[str, torch.Tensor]):
         except (RuntimeError, TypeError, ValueError) as exc:
             raise ConfigError(f"device: {excerpt(device)} is not a torch device "
                               f"({' '.join(str(exc).split())[:80]})") from None
+        check_device(dev)
         tensors: dict[str, torch.Tensor] = {}
         arena: torch.Tensor | None = None
         total = _check_layout(comp, specs)
@@ -230,6 +257,9 @@ class StaticBuffers(Mapping[str, torch.Tensor]):
         A debugging aid: poison between steps and any row the runner failed to rewrite shows
         up in the next replay instead of passing silently as last batch's data.
         """
+        if names is not None and (isinstance(names, (str, bytes)) or not isinstance(
+                names, (list, tuple, set, frozenset, Mapping))):
+            raise ConfigError(f"poison: expected buffer names (a list), got {excerpt(names)}")
         for name in self._tensors if names is None else names:
             if self.spec(name).init != "arange":
                 tensor = self._tensors[name]

@@ -7,7 +7,7 @@ from types import MappingProxyType
 
 import torch
 
-from graphfit.planner.core.errors import ConfigError
+from graphfit.planner.core.errors import ConfigError, excerpt
 
 TORCH_DTYPES: Mapping[str, torch.dtype] = MappingProxyType({
     "bfloat16": torch.bfloat16,
@@ -24,6 +24,7 @@ def torch_dtype(name: str) -> torch.dtype:
     """The torch dtype for a planner dtype string; ConfigError names the unknown one."""
     try:
         return TORCH_DTYPES[name]
-    except KeyError:
+    except (KeyError, TypeError):  # TypeError: an unhashable name ({}, [])
         known = ", ".join(TORCH_DTYPES)
-        raise ConfigError(f"dtype: {name!r} has no torch dtype (known: {known})") from None
+        raise ConfigError(f"dtype: {excerpt(name)} has no torch dtype (known: {known})"
+                          ) from None

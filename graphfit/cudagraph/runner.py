@@ -302,9 +302,6 @@ class GraphRunner:
             raise BatchError(f"num_tokens: must be an integer >= 1, got {excerpt(n)}")
         if type(r) is not int or r < 0:
             raise BatchError(f"num_reqs: must be an integer >= 0, got {excerpt(r)}")
-        if dispatch is None:
-            dispatch = self.dispatch(n, num_reqs=r, uniform_decode=uniform_decode)
-        self.last_dispatch = dispatch
         writes: list[tuple[str, torch.Tensor, torch.Tensor]] = []
         for name, tensor in inputs.items():
             dst = self.buffers.view(name, self._rule(name).rows(n, r))  # CapacityError first
@@ -314,7 +311,13 @@ class GraphRunner:
             if dst.dtype != tensor.dtype:
                 raise BatchError(f"inputs: {name} is {tensor.dtype}, its buffer is {dst.dtype} "
                                  "(graphfit never converts: cast it, checking the values fit)")
+            if dst.device != tensor.device:  # a meta tensor has no data; no hidden transfers
+                raise BatchError(f"inputs: {name} is on {tensor.device}, its buffer on "
+                                 f"{dst.device} (graphfit never moves inputs: .to() it)")
             writes.append((name, dst, tensor))
+        if dispatch is None:  # after the views: a batch past a buffer is a CapacityError
+            dispatch = self.dispatch(n, num_reqs=r, uniform_decode=uniform_decode)
+        self.last_dispatch = dispatch
         graph: CapturedGraph | None = None
         if not eager and dispatch.mode is not CUDAGraphMode.NONE:
             if dispatch.padded < n:
@@ -401,7 +404,8 @@ class GraphRunner:
             dst = views.get(rows)
             if dst is None:
                 dst = views[rows] = self.buffers.view(name, rows)
-            if dst.shape != tensor.shape or dst.dtype != tensor.dtype:
+            if dst.shape != tensor.shape or dst.dtype != tensor.dtype or (
+                    dst.device != tensor.device):
                 return None
             dsts.append(dst)
         fills: list[Callable[[], object]] = []
@@ -442,7 +446,7 @@ def _replay(prepared: _Prepared, inputs: Mapping[str, torch.Tensor]) -> Outputs:
 
 
 _PREPARED_LIMIT = 4096  # batch shapes a runner keeps prepared (cleared when full)
-_SHAPE = attrgetter("shape", "dtype")  # a prepared step is keyed by both
+_SHAPE = attrgetter("shape", "dtype", "device")  # a prepared step is keyed by all three
 # a prepared graph step: dispatch, replay, destination view per input, tail fills, real tokens
 _Prepared = tuple[Dispatch, Callable[[], Outputs], tuple[torch.Tensor, ...],
                   tuple[Callable[[], object], ...], int]

@@ -19,13 +19,12 @@ weak settings, so any explicit value wins.
 from __future__ import annotations
 
 import re
-import shlex
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, cast
 
-from graphfit.inputs import model_config
+from graphfit.inputs import model_config, shell
 from graphfit.inputs.flagtable import LineReader, Parsed, Refused
 from graphfit.inputs.settings import COMMAND_LINE, Setting
 from graphfit.planner.core.enums import Engine
@@ -57,15 +56,15 @@ class PastedLine:
 
 
 def shell_words(words: Sequence[str]) -> tuple[dict[str, str], list[str]]:
-    """(environment assignments, the command's words) as a shell would run the line."""
+    """(environment assignments, the command's words) as a shell would run the line.
+
+    A line pasted as one string is split as bash splits it (graphfit.inputs.shell: `#` in a
+    word is no comment, a bare newline ends the command), in linear time; either way at most
+    MAX_PASTE_WORDS words are read."""
     if words and any(c.isspace() for c in words[0]):  # pasted as one quoted string
-        text = words[0].replace("\\\r\n", " ").replace("\\\n", " ")
-        try:
-            words = [*shlex.split(text, comments=True), *words[1:]]
-        except ValueError as exc:
-            raise ConfigError(f"pasted command: {exc}") from None
+        words = [*shell.split(words[0]), *shell.check_count(list(words[1:]))]
     out: list[str] = []
-    for word in words:
+    for word in shell.check_count(list(words)):
         if word in _SHELL_STOP or word.startswith((">", "1>", "2>", "<")):
             break
         out.append(word)

@@ -146,6 +146,9 @@ def parse_json(text: str, origin: str = "") -> Any:
 
     if not isinstance(text, str):
         raise ConfigError(_where(origin, f"expected JSON text, got {type(text).__name__}"))
+    if len(text) > MAX_FILE_BYTES:  # a flag's value or a pasted one: as large as a file
+        raise ConfigError(_where(origin, f"JSON text larger than {_size(MAX_FILE_BYTES)}, "
+                                 "the most graphfit reads"))
     try:
         data = json.loads(text, object_pairs_hook=pairs, parse_constant=constant,
                           parse_int=integer, parse_float=real)

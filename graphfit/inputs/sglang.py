@@ -13,12 +13,12 @@ and -prefill flags and refuses them, and so does graphfit.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 from typing import Any
 
 from graphfit.inputs import model_config
 from graphfit.inputs.keys import Handler, field_key
+from graphfit.inputs.reading import parse_json
 from graphfit.inputs.settings import COMMAND_LINE, Setting
 from graphfit.inputs.values import as_bool, as_int, as_object, as_sizes, as_str, normalize_key
 from graphfit.planner.core.enums import CUDAGraphMode, Engine, SpecMethod
@@ -148,9 +148,9 @@ def cuda_graph_config(origin: str, value: Any, layer: int) -> tuple[list[Setting
 def is_phase_config(value: Any) -> bool:
     """Whether a `cuda_graph_config` value is SGLang's per-phase form (else TensorRT-LLM's)."""
     if isinstance(value, str):
-        try:
-            value = json.loads(value)
-        except json.JSONDecodeError:
+        try:  # the one bounded reader (depth, size, numbers), as for a file's JSON
+            value = parse_json(value)
+        except ConfigError:  # not JSON here: the reader of the value names the problem
             return False
     return isinstance(value, dict) and any(
         isinstance(k, str) and normalize_key(k) in PHASE_KEYS for k in value)

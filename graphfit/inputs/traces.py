@@ -461,12 +461,18 @@ _LABEL = re.compile(r'\s*([A-Za-z_][A-Za-z0-9_]*)\s*=\s*"((?:[^"\\]|\\.)*)"\s*,?
 
 
 def _labels(where: str, text: str) -> dict[str, str]:
+    """A sample's labels. A label given twice is refused: the exposition format names each
+    label once per sample (Prometheus' own parser refuses `{engine="0",engine="1"}`), and
+    keeping either value would file the sample under a series it may not belong to."""
     out: dict[str, str] = {}
     pos = 0
     while pos < len(text):
         found = _LABEL.match(text, pos)
         if found is None or found.end() == pos:
             raise ConfigError(f"{where}: malformed labels {excerpt('{' + text + '}')}")
+        if found[1] in out:
+            raise ConfigError(f"{where}: label {excerpt(found[1])} is given twice in "
+                              f"{excerpt('{' + text + '}')}")
         out[found[1]] = found[2]
         pos = found.end()
     return out

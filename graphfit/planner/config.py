@@ -70,10 +70,14 @@ def _sizes(name: str, value: object) -> tuple[int, ...] | None:
         raise ConfigError(f"{name}: expected a list of integers, got {excerpt(value)}")
     too_many = ConfigError(f"{name}: more than {MAX_CAPTURE_SIZES:,} sizes (graphfit plans at "
                            f"most {MAX_CAPTURE_SIZES:,} capture sizes)")
-    if hasattr(value, "__len__") and len(value) > MAX_CAPTURE_SIZES:
-        raise too_many
-    sizes = tuple(_positive_int(name, v)
-                  for v in itertools.islice(value, MAX_CAPTURE_SIZES + 1))
+    try:  # a 0-d array has __len__ and __iter__ that raise TypeError
+        if hasattr(value, "__len__") and len(value) > MAX_CAPTURE_SIZES:
+            raise too_many
+        items = list(itertools.islice(value, MAX_CAPTURE_SIZES + 1))
+    except TypeError:
+        raise ConfigError(f"{name}: expected a list of integers, got {excerpt(value)}") \
+            from None
+    sizes = tuple(_positive_int(name, v) for v in items)
     if len(sizes) > MAX_CAPTURE_SIZES:
         raise too_many
     if not sizes:

@@ -294,7 +294,30 @@ class Plan:
         except (KeyError, TypeError):
             self.component(component)  # raises BatchError naming the known ones
             raise
+        largest = self._largest_batches[component]
+        if not uniform_decode and type(num_tokens) is int and largest is not None and (
+                num_tokens > largest):  # (a uniform decode's requests are bounded by S below)
+            raise BatchError(f"num_tokens: no batch of {component} the engine builds has "
+                             f"{num_tokens} tokens (at most {largest}: max_num_batched_tokens "
+                             "and the plan's batch families)")
         return lookup(num_tokens, uniform_decode=uniform_decode, num_reqs=num_reqs)
+
+    @cached_property
+    def _largest_batches(self) -> dict[str, int | None]:
+        """Per component, the most tokens of any mixed batch the engine's scheduler builds:
+        the step's token budget (max_num_batched_tokens), or more where one of its batch
+        families (every covered scenario's too) reaches further. A larger `pad` query is no
+        batch of this plan: it is refused rather than answered as an eager batch, which
+        would pass off an impossible batch as served."""
+        out: dict[str, int | None] = {}
+        budget = self.config.max_num_batched_tokens
+        for name, comp in self.components.items():
+            families = [*comp.families, *(w.family for _, walks, _ in comp.alternative_walks
+                                          for w in walks)]
+            tops = [f.step * (f.points[-1] if f.points else f.last)
+                    for f in families if not f.empty]
+            out[name] = max([budget, *tops]) if isinstance(budget, int) else None
+        return out
 
     @cached_property
     def _lookups(self) -> dict[str, Callable[..., Dispatch]]:

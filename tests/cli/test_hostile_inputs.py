@@ -20,7 +20,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from graphfit import EngineConfig, plan
+from graphfit import ConfigError, EngineConfig, plan
 from graphfit.cli.planning import plan_json
 from graphfit.planner.core.limits import MAX_FILE_BYTES
 from tests.cli.test_cli_fuzz import assert_clean_exit, timed_cli
@@ -375,3 +375,77 @@ def test_tampered_plans_are_refused_with_the_path(tmp_path_factory: pytest.TempP
         assert code == 0, err  # the tampering was a no-op
     else:
         assert code == 2 and err.startswith("error: plan"), (text[:200], err)
+
+
+# -- inline JSON: the same bounded reader as files (issue 26) --------------------------------
+
+DEEP_INLINE = ["[" * 30000 + "]" * 30000, '{"a":' * 20000 + "1" + "}" * 20000,
+               "[" * 65 + "]" * 65]
+INLINE_JSON_LINES = [
+    ["plan", "--max-running-requests", "8", "--cuda-graph-config"],
+    ["plan", "--engine", "trtllm", "--max-batch-size", "8", "--cuda-graph-config"],
+    ["plan", "--max-num-seqs", "8", "--speculative-config"],
+    ["plan", "--max-num-seqs", "8", "--compilation-config"],
+    ["plan", "--max-num-seqs", "8", "--cudagraph-capture-sizes"],
+    ["plan", "--", "vllm", "serve", "m", "--max-num-seqs", "8", "-cc"],
+    ["plan", "--", "vllm", "serve", "m", "--max-num-seqs", "8", "--speculative-config"],
+    ["plan", "--", "python", "-m", "sglang.launch_server", "--model-path", "m",
+     "--max-running-requests", "8", "--cuda-graph-config"],
+]
+
+
+@pytest.mark.parametrize("line", INLINE_JSON_LINES, ids=lambda a: " ".join(a[-2:]))
+def test_deep_inline_json_is_one_error_line(line: list[str]) -> None:
+    for text in DEEP_INLINE:
+        args = [*line, text]
+        code, out, err, seconds = timed_cli(args)
+        assert_clean_exit(args, code, out, err, seconds)
+        assert code == 2, err
+        if text.startswith("[") or line[-1] != "--cudagraph-capture-sizes":  # a list or JSON
+            assert "nested deeper than 64 levels" in err, err
+
+
+def test_inline_json_larger_than_a_file_is_refused() -> None:
+    from graphfit.inputs.reading import parse_json
+
+    with pytest.raises(ConfigError, match="larger than"):
+        parse_json("[" + " " * MAX_FILE_BYTES + "]", "--speculative-config")
+
+
+# -- pastes: read as bash reads them, in linear time, with a bound (issue 26) ----------------
+
+def test_a_hash_inside_a_word_is_not_a_comment() -> None:
+    code, out, err = run_cli(["plan", "--json", "--",
+                              "vllm serve foo#bar --max-num-seqs 8"])
+    assert code == 0, err
+    assert json.loads(out)["config"]["max_num_seqs"] == 8
+
+
+def test_a_bare_newline_ends_the_pasted_command() -> None:
+    code, out, err = run_cli(["plan", "--json", "--",
+                              "vllm serve m --max-num-seqs 8\nvllm serve m --max-num-seqs 16"])
+    assert code == 0, err
+    assert json.loads(out)["config"]["max_num_seqs"] == 8
+
+
+@pytest.mark.parametrize("one_string", [True, False], ids=["one string", "words"])
+def test_a_120000_word_paste_ends_at_once(tmp_path: Path, one_string: bool) -> None:
+    """The engines' argparse is quadratic in the options given (120,000 words ran 82 CPU-s):
+    the paste is bounded. The timeout only guards against a hang."""
+    import subprocess
+    import sys
+
+    from tests.helpers import ROOT
+
+    words = ["vllm", "serve", "m", *["--max-num-seqs", "8"] * 60_000]
+    script = ("import sys; from graphfit.cli import main; "
+              "main(['plan', '--json', '--', *(sys.argv[1:] if len(sys.argv) > 2 "
+              "else [open(sys.argv[1]).read()])])")
+    (tmp_path / "paste.txt").write_text(" ".join(words))
+    args = [str(tmp_path / "paste.txt")] if one_string else words
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    done = subprocess.run([sys.executable, "-c", script, *args], capture_output=True,
+                          text=True, timeout=120, env=env, cwd=ROOT, check=False)
+    assert done.returncode == 2, done.stderr[-400:]
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1 and "MAX_PASTE_WORDS" in lines[0], lines

@@ -173,6 +173,11 @@ def test_fill_tail_fills_exactly_the_tail(policy: FillPolicy, rows: int, data: s
     shape = (rows, 3) if axis == 0 else (2, rows)
     before = (torch.arange(rows * 3 if axis == 0 else rows * 2) % 7 + 2).reshape(shape).to(dtype)
     t = before.clone()
+    if policy.kind is FillKind.SENTINEL and dtype == torch.bool and policy.value not in (0, 1):
+        with pytest.raises(ConfigError, match="not a bool"):  # -1 would become True
+            fill_tail(t, axis, start, policy)
+        assert torch.equal(t, before)
+        return
     fill_tail(t, axis, start, policy)
     head, tail = t.narrow(axis, 0, start), t.narrow(axis, start, rows - start)
     assert torch.equal(head, before.narrow(axis, 0, start))

@@ -187,6 +187,10 @@ def test_many_logged_settings_give_bounded_warnings() -> None:
      ("_sum", "inconsistent")),
     ('vllm:iteration_tokens_total_bucket{le="1",' + "x" * 10_000 + "} 3\n",
      ("line 1", "malformed labels")),
+    ('vllm:iteration_tokens_total_bucket{engine="0",engine="1",le="+Inf"} 3\n',
+     ("line 1", "label 'engine' is given twice")),
+    ('vllm:iteration_tokens_total_bucket{le="1.0",le="+Inf"} 3\n',
+     ("line 1", "label 'le' is given twice")),
 ])
 def test_hostile_prometheus(text: str, needles: tuple[str, ...]) -> None:
     _refused(text, *needles)

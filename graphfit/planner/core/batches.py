@@ -12,12 +12,13 @@ says which streams its batches feed; a buffer's demands say which streams it rea
 from __future__ import annotations
 
 from dataclasses import dataclass
-from enum import Enum
 
-from graphfit.planner.core.errors import ConfigError
+from graphfit.planner.core.enums import Vocabulary
+from graphfit.planner.core.errors import ConfigError, excerpt, require_int
+from graphfit.planner.core.limits import MAX_INT
 
 
-class Stream(str, Enum):
+class Stream(Vocabulary):
     """Which batches reach a buffer, on which axis (the values are the plan JSON's names)."""
 
     TARGET_TOKENS = "target_tokens"  # target batches, token axis
@@ -54,7 +55,7 @@ def fed_streams(streams: frozenset[Stream], graph: bool) -> frozenset[Stream]:
     return frozenset(s for s in streams if not s.graph_only)
 
 
-class Requests(str, Enum):
+class Requests(Vocabulary):
     """How many requests a batch of a family carries."""
 
     PER_UNIT = "per_unit"  # a units = a requests (uniform decode: step tokens each)
@@ -88,8 +89,24 @@ class BatchFamily:
     engine_only: bool = False
 
     def __post_init__(self) -> None:
-        if self.step < 1 or self.first < 1:
-            raise ConfigError(f"family {self.name}: step and first must be >= 1")
+        if not isinstance(self.name, str):
+            raise ConfigError(f"family: name must be a string, got {excerpt(self.name)}")
+        if not isinstance(self.streams, frozenset):
+            raise ConfigError(f"family {self.name}: streams must be a frozenset of Streams, "
+                              f"got {excerpt(self.streams)}")
+        object.__setattr__(self, "streams", frozenset(Stream(s) for s in self.streams))
+        object.__setattr__(self, "requests", Requests(self.requests))
+        if type(self.step) is not int or type(self.first) is not int or (
+                self.step < 1 or self.first < 1):
+            raise ConfigError(f"family {self.name}: step and first must be integers >= 1")
+        require_int(f"family {self.name}: last", self.last, -MAX_INT)
+        for flag in ("uniform", "padded", "eager_writes", "engine_only"):
+            if not isinstance(getattr(self, flag), bool):
+                raise ConfigError(f"family {self.name}: {flag} must be True or False")
+        if self.points is not None and (not isinstance(self.points, (tuple, list)) or not all(
+                type(p) is int for p in self.points)):
+            raise ConfigError(f"family {self.name}: points must be integers, got "
+                              f"{excerpt(self.points)}")
         if self.points is not None:
             object.__setattr__(self, "points", tuple(sorted(
                 p for p in set(self.points) if self.first <= p <= self.last)))

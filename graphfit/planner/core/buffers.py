@@ -8,16 +8,18 @@ safe there at all (stale slot ids or request rows in a padded tail are read by t
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
-from enum import Enum
 
 from graphfit.planner.core.batches import Stream
-from graphfit.planner.core.errors import ConfigError
+from graphfit.planner.core.enums import Vocabulary
+from graphfit.planner.core.errors import ConfigError, excerpt, require_int
+from graphfit.planner.core.limits import MAX_INT
 
 PAD_SLOT_ID = -1  # the slot id of padded tokens: the KV-cache write skips it
 
 
-class Axis(str, Enum):
+class Axis(Vocabulary):
     """The dimension that scales with the batch."""
 
     TOKENS = "tokens"
@@ -25,7 +27,7 @@ class Axis(str, Enum):
     FIXED = "fixed"
 
 
-class FillKind(str, Enum):
+class FillKind(Vocabulary):
     """What the padded tail `[n, padded)` holds when a graph replays."""
 
     KEEP = "keep"  # leave whatever is there (only for rows nothing reads)
@@ -40,7 +42,21 @@ class FillPolicy:
     value: float = 0
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "kind", FillKind(self.kind))
+        try:
+            kind = FillKind(self.kind)
+        except (ValueError, TypeError):
+            raise ConfigError(f"fill policy: kind must be one of "
+                              f"{', '.join(k.value for k in FillKind)}, got {excerpt(self.kind)}"
+                              ) from None
+        object.__setattr__(self, "kind", kind)
+        value = self.value
+        # a sentinel is a number a buffer can hold: finite, within int64 (whether a given
+        # dtype holds it exactly is checked where the dtype is known, graphfit.cudagraph.fill)
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or (
+                isinstance(value, int) and abs(value) > MAX_INT) or (
+                isinstance(value, float) and not math.isfinite(value)):
+            raise ConfigError(f"fill policy: value must be a finite number within +-{MAX_INT}, "
+                              f"got {excerpt(value)}")
 
     def describe(self) -> str:
         if self.kind is FillKind.SENTINEL:
@@ -71,8 +87,9 @@ class Demand:
     scale: int = 1
 
     def __post_init__(self) -> None:
-        if self.scale < 1:
-            raise ConfigError(f"demand on {self.stream.value}: scale must be >= 1")
+        object.__setattr__(self, "stream", Stream(self.stream))
+        require_int(f"demand on {self.stream.value}: offset", self.offset, -MAX_INT)
+        require_int(f"demand on {self.stream.value}: scale", self.scale, 1)
 
 
 @dataclass(frozen=True)

@@ -17,7 +17,7 @@ from operator import lt
 from typing import NamedTuple
 
 from graphfit.planner.core.enums import CUDAGraphMode
-from graphfit.planner.core.errors import BatchError, ConfigError
+from graphfit.planner.core.errors import BatchError, ConfigError, excerpt
 
 # Ladders up to this many tokens get an O(1) index (one entry per token count).
 _INDEX_LIMIT = 1 << 15
@@ -33,6 +33,19 @@ class Dispatch:
     mode: CUDAGraphMode
     padded: int
     num_reqs: int | None
+
+    def __post_init__(self) -> None:
+        """A dispatch a caller builds (e.g. to override the plan's after `sync_dp_padding`)
+        is checked like one the plan builds: `Dispatch(PIECEWISE, 8.0)` would otherwise
+        reach a runner as a size no graph was captured at."""
+        if type(self.mode) is not CUDAGraphMode:
+            raise BatchError(f"dispatch: mode must be a CUDAGraphMode, got {excerpt(self.mode)}")
+        if type(self.padded) is not int or self.padded < 0:
+            raise BatchError(f"dispatch: padded must be an integer >= 0, got "
+                             f"{excerpt(self.padded)}")
+        if self.num_reqs is not None and (type(self.num_reqs) is not int or self.num_reqs < 0):
+            raise BatchError(f"dispatch: num_reqs must be None or an integer >= 0, got "
+                             f"{excerpt(self.num_reqs)}")
 
 
 @dataclass(frozen=True, slots=True, order=True)
@@ -79,6 +92,10 @@ def static_requests(dispatch: Dispatch, max_num_seqs: int) -> int:
     real request count of the batches padded to it (num_reqs <= num_tokens <= padded) and
     never exceeds the plan's request capacity.
     """
+    if not isinstance(dispatch, Dispatch):
+        raise BatchError(f"dispatch: expected a Dispatch, got {excerpt(dispatch)}")
+    if type(max_num_seqs) is not int or max_num_seqs < 1:
+        raise BatchError(f"max_num_seqs: must be an integer >= 1, got {excerpt(max_num_seqs)}")
     if dispatch.num_reqs is not None:
         return dispatch.num_reqs
     return min(dispatch.padded, max_num_seqs)

@@ -4,8 +4,20 @@ from __future__ import annotations
 
 from enum import Enum
 
+from graphfit.planner.core.errors import ConfigError, excerpt
 
-class CUDAGraphMode(str, Enum):
+
+class Vocabulary(str, Enum):
+    """A string enum whose lookup of an unknown value is a ConfigError naming the choices
+    (`CUDAGraphMode("x")`, `FillKind(None)`), not the bare ValueError of `Enum`."""
+
+    @classmethod
+    def _missing_(cls, value: object) -> Vocabulary:
+        choices = ", ".join(str(member.value) for member in cls)
+        raise ConfigError(f"{cls.__name__}: expected one of {choices}, got {excerpt(value)}")
+
+
+class CUDAGraphMode(Vocabulary):
     """vLLM's cudagraph modes. The order of `rank` is the DP "min mode" order."""
 
     NONE = "NONE"
@@ -52,7 +64,7 @@ class CUDAGraphMode(str, Enum):
         return self in (CUDAGraphMode.FULL_AND_PIECEWISE, CUDAGraphMode.FULL_DECODE_ONLY)
 
 
-class SpecMethod(str, Enum):
+class SpecMethod(Vocabulary):
     """Speculative-decoding methods (vLLM `--speculative-config` `method`; vLLM 0.33's
     model-specific `*_mtp` names are aliases of `mtp`)."""
 
@@ -75,7 +87,7 @@ class SpecMethod(str, Enum):
         return self not in (SpecMethod.NONE, SpecMethod.NGRAM, SpecMethod.SUFFIX)
 
 
-class AttentionSupport(str, Enum):
+class AttentionSupport(Vocabulary):
     """vLLM's `AttentionCGSupport`: what CUDA graphs an attention backend can run, lowest
     first (v1/attention/backend.py). FULL decode graphs with q > 1 need UNIFORM_BATCH,
     FULL mixed graphs ALWAYS; NEVER allows PIECEWISE only."""
@@ -90,14 +102,14 @@ class AttentionSupport(str, Enum):
         return list(AttentionSupport).index(self)
 
 
-class Runner(str, Enum):
+class Runner(Vocabulary):
     """vLLM's GPU model runner: V1, or the V2 model runner (`VLLM_USE_V2_MODEL_RUNNER=1`)."""
 
     V1 = "v1"
     V2 = "v2"
 
 
-class CeilingFamily(str, Enum):
+class CeilingFamily(Vocabulary):
     """Device family that sets the default capture ceiling D."""
 
     DEFAULT = "default"
@@ -108,7 +120,7 @@ class CeilingFamily(str, Enum):
         return 1024 if self is CeilingFamily.BLACKWELL else 512
 
 
-class PerformanceMode(str, Enum):
+class PerformanceMode(Vocabulary):
     """vLLM `performance_mode`; interactivity captures every size 1..32."""
 
     BALANCED = "balanced"
@@ -116,7 +128,7 @@ class PerformanceMode(str, Enum):
     THROUGHPUT = "throughput"
 
 
-class Engine(str, Enum):
+class Engine(Vocabulary):
     """The serving engine whose ladder, dispatch and buffers are modelled.
 
     vLLM captures per token count; SGLang and TensorRT-LLM capture per batch size (requests),
@@ -142,7 +154,7 @@ class EngineName(str):
         return str(self)
 
 
-class LadderPolicy(str, Enum):
+class LadderPolicy(Vocabulary):
     """How capture sizes are chosen.
 
     `vllm` reproduces vLLM 0.33 (with request-count uniform-decode sizes), `vllm-legacy` the
@@ -163,7 +175,7 @@ class LadderPolicy(str, Enum):
     AUTO = "auto"
 
 
-class Unit(str, Enum):
+class Unit(Vocabulary):
     """What a capture size counts: tokens (vLLM) or requests (SGLang, TensorRT-LLM)."""
 
     TOKENS = "tokens"

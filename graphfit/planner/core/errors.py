@@ -9,7 +9,7 @@ from __future__ import annotations
 import reprlib
 from collections.abc import Iterable
 
-from graphfit.planner.core.limits import EXCERPT_CHARS
+from graphfit.planner.core.limits import EXCERPT_CHARS, MAX_INT
 
 
 class GraphfitError(Exception):
@@ -75,3 +75,13 @@ def listed(items: Iterable[object], limit: int = 8) -> str:
     names = list(items)
     shown = ", ".join(brief(str(n)) for n in names[:limit])
     return shown if len(names) <= limit else f"{shown} ... and {len(names) - limit:,} more"
+
+
+def require_int(what: str, value: object, minimum: int = 0) -> int:
+    """`value` when it is an int (not a bool) in [minimum, MAX_INT]; else a ConfigError. For
+    the fields of the planner's records, checked at construction so that a wrong type is
+    one line rather than a TypeError from a comparison further in."""
+    if type(value) is not int or not minimum <= value <= MAX_INT:
+        raise ConfigError(f"{what}: must be an integer in {minimum}..{MAX_INT}, got "
+                          f"{excerpt(value)}")
+    return value

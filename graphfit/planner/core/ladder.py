@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from operator import lt
 
-from graphfit.planner.core.errors import ConfigError
+from graphfit.planner.core.errors import ConfigError, excerpt
 from graphfit.planner.core.limits import MAX_CAPTURE_SIZES, MAX_PADDING_TABLE
 
 
@@ -24,6 +24,13 @@ class Ladder:
     warnings: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
+        if not isinstance(self.sizes, tuple) or not all(type(s) is int for s in self.sizes):
+            raise ConfigError(f"cudagraph_capture_sizes: a ladder is a tuple of integers, got "
+                              f"{excerpt(self.sizes)}")
+        if not isinstance(self.warnings, tuple) or not all(
+                isinstance(w, str) for w in self.warnings):
+            raise ConfigError(f"ladder warnings: a tuple of strings, got "
+                              f"{excerpt(self.warnings)}")
         if not all(map(lt, self.sizes, self.sizes[1:])):
             raise ConfigError("cudagraph_capture_sizes: the ladder must be sorted and unique")
         if self.sizes and self.sizes[0] < 1:

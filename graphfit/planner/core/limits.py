@@ -74,6 +74,13 @@ MAX_COUNTEREXAMPLES = 1 << 20
 """Counterexamples a ladder property lists one by one (graphfit.planner.analysis.properties);
 properties are checked segment by segment, so only listing them costs per batch."""
 
+MAX_PASTE_WORDS = 4096
+"""Words of a pasted serving command (`graphfit plan -- vllm serve ...`, or one quoted
+string): each flag is one or two words and the engines have a few hundred flags, so a real
+line has tens to a few hundred words. The engines' parsers (argparse) take time quadratic in
+the number of options given -- 20,000 words took 2.5 s, 120,000 took 82 CPU-s -- while 4,096
+take about a tenth of a second."""
+
 MAX_FORMULA_CHARS = 200
 """A capacity formula ("max(S*q, C)"): real ones are tens of characters; Python's parser and
 graphfit's evaluator recurse once per nesting level, so a bound keeps both off the stack's

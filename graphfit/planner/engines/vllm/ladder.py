@@ -9,15 +9,36 @@ first stay safe under the second.
 
 from __future__ import annotations
 
+import operator
+
 from graphfit.planner.core.enums import CUDAGraphMode, LadderPolicy, PerformanceMode, Runner
-from graphfit.planner.core.errors import ConfigError
+from graphfit.planner.core.errors import ConfigError, excerpt
 from graphfit.planner.core.ladder import Ladder, check_size_count, round_up
+from graphfit.planner.core.limits import MAX_INT
 from graphfit.planner.core.settings import EngineSettings
 
 
+def _count(name: str, value: object) -> int:
+    """`value` as an int >= 1 within MAX_INT (operator.index: ints and integer scalars)."""
+    try:
+        number = operator.index(value)  # type: ignore[arg-type]
+    except TypeError:
+        number = None
+    if isinstance(value, bool) or number is None or not 1 <= number <= MAX_INT:
+        raise ConfigError(f"{name}: must be an integer in 1..{MAX_INT}, got {excerpt(value)}")
+    return number
+
+
 def request_counts(max_reqs: int, ceiling: int) -> list[int]:
-    """vLLM's request-count grid: 1, 2, 4, 8..248 step 8, 256.. step 16, and the max itself."""
+    """vLLM's request-count grid: 1, 2, 4, 8..248 step 8, 256.. step 16, and the max itself.
+
+    Both arguments are integers >= 1 (an integer-valued object such as a one-element tensor
+    is taken as its int, so the grid holds ints only); a grid of more than MAX_CAPTURE_SIZES
+    counts is refused before it is built (request_counts(10**18, 2**63) answers at once)."""
+    max_reqs = _count("max_reqs", max_reqs)
+    ceiling = _count("ceiling", ceiling)
     m = min(max_reqs, ceiling)
+    check_size_count(len(range(256, m + 1, 16)), "request_counts")
     counts = {c for c in (1, 2, 4) if c <= m}
     counts.update(range(8, min(m + 1, 256), 8))
     counts.update(range(256, m + 1, 16))
