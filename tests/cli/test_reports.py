@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from graphfit import Plan
-from tests.helpers import ROOT, run_cli
+from tests.helpers import ROOT, needs_matplotlib, run_cli
 
 TRACES = ROOT / "examples" / "traces"
 DFLASH = ["--max-num-seqs", "33", "--num-speculative-tokens", "3", "--method", "dflash",
@@ -32,6 +32,7 @@ def _render(tmp_path: Path, argv: list[str], expect: int = 0) -> str:
     return " ".join(" ".join(el.itertext()) for el in root.iter() if el.tag.endswith("text"))
 
 
+@needs_matplotlib
 def test_plan_report_names_units_sizes_and_short_buffers(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     text = _render(tmp_path, ["plan", *DFLASH, "--ladder", "vllm-legacy"])
@@ -49,6 +50,7 @@ def test_plan_report_names_units_sizes_and_short_buffers(
     assert "drafter.positions short" in text and "136 rows > capacity 132" in text
 
 
+@needs_matplotlib
 def test_plan_report_speaks_requests_for_batch_size_engines(tmp_path: Path) -> None:
     text = _render(tmp_path, ["plan", "--engine", "sglang", "--max-num-seqs", "64"])
     for needle in ("batch size (requests)", "padding (requests)", "12 sizes",
@@ -57,6 +59,7 @@ def test_plan_report_speaks_requests_for_batch_size_engines(tmp_path: Path) -> N
     assert "(tokens)" not in text
 
 
+@needs_matplotlib
 def test_sweep_report_has_a_colour_bar_and_names_the_short_buffer(tmp_path: Path) -> None:
     text = _render(tmp_path, ["sweep", "--max-num-seqs", "1..12", "--num-speculative-tokens",
                               "0..4", "--method", "dflash", "--ladder", "vllm-legacy",
@@ -68,6 +71,7 @@ def test_sweep_report_has_a_colour_bar_and_names_the_short_buffer(tmp_path: Path
         assert needle in text, needle
 
 
+@needs_matplotlib
 def test_compare_report_shows_both_sides(tmp_path: Path) -> None:
     text = _render(tmp_path, ["compare", "vllm", "sglang-spec", "--max-num-seqs", "33",
                               "--num-speculative-tokens", "3", "--method", "eagle",
@@ -78,6 +82,7 @@ def test_compare_report_shows_both_sides(tmp_path: Path) -> None:
         assert needle in text, needle
 
 
+@needs_matplotlib
 def test_optimize_report_puts_the_trace_under_the_ladder(tmp_path: Path) -> None:
     text = _render(tmp_path, ["optimize", "--trace", str(TRACES / "vllm_cudagraph_metrics.log"),
                               "--max-num-seqs", "64", "--num-speculative-tokens", "3",
@@ -88,6 +93,7 @@ def test_optimize_report_puts_the_trace_under_the_ladder(tmp_path: Path) -> None
         assert needle in text, needle
 
 
+@needs_matplotlib
 def test_json_output_stays_pure_with_a_report(tmp_path: Path) -> None:
     svg = tmp_path / "p.svg"
     code, out, err = run_cli(["plan", *DFLASH, "--json", "--svg", str(svg)])

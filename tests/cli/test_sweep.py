@@ -16,6 +16,7 @@ from graphfit.cli import app
 from graphfit.inputs.ranges import parse_range
 from graphfit.planner.analysis.capexpr import capacities_for
 from graphfit.planner.analysis.sweep import point_config, sweep
+from tests.helpers import needs_matplotlib
 
 runner = CliRunner()
 BASE = {"spec_method": "dflash", "ladder": "vllm-legacy", "max_num_batched_tokens": 512}
@@ -77,6 +78,7 @@ ARGS = ["sweep", "--max-num-seqs", "1..12", "--num-speculative-tokens", "0..4", 
         "--workers", "1"]
 
 
+@needs_matplotlib
 def test_cli_sweep_reports_failing_configs(tmp_path: Path) -> None:
     svg = tmp_path / "report.svg"
     result = runner.invoke(app, [*ARGS, "--capacity", "drafter.positions=S*q",
