@@ -21,9 +21,9 @@ if TYPE_CHECKING:
     from matplotlib.figure import Figure
 
 SvgOpt = Annotated[Path | None, typer.Option(
-    "--svg", help="Write the report as SVG to this file (needs graphfit[report]).")]
+    "--svg", help="Write the report as SVG to this file (needs graphfit\\[report]).")]
 PngOpt = Annotated[Path | None, typer.Option(
-    "--png", help="Write the report as PNG to this file (needs graphfit[report]).")]
+    "--png", help="Write the report as PNG to this file (needs graphfit\\[report]).")]
 
 INSTALL_HINT = "pip install 'graphfit[report]'"
 

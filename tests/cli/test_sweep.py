@@ -111,3 +111,21 @@ def test_cli_sweep_has_no_fast_mode() -> None:
 def test_cli_sweep_bad_input(extra: list[str], needle: str) -> None:
     result = runner.invoke(app, [*ARGS, *extra])
     assert result.exit_code == 2 and needle in result.output
+
+
+def test_failing_table_says_why_a_config_repeats(monkeypatch: pytest.MonkeyPatch) -> None:
+    """S=3, k=4 on the legacy ladder goes short on drafter.positions for two batch families
+    (captures, queries) and in the covered attention scenario: three rows, each saying which,
+    and the caption says why rows repeat; the scenario's brackets are not eaten as markup."""
+    monkeypatch.setenv("COLUMNS", "200")
+    result = runner.invoke(app, ["sweep", "--workers", "1", "--max-num-seqs", "3",
+                                 "--num-speculative-tokens", "4", "--method", "dflash",
+                                 "--runner", "v1", "--ladder", "vllm-legacy",
+                                 "--capacity", "drafter.positions=S*q"])
+    assert result.exit_code == 1, result.output
+    rows = [line for line in result.output.splitlines() if "drafter.positions" in line]
+    assert len(rows) == 3
+    assert "capture (every captured size)" in rows[0] and "query [attention support" in rows[1]
+    for header in ("short on", "batch (tokens)", "padded (tokens)", "capacity (rows)"):
+        assert header in result.output
+    assert "one row per family of batches (and attention scenario)" in result.output
