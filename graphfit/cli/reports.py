@@ -28,8 +28,37 @@ PngOpt = Annotated[Path | None, typer.Option(
 INSTALL_HINT = "pip install 'graphfit[report]'"
 
 
+def matplotlib_dir() -> Path:
+    """Where matplotlib keeps its config and font cache for graphfit: a folder of this user's
+    under the temporary directory, never the home directory (matplotlib's default is
+    ~/.config/matplotlib and ~/.cache/matplotlib). It persists between runs, so the font cache
+    is built once; a folder someone else owns, or others may write, is not used (a fresh
+    private one is made instead)."""
+    import os
+    import stat
+    import tempfile
+
+    uid = os.getuid() if hasattr(os, "getuid") else 0
+    folder = Path(tempfile.gettempdir()) / f"graphfit-matplotlib-{uid}"
+    try:
+        folder.mkdir(mode=0o700, exist_ok=True)
+        info = folder.lstat()
+        if (stat.S_ISDIR(info.st_mode) and info.st_uid == uid
+                and not info.st_mode & (stat.S_IWGRP | stat.S_IWOTH)):
+            return folder
+    except OSError:
+        pass
+    return Path(tempfile.mkdtemp(prefix="graphfit-matplotlib-"))
+
+
 def require_matplotlib() -> None:
-    """Exit 2 with one `error:` line when matplotlib is not installed."""
+    """Exit 2 with one `error:` line when matplotlib is not installed. matplotlib's config
+    and cache go to `matplotlib_dir()` unless MPLCONFIGDIR says otherwise."""
+    import os
+    import sys
+
+    if "matplotlib" not in sys.modules and not os.environ.get("MPLCONFIGDIR"):
+        os.environ["MPLCONFIGDIR"] = str(matplotlib_dir())
     try:
         import matplotlib
     except ImportError:
