@@ -128,7 +128,11 @@ def _commands(page: Path) -> list[str]:
         for block in _blocks(page, lang):
             joined = re.sub(r"\\\n\s*", " ", block)
             for line in joined.splitlines():
-                line = line.removeprefix("$ ").strip()
+                if lang == "console":  # a command is a `$ ` line; the rest is its output
+                    if not line.startswith("$ "):
+                        continue
+                    line = line[2:]
+                line = line.strip()
                 if re.match(r"^([A-Z_]+=\S+ )*graphfit ", line):
                     lines.append(line)
     return lines
