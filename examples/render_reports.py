@@ -1,4 +1,4 @@
-"""Render the example reports shown in the README (needs `graphfit[report]`).
+"""Render the example reports of docs/operators/reports.md (needs `graphfit[report]`).
 
     PYTHONPATH=. python examples/render_reports.py [OUT_DIR]   # default: docs/reports
 

@@ -10,10 +10,18 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
+import pytest
+
 from graphfit import GraphfitError
 from graphfit.cli import main
 
 ROOT = Path(__file__).resolve().parents[1]
+
+# Rendering a report needs matplotlib (the `report` extra, which `.[test]` pulls in); without it
+# the rendering tests skip with the reason instead of failing.
+needs_matplotlib = pytest.mark.skipif(
+    importlib.util.find_spec("matplotlib") is None,
+    reason="matplotlib is not installed: pip install -e '.[report]' (or '.[test]')")
 
 
 def run_cli(argv: list[str]) -> tuple[int, str, str]:

@@ -15,6 +15,7 @@ from graphfit.cli.errors import EXIT_VIOLATIONS, handled
 from graphfit.cli.options import GridInputs, config_options, integer
 from graphfit.cli.output import JsonFlag, console, emit_json, user
 from graphfit.cli.reports import PngOpt, SvgOpt, draw, write_report
+from graphfit.cli.tables import cell
 from graphfit.planner.config import EngineConfig
 
 if TYPE_CHECKING:
@@ -56,23 +57,38 @@ def _sweep_document(result: SweepResult) -> dict[str, Any]:
 
 
 def _failing_table(result: SweepResult, limit: int) -> Table:
+    """One row per counterexample range. A config repeats once per family of batches that
+    goes short on a buffer (mixed batches, uniform decodes, the drafter's query...) and per
+    attention scenario it covers: the `short on` column says which, the caption says why."""
     table = Table(title="Failing configs", title_justify="left")
     names = list(result.axes)
-    for name in (*names, "buffer", "batches", "padded", "capacity"):
-        table.add_column(name, justify="left" if name == "buffer" else "right")
+    unit = "tokens" if result.engine_version.startswith("vLLM") else "requests"
+    for name in (*names, "buffer", "short on", f"batch ({unit})", f"padded ({unit})",
+                 "capacity (rows)"):
+        # a narrow terminal wraps cells and headers, never cuts them (`num_speculative_t…`)
+        table.add_column(name, justify="left" if name in ("buffer", "short on") else "right",
+                         overflow="fold", no_wrap=name == "buffer")
     shown = 0
     for r in result.failing:
         for d in r.ranges:
             if shown >= limit:
                 break
             span = str(d["first"]) if d["first"] == d["last"] else f"{d['first']}-{d['last']}"
-            cap = d.get("capacity", d.get("fill", ""))
-            table.add_row(*(str(r.point[n]) for n in names), str(d["buffer"]), span,
-                          str(d["padded"]), str(cap))
+            if "fill" in d:
+                why, cap = f"padded tail: {d['fill']} fill", "-"
+            else:
+                why, cap = str(d.get("family") or "-"), str(d["capacity"])
+            if d.get("scenario"):
+                why += f" [{d['scenario']}]"
+            values = (*(str(r.point[n]) for n in names), str(d["buffer"]), why, span,
+                      str(d["padded"]), cap)
+            table.add_row(*(cell(v) for v in values))  # literal: "[scenario]" is no markup
             shown += 1
     total = sum(len(r.ranges) for r in result.failing)
+    table.caption = ("a config has one row per family of batches (and attention scenario) "
+                     "that goes short")
     if total > shown:
-        table.caption = f"... and {total - shown} more counterexample ranges (use --json)"
+        table.caption += f"; ... and {total - shown} more counterexample ranges (use --json)"
     return table
 
 

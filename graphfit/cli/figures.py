@@ -7,6 +7,7 @@ requests for SGLang and TensorRT-LLM) and reads the plan's public API, never an 
 
 from __future__ import annotations
 
+import textwrap
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -15,7 +16,7 @@ from matplotlib.artist import Artist
 from matplotlib.axes import Axes
 from matplotlib.colors import ListedColormap
 from matplotlib.figure import Figure
-from matplotlib.gridspec import SubplotSpec
+from matplotlib.gridspec import GridSpec, SubplotSpec
 from matplotlib.lines import Line2D
 from matplotlib.patches import Patch
 from matplotlib.ticker import MaxNLocator
@@ -37,6 +38,10 @@ LADDER = "#1565c0"
 SHORT = "#c62828"
 SIDES = ("#1565c0", "#c2185b")
 EAGER_SPAN = "#eeeeee"
+WARN = "#e65100"
+# every figure is two columns: the panels on the left, their legends (and the sweep's colour
+# bar) on the right, so that every panel's plot area spans the same width and they line up
+LEGEND_COLUMN = 0.3
 
 
 @dataclass(frozen=True)
@@ -103,39 +108,86 @@ def _ladder_strip(ax: Axes, rows: Sequence[tuple[str, Sequence[float], str]],
     ax.tick_params(axis="y", length=0)
     for side in ("top", "right", "left"):
         ax.spines[side].set_visible(False)
-    if title:
-        ax.set_title(title, loc="left", fontsize=10)
+    if title:  # wrapped: a title wider than its panel would squeeze the panel
+        ax.set_title("\n".join(part for line in title.split("\n")
+                               for part in textwrap.wrap(line, 120) or [""]),
+                     loc="left", fontsize=10)
 
 
-def _panel(fig: Figure, spec: SubplotSpec, strip_rows: int = 1) -> tuple[Axes, Axes]:
-    """A ladder strip over a main axes sharing its x axis."""
-    inner = spec.subgridspec(2, 1, height_ratios=[0.12 + 0.1 * strip_rows, 1], hspace=0.02)
-    main = fig.add_subplot(inner[1])
-    strip = fig.add_subplot(inner[0], sharex=main)
-    return strip, main
+@dataclass
+class Layout:
+    """The figure's rows in ONE gridspec of two columns: panels on the left, their legends
+    (and the sweep's colour bar) on the right. A panel is two rows, its capture-size strip
+    over its plot; one gridspec makes constrained layout give every row the same margins, so
+    every plot spans the same width and the panels line up."""
+
+    fig: Figure
+    grid: GridSpec
+    starts: list[int]
+
+    @classmethod
+    def of(cls, fig: Figure, parts: Sequence[tuple[str, float]]) -> Layout:
+        """parts: ("panel", strip rows) or ("row", height ratio)."""
+        ratios: list[float] = []
+        starts = []
+        for kind, value in parts:
+            starts.append(len(ratios))
+            ratios += [0.12 + 0.1 * value, 1.0] if kind == "panel" else [value]
+        grid = fig.add_gridspec(len(ratios), 2, height_ratios=ratios,
+                                width_ratios=[1, LEGEND_COLUMN])
+        return cls(fig, grid, starts)
+
+    def panel(self, part: int) -> tuple[Axes, Axes, Axes]:
+        """The strip, the plot (sharing its x axis) and the legend's axes of a panel."""
+        row = self.starts[part]
+        main = self.fig.add_subplot(self.grid[row + 1, 0])
+        strip = self.fig.add_subplot(self.grid[row, 0], sharex=main)
+        return strip, main, _legend_axes(self.fig, self.grid[row:row + 2, 1])
+
+    def row(self, part: int, column: int | None = 0) -> SubplotSpec:
+        """A plain row's cell (column None: both columns)."""
+        row = self.starts[part]
+        return self.grid[row, :] if column is None else self.grid[row, column]
 
 
-def _legend(ax: Axes, handles: Sequence[Artist] | None = None) -> None:
-    """The legend outside the axes, on the right (the data fills the plot area)."""
+def _legend_axes(fig: Figure, spec: SubplotSpec) -> Axes:
+    ax = fig.add_subplot(spec)
+    ax.axis("off")
+    return ax
+
+
+def _legend(where: Axes, handles: Sequence[Artist] | None = None,
+            source: Axes | None = None) -> None:
+    """The legend in its own axes of the right column (`source`: the axes whose labelled
+    artists it lists, when no handles are given)."""
     if handles is None:
-        ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0), frameon=False)
-    else:
-        ax.legend(handles=list(handles), fontsize=8, loc="upper left",
-                  bbox_to_anchor=(1.01, 1.0), frameon=False)
+        handles = (source or where).get_legend_handles_labels()[0]
+    made = where.legend(handles=list(handles), fontsize=8, loc="upper left",
+                        bbox_to_anchor=(0, 1), frameon=False, borderaxespad=0)
+    made.set_in_layout(False)  # the column is wide enough; panels keep one width
+
+
+NOTE_WIDTH = 165  # characters of a notes line at 8.5 pt across a 12-inch figure
+
+
+def _shown(lines: Sequence[str]) -> list[str]:
+    """The notes as printed: at most five (and a count), each wrapped to the figure's width."""
+    kept = list(lines[:5]) + ([f"... and {len(lines) - 5} more"] if len(lines) > 5 else [])
+    return [part for line in kept for part in textwrap.wrap(line, NOTE_WIDTH) or [""]]
 
 
 def _notes(fig: Figure, spec: SubplotSpec, lines: Sequence[str], colour: str) -> None:
-    """A text row at the bottom of the figure (part of the layout, so nothing overlaps)."""
+    """A text row at the bottom of the figure (its height from `_rows_for`, so nothing
+    overlaps)."""
     ax = fig.add_subplot(spec)
     ax.axis("off")
-    shown = list(lines[:5]) + ([f"... and {len(lines) - 5} more"] if len(lines) > 5 else [])
-    ax.text(0.0, 1.0, "\n".join(shown), fontsize=8.5, color=colour, va="top", ha="left",
-            transform=ax.transAxes)
+    ax.text(0.0, 1.0, "\n".join(_shown(lines)), fontsize=8.5, color=colour, va="top",
+            ha="left", transform=ax.transAxes)
 
 
 def _rows_for(lines: Sequence[str]) -> float:
-    """Height ratio of a notes row holding these lines."""
-    return 0.06 * min(len(lines), 6) + 0.02
+    """Height ratio of a notes row holding these lines (wrapped as `_notes` prints them)."""
+    return 0.06 * len(_shown(lines)) + 0.02
 
 
 def _mode_legend(seen: set[CUDAGraphMode]) -> list[Patch]:
@@ -166,7 +218,8 @@ def _shortfall_text(r: ViolationRange) -> str:
 
 
 def padding_panel(strip: Axes, ax: Axes, plan: Plan, comp: ComponentPlan,
-                  verification: Verification | None, title: str) -> list[str]:
+                  verification: Verification | None, title: str,
+                  legend: Axes | None = None) -> list[str]:
     """Padding per batch of each family of `comp` (lines: mixed batches, dots: uniform
     decodes, coloured by graph mode), its capture sizes in the strip above, the eager region
     shaded and every range where a buffer goes short in red. Returns the shortfall lines."""
@@ -204,7 +257,7 @@ def padding_panel(strip: Axes, ax: Axes, plan: Plan, comp: ComponentPlan,
         ax.text(max_size + (x_max - max_size) / 2, 0.5, f"> {max_size}:\neager",
                 transform=blended_transform_factory(ax.transData, ax.transAxes),
                 ha="center", va="center", fontsize=8, color="#616161")
-    _ladder_strip(strip, [(f"{len(sizes)} sizes", sizes, LADDER)], _shorten(title))
+    _ladder_strip(strip, [(f"capture sizes ({len(sizes)})", sizes, LADDER)], _shorten(title))
     shortfalls: list[str] = []
     beyond: list[ViolationRange] = []
     short_patch = False
@@ -243,7 +296,7 @@ def padding_panel(strip: Axes, ax: Axes, plan: Plan, comp: ComponentPlan,
     handles: list[Artist] = [*kinds.values(), *_mode_legend(seen)]
     if short_patch:
         handles.append(Patch(color=SHORT, alpha=0.4, label="a buffer goes short"))
-    _legend(ax, handles)
+    _legend(legend or ax, handles)
     return shortfalls
 
 
@@ -257,28 +310,54 @@ def _config_title(plan: Plan) -> str:
     return config_line(plan)
 
 
+def _waste_numbers(plan: Plan, comp: ComponentPlan) -> str:
+    """The panel's key numbers: graphs, largest size, waste (and worst padding) per family."""
+    from graphfit.planner.analysis.summary import plan_padding
+
+    unit = _unit_word(comp.unit)
+    sizes = plan.graph_sizes(comp.name) or plan.capture_sizes
+    parts = [f"{len(sizes)} graphs up to {sizes[-1] if sizes else 0} {unit}"]
+    for stats in plan_padding(plan):
+        if stats.label.startswith(f"{comp.name} "):
+            kind = stats.label[len(comp.name) + 1:].split(",")[0]
+            parts.append(f"{kind}: {100 * stats.waste_fraction:.1f}% padding, worst "
+                         f"+{stats.worst_waste}")
+    return "; ".join(parts)
+
+
 def plan_figure(plan: Plan, verification: Verification | None = None) -> Figure:
-    """One padding panel per component; red where the ENGINE's own sizing goes short
-    (`Plan.verify_engine`) unless another verification is given."""
+    """One padding panel per component with its key numbers; red where the ENGINE's own
+    sizing goes short (`Plan.verify_engine`), or where an audited sizing (`plan
+    --capacity`, passed as `verification`) does."""
+    from graphfit.cli.render import human_bytes
+
     check = plan.verify_engine() if verification is None else verification
+    whose = "The engine's own buffer sizing" if verification is None else \
+        "The --capacity sizing"
     comps = _components(plan) or [plan.component("target")]
     shortfalls = [f"{_shortfall_text(r)}" for r in check.ranges()]
-    notes = (["The engine's own buffer sizing goes short:", *shortfalls] if shortfalls
-             else ["The engine's own buffer sizing is safe for every reachable batch."])
-    fig = Figure(figsize=(11, 0.9 + 3.4 * len(comps) + 0.25 * len(notes)), layout="constrained")
-    grid = fig.add_gridspec(len(comps) + 1, 1,
-                            height_ratios=[1] * len(comps) + [_rows_for(notes)])
-    fig.suptitle(f"graphfit plan: {_config_title(plan)}", fontsize=12, x=0.01, ha="left")
+    notes = ([f"{whose} goes short:", *shortfalls] if shortfalls
+             else [f"{whose} is safe for every reachable batch."])
+    fig = Figure(figsize=(12, 1.2 + 3.5 * len(comps) + 0.25 * len(notes)), layout="constrained")
+    layout = Layout.of(fig, [("panel", 1)] * len(comps) + [("row", _rows_for(notes))])
+    own = plan.verify()
+    fig.suptitle(f"graphfit plan: {_config_title(plan)}\n"
+                 f"persistent buffers {human_bytes(plan.total_bytes)}; graphfit's plan "
+                 f"{'SAFE' if own.ok else 'UNSAFE'} over {own.checked:,} batch/buffer checks",
+                 fontsize=11, x=0.01, ha="left")
     for k, comp in enumerate(comps):
-        strip, ax = _panel(fig, grid[k])
-        title = f"{comp.name}: padding per batch ({_unit_word(comp.unit)}) and capture sizes"
-        padding_panel(strip, ax, plan, comp, check, title)
-    _notes(fig, grid[-1], notes, SHORT if shortfalls else "#2e7d32")
+        strip, ax, legend = layout.panel(k)
+        title = (f"{comp.name}: padding per batch ({_unit_word(comp.unit)}) and capture sizes\n"
+                 f"{_waste_numbers(plan, comp)}")
+        padding_panel(strip, ax, plan, comp, check, title, legend)
+    _notes(fig, layout.row(len(comps), None), notes, SHORT if shortfalls else "#2e7d32")
     return fig
 
 
 def _shorten(text: str, limit: int = 130) -> str:
-    return text if len(text) <= limit else text[:limit - 3] + "..."
+    """Each line of `text` cut to `limit` characters."""
+    return "\n".join(line if len(line) <= limit else line[:limit - 3] + "..."
+                     for line in text.split("\n"))
 
 
 def sweep_figure(result: SweepResult, focus: Plan | None = None,
@@ -311,11 +390,11 @@ def sweep_figure(result: SweepResult, focus: Plan | None = None,
     if focus is not None and focus_verification is not None:
         shortfalls = [_shortfall_text(r) for r in focus_verification.ranges()]
     notes = [f"{focus_label}: {line}" for line in shortfalls[:1]] + shortfalls[1:]
-    fig = Figure(figsize=(11, 4.4 + 3.4 * len(comps) + 0.25 * len(notes)),
+    fig = Figure(figsize=(12, 4.4 + 3.4 * len(comps) + 0.25 * len(notes)),
                  layout="constrained")
-    ratios = [1.3] + [1] * len(comps) + ([_rows_for(notes)] if notes else [])
-    grid = fig.add_gridspec(len(ratios), 1, height_ratios=ratios)
-    ax = fig.add_subplot(grid[0])
+    layout = Layout.of(fig, [("row", 1.5)] + [("panel", 1)] * len(comps)
+                       + ([("row", _rows_for(notes))] if notes else []))
+    ax = fig.add_subplot(layout.row(0))
     extent = (-0.5, len(xs) - 0.5, -0.5, len(ys) - 0.5)
     image = ax.imshow(waste, origin="lower", aspect="auto", cmap="viridis", extent=extent,
                       interpolation="nearest")
@@ -323,7 +402,9 @@ def sweep_figure(result: SweepResult, focus: Plan | None = None,
               cmap=ListedColormap([SHORT]), extent=extent, interpolation="nearest")
     ax.imshow(np.ma.masked_where(invalid == 0, invalid), origin="lower", aspect="auto",
               cmap=ListedColormap(["#bdbdbd"]), extent=extent, interpolation="nearest")
-    bar = fig.colorbar(image, ax=ax, pad=0.01, fraction=0.04)
+    # the colour bar sits in the legend column, so the heatmap spans the panels' width
+    holder = _legend_axes(fig, layout.row(0, 1))
+    bar = fig.colorbar(image, cax=holder.inset_axes((0, 0.05, 0.07, 0.9)))
     bar.set_label("decode padding waste\n(% of computed tokens)", fontsize=9)
     ax.set_xticks(*_ticks(xs))
     ax.set_xlabel(_axis_label(names[0]))
@@ -342,15 +423,18 @@ def sweep_figure(result: SweepResult, focus: Plan | None = None,
     if handles:
         ax.legend(handles=handles, fontsize=8, loc="upper right", bbox_to_anchor=(1.0, -0.13),
                   ncol=len(handles), frameon=False)
-    fig.suptitle(f"graphfit sweep: {' x '.join(names)}", fontsize=12, x=0.01, ha="left")
+    fig.suptitle(f"graphfit sweep: {' x '.join(names)}\n{len(result.results):,} configs, "
+                 f"{len(result.failing):,} failing, {len(result.invalid):,} rejected; "
+                 f"{result.checked:,} batch/buffer checks (exhaustive)",
+                 fontsize=11, x=0.01, ha="left")
     if focus is not None:
         for k, comp in enumerate(comps):
-            strip, main = _panel(fig, grid[1 + k])
+            strip, main, legend = layout.panel(1 + k)
             title = (f"{focus_label}: {comp.name}, padding per batch "
-                     f"({_unit_word(comp.unit)})")
-            padding_panel(strip, main, focus, comp, focus_verification, title)
+                     f"({_unit_word(comp.unit)})\n{_waste_numbers(focus, comp)}")
+            padding_panel(strip, main, focus, comp, focus_verification, title, legend)
     if notes:
-        _notes(fig, grid[-1], notes, SHORT)
+        _notes(fig, layout.row(1 + len(comps), None), notes, SHORT)
     return fig
 
 
@@ -388,11 +472,11 @@ def compare_figure(sides: Sequence[tuple[str, Plan]]) -> Figure:
     shortfalls = [f"{label}: {_shortfall_text(v)}" for label, p in sides
                   for v in p.verify_engine().ranges()]
     notes = (["The engines' own buffer sizing goes short:", *shortfalls] if shortfalls else [])
-    fig = Figure(figsize=(11, 1.0 + 3.6 * (2 if mixed else 1) + 0.25 * len(notes)),
+    fig = Figure(figsize=(12, 1.0 + 3.6 * (2 if mixed else 1) + 0.25 * len(notes)),
                  layout="constrained")
-    ratios = [1.0] * (2 if mixed else 1) + ([_rows_for(notes)] if notes else [])
-    grid = fig.add_gridspec(len(ratios), 1, height_ratios=ratios)
-    strip, ax = _panel(fig, grid[0], strip_rows=len(sides))
+    panels = [("panel", float(len(sides)))] + ([("panel", float(len(mixed)))] if mixed else [])
+    layout = Layout.of(fig, panels + ([("row", _rows_for(notes))] if notes else []))
+    strip, ax, legend = layout.panel(0)
     decodes = [_decode_tokens(p) for _, p in sides]
     last = max((len(r) for r, _, _ in decodes), default=1)
     width = 0.8 / len(sides)
@@ -400,8 +484,10 @@ def compare_figure(sides: Sequence[tuple[str, Plan]]) -> Figure:
     for k, ((label, p), (r, waste, modes)) in enumerate(zip(sides, decodes)):
         colour = SIDES[k % len(SIDES)]
         graphed = sum(1 for m in modes if m is not CUDAGraphMode.NONE)
-        name = (f"{label}: {len(p.capture_sizes)} graphs in {p.unit.value}, "
-                f"{graphed}/{len(modes)} decodes replay a graph")
+        mean = float(waste.mean()) if len(waste) else 0.0
+        name = (f"{label}: {len(p.capture_sizes)} graphs ({p.unit.value}),\n"
+                f"{graphed}/{len(modes)} decodes replay a graph,\n"
+                f"mean padding {mean:.2f} tokens")
         offset = (k - (len(sides) - 1) / 2) * width
         if last <= 160:
             ax.bar(r + offset, waste, width=width, color=colour, label=name)
@@ -412,7 +498,7 @@ def compare_figure(sides: Sequence[tuple[str, Plan]]) -> Figure:
             ax.scatter(eager, [0] * len(eager), marker="x", s=18, color=colour, zorder=4,
                        label=f"{label}: decode runs eagerly")
         sizes = [s for s in _as_requests(p) if s <= last * 1.05]
-        rows.append((label, sizes, colour))
+        rows.append((f"{label} capture sizes", sizes, colour))
     _ladder_strip(strip, rows, "Uniform decodes: padding per batch, capture sizes as requests "
                   "(a token size s counts s/q)")
     ax.set_xlim(0, last * 1.03 + 1)
@@ -421,9 +507,9 @@ def compare_figure(sides: Sequence[tuple[str, Plan]]) -> Figure:
     ax.set_xlabel("uniform decode batch (requests)")
     ax.set_ylabel("padding (tokens computed)")
     ax.grid(axis="y", color="#e0e0e0", lw=0.6)
-    _legend(ax)
+    _legend(legend, source=ax)
     if mixed:
-        strip2, ax2 = _panel(fig, grid[1], strip_rows=len(mixed))
+        strip2, ax2, legend2 = layout.panel(1)
         span = max(p.max_capture_size for _, p in mixed)
         rows = []  # the mixed strip's rows
         for k, (label, p) in enumerate(sides):
@@ -437,7 +523,7 @@ def compare_figure(sides: Sequence[tuple[str, Plan]]) -> Figure:
                 batches = family_batches(comp, family, min(top, int(span * 1.05)))
                 ax2.plot(batches.x, batches.waste, color=colour, lw=2.4 if k == 0 else 0.9,
                          alpha=0.45 if k == 0 else 1.0, label=f"{label}: mixed batches")
-            rows.append((label, p.capture_sizes, colour))
+            rows.append((f"{label} capture sizes", p.capture_sizes, colour))
         _ladder_strip(strip2, rows, "Mixed (prefill + decode) batches: padding per batch and "
                       "capture sizes (tokens)")
         ax2.set_xlim(0, span * 1.05)
@@ -445,11 +531,11 @@ def compare_figure(sides: Sequence[tuple[str, Plan]]) -> Figure:
         ax2.set_xlabel("mixed batch size (tokens)")
         ax2.set_ylabel("padding (tokens)")
         ax2.grid(axis="y", color="#e0e0e0", lw=0.6)
-        _legend(ax2)
+        _legend(legend2, source=ax2)
     fig.suptitle("graphfit compare: " + " vs ".join(label for label, _ in sides)
                  + f"\n{_config_title(sides[0][1])}", fontsize=12, x=0.01, ha="left")
     if notes:
-        _notes(fig, grid[-1], notes, SHORT)
+        _notes(fig, layout.row(len(panels), None), notes, SHORT)
     return fig
 
 
@@ -482,13 +568,18 @@ def optimize_figure(t: Tuning) -> Figure:
         if n <= right:
             counts[n] += w
     share = 100 * counts / trace.total_weight
-    fig = Figure(figsize=(11, 7.6), layout="constrained")
-    grid = fig.add_gridspec(3, 1, height_ratios=[0.22, 1.2, 1])
-    hist = fig.add_subplot(grid[1])
-    strip = fig.add_subplot(grid[0], sharex=hist)
-    pads = fig.add_subplot(grid[2], sharex=hist)
-    _ladder_strip(strip, [(f"default ({t.baseline.num_graphs})", t.baseline.sizes, "#616161"),
-                          (f"optimised ({t.chosen.num_graphs})", t.chosen.sizes, LADDER)],
+    # the small-decode warning printed next to the paste line, on the figure too
+    warnings = [f"warning: {w}" for w in t.paste_warnings]
+    fig = Figure(figsize=(12, 7.8 + 0.25 * len(warnings)), layout="constrained")
+    layout = Layout.of(fig, [("row", 0.24), ("row", 1.2), ("row", 1.0)]
+                       + ([("row", _rows_for(warnings))] if warnings else []))
+    hist = fig.add_subplot(layout.row(1))
+    strip = fig.add_subplot(layout.row(0), sharex=hist)
+    pads = fig.add_subplot(layout.row(2), sharex=hist)
+    _ladder_strip(strip, [(f"default capture sizes ({t.baseline.num_graphs})", t.baseline.sizes,
+                           "#616161"),
+                          (f"optimised capture sizes ({t.chosen.num_graphs})", t.chosen.sizes,
+                           LADDER)],
                   f"Capture sizes, and the trace under the optimised ladder: {trace.describe()}")
     for s in t.chosen.sizes:
         hist.axvline(s, color=LADDER, lw=0.6, alpha=0.35, zorder=0)
@@ -506,7 +597,7 @@ def optimize_figure(t: Tuning) -> Figure:
     hist.set_ylabel("share of steps (%)")
     hist.set_ylim(bottom=0)
     hist.tick_params(axis="x", labelbottom=False)
-    _legend(hist)
+    _legend(_legend_axes(fig, layout.row(1, 1)), source=hist)
     xs = np.arange(1, right + 1)
     for cost, colour, name, lw in ((t.baseline, "#757575", "default", 1.6),
                                    (t.chosen, LADDER, "optimised", 1.0)):
@@ -518,14 +609,18 @@ def optimize_figure(t: Tuning) -> Figure:
     pads.set_ylabel(f"padding ({unit})")
     pads.set_title("Padding per batch size under each ladder", loc="left", fontsize=10)
     pads.grid(axis="y", color="#e0e0e0", lw=0.6)
-    _legend(pads)
+    _legend(_legend_axes(fig, layout.row(2, 1)), source=pads)
     graphs, default = t.graph_counts
     compared = (f"both with {graphs} graphs" if graphs == default
                 else f"{graphs} graphs against the default's {default}")
     fig.suptitle(f"graphfit optimize: {100 * abs(t.reduction):.1f}% "
                  f"{'more' if t.reduction < 0 else 'less'} expected padding per step than the "
-                 f"default ladder, {compared}",
-                 fontsize=12, x=0.01, ha="left")
+                 f"default ladder, {compared}\n"
+                 f"{t.baseline.expected_waste:.2f} -> {t.chosen.expected_waste:.2f} {unit} of "
+                 f"padding per step; {eager:.1f}% of steps above {M} {unit} run eagerly",
+                 fontsize=11, x=0.01, ha="left")
+    if warnings:
+        _notes(fig, layout.row(3, None), warnings, WARN)
     return fig
 
 

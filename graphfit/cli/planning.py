@@ -78,21 +78,36 @@ def read_plan(path: Path) -> Plan:
     return result
 
 
-def plan_command(config: EngineConfig, json_output: JsonFlag = False, svg: SvgOpt = None,
-                 png: PngOpt = None) -> None:
+def plan_command(
+    config: EngineConfig,
+    capacity: Annotated[list[str] | None, typer.Option(
+        "--capacity", help="Also audit your own sizing, as `check` does: component.buffer=ROWS "
+        "or a formula (e.g. drafter.positions=S*q); the report marks where it goes short; "
+        "exit 1 when it does.")] = None,
+    json_output: JsonFlag = False, svg: SvgOpt = None, png: PngOpt = None) -> None:
     """Plan the ladder, padding and every buffer capacity, and prove them safe."""
     with handled():
         result = plan(config)
         engine = result.verify_engine()
         verification = result.verify()
-    written = write_report(lambda: draw().plan_figure(result), svg, png)
+        audited = capacities(result, capacity)
+        # an audited sizing is compared with every batch the engine's own code runs, as in
+        # `check`; the report marks it short instead of the engine's own sizing
+        audit = result.verify(capacities=audited, engine=True) if audited else None
+    written = write_report(lambda: draw().plan_figure(result, audit), svg, png)
     if json_output:
-        emit_json(plan_json(result, verification, engine))
+        doc = plan_json(result, verification, engine)
+        if audit is not None:  # an extra key: `check --plan` takes a plan written without it
+            doc = {**doc, "audit": verification_document(audit)}
+        emit_json(doc)
     else:
-        print_plan(console(), result, verification, engine)
+        out = console()
+        print_plan(out, result, verification, engine)
+        if audit is not None:
+            print_verdict(out, audit, audit=True, engine_version=result.engine_version)
         for path in written:
-            console().print(f"wrote {path}")
-    if not verification.ok:  # pragma: no cover - graphfit's own capacities are always safe
+            out.print(f"wrote {path}")
+    if not verification.ok or (audit is not None and not audit.ok):
         raise typer.Exit(EXIT_VIOLATIONS)
 
 

@@ -26,7 +26,6 @@ if TYPE_CHECKING:
     from rich.table import Table
     from rich.text import Text
 
-NARROW = 120  # below this many columns the buffer table keeps only its key columns
 
 
 def human_bytes(n: int) -> str:
@@ -81,14 +80,20 @@ def ladder_table(plan: Plan) -> Table:
 
 
 def padding_table(plan: Plan) -> Table:
+    """One row per batch family. One quantity per cell, its unit in the header: the worst
+    padding and the batch it happens at are two columns, in the engine's unit."""
+    unit = plan.unit.value
     table = literal_table("Padding (each reachable batch weighted equally)")
     for name, justify in (("batches", "left"), ("count", "right"), ("modes", "left"),
-                          ("waste", "right"), ("worst", "right")):
+                          ("waste", "right"), (f"worst pad ({unit})", "right"),
+                          (f"at batch ({unit})", "right")):
         table.add_column(name, justify=justify)  # type: ignore[arg-type]
     for s in plan_padding(plan):
         modes = ", ".join(f"{m} {n}" for m, n in s.modes)
-        worst = f"+{s.worst_waste} at {s.worst_num_tokens}" if s.worst_waste else "0"
-        add_row(table, s.label, str(s.batches), modes, f"{100 * s.waste_fraction:.1f}%", worst)
+        worst, at = ((f"+{s.worst_waste}", str(s.worst_num_tokens)) if s.worst_waste
+                     else ("0", "-"))
+        add_row(table, s.label, str(s.batches), modes, f"{100 * s.waste_fraction:.1f}%", worst,
+                at)
     return table
 
 
@@ -100,8 +105,17 @@ NARROW_HEADERS = {"capacity": "rows", "engine rows": "writes", "engine formula":
 
 
 def buffers_table(plan: Plan, width: int | None = None) -> Table:
-    """Every buffer; below NARROW columns only name, capacity, the engine's rows and bytes."""
-    columns = NARROW_COLUMNS if width is not None and width < NARROW else BUFFER_COLUMNS
+    """Every buffer, with every column when they all fit `width` at their natural size, else
+    the compact table (name, graphfit's rows, the engine's rows and allocation, bytes): rich
+    would otherwise shrink the widest column, the buffer names (`target.in…`)."""
+    full = _buffers_table(plan, BUFFER_COLUMNS)
+    natural = full.natural_width() if hasattr(full, "natural_width") else None
+    if width is None or (natural is not None and natural <= width):
+        return full
+    return _buffers_table(plan, NARROW_COLUMNS)
+
+
+def _buffers_table(plan: Plan, columns: tuple[str, ...]) -> Table:
     table = literal_table("Persistent buffers")
     for name in columns:
         right = name in ("capacity", "engine rows", "engine formula", "bytes", "saved")

@@ -47,10 +47,10 @@ def _parser(flag: str) -> Callable[[str], Path]:
 
 SvgOpt = Annotated[Path | None, typer.Option(
     "--svg", parser=_parser("--svg"), metavar="FILE",
-    help="Write the report as SVG to this file (needs graphfit[report]).")]
+    help="Write the report as SVG to this file (needs graphfit\\[report]).")]
 PngOpt = Annotated[Path | None, typer.Option(
     "--png", parser=_parser("--png"), metavar="FILE",
-    help="Write the report as PNG to this file (needs graphfit[report]).")]
+    help="Write the report as PNG to this file (needs graphfit\\[report]).")]
 
 INSTALL_HINT = "pip install 'graphfit[report]'"
 

@@ -72,6 +72,50 @@ def parse_include(text: str | None) -> tuple[int, ...]:
     return as_sizes("--include", text)
 
 
+PROFILE_HOWTO = (
+    "python examples/gpu_check.py --profile-out profile.json",
+    "graphfit memory ... --graph-profile profile.json [--budget-mib M]",
+)
+
+
+def _memory_without_profile(result: Any, config: EngineConfig, json_output: bool) -> None:
+    """`memory` with no measured model: graph memory depends on the model and the GPU, so
+    graphfit says what it knows (the ladder, the persistent buffers), how to measure the rest
+    (the profiling example) and what the estimate would then show. Exit 0: nothing is wrong."""
+    from graphfit.cli.render import human_bytes
+
+    sizes = result.capture_sizes if result.has_graphs else ()
+    top = max(sizes) if sizes else 0
+    unit = result.unit.value
+    if json_output:
+        emit_json({
+            "schema": "graphfit.memory/1", "config": config.to_dict(), "device": None,
+            "capture_sizes": list(sizes), "num_graphs": len(sizes), "pool_bytes": None,
+            "graph_bytes": None, "buffer_bytes": result.total_bytes, "total_bytes": None,
+            "budget_bytes": None, "max_graphs_in_budget": None, "ok": True,
+            "profile_needed": list(PROFILE_HOWTO)})
+        return
+    out = console()
+    lines = [
+        f"{result.engine_version}: {len(sizes)} graphs, the largest {top} {unit}; persistent "
+        f"buffers {human_bytes(result.total_bytes)} (graphfit's plan: known without a GPU).",
+        "Graph memory depends on the model and the GPU, so it is measured, not guessed. "
+        "No profile was given; make one on the GPU that will serve:",
+        f"  {PROFILE_HOWTO[0]}",
+        "  (captures six explicit ladders of its example model, each into a fresh pool, and "
+        "writes their reserved-pool growth as graphfit.graph-profile/1; without CUDA it "
+        "prints SKIP; profile your own model's forward the same way for its coefficients)",
+        f"  {PROFILE_HOWTO[1]}",
+        "or give the coefficients yourself: --bytes-per-token B [--graph-overhead-mib M].",
+        f"With a profile this prints: the shared pool for the largest graph ({top} {unit}), "
+        f"{len(sizes)} graphs x the per-graph overhead, their sum (graph memory) beside the "
+        "persistent buffers, and with --budget-mib how many graphs fit (exit 1 when the "
+        "ladder does not).",
+    ]
+    for line in lines:
+        out.print(line, markup=False, highlight=False)
+
+
 def _mib(value: float | None) -> str:
     return "-" if value is None else f"{value / MIB:,.1f} MiB"
 
@@ -276,9 +320,15 @@ def register(app: typer.Typer) -> None:
 
         with handled():
             model = memory_model(graph_profile, bytes_per_token, graph_overhead_mib)
-            if model is None:
-                raise ConfigError("graph memory: pass --graph-profile or --bytes-per-token")
+            if model is None and budget_mib is not None:
+                raise ConfigError("graph memory: --budget-mib needs a measured model: pass "
+                                  "--graph-profile FILE (python examples/gpu_check.py "
+                                  "--profile-out FILE on the GPU) or --bytes-per-token")
             result = plan(config)
+        if model is None:  # what graphfit knows without a GPU, and how to measure the rest
+            _memory_without_profile(result, config, json_output)
+            return
+        with handled():
             sizes = result.capture_sizes if result.has_graphs else ()
             graphs = model.ladder_bytes(sizes)
             budget = None if budget_mib is None else budget_mib * MIB

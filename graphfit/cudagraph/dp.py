@@ -1,4 +1,6 @@
-"""Data-parallel padding agreement (vLLM's `coordinate_batch_across_dp`, domain.md §2).
+"""Data-parallel padding agreement (vLLM's `coordinate_batch_across_dp`).
+
+The rule: docs/engines/vllm.md#dispatch.
 
 DP ranks run collectives inside the model (MoE all-to-all), so every rank must replay a graph
 of the same size in the same mode. One all-reduce carries (padded, -mode rank)

@@ -29,7 +29,7 @@ Four sources, each reduced to the planner's `Trace` (`graphfit.planner.tuning.tr
   tokens are accepted ones, `v1/metrics/stats.py:518`), and batches without outputs are not
   observed (`v1/engine/async_llm.py:884`): it approximates the scheduled batch, which the
   warnings say.
-- **CSV** and **JSON** in graphfit's own formats (README, "Traces").
+- **CSV** and **JSON** in graphfit's own formats (docs/operators/optimize.md, "Traces").
 
 `read_trace` returns a `TraceReading`; `TraceReading.for_config(config)` adds the checks that
 need the engine config (a log recorded with other capture sizes or mode, coarse buckets at or

@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 from typer.testing import CliRunner
 
 from graphfit.cli import app, main
+from tests.helpers import needs_matplotlib
 
 runner = CliRunner()
 SEED = ["--max-num-seqs", "33", "--num-speculative-tokens", "3", "--method", "dflash",
@@ -101,6 +102,7 @@ def test_bad_input_is_one_line_exit_2(args: list[str], needle: str,
     assert len(lines) == 1 and lines[0].startswith("error: ") and needle in lines[0], err
 
 
+@needs_matplotlib
 def test_compare_side_by_side(tmp_path: Path) -> None:
     svg = tmp_path / "c.svg"
     result = runner.invoke(app, ["compare", "vllm-legacy", "vllm", *SEED, "--svg", str(svg)])

@@ -51,8 +51,9 @@ def test_a_vllm_trace_for_a_batch_size_engine_is_refused() -> None:
 
 
 def test_how_much_the_recording_limits_the_ladder() -> None:
-    """The README's figures: a ladder from coarse buckets, judged on the exact histogram, and
-    one from the exact histogram, judged on the steps the engine scheduled."""
+    """The optimize page's figures (docs/operators/optimize.md): a ladder from coarse buckets,
+    judged on the exact histogram, and one from the exact histogram, judged on the steps the
+    engine scheduled."""
     from graphfit import EngineConfig
     from graphfit.inputs.traces import load_trace, read_trace
     from graphfit.planner.tuning.optimize import ladder_cost

@@ -16,6 +16,7 @@ from graphfit.cli import app
 from graphfit.inputs.ranges import parse_range
 from graphfit.planner.analysis.capexpr import capacities_for
 from graphfit.planner.analysis.sweep import point_config, sweep
+from tests.helpers import needs_matplotlib
 
 runner = CliRunner()
 BASE = {"spec_method": "dflash", "ladder": "vllm-legacy", "max_num_batched_tokens": 512}
@@ -77,6 +78,7 @@ ARGS = ["sweep", "--max-num-seqs", "1..12", "--num-speculative-tokens", "0..4", 
         "--workers", "1"]
 
 
+@needs_matplotlib
 def test_cli_sweep_reports_failing_configs(tmp_path: Path) -> None:
     svg = tmp_path / "report.svg"
     result = runner.invoke(app, [*ARGS, "--capacity", "drafter.positions=S*q",
@@ -109,3 +111,21 @@ def test_cli_sweep_has_no_fast_mode() -> None:
 def test_cli_sweep_bad_input(extra: list[str], needle: str) -> None:
     result = runner.invoke(app, [*ARGS, *extra])
     assert result.exit_code == 2 and needle in result.output
+
+
+def test_failing_table_says_why_a_config_repeats(monkeypatch: pytest.MonkeyPatch) -> None:
+    """S=3, k=4 on the legacy ladder goes short on drafter.positions for two batch families
+    (captures, queries) and in the covered attention scenario: three rows, each saying which,
+    and the caption says why rows repeat; the scenario's brackets are not eaten as markup."""
+    monkeypatch.setenv("COLUMNS", "200")
+    result = runner.invoke(app, ["sweep", "--workers", "1", "--max-num-seqs", "3",
+                                 "--num-speculative-tokens", "4", "--method", "dflash",
+                                 "--runner", "v1", "--ladder", "vllm-legacy",
+                                 "--capacity", "drafter.positions=S*q"])
+    assert result.exit_code == 1, result.output
+    rows = [line for line in result.output.splitlines() if "drafter.positions" in line]
+    assert len(rows) == 3
+    assert "capture (every captured size)" in rows[0] and "query [attention support" in rows[1]
+    for header in ("short on", "batch (tokens)", "padded (tokens)", "capacity (rows)"):
+        assert header in result.output
+    assert "one row per family of batches (and attention scenario)" in result.output

@@ -92,3 +92,44 @@ def test_any_literal_table_prints_as_row_by_row(rows: list[list[str]], section: 
     for index, row in enumerate(rows):
         add_row(table, row[0], cell(row[1], "green"), row[2], end_section=index == section)
     _same(table, width)
+
+
+@settings(max_examples=30, deadline=None)
+@given(config=vllm_configs(max_seqs=80), width=st.integers(min_value=80, max_value=260))
+def test_buffer_names_are_never_cut(config: EngineConfig, width: int) -> None:
+    """At any width the buffer table shows every column when they all fit, else switches to
+    the compact table before a buffer name would be cut (`target.in…` at 120-150 columns)."""
+    p = plan_or_reject(config)
+    table = buffers_table(p, width)
+    out = _printed(table, width)
+    longest = max(len(b.key) for comp in p.components.values() for b in comp.buffers)
+    if longest + 40 <= width:  # the compact table's other columns fit beside the names
+        for comp in p.components.values():
+            for b in comp.buffers:
+                assert f" {b.key} " in out, (b.key, width)
+        assert "…" not in out
+    full = "pad fill" in out
+    assert full == (buffers_table(p, None).natural_width() <= width)  # type: ignore[attr-defined]
+
+
+def test_plan_switches_to_the_compact_buffer_table_where_names_would_be_cut(
+        monkeypatch: Any) -> None:
+    from tests.helpers import run_cli
+
+    seed = ["plan", "--max-num-seqs", "33", "--num-speculative-tokens", "3", "--method", "dflash"]
+    for width, full in ((125, False), (150, False), (200, True)):
+        monkeypatch.setenv("COLUMNS", str(width))
+        code, out, _ = run_cli(seed)
+        assert code == 0 and "…" not in out, width
+        assert "target.query_start_loc" in out and ("pad fill" in out) == full, width
+        # one quantity per cell: the worst padding and where it happens are two columns
+        assert "worst pad (tokens)" in out and "at batch (tokens)" in out and " at " not in \
+            out.split("Padding")[1].split("Persistent")[0].split("┩")[1]
+
+
+def test_report_help_keeps_the_extra_name() -> None:
+    """`graphfit[report]` in the --svg/--png help is not eaten as rich markup."""
+    from tests.helpers import run_cli
+
+    code, out, _ = run_cli(["plan", "--help"])
+    assert code == 0 and out.count("graphfit[report]") == 2, out

@@ -1,13 +1,51 @@
 """Fixtures shared by the oracle modules: the engines' own argument parsers, bootstrapped once
-per module (each skips locally, or fails in CI, when its engine's sources are absent)."""
+per module (each skips locally, or fails in CI, when its engine's sources are absent).
+
+The engines' sources are fetched on first use: the first file pytest collects under
+`tests/oracle/` runs `fetch.py` once (every entry of `paths.ENGINES`; a tree already there is
+kept), so `python -m pytest tests` works on a fresh machine with nothing fetched beforehand.
+A failed download is a warning; the modules then skip with the reason (or fail in CI, where
+`GRAPHFIT_REQUIRE_ORACLE=1`).
+"""
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
+import warnings
+from pathlib import Path
 from typing import Any
 
 import pytest
 
 from tests.oracle.paths import require
+
+FETCH = Path(__file__).resolve().parent / "fetch.py"
+_fetched: list[bool] = []  # one fetch per session, whatever is collected first
+
+
+def _fetch_engine_sources(config: pytest.Config) -> None:
+    """Run `fetch.py` (no arguments: every engine and version paths.ENGINES pins)."""
+    if _fetched or os.environ.get("GRAPHFIT_ORACLE_FETCH") == "0":
+        return
+    _fetched.append(True)
+    done = subprocess.run([sys.executable, str(FETCH)], capture_output=True, text=True,
+                          check=False)
+    if done.returncode != 0:
+        tail = (done.stderr or done.stdout).strip().splitlines()[-1:]
+        warnings.warn(f"fetching the engines' sources failed ({' '.join(tail)}): the oracle "
+                      "tests skip (or fail in CI)", stacklevel=1)
+        return
+    reporter = config.pluginmanager.get_plugin("terminalreporter")
+    if reporter is not None and config.get_verbosity() > 0:
+        for line in done.stdout.splitlines():
+            reporter.write_line(f"oracle sources: {line}")
+
+
+def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> None:
+    """Before the first oracle module is imported (several call `require` at import)."""
+    _fetch_engine_sources(parent.config)
 
 
 @pytest.fixture(scope="module")

@@ -3,7 +3,9 @@ does when they are missing.
 
 `python tests/oracle/fetch.py` fills `$GRAPHFIT_ORACLE_DIR` (default
 `~/.cache/graphfit-oracle`) with `<name>-<version>/` trees holding only the wheels' *.py files
-(a `.complete` marker says the extraction finished). Locally an absent tree skips the oracle
+(a `.complete` marker says the extraction finished); `tests/oracle/conftest.py` runs it once per
+test session, before the oracle modules are collected (`GRAPHFIT_ORACLE_FETCH=0` turns that off,
+for a machine without a package index). Locally an absent tree skips the oracle
 tests with a reason; CI sets `GRAPHFIT_REQUIRE_ORACLE=1`, which turns the skip into a failure,
 so CI can never pass without running them -- for every version in `ENGINES`.
 
@@ -68,7 +70,7 @@ def missing(name: str, ver: str | None = None) -> None:
               f"run `python tests/oracle/fetch.py {name} {ver}`")
     if os.environ.get("GRAPHFIT_REQUIRE_ORACLE") == "1":
         pytest.fail(reason, pytrace=False)
-    pytest.skip(reason, allow_module_level=True)
+    pytest.skip(reason, allow_module_level=True)  # several modules call this at import
 
 
 def require(name: str, ver: str | None = None) -> Path:

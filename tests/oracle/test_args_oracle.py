@@ -202,7 +202,8 @@ def test_vllm_config_file_and_command_line_precedence(va: Any) -> None:
 
 
 def test_vllm_config_objects_on_cpu(va: Any) -> None:
-    # domain.md §1 worked example: S=33, k=3, T=8192 -> 36 sizes, 132 included, max 256
+    # docs/engines/vllm.md#capture-ladder, worked example: S=33, k=3, T=8192 -> 36 sizes,
+    # 132 included, max 256
     b = va.build_vllm_config(
         "vllm serve m --max-num-seqs 33 -sc.method=ngram -sc.num_speculative_tokens=3 "
         "-sc.prompt_lookup_max=4 --max-num-batched-tokens 8192", runner="v1")

@@ -620,7 +620,8 @@ def set_device(*, capability: tuple[int, int] | None = None, name: str | None = 
     """Change the GPU the oracle platform describes (default: 8x H100 80GB, capability 9.0).
 
     Returns the previous settings. Capability 10.x is datacenter Blackwell (ladder ceiling
-    1024, domain.md §1). vLLM caches a few capability checks per process (lru_cache).
+    1024, docs/engines/vllm.md#capture-ladder). vLLM caches a few capability checks per process
+    (lru_cache).
     """
     previous = dict(_DEVICE)
     for key, value in (("capability", capability), ("name", name), ("memory", memory),

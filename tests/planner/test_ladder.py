@@ -1,4 +1,5 @@
-"""vLLM 0.33 capture ladder: worked examples from domain.md §1 and properties of the rules."""
+"""vLLM 0.33 capture ladder: worked examples from docs/engines/vllm.md#capture-ladder and
+properties of the rules."""
 
 from __future__ import annotations
 
@@ -118,7 +119,8 @@ def test_mode_none_has_no_sizes_and_checks_nothing() -> None:
 
 
 def test_attention_support_downgrade_stops_the_rounding() -> None:
-    # S=33, k=5, max 200 (domain.md §3): rounded, 198 runs eager; downgraded, it pads to 200
+    # S=33, k=5, max 200 (docs/engines/vllm.md#attention-support): rounded, 198 runs eager;
+    # downgraded, it pads to 200
     base = dict(runner="v1", max_num_seqs=33, num_speculative_tokens=5, spec_method="eagle",
                 max_cudagraph_capture_size=200)
     rounded = plan(EngineConfig(**base, attention_cudagraph_support="ALWAYS"))

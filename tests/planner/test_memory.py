@@ -135,8 +135,11 @@ def test_memory_command_exit_codes(tmp_path: Path) -> None:
     assert code == 1 and not doc["ok"] and doc["num_graphs"] == 51
     assert doc["graph_bytes"] == round(200_000 * 512 + 51 * 2 * MIB)
     assert doc["max_graphs_in_budget"] == int((120 * MIB - 200_000 * 512) // (2 * MIB))
-    code, _, err = run_cli(["memory", "--max-num-seqs", "256"])
-    assert code == 2 and err.startswith("error: graph memory")
+    # no measured model and a budget to judge: refused (issue 25: without a budget, the
+    # command explains instead, test_memory_without_a_profile_says_how_to_make_one)
+    code, _, err = run_cli(["memory", "--max-num-seqs", "256", "--budget-mib", "120"])
+    assert code == 2 and err.startswith("error: graph memory") and "gpu_check.py" in err
+    assert len(err.strip().splitlines()) == 1 and len(err.strip()) <= 200
     code, _, err = run_cli([*base, "--budget-mib", "10"])
     assert code == 2 and "cannot hold" in err and "Traceback" not in err
 
@@ -154,3 +157,24 @@ def test_optimize_respects_the_budget(tmp_path: Path) -> None:
     assert doc["optimized"]["num_graphs"] == allowed < doc["baseline"]["num_graphs"]
     assert doc["optimized"]["graph_bytes"] <= 150 * MIB
     assert any("exceeds the budget" in w for w in doc["warnings"])
+
+
+def test_memory_without_a_profile_says_how_to_make_one() -> None:
+    """No profile: what graphfit knows (graphs, largest size, buffer bytes, from the plan),
+    the profiling example's command, and what the estimate would show; exit 0."""
+    from graphfit import EngineConfig, plan
+
+    expected = plan(EngineConfig(max_num_seqs=256))
+    code, out, err = run_cli(["memory", "--max-num-seqs", "256"])
+    assert code == 0 and "error" not in err
+    text = " ".join(out.split())
+    assert f"{len(expected.capture_sizes)} graphs, the largest {expected.max_capture_size}" \
+        in text
+    assert "python examples/gpu_check.py --profile-out profile.json" in text
+    assert "--graph-profile profile.json" in text and "--bytes-per-token" in text
+    assert "shared pool for the largest graph" in text and "how many graphs fit" in text
+    code, out, _ = run_cli(["memory", "--max-num-seqs", "256", "--json"])
+    doc = json.loads(out)
+    assert code == 0 and doc["graph_bytes"] is None and doc["profile_needed"]
+    assert doc["buffer_bytes"] == expected.total_bytes
+    assert doc["num_graphs"] == len(expected.capture_sizes)

@@ -20,7 +20,7 @@ from graphfit.testing import (
 )
 from tests.helpers import ROOT
 
-README = ROOT / "README.md"
+PAGE = ROOT / "docs" / "engine-developers" / "property-testing.md"
 
 
 @given(engine_plans())
@@ -91,8 +91,8 @@ def test_capacity_formulas() -> None:
 
 
 def test_readme_pytest_example_runs(tmp_path: Path) -> None:
-    """The README's example is real: extract it and run its tests (hypothesis runs them)."""
-    blocks = re.findall(r"```python\n(.*?)```", README.read_text(), re.S)
+    """The docs page's example is real: extract it and run its tests (hypothesis runs them)."""
+    blocks = re.findall(r"```python\n(.*?)```", PAGE.read_text(), re.S)
     example = next(b for b in blocks if "def test_" in b and "graphfit.testing" in b)
     path = tmp_path / "test_buffer_sizing.py"
     path.write_text(example)

@@ -79,10 +79,11 @@ def check_point(base: Mapping[str, Any], point: Mapping[str, int],
     # without formulas a point proves graphfit's own plan
     result = p.verify(caps) if capacities else p.verify()
     ranges = tuple({"buffer": f"{r.component}.{r.buffer}", "first": r.first, "last": r.last,
-                    "padded": r.padded, "needed": r.needed, "capacity": r.capacity}
+                    "padded": r.padded, "needed": r.needed, "capacity": r.capacity,
+                    "family": r.family, "scenario": r.scenario}
                    for r in result.ranges())
     fills = tuple({"buffer": v.key, "first": v.first, "last": v.last, "padded": v.padded,
-                   "fill": v.fill.value}
+                   "fill": v.fill.value, "scenario": v.scenario}
                   for v in result.fill_ranges)
     return PointResult(dict(point), result.ok, "", graphs, top, waste, nbytes, result.checked,
                        ranges + fills)

@@ -66,6 +66,12 @@ class ViolationRange:
     def count(self) -> int:
         return (self.last - self.first) // self.step + 1
 
+    @property
+    def family(self) -> str:
+        """The family of batches that goes short ("mixed", "uniform decode", "query"...): one
+        buffer can go short on several, each a range of its own."""
+        return self._part.family.name if self._part is not None else ""
+
     def describe(self) -> str:
         span = f"{self.first}" if self.first == self.last else f"{self.first}-{self.last}"
         if self.step > 1 and self.first != self.last:

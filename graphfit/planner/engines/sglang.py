@@ -1,4 +1,6 @@
-"""The SGLang 0.5.23 engine model (domain.md §6): decode / target-verify and EAGLE draft runners.
+"""The SGLang 0.5.23 engine model: decode / target-verify and EAGLE draft runners.
+
+The facts, summarised: docs/engines/sglang.md.
 
 Server arguments resolve as SGLang's resolution pipeline does (arg_groups/): the decode
 max_bs defaults from GPU memory and TP (memory_hook.py:89-188), speculative decoding fills

@@ -1,4 +1,4 @@
-"""The TensorRT-LLM (PyTorch backend) engine model (domain.md §7).
+"""The TensorRT-LLM (PyTorch backend) engine model (docs/engines/trtllm.md).
 
 Rules from NVIDIA/TensorRT-LLM main (tests/oracle/trtllm_reference.py pins the commits read):
 llmapi/llm_args.py @0004396720 (defaults, CudaGraphConfig, speculative configs),

@@ -1,6 +1,7 @@
 """vLLM 0.33's attention backends and what their cudagraph support does to the graph mode.
 
-Every attention metadata builder declares an `AttentionCGSupport` level (domain.md §3); the
+Every attention metadata builder declares an `AttentionCGSupport` level
+(docs/engines/vllm.md#attention-support); the
 runner takes the minimum over its KV-cache groups and `resolve_cudagraph_mode_and_sizes`
 (config/compilation.py:1376-1535) downgrades the configured mode when the level cannot run
 its FULL graphs. Where a backend's level depends on the GPU, the heads or the KV dtype

@@ -1,4 +1,6 @@
-"""vLLM 0.33's persistent buffers of the target runner and of each drafter (domain.md §4).
+"""vLLM 0.33's persistent buffers of the target runner and of each drafter.
+
+The facts, summarised: docs/engines/vllm.md#persistent-buffers.
 
 Each spec says which streams feed it, how graphfit's runtime fills its padded tail, which
 fills are safe there, and what vLLM's own code allocates (`reference_capacity`, from the

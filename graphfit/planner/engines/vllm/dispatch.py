@@ -1,4 +1,6 @@
-"""vLLM 0.33's dispatchers (domain.md §2), per runner, from the RESOLVED graph mode.
+"""vLLM 0.33's dispatchers, per runner, from the RESOLVED graph mode.
+
+The rules, summarised: docs/engines/vllm.md#dispatch.
 
 V1 (`v1/cudagraph_dispatcher.py`): per capture size a mixed key (PIECEWISE, or FULL with
 num_reqs = min(size, S) in mode FULL) and, with a separate decode routine

@@ -1,4 +1,4 @@
-"""vLLM 0.33's capture ladders (domain.md §1).
+"""vLLM 0.33's capture ladders (docs/engines/vllm.md#capture-ladder).
 
 `config_ladder` computes the sizes as `VllmConfig._set_cudagraph_sizes` does at start-up (what a
 drafter's `__init__` sees); `runtime_ladder` applies the V1 runner's later shrink-only
