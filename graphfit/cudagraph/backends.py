@@ -7,7 +7,9 @@ exact static-shape semantics a CUDA graph imposes, and the runtime is testable w
 - `CPUBackend` ("cpu"): replay calls `fn` on the captured static views.
 - `CUDABackend` ("cuda"): `torch.cuda.graph`, warm-up and capture on one shared side stream,
   every graph in one memory pool (the runner captures largest first so smaller graphs reuse
-  its blocks); replay returns the graph's static outputs, valid until the next replay.
+  its blocks); replay returns the graph's static outputs, valid until the next replay. A
+  stream given without a pool still gets one shared pool (`torch.cuda.graph(pool=None)`
+  would give every graph its own).
 - `CompiledBackend` ("compiled"): `torch.compile(dynamic=False, fullgraph=True)` per shape;
   replay calls the compiled artifact directly, bypassing dynamo's guards as vLLM's piecewise
   backend does for its compiled sizes. With inductor, a wrong-sized input therefore trips the
@@ -59,9 +61,14 @@ class Backend(Protocol):
 class CPUGraph:
     fn: GraphFn
     views: dict[str, torch.Tensor]
+    holds_output: bool = True  # False once weakened (CPU outputs are fresh each replay)
 
     def replay(self) -> Outputs:
         return self.fn(self.views)
+
+    def weakened(self) -> CPUGraph:
+        """The CUDA contract mirrored: outputs no longer kept between replays."""
+        return CPUGraph(self.fn, self.views, holds_output=False)
 
 
 @dataclass(frozen=True)
@@ -77,14 +84,51 @@ class CPUBackend:
 
 # -- CUDA ---------------------------------------------------------------------------------------
 
+def weak_ref(t: torch.Tensor) -> torch.Tensor:
+    """A tensor over `t`'s device memory that does not keep that memory alive.
+
+    Built with `torch.as_tensor` over a `__cuda_array_interface__` (version 2) holding only
+    the pointer, shape and strides; the view is taken as a same-width integer and viewed
+    back to t's dtype (the interface has no bfloat16). What vLLM's `weak_ref_tensor` op does
+    (compilation/cuda_graph.py:337 in 0.33), with PyTorch's documented interop instead.
+    """
+    if not t.is_cuda:
+        return t
+    size = t.element_size()
+    typestr = {1: "|u1", 2: "<i2", 4: "<i4", 8: "<i8"}.get(size)
+    if typestr is None:
+        raise GraphfitError(f"weak outputs: {t.dtype} has no integer of its width")
+
+    alias = torch.as_tensor(_Alias({
+        "shape": tuple(t.shape), "typestr": typestr, "data": (t.data_ptr(), False),
+        "strides": tuple(s * size for s in t.stride()), "version": 2}), device=t.device)
+    return alias if alias.dtype == t.dtype else alias.view(t.dtype)
+
+
+class _Alias:
+    """Only a `__cuda_array_interface__`: what torch.as_tensor wraps without owning."""
+
+    def __init__(self, interface: dict[str, object]) -> None:
+        self.__cuda_array_interface__ = interface
+
+
 @dataclass(frozen=True)
 class CUDAGraphReplay:
     graph: torch.cuda.CUDAGraph
     outputs: Outputs
+    holds_output: bool = True
 
     def replay(self) -> Outputs:
         self.graph.replay()
         return self.outputs
+
+    def weakened(self) -> CUDAGraphReplay:
+        """The graph with its outputs held by weak reference: their blocks go back to the
+        pool for the next capture, and replay still returns tensors over them."""
+        outs = self.outputs
+        weak: Outputs = weak_ref(outs) if isinstance(outs, torch.Tensor) else tuple(
+            weak_ref(t) for t in outs)
+        return CUDAGraphReplay(self.graph, weak, holds_output=False)
 
 
 @dataclass
@@ -101,6 +145,7 @@ class CUDABackend:
             raise ConfigError("backend: 'cuda' needs a CUDA device (use 'cpu' or 'compiled')")
         if self.stream is None:
             self.stream = torch.cuda.Stream()  # type: ignore[no-untyped-call]
+        if self.pool is None:  # also for a stream given alone: one pool, never one per graph
             self.pool = torch.cuda.graph_pool_handle()
         stream = self.stream
         stream.wait_stream(torch.cuda.current_stream())
@@ -113,6 +158,11 @@ class CUDABackend:
             out = fn(views)
         output_tensors(out)
         return CUDAGraphReplay(graph, out)
+
+    def reset(self) -> None:
+        """Forget the pool (after every graph in it was released): the next capture starts
+        a new one."""
+        self.pool = None
 
 
 # -- torch.compile ------------------------------------------------------------------------------
