@@ -10,10 +10,11 @@ exact static-shape semantics a CUDA graph imposes, and the runtime is testable w
   its blocks); replay returns the graph's static outputs, valid until the next replay. A
   stream given without a pool still gets one shared pool (`torch.cuda.graph(pool=None)`
   would give every graph its own).
-- `CompiledBackend` ("compiled"): `torch.compile(dynamic=False, fullgraph=True)` per shape;
-  replay calls the compiled artifact directly, bypassing dynamo's guards as vLLM's piecewise
-  backend does for its compiled sizes. With inductor, a wrong-sized input therefore trips the
-  generated code's `assert_size_stride` ("expected size 132==136") instead of recompiling.
+- `CompiledBackend` ("compiled"): one `torch.compile(dynamic=True, fullgraph=True)` per fn
+  and a graph per shape bound to it; replay calls the compiled artifact directly, bypassing
+  dynamo's guards as vLLM's piecewise backend does for its compiled sizes. With inductor,
+  a wrong-sized input trips the generated code's `assert_size_stride` ("expected size
+  132==136") instead of recompiling.
 """
 
 from __future__ import annotations
@@ -223,39 +224,81 @@ class CompiledGraph:
         return items[0] if self.single else items
 
 
+def _call_unducked(compiled_fn: Callable[..., Any], views: dict[str, torch.Tensor]) -> Any:
+    """Call through dynamo without duck sizing: otherwise a size that happens to equal a
+    view's storage offset (or another buffer's size) at the first capture becomes a guard,
+    and the next size recompiles. torch's own switch for it is a private config."""
+    from torch.fx.experimental import _config as fx_config
+
+    with fx_config.patch(use_duck_shape=False):  # type: ignore[attr-defined]
+        return compiled_fn(views)
+
+
 @dataclass
 class CompiledBackend:
-    """torch.compile(dynamic=False, fullgraph=True) per static shape; direct artifact replay.
+    """torch.compile once with dynamic shapes, then a graph per size; direct artifact replay.
+
+    With `dynamic=True` (the default) each fn is compiled once with symbolic sizes (dynamo
+    specialises sizes 0 and 1, so a ladder holding 1 costs one more artifact). `compiles`
+    counts the artifacts the graphs replay; `compiler_calls` counts dynamo's calls to the
+    compiler, restarts included. Each captured size binds the artifact to that size's
+    arguments (its static views and concrete sizes, recorded from one call through dynamo)
+    and replay calls the artifact directly, bypassing dynamo's guards as vLLM's piecewise
+    backend does.
+    `dynamic=False` compiles once per size (what vLLM does for its `compile_sizes`).
 
     `compile_backend` is a dynamo backend name: "inductor" generates code that asserts input
     sizes (the seed bug's AssertionError); "aot_eager" and "eager" compile fast but do not
-    check sizes, so a short tensor would run silently.
+    check sizes, so a short tensor would run silently. Compiled graphs are not bit-exact
+    with eager: inductor fuses and reorders floating-point arithmetic.
     """
 
     compile_backend: str = "inductor"
     name: str = "compiled"
-    captured: int = field(default=0, repr=False)
+    dynamic: bool = True
+    captured: int = field(default=0, repr=False)  # graphs captured (one per size)
+    compiler_calls: int = field(default=0, repr=False)  # dynamo's calls to the compiler
+    _artifacts: dict[int, Callable[..., Any]] = field(default_factory=dict, repr=False)
+    _entries: dict[int, tuple[GraphFn, Callable[..., Any], list[Any]]] = field(
+        default_factory=dict, repr=False)
 
     def capture(self, fn: GraphFn, views: dict[str, torch.Tensor]) -> CompiledGraph:
         from torch._dynamo.backends.registry import lookup_backend
 
-        inner = lookup_backend(self.compile_backend)
-        artifacts: list[tuple[Callable[..., Any], list[Any]]] = []
+        entry = self._entries.get(id(fn)) if self.dynamic else None
+        if entry is None or entry[0] is not fn:
+            inner = lookup_backend(self.compile_backend)
+            calls: list[tuple[Callable[..., Any], list[Any]]] = []
 
-        def recording(gm: torch.fx.GraphModule, example_inputs: list[Any]) -> Any:
-            compiled = inner(gm, example_inputs)
-            artifacts.append((compiled, list(example_inputs)))
-            return compiled
+            def recording(gm: torch.fx.GraphModule, example_inputs: list[Any]) -> Any:
+                self.compiler_calls += 1
+                compiled = inner(gm, example_inputs)
 
+                def run(*args: Any) -> Any:
+                    calls.append((compiled, list(args)))  # this call's size-bound arguments
+                    return compiled(*args)
+                return run
+
+            name = f"graphfit_graph_{self.captured + 1}"
+            compiled_fn = torch.compile(_private_entry(fn, name), backend=recording,
+                                        dynamic=self.dynamic, fullgraph=True)
+            entry = (fn, compiled_fn, calls)
+            if self.dynamic:
+                self._entries[id(fn)] = entry
+        _, compiled_fn, calls = entry
+        calls.clear()
         self.captured += 1
-        entry = _private_entry(fn, f"graphfit_graph_{self.captured}")
-        compiled_fn = torch.compile(entry, backend=recording, dynamic=False, fullgraph=True)
-        raw = compiled_fn(views)
+        # detached aliases (same memory): a view of the whole buffer would otherwise make
+        # dynamo guard on `_base.size() == size()` and recompile for every smaller size
+        views = {name: view.detach() for name, view in views.items()}
+        raw = _call_unducked(compiled_fn, views) if self.dynamic else compiled_fn(views)
         reference = output_tensors(raw)
-        if len(artifacts) != 1:
+        if len(calls) != 1:
             raise GraphfitError(f"compiled backend: expected one graph, dynamo made "
-                                f"{len(artifacts)}")
-        artifact, args = artifacts[0]
+                                f"{len(calls)}")
+        artifact, args = calls[0]
+        calls.clear()
+        self._artifacts.setdefault(id(artifact), artifact)
         graph = CompiledGraph(artifact, args, views, single=isinstance(raw, torch.Tensor))
         direct = output_tensors(graph.replay())
         if len(direct) != len(reference) or not all(
@@ -263,6 +306,15 @@ class CompiledBackend:
             raise GraphfitError("compiled backend: the graph's outputs do not map 1:1 onto fn's "
                                 "return value (aliased or constant outputs?); use 'cpu'")
         return graph
+
+    @property
+    def compiles(self) -> int:
+        """Distinct compiled artifacts the captured graphs replay."""
+        return len(self._artifacts)
+
+    def reset(self) -> None:
+        """Forget compiled fns: the next capture compiles again."""
+        self._entries.clear()
 
 
 BACKENDS: Mapping[str, Callable[[], Backend]] = {

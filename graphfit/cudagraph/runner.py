@@ -181,6 +181,7 @@ class GraphRunner:
         self._prepared: dict[tuple[object, ...], _Prepared] = {}
         # graphs per variant; `_graphs` is the default variant's (the step's usual lookup)
         self._graph_sets: dict[Variant, dict[GraphKey, CapturedGraph]] = {}
+        self._variant_fns: dict[Variant, GraphFn] = {}
         self._graphs: dict[GraphKey, CapturedGraph] = {}
         self.capture_stats: CaptureStats | None = None
         self.last_dispatch: Dispatch | None = None
@@ -246,7 +247,14 @@ class GraphRunner:
         self.capture_stats = None
 
     def _variant_fn(self, variant: Variant) -> GraphFn:
-        return functools.partial(self.fn, **dict(variant)) if variant else self.fn
+        """fn bound to a variant; one object per variant, so a backend that compiles per fn
+        (the dynamic compiled backend) compiles each variant once, not once per shape."""
+        if not variant:
+            return self.fn
+        bound = self._variant_fns.get(variant)
+        if bound is None:
+            bound = self._variant_fns[variant] = functools.partial(self.fn, **dict(variant))
+        return bound
 
     def _capture_jobs(self) -> list[CaptureJob]:
         """Every graph this runner captures, static views taken (CapacityError first)."""

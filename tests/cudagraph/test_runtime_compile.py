@@ -61,6 +61,7 @@ def test_compiled_runner_replays_equal_eager_without_recompiling() -> None:
     runner = GraphRunner(model.graph_fn, p, bufs, backend=backend,
                          graph_inputs=["input_ids", "positions", "slot_mapping_buffer"])
     assert backend.captured == len(runner.graphs) == 5
+    assert backend.compiles == 1  # one dynamic-shape artifact, a graph per size bound to it
     gen = torch.Generator().manual_seed(3)
     for r in (8, 1, 3, 8, 5, 2):
         bufs.poison()
