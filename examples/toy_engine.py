@@ -89,7 +89,7 @@ def legacy_failure(compile_backend: str) -> bool:
         good = StaticBuffers.allocate(legacy, "cpu", "drafter")
         views = {name: good.view(name, padded) for name in QUERY_BUFFERS}
         start = time.perf_counter()
-        graph = CompiledBackend(compile_backend).capture(model.graph_fn, views)
+        graph = CompiledBackend(compile_backend, dynamic=False).capture(model.graph_fn, views)
         took = time.perf_counter() - start
         naive = {name: torch.zeros(S * q, dtype=views[name].dtype)[:padded]
                  for name in QUERY_BUFFERS}  # vLLM: buffer[:num_input_tokens]
