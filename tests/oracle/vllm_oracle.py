@@ -127,6 +127,8 @@ class RunnerResult:
     drafter_decode: Any = field(default=None, repr=False)  # V2 EAGLE decode-step manager
     drafter_width: int = 0  # V2 DFlash/DSpark: query tokens per request
     drafter_buffers: dict[str, tuple[int, ...]] | None = None  # the real drafter's tensors
+    config: Any = field(default=None, repr=False)  # the VllmConfig, mode and sizes resolved
+    proposer: Any = field(default=None, repr=False)  # the real drafter (V1) / speculator (V2)
     S: int = 0
     q: int = 1
 
@@ -436,6 +438,7 @@ def runner(case: Case, which: str = "v1") -> RunnerResult:
         return RunnerResult(which, _err("resolve_cudagraph_mode_and_sizes", exc))
     out = RunnerResult(which, None, mode.name, tuple(compilation.cudagraph_capture_sizes or ()),
                        compilation.max_cudagraph_capture_size or 0, S=case.S, q=q)
+    out.config, out.proposer = config, drafter_obj
     if drafter_obj is not None:
         out.drafter_buffers = _tensors(drafter_obj)
     try:
