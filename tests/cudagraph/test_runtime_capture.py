@@ -16,6 +16,8 @@ from typing import Any
 
 import pytest
 import torch
+from hypothesis import given
+from hypothesis import strategies as st
 
 from graphfit import BatchError, ConfigError, CUDAGraphMode, plan
 from graphfit.cudagraph import (
@@ -309,3 +311,34 @@ def test_cuda_stream_without_pool_still_shares_one_pool(fake_cuda: dict[str, Any
     assert backend.pool is None
     session.capture()
     assert len(fake_cuda["pools"]) == 2  # a recapture after release gets a fresh pool
+
+
+@functools.cache
+def per_request_runner() -> tuple[GraphRunner, list[tuple[GraphKey, int, int]]]:
+    p = plan(SMALL)
+    calls: list[tuple[GraphKey, int, int]] = []
+    fn = functools.partial(_last_token_per_request, TinyTarget())
+    runner = GraphRunner(fn, p, StaticBuffers.allocate(p, "cpu", "target"), outputs="requests",
+                         before_replay=lambda key, n, r: calls.append((key, n, r)))
+    return runner, calls
+
+
+@given(st.data())
+def test_per_request_outputs_equal_eager_and_the_hook_sees_the_batch(data: st.DataObject
+                                                                     ) -> None:
+    runner, calls = per_request_runner()
+    T = SMALL.max_num_batched_tokens
+    n = data.draw(st.integers(1, T), label="num_tokens")
+    r = data.draw(st.integers(1, min(n, SMALL.max_num_seqs)), label="num_reqs")
+    batch = target_batch(torch.Generator().manual_seed(n * 31 + r), n, r)
+    before = len(calls)
+    got = runner.step(batch)
+    d = runner.last_dispatch
+    assert d is not None and got.shape[0] == r
+    torch.testing.assert_close(got, runner.step(batch, eager=True))
+    if d.mode is CUDAGraphMode.NONE:
+        assert len(calls) == before
+    else:
+        key, hook_n, hook_r = calls[-1]
+        assert (hook_n, hook_r) == (n, r) and key.padded == d.padded >= n
+        assert key.num_reqs is not None and key.num_reqs >= r
