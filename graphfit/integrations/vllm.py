@@ -15,6 +15,9 @@ which resolved the attention backends' cudagraph support and, with it, the cudag
 capture sizes (V1: gpu_model_runner.py:6760-6815; MRV2: v1/worker/gpu/model_runner.py:756),
 and the runner's `__init__` allocated its persistent buffers and its drafter
 (gpu_model_runner.py:598-662); the graphs are captured after the check, at gpu_worker.py:994.
+vLLM 0.34.0 keeps the same points: the plugin group (vllm/plugins/__init__.py:18, 77),
+`initialize_from_config` (v1/worker/gpu_worker.py:887), `compile_or_warm_up_model` (:1017)
+and `capture_model()` inside it (:1103).
 
 The check reads the live runner: its `vllm_config` (the mode and sizes vLLM resolved:
 `EngineConfig.from_vllm`), and every tensor of the runner and its drafter (V1 `drafter`,
