@@ -14,14 +14,25 @@ runs (`Plan.verify_engine`). It prints one line: SAFE with the check count, or t
 buffer and batch that would go short. GRAPHFIT_SGLANG=check (the default here) exits 2
 instead of starting when unsafe; =warn starts anyway.
 
-SGLang 0.5.23 also has a general-plugin group (`sglang.srt.plugins`,
-srt/plugins/__init__.py:29, 103-144: hooks applied through `HookRegistry`); this launcher
-is used instead because at plugin-load time no server arguments exist yet, and the launcher
-needs no install-time registration. Nothing of SGLang is imported at graphfit's import time.
+SGLang 0.5.23's own plugin mechanism is used too: installing graphfit registers
+`graphfit = graphfit.integrations.sglang:register` in the `sglang.srt.plugins` entry-point
+group, which `load_plugins()` runs in every SGLang process before it builds its ServerArgs
+(srt/plugins/__init__.py:29, 103-144; entrypoints/engine.py:284-286 says so for the Python
+Engine). Off unless GRAPHFIT_SGLANG=check or warn, `register` adds an AFTER hook on
+`prepare_server_args` (srt/server_args.py:668-720) through SGLang's `HookRegistry`
+(srt/plugins/hook_registry.py:84-143, 350-371; the patch is propagated to the modules that
+imported the function by name, :320), so `sglang serve` and `python -m sglang.launch_server`
+check their arguments as they are parsed. (`ServerArgs.__post_init__` cannot be hooked:
+ServerArgs is a msgspec Struct, which binds `__post_init__` when the class is made;
+`sglang.Engine(**kwargs)` builds ServerArgs without `prepare_server_args` and is not covered.)
+Arguments that leave max_running_requests to the scheduler cannot be checked: the plugin
+says so in one line and lets SGLang start. Nothing of SGLang is imported at graphfit's import
+time.
 """
 
 from __future__ import annotations
 
+import logging
 import os
 import sys
 from collections.abc import Callable, Mapping, Sequence
@@ -34,6 +45,13 @@ from graphfit.planner.core.verify import Verification
 from graphfit.planner.plan import Plan, plan
 
 ENV = "GRAPHFIT_SGLANG"
+HOOK_TARGET = "sglang.srt.server_args.prepare_server_args"
+logger = logging.getLogger("graphfit.integrations.sglang")
+_launcher_active = False  # the launcher checks itself: the plugin then stays out
+
+
+class UnsafeServerArgsError(GraphfitError):
+    """GRAPHFIT_SGLANG=check: SGLang's buffers would go short on a batch it runs."""
 
 
 @dataclass(frozen=True)
@@ -73,6 +91,41 @@ def _mode(environ: Mapping[str, str]) -> str:
     return value
 
 
+def plugin_mode(environ: Mapping[str, str] | None = None) -> str | None:
+    """The plugin's mode: "check", "warn" or None (off: unset, empty, "0", "off")."""
+    value = (os.environ if environ is None else environ).get(ENV, "").strip().lower()
+    if value in ("", "0", "off"):
+        return None
+    return _mode({ENV: value})
+
+
+def after_server_args(server_args: Any, *args: Any, **kwargs: Any) -> None:
+    """The AFTER hook on prepare_server_args (gets its result, the ServerArgs): check, one
+    log line, refuse in check mode when unsafe."""
+    mode = plugin_mode() or "warn"
+    try:
+        check = check_server_args(server_args)
+    except GraphfitError as exc:
+        logger.warning(f"graphfit: not checked: {exc}"[:200])
+        return None
+    if check.ok:
+        logger.info(check.line())
+        return None
+    logger.warning(check.line())
+    if mode == "check":
+        raise UnsafeServerArgsError(f"{check.line()} ({ENV}=check refuses to start)")
+    return None
+
+
+def register() -> None:
+    """The `sglang.srt.plugins` entry point: off unless GRAPHFIT_SGLANG is check or warn."""
+    if _launcher_active or plugin_mode() is None:
+        return
+    from sglang.srt.plugins.hook_registry import HookRegistry, HookType
+
+    HookRegistry.register(HOOK_TARGET, after_server_args, HookType.AFTER)
+
+
 def _start(server_args: Any) -> None:
     """What launch_server's __main__ does after parsing (launch_server.py:84-87)."""
     from sglang.launch_server import run_server
@@ -97,6 +150,8 @@ def main(argv: Sequence[str] | None = None, *, start: Callable[[Any], object] | 
     from sglang.srt.plugins import load_plugins
     from sglang.srt.server_args import prepare_server_args
 
+    global _launcher_active
+    _launcher_active = True
     load_plugins()
     server_args = prepare_server_args(list(sys.argv[1:] if argv is None else argv))
     try:
