@@ -68,7 +68,7 @@ class SessionRunner(Protocol):
 
     def _capture_job(self, job: CaptureJob, *, keep_output: bool) -> None: ...
 
-    def _captured(self, report: CaptureReport) -> None: ...
+    def _captured(self, events: Sequence[CaptureEvent]) -> None: ...
 
 
 @dataclass(frozen=True)
@@ -198,6 +198,7 @@ class CaptureSession:
         for runner in chosen:
             runner.release()
         events: list[CaptureEvent] = []
+        mine: dict[int, list[CaptureEvent]] = {id(r): [] for r in chosen}
         context = self.capture_context() if self.capture_context else contextlib.nullcontext()
         start = time.perf_counter()
         with contextlib.ExitStack() as stack:
@@ -216,11 +217,12 @@ class CaptureSession:
                 event = CaptureEvent(runner.component, job.key, job.variant, index, len(jobs),
                                      seconds, taken, keep)
                 events.append(event)
+                mine[id(runner)].append(event)
                 if self.progress is not None:
                     self.progress(event)
         report = CaptureReport(tuple(events), time.perf_counter() - start)
         for runner in chosen:
-            runner._captured(report)
+            runner._captured(mine[id(runner)])
         self.report = report
         return report
 

@@ -26,7 +26,7 @@ import torch
 
 from graphfit.cudagraph.backends import Backend, Graph, GraphFn, Outputs, get_backend
 from graphfit.cudagraph.buffers import StaticBuffers
-from graphfit.cudagraph.capture import CaptureJob, CaptureReport, CaptureSession, Variant
+from graphfit.cudagraph.capture import CaptureEvent, CaptureJob, CaptureSession, Variant
 from graphfit.cudagraph.fill import fill_tail, tail_filler
 from graphfit.planner.core.buffers import FillKind, FillPolicy
 from graphfit.planner.core.dispatch import Dispatch, GraphKey, static_requests
@@ -292,12 +292,10 @@ class GraphRunner:
             self._graphs = graphs
         self._prepared.clear()
 
-    def _captured(self, report: CaptureReport) -> None:
-        """The session's report, as this runner's CaptureStats."""
-        mine = [e for e in report.events if e.runner == self.component
-                and self._graph_sets.get(e.variant, {}).get(e.key) is not None]
-        self.capture_stats = CaptureStats(len(mine), sum(e.seconds for e in mine),
-                                          tuple(e.key for e in mine))
+    def _captured(self, events: Sequence[CaptureEvent]) -> None:
+        """This runner's graphs from a session's capture, as its CaptureStats."""
+        self.capture_stats = CaptureStats(len(events), sum(e.seconds for e in events),
+                                          tuple(e.key for e in events))
 
     def _output_rows(self, key: GraphKey) -> int:
         """Rows each output has on dim 0 for a graph: its padded tokens or its requests."""

@@ -342,3 +342,16 @@ def test_per_request_outputs_equal_eager_and_the_hook_sees_the_batch(data: st.Da
         key, hook_n, hook_r = calls[-1]
         assert (hook_n, hook_r) == (n, r) and key.padded == d.padded >= n
         assert key.num_reqs is not None and key.num_reqs >= r
+
+
+def test_two_runners_of_one_component_each_count_their_own_graphs() -> None:
+    p = plan(SMALL)
+    session = CaptureSession("cpu", freeze_gc=False)
+    runners = [GraphRunner(TinyDrafter(seed=s).graph_fn, p,
+                           StaticBuffers.allocate(p, "cpu", "drafter"), session=session)
+               for s in (1, 2)]
+    report = session.capture()
+    assert len(report.events) == 2 * len(runners[0].graphs)
+    for runner in runners:
+        assert runner.capture_stats is not None
+        assert runner.capture_stats.graphs == len(runner.graphs)
