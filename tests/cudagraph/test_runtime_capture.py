@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 import torch
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from graphfit import BatchError, ConfigError, CUDAGraphMode, plan
@@ -355,3 +355,22 @@ def test_two_runners_of_one_component_each_count_their_own_graphs() -> None:
     for runner in runners:
         assert runner.capture_stats is not None
         assert runner.capture_stats.graphs == len(runner.graphs)
+
+
+@settings(max_examples=10)
+@given(S=st.integers(1, 16), k=st.integers(1, 4), method=st.sampled_from(("dflash", "eagle")))
+def test_session_order_is_largest_first_and_covers_every_key(S: int, k: int,
+                                                             method: str) -> None:
+    p = plan(SMALL.replace(max_num_seqs=S, num_speculative_tokens=k, spec_method=method))
+    session = CaptureSession("cpu", freeze_gc=False)
+    runners = [GraphRunner(lambda v: v["positions"] + 1, p,
+                           StaticBuffers.allocate(p, "cpu", c), session=session,
+                           graph_inputs=("positions",))
+               for c in ("target", "drafter")]
+    report = session.capture()
+    sizes = [(e.key.padded, e.key.num_reqs or 0) for e in report.events]
+    assert sizes == sorted(sizes, reverse=True)
+    for runner in runners:
+        assert set(runner.graphs) == set(runner.dispatch_keys())
+        assert [e.key for e in report.events if e.runner == runner.component] == \
+            list(runner.capture_stats.order if runner.capture_stats else ())
