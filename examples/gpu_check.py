@@ -9,6 +9,10 @@ the buffers poisoned in between -- and compares each output with the eager, unpa
 It prints capture time and graph-pool memory (torch.cuda.memory_reserved delta) per runner.
 Takes well under 2 minutes on an H200 (tiny models; the graphs, not the math, are tested).
 
+Then it captures the target and drafter together as an engine does (`CaptureSession`: one
+pool, largest first across both, outputs held by weak reference except the last, gc frozen,
+a progress bar, per-capture memory from torch.cuda.mem_get_info) and replays both again.
+
 With `--profile-out FILE` it also captures a few explicit ladders (varying both the largest
 size and the graph count), each into a fresh pool, and writes the reserved-pool growth as a
 graphfit.graph-profile/1 document that `graphfit memory --graph-profile FILE` fits.
@@ -28,7 +32,14 @@ from collections.abc import Mapping
 import torch
 
 import graphfit
-from graphfit.cudagraph import CPUBackend, CUDABackend, GraphRunner, StaticBuffers
+from graphfit.cudagraph import (
+    CaptureSession,
+    CPUBackend,
+    CUDABackend,
+    GraphRunner,
+    StaticBuffers,
+)
+from graphfit.cudagraph.progress import capture_progress
 
 SEED = graphfit.EngineConfig(max_num_seqs=33, num_speculative_tokens=3, spec_method="dflash",
                             runner="v1",  # the seed bug is the V1 runner's: vLLM <= 0.33
@@ -136,6 +147,50 @@ def check(ladder: str, component: str, batches: int, dev: torch.device) -> int:
     return bad
 
 
+def check_session(ladder: str, batches: int, dev: torch.device) -> int:
+    """Target and drafter in one CaptureSession with weak outputs; replays == eager."""
+    p = graphfit.plan(SEED.replace(ladder=ladder))
+    torch.manual_seed(0)
+    target, drafter = Target().to(dev), Drafter().to(dev)
+    cuda = dev.type == "cuda"
+    reserved = torch.cuda.memory_reserved() if cuda else 0
+    with capture_progress(description=f"{ladder}: capturing target + drafter") as progress:
+        session = CaptureSession(CUDABackend() if cuda else CPUBackend(), progress=progress,
+                                 weak_outputs=True)
+        t = GraphRunner(target, p, StaticBuffers.allocate(p, dev, "target"), session=session,
+                        graph_inputs=("input_ids", "positions", "slot_mapping",
+                                      "query_start_loc", "seq_lens"))
+        d = GraphRunner(drafter, p, StaticBuffers.allocate(p, dev, "drafter"),
+                        session=session,
+                        graph_inputs=("input_ids", "positions", "slot_mapping_buffer"))
+        report = session.capture()
+    pool = (torch.cuda.memory_reserved() - reserved) / 2**20 if cuda else float("nan")
+    measured = report.pool_bytes
+    gen = torch.Generator().manual_seed(2)
+    S, q = SEED.max_num_seqs, SEED.uniform_query_len
+    bad, worst = 0, 0.0
+    for i in range(batches):
+        r = int(torch.randint(1, S + 1, (1,), generator=gen))
+        batch = target_batch(gen, r * q, r, dev)
+        for runner, inputs in ((t, batch), (d, {"input_ids": batch["input_ids"],
+                                                "positions": batch["positions"],
+                                                "slot_mapping_buffer": batch["slot_mapping"]})):
+            out = runner.step(inputs)
+            assert isinstance(out, torch.Tensor)
+            out = out.clone()
+            ref = runner.step(inputs, eager=True)
+            assert isinstance(ref, torch.Tensor)
+            worst = max(worst, float((out - ref).abs().max()))
+            if not torch.allclose(out, ref, rtol=1e-4, atol=1e-4):
+                bad += 1
+                print(f"  MISMATCH session {ladder}/{runner.component} batch {i}: r={r}")
+    mib = f"{measured / 2**20:7.1f} MiB" if measured is not None else "not measured"
+    print(f"{ladder:12s} session  {len(report.events):3d} graphs (target + drafter, one pool) "
+          f"in {report.seconds:6.2f}s, mem_get_info {mib}, reserved {pool:7.1f} MiB; "
+          f"{batches} x 2 batches, max |replay - eager| {worst:.2e}, {bad} mismatches")
+    return bad
+
+
 PROFILE_LADDERS: tuple[tuple[int, ...], ...] = (
     (64,), (256,), (512,), tuple(range(8, 257, 8)), tuple(range(16, 513, 16)),
     tuple(range(32, 513, 32)),
@@ -198,6 +253,7 @@ def main(argv: list[str] | None = None) -> int:
     for ladder in ("vllm", "vllm-legacy"):
         for component in ("target", "drafter"):
             bad += check(ladder, component, args.batches, dev)
+        bad += check_session(ladder, args.batches // 3, dev)
     if args.profile_out:
         with open(args.profile_out, "w") as out:
             json.dump(profile_pool(dev), out, indent=2)

@@ -23,9 +23,11 @@ import time
 from collections.abc import Mapping
 
 import torch
+from rich.console import Console
 
 import graphfit
-from graphfit.cudagraph import CompiledBackend, GraphRunner, StaticBuffers
+from graphfit.cudagraph import CaptureSession, CompiledBackend, GraphRunner, StaticBuffers
+from graphfit.cudagraph.progress import capture_progress
 
 SEED = graphfit.EngineConfig(max_num_seqs=33, num_speculative_tokens=3, spec_method="dflash",
                             runner="v1",  # the seed bug is the V1 runner's: vLLM <= 0.33
@@ -88,7 +90,7 @@ def legacy_failure(compile_backend: str) -> bool:
         good = StaticBuffers.allocate(legacy, "cpu", "drafter")
         views = {name: good.view(name, padded) for name in QUERY_BUFFERS}
         start = time.perf_counter()
-        graph = CompiledBackend(compile_backend).capture(model.graph_fn, views)
+        graph = CompiledBackend(compile_backend, dynamic=False).capture(model.graph_fn, views)
         took = time.perf_counter() - start
         naive = {name: torch.zeros(S * q, dtype=views[name].dtype)[:padded]
                  for name in QUERY_BUFFERS}  # vLLM: buffer[:num_input_tokens]
@@ -117,8 +119,12 @@ def burst(ladder: str, steps: int) -> bool:
     S, q = SEED.max_num_seqs, SEED.uniform_query_len
     buffers = StaticBuffers.allocate(p, "cpu", "drafter")
     graph_model, eager_model = ToyDrafter(S * SLOTS_PER_REQ), ToyDrafter(S * SLOTS_PER_REQ)
-    runner = GraphRunner(graph_model.graph_fn, p, buffers,
-                         graph_inputs=QUERY_BUFFERS)
+    # capture as an engine does: one session (pool, largest first, gc frozen), with a bar
+    with capture_progress(Console(stderr=True), f"[{ladder}] capturing") as progress:
+        session = CaptureSession("cpu", progress=progress)
+        runner = GraphRunner(graph_model.graph_fn, p, buffers,
+                             graph_inputs=QUERY_BUFFERS, session=session)
+        session.capture()
     gen = torch.Generator().manual_seed(1)
     context = torch.randint(1, 256, (S,), generator=gen)
     worst, full, elapsed = 0.0, 0, 0.0

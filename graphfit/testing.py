@@ -10,13 +10,26 @@
 Capacities are rows per "component.buffer", as integers or formulas over S, T, k, q, C, R,
 M, H, topk (graphfit.planner.analysis.capexpr), so the formula your engine allocates with can be
 property-tested against every reachable batch of every generated config.
+
+Filters narrow the configs to what an engine's CI actually runs: `versions` (the engine
+version graphfit models, e.g. "0.33.0"), `runners` ("v1"/"v2"), `ladders`, `modes`,
+`attention_support` (the cudagraph support levels your attention backend has: a pinned level
+leaves one scenario) and, in `verify` / `assert_plan_safe`, `scenario="assumed"` (only the
+scenario the plan follows, not every level vLLM could resolve to):
+
+    @given(engine_plans(engines=("vllm",), runners=("v1",),
+                        attention_support=("UNIFORM_BATCH",)))
+    def test_my_sizing(plan): ...
+
+Every config the strategies yield is one `plan()` accepts.
 """
 
 from __future__ import annotations
 
 import difflib
+import re
 from collections.abc import Iterator, Mapping, Sequence
-from functools import cache
+from functools import cache, lru_cache
 from typing import Any, cast
 
 try:
@@ -55,14 +68,48 @@ def _method(draw: st.DrawFn, k: int, allowed: Sequence[str],
     return draw(st.sampled_from(pool))
 
 
-@st.composite
-def vllm_configs(draw: st.DrawFn, *, max_seqs: int = 256, max_tokens: int = 4096,
-                 max_k: int = 15, methods: Sequence[str] | None = None,
-                 modes: Sequence[str] = VLLM_MODES,
-                 ladders: Sequence[str] = ("vllm", "vllm-legacy")) -> EngineConfig:
+def _checked(label: str, given: Sequence[str | None] | None,
+             allowed: Sequence[str | None]) -> tuple[str | None, ...] | None:
+    """A filter's values, each one of `allowed` (ValueError names the unknown one)."""
+    if given is None:
+        return None
+    if isinstance(given, str):
+        given = (given,)
+    values = tuple(given)
+    for value in values:
+        if value not in allowed:
+            raise ValueError(f"{label}: {value!r} is not one of {allowed!r}")
+    if not values:
+        raise ValueError(f"{label}: needs at least one value")
+    return values
+
+
+def vllm_configs(*, max_seqs: int = 256, max_tokens: int = 4096, max_k: int = 15,
+                 methods: Sequence[str] | None = None, modes: Sequence[str] = VLLM_MODES,
+                 ladders: Sequence[str] = ("vllm", "vllm-legacy"),
+                 runners: Sequence[str] = ("v1", "v2"),
+                 attention_support: Sequence[str | None] | None = None
+                 ) -> st.SearchStrategy[EngineConfig]:
     """Valid vLLM configs: ladder, mode, runner, ceiling, performance mode, an optional max or
     user list (unsorted, above T: vLLM sorts and drops), attention support levels given, from
-    a backend or unknown, every speculative method on the runners that run it."""
+    a backend or unknown, every speculative method on the runners that run it; only configs
+    `plan()` accepts.
+
+    `attention_support` restricts the target's level to these (None in it: left unknown, or
+    from a backend); `runners` and `ladders` to these."""
+    _checked("modes", modes, VLLM_MODES)
+    _checked("runners", runners, ("v1", "v2"))
+    levels = _checked("attention_support", attention_support, (*VLLM_LEVELS, None))
+    return _vllm_configs(max_seqs=max_seqs, max_tokens=max_tokens, max_k=max_k,
+                         methods=methods, modes=tuple(modes), ladders=tuple(ladders),
+                         runners=tuple(runners), levels=levels).filter(_plans)
+
+
+@st.composite
+def _vllm_configs(draw: st.DrawFn, *, max_seqs: int, max_tokens: int, max_k: int,
+                  methods: Sequence[str] | None, modes: tuple[str, ...],
+                  ladders: tuple[str, ...], runners: tuple[str, ...],
+                  levels: tuple[str | None, ...] | None) -> EngineConfig:
     method = _method(draw, 1, VLLM_METHODS, methods) if methods is not None or draw(
         st.booleans()) else "none"
     k = 0 if method == "none" else (1 if method == "extract_hidden_states"
@@ -70,10 +117,18 @@ def vllm_configs(draw: st.DrawFn, *, max_seqs: int = 256, max_tokens: int = 4096
     q = 1 + k
     S = draw(st.integers(1, max_seqs))
     T = draw(st.integers(max(S, q + 1), max(S, q + 1, max_tokens)))
-    runners = {"dspark": ("v2",), "suffix": ("v1",)}.get(method, ("v1", "v2"))
-    mode = draw(st.sampled_from(tuple(modes)))
-    levels = VLLM_LEVELS[1:] if mode == "FULL" else VLLM_LEVELS
-    level = draw(st.none() | st.sampled_from(levels))
+    runs: tuple[str, ...] = {"dspark": ("v2",), "suffix": ("v1",)}.get(method, ("v1", "v2"))
+    runs = tuple(r for r in runs if r in runners)
+    if not runs:  # this method runs on none of the runners asked for
+        from hypothesis import reject
+        reject()
+    pool: tuple[str | None, ...] = (None, *VLLM_LEVELS) if levels is None else levels
+    # FULL needs a level above NEVER: leave FULL out when only NEVER (or unknown) is asked
+    usable_modes = tuple(m for m in modes if m != "FULL" or any(
+        lv is not None and lv != "NEVER" for lv in pool)) or modes
+    mode = draw(st.sampled_from(usable_modes))
+    choices = tuple(lv for lv in pool if mode != "FULL" or (lv is not None and lv != "NEVER"))
+    level = draw(st.sampled_from(choices or pool))
     backend = draw(st.sampled_from(VLLM_BACKENDS)) if level is None and draw(
         st.booleans()) else None
     sizes = max_size = None
@@ -87,12 +142,13 @@ def vllm_configs(draw: st.DrawFn, *, max_seqs: int = 256, max_tokens: int = 4096
         max_cudagraph_capture_size=max_size,
         ladder=draw(st.sampled_from(tuple(ladders))),
         performance_mode=draw(st.sampled_from(("balanced", "interactivity"))),
-        runner=draw(st.sampled_from(runners)),
+        runner=draw(st.sampled_from(runs)),
         ceiling_family=draw(st.sampled_from(("default", "blackwell"))),
         hidden_size=draw(st.sampled_from((64, 4096))),
         attention_backend=backend, attention_cudagraph_support=level,
         # the draft's layers count in the runner's minimum too: no NEVER under mode FULL
-        drafter_attention_cudagraph_support=draw(st.none() | st.sampled_from(levels)),
+        drafter_attention_cudagraph_support=draw(st.none() | st.sampled_from(
+            VLLM_LEVELS[1:] if mode == "FULL" else VLLM_LEVELS)),
         dspark_sample_from_anchor=method != "dspark" or draw(st.booleans())))
 
 
@@ -228,10 +284,24 @@ def described_configs(engine: str, *, max_seqs: int = 64, max_tokens: int = 1024
 
 
 def engine_configs(*, engines: Sequence[str] = ("vllm", "sglang", "trtllm"),
-                   max_seqs: int = 256, methods: Sequence[str] | None = None
+                   max_seqs: int = 256, methods: Sequence[str] | None = None,
+                   runners: Sequence[str] | None = None, ladders: Sequence[str] | None = None,
+                   attention_support: Sequence[str | None] | None = None,
+                   modes: Sequence[str] | None = None
                    ) -> st.SearchStrategy[EngineConfig]:
     """Valid configs of the given engines (`methods`: only speculative configs of those;
-    a described engine's drafter counts as draft_model)."""
+    a described engine's drafter counts as draft_model).
+
+    `runners`, `ladders`, `attention_support` and `modes` are vLLM's (see `vllm_configs`);
+    given, they leave the other engines out."""
+    if any(f is not None for f in (runners, ladders, attention_support, modes)):
+        engines = tuple(e for e in engines if e == "vllm")
+        if not engines:
+            raise ValueError("runners / ladders / attention_support / modes filter vLLM "
+                             "configs: include 'vllm' in engines")
+    vllm_filters: dict[str, Any] = {
+        k: v for k, v in (("runners", runners), ("ladders", ladders), ("modes", modes),
+                          ("attention_support", attention_support)) if v is not None}
     from graphfit.planner.engines.table import part
 
     choices: list[st.SearchStrategy[EngineConfig]] = []
@@ -249,12 +319,14 @@ def engine_configs(*, engines: Sequence[str] = ("vllm", "sglang", "trtllm"),
             continue
         # the engine's strategies, as its entry in the plugin table names them
         factory = cast(Any, part(engine, "strategies"))
-        choices.append(factory(max_seqs=max_seqs, methods=methods))
+        extra = vllm_filters if engine == "vllm" else {}
+        choices.append(factory(max_seqs=max_seqs, methods=methods, **extra))
     if not choices:
         raise ValueError(f"no engine of {engines!r} supports methods {methods!r}")
     return st.one_of(choices)
 
 
+@lru_cache(maxsize=64)  # the strategies' filter plans a config, then engine_plans maps it
 def _plan_or_none(config: EngineConfig) -> Plan | None:
     try:
         return make_plan(config)
@@ -262,12 +334,56 @@ def _plan_or_none(config: EngineConfig) -> Plan | None:
         return None
 
 
+def modelled_versions(engines: Sequence[str] = ("vllm", "sglang", "trtllm")) -> dict[str, str]:
+    """engine -> the version graphfit's engine model follows (e.g. "0.33.0")."""
+    from graphfit.planner.core.enums import Engine
+    from graphfit.planner.engines.registry import engine_model
+
+    out = {}
+    for engine in engines:
+        label = str(engine_model(Engine(engine)).version)  # e.g. "vLLM 0.33.0"
+        found = re.search(r"\d+(?:\.\d+)+", label)
+        out[engine] = found.group(0) if found else ""
+    return out
+
+
 def engine_plans(*, engines: Sequence[str] = ("vllm", "sglang", "trtllm"),
-                 max_seqs: int = 256, methods: Sequence[str] | None = None
-                 ) -> st.SearchStrategy[Plan]:
-    """Plans of `engine_configs`, leaving out configs the engine itself would reject."""
-    configs = engine_configs(engines=engines, max_seqs=max_seqs, methods=methods)
+                 max_seqs: int = 256, methods: Sequence[str] | None = None,
+                 versions: Sequence[str] | None = None, runners: Sequence[str] | None = None,
+                 ladders: Sequence[str] | None = None,
+                 attention_support: Sequence[str | None] | None = None,
+                 modes: Sequence[str] | None = None) -> st.SearchStrategy[Plan]:
+    """Plans of `engine_configs` (same filters), leaving out configs the engine itself would
+    reject. `versions` keeps the engines whose modelled version is one of them: a version
+    graphfit does not model is a ValueError, not a test that checks nothing."""
+    if versions is not None:
+        if isinstance(versions, str):
+            versions = (versions,)
+        modelled = modelled_versions(engines)
+        engines = tuple(e for e in engines if modelled[e] in versions)
+        if not engines:
+            raise ValueError(f"versions: graphfit models {modelled}, none of {versions!r}")
+    configs = engine_configs(engines=engines, max_seqs=max_seqs, methods=methods,
+                             runners=runners, ladders=ladders,
+                             attention_support=attention_support, modes=modes)
     return configs.map(_plan_or_none).filter(lambda p: p is not None)  # type: ignore[return-value]
+
+
+def pinned(plan: Plan, scenario: str = "assumed") -> Plan:
+    """The plan with its unknown inputs pinned to one scenario (default: the assumed one, the
+    levels the plan follows), so it covers no other: what an engine whose attention backend's
+    level is known actually runs. `scenario` may also be a covered scenario's label."""
+    if plan.assumed is None:
+        return plan
+    if scenario == "assumed":
+        chosen = plan.assumed
+    else:
+        found = [s for s in (plan.assumed, *plan.covered) if s.label == scenario]
+        if not found:
+            labels = [s.label for s in (plan.assumed, *plan.covered)]
+            raise ConfigError(f"scenario: {scenario!r} is not one of {labels}")
+        chosen = found[0]
+    return make_plan(plan.config.replace(**dict(chosen.settings)))
 
 
 def _variants() -> Iterator[Plan]:
@@ -321,14 +437,17 @@ def _present(plan: Plan, names: Mapping[str, object], require_all: bool) -> dict
 
 def verify(plan: Plan, capacities: Mapping[str, int | str] | None = None,
            fills: Mapping[str, str] | None = None, *,
-           require_all: bool = False) -> Verification:
+           require_all: bool = False, scenario: str = "all") -> Verification:
     """The plan's exhaustive verification against capacities (ints or formulas) and fills.
 
     Buffer names no engine config has are an error (a misspelt name would otherwise check
     nothing). Buffers only other configs have (a drafter buffer of a non-speculative config)
     are skipped, so one sizing dict fits every generated config; `require_all=True` makes
-    them an error too.
+    them an error too. `scenario="all"` checks every scenario the plan covers;
+    "assumed" (or a scenario's label) only that one (`pinned`).
     """
+    if scenario != "all":
+        plan = pinned(plan, scenario)
     formulas = cast(dict[str, "int | str"], _present(plan, capacities or {}, require_all))
     kinds = {k: str(v) for k, v in _present(plan, fills or {}, require_all).items()}
     if capacities is None:  # graphfit's own capacities, for graphfit's runtime
@@ -339,11 +458,11 @@ def verify(plan: Plan, capacities: Mapping[str, int | str] | None = None,
 
 def assert_plan_safe(plan: Plan, capacities: Mapping[str, int | str] | None = None,
                      fills: Mapping[str, str] | None = None, *, limit: int = 5,
-                     require_all: bool = False) -> None:
+                     require_all: bool = False, scenario: str = "all") -> None:
     """Fail with counterexamples when any reachable batch goes short (or pads unsafely).
 
     A buffer name no engine config has raises ConfigError (see `verify`)."""
-    result = verify(plan, capacities, fills, require_all=require_all)
+    result = verify(plan, capacities, fills, require_all=require_all, scenario=scenario)
     if result.ok:
         return
     c = plan.config

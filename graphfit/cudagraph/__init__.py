@@ -1,7 +1,8 @@
 """The torch runtime: buffers allocated from a plan, checked views, graph capture/replay.
 
 `StaticBuffers.allocate(plan, device, component)` gives the persistent tensors,
-`GraphRunner(fn, plan, buffers, backend=...)` captures and replays graphs over them, and
+`GraphRunner(fn, plan, buffers, backend=...)` captures and replays graphs over them,
+`CaptureSession` captures several runners (target, drafter) as one engine start-up, and
 `sync_dp_padding` makes data-parallel ranks agree on the graph to replay. Import it only where
 torch is wanted: the planner (`graphfit.planner`) never imports this package.
 """
@@ -24,6 +25,13 @@ from graphfit.cudagraph.backends import (
     get_backend,
 )
 from graphfit.cudagraph.buffers import StaticBuffers, UnknownBufferError
+from graphfit.cudagraph.capture import (
+    CaptureEvent,
+    CaptureReport,
+    CaptureSession,
+    Variant,
+    frozen_gc,
+)
 from graphfit.cudagraph.dp import sync_dp_padding
 from graphfit.cudagraph.dtypes import TORCH_DTYPES, torch_dtype
 from graphfit.cudagraph.fill import fill_tail, poison_value, sentinel_value
@@ -33,7 +41,8 @@ from graphfit.planner.core.errors import CapacityError
 from graphfit.planner.core.rows import RowRule
 
 __all__ = [
-    "BACKENDS", "Backend", "CPUBackend", "CUDABackend", "CapacityError", "CaptureStats",
+    "BACKENDS", "Backend", "CPUBackend", "CUDABackend", "CapacityError", "CaptureEvent",
+    "CaptureReport", "CaptureSession", "CaptureStats", "Variant", "frozen_gc",
     "CapturedGraph", "CompiledBackend", "CompiledGraph", "Graph", "GraphFn", "GraphKey",
     "GraphRunner", "Outputs", "RowRule", "StaticBuffers", "TORCH_DTYPES", "TailFill",
     "UnknownBufferError", "fill_tail", "get_backend", "poison_value",

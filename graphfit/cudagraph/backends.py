@@ -7,11 +7,14 @@ exact static-shape semantics a CUDA graph imposes, and the runtime is testable w
 - `CPUBackend` ("cpu"): replay calls `fn` on the captured static views.
 - `CUDABackend` ("cuda"): `torch.cuda.graph`, warm-up and capture on one shared side stream,
   every graph in one memory pool (the runner captures largest first so smaller graphs reuse
-  its blocks); replay returns the graph's static outputs, valid until the next replay.
-- `CompiledBackend` ("compiled"): `torch.compile(dynamic=False, fullgraph=True)` per shape;
-  replay calls the compiled artifact directly, bypassing dynamo's guards as vLLM's piecewise
-  backend does for its compiled sizes. With inductor, a wrong-sized input therefore trips the
-  generated code's `assert_size_stride` ("expected size 132==136") instead of recompiling.
+  its blocks); replay returns the graph's static outputs, valid until the next replay. A
+  stream given without a pool still gets one shared pool (`torch.cuda.graph(pool=None)`
+  would give every graph its own).
+- `CompiledBackend` ("compiled"): one `torch.compile(dynamic=True, fullgraph=True)` per fn
+  and a graph per shape bound to it; replay calls the compiled artifact directly, bypassing
+  dynamo's guards as vLLM's piecewise backend does for its compiled sizes. With inductor,
+  a wrong-sized input trips the generated code's `assert_size_stride` ("expected size
+  132==136") instead of recompiling.
 """
 
 from __future__ import annotations
@@ -60,9 +63,14 @@ class Backend(Protocol):
 class CPUGraph:
     fn: GraphFn
     views: dict[str, torch.Tensor]
+    holds_output: bool = True  # False once weakened (CPU outputs are fresh each replay)
 
     def replay(self) -> Outputs:
         return self.fn(self.views)
+
+    def weakened(self) -> CPUGraph:
+        """The CUDA contract mirrored: outputs no longer kept between replays."""
+        return CPUGraph(self.fn, self.views, holds_output=False)
 
 
 @dataclass(frozen=True)
@@ -78,14 +86,51 @@ class CPUBackend:
 
 # -- CUDA ---------------------------------------------------------------------------------------
 
+def weak_ref(t: torch.Tensor) -> torch.Tensor:
+    """A tensor over `t`'s device memory that does not keep that memory alive.
+
+    Built with `torch.as_tensor` over a `__cuda_array_interface__` (version 2) holding only
+    the pointer, shape and strides; the view is taken as a same-width integer and viewed
+    back to t's dtype (the interface has no bfloat16). What vLLM's `weak_ref_tensor` op does
+    (compilation/cuda_graph.py:337 in 0.33), with PyTorch's documented interop instead.
+    """
+    if not t.is_cuda:
+        return t
+    size = t.element_size()
+    typestr = {1: "|u1", 2: "<i2", 4: "<i4", 8: "<i8"}.get(size)
+    if typestr is None:
+        raise GraphfitError(f"weak outputs: {t.dtype} has no integer of its width")
+
+    alias = torch.as_tensor(_Alias({
+        "shape": tuple(t.shape), "typestr": typestr, "data": (t.data_ptr(), False),
+        "strides": tuple(s * size for s in t.stride()), "version": 2}), device=t.device)
+    return alias if alias.dtype == t.dtype else alias.view(t.dtype)
+
+
+class _Alias:
+    """Only a `__cuda_array_interface__`: what torch.as_tensor wraps without owning."""
+
+    def __init__(self, interface: dict[str, object]) -> None:
+        self.__cuda_array_interface__ = interface
+
+
 @dataclass(frozen=True)
 class CUDAGraphReplay:
     graph: torch.cuda.CUDAGraph
     outputs: Outputs
+    holds_output: bool = True
 
     def replay(self) -> Outputs:
         self.graph.replay()
         return self.outputs
+
+    def weakened(self) -> CUDAGraphReplay:
+        """The graph with its outputs held by weak reference: their blocks go back to the
+        pool for the next capture, and replay still returns tensors over them."""
+        outs = self.outputs
+        weak: Outputs = weak_ref(outs) if isinstance(outs, torch.Tensor) else tuple(
+            weak_ref(t) for t in outs)
+        return CUDAGraphReplay(self.graph, weak, holds_output=False)
 
 
 @dataclass
@@ -102,6 +147,7 @@ class CUDABackend:
             raise ConfigError("backend: 'cuda' needs a CUDA device (use 'cpu' or 'compiled')")
         if self.stream is None:
             self.stream = torch.cuda.Stream()  # type: ignore[no-untyped-call]
+        if self.pool is None:  # also for a stream given alone: one pool, never one per graph
             self.pool = torch.cuda.graph_pool_handle()
         stream = self.stream
         stream.wait_stream(torch.cuda.current_stream())
@@ -114,6 +160,11 @@ class CUDABackend:
             out = fn(views)
         output_tensors(out)
         return CUDAGraphReplay(graph, out)
+
+    def reset(self) -> None:
+        """Forget the pool (after every graph in it was released): the next capture starts
+        a new one."""
+        self.pool = None
 
 
 # -- torch.compile ------------------------------------------------------------------------------
@@ -174,39 +225,81 @@ class CompiledGraph:
         return items[0] if self.single else items
 
 
+def _call_unducked(compiled_fn: Callable[..., Any], views: dict[str, torch.Tensor]) -> Any:
+    """Call through dynamo without duck sizing: otherwise a size that happens to equal a
+    view's storage offset (or another buffer's size) at the first capture becomes a guard,
+    and the next size recompiles. torch's own switch for it is a private config."""
+    from torch.fx.experimental import _config as fx_config
+
+    with fx_config.patch(use_duck_shape=False):  # type: ignore[attr-defined]
+        return compiled_fn(views)
+
+
 @dataclass
 class CompiledBackend:
-    """torch.compile(dynamic=False, fullgraph=True) per static shape; direct artifact replay.
+    """torch.compile once with dynamic shapes, then a graph per size; direct artifact replay.
+
+    With `dynamic=True` (the default) each fn is compiled once with symbolic sizes (dynamo
+    specialises sizes 0 and 1, so a ladder holding 1 costs one more artifact). `compiles`
+    counts the artifacts the graphs replay; `compiler_calls` counts dynamo's calls to the
+    compiler, restarts included. Each captured size binds the artifact to that size's
+    arguments (its static views and concrete sizes, recorded from one call through dynamo)
+    and replay calls the artifact directly, bypassing dynamo's guards as vLLM's piecewise
+    backend does.
+    `dynamic=False` compiles once per size (what vLLM does for its `compile_sizes`).
 
     `compile_backend` is a dynamo backend name: "inductor" generates code that asserts input
     sizes (the seed bug's AssertionError); "aot_eager" and "eager" compile fast but do not
-    check sizes, so a short tensor would run silently.
+    check sizes, so a short tensor would run silently. Compiled graphs are not bit-exact
+    with eager: inductor fuses and reorders floating-point arithmetic.
     """
 
     compile_backend: str = "inductor"
     name: str = "compiled"
-    captured: int = field(default=0, repr=False)
+    dynamic: bool = True
+    captured: int = field(default=0, repr=False)  # graphs captured (one per size)
+    compiler_calls: int = field(default=0, repr=False)  # dynamo's calls to the compiler
+    _artifacts: dict[int, Callable[..., Any]] = field(default_factory=dict, repr=False)
+    _entries: dict[int, tuple[GraphFn, Callable[..., Any], list[Any]]] = field(
+        default_factory=dict, repr=False)
 
     def capture(self, fn: GraphFn, views: dict[str, torch.Tensor]) -> CompiledGraph:
         from torch._dynamo.backends.registry import lookup_backend
 
-        inner = lookup_backend(self.compile_backend)
-        artifacts: list[tuple[Callable[..., Any], list[Any]]] = []
+        entry = self._entries.get(id(fn)) if self.dynamic else None
+        if entry is None or entry[0] is not fn:
+            inner = lookup_backend(self.compile_backend)
+            calls: list[tuple[Callable[..., Any], list[Any]]] = []
 
-        def recording(gm: torch.fx.GraphModule, example_inputs: list[Any]) -> Any:
-            compiled = inner(gm, example_inputs)
-            artifacts.append((compiled, list(example_inputs)))
-            return compiled
+            def recording(gm: torch.fx.GraphModule, example_inputs: list[Any]) -> Any:
+                self.compiler_calls += 1
+                compiled = inner(gm, example_inputs)
 
+                def run(*args: Any) -> Any:
+                    calls.append((compiled, list(args)))  # this call's size-bound arguments
+                    return compiled(*args)
+                return run
+
+            name = f"graphfit_graph_{self.captured + 1}"
+            compiled_fn = torch.compile(_private_entry(fn, name), backend=recording,
+                                        dynamic=self.dynamic, fullgraph=True)
+            entry = (fn, compiled_fn, calls)
+            if self.dynamic:
+                self._entries[id(fn)] = entry
+        _, compiled_fn, calls = entry
+        calls.clear()
         self.captured += 1
-        entry = _private_entry(fn, f"graphfit_graph_{self.captured}")
-        compiled_fn = torch.compile(entry, backend=recording, dynamic=False, fullgraph=True)
-        raw = compiled_fn(views)
+        # detached aliases (same memory): a view of the whole buffer would otherwise make
+        # dynamo guard on `_base.size() == size()` and recompile for every smaller size
+        views = {name: view.detach() for name, view in views.items()}
+        raw = _call_unducked(compiled_fn, views) if self.dynamic else compiled_fn(views)
         reference = output_tensors(raw)
-        if len(artifacts) != 1:
+        if len(calls) != 1:
             raise GraphfitError(f"compiled backend: expected one graph, dynamo made "
-                                f"{len(artifacts)}")
-        artifact, args = artifacts[0]
+                                f"{len(calls)}")
+        artifact, args = calls[0]
+        calls.clear()
+        self._artifacts.setdefault(id(artifact), artifact)
         graph = CompiledGraph(artifact, args, views, single=isinstance(raw, torch.Tensor))
         direct = output_tensors(graph.replay())
         if len(direct) != len(reference) or not all(
@@ -214,6 +307,15 @@ class CompiledBackend:
             raise GraphfitError("compiled backend: the graph's outputs do not map 1:1 onto fn's "
                                 "return value (aliased or constant outputs?); use 'cpu'")
         return graph
+
+    @property
+    def compiles(self) -> int:
+        """Distinct compiled artifacts the captured graphs replay."""
+        return len(self._artifacts)
+
+    def reset(self) -> None:
+        """Forget compiled fns: the next capture compiles again."""
+        self._entries.clear()
 
 
 BACKENDS: Mapping[str, Callable[[], Backend]] = {

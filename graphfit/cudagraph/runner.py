@@ -15,16 +15,18 @@ never-padded context stream are not graph inputs: write and read them outside th
 
 from __future__ import annotations
 
-import time
-from collections.abc import Callable, Mapping, Sequence
+import functools
+from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass, field
 from operator import attrgetter
 from types import MappingProxyType
+from typing import Literal
 
 import torch
 
 from graphfit.cudagraph.backends import Backend, Graph, GraphFn, Outputs, get_backend
 from graphfit.cudagraph.buffers import StaticBuffers
+from graphfit.cudagraph.capture import CaptureEvent, CaptureJob, CaptureSession, Variant
 from graphfit.cudagraph.fill import fill_tail, tail_filler
 from graphfit.planner.core.buffers import FillKind, FillPolicy
 from graphfit.planner.core.dispatch import Dispatch, GraphKey, static_requests
@@ -73,6 +75,13 @@ class CaptureStats:
     order: tuple[GraphKey, ...]  # capture order: largest first
 
 
+# a hook run before each replay with the graph's key and the batch's real token and request
+# counts: where an engine plans its attention metadata (FlashInfer's plan() runs on the host
+# before the graph replays)
+BeforeReplay = Callable[[GraphKey, int, int], object]
+OutputRows = Literal["tokens", "requests"]
+
+
 class GraphRunner:
     """Replays `fn` as static-shape graphs over a plan's buffers.
 
@@ -82,11 +91,23 @@ class GraphRunner:
     depend on anything but their contents (it is captured once per shape).
 
     `graph_inputs` names the buffers fn reads (default: every buffer a graph can read).
+
+    Capture as an engine does (see `capture.py`): `session` shares one backend (one pool)
+    and one largest-first order with other runners, and defers capture to
+    `session.capture()`. `variants` adds graph-key dimensions beyond the shape, e.g.
+    `{"lora": (False, True)}`: one graph per shape and combination, `fn(views, lora=...)`
+    is called with the variant and `step(..., variant={"lora": True})` picks it (the first
+    value of each dimension is the default). `before_replay(key, num_tokens, num_reqs)` runs
+    before every replay. `outputs="requests"` declares one output row per request instead
+    of per token; a graph whose outputs match neither is refused at capture.
     """
 
     def __init__(self, fn: GraphFn, plan: Plan, buffers: StaticBuffers, *,
                  backend: str | Backend = "cpu", graph_inputs: Sequence[str] | None = None,
-                 capture: bool = True) -> None:
+                 capture: bool = True, session: CaptureSession | None = None,
+                 variants: Mapping[str, Sequence[Hashable]] | None = None,
+                 before_replay: BeforeReplay | None = None,
+                 outputs: OutputRows = "tokens") -> None:
         if not callable(fn):
             raise ConfigError(f"fn: expected a callable, got {type(fn).__name__}")
         if not isinstance(plan, Plan):
@@ -99,11 +120,31 @@ class GraphRunner:
                               f"{excerpt(graph_inputs)}")
         if buffers.plan.config != plan.config:
             raise ConfigError("buffers: allocated from a different plan than the runner's")
+        if session is not None and not isinstance(session, CaptureSession):
+            raise ConfigError(f"session: expected a CaptureSession, got "
+                              f"{type(session).__name__}")
+        if before_replay is not None and not callable(before_replay):
+            raise ConfigError(f"before_replay: expected a callable, got "
+                              f"{type(before_replay).__name__}")
+        if outputs not in ("tokens", "requests"):
+            raise ConfigError(f"outputs: expected 'tokens' or 'requests', got {excerpt(outputs)}")
         self.fn = fn
         self.plan = plan
         self.buffers = buffers
         self.component = buffers.name
-        self.backend = get_backend(backend)
+        if session is not None:
+            if not isinstance(backend, str) and backend is not session.backend:
+                raise ConfigError("backend: a runner in a session captures with the "
+                                  "session's backend (one pool); leave backend unset")
+            self.backend = session.backend
+        else:
+            self.backend = get_backend(backend)
+        self.session = session
+        self.before_replay = before_replay
+        self.outputs = outputs
+        self.variants = _variants(variants)
+        self.default_variant: Variant = tuple(
+            (name, values[0]) for name, values in self.variants.items())
         # the request pool as the planner dispatches this component (its tables'), so the
         # runtime's keys and default request counts are the plan's (core.shape)
         self.max_num_seqs = plan.component(buffers.name).tables.max_num_seqs
@@ -126,7 +167,9 @@ class GraphRunner:
         # per-step lookups, resolved once: which inputs may be written, and along which dim
         self._arange = frozenset(n for n in self._rules if buffers.spec(n).init == "arange")
         self._axis_dim = {n: buffers.spec(n).axis_dim for n in self._rules}
-        self._reads_requests = any(r.reads_requests for r in self._rules.values())
+        # per-request outputs need a request count in every key, to slice them back
+        self._reads_requests = outputs == "requests" or any(
+            r.reads_requests for r in self._rules.values())
         # the step's hot path (see `_prepare`): the component's lookup, per writable input
         # which count it carries (-1 none, 0 tokens, 1 requests), that demand's offset and
         # its axis; views per row count and prepared batch shapes, built on first use
@@ -139,10 +182,15 @@ class GraphRunner:
                 self._inputs[name] = (kind, single[1] if single else 0, self._axis_dim[name])
         self._views: dict[str, dict[int, torch.Tensor]] = {name: {} for name in self._inputs}
         self._prepared: dict[tuple[object, ...], _Prepared] = {}
+        # graphs per variant; `_graphs` is the default variant's (the step's usual lookup)
+        self._graph_sets: dict[Variant, dict[GraphKey, CapturedGraph]] = {}
+        self._variant_fns: dict[Variant, GraphFn] = {}
         self._graphs: dict[GraphKey, CapturedGraph] = {}
         self.capture_stats: CaptureStats | None = None
         self.last_dispatch: Dispatch | None = None
-        if capture:
+        if session is not None:
+            session.add(self)  # captured by session.capture(), with the session's runners
+        elif capture:
             self.capture()
 
     # -- keys ---------------------------------------------------------------------------------
@@ -176,38 +224,101 @@ class GraphRunner:
         return {name: self.buffers.view(name, n) for name, n in rows.items()}, rows
 
     def capture(self) -> CaptureStats:
-        """Capture every dispatchable shape, largest first (one pool: small graphs reuse it).
+        """Capture every dispatchable shape (and variant), largest first, into one pool.
 
         All static views are taken before the first capture, so an undersized buffer raises
         CapacityError at start-up rather than mid-burst. Each capture runs on a batch of
         padding only (every tail filled from row 0), so side effects of the warm-up and
-        capture runs, such as KV-cache writes, see sentinels and not leftover data.
+        capture runs, such as KV-cache writes, see sentinels and not leftover data. In a
+        session this recaptures this runner alone; `session.capture()` captures them all.
+        Standalone runners skip the gc freeze (a full collection costs ~0.1 s per call).
         """
+        session = self.session
+        if session is None:
+            session = CaptureSession(self.backend, freeze_gc=False)
+            session.add(self)
+        session.capture([self])
+        assert self.capture_stats is not None
+        return self.capture_stats
+
+    def release(self) -> None:
+        """Drop every captured graph (their memory returns to the pool); `capture()` again
+        to recapture."""
+        self._graph_sets.clear()
+        self._graphs = {}
+        self._prepared.clear()
+        self.capture_stats = None
+
+    def _variant_fn(self, variant: Variant) -> GraphFn:
+        """fn bound to a variant; one object per variant, so a backend that compiles per fn
+        (the dynamic compiled backend) compiles each variant once, not once per shape."""
+        if not variant:
+            return self.fn
+        bound = self._variant_fns.get(variant)
+        if bound is None:
+            bound = self._variant_fns[variant] = functools.partial(self.fn, **dict(variant))
+        return bound
+
+    def _capture_jobs(self) -> list[CaptureJob]:
+        """Every graph this runner captures, static views taken (CapacityError first)."""
         keys = self.dispatch_keys()
         order = sorted(keys, key=lambda k: (k.padded, k.num_reqs or 0), reverse=True)
         statics = {key: self._static(key) for key in order}
-        start = time.perf_counter()
-        with torch.no_grad():
-            for key in order:
-                views, rows = statics[key]
-                fills = tuple(
-                    TailFill(name, views[name], self.buffers.spec(name).axis_dim,
-                             self._rules[name], self.buffers.spec(name).fill, rows[name])
-                    for name in self._rules if self.buffers.spec(name).fill.kind
-                    is not FillKind.KEEP)
-                # capture runs a batch of padding only: its KV writes, say, hit slot -1
-                for fill in fills:
-                    fill_tail(fill.view, fill.axis, 0, fill.policy)
-                graph = self.backend.capture(self.fn, views)
-                fillers: tuple[dict[int, Callable[[], object] | None], ...] = tuple(
-                    {} for _ in fills)
-                self._graphs[key] = CapturedGraph(
-                    key, keys[key], MappingProxyType(views), MappingProxyType(rows), fills,
-                    graph, fillers)
+        combos = _combinations(self.variants)
+        return [CaptureJob(key, variant, keys[key], *statics[key])
+                for key in order for variant in combos]
+
+    def _capture_job(self, job: CaptureJob, *, keep_output: bool) -> None:
+        """Capture one graph; check its output rows; hold its outputs weakly unless kept."""
+        views, rows = job.views, job.rows
+        fills = tuple(
+            TailFill(name, views[name], self.buffers.spec(name).axis_dim,
+                     self._rules[name], self.buffers.spec(name).fill, rows[name])
+            for name in self._rules if self.buffers.spec(name).fill.kind
+            is not FillKind.KEEP)
+        # capture runs a batch of padding only: its KV writes, say, hit slot -1
+        for fill in fills:
+            fill_tail(fill.view, fill.axis, 0, fill.policy)
+        graph = self.backend.capture(self._variant_fn(job.variant), views)
+        self._check_output_rows(graph.replay(), job.key)
+        if not keep_output:
+            weakened = getattr(graph, "weakened", None)
+            if callable(weakened):
+                graph = weakened()
+        fillers: tuple[dict[int, Callable[[], object] | None], ...] = tuple(
+            {} for _ in fills)
+        captured = CapturedGraph(job.key, job.modes, MappingProxyType(views),
+                                 MappingProxyType(rows), fills, graph, fillers)
+        graphs = self._graph_sets.setdefault(job.variant, {})
+        graphs[job.key] = captured
+        if job.variant == self.default_variant:
+            self._graphs = graphs
         self._prepared.clear()
-        self.capture_stats = CaptureStats(len(order), time.perf_counter() - start,
-                                          tuple(order))
-        return self.capture_stats
+
+    def _captured(self, events: Sequence[CaptureEvent]) -> None:
+        """This runner's graphs from a session's capture, as its CaptureStats."""
+        self.capture_stats = CaptureStats(len(events), sum(e.seconds for e in events),
+                                          tuple(e.key for e in events))
+
+    def _output_rows(self, key: GraphKey) -> int:
+        """Rows each output has on dim 0 for a graph: its padded tokens or its requests."""
+        if self.outputs == "requests":
+            return key.num_reqs if key.num_reqs is not None else min(key.padded,
+                                                                    self.max_num_seqs)
+        return key.padded
+
+    def _check_output_rows(self, out: Outputs, key: GraphKey) -> None:
+        expected = self._output_rows(key)
+        items = (out,) if isinstance(out, torch.Tensor) else out
+        for t in items:
+            if not isinstance(t, torch.Tensor) or t.dim() == 0 or t.shape[0] != expected:
+                shape = tuple(t.shape) if isinstance(t, torch.Tensor) else type(t).__name__
+                other = ("one per request: pass outputs='requests'"
+                         if self.outputs == "tokens" else "one per token: leave outputs unset")
+                raise ConfigError(
+                    f"fn output {shape} for graph {key}: expected {expected} rows on dim 0 "
+                    f"(one per {self.outputs[:-1]}); if it has {other}; graphfit slices "
+                    f"outputs by rows on dim 0 only")
 
     # -- step ---------------------------------------------------------------------------------
 
@@ -264,27 +375,34 @@ class GraphRunner:
     def step(self, inputs: Mapping[str, torch.Tensor] | None = None, *,
              num_tokens: int | None = None, num_reqs: int | None = None,
              uniform_decode: bool = False, dispatch: Dispatch | None = None,
-             eager: bool = False) -> Outputs:
-        """Run one batch; returns fn's outputs sliced to the real `num_tokens` rows.
+             eager: bool = False, variant: Mapping[str, Hashable] | None = None) -> Outputs:
+        """Run one batch; returns fn's outputs sliced to the real `num_tokens` rows (or
+        `num_reqs` rows with `outputs="requests"`).
 
         `inputs` maps buffer names to their real rows. Graph inputs not in `inputs` are taken
         as already written in place (via `buffers.view(name, n)`); their tails are filled too.
         `dispatch` overrides the plan's (e.g. after `sync_dp_padding`); `eager=True` runs fn
-        unpadded, bypassing graphs (the reference path). With the CUDA backend the outputs
-        are the graph's static tensors: consume them before the next step.
+        unpadded, bypassing graphs (the reference path). `variant` picks the graphs of a
+        variant (see the class docstring). With the CUDA backend the outputs are the
+        graph's static tensors: consume them before the next step.
         """
         inputs = inputs if inputs is not None else {}
-        if dispatch is None and not eager:
-            # the hot path: a batch shaped like one seen before replays what was prepared
-            # for it (`_prepare`): every check was made then, and holds for the same shapes
+        if not eager:
+            # the hot path: a batch shaped like one seen before (with the same dispatch
+            # given, if any, and variant) replays what was prepared for it (`_prepare`):
+            # every check was made then, and holds for the same shapes
             try:
-                shape_key = (num_tokens, num_reqs, uniform_decode, tuple(inputs),
-                             tuple(map(_SHAPE, inputs.values())))
+                shape_key = (num_tokens, num_reqs, uniform_decode, dispatch,
+                             None if variant is None else tuple(
+                                 (k, v, type(v)) for k, v in variant.items()),  # 1 != True
+                             tuple(inputs), tuple(map(_SHAPE, inputs.values())))
                 prepared = self._prepared.get(shape_key)
             except (AttributeError, TypeError):  # not tensors, unhashable counts: checked below
                 shape_key, prepared = None, None
-            if prepared is None and shape_key is not None:
-                prepared = self._prepare(inputs, num_tokens, num_reqs, uniform_decode)
+            if prepared is None and shape_key is not None and (
+                    dispatch is None or type(dispatch) is Dispatch):
+                prepared = self._prepare(inputs, num_tokens, num_reqs, uniform_decode,
+                                         dispatch, variant)
                 if prepared is not None:
                     if len(self._prepared) >= _PREPARED_LIMIT:
                         self._prepared.clear()
@@ -297,6 +415,7 @@ class GraphRunner:
                 return _replay(prepared, inputs)
         if dispatch is not None and not isinstance(dispatch, Dispatch):
             raise BatchError(f"dispatch: expected a Dispatch, got {excerpt(dispatch)}")
+        variant_key, graphs = self._variant_graphs(variant)
         n, r = self.counts(inputs, num_tokens, num_reqs, uniform_decode)
         if type(n) is not int or n < 1:
             raise BatchError(f"num_tokens: must be an integer >= 1, got {excerpt(n)}")
@@ -323,7 +442,7 @@ class GraphRunner:
             if dispatch.padded < n:
                 raise BatchError(f"dispatch: padded {dispatch.padded} < num_tokens {n}")
             key = self.key(dispatch)
-            graph = self._graphs.get(key)
+            graph = graphs.get(key)
             if graph is None:
                 self._static(key)  # CapacityError if the buffers cannot hold this shape
                 raise BatchError(f"dispatch: no graph captured for {key} ({dispatch}); no "
@@ -336,10 +455,11 @@ class GraphRunner:
         if graph is None:
             views = {name: self.buffers.view(name, rule.rows(n, r))
                      for name, rule in self._rules.items()}
+            keep = r if self.outputs == "requests" else n
             with torch.no_grad():
                 for _, dst, tensor in writes:
                     dst.copy_(tensor)
-                return _sliced(self.fn(views), n, n)
+                return _sliced(self._variant_fn(variant_key)(views), keep, keep)
         tails: list[tuple[TailFill, int]] = []
         for fill in graph.fills:
             real = fill.rule.rows(n, r)
@@ -352,11 +472,33 @@ class GraphRunner:
                 dst.copy_(tensor)
             for fill, real in tails:
                 fill_tail(fill.view, fill.axis, real, fill.policy)
-            return _sliced(graph.graph.replay(), dispatch.padded, n)
+            if self.before_replay is not None:
+                self.before_replay(graph.key, n, r)
+            rows = self._output_rows(graph.key)
+            return _sliced(graph.graph.replay(), rows, r if self.outputs == "requests" else n)
+
+    def _variant_graphs(self, variant: Mapping[str, Hashable] | None
+                        ) -> tuple[Variant, Mapping[GraphKey, CapturedGraph]]:
+        """A step's variant (default: the first value of each dimension) and its graphs."""
+        if variant is None:
+            return self.default_variant, self._graphs
+        if not isinstance(variant, Mapping) or set(variant) != set(self.variants):
+            raise BatchError(f"variant: expected a value for each of "
+                             f"{sorted(self.variants) or 'no dimensions'}, got {excerpt(variant)}")
+        chosen: list[tuple[str, Hashable]] = []
+        for name, values in self.variants.items():
+            value = variant[name]
+            if not any(value == v and type(value) is type(v) for v in values):
+                raise BatchError(f"variant: {name}={excerpt(value)} is not one of "
+                                 f"{excerpt(values)}")
+            chosen.append((name, value))
+        key = tuple(chosen)
+        return key, self._graph_sets.get(key, {})
 
 
     def _prepare(self, inputs: Mapping[str, torch.Tensor], n: int | None, r: int | None,
-                 uniform: bool) -> _Prepared | None:
+                 uniform: bool, dispatch: Dispatch | None = None,
+                 variant: Mapping[str, Hashable] | None = None) -> _Prepared | None:
         """What `step` needs to replay a batch shaped like `inputs`, checked once; None when
         the batch runs eagerly or has an error to report (`step`'s general path then runs or
         raises): the dispatch, the graph's replay, each input's destination view (in the
@@ -387,12 +529,14 @@ class GraphRunner:
             r = real_requests(n, uniform=uniform, width=self.uniform_query_len,
                               max_num_seqs=self.max_num_seqs)
         try:
-            d = self._lookup(n, uniform_decode=uniform, num_reqs=r)
+            d = dispatch if dispatch is not None else self._lookup(
+                n, uniform_decode=uniform, num_reqs=r)
+            graphs = self._variant_graphs(variant)[1]
         except GraphfitError:
             return None
-        if d.mode is CUDAGraphMode.NONE or d.padded < n:
+        if d.mode is CUDAGraphMode.NONE or d.padded < n or n < 1 or r < 0:
             return None
-        graph = self._graphs.get(self.key(d))
+        graph = graphs.get(self.key(d))
         if graph is None:
             return None
         dsts: list[torch.Tensor] = []
@@ -419,7 +563,12 @@ class GraphRunner:
                 filler = fillers[real] = tail_filler(fill.view, fill.axis, real, fill.policy)
             if filler is not None:
                 fills.append(filler)
-        return d, graph.graph.replay, tuple(dsts), tuple(fills), n
+        replay = graph.graph.replay
+        if self.before_replay is not None:
+            replay = _hooked(self.before_replay, replay, graph.key, n, r)
+        rows = self._output_rows(graph.key)
+        return d, replay, tuple(dsts), tuple(fills), rows, (
+            r if self.outputs == "requests" else n)
 
 
 def _check_inputs(inputs: object) -> None:
@@ -437,19 +586,61 @@ def _check_inputs(inputs: object) -> None:
 
 def _replay(prepared: _Prepared, inputs: Mapping[str, torch.Tensor]) -> Outputs:
     """A prepared graph step: copy the inputs in, fill the tails, replay, slice."""
-    d, replay, dsts, fills, n = prepared
+    _, replay, dsts, fills, rows, keep = prepared
     for dst, tensor in zip(dsts, inputs.values()):
         dst.copy_(tensor)
     for filler in fills:
         filler()
-    return _sliced(replay(), d.padded, n)
+    return _sliced(replay(), rows, keep)
+
+
+def _hooked(hook: BeforeReplay, replay: Callable[[], Outputs], key: GraphKey, n: int,
+            r: int) -> Callable[[], Outputs]:
+    """`replay` with the before-replay hook run first (after the copies and fills)."""
+    def run() -> Outputs:
+        hook(key, n, r)
+        return replay()
+    return run
+
+
+def _variants(variants: object) -> dict[str, tuple[Hashable, ...]]:
+    """Graph-key dimensions beyond the shape: name -> its distinct values (ConfigError)."""
+    if variants is None:
+        return {}
+    if not isinstance(variants, Mapping):
+        raise ConfigError(f"variants: expected a mapping of name -> values, got "
+                          f"{type(variants).__name__}")
+    out: dict[str, tuple[Hashable, ...]] = {}
+    for name, values in variants.items():
+        if not isinstance(name, str) or not name.isidentifier():
+            raise ConfigError(f"variants: names are identifiers (fn's keyword arguments), "
+                              f"got {excerpt(name)}")
+        if isinstance(values, (str, bytes)) or not isinstance(values, Sequence) or not values:
+            raise ConfigError(f"variants: {name} needs a non-empty sequence of values, got "
+                              f"{excerpt(values)}")
+        try:
+            if len(set(values)) != len(values):
+                raise ConfigError(f"variants: {name} repeats a value: {excerpt(values)}")
+        except TypeError:
+            raise ConfigError(f"variants: {name}'s values must be hashable") from None
+        out[name] = tuple(values)
+    return out
+
+
+def _combinations(variants: Mapping[str, tuple[Hashable, ...]]) -> list[Variant]:
+    """Every variant, in declaration order (the first is the default)."""
+    combos: list[Variant] = [()]
+    for name, values in variants.items():
+        combos = [(*c, (name, v)) for c in combos for v in values]
+    return combos
 
 
 _PREPARED_LIMIT = 4096  # batch shapes a runner keeps prepared (cleared when full)
 _SHAPE = attrgetter("shape", "dtype", "device")  # a prepared step is keyed by all three
-# a prepared graph step: dispatch, replay, destination view per input, tail fills, real tokens
+# a prepared graph step: dispatch, replay, destination view per input, tail fills, the
+# graph's output rows and the real rows kept (tokens, or requests with outputs="requests")
 _Prepared = tuple[Dispatch, Callable[[], Outputs], tuple[torch.Tensor, ...],
-                  tuple[Callable[[], object], ...], int]
+                  tuple[Callable[[], object], ...], int, int]
 
 
 def _sliced(out: Outputs, rows: int, n: int) -> Outputs:
@@ -460,7 +651,8 @@ def _sliced(out: Outputs, rows: int, n: int) -> Outputs:
     for t in items:
         if not isinstance(t, torch.Tensor) or t.dim() == 0 or t.shape[0] != rows:
             shape = tuple(t.shape) if isinstance(t, torch.Tensor) else type(t).__name__
-            raise GraphfitError(f"fn output {shape}: expected {rows} rows (one per token) on dim 0")
+            raise GraphfitError(f"fn output {shape}: expected {rows} rows (one per token, or per "
+                                f"request with outputs='requests') on dim 0")
     if rows == n:
         return out
     if isinstance(out, torch.Tensor):

@@ -36,7 +36,9 @@ def test_gpu_check_dry_run_on_cpu(capsys: pytest.CaptureFixture[str], tmp_path: 
     profile = tmp_path / "profile.json"
     assert main(["--cpu", "--batches", "6", "--profile-out", str(profile)]) == 0
     out = capsys.readouterr().out
-    assert out.count("0 mismatches") == 4 and "OK: every replay matched eager" in out
+    # 4 runners alone + 2 sessions (target and drafter captured together, weak outputs)
+    assert out.count("0 mismatches") == 6 and "OK: every replay matched eager" in out
+    assert out.count(" session ") == 2
     doc = json.loads(profile.read_text())
     assert doc["schema"] == "graphfit.graph-profile/1"
     # the samples vary both the largest size and the graph count, so a GPU profile can be fit

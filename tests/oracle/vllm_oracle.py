@@ -137,6 +137,8 @@ class RunnerResult:
     # draft_model: a correction slot, standalone_ar/speculator.py:62-73, 367-388)
     drafter_expansion: int = 0
     drafter_buffers: dict[str, tuple[int, ...]] | None = None  # the real drafter's tensors
+    config: Any = field(default=None, repr=False)  # the VllmConfig, mode and sizes resolved
+    proposer: Any = field(default=None, repr=False)  # the real drafter (V1) / speculator (V2)
     S: int = 0
     q: int = 1
 
@@ -506,6 +508,7 @@ def runner(case: Case, which: str = "v1") -> RunnerResult:
         return RunnerResult(which, _err("resolve_cudagraph_mode_and_sizes", exc))
     out = RunnerResult(which, None, mode.name, tuple(compilation.cudagraph_capture_sizes or ()),
                        compilation.max_cudagraph_capture_size or 0, S=case.S, q=q)
+    out.config, out.proposer = config, drafter_obj
     if drafter_obj is not None:
         out.drafter_buffers = _tensors(drafter_obj)
     try:

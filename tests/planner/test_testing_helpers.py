@@ -16,6 +16,7 @@ from graphfit.testing import (
     assert_property,
     engine_configs,
     engine_plans,
+    pinned,
     verify,
 )
 from tests.helpers import ROOT
@@ -114,3 +115,51 @@ def test_assert_plan_safe_rejects_unknown_buffer_names() -> None:
     assert_plan_safe(plain, {"drafter.positions": "S*q"})  # other configs have it: skipped
     with pytest.raises(ConfigError, match="this plan has no buffer"):
         assert_plan_safe(plain, {"drafter.positions": "S*q"}, require_all=True)
+
+
+# -- filters for an engine's CI: what they yield is what plan() accepts, and honours them ------
+
+FILTERED = dict(engines=("vllm",), runners=("v1",), ladders=("vllm",),
+                attention_support=("UNIFORM_BATCH",))
+
+
+@given(engine_configs(**FILTERED))  # type: ignore[arg-type]
+def test_filtered_configs_are_planned_and_honour_the_filters(config: EngineConfig) -> None:
+    p = plan(config)  # never ConfigError: the strategies yield only configs plan() accepts
+    assert config.runner.value == "v1" and config.ladder.value == "vllm"
+    assert config.attention_cudagraph_support is not None
+    assert config.attention_cudagraph_support.value == "UNIFORM_BATCH"
+    # a pinned level leaves one target scenario (drafter levels may still vary)
+    assert all(dict(s.settings).get("attention_cudagraph_support") == "UNIFORM_BATCH"
+               for s in (p.assumed, *p.covered) if s is not None)
+
+
+@given(engine_plans(engines=("vllm",), versions=("0.33.0",), runners=("v2",),
+                    attention_support=(None,)))
+def test_version_filter_and_pinned_scenario(p: Plan) -> None:
+    assert p.engine_version.endswith("0.33.0") and p.config.runner.value == "v2"
+    only = pinned(p)
+    assert not only.covered
+    assert only.assumed == p.assumed or p.assumed is None
+    # the assumed scenario is one of the scenarios the full plan checks: whatever is safe
+    # everywhere is safe there
+    assert verify(only).ok == verify(p, scenario="assumed").ok
+    if verify(p).ok:
+        assert verify(p, scenario="assumed").ok
+
+
+def test_filter_arguments_are_checked() -> None:
+    with pytest.raises(ValueError, match="not one of"):
+        engine_configs(runners=("v3",))
+    with pytest.raises(ValueError, match="include 'vllm'"):
+        engine_configs(engines=("sglang",), runners=("v1",))
+    with pytest.raises(ValueError, match="graphfit models"):
+        engine_plans(engines=("vllm",), versions=("0.1.0",))
+    p = plan(EngineConfig(max_num_seqs=8, runner="v1"))
+    with pytest.raises(ConfigError, match="scenario"):
+        verify(p, scenario="no such scenario")
+
+
+@given(engine_configs())
+def test_every_generated_config_is_one_plan_accepts(config: EngineConfig) -> None:
+    assert isinstance(plan(config), Plan)

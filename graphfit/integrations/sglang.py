@@ -1,0 +1,173 @@
+"""graphfit in front of SGLang: `python -m graphfit.integrations.sglang <sglang args>`.
+
+Runs SGLang 0.5.23's own start-up up to its server arguments, exactly as
+`python -m sglang.launch_server` does (sglang/launch_server.py:70-87: `load_plugins()`, then
+`prepare_server_args(sys.argv[1:])`, then `run_server(server_args)`), checks those arguments
+with graphfit, and only then starts SGLang:
+
+    python -m graphfit.integrations.sglang --model-path M --max-running-requests 64 \\
+        --speculative-algorithm EAGLE --speculative-num-steps 3 ...
+
+The check reads the `ServerArgs` SGLang built (`EngineConfig.from_sglang`), plans it, and
+verifies the buffers at the rows SGLang's code allocates against every batch SGLang's code
+runs (`Plan.verify_engine`). It prints one line: SAFE with the check count, or the first
+buffer and batch that would go short. GRAPHFIT_SGLANG=check (the default here) exits 2
+instead of starting when unsafe; =warn starts anyway.
+
+SGLang 0.5.23's own plugin mechanism is used too: installing graphfit registers
+`graphfit = graphfit.integrations.sglang:register` in the `sglang.srt.plugins` entry-point
+group, which `load_plugins()` runs in every SGLang process before it builds its ServerArgs
+(srt/plugins/__init__.py:29, 103-144; entrypoints/engine.py:284-286 says so for the Python
+Engine). Off unless GRAPHFIT_SGLANG=check or warn, `register` adds an AFTER hook on
+`prepare_server_args` (srt/server_args.py:668-720) through SGLang's `HookRegistry`
+(srt/plugins/hook_registry.py:84-143, 350-371; the patch is propagated to the modules that
+imported the function by name, :320), so `sglang serve` and `python -m sglang.launch_server`
+check their arguments as they are parsed. (`ServerArgs.__post_init__` cannot be hooked:
+ServerArgs is a msgspec Struct, which binds `__post_init__` when the class is made;
+`sglang.Engine(**kwargs)` builds ServerArgs without `prepare_server_args` and is not covered.)
+Arguments that leave max_running_requests to the scheduler cannot be checked: the plugin
+says so in one line and lets SGLang start. Nothing of SGLang is imported at graphfit's import
+time.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import sys
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from graphfit.planner.config import EngineConfig
+from graphfit.planner.core.errors import ConfigError, GraphfitError
+from graphfit.planner.core.verify import Verification
+from graphfit.planner.plan import Plan, plan
+
+ENV = "GRAPHFIT_SGLANG"
+HOOK_TARGET = "sglang.srt.server_args.prepare_server_args"
+logger = logging.getLogger("graphfit.integrations.sglang")
+_launcher_active = False  # the launcher checks itself: the plugin then stays out
+
+
+class UnsafeServerArgsError(GraphfitError):
+    """GRAPHFIT_SGLANG=check: SGLang's buffers would go short on a batch it runs."""
+
+
+@dataclass(frozen=True)
+class SglangCheck:
+    plan: Plan
+    verification: Verification
+
+    @property
+    def ok(self) -> bool:
+        return self.verification.ok
+
+    def line(self) -> str:
+        v = self.verification
+        if v.ok:
+            return f"graphfit: SAFE: every buffer x every reachable batch, {v.checked} checks " \
+                   f"(SGLang {self.plan.engine_version.split()[-1]})"
+        first = v.ranges()[0].describe() if v.ranges() else v.fill_ranges[0].describe()
+        return f"graphfit: UNSAFE: {first}"
+
+
+def engine_capacities(p: Plan) -> dict[str, int]:
+    """The rows SGLang's own code allocates for each buffer (graphfit's model of it)."""
+    return {b.key: b.reference_capacity for c in p.components.values() for b in c.buffers}
+
+
+def check_server_args(server_args: Any, **overrides: Any) -> SglangCheck:
+    """Plan SGLang's ServerArgs and verify the engine's own sizing (ConfigError when the
+    arguments leave a needed value to later start-up, e.g. max_running_requests)."""
+    p = plan(EngineConfig.from_sglang(server_args, **overrides))
+    return SglangCheck(p, p.verify(engine_capacities(p)))
+
+
+def _mode(environ: Mapping[str, str]) -> str:
+    value = environ.get(ENV, "check").strip().lower() or "check"
+    if value not in ("check", "warn"):
+        raise ConfigError(f"{ENV}: {value!r} is not one of check, warn")
+    return value
+
+
+def plugin_mode(environ: Mapping[str, str] | None = None) -> str | None:
+    """The plugin's mode: "check", "warn" or None (off: unset, empty, "0", "off")."""
+    value = (os.environ if environ is None else environ).get(ENV, "").strip().lower()
+    if value in ("", "0", "off"):
+        return None
+    return _mode({ENV: value})
+
+
+def after_server_args(server_args: Any, *args: Any, **kwargs: Any) -> None:
+    """The AFTER hook on prepare_server_args (gets its result, the ServerArgs): check, one
+    log line, refuse in check mode when unsafe."""
+    mode = plugin_mode() or "warn"
+    try:
+        check = check_server_args(server_args)
+    except GraphfitError as exc:
+        logger.warning(f"graphfit: not checked: {exc}"[:200])
+        return None
+    if check.ok:
+        logger.info(check.line())
+        return None
+    logger.warning(check.line())
+    if mode == "check":
+        raise UnsafeServerArgsError(f"{check.line()} ({ENV}=check refuses to start)")
+    return None
+
+
+def register() -> None:
+    """The `sglang.srt.plugins` entry point: off unless GRAPHFIT_SGLANG is check or warn."""
+    if _launcher_active or plugin_mode() is None:
+        return
+    from sglang.srt.plugins.hook_registry import HookRegistry, HookType
+
+    HookRegistry.register(HOOK_TARGET, after_server_args, HookType.AFTER)
+
+
+def _start(server_args: Any) -> None:
+    """What launch_server's __main__ does after parsing (launch_server.py:84-87)."""
+    from sglang.launch_server import run_server
+    from sglang.srt.utils import kill_process_tree
+
+    try:
+        run_server(server_args)
+    finally:
+        kill_process_tree(os.getpid(), include_parent=False)
+
+
+def main(argv: Sequence[str] | None = None, *, start: Callable[[Any], object] | None = None,
+         environ: Mapping[str, str] | None = None,
+         out: Callable[[str], object] | None = None) -> int:
+    """Parse with SGLang, check, start (`start` injectable: tests pass a recorder)."""
+    say = out or (lambda text: print(text, file=sys.stderr))
+    try:
+        mode = _mode(os.environ if environ is None else environ)
+    except ConfigError as exc:
+        say(f"error: {exc}")
+        return 2
+    from sglang.srt.plugins import load_plugins
+    from sglang.srt.server_args import prepare_server_args
+
+    global _launcher_active
+    _launcher_active = True
+    load_plugins()
+    server_args = prepare_server_args(list(sys.argv[1:] if argv is None else argv))
+    try:
+        result = check_server_args(server_args)
+    except GraphfitError as exc:
+        say(f"error: graphfit cannot check this start-up: {exc}"[:200])
+        if mode == "check":
+            return 2
+    else:
+        say(result.line())
+        if not result.ok and mode == "check":
+            say(f"error: {ENV}=check refuses to start SGLang (set {ENV}=warn to start anyway)")
+            return 2
+    (start or _start)(server_args)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
