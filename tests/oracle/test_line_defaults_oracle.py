@@ -249,3 +249,23 @@ def sglang_cases(draw: st.DrawFn) -> tuple[tuple[str, ...], float | None]:
 @given(case=sglang_cases())
 def test_sglang_generated_lines(case: tuple[tuple[str, ...], float | None]) -> None:
     sglang_agree(*case)
+
+
+# ------------------------------------------------------------------------------------------
+# flags/renamed.json: the engines' own parsers refuse each old spelling graphfit explains
+
+
+def _renamed_entries() -> list[Any]:
+    from graphfit.inputs import renamed
+
+    return [pytest.param(e, id=e.old) for e in renamed.table() if e.kind != "environment"]
+
+
+@pytest.mark.parametrize("entry", _renamed_entries())
+def test_renamed_table_matches_the_engines(va: Any, sa: Any, entry: Any) -> None:
+    data = json.loads(__import__("importlib.resources", fromlist=["files"]).files(
+        "graphfit.inputs").joinpath("flags/renamed.json").read_text())
+    example = next(e["example"] for e in data["entries"] if e["old"] == entry.old)
+    theirs = (va.parse_vllm(example) if entry.engine.value == "vllm"
+              else sa.parse_sglang(example))
+    assert not theirs.ok, f"{entry.engine.value} accepts {example}"
