@@ -519,8 +519,9 @@ class GridInputs:
 def _print_notes(notes: tuple[str, ...]) -> None:
     from graphfit.cli.errors import printable
 
-    for note in dict.fromkeys(notes):
-        print(f"note: {printable(note)}", file=sys.stderr)
+    for note in dict.fromkeys(notes):  # an input's warning keeps its own word
+        label = "" if note.startswith("warning: ") else "note: "
+        print(f"{label}{printable(note)}", file=sys.stderr)
 
 
 def config_options(func: F | None = None, *,
