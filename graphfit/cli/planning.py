@@ -16,6 +16,7 @@ from graphfit.cli.errors import EXIT_VIOLATIONS, handled
 from graphfit.cli.options import config_options, integer
 from graphfit.cli.output import JsonFlag, console, emit_json
 from graphfit.cli.render import (
+    eager_line,
     engine_label,
     engine_verdict,
     explain_rows,
@@ -136,6 +137,9 @@ def check_command(
         out = console()
         for line in engine_verdict(result, engine) if engine is not None else []:
             out.print(line)
+        slow = eager_line(result) if engine is not None else None
+        if slow is not None:
+            out.print(slow)
         if verification is not None:
             print_verdict(out, verification, audit=bool(audited),
                           engine_version=result.engine_version)

@@ -169,6 +169,31 @@ def engine_verdict(plan: Plan, verification: Verification) -> list[str]:
     return lines
 
 
+def eager_line(plan: Plan) -> str | None:
+    """One line on what runs without a graph (graphfit.planner.analysis.eager): the share of
+    reachable uniform-decode sizes dispatched eagerly and the flag that would capture them,
+    with the graphs and buffer bytes it adds."""
+    from graphfit.planner.analysis.eager import eager_share
+
+    share = eager_share(plan)
+    if share is None:
+        return None
+    sizes = f"1..{share.reachable}"
+    if share.eager == 0:
+        return (f"[bold]eager[/bold]: none: every uniform decode of {sizes} requests replays "
+                "a graph")
+    line = (f"[bold]eager[/bold]: {share.eager:,} of {share.reachable:,} uniform-decode "
+            f"sizes ({share.fraction:.0%}) run without a graph")
+    if plan.cudagraph_mode is CUDAGraphMode.NONE:
+        return line + " (CUDA graphs are off)"
+    if share.flag is None:
+        return line
+    sign = "+" if share.bytes_added >= 0 else "-"
+    return (f"{line}; {user(share.flag)} leaves {share.eager_after:,}: "
+            f"{share.graphs_added:+,} graphs, {sign}{human_bytes(abs(share.bytes_added))} "
+            "buffers")
+
+
 def print_verdict(console: Console, verification: Verification, *, audit: bool,
                   engine_version: str = "") -> None:
     what = "the given capacities" if audit else "graphfit's capacities"
@@ -199,6 +224,9 @@ def print_plan(console: Console, plan: Plan, verification: Verification,
     if engine is not None:
         for line in engine_verdict(plan, engine):
             console.print(line)
+        slow = eager_line(plan)
+        if slow is not None:
+            console.print(slow)
     console.print(f"[bold]graphfit plan[/bold]: {config_line(plan)}")
     for line in scenario_lines(plan):
         console.print(line)
