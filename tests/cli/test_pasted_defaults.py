@@ -87,3 +87,15 @@ def test_verdict_says_what_runs_eager(command: str) -> None:
     assert "--max-cudagraph-capture-size 5120 leaves 0" in slow
     code, out, _ = run_cli([command, "--max-num-seqs", "64"])
     assert "eager: none: every uniform decode of 1..64 requests replays a graph" in out
+
+
+def test_optimize_says_what_runs_eager_on_the_trace() -> None:
+    from tests.helpers import ROOT
+
+    trace = str(ROOT / "examples/traces/decode_batches.csv")
+    code, out, err = run_cli(["optimize", "--engine", "sglang", "--max-running-requests",
+                              "256", "--trace", trace])
+    assert code == 0, err
+    text = " ".join(out.split())
+    assert "eager: 96 of 256 uniform-decode sizes (38%) run without a graph;" in text
+    assert "of the trace's steps run without a graph" in text

@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from graphfit import EngineConfig, plan
 from graphfit.planner.analysis.eager import eager_share, uniform_family
-from graphfit.planner.core.enums import CUDAGraphMode
+from graphfit.planner.core.enums import CUDAGraphMode, Unit
 from graphfit.planner.core.errors import GraphfitError
 
 
@@ -57,9 +57,14 @@ def test_share_matches_a_walk_of_pad(cfg: dict[str, Any], trace: dict[int, int])
     assert (share.eager, share.reachable) == brute_eager(p)
     family = uniform_family(p.components["target"])
     assert family is not None
-    steps = {r: n for r, n in trace.items() if family.first <= r <= family.last}
-    eager_steps = sum(n for r, n in steps.items() if p.pad(
-        r * family.step, uniform_decode=True, num_reqs=r).mode is CUDAGraphMode.NONE)
+    if p.unit is Unit.REQUESTS:  # request counts: uniform decodes
+        steps = {r: n for r, n in trace.items() if r <= family.last}
+        eager_steps = sum(n for r, n in steps.items() if p.pad(
+            r * family.step, uniform_decode=True, num_reqs=r).mode is CUDAGraphMode.NONE)
+    else:  # token counts, dispatched as a step of that many tokens
+        steps = {t: n for t, n in trace.items() if t <= p.config.max_num_batched_tokens}
+        eager_steps = sum(n for t, n in steps.items()
+                          if p.pad(t).mode is CUDAGraphMode.NONE)
     if trace:
         assert (share.trace_eager, share.trace_steps) == (eager_steps, sum(steps.values()))
     else:

@@ -31,8 +31,8 @@ class EagerShare:
 
     eager: int                  # uniform-decode request counts dispatched without a graph
     reachable: int              # request counts 1..last that reach the target
-    trace_eager: int | None = None   # a trace's decode steps that run eagerly
-    trace_steps: int | None = None   # a trace's decode steps in all
+    trace_eager: float | None = None  # weight of a trace's steps that run eagerly
+    trace_steps: float | None = None  # weight of a trace's steps in all
     flag: str | None = None          # e.g. "--max-cudagraph-capture-size 4096"
     eager_after: int | None = None   # eager sizes with the flag
     graphs_added: int = 0
@@ -60,28 +60,39 @@ def eager_counts(p: Plan) -> tuple[int, int, BatchFamily | None]:
     return eager, stats.batches, family
 
 
-def _trace_share(p: Plan, family: BatchFamily, steps: Mapping[int, int]
-                 ) -> tuple[int, int]:
-    """(eager steps, steps) over a trace's uniform decodes {request count: steps}."""
+def _trace_share(p: Plan, family: BatchFamily, steps: Mapping[int, float]
+                 ) -> tuple[float, float]:
+    """(eager weight, total weight) of a trace's steps {size: weight}, sizes in the plan's
+    unit: a request count for batch-size engines (a uniform decode of that many requests),
+    a token count for vLLM (dispatched as the engine dispatches a step of that many tokens:
+    a trace does not say which steps were uniform decodes)."""
     comp = p.components["target"]
-    eager = total = 0
-    for reqs, count in steps.items():
-        if not family.first <= reqs <= family.last or count <= 0:
+    eager = total = 0.0
+    for size, weight in steps.items():
+        if size < 1 or weight <= 0:
             continue
-        total += count
-        hit = comp.tables.lookup(reqs * family.step, uniform_decode=True, num_reqs=reqs)
+        if p.unit is Unit.REQUESTS:
+            if size > family.last:
+                continue
+            hit = comp.tables.lookup(size * family.step, uniform_decode=True, num_reqs=size)
+        else:
+            if size > p.config.max_num_batched_tokens:
+                continue  # the scheduler never builds it
+            hit = p.pad(size)
+        total += weight
         if hit.mode is CUDAGraphMode.NONE:
-            eager += count
+            eager += weight
     return eager, total
 
 
-def eager_share(p: Plan, trace_steps: Mapping[int, int] | None = None) -> EagerShare | None:
+def eager_share(p: Plan, trace_steps: Mapping[int, float] | None = None) -> EagerShare | None:
     """The eager share of `p`'s uniform decodes (None: no uniform decode reaches a target),
     with the capture-size flag that would capture them when graphs are on and one helps."""
     eager, reachable, family = eager_counts(p)
     if family is None:
         return None
-    trace_eager = trace_total = None
+    trace_eager: float | None = None
+    trace_total: float | None = None
     if trace_steps:
         trace_eager, trace_total = _trace_share(p, family, trace_steps)
     share = EagerShare(eager, reachable, trace_eager, trace_total)
