@@ -269,3 +269,4 @@ def test_renamed_table_matches_the_engines(va: Any, sa: Any, entry: Any) -> None
     theirs = (va.parse_vllm(example) if entry.engine.value == "vllm"
               else sa.parse_sglang(example))
     assert not theirs.ok, f"{entry.engine.value} accepts {example}"
+
