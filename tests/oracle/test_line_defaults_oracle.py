@@ -37,16 +37,21 @@ GPUS = {
 }
 
 
-def _model_dir(tmp: Path, positions: int) -> str:
-    """A Llama-shaped config.json without rope scaling: vLLM's max_model_len is
-    max_position_embeddings, which graphfit reads too."""
-    path = tmp / f"llama-{positions}"
+MIXTRAL = {"architectures": ["MixtralForCausalLM"], "model_type": "mixtral",
+           "num_local_experts": 8, "num_experts_per_tok": 2}
+
+
+def _model_dir(tmp: Path, positions: int, moe: bool = False) -> str:
+    """A Llama-shaped config.json without rope scaling (Mixtral-shaped with `moe`): vLLM's
+    max_model_len is max_position_embeddings, which graphfit reads too."""
+    path = tmp / f"{'mixtral' if moe else 'llama'}-{positions}"
     path.mkdir(exist_ok=True)
     (path / "config.json").write_text(json.dumps({
         "architectures": ["LlamaForCausalLM"], "model_type": "llama", "hidden_size": 4096,
         "intermediate_size": 14336, "num_attention_heads": 32, "num_key_value_heads": 8,
         "num_hidden_layers": 32, "vocab_size": 128256, "max_position_embeddings": positions,
-        "rms_norm_eps": 1e-05, "rope_theta": 500000.0, "torch_dtype": "bfloat16"}))
+        "rms_norm_eps": 1e-05, "rope_theta": 500000.0, "torch_dtype": "bfloat16",
+        **(MIXTRAL if moe else {})}))
     return str(path)
 
 
@@ -84,6 +89,8 @@ REAL = [
     ([], "B200", 8192, (1024, 16384)),
     (["--no-enable-chunked-prefill"], "24", 32768, (256, 32768)),
     (["--max-num-seqs", "8"], "H100", 512, (8, 4096)),
+    (["--enable-expert-parallel", "-dp", "2", "--all2all-backend", "deepep_low_latency"],
+     "H100", 8192, (256, 256)),
 ]
 
 
@@ -91,7 +98,8 @@ REAL = [
                          ids=[" ".join(r[0])[:40] or "bare" for r in REAL])
 def test_real_lines(va: Any, tmp_path: Path, flags: list[str], gpu: str | None,
                     positions: int, expected: tuple[int, int]) -> None:
-    assert agree(va, flags, gpu, _model_dir(tmp_path, positions)) == expected
+    moe = "--enable-expert-parallel" in flags
+    assert agree(va, flags, gpu, _model_dir(tmp_path, positions, moe)) == expected
 
 
 @st.composite
