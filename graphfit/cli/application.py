@@ -147,6 +147,34 @@ def split_pasted(argv: list[str]) -> tuple[list[str], tuple[str, ...] | None]:
     return argv[:index], tuple(argv[index + 1:])
 
 
+_SERVING = ("vllm", "sglang", "trtllm-serve")
+
+
+def serving_command_at(own: list[str]) -> int | None:
+    """Where a serving command starts among graphfit's own arguments (pasted without `--`):
+    `vllm`, `sglang`, `trtllm-serve`, `python -m vllm...|sglang...`, or one quoted string
+    starting so."""
+    for i, word in enumerate(own):
+        words = word.split() if " " in word.strip() else own[i:i + 3]
+        if not words:
+            continue
+        name = words[0].rsplit("/", 1)[-1]
+        module = words[2] if len(words) > 2 and words[1] == "-m" else ""
+        if name in _SERVING or (name.startswith("python")
+                                and module.startswith(("vllm", "sglang"))):
+            return i
+    return None
+
+
+def _without_dashes_hint(own: list[str]) -> str | None:
+    at = serving_command_at(own)
+    if at is None:
+        return None
+    command = next((a for a in own[:at] if not a.startswith("-")), "plan")
+    return (f"put `--` before the serving command: graphfit {command} -- "
+            f"{' '.join(own[at:at + 3])} ...")
+
+
 def main(argv: list[str] | None = None) -> None:
     """Entry point: usage errors are one line and exit 2, like every other bad input.
 
@@ -174,6 +202,9 @@ def main(argv: list[str] | None = None) -> None:
         code = build_app(command)(args=own, prog_name="graphfit", standalone_mode=False)
     except _CLICK_ERROR as exc:
         message = exc.format_message()  # type: ignore[attr-defined]
+        hint = _without_dashes_hint(own) if pasted is None else None
+        if hint is not None:  # the advice first; click's words, which echo the line, last
+            message = f"{hint} ({' '.join(message.split())[:60]})"
         print(error_line(message), file=sys.stderr)
         sys.exit(EXIT_BAD_INPUT)
     except typer.Abort:

@@ -500,13 +500,12 @@ def resolve_values(values: Mapping[str, Any], environ: Mapping[str, str] | None 
         from dataclasses import replace
 
         from graphfit.inputs.commandline import default_notes
+        from graphfit.inputs.line_defaults import settle
 
         resolved = replace(resolved, notes=(
             *resolved.notes, *default_notes(pasted, resolved.origins, resolved.values)))
-        if "max_num_seqs" not in resolved.values and "max_num_seqs" not in skip:
-            raise ConfigError(f"max_num_seqs: {pasted.label} sizes it from GPU memory at "
-                              "start-up; put the engine's flag for it on the line (SGLang: "
-                              "--max-running-requests N) or --max-num-seqs N before --")
+        resolved = settle(pasted, resolved, values.get("gpu_memory_gb"),
+                          _skipped_fields(skip))
     return resolved
 
 
@@ -532,8 +531,9 @@ class GridInputs:
 def _print_notes(notes: tuple[str, ...]) -> None:
     from graphfit.cli.errors import printable
 
-    for note in dict.fromkeys(notes):
-        print(f"note: {printable(note)}", file=sys.stderr)
+    for note in dict.fromkeys(notes):  # an input's warning keeps its own word
+        label = "" if note.startswith("warning: ") else "note: "
+        print(f"{label}{printable(note)}", file=sys.stderr)
 
 
 def config_options(func: F | None = None, *,

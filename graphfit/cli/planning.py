@@ -16,6 +16,7 @@ from graphfit.cli.errors import EXIT_VIOLATIONS, handled
 from graphfit.cli.options import config_options, integer
 from graphfit.cli.output import JsonFlag, console, emit_json
 from graphfit.cli.render import (
+    eager_line,
     engine_label,
     engine_verdict,
     explain_rows,
@@ -45,8 +46,34 @@ def capacities(result: Plan, given: list[str] | None) -> dict[str, int]:
     """Rows per buffer for this plan from `--capacity` assignments (ints or formulas)."""
     from graphfit.planner.analysis.capexpr import capacities_for
 
+    for text in given or []:
+        check_buffer_name(result, text.partition("=")[0].strip())
     formulas = dict(parse_capacity(c) for c in given or [])
     return capacities_for(result, formulas)
+
+
+def check_buffer_name(result: Plan, key: str) -> None:
+    """A `--capacity` buffer this plan does not have: the closest name first ("did you mean
+    target.positions?"), then what was typed, cut; a bare buffer name gets its component."""
+    import difflib
+
+    from graphfit.planner.core.errors import brief
+
+    keys = [f"{comp}.{buf.name}" for comp, c in result.components.items() for buf in c.buffers]
+    if not key or key in keys:
+        return
+    if "." not in key:
+        owners = [k for k in keys if k.endswith(f".{key}")]
+        if owners:
+            raise ConfigError(f"capacity: use {' or '.join(owners[:3])}=FORMULA: a buffer is "
+                              f"named with its component ({brief(key, 40)} alone is not)")
+        return  # parse_capacity names the form
+    close = difflib.get_close_matches(key, keys, n=1, cutoff=0.6)
+    if close:
+        raise ConfigError(f"capacity: did you mean {close[0]}? {brief(key, 40)} is not a "
+                          "buffer of this plan (graphfit plan lists them)")
+    raise ConfigError(f"capacity: {brief(key, 40)} is not a buffer of this plan (graphfit "
+                      f"plan lists them: {', '.join(keys[:3])}, ...)")
 
 
 def _engine_document(result: Plan, verification: Any) -> dict[str, Any]:
@@ -151,6 +178,9 @@ def check_command(
         out = console()
         for line in engine_verdict(result, engine) if engine is not None else []:
             out.print(line)
+        slow = eager_line(result) if engine is not None else None
+        if slow is not None:
+            out.print(slow)
         if verification is not None:
             print_verdict(out, verification, audit=bool(audited),
                           engine_version=result.engine_version)

@@ -6,6 +6,7 @@ labels and rows) never imports it.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
 from graphfit.cli.output import user
@@ -184,6 +185,36 @@ def engine_verdict(plan: Plan, verification: Verification) -> list[str]:
     return lines
 
 
+def eager_line(plan: Plan, trace: Mapping[int, float] | None = None) -> str | None:
+    """One line on what runs without a graph (graphfit.planner.analysis.eager): the share of
+    reachable uniform-decode sizes dispatched eagerly and the flag that would capture them,
+    with the graphs and buffer bytes it adds."""
+    from graphfit.planner.analysis.eager import eager_share
+
+    share = eager_share(plan, trace)
+    if share is None:
+        return None
+    steps = ""
+    if share.trace_steps:
+        assert share.trace_eager is not None
+        steps = (f"; {share.trace_eager / share.trace_steps:.0%} of the trace's steps run "
+                 "without a graph")
+    sizes = f"1..{share.reachable}"
+    if share.eager == 0:
+        return (f"[bold]eager[/bold]: none: every uniform decode of {sizes} requests replays "
+                f"a graph{steps}")
+    line = (f"[bold]eager[/bold]: {share.eager:,} of {share.reachable:,} uniform-decode "
+            f"sizes ({share.fraction:.0%}) run without a graph{steps}")
+    if plan.cudagraph_mode is CUDAGraphMode.NONE:
+        return line + " (CUDA graphs are off)"
+    if share.flag is None:
+        return line
+    sign = "+" if share.bytes_added >= 0 else "-"
+    return (f"{line}; {user(share.flag)} leaves {share.eager_after:,}: "
+            f"{share.graphs_added:+,} graphs, {sign}{human_bytes(abs(share.bytes_added))} "
+            "buffers")
+
+
 def print_verdict(console: Console, verification: Verification, *, audit: bool,
                   engine_version: str = "") -> None:
     what = "the given capacities" if audit else "graphfit's capacities"
@@ -214,6 +245,9 @@ def print_plan(console: Console, plan: Plan, verification: Verification,
     if engine is not None:
         for line in engine_verdict(plan, engine):
             console.print(line)
+        slow = eager_line(plan)
+        if slow is not None:
+            console.print(slow)
     console.print(f"[bold]graphfit plan[/bold]: {config_line(plan)}")
     for line in scenario_lines(plan):
         console.print(line)

@@ -230,7 +230,7 @@ def reduction_line(t: Tuning) -> str:
 
 
 def print_tuning(console: Console, t: Tuning, trace_warnings: tuple[str, ...] = ()) -> None:
-    from graphfit.cli.render import config_line, print_verdict
+    from graphfit.cli.render import config_line, eager_line, print_verdict
     from graphfit.planner.analysis.summary import compress_sizes
     from graphfit.planner.plan import plan
 
@@ -246,6 +246,9 @@ def print_tuning(console: Console, t: Tuning, trace_warnings: tuple[str, ...] = 
     console.print(reduction_line(t))
     console.print(f"optimised sizes: {compress_sizes(t.chosen.sizes)}")
     print_verdict(console, t.verification, audit=False)
+    slow = eager_line(plan(t.config), dict(zip(t.trace.sizes, t.trace.weights, strict=True)))
+    if slow is not None:  # the config as given, on this trace
+        console.print(slow)
     where, lines, warnings = paste_back(t)
     console.print(f"paste into {where}:")
     for warning in warnings:  # next to the lines they are about

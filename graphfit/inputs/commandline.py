@@ -24,11 +24,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, cast
 
-from graphfit.inputs import model_config, shell
+from graphfit.inputs import model_config, renamed, shell
 from graphfit.inputs.flagtable import LineReader, Parsed, Refused
 from graphfit.inputs.settings import COMMAND_LINE, Setting
 from graphfit.planner.core.enums import Engine
 from graphfit.planner.core.errors import ConfigError, excerpt, listed
+from graphfit.planner.core.limits import MAX_ERROR_CHARS
 from graphfit.planner.engines.table import part, plugin
 
 _SHELL_STOP = frozenset({"|", "||", "&&", ";", "&", "2>&1", "1>&2"})
@@ -186,12 +187,13 @@ def read(words: Sequence[str]) -> PastedLine:
     except Refused as exc:
         other = _release_accepting(engine, entry, argv, reader)
         if other is None:
-            raise ConfigError(f"{label} refuses this line: {exc}") from None
+            raise ConfigError(refusal(engine, label, argv, str(exc))) from None
         release, reader, (parsed, model, notes) = other
         notes = [f"{label} refuses this line ({excerpt(str(exc), 80)}); {reader.label(entry)}'s "
                  f"parser reads it: planned as a {release} line (--engine-version overrides)",
                  *notes]
         label = reader.label(entry)
+    notes = [*renamed.environment_notes(engine, environ), *notes]
     settings, more = _map(reader, parsed, label)
     if release is not None:
         settings.append(Setting("engine_version", release, label, COMMAND_LINE, weak=True))
@@ -209,6 +211,17 @@ def read(words: Sequence[str]) -> PastedLine:
         notes += more
     return PastedLine(engine, label, entry, dict(parsed.values), tuple(parsed.spellings),
                       model, environ, tuple(settings), tuple(notes))
+
+
+def refusal(engine: Engine, label: str, argv: Sequence[str], reason: str) -> str:
+    """The engine's refusal as one line: an old release's spelling gets its new one first
+    (graphfit.inputs.renamed); the engine's own words, which echo the line, are cut so that
+    the advice always fits MAX_ERROR_CHARS."""
+    old = renamed.old_flag(engine, argv)
+    head = f"{old.says()}; {label} refuses it" if old else f"{label} refuses this line"
+    room = MAX_ERROR_CHARS - len("error: ") - len(head) - 2
+    shown = reason if len(reason) <= room else f"{reason[:max(room - 3, 0)]}..."
+    return f"{head}: {shown}"
 
 
 def default_notes(line: PastedLine, origins: Mapping[str, str],

@@ -47,3 +47,18 @@ def gpu_memory_gb(origin: str, value: object) -> float:
     if not gb > 0:
         raise ConfigError(f"{origin}: must be > 0 GiB, got {value!r}")
     return gb
+
+
+def gpu_name(value: object) -> str:
+    """The GPU's name when `value` names one ("" for a figure in GiB or nothing): vLLM's
+    batch defaults look at the name too (an A100 stays on the small tier,
+    engine/arg_utils.py:2983-2987)."""
+    if not isinstance(value, str):
+        return ""
+    text = value.strip()
+    try:
+        float(text)
+    except ValueError:
+        key = _canonical(text)
+        return key if key in GPU_MEMORY_GB else ""
+    return ""

@@ -13,13 +13,16 @@ The model's values are weak settings of the config-file layer: any flag, JSON co
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from graphfit.inputs.reading import load_json, shown_path
 from graphfit.inputs.settings import FILE, Setting
-from graphfit.planner.core.errors import ConfigError
+from graphfit.planner.core.errors import ConfigError, brief, excerpt
+
+WARNING = "warning: "  # a note the CLI prints as a warning
 
 # vLLM's keys for a model's maximum length, the smallest given wins (config/model.py
 # _get_and_verify_max_len's possible_keys)
@@ -71,18 +74,39 @@ class ModelInfo:
 
 
 def config_path(model: str) -> Path | None:
-    """The config.json a model argument names locally (a directory or the file), else None."""
+    """The config.json a model argument names locally (a directory or the file), else None.
+
+    Any directory entry named so counts -- a FIFO, a device, a dangling or looping link --
+    so that reading it is an error naming the file (graphfit.inputs.reading), never a silent
+    fallback to graphfit's defaults."""
     path = Path(model).expanduser()
-    if path.is_file() and path.suffix == ".json":
+    if path.suffix == ".json" and os.path.lexists(path) and not path.is_dir():
         return path
-    if path.is_dir() and (path / "config.json").is_file():
+    if path.is_dir() and os.path.lexists(path / "config.json"):
         return path / "config.json"
     return None
 
 
-def _int(data: dict[str, Any], key: str) -> int | None:
-    value = data.get(key)
-    return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else None
+def looks_local(model: str) -> bool:
+    """Whether a model argument is a filesystem path rather than a hub id ("org/name"):
+    absolute, ~, ./ or ../, or more than one slash."""
+    return (model.startswith(("/", "~", "./", "../", ".\\")) or model in (".", "..")
+            or model.count("/") > 1)
+
+
+def _int(data: dict[str, Any], key: str, origin: str = "", prefix: str = "",
+         *, null_ok: bool = False) -> int | None:
+    """A positive integer under `key`, None when absent; anything else (negative, zero, a
+    float, a string, a bool, null unless `null_ok`) is a ConfigError naming the key."""
+    if key not in data:
+        return None
+    value = data[key]
+    if value is None and null_ok:
+        return None
+    if isinstance(value, int) and not isinstance(value, bool) and value > 0:
+        return value
+    raise ConfigError(f"{origin}: {prefix}{key}: expected a positive integer, got "
+                      f"{excerpt(value)}")
 
 
 def _uses_mrope(data: dict[str, Any]) -> bool:
@@ -101,28 +125,50 @@ def read_model(path: Path) -> ModelInfo:
     data = load_json(path, "model config")  # bounded and strict (graphfit.inputs.reading)
     if not isinstance(data, dict):
         raise ConfigError(f"{origin}: expected a JSON object")
-    text = data.get("text_config")
-    text = text if isinstance(text, dict) else {}
+    text = data.get("text_config", {})
+    if text is None:
+        text = {}
+    if not isinstance(text, dict):
+        raise ConfigError(f"{origin}: text_config: expected an object, got {excerpt(text)}")
+    sub = "text_config."
 
-    def pick(key: str) -> Any:
-        return text.get(key, data.get(key))
+    def number(key: str, *, null_ok: bool = False) -> int | None:
+        return (_int(text, key, origin, sub, null_ok=null_ok)
+                or _int(data, key, origin, null_ok=null_ok))
 
-    lengths = [v for v in (_int(text, k) or _int(data, k) for k in MAX_LENGTH_KEYS) if v]
-    dtype = pick("torch_dtype") or pick("dtype")
-    if dtype is not None:
-        dtype = _DTYPES.get(str(dtype).removeprefix("torch.").lower())
+    # vLLM skips a null length key (config/model.py _get_and_verify_max_len); graphfit too,
+    # except max_position_embeddings, the one its buffers are sized by
+    lengths = [v for v in (number(k, null_ok=k != "max_position_embeddings")
+                           for k in MAX_LENGTH_KEYS) if v]
+    dtype = _dtype(origin, text, sub) or _dtype(origin, data, "")
     architectures = data.get("architectures")
     architecture = (architectures[0] if isinstance(architectures, list) and architectures
                     and isinstance(architectures[0], str) else None)
     mrope = _uses_mrope(text) or _uses_mrope(data)
     multimodal = mrope or any(k in data for k in ("vision_config", "audio_config"))
     return ModelInfo(path=path, architecture=architecture,
-                     hidden_size=_int(text, "hidden_size") or _int(data, "hidden_size"),
+                     hidden_size=number("hidden_size"),
                      torch_dtype=dtype, max_position_embeddings=min(lengths) if lengths else None,
-                     num_hidden_layers=(_int(text, "num_hidden_layers")
-                                        or _int(data, "num_hidden_layers")),
-                     vocab_size=_int(text, "vocab_size") or _int(data, "vocab_size"),
+                     num_hidden_layers=number("num_hidden_layers"),
+                     vocab_size=number("vocab_size"),
                      mrope=mrope, multimodal=multimodal)
+
+
+def _dtype(origin: str, data: dict[str, Any], prefix: str) -> str | None:
+    """The checkpoint dtype under torch_dtype (or transformers' newer `dtype`): one of the
+    floating types graphfit sizes buffers with, "torch." allowed; anything else names the
+    key."""
+    for key in ("torch_dtype", "dtype"):
+        if key not in data:
+            continue
+        value = data[key]
+        name = value.removeprefix("torch.").lower() if isinstance(value, str) else None
+        if name not in _DTYPES:
+            raise ConfigError(f"{origin}: {prefix}{key}: expected one of "
+                              f"{', '.join(sorted(set(_DTYPES.values())))}, got "
+                              f"{excerpt(value)}")
+        return _DTYPES[name]
+    return None
 
 
 def model_settings(model: str, origin: str) -> tuple[list[Setting], list[str]]:
@@ -130,6 +176,10 @@ def model_settings(model: str, origin: str) -> tuple[list[Setting], list[str]]:
     (or that a hub id without local files leaves graphfit's defaults)."""
     path = config_path(model)
     if path is None:
+        if looks_local(model) and not os.path.lexists(Path(model).expanduser()):
+            return [], [f"{WARNING}{origin} {brief(model)}: no such local path, so graphfit's "
+                        "defaults are used for hidden size, dtype and max length (check the "
+                        "path)"]
         return [], [f"{origin} {model}: no local config.json, so graphfit's defaults are used "
                     "for hidden size, dtype and max length (pass a model directory to read "
                     "them; nothing is downloaded)"]

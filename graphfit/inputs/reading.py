@@ -65,6 +65,9 @@ def read_bytes(path: str | Path, what: str = "file", *, limit: int = MAX_FILE_BY
     try:
         info = os.stat(path)
     except FileNotFoundError:
+        if os.path.islink(path):
+            raise ConfigError(f"{name}: a dangling symbolic link (its target does not "
+                              "exist)") from None
         raise ConfigError(f"{name}: No such file") from None
     except (OSError, ValueError) as exc:
         raise ConfigError(f"{name}: {getattr(exc, 'strerror', None) or exc}") from None

@@ -104,8 +104,9 @@ def _backend_decode(origin: str, value: Any, layer: int) -> tuple[list[Setting],
 
 def _ambiguous(flag: str) -> Handler:
     def handle(origin: str, value: Any, layer: int) -> tuple[list[Setting], list[str]]:
-        raise ConfigError(f"{origin}: ambiguous option: --{flag} could match --{flag}-decode, "
-                          f"--{flag}-prefill (SGLang 0.5.23 renamed it; use --{flag}-decode)")
+        raise ConfigError(f"use --{flag}-decode ({origin} was renamed, SGLang 0.5.23): "
+                          f"ambiguous option: --{flag} could match --{flag}-decode, "
+                          f"--{flag}-prefill")
     return handle
 
 

@@ -21,7 +21,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-from graphfit.inputs import flagtable
+from graphfit.inputs import flagtable, sglang_rules
 from graphfit.inputs import sglang as sglang_args
 from graphfit.inputs.flagtable import LineReader, Parsed, Refused
 from graphfit.inputs.reading import load_yaml
@@ -141,8 +141,10 @@ def parse(argv: Sequence[str], entry: str) -> tuple[Parsed, str, list[str]]:
 def finish(values: Mapping[str, Any], settings: list[Setting]
            ) -> tuple[list[Setting], list[str]]:
     """SGLang's own rules across keys: the deprecated --dp-size N --enable-dp-attention is
-    --attn-dp-size N. (max_running_requests left open is the engine model's to imply.)"""
-    return settings + sglang_args.deprecated_dp_attention(values), []
+    --attn-dp-size N; a disaggregation role turns graphs off (graphfit.inputs.sglang_rules).
+    (max_running_requests left open is the engine model's to imply.)"""
+    roles, notes = sglang_rules.role_settings(values)
+    return settings + sglang_args.deprecated_dp_attention(values) + roles, notes
 
 
 def draft_model(values: Mapping[str, Any]) -> str | None:

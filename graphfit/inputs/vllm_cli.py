@@ -39,7 +39,7 @@ from graphfit.inputs import flagtable
 from graphfit.inputs import vllm as vllm_args
 from graphfit.inputs.flagtable import LineReader, Parsed, Refused
 from graphfit.inputs.reading import load_yaml, parse_json
-from graphfit.inputs.settings import COMMAND_LINE, Setting
+from graphfit.inputs.settings import Setting
 from graphfit.planner.core.enums import Engine
 from graphfit.planner.core.errors import ConfigError, brief
 
@@ -311,29 +311,12 @@ def parse(argv: Sequence[str], entry: str, flags: str = "vllm"
     return parsed, model, notes
 
 
-# Defaults a line leaves open, as weak settings (any explicit value wins): `vllm serve` on an
-# 80 GB Hopper-class GPU (engine/arg_utils.py:2983-2996: >= 70 GiB and not an A100; 256 and
-# 2048 on smaller GPUs), doubled by --performance-mode throughput (3171-3176).
-SERVE_DEFAULTS = {"max_num_seqs": 1024, "max_num_batched_tokens": 8192}
-SMALL_GPU_DEFAULTS = {"max_num_seqs": 256, "max_num_batched_tokens": 2048}
-DEFAULT_ORIGIN = "vLLM 0.33's default for `vllm serve` on an 80 GB GPU"
-
-
 def finish(values: Mapping[str, Any], settings: list[Setting]
            ) -> tuple[list[Setting], list[str]]:
-    """--enforce-eager's override, then the serve defaults the line leaves open."""
-    settings, notes = eager_overrides(values, settings)
-    factor = 2 if str(values.get("performance_mode", "")).lower() == "throughput" else 1
-    settings += [Setting(name, value * factor, DEFAULT_ORIGIN, COMMAND_LINE, weak=True)
-                 for name, value in SERVE_DEFAULTS.items() if values.get(name) is None]
-    return settings, notes
-
-
-def default_note(used: list[str], values: Mapping[str, Any]) -> str:
-    shown = ", ".join(f"{name}={values[name]}" for name in used)
-    smaller = ", ".join(f"{name} {SMALL_GPU_DEFAULTS[name]}" for name in used)
-    return (f"{shown}: not on the line, so {DEFAULT_ORIGIN} is used ({smaller} on A100s and "
-            "GPUs under 70 GiB); put it on the line to be sure")
+    """--enforce-eager's override. The batch defaults the line leaves open depend on the GPU
+    and the model's length, so they are settled after every source is merged
+    (graphfit.inputs.line_defaults, graphfit.inputs.vllm_defaults)."""
+    return eager_overrides(values, settings)
 
 
 def draft_model(values: Mapping[str, Any]) -> str | None:
@@ -352,7 +335,7 @@ def release_reader(flags: str) -> LineReader:
     release's own parser (its flags, its -cc keys); the key handlers are shared."""
     return LineReader(Engine.VLLM, partial(parse, flags=flags), vllm_args.FILE_KEYS,
                       frozenset({"model", "model_tag"}), partial(label, flags=flags), finish,
-                      draft_model, DEFAULT_ORIGIN, default_note)
+                      draft_model)
 
 
 READER = release_reader("vllm")

@@ -1,0 +1,113 @@
+"""The values a pasted line leaves open, settled as its engine settles them once every source
+is merged (they depend on the model's length, the GPU and other flags, so they cannot be weak
+settings of the line alone).
+
+* vLLM: max_num_seqs / max_num_batched_tokens from the release's own rules
+  (graphfit.inputs.vllm_defaults), on the GPU `--gpu-memory-gb` names (GiB or a GPU name), or
+  an 80 GB Hopper-class GPU, said in a note. vLLM's model takes no GPU field, so the figure is
+  used here and dropped.
+* SGLang: the GPU memory its decode max_bs default comes from (memory_hook.py:89-180): an
+  80 GB GPU unless `--gpu-memory-gb` says otherwise, said in a note when no max_bs or list is
+  given. max_running_requests left open is the planner's SGLang model's to settle (48 with
+  speculation, speculative_hook.py:1086-1094; else the KV-sized pool).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import replace
+from types import MappingProxyType
+from typing import Any
+
+from graphfit.inputs import sglang_rules, vllm_defaults
+from graphfit.inputs.commandline import PastedLine
+from graphfit.inputs.flagtable import load
+from graphfit.inputs.gpus import gpu_name
+from graphfit.inputs.settings import Resolved
+from graphfit.planner.config import EngineConfig
+from graphfit.planner.core.enums import Engine
+
+GPU_FIELD = "gpu_memory_gb"
+DEFAULT_GPU_NOTE = "no --gpu-memory-gb: an 80 GB GPU is assumed"
+BATCHED_DP_BACKENDS = frozenset({"deepep_low_latency", "nixl_ep"})  # parallel.py:796-804
+
+
+def _with(resolved: Resolved, values: dict[str, Any], origins: dict[str, str],
+          notes: list[str]) -> Resolved:
+    return replace(resolved, values=MappingProxyType(values),
+                   origins=MappingProxyType(origins), notes=(*resolved.notes, *notes))
+
+
+def _line_facts(line: PastedLine, values: Mapping[str, Any]) -> vllm_defaults.LineFacts:
+    raw = line.values
+    chunked = raw.get("enable_chunked_prefill")
+    mode = values.get("performance_mode")
+    dp = raw.get("data_parallel_size") or 1
+    return vllm_defaults.LineFacts(
+        max_num_seqs=values.get("max_num_seqs"),
+        max_num_batched_tokens=values.get("max_num_batched_tokens"),
+        max_model_len=int(values.get("max_model_len") or EngineConfig.max_model_len),
+        chunked_prefill=chunked is not False,
+        throughput=str(getattr(mode, "value", mode) or "").lower() == "throughput",
+        batched_dp_moe=(raw.get("all2all_backend") in BATCHED_DP_BACKENDS
+                        and raw.get("enable_expert_parallel") is True
+                        and isinstance(dp, int) and dp > 1))
+
+
+def settle_vllm(line: PastedLine, resolved: Resolved, gpu_given: object,
+                skip: frozenset[str] = frozenset()) -> Resolved:
+    """vLLM's batch defaults for what the line leaves open (vllm_defaults.settle)."""
+    values, origins = dict(resolved.values), dict(resolved.origins)
+    version = load("vllm").version
+    row = vllm_defaults.release(version)
+    gib = values.pop(GPU_FIELD, None)
+    origins.pop(GPU_FIELD, None)
+    assumed = gib is None
+    gpu = vllm_defaults.GpuFacts(vllm_defaults.DEFAULT_GPU_GIB if assumed else float(gib),
+                                 "" if assumed else gpu_name(gpu_given))
+    settled = vllm_defaults.settle(row, gpu, _line_facts(line, values))
+    used = [name for name in settled.defaulted if name not in skip]
+    if not used:
+        return _with(resolved, values, origins, [])
+    origin = f"vLLM {version}'s default ({row.source})"
+    for name in used:
+        values[name] = getattr(settled, name)
+        origins[name] = origin
+    shown = ", ".join(f"{name}={values[name]}" for name in used)
+    gpu_said = (f"{DEFAULT_GPU_NOTE} ({row.small[0]} sequences, {row.small[1]} tokens on "
+                f"A100s and GPUs under {vllm_defaults.GIB_HOPPER} GiB)" if assumed
+                else f"GPU {settled.tier}")
+    lowered = (", max_num_seqs lowered to max_num_batched_tokens (arg_utils.py:3232-3234)"
+               if "max_num_seqs" in used
+               and settled.max_num_seqs == settled.max_num_batched_tokens else "")
+    note = (f"{shown}: not on the line, so vLLM {version}'s defaults are used: {gpu_said}"
+            f"{lowered}; put it on the line to be sure")
+    return _with(resolved, values, origins, [note])
+
+
+def settle_sglang(line: PastedLine, resolved: Resolved) -> Resolved:
+    """The GPU memory SGLang's decode max_bs default needs: 80 GB unless given."""
+    values, origins = dict(resolved.values), dict(resolved.origins)
+    notes = []
+    if GPU_FIELD in values:
+        pass
+    elif values.get("max_cudagraph_capture_size") is None and values.get(
+            "cudagraph_capture_sizes") is None:
+        values[GPU_FIELD] = vllm_defaults.DEFAULT_GPU_GIB
+        origins[GPU_FIELD] = DEFAULT_GPU_NOTE
+        notes.append(f"{DEFAULT_GPU_NOTE} for SGLang's default decode max_bs "
+                     "(memory_hook.py:89-180); pass --gpu-memory-gb GiB or a GPU name")
+    settled = _with(resolved, values, origins, notes)
+    if sglang_rules.needs_check(line.values):
+        sglang_rules.refuse(line.values, settled.config())
+    return settled
+
+
+def settle(line: PastedLine, resolved: Resolved, gpu_given: object,
+           skip: frozenset[str] = frozenset()) -> Resolved:
+    """The engine's own defaults for what `line` leaves open (module docstring)."""
+    if line.engine is Engine.VLLM:
+        return settle_vllm(line, resolved, gpu_given, skip)
+    if line.engine is Engine.SGLANG:
+        return settle_sglang(line, resolved)
+    return resolved

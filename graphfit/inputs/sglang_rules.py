@@ -1,0 +1,119 @@
+"""SGLang 0.5.23's own rules across keys of a pasted line that graphfit's fields do not hold:
+what it refuses at start-up about speculative decoding, and what a disaggregation role turns
+off.
+
+Refusals (arg_groups/speculative_hook.py), checked on the values SGLang settles (the draft
+tree's topk comes from the engine model when the line leaves it open, as SGLang's own
+auto-parameters come before these checks, :1165-1174):
+
+* `trtllm_mha` as the prefill or decode attention backend with topk > 1 (:1176-1180);
+* `--speculative-use-rejection-sampling` with an algorithm other than EAGLE / EAGLE3 /
+  NEXTN (:1215-1219: STANDALONE), with topk != 1 (:1222-1224), or with an accept threshold
+  other than 1.0 (:1232-1240);
+* topk > 1 with page size > 1 on a backend outside flashinfer / fa3 / triton (EAGLE family,
+  :1271-1282) or outside flashinfer (NGRAM, :1355-1365). Only a backend named on the line is
+  checked: SGLang's automatic choice depends on the GPU.
+
+Roles (arg_groups/cuda_graph_hook.py:557-576): `--disaggregation-mode prefill` disables the
+decode graphs unless a decode backend was given explicitly (`_cuda_graph_config_locked`,
+:32-101); `decode` disables the prefill graphs, which graphfit does not plan.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from graphfit.inputs.settings import COMMAND_LINE, Setting
+from graphfit.planner.config import EngineConfig
+from graphfit.planner.core.enums import CUDAGraphMode, SpecMethod
+from graphfit.planner.core.errors import ConfigError
+
+HOOK = "speculative_hook.py"
+EAGLE_FAMILY = frozenset({SpecMethod.EAGLE, SpecMethod.EAGLE3, SpecMethod.MTP,
+                          SpecMethod.DRAFT_MODEL})
+PAGE_TREE_BACKENDS = ("flashinfer", "fa3", "triton")  # _PAGE_TREE_SPEC_BACKENDS, :1271
+DECODE_BACKEND_KEYS = ("disable_cuda_graph", "disable_decode_cuda_graph",
+                       "cuda_graph_backend_decode")
+ROLE = "--disaggregation-mode"
+
+
+def _backends(values: Mapping[str, Any]) -> tuple[str | None, str | None]:
+    """`attention_backends_of` (model_override_base.py:138-152): (prefill, decode)."""
+    base = values.get("attention_backend")
+    return (values.get("prefill_attention_backend") or base,
+            values.get("decode_attention_backend") or base)
+
+
+def needs_check(values: Mapping[str, Any]) -> bool:
+    """Whether the line holds anything these refusals look at (else no config is built)."""
+    page = values.get("page_size")
+    return (bool(values.get("speculative_use_rejection_sampling"))
+            or "trtllm_mha" in _backends(values)
+            or (isinstance(page, int) and page > 1))
+
+
+def refuse(values: Mapping[str, Any], config: EngineConfig) -> None:
+    """Raise SGLang's refusal (its own words first, then where) for the settled config."""
+    method, topk = config.spec_method, config.speculative_eagle_topk or 1
+    if method is SpecMethod.NONE:
+        return
+    if method in EAGLE_FAMILY and topk > 1 and "trtllm_mha" in _backends(values):
+        raise ConfigError(f"use --speculative-eagle-topk 1 or another attention backend: "
+                          f"trtllm_mha supports only topk 1, got {topk} (SGLang refuses, "
+                          f"{HOOK}:1176-1180)")
+    if values.get("speculative_use_rejection_sampling") and method in EAGLE_FAMILY:
+        if method is SpecMethod.DRAFT_MODEL:
+            raise ConfigError("drop --speculative-use-rejection-sampling: it is for EAGLE / "
+                              f"EAGLE3 / NEXTN only, not STANDALONE (SGLang refuses, "
+                              f"{HOOK}:1215-1219)")
+        if topk != 1:
+            raise ConfigError(f"use --speculative-eagle-topk 1 with "
+                              f"--speculative-use-rejection-sampling (topk is {topk}; SGLang "
+                              f"refuses, {HOOK}:1222-1224)")
+        for key in ("speculative_accept_threshold_single", "speculative_accept_threshold_acc"):
+            value = values.get(key)
+            if value is not None and value != 1.0:
+                raise ConfigError(f"drop --{key.replace('_', '-')}: rejection sampling "
+                                  f"ignores accept thresholds (SGLang refuses, "
+                                  f"{HOOK}:1232-1240)")
+    page = values.get("page_size")
+    backend = values.get("attention_backend")
+    if not (isinstance(page, int) and page > 1 and topk > 1 and backend):
+        return
+    allowed = PAGE_TREE_BACKENDS if method in EAGLE_FAMILY else ("flashinfer",)
+    where = "1271-1282" if method in EAGLE_FAMILY else "1355-1365"
+    if backend not in allowed:
+        raise ConfigError(f"use --page-size 1 or --attention-backend {' / '.join(allowed)}: "
+                          f"topk {topk} with page size {page} is unsupported on {backend} "
+                          f"(SGLang refuses, {HOOK}:{where})")
+
+
+def role_settings(values: Mapping[str, Any]) -> tuple[list[Setting], list[str]]:
+    """What a disaggregation role turns off (module docstring)."""
+    mode = values.get("disaggregation_mode")
+    if mode == "prefill":
+        if any(values.get(k) not in (None, False) for k in DECODE_BACKEND_KEYS) or (
+                _json_decode_backend(values.get("cuda_graph_config"))):
+            return [], [f"{ROLE} prefill: the decode backend given on the line is kept "
+                        "(cuda_graph_hook.py:557-566)"]
+        return ([Setting("cudagraph_mode", CUDAGraphMode.NONE, f"{ROLE} prefill",
+                         COMMAND_LINE, weak=True)],
+                [f"{ROLE} prefill: a prefill server captures no decode graphs "
+                 "(cuda_graph_hook.py:557-566)"])
+    if mode == "decode":
+        return [], [f"{ROLE} decode: a decode server captures no prefill graphs "
+                    "(cuda_graph_hook.py:567-576); its decode graphs are planned"]
+    return [], []
+
+
+def _json_decode_backend(value: Any) -> bool:
+    import json
+
+    if isinstance(value, str):
+        try:
+            value = json.loads(value)
+        except json.JSONDecodeError:
+            return False
+    decode = value.get("decode") if isinstance(value, dict) else None
+    return isinstance(decode, dict) and decode.get("backend") is not None
