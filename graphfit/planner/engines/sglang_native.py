@@ -20,6 +20,7 @@ from typing import Any
 
 from graphfit.planner.core.enums import CUDAGraphMode, SpecMethod
 from graphfit.planner.core.errors import ConfigError
+from graphfit.planner.engines.sglang_prefill import PrefillInputs
 
 ALGORITHMS = {"EAGLE": SpecMethod.EAGLE, "EAGLE3": SpecMethod.EAGLE3, "NEXTN": SpecMethod.MTP,
               "STANDALONE": SpecMethod.DRAFT_MODEL, "NGRAM": SpecMethod.NGRAM}
@@ -87,3 +88,81 @@ def fields_from_sglang(server_args: Any) -> dict[str, Any]:
         put("speculative_eagle_topk", _get(server_args, "speculative_eagle_topk"))
         put("speculative_num_draft_tokens", _get(server_args, "speculative_num_draft_tokens"))
     return out
+
+
+# fields that change prefill graphs in ways graphfit does not model: refused, never planned
+_PREFILL_UNMODELLED = (
+    ("enable_prefill_cp", "prefill context parallelism (layers/cp/bcg: its own capture list)"),
+    ("enable_mis", "multi-item scoring (attention_hook.py:535-553)"),
+    ("debug_tensor_dump_output_folder", "tensor dump mode (serving_hook.py:542-561)"),
+    ("enable_mixed_chunk", "mixed chunked prefill (prefill_cuda_graph_runner.py:315-320)"),
+)
+
+
+def _prefill_phase(args: Any) -> dict[str, Any]:
+    config = _get(args, "cuda_graph_config")
+    prefill = config.get("prefill") if isinstance(config, dict) else _get(config, "prefill")
+    if prefill is None:
+        return {}
+    if isinstance(prefill, dict):
+        return dict(prefill)
+    return {k: getattr(prefill, k) for k in ("backend", "max_bs", "bs")
+            if getattr(prefill, k, None) is not None}
+
+
+def prefill_inputs_from_sglang(server_args: Any, gpu_memory_gb: float | None = None
+                               ) -> PrefillInputs:
+    """graphfit's `PrefillInputs` read from a raw (unresolved) ServerArgs-like object, with
+    the flags' precedence of `parse_cuda_graph_config` (cuda_graph_hook.py:32-99): the
+    disable flags, then --cuda-graph-backend-prefill / -max-bs-prefill / -bs-prefill, then
+    the JSON "prefill" phase; `gpu_memory_gb` is what nvidia-smi reports. Settings that
+    change prefill graphs in ways graphfit does not model are refused with a ConfigError
+    naming them."""
+    if server_args is None:
+        raise ConfigError("from_sglang: expected ServerArgs, got None")
+    for name, what in _PREFILL_UNMODELLED:
+        if _get(server_args, name) not in (None, False):
+            raise ConfigError(f"{name}: {what} is not modelled for prefill graphs")
+    if (_get(server_args, "dcp_size") or 1) > 1:
+        raise ConfigError("dcp_size: decode context parallelism is not modelled for prefill "
+                          "graphs (cuda_graph_hook.py:219-223)")
+    if (_get(server_args, "moe_a2a_backend") or "none") != "none":
+        raise ConfigError("moe_a2a_backend: MoE all-to-all backends (DeepEP's 8-aligned "
+                          "prefill buckets, cuda_graph_hook.py:316-342) are not modelled")
+    phase = _prefill_phase(server_args)
+    for key in ("max_context_size", "full_prefill_max_req", "full_prefill_prefix_chunk_tokens",
+                "max_seq_len"):
+        if phase.get(key) is not None:
+            raise ConfigError(f"cuda_graph_config.prefill.{key}: not modelled")
+    for name in ("cuda_graph_max_seq_len_prefill", "cuda_graph_prefill_max_context"):
+        if _get(server_args, name) is not None:
+            raise ConfigError(f"{name}: not modelled (context-bounded prefill replay)")
+    backend: str | None = None
+    if _get(server_args, "disable_cuda_graph") is True:
+        backend = "disabled"
+    if _get(server_args, "disable_prefill_cuda_graph") is True:
+        backend = "disabled"
+    given = _get(server_args, "cuda_graph_backend_prefill")
+    if given is not None:
+        backend = str(given)
+    if "backend" in phase:
+        backend = str(phase["backend"])
+    max_tokens = phase.get("max_bs", _get(server_args, "cuda_graph_max_bs_prefill"))
+    tokens = phase.get("bs", _get(server_args, "cuda_graph_bs_prefill"))
+    attn_dp = _get(server_args, "attn_dp_size")
+    if _get(server_args, "enable_dp_attention") is True and attn_dp in (None, 1):
+        attn_dp = _get(server_args, "dp_size")
+    mode = _get(server_args, "disaggregation_mode")
+    return PrefillInputs(
+        backend=backend,
+        max_tokens=None if max_tokens is None else int(max_tokens),
+        tokens=None if tokens is None else tuple(int(t) for t in tokens),
+        chunked_prefill_size=_get(server_args, "chunked_prefill_size"),
+        max_total_tokens=_get(server_args, "max_total_tokens"),
+        tp_size=_get(server_args, "tp_size") or 1, attn_dp_size=attn_dp or 1,
+        attn_cp_size=_get(server_args, "attn_cp_size") or 1,
+        pp_size=_get(server_args, "pp_size") or 1,
+        two_batch_overlap=_get(server_args, "enable_two_batch_overlap") is True,
+        disaggregation_mode=str(mode) if mode is not None else "null",
+        attention_backend=_get(server_args, "attention_backend"), gpu_memory_gb=gpu_memory_gb,
+        llama2_path="llama-2" in str(_get(server_args, "model_path") or "").lower())
