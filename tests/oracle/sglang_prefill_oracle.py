@@ -111,3 +111,15 @@ def prefill(argv: tuple[str, ...], gb: float | None = 80) -> SglangPrefill | so.
         capture_hidden_mode=None, max_context_size=None, max_seq_len=None,
         max_num_tokens=max(captured), capture_num_tokens=list(captured))
     return SglangPrefill(str(phase.backend), tokens, captured, cps, pool, buffers, raw, runner)
+
+
+@functools.lru_cache(maxsize=4096)
+def mem_fraction(argv: tuple[str, ...], gb: float | None = 80
+                 ) -> tuple[types.SimpleNamespace, float] | so.Rejected:
+    """SGLang's resolved `mem_fraction_static` (memory_hook.py:283-343) and the raw fields."""
+    r = so.resolve(argv, gpu_mem_gb=gb)
+    if isinstance(r, so.Rejected):
+        return r
+    from sglang.srt.arg_groups.overrides import resolving_view
+
+    return raw_args(r), float(resolving_view(r.record).mem_fraction_static)

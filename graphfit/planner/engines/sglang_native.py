@@ -20,6 +20,7 @@ from typing import Any
 
 from graphfit.planner.core.enums import CUDAGraphMode, SpecMethod
 from graphfit.planner.core.errors import ConfigError
+from graphfit.planner.engines.sglang_memory import StaticMemoryInputs
 from graphfit.planner.engines.sglang_prefill import PrefillInputs
 
 ALGORITHMS = {"EAGLE": SpecMethod.EAGLE, "EAGLE3": SpecMethod.EAGLE3, "NEXTN": SpecMethod.MTP,
@@ -166,3 +167,65 @@ def prefill_inputs_from_sglang(server_args: Any, gpu_memory_gb: float | None = N
         disaggregation_mode=str(mode) if mode is not None else "null",
         attention_backend=_get(server_args, "attention_backend"), gpu_memory_gb=gpu_memory_gb,
         llama2_path="llama-2" in str(_get(server_args, "model_path") or "").lower())
+
+
+def _decode_graphs_given(args: Any) -> tuple[bool, bool]:
+    """(decode graphs on, backend locked) after `parse_cuda_graph_config`'s precedence
+    (cuda_graph_hook.py:54-99)."""
+    backend: str | None = None
+    if _get(args, "disable_cuda_graph") is True or _get(args, "disable_decode_cuda_graph") is True:
+        backend = "disabled"
+    given = _get(args, "cuda_graph_backend_decode")
+    if given is not None:
+        backend = str(given)
+    phase = _decode_phase(args)
+    if "backend" in phase:
+        backend = str(phase["backend"])
+    return backend != "disabled", backend is not None
+
+
+def memory_inputs_from_sglang(server_args: Any, gpu_memory_gb: float | None = None
+                              ) -> StaticMemoryInputs:
+    """What SGLang's default mem_fraction_static reads (sglang_memory's docstring), from a raw
+    ServerArgs-like object, at the point `handle_gpu_memory_settings` runs: after the CUDA
+    graph hook (PD roles, prefill compatibility), before the attention backend, speculative
+    and attention-DP hooks (arg_groups/pipeline.py)."""
+    from dataclasses import replace
+
+    from graphfit.planner.engines.sglang import default_decode_max_bs
+    from graphfit.planner.engines.sglang_prefill import (
+        default_chunked_prefill_size,
+        resolve_prefill,
+    )
+
+    prefill_in = prefill_inputs_from_sglang(server_args, gpu_memory_gb)
+    if _get(server_args, "mem_fraction_static") is not None:
+        raise ConfigError("mem_fraction_static: given, so SGLang reserves nothing by default")
+    mode = prefill_in.disaggregation_mode
+    decode_on, locked = _decode_graphs_given(server_args)
+    if mode == "prefill" and not locked:
+        decode_on = False  # cuda_graph_hook.py:557-567
+    phase = _decode_phase(server_args)
+    sizes = phase.get("bs", _get(server_args, "cuda_graph_bs_decode"))
+    given_max = phase.get("max_bs", _get(server_args, "cuda_graph_max_bs_decode"))
+    S = _get(server_args, "max_running_requests")
+    if sizes:
+        max_bs = max(int(s) for s in sizes)  # memory_hook.py:206-207
+    elif given_max is not None:
+        max_bs = int(given_max)
+    else:
+        max_bs, _ = default_decode_max_bs(gpu_memory_gb, prefill_in.tp_size)
+        if S is not None:
+            max_bs = min(max_bs, int(S))  # memory_hook.py:182-188
+    # prefill graphs as the memory hook sees them: before the attention-backend rule and
+    # the attention-DP re-clamp
+    prefill = resolve_prefill(replace(prefill_in, attention_backend=None, attn_dp_size=1))
+    cps = prefill_in.chunked_prefill_size or default_chunked_prefill_size(gpu_memory_gb)
+    drafts = _get(server_args, "speculative_num_draft_tokens")
+    return StaticMemoryInputs(
+        gpu_memory_gb=gpu_memory_gb, disaggregation_mode=mode,
+        max_running_requests=None if S is None else int(S), decode_max_bs=max_bs,
+        decode_graphs=decode_on, prefill_graphs=prefill.on,
+        prefill_sizes=len(prefill.tokens), chunked_prefill_size=cps,
+        draft_tokens=None if drafts is None else int(drafts), tp_size=prefill_in.tp_size,
+        pp_size=prefill_in.pp_size, attn_dp_size=prefill_in.attn_dp_size)
