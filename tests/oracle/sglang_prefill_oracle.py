@@ -42,12 +42,13 @@ class SglangPrefill:
     raw: Any  # the ServerArgs fields as given (record._raw_input)
     runner: Any = None  # PrefillCudaGraphRunner without __init__, for `pad`
 
-    def pad(self, num_tokens: int) -> int | None:
-        """SGLang's replay decision for a plain extend batch of `num_tokens` tokens."""
+    def pad(self, num_tokens: int, num_requests: int = 1) -> int | None:
+        """SGLang's replay decision for a plain extend batch of `num_tokens` tokens from
+        `num_requests` requests."""
         if self.runner is None:
             return None
         ok = self.runner.can_replay_locally(
-            batch_size=1, num_tokens=num_tokens, input_embeds=None, replace_embeds=None,
+            batch_size=num_requests, num_tokens=num_tokens, input_embeds=None, replace_embeds=None,
             prefix_lens=None, is_target_verify=False, capture_hidden_mode=None,
             return_logprob=False)
         if not ok:
@@ -60,6 +61,51 @@ def _runner_module() -> Any:
     with sglang_stubs.stubbed():
         from sglang.srt.model_executor.runner import prefill_cuda_graph_runner
     return prefill_cuda_graph_runner
+
+
+MODEL_CONTEXT_LENGTH = 131072  # the oracle model's max_position_embeddings (sglang_stubs)
+
+
+class _Stop(Exception):
+    """Raised by the model stub at the first step after the capture-size filter."""
+
+
+class _ModelStub:
+    """`model_runner.model` for `capture_prefill_graph`: has a `.model` (the language model,
+    cuda_graph_setup.py:555) and stops the setup when it is next written (:621)."""
+
+    def __init__(self) -> None:
+        object.__setattr__(self, "model", types.SimpleNamespace())
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        raise _Stop
+
+
+def _setup_filter(r: so.Resolved, pool: int) -> tuple[list[int] | None, int]:
+    """SGLang's `capture_prefill_graph` (cuda_graph_setup.py:473-615) up to the runner: the
+    token counts kept (None: it returns the eager runner) and the request slots. The
+    published prefill config it edits in place is restored afterwards."""
+    from sglang.srt.model_executor.model_runner_components import cuda_graph_setup as cgs
+    from sglang.srt.runtime_context import get_exec
+    from sglang.srt.speculative.spec_info import SpeculativeAlgorithm
+
+    phase = get_exec().graph.cuda_graph_config.prefill
+    saved = (phase.bs, phase.full_prefill_max_req)
+    context = r.record.context_length or MODEL_CONTEXT_LENGTH
+    mr = types.SimpleNamespace(
+        is_draft_worker=False, model=_ModelStub(), lora_manager=None,
+        spec_algorithm=SpeculativeAlgorithm.from_string(r.speculative_algorithm),
+        model_config=types.SimpleNamespace(context_len=context),
+        req_to_token_pool=types.SimpleNamespace(size=pool))
+    try:
+        cgs.capture_prefill_graph(model_runner=mr, eager_runner=object())
+    except _Stop:
+        slots = phase.full_prefill_max_req if phase.backend == "full" else pool
+        return [int(t) for t in phase.bs], int(slots)
+    else:
+        return None, pool
+    finally:
+        phase.bs, phase.full_prefill_max_req = saved
 
 
 def raw_args(r: so.Resolved) -> types.SimpleNamespace:
@@ -85,8 +131,11 @@ def prefill(argv: tuple[str, ...], gb: float | None = 80) -> SglangPrefill | so.
     import torch
 
     with so.published(r):
+        kept, slots = _setup_filter(r, pool)
+        if kept is None:  # capture_prefill_graph: no size fits, eager prefill
+            return SglangPrefill("disabled", tokens, (), cps, pool, {}, raw)
         pr = _runner_module()
-        captured = tuple(int(t) for t in pr.get_prefill_num_tokens_to_capture(tokens))
+        captured = tuple(int(t) for t in pr.get_prefill_num_tokens_to_capture(kept))
         from sglang.srt.model_executor.runner_utils.buffers import PrefillInputBuffers
 
         bufs = PrefillInputBuffers.create(
@@ -101,11 +150,13 @@ def prefill(argv: tuple[str, ...], gb: float | None = 80) -> SglangPrefill | so.
             buffers[name] = (tuple(int(d) for d in t.shape), so._describe(t))
     for name in pr._PREFILL_STATIC_FIELDS:  # allocated as (max_bs,) int64, :601-606
         buffers[name] = ((pool,), "int64")
+    if phase.backend == "full":  # _full_cg_seq_lens_cpu, (slots,) int64 (:550-554)
+        buffers["full_cg_seq_lens_cpu"] = ((slots,), "int64")
     runner = object.__new__(pr.PrefillCudaGraphRunner)
     runner.__dict__.update(
         enable_cp_bcg_capture=False, _qwen_bcg_hc_sidechannel=False, _qwen_bcg_mtp_draft=False,
         _is_full_backend=phase.backend == "full", _fa4_prefill=False,
-        _capture_req_slots=pool, _captured_attn_metadata_max_bs=None,
+        _capture_req_slots=slots, _captured_attn_metadata_max_bs=None,
         prefer_eager_mixed_prefill=False, prefill_backend_name=phase.backend,
         has_mha_companion_layers=False, _capture_chunked_prefix=False,
         capture_hidden_mode=None, max_context_size=None, max_seq_len=None,

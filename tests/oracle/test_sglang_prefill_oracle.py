@@ -45,7 +45,8 @@ def compare(argv: tuple[str, ...], gb: float | None) -> list[str]:
     if isinstance(sg, so.Rejected):
         return []
     try:
-        ours = resolve_prefill(prefill_inputs_from_sglang(sg.raw, gb))
+        ours = resolve_prefill(prefill_inputs_from_sglang(
+            sg.raw, gb, request_pool=sg.pool, model_context_length=po.MODEL_CONTEXT_LENGTH))
     except ConfigError as exc:
         assert "not modelled" in str(exc) or "SGLang" in str(exc), str(exc)
         return []
@@ -61,10 +62,13 @@ def compare(argv: tuple[str, ...], gb: float | None) -> list[str]:
         diffs.append(f"tokens: SGLang {sg.tokens}, graphfit {ours.tokens}")
     if ours.captured != sg.captured:
         diffs.append(f"captured: SGLang {sg.captured}, graphfit {ours.captured}")
+    slots = ours.request_slots or 1
     for n in _probes(sg.captured):
-        if ours.pad(n) != sg.pad(n):
-            diffs.append(f"pad({n}): SGLang {sg.pad(n)}, graphfit {ours.pad(n)}")
-            break
+        for reqs in sorted({1, slots, slots + 1}):
+            if ours.replays(n, reqs) != sg.pad(n, reqs):
+                diffs.append(f"pad({n} tokens, {reqs} requests): SGLang {sg.pad(n, reqs)}, "
+                             f"graphfit {ours.replays(n, reqs)}")
+                break
     theirs = {b.name: (b.shape, b.dtype)
               for b in prefill_buffers(ours, sg.pool, hidden_size=4096, dtype="bfloat16")}
     if theirs != sg.buffers:
@@ -106,6 +110,14 @@ GRID: list[tuple[tuple[str, ...], float | None]] = [
     ((*S48, "--disaggregation-mode", "decode"), 80),
     ((*S48, "--disaggregation-mode", "prefill"), 80),
     ((*S48, "--disaggregation-mode", "decode", "--cuda-graph-backend-prefill", "full"), 80),
+    # the capture batch's bounds: request slots x context length (cuda_graph_setup.py:578-615)
+    ((*S48, "--cuda-graph-backend-prefill", "full", "--context-length", "1024"), 80),
+    ((*S48, "--cuda-graph-backend-prefill", "full", "--context-length", "100",
+      "--chunked-prefill-size", "1024"), 80),
+    (("--max-running-requests", "2", "--context-length", "600"), 80),
+    (("--max-running-requests", "1", "--context-length", "3"), 80),
+    ((*S48, "--cuda-graph-config", json.dumps({"prefill": {"backend": "full",
+                                                            "full_prefill_max_req": 3}})), 80),
 ]
 
 
@@ -144,11 +156,15 @@ def lines(draw: st.DrawFn) -> tuple[tuple[str, ...], float | None]:
         sizes = draw(st.lists(st.integers(1, 5000), min_size=1, max_size=5, unique=True))
         argv += ["--cuda-graph-bs-prefill", *map(str, sizes)]
     elif choice == "json":
-        key = draw(st.sampled_from(("backend", "max_bs", "bs")))
+        key = draw(st.sampled_from(("backend", "max_bs", "bs", "full_prefill_max_req")))
         value: object = (draw(st.sampled_from(("full", "breakable", "disabled")))
                          if key == "backend" else draw(st.integers(4, 9000)) if key == "max_bs"
+                         else draw(st.integers(1, 64)) if key == "full_prefill_max_req"
                          else draw(st.lists(st.integers(1, 3000), min_size=1, max_size=4)))
-        argv += ["--cuda-graph-config", json.dumps({"prefill": {key: value}})]
+        phase: dict[str, object] = {key: value}
+        if key == "full_prefill_max_req":
+            phase["backend"] = "full"
+        argv += ["--cuda-graph-config", json.dumps({"prefill": phase})]
     tp = draw(st.sampled_from((1, 2, 4, 8)))
     if tp > 1:
         argv += ["--tp", str(tp)]
@@ -158,6 +174,8 @@ def lines(draw: st.DrawFn) -> tuple[tuple[str, ...], float | None]:
                                                                  if tp % d == 0])))]
         elif split == "cp":
             argv += ["--attn-cp-size", "2"]
+    if draw(st.integers(0, 3)) == 0:
+        argv += ["--context-length", str(draw(st.integers(2, 4096)))]
     extra = draw(st.sampled_from(("", "tbo", "pp", "max_total", "decode", "prefill", "native")))
     if extra == "tbo":
         argv.append("--enable-two-batch-overlap")

@@ -111,12 +111,15 @@ def _prefill_phase(args: Any) -> dict[str, Any]:
             if getattr(prefill, k, None) is not None}
 
 
-def prefill_inputs_from_sglang(server_args: Any, gpu_memory_gb: float | None = None
-                               ) -> PrefillInputs:
+def prefill_inputs_from_sglang(server_args: Any, gpu_memory_gb: float | None = None, *,
+                               request_pool: int | None = None,
+                               model_context_length: int | None = None) -> PrefillInputs:
     """graphfit's `PrefillInputs` read from a raw (unresolved) ServerArgs-like object, with
     the flags' precedence of `parse_cuda_graph_config` (cuda_graph_hook.py:32-99): the
     disable flags, then --cuda-graph-backend-prefill / -max-bs-prefill / -bs-prefill, then
-    the JSON "prefill" phase; `gpu_memory_gb` is what nvidia-smi reports. Settings that
+    the JSON "prefill" phase; `gpu_memory_gb` is what nvidia-smi reports, `request_pool` the
+    scheduler's request slots and `model_context_length` the model's (both bound the capture
+    batch; --context-length wins over the model's). Settings that
     change prefill graphs in ways graphfit does not model are refused with a ConfigError
     naming them."""
     if server_args is None:
@@ -131,8 +134,7 @@ def prefill_inputs_from_sglang(server_args: Any, gpu_memory_gb: float | None = N
         raise ConfigError("moe_a2a_backend: MoE all-to-all backends (DeepEP's 8-aligned "
                           "prefill buckets, cuda_graph_hook.py:316-342) are not modelled")
     phase = _prefill_phase(server_args)
-    for key in ("max_context_size", "full_prefill_max_req", "full_prefill_prefix_chunk_tokens",
-                "max_seq_len"):
+    for key in ("max_context_size", "full_prefill_prefix_chunk_tokens", "max_seq_len"):
         if phase.get(key) is not None:
             raise ConfigError(f"cuda_graph_config.prefill.{key}: not modelled")
     for name in ("cuda_graph_max_seq_len_prefill", "cuda_graph_prefill_max_context"):
@@ -166,7 +168,10 @@ def prefill_inputs_from_sglang(server_args: Any, gpu_memory_gb: float | None = N
         two_batch_overlap=_get(server_args, "enable_two_batch_overlap") is True,
         disaggregation_mode=str(mode) if mode is not None else "null",
         attention_backend=_get(server_args, "attention_backend"), gpu_memory_gb=gpu_memory_gb,
-        llama2_path="llama-2" in str(_get(server_args, "model_path") or "").lower())
+        llama2_path="llama-2" in str(_get(server_args, "model_path") or "").lower(),
+        request_pool=request_pool,
+        context_length=_get(server_args, "context_length") or model_context_length,
+        full_max_requests=phase.get("full_prefill_max_req"))
 
 
 def _decode_graphs_given(args: Any) -> tuple[bool, bool]:

@@ -24,6 +24,13 @@ phase's `bs` list carries token counts (cuda_graph_config.py:66-70). The backend
 6. attention DP (parallel_hook.py:328-363): chunked_prefill_size is divided by attn_dp_size,
    and an unlocked max_bs above it is clamped to it (bs regenerated unless locked).
 
+Before the runner is built, `capture_prefill_graph`
+(model_runner_components/cuda_graph_setup.py:578-615) keeps the token counts a capture batch
+can hold: at most request slots x context length tokens, the slots being the request pool,
+or for the full backend min(full_prefill_max_req or max(chunked_prefill_size // 512, 1),
+pool); none left means no prefill graphs. The full backend replays only batches of at most
+that many requests (prefill_cuda_graph_runner.py:1363-1364).
+
 The runner (model_executor/runner/prefill_cuda_graph_runner.py:364-371) captures
 `sorted({ceil_align(n, alignment)})` (`get_prefill_num_tokens_to_capture`, :164-170, with the
 decode batch-size alignment, utils/common.py:4184) and replays a batch of n tokens padded to
@@ -98,6 +105,10 @@ class PrefillInputs:
     disaggregation_mode: str = "null"
     attention_backend: str | None = None
     llama2_path: bool = False  # "llama-2" in the model path (memory_hook.py:259-263)
+    # the capture batch's bounds (cuda_graph_setup.py:578-603); None: not binding
+    request_pool: int | None = None  # req_to_token_pool.size (one attention-DP group's)
+    context_length: int | None = None  # the model's context length
+    full_max_requests: int | None = None  # cuda_graph_config.prefill.full_prefill_max_req
 
     def __post_init__(self) -> None:
         if self.backend is not None and self.backend not in BACKENDS:
@@ -120,6 +131,11 @@ class PrefillInputs:
             raise ConfigError("cuda_graph_bs_prefill: token counts must be positive "
                               "integers (SGLang asserts on an empty list, "
                               "prefill_cuda_graph_runner.py:368)")
+        for name in ("request_pool", "context_length", "full_max_requests"):
+            value = getattr(self, name)
+            if value is not None and (isinstance(value, bool) or not isinstance(value, int)
+                                      or value < 1):
+                raise ConfigError(f"{name}: must be a positive integer, got {value!r}")
         cps = self.chunked_prefill_size
         if cps is not None and (isinstance(cps, bool) or not isinstance(cps, int) or cps < 1):
             raise ConfigError(
@@ -138,6 +154,15 @@ class PrefillGraphs:
     alignment: int
     chunked_prefill_size: int
     why_off: str = ""
+    request_slots: int | None = None  # full backend: requests one graph holds
+
+    def replays(self, num_tokens: int, num_requests: int = 1) -> int | None:
+        """`pad` for a batch of `num_requests` requests: the full backend runs batches of
+        more requests than its slots eagerly (prefill_cuda_graph_runner.py:1363-1364)."""
+        if self.backend == FULL and self.request_slots is not None and (
+                num_requests > self.request_slots):
+            return None
+        return self.pad(num_tokens)
 
     @property
     def on(self) -> bool:
@@ -215,14 +240,26 @@ def resolve_prefill(inputs: PrefillInputs) -> PrefillGraphs:
         tokens = prefill_token_ladder(max_tokens)
     align = _alignment(inputs)
     captured: tuple[int, ...] = ()
+    slots = None
     if backend != DISABLED:
+        if inputs.request_pool is not None:
+            slots = inputs.request_pool
+            if backend == FULL:
+                slots = min(inputs.full_max_requests or max(cps // 512, 1), slots)
         if not tokens:
             raise ConfigError(
                 f"cuda_graph_max_bs_prefill: {max_tokens} tokens leave no prefill capture size "
                 f"(the smallest is 4); SGLang's prefill graph runner asserts "
                 f"(prefill_cuda_graph_runner.py:368)")
-        captured = tuple(sorted({round_up(t, align) for t in tokens}))
-    return PrefillGraphs(backend, tuple(tokens), captured, align, cps, why)
+        fits = list(tokens)
+        if slots is not None and inputs.context_length is not None:
+            fits = [t for t in tokens if t <= slots * inputs.context_length]
+            if not fits:  # cuda_graph_setup.py:604-615: eager prefill, no error
+                return PrefillGraphs(DISABLED, tuple(tokens), (), align, cps,
+                                     f"no capture size fits {slots} request slots x context "
+                                     f"length {inputs.context_length}", slots)
+        captured = tuple(sorted({round_up(t, align) for t in fits}))
+    return PrefillGraphs(backend, tuple(tokens), captured, align, cps, why, slots)
 
 
 # Static prefill inputs of the captured-body backends (breakable and full): one int64 row per
@@ -268,4 +305,7 @@ def prefill_buffers(graphs: PrefillGraphs, request_pool: int, *, hidden_size: in
         out += [PrefillBuffer("input_embeds", (tokens, hidden_size), dtype),
                 PrefillBuffer("mrope_positions", (MROPE_SECTIONS, tokens), "int64")]
     out += [PrefillBuffer(name, (request_pool,), "int64") for name in STATIC_REQUEST_FIELDS]
+    if graphs.backend == FULL:  # host seq_lens of the fixed request slots (:550-554)
+        slots = graphs.request_slots or request_pool
+        out.append(PrefillBuffer("full_cg_seq_lens_cpu", (slots,), "int64"))
     return tuple(out)
