@@ -76,9 +76,11 @@ def test_roles_and_locks() -> None:
     assert resolve_prefill(PrefillInputs(attention_backend="torch_native",
                                          backend="full")).backend == "disabled"
     assert resolve_prefill(PrefillInputs(gpu_memory_gb=80)).captured[-1] == 8192
+    assert not resolve_prefill(PrefillInputs(tokens=())).on  # cuda_graph_setup.py:563-565
+    assert not resolve_prefill(PrefillInputs(max_tokens=3)).on
 
 
-@pytest.mark.parametrize("bad", [dict(backend="piecewise"), dict(tokens=()),
+@pytest.mark.parametrize("bad", [dict(backend="piecewise"), dict(tokens=(0,)),
                                  dict(chunked_prefill_size=-1), dict(disaggregation_mode="x"),
                                  dict(pp_size=0)])
 def test_bad_inputs_are_config_errors(bad: dict[str, object]) -> None:

@@ -125,12 +125,9 @@ class PrefillInputs:
                                             or self.max_tokens < 1):
             raise ConfigError(f"cuda_graph_max_bs_prefill: must be a positive integer, got "
                               f"{self.max_tokens!r}")
-        if self.tokens is not None and (
-                not self.tokens or any(isinstance(t, bool) or not isinstance(t, int) or t < 1
-                                       for t in self.tokens)):
-            raise ConfigError("cuda_graph_bs_prefill: token counts must be positive "
-                              "integers (SGLang asserts on an empty list, "
-                              "prefill_cuda_graph_runner.py:368)")
+        if self.tokens is not None and any(isinstance(t, bool) or not isinstance(t, int)
+                                           or t < 1 for t in self.tokens):
+            raise ConfigError("cuda_graph_bs_prefill: token counts must be positive integers")
         for name in ("request_pool", "context_length", "full_max_requests"):
             value = getattr(self, name)
             if value is not None and (isinstance(value, bool) or not isinstance(value, int)
@@ -246,11 +243,10 @@ def resolve_prefill(inputs: PrefillInputs) -> PrefillGraphs:
             slots = inputs.request_pool
             if backend == FULL:
                 slots = min(inputs.full_max_requests or max(cps // 512, 1), slots)
-        if not tokens:
-            raise ConfigError(
-                f"cuda_graph_max_bs_prefill: {max_tokens} tokens leave no prefill capture size "
-                f"(the smallest is 4); SGLang's prefill graph runner asserts "
-                f"(prefill_cuda_graph_runner.py:368)")
+        if not tokens:  # cuda_graph_setup.py:563-565: no prefill graphs, no error
+            return PrefillGraphs(DISABLED, (), (), align, cps,
+                                 f"max {max_tokens} tokens leave no capture size (the "
+                                 f"smallest is 4)", slots)
         fits = list(tokens)
         if slots is not None and inputs.context_length is not None:
             fits = [t for t in tokens if t <= slots * inputs.context_length]
