@@ -66,3 +66,19 @@ def test_bad_inputs(bad: dict[str, object]) -> None:
                                    chunked_prefill_size=8192)
     with pytest.raises(ConfigError):
         StaticMemoryInputs(**{**base, **bad})  # type: ignore[arg-type]
+
+
+@given(st.integers(1, 10**7), st.integers(1, 10**6), st.one_of(st.none(), st.integers(1, 10**4)),
+       st.sampled_from((1, 2, 4, 8)))
+def test_kv_pool_never_exceeds_half_the_tokens_nor_the_requests(
+        capacity: int, context: int, S: int | None, dp: int) -> None:
+    from graphfit.planner.engines.sglang_pool import kv_request_pool
+
+    pool = kv_request_pool(capacity, context, S, dp)
+    assert pool <= capacity // 2
+    if S is not None:
+        assert pool <= max(1, S // dp)
+        if capacity // 2 >= max(1, S // dp):
+            assert pool == max(1, S // dp)  # the KV cache does not bind
+    else:
+        assert pool <= 4096
