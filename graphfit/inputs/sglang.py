@@ -41,8 +41,21 @@ PHASE_KEYS = {"decode": ("backend", "max_bs", "bs"),
 LEGACY, OFF_SWITCH, PER_PHASE, JSON_CONFIG = 0, 1, 2, 3
 
 
+# SGLang's other builtin algorithms (speculative/spec_info.py:39-47): their graph runners are
+# not modelled, so a line naming one is refused, never planned as something else
+UNMODELLED_ALGORITHMS = {
+    "DFLASH": "DFLASH's block-draft runner (arg_groups/speculative_hook.py:351-365)",
+    "DSPARK": "DSPARK's block-draft runner (arg_groups/speculative_hook.py:351-365)",
+    "UNO": "UNO's runner (speculative/uno_cuda_graph_runner.py)",
+    "FROZEN_KV_MTP": "FROZEN_KV_MTP's runner (speculative/frozen_kv_mtp_cuda_graph_runner.py)",
+}
+
+
 def algorithm(origin: str, value: Any) -> SpecMethod:
     name = as_str(origin, value).upper()
+    if name in UNMODELLED_ALGORITHMS:
+        raise ConfigError(f"{origin}: SGLang's {name} is not modelled by graphfit: "
+                          f"{UNMODELLED_ALGORITHMS[name]}")
     if name not in ALGORITHMS:
         raise ConfigError(f"{origin}: {value!r} is not one of {', '.join(ALGORITHMS)}")
     return ALGORITHMS[name]
@@ -239,6 +252,16 @@ FILE_KEYS: dict[str, Handler] = {
                                "max_running_requests (a KV pool of fewer than 2 tokens per "
                                "request would cap it, kv_cache_configurator.py:3128)"),
     "moe_a2a_backend": _not_default("none", GATHER),
+    # speculative runners / buffers graphfit does not model: refused unless off
+    "enable_multi_layer_eagle": _not_default(False, "the multi-layer EAGLE draft-extend "
+                                             "runner, speculative/multi_layer_eagle_draft_"
+                                             "extend_cuda_graph_runner.py"),
+    "speculative_adaptive": _not_default(False, "adaptive speculation switches the draft "
+                                         "length at run time, arg_groups/fields/spec.py:237"),
+    "speculative_adaptive_config": _not_default(None, "adaptive speculation"),
+    "speculative_use_rejection_sampling": _not_default(
+        False, "rejection sampling adds the drafter's draft_probs (max_bs x vocab, float32), "
+               "eagle_draft_cuda_graph_runner.py:199-205"),
     "moe_dense_tp_size": _not_default(None, GATHER),
     "disable_attn_tp_gather": _not_default(False, GATHER),
     "cuda_graph_config": cuda_graph_config,

@@ -78,10 +78,18 @@ def cuda_graph_config(origin: str, value: Any, layer: int) -> tuple[list[Setting
         raise ConfigError(f"{origin}: encoder CUDA graphs are not modelled")
     if obj.get("mode") not in (None, "decode"):
         raise ConfigError(f"{origin}: mode: only decode graphs are modelled, got {obj['mode']!r}")
+    notes: list[str] = []
     if obj.get("batch_sizes"):  # [] or null: the generated list
         key = f"{origin}: batch_sizes"
-        out.append(Setting("cudagraph_capture_sizes",
-                           as_sizes(key, obj["batch_sizes"], normalize=True), key, layer))
+        sizes = as_sizes(key, obj["batch_sizes"], normalize=True)
+        out.append(Setting("cudagraph_capture_sizes", sizes, key, layer))
+        given = obj["batch_sizes"]
+        if isinstance(given, list) and len(given) > len(sizes):
+            # validate_cuda_graph_config sorts batch_sizes and keeps duplicates
+            # (llm_args.py @0004396720): the same padding, one more capture per duplicate
+            notes.append(f"{key}: TensorRT-LLM keeps the {len(given) - len(sizes)} duplicate "
+                         f"size(s) and captures them again; graphfit plans each size once "
+                         f"(the padding is the same)")
     if obj.get("max_batch_size") is not None:
         key = f"{origin}: max_batch_size"
         size = as_int(key, obj["max_batch_size"], minimum=0)
@@ -91,7 +99,7 @@ def cuda_graph_config(origin: str, value: Any, layer: int) -> tuple[list[Setting
         key = f"{origin}: enable_padding"
         out.append(Setting("cuda_graph_padding", as_bool(key, obj["enable_padding"]), key,
                            layer))
-    return out, []
+    return out, notes
 
 
 def _eagle_choices(origin: str, raw: Any) -> list[tuple[int, ...]]:

@@ -385,7 +385,7 @@ def _target_runner(mr: Any, capture_bs: tuple[int, ...], width: int, pool: int, 
         table[name] = _buffer(name, slot.buffer, slot.axis, slot.padding_policy.value,
                               _init_of(name, slot))
     for name, axis, init in (("input_embeds", "tokens", "zeros"),
-                             ("custom_mask", "fixed", "ones"),
+                             ("custom_mask", "bs", "ones"),
                              ("next_token_logits_buffer", "tokens", "zeros")):
         tensor = getattr(buffers, name)
         if tensor is not None and name not in table:
@@ -444,6 +444,10 @@ def _draft_tables(runner: Any, hidden_axis: str) -> dict[str, Buffer]:
             continue
         axis = _DRAFT_AXES.get(name) or hidden_axis
         table[name] = _buffer(name, tensor, axis, None, "")
+    for name in ("temperatures", "top_ks"):  # runner attributes, not in .buffers (:225-233)
+        tensor = getattr(runner, name, None)
+        if tensor is not None:
+            table[name] = _buffer(name, tensor, "bs", None, "")
     return table
 
 

@@ -276,6 +276,21 @@ def test_explicit_batch_sizes_and_max_must_agree() -> None:
         plan(graphfit_config(raw))
 
 
+@pytest.mark.parametrize("sizes", [[1, 2, 2, 4], [8, 8, 8], [16, 1, 4, 1, 16]])
+def test_duplicate_batch_sizes_kept_by_trtllm_planned_once(sizes: list[int]) -> None:
+    """llm_args.py `validate_base_cuda_graph_config` sorts batch_sizes and keeps duplicates
+    (#23): the same captured sizes as a set, so the same padding; graphfit plans each size once
+    and says how many captures TensorRT-LLM repeats."""
+    raw = {"max_batch_size": 64, "cuda_graph_config": {"batch_sizes": sizes}}
+    theirs = ref.cuda_graph_config(raw["cuda_graph_config"])
+    assert theirs.batch_sizes == tuple(sorted(sizes)), ref.cite("llm_args")
+    _, notes = mapping_settings(dict(raw), "llm_api_options")
+    repeated = len(sizes) - len(set(sizes))
+    assert any(f"keeps the {repeated} duplicate" in n for n in notes), notes
+    p = plan(graphfit_config(raw))
+    assert graph_sizes(p) == tuple(sorted(set(theirs.batch_sizes)))
+
+
 # --------------------------------------------------------------------------------------------
 # The model engine's filter, padding at replay, buffers (grid + hypothesis)
 # --------------------------------------------------------------------------------------------

@@ -229,16 +229,35 @@ def _slots(runner: str, tokens: int, max_bs: int, *, steps: int = 1,
     ]
 
 
+def global_num_tokens(runner: str, config: EngineSettings) -> list[BufferSpec]:
+    """`global_num_tokens_gpu` / `global_num_tokens_for_logprob_gpu` (buffers.py:212-217;
+    the draft runners' eagle_draft_cuda_graph_runner.py:235-246): one int32 per attention-DP
+    rank when the MLP input is gathered across them (attention DP), else one."""
+    ranks = config.attn_dp_size if gathered_buffer(config) else 1
+    return [BufferSpec(name, "int32", Axis.FIXED, (), ranks, KEEP,
+                       source=f"{runner}: buffers.py:212-217 (set to the padded token count "
+                              f"before each replay)")
+            for name in ("global_num_tokens_gpu", "global_num_tokens_for_logprob_gpu")]
+
+
 def target_buffers(config: EngineSettings, width: int, max_bs: int) -> tuple[BufferSpec, ...]:
     tokens = max_bs * width
     specs = _slots("target", tokens, max_bs)
+    # custom_mask: ((max_bs * seq_len_fill + max_num_token) * width,) bool, ones
+    # (buffers.py:171-174), i.e. (fill + width) * width entries per request row
+    mask_per_request = (int(SEQ_LEN_FILL.value) + width) * width
     specs += [
         graph_input("target", "input_embeds", config.dtype, Axis.TOKENS, tokens, KEEP,
                     trailing=(config.hidden_size,), why="allocated for every model"),
         graph_input("target", "next_token_logits_buffer", "float32", Axis.TOKENS, tokens, KEEP,
                     trailing=(config.vocab_size,),
                     why="a view of the process-wide logits buffer (graph_shared_output.py)"),
+        graph_input("target", "custom_mask", "bool", Axis.REQUESTS, max_bs * mask_per_request,
+                    KEEP, scale=mask_per_request,
+                    why="tree attention mask, flat: (seq_len_fill + width) * width entries per "
+                        "request (buffers.py:171-174); allocated for every config"),
     ]
+    specs += global_num_tokens("target", config)
     return tuple(specs)
 
 
@@ -256,6 +275,17 @@ def draft_buffers(config: EngineSettings, topk: int, steps: int, max_bs: int
         hidden = config.draft_hidden_size or config.hidden_size
         specs.append(graph_input("drafter", "hidden_states", config.dtype, Axis.REQUESTS,
                                  max_bs, ZERO, ONLY_ZERO, trailing=(hidden,)))
+    # per-request sampling parameters, allocated always and read only under rejection
+    # sampling (eagle_draft_cuda_graph_runner.py:225-233, copied in at :676-690)
+    specs += [
+        graph_input("drafter", "temperatures", "float32", Axis.REQUESTS, max_bs, KEEP,
+                    trailing=(1,), why="SGLang initialises it to ones; padded rows keep the "
+                                       "last replay's values (eagle_draft_cuda_graph_runner."
+                                       "py:225, 684)"),
+        graph_input("drafter", "top_ks", "int32", Axis.REQUESTS, max_bs, KEEP,
+                    why="SGLang initialises it to TOP_K_ALL; padded rows keep the last "
+                        "replay's values (eagle_draft_cuda_graph_runner.py:233, 690)"),
+    ]
     return tuple(specs)
 
 

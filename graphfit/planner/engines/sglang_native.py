@@ -20,6 +20,8 @@ from typing import Any
 
 from graphfit.planner.core.enums import CUDAGraphMode, SpecMethod
 from graphfit.planner.core.errors import ConfigError
+from graphfit.planner.engines.sglang_memory import StaticMemoryInputs
+from graphfit.planner.engines.sglang_prefill import PrefillInputs
 
 ALGORITHMS = {"EAGLE": SpecMethod.EAGLE, "EAGLE3": SpecMethod.EAGLE3, "NEXTN": SpecMethod.MTP,
               "STANDALONE": SpecMethod.DRAFT_MODEL, "NGRAM": SpecMethod.NGRAM}
@@ -87,3 +89,148 @@ def fields_from_sglang(server_args: Any) -> dict[str, Any]:
         put("speculative_eagle_topk", _get(server_args, "speculative_eagle_topk"))
         put("speculative_num_draft_tokens", _get(server_args, "speculative_num_draft_tokens"))
     return out
+
+
+# fields that change prefill graphs in ways graphfit does not model: refused, never planned
+_PREFILL_UNMODELLED = (
+    ("enable_prefill_cp", "prefill context parallelism (layers/cp/bcg: its own capture list)"),
+    ("enable_mis", "multi-item scoring (attention_hook.py:535-553)"),
+    ("debug_tensor_dump_output_folder", "tensor dump mode (serving_hook.py:542-561)"),
+    ("enable_mixed_chunk", "mixed chunked prefill (prefill_cuda_graph_runner.py:315-320)"),
+)
+
+
+def _prefill_phase(args: Any) -> dict[str, Any]:
+    config = _get(args, "cuda_graph_config")
+    prefill = config.get("prefill") if isinstance(config, dict) else _get(config, "prefill")
+    if prefill is None:
+        return {}
+    if isinstance(prefill, dict):
+        return dict(prefill)
+    return {k: getattr(prefill, k) for k in ("backend", "max_bs", "bs")
+            if getattr(prefill, k, None) is not None}
+
+
+def prefill_inputs_from_sglang(server_args: Any, gpu_memory_gb: float | None = None, *,
+                               request_pool: int | None = None,
+                               model_context_length: int | None = None) -> PrefillInputs:
+    """graphfit's `PrefillInputs` read from a raw (unresolved) ServerArgs-like object, with
+    the flags' precedence of `parse_cuda_graph_config` (cuda_graph_hook.py:32-99): the
+    disable flags, then --cuda-graph-backend-prefill / -max-bs-prefill / -bs-prefill, then
+    the JSON "prefill" phase; `gpu_memory_gb` is what nvidia-smi reports, `request_pool` the
+    scheduler's request slots and `model_context_length` the model's (both bound the capture
+    batch; --context-length wins over the model's). Settings that
+    change prefill graphs in ways graphfit does not model are refused with a ConfigError
+    naming them."""
+    if server_args is None:
+        raise ConfigError("from_sglang: expected ServerArgs, got None")
+    for name, what in _PREFILL_UNMODELLED:
+        if _get(server_args, name) not in (None, False):
+            raise ConfigError(f"{name}: {what} is not modelled for prefill graphs")
+    if (_get(server_args, "dcp_size") or 1) > 1:
+        raise ConfigError("dcp_size: decode context parallelism is not modelled for prefill "
+                          "graphs (cuda_graph_hook.py:219-223)")
+    if (_get(server_args, "moe_a2a_backend") or "none") != "none":
+        raise ConfigError("moe_a2a_backend: MoE all-to-all backends (DeepEP's 8-aligned "
+                          "prefill buckets, cuda_graph_hook.py:316-342) are not modelled")
+    phase = _prefill_phase(server_args)
+    for key in ("max_context_size", "full_prefill_prefix_chunk_tokens", "max_seq_len"):
+        if phase.get(key) is not None:
+            raise ConfigError(f"cuda_graph_config.prefill.{key}: not modelled")
+    for name in ("cuda_graph_max_seq_len_prefill", "cuda_graph_prefill_max_context"):
+        if _get(server_args, name) is not None:
+            raise ConfigError(f"{name}: not modelled (context-bounded prefill replay)")
+    backend: str | None = None
+    if _get(server_args, "disable_cuda_graph") is True:
+        backend = "disabled"
+    if _get(server_args, "disable_prefill_cuda_graph") is True:
+        backend = "disabled"
+    given = _get(server_args, "cuda_graph_backend_prefill")
+    if given is not None:
+        backend = str(given)
+    if "backend" in phase:
+        backend = str(phase["backend"])
+    max_tokens = phase.get("max_bs", _get(server_args, "cuda_graph_max_bs_prefill"))
+    tokens = phase.get("bs", _get(server_args, "cuda_graph_bs_prefill"))
+    attn_dp = _get(server_args, "attn_dp_size")
+    if _get(server_args, "enable_dp_attention") is True and attn_dp in (None, 1):
+        attn_dp = _get(server_args, "dp_size")
+    mode = _get(server_args, "disaggregation_mode")
+    return PrefillInputs(
+        backend=backend,
+        max_tokens=None if max_tokens is None else int(max_tokens),
+        tokens=None if tokens is None else tuple(int(t) for t in tokens),
+        chunked_prefill_size=_get(server_args, "chunked_prefill_size"),
+        max_total_tokens=_get(server_args, "max_total_tokens"),
+        tp_size=_get(server_args, "tp_size") or 1, attn_dp_size=attn_dp or 1,
+        attn_cp_size=_get(server_args, "attn_cp_size") or 1,
+        pp_size=_get(server_args, "pp_size") or 1,
+        two_batch_overlap=_get(server_args, "enable_two_batch_overlap") is True,
+        disaggregation_mode=str(mode) if mode is not None else "null",
+        attention_backend=_get(server_args, "attention_backend"), gpu_memory_gb=gpu_memory_gb,
+        llama2_path="llama-2" in str(_get(server_args, "model_path") or "").lower(),
+        request_pool=request_pool,
+        context_length=_get(server_args, "context_length") or model_context_length,
+        full_max_requests=phase.get("full_prefill_max_req"))
+
+
+def _decode_graphs_given(args: Any) -> tuple[bool, bool]:
+    """(decode graphs on, backend locked) after `parse_cuda_graph_config`'s precedence
+    (cuda_graph_hook.py:54-99)."""
+    backend: str | None = None
+    if _get(args, "disable_cuda_graph") is True or _get(args, "disable_decode_cuda_graph") is True:
+        backend = "disabled"
+    given = _get(args, "cuda_graph_backend_decode")
+    if given is not None:
+        backend = str(given)
+    phase = _decode_phase(args)
+    if "backend" in phase:
+        backend = str(phase["backend"])
+    return backend != "disabled", backend is not None
+
+
+def memory_inputs_from_sglang(server_args: Any, gpu_memory_gb: float | None = None
+                              ) -> StaticMemoryInputs:
+    """What SGLang's default mem_fraction_static reads (sglang_memory's docstring), from a raw
+    ServerArgs-like object, at the point `handle_gpu_memory_settings` runs: after the CUDA
+    graph hook (PD roles, prefill compatibility), before the attention backend, speculative
+    and attention-DP hooks (arg_groups/pipeline.py)."""
+    from dataclasses import replace
+
+    from graphfit.planner.engines.sglang import default_decode_max_bs
+    from graphfit.planner.engines.sglang_prefill import (
+        default_chunked_prefill_size,
+        resolve_prefill,
+    )
+
+    prefill_in = prefill_inputs_from_sglang(server_args, gpu_memory_gb)
+    if _get(server_args, "mem_fraction_static") is not None:
+        raise ConfigError("mem_fraction_static: given, so SGLang reserves nothing by default")
+    mode = prefill_in.disaggregation_mode
+    decode_on, locked = _decode_graphs_given(server_args)
+    if mode == "prefill" and not locked:
+        decode_on = False  # cuda_graph_hook.py:557-567
+    phase = _decode_phase(server_args)
+    sizes = phase.get("bs", _get(server_args, "cuda_graph_bs_decode"))
+    given_max = phase.get("max_bs", _get(server_args, "cuda_graph_max_bs_decode"))
+    S = _get(server_args, "max_running_requests")
+    if sizes:
+        max_bs = max(int(s) for s in sizes)  # memory_hook.py:206-207
+    elif given_max is not None:
+        max_bs = int(given_max)
+    else:
+        max_bs, _ = default_decode_max_bs(gpu_memory_gb, prefill_in.tp_size)
+        if S is not None:
+            max_bs = min(max_bs, int(S))  # memory_hook.py:182-188
+    # prefill graphs as the memory hook sees them: before the attention-backend rule and
+    # the attention-DP re-clamp
+    prefill = resolve_prefill(replace(prefill_in, attention_backend=None, attn_dp_size=1))
+    cps = prefill_in.chunked_prefill_size or default_chunked_prefill_size(gpu_memory_gb)
+    drafts = _get(server_args, "speculative_num_draft_tokens")
+    return StaticMemoryInputs(
+        gpu_memory_gb=gpu_memory_gb, disaggregation_mode=mode,
+        max_running_requests=None if S is None else int(S), decode_max_bs=max_bs,
+        decode_graphs=decode_on, prefill_graphs=prefill.on,
+        prefill_sizes=len(prefill.tokens), chunked_prefill_size=cps,
+        draft_tokens=None if drafts is None else int(drafts), tp_size=prefill_in.tp_size,
+        pp_size=prefill_in.pp_size, attn_dp_size=prefill_in.attn_dp_size)

@@ -1,0 +1,100 @@
+"""SGLang 0.5.23's default `mem_fraction_static`: the memory it leaves outside weights + KV.
+
+When `--mem-fraction-static` is not given, `handle_gpu_memory_settings`
+(arg_groups/memory_hook.py:283-343) reserves, in MiB, for a CUDA GPU without post-capture KV
+sizing (SGLANG_ENABLE_POST_CAPTURE_KV_SIZING is off by default, environ.py:640):
+
+    512 + 1.5 * activation_tokens + tp * pp / 8 * 1024 + graph reserve,
+    at least 10 GiB on GPUs above 60 GiB (+ DeepEP's 2 GiB, refused here)
+
+where activation_tokens is, for a PD **decode** server, max(running requests x draft tokens,
+2048) with running requests = --max-running-requests or the decode max_bs (memory_hook.py:
+298-304), else max(chunked_prefill_size, 2048) (:305-306). The graph reserve
+(`reserve_for_graph_mb`, :357-397): 2 MiB per decode max_bs unless a PD prefill server or decode
+graphs are off; with attention DP 3 MiB x max_bs x attn_dp (4.5 above max_bs 300); 8 MiB per
+prefill capture size unless a PD decode server or prefill graphs are off. The fraction is
+round((gpu - reserved) / gpu, 3), or 0.95 when the GPU memory is unknown (:324-328).
+
+The hook runs before speculative resolution and before the attention-DP split of
+chunked_prefill_size, so it sees the values as given (draft tokens None counts as 1) and the
+decode max_bs before any clamp to a speculative default of max_running_requests.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from graphfit.planner.core.errors import ConfigError
+
+MIB_PER_GIB = 1024
+BASE_RESERVE_MIB = 512
+ACTIVATION_MIB_PER_TOKEN = 1.5
+MIN_ACTIVATION_TOKENS = 2048
+LARGE_GPU_MIB = 60 * MIB_PER_GIB  # above it the reserve is at least FLOOR_MIB
+FLOOR_MIB = 10 * MIB_PER_GIB
+UNKNOWN_GPU_FRACTION = 0.95
+
+
+@dataclass(frozen=True)
+class StaticMemoryInputs:
+    """What the default reserve reads, at the point SGLang computes it (see the docstring)."""
+
+    gpu_memory_gb: float | None
+    disaggregation_mode: str  # "null" | "prefill" | "decode"
+    max_running_requests: int | None
+    decode_max_bs: int
+    decode_graphs: bool
+    prefill_graphs: bool
+    prefill_sizes: int  # len(cuda_graph_config.prefill.bs)
+    chunked_prefill_size: int
+    draft_tokens: int | None = None
+    tp_size: int = 1
+    pp_size: int = 1
+    attn_dp_size: int = 1
+
+    def __post_init__(self) -> None:
+        if self.disaggregation_mode not in ("null", "prefill", "decode"):
+            raise ConfigError(f"disaggregation_mode: {self.disaggregation_mode!r} is not one "
+                              f"of null, prefill, decode")
+        if self.chunked_prefill_size < 1:
+            raise ConfigError("chunked_prefill_size: chunking off (<= 0) is not modelled for "
+                              "the memory reserve (memory_hook.py:307-308 reads "
+                              "max_prefill_tokens then)")
+
+
+def graph_reserve_mib(m: StaticMemoryInputs) -> float:
+    """`reserve_for_graph_mb` (memory_hook.py:357-397) for a non-MLA model without DeepEP."""
+    out = 0.0
+    if m.disaggregation_mode != "prefill" and m.decode_graphs:
+        out += m.decode_max_bs * 2
+    if m.attn_dp_size > 1 and m.disaggregation_mode != "prefill":
+        out += m.decode_max_bs * m.attn_dp_size * 3
+        if m.decode_max_bs > 300:
+            out += m.decode_max_bs * m.attn_dp_size * 1.5
+    if m.disaggregation_mode != "decode" and m.prefill_graphs:
+        out += m.prefill_sizes * 8
+    return out
+
+
+def reserved_mib(m: StaticMemoryInputs) -> float:
+    """The MiB SGLang keeps outside weights + KV (memory_hook.py:295-318)."""
+    if m.disaggregation_mode == "decode":
+        running = m.max_running_requests or m.decode_max_bs or 1
+        activation = max(running * (m.draft_tokens or 1), MIN_ACTIVATION_TOKENS)
+    else:
+        activation = max(m.chunked_prefill_size, MIN_ACTIVATION_TOKENS)
+    reserved = BASE_RESERVE_MIB + activation * ACTIVATION_MIB_PER_TOKEN
+    reserved += m.tp_size * m.pp_size / 8 * MIB_PER_GIB
+    reserved += graph_reserve_mib(m)
+    gpu = None if m.gpu_memory_gb is None else m.gpu_memory_gb * MIB_PER_GIB
+    if gpu is not None and gpu > LARGE_GPU_MIB:
+        reserved = max(reserved, FLOOR_MIB)
+    return reserved
+
+
+def mem_fraction_static(m: StaticMemoryInputs) -> float:
+    """SGLang's default `mem_fraction_static` (memory_hook.py:324-328)."""
+    if m.gpu_memory_gb is None:
+        return UNKNOWN_GPU_FRACTION
+    gpu = m.gpu_memory_gb * MIB_PER_GIB
+    return round((gpu - reserved_mib(m)) / gpu, 3)

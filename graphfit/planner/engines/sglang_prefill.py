@@ -1,0 +1,307 @@
+"""SGLang 0.5.23's prefill CUDA graphs: whether they are on, their token ladder, dispatch, buffers.
+
+SGLang captures prefill (extend) forwards per aggregate token count, not per batch size: the
+phase's `bs` list carries token counts (cuda_graph_config.py:66-70). The backend is
+`breakable` by default on CUDA (`default_prefill_backend`, cuda_graph_config.py:120-124),
+`full` on request, or `disabled`. Resolution, in SGLang's order:
+
+1. flags (`parse_cuda_graph_config`, arg_groups/cuda_graph_hook.py:32-99): the legacy
+   `--disable-cuda-graph` and `--disable-prefill-cuda-graph` disable, then
+   `--cuda-graph-backend-prefill`, `--cuda-graph-max-bs-prefill`, `--cuda-graph-bs-prefill`,
+   then the JSON `--cuda-graph-config '{"prefill": {...}}'` (highest); each locks its key;
+2. compatibility, only when the backend is not locked (cuda_graph_hook.py:138-176, 179-258):
+   pipeline parallelism disables breakable; so do attention CP without prefill-CP BCG and
+   two-batch overlap;
+3. PD roles (cuda_graph_hook.py:557-576): a decode server disables prefill graphs unless the
+   backend is locked;
+4. the torch_native / flex_attention attention backends disable both phases
+   (attention_hook.py:124-160);
+5. sizes (memory_hook.py:233-268): max_bs (tokens) defaults to chunked_prefill_size (itself a
+   default by GPU memory, memory_hook.py:89-180), capped at 8192 for a locked breakable
+   backend under PP, at max_total_tokens and at 4096 for a "llama-2" model path; bs defaults
+   to `generate_prefill_cuda_graph_batch_sizes(max_bs)` (cuda_graph_hook.py:480-497), which,
+   unlike the decode list, never appends max_bs;
+6. attention DP (parallel_hook.py:328-363): chunked_prefill_size is divided by attn_dp_size,
+   and an unlocked max_bs above it is clamped to it (bs regenerated unless locked).
+
+Before the runner is built, `capture_prefill_graph`
+(model_runner_components/cuda_graph_setup.py:578-615) keeps the token counts a capture batch
+can hold: at most request slots x context length tokens, the slots being the request pool,
+or for the full backend min(full_prefill_max_req or max(chunked_prefill_size // 512, 1),
+pool); none left means no prefill graphs. The full backend replays only batches of at most
+that many requests (prefill_cuda_graph_runner.py:1363-1364).
+
+The runner (model_executor/runner/prefill_cuda_graph_runner.py:364-371) captures
+`sorted({ceil_align(n, alignment)})` (`get_prefill_num_tokens_to_capture`, :164-170, with the
+decode batch-size alignment, utils/common.py:4184) and replays a batch of n tokens padded to
+the smallest captured count >= n (`_pad_to_bucket`, bisect_left), unless n exceeds the largest
+or padding would more than double it (`can_replay_locally`, :1413-1421,
+_MAX_PREFILL_CUDA_GRAPH_PADDING_FACTOR = 2 at :158): those run eagerly.
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_left
+from dataclasses import dataclass
+
+from graphfit.planner.core.errors import ConfigError
+from graphfit.planner.core.ladder import check_size_count, round_up
+
+BREAKABLE = "breakable"
+FULL = "full"
+DISABLED = "disabled"
+BACKENDS = (FULL, BREAKABLE, DISABLED)  # ALLOWED_BACKENDS_PER_PHASE (cuda_graph_config.py:50)
+PADDING_FACTOR = 2  # prefill_cuda_graph_runner.py:158
+PP_DEFAULT_MAX_TOKENS = 8192  # memory_hook.py:25
+LLAMA2_MAX_TOKENS = 4096  # memory_hook.py:259-263
+MLA_MAX_TOKENS = 8192  # memory_hook.py:235-237
+# chunked_prefill_size by GPU memory (memory_hook.py:89-180): (below GiB, tokens)
+CHUNKED_PREFILL_CLASSES = ((20, 2048), (35, 4096), (60, 4096), (90, 8192), (160, 8192))
+LARGE_GPU_CHUNKED_PREFILL = 16384
+UNKNOWN_GPU_CHUNKED_PREFILL = 4096
+GRAPHLESS_ATTENTION = frozenset({"torch_native", "flex_attention"})  # attention_hook.py:124-160
+DISAGGREGATION_MODES = ("null", "prefill", "decode")
+
+
+def prefill_token_ladder(max_tokens: int) -> list[int]:
+    """`generate_prefill_cuda_graph_batch_sizes` (cuda_graph_hook.py:480-497): 4..32/4,
+    48..256/16, 288..512/32, 576..1024/64, 1280..4096/256, then every 512, cut at max_tokens
+    (max_tokens itself is not appended)."""
+    check_size_count(max_tokens // 512, "cuda_graph_max_bs_prefill")
+    runs = (range(4, 33, 4), range(48, 257, 16), range(288, 513, 32), range(576, 1025, 64),
+            range(1280, 4097, 256), range(4608, max_tokens + 1, 512))
+    return [s for run in runs for s in run if s <= max_tokens]
+
+
+def default_chunked_prefill_size(gpu_memory_gb: float | None) -> int:
+    """`--chunked-prefill-size` when not given (memory_hook.py:89-180)."""
+    if gpu_memory_gb is None:
+        return UNKNOWN_GPU_CHUNKED_PREFILL
+    for below, tokens in CHUNKED_PREFILL_CLASSES:
+        if gpu_memory_gb < below:
+            return tokens
+    return LARGE_GPU_CHUNKED_PREFILL
+
+
+@dataclass(frozen=True)
+class PrefillInputs:
+    """What SGLang's prefill-graph resolution reads, as given (None: not given).
+
+    `backend` is the explicit prefill backend after the flags' precedence (a disable flag
+    gives "disabled"); given, it is locked and no compatibility rule changes it.
+    """
+
+    backend: str | None = None
+    max_tokens: int | None = None
+    tokens: tuple[int, ...] | None = None
+    chunked_prefill_size: int | None = None
+    max_total_tokens: int | None = None
+    gpu_memory_gb: float | None = None
+    tp_size: int = 1
+    attn_dp_size: int = 1
+    attn_cp_size: int = 1
+    pp_size: int = 1
+    two_batch_overlap: bool = False
+    disaggregation_mode: str = "null"
+    attention_backend: str | None = None
+    llama2_path: bool = False  # "llama-2" in the model path (memory_hook.py:259-263)
+    # the capture batch's bounds (cuda_graph_setup.py:578-603); None: not binding
+    request_pool: int | None = None  # req_to_token_pool.size (one attention-DP group's)
+    context_length: int | None = None  # the model's context length
+    full_max_requests: int | None = None  # cuda_graph_config.prefill.full_prefill_max_req
+
+    def __post_init__(self) -> None:
+        if self.backend is not None and self.backend not in BACKENDS:
+            raise ConfigError(f"cuda_graph_backend_prefill: {self.backend!r} is not one of "
+                              f"{', '.join(BACKENDS)} (cuda_graph_hook.py:410-420)")
+        if self.disaggregation_mode not in DISAGGREGATION_MODES:
+            raise ConfigError(f"disaggregation_mode: {self.disaggregation_mode!r} is not one "
+                              f"of {', '.join(DISAGGREGATION_MODES)}")
+        for name in ("tp_size", "attn_dp_size", "attn_cp_size", "pp_size"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+                raise ConfigError(f"{name}: must be a positive integer, got {value!r}")
+        if self.max_tokens is not None and (not isinstance(self.max_tokens, int)
+                                            or self.max_tokens < 1):
+            raise ConfigError(f"cuda_graph_max_bs_prefill: must be a positive integer, got "
+                              f"{self.max_tokens!r}")
+        if self.tokens is not None and any(isinstance(t, bool) or not isinstance(t, int)
+                                           or t < 1 for t in self.tokens):
+            raise ConfigError("cuda_graph_bs_prefill: token counts must be positive integers")
+        for name in ("request_pool", "context_length", "full_max_requests"):
+            value = getattr(self, name)
+            if value is not None and (isinstance(value, bool) or not isinstance(value, int)
+                                      or value < 1):
+                raise ConfigError(f"{name}: must be a positive integer, got {value!r}")
+        cps = self.chunked_prefill_size
+        if cps is not None and (isinstance(cps, bool) or not isinstance(cps, int) or cps < 1):
+            raise ConfigError(
+                f"chunked_prefill_size: {cps!r} (chunking off) is not modelled for prefill "
+                f"graphs: their default token ladder derives from it (memory_hook.py:233)")
+
+
+@dataclass(frozen=True)
+class PrefillGraphs:
+    """The resolved prefill graphs: backend, the resolved token list, what the runner
+    captures (aligned), and why they are off when they are."""
+
+    backend: str
+    tokens: tuple[int, ...]  # cuda_graph_config.prefill.bs as resolved
+    captured: tuple[int, ...]  # the runner's capture_num_tokens; () when disabled
+    alignment: int
+    chunked_prefill_size: int
+    why_off: str = ""
+    request_slots: int | None = None  # full backend: requests one graph holds
+
+    def replays(self, num_tokens: int, num_requests: int = 1) -> int | None:
+        """`pad` for a batch of `num_requests` requests: the full backend runs batches of
+        more requests than its slots eagerly (prefill_cuda_graph_runner.py:1363-1364)."""
+        if self.backend == FULL and self.request_slots is not None and (
+                num_requests > self.request_slots):
+            return None
+        return self.pad(num_tokens)
+
+    @property
+    def on(self) -> bool:
+        return self.backend != DISABLED
+
+    @property
+    def max_tokens(self) -> int:
+        return self.captured[-1] if self.captured else 0
+
+    def pad(self, num_tokens: int) -> int | None:
+        """The captured token count a prefill of `num_tokens` replays, or None (eager):
+        `can_replay_locally`'s token checks (prefill_cuda_graph_runner.py:1413-1421) and
+        `_pad_to_bucket` (base_cuda_graph_runner.py:166)."""
+        if num_tokens < 1:
+            raise ConfigError(f"num_tokens: must be >= 1, got {num_tokens}")
+        if not self.captured or num_tokens > self.captured[-1]:
+            return None
+        padded = self.captured[bisect_left(self.captured, num_tokens)]
+        return None if padded > num_tokens * PADDING_FACTOR else padded
+
+
+def _alignment(inputs: PrefillInputs) -> int:
+    """`get_cuda_graph_batch_size_alignment` (utils/common.py:4163-4175) for a dense model
+    without MoE all-to-all."""
+    align = 2 if inputs.two_batch_overlap else 1
+    if inputs.attn_dp_size > 1:  # require_gathered_buffer: attention DP gathers MLP input
+        align *= inputs.tp_size // inputs.attn_dp_size // inputs.attn_cp_size
+    if align % inputs.attn_cp_size:
+        align *= inputs.attn_cp_size
+    return align
+
+
+def _backend(inputs: PrefillInputs) -> tuple[str, str]:
+    """The resolved backend and, when disabled, why (steps 1-4 of the module docstring)."""
+    if inputs.attention_backend in GRAPHLESS_ATTENTION:
+        return DISABLED, (f"attention backend {inputs.attention_backend} disables CUDA graphs "
+                          f"(attention_hook.py:124-160)")
+    if inputs.backend is not None:
+        return inputs.backend, ("disabled by the flags" if inputs.backend == DISABLED else "")
+    if inputs.pp_size > 1:
+        return DISABLED, "pipeline parallelism: breakable prefill graphs are opt-in " \
+                         "(cuda_graph_hook.py:144-157)"
+    if inputs.attn_cp_size > 1:
+        return DISABLED, "attention CP without prefill-CP breakable graphs " \
+                         "(cuda_graph_hook.py:212-218)"
+    if inputs.two_batch_overlap:
+        return DISABLED, "two-batch overlap (cuda_graph_hook.py:225-228)"
+    if inputs.disaggregation_mode == "decode":
+        return DISABLED, "a PD decode server drops prefill graphs (cuda_graph_hook.py:568-576)"
+    return BREAKABLE, ""
+
+
+def resolve_prefill(inputs: PrefillInputs) -> PrefillGraphs:
+    """SGLang's prefill graphs for `inputs` (the module docstring's steps 1-6)."""
+    backend, why = _backend(inputs)
+    cps = inputs.chunked_prefill_size or default_chunked_prefill_size(inputs.gpu_memory_gb)
+    max_tokens = inputs.max_tokens
+    if max_tokens is None:
+        max_tokens = cps
+        if (inputs.pp_size > 1 and backend == BREAKABLE and inputs.tokens is None
+                and max_tokens > PP_DEFAULT_MAX_TOKENS):
+            max_tokens = PP_DEFAULT_MAX_TOKENS
+        if inputs.max_total_tokens is not None:
+            max_tokens = min(max_tokens, inputs.max_total_tokens)
+        if inputs.llama2_path:
+            max_tokens = min(max_tokens, LLAMA2_MAX_TOKENS)
+    tokens = list(inputs.tokens) if inputs.tokens is not None else None
+    if inputs.attn_dp_size > 1:
+        cps //= inputs.attn_dp_size
+        if backend != DISABLED and max_tokens > cps and inputs.max_tokens is None:
+            max_tokens = cps
+            if inputs.tokens is None:
+                tokens = prefill_token_ladder(max_tokens)
+    if tokens is None:
+        tokens = prefill_token_ladder(max_tokens)
+    align = _alignment(inputs)
+    captured: tuple[int, ...] = ()
+    slots = None
+    if backend != DISABLED:
+        if inputs.request_pool is not None:
+            slots = inputs.request_pool
+            if backend == FULL:
+                slots = min(inputs.full_max_requests or max(cps // 512, 1), slots)
+        if not tokens:  # cuda_graph_setup.py:563-565: no prefill graphs, no error
+            return PrefillGraphs(DISABLED, (), (), align, cps,
+                                 f"max {max_tokens} tokens leave no capture size (the "
+                                 f"smallest is 4)", slots)
+        fits = list(tokens)
+        if slots is not None and inputs.context_length is not None:
+            fits = [t for t in tokens if t <= slots * inputs.context_length]
+            if not fits:  # cuda_graph_setup.py:604-615: eager prefill, no error
+                return PrefillGraphs(DISABLED, tuple(tokens), (), align, cps,
+                                     f"no capture size fits {slots} request slots x context "
+                                     f"length {inputs.context_length}", slots)
+        captured = tuple(sorted({round_up(t, align) for t in fits}))
+    return PrefillGraphs(backend, tuple(tokens), captured, align, cps, why, slots)
+
+
+# Static prefill inputs of the captured-body backends (breakable and full): one int64 row per
+# request slot each (prefill_cuda_graph_runner.py:276-286, allocated at :601-606)
+STATIC_REQUEST_FIELDS = ("seq_lens", "extend_seq_lens", "extend_prefix_lens",
+                         "extend_start_loc", "req_pool_indices", "orig_seq_lens")
+MROPE_SECTIONS = 3
+
+
+@dataclass(frozen=True)
+class PrefillBuffer:
+    """One persistent input of the prefill graph runner: name, shape, dtype."""
+
+    name: str
+    shape: tuple[int, ...]
+    dtype: str
+
+    @property
+    def numel(self) -> int:
+        out = 1
+        for d in self.shape:
+            out *= d
+        return out
+
+
+def prefill_buffers(graphs: PrefillGraphs, request_pool: int, *, hidden_size: int,
+                    dtype: str, multimodal: bool = False) -> tuple[PrefillBuffer, ...]:
+    """The prefill runner's buffers for a dense model on CUDA, first pipeline rank:
+    `PrefillInputBuffers.create` (runner_utils/buffers.py:286-372) with max_num_tokens the
+    largest captured token count and max_bs the request pool (req_to_token_pool.size,
+    prefill_cuda_graph_runner.py:371-372), plus the static per-request fields. No buffers when
+    prefill graphs are off (the runner is not built)."""
+    if not graphs.on:
+        return ()
+    if request_pool < 1:
+        raise ConfigError(f"request_pool: must be >= 1, got {request_pool}")
+    tokens = graphs.max_tokens
+    out = [PrefillBuffer("input_ids", (tokens,), "int64"),
+           PrefillBuffer("out_cache_loc", (tokens,), "int64"),  # int32 only on NPU (:710)
+           PrefillBuffer("num_token_non_padded", (1,), "int32"),
+           PrefillBuffer("positions", (tokens,), "int64")]
+    if multimodal:
+        out += [PrefillBuffer("input_embeds", (tokens, hidden_size), dtype),
+                PrefillBuffer("mrope_positions", (MROPE_SECTIONS, tokens), "int64")]
+    out += [PrefillBuffer(name, (request_pool,), "int64") for name in STATIC_REQUEST_FIELDS]
+    if graphs.backend == FULL:  # host seq_lens of the fixed request slots (:550-554)
+        slots = graphs.request_slots or request_pool
+        out.append(PrefillBuffer("full_cg_seq_lens_cpu", (slots,), "int64"))
+    return tuple(out)

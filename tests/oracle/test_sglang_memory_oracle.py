@@ -1,0 +1,117 @@
+"""SGLang's default mem_fraction_static and its PD-role reserves: graphfit
+(graphfit/planner/engines/sglang_memory.py) vs SGLang 0.5.23's own `handle_gpu_memory_settings`
+run by its whole resolution pipeline (tests/oracle/sglang_prefill_oracle.mem_fraction).
+
+A PD decode server reserves activation memory for running requests x draft tokens and no
+prefill graphs; a PD prefill server none for decode graphs (memory_hook.py:298-304, 357-397).
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from tests.oracle.paths import require
+
+require("sglang")
+
+from graphfit.planner.core.errors import ConfigError  # noqa: E402
+from graphfit.planner.engines.sglang_memory import mem_fraction_static  # noqa: E402
+from graphfit.planner.engines.sglang_native import memory_inputs_from_sglang  # noqa: E402
+from tests.oracle import sglang_oracle as so  # noqa: E402
+from tests.oracle import sglang_prefill_oracle as po  # noqa: E402
+
+
+def compare(argv: tuple[str, ...], gb: float | None) -> list[str]:
+    sg = po.mem_fraction(argv, gb)
+    if isinstance(sg, so.Rejected):
+        return []
+    raw, theirs = sg
+    try:
+        ours = mem_fraction_static(memory_inputs_from_sglang(raw, gb))
+    except ConfigError as exc:
+        assert "not modelled" in str(exc) or "SGLang" in str(exc) or "given" in str(exc)
+        return []
+    return [] if ours == theirs else [f"mem_fraction_static: SGLang {theirs}, graphfit {ours}"]
+
+
+S = ("--max-running-requests", "48")
+GRID: list[tuple[tuple[str, ...], float | None]] = [
+    (S, 80), (S, 16), (S, 30), (S, 48), (S, 141), (S, 192), (S, None), ((), 80),
+    ((*S, "--disaggregation-mode", "decode"), 80),
+    ((*S, "--disaggregation-mode", "decode"), 24),
+    (("--disaggregation-mode", "decode"), 24),
+    ((*S, "--disaggregation-mode", "decode", "--speculative-algorithm", "EAGLE",
+      "--speculative-num-steps", "3", "--speculative-eagle-topk", "4",
+      "--speculative-num-draft-tokens", "64"), 48),
+    ((*S, "--disaggregation-mode", "prefill"), 80),
+    ((*S, "--disaggregation-mode", "prefill", "--cuda-graph-backend-decode", "full"), 80),
+    ((*S, "--tp", "8", "--attn-dp-size", "8", "--cuda-graph-max-bs-decode", "400"), 192),
+    ((*S, "--chunked-prefill-size", "1000"), 24),
+    ((*S, "--disable-cuda-graph"), 30),
+    ((*S, "--cuda-graph-bs-decode", "1", "2", "300"), 48),
+    ((*S, "--cuda-graph-config", json.dumps({"prefill": {"bs": [8, 16]}})), 48),
+]
+
+
+@pytest.mark.parametrize(("argv", "gb"), GRID, ids=[f"{' '.join(a) or '-'}@{g}" for a, g in GRID])
+def test_mem_fraction_equals_sglang(argv: tuple[str, ...], gb: float | None) -> None:
+    assert compare(argv, gb) == []
+
+
+def test_decode_role_reserves_for_running_requests() -> None:
+    """The oracle itself: a PD decode server at 24 GiB reserves 1.5 MiB per running request
+    x draft token above 2048 and no prefill graphs, so it keeps more than a mixed server."""
+    mixed = po.mem_fraction(S, 24)
+    decode = po.mem_fraction((*S, "--disaggregation-mode", "decode"), 24)
+    assert not isinstance(mixed, so.Rejected) and not isinstance(decode, so.Rejected)
+    assert decode[1] > mixed[1]
+
+
+@st.composite
+def lines(draw: st.DrawFn) -> tuple[tuple[str, ...], float | None]:
+    argv: list[str] = []
+    if draw(st.integers(0, 3)):
+        argv += ["--max-running-requests", str(draw(st.integers(1, 4096)))]
+    mode = draw(st.sampled_from(("", "", "decode", "prefill")))
+    if mode:
+        argv += ["--disaggregation-mode", mode]
+    if draw(st.booleans()):
+        argv += ["--chunked-prefill-size", str(draw(st.integers(64, 20000)))]
+    graphs = draw(st.sampled_from(("", "max_bs", "bs", "off", "decode_off", "prefill_off",
+                                   "decode_full")))
+    if graphs == "max_bs":
+        argv += ["--cuda-graph-max-bs-decode", str(draw(st.integers(1, 1024)))]
+    elif graphs == "bs":
+        argv += ["--cuda-graph-bs-decode",
+                 *map(str, draw(st.lists(st.integers(1, 600), min_size=1, max_size=4)))]
+    elif graphs == "off":
+        argv.append("--disable-cuda-graph")
+    elif graphs == "decode_off":
+        argv.append("--disable-decode-cuda-graph")
+    elif graphs == "prefill_off":
+        argv.append("--disable-prefill-cuda-graph")
+    elif graphs == "decode_full":
+        argv += ["--cuda-graph-backend-decode", "full"]
+    if draw(st.booleans()):
+        argv += ["--speculative-algorithm", "EAGLE", "--speculative-num-steps", "3",
+                 "--speculative-eagle-topk", "4", "--speculative-num-draft-tokens",
+                 str(draw(st.integers(2, 64)))]
+    tp = draw(st.sampled_from((1, 2, 4, 8)))
+    if tp > 1:
+        argv += ["--tp", str(tp)]
+        if draw(st.booleans()):
+            argv += ["--attn-dp-size", str(draw(st.sampled_from([d for d in (2, 4, 8)
+                                                                 if tp % d == 0])))]
+    if draw(st.integers(0, 4)) == 0:
+        argv += ["--pp-size", "2"]
+    return tuple(argv), draw(st.sampled_from((16, 24, 30, 48, 80, 141, 192, None)))
+
+
+@given(lines())
+def test_generated_memory_lines(case: tuple[tuple[str, ...], float | None]) -> None:
+    argv, gb = case
+    assert compare(argv, gb) == []
