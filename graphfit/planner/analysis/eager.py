@@ -114,10 +114,14 @@ def eager_share(p: Plan, trace_steps: Mapping[int, float] | None = None) -> Eage
     after, _, _ = eager_counts(wider)
     if after >= eager:
         return share
-    name = CAPTURE_FLAGS.get(p.config.engine, "max_cudagraph_capture_size")
-    if "cudagraph_capture_sizes" in change:
-        name = {Engine.VLLM: "--cudagraph-capture-sizes ... +",
-                Engine.SGLANG: "--cuda-graph-bs-decode ... +"}.get(p.config.engine, name)
+    # a described or plugin engine (an EngineName) has no built-in flag: the field's name
+    built_in = p.config.engine if isinstance(p.config.engine, Engine) else None
+    name = "max_cudagraph_capture_size"
+    if built_in is not None:
+        name = CAPTURE_FLAGS.get(built_in, name)
+        if "cudagraph_capture_sizes" in change:
+            name = {Engine.VLLM: "--cudagraph-capture-sizes ... +",
+                    Engine.SGLANG: "--cuda-graph-bs-decode ... +"}.get(built_in, name)
     flag = f"{name} {widest}"
     if padding_off:
         flag = f"cuda_graph_config.enable_padding true, {flag}"
