@@ -222,6 +222,14 @@ def _noted(why: str) -> Handler:
 
 
 GATHER = "it changes the decode batch-size alignment, utils/common.py:4066-4150"
+REJECTION_SAMPLING = ("rejection sampling adds the drafter's draft_probs (max_bs x vocab, "
+                      "float32), eagle_draft_cuda_graph_runner.py:199-205")
+
+
+def _after_the_engine(origin: str, value: Any, layer: int) -> tuple[list[Setting], list[str]]:
+    """A pasted line's rejection sampling: SGLang's own refusals of it come first (they say
+    the fix), then graphfit's "not modelled" (graphfit.inputs.sglang_rules.refuse)."""
+    return [Setting("engine", SG, origin, layer)], []
 FILE_KEYS: dict[str, Handler] = {
     "max_running_requests": field_key("max_num_seqs", _positive, SG),
     "cuda_graph_max_bs_decode": _ranked("max_cudagraph_capture_size", _positive, PER_PHASE),
@@ -259,9 +267,7 @@ FILE_KEYS: dict[str, Handler] = {
     "speculative_adaptive": _not_default(False, "adaptive speculation switches the draft "
                                          "length at run time, arg_groups/fields/spec.py:237"),
     "speculative_adaptive_config": _not_default(None, "adaptive speculation"),
-    "speculative_use_rejection_sampling": _not_default(
-        False, "rejection sampling adds the drafter's draft_probs (max_bs x vocab, float32), "
-               "eagle_draft_cuda_graph_runner.py:199-205"),
+    "speculative_use_rejection_sampling": _not_default(False, REJECTION_SAMPLING),
     "moe_dense_tp_size": _not_default(None, GATHER),
     "disable_attn_tp_gather": _not_default(False, GATHER),
     "cuda_graph_config": cuda_graph_config,
@@ -276,7 +282,8 @@ FILE_KEYS: dict[str, Handler] = {
 # keys a config file may hold that a pasted line's reader consumes itself
 MODEL_KEYS: dict[str, Handler] = {"model_path": model_path}
 # a pasted line's keys: its reader sees every key at once (deprecated_dp_attention)
-LINE_KEYS: dict[str, Handler] = {**FILE_KEYS, "enable_dp_attention": _dp_attention_in_line}
+LINE_KEYS: dict[str, Handler] = {**FILE_KEYS, "enable_dp_attention": _dp_attention_in_line,
+                                  "speculative_use_rejection_sampling": _after_the_engine}
 IGNORED = frozenset({
     "tokenizer_path", "ep_size", "pp_size", "mem_fraction_static", "attention_backend",
     "decode_attention_backend", "prefill_attention_backend", "speculative_draft_model_path",

@@ -24,6 +24,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from graphfit.inputs.sglang import REJECTION_SAMPLING
 from graphfit.inputs.settings import COMMAND_LINE, Setting
 from graphfit.planner.config import EngineConfig
 from graphfit.planner.core.enums import CUDAGraphMode, SpecMethod
@@ -77,6 +78,11 @@ def refuse(values: Mapping[str, Any], config: EngineConfig) -> None:
                 raise ConfigError(f"drop --{key.replace('_', '-')}: rejection sampling "
                                   f"ignores accept thresholds (SGLang refuses, "
                                   f"{HOOK}:1232-1240)")
+    if values.get("speculative_use_rejection_sampling"):
+        # a line SGLang's own checks above let through: graphfit does not plan rejection
+        # sampling's buffers
+        raise ConfigError("--speculative-use-rejection-sampling: True is not modelled "
+                          f"({REJECTION_SAMPLING})")
     page = values.get("page_size")
     backend = values.get("attention_backend")
     if not (isinstance(page, int) and page > 1 and topk > 1 and backend):
