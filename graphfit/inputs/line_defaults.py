@@ -21,11 +21,11 @@ from typing import Any
 
 from graphfit.inputs import sglang_rules, vllm_defaults
 from graphfit.inputs.commandline import PastedLine
-from graphfit.inputs.flagtable import load
 from graphfit.inputs.gpus import gpu_name
 from graphfit.inputs.settings import Resolved
 from graphfit.planner.config import EngineConfig
 from graphfit.planner.core.enums import Engine
+from graphfit.planner.engines.registry import default_version
 
 GPU_FIELD = "gpu_memory_gb"
 DEFAULT_GPU_NOTE = "no --gpu-memory-gb: an 80 GB GPU is assumed"
@@ -58,7 +58,9 @@ def settle_vllm(line: PastedLine, resolved: Resolved, gpu_given: object,
                 skip: frozenset[str] = frozenset()) -> Resolved:
     """vLLM's batch defaults for what the line leaves open (vllm_defaults.settle)."""
     values, origins = dict(resolved.values), dict(resolved.origins)
-    version = load("vllm").version
+    # the release the line is planned as (--engine-version, or the one whose parser read it);
+    # else the registry's default vLLM release
+    version = str(values.get("engine_version") or default_version("vllm"))
     row = vllm_defaults.release(version)
     gib = values.pop(GPU_FIELD, None)
     origins.pop(GPU_FIELD, None)

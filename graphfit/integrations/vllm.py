@@ -189,6 +189,14 @@ def check_runner(runner: Any, *, vllm_version: str = "", **overrides: Any) -> Ch
     if vllm_config is None:
         raise ConfigError("vllm: the model runner has no vllm_config")
     overrides.setdefault("attention_cudagraph_support", "ALWAYS")
+    if "runner" not in overrides:
+        # the runner in hand says which it is (V1 keeps its proposer in `drafter`, MRV2 in
+        # `speculator`): vllm_config.use_v2_model_runner re-reads the environment, which a
+        # process that built the runner itself need not still hold
+        if getattr(runner, "speculator", None) is not None:
+            overrides["runner"] = "v2"
+        elif getattr(runner, "drafter", None) is not None:
+            overrides["runner"] = "v1"
     if "max_num_seqs" not in overrides:
         reqs = getattr(runner, "max_num_reqs", None)
         if isinstance(reqs, int) and getattr(
