@@ -24,8 +24,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from graphfit.inputs.sglang import REJECTION_SAMPLING
 from graphfit.inputs.settings import COMMAND_LINE, Setting
+from graphfit.inputs.sglang import REJECTION_SAMPLING
 from graphfit.planner.config import EngineConfig
 from graphfit.planner.core.enums import CUDAGraphMode, SpecMethod
 from graphfit.planner.core.errors import ConfigError
