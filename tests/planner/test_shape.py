@@ -3,12 +3,14 @@ falls below the real rows, and is what the walk (sizing, the proof) took for the
 
 from __future__ import annotations
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from graphfit import Plan
 from graphfit.planner.core.dispatch import Dispatch
 from graphfit.planner.core.enums import CUDAGraphMode
+from graphfit.planner.core.errors import BatchError
 from graphfit.planner.core.reach import Reached
 from graphfit.planner.core.shape import BatchShape, occupied, real_requests
 from graphfit.testing import engine_plans
@@ -26,6 +28,10 @@ def test_plan_rows_fit_and_hold_the_batch(p: Plan, data: st.DataObject) -> None:
          else data.draw(st.integers(1, min(n, S))))
     if not uniform and comp.unit.value == "requests":
         return  # batch-size engines graph decodes only; their mixed batches are prefills
+    if not uniform and n > p.config.max_num_batched_tokens:
+        with pytest.raises(BatchError):  # the scheduler never builds a mixed batch over T
+            p.pad(n, uniform_decode=False, num_reqs=r)
+        return
     rows = p.rows("target", BatchShape(n, r), uniform_decode=uniform)
     d = p.pad(n, uniform_decode=uniform, num_reqs=r)
     for name, needed in rows.items():
