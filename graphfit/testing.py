@@ -12,12 +12,14 @@ M, H, topk (graphfit.planner.analysis.capexpr), so the formula your engine alloc
 property-tested against every reachable batch of every generated config.
 
 Filters narrow the configs to what an engine's CI actually runs: `versions` (the engine
-version graphfit models, e.g. "0.33.0"), `runners` ("v1"/"v2"), `ladders`, `modes`,
+releases graphfit models, e.g. "0.33.0"; vLLM configs are drawn from every modelled release
+unless narrowed, each config naming its `engine_version`), `runners` ("v1"/"v2": V1 only on
+releases that have it, 0.33.0 and earlier), `ladders`, `modes`,
 `attention_support` (the cudagraph support levels your attention backend has: a pinned level
 leaves one scenario) and, in `verify` / `assert_plan_safe`, `scenario="assumed"` (only the
 scenario the plan follows, not every level vLLM could resolve to):
 
-    @given(engine_plans(engines=("vllm",), runners=("v1",),
+    @given(engine_plans(engines=("vllm",), versions=("0.33.0",), runners=("v1",),
                         attention_support=("UNIFORM_BATCH",)))
     def test_my_sizing(plan): ...
 
@@ -84,32 +86,61 @@ def _checked(label: str, given: Sequence[str | None] | None,
     return values
 
 
+def vllm_versions() -> tuple[str, ...]:
+    """The vLLM releases graphfit models, oldest first (e.g. 0.32.0, 0.33.0, 0.34.0)."""
+    from graphfit.planner.engines.registry import versions
+
+    return versions("vllm")
+
+
+def vllm_runners(version: str) -> tuple[str, ...]:
+    """The model runners a vLLM release has: V1 and V2 up to 0.33, V2 alone from 0.34 (V1
+    was removed: platforms/interface.py:1481-1491 in 0.34.0)."""
+    from graphfit.planner.engines.registry import engine_model
+
+    changes = getattr(engine_model("vllm", version), "changes", None)
+    return ("v1", "v2") if getattr(changes, "v1_runner", True) else ("v2",)
+
+
 def vllm_configs(*, max_seqs: int = 256, max_tokens: int = 4096, max_k: int = 15,
                  methods: Sequence[str] | None = None, modes: Sequence[str] = VLLM_MODES,
                  ladders: Sequence[str] = ("vllm", "vllm-legacy"),
                  runners: Sequence[str] = ("v1", "v2"),
-                 attention_support: Sequence[str | None] | None = None
+                 attention_support: Sequence[str | None] | None = None,
+                 versions: Sequence[str] | None = None
                  ) -> st.SearchStrategy[EngineConfig]:
-    """Valid vLLM configs: ladder, mode, runner, ceiling, performance mode, an optional max or
-    user list (unsorted, above T: vLLM sorts and drops), attention support levels given, from
-    a backend or unknown, every speculative method on the runners that run it; only configs
-    `plan()` accepts.
+    """Valid vLLM configs: release, ladder, mode, runner, ceiling, performance mode, an
+    optional max or user list (unsorted, above T: vLLM sorts and drops), attention support
+    levels given, from a backend or unknown, every speculative method on the runners that run
+    it; only configs `plan()` accepts.
 
-    `attention_support` restricts the target's level to these (None in it: left unknown, or
-    from a backend); `runners` and `ladders` to these."""
+    `versions` restricts the release (default: every modelled release; each config names its
+    `engine_version`); `attention_support` the target's level (None in it: left unknown, or
+    from a backend); `runners` and `ladders` to these. A runner is drawn only for releases
+    that have it (V1: 0.33.0 and earlier)."""
     _checked("modes", modes, VLLM_MODES)
     _checked("runners", runners, ("v1", "v2"))
     levels = _checked("attention_support", attention_support, (*VLLM_LEVELS, None))
+    known = vllm_versions()
+    chosen = cast(tuple[str, ...], _checked("versions", versions, known) or known)
+    usable = tuple(v for v in chosen if set(vllm_runners(v)) & set(runners))
+    if not usable:
+        raise ValueError(f"runners: none of {tuple(runners)!r} exists in vLLM "
+                         f"{', '.join(chosen)} (V1 was removed in 0.34.0)")
     return _vllm_configs(max_seqs=max_seqs, max_tokens=max_tokens, max_k=max_k,
                          methods=methods, modes=tuple(modes), ladders=tuple(ladders),
-                         runners=tuple(runners), levels=levels).filter(_plans)
+                         runners=tuple(runners), levels=levels, versions=usable
+                         ).filter(_plans)
 
 
 @st.composite
 def _vllm_configs(draw: st.DrawFn, *, max_seqs: int, max_tokens: int, max_k: int,
                   methods: Sequence[str] | None, modes: tuple[str, ...],
                   ladders: tuple[str, ...], runners: tuple[str, ...],
-                  levels: tuple[str | None, ...] | None) -> EngineConfig:
+                  levels: tuple[str | None, ...] | None,
+                  versions: tuple[str, ...]) -> EngineConfig:
+    version = draw(st.sampled_from(versions))
+    has = vllm_runners(version)
     method = _method(draw, 1, VLLM_METHODS, methods) if methods is not None or draw(
         st.booleans()) else "none"
     k = 0 if method == "none" else (1 if method == "extract_hidden_states"
@@ -117,8 +148,9 @@ def _vllm_configs(draw: st.DrawFn, *, max_seqs: int, max_tokens: int, max_k: int
     q = 1 + k
     S = draw(st.integers(1, max_seqs))
     T = draw(st.integers(max(S, q + 1), max(S, q + 1, max_tokens)))
-    runs: tuple[str, ...] = {"dspark": ("v2",), "suffix": ("v1",)}.get(method, ("v1", "v2"))
-    runs = tuple(r for r in runs if r in runners)
+    # suffix runs on V1 only while a release has V1 (0.34 runs it on V2)
+    runs: tuple[str, ...] = {"dspark": ("v2",), "suffix": has[:1]}.get(method, has)
+    runs = tuple(r for r in runs if r in runners and r in has)
     if not runs:  # this method runs on none of the runners asked for
         from hypothesis import reject
         reject()
@@ -137,6 +169,7 @@ def _vllm_configs(draw: st.DrawFn, *, max_seqs: int, max_tokens: int, max_k: int
     else:
         max_size = draw(st.none() | st.integers(q, max(q, 600)))
     return EngineConfig.from_dict(dict(
+        engine_version=version,
         max_num_seqs=S, max_num_batched_tokens=T, num_speculative_tokens=k,
         spec_method=method, cudagraph_mode=mode, cudagraph_capture_sizes=sizes,
         max_cudagraph_capture_size=max_size,
@@ -287,13 +320,24 @@ def engine_configs(*, engines: Sequence[str] = ("vllm", "sglang", "trtllm"),
                    max_seqs: int = 256, methods: Sequence[str] | None = None,
                    runners: Sequence[str] | None = None, ladders: Sequence[str] | None = None,
                    attention_support: Sequence[str | None] | None = None,
-                   modes: Sequence[str] | None = None
+                   modes: Sequence[str] | None = None, versions: Sequence[str] | None = None
                    ) -> st.SearchStrategy[EngineConfig]:
     """Valid configs of the given engines (`methods`: only speculative configs of those;
     a described engine's drafter counts as draft_model).
 
     `runners`, `ladders`, `attention_support` and `modes` are vLLM's (see `vllm_configs`);
-    given, they leave the other engines out."""
+    given, they leave the other engines out. `versions` narrows vLLM's releases (those of
+    them graphfit models) and keeps another engine only when its modelled release is one."""
+    if versions is not None:
+        if isinstance(versions, str):
+            versions = (versions,)
+        modelled = modelled_versions(tuple(e for e in engines if e in METHODS))
+        vllm_asked = tuple(v for v in versions if v in vllm_versions())
+        engines = tuple(e for e in engines if (vllm_asked if e == "vllm"
+                                               else modelled.get(e) in versions))
+        if not engines:
+            raise ValueError(f"versions: graphfit models {modelled} (vLLM: "
+                             f"{', '.join(vllm_versions())}), none of {tuple(versions)!r}")
     if any(f is not None for f in (runners, ladders, attention_support, modes)):
         engines = tuple(e for e in engines if e == "vllm")
         if not engines:
@@ -302,6 +346,8 @@ def engine_configs(*, engines: Sequence[str] = ("vllm", "sglang", "trtllm"),
     vllm_filters: dict[str, Any] = {
         k: v for k, v in (("runners", runners), ("ladders", ladders), ("modes", modes),
                           ("attention_support", attention_support)) if v is not None}
+    if versions is not None and "vllm" in engines:
+        vllm_filters["versions"] = tuple(v for v in versions if v in vllm_versions())
     from graphfit.planner.engines.table import part
 
     choices: list[st.SearchStrategy[EngineConfig]] = []
@@ -354,18 +400,13 @@ def engine_plans(*, engines: Sequence[str] = ("vllm", "sglang", "trtllm"),
                  attention_support: Sequence[str | None] | None = None,
                  modes: Sequence[str] | None = None) -> st.SearchStrategy[Plan]:
     """Plans of `engine_configs` (same filters), leaving out configs the engine itself would
-    reject. `versions` keeps the engines whose modelled version is one of them: a version
-    graphfit does not model is a ValueError, not a test that checks nothing."""
-    if versions is not None:
-        if isinstance(versions, str):
-            versions = (versions,)
-        modelled = modelled_versions(engines)
-        engines = tuple(e for e in engines if modelled[e] in versions)
-        if not engines:
-            raise ValueError(f"versions: graphfit models {modelled}, none of {versions!r}")
+    reject. `versions` keeps vLLM's releases among them and the other engines whose modelled
+    version is one of them: a version graphfit does not model is a ValueError, not a test
+    that checks nothing."""
     configs = engine_configs(engines=engines, max_seqs=max_seqs, methods=methods,
                              runners=runners, ladders=ladders,
-                             attention_support=attention_support, modes=modes)
+                             attention_support=attention_support, modes=modes,
+                             versions=versions)
     return configs.map(_plan_or_none).filter(lambda p: p is not None)  # type: ignore[return-value]
 
 
@@ -387,13 +428,16 @@ def pinned(plan: Plan, scenario: str = "assumed") -> Plan:
 
 
 def _variants() -> Iterator[Plan]:
-    """Small plans of every engine, method, runner and multimodal setting (the buffers any
-    engine config can have)."""
+    """Small plans of every engine, release (vLLM's), method, runner and multimodal setting
+    (the buffers any engine config can have)."""
     from graphfit.planner.core.enums import Engine
 
-    for engine in Engine:
+    kinds = [(engine, version) for engine in Engine
+             for version in (vllm_versions() if engine is Engine.VLLM else (None,))]
+    for engine, version in kinds:
+        release = {} if version is None else {"engine_version": version}
         for method in ("none", *METHODS.get(engine.value, ())):
-            for runner in (("v1", "v2") if engine is Engine.VLLM else ("v1",)):
+            for runner in (vllm_runners(version) if version is not None else ("v1",)):
                 for multimodal in (False, True):
                     for topk in ((None, 2) if engine is Engine.SGLANG else (None,)):
                         k = 0 if method == "none" else 2
@@ -405,7 +449,7 @@ def _variants() -> Iterator[Plan]:
                                 engine=engine.value, max_num_seqs=4,
                                 max_num_batched_tokens=64, spec_method=method,
                                 num_speculative_tokens=k, runner=runner,
-                                multimodal=multimodal, **extra)))
+                                multimodal=multimodal, **release, **extra)))
                         except ConfigError:
                             continue
 

@@ -37,7 +37,8 @@ def test_readme_library_comments_are_what_the_calls_return() -> None:
     import graphfit
 
     config = graphfit.EngineConfig(max_num_seqs=33, num_speculative_tokens=3,
-                                   spec_method="dflash", runner="v1", ladder="vllm-legacy")
+                                   spec_method="dflash", runner="v1", ladder="vllm-legacy",
+                                   engine_version="0.33.0")
     plan = graphfit.plan(config)
     text = README.read_text()
     assert repr(plan.pad(132, component="drafter")).replace(
@@ -72,7 +73,7 @@ def test_readme_starts_with_the_two_commands(monkeypatch: pytest.MonkeyPatch) ->
     monkeypatch.delenv("VLLM_USE_V2_MODEL_RUNNER", raising=False)
     code, out, err = run_cli(_graphfit_argv(lines[0]))
     assert code == 0, err
-    assert out.startswith("vLLM 0.33.0 V2 runner: SAFE")  # vLLM 0.33 picks V2
+    assert out.startswith("vLLM 0.34.0 V2 runner: SAFE")  # the default release: V2 only
     assert "mtp k=4" in out and "SAFE: " in out.splitlines()[-1]
     notes = [n for n in err.splitlines() if n.startswith("note: not modelled")]
     assert notes == ["note: not modelled, ignored: --no-enable-prefix-caching, "

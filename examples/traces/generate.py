@@ -45,6 +45,8 @@ if TYPE_CHECKING:
     from graphfit import EngineConfig
 
 HERE = Path(__file__).resolve().parent
+# the vLLM release whose server the traces simulate (its ladders, its log formats)
+RELEASE = "0.33.0"
 
 
 @dataclass(frozen=True)
@@ -70,7 +72,7 @@ class Workload:
 
     def config_flags(self) -> list[str]:
         """The engine flags the trace was simulated for (pass them to `graphfit optimize`)."""
-        flags = ["--max-num-seqs", str(self.max_num_seqs),
+        flags = ["--engine-version", RELEASE, "--max-num-seqs", str(self.max_num_seqs),
                  "--max-num-batched-tokens", str(self.max_num_batched_tokens)]
         if self.num_speculative_tokens:
             flags += ["--num-speculative-tokens", str(self.num_speculative_tokens),
@@ -299,7 +301,7 @@ def workload_config(w: Workload) -> EngineConfig:
     """The EngineConfig the workload's server runs."""
     from graphfit import EngineConfig
 
-    return EngineConfig(max_num_seqs=w.max_num_seqs,
+    return EngineConfig(max_num_seqs=w.max_num_seqs, engine_version=RELEASE,
                         max_num_batched_tokens=w.max_num_batched_tokens,
                         num_speculative_tokens=w.num_speculative_tokens,
                         spec_method=w.method if w.num_speculative_tokens else "none")

@@ -14,7 +14,7 @@ from graphfit.cli import app
 from tests.helpers import run_cli
 
 SEED = ["--max-num-seqs", "33", "--num-speculative-tokens", "3", "--method", "dflash",
-        "--runner", "v1"]  # the seed bug is the V1 runner's
+        "--runner", "v1", "--engine-version", "0.33.0"]  # the seed bug is the V1 runner's
 runner = CliRunner()
 
 

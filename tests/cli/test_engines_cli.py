@@ -16,7 +16,7 @@ from tests.helpers import needs_matplotlib
 
 runner = CliRunner()
 SEED = ["--max-num-seqs", "33", "--num-speculative-tokens", "3", "--method", "dflash",
-        "--runner", "v1"]
+        "--runner", "v1", "--engine-version", "0.33.0"]
 
 
 def run_main(args: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
@@ -35,12 +35,14 @@ def plan_json(*args: str) -> dict[str, object]:
 
 def test_vllm_json_configs_on_the_command_line() -> None:
     doc = plan_json("--max-num-seqs", "33", "--speculative-config",
-                    '{"method": "dflash", "num_speculative_tokens": 3}', "-O3")
+                    '{"method": "dflash", "num_speculative_tokens": 3}', "-O3",
+                    "--engine-version", "0.33.0")
     assert doc["config"]["spec_method"] == "dflash"  # type: ignore[index]
     assert doc["config"]["runner"] == "v2"  # type: ignore[index]  # vLLM 0.33's default
     assert doc["ladder"]["num_graphs"] == 36  # type: ignore[index]  # V2 does not round to q
     v1 = plan_json("--max-num-seqs", "33", "--speculative-config",
-                   '{"method": "dflash", "num_speculative_tokens": 3}', "-O3", "--runner", "v1")
+                   '{"method": "dflash", "num_speculative_tokens": 3}', "-O3", "--runner", "v1",
+                   "--engine-version", "0.33.0")
     assert v1["ladder"]["num_graphs"] == 34  # type: ignore[index]  # rounded to q = 4
 
 

@@ -101,17 +101,19 @@ def test_mismatched_traces_and_bad_includes_are_one_error_line(argv: list[str],
     assert len(lines) == 1 and lines[0].startswith("error: ") and message in lines[0], err
 
 
+# the vLLM traces are a vLLM 0.33.0 server's (examples/traces/generate.py: RELEASE)
+V033 = ["--engine-version", "0.33.0"]
 README_ROWS = {  # docs/operators/optimize.md "Measured on the committed traces": trace, flags
-    "`chat_chunked_prefill.csv`": (["--max-num-seqs", "256", "--max-num-batched-tokens",
+    "`chat_chunked_prefill.csv`": ([*V033, "--max-num-seqs", "256", "--max-num-batched-tokens",
                                     "2048"], "chat_chunked_prefill.csv"),
-    "`interactive_low_concurrency.json`": (["--max-num-seqs", "32"],
+    "`interactive_low_concurrency.json`": ([*V033, "--max-num-seqs", "32"],
                                            "interactive_low_concurrency.json"),
-    "`decode_heavy_spec.csv`": (["--max-num-seqs", "64", "--num-speculative-tokens", "3",
+    "`decode_heavy_spec.csv`": ([*V033, "--max-num-seqs", "64", "--num-speculative-tokens", "3",
                                  "--method", "eagle"], "decode_heavy_spec.csv"),
-    "`vllm_cudagraph_metrics.log`": (["--max-num-seqs", "64", "--num-speculative-tokens", "3",
-                                      "--method", "eagle"], "vllm_cudagraph_metrics.log"),
-    "`vllm_metrics_exact.prom`": (CHAT, "vllm_metrics_exact.prom"),
-    "`vllm_metrics_default.prom`": (CHAT, "vllm_metrics_default.prom"),
+    "`vllm_cudagraph_metrics.log`": ([*V033, "--max-num-seqs", "64", "--num-speculative-tokens",
+                                      "3", "--method", "eagle"], "vllm_cudagraph_metrics.log"),
+    "`vllm_metrics_exact.prom`": ([*V033, *CHAT], "vllm_metrics_exact.prom"),
+    "`vllm_metrics_default.prom`": ([*V033, *CHAT], "vllm_metrics_default.prom"),
 }
 
 

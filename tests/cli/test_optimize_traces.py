@@ -7,8 +7,10 @@ import json
 from tests.helpers import ROOT, run_cli
 
 TRACES = ROOT / "examples" / "traces"
-SPEC = ["--max-num-seqs", "64", "--num-speculative-tokens", "3", "--method", "eagle"]
-CHAT = ["--max-num-seqs", "256", "--max-num-batched-tokens", "2048"]
+# the traces are a vLLM 0.33.0 server's (examples/traces/generate.py: RELEASE)
+SPEC = ["--engine-version", "0.33.0", "--max-num-seqs", "64", "--num-speculative-tokens", "3",
+        "--method", "eagle"]
+CHAT = ["--engine-version", "0.33.0", "--max-num-seqs", "256", "--max-num-batched-tokens", "2048"]
 
 
 def test_a_cudagraph_metrics_log_with_its_own_flags_is_clean() -> None:

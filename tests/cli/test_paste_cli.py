@@ -59,7 +59,7 @@ def test_every_command_takes_a_pasted_line(argv: list[str]) -> None:
     assert code == 0, err
     assert out.strip() and "error" not in err
     if argv[0] in ("plan", "check"):
-        assert out.startswith("vLLM 0.33.0 V2 runner: SAFE")  # VLLM_USE_V2_MODEL_RUNNER unset
+        assert out.startswith("vLLM 0.34.0 V2 runner: SAFE")  # the default release: V2 only
     assert notes(err)[0] == "not modelled, ignored: --port"
 
 
@@ -225,14 +225,14 @@ def test_hub_id_says_defaults_are_used() -> None:
 def test_plan_and_check_open_with_the_engines_verdict(monkeypatch: pytest.MonkeyPatch) -> None:
     code, out, _ = run_cli(["plan", "--max-num-seqs", "33", "--num-speculative-tokens", "3",
                             "--method", "dflash"])
-    assert code == 0 and out.startswith("vLLM 0.33.0 V2 runner: SAFE")  # vLLM 0.33's default
+    assert code == 0 and out.startswith("vLLM 0.34.0 V2 runner: SAFE")  # the default release
     assert out.index("SAFE") < out.index("graphfit plan:")
     # an engine whose own sizing is the legacy S*q formula (vLLM before #50065): through the
     # public API, whatever the engine model's current reference capacities are
     monkeypatch.setattr(Plan, "verify_engine",
                         lambda self: self.verify({"drafter.positions": 132}))
     args = ["--max-num-seqs", "33", "--num-speculative-tokens", "3", "--method", "dflash",
-            "--ladder", "vllm-legacy", "--runner", "v1"]
+            "--ladder", "vllm-legacy", "--runner", "v1", "--engine-version", "0.33.0"]
     code, out, _ = run_cli(["check", *args])
     assert code == 1
     assert out.splitlines()[0] == ("vLLM 0.33.0 V1 runner: UNSAFE: drafter.positions holds "
@@ -249,7 +249,7 @@ def test_plan_and_check_open_with_the_engines_verdict(monkeypatch: pytest.Monkey
 
 def test_check_capacity_takes_formulas() -> None:
     args = ["check", "--max-num-seqs", "33", "--num-speculative-tokens", "3", "--method",
-            "dflash", "--ladder", "vllm-legacy", "--runner", "v1"]
+            "dflash", "--ladder", "vllm-legacy", "--runner", "v1", "--engine-version", "0.33.0"]
     code, out, _ = run_cli([*args, "--capacity", "drafter.positions=S*q"])
     assert code == 1 and "num_tokens 132 pad to 136 > capacity 132" in out
     code, out, _ = run_cli([*args, "--capacity", "drafter.positions=max(S*q, C)",
@@ -292,8 +292,10 @@ def test_explain_uniform_reaches_every_runner_that_has_uniform_graphs(
         argv: list[str], drafter: tuple[str, int, int | None]) -> None:
     """A uniform decode is uniform in every component with uniform graphs, as `Plan.pad` says
     (MRV2's drafter used to be reported as not reached), at the component's own width."""
+    # vLLM 0.33's runners (0.34 has no V1 and splits the capture sizes)
     code, out, err = run_cli(["explain", "132", "--uniform", "--json", "--max-num-seqs", "33",
-                              "--num-speculative-tokens", "3", *argv])
+                              "--num-speculative-tokens", "3", "--engine-version", "0.33.0",
+                              *argv])
     assert code == 0, err
     rows = [r for r in json.loads(out)["components"] if r["component"] == "drafter"]
     assert rows and all((r["mode"], r["padded"], r["num_reqs"]) == drafter for r in rows)
@@ -318,7 +320,8 @@ def test_format_markdown(argv: list[str]) -> None:
 def test_output_fits_80_columns(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("COLUMNS", "80")
     code, out, _ = run_cli(["plan", "--max-num-seqs", "33", "--num-speculative-tokens", "3",
-                            "--method", "dflash", "--multimodal", "--runner", "v1"])
+                            "--method", "dflash", "--multimodal", "--runner", "v1",
+                            "--engine-version", "0.33.0"])
     assert code == 0
     assert max(len(line) for line in out.splitlines()) <= 80
     assert "drafter.backup_next_token_ids" in out  # names are never cut

@@ -16,7 +16,7 @@ from tests.helpers import ROOT, needs_matplotlib, run_cli
 
 TRACES = ROOT / "examples" / "traces"
 DFLASH = ["--max-num-seqs", "33", "--num-speculative-tokens", "3", "--method", "dflash",
-          "--runner", "v1"]
+          "--runner", "v1", "--engine-version", "0.33.0"]
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 
 
@@ -86,7 +86,7 @@ def test_compare_report_shows_both_sides(tmp_path: Path) -> None:
 @needs_matplotlib
 def test_optimize_report_puts_the_trace_under_the_ladder(tmp_path: Path) -> None:
     text = _render(tmp_path, ["optimize", "--trace", str(TRACES / "vllm_cudagraph_metrics.log"),
-                              "--max-num-seqs", "64", "--num-speculative-tokens", "3",
+                              "--engine-version", "0.33.0", "--max-num-seqs", "64", "--num-speculative-tokens", "3",
                               "--method", "eagle"])
     for needle in ("graphfit optimize", "share of steps (%)", "optimised capture sizes (51)",
                    "default capture sizes (51)",
@@ -144,11 +144,11 @@ def test_plan_capacity_marks_the_audited_sizing_short(tmp_path: Path) -> None:
 @needs_matplotlib
 def test_optimize_report_carries_the_small_decode_warning(tmp_path: Path) -> None:
     code, out, _ = run_cli(["optimize", "--trace", str(TRACES / "vllm_cudagraph_metrics.log"),
-                            "--max-num-seqs", "64", "--num-speculative-tokens", "3",
+                            "--engine-version", "0.33.0", "--max-num-seqs", "64", "--num-speculative-tokens", "3",
                             "--method", "eagle"])
     assert code == 0 and "warning: no size below 16" in out  # what the terminal says
     text = _render(tmp_path, ["optimize", "--trace", str(TRACES / "vllm_cudagraph_metrics.log"),
-                              "--max-num-seqs", "64", "--num-speculative-tokens", "3",
+                              "--engine-version", "0.33.0", "--max-num-seqs", "64", "--num-speculative-tokens", "3",
                               "--method", "eagle"])
     assert "warning: no size below 16" in text
 
@@ -168,7 +168,7 @@ def test_panels_line_up(monkeypatch: pytest.MonkeyPatch) -> None:
     seed = EngineConfig(max_num_seqs=33, num_speculative_tokens=3, spec_method="dflash")
     made = [figures.plan_figure(plan(seed)),
             figures.compare_figure([("a", plan(seed)), ("b", plan(seed.replace(
-                ladder="vllm-legacy", runner="v1")))]),
+                ladder="vllm-legacy", runner="v1", engine_version="0.33.0")))]),
             figures.sweep_figure(sweep({"spec_method": "dflash"},
                                        {"max_num_seqs": (1, 2, 3),
                                         "num_speculative_tokens": (0, 1)}, workers=1),

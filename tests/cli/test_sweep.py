@@ -120,7 +120,8 @@ def test_failing_table_says_why_a_config_repeats(monkeypatch: pytest.MonkeyPatch
     monkeypatch.setenv("COLUMNS", "200")
     result = runner.invoke(app, ["sweep", "--workers", "1", "--max-num-seqs", "3",
                                  "--num-speculative-tokens", "4", "--method", "dflash",
-                                 "--runner", "v1", "--ladder", "vllm-legacy",
+                                 "--runner", "v1", "--engine-version", "0.33.0",
+                                 "--ladder", "vllm-legacy",
                                  "--capacity", "drafter.positions=S*q"])
     assert result.exit_code == 1, result.output
     rows = [line for line in result.output.splitlines() if "drafter.positions" in line]

@@ -61,13 +61,13 @@ def test_plan_tables_print_as_rich_prints_them_row_by_row(config: EngineConfig,
 @given(num_tokens=st.integers(1, 300), width=WIDTHS)
 def test_explain_table_prints_as_row_by_row(num_tokens: int, width: int) -> None:
     result = plan(EngineConfig(max_num_seqs=33, num_speculative_tokens=3, spec_method="dflash",
-                               runner="v1", ladder="vllm-legacy"))
+                               runner="v1", engine_version="0.33.0", ladder="vllm-legacy"))
     _same(explain_table(result, num_tokens, uniform_decode=False, num_reqs=None), width)
 
 
 def test_styled_cells_keep_their_colour_in_either_layout() -> None:
     result = plan(EngineConfig(max_num_seqs=33, num_speculative_tokens=3, spec_method="dflash",
-                               runner="v1", ladder="vllm-legacy"))
+                               runner="v1", engine_version="0.33.0", ladder="vllm-legacy"))
     table: Any = explain_table(result, 132, uniform_decode=True, num_reqs=None)
     fits = table.natural_width()
     assert fits is not None

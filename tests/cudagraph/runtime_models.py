@@ -9,13 +9,16 @@ import torch
 from graphfit import EngineConfig
 
 # the toy models read the V1 model runner's buffers (arange, slot_mapping_buffer, ...): every
-# config here pins runner v1 (vLLM 0.33 itself defaults to the V2 runner)
+# config here pins runner v1 and vLLM 0.33.0 (0.33 itself defaults to the V2 runner; 0.34
+# removed V1)
 # small enough that capturing every graph takes milliseconds: ladder 4..64, drafter reach 32
 SMALL = EngineConfig(runner="v1", max_num_seqs=8, num_speculative_tokens=3, spec_method="dflash",
+                     engine_version="0.33.0",
                      max_num_batched_tokens=256, max_model_len=512, hidden_size=32,
                      dtype="float32")
 # the seed bug's config (hidden size only shrinks the context buffer, not any capacity)
 SEED = EngineConfig(max_num_seqs=33, num_speculative_tokens=3, spec_method="dflash", runner="v1",
+                    engine_version="0.33.0",
                     hidden_size=16)
 VOCAB = 64
 

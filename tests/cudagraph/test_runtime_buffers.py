@@ -26,9 +26,11 @@ CONFIGS = {
     "small-dflash": SMALL,
     "seed-dflash": SEED,
     "eagle-multimodal": EngineConfig(runner="v1", max_num_seqs=5, num_speculative_tokens=2,
+                                     engine_version="0.33.0",
                                      spec_method="eagle", max_num_batched_tokens=64,
                                      hidden_size=8, multimodal=True, dtype="float16"),
     "draft-model": EngineConfig(runner="v1", max_num_seqs=7, num_speculative_tokens=1,
+                                engine_version="0.33.0",
                                 spec_method="draft_model", max_num_batched_tokens=96,
                                 hidden_size=4),
 }
@@ -200,7 +202,7 @@ def test_copy_real_rows_keeps_query_start_loc_monotone() -> None:
 
 
 def test_runtime_refuses_a_plan_whose_offsets_were_edited() -> None:
-    p = plan(EngineConfig(runner="v1", max_num_seqs=8))
+    p = plan(EngineConfig(runner="v1", engine_version="0.33.0", max_num_seqs=8))
     comp = p.components["target"]
     moved = dataclasses.replace(comp.buffers[1], offset=comp.buffers[1].offset - 8)
     edited = dataclasses.replace(comp, buffers=(comp.buffers[0], moved, *comp.buffers[2:]))

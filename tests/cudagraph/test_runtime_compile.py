@@ -73,6 +73,7 @@ def test_compiled_runner_replays_equal_eager_without_recompiling() -> None:
 
 def test_inductor_runner_on_a_two_size_ladder() -> None:
     cfg = EngineConfig(runner="v1", max_num_seqs=2, num_speculative_tokens=3, spec_method="dflash",
+                       engine_version="0.33.0",
                        max_num_batched_tokens=32, hidden_size=4, dtype="float32",
                        ladder="explicit", cudagraph_capture_sizes=(4, 8))
     p = plan(cfg)

@@ -323,6 +323,7 @@ def test_bad_runner_configs_are_config_errors() -> None:
 def test_a_plan_without_graphs_runs_every_batch_eagerly() -> None:
     # vLLM captures nothing when no listed size fits T (config/vllm.py:2558-2571)
     p = plan(EngineConfig(runner="v1", max_num_seqs=4, max_num_batched_tokens=64,
+                          engine_version="0.33.0",
                           cudagraph_capture_sizes=(100,)))
     assert p.capture_sizes == () and p.graph_keys() == {}
     bufs = StaticBuffers.allocate(p, "cpu", "target")

@@ -42,9 +42,9 @@ def test_speculative_config_sets_method_and_k() -> None:
     ("glm5_next_mtp", SpecMethod.MTP)])
 def test_vllm_method_spellings(method: str, expected: SpecMethod) -> None:
     spec = json.dumps({"method": method, "num_speculative_tokens": 2})
-    runner = {"dspark": "v2"}.get(method, "v1")
-    assert config(max_num_seqs=4, speculative_config=spec,
-                  runner=runner).spec_method is expected
+    runner = {"dspark": "v2"}.get(method, "v1")  # V1: vLLM 0.33
+    assert config(max_num_seqs=4, speculative_config=spec, runner=runner,
+                  engine_version="0.33.0").spec_method is expected
 
 
 def test_dynamic_speculation_is_rejected_naming_what_is_not_modelled() -> None:

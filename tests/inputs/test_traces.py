@@ -214,7 +214,7 @@ def test_vllm_log_checked_against_the_config() -> None:
         reading.for_config(EngineConfig(engine="sglang", max_num_seqs=64))
     # the V1 runner's rounded list (in-process engines log it) is accepted too
     spec = EngineConfig(max_num_seqs=33, num_speculative_tokens=3, spec_method="eagle",
-                        runner="v1")
+                        runner="v1", engine_version="0.33.0")
     rounded = plan(spec).capture_sizes
     assert rounded != plan(spec).config_capture_sizes
     reading = parse_trace(_log_text([(4, 4, "FULL", 1)], sizes=rounded), "s.log")

@@ -8,8 +8,9 @@ from hypothesis import given, settings
 from graphfit import ConfigError, EngineConfig, plan
 from tests.strategies import plan_or_reject, vllm_configs
 
+# the seed bug is the V1 runner's (it rounds capture sizes to q): vLLM 0.33 and earlier
 SEED = {"max_num_seqs": 33, "num_speculative_tokens": 3, "spec_method": "dflash",
-        "runner": "v1"}  # the seed bug is the V1 runner's (it rounds capture sizes to q)
+        "runner": "v1", "engine_version": "0.33.0"}
 
 
 
@@ -86,7 +87,7 @@ def test_v1_dflash_capture_and_profiling_stay_within_the_query_reach() -> None:
     # min(T, S*q): no more rows than the largest query, R*q with R = min(S, T // q)
     p = plan(EngineConfig(max_num_seqs=8, max_num_batched_tokens=40, num_speculative_tokens=3,
                           spec_method="dflash", attention_cudagraph_support="ALWAYS",
-                          runner="v1"))
+                          runner="v1", engine_version="0.33.0"))
     positions = p.buffer("drafter.positions")
     assert positions.capacity == 32 and positions.engine_rows == 32  # T // q = 10 > S
     assert p.verify_engine().ok
@@ -94,7 +95,8 @@ def test_v1_dflash_capture_and_profiling_stay_within_the_query_reach() -> None:
 
 def test_draft_model_stays_within_t_in_vllm_0_33_32591() -> None:
     # the scheduler keeps the draft model's extra slot inside T (scheduler.py:721-847)
-    p = plan(EngineConfig(max_num_seqs=64, num_speculative_tokens=2, spec_method="draft_model"))
+    p = plan(EngineConfig(max_num_seqs=64, num_speculative_tokens=2, spec_method="draft_model",
+                          engine_version="0.33.0"))
     buf = p.buffer("drafter.input_ids")
     assert buf.capacity == buf.engine_rows == buf.reference_capacity == 8192
     assert p.verify_engine().ok
@@ -121,7 +123,8 @@ def test_separate_layout_has_no_offsets() -> None:
 def test_ngram_and_no_spec_have_no_drafter() -> None:
     assert "drafter" not in plan(EngineConfig(max_num_seqs=4)).components
     assert "drafter" not in plan(EngineConfig(max_num_seqs=4, num_speculative_tokens=2,
-                                              spec_method="ngram", runner="v1")).components
+                                              spec_method="ngram", runner="v1",
+                                              engine_version="0.33.0")).components
     # MRV2 runs ngram on its GPU speculator: request-axis scratch and drafts
     v2 = plan(EngineConfig(max_num_seqs=4, num_speculative_tokens=2, spec_method="ngram",
                            runner="v2"))

@@ -42,10 +42,11 @@ from tests.strategies import vllm_configs
       "spec_method": "eagle"}, "max_num_batched_tokens"),
     ({"max_num_seqs": 1, "max_num_batched_tokens": 4, "num_speculative_tokens": 3,
       "spec_method": "dflash"}, "max_num_batched_tokens"),
-    ({"max_num_seqs": 4, "num_speculative_tokens": 3, "spec_method": "dspark", "runner": "v1"},
+    ({"max_num_seqs": 4, "num_speculative_tokens": 3, "spec_method": "dspark", "runner": "v1",
+      "engine_version": "0.33.0"},
      "spec_method"),
     ({"max_num_seqs": 4, "num_speculative_tokens": 3, "spec_method": "suffix",
-      "runner": "v2"}, "spec_method"),
+      "runner": "v2", "engine_version": "0.33.0"}, "spec_method"),  # 0.34 runs it on V2
     ({"max_num_seqs": 4, "num_speculative_tokens": 2, "spec_method": "extract_hidden_states"},
      "num_speculative_tokens"),
     ({"max_num_seqs": 4, "num_speculative_tokens": 3, "spec_method": "eagle",

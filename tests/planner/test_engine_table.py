@@ -123,7 +123,7 @@ def test_an_entry_point_engine_is_read_once_when_first_asked(
     monkeypatch.setattr(importlib.metadata, "entry_points", counted)
     registry._PLUGINS_READ = False
     # a built-in engine's default is answered without reading the group
-    assert registry.default_version("vllm") == "0.33.0" and calls == []
+    assert registry.default_version("vllm") == "0.34.0" and calls == []
     assert registry.engine_model("acme") is ACME
     assert "acme" in registry.engines() and registry.versions("acme") == ("1.0",)
     assert len(calls) == 1  # read once
@@ -146,7 +146,8 @@ def test_graphfit_engines_lists_every_release_and_its_parts() -> None:
     rows = json.loads(out)["engines"]
     built_in = [(e, v, v == registry.default_version(e))
                 for e in ("vllm", "sglang", "trtllm") for v in registry.versions(e)]
-    assert ("vllm", "0.33.0", True) in built_in and ("sglang", "0.5.23", True) in built_in
+    assert ("vllm", "0.34.0", True) in built_in and ("vllm", "0.33.0", False) in built_in
+    assert ("sglang", "0.5.23", True) in built_in
     assert ("trtllm", "main@c0edad93", True) in built_in
     assert [(r["engine"], r["version"], r["default"]) for r in rows][:len(built_in)] == built_in
     assert all(r["parts"] == list(table.PARTS[1:]) for r in rows[:len(built_in)])

@@ -25,7 +25,7 @@ def test_vllm_033_captures_every_decode_full(S: int, k: int, method: str, T: int
     q = 1 + k
     assume(S * q <= min(512, T) and T >= S)
     p = plan(EngineConfig(max_num_seqs=S, max_num_batched_tokens=T, num_speculative_tokens=k,
-                          spec_method=method, runner="v1"))
+                          spec_method=method, runner="v1", engine_version="0.33.0"))
     assert counterexamples(p, "decodes_full") == []
     assert counterexamples(p, "widest_decode_captured") == []
     assert counterexamples(p, "sizes_multiple_of_q") == []  # the V1 runner's rounding

@@ -16,7 +16,7 @@ def grid(lo: int, hi: int, step: int) -> list[int]:
 
 
 def test_seed_config_ladder_matches_vllm() -> None:
-    p = plan(EngineConfig(runner="v1",
+    p = plan(EngineConfig(runner="v1", engine_version="0.33.0",
                           max_num_seqs=33, num_speculative_tokens=3, spec_method="dflash"))
     expected_config = sorted([1, 2, 4, *grid(8, 248, 8), 256, 132])
     assert list(p.config_capture_sizes) == expected_config
@@ -38,7 +38,7 @@ def test_s63_k1_max_is_248() -> None:
 
 
 def test_legacy_ladder_has_no_decode_sizes() -> None:
-    p = plan(EngineConfig(runner="v1",
+    p = plan(EngineConfig(runner="v1", engine_version="0.33.0",
                           max_num_seqs=33, num_speculative_tokens=3, spec_method="dflash",
                           ladder="vllm-legacy"))
     assert 132 not in p.capture_sizes
@@ -59,7 +59,8 @@ def test_user_max_inconsistent_with_list_is_rejected() -> None:
 
 
 def test_user_list_is_kept_and_capped_at_T() -> None:
-    p = plan(EngineConfig(max_num_seqs=8, max_num_batched_tokens=64,
+    # vLLM 0.33 (0.34 adds a full-batch decode graph: tests/planner/test_vllm_releases.py)
+    p = plan(EngineConfig(max_num_seqs=8, max_num_batched_tokens=64, engine_version="0.33.0",
                           cudagraph_capture_sizes=(1, 3, 5, 64, 128)))
     assert list(p.config_capture_sizes) == [1, 3, 5, 64]
 
@@ -70,15 +71,16 @@ def test_interactivity_captures_every_size_to_32() -> None:
 
 
 def test_blackwell_ceiling_is_1024() -> None:
-    p = plan(EngineConfig(max_num_seqs=512, ceiling_family="blackwell"))
+    # vLLM 0.33 (0.34's Blackwell grid captures prefill graphs up to 8192 tokens)
+    p = plan(EngineConfig(max_num_seqs=512, ceiling_family="blackwell", engine_version="0.33.0"))
     assert p.max_capture_size == 1024
-    assert plan(EngineConfig(max_num_seqs=512)).max_capture_size == 512
+    assert plan(EngineConfig(max_num_seqs=512, engine_version="0.33.0")).max_capture_size == 512
 
 
 def test_explicit_ladder_still_gets_the_v1_rounding() -> None:
     # vLLM rounds a user list too (compilation.py:1529-1565): S=33, k=3, [8, 133, 140] is
     # captured as [8, 136, 140] and a 132-token query pads to 136, not to 133
-    p = plan(EngineConfig(runner="v1",
+    p = plan(EngineConfig(runner="v1", engine_version="0.33.0",
                           max_num_seqs=33, num_speculative_tokens=3, spec_method="eagle",
                           ladder="explicit", cudagraph_capture_sizes=(8, 133, 140),
                           attention_cudagraph_support="ALWAYS"))
@@ -89,12 +91,14 @@ def test_explicit_ladder_still_gets_the_v1_rounding() -> None:
     assert p.buffer("drafter.input_ids").capacity == 8192
     # on V2 (no rounding) or PIECEWISE the list is captured as given
     v2 = plan(EngineConfig(max_num_seqs=8, num_speculative_tokens=2, spec_method="eagle",
-                           ladder="explicit", cudagraph_capture_sizes=(1, 5, 7), runner="v2"))
+                           ladder="explicit", cudagraph_capture_sizes=(1, 5, 7), runner="v2",
+                           engine_version="0.33.0"))
     assert v2.capture_sizes == v2.config_capture_sizes == (1, 5, 7)
 
 
 def test_user_lists_are_sorted_deduplicated_and_may_leave_no_graphs() -> None:
-    p = plan(EngineConfig(max_num_seqs=8, max_num_batched_tokens=64,
+    # vLLM 0.33 (0.34 adds a full-batch decode graph)
+    p = plan(EngineConfig(max_num_seqs=8, max_num_batched_tokens=64, engine_version="0.33.0",
                           cudagraph_capture_sizes=(32, 4, 2, 2, 100)))
     assert p.config_capture_sizes == (2, 4, 32)
     assert any("sorted" in w for w in p.warnings) and any("dropped" in w for w in p.warnings)
@@ -107,12 +111,12 @@ def test_user_lists_are_sorted_deduplicated_and_may_leave_no_graphs() -> None:
 
 
 def test_mode_none_has_no_sizes_and_checks_nothing() -> None:
-    p = plan(EngineConfig(runner="v1",
+    p = plan(EngineConfig(runner="v1", engine_version="0.33.0",
                           max_num_seqs=33, num_speculative_tokens=3, spec_method="eagle",
                           cudagraph_mode="NONE", cudagraph_capture_sizes=(5, 5),
                           max_cudagraph_capture_size=7))
     assert p.config_capture_sizes == p.capture_sizes == ()
-    dflash = plan(EngineConfig(runner="v1",
+    dflash = plan(EngineConfig(runner="v1", engine_version="0.33.0",
                                max_num_seqs=7, num_speculative_tokens=2, spec_method="dflash",
                                cudagraph_mode="NONE"))
     assert dflash.buffer("drafter.positions").reference_capacity == 21  # S*q, max capture 0
@@ -122,6 +126,7 @@ def test_attention_support_downgrade_stops_the_rounding() -> None:
     # S=33, k=5, max 200 (docs/engines/vllm.md#attention-support): rounded, 198 runs eager;
     # downgraded, it pads to 200
     base = dict(runner="v1", max_num_seqs=33, num_speculative_tokens=5, spec_method="eagle",
+                engine_version="0.33.0",
                 max_cudagraph_capture_size=200)
     rounded = plan(EngineConfig(**base, attention_cudagraph_support="ALWAYS"))
     assert rounded.max_capture_size == 192 and rounded.pad(198).mode.value == "NONE"
@@ -176,6 +181,7 @@ def test_uniform_decode_always_replays_full_under_v1(config: EngineConfig) -> No
     # #57355 / #28207: with request-count sizes and q-rounding, no decode falls to PIECEWISE
     try:
         config = config.replace(runner="v1", max_cudagraph_capture_size=None,
+                                engine_version="0.33.0",
                                 cudagraph_capture_sizes=None, attention_backend=None,
                                 attention_cudagraph_support="ALWAYS",
                                 # every layer's: the draft's count too (min over all layers)

@@ -50,7 +50,7 @@ def saved_registry() -> Iterator[None]:
 
 def test_built_in_releases_and_their_models() -> None:
     assert registry.engines()[:3] == ("vllm", "sglang", "trtllm")
-    assert registry.default_version("vllm") == "0.33.0"
+    assert registry.default_version("vllm") == "0.34.0"
     assert registry.default_version("sglang") == "0.5.23"
     assert registry.default_version("trtllm") == "main@c0edad93"
     for engine in ("vllm", "sglang", "trtllm"):
@@ -103,9 +103,8 @@ def test_a_target_that_is_not_a_model_is_refused(saved_registry: None) -> None:
 def test_a_new_release_is_one_registration(saved_registry: None) -> None:
     """Registering a newer release makes it the default; the older one stays selectable
     by EngineConfig.engine_version, and the plan names the release it followed."""
-    # while 0.33.0 is MARKED the default (registry.py), the newest-is-default rule needs it
-    # unmarked: as it will be once 0.34.0 is the default
-    registry.register("vllm", "0.33.0", "graphfit.planner.engines.vllm:VLLM")
+    # no vLLM release is marked the default (registry.py): the newest is
+    assert registry.default_version("vllm") == "0.34.0"
     before = registry.versions("vllm")
     registry.register("vllm", "0.99.0", "tests.planner.test_registry:NEXT")
     assert registry.versions("vllm") == (*before, "0.99.0") and "0.33.0" in before
@@ -116,8 +115,6 @@ def test_a_new_release_is_one_registration(saved_registry: None) -> None:
     assert newer.engine_version == "0.99.0" and older.engine_version == "0.33.0"
     assert plan(newer).engine_version == "vLLM 0.99.0"
     assert plan(older).engine_version == "vLLM 0.33.0"
-    registry.register("vllm", "0.33.0", "graphfit.planner.engines.vllm:VLLM", default=True)
-    assert registry.default_version("vllm") == "0.33.0"
 
 
 @given(st.lists(st.tuples(st.integers(0, 30), st.integers(0, 30), st.integers(0, 30)),
@@ -179,7 +176,7 @@ def test_every_json_document_and_table_names_the_release() -> None:
         code, out, err = run_cli([*command, *seed, "--json"])
         assert code == 0, (command, err)
         doc = json.loads(out)
-        assert doc["engine_version"] == "vLLM 0.33.0", command
-        assert doc.get("config", {"engine_version": "0.33.0"})["engine_version"] == "0.33.0"
+        assert doc["engine_version"] == "vLLM 0.34.0", command
+        assert doc.get("config", {"engine_version": "0.34.0"})["engine_version"] == "0.34.0"
         code, out, err = run_cli([*command, *seed])
-        assert code == 0 and "vLLM 0.33.0" in out, (command, out)
+        assert code == 0 and "vLLM 0.34.0" in out, (command, out)

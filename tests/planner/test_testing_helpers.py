@@ -42,7 +42,7 @@ def test_strategy_arguments_are_checked() -> None:
 
 
 def test_assert_plan_safe_reports_counterexamples() -> None:
-    legacy = plan(EngineConfig(runner="v1",
+    legacy = plan(EngineConfig(runner="v1", engine_version="0.33.0",
                                max_num_seqs=33, num_speculative_tokens=3, spec_method="dflash",
                                ladder="vllm-legacy"))
     with pytest.raises(AssertionError) as info:
@@ -68,10 +68,12 @@ def test_fill_audits() -> None:
 
 
 def test_assert_property() -> None:
-    assert_property(plan(EngineConfig(max_num_seqs=100)), "decodes_full")
+    # vLLM 0.33's ladders (0.34 adds a full-batch decode graph to every ladder)
+    assert_property(plan(EngineConfig(max_num_seqs=100, engine_version="0.33.0")),
+                    "decodes_full")
     with pytest.raises(AssertionError, match="97"):
-        assert_property(plan(EngineConfig(max_num_seqs=100, ladder="vllm-legacy")),
-                        "decodes_full")
+        assert_property(plan(EngineConfig(max_num_seqs=100, ladder="vllm-legacy",
+                                          engine_version="0.33.0")), "decodes_full")
 
 
 @pytest.mark.parametrize("formula", ["__import__('os')", "S.bit_length()", "S**2", "S/2",
@@ -155,7 +157,7 @@ def test_filter_arguments_are_checked() -> None:
         engine_configs(engines=("sglang",), runners=("v1",))
     with pytest.raises(ValueError, match="graphfit models"):
         engine_plans(engines=("vllm",), versions=("0.1.0",))
-    p = plan(EngineConfig(max_num_seqs=8, runner="v1"))
+    p = plan(EngineConfig(max_num_seqs=8, runner="v1", engine_version="0.33.0"))
     with pytest.raises(ConfigError, match="scenario"):
         verify(p, scenario="no such scenario")
 

@@ -125,34 +125,37 @@ def test_0_34_uniform_decodes_pad_to_whole_requests(config: EngineConfig) -> Non
             assert d.padded == d.num_reqs * q and d.num_reqs >= r  # no rounding: n x q
 
 
-def test_a_line_only_0_34_reads_is_a_0_34_line() -> None:
+def test_a_line_only_0_34_reads_is_read_with_the_release_asked_for() -> None:
     line = ["--", "vllm", "serve", "m", "--max-num-seqs", "64", "-cc",
             '{"use_breakable_cudagraph": true}']
-    code, out, err = run_cli(["plan", *line])
+    code, out, err = run_cli(["plan", *line])  # the default release, 0.34, reads it
     assert code == 0, err
-    assert "vLLM 0.34.0" in out and "planned as a 0.34.0 line" in out + err
-    code, out, err = run_cli(["plan", *line[:6], "-cc",
-                              '{"max_decode_cudagraph_capture_requests": 8}'])
-    assert code == 2 and "not modelled yet" in err
+    assert "vLLM 0.34.0" in out and "planned as" not in out + err
+    # an explicit release reads the line with its own parser: 0.33 has no such key
+    code, out, err = run_cli(["plan", "--engine-version", "0.33.0", *line])
+    assert code == 2 and out == ""
+    lines = err.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: ") and len(lines[0]) <= 200
+    assert "use_breakable_cudagraph" in lines[0] and "0.33.0" in lines[0]
 
 
 def test_v1_runner_from_the_environment_picks_a_release_that_has_it() -> None:
-    """VLLM_USE_V2_MODEL_RUNNER=0 names the V1 runner, which exists up to 0.33: once the
-    default release has no V1 runner, the variable implies the newest one that has it."""
+    """VLLM_USE_V2_MODEL_RUNNER=0 names the V1 runner, which exists up to 0.33: the default
+    release (0.34) has no V1 runner, so the variable implies the newest one that has it."""
     from graphfit.inputs.environment import environment
     from graphfit.planner.engines import registry
 
-    assert [s.field for s in environment({"VLLM_USE_V2_MODEL_RUNNER": "0"})] == ["runner"]
+    found = {s.field: s for s in environment({"VLLM_USE_V2_MODEL_RUNNER": "0"})}
+    assert found["runner"].value == "v1" and found["engine_version"].value == "0.33.0"
+    assert found["engine_version"].weak and "0.33.0" in found["engine_version"].origin
+    assert "engine_version" not in {
+        s.field for s in environment({"VLLM_USE_V2_MODEL_RUNNER": "1"})}
     saved = {name: dict(r) for name, r in registry._RELEASES.items()}
     loaded = dict(registry._LOADED)
-    try:
-        registry.register("vllm", "0.34.0", "graphfit.planner.engines.vllm:VLLM_0_34",
+    try:  # a default release with a V1 runner: the variable implies no release
+        registry.register("vllm", "0.33.0", "graphfit.planner.engines.vllm:VLLM",
                           default=True)
-        found = {s.field: s for s in environment({"VLLM_USE_V2_MODEL_RUNNER": "0"})}
-        assert found["runner"].value == "v1" and found["engine_version"].value == "0.33.0"
-        assert found["engine_version"].weak
-        assert "engine_version" not in {
-            s.field for s in environment({"VLLM_USE_V2_MODEL_RUNNER": "1"})}
+        assert [s.field for s in environment({"VLLM_USE_V2_MODEL_RUNNER": "0"})] == ["runner"]
     finally:
         registry._RELEASES.clear()
         registry._RELEASES.update(saved)

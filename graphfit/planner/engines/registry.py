@@ -243,10 +243,11 @@ def _load_plugins() -> None:
 # The modelled releases (a new release: one line here and its module).
 # vLLM: one model per release (graphfit/planner/engines/vllm/releases/, each a delta of the
 # previous one, proven against its own wheel: tests/oracle/test_vllm_release_oracle.py)
-# 0.33.0 stays the default until every test and example that shows 0.33 behaviour names its
-# version (docs/maintainers/vllm-releases.md, "Switching the default")
+# 0.34.0, the newest, is the default (no release is marked: a newer registered release
+# becomes the default); tests and examples that show 0.33 behaviour (the V1 runner, merged
+# capture sizes, the seed bug) name their release
 register("vllm", "0.32.0", "graphfit.planner.engines.vllm:VLLM_0_32")
-register("vllm", "0.33.0", "graphfit.planner.engines.vllm:VLLM", default=True)
+register("vllm", "0.33.0", "graphfit.planner.engines.vllm:VLLM")
 register("vllm", "0.34.0", "graphfit.planner.engines.vllm:VLLM_0_34")
 register("sglang", "0.5.23", "graphfit.planner.engines.sglang:SGLANG")
 # TensorRT-LLM has no wheel release modelled: its model follows the main branch at the
