@@ -3,7 +3,8 @@
     python docs/engine-developers/catalogue.py           # rewrite buffer-catalogue.md
     python docs/engine-developers/catalogue.py --check   # exit 1 when it is stale
 
-One table per engine, version, runner and speculative method, at one reference size
+One table per engine, version, runner and speculative method, at one reference size (vLLM:
+the V2 runner on the default release, the V1 runner on 0.33.0, the newest that has it)
 (S=33 requests, k=3 draft tokens, T=8192 tokens): each buffer the engine's graphs read or
 the engine writes, its dtype, axis, the batch streams it holds, the rows the engine's own
 code allocates there, graphfit's fill for its padded tail (and the fills that are safe), and
@@ -37,6 +38,8 @@ def configs() -> list[tuple[str, EngineConfig]]:
                     fields["num_speculative_tokens"] = 1
                 if runner is not None:
                     fields["runner"] = runner
+                if runner == "v1":  # V1 exists up to vLLM 0.33 (0.34, the default, removed it)
+                    fields["engine_version"] = "0.33.0"
                 try:
                     config = EngineConfig.from_dict(fields)
                     plan(config)

@@ -86,8 +86,8 @@ def test_compare_report_shows_both_sides(tmp_path: Path) -> None:
 @needs_matplotlib
 def test_optimize_report_puts_the_trace_under_the_ladder(tmp_path: Path) -> None:
     text = _render(tmp_path, ["optimize", "--trace", str(TRACES / "vllm_cudagraph_metrics.log"),
-                              "--engine-version", "0.33.0", "--max-num-seqs", "64", "--num-speculative-tokens", "3",
-                              "--method", "eagle"])
+                              "--engine-version", "0.33.0", "--max-num-seqs", "64",
+                              "--num-speculative-tokens", "3", "--method", "eagle"])
     for needle in ("graphfit optimize", "share of steps (%)", "optimised capture sizes (51)",
                    "default capture sizes (51)",
                    "batch size (tokens)", "padding (tokens)", "of steps > 512",
@@ -144,12 +144,12 @@ def test_plan_capacity_marks_the_audited_sizing_short(tmp_path: Path) -> None:
 @needs_matplotlib
 def test_optimize_report_carries_the_small_decode_warning(tmp_path: Path) -> None:
     code, out, _ = run_cli(["optimize", "--trace", str(TRACES / "vllm_cudagraph_metrics.log"),
-                            "--engine-version", "0.33.0", "--max-num-seqs", "64", "--num-speculative-tokens", "3",
-                            "--method", "eagle"])
+                            "--engine-version", "0.33.0", "--max-num-seqs", "64",
+                            "--num-speculative-tokens", "3", "--method", "eagle"])
     assert code == 0 and "warning: no size below 16" in out  # what the terminal says
     text = _render(tmp_path, ["optimize", "--trace", str(TRACES / "vllm_cudagraph_metrics.log"),
-                              "--engine-version", "0.33.0", "--max-num-seqs", "64", "--num-speculative-tokens", "3",
-                              "--method", "eagle"])
+                              "--engine-version", "0.33.0", "--max-num-seqs", "64",
+                              "--num-speculative-tokens", "3", "--method", "eagle"])
     assert "warning: no size below 16" in text
 
 
