@@ -473,13 +473,30 @@ def command_line_settings(values: Mapping[str, Any],
     return settings, notes, config_file
 
 
-def read_pasted(words: Sequence[str] | None) -> PastedLine | None:
-    """The pasted serving command (None when there is none)."""
+def read_pasted(words: Sequence[str] | None,
+                values: Mapping[str, Any] | None = None) -> PastedLine | None:
+    """The pasted serving command (None when there is none), read with the release the user
+    named (`--engine-version`, else `engine_version` in the `--config` file), if any."""
     if words is None:
         return None
     from graphfit.inputs.commandline import read
 
-    return read(words)
+    return read(words, _asked_version(values or {}))
+
+
+def _asked_version(values: Mapping[str, Any]) -> str | None:
+    """The engine release the user named explicitly: the flag, else the config file's key."""
+    version = values.get("engine_version")
+    if version is not None:
+        return str(version)
+    path = values.get("config_file")
+    if path is None:
+        return None
+    from graphfit.inputs.config_file import file_settings
+
+    found, _ = file_settings(Path(path))
+    named = [s.value for s in found if s.field == "engine_version" and not s.weak]
+    return str(named[-1]) if named else None
 
 
 def resolve_values(values: Mapping[str, Any], environ: Mapping[str, str] | None = None,
@@ -517,7 +534,7 @@ def build_config(values: dict[str, Any], environ: Mapping[str, str] | None = Non
                  pasted: Sequence[str] | None = None) -> EngineConfig:
     """EngineConfig from the flags the user gave (None = not given, take the default) and
     an optional pasted serving command (its words)."""
-    return resolve_values(values, environ, pasted=read_pasted(pasted)).config()
+    return resolve_values(values, environ, pasted=read_pasted(pasted, values)).config()
 
 
 @dataclass(frozen=True)
@@ -580,7 +597,7 @@ def config_options(func: F | None = None, *,
         injected_value: Any = None
         notes: tuple[str, ...] = ()
         with handled():
-            pasted = read_pasted(PASTED.get())
+            pasted = read_pasted(PASTED.get(), values)
             if optional and pasted is None and all(
                     v is None for k, v in values.items() if k != "engine_file"):
                 if values.get("engine_file") is not None:  # `check --plan FILE` of its plan

@@ -175,17 +175,21 @@ def _map(reader: LineReader, parsed: Parsed, label: str) -> tuple[list[Setting],
     return settings, notes
 
 
-def read(words: Sequence[str]) -> PastedLine:
-    """Read a pasted serving command (see the module docstring)."""
+def read(words: Sequence[str], version: str | None = None) -> PastedLine:
+    """Read a pasted serving command (see the module docstring). `version`: the release the
+    user asked for (`--engine-version`, `engine_version` in a config file): the line is read
+    with that release's own parser and flag table only, so a flag or key only another release
+    has is that release's refusal, never a silent switch of release."""
     environ, command = shell_words(words)
     engine, entry, argv = identify(command)
-    reader = reader_of(engine)
+    reader = reader_of(engine, version)
     label = reader.label(entry)
     release: str | None = None
     try:
         parsed, model, notes = reader.parse(argv, entry)
     except Refused as exc:
-        other = _release_accepting(engine, entry, argv, reader)
+        other = None if version is not None else _release_accepting(engine, entry, argv,
+                                                                        reader)
         if other is None:
             raise ConfigError(refusal(engine, label, argv, str(exc))) from None
         release, reader, (parsed, model, notes) = other

@@ -13,7 +13,7 @@ from graphfit.planner.core.errors import ConfigError
 
 ENV_V2_RUNNER = "VLLM_USE_V2_MODEL_RUNNER"
 
-__all__ = ["ENV_V2_RUNNER", "environment"]
+__all__ = ["ENV_V2_RUNNER", "environment", "implied_release_note"]
 
 
 def environment(environ: Mapping[str, str]) -> list[Setting]:
@@ -33,6 +33,19 @@ def environment(environ: Mapping[str, str]) -> list[Setting]:
                                 f"{origin} (the V1 runner: vLLM {release} and earlier)",
                                 COMMAND_LINE, weak=True))
     return settings
+
+
+def implied_release_note(env: list[Setting], others: list[Setting]) -> str | None:
+    """The note for a release the environment implied (VLLM_USE_V2_MODEL_RUNNER=0 with a default
+    release that has no V1 runner), when no other input named a release."""
+    from graphfit.planner.engines.registry import default_version
+
+    implied = [s for s in env if s.field == "engine_version"]
+    if not implied or any(s.field == "engine_version" and not s.weak for s in others):
+        return None
+    return (f"{implied[0].origin.split(' (')[0]}: the V1 runner, which vLLM "
+            f"{default_version('vllm')} (the default) removed; planned as vLLM "
+            f"{implied[0].value}, the newest release with it (--engine-version overrides)")
 
 
 def _v1_release() -> str | None:

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 
-from graphfit.inputs.environment import environment
+from graphfit.inputs.environment import environment, implied_release_note
 from graphfit.inputs.settings import Resolved, Setting, merge
 from graphfit.planner.core.enums import Engine, LadderPolicy
 from graphfit.planner.engines.registry import policy_engine
@@ -57,6 +57,9 @@ def resolve(command_line: Iterable[Setting], *, config_file: Path | None = None,
     if env:
         engine = _engine_of(settings)
         if engine == Engine.VLLM.value:  # the variables read are vLLM's (inputs.environment)
+            note = implied_release_note(env, settings)
+            if note is not None:
+                all_notes.append(note)
             settings += env
         else:
             all_notes.append(f"{env[0].origin}: ignored for engine {engine}")

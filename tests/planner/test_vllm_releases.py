@@ -161,3 +161,48 @@ def test_v1_runner_from_the_environment_picks_a_release_that_has_it() -> None:
         registry._RELEASES.update(saved)
         registry._LOADED.clear()
         registry._LOADED.update(loaded)
+
+
+@pytest.mark.parametrize("how", ["flag", "config file"])
+def test_an_explicit_release_reads_the_line_with_its_own_flag_table(how: str,
+                                                                    tmp_path: Path) -> None:
+    """--engine-version 0.33.0 (or engine_version in a config file) with a flag only 0.34 has
+    (arg_utils in 0.34.0: --enable-extensible-kv-cache) is 0.33's refusal, one error line."""
+    if how == "flag":
+        asked = ["--engine-version", "0.33.0"]
+    else:
+        (tmp_path / "c.yaml").write_text('engine_version: "0.33.0"\n')
+        asked = ["--config", str(tmp_path / "c.yaml")]
+    line = ["--", "vllm", "serve", "m", "--max-num-seqs", "64", "--enable-extensible-kv-cache"]
+    code, out, err = run_cli(["plan", *asked, *line])
+    assert code == 2 and out == ""
+    lines = err.strip().splitlines()
+    assert len(lines) == 1 and len(lines[0]) <= 200
+    assert lines[0].startswith("error: vLLM 0.33.0 (vllm serve) refuses this line")
+    assert "--enable-extensible-kv-cache" in lines[0]
+    code, out, err = run_cli(["plan", *line])  # the default, 0.34, reads it
+    assert code == 0 and out.startswith("vLLM 0.34.0 "), err
+
+
+def test_v1_runner_on_an_explicit_0_34_is_the_removal_error() -> None:
+    line = ["--", "VLLM_USE_V2_MODEL_RUNNER=0", "vllm", "serve", "m", "--max-num-seqs", "16"]
+    code, out, err = run_cli(["plan", "--engine-version", "0.34.0", *line])
+    assert code == 2 and out == ""
+    lines = err.strip().splitlines()
+    assert len(lines) == 1 and len(lines[0]) <= 200
+    assert "V1 model runner was removed in vLLM 0.34.0" in lines[0]
+    code, out, err = run_cli(["plan", "--runner", "v1", "--max-num-seqs", "16"])
+    assert code == 2 and "removed in vLLM 0.34.0" in err
+
+
+def test_v1_runner_without_a_release_plans_0_33_with_a_note() -> None:
+    line = ["--", "VLLM_USE_V2_MODEL_RUNNER=0", "vllm", "serve", "m", "--max-num-seqs", "16"]
+    code, out, err = run_cli(["plan", *line])
+    assert code == 0, err
+    assert out.startswith("vLLM 0.33.0 V1 runner: ")
+    assert any(n.startswith("note: VLLM_USE_V2_MODEL_RUNNER=0: the V1 runner") and
+               "planned as vLLM 0.33.0" in n for n in err.splitlines())
+    # an explicit release wins, and no note claims otherwise
+    code, out, err = run_cli(["plan", "--engine-version", "0.32.0", *line])
+    assert code == 0 and out.startswith("vLLM 0.32.0 V1 runner: ")
+    assert "planned as vLLM 0.33.0" not in err
