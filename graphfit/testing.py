@@ -164,11 +164,15 @@ def _vllm_configs(draw: st.DrawFn, *, max_seqs: int, max_tokens: int, max_k: int
     backend = draw(st.sampled_from(VLLM_BACKENDS)) if level is None and draw(
         st.booleans()) else None
     sizes = max_size = None
-    if draw(st.integers(0, 3)) == 0:
+    split: dict[str, object] = {}
+    if _has_split_sizes(version) and draw(st.integers(0, 3)) == 0:
+        split = draw(_split_fields(S, T))  # vLLM 0.34's split capture sizes
+    elif draw(st.integers(0, 3)) == 0:
         sizes = tuple(draw(st.lists(st.integers(1, T + 64), min_size=1, max_size=8)))
     else:
         max_size = draw(st.none() | st.integers(q, max(q, 600)))
     return EngineConfig.from_dict(dict(
+        **split,
         engine_version=version,
         max_num_seqs=S, max_num_batched_tokens=T, num_speculative_tokens=k,
         spec_method=method, cudagraph_mode=mode, cudagraph_capture_sizes=sizes,
@@ -183,6 +187,34 @@ def _vllm_configs(draw: st.DrawFn, *, max_seqs: int, max_tokens: int, max_k: int
         drafter_attention_cudagraph_support=draw(st.none() | st.sampled_from(
             VLLM_LEVELS[1:] if mode == "FULL" else VLLM_LEVELS)),
         dspark_sample_from_anchor=method != "dspark" or draw(st.booleans())))
+
+
+def _has_split_sizes(version: str) -> bool:
+    """Whether a vLLM release splits capture sizes into prefill tokens and decode requests."""
+    from graphfit.planner.engines.registry import engine_model
+
+    changes = getattr(engine_model("vllm", version), "changes", None)
+    return bool(getattr(changes, "split_sizes", False))
+
+
+@st.composite
+def _split_fields(draw: st.DrawFn, S: int, T: int) -> dict[str, object]:
+    """Some of vLLM 0.34's split capture-size keys: lists with sizes outside [1, limit] too
+    (vLLM drops them), caps down to 0, a decode token budget."""
+    out: dict[str, object] = {}
+    if draw(st.booleans()):
+        out["prefill_cudagraph_capture_token_sizes"] = tuple(draw(st.lists(
+            st.integers(0, T + 64), max_size=8)))
+    elif draw(st.booleans()):
+        out["max_prefill_cudagraph_capture_tokens"] = draw(st.integers(0, T + 64))
+    if draw(st.booleans()):
+        out["decode_cudagraph_capture_request_sizes"] = tuple(draw(st.lists(
+            st.integers(0, S + 8), max_size=8)))
+    elif draw(st.booleans()) or not out:
+        out["max_decode_cudagraph_capture_requests"] = draw(st.integers(0, S + 8))
+    if draw(st.integers(0, 3)) == 0:
+        out["max_decode_cudagraph_capture_tokens"] = draw(st.integers(1, 2 * T))
+    return out
 
 
 def _plans(config: EngineConfig) -> bool:

@@ -8,6 +8,7 @@ anything else is an error naming the key, as vLLM itself rejects unknown keys th
 from __future__ import annotations
 
 from graphfit.inputs.keys import Handler, field_key
+from graphfit.inputs.reading import parse_json
 from graphfit.inputs.settings import COMMAND_LINE, Setting
 from graphfit.inputs.values import (
     as_bool,
@@ -19,7 +20,8 @@ from graphfit.inputs.values import (
     reject_unknown,
 )
 from graphfit.planner.core.enums import CUDAGraphMode, Engine, SpecMethod
-from graphfit.planner.core.errors import ConfigError
+from graphfit.planner.core.errors import ConfigError, excerpt
+from graphfit.planner.core.limits import MAX_CAPTURE_SIZES, MAX_INT
 
 SPEC_IGNORED = frozenset({
     "model", "draft_tensor_parallel_size", "tensor_parallel_size", "quantization",
@@ -204,10 +206,10 @@ def compilation_config(origin: str, value: object,
                    COMPILATION_IGNORED | COMPILATION_0_34_SPLIT | COMPILATION_0_34_IGNORED | mapped)
     settings = [Setting("engine", Engine.VLLM, origin, layer)]
     notes: list[str] = []
-    split = sorted(set(obj) & COMPILATION_0_34_SPLIT)
-    if split:  # only 0.34's parser lets them through (the line is then a 0.34 line)
-        raise ConfigError(f"{origin}: {split[0]}: vLLM 0.34's split capture sizes are not "
-                          f"modelled yet (set cudagraph_capture_sizes instead)")
+    for key in sorted(set(obj) & COMPILATION_0_34_SPLIT):  # only 0.34's parser lets them in
+        if obj[key] is not None:
+            settings.append(Setting(key, split_size(f"{origin}: {key}", key, obj[key]),
+                                    f"{origin}: {key}", layer))
     ignored_0_34 = sorted(set(obj) & COMPILATION_0_34_IGNORED)
     if ignored_0_34:
         notes.append(f"{origin}: not modelled, ignored: {', '.join(ignored_0_34)}")
@@ -232,6 +234,32 @@ def compilation_config(origin: str, value: object,
     if ignored:
         notes.append(f"{origin}: not modelled, ignored: {', '.join(ignored)}")
     return settings, notes
+
+
+def split_size(origin: str, key: str, value: object) -> int | tuple[int, ...]:
+    """A vLLM 0.34 split capture-size key's value: the two lists take any integers (vLLM
+    drops those outside [1, limit] with a warning; `[]` captures none), the caps an integer
+    >= 0 (`max_decode_cudagraph_capture_tokens` >= 1): compilation.py:762-801 in 0.34."""
+    if key.endswith("_sizes"):
+        if isinstance(value, str) and value.strip().startswith("["):
+            value = parse_json(value.strip(), origin)
+        if not isinstance(value, (list, tuple)):
+            raise ConfigError(f"{origin}: expected a list of integers, got {excerpt(value)}")
+        if len(value) > MAX_CAPTURE_SIZES:
+            raise ConfigError(f"{origin}: {len(value):,} sizes; graphfit plans at most "
+                              f"{MAX_CAPTURE_SIZES:,} capture sizes")
+        return tuple(as_int(origin, v, minimum=-MAX_INT) for v in value)
+    return as_int(origin, value, minimum=1 if key == "max_decode_cudagraph_capture_tokens"
+                  else 0)
+
+
+def _split_key(key: str) -> Handler:
+    """A config file's split capture-size key (the EngineConfig field of the same name)."""
+
+    def read(origin: str, value: object) -> int | tuple[int, ...]:
+        return split_size(origin, key, value)
+
+    return field_key(key, read, Engine.VLLM)
 
 
 def enforce_eager(origin: str, value: object, layer: int) -> list[Setting]:
@@ -305,4 +333,5 @@ FILE_KEYS: dict[str, Handler] = {
                                                      support_level, Engine.VLLM),
     "dspark_sample_from_anchor": field_key("dspark_sample_from_anchor", _sample_from_anchor,
                                            Engine.VLLM),
+    **{key: _split_key(key) for key in sorted(COMPILATION_0_34_SPLIT)},
 }

@@ -110,6 +110,49 @@ def _check_vllm_fields(config: EngineConfig) -> None:
     if not isinstance(config.dspark_sample_from_anchor, bool):
         raise ConfigError(f"dspark_sample_from_anchor: expected true/false, got "
                           f"{config.dspark_sample_from_anchor!r}")
+    for name in SPLIT_SIZE_LISTS:
+        set_(config, name, _int_list(name, getattr(config, name)))
+    for name, least in SPLIT_SIZE_CAPS.items():
+        value = getattr(config, name)
+        if value is not None:  # pydantic Field(ge=...) in 0.34's CompilationConfig
+            if isinstance(value, bool) or not isinstance(value, int):
+                raise ConfigError(f"{name}: expected an integer, got {excerpt(value)}")
+            if not least <= value <= MAX_INT:
+                raise ConfigError(f"{name}: must be in {least}..{MAX_INT}, got {excerpt(value)}")
+    engine = getattr(config.engine, "value", config.engine)
+    given = [name for name in (*SPLIT_SIZE_LISTS, *SPLIT_SIZE_CAPS)
+             if getattr(config, name) is not None]
+    if given and engine != Engine.VLLM.value:
+        raise ConfigError(f"{given[0]}: a vLLM (0.34 and later) input, not {engine}'s")
+
+
+# vLLM 0.34's split capture-size fields: the lists (any integers: vLLM drops those outside
+# [1, limit] with a warning, config/vllm.py:2618-2630) and the caps with their least value
+SPLIT_SIZE_LISTS = ("prefill_cudagraph_capture_token_sizes",
+                    "decode_cudagraph_capture_request_sizes")
+SPLIT_SIZE_CAPS = {"max_prefill_cudagraph_capture_tokens": 0,
+                   "max_decode_cudagraph_capture_requests": 0,
+                   "max_decode_cudagraph_capture_tokens": 1}
+
+
+def _int_list(name: str, value: object) -> tuple[int, ...] | None:
+    """A list of integers (possibly empty: `[]` captures none), at most MAX_CAPTURE_SIZES."""
+    if value is None:
+        return None
+    if (isinstance(value, (str, bytes, Mapping, set, frozenset))
+            or not hasattr(value, "__iter__")):
+        raise ConfigError(f"{name}: expected a list of integers, got {excerpt(value)}")
+    try:
+        items = list(itertools.islice(value, MAX_CAPTURE_SIZES + 1))
+    except TypeError:
+        raise ConfigError(f"{name}: expected a list of integers, got {excerpt(value)}") \
+            from None
+    if len(items) > MAX_CAPTURE_SIZES:
+        raise ConfigError(f"{name}: more than {MAX_CAPTURE_SIZES:,} sizes")
+    for item in items:
+        if isinstance(item, bool) or not isinstance(item, int) or abs(item) > MAX_INT:
+            raise ConfigError(f"{name}: expected integers, got {excerpt(item)}")
+    return tuple(items)
 def _engine_fields(config: EngineConfig) -> None:
     """Type checks of the SGLang / TensorRT-LLM fields (their meaning is the models')."""
     set_ = object.__setattr__
@@ -236,6 +279,15 @@ class EngineConfig:
     drafter_attention_cudagraph_support: AttentionSupport | None = None
     # DSpark drafts whose hf_config has sample_from_anchor=False use the 1 + k fill-in layout
     dspark_sample_from_anchor: bool = True
+    # vLLM 0.34's split capture sizes (CompilationConfig, config/compilation.py:762-801 in
+    # 0.34; resolved by config/vllm.py:2558-2737): prefill graphs' token counts and their cap,
+    # uniform-decode graphs' request counts and their cap, the decode graphs' token budget.
+    # None: vLLM's default. Only releases >= 0.34 have them.
+    prefill_cudagraph_capture_token_sizes: tuple[int, ...] | None = None
+    max_prefill_cudagraph_capture_tokens: int | None = None
+    decode_cudagraph_capture_request_sizes: tuple[int, ...] | None = None
+    max_decode_cudagraph_capture_requests: int | None = None
+    max_decode_cudagraph_capture_tokens: int | None = None
     # SGLang / TensorRT-LLM
     # GPU memory in GiB as nvidia-smi reports it (SGLang's default decode max_bs); None: unknown
     gpu_memory_gb: float | None = None
@@ -357,8 +409,9 @@ class EngineConfig:
         compilation, speculative, model, cache configs; see
         graphfit.planner.engines.vllm.native). The release is the imported `vllm.__version__`
         (0.34's split capture sizes tell 0.34 too). Before 0.34 the capture list vLLM
-        resolved is taken as explicit sizes; 0.34's split sizes are not inputs graphfit has,
-        so it recomputes them and refuses (ConfigError) a config whose recorded sizes differ.
+        resolved is taken as explicit sizes; from 0.34 the split fields (prefill token sizes,
+        decode request counts, their caps and the decode token budget) are read instead, and
+        a config whose recorded sizes graphfit does not derive from them is a ConfigError.
         `overrides` (EngineConfig fields) win over what is read."""
         from graphfit.planner.engines.vllm.native import fields_from_vllm, recorded_sizes
 
@@ -369,8 +422,8 @@ class EngineConfig:
             if ours != recorded:
                 raise ConfigError(
                     f"from_vllm: vLLM {config.engine_version} recorded capture sizes "
-                    f"{excerpt(list(recorded))} from split prefill/decode sizes graphfit "
-                    f"cannot express yet (it derives {excerpt(list(ours))})")
+                    f"{excerpt(list(recorded))}, graphfit derives {excerpt(list(ours))} from "
+                    f"its split prefill/decode sizes (an input graphfit does not read?)")
         return config
 
     @classmethod

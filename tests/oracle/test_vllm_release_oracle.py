@@ -134,6 +134,71 @@ def test_generated_configs_agree(seed: int) -> None:
     assert not diffs, "\n".join(diffs)
 
 
+def split_case(rng: random.Random) -> Case:
+    """A generated config with vLLM 0.34's split capture-size keys (lists holding sizes
+    outside [1, limit] too, which vLLM drops; caps at 0; with or without the deprecated
+    shared sizes, which vLLM refuses beside them unless they are its own)."""
+    from dataclasses import replace
+
+    base = random_case(rng, expressible=True)
+    if rng.random() < 0.8:
+        base = replace(base, sizes=None, max_size=None)
+    S, T = base.S, base.T
+    split: list[tuple[str, object]] = []
+    if rng.random() < 0.5:
+        split.append(("prefill_cudagraph_capture_token_sizes",
+                      tuple(rng.randint(-1, T + 64) for _ in range(rng.randint(0, 8)))))
+    if rng.random() < 0.4:
+        split.append(("max_prefill_cudagraph_capture_tokens",
+                      rng.choice([0, 256, rng.randint(1, T + 100)])))
+    if rng.random() < 0.5:
+        split.append(("decode_cudagraph_capture_request_sizes",
+                      tuple(rng.randint(0, S + 8) for _ in range(rng.randint(0, 8)))))
+    if rng.random() < 0.4 or not split:
+        split.append(("max_decode_cudagraph_capture_requests",
+                      rng.choice([0, rng.randint(1, S + 10)])))
+    if rng.random() < 0.3:
+        split.append(("max_decode_cudagraph_capture_tokens", rng.randint(1, 2 * T)))
+    return replace(base, split=tuple(split))
+
+
+# 0.34's split keys: on 0.34 every aspect agrees with its own `_split_cudagraph_capture_sizes`
+# and CudaGraphManager; an earlier release's CompilationConfig refuses them, as graphfit does
+@settings(max_examples=40, deadline=None, derandomize=True, phases=_PHASES,
+          suppress_health_check=list(HealthCheck))
+@given(st.integers(0, 2**32 - 1))
+def test_split_capture_sizes_agree(seed: int) -> None:
+    case = split_case(random.Random(seed))
+    diffs = vc.failures(case, exhaustive=False)
+    assert not diffs, "\n".join(diffs)
+    split = graphfit.EngineConfig(max_num_seqs=8, engine_version=RELEASE).model.changes
+    if not split.split_sizes:  # both refuse (not a vacuous agreement on nothing)
+        assert vo.config_ladder(case).error is not None
+        assert isinstance(vc.graphfit_plan(case, "v2"), str)
+
+
+@settings(max_examples=25, deadline=None, derandomize=True, phases=_PHASES,
+          suppress_health_check=list(HealthCheck))
+@given(st.integers(0, 2**32 - 1))
+def test_from_vllm_reads_the_resolved_split_sizes(seed: int) -> None:
+    """`EngineConfig.from_vllm` on the VllmConfig this release's own code resolved: from 0.34
+    the split fields are read back with the recorded token list (as vLLM resolves a resolved
+    config again), and graphfit derives exactly the sizes vLLM recorded."""
+    split = graphfit.EngineConfig(max_num_seqs=8, engine_version=RELEASE).model.changes
+    if not split.split_sizes:
+        pytest.skip(f"vLLM {RELEASE} has no split capture sizes")
+    case = split_case(random.Random(seed))
+    built, result = vo._configure(case)
+    if built is None or result.mode == "NONE":
+        return  # rejected (compared by test_split_capture_sizes_agree) or no graphs
+    config = graphfit.EngineConfig.from_vllm(
+        built.config, engine_version=RELEASE, hidden_size=8,
+        ceiling_family="blackwell" if case.blackwell else "default",
+        attention_cudagraph_support=case.support)
+    assert config.decode_cudagraph_capture_request_sizes == result.decode_requests
+    assert graphfit.plan(config).config_capture_sizes == result.sizes
+
+
 def test_flag_table_is_this_release_parser() -> None:
     """The committed graphfit/inputs/flags/vllm-<release>.json is a fresh snapshot of this
     release's own `vllm serve` parser (rewrite: `GRAPHFIT_ORACLE_VLLM=<release> python -m

@@ -81,6 +81,7 @@ def graphfit_kwargs(case: Case, runner: str, *, levels: bool = True) -> dict[str
         kw["cudagraph_capture_sizes"] = case.sizes
     if case.max_size is not None:
         kw["max_cudagraph_capture_size"] = case.max_size
+    kw.update(dict(case.split))
     if levels:
         kw[INPUT_FIELDS["support"]] = case.support
         kw[INPUT_FIELDS["draft_support"]] = case.draft_support or case.support

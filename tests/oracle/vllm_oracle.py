@@ -97,6 +97,9 @@ class Case:
     draft_support: str | None = None
     dspark_fill_in: bool = False
     max_model_len: int = 8192
+    # vLLM 0.34's split capture-size keys of CompilationConfig, as (key, value) pairs (lists
+    # as tuples); graphfit's EngineConfig fields of the same names
+    split: tuple[tuple[str, object], ...] = ()
 
     @property
     def q(self) -> int:
@@ -335,6 +338,8 @@ def _build(case: Case) -> NS:
         user["cudagraph_capture_sizes"] = list(case.sizes)
     if case.max_size is not None:
         user["max_cudagraph_capture_size"] = case.max_size
+    for key, value in case.split:
+        user[key] = list(value) if isinstance(value, tuple) else value
     try:
         compilation = v.CompilationConfig(mode=v.CompilationMode.VLLM_COMPILE,
                                           cudagraph_mode=case.mode, **user)

@@ -206,3 +206,71 @@ def test_v1_runner_without_a_release_plans_0_33_with_a_note() -> None:
     code, out, err = run_cli(["plan", "--engine-version", "0.32.0", *line])
     assert code == 0 and out.startswith("vLLM 0.32.0 V1 runner: ")
     assert "planned as vLLM 0.33.0" not in err
+
+
+# -- 0.34's split capture sizes as inputs (config/vllm.py:2558-2737 in 0.34; the oracle
+# compares every aspect with 0.34's own code: test_vllm_release_oracle.py) ----------------
+
+@pytest.mark.parametrize(("fields", "field"), [
+    ({"prefill_cudagraph_capture_token_sizes": "1,2"}, "prefill_cudagraph_capture_token_sizes"),
+    ({"decode_cudagraph_capture_request_sizes": [1, True]},
+     "decode_cudagraph_capture_request_sizes"),
+    ({"max_prefill_cudagraph_capture_tokens": -1}, "max_prefill_cudagraph_capture_tokens"),
+    ({"max_decode_cudagraph_capture_requests": 1.5}, "max_decode_cudagraph_capture_requests"),
+    ({"max_decode_cudagraph_capture_tokens": 0}, "max_decode_cudagraph_capture_tokens"),
+    ({"max_decode_cudagraph_capture_requests": 4, "engine": "sglang"},
+     "max_decode_cudagraph_capture_requests"),
+    ({"max_decode_cudagraph_capture_requests": 4, "engine_version": "0.33.0"},
+     "max_decode_cudagraph_capture_requests"),
+    ({"decode_cudagraph_capture_request_sizes": [1, 2, 8],
+      "max_decode_cudagraph_capture_requests": 4}, "decode_cudagraph_capture_request_sizes"),
+    ({"cudagraph_capture_sizes": [1, 2, 3], "max_decode_cudagraph_capture_requests": 4},
+     "cudagraph_capture_sizes"),
+])
+def test_split_size_inputs_are_validated(fields: dict[str, object], field: str) -> None:
+    with pytest.raises(ConfigError) as info:
+        plan(EngineConfig(max_num_seqs=16, **fields))  # type: ignore[arg-type]
+    assert str(info.value).startswith(f"{field}:")
+
+
+def test_split_sizes_set_each_kind_alone() -> None:
+    # decode graphs of 1, 2 and 4 requests (q=2: 2, 4, 8 tokens), prefill graphs as listed;
+    # sizes outside [1, limit] are dropped with a warning, as vLLM does
+    p = plan(EngineConfig(max_num_seqs=16, max_num_batched_tokens=512, spec_method="mtp",
+                          num_speculative_tokens=1, runner="v2",
+                          decode_cudagraph_capture_request_sizes=(4, 2, 1, 99),
+                          prefill_cudagraph_capture_token_sizes=(64, 0, 256)))
+    assert p.config_capture_sizes == (2, 4, 8, 64, 256)
+    assert any("drops [99]" in w for w in p.warnings) and any("drops [0]" in w
+                                                               for w in p.warnings)
+    # [] captures none of a kind; nothing left at all is mode NONE
+    none = plan(EngineConfig(max_num_seqs=16, decode_cudagraph_capture_request_sizes=(),
+                             prefill_cudagraph_capture_token_sizes=()))
+    assert none.capture_sizes == () and not none.has_graphs
+
+
+@given(vllm_configs(versions=("0.34.0",), max_tokens=1024))
+def test_split_size_plans_are_safe_and_pad_up(config: EngineConfig) -> None:
+    p = plan(config)
+    assert p.verify().ok
+    for n in range(1, config.max_num_batched_tokens + 1, 7):
+        assert p.pad(n).padded >= n
+
+
+def test_split_size_keys_on_a_pasted_line_and_in_a_config_file(tmp_path: Path) -> None:
+    cc = ["-cc", '{"max_decode_cudagraph_capture_requests": 4, '
+          '"prefill_cudagraph_capture_token_sizes": [16, 128]}']
+    code, out, err = run_cli(["plan", "--json", "--", "vllm", "serve", "m",
+                              "--max-num-seqs", "16", *cc])
+    assert code == 0, err
+    doc = json.loads(out)
+    assert doc["config"]["max_decode_cudagraph_capture_requests"] == 4
+    assert doc["ladder"]["capture_sizes"] == [1, 2, 3, 4, 16, 128]
+    (tmp_path / "c.yaml").write_text("max_num_seqs: 16\nmax_decode_cudagraph_capture_requests: 4"
+                                     "\nprefill_cudagraph_capture_token_sizes: [16, 128]\n")
+    code, out, err = run_cli(["plan", "--json", "--config", str(tmp_path / "c.yaml")])
+    assert code == 0 and json.loads(out)["ladder"]["capture_sizes"] == [1, 2, 3, 4, 16, 128]
+    code, out, err = run_cli(["plan", "--engine-version", "0.33.0", "--config",
+                              str(tmp_path / "c.yaml")])
+    assert code == 2 and err.startswith("error: prefill_cudagraph_capture_token_sizes: a vLLM")
+    assert "0.34" in err and len(err.strip().splitlines()) == 1 and len(err.strip()) <= 200

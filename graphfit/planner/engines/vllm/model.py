@@ -53,7 +53,7 @@ from graphfit.planner.engines.vllm.dispatch import (
 from graphfit.planner.engines.vllm.ladder import config_ladder, runtime_ladder
 from graphfit.planner.engines.vllm.releases import Release
 from graphfit.planner.engines.vllm.releases.v0_33 import RELEASE as V0_33
-from graphfit.planner.engines.vllm.split import SplitLadder, split_ladder
+from graphfit.planner.engines.vllm.split import SPLIT_FIELDS, SplitLadder, split_ladder
 
 _TARGET = frozenset({Stream.TARGET_TOKENS, Stream.TARGET_REQUESTS})
 _DRAFTER = frozenset({Stream.DRAFTER_TOKENS, Stream.DRAFTER_REQUESTS})
@@ -251,6 +251,13 @@ class VllmModel:
                 errors.append(exc)
         if len(errors) == len(combos):
             raise errors[0]
+        if not self.changes.split_sizes:
+            given = [name for name in SPLIT_FIELDS if getattr(config, name) is not None]
+            if given:
+                raise ConfigError(
+                    f"{given[0]}: a vLLM 0.34 CompilationConfig key (split capture sizes, "
+                    f"config/compilation.py:762-801 in 0.34); {self.version} has none: use "
+                    f"cudagraph_capture_sizes, or engine version 0.34.0")
         method, k = config.spec_method, config.num_speculative_tokens
         runner = config.runner
         if runner is None:  # VLLM_USE_V2_MODEL_RUNNER unset

@@ -28,6 +28,7 @@ from typing import Any
 
 from graphfit.planner.core.enums import CUDAGraphMode, SpecMethod
 from graphfit.planner.core.errors import ConfigError
+from graphfit.planner.engines.vllm.split import SPLIT_FIELDS
 
 _MODES = {0: CUDAGraphMode.NONE, 1: CUDAGraphMode.PIECEWISE, 2: CUDAGraphMode.FULL}
 
@@ -118,9 +119,15 @@ def fields_from_vllm(vllm_config: Any) -> dict[str, Any]:
         out["engine_version"] = release
     sizes = _get(compilation, "cudagraph_capture_sizes")
     if split_sizes(compilation):
-        # 0.34 records every graph's tokens there, derived from the split sizes: read back as a
-        # user list it would be a different config (EngineConfig.from_vllm compares instead)
-        sizes = None
+        # 0.34 records every graph's tokens there, derived from the split fields (as set, or
+        # as resolved: each kind's list and its max, config/vllm.py:2681-2688), which are read
+        # too: with both, vLLM (and graphfit) keeps the recorded list only when the split
+        # fields derive it (a resolved config resolved again, config/vllm.py:2706-2720)
+        for name in SPLIT_FIELDS:
+            value = _get(compilation, name)
+            if value is not None:
+                out[name] = (tuple(int(s) for s in value) if name.endswith("_sizes")
+                             else int(value))
     if sizes and out.get("cudagraph_mode") is not CUDAGraphMode.NONE:
         out["cudagraph_capture_sizes"] = tuple(sorted(set(int(s) for s in sizes)))
         top = _get(compilation, "max_cudagraph_capture_size")

@@ -20,6 +20,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 
 from graphfit.planner.core.enums import CeilingFamily, CUDAGraphMode, PerformanceMode, SpecMethod
+from graphfit.planner.core.errors import ConfigError
 from graphfit.planner.core.ladder import Ladder
 from graphfit.planner.core.settings import EngineSettings
 from graphfit.planner.engines.vllm.ladder import computed_ladder
@@ -104,35 +105,84 @@ def draft_decode_requests(config: EngineSettings, decode: list[int]) -> list[int
     return decode_grid(config.max_num_seqs)
 
 
+# the split fields (EngineConfig, as 0.34's CompilationConfig names them)
+SPLIT_FIELDS = ("prefill_cudagraph_capture_token_sizes", "max_prefill_cudagraph_capture_tokens",
+                "decode_cudagraph_capture_request_sizes", "max_decode_cudagraph_capture_requests",
+                "max_decode_cudagraph_capture_tokens")
+
+
+def _explicit(sizes: Iterable[int], limit: int, cap: int | None, name: str, cap_name: str,
+              warnings: list[str]) -> list[int]:
+    """A user list as vLLM keeps it (`explicit`, config/vllm.py:2616-2630 in 0.34): sorted,
+    deduplicated, sizes outside [1, limit] dropped with a warning; its largest above the cap
+    is an error."""
+    given = set(sizes)
+    kept = sorted(s for s in given if 1 <= s <= limit)
+    if len(kept) < len(given):
+        warnings.append(f"{name}: vLLM drops {sorted(given - set(kept))} (outside "
+                        f"[1, {limit}])")
+    if cap is not None and kept and kept[-1] > cap:
+        raise ConfigError(f"{name}: holds {kept[-1]}, above {cap_name}={cap} (vLLM 0.34 "
+                          "refuses it: config/vllm.py:2628-2629)")
+    return kept
+
+
 def split_ladder(config: EngineSettings) -> SplitLadder:
-    """0.34 `_set_cudagraph_sizes` then `_split_cudagraph_capture_sizes` (graphfit reads the
-    deprecated shared fields only: the split fields are left unset)."""
+    """0.34 `_set_cudagraph_sizes` then `_split_cudagraph_capture_sizes` (config/vllm.py:
+    2558-2737): each kind from its own list, cap or default, never from the other's."""
     shared = computed_ladder(config)
     if config.cudagraph_mode is CUDAGraphMode.NONE:
         return SplitLadder(shared, (), (), (), 0, False)
     S, T, q = config.max_num_seqs, config.max_num_batched_tokens, config.uniform_query_len
     legacy = (config.cudagraph_capture_sizes is not None
               or config.max_cudagraph_capture_size is not None)
+    prefill_sizes = config.prefill_cudagraph_capture_token_sizes
+    max_prefill = config.max_prefill_cudagraph_capture_tokens
+    decode_sizes = config.decode_cudagraph_capture_request_sizes
+    max_decode = config.max_decode_cudagraph_capture_requests
+    uses_split = any(x is not None for x in (prefill_sizes, max_prefill, decode_sizes,
+                                             max_decode))
+    # SM100 (graphfit: the Blackwell ceiling family) widens the defaults of unset kinds
     wide = not legacy and config.ceiling_family is CeilingFamily.BLACKWELL
-    decode_max_tokens = min(T, WIDE_TOKENS) if wide else T
-    shared_max = shared.max_size
-    if wide:
-        prefill = prefill_grid(min(WIDE_TOKENS, T),
+    decode_budget = config.max_decode_cudagraph_capture_tokens
+    if decode_budget is None and wide:
+        decode_budget = WIDE_TOKENS
+    warnings = list(shared.warnings)
+    if prefill_sizes is not None:
+        prefill = _explicit(prefill_sizes, T, max_prefill,
+                            "prefill_cudagraph_capture_token_sizes",
+                            "max_prefill_cudagraph_capture_tokens", warnings)
+    elif max_prefill is not None or wide:
+        prefill = prefill_grid(min(WIDE_TOKENS if max_prefill is None else max_prefill, T),
                                config.performance_mode is PerformanceMode.INTERACTIVITY)
-        decode = decode_grid(S)
     else:
         prefill = list(shared.sizes)
+    if decode_sizes is not None:
+        decode = _explicit(decode_sizes, S, max_decode,
+                           "decode_cudagraph_capture_request_sizes",
+                           "max_decode_cudagraph_capture_requests", warnings)
+    elif max_decode is not None or wide:
+        decode = decode_grid(S if max_decode is None else min(max_decode, S))
+    else:  # the request counts the shared sizes round up to within the shared bound
         decode = sorted({min(-(-s // q), S) for s in shared.sizes
-                         if -(-s // q) * q <= shared_max})
+                         if -(-s // q) * q <= shared.max_size})
+    decode_max_tokens = min(T, decode_budget or T)
     draft = draft_decode_requests(config, decode)
     decode_tokens = {n * w for n, w in decode_shapes(decode, {q: S}, decode_max_tokens)}
     decode_tokens.update(n for n, _ in decode_shapes(draft, {1: S}, decode_max_tokens))
     tokens = decode_tokens | set(prefill)
-    if not legacy and config.cudagraph_mode.mixed_mode is CUDAGraphMode.NONE:
+    if not (legacy and not uses_split) and config.cudagraph_mode.mixed_mode is \
+            CUDAGraphMode.NONE:
         tokens = decode_tokens  # FULL_DECODE_ONLY: no prefill graph, none recorded
-    warnings = shared.warnings
+    if legacy and uses_split:  # vLLM only accepts a shared list it would record itself
+        if list(shared.sizes) not in (sorted(tokens | set(prefill)), sorted(decode_tokens)):
+            raise ConfigError(
+                "cudagraph_capture_sizes: the deprecated shared sizes (and "
+                "max_cudagraph_capture_size) cannot be combined with vLLM 0.34's prefill and "
+                "decode capture sizes; set only the latter (config/vllm.py:2706-2720)")
+        tokens = set(shared.sizes)
     if not tokens:
-        warnings = (*warnings, "no CUDA graph capture size is left: vLLM 0.34 sets "
-                               "cudagraph_mode NONE (config/vllm.py:2722-2728)")
-    return SplitLadder(Ladder(tuple(sorted(tokens)), warnings), tuple(prefill),
+        warnings.append("no CUDA graph capture size is left: vLLM 0.34 sets cudagraph_mode "
+                        "NONE (config/vllm.py:2722-2728)")
+    return SplitLadder(Ladder(tuple(sorted(tokens)), tuple(warnings)), tuple(prefill),
                        tuple(decode), tuple(draft), decode_max_tokens, not tokens)
