@@ -20,7 +20,9 @@ def test_eager_share_matches_vllms_dispatcher(seqs: int, k: int, mode: str) -> N
     from tests.oracle import vllm_dispatcher, vllm_oracle
 
     spec = {"spec_method": "mtp", "num_speculative_tokens": k} if k else {}
-    p = plan(EngineConfig(max_num_seqs=seqs, cudagraph_mode=mode, runner="v1", **spec))
+    # the V1 runner's dispatcher: the release this process imports (0.33; 0.34 has no V1)
+    p = plan(EngineConfig(max_num_seqs=seqs, cudagraph_mode=mode, runner="v1",
+                          engine_version=vllm_oracle.VERSION, **spec))
     share = eager_share(p)
     family = uniform_family(p.components["target"])
     assert share is not None and family is not None
