@@ -253,6 +253,11 @@ def split_size(origin: str, key: str, value: object) -> int | tuple[int, ...]:
                   else 0)
 
 
+def _aux_layers(origin: str, value: object) -> int:
+    """How many target layers the DFlash/DSpark draft reads aux hidden states from."""
+    return as_int(origin, value, minimum=0)
+
+
 def _split_key(key: str) -> Handler:
     """A config file's split capture-size key (the EngineConfig field of the same name)."""
 
@@ -334,4 +339,5 @@ FILE_KEYS: dict[str, Handler] = {
     "dspark_sample_from_anchor": field_key("dspark_sample_from_anchor", _sample_from_anchor,
                                            Engine.VLLM),
     **{key: _split_key(key) for key in sorted(COMPILATION_0_34_SPLIT)},
+    "draft_aux_layers": field_key("draft_aux_layers", _aux_layers, Engine.VLLM),
 }

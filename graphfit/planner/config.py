@@ -119,8 +119,16 @@ def _check_vllm_fields(config: EngineConfig) -> None:
                 raise ConfigError(f"{name}: expected an integer, got {excerpt(value)}")
             if not least <= value <= MAX_INT:
                 raise ConfigError(f"{name}: must be in {least}..{MAX_INT}, got {excerpt(value)}")
+    aux = config.draft_aux_layers
+    if aux is not None:
+        if isinstance(aux, bool) or not isinstance(aux, int) or not 0 <= aux <= MAX_INT:
+            raise ConfigError(f"draft_aux_layers: expected an integer >= 0, got {excerpt(aux)}")
+        if config.spec_method not in (SpecMethod.DFLASH, SpecMethod.DSPARK):
+            raise ConfigError(f"draft_aux_layers: only for spec_method dflash or dspark (the "
+                              f"MRV2 drafters that stage aux hidden states), not "
+                              f"{config.spec_method.value}")
     engine = getattr(config.engine, "value", config.engine)
-    given = [name for name in (*SPLIT_SIZE_LISTS, *SPLIT_SIZE_CAPS)
+    given = [name for name in (*SPLIT_SIZE_LISTS, *SPLIT_SIZE_CAPS, "draft_aux_layers")
              if getattr(config, name) is not None]
     if given and engine != Engine.VLLM.value:
         raise ConfigError(f"{given[0]}: a vLLM (0.34 and later) input, not {engine}'s")
@@ -288,6 +296,11 @@ class EngineConfig:
     decode_cudagraph_capture_request_sizes: tuple[int, ...] | None = None
     max_decode_cudagraph_capture_requests: int | None = None
     max_decode_cudagraph_capture_tokens: int | None = None
+    # the target layers whose hidden states the DFlash/DSpark draft reads (its config's
+    # eagle_aux_hidden_state_layer_ids / dflash_config.target_layer_ids / ..., counted:
+    # eagle3_utils.py:103-135); MRV2 stages them for its FULL graph only when there are some
+    # (dflash/speculator.py:96-106 in 0.33/0.34). None: unknown, one layer assumed
+    draft_aux_layers: int | None = None
     # SGLang / TensorRT-LLM
     # GPU memory in GiB as nvidia-smi reports it (SGLang's default decode max_bs); None: unknown
     gpu_memory_gb: float | None = None

@@ -212,3 +212,20 @@ def test_generated_expressible_configs_agree(case: Case) -> None:
 def test_generated_configs_agree(case: Case) -> None:
     diffs = vc.failures(case)
     assert not diffs, f"{case}\n" + "\n".join(diffs)
+
+
+AUX_CASES = [Case(S=9, k=3, method=method, mode=mode, aux_layers=aux)
+             for method in ("dflash", "dspark") for aux in (0, 1, 3)
+             for mode in ("FULL_AND_PIECEWISE", "PIECEWISE")]
+
+
+@pytest.mark.parametrize("case", AUX_CASES, ids=case_id)
+def test_dflash_aux_staging_follows_the_draft_aux_layers(case: Case) -> None:
+    """MRV2's DFlash/DSpark speculator stages aux hidden states only when the draft config
+    names aux layers, len(aux_layers) x hidden wide (dflash/speculator.py:96-106): graphfit's
+    `draft_aux_layers` gives the same buffer (rows and width) as vLLM's own speculator."""
+    diffs = vc.failures(case, exhaustive=False)
+    assert not diffs, "\n".join(diffs)
+    run = vo.runner(case, "v2")
+    staged = "_aux_staging" in (run.drafter_buffers or {})
+    assert staged == (case.aux_layers > 0 and case.mode == "FULL_AND_PIECEWISE")

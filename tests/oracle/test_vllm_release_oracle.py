@@ -199,6 +199,24 @@ def test_from_vllm_reads_the_resolved_split_sizes(seed: int) -> None:
     assert graphfit.plan(config).config_capture_sizes == result.sizes
 
 
+AUX_CASES = [Case(S=9, k=3, method=method, mode=mode, aux_layers=aux)
+             for method in ("dflash", "dspark") for aux in (0, 3)
+             for mode in ("FULL_AND_PIECEWISE", "PIECEWISE")]
+
+
+@pytest.mark.parametrize("case", AUX_CASES, ids=case_id)
+def test_dflash_aux_staging_follows_the_draft_aux_layers(case: Case) -> None:
+    """The draft's aux layer count on this release: graphfit's `draft_aux_layers` gives the
+    staging buffer its speculator allocates (rows and width), or none (0.32 stages none)."""
+    diffs = vc.failures(case, exhaustive=False)
+    assert not diffs, "\n".join(diffs)
+    run = vo.runner(case, "v2")
+    staged = "_aux_staging" in (run.drafter_buffers or {})
+    staging = graphfit.EngineConfig(max_num_seqs=8, engine_version=RELEASE).model.changes
+    assert staged == (staging.dflash_aux_staging and case.aux_layers > 0
+                      and case.mode == "FULL_AND_PIECEWISE")
+
+
 def test_flag_table_is_this_release_parser() -> None:
     """The committed graphfit/inputs/flags/vllm-<release>.json is a fresh snapshot of this
     release's own `vllm serve` parser (rewrite: `GRAPHFIT_ORACLE_VLLM=<release> python -m

@@ -82,6 +82,8 @@ def graphfit_kwargs(case: Case, runner: str, *, levels: bool = True) -> dict[str
     if case.max_size is not None:
         kw["max_cudagraph_capture_size"] = case.max_size
     kw.update(dict(case.split))
+    if case.aux_layers != 1:
+        kw["draft_aux_layers"] = case.aux_layers
     if levels:
         kw[INPUT_FIELDS["support"]] = case.support
         kw[INPUT_FIELDS["draft_support"]] = case.draft_support or case.support
@@ -371,6 +373,9 @@ def _drafter_buffers(runner: str, shapes: dict[str, tuple[int, ...]],
         if rows != buf.reference_capacity:
             diffs.append(Diff(aspect, f"drafter.{name} reference_capacity", rows,
                               buf.reference_capacity))
+        if name == "aux_staging" and tuple(shape[1:]) != tuple(buf.shape[1:]):
+            # its width is len(aux_layers) x hidden (dflash/speculator.py:100-106)
+            diffs.append(Diff(aspect, "drafter.aux_staging width", shape[1:], buf.shape[1:]))
     for name in sorted(set(ours) - seen - _ALLOCATED_LATER):
         diffs.append(Diff(aspect, f"drafter.{name}", "no such tensor", ours[name].shape))
     return diffs

@@ -102,7 +102,7 @@ def case_id(case: Case) -> str:
     defaults = Case(S=case.S)
     for name in ("method", "mode", "sizes", "max_size", "performance_mode", "blackwell",
                  "enforce_eager", "support", "draft_support", "dspark_fill_in",
-                 "max_model_len"):
+                 "max_model_len", "aux_layers", "split"):
         value = getattr(case, name)
         if value != getattr(defaults, name):
             parts.append(f"{name}={value}".replace(" ", ""))

@@ -100,6 +100,9 @@ class Case:
     # vLLM 0.34's split capture-size keys of CompilationConfig, as (key, value) pairs (lists
     # as tuples); graphfit's EngineConfig fields of the same names
     split: tuple[tuple[str, object], ...] = ()
+    # how many target layers the draft config names for its aux hidden states
+    # (eagle_aux_hidden_state_layer_ids); graphfit's draft_aux_layers (dflash/dspark)
+    aux_layers: int = 1
 
     @property
     def q(self) -> int:
@@ -350,7 +353,8 @@ def _build(case: Case) -> NS:
         # the draft checkpoint's config: only what the code paths below read
         hf_config = NS(model_type=case.method, dflash_config={"mask_token_id": 0},
                        num_hidden_layers=1, hidden_size=8, architectures=["OracleDraft"],
-                       eagle_aux_hidden_state_layer_ids=[1], layer_types=None)
+                       eagle_aux_hidden_state_layer_ids=list(range(1, case.aux_layers + 1)),
+                       layer_types=None)
         if case.method == "dspark" and case.dspark_fill_in:
             hf_config.sample_from_anchor = False
         draft_model = NS(hf_config=hf_config, get_hidden_size=lambda: 8,

@@ -274,3 +274,36 @@ def test_split_size_keys_on_a_pasted_line_and_in_a_config_file(tmp_path: Path) -
                               str(tmp_path / "c.yaml")])
     assert code == 2 and err.startswith("error: prefill_cudagraph_capture_token_sizes: a vLLM")
     assert "0.34" in err and len(err.strip().splitlines()) == 1 and len(err.strip()) <= 200
+
+
+# -- MRV2 DFlash/DSpark aux staging: only when the draft names aux layers ------------------
+
+@pytest.mark.parametrize("method", ["dflash", "dspark"])
+def test_aux_staging_follows_the_draft_aux_layers(method: str) -> None:
+    def staging(**kw: object) -> tuple[int, ...] | None:
+        p = plan(EngineConfig(max_num_seqs=8, num_speculative_tokens=3, spec_method=method,
+                              runner="v2", hidden_size=16, **kw))  # type: ignore[arg-type]
+        found = [b.shape for b in p.components["drafter"].buffers if b.name == "aux_staging"]
+        return found[0] if found else None
+
+    assert staging() == (32, 16)  # unknown: one aux layer (as before the input existed)
+    assert staging(draft_aux_layers=0) is None  # vLLM stages nothing
+    assert staging(draft_aux_layers=3) == (32, 48)  # len(aux_layers) x hidden
+    assert staging(draft_aux_layers=3, cudagraph_mode="PIECEWISE") is None  # no FULL graph
+    assert staging(draft_aux_layers=3, engine_version="0.32.0") is None  # 0.32: no staging
+
+
+@pytest.mark.parametrize(("fields", "message"), [
+    ({"spec_method": "eagle3", "num_speculative_tokens": 3, "draft_aux_layers": 3},
+     "only for spec_method dflash or dspark"),
+    ({"spec_method": "dflash", "num_speculative_tokens": 3, "draft_aux_layers": -1},
+     "expected an integer >= 0"),
+    ({"spec_method": "dflash", "num_speculative_tokens": 3, "draft_aux_layers": True},
+     "expected an integer >= 0"),
+    ({"engine": "sglang", "spec_method": "eagle", "num_speculative_tokens": 3,
+      "draft_aux_layers": 1}, "draft_aux_layers"),
+])
+def test_draft_aux_layers_is_validated(fields: dict[str, object], message: str) -> None:
+    with pytest.raises(ConfigError, match=message) as info:
+        EngineConfig(max_num_seqs=8, **fields)  # type: ignore[arg-type]
+    assert str(info.value).startswith("draft_aux_layers:")

@@ -283,12 +283,15 @@ def _v2_dflash_specs(config: EngineSettings, aux_staging: bool = True) -> list[B
                    source=f"{src}:117-119"),
         BufferSpec("sample_col", "int32", Axis.FIXED, (), S * k, KEEP, source=f"{src}:122-124"),
     ]
-    if aux_staging and config.cudagraph_mode.decode_mode is CUDAGraphMode.FULL:
-        # the FULL graph's staged target aux hidden states (x the number of aux layers),
-        # allocated from the configured mode, before vLLM resolves it
+    layers = 1 if config.draft_aux_layers is None else config.draft_aux_layers
+    if aux_staging and layers and config.cudagraph_mode.decode_mode is CUDAGraphMode.FULL:
+        # the FULL graph's staged target aux hidden states, len(aux_layers) x hidden wide,
+        # allocated from the configured mode, before vLLM resolves it; none when the draft
+        # config names no aux layer
         specs.append(BufferSpec("aux_staging", config.dtype, Axis.FIXED, (),
-                                min(S * (k + 1), T), ZERO, trailing=(config.hidden_size,),
-                                source=f"{src}:98-106"))
+                                min(S * (k + 1), T), ZERO,
+                                trailing=(layers * config.hidden_size,),
+                                source=f"{src}:96-106"))
     if config.spec_method is SpecMethod.DSPARK:
         dspark = "v1/worker/gpu/spec_decode/dspark/speculator.py"
         specs += [

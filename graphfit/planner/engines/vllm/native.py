@@ -140,6 +140,10 @@ def fields_from_vllm(vllm_config: Any) -> dict[str, Any]:
         draft = _hidden_size(_get(spec, "draft_model_config"))
         if draft is not None and draft != out.get("hidden_size"):
             out["draft_hidden_size"] = draft
+        if out["spec_method"] in (SpecMethod.DFLASH, SpecMethod.DSPARK):
+            hf = _get(_get(spec, "draft_model_config"), "hf_config")
+            if hf is not None:
+                out["draft_aux_layers"] = len(aux_layer_ids(hf))
     backend = _get(_get(vllm_config, "attention_config"), "backend")
     if backend is not None:  # an AttentionBackendEnum member (its levels: the engine model)
         out["attention_backend"] = str(getattr(backend, "name", backend))
@@ -155,6 +159,27 @@ def fields_from_vllm(vllm_config: Any) -> dict[str, Any]:
     if isinstance(performance, str):
         out["performance_mode"] = performance
     return out
+
+
+def aux_layer_ids(hf_config: Any) -> tuple[Any, ...]:
+    """The target layers a draft config names for its aux hidden states, looked up as
+    `get_eagle3_aux_layers_from_config` does (v1/worker/gpu/spec_decode/eagle/eagle3_utils.py:
+    103-140 in 0.34, the same in 0.33): eagle_aux_hidden_state_layer_ids, then
+    dflash_config.target_layer_ids, dspark_target_layer_ids, target_layer_ids, then
+    dflash_config / eagle_config layer_ids. Only their count matters to the buffers."""
+    layer_ids = _get(hf_config, "eagle_aux_hidden_state_layer_ids")
+    if not layer_ids:
+        dflash = _get(hf_config, "dflash_config")
+        if isinstance(dflash, dict):
+            layer_ids = dflash.get("target_layer_ids")
+    for name in ("dspark_target_layer_ids", "target_layer_ids"):
+        if not layer_ids:
+            layer_ids = _get(hf_config, name)
+    for name in ("dflash_config", "eagle_config"):
+        nested = _get(hf_config, name)
+        if not layer_ids and isinstance(nested, dict):
+            layer_ids = nested.get("layer_ids")
+    return tuple(layer_ids) if layer_ids and isinstance(layer_ids, (list, tuple)) else ()
 
 
 def split_sizes(compilation: Any) -> bool:
