@@ -307,6 +307,22 @@ def register(app: typer.Typer) -> None:
         if not result.verification.ok:  # pragma: no cover - planned capacities are safe
             raise typer.Exit(EXIT_VIOLATIONS)
 
+    def _startup_reservation(result: Any, config: EngineConfig, model: Any) -> float | None:
+        """What a release that profiles graph memory at start-up (vLLM 0.34) reserves for
+        the target's graphs, under the memory model; None for releases that do not."""
+        from graphfit.planner.core.enums import CUDAGraphMode
+        from graphfit.planner.tuning.memory import startup_reservation
+
+        changes = getattr(config.model, "changes", None)
+        if not getattr(changes, "profiles_graph_memory", False) or not result.has_graphs:
+            return None
+        keys = result.graph_keys("target")
+        piecewise = sorted({k.padded for k, modes in keys.items()
+                            if CUDAGraphMode.PIECEWISE in modes})
+        full = sorted((k.padded for k, modes in keys.items() if CUDAGraphMode.FULL in modes),
+                      reverse=True)
+        return float(startup_reservation(model, piecewise, full))
+
     @app.command("memory")
     @config_options
     def memory_command(
@@ -337,6 +353,7 @@ def register(app: typer.Typer) -> None:
             budget = None if budget_mib is None else budget_mib * MIB
             fit = (model.max_graphs(result.max_capture_size, budget)
                    if budget is not None and sizes else None)
+            reserved = _startup_reservation(result, config, model)
         over = budget is not None and graphs > budget
         if json_output:
             emit_json({
@@ -347,7 +364,9 @@ def register(app: typer.Typer) -> None:
                 "pool_bytes": round(model.pool_bytes(max(sizes))) if sizes else 0,
                 "graph_bytes": round(graphs), "buffer_bytes": result.total_bytes,
                 "total_bytes": round(graphs) + result.total_bytes,
-                "budget_bytes": budget, "max_graphs_in_budget": fit, "ok": not over})
+                "budget_bytes": budget, "max_graphs_in_budget": fit,
+                "startup_reserved_bytes": None if reserved is None else round(reserved),
+                "ok": not over})
         else:
             out = console()
             table = Table(title=f"Graph memory estimate, {result.engine_version}"
@@ -360,6 +379,9 @@ def register(app: typer.Typer) -> None:
             table.add_row(f"{len(sizes)} graphs x {_mib(model.per_graph_overhead_bytes)}",
                           _mib(model.per_graph_overhead_bytes * len(sizes)))
             table.add_row("graph memory", _mib(graphs))
+            if reserved is not None:
+                table.add_row("vLLM reserves at start-up (FULL graphs extrapolated: first + "
+                              "(n-1) x max(second, 1 MiB))", _mib(reserved))
             table.add_row("persistent buffers (graphfit plan)", _mib(result.total_bytes))
             if budget is not None:
                 table.add_row("budget (graphs)", _mib(budget))

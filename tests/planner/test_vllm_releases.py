@@ -307,3 +307,43 @@ def test_draft_aux_layers_is_validated(fields: dict[str, object], message: str) 
     with pytest.raises(ConfigError, match=message) as info:
         EngineConfig(max_num_seqs=8, **fields)  # type: ignore[arg-type]
     assert str(info.value).startswith("draft_aux_layers:")
+
+
+# -- 0.34's start-up graph-memory profiling (cudagraph_utils.py:989-1107 in 0.34) ----------
+
+@given(st.lists(st.integers(1, 4096), max_size=12, unique=True),
+       st.lists(st.integers(1, 4096), min_size=1, max_size=12, unique=True),
+       st.floats(0, 4096), st.floats(0, 4 * 2**20), st.floats(0, 2**30))
+def test_startup_reservation_extrapolates_full_graphs(piecewise: list[int], full: list[int],
+                                                      per_token: float, overhead: float,
+                                                      base: float) -> None:
+    from graphfit.planner.tuning.memory import (
+        MIN_PER_GRAPH_BYTES,
+        GraphMemoryModel,
+        startup_reservation,
+    )
+
+    assume(per_token > 0 or overhead > 0)
+    model = GraphMemoryModel(per_token, overhead, base)
+    full = sorted(full, reverse=True)
+    got = startup_reservation(model, piecewise, full)
+    # PIECEWISE graphs are measured in full; every FULL graph after the first costs at least
+    # 1 MiB, and exactly the model's per-graph cost when that is above the floor
+    exact = model.ladder_bytes(sorted({*piecewise, *full})) + model.per_graph_overhead_bytes * (
+        len(full) - len(set(full) - set(piecewise)))
+    floor = (len(full) - 1) * max(0.0, MIN_PER_GRAPH_BYTES - overhead)
+    assert got == pytest.approx(exact + floor, rel=1e-9, abs=1e-3)
+    assert startup_reservation(model, piecewise, ()) == model.ladder_bytes(piecewise)
+
+
+def test_memory_names_the_0_34_startup_reservation() -> None:
+    args = ["memory", "--max-num-seqs", "64", "--bytes-per-token", "1000",
+            "--graph-overhead-mib", "2", "--json"]
+    code, out, err = run_cli(args)
+    assert code == 0, err
+    doc = json.loads(out)
+    # overhead 2 MiB > the 1 MiB floor: the extrapolation is exact under the model, so the
+    # reservation is the PIECEWISE and FULL graphs' memory, each graph once
+    assert doc["startup_reserved_bytes"] >= doc["graph_bytes"]
+    code, out, err = run_cli([*args, "--engine-version", "0.33.0"])
+    assert code == 0 and json.loads(out)["startup_reserved_bytes"] is None  # no profiling

@@ -94,6 +94,29 @@ class GraphMemoryModel:
         return min(int(spare // one), max_size)
 
 
+# vLLM 0.34's floor on the per-graph cost of the FULL graphs it does not sample
+# (`_MIN_PER_GRAPH_BYTES`, v1/worker/gpu/cudagraph_utils.py:985)
+MIN_PER_GRAPH_BYTES = 1 << 20
+
+
+def startup_reservation(model: GraphMemoryModel, piecewise: Sequence[int],
+                        full: Sequence[int]) -> float:
+    """The graph memory vLLM 0.34 reserves at start-up (`profile_cudagraph_memory`,
+    v1/worker/gpu/cudagraph_utils.py:989-1096), under `model`: it captures every PIECEWISE
+    graph (measured in full), then only the two largest FULL graphs (`full`: one token count
+    per FULL graph, largest first as captured) into the same pool, and extrapolates the FULL
+    total as first + (n - 1) x max(second, 1 MiB) (`_extrapolate_full_graph_memory`,
+    :1098-1107). A FULL graph no wider than the widest PIECEWISE one reuses its pool."""
+    measured = model.ladder_bytes(piecewise)
+    if not full:
+        return measured
+    widest = max(piecewise, default=0)
+    first = (max(model.pool_bytes(max(full)) - (model.pool_bytes(widest) if piecewise else 0.0),
+                 0.0) + model.per_graph_overhead_bytes)
+    per_graph = max(model.per_graph_overhead_bytes, MIN_PER_GRAPH_BYTES) if len(full) > 1 else 0
+    return measured + first + (len(full) - 1) * per_graph
+
+
 @dataclass(frozen=True)
 class ProfileSample:
     """One measurement: the ladder captured and the pool bytes it reserved."""

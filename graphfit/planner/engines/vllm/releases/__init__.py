@@ -38,6 +38,9 @@ class Release:
     below (0.33: `num_lookahead_tokens`, config/vllm.py:2369-2376).
     `dflash_aux_staging`: MRV2's DFlash speculator stages the target's aux hidden states for
     its FULL graph (0.33: v1/worker/gpu/spec_decode/dflash/speculator.py:96-108).
+    `profiles_graph_memory`: start-up reserves graph memory measured by a profiling capture,
+    FULL graphs extrapolated from the largest two (0.34: v1/worker/gpu/cudagraph_utils.py:
+    989-1096, 1098-1107).
     """
 
     release: str
@@ -50,6 +53,7 @@ class Release:
     flag_table: str
     reserved_slots: Callable[[EngineSettings], int] = lookahead
     dflash_aux_staging: bool = True
+    profiles_graph_memory: bool = False
 
     def __post_init__(self) -> None:
         parts = self.release.split(".")

@@ -7,6 +7,9 @@
   (config/vllm.py:2558-2737; grids config/compilation.py:54-126); see `vllm/split.py`.
 - EAGLE/EAGLE3/MTP/draft_model with k >= 2 capture one-token draft-decode graphs up to
   max_num_seqs requests (`get_draft_decode_cudagraph_request_sizes`, config/vllm.py:708-733).
+- Graph memory is reserved at start-up by a profiling capture: PIECEWISE graphs measured in
+  full, FULL graphs extrapolated as the first + (n - 1) x max(second, 1 MiB)
+  (`profile_cudagraph_memory`, v1/worker/gpu/cudagraph_utils.py:989-1096, 1098-1107).
 - `custom_class` is gone: speculators are per-method config classes
   (v1/worker/gpu/spec_decode/speculator_config.py).
 """
@@ -27,4 +30,5 @@ RELEASE = replace(
     draft_decode_graphs=True,
     custom_class=False,
     flag_table="vllm-0.34.0.json",
+    profiles_graph_memory=True,
 )
