@@ -37,7 +37,8 @@ def sweep() -> str:
                         try:
                             p = plan(EngineConfig(
                                 max_num_seqs=S, max_num_batched_tokens=T,
-                                num_speculative_tokens=k, spec_method=method, runner=runner))
+                                num_speculative_tokens=k, spec_method=method, runner=runner,
+                                engine_version="0.33.0"))  # vs vLLM 0.33's formulas (V1 too)
                         except ConfigError:  # e.g. dspark on V1: vLLM rejects it
                             continue
                         configs += 1

@@ -24,7 +24,8 @@ from common import fmt_seconds, table
 
 from graphfit import EngineConfig, plan
 
-CONFIG = EngineConfig(runner="v1", max_num_seqs=128, num_speculative_tokens=3,
+CONFIG = EngineConfig(runner="v1", engine_version="0.33.0", max_num_seqs=128,
+                      num_speculative_tokens=3,
                       spec_method="dflash", max_num_batched_tokens=2048, hidden_size=16,
                       dtype="float32")
 NAMES = ("input_ids", "positions")

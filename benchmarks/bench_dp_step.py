@@ -19,6 +19,7 @@ from common import fmt_seconds, paired_medians, table
 from graphfit import EngineConfig, plan
 
 CONFIG = dict(max_num_seqs=32, num_speculative_tokens=3, spec_method="dflash", runner="v1",
+              engine_version="0.33.0",  # the V1 runner: vLLM 0.33 and earlier
               max_num_batched_tokens=1024, max_model_len=2048, hidden_size=64,
               dtype="float32")
 NAMES = ("input_ids", "positions")

@@ -26,6 +26,7 @@ from graphfit import EngineConfig, padding_table, plan
 # the V1 runner: its DFlash drafter replays PIECEWISE graphs for every batch, so each step
 # measured is a replay (MRV2's DFlash drafter runs mixed batches eagerly, with nothing to pad)
 CONFIG = dict(max_num_seqs=32, num_speculative_tokens=3, spec_method="dflash", runner="v1",
+              engine_version="0.33.0",  # the V1 runner: vLLM 0.33 and earlier
               max_num_batched_tokens=1024, max_model_len=2048, hidden_size=64,
               dtype="float32")
 NAMES = ("input_ids", "positions")

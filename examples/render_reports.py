@@ -19,13 +19,14 @@ REPORTS = {
     "plan.png": ["plan", "--max-num-seqs", "33", "--num-speculative-tokens", "3", "--method",
                  "dflash"],
     "sweep.png": ["sweep", "--max-num-seqs", "1..64", "--num-speculative-tokens", "0..7",
-                  "--method", "dflash", "--runner", "v1",  # #50065 is the V1 runner's
+                  "--method", "dflash", "--runner", "v1",  # #50065 is the V1 runner's (0.33)
+                  "--engine-version", "0.33.0",
                   "--ladder", "vllm-legacy", "--capacity", "drafter.positions=S*q"],
     "compare.png": ["compare", "vllm", "sglang-spec", "--max-num-seqs", "33",
                     "--num-speculative-tokens", "3", "--method", "eagle",
                     "--speculative-eagle-topk", "1"],
     "optimize.png": ["optimize", "--trace", str(TRACES / "vllm_cudagraph_metrics.log"),
-                     "--max-num-seqs", "64", "--num-speculative-tokens", "3", "--method",
+                     "--engine-version", "0.33.0", "--max-num-seqs", "64", "--num-speculative-tokens", "3", "--method",
                      "eagle"],
 }
 
