@@ -26,8 +26,8 @@ REPORTS = {
                     "--num-speculative-tokens", "3", "--method", "eagle",
                     "--speculative-eagle-topk", "1"],
     "optimize.png": ["optimize", "--trace", str(TRACES / "vllm_cudagraph_metrics.log"),
-                     "--engine-version", "0.33.0", "--max-num-seqs", "64", "--num-speculative-tokens", "3", "--method",
-                     "eagle"],
+                     "--engine-version", "0.33.0", "--max-num-seqs", "64",
+                     "--num-speculative-tokens", "3", "--method", "eagle"],
 }
 
 
