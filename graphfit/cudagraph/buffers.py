@@ -31,19 +31,9 @@ class UnknownBufferError(ConfigError, KeyError):
         return str(self.args[0]) if self.args else ""
 
 
-def _row_elems(buf: BufferPlan) -> int:
-    elems = 1
-    for i, dim in enumerate(buf.shape):
-        if i != buf.axis_dim:
-            elems *= dim
-    return elems
-
-
 def _resized(buf: BufferPlan, capacity: int) -> BufferPlan:
-    shape = list(buf.shape)
-    shape[buf.axis_dim] = capacity
-    return dataclasses.replace(buf, capacity=capacity, shape=tuple(shape),
-                               bytes=capacity * _row_elems(buf) * torch_dtype(buf.dtype).itemsize)
+    """The buffer with another capacity (its shape and bytes follow from it)."""
+    return dataclasses.replace(buf, capacity=capacity)
 
 
 def _relayout(bufs: list[BufferPlan], layout: str, alignment: int) -> list[BufferPlan]:
