@@ -42,9 +42,7 @@ from graphfit.cudagraph.runner import (
     PreparedStep,
     TailFill,
 )
-from graphfit.planner.core.dispatch import GraphKey, static_requests
-from graphfit.planner.core.errors import CapacityError
-from graphfit.planner.core.rows import RowRule
+from graphfit.planner import CapacityError, GraphKey, RowRule, static_requests
 
 __all__ = [
     "BACKENDS", "Backend", "CPUBackend", "CUDABackend", "CapacityError", "CaptureEvent",

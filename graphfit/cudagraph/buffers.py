@@ -18,10 +18,18 @@ import torch
 
 from graphfit.cudagraph.dtypes import torch_dtype
 from graphfit.cudagraph.fill import poison_value
-from graphfit.planner.core.errors import BatchError, CapacityError, ConfigError, brief, excerpt
-from graphfit.planner.core.layout import lay_out
-from graphfit.planner.core.limits import MAX_INT
-from graphfit.planner.plan import BufferPlan, ComponentPlan, Plan
+from graphfit.planner import (
+    MAX_INT,
+    BatchError,
+    BufferPlan,
+    CapacityError,
+    ComponentPlan,
+    ConfigError,
+    Plan,
+    brief,
+    excerpt,
+    lay_out,
+)
 
 
 class UnknownBufferError(ConfigError, KeyError):

@@ -28,13 +28,22 @@ from graphfit.cudagraph.backends import Backend, Graph, GraphFn, Outputs, get_ba
 from graphfit.cudagraph.buffers import StaticBuffers
 from graphfit.cudagraph.capture import CaptureEvent, CaptureJob, CaptureSession, Variant
 from graphfit.cudagraph.fill import fill_tail, tail_filler
-from graphfit.planner.core.buffers import FillKind, FillPolicy
-from graphfit.planner.core.dispatch import Dispatch, GraphKey, static_requests
-from graphfit.planner.core.enums import CUDAGraphMode
-from graphfit.planner.core.errors import BatchError, ConfigError, GraphfitError, brief, excerpt
-from graphfit.planner.core.rows import RowRule
-from graphfit.planner.core.shape import real_requests
-from graphfit.planner.plan import Plan
+from graphfit.planner import (
+    BatchError,
+    ConfigError,
+    CUDAGraphMode,
+    Dispatch,
+    FillKind,
+    FillPolicy,
+    GraphfitError,
+    GraphKey,
+    Plan,
+    RowRule,
+    brief,
+    excerpt,
+    real_requests,
+    static_requests,
+)
 
 
 @dataclass(frozen=True, slots=True)
