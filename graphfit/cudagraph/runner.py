@@ -1,10 +1,11 @@
 """`GraphRunner`: capture one graph per static shape, then dispatch, fill, replay, slice.
 
-Per step the runner (1) dispatches the batch through the plan's table (`Plan.pad`), (2) copies
-the real rows of `inputs` into the static buffers, (3) fills every graph input's padded tail
-`[real, static)` per its fill policy, so nothing from an earlier batch reaches the graph,
-(4) replays, and (5) slices the outputs back to the real tokens. Batches the plan sends to
-NONE (above the largest capture size) run `fn` eagerly on unpadded views instead.
+A step is `prepare` (every check, once per batch shape: a frozen `PreparedStep`) and then
+`replay`. Per step the runner (1) dispatches the batch through the plan's table (`Plan.pad`),
+(2) copies the real rows of `inputs` into the static buffers, (3) fills every graph input's
+padded tail `[real, static)` per its fill policy, so nothing from an earlier batch reaches the
+graph, (4) replays, and (5) slices the outputs back to the real tokens. Batches the plan sends
+to NONE (above the largest capture size) run `fn` eagerly on unpadded views instead.
 
 Rows per buffer (see `rows.py`): buffers on padded token streams get `num_tokens` real rows
 padded to `Dispatch.padded`; request-axis buffers get `num_reqs` real rows padded to the key's
@@ -143,10 +144,11 @@ class GraphRunner:
         # per-request outputs need a request count in every key, to slice them back
         self._reads_requests = outputs == "requests" or any(
             r.reads_requests for r in self._rules.values())
-        # prepared steps per batch shape (`step`), dropped whenever the graphs change;
-        # `_generation` counts those changes, so a stale PreparedStep is refused
+        # prepared steps per batch shape (`step`), dropped whenever the graphs change; each
+        # carries the runner's `_token` of its time, renewed on every change, so `replay`
+        # refuses a step from another runner or from before a release / recapture
         self._prepared: dict[tuple[object, ...], PreparedStep] = {}
-        self._generation = 0
+        self._token = object()
         # graphs per variant; `_graphs` is the default variant's (the step's usual lookup)
         self._graph_sets: dict[Variant, dict[GraphKey, CapturedGraph]] = {}
         self._variant_fns: dict[Variant, GraphFn] = {}
@@ -426,7 +428,7 @@ class GraphRunner:
                              f"{type(prepared).__name__}")
         inputs = inputs if inputs is not None else {}
         _check_inputs(inputs)
-        if prepared.owner is not self or prepared.generation != self._generation:
+        if prepared.token is not self._token:
             raise BatchError("prepared: prepared by another runner, or before this runner's "
                              "graphs were released or recaptured; prepare the batch again")
         if tuple(inputs) != prepared.inputs or tuple(
@@ -450,7 +452,7 @@ class GraphRunner:
                        rows: int, keep: int) -> PreparedStep:
         return PreparedStep(dispatch, key, variant, n, r, tuple(inputs),
                             tuple(map(_SHAPE, inputs.values())), destinations, fills, run,
-                            rows, keep, self._generation, self)
+                            rows, keep, self._token)
 
     def _batch_counts(self, inputs: Mapping[str, torch.Tensor], num_tokens: int | None,
                       num_reqs: int | None, uniform_decode: bool) -> tuple[int, int]:
@@ -496,7 +498,7 @@ class GraphRunner:
     def _forget_prepared(self) -> None:
         """The graphs changed: no prepared step replays any more."""
         self._prepared.clear()
-        self._generation += 1
+        self._token = object()
 
     def _variant_graphs(self, variant: Mapping[str, Hashable] | None
                         ) -> tuple[Variant, Mapping[GraphKey, CapturedGraph]]:
@@ -517,7 +519,7 @@ class GraphRunner:
         return key, self._graph_sets.get(key, {})
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, eq=False)
 class PreparedStep:
     """A checked batch shape and how it runs (`GraphRunner.prepare`), replayed by `replay`.
 
@@ -540,8 +542,7 @@ class PreparedStep:
     run: Callable[[], Outputs] = field(repr=False)
     rows: int
     keep: int
-    generation: int = field(repr=False)
-    owner: object = field(repr=False, compare=False)
+    token: object = field(repr=False)  # the preparing runner's, at the time
 
 
 def _check_arguments(fn: object, plan: object, buffers: object, graph_inputs: object,
