@@ -17,21 +17,28 @@ if TYPE_CHECKING:
         Axis,
         BatchError,
         BufferPlan,
+        BufferRule,
         CapacityError,
         CeilingFamily,
         ComponentPlan,
+        ComponentRule,
         ConfigError,
         CUDAGraphMode,
         Dispatch,
+        DispatchRule,
         Engine,
         EngineConfig,
+        EngineDescription,
+        FamilyRule,
         FillKind,
         FillPolicy,
         FillViolation,
         FillViolationRange,
         GraphfitError,
         GraphKey,
+        Grid,
         LadderPolicy,
+        LadderRule,
         PerformanceMode,
         Plan,
         Runner,
@@ -43,6 +50,7 @@ if TYPE_CHECKING:
         ViolationRange,
         padding_table,
         plan,
+        register_description,
         request_counts,
     )
 
@@ -69,6 +77,9 @@ __all__ = [
     # the plan and what it holds
     "Plan", "ComponentPlan", "BufferPlan", "Dispatch", "GraphKey", "Scenario", "Unit", "Axis",
     "FillKind", "FillPolicy", "PAD_SLOT_ID",
+    # the engine you bring: a declarative engine description
+    "EngineDescription", "ComponentRule", "LadderRule", "Grid", "DispatchRule", "FamilyRule",
+    "BufferRule", "register_description",
     # verification results
     "Verification", "Violation", "ViolationRange", "FillViolation", "FillViolationRange",
     # errors
