@@ -101,6 +101,8 @@ class GraphRunner:
     depend on anything but their contents (it is captured once per shape).
 
     `graph_inputs` names the buffers fn reads (default: every buffer a graph can read).
+    `step(batch)` is `replay(prepare(batch), batch)`: `prepare` checks a batch once and
+    returns a frozen `PreparedStep`, `replay` runs it for any batch of the same shapes.
 
     Capture as an engine does (see `capture.py`): `session` shares one backend (one pool)
     and one largest-first order with other runners, and defers capture to
