@@ -16,57 +16,81 @@ if TYPE_CHECKING:
         AttentionSupport,
         Axis,
         BatchError,
-        BatchFamily,
         BufferPlan,
+        BufferRule,
         CapacityError,
         CeilingFamily,
         ComponentPlan,
+        ComponentRule,
         ConfigError,
         CUDAGraphMode,
-        Demand,
         Dispatch,
+        DispatchRule,
         Engine,
         EngineConfig,
+        EngineDescription,
+        FamilyRule,
         FillKind,
         FillPolicy,
         FillViolation,
         FillViolationRange,
         GraphfitError,
         GraphKey,
-        Ladder,
+        Grid,
         LadderPolicy,
+        LadderRule,
         PerformanceMode,
         Plan,
-        Requests,
-        RowRule,
         Runner,
         Scenario,
         SpecMethod,
-        Stream,
         Unit,
         Verification,
         Violation,
         ViolationRange,
         padding_table,
         plan,
+        register_description,
         request_counts,
     )
 
+    # former exports, still importable from graphfit but not public (see _FORMER)
+    from graphfit.planner import BatchFamily as BatchFamily
+    from graphfit.planner import Demand as Demand
+    from graphfit.planner import Ladder as Ladder
+    from graphfit.planner import Requests as Requests
+    from graphfit.planner import RowRule as RowRule
+    from graphfit.planner import Stream as Stream
+
 __version__ = "0.1.0"
 
+# The public API (docs/reference/public-api.md): the planner's entry points, the config and
+# its enums, the plan and what it holds, verification results and graphfit's errors. The
+# runtime's public classes live in `graphfit.cudagraph`, the hypothesis strategies in
+# `graphfit.testing`.
 __all__ = [
-    "PAD_SLOT_ID", "AttentionSupport", "Axis", "BatchError", "BatchFamily", "BufferPlan",
-    "CUDAGraphMode",
-    "CapacityError", "CeilingFamily", "ComponentPlan", "ConfigError", "Demand", "Dispatch",
-    "Engine", "EngineConfig", "FillKind", "FillPolicy", "FillViolation", "FillViolationRange",
-    "GraphKey", "GraphfitError", "Ladder", "LadderPolicy", "PerformanceMode", "Plan",
-    "Requests", "RowRule", "Runner", "Scenario", "SpecMethod", "Stream", "Unit",
-    "Verification", "Violation", "ViolationRange", "padding_table", "plan", "request_counts",
+    # entry points
+    "plan", "padding_table", "request_counts",
+    # the config and the enums its fields take
+    "EngineConfig", "AttentionSupport", "CUDAGraphMode", "CeilingFamily", "Engine",
+    "LadderPolicy", "PerformanceMode", "Runner", "SpecMethod",
+    # the plan and what it holds
+    "Plan", "ComponentPlan", "BufferPlan", "Dispatch", "GraphKey", "Scenario", "Unit", "Axis",
+    "FillKind", "FillPolicy", "PAD_SLOT_ID",
+    # the engine you bring: a declarative engine description
+    "EngineDescription", "ComponentRule", "LadderRule", "Grid", "DispatchRule", "FamilyRule",
+    "BufferRule", "register_description",
+    # verification results
+    "Verification", "Violation", "ViolationRange", "FillViolation", "FillViolationRange",
+    # errors
+    "GraphfitError", "ConfigError", "BatchError", "CapacityError",
     "__version__",
 ]
 
-
-_PLANNER_NAMES = frozenset(__all__) - {"__version__"}
+# The planner's modelling vocabulary, once exported here: still importable from `graphfit`
+# (old code keeps working) but not part of the public API; use `graphfit.planner`.
+_FORMER = frozenset({"BatchFamily", "Demand", "Ladder", "Requests", "RowRule", "Stream"})
+_PLANNER_NAMES = (frozenset(__all__) - {"__version__"}) | _FORMER
 
 
 def __getattr__(name: str) -> Any:
@@ -81,4 +105,4 @@ def __getattr__(name: str) -> Any:
 
 
 def __dir__() -> list[str]:
-    return sorted(set(globals()) | _PLANNER_NAMES)
+    return sorted(set(globals()) | (_PLANNER_NAMES - _FORMER))

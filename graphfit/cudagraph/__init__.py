@@ -35,16 +35,20 @@ from graphfit.cudagraph.capture import (
 from graphfit.cudagraph.dp import sync_dp_padding
 from graphfit.cudagraph.dtypes import TORCH_DTYPES, torch_dtype
 from graphfit.cudagraph.fill import fill_tail, poison_value, sentinel_value
-from graphfit.cudagraph.runner import CapturedGraph, CaptureStats, GraphRunner, TailFill
-from graphfit.planner.core.dispatch import GraphKey, static_requests
-from graphfit.planner.core.errors import CapacityError
-from graphfit.planner.core.rows import RowRule
+from graphfit.cudagraph.runner import (
+    CapturedGraph,
+    CaptureStats,
+    GraphRunner,
+    PreparedStep,
+    TailFill,
+)
+from graphfit.planner import CapacityError, GraphKey, RowRule, static_requests
 
 __all__ = [
     "BACKENDS", "Backend", "CPUBackend", "CUDABackend", "CapacityError", "CaptureEvent",
     "CaptureReport", "CaptureSession", "CaptureStats", "Variant", "frozen_gc",
     "CapturedGraph", "CompiledBackend", "CompiledGraph", "Graph", "GraphFn", "GraphKey",
-    "GraphRunner", "Outputs", "RowRule", "StaticBuffers", "TORCH_DTYPES", "TailFill",
-    "UnknownBufferError", "fill_tail", "get_backend", "poison_value",
+    "GraphRunner", "Outputs", "PreparedStep", "RowRule", "StaticBuffers", "TORCH_DTYPES",
+    "TailFill", "UnknownBufferError", "fill_tail", "get_backend", "poison_value",
     "sentinel_value", "static_requests", "sync_dp_padding", "torch_dtype",
 ]

@@ -26,7 +26,7 @@ from typing import Any, Protocol, TypeAlias
 
 import torch
 
-from graphfit.planner.core.errors import ConfigError, GraphfitError, excerpt
+from graphfit.planner import ConfigError, GraphfitError, excerpt
 
 Outputs: TypeAlias = torch.Tensor | tuple[torch.Tensor, ...]
 GraphFn: TypeAlias = Callable[[Mapping[str, torch.Tensor]], Outputs]

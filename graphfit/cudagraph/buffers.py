@@ -18,10 +18,18 @@ import torch
 
 from graphfit.cudagraph.dtypes import torch_dtype
 from graphfit.cudagraph.fill import poison_value
-from graphfit.planner.core.errors import BatchError, CapacityError, ConfigError, brief, excerpt
-from graphfit.planner.core.layout import lay_out
-from graphfit.planner.core.limits import MAX_INT
-from graphfit.planner.plan import BufferPlan, ComponentPlan, Plan
+from graphfit.planner import (
+    MAX_INT,
+    BatchError,
+    BufferPlan,
+    CapacityError,
+    ComponentPlan,
+    ConfigError,
+    Plan,
+    brief,
+    excerpt,
+    lay_out,
+)
 
 
 class UnknownBufferError(ConfigError, KeyError):
@@ -31,19 +39,9 @@ class UnknownBufferError(ConfigError, KeyError):
         return str(self.args[0]) if self.args else ""
 
 
-def _row_elems(buf: BufferPlan) -> int:
-    elems = 1
-    for i, dim in enumerate(buf.shape):
-        if i != buf.axis_dim:
-            elems *= dim
-    return elems
-
-
 def _resized(buf: BufferPlan, capacity: int) -> BufferPlan:
-    shape = list(buf.shape)
-    shape[buf.axis_dim] = capacity
-    return dataclasses.replace(buf, capacity=capacity, shape=tuple(shape),
-                               bytes=capacity * _row_elems(buf) * torch_dtype(buf.dtype).itemsize)
+    """The buffer with another capacity (its shape and bytes follow from it)."""
+    return dataclasses.replace(buf, capacity=capacity)
 
 
 def _relayout(bufs: list[BufferPlan], layout: str, alignment: int) -> list[BufferPlan]:

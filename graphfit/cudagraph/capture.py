@@ -36,9 +36,7 @@ from typing import Any, Protocol
 import torch
 
 from graphfit.cudagraph.backends import Backend, get_backend
-from graphfit.planner.core.dispatch import GraphKey
-from graphfit.planner.core.enums import CUDAGraphMode
-from graphfit.planner.core.errors import ConfigError
+from graphfit.planner import ConfigError, CUDAGraphMode, GraphKey
 
 # a graph variant beyond the static shape: (dimension, value) pairs, e.g. (("lora", True),)
 Variant = tuple[tuple[str, Hashable], ...]

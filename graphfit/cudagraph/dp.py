@@ -15,10 +15,7 @@ from typing import Any
 import torch
 import torch.distributed as dist
 
-from graphfit.planner.core.dispatch import Dispatch
-from graphfit.planner.core.enums import CUDAGraphMode
-from graphfit.planner.core.errors import BatchError, GraphfitError, excerpt
-from graphfit.planner.plan import Plan
+from graphfit.planner import BatchError, CUDAGraphMode, Dispatch, GraphfitError, Plan, excerpt
 
 
 def sync_dp_padding(dispatch: Dispatch, group: Any = None, *, plan: Plan, num_tokens: int,

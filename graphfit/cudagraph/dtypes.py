@@ -7,7 +7,7 @@ from types import MappingProxyType
 
 import torch
 
-from graphfit.planner.core.errors import ConfigError, excerpt
+from graphfit.planner import ConfigError, excerpt
 
 TORCH_DTYPES: Mapping[str, torch.dtype] = MappingProxyType({
     "bfloat16": torch.bfloat16,

@@ -12,8 +12,7 @@ from functools import partial
 
 import torch
 
-from graphfit.planner.core.buffers import FillKind, FillPolicy
-from graphfit.planner.core.errors import ConfigError, excerpt
+from graphfit.planner import ConfigError, FillKind, FillPolicy, excerpt
 
 POISON_INT = 0x5A5A5A5A
 

@@ -1,10 +1,11 @@
 """`GraphRunner`: capture one graph per static shape, then dispatch, fill, replay, slice.
 
-Per step the runner (1) dispatches the batch through the plan's table (`Plan.pad`), (2) copies
-the real rows of `inputs` into the static buffers, (3) fills every graph input's padded tail
-`[real, static)` per its fill policy, so nothing from an earlier batch reaches the graph,
-(4) replays, and (5) slices the outputs back to the real tokens. Batches the plan sends to
-NONE (above the largest capture size) run `fn` eagerly on unpadded views instead.
+A step is `prepare` (every check, once per batch shape: a frozen `PreparedStep`) and then
+`replay`. Per step the runner (1) dispatches the batch through the plan's table (`Plan.pad`),
+(2) copies the real rows of `inputs` into the static buffers, (3) fills every graph input's
+padded tail `[real, static)` per its fill policy, so nothing from an earlier batch reaches the
+graph, (4) replays, and (5) slices the outputs back to the real tokens. Batches the plan sends
+to NONE (above the largest capture size) run `fn` eagerly on unpadded views instead.
 
 Rows per buffer (see `rows.py`): buffers on padded token streams get `num_tokens` real rows
 padded to `Dispatch.padded`; request-axis buffers get `num_reqs` real rows padded to the key's
@@ -28,13 +29,22 @@ from graphfit.cudagraph.backends import Backend, Graph, GraphFn, Outputs, get_ba
 from graphfit.cudagraph.buffers import StaticBuffers
 from graphfit.cudagraph.capture import CaptureEvent, CaptureJob, CaptureSession, Variant
 from graphfit.cudagraph.fill import fill_tail, tail_filler
-from graphfit.planner.core.buffers import FillKind, FillPolicy
-from graphfit.planner.core.dispatch import Dispatch, GraphKey, static_requests
-from graphfit.planner.core.enums import CUDAGraphMode
-from graphfit.planner.core.errors import BatchError, ConfigError, GraphfitError, brief, excerpt
-from graphfit.planner.core.rows import RowRule
-from graphfit.planner.core.shape import real_requests
-from graphfit.planner.plan import Plan
+from graphfit.planner import (
+    BatchError,
+    ConfigError,
+    CUDAGraphMode,
+    Dispatch,
+    FillKind,
+    FillPolicy,
+    GraphfitError,
+    GraphKey,
+    Plan,
+    RowRule,
+    brief,
+    excerpt,
+    real_requests,
+    static_requests,
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -91,6 +101,8 @@ class GraphRunner:
     depend on anything but their contents (it is captured once per shape).
 
     `graph_inputs` names the buffers fn reads (default: every buffer a graph can read).
+    `step(batch)` is `replay(prepare(batch), batch)`: `prepare` checks a batch once and
+    returns a frozen `PreparedStep`, `replay` runs it for any batch of the same shapes.
 
     Capture as an engine does (see `capture.py`): `session` shares one backend (one pool)
     and one largest-first order with other runners, and defers capture to
@@ -108,80 +120,37 @@ class GraphRunner:
                  variants: Mapping[str, Sequence[Hashable]] | None = None,
                  before_replay: BeforeReplay | None = None,
                  outputs: OutputRows = "tokens") -> None:
-        if not callable(fn):
-            raise ConfigError(f"fn: expected a callable, got {type(fn).__name__}")
-        if not isinstance(plan, Plan):
-            raise ConfigError(f"plan: expected a Plan, got {type(plan).__name__}")
-        if not isinstance(buffers, StaticBuffers):
-            raise ConfigError(f"buffers: expected StaticBuffers, got {type(buffers).__name__}")
-        if graph_inputs is not None and (isinstance(graph_inputs, str) or not all(
-                isinstance(name, str) for name in graph_inputs)):
-            raise ConfigError(f"graph_inputs: expected buffer names, got "
-                              f"{excerpt(graph_inputs)}")
-        if buffers.plan.config != plan.config:
-            raise ConfigError("buffers: allocated from a different plan than the runner's")
-        if session is not None and not isinstance(session, CaptureSession):
-            raise ConfigError(f"session: expected a CaptureSession, got "
-                              f"{type(session).__name__}")
-        if before_replay is not None and not callable(before_replay):
-            raise ConfigError(f"before_replay: expected a callable, got "
-                              f"{type(before_replay).__name__}")
-        if outputs not in ("tokens", "requests"):
-            raise ConfigError(f"outputs: expected 'tokens' or 'requests', got {excerpt(outputs)}")
+        _check_arguments(fn, plan, buffers, graph_inputs, session, before_replay, outputs)
         self.fn = fn
         self.plan = plan
         self.buffers = buffers
         self.component = buffers.name
-        if session is not None:
-            if not isinstance(backend, str) and backend is not session.backend:
-                raise ConfigError("backend: a runner in a session captures with the "
-                                  "session's backend (one pool); leave backend unset")
-            self.backend = session.backend
-        else:
-            self.backend = get_backend(backend)
+        self.backend = _backend_of(backend, session)
         self.session = session
         self.before_replay = before_replay
         self.outputs = outputs
         self.variants = _variants(variants)
         self.default_variant: Variant = tuple(
             (name, values[0]) for name, values in self.variants.items())
+        tables = plan.component(self.component).tables
         # the request pool as the planner dispatches this component (its tables'), so the
         # runtime's keys and default request counts are the plan's (core.shape)
-        self.max_num_seqs = plan.component(buffers.name).tables.max_num_seqs
+        self.max_num_seqs = tables.max_num_seqs
         # the component's own decode width: q for vLLM, SGLang's verify / draft widths
-        self.uniform_query_len = plan.component(self.component).tables.uniform_query_len
-        plan_component = plan.component(self.component)
-        rules = {name: plan_component.row_rule(name) for name in buffers.specs}
-        if graph_inputs is None:
-            graph_inputs = [name for name, rule in rules.items() if rule is not None]
-        self._rules: dict[str, RowRule] = {}
-        for name in graph_inputs:
-            buffers.spec(name)  # UnknownBufferError names the known buffers
-            rule = rules[name]
-            if rule is None:
-                raise ConfigError(
-                    f"graph_inputs: {buffers.spec(name).key} is fed only by never-padded "
-                    f"streams, so no graph can bake in its rows; use it outside the graph")
-            self._rules[name] = rule
+        self.uniform_query_len = tables.uniform_query_len
+        self._rules: dict[str, RowRule] = _graph_input_rules(plan, buffers, graph_inputs)
         self.graph_inputs = tuple(self._rules)
-        # per-step lookups, resolved once: which inputs may be written, and along which dim
+        # which inputs may be written (not arange buffers), and along which dim
         self._arange = frozenset(n for n in self._rules if buffers.spec(n).init == "arange")
         self._axis_dim = {n: buffers.spec(n).axis_dim for n in self._rules}
         # per-request outputs need a request count in every key, to slice them back
         self._reads_requests = outputs == "requests" or any(
             r.reads_requests for r in self._rules.values())
-        # the step's hot path (see `_prepare`): the component's lookup, per writable input
-        # which count it carries (-1 none, 0 tokens, 1 requests), that demand's offset and
-        # its axis; views per row count and prepared batch shapes, built on first use
-        self._lookup = plan_component.tables.lookup
-        self._inputs: dict[str, tuple[int, int, int]] = {}
-        for name, rule in self._rules.items():
-            if name not in self._arange:
-                single = rule.single
-                kind = -1 if single is None else (0 if single[0] == "tokens" else 1)
-                self._inputs[name] = (kind, single[1] if single else 0, self._axis_dim[name])
-        self._views: dict[str, dict[int, torch.Tensor]] = {name: {} for name in self._inputs}
-        self._prepared: dict[tuple[object, ...], _Prepared] = {}
+        # prepared steps per batch shape (`step`), dropped whenever the graphs change; each
+        # carries the runner's `_token` of its time, renewed on every change, so `replay`
+        # refuses a step from another runner or from before a release / recapture
+        self._prepared: dict[tuple[object, ...], PreparedStep] = {}
+        self._token = object()
         # graphs per variant; `_graphs` is the default variant's (the step's usual lookup)
         self._graph_sets: dict[Variant, dict[GraphKey, CapturedGraph]] = {}
         self._variant_fns: dict[Variant, GraphFn] = {}
@@ -246,7 +215,7 @@ class GraphRunner:
         to recapture."""
         self._graph_sets.clear()
         self._graphs = {}
-        self._prepared.clear()
+        self._forget_prepared()
         self.capture_stats = None
 
     def _variant_fn(self, variant: Variant) -> GraphFn:
@@ -293,7 +262,7 @@ class GraphRunner:
         graphs[job.key] = captured
         if job.variant == self.default_variant:
             self._graphs = graphs
-        self._prepared.clear()
+        self._forget_prepared()
 
     def _captured(self, events: Sequence[CaptureEvent]) -> None:
         """This runner's graphs from a session's capture, as its CaptureStats."""
@@ -376,8 +345,8 @@ class GraphRunner:
              num_tokens: int | None = None, num_reqs: int | None = None,
              uniform_decode: bool = False, dispatch: Dispatch | None = None,
              eager: bool = False, variant: Mapping[str, Hashable] | None = None) -> Outputs:
-        """Run one batch; returns fn's outputs sliced to the real `num_tokens` rows (or
-        `num_reqs` rows with `outputs="requests"`).
+        """Run one batch: `prepare` it, then `replay` it; returns fn's outputs sliced to the
+        real `num_tokens` rows (or `num_reqs` rows with `outputs="requests"`).
 
         `inputs` maps buffer names to their real rows. Graph inputs not in `inputs` are taken
         as already written in place (via `buffers.view(name, n)`); their tails are filled too.
@@ -385,43 +354,122 @@ class GraphRunner:
         unpadded, bypassing graphs (the reference path). `variant` picks the graphs of a
         variant (see the class docstring). With the CUDA backend the outputs are the
         graph's static tensors: consume them before the next step.
+
+        A batch shaped like one seen before (same names, shapes, dtypes, devices, counts,
+        dispatch, eagerness and variant) reuses what was prepared for it: every check was
+        made then and holds for the same shapes, so a step is the copies, fills and replay.
         """
         inputs = inputs if inputs is not None else {}
-        if not eager:
-            # the hot path: a batch shaped like one seen before (with the same dispatch
-            # given, if any, and variant) replays what was prepared for it (`_prepare`):
-            # every check was made then, and holds for the same shapes
-            try:
-                shape_key = (num_tokens, num_reqs, uniform_decode, dispatch,
-                             None if variant is None else tuple(
-                                 (k, v, type(v)) for k, v in variant.items()),  # 1 != True
-                             tuple(inputs), tuple(map(_SHAPE, inputs.values())))
-                prepared = self._prepared.get(shape_key)
-            except (AttributeError, TypeError):  # not tensors, unhashable counts: checked below
-                shape_key, prepared = None, None
-            if prepared is None and shape_key is not None and (
-                    dispatch is None or type(dispatch) is Dispatch):
-                prepared = self._prepare(inputs, num_tokens, num_reqs, uniform_decode,
-                                         dispatch, variant)
-                if prepared is not None:
-                    if len(self._prepared) >= _PREPARED_LIMIT:
-                        self._prepared.clear()
-                    self._prepared[shape_key] = prepared
-            if prepared is not None:
-                self.last_dispatch = prepared[0]
-                if torch.is_grad_enabled():
-                    with torch.no_grad():
-                        return _replay(prepared, inputs)
-                return _replay(prepared, inputs)
+        try:
+            key: tuple[object, ...] | None = (
+                num_tokens, type(num_tokens), num_reqs, type(num_reqs), uniform_decode,
+                dispatch, eager, None if variant is None else tuple(
+                    (k, v, type(v)) for k, v in variant.items()),  # 1 != True
+                tuple(inputs), tuple(map(_SHAPE, inputs.values())))
+            prepared = self._prepared.get(key)  # type: ignore[arg-type]
+        except (AttributeError, TypeError):  # not tensors, unhashable values: prepare names it
+            key, prepared = None, None
+        if prepared is None:
+            prepared = self.prepare(inputs, num_tokens=num_tokens, num_reqs=num_reqs,
+                                    uniform_decode=uniform_decode, dispatch=dispatch,
+                                    eager=eager, variant=variant)
+            if key is not None:
+                if len(self._prepared) >= _PREPARED_LIMIT:
+                    self._prepared.clear()
+                self._prepared[key] = prepared
+        self.last_dispatch = prepared.dispatch
+        return self._run(prepared, inputs)
+
+    def prepare(self, inputs: Mapping[str, torch.Tensor] | None = None, *,
+                num_tokens: int | None = None, num_reqs: int | None = None,
+                uniform_decode: bool = False, dispatch: Dispatch | None = None,
+                eager: bool = False, variant: Mapping[str, Hashable] | None = None
+                ) -> PreparedStep:
+        """Check a batch and fix how it runs, without running it (`step`'s arguments).
+
+        The one place a batch is validated: counts, each input's destination view (a batch
+        past a buffer is a CapacityError, before the dispatch), shapes, dtypes, devices, the
+        dispatch and its graph, and every tail's rows. The result is frozen and replays any
+        batch of the same names, shapes, dtypes and devices (`replay`), until the graphs
+        are released or recaptured.
+        """
+        inputs = inputs if inputs is not None else {}
         if dispatch is not None and not isinstance(dispatch, Dispatch):
             raise BatchError(f"dispatch: expected a Dispatch, got {excerpt(dispatch)}")
         variant_key, graphs = self._variant_graphs(variant)
+        n, r = self._batch_counts(inputs, num_tokens, num_reqs, uniform_decode)
+        destinations = self._destinations(inputs, n, r)
+        if dispatch is None:  # after the views: a batch past a buffer is a CapacityError
+            dispatch = self.dispatch(n, num_reqs=r, uniform_decode=uniform_decode)
+        keep = r if self.outputs == "requests" else n
+        if eager or dispatch.mode is CUDAGraphMode.NONE:
+            views = {name: self.buffers.view(name, rule.rows(n, r))
+                     for name, rule in self._rules.items()}
+            eager_run = functools.partial(_eager, self._variant_fn(variant_key), views)
+            return self._prepared_step(dispatch, None, variant_key, n, r, inputs, destinations,
+                                       (), eager_run, keep, keep)
+        graph = self._graph_for(graphs, dispatch, n)
+        for name, dst in zip(inputs, destinations):
+            if dst.shape[self._axis_dim[name]] > graph.static_rows[name]:
+                raise BatchError(f"inputs: {name} has more real rows than the graph for "
+                                 f"{graph.key} holds ({graph.static_rows[name]})")
+        run: Callable[[], Outputs] = graph.graph.replay
+        if self.before_replay is not None:
+            run = _hooked(self.before_replay, run, graph.key, n, r)
+        return self._prepared_step(dispatch, graph.key, variant_key, n, r, inputs, destinations,
+                                   _tail_fills(graph, n, r), run, self._output_rows(graph.key),
+                                   keep)
+
+    def replay(self, prepared: PreparedStep,
+               inputs: Mapping[str, torch.Tensor] | None = None) -> Outputs:
+        """Run a prepared batch: copy `inputs` in, fill the tails, replay (or run fn eagerly),
+        slice. `inputs` must have the prepared names, shapes, dtypes and devices; their
+        values may differ (that is the point: prepare once per shape, replay every step)."""
+        if not isinstance(prepared, PreparedStep):
+            raise BatchError(f"prepared: expected a PreparedStep, got "
+                             f"{type(prepared).__name__}")
+        inputs = inputs if inputs is not None else {}
+        _check_inputs(inputs)
+        if prepared.token is not self._token:
+            raise BatchError("prepared: prepared by another runner, or before this runner's "
+                             "graphs were released or recaptured; prepare the batch again")
+        if tuple(inputs) != prepared.inputs or tuple(
+                map(_SHAPE, inputs.values())) != prepared.input_shapes:
+            raise BatchError(f"inputs: not the prepared batch's names, shapes, dtypes and "
+                             f"devices (prepared: {', '.join(prepared.inputs) or 'none'}); "
+                             f"prepare this batch")
+        self.last_dispatch = prepared.dispatch
+        return self._run(prepared, inputs)
+
+    def _run(self, prepared: PreparedStep, inputs: Mapping[str, torch.Tensor]) -> Outputs:
+        if torch.is_grad_enabled():
+            with torch.no_grad():
+                return _execute(prepared, inputs)
+        return _execute(prepared, inputs)
+
+    def _prepared_step(self, dispatch: Dispatch, key: GraphKey | None, variant: Variant,
+                       n: int, r: int, inputs: Mapping[str, torch.Tensor],
+                       destinations: tuple[torch.Tensor, ...],
+                       fills: tuple[Callable[[], object], ...], run: Callable[[], Outputs],
+                       rows: int, keep: int) -> PreparedStep:
+        return PreparedStep(dispatch, key, variant, n, r, tuple(inputs),
+                            tuple(map(_SHAPE, inputs.values())), destinations, fills, run,
+                            rows, keep, self._token)
+
+    def _batch_counts(self, inputs: Mapping[str, torch.Tensor], num_tokens: int | None,
+                      num_reqs: int | None, uniform_decode: bool) -> tuple[int, int]:
+        """`counts`, and a batch has at least one token."""
         n, r = self.counts(inputs, num_tokens, num_reqs, uniform_decode)
         if type(n) is not int or n < 1:
             raise BatchError(f"num_tokens: must be an integer >= 1, got {excerpt(n)}")
         if type(r) is not int or r < 0:
             raise BatchError(f"num_reqs: must be an integer >= 0, got {excerpt(r)}")
-        writes: list[tuple[str, torch.Tensor, torch.Tensor]] = []
+        return n, r
+
+    def _destinations(self, inputs: Mapping[str, torch.Tensor], n: int, r: int
+                      ) -> tuple[torch.Tensor, ...]:
+        """Each input's destination view, in the order of `inputs`, checked against it."""
+        dsts: list[torch.Tensor] = []
         for name, tensor in inputs.items():
             dst = self.buffers.view(name, self._rule(name).rows(n, r))  # CapacityError first
             if dst.shape != tensor.shape:
@@ -433,49 +481,26 @@ class GraphRunner:
             if dst.device != tensor.device:  # a meta tensor has no data; no hidden transfers
                 raise BatchError(f"inputs: {name} is on {tensor.device}, its buffer on "
                                  f"{dst.device} (graphfit never moves inputs: .to() it)")
-            writes.append((name, dst, tensor))
-        if dispatch is None:  # after the views: a batch past a buffer is a CapacityError
-            dispatch = self.dispatch(n, num_reqs=r, uniform_decode=uniform_decode)
-        self.last_dispatch = dispatch
-        graph: CapturedGraph | None = None
-        if not eager and dispatch.mode is not CUDAGraphMode.NONE:
-            if dispatch.padded < n:
-                raise BatchError(f"dispatch: padded {dispatch.padded} < num_tokens {n}")
-            key = self.key(dispatch)
-            graph = graphs.get(key)
-            if graph is None:
-                self._static(key)  # CapacityError if the buffers cannot hold this shape
-                raise BatchError(f"dispatch: no graph captured for {key} ({dispatch}); no "
-                                 f"reachable batch of this component replays it")
-            for name, dst, _ in writes:
-                static = graph.static_rows[name]
-                if dst.shape[self._axis_dim[name]] > static:
-                    raise BatchError(f"inputs: {name} has more real rows than the graph for "
-                                     f"{graph.key} holds ({static})")
+            dsts.append(dst)
+        return tuple(dsts)
+
+    def _graph_for(self, graphs: Mapping[GraphKey, CapturedGraph], dispatch: Dispatch,
+                   n: int) -> CapturedGraph:
+        """The captured graph a (non-NONE) dispatch of n tokens replays."""
+        if dispatch.padded < n:
+            raise BatchError(f"dispatch: padded {dispatch.padded} < num_tokens {n}")
+        key = self.key(dispatch)
+        graph = graphs.get(key)
         if graph is None:
-            views = {name: self.buffers.view(name, rule.rows(n, r))
-                     for name, rule in self._rules.items()}
-            keep = r if self.outputs == "requests" else n
-            with torch.no_grad():
-                for _, dst, tensor in writes:
-                    dst.copy_(tensor)
-                return _sliced(self._variant_fn(variant_key)(views), keep, keep)
-        tails: list[tuple[TailFill, int]] = []
-        for fill in graph.fills:
-            real = fill.rule.rows(n, r)
-            if real > fill.static_rows:
-                raise BatchError(f"batch: {fill.name} needs {real} rows, the graph for "
-                                 f"{graph.key} holds {fill.static_rows}")
-            tails.append((fill, real))
-        with torch.no_grad():
-            for _, dst, tensor in writes:
-                dst.copy_(tensor)
-            for fill, real in tails:
-                fill_tail(fill.view, fill.axis, real, fill.policy)
-            if self.before_replay is not None:
-                self.before_replay(graph.key, n, r)
-            rows = self._output_rows(graph.key)
-            return _sliced(graph.graph.replay(), rows, r if self.outputs == "requests" else n)
+            self._static(key)  # CapacityError if the buffers cannot hold this shape
+            raise BatchError(f"dispatch: no graph captured for {key} ({dispatch}); no "
+                             f"reachable batch of this component replays it")
+        return graph
+
+    def _forget_prepared(self) -> None:
+        """The graphs changed: no prepared step replays any more."""
+        self._prepared.clear()
+        self._token = object()
 
     def _variant_graphs(self, variant: Mapping[str, Hashable] | None
                         ) -> tuple[Variant, Mapping[GraphKey, CapturedGraph]]:
@@ -496,79 +521,100 @@ class GraphRunner:
         return key, self._graph_sets.get(key, {})
 
 
-    def _prepare(self, inputs: Mapping[str, torch.Tensor], n: int | None, r: int | None,
-                 uniform: bool, dispatch: Dispatch | None = None,
-                 variant: Mapping[str, Hashable] | None = None) -> _Prepared | None:
-        """What `step` needs to replay a batch shaped like `inputs`, checked once; None when
-        the batch runs eagerly or has an error to report (`step`'s general path then runs or
-        raises): the dispatch, the graph's replay, each input's destination view (in the
-        order of `inputs`), the tail fills and the real token count."""
-        specs = self._inputs
-        if (n is not None and type(n) is not int) or (r is not None and type(r) is not int):
-            return None  # `step`'s general path names the problem
-        try:
-            for name, tensor in inputs.items():
-                kind, offset, axis = specs[name]
-                if kind < 0:
-                    continue
-                count = tensor.shape[axis] - offset
-                if kind:
-                    if r is None:
-                        r = count
-                    elif r != count:
-                        return None
-                elif n is None:
-                    n = count
-                elif n != count:
-                    return None
-        except (KeyError, IndexError):
-            return None
-        if n is None:
-            return None
-        if r is None:
-            r = real_requests(n, uniform=uniform, width=self.uniform_query_len,
-                              max_num_seqs=self.max_num_seqs)
-        try:
-            d = dispatch if dispatch is not None else self._lookup(
-                n, uniform_decode=uniform, num_reqs=r)
-            graphs = self._variant_graphs(variant)[1]
-        except GraphfitError:
-            return None
-        if d.mode is CUDAGraphMode.NONE or d.padded < n or n < 1 or r < 0:
-            return None
-        graph = graphs.get(self.key(d))
-        if graph is None:
-            return None
-        dsts: list[torch.Tensor] = []
-        for name, tensor in inputs.items():
-            rows = self._rules[name].rows(n, r)
-            if rows > self.buffers.capacity(name) or rows > graph.static_rows[name]:
-                return None
-            views = self._views[name]
-            dst = views.get(rows)
-            if dst is None:
-                dst = views[rows] = self.buffers.view(name, rows)
-            if dst.shape != tensor.shape or dst.dtype != tensor.dtype or (
-                    dst.device != tensor.device):
-                return None
-            dsts.append(dst)
-        fills: list[Callable[[], object]] = []
-        for fill, fillers in zip(graph.fills, graph.tail_fillers):
-            real = fill.rule.rows(n, r)
-            if real > fill.static_rows:
-                return None
-            if real in fillers:
-                filler = fillers[real]
-            else:
-                filler = fillers[real] = tail_filler(fill.view, fill.axis, real, fill.policy)
-            if filler is not None:
-                fills.append(filler)
-        replay = graph.graph.replay
-        if self.before_replay is not None:
-            replay = _hooked(self.before_replay, replay, graph.key, n, r)
-        rows = self._output_rows(graph.key)
-        return d, replay, tuple(dsts), tuple(fills), rows, (
-            r if self.outputs == "requests" else n)
+@dataclass(frozen=True, slots=True, eq=False)
+class PreparedStep:
+    """A checked batch shape and how it runs (`GraphRunner.prepare`), replayed by `replay`.
+
+    `key` is the graph it replays (None: fn runs eagerly on the real rows, as for NONE or
+    `eager=True`); `num_tokens`/`num_reqs` the real counts; `inputs`/`input_shapes` the
+    batch it was prepared for (names in order; shape, dtype, device each). The rest is what a
+    replay does: copy each input into its `destinations` view, call each `fills` (the padded
+    tails), `run`, and keep `keep` of the `rows` rows every output has on dim 0.
+    """
+
+    dispatch: Dispatch
+    key: GraphKey | None
+    variant: Variant
+    num_tokens: int
+    num_reqs: int
+    inputs: tuple[str, ...]
+    input_shapes: tuple[tuple[object, ...], ...] = field(repr=False)
+    destinations: tuple[torch.Tensor, ...] = field(repr=False)
+    fills: tuple[Callable[[], object], ...] = field(repr=False)
+    run: Callable[[], Outputs] = field(repr=False)
+    rows: int
+    keep: int
+    token: object = field(repr=False)  # the preparing runner's, at the time
+
+
+def _check_arguments(fn: object, plan: object, buffers: object, graph_inputs: object,
+                     session: object, before_replay: object, outputs: object) -> None:
+    """ConfigError for a runner's arguments that are not what they claim to be."""
+    if not callable(fn):
+        raise ConfigError(f"fn: expected a callable, got {type(fn).__name__}")
+    if not isinstance(plan, Plan):
+        raise ConfigError(f"plan: expected a Plan, got {type(plan).__name__}")
+    if not isinstance(buffers, StaticBuffers):
+        raise ConfigError(f"buffers: expected StaticBuffers, got {type(buffers).__name__}")
+    if graph_inputs is not None and (isinstance(graph_inputs, str) or not all(
+            isinstance(name, str) for name in graph_inputs)):  # type: ignore[attr-defined]
+        raise ConfigError(f"graph_inputs: expected buffer names, got {excerpt(graph_inputs)}")
+    if buffers.plan.config != plan.config:
+        raise ConfigError("buffers: allocated from a different plan than the runner's")
+    if session is not None and not isinstance(session, CaptureSession):
+        raise ConfigError(f"session: expected a CaptureSession, got {type(session).__name__}")
+    if before_replay is not None and not callable(before_replay):
+        raise ConfigError(f"before_replay: expected a callable, got "
+                          f"{type(before_replay).__name__}")
+    if outputs not in ("tokens", "requests"):
+        raise ConfigError(f"outputs: expected 'tokens' or 'requests', got {excerpt(outputs)}")
+
+
+def _backend_of(backend: str | Backend, session: CaptureSession | None) -> Backend:
+    """The runner's backend: the session's (one pool), else the one named or given."""
+    if session is None:
+        return get_backend(backend)
+    if not isinstance(backend, str) and backend is not session.backend:
+        raise ConfigError("backend: a runner in a session captures with the session's "
+                          "backend (one pool); leave backend unset")
+    return session.backend
+
+
+def _graph_input_rules(plan: Plan, buffers: StaticBuffers,
+                       graph_inputs: Sequence[str] | None) -> dict[str, RowRule]:
+    """Each graph input's row rule (default: every buffer a graph can read)."""
+    component = plan.component(buffers.name)
+    rules = {name: component.row_rule(name) for name in buffers.specs}
+    if graph_inputs is None:
+        graph_inputs = [name for name, rule in rules.items() if rule is not None]
+    out: dict[str, RowRule] = {}
+    for name in graph_inputs:
+        buffers.spec(name)  # UnknownBufferError names the known buffers
+        rule = rules[name]
+        if rule is None:
+            raise ConfigError(
+                f"graph_inputs: {buffers.spec(name).key} is fed only by never-padded "
+                f"streams, so no graph can bake in its rows; use it outside the graph")
+        out[name] = rule
+    return out
+
+
+def _tail_fills(graph: CapturedGraph, n: int, r: int) -> tuple[Callable[[], object], ...]:
+    """The prepared fills of a graph's padded tails for a batch of n tokens, r requests
+    (`fill.tail_filler`, kept on the graph per real row count and reused)."""
+    fills: list[Callable[[], object]] = []
+    for fill, fillers in zip(graph.fills, graph.tail_fillers):
+        real = fill.rule.rows(n, r)
+        if real > fill.static_rows:
+            raise BatchError(f"batch: {fill.name} needs {real} rows, the graph for "
+                             f"{graph.key} holds {fill.static_rows}")
+        if real in fillers:
+            filler = fillers[real]
+        else:
+            filler = fillers[real] = tail_filler(fill.view, fill.axis, real, fill.policy)
+        if filler is not None:
+            fills.append(filler)
+    return tuple(fills)
 
 
 def _check_inputs(inputs: object) -> None:
@@ -584,14 +630,18 @@ def _check_inputs(inputs: object) -> None:
                              f"{type(tensor).__name__}")
 
 
-def _replay(prepared: _Prepared, inputs: Mapping[str, torch.Tensor]) -> Outputs:
-    """A prepared graph step: copy the inputs in, fill the tails, replay, slice."""
-    _, replay, dsts, fills, rows, keep = prepared
-    for dst, tensor in zip(dsts, inputs.values()):
+def _execute(prepared: PreparedStep, inputs: Mapping[str, torch.Tensor]) -> Outputs:
+    """A prepared step: copy the inputs in, fill the tails, run, slice."""
+    for dst, tensor in zip(prepared.destinations, inputs.values()):
         dst.copy_(tensor)
-    for filler in fills:
+    for filler in prepared.fills:
         filler()
-    return _sliced(replay(), rows, keep)
+    return _sliced(prepared.run(), prepared.rows, prepared.keep)
+
+
+def _eager(fn: GraphFn, views: Mapping[str, torch.Tensor]) -> Outputs:
+    """fn on the real rows, with a fresh dict of views per call (fn may edit its dict)."""
+    return fn(dict(views))
 
 
 def _hooked(hook: BeforeReplay, replay: Callable[[], Outputs], key: GraphKey, n: int,
@@ -637,10 +687,6 @@ def _combinations(variants: Mapping[str, tuple[Hashable, ...]]) -> list[Variant]
 
 _PREPARED_LIMIT = 4096  # batch shapes a runner keeps prepared (cleared when full)
 _SHAPE = attrgetter("shape", "dtype", "device")  # a prepared step is keyed by all three
-# a prepared graph step: dispatch, replay, destination view per input, tail fills, the
-# graph's output rows and the real rows kept (tokens, or requests with outputs="requests")
-_Prepared = tuple[Dispatch, Callable[[], Outputs], tuple[torch.Tensor, ...],
-                  tuple[Callable[[], object], ...], int, int]
 
 
 def _sliced(out: Outputs, rows: int, n: int) -> Outputs:

@@ -61,9 +61,6 @@ TRTLLM_PASTEBACK: PasteBack = ("trtllm-serve --extra_llm_api_options FILE (YAML)
                                trtllm_ladder)
 DESCRIBED_PASTEBACK: PasteBack = ("the engine file: the first component's ladder",
                                   described_ladder)
-FORMATTERS: dict[Engine, PasteBack] = {
-    Engine.VLLM: VLLM_PASTEBACK, Engine.SGLANG: SGLANG_PASTEBACK,
-    Engine.TRTLLM: TRTLLM_PASTEBACK}
 
 
 def ladder_syntax(engine: Engine | str, sizes: Sequence[int], *, padding: bool = True,

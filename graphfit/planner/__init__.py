@@ -5,12 +5,18 @@ the row rule, layout, the proof), `engines/` (one model per engine behind one pr
 picked in `engines/registry.py`), `config.py` + `plan.py` (the facade), `analysis/`
 (summaries, comparisons, properties, sweeps, the bug corpus) and `tuning/` (traces, the
 ladder optimiser, the graph memory model).
+
+This package's names are the planner's API for graphfit's own layers (the runtime in
+`graphfit.cudagraph` imports the planner only from here: an import-linter contract). The
+user-facing API is the smaller set `graphfit` exports (docs/reference/public-api.md).
 """
+
+from typing import TYPE_CHECKING, Any
 
 from graphfit.planner.config import EngineConfig
 from graphfit.planner.core.batches import BatchFamily, Requests, Stream
 from graphfit.planner.core.buffers import PAD_SLOT_ID, Axis, Demand, FillKind, FillPolicy
-from graphfit.planner.core.dispatch import Dispatch, GraphKey
+from graphfit.planner.core.dispatch import Dispatch, GraphKey, static_requests
 from graphfit.planner.core.enums import (
     AttentionSupport,
     CeilingFamily,
@@ -22,9 +28,19 @@ from graphfit.planner.core.enums import (
     SpecMethod,
     Unit,
 )
-from graphfit.planner.core.errors import BatchError, CapacityError, ConfigError, GraphfitError
+from graphfit.planner.core.errors import (
+    BatchError,
+    CapacityError,
+    ConfigError,
+    GraphfitError,
+    brief,
+    excerpt,
+)
 from graphfit.planner.core.ladder import Ladder, padding_table
+from graphfit.planner.core.layout import lay_out
+from graphfit.planner.core.limits import MAX_INT
 from graphfit.planner.core.rows import RowRule
+from graphfit.planner.core.shape import BatchShape, real_requests
 from graphfit.planner.core.verify import (
     FillViolation,
     FillViolationRange,
@@ -44,4 +60,37 @@ __all__ = [
     "GraphKey", "GraphfitError", "Ladder", "LadderPolicy", "PerformanceMode", "Plan",
     "Requests", "RowRule", "Runner", "Scenario", "SpecMethod", "Stream", "Unit", "Verification",
     "Violation", "ViolationRange", "padding_table", "plan", "request_counts",
+    # the engine you bring (engines/description.py)
+    "BufferRule", "ComponentRule", "DispatchRule", "EngineDescription", "FamilyRule", "Grid",
+    "LadderRule", "register_description",
+    # for graphfit's own layers (the runtime): row counting, layout, error messages
+    "MAX_INT", "BatchShape", "brief", "excerpt", "lay_out", "real_requests", "static_requests",
 ]
+
+if TYPE_CHECKING:
+    from graphfit.planner.engines.described import (
+        BufferRule,
+        ComponentRule,
+        DispatchRule,
+        EngineDescription,
+        FamilyRule,
+        Grid,
+        LadderRule,
+        register_description,
+    )
+
+# the engine description is imported on first use: planning a built-in engine never needs it
+_DESCRIPTION_NAMES = frozenset({
+    "BufferRule", "ComponentRule", "DispatchRule", "EngineDescription", "FamilyRule", "Grid",
+    "LadderRule", "register_description"})
+
+
+def __getattr__(name: str) -> Any:
+    """An engine-description name, imported from engines.described on first use."""
+    if name not in _DESCRIPTION_NAMES:
+        raise AttributeError(f"module 'graphfit.planner' has no attribute {name!r}")
+    from graphfit.planner.engines import described
+
+    value = getattr(described, name)
+    globals()[name] = value
+    return value

@@ -17,7 +17,6 @@ from graphfit.planner.engines.base import Scenario
 from graphfit.planner.plan import Plan
 
 PLAN_SCHEMA = "graphfit.plan/2"
-PLAN_SCHEMAS_READ = ("graphfit.plan/1", PLAN_SCHEMA)  # the older ones are upgraded on reading
 
 
 def scenario_document(scenario: Scenario) -> dict[str, Any]:

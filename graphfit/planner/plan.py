@@ -49,24 +49,18 @@ from graphfit.planner.engines.registry import engine_model
 
 @dataclass(frozen=True)
 class BufferPlan:
-    """A sized buffer: shape, bytes and where it sits in its component's arena."""
+    """A sized buffer: its unsized `spec` plus the rows, bytes and arena offset sizing gave.
 
-    name: str
+    The spec's fields (name, dtype, axis, demands, fill, init, source, safe_fills,
+    reference_capacity) read through; `shape`, `axis_dim`, `bytes` and `reference_bytes`
+    follow from the spec and `capacity`, so a resized copy (`dataclasses.replace(b,
+    capacity=...)`) stays consistent.
+    """
+
+    spec: BufferSpec
     component: str
-    dtype: str
-    axis: Axis
-    shape: tuple[int, ...]
-    axis_dim: int
     capacity: int
-    reference_capacity: int
-    bytes: int
-    reference_bytes: int
     offset: int
-    fill: FillPolicy
-    demands: tuple[Demand, ...]
-    init: str
-    source: str = ""
-    safe_fills: frozenset[FillKind] | None = None
     engine_rows: int = 0  # the most rows the engine's own code writes or slices
 
     @property
@@ -75,17 +69,74 @@ class BufferPlan:
         return f"{self.component}.{self.name}"
 
     @property
-    def row_bytes(self) -> int:
-        """Bytes of one row along the scaled axis."""
-        return self.bytes // self.capacity if self.capacity else 0
+    def name(self) -> str:
+        """The buffer's name in its component."""
+        return self.spec.name
 
     @property
-    def spec(self) -> BufferSpec:
-        """The unsized spec (what the proof reads)."""
-        return BufferSpec(self.name, self.dtype, self.axis, self.demands,
-                          self.reference_capacity, self.fill, self.shape[:self.axis_dim],
-                          self.shape[self.axis_dim + 1:], self.init, self.source,
-                          self.safe_fills)
+    def dtype(self) -> str:
+        """Element dtype, e.g. 'int64'."""
+        return self.spec.dtype
+
+    @property
+    def axis(self) -> Axis:
+        """The scaled axis (tokens, requests, fixed...)."""
+        return self.spec.axis
+
+    @property
+    def demands(self) -> tuple[Demand, ...]:
+        """The streams whose rows it holds."""
+        return self.spec.demands
+
+    @property
+    def fill(self) -> FillPolicy:
+        """How a padded tail is filled before each replay."""
+        return self.spec.fill
+
+    @property
+    def init(self) -> str:
+        """'zeros', or 'arange' for index buffers filled once."""
+        return self.spec.init
+
+    @property
+    def source(self) -> str:
+        """Where the engine's own code allocates it."""
+        return self.spec.source
+
+    @property
+    def safe_fills(self) -> frozenset[FillKind] | None:
+        """Tail fills that keep a replay correct (None: any)."""
+        return self.spec.safe_fills
+
+    @property
+    def reference_capacity(self) -> int:
+        """The rows the engine's own code allocates."""
+        return self.spec.reference_capacity
+
+    @property
+    def axis_dim(self) -> int:
+        """The dim of `shape` that scales (after the spec's leading dims)."""
+        return len(self.spec.leading)
+
+    @property
+    def shape(self) -> tuple[int, ...]:
+        return (*self.spec.leading, self.capacity, *self.spec.trailing)
+
+    @property
+    def row_bytes(self) -> int:
+        """Bytes of one row along the scaled axis."""
+        row = itemsize(self.spec.dtype)
+        for dim in self.spec.leading + self.spec.trailing:
+            row *= dim
+        return row
+
+    @property
+    def bytes(self) -> int:
+        return self.capacity * self.row_bytes
+
+    @property
+    def reference_bytes(self) -> int:
+        return self.spec.reference_capacity * self.row_bytes
 
 
 @dataclass(frozen=True)
@@ -401,7 +452,7 @@ def _sized(model: ComponentModel, layout: str, alignment: int) -> ComponentPlan:
         alt_walks = walk(alt.families, alt.tables)
         alternative_walks.append((alt.label, alt_walks, family_rules(model.buffers, alt_walks)))
     variants = [("", walks, rules), *alternative_walks]
-    sized: list[tuple[BufferSpec, int, int, int]] = []
+    sized: list[tuple[BufferSpec, int, int]] = []
     for i, spec in enumerate(model.buffers):
         # peaks over graphfit's runtime batches / every batch the engine's code runs
         ours = _most(peak_rows(v_rules[i], v_walks, engine=False)
@@ -410,20 +461,11 @@ def _sized(model: ComponentModel, layout: str, alignment: int) -> ComponentPlan:
         capacity = ours if ours is not None else (
             theirs if theirs is not None else spec.reference_capacity)
         engine_rows = max(capacity, theirs) if theirs is not None else capacity
-        row = itemsize(spec.dtype)
-        for dim in spec.leading + spec.trailing:
-            row *= dim
-        sized.append((spec, capacity, row, engine_rows))
-    offsets, _ = lay_out([capacity * row for _, capacity, row, _ in sized], layout, alignment)
-    buffers = tuple(
-        BufferPlan(
-            name=spec.name, component=model.name, dtype=spec.dtype, axis=spec.axis,
-            shape=(*spec.leading, capacity, *spec.trailing), axis_dim=len(spec.leading),
-            capacity=capacity, reference_capacity=spec.reference_capacity,
-            bytes=capacity * row, reference_bytes=spec.reference_capacity * row,
-            offset=offset, fill=spec.fill, demands=spec.demands, init=spec.init,
-            source=spec.source, safe_fills=spec.safe_fills, engine_rows=engine_rows)
-        for (spec, capacity, row, engine_rows), offset in zip(sized, offsets))
+        sized.append((spec, capacity, engine_rows))
+    unplaced = [BufferPlan(spec, model.name, capacity, 0, engine_rows)
+                for spec, capacity, engine_rows in sized]
+    offsets, _ = lay_out([b.bytes for b in unplaced], layout, alignment)
+    buffers = tuple(replace(b, offset=offset) for b, offset in zip(unplaced, offsets))
     return ComponentPlan(model.name, buffers, model.tables, layout, alignment, model.families,
                          model.unit, walks, model.buffers, rules, model.alternatives,
                          tuple(alternative_walks))

@@ -15,8 +15,8 @@ from pathlib import Path
 
 import pytest
 
+from graphfit import ConfigError
 from graphfit.cli.files import output_path, write_atomic
-from graphfit.planner.core.errors import ConfigError
 from tests.helpers import ROOT, run_cli
 
 HANG_GUARD_S = 120

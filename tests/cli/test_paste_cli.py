@@ -14,9 +14,8 @@ from typing import Any
 
 import pytest
 
-from graphfit import EngineConfig, plan
+from graphfit import EngineConfig, Plan, plan
 from graphfit.cli.options import CONFIG_FLAGS
-from graphfit.planner.plan import Plan
 from tests.helpers import ROOT, run_cli
 
 LLAMA = str(ROOT / "examples/models/Llama-3.1-8B-Instruct")

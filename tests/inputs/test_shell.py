@@ -15,8 +15,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from graphfit import ConfigError
 from graphfit.inputs.shell import check_count, split
-from graphfit.planner.core.errors import ConfigError
 from graphfit.planner.core.limits import MAX_PASTE_WORDS
 
 BASH = shutil.which("bash")

@@ -13,8 +13,7 @@ from typing import Any
 
 import pytest
 
-from graphfit import CUDAGraphMode, EngineConfig, Runner, SpecMethod, plan
-from graphfit.planner.core.errors import ConfigError
+from graphfit import ConfigError, CUDAGraphMode, EngineConfig, Runner, SpecMethod, plan
 
 VLLM_LINES = [
     ("vllm serve m --max-num-seqs 33 -sc.method=ngram -sc.num_speculative_tokens=3 "

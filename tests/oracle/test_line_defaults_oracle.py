@@ -18,10 +18,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from graphfit import ConfigError
 from graphfit.cli.options import resolve_values
 from graphfit.inputs import commandline
 from graphfit.inputs.gpus import GPU_MEMORY_GB
-from graphfit.planner.core.errors import ConfigError
 from tests.helpers import run_cli
 
 GIB = 1 << 30

@@ -26,9 +26,8 @@ import yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from graphfit import ConfigError, CUDAGraphMode, SpecMethod
 from graphfit.inputs import commandline, flagtable
-from graphfit.planner.core.enums import CUDAGraphMode, SpecMethod
-from graphfit.planner.core.errors import ConfigError
 
 CORPUS = Path(__file__).resolve().parent / "command_lines"
 FILES = sorted(CORPUS.glob("*.yaml"))

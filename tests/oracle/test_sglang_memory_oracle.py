@@ -18,7 +18,7 @@ from tests.oracle.paths import require
 
 require("sglang")
 
-from graphfit.planner.core.errors import ConfigError  # noqa: E402
+from graphfit import ConfigError  # noqa: E402
 from graphfit.planner.engines.sglang_memory import mem_fraction_static  # noqa: E402
 from graphfit.planner.engines.sglang_native import memory_inputs_from_sglang  # noqa: E402
 from tests.oracle import sglang_oracle as so  # noqa: E402

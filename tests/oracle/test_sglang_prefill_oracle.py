@@ -20,7 +20,7 @@ from tests.oracle.paths import require
 
 require("sglang")  # skip locally / fail in CI when the sources were not fetched
 
-from graphfit.planner.core.errors import ConfigError  # noqa: E402
+from graphfit import ConfigError  # noqa: E402
 from graphfit.planner.engines.sglang_native import prefill_inputs_from_sglang  # noqa: E402
 from graphfit.planner.engines.sglang_prefill import (  # noqa: E402
     prefill_buffers,

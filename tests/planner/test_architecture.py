@@ -7,7 +7,6 @@ from hypothesis import given, settings
 
 from graphfit import (
     Axis,
-    BatchFamily,
     BufferPlan,
     ComponentPlan,
     ConfigError,
@@ -16,9 +15,9 @@ from graphfit import (
     EngineConfig,
     GraphKey,
     LadderPolicy,
-    Requests,
     plan,
 )
+from graphfit.planner import BatchFamily, Requests
 from graphfit.planner.core.batches import fed_streams
 from graphfit.planner.core.dispatch import DispatchTables
 from graphfit.planner.core.rows import rule_for

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 from hypothesis import given, settings
 
 from graphfit import ConfigError, EngineConfig, plan
+from graphfit.planner.core.dtypes import itemsize
 from tests.strategies import plan_or_reject, vllm_configs
 
 # the seed bug is the V1 runner's (it rounds capture sizes to q): vLLM 0.33 and earlier
@@ -112,6 +115,30 @@ def test_bytes_follow_shape_and_dtype() -> None:
     for a, b in zip(comp.buffers, comp.buffers[1:]):
         assert a.offset + a.bytes <= b.offset  # no overlap in the arena
     assert comp.total_bytes >= sum(b.bytes for b in comp.buffers)
+
+
+@given(vllm_configs(max_tokens=1024))
+@settings(max_examples=20)
+def test_a_buffer_plan_is_its_spec_sized(config: EngineConfig) -> None:
+    # BufferPlan holds the unsized spec; shape and bytes follow from it and the capacity
+    p = plan_or_reject(config)
+    for comp in p.components.values():
+        assert [b.spec for b in comp.buffers] == list(comp.specs)
+        for b in comp.buffers:
+            spec = b.spec
+            assert (b.name, b.dtype, b.axis, b.fill, b.demands, b.init, b.safe_fills) == (
+                spec.name, spec.dtype, spec.axis, spec.fill, spec.demands, spec.init,
+                spec.safe_fills)
+            assert b.shape == (*spec.leading, b.capacity, *spec.trailing)
+            assert b.shape[b.axis_dim] == b.capacity
+            elems = 1
+            for dim in b.shape:
+                elems *= dim
+            assert b.bytes == elems * itemsize(b.dtype)
+            assert b.reference_bytes == b.reference_capacity * b.row_bytes
+            wider = dataclasses.replace(b, capacity=b.capacity + 3)
+            assert wider.shape[b.axis_dim] == b.capacity + 3
+            assert wider.bytes == b.bytes + 3 * b.row_bytes and wider.spec is spec
 
 
 def test_separate_layout_has_no_offsets() -> None:

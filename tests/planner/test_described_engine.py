@@ -10,15 +10,13 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from graphfit import EngineConfig, plan
+from graphfit import ConfigError, CUDAGraphMode, EngineConfig, plan
 from graphfit.inputs.engine_file import (
     MAX_ENGINE_FILE_BYTES,
     description_from_data,
     load_engine_file,
     read_engine_file,
 )
-from graphfit.planner.core.enums import CUDAGraphMode
-from graphfit.planner.core.errors import ConfigError
 from graphfit.planner.engines.described import (
     BufferRule,
     ComponentRule,

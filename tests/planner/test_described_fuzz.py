@@ -7,9 +7,7 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from graphfit import EngineConfig, plan
-from graphfit.planner.core.enums import CUDAGraphMode
-from graphfit.planner.core.errors import ConfigError
+from graphfit import ConfigError, CUDAGraphMode, EngineConfig, plan
 from graphfit.planner.engines.described import (
     BufferRule,
     ComponentRule,

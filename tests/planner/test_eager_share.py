@@ -9,10 +9,8 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from graphfit import EngineConfig, plan
+from graphfit import CUDAGraphMode, EngineConfig, GraphfitError, Unit, plan
 from graphfit.planner.analysis.eager import eager_share, uniform_family
-from graphfit.planner.core.enums import CUDAGraphMode, Unit
-from graphfit.planner.core.errors import GraphfitError
 
 
 def brute_eager(p: Any) -> tuple[int, int]:

@@ -12,11 +12,10 @@ import pytest
 import yaml
 from hypothesis import strategies as st
 
-from graphfit import EngineConfig, plan
+from graphfit import ConfigError, EngineConfig, plan
 from graphfit.inputs.flagtable import LineReader
 from graphfit.inputs.pasteback import ladder_syntax
 from graphfit.planner.analysis.corpus import case_from_data
-from graphfit.planner.core.errors import ConfigError
 from graphfit.planner.engines import plugins, registry, table
 from graphfit.planner.engines.table import EnginePlugin
 

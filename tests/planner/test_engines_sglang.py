@@ -14,14 +14,13 @@ from graphfit import (
     Axis,
     ConfigError,
     CUDAGraphMode,
-    Demand,
     EngineConfig,
     FillKind,
     FillPolicy,
     LadderPolicy,
-    Stream,
     plan,
 )
+from graphfit.planner import Demand, Stream
 from graphfit.planner.core.buffers import BufferSpec
 from graphfit.planner.core.ladder import round_up
 from graphfit.planner.engines.sglang import (

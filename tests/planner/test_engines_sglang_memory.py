@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from graphfit.planner.core.errors import ConfigError
+from graphfit import ConfigError
 from graphfit.planner.engines.sglang_memory import (
     StaticMemoryInputs,
     graph_reserve_mib,

@@ -12,8 +12,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from graphfit import ConfigError
 from graphfit.inputs.sglang import FILE_KEYS, algorithm
-from graphfit.planner.core.errors import ConfigError
 from graphfit.planner.engines.sglang_prefill import (
     PADDING_FACTOR,
     PrefillInputs,

@@ -21,11 +21,11 @@ from graphfit import (
     ConfigError,
     EngineConfig,
     GraphfitError,
+    Plan,
     padding_table,
     plan,
 )
 from graphfit.planner.core.limits import MAX_CAPTURE_SIZES
-from graphfit.planner.plan import Plan
 from tests.helpers import only_graphfit_errors
 
 FEW = settings(max_examples=40, deadline=None)

@@ -14,8 +14,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from graphfit import EngineConfig, plan
-from graphfit.planner.core.errors import ConfigError
+from graphfit import ConfigError, EngineConfig, plan
 from graphfit.planner.engines import registry
 from graphfit.planner.engines.vllm import VLLM
 from tests.helpers import ROOT, run_cli

@@ -7,10 +7,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from graphfit import Plan
-from graphfit.planner.core.dispatch import Dispatch
-from graphfit.planner.core.enums import CUDAGraphMode
-from graphfit.planner.core.errors import BatchError
+from graphfit import BatchError, CUDAGraphMode, Dispatch, Plan
 from graphfit.planner.core.reach import Reached
 from graphfit.planner.core.shape import BatchShape, occupied, real_requests
 from graphfit.testing import engine_plans

@@ -14,10 +14,8 @@ from dataclasses import dataclass, field
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from graphfit import Plan
-from graphfit.planner.core.buffers import Axis, FillKind
-from graphfit.planner.core.dispatch import Dispatch, DispatchTables, static_requests
-from graphfit.planner.core.enums import CUDAGraphMode
+from graphfit import Axis, CUDAGraphMode, Dispatch, FillKind, Plan
+from graphfit.planner.core.dispatch import DispatchTables, static_requests
 from graphfit.planner.core.rows import rule_for
 from graphfit.testing import sglang_configs, trtllm_configs, vllm_configs
 from tests.strategies import plan_or_reject

@@ -33,11 +33,6 @@ class CUDAGraphMode(Vocabulary):
                         CUDAGraphMode.FULL_AND_PIECEWISE)
 
     @property
-    def has_piecewise(self) -> bool:
-        """Whether mixed batches may replay PIECEWISE graphs."""
-        return self in (CUDAGraphMode.PIECEWISE, CUDAGraphMode.FULL_AND_PIECEWISE)
-
-    @property
     def rank(self) -> int:
         """Runtime mode order used by data-parallel agreement: NONE < PIECEWISE < FULL."""
         return {"NONE": 0, "PIECEWISE": 1}.get(self.value, 2)

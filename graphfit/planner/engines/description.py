@@ -210,10 +210,10 @@ class BufferRule:
     def __post_init__(self) -> None:
         _name("buffer.name", self.name)
         what = f"buffer {self.name}"
-        if self.dtype not in DTYPE_SIZES:
+        if not isinstance(self.dtype, str) or self.dtype not in DTYPE_SIZES:
             raise ConfigError(f"{what}: dtype {excerpt(self.dtype)} is not one of "
                               f"{', '.join(DTYPE_SIZES)}")
-        if self.rows not in ROWS:
+        if not isinstance(self.rows, str) or self.rows not in ROWS:
             raise ConfigError(f"{what}: rows {excerpt(self.rows)} is not one of "
                               f"{', '.join(ROWS)}")
         _formula(f"{what}.allocates", self.allocates, BUFFER_NAMES)
