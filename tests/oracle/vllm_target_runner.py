@@ -1,5 +1,6 @@
-"""vLLM's own MRV2 target model runner built on CPU: `GPUModelRunner.__init__` run as it is,
-with only what needs a GPU, a process group or a checkpoint stood in for.
+"""vLLM's own target model runners built on CPU: `GPUModelRunner.__init__` (MRV2, and V1
+where the release has it) run as it is, with only what needs a GPU, a process group or a
+checkpoint stood in for.
 
 `GPUModelRunner.__init__` (0.34: v1/worker/gpu/model_runner.py:207-378, InputBuffers at
 :338; 0.33: the same file from :200, InputBuffers at :327) allocates the target's persistent
@@ -18,6 +19,12 @@ buffers graphfit models:
   vLLM's real ParallelConfig dataclass, which the oracle stands in for);
 - config fields the oracle's duck-typed configs lack, set to vLLM's defaults for a
   single-rank, non-quantised, text-only generate model.
+
+The V1 runner (0.33: v1/worker/gpu_model_runner.py:479-962) builds its drafter itself
+(:598-662, vLLM's own proposer classes) and allocates its buffers as `CpuGpuBuffer`s and an
+`InputBatch` whose host halves vLLM pins; CPU-only torch has no pinned allocator, so
+`pin_memory=True` is dropped from torch's factories while it runs (same shapes and dtypes,
+ordinary host memory). It also reads a few more config fields (set to vLLM's defaults below).
 
 The block table and slot mapping are built later, from the KV-cache config
 (`initialize_kv_cache`), which needs the attention backends of a loaded model: not built.
@@ -50,8 +57,12 @@ _NONE_FUNCS = ("new_d2h_stream", "get_ec_connector", "set_offloader", "create_of
 @contextlib.contextmanager
 def _cpu_stand_ins(module: Any, speculator: Any) -> Iterator[None]:
     with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(module, "get_pp_group", lambda: NS(is_first_rank=True, is_last_rank=True))
-        mp.setattr(module, "init_speculator", lambda *args: speculator)
+        mp.setattr(module, "get_pp_group", lambda: NS(is_first_rank=True, is_last_rank=True),
+                   raising=False)
+        if hasattr(module, "init_speculator"):
+            mp.setattr(module, "init_speculator", lambda *args: speculator)
+        if hasattr(module, "is_pin_memory_available"):
+            mp.setattr(module, "is_pin_memory_available", lambda: False)
         for name in _INERT_CLASSES:
             if hasattr(module, name):
                 mp.setattr(module, name, _Inert)
@@ -86,9 +97,52 @@ def _completed(config: Any) -> Any:
     return out
 
 
+_FACTORIES = ("zeros", "empty", "tensor", "ones", "full", "arange", "empty_strided",
+              "zeros_like", "empty_like", "as_tensor")
+
+
+@contextlib.contextmanager
+def _unpinned() -> Iterator[None]:
+    """torch's factories with `pin_memory` dropped (no pinned allocator without a GPU)."""
+    with pytest.MonkeyPatch.context() as mp:
+        for name in _FACTORIES:
+            original = getattr(torch, name)
+
+            def unpinned(*args: Any, _original: Any = original, **kwargs: Any) -> Any:
+                kwargs.pop("pin_memory", None)
+                return _original(*args, **kwargs)
+            mp.setattr(torch, name, unpinned)
+        mp.setattr(torch.Tensor, "pin_memory", lambda self, *args, **kwargs: self)
+        yield
+
+
+def _v1_completed(config: Any) -> Any:
+    """The V1 runner's further config reads, at vLLM's defaults for a text-only model."""
+    out = _completed(config)
+    model, cache = out.model_config, out.cache_config
+    defaults = {"is_multimodal_raw_input_only_model": False, "is_mm_prefix_lm": False,
+                "is_multimodal_model": False, "logprobs_mode": "raw_logprobs",
+                "logits_processors": None, "mrope_num_dims": None,
+                "get_inputs_embeds_size": model.get_hidden_size}
+    for name, value in defaults.items():
+        if not hasattr(model, name):
+            setattr(model, name, value)
+    for name, value in (("block_size", None), ("use_replayssm", False),
+                        ("kv_sharing_fast_prefill", False)):
+        if not hasattr(cache, name):
+            setattr(cache, name, value)
+    return out
+
+
 def build(run: Any) -> Any:
-    """vLLM's MRV2 `GPUModelRunner` for an oracle run (`vllm_oracle.runner(case, "v2")`),
-    its `__init__` run on CPU with the stand-ins above; the oracle's speculator attached."""
+    """vLLM's target `GPUModelRunner` for an oracle run (`vllm_oracle.runner(case, which)`),
+    its `__init__` run on CPU with the stand-ins above. MRV2: the oracle's speculator is
+    attached; V1: the runner builds its drafter itself."""
+    if run.runner == "v1":
+        import vllm.v1.worker.gpu_model_runner as v1
+
+        with _cpu_stand_ins(v1, run.proposer), _unpinned():
+            return v1.GPUModelRunner(_v1_completed(run.config), torch.device("cpu"))
     import vllm.v1.worker.gpu.model_runner as module
 
     with _cpu_stand_ins(module, run.proposer):
