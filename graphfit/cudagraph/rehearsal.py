@@ -28,6 +28,7 @@ from graphfit.cudagraph.capture import CaptureReport, CaptureSession, ProgressFn
 from graphfit.cudagraph.runner import GraphRunner
 from graphfit.planner.core.dispatch import GraphKey
 from graphfit.planner.core.enums import CUDAGraphMode
+from graphfit.planner.core.errors import GraphfitError
 from graphfit.planner.plan import Plan
 
 WIDTH = 8  # features of the toy forward's output rows
@@ -121,7 +122,7 @@ def _probe(runner: GraphRunner, key: GraphKey) -> tuple[int, int, bool] | None:
             continue
         try:
             dispatch = runner.dispatch(tokens, num_reqs=reqs, uniform_decode=uniform)
-        except Exception:  # a shape the scheduler never builds
+        except GraphfitError:  # a shape the scheduler never builds (BatchError)
             continue
         if dispatch.mode is not CUDAGraphMode.NONE and runner.key(dispatch) == key:
             return tokens, reqs, uniform
