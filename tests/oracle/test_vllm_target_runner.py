@@ -30,8 +30,8 @@ from tests.oracle import vllm_target_runner as vt  # noqa: E402
 pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
 RELEASE = vo.VERSION
 METHODS = ("dflash", "eagle")
-vo.vllm()
-RUNNERS = ("v1", "v2") if vo.has_v1() else ("v2",)  # 0.34 deleted the V1 runner
+# vLLM is imported by the first test, never at collection (tests/oracle/test_import_order.py:
+# the argument oracle bootstraps vLLM's modules its own way first)
 # the target buffers vLLM allocates in GPUModelRunner.__init__: MRV2's InputBuffers (0.34:
 # v1/worker/gpu/input_batch.py:23-39, allocated at model_runner.py:338; 0.33: :327); V1's
 # CpuGpuBuffers (0.33: v1/worker/gpu_model_runner.py:479-962)
@@ -44,13 +44,18 @@ TARGET = {
 }
 
 
-def target_runner(which: str, method: str) -> Any:
+def target_runner(which: str, method: str) -> Any | None:
+    """vLLM's runner; None (after checking vLLM says so) where the release has no V1."""
     run = vo.runner(vo.Case(S=33, k=3, method=method), which)
+    if which == "v1" and not vo.has_v1():  # 0.34 deleted the V1 runner
+        assert run.error is not None and "removed" in run.error
+        return None
     assert run.error is None, run.error
     return vt.build(run)
 
 
 def version() -> str:
+    vo.vllm()
     import vllm
 
     return str(vllm.__version__)
@@ -67,9 +72,11 @@ def _resolve(runner: Any, attr: str) -> tuple[Any, str, Any]:
 
 
 @pytest.mark.parametrize("method", METHODS)
-@pytest.mark.parametrize("which", RUNNERS)
+@pytest.mark.parametrize("which", ["v1", "v2"])
 def test_target_runner_buffers_are_read_live_and_pass(which: str, method: str) -> None:
     runner = target_runner(which, method)
+    if runner is None:
+        return
     drafter = runner.speculator if which == "v2" else runner.drafter
     assert drafter is not None and runner.max_num_reqs == 33
     lines: list[str] = []
@@ -86,11 +93,13 @@ def test_target_runner_buffers_are_read_live_and_pass(which: str, method: str) -
     assert {"drafter.positions", "drafter.input_ids"} <= set(result.buffers)
 
 
-@pytest.mark.parametrize(("which", "name"), [(w, n) for w in RUNNERS
+@pytest.mark.parametrize(("which", "name"), [(w, n) for w in ("v1", "v2")
                                              for n in ("positions", "query_start_loc")])
 def test_shrunk_target_buffer_is_refused_with_its_name(which: str, name: str,
                                                        monkeypatch: pytest.MonkeyPatch) -> None:
     runner = target_runner(which, "dflash")
+    if runner is None:
+        return
     safe = gv.check_runner(runner, vllm_version=version())
     needed = next(b.engine_rows for b in safe.plan.components["target"].buffers
                   if b.name == name)
