@@ -33,6 +33,7 @@ GROUPS: dict[str, tuple[str, ...]] = {
     "graphfit.cli.engines": ("sweep", "compare"),
     "graphfit.cli.tuning": ("optimize", "memory"),
     "graphfit.cli.catalog": ("engines",),
+    "graphfit.cli.rehearsal": ("rehearse",),
 }
 
 

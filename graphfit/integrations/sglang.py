@@ -26,8 +26,17 @@ check their arguments as they are parsed. (`ServerArgs.__post_init__` cannot be 
 ServerArgs is a msgspec Struct, which binds `__post_init__` when the class is made;
 `sglang.Engine(**kwargs)` builds ServerArgs without `prepare_server_args` and is not covered.)
 Arguments that leave max_running_requests to the scheduler cannot be checked: the plugin
-says so in one line and lets SGLang start. Nothing of SGLang is imported at graphfit's import
-time.
+says so in one line and lets SGLang start.
+
+The plugin also checks the live tensors, in the scheduler's process (which runs
+`load_plugins()` too, managers/scheduler.py:6323): a BEFORE hook on each graph runner's
+`capture` (the decode runner's, decode_cuda_graph_runner.py:600, and the EAGLE draft and
+draft-extend runners', eagle_draft_cuda_graph_runner.py:294 and
+eagle_draft_extend_cuda_graph_runner.py:303; each allocated `self.buffers` just before)
+reads that runner's tensors -- every buffer graphfit models for its component, with its
+shape and dtype -- and verifies their rows against every batch SGLang's code runs
+(`check_live_runners`), refusing before the first capture in check mode. Nothing of SGLang is
+imported at graphfit's import time.
 """
 
 from __future__ import annotations
@@ -84,6 +93,129 @@ def check_server_args(server_args: Any, **overrides: Any) -> SglangCheck:
     return SglangCheck(p, p.verify(engine_capacities(p)))
 
 
+# SGLang's graph runners (0.5.23) -> the graphfit component whose buffers they hold, and the
+# runner class whose `capture` the plugin checks before (each allocates `self.buffers` in its
+# __init__ and captures from there: decode_cuda_graph_runner.py:470, 600;
+# eagle_draft_cuda_graph_runner.py:267, 294; eagle_draft_extend_cuda_graph_runner.py:270, 303)
+RUNNERS: Mapping[str, tuple[str, str]] = {
+    "target": ("target", "sglang.srt.model_executor.runner.decode_cuda_graph_runner."
+               "DecodeCudaGraphRunner"),
+    "draft": ("drafter", "sglang.srt.speculative.eagle_draft_cuda_graph_runner."
+              "EAGLEDraftCudaGraphRunner"),
+    "draft_extend": ("draft_extend", "sglang.srt.speculative."
+                     "eagle_draft_extend_cuda_graph_runner.EAGLEDraftExtendCudaGraphRunner"),
+}
+_RUNNER_TENSORS = ("temperatures", "top_ks")  # runner attributes outside `.buffers`
+
+
+@dataclass(frozen=True)
+class LiveTensor:
+    key: str  # graphfit's "component.buffer"
+    attr: str  # where SGLang keeps it, e.g. "draft.buffers.positions"
+    shape: tuple[int, ...]
+    dtype: str
+
+
+@dataclass(frozen=True)
+class SglangLiveCheck:
+    """The verdict on SGLang's live runner buffers (rows read from the tensors)."""
+
+    plan: Plan
+    live: Mapping[str, LiveTensor]
+    verification: Verification
+
+    @property
+    def ok(self) -> bool:
+        return self.verification.ok
+
+    def line(self) -> str:
+        v = self.verification
+        version = f"SGLang {self.plan.engine_version.split()[-1]}"
+        if v.ok:
+            return (f"graphfit: SAFE: {len(self.live)} live buffers x every reachable batch, "
+                    f"{v.checked} checks ({version})")
+        first = v.ranges()[0] if v.ranges() else None
+        if first is None:
+            return f"graphfit: UNSAFE: {v.fill_ranges[0].describe()} ({version})"
+        t = self.live.get(first.key)
+        where = f" [SGLang {t.attr}: {list(t.shape)} {t.dtype}]" if t else ""
+        return f"graphfit: UNSAFE: {first.describe()}{where} ({version})"
+
+
+def _live_tensors(name: str, runner: Any) -> dict[str, tuple[str, Any]]:
+    """buffer name -> (SGLang attribute path, tensor) of one graph runner (or of its
+    `ForwardInputBuffers` given directly)."""
+    holder = getattr(runner, "buffers", None)
+    prefix = f"{name}.buffers." if holder is not None else f"{name}."
+    holder = runner if holder is None else holder
+    found = {attr: (f"{prefix}{attr}", value) for attr, value in vars(holder).items()
+             if hasattr(value, "shape") and hasattr(value, "dtype") and value.dim() > 0}
+    for attr in _RUNNER_TENSORS:
+        value = getattr(runner, attr, None)
+        if value is not None and hasattr(value, "shape") and attr not in found:
+            found[attr] = (f"{name}.{attr}", value)
+    return found
+
+
+def check_live_runners(server_args: Any, runners: Mapping[str, Any],
+                       **overrides: Any) -> SglangLiveCheck:
+    """Plan SGLang's ServerArgs and verify the rows of the live runners' tensors.
+
+    `runners` maps SGLang's runner names ("target", "draft", "draft_extend") to the runner
+    objects (their `.buffers`) or to their input buffers. Each tensor that is a buffer of the
+    runner's component counts with the rows it has (along the buffer's axis); buffers of
+    runners not given count at the rows SGLang's code allocates.
+    """
+    p = plan(EngineConfig.from_sglang(server_args, **overrides))
+    capacities = engine_capacities(p)
+    live: dict[str, LiveTensor] = {}
+    for name, runner in runners.items():
+        if name not in RUNNERS:
+            raise ConfigError(f"runners: {name!r} is not one of {', '.join(RUNNERS)}")
+        component = p.components.get(RUNNERS[name][0])
+        if component is None:
+            continue
+        tensors = _live_tensors(name, runner)
+        for buf in component.buffers:
+            hit = tensors.get(buf.name)
+            if hit is None:
+                continue
+            attr, tensor = hit
+            shape = tuple(int(d) for d in tensor.shape)
+            dim = 0 if buf.axis.value == "fixed" else buf.axis_dim
+            capacities[buf.key] = shape[dim] if dim < len(shape) else 0
+            live[buf.key] = LiveTensor(buf.key, attr, shape,
+                                       str(tensor.dtype).removeprefix("torch."))
+    return SglangLiveCheck(p, live, p.verify(capacities))
+
+
+def before_capture(runner: Any, *args: Any, **kwargs: Any) -> None:
+    """The BEFORE hook on a graph runner's `capture`: its live buffers, one log line, refuse
+    in check mode when unsafe (the runner's `model_runner.server_args` is the ServerArgs)."""
+    # the most derived of SGLang's runner classes the runner is (the draft runners subclass
+    # the decode runner)
+    by_class = {path.rsplit(".", 1)[1]: n for n, (_, path) in RUNNERS.items()}
+    name = next((by_class[c.__name__] for c in type(runner).__mro__
+                 if c.__name__ in by_class), None)
+    if name is None:
+        logger.warning(f"graphfit: not checked: {type(runner).__name__} is not a graph "
+                       "runner graphfit models"[:200])
+        return None
+    mode = plugin_mode() or "warn"
+    try:
+        check = check_live_runners(runner.model_runner.server_args, {name: runner})
+    except GraphfitError as exc:
+        logger.warning(f"graphfit: not checked: {exc}"[:200])
+        return None
+    if check.ok:
+        logger.info(check.line())
+        return None
+    logger.warning(check.line())
+    if mode == "check":
+        raise UnsafeServerArgsError(f"{check.line()} ({ENV}=check refuses to start)")
+    return None
+
+
 def _mode(environ: Mapping[str, str]) -> str:
     value = environ.get(ENV, "check").strip().lower() or "check"
     if value not in ("check", "warn"):
@@ -124,6 +256,8 @@ def register() -> None:
     from sglang.srt.plugins.hook_registry import HookRegistry, HookType
 
     HookRegistry.register(HOOK_TARGET, after_server_args, HookType.AFTER)
+    for _, path in RUNNERS.values():  # the live buffers, in the scheduler's process
+        HookRegistry.register(f"{path}.capture", before_capture, HookType.BEFORE)
 
 
 def _start(server_args: Any) -> None:

@@ -78,7 +78,7 @@ class Check:
     """The verdict on a live runner."""
 
     vllm_version: str
-    modelled_version: str
+    modelled_version: str  # the release graphfit planned (the config's engine_version)
     plan: Plan
     buffers: Mapping[str, LiveBuffer]  # the live buffers graphfit checked, by key
     verification: Verification
@@ -189,6 +189,11 @@ def check_runner(runner: Any, *, vllm_version: str = "", **overrides: Any) -> Ch
     if vllm_config is None:
         raise ConfigError("vllm: the model runner has no vllm_config")
     overrides.setdefault("attention_cudagraph_support", "ALWAYS")
+    release = _modelled_release(vllm_version)
+    if release is not None:
+        # plan the release vLLM reports (from_vllm also reads the imported vllm.__version__;
+        # the version handed in is the one the worker's vLLM reported)
+        overrides.setdefault("engine_version", release)
     if "runner" not in overrides:
         # the runner in hand says which it is (V1 keeps its proposer in `drafter`, MRV2 in
         # `speculator`): vllm_config.use_v2_model_runner re-reads the environment, which a
@@ -206,7 +211,18 @@ def check_runner(runner: Any, *, vllm_version: str = "", **overrides: Any) -> Ch
     p = plan(config)
     live = live_buffers(runner, p)
     verification = p.verify({key: _rows(buf, p) for key, buf in live.items()})
-    return Check(vllm_version or modelled_version(), modelled_version(), p, live, verification)
+    planned = str(config.engine_version)
+    return Check(vllm_version or planned, planned, p, live, verification)
+
+
+def _modelled_release(vllm_version: str) -> str | None:
+    """`vllm_version` without a local build suffix ("0.34.0+cu129" -> "0.34.0") when
+    graphfit models that release; None otherwise (then the default release is planned and
+    the log line says so)."""
+    from graphfit.planner.engines.registry import versions
+
+    bare = vllm_version.split("+")[0].strip()
+    return bare if bare in versions("vllm") else None
 
 
 def mode_from_env(environ: Mapping[str, str] | None = None) -> str | None:

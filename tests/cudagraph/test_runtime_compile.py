@@ -8,10 +8,12 @@ aot_eager / eager artifacts run on the short tensor silently.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 import pytest
 import torch
 
-from graphfit import CapacityError, EngineConfig, plan
+from graphfit import CapacityError, EngineConfig, GraphfitError, plan
 from graphfit.cudagraph import CompiledBackend, GraphRunner, StaticBuffers
 from tests.cudagraph.runtime_models import SEED, SMALL, TinyDrafter, drafter_batch
 
@@ -88,3 +90,37 @@ def test_inductor_runner_on_a_two_size_ladder() -> None:
         batch.pop("slot_mapping_buffer")
         torch.testing.assert_close(runner.step(batch),
                                    model(batch["input_ids"], batch["positions"]))
+
+
+def test_one_compiler_call_for_a_fn_with_float_constants() -> None:
+    """A float constant of fn (here `/ 97.0` and a GELU) once made dynamo restart its analysis
+    (a second trace and compiler call); specialised floats compile once for every size."""
+    p = plan(SMALL)
+    bufs = StaticBuffers.allocate(p, "cpu", "drafter")
+    model = TinyDrafter()
+    scale = 0.5
+
+    def fn(views: Mapping[str, torch.Tensor]) -> torch.Tensor:
+        return torch.nn.functional.gelu(model.graph_fn(views)) * scale
+
+    backend = CompiledBackend("aot_eager")
+    runner = GraphRunner(fn, p, bufs, backend=backend, graph_inputs=["input_ids", "positions"])
+    assert backend.compiler_calls == 1 and backend.compiles == 1
+    assert len(runner.graphs) == 5
+    gen = torch.Generator().manual_seed(5)
+    for r in (8, 3, 1):
+        batch = drafter_batch(gen, r, SMALL.uniform_query_len)
+        batch.pop("slot_mapping_buffer")
+        torch.testing.assert_close(runner.step(batch), fn(batch))
+
+
+def test_outputs_aliasing_an_input_are_refused_at_capture() -> None:
+    p = plan(SMALL)
+    bufs = StaticBuffers.allocate(p, "cpu", "drafter")
+
+    def fn(views: Mapping[str, torch.Tensor]) -> tuple[torch.Tensor, torch.Tensor]:
+        return views["positions"].float() * 2, views["input_ids"]  # the second is an input
+
+    with pytest.raises(GraphfitError, match="do not map 1:1"):
+        GraphRunner(fn, p, bufs, backend=CompiledBackend("aot_eager"),
+                    graph_inputs=["input_ids", "positions"])

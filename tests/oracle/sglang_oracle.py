@@ -116,6 +116,9 @@ class Runner:
     max_num_token: int
     seq_len_fill_value: int
     buffers: dict[str, Buffer]
+    # SGLang's own object holding the tensors: the target's DecodeInputBuffers, the draft
+    # runners themselves (what graphfit.integrations.sglang reads live)
+    live: Any = field(default=None, repr=False, compare=False)
 
 
 class _Oracle:
@@ -390,7 +393,8 @@ def _target_runner(mr: Any, capture_bs: tuple[int, ...], width: int, pool: int, 
         tensor = getattr(buffers, name)
         if tensor is not None and name not in table:
             table[name] = _buffer(name, tensor, axis, None, init)
-    return Runner("target", width, capture_bs, pool, align, max_bs, max_num_token, fill, table)
+    return Runner("target", width, capture_bs, pool, align, max_bs, max_num_token, fill, table,
+                  live=buffers)
 
 
 def _init_of(name: str, slot: Any) -> str:
@@ -471,7 +475,7 @@ def _draft_runner(dmr: Any, pool: int, algo: Any) -> Runner:
     return Runner("draft", int(runner.captured_req_width), tuple(runner.capture_bs), pool,
                   get_cuda_graph_batch_size_alignment(), int(runner.max_bs),
                   int(runner.max_num_token), int(runner.seq_len_fill_value),
-                  _draft_tables(runner, "bs"))
+                  _draft_tables(runner, "bs"), live=runner)
 
 
 def _draft_extend_runner(dmr: Any, pool: int, algo: Any) -> Runner:
@@ -484,4 +488,4 @@ def _draft_extend_runner(dmr: Any, pool: int, algo: Any) -> Runner:
     return Runner("draft_extend", int(runner.captured_req_width), tuple(runner.capture_bs),
                   pool, get_cuda_graph_batch_size_alignment(), int(runner.max_bs),
                   int(runner.max_num_token), int(runner.seq_len_fill_value),
-                  _draft_tables(runner, "tokens"))
+                  _draft_tables(runner, "tokens"), live=runner)

@@ -1,17 +1,25 @@
-"""`python -m graphfit.integrations.sglang` on SGLang 0.5.23's own argument pipeline (CPU).
+"""`python -m graphfit.integrations.sglang` on SGLang 0.5.23's own argument pipeline (CPU), and
+the plugin's check of the live graph runners' buffers.
 
 SGLang's `load_plugins` and `prepare_server_args` run as in `python -m sglang.launch_server`;
 the start step is injected (no server starts). A safe config starts with one SAFE line; a
 buffer shrunk to one row below what SGLang's code needs (monkeypatched into the rows the
 engine allocates) is refused, naming it, and nothing starts.
+
+Live buffers: SGLang's own `DecodeInputBuffers.create` and EAGLE draft / draft-extend runner
+classes build the tensors on CPU as tests/oracle/sglang_oracle.py builds them; the plugin's
+BEFORE hook on each runner's `capture` reads them (every buffer graphfit models, with its
+shape and dtype), passes the safe config and refuses a shrunk one by name.
 """
 
 from __future__ import annotations
 
+import pkgutil
 import sys
 from typing import Any
 
 import pytest
+import torch
 
 from graphfit.integrations import sglang as gs
 from tests.helpers import ROOT
@@ -72,6 +80,9 @@ def test_sglang_loads_the_plugin_and_checks_server_args_as_built(
         "entry-points"]["sglang.srt.plugins"]
     points = md.EntryPoints([md.EntryPoint(name, value, "sglang.srt.plugins")
                              for name, value in declared.items()])
+    # the graph runners' modules import only under the oracle's fake CUDA here (in an SGLang
+    # process they are importable as is): import them once, as the live-runner tests do
+    live_runners(sa)
     with sa.sglang_env():
         import sglang.srt.plugins as plugins
         from sglang.srt.plugins.hook_registry import HookRegistry
@@ -108,8 +119,14 @@ def test_sglang_loads_the_plugin_and_checks_server_args_as_built(
             monkeypatch.setattr(gs, "engine_capacities", shrunk)
             with pytest.raises(gs.UnsafeServerArgsError, match=r"drafter\.positions"):
                 server_args_module.prepare_server_args(list(ARGS))
+            for cls in _runner_classes():  # the live-buffer hooks, before each capture
+                assert cls.capture.__wrapped__ is not None
         finally:
             HookRegistry.reset()
+            for cls in _runner_classes():
+                wrapped = getattr(cls.__dict__.get("capture"), "__wrapped__", None)
+                if wrapped is not None:
+                    monkeypatch.setattr(cls, "capture", wrapped)
             # the registry also patched modules that imported the function by name
             for name, module in list(sys.modules.items()):
                 if not name.startswith("sglang") or module is server_args_module:
@@ -117,3 +134,81 @@ def test_sglang_loads_the_plugin_and_checks_server_args_as_built(
                 value = vars(module).get("prepare_server_args")
                 if callable(value) and getattr(value, "__wrapped__", None) is not None:
                     monkeypatch.setattr(module, "prepare_server_args", value.__wrapped__)
+
+
+def _runner_classes() -> list[Any]:
+    return [pkgutil.resolve_name(path) for _, path in gs.RUNNERS.values()]
+
+
+SPEC = ["--max-running-requests", "16", "--speculative-algorithm", "EAGLE",
+        "--speculative-num-steps", "3", "--speculative-eagle-topk", "1",
+        "--speculative-num-draft-tokens", "4"]
+
+
+def live_runners(sa: Any) -> tuple[Any, dict[str, Any]]:
+    from tests.oracle import sglang_oracle as so
+
+    with sa.sglang_env():
+        resolved = so.resolve(SPEC)
+        built = so.runners(resolved, device="cpu", hidden_size=64, vocab_size=128)
+    return resolved.record, {name: runner.live for name, runner in built.items()}
+
+
+def test_live_runner_buffers_are_read_and_pass(sa: Any) -> None:
+    record, runners = live_runners(sa)
+    assert set(runners) == {"target", "draft", "draft_extend"}
+    check = gs.check_live_runners(record, runners)
+    assert check.ok and check.line().startswith(f"graphfit: SAFE: {len(check.live)} live")
+    # every buffer graphfit plans for SGLang's three runners has a live tensor
+    assert set(check.live) == {b.key for c in check.plan.components.values()
+                               for b in c.buffers}
+    for live in check.live.values():
+        name, *path = live.attr.split(".")
+        obj: Any = runners[name]
+        if name == "target":
+            path = path[1:] if path[0] == "buffers" else path
+        for part in path:
+            obj = getattr(obj, part)
+        assert tuple(obj.shape) == live.shape  # SGLang's tensor, not a modelled one
+        assert str(obj.dtype).removeprefix("torch.") == live.dtype
+
+
+@pytest.mark.parametrize(("runner", "component"), [("draft", "drafter"),
+                                                   ("draft_extend", "draft_extend")])
+def test_shrunk_live_buffer_is_refused_before_capture(sa: Any, runner: str, component: str,
+                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    record, runners = live_runners(sa)
+    safe = gs.check_live_runners(record, runners)
+    needed = next(b.engine_rows for b in safe.plan.components[component].buffers
+                  if b.name == "positions")
+    live = runners[runner]
+    assert live.buffers.positions.shape[0] >= needed
+    monkeypatch.setattr(live.buffers, "positions", torch.zeros(needed - 1, dtype=torch.int64))
+    check = gs.check_live_runners(record, runners)
+    assert not check.ok
+    assert check.line().startswith(f"graphfit: UNSAFE: {component}.positions")
+    assert f"[SGLang {runner}.buffers.positions: [{needed - 1}] int64]" in check.line()
+    # the plugin's hook, as SGLang calls it before the runner captures
+    monkeypatch.setenv("GRAPHFIT_SGLANG", "check")
+    with pytest.raises(gs.UnsafeServerArgsError, match=rf"{component}\.positions"):
+        gs.before_capture(live)
+    monkeypatch.setenv("GRAPHFIT_SGLANG", "warn")
+    assert gs.before_capture(live) is None
+
+
+def test_before_capture_on_sglang_target_runner_class(sa: Any,
+                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    """A DecodeCudaGraphRunner (SGLang's class; its __init__ captures on CUDA, so its fields
+    are set as __init__ sets them: decode_cuda_graph_runner.py:470 buffers, model_runner)."""
+    record, runners = live_runners(sa)
+    with sa.sglang_env():
+        cls = pkgutil.resolve_name(gs.RUNNERS["target"][1])
+    target = object.__new__(cls)
+    target.buffers = runners["target"]
+    target.model_runner = runners["draft"].model_runner  # carries the same ServerArgs
+    assert target.model_runner.server_args is record
+    monkeypatch.setenv("GRAPHFIT_SGLANG", "check")
+    assert gs.before_capture(target) is None  # safe: starts
+    monkeypatch.setattr(target.buffers, "out_cache_loc", torch.zeros(3, dtype=torch.int64))
+    with pytest.raises(gs.UnsafeServerArgsError, match=r"target\.out_cache_loc"):
+        gs.before_capture(target)

@@ -3,9 +3,11 @@
 vLLM registers its modules, platform and config classes globally, so one interpreter can
 import one vLLM only. This main-process module starts, per release other than the one this
 process imports (`paths.PRIMARY`, whose oracle tests run here directly), one
-`python -m pytest tests/oracle/test_vllm_release_oracle.py` with `GRAPHFIT_ORACLE_VLLM`
-naming the release, and fails with that run's output when it fails. A release whose sources
-were not fetched skips locally and fails under `GRAPHFIT_REQUIRE_ORACLE=1` (CI).
+`python -m pytest tests/oracle/test_vllm_release_oracle.py
+tests/oracle/test_vllm_release_integration.py tests/oracle/test_vllm_target_runner.py`
+with `GRAPHFIT_ORACLE_VLLM` naming the release, and fails with that run's output when it
+fails. A release whose sources were not fetched skips locally and fails under
+`GRAPHFIT_REQUIRE_ORACLE=1` (CI).
 """
 
 from __future__ import annotations
@@ -33,7 +35,9 @@ def test_release_oracle_in_its_own_process(release: str) -> None:
     env = {**os.environ, paths.env_var("vllm"): release}
     env["PYTHONPATH"] = os.pathsep.join(filter(None, (str(ROOT), env.get("PYTHONPATH"))))
     proc = subprocess.run(
-        [sys.executable, "-m", "pytest", "tests/oracle/test_vllm_release_oracle.py", "-q",
+        [sys.executable, "-m", "pytest", "tests/oracle/test_vllm_release_oracle.py",
+         "tests/oracle/test_vllm_release_integration.py",
+         "tests/oracle/test_vllm_target_runner.py", "-q",
          "-p", "no:cacheprovider", "-x"],
         cwd=ROOT, env=env, capture_output=True, text=True, timeout=TIMEOUT_S)
     tail = (proc.stdout + proc.stderr)[-6000:]

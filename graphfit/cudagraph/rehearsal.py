@@ -1,0 +1,193 @@
+"""A dress rehearsal of a plan's capture: every graph captured over the plan's buffers with
+toy forwards, then one batch replayed per captured shape and compared with eager.
+
+What `graphfit rehearse` runs. It proves, for a config, that the runtime allocates every
+buffer the plan sizes, takes every static view its graphs need (a short buffer is a
+CapacityError before the first capture), captures every graph of every component in one
+session (one backend, largest first across components, as an engine does), and that a batch
+dispatched to each graph replays equal to the eager run of the same batch.
+
+The toy forward of a component reads every buffer with exactly one row per token (input ids,
+positions, slot mappings, hidden states...): each is flattened to [tokens, width], its first
+FEATURES columns sent through its own small linear layer, and the layers' outputs are
+summed -- one output row per token, the runtime's output contract. The probe batch for a
+graph has exactly its padded token count (and its request rows), so the replayed graph and
+the eager run see the same shapes: they must agree bit for bit on the CPU backend.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+import torch
+
+from graphfit.cudagraph.backends import Backend
+from graphfit.cudagraph.buffers import StaticBuffers
+from graphfit.cudagraph.capture import CaptureReport, CaptureSession, ProgressFn
+from graphfit.cudagraph.runner import GraphRunner
+from graphfit.planner.core.dispatch import GraphKey
+from graphfit.planner.core.enums import CUDAGraphMode
+from graphfit.planner.core.errors import GraphfitError
+from graphfit.planner.plan import Plan
+
+WIDTH = 8  # features of the toy forward's output rows
+FEATURES = 64  # features of each input row the toy forward reads (hidden states: the first)
+_SEED = 0
+
+
+@dataclass(frozen=True)
+class ComponentRehearsal:
+    """One component's part: graphs captured, probe batches replayed, mismatches."""
+
+    component: str
+    inputs: tuple[str, ...]  # the buffers its toy forward reads
+    graphs: int
+    replayed: int
+    unreached: tuple[GraphKey, ...]  # captured keys no probe batch dispatched to
+    mismatches: tuple[GraphKey, ...]  # replay != eager
+
+    @property
+    def ok(self) -> bool:
+        return not self.mismatches and not self.unreached
+
+
+@dataclass(frozen=True)
+class Rehearsal:
+    components: tuple[ComponentRehearsal, ...]
+    skipped: tuple[str, ...]  # components without graphs or without a per-token buffer
+    capture: CaptureReport
+
+    @property
+    def graphs(self) -> int:
+        return sum(c.graphs for c in self.components)
+
+    @property
+    def replayed(self) -> int:
+        return sum(c.replayed for c in self.components)
+
+    @property
+    def ok(self) -> bool:
+        return all(c.ok for c in self.components)
+
+
+class ToyForward(torch.nn.Module):
+    """Sum of one linear layer per per-token buffer: one output row per token."""
+
+    def __init__(self, widths: Mapping[str, int], axis_dims: Mapping[str, int]) -> None:
+        super().__init__()
+        torch.manual_seed(_SEED)
+        self.axis_dims = dict(axis_dims)
+        self.layers = torch.nn.ModuleDict(
+            {name: torch.nn.Linear(min(width, FEATURES), WIDTH)
+             for name, width in widths.items()})
+
+    def forward(self, views: Mapping[str, torch.Tensor]) -> torch.Tensor:
+        out: torch.Tensor | None = None
+        for name, layer in self.layers.items():
+            view = views[name].movedim(self.axis_dims[name], 0)
+            rows = view.reshape(view.shape[0], -1)[:, :FEATURES].float()
+            term = layer(rows)
+            out = term if out is None else out + term
+        assert out is not None
+        return out
+
+
+def _token_inputs(p: Plan, bufs: StaticBuffers) -> dict[str, int]:
+    """Buffer name -> features per row, for the buffers with exactly one row per token."""
+    component = p.component(bufs.name)
+    out = {}
+    for name in bufs:
+        rule = component.row_rule(name)
+        if rule is None or rule.single != ("tokens", 0) or bufs.spec(name).init == "arange":
+            continue
+        tensor = bufs[name]
+        axis = bufs.spec(name).axis_dim
+        out[name] = tensor.numel() // max(tensor.shape[axis], 1)
+    return out
+
+
+def _probe(runner: GraphRunner, key: GraphKey) -> tuple[int, int, bool] | None:
+    """(tokens, requests, uniform) of a batch with exactly `key.padded` tokens that the plan
+    dispatches to `key`; None when none of the candidates does."""
+    n, q, top = key.padded, runner.uniform_query_len, runner.max_num_seqs
+    candidates: list[tuple[int, int, bool]] = []
+    if key.num_reqs is not None:
+        candidates += [(n, key.num_reqs, True), (n, key.num_reqs, False)]
+    if q and n % q == 0 and n // q <= top:
+        candidates.append((n, n // q, True))
+    candidates += [(n, r, False) for r in dict.fromkeys((min(n, top), 1))]
+    for tokens, reqs, uniform in candidates:
+        if reqs < 1 or reqs > top or reqs > tokens:
+            continue
+        try:
+            dispatch = runner.dispatch(tokens, num_reqs=reqs, uniform_decode=uniform)
+        except GraphfitError:  # a shape the scheduler never builds (BatchError)
+            continue
+        if dispatch.mode is not CUDAGraphMode.NONE and runner.key(dispatch) == key:
+            return tokens, reqs, uniform
+    return None
+
+
+def _batch(p: Plan, runner: GraphRunner, gen: torch.Generator, tokens: int, reqs: int
+           ) -> dict[str, torch.Tensor]:
+    """Random real rows for the runner's inputs."""
+    component = p.component(runner.component)
+    out = {}
+    for name in runner.graph_inputs:
+        rule = component.row_rule(name)
+        assert rule is not None
+        spec, full = runner.buffers.spec(name), runner.buffers[name]
+        shape = list(full.shape)
+        shape[spec.axis_dim] = rule.rows(tokens, reqs)
+        if full.dtype.is_floating_point:
+            out[name] = torch.randn(shape, generator=gen).to(full.dtype)
+        elif full.dtype == torch.bool:
+            out[name] = torch.randint(0, 2, shape, generator=gen).bool()
+        else:
+            out[name] = torch.randint(0, 1000, shape, generator=gen).to(full.dtype)
+    return out
+
+
+def rehearse(p: Plan, *, backend: str | Backend = "cpu", progress: ProgressFn | None = None,
+             device: str = "cpu") -> Rehearsal:
+    """Allocate, capture every graph of every component in one session, replay one batch
+    per captured graph and compare it with eager."""
+    session = CaptureSession(backend, progress=progress, freeze_gc=False)
+    runners: list[tuple[GraphRunner, tuple[str, ...]]] = []
+    skipped: list[str] = []
+    for name in p.components:
+        if not p.graph_keys(name):
+            skipped.append(name)
+            continue
+        bufs = StaticBuffers.allocate(p, device, name)
+        widths = _token_inputs(p, bufs)
+        if not widths:
+            skipped.append(name)
+            continue
+        model = ToyForward(widths, {n: bufs.spec(n).axis_dim for n in widths})
+        runner = GraphRunner(model, p, bufs, session=session, graph_inputs=tuple(widths))
+        runners.append((runner, tuple(widths)))
+    report = session.capture()
+    gen = torch.Generator().manual_seed(_SEED)
+    results = []
+    with torch.no_grad():
+        for runner, inputs in runners:
+            replayed, unreached, bad = 0, [], []
+            for key in runner.graphs:
+                probe = _probe(runner, key)
+                if probe is None:
+                    unreached.append(key)
+                    continue
+                tokens, reqs, uniform = probe
+                batch = _batch(p, runner, gen, tokens, reqs)
+                runner.buffers.poison(runner.graph_inputs)
+                got = runner.step(batch, num_reqs=reqs, uniform_decode=uniform)
+                ref = runner.step(batch, num_reqs=reqs, uniform_decode=uniform, eager=True)
+                replayed += 1
+                assert isinstance(got, torch.Tensor) and isinstance(ref, torch.Tensor)
+                if not torch.equal(got, ref):
+                    bad.append(key)
+            results.append(ComponentRehearsal(runner.component, inputs, len(runner.graphs),
+                                              replayed, tuple(unreached), tuple(bad)))
+    return Rehearsal(tuple(results), tuple(skipped), report)
