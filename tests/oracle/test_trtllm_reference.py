@@ -48,9 +48,14 @@ def graph_sizes(p: Plan) -> tuple[int, ...]:
     return p.capture_sizes if p.has_graphs else ()
 
 
+def request_tokens(p: Plan) -> int:
+    """Tokens one generation request carries in graphfit's plan: q x max_beam_width."""
+    return p.config.uniform_query_len * p.config.max_beam_width
+
+
 def graphfit_dispatch(p: Plan, batch: int) -> int | None:
     """graphfit's padded batch size (requests) for a generation batch, None = eager."""
-    d = p.pad(batch * p.config.uniform_query_len, uniform_decode=True)
+    d = p.pad(batch * request_tokens(p), uniform_decode=True)
     return None if d.mode is CUDAGraphMode.NONE else d.num_reqs
 
 
@@ -65,7 +70,10 @@ class Outcome:
 
 
 def run_both(raw: Mapping[str, Any]) -> Outcome:
-    engine = ref.model_engine(ref.llm_args(raw))
+    """`multimodal: true` in a line is graphfit's key for an mrope model (TensorRT-LLM reads
+    `use_mrope` from the checkpoint, not from the LLM API)."""
+    args = {k: v for k, v in raw.items() if k != "multimodal"}
+    engine = ref.model_engine(ref.llm_args(args), use_mrope=bool(raw.get("multimodal")))
     try:
         return Outcome(raw, engine, plan(graphfit_config(raw)), None)
     except ConfigError as exc:
@@ -124,7 +132,14 @@ SPECS: tuple[Mapping[str, Any] | None, ...] = (
      "dynamic_tree_max_topK": 4},
     {"decoding_type": "MTP", "max_draft_len": 2, "use_dynamic_tree": True,
      "dynamic_tree_max_topK": 3, "max_total_draft_tokens": 4},
+    {"decoding_type": "PARD", "max_draft_len": 3, **M},
+    {"decoding_type": "DFlash", "max_draft_len": 4, **M},
+    {"decoding_type": "SA", "max_draft_len": 5},
 )
+# one-beam lines are the grid above; these add beam search and mrope models
+BEAMS = (2, 4)
+MROPE_SPECS: tuple[Mapping[str, Any] | None, ...] = (
+    None, {"decoding_type": "Eagle3", "max_draft_len": 3, **M})
 GRAPHS: tuple[Any, ...] = (
     "missing", {"enable_padding": True}, {"max_batch_size": 64},
     {"max_batch_size": 300, "enable_padding": True}, {"batch_sizes": [1, 2, 4, 8, 16]},
@@ -144,6 +159,14 @@ def grid_args() -> list[dict[str, Any]]:
         if spec is not None:
             raw["speculative_config"] = dict(spec)
         out.append(raw)
+    for S, T, graph in itertools.product(BATCH, TOKENS, GRAPHS):
+        base: dict[str, Any] = {"max_batch_size": S, "max_num_tokens": T}
+        if graph != "missing":
+            base["cuda_graph_config"] = graph
+        out += [{**base, "max_beam_width": beam, "max_seq_len": 1024} for beam in BEAMS]
+        out += [{**base, "multimodal": True, **({"speculative_config": dict(spec)}
+                                                 if spec is not None else {})}
+                for spec in MROPE_SPECS]
     return out
 
 
@@ -180,19 +203,22 @@ def dispatch_mismatches(o: Outcome) -> list[int]:
     return [b for b in batches if o.engine.dispatch(b) != graphfit_dispatch(o.plan, b)]
 
 
+# graphfit buffers the reference does not list (the attention metadata's per-request rows)
+GRAPHFIT_ONLY = frozenset({"seq_slots", "num_cached_tokens"})
+
+
 def buffer_mismatches(o: Outcome) -> dict[str, tuple[int, int | None]]:
     """Buffer -> (TensorRT-LLM elements, graphfit elements) where they differ.
 
-    graphfit's `reference_capacity` is its statement of what TensorRT-LLM allocates, and its
-    own capacity must hold exactly as many rows for the graph runner's static inputs; the
-    static rows are also checked against the largest graph batch graphfit pads to (what the
-    largest graph needs).
+    graphfit's `reference_capacity` is its statement of what TensorRT-LLM allocates; every
+    buffer of either side is compared. The graph runner's static rows are also checked the
+    other way: graphfit's own capacity holds the largest captured batch (its tokens:
+    size x q x beams), and graphfit's engine check (`verify_engine`) reports a shortfall
+    exactly when TensorRT-LLM's rows are shorter than some graph's capture (`short_graphs`).
     """
     want = o.engine.buffers()
     if o.plan is None:
-        return {k: (v, None) for k, v in want.items()
-                if k in ("input_ids", "position_ids", "draft_tokens", "graph_input_ids",
-                         "graph_position_ids")}
+        return {k: (v, None) for k, v in want.items()}
     got: dict[str, int | None] = {}
     target = o.plan.components["target"]
     for b in target.buffers:
@@ -202,17 +228,22 @@ def buffer_mismatches(o: Outcome) -> dict[str, tuple[int, int | None]]:
         got[b.name] = elems
     p = o.plan
     sizes = graph_sizes(p)
-    planned = {b.name: b.capacity for b in target.buffers}
-    if o.engine.graphs_enabled:
-        q = p.config.uniform_query_len
-        padded = max((p.pad(s * q, uniform_decode=True).padded for s in sizes), default=0)
-        for name in ("graph_input_ids", "graph_position_ids"):
-            got.setdefault(name, 0)  # no graph: TensorRT-LLM's rows are 0 too
-            if planned.get(name, 0) != got[name] or padded != got[name]:
-                got[name] = None  # the plan's capacity or its padding disagrees with it
     out: dict[str, tuple[int, int | None]] = {}
-    for name in ("input_ids", "position_ids", "draft_tokens", "graph_input_ids",
-                 "graph_position_ids"):
+    if o.engine.graphs_enabled:
+        for name in want:  # no graph: TensorRT-LLM's static rows are 0 too
+            if name.startswith("graph_"):
+                got.setdefault(name, 0)
+        width = request_tokens(p)
+        needed = max((p.pad(s * width, uniform_decode=True).padded for s in sizes), default=0)
+        planned = {b.name: b.capacity for b in target.buffers}.get("graph_input_ids", 0)
+        if planned != needed:
+            out["graph rows planned"] = (needed, planned)
+        short = bool(o.engine.short_graphs())
+        flagged = bool(sizes) and any(v.buffer == "graph_input_ids"
+                                      for v in p.verify_engine().violation_ranges)
+        if short != flagged:
+            out["short graphs reported"] = (int(short), int(flagged))
+    for name in sorted((set(want) | set(got)) - GRAPHFIT_ONLY):
         if want.get(name) != got.get(name):
             out[name] = (want.get(name, 0), got.get(name))
     return out
@@ -228,7 +259,8 @@ def buffer_label(o: Outcome, name: str, values: tuple[int, int | None]) -> str:
         return (f"draft_tokens_cuda: TensorRT-LLM max_draft_loop_tokens x max_batch_size "
                 f"!= graphfit max_batch_size x max_draft_len ({kind})")
     cls = difference_class(o, name)
-    if name in ("graph_input_ids", "graph_position_ids"):
+    if name in ("graph_input_ids", "graph_position_ids", "graph rows planned",
+                "short graphs reported"):
         return f"graph runner static input_ids rows differ; cause: {cls}"
     return f"{name}: {cls}"
 
@@ -336,10 +368,10 @@ def test_buffer_capacities_grid() -> None:
     bad: dict[str, list[tuple[str, str]]] = {}
     for o in rows:
         wrong = buffer_mismatches(o)
-        for name in ("input_ids", "position_ids", "draft_tokens", "graph_input_ids",
-                     "graph_position_ids"):
-            if name in o.engine.buffers():
-                checks[name] += 1
+        for name in o.engine.buffers():
+            checks[name] += 1
+        for name in ("graph rows planned", "short graphs reported"):
+            checks[name] += o.engine.graphs_enabled
         for name, values in wrong.items():
             bad.setdefault(name, []).append(
                 (buffer_label(o, name, values), f"{show(o.raw)} -> {values}"))
@@ -367,11 +399,16 @@ def trtllm_args() -> st.SearchStrategy[dict[str, Any]]:
                 cfg["max_batch_size"] = draw(st.integers(0, 1100))
             raw["cuda_graph_config"] = cfg
         kind = draw(st.sampled_from(("none", "Eagle", "Eagle3", "MTP", "NGram",
-                                     "Draft_Target")))
-        if kind != "none":
+                                     "Draft_Target", "PARD", "DFlash", "SA", "beam")))
+        if draw(st.integers(0, 3)) == 0 and kind != "beam":
+            raw["multimodal"] = True
+        if kind == "beam":
+            raw.update(max_beam_width=draw(st.integers(1, 8)),
+                       max_seq_len=draw(st.integers(1, 4096)))
+        elif kind != "none":
             d = draw(st.integers(1, 6))
             spec: dict[str, Any] = {"decoding_type": kind, "max_draft_len": d}
-            if kind in ("Eagle", "Eagle3", "Draft_Target"):
+            if kind in ("Eagle", "Eagle3", "Draft_Target", "PARD", "DFlash"):
                 spec["speculative_model"] = "draft"
             if draw(st.integers(0, 4)) == 0:  # draft_len_schedule: thresholds -> lengths
                 thresholds = sorted(draw(st.sets(st.integers(1, 300), min_size=1, max_size=3)))
