@@ -709,3 +709,126 @@ def test_reference_rules_spot_checks() -> None:
         ref.parse_serve_argv(["--max-batch-size", "8"])
 
 
+
+
+# --------------------------------------------------------------------------------------------
+# Beyond one beam and linear drafts (#23): decoding types, beams, attention DP
+# --------------------------------------------------------------------------------------------
+
+
+def test_mtp_dynamic_tree_accepted_at_the_pin() -> None:
+    """MTPDecodingConfig at the pinned llm_args.py HAS use_dynamic_tree and
+    dynamic_tree_max_topK (`ref.CITES["mtp_dynamic_tree"]`), so TensorRT-LLM accepts them and
+    graphfit must too: topK > 0 required, max_total_draft_tokens defaulting to topK x
+    max_draft_len and bounded by [max_draft_len, topK x max_draft_len]. (An older stored
+    copy whose MTPDecodingConfig lacks the fields would refuse them as extra fields; that
+    copy's commit could not be identified, so the pin decides.)"""
+    where = ref.cite_fact("mtp_dynamic_tree_rules")
+    base = {"decoding_type": "MTP", "max_draft_len": 2, "use_dynamic_tree": True}
+    cases: list[tuple[dict[str, Any], int | None]] = [
+        ({**base, "dynamic_tree_max_topK": 3}, 7),
+        ({**base, "dynamic_tree_max_topK": 3, "max_total_draft_tokens": 2}, 3),
+        ({**base, "dynamic_tree_max_topK": 3, "max_total_draft_tokens": 7}, None),
+        ({**base, "dynamic_tree_max_topK": 3, "max_total_draft_tokens": 1}, None),
+        ({**base, "dynamic_tree_max_topK": 0}, None),
+        (dict(base), None),
+    ]
+    for spec, tokens in cases:
+        raw = {"max_batch_size": 64, "speculative_config": spec}
+        if tokens is None:
+            with pytest.raises(ref.Rejected):
+                ref.llm_args(raw)
+            with pytest.raises(ConfigError):
+                plan(graphfit_config(raw))
+            continue
+        assert ref.llm_args(raw).spec is not None
+        assert ref.speculative_config(spec).tokens_per_gen_step == tokens, where
+        assert plan(graphfit_config(raw)).config.uniform_query_len == tokens, f"{where}: {spec}"
+
+
+@pytest.mark.parametrize("spec", [
+    {"decoding_type": "SA", "max_draft_len": 3, "max_matching_ngram_size": 0},
+    {"decoding_type": "SA", "max_draft_len": 3, "enable_global_pool": True,
+     "max_matching_ngram_size": 65},
+    {"decoding_type": "SA", "max_draft_len": 3, "global_pool_size": 8},
+    {"decoding_type": "SA", "max_draft_len": 0},
+    {"decoding_type": "PARD", "max_draft_len": 0, **M},
+    {"decoding_type": "DFlash", "max_draft_len": 0, **M},
+])
+def test_sa_pard_dflash_refusals_agree(spec: dict[str, Any]) -> None:
+    """`SADecodingConfig.validate_sa_config` (`ref.CITES["sa"]`) and the drafters' max_draft_len
+    > 0: what TensorRT-LLM refuses, graphfit refuses."""
+    raw = {"max_batch_size": 64, "speculative_config": spec}
+    with pytest.raises(ref.Rejected):
+        ref.llm_args(raw)
+    with pytest.raises(ConfigError):
+        plan(graphfit_config(raw))
+
+
+@pytest.mark.parametrize("kind", ["DSpark", "AUTO", "User_Provided", "SaveState"])
+def test_unmodelled_decoding_types_are_refused_by_name(kind: str) -> None:
+    """Decoding types TensorRT-LLM has (llm_args.py @0004396720) that graphfit does not model:
+    one error naming the type, not a wrong plan."""
+    raw = {"max_batch_size": 64,
+           "speculative_config": {"decoding_type": kind, "max_draft_len": 3, **M}}
+    with pytest.raises(ref.NotModelled):
+        ref.llm_args(raw)
+    with pytest.raises(ConfigError, match=f"decoding_type {kind} is not modelled"):
+        graphfit_config(raw)
+
+
+def test_pard_dflash_sa_tokens_per_request() -> None:
+    """`PARDDecodingConfig.tokens_per_gen_step` = 2 x max_draft_len, DFlash's max_draft_len + 1
+    (`ref.CITES["pard"]`, `["dflash"]`), SA linear; graphfit's q and its filter agree."""
+    for kind, d, q in (("PARD", 3, 6), ("DFlash", 4, 5), ("SA", 5, 6)):
+        spec = {"decoding_type": kind, "max_draft_len": d, **(M if kind != "SA" else {})}
+        raw = {"max_batch_size": 512, "max_num_tokens": 600, "speculative_config": spec}
+        o = run_both(raw)
+        assert o.engine.tokens_per_request == q, ref.cite_fact(kind.lower())
+        assert o.plan is not None and o.plan.config.uniform_query_len == q, o.graphfit_error
+        assert graph_sizes(o.plan) == o.engine.graph_batch_sizes
+
+
+def test_beam_static_rows_and_short_capture() -> None:
+    """`_create_shared_static_tensors` sizes the static rows min(max graph x W x q,
+    max_num_tokens) while `filter_cuda_graph_batch_sizes` caps graphs at max_num_tokens // q
+    (`ref.CITES["static_tensors"]`, `["filter_tokens"]`, `["capture_tokens"]`): with 4 beams
+    and max_num_tokens 128 the 64-request graph is captured with 256 tokens from 128 rows.
+    Both sides say so: the reference's short_graphs, graphfit's verify_engine."""
+    raw = {"max_batch_size": 64, "max_num_tokens": 128, "max_beam_width": 4,
+           "max_seq_len": 1024, "cuda_graph_config": {"max_batch_size": 64}}
+    o = run_both(raw)
+    assert o.engine.static_rows() == 128 and 64 in o.engine.short_graphs()
+    assert o.plan is not None and not buffer_mismatches(o), buffer_mismatches(o)
+    assert o.engine.buffers()["cache_indirection"] == 64 * 4 * 1024
+
+
+@st.composite
+def adp_cases(draw: st.DrawFn) -> tuple[dict[str, Any], tuple[int, ...]]:
+    raw: dict[str, Any] = {"max_batch_size": draw(st.integers(1, 300)),
+                           "max_num_tokens": draw(st.integers(1, 3000)),
+                           "enable_attention_dp": True, "tensor_parallel_size": 4}
+    cfg: dict[str, Any] = {"enable_padding": draw(st.booleans())}
+    if draw(st.booleans()):
+        cfg["batch_sizes"] = draw(st.lists(st.integers(1, 300), min_size=1, max_size=6))
+    raw["cuda_graph_config"] = cfg
+    ranks = draw(st.integers(2, 8))
+    batches = tuple(draw(st.lists(st.integers(1, 320), min_size=ranks, max_size=ranks)))
+    return raw, batches
+
+
+@given(adp_cases())
+def test_attention_dp_padding_matches_reference(case: tuple[dict[str, Any], tuple[int, ...]]
+                                                ) -> None:
+    """`CUDAGraphRunner._get_padded_batch` + `maybe_get_cuda_graph` under attention DP
+    (`ref.CITES["adp_padding"]`): graphfit's `adp_dispatch` on its own plan's sizes gives
+    every rank the graph TensorRT-LLM's reference does (or eager for all)."""
+    from graphfit.planner.engines.trtllm import adp_dispatch
+
+    raw, batches = case
+    o = run_both(raw)
+    assert o.plan is not None, o.graphfit_error
+    sizes = graph_sizes(o.plan)
+    got = adp_dispatch(sizes, batches, padding=bool(o.plan.config.cuda_graph_padding),
+                       max_batch_size=o.plan.config.max_num_seqs)
+    assert got == o.engine.adp_dispatch(batches), (ref.cite_fact("adp_padding"), raw, batches)
