@@ -29,6 +29,7 @@ from graphfit.inputs.values import (
 from graphfit.planner.core.enums import CUDAGraphMode, Engine, SpecMethod
 from graphfit.planner.core.errors import ConfigError
 from graphfit.planner.core.limits import MAX_INT
+from graphfit.planner.engines.trtllm_ladders import mm_encoder_buckets
 
 TR = Engine.TRTLLM
 DECODING_TYPES = {  # the pydantic discriminator: exact spellings
@@ -93,7 +94,8 @@ def cuda_graph_config(origin: str, value: Any, layer: int) -> tuple[list[Setting
     obj = {normalize_key(k): v for k, v in as_object(origin, value).items()}
     reject_unknown(origin, obj, GRAPH_KEYS | ENCODER_GRAPH_KEYS)
     if any(obj.get(k) not in (None, 0) for k in ENCODER_GRAPH_KEYS) or obj.get("mode") == "encode":
-        raise ConfigError(f"{origin}: encoder CUDA graphs are not modelled")
+        raise ConfigError(f"{origin}: encoder CUDA graphs (EncodeCudaGraphConfig, "
+                          f"EncoderCUDAGraphRunner) are not planned by graphfit")
     if obj.get("mode") not in (None, "decode"):
         raise ConfigError(f"{origin}: mode: only decode graphs are modelled, got {obj['mode']!r}")
     notes: list[str] = []
@@ -202,7 +204,9 @@ def speculative_config(origin: str, value: Any, layer: int) -> tuple[list[Settin
     d = given = as_int(f"{origin}: max_draft_len", obj["max_draft_len"])
     if kind in ("PARD", "DFlash", "SA") and d < 1:
         raise ConfigError(f"{origin}: max_draft_len must be > 0 for {kind}")
-    if method in (SpecMethod.EAGLE3, SpecMethod.DRAFT_MODEL) and not (
+    # validate_speculative_model / validate_draft_target_config; PARD's and DFlash's classes
+    # do not require it (they read mask_token_id etc. from the draft checkpoint when given)
+    if kind in ("Eagle", "Eagle3", "Draft_Target", "DraftTarget") and not (
             obj.get("speculative_model") or obj.get("speculative_model_dir")):
         raise ConfigError(f"{origin}: speculative_model is required for {kind}")
     dynamic = as_bool(f"{origin}: use_dynamic_tree", obj.get("use_dynamic_tree", False))
@@ -255,17 +259,71 @@ def speculative_config(origin: str, value: Any, layer: int) -> tuple[list[Settin
     return settings, notes
 
 
+_PREFILL_WHY = ("prefill CUDA graphs are not planned (their dispatch and buffers are not "
+                "modelled); TensorRT-LLM keeps the capture counts <= max_num_tokens, clamped to "
+                "max_batch_size x (max_seq_len - 1)")
+
+
+def _prefill_key(origin: str, value: Any, layer: int) -> tuple[list[Setting], list[str]]:
+    """`prefill_cuda_graph_backend` / `prefill_capture_num_tokens`: noted (the capture list
+    `_filter_prefill_capture_num_tokens` keeps is planner.engines.trtllm_ladders')."""
+    out = [Setting("engine", TR, origin, layer)]
+    if value is None or (isinstance(value, str) and value.strip().lower() in ("", "none",
+                                                                             "disabled")):
+        return out, []
+    if isinstance(value, list):
+        as_sizes(origin, value, normalize=True)
+    return out, [f"{origin}: {_PREFILL_WHY}"]
+
+
+def _torch_compile_config(origin: str, value: Any, layer: int
+                          ) -> tuple[list[Setting], list[str]]:
+    """`torch_compile_config`: piecewise CUDA graphs (enable_piecewise_cuda_graph) are prefill
+    token graphs graphfit does not plan; the rest does not shape decode graphs."""
+    out = [Setting("engine", TR, origin, layer)]
+    if value is None:
+        return out, []
+    obj = {normalize_key(k): v for k, v in as_object(origin, value).items()}
+    if obj.get("enable_piecewise_cuda_graph") is not None and as_bool(
+            f"{origin}: enable_piecewise_cuda_graph", obj["enable_piecewise_cuda_graph"]):
+        return out, [f"{origin}: piecewise {_PREFILL_WHY}"]
+    return out, [f"{origin}: not modelled, ignored (no piecewise CUDA graphs)"]
+
+
+def _multimodal_config(origin: str, value: Any, layer: int
+                       ) -> tuple[list[Setting], list[str]]:
+    """`multimodal_config` (`MultimodalConfig`, llm_args.py @0004396720): encoder_cuda_graph
+    buckets are validated as `MultimodalEncoderCudaGraphConfig._normalize` does (and refused
+    with encoder_side_stream_max_ahead > 0, as TensorRT-LLM does), then noted: the encoder
+    graphs are not planned."""
+    out = [Setting("engine", TR, origin, layer)]
+    if value is None:
+        return out, []
+    obj = {normalize_key(k): v for k, v in as_object(origin, value).items()}
+    graphs = obj.get("encoder_cuda_graph")
+    if graphs is None:
+        return out, [f"{origin}: not modelled, ignored (no encoder_cuda_graph)"]
+    ahead = as_int(f"{origin}: encoder_side_stream_max_ahead",
+                   obj.get("encoder_side_stream_max_ahead", 0), minimum=0)
+    if ahead > 0:
+        raise ConfigError(f"{origin}: encoder_cuda_graph and encoder_side_stream_max_ahead > 0 "
+                          f"are mutually exclusive (TensorRT-LLM refuses them too)")
+    shown = []
+    for modality, cfg in as_object(f"{origin}: encoder_cuda_graph", graphs).items():
+        key = f"{origin}: encoder_cuda_graph.{modality}.buckets"
+        raw = as_object(key, cfg).get("buckets")
+        if not isinstance(raw, list) or not all(
+                isinstance(b, list) and len(b) == 2 for b in raw):
+            raise ConfigError(f"{key}: expected [[total_tokens, num_contexts], ...]")
+        buckets = mm_encoder_buckets([(as_int(key, t), as_int(key, c)) for t, c in raw])
+        shown.append(f"{modality} {len(buckets)}")
+    return out, [f"{origin}: multimodal encoder CUDA graphs ({', '.join(shown)} buckets) are "
+                 f"not planned by graphfit"]
+
+
 def _optional_size(origin: str, value: Any) -> int | None:
     """An explicit null means the default (normalize_optional_fields_to_defaults)."""
     return None if value is None else as_int(origin, value)
-
-
-def _exactly(default: Any, why: str) -> Handler:
-    def handle(origin: str, value: Any, layer: int) -> tuple[list[Setting], list[str]]:
-        if value is None or value == default:
-            return [Setting("engine", TR, origin, layer)], []
-        raise ConfigError(f"{origin}: {value!r} is not modelled ({why})")
-    return handle
 
 
 def _removed(origin: str, value: Any, layer: int) -> tuple[list[Setting], list[str]]:
@@ -294,6 +352,10 @@ FILE_KEYS: dict[str, Handler] = {
         "attention DP: the plan is one rank's; each rank pads to the captured size of the "
         "largest rank's batch and all ranks run eagerly unless they agree (graphfit's "
         "planner.engines.trtllm.adp_dispatch), which needs no larger buffers", unless=False),
+    "prefill_cuda_graph_backend": _prefill_key,
+    "prefill_capture_num_tokens": _prefill_key,
+    "torch_compile_config": _torch_compile_config,
+    "multimodal_config": _multimodal_config,
     "cuda_graph_batch_sizes": _removed,
     "cuda_graph_max_batch_size": _removed,
     "cuda_graph_padding_enabled": _removed,
@@ -307,7 +369,7 @@ SERVE_KEYS: dict[str, Handler] = {
 IGNORED = frozenset({
     "backend", "kv_cache_config", "moe_expert_parallel_size", "print_iter_log",
     "disable_overlap_scheduler", "stream_interval", "enable_iter_perf_stats", "moe_config",
-    "attn_backend", "enable_autotuner", "torch_compile_config", "attention_dp_config",
+    "attn_backend", "enable_autotuner", "attention_dp_config",
     "scheduler_config", "guided_decoding_backend", "enable_chunked_prefill",
     "tensor_parallel_size", "pipeline_parallel_size", "context_parallel_size",
     "gpus_per_node", "num_postprocess_workers", "trust_remote_code", "tokenizer",

@@ -832,3 +832,50 @@ def test_attention_dp_padding_matches_reference(case: tuple[dict[str, Any], tupl
     got = adp_dispatch(sizes, batches, padding=bool(o.plan.config.cuda_graph_padding),
                        max_batch_size=o.plan.config.max_num_seqs)
     assert got == o.engine.adp_dispatch(batches), (ref.cite_fact("adp_padding"), raw, batches)
+
+
+# --------------------------------------------------------------------------------------------
+# Prefill and encoder ladders (graphfit.planner.engines.trtllm_ladders)
+# --------------------------------------------------------------------------------------------
+
+
+@given(st.lists(st.integers(-5, 5000), max_size=12), st.integers(1, 4096),
+       st.integers(1, 64), st.integers(1, 200))
+def test_piecewise_capture_filter_matches_reference(candidates: list[int], tokens: int,
+                                                    batch: int, seq: int) -> None:
+    """`_filter_piecewise_capture_num_tokens` (`ref.CITES["piecewise_filter"]`)."""
+    from graphfit.planner.engines.trtllm_ladders import piecewise_capture_num_tokens
+
+    kept, unrecordable = piecewise_capture_num_tokens(candidates, tokens, batch, seq)
+    want = ref.filter_piecewise_capture_num_tokens(candidates, tokens, batch, seq)
+    assert (list(kept), list(unrecordable)) == want, ref.cite_fact("piecewise_filter")
+
+
+@given(st.integers(1, 20000), st.booleans(), st.integers(1, 20000))
+def test_encoder_buckets_match_reference(maximum: int, padding: bool, limit: int) -> None:
+    """`EncodeCudaGraphConfig` num_tokens / seq_lens generation
+    (`ref.CITES["encode_graph_config"]`) and the engine's bucket filters."""
+    from graphfit.planner.engines import trtllm_ladders as lad
+
+    tokens = lad.encoder_num_tokens(maximum, padding)
+    seqs = lad.encoder_seq_lens(maximum, padding)
+    assert list(tokens) == ref.generate_encoder_num_tokens(maximum, padding)
+    assert list(seqs) == ref.generate_encoder_seq_lens(maximum, padding)
+    for values in (tokens, seqs):
+        assert list(lad.filter_encoder_values(values, limit, padding)) == (
+            ref.filter_encoder_buckets(values, limit, padding))
+
+
+@given(st.lists(st.tuples(st.integers(0, 600), st.integers(0, 64)), max_size=6))
+def test_multimodal_encoder_buckets_match_reference(buckets: list[tuple[int, int]]) -> None:
+    """`MultimodalEncoderCudaGraphConfig._normalize` (`ref.CITES["mm_encoder_graph_config"]`):
+    what TensorRT-LLM refuses, graphfit refuses; the rest sorted and unique on both sides."""
+    from graphfit.planner.engines.trtllm_ladders import mm_encoder_buckets
+
+    try:
+        want = ref.mm_encoder_buckets(buckets)
+    except ref.Rejected:
+        with pytest.raises(ConfigError):
+            mm_encoder_buckets(buckets)
+        return
+    assert list(mm_encoder_buckets(buckets)) == want

@@ -825,6 +825,100 @@ def model_engine(args: LlmArgsRef, *, use_mrope: bool = False) -> EngineRef:
 
 
 # --------------------------------------------------------------------------------------------
+# Prefill and encoder graph ladders (not planned by graphfit; restated for the reader)
+# --------------------------------------------------------------------------------------------
+
+CITES.update({
+    "piecewise_filter": ("model_engine", "_filter_piecewise_capture_num_tokens (= "
+                         "_filter_prefill_capture_num_tokens)", 4000),
+})
+
+
+def filter_piecewise_capture_num_tokens(candidates: Sequence[int], max_num_tokens: int,
+                                        max_batch_size: int, max_seq_len: int
+                                        ) -> tuple[list[int], list[int]]:
+    """`_filter_piecewise_capture_num_tokens` (model_engine.py @c0edad93fd, window 4000):
+    ceiling max(0, bs * (seq - 1)); limit min(tokens, ceiling); kept = sorted set of
+    min(c, limit) for 0 < c <= tokens (empty when limit <= 0); unrecordable = sorted set of
+    c with ceiling < c <= tokens."""
+    ceiling = max(0, max_batch_size * (max_seq_len - 1))
+    limit = min(max_num_tokens, ceiling)
+    kept: set[int] = set()
+    if limit > 0:
+        for c in candidates:
+            if 0 < c <= max_num_tokens:
+                kept.add(c if c < limit else limit)
+    return sorted(kept), sorted({c for c in candidates if ceiling < c <= max_num_tokens})
+
+
+def generate_encoder_num_tokens(max_num_token: int, enable_padding: bool) -> list[int]:
+    """`EncodeCudaGraphConfig._generate_cuda_graph_num_tokens` (llm_args.py @0004396720,
+    window 16000)."""
+    if enable_padding:
+        sizes = [1, 2, 4, 8, 16, 32, 64, 128, *range(256, 3073, 256)]
+    else:
+        sizes = [1, 2, 4, 8, 16, *range(16, 65, 16), *range(96, 257, 32),
+                 *range(384, 1025, 128), *range(1280, 3073, 256)]
+    p = 4096
+    while p < max_num_token:
+        sizes.append(p)
+        p *= 2
+    out = sorted({s for s in sizes if s <= max_num_token})
+    if not out or out[-1] != max_num_token:
+        out.append(max_num_token)
+    return out
+
+
+def generate_encoder_seq_lens(max_seq_len: int, enable_padding: bool) -> list[int]:
+    """`EncodeCudaGraphConfig._generate_cuda_graph_seq_lens` (llm_args.py @0004396720,
+    window 16000)."""
+    if enable_padding:
+        sizes = [1, 2, 4, 8, 16, 32, 64, *range(128, 1025, 128)]
+    else:
+        sizes = [*range(1, 9), *range(16, 65, 8), *range(96, 257, 32), *range(320, 513, 64),
+                 *range(640, 1025, 128)]
+    p = 2048
+    while p < max_seq_len:
+        sizes.append(p)
+        p *= 2
+    out = sorted({s for s in sizes if s <= max_seq_len})
+    if not out or out[-1] != max_seq_len:
+        out.append(max_seq_len)
+    return out
+
+
+def filter_encoder_buckets(values: Sequence[int], limit: int, enable_padding: bool
+                           ) -> list[int]:
+    """`filter_cuda_graph_num_tokens` / `filter_cuda_graph_seq_lens` (engine/cuda_graph.py,
+    a stored version after @c0edad93fd; the index gives no commit for it)."""
+    result: list[int] = []
+    for index, value in enumerate(values):
+        if value <= limit:
+            result.append(value)
+            continue
+        if enable_padding and (index == 0 or result[index - 1] != limit):
+            result.append(limit)
+        break
+    return result
+
+
+def mm_encoder_buckets(buckets: Sequence[Sequence[int]]) -> list[tuple[int, int]]:
+    """`MultimodalEncoderCudaGraphConfig` (llm_args.py @0004396720, window 16000): PositiveInt
+    pairs, min_length 1, `_normalize` requires total_tokens >= num_contexts and returns
+    sorted(set(buckets))."""
+    if len(buckets) < 1:
+        raise Rejected("buckets: min_length 1")
+    pairs = []
+    for total, contexts in buckets:
+        if _int("total_tokens", total) < 1 or _int("num_contexts", contexts) < 1:
+            raise Rejected("buckets: PositiveInt")
+        if total < contexts:
+            raise Rejected("`buckets` entries must have total_tokens >= num_contexts.")
+        pairs.append((total, contexts))
+    return sorted(set(pairs))
+
+
+# --------------------------------------------------------------------------------------------
 # trtllm-serve (commands/serve.py) and the YAML merge (llm_args.py)
 # --------------------------------------------------------------------------------------------
 

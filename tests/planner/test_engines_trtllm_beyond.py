@@ -194,3 +194,65 @@ def test_beam_capture_short_of_trtllm_rows() -> None:
     short = {v.buffer for v in p.verify_engine().violation_ranges}
     assert {"graph_input_ids", "input_ids"} <= short
     assert p.verify().ok
+
+
+@given(st.lists(st.integers(-5, 5000), max_size=12), st.integers(1, 4096),
+       st.integers(1, 64), st.integers(1, 200))
+def test_piecewise_capture_counts_properties(candidates: list[int], tokens: int, batch: int,
+                                             seq: int) -> None:
+    """Prefill capture counts: sorted, unique, within (0, min(T, bs x (seq - 1))]; each
+    candidate within the budget is captured as itself or, when above the ceiling, as the
+    ceiling."""
+    from graphfit.planner.engines.trtllm_ladders import piecewise_capture_num_tokens
+
+    kept, unrecordable = piecewise_capture_num_tokens(candidates, tokens, batch, seq)
+    limit = min(tokens, batch * (seq - 1))
+    assert list(kept) == sorted(set(kept)) and all(0 < k <= limit for k in kept)
+    for c in candidates:
+        if 0 < c <= tokens and limit > 0:
+            assert min(c, limit) in kept
+    assert all(batch * (seq - 1) < u <= tokens for u in unrecordable)
+
+
+@given(st.integers(1, 50000), st.booleans(), st.integers(1, 50000))
+def test_encoder_bucket_properties(maximum: int, padding: bool, limit: int) -> None:
+    """Generated buckets are sorted, unique, end at the max; the filter keeps a prefix and,
+    with padding, ends at the limit when something was cut."""
+    from graphfit.planner.engines import trtllm_ladders as lad
+
+    for values in (lad.encoder_num_tokens(maximum, padding),
+                   lad.encoder_seq_lens(maximum, padding)):
+        assert list(values) == sorted(set(values)) and values[-1] == maximum
+        kept = lad.filter_encoder_values(values, limit, padding)
+        assert all(k <= limit for k in kept)
+        cut = any(v > limit for v in values)
+        if cut and padding:
+            assert kept[-1] == limit
+        if not padding:
+            assert set(kept) <= set(values)
+
+
+def test_reader_prefill_and_encoder_keys() -> None:
+    from graphfit.inputs.config_file import mapping_settings
+
+    _, notes = mapping_settings({"prefill_cuda_graph_backend": "breakable",
+                                 "prefill_capture_num_tokens": [64, 128]}, "x")
+    assert sum("prefill CUDA graphs are not planned" in n for n in notes) == 2
+    _, notes = mapping_settings({"multimodal_config": {"encoder_cuda_graph": {
+        "image": {"buckets": [[256, 1], [256, 1], [512, 2]]}}}}, "x")
+    assert any("image 2 buckets" in n for n in notes)
+    with pytest.raises(ConfigError, match="total_tokens must be >= num_contexts"):
+        mapping_settings({"multimodal_config": {"encoder_cuda_graph": {
+            "image": {"buckets": [[1, 2]]}}}}, "x")
+    with pytest.raises(ConfigError, match="mutually exclusive"):
+        mapping_settings({"multimodal_config": {"encoder_side_stream_max_ahead": 2,
+                                                "encoder_cuda_graph": {
+                                                    "image": {"buckets": [[8, 1]]}}}}, "x")
+    with pytest.raises(ConfigError, match="EncoderCUDAGraphRunner"):
+        mapping_settings({"cuda_graph_config": {"mode": "encode", "max_num_token": 64}}, "x")
+    settings, _ = mapping_settings({"max_beam_width": 4,
+                                    "speculative_config": {"decoding_type": "PARD",
+                                                           "max_draft_len": 3}}, "x")
+    got = {s.field: s.value for s in settings}
+    assert (got["max_beam_width"], got["parallel_draft"]) == (4, True)
+    assert got["speculative_num_draft_tokens"] == 6
