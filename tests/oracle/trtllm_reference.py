@@ -43,6 +43,8 @@ PINS: dict[str, tuple[str, str]] = {
     "serve": ("tensorrt_llm/commands/serve.py", "00209af149e7774406881a37283dce303571eb11"),
     "eagle3_dynamic_tree": ("tensorrt_llm/_torch/speculative/eagle3_dynamic_tree.py",
                             "470bb72055d5d397c60be4dda1e8f490e7002440"),
+    "mtp_dynamic_tree": ("tensorrt_llm/_torch/speculative/mtp_dynamic_tree.py",
+                         "40043dacba08a768dcd85e61d6157f3f986814d7"),
     "micro_batch_scheduler": ("cpp/tensorrt_llm/batch_manager/microBatchScheduler.cpp",
                               "b8b7b782622c5dc57307f42ea96628f66b34f922"),
     # older copies, read to say what changed
@@ -94,6 +96,7 @@ CITES: dict[str, tuple[str, str, int]] = {
     "filter_tokens": ("cuda_graph_helpers", "filter_cuda_graph_batch_sizes", 0),
     "dynamic_tree_worker": ("eagle3_dynamic_tree", "Eagle3OneModelDynamicTreeWorker.__init__",
                             3000),
+    "mtp_dynamic_tree_worker": ("mtp_dynamic_tree", "MTPEagleDynamicTreeWorker.__init__", 0),
     "beam_tokens": ("micro_batch_scheduler", "MicroBatchScheduler: a generation request "
                     "costs getBeamWidthByIter() + getNumDraftTokens() tokens", 0),
 }
@@ -750,7 +753,7 @@ class EngineRef:
         max_seq_len) int32; with mrope: mrope_position_ids_cuda (3, 1, max_num_tokens), the
         static position_ids (3, 1, rows) and mrope_delta_read_seq_slots (rows,) int64
         (`cite_fact("decoder_buffers")`, `cite_fact("static_tensors")`). A dynamic-tree
-        Eagle3 adds its worker's batch-indexed buffers (`dynamic_tree_buffers`).
+        Eagle3 or MTP adds its worker's batch-indexed buffers (`dynamic_tree_buffers`).
         """
         S, T = self.args.max_batch_size, self.args.max_num_tokens
         out = {"input_ids": T, "position_ids": T, "previous_batch_indices": T}
@@ -759,9 +762,10 @@ class EngineRef:
             out.update(draft_tokens=spec.max_draft_loop_tokens * S, gather_ids=T,
                        previous_pos_indices=T, previous_pos_id_offsets=T,
                        num_accepted_draft_tokens=S, previous_kv_lens_offsets=S)
-            if spec.dynamic_tree_max_topK and spec.decoding_type == "Eagle3":
+            if spec.dynamic_tree_max_topK:
                 out.update(dynamic_tree_buffers(S, spec.dynamic_tree_max_topK,
-                                                spec.max_draft_len, spec.tokens_per_gen_step))
+                                                spec.max_draft_len, spec.tokens_per_gen_step,
+                                                mtp=spec.decoding_type == "MTP"))
         if self.beam > 1:
             if self.args.max_seq_len is None:
                 raise NotModelled("max_seq_len from the checkpoint (cache_indirection)")
@@ -777,19 +781,23 @@ class EngineRef:
         return out
 
 
-def dynamic_tree_buffers(S: int, K: int, d: int, q: int) -> dict[str, int]:
+def dynamic_tree_buffers(S: int, K: int, d: int, q: int, *, mtp: bool = False
+                         ) -> dict[str, int]:
     """`Eagle3OneModelDynamicTreeWorker.__init__` (`cite_fact("dynamic_tree_worker")`): the
     worker's pre-allocated buffers, indexed by batch_idx in [0, max_batch_size) without a
     bounds check, which is why `Eagle3DecodingConfig._max_batch_size` must be the global
     max_batch_size (`cite_fact("dynamic_tree_max_batch_size")`). Elements per buffer for
     max_batch_size S, topK K, max_draft_len d, tokens_per_gen_step q. The lazily allocated
     hidden-state buffers (`_step0_hidden_states_buf`, `_hs_write_buffer`) are left out.
+    `mtp`: `MTPEagleDynamicTreeWorker.__init__` (`cite_fact("mtp_dynamic_tree_worker")`) has
+    no _accept_token, _current_mask_buf, _new_pos_offset_buf, _arange_max_batch, and sizes
+    _hs_read_map K * d like Eagle3's d * K.
     """
     L = K * d  # loop_max_tokens
     H = K + K * K * (d - 1)
     P = d + 1  # max_path_len
     buf_dim = max(q, L)  # max(max_total_draft_tokens + 1, K * max_draft_len)
-    return {
+    out = {
         "tree_draft_tokens": S * L, "tree_position_ids": S * L,
         "tree_history_draft_tokens": S * H, "tree_history_score": S * H,
         "tree_history_draft_tokens_parent": S * max(K * (d - 1) + 1, K + 1),
@@ -801,6 +809,11 @@ def dynamic_tree_buffers(S: int, K: int, d: int, q: int) -> dict[str, int]:
         "tree_current_mask": S * L * L, "tree_new_pos_offset": S * L,
         "tree_mask_repack": S * buf_dim * ((buf_dim + 31) // 32), "tree_arange_max_batch": S,
     }
+    if mtp:
+        for name in ("tree_accept_token", "tree_current_mask", "tree_new_pos_offset",
+                     "tree_arange_max_batch"):
+            del out[name]
+    return out
 
 
 def model_engine(args: LlmArgsRef, *, use_mrope: bool = False) -> EngineRef:

@@ -45,8 +45,8 @@ def configs(draw: st.DrawFn) -> EngineConfig:
     elif kind == "sa":
         fields.update(spec_method="suffix", num_speculative_tokens=d)
     else:
-        fields.update(spec_method="eagle3", num_speculative_tokens=d,
-                      speculative_eagle_topk=draw(st.integers(1, 4)))
+        fields.update(spec_method=draw(st.sampled_from(("eagle3", "mtp"))),
+                      num_speculative_tokens=d, speculative_eagle_topk=draw(st.integers(1, 4)))
     return trt(**fields)
 
 
@@ -124,7 +124,7 @@ def test_dynamic_tree_worker_buffers_have_global_max_batch_size_rows(
     if config.speculative_eagle_topk is None:
         assert not tree
         return
-    assert len(tree) == 22
+    assert len(tree) == (18 if config.spec_method.value == "mtp" else 22)
     assert all(b.reference_capacity == config.max_num_seqs for b in tree)
     assert all(p.pad(n * width(config), uniform_decode=True).num_reqs <= config.max_num_seqs
                for n in range(1, min(config.max_num_seqs, p.max_capture_size) + 1)

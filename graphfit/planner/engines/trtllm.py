@@ -185,31 +185,38 @@ def trtllm_ladder(config: EngineSettings) -> tuple[Ladder, Ladder]:
 
 
 def dynamic_tree_buffers(config: EngineSettings) -> list[BufferSpec]:
-    """`Eagle3OneModelDynamicTreeWorker.__init__` (speculative/eagle3_dynamic_tree.py
-    @470bb72055): buffers indexed by batch_idx in [0, max_batch_size) with no bounds check,
-    sized with the GLOBAL max_batch_size (llm_args.py @0004396720 Eagle3DecodingConfig
-    `_max_batch_size`). K = dynamic_tree_max_topK, d = max_draft_len, L = K x d (the draft
-    loop), q = tokens_per_gen_step. The lazily allocated hidden-state buffers are left out."""
+    """The dynamic-tree worker's pre-allocated buffers, indexed by batch_idx in
+    [0, max_batch_size) with no bounds check, hence sized with the GLOBAL max_batch_size
+    (llm_args.py @0004396720 `Eagle3DecodingConfig._max_batch_size`, `MTPDecodingConfig
+    ._max_batch_size`): Eagle3's `Eagle3OneModelDynamicTreeWorker.__init__`
+    (speculative/eagle3_dynamic_tree.py @470bb72055, 22 buffers) and MTP's
+    `MTPEagleDynamicTreeWorker.__init__` (speculative/mtp_dynamic_tree.py @40043dacba, 18 of
+    them, several int32 where Eagle3's are int64). K = dynamic_tree_max_topK, d =
+    max_draft_len, L = K x d (the draft loop), q = tokens_per_gen_step. The lazily allocated
+    hidden-state buffers and DynamicTreeOpsConverter's own are left out."""
     S, q, d = config.max_num_seqs, config.uniform_query_len, config.num_speculative_tokens
     K = config.speculative_eagle_topk or 1
     L, H, P = K * d, K + K * K * (d - 1), d + 1
     buf_dim = max(q, L)
+    mtp = config.spec_method is SpecMethod.MTP
+    i = "int32" if mtp else "int64"  # the token buffers' dtype
     why = "the dynamic-tree worker's per-request buffers (global max_batch_size rows)"
     shapes: list[tuple[str, str, tuple[int, ...]]] = [
-        ("tree_draft_tokens", "int64", (L,)), ("tree_position_ids", "int64", (L,)),
-        ("tree_history_draft_tokens", "int64", (H,)), ("tree_history_score", "float32", (H,)),
+        ("tree_draft_tokens", i, (L,)), ("tree_position_ids", i, (L,)),
+        ("tree_history_draft_tokens", i, (H,)), ("tree_history_score", "float32", (H,)),
         ("tree_history_draft_tokens_parent", "int64", (max(K * (d - 1) + 1, K + 1),)),
         ("tree_mask", "int32", (L * L,)), ("tree_mask_init", "int32", (K, K)),
-        ("tree_accepted_draft_indices", "int32", (d,)), ("tree_accept_token", "int64", (P,)),
-        ("tree_hs_read_map", "int64", (d * K,)), ("tree_accepted_tokens", "int32", (P,)),
+        ("tree_accepted_draft_indices", "int32", (d,)),
+        ("tree_hs_read_map", "int64", (L,)), ("tree_accepted_tokens", "int32", (P,)),
         ("tree_num_accepted_tokens", "int32", ()), ("tree_target_tokens", "int64", (q,)),
-        ("tree_candidates", "int64", (q,)), ("tree_target_predict", "int64", (q,)),
-        ("tree_step0_input_ids", "int64", (q,)), ("tree_step0_position_ids", "int64", (q,)),
-        ("tree_gather_ids", "int64", (q,)), ("tree_current_mask", "int32", (L, L)),
-        ("tree_new_pos_offset", "int32", (L,)),
+        ("tree_candidates", i, (q,)), ("tree_target_predict", i, (q,)),
+        ("tree_step0_input_ids", i, (q,)), ("tree_step0_position_ids", i, (q,)),
+        ("tree_gather_ids", "int64", (q,)),
         ("tree_mask_repack", "int32", (buf_dim * ((buf_dim + 31) // 32),)),
-        ("tree_arange_max_batch", "int64", ()),
     ]
+    if not mtp:
+        shapes += [("tree_accept_token", "int64", (P,)), ("tree_current_mask", "int32", (L, L)),
+                   ("tree_new_pos_offset", "int32", (L,)), ("tree_arange_max_batch", "int64", ())]
     return [graph_input("target", name, dtype, Axis.REQUESTS, S, ZERO, trailing=trailing,
                         why=why) for name, dtype, trailing in shapes]
 
@@ -237,8 +244,7 @@ def decoder_buffers(config: EngineSettings) -> list[BufferSpec]:
                         ZERO),
             graph_input("target", "previous_kv_lens_offsets", "int32", Axis.REQUESTS, S, ZERO),
         ]
-        if config.spec_method in (SpecMethod.EAGLE, SpecMethod.EAGLE3) and (
-                config.speculative_eagle_topk is not None):
+        if config.spec_method in TREE_METHODS and config.speculative_eagle_topk is not None:
             specs += dynamic_tree_buffers(config)
     if W > 1:
         specs.append(graph_input(
