@@ -18,8 +18,8 @@ min(max_graph_bs x W x q, max_num_tokens) while the batch-size filter divides ma
 q alone, so the largest graphs can be captured short, which the proof reports; the
 cache_indirection buffer), mrope models (`multimodal`: (3, 1, T) position ids), the decoding
 types PARD (2 x max_draft_len tokens a request), DFlash and SA (1 + max_draft_len), the
-decoder's speculative buffers (gather_ids_cuda and the rest), a dynamic-tree Eagle3 worker's
-batch-indexed buffers and attention-DP padding (`adp_dispatch`).
+decoder's speculative buffers (gather_ids_cuda and the rest), a dynamic-tree Eagle3 or MTP
+worker's batch-indexed buffers and attention-DP padding (`adp_dispatch`).
 """
 
 from __future__ import annotations
