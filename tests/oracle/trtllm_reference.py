@@ -93,7 +93,8 @@ CITES: dict[str, tuple[str, str, int]] = {
                     16000),
     "decoder_buffers": ("decoder_runner", "_allocate_decoder_buffers (gather_ids_cuda, "
                         "cache_indirection_attention, mrope_position_ids_cuda)", 12000),
-    "filter_tokens": ("cuda_graph_helpers", "filter_cuda_graph_batch_sizes", 0),
+    "filter_tokens": ("cuda_graph_helpers", "filter_cuda_graph_batch_sizes (lines 23-52 of the "
+                      "2449-character file, counted by hand)", 0),
     "dynamic_tree_worker": ("eagle3_dynamic_tree", "Eagle3OneModelDynamicTreeWorker.__init__",
                             3000),
     "mtp_dynamic_tree_worker": ("mtp_dynamic_tree", "MTPEagleDynamicTreeWorker.__init__", 0),
