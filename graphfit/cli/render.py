@@ -154,7 +154,10 @@ def engine_label(plan: Plan) -> str:
 
 
 def _short(plan: Plan, r: ViolationRange) -> str:
-    unit = plan.components[r.component].unit.value if r.component in plan.components else ""
+    component = plan.components.get(r.component)
+    unit = component.unit.value if component is not None else ""
+    if unit == "requests" and component is not None and component.width > 1:
+        unit = "tokens"  # a range's first / last count tokens: q (x beams) per request
     span = f"{r.first}" if r.first == r.last else f"{r.first}-{r.last}"
     what = f"a batch of {span} {unit}" if r.first == r.last else f"batches of {span} {unit}"
     if r.fixed:

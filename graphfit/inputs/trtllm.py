@@ -5,7 +5,9 @@
 (batch_sizes, max_batch_size, enable_padding) the ladder and `speculative_config` the tokens a
 generation request carries: 1 + max_total_draft_tokens, where a static tree (eagle_choices)
 or a dynamic tree verifies more tokens than max_draft_len (llm_args.py @0004396720; see
-tests/oracle/trtllm_reference.py). FILE_KEYS is the one map from such a key to Settings.
+tests/oracle/trtllm_reference.py). PARD verifies 2 x max_draft_len tokens, DFlash and SA
+1 + max_draft_len; `max_beam_width` multiplies a request's tokens. FILE_KEYS is the one map
+from such a key to Settings.
 """
 
 from __future__ import annotations
@@ -26,6 +28,8 @@ from graphfit.inputs.values import (
 )
 from graphfit.planner.core.enums import CUDAGraphMode, Engine, SpecMethod
 from graphfit.planner.core.errors import ConfigError
+from graphfit.planner.core.limits import MAX_INT
+from graphfit.planner.engines.trtllm_ladders import mm_encoder_buckets
 
 TR = Engine.TRTLLM
 DECODING_TYPES = {  # the pydantic discriminator: exact spellings
@@ -35,6 +39,16 @@ DECODING_TYPES = {  # the pydantic discriminator: exact spellings
     "Draft_Target": SpecMethod.DRAFT_MODEL,
     "DraftTarget": SpecMethod.DRAFT_MODEL,  # the spelling before the discriminator (2025)
     "NGram": SpecMethod.NGRAM,
+    "PARD": SpecMethod.DRAFT_MODEL,  # a draft model predicting K tokens in one pass
+    "DFlash": SpecMethod.DFLASH,
+    "SA": SpecMethod.SUFFIX,  # the standalone GPU suffix automaton, no draft model
+}
+# decoding types TensorRT-LLM has that graphfit refuses, and why (llm_args.py @0004396720)
+REFUSED_TYPES = {
+    "DSpark": "its embedded and standalone drafters differ and are not modelled",
+    "AUTO": "TensorRT-LLM picks the algorithm at run time",
+    "User_Provided": "a user drafter object cannot come from a file",
+    "SaveState": "it saves hidden states instead of drafting",
 }
 BASE_SPEC_KEYS = frozenset({
     "decoding_type", "max_draft_len", "max_total_draft_tokens", "speculative_model",
@@ -43,18 +57,23 @@ BASE_SPEC_KEYS = frozenset({
     "allow_advanced_sampling", "advanced_sampling_mode", "enable_penalty",
 })
 TREE_KEYS = frozenset({"use_dynamic_tree", "dynamic_tree_max_topk"})
-SPEC_KEYS: dict[SpecMethod, frozenset[str]] = {
-    SpecMethod.EAGLE3: BASE_SPEC_KEYS | TREE_KEYS | {
-        "eagle_choices", "greedy_sampling", "posterior_threshold", "num_eagle_layers",
-        "max_non_leaves_per_layer", "eagle3_one_model", "eagle3_layers_to_capture",
-        "eagle3_model_arch", "sa_config"},
-    SpecMethod.MTP: BASE_SPEC_KEYS | TREE_KEYS | {
+_EAGLE_KEYS = BASE_SPEC_KEYS | TREE_KEYS | {
+    "eagle_choices", "greedy_sampling", "posterior_threshold", "num_eagle_layers",
+    "max_non_leaves_per_layer", "eagle3_one_model", "eagle3_layers_to_capture",
+    "eagle3_model_arch", "sa_config"}
+SPEC_KEYS: dict[str, frozenset[str]] = {
+    "Eagle": _EAGLE_KEYS, "Eagle3": _EAGLE_KEYS,
+    "MTP": BASE_SPEC_KEYS | TREE_KEYS | {
         "use_relaxed_acceptance_for_thinking", "relaxed_topk", "relaxed_delta",
         "use_mtp_vanilla", "mtp_eagle_one_model", "sa_config", "num_nextn_predict_layers",
         "begin_thinking_phase_token", "end_thinking_phase_token"},
-    SpecMethod.NGRAM: BASE_SPEC_KEYS | {"max_matching_ngram_size", "is_keep_all",
-                                        "is_use_oldest", "is_public_pool"},
-    SpecMethod.DRAFT_MODEL: BASE_SPEC_KEYS,
+    "NGram": BASE_SPEC_KEYS | {"max_matching_ngram_size", "is_keep_all", "is_use_oldest",
+                               "is_public_pool"},
+    "Draft_Target": BASE_SPEC_KEYS, "DraftTarget": BASE_SPEC_KEYS,
+    "PARD": BASE_SPEC_KEYS | {"mask_token_id", "sa_config"},
+    "DFlash": BASE_SPEC_KEYS | {"mask_token_id", "target_layer_ids", "attention_backend"},
+    "SA": BASE_SPEC_KEYS | {"max_matching_ngram_size", "enable_global_pool",
+                            "global_pool_size"},
 }
 MODELLED_SPEC_KEYS = frozenset({"decoding_type", "max_draft_len", "max_total_draft_tokens",
                                 "draft_len_schedule", "eagle_choices", "use_dynamic_tree",
@@ -75,7 +94,8 @@ def cuda_graph_config(origin: str, value: Any, layer: int) -> tuple[list[Setting
     obj = {normalize_key(k): v for k, v in as_object(origin, value).items()}
     reject_unknown(origin, obj, GRAPH_KEYS | ENCODER_GRAPH_KEYS)
     if any(obj.get(k) not in (None, 0) for k in ENCODER_GRAPH_KEYS) or obj.get("mode") == "encode":
-        raise ConfigError(f"{origin}: encoder CUDA graphs are not modelled")
+        raise ConfigError(f"{origin}: encoder CUDA graphs (EncodeCudaGraphConfig, "
+                          f"EncoderCUDAGraphRunner) are not planned by graphfit")
     if obj.get("mode") not in (None, "decode"):
         raise ConfigError(f"{origin}: mode: only decode graphs are modelled, got {obj['mode']!r}")
     notes: list[str] = []
@@ -135,30 +155,58 @@ def _schedule(origin: str, raw: Any, max_draft_len: int) -> tuple[int, ...]:
     return tuple(sorted(schedule))
 
 
+def _sa_config(origin: str, obj: dict[str, Any]) -> None:
+    """`SADecodingConfig.validate_sa_config` (llm_args.py @0004396720): 0 is not a valid ngram
+    size (-1 means the longest match); with the global pool the size is -1 or 1..64; a
+    global_pool_size (>= 1) needs enable_global_pool."""
+    ngram = as_int(f"{origin}: max_matching_ngram_size", obj.get("max_matching_ngram_size", -1),
+                   minimum=-MAX_INT)
+    pool = as_bool(f"{origin}: enable_global_pool", obj.get("enable_global_pool", False))
+    if ngram == 0:
+        raise ConfigError(f"{origin}: max_matching_ngram_size must be > 0 (fixed ngram) or -1 "
+                          f"(longest match), got 0")
+    if pool and ngram != -1 and not 1 <= ngram <= 64:
+        raise ConfigError(f"{origin}: max_matching_ngram_size must be -1 or in [1, 64] with "
+                          f"enable_global_pool, got {ngram}")
+    if obj.get("global_pool_size") is not None:
+        as_int(f"{origin}: global_pool_size", obj["global_pool_size"], minimum=1)
+        if not pool:
+            raise ConfigError(f"{origin}: global_pool_size requires enable_global_pool: true")
+
+
 def speculative_config(origin: str, value: Any, layer: int) -> tuple[list[Setting], list[str]]:
     """`speculative_config` as TensorRT-LLM validates it (llm_args.py): max_draft_len (MTP:
     or num_nextn_predict_layers), and the tokens per request 1 + max_total_draft_tokens: the
     number of distinct eagle_choices, a dynamic tree's total (default topK * max_draft_len),
-    a linear Eagle3's given total, else max_draft_len."""
+    a linear Eagle3's given total, else max_draft_len; PARD's 2 x max_draft_len
+    (`PARDDecodingConfig.tokens_per_gen_step`)."""
     obj = {normalize_key(k): v for k, v in as_object(origin, value).items()}
     kind = as_str(f"{origin}: decoding_type", obj.get("decoding_type"))
+    if kind in REFUSED_TYPES:
+        raise ConfigError(f"{origin}: decoding_type {kind} is not modelled by graphfit "
+                          f"({REFUSED_TYPES[kind]})")
     method = DECODING_TYPES.get(kind)
     if method is None:
         raise ConfigError(f"{origin}: decoding_type {kind!r} is not one of "
-                          f"{', '.join(DECODING_TYPES)} (exact spelling; others are not "
-                          f"modelled)")
+                          f"{', '.join(DECODING_TYPES)} (exact spelling)")
     notes: list[str] = []
     if method is SpecMethod.MTP and obj.get("num_nextn_predict_layers") is not None:
         layers = obj.pop("num_nextn_predict_layers")
         obj.setdefault("max_draft_len", layers)
-    reject_unknown(origin, obj, SPEC_KEYS[method])
+    reject_unknown(origin, obj, SPEC_KEYS[kind])
+    if kind == "SA":
+        _sa_config(origin, obj)
     if obj.get("max_concurrency") is not None:
         raise ConfigError(f"{origin}: max_concurrency (dynamic draft length) is not modelled")
     if obj.get("max_draft_len") is None:
         raise ConfigError(f"{origin}: max_draft_len missing (graphfit does not read it from "
                           f"the checkpoint)")
     d = given = as_int(f"{origin}: max_draft_len", obj["max_draft_len"])
-    if method in (SpecMethod.EAGLE3, SpecMethod.DRAFT_MODEL) and not (
+    if kind in ("PARD", "DFlash", "SA") and d < 1:
+        raise ConfigError(f"{origin}: max_draft_len must be > 0 for {kind}")
+    # validate_speculative_model / validate_draft_target_config; PARD's and DFlash's classes
+    # do not require it (they read mask_token_id etc. from the draft checkpoint when given)
+    if kind in ("Eagle", "Eagle3", "Draft_Target", "DraftTarget") and not (
             obj.get("speculative_model") or obj.get("speculative_model_dir")):
         raise ConfigError(f"{origin}: speculative_model is required for {kind}")
     dynamic = as_bool(f"{origin}: use_dynamic_tree", obj.get("use_dynamic_tree", False))
@@ -181,8 +229,8 @@ def speculative_config(origin: str, value: Any, layer: int) -> tuple[list[Settin
                          f"(TensorRT-LLM does the same)")
             d = depth
         total = len(choices)
-    elif method in (SpecMethod.NGRAM, SpecMethod.DRAFT_MODEL) or (
-            method is SpecMethod.MTP and not dynamic):
+    elif method in (SpecMethod.NGRAM, SpecMethod.DRAFT_MODEL, SpecMethod.DFLASH,
+                    SpecMethod.SUFFIX) or (method is SpecMethod.MTP and not dynamic):
         total = d  # set_max_total_draft_tokens overwrites a given total
     settings = [Setting("spec_method", method, f"{origin}: decoding_type", layer),
                 Setting("num_speculative_tokens", d, f"{origin}: max_draft_len", layer),
@@ -190,7 +238,12 @@ def speculative_config(origin: str, value: Any, layer: int) -> tuple[list[Settin
     if topk is not None:
         settings.append(Setting("speculative_eagle_topk", topk,
                                 f"{origin}: dynamic_tree_max_topK", layer))
-    if total is not None:
+    if kind == "PARD":
+        # K + 1 accepted + K - 1 mask tokens a request (PARDDecodingConfig.tokens_per_gen_step)
+        settings += [Setting("parallel_draft", True, f"{origin}: decoding_type", layer),
+                     Setting("speculative_num_draft_tokens", 2 * d,
+                             f"{origin}: decoding_type PARD", layer)]
+    elif total is not None:
         settings.append(Setting("speculative_num_draft_tokens", 1 + total,
                                 f"{origin}: max_total_draft_tokens", layer))
     if obj.get("draft_len_schedule") is not None:
@@ -206,17 +259,71 @@ def speculative_config(origin: str, value: Any, layer: int) -> tuple[list[Settin
     return settings, notes
 
 
+_PREFILL_WHY = ("prefill CUDA graphs are not planned (their dispatch and buffers are not "
+                "modelled); TensorRT-LLM keeps the capture counts <= max_num_tokens, clamped to "
+                "max_batch_size x (max_seq_len - 1)")
+
+
+def _prefill_key(origin: str, value: Any, layer: int) -> tuple[list[Setting], list[str]]:
+    """`prefill_cuda_graph_backend` / `prefill_capture_num_tokens`: noted (the capture list
+    `_filter_prefill_capture_num_tokens` keeps is planner.engines.trtllm_ladders')."""
+    out = [Setting("engine", TR, origin, layer)]
+    if value is None or (isinstance(value, str) and value.strip().lower() in ("", "none",
+                                                                             "disabled")):
+        return out, []
+    if isinstance(value, list):
+        as_sizes(origin, value, normalize=True)
+    return out, [f"{origin}: {_PREFILL_WHY}"]
+
+
+def _torch_compile_config(origin: str, value: Any, layer: int
+                          ) -> tuple[list[Setting], list[str]]:
+    """`torch_compile_config`: piecewise CUDA graphs (enable_piecewise_cuda_graph) are prefill
+    token graphs graphfit does not plan; the rest does not shape decode graphs."""
+    out = [Setting("engine", TR, origin, layer)]
+    if value is None:
+        return out, []
+    obj = {normalize_key(k): v for k, v in as_object(origin, value).items()}
+    if obj.get("enable_piecewise_cuda_graph") is not None and as_bool(
+            f"{origin}: enable_piecewise_cuda_graph", obj["enable_piecewise_cuda_graph"]):
+        return out, [f"{origin}: piecewise {_PREFILL_WHY}"]
+    return out, [f"{origin}: not modelled, ignored (no piecewise CUDA graphs)"]
+
+
+def _multimodal_config(origin: str, value: Any, layer: int
+                       ) -> tuple[list[Setting], list[str]]:
+    """`multimodal_config` (`MultimodalConfig`, llm_args.py @0004396720): encoder_cuda_graph
+    buckets are validated as `MultimodalEncoderCudaGraphConfig._normalize` does (and refused
+    with encoder_side_stream_max_ahead > 0, as TensorRT-LLM does), then noted: the encoder
+    graphs are not planned."""
+    out = [Setting("engine", TR, origin, layer)]
+    if value is None:
+        return out, []
+    obj = {normalize_key(k): v for k, v in as_object(origin, value).items()}
+    graphs = obj.get("encoder_cuda_graph")
+    if graphs is None:
+        return out, [f"{origin}: not modelled, ignored (no encoder_cuda_graph)"]
+    ahead = as_int(f"{origin}: encoder_side_stream_max_ahead",
+                   obj.get("encoder_side_stream_max_ahead", 0), minimum=0)
+    if ahead > 0:
+        raise ConfigError(f"{origin}: encoder_cuda_graph and encoder_side_stream_max_ahead > 0 "
+                          f"are mutually exclusive (TensorRT-LLM refuses them too)")
+    shown = []
+    for modality, cfg in as_object(f"{origin}: encoder_cuda_graph", graphs).items():
+        key = f"{origin}: encoder_cuda_graph.{modality}.buckets"
+        raw = as_object(key, cfg).get("buckets")
+        if not isinstance(raw, list) or not all(
+                isinstance(b, list) and len(b) == 2 for b in raw):
+            raise ConfigError(f"{key}: expected [[total_tokens, num_contexts], ...]")
+        buckets = mm_encoder_buckets([(as_int(key, t), as_int(key, c)) for t, c in raw])
+        shown.append(f"{modality} {len(buckets)}")
+    return out, [f"{origin}: multimodal encoder CUDA graphs ({', '.join(shown)} buckets) are "
+                 f"not planned by graphfit"]
+
+
 def _optional_size(origin: str, value: Any) -> int | None:
     """An explicit null means the default (normalize_optional_fields_to_defaults)."""
     return None if value is None else as_int(origin, value)
-
-
-def _exactly(default: Any, why: str) -> Handler:
-    def handle(origin: str, value: Any, layer: int) -> tuple[list[Setting], list[str]]:
-        if value is None or value == default:
-            return [Setting("engine", TR, origin, layer)], []
-        raise ConfigError(f"{origin}: {value!r} is not modelled ({why})")
-    return handle
 
 
 def _removed(origin: str, value: Any, layer: int) -> tuple[list[Setting], list[str]]:
@@ -240,9 +347,15 @@ FILE_KEYS: dict[str, Handler] = {
     "max_num_tokens": field_key("max_num_batched_tokens", _optional_size, TR),
     "max_seq_len": field_key("max_model_len", _optional_size, TR),
     "cuda_graph_config": cuda_graph_config,
-    "max_beam_width": _exactly(1, "beam search multiplies the graph runner's rows"),
-    "enable_attention_dp": _noted("attention DP is not modelled: the plan is one rank's, "
-                                  "as without it", unless=False),
+    "max_beam_width": field_key("max_beam_width", _optional_size, TR),
+    "enable_attention_dp": _noted(
+        "attention DP: the plan is one rank's; each rank pads to the captured size of the "
+        "largest rank's batch and all ranks run eagerly unless they agree (graphfit's "
+        "planner.engines.trtllm.adp_dispatch), which needs no larger buffers", unless=False),
+    "prefill_cuda_graph_backend": _prefill_key,
+    "prefill_capture_num_tokens": _prefill_key,
+    "torch_compile_config": _torch_compile_config,
+    "multimodal_config": _multimodal_config,
     "cuda_graph_batch_sizes": _removed,
     "cuda_graph_max_batch_size": _removed,
     "cuda_graph_padding_enabled": _removed,
@@ -256,7 +369,7 @@ SERVE_KEYS: dict[str, Handler] = {
 IGNORED = frozenset({
     "backend", "kv_cache_config", "moe_expert_parallel_size", "print_iter_log",
     "disable_overlap_scheduler", "stream_interval", "enable_iter_perf_stats", "moe_config",
-    "attn_backend", "enable_autotuner", "torch_compile_config", "attention_dp_config",
+    "attn_backend", "enable_autotuner", "attention_dp_config",
     "scheduler_config", "guided_decoding_backend", "enable_chunked_prefill",
     "tensor_parallel_size", "pipeline_parallel_size", "context_parallel_size",
     "gpus_per_node", "num_postprocess_workers", "trust_remote_code", "tokenizer",

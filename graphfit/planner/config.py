@@ -169,8 +169,11 @@ def _engine_fields(config: EngineConfig) -> None:
         if isinstance(gb, bool) or not isinstance(gb, (int, float)) or not gb > 0:
             raise ConfigError(f"gpu_memory_gb: must be a number > 0 (GiB), got {gb!r}")
         set_(config, "gpu_memory_gb", float(gb))
-    for name in ("tp_size", "attn_dp_size", "attn_cp_size", "vocab_size"):
+    for name in ("tp_size", "attn_dp_size", "attn_cp_size", "vocab_size", "max_beam_width"):
         _positive_int(name, getattr(config, name))
+    if not isinstance(config.parallel_draft, bool):
+        raise ConfigError(
+            f"parallel_draft: expected true/false, got {excerpt(config.parallel_draft)}")
     if not isinstance(config.two_batch_overlap, bool):
         raise ConfigError(
             f"two_batch_overlap: expected true/false, got {config.two_batch_overlap!r}")
@@ -311,6 +314,11 @@ class EngineConfig:
     architecture: str | None = None  # the model's HF class, e.g. LlamaForCausalLM
     vocab_size: int = 128256  # logits buffers (SGLang)
     draft_len_schedule: tuple[int, ...] | None = None  # TensorRT-LLM thresholds (batch sizes)
+    # TensorRT-LLM max_beam_width: beams per generation request (the graph runner's rows)
+    max_beam_width: int = 1
+    # TensorRT-LLM PARD (decoding_type PARD): the target verifies 2 x max_draft_len tokens per
+    # request (K + 1 accepted + K - 1 mask tokens) instead of 1 + max_draft_len
+    parallel_draft: bool = False
 
     def __post_init__(self) -> None:
         set_ = object.__setattr__

@@ -48,9 +48,14 @@ def graph_sizes(p: Plan) -> tuple[int, ...]:
     return p.capture_sizes if p.has_graphs else ()
 
 
+def request_tokens(p: Plan) -> int:
+    """Tokens one generation request carries in graphfit's plan: q x max_beam_width."""
+    return p.config.uniform_query_len * p.config.max_beam_width
+
+
 def graphfit_dispatch(p: Plan, batch: int) -> int | None:
     """graphfit's padded batch size (requests) for a generation batch, None = eager."""
-    d = p.pad(batch * p.config.uniform_query_len, uniform_decode=True)
+    d = p.pad(batch * request_tokens(p), uniform_decode=True)
     return None if d.mode is CUDAGraphMode.NONE else d.num_reqs
 
 
@@ -65,7 +70,10 @@ class Outcome:
 
 
 def run_both(raw: Mapping[str, Any]) -> Outcome:
-    engine = ref.model_engine(ref.llm_args(raw))
+    """`multimodal: true` in a line is graphfit's key for an mrope model (TensorRT-LLM reads
+    `use_mrope` from the checkpoint, not from the LLM API)."""
+    args = {k: v for k, v in raw.items() if k != "multimodal"}
+    engine = ref.model_engine(ref.llm_args(args), use_mrope=bool(raw.get("multimodal")))
     try:
         return Outcome(raw, engine, plan(graphfit_config(raw)), None)
     except ConfigError as exc:
@@ -124,7 +132,14 @@ SPECS: tuple[Mapping[str, Any] | None, ...] = (
      "dynamic_tree_max_topK": 4},
     {"decoding_type": "MTP", "max_draft_len": 2, "use_dynamic_tree": True,
      "dynamic_tree_max_topK": 3, "max_total_draft_tokens": 4},
+    {"decoding_type": "PARD", "max_draft_len": 3, **M},
+    {"decoding_type": "DFlash", "max_draft_len": 4, **M},
+    {"decoding_type": "SA", "max_draft_len": 5},
 )
+# one-beam lines are the grid above; these add beam search and mrope models
+BEAMS = (2, 4)
+MROPE_SPECS: tuple[Mapping[str, Any] | None, ...] = (
+    None, {"decoding_type": "Eagle3", "max_draft_len": 3, **M})
 GRAPHS: tuple[Any, ...] = (
     "missing", {"enable_padding": True}, {"max_batch_size": 64},
     {"max_batch_size": 300, "enable_padding": True}, {"batch_sizes": [1, 2, 4, 8, 16]},
@@ -144,6 +159,14 @@ def grid_args() -> list[dict[str, Any]]:
         if spec is not None:
             raw["speculative_config"] = dict(spec)
         out.append(raw)
+    for S, T, graph in itertools.product(BATCH, TOKENS, GRAPHS):
+        base: dict[str, Any] = {"max_batch_size": S, "max_num_tokens": T}
+        if graph != "missing":
+            base["cuda_graph_config"] = graph
+        out += [{**base, "max_beam_width": beam, "max_seq_len": 1024} for beam in BEAMS]
+        out += [{**base, "multimodal": True, **({"speculative_config": dict(spec)}
+                                                 if spec is not None else {})}
+                for spec in MROPE_SPECS]
     return out
 
 
@@ -180,19 +203,22 @@ def dispatch_mismatches(o: Outcome) -> list[int]:
     return [b for b in batches if o.engine.dispatch(b) != graphfit_dispatch(o.plan, b)]
 
 
+# graphfit buffers the reference does not list (the attention metadata's per-request rows)
+GRAPHFIT_ONLY = frozenset({"seq_slots", "num_cached_tokens"})
+
+
 def buffer_mismatches(o: Outcome) -> dict[str, tuple[int, int | None]]:
     """Buffer -> (TensorRT-LLM elements, graphfit elements) where they differ.
 
-    graphfit's `reference_capacity` is its statement of what TensorRT-LLM allocates, and its
-    own capacity must hold exactly as many rows for the graph runner's static inputs; the
-    static rows are also checked against the largest graph batch graphfit pads to (what the
-    largest graph needs).
+    graphfit's `reference_capacity` is its statement of what TensorRT-LLM allocates; every
+    buffer of either side is compared. The graph runner's static rows are also checked the
+    other way: graphfit's own capacity holds the largest captured batch (its tokens:
+    size x q x beams), and graphfit's engine check (`verify_engine`) reports a shortfall
+    exactly when TensorRT-LLM's rows are shorter than some graph's capture (`short_graphs`).
     """
     want = o.engine.buffers()
     if o.plan is None:
-        return {k: (v, None) for k, v in want.items()
-                if k in ("input_ids", "position_ids", "draft_tokens", "graph_input_ids",
-                         "graph_position_ids")}
+        return {k: (v, None) for k, v in want.items()}
     got: dict[str, int | None] = {}
     target = o.plan.components["target"]
     for b in target.buffers:
@@ -202,17 +228,22 @@ def buffer_mismatches(o: Outcome) -> dict[str, tuple[int, int | None]]:
         got[b.name] = elems
     p = o.plan
     sizes = graph_sizes(p)
-    planned = {b.name: b.capacity for b in target.buffers}
-    if o.engine.graphs_enabled:
-        q = p.config.uniform_query_len
-        padded = max((p.pad(s * q, uniform_decode=True).padded for s in sizes), default=0)
-        for name in ("graph_input_ids", "graph_position_ids"):
-            got.setdefault(name, 0)  # no graph: TensorRT-LLM's rows are 0 too
-            if planned.get(name, 0) != got[name] or padded != got[name]:
-                got[name] = None  # the plan's capacity or its padding disagrees with it
     out: dict[str, tuple[int, int | None]] = {}
-    for name in ("input_ids", "position_ids", "draft_tokens", "graph_input_ids",
-                 "graph_position_ids"):
+    if o.engine.graphs_enabled:
+        for name in want:  # no graph: TensorRT-LLM's static rows are 0 too
+            if name.startswith("graph_"):
+                got.setdefault(name, 0)
+        width = request_tokens(p)
+        needed = max((p.pad(s * width, uniform_decode=True).padded for s in sizes), default=0)
+        planned = {b.name: b.capacity for b in target.buffers}.get("graph_input_ids", 0)
+        if planned != needed:
+            out["graph rows planned"] = (needed, planned)
+        short = bool(o.engine.short_graphs())
+        flagged = bool(sizes) and any(v.buffer == "graph_input_ids"
+                                      for v in p.verify_engine().violation_ranges)
+        if short != flagged:
+            out["short graphs reported"] = (int(short), int(flagged))
+    for name in sorted((set(want) | set(got)) - GRAPHFIT_ONLY):
         if want.get(name) != got.get(name):
             out[name] = (want.get(name, 0), got.get(name))
     return out
@@ -228,7 +259,8 @@ def buffer_label(o: Outcome, name: str, values: tuple[int, int | None]) -> str:
         return (f"draft_tokens_cuda: TensorRT-LLM max_draft_loop_tokens x max_batch_size "
                 f"!= graphfit max_batch_size x max_draft_len ({kind})")
     cls = difference_class(o, name)
-    if name in ("graph_input_ids", "graph_position_ids"):
+    if name in ("graph_input_ids", "graph_position_ids", "graph rows planned",
+                "short graphs reported"):
         return f"graph runner static input_ids rows differ; cause: {cls}"
     return f"{name}: {cls}"
 
@@ -336,10 +368,10 @@ def test_buffer_capacities_grid() -> None:
     bad: dict[str, list[tuple[str, str]]] = {}
     for o in rows:
         wrong = buffer_mismatches(o)
-        for name in ("input_ids", "position_ids", "draft_tokens", "graph_input_ids",
-                     "graph_position_ids"):
-            if name in o.engine.buffers():
-                checks[name] += 1
+        for name in o.engine.buffers():
+            checks[name] += 1
+        for name in ("graph rows planned", "short graphs reported"):
+            checks[name] += o.engine.graphs_enabled
         for name, values in wrong.items():
             bad.setdefault(name, []).append(
                 (buffer_label(o, name, values), f"{show(o.raw)} -> {values}"))
@@ -367,11 +399,16 @@ def trtllm_args() -> st.SearchStrategy[dict[str, Any]]:
                 cfg["max_batch_size"] = draw(st.integers(0, 1100))
             raw["cuda_graph_config"] = cfg
         kind = draw(st.sampled_from(("none", "Eagle", "Eagle3", "MTP", "NGram",
-                                     "Draft_Target")))
-        if kind != "none":
+                                     "Draft_Target", "PARD", "DFlash", "SA", "beam")))
+        if draw(st.integers(0, 3)) == 0 and kind != "beam":
+            raw["multimodal"] = True
+        if kind == "beam":
+            raw.update(max_beam_width=draw(st.integers(1, 8)),
+                       max_seq_len=draw(st.integers(1, 4096)))
+        elif kind != "none":
             d = draw(st.integers(1, 6))
             spec: dict[str, Any] = {"decoding_type": kind, "max_draft_len": d}
-            if kind in ("Eagle", "Eagle3", "Draft_Target"):
+            if kind in ("Eagle", "Eagle3", "Draft_Target", "PARD", "DFlash"):
                 spec["speculative_model"] = "draft"
             if draw(st.integers(0, 4)) == 0:  # draft_len_schedule: thresholds -> lengths
                 thresholds = sorted(draw(st.sets(st.integers(1, 300), min_size=1, max_size=3)))
@@ -672,3 +709,173 @@ def test_reference_rules_spot_checks() -> None:
         ref.parse_serve_argv(["--max-batch-size", "8"])
 
 
+
+
+# --------------------------------------------------------------------------------------------
+# Beyond one beam and linear drafts (#23): decoding types, beams, attention DP
+# --------------------------------------------------------------------------------------------
+
+
+def test_mtp_dynamic_tree_accepted_at_the_pin() -> None:
+    """MTPDecodingConfig at the pinned llm_args.py HAS use_dynamic_tree and
+    dynamic_tree_max_topK (`ref.CITES["mtp_dynamic_tree"]`), so TensorRT-LLM accepts them and
+    graphfit must too: topK > 0 required, max_total_draft_tokens defaulting to topK x
+    max_draft_len and bounded by [max_draft_len, topK x max_draft_len]. (An older stored
+    copy whose MTPDecodingConfig lacks the fields would refuse them as extra fields; that
+    copy's commit could not be identified, so the pin decides.)"""
+    where = ref.cite_fact("mtp_dynamic_tree_rules")
+    base = {"decoding_type": "MTP", "max_draft_len": 2, "use_dynamic_tree": True}
+    cases: list[tuple[dict[str, Any], int | None]] = [
+        ({**base, "dynamic_tree_max_topK": 3}, 7),
+        ({**base, "dynamic_tree_max_topK": 3, "max_total_draft_tokens": 2}, 3),
+        ({**base, "dynamic_tree_max_topK": 3, "max_total_draft_tokens": 7}, None),
+        ({**base, "dynamic_tree_max_topK": 3, "max_total_draft_tokens": 1}, None),
+        ({**base, "dynamic_tree_max_topK": 0}, None),
+        (dict(base), None),
+    ]
+    for spec, tokens in cases:
+        raw = {"max_batch_size": 64, "speculative_config": spec}
+        if tokens is None:
+            with pytest.raises(ref.Rejected):
+                ref.llm_args(raw)
+            with pytest.raises(ConfigError):
+                plan(graphfit_config(raw))
+            continue
+        assert ref.llm_args(raw).spec is not None
+        assert ref.speculative_config(spec).tokens_per_gen_step == tokens, where
+        assert plan(graphfit_config(raw)).config.uniform_query_len == tokens, f"{where}: {spec}"
+
+
+@pytest.mark.parametrize("spec", [
+    {"decoding_type": "SA", "max_draft_len": 3, "max_matching_ngram_size": 0},
+    {"decoding_type": "SA", "max_draft_len": 3, "enable_global_pool": True,
+     "max_matching_ngram_size": 65},
+    {"decoding_type": "SA", "max_draft_len": 3, "global_pool_size": 8},
+    {"decoding_type": "SA", "max_draft_len": 0},
+    {"decoding_type": "PARD", "max_draft_len": 0, **M},
+    {"decoding_type": "DFlash", "max_draft_len": 0, **M},
+])
+def test_sa_pard_dflash_refusals_agree(spec: dict[str, Any]) -> None:
+    """`SADecodingConfig.validate_sa_config` (`ref.CITES["sa"]`) and the drafters' max_draft_len
+    > 0: what TensorRT-LLM refuses, graphfit refuses."""
+    raw = {"max_batch_size": 64, "speculative_config": spec}
+    with pytest.raises(ref.Rejected):
+        ref.llm_args(raw)
+    with pytest.raises(ConfigError):
+        plan(graphfit_config(raw))
+
+
+@pytest.mark.parametrize("kind", ["DSpark", "AUTO", "User_Provided", "SaveState"])
+def test_unmodelled_decoding_types_are_refused_by_name(kind: str) -> None:
+    """Decoding types TensorRT-LLM has (llm_args.py @0004396720) that graphfit does not model:
+    one error naming the type, not a wrong plan."""
+    raw = {"max_batch_size": 64,
+           "speculative_config": {"decoding_type": kind, "max_draft_len": 3, **M}}
+    with pytest.raises(ref.NotModelled):
+        ref.llm_args(raw)
+    with pytest.raises(ConfigError, match=f"decoding_type {kind} is not modelled"):
+        graphfit_config(raw)
+
+
+def test_pard_dflash_sa_tokens_per_request() -> None:
+    """`PARDDecodingConfig.tokens_per_gen_step` = 2 x max_draft_len, DFlash's max_draft_len + 1
+    (`ref.CITES["pard"]`, `["dflash"]`), SA linear; graphfit's q and its filter agree."""
+    for kind, d, q in (("PARD", 3, 6), ("DFlash", 4, 5), ("SA", 5, 6)):
+        spec = {"decoding_type": kind, "max_draft_len": d, **(M if kind != "SA" else {})}
+        raw = {"max_batch_size": 512, "max_num_tokens": 600, "speculative_config": spec}
+        o = run_both(raw)
+        assert o.engine.tokens_per_request == q, ref.cite_fact(kind.lower())
+        assert o.plan is not None and o.plan.config.uniform_query_len == q, o.graphfit_error
+        assert graph_sizes(o.plan) == o.engine.graph_batch_sizes
+
+
+def test_beam_static_rows_and_short_capture() -> None:
+    """`_create_shared_static_tensors` sizes the static rows min(max graph x W x q,
+    max_num_tokens) while `filter_cuda_graph_batch_sizes` caps graphs at max_num_tokens // q
+    (`ref.CITES["static_tensors"]`, `["filter_tokens"]`, `["capture_tokens"]`): with 4 beams
+    and max_num_tokens 128 the 64-request graph is captured with 256 tokens from 128 rows.
+    Both sides say so: the reference's short_graphs, graphfit's verify_engine."""
+    raw = {"max_batch_size": 64, "max_num_tokens": 128, "max_beam_width": 4,
+           "max_seq_len": 1024, "cuda_graph_config": {"max_batch_size": 64}}
+    o = run_both(raw)
+    assert o.engine.static_rows() == 128 and 64 in o.engine.short_graphs()
+    assert o.plan is not None and not buffer_mismatches(o), buffer_mismatches(o)
+    assert o.engine.buffers()["cache_indirection"] == 64 * 4 * 1024
+
+
+@st.composite
+def adp_cases(draw: st.DrawFn) -> tuple[dict[str, Any], tuple[int, ...]]:
+    raw: dict[str, Any] = {"max_batch_size": draw(st.integers(1, 300)),
+                           "max_num_tokens": draw(st.integers(1, 3000)),
+                           "enable_attention_dp": True, "tensor_parallel_size": 4}
+    cfg: dict[str, Any] = {"enable_padding": draw(st.booleans())}
+    if draw(st.booleans()):
+        cfg["batch_sizes"] = draw(st.lists(st.integers(1, 300), min_size=1, max_size=6))
+    raw["cuda_graph_config"] = cfg
+    ranks = draw(st.integers(2, 8))
+    batches = tuple(draw(st.lists(st.integers(1, 320), min_size=ranks, max_size=ranks)))
+    return raw, batches
+
+
+@given(adp_cases())
+def test_attention_dp_padding_matches_reference(case: tuple[dict[str, Any], tuple[int, ...]]
+                                                ) -> None:
+    """`CUDAGraphRunner._get_padded_batch` + `maybe_get_cuda_graph` under attention DP
+    (`ref.CITES["adp_padding"]`): graphfit's `adp_dispatch` on its own plan's sizes gives
+    every rank the graph TensorRT-LLM's reference does (or eager for all)."""
+    from graphfit.planner.engines.trtllm import adp_dispatch
+
+    raw, batches = case
+    o = run_both(raw)
+    assert o.plan is not None, o.graphfit_error
+    sizes = graph_sizes(o.plan)
+    got = adp_dispatch(sizes, batches, padding=bool(o.plan.config.cuda_graph_padding),
+                       max_batch_size=o.plan.config.max_num_seqs)
+    assert got == o.engine.adp_dispatch(batches), (ref.cite_fact("adp_padding"), raw, batches)
+
+
+# --------------------------------------------------------------------------------------------
+# Prefill and encoder ladders (graphfit.planner.engines.trtllm_ladders)
+# --------------------------------------------------------------------------------------------
+
+
+@given(st.lists(st.integers(-5, 5000), max_size=12), st.integers(1, 4096),
+       st.integers(1, 64), st.integers(1, 200))
+def test_piecewise_capture_filter_matches_reference(candidates: list[int], tokens: int,
+                                                    batch: int, seq: int) -> None:
+    """`_filter_piecewise_capture_num_tokens` (`ref.CITES["piecewise_filter"]`)."""
+    from graphfit.planner.engines.trtllm_ladders import piecewise_capture_num_tokens
+
+    kept, unrecordable = piecewise_capture_num_tokens(candidates, tokens, batch, seq)
+    want = ref.filter_piecewise_capture_num_tokens(candidates, tokens, batch, seq)
+    assert (list(kept), list(unrecordable)) == want, ref.cite_fact("piecewise_filter")
+
+
+@given(st.integers(1, 20000), st.booleans(), st.integers(1, 20000))
+def test_encoder_buckets_match_reference(maximum: int, padding: bool, limit: int) -> None:
+    """`EncodeCudaGraphConfig` num_tokens / seq_lens generation
+    (`ref.CITES["encode_graph_config"]`) and the engine's bucket filters."""
+    from graphfit.planner.engines import trtllm_ladders as lad
+
+    tokens = lad.encoder_num_tokens(maximum, padding)
+    seqs = lad.encoder_seq_lens(maximum, padding)
+    assert list(tokens) == ref.generate_encoder_num_tokens(maximum, padding)
+    assert list(seqs) == ref.generate_encoder_seq_lens(maximum, padding)
+    for values in (tokens, seqs):
+        assert list(lad.filter_encoder_values(values, limit, padding)) == (
+            ref.filter_encoder_buckets(values, limit, padding))
+
+
+@given(st.lists(st.tuples(st.integers(0, 600), st.integers(0, 64)), max_size=6))
+def test_multimodal_encoder_buckets_match_reference(buckets: list[tuple[int, int]]) -> None:
+    """`MultimodalEncoderCudaGraphConfig._normalize` (`ref.CITES["mm_encoder_graph_config"]`):
+    what TensorRT-LLM refuses, graphfit refuses; the rest sorted and unique on both sides."""
+    from graphfit.planner.engines.trtllm_ladders import mm_encoder_buckets
+
+    try:
+        want = ref.mm_encoder_buckets(buckets)
+    except ref.Rejected:
+        with pytest.raises(ConfigError):
+            mm_encoder_buckets(buckets)
+        return
+    assert list(mm_encoder_buckets(buckets)) == want

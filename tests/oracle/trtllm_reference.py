@@ -6,9 +6,14 @@ implement, each function's docstring naming the file, the function and the commi
 copies of github.com/NVIDIA/TensorRT-LLM, read with the search tools; see PINS). Where the
 stored versions differ, the newest one is modelled and the docstring says what changed.
 
-Scope: decode-only CUDA graphs of the PyTorch backend (`DecodeCudaGraphConfig`), one beam
-(`max_beam_width == 1`), no attention DP, no encoder-decoder or encode-only models, no
-`max_concurrency` / dynamic draft-length dispatch. Inputs outside the scope raise
+Scope: decode-only CUDA graphs of the PyTorch backend (`DecodeCudaGraphConfig`), beam search
+(`max_beam_width`, without speculation), mrope models, attention-DP padding, no
+encoder-decoder or encode-only models, no `max_concurrency` / dynamic draft-length dispatch.
+
+Citations: the stored copies come from the search index (the repository snapshot is 2.5 GB,
+over what `fetch` brings here), which addresses a file by character offset, not by line.
+`CITES` names, for each fact, the file, the commit, the function and the character window
+(`read_file(offset=...)`) it was read in. Inputs outside the scope raise
 `NotModelled`; inputs TensorRT-LLM rejects raise `Rejected` (its pydantic ValidationError,
 ValueError, AssertionError or click usage error).
 """
@@ -36,6 +41,12 @@ PINS: dict[str, tuple[str, str]] = {
     "decoder_runner": ("tensorrt_llm/_torch/pyexecutor/engine/runners/decoder/runner.py",
                        "0ea8c1debd2aae24c7fceaf5474f0c627114cc6a"),
     "serve": ("tensorrt_llm/commands/serve.py", "00209af149e7774406881a37283dce303571eb11"),
+    "eagle3_dynamic_tree": ("tensorrt_llm/_torch/speculative/eagle3_dynamic_tree.py",
+                            "470bb72055d5d397c60be4dda1e8f490e7002440"),
+    "mtp_dynamic_tree": ("tensorrt_llm/_torch/speculative/mtp_dynamic_tree.py",
+                         "40043dacba08a768dcd85e61d6157f3f986814d7"),
+    "micro_batch_scheduler": ("cpp/tensorrt_llm/batch_manager/microBatchScheduler.cpp",
+                              "b8b7b782622c5dc57307f42ea96628f66b34f922"),
     # older copies, read to say what changed
     "model_engine_2025": ("tensorrt_llm/_torch/pyexecutor/model_engine.py",
                           "001e67005b4f64b69b0045456870be48ab7b2cf0"),
@@ -51,6 +62,51 @@ def cite(key: str) -> str:
     """`path@commit` of a pinned file, for test messages."""
     path, commit = PINS[key]
     return f"{REPO}/{path}@{commit[:12]}"
+
+
+# fact -> (pin, function or class, first char of the 16000-char window it was read in)
+CITES: dict[str, tuple[str, str, int]] = {
+    "mtp_dynamic_tree": ("llm_args", "MTPDecodingConfig.use_dynamic_tree / "
+                         "dynamic_tree_max_topK fields and set_max_total_draft_tokens", 112000),
+    "mtp_dynamic_tree_rules": ("llm_args", "MTPDecodingConfig.set_max_total_draft_tokens "
+                               "(dynamic branch)", 128000),
+    "eagle_dynamic_tree": ("llm_args", "EagleDecodingConfig.validate_eagle_config", 96000),
+    "dynamic_tree_max_batch_size": ("llm_args", "Eagle3DecodingConfig._max_batch_size "
+                                    "(must equal the global max_batch_size)", 112000),
+    "sa": ("llm_args", "SADecodingConfig.validate_sa_config", 112000),
+    "pard": ("llm_args", "PARDDecodingConfig.tokens_per_gen_step (2 * max_draft_len)", 128000),
+    "dflash": ("llm_args", "DFlashDecodingConfig.tokens_per_gen_step (max_draft_len + 1)",
+               128000),
+    "encode_graph_config": ("llm_args", "EncodeCudaGraphConfig.validate_encoder_cuda_graph_"
+                            "config, _generate_cuda_graph_num_tokens / _seq_lens", 0),
+    "mm_encoder_graph_config": ("llm_args", "MultimodalEncoderCudaGraphConfig._normalize",
+                                16000),
+    "static_tensors": ("cuda_graph_runner", "CUDAGraphRunner._create_shared_static_tensors "
+                       "(rows = min(max_graph_bs * max_beam_width * tokens, max_num_tokens); "
+                       "mrope position_ids (3, 1, rows), mrope_delta_read_seq_slots (rows,))",
+                       0),
+    "capture_tokens": ("cuda_graph_runner", "CUDAGraphRunner._get_num_tokens_for_key "
+                       "(batch_size * max_beam_width * (draft_len + 1)) and capture's "
+                       "static slices", 32000),
+    "adp_padding": ("cuda_graph_runner", "CUDAGraphRunner._get_padded_batch (pad to the "
+                    "largest rank's batch) and maybe_get_cuda_graph (equal sizes or eager)",
+                    16000),
+    "decoder_buffers": ("decoder_runner", "_allocate_decoder_buffers (gather_ids_cuda, "
+                        "cache_indirection_attention, mrope_position_ids_cuda)", 12000),
+    "filter_tokens": ("cuda_graph_helpers", "filter_cuda_graph_batch_sizes (lines 23-52 of the "
+                      "2449-character file, counted by hand)", 0),
+    "dynamic_tree_worker": ("eagle3_dynamic_tree", "Eagle3OneModelDynamicTreeWorker.__init__",
+                            3000),
+    "mtp_dynamic_tree_worker": ("mtp_dynamic_tree", "MTPEagleDynamicTreeWorker.__init__", 0),
+    "beam_tokens": ("micro_batch_scheduler", "MicroBatchScheduler: a generation request "
+                    "costs getBeamWidthByIter() + getNumDraftTokens() tokens", 0),
+}
+
+
+def cite_fact(fact: str) -> str:
+    """`path@commit function [chars N..N+16000]`, for a docstring or a test message."""
+    key, where, offset = CITES[fact]
+    return f"{cite(key)} {where} [chars {offset}..{offset + 16000}]"
 
 
 class Rejected(ValueError):
@@ -200,10 +256,13 @@ SPEC_KEYS: dict[str, frozenset[str]] = {
     "DFlash": BASE_SPEC_KEYS | {"mask_token_id", "target_layer_ids", "attention_backend"},
 }
 SPEC_KEYS["Eagle3"] = SPEC_KEYS["Eagle"] | {"sa_config"}
+# SADecodingConfig (llm_args.py @0004396720): standalone suffix-automaton drafting
+SPEC_KEYS["SA"] = BASE_SPEC_KEYS | {"max_matching_ngram_size", "enable_global_pool",
+                                    "global_pool_size"}
 # "DraftTarget" was the spelling before the pydantic discriminator (llm_args.py @fcd3f31682,
 # 2025); the 2026 file keeps a `_decoding_type_alias` slot whose producer was not found, so
 # whether old spellings are still mapped is not asserted either way.
-NOT_MODELLED_SPEC = frozenset({"SA", "User_Provided", "SaveState", "DSpark", "AUTO",
+NOT_MODELLED_SPEC = frozenset({"User_Provided", "SaveState", "DSpark", "AUTO",
                                "DraftTarget"})
 
 
@@ -296,7 +355,11 @@ def speculative_config(raw: Mapping[str, Any]) -> SpecRef:
       modelled). Linear: max_total_draft_tokens := max_draft_len (a given value is replaced).
     - NGram / Draft_Target: max_draft_len > 0; Draft_Target needs speculative_model;
       max_total_draft_tokens := max_draft_len.
-    - PARD: tokens_per_gen_step = 2 * max_draft_len; DFlash: max_draft_len + 1.
+    - PARD: tokens_per_gen_step = 2 * max_draft_len (K + 1 accepted + K - 1 masks);
+      DFlash: max_draft_len + 1 (`cite_fact("pard")`, `cite_fact("dflash")`).
+    - SA (standalone suffix automaton, `cite_fact("sa")`): max_draft_len > 0,
+      max_matching_ngram_size -1 or > 0 (1..64 with enable_global_pool), global_pool_size
+      only with enable_global_pool; linear, 1 + max_draft_len tokens.
     Every other type: tokens_per_gen_step = 1 + max_total_draft_tokens
     (`DecodingBaseConfig.tokens_per_gen_step`). The engine's draft-loop width is
     tokens_per_gen_step - 1, or topK * max_draft_len when a dynamic tree is wider
@@ -384,7 +447,31 @@ def speculative_config(raw: Mapping[str, Any]) -> SpecRef:
         if kind == "Draft_Target" and model is None:
             raise Rejected("speculative_model must be specified for DraftTarget")
         total = d
-    else:  # PARD, DFlash
+    elif kind == "SA":
+        # SADecodingConfig.validate_sa_config: 0 is not a valid ngram size; with the global
+        # pool the size is -1 or 1..64; max_draft_len > 0; global_pool_size (PositiveInt)
+        # needs enable_global_pool; linear: max_total_draft_tokens := max_draft_len
+        ngram = _int("max_matching_ngram_size", data.get("max_matching_ngram_size", -1))
+        pool = data.get("enable_global_pool", False)
+        if not isinstance(pool, bool):
+            raise NotModelled(f"enable_global_pool: {pool!r}")
+        if ngram == 0:
+            raise Rejected("max_matching_ngram_size must be > 0 (fixed ngram) or -1")
+        if pool and ngram != -1 and not 1 <= ngram <= 64:
+            raise Rejected("max_matching_ngram_size must be -1 or in [1, 64] when "
+                           "enable_global_pool is True")
+        if d is None or d <= 0:
+            raise Rejected("max_draft_len must be > 0 for SA")
+        size = data.get("global_pool_size")
+        if size is not None:
+            if _int("global_pool_size", size) < 1:
+                raise Rejected("global_pool_size: must be a positive integer")
+            if not pool:
+                raise Rejected("global_pool_size requires enable_global_pool=True")
+        total = d
+    else:  # PARD, DFlash: set_max_total_draft_tokens copies max_draft_len; their classes
+        # do not check max_draft_len > 0 themselves (a 0 would make PARD's 2K step 0), so
+        # the reference refuses it as the earlier reference did (not traced further)
         if d is None or d <= 0:
             raise Rejected(f"{kind} max_draft_len must be > 0")
         total = d
@@ -447,6 +534,7 @@ class LlmArgsRef:
     max_seq_len: int | None = None
     max_beam_width: int = DEFAULT_MAX_BEAM_WIDTH
     tensor_parallel_size: int = 1
+    enable_attention_dp: bool = False
     cuda_graph: CudaGraphConfigRef | None = field(
         default_factory=lambda: cuda_graph_config({}))
     spec: SpecRef | None = None
@@ -479,8 +567,13 @@ def llm_args(raw: Mapping[str, Any]) -> LlmArgsRef:
     max_tokens = size("max_num_tokens", DEFAULT_MAX_NUM_TOKENS)
     beam = size("max_beam_width", DEFAULT_MAX_BEAM_WIDTH)
     assert max_bs is not None and max_tokens is not None and beam is not None
-    if beam != 1:
-        raise NotModelled("max_beam_width > 1")
+    if beam < 1:
+        raise NotModelled(f"max_beam_width {beam}")
+    if beam > 1 and raw.get("speculative_config") is not None:
+        raise NotModelled("max_beam_width > 1 with speculative decoding")
+    adp = raw.get("enable_attention_dp", False)
+    if not isinstance(adp, bool):
+        raise NotModelled(f"enable_attention_dp: {adp!r}")
     if max_bs > max_tokens:
         warnings.append(f"max_batch_size [{max_bs}] should be less than or equal to "
                         f"max_num_tokens [{max_tokens}]")
@@ -503,7 +596,7 @@ def llm_args(raw: Mapping[str, Any]) -> LlmArgsRef:
                 tuple(merge_schedule_keys(graph.batch_sizes, spec.draft_len_schedule)),
                 graph.max_batch_size, True)
     return LlmArgsRef(max_bs, max_tokens, size("max_seq_len", None), beam,
-                      size("tensor_parallel_size", 1) or 1, graph, spec, tuple(warnings))
+                      size("tensor_parallel_size", 1) or 1, adp, graph, spec, tuple(warnings))
 
 
 # --------------------------------------------------------------------------------------------
@@ -552,6 +645,11 @@ class EngineRef:
     graph_batch_sizes: tuple[int, ...]  # after the filter, duplicates removed (one graph each)
     padding: bool
     warnings: tuple[str, ...]
+    use_mrope: bool = False  # the model's rope (Qwen2-VL style), not an LLM API key
+
+    @property
+    def beam(self) -> int:
+        return self.args.max_beam_width
 
     @property
     def max_graph_batch_size(self) -> int:
@@ -579,9 +677,62 @@ class EngineRef:
 
     def reachable_generation_batches(self) -> range:
         """Generation-only batches the scheduler can form: <= max_batch_size requests and
-        <= max_num_tokens tokens of tokens_per_request each."""
+        <= max_num_tokens tokens. A generation request costs max_beam_width + draft tokens
+        (`cite_fact("beam_tokens")`); beam search and speculation are not combined here,
+        so that is max_beam_width * tokens_per_request."""
+        per_request = self.beam * self.tokens_per_request
         return range(1, min(self.args.max_batch_size,
-                            self.args.max_num_tokens // self.tokens_per_request) + 1)
+                            self.args.max_num_tokens // per_request) + 1)
+
+    def capture_tokens(self, batch_size: int) -> int:
+        """Tokens a graph of `batch_size` requests is captured with, sliced from the static
+        tensors: batch_size * max_beam_width * (draft_len + 1) (`cite_fact("capture_tokens")`;
+        draft_len + 1 is tokens_per_request for a pure generation key)."""
+        return batch_size * self.beam * self.tokens_per_request
+
+    def static_rows(self) -> int:
+        """Rows of the graph runner's static input_ids / position_ids
+        (`cite_fact("static_tensors")`), 0 with graphs off."""
+        if not self.graphs_enabled:
+            return 0
+        return min(self.max_graph_batch_size * self.beam * self.tokens_per_request,
+                   self.args.max_num_tokens)
+
+    def short_graphs(self) -> tuple[int, ...]:
+        """Graph batch sizes whose capture needs more tokens than the static rows hold: the
+        slice `[:tokens]` of a shorter tensor is short. The filter divides max_num_tokens by
+        tokens_per_request only (`cite_fact("filter_tokens")`), not by the beam width, so
+        with beams the largest graphs can need up to max_beam_width x the rows."""
+        rows = self.static_rows()
+        return tuple(s for s in self.graph_batch_sizes if self.capture_tokens(s) > rows)
+
+    def adp_dispatch(self, batches: Sequence[int]) -> tuple[int | None, ...]:
+        """Attention DP (enable_attention_dp, tensor_parallel_size > 1 ranks): the graph batch
+        each rank replays for generation-only batches `batches` (one per rank, >= 1), None =
+        eager (`cite_fact("adp_padding")`).
+
+        `_get_padded_batch`: the ranks all-gather (can_run_cuda_graph, batch_size); when all
+        can run graphs, a rank pads towards the LARGEST rank's batch: rounded up to the next
+        captured size (padding on, largest <= the largest graph), no padding when the padded
+        size would exceed max_batch_size. `maybe_get_cuda_graph` all-gathers again after
+        padding: unless every rank has the same batch size, every rank runs eagerly; else the
+        size replays when it was captured.
+        """
+        sizes = self.graph_batch_sizes
+        if not self.graphs_enabled:
+            return tuple(None for _ in batches)
+        largest = max(batches)
+        after = []
+        for bs in batches:
+            new = bs
+            if self.padding and sizes and largest <= sizes[-1]:
+                target = sizes[bisect.bisect_left(sizes, largest)]
+                if target != bs and target <= self.args.max_batch_size:
+                    new = target
+            after.append(new)
+        if len(set(after)) != 1 or after[0] not in sizes:
+            return tuple(None for _ in batches)
+        return tuple(after)
 
     def buffers(self) -> dict[str, int]:
         """Persistent device buffers (elements) graph replays and eager steps read.
@@ -599,6 +750,11 @@ class EngineRef:
         min(max_graph_batch_size * max_beam_width * (1 + original_max_total_draft_tokens),
         max_num_tokens) rows, shared by every graph. (1.0.0rc4 allocated them per graph,
         batch_size * (max_draft_len + 1).)
+        With max_beam_width > 1: cache_indirection_attention (max_batch_size, max_beam_width,
+        max_seq_len) int32; with mrope: mrope_position_ids_cuda (3, 1, max_num_tokens), the
+        static position_ids (3, 1, rows) and mrope_delta_read_seq_slots (rows,) int64
+        (`cite_fact("decoder_buffers")`, `cite_fact("static_tensors")`). A dynamic-tree
+        Eagle3 or MTP adds its worker's batch-indexed buffers (`dynamic_tree_buffers`).
         """
         S, T = self.args.max_batch_size, self.args.max_num_tokens
         out = {"input_ids": T, "position_ids": T, "previous_batch_indices": T}
@@ -607,14 +763,61 @@ class EngineRef:
             out.update(draft_tokens=spec.max_draft_loop_tokens * S, gather_ids=T,
                        previous_pos_indices=T, previous_pos_id_offsets=T,
                        num_accepted_draft_tokens=S, previous_kv_lens_offsets=S)
+            if spec.dynamic_tree_max_topK:
+                out.update(dynamic_tree_buffers(S, spec.dynamic_tree_max_topK,
+                                                spec.max_draft_len, spec.tokens_per_gen_step,
+                                                mtp=spec.decoding_type == "MTP"))
+        if self.beam > 1:
+            if self.args.max_seq_len is None:
+                raise NotModelled("max_seq_len from the checkpoint (cache_indirection)")
+            out["cache_indirection"] = S * self.beam * self.args.max_seq_len
+        if self.use_mrope:
+            out["mrope_position_ids"] = 3 * T
         if self.graphs_enabled:
-            rows = min(self.max_graph_batch_size * self.args.max_beam_width
-                       * self.tokens_per_request, T)
-            out.update(graph_input_ids=rows, graph_position_ids=rows)
+            rows = self.static_rows()
+            out.update(graph_input_ids=rows,
+                       graph_position_ids=3 * rows if self.use_mrope else rows)
+            if self.use_mrope:
+                out["graph_mrope_delta_read_seq_slots"] = rows
         return out
 
 
-def model_engine(args: LlmArgsRef) -> EngineRef:
+def dynamic_tree_buffers(S: int, K: int, d: int, q: int, *, mtp: bool = False
+                         ) -> dict[str, int]:
+    """`Eagle3OneModelDynamicTreeWorker.__init__` (`cite_fact("dynamic_tree_worker")`): the
+    worker's pre-allocated buffers, indexed by batch_idx in [0, max_batch_size) without a
+    bounds check, which is why `Eagle3DecodingConfig._max_batch_size` must be the global
+    max_batch_size (`cite_fact("dynamic_tree_max_batch_size")`). Elements per buffer for
+    max_batch_size S, topK K, max_draft_len d, tokens_per_gen_step q. The lazily allocated
+    hidden-state buffers (`_step0_hidden_states_buf`, `_hs_write_buffer`) are left out.
+    `mtp`: `MTPEagleDynamicTreeWorker.__init__` (`cite_fact("mtp_dynamic_tree_worker")`) has
+    no _accept_token, _current_mask_buf, _new_pos_offset_buf, _arange_max_batch, and sizes
+    _hs_read_map K * d like Eagle3's d * K.
+    """
+    L = K * d  # loop_max_tokens
+    H = K + K * K * (d - 1)
+    P = d + 1  # max_path_len
+    buf_dim = max(q, L)  # max(max_total_draft_tokens + 1, K * max_draft_len)
+    out = {
+        "tree_draft_tokens": S * L, "tree_position_ids": S * L,
+        "tree_history_draft_tokens": S * H, "tree_history_score": S * H,
+        "tree_history_draft_tokens_parent": S * max(K * (d - 1) + 1, K + 1),
+        "tree_mask": S * L * L, "tree_mask_init": S * K * K,
+        "tree_accepted_draft_indices": S * d, "tree_accept_token": S * P,
+        "tree_hs_read_map": S * d * K, "tree_accepted_tokens": S * P, "tree_num_accepted_tokens": S,
+        "tree_target_tokens": S * q, "tree_candidates": S * q, "tree_target_predict": S * q,
+        "tree_step0_input_ids": S * q, "tree_step0_position_ids": S * q, "tree_gather_ids": S * q,
+        "tree_current_mask": S * L * L, "tree_new_pos_offset": S * L,
+        "tree_mask_repack": S * buf_dim * ((buf_dim + 31) // 32), "tree_arange_max_batch": S,
+    }
+    if mtp:
+        for name in ("tree_accept_token", "tree_current_mask", "tree_new_pos_offset",
+                     "tree_arange_max_batch"):
+            del out[name]
+    return out
+
+
+def model_engine(args: LlmArgsRef, *, use_mrope: bool = False) -> EngineRef:
     """The decode-graph part of `PyTorchModelEngine.__init__` (model_engine.py @c0edad93fd).
 
     tokens_per_request = 1 + original_max_total_draft_tokens, where
@@ -628,11 +831,105 @@ def model_engine(args: LlmArgsRef) -> EngineRef:
     q = args.spec.tokens_per_gen_step if args.spec is not None else 1
     graph = args.cuda_graph
     if graph is None:
-        return EngineRef(args, q, False, (), False, args.warnings)
+        return EngineRef(args, q, False, (), False, args.warnings, use_mrope)
     kept, warnings = filter_cuda_graph_batch_sizes(
         graph.batch_sizes, args.max_batch_size, args.max_num_tokens, q, graph.enable_padding)
     return EngineRef(args, q, True, tuple(sorted(set(kept))), graph.enable_padding,
-                     args.warnings + tuple(warnings))
+                     args.warnings + tuple(warnings), use_mrope)
+
+
+# --------------------------------------------------------------------------------------------
+# Prefill and encoder graph ladders (not planned by graphfit; restated for the reader)
+# --------------------------------------------------------------------------------------------
+
+CITES.update({
+    "piecewise_filter": ("model_engine", "_filter_piecewise_capture_num_tokens (= "
+                         "_filter_prefill_capture_num_tokens)", 4000),
+})
+
+
+def filter_piecewise_capture_num_tokens(candidates: Sequence[int], max_num_tokens: int,
+                                        max_batch_size: int, max_seq_len: int
+                                        ) -> tuple[list[int], list[int]]:
+    """`_filter_piecewise_capture_num_tokens` (model_engine.py @c0edad93fd, window 4000):
+    ceiling max(0, bs * (seq - 1)); limit min(tokens, ceiling); kept = sorted set of
+    min(c, limit) for 0 < c <= tokens (empty when limit <= 0); unrecordable = sorted set of
+    c with ceiling < c <= tokens."""
+    ceiling = max(0, max_batch_size * (max_seq_len - 1))
+    limit = min(max_num_tokens, ceiling)
+    kept: set[int] = set()
+    if limit > 0:
+        for c in candidates:
+            if 0 < c <= max_num_tokens:
+                kept.add(c if c < limit else limit)
+    return sorted(kept), sorted({c for c in candidates if ceiling < c <= max_num_tokens})
+
+
+def generate_encoder_num_tokens(max_num_token: int, enable_padding: bool) -> list[int]:
+    """`EncodeCudaGraphConfig._generate_cuda_graph_num_tokens` (llm_args.py @0004396720,
+    window 16000)."""
+    if enable_padding:
+        sizes = [1, 2, 4, 8, 16, 32, 64, 128, *range(256, 3073, 256)]
+    else:
+        sizes = [1, 2, 4, 8, 16, *range(16, 65, 16), *range(96, 257, 32),
+                 *range(384, 1025, 128), *range(1280, 3073, 256)]
+    p = 4096
+    while p < max_num_token:
+        sizes.append(p)
+        p *= 2
+    out = sorted({s for s in sizes if s <= max_num_token})
+    if not out or out[-1] != max_num_token:
+        out.append(max_num_token)
+    return out
+
+
+def generate_encoder_seq_lens(max_seq_len: int, enable_padding: bool) -> list[int]:
+    """`EncodeCudaGraphConfig._generate_cuda_graph_seq_lens` (llm_args.py @0004396720,
+    window 16000)."""
+    if enable_padding:
+        sizes = [1, 2, 4, 8, 16, 32, 64, *range(128, 1025, 128)]
+    else:
+        sizes = [*range(1, 9), *range(16, 65, 8), *range(96, 257, 32), *range(320, 513, 64),
+                 *range(640, 1025, 128)]
+    p = 2048
+    while p < max_seq_len:
+        sizes.append(p)
+        p *= 2
+    out = sorted({s for s in sizes if s <= max_seq_len})
+    if not out or out[-1] != max_seq_len:
+        out.append(max_seq_len)
+    return out
+
+
+def filter_encoder_buckets(values: Sequence[int], limit: int, enable_padding: bool
+                           ) -> list[int]:
+    """`filter_cuda_graph_num_tokens` / `filter_cuda_graph_seq_lens` (engine/cuda_graph.py,
+    a stored version after @c0edad93fd; the index gives no commit for it)."""
+    result: list[int] = []
+    for index, value in enumerate(values):
+        if value <= limit:
+            result.append(value)
+            continue
+        if enable_padding and (index == 0 or result[index - 1] != limit):
+            result.append(limit)
+        break
+    return result
+
+
+def mm_encoder_buckets(buckets: Sequence[Sequence[int]]) -> list[tuple[int, int]]:
+    """`MultimodalEncoderCudaGraphConfig` (llm_args.py @0004396720, window 16000): PositiveInt
+    pairs, min_length 1, `_normalize` requires total_tokens >= num_contexts and returns
+    sorted(set(buckets))."""
+    if len(buckets) < 1:
+        raise Rejected("buckets: min_length 1")
+    pairs = []
+    for total, contexts in buckets:
+        if _int("total_tokens", total) < 1 or _int("num_contexts", contexts) < 1:
+            raise Rejected("buckets: PositiveInt")
+        if total < contexts:
+            raise Rejected("`buckets` entries must have total_tokens >= num_contexts.")
+        pairs.append((total, contexts))
+    return sorted(set(pairs))
 
 
 # --------------------------------------------------------------------------------------------

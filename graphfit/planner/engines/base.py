@@ -142,7 +142,7 @@ class EngineModel(Protocol):
 #       to under the resolved graph mode (vLLM V1: q with FULL decode graphs), else 1.
 # (architecture and vocab_size are facts of the model, accepted for every engine)
 ENGINE_FIELDS = ("gpu_memory_gb", "tp_size", "attn_dp_size", "attn_cp_size",
-                 "two_batch_overlap", "draft_len_schedule")
+                 "two_batch_overlap", "draft_len_schedule", "max_beam_width", "parallel_draft")
 
 
 def own_fields(model: EngineModel) -> frozenset[str]:

@@ -76,14 +76,16 @@ _VLLM_ONLY_METHODS = frozenset({SpecMethod.DFLASH, SpecMethod.DSPARK, SpecMethod
                                 SpecMethod.SUFFIX, SpecMethod.EXTRACT_HIDDEN_STATES})
 
 
-def resolve_common(config: EngineSettings, engine: Engine) -> None:
-    """Fields neither SGLang nor TensorRT-LLM has: the V2 runner, PIECEWISE, DFlash."""
+def resolve_common(config: EngineSettings, engine: Engine,
+                   own_methods: frozenset[SpecMethod] = frozenset()) -> None:
+    """Fields neither SGLang nor TensorRT-LLM has: the V2 runner, PIECEWISE, DFlash.
+    `own_methods`: methods of that set the engine does have (TensorRT-LLM's DFlash, SA)."""
     if config.runner not in (None, Runner.V1):
         raise ConfigError(f"runner: {config.runner.value} is vLLM's; {engine.value} has one")
     if config.cudagraph_mode is CUDAGraphMode.PIECEWISE:
         raise ConfigError(
             f"cudagraph_mode: {engine.value} captures whole decode graphs; use FULL or NONE")
-    if config.spec_method in _VLLM_ONLY_METHODS:
+    if config.spec_method in _VLLM_ONLY_METHODS - own_methods:
         raise ConfigError(f"spec_method: {config.spec_method.value} is not modelled for "
                           f"{engine.value}")
     for name in ("attention_backend", "attention_cudagraph_support",

@@ -11,6 +11,15 @@ buffers are persistent [max_num_tokens] / [max_batch_size] tensors shared with e
 and oversize) batches, which is why a graph batch whose padded tokens exceed max_num_tokens
 goes short (#5076); the graph runner keeps its own static input_ids / position_ids for the
 graphs alone. TensorRT-LLM fills padded rows from its dummy requests, so any fill is safe here.
+
+Beyond one beam and linear drafts (tests/oracle/trtllm_reference.py `CITES`): beam search
+(max_beam_width W: a request carries W x q tokens, the static rows are
+min(max_graph_bs x W x q, max_num_tokens) while the batch-size filter divides max_num_tokens by
+q alone, so the largest graphs can be captured short, which the proof reports; the
+cache_indirection buffer), mrope models (`multimodal`: (3, 1, T) position ids), the decoding
+types PARD (2 x max_draft_len tokens a request), DFlash and SA (1 + max_draft_len), the
+decoder's speculative buffers (gather_ids_cuda and the rest), a dynamic-tree Eagle3 or MTP
+worker's batch-indexed buffers and attention-DP padding (`adp_dispatch`).
 """
 
 from __future__ import annotations
@@ -38,10 +47,13 @@ TRTLLM_DEFAULT_MAX_BS = 128  # CudaGraphConfig.max_batch_size 0 means 128
 DEFAULT_MAX_BATCH_SIZE = 2048  # BaseLlmArgs.max_batch_size
 DEFAULT_MAX_NUM_TOKENS = 8192  # BaseLlmArgs.max_num_tokens (EngineConfig's default too)
 TREE_METHODS = frozenset({SpecMethod.EAGLE, SpecMethod.EAGLE3, SpecMethod.MTP})
-CHAIN_METHODS = frozenset({SpecMethod.NGRAM, SpecMethod.DRAFT_MODEL})
+# DFlash and SA (the standalone suffix automaton, graphfit's `suffix`) are TensorRT-LLM's too
+OWN_METHODS = frozenset({SpecMethod.DFLASH, SpecMethod.SUFFIX})
+CHAIN_METHODS = frozenset({SpecMethod.NGRAM, SpecMethod.DRAFT_MODEL}) | OWN_METHODS
 DECODING_TYPES = {SpecMethod.EAGLE: "Eagle3", SpecMethod.EAGLE3: "Eagle3",
                   SpecMethod.MTP: "MTP", SpecMethod.NGRAM: "NGram",
-                  SpecMethod.DRAFT_MODEL: "Draft_Target"}
+                  SpecMethod.DRAFT_MODEL: "Draft_Target", SpecMethod.DFLASH: "DFlash",
+                  SpecMethod.SUFFIX: "SA"}
 
 
 def trtllm_sizes(max_bs: int, *, padding: bool) -> list[int]:
@@ -90,6 +102,42 @@ def merge_schedule(sizes: list[int], thresholds: tuple[int, ...]) -> list[int]:
     return sorted(set(sizes) | {t for t in thresholds if t <= sizes[-1]})
 
 
+def decoding_type(config: EngineSettings) -> str:
+    """TensorRT-LLM's decoding_type for the config's method (PARD: a parallel-draft
+    draft model)."""
+    if config.parallel_draft:
+        return "PARD"
+    return DECODING_TYPES[config.spec_method]
+
+
+def adp_dispatch(sizes: tuple[int, ...], batches: tuple[int, ...], *, padding: bool,
+                 max_batch_size: int) -> tuple[int | None, ...]:
+    """The graph batch every attention-DP rank replays for generation batches `batches` (one
+    per rank, each >= 1), None = eager (`CUDAGraphRunner._get_padded_batch` and
+    `maybe_get_cuda_graph`, cuda_graph_runner.py @c0edad93fd).
+
+    The ranks agree on one batch size: with padding each rank pads towards the LARGEST rank's
+    batch, rounded up to a captured size (not above max_batch_size, nor when the largest
+    batch exceeds the largest graph); then a graph replays only when every rank holds the
+    same captured size, otherwise every rank runs eagerly. Every padded size is a captured
+    size, so one rank's buffers hold it whenever they hold the largest graph.
+    """
+    if not batches or min(batches) < 1:
+        raise ConfigError("adp_dispatch: one batch of >= 1 requests per rank")
+    largest = max(batches)
+    after = []
+    for bs in batches:
+        new = bs
+        if padding and sizes and largest <= sizes[-1]:
+            i = next(i for i, s in enumerate(sizes) if s >= largest)
+            if sizes[i] != bs and sizes[i] <= max_batch_size:
+                new = sizes[i]
+        after.append(new)
+    if len(set(after)) != 1 or after[0] not in sizes:
+        return tuple(None for _ in batches)
+    return tuple(after)
+
+
 def draft_loop_tokens(config: EngineSettings) -> int:
     """draft_tokens_cuda entries per request (model_engine.py `PyTorchModelEngine.__init__`):
     tokens_per_gen_step - 1, or topK * max_draft_len when a dynamic tree is wider."""
@@ -117,9 +165,10 @@ def trtllm_ladder(config: EngineSettings) -> tuple[Ladder, Ladder]:
     if config.draft_len_schedule is not None:
         sizes = merge_schedule(sizes, config.draft_len_schedule)
     warnings: list[str] = []
+    per_request = q * config.max_beam_width
     if T < S:
         warnings.append(f"max_batch_size {S} is above max_num_tokens {T} (TensorRT-LLM warns "
-                        f"too; at most {T // q} generation requests fit)")
+                        f"too; at most {T // per_request} generation requests fit)")
     declared = Ladder(tuple(sizes), tuple(warnings))
     if config.cudagraph_mode is CUDAGraphMode.NONE:
         return declared, Ladder((), tuple(warnings))
@@ -135,28 +184,100 @@ def trtllm_ladder(config: EngineSettings) -> tuple[Ladder, Ladder]:
     return declared, Ladder(tuple(kept), tuple(warnings))
 
 
-def trtllm_runners(config: EngineSettings, ladder: Ladder) -> list[BatchRunner]:
-    """One runner (the target; one-model drafters run inside its graph)."""
-    S, T, q = config.max_num_seqs, config.max_num_batched_tokens, config.uniform_query_len
+def dynamic_tree_buffers(config: EngineSettings) -> list[BufferSpec]:
+    """The dynamic-tree worker's pre-allocated buffers, indexed by batch_idx in
+    [0, max_batch_size) with no bounds check, hence sized with the GLOBAL max_batch_size
+    (llm_args.py @0004396720 `Eagle3DecodingConfig._max_batch_size`, `MTPDecodingConfig
+    ._max_batch_size`): Eagle3's `Eagle3OneModelDynamicTreeWorker.__init__`
+    (speculative/eagle3_dynamic_tree.py @470bb72055, 22 buffers) and MTP's
+    `MTPEagleDynamicTreeWorker.__init__` (speculative/mtp_dynamic_tree.py @40043dacba, 18 of
+    them, several int32 where Eagle3's are int64). K = dynamic_tree_max_topK, d =
+    max_draft_len, L = K x d (the draft loop), q = tokens_per_gen_step. The lazily allocated
+    hidden-state buffers and DynamicTreeOpsConverter's own are left out."""
+    S, q, d = config.max_num_seqs, config.uniform_query_len, config.num_speculative_tokens
+    K = config.speculative_eagle_topk or 1
+    L, H, P = K * d, K + K * K * (d - 1), d + 1
+    buf_dim = max(q, L)
+    mtp = config.spec_method is SpecMethod.MTP
+    i = "int32" if mtp else "int64"  # the token buffers' dtype
+    why = "the dynamic-tree worker's per-request buffers (global max_batch_size rows)"
+    shapes: list[tuple[str, str, tuple[int, ...]]] = [
+        ("tree_draft_tokens", i, (L,)), ("tree_position_ids", i, (L,)),
+        ("tree_history_draft_tokens", i, (H,)), ("tree_history_score", "float32", (H,)),
+        ("tree_history_draft_tokens_parent", "int64", (max(K * (d - 1) + 1, K + 1),)),
+        ("tree_mask", "int32", (L * L,)), ("tree_mask_init", "int32", (K, K)),
+        ("tree_accepted_draft_indices", "int32", (d,)),
+        ("tree_hs_read_map", "int64", (L,)), ("tree_accepted_tokens", "int32", (P,)),
+        ("tree_num_accepted_tokens", "int32", ()), ("tree_target_tokens", "int64", (q,)),
+        ("tree_candidates", i, (q,)), ("tree_target_predict", i, (q,)),
+        ("tree_step0_input_ids", i, (q,)), ("tree_step0_position_ids", i, (q,)),
+        ("tree_gather_ids", "int64", (q,)),
+        ("tree_mask_repack", "int32", (buf_dim * ((buf_dim + 31) // 32),)),
+    ]
+    if not mtp:
+        shapes += [("tree_accept_token", "int64", (P,)), ("tree_current_mask", "int32", (L, L)),
+                   ("tree_new_pos_offset", "int32", (L,)), ("tree_arange_max_batch", "int64", ())]
+    return [graph_input("target", name, dtype, Axis.REQUESTS, S, ZERO, trailing=trailing,
+                        why=why) for name, dtype, trailing in shapes]
+
+
+def decoder_buffers(config: EngineSettings) -> list[BufferSpec]:
+    """`_allocate_decoder_buffers` (engine/runners/decoder/runner.py @0ea8c1debd): the
+    persistent inputs graph replays and eager steps share."""
+    S, T, W = config.max_num_seqs, config.max_num_batched_tokens, config.max_beam_width
     specs: list[BufferSpec] = [
         graph_input("target", "input_ids", "int32", Axis.TOKENS, T, ZERO),
         graph_input("target", "position_ids", "int32", Axis.TOKENS, T, ZERO),
+        graph_input("target", "previous_batch_indices", "int32", Axis.TOKENS, T, ZERO),
         graph_input("target", "seq_slots", "int32", Axis.REQUESTS, S, ZERO),
         graph_input("target", "num_cached_tokens", "int32", Axis.REQUESTS, S, ZERO),
     ]
     if config.spec_method is not SpecMethod.NONE:
         loop = draft_loop_tokens(config)  # draft_tokens_cuda is flat: loop entries a request
-        specs.append(graph_input("target", "draft_tokens", "int32", Axis.REQUESTS, S * loop,
-                                 ZERO, scale=loop))
+        specs += [
+            graph_input("target", "draft_tokens", "int32", Axis.REQUESTS, S * loop, ZERO,
+                        scale=loop),
+            graph_input("target", "gather_ids", "int32", Axis.TOKENS, T, ZERO),
+            graph_input("target", "previous_pos_indices", "int32", Axis.TOKENS, T, ZERO),
+            graph_input("target", "previous_pos_id_offsets", "int32", Axis.TOKENS, T, ZERO),
+            graph_input("target", "num_accepted_draft_tokens", "int32", Axis.REQUESTS, S,
+                        ZERO),
+            graph_input("target", "previous_kv_lens_offsets", "int32", Axis.REQUESTS, S, ZERO),
+        ]
+        if config.spec_method in TREE_METHODS and config.speculative_eagle_topk is not None:
+            specs += dynamic_tree_buffers(config)
+    if W > 1:
+        specs.append(graph_input(
+            "target", "cache_indirection", "int32", Axis.REQUESTS, S, ZERO,
+            trailing=(W, config.max_model_len),
+            why="cache_indirection_attention (max_batch_size, max_beam_width, max_seq_len)"))
+    if config.multimodal:
+        specs.append(graph_input("target", "mrope_position_ids", "int32", Axis.TOKENS, T,
+                                 ZERO, leading=(3, 1), why="mrope_position_ids_cuda"))
+    return specs
+
+
+def trtllm_runners(config: EngineSettings, ladder: Ladder) -> list[BatchRunner]:
+    """One runner (the target; one-model drafters run inside its graph). A request carries
+    q x max_beam_width tokens (`_get_num_tokens_for_key`)."""
+    S, T, q = config.max_num_seqs, config.max_num_batched_tokens, config.uniform_query_len
+    width = q * config.max_beam_width
+    specs = decoder_buffers(config)
     graphs = config.cudagraph_mode is not CUDAGraphMode.NONE
     if graphs and ladder.sizes:
-        rows = min(ladder.max_size * q, T)  # `_create_shared_static_tensors`
+        rows = min(ladder.max_size * width, T)  # `_create_shared_static_tensors`
         why = "CUDAGraphRunner's static inputs, shared by every graph"
+        mrope = (3, 1) if config.multimodal else ()
         specs += [graph_input("target", "graph_input_ids", "int32", Axis.TOKENS, rows, ZERO,
                               graph_only=True, why=why),
                   graph_input("target", "graph_position_ids", "int32", Axis.TOKENS, rows, ZERO,
-                              graph_only=True, why=why)]
-    return [BatchRunner("target", q, min(S, T // q), tuple(specs),
+                              leading=mrope, graph_only=True, why=why)]
+        if config.multimodal:
+            # indexed by sequence (batch x beams), allocated with the token rows: the token
+            # demand bounds it from above
+            specs.append(graph_input("target", "graph_mrope_delta_read_seq_slots", "int64",
+                                     Axis.TOKENS, rows, ZERO, graph_only=True, why=why))
+    return [BatchRunner("target", width, min(S, T // width), tuple(specs),
                         ladder.sizes if graphs else (), eager_tokens=T, request_limit=S)]
 
 
@@ -164,6 +285,21 @@ def _resolve_speculation(config: EngineSettings) -> None:
     """Tokens per request (1 + max_total_draft_tokens) against the draft config's rules."""
     method, d = config.spec_method, config.num_speculative_tokens
     q, topk = config.speculative_num_draft_tokens, config.speculative_eagle_topk
+    if config.parallel_draft:
+        if method is not SpecMethod.DRAFT_MODEL:
+            raise ConfigError("parallel_draft: PARD drafts with a draft model (spec_method "
+                              "draft_model)")
+        if d < 1:
+            raise ConfigError("num_speculative_tokens: PARD needs max_draft_len > 0")
+        if topk is not None:
+            raise ConfigError("speculative_eagle_topk: PARD drafts a chain")
+        if q is not None and q != 2 * d:
+            raise ConfigError(f"speculative_num_draft_tokens: PARD verifies 2 x max_draft_len "
+                              f"= {2 * d} tokens per request, got {q}")
+        return
+    if config.max_beam_width > 1 and method is not SpecMethod.NONE:
+        raise ConfigError("max_beam_width: beam search with speculative decoding is not "
+                          "modelled for TensorRT-LLM")
     if method is SpecMethod.NONE:
         if q is not None or topk is not None:
             name = "speculative_num_draft_tokens" if q is not None else "speculative_eagle_topk"
@@ -199,7 +335,7 @@ class TrtllmModel:
     version = VERSION
     unit = Unit.REQUESTS
     policies = (LadderPolicy.TRTLLM,)
-    own_fields = frozenset({"draft_len_schedule"})
+    own_fields = frozenset({"draft_len_schedule", "max_beam_width", "parallel_draft"})
     requests_within_token_budget = False  # validate_runtime_args only warns
 
     def resolve(self, config: EngineSettings) -> Mapping[str, object]:
@@ -222,8 +358,13 @@ class TrtllmModel:
             changes["cuda_graph_padding"] = True
         elif config.cuda_graph_padding is None:
             changes["cuda_graph_padding"] = False
-        resolve_common(config, self.engine)
+        resolve_common(config, self.engine, OWN_METHODS)
+        if config.multimodal and config.mrope_dims != 3:
+            raise ConfigError(f"mrope_dims: TensorRT-LLM's mrope position ids are (3, 1, T), "
+                              f"got {config.mrope_dims}")
         _resolve_speculation(config)
+        if config.parallel_draft and config.speculative_num_draft_tokens is None:
+            changes["speculative_num_draft_tokens"] = 2 * config.num_speculative_tokens
         if config.speculative_eagle_topk is not None and (
                 config.speculative_num_draft_tokens is None):
             # a dynamic tree without max_total_draft_tokens verifies topK * max_draft_len
@@ -252,11 +393,18 @@ def _inputs(config: EngineSettings) -> tuple[tuple[str, str], ...]:
         out.append(("cuda_graph_config", "null"))
     else:
         out.append(("enable_padding", str(config.cuda_graph_padding).lower()))
+    if config.max_beam_width > 1:
+        out.append(("max_beam_width", str(config.max_beam_width)))
+    if config.multimodal:
+        out.append(("mrope", "position ids (3, 1, T)"))
     if config.spec_method is not SpecMethod.NONE:
         q = config.uniform_query_len
-        out.append(("speculative_config", f"{DECODING_TYPES[config.spec_method]} max_draft_len "
+        kind = decoding_type(config)
+        total = config.num_speculative_tokens if config.parallel_draft else q - 1
+        out.append(("speculative_config", f"{kind} max_draft_len "
                                           f"{config.num_speculative_tokens}, "
-                                          f"max_total_draft_tokens {q - 1}"))
+                                          f"max_total_draft_tokens {total}, "
+                                          f"{q} tokens a request"))
     return tuple(out)
 
 

@@ -1,0 +1,109 @@
+"""TensorRT-LLM's token ladders outside decode graphs: prefill (breakable / piecewise) capture
+counts and the encoder CUDA-graph buckets.
+
+graphfit does not plan these graphs (their dispatch and private buffers are not modelled:
+docs/engines/trtllm-coverage.md), but the lists TensorRT-LLM captures are pure functions of
+its config, restated here so the reader can say what a config asks for and tests can compare
+them with tests/oracle/trtllm_reference.py:
+
+- `piecewise_capture_num_tokens`: model_engine.py @c0edad93fd
+  `_filter_piecewise_capture_num_tokens` (also `_filter_prefill_capture_num_tokens`, the
+  breakable prefill graphs' filter).
+- `encoder_num_tokens` / `encoder_seq_lens`: llm_args.py @0004396720 `EncodeCudaGraphConfig`
+  `_generate_cuda_graph_num_tokens` / `_generate_cuda_graph_seq_lens`.
+- `filter_encoder_values`: engine/cuda_graph.py `filter_cuda_graph_num_tokens` /
+  `filter_cuda_graph_seq_lens` (a stored version newer than @c0edad93fd, whose commit the
+  index does not give).
+- `mm_encoder_buckets`: llm_args.py @0004396720 `MultimodalEncoderCudaGraphConfig._normalize`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from graphfit.planner.core.errors import ConfigError
+
+
+def piecewise_capture_num_tokens(candidates: Sequence[int], max_num_tokens: int,
+                                 max_batch_size: int, max_seq_len: int
+                                 ) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    """(kept, unrecordable): candidate token counts in (0, max_num_tokens], clamped to the
+    ceiling min(max_num_tokens, max_batch_size x (max_seq_len - 1)) (every in-flight request
+    leaves room for one decode token), sorted and de-duplicated; none when the ceiling is 0.
+    `unrecordable`: the candidates above max_batch_size x (max_seq_len - 1) but within
+    max_num_tokens (TensorRT-LLM warns about them)."""
+    ceiling = max(0, max_batch_size * (max_seq_len - 1))
+    limit = min(max_num_tokens, ceiling)
+    kept = (sorted({min(c, limit) for c in candidates if 0 < c <= max_num_tokens})
+            if limit > 0 else [])
+    unrecordable = sorted({c for c in candidates if ceiling < c <= max_num_tokens})
+    return tuple(kept), tuple(unrecordable)
+
+
+def _grow(sizes: list[int], start: int, limit: int) -> list[int]:
+    """Powers of two from `start` while below `limit`, then sorted, unique, <= limit, with
+    `limit` itself last."""
+    p = start
+    while p < limit:
+        sizes.append(p)
+        p *= 2
+    out = sorted({s for s in sizes if s <= limit})
+    if not out or out[-1] != limit:
+        out.append(limit)
+    return out
+
+
+def encoder_num_tokens(max_num_token: int, padding: bool) -> tuple[int, ...]:
+    """Total-token buckets generated from `max_num_token` (> 0): padding on 1..128 (powers of
+    two) + 256..3072 step 256; off 1, 2, 4, 8, 16..64/16, 96..256/32, 384..1024/128,
+    1280..3072/256; then powers of two from 4096 below the max, and the max itself."""
+    if max_num_token < 1:
+        raise ConfigError(f"max_num_token: must be >= 1, got {max_num_token}")
+    if padding:
+        sizes = [2 ** i for i in range(8)] + list(range(256, 3073, 256))
+    else:
+        sizes = ([2 ** i for i in range(5)] + list(range(16, 65, 16)) + list(range(96, 257, 32))
+                 + list(range(384, 1025, 128)) + list(range(1280, 3073, 256)))
+    return tuple(_grow(sizes, 4096, max_num_token))
+
+
+def encoder_seq_lens(max_seq_len: int, padding: bool) -> tuple[int, ...]:
+    """Per-request sequence-length buckets generated from `max_seq_len` (> 0): padding on
+    1..64 (powers of two) + 128..1024/128; off 1..8, 16..64/8, 96..256/32, 320..512/64,
+    640..1024/128; then powers of two from 2048 below the max, and the max itself."""
+    if max_seq_len < 1:
+        raise ConfigError(f"max_seq_len: must be >= 1, got {max_seq_len}")
+    if padding:
+        sizes = [2 ** i for i in range(7)] + list(range(128, 1025, 128))
+    else:
+        sizes = (list(range(1, 9)) + list(range(16, 65, 8)) + list(range(96, 257, 32))
+                 + list(range(320, 513, 64)) + list(range(640, 1025, 128)))
+    return tuple(_grow(sizes, 2048, max_seq_len))
+
+
+def filter_encoder_values(values: Sequence[int], limit: int, padding: bool) -> tuple[int, ...]:
+    """Keep the sorted buckets <= limit; at the first larger one, with padding, add the limit
+    unless it is already last; stop there."""
+    kept: list[int] = []
+    for index, value in enumerate(values):
+        if value <= limit:
+            kept.append(value)
+            continue
+        if padding and (index == 0 or kept[index - 1] != limit):
+            kept.append(limit)
+        break
+    return tuple(kept)
+
+
+def mm_encoder_buckets(buckets: Sequence[tuple[int, int]]) -> tuple[tuple[int, int], ...]:
+    """(total_tokens, num_contexts) pairs: at least one, each total_tokens >= num_contexts
+    (both >= 1), returned sorted and unique."""
+    if not buckets:
+        raise ConfigError("buckets: at least one (total_tokens, num_contexts) pair")
+    for total, contexts in buckets:
+        if total < 1 or contexts < 1:
+            raise ConfigError(f"buckets: ({total}, {contexts}): both must be >= 1")
+        if total < contexts:
+            raise ConfigError(f"buckets: ({total}, {contexts}): total_tokens must be >= "
+                              f"num_contexts")
+    return tuple(sorted(set(buckets)))

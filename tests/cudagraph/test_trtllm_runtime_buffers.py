@@ -1,0 +1,41 @@
+"""graphfit's torch runtime allocates TensorRT-LLM's beam, mrope, PARD and dynamic-tree buffers
+as the plan lays them out (shapes with leading / trailing dims, int64 / float32 dtypes), and a
+padded batch's rows fit every one (CPU; the runtime never re-derives the planner's rules)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+import torch
+
+from graphfit import CUDAGraphMode, EngineConfig, plan
+from graphfit.cudagraph.buffers import StaticBuffers
+
+CASES: list[dict[str, Any]] = [
+    {"max_beam_width": 4, "max_model_len": 256, "max_num_batched_tokens": 512},
+    {"multimodal": True, "spec_method": "mtp", "num_speculative_tokens": 2,
+     "speculative_eagle_topk": 3},
+    {"spec_method": "eagle3", "num_speculative_tokens": 3, "speculative_eagle_topk": 4},
+    {"spec_method": "draft_model", "parallel_draft": True, "num_speculative_tokens": 3},
+    {"spec_method": "suffix", "num_speculative_tokens": 4, "multimodal": True},
+]
+
+
+@pytest.mark.parametrize("fields", CASES, ids=lambda f: "-".join(sorted(f)))
+def test_allocated_as_planned(fields: dict[str, Any]) -> None:
+    p = plan(EngineConfig(engine="trtllm", max_num_seqs=32, **fields))
+    buffers = StaticBuffers.allocate(p, "cpu")
+    specs = {b.name: b for b in p.components["target"].buffers}
+    assert set(buffers) == set(specs)
+    for name, tensor in buffers.items():
+        assert tuple(tensor.shape) == specs[name].shape, name
+        assert tensor.dtype == getattr(torch, specs[name].dtype), name
+    width = p.config.uniform_query_len * p.config.max_beam_width
+    for n in (1, 7, 32):
+        d = p.pad(n * width, uniform_decode=True)
+        if d.mode is CUDAGraphMode.NONE:
+            continue
+        tokens = buffers["graph_input_ids"].shape[-1]
+        assert d.padded <= tokens
+        assert d.num_reqs <= buffers["seq_slots"].shape[0]
