@@ -36,6 +36,8 @@ from graphfit.planner.engines.base import (
 from graphfit.planner.engines.registry import engine_model, engines, policy_engine
 
 E = TypeVar("E", bound=Enum)
+PREFILL_BACKENDS = ("breakable", "full", "disabled")  # SGLang cuda_graph_config.py:50
+DISAGGREGATION_MODES = ("null", "prefill", "decode")  # SGLang --disaggregation-mode
 
 
 def _coerce_enum(name: str, enum_type: type[E], value: object) -> E:
@@ -127,6 +129,21 @@ def _engine_fields(config: EngineConfig) -> None:
     if arch is not None and (not isinstance(arch, str) or not arch.strip()):
         raise ConfigError(f"architecture: expected a model class name, got {arch!r}")
     set_(config, "draft_len_schedule", _sizes("draft_len_schedule", config.draft_len_schedule))
+    backend = config.cuda_graph_backend_prefill
+    if backend is not None:
+        if not isinstance(backend, str) or backend.strip().lower() not in PREFILL_BACKENDS:
+            raise ConfigError(f"cuda_graph_backend_prefill: {excerpt(backend)} is not one of "
+                              f"{', '.join(PREFILL_BACKENDS)}")
+        set_(config, "cuda_graph_backend_prefill", backend.strip().lower())
+    for name in ("cuda_graph_max_bs_prefill", "chunked_prefill_size", "full_prefill_max_req"):
+        _optional_int(name, getattr(config, name), 1)
+    set_(config, "cuda_graph_bs_prefill",
+         _sizes("cuda_graph_bs_prefill", config.cuda_graph_bs_prefill))
+    mode = config.disaggregation_mode
+    if not isinstance(mode, str) or mode.strip().lower() not in DISAGGREGATION_MODES:
+        raise ConfigError(f"disaggregation_mode: {excerpt(mode)} is not one of "
+                          f"{', '.join(DISAGGREGATION_MODES)}")
+    set_(config, "disaggregation_mode", mode.strip().lower())
 
 
 def _engine(value: object) -> Engine | EngineName:
@@ -246,6 +263,15 @@ class EngineConfig:
     architecture: str | None = None  # the model's HF class, e.g. LlamaForCausalLM
     vocab_size: int = 128256  # logits buffers (SGLang)
     draft_len_schedule: tuple[int, ...] | None = None  # TensorRT-LLM thresholds (batch sizes)
+    # SGLang prefill CUDA graphs (token counts; graphfit.planner.engines.sglang_prefill).
+    # None: SGLang's own default (breakable graphs up to chunked_prefill_size tokens)
+    cuda_graph_backend_prefill: str | None = None  # breakable, full or disabled
+    cuda_graph_max_bs_prefill: int | None = None  # largest prefill graph, in tokens
+    cuda_graph_bs_prefill: tuple[int, ...] | None = None  # prefill token counts to capture
+    chunked_prefill_size: int | None = None  # None: SGLang's default from GPU memory
+    full_prefill_max_req: int | None = None  # the full backend's request slots
+    # SGLang PD disaggregation role (--disaggregation-mode): null, prefill or decode
+    disaggregation_mode: str = "null"
 
     def __post_init__(self) -> None:
         set_ = object.__setattr__

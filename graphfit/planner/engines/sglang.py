@@ -432,7 +432,10 @@ class SglangModel:
     unit = Unit.REQUESTS
     policies = (LadderPolicy.SGLANG, LadderPolicy.SGLANG_SPEC)
     own_fields = frozenset({"gpu_memory_gb", "tp_size", "attn_dp_size", "attn_cp_size",
-                            "two_batch_overlap"})
+                            "two_batch_overlap", "cuda_graph_backend_prefill",
+                            "cuda_graph_max_bs_prefill", "cuda_graph_bs_prefill",
+                            "chunked_prefill_size", "full_prefill_max_req",
+                            "disaggregation_mode"})
     requests_within_token_budget = False  # decode graphs know no token budget
 
     def resolve(self, config: EngineSettings) -> Mapping[str, object]:
@@ -454,6 +457,11 @@ class SglangModel:
                 f"SGLang asserts)")
         changes.update(_resolve_speculation(config))
         changes.update(_resolve_requests(config))
+        if (config.disaggregation_mode == "prefill"
+                and config.cudagraph_mode is CUDAGraphMode.FULL_AND_PIECEWISE):
+            # a prefill server drops decode graphs unless a decode backend was given
+            # (cuda_graph_hook.py:557-566); FULL_AND_PIECEWISE is the default: none given
+            changes["cudagraph_mode"] = CUDAGraphMode.NONE
         return changes
 
     def ladders(self, config: EngineSettings) -> EngineLadders:
@@ -474,12 +482,32 @@ class SglangModel:
                 f"the decode runner captures {_show(captured)} of the {len(declared.sizes)} "
                 f"resolved batch sizes (alignment {batch_alignment(config)}, request pool "
                 f"{pool}{' per attention-DP group' if config.attn_dp_size > 1 else ''})")
+        from graphfit.planner.engines.sglang_prefill_plan import prefill_graphs
+
+        prefill = prefill_graphs(config)
+        if prefill.why_off and prefill.backend == "disabled":
+            warnings.append(f"no prefill graphs: {prefill.why_off}")
+        if prefill.on:
+            shown = [*shown, ("cuda_graph_backend_prefill",
+                              f"{prefill.backend}: {_show(prefill.captured)} tokens "
+                              f"(chunked_prefill_size {prefill.chunked_prefill_size})")]
+        else:
+            shown = [*shown, ("cuda_graph_backend_prefill", "disabled")]
+        if config.disaggregation_mode != "null":
+            shown = [*shown, ("disaggregation_mode", config.disaggregation_mode)]
         return EngineLadders(declared, Ladder(captured, tuple(warnings)),
                              inputs=_ladder_inputs(config, shown))
 
     def components(self, config: EngineSettings, ladders: EngineLadders
                    ) -> tuple[ComponentModel, ...]:
-        return batch_components(config, sglang_runners(config, ladders.config))
+        from graphfit.planner.engines.sglang_prefill_plan import (
+            prefill_component,
+            prefill_graphs,
+        )
+
+        decode = batch_components(config, sglang_runners(config, ladders.config))
+        prefill = prefill_component(config, prefill_graphs(config))
+        return decode if prefill is None else (*decode, prefill)
 
 
 def _show(sizes: tuple[int, ...]) -> str:
