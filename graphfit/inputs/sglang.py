@@ -146,17 +146,6 @@ def _attention_backend(origin: str, value: Any, layer: int) -> tuple[list[Settin
             [f"{origin}: {name} disables CUDA graphs (attention_hook.py:122-160)"])
 
 
-def _pp_size(origin: str, value: Any, layer: int) -> tuple[list[Setting], list[str]]:
-    """Pipeline parallelism: each stage captures the same decode graphs; breakable prefill
-    graphs are opt-in (cuda_graph_hook.py:144-157), so a prefill backend not given is off."""
-    if as_int(origin, value) == 1:
-        return [Setting("engine", SG, origin, layer)], []
-    return ([Setting("cuda_graph_backend_prefill", "disabled", origin, layer, weak=True),
-             Setting("engine", SG, origin, layer)],
-            [f"{origin}: pipeline parallelism turns breakable prefill graphs off unless a "
-             f"prefill backend is given (cuda_graph_hook.py:144-157)"])
-
-
 def _disaggregation(origin: str, value: Any) -> str:
     name = as_str(origin, value).lower()
     if name not in ("null", "prefill", "decode"):
@@ -348,9 +337,7 @@ FILE_KEYS: dict[str, Handler] = {
                       "replica"),
     "chunked_prefill_size": _chunked_prefill,
     "disaggregation_mode": field_key("disaggregation_mode", _disaggregation, SG),
-    "max_total_tokens": _noted("not modelled: the request pool is taken as "
-                               "max_running_requests (a KV pool of fewer than 2 tokens per "
-                               "request would cap it, kv_cache_configurator.py:3128)"),
+    "max_total_tokens": field_key("max_total_tokens", _positive, SG),
     "moe_a2a_backend": _not_default("none", GATHER),
     # speculative runners / buffers graphfit does not model: refused unless off
     "enable_multi_layer_eagle": _not_default(False, "the multi-layer EAGLE draft-extend "
@@ -364,7 +351,7 @@ FILE_KEYS: dict[str, Handler] = {
     "disable_attn_tp_gather": _not_default(False, GATHER),
     "cuda_graph_config": cuda_graph_config,
     "attention_backend": _attention_backend,
-    "pp_size": _pp_size,
+    "pp_size": field_key("pp_size", _positive, SG),
     # prefill-graph settings graphfit does not model: refused unless off
     "enable_prefill_cp": _not_default(False, "prefill context parallelism has its own "
                                       "prefill capture list, layers/cp/bcg"),

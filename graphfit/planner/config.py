@@ -137,6 +137,9 @@ def _engine_fields(config: EngineConfig) -> None:
         set_(config, "cuda_graph_backend_prefill", backend.strip().lower())
     for name in ("cuda_graph_max_bs_prefill", "chunked_prefill_size", "full_prefill_max_req"):
         _optional_int(name, getattr(config, name), 1)
+    _positive_int("pp_size", config.pp_size)
+    # at least one request: the pool holds max_total_tokens // 2 (kv_cache_configurator.py:3129)
+    _optional_int("max_total_tokens", config.max_total_tokens, 2)
     set_(config, "cuda_graph_bs_prefill",
          _sizes("cuda_graph_bs_prefill", config.cuda_graph_bs_prefill))
     mode = config.disaggregation_mode
@@ -272,6 +275,9 @@ class EngineConfig:
     full_prefill_max_req: int | None = None  # the full backend's request slots
     # SGLang PD disaggregation role (--disaggregation-mode): null, prefill or decode
     disaggregation_mode: str = "null"
+    pp_size: int = 1  # SGLang pipeline-parallel stages (prefill graphs are opt-in under PP)
+    # SGLang --max-total-tokens: the KV pool's token capacity cap (request pool, prefill max)
+    max_total_tokens: int | None = None
 
     def __post_init__(self) -> None:
         set_ = object.__setattr__

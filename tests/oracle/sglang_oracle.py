@@ -286,8 +286,15 @@ def _pool_size(r: Resolved, token_capacity: int) -> int:
     """`KVCacheConfigurator.resolve_max_num_reqs` (kv_cache_configurator.py:3119)."""
     from sglang.srt.mem_cache.kv_cache_configurator import KVCacheConfigurator
 
+    # the user's cap on the token capacity (kv_cache_configurator.py:3096-3105) and the
+    # model's context length (--context-length over the model's 131072)
+    limit = getattr(r.record, "max_total_tokens", None) if r.record is not None else None
+    if limit is not None:
+        token_capacity = min(token_capacity, int(limit))
+    context = (getattr(r.record, "context_length", None) if r.record is not None else None)
     this = types.SimpleNamespace(attn_dp_size=max(1, r.attn_dp_size), mambaish_config=None,
-                                 model_config=types.SimpleNamespace(context_len=131072))
+                                 model_config=types.SimpleNamespace(context_len=context
+                                                                    or 131072))
     return int(KVCacheConfigurator.resolve_max_num_reqs(this, token_capacity))
 
 

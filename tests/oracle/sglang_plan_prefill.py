@@ -81,7 +81,12 @@ def compare(argv: tuple[str, ...], gb: float | None) -> Outcome:
     try:
         p = graphfit_plan(argv, gb)
     except ConfigError as exc:
-        assert "not modelled" in str(exc), str(exc)  # a refusal, never a disagreement
+        if "not modelled" not in str(exc):  # then SGLang's server must not start either
+            from tests.oracle import sglang_compare as sc
+
+            assert sc.sglang(argv, gb).rejected is not None, str(exc)
+            out.sglang_rejects = True
+            return out
         out.graphfit_refuses = str(exc)
         return out
     diffs: dict[str, list[str]] = {a: [] for a in ASPECTS}

@@ -144,7 +144,7 @@ class EngineModel(Protocol):
 ENGINE_FIELDS = ("gpu_memory_gb", "tp_size", "attn_dp_size", "attn_cp_size",
                  "two_batch_overlap", "draft_len_schedule", "cuda_graph_backend_prefill",
                  "cuda_graph_max_bs_prefill", "cuda_graph_bs_prefill", "chunked_prefill_size",
-                 "full_prefill_max_req", "disaggregation_mode")
+                 "full_prefill_max_req", "disaggregation_mode", "pp_size", "max_total_tokens")
 
 
 def own_fields(model: EngineModel) -> frozenset[str]:

@@ -38,6 +38,8 @@ from graphfit.planner.core.errors import ConfigError
 from graphfit.planner.core.ladder import Ladder, check_size_count, round_up
 from graphfit.planner.core.settings import EngineSettings
 from graphfit.planner.engines.base import ComponentModel, EngineLadders
+from graphfit.planner.engines.sglang_pool import kv_request_pool, request_pool
+from graphfit.planner.engines.sglang_prefill_plan import prefill_component, prefill_graphs
 from graphfit.planner.engines.batch import (
     BatchRunner,
     batch_components,
@@ -123,12 +125,6 @@ def batch_alignment(config: EngineSettings) -> int:
     if align % config.attn_cp_size:
         align *= config.attn_cp_size
     return align
-
-
-def request_pool(config: EngineSettings) -> int:
-    """Requests one scheduler holds: `resolve_max_num_reqs` (kv_cache_configurator.py:3119)
-    with a KV pool that does not bind: max_running_requests per attention-DP group."""
-    return max(1, config.max_num_seqs // config.attn_dp_size)
 
 
 def runner_sizes(name: str, sizes: Iterable[int], width: int, config: EngineSettings
@@ -413,6 +409,11 @@ def _resolve_requests(config: EngineSettings) -> dict[str, object]:
             if default > SPEC_MAX_RUNNING_REQUESTS and pool > SPEC_MAX_RUNNING_REQUESTS:
                 changes["max_cudagraph_capture_size"] = default
         return changes
+    if config.max_total_tokens is not None:  # the KV pool SGLang sizes (kv_cache_configurator
+        # .py:3119-3133): known once the token capacity is (--max-total-tokens)
+        pool = kv_request_pool(config.max_total_tokens, config.max_model_len, None,
+                               config.attn_dp_size)
+        return {"max_num_seqs": pool * config.attn_dp_size}
     top = max(config.cudagraph_capture_sizes or (config.max_cudagraph_capture_size or 0,))
     if top > POOL_ESTIMATE_FLOOR:
         raise ConfigError(
@@ -435,7 +436,7 @@ class SglangModel:
                             "two_batch_overlap", "cuda_graph_backend_prefill",
                             "cuda_graph_max_bs_prefill", "cuda_graph_bs_prefill",
                             "chunked_prefill_size", "full_prefill_max_req",
-                            "disaggregation_mode"})
+                            "disaggregation_mode", "pp_size", "max_total_tokens"})
     requests_within_token_budget = False  # decode graphs know no token budget
 
     def resolve(self, config: EngineSettings) -> Mapping[str, object]:
@@ -482,8 +483,6 @@ class SglangModel:
                 f"the decode runner captures {_show(captured)} of the {len(declared.sizes)} "
                 f"resolved batch sizes (alignment {batch_alignment(config)}, request pool "
                 f"{pool}{' per attention-DP group' if config.attn_dp_size > 1 else ''})")
-        from graphfit.planner.engines.sglang_prefill_plan import prefill_graphs
-
         prefill = prefill_graphs(config)
         if prefill.why_off and prefill.backend == "disabled":
             warnings.append(f"no prefill graphs: {prefill.why_off}")
@@ -500,11 +499,6 @@ class SglangModel:
 
     def components(self, config: EngineSettings, ladders: EngineLadders
                    ) -> tuple[ComponentModel, ...]:
-        from graphfit.planner.engines.sglang_prefill_plan import (
-            prefill_component,
-            prefill_graphs,
-        )
-
         decode = batch_components(config, sglang_runners(config, ladders.config))
         prefill = prefill_component(config, prefill_graphs(config))
         return decode if prefill is None else (*decode, prefill)

@@ -24,12 +24,20 @@ shared planning path sizes, proves and hands to graphfit's runtime like any othe
 from __future__ import annotations
 
 from graphfit.planner.core.batches import BatchFamily, Requests, Stream
-from graphfit.planner.core.buffers import KEEP, ZERO, Axis, BufferSpec, Demand, FillPolicy
+from graphfit.planner.core.buffers import (
+    KEEP,
+    ONLY_ZERO,
+    ZERO,
+    Axis,
+    BufferSpec,
+    Demand,
+    FillPolicy,
+)
 from graphfit.planner.core.dispatch import NO_GRAPH, Dispatch, DispatchTables
 from graphfit.planner.core.enums import CUDAGraphMode, Unit
 from graphfit.planner.core.settings import EngineSettings
 from graphfit.planner.engines.base import ComponentModel
-from graphfit.planner.engines.sglang import request_pool
+from graphfit.planner.engines.sglang_pool import request_pool
 from graphfit.planner.engines.sglang_prefill import (
     FULL,
     MLA_ARCHITECTURES,
@@ -53,6 +61,7 @@ def prefill_inputs(config: EngineSettings) -> PrefillInputs:
     return PrefillInputs(
         backend=config.cuda_graph_backend_prefill, max_tokens=config.cuda_graph_max_bs_prefill,
         tokens=config.cuda_graph_bs_prefill, chunked_prefill_size=config.chunked_prefill_size,
+        max_total_tokens=config.max_total_tokens, pp_size=config.pp_size,
         gpu_memory_gb=config.gpu_memory_gb, tp_size=config.tp_size,
         attn_dp_size=config.attn_dp_size, attn_cp_size=config.attn_cp_size,
         two_batch_overlap=config.two_batch_overlap,
@@ -79,7 +88,7 @@ def prefill_tables(graphs: PrefillGraphs, pool: int) -> DispatchTables:
                           limit)
 
 
-def _spec(buf: PrefillBuffer, pool: int, tokens: int) -> BufferSpec:
+def _spec(buf: PrefillBuffer, tokens: int, full: bool) -> BufferSpec:
     """A runner buffer as a BufferSpec: its axis is the one whose extent is the token or the
     request bound (mrope's 3 sections and hidden size stay fixed dims)."""
     name = buf.name
@@ -98,10 +107,19 @@ def _spec(buf: PrefillBuffer, pool: int, tokens: int) -> BufferSpec:
                           tokens, _TOKEN_FILLS[name], leading, trailing,
                           source="prefill: PrefillInputBuffers.create (buffers.py:286-372), "
                                  "zero-padded (cuda_graph_buffer_registry.py:943-990)")
+    if name == "extend_start_loc":  # SGLang's full backend sets its tail to the real
+        # token count, a value no fixed fill holds; nothing graphfit runs reads it stale
+        return BufferSpec(name, buf.dtype, Axis.REQUESTS, (Demand(Stream.TARGET_REQUESTS),),
+                          buf.shape[0], KEEP,
+                          source="prefill: static per-request input; SGLang's full backend "
+                                 "fills its padded slots with the real token count "
+                                 "(prefill_cuda_graph_runner.py:2103)")
     return BufferSpec(name, buf.dtype, Axis.REQUESTS, (Demand(Stream.TARGET_REQUESTS),),
-                      buf.shape[0], KEEP,
+                      buf.shape[0], ZERO, safe_fills=ONLY_ZERO if full else None,
                       source="prefill: a static per-request input, copied in for the real "
-                             "requests (prefill_cuda_graph_runner.py:550-554, 601-606)")
+                             "requests (prefill_cuda_graph_runner.py:2085-2091); the full "
+                             "backend's graph reads every slot, so SGLang zeroes the padded "
+                             "ones (:2092-2105)")
 
 
 def prefill_component(config: EngineSettings, graphs: PrefillGraphs
@@ -113,7 +131,7 @@ def prefill_component(config: EngineSettings, graphs: PrefillGraphs
     buffers = prefill_buffers(graphs, pool, hidden_size=config.hidden_size,
                               dtype=config.dtype, multimodal=config.multimodal)
     tokens = graphs.max_tokens
-    specs = tuple(_spec(b, pool, tokens) for b in buffers)
+    specs = tuple(_spec(b, tokens, graphs.backend == FULL) for b in buffers)
     streams = frozenset({Stream.TARGET_TOKENS, Stream.TARGET_REQUESTS})
     longest = max(graphs.chunked_prefill_size, tokens)
     families = (
