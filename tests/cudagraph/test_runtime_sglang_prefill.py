@@ -10,8 +10,8 @@ import pytest
 import torch
 
 from graphfit import CUDAGraphMode, EngineConfig, plan
-from graphfit.planner.core.errors import CapacityError
 from graphfit.cudagraph import GraphRunner, StaticBuffers
+from graphfit.planner.core.errors import CapacityError
 
 VOCAB = 64
 CONFIG = EngineConfig(engine="sglang", max_num_seqs=8, hidden_size=16, dtype="float32",

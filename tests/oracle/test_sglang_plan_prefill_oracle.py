@@ -12,7 +12,6 @@ import json
 
 import pytest
 from hypothesis import given
-from hypothesis import strategies as st
 
 from tests.oracle.paths import require
 

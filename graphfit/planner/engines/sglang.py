@@ -38,8 +38,6 @@ from graphfit.planner.core.errors import ConfigError
 from graphfit.planner.core.ladder import Ladder, check_size_count, round_up
 from graphfit.planner.core.settings import EngineSettings
 from graphfit.planner.engines.base import ComponentModel, EngineLadders
-from graphfit.planner.engines.sglang_pool import kv_request_pool, request_pool
-from graphfit.planner.engines.sglang_prefill_plan import prefill_component, prefill_graphs
 from graphfit.planner.engines.batch import (
     BatchRunner,
     batch_components,
@@ -47,6 +45,8 @@ from graphfit.planner.engines.batch import (
     graph_input,
     resolve_common,
 )
+from graphfit.planner.engines.sglang_pool import kv_request_pool, request_pool
+from graphfit.planner.engines.sglang_prefill_plan import prefill_component, prefill_graphs
 
 RELEASE = "0.5.23"
 VERSION = f"SGLang {RELEASE}"
