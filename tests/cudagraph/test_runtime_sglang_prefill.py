@@ -53,8 +53,8 @@ def test_prefill_component_runs_on_graphfit_runtime(backend: str) -> None:
     assert {k.padded for k in runner.graphs} == {8, 16, 48}
     assert {m for g in runner.graphs.values() for m in g.modes} == {mode}
     gen = torch.Generator().manual_seed(3)
-    for n, reqs, padded in ((5, 1, 8), (3, 1, None), (16, 2, 16), (9, 1, 16), (17, 2, None), (24, 3, 48),
-                            (23, 3, None), (48, 4, 48)):
+    for n, reqs, padded in ((5, 1, 8), (3, 1, None), (16, 2, 16), (9, 1, 16), (17, 2, None),
+                            (24, 3, 48), (23, 3, None), (48, 4, 48)):
         limit = comp.tables.max_graph_requests  # full: its request slots (1 here)
         if limit is not None and reqs > limit:
             padded = None  # prefill_cuda_graph_runner.py:1363-1364
