@@ -350,7 +350,6 @@ FILE_KEYS: dict[str, Handler] = {
     "moe_dense_tp_size": _not_default(None, GATHER),
     "disable_attn_tp_gather": _not_default(False, GATHER),
     "cuda_graph_config": cuda_graph_config,
-    "attention_backend": _attention_backend,
     "pp_size": field_key("pp_size", _positive, SG),
     # prefill-graph settings graphfit does not model: refused unless off
     "enable_prefill_cp": _not_default(False, "prefill context parallelism has its own "
@@ -373,7 +372,10 @@ FILE_KEYS: dict[str, Handler] = {
 # keys a config file may hold that a pasted line's reader consumes itself
 MODEL_KEYS: dict[str, Handler] = {"model_path": model_path}
 # a pasted line's keys: its reader sees every key at once (deprecated_dp_attention)
+# (a config file's attention_backend is vLLM's EngineConfig field; a pasted SGLang line's is
+# SGLang's own, read here)
 LINE_KEYS: dict[str, Handler] = {**FILE_KEYS, "enable_dp_attention": _dp_attention_in_line,
+                                  "attention_backend": _attention_backend,
                                   "speculative_use_rejection_sampling": _after_the_engine}
 IGNORED = frozenset({
     "tokenizer_path", "ep_size", "mem_fraction_static",

@@ -50,10 +50,10 @@ class Outcome:
         return not self.sglang_rejects and not self.graphfit_refuses
 
 
-def graphfit_plan(argv: tuple[str, ...], gb: float | None) -> Any:
+def graphfit_plan(argv: tuple[str, ...], gb: float | None, model: str | None = None) -> Any:
     """graphfit's plan of the pasted line (ConfigError when it refuses it)."""
-    line = ["python", "-m", "sglang.launch_server", "--model-path", str(so.oracle().model_dir),
-            *argv]
+    line = ["python", "-m", "sglang.launch_server", "--model-path",
+            model or str(so.oracle().model_dir), *argv]
     own = {} if gb is None else {"gpu_memory_gb": gb}
     config = resolve_values(own, environ={}, pasted=commandline.read(line)).config()
     return graphfit.plan(config)
@@ -66,20 +66,21 @@ def _probes(captured: tuple[int, ...]) -> list[int]:
     return sorted(n for n in out if n >= 1)
 
 
-def _sglang_decode_on(argv: tuple[str, ...], gb: float | None) -> bool:
-    r = so.resolve(argv, gpu_mem_gb=gb)
+def _sglang_decode_on(argv: tuple[str, ...], gb: float | None, model: str | None) -> bool:
+    r = so.resolve(argv, gpu_mem_gb=gb, model=model)
     assert isinstance(r, so.Resolved)
     return r.decode_backend != "disabled"
 
 
-def compare(argv: tuple[str, ...], gb: float | None) -> Outcome:
+def compare(argv: tuple[str, ...], gb: float | None, model: str | None = None) -> Outcome:
+    """`model`: a model directory other than the oracle's Llama one (an MLA model)."""
     out = Outcome(argv)
-    sg = po.prefill(argv, gb)
+    sg = po.prefill(argv, gb, model)
     if isinstance(sg, so.Rejected):
         out.sglang_rejects = True
         return out
     try:
-        p = graphfit_plan(argv, gb)
+        p = graphfit_plan(argv, gb, model)
     except ConfigError as exc:
         if "not modelled" not in str(exc):  # then SGLang's server must not start either
             from tests.oracle import sglang_compare as sc
@@ -96,7 +97,7 @@ def compare(argv: tuple[str, ...], gb: float | None) -> Outcome:
     if (comp is not None) != on:
         diffs["backend"].append(f"SGLang prefill {sg.backend}, graphfit "
                                 f"{'a prefill component' if comp else 'none'}")
-    decode_on = _sglang_decode_on(argv, gb)
+    decode_on = _sglang_decode_on(argv, gb, model)
     ours_decode = p.config.cudagraph_mode is not CUDAGraphMode.NONE
     if decode_on != ours_decode:
         diffs["decode"].append(f"decode graphs: SGLang {decode_on}, graphfit {ours_decode}")

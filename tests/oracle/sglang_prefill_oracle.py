@@ -114,8 +114,11 @@ def raw_args(r: so.Resolved) -> types.SimpleNamespace:
 
 
 @functools.lru_cache(maxsize=4096)
-def prefill(argv: tuple[str, ...], gb: float | None = 80) -> SglangPrefill | so.Rejected:
-    r = so.resolve(argv, gpu_mem_gb=gb)
+def prefill(argv: tuple[str, ...], gb: float | None = 80, model: str | None = None
+            ) -> SglangPrefill | so.Rejected:
+    """SGLang's prefill graphs for the line (`model`: a model directory other than the
+    oracle's Llama one)."""
+    r = so.resolve(argv, gpu_mem_gb=gb, model=model)
     if isinstance(r, so.Rejected):
         return r
     from sglang.srt.arg_groups.overrides import resolving_view

@@ -60,3 +60,21 @@ def test_generated_lines_plan_as_sglang(case: tuple[tuple[str, ...], float]) -> 
     argv, gb = case
     out = spp.compare(argv, gb)
     assert out.diffs == {}, out.diffs
+
+
+MLA_LINES = [((*S48,), 192), ((*S48,), 141), ((*S48, "--chunked-prefill-size", "12000"), 192),
+             ((*S48, "--cuda-graph-max-bs-prefill", "12000"), 192),
+             ((*S48, "--cuda-graph-backend-prefill", "full"), 192)]
+
+
+@pytest.mark.parametrize(("argv", "gb"), MLA_LINES,
+                         ids=[f"{' '.join(a)}@{g}" for a, g in MLA_LINES])
+def test_mla_model_caps_prefill_at_8192_tokens(tmp_path_factory: pytest.TempPathFactory,
+                                               argv: tuple[str, ...], gb: float) -> None:
+    """memory_hook.py:233-237: an MLA model's default prefill max is min(8192, chunk)."""
+    from tests.oracle import sglang_stubs
+
+    model = str(sglang_stubs.write_mla_model_dir(tmp_path_factory.mktemp("mla") / "dsv3"))
+    out = spp.compare(argv, gb, model)
+    assert out.compared and out.prefill_on and out.diffs == {}, (out.graphfit_refuses,
+                                                                 out.diffs)
