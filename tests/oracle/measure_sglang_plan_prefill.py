@@ -21,8 +21,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-from tests.oracle import sglang_plan_prefill as spp  # noqa: E402
-from tests.oracle import sglang_stubs  # noqa: E402
+from tests.oracle import sglang_plan_prefill as spp
+from tests.oracle import sglang_stubs
 
 GPUS = (16, 30, 48, 80, 141, 192)
 
