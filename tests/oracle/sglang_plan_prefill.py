@@ -16,7 +16,9 @@ stub reports as graphfit's own --gpu-memory-gb), planned with `graphfit.plan`, a
 * buffers: every buffer SGLang's runner allocates, by name, with SGLang's shape as graphfit's
   engine rows (`reference_capacity`) and dtype; graphfit's own capacity never below what a
   reachable batch needs (the plan's proof, checked too).
-* decode: with a PD role, the decode component's graphs are on iff SGLang's decode phase is.
+* decode: the decode graphs are on iff SGLang's decode phase is (PD roles, attention
+  backends), and the target runner's capture list is SGLang's under the same request pool
+  (bounded by the KV cache with --max-total-tokens).
 """
 
 from __future__ import annotations
@@ -101,6 +103,16 @@ def compare(argv: tuple[str, ...], gb: float | None, model: str | None = None) -
     ours_decode = p.config.cudagraph_mode is not CUDAGraphMode.NONE
     if decode_on != ours_decode:
         diffs["decode"].append(f"decode graphs: SGLang {decode_on}, graphfit {ours_decode}")
+    elif decode_on and model is None:  # the decode ladder under the same request pool (KV-
+        # bound with --max-total-tokens): SGLang's target runner's own capture list
+        from tests.oracle import sglang_compare as sc
+
+        answer = sc.sglang(argv, gb)
+        if answer.runners is not None and "target" in answer.runners:
+            theirs = tuple(answer.runners["target"].capture_bs)
+            if tuple(p.capture_sizes) != theirs:
+                diffs["decode"].append(f"decode ladder: SGLang {theirs}, graphfit "
+                                       f"{tuple(p.capture_sizes)}")
     if comp is None or not on:
         out.diffs = {k: v for k, v in diffs.items() if v}
         return out
