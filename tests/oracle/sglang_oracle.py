@@ -492,3 +492,22 @@ def _draft_extend_runner(dmr: Any, pool: int, algo: Any) -> Runner:
                   pool, get_cuda_graph_batch_size_alignment(), int(runner.max_bs),
                   int(runner.max_num_token), int(runner.seq_len_fill_value),
                   _draft_tables(runner, "tokens"))
+
+
+@functools.cache
+def tbo_plugin_buffer() -> tuple[tuple[int, ...], str]:
+    """(shape, dtype) of the buffer SGLang's `TboCudaGraphRunnerPlugin()` allocates
+    (batch_overlap/two_batch_overlap.py:341-345), built by SGLang's own constructor with its
+    device lookup pointed at the meta device (glue: the fake CUDA has no memory)."""
+    import types as _types
+
+    oracle()  # the stubs installed
+    with sglang_stubs.stubbed():
+        from sglang.srt.batch_overlap import two_batch_overlap as tbo
+    saved = tbo.get_device
+    tbo.get_device = lambda: _types.SimpleNamespace(device="meta")
+    try:
+        t = tbo.TboCudaGraphRunnerPlugin()._tbo_children_num_token_non_padded
+    finally:
+        tbo.get_device = saved
+    return tuple(int(d) for d in t.shape), _describe(t)

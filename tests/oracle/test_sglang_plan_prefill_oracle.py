@@ -78,3 +78,24 @@ def test_mla_model_caps_prefill_at_8192_tokens(tmp_path_factory: pytest.TempPath
     out = spp.compare(argv, gb, model)
     assert out.compared and out.prefill_on and out.diffs == {}, (out.graphfit_refuses,
                                                                  out.diffs)
+
+
+@pytest.mark.parametrize("argv", [S48, (*S48, "--tp", "2", "--enable-two-batch-overlap",
+                                        "--cuda-graph-backend-prefill", "breakable")])
+def test_two_batch_overlap_split_buffer(argv: tuple[str, ...]) -> None:
+    """The split plugin's (2,) int32 buffer, as SGLang's own constructor allocates it, in the
+    target and prefill runners (both built on BaseRunner.__init__, base_runner.py:245), and
+    in neither EAGLE draft runner (they skip that __init__)."""
+    from tests.oracle import sglang_oracle as so
+
+    shape, dtype = so.tbo_plugin_buffer()
+    p = spp.graphfit_plan(argv, 80)
+    for component in ("target", "prefill"):
+        buf = p.buffer(f"{component}.tbo_children_num_token_non_padded")
+        assert (buf.shape, buf.dtype) == (shape, dtype)
+    eagle = spp.graphfit_plan((*S48, "--speculative-algorithm", "EAGLE",
+                               "--speculative-num-steps", "3", "--speculative-eagle-topk", "1",
+                               "--speculative-num-draft-tokens", "4"), 80)
+    for component in ("drafter", "draft_extend"):
+        names = {b.name for b in eagle.components[component].buffers}
+        assert "tbo_children_num_token_non_padded" not in names

@@ -47,6 +47,7 @@ from graphfit.planner.engines.batch import (
 )
 from graphfit.planner.engines.sglang_pool import kv_request_pool, request_pool
 from graphfit.planner.engines.sglang_prefill_plan import prefill_component, prefill_graphs
+from graphfit.planner.engines.sglang_tbo import tbo_split_buffer
 
 RELEASE = "0.5.23"
 VERSION = f"SGLang {RELEASE}"
@@ -254,6 +255,7 @@ def target_buffers(config: EngineSettings, width: int, max_bs: int) -> tuple[Buf
                         "request (buffers.py:171-174); allocated for every config"),
     ]
     specs += global_num_tokens("target", config)
+    specs.append(tbo_split_buffer("target"))
     return tuple(specs)
 
 

@@ -48,6 +48,7 @@ from graphfit.planner.engines.sglang_prefill import (
     prefill_buffers,
     resolve_prefill,
 )
+from graphfit.planner.engines.sglang_tbo import tbo_split_buffer
 
 COMPONENT = "prefill"
 _TOKEN_FILLS: dict[str, FillPolicy] = {  # build_prefill_registry: PaddingPolicy.ZERO
@@ -131,7 +132,8 @@ def prefill_component(config: EngineSettings, graphs: PrefillGraphs
     buffers = prefill_buffers(graphs, pool, hidden_size=config.hidden_size,
                               dtype=config.dtype, multimodal=config.multimodal)
     tokens = graphs.max_tokens
-    specs = tuple(_spec(b, tokens, graphs.backend == FULL) for b in buffers)
+    specs = (*(_spec(b, tokens, graphs.backend == FULL) for b in buffers),
+             tbo_split_buffer(COMPONENT))
     streams = frozenset({Stream.TARGET_TOKENS, Stream.TARGET_REQUESTS})
     longest = max(graphs.chunked_prefill_size, tokens)
     families = (
