@@ -263,6 +263,23 @@ def _sglang_fields(draw: st.DrawFn, *, max_seqs: int, max_k: int,
         two_batch_overlap=draw(st.booleans()), gpu_memory_gb=draw(st.sampled_from(GPU_MEMORY_GB)),
         cuda_graph_padding=draw(st.booleans()), hidden_size=draw(st.sampled_from((64, 4096))),
         vocab_size=draw(st.sampled_from((1000, 128256))))
+    # prefill graphs (token counts): a small chunk keeps the prefill family short
+    if draw(st.integers(0, 4)):
+        fields["chunked_prefill_size"] = draw(st.integers(8, 1200))
+    prefill = draw(st.sampled_from(("default", "max_bs", "bs", "full", "off")))
+    if prefill == "max_bs":
+        fields["cuda_graph_max_bs_prefill"] = draw(st.integers(1, 1500))
+    elif prefill == "bs":
+        fields["cuda_graph_bs_prefill"] = sorted(draw(st.sets(st.integers(1, 1500),
+                                                              min_size=1, max_size=8)))
+    elif prefill == "full":
+        fields["cuda_graph_backend_prefill"] = "full"
+        if draw(st.booleans()):
+            fields["full_prefill_max_req"] = draw(st.integers(1, 16))
+    elif prefill == "off":
+        fields["cuda_graph_backend_prefill"] = "disabled"
+    if draw(st.integers(0, 5)) == 0:
+        fields["disaggregation_mode"] = draw(st.sampled_from(("prefill", "decode")))
     return fields
 
 
@@ -271,7 +288,8 @@ def sglang_configs(*, max_seqs: int = 256, max_k: int = 8,
     """SGLang 0.5.23 configs it starts with: decode or speculative (EAGLE trees, NGRAM, the
     model-class defaults), max_running_requests given or not, decode max_bs from a GPU's
     memory or given, explicit lists, TP / attention DP / CP, two-batch overlap, padding on or
-    off, graphs off (configs whose graph runner would assert are left out)."""
+    off, graphs off (configs whose graph runner would assert are left out), prefill graphs
+    (breakable or full, token lists, PD roles)."""
     return (_sglang_fields(max_seqs=max_seqs, max_k=max_k, methods=methods)
             .map(EngineConfig.from_dict).filter(_plans))
 

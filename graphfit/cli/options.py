@@ -345,8 +345,24 @@ CONFIG_FLAGS: list[ConfigFlag] = [
     ConfigFlag("dp_size", "--dp-size", int, "SGLang: data-parallel replicas (each alike).",
                expand=_sglang("dp_size"), panel=SGLANG_PANEL),
     ConfigFlag("chunked_prefill_size", "--chunked-prefill-size", int,
-               "SGLang: prefill chunk (decode graphs do not depend on it).",
+               "SGLang: prefill chunk in tokens (default from GPU memory): the largest "
+               "prefill graph by default.",
                expand=_sglang("chunked_prefill_size"), panel=SGLANG_PANEL),
+    ConfigFlag("cuda_graph_backend_prefill", "--cuda-graph-backend-prefill", str,
+               "SGLang: prefill graphs breakable (default), full or disabled.",
+               expand=_sglang("cuda_graph_backend_prefill"), panel=SGLANG_PANEL),
+    ConfigFlag("cuda_graph_max_bs_prefill", "--cuda-graph-max-bs-prefill", int,
+               "SGLang: largest prefill graph in tokens (default chunked_prefill_size).",
+               expand=_sglang("cuda_graph_max_bs_prefill"), panel=SGLANG_PANEL),
+    ConfigFlag("cuda_graph_bs_prefill", "--cuda-graph-bs-prefill", str,
+               "SGLang: prefill token counts to capture, space separated: 256 512 1024.",
+               expand=_sglang("cuda_graph_bs_prefill"), panel=SGLANG_PANEL),
+    ConfigFlag("cuda_graph_backend_prefill", "--disable-prefill-cuda-graph", bool,
+               "SGLang: no prefill CUDA graphs.", param="disable_prefill_cuda_graph",
+               expand=_sglang("disable_prefill_cuda_graph"), switch=True, panel=SGLANG_PANEL),
+    ConfigFlag("disaggregation_mode", "--disaggregation-mode", str,
+               "SGLang PD role: null (default), prefill (no decode graphs) or decode (no "
+               "prefill graphs).", expand=_sglang("disaggregation_mode"), panel=SGLANG_PANEL),
     ConfigFlag("moe_a2a_backend", "--moe-a2a-backend", str,
                "SGLang: MoE all-to-all backend (only none is modelled).",
                expand=_sglang("moe_a2a_backend"), panel=SGLANG_PANEL),
@@ -390,7 +406,7 @@ CONFIG_FLAGS: list[ConfigFlag] = [
 
 
 # SGLang's list flags take their values space separated (argparse nargs="+")
-LIST_FLAGS = frozenset({"--cuda-graph-bs-decode", "--cuda-graph-bs"})
+LIST_FLAGS = frozenset({"--cuda-graph-bs-decode", "--cuda-graph-bs", "--cuda-graph-bs-prefill"})
 
 
 def join_list_flags(args: list[str]) -> list[str]:

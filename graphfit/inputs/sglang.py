@@ -89,13 +89,68 @@ def _padding_disabled(origin: str, value: Any, layer: int) -> tuple[list[Setting
     return _setting("cuda_graph_padding", False, origin, layer), []
 
 
-def _off_switch(priority: int) -> Handler:
-    """`--disable-decode-cuda-graph` and the deprecated `--disable-cuda-graph`."""
+def _off_switch(priority: int, *, prefill: bool = False) -> Handler:
+    """`--disable-decode-cuda-graph` and the deprecated `--disable-cuda-graph` (which turns
+    the prefill graphs off too, at the lowest precedence: cuda_graph_hook.py:54-63)."""
     def handle(origin: str, value: Any, layer: int) -> tuple[list[Setting], list[str]]:
         if not as_bool(origin, value):
             return [Setting("engine", SG, origin, layer)], []
-        return _setting("cudagraph_mode", CUDAGraphMode.NONE, origin, layer, priority), []
+        out = _setting("cudagraph_mode", CUDAGraphMode.NONE, origin, layer, priority)
+        if prefill:
+            out.append(Setting("cuda_graph_backend_prefill", "disabled", origin, layer,
+                               priority=priority))
+        return out, []
     return handle
+
+
+def _prefill_off(origin: str, value: Any, layer: int) -> tuple[list[Setting], list[str]]:
+    """`--disable-prefill-cuda-graph` (cuda_graph_hook.py:64-66)."""
+    if not as_bool(origin, value):
+        return [Setting("engine", SG, origin, layer)], []
+    return _setting("cuda_graph_backend_prefill", "disabled", origin, layer, OFF_SWITCH), []
+
+
+def _prefill_backend(origin: str, value: Any) -> str:
+    name = as_str(origin, value).lower()
+    if name == "tc_piecewise":
+        raise ConfigError(f"{origin}: tc_piecewise was removed; select breakable, full, or "
+                          f"disabled")
+    if name not in BACKENDS:
+        raise ConfigError(f"{origin}: {value!r} is not one of full, breakable, disabled")
+    return name
+
+
+def _chunked_prefill(origin: str, value: Any, layer: int) -> tuple[list[Setting], list[str]]:
+    """`--chunked-prefill-size`: the prefill graphs' default largest token count
+    (memory_hook.py:233-237); chunking off (<= 0) is not modelled."""
+    if (isinstance(value, str) and value.strip().startswith("-")) or (
+            isinstance(value, int) and not isinstance(value, bool) and value <= 0):
+        raise ConfigError(f"{origin}: {value!r} (chunking off) is not modelled: the prefill "
+                          f"graphs' default token ladder derives from it (memory_hook.py:233)")
+    return _setting("chunked_prefill_size", as_int(origin, value), origin, layer), []
+
+
+GRAPHLESS_ATTENTION = ("torch_native", "flex_attention")
+AFTER_ALL = 9  # a resolution hook that overrides every spelling of the backends
+
+
+def _attention_backend(origin: str, value: Any, layer: int) -> tuple[list[Setting], list[str]]:
+    """torch_native and flex_attention turn both phases' graphs off whatever the flags say
+    (attention_hook.py:122-160); any other backend keeps the graphs planned."""
+    name = as_str(origin, value).lower()
+    if name not in GRAPHLESS_ATTENTION:
+        return [Setting("engine", SG, origin, layer)], []
+    return ([Setting("cudagraph_mode", CUDAGraphMode.NONE, origin, layer, priority=AFTER_ALL),
+             Setting("cuda_graph_backend_prefill", "disabled", origin, layer,
+                     priority=AFTER_ALL), Setting("engine", SG, origin, layer)],
+            [f"{origin}: {name} disables CUDA graphs (attention_hook.py:122-160)"])
+
+
+def _disaggregation(origin: str, value: Any) -> str:
+    name = as_str(origin, value).lower()
+    if name not in ("null", "prefill", "decode"):
+        raise ConfigError(f"{origin}: {value!r} is not one of null, prefill, decode")
+    return name
 
 
 def _backend(origin: str, value: Any) -> CUDAGraphMode:
@@ -125,8 +180,8 @@ def _ambiguous(flag: str) -> Handler:
 
 def cuda_graph_config(origin: str, value: Any, layer: int) -> tuple[list[Setting], list[str]]:
     """`--cuda-graph-config '{"decode": {...}, "prefill": {...}}'`: phases and keys checked as
-    `parse_cuda_graph_config_arg` does (cuda_graph_config.py:246-283); decode wins over every
-    other spelling, prefill graphs are not modelled (noted)."""
+    `parse_cuda_graph_config_arg` does (cuda_graph_config.py:246-283); each phase wins over
+    every other spelling of its keys."""
     obj = as_object(origin, value)
     out: list[Setting] = [Setting("engine", SG, origin, layer)]
     notes: list[str] = []
@@ -141,8 +196,7 @@ def cuda_graph_config(origin: str, value: Any, layer: int) -> tuple[list[Setting
                 raise ConfigError(f"{where}: unknown key {key!r}, expected one of "
                                   f"{', '.join(PHASE_KEYS[phase])}")
         if phase == "prefill":
-            if settings:
-                notes.append(f"{where}: prefill graphs are not modelled, ignored")
+            out += _prefill_phase(where, settings, layer)
             continue
         if settings.get("backend") is not None:
             key = f"{where}.backend"
@@ -157,6 +211,32 @@ def cuda_graph_config(origin: str, value: Any, layer: int) -> tuple[list[Setting
             out.append(Setting("cudagraph_capture_sizes", _sizes(key, settings["bs"]), key,
                                layer, priority=JSON_CONFIG))
     return out, notes
+
+
+_PREFILL_PHASE = {"backend": ("cuda_graph_backend_prefill", _prefill_backend),
+                  "max_bs": ("cuda_graph_max_bs_prefill", _positive),
+                  "bs": ("cuda_graph_bs_prefill", _sizes),
+                  "full_prefill_max_req": ("full_prefill_max_req", _positive)}
+
+
+def _prefill_phase(where: str, settings: Mapping[str, Any], layer: int) -> list[Setting]:
+    """The JSON "prefill" phase (the highest precedence, cuda_graph_hook.py:86-94); the keys
+    that bound replays by context length are refused (not modelled)."""
+    out: list[Setting] = []
+    for key, value in settings.items():
+        if value is None:
+            continue
+        if key not in _PREFILL_PHASE:
+            raise ConfigError(f"{where}.{key}: not modelled (context-bounded prefill replay "
+                              f"or chunked-prefix capture)")
+        field, read = _PREFILL_PHASE[key]
+        if key == "bs" and not value:  # an empty list: no prefill graphs, no error
+            out.append(Setting("cuda_graph_backend_prefill", "disabled", f"{where}.bs", layer,
+                               priority=JSON_CONFIG))
+            continue
+        out.append(Setting(field, read(f"{where}.{key}", value), f"{where}.{key}", layer,
+                           priority=JSON_CONFIG))
+    return out
 
 
 def is_phase_config(value: Any) -> bool:
@@ -236,7 +316,7 @@ FILE_KEYS: dict[str, Handler] = {
     "cuda_graph_bs_decode": _ranked("cudagraph_capture_sizes", _sizes, PER_PHASE),
     "cuda_graph_backend_decode": _backend_decode,
     "disable_decode_cuda_graph": _off_switch(OFF_SWITCH),
-    "disable_cuda_graph": _off_switch(LEGACY),
+    "disable_cuda_graph": _off_switch(LEGACY, prefill=True),
     "cuda_graph_max_bs": _ambiguous("cuda-graph-max-bs"),
     "cuda_graph_bs": _ambiguous("cuda-graph-bs"),
     "disable_cuda_graph_padding": _padding_disabled,
@@ -255,10 +335,9 @@ FILE_KEYS: dict[str, Handler] = {
     "enable_dp_attention": _enable_dp_attention,
     "dp_size": _noted("data-parallel replicas each capture the same graphs; planned per "
                       "replica"),
-    "chunked_prefill_size": _noted("prefill chunking does not change decode graphs"),
-    "max_total_tokens": _noted("not modelled: the request pool is taken as "
-                               "max_running_requests (a KV pool of fewer than 2 tokens per "
-                               "request would cap it, kv_cache_configurator.py:3128)"),
+    "chunked_prefill_size": _chunked_prefill,
+    "disaggregation_mode": field_key("disaggregation_mode", _disaggregation, SG),
+    "max_total_tokens": field_key("max_total_tokens", _positive, SG),
     "moe_a2a_backend": _not_default("none", GATHER),
     # speculative runners / buffers graphfit does not model: refused unless off
     "enable_multi_layer_eagle": _not_default(False, "the multi-layer EAGLE draft-extend "
@@ -271,10 +350,21 @@ FILE_KEYS: dict[str, Handler] = {
     "moe_dense_tp_size": _not_default(None, GATHER),
     "disable_attn_tp_gather": _not_default(False, GATHER),
     "cuda_graph_config": cuda_graph_config,
-    "cuda_graph_max_bs_prefill": _noted("prefill graphs are not modelled"),
-    "cuda_graph_bs_prefill": _noted("prefill graphs are not modelled"),
-    "cuda_graph_backend_prefill": _noted("prefill graphs are not modelled"),
-    "disable_prefill_cuda_graph": _noted("prefill graphs are not modelled"),
+    "pp_size": field_key("pp_size", _positive, SG),
+    # prefill-graph settings graphfit does not model: refused unless off
+    "enable_prefill_cp": _not_default(False, "prefill context parallelism has its own "
+                                      "prefill capture list, layers/cp/bcg"),
+    "enable_mis": _not_default(False, "multi-item scoring, attention_hook.py:535-553"),
+    "debug_tensor_dump_output_folder": _not_default(None, "tensor dump mode, "
+                                                    "serving_hook.py:542-561"),
+    "dcp_size": _not_default(1, "decode context parallelism, cuda_graph_hook.py:219-223"),
+    "cuda_graph_max_seq_len_prefill": _not_default(None, "context-bounded prefill replay"),
+    "cuda_graph_prefill_max_context": _not_default(None, "context-bounded prefill replay"),
+    "cuda_graph_max_bs_prefill": _ranked("cuda_graph_max_bs_prefill", _positive, PER_PHASE),
+    "cuda_graph_bs_prefill": _ranked("cuda_graph_bs_prefill", _sizes, PER_PHASE),
+    "cuda_graph_backend_prefill": _ranked("cuda_graph_backend_prefill", _prefill_backend,
+                                          PER_PHASE),
+    "disable_prefill_cuda_graph": _prefill_off,
     "speculative_ngram_max_bfs_breadth": _noted(
         "NGRAM's BFS breadth sets no graph shape (the verify width is "
         "--speculative-num-draft-tokens)"),
@@ -282,10 +372,13 @@ FILE_KEYS: dict[str, Handler] = {
 # keys a config file may hold that a pasted line's reader consumes itself
 MODEL_KEYS: dict[str, Handler] = {"model_path": model_path}
 # a pasted line's keys: its reader sees every key at once (deprecated_dp_attention)
+# (a config file's attention_backend is vLLM's EngineConfig field; a pasted SGLang line's is
+# SGLang's own, read here)
 LINE_KEYS: dict[str, Handler] = {**FILE_KEYS, "enable_dp_attention": _dp_attention_in_line,
+                                  "attention_backend": _attention_backend,
                                   "speculative_use_rejection_sampling": _after_the_engine}
 IGNORED = frozenset({
-    "tokenizer_path", "ep_size", "pp_size", "mem_fraction_static", "attention_backend",
+    "tokenizer_path", "ep_size", "mem_fraction_static",
     "decode_attention_backend", "prefill_attention_backend", "speculative_draft_model_path",
     "speculative_draft_model_revision", "max_prefill_tokens", "schedule_policy",
     "enable_torch_compile", "torch_compile_max_bs", "log_level", "random_seed",

@@ -16,7 +16,8 @@ auto-parameters come before these checks, :1165-1174):
 
 Roles (arg_groups/cuda_graph_hook.py:557-576): `--disaggregation-mode prefill` disables the
 decode graphs unless a decode backend was given explicitly (`_cuda_graph_config_locked`,
-:32-101); `decode` disables the prefill graphs, which graphfit does not plan.
+:32-101); `decode` disables the prefill graphs unless a prefill backend was given (the
+engine model's rule on the `disaggregation_mode` field, graphfit.planner.engines.sglang_prefill).
 """
 
 from __future__ import annotations
@@ -108,8 +109,8 @@ def role_settings(values: Mapping[str, Any]) -> tuple[list[Setting], list[str]]:
                 [f"{ROLE} prefill: a prefill server captures no decode graphs "
                  "(cuda_graph_hook.py:557-566)"])
     if mode == "decode":
-        return [], [f"{ROLE} decode: a decode server captures no prefill graphs "
-                    "(cuda_graph_hook.py:567-576); its decode graphs are planned"]
+        return [], [f"{ROLE} decode: a decode server captures no prefill graphs unless a "
+                    "prefill backend is given (cuda_graph_hook.py:567-576)"]
     return [], []
 
 

@@ -36,6 +36,8 @@ from graphfit.planner.engines.base import (
 from graphfit.planner.engines.registry import engine_model, engines, policy_engine
 
 E = TypeVar("E", bound=Enum)
+PREFILL_BACKENDS = ("breakable", "full", "disabled")  # SGLang cuda_graph_config.py:50
+DISAGGREGATION_MODES = ("null", "prefill", "decode")  # SGLang --disaggregation-mode
 
 
 def _coerce_enum(name: str, enum_type: type[E], value: object) -> E:
@@ -181,6 +183,24 @@ def _engine_fields(config: EngineConfig) -> None:
     if arch is not None and (not isinstance(arch, str) or not arch.strip()):
         raise ConfigError(f"architecture: expected a model class name, got {arch!r}")
     set_(config, "draft_len_schedule", _sizes("draft_len_schedule", config.draft_len_schedule))
+    backend = config.cuda_graph_backend_prefill
+    if backend is not None:
+        if not isinstance(backend, str) or backend.strip().lower() not in PREFILL_BACKENDS:
+            raise ConfigError(f"cuda_graph_backend_prefill: {excerpt(backend)} is not one of "
+                              f"{', '.join(PREFILL_BACKENDS)}")
+        set_(config, "cuda_graph_backend_prefill", backend.strip().lower())
+    for name in ("cuda_graph_max_bs_prefill", "chunked_prefill_size", "full_prefill_max_req"):
+        _optional_int(name, getattr(config, name), 1)
+    _positive_int("pp_size", config.pp_size)
+    # at least one request: the pool holds max_total_tokens // 2 (kv_cache_configurator.py:3129)
+    _optional_int("max_total_tokens", config.max_total_tokens, 2)
+    set_(config, "cuda_graph_bs_prefill",
+         _sizes("cuda_graph_bs_prefill", config.cuda_graph_bs_prefill))
+    mode = config.disaggregation_mode
+    if not isinstance(mode, str) or mode.strip().lower() not in DISAGGREGATION_MODES:
+        raise ConfigError(f"disaggregation_mode: {excerpt(mode)} is not one of "
+                          f"{', '.join(DISAGGREGATION_MODES)}")
+    set_(config, "disaggregation_mode", mode.strip().lower())
 
 
 def _engine(value: object) -> Engine | EngineName:
@@ -319,6 +339,18 @@ class EngineConfig:
     # TensorRT-LLM PARD (decoding_type PARD): the target verifies 2 x max_draft_len tokens per
     # request (K + 1 accepted + K - 1 mask tokens) instead of 1 + max_draft_len
     parallel_draft: bool = False
+    # SGLang prefill CUDA graphs (token counts; graphfit.planner.engines.sglang_prefill).
+    # None: SGLang's own default (breakable graphs up to chunked_prefill_size tokens)
+    cuda_graph_backend_prefill: str | None = None  # breakable, full or disabled
+    cuda_graph_max_bs_prefill: int | None = None  # largest prefill graph, in tokens
+    cuda_graph_bs_prefill: tuple[int, ...] | None = None  # prefill token counts to capture
+    chunked_prefill_size: int | None = None  # None: SGLang's default from GPU memory
+    full_prefill_max_req: int | None = None  # the full backend's request slots
+    # SGLang PD disaggregation role (--disaggregation-mode): null, prefill or decode
+    disaggregation_mode: str = "null"
+    pp_size: int = 1  # SGLang pipeline-parallel stages (prefill graphs are opt-in under PP)
+    # SGLang --max-total-tokens: the KV pool's token capacity cap (request pool, prefill max)
+    max_total_tokens: int | None = None
 
     def __post_init__(self) -> None:
         set_ = object.__setattr__

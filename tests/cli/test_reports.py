@@ -52,11 +52,15 @@ def test_plan_report_names_units_sizes_and_short_buffers(
 
 @needs_matplotlib
 def test_plan_report_speaks_requests_for_batch_size_engines(tmp_path: Path) -> None:
-    text = _render(tmp_path, ["plan", "--engine", "sglang", "--max-num-seqs", "64"])
+    text = _render(tmp_path, ["plan", "--engine", "sglang", "--max-num-seqs", "64",
+                              "--cuda-graph-backend-prefill", "disabled"])
     for needle in ("batch size (requests)", "padding (requests)", "capture sizes (12)",
                    "r requests x 1 token"):
         assert needle in text, needle
     assert "(tokens)" not in text
+    # SGLang's prefill graphs (on by default) are keyed on tokens, and say so
+    text = _render(tmp_path, ["plan", "--engine", "sglang", "--max-num-seqs", "64"])
+    assert "prefill: padding per batch (tokens)" in text and "batch size (requests)" in text
 
 
 @needs_matplotlib

@@ -319,8 +319,12 @@ def test_sglang_keys_that_change_graphs_are_never_dropped(tmp_path: Path) -> Non
     with pytest.raises(ConfigError, match="ambiguous option"):
         config(config_file=str(write(tmp_path, "o.yaml", "cuda-graph-max-bs: 8\n")))
     noted = resolve_values({"config_file": str(write(
-        tmp_path, "n.yaml", "max-running-requests: 8\nchunked-prefill-size: 4096\n"))}, NO_ENV)
-    assert any("chunked-prefill-size" in n for n in noted.notes)
+        tmp_path, "n.yaml", "max-running-requests: 8\ndp-size: 2\n"))}, NO_ENV)
+    assert any("dp-size" in n for n in noted.notes)
+    # the prefill chunk sets the prefill graphs' default ladder: read, not noted
+    read = config(config_file=str(write(tmp_path, "c.yaml", "max-running-requests: 8\n"
+                                        "chunked-prefill-size: 4096\n")))
+    assert read.chunked_prefill_size == 4096
 
 
 def test_trtllm_llm_api_options(tmp_path: Path) -> None:

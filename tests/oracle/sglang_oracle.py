@@ -289,8 +289,15 @@ def _pool_size(r: Resolved, token_capacity: int) -> int:
     """`KVCacheConfigurator.resolve_max_num_reqs` (kv_cache_configurator.py:3119)."""
     from sglang.srt.mem_cache.kv_cache_configurator import KVCacheConfigurator
 
+    # the user's cap on the token capacity (kv_cache_configurator.py:3096-3105) and the
+    # model's context length (--context-length over the model's 131072)
+    limit = getattr(r.record, "max_total_tokens", None) if r.record is not None else None
+    if limit is not None:
+        token_capacity = min(token_capacity, int(limit))
+    context = (getattr(r.record, "context_length", None) if r.record is not None else None)
     this = types.SimpleNamespace(attn_dp_size=max(1, r.attn_dp_size), mambaish_config=None,
-                                 model_config=types.SimpleNamespace(context_len=131072))
+                                 model_config=types.SimpleNamespace(context_len=context
+                                                                    or 131072))
     return int(KVCacheConfigurator.resolve_max_num_reqs(this, token_capacity))
 
 
@@ -489,3 +496,22 @@ def _draft_extend_runner(dmr: Any, pool: int, algo: Any) -> Runner:
                   pool, get_cuda_graph_batch_size_alignment(), int(runner.max_bs),
                   int(runner.max_num_token), int(runner.seq_len_fill_value),
                   _draft_tables(runner, "tokens"), live=runner)
+
+
+@functools.cache
+def tbo_plugin_buffer() -> tuple[tuple[int, ...], str]:
+    """(shape, dtype) of the buffer SGLang's `TboCudaGraphRunnerPlugin()` allocates
+    (batch_overlap/two_batch_overlap.py:341-345), built by SGLang's own constructor with its
+    device lookup pointed at the meta device (glue: the fake CUDA has no memory)."""
+    import types as _types
+
+    oracle()  # the stubs installed
+    with sglang_stubs.stubbed():
+        from sglang.srt.batch_overlap import two_batch_overlap as tbo
+    saved = tbo.get_device
+    tbo.get_device = lambda: _types.SimpleNamespace(device="meta")
+    try:
+        t = tbo.TboCudaGraphRunnerPlugin()._tbo_children_num_token_non_padded
+    finally:
+        tbo.get_device = saved
+    return tuple(int(d) for d in t.shape), _describe(t)

@@ -114,8 +114,11 @@ def raw_args(r: so.Resolved) -> types.SimpleNamespace:
 
 
 @functools.lru_cache(maxsize=4096)
-def prefill(argv: tuple[str, ...], gb: float | None = 80) -> SglangPrefill | so.Rejected:
-    r = so.resolve(argv, gpu_mem_gb=gb)
+def prefill(argv: tuple[str, ...], gb: float | None = 80, model: str | None = None
+            ) -> SglangPrefill | so.Rejected:
+    """SGLang's prefill graphs for the line (`model`: a model directory other than the
+    oracle's Llama one)."""
+    r = so.resolve(argv, gpu_mem_gb=gb, model=model)
     if isinstance(r, so.Rejected):
         return r
     from sglang.srt.arg_groups.overrides import resolving_view
@@ -150,6 +153,9 @@ def prefill(argv: tuple[str, ...], gb: float | None = 80) -> SglangPrefill | so.
             buffers[name] = (tuple(int(d) for d in t.shape), so._describe(t))
     for name in pr._PREFILL_STATIC_FIELDS:  # allocated as (max_bs,) int64, :601-606
         buffers[name] = ((pool,), "int64")
+    # the two-batch-overlap plugin BaseRunner.__init__ builds (base_runner.py:245; the
+    # prefill runner calls it, prefill_cuda_graph_runner.py:321)
+    buffers["tbo_children_num_token_non_padded"] = so.tbo_plugin_buffer()
     if phase.backend == "full":  # _full_cg_seq_lens_cpu, (slots,) int64 (:550-554)
         buffers["full_cg_seq_lens_cpu"] = ((slots,), "int64")
     runner = object.__new__(pr.PrefillCudaGraphRunner)

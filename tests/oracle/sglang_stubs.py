@@ -200,3 +200,24 @@ def write_model_dir(directory: Path, architecture: str = "LlamaForCausalLM",
         "hidden_act": "silu", "tie_word_embeddings": False,
     }))
     return directory
+
+
+def write_mla_model_dir(directory: Path) -> Path:
+    """A small DeepSeek-V3-shaped config.json: SGLang's ModelConfig resolves its attention to
+    MLA (configs/model_config.py:1367-1397); context 131072 like the Llama one."""
+    import json
+
+    directory.mkdir(parents=True, exist_ok=True)
+    (directory / "config.json").write_text(json.dumps({
+        "architectures": ["DeepseekV3ForCausalLM"], "model_type": "deepseek_v3",
+        "hidden_size": 1024, "intermediate_size": 2048, "moe_intermediate_size": 256,
+        "num_attention_heads": 16, "num_key_value_heads": 16, "num_hidden_layers": 4,
+        "vocab_size": 129280, "max_position_embeddings": 131072, "kv_lora_rank": 512,
+        "q_lora_rank": 1536, "qk_nope_head_dim": 128, "qk_rope_head_dim": 64,
+        "v_head_dim": 128, "n_routed_experts": 8, "num_experts_per_tok": 2,
+        "n_shared_experts": 1, "first_k_dense_replace": 1, "rms_norm_eps": 1e-6,
+        "rope_theta": 10000, "torch_dtype": "bfloat16", "hidden_act": "silu",
+        "tie_word_embeddings": False, "n_group": 1, "topk_group": 1,
+        "routed_scaling_factor": 1.0, "norm_topk_prob": True, "scoring_func": "sigmoid",
+        "topk_method": "noaux_tc"}))
+    return directory

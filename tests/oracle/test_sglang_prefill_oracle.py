@@ -26,6 +26,7 @@ from graphfit.planner.engines.sglang_prefill import (  # noqa: E402
     prefill_buffers,
     resolve_prefill,
 )
+from graphfit.planner.engines.sglang_tbo import tbo_split_buffer  # noqa: E402
 from tests.oracle import sglang_oracle as so  # noqa: E402
 from tests.oracle import sglang_prefill_oracle as po  # noqa: E402
 
@@ -71,6 +72,8 @@ def compare(argv: tuple[str, ...], gb: float | None) -> list[str]:
                 break
     theirs = {b.name: (b.shape, b.dtype)
               for b in prefill_buffers(ours, sg.pool, hidden_size=4096, dtype="bfloat16")}
+    tbo = tbo_split_buffer("prefill")  # every BaseRunner's (graphfit's plan adds it)
+    theirs[tbo.name] = ((tbo.reference_capacity,), tbo.dtype)
     if theirs != sg.buffers:
         diffs.append(f"buffers: SGLang {sg.buffers}, graphfit {theirs}")
     return diffs

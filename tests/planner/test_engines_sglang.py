@@ -72,7 +72,8 @@ def test_speculative_defaults_as_sglang_fills_them() -> None:
     ngram = sg(spec_method="ngram")
     assert (ngram.speculative_eagle_topk, ngram.speculative_num_draft_tokens,
             ngram.num_speculative_tokens) == (10, 12, 1)
-    assert set(plan(ngram).components) == {"target"}  # NGRAM drafts on the CPU
+    # NGRAM drafts on the CPU: no draft runner (the prefill runner is SGLang's default)
+    assert set(plan(ngram).components) == {"target", "prefill"}
     plain = sg()  # no S: the pool SGLang sizes from the KV cache holds >= 2048 requests
     assert plain.max_num_seqs == 2048 and plan(plain).capture_sizes[-1] == 160
 
@@ -154,10 +155,11 @@ def test_width_per_runner() -> None:
     assert p.buffer("draft_extend.hidden_states").shape == (32 * 8, 3 * 4096)  # EAGLE3 aux
     plain = plan(sg(max_num_seqs=48, max_cudagraph_capture_size=32))
     assert plain.buffer("target.input_ids").shape == (32,) and set(plain.components) == \
-        {"target"}
+        {"target", "prefill"}
     one_step = plan(sg(max_num_seqs=8, spec_method="eagle", num_speculative_tokens=1,
                        speculative_eagle_topk=1))
-    assert set(one_step.components) == {"target", "draft_extend"}  # eagle_worker_v2.py:507
+    # eagle_worker_v2.py:507: no draft-decode runner for one step
+    assert set(one_step.components) == {"target", "draft_extend", "prefill"}
 
 
 def test_padding_is_bisect_left_on_requests() -> None:
@@ -175,6 +177,8 @@ def test_dispatch_rules(config: EngineConfig) -> None:
     p = plan(config)
     graphs = config.cudagraph_mode is not CUDAGraphMode.NONE
     for name, comp in p.components.items():
+        if name == "prefill":  # token-keyed: test_engines_sglang_prefill.py
+            continue
         width = comp.tables.uniform_query_len
         sizes = tuple(t // width for t in comp.tables.sizes)
         exact = set(sizes)

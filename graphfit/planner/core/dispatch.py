@@ -121,6 +121,14 @@ class DispatchTables:
     `sizes[i]` (mode NONE: such batches run eagerly). Without `padding` only a batch of exactly
     a captured size replays it (SGLang --disable-cuda-graph-padding, TensorRT-LLM
     enable_padding false); every other batch runs eagerly.
+
+    `min_tokens` bounds the padding per size: `min_tokens[i]` is the fewest tokens a batch
+    may have and still be padded to `sizes[i]`; smaller batches of that bucket run eagerly
+    (a dispatcher that refuses disproportionate padding, e.g. at most 2x). Empty: no bound.
+    `max_graph_requests` (None: no limit) sends a batch whose request count is known and
+    larger to eager execution (graphs captured with a fixed number of request slots); the
+    walk (`segments`) does not know request counts and keeps such batches on the graph, which
+    over-covers capacities, never under-covers them.
     """
 
     sizes: tuple[int, ...]
@@ -129,6 +137,8 @@ class DispatchTables:
     uniform_query_len: int
     max_num_seqs: int
     padding: bool = True
+    min_tokens: tuple[int, ...] = ()
+    max_graph_requests: int | None = None
 
     def __post_init__(self) -> None:
         if not len(self.sizes) == len(self.mixed) == len(self.uniform):
@@ -136,6 +146,18 @@ class DispatchTables:
         if not all(map(lt, self.sizes, self.sizes[1:])) or (
                 self.sizes and self.sizes[0] < 1):
             raise ConfigError("dispatch: capture sizes must be sorted, unique and >= 1")
+        if self.min_tokens and (len(self.min_tokens) != len(self.sizes) or not all(
+                type(m) is int and 1 <= m <= s for m, s in zip(self.min_tokens, self.sizes))):
+            raise ConfigError("dispatch: min_tokens holds one integer in 1..size per capture "
+                              "size")
+        limit = self.max_graph_requests
+        if limit is not None and (type(limit) is not int or limit < 1):
+            raise ConfigError(f"dispatch: max_graph_requests must be None or an integer >= 1, "
+                              f"got {excerpt(limit)}")
+
+    def floor(self, i: int) -> int:
+        """The fewest tokens a batch padded to `sizes[i]` may have (1 without a bound)."""
+        return self.min_tokens[i] if self.min_tokens else 1
 
     @property
     def max_size(self) -> int:
@@ -157,10 +179,11 @@ class DispatchTables:
         """hits[n] = the graph a batch of n <= max tokens replays, or None (eager)."""
         out: list[Dispatch | None] = [None] * (self.max_size + 1)
         previous = 0
-        for size, hit in zip(self.sizes, entries):
+        for i, (size, hit) in enumerate(zip(self.sizes, entries)):
             if hit.mode is not CUDAGraphMode.NONE:
                 if self.padding:
-                    out[previous + 1:size + 1] = [hit] * (size - previous)
+                    lo = max(previous, self.floor(i) - 1)
+                    out[lo + 1:size + 1] = [hit] * (size - lo)
                 else:
                     out[size] = hit
             previous = size
@@ -197,6 +220,8 @@ class DispatchTables:
         i = self._index(n)
         if not self.padding and self.sizes[i] != n:
             return None
+        if self.min_tokens and n < self.min_tokens[i]:
+            return None
         hit = entries[i]
         return None if hit.mode is CUDAGraphMode.NONE else hit
 
@@ -212,6 +237,8 @@ class DispatchTables:
                 if num_reqs is None or (type(num_reqs) is int and 0 < num_reqs <= num_tokens
                                         and num_reqs <= self.max_num_seqs):
                     hit = self._mixed_hits[num_tokens]
+                    if hit is not None and num_reqs is not None and self._over(num_reqs):
+                        hit = None
                     return hit if hit is not None else Dispatch(
                         CUDAGraphMode.NONE, num_tokens, num_reqs)
             else:
@@ -220,9 +247,15 @@ class DispatchTables:
                 if r * q == num_tokens and r <= self.max_num_seqs and (
                         num_reqs is None or (type(num_reqs) is int and num_reqs == r)):
                     hit = self._uniform_hits[num_tokens]
+                    if hit is not None and self._over(r):
+                        hit = None
                     return hit if hit is not None else Dispatch(CUDAGraphMode.NONE,
                                                                 num_tokens, r)
         return self._checked(num_tokens, uniform_decode, num_reqs)
+
+    def _over(self, num_reqs: int) -> bool:
+        """Whether a batch of `num_reqs` requests exceeds the graphs' request slots."""
+        return self.max_graph_requests is not None and num_reqs > self.max_graph_requests
 
     def _checked(self, num_tokens: int, uniform_decode: bool, num_reqs: int | None
                  ) -> Dispatch:
@@ -246,7 +279,7 @@ class DispatchTables:
             raise BatchError(
                 f"num_reqs: must be in 1..min(num_tokens, max_num_seqs), got {num_reqs}")
         hit = None
-        if num_tokens <= self.max_size:
+        if num_tokens <= self.max_size and (num_reqs is None or not self._over(num_reqs)):
             hit = self._entry(num_tokens, self.uniform if uniform_decode else self.mixed)
         return hit if hit is not None else Dispatch(CUDAGraphMode.NONE, num_tokens, num_reqs)
 
@@ -265,12 +298,14 @@ class DispatchTables:
         padding = self.padding
         eager_lo, eager_hi = 0, -1  # a pending eager run [lo, hi] (none while lo > hi)
         previous = 0
-        pairs: Iterable[tuple[int, Dispatch]] = zip(self.sizes, entries)
+        floors = self.min_tokens or (1,) * len(self.sizes)
+        pairs: Iterable[tuple[int, Dispatch, int]] = zip(self.sizes, entries, floors)
         start = bisect_left(self.sizes, step * first) if first > 1 else 0
         if start:  # every size before `start` holds no batch of the family: skip them
             previous = self.sizes[start - 1]
-            pairs = ((self.sizes[i], entries[i]) for i in range(start, len(self.sizes)))
-        for size, hit in pairs:
+            pairs = ((self.sizes[i], entries[i], floors[i])
+                     for i in range(start, len(self.sizes)))
+        for size, hit, floor in pairs:
             top = size // step
             lo, hi = previous // step + 1, top
             previous = size
@@ -282,13 +317,27 @@ class DispatchTables:
                 if lo > last:
                     break
                 continue
+            if hit.mode is not none and padding and floor > 1:
+                glo = -(-floor // step)  # the smallest batch of the bucket that replays
+                if lo < glo:  # the bucket's small batches pad too much: eager
+                    ehi = min(hi, glo - 1)
+                    if eager_lo <= eager_hi and eager_hi + 1 == lo:
+                        eager_hi = ehi
+                    else:
+                        if eager_lo <= eager_hi:
+                            out.append(new(Segment, (eager_lo, eager_hi, None)))
+                        eager_lo, eager_hi = lo, ehi
+                    lo = glo
+                if lo > hi:
+                    continue
             if hit.mode is not none and padding:
                 if eager_lo <= eager_hi:
                     out.append(new(Segment, (eager_lo, eager_hi, None)))
                     eager_lo, eager_hi = 0, -1
                 out.append(new(Segment, (lo, hi, hit)))
                 continue
-            if hit.mode is not none and size % step == 0 and top <= hi:
+            if hit.mode is not none and size % step == 0 and top <= hi and (
+                    step * top >= floor):
                 ehi = top - 1  # every batch below the captured size runs eagerly
                 graph: Segment | None = new(Segment, (top, top, hit))
             else:

@@ -142,7 +142,10 @@ class EngineModel(Protocol):
 #       to under the resolved graph mode (vLLM V1: q with FULL decode graphs), else 1.
 # (architecture and vocab_size are facts of the model, accepted for every engine)
 ENGINE_FIELDS = ("gpu_memory_gb", "tp_size", "attn_dp_size", "attn_cp_size",
-                 "two_batch_overlap", "draft_len_schedule", "max_beam_width", "parallel_draft")
+                 "two_batch_overlap", "draft_len_schedule", "max_beam_width", "parallel_draft",
+                 "cuda_graph_backend_prefill", "cuda_graph_max_bs_prefill", "cuda_graph_bs_prefill",
+                 "chunked_prefill_size", "full_prefill_max_req", "disaggregation_mode", "pp_size",
+                 "max_total_tokens")
 
 
 def own_fields(model: EngineModel) -> frozenset[str]:

@@ -45,6 +45,9 @@ from graphfit.planner.engines.batch import (
     graph_input,
     resolve_common,
 )
+from graphfit.planner.engines.sglang_pool import kv_request_pool, request_pool
+from graphfit.planner.engines.sglang_prefill_plan import prefill_component, prefill_graphs
+from graphfit.planner.engines.sglang_tbo import tbo_split_buffer
 
 RELEASE = "0.5.23"
 VERSION = f"SGLang {RELEASE}"
@@ -123,12 +126,6 @@ def batch_alignment(config: EngineSettings) -> int:
     if align % config.attn_cp_size:
         align *= config.attn_cp_size
     return align
-
-
-def request_pool(config: EngineSettings) -> int:
-    """Requests one scheduler holds: `resolve_max_num_reqs` (kv_cache_configurator.py:3119)
-    with a KV pool that does not bind: max_running_requests per attention-DP group."""
-    return max(1, config.max_num_seqs // config.attn_dp_size)
 
 
 def runner_sizes(name: str, sizes: Iterable[int], width: int, config: EngineSettings
@@ -258,6 +255,7 @@ def target_buffers(config: EngineSettings, width: int, max_bs: int) -> tuple[Buf
                         "request (buffers.py:171-174); allocated for every config"),
     ]
     specs += global_num_tokens("target", config)
+    specs.append(tbo_split_buffer("target"))
     return tuple(specs)
 
 
@@ -413,6 +411,11 @@ def _resolve_requests(config: EngineSettings) -> dict[str, object]:
             if default > SPEC_MAX_RUNNING_REQUESTS and pool > SPEC_MAX_RUNNING_REQUESTS:
                 changes["max_cudagraph_capture_size"] = default
         return changes
+    if config.max_total_tokens is not None:  # the KV pool SGLang sizes (kv_cache_configurator
+        # .py:3119-3133): known once the token capacity is (--max-total-tokens)
+        pool = kv_request_pool(config.max_total_tokens, config.max_model_len, None,
+                               config.attn_dp_size)
+        return {"max_num_seqs": pool * config.attn_dp_size}
     top = max(config.cudagraph_capture_sizes or (config.max_cudagraph_capture_size or 0,))
     if top > POOL_ESTIMATE_FLOOR:
         raise ConfigError(
@@ -432,7 +435,10 @@ class SglangModel:
     unit = Unit.REQUESTS
     policies = (LadderPolicy.SGLANG, LadderPolicy.SGLANG_SPEC)
     own_fields = frozenset({"gpu_memory_gb", "tp_size", "attn_dp_size", "attn_cp_size",
-                            "two_batch_overlap"})
+                            "two_batch_overlap", "cuda_graph_backend_prefill",
+                            "cuda_graph_max_bs_prefill", "cuda_graph_bs_prefill",
+                            "chunked_prefill_size", "full_prefill_max_req",
+                            "disaggregation_mode", "pp_size", "max_total_tokens"})
     requests_within_token_budget = False  # decode graphs know no token budget
 
     def resolve(self, config: EngineSettings) -> Mapping[str, object]:
@@ -454,6 +460,11 @@ class SglangModel:
                 f"SGLang asserts)")
         changes.update(_resolve_speculation(config))
         changes.update(_resolve_requests(config))
+        if (config.disaggregation_mode == "prefill"
+                and config.cudagraph_mode is CUDAGraphMode.FULL_AND_PIECEWISE):
+            # a prefill server drops decode graphs unless a decode backend was given
+            # (cuda_graph_hook.py:557-566); FULL_AND_PIECEWISE is the default: none given
+            changes["cudagraph_mode"] = CUDAGraphMode.NONE
         return changes
 
     def ladders(self, config: EngineSettings) -> EngineLadders:
@@ -474,12 +485,25 @@ class SglangModel:
                 f"the decode runner captures {_show(captured)} of the {len(declared.sizes)} "
                 f"resolved batch sizes (alignment {batch_alignment(config)}, request pool "
                 f"{pool}{' per attention-DP group' if config.attn_dp_size > 1 else ''})")
+        prefill = prefill_graphs(config)
+        if prefill.why_off and prefill.backend == "disabled":
+            warnings.append(f"no prefill graphs: {prefill.why_off}")
+        if prefill.on:
+            shown = [*shown, ("cuda_graph_backend_prefill",
+                              f"{prefill.backend}: {_show(prefill.captured)} tokens "
+                              f"(chunked_prefill_size {prefill.chunked_prefill_size})")]
+        else:
+            shown = [*shown, ("cuda_graph_backend_prefill", "disabled")]
+        if config.disaggregation_mode != "null":
+            shown = [*shown, ("disaggregation_mode", config.disaggregation_mode)]
         return EngineLadders(declared, Ladder(captured, tuple(warnings)),
                              inputs=_ladder_inputs(config, shown))
 
     def components(self, config: EngineSettings, ladders: EngineLadders
                    ) -> tuple[ComponentModel, ...]:
-        return batch_components(config, sglang_runners(config, ladders.config))
+        decode = batch_components(config, sglang_runners(config, ladders.config))
+        prefill = prefill_component(config, prefill_graphs(config))
+        return decode if prefill is None else (*decode, prefill)
 
 
 def _show(sizes: tuple[int, ...]) -> str:

@@ -7,13 +7,14 @@ min(max_running_requests // attn_dp (at least 1), token_capacity // 2) when
 int(token_capacity / context_length * 512) clamped to 2048..4096. Hybrid mamba / linear-attention
 models cap it again by their state cache (:3135-3160): not modelled here.
 
-graphfit's decode model (`sglang.request_pool`) takes the KV capacity as not binding; this
-function says what SGLang sizes when it does, for a known token capacity.
+`request_pool(config)` is the pool every SGLang graph runner of the plan is bounded by: the
+KV capacity binds only when --max-total-tokens (max_total_tokens) is given.
 """
 
 from __future__ import annotations
 
 from graphfit.planner.core.errors import ConfigError
+from graphfit.planner.core.settings import EngineSettings
 
 ESTIMATE_MIN, ESTIMATE_MAX = 2048, 4096
 REQUESTS_PER_CONTEXT = 512
@@ -37,3 +38,15 @@ def kv_request_pool(token_capacity: int, context_length: int,
     estimate = int(token_capacity / context_length * REQUESTS_PER_CONTEXT)
     estimate = max(min(estimate, ESTIMATE_MAX), ESTIMATE_MIN)
     return min(estimate, token_capacity // 2)
+
+
+def request_pool(config: EngineSettings) -> int:
+    """Requests one scheduler holds (req_to_token_pool.size, every graph runner's request
+    bound): max_running_requests per attention-DP group, and with --max-total-tokens the KV
+    pool's bound too (`kv_request_pool`: SGLang caps its token capacity at max_total_tokens,
+    kv_cache_configurator.py:3096-3105; a GPU too small to hold that many tokens would bind
+    tighter, which graphfit cannot know)."""
+    if config.max_total_tokens is None:
+        return max(1, config.max_num_seqs // config.attn_dp_size)
+    return kv_request_pool(config.max_total_tokens, config.max_model_len,
+                           config.max_num_seqs, config.attn_dp_size)

@@ -17,7 +17,8 @@ phase's `bs` list carries token counts (cuda_graph_config.py:66-70). The backend
 4. the torch_native / flex_attention attention backends disable both phases
    (attention_hook.py:124-160);
 5. sizes (memory_hook.py:233-268): max_bs (tokens) defaults to chunked_prefill_size (itself a
-   default by GPU memory, memory_hook.py:89-180), capped at 8192 for a locked breakable
+   default by GPU memory, memory_hook.py:89-180; at most 8192 for an MLA model,
+   memory_hook.py:233-237), capped at 8192 for a locked breakable
    backend under PP, at max_total_tokens and at 4096 for a "llama-2" model path; bs defaults
    to `generate_prefill_cuda_graph_batch_sizes(max_bs)` (cuda_graph_hook.py:480-497), which,
    unlike the decode list, never appends max_bs;
@@ -59,6 +60,22 @@ MLA_MAX_TOKENS = 8192  # memory_hook.py:235-237
 CHUNKED_PREFILL_CLASSES = ((20, 2048), (35, 4096), (60, 4096), (90, 8192), (160, 8192))
 LARGE_GPU_CHUNKED_PREFILL = 16384
 UNKNOWN_GPU_CHUNKED_PREFILL = 4096
+# models whose attention SGLang's ModelConfig always resolves to MLA
+# (configs/model_config.py:1367-1397, 1443-1512; the ones it decides by a config key, e.g.
+# Pixtral or DeepseekVL2 with kv_lora_rank, are left out)
+MLA_ARCHITECTURES = frozenset({
+    "DeepseekV2ForCausalLM", "DeepseekV32ForCausalLM", "DeepseekV3ForCausalLM",
+    "DeepseekV3ForCausalLMNextN", "Glm4MoeLiteForCausalLM", "Glm4MoeLiteForCausalLMNextN",
+    "GlmMoeDsaForCausalLM", "GlmMoeDsaForCausalLMNextN", "Glm5NextForConditionalGeneration",
+    "Glm5NextForConditionalGenerationNextN", "LongcatFlashForCausalLM",
+    "LongcatFlashForCausalLMNextN", "HYV4ForCausalLM", "HYV4ForCausalLMNextN",
+    "DotsVLMForCausalLM", "Dots3NoteForCausalLM", "Dots3NoteForCausalLMNextN",
+    "MistralLarge3ForCausalLM", "MistralLarge3ForCausalLMEagle",
+    "KimiK25ForConditionalGeneration", "Eagle3DeepseekV2ForCausalLM", "GigaChat35ForCausalLM",
+    "GigaChat35ForCausalLMNextN", "MiniCPM3ForCausalLM", "KimiVLForConditionalGeneration",
+    "KimiLinearForCausalLM", "KimiK3LinearForCausalLM", "KimiK3ForConditionalGeneration",
+    "BailingMoeV2_5ForCausalLM", "BailingMoeV3ForCausalLM",
+    "BailingMoeV3VLForConditionalGeneration", "SarvamMLAForCausalLM"})
 GRAPHLESS_ATTENTION = frozenset({"torch_native", "flex_attention"})  # attention_hook.py:124-160
 DISAGGREGATION_MODES = ("null", "prefill", "decode")
 
@@ -105,6 +122,7 @@ class PrefillInputs:
     disaggregation_mode: str = "null"
     attention_backend: str | None = None
     llama2_path: bool = False  # "llama-2" in the model path (memory_hook.py:259-263)
+    mla: bool = False  # an MLA model (use_mla_backend): max tokens capped at 8192
     # the capture batch's bounds (cuda_graph_setup.py:578-603); None: not binding
     request_pool: int | None = None  # req_to_token_pool.size (one attention-DP group's)
     context_length: int | None = None  # the model's context length
@@ -218,7 +236,7 @@ def resolve_prefill(inputs: PrefillInputs) -> PrefillGraphs:
     cps = inputs.chunked_prefill_size or default_chunked_prefill_size(inputs.gpu_memory_gb)
     max_tokens = inputs.max_tokens
     if max_tokens is None:
-        max_tokens = cps
+        max_tokens = min(cps, MLA_MAX_TOKENS) if inputs.mla else cps
         if (inputs.pp_size > 1 and backend == BREAKABLE and inputs.tokens is None
                 and max_tokens > PP_DEFAULT_MAX_TOKENS):
             max_tokens = PP_DEFAULT_MAX_TOKENS

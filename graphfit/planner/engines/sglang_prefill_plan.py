@@ -1,0 +1,146 @@
+"""SGLang's prefill graph runner as a component of the plan.
+
+`sglang_prefill` resolves SGLang's prefill graphs (backend, token ladder, captured counts,
+replay rule, buffers). This module turns them into a `ComponentModel` named "prefill" that the
+shared planning path sizes, proves and hands to graphfit's runtime like any other:
+
+* dispatch: token-keyed. A prefill of n tokens replays the smallest captured count >= n,
+  unless n is above the largest or the padding would more than double it
+  (prefill_cuda_graph_runner.py:158, 1413-1421): a per-size floor of ceil(size / 2) tokens in
+  the dispatch tables (`DispatchTables.min_tokens`). The full backend replays only batches of
+  at most its request slots (:1363-1364: `DispatchTables.max_graph_requests`). Breakable
+  graphs run attention eagerly between captured pieces, so they are PIECEWISE graphs keyed on
+  tokens alone; the full backend's are FULL graphs.
+* buffers: `PrefillInputBuffers.create` (runner_utils/buffers.py:286-372) with
+  max_num_tokens = the largest captured count and max_bs = the request pool
+  (prefill_cuda_graph_runner.py:371-372), plus the six static per-request fields (:601-606);
+  token-axis ones are zero-padded (`build_prefill_registry`,
+  cuda_graph_buffer_registry.py:943-990).
+* batches: extend batches of 1..chunked_prefill_size tokens (one attention-DP group's chunk),
+  each of up to min(tokens, pool) requests, and the capture of every captured count. Prefill
+  batches that run eagerly never touch the runner's buffers (they are the graph runner's own).
+"""
+
+from __future__ import annotations
+
+from graphfit.planner.core.batches import BatchFamily, Requests, Stream
+from graphfit.planner.core.buffers import (
+    KEEP,
+    ONLY_ZERO,
+    ZERO,
+    Axis,
+    BufferSpec,
+    Demand,
+    FillPolicy,
+)
+from graphfit.planner.core.dispatch import NO_GRAPH, Dispatch, DispatchTables
+from graphfit.planner.core.enums import CUDAGraphMode, Unit
+from graphfit.planner.core.settings import EngineSettings
+from graphfit.planner.engines.base import ComponentModel
+from graphfit.planner.engines.sglang_pool import request_pool
+from graphfit.planner.engines.sglang_prefill import (
+    FULL,
+    MLA_ARCHITECTURES,
+    PADDING_FACTOR,
+    PrefillBuffer,
+    PrefillGraphs,
+    PrefillInputs,
+    prefill_buffers,
+    resolve_prefill,
+)
+from graphfit.planner.engines.sglang_tbo import tbo_split_buffer
+
+COMPONENT = "prefill"
+_TOKEN_FILLS: dict[str, FillPolicy] = {  # build_prefill_registry: PaddingPolicy.ZERO
+    "input_ids": ZERO, "positions": ZERO, "out_cache_loc": ZERO, "mrope_positions": ZERO,
+    "input_embeds": ZERO}
+
+
+def prefill_inputs(config: EngineSettings) -> PrefillInputs:
+    """What SGLang's prefill-graph resolution reads, from graphfit's config (the request pool
+    and context length bound the capture batch, cuda_graph_setup.py:578-603)."""
+    return PrefillInputs(
+        backend=config.cuda_graph_backend_prefill, max_tokens=config.cuda_graph_max_bs_prefill,
+        tokens=config.cuda_graph_bs_prefill, chunked_prefill_size=config.chunked_prefill_size,
+        max_total_tokens=config.max_total_tokens, pp_size=config.pp_size,
+        gpu_memory_gb=config.gpu_memory_gb, tp_size=config.tp_size,
+        attn_dp_size=config.attn_dp_size, attn_cp_size=config.attn_cp_size,
+        two_batch_overlap=config.two_batch_overlap,
+        disaggregation_mode=config.disaggregation_mode,
+        mla=config.architecture in MLA_ARCHITECTURES,
+        request_pool=request_pool(config), context_length=config.max_model_len,
+        full_max_requests=config.full_prefill_max_req)
+
+
+def prefill_graphs(config: EngineSettings) -> PrefillGraphs:
+    """SGLang's prefill graphs for `config`."""
+    return resolve_prefill(prefill_inputs(config))
+
+
+def prefill_tables(graphs: PrefillGraphs, pool: int) -> DispatchTables:
+    """Token-keyed tables: every captured count, its 2x padding floor, the full backend's
+    request slots; uniform decodes never reach this runner (mode NONE)."""
+    sizes = graphs.captured
+    mode = CUDAGraphMode.FULL if graphs.backend == FULL else CUDAGraphMode.PIECEWISE
+    mixed = tuple(Dispatch(mode, s, None) for s in sizes)
+    floors = tuple(-(-s // PADDING_FACTOR) for s in sizes)
+    limit = graphs.request_slots if graphs.backend == FULL else None
+    return DispatchTables(sizes, mixed, (NO_GRAPH,) * len(sizes), 1, pool, True, floors,
+                          limit)
+
+
+def _spec(buf: PrefillBuffer, tokens: int, full: bool) -> BufferSpec:
+    """A runner buffer as a BufferSpec: its axis is the one whose extent is the token or the
+    request bound (mrope's 3 sections and hidden size stay fixed dims)."""
+    name = buf.name
+    if name == "num_token_non_padded":
+        return BufferSpec(name, buf.dtype, Axis.FIXED, (), 1, KEEP,
+                          source="prefill: set to the real token count at each replay "
+                                 "(cuda_graph_buffer_registry.py:996-1010)")
+    if name == "full_cg_seq_lens_cpu":
+        return BufferSpec(name, buf.dtype, Axis.FIXED, (), buf.shape[0], KEEP,
+                          source="prefill: host seq_lens of the full backend's fixed request "
+                                 "slots (prefill_cuda_graph_runner.py:550-554)")
+    if name in _TOKEN_FILLS:
+        leading = buf.shape[:1] if name == "mrope_positions" else ()
+        trailing = buf.shape[1:] if name == "input_embeds" else ()
+        return BufferSpec(name, buf.dtype, Axis.TOKENS, (Demand(Stream.TARGET_TOKENS),),
+                          tokens, _TOKEN_FILLS[name], leading, trailing,
+                          source="prefill: PrefillInputBuffers.create (buffers.py:286-372), "
+                                 "zero-padded (cuda_graph_buffer_registry.py:943-990)")
+    if name == "extend_start_loc":  # SGLang's full backend sets its tail to the real
+        # token count, a value no fixed fill holds; nothing graphfit runs reads it stale
+        return BufferSpec(name, buf.dtype, Axis.REQUESTS, (Demand(Stream.TARGET_REQUESTS),),
+                          buf.shape[0], KEEP,
+                          source="prefill: static per-request input; SGLang's full backend "
+                                 "fills its padded slots with the real token count "
+                                 "(prefill_cuda_graph_runner.py:2103)")
+    return BufferSpec(name, buf.dtype, Axis.REQUESTS, (Demand(Stream.TARGET_REQUESTS),),
+                      buf.shape[0], ZERO, safe_fills=ONLY_ZERO if full else None,
+                      source="prefill: a static per-request input, copied in for the real "
+                             "requests (prefill_cuda_graph_runner.py:2085-2091); the full "
+                             "backend's graph reads every slot, so SGLang zeroes the padded "
+                             "ones (:2092-2105)")
+
+
+def prefill_component(config: EngineSettings, graphs: PrefillGraphs
+                      ) -> ComponentModel | None:
+    """The prefill runner as a plan component (None when SGLang builds none)."""
+    if not graphs.on or not graphs.captured:
+        return None
+    pool = request_pool(config)
+    buffers = prefill_buffers(graphs, pool, hidden_size=config.hidden_size,
+                              dtype=config.dtype, multimodal=config.multimodal)
+    tokens = graphs.max_tokens
+    specs = (*(_spec(b, tokens, graphs.backend == FULL) for b in buffers),
+             tbo_split_buffer(COMPONENT))
+    streams = frozenset({Stream.TARGET_TOKENS, Stream.TARGET_REQUESTS})
+    longest = max(graphs.chunked_prefill_size, tokens)
+    families = (
+        BatchFamily("prefill", streams, 1, 1, longest, Requests.UP_TO_TOKENS,
+                    eager_writes=False),
+        BatchFamily("capture", streams, 1, 1, tokens, Requests.UP_TO_TOKENS,
+                    eager_writes=False, points=graphs.captured),
+    )
+    return ComponentModel(COMPONENT, Unit.TOKENS, prefill_tables(graphs, pool), specs,
+                          families)

@@ -1,0 +1,112 @@
+"""How often `graphfit plan`'s SGLang prefill component (and PD roles' decode graphs) agree
+with SGLang 0.5.23, per aspect, on generated pasted lines.
+
+    PYTHONPATH=. python tests/oracle/measure_sglang_plan_prefill.py [N] [SEED]  # default 300
+
+Lines are drawn with `random` over the space of test_sglang_prefill_oracle.lines (S given,
+prefill flags and JSON phase, TP / attention DP / CP, context length, two-batch overlap, PP,
+--max-total-tokens, PD roles, torch_native) plus MLA models; each is compared by
+tests/oracle/sglang_plan_prefill.compare. Prints one markdown row per aspect: lines compared,
+lines equal, and the first difference of each aspect.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import sys
+import tempfile
+from collections import Counter
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+
+from tests.oracle import sglang_plan_prefill as spp
+from tests.oracle import sglang_stubs
+
+GPUS = (16, 30, 48, 80, 141, 192)
+
+
+def draw(rng: random.Random) -> tuple[tuple[str, ...], float, bool]:
+    argv = ["--max-running-requests", str(rng.randint(1, 512))]
+    if rng.random() < 0.5:
+        argv += ["--chunked-prefill-size", str(rng.randint(64, 20000))]
+    choice = rng.choice(("default", "backend", "off", "max_bs", "bs", "json"))
+    if choice == "backend":
+        argv += ["--cuda-graph-backend-prefill", rng.choice(("full", "breakable", "disabled"))]
+    elif choice == "off":
+        argv.append(rng.choice(("--disable-prefill-cuda-graph", "--disable-cuda-graph")))
+    elif choice == "max_bs":
+        argv += ["--cuda-graph-max-bs-prefill", str(rng.randint(4, 20000))]
+    elif choice == "bs":
+        argv += ["--cuda-graph-bs-prefill",
+                 *map(str, rng.sample(range(1, 5001), rng.randint(1, 5)))]
+    elif choice == "json":
+        key = rng.choice(("backend", "max_bs", "bs", "full_prefill_max_req"))
+        value: object = (rng.choice(("full", "breakable", "disabled")) if key == "backend"
+                         else rng.randint(4, 9000) if key == "max_bs"
+                         else rng.randint(1, 64) if key == "full_prefill_max_req"
+                         else [rng.randint(1, 3000) for _ in range(rng.randint(1, 4))])
+        phase: dict[str, object] = {key: value}
+        if key == "full_prefill_max_req":
+            phase["backend"] = "full"
+        argv += ["--cuda-graph-config", json.dumps({"prefill": phase})]
+    tp = rng.choice((1, 2, 4, 8))
+    if tp > 1:
+        argv += ["--tp", str(tp)]
+        split = rng.choice(("none", "dp", "cp"))
+        if split == "dp":
+            argv += ["--attn-dp-size", str(rng.choice([d for d in (2, 4, 8) if tp % d == 0]))]
+        elif split == "cp":
+            argv += ["--attn-cp-size", "2"]
+    if rng.random() < 0.25:
+        argv += ["--context-length", str(rng.randint(2, 4096))]
+    extra = rng.choice(("", "tbo", "pp", "max_total", "decode", "prefill", "native"))
+    if extra == "tbo":
+        argv.append("--enable-two-batch-overlap")
+    elif extra == "pp":
+        argv += ["--pp-size", "2"]
+    elif extra == "max_total":
+        argv += ["--max-total-tokens", str(rng.randint(100, 20000))]
+    elif extra in ("decode", "prefill"):
+        argv += ["--disaggregation-mode", extra]
+    elif extra == "native":
+        argv += ["--attention-backend", "torch_native"]
+    return tuple(argv), rng.choice(GPUS), rng.random() < 0.15
+
+
+def main() -> None:
+    n = int(sys.argv[1]) if len(sys.argv) > 1 else 300
+    rng = random.Random(int(sys.argv[2]) if len(sys.argv) > 2 else 23)
+    mla = str(sglang_stubs.write_mla_model_dir(Path(tempfile.mkdtemp()) / "dsv3"))
+    equal: Counter[str] = Counter()
+    first: dict[str, str] = {}
+    compared = rejected = refused = on = mla_lines = 0
+    for _ in range(n):
+        argv, gb, use_mla = draw(rng)
+        out = spp.compare(argv, gb, mla if use_mla else None)
+        if out.sglang_rejects:
+            rejected += 1
+            continue
+        if out.graphfit_refuses:
+            refused += 1
+            continue
+        compared += 1
+        on += out.prefill_on
+        mla_lines += use_mla
+        for aspect in spp.ASPECTS:
+            if aspect in out.diffs:
+                first.setdefault(aspect, f"{' '.join(argv)} @{gb}: {out.diffs[aspect][0]}")
+            else:
+                equal[aspect] += 1
+    print(f"{n} lines: SGLang rejects {rejected}, graphfit refuses {refused} (not modelled), "
+          f"{compared} compared ({on} with prefill graphs on, {mla_lines} on an MLA model)\n")
+    print("| aspect | equal | compared |\n|---|---|---|")
+    for aspect in spp.ASPECTS:
+        print(f"| {aspect} | {equal[aspect]} | {compared} |")
+    for aspect, text in first.items():
+        print(f"\nfirst {aspect} difference: {text[:400]}")
+
+
+if __name__ == "__main__":
+    main()
