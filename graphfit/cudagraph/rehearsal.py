@@ -26,10 +26,7 @@ from graphfit.cudagraph.backends import Backend
 from graphfit.cudagraph.buffers import StaticBuffers
 from graphfit.cudagraph.capture import CaptureReport, CaptureSession, ProgressFn
 from graphfit.cudagraph.runner import GraphRunner
-from graphfit.planner.core.dispatch import GraphKey
-from graphfit.planner.core.enums import CUDAGraphMode
-from graphfit.planner.core.errors import GraphfitError
-from graphfit.planner.plan import Plan
+from graphfit.planner import CUDAGraphMode, GraphfitError, GraphKey, Plan
 
 WIDTH = 8  # features of the toy forward's output rows
 FEATURES = 64  # features of each input row the toy forward reads (hidden states: the first)
