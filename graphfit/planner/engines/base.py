@@ -16,8 +16,9 @@ from graphfit.planner.core.batches import BatchFamily
 from graphfit.planner.core.buffers import BufferSpec
 from graphfit.planner.core.dispatch import DispatchTables
 from graphfit.planner.core.enums import CUDAGraphMode, Engine, EngineName, LadderPolicy, Unit
-from graphfit.planner.core.errors import ConfigError
+from graphfit.planner.core.errors import ConfigError, excerpt
 from graphfit.planner.core.ladder import Ladder
+from graphfit.planner.core.options import EngineOptions, NoOptions
 from graphfit.planner.core.settings import EngineSettings
 
 
@@ -140,6 +141,8 @@ class EngineModel(Protocol):
 #   config_stage: str -- how reports name the ladder as the config computes it.
 #   capture_multiple(config, mode) -> int -- the multiple the runner rounds capture sizes
 #       to under the resolved graph mode (vLLM V1: q with FULL decode graphs), else 1.
+#   options: type[EngineOptions] -- the engine's own options class (its package's
+#       options module: VllmOptions, SglangOptions, TrtllmOptions); NoOptions when absent.
 # (architecture and vocab_size are facts of the model, accepted for every engine)
 ENGINE_FIELDS = ("gpu_memory_gb", "tp_size", "attn_dp_size", "attn_cp_size",
                  "two_batch_overlap", "draft_len_schedule")
@@ -149,6 +152,15 @@ def own_fields(model: EngineModel) -> frozenset[str]:
     """The engine-specific fields `model` reads (see the optional members above)."""
     value: frozenset[str] = getattr(model, "own_fields", frozenset())
     return frozenset(value)
+
+
+def options_type(model: EngineModel) -> type[EngineOptions]:
+    """The options class `model`'s engine owns (`NoOptions` for a model that names none)."""
+    value = getattr(model, "options", NoOptions)
+    if not (isinstance(value, type) and issubclass(value, EngineOptions)):
+        raise ConfigError(f"engine {model.engine.value}: its model's `options` is not an "
+                          f"EngineOptions class ({excerpt(value)})")
+    return value
 
 
 def requests_within_token_budget(model: EngineModel) -> bool:

@@ -45,6 +45,7 @@ from graphfit.planner.engines.batch import (
     graph_input,
     resolve_common,
 )
+from graphfit.planner.engines.sglang_options import SglangOptions
 
 RELEASE = "0.5.23"
 VERSION = f"SGLang {RELEASE}"
@@ -431,6 +432,7 @@ class SglangModel:
     version = VERSION
     unit = Unit.REQUESTS
     policies = (LadderPolicy.SGLANG, LadderPolicy.SGLANG_SPEC)
+    options = SglangOptions
     own_fields = frozenset({"gpu_memory_gb", "tp_size", "attn_dp_size", "attn_cp_size",
                             "two_batch_overlap"})
     requests_within_token_budget = False  # decode graphs know no token budget

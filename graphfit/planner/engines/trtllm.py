@@ -31,6 +31,7 @@ from graphfit.planner.engines.batch import (
     graph_input,
     resolve_common,
 )
+from graphfit.planner.engines.trtllm_options import TrtllmOptions
 
 RELEASE = "main@c0edad93"  # no wheel release: main at the commit the reference pins
 VERSION = f"TensorRT-LLM {RELEASE} (PyTorch backend)"
@@ -199,6 +200,7 @@ class TrtllmModel:
     version = VERSION
     unit = Unit.REQUESTS
     policies = (LadderPolicy.TRTLLM,)
+    options = TrtllmOptions
     own_fields = frozenset({"draft_len_schedule"})
     requests_within_token_budget = False  # validate_runtime_args only warns
 
