@@ -57,9 +57,24 @@ VLLM_BACKENDS = ("FLASH_ATTN", "FLASHINFER", "TRITON_ATTN", "FLEX_ATTENTION", "F
                  "CUTLASS_MLA")
 SGLANG_METHODS = ("eagle", "eagle3", "mtp", "draft_model", "ngram")
 TRTLLM_METHODS = ("eagle", "eagle3", "mtp", "draft_model", "ngram")
-# the speculative methods each engine's strategies generate
+# the speculative methods each built-in engine's strategies generate: each engine's `methods`
+# part in the plugin table names its tuple (`methods_of` reads the table, plugins included)
 METHODS = {"vllm": VLLM_METHODS, "sglang": SGLANG_METHODS, "trtllm": TRTLLM_METHODS}
 VLLM_MODES = ("NONE", "PIECEWISE", "FULL", "FULL_DECODE_ONLY", "FULL_AND_PIECEWISE")
+
+
+def methods_of(engine: str) -> tuple[str, ...] | None:
+    """The speculative methods `engine`'s strategies generate: its `methods` part in the
+    plugin table (graphfit.planner.engines.table); None for an engine without one (a
+    described engine, an unknown name)."""
+    from graphfit.planner.engines.table import part, plugin
+
+    try:
+        if plugin(engine).methods is None:
+            return None
+        return tuple(cast(Sequence[str], part(engine, "methods")))
+    except ConfigError:
+        return None
 
 
 def _method(draw: st.DrawFn, k: int, allowed: Sequence[str],
@@ -327,7 +342,7 @@ def engine_configs(*, engines: Sequence[str] = ("vllm", "sglang", "trtllm"),
 
     choices: list[st.SearchStrategy[EngineConfig]] = []
     for engine in engines:
-        allowed = METHODS.get(engine)
+        allowed = methods_of(engine)
         if allowed is None and _described(engine):
             if methods is None or "draft_model" in methods:
                 choices.append(described_configs(engine, max_seqs=max_seqs,
@@ -413,7 +428,7 @@ def _variants() -> Iterator[Plan]:
     from graphfit.planner.core.enums import Engine
 
     for engine in Engine:
-        for method in ("none", *METHODS.get(engine.value, ())):
+        for method in ("none", *(methods_of(engine.value) or ())):
             for runner in (("v1", "v2") if engine is Engine.VLLM else ("v1",)):
                 for multimodal in (False, True):
                     for topk in ((None, 2) if engine is Engine.SGLANG else (None,)):
