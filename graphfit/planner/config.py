@@ -55,6 +55,9 @@ _sizes = sizes
 _COMPAT_OPTIONS: tuple[type[EngineOptions], ...] = (VllmOptions, SglangOptions, TrtllmOptions)
 LEGACY_KEYWORDS: Mapping[str, type[EngineOptions]] = {
     name: owner for owner in _COMPAT_OPTIONS for name in owner.names()}
+# what a config of another engine reads for each of them (EngineOptions.absent)
+_ABSENT: Mapping[str, object] = {
+    name: owner.absent_value(name) for name, owner in LEGACY_KEYWORDS.items()}
 
 
 def _optional_int(name: str, value: object, minimum: int) -> int | None:
@@ -305,9 +308,9 @@ class EngineConfig:
 
     def _option(self, name: str) -> Any:
         options = self.options
-        if isinstance(options, EngineOptions) and name in type(options).names():
+        if isinstance(options, LEGACY_KEYWORDS[name]):
             return getattr(options, name)
-        return LEGACY_KEYWORDS[name].absent_value(name)
+        return _ABSENT[name]
 
     @property
     def runner(self) -> Runner:
