@@ -115,7 +115,7 @@ def _options(config: EngineConfig, model: EngineModel, legacy: Mapping[str, obje
     elif not isinstance(given, EngineOptions):
         raise ConfigError(f"options: expected {cls.__name__} (engine {engine}'s options), got "
                           f"{excerpt(given)}")
-    elif type(given) is not cls:
+    elif not isinstance(given, cls):
         raise ConfigError(f"options: {type(given).__name__} are {given.label}'s options, but "
                           f"engine is {engine} (it takes {cls.__name__})")
     else:

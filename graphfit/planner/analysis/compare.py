@@ -13,15 +13,14 @@ from typing import Any
 
 from graphfit.planner.analysis.summary import decode_stats, mixed_family
 from graphfit.planner.analysis.waste import PaddingStats, family_stats
-from graphfit.planner.config import KEYWORDS, EngineConfig, keyword_default
+from graphfit.planner.config import KEYWORDS, LEGACY_KEYWORDS, EngineConfig, keyword_default
 from graphfit.planner.core.enums import LadderPolicy
 from graphfit.planner.core.errors import ConfigError, listed
-from graphfit.planner.engines.base import ENGINE_FIELDS
 from graphfit.planner.plan import Plan
 
 _ENGINE_SPECIFIC = ("engine_version", "runner", "cuda_graph_padding", "speculative_eagle_topk",
                     "speculative_num_draft_tokens", "cudagraph_capture_sizes",
-                    "max_cudagraph_capture_size", *ENGINE_FIELDS)
+                    "max_cudagraph_capture_size", *LEGACY_KEYWORDS)
 
 
 def apply_variant(base: EngineConfig, changes: Mapping[str, Any], label: str

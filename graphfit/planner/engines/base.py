@@ -132,8 +132,6 @@ class EngineModel(Protocol):
 
 # Optional members of an engine model (read with a default, so a model that predates them
 # keeps its behaviour):
-#   own_fields: frozenset[str] -- EngineConfig fields of the "SGLang / TensorRT-LLM" group the
-#       model reads; any other field of that group must keep its default for this engine.
 #   requests_within_token_budget: bool -- whether max_num_batched_tokens < max_num_seqs is an
 #       error (vLLM) or not (SGLang has no such budget for decode graphs; TensorRT-LLM warns).
 #   runner_choice: bool -- the engine has model runners to choose from (vLLM's V1 / V2):
@@ -144,14 +142,6 @@ class EngineModel(Protocol):
 #   options: type[EngineOptions] -- the engine's own options class (its package's
 #       options module: VllmOptions, SglangOptions, TrtllmOptions); NoOptions when absent.
 # (architecture and vocab_size are facts of the model, accepted for every engine)
-ENGINE_FIELDS = ("gpu_memory_gb", "tp_size", "attn_dp_size", "attn_cp_size",
-                 "two_batch_overlap", "draft_len_schedule")
-
-
-def own_fields(model: EngineModel) -> frozenset[str]:
-    """The engine-specific fields `model` reads (see the optional members above)."""
-    value: frozenset[str] = getattr(model, "own_fields", frozenset())
-    return frozenset(value)
 
 
 def options_type(model: EngineModel) -> type[EngineOptions]:

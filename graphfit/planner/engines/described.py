@@ -116,7 +116,6 @@ def _capture(tables: DispatchTables, streams: frozenset[Stream]) -> tuple[Altern
 class DescribedEngine:
     """An `EngineModel` built from an `EngineDescription`."""
 
-    own_fields: frozenset[str] = frozenset()
     requests_within_token_budget = True
     policies: tuple[LadderPolicy, ...] = ()
     config_stage = "config (the description's ladder)"

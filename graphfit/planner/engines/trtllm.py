@@ -201,7 +201,6 @@ class TrtllmModel:
     unit = Unit.REQUESTS
     policies = (LadderPolicy.TRTLLM,)
     options = TrtllmOptions
-    own_fields = frozenset({"draft_len_schedule"})
     requests_within_token_budget = False  # validate_runtime_args only warns
 
     def resolve(self, config: EngineSettings) -> Mapping[str, object]:
