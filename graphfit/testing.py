@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import difflib
 import re
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from functools import cache, lru_cache
 from typing import Any, cast
 
@@ -43,7 +43,11 @@ from graphfit.planner.analysis.capexpr import capacities_for
 from graphfit.planner.analysis.properties import counterexamples
 from graphfit.planner.config import EngineConfig
 from graphfit.planner.core.errors import ConfigError
+from graphfit.planner.core.options import EngineOptions
 from graphfit.planner.core.verify import Verification
+from graphfit.planner.engines.sglang_options import SglangOptions
+from graphfit.planner.engines.trtllm_options import TrtllmOptions
+from graphfit.planner.engines.vllm.options import VllmOptions
 from graphfit.planner.plan import Plan
 from graphfit.planner.plan import plan as make_plan
 
@@ -55,9 +59,24 @@ VLLM_BACKENDS = ("FLASH_ATTN", "FLASHINFER", "TRITON_ATTN", "FLEX_ATTENTION", "F
                  "CUTLASS_MLA")
 SGLANG_METHODS = ("eagle", "eagle3", "mtp", "draft_model", "ngram")
 TRTLLM_METHODS = ("eagle", "eagle3", "mtp", "draft_model", "ngram")
-# the speculative methods each engine's strategies generate
+# the speculative methods each built-in engine's strategies generate: each engine's `methods`
+# part in the plugin table names its tuple (`methods_of` reads the table, plugins included)
 METHODS = {"vllm": VLLM_METHODS, "sglang": SGLANG_METHODS, "trtllm": TRTLLM_METHODS}
 VLLM_MODES = ("NONE", "PIECEWISE", "FULL", "FULL_DECODE_ONLY", "FULL_AND_PIECEWISE")
+
+
+def methods_of(engine: str) -> tuple[str, ...] | None:
+    """The speculative methods `engine`'s strategies generate: its `methods` part in the
+    plugin table (graphfit.planner.engines.table); None for an engine without one (a
+    described engine, an unknown name)."""
+    from graphfit.planner.engines.table import part, plugin
+
+    try:
+        if plugin(engine).methods is None:
+            return None
+        return tuple(cast(Sequence[str], part(engine, "methods")))
+    except ConfigError:
+        return None
 
 
 def _method(draw: st.DrawFn, k: int, allowed: Sequence[str],
@@ -171,22 +190,38 @@ def _vllm_configs(draw: st.DrawFn, *, max_seqs: int, max_tokens: int, max_k: int
         sizes = tuple(draw(st.lists(st.integers(1, T + 64), min_size=1, max_size=8)))
     else:
         max_size = draw(st.none() | st.integers(q, max(q, 600)))
+    ladder = draw(st.sampled_from(tuple(ladders)))
+    performance_mode = draw(st.sampled_from(("balanced", "interactivity")))
+    runner = draw(st.sampled_from(runs))
+    ceiling_family = draw(st.sampled_from(("default", "blackwell")))
+    hidden_size = draw(st.sampled_from((64, 4096)))
+    # the draft's layers count in the runner's minimum too: no NEVER under mode FULL
+    drafter = draw(st.none() | st.sampled_from(VLLM_LEVELS[1:] if mode == "FULL"
+                                               else VLLM_LEVELS))
+    options = VllmOptions.from_dict(dict(  # strings: the options coerce them
+        runner=runner, ceiling_family=ceiling_family, performance_mode=performance_mode,
+        attention_backend=backend, attention_cudagraph_support=level,
+        drafter_attention_cudagraph_support=drafter,
+        dspark_sample_from_anchor=method != "dspark" or draw(st.booleans())))
     return EngineConfig.from_dict(dict(
         **split,
         engine_version=version,
         max_num_seqs=S, max_num_batched_tokens=T, num_speculative_tokens=k,
         spec_method=method, cudagraph_mode=mode, cudagraph_capture_sizes=sizes,
-        max_cudagraph_capture_size=max_size,
-        ladder=draw(st.sampled_from(tuple(ladders))),
-        performance_mode=draw(st.sampled_from(("balanced", "interactivity"))),
-        runner=draw(st.sampled_from(runs)),
-        ceiling_family=draw(st.sampled_from(("default", "blackwell"))),
-        hidden_size=draw(st.sampled_from((64, 4096))),
-        attention_backend=backend, attention_cudagraph_support=level,
-        # the draft's layers count in the runner's minimum too: no NEVER under mode FULL
-        drafter_attention_cudagraph_support=draw(st.none() | st.sampled_from(
-            VLLM_LEVELS[1:] if mode == "FULL" else VLLM_LEVELS)),
-        dspark_sample_from_anchor=method != "dspark" or draw(st.booleans())))
+        max_cudagraph_capture_size=max_size, ladder=ladder, hidden_size=hidden_size,
+        options=options))
+
+
+def _with_options(cls: type[EngineOptions]
+                  ) -> Callable[[dict[str, object]], dict[str, object]]:
+    """The fields of a drawn config in the new form: the engine's own ones gathered into its
+    options object (`EngineConfig(options=...)`), the rest as they are."""
+    def gather(fields: dict[str, object]) -> dict[str, object]:
+        own = {name: fields[name] for name in cls.names() if name in fields}
+        rest = {name: value for name, value in fields.items() if name not in own}
+        return {**rest, "options": cls.from_dict(own)}
+
+    return gather
 
 
 def _has_split_sizes(version: str) -> bool:
@@ -291,7 +326,7 @@ def sglang_configs(*, max_seqs: int = 256, max_k: int = 8,
     off, graphs off (configs whose graph runner would assert are left out), prefill graphs
     (breakable or full, token lists, PD roles)."""
     return (_sglang_fields(max_seqs=max_seqs, max_k=max_k, methods=methods)
-            .map(EngineConfig.from_dict).filter(_plans))
+            .map(_with_options(SglangOptions)).map(EngineConfig.from_dict).filter(_plans))
 
 
 TREE_METHODS = ("eagle", "eagle3", "mtp")
@@ -337,8 +372,9 @@ def trtllm_configs(*, max_seqs: int = 256, max_tokens: int = 4096, max_k: int = 
     too: TensorRT-LLM only warns, and may capture no graph), CudaGraphConfig max batch size
     or list, padding, draft length with linear, static-tree and dynamic-tree speculation,
     draft_len_schedule."""
-    return _trtllm_fields(max_seqs=max_seqs, max_tokens=max_tokens, max_k=max_k,
-                          methods=methods).map(EngineConfig.from_dict).filter(_plans)
+    return (_trtllm_fields(max_seqs=max_seqs, max_tokens=max_tokens, max_k=max_k,
+                           methods=methods)
+            .map(_with_options(TrtllmOptions)).map(EngineConfig.from_dict).filter(_plans))
 
 
 def _described(engine: str) -> bool:
@@ -402,7 +438,7 @@ def engine_configs(*, engines: Sequence[str] = ("vllm", "sglang", "trtllm"),
 
     choices: list[st.SearchStrategy[EngineConfig]] = []
     for engine in engines:
-        allowed = METHODS.get(engine)
+        allowed = methods_of(engine)
         if allowed is None and _described(engine):
             if methods is None or "draft_model" in methods:
                 choices.append(described_configs(engine, max_seqs=max_seqs,
@@ -486,7 +522,7 @@ def _variants() -> Iterator[Plan]:
              for version in (vllm_versions() if engine is Engine.VLLM else (None,))]
     for engine, version in kinds:
         release = {} if version is None else {"engine_version": version}
-        for method in ("none", *METHODS.get(engine.value, ())):
+        for method in ("none", *(methods_of(engine.value) or ())):
             for runner in (vllm_runners(version) if version is not None else ("v1",)):
                 for multimodal in (False, True):
                     for topk in ((None, 2) if engine is Engine.SGLANG else (None,)):

@@ -21,11 +21,11 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any, cast
 
 from graphfit.inputs import model_config, renamed, shell
 from graphfit.inputs.flagtable import LineReader, Parsed, Refused
+from graphfit.inputs.programs import Programs
 from graphfit.inputs.settings import COMMAND_LINE, Setting
 from graphfit.planner.core.enums import Engine
 from graphfit.planner.core.errors import ConfigError, excerpt, listed
@@ -35,10 +35,6 @@ from graphfit.planner.engines.table import part, plugin
 _SHELL_STOP = frozenset({"|", "||", "&&", ";", "&", "2>&1", "1>&2"})
 _LAUNCHERS = frozenset({"nohup", "exec", "time", "env", "sudo"})
 _ASSIGNMENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
-VLLM_MODULES = {"vllm.entrypoints.openai.api_server": "api_server",
-                "vllm.entrypoints.launchers.api_server.entry": "api_server"}
-KNOWN = ("vllm serve, python -m vllm.entrypoints.openai.api_server, "
-         "python -m sglang.launch_server, sglang serve, trtllm-serve")
 
 
 @dataclass(frozen=True)
@@ -83,30 +79,33 @@ def shell_words(words: Sequence[str]) -> tuple[dict[str, str], list[str]]:
 
 
 def identify(words: Sequence[str]) -> tuple[Engine, str, list[str]]:
-    """(engine, entry point, argv as the engine's parser gets it)."""
+    """(engine, entry point, argv as the engine's parser gets it): each registered engine's
+    `programs` part (graphfit.inputs.programs) is asked in turn."""
     if not words:
-        raise ConfigError(f"pasted command: empty (expected one of: {KNOWN})")
-    prog = Path(words[0]).name
-    rest = list(words[1:])
-    if prog.startswith("python") and rest[:1] == ["-m"] and len(rest) > 1:
-        module, argv = rest[1], rest[2:]
-        if module in VLLM_MODULES:
-            return Engine.VLLM, VLLM_MODULES[module], argv
-        if module == "vllm.entrypoints.cli.main" and argv[:1] == ["serve"]:
-            return Engine.VLLM, "serve", argv
-        if module == "sglang.launch_server":
-            return Engine.SGLANG, "launch_server", argv
-        if module == "sglang.cli.main" and argv[:1] == ["serve"]:
-            return Engine.SGLANG, "serve", argv[1:]
-    if prog == "vllm" and rest[:1] == ["serve"]:
-        return Engine.VLLM, "serve", rest
-    if prog == "sglang" and rest[:1] == ["serve"]:
-        return Engine.SGLANG, "serve", rest[1:]
-    if prog == "trtllm-serve":
-        return Engine.TRTLLM, "trtllm-serve", rest
+        raise ConfigError(f"pasted command: empty (expected one of: {known()})")
+    for engine, programs in _programs():
+        found = programs(words)
+        if found is not None:
+            return engine, found[0], found[1]
     shown = excerpt(" ".join(words[:3]), 32)
     raise ConfigError(f"pasted command: {shown} is not a serving command graphfit reads "
-                      f"({KNOWN})")
+                      f"({known()})")
+
+
+def _programs() -> list[tuple[Engine, Programs]]:
+    """Each engine's `programs` part (its default release's; graphfit.planner.engines.table).
+    Pasted lines are read for the built-in engines (PastedLine, the readers and the renamed
+    flags are theirs), so theirs are asked."""
+    out: list[tuple[Engine, Programs]] = []
+    for engine in Engine:
+        if plugin(engine).programs is not None:
+            out.append((engine, cast(Programs, part(engine, "programs"))))
+    return out
+
+
+def known() -> str:
+    """The serving commands graphfit reads, for messages."""
+    return ", ".join(programs.forms for _, programs in _programs())
 
 
 # each engine's reader module (its READER), imported when a line of that engine is pasted:

@@ -1,4 +1,6 @@
-"""vLLM's environment variables graphfit reads: `VLLM_USE_V2_MODEL_RUNNER` (the model runner).
+"""Each engine's environment variables graphfit reads, one reader per engine (its
+`environment` part in graphfit.planner.engines.table): vLLM's `VLLM_USE_V2_MODEL_RUNNER` (the
+model runner); none of SGLang's or TensorRT-LLM's is modelled.
 
 A module of its own, without the value readers, because every command consults the environment
 and most never read a flag table or a file (start-up: graphfit.cli imports this on every run).
@@ -13,7 +15,8 @@ from graphfit.planner.core.errors import ConfigError
 
 ENV_V2_RUNNER = "VLLM_USE_V2_MODEL_RUNNER"
 
-__all__ = ["ENV_V2_RUNNER", "environment", "implied_release_note"]
+__all__ = ["ENV_V2_RUNNER", "SGLANG_ENVIRONMENT", "TRTLLM_ENVIRONMENT", "VLLM_ENVIRONMENT",
+           "environment", "implied_release_note"]
 
 
 def environment(environ: Mapping[str, str]) -> list[Setting]:
@@ -61,3 +64,13 @@ def _v1_release() -> str | None:
         return None
     older = [v for v in versions("vllm") if has_v1(v)]
     return older[-1] if older else None
+
+
+def _none_read(environ: Mapping[str, str]) -> list[Setting]:
+    """An engine none of whose environment variables graphfit models."""
+    return []
+
+
+VLLM_ENVIRONMENT = environment
+SGLANG_ENVIRONMENT = _none_read
+TRTLLM_ENVIRONMENT = _none_read

@@ -15,12 +15,14 @@ from pathlib import Path
 from typing import Any
 
 from graphfit.inputs.reading import load_json, shown_path
-from graphfit.planner.config import EngineConfig
+from graphfit.planner.config import LEGACY_KEYWORDS, EngineConfig
 from graphfit.planner.core.errors import ConfigError, brief, excerpt
 from graphfit.planner.document import PLAN_SCHEMA
+from graphfit.planner.engines.base import options_type
 from graphfit.planner.engines.registry import engine_model, versions
 
 _SCHEMA_1 = "graphfit.plan/1"  # before engine_version: its config names no release
+_SCHEMA_2 = "graphfit.plan/2"  # before options objects: every engine's fields flat in config
 
 _SHOWN = 24  # characters of a differing value echoed in the message
 
@@ -30,13 +32,18 @@ def read_plan_file(path: str | Path) -> tuple[dict[str, Any], EngineConfig]:
     and a valid config; whether the rest is exact is `first_difference`'s question."""
     where = f"plan {shown_path(path)}"
     doc = load_json(path, "plan")
-    if not isinstance(doc, dict) or doc.get("schema") not in (_SCHEMA_1, PLAN_SCHEMA):
-        raise ConfigError(f"{where}: schema must be {PLAN_SCHEMA!r} (or {_SCHEMA_1!r})")
+    if not isinstance(doc, dict) or doc.get("schema") not in (_SCHEMA_1, _SCHEMA_2,
+                                                               PLAN_SCHEMA):
+        raise ConfigError(f"{where}: schema must be {PLAN_SCHEMA!r} (or {_SCHEMA_2!r}, "
+                          f"{_SCHEMA_1!r})")
     config = doc.get("config")
     if not isinstance(config, dict):
         raise ConfigError(f"{where}: 'config' must be a JSON object")
     if doc["schema"] == _SCHEMA_1:
         doc = _upgraded(doc, config, where)
+        config = doc["config"]
+    if doc["schema"] == _SCHEMA_2:
+        doc = _with_options(doc, config, where)
         config = doc["config"]
     try:
         return doc, EngineConfig.from_dict(config)
@@ -70,7 +77,43 @@ def _upgraded(doc: dict[str, Any], config: dict[str, Any], where: str) -> dict[s
             upgraded["engine_version"] = release
     if "engine" not in config:
         upgraded["engine_version"] = release
+    return {**doc, "schema": _SCHEMA_2, "config": upgraded}
+
+
+def _with_options(doc: dict[str, Any], config: dict[str, Any], where: str) -> dict[str, Any]:
+    """A graphfit.plan/2 document as /3 writes it: the flat fields of the engine's options
+    class move, in their order, into `config.options` (last; an option the document lacks, one
+    added after /2 was written, at its default); another engine's flat fields
+    are dropped where they hold what /2 wrote for them (their defaults) and otherwise left
+    where they are, to be refused as entries /3 does not write. Everything else is then
+    compared as usual."""
+    if "options" in config:  # not what /2 wrote: compared (and refused) as it stands
+        return {**doc, "schema": PLAN_SCHEMA}
+    try:
+        model = engine_model(config.get("engine", "vllm"), config.get("engine_version"))
+        cls = options_type(model)
+    except ConfigError as exc:
+        raise ConfigError(f"{where}: config: {exc}") from None
+    upgraded: dict[str, Any] = {}
+    options: dict[str, Any] = {}
+    for key, value in config.items():
+        if key in cls.names():
+            options[key] = value
+        elif key in LEGACY_KEYWORDS and _as_written(key, value):
+            continue
+        else:
+            upgraded[key] = value
+    # an option /2 had no field for yet (a later release's, e.g. vLLM 0.34's split sizes)
+    # was planned at its default by the code that wrote the document
+    defaults = cls().to_dict()
+    upgraded["options"] = {name: options.get(name, defaults[name]) for name in cls.names()}
     return {**doc, "schema": PLAN_SCHEMA, "config": upgraded}
+
+
+def _as_written(key: str, value: object) -> bool:
+    """Whether `value` is what graphfit.plan/2 wrote for another engine's field `key`."""
+    written = LEGACY_KEYWORDS[key].absent_value(key)  # the default, or vLLM's runner "v1"
+    return bool(getattr(written, "value", written) == value)
 
 
 def _name(path: str, key: object) -> str:

@@ -7,13 +7,16 @@ implies SGLang, a ladder policy its engine) and merges the rest (see `settings.m
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
+from typing import cast
 
-from graphfit.inputs.environment import environment, implied_release_note
+from graphfit.inputs.environment import implied_release_note
 from graphfit.inputs.settings import Resolved, Setting, merge
 from graphfit.planner.core.enums import Engine, LadderPolicy
+from graphfit.planner.core.errors import ConfigError
 from graphfit.planner.engines.registry import policy_engine
+from graphfit.planner.engines.table import part, plugin
 
 
 def _implied_engines(settings: Iterable[Setting]) -> list[Setting]:
@@ -53,14 +56,30 @@ def resolve(command_line: Iterable[Setting], *, config_file: Path | None = None,
         all_notes += more
     settings += list(command_line)
     settings += _implied_engines(settings)
-    env = environment(environ or {})
-    if env:
+    if environ:
         engine = _engine_of(settings)
-        if engine == Engine.VLLM.value:  # the variables read are vLLM's (inputs.environment)
-            note = implied_release_note(env, settings)
-            if note is not None:
-                all_notes.append(note)
-            settings += env
-        else:
-            all_notes.append(f"{env[0].origin}: ignored for engine {engine}")
+        # the chosen engine's variables apply; another engine's that are set are noted
+        for name in dict.fromkeys([engine, *(e.value for e in Engine)]):
+            env = _environment(name, environ)
+            if env and name == engine:
+                if engine == Engine.VLLM.value:  # the release VLLM_USE_V2_MODEL_RUNNER implies
+                    note = implied_release_note(env, settings)
+                    if note is not None:
+                        all_notes.append(note)
+                settings += env
+            elif env:
+                all_notes.append(f"{env[0].origin}: ignored for engine {engine}")
     return merge(settings, all_notes)
+
+
+def _environment(engine: str, environ: Mapping[str, str]) -> list[Setting]:
+    """What `engine`'s environment reader (its `environment` part in the plugin table)
+    finds; none for an engine without one (or unknown: EngineConfig names a bad engine)."""
+    try:
+        if plugin(engine).environment is None:
+            return []
+        reader = cast(Callable[[Mapping[str, str]], list[Setting]],
+                      part(engine, "environment"))
+    except ConfigError:
+        return []
+    return reader(environ)

@@ -15,12 +15,12 @@ the deprecated --disable-cuda-graph, cuda_graph_hook.py:32-101).
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
 from enum import Enum
 from types import MappingProxyType
 from typing import Any
 
-from graphfit.planner.config import EngineConfig
+from graphfit.planner.config import KEYWORDS, EngineConfig, keyword_default
 from graphfit.planner.core.errors import ConfigError
 
 FILE = 0
@@ -29,7 +29,7 @@ COMMAND_LINE = 1
 IMPLIED_FIELDS = ("max_num_seqs", "num_speculative_tokens", "speculative_eagle_topk",
                   "speculative_num_draft_tokens", "max_cudagraph_capture_size")
 ENGINE_DEFAULTS = "the engine's own default"
-CONFIG_FIELDS = frozenset(f.name for f in fields(EngineConfig))
+CONFIG_FIELDS = KEYWORDS  # EngineConfig's fields and its compatibility keywords
 
 
 @dataclass(frozen=True)
@@ -68,9 +68,8 @@ class Resolved:
         """Notes for the fields nobody gave that the engine's model filled in (SGLang's
         max_running_requests with speculation, TensorRT-LLM's max_batch_size...)."""
         out = []
-        defaults = {f.name: f.default for f in fields(EngineConfig)}
         for name in IMPLIED_FIELDS:
-            if name not in self.values and getattr(config, name) != defaults[name]:
+            if name not in self.values and getattr(config, name) != keyword_default(name):
                 out.append(f"{name}: not given; the {config.engine.value} model uses "
                            f"{_show(getattr(config, name))} ({ENGINE_DEFAULTS})")
         return tuple(out)

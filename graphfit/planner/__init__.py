@@ -39,6 +39,7 @@ from graphfit.planner.core.errors import (
 from graphfit.planner.core.ladder import Ladder, padding_table
 from graphfit.planner.core.layout import lay_out
 from graphfit.planner.core.limits import MAX_INT
+from graphfit.planner.core.options import EngineOptions, NoOptions
 from graphfit.planner.core.rows import RowRule
 from graphfit.planner.core.shape import BatchShape, real_requests
 from graphfit.planner.core.verify import (
@@ -49,7 +50,10 @@ from graphfit.planner.core.verify import (
     ViolationRange,
 )
 from graphfit.planner.engines.base import Scenario
+from graphfit.planner.engines.sglang_options import SglangOptions
+from graphfit.planner.engines.trtllm_options import TrtllmOptions
 from graphfit.planner.engines.vllm import request_counts
+from graphfit.planner.engines.vllm.options import VllmOptions
 from graphfit.planner.plan import BufferPlan, ComponentPlan, Plan, plan
 
 __all__ = [
@@ -60,6 +64,8 @@ __all__ = [
     "GraphKey", "GraphfitError", "Ladder", "LadderPolicy", "PerformanceMode", "Plan",
     "Requests", "RowRule", "Runner", "Scenario", "SpecMethod", "Stream", "Unit", "Verification",
     "Violation", "ViolationRange", "padding_table", "plan", "request_counts",
+    # each engine's options object (EngineConfig.options)
+    "EngineOptions", "NoOptions", "SglangOptions", "TrtllmOptions", "VllmOptions",
     # the engine you bring (engines/description.py)
     "BufferRule", "ComponentRule", "DispatchRule", "EngineDescription", "FamilyRule", "Grid",
     "LadderRule", "register_description",

@@ -2,89 +2,62 @@
 
 It implements `graphfit.planner.core.settings.EngineSettings`, the view engine models read;
 building one asks the engine's model (through the registry) to settle engine-specific fields.
+
+The config is engine-neutral (request pool, token budget, model length, the speculative step,
+capture sizes in the engine's unit, the model's facts) plus one `options` object that the
+engine's package owns, validates and documents (`VllmOptions`, `SglangOptions`,
+`TrtllmOptions`; `NoOptions` for an engine that reads nothing else). The options' fields used
+to be flat fields of this class: they are still accepted as keywords and read as attributes
+(`EngineConfig(runner="v1").runner`), the compatibility form (`LEGACY_KEYWORDS`).
 """
 
 from __future__ import annotations
 
 import inspect
-import itertools
 from collections.abc import Mapping
 from dataclasses import dataclass, fields, replace
 from enum import Enum
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, cast
 
 from graphfit.planner.core.dtypes import DTYPE_SIZES
 from graphfit.planner.core.enums import (
-    AttentionSupport,
-    CeilingFamily,
     CUDAGraphMode,
     Engine,
     EngineName,
     LadderPolicy,
-    PerformanceMode,
-    Runner,
     SpecMethod,
 )
 from graphfit.planner.core.errors import ConfigError, excerpt, listed
-from graphfit.planner.core.limits import MAX_CAPTURE_SIZES, MAX_INT
+from graphfit.planner.core.limits import MAX_INT
+from graphfit.planner.core.options import EngineOptions, coerce_enum, sizes
+from graphfit.planner.core.options import positive_int as _positive_int
 from graphfit.planner.engines.base import (
-    ENGINE_FIELDS,
     EngineModel,
-    own_fields,
+    options_type,
     requests_within_token_budget,
 )
 from graphfit.planner.engines.registry import engine_model, engines, policy_engine
+from graphfit.planner.engines.sglang_options import SglangOptions
+from graphfit.planner.engines.trtllm_options import TrtllmOptions
+from graphfit.planner.engines.vllm.enums import (
+    AttentionSupport,
+    CeilingFamily,
+    PerformanceMode,
+    Runner,
+)
+from graphfit.planner.engines.vllm.options import VllmOptions
 
-E = TypeVar("E", bound=Enum)
-PREFILL_BACKENDS = ("breakable", "full", "disabled")  # SGLang cuda_graph_config.py:50
-DISAGGREGATION_MODES = ("null", "prefill", "decode")  # SGLang --disaggregation-mode
+_coerce_enum = coerce_enum
+_sizes = sizes
 
-
-def _coerce_enum(name: str, enum_type: type[E], value: object) -> E:
-    if isinstance(value, enum_type):
-        return value
-    if isinstance(value, str):
-        for member in enum_type:
-            if value == member.value or value.upper() == member.name:
-                return member
-    choices = ", ".join(m.value for m in enum_type)
-    raise ConfigError(f"{name}: {excerpt(value)} is not one of {choices}")
-
-
-def _positive_int(name: str, value: object) -> int:
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise ConfigError(f"{name}: expected an integer, got {excerpt(value)}")
-    if value < 1:
-        raise ConfigError(f"{name}: must be >= 1, got {value}")
-    if value > MAX_INT:
-        raise ConfigError(f"{name}: must be <= {MAX_INT}, got {excerpt(value)}")
-    return value
-
-
-def _sizes(name: str, value: object) -> tuple[int, ...] | None:
-    """A list of capture sizes: a sequence (list, tuple, range) of at most MAX_CAPTURE_SIZES
-    integers; its length is checked before it is read, so range(1, 10**9) is refused at
-    once."""
-    if value is None:
-        return None
-    if (isinstance(value, (str, bytes, Mapping, set, frozenset))
-            or not hasattr(value, "__iter__")):
-        raise ConfigError(f"{name}: expected a list of integers, got {excerpt(value)}")
-    too_many = ConfigError(f"{name}: more than {MAX_CAPTURE_SIZES:,} sizes (graphfit plans at "
-                           f"most {MAX_CAPTURE_SIZES:,} capture sizes)")
-    try:  # a 0-d array has __len__ and __iter__ that raise TypeError
-        if hasattr(value, "__len__") and len(value) > MAX_CAPTURE_SIZES:
-            raise too_many
-        items = list(itertools.islice(value, MAX_CAPTURE_SIZES + 1))
-    except TypeError:
-        raise ConfigError(f"{name}: expected a list of integers, got {excerpt(value)}") \
-            from None
-    sizes = tuple(_positive_int(name, v) for v in items)
-    if len(sizes) > MAX_CAPTURE_SIZES:
-        raise too_many
-    if not sizes:
-        raise ConfigError(f"{name}: the list is empty")
-    return sizes  # order and duplicates are each engine's rule (vLLM sorts, with a warning)
+# The options classes whose fields were flat EngineConfig fields before issue 20: each field
+# name is still a keyword of EngineConfig (and an attribute), owned by exactly one class.
+_COMPAT_OPTIONS: tuple[type[EngineOptions], ...] = (VllmOptions, SglangOptions, TrtllmOptions)
+LEGACY_KEYWORDS: Mapping[str, type[EngineOptions]] = {
+    name: owner for owner in _COMPAT_OPTIONS for name in owner.names()}
+# what a config of another engine reads for each of them (EngineOptions.absent)
+_ABSENT: Mapping[str, object] = {
+    name: owner.absent_value(name) for name, owner in LEGACY_KEYWORDS.items()}
 
 
 def _optional_int(name: str, value: object, minimum: int) -> int | None:
@@ -95,112 +68,6 @@ def _optional_int(name: str, value: object, minimum: int) -> int | None:
         raise ConfigError(f"{name}: must be an integer in {minimum}..{MAX_INT}, got "
                           f"{excerpt(value)}")
     return value
-
-
-def _check_vllm_fields(config: EngineConfig) -> None:
-    """Types of the vLLM fields (# vLLM); which values vLLM accepts is its model's business."""
-    set_ = object.__setattr__
-    for name in ("attention_cudagraph_support", "drafter_attention_cudagraph_support"):
-        value = getattr(config, name)
-        if value is not None:
-            set_(config, name, _coerce_enum(name, AttentionSupport, value))
-    backend = config.attention_backend
-    if backend is not None:
-        if not isinstance(backend, str) or not backend.strip():
-            raise ConfigError(f"attention_backend: expected a backend name, got {backend!r}")
-        set_(config, "attention_backend", backend.strip().upper())
-    if not isinstance(config.dspark_sample_from_anchor, bool):
-        raise ConfigError(f"dspark_sample_from_anchor: expected true/false, got "
-                          f"{config.dspark_sample_from_anchor!r}")
-    for name in SPLIT_SIZE_LISTS:
-        set_(config, name, _int_list(name, getattr(config, name)))
-    for name, least in SPLIT_SIZE_CAPS.items():
-        value = getattr(config, name)
-        if value is not None:  # pydantic Field(ge=...) in 0.34's CompilationConfig
-            if isinstance(value, bool) or not isinstance(value, int):
-                raise ConfigError(f"{name}: expected an integer, got {excerpt(value)}")
-            if not least <= value <= MAX_INT:
-                raise ConfigError(f"{name}: must be in {least}..{MAX_INT}, got {excerpt(value)}")
-    aux = config.draft_aux_layers
-    if aux is not None:
-        if isinstance(aux, bool) or not isinstance(aux, int) or not 0 <= aux <= MAX_INT:
-            raise ConfigError(f"draft_aux_layers: expected an integer >= 0, got {excerpt(aux)}")
-        if config.spec_method not in (SpecMethod.DFLASH, SpecMethod.DSPARK):
-            raise ConfigError(f"draft_aux_layers: only for spec_method dflash or dspark (the "
-                              f"MRV2 drafters that stage aux hidden states), not "
-                              f"{config.spec_method.value}")
-    engine = getattr(config.engine, "value", config.engine)
-    given = [name for name in (*SPLIT_SIZE_LISTS, *SPLIT_SIZE_CAPS, "draft_aux_layers")
-             if getattr(config, name) is not None]
-    if given and engine != Engine.VLLM.value:
-        raise ConfigError(f"{given[0]}: a vLLM (0.34 and later) input, not {engine}'s")
-
-
-# vLLM 0.34's split capture-size fields: the lists (any integers: vLLM drops those outside
-# [1, limit] with a warning, config/vllm.py:2618-2630) and the caps with their least value
-SPLIT_SIZE_LISTS = ("prefill_cudagraph_capture_token_sizes",
-                    "decode_cudagraph_capture_request_sizes")
-SPLIT_SIZE_CAPS = {"max_prefill_cudagraph_capture_tokens": 0,
-                   "max_decode_cudagraph_capture_requests": 0,
-                   "max_decode_cudagraph_capture_tokens": 1}
-
-
-def _int_list(name: str, value: object) -> tuple[int, ...] | None:
-    """A list of integers (possibly empty: `[]` captures none), at most MAX_CAPTURE_SIZES."""
-    if value is None:
-        return None
-    if (isinstance(value, (str, bytes, Mapping, set, frozenset))
-            or not hasattr(value, "__iter__")):
-        raise ConfigError(f"{name}: expected a list of integers, got {excerpt(value)}")
-    try:
-        items = list(itertools.islice(value, MAX_CAPTURE_SIZES + 1))
-    except TypeError:
-        raise ConfigError(f"{name}: expected a list of integers, got {excerpt(value)}") \
-            from None
-    if len(items) > MAX_CAPTURE_SIZES:
-        raise ConfigError(f"{name}: more than {MAX_CAPTURE_SIZES:,} sizes")
-    for item in items:
-        if isinstance(item, bool) or not isinstance(item, int) or abs(item) > MAX_INT:
-            raise ConfigError(f"{name}: expected integers, got {excerpt(item)}")
-    return tuple(items)
-def _engine_fields(config: EngineConfig) -> None:
-    """Type checks of the SGLang / TensorRT-LLM fields (their meaning is the models')."""
-    set_ = object.__setattr__
-    gb = config.gpu_memory_gb
-    if gb is not None:
-        if isinstance(gb, bool) or not isinstance(gb, (int, float)) or not gb > 0:
-            raise ConfigError(f"gpu_memory_gb: must be a number > 0 (GiB), got {gb!r}")
-        set_(config, "gpu_memory_gb", float(gb))
-    for name in ("tp_size", "attn_dp_size", "attn_cp_size", "vocab_size", "max_beam_width"):
-        _positive_int(name, getattr(config, name))
-    if not isinstance(config.parallel_draft, bool):
-        raise ConfigError(
-            f"parallel_draft: expected true/false, got {excerpt(config.parallel_draft)}")
-    if not isinstance(config.two_batch_overlap, bool):
-        raise ConfigError(
-            f"two_batch_overlap: expected true/false, got {config.two_batch_overlap!r}")
-    arch = config.architecture
-    if arch is not None and (not isinstance(arch, str) or not arch.strip()):
-        raise ConfigError(f"architecture: expected a model class name, got {arch!r}")
-    set_(config, "draft_len_schedule", _sizes("draft_len_schedule", config.draft_len_schedule))
-    backend = config.cuda_graph_backend_prefill
-    if backend is not None:
-        if not isinstance(backend, str) or backend.strip().lower() not in PREFILL_BACKENDS:
-            raise ConfigError(f"cuda_graph_backend_prefill: {excerpt(backend)} is not one of "
-                              f"{', '.join(PREFILL_BACKENDS)}")
-        set_(config, "cuda_graph_backend_prefill", backend.strip().lower())
-    for name in ("cuda_graph_max_bs_prefill", "chunked_prefill_size", "full_prefill_max_req"):
-        _optional_int(name, getattr(config, name), 1)
-    _positive_int("pp_size", config.pp_size)
-    # at least one request: the pool holds max_total_tokens // 2 (kv_cache_configurator.py:3129)
-    _optional_int("max_total_tokens", config.max_total_tokens, 2)
-    set_(config, "cuda_graph_bs_prefill",
-         _sizes("cuda_graph_bs_prefill", config.cuda_graph_bs_prefill))
-    mode = config.disaggregation_mode
-    if not isinstance(mode, str) or mode.strip().lower() not in DISAGGREGATION_MODES:
-        raise ConfigError(f"disaggregation_mode: {excerpt(mode)} is not one of "
-                          f"{', '.join(DISAGGREGATION_MODES)}")
-    set_(config, "disaggregation_mode", mode.strip().lower())
 
 
 def _engine(value: object) -> Engine | EngineName:
@@ -219,18 +86,55 @@ def _engine(value: object) -> Engine | EngineName:
                       "(a described engine: give its --engine-file)")
 
 
-def _resolve_engine(config: EngineConfig) -> None:
-    """Coerce the engine and let its model settle the engine-specific fields."""
+def _shown(value: object) -> str:
+    return str(value.value) if isinstance(value, Enum) else excerpt(value)
+
+
+def _foreign(name: str, value: object, engine: str) -> None:
+    """A flat keyword of another engine's options: validated by its owner (same message as
+    when it was a field), and accepted only at the value a config of this engine reports."""
+    owner = LEGACY_KEYWORDS[name]
+    coerced = getattr(owner(**{name: value}), name)
+    if coerced in (owner.default(name), owner.absent_value(name)):
+        return
+    raise ConfigError(f"{name}: not an input of the {engine} model ({name}: {_shown(coerced)} "
+                      f"is a {owner.label} option; set engine {owner.engine})")
+
+
+def _options(config: EngineConfig, model: EngineModel, legacy: Mapping[str, object]
+             ) -> EngineOptions:
+    """The engine's options object: the one given (an object of the engine's class, or a
+    mapping of its fields), with the flat compatibility keywords applied over it."""
+    cls = options_type(model)
+    engine = model.engine.value
+    given: object = config.options
+    if given is None:
+        options: EngineOptions = cls()
+    elif isinstance(given, Mapping):
+        options = cls.from_dict(dict(given))
+    elif not isinstance(given, EngineOptions):
+        raise ConfigError(f"options: expected {cls.__name__} (engine {engine}'s options), got "
+                          f"{excerpt(given)}")
+    elif not isinstance(given, cls):
+        raise ConfigError(f"options: {type(given).__name__} are {given.label}'s options, but "
+                          f"engine is {engine} (it takes {cls.__name__})")
+    else:
+        options = given
+    own = {name: value for name, value in legacy.items() if name in cls.names()}
+    for name, value in legacy.items():
+        if name not in own:
+            _foreign(name, value, engine)
+    return replace(options, **own) if own else options
+
+
+def _resolve_engine(config: EngineConfig, legacy: Mapping[str, object]) -> None:
+    """Coerce the engine, settle its options and let its model fill in its fields."""
     set_ = object.__setattr__
     engine = _engine(config.engine)
     set_(config, "engine", engine)
     model = engine_model(engine, config.engine_version)
     set_(config, "engine_version", model.release)
-    defaults = {f.name: f.default for f in fields(config) if f.name in ENGINE_FIELDS}
-    for name in sorted(set(ENGINE_FIELDS) - own_fields(model)):
-        if getattr(config, name) != defaults[name]:
-            raise ConfigError(f"{name}: not an input of the {engine.value} model "
-                              f"(it is SGLang's or TensorRT-LLM's)")
+    set_(config, "options", _options(config, model, legacy))
     owner = policy_engine(config.ladder)
     if owner is not None and owner is not engine:
         raise ConfigError(
@@ -241,10 +145,15 @@ def _resolve_engine(config: EngineConfig) -> None:
     if config.cuda_graph_padding is not None and not isinstance(config.cuda_graph_padding, bool):
         raise ConfigError(
             f"cuda_graph_padding: expected true/false, got {excerpt(config.cuda_graph_padding)}")
+    option_names = type(config.options).names()
+    own: dict[str, object] = {}
     for name, value in model.resolve(config).items():
-        set_(config, name, value)
-    if config.runner is None:  # SGLang and TensorRT-LLM have no runner choice: not vLLM's V2
-        set_(config, "runner", Runner.V1)
+        if name in option_names:
+            own[name] = value
+        else:
+            set_(config, name, value)
+    if own:
+        set_(config, "options", replace(config.options, **own))
 
 
 @dataclass(frozen=True)
@@ -258,15 +167,21 @@ class EngineConfig:
     `graphfit.engines` plugins, described engines) and `engine_version` its release; None
     resolves to the engine's default (its newest modelled release) when the config is built.
 
+    `options` holds what only the engine reads: `VllmOptions` (runner, ceiling family,
+    performance mode, attention backend and levels, DSpark layout), `SglangOptions` (GPU
+    memory, TP / attention DP / CP sizes, two-batch overlap), `TrtllmOptions` (draft-length
+    schedule); None builds the engine's defaults, a mapping its fields, and an object of
+    another engine's class is a ConfigError naming both. Their fields are also accepted as
+    flat keywords and read as attributes (the compatibility form, `LEGACY_KEYWORDS`); a flat
+    keyword of another engine must keep its default.
+
     For `engine="sglang"` / `"trtllm"` the capture sizes and `max_cudagraph_capture_size` are
     batch sizes (requests: `--cuda-graph-bs-decode`, `--cuda-graph-max-bs-decode`,
     `CudaGraphConfig`), `num_speculative_tokens` is SGLang's `speculative_num_steps` /
     TensorRT-LLM's `max_draft_len`, `speculative_num_draft_tokens` the tokens one request
     carries in a verify step (SGLang's num_draft_tokens, TensorRT-LLM's 1 +
     max_total_draft_tokens) and `speculative_eagle_topk` the draft branching (SGLang's topk,
-    NGRAM's max BFS breadth, TensorRT-LLM's dynamic_tree_max_topK). The fields under
-    "SGLang / TensorRT-LLM" must keep their defaults for an engine whose model does not read
-    them.
+    NGRAM's max BFS breadth, TensorRT-LLM's dynamic_tree_max_topK).
     """
 
     # None resolves per engine: vLLM needs it; SGLang and TensorRT-LLM have defaults
@@ -280,11 +195,6 @@ class EngineConfig:
     max_cudagraph_capture_size: int | None = None
     hidden_size: int = 4096
     dtype: str = "bfloat16"
-    # vLLM's model runner; None: as vLLM 0.33 picks it with VLLM_USE_V2_MODEL_RUNNER unset
-    # (the V2 runner unless the config needs one it lacks: config/vllm.py:730-767)
-    runner: Runner = None  # type: ignore[assignment]
-    ceiling_family: CeilingFamily = CeilingFamily.DEFAULT
-    performance_mode: PerformanceMode = PerformanceMode.BALANCED
     ladder: LadderPolicy = LadderPolicy.AUTO
     multimodal: bool = False
     block_size: int = 16
@@ -299,65 +209,60 @@ class EngineConfig:
     speculative_num_draft_tokens: int | None = None
     # the draft model's hidden size (its hidden_states rows' width); None: the target's
     draft_hidden_size: int | None = None
-    # vLLM
-    # an AttentionBackendEnum name (`--attention-backend`); its static cudagraph support
-    # level(s) come from the engine model; None: not given
-    attention_backend: str | None = None
-    # AttentionCGSupport of the target's attention (`--attention-cudagraph-support`);
-    # None: unknown (from the backend if given, else capacities cover every level)
-    attention_cudagraph_support: AttentionSupport | None = None
-    # the draft attention's own level (MRV2 DFlash/DSpark drafters); None: unknown
-    drafter_attention_cudagraph_support: AttentionSupport | None = None
-    # DSpark drafts whose hf_config has sample_from_anchor=False use the 1 + k fill-in layout
-    dspark_sample_from_anchor: bool = True
-    # vLLM 0.34's split capture sizes (CompilationConfig, config/compilation.py:762-801 in
-    # 0.34; resolved by config/vllm.py:2558-2737): prefill graphs' token counts and their cap,
-    # uniform-decode graphs' request counts and their cap, the decode graphs' token budget.
-    # None: vLLM's default. Only releases >= 0.34 have them.
-    prefill_cudagraph_capture_token_sizes: tuple[int, ...] | None = None
-    max_prefill_cudagraph_capture_tokens: int | None = None
-    decode_cudagraph_capture_request_sizes: tuple[int, ...] | None = None
-    max_decode_cudagraph_capture_requests: int | None = None
-    max_decode_cudagraph_capture_tokens: int | None = None
-    # the target layers whose hidden states the DFlash/DSpark draft reads (its config's
-    # eagle_aux_hidden_state_layer_ids / dflash_config.target_layer_ids / ..., counted:
-    # eagle3_utils.py:103-135); MRV2 stages them for its FULL graph only when there are some
-    # (dflash/speculator.py:96-106 in 0.33/0.34). None: unknown, one layer assumed
-    draft_aux_layers: int | None = None
-    # SGLang / TensorRT-LLM
-    # GPU memory in GiB as nvidia-smi reports it (SGLang's default decode max_bs); None: unknown
-    gpu_memory_gb: float | None = None
-    tp_size: int = 1  # tensor parallel size
-    attn_dp_size: int = 1  # SGLang attention data-parallel groups (--attn-dp-size)
-    attn_cp_size: int = 1  # SGLang attention context parallelism (--attn-cp-size)
-    two_batch_overlap: bool = False  # SGLang --enable-two-batch-overlap
     architecture: str | None = None  # the model's HF class, e.g. LlamaForCausalLM
-    vocab_size: int = 128256  # logits buffers (SGLang)
-    draft_len_schedule: tuple[int, ...] | None = None  # TensorRT-LLM thresholds (batch sizes)
-    # TensorRT-LLM max_beam_width: beams per generation request (the graph runner's rows)
-    max_beam_width: int = 1
-    # TensorRT-LLM PARD (decoding_type PARD): the target verifies 2 x max_draft_len tokens per
-    # request (K + 1 accepted + K - 1 mask tokens) instead of 1 + max_draft_len
-    parallel_draft: bool = False
-    # SGLang prefill CUDA graphs (token counts; graphfit.planner.engines.sglang_prefill).
-    # None: SGLang's own default (breakable graphs up to chunked_prefill_size tokens)
-    cuda_graph_backend_prefill: str | None = None  # breakable, full or disabled
-    cuda_graph_max_bs_prefill: int | None = None  # largest prefill graph, in tokens
-    cuda_graph_bs_prefill: tuple[int, ...] | None = None  # prefill token counts to capture
-    chunked_prefill_size: int | None = None  # None: SGLang's default from GPU memory
-    full_prefill_max_req: int | None = None  # the full backend's request slots
-    # SGLang PD disaggregation role (--disaggregation-mode): null, prefill or decode
-    disaggregation_mode: str = "null"
-    pp_size: int = 1  # SGLang pipeline-parallel stages (prefill graphs are opt-in under PP)
-    # SGLang --max-total-tokens: the KV pool's token capacity cap (request pool, prefill max)
-    max_total_tokens: int | None = None
+    vocab_size: int = 128256  # the model's vocabulary (logits buffers)
+    # the engine's own options (graphfit.planner.core.options); None: the engine's defaults
+    options: EngineOptions = None  # type: ignore[assignment]
+
+    if TYPE_CHECKING:  # the runtime __init__ is the dataclass's, wrapped below (_init)
+        def __init__(
+            self, max_num_seqs: int | None = None, max_num_batched_tokens: int = 8192,
+            max_model_len: int = 8192, num_speculative_tokens: int = 0,
+            spec_method: SpecMethod | str = SpecMethod.NONE,
+            cudagraph_mode: CUDAGraphMode | str = CUDAGraphMode.FULL_AND_PIECEWISE,
+            cudagraph_capture_sizes: tuple[int, ...] | list[int] | None = None,
+            max_cudagraph_capture_size: int | None = None, hidden_size: int = 4096,
+            dtype: str = "bfloat16", ladder: LadderPolicy | str = LadderPolicy.AUTO,
+            multimodal: bool = False, block_size: int = 16, mrope_dims: int = 3,
+            engine: Engine | EngineName | str = Engine.VLLM,
+            engine_version: str | None = None, cuda_graph_padding: bool | None = None,
+            speculative_eagle_topk: int | None = None,
+            speculative_num_draft_tokens: int | None = None,
+            draft_hidden_size: int | None = None, architecture: str | None = None,
+            vocab_size: int = 128256,
+            options: EngineOptions | Mapping[str, Any] | None = None, *,
+            # the compatibility keywords (LEGACY_KEYWORDS): fields of the engine's options
+            runner: Runner | str | None = None,
+            ceiling_family: CeilingFamily | str = CeilingFamily.DEFAULT,
+            performance_mode: PerformanceMode | str = PerformanceMode.BALANCED,
+            attention_backend: str | None = None,
+            attention_cudagraph_support: AttentionSupport | str | None = None,
+            drafter_attention_cudagraph_support: AttentionSupport | str | None = None,
+            dspark_sample_from_anchor: bool = True,
+            gpu_memory_gb: float | None = None, tp_size: int = 1, attn_dp_size: int = 1,
+            attn_cp_size: int = 1, two_batch_overlap: bool = False,
+            draft_len_schedule: tuple[int, ...] | list[int] | None = None,
+            prefill_cudagraph_capture_token_sizes: tuple[int, ...] | list[int] | None = None,
+            max_prefill_cudagraph_capture_tokens: int | None = None,
+            decode_cudagraph_capture_request_sizes: tuple[int, ...] | list[int] | None = None,
+            max_decode_cudagraph_capture_requests: int | None = None,
+            max_decode_cudagraph_capture_tokens: int | None = None,
+            draft_aux_layers: int | None = None,
+            max_beam_width: int = 1, parallel_draft: bool = False,
+            cuda_graph_backend_prefill: str | None = None,
+            cuda_graph_max_bs_prefill: int | None = None,
+            cuda_graph_bs_prefill: tuple[int, ...] | list[int] | None = None,
+            chunked_prefill_size: int | None = None, full_prefill_max_req: int | None = None,
+            disaggregation_mode: str = "null", pp_size: int = 1,
+            max_total_tokens: int | None = None) -> None: ...
 
     def __post_init__(self) -> None:
         set_ = object.__setattr__
+        legacy: Mapping[str, object] = self.__dict__.get("_legacy", {})
         if self.max_num_seqs is not None:
             _positive_int("max_num_seqs", self.max_num_seqs)
         for name in ("max_num_batched_tokens", "max_model_len", "hidden_size",
-                     "block_size", "mrope_dims"):
+                     "block_size", "mrope_dims", "vocab_size"):
             _positive_int(name, getattr(self, name))
         k = self.num_speculative_tokens
         if isinstance(k, bool) or not isinstance(k, int) or k < 0 or k > MAX_INT:
@@ -366,12 +271,6 @@ class EngineConfig:
         set_(self, "spec_method", _coerce_enum("spec_method", SpecMethod, self.spec_method))
         set_(self, "cudagraph_mode",
              _coerce_enum("cudagraph_mode", CUDAGraphMode, self.cudagraph_mode))
-        if self.runner is not None:
-            set_(self, "runner", _coerce_enum("runner", Runner, self.runner))
-        set_(self, "ceiling_family",
-             _coerce_enum("ceiling_family", CeilingFamily, self.ceiling_family))
-        set_(self, "performance_mode",
-             _coerce_enum("performance_mode", PerformanceMode, self.performance_mode))
         set_(self, "ladder", _coerce_enum("ladder", LadderPolicy, self.ladder))
         set_(self, "cudagraph_capture_sizes",
              _sizes("cudagraph_capture_sizes", self.cudagraph_capture_sizes))
@@ -384,9 +283,12 @@ class EngineConfig:
             _positive_int("max_cudagraph_capture_size", self.max_cudagraph_capture_size)
         if self.draft_hidden_size is not None:
             _positive_int("draft_hidden_size", self.draft_hidden_size)
-        _check_vllm_fields(self)
-        _engine_fields(self)
-        _resolve_engine(self)
+        arch = self.architecture
+        if arch is not None and (not isinstance(arch, str) or not arch.strip()):
+            raise ConfigError(f"architecture: expected a model class name, got {arch!r}")
+        for name, value in legacy.items():  # each keyword's own checks, before the engine's
+            getattr(LEGACY_KEYWORDS[name](**{name: value}), name)
+        _resolve_engine(self, legacy)
         if self.max_cudagraph_capture_size == 0 and getattr(
                 self.engine, "value", self.engine) != Engine.VLLM.value:
             raise ConfigError("max_cudagraph_capture_size: must be >= 1, got 0 (0 is vLLM's "
@@ -413,6 +315,167 @@ class EngineConfig:
             raise ConfigError(f"num_speculative_tokens: method {method.value} needs k >= 1")
         if self.ladder is LadderPolicy.EXPLICIT and self.cudagraph_capture_sizes is None:
             raise ConfigError("cudagraph_capture_sizes: the explicit ladder needs a list")
+        if (isinstance(self.options, VllmOptions) and self.options.draft_aux_layers is not None
+                and method not in (SpecMethod.DFLASH, SpecMethod.DSPARK)):
+            raise ConfigError(f"draft_aux_layers: only for spec_method dflash or dspark (the "
+                              f"MRV2 drafters that stage aux hidden states), not {method.value}")
+
+    # -- the compatibility reads: the engine's options' fields (another engine's read as
+    # the value its options class reports elsewhere, see EngineOptions.absent) --------------
+
+    def _option(self, name: str) -> Any:
+        options = self.options
+        if isinstance(options, LEGACY_KEYWORDS[name]):
+            return getattr(options, name)
+        return _ABSENT[name]
+
+    @property
+    def runner(self) -> Runner:
+        """VllmOptions.runner (V1 for engines with one runner)."""
+        return cast(Runner, self._option("runner"))
+
+    @property
+    def ceiling_family(self) -> CeilingFamily:
+        """VllmOptions.ceiling_family."""
+        return cast(CeilingFamily, self._option("ceiling_family"))
+
+    @property
+    def performance_mode(self) -> PerformanceMode:
+        """VllmOptions.performance_mode."""
+        return cast(PerformanceMode, self._option("performance_mode"))
+
+    @property
+    def attention_backend(self) -> str | None:
+        """VllmOptions.attention_backend."""
+        return cast("str | None", self._option("attention_backend"))
+
+    @property
+    def attention_cudagraph_support(self) -> AttentionSupport | None:
+        """VllmOptions.attention_cudagraph_support."""
+        return cast("AttentionSupport | None", self._option("attention_cudagraph_support"))
+
+    @property
+    def drafter_attention_cudagraph_support(self) -> AttentionSupport | None:
+        """VllmOptions.drafter_attention_cudagraph_support."""
+        return cast("AttentionSupport | None",
+                    self._option("drafter_attention_cudagraph_support"))
+
+    @property
+    def dspark_sample_from_anchor(self) -> bool:
+        """VllmOptions.dspark_sample_from_anchor."""
+        return cast(bool, self._option("dspark_sample_from_anchor"))
+
+    @property
+    def gpu_memory_gb(self) -> float | None:
+        """SglangOptions.gpu_memory_gb."""
+        return cast("float | None", self._option("gpu_memory_gb"))
+
+    @property
+    def tp_size(self) -> int:
+        """SglangOptions.tp_size."""
+        return cast(int, self._option("tp_size"))
+
+    @property
+    def attn_dp_size(self) -> int:
+        """SglangOptions.attn_dp_size."""
+        return cast(int, self._option("attn_dp_size"))
+
+    @property
+    def attn_cp_size(self) -> int:
+        """SglangOptions.attn_cp_size."""
+        return cast(int, self._option("attn_cp_size"))
+
+    @property
+    def two_batch_overlap(self) -> bool:
+        """SglangOptions.two_batch_overlap."""
+        return cast(bool, self._option("two_batch_overlap"))
+
+    @property
+    def draft_len_schedule(self) -> tuple[int, ...] | None:
+        """TrtllmOptions.draft_len_schedule."""
+        return cast("tuple[int, ...] | None", self._option("draft_len_schedule"))
+
+    @property
+    def prefill_cudagraph_capture_token_sizes(self) -> tuple[int, ...] | None:
+        """VllmOptions.prefill_cudagraph_capture_token_sizes."""
+        return cast("tuple[int, ...] | None",
+                    self._option("prefill_cudagraph_capture_token_sizes"))
+
+    @property
+    def decode_cudagraph_capture_request_sizes(self) -> tuple[int, ...] | None:
+        """VllmOptions.decode_cudagraph_capture_request_sizes."""
+        return cast("tuple[int, ...] | None",
+                    self._option("decode_cudagraph_capture_request_sizes"))
+
+    @property
+    def max_prefill_cudagraph_capture_tokens(self) -> int | None:
+        """VllmOptions.max_prefill_cudagraph_capture_tokens."""
+        return cast("int | None", self._option("max_prefill_cudagraph_capture_tokens"))
+
+    @property
+    def max_decode_cudagraph_capture_requests(self) -> int | None:
+        """VllmOptions.max_decode_cudagraph_capture_requests."""
+        return cast("int | None", self._option("max_decode_cudagraph_capture_requests"))
+
+    @property
+    def max_decode_cudagraph_capture_tokens(self) -> int | None:
+        """VllmOptions.max_decode_cudagraph_capture_tokens."""
+        return cast("int | None", self._option("max_decode_cudagraph_capture_tokens"))
+
+    @property
+    def draft_aux_layers(self) -> int | None:
+        """VllmOptions.draft_aux_layers."""
+        return cast("int | None", self._option("draft_aux_layers"))
+
+    @property
+    def max_beam_width(self) -> int:
+        """TrtllmOptions.max_beam_width."""
+        return cast(int, self._option("max_beam_width"))
+
+    @property
+    def parallel_draft(self) -> bool:
+        """TrtllmOptions.parallel_draft."""
+        return cast(bool, self._option("parallel_draft"))
+
+    @property
+    def cuda_graph_backend_prefill(self) -> str | None:
+        """SglangOptions.cuda_graph_backend_prefill."""
+        return cast("str | None", self._option("cuda_graph_backend_prefill"))
+
+    @property
+    def cuda_graph_max_bs_prefill(self) -> int | None:
+        """SglangOptions.cuda_graph_max_bs_prefill."""
+        return cast("int | None", self._option("cuda_graph_max_bs_prefill"))
+
+    @property
+    def cuda_graph_bs_prefill(self) -> tuple[int, ...] | None:
+        """SglangOptions.cuda_graph_bs_prefill."""
+        return cast("tuple[int, ...] | None", self._option("cuda_graph_bs_prefill"))
+
+    @property
+    def chunked_prefill_size(self) -> int | None:
+        """SglangOptions.chunked_prefill_size."""
+        return cast("int | None", self._option("chunked_prefill_size"))
+
+    @property
+    def full_prefill_max_req(self) -> int | None:
+        """SglangOptions.full_prefill_max_req."""
+        return cast("int | None", self._option("full_prefill_max_req"))
+
+    @property
+    def max_total_tokens(self) -> int | None:
+        """SglangOptions.max_total_tokens."""
+        return cast("int | None", self._option("max_total_tokens"))
+
+    @property
+    def disaggregation_mode(self) -> str:
+        """SglangOptions.disaggregation_mode."""
+        return cast(str, self._option("disaggregation_mode"))
+
+    @property
+    def pp_size(self) -> int:
+        """SglangOptions.pp_size."""
+        return cast(int, self._option("pp_size"))
 
     @property
     def uniform_query_len(self) -> int:
@@ -438,18 +501,21 @@ class EngineConfig:
         """A validated copy with some fields changed (an unknown field is a ConfigError).
         Another engine without an engine_version gets that engine's default release."""
         _check_fields("replace", changes)
-        if "engine_version" not in changes and str(getattr(
-                changes.get("engine", self.engine), "value", changes.get("engine"))
-                ).strip().lower() != self.engine.value:
-            changes["engine_version"] = None
+        if str(getattr(changes.get("engine", self.engine), "value", changes.get("engine"))
+               ).strip().lower() != self.engine.value:
+            changes.setdefault("engine_version", None)
+            changes.setdefault("options", None)  # another engine's options class
         return replace(self, **changes)
 
     def to_dict(self) -> dict[str, Any]:
-        """JSON-ready dict (enums as their values, tuples as lists)."""
+        """JSON-ready dict (enums as their values, tuples as lists), the options object as
+        the dict of its fields under "options"."""
         out: dict[str, Any] = {}
         for f in fields(self):
             value = getattr(self, f.name)
-            if isinstance(value, Enum):
+            if isinstance(value, EngineOptions):
+                value = value.to_dict()
+            elif isinstance(value, Enum):
                 value = value.value
             elif isinstance(value, tuple):
                 value = list(value)
@@ -498,28 +564,43 @@ class EngineConfig:
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> EngineConfig:
-        """Build from a dict such as `to_dict()` wrote; unknown keys are an error, not dropped."""
+        """Build from a dict such as `to_dict()` wrote (its "options" a dict of the engine's
+        options, or the older flat form); unknown keys are an error, not dropped."""
         if not isinstance(data, dict):
             raise ConfigError(f"config: expected an object, got {type(data).__name__}")
-        unknown = [key for key in data if key not in _FIELDS]
+        unknown = [key for key in data if key not in KEYWORDS]
         if unknown:
             raise ConfigError(f"config: unknown key(s) {listed(map(repr, unknown))}")
         return cls(**data)
 
 
 _FIELDS = frozenset(f.name for f in fields(EngineConfig))
+# every keyword EngineConfig takes: its fields and the compatibility keywords
+KEYWORDS = _FIELDS | frozenset(LEGACY_KEYWORDS)
 _DATACLASS_INIT = EngineConfig.__init__
 
 
+def keyword_default(name: str) -> object:
+    """The default of keyword `name` (a field's, or its options class's for a compatibility
+    keyword)."""
+    if name in LEGACY_KEYWORDS:
+        return LEGACY_KEYWORDS[name].default(name)
+    return next(f.default for f in fields(EngineConfig) if f.name == name)
+
+
 def _check_fields(origin: str, values: Mapping[str, Any]) -> None:
-    unknown = [key for key in values if key not in _FIELDS]
+    unknown = [key for key in values if key not in KEYWORDS]
     if unknown:
         raise ConfigError(f"{origin}: unknown field(s) {listed(map(repr, unknown))}")
 
 
 def _init(self: EngineConfig, *args: Any, **kwargs: Any) -> None:
     """The dataclass __init__, with a call it cannot bind (an unknown field, a missing
-    max_num_seqs, too many positional values) a ConfigError instead of a TypeError."""
+    max_num_seqs, too many positional values) a ConfigError instead of a TypeError. The
+    compatibility keywords (LEGACY_KEYWORDS) are taken out and handed to __post_init__,
+    which applies them to the engine's options."""
+    legacy = {name: kwargs.pop(name) for name in list(kwargs) if name in LEGACY_KEYWORDS}
+    object.__setattr__(self, "_legacy", legacy)
     try:
         _DATACLASS_INIT(self, *args, **kwargs)
     except TypeError:
@@ -528,6 +609,8 @@ def _init(self: EngineConfig, *args: Any, **kwargs: Any) -> None:
         except TypeError as exc:
             raise ConfigError(f"EngineConfig: {exc}") from None
         raise
+    finally:
+        self.__dict__.pop("_legacy", None)
 
 
 _SIGNATURE = inspect.signature(_DATACLASS_INIT)

@@ -1,7 +1,10 @@
-"""The plan as a JSON document (schema graphfit.plan/2).
+"""The plan as a JSON document (schema graphfit.plan/3).
 
-/2 (issue 20) added the config's `engine_version` (the release modelled); graphfit.plan/1
-documents, written before releases were selectable, are still read (inputs.plan_file).
+/3 writes the engine's own options as one object, `config.options` (VllmOptions,
+SglangOptions, TrtllmOptions fields; {} for an engine without options), where /2 wrote every
+engine's fields flat in `config`. /2 (issue 20) added the config's `engine_version` (the
+release modelled). graphfit.plan/1 and /2 documents are still read (inputs.plan_file upgrades
+them).
 
 Reading one back is the inputs layer's job (graphfit.inputs.plan_file): a plan file is
 accepted only when it is exactly the document graphfit writes for its config.
@@ -16,7 +19,9 @@ from graphfit.planner.core.verify import Verification
 from graphfit.planner.engines.base import Scenario
 from graphfit.planner.plan import Plan
 
-PLAN_SCHEMA = "graphfit.plan/2"
+PLAN_SCHEMA = "graphfit.plan/3"
+# the older ones are upgraded on reading (graphfit.inputs.plan_file)
+PLAN_SCHEMAS_READ = ("graphfit.plan/1", "graphfit.plan/2", PLAN_SCHEMA)
 
 
 def scenario_document(scenario: Scenario) -> dict[str, Any]:
@@ -26,7 +31,8 @@ def scenario_document(scenario: Scenario) -> dict[str, Any]:
 
 
 def plan_document(plan: Plan, verification: Verification) -> dict[str, Any]:
-    """The `--json` document (schema graphfit.plan/2): engine version, config, resolved mode
+    """The `--json` document (schema graphfit.plan/3): engine version, config (its engine's
+    options as one object), resolved mode
     and the scenarios covered, ladders, buffers (capacity, the engine's rows and allocation),
     verdict."""
     return {

@@ -31,7 +31,7 @@ def test_plan_json_has_schema_and_safe_capacities() -> None:
     result = runner.invoke(app, ["plan", *SEED, "--json"])
     assert result.exit_code == 0
     doc = json.loads(result.output)
-    assert doc["schema"] == "graphfit.plan/2"
+    assert doc["schema"] == "graphfit.plan/3"
     assert doc["verification"]["ok"] is True
     assert doc["ladder"]["max_capture_size"] == 256
     positions = next(b for b in doc["components"]["drafter"]["buffers"]
@@ -133,7 +133,7 @@ def test_plan_does_not_import_torch() -> None:
 def test_python_m_graphfit() -> None:
     out = subprocess.run([sys.executable, "-m", "graphfit", "plan", *SEED, "--json"],
                          check=True, capture_output=True, text=True).stdout
-    assert json.loads(out)["schema"] == "graphfit.plan/2"
+    assert json.loads(out)["schema"] == "graphfit.plan/3"
 
 
 def test_check_audits_a_fixed_size_buffer() -> None:

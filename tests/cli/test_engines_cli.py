@@ -38,7 +38,7 @@ def test_vllm_json_configs_on_the_command_line() -> None:
                     '{"method": "dflash", "num_speculative_tokens": 3}', "-O3",
                     "--engine-version", "0.33.0")
     assert doc["config"]["spec_method"] == "dflash"  # type: ignore[index]
-    assert doc["config"]["runner"] == "v2"  # type: ignore[index]  # vLLM 0.33's default
+    assert doc["config"]["options"]["runner"] == "v2"  # type: ignore[index]  # vLLM 0.33's default
     assert doc["ladder"]["num_graphs"] == 36  # type: ignore[index]  # V2 does not round to q
     v1 = plan_json("--max-num-seqs", "33", "--speculative-config",
                    '{"method": "dflash", "num_speculative_tokens": 3}', "-O3", "--runner", "v1",

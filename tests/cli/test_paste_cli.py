@@ -94,7 +94,7 @@ def test_entry_points_and_shell_forms(tmp_path: Path, monkeypatch: pytest.Monkey
     ):
         assert plan_doc(*words)["config"] == base["config"], words
     v2 = plan_doc("VLLM_USE_V2_MODEL_RUNNER=1", "vllm", "serve", "m", "--max-num-seqs", "16")
-    assert v2["config"]["runner"] == "v2"
+    assert v2["config"]["options"]["runner"] == "v2"
     sg = plan_doc("sglang", "serve", "m", "--max-running-requests", "48", "--tp", "2")
     assert sg["config"]["engine"] == "sglang" and sg["config"]["max_num_seqs"] == 48
     launch = plan_doc("python", "-m", "sglang.launch_server", "--model-path", "m",
@@ -137,7 +137,7 @@ def test_bad_lines_are_one_error_line(pasted: list[str], needle: str) -> None:
 
 def test_own_flags_and_the_line_are_peers() -> None:
     doc = plan_doc("vllm", "serve", "m", "--max-num-seqs", "16", own=("--runner", "v2"))
-    assert doc["config"]["runner"] == "v2" and doc["config"]["max_num_seqs"] == 16
+    assert doc["config"]["options"]["runner"] == "v2" and doc["config"]["max_num_seqs"] == 16
     code, _, err = run_cli(["plan", "--max-num-seqs", "8", "--", "vllm", "serve", "m",
                             "--max-num-seqs", "16"])
     assert code == 2 and "--max-num-seqs gives 8 but --max-num-seqs gives 16" in err
@@ -202,7 +202,7 @@ def test_draft_model_directory_sizes_the_drafter(tmp_path: Path) -> None:
     # the V1 runner keeps the drafter's hidden states (MRV2's draft-model speculator has none)
     doc = plan_doc("VLLM_USE_V2_MODEL_RUNNER=0", "vllm", "serve", LLAMA, "--max-num-seqs", "8",
                    "--speculative-config", spec)
-    assert doc["config"]["draft_hidden_size"] == 2048 and doc["config"]["runner"] == "v1"
+    assert doc["config"]["draft_hidden_size"] == 2048 and doc["config"]["options"]["runner"] == "v1"
     result = plan(EngineConfig.from_dict(doc["config"]))
     assert result.buffer("drafter.hidden_states").shape == (
         result.buffer("drafter.hidden_states").capacity, 2048)

@@ -42,7 +42,7 @@ def test_gpu_decides_vllm_defaults(gpu: str, expected: tuple[int, int]) -> None:
 
 def test_sglang_line_without_max_running_requests_plans() -> None:
     config, err = config_of("--", "sglang serve m --tp 2")
-    assert config["engine"] == "sglang" and config["gpu_memory_gb"] == 80.0
+    assert config["engine"] == "sglang" and config["options"]["gpu_memory_gb"] == 80.0  # type: ignore[index]
     assert "an 80 GB GPU is assumed" in err
     config, _ = config_of("--", "sglang serve m --speculative-algorithm EAGLE "
                                 "--speculative-num-steps 3 --speculative-eagle-topk 1 "

@@ -155,3 +155,31 @@ def test_graphfit_engines_lists_every_release_and_its_parts() -> None:
     assert code == 0 and "tiny-spec" in out and "pasteback" in out, err
     code, out, err = run_cli(["engines", "--engine-file", "/nonexistent.toml"])
     assert code == 2 and err.startswith("error: engine file")
+
+
+@pytest.mark.parametrize("engine", BUILT_IN)
+def test_programs_environment_and_methods_are_each_engines_parts(engine: str) -> None:
+    """The parts that used to be engine-keyed switches (commandline.identify's program
+    names, vLLM's environment variables, testing.METHODS) load from the table, and each
+    engine's programs claim its own serving commands only."""
+    from graphfit.inputs.commandline import identify
+    from graphfit.inputs.programs import Programs
+    from graphfit.inputs.settings import Setting
+    from graphfit.planner.core.enums import SpecMethod
+    from graphfit.testing import METHODS, methods_of
+
+    lines = {"vllm": ["vllm", "serve", "m"], "sglang": ["sglang", "serve", "m"],
+             "trtllm": ["trtllm-serve", "m"]}
+    for version in registry.versions(engine):
+        programs = table.part(engine, "programs", version)
+        assert isinstance(programs, Programs) and programs.forms
+        for other, words in lines.items():
+            assert (programs(words) is not None) == (other == engine), (engine, other)
+        reader: Any = table.part(engine, "environment", version)
+        found = reader({"VLLM_USE_V2_MODEL_RUNNER": "1"})
+        assert all(isinstance(s, Setting) for s in found)
+        assert bool(found) == (engine == "vllm")  # only vLLM's variable is modelled
+        methods: Any = table.part(engine, "methods", version)
+        assert methods and all(SpecMethod(m) is not SpecMethod.NONE for m in methods)
+    assert methods_of(engine) == METHODS[engine]
+    assert identify(lines[engine])[0].value == engine

@@ -137,7 +137,7 @@ def test_the_cli_selects_and_names_the_release() -> None:
     code, out, err = run_cli(["plan", "--json", *seed, "--engine-version", "0.33.0"])
     assert code == 0, err
     doc = json.loads(out)
-    assert doc["schema"] == "graphfit.plan/2"
+    assert doc["schema"] == "graphfit.plan/3"
     assert doc["config"]["engine_version"] == "0.33.0"
     assert doc["engine_version"] == "vLLM 0.33.0"
     code, out, err = run_cli(["check", *seed, "--engine-version", "0.33.0"])

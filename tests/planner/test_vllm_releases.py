@@ -264,7 +264,7 @@ def test_split_size_keys_on_a_pasted_line_and_in_a_config_file(tmp_path: Path) -
                               "--max-num-seqs", "16", *cc])
     assert code == 0, err
     doc = json.loads(out)
-    assert doc["config"]["max_decode_cudagraph_capture_requests"] == 4
+    assert doc["config"]["options"]["max_decode_cudagraph_capture_requests"] == 4
     assert doc["ladder"]["capture_sizes"] == [1, 2, 3, 4, 16, 128]
     (tmp_path / "c.yaml").write_text("max_num_seqs: 16\nmax_decode_cudagraph_capture_requests: 4"
                                      "\nprefill_cudagraph_capture_token_sizes: [16, 128]\n")

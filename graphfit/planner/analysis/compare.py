@@ -8,21 +8,19 @@ pad requests); mixed batches are shown where the engine's model has mixed graphs
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
 from typing import Any
 
 from graphfit.planner.analysis.summary import decode_stats, mixed_family
 from graphfit.planner.analysis.waste import PaddingStats, family_stats
-from graphfit.planner.config import EngineConfig
+from graphfit.planner.config import KEYWORDS, LEGACY_KEYWORDS, EngineConfig, keyword_default
 from graphfit.planner.core.enums import LadderPolicy
 from graphfit.planner.core.errors import ConfigError, listed
-from graphfit.planner.engines.base import ENGINE_FIELDS
 from graphfit.planner.plan import Plan
 
 _ENGINE_SPECIFIC = ("engine_version", "runner", "cuda_graph_padding", "speculative_eagle_topk",
                     "speculative_num_draft_tokens", "cudagraph_capture_sizes",
-                    "max_cudagraph_capture_size", *ENGINE_FIELDS)
-_DEFAULTS = {f.name: f.default for f in fields(EngineConfig)}
+                    "max_cudagraph_capture_size", *LEGACY_KEYWORDS)
 
 
 def apply_variant(base: EngineConfig, changes: Mapping[str, Any], label: str
@@ -32,14 +30,14 @@ def apply_variant(base: EngineConfig, changes: Mapping[str, Any], label: str
     another engine switches the engine and resets the engine-specific fields (their units
     differ), which is reported as a note."""
     notes: list[str] = []
-    unknown = sorted(set(changes) - set(base.to_dict()))
+    unknown = sorted(set(changes) - KEYWORDS)
     if unknown:
         raise ConfigError(f"compare: {label}: unknown field(s) {listed(unknown)}")
     changes = dict(changes)
     chosen = changes.get("engine", base.engine)
     engine = str(getattr(chosen, "value", chosen)).strip().lower()  # EngineConfig checks it
     if engine != base.engine.value:
-        reset: dict[str, Any] = {name: _DEFAULTS[name] for name in _ENGINE_SPECIFIC
+        reset: dict[str, Any] = {name: keyword_default(name) for name in _ENGINE_SPECIFIC
                                  if name not in changes}
         reset.setdefault("ladder", LadderPolicy.AUTO)
         if any(getattr(base, name) is not None for name in ("cudagraph_capture_sizes",

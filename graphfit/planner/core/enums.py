@@ -2,9 +2,33 @@
 
 from __future__ import annotations
 
+import importlib
 from enum import Enum
+from typing import TYPE_CHECKING
 
 from graphfit.planner.core.errors import ConfigError, excerpt
+
+if TYPE_CHECKING:  # vLLM's own vocabulary, re-exported under its old path (no runtime import)
+    from graphfit.planner.engines.vllm.enums import AttentionSupport as AttentionSupport
+    from graphfit.planner.engines.vllm.enums import CeilingFamily as CeilingFamily
+    from graphfit.planner.engines.vllm.enums import PerformanceMode as PerformanceMode
+    from graphfit.planner.engines.vllm.enums import Runner as Runner
+
+# moved to the vLLM engine's package (issue 20): the old import path keeps working
+_MOVED = {"AttentionSupport": "graphfit.planner.engines.vllm.enums",
+          "CeilingFamily": "graphfit.planner.engines.vllm.enums",
+          "PerformanceMode": "graphfit.planner.engines.vllm.enums",
+          "Runner": "graphfit.planner.engines.vllm.enums"}
+
+
+def __getattr__(name: str) -> object:
+    """`from graphfit.planner.core.enums import Runner` still works: the engine-only enums
+    live in their engine's package now and are looked up there on first use (core never
+    imports an engine at load time; the planner's layers stay top down)."""
+    module = _MOVED.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return getattr(importlib.import_module(module), name)
 
 
 class Vocabulary(str, Enum):
@@ -80,47 +104,6 @@ class SpecMethod(Vocabulary):
         """ngram and suffix propose on the CPU: no drafter model (vLLM's V2 runner still
         runs ngram on its GPU speculator; the vLLM model decides that per runner)."""
         return self not in (SpecMethod.NONE, SpecMethod.NGRAM, SpecMethod.SUFFIX)
-
-
-class AttentionSupport(Vocabulary):
-    """vLLM's `AttentionCGSupport`: what CUDA graphs an attention backend can run, lowest
-    first (v1/attention/backend.py). FULL decode graphs with q > 1 need UNIFORM_BATCH,
-    FULL mixed graphs ALWAYS; NEVER allows PIECEWISE only."""
-
-    NEVER = "NEVER"
-    UNIFORM_SINGLE_TOKEN_DECODE = "UNIFORM_SINGLE_TOKEN_DECODE"
-    UNIFORM_BATCH = "UNIFORM_BATCH"
-    ALWAYS = "ALWAYS"
-
-    @property
-    def rank(self) -> int:
-        return list(AttentionSupport).index(self)
-
-
-class Runner(Vocabulary):
-    """vLLM's GPU model runner: V1, or the V2 model runner (`VLLM_USE_V2_MODEL_RUNNER=1`)."""
-
-    V1 = "v1"
-    V2 = "v2"
-
-
-class CeilingFamily(Vocabulary):
-    """Device family that sets the default capture ceiling D."""
-
-    DEFAULT = "default"
-    BLACKWELL = "blackwell"
-
-    @property
-    def ceiling(self) -> int:
-        return 1024 if self is CeilingFamily.BLACKWELL else 512
-
-
-class PerformanceMode(Vocabulary):
-    """vLLM `performance_mode`; interactivity captures every size 1..32."""
-
-    BALANCED = "balanced"
-    INTERACTIVITY = "interactivity"
-    THROUGHPUT = "throughput"
 
 
 class Engine(Vocabulary):

@@ -7,19 +7,24 @@ models in turn only see this read-only view, so no engine module ever imports th
 
 from __future__ import annotations
 
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from graphfit.planner.core.enums import (
-    AttentionSupport,
-    CeilingFamily,
     CUDAGraphMode,
     Engine,
     EngineName,
     LadderPolicy,
-    PerformanceMode,
-    Runner,
     SpecMethod,
 )
+from graphfit.planner.core.options import EngineOptions
+
+if TYPE_CHECKING:  # the compatibility reads below are typed with vLLM's own enums
+    from graphfit.planner.engines.vllm.enums import (
+        AttentionSupport,
+        CeilingFamily,
+        PerformanceMode,
+        Runner,
+    )
 
 
 class EngineSettings(Protocol):
@@ -66,12 +71,17 @@ class EngineSettings(Protocol):
     @property
     def engine(self) -> Engine | EngineName: ...
     @property
+    def options(self) -> EngineOptions:
+        """The engine's own options object (graphfit.planner.core.options); the engine-only
+        reads below are its fields, kept on the config as the compatibility form."""
+        ...
+    @property
     def cuda_graph_padding(self) -> bool: ...
     @property
     def speculative_eagle_topk(self) -> int | None: ...
     @property
     def speculative_num_draft_tokens(self) -> int | None: ...
-    # vLLM
+    # vLLM (VllmOptions, read through the config: compatibility)
     @property
     def attention_backend(self) -> str | None: ...
     @property
@@ -92,7 +102,7 @@ class EngineSettings(Protocol):
     def max_decode_cudagraph_capture_tokens(self) -> int | None: ...
     @property
     def draft_aux_layers(self) -> int | None: ...
-    # SGLang / TensorRT-LLM
+    # SGLang (SglangOptions) / TensorRT-LLM (TrtllmOptions), read through the config
     @property
     def gpu_memory_gb(self) -> float | None: ...
     @property

@@ -16,8 +16,9 @@ from graphfit.planner.core.batches import BatchFamily
 from graphfit.planner.core.buffers import BufferSpec
 from graphfit.planner.core.dispatch import DispatchTables
 from graphfit.planner.core.enums import CUDAGraphMode, Engine, EngineName, LadderPolicy, Unit
-from graphfit.planner.core.errors import ConfigError
+from graphfit.planner.core.errors import ConfigError, excerpt
 from graphfit.planner.core.ladder import Ladder
+from graphfit.planner.core.options import EngineOptions, NoOptions
 from graphfit.planner.core.settings import EngineSettings
 
 
@@ -131,8 +132,6 @@ class EngineModel(Protocol):
 
 # Optional members of an engine model (read with a default, so a model that predates them
 # keeps its behaviour):
-#   own_fields: frozenset[str] -- EngineConfig fields of the "SGLang / TensorRT-LLM" group the
-#       model reads; any other field of that group must keep its default for this engine.
 #   requests_within_token_budget: bool -- whether max_num_batched_tokens < max_num_seqs is an
 #       error (vLLM) or not (SGLang has no such budget for decode graphs; TensorRT-LLM warns).
 #   runner_choice: bool -- the engine has model runners to choose from (vLLM's V1 / V2):
@@ -140,18 +139,18 @@ class EngineModel(Protocol):
 #   config_stage: str -- how reports name the ladder as the config computes it.
 #   capture_multiple(config, mode) -> int -- the multiple the runner rounds capture sizes
 #       to under the resolved graph mode (vLLM V1: q with FULL decode graphs), else 1.
+#   options: type[EngineOptions] -- the engine's own options class (its package's
+#       options module: VllmOptions, SglangOptions, TrtllmOptions); NoOptions when absent.
 # (architecture and vocab_size are facts of the model, accepted for every engine)
-ENGINE_FIELDS = ("gpu_memory_gb", "tp_size", "attn_dp_size", "attn_cp_size",
-                 "two_batch_overlap", "draft_len_schedule", "max_beam_width", "parallel_draft",
-                 "cuda_graph_backend_prefill", "cuda_graph_max_bs_prefill", "cuda_graph_bs_prefill",
-                 "chunked_prefill_size", "full_prefill_max_req", "disaggregation_mode", "pp_size",
-                 "max_total_tokens")
 
 
-def own_fields(model: EngineModel) -> frozenset[str]:
-    """The engine-specific fields `model` reads (see the optional members above)."""
-    value: frozenset[str] = getattr(model, "own_fields", frozenset())
-    return frozenset(value)
+def options_type(model: EngineModel) -> type[EngineOptions]:
+    """The options class `model`'s engine owns (`NoOptions` for a model that names none)."""
+    value = getattr(model, "options", NoOptions)
+    if not (isinstance(value, type) and issubclass(value, EngineOptions)):
+        raise ConfigError(f"engine {model.engine.value}: its model's `options` is not an "
+                          f"EngineOptions class ({excerpt(value)})")
+    return value
 
 
 def requests_within_token_budget(model: EngineModel) -> bool:

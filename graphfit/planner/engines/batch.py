@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from graphfit.planner.core.batches import BatchFamily, Requests, Stream
 from graphfit.planner.core.buffers import Axis, BufferSpec, Demand, FillKind, FillPolicy
 from graphfit.planner.core.dispatch import NO_GRAPH, Dispatch, DispatchTables
-from graphfit.planner.core.enums import CUDAGraphMode, Engine, Runner, SpecMethod, Unit
+from graphfit.planner.core.enums import CUDAGraphMode, Engine, SpecMethod, Unit
 from graphfit.planner.core.errors import ConfigError
 from graphfit.planner.core.ladder import Ladder
 from graphfit.planner.core.settings import EngineSettings
@@ -78,22 +78,15 @@ _VLLM_ONLY_METHODS = frozenset({SpecMethod.DFLASH, SpecMethod.DSPARK, SpecMethod
 
 def resolve_common(config: EngineSettings, engine: Engine,
                    own_methods: frozenset[SpecMethod] = frozenset()) -> None:
-    """Fields neither SGLang nor TensorRT-LLM has: the V2 runner, PIECEWISE, DFlash.
+    """What neither SGLang nor TensorRT-LLM has: PIECEWISE, DFlash (vLLM's runner and
+    attention settings are VllmOptions, which EngineConfig keeps off these engines).
     `own_methods`: methods of that set the engine does have (TensorRT-LLM's DFlash, SA)."""
-    if config.runner not in (None, Runner.V1):
-        raise ConfigError(f"runner: {config.runner.value} is vLLM's; {engine.value} has one")
     if config.cudagraph_mode is CUDAGraphMode.PIECEWISE:
         raise ConfigError(
             f"cudagraph_mode: {engine.value} captures whole decode graphs; use FULL or NONE")
     if config.spec_method in _VLLM_ONLY_METHODS - own_methods:
         raise ConfigError(f"spec_method: {config.spec_method.value} is not modelled for "
                           f"{engine.value}")
-    for name in ("attention_backend", "attention_cudagraph_support",
-                 "drafter_attention_cudagraph_support"):
-        if getattr(config, name) is not None:
-            raise ConfigError(f"{name}: vLLM-only (set engine vllm)")
-    if not config.dspark_sample_from_anchor:
-        raise ConfigError("dspark_sample_from_anchor: vLLM-only (set engine vllm)")
     sizes = config.cudagraph_capture_sizes
     for a, b in zip(sizes or (), (sizes or ())[1:]):
         if a == b:

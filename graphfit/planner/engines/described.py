@@ -33,7 +33,6 @@ from graphfit.planner.core.enums import (
     CUDAGraphMode,
     EngineName,
     LadderPolicy,
-    Runner,
     SpecMethod,
 )
 from graphfit.planner.core.errors import ConfigError, excerpt
@@ -117,7 +116,6 @@ def _capture(tables: DispatchTables, streams: frozenset[Stream]) -> tuple[Altern
 class DescribedEngine:
     """An `EngineModel` built from an `EngineDescription`."""
 
-    own_fields: frozenset[str] = frozenset()
     requests_within_token_budget = True
     policies: tuple[LadderPolicy, ...] = ()
     config_stage = "config (the description's ladder)"
@@ -142,15 +140,12 @@ class DescribedEngine:
         if config.ladder not in (LadderPolicy.AUTO, LadderPolicy.EXPLICIT):
             raise ConfigError(f"ladder: engine {name} takes its ladders from its description "
                               "(or explicit sizes for its first component)")
-        if config.runner not in (None, Runner.V1):
-            raise ConfigError(f"runner: {config.runner.value} is vLLM's; {name} has one")
         if config.cudagraph_mode not in (CUDAGraphMode.NONE,
                                          CUDAGraphMode.FULL_AND_PIECEWISE):
             raise ConfigError(f"cudagraph_mode: engine {name} dispatches as its description "
                               "says; only NONE (no graphs) changes that")
-        for field_name in ("attention_backend", "attention_cudagraph_support",
-                           "drafter_attention_cudagraph_support", "speculative_eagle_topk",
-                           "speculative_num_draft_tokens"):
+        # vLLM's / SGLang's own options are kept off a described engine by EngineConfig
+        for field_name in ("speculative_eagle_topk", "speculative_num_draft_tokens"):
             if getattr(config, field_name) is not None:
                 raise ConfigError(f"{field_name}: not an input of engine {name}")
         if config.num_speculative_tokens and config.spec_method is SpecMethod.NONE:

@@ -45,6 +45,7 @@ from graphfit.planner.engines.batch import (
     graph_input,
     resolve_common,
 )
+from graphfit.planner.engines.sglang_options import SglangOptions
 from graphfit.planner.engines.sglang_pool import kv_request_pool, request_pool
 from graphfit.planner.engines.sglang_prefill_plan import prefill_component, prefill_graphs
 from graphfit.planner.engines.sglang_tbo import tbo_split_buffer
@@ -434,11 +435,7 @@ class SglangModel:
     version = VERSION
     unit = Unit.REQUESTS
     policies = (LadderPolicy.SGLANG, LadderPolicy.SGLANG_SPEC)
-    own_fields = frozenset({"gpu_memory_gb", "tp_size", "attn_dp_size", "attn_cp_size",
-                            "two_batch_overlap", "cuda_graph_backend_prefill",
-                            "cuda_graph_max_bs_prefill", "cuda_graph_bs_prefill",
-                            "chunked_prefill_size", "full_prefill_max_req",
-                            "disaggregation_mode", "pp_size", "max_total_tokens"})
+    options = SglangOptions
     requests_within_token_budget = False  # decode graphs know no token budget
 
     def resolve(self, config: EngineSettings) -> Mapping[str, object]:

@@ -2,13 +2,15 @@
 
 An engine is more than its planner model: graphfit also reads its serving command lines
 (a reader and the flag table its parser was built from), writes a ladder back in its syntax
-(paste-back), generates its configs for property tests (hypothesis strategies) and replays
-its known bugs (corpus cases). Each part lives in the layer that owns it (inputs, testing,
-tests) and is named here by a string, so this table -- at the bottom of the layers -- imports
-none of them: the layer that needs a part loads it (`part(...)`), and import-linter's
-contracts hold.
+(paste-back), generates its configs for property tests (hypothesis strategies and the
+speculative methods they draw) and replays its known bugs (corpus cases); it recognises the
+engine's serving commands (programs) and reads the engine's environment variables. Each
+part lives in the layer that owns it (inputs, testing, tests) and is named here by a string,
+so this table -- at the bottom of the layers -- imports none of them: the layer that needs a
+part loads it (`part(...)`), and import-linter's contracts hold.
 
-Targets: "pkg.module:attr" for an object (model, reader, paste-back, strategies);
+Targets: "pkg.module:attr" for an object (model, reader, paste-back, strategies, programs,
+environment, methods);
 "pkg:relative/path" for data inside a package (a flag table file; a corpus glob).
 `None`: the engine has no such part (a described engine has no command line to paste).
 """
@@ -28,8 +30,10 @@ __all__ = [
     "plugin", "plugins", "register_plugin",
 ]
 
-PARTS = ("model", "reader", "flags", "pasteback", "strategies", "corpus")
-OBJECT_PARTS = ("model", "reader", "pasteback", "strategies")  # "module:attr"
+PARTS = ("model", "reader", "flags", "pasteback", "strategies", "corpus", "programs",
+         "environment", "methods")
+OBJECT_PARTS = ("model", "reader", "pasteback", "strategies", "programs", "environment",
+                "methods")  # "module:attr"
 DATA_PARTS = ("flags", "corpus")  # "package:path" (corpus: a glob)
 
 
@@ -45,6 +49,13 @@ class EnginePlugin:
     pasteback: str | None = None
     strategies: str | None = None
     corpus: str | None = None
+    # which pasted commands are this engine's (graphfit.inputs.programs.Programs)
+    programs: str | None = None
+    # the engine's environment variables graphfit reads: environ -> [Setting]
+    # (graphfit.inputs.environment)
+    environment: str | None = None
+    # the speculative methods its strategies generate (a tuple of method names)
+    methods: str | None = None
 
     def __post_init__(self) -> None:
         for name in PARTS:
@@ -91,8 +102,9 @@ def plugins() -> tuple[EnginePlugin, ...]:
 
 
 def part(engine: object, name: str, version: str | None = None) -> object:
-    """The loaded object of an object part ("model", "reader", "pasteback", "strategies");
-    ConfigError when the engine has none."""
+    """The loaded object of an object part (OBJECT_PARTS: "model", "reader", "pasteback",
+    "strategies", "programs", "environment", "methods"); ConfigError when the engine has
+    none."""
     if name not in OBJECT_PARTS:
         raise ConfigError(f"engine part: {excerpt(name)} is not one of {', '.join(OBJECT_PARTS)}")
     entry = plugin(engine, version)
@@ -130,7 +142,10 @@ def _builtin(engine: str, version: str, model: str, short: str) -> EnginePlugin:
                         flags=f"graphfit.inputs:flags/{short}.json",
                         pasteback=f"graphfit.inputs.pasteback:{short.upper()}_PASTEBACK",
                         strategies=f"graphfit.testing:{short}_configs",
-                        corpus=f"tests:corpus/{short}-*")
+                        corpus=f"tests:corpus/{short}-*",
+                        programs=f"graphfit.inputs.programs:{short.upper()}_PROGRAMS",
+                        environment=f"graphfit.inputs.environment:{short.upper()}_ENVIRONMENT",
+                        methods=f"graphfit.testing:{short.upper()}_METHODS")
 
 
 def _vllm_release(version: str, attr: str) -> EnginePlugin:

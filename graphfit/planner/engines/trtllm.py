@@ -40,6 +40,7 @@ from graphfit.planner.engines.batch import (
     graph_input,
     resolve_common,
 )
+from graphfit.planner.engines.trtllm_options import TrtllmOptions
 
 RELEASE = "main@c0edad93"  # no wheel release: main at the commit the reference pins
 VERSION = f"TensorRT-LLM {RELEASE} (PyTorch backend)"
@@ -335,7 +336,7 @@ class TrtllmModel:
     version = VERSION
     unit = Unit.REQUESTS
     policies = (LadderPolicy.TRTLLM,)
-    own_fields = frozenset({"draft_len_schedule", "max_beam_width", "parallel_draft"})
+    options = TrtllmOptions
     requests_within_token_budget = False  # validate_runtime_args only warns
 
     def resolve(self, config: EngineSettings) -> Mapping[str, object]:

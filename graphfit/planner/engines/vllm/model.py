@@ -51,6 +51,7 @@ from graphfit.planner.engines.vllm.dispatch import (
     v2_tables,
 )
 from graphfit.planner.engines.vllm.ladder import config_ladder, runtime_ladder
+from graphfit.planner.engines.vllm.options import VllmOptions
 from graphfit.planner.engines.vllm.releases import Release
 from graphfit.planner.engines.vllm.releases.v0_33 import RELEASE as V0_33
 from graphfit.planner.engines.vllm.split import SPLIT_FIELDS, SplitLadder, split_ladder
@@ -200,6 +201,7 @@ class VllmModel:
     policies = (LadderPolicy.VLLM, LadderPolicy.VLLM_LEGACY)
     runner_choice = True  # V1 or V2 (VLLM_USE_V2_MODEL_RUNNER)
     config_stage = "config (drafter __init__ sees)"
+    options = VllmOptions  # vLLM's own inputs (runner, ceiling, attention levels)
 
     def capture_multiple(self, config: EngineSettings, mode: CUDAGraphMode) -> int:
         """q when the V1 runner rounds capture sizes to multiples of q: spec decode with

@@ -1,0 +1,103 @@
+"""`SglangOptions`: the inputs only SGLang's model reads (its parallelism, its GPU memory,
+two-batch overlap). See `graphfit.planner.core.options` for the split between these and the
+shared `EngineConfig`."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import ClassVar
+
+from graphfit.planner.core.errors import ConfigError, excerpt
+from graphfit.planner.core.limits import MAX_INT
+from graphfit.planner.core.options import EngineOptions, positive_int, sizes, true_false
+
+PREFILL_BACKENDS = ("breakable", "full", "disabled")  # SGLang cuda_graph_config.py:50
+DISAGGREGATION_MODES = ("null", "prefill", "decode")  # SGLang --disaggregation-mode
+
+
+@dataclass(frozen=True)
+class SglangOptions(EngineOptions):
+    """SGLang 0.5.23 server arguments graphfit's model reads.
+
+    gpu_memory_gb: GPU memory in GiB as nvidia-smi reports it; SGLang sizes the default
+        decode graph max_bs and request pool from it (srt/arg_groups/memory_hook.py:78-89).
+        None: unknown (the model covers what it cannot know).
+    tp_size: tensor parallel size (`--tp-size`).
+    attn_dp_size: attention data-parallel groups (`--attn-dp-size`); attn_cp_size: attention
+        context parallelism (`--attn-cp-size`). The attention TP width is
+        tp_size // attn_dp_size // attn_cp_size (srt/runtime_context.py:73-76), which
+        aligns the captured batch sizes.
+    two_batch_overlap: `--enable-two-batch-overlap`: only even batch sizes are captured
+        (model_executor/runner/base_cuda_graph_runner.py:83-104).
+    cuda_graph_backend_prefill: prefill CUDA graphs' backend, breakable, full or disabled
+        (`--cuda-graph-backend-prefill`); None: SGLang's default (breakable graphs up to
+        chunked_prefill_size tokens; graphfit.planner.engines.sglang_prefill_plan).
+    cuda_graph_max_bs_prefill: the largest prefill graph, in tokens; cuda_graph_bs_prefill:
+        the prefill token counts to capture (arg_groups/cuda_graph_hook.py:480-497).
+    chunked_prefill_size: `--chunked-prefill-size`; None: SGLang's default from GPU memory.
+    full_prefill_max_req: the full prefill backend's request slots.
+    disaggregation_mode: the PD disaggregation role, null, prefill or decode
+        (`--disaggregation-mode`): prefill servers drop decode graphs and decode servers
+        prefill graphs.
+    pp_size: pipeline-parallel stages (prefill graphs are opt-in under PP).
+    max_total_tokens: `--max-total-tokens`, the KV pool's token capacity cap; it bounds the
+        request pool (mem_cache/kv_cache_configurator.py:3129-3150) and the prefill max.
+    """
+
+    engine: ClassVar[str] = "sglang"
+    label: ClassVar[str] = "SGLang"
+
+    gpu_memory_gb: float | None = None
+    tp_size: int = 1
+    attn_dp_size: int = 1
+    attn_cp_size: int = 1
+    two_batch_overlap: bool = False
+    cuda_graph_backend_prefill: str | None = None
+    cuda_graph_max_bs_prefill: int | None = None
+    cuda_graph_bs_prefill: tuple[int, ...] | None = None
+    chunked_prefill_size: int | None = None
+    full_prefill_max_req: int | None = None
+    disaggregation_mode: str = "null"
+    pp_size: int = 1
+    max_total_tokens: int | None = None
+
+    def __post_init__(self) -> None:
+        gb = self.gpu_memory_gb
+        if gb is not None:
+            if isinstance(gb, bool) or not isinstance(gb, (int, float)) or not gb > 0:
+                raise ConfigError(f"gpu_memory_gb: must be a number > 0 (GiB), got {gb!r}")
+            object.__setattr__(self, "gpu_memory_gb", float(gb))
+        for name in ("tp_size", "attn_dp_size", "attn_cp_size"):
+            positive_int(name, getattr(self, name))
+        true_false("two_batch_overlap", self.two_batch_overlap)
+        set_ = object.__setattr__
+        backend = self.cuda_graph_backend_prefill
+        if backend is not None:
+            if not isinstance(backend, str) or backend.strip().lower() not in PREFILL_BACKENDS:
+                raise ConfigError(f"cuda_graph_backend_prefill: {excerpt(backend)} is not one "
+                                  f"of {', '.join(PREFILL_BACKENDS)}")
+            set_(self, "cuda_graph_backend_prefill", backend.strip().lower())
+        for name in ("cuda_graph_max_bs_prefill", "chunked_prefill_size",
+                     "full_prefill_max_req"):
+            _optional_int(name, getattr(self, name), 1)
+        positive_int("pp_size", self.pp_size)
+        # at least one request: the pool holds max_total_tokens // 2
+        # (kv_cache_configurator.py:3129)
+        _optional_int("max_total_tokens", self.max_total_tokens, 2)
+        set_(self, "cuda_graph_bs_prefill",
+             sizes("cuda_graph_bs_prefill", self.cuda_graph_bs_prefill))
+        mode = self.disaggregation_mode
+        if not isinstance(mode, str) or mode.strip().lower() not in DISAGGREGATION_MODES:
+            raise ConfigError(f"disaggregation_mode: {excerpt(mode)} is not one of "
+                              f"{', '.join(DISAGGREGATION_MODES)}")
+        set_(self, "disaggregation_mode", mode.strip().lower())
+
+
+def _optional_int(name: str, value: object, minimum: int) -> None:
+    if value is not None and (isinstance(value, bool) or not isinstance(value, int)
+                              or not minimum <= value <= MAX_INT):
+        raise ConfigError(f"{name}: must be an integer in {minimum}..{MAX_INT}, got "
+                          f"{excerpt(value)}")
+
+
+__all__ = ["SglangOptions"]

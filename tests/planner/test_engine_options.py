@@ -1,0 +1,321 @@
+"""Engine-neutral config + per-engine options objects (issue 20): each engine's options are
+validated at construction, the flat compatibility keywords build the same config (and so the
+same plan) as the options object, another engine's options are refused, and plan documents
+written before options objects (graphfit.plan/2) are still read."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import warnings
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from graphfit.inputs.engine_file import load_engine_file
+from graphfit.planner import EngineConfig, plan
+from graphfit.planner.config import KEYWORDS, LEGACY_KEYWORDS
+from graphfit.planner.core.errors import ConfigError
+from graphfit.planner.core.options import EngineOptions, NoOptions
+from graphfit.planner.engines import registry
+from graphfit.planner.engines.base import options_type
+from graphfit.planner.engines.sglang_options import SglangOptions
+from graphfit.planner.engines.trtllm_options import TrtllmOptions
+from graphfit.planner.engines.vllm.options import VllmOptions
+from graphfit.testing import engine_configs
+from tests.helpers import ROOT, run_cli
+
+DATA = Path(__file__).parent / "data"
+OPTIONS = (VllmOptions, SglangOptions, TrtllmOptions)
+
+# values each option takes (valid) and values it must refuse
+VALID: dict[str, st.SearchStrategy[Any]] = {
+    "runner": st.sampled_from([None, "v1", "v2", "V1", "V2"]),
+    "ceiling_family": st.sampled_from(["default", "blackwell", "BLACKWELL"]),
+    "performance_mode": st.sampled_from(["balanced", "interactivity", "throughput"]),
+    "attention_backend": st.none() | st.sampled_from(["flash_attn", " FLASHINFER ", "x"]),
+    "attention_cudagraph_support": st.sampled_from(
+        [None, "NEVER", "UNIFORM_SINGLE_TOKEN_DECODE", "UNIFORM_BATCH", "ALWAYS"]),
+    "drafter_attention_cudagraph_support": st.sampled_from([None, "ALWAYS", "NEVER"]),
+    "dspark_sample_from_anchor": st.booleans(),
+    "gpu_memory_gb": st.none() | st.floats(0.5, 4096) | st.integers(1, 4096),
+    "tp_size": st.integers(1, 64),
+    "attn_dp_size": st.integers(1, 64),
+    "attn_cp_size": st.integers(1, 64),
+    "two_batch_overlap": st.booleans(),
+    "draft_len_schedule": st.none() | st.lists(st.integers(1, 4096), min_size=1, max_size=6),
+    # vLLM 0.34's split sizes: any integers (vLLM drops those outside its range), [] too
+    "prefill_cudagraph_capture_token_sizes": st.none() | st.lists(st.integers(-8, 9000)),
+    "decode_cudagraph_capture_request_sizes": st.none() | st.lists(st.integers(-8, 9000)),
+    "max_prefill_cudagraph_capture_tokens": st.none() | st.integers(0, 10**6),
+    "max_decode_cudagraph_capture_requests": st.none() | st.integers(0, 10**6),
+    "max_decode_cudagraph_capture_tokens": st.none() | st.integers(1, 10**6),
+    "draft_aux_layers": st.none() | st.integers(0, 64),
+    "max_beam_width": st.integers(1, 16),
+    "parallel_draft": st.booleans(),
+    "cuda_graph_backend_prefill": st.sampled_from([None, "breakable", "full", "disabled",
+                                                   " FULL "]),
+    "cuda_graph_max_bs_prefill": st.none() | st.integers(1, 65536),
+    "cuda_graph_bs_prefill": st.none() | st.lists(st.integers(1, 8192), min_size=1,
+                                                  max_size=6),
+    "chunked_prefill_size": st.none() | st.integers(1, 65536),
+    "full_prefill_max_req": st.none() | st.integers(1, 4096),
+    "disaggregation_mode": st.sampled_from(["null", "prefill", "decode", "Decode"]),
+    "pp_size": st.integers(1, 16),
+    "max_total_tokens": st.none() | st.integers(2, 10**7),
+}
+INVALID: dict[str, st.SearchStrategy[Any]] = {
+    "runner": st.sampled_from(["v3", "", 2, True, 1.5]),
+    "ceiling_family": st.sampled_from(["hopper", None, 0]),
+    "performance_mode": st.sampled_from(["fast", None, 1]),
+    "attention_backend": st.sampled_from(["", "   ", 3, True]),
+    "attention_cudagraph_support": st.sampled_from(["SOMETIMES", 1, False]),
+    "drafter_attention_cudagraph_support": st.sampled_from(["NO", 2]),
+    "dspark_sample_from_anchor": st.sampled_from([None, "yes", 1, 0]),
+    "gpu_memory_gb": st.sampled_from([0, -1, True, "80", float("nan")]),
+    "tp_size": st.integers(-5, 0) | st.sampled_from([True, 1.0, "2", None]),
+    "attn_dp_size": st.integers(-5, 0) | st.sampled_from([False, "1"]),
+    "attn_cp_size": st.integers(-5, 0) | st.sampled_from([2.0, None]),
+    "two_batch_overlap": st.sampled_from([None, "true", 1]),
+    "draft_len_schedule": st.sampled_from(["4", [], [0], [1, -2], {1: 2}, 7]),
+    "prefill_cudagraph_capture_token_sizes": st.sampled_from(["8", [1.5], [True], {1: 2}, 3]),
+    "decode_cudagraph_capture_request_sizes": st.sampled_from(["8", ["1"], [None], 4]),
+    "max_prefill_cudagraph_capture_tokens": st.sampled_from([-1, True, "8", 1.0]),
+    "max_decode_cudagraph_capture_requests": st.sampled_from([-1, False, "8"]),
+    "max_decode_cudagraph_capture_tokens": st.sampled_from([0, -3, True, "8"]),
+    "draft_aux_layers": st.sampled_from([-1, True, "2", 1.0]),
+    "max_beam_width": st.integers(-3, 0) | st.sampled_from([True, "2", None]),
+    "parallel_draft": st.sampled_from([None, "true", 1]),
+    "cuda_graph_backend_prefill": st.sampled_from(["piecewise", "", 1, True]),
+    "cuda_graph_max_bs_prefill": st.sampled_from([0, -1, True, "8"]),
+    "cuda_graph_bs_prefill": st.sampled_from(["8", [], [0], {1: 2}]),
+    "chunked_prefill_size": st.sampled_from([0, -1, False, 2.0]),
+    "full_prefill_max_req": st.sampled_from([0, True, "4"]),
+    "disaggregation_mode": st.sampled_from(["both", None, 1, ""]),
+    "pp_size": st.integers(-3, 0) | st.sampled_from([True, None]),
+    "max_total_tokens": st.sampled_from([1, 0, True, "100"]),
+}
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _tiny_spec() -> None:
+    """A described engine (tiny-spec) registered for the tests that name it."""
+    load_engine_file(ROOT / "examples" / "engines" / "tiny_spec.toml")
+
+
+def test_every_option_has_valid_and_invalid_values_here() -> None:
+    assert set(VALID) == set(INVALID) == set(LEGACY_KEYWORDS)
+    assert sorted(LEGACY_KEYWORDS) == sorted(n for cls in OPTIONS for n in cls.names())
+
+
+@st.composite
+def _options(draw: st.DrawFn) -> tuple[type[EngineOptions], dict[str, Any]]:
+    cls = draw(st.sampled_from(OPTIONS))
+    names = draw(st.sets(st.sampled_from(cls.names())))
+    return cls, {name: draw(VALID[name]) for name in sorted(names)}
+
+
+@given(_options())
+def test_valid_options_build_and_round_trip(case: tuple[type[EngineOptions], dict[str, Any]]
+                                            ) -> None:
+    cls, values = case
+    options = cls(**values)
+    assert cls.from_dict(json.loads(json.dumps(options.to_dict()))) == options
+    assert options.replace() == options
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        options.tp_size = 3  # type: ignore[attr-defined]
+
+
+@given(st.sampled_from(sorted(INVALID)).flatmap(
+    lambda name: st.tuples(st.just(name), INVALID[name])))
+def test_invalid_options_are_a_config_error_naming_the_field(case: tuple[str, Any]) -> None:
+    name, value = case
+    owner = LEGACY_KEYWORDS[name]
+    with pytest.raises(ConfigError, match=f"^{name}: "):
+        owner(**{name: value})
+    # the flat keyword is refused with the same message, whatever the engine
+    with pytest.raises(ConfigError, match=f"^{name}: "):
+        EngineConfig(max_num_seqs=8, engine=owner.engine, **{name: value})
+
+
+def test_unknown_option_keys_are_refused() -> None:
+    with pytest.raises(ConfigError, match=r"unknown key.*'rnner'.*vLLM"):
+        VllmOptions.from_dict({"rnner": "v1"})
+    with pytest.raises(ConfigError, match=r"'tp' not among SglangOptions"):
+        SglangOptions().replace(tp=2)
+    with pytest.raises(ConfigError, match=r"unknown key.*'runner'"):
+        EngineConfig(max_num_seqs=8, engine="trtllm", options={"runner": "v1"})
+
+
+def test_every_registered_engine_names_an_options_class() -> None:
+    for engine in registry.engines():
+        for version in registry.versions(engine):
+            cls = options_type(registry.engine_model(engine, version))
+            assert issubclass(cls, EngineOptions)
+            config = EngineConfig(max_num_seqs=8, engine=engine, engine_version=version)
+            assert type(config.options) is cls, (engine, version)
+    assert options_type(registry.engine_model("sglang")) is SglangOptions
+    assert options_type(registry.engine_model("trtllm")) is TrtllmOptions
+    assert options_type(registry.engine_model("vllm", "0.33.0")) is VllmOptions
+
+
+@given(engine_configs())
+def test_flat_keywords_and_the_options_object_build_the_same_config(config: EngineConfig
+                                                                    ) -> None:
+    """The compatibility form (every option a flat keyword) and the new form (one options
+    object) are the same config, so the same plan."""
+    data = config.to_dict()
+    options = data.pop("options")
+    flat = EngineConfig(**data, **options)
+    new = EngineConfig(**data, options=type(config.options)(**options))
+    as_dict = EngineConfig(**data, options=options)
+    assert flat == new == as_dict == config
+    for name in type(config.options).names():
+        assert getattr(flat, name) == getattr(config.options, name)
+    first, second = plan(flat), plan(new)
+    assert first.capture_sizes == second.capture_sizes
+    assert [(b.name, b.capacity) for c in first.components.values() for b in c.buffers] == \
+        [(b.name, b.capacity) for c in second.components.values() for b in c.buffers]
+
+
+def test_the_flat_form_plans_what_the_options_form_plans() -> None:
+    old = EngineConfig(max_num_seqs=33, num_speculative_tokens=3, spec_method="dflash",
+                       engine_version="0.33.0", runner="v1", attention_backend="FLASH_ATTN",
+                       ceiling_family="blackwell")
+    new = EngineConfig(max_num_seqs=33, num_speculative_tokens=3, spec_method="dflash",
+                       engine_version="0.33.0", options=VllmOptions(
+                           runner="v1", attention_backend="FLASH_ATTN",
+                           ceiling_family="blackwell"))
+    assert old == new and plan(old).capture_sizes == plan(new).capture_sizes
+    assert (old.runner.value, old.attention_backend) == ("v1", "FLASH_ATTN")
+    sg_old = EngineConfig(engine="sglang", max_num_seqs=33, tp_size=4, attn_dp_size=2,
+                          gpu_memory_gb=80)
+    sg_new = EngineConfig(engine="sglang", max_num_seqs=33,
+                          options=SglangOptions(tp_size=4, attn_dp_size=2, gpu_memory_gb=80))
+    assert sg_old == sg_new and plan(sg_old).capture_sizes == plan(sg_new).capture_sizes
+
+
+def test_the_compatibility_form_is_silent() -> None:
+    """Flat keywords and reads stay the documented compatibility form without a warning
+    (every caller of the 34-field config uses them; a warning would flood each run)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        config = EngineConfig(max_num_seqs=8, engine_version="0.33.0", runner="v1")
+        assert config.runner.value == "v1" and config.tp_size == 1
+
+
+def test_another_engines_options_object_is_refused_naming_both() -> None:
+    with pytest.raises(ConfigError, match=r"options: VllmOptions are vLLM's options, but "
+                                          r"engine is sglang \(it takes SglangOptions\)"):
+        EngineConfig(engine="sglang", max_num_seqs=8, options=VllmOptions())
+    with pytest.raises(ConfigError, match=r"SglangOptions are SGLang's .* engine is vllm"):
+        EngineConfig(max_num_seqs=8, options=SglangOptions(tp_size=2))
+    with pytest.raises(ConfigError, match=r"TrtllmOptions .* engine is tiny-spec .*NoOptions"):
+        EngineConfig(engine="tiny-spec", max_num_seqs=8, options=TrtllmOptions())
+    with pytest.raises(ConfigError, match="options: expected VllmOptions"):
+        EngineConfig(max_num_seqs=8, options=3)  # type: ignore[arg-type]
+    assert EngineConfig(engine="tiny-spec", max_num_seqs=8).options == NoOptions()
+
+
+def test_another_engines_flat_keyword_keeps_its_default() -> None:
+    for engine, name, value in (("sglang", "runner", "v2"), ("trtllm", "tp_size", 2),
+                                ("vllm", "draft_len_schedule", [4]),
+                                ("tiny-spec", "attention_backend", "FLASH_ATTN"),
+                                ("vllm", "gpu_memory_gb", 80)):
+        with pytest.raises(ConfigError, match=f"^{name}: not an input of the {engine} model"):
+            EngineConfig(max_num_seqs=8, engine=engine, **{name: value})
+    # at its default, or the value a config of this engine reports, it is accepted
+    sg = EngineConfig(engine="sglang", max_num_seqs=8, runner="v1", ceiling_family="default")
+    assert sg.runner.value == "v1" and sg.attention_backend is None
+    vl = EngineConfig(max_num_seqs=8, tp_size=1, draft_len_schedule=None)
+    assert (vl.tp_size, vl.draft_len_schedule, vl.gpu_memory_gb) == (1, None, None)
+
+
+def test_replace_keeps_working_in_both_forms() -> None:
+    config = EngineConfig(max_num_seqs=8, engine_version="0.33.0")
+    v1 = dataclasses.replace(config, runner="v1")
+    assert v1.runner.value == "v1" and v1.options.runner is v1.runner  # type: ignore[attr-defined]
+    assert config.replace(runner="v1") == v1
+    assert config.replace(options=VllmOptions(runner="v1")) == v1
+    sg = config.replace(engine="sglang", ladder="auto", tp_size=2)
+    assert type(sg.options) is SglangOptions and sg.tp_size == 2
+    assert sg.replace(engine="vllm", ladder="auto").options == EngineConfig(max_num_seqs=8).options
+    with pytest.raises(ConfigError, match="unknown field"):
+        config.replace(runr="v1")
+
+
+def test_keywords_are_the_fields_and_the_compatibility_keywords() -> None:
+    fields = {f.name for f in dataclasses.fields(EngineConfig)}
+    assert fields | set(LEGACY_KEYWORDS) == KEYWORDS
+    assert not fields & set(LEGACY_KEYWORDS)  # each name lives in one place
+    with pytest.raises(ConfigError, match="unknown key"):
+        EngineConfig.from_dict({"max_num_seqs": 8, "runnr": "v1"})
+
+
+def test_the_moved_enums_keep_their_old_import_path() -> None:
+    import graphfit
+    from graphfit.planner.core import enums as core
+    from graphfit.planner.engines.vllm import enums as vllm
+
+    for name in ("AttentionSupport", "CeilingFamily", "PerformanceMode", "Runner"):
+        assert getattr(core, name) is getattr(vllm, name) is getattr(graphfit, name)
+    with pytest.raises(AttributeError):
+        core.Nope  # type: ignore[attr-defined]  # noqa: B018
+
+
+# -- plan documents -------------------------------------------------------------------------
+
+@pytest.mark.parametrize("engine", ["vllm", "sglang", "trtllm"])
+def test_a_plan_2_document_is_still_read(engine: str, tmp_path: Path) -> None:
+    """Files `graphfit plan --json` wrote before options objects (schema graphfit.plan/2):
+    every engine's fields flat in config. The vLLM one was written by commit f8c8545, before
+    0.34's split-size fields existed (read at their defaults); the SGLang and TensorRT-LLM
+    ones by the last /2 writer (commit 1d0c0ff, with their prefill, PD-role and beam fields),
+    since the plans of those engines changed in between (a stale plan is refused, rightly).
+    They are re-checked as written; the same document in /3 form is what graphfit writes."""
+    path = DATA / f"plan2-{engine}.json"
+    old = json.loads(path.read_text())
+    assert old["schema"] == "graphfit.plan/2" and "options" not in old["config"]
+    code, out, err = run_cli(["check", "--plan", str(path)])
+    assert code == 0 and "SAFE" in out, err
+    # the config it holds is the one the /3 document holds under options
+    config = EngineConfig.from_dict(old["config"])
+    for name in type(config.options).names():
+        value = getattr(config.options, name)
+        written = old["config"].get(name, type(config.options).default(name))
+        assert written == getattr(value, "value", list(value) if isinstance(
+            value, tuple) else value)
+    # an edit is still found, in the flat form too
+    tampered = {**old, "ladder": {**old["ladder"], "num_graphs": old["ladder"]["num_graphs"] + 1}}
+    (tmp_path / "t.json").write_text(json.dumps(tampered))
+    code, out, err = run_cli(["check", "--plan", str(tmp_path / "t.json")])
+    assert code == 2 and "error:" in err
+
+
+def test_a_plan_2_document_with_another_engines_field_set_is_refused(tmp_path: Path) -> None:
+    old = json.loads((DATA / "plan2-vllm.json").read_text())
+    old["config"]["tp_size"] = 2  # SGLang's, never written for vLLM
+    (tmp_path / "p.json").write_text(json.dumps(old))
+    code, out, err = run_cli(["check", "--plan", str(tmp_path / "p.json")])
+    assert code == 2 and out == "" and "tp_size" in err, err
+    assert len(err.strip().splitlines()) == 1
+
+
+def test_the_plan_3_document_writes_the_options_object() -> None:
+    code, out, err = run_cli(["plan", "--json", "--engine", "sglang",
+                              "--max-running-requests", "16", "--tp-size", "2"])
+    assert code == 0, err
+    doc = json.loads(out)
+    assert doc["schema"] == "graphfit.plan/3"
+    config = doc["config"]
+    assert list(config)[-1] == "options" and config["options"] == {
+        "gpu_memory_gb": None, "tp_size": 2, "attn_dp_size": 1, "attn_cp_size": 1,
+        "two_batch_overlap": False, "cuda_graph_backend_prefill": None,
+        "cuda_graph_max_bs_prefill": None, "cuda_graph_bs_prefill": None,
+        "chunked_prefill_size": None, "full_prefill_max_req": None,
+        "disaggregation_mode": "null", "pp_size": 1, "max_total_tokens": None}
+    assert not set(config) & set(LEGACY_KEYWORDS)
+    assert EngineConfig.from_dict(config).tp_size == 2
