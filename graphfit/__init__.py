@@ -20,6 +20,7 @@ if TYPE_CHECKING:
         BufferRule,
         CapacityError,
         CeilingFamily,
+        CompatibilityFormWarning,
         ComponentPlan,
         ComponentRule,
         ConfigError,
@@ -91,6 +92,8 @@ __all__ = [
     "Verification", "Violation", "ViolationRange", "FillViolation", "FillViolationRange",
     # errors
     "GraphfitError", "ConfigError", "BatchError", "CapacityError",
+    # the warning of EngineConfig's compatibility form (flat engine keywords)
+    "CompatibilityFormWarning",
     "__version__",
 ]
 

@@ -60,7 +60,7 @@ class Resolved:
         """The validated EngineConfig (errors name the source of the offending value)."""
         values = {**self.values, **overrides}
         try:
-            return EngineConfig(**values)
+            return EngineConfig.from_dict(values)
         except ConfigError as exc:
             raise ConfigError(self._with_origin(str(exc), overrides)) from None
 

@@ -154,6 +154,12 @@ def _live_tensors(name: str, runner: Any) -> dict[str, tuple[str, Any]]:
         value = getattr(runner, attr, None)
         if value is not None and hasattr(value, "shape") and attr not in found:
             found[attr] = (f"{name}.{attr}", value)
+    # the two-batch-overlap plugin every runner builds (base_runner.py:245: self.tbo_plugin)
+    plugin = getattr(runner, "tbo_plugin", None)
+    value = getattr(plugin, "_tbo_children_num_token_non_padded", None)
+    if value is not None and hasattr(value, "shape"):
+        found["tbo_children_num_token_non_padded"] = (
+            f"{name}.tbo_plugin._tbo_children_num_token_non_padded", value)
     return found
 
 

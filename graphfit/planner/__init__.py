@@ -13,7 +13,7 @@ user-facing API is the smaller set `graphfit` exports (docs/reference/public-api
 
 from typing import TYPE_CHECKING, Any
 
-from graphfit.planner.config import EngineConfig
+from graphfit.planner.config import CompatibilityFormWarning, EngineConfig
 from graphfit.planner.core.batches import BatchFamily, Requests, Stream
 from graphfit.planner.core.buffers import PAD_SLOT_ID, Axis, Demand, FillKind, FillPolicy
 from graphfit.planner.core.dispatch import Dispatch, GraphKey, static_requests
@@ -66,6 +66,7 @@ __all__ = [
     "Violation", "ViolationRange", "padding_table", "plan", "request_counts",
     # each engine's options object (EngineConfig.options)
     "EngineOptions", "NoOptions", "SglangOptions", "TrtllmOptions", "VllmOptions",
+    "CompatibilityFormWarning",
     # the engine you bring (engines/description.py)
     "BufferRule", "ComponentRule", "DispatchRule", "EngineDescription", "FamilyRule", "Grid",
     "LadderRule", "register_description",

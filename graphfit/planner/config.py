@@ -13,10 +13,15 @@ to be flat fields of this class: they are still accepted as keywords and read as
 
 from __future__ import annotations
 
+import contextvars
 import inspect
-from collections.abc import Mapping
+import sys
+import warnings
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass, fields, replace
 from enum import Enum
+from types import FrameType
 from typing import TYPE_CHECKING, Any, cast
 
 from graphfit.planner.core.dtypes import DTYPE_SIZES
@@ -58,6 +63,42 @@ LEGACY_KEYWORDS: Mapping[str, type[EngineOptions]] = {
 # what a config of another engine reads for each of them (EngineOptions.absent)
 _ABSENT: Mapping[str, object] = {
     name: owner.absent_value(name) for name, owner in LEGACY_KEYWORDS.items()}
+
+
+class CompatibilityFormWarning(DeprecationWarning):
+    """An engine's option given as a flat `EngineConfig` keyword (`EngineConfig(runner="v1")`,
+    `dataclasses.replace(config, tp_size=2)`): it still works and builds the same config, but
+    the option belongs in `options=` (the engine's options object or a mapping of its fields).
+    Readers of flat sources (`from_dict`, `from_vllm`, `from_sglang`) and `config.replace`
+    take flat names without it."""
+
+
+# set while graphfit's own readers build a config from flat names (no warning then)
+_FLAT_SOURCE: contextvars.ContextVar[bool] = contextvars.ContextVar(
+    "graphfit_flat_source", default=False)
+
+
+@contextmanager
+def _flat_source() -> Iterator[None]:
+    token = _FLAT_SOURCE.set(True)
+    try:
+        yield
+    finally:
+        _FLAT_SOURCE.reset(token)
+
+
+def _warn_flat(names: Mapping[str, object]) -> None:
+    """One CompatibilityFormWarning, attributed to the caller's line (past dataclasses.replace
+    and this module), naming the options class to use."""
+    frame: FrameType | None = sys._getframe(2)  # this <- _init <- the caller
+    level = 3
+    while frame is not None and frame.f_globals.get("__name__") in ("dataclasses", __name__):
+        frame, level = frame.f_back, level + 1
+    owners = sorted({LEGACY_KEYWORDS[name].__name__ for name in names})
+    shown = ", ".join(f"{name}=" for name in names)
+    warnings.warn(f"EngineConfig({shown}): flat engine keywords are the compatibility form; "
+                  f"pass options={' or '.join(owners)}(...) (or a mapping of its fields)",
+                  CompatibilityFormWarning, stacklevel=level)
 
 
 def _optional_int(name: str, value: object, minimum: int) -> int | None:
@@ -505,7 +546,8 @@ class EngineConfig:
                ).strip().lower() != self.engine.value:
             changes.setdefault("engine_version", None)
             changes.setdefault("options", None)  # another engine's options class
-        return replace(self, **changes)
+        with _flat_source():  # an option's name is a change like any other here
+            return replace(self, **changes)
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready dict (enums as their values, tuples as lists), the options object as
@@ -560,7 +602,8 @@ class EngineConfig:
         if values.get("max_num_seqs") is None:
             raise ConfigError(f"max_num_seqs: {origin} found none (the engine has not sized "
                               "it yet); pass max_num_seqs=")
-        return cls(**values)
+        with _flat_source():
+            return cls(**values)
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> EngineConfig:
@@ -571,7 +614,8 @@ class EngineConfig:
         unknown = [key for key in data if key not in KEYWORDS]
         if unknown:
             raise ConfigError(f"config: unknown key(s) {listed(map(repr, unknown))}")
-        return cls(**data)
+        with _flat_source():  # a flat document (graphfit.plan/2, config files) is no misuse
+            return cls(**data)
 
 
 _FIELDS = frozenset(f.name for f in fields(EngineConfig))
@@ -597,9 +641,12 @@ def _check_fields(origin: str, values: Mapping[str, Any]) -> None:
 def _init(self: EngineConfig, *args: Any, **kwargs: Any) -> None:
     """The dataclass __init__, with a call it cannot bind (an unknown field, a missing
     max_num_seqs, too many positional values) a ConfigError instead of a TypeError. The
-    compatibility keywords (LEGACY_KEYWORDS) are taken out and handed to __post_init__,
-    which applies them to the engine's options."""
+    compatibility keywords (LEGACY_KEYWORDS) are taken out (a CompatibilityFormWarning unless
+    one of graphfit's flat readers builds the config) and handed to __post_init__, which
+    applies them to the engine's options."""
     legacy = {name: kwargs.pop(name) for name in list(kwargs) if name in LEGACY_KEYWORDS}
+    if legacy and not _FLAT_SOURCE.get():
+        _warn_flat(legacy)
     object.__setattr__(self, "_legacy", legacy)
     try:
         _DATACLASS_INIT(self, *args, **kwargs)

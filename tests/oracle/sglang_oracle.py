@@ -498,11 +498,10 @@ def _draft_extend_runner(dmr: Any, pool: int, algo: Any) -> Runner:
                   _draft_tables(runner, "tokens"), live=runner)
 
 
-@functools.cache
-def tbo_plugin_buffer() -> tuple[tuple[int, ...], str]:
-    """(shape, dtype) of the buffer SGLang's `TboCudaGraphRunnerPlugin()` allocates
-    (batch_overlap/two_batch_overlap.py:341-345), built by SGLang's own constructor with its
-    device lookup pointed at the meta device (glue: the fake CUDA has no memory)."""
+def tbo_plugin() -> Any:
+    """SGLang's `TboCudaGraphRunnerPlugin()`, the object every graph runner keeps as
+    `self.tbo_plugin` (base_runner.py:245), built by SGLang's own constructor with its device
+    lookup pointed at the meta device (glue: the fake CUDA has no memory)."""
     import types as _types
 
     oracle()  # the stubs installed
@@ -511,7 +510,14 @@ def tbo_plugin_buffer() -> tuple[tuple[int, ...], str]:
     saved = tbo.get_device
     tbo.get_device = lambda: _types.SimpleNamespace(device="meta")
     try:
-        t = tbo.TboCudaGraphRunnerPlugin()._tbo_children_num_token_non_padded
+        return tbo.TboCudaGraphRunnerPlugin()
     finally:
         tbo.get_device = saved
+
+
+@functools.cache
+def tbo_plugin_buffer() -> tuple[tuple[int, ...], str]:
+    """(shape, dtype) of the buffer SGLang's `TboCudaGraphRunnerPlugin()` allocates
+    (batch_overlap/two_batch_overlap.py:341-345)."""
+    t = tbo_plugin()._tbo_children_num_token_non_padded
     return tuple(int(d) for d in t.shape), _describe(t)

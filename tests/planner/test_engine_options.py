@@ -198,13 +198,29 @@ def test_the_flat_form_plans_what_the_options_form_plans() -> None:
     assert sg_old == sg_new and plan(sg_old).capture_sizes == plan(sg_new).capture_sizes
 
 
-def test_the_compatibility_form_is_silent() -> None:
-    """Flat keywords and reads stay the documented compatibility form without a warning
-    (every caller of the 34-field config uses them; a warning would flood each run)."""
+def test_the_compatibility_form_warns_at_the_callers_line() -> None:
+    """Flat engine keywords still build the same config, with one CompatibilityFormWarning
+    attributed to the line that used them (through dataclasses.replace too) naming the
+    options class; graphfit's flat readers (from_dict, config.replace) and reads stay silent."""
+    from graphfit.planner.config import CompatibilityFormWarning
+
+    with pytest.warns(CompatibilityFormWarning, match=r"EngineConfig\(runner=\): .*"
+                      r"options=VllmOptions") as caught:
+        config = EngineConfig(max_num_seqs=8, engine_version="0.33.0", runner="v1")
+    assert [w.filename for w in caught] == [__file__]
+    assert config == EngineConfig(max_num_seqs=8, engine_version="0.33.0",
+                                  options=VllmOptions(runner="v1"))
+    with pytest.warns(CompatibilityFormWarning, match="SglangOptions") as caught:
+        dataclasses.replace(EngineConfig(engine="sglang", max_num_seqs=8), tp_size=2)
+    assert [w.filename for w in caught] == [__file__]
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        config = EngineConfig(max_num_seqs=8, engine_version="0.33.0", runner="v1")
         assert config.runner.value == "v1" and config.tp_size == 1
+        assert config.replace(runner="v2").runner.value == "v2"
+        flat = {**config.to_dict(), **config.to_dict()["options"]}
+        del flat["options"]
+        assert EngineConfig.from_dict(flat) == config
+        EngineConfig(max_num_seqs=8, options={"runner": "v1"}, engine_version="0.33.0")
 
 
 def test_another_engines_options_object_is_refused_naming_both() -> None:

@@ -39,7 +39,7 @@ def point_config(base: Mapping[str, Any], point: Mapping[str, int]) -> EngineCon
         values["spec_method"] = "none"
         for name in _SPEC_ONLY:
             values.pop(name, None)
-    return EngineConfig(**values)
+    return EngineConfig.from_dict(values)
 
 
 @dataclass(frozen=True)
