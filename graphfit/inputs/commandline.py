@@ -209,7 +209,9 @@ def read(words: Sequence[str], version: str | None = None) -> PastedLine:
         notes += more
     draft = reader.draft_model(parsed.values)
     if draft:
-        found, more = model_config.draft_settings(draft, "draft model")
+        method = next((s.value for s in reversed(settings) if s.field == "spec_method"),
+                      None) if engine is Engine.VLLM else None
+        found, more = model_config.draft_settings(draft, "draft model", method)
         settings += found
         notes += more
     return PastedLine(engine, label, entry, dict(parsed.values), tuple(parsed.spellings),

@@ -14,12 +14,14 @@ The model's values are weak settings of the config-file layer: any flag, JSON co
 from __future__ import annotations
 
 import os
+import types
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from graphfit.inputs.reading import load_json, shown_path
 from graphfit.inputs.settings import FILE, Setting
+from graphfit.planner import aux_layer_ids
 from graphfit.planner.core.errors import ConfigError, brief, excerpt
 
 WARNING = "warning: "  # a note the CLI prints as a warning
@@ -45,6 +47,9 @@ class ModelInfo:
     vocab_size: int | None
     mrope: bool
     multimodal: bool
+    # target layers a draft config names for its aux hidden states (vLLM's lookup,
+    # graphfit.planner.aux_layer_ids); 0 when it names none
+    aux_layers: int = 0
 
     @property
     def dtype(self) -> str:
@@ -151,7 +156,8 @@ def read_model(path: Path) -> ModelInfo:
                      torch_dtype=dtype, max_position_embeddings=min(lengths) if lengths else None,
                      num_hidden_layers=number("num_hidden_layers"),
                      vocab_size=number("vocab_size"),
-                     mrope=mrope, multimodal=multimodal)
+                     mrope=mrope, multimodal=multimodal,
+                     aux_layers=len(aux_layer_ids(types.SimpleNamespace(**data))))
 
 
 def _dtype(origin: str, data: dict[str, Any], prefix: str) -> str | None:
@@ -204,16 +210,27 @@ def model_settings(model: str, origin: str) -> tuple[list[Setting], list[str]]:
     return settings, [f"model: {info.describe()} (from {path})"]
 
 
-def draft_settings(model: str, origin: str) -> tuple[list[Setting], list[str]]:
+def draft_settings(model: str, origin: str, method: object = None
+                   ) -> tuple[list[Setting], list[str]]:
     """The drafter's hidden size from a local draft model (the width of its hidden_states
     buffer: vLLM v1/spec_decode/llm_base_proposer.py sizes it with the draft model's
-    hidden size)."""
+    hidden size) and, for a DFlash / DSpark draft (`method`), how many target layers it
+    names for its aux hidden states: vLLM's MRV2 speculator stages them for its FULL graph
+    only when there are some (v1/worker/gpu/spec_decode/dflash/speculator.py:96-106 in
+    0.33/0.34), as `EngineConfig.from_vllm` counts them."""
     path = config_path(model)
     if path is None:
         return [], []
     info = read_model(path)
-    if not info.hidden_size:
+    settings: list[Setting] = []
+    if info.hidden_size:
+        settings.append(Setting("draft_hidden_size", info.hidden_size, f"{path}: hidden_size",
+                                FILE, weak=True))
+    if str(getattr(method, "value", method)).strip().lower() in ("dflash", "dspark"):
+        settings.append(Setting("draft_aux_layers", info.aux_layers,
+                                f"{path}: aux hidden-state layer ids", FILE, weak=True))
+    if not settings:
         return [], []
-    return ([Setting("draft_hidden_size", info.hidden_size, f"{path}: hidden_size", FILE,
-                     weak=True)],
-            [f"draft model: {info.describe()} (from {path})"])
+    aux = (f", {info.aux_layers} aux hidden-state layers"
+           if any(s.field == "draft_aux_layers" for s in settings) else "")
+    return settings, [f"draft model: {info.describe()}{aux} (from {path})"]

@@ -53,6 +53,7 @@ from graphfit.planner.engines.base import Scenario
 from graphfit.planner.engines.sglang_options import SglangOptions
 from graphfit.planner.engines.trtllm_options import TrtllmOptions
 from graphfit.planner.engines.vllm import request_counts
+from graphfit.planner.engines.vllm.native import aux_layer_ids
 from graphfit.planner.engines.vllm.options import VllmOptions
 from graphfit.planner.plan import BufferPlan, ComponentPlan, Plan, plan
 
@@ -72,6 +73,8 @@ __all__ = [
     "LadderRule", "register_description",
     # for graphfit's own layers (the runtime): row counting, layout, error messages
     "MAX_INT", "BatchShape", "brief", "excerpt", "lay_out", "real_requests", "static_requests",
+    # for the inputs layer: the aux layers a vLLM draft config names
+    "aux_layer_ids",
 ]
 
 if TYPE_CHECKING:

@@ -208,6 +208,33 @@ def test_draft_model_directory_sizes_the_drafter(tmp_path: Path) -> None:
         result.buffer("drafter.hidden_states").capacity, 2048)
 
 
+
+@pytest.mark.parametrize("layers", [[1, 17, 33], [], None])
+def test_a_dflash_draft_directory_says_how_many_aux_layers_are_staged(
+        tmp_path: Path, layers: list[int] | None) -> None:
+    """MRV2 stages the target's aux hidden states for a DFlash draft only when its config
+    names aux layers (dflash/speculator.py:96-106 in 0.33/0.34): a draft directory that names
+    n of them gives an aux_staging buffer n x hidden wide, one that names none gives none
+    (as EngineConfig.from_vllm counts them); an EAGLE-3 draft's layer ids are not DFlash's."""
+    draft = tmp_path / "draft"
+    draft.mkdir()
+    hf: dict[str, Any] = {"architectures": ["DFlashDraftModel"], "hidden_size": 4096,
+                          "torch_dtype": "bfloat16"}
+    if layers is not None:
+        hf["dflash_config"] = {"target_layer_ids": layers}
+    (draft / "config.json").write_text(json.dumps(hf))
+    for method in ("dflash", "eagle3"):
+        spec = json.dumps({"method": method, "model": str(draft), "num_speculative_tokens": 3})
+        doc = plan_doc("vllm", "serve", LLAMA, "--max-num-seqs", "8", "--speculative-config",
+                       spec)
+        aux = [b for b in doc["components"]["drafter"]["buffers"] if b["name"] == "aux_staging"]
+        if method == "eagle3":
+            assert doc["config"]["options"]["draft_aux_layers"] is None
+            continue
+        count = len(layers or [])
+        assert doc["config"]["options"]["draft_aux_layers"] == count
+        assert [b["shape"][1] for b in aux] == ([count * 4096] if count else [])
+
 def test_hub_id_says_defaults_are_used() -> None:
     code, _, err = run_cli(["plan", "--", "vllm", "serve", "org/model", "--max-num-seqs", "8"])
     assert code == 0
