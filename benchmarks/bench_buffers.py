@@ -14,7 +14,7 @@ import statistics
 
 from common import table
 
-from graphfit import ConfigError, EngineConfig, plan
+from graphfit import ConfigError, EngineConfig, VllmOptions, plan
 
 GRID_S = (1, 7, 33, 64, 97, 128, 256, 512, 1024)
 GRID_K = (1, 3, 7, 15)
@@ -37,7 +37,8 @@ def sweep() -> str:
                         try:
                             p = plan(EngineConfig(
                                 max_num_seqs=S, max_num_batched_tokens=T,
-                                num_speculative_tokens=k, spec_method=method, runner=runner,
+                                num_speculative_tokens=k, spec_method=method,
+                                options=VllmOptions(runner=runner),
                                 engine_version="0.33.0"))  # vs vLLM 0.33's formulas (V1 too)
                         except ConfigError:  # e.g. dspark on V1: vLLM rejects it
                             continue

@@ -31,9 +31,10 @@ from collections.abc import Mapping
 
 from common import fmt_seconds, table
 
-from graphfit import EngineConfig, plan
+from graphfit import EngineConfig, VllmOptions, plan
 
-CONFIG = EngineConfig(runner="v1", engine_version="0.33.0", max_num_seqs=128,
+CONFIG = EngineConfig(options=VllmOptions(runner="v1"), engine_version="0.33.0",
+                      max_num_seqs=128,
                       num_speculative_tokens=3,
                       spec_method="dflash", max_num_batched_tokens=2048, hidden_size=16,
                       dtype="float32")

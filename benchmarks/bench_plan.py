@@ -18,7 +18,7 @@ from typing import Any
 from common import fmt_seconds, paired_medians, table
 from numpy_ref import verify_batches
 
-from graphfit import EngineConfig, plan
+from graphfit import EngineConfig, VllmOptions, plan
 
 GRID = ((1, 2048, 3), (64, 8192, 3), (256, 8192, 7), (1024, 8192, 15), (1024, 65536, 3),
         (1024, 65536, 15))
@@ -30,8 +30,9 @@ def _config(S: int, T: int, k: int) -> EngineConfig:
     # draft's own), so there is one scenario to check (an unknown level adds a scenario: about
     # twice the checks and the time)
     return EngineConfig(max_num_seqs=S, max_num_batched_tokens=T, num_speculative_tokens=k,
-                        spec_method="dflash", attention_cudagraph_support="ALWAYS",
-                        drafter_attention_cudagraph_support="ALWAYS")
+                        spec_method="dflash", options=VllmOptions(
+                            attention_cudagraph_support="ALWAYS",
+                            drafter_attention_cudagraph_support="ALWAYS"))
 
 
 def planning() -> list[dict[str, Any]]:

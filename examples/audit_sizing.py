@@ -15,7 +15,7 @@ import graphfit
 def main() -> int:
     legacy = graphfit.plan(graphfit.EngineConfig(
         max_num_seqs=33, num_speculative_tokens=3, spec_method="dflash", ladder="vllm-legacy",
-        runner="v1", engine_version="0.33.0"))
+        options=graphfit.VllmOptions(runner="v1"), engine_version="0.33.0"))
     q = legacy.config.uniform_query_len
     naive = {f"drafter.{name}": legacy.config.max_num_seqs * q
              for name in ("positions", "slot_mapping_buffer")}

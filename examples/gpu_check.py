@@ -42,7 +42,8 @@ from graphfit.cudagraph import (
 from graphfit.cudagraph.progress import capture_progress
 
 SEED = graphfit.EngineConfig(max_num_seqs=33, num_speculative_tokens=3, spec_method="dflash",
-                            runner="v1",  # the seed bug is the V1 runner's: vLLM <= 0.33
+                            # the seed bug is the V1 runner's: vLLM <= 0.33
+                            options=graphfit.VllmOptions(runner="v1"),
                             engine_version="0.33.0")
 VOCAB, DIM = 1024, 256
 
