@@ -257,9 +257,9 @@ class VllmModel:
             given = [name for name in SPLIT_FIELDS if getattr(config, name) is not None]
             if given:
                 raise ConfigError(
-                    f"{given[0]}: a vLLM 0.34 CompilationConfig key (split capture sizes, "
-                    f"config/compilation.py:762-801 in 0.34); {self.version} has none: use "
-                    f"cudagraph_capture_sizes, or engine version 0.34.0")
+                    # a 0.34 CompilationConfig key (config/compilation.py:762-801 in 0.34)
+                    f"{given[0]}: {self.version} has no split capture sizes (0.34 has); use "
+                    f"cudagraph_capture_sizes")
         method, k = config.spec_method, config.num_speculative_tokens
         runner = config.runner
         if runner is None:  # VLLM_USE_V2_MODEL_RUNNER unset
