@@ -72,14 +72,21 @@ def test_include_keeps_sizes_and_silences_the_warning() -> None:
     assert kept["optimized"]["expected_waste"] < kept["baseline"]["expected_waste"]
 
 
-def test_the_verdict_names_the_graph_counts_it_compares(tmp_path: Path) -> None:
+@pytest.mark.parametrize(("version", "graphs"), [("0.33.0", 4), ("0.34.0", 5)])
+def test_the_verdict_names_the_graph_counts_it_compares(tmp_path: Path, version: str,
+                                                        graphs: int) -> None:
+    """3 useful sizes and the max: 4 graphs; vLLM 0.34 also captures the full-batch decode
+    (64 requests), which the optimised ladder then keeps: 5."""
     trace = tmp_path / "few.csv"
     trace.write_text("num_tokens,count\n3,40\n17,5\n100,1\n")
-    code, out, err = run_cli(["optimize", "--max-num-seqs", "64", "--trace", str(trace)])
+    code, out, err = run_cli(["optimize", "--max-num-seqs", "64", "--trace", str(trace),
+                              "--engine-version", version])
     assert code == 0, err
-    default = len(plan(EngineConfig(max_num_seqs=64)).capture_sizes)
+    default = len(plan(EngineConfig(max_num_seqs=64, engine_version=version)).capture_sizes)
     text = " ".join(out.split())
-    assert f"with 4 graphs against its {default}" in text and "equal graph count" not in text
+    assert f"with {graphs} graphs against its {default}" in text
+    assert "equal graph count" not in text
+    assert ("--cudagraph-capture-sizes 3 17 64 100 128" in text) == (version == "0.34.0")
 
 
 @pytest.mark.parametrize(("argv", "message"), [

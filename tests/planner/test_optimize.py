@@ -169,6 +169,25 @@ def test_tune_keeps_its_promises(config: EngineConfig, data: st.DataObject) -> N
     assert all(s % g == 0 for s in result.chosen.sizes)
 
 
+def test_on_0_34_the_ladder_keeps_the_graphs_the_engine_adds() -> None:
+    """vLLM 0.34 adds a decode graph for the full batch (max_num_seqs requests) to any list
+    it is given (config/vllm.py:2558-2737): the optimised ladder is built around it, so the
+    list to paste is captured exactly as printed, at the same graph count."""
+    config = EngineConfig(max_num_seqs=64, engine_version="0.34.0")
+    trace = Trace.from_samples([t for t in range(1, 129) for _ in range(1 + t % 7)])
+    base = plan(config)
+    added = set(plan(config.replace(cudagraph_capture_sizes=(20, 128),
+                                    max_cudagraph_capture_size=None)).capture_sizes) - {20, 128}
+    assert added == {64}
+    result = tune(config, trace)
+    assert 64 in result.chosen.sizes
+    assert plan(result.tuned_config).capture_sizes == result.chosen.sizes
+    assert result.chosen.num_graphs == len(base.capture_sizes)
+    assert result.chosen.expected_waste <= result.baseline.expected_waste
+    assert any("adds 64 to any list" in w for w in result.warnings)
+    assert not any("would capture" in w for w in result.warnings)
+
+
 def test_one_solve_at_the_count_asked_for() -> None:
     config = EngineConfig(max_num_seqs=64, engine_version="0.33.0")  # 0.33's 11-size ladder
     trace = Trace.from_samples([3, 3, 5, 9, 17, 100, 900])

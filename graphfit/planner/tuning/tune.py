@@ -146,15 +146,29 @@ def tune(config: EngineConfig, trace: Trace, *, max_graphs: int | None = None,
     kept = tuple(sorted({int(s) for s in include} - {M}))
     chosen = ladder_cost(optimal_ladder_including(trace, count, M, g, kept) if kept
                          else optimal_ladder(trace, count, M, g), trace)
+    tuned = config.replace(cudagraph_capture_sizes=chosen.sizes, max_cudagraph_capture_size=None)
+    tuned_plan = plan(tuned)
+    added = _added_by_engine(chosen.sizes, tuned_plan.capture_sizes, M)
+    if added and len(set(kept) | set(added)) < count:
+        # the engine captures these besides any list it is given (vLLM 0.34: a decode graph
+        # for the full batch of max_num_seqs requests, config/vllm.py:2558-2737): they are
+        # graphs anyway, so the ladder is optimised around them, within the same count
+        kept_with = tuple(sorted(set(kept) | set(added)))
+        chosen = ladder_cost(optimal_ladder_including(trace, count, M, g, kept_with), trace)
+        tuned = config.replace(cudagraph_capture_sizes=chosen.sizes,
+                               max_cudagraph_capture_size=None)
+        tuned_plan = plan(tuned)
+        warnings.append(f"the engine adds {','.join(map(str, added))} to any list it is given; "
+                        "the optimised ladder keeps "
+                        f"{'it' if len(added) == 1 else 'them'} within the graph count")
     # "equal count" only when the ladders really have the same number of graphs
     equal = chosen if chosen.num_graphs == baseline.num_graphs else None
     if chosen.num_graphs < count:
         warnings.append(f"only {chosen.num_graphs} distinct useful sizes on this trace; "
                         f"{count} graphs were allowed")
-    tuned = config.replace(cudagraph_capture_sizes=chosen.sizes, max_cudagraph_capture_size=None)
-    tuned_plan = plan(tuned)
     if tuned_plan.capture_sizes != chosen.sizes:
-        why = (f"rounds it to multiples of q={config.uniform_query_len}" if tokens
+        why = ("adds sizes to it" if set(chosen.sizes) < set(tuned_plan.capture_sizes)
+               else f"rounds it to multiples of q={config.uniform_query_len}" if tokens
                else "filters it")
         warnings.append(
             f"the engine {why}: it would capture {','.join(map(str, tuned_plan.capture_sizes))}"
@@ -176,3 +190,12 @@ def tune(config: EngineConfig, trace: Trace, *, max_graphs: int | None = None,
     return Tuning(config, trace, M, g, baseline, equal, chosen, requested, budget_graphs,
                   memory, budget_bytes, tuned, tuned_plan.verify(), tuple(warnings),
                   kept, tuple(gaps))
+
+
+def _added_by_engine(asked: Sequence[int], captured: Sequence[int], max_size: int
+                     ) -> tuple[int, ...]:
+    """The sizes the engine captures besides a list it keeps whole (none when it drops or
+    moves any asked size: that is rounding or filtering, not adding), up to the max."""
+    if not set(asked) <= set(captured):
+        return ()
+    return tuple(sorted(s for s in set(captured) - set(asked) if s <= max_size))
