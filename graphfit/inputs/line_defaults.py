@@ -79,7 +79,7 @@ def settle_vllm(line: PastedLine, resolved: Resolved, gpu_given: object,
     gpu_said = (f"{DEFAULT_GPU_NOTE} ({row.small[0]} sequences, {row.small[1]} tokens on "
                 f"A100s and GPUs under {vllm_defaults.GIB_HOPPER} GiB)" if assumed
                 else f"GPU {settled.tier}")
-    lowered = (", max_num_seqs lowered to max_num_batched_tokens (arg_utils.py:3232-3234)"
+    lowered = (f", max_num_seqs lowered to max_num_batched_tokens ({row.lowered_at})"
                if "max_num_seqs" in used
                and settled.max_num_seqs == settled.max_num_batched_tokens else "")
     note = (f"{shown}: not on the line, so vLLM {version}'s defaults are used: {gpu_said}"

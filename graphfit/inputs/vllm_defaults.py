@@ -41,6 +41,7 @@ class Release:
     small: tuple[int, int]   # every other GPU
     gb10_small: bool         # GB10 (cc 12.1) stays on the small tier
     source: str              # file:line of the two functions
+    lowered_at: str          # file:line where a defaulted max_num_seqs is capped at the budget
 
     def __post_init__(self) -> None:
         for pair in (self.large, self.hopper, self.small):
@@ -50,11 +51,11 @@ class Release:
 
 RELEASES: dict[str, Release] = {
     "0.32.0": Release("0.32.0", (1024, 16384), (1024, 8192), (256, 2048), False,
-                      "engine/arg_utils.py:2894-2985, 3097-3189"),
+                      "engine/arg_utils.py:2894-2985, 3097-3189", "arg_utils.py:3178-3180"),
     "0.33.0": Release("0.33.0", (1024, 16384), (1024, 8192), (256, 2048), True,
-                      "engine/arg_utils.py:2940-3039, 3151-3240"),
+                      "engine/arg_utils.py:2940-3039, 3151-3240", "arg_utils.py:3232-3234"),
     "0.34.0": Release("0.34.0", (1024, 16384), (1024, 8192), (256, 2048), True,
-                      "engine/arg_utils.py:2977-3076, 3188-3277"),
+                      "engine/arg_utils.py:2977-3076, 3188-3277", "arg_utils.py:3269-3271"),
 }
 DEFAULT_GPU_GIB = 80.0  # an "80 GB" Hopper-class GPU when the user says nothing
 
