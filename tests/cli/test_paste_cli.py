@@ -65,7 +65,15 @@ def test_every_command_takes_a_pasted_line(argv: list[str]) -> None:
 def test_optimize_takes_a_pasted_line_and_pastes_back(tmp_path: Path) -> None:
     trace = tmp_path / "t.csv"
     trace.write_text("num_tokens\n" + "\n".join(["80"] * 5 + ["120", "200"]))
+    # vLLM 0.34 (the default) adds the full-batch decode graph (64 requests) to any list: the
+    # optimised ladder keeps it, and the advice then starts below 64
     code, out, err = run_cli(["optimize", "--trace", str(trace), "--max-graphs", "3", "--",
+                              "vllm", "serve", "m", "--max-num-seqs", "64"])
+    assert code == 0, err
+    assert out.strip().splitlines()[-1] == "--cudagraph-capture-sizes 64 80 128"
+    assert "no size below 64: a 1-request decode pads to 64" in out
+    code, out, err = run_cli(["optimize", "--trace", str(trace), "--max-graphs", "3",
+                              "--engine-version", "0.33.0", "--",
                               "vllm", "serve", "m", "--max-num-seqs", "64"])
     assert code == 0, err
     lines = out.strip().splitlines()
@@ -73,7 +81,8 @@ def test_optimize_takes_a_pasted_line_and_pastes_back(tmp_path: Path) -> None:
     assert lines[-2].startswith("-cc '{\"cudagraph_capture_sizes\": [80, ")
     assert "warning: no size below 80: a 1-request decode pads to 80" in out
     code, out, _ = run_cli(["optimize", "--trace", str(trace), "--max-graphs", "3", "--json",
-                            "--", "vllm", "serve", "m", "--max-num-seqs", "64"])
+                            "--engine-version", "0.33.0", "--", "vllm", "serve", "m",
+                            "--max-num-seqs", "64"])
     paste = json.loads(out)["paste"]
     assert paste["engine"] == "vllm" and len(paste["warnings"]) == 1
     # the small-decode advice (issue 12) opens with the same fact and says what to include
