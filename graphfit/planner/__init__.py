@@ -17,17 +17,7 @@ from graphfit.planner.config import CompatibilityFormWarning, EngineConfig
 from graphfit.planner.core.batches import BatchFamily, Requests, Stream
 from graphfit.planner.core.buffers import PAD_SLOT_ID, Axis, Demand, FillKind, FillPolicy
 from graphfit.planner.core.dispatch import Dispatch, GraphKey, static_requests
-from graphfit.planner.core.enums import (
-    AttentionSupport,
-    CeilingFamily,
-    CUDAGraphMode,
-    Engine,
-    LadderPolicy,
-    PerformanceMode,
-    Runner,
-    SpecMethod,
-    Unit,
-)
+from graphfit.planner.core.enums import CUDAGraphMode, Engine, LadderPolicy, SpecMethod, Unit
 from graphfit.planner.core.errors import (
     BatchError,
     CapacityError,
@@ -53,6 +43,12 @@ from graphfit.planner.engines.base import Scenario
 from graphfit.planner.engines.sglang_options import SglangOptions
 from graphfit.planner.engines.trtllm_options import TrtllmOptions
 from graphfit.planner.engines.vllm import request_counts
+from graphfit.planner.engines.vllm.enums import (
+    AttentionSupport,
+    CeilingFamily,
+    PerformanceMode,
+    Runner,
+)
 from graphfit.planner.engines.vllm.native import aux_layer_ids
 from graphfit.planner.engines.vllm.options import VllmOptions
 from graphfit.planner.plan import BufferPlan, ComponentPlan, Plan, plan

@@ -11,8 +11,9 @@ any of the levels the code can return, and covers them all.
 
 from __future__ import annotations
 
-from graphfit.planner.core.enums import AttentionSupport, CUDAGraphMode
+from graphfit.planner.core.enums import CUDAGraphMode
 from graphfit.planner.core.errors import ConfigError
+from graphfit.planner.engines.vllm.enums import AttentionSupport
 
 NEVER = AttentionSupport.NEVER
 SINGLE = AttentionSupport.UNIFORM_SINGLE_TOKEN_DECODE

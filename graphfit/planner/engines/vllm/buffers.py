@@ -29,8 +29,9 @@ from graphfit.planner.core.buffers import (
     FillKind,
     FillPolicy,
 )
-from graphfit.planner.core.enums import CUDAGraphMode, Runner, SpecMethod
+from graphfit.planner.core.enums import CUDAGraphMode, SpecMethod
 from graphfit.planner.core.settings import EngineSettings
+from graphfit.planner.engines.vllm.enums import Runner
 
 ONE = FillPolicy(FillKind.SENTINEL, 1)  # num_accepted_tokens: kernels index accepted - 1
 NO_SAMPLE = FillPolicy(FillKind.SENTINEL, -1)  # MRV2 sample_idx_mapping: inert rows

@@ -11,11 +11,12 @@ from __future__ import annotations
 
 import operator
 
-from graphfit.planner.core.enums import CUDAGraphMode, LadderPolicy, PerformanceMode, Runner
+from graphfit.planner.core.enums import CUDAGraphMode, LadderPolicy
 from graphfit.planner.core.errors import ConfigError, excerpt
 from graphfit.planner.core.ladder import Ladder, check_size_count, round_up
 from graphfit.planner.core.limits import MAX_INT
 from graphfit.planner.core.settings import EngineSettings
+from graphfit.planner.engines.vllm.enums import PerformanceMode, Runner
 
 
 def _count(name: str, value: object) -> int:

@@ -17,15 +17,7 @@ from dataclasses import dataclass
 
 from graphfit.planner.core.batches import BatchFamily, Requests, Stream
 from graphfit.planner.core.dispatch import DispatchTables
-from graphfit.planner.core.enums import (
-    AttentionSupport,
-    CUDAGraphMode,
-    Engine,
-    LadderPolicy,
-    Runner,
-    SpecMethod,
-    Unit,
-)
+from graphfit.planner.core.enums import CUDAGraphMode, Engine, LadderPolicy, SpecMethod, Unit
 from graphfit.planner.core.errors import ConfigError
 from graphfit.planner.core.ladder import Ladder
 from graphfit.planner.core.settings import EngineSettings
@@ -50,6 +42,7 @@ from graphfit.planner.engines.vllm.dispatch import (
     v2_split_tables,
     v2_tables,
 )
+from graphfit.planner.engines.vllm.enums import AttentionSupport, Runner
 from graphfit.planner.engines.vllm.ladder import config_ladder, runtime_ladder
 from graphfit.planner.engines.vllm.options import VllmOptions
 from graphfit.planner.engines.vllm.releases import Release

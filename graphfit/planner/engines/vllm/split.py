@@ -19,10 +19,11 @@ from bisect import bisect_left
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 
-from graphfit.planner.core.enums import CeilingFamily, CUDAGraphMode, PerformanceMode, SpecMethod
+from graphfit.planner.core.enums import CUDAGraphMode, SpecMethod
 from graphfit.planner.core.errors import ConfigError
 from graphfit.planner.core.ladder import Ladder
 from graphfit.planner.core.settings import EngineSettings
+from graphfit.planner.engines.vllm.enums import CeilingFamily, PerformanceMode
 from graphfit.planner.engines.vllm.ladder import computed_ladder
 
 # Blackwell's wide defaults: prefill grid and decode token budget up to 8192 tokens

@@ -15,9 +15,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from graphfit.planner.core.enums import Runner, SpecMethod
+from graphfit.planner.core.enums import SpecMethod
 from graphfit.planner.core.settings import EngineSettings
 from graphfit.planner.engines.vllm.buffers import lookahead
+from graphfit.planner.engines.vllm.enums import Runner
 
 
 @dataclass(frozen=True)
