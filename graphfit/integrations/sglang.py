@@ -207,19 +207,26 @@ def before_capture(runner: Any, *args: Any, **kwargs: Any) -> None:
         logger.warning(f"graphfit: not checked: {type(runner).__name__} is not a graph "
                        "runner graphfit models"[:200])
         return None
+    _report(lambda: check_live_runners(runner.model_runner.server_args, {name: runner}))
+    return None
+
+
+def _report(check_of: Callable[[], SglangLiveCheck | SglangCheck]) -> None:
+    """Run one check and say it in one log line; in check mode an unsafe verdict refuses to
+    start (UnsafeServerArgsError), in warn mode it is only logged. A config graphfit cannot
+    plan is logged as not checked, never fatal."""
     mode = plugin_mode() or "warn"
     try:
-        check = check_live_runners(runner.model_runner.server_args, {name: runner})
+        check = check_of()
     except GraphfitError as exc:
         logger.warning(f"graphfit: not checked: {exc}"[:200])
-        return None
+        return
     if check.ok:
         logger.info(check.line())
-        return None
+        return
     logger.warning(check.line())
     if mode == "check":
         raise UnsafeServerArgsError(f"{check.line()} ({ENV}=check refuses to start)")
-    return None
 
 
 def _mode(environ: Mapping[str, str]) -> str:
@@ -240,18 +247,7 @@ def plugin_mode(environ: Mapping[str, str] | None = None) -> str | None:
 def after_server_args(server_args: Any, *args: Any, **kwargs: Any) -> None:
     """The AFTER hook on prepare_server_args (gets its result, the ServerArgs): check, one
     log line, refuse in check mode when unsafe."""
-    mode = plugin_mode() or "warn"
-    try:
-        check = check_server_args(server_args)
-    except GraphfitError as exc:
-        logger.warning(f"graphfit: not checked: {exc}"[:200])
-        return None
-    if check.ok:
-        logger.info(check.line())
-        return None
-    logger.warning(check.line())
-    if mode == "check":
-        raise UnsafeServerArgsError(f"{check.line()} ({ENV}=check refuses to start)")
+    _report(lambda: check_server_args(server_args))
     return None
 
 
