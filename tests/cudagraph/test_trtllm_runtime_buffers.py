@@ -39,3 +39,26 @@ def test_allocated_as_planned(fields: dict[str, Any]) -> None:
         tokens = buffers["graph_input_ids"].shape[-1]
         assert d.padded <= tokens
         assert d.num_reqs <= buffers["seq_slots"].shape[0]
+
+
+@pytest.mark.parametrize("fields", [
+    {"prefill_cuda_graph_backend": "piecewise", "multimodal": True},
+    {"prefill_cuda_graph_backend": "breakable", "prefill_capture_num_tokens": [3, 64, 200]},
+], ids=lambda f: f["prefill_cuda_graph_backend"])
+def test_prefill_component_allocated_as_planned(fields: dict[str, Any]) -> None:
+    """The runtime allocates the prefill component's token buffers (rows = max_num_tokens,
+    mrope's (3, 1, T) too), and every mixed batch it pads holds in them."""
+    p = plan(EngineConfig.from_dict({"engine": "trtllm", "max_num_seqs": 32,
+                                     "max_num_batched_tokens": 512, "max_model_len": 1024,
+                                     **fields}))
+    buffers = StaticBuffers.allocate(p, "cpu", "prefill")
+    specs = {b.name: b for b in p.component("prefill").buffers}
+    assert set(buffers) == set(specs) and "input_ids" in buffers
+    for name, tensor in buffers.items():
+        assert tuple(tensor.shape) == specs[name].shape, name
+        assert tensor.dtype == getattr(torch, specs[name].dtype), name
+        assert tensor.shape[-1] == 512
+    for n in range(1, 513):
+        d = p.pad(n, component="prefill")
+        rows = d.padded if d.mode is CUDAGraphMode.PIECEWISE else n
+        assert rows <= buffers["input_ids"].shape[0]
