@@ -32,6 +32,11 @@ from graphfit.planner.core.limits import MAX_INT
 from graphfit.planner.engines.trtllm_ladders import mm_encoder_buckets
 
 TR = Engine.TRTLLM
+# why encoder graphs are not a plan component (engine/runners/encoder.py @0e91ee39be
+# `EncoderMixin._initialize_encoder_cuda_graph`: capture_keys are (batch size, num_tokens
+# bucket, seq_len bucket) triples; graphfit's DispatchTables key a graph on one token count)
+ENCODER_KEY = ("their key (batch, token bucket, longest-request bucket) depends on how tokens "
+               "split between requests; graphfit dispatches on the token count alone")
 DECODING_TYPES = {  # the pydantic discriminator: exact spellings
     "Eagle": SpecMethod.EAGLE3,  # treated as Eagle3 (TorchLlmArgs.validate_speculative_config)
     "Eagle3": SpecMethod.EAGLE3,
@@ -94,8 +99,8 @@ def cuda_graph_config(origin: str, value: Any, layer: int) -> tuple[list[Setting
     obj = {normalize_key(k): v for k, v in as_object(origin, value).items()}
     reject_unknown(origin, obj, GRAPH_KEYS | ENCODER_GRAPH_KEYS)
     if any(obj.get(k) not in (None, 0) for k in ENCODER_GRAPH_KEYS) or obj.get("mode") == "encode":
-        raise ConfigError(f"{origin}: encoder CUDA graphs (EncodeCudaGraphConfig, "
-                          f"EncoderCUDAGraphRunner) are not planned by graphfit")
+        raise ConfigError(f"{origin}: encoder CUDA graphs (EncoderCUDAGraphRunner) are not "
+                          f"planned: {ENCODER_KEY}")
     if obj.get("mode") not in (None, "decode"):
         raise ConfigError(f"{origin}: mode: only decode graphs are modelled, got {obj['mode']!r}")
     notes: list[str] = []
@@ -351,7 +356,7 @@ def _multimodal_config(origin: str, value: Any, layer: int
         buckets = mm_encoder_buckets([(as_int(key, t), as_int(key, c)) for t, c in raw])
         shown.append(f"{modality} {len(buckets)}")
     return out, [f"{origin}: multimodal encoder CUDA graphs ({', '.join(shown)} buckets) are "
-                 f"not planned by graphfit"]
+                 f"not planned by graphfit: their (total_tokens, num_contexts) key is 2-D"]
 
 
 def _optional_size(origin: str, value: Any) -> int | None:
@@ -389,6 +394,11 @@ FILE_KEYS: dict[str, Handler] = {
     "prefill_capture_num_tokens": _prefill_tokens,
     "torch_compile_config": _torch_compile_config,
     "multimodal_config": _multimodal_config,
+    "encoder_cuda_graph_config": _noted(
+        f"the encoder of an encoder-decoder model is not planned (graphfit plans the decoder); "
+        f"its CUDA graphs are not a plan component: {ENCODER_KEY}"),
+    "encoder_max_batch_size": _noted("encoder inputs per iteration: the encoder is not planned"),
+    "encoder_max_num_tokens": _noted("the encoder token budget: the encoder is not planned"),
     "cuda_graph_batch_sizes": _removed,
     "cuda_graph_max_batch_size": _removed,
     "cuda_graph_padding_enabled": _removed,
