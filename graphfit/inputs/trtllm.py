@@ -309,6 +309,7 @@ def _torch_compile_config(origin: str, value: Any, layer: int
     if value is None:
         return out, []
     obj = {normalize_key(k): v for k, v in as_object(origin, value).items()}
+    out.append(Setting("torch_compile", True, origin, layer))
     notes = []
     if obj.get("enable_piecewise_cuda_graph") is not None and as_bool(
             f"{origin}: enable_piecewise_cuda_graph", obj["enable_piecewise_cuda_graph"]):

@@ -292,6 +292,7 @@ class EngineConfig:
             max_beam_width: int = 1, parallel_draft: bool = False,
             prefill_cuda_graph_backend: str = "disabled",
             prefill_capture_num_tokens: tuple[int, ...] | list[int] | None = None,
+            torch_compile: bool = False,
             cuda_graph_backend_prefill: str | None = None,
             cuda_graph_max_bs_prefill: int | None = None,
             cuda_graph_bs_prefill: tuple[int, ...] | list[int] | None = None,
@@ -489,6 +490,11 @@ class EngineConfig:
     def prefill_capture_num_tokens(self) -> tuple[int, ...] | None:
         """TrtllmOptions.prefill_capture_num_tokens."""
         return cast("tuple[int, ...] | None", self._option("prefill_capture_num_tokens"))
+
+    @property
+    def torch_compile(self) -> bool:
+        """TrtllmOptions.torch_compile."""
+        return cast(bool, self._option("torch_compile"))
 
     @property
     def cuda_graph_backend_prefill(self) -> str | None:

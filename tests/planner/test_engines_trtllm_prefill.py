@@ -135,6 +135,9 @@ RAW_CASES: list[dict[str, Any]] = [
     {"prefill_cuda_graph_backend": "piecewise", "prefill_capture_num_tokens": []},
     {"torch_compile_config": {"enable_piecewise_cuda_graph": True,
                               "capture_num_tokens": [0, 64]}},
+    {"prefill_cuda_graph_backend": "breakable", "torch_compile_config": {}},
+    {"prefill_cuda_graph_backend": "breakable", "torch_compile_config": None},
+    {"prefill_cuda_graph_backend": "piecewise", "torch_compile_config": {"enable_inductor": True}},
 ]
 
 
@@ -147,7 +150,7 @@ def test_the_reader_normalizes_as_tensorrt_llm(raw: dict[str, Any]) -> None:
         want = ref.normalize_prefill(raw)
     except ref.Rejected:
         with pytest.raises(ConfigError):
-            merge(*mapping_settings(raw, "x")).config(max_num_seqs=64)
+            plan(merge(*mapping_settings(raw, "x")).config(max_num_seqs=64))
         return
     config = merge(*mapping_settings(raw, "x")).config(max_num_seqs=64)
     backend, buckets = want

@@ -39,6 +39,9 @@ class TrtllmOptions(EngineOptions):
         sorted and unique (`_filter_prefill_capture_num_tokens` sorts and de-duplicates them
         itself, and drops those outside (0, max_num_tokens]). None: TensorRT-LLM's default
         list when a backend is on.
+    torch_compile: whether `torch_compile_config` is given (not null). TensorRT-LLM refuses it
+        with the breakable backend (`normalize_prefill_cuda_graph_config`: "breakable prefill
+        CUDA graph does not support torch_compile_config"); the piecewise backend creates one.
     """
 
     engine: ClassVar[str] = "trtllm"
@@ -49,6 +52,7 @@ class TrtllmOptions(EngineOptions):
     parallel_draft: bool = False
     prefill_cuda_graph_backend: str = "disabled"
     prefill_capture_num_tokens: tuple[int, ...] | None = None
+    torch_compile: bool = False
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "draft_len_schedule",
@@ -65,6 +69,9 @@ class TrtllmOptions(EngineOptions):
         object.__setattr__(self, "prefill_capture_num_tokens",
                            token_counts("prefill_capture_num_tokens",
                                         self.prefill_capture_num_tokens))
+        if not isinstance(self.torch_compile, bool):
+            raise ConfigError(
+                f"torch_compile: expected true/false, got {excerpt(self.torch_compile)}")
 
 
 def token_counts(name: str, value: object) -> tuple[int, ...] | None:

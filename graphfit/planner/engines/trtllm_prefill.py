@@ -65,10 +65,15 @@ def prefill_counts(config: EngineSettings) -> tuple[tuple[int, ...], tuple[int, 
 def check_prefill(config: EngineSettings) -> None:
     """TensorRT-LLM's refusals that graphfit can see: the breakable backend runs no
     multimodal model (`PyTorchModelEngine._validate_breakable_cuda_graph_compatibility`,
-    model_engine.py: "breakable prefill CUDA graph does not support multimodal models")."""
+    model_engine.py: "breakable prefill CUDA graph does not support multimodal models") and
+    takes no torch_compile_config (`TorchLlmArgs.normalize_prefill_cuda_graph_config`,
+    llm_args.py @0004396720)."""
     if config.prefill_cuda_graph_backend == BREAKABLE and config.multimodal:
         raise ConfigError("prefill_cuda_graph_backend: breakable prefill CUDA graphs do not "
                           "support multimodal models (TensorRT-LLM refuses them too)")
+    if config.prefill_cuda_graph_backend == BREAKABLE and config.torch_compile:
+        raise ConfigError("prefill_cuda_graph_backend: breakable prefill CUDA graphs do not "
+                          "support torch_compile_config (TensorRT-LLM refuses them too)")
 
 
 def prefill_warnings(config: EngineSettings) -> tuple[str, ...]:
