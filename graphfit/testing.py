@@ -363,6 +363,15 @@ def _trtllm_fields(draw: st.DrawFn, *, max_seqs: int, max_tokens: int, max_k: in
     elif graphs == "off":
         fields["cudagraph_mode"] = "NONE"
     fields["cuda_graph_padding"] = draw(st.booleans())
+    # prefill graphs (token counts): the default list, or a list around max_num_tokens
+    prefill = draw(st.sampled_from(("off", "off", "piecewise", "breakable")))
+    if prefill != "off":
+        fields["prefill_cuda_graph_backend"] = prefill
+        if draw(st.booleans()):
+            fields["prefill_capture_num_tokens"] = draw(st.lists(
+                st.integers(-2, max_tokens + 64), max_size=8))
+        if draw(st.booleans()):
+            fields["max_model_len"] = draw(st.integers(1, 4096))
     return fields
 
 
@@ -371,7 +380,8 @@ def trtllm_configs(*, max_seqs: int = 256, max_tokens: int = 4096, max_k: int = 
     """TensorRT-LLM configs: default or given max_batch_size, any max_num_tokens (below it
     too: TensorRT-LLM only warns, and may capture no graph), CudaGraphConfig max batch size
     or list, padding, draft length with linear, static-tree and dynamic-tree speculation,
-    draft_len_schedule."""
+    draft_len_schedule, prefill graphs (piecewise or breakable, default or drawn token
+    counts)."""
     return (_trtllm_fields(max_seqs=max_seqs, max_tokens=max_tokens, max_k=max_k,
                            methods=methods)
             .map(_with_options(TrtllmOptions)).map(EngineConfig.from_dict).filter(_plans))

@@ -27,11 +27,16 @@ from graphfit.inputs.values import (
     reject_unknown,
 )
 from graphfit.planner.core.enums import CUDAGraphMode, Engine, SpecMethod
-from graphfit.planner.core.errors import ConfigError
+from graphfit.planner.core.errors import ConfigError, excerpt
 from graphfit.planner.core.limits import MAX_INT
 from graphfit.planner.engines.trtllm_ladders import mm_encoder_buckets
 
 TR = Engine.TRTLLM
+# why encoder graphs are not a plan component (engine/runners/encoder.py @0e91ee39be
+# `EncoderMixin._initialize_encoder_cuda_graph`: capture_keys are (batch size, num_tokens
+# bucket, seq_len bucket) triples; graphfit's DispatchTables key a graph on one token count)
+ENCODER_KEY = ("their key (batch, token bucket, longest-request bucket) depends on how tokens "
+               "split between requests; graphfit dispatches on the token count alone")
 DECODING_TYPES = {  # the pydantic discriminator: exact spellings
     "Eagle": SpecMethod.EAGLE3,  # treated as Eagle3 (TorchLlmArgs.validate_speculative_config)
     "Eagle3": SpecMethod.EAGLE3,
@@ -94,8 +99,8 @@ def cuda_graph_config(origin: str, value: Any, layer: int) -> tuple[list[Setting
     obj = {normalize_key(k): v for k, v in as_object(origin, value).items()}
     reject_unknown(origin, obj, GRAPH_KEYS | ENCODER_GRAPH_KEYS)
     if any(obj.get(k) not in (None, 0) for k in ENCODER_GRAPH_KEYS) or obj.get("mode") == "encode":
-        raise ConfigError(f"{origin}: encoder CUDA graphs (EncodeCudaGraphConfig, "
-                          f"EncoderCUDAGraphRunner) are not planned by graphfit")
+        raise ConfigError(f"{origin}: encoder CUDA graphs (EncoderCUDAGraphRunner) are not "
+                          f"planned: {ENCODER_KEY}")
     if obj.get("mode") not in (None, "decode"):
         raise ConfigError(f"{origin}: mode: only decode graphs are modelled, got {obj['mode']!r}")
     notes: list[str] = []
@@ -259,35 +264,69 @@ def speculative_config(origin: str, value: Any, layer: int) -> tuple[list[Settin
     return settings, notes
 
 
-_PREFILL_WHY = ("prefill CUDA graphs are not planned (their dispatch and buffers are not "
-                "modelled); TensorRT-LLM keeps the capture counts <= max_num_tokens, clamped to "
-                "max_batch_size x (max_seq_len - 1)")
+_BACKENDS = ("disabled", "piecewise", "breakable")  # PrefillCudaGraphBackend (llm_args.py)
 
 
-def _prefill_key(origin: str, value: Any, layer: int) -> tuple[list[Setting], list[str]]:
-    """`prefill_cuda_graph_backend` / `prefill_capture_num_tokens`: noted (the capture list
-    `_filter_prefill_capture_num_tokens` keeps is planner.engines.trtllm_ladders')."""
+def _prefill_backend(origin: str, value: Any, layer: int) -> tuple[list[Setting], list[str]]:
+    """`prefill_cuda_graph_backend`: disabled, piecewise or breakable (an explicit null is the
+    default, disabled)."""
     out = [Setting("engine", TR, origin, layer)]
-    if value is None or (isinstance(value, str) and value.strip().lower() in ("", "none",
-                                                                             "disabled")):
+    if value is None:
         return out, []
-    if isinstance(value, list):
-        as_sizes(origin, value, normalize=True)
-    return out, [f"{origin}: {_PREFILL_WHY}"]
+    backend = as_str(origin, value).strip().lower()
+    if backend not in _BACKENDS:
+        raise ConfigError(f"{origin}: {excerpt(value)} is not one of {', '.join(_BACKENDS)}")
+    return [*out, Setting("prefill_cuda_graph_backend", backend, origin, layer)], []
+
+
+def _capture_tokens(origin: str, value: Any) -> tuple[int, ...]:
+    """A list of token counts (any integers: the filter drops those outside
+    (0, max_num_tokens]), sorted and unique as `_filter_prefill_capture_num_tokens` keeps
+    them."""
+    if not isinstance(value, list):
+        raise ConfigError(f"{origin}: expected a list of integers")
+    return tuple(sorted({as_int(origin, v, minimum=-MAX_INT) for v in value}))
+
+
+def _prefill_tokens(origin: str, value: Any, layer: int) -> tuple[list[Setting], list[str]]:
+    """`prefill_capture_num_tokens`: the prefill graphs' token counts (null: the default
+    list when a backend is on)."""
+    out = [Setting("engine", TR, origin, layer)]
+    if value is None:
+        return out, []
+    return [*out, Setting("prefill_capture_num_tokens", _capture_tokens(origin, value), origin,
+                          layer)], []
 
 
 def _torch_compile_config(origin: str, value: Any, layer: int
                           ) -> tuple[list[Setting], list[str]]:
-    """`torch_compile_config`: piecewise CUDA graphs (enable_piecewise_cuda_graph) are prefill
-    token graphs graphfit does not plan; the rest does not shape decode graphs."""
+    """`torch_compile_config`: the legacy spellings of the prefill inputs
+    (`TorchLlmArgs.normalize_prefill_cuda_graph_config`, llm_args.py @0004396720):
+    enable_piecewise_cuda_graph true means prefill_cuda_graph_backend piecewise, and
+    capture_num_tokens (PositiveInt) prefill_capture_num_tokens. Either conflicts with a
+    different explicit value of the new key, as in TensorRT-LLM (graphfit's same-layer rule)."""
     out = [Setting("engine", TR, origin, layer)]
     if value is None:
         return out, []
     obj = {normalize_key(k): v for k, v in as_object(origin, value).items()}
+    out.append(Setting("torch_compile", True, origin, layer))
+    notes = []
     if obj.get("enable_piecewise_cuda_graph") is not None and as_bool(
             f"{origin}: enable_piecewise_cuda_graph", obj["enable_piecewise_cuda_graph"]):
-        return out, [f"{origin}: piecewise {_PREFILL_WHY}"]
-    return out, [f"{origin}: not modelled, ignored (no piecewise CUDA graphs)"]
+        out.append(Setting("prefill_cuda_graph_backend", "piecewise",
+                           f"{origin}: enable_piecewise_cuda_graph", layer))
+        notes.append(f"{origin}: enable_piecewise_cuda_graph is deprecated; it means "
+                     f"prefill_cuda_graph_backend: piecewise")
+    if obj.get("capture_num_tokens") is not None:
+        key = f"{origin}: capture_num_tokens"
+        tokens = _capture_tokens(key, obj["capture_num_tokens"])
+        if not tokens or tokens[0] < 1:
+            raise ConfigError(f"{key}: positive integers (PositiveInt)")
+        out.append(Setting("prefill_capture_num_tokens", tokens, key, layer))
+    ignored = sorted(set(obj) - {"enable_piecewise_cuda_graph", "capture_num_tokens"})
+    if ignored:
+        notes.append(f"{origin}: not modelled, ignored: {', '.join(ignored)}")
+    return out, notes
 
 
 def _multimodal_config(origin: str, value: Any, layer: int
@@ -318,7 +357,7 @@ def _multimodal_config(origin: str, value: Any, layer: int
         buckets = mm_encoder_buckets([(as_int(key, t), as_int(key, c)) for t, c in raw])
         shown.append(f"{modality} {len(buckets)}")
     return out, [f"{origin}: multimodal encoder CUDA graphs ({', '.join(shown)} buckets) are "
-                 f"not planned by graphfit"]
+                 f"not planned by graphfit: their (total_tokens, num_contexts) key is 2-D"]
 
 
 def _optional_size(origin: str, value: Any) -> int | None:
@@ -352,10 +391,15 @@ FILE_KEYS: dict[str, Handler] = {
         "attention DP: the plan is one rank's; each rank pads to the captured size of the "
         "largest rank's batch and all ranks run eagerly unless they agree (graphfit's "
         "planner.engines.trtllm.adp_dispatch), which needs no larger buffers", unless=False),
-    "prefill_cuda_graph_backend": _prefill_key,
-    "prefill_capture_num_tokens": _prefill_key,
+    "prefill_cuda_graph_backend": _prefill_backend,
+    "prefill_capture_num_tokens": _prefill_tokens,
     "torch_compile_config": _torch_compile_config,
     "multimodal_config": _multimodal_config,
+    "encoder_cuda_graph_config": _noted(
+        f"the encoder of an encoder-decoder model is not planned (graphfit plans the decoder); "
+        f"its CUDA graphs are not a plan component: {ENCODER_KEY}"),
+    "encoder_max_batch_size": _noted("encoder inputs per iteration: the encoder is not planned"),
+    "encoder_max_num_tokens": _noted("the encoder token budget: the encoder is not planned"),
     "cuda_graph_batch_sizes": _removed,
     "cuda_graph_max_batch_size": _removed,
     "cuda_graph_padding_enabled": _removed,

@@ -290,6 +290,9 @@ class EngineConfig:
             max_decode_cudagraph_capture_tokens: int | None = None,
             draft_aux_layers: int | None = None,
             max_beam_width: int = 1, parallel_draft: bool = False,
+            prefill_cuda_graph_backend: str = "disabled",
+            prefill_capture_num_tokens: tuple[int, ...] | list[int] | None = None,
+            torch_compile: bool = False,
             cuda_graph_backend_prefill: str | None = None,
             cuda_graph_max_bs_prefill: int | None = None,
             cuda_graph_bs_prefill: tuple[int, ...] | list[int] | None = None,
@@ -477,6 +480,21 @@ class EngineConfig:
     def parallel_draft(self) -> bool:
         """TrtllmOptions.parallel_draft."""
         return cast(bool, self._option("parallel_draft"))
+
+    @property
+    def prefill_cuda_graph_backend(self) -> str:
+        """TrtllmOptions.prefill_cuda_graph_backend."""
+        return cast(str, self._option("prefill_cuda_graph_backend"))
+
+    @property
+    def prefill_capture_num_tokens(self) -> tuple[int, ...] | None:
+        """TrtllmOptions.prefill_capture_num_tokens."""
+        return cast("tuple[int, ...] | None", self._option("prefill_capture_num_tokens"))
+
+    @property
+    def torch_compile(self) -> bool:
+        """TrtllmOptions.torch_compile."""
+        return cast(bool, self._option("torch_compile"))
 
     @property
     def cuda_graph_backend_prefill(self) -> str | None:

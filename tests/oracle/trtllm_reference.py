@@ -47,6 +47,10 @@ PINS: dict[str, tuple[str, str]] = {
                          "40043dacba08a768dcd85e61d6157f3f986814d7"),
     "micro_batch_scheduler": ("cpp/tensorrt_llm/batch_manager/microBatchScheduler.cpp",
                               "b8b7b782622c5dc57307f42ea96628f66b34f922"),
+    "runners_common": ("tensorrt_llm/_torch/pyexecutor/engine/runners/common.py",
+                       "13b902ed484086bc3d00a3ee80a79edb082fb1ab"),
+    "piecewise_optimizer": ("tensorrt_llm/_torch/compilation/piecewise_optimizer.py",
+                            "05fff03d90c7f5ff23b19d3f25da4018e3d864ad"),
     # older copies, read to say what changed
     "model_engine_2025": ("tensorrt_llm/_torch/pyexecutor/model_engine.py",
                           "001e67005b4f64b69b0045456870be48ab7b2cf0"),
@@ -863,6 +867,99 @@ def filter_piecewise_capture_num_tokens(candidates: Sequence[int], max_num_token
             if 0 < c <= max_num_tokens:
                 kept.add(c if c < limit else limit)
     return sorted(kept), sorted({c for c in candidates if ceiling < c <= max_num_tokens})
+
+
+CITES.update({
+    "prefill_backend_enum": ("llm_args", "PrefillCudaGraphBackend (disabled / piecewise / "
+                             "breakable) and _DEFAULT_PREFILL_CAPTURE_NUM_TOKENS", 224000),
+    "prefill_fields": ("llm_args", "TorchLlmArgs.prefill_cuda_graph_backend (default disabled) "
+                       "/ prefill_capture_num_tokens (Optional[List[int]])", 256000),
+    "prefill_normalize": ("llm_args", "TorchLlmArgs.normalize_prefill_cuda_graph_config",
+                          256000),
+    "torch_compile_config": ("llm_args", "TorchCompileConfig.enable_piecewise_cuda_graph / "
+                             "capture_num_tokens (deprecated; PositiveInt, sorted set)", 240000),
+    "prefill_padding": ("runners_common", "get_padding_params (lines 84-145 of the "
+                        "8,804-character file, counted from the text read)", 0),
+    "piecewise_replay": ("piecewise_optimizer", "PiecewiseRunner.__call__ (replays an entry "
+                         "only at exactly a captured num_tokens, else the default callable)",
+                         0),
+})
+
+DEFAULT_PREFILL_CAPTURE_NUM_TOKENS = [2 ** i for i in range(8)] + list(range(256, 3073, 256))
+
+
+def normalize_prefill(raw: Mapping[str, Any]) -> tuple[str, list[int] | None]:
+    """`TorchLlmArgs.normalize_prefill_cuda_graph_config` (llm_args.py @0004396720, window
+    256000..288000) on the raw top-level keys: (backend, capture list). The legacy
+    torch_compile_config.enable_piecewise_cuda_graph means piecewise and conflicts with an
+    explicit other backend; its capture_num_tokens (a sorted set, PositiveInt) fills an unset
+    prefill_capture_num_tokens and conflicts with an explicit one of another set; a backend
+    that is on without a list gets the default list."""
+    backend = raw.get("prefill_cuda_graph_backend")
+    explicit_backend = "prefill_cuda_graph_backend" in raw
+    backend = "disabled" if backend is None else str(backend)
+    if backend not in ("disabled", "piecewise", "breakable"):
+        raise Rejected("prefill_cuda_graph_backend: not a PrefillCudaGraphBackend")
+    buckets = raw.get("prefill_capture_num_tokens")
+    explicit_buckets = "prefill_capture_num_tokens" in raw
+    compile_config = raw.get("torch_compile_config")
+    if compile_config is not None:
+        if compile_config.get("enable_piecewise_cuda_graph"):
+            if explicit_backend and backend != "piecewise":
+                raise Rejected("torch_compile_config.enable_piecewise_cuda_graph conflicts "
+                               "with prefill_cuda_graph_backend")
+            backend = "piecewise"
+        legacy = compile_config.get("capture_num_tokens")
+        if legacy is not None:
+            if any(_int("capture_num_tokens", v) < 1 for v in legacy):
+                raise Rejected("capture_num_tokens: PositiveInt")
+            legacy = sorted(set(legacy), reverse=True)
+            if explicit_buckets and buckets is not None and sorted(set(legacy)) != sorted(
+                    set(buckets)):
+                raise Rejected("torch_compile_config.capture_num_tokens conflicts with "
+                               "prefill_capture_num_tokens")
+            if not explicit_buckets:
+                buckets = list(legacy)
+    if backend != "disabled" and buckets is None:
+        buckets = list(DEFAULT_PREFILL_CAPTURE_NUM_TOKENS)
+    if backend == "breakable" and compile_config is not None:
+        raise Rejected("breakable prefill CUDA graph does not support torch_compile_config")
+    return backend, (None if buckets is None else list(buckets))
+
+
+def get_padding_params(total_num_tokens: int, num_ctx_requests: int,
+                       attn_all_rank_num_tokens: list[int] | None, backend: str,
+                       prefill_cuda_graph_num_tokens: list[int],
+                       all_rank_ctx_requests: list[int] | None = None
+                       ) -> tuple[int, bool, list[int] | None]:
+    """`get_padding_params` (engine/runners/common.py @13b902ed48, lines 84-145), with the
+    all-gathered context counts (`get_all_rank_ctx_requests`) passed in."""
+    if backend != "disabled" and prefill_cuda_graph_num_tokens:
+        sizes = prefill_cuda_graph_num_tokens
+        max_captured = sizes[-1]
+        if attn_all_rank_num_tokens is not None:
+            has_ctx = num_ctx_requests != 0 or (all_rank_ctx_requests is not None and any(
+                c != 0 for c in all_rank_ctx_requests))
+            if has_ctx and max(attn_all_rank_num_tokens) <= max_captured:
+                padded = sizes[_bisect_left(sizes, max(attn_all_rank_num_tokens))]
+                return padded, True, [padded] * len(attn_all_rank_num_tokens)
+            return total_num_tokens, False, attn_all_rank_num_tokens
+        if num_ctx_requests != 0 and total_num_tokens <= max_captured:
+            return sizes[_bisect_left(sizes, total_num_tokens)], True, None
+        return total_num_tokens, False, None
+    return total_num_tokens, False, attn_all_rank_num_tokens
+
+
+def _bisect_left(values: Sequence[int], x: int) -> int:
+    """bisect.bisect_left, written out."""
+    lo, hi = 0, len(values)
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if values[mid] < x:
+            lo = mid + 1
+        else:
+            hi = mid
+    return lo
 
 
 def generate_encoder_num_tokens(max_num_token: int, enable_padding: bool) -> list[int]:

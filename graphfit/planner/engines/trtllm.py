@@ -20,6 +20,9 @@ cache_indirection buffer), mrope models (`multimodal`: (3, 1, T) position ids), 
 types PARD (2 x max_draft_len tokens a request), DFlash and SA (1 + max_draft_len), the
 decoder's speculative buffers (gather_ids_cuda and the rest), a dynamic-tree Eagle3 or MTP
 worker's batch-indexed buffers and attention-DP padding (`adp_dispatch`).
+
+Prefill graphs (`prefill_cuda_graph_backend` piecewise or breakable) are a second component,
+`prefill`, keyed on tokens (graphfit.planner.engines.trtllm_prefill).
 """
 
 from __future__ import annotations
@@ -41,6 +44,12 @@ from graphfit.planner.engines.batch import (
     resolve_common,
 )
 from graphfit.planner.engines.trtllm_options import TrtllmOptions
+from graphfit.planner.engines.trtllm_prefill import (
+    check_prefill,
+    prefill_component,
+    prefill_counts,
+    prefill_warnings,
+)
 
 RELEASE = "main@c0edad93"  # no wheel release: main at the commit the reference pins
 VERSION = f"TensorRT-LLM {RELEASE} (PyTorch backend)"
@@ -364,6 +373,7 @@ class TrtllmModel:
             raise ConfigError(f"mrope_dims: TensorRT-LLM's mrope position ids are (3, 1, T), "
                               f"got {config.mrope_dims}")
         _resolve_speculation(config)
+        check_prefill(config)
         if config.parallel_draft and config.speculative_num_draft_tokens is None:
             changes["speculative_num_draft_tokens"] = 2 * config.num_speculative_tokens
         if config.speculative_eagle_topk is not None and (
@@ -380,11 +390,17 @@ class TrtllmModel:
             captured = declared if graphs else Ladder(())
         else:
             declared, captured = trtllm_ladder(config)
+        extra = prefill_warnings(config)
+        if extra:
+            declared = Ladder(declared.sizes, declared.warnings + extra)
+            captured = Ladder(captured.sizes, captured.warnings + extra)
         return EngineLadders(declared, captured, inputs=_inputs(config))
 
     def components(self, config: EngineSettings, ladders: EngineLadders
                    ) -> tuple[ComponentModel, ...]:
-        return batch_components(config, trtllm_runners(config, ladders.runtime))
+        decode = batch_components(config, trtllm_runners(config, ladders.runtime))
+        prefill = prefill_component(config)
+        return decode if prefill is None else (*decode, prefill)
 
 
 def _inputs(config: EngineSettings) -> tuple[tuple[str, str], ...]:
@@ -398,6 +414,12 @@ def _inputs(config: EngineSettings) -> tuple[tuple[str, str], ...]:
         out.append(("max_beam_width", str(config.max_beam_width)))
     if config.multimodal:
         out.append(("mrope", "position ids (3, 1, T)"))
+    if config.prefill_cuda_graph_backend != "disabled":
+        kept, _ = prefill_counts(config)
+        shown = (f"{len(kept)} token counts {kept[0]}..{kept[-1]}" if kept
+                 else "no token count kept")
+        out.append(("prefill_cuda_graph_backend",
+                    f"{config.prefill_cuda_graph_backend}: {shown}"))
     if config.spec_method is not SpecMethod.NONE:
         q = config.uniform_query_len
         kind = decoding_type(config)

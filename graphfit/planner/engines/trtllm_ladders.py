@@ -1,14 +1,19 @@
 """TensorRT-LLM's token ladders outside decode graphs: prefill (breakable / piecewise) capture
-counts and the encoder CUDA-graph buckets.
+counts and their padding rule, and the encoder CUDA-graph buckets.
 
-graphfit does not plan these graphs (their dispatch and private buffers are not modelled:
-docs/engines/trtllm-coverage.md), but the lists TensorRT-LLM captures are pure functions of
-its config, restated here so the reader can say what a config asks for and tests can compare
-them with tests/oracle/trtllm_reference.py:
+The prefill graphs are planned as the `prefill` component (graphfit.planner.engines
+.trtllm_prefill); the encoder graphs are not (their key is 2-D: docs/engines/trtllm-coverage.md),
+but the lists TensorRT-LLM captures are pure functions of its config, restated here so the
+reader can say what a config asks for and tests can compare them with
+tests/oracle/trtllm_reference.py:
 
+- `DEFAULT_PREFILL_CAPTURE_NUM_TOKENS`: llm_args.py @0004396720
+  `_DEFAULT_PREFILL_CAPTURE_NUM_TOKENS`, the list `TorchLlmArgs
+  .normalize_prefill_cuda_graph_config` gives a backend that is on without a list.
 - `piecewise_capture_num_tokens`: model_engine.py @c0edad93fd
   `_filter_piecewise_capture_num_tokens` (also `_filter_prefill_capture_num_tokens`, the
   breakable prefill graphs' filter).
+- `prefill_padding`: engine/runners/common.py @13b902ed48 `get_padding_params` (lines 84-145).
 - `encoder_num_tokens` / `encoder_seq_lens`: llm_args.py @0004396720 `EncodeCudaGraphConfig`
   `_generate_cuda_graph_num_tokens` / `_generate_cuda_graph_seq_lens`.
 - `filter_encoder_values`: engine/cuda_graph.py `filter_cuda_graph_num_tokens` /
@@ -19,9 +24,14 @@ them with tests/oracle/trtllm_reference.py:
 
 from __future__ import annotations
 
+from bisect import bisect_left
 from collections.abc import Sequence
 
 from graphfit.planner.core.errors import ConfigError
+
+# llm_args.py @0004396720 _DEFAULT_PREFILL_CAPTURE_NUM_TOKENS: 1..128 (powers of two), then
+# 256..3072 step 256
+DEFAULT_PREFILL_CAPTURE_NUM_TOKENS = (*(2 ** i for i in range(8)), *range(256, 3073, 256))
 
 
 def piecewise_capture_num_tokens(candidates: Sequence[int], max_num_tokens: int,
@@ -38,6 +48,39 @@ def piecewise_capture_num_tokens(candidates: Sequence[int], max_num_tokens: int,
             if limit > 0 else [])
     unrecordable = sorted({c for c in candidates if ceiling < c <= max_num_tokens})
     return tuple(kept), tuple(unrecordable)
+
+
+def prefill_padding(sizes: Sequence[int], total_tokens: int, context_requests: int,
+                    all_rank_tokens: Sequence[int] | None = None,
+                    all_rank_context_requests: Sequence[int] | None = None
+                    ) -> tuple[int, bool, tuple[int, ...] | None]:
+    """(padded tokens, replays a prefill graph, every rank's tokens) for one forward of
+    `total_tokens` tokens holding `context_requests` context requests, over the captured
+    counts `sizes` (sorted; empty: no prefill graphs, the backend being disabled or nothing
+    kept).
+
+    One rank: a batch with at least one context request and at most the largest count pads to
+    the smallest count >= its tokens (bisect_left); generation-only batches and larger ones
+    are not padded and replay no prefill graph. Attention DP (`all_rank_tokens` given): when
+    any rank holds a context request and the largest rank's tokens fit, every rank pads to the
+    count above the LARGEST rank's tokens, a generation-only rank too; otherwise no rank
+    replays one. Either way a padded count is a captured count.
+    """
+    if not sizes:
+        return total_tokens, False, (tuple(all_rank_tokens) if all_rank_tokens is not None
+                                     else None)
+    largest = sizes[-1]
+    if all_rank_tokens is not None:
+        ranks = tuple(all_rank_tokens)
+        context = context_requests != 0 or (all_rank_context_requests is not None and any(
+            c != 0 for c in all_rank_context_requests))
+        if context and max(ranks) <= largest:
+            padded = sizes[bisect_left(sizes, max(ranks))]
+            return padded, True, (padded,) * len(ranks)
+        return total_tokens, False, ranks
+    if context_requests != 0 and total_tokens <= largest:
+        return sizes[bisect_left(sizes, total_tokens)], True, None
+    return total_tokens, False, None
 
 
 def _grow(sizes: list[int], start: int, limit: int) -> list[int]:

@@ -3,11 +3,18 @@
 
 from __future__ import annotations
 
+import itertools
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import ClassVar
 
 from graphfit.planner.core.errors import ConfigError, excerpt
+from graphfit.planner.core.limits import MAX_CAPTURE_SIZES, MAX_INT
 from graphfit.planner.core.options import EngineOptions, positive_int, sizes
+
+# PrefillCudaGraphBackend (llmapi/llm_args.py @0004396720): disabled (the default), piecewise
+# (torch.compile PiecewiseRunner graphs), breakable (BreakableCUDAGraphRunner)
+PREFILL_BACKENDS = ("disabled", "piecewise", "breakable")
 
 
 @dataclass(frozen=True)
@@ -22,6 +29,19 @@ class TrtllmOptions(EngineOptions):
         static rows are batch x beams and `cache_indirection` is allocated per beam.
     parallel_draft: PARD (`decoding_type: PARD`): the target verifies 2 x max_draft_len
         tokens per request (K + 1 accepted + K - 1 mask tokens) instead of 1 + max_draft_len.
+    prefill_cuda_graph_backend: `prefill_cuda_graph_backend` (`PrefillCudaGraphBackend`,
+        llm_args.py @0004396720): disabled (default), piecewise or breakable; the legacy
+        `torch_compile_config.enable_piecewise_cuda_graph: true` means piecewise
+        (`TorchLlmArgs.normalize_prefill_cuda_graph_config`). On, graphfit plans the
+        token-keyed `prefill` component (graphfit.planner.engines.trtllm_prefill).
+    prefill_capture_num_tokens: `prefill_capture_num_tokens` (`Optional[List[int]]`; the
+        legacy `torch_compile_config.capture_num_tokens`): the token counts to capture, kept
+        sorted and unique (`_filter_prefill_capture_num_tokens` sorts and de-duplicates them
+        itself, and drops those outside (0, max_num_tokens]). None: TensorRT-LLM's default
+        list when a backend is on.
+    torch_compile: whether `torch_compile_config` is given (not null). TensorRT-LLM refuses it
+        with the breakable backend (`normalize_prefill_cuda_graph_config`: "breakable prefill
+        CUDA graph does not support torch_compile_config"); the piecewise backend creates one.
     """
 
     engine: ClassVar[str] = "trtllm"
@@ -30,6 +50,9 @@ class TrtllmOptions(EngineOptions):
     draft_len_schedule: tuple[int, ...] | None = None
     max_beam_width: int = 1
     parallel_draft: bool = False
+    prefill_cuda_graph_backend: str = "disabled"
+    prefill_capture_num_tokens: tuple[int, ...] | None = None
+    torch_compile: bool = False
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "draft_len_schedule",
@@ -38,6 +61,39 @@ class TrtllmOptions(EngineOptions):
         if not isinstance(self.parallel_draft, bool):
             raise ConfigError(
                 f"parallel_draft: expected true/false, got {excerpt(self.parallel_draft)}")
+        backend = self.prefill_cuda_graph_backend
+        if not isinstance(backend, str) or backend.strip().lower() not in PREFILL_BACKENDS:
+            raise ConfigError(f"prefill_cuda_graph_backend: {excerpt(backend)} is not one of "
+                              f"{', '.join(PREFILL_BACKENDS)}")
+        object.__setattr__(self, "prefill_cuda_graph_backend", backend.strip().lower())
+        object.__setattr__(self, "prefill_capture_num_tokens",
+                           token_counts("prefill_capture_num_tokens",
+                                        self.prefill_capture_num_tokens))
+        if not isinstance(self.torch_compile, bool):
+            raise ConfigError(
+                f"torch_compile: expected true/false, got {excerpt(self.torch_compile)}")
 
 
-__all__ = ["TrtllmOptions"]
+def token_counts(name: str, value: object) -> tuple[int, ...] | None:
+    """A `List[int]` of token counts, sorted and unique. Unlike capture sizes any integer and
+    the empty list are accepted (TensorRT-LLM's field is a plain List[int]; its filter drops
+    counts outside (0, max_num_tokens], and an empty list captures nothing)."""
+    if value is None:
+        return None
+    if (isinstance(value, (str, bytes, Mapping, set, frozenset))
+            or not hasattr(value, "__iter__")):
+        raise ConfigError(f"{name}: expected a list of integers, got {excerpt(value)}")
+    try:
+        items = list(itertools.islice(value, MAX_CAPTURE_SIZES + 1))
+    except TypeError:
+        raise ConfigError(f"{name}: expected a list of integers, got {excerpt(value)}") \
+            from None
+    if len(items) > MAX_CAPTURE_SIZES:
+        raise ConfigError(f"{name}: more than {MAX_CAPTURE_SIZES:,} token counts")
+    for item in items:
+        if isinstance(item, bool) or not isinstance(item, int) or abs(item) > MAX_INT:
+            raise ConfigError(f"{name}: expected integers, got {excerpt(item)}")
+    return tuple(sorted(set(items)))
+
+
+__all__ = ["PREFILL_BACKENDS", "TrtllmOptions", "token_counts"]

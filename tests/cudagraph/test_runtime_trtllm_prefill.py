@@ -1,0 +1,58 @@
+"""graphfit's runtime on TensorRT-LLM's prefill component: it allocates the plan's token
+buffers, captures one graph per captured token count (the plan's graph keys, nothing
+re-derived), and a prefill step equals the eager forward, padded to the next captured count
+(get_padding_params, engine/runners/common.py @13b902ed48 lines 84-145) or run eagerly above
+the largest one, in the same persistent buffers as TensorRT-LLM's eager context batches."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+import pytest
+import torch
+
+from graphfit import CUDAGraphMode, EngineConfig, plan
+from graphfit.cudagraph import GraphRunner, StaticBuffers
+
+VOCAB = 64
+
+
+class TinyPrefill(torch.nn.Module):
+    """Token embedding plus positions: what a piecewise segment between attentions reads."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        torch.manual_seed(0)
+        self.emb = torch.nn.Embedding(VOCAB, 8)
+        self.out = torch.nn.Linear(8, 8)
+
+    def graph_fn(self, views: Mapping[str, torch.Tensor]) -> torch.Tensor:
+        x = self.emb(views["input_ids"] % VOCAB) + 0.01 * views["position_ids"].unsqueeze(-1)
+        return self.out(torch.tanh(x))
+
+
+@pytest.mark.parametrize("backend", ["piecewise", "breakable"])
+def test_prefill_component_runs_on_graphfit_runtime(backend: str) -> None:
+    p = plan(EngineConfig.from_dict({
+        "engine": "trtllm", "max_num_seqs": 8, "max_num_batched_tokens": 64,
+        "max_model_len": 512, "prefill_cuda_graph_backend": backend,
+        "prefill_capture_num_tokens": [48, 8, 16, 100]}))
+    comp = p.component("prefill")
+    assert comp.tables.sizes == (8, 16, 48)  # 100 > max_num_tokens is dropped
+    bufs = StaticBuffers.allocate(p, "cpu", "prefill")
+    model = TinyPrefill()
+    runner = GraphRunner(model.graph_fn, p, bufs)
+    assert {k.padded for k in runner.graphs} == {8, 16, 48}
+    assert {m for g in runner.graphs.values() for m in g.modes} == {CUDAGraphMode.PIECEWISE}
+    gen = torch.Generator().manual_seed(3)
+    for n, reqs, padded in ((5, 1, 8), (8, 2, 8), (9, 1, 16), (17, 2, 48), (48, 4, 48),
+                            (49, 4, None), (64, 8, None)):
+        batch = {"input_ids": torch.randint(0, VOCAB, (n,), generator=gen,
+                                               dtype=torch.int32),
+                 "position_ids": torch.arange(n, dtype=torch.int32)}
+        out = runner.step(batch, num_reqs=reqs)
+        d = runner.last_dispatch
+        assert d is not None and (None if d.mode is CUDAGraphMode.NONE else d.padded) == padded
+        expected = runner.step(batch, num_reqs=reqs, eager=True)
+        assert out.shape[0] == n
+        torch.testing.assert_close(out, expected)
