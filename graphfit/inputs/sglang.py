@@ -340,9 +340,7 @@ FILE_KEYS: dict[str, Handler] = {
     "max_total_tokens": field_key("max_total_tokens", _positive, SG),
     "moe_a2a_backend": _not_default("none", GATHER),
     # speculative runners / buffers graphfit does not model: refused unless off
-    "enable_multi_layer_eagle": _not_default(False, "the multi-layer EAGLE draft-extend "
-                                             "runner, speculative/multi_layer_eagle_draft_"
-                                             "extend_cuda_graph_runner.py"),
+    "enable_multi_layer_eagle": field_key("multi_layer_eagle", as_bool, SG),
     "speculative_adaptive": _not_default(False, "adaptive speculation switches the draft "
                                          "length at run time, arg_groups/fields/spec.py:237"),
     "speculative_adaptive_config": _not_default(None, "adaptive speculation"),

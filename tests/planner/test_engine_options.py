@@ -66,6 +66,7 @@ VALID: dict[str, st.SearchStrategy[Any]] = {
     "disaggregation_mode": st.sampled_from(["null", "prefill", "decode", "Decode"]),
     "pp_size": st.integers(1, 16),
     "max_total_tokens": st.none() | st.integers(2, 10**7),
+    "multi_layer_eagle": st.booleans(),
 }
 INVALID: dict[str, st.SearchStrategy[Any]] = {
     "runner": st.sampled_from(["v3", "", 2, True, 1.5]),
@@ -97,6 +98,7 @@ INVALID: dict[str, st.SearchStrategy[Any]] = {
     "disaggregation_mode": st.sampled_from(["both", None, 1, ""]),
     "pp_size": st.integers(-3, 0) | st.sampled_from([True, None]),
     "max_total_tokens": st.sampled_from([1, 0, True, "100"]),
+    "multi_layer_eagle": st.sampled_from([None, "true", 1]),
 }
 
 
@@ -332,6 +334,7 @@ def test_the_plan_3_document_writes_the_options_object() -> None:
         "two_batch_overlap": False, "cuda_graph_backend_prefill": None,
         "cuda_graph_max_bs_prefill": None, "cuda_graph_bs_prefill": None,
         "chunked_prefill_size": None, "full_prefill_max_req": None,
-        "disaggregation_mode": "null", "pp_size": 1, "max_total_tokens": None}
+        "disaggregation_mode": "null", "pp_size": 1, "max_total_tokens": None,
+        "multi_layer_eagle": False}
     assert not set(config) & set(LEGACY_KEYWORDS)
     assert EngineConfig.from_dict(config).tp_size == 2

@@ -94,9 +94,15 @@ def test_unmodelled_algorithms_refused_by_name(name: str) -> None:
         algorithm("--speculative-algorithm", name)
 
 
-@pytest.mark.parametrize("key", ["enable_multi_layer_eagle", "speculative_adaptive",
-                                 "speculative_use_rejection_sampling"])
+@pytest.mark.parametrize("key", ["speculative_adaptive", "speculative_use_rejection_sampling"])
 def test_unmodelled_speculative_switches_refused(key: str) -> None:
     with pytest.raises(ConfigError, match="not modelled"):
         FILE_KEYS[key](f"--{key.replace('_', '-')}", True, 0)
     FILE_KEYS[key](f"--{key.replace('_', '-')}", False, 0)  # off: accepted
+
+
+def test_multi_layer_eagle_switch_is_read() -> None:
+    """--enable-multi-layer-eagle is modelled since issue 23 (SglangOptions.multi_layer_eagle)."""
+    settings, _ = FILE_KEYS["enable_multi_layer_eagle"]("--enable-multi-layer-eagle", True, 0)
+    assert [(s.field, s.value) for s in settings if s.field != "engine"] == [
+        ("multi_layer_eagle", True)]

@@ -48,6 +48,14 @@ from graphfit.planner.engines.batch import (
 from graphfit.planner.engines.sglang_options import SglangOptions
 from graphfit.planner.engines.sglang_pool import kv_request_pool, request_pool
 from graphfit.planner.engines.sglang_prefill_plan import prefill_component, prefill_graphs
+from graphfit.planner.engines.sglang_spec_runners import (
+    RUNNER as MTP_RUNNER,
+)
+from graphfit.planner.engines.sglang_spec_runners import (
+    auto_multi_layer,
+    mtp_buffers,
+    multi_layer_eagle,
+)
 from graphfit.planner.engines.sglang_tbo import tbo_split_buffer
 
 RELEASE = "0.5.23"
@@ -181,6 +189,10 @@ def _ladder_inputs(config: EngineSettings, listed: list[tuple[str, str]]
         out.append(("cuda_graph_backend_decode", "disabled"))
     if not config.cuda_graph_padding:
         out.append(("disable_cuda_graph_padding", "true"))
+    if multi_layer_eagle(config):
+        out.append(("enable_multi_layer_eagle",
+                     f"true: {config.num_speculative_tokens} draft-extend graphs per size "
+                     f"(one with SGLANG_ENABLE_SINGLE_CG_DRAFT), no draft-decode graphs"))
     if speculative(config):
         out.append(("speculative", f"{ALGORITHM_NAMES[config.spec_method]} steps "
                                    f"{config.num_speculative_tokens} topk "
@@ -329,7 +341,14 @@ def sglang_runners(config: EngineSettings, ladder: Ladder) -> list[BatchRunner]:
     target = sizes_for("decode", width)
     runners = [BatchRunner("target", width, pool,
                            target_buffers(config, width, target[-1] if target else 0), target)]
-    if config.spec_method in EAGLE_FAMILY:
+    if multi_layer_eagle(config):
+        # one draft-extend runner per step sharing one buffer set, no draft-decode runner
+        # (graphfit.planner.engines.sglang_spec_runners)
+        draft = sizes_for("multi-layer EAGLE draft-extend", 1)
+        runners.append(BatchRunner(MTP_RUNNER, width, pool,
+                                   mtp_buffers(config, width, draft[-1] if draft else 0,
+                                               gathered=gathered_buffer(config)), draft))
+    elif config.spec_method in EAGLE_FAMILY:
         draft = sizes_for("EAGLE draft", 1)  # the draft runners filter with width 1
         top = draft[-1] if draft else 0
         topk = config.speculative_eagle_topk or 1
@@ -456,6 +475,11 @@ class SglangModel:
                 f"(attn_dp_size {config.attn_dp_size}, attn_cp_size {config.attn_cp_size}; "
                 f"SGLang asserts)")
         changes.update(_resolve_speculation(config))
+        if config.multi_layer_eagle and not multi_layer_eagle(config):
+            # SGLang reads the switch only for the EAGLE worker family (spec_info.py:354)
+            changes["multi_layer_eagle"] = False
+        elif auto_multi_layer(config) and not config.multi_layer_eagle:
+            changes["multi_layer_eagle"] = True  # the model's override turns it on
         changes.update(_resolve_requests(config))
         if (config.disaggregation_mode == "prefill"
                 and config.cudagraph_mode is CUDAGraphMode.FULL_AND_PIECEWISE):

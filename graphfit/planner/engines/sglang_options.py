@@ -42,6 +42,11 @@ class SglangOptions(EngineOptions):
     pp_size: pipeline-parallel stages (prefill graphs are opt-in under PP).
     max_total_tokens: `--max-total-tokens`, the KV pool's token capacity cap; it bounds the
         request pool (mem_cache/kv_cache_configurator.py:3129-3150) and the prefill max.
+    multi_layer_eagle: `--enable-multi-layer-eagle` (arg_groups/fields/spec.py:230): EAGLE /
+        EAGLE3 / NEXTN run the multi-layer EAGLE worker (speculative/spec_info.py:354), whose
+        draft-extend graphs are one runner per draft step sharing one buffer set and no
+        draft-decode runner (speculative/multi_layer_eagle_worker_v2.py:417-458,
+        multi_layer_eagle_draft_extend_cuda_graph_runner.py:540-655).
     """
 
     engine: ClassVar[str] = "sglang"
@@ -60,6 +65,7 @@ class SglangOptions(EngineOptions):
     disaggregation_mode: str = "null"
     pp_size: int = 1
     max_total_tokens: int | None = None
+    multi_layer_eagle: bool = False
 
     def __post_init__(self) -> None:
         gb = self.gpu_memory_gb
@@ -70,6 +76,7 @@ class SglangOptions(EngineOptions):
         for name in ("tp_size", "attn_dp_size", "attn_cp_size"):
             positive_int(name, getattr(self, name))
         true_false("two_batch_overlap", self.two_batch_overlap)
+        true_false("multi_layer_eagle", self.multi_layer_eagle)
         set_ = object.__setattr__
         backend = self.cuda_graph_backend_prefill
         if backend is not None:
