@@ -27,6 +27,7 @@ from tests.oracle import sglang_compare as sc  # noqa: E402
 from tests.oracle import sglang_oracle as so  # noqa: E402
 
 EAGLE = ("--speculative-algorithm", "EAGLE")
+ML = "--enable-multi-layer-eagle"
 
 
 def spec(algo: str, steps: int, topk: int, drafts: int) -> tuple[str, ...]:
@@ -85,6 +86,13 @@ EDGE_GRID: list[tuple[tuple[str, ...], float | None]] = [
     (("--speculative-algorithm", "NGRAM", "--tp", "2", "--attn-cp-size", "2"), None),
     ((*S(33), *spec("EAGLE3", 4, 8, 3), "--tp", "8", "--attn-dp-size", "4"), 80),
     (EAGLE, 80),  # S defaults to 48, (steps, topk, drafts) to (5, 4, 8) for Llama
+    # multi-layer EAGLE: no draft-decode runner, the composite draft-extend runner
+    ((*S(33), *spec("EAGLE", 3, 1, 4), ML), 80),
+    ((*S(33), *spec("EAGLE3", 4, 8, 16), ML), 80),
+    ((*S(20), *spec("NEXTN", 2, 1, 3), ML, "--disable-cuda-graph-padding"), 80),
+    ((*S(33), *spec("EAGLE", 3, 1, 4), ML, "--tp", "4", "--attn-dp-size", "2"), 80),
+    ((*S(33), *spec("STANDALONE", 3, 1, 4), ML), 80),  # ignored: not is_eagle()
+    ((*EAGLE, ML), 80),  # the Llama defaults (5, 4, 8)
     ((), 80),  # S from the KV pool; decode max_bs 256
     ((), 16), ((), 30), (("--tp", "4"), 30), ((), 50), (("--tp", "4"), 50), ((), 141),
     ((), 192), ((), None),
@@ -169,6 +177,24 @@ def test_oracle_target_buffers() -> None:
     assert b["mrope_positions"].shape == (3, 33) and b["input_embeds"].shape == (33, 4096)
     assert b["input_ids"].policy == "foreach_copy" and b["positions"].policy == "zero"
     assert so.pad_to_bucket(13, run.capture_bs) == 16
+
+
+def test_oracle_multi_layer_eagle() -> None:
+    """multi_layer_eagle_worker_v2.py:417-452 and multi_layer_eagle_draft_extend_cuda_graph_
+    runner.py:655-760, built by SGLang's own constructor; the padded tail as SGLang's own
+    prepare kernel leaves it (kernels/ops/speculative/multi_layer_eagle.py:733-796)."""
+    run = so.runners(so.resolve((*S(33), *spec("EAGLE", 3, 1, 4), ML)))
+    assert set(run) == {"target", "mtp_draft_extend"}
+    mtp = run["mtp_draft_extend"]
+    assert mtp.width == 4 and mtp.capture_bs == run["target"].capture_bs
+    assert len(mtp.live.runners) == 3  # one runner per draft step
+    b = mtp.buffers
+    assert b["seq_lens"].dtype == "int32" and b["input_ids"].shape == (33 * 4,)
+    assert b["next_token_logits_buffer"].shape == (33, 128256)
+    assert b["hidden_states"].shape == (33 * 4, 4096)
+    fills = so.mtp_padding_fills(4, 1)
+    assert fills["num_accept_tokens"] == "sentinel(-1)" and fills["seq_lens"] == "sentinel"
+    assert fills["out_cache_loc"] == "keep" and fills["select_index"] == "computed"
 
 
 # ---------------------------------------------------------------------------------------
@@ -269,6 +295,8 @@ def command_lines(draw: st.DrawFn) -> tuple[tuple[str, ...], float | None]:
                                                                       "disabled")))]
     elif graphs == "old":
         argv += [draw(st.sampled_from(("--cuda-graph-max-bs", "--cuda-graph-bs"))), "8"]
+    if algo is not None and draw(st.integers(0, 3)) == 0:
+        argv.append(ML)  # multi-layer EAGLE (NGRAM / STANDALONE ignore it)
     tp = draw(st.sampled_from((1, 1, 2, 4, 8)))
     if tp > 1:
         argv += [draw(st.sampled_from(("--tp", "--tp-size"))), str(tp)]

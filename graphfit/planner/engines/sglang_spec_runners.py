@@ -24,8 +24,14 @@ composite as one component, `mtp_draft_extend`:
 
 from __future__ import annotations
 
-from graphfit.planner.core.buffers import KEEP, ONLY_SENTINEL, Axis, BufferSpec, FillKind, \
-    FillPolicy
+from graphfit.planner.core.buffers import (
+    KEEP,
+    ONLY_SENTINEL,
+    Axis,
+    BufferSpec,
+    FillKind,
+    FillPolicy,
+)
 from graphfit.planner.core.enums import SpecMethod
 from graphfit.planner.core.settings import EngineSettings
 from graphfit.planner.engines.batch import graph_input
@@ -99,7 +105,7 @@ def mtp_buffers(config: EngineSettings, width: int, max_bs: int, *, gathered: bo
         graph_input(RUNNER, "num_accept_tokens", "int32", Axis.REQUESTS, max_bs, NO_ACCEPT,
                     ONLY_SENTINEL, why=f"{KERNEL}:779: num_accept_tokens[:bs] = -1"),
         graph_input(RUNNER, "extend_seq_lens", "int32", Axis.REQUESTS, max_bs, KEEP,
-                    why=f"constant: full(width) for every row (:681-683)"),
+                    why="constant: full(width) for every row (:681-683)"),
         graph_input(RUNNER, "extend_start_loc", "int32", Axis.REQUESTS, max_bs, KEEP,
                     why="constant: arange(0, max_num_token, width) (:684-686)"),
         graph_input(RUNNER, "select_index", "int64", Axis.REQUESTS, max_bs, KEEP,
