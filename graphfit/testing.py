@@ -318,6 +318,8 @@ def _sglang_fields(draw: st.DrawFn, *, max_seqs: int, max_k: int,
     if method != "none" and draw(st.integers(0, 3)) == 0:
         # multi-layer EAGLE (STANDALONE and NGRAM ignore the switch, as SGLang does)
         fields["multi_layer_eagle"] = True
+    if method == "mtp" and "architecture" not in fields and draw(st.integers(0, 3)) == 0:
+        fields["frozen_kv_mtp"] = True  # SGLang's FROZEN_KV_MTP
     return fields
 
 

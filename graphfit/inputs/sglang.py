@@ -47,18 +47,33 @@ UNMODELLED_ALGORITHMS = {
     "DFLASH": "DFLASH's block-draft runner (arg_groups/speculative_hook.py:351-365)",
     "DSPARK": "DSPARK's block-draft runner (arg_groups/speculative_hook.py:351-365)",
     "UNO": "UNO's runner (speculative/uno_cuda_graph_runner.py)",
-    "FROZEN_KV_MTP": "FROZEN_KV_MTP's runner (speculative/frozen_kv_mtp_cuda_graph_runner.py)",
 }
+# FROZEN_KV_MTP is an MTP draft over the target's frozen KV: spec_method MTP with
+# SglangOptions.frozen_kv_mtp (graphfit.planner.engines.sglang_spec_runners)
+FROZEN_KV_MTP = "FROZEN_KV_MTP"
 
 
 def algorithm(origin: str, value: Any) -> SpecMethod:
     name = as_str(origin, value).upper()
+    if name == FROZEN_KV_MTP:
+        return SpecMethod.MTP
     if name in UNMODELLED_ALGORITHMS:
         raise ConfigError(f"{origin}: SGLang's {name} is not modelled by graphfit: "
                           f"{UNMODELLED_ALGORITHMS[name]}")
     if name not in ALGORITHMS:
         raise ConfigError(f"{origin}: {value!r} is not one of {', '.join(ALGORITHMS)}")
     return ALGORITHMS[name]
+
+
+def _speculative_algorithm(origin: str, value: Any, layer: int
+                           ) -> tuple[list[Setting], list[str]]:
+    """`--speculative-algorithm`: the method, and whether it is FROZEN_KV_MTP (an MTP draft
+    reading the target's frozen KV, speculative/spec_info.py:102-115, 343)."""
+    method = algorithm(origin, value)
+    frozen = as_str(origin, value).upper() == FROZEN_KV_MTP
+    return [Setting("spec_method", method, origin, layer),
+            Setting("frozen_kv_mtp", frozen, origin, layer),
+            Setting("engine", SG, origin, layer)], []
 
 
 def _positive(origin: str, value: Any) -> int:
@@ -320,7 +335,7 @@ FILE_KEYS: dict[str, Handler] = {
     "cuda_graph_max_bs": _ambiguous("cuda-graph-max-bs"),
     "cuda_graph_bs": _ambiguous("cuda-graph-bs"),
     "disable_cuda_graph_padding": _padding_disabled,
-    "speculative_algorithm": field_key("spec_method", algorithm, SG),
+    "speculative_algorithm": _speculative_algorithm,
     "speculative_num_steps": field_key("num_speculative_tokens", _positive, SG),
     "speculative_eagle_topk": field_key("speculative_eagle_topk", _positive, SG),
     "speculative_num_draft_tokens": field_key("speculative_num_draft_tokens", _positive, SG),

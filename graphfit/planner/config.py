@@ -296,7 +296,7 @@ class EngineConfig:
             chunked_prefill_size: int | None = None, full_prefill_max_req: int | None = None,
             disaggregation_mode: str = "null", pp_size: int = 1,
             max_total_tokens: int | None = None,
-            multi_layer_eagle: bool = False) -> None: ...
+            multi_layer_eagle: bool = False, frozen_kv_mtp: bool = False) -> None: ...
 
     def __post_init__(self) -> None:
         set_ = object.__setattr__
@@ -513,6 +513,11 @@ class EngineConfig:
     def multi_layer_eagle(self) -> bool:
         """SglangOptions.multi_layer_eagle."""
         return cast(bool, self._option("multi_layer_eagle"))
+
+    @property
+    def frozen_kv_mtp(self) -> bool:
+        """SglangOptions.frozen_kv_mtp."""
+        return cast(bool, self._option("frozen_kv_mtp"))
 
     @property
     def disaggregation_mode(self) -> str:

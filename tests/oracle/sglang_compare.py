@@ -31,7 +31,7 @@ from tests.oracle import sglang_oracle as so
 
 # SGLang runner -> graphfit component
 GF_COMPONENT = {"target": "target", "draft": "drafter", "draft_extend": "draft_extend",
-                "mtp_draft_extend": "mtp_draft_extend"}
+                "mtp_draft_extend": "mtp_draft_extend", "frozen_drafter": "frozen_drafter"}
 # SGLang registry PaddingPolicy -> graphfit FillKind value
 POLICY_TO_FILL = {"foreach_copy": "keep", "keep_pad": "keep", "zero": "zero",
                   "fill_sentinel": "sentinel", "fill_once": "keep"}
@@ -67,6 +67,19 @@ def mtp_fills(width: int, fill: int) -> dict[str, str]:
     return {**MTP_PREPARE_FILLS, **{k: v for k, v in observed.items() if v != "computed"}}
 
 
+def frozen_fills(run: so.Runner) -> dict[str, str]:
+    """The FROZEN_KV_MTP draft loop's padded tail, observed by running SGLang's own `execute`
+    on the first batch size it pads (none: nothing to compare)."""
+    key = (run.width, run.capture_bs, run.seq_len_fill_value)
+    if key not in _FROZEN_FILLS:
+        padded = [bs for bs in range(1, run.max_bs) if so.pad_to_bucket(bs, run.capture_bs)
+                  != bs]
+        observed = so.frozen_padding_fills(run, padded[0]) if padded else {}
+        _FROZEN_FILLS[key] = {k: v for k, v in observed.items() if v != "computed"}
+    return _FROZEN_FILLS[key]
+
+
+_FROZEN_FILLS: dict[tuple[int, tuple[int, ...], int], dict[str, str]] = {}
 SGLANG_FILLS = {"draft": DRAFT_FILLS, "draft_extend": DRAFT_EXTEND_FILLS}
 # sentinels that are not the seq_len fill value: the draft-extend runner fills these with its
 # width, captured_req_width (eagle_draft_extend_cuda_graph_runner.py:542-544)
@@ -197,7 +210,10 @@ def translated_argv(answer: SglangAnswer) -> tuple[str, ...]:
         S = answer.max_requests * max(1, r.attn_dp_size)
     argv = ["--max-running-requests", str(S)]
     if r.decode_backend == "disabled":
-        argv.append("--disable-decode-cuda-graph")
+        # both phases off is what SGLang's `cuda_graph_fully_disabled` asks (the FROZEN_KV_MTP
+        # draft loop captures unless it holds)
+        argv.append("--disable-cuda-graph" if r.prefill_backend == "disabled"
+                    else "--disable-decode-cuda-graph")
     if any(a.startswith("--cuda-graph-bs-decode") for a in r.argv) or "bs" in _json_decode(r):
         argv += ["--cuda-graph-bs-decode", *map(str, sorted(set(r.decode_bs)))]
     else:
@@ -205,9 +221,12 @@ def translated_argv(answer: SglangAnswer) -> tuple[str, ...]:
     if r.disable_cuda_graph_padding:
         argv.append("--disable-cuda-graph-padding")
     if r.speculative_algorithm:
-        argv += ["--speculative-algorithm", r.speculative_algorithm,
-                 "--speculative-eagle-topk", str(r.speculative_eagle_topk),
-                 "--speculative-num-draft-tokens", str(r.speculative_num_draft_tokens)]
+        argv += ["--speculative-algorithm", r.speculative_algorithm]
+        for flag, value in (("--speculative-eagle-topk", r.speculative_eagle_topk),
+                            ("--speculative-num-draft-tokens",
+                             r.speculative_num_draft_tokens)):
+            if value is not None:  # FROZEN_KV_MTP resolves none of them
+                argv += [flag, str(value)]
         if r.speculative_num_steps:
             argv += ["--speculative-num-steps", str(r.speculative_num_steps)]
     argv += ["--tp-size", str(r.tp_size), "--attn-dp-size", str(r.attn_dp_size),
@@ -332,7 +351,7 @@ def compare_components(sg: SglangAnswer, gf: GraphfitAnswer) -> list[Difference]
 def compare_draft_ladder(sg: SglangAnswer, gf: GraphfitAnswer) -> list[Difference]:
     assert sg.runners is not None and gf.plan is not None
     out = []
-    for name in ("draft", "draft_extend", "mtp_draft_extend"):
+    for name in ("draft", "draft_extend", "mtp_draft_extend", "frozen_drafter"):
         if name not in sg.runners:
             continue
         ours = tuple(sg.runners[name].capture_bs)
@@ -394,6 +413,9 @@ def sglang_fill(runner_name: str, buf: so.Buffer, run: so.Runner | None = None
     if runner_name == "mtp_draft_extend":
         assert run is not None
         return mtp_fills(run.width, run.seq_len_fill_value).get(buf.name)
+    if runner_name == "frozen_drafter":
+        assert run is not None
+        return frozen_fills(run).get(buf.name)
     return SGLANG_FILLS[runner_name].get(buf.name)
 
 
@@ -440,7 +462,8 @@ def compare_model(sg: SglangAnswer) -> dict[str, list[Difference]]:
         "draft_ladder": compare_draft_ladder(sg, gf),
         "draft_padding": (compare_padding(sg, gf, "draft")
                       + compare_padding(sg, gf, "draft_extend")
-                      + compare_padding(sg, gf, "mtp_draft_extend")),
+                      + compare_padding(sg, gf, "mtp_draft_extend")
+                      + compare_padding(sg, gf, "frozen_drafter")),
         "components": compare_components(sg, gf),
         "buffers": compare_buffers(sg, gf),
         "fills": compare_fills(sg, gf),

@@ -365,6 +365,11 @@ def _runners(r: Resolved, token_capacity: int, hidden_size: int, vocab_size: int
         # the draft runners take torch.get_device_module(device): "cpu", not "meta"
         dmr = _model_runner_stub(r, pool, fill, "cpu", hidden_size, vocab_size, draft=True)
         steps = get_spec().speculative_num_steps
+        if algo.is_frozen_kv_mtp():  # spec_info.py:343, before the multi-layer switch
+            # FrozenKVMTPDraftWorker: the draft loop only, no draft-extend runner
+            # (frozen_kv_mtp_worker_v2.py:179-183, 380-399)
+            out["frozen_drafter"] = _frozen_runner(dmr, pool, hidden_size)
+            return out
         if algo.is_eagle() and get_spec().enable_multi_layer_eagle:  # spec_info.py:354
             # MultiLayerEagleDraftWorker: no draft-decode runner (:417-418), the composite
             # draft-extend runner (multi_layer_eagle_worker_v2.py:436-452)
@@ -566,6 +571,96 @@ def _mtp_runner(dmr: Any, pool: int, steps: int) -> Runner:
                   tuple(runner.capture_bs), pool, get_cuda_graph_batch_size_alignment(),
                   int(runner.max_bs), int(runner.max_bs * runner.captured_req_width),
                   int(runner.seq_len_fill_value), table, live=runner)
+
+
+_FROZEN_EXPANDED = ("req_pool_indices", "positions", "mrope_positions", "seq_lens",
+                    "seq_lens_cpu")
+
+
+def _frozen_runner(dmr: Any, pool: int, hidden_size: int) -> Runner:
+    """SGLang's own `FrozenKVMTPCudaGraphRunner.__init__` (frozen_kv_mtp_cuda_graph_runner.py:
+    90-196) with only `capture()` and the graph backend stubbed; the worker (glue) gives the
+    draft model runner, its attention backend and the draft's `backbone_hidden_size`
+    (frozen_kv_mtp_worker_v2.py:330-331), the target's hidden size here."""
+    import sglang.srt.speculative.frozen_kv_mtp_cuda_graph_runner as mod
+    from sglang.srt.utils.common import get_cuda_graph_batch_size_alignment
+
+    worker = types.SimpleNamespace(draft_model_runner=dmr,
+                                   draft_attn_backend=dmr.draft_attn_backend,
+                                   _recurrent_hidden_size=hidden_size)
+    if not hasattr(dmr, "dtype"):
+        dmr.dtype = dmr.model_config.dtype
+    saved = mod.resolve_decode_backend
+    mod.resolve_decode_backend = _graph_backend_stub
+    try:
+        runner = _no_capture(mod.FrozenKVMTPCudaGraphRunner)(worker)
+    finally:
+        mod.resolve_decode_backend = saved
+    table: dict[str, Buffer] = {}
+    for name, tensor in vars(runner.buffers).items():
+        if tensor is None or not hasattr(tensor, "shape"):
+            continue
+        # the draft loop's expanded rows (max_bs * topk) against the per-request rows
+        axis = ("fixed" if name.startswith("global_num_tokens") else
+                "tokens" if name in _FROZEN_EXPANDED else "bs")
+        table[name] = _buffer(name, tensor, axis, None, "")
+    return Runner("frozen_drafter", int(runner.captured_req_width), tuple(runner.capture_bs),
+                  pool, get_cuda_graph_batch_size_alignment(), int(runner.max_bs),
+                  int(runner.max_num_token), int(runner.seq_len_fill_value), table,
+                  live=runner)
+
+
+def frozen_padding_fills(runner: Runner, raw_bs: int) -> dict[str, str]:
+    """What SGLang's own `FrozenKVMTPCudaGraphRunner.execute` (frozen_kv_mtp_cuda_graph_runner
+    .py:393-470) leaves in the padded tail of each buffer for a batch of `raw_bs` requests:
+    run on CPU with a marker in every buffer and the replay stubbed, then read back ("keep",
+    "zero", "sentinel" (the seq_len fill), "sentinel(v)", or None when the batch is not
+    padded)."""
+    import torch
+
+    live = runner.live
+    width = runner.width
+    bs = pad_to_bucket(raw_bs, runner.capture_bs)
+    if bs == raw_bs:
+        return {}
+    marker = 3  # exact in bfloat16 too; the real rows hold 5 / 1
+    for tensor in vars(live.buffers).values():
+        if tensor is not None and hasattr(tensor, "fill_"):
+            tensor.fill_(marker)
+    rows = raw_bs * width
+    spec = types.SimpleNamespace(bonus_tokens=torch.ones(raw_bs, dtype=torch.int64),
+                                 hidden_states=torch.ones(
+                                     (raw_bs, live.buffers.hidden_states.shape[1]),
+                                     dtype=live.buffers.hidden_states.dtype))
+    batch = types.SimpleNamespace(
+        batch_size=rows, seq_lens=torch.full((rows,), 5, dtype=torch.int64),
+        positions=torch.full((rows,), 5, dtype=torch.int64), mrope_positions=None,
+        req_pool_indices=torch.full((rows,), 5, dtype=torch.int64),
+        seq_lens_cpu=torch.full((rows,), 5, dtype=torch.int64), seq_lens_sum=5 * rows,
+        spec_info=spec, global_num_tokens_cpu=None)
+    live.frozen_kv_mtp_worker._init_frozen_kv_metadata_replay_cuda_graph = (
+        lambda *a, **k: None)
+    out = torch.zeros((bs, 1))
+    live._on_replay = lambda runner_, fb: (out, out, out)
+    # glue: the bucket from this rank's batch (under attention DP SGLang takes it from the
+    # ranks' token counts, :403-407); the fills below do not depend on how it was chosen
+    gather, live.require_mlp_tp_gather = live.require_mlp_tp_gather, False
+    try:
+        live.execute(batch)
+    finally:
+        live.require_mlp_tp_gather = gather
+    fills: dict[str, str] = {}
+    for name, tensor in vars(live.buffers).items():
+        if tensor is None or not hasattr(tensor, "shape") or name.startswith("global"):
+            continue
+        real = rows if name in _FROZEN_EXPANDED else raw_bs
+        tail = (tensor[:, real:bs * width] if name == "mrope_positions" else
+                tensor[real:(bs * width if name in _FROZEN_EXPANDED else bs)])
+        values = set(tail.flatten().tolist())
+        fills[name] = ("keep" if values == {marker} else "zero" if values == {0} else
+                       "sentinel" if values == {runner.seq_len_fill_value} else
+                       f"sentinel({values.pop()})" if len(values) == 1 else "computed")
+    return fills
 
 
 def mtp_padding_fills(width: int, fill: int, raw_bs: int = 2, bs: int = 5) -> dict[str, str]:

@@ -305,3 +305,49 @@ def test_multi_layer_eagle_pads_within_its_buffers(config: EngineConfig, bs: int
     for b in comp.buffers:
         rows = d.num_reqs * (width if b.axis is Axis.TOKENS else 1)
         assert b.axis is Axis.FIXED or rows <= b.capacity, b.key
+
+
+FROZEN = {"spec_method": "mtp", "frozen_kv_mtp": True, "num_speculative_tokens": 3,
+          "speculative_eagle_topk": 2, "speculative_num_draft_tokens": 6}
+
+
+def test_frozen_kv_mtp_runner() -> None:
+    """frozen_kv_mtp_worker_v2.py:179-183, 380-399: the draft loop only (width topk, its
+    rows expanded per branch), no draft-extend runner; no steps + 1 adjustment for topk 1."""
+    p = plan(sg(max_num_seqs=33, **FROZEN))
+    assert set(p.components) == {"target", "frozen_drafter", "prefill"}
+    assert p.components["frozen_drafter"].tables.uniform_query_len == 2
+    assert p.buffer("frozen_drafter.seq_lens").shape == (33 * 2,)
+    assert p.buffer("frozen_drafter.hidden_states").shape == (33, 4096)
+    assert p.verify().ok
+    one = plan(sg(max_num_seqs=8, **{**FROZEN, "speculative_eagle_topk": 1,
+                                     "speculative_num_draft_tokens": 7}))
+    assert one.config.uniform_query_len == 7  # SGLang keeps 7 (no _handle_eagle_family)
+    with pytest.raises(ConfigError, match="fills no default"):
+        plan(sg(max_num_seqs=8, spec_method="mtp", frozen_kv_mtp=True))
+    with pytest.raises(ConfigError, match="MTP draft"):
+        plan(sg(max_num_seqs=8, **{**FROZEN, "spec_method": "eagle"}))
+    with pytest.raises(ConfigError, match="not modelled"):
+        plan(sg(max_num_seqs=8, cudagraph_mode="NONE", **FROZEN))
+
+
+@given(sglang_configs(max_seqs=64, methods=("mtp",)), st.integers(1, 64))
+def test_frozen_kv_mtp_pads_within_its_buffers(config: EngineConfig, bs: int) -> None:
+    """Every draft-loop batch pads to a captured size whose expanded rows the buffers hold."""
+    try:
+        p = plan(config.replace(frozen_kv_mtp=True))
+    except ConfigError:
+        return  # steps / topk / draft tokens left to SGLang's defaults: it has none
+    comp = p.components.get("frozen_drafter")
+    if comp is None or not comp.buffers:
+        return
+    width = comp.tables.uniform_query_len
+    assert width == (p.config.speculative_eagle_topk or 1)
+    bs = min(bs, request_pool(p.config))
+    d = p.pad(bs * width, uniform_decode=True, component="frozen_drafter")
+    if d.mode is CUDAGraphMode.NONE:
+        return
+    assert bs <= d.num_reqs
+    for b in comp.buffers:
+        rows = d.num_reqs * (width if b.axis is Axis.TOKENS else 1)
+        assert b.axis is Axis.FIXED or rows <= b.capacity, b.key

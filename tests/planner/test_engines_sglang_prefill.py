@@ -12,7 +12,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from graphfit import ConfigError
+from graphfit import ConfigError, SpecMethod
 from graphfit.inputs.sglang import FILE_KEYS, algorithm
 from graphfit.planner.engines.sglang_prefill import (
     PADDING_FACTOR,
@@ -88,7 +88,7 @@ def test_bad_inputs_are_config_errors(bad: dict[str, object]) -> None:
         PrefillInputs(**bad)  # type: ignore[arg-type]
 
 
-@pytest.mark.parametrize("name", ["DFLASH", "dspark", "UNO", "FROZEN_KV_MTP"])
+@pytest.mark.parametrize("name", ["DFLASH", "dspark", "UNO"])
 def test_unmodelled_algorithms_refused_by_name(name: str) -> None:
     with pytest.raises(ConfigError, match="not modelled"):
         algorithm("--speculative-algorithm", name)
@@ -106,3 +106,11 @@ def test_multi_layer_eagle_switch_is_read() -> None:
     settings, _ = FILE_KEYS["enable_multi_layer_eagle"]("--enable-multi-layer-eagle", True, 0)
     assert [(s.field, s.value) for s in settings if s.field != "engine"] == [
         ("multi_layer_eagle", True)]
+
+
+def test_frozen_kv_mtp_is_read_as_mtp() -> None:
+    """FROZEN_KV_MTP is modelled since issue 23: spec_method mtp + SglangOptions.frozen_kv_mtp."""
+    settings, _ = FILE_KEYS["speculative_algorithm"]("--speculative-algorithm",
+                                                     "frozen_kv_mtp", 0)
+    assert {(s.field, s.value) for s in settings if s.field != "engine"} == {
+        ("spec_method", SpecMethod.MTP), ("frozen_kv_mtp", True)}

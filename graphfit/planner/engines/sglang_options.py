@@ -47,6 +47,9 @@ class SglangOptions(EngineOptions):
         draft-extend graphs are one runner per draft step sharing one buffer set and no
         draft-decode runner (speculative/multi_layer_eagle_worker_v2.py:417-458,
         multi_layer_eagle_draft_extend_cuda_graph_runner.py:540-655).
+    frozen_kv_mtp: `--speculative-algorithm FROZEN_KV_MTP` (spec_method mtp): the draft reads
+        the target's frozen KV; one draft-loop graph runner of width topk and no draft-extend
+        graphs (speculative/frozen_kv_mtp_worker_v2.py:179-183, 380-399).
     """
 
     engine: ClassVar[str] = "sglang"
@@ -66,6 +69,7 @@ class SglangOptions(EngineOptions):
     pp_size: int = 1
     max_total_tokens: int | None = None
     multi_layer_eagle: bool = False
+    frozen_kv_mtp: bool = False
 
     def __post_init__(self) -> None:
         gb = self.gpu_memory_gb
@@ -77,6 +81,7 @@ class SglangOptions(EngineOptions):
             positive_int(name, getattr(self, name))
         true_false("two_batch_overlap", self.two_batch_overlap)
         true_false("multi_layer_eagle", self.multi_layer_eagle)
+        true_false("frozen_kv_mtp", self.frozen_kv_mtp)
         set_ = object.__setattr__
         backend = self.cuda_graph_backend_prefill
         if backend is not None:

@@ -27,6 +27,8 @@ from __future__ import annotations
 from graphfit.planner.core.buffers import (
     KEEP,
     ONLY_SENTINEL,
+    ONLY_ZERO,
+    ZERO,
     Axis,
     BufferSpec,
     FillKind,
@@ -123,5 +125,63 @@ def mtp_buffers(config: EngineSettings, width: int, max_bs: int, *, gathered: bo
         specs += [BufferSpec(name, "int32", Axis.FIXED, (), ranks, KEEP,
                              source=f"{RUNNER}: {SRC}:717-730; {KERNEL}:791-793 sets the "
                                     f"padded token count")
+                  for name in ("global_num_tokens_gpu", "global_num_tokens_for_logprob_gpu")]
+    return tuple(specs)
+
+
+# --------------------------------------------------------------------------------------------
+# FROZEN_KV_MTP (`--speculative-algorithm FROZEN_KV_MTP`): speculative/frozen_kv_mtp_*.py
+# --------------------------------------------------------------------------------------------
+
+FROZEN_RUNNER = "frozen_drafter"
+FROZEN_SRC = "frozen_kv_mtp_cuda_graph_runner.py"
+
+
+def frozen_kv_mtp(config: EngineSettings) -> bool:
+    """Whether SGLang runs the FROZEN_KV_MTP worker (spec_info.py:343 picks it before the
+    multi-layer switch is read: FROZEN_KV_MTP ignores --enable-multi-layer-eagle)."""
+    return config.frozen_kv_mtp and config.spec_method is SpecMethod.MTP
+
+
+def frozen_buffers(config: EngineSettings, topk: int, max_bs: int, *, gathered: bool
+                   ) -> tuple[BufferSpec, ...]:
+    """`FrozenKVMTPCudaGraphRunner.__init__` (frozen_kv_mtp_cuda_graph_runner.py:90-188):
+    the draft loop runs `max_bs * topk` expanded rows (width topk, :123-128); its padded tail
+    is reset only when the batch is padded (`execute`, :413-418: seq_lens to the fill value,
+    positions and req_pool_indices to zero; seq_lens_cpu :444-447); the per-request inputs
+    (hidden_states, bonus_tokens) are copied for the real rows only (:428-430).
+
+    The recurrent hidden state is the draft model's `backbone_hidden_size`
+    (frozen_kv_mtp_worker_v2.py:330-331, models/gemma4_mtp.py:80): the target's hidden size
+    (graphfit's `hidden_size`) for the Gemma 4 assistant drafts SGLang ships.
+    """
+    rows = max_bs * topk
+    seq_fill = FillPolicy(FillKind.SENTINEL, 1)  # the backend's seq_len fill value (:133-135)
+    inputs = f"{FROZEN_SRC}:428-430 copies the real rows only"
+    specs = [
+        graph_input(FROZEN_RUNNER, "req_pool_indices", "int64", Axis.TOKENS, rows, ZERO,
+                    ONLY_ZERO, why=f"one row per expanded (request, branch); zeroed when "
+                                   f"padded ({FROZEN_SRC}:413-418)"),
+        graph_input(FROZEN_RUNNER, "positions", "int64", Axis.TOKENS, rows, ZERO, ONLY_ZERO,
+                    why=f"zeroed when padded ({FROZEN_SRC}:413-418)"),
+        graph_input(FROZEN_RUNNER, "mrope_positions", "int64", Axis.TOKENS, rows, KEEP,
+                    leading=(MROPE_SECTIONS,), why="allocated for every model (:146)"),
+        graph_input(FROZEN_RUNNER, "seq_lens", "int64", Axis.TOKENS, rows, seq_fill,
+                    ONLY_SENTINEL, why=f"refilled when padded ({FROZEN_SRC}:413-414)"),
+        graph_input(FROZEN_RUNNER, "seq_lens_cpu", "int64", Axis.TOKENS, rows, seq_fill,
+                    ONLY_SENTINEL, why=f"host copy, refilled when padded ({FROZEN_SRC}:"
+                                       f"444-447)"),
+        graph_input(FROZEN_RUNNER, "topk_p", "float32", Axis.REQUESTS, max_bs, KEEP,
+                    trailing=(topk,), why="never copied in by execute (the graph's own)"),
+        graph_input(FROZEN_RUNNER, "topk_index", "int64", Axis.REQUESTS, max_bs, KEEP,
+                    trailing=(topk,), why="never copied in by execute (the graph's own)"),
+        graph_input(FROZEN_RUNNER, "hidden_states", config.dtype, Axis.REQUESTS, max_bs, KEEP,
+                    trailing=(config.hidden_size,), why=inputs),
+        graph_input(FROZEN_RUNNER, "bonus_tokens", "int64", Axis.REQUESTS, max_bs, KEEP,
+                    why=inputs),
+    ]
+    if gathered:
+        specs += [BufferSpec(name, "int32", Axis.FIXED, (), config.attn_dp_size, KEEP,
+                             source=f"{FROZEN_RUNNER}: {FROZEN_SRC}:157-174")
                   for name in ("global_num_tokens_gpu", "global_num_tokens_for_logprob_gpu")]
     return tuple(specs)
