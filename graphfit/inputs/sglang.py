@@ -389,7 +389,11 @@ MODEL_KEYS: dict[str, Handler] = {"model_path": model_path}
 # SGLang's own, read here)
 LINE_KEYS: dict[str, Handler] = {**FILE_KEYS, "enable_dp_attention": _dp_attention_in_line,
                                   "attention_backend": _attention_backend,
-                                  "speculative_use_rejection_sampling": _after_the_engine}
+                                  "speculative_use_rejection_sampling": _after_the_engine,
+                                  # SGLang may turn adaptive speculation off itself
+                                  # (graphfit.inputs.sglang_rules.adaptive_fallback)
+                                  "speculative_adaptive": _after_the_engine,
+                                  "speculative_adaptive_config": _after_the_engine}
 IGNORED = frozenset({
     "tokenizer_path", "ep_size", "mem_fraction_static",
     "decode_attention_backend", "prefill_attention_backend", "speculative_draft_model_path",

@@ -356,3 +356,51 @@ def test_generated_command_lines(case: tuple[tuple[str, ...], float | None]) -> 
         for aspect in ("translated_acceptance", *sc.ASPECTS):
             diffs += model.get(aspect, [])
     _fail(diffs)
+
+
+# ---------------------------------------------------------------------------------------
+# Adaptive speculation: graphfit plans the static line exactly where SGLang turns it off
+# ---------------------------------------------------------------------------------------
+
+AD = "--speculative-adaptive"
+ADAPTIVE_LINES: list[tuple[str, ...]] = [
+    (*S(33), *EAGLE, "--speculative-num-steps", "3", AD),  # stays on: refused
+    (*S(33), *EAGLE, AD),  # stays on (SGLang fills steps 3, topk 1)
+    (*S(33), *spec("EAGLE3", 3, 1, 4), AD),  # stays on
+    (*S(33), *spec("NEXTN", 3, 1, 4), AD),  # NEXTN is EAGLE by then: stays on
+    (*S(33), *spec("EAGLE", 2, 1, 3), AD),  # stays on, steps not a candidate: SGLang refuses
+    (*S(33), *spec("EAGLE", 3, 4, 8), AD),  # topk 4: off
+    (*S(33), *spec("EAGLE", 3, 1, 4), AD, "--enable-two-batch-overlap"),  # off
+    (*S(33), *spec("EAGLE", 3, 1, 4), AD, "--tp", "4", "--attn-dp-size", "2"),  # off
+    (*S(33), *spec("EAGLE", 3, 1, 4), AD, ML),  # multi-layer: off
+    (*S(33), *spec("STANDALONE", 3, 1, 4), AD),  # off
+    (*S(33), *spec("FROZEN_KV_MTP", 3, 1, 4), AD),  # off
+    (*S(7), "--speculative-algorithm", "NGRAM", AD),  # off
+    (*S(16), AD),  # no speculation: off
+]
+
+
+@pytest.mark.parametrize("argv", ADAPTIVE_LINES, ids=[" ".join(a[2:]) for a in ADAPTIVE_LINES])
+def test_adaptive_fallback_follows_sglang(argv: tuple[str, ...]) -> None:
+    """`_maybe_disable_adaptive` (speculative_hook.py:1374-1389) run by SGLang decides: where
+    adaptive stays on graphfit refuses it (not modelled), where SGLang falls back to the
+    static parameters graphfit plans the line and its decode ladder is SGLang's."""
+    from sglang.srt.arg_groups.overrides import resolving_view
+
+    from tests.helpers import run_cli
+
+    sg = sc.sglang(argv, 80)
+    code, out, text = run_cli(["plan", "--json", "--gpu-memory-gb", "80", "--", "python",
+                               "-m", "sglang.launch_server", "--model-path",
+                               str(so.oracle().model_dir), *argv])
+    if sg.rejected is not None:
+        assert code != 0, f"SGLang rejects ({sg.rejected[:120]}); graphfit plans"
+        return
+    assert isinstance(sg.resolved, so.Resolved)
+    if resolving_view(sg.resolved.record).speculative_adaptive:
+        assert code == 2 and "--speculative-adaptive: not modelled" in text, text[-300:]
+        return
+    assert code == 0, text[-300:]
+    plan = sc.graphfit.plan(sc.EngineConfig.from_dict(json.loads(out)["config"]))
+    gf = sc.GraphfitAnswer(argv, None, plan)
+    _fail(sc.compare_target_ladder(sg, gf) + sc.compare_components(sg, gf))
