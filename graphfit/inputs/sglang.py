@@ -42,11 +42,14 @@ LEGACY, OFF_SWITCH, PER_PHASE, JSON_CONFIG = 0, 1, 2, 3
 
 
 # SGLang's other builtin algorithms (speculative/spec_info.py:39-47): their graph runners are
-# not modelled, so a line naming one is refused, never planned as something else
-UNMODELLED_ALGORITHMS = {
-    "DFLASH": "DFLASH's block-draft runner (arg_groups/speculative_hook.py:351-365)",
-    "DSPARK": "DSPARK's block-draft runner (arg_groups/speculative_hook.py:351-365)",
-    "UNO": "UNO's runner (speculative/uno_cuda_graph_runner.py)",
+# not modelled (issue 23: left for their size), so a line naming one is refused, never
+# planned as something else
+UNMODELLED_ALGORITHMS = {  # reasons short enough for one error line
+    "DFLASH": "block-wide draft graphs with in-graph samplers (dflash_worker_v2.py:135-378, "
+              "698-730)",
+    "DSPARK": "block drafter, accept graph, KV injection (speculative/dspark_components/)",
+    "UNO": "LoRA runner with lora/nolora graphs per size + tree-draft runner "
+           "(uno_cuda_graph_runner.py)",
 }
 # FROZEN_KV_MTP is an MTP draft over the target's frozen KV: spec_method MTP with
 # SglangOptions.frozen_kv_mtp (graphfit.planner.engines.sglang_spec_runners)
