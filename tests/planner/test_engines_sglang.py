@@ -285,6 +285,10 @@ def test_multi_layer_eagle_switch_follows_sglang() -> None:
     auto = plan(sg(max_num_seqs=8, architecture="MiMoV2ForCausalLM",
                    **{**ML, "multi_layer_eagle": False}))
     assert auto.config.multi_layer_eagle and "mtp_draft_extend" in auto.components
+    frozen = plan(sg(max_num_seqs=8, architecture="MiMoV2ForCausalLM", spec_method="mtp",
+                     frozen_kv_mtp=True, num_speculative_tokens=3, speculative_eagle_topk=1,
+                     speculative_num_draft_tokens=4, multi_layer_eagle=True))
+    assert not frozen.config.multi_layer_eagle and "frozen_drafter" in frozen.components
 
 
 @given(sglang_configs(max_seqs=64), st.integers(1, 64))

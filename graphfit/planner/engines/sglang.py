@@ -512,8 +512,7 @@ class SglangModel:
         if config.frozen_kv_mtp:
             _check_frozen(config)
         changes.update(_resolve_speculation(config))
-        if config.multi_layer_eagle and (not multi_layer_eagle(config)
-                                         or config.frozen_kv_mtp):
+        if config.multi_layer_eagle and not multi_layer_eagle(config):
             # SGLang reads the switch only for the EAGLE worker family (spec_info.py:354)
             changes["multi_layer_eagle"] = False
         elif auto_multi_layer(config) and not config.multi_layer_eagle:

@@ -56,14 +56,15 @@ MULTI_LAYER_METHODS = frozenset({SpecMethod.EAGLE, SpecMethod.EAGLE3, SpecMethod
 
 def multi_layer_eagle(config: EngineSettings) -> bool:
     """Whether SGLang runs the multi-layer EAGLE worker (spec_info.py:354: `is_eagle()` and
-    the switch; STANDALONE and NGRAM ignore it)."""
-    return config.multi_layer_eagle and config.spec_method in MULTI_LAYER_METHODS
+    the switch; STANDALONE and NGRAM ignore it, FROZEN_KV_MTP is picked first, :343)."""
+    return (config.multi_layer_eagle and config.spec_method in MULTI_LAYER_METHODS
+            and not config.frozen_kv_mtp)
 
 
 def auto_multi_layer(config: EngineSettings) -> bool:
     """The model overrides that turn it on for EAGLE (AUTO_ARCHITECTURES)."""
     return (config.spec_method in (SpecMethod.EAGLE, SpecMethod.MTP)
-            and config.architecture in AUTO_ARCHITECTURES)
+            and not config.frozen_kv_mtp and config.architecture in AUTO_ARCHITECTURES)
 
 
 def mtp_hidden_size(config: EngineSettings) -> int:
