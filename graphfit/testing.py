@@ -315,6 +315,11 @@ def _sglang_fields(draw: st.DrawFn, *, max_seqs: int, max_k: int,
         fields["cuda_graph_backend_prefill"] = "disabled"
     if draw(st.integers(0, 5)) == 0:
         fields["disaggregation_mode"] = draw(st.sampled_from(("prefill", "decode")))
+    if method != "none" and draw(st.integers(0, 3)) == 0:
+        # multi-layer EAGLE (STANDALONE and NGRAM ignore the switch, as SGLang does)
+        fields["multi_layer_eagle"] = True
+    if method == "mtp" and "architecture" not in fields and draw(st.integers(0, 3)) == 0:
+        fields["frozen_kv_mtp"] = True  # SGLang's FROZEN_KV_MTP
     return fields
 
 

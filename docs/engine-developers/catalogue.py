@@ -46,6 +46,14 @@ def configs() -> list[tuple[str, EngineConfig]]:
                 except ConfigError:
                     continue  # the engine refuses this method on this runner
                 out.append((f"{engine} {method}" + (f" ({runner})" if runner else ""), config))
+    # SGLang's multi-layer EAGLE (--enable-multi-layer-eagle): its own draft-extend runner
+    out.append(("sglang eagle (multi-layer, topk 1)", EngineConfig.from_dict(dict(
+        REFERENCE, engine="sglang", spec_method="eagle", speculative_eagle_topk=1,
+        multi_layer_eagle=True))))
+    # SGLang's FROZEN_KV_MTP (--speculative-algorithm FROZEN_KV_MTP): its frozen draft loop
+    out.append(("sglang FROZEN_KV_MTP (topk 2)", EngineConfig.from_dict(dict(
+        REFERENCE, engine="sglang", spec_method="mtp", frozen_kv_mtp=True,
+        speculative_eagle_topk=2, speculative_num_draft_tokens=6))))
     return out
 
 

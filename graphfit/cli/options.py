@@ -339,6 +339,10 @@ CONFIG_FLAGS: list[ConfigFlag] = [
                "SGLang: two-batch overlap (even batch sizes).",
                param="enable_two_batch_overlap", expand=_sglang("enable_two_batch_overlap"),
                switch=True, panel=SGLANG_PANEL),
+    ConfigFlag("multi_layer_eagle", "--enable-multi-layer-eagle", bool,
+               "SGLang: multi-layer EAGLE (one draft-extend graph per step, no draft-decode "
+               "graphs).", param="enable_multi_layer_eagle",
+               expand=_sglang("enable_multi_layer_eagle"), switch=True, panel=SGLANG_PANEL),
     ConfigFlag("enable_dp_attention", "--enable-dp-attention", bool,
                "SGLang (deprecated): use --attn-dp-size.",
                expand=_sglang("enable_dp_attention"), switch=True, panel=SGLANG_PANEL),

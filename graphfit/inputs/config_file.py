@@ -69,6 +69,8 @@ def _native() -> dict[str, Handler]:
         "multimodal": as_bool,
         "cuda_graph_padding": as_bool,
         "two_batch_overlap": as_bool,
+        "multi_layer_eagle": as_bool,
+        "frozen_kv_mtp": as_bool,
         "gpu_memory_gb": gpu_memory_gb,
         "draft_len_schedule": lambda o, v: as_sizes(o, v),
     }

@@ -99,7 +99,8 @@ def settle_sglang(line: PastedLine, resolved: Resolved) -> Resolved:
         origins[GPU_FIELD] = DEFAULT_GPU_NOTE
         notes.append(f"{DEFAULT_GPU_NOTE} for SGLang's default decode max_bs "
                      "(memory_hook.py:89-180); pass --gpu-memory-gb GiB or a GPU name")
-    settled = _with(resolved, values, origins, notes)
+    adaptive = sglang_rules.refuse_adaptive(line.values, values)
+    settled = _with(resolved, values, origins, [*notes, *([adaptive] if adaptive else [])])
     if sglang_rules.needs_check(line.values):
         sglang_rules.refuse(line.values, settled.config())
     return settled

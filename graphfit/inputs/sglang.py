@@ -42,23 +42,41 @@ LEGACY, OFF_SWITCH, PER_PHASE, JSON_CONFIG = 0, 1, 2, 3
 
 
 # SGLang's other builtin algorithms (speculative/spec_info.py:39-47): their graph runners are
-# not modelled, so a line naming one is refused, never planned as something else
-UNMODELLED_ALGORITHMS = {
-    "DFLASH": "DFLASH's block-draft runner (arg_groups/speculative_hook.py:351-365)",
-    "DSPARK": "DSPARK's block-draft runner (arg_groups/speculative_hook.py:351-365)",
-    "UNO": "UNO's runner (speculative/uno_cuda_graph_runner.py)",
-    "FROZEN_KV_MTP": "FROZEN_KV_MTP's runner (speculative/frozen_kv_mtp_cuda_graph_runner.py)",
+# not modelled (issue 23: left for their size), so a line naming one is refused, never
+# planned as something else
+UNMODELLED_ALGORITHMS = {  # reasons short enough for one error line
+    "DFLASH": "block-wide draft graphs with in-graph samplers (dflash_worker_v2.py:135-378, "
+              "698-730)",
+    "DSPARK": "block drafter, accept graph, KV injection (speculative/dspark_components/)",
+    "UNO": "LoRA runner with lora/nolora graphs per size + tree-draft runner "
+           "(uno_cuda_graph_runner.py)",
 }
+# FROZEN_KV_MTP is an MTP draft over the target's frozen KV: spec_method MTP with
+# SglangOptions.frozen_kv_mtp (graphfit.planner.engines.sglang_spec_runners)
+FROZEN_KV_MTP = "FROZEN_KV_MTP"
 
 
 def algorithm(origin: str, value: Any) -> SpecMethod:
     name = as_str(origin, value).upper()
+    if name == FROZEN_KV_MTP:
+        return SpecMethod.MTP
     if name in UNMODELLED_ALGORITHMS:
         raise ConfigError(f"{origin}: SGLang's {name} is not modelled by graphfit: "
                           f"{UNMODELLED_ALGORITHMS[name]}")
     if name not in ALGORITHMS:
         raise ConfigError(f"{origin}: {value!r} is not one of {', '.join(ALGORITHMS)}")
     return ALGORITHMS[name]
+
+
+def _speculative_algorithm(origin: str, value: Any, layer: int
+                           ) -> tuple[list[Setting], list[str]]:
+    """`--speculative-algorithm`: the method, and whether it is FROZEN_KV_MTP (an MTP draft
+    reading the target's frozen KV, speculative/spec_info.py:102-115, 343)."""
+    method = algorithm(origin, value)
+    frozen = as_str(origin, value).upper() == FROZEN_KV_MTP
+    return [Setting("spec_method", method, origin, layer),
+            Setting("frozen_kv_mtp", frozen, origin, layer),
+            Setting("engine", SG, origin, layer)], []
 
 
 def _positive(origin: str, value: Any) -> int:
@@ -320,7 +338,7 @@ FILE_KEYS: dict[str, Handler] = {
     "cuda_graph_max_bs": _ambiguous("cuda-graph-max-bs"),
     "cuda_graph_bs": _ambiguous("cuda-graph-bs"),
     "disable_cuda_graph_padding": _padding_disabled,
-    "speculative_algorithm": field_key("spec_method", algorithm, SG),
+    "speculative_algorithm": _speculative_algorithm,
     "speculative_num_steps": field_key("num_speculative_tokens", _positive, SG),
     "speculative_eagle_topk": field_key("speculative_eagle_topk", _positive, SG),
     "speculative_num_draft_tokens": field_key("speculative_num_draft_tokens", _positive, SG),
@@ -340,9 +358,7 @@ FILE_KEYS: dict[str, Handler] = {
     "max_total_tokens": field_key("max_total_tokens", _positive, SG),
     "moe_a2a_backend": _not_default("none", GATHER),
     # speculative runners / buffers graphfit does not model: refused unless off
-    "enable_multi_layer_eagle": _not_default(False, "the multi-layer EAGLE draft-extend "
-                                             "runner, speculative/multi_layer_eagle_draft_"
-                                             "extend_cuda_graph_runner.py"),
+    "enable_multi_layer_eagle": field_key("multi_layer_eagle", as_bool, SG),
     "speculative_adaptive": _not_default(False, "adaptive speculation switches the draft "
                                          "length at run time, arg_groups/fields/spec.py:237"),
     "speculative_adaptive_config": _not_default(None, "adaptive speculation"),
@@ -376,7 +392,11 @@ MODEL_KEYS: dict[str, Handler] = {"model_path": model_path}
 # SGLang's own, read here)
 LINE_KEYS: dict[str, Handler] = {**FILE_KEYS, "enable_dp_attention": _dp_attention_in_line,
                                   "attention_backend": _attention_backend,
-                                  "speculative_use_rejection_sampling": _after_the_engine}
+                                  "speculative_use_rejection_sampling": _after_the_engine,
+                                  # SGLang may turn adaptive speculation off itself
+                                  # (graphfit.inputs.sglang_rules.adaptive_fallback)
+                                  "speculative_adaptive": _after_the_engine,
+                                  "speculative_adaptive_config": _after_the_engine}
 IGNORED = frozenset({
     "tokenizer_path", "ep_size", "mem_fraction_static",
     "decode_attention_backend", "prefill_attention_backend", "speculative_draft_model_path",

@@ -10,6 +10,8 @@ auto-parameters come before these checks, :1165-1174):
 * `--speculative-use-rejection-sampling` with an algorithm other than EAGLE / EAGLE3 /
   NEXTN (:1215-1219: STANDALONE), with topk != 1 (:1222-1224), or with an accept threshold
   other than 1.0 (:1232-1240);
+* `--speculative-adaptive` where SGLang keeps it on (`adaptive_fallback`): graphfit does not
+  plan its per-step runtime states; where SGLang turns it off, the static line is planned;
 * topk > 1 with page size > 1 on a backend outside flashinfer / fa3 / triton (EAGLE family,
   :1271-1282) or outside flashinfer (NGRAM, :1355-1365). Only a backend named on the line is
   checked: SGLang's automatic choice depends on the GPU.
@@ -47,10 +49,42 @@ def _backends(values: Mapping[str, Any]) -> tuple[str | None, str | None]:
             values.get("decode_attention_backend") or base)
 
 
+ADAPTIVE = "speculative/adaptive_spec_params.py"
+ADAPTIVE_STATES = ("a graph set per candidate step, eagle_worker_v2.py:1389-1414, "
+                   "1777-1857")
+
+
+def adaptive_fallback(values: Mapping[str, Any], fields: Mapping[str, Any]) -> str | None:
+    """Why SGLang turns `--speculative-adaptive` off and runs the static parameters
+    (`adaptive_unsupported_reason`, adaptive_spec_params.py:57-101, applied by
+    `_maybe_disable_adaptive`, speculative_hook.py:1374-1389); None: it stays on.
+    `values`: the line's SGLang arguments; `fields`: graphfit's settled fields (before the
+    engine model resolves them: adaptive speculation fills topk 1 itself, :1392-1414)."""
+    from graphfit.planner.engines.sglang_spec_runners import AUTO_ARCHITECTURES
+
+    method = SpecMethod(fields.get("spec_method") or SpecMethod.NONE)
+    if method not in (SpecMethod.EAGLE, SpecMethod.EAGLE3, SpecMethod.MTP) or (
+            fields.get("frozen_kv_mtp")):  # NEXTN is EAGLE by then (speculative_hook.py:109)
+        return "only EAGLE / EAGLE3 are supported"
+    if values.get("speculative_eagle_topk") not in (None, 1):
+        return "only topk 1 is supported"
+    if (fields.get("attn_dp_size") or 1) > 1:
+        return "attention DP is not supported"
+    if values.get("enable_multi_layer_eagle") or (
+            method is not SpecMethod.EAGLE3 and fields.get("architecture") in AUTO_ARCHITECTURES):
+        return "multi-layer EAGLE does not implement it"
+    if fields.get("two_batch_overlap"):
+        return "two-batch overlap is not supported"
+    if values.get("enable_pdmux"):
+        return "PD multiplexing is not supported"
+    return None
+
+
 def needs_check(values: Mapping[str, Any]) -> bool:
     """Whether the line holds anything these refusals look at (else no config is built)."""
     page = values.get("page_size")
     return (bool(values.get("speculative_use_rejection_sampling"))
+            or bool(values.get("speculative_adaptive"))
             or "trtllm_mha" in _backends(values)
             or (isinstance(page, int) and page > 1))
 
@@ -94,6 +128,19 @@ def refuse(values: Mapping[str, Any], config: EngineConfig) -> None:
         raise ConfigError(f"use --page-size 1 or --attention-backend {' / '.join(allowed)}: "
                           f"topk {topk} with page size {page} is unsupported on {backend} "
                           f"(SGLang refuses, {HOOK}:{where})")
+
+
+def refuse_adaptive(values: Mapping[str, Any], fields: Mapping[str, Any]) -> str | None:
+    """`--speculative-adaptive` where SGLang keeps it on: not modelled (raised); else the
+    note that SGLang turns it off, or None when the line does not ask for it."""
+    if not values.get("speculative_adaptive"):
+        return None
+    why = adaptive_fallback(values, fields)
+    if why is None:
+        raise ConfigError(f"--speculative-adaptive: not modelled ({ADAPTIVE_STATES}); "
+                          f"drop it to plan the static --speculative-num-steps")
+    return (f"--speculative-adaptive: SGLang turns it off ({why}) and runs the static "
+            f"parameters ({ADAPTIVE}:57-101)")
 
 
 def role_settings(values: Mapping[str, Any]) -> tuple[list[Setting], list[str]]:

@@ -105,6 +105,19 @@ RUNNERS: Mapping[str, tuple[str, str]] = {
     "draft_extend": ("draft_extend", "sglang.srt.speculative."
                      "eagle_draft_extend_cuda_graph_runner.EAGLEDraftExtendCudaGraphRunner"),
 }
+# runners whose `capture` is DecodeCudaGraphRunner's own (hooked through it): named here so
+# that a runner is checked against its own component, never the target's (the multi-layer
+# EAGLE per-step runner gets the composite's shared `.buffers` before it captures,
+# multi_layer_eagle_draft_extend_cuda_graph_runner.py:200-205; frozen_kv_mtp_cuda_graph_
+# runner.py:176-188)
+INHERITED_CAPTURE: Mapping[str, tuple[str, str]] = {
+    "mtp_draft_extend": ("mtp_draft_extend", "sglang.srt.speculative."
+                         "multi_layer_eagle_draft_extend_cuda_graph_runner."
+                         "MultiLayerEagleDraftExtendCudaGraphRunner"),
+    "frozen_drafter": ("frozen_drafter", "sglang.srt.speculative."
+                       "frozen_kv_mtp_cuda_graph_runner.FrozenKVMTPCudaGraphRunner"),
+}
+ALL_RUNNERS: Mapping[str, tuple[str, str]] = {**RUNNERS, **INHERITED_CAPTURE}
 _RUNNER_TENSORS = ("temperatures", "top_ks")  # runner attributes outside `.buffers`
 
 
@@ -167,7 +180,8 @@ def check_live_runners(server_args: Any, runners: Mapping[str, Any],
                        **overrides: Any) -> SglangLiveCheck:
     """Plan SGLang's ServerArgs and verify the rows of the live runners' tensors.
 
-    `runners` maps SGLang's runner names ("target", "draft", "draft_extend") to the runner
+    `runners` maps SGLang's runner names ("target", "draft", "draft_extend",
+    "mtp_draft_extend", "frozen_drafter") to the runner
     objects (their `.buffers`) or to their input buffers. Each tensor that is a buffer of the
     runner's component counts with the rows it has (along the buffer's axis); buffers of
     runners not given count at the rows SGLang's code allocates.
@@ -176,9 +190,9 @@ def check_live_runners(server_args: Any, runners: Mapping[str, Any],
     capacities = engine_capacities(p)
     live: dict[str, LiveTensor] = {}
     for name, runner in runners.items():
-        if name not in RUNNERS:
-            raise ConfigError(f"runners: {name!r} is not one of {', '.join(RUNNERS)}")
-        component = p.components.get(RUNNERS[name][0])
+        if name not in ALL_RUNNERS:
+            raise ConfigError(f"runners: {name!r} is not one of {', '.join(ALL_RUNNERS)}")
+        component = p.components.get(ALL_RUNNERS[name][0])
         if component is None:
             continue
         tensors = _live_tensors(name, runner)
@@ -200,7 +214,7 @@ def before_capture(runner: Any, *args: Any, **kwargs: Any) -> None:
     in check mode when unsafe (the runner's `model_runner.server_args` is the ServerArgs)."""
     # the most derived of SGLang's runner classes the runner is (the draft runners subclass
     # the decode runner)
-    by_class = {path.rsplit(".", 1)[1]: n for n, (_, path) in RUNNERS.items()}
+    by_class = {path.rsplit(".", 1)[1]: n for n, (_, path) in ALL_RUNNERS.items()}
     name = next((by_class[c.__name__] for c in type(runner).__mro__
                  if c.__name__ in by_class), None)
     if name is None:

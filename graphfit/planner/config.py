@@ -298,7 +298,8 @@ class EngineConfig:
             cuda_graph_bs_prefill: tuple[int, ...] | list[int] | None = None,
             chunked_prefill_size: int | None = None, full_prefill_max_req: int | None = None,
             disaggregation_mode: str = "null", pp_size: int = 1,
-            max_total_tokens: int | None = None) -> None: ...
+            max_total_tokens: int | None = None,
+            multi_layer_eagle: bool = False, frozen_kv_mtp: bool = False) -> None: ...
 
     def __post_init__(self) -> None:
         set_ = object.__setattr__
@@ -525,6 +526,16 @@ class EngineConfig:
     def max_total_tokens(self) -> int | None:
         """SglangOptions.max_total_tokens."""
         return cast("int | None", self._option("max_total_tokens"))
+
+    @property
+    def multi_layer_eagle(self) -> bool:
+        """SglangOptions.multi_layer_eagle."""
+        return cast(bool, self._option("multi_layer_eagle"))
+
+    @property
+    def frozen_kv_mtp(self) -> bool:
+        """SglangOptions.frozen_kv_mtp."""
+        return cast(bool, self._option("frozen_kv_mtp"))
 
     @property
     def disaggregation_mode(self) -> str:

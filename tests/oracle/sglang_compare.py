@@ -30,7 +30,8 @@ from graphfit import CUDAGraphMode, EngineConfig
 from tests.oracle import sglang_oracle as so
 
 # SGLang runner -> graphfit component
-GF_COMPONENT = {"target": "target", "draft": "drafter", "draft_extend": "draft_extend"}
+GF_COMPONENT = {"target": "target", "draft": "drafter", "draft_extend": "draft_extend",
+                "mtp_draft_extend": "mtp_draft_extend", "frozen_drafter": "frozen_drafter"}
 # SGLang registry PaddingPolicy -> graphfit FillKind value
 POLICY_TO_FILL = {"foreach_copy": "keep", "keep_pad": "keep", "zero": "zero",
                   "fill_sentinel": "sentinel", "fill_once": "keep"}
@@ -50,6 +51,35 @@ DRAFT_EXTEND_FILLS = {"seq_lens": "sentinel", "seq_lens_cpu": "sentinel",
                       "extend_seq_lens": "sentinel", "input_ids": "keep",
                       "hidden_states": "keep", "select_index": "keep",
                       "mrope_positions": "keep", "next_token_logits_buffer": "keep"}
+# The multi-layer EAGLE composite runner's: what SGLang's own prepare kernel leaves in the
+# padded tail, observed by running it (sglang_oracle.mtp_padding_fills), plus what `prepare`
+# does outside the kernel (multi_layer_eagle_draft_extend_cuda_graph_runner.py:895-898:
+# seq_lens_cpu refilled; mrope_positions, extend_seq_lens, extend_start_loc and the logits
+# are never written by prepare). "computed" (select_index) is not compared.
+MTP_PREPARE_FILLS = {"seq_lens_cpu": "sentinel", "mrope_positions": "keep",
+                     "extend_seq_lens": "keep", "extend_start_loc": "keep",
+                     "next_token_logits_buffer": "keep"}
+
+
+@functools.cache
+def mtp_fills(width: int, fill: int) -> dict[str, str]:
+    observed = so.mtp_padding_fills(width, fill)
+    return {**MTP_PREPARE_FILLS, **{k: v for k, v in observed.items() if v != "computed"}}
+
+
+def frozen_fills(run: so.Runner) -> dict[str, str]:
+    """The FROZEN_KV_MTP draft loop's padded tail, observed by running SGLang's own `execute`
+    on the first batch size it pads (none: nothing to compare)."""
+    key = (run.width, run.capture_bs, run.seq_len_fill_value)
+    if key not in _FROZEN_FILLS:
+        padded = [bs for bs in range(1, run.max_bs) if so.pad_to_bucket(bs, run.capture_bs)
+                  != bs]
+        observed = so.frozen_padding_fills(run, padded[0]) if padded else {}
+        _FROZEN_FILLS[key] = {k: v for k, v in observed.items() if v != "computed"}
+    return _FROZEN_FILLS[key]
+
+
+_FROZEN_FILLS: dict[tuple[int, tuple[int, ...], int], dict[str, str]] = {}
 SGLANG_FILLS = {"draft": DRAFT_FILLS, "draft_extend": DRAFT_EXTEND_FILLS}
 # sentinels that are not the seq_len fill value: the draft-extend runner fills these with its
 # width, captured_req_width (eagle_draft_extend_cuda_graph_runner.py:542-544)
@@ -180,7 +210,10 @@ def translated_argv(answer: SglangAnswer) -> tuple[str, ...]:
         S = answer.max_requests * max(1, r.attn_dp_size)
     argv = ["--max-running-requests", str(S)]
     if r.decode_backend == "disabled":
-        argv.append("--disable-decode-cuda-graph")
+        # both phases off is what SGLang's `cuda_graph_fully_disabled` asks (the FROZEN_KV_MTP
+        # draft loop captures unless it holds)
+        argv.append("--disable-cuda-graph" if r.prefill_backend == "disabled"
+                    else "--disable-decode-cuda-graph")
     if any(a.startswith("--cuda-graph-bs-decode") for a in r.argv) or "bs" in _json_decode(r):
         argv += ["--cuda-graph-bs-decode", *map(str, sorted(set(r.decode_bs)))]
     else:
@@ -188,15 +221,20 @@ def translated_argv(answer: SglangAnswer) -> tuple[str, ...]:
     if r.disable_cuda_graph_padding:
         argv.append("--disable-cuda-graph-padding")
     if r.speculative_algorithm:
-        argv += ["--speculative-algorithm", r.speculative_algorithm,
-                 "--speculative-eagle-topk", str(r.speculative_eagle_topk),
-                 "--speculative-num-draft-tokens", str(r.speculative_num_draft_tokens)]
+        argv += ["--speculative-algorithm", r.speculative_algorithm]
+        for flag, value in (("--speculative-eagle-topk", r.speculative_eagle_topk),
+                            ("--speculative-num-draft-tokens",
+                             r.speculative_num_draft_tokens)):
+            if value is not None:  # FROZEN_KV_MTP resolves none of them
+                argv += [flag, str(value)]
         if r.speculative_num_steps:
             argv += ["--speculative-num-steps", str(r.speculative_num_steps)]
     argv += ["--tp-size", str(r.tp_size), "--attn-dp-size", str(r.attn_dp_size),
              "--attn-cp-size", str(r.attn_cp_size)]
     if r.enable_two_batch_overlap:
         argv.append("--enable-two-batch-overlap")
+    if r.enable_multi_layer_eagle:
+        argv.append("--enable-multi-layer-eagle")
     return tuple(argv)
 
 
@@ -313,7 +351,7 @@ def compare_components(sg: SglangAnswer, gf: GraphfitAnswer) -> list[Difference]
 def compare_draft_ladder(sg: SglangAnswer, gf: GraphfitAnswer) -> list[Difference]:
     assert sg.runners is not None and gf.plan is not None
     out = []
-    for name in ("draft", "draft_extend"):
+    for name in ("draft", "draft_extend", "mtp_draft_extend", "frozen_drafter"):
         if name not in sg.runners:
             continue
         ours = tuple(sg.runners[name].capture_bs)
@@ -368,9 +406,16 @@ def compare_buffers(sg: SglangAnswer, gf: GraphfitAnswer) -> list[Difference]:
     return out
 
 
-def sglang_fill(runner_name: str, buf: so.Buffer) -> str | None:
+def sglang_fill(runner_name: str, buf: so.Buffer, run: so.Runner | None = None
+                ) -> str | None:
     if runner_name == "target":
         return POLICY_TO_FILL.get(buf.policy or "")
+    if runner_name == "mtp_draft_extend":
+        assert run is not None
+        return mtp_fills(run.width, run.seq_len_fill_value).get(buf.name)
+    if runner_name == "frozen_drafter":
+        assert run is not None
+        return frozen_fills(run).get(buf.name)
     return SGLANG_FILLS[runner_name].get(buf.name)
 
 
@@ -383,13 +428,15 @@ def compare_fills(sg: SglangAnswer, gf: GraphfitAnswer) -> list[Difference]:
             continue
         planned = {b.name: b for b in gf.plan.components[component].buffers}
         for buf in run.buffers.values():
-            ours = sglang_fill(runner_name, buf)
+            ours = sglang_fill(runner_name, buf, run)
             theirs = planned.get(buf.name)
             if ours is None or theirs is None:
                 continue
             kind = theirs.fill.kind.value
-            want = run.width if (runner_name, buf.name) in WIDTH_SENTINELS else (
+            want: float = run.width if (runner_name, buf.name) in WIDTH_SENTINELS else (
                 run.seq_len_fill_value)
+            if ours.startswith("sentinel("):  # a sentinel SGLang writes itself: -1, ...
+                ours, want = "sentinel", float(ours[len("sentinel("):-1])
             value_ok = ours != "sentinel" or theirs.fill.value == want
             if kind != ours or not value_ok:
                 out.append(Difference("fills", f"{component}.{buf.name}: SGLang pads with "
@@ -413,8 +460,10 @@ def compare_model(sg: SglangAnswer) -> dict[str, list[Difference]]:
         "target_ladder": compare_target_ladder(sg, gf),
         "target_padding": compare_padding(sg, gf, "target"),
         "draft_ladder": compare_draft_ladder(sg, gf),
-        "draft_padding": compare_padding(sg, gf, "draft") + compare_padding(sg, gf,
-                                                                           "draft_extend"),
+        "draft_padding": (compare_padding(sg, gf, "draft")
+                      + compare_padding(sg, gf, "draft_extend")
+                      + compare_padding(sg, gf, "mtp_draft_extend")
+                      + compare_padding(sg, gf, "frozen_drafter")),
         "components": compare_components(sg, gf),
         "buffers": compare_buffers(sg, gf),
         "fills": compare_fills(sg, gf),

@@ -88,6 +88,7 @@ class Resolved:
     attention_backend: str | None
     decode_attention_backend: str | None
     page_size: int | None
+    enable_multi_layer_eagle: bool = False
     record: Any = field(default=None, repr=False, compare=False)  # the ServerArgs
 
 
@@ -193,7 +194,9 @@ def _resolved(argv: tuple[str, ...], gpu_mem_gb: float | None, record: Any) -> R
         chunked_prefill_size=cfg.chunked_prefill_size,
         attention_backend=cfg.attention_backend,
         decode_attention_backend=getattr(cfg, "decode_attention_backend", None),
-        page_size=cfg.page_size, record=record)
+        page_size=cfg.page_size,
+        enable_multi_layer_eagle=bool(getattr(cfg, "enable_multi_layer_eagle", False)),
+        record=record)
 
 
 # ---------------------------------------------------------------------------------------
@@ -362,6 +365,16 @@ def _runners(r: Resolved, token_capacity: int, hidden_size: int, vocab_size: int
         # the draft runners take torch.get_device_module(device): "cpu", not "meta"
         dmr = _model_runner_stub(r, pool, fill, "cpu", hidden_size, vocab_size, draft=True)
         steps = get_spec().speculative_num_steps
+        if algo.is_frozen_kv_mtp():  # spec_info.py:343, before the multi-layer switch
+            # FrozenKVMTPDraftWorker: the draft loop only, no draft-extend runner
+            # (frozen_kv_mtp_worker_v2.py:179-183, 380-399)
+            out["frozen_drafter"] = _frozen_runner(dmr, pool, hidden_size)
+            return out
+        if algo.is_eagle() and get_spec().enable_multi_layer_eagle:  # spec_info.py:354
+            # MultiLayerEagleDraftWorker: no draft-decode runner (:417-418), the composite
+            # draft-extend runner (multi_layer_eagle_worker_v2.py:436-452)
+            out["mtp_draft_extend"] = _mtp_runner(dmr, pool, steps)
+            return out
         if steps > 1:  # eagle_worker_v2.py:507
             out["draft"] = _draft_runner(dmr, pool, algo)
         out["draft_extend"] = _draft_extend_runner(dmr, pool, algo)
@@ -419,7 +432,7 @@ _DRAFT_AXES = {  # axis of each draft-runner buffer: rows per request (bs) or pe
     "num_accept_tokens": "bs", "select_index": "bs", "next_token_logits_buffer": "bs",
     "rids_int": "bs", "bootstrap_room_ids_int": "bs", "mamba_track_indices": "bs",
     "global_num_tokens_gpu": "fixed", "global_num_tokens_for_logprob_gpu": "fixed",
-    "dsa_seed_topk": "bs", "dsa_seed_topk_capture": "tokens",
+    "dsa_seed_topk": "bs", "dsa_seed_topk_capture": "tokens", "extend_start_loc": "bs",
 }
 
 
@@ -496,6 +509,209 @@ def _draft_extend_runner(dmr: Any, pool: int, algo: Any) -> Runner:
                   pool, get_cuda_graph_batch_size_alignment(), int(runner.max_bs),
                   int(runner.max_num_token), int(runner.seq_len_fill_value),
                   _draft_tables(runner, "tokens"), live=runner)
+
+
+class _MtpBackendStub(_AttnBackendStub):
+    """A draft-extend attention backend of one multi-layer step: it neither refreshes its
+    metadata inside the graph nor stages it (the per-step runners, the default for
+    backends without either capability, multi_layer_eagle_worker_v2.py:431-452)."""
+
+    supports_draft_extend_metadata_staging = False
+
+    def draft_extend_metadata_captured_in_graph(self) -> bool:
+        return False
+
+
+def _mtp_worker(dmr: Any, steps: int) -> Any:
+    """The MultiLayerEagleDraftWorker fields the composite runner reads (glue): one draft
+    model runner and one draft-extend backend per step, no boundary-KV front tokens (a
+    dense model's request pool is not hybrid, multi_layer_eagle_worker_v2.py:245-262)."""
+    from sglang.srt.runtime_context import get_spec
+
+    backends = [_MtpBackendStub(dmr.attn_backend.get_cuda_graph_seq_len_fill_value())
+                for _ in range(steps)]
+    return types.SimpleNamespace(
+        device=dmr.device, gpu_id=0, speculative_num_steps=steps,
+        draft_extend_attn_backend_list=backends, mtp_model_runner=lambda step: dmr,
+        draft_extend_num_front_tokens=0, use_rejection_sampling=False,
+        topk=get_spec().speculative_eagle_topk, chain_mtp_hidden_states=True,
+        draft_runner_list=[dmr] * steps)
+
+
+def _mtp_runner(dmr: Any, pool: int, steps: int) -> Runner:
+    """SGLang's own `MultiLayerEagleMultiStepDraftExtendCudaGraphRunner.__init__`
+    (multi_layer_eagle_draft_extend_cuda_graph_runner.py:557-646): per-step runners and the
+    shared `_allocate_buffers` (:655), with only each step's capture stubbed."""
+    import sglang.srt.speculative.multi_layer_eagle_draft_extend_cuda_graph_runner as mod
+    from sglang.srt.utils.common import get_cuda_graph_batch_size_alignment
+
+    step_cls = _no_capture(mod.MultiLayerEagleDraftExtendCudaGraphRunner)
+
+    class Composite(mod.MultiLayerEagleMultiStepDraftExtendCudaGraphRunner):  # type: ignore[misc, name-defined]
+        def _create_runner(self, step: int) -> Any:
+            return step_cls(self.eagle_worker, step)
+
+    saved = (mod.resolve_decode_backend, mod.get_available_gpu_memory)
+    mod.resolve_decode_backend = _graph_backend_stub
+    mod.get_available_gpu_memory = lambda *a, **k: 0.0
+    try:
+        runner = Composite(_mtp_worker(dmr, steps))
+    finally:
+        mod.resolve_decode_backend, mod.get_available_gpu_memory = saved
+    table = _draft_tables(runner, "tokens")
+    if runner.prune_draft_extend_logits:  # one row per request (:689-695)
+        logits = table["next_token_logits_buffer"]
+        table["next_token_logits_buffer"] = Buffer(logits.name, logits.shape, logits.dtype,
+                                                   "bs", None, "")
+    else:
+        logits = table["next_token_logits_buffer"]
+        table["next_token_logits_buffer"] = Buffer(logits.name, logits.shape, logits.dtype,
+                                                   "tokens", None, "")
+    return Runner("mtp_draft_extend", int(runner.captured_req_width),
+                  tuple(runner.capture_bs), pool, get_cuda_graph_batch_size_alignment(),
+                  int(runner.max_bs), int(runner.max_bs * runner.captured_req_width),
+                  int(runner.seq_len_fill_value), table, live=runner)
+
+
+_FROZEN_EXPANDED = ("req_pool_indices", "positions", "mrope_positions", "seq_lens",
+                    "seq_lens_cpu")
+
+
+def _frozen_runner(dmr: Any, pool: int, hidden_size: int) -> Runner:
+    """SGLang's own `FrozenKVMTPCudaGraphRunner.__init__` (frozen_kv_mtp_cuda_graph_runner.py:
+    90-196) with only `capture()` and the graph backend stubbed; the worker (glue) gives the
+    draft model runner, its attention backend and the draft's `backbone_hidden_size`
+    (frozen_kv_mtp_worker_v2.py:330-331), the target's hidden size here."""
+    import sglang.srt.speculative.frozen_kv_mtp_cuda_graph_runner as mod
+    from sglang.srt.utils.common import get_cuda_graph_batch_size_alignment
+
+    worker = types.SimpleNamespace(draft_model_runner=dmr,
+                                   draft_attn_backend=dmr.draft_attn_backend,
+                                   _recurrent_hidden_size=hidden_size)
+    if not hasattr(dmr, "dtype"):
+        dmr.dtype = dmr.model_config.dtype
+    saved = mod.resolve_decode_backend
+    mod.resolve_decode_backend = _graph_backend_stub
+    try:
+        runner = _no_capture(mod.FrozenKVMTPCudaGraphRunner)(worker)
+    finally:
+        mod.resolve_decode_backend = saved
+    table: dict[str, Buffer] = {}
+    for name, tensor in vars(runner.buffers).items():
+        if tensor is None or not hasattr(tensor, "shape"):
+            continue
+        # the draft loop's expanded rows (max_bs * topk) against the per-request rows
+        axis = ("fixed" if name.startswith("global_num_tokens") else
+                "tokens" if name in _FROZEN_EXPANDED else "bs")
+        table[name] = _buffer(name, tensor, axis, None, "")
+    return Runner("frozen_drafter", int(runner.captured_req_width), tuple(runner.capture_bs),
+                  pool, get_cuda_graph_batch_size_alignment(), int(runner.max_bs),
+                  int(runner.max_num_token), int(runner.seq_len_fill_value), table,
+                  live=runner)
+
+
+def frozen_padding_fills(runner: Runner, raw_bs: int) -> dict[str, str]:
+    """What SGLang's own `FrozenKVMTPCudaGraphRunner.execute` (frozen_kv_mtp_cuda_graph_runner
+    .py:393-470) leaves in the padded tail of each buffer for a batch of `raw_bs` requests:
+    run on CPU with a marker in every buffer and the replay stubbed, then read back ("keep",
+    "zero", "sentinel" (the seq_len fill), "sentinel(v)", or None when the batch is not
+    padded)."""
+    import torch
+
+    live = runner.live
+    width = runner.width
+    bs = pad_to_bucket(raw_bs, runner.capture_bs)
+    if bs == raw_bs:
+        return {}
+    marker = 3  # exact in bfloat16 too; the real rows hold 5 / 1
+    for tensor in vars(live.buffers).values():
+        if tensor is not None and hasattr(tensor, "fill_"):
+            tensor.fill_(marker)
+    rows = raw_bs * width
+    spec = types.SimpleNamespace(bonus_tokens=torch.ones(raw_bs, dtype=torch.int64),
+                                 hidden_states=torch.ones(
+                                     (raw_bs, live.buffers.hidden_states.shape[1]),
+                                     dtype=live.buffers.hidden_states.dtype))
+    batch = types.SimpleNamespace(
+        batch_size=rows, seq_lens=torch.full((rows,), 5, dtype=torch.int64),
+        positions=torch.full((rows,), 5, dtype=torch.int64), mrope_positions=None,
+        req_pool_indices=torch.full((rows,), 5, dtype=torch.int64),
+        seq_lens_cpu=torch.full((rows,), 5, dtype=torch.int64), seq_lens_sum=5 * rows,
+        spec_info=spec, global_num_tokens_cpu=None)
+    live.frozen_kv_mtp_worker._init_frozen_kv_metadata_replay_cuda_graph = (
+        lambda *a, **k: None)
+    out = torch.zeros((bs, 1))
+    live._on_replay = lambda runner_, fb: (out, out, out)
+    # glue: the bucket from this rank's batch (under attention DP SGLang takes it from the
+    # ranks' token counts, :403-407); the fills below do not depend on how it was chosen
+    gather, live.require_mlp_tp_gather = live.require_mlp_tp_gather, False
+    try:
+        live.execute(batch)
+    finally:
+        live.require_mlp_tp_gather = gather
+    fills: dict[str, str] = {}
+    for name, tensor in vars(live.buffers).items():
+        if tensor is None or not hasattr(tensor, "shape") or name.startswith("global"):
+            continue
+        real = rows if name in _FROZEN_EXPANDED else raw_bs
+        tail = (tensor[:, real:bs * width] if name == "mrope_positions" else
+                tensor[real:(bs * width if name in _FROZEN_EXPANDED else bs)])
+        values = set(tail.flatten().tolist())
+        fills[name] = ("keep" if values == {marker} else "zero" if values == {0} else
+                       "sentinel" if values == {runner.seq_len_fill_value} else
+                       f"sentinel({values.pop()})" if len(values) == 1 else "computed")
+    return fills
+
+
+def mtp_padding_fills(width: int, fill: int, raw_bs: int = 2, bs: int = 5) -> dict[str, str]:
+    """What SGLang's `fill_draft_extend_prepare_buffers_native` (kernels/ops/speculative/
+    multi_layer_eagle.py:733-796, "mirrors the triton kernel's semantics exactly") leaves in
+    the padded tail [raw_bs, bs) of each buffer it writes: run on CPU with a marker in every
+    buffer, then read back ("keep": the marker, "zero", "sentinel" (the seq_len fill), or
+    "sentinel(v)")."""
+    import torch
+
+    oracle()
+    with sglang_stubs.stubbed():
+        from sglang.kernels.ops.speculative.multi_layer_eagle import (
+            fill_draft_extend_prepare_buffers_native,
+        )
+    marker = 777
+    tokens, real = bs * width, raw_bs * width
+
+    def buf(n: int, dtype: Any = torch.int64) -> Any:
+        return torch.full((n,), marker, dtype=dtype)
+
+    dst = {"input_ids": buf(tokens), "positions": buf(tokens), "out_cache_loc": buf(tokens),
+           "seq_lens": buf(bs, torch.int32), "req_pool_indices": buf(bs),
+           "num_correct_drafts": buf(bs, torch.int32),
+           "num_accept_tokens": buf(bs, torch.int32), "select_index": buf(bs)}
+    hidden = torch.full((tokens, 4), marker, dtype=torch.float32)
+    src = {k: torch.arange(1, (real if t.numel() == tokens else raw_bs) + 1, dtype=t.dtype)
+           for k, t in dst.items()}
+    fill_draft_extend_prepare_buffers_native(
+        dst["input_ids"], dst["positions"], dst["out_cache_loc"], src["input_ids"],
+        src["positions"], src["out_cache_loc"], dst["seq_lens"], dst["req_pool_indices"],
+        dst["num_correct_drafts"], dst["num_accept_tokens"], dst["select_index"], None,
+        src["seq_lens"], src["req_pool_indices"], src["num_correct_drafts"],
+        src["num_accept_tokens"], None, hidden, torch.ones((real, 4)), None, None, raw_bs, bs,
+        width, 0, fill)
+    out: dict[str, str] = {"hidden_states": "keep" if bool((hidden[real:] == marker).all())
+                           else "written"}
+    for name, t in dst.items():
+        tail = t[(real if t.numel() == tokens else raw_bs):]
+        values = set(tail.tolist())
+        if values == {marker}:
+            out[name] = "keep"
+        elif values == {0}:
+            out[name] = "zero"
+        elif values == {fill}:
+            out[name] = "sentinel"
+        elif len(values) == 1:
+            out[name] = f"sentinel({values.pop()})"
+        else:
+            out[name] = "computed"
+    return out
 
 
 def tbo_plugin() -> Any:

@@ -221,3 +221,29 @@ def test_before_capture_on_sglang_target_runner_class(sa: Any,
     monkeypatch.setattr(target.buffers, "out_cache_loc", torch.zeros(3, dtype=torch.int64))
     with pytest.raises(gs.UnsafeServerArgsError, match=r"target\.out_cache_loc"):
         gs.before_capture(target)
+
+
+@pytest.mark.parametrize(("line", "name"), [
+    (["--enable-multi-layer-eagle"], "mtp_draft_extend"),
+    (["--speculative-algorithm", "FROZEN_KV_MTP", "--speculative-num-steps", "3",
+      "--speculative-eagle-topk", "2", "--speculative-num-draft-tokens", "6"], "frozen_drafter")])
+def test_other_speculative_runners_checked_against_their_own_component(
+        sa: Any, line: list[str], name: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The multi-layer EAGLE per-step runner and the FROZEN_KV_MTP runner inherit
+    DecodeCudaGraphRunner.capture: before_capture checks them against their own component
+    (not the target's), from SGLang's own live buffers."""
+    from tests.oracle import sglang_oracle as so
+
+    argv = [*SPEC, *line] if name == "mtp_draft_extend" else [*SPEC[:2], *line]
+    with sa.sglang_env():
+        resolved = so.resolve(argv)
+        built = so.runners(resolved, device="cpu", hidden_size=64, vocab_size=128)
+    live = built[name].live
+    runner = live.runners[0] if name == "mtp_draft_extend" else live  # one step's runner
+    check = gs.check_live_runners(resolved.record, {name: runner})
+    assert check.ok and check.live and all(k.startswith(f"{name}.") for k in check.live)
+    monkeypatch.setenv("GRAPHFIT_SGLANG", "check")
+    assert gs.before_capture(runner) is None  # safe: starts
+    monkeypatch.setattr(runner.buffers, "seq_lens", runner.buffers.seq_lens[:1].clone())
+    with pytest.raises(gs.UnsafeServerArgsError, match=rf"{name}\.seq_lens"):
+        gs.before_capture(runner)

@@ -27,6 +27,7 @@ from tests.oracle import sglang_compare as sc  # noqa: E402
 from tests.oracle import sglang_oracle as so  # noqa: E402
 
 EAGLE = ("--speculative-algorithm", "EAGLE")
+ML = "--enable-multi-layer-eagle"
 
 
 def spec(algo: str, steps: int, topk: int, drafts: int) -> tuple[str, ...]:
@@ -85,6 +86,22 @@ EDGE_GRID: list[tuple[tuple[str, ...], float | None]] = [
     (("--speculative-algorithm", "NGRAM", "--tp", "2", "--attn-cp-size", "2"), None),
     ((*S(33), *spec("EAGLE3", 4, 8, 3), "--tp", "8", "--attn-dp-size", "4"), 80),
     (EAGLE, 80),  # S defaults to 48, (steps, topk, drafts) to (5, 4, 8) for Llama
+    # multi-layer EAGLE: no draft-decode runner, the composite draft-extend runner
+    ((*S(33), *spec("EAGLE", 3, 1, 4), ML), 80),
+    ((*S(33), *spec("EAGLE3", 4, 8, 16), ML), 80),
+    ((*S(20), *spec("NEXTN", 2, 1, 3), ML, "--disable-cuda-graph-padding"), 80),
+    ((*S(33), *spec("EAGLE", 3, 1, 4), ML, "--tp", "4", "--attn-dp-size", "2"), 80),
+    ((*S(33), *spec("STANDALONE", 3, 1, 4), ML), 80),  # ignored: not is_eagle()
+    ((*EAGLE, ML), 80),  # the Llama defaults (5, 4, 8)
+    # FROZEN_KV_MTP: the frozen draft loop (width topk), no draft-extend runner
+    ((*S(33), *spec("FROZEN_KV_MTP", 3, 1, 4)), 80),
+    ((*S(33), *spec("FROZEN_KV_MTP", 3, 2, 6)), 80),
+    ((*S(33), *spec("FROZEN_KV_MTP", 3, 1, 7)), 80),  # no steps + 1 adjustment
+    ((*S(20), *spec("FROZEN_KV_MTP", 2, 4, 8), "--disable-cuda-graph-padding"), 80),
+    ((*S(33), *spec("FROZEN_KV_MTP", 3, 1, 4), "--tp", "4", "--attn-dp-size", "2"), 80),
+    ((*S(33), *spec("FROZEN_KV_MTP", 3, 1, 4), ML), 80),  # ignored (spec_info.py:343)
+    ((*S(33), *spec("FROZEN_KV_MTP", 3, 1, 4), "--disable-cuda-graph"), 80),
+    ((*S(33), "--speculative-algorithm", "FROZEN_KV_MTP"), 80),  # no defaults: crashes
     ((), 80),  # S from the KV pool; decode max_bs 256
     ((), 16), ((), 30), (("--tp", "4"), 30), ((), 50), (("--tp", "4"), 50), ((), 141),
     ((), 192), ((), None),
@@ -171,6 +188,41 @@ def test_oracle_target_buffers() -> None:
     assert so.pad_to_bucket(13, run.capture_bs) == 16
 
 
+def test_oracle_multi_layer_eagle() -> None:
+    """multi_layer_eagle_worker_v2.py:417-452 and multi_layer_eagle_draft_extend_cuda_graph_
+    runner.py:655-760, built by SGLang's own constructor; the padded tail as SGLang's own
+    prepare kernel leaves it (kernels/ops/speculative/multi_layer_eagle.py:733-796)."""
+    run = so.runners(so.resolve((*S(33), *spec("EAGLE", 3, 1, 4), ML)))
+    assert set(run) == {"target", "mtp_draft_extend"}
+    mtp = run["mtp_draft_extend"]
+    assert mtp.width == 4 and mtp.capture_bs == run["target"].capture_bs
+    assert len(mtp.live.runners) == 3  # one runner per draft step
+    b = mtp.buffers
+    assert b["seq_lens"].dtype == "int32" and b["input_ids"].shape == (33 * 4,)
+    assert b["next_token_logits_buffer"].shape == (33, 128256)
+    assert b["hidden_states"].shape == (33 * 4, 4096)
+    fills = so.mtp_padding_fills(4, 1)
+    assert fills["num_accept_tokens"] == "sentinel(-1)" and fills["seq_lens"] == "sentinel"
+    assert fills["out_cache_loc"] == "keep" and fills["select_index"] == "computed"
+
+
+def test_oracle_frozen_kv_mtp() -> None:
+    """frozen_kv_mtp_worker_v2.py:179-183, 380-399 and frozen_kv_mtp_cuda_graph_runner.py:
+    90-188, built by SGLang's own constructor; the padded tail as its own `execute` leaves it
+    (:413-447)."""
+    run = so.runners(so.resolve((*S(33), *spec("FROZEN_KV_MTP", 3, 2, 6))))
+    assert set(run) == {"target", "frozen_drafter"}
+    frozen = run["frozen_drafter"]
+    assert frozen.width == 2 and run["target"].width == 6
+    b = frozen.buffers
+    assert b["seq_lens"].shape == (33 * 2,) and b["hidden_states"].shape == (33, 4096)
+    assert b["topk_index"].shape == (33, 2) and b["bonus_tokens"].dtype == "int64"
+    fills = so.frozen_padding_fills(frozen, 9)  # 9 pads to 10
+    assert fills["req_pool_indices"] == "zero" and fills["seq_lens"] == "sentinel"
+    assert fills["hidden_states"] == "keep" and fills["mrope_positions"] == "keep"
+    assert so.frozen_padding_fills(frozen, 10) == {}  # an exact size: nothing padded
+
+
 # ---------------------------------------------------------------------------------------
 # graphfit vs SGLang (expected to fail where graphfit's model is incomplete)
 # ---------------------------------------------------------------------------------------
@@ -230,7 +282,7 @@ def test_padding_fills(argv: tuple[str, ...], gb: float | None) -> None:
     _model(argv, gb, "fills")
 
 
-ALGOS = ("EAGLE", "EAGLE3", "NEXTN", "STANDALONE", "NGRAM")
+ALGOS = ("EAGLE", "EAGLE3", "NEXTN", "STANDALONE", "NGRAM", "FROZEN_KV_MTP")
 
 
 @st.composite
@@ -241,7 +293,9 @@ def command_lines(draw: st.DrawFn) -> tuple[tuple[str, ...], float | None]:
     algo = draw(st.sampled_from((None, *ALGOS)))
     if algo is not None:
         argv += ["--speculative-algorithm", algo]
-        if algo != "NGRAM" and draw(st.booleans()):
+        # FROZEN_KV_MTP has no defaults: without them SGLang starts only with every graph
+        # off (no runner reads them), a line graphfit refuses (docs/engines/sglang-coverage.md)
+        if algo != "NGRAM" and (algo == "FROZEN_KV_MTP" or draw(st.booleans())):
             steps = draw(st.integers(1, 8))
             topk = draw(st.sampled_from((1, 1, 2, 4, 8)))
             drafts = steps + 1 if topk == 1 else draw(st.integers(2, 32))
@@ -269,6 +323,13 @@ def command_lines(draw: st.DrawFn) -> tuple[tuple[str, ...], float | None]:
                                                                       "disabled")))]
     elif graphs == "old":
         argv += [draw(st.sampled_from(("--cuda-graph-max-bs", "--cuda-graph-bs"))), "8"]
+    if algo == "FROZEN_KV_MTP" and graphs in ("off", "backend") and (
+            argv[-1] in ("--disable-decode-cuda-graph", "disabled")):
+        # decode graphs off, prefill graphs on: SGLang still captures the frozen draft loop,
+        # which graphfit refuses (not modelled); both off instead
+        argv[-2 if argv[-1] == "disabled" else -1:] = ["--disable-cuda-graph"]
+    if algo is not None and draw(st.integers(0, 3)) == 0:
+        argv.append(ML)  # multi-layer EAGLE (NGRAM / STANDALONE ignore it)
     tp = draw(st.sampled_from((1, 1, 2, 4, 8)))
     if tp > 1:
         argv += [draw(st.sampled_from(("--tp", "--tp-size"))), str(tp)]
@@ -297,3 +358,51 @@ def test_generated_command_lines(case: tuple[tuple[str, ...], float | None]) -> 
         for aspect in ("translated_acceptance", *sc.ASPECTS):
             diffs += model.get(aspect, [])
     _fail(diffs)
+
+
+# ---------------------------------------------------------------------------------------
+# Adaptive speculation: graphfit plans the static line exactly where SGLang turns it off
+# ---------------------------------------------------------------------------------------
+
+AD = "--speculative-adaptive"
+ADAPTIVE_LINES: list[tuple[str, ...]] = [
+    (*S(33), *EAGLE, "--speculative-num-steps", "3", AD),  # stays on: refused
+    (*S(33), *EAGLE, AD),  # stays on (SGLang fills steps 3, topk 1)
+    (*S(33), *spec("EAGLE3", 3, 1, 4), AD),  # stays on
+    (*S(33), *spec("NEXTN", 3, 1, 4), AD),  # NEXTN is EAGLE by then: stays on
+    (*S(33), *spec("EAGLE", 2, 1, 3), AD),  # stays on, steps not a candidate: SGLang refuses
+    (*S(33), *spec("EAGLE", 3, 4, 8), AD),  # topk 4: off
+    (*S(33), *spec("EAGLE", 3, 1, 4), AD, "--enable-two-batch-overlap"),  # off
+    (*S(33), *spec("EAGLE", 3, 1, 4), AD, "--tp", "4", "--attn-dp-size", "2"),  # off
+    (*S(33), *spec("EAGLE", 3, 1, 4), AD, ML),  # multi-layer: off
+    (*S(33), *spec("STANDALONE", 3, 1, 4), AD),  # off
+    (*S(33), *spec("FROZEN_KV_MTP", 3, 1, 4), AD),  # off
+    (*S(7), "--speculative-algorithm", "NGRAM", AD),  # off
+    (*S(16), AD),  # no speculation: off
+]
+
+
+@pytest.mark.parametrize("argv", ADAPTIVE_LINES, ids=[" ".join(a[2:]) for a in ADAPTIVE_LINES])
+def test_adaptive_fallback_follows_sglang(argv: tuple[str, ...]) -> None:
+    """`_maybe_disable_adaptive` (speculative_hook.py:1374-1389) run by SGLang decides: where
+    adaptive stays on graphfit refuses it (not modelled), where SGLang falls back to the
+    static parameters graphfit plans the line and its decode ladder is SGLang's."""
+    from sglang.srt.arg_groups.overrides import resolving_view
+
+    from tests.helpers import run_cli
+
+    sg = sc.sglang(argv, 80)
+    code, out, text = run_cli(["plan", "--json", "--gpu-memory-gb", "80", "--", "python",
+                               "-m", "sglang.launch_server", "--model-path",
+                               str(so.oracle().model_dir), *argv])
+    if sg.rejected is not None:
+        assert code != 0, f"SGLang rejects ({sg.rejected[:120]}); graphfit plans"
+        return
+    assert isinstance(sg.resolved, so.Resolved)
+    if resolving_view(sg.resolved.record).speculative_adaptive:
+        assert code == 2 and "--speculative-adaptive: not modelled" in text, text[-300:]
+        return
+    assert code == 0, text[-300:]
+    plan = sc.graphfit.plan(sc.EngineConfig.from_dict(json.loads(out)["config"]))
+    gf = sc.GraphfitAnswer(argv, None, plan)
+    _fail(sc.compare_target_ladder(sg, gf) + sc.compare_components(sg, gf))

@@ -70,6 +70,8 @@ VALID: dict[str, st.SearchStrategy[Any]] = {
     "disaggregation_mode": st.sampled_from(["null", "prefill", "decode", "Decode"]),
     "pp_size": st.integers(1, 16),
     "max_total_tokens": st.none() | st.integers(2, 10**7),
+    "multi_layer_eagle": st.booleans(),
+    "frozen_kv_mtp": st.booleans(),
 }
 INVALID: dict[str, st.SearchStrategy[Any]] = {
     "runner": st.sampled_from(["v3", "", 2, True, 1.5]),
@@ -104,6 +106,8 @@ INVALID: dict[str, st.SearchStrategy[Any]] = {
     "disaggregation_mode": st.sampled_from(["both", None, 1, ""]),
     "pp_size": st.integers(-3, 0) | st.sampled_from([True, None]),
     "max_total_tokens": st.sampled_from([1, 0, True, "100"]),
+    "multi_layer_eagle": st.sampled_from([None, "true", 1]),
+    "frozen_kv_mtp": st.sampled_from([None, "true", 1]),
 }
 
 
@@ -339,6 +343,7 @@ def test_the_plan_3_document_writes_the_options_object() -> None:
         "two_batch_overlap": False, "cuda_graph_backend_prefill": None,
         "cuda_graph_max_bs_prefill": None, "cuda_graph_bs_prefill": None,
         "chunked_prefill_size": None, "full_prefill_max_req": None,
-        "disaggregation_mode": "null", "pp_size": 1, "max_total_tokens": None}
+        "disaggregation_mode": "null", "pp_size": 1, "max_total_tokens": None,
+        "multi_layer_eagle": False, "frozen_kv_mtp": False}
     assert not set(config) & set(LEGACY_KEYWORDS)
     assert EngineConfig.from_dict(config).tp_size == 2

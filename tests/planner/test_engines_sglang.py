@@ -253,3 +253,105 @@ def test_disabled_graphs_have_no_graph_inputs() -> None:
     p = plan(sg(max_num_seqs=8, cudagraph_mode="NONE"))
     assert not p.components["target"].buffers and p.verify().ok
     assert p.pad(4, uniform_decode=True).mode is CUDAGraphMode.NONE
+
+
+ML = {"spec_method": "eagle", "num_speculative_tokens": 3, "speculative_eagle_topk": 1,
+      "multi_layer_eagle": True}
+
+
+def test_multi_layer_eagle_runner() -> None:
+    """multi_layer_eagle_worker_v2.py:417-458: no draft-decode runner, one composite
+    draft-extend runner of width num_draft_tokens sharing one buffer set."""
+    p = plan(sg(max_num_seqs=33, **ML))
+    assert set(p.components) == {"target", "mtp_draft_extend", "prefill"}
+    assert p.components["mtp_draft_extend"].tables.uniform_query_len == 4
+    assert p.buffer("mtp_draft_extend.input_ids").shape == (33 * 4,)
+    assert p.buffer("mtp_draft_extend.seq_lens").dtype == "int32"
+    assert p.buffer("mtp_draft_extend.next_token_logits_buffer").shape == (33, 128256)
+    assert p.buffer("mtp_draft_extend.num_accept_tokens").fill == FillPolicy(
+        FillKind.SENTINEL, -1)
+    assert p.verify().ok
+    # attention DP gathers: one logits row per token and the global token counts
+    dp = plan(sg(max_num_seqs=33, tp_size=4, attn_dp_size=2, **ML))
+    assert dp.buffer("mtp_draft_extend.next_token_logits_buffer").axis is Axis.TOKENS
+    assert dp.buffer("mtp_draft_extend.global_num_tokens_gpu").shape == (2,)
+
+
+def test_multi_layer_eagle_switch_follows_sglang() -> None:
+    """spec_info.py:354: STANDALONE ignores it; the MiMoV2 / GigaChat 3.5 / Step3p5 model
+    overrides turn it on for EAGLE (model_overrides/mimo_v2.py:20-25)."""
+    standalone = plan(sg(max_num_seqs=8, **{**ML, "spec_method": "draft_model"}))
+    assert not standalone.config.multi_layer_eagle and "draft_extend" in standalone.components
+    auto = plan(sg(max_num_seqs=8, architecture="MiMoV2ForCausalLM",
+                   **{**ML, "multi_layer_eagle": False}))
+    assert auto.config.multi_layer_eagle and "mtp_draft_extend" in auto.components
+    frozen = plan(sg(max_num_seqs=8, architecture="MiMoV2ForCausalLM", spec_method="mtp",
+                     frozen_kv_mtp=True, num_speculative_tokens=3, speculative_eagle_topk=1,
+                     speculative_num_draft_tokens=4, multi_layer_eagle=True))
+    assert not frozen.config.multi_layer_eagle and "frozen_drafter" in frozen.components
+
+
+@given(sglang_configs(max_seqs=64), st.integers(1, 64))
+def test_multi_layer_eagle_pads_within_its_buffers(config: EngineConfig, bs: int) -> None:
+    """Every draft-extend batch of the multi-layer runner pads to a captured size whose rows
+    the shared buffers hold (or runs eagerly)."""
+    p = plan(config.replace(multi_layer_eagle=True))
+    comp = p.components.get("mtp_draft_extend")
+    if comp is None or not comp.buffers:
+        return
+    width = comp.tables.uniform_query_len
+    assert width == p.config.speculative_num_draft_tokens
+    bs = min(bs, request_pool(p.config))  # a decode batch holds at most the request pool
+    d = p.pad(bs * width, uniform_decode=True, component="mtp_draft_extend")
+    if d.mode is CUDAGraphMode.NONE:
+        return
+    assert bs <= d.num_reqs
+    for b in comp.buffers:
+        rows = d.num_reqs * (width if b.axis is Axis.TOKENS else 1)
+        assert b.axis is Axis.FIXED or rows <= b.capacity, b.key
+
+
+FROZEN = {"spec_method": "mtp", "frozen_kv_mtp": True, "num_speculative_tokens": 3,
+          "speculative_eagle_topk": 2, "speculative_num_draft_tokens": 6}
+
+
+def test_frozen_kv_mtp_runner() -> None:
+    """frozen_kv_mtp_worker_v2.py:179-183, 380-399: the draft loop only (width topk, its
+    rows expanded per branch), no draft-extend runner; no steps + 1 adjustment for topk 1."""
+    p = plan(sg(max_num_seqs=33, **FROZEN))
+    assert set(p.components) == {"target", "frozen_drafter", "prefill"}
+    assert p.components["frozen_drafter"].tables.uniform_query_len == 2
+    assert p.buffer("frozen_drafter.seq_lens").shape == (33 * 2,)
+    assert p.buffer("frozen_drafter.hidden_states").shape == (33, 4096)
+    assert p.verify().ok
+    one = plan(sg(max_num_seqs=8, **{**FROZEN, "speculative_eagle_topk": 1,
+                                     "speculative_num_draft_tokens": 7}))
+    assert one.config.uniform_query_len == 7  # SGLang keeps 7 (no _handle_eagle_family)
+    with pytest.raises(ConfigError, match="fills no default"):
+        plan(sg(max_num_seqs=8, spec_method="mtp", frozen_kv_mtp=True))
+    with pytest.raises(ConfigError, match="MTP draft"):
+        plan(sg(max_num_seqs=8, **{**FROZEN, "spec_method": "eagle"}))
+    with pytest.raises(ConfigError, match="not modelled"):
+        plan(sg(max_num_seqs=8, cudagraph_mode="NONE", **FROZEN))
+
+
+@given(sglang_configs(max_seqs=64, methods=("mtp",)), st.integers(1, 64))
+def test_frozen_kv_mtp_pads_within_its_buffers(config: EngineConfig, bs: int) -> None:
+    """Every draft-loop batch pads to a captured size whose expanded rows the buffers hold."""
+    try:
+        p = plan(config.replace(frozen_kv_mtp=True))
+    except ConfigError:
+        return  # steps / topk / draft tokens left to SGLang's defaults: it has none
+    comp = p.components.get("frozen_drafter")
+    if comp is None or not comp.buffers:
+        return
+    width = comp.tables.uniform_query_len
+    assert width == (p.config.speculative_eagle_topk or 1)
+    bs = min(bs, request_pool(p.config))
+    d = p.pad(bs * width, uniform_decode=True, component="frozen_drafter")
+    if d.mode is CUDAGraphMode.NONE:
+        return
+    assert bs <= d.num_reqs
+    for b in comp.buffers:
+        rows = d.num_reqs * (width if b.axis is Axis.TOKENS else 1)
+        assert b.axis is Axis.FIXED or rows <= b.capacity, b.key

@@ -12,7 +12,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from graphfit import ConfigError
+from graphfit import ConfigError, SpecMethod
 from graphfit.inputs.sglang import FILE_KEYS, algorithm
 from graphfit.planner.engines.sglang_prefill import (
     PADDING_FACTOR,
@@ -88,15 +88,29 @@ def test_bad_inputs_are_config_errors(bad: dict[str, object]) -> None:
         PrefillInputs(**bad)  # type: ignore[arg-type]
 
 
-@pytest.mark.parametrize("name", ["DFLASH", "dspark", "UNO", "FROZEN_KV_MTP"])
+@pytest.mark.parametrize("name", ["DFLASH", "dspark", "UNO"])
 def test_unmodelled_algorithms_refused_by_name(name: str) -> None:
     with pytest.raises(ConfigError, match="not modelled"):
         algorithm("--speculative-algorithm", name)
 
 
-@pytest.mark.parametrize("key", ["enable_multi_layer_eagle", "speculative_adaptive",
-                                 "speculative_use_rejection_sampling"])
+@pytest.mark.parametrize("key", ["speculative_adaptive", "speculative_use_rejection_sampling"])
 def test_unmodelled_speculative_switches_refused(key: str) -> None:
     with pytest.raises(ConfigError, match="not modelled"):
         FILE_KEYS[key](f"--{key.replace('_', '-')}", True, 0)
     FILE_KEYS[key](f"--{key.replace('_', '-')}", False, 0)  # off: accepted
+
+
+def test_multi_layer_eagle_switch_is_read() -> None:
+    """--enable-multi-layer-eagle is modelled since issue 23 (SglangOptions.multi_layer_eagle)."""
+    settings, _ = FILE_KEYS["enable_multi_layer_eagle"]("--enable-multi-layer-eagle", True, 0)
+    assert [(s.field, s.value) for s in settings if s.field != "engine"] == [
+        ("multi_layer_eagle", True)]
+
+
+def test_frozen_kv_mtp_is_read_as_mtp() -> None:
+    """FROZEN_KV_MTP is modelled since issue 23: spec_method mtp + SglangOptions.frozen_kv_mtp."""
+    settings, _ = FILE_KEYS["speculative_algorithm"]("--speculative-algorithm",
+                                                     "frozen_kv_mtp", 0)
+    assert {(s.field, s.value) for s in settings if s.field != "engine"} == {
+        ("spec_method", SpecMethod.MTP), ("frozen_kv_mtp", True)}

@@ -48,6 +48,17 @@ from graphfit.planner.engines.batch import (
 from graphfit.planner.engines.sglang_options import SglangOptions
 from graphfit.planner.engines.sglang_pool import kv_request_pool, request_pool
 from graphfit.planner.engines.sglang_prefill_plan import prefill_component, prefill_graphs
+from graphfit.planner.engines.sglang_spec_runners import (
+    FROZEN_RUNNER,
+    auto_multi_layer,
+    frozen_buffers,
+    frozen_kv_mtp,
+    mtp_buffers,
+    multi_layer_eagle,
+)
+from graphfit.planner.engines.sglang_spec_runners import (
+    RUNNER as MTP_RUNNER,
+)
 from graphfit.planner.engines.sglang_tbo import tbo_split_buffer
 
 RELEASE = "0.5.23"
@@ -181,8 +192,16 @@ def _ladder_inputs(config: EngineSettings, listed: list[tuple[str, str]]
         out.append(("cuda_graph_backend_decode", "disabled"))
     if not config.cuda_graph_padding:
         out.append(("disable_cuda_graph_padding", "true"))
+    if frozen_kv_mtp(config):
+        out.append(("frozen_kv_mtp", "the frozen draft loop (width topk), no draft-extend "
+                                     "graphs"))
+    if multi_layer_eagle(config):
+        out.append(("enable_multi_layer_eagle",
+                     f"true: {config.num_speculative_tokens} draft-extend graphs per size "
+                     f"(one with SGLANG_ENABLE_SINGLE_CG_DRAFT), no draft-decode graphs"))
     if speculative(config):
-        out.append(("speculative", f"{ALGORITHM_NAMES[config.spec_method]} steps "
+        name = "FROZEN_KV_MTP" if frozen_kv_mtp(config) else ALGORITHM_NAMES[config.spec_method]
+        out.append(("speculative", f"{name} steps "
                                    f"{config.num_speculative_tokens} topk "
                                    f"{config.speculative_eagle_topk} draft tokens "
                                    f"{config.speculative_num_draft_tokens}"))
@@ -329,7 +348,23 @@ def sglang_runners(config: EngineSettings, ladder: Ladder) -> list[BatchRunner]:
     target = sizes_for("decode", width)
     runners = [BatchRunner("target", width, pool,
                            target_buffers(config, width, target[-1] if target else 0), target)]
-    if config.spec_method in EAGLE_FAMILY:
+    if frozen_kv_mtp(config):
+        # the frozen draft loop only (width topk, filtered with it), no draft-extend graphs
+        # (frozen_kv_mtp_worker_v2.py:179-183, 380-399; frozen_kv_mtp_cuda_graph_runner.py:
+        # 123-128)
+        topk = config.speculative_eagle_topk or 1
+        draft = sizes_for("FROZEN_KV_MTP draft", topk)
+        runners.append(BatchRunner(FROZEN_RUNNER, topk, pool,
+                                   frozen_buffers(config, topk, draft[-1] if draft else 0,
+                                                  gathered=gathered_buffer(config)), draft))
+    elif multi_layer_eagle(config):
+        # one draft-extend runner per step sharing one buffer set, no draft-decode runner
+        # (graphfit.planner.engines.sglang_spec_runners)
+        draft = sizes_for("multi-layer EAGLE draft-extend", 1)
+        runners.append(BatchRunner(MTP_RUNNER, width, pool,
+                                   mtp_buffers(config, width, draft[-1] if draft else 0,
+                                               gathered=gathered_buffer(config)), draft))
+    elif config.spec_method in EAGLE_FAMILY:
         draft = sizes_for("EAGLE draft", 1)  # the draft runners filter with width 1
         top = draft[-1] if draft else 0
         topk = config.speculative_eagle_topk or 1
@@ -387,7 +422,7 @@ def _resolve_speculation(config: EngineSettings) -> dict[str, object]:
         raise ConfigError(
             "speculative_eagle_topk: required with --speculative-num-steps (SGLang 0.5.23 "
             "fails with a TypeError without it, speculative_hook.py:1277)")
-    if topk == 1:
+    if topk == 1 and not config.frozen_kv_mtp:
         drafts = steps + 1  # silently adjusted (speculative_hook.py:1255-1266)
     elif drafts is None:
         raise ConfigError(
@@ -395,6 +430,25 @@ def _resolve_speculation(config: EngineSettings) -> dict[str, object]:
             "decode graph runner fails without it)")
     return {"num_speculative_tokens": steps, "speculative_eagle_topk": topk,
             "speculative_num_draft_tokens": drafts}
+
+
+def _check_frozen(config: EngineSettings) -> None:
+    """FROZEN_KV_MTP: SGLang fills none of steps, topk and draft tokens
+    (speculative_hook.py:990-1011 sets max_running_requests only) and does not adjust the
+    draft tokens for topk 1; a missing one crashes its runners. The draft loop captures
+    while any phase has graphs (`cuda_graph_fully_disabled`, frozen_kv_mtp_worker_v2.py:382,
+    cuda_graph_config.py:224), with decode graphs off too: not modelled."""
+    if config.spec_method is not SpecMethod.MTP:
+        raise ConfigError("frozen_kv_mtp: FROZEN_KV_MTP is an MTP draft (spec_method mtp)")
+    missing = [flag for flag, value in (
+        ("--speculative-num-steps", config.num_speculative_tokens or None),
+        ("--speculative-eagle-topk", config.speculative_eagle_topk),
+        ("--speculative-num-draft-tokens", config.speculative_num_draft_tokens))
+        if value is None]
+    if missing:
+        raise ConfigError(f"speculative_algorithm: SGLang's FROZEN_KV_MTP fills no default "
+                          f"for {', '.join(missing)} and its graph runners crash without "
+                          f"(speculative_hook.py:990-1011); give them")
 
 
 def _resolve_requests(config: EngineSettings) -> dict[str, object]:
@@ -455,7 +509,14 @@ class SglangModel:
                 f"tp_size: {config.tp_size} is not attn_tp x attn_dp_size x attn_cp_size "
                 f"(attn_dp_size {config.attn_dp_size}, attn_cp_size {config.attn_cp_size}; "
                 f"SGLang asserts)")
+        if config.frozen_kv_mtp:
+            _check_frozen(config)
         changes.update(_resolve_speculation(config))
+        if config.multi_layer_eagle and not multi_layer_eagle(config):
+            # SGLang reads the switch only for the EAGLE worker family (spec_info.py:354)
+            changes["multi_layer_eagle"] = False
+        elif auto_multi_layer(config) and not config.multi_layer_eagle:
+            changes["multi_layer_eagle"] = True  # the model's override turns it on
         changes.update(_resolve_requests(config))
         if (config.disaggregation_mode == "prefill"
                 and config.cudagraph_mode is CUDAGraphMode.FULL_AND_PIECEWISE):
@@ -465,6 +526,12 @@ class SglangModel:
         return changes
 
     def ladders(self, config: EngineSettings) -> EngineLadders:
+        if (frozen_kv_mtp(config) and config.cudagraph_mode is CUDAGraphMode.NONE
+                and prefill_graphs(config).on):
+            raise ConfigError("cudagraph_mode: FROZEN_KV_MTP captures its draft loop while "
+                              "prefill graphs are on, decode graphs off (frozen_kv_mtp_"
+                              "worker_v2.py:382): not modelled; use --disable-cuda-graph or "
+                              "keep decode graphs")
         if config.ladder is LadderPolicy.EXPLICIT:
             listed = list(explicit_batch_ladder(config).sizes)
             notes: list[str] = []

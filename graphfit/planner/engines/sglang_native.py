@@ -82,9 +82,14 @@ def fields_from_sglang(server_args: Any) -> dict[str, Any]:
     algorithm = _get(server_args, "speculative_algorithm")
     if algorithm:
         name = str(getattr(algorithm, "name", algorithm)).upper()
-        if name not in ALGORITHMS:
+        if name == "FROZEN_KV_MTP":  # an MTP draft over the target's frozen KV
+            out["spec_method"], out["frozen_kv_mtp"] = SpecMethod.MTP, True
+        elif name not in ALGORITHMS:
             raise ConfigError(f"speculative_algorithm: {algorithm!r} is not modelled")
-        out["spec_method"] = ALGORITHMS[name]
+        else:
+            out["spec_method"] = ALGORITHMS[name]
+        if _get(server_args, "enable_multi_layer_eagle") is True:
+            out["multi_layer_eagle"] = True
         put("num_speculative_tokens", _get(server_args, "speculative_num_steps"))
         put("speculative_eagle_topk", _get(server_args, "speculative_eagle_topk"))
         put("speculative_num_draft_tokens", _get(server_args, "speculative_num_draft_tokens"))

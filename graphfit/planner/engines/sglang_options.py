@@ -42,6 +42,14 @@ class SglangOptions(EngineOptions):
     pp_size: pipeline-parallel stages (prefill graphs are opt-in under PP).
     max_total_tokens: `--max-total-tokens`, the KV pool's token capacity cap; it bounds the
         request pool (mem_cache/kv_cache_configurator.py:3129-3150) and the prefill max.
+    multi_layer_eagle: `--enable-multi-layer-eagle` (arg_groups/fields/spec.py:230): EAGLE /
+        EAGLE3 / NEXTN run the multi-layer EAGLE worker (speculative/spec_info.py:354), whose
+        draft-extend graphs are one runner per draft step sharing one buffer set and no
+        draft-decode runner (speculative/multi_layer_eagle_worker_v2.py:417-458,
+        multi_layer_eagle_draft_extend_cuda_graph_runner.py:540-655).
+    frozen_kv_mtp: `--speculative-algorithm FROZEN_KV_MTP` (spec_method mtp): the draft reads
+        the target's frozen KV; one draft-loop graph runner of width topk and no draft-extend
+        graphs (speculative/frozen_kv_mtp_worker_v2.py:179-183, 380-399).
     """
 
     engine: ClassVar[str] = "sglang"
@@ -60,6 +68,8 @@ class SglangOptions(EngineOptions):
     disaggregation_mode: str = "null"
     pp_size: int = 1
     max_total_tokens: int | None = None
+    multi_layer_eagle: bool = False
+    frozen_kv_mtp: bool = False
 
     def __post_init__(self) -> None:
         gb = self.gpu_memory_gb
@@ -70,6 +80,8 @@ class SglangOptions(EngineOptions):
         for name in ("tp_size", "attn_dp_size", "attn_cp_size"):
             positive_int(name, getattr(self, name))
         true_false("two_batch_overlap", self.two_batch_overlap)
+        true_false("multi_layer_eagle", self.multi_layer_eagle)
+        true_false("frozen_kv_mtp", self.frozen_kv_mtp)
         set_ = object.__setattr__
         backend = self.cuda_graph_backend_prefill
         if backend is not None:
