@@ -4,17 +4,11 @@ from __future__ import annotations
 
 import importlib
 from enum import Enum
-from typing import TYPE_CHECKING
 
 from graphfit.planner.core.errors import ConfigError, excerpt
 
-if TYPE_CHECKING:  # vLLM's own vocabulary, re-exported under its old path (no runtime import)
-    from graphfit.planner.engines.vllm.enums import AttentionSupport as AttentionSupport
-    from graphfit.planner.engines.vllm.enums import CeilingFamily as CeilingFamily
-    from graphfit.planner.engines.vllm.enums import PerformanceMode as PerformanceMode
-    from graphfit.planner.engines.vllm.enums import Runner as Runner
-
-# moved to the vLLM engine's package (issue 20): the old import path keeps working
+# moved to the vLLM engine's package (issue 20): the old import path keeps working at run
+# time, untyped, so graphfit's own code (checked by mypy) imports them from their engine
 _MOVED = {"AttentionSupport": "graphfit.planner.engines.vllm.enums",
           "CeilingFamily": "graphfit.planner.engines.vllm.enums",
           "PerformanceMode": "graphfit.planner.engines.vllm.enums",
