@@ -172,13 +172,8 @@ def _disaggregation(origin: str, value: Any) -> str:
 
 
 def _backend(origin: str, value: Any) -> CUDAGraphMode:
-    name = as_str(origin, value).lower()
-    if name == "tc_piecewise":
-        raise ConfigError(f"{origin}: tc_piecewise was removed; select breakable, full, or "
-                          f"disabled")
-    if name not in BACKENDS:
-        raise ConfigError(f"{origin}: {value!r} is not one of full, breakable, disabled")
-    return BACKENDS[name]
+    """A decode backend's graph mode (the names are the prefill phase's too)."""
+    return BACKENDS[_prefill_backend(origin, value)]
 
 
 def _backend_decode(origin: str, value: Any, layer: int) -> tuple[list[Setting], list[str]]:

@@ -80,6 +80,29 @@ def sizes(name: str, value: object) -> tuple[int, ...] | None:
     return out  # order and duplicates are each engine's rule (vLLM sorts, with a warning)
 
 
+def int_list(name: str, value: object) -> tuple[int, ...] | None:
+    """A list of any integers, possibly empty, at most MAX_CAPTURE_SIZES of them: what an
+    engine accepts and then filters itself (vLLM 0.34's split sizes drop values outside their
+    range, TensorRT-LLM's token counts those outside (0, max_num_tokens]; `[]` captures
+    none). None stays None; order and duplicates are the caller's rule."""
+    if value is None:
+        return None
+    if (isinstance(value, (str, bytes, Mapping, set, frozenset))
+            or not hasattr(value, "__iter__")):
+        raise ConfigError(f"{name}: expected a list of integers, got {excerpt(value)}")
+    try:
+        items = list(itertools.islice(value, MAX_CAPTURE_SIZES + 1))
+    except TypeError:
+        raise ConfigError(f"{name}: expected a list of integers, got {excerpt(value)}") \
+            from None
+    if len(items) > MAX_CAPTURE_SIZES:
+        raise ConfigError(f"{name}: more than {MAX_CAPTURE_SIZES:,} values")
+    for item in items:
+        if isinstance(item, bool) or not isinstance(item, int) or abs(item) > MAX_INT:
+            raise ConfigError(f"{name}: expected integers, got {excerpt(item)}")
+    return tuple(items)
+
+
 def true_false(name: str, value: object) -> bool:
     if not isinstance(value, bool):
         raise ConfigError(f"{name}: expected true/false, got {excerpt(value)}")

@@ -3,14 +3,11 @@
 
 from __future__ import annotations
 
-import itertools
-from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import ClassVar
 
 from graphfit.planner.core.errors import ConfigError, excerpt
-from graphfit.planner.core.limits import MAX_CAPTURE_SIZES, MAX_INT
-from graphfit.planner.core.options import EngineOptions, positive_int, sizes
+from graphfit.planner.core.options import EngineOptions, int_list, positive_int, sizes
 
 # PrefillCudaGraphBackend (llmapi/llm_args.py @0004396720): disabled (the default), piecewise
 # (torch.compile PiecewiseRunner graphs), breakable (BreakableCUDAGraphRunner)
@@ -78,22 +75,8 @@ def token_counts(name: str, value: object) -> tuple[int, ...] | None:
     """A `List[int]` of token counts, sorted and unique. Unlike capture sizes any integer and
     the empty list are accepted (TensorRT-LLM's field is a plain List[int]; its filter drops
     counts outside (0, max_num_tokens], and an empty list captures nothing)."""
-    if value is None:
-        return None
-    if (isinstance(value, (str, bytes, Mapping, set, frozenset))
-            or not hasattr(value, "__iter__")):
-        raise ConfigError(f"{name}: expected a list of integers, got {excerpt(value)}")
-    try:
-        items = list(itertools.islice(value, MAX_CAPTURE_SIZES + 1))
-    except TypeError:
-        raise ConfigError(f"{name}: expected a list of integers, got {excerpt(value)}") \
-            from None
-    if len(items) > MAX_CAPTURE_SIZES:
-        raise ConfigError(f"{name}: more than {MAX_CAPTURE_SIZES:,} token counts")
-    for item in items:
-        if isinstance(item, bool) or not isinstance(item, int) or abs(item) > MAX_INT:
-            raise ConfigError(f"{name}: expected integers, got {excerpt(item)}")
-    return tuple(sorted(set(items)))
+    items = int_list(name, value)
+    return None if items is None else tuple(sorted(set(items)))
 
 
 __all__ = ["PREFILL_BACKENDS", "TrtllmOptions", "token_counts"]

@@ -9,14 +9,13 @@ way to give them; the flat keywords (`EngineConfig(runner="v1")`) and reads
 
 from __future__ import annotations
 
-import itertools
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import ClassVar
 
 from graphfit.planner.core.errors import ConfigError, excerpt
-from graphfit.planner.core.limits import MAX_CAPTURE_SIZES, MAX_INT
-from graphfit.planner.core.options import EngineOptions, coerce_enum, true_false
+from graphfit.planner.core.limits import MAX_INT
+from graphfit.planner.core.options import EngineOptions, coerce_enum, int_list, true_false
 from graphfit.planner.engines.vllm.enums import (
     AttentionSupport,
     CeilingFamily,
@@ -99,7 +98,7 @@ class VllmOptions(EngineOptions):
             set_(self, "attention_backend", backend.strip().upper())
         true_false("dspark_sample_from_anchor", self.dspark_sample_from_anchor)
         for name in SPLIT_SIZE_LISTS:
-            set_(self, name, _int_list(name, getattr(self, name)))
+            set_(self, name, int_list(name, getattr(self, name)))
         for name, least in SPLIT_SIZE_CAPS.items():
             value = getattr(self, name)
             if value is not None:  # pydantic Field(ge=...) in 0.34's CompilationConfig
@@ -121,26 +120,6 @@ SPLIT_SIZE_LISTS = ("prefill_cudagraph_capture_token_sizes",
 SPLIT_SIZE_CAPS = {"max_prefill_cudagraph_capture_tokens": 0,
                    "max_decode_cudagraph_capture_requests": 0,
                    "max_decode_cudagraph_capture_tokens": 1}
-
-
-def _int_list(name: str, value: object) -> tuple[int, ...] | None:
-    """A list of integers (possibly empty: `[]` captures none), at most MAX_CAPTURE_SIZES."""
-    if value is None:
-        return None
-    if (isinstance(value, (str, bytes, Mapping, set, frozenset))
-            or not hasattr(value, "__iter__")):
-        raise ConfigError(f"{name}: expected a list of integers, got {excerpt(value)}")
-    try:
-        items = list(itertools.islice(value, MAX_CAPTURE_SIZES + 1))
-    except TypeError:
-        raise ConfigError(f"{name}: expected a list of integers, got {excerpt(value)}") \
-            from None
-    if len(items) > MAX_CAPTURE_SIZES:
-        raise ConfigError(f"{name}: more than {MAX_CAPTURE_SIZES:,} sizes")
-    for item in items:
-        if isinstance(item, bool) or not isinstance(item, int) or abs(item) > MAX_INT:
-            raise ConfigError(f"{name}: expected integers, got {excerpt(item)}")
-    return tuple(items)
 
 
 __all__ = ["VllmOptions"]
