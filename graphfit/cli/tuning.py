@@ -93,7 +93,7 @@ def _memory_without_profile(result: Any, config: EngineConfig, json_output: bool
             "capture_sizes": list(sizes), "num_graphs": len(sizes), "pool_bytes": None,
             "graph_bytes": None, "buffer_bytes": result.total_bytes, "total_bytes": None,
             "budget_bytes": None, "max_graphs_in_budget": None, "ok": True,
-            "profile_needed": list(PROFILE_HOWTO)})
+            **_reserve_fields(config), "profile_needed": list(PROFILE_HOWTO)})
         return
     out = console()
     lines = [
@@ -112,8 +112,43 @@ def _memory_without_profile(result: Any, config: EngineConfig, json_output: bool
         "persistent buffers, and with --budget-mib how many graphs fit (exit 1 when the "
         "ladder does not).",
     ]
+    reserve = _reserve_text(config)
+    if reserve is not None:
+        lines.insert(1, reserve)
     for line in lines:
         out.print(line, markup=False, highlight=False)
+
+
+def _sglang_reserve(config: EngineConfig) -> tuple[float, int] | None:
+    """(mem_fraction_static, bytes left outside static memory) of an SGLang config whose GPU
+    memory is known (graphfit.planner.engines.sglang_reserve); None otherwise."""
+    from graphfit.planner.core.enums import Engine
+    from graphfit.planner.engines.sglang_reserve import reserve_bytes
+
+    if config.engine is not Engine.SGLANG:
+        return None
+    fraction, gb = config.mem_fraction_static, config.gpu_memory_gb
+    if fraction is None or gb is None:
+        return None
+    return fraction, reserve_bytes(gb, fraction)
+
+
+def _reserve_fields(config: EngineConfig) -> dict[str, Any]:
+    """The JSON fields of SGLang's memory reserve (null where it does not apply)."""
+    reserve = _sglang_reserve(config)
+    return {"mem_fraction_static": None if reserve is None else reserve[0],
+            "runtime_reserve_bytes": None if reserve is None else reserve[1]}
+
+
+def _reserve_text(config: EngineConfig) -> str | None:
+    reserve = _sglang_reserve(config)
+    if reserve is None:
+        return None
+    fraction, left = reserve
+    return (f"SGLang keeps {fraction:g} of {config.gpu_memory_gb:g} GiB static (weights + KV, "
+            f"mem_fraction_static) and leaves {_mib(left)} for activations and graphs "
+            "(its default for a text-only model unless --mem-fraction-static is given, "
+            "memory_hook.py:281-343).")
 
 
 def _mib(value: float | None) -> str:
@@ -366,7 +401,7 @@ def register(app: typer.Typer) -> None:
                 "total_bytes": round(graphs) + result.total_bytes,
                 "budget_bytes": budget, "max_graphs_in_budget": fit,
                 "startup_reserved_bytes": None if reserved is None else round(reserved),
-                "ok": not over})
+                **_reserve_fields(config), "ok": not over})
         else:
             out = console()
             table = Table(title=f"Graph memory estimate, {result.engine_version}"
@@ -383,6 +418,10 @@ def register(app: typer.Typer) -> None:
                 table.add_row("vLLM reserves at start-up (FULL graphs extrapolated: first + "
                               "(n-1) x max(second, 1 MiB))", _mib(reserved))
             table.add_row("persistent buffers (graphfit plan)", _mib(result.total_bytes))
+            sglang = _sglang_reserve(config)
+            if sglang is not None:
+                table.add_row(f"SGLang leaves outside static memory (mem_fraction_static "
+                              f"{sglang[0]:g}): activations + graphs", _mib(sglang[1]))
             if budget is not None:
                 table.add_row("budget (graphs)", _mib(budget))
             out.print(table)

@@ -22,7 +22,7 @@ from graphfit.inputs.reading import parse_json
 from graphfit.inputs.settings import COMMAND_LINE, Setting
 from graphfit.inputs.values import as_bool, as_int, as_object, as_sizes, as_str, normalize_key
 from graphfit.planner.core.enums import CUDAGraphMode, Engine, SpecMethod
-from graphfit.planner.core.errors import ConfigError
+from graphfit.planner.core.errors import ConfigError, excerpt
 
 ALGORITHMS = {  # --speculative-algorithm (case-insensitive in SGLang)
     "EAGLE": SpecMethod.EAGLE,
@@ -81,6 +81,16 @@ def _speculative_algorithm(origin: str, value: Any, layer: int
 
 def _positive(origin: str, value: Any) -> int:
     return as_int(origin, value)
+
+
+def _fraction(origin: str, value: Any) -> float | None:
+    """`--mem-fraction-static F` (SglangOptions checks 0 < F < 1)."""
+    if value is None:
+        return None
+    try:
+        return float(value)
+    except (TypeError, ValueError):
+        raise ConfigError(f"{origin}: expected a number, got {excerpt(value)}") from None
 
 
 def _sizes(origin: str, value: Any) -> tuple[int, ...]:
@@ -351,6 +361,7 @@ FILE_KEYS: dict[str, Handler] = {
     "chunked_prefill_size": _chunked_prefill,
     "disaggregation_mode": field_key("disaggregation_mode", _disaggregation, SG),
     "max_total_tokens": field_key("max_total_tokens", _positive, SG),
+    "mem_fraction_static": field_key("mem_fraction_static", _fraction, SG),
     "moe_a2a_backend": _not_default("none", GATHER),
     # speculative runners / buffers graphfit does not model: refused unless off
     "enable_multi_layer_eagle": field_key("multi_layer_eagle", as_bool, SG),
@@ -393,7 +404,7 @@ LINE_KEYS: dict[str, Handler] = {**FILE_KEYS, "enable_dp_attention": _dp_attenti
                                   "speculative_adaptive": _after_the_engine,
                                   "speculative_adaptive_config": _after_the_engine}
 IGNORED = frozenset({
-    "tokenizer_path", "ep_size", "mem_fraction_static",
+    "tokenizer_path", "ep_size",
     "decode_attention_backend", "prefill_attention_backend", "speculative_draft_model_path",
     "speculative_draft_model_revision", "max_prefill_tokens", "schedule_policy",
     "enable_torch_compile", "torch_compile_max_bs", "log_level", "random_seed",

@@ -299,7 +299,8 @@ class EngineConfig:
             chunked_prefill_size: int | None = None, full_prefill_max_req: int | None = None,
             disaggregation_mode: str = "null", pp_size: int = 1,
             max_total_tokens: int | None = None,
-            multi_layer_eagle: bool = False, frozen_kv_mtp: bool = False) -> None: ...
+            multi_layer_eagle: bool = False, frozen_kv_mtp: bool = False,
+            mem_fraction_static: float | None = None) -> None: ...
 
     def __post_init__(self) -> None:
         set_ = object.__setattr__
@@ -526,6 +527,11 @@ class EngineConfig:
     def max_total_tokens(self) -> int | None:
         """SglangOptions.max_total_tokens."""
         return cast("int | None", self._option("max_total_tokens"))
+
+    @property
+    def mem_fraction_static(self) -> float | None:
+        """SglangOptions.mem_fraction_static."""
+        return cast("float | None", self._option("mem_fraction_static"))
 
     @property
     def multi_layer_eagle(self) -> bool:

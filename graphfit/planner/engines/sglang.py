@@ -45,9 +45,11 @@ from graphfit.planner.engines.batch import (
     graph_input,
     resolve_common,
 )
+from graphfit.planner.engines.sglang_memory import default_decode_max_bs
 from graphfit.planner.engines.sglang_options import SglangOptions
 from graphfit.planner.engines.sglang_pool import kv_request_pool, request_pool
 from graphfit.planner.engines.sglang_prefill_plan import prefill_component, prefill_graphs
+from graphfit.planner.engines.sglang_reserve import default_fraction, reserve_line
 from graphfit.planner.engines.sglang_spec_runners import (
     FROZEN_RUNNER,
     auto_multi_layer,
@@ -66,7 +68,6 @@ VERSION = f"SGLang {RELEASE}"
 SEQ_LEN_FILL = FillPolicy(FillKind.SENTINEL, 1)  # FlashInfer / FA3 / Triton backends' fill
 MROPE_SECTIONS = 3  # mrope_positions is [3, tokens] whatever the model (buffers.py:158)
 EAGLE3_AUX_LAYERS = 3  # draft-extend hidden states: 3 target layers (eagle_utils.py:270-276)
-UNKNOWN_GPU_MAX_BS = 160  # memory_hook.py: nvidia-smi gave no answer
 SPEC_MAX_RUNNING_REQUESTS = 48  # speculative_hook.py:1087-1092 (EAGLE family), :1298 (NGRAM)
 POOL_ESTIMATE_FLOOR = 2048  # kv_cache_configurator.py:3123-3124: 2048..4096 without S
 NGRAM_DRAFT_TOKENS = 12  # speculative_hook.py:1315-1321
@@ -79,24 +80,6 @@ EAGLE_FAMILY = frozenset({SpecMethod.EAGLE, SpecMethod.EAGLE3, SpecMethod.MTP,
 ALGORITHM_NAMES = {SpecMethod.EAGLE: "EAGLE", SpecMethod.EAGLE3: "EAGLE3",
                    SpecMethod.MTP: "NEXTN", SpecMethod.DRAFT_MODEL: "STANDALONE",
                    SpecMethod.NGRAM: "NGRAM"}
-# GPU memory classes of memory_hook.py:89-180: (below GiB, max_bs at TP < 4, at TP >= 4)
-MEMORY_CLASSES = ((20, 8, 8), (35, 48, 160), (60, 32, 160), (90, 256, 512), (160, 256, 512))
-LARGE_GPU_MAX_BS = 512
-
-
-def default_decode_max_bs(gpu_memory_gb: float | None, tp_size: int) -> tuple[int, str]:
-    """SGLang's decode max_bs when none is given, and why (memory_hook.py:89-180)."""
-    if gpu_memory_gb is None:
-        return UNKNOWN_GPU_MAX_BS, (
-            "GPU memory unknown (SGLang's fallback when nvidia-smi gives no answer; pass "
-            "--gpu-memory-gb or a GPU name such as H100)")
-    for below, small_tp, large_tp in MEMORY_CLASSES:
-        if gpu_memory_gb < below:
-            value = small_tp if tp_size < 4 else large_tp
-            return value, f"GPU memory {gpu_memory_gb:g} GB (< {below}), TP {tp_size}"
-    return LARGE_GPU_MAX_BS, f"GPU memory {gpu_memory_gb:g} GB (>= 160)"
-
-
 def sglang_sizes(max_bs: int, *, speculative: bool, padding: bool = True) -> list[int]:
     """`generate_decode_cuda_graph_batch_sizes` (cuda_graph_hook.py:493-530): every size
     without padding, else the decode or the finer speculative list; cut at max_bs, which is
@@ -511,6 +494,12 @@ class SglangModel:
                 f"SGLang asserts)")
         if config.frozen_kv_mtp:
             _check_frozen(config)
+        if config.mem_fraction_static is None:
+            # SGLang's memory hook sees the config as given: before the speculative hook and
+            # the scheduler fill max_running_requests (graphfit.planner.engines.sglang_reserve)
+            fraction = default_fraction(config)
+            if fraction is not None:
+                changes["mem_fraction_static"] = fraction
         changes.update(_resolve_speculation(config))
         if config.multi_layer_eagle and not multi_layer_eagle(config):
             # SGLang reads the switch only for the EAGLE worker family (spec_info.py:354)
@@ -560,6 +549,9 @@ class SglangModel:
             shown = [*shown, ("cuda_graph_backend_prefill", "disabled")]
         if config.disaggregation_mode != "null":
             shown = [*shown, ("disaggregation_mode", config.disaggregation_mode)]
+        reserve = reserve_line(config)
+        if reserve is not None:
+            shown = [*shown, ("mem_fraction_static", reserve)]
         return EngineLadders(declared, Ladder(captured, tuple(warnings)),
                              inputs=_ladder_inputs(config, shown))
 

@@ -33,6 +33,23 @@ MIN_ACTIVATION_TOKENS = 2048
 LARGE_GPU_MIB = 60 * MIB_PER_GIB  # above it the reserve is at least FLOOR_MIB
 FLOOR_MIB = 10 * MIB_PER_GIB
 UNKNOWN_GPU_FRACTION = 0.95
+UNKNOWN_GPU_MAX_BS = 160  # memory_hook.py: nvidia-smi gave no answer
+# GPU memory classes of memory_hook.py:89-180: (below GiB, max_bs at TP < 4, at TP >= 4)
+MEMORY_CLASSES = ((20, 8, 8), (35, 48, 160), (60, 32, 160), (90, 256, 512), (160, 256, 512))
+LARGE_GPU_MAX_BS = 512
+
+
+def default_decode_max_bs(gpu_memory_gb: float | None, tp_size: int) -> tuple[int, str]:
+    """SGLang's decode max_bs when none is given, and why (memory_hook.py:89-180)."""
+    if gpu_memory_gb is None:
+        return UNKNOWN_GPU_MAX_BS, (
+            "GPU memory unknown (SGLang's fallback when nvidia-smi gives no answer; pass "
+            "--gpu-memory-gb or a GPU name such as H100)")
+    for below, small_tp, large_tp in MEMORY_CLASSES:
+        if gpu_memory_gb < below:
+            value = small_tp if tp_size < 4 else large_tp
+            return value, f"GPU memory {gpu_memory_gb:g} GB (< {below}), TP {tp_size}"
+    return LARGE_GPU_MAX_BS, f"GPU memory {gpu_memory_gb:g} GB (>= 160)"
 
 
 @dataclass(frozen=True)

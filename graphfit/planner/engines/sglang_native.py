@@ -202,7 +202,7 @@ def memory_inputs_from_sglang(server_args: Any, gpu_memory_gb: float | None = No
     and attention-DP hooks (arg_groups/pipeline.py)."""
     from dataclasses import replace
 
-    from graphfit.planner.engines.sglang import default_decode_max_bs
+    from graphfit.planner.engines.sglang_memory import default_decode_max_bs
     from graphfit.planner.engines.sglang_prefill import (
         default_chunked_prefill_size,
         resolve_prefill,

@@ -50,6 +50,10 @@ class SglangOptions(EngineOptions):
     frozen_kv_mtp: `--speculative-algorithm FROZEN_KV_MTP` (spec_method mtp): the draft reads
         the target's frozen KV; one draft-loop graph runner of width topk and no draft-extend
         graphs (speculative/frozen_kv_mtp_worker_v2.py:179-183, 380-399).
+    mem_fraction_static: `--mem-fraction-static`, the share of GPU memory SGLang keeps static
+        (weights + KV); the rest is its activation and graph reserve. None: SGLang's default
+        (arg_groups/memory_hook.py:281-343), which the model fills in when gpu_memory_gb is
+        known (graphfit.planner.engines.sglang_reserve) and leaves None otherwise.
     """
 
     engine: ClassVar[str] = "sglang"
@@ -70,6 +74,7 @@ class SglangOptions(EngineOptions):
     max_total_tokens: int | None = None
     multi_layer_eagle: bool = False
     frozen_kv_mtp: bool = False
+    mem_fraction_static: float | None = None
 
     def __post_init__(self) -> None:
         gb = self.gpu_memory_gb
@@ -103,6 +108,13 @@ class SglangOptions(EngineOptions):
             raise ConfigError(f"disaggregation_mode: {excerpt(mode)} is not one of "
                               f"{', '.join(DISAGGREGATION_MODES)}")
         set_(self, "disaggregation_mode", mode.strip().lower())
+        fraction = self.mem_fraction_static
+        if fraction is not None:
+            if (isinstance(fraction, bool) or not isinstance(fraction, (int, float))
+                    or not 0 < fraction < 1):
+                raise ConfigError(f"mem_fraction_static: must be a number in (0, 1), got "
+                                  f"{excerpt(fraction)}")
+            set_(self, "mem_fraction_static", float(fraction))
 
 
 def _optional_int(name: str, value: object, minimum: int) -> None:

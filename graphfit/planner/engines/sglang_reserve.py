@@ -1,0 +1,107 @@
+"""SGLang's memory reserve for a graphfit config: the default `mem_fraction_static` and what it
+leaves outside static memory (weights + KV) for activations and graphs.
+
+`sglang_memory` restates SGLang's formula over `StaticMemoryInputs`; this module reads those
+inputs from an `EngineConfig` **as given**, since SGLang's memory hook runs before the
+speculative hook fills max_running_requests (48) and before the scheduler sizes the request
+pool (arg_groups/pipeline.py): a running-request count graphfit itself filled in is not what
+the hook saw. `SglangModel.resolve` calls `default_fraction` on the given config and stores
+the result in `SglangOptions.mem_fraction_static`, like SGLang's own
+`declare_resolution(mem_fraction_static=...)` (memory_hook.py:337-341).
+
+Not filled in (None) where graphfit cannot restate SGLang's value: GPU memory unknown (SGLang
+reads it from the device; graphfit's 0.95 fallback would be a guess), MLA models (their prefill
+graphs reserve 1.5 GiB instead, memory_hook.py:388-393, not oracle-tested here), and chunking
+off (`chunked_prefill_size` <= 0 is refused anyway). Multimodal models get a smaller fraction
+from `adjust_mem_fraction_for_vlm` (memory_hook.py:330-335, 417-): graphfit does not know
+whether a model is multimodal, so the value is a text-only model's (said where it is shown).
+"""
+
+from __future__ import annotations
+
+from graphfit.planner.core.enums import CUDAGraphMode
+from graphfit.planner.core.settings import EngineSettings
+from graphfit.planner.engines.sglang_memory import (
+    MIB_PER_GIB,
+    StaticMemoryInputs,
+    mem_fraction_static,
+)
+
+GIB = 1 << 30
+
+
+def memory_inputs(config: EngineSettings) -> StaticMemoryInputs:
+    """What `handle_gpu_memory_settings` reads, from a config as given (not yet resolved)."""
+    from graphfit.planner.engines.sglang_memory import default_decode_max_bs
+    from graphfit.planner.engines.sglang_prefill import (
+        MLA_ARCHITECTURES,
+        PrefillInputs,
+        default_chunked_prefill_size,
+        resolve_prefill,
+    )
+
+    mode = config.disaggregation_mode
+    decode_on = config.cudagraph_mode is not CUDAGraphMode.NONE
+    if mode == "prefill" and config.cudagraph_mode is CUDAGraphMode.FULL_AND_PIECEWISE:
+        decode_on = False  # no decode backend given (cuda_graph_hook.py:557-566)
+    S = config.max_num_seqs
+    if config.cudagraph_capture_sizes:
+        max_bs = max(config.cudagraph_capture_sizes)  # memory_hook.py:202-207
+    elif config.max_cudagraph_capture_size is not None:
+        max_bs = config.max_cudagraph_capture_size
+    else:
+        max_bs, _ = default_decode_max_bs(config.gpu_memory_gb, config.tp_size)
+        if S is not None:
+            max_bs = min(max_bs, S)  # memory_hook.py:182-188
+    # the prefill graphs as the hook sees them: before the attention-backend rule and the
+    # attention-DP re-clamp; the request pool and context length only filter what the runner
+    # captures, not the list's length
+    prefill = resolve_prefill(PrefillInputs(
+        backend=config.cuda_graph_backend_prefill, max_tokens=config.cuda_graph_max_bs_prefill,
+        tokens=config.cuda_graph_bs_prefill, chunked_prefill_size=config.chunked_prefill_size,
+        max_total_tokens=config.max_total_tokens, pp_size=config.pp_size,
+        gpu_memory_gb=config.gpu_memory_gb, tp_size=config.tp_size,
+        attn_cp_size=config.attn_cp_size, two_batch_overlap=config.two_batch_overlap,
+        disaggregation_mode=config.disaggregation_mode,
+        mla=config.architecture in MLA_ARCHITECTURES))
+    cps = config.chunked_prefill_size or default_chunked_prefill_size(config.gpu_memory_gb)
+    return StaticMemoryInputs(
+        gpu_memory_gb=config.gpu_memory_gb, disaggregation_mode=mode,
+        max_running_requests=S, decode_max_bs=max_bs, decode_graphs=decode_on,
+        prefill_graphs=prefill.on, prefill_sizes=len(prefill.tokens),
+        chunked_prefill_size=cps, draft_tokens=config.speculative_num_draft_tokens,
+        tp_size=config.tp_size, pp_size=config.pp_size, attn_dp_size=config.attn_dp_size)
+
+
+def default_fraction(config: EngineSettings) -> float | None:
+    """SGLang's default mem_fraction_static for a config as given, or None where graphfit
+    cannot restate it (the module docstring)."""
+    from graphfit.planner.engines.sglang_prefill import MLA_ARCHITECTURES
+
+    if config.gpu_memory_gb is None or config.architecture in MLA_ARCHITECTURES:
+        return None
+    return mem_fraction_static(memory_inputs(config))
+
+
+def reserve_bytes(gpu_memory_gb: float, fraction: float) -> int:
+    """The bytes SGLang leaves outside static memory: (1 - mem_fraction_static) x the GPU's
+    (model_executor/pool_configurator.py sizes weights + KV from the fraction)."""
+    return round(gpu_memory_gb * GIB * (1 - fraction))
+
+
+def reserve_line(config: EngineSettings) -> str | None:
+    """The one line `graphfit plan` shows, or None when the fraction is not known."""
+    fraction, gb = config.mem_fraction_static, config.gpu_memory_gb
+    if fraction is None or gb is None:
+        return None
+    left = reserve_bytes(gb, fraction) / GIB
+    line = (f"{fraction:g}: {fraction * gb:.1f} of {gb:g} GiB static (weights + KV), "
+            f"{left:.1f} GiB for activations and graphs (SGLang's default for a text-only "
+            f"model unless given, memory_hook.py:281-343")
+    if config.disaggregation_mode == "decode":
+        line += "; decode role: 1.5 MiB per running request x draft token, :298-304"
+    return line + ")"
+
+
+__all__ = ["GIB", "MIB_PER_GIB", "default_fraction", "memory_inputs", "reserve_bytes",
+           "reserve_line"]
