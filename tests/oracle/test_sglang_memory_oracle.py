@@ -153,6 +153,8 @@ def compare_config(argv: tuple[str, ...], gb: float | None) -> list[str]:
             return []
         sg = po.mem_fraction(argv, 80)
         assert not isinstance(sg, so.Rejected)
+    if sg[1] <= 0:  # SGLang's reserve exceeds the GPU: graphfit leaves it unset and warns
+        return [] if ours is None else [f"SGLang {sg[1]} (not positive), graphfit {ours}"]
     return [] if ours == sg[1] else [f"mem_fraction_static: SGLang {sg[1]}, graphfit {ours}"]
 
 
@@ -180,3 +182,24 @@ def test_given_fraction_is_kept() -> None:
 def test_generated_config_lines(case: tuple[tuple[str, ...], float | None]) -> None:
     argv, gb = case
     assert compare_config(argv, gb) == []
+
+
+@pytest.mark.parametrize("argv", [
+    S, (*S, "--disaggregation-mode", "decode", "--speculative-algorithm", "EAGLE",
+         "--speculative-num-steps", "3", "--speculative-eagle-topk", "4",
+         "--speculative-num-draft-tokens", "64")])
+def test_memory_command_equals_sglang(argv: tuple[str, ...]) -> None:
+    """`graphfit memory --json` on the pasted line reports SGLang's own fraction and what it
+    leaves outside static memory."""
+    from graphfit.planner.engines.sglang_reserve import GIB
+    from tests.helpers import run_cli
+
+    sg = po.mem_fraction(argv, 48)
+    assert not isinstance(sg, so.Rejected)
+    code, out, err = run_cli(["memory", "--json", "--gpu-memory-gb", "48", "--",
+                              "python", "-m", "sglang.launch_server", "--model-path",
+                              str(so.oracle().model_dir), *argv])
+    assert code == 0, err
+    doc = json.loads(out)
+    assert doc["mem_fraction_static"] == sg[1]
+    assert doc["runtime_reserve_bytes"] == round(48 * GIB * (1 - sg[1]))

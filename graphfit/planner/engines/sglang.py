@@ -49,7 +49,12 @@ from graphfit.planner.engines.sglang_memory import default_decode_max_bs
 from graphfit.planner.engines.sglang_options import SglangOptions
 from graphfit.planner.engines.sglang_pool import kv_request_pool, request_pool
 from graphfit.planner.engines.sglang_prefill_plan import prefill_component, prefill_graphs
-from graphfit.planner.engines.sglang_reserve import default_fraction, reserve_line
+from graphfit.planner.engines.sglang_reserve import (
+    RESERVE_UNFIT,
+    default_fraction,
+    reserve_line,
+    reserve_unfit,
+)
 from graphfit.planner.engines.sglang_spec_runners import (
     FROZEN_RUNNER,
     auto_multi_layer,
@@ -498,7 +503,7 @@ class SglangModel:
             # SGLang's memory hook sees the config as given: before the speculative hook and
             # the scheduler fill max_running_requests (graphfit.planner.engines.sglang_reserve)
             fraction = default_fraction(config)
-            if fraction is not None:
+            if fraction is not None and fraction > 0:  # not positive: a warning (ladders)
                 changes["mem_fraction_static"] = fraction
         changes.update(_resolve_speculation(config))
         if config.multi_layer_eagle and not multi_layer_eagle(config):
@@ -552,6 +557,8 @@ class SglangModel:
         reserve = reserve_line(config)
         if reserve is not None:
             shown = [*shown, ("mem_fraction_static", reserve)]
+        elif reserve_unfit(config):
+            warnings.append(RESERVE_UNFIT)
         return EngineLadders(declared, Ladder(captured, tuple(warnings)),
                              inputs=_ladder_inputs(config, shown))
 

@@ -9,7 +9,9 @@ the hook saw. `SglangModel.resolve` calls `default_fraction` on the given config
 the result in `SglangOptions.mem_fraction_static`, like SGLang's own
 `declare_resolution(mem_fraction_static=...)` (memory_hook.py:337-341).
 
-Not filled in (None) where graphfit cannot restate SGLang's value: GPU memory unknown (SGLang
+Not filled in (None) where SGLang's default is not positive (a PD decode server's activation
+reserve for running requests x draft tokens can exceed a small GPU; `graphfit plan` warns), and
+where graphfit cannot restate SGLang's value: GPU memory unknown (SGLang
 reads it from the device; graphfit's 0.95 fallback would be a guess), MLA models (their prefill
 graphs reserve 1.5 GiB instead, memory_hook.py:388-393, not oracle-tested here), and chunking
 off (`chunked_prefill_size` <= 0 is refused anyway). Multimodal models get a smaller fraction
@@ -28,6 +30,10 @@ from graphfit.planner.engines.sglang_memory import (
 )
 
 GIB = 1 << 30
+RESERVE_UNFIT = ("SGLang's default mem_fraction_static is not positive here: its activation + "
+                 "graph reserve exceeds the GPU's memory (memory_hook.py:295-328), so weights "
+                 "and KV get nothing; pass --mem-fraction-static or fewer running requests x "
+                 "draft tokens")
 
 
 def memory_inputs(config: EngineSettings) -> StaticMemoryInputs:
@@ -83,6 +89,15 @@ def default_fraction(config: EngineSettings) -> float | None:
     return mem_fraction_static(memory_inputs(config))
 
 
+def reserve_unfit(config: EngineSettings) -> bool:
+    """A resolved config whose default fraction SGLang computes as <= 0: the GPU memory is
+    known and graphfit restates the default, yet `SglangModel.resolve` left it unset."""
+    from graphfit.planner.engines.sglang_prefill import MLA_ARCHITECTURES
+
+    return (config.mem_fraction_static is None and config.gpu_memory_gb is not None
+            and config.architecture not in MLA_ARCHITECTURES)
+
+
 def reserve_bytes(gpu_memory_gb: float, fraction: float) -> int:
     """The bytes SGLang leaves outside static memory: (1 - mem_fraction_static) x the GPU's
     (model_executor/pool_configurator.py sizes weights + KV from the fraction)."""
@@ -103,5 +118,5 @@ def reserve_line(config: EngineSettings) -> str | None:
     return line + ")"
 
 
-__all__ = ["GIB", "MIB_PER_GIB", "default_fraction", "memory_inputs", "reserve_bytes",
-           "reserve_line"]
+__all__ = ["GIB", "MIB_PER_GIB", "RESERVE_UNFIT", "default_fraction", "memory_inputs",
+           "reserve_bytes", "reserve_line", "reserve_unfit"]
