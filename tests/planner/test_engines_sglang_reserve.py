@@ -119,3 +119,17 @@ def test_a_reserve_beyond_the_gpu_is_a_warning_not_a_refusal() -> None:
     p = plan(config)
     assert any("not positive" in w for w in p.warnings)
     assert all(name != "mem_fraction_static" for name, _ in p.engine_inputs)
+
+
+def test_a_multimodal_model_is_not_restated() -> None:
+    """adjust_mem_fraction_for_vlm (memory_hook.py:330-335, 417-) lowers a multimodal model's
+    default by its vision encoder's size, which graphfit does not read: no value, a note. A PD
+    decode server skips that adjustment (:283-289), so its value is SGLang's formula's."""
+    config = EngineConfig(engine="sglang", max_num_seqs=48, multimodal=True,
+                          options={"gpu_memory_gb": 80})
+    assert config.mem_fraction_static is None
+    inputs = dict(plan(config).engine_inputs)
+    assert "vision encoder" in inputs["mem_fraction_static"]
+    decode = EngineConfig(engine="sglang", max_num_seqs=48, multimodal=True,
+                          options={"gpu_memory_gb": 80, "disaggregation_mode": "decode"})
+    assert decode.mem_fraction_static is not None

@@ -51,9 +51,11 @@ from graphfit.planner.engines.sglang_pool import kv_request_pool, request_pool
 from graphfit.planner.engines.sglang_prefill_plan import prefill_component, prefill_graphs
 from graphfit.planner.engines.sglang_reserve import (
     RESERVE_UNFIT,
+    VLM_NOTE,
     default_fraction,
     reserve_line,
     reserve_unfit,
+    vlm_adjusted,
 )
 from graphfit.planner.engines.sglang_spec_runners import (
     FROZEN_RUNNER,
@@ -559,6 +561,9 @@ class SglangModel:
             shown = [*shown, ("mem_fraction_static", reserve)]
         elif reserve_unfit(config):
             warnings.append(RESERVE_UNFIT)
+        elif (config.mem_fraction_static is None and config.gpu_memory_gb is not None
+              and vlm_adjusted(config)):
+            shown = [*shown, ("mem_fraction_static", VLM_NOTE)]
         return EngineLadders(declared, Ladder(captured, tuple(warnings)),
                              inputs=_ladder_inputs(config, shown))
 

@@ -11,12 +11,14 @@ the result in `SglangOptions.mem_fraction_static`, like SGLang's own
 
 Not filled in (None) where SGLang's default is not positive (a PD decode server's activation
 reserve for running requests x draft tokens can exceed a small GPU; `graphfit plan` warns), and
-where graphfit cannot restate SGLang's value: GPU memory unknown (SGLang
-reads it from the device; graphfit's 0.95 fallback would be a guess), MLA models (their prefill
-graphs reserve 1.5 GiB instead, memory_hook.py:388-393, not oracle-tested here), and chunking
-off (`chunked_prefill_size` <= 0 is refused anyway). Multimodal models get a smaller fraction
-from `adjust_mem_fraction_for_vlm` (memory_hook.py:330-335, 417-): graphfit does not know
-whether a model is multimodal, so the value is a text-only model's (said where it is shown).
+where graphfit cannot restate SGLang's value: GPU memory unknown (SGLang reads it from the
+device; graphfit's 0.95 fallback would be a guess), MLA models (their prefill graphs reserve
+1.5 GiB instead, memory_hook.py:388-393, not oracle-tested here), and multimodal models
+(graphfit's `multimodal`: M-RoPE or a vision / audio config) outside the PD decode role, whose
+fraction `adjust_mem_fraction_for_vlm` lowers by the vision encoder's size (memory_hook.py:
+283-289, 330-335, 417-; `graphfit plan` says so). Chunking off (`chunked_prefill_size` <= 0)
+is refused by SglangOptions anyway. Without a model directory graphfit takes the model as
+text-only, as the line it shows says.
 """
 
 from __future__ import annotations
@@ -79,12 +81,20 @@ def memory_inputs(config: EngineSettings) -> StaticMemoryInputs:
         tp_size=config.tp_size, pp_size=config.pp_size, attn_dp_size=config.attn_dp_size)
 
 
+def vlm_adjusted(config: EngineSettings) -> bool:
+    """A multimodal model outside the PD decode role: SGLang lowers its default by the vision
+    encoder's size (`adjust_mem_fraction_for_vlm`, memory_hook.py:283-289, 330-335, 417-),
+    which graphfit does not read."""
+    return config.multimodal and config.disaggregation_mode != "decode"
+
+
 def default_fraction(config: EngineSettings) -> float | None:
     """SGLang's default mem_fraction_static for a config as given, or None where graphfit
     cannot restate it (the module docstring)."""
     from graphfit.planner.engines.sglang_prefill import MLA_ARCHITECTURES
 
-    if config.gpu_memory_gb is None or config.architecture in MLA_ARCHITECTURES:
+    if (config.gpu_memory_gb is None or config.architecture in MLA_ARCHITECTURES
+            or vlm_adjusted(config)):
         return None
     return mem_fraction_static(memory_inputs(config))
 
@@ -95,7 +105,7 @@ def reserve_unfit(config: EngineSettings) -> bool:
     from graphfit.planner.engines.sglang_prefill import MLA_ARCHITECTURES
 
     return (config.mem_fraction_static is None and config.gpu_memory_gb is not None
-            and config.architecture not in MLA_ARCHITECTURES)
+            and config.architecture not in MLA_ARCHITECTURES and not vlm_adjusted(config))
 
 
 def reserve_bytes(gpu_memory_gb: float, fraction: float) -> int:
@@ -118,5 +128,8 @@ def reserve_line(config: EngineSettings) -> str | None:
     return line + ")"
 
 
-__all__ = ["GIB", "MIB_PER_GIB", "RESERVE_UNFIT", "default_fraction", "memory_inputs",
-           "reserve_bytes", "reserve_line", "reserve_unfit"]
+VLM_NOTE = ("not restated: SGLang lowers its default for a multimodal model by the vision "
+            "encoder's size (memory_hook.py:330-335, 417-)")
+
+__all__ = ["GIB", "MIB_PER_GIB", "RESERVE_UNFIT", "VLM_NOTE", "default_fraction",
+           "memory_inputs", "reserve_bytes", "reserve_line", "reserve_unfit", "vlm_adjusted"]
