@@ -21,6 +21,26 @@ GPU_MEMORY_GB: dict[str, float] = {
 }
 
 
+# name -> CUDA compute capability major of the NVIDIA names above (the AMD ones run ROCm, where
+# SGLang's CUDA probes answer False, utils/common.py:274-285)
+GPU_CAPABILITY_MAJOR: dict[str, int] = {
+    "T4": 7, "A10": 8, "A10G": 8, "L4": 8, "RTX4090": 8, "RTX5090": 12, "A100-40GB": 8,
+    "L40": 8, "L40S": 8, "A100": 8, "A100-80GB": 8, "H100": 9, "H100-NVL": 9, "H20": 9,
+    "H200": 9, "B200": 10, "GB200": 10,
+}
+
+
+def gpu_sm90(value: object) -> bool | None:
+    """SGLang's `is_sm90_supported()` (utils/common.py:274-285, 331-335: capability major 9
+    and CUDA >= 12.3) for a named GPU: True for a Hopper name (CUDA >= 12.3 assumed: a Hopper
+    under an older CUDA build is set with `sm90: false` in a config file), False for the other
+    names; None for a figure in GiB (the generation is unknown)."""
+    name = gpu_name(value)
+    if not name:
+        return None
+    return GPU_CAPABILITY_MAJOR.get(name) == 9
+
+
 def _canonical(name: str) -> str:
     return re.sub(r"[\s_]+", "-", name.strip().upper()).replace("RTX-", "RTX")
 

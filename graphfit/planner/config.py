@@ -300,7 +300,7 @@ class EngineConfig:
             disaggregation_mode: str = "null", pp_size: int = 1,
             max_total_tokens: int | None = None,
             multi_layer_eagle: bool = False, frozen_kv_mtp: bool = False,
-            mem_fraction_static: float | None = None) -> None: ...
+            mem_fraction_static: float | None = None, sm90: bool | None = None) -> None: ...
 
     def __post_init__(self) -> None:
         set_ = object.__setattr__
@@ -527,6 +527,11 @@ class EngineConfig:
     def max_total_tokens(self) -> int | None:
         """SglangOptions.max_total_tokens."""
         return cast("int | None", self._option("max_total_tokens"))
+
+    @property
+    def sm90(self) -> bool | None:
+        """SglangOptions.sm90."""
+        return cast("bool | None", self._option("sm90"))
 
     @property
     def mem_fraction_static(self) -> float | None:

@@ -132,18 +132,33 @@ def _fake_nvidia_smi() -> float | None:
     return _state["gpu_mem_mib"]
 
 
+def _clear_sm_caches() -> None:
+    """SGLang caches its capability probes (`is_sm90_supported` & co., lru_cache,
+    utils/common.py:288-336): cleared when a context reports another capability."""
+    common = sys.modules.get("sglang.srt.utils.common")
+    if common is None:
+        return
+    for name in dir(common):
+        probe = getattr(common, name)
+        if name.startswith(("is_sm", "is_hopper", "is_ampere", "is_blackwell")) and hasattr(
+                probe, "cache_clear"):
+            probe.cache_clear()
+
+
 @contextlib.contextmanager
-def fake_cuda(gpu_mem_mib: float | None = None, device_count: int = 8) -> Iterator[None]:
-    """torch reports CUDA (sm90) and nvidia-smi reports `gpu_mem_mib` (None: unknown)."""
+def fake_cuda(gpu_mem_mib: float | None = None, device_count: int = 8,
+              capability: tuple[int, int] = _CUDA_CAPABILITY) -> Iterator[None]:
+    """torch reports CUDA (sm90 unless `capability` says otherwise) and nvidia-smi reports
+    `gpu_mem_mib` (None: unknown)."""
     import torch
 
     props = types.SimpleNamespace(total_memory=int((gpu_mem_mib or 81920) * 2**20),
-                                  major=_CUDA_CAPABILITY[0], minor=_CUDA_CAPABILITY[1],
+                                  major=capability[0], minor=capability[1],
                                   name=_CUDA_NAME, multi_processor_count=132, uuid="stub")
     patches: dict[tuple[Any, str], Any] = {
         (torch.cuda, "is_available"): lambda: True,
         (torch.cuda, "device_count"): lambda: device_count,
-        (torch.cuda, "get_device_capability"): lambda device=None: _CUDA_CAPABILITY,
+        (torch.cuda, "get_device_capability"): lambda device=None: capability,
         (torch.cuda, "get_device_name"): lambda device=None: _CUDA_NAME,
         (torch.cuda, "get_device_properties"): lambda device=None: props,
         (torch.version, "cuda"): "12.9",
@@ -152,12 +167,17 @@ def fake_cuda(gpu_mem_mib: float | None = None, device_count: int = 8) -> Iterat
     _state["gpu_mem_mib"] = gpu_mem_mib
     for (obj, name), value in patches.items():
         setattr(obj, name, value)
+    other = capability != _CUDA_CAPABILITY
+    if other:
+        _clear_sm_caches()
     try:
         with stubbed():
             yield
     finally:
         for (obj, name), value in saved.items():
             setattr(obj, name, value)
+        if other:
+            _clear_sm_caches()
 
 
 _installed: dict[str, Any] = {}
@@ -199,6 +219,33 @@ def write_model_dir(directory: Path, architecture: str = "LlamaForCausalLM",
         "rms_norm_eps": 1e-5, "rope_theta": 500000.0, "torch_dtype": "bfloat16",
         "hidden_act": "silu", "tie_word_embeddings": False,
     }))
+    return directory
+
+
+def write_qwen3_vl_model_dir(directory: Path) -> Path:
+    """A small Qwen3-VL config.json (HF's Qwen3VLConfig: model_type qwen3_vl, a text_config
+    with M-RoPE and a vision_config): SGLang's ModelConfig resolves it as multimodal."""
+    import json
+
+    directory.mkdir(parents=True, exist_ok=True)
+    text = {"model_type": "qwen3_vl_text", "hidden_size": 2048, "intermediate_size": 6144,
+            "num_attention_heads": 16, "num_key_value_heads": 8, "num_hidden_layers": 4,
+            "vocab_size": 151936, "max_position_embeddings": 262144, "rms_norm_eps": 1e-6,
+            "rope_theta": 5000000, "head_dim": 128, "torch_dtype": "bfloat16",
+            "hidden_act": "silu", "tie_word_embeddings": True,
+            "rope_scaling": {"mrope_interleaved": True, "mrope_section": [24, 20, 20],
+                             "rope_type": "default"}}
+    vision = {"model_type": "qwen3_vl", "depth": 4, "hidden_size": 1024,
+              "intermediate_size": 4096, "num_heads": 16, "in_channels": 3, "patch_size": 16,
+              "spatial_merge_size": 2, "temporal_patch_size": 2, "out_hidden_size": 2048,
+              "num_position_embeddings": 2304, "deepstack_visual_indexes": [1, 2, 3],
+              "hidden_act": "gelu_pytorch_tanh"}
+    (directory / "config.json").write_text(json.dumps({
+        "architectures": ["Qwen3VLForConditionalGeneration"], "model_type": "qwen3_vl",
+        "text_config": text, "vision_config": vision, "image_token_id": 151655,
+        "video_token_id": 151656, "vision_start_token_id": 151652,
+        "vision_end_token_id": 151653, "tie_word_embeddings": True,
+        "torch_dtype": "bfloat16"}))
     return directory
 
 

@@ -37,6 +37,7 @@ from graphfit.planner.core.enums import CUDAGraphMode, Engine, LadderPolicy, Spe
 from graphfit.planner.core.errors import ConfigError
 from graphfit.planner.core.ladder import Ladder, check_size_count, round_up
 from graphfit.planner.core.settings import EngineSettings
+from graphfit.planner.engines import sglang_qwen3_vl as qwen3_vl
 from graphfit.planner.engines.base import ComponentModel, EngineLadders
 from graphfit.planner.engines.batch import (
     BatchRunner,
@@ -163,12 +164,19 @@ def decode_list(config: EngineSettings) -> tuple[list[int], list[str], list[tupl
         return sizes, notes, [("cuda_graph_bs_decode", f"{len(sizes)} sizes up to {sizes[-1]}")]
     max_bs = config.max_cudagraph_capture_size
     shown = str(max_bs)
+    if max_bs is not None and max_bs == S:
+        default, _ = default_decode_max_bs(config.gpu_memory_gb, config.tp_size)
+        if qwen3_vl.applies(config, min(default, S), locked=False):  # set by resolve
+            notes.append(qwen3_vl.note(config, min(default, S)))
+            shown = f"{max_bs} (Qwen3-VL on Hopper)"
     if max_bs is None:
         default, why = default_decode_max_bs(config.gpu_memory_gb, config.tp_size)
         max_bs = min(default, S)
         clamp = f", clamped to max_running_requests {S}" if max_bs < default else ""
         notes.append(f"decode max_bs {max_bs}: SGLang's default {default} for {why}{clamp} "
                      f"(memory_hook.py:89-188)")
+        if qwen3_vl.applies(config, max_bs, locked=False) is None:
+            notes.append(qwen3_vl.unknown_warning(config, max_bs))
         shown = f"{max_bs} (default)"
     sizes = sglang_sizes(max_bs, speculative=config.ladder is LadderPolicy.SGLANG_SPEC,
                          padding=config.cuda_graph_padding)
@@ -501,6 +509,13 @@ class SglangModel:
                 f"SGLang asserts)")
         if config.frozen_kv_mtp:
             _check_frozen(config)
+        given_s = config.max_num_seqs
+        if (given_s is not None and config.cudagraph_capture_sizes is None
+                and config.max_cudagraph_capture_size is None):
+            default, _ = default_decode_max_bs(config.gpu_memory_gb, config.tp_size)
+            if qwen3_vl.applies(config, min(default, given_s), locked=False):
+                # the large-Hopper Qwen3-VL override (graphfit.planner.engines.sglang_qwen3_vl)
+                changes["max_cudagraph_capture_size"] = given_s
         if config.mem_fraction_static is None:
             # SGLang's memory hook sees the config as given: before the speculative hook and
             # the scheduler fill max_running_requests (graphfit.planner.engines.sglang_reserve)

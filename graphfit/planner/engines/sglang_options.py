@@ -54,6 +54,10 @@ class SglangOptions(EngineOptions):
         (weights + KV); the rest is its activation and graph reserve. None: SGLang's default
         (arg_groups/memory_hook.py:281-343), which the model fills in when gpu_memory_gb is
         known (graphfit.planner.engines.sglang_reserve) and leaves None otherwise.
+    sm90: SGLang's `is_sm90_supported()` on the serving GPU (utils/common.py:274-285,
+        331-335: compute capability 9.x and CUDA >= 12.3), which gates the large-Hopper
+        Qwen3-VL decode max_bs override (arg_groups/model_overrides/qwen3_vl.py:20-60).
+        None: unknown (a GPU memory figure without a name); set from a GPU name by the CLI.
     """
 
     engine: ClassVar[str] = "sglang"
@@ -75,6 +79,7 @@ class SglangOptions(EngineOptions):
     multi_layer_eagle: bool = False
     frozen_kv_mtp: bool = False
     mem_fraction_static: float | None = None
+    sm90: bool | None = None
 
     def __post_init__(self) -> None:
         gb = self.gpu_memory_gb
@@ -87,6 +92,8 @@ class SglangOptions(EngineOptions):
         true_false("two_batch_overlap", self.two_batch_overlap)
         true_false("multi_layer_eagle", self.multi_layer_eagle)
         true_false("frozen_kv_mtp", self.frozen_kv_mtp)
+        if self.sm90 is not None:
+            true_false("sm90", self.sm90)
         set_ = object.__setattr__
         backend = self.cuda_graph_backend_prefill
         if backend is not None:

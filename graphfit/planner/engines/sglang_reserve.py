@@ -25,6 +25,7 @@ from __future__ import annotations
 
 from graphfit.planner.core.enums import CUDAGraphMode
 from graphfit.planner.core.settings import EngineSettings
+from graphfit.planner.engines import sglang_qwen3_vl as qwen3_vl
 from graphfit.planner.engines.sglang_memory import (
     MIB_PER_GIB,
     StaticMemoryInputs,
@@ -61,6 +62,8 @@ def memory_inputs(config: EngineSettings) -> StaticMemoryInputs:
         max_bs, _ = default_decode_max_bs(config.gpu_memory_gb, config.tp_size)
         if S is not None:
             max_bs = min(max_bs, S)  # memory_hook.py:182-188
+            if qwen3_vl.applies(config, max_bs, locked=False):
+                max_bs = S  # memory_hook.py:190-196 (graphfit.planner.engines.sglang_qwen3_vl)
     # the prefill graphs as the hook sees them: before the attention-backend rule and the
     # attention-DP re-clamp; the request pool and context length only filter what the runner
     # captures, not the list's length
