@@ -5,8 +5,8 @@ with `save_compiled_function` and read back with `torch.compiler.load_compiled_f
 "experimental" in its docstring) serialises one compiled graph: dynamo's transformed
 bytecode, its guards and inductor's bundled output. Loading it costs a few milliseconds in a
 warm process instead of a full compile; vLLM 0.34 caches its model the same way
-(compilation/decorators.py:292-340 loads, :556-600 keys the folder by a hash of its config
-and the model's code; it also re-checks the traced source files, :280-289).
+(compilation/decorators.py:292-349 loads, :556-600 keys the folder by a hash of its config
+and the model's code; :274-289 re-checks the source files dynamo traced).
 
 A stale artifact must never run, and dynamo's serialised guards do not see everything: they
 check the inputs' dtypes and dimensions and the sizes dynamo specialised, not the modules fn
@@ -19,10 +19,10 @@ them). So every artifact is filed under a key of
 - the static views' dtypes, devices, ranks and trailing sizes;
 - the compile backend, grad / inference mode, torch's and Python's versions;
 - the caller's own `key` (anything the fingerprint cannot see: a model config, a flag);
-and on load the file's checksum, torch's own compatibility check, the source lines dynamo
-traced (unchanged since the save, as vLLM checks) and the guards on the first call must all
-pass; anything else -- a missing, truncated, corrupt or stale file -- is discarded and fn is
-compiled again.
+and on load the file's checksum, torch's own compatibility check (torch / Python / GPU),
+the text of every module dynamo traced (unchanged since the save, as vLLM checks) and the
+guards on the first call must all pass; anything else -- a missing, truncated, corrupt or
+stale file -- is discarded and fn is compiled again.
 """
 
 from __future__ import annotations
@@ -195,21 +195,19 @@ def read_artifact(path: Path) -> bytes | None:
 
 
 def sources_unchanged(loaded: Any) -> bool:
-    """Every source range dynamo traced reads the same now as when it was saved.
+    """Every module dynamo traced reads the same now as when the artifact was saved.
 
-    The artifact stores each traced module's whole text and the traced line range; the same
-    range of the module's current text must match it.
+    The artifact stores each traced module's whole text; like vLLM, any edit to such a file
+    (not only to the traced lines) refuses the artifact.
     """
     for src in loaded.source_info().inlined_sources:
         module = sys.modules.get(src.module)
         if module is None:
             return False
         try:
-            now = inspect.getsource(module)
+            if inspect.getsource(module) != src.content:
+                return False
         except (OSError, TypeError):
-            return False
-        lo, hi = src.firstlineno - 1, src.lastlineno - 1
-        if now.splitlines(keepends=True)[lo:hi] != src.content.splitlines(keepends=True)[lo:hi]:
             return False
     return True
 

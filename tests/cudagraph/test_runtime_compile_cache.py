@@ -165,3 +165,30 @@ def test_a_cache_needs_dynamic_shapes_and_a_compile_cache(tmp_path: Path) -> Non
         CompiledBackend(cache=str(tmp_path))  # type: ignore[arg-type]
     with pytest.raises(ConfigError, match="must be a path"):
         CompileCache(3)  # type: ignore[arg-type]
+
+
+def test_an_edited_source_file_refuses_the_artifact(tmp_path: Path,
+                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    """The code object in memory is the same (the module is not reloaded), so the key does not
+    change; the traced module's text on disk did, so the artifact is stale (vLLM's check)."""
+    import importlib
+    import linecache
+
+    src = tmp_path / "src"
+    src.mkdir()
+    module_file = src / "graphfit_cache_probe.py"
+    module_file.write_text("def fn(views):\n    return views['positions'].float() * 2\n")
+    monkeypatch.syspath_prepend(str(src))
+    probe = importlib.import_module("graphfit_cache_probe")
+    try:
+        cache = CompileCache(tmp_path / "cache")
+        capture(probe.fn, cache)
+        again, _ = capture(probe.fn, cache)
+        assert (again.cache_loads, again.compiler_calls) == (1, 0)
+        module_file.write_text("def fn(views):\n    return views['positions'].float() * 3\n")
+        linecache.checkcache(str(module_file))
+        edited, _ = capture(probe.fn, cache)
+        assert (edited.cache_rejected, edited.cache_loads, edited.compiler_calls) == (1, 0, 1)
+    finally:
+        import sys
+        sys.modules.pop("graphfit_cache_probe", None)
