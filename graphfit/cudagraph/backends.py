@@ -258,16 +258,19 @@ class _Loaded:
     calls: list[tuple[Callable[..., Any], list[Any]]]
 
 
-def _recorded(aot: Any) -> _Loaded:
+def _recorded(aot: Any) -> _Loaded | None:
     """Route the artifact's compiled graph through a recorder of its size-bound arguments.
 
     The AOT function's bytecode calls the compiled graph through a global named by its
     backend id (torch/_dynamo/convert_frame.py `forward_callable`); swapping that global is
     how the arguments are seen, so replay can call the graph directly as without the cache.
     """
-    backend_id = aot._artifacts.backend_id
-    scope = aot.fn.__globals__
-    compiled = scope[backend_id]
+    try:
+        backend_id = aot._artifacts.backend_id
+        scope = aot.fn.__globals__
+        compiled = scope[backend_id]
+    except (AttributeError, KeyError, TypeError):  # another torch's layout: not used
+        return None
     calls: list[tuple[Callable[..., Any], list[Any]]] = []
 
     def run(*args: Any) -> Any:
@@ -407,12 +410,13 @@ class CompiledBackend:
             state = _CachedFn(fn, cache.folder(fn, views, self.compile_backend), [])
             for path in sorted(state.folder.glob("artifact-*.bin")):
                 aot = compile_cache.load(path, fn)
-                if aot is None:  # corrupt, stale or unreadable: never used, removed
+                loaded = _recorded(aot) if aot is not None else None
+                if loaded is None:  # corrupt, stale or unreadable: never used, removed
                     self.cache_rejected += 1
                     path.unlink(missing_ok=True)
                     continue
                 self.cache_loads += 1
-                state.loaded.append(_recorded(aot))
+                state.loaded.append(loaded)
             self._cached[id(fn)] = state
         entry = next((e for e in state.loaded if _guards_pass(e.aot, views)), None)
         if entry is None:
@@ -439,14 +443,16 @@ class CompiledBackend:
         except Exception:
             return None
         self.compiler_calls += 1
+        entry = _recorded(aot)
+        if entry is None:
+            return None
         taken = {p.name for p in state.folder.glob("artifact-*.bin")}
         index = next(i for i in range(len(taken) + 1) if f"artifact-{i:03d}.bin" not in taken)
         try:
             compile_cache.save(state.folder / f"artifact-{index:03d}.bin", aot, fn)
             self.cache_stores += 1
-        except Exception:
-            pass
-        entry = _recorded(aot)
+        except Exception:  # a cache that cannot be written (read-only, fn unpicklable) is
+            pass           # only slower: the artifact still serves this process
         state.loaded.append(entry)
         return entry
 
