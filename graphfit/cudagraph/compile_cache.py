@@ -64,7 +64,7 @@ class CompileCache:
         if not isinstance(self.directory, (str, os.PathLike)):
             raise ConfigError(f"compile cache: directory must be a path, got "
                               f"{type(self.directory).__name__}")
-        object.__setattr__(self, "directory", Path(self.directory))
+        object.__setattr__(self, "directory", Path(self.directory).expanduser())
         if not isinstance(self.key, str):
             raise ConfigError(f"compile cache: key must be a string, got "
                               f"{type(self.key).__name__}")
