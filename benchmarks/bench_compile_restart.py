@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import statistics
 import subprocess
 import sys
@@ -79,11 +80,14 @@ def main() -> int:
         print(f"bench_compile_restart: skipped ({exc}); needs torch")
         return 0
     root = tempfile.mkdtemp(prefix="graphfit-bench-restart-")
-    cold = start("cache", root)
-    runs: dict[str, list[dict[str, float]]] = {"cache": [], "torch": []}
-    for _ in range(RUNS):
-        for mode in runs:
-            runs[mode].append(start(mode, root))
+    try:
+        cold = start("cache", root)
+        runs: dict[str, list[dict[str, float]]] = {"cache": [], "torch": []}
+        for _ in range(RUNS):
+            for mode in runs:
+                runs[mode].append(start(mode, root))
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
     rows = [("cold first start (fills both caches)", fmt_seconds(cold["cpu"]),
              fmt_seconds(cold["compiled"]), f"{cold['compiled'] / cold['cpu']:.0f}x",
              f"{cold['loads']:.0f} / {cold['calls']:.0f}")]
