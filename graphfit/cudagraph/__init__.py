@@ -32,6 +32,7 @@ from graphfit.cudagraph.capture import (
     Variant,
     frozen_gc,
 )
+from graphfit.cudagraph.compile_cache import CompileCache
 from graphfit.cudagraph.dp import sync_dp_padding
 from graphfit.cudagraph.dtypes import TORCH_DTYPES, torch_dtype
 from graphfit.cudagraph.fill import fill_tail, poison_value, sentinel_value
@@ -47,7 +48,8 @@ from graphfit.planner import CapacityError, GraphKey, RowRule, static_requests
 __all__ = [
     "BACKENDS", "Backend", "CPUBackend", "CUDABackend", "CapacityError", "CaptureEvent",
     "CaptureReport", "CaptureSession", "CaptureStats", "Variant", "frozen_gc",
-    "CapturedGraph", "CompiledBackend", "CompiledGraph", "Graph", "GraphFn", "GraphKey",
+    "CapturedGraph", "CompileCache", "CompiledBackend", "CompiledGraph", "Graph", "GraphFn",
+    "GraphKey",
     "GraphRunner", "Outputs", "PreparedStep", "RowRule", "StaticBuffers", "TORCH_DTYPES",
     "TailFill", "UnknownBufferError", "fill_tail", "get_backend", "poison_value",
     "sentinel_value", "static_requests", "sync_dp_padding", "torch_dtype",

@@ -14,7 +14,9 @@ exact static-shape semantics a CUDA graph imposes, and the runtime is testable w
   and a graph per shape bound to it; replay calls the compiled artifact directly, bypassing
   dynamo's guards as vLLM's piecewise backend does for its compiled sizes. With inductor,
   a wrong-sized input trips the generated code's `assert_size_stride` ("expected size
-  132==136") instead of recompiling.
+  132==136") instead of recompiling. With a `CompileCache` the compiled artifact is saved
+  to disk (torch's precompile API) and a restart on the same fn and shapes loads it instead
+  of compiling (compile_cache.py says what keys it and when a file is refused).
 """
 
 from __future__ import annotations
@@ -22,10 +24,13 @@ from __future__ import annotations
 import types
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, Protocol, TypeAlias
 
 import torch
 
+from graphfit.cudagraph import compile_cache
+from graphfit.cudagraph.compile_cache import CompileCache
 from graphfit.planner import ConfigError, GraphfitError, excerpt
 
 Outputs: TypeAlias = torch.Tensor | tuple[torch.Tensor, ...]
@@ -246,6 +251,51 @@ def _call_unducked(compiled_fn: Callable[..., Any], views: dict[str, torch.Tenso
 
 
 @dataclass
+class _Loaded:
+    """One AOT-compiled artifact of a cached fn, its compiled graph's calls recorded."""
+
+    aot: Any  # torch._dynamo.aot_compile.AOTCompiledFunction
+    calls: list[tuple[Callable[..., Any], list[Any]]]
+
+
+def _recorded(aot: Any) -> _Loaded | None:
+    """Route the artifact's compiled graph through a recorder of its size-bound arguments.
+
+    The AOT function's bytecode calls the compiled graph through a global named by its
+    backend id (torch/_dynamo/convert_frame.py `forward_callable`); swapping that global is
+    how the arguments are seen, so replay can call the graph directly as without the cache.
+    """
+    try:
+        backend_id = aot._artifacts.backend_id
+        scope = aot.fn.__globals__
+        compiled = scope[backend_id]
+    except (AttributeError, KeyError, TypeError):  # another torch's layout: not used
+        return None
+    calls: list[tuple[Callable[..., Any], list[Any]]] = []
+
+    def run(*args: Any) -> Any:
+        calls.append((compiled, list(args)))
+        return compiled(*args)
+
+    scope[backend_id] = run
+    return _Loaded(aot, calls)
+
+
+def _guards_pass(aot: Any, views: dict[str, torch.Tensor]) -> bool:
+    try:
+        return bool(aot.guard_check(views))
+    except Exception:
+        return False
+
+
+@dataclass
+class _CachedFn:
+    fn: GraphFn
+    folder: Path
+    loaded: list[_Loaded]
+
+
+@dataclass
 class CompiledBackend:
     """torch.compile once with dynamic shapes, then a graph per size; direct artifact replay.
 
@@ -258,6 +308,13 @@ class CompiledBackend:
     backend does.
     `dynamic=False` compiles once per size (what vLLM does for its `compile_sizes`).
 
+    `cache`: a `CompileCache` (dynamic only): each compiled artifact is saved with torch's
+    precompile API, and a backend in a later process (an engine restarting on the same model
+    and sizes) loads it instead of running dynamo, AOT autograd and inductor. A file that is
+    corrupt, stale (another key, changed traced sources) or whose guards refuse the views is
+    never used: fn is compiled again. `cache_loads` / `cache_stores` / `cache_rejected` count
+    artifacts read, written and discarded.
+
     `compile_backend` is a dynamo backend name: "inductor" generates code that asserts input
     sizes (the seed bug's AssertionError); "aot_eager" and "eager" compile fast but do not
     check sizes, so a short tensor would run silently. Compiled graphs are not bit-exact
@@ -269,13 +326,29 @@ class CompiledBackend:
     dynamic: bool = True
     captured: int = field(default=0, repr=False)  # graphs captured (one per size)
     compiler_calls: int = field(default=0, repr=False)  # dynamo's calls to the compiler
+    cache: CompileCache | None = None
+    cache_loads: int = field(default=0, repr=False)
+    cache_stores: int = field(default=0, repr=False)
+    cache_rejected: int = field(default=0, repr=False)
     _artifacts: dict[int, Callable[..., Any]] = field(default_factory=dict, repr=False)
     _entries: dict[int, tuple[GraphFn, Callable[..., Any], list[Any]]] = field(
         default_factory=dict, repr=False)
+    _cached: dict[int, _CachedFn] = field(default_factory=dict, repr=False)
+
+    def __post_init__(self) -> None:
+        if self.cache is not None and not isinstance(self.cache, CompileCache):
+            raise ConfigError(f"compiled backend: cache must be a CompileCache, got "
+                              f"{type(self.cache).__name__}")
+        if self.cache is not None and not self.dynamic:
+            raise ConfigError("compiled backend: a compile cache needs dynamic=True")
 
     def capture(self, fn: GraphFn, views: dict[str, torch.Tensor]) -> CompiledGraph:
         from torch._dynamo.backends.registry import lookup_backend
 
+        if self.cache is not None:
+            cached = self._capture_cached(fn, views, self.cache)
+            if cached is not None:
+                return cached
         entry = self._entries.get(id(fn)) if self.dynamic else None
         if entry is None or entry[0] is not fn:
             inner = lookup_backend(self.compile_backend)
@@ -303,6 +376,11 @@ class CompiledBackend:
         # dynamo guard on `_base.size() == size()` and recompile for every smaller size
         views = {name: view.detach() for name, view in views.items()}
         raw = _call_unducked(compiled_fn, views) if self.dynamic else compiled_fn(views)
+        return self._bind(calls, views, raw)
+
+    def _bind(self, calls: list[tuple[Callable[..., Any], list[Any]]],
+              views: dict[str, torch.Tensor], raw: Any) -> CompiledGraph:
+        """The graph of the one compiled call just made, its output mapping checked once."""
         reference = output_tensors(raw)
         if len(calls) != 1:
             raise GraphfitError(f"compiled backend: expected one graph, dynamo made "
@@ -322,14 +400,71 @@ class CompiledBackend:
         self._artifacts[id(artifact)] = artifact
         return graph
 
+    def _capture_cached(self, fn: GraphFn, views: dict[str, torch.Tensor],
+                        cache: CompileCache) -> CompiledGraph | None:
+        """Capture through an artifact loaded from (or compiled into) the cache; None when
+        torch cannot precompile this fn / backend (the caller then compiles as usual)."""
+        views = {name: view.detach() for name, view in views.items()}
+        state = self._cached.get(id(fn))
+        if state is None or state.fn is not fn:
+            state = _CachedFn(fn, cache.folder(fn, views, self.compile_backend), [])
+            for path in sorted(state.folder.glob("artifact-*.bin")):
+                aot = compile_cache.load(path, fn)
+                loaded = _recorded(aot) if aot is not None else None
+                if loaded is None:  # corrupt, stale or unreadable: never used, removed
+                    self.cache_rejected += 1
+                    path.unlink(missing_ok=True)
+                    continue
+                self.cache_loads += 1
+                state.loaded.append(loaded)
+            self._cached[id(fn)] = state
+        entry = next((e for e in state.loaded if _guards_pass(e.aot, views)), None)
+        if entry is None:
+            entry = self._precompile(fn, views, state)
+            if entry is None:
+                return None
+        self.captured += 1
+        entry.calls.clear()
+        raw = entry.aot(views)
+        return self._bind(entry.calls, views, raw)
+
+    def _precompile(self, fn: GraphFn, views: dict[str, torch.Tensor],
+                    state: _CachedFn) -> _Loaded | None:
+        from torch._dynamo import config as dynamo_config
+        from torch.fx.experimental import _config as fx_config
+
+        name = f"graphfit_graph_{self.captured + 1}"
+        compiled_fn = torch.compile(_private_entry(fn, name), backend=self.compile_backend,
+                                    dynamic=True, fullgraph=True)
+        unducked = fx_config.patch(use_duck_shape=False)  # type: ignore[attr-defined]
+        try:
+            with unducked, dynamo_config.patch(specialize_float=True):
+                aot = compiled_fn.aot_compile(((views,), {}))  # type: ignore[attr-defined]
+        except Exception:
+            return None
+        self.compiler_calls += 1
+        entry = _recorded(aot)
+        if entry is None:
+            return None
+        taken = {p.name for p in state.folder.glob("artifact-*.bin")}
+        index = next(i for i in range(len(taken) + 1) if f"artifact-{i:03d}.bin" not in taken)
+        try:
+            compile_cache.save(state.folder / f"artifact-{index:03d}.bin", aot, fn)
+            self.cache_stores += 1
+        except Exception:  # a cache that cannot be written (read-only, fn unpicklable) is
+            pass           # only slower: the artifact still serves this process
+        state.loaded.append(entry)
+        return entry
+
     @property
     def compiles(self) -> int:
         """Distinct compiled artifacts the captured graphs replay."""
         return len(self._artifacts)
 
     def reset(self) -> None:
-        """Forget compiled fns: the next capture compiles again."""
+        """Forget compiled fns: the next capture compiles again (or loads from the cache)."""
         self._entries.clear()
+        self._cached.clear()
 
 
 BACKENDS: Mapping[str, Callable[[], Backend]] = {
