@@ -140,10 +140,56 @@ def _tensors(obj: Any, prefix: str) -> dict[str, tuple[str, Any]]:
     return out
 
 
+def _fewest_rows(groups: list[tuple[str, Any]], dim: int = 0) -> tuple[str, Any] | None:
+    """The KV-cache group whose tensor has the fewest rows: the one that goes short first."""
+    live = [(attr, t) for attr, t in groups if t is not None and t.dim() > dim]
+    return min(live, key=lambda hit: int(hit[1].shape[dim])) if live else None
+
+
+def _kv_tensors(runner: Any) -> dict[str, tuple[str, Any]]:
+    """The target's block table and slot mapping, read where vLLM keeps them per KV-cache
+    group; only present once the worker's `initialize_kv_cache` has run (MRV2) or the
+    runner's InputBatch exists (V1).
+
+    MRV2 (0.34: v1/worker/gpu/model_runner.py:753-765 builds `BlockTables`; the forward
+    reads `input_block_tables[g]` [max_num_reqs, width] and row g of `slot_mappings`
+    [groups, max_num_batched_tokens], block_table.py:85-95). V1 (0.33:
+    v1/worker/gpu_input_batch.py:183 builds a `MultiGroupBlockTable`, whose `BlockTable`s
+    hold `block_table` and `slot_mapping` as CpuGpuBuffers, v1/worker/block_table.py:80-86).
+    With several groups, the one with the fewest rows is the one checked.
+    """
+    out: dict[str, tuple[str, Any]] = {}
+    tables = getattr(runner, "block_tables", None)
+    if tables is not None and hasattr(tables, "slot_mappings"):  # MRV2
+        prefix = "model_runner.block_tables."
+        inputs = list(getattr(tables, "input_block_tables", []))
+        block = _fewest_rows([(f"{prefix}input_block_tables[{g}]", _tensor_like(t))
+                              for g, t in enumerate(inputs)])
+        slots = _tensor_like(tables.slot_mappings)
+        slot = _fewest_rows([(f"{prefix}slot_mappings[{g}]", slots[g])
+                             for g in range(int(slots.shape[0]))]) if slots is not None \
+            and slots.dim() == 2 else None
+    else:  # V1
+        multi = getattr(getattr(runner, "input_batch", None), "block_table", None)
+        groups = list(getattr(multi, "block_tables", []) or [])
+        prefix = "model_runner.input_batch.block_table.block_tables"
+        block = _fewest_rows([(f"{prefix}[{g}].block_table",
+                               _tensor_like(getattr(t, "block_table", None)))
+                              for g, t in enumerate(groups)])
+        slot = _fewest_rows([(f"{prefix}[{g}].slot_mapping",
+                              _tensor_like(getattr(t, "slot_mapping", None)))
+                             for g, t in enumerate(groups)])
+    if block is not None:
+        out["block_table"] = block
+    if slot is not None:
+        out["slot_mapping"] = slot
+    return out
+
+
 def live_buffers(runner: Any, p: Plan) -> dict[str, LiveBuffer]:
     """The runner's and drafter's tensors that are buffers of `p`, keyed "component.name"."""
     drafter = getattr(runner, "drafter", None) or getattr(runner, "speculator", None)
-    found = {"target": _tensors(runner, "model_runner."),
+    found = {"target": {**_kv_tensors(runner), **_tensors(runner, "model_runner.")},
              "drafter": _tensors(drafter, "drafter." if getattr(runner, "drafter", None)
                                  else "speculator.")}
     out: dict[str, LiveBuffer] = {}

@@ -61,13 +61,20 @@ def version() -> str:
     return str(vllm.__version__)
 
 
+def _step(owner: Any, part: str) -> Any:
+    """One step of a live buffer's path: an attribute, or an attribute then an index."""
+    name, _, index = part.partition("[")
+    value = getattr(owner, name)
+    return value[int(index.rstrip("]"))] if index else value
+
+
 def _resolve(runner: Any, attr: str) -> tuple[Any, str, Any]:
-    """(owner, attribute, tensor) for a live buffer's vLLM path ("model_runner.x.y")."""
+    """(owner, attribute, tensor) for a live buffer's vLLM path ("model_runner.x.y[0]")."""
     owner: Any = runner
     parts = attr.removeprefix("model_runner.").split(".")
     for part in parts[:-1]:
-        owner = getattr(owner, part)
-    value = getattr(owner, parts[-1])
+        owner = _step(owner, part)
+    value = _step(owner, parts[-1])
     return owner, parts[-1], value.gpu if hasattr(value, "gpu") else value
 
 
@@ -113,3 +120,59 @@ def test_shrunk_target_buffer_is_refused_with_its_name(which: str, name: str,
     assert len(lines) == 1 and lines[0].startswith(f"graphfit: UNSAFE: target.{name}")
     assert f"{live.attr}: [{needed - 1}]" in lines[0]
     assert f"(vLLM {RELEASE})" in lines[0]
+
+
+def _kv_ready(which: str, method: str = "eagle", groups: int = 1) -> Any | None:
+    """vLLM's runner with its block tables: MRV2 after its own initialize_kv_cache (run on
+    CPU up to BlockTables), V1 as built (its InputBatch holds them)."""
+    runner = target_runner(which, method)
+    if runner is not None and which == "v2":
+        vt.initialize_kv_cache(runner, groups=groups)
+    return runner
+
+
+@pytest.mark.parametrize("groups", [1, 2])
+@pytest.mark.parametrize("which", ["v1", "v2"])
+def test_block_table_and_slot_mapping_are_read_live(which: str, groups: int) -> None:
+    if which == "v1" and groups > 1:
+        return  # V1's InputBatch is built with one group before the KV config is known
+    runner = _kv_ready(which, groups=groups)
+    if runner is None:
+        return
+    result = gv.check_runner(runner, vllm_version=version())
+    assert result.ok, result.line()
+    for name in ("block_table", "slot_mapping"):
+        live = result.buffers[f"target.{name}"]
+        _, _, tensor = _resolve(runner, live.attr)
+        assert live.shape == tuple(tensor.shape)  # vLLM's own tensor
+        assert live.dtype == str(tensor.dtype).removeprefix("torch.")
+        planned = next(b for b in result.plan.components["target"].buffers if b.name == name)
+        assert planned.dtype == live.dtype
+        assert live.shape[0] >= planned.engine_rows  # vLLM allocates what its code needs
+    block = result.buffers["target.block_table"]
+    planned = next(b for b in result.plan.components["target"].buffers
+                   if b.name == "block_table")
+    assert block.shape[1:] == planned.shape[1:]  # graphfit's width = vLLM's
+
+
+@pytest.mark.parametrize("which", ["v1", "v2"])
+def test_shrunk_slot_mapping_is_refused_with_its_live_attribute(
+        which: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    runner = _kv_ready(which, groups=1)
+    if runner is None:
+        return
+    safe = gv.check_runner(runner, vllm_version=version())
+    needed = next(b.engine_rows for b in safe.plan.components["target"].buffers
+                  if b.name == "slot_mapping")
+    live = safe.buffers["target.slot_mapping"]
+    if which == "v2":  # one row per KV-cache group: shrink the token axis of the 2-D tensor
+        monkeypatch.setattr(runner.block_tables, "slot_mappings",
+                            torch.zeros(1, needed - 1, dtype=torch.int64))
+    else:
+        owner, attr, _ = _resolve(runner, live.attr)
+        monkeypatch.setattr(owner, attr, torch.zeros(needed - 1, dtype=torch.int64))
+    lines: list[str] = []
+    with pytest.raises(gv.UnsafeBuffersError, match=r"target\.slot_mapping"):
+        gv.run_check(runner, "check", vllm_version=version(), log=lines.append)
+    assert len(lines) == 1 and lines[0].startswith("graphfit: UNSAFE: target.slot_mapping")
+    assert f"{live.attr}: [{needed - 1}]" in lines[0]

@@ -26,8 +26,9 @@ The V1 runner (0.33: v1/worker/gpu_model_runner.py:479-962) builds its drafter i
 `pin_memory=True` is dropped from torch's factories while it runs (same shapes and dtypes,
 ordinary host memory). It also reads a few more config fields (set to vLLM's defaults below).
 
-The block table and slot mapping are built later, from the KV-cache config
-(`initialize_kv_cache`), which needs the attention backends of a loaded model: not built.
+MRV2 builds the block table and slot mapping later, from the KV-cache config
+(`initialize_kv_cache`); `initialize_kv_cache` below runs vLLM's own method with a real
+`KVCacheConfig` as far as `BlockTables` (V1 has them from `__init__`, in its InputBatch).
 """
 
 from __future__ import annotations
@@ -47,6 +48,10 @@ class _Inert:
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         pass
+
+    def activate(self) -> contextlib.AbstractContextManager[None]:
+        """The JIT warm-up registry's scope (initialize_kv_cache enters it): nothing."""
+        return contextlib.nullcontext()
 
 
 _INERT_CLASSES = ("JitWarmupRegistry", "StepTimingCollector", "EPLBController",
@@ -147,3 +152,45 @@ def build(run: Any) -> Any:
 
     with _cpu_stand_ins(module, run.proposer):
         return module.GPUModelRunner(_completed(run.config), torch.device("cpu"))
+
+
+class _StopAfterBlockTables(Exception):
+    """Raised where initialize_kv_cache moves on to what needs a loaded model or a GPU."""
+
+
+def initialize_kv_cache(runner: Any, *, block_size: int = 16, groups: int = 1) -> Any:
+    """Run MRV2's own `initialize_kv_cache` with a real `KVCacheConfig` (`groups` full-
+    attention groups of `block_size`-token blocks) up to and including `BlockTables`
+    (0.34: v1/worker/gpu/model_runner.py:644-765; 0.33: :623-744), then stop: what follows
+    (micro-batching, the mamba backend, the cudagraph resolution, the KV allocation) needs
+    a loaded model. Stood in for: the attention backends' init (needs the model's layers; it
+    allocates no buffer graphfit models) and what `load_model` sets (`model_state`, the
+    speculator's draft layer names). Returns vLLM's `BlockTables`."""
+    import vllm.v1.worker.gpu.model_runner as module
+    from vllm.v1.kv_cache_interface import FullAttentionSpec, KVCacheConfig, KVCacheGroupSpec
+
+    spec = FullAttentionSpec(block_size=block_size, num_kv_heads=2, head_size=64,
+                             dtype=torch.bfloat16)
+    config = KVCacheConfig(num_blocks=64, kv_cache_tensors=[], kv_cache_groups=[
+        KVCacheGroupSpec([f"model.layers.{g}.self_attn"], spec) for g in range(groups)])
+
+    class _Support:
+        def narrow(self, *args: Any) -> _Support:
+            return self
+
+    def stop(*args: Any, **kwargs: Any) -> None:
+        raise _StopAfterBlockTables
+
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(module, "init_attn_backend",
+                   lambda *args, **kwargs: ([], _Support(), [block_size] * groups))
+        mp.setattr(module, "maybe_build_ubatch_runner", stop)
+        mp.setattr(runner, "model_state", NS(get_additional_cg_support=lambda: (),
+                                             num_new_sampled_tokens_per_step=1),
+                   raising=False)
+        if runner.speculator is not None and not hasattr(runner.speculator,
+                                                         "draft_attn_layer_names"):
+            mp.setattr(runner.speculator, "draft_attn_layer_names", set(), raising=False)
+        with contextlib.suppress(_StopAfterBlockTables):
+            runner.initialize_kv_cache(config)
+    return runner.block_tables
