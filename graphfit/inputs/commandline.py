@@ -207,6 +207,8 @@ def read(words: Sequence[str], version: str | None = None) -> PastedLine:
         found, more = model_config.model_settings(model, "model")
         settings += found
         notes += more
+        if engine is Engine.SGLANG:  # the memory reserve of a vision-language model
+            settings += model_config.vision_settings(model)
     draft = reader.draft_model(parsed.values)
     if draft:
         method = next((s.value for s in reversed(settings) if s.field == "spec_method"),

@@ -50,6 +50,9 @@ class ModelInfo:
     # target layers a draft config names for its aux hidden states (vLLM's lookup,
     # graphfit.planner.aux_layer_ids); 0 when it names none
     aux_layers: int = 0
+    # the vision encoder's size (vision_config), for SGLang's memory reserve; None: not said
+    vision_layers: int | None = None
+    vision_hidden_size: int | None = None
 
     @property
     def dtype(self) -> str:
@@ -151,13 +154,47 @@ def read_model(path: Path) -> ModelInfo:
                     and isinstance(architectures[0], str) else None)
     mrope = _uses_mrope(text) or _uses_mrope(data)
     multimodal = mrope or any(k in data for k in ("vision_config", "audio_config"))
+    vision_layers, vision_hidden = _vision_size(data.get("vision_config"))
     return ModelInfo(path=path, architecture=architecture,
                      hidden_size=number("hidden_size"),
                      torch_dtype=dtype, max_position_embeddings=min(lengths) if lengths else None,
                      num_hidden_layers=number("num_hidden_layers"),
                      vocab_size=number("vocab_size"),
                      mrope=mrope, multimodal=multimodal,
-                     aux_layers=len(aux_layer_ids(types.SimpleNamespace(**data))))
+                     aux_layers=len(aux_layer_ids(types.SimpleNamespace(**data))),
+                     vision_layers=vision_layers, vision_hidden_size=vision_hidden)
+
+
+def _vision_size(vision: object) -> tuple[int | None, int | None]:
+    """The vision encoder's layers and width as SGLang reads them off HF's config object
+    (`vision_config.num_hidden_layers` / `.hidden_size`, arg_groups/memory_hook.py:440-441).
+    HF's Qwen2-VL / Qwen2.5-VL / Qwen3-VL vision configs name the layer count `depth` and map
+    `num_hidden_layers` to it (their `attribute_map`), so `depth` is read where
+    num_hidden_layers is absent. A size the file does not state plainly is None (unknown):
+    HF's class defaults are not restated here."""
+    if not isinstance(vision, dict):
+        return None, None
+
+    def plain(key: str) -> int | None:
+        value = vision.get(key)
+        return value if isinstance(value, int) and not isinstance(value, bool) \
+            and value > 0 else None
+
+    return plain("num_hidden_layers") or plain("depth"), plain("hidden_size")
+
+
+def vision_settings(model: str) -> list[Setting]:
+    """SGLang's vision-encoder facts from a local model's config.json (weak, like the other
+    model facts); none for a text-only model, a hub id or a size the file does not state."""
+    path = config_path(model)
+    if path is None:
+        return []
+    info = read_model(path)
+    if not info.multimodal or info.vision_layers is None or info.vision_hidden_size is None:
+        return []
+    where = f"{path}: vision_config"
+    return [Setting("vision_layers", info.vision_layers, where, FILE, weak=True),
+            Setting("vision_hidden_size", info.vision_hidden_size, where, FILE, weak=True)]
 
 
 def _dtype(origin: str, data: dict[str, Any], prefix: str) -> str | None:

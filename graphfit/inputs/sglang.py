@@ -279,7 +279,8 @@ def model_path(origin: str, value: Any, layer: int) -> tuple[list[Setting], list
     explicit flags win over them. Not in FILE_KEYS: a pasted line's reader reads the model
     itself."""
     found, notes = model_config.model_settings(as_str(origin, value), origin)
-    return [*found, Setting("engine", SG, origin, layer)], notes
+    vision = model_config.vision_settings(as_str(origin, value))
+    return [*found, *vision, Setting("engine", SG, origin, layer)], notes
 
 
 def _enable_dp_attention(origin: str, value: Any, layer: int
@@ -362,6 +363,11 @@ FILE_KEYS: dict[str, Handler] = {
     "disaggregation_mode": field_key("disaggregation_mode", _disaggregation, SG),
     "max_total_tokens": field_key("max_total_tokens", _positive, SG),
     "mem_fraction_static": field_key("mem_fraction_static", _fraction, SG),
+    # serving a multimodal model's language model alone: not modelled (SGLang's own checks,
+    # architectures and roles: arg_groups/model_hook.py:1075-1110, pd_disaggregation_hook.py:
+    # 351-376; the memory reserve: memory_hook.py:283-289)
+    "language_only": _not_default(False, "encoder disaggregation's language-only server"),
+    "language_model_only": _not_default(False, "text-only serving of a multimodal model"),
     "moe_a2a_backend": _not_default("none", GATHER),
     # speculative runners / buffers graphfit does not model: refused unless off
     "enable_multi_layer_eagle": field_key("multi_layer_eagle", as_bool, SG),

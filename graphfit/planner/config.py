@@ -300,7 +300,8 @@ class EngineConfig:
             disaggregation_mode: str = "null", pp_size: int = 1,
             max_total_tokens: int | None = None,
             multi_layer_eagle: bool = False, frozen_kv_mtp: bool = False,
-            mem_fraction_static: float | None = None, sm90: bool | None = None) -> None: ...
+            mem_fraction_static: float | None = None, sm90: bool | None = None,
+            vision_layers: int | None = None, vision_hidden_size: int | None = None) -> None: ...
 
     def __post_init__(self) -> None:
         set_ = object.__setattr__
@@ -537,6 +538,16 @@ class EngineConfig:
     def mem_fraction_static(self) -> float | None:
         """SglangOptions.mem_fraction_static."""
         return cast("float | None", self._option("mem_fraction_static"))
+
+    @property
+    def vision_layers(self) -> int | None:
+        """SglangOptions.vision_layers."""
+        return cast("int | None", self._option("vision_layers"))
+
+    @property
+    def vision_hidden_size(self) -> int | None:
+        """SglangOptions.vision_hidden_size."""
+        return cast("int | None", self._option("vision_hidden_size"))
 
     @property
     def multi_layer_eagle(self) -> bool:

@@ -150,13 +150,16 @@ def _gpu_mib(gpu_mem_gb: float | None) -> float | None:
 
 
 def resolve(argv: list[str] | tuple[str, ...], gpu_mem_gb: float | None = 80,
-            model: str | None = None) -> Resolved | Rejected:
-    """Parse and resolve an `sglang serve` command line (no --model-path needed)."""
+            model: str | None = None, capability: tuple[int, int] | None = None
+            ) -> Resolved | Rejected:
+    """Parse and resolve an `sglang serve` command line (no --model-path needed), on the fake
+    CUDA device (a Hopper unless `capability` says otherwise)."""
     o = oracle()
     argv = tuple(argv)
     full = ["--model-path", model or str(o.model_dir), *argv]
     err = io.StringIO()
-    with sglang_stubs.fake_cuda(_gpu_mib(gpu_mem_gb)):
+    device = {} if capability is None else {"capability": capability}
+    with sglang_stubs.fake_cuda(_gpu_mib(gpu_mem_gb), **device):
         try:
             with contextlib.redirect_stderr(err):
                 record = o.server_args.prepare_server_args(full)

@@ -171,10 +171,13 @@ def prefill(argv: tuple[str, ...], gb: float | None = 80, model: str | None = No
 
 
 @functools.lru_cache(maxsize=4096)
-def mem_fraction(argv: tuple[str, ...], gb: float | None = 80
+def mem_fraction(argv: tuple[str, ...], gb: float | None = 80, model: str | None = None,
+                 capability: tuple[int, int] | None = None
                  ) -> tuple[types.SimpleNamespace, float] | so.Rejected:
-    """SGLang's resolved `mem_fraction_static` (memory_hook.py:283-343) and the raw fields."""
-    r = so.resolve(argv, gpu_mem_gb=gb)
+    """SGLang's resolved `mem_fraction_static` (memory_hook.py:283-343) and the raw fields
+    (`model`: a model directory other than the oracle's Llama one; `capability`: the fake
+    device's, a Hopper unless given)."""
+    r = so.resolve(argv, gpu_mem_gb=gb, model=model, capability=capability)
     if isinstance(r, so.Rejected):
         return r
     from sglang.srt.arg_groups.overrides import resolving_view

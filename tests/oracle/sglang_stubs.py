@@ -222,9 +222,11 @@ def write_model_dir(directory: Path, architecture: str = "LlamaForCausalLM",
     return directory
 
 
-def write_qwen3_vl_model_dir(directory: Path) -> Path:
+def write_qwen3_vl_model_dir(directory: Path, depth: int = 4, vision_hidden: int = 1024
+                             ) -> Path:
     """A small Qwen3-VL config.json (HF's Qwen3VLConfig: model_type qwen3_vl, a text_config
-    with M-RoPE and a vision_config): SGLang's ModelConfig resolves it as multimodal."""
+    with M-RoPE and a vision_config of `depth` layers, `vision_hidden` wide): SGLang's
+    ModelConfig resolves it as multimodal."""
     import json
 
     directory.mkdir(parents=True, exist_ok=True)
@@ -235,7 +237,7 @@ def write_qwen3_vl_model_dir(directory: Path) -> Path:
             "hidden_act": "silu", "tie_word_embeddings": True,
             "rope_scaling": {"mrope_interleaved": True, "mrope_section": [24, 20, 20],
                              "rope_type": "default"}}
-    vision = {"model_type": "qwen3_vl", "depth": 4, "hidden_size": 1024,
+    vision = {"model_type": "qwen3_vl", "depth": depth, "hidden_size": vision_hidden,
               "intermediate_size": 4096, "num_heads": 16, "in_channels": 3, "patch_size": 16,
               "spatial_merge_size": 2, "temporal_patch_size": 2, "out_hidden_size": 2048,
               "num_position_embeddings": 2304, "deepstack_visual_indexes": [1, 2, 3],

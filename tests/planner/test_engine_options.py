@@ -74,6 +74,8 @@ VALID: dict[str, st.SearchStrategy[Any]] = {
     "frozen_kv_mtp": st.booleans(),
     "mem_fraction_static": st.none() | st.floats(0.01, 0.99),
     "sm90": st.sampled_from([None, True, False]),
+    "vision_layers": st.none() | st.integers(1, 200),
+    "vision_hidden_size": st.none() | st.integers(1, 16384),
 }
 INVALID: dict[str, st.SearchStrategy[Any]] = {
     "runner": st.sampled_from(["v3", "", 2, True, 1.5]),
@@ -112,6 +114,8 @@ INVALID: dict[str, st.SearchStrategy[Any]] = {
     "frozen_kv_mtp": st.sampled_from([None, "true", 1]),
     "mem_fraction_static": st.sampled_from([0, 1, 1.5, -0.2, True, "0.8", float("nan")]),
     "sm90": st.sampled_from(["true", 1, 0, "hopper"]),
+    "vision_layers": st.sampled_from([0, -1, True, "24", 2.0]),
+    "vision_hidden_size": st.sampled_from([0, True, "1024", 1.5]),
 }
 
 
@@ -349,6 +353,6 @@ def test_the_plan_3_document_writes_the_options_object() -> None:
         "chunked_prefill_size": None, "full_prefill_max_req": None,
         "disaggregation_mode": "null", "pp_size": 1, "max_total_tokens": None,
         "multi_layer_eagle": False, "frozen_kv_mtp": False, "mem_fraction_static": None,
-        "sm90": None}
+        "sm90": None, "vision_layers": None, "vision_hidden_size": None}
     assert not set(config) & set(LEGACY_KEYWORDS)
     assert EngineConfig.from_dict(config).tp_size == 2

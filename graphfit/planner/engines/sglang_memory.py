@@ -12,8 +12,13 @@ where activation_tokens is, for a PD **decode** server, max(running requests x d
 298-304), else max(chunked_prefill_size, 2048) (:305-306). The graph reserve
 (`reserve_for_graph_mb`, :357-397): 2 MiB per decode max_bs unless a PD prefill server or decode
 graphs are off; with attention DP 3 MiB x max_bs x attn_dp (4.5 above max_bs 300); 8 MiB per
-prefill capture size unless a PD decode server or prefill graphs are off. The fraction is
-round((gpu - reserved) / gpu, 3), or 0.95 when the GPU memory is unknown (:324-328).
+prefill capture size unless a PD decode server or prefill graphs are off -- on an MLA model
+(`use_mla_backend`: DeepSeek-style attention) a flat 1.5 GiB for the prefill graphs instead
+(:384-389). The fraction is round((gpu - reserved) / gpu, 3), or 0.95 when the GPU memory is
+unknown (:324-328). A multimodal model with a vision encoder, outside the PD decode role and
+without --language-only / --language-model-only (:282-289), then has that fraction lowered by
+the encoder's size (`adjust_mem_fraction_for_vlm`, :417-462): x 0.95 x a factor that falls
+0.1 per doubling of layers x hidden^2 over ViT-L/14's 24 x 1024^2, clamped to [0.8, 1.05].
 
 The hook runs before speculative resolution and before the attention-DP split of
 chunked_prefill_size, so it sees the values as given (draft tokens None counts as 1) and the
@@ -52,6 +57,37 @@ def default_decode_max_bs(gpu_memory_gb: float | None, tp_size: int) -> tuple[in
     return LARGE_GPU_MAX_BS, f"GPU memory {gpu_memory_gb:g} GB (>= 160)"
 
 
+VIT_BASE_FACTOR = 0.95  # memory_hook.py:438 (base_mem_fraction_reduction_ratio)
+VIT_BASELINE = (24, 1024)  # ViT-L/14: layers, hidden size (memory_hook.py:444-445)
+VIT_SENSITIVITY = 0.1  # per 100% more complexity (memory_hook.py:457)
+VIT_FACTOR_RANGE = (0.8, 1.05)  # memory_hook.py:459
+MLA_PREFILL_GRAPH_MIB = 1.5 * MIB_PER_GIB  # memory_hook.py:384-389
+
+
+@dataclass(frozen=True)
+class VisionEncoder:
+    """The vision encoder's size as SGLang reads it from `hf_config.vision_config`
+    (memory_hook.py:440-441: num_hidden_layers, default 24; hidden_size, default 1024)."""
+
+    layers: int
+    hidden_size: int
+
+    def __post_init__(self) -> None:
+        for name in ("layers", "hidden_size"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+                raise ConfigError(f"vision encoder {name}: must be an integer >= 1, got "
+                                  f"{value!r}")
+
+    def factor(self) -> float:
+        """What `adjust_mem_fraction_for_vlm` multiplies the fraction by (:436-462)."""
+        layers, hidden = VIT_BASELINE
+        ratio = (self.layers * self.hidden_size ** 2) / (layers * hidden ** 2)
+        low, high = VIT_FACTOR_RANGE
+        dynamic = max(low, min(high, 1.0 - VIT_SENSITIVITY * (ratio - 1.0)))
+        return VIT_BASE_FACTOR * dynamic
+
+
 @dataclass(frozen=True)
 class StaticMemoryInputs:
     """What the default reserve reads, at the point SGLang computes it (see the docstring)."""
@@ -68,6 +104,8 @@ class StaticMemoryInputs:
     tp_size: int = 1
     pp_size: int = 1
     attn_dp_size: int = 1
+    mla: bool = False  # use_mla_backend (model_override_base.py:185-189)
+    vision: VisionEncoder | None = None  # SGLang's is_vlm with a vision_config (:282-289)
 
     def __post_init__(self) -> None:
         if self.disaggregation_mode not in ("null", "prefill", "decode"):
@@ -80,7 +118,7 @@ class StaticMemoryInputs:
 
 
 def graph_reserve_mib(m: StaticMemoryInputs) -> float:
-    """`reserve_for_graph_mb` (memory_hook.py:357-397) for a non-MLA model without DeepEP."""
+    """`reserve_for_graph_mb` (memory_hook.py:357-397) without DeepEP."""
     out = 0.0
     if m.disaggregation_mode != "prefill" and m.decode_graphs:
         out += m.decode_max_bs * 2
@@ -89,7 +127,7 @@ def graph_reserve_mib(m: StaticMemoryInputs) -> float:
         if m.decode_max_bs > 300:
             out += m.decode_max_bs * m.attn_dp_size * 1.5
     if m.disaggregation_mode != "decode" and m.prefill_graphs:
-        out += m.prefill_sizes * 8
+        out += MLA_PREFILL_GRAPH_MIB if m.mla else m.prefill_sizes * 8
     return out
 
 
@@ -110,8 +148,18 @@ def reserved_mib(m: StaticMemoryInputs) -> float:
 
 
 def mem_fraction_static(m: StaticMemoryInputs) -> float:
-    """SGLang's default `mem_fraction_static` (memory_hook.py:324-328)."""
+    """SGLang's default `mem_fraction_static` (memory_hook.py:324-335): rounded to 3 places,
+    then (a vision-language model) lowered by its vision encoder, unrounded."""
     if m.gpu_memory_gb is None:
-        return UNKNOWN_GPU_FRACTION
-    gpu = m.gpu_memory_gb * MIB_PER_GIB
-    return round((gpu - reserved_mib(m)) / gpu, 3)
+        fraction = UNKNOWN_GPU_FRACTION
+    else:
+        gpu = m.gpu_memory_gb * MIB_PER_GIB
+        fraction = round((gpu - reserved_mib(m)) / gpu, 3)
+    return fraction * m.vision.factor() if m.vision is not None else fraction
+
+
+def vlm_applies(disaggregation_mode: str, language_only: bool = False,
+                language_model_only: bool = False) -> bool:
+    """SGLang's `is_vlm` for a multimodal model (memory_hook.py:283-289): not a PD decode
+    server, and neither --language-only nor --language-model-only."""
+    return disaggregation_mode != "decode" and not language_only and not language_model_only

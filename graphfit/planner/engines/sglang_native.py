@@ -20,8 +20,10 @@ from typing import Any
 
 from graphfit.planner.core.enums import CUDAGraphMode, SpecMethod
 from graphfit.planner.core.errors import ConfigError
-from graphfit.planner.engines.sglang_memory import StaticMemoryInputs
+from graphfit.planner.engines.sglang_memory import StaticMemoryInputs, VisionEncoder, vlm_applies
+from graphfit.planner.engines.sglang_multimodal import breakable_prefill_refused, sglang_multimodal
 from graphfit.planner.engines.sglang_prefill import PrefillInputs
+from graphfit.planner.engines.sglang_qwen3_vl import raises as qwen3_vl_raises
 
 ALGORITHMS = {"EAGLE": SpecMethod.EAGLE, "EAGLE3": SpecMethod.EAGLE3, "NEXTN": SpecMethod.MTP,
               "STANDALONE": SpecMethod.DRAFT_MODEL, "NGRAM": SpecMethod.NGRAM}
@@ -194,12 +196,20 @@ def _decode_graphs_given(args: Any) -> tuple[bool, bool]:
     return backend != "disabled", backend is not None
 
 
-def memory_inputs_from_sglang(server_args: Any, gpu_memory_gb: float | None = None
-                              ) -> StaticMemoryInputs:
+def memory_inputs_from_sglang(server_args: Any, gpu_memory_gb: float | None = None, *,
+                              mla: bool = False, vision: VisionEncoder | None = None,
+                              multimodal: bool = False, architecture: str | None = None,
+                              sm90: bool | None = None) -> StaticMemoryInputs:
     """What SGLang's default mem_fraction_static reads (sglang_memory's docstring), from a raw
     ServerArgs-like object, at the point `handle_gpu_memory_settings` runs: after the CUDA
     graph hook (PD roles, prefill compatibility), before the attention backend, speculative
-    and attention-DP hooks (arg_groups/pipeline.py)."""
+    and attention-DP hooks (arg_groups/pipeline.py). The model's facts come from the caller:
+    `mla` (an MLA attention model), `multimodal` and `architecture` (graphfit's reading of the
+    model directory: graphfit.planner.engines.sglang_multimodal) and `vision` (its vision
+    encoder); the vision adjustment applies only where SGLang's `is_vlm` holds (multimodal,
+    not --language-only, not a PD decode server, memory_hook.py:283-289). `sm90`: the GPU's
+    generation, for the large-Hopper Qwen3-VL decode override (graphfit.planner.engines.
+    sglang_qwen3_vl)."""
     from dataclasses import replace
 
     from graphfit.planner.engines.sglang_memory import default_decode_max_bs
@@ -227,9 +237,19 @@ def memory_inputs_from_sglang(server_args: Any, gpu_memory_gb: float | None = No
         max_bs, _ = default_decode_max_bs(gpu_memory_gb, prefill_in.tp_size)
         if S is not None:
             max_bs = min(max_bs, int(S))  # memory_hook.py:182-188
+            if qwen3_vl_raises(int(S), gpu_memory_gb, max_bs, locked=False,
+                               multimodal=sglang_multimodal(
+                                   multimodal, architecture,
+                                   _get(server_args, "language_model_only") is True),
+                               architecture=architecture, sm90=sm90):
+                max_bs = int(S)  # memory_hook.py:190-196
     # prefill graphs as the memory hook sees them: before the attention-backend rule and
     # the attention-DP re-clamp
-    prefill = resolve_prefill(replace(prefill_in, attention_backend=None, attn_dp_size=1))
+    lm_only = _get(server_args, "language_model_only") is True
+    mm = sglang_multimodal(multimodal, architecture, lm_only)
+    prefill = resolve_prefill(replace(
+        prefill_in, attention_backend=None, attn_dp_size=1,
+        multimodal_breakable_off=breakable_prefill_refused(multimodal, architecture, lm_only)))
     cps = prefill_in.chunked_prefill_size or default_chunked_prefill_size(gpu_memory_gb)
     drafts = _get(server_args, "speculative_num_draft_tokens")
     return StaticMemoryInputs(
@@ -238,4 +258,6 @@ def memory_inputs_from_sglang(server_args: Any, gpu_memory_gb: float | None = No
         decode_graphs=decode_on, prefill_graphs=prefill.on,
         prefill_sizes=len(prefill.tokens), chunked_prefill_size=cps,
         draft_tokens=None if drafts is None else int(drafts), tp_size=prefill_in.tp_size,
-        pp_size=prefill_in.pp_size, attn_dp_size=prefill_in.attn_dp_size)
+        pp_size=prefill_in.pp_size, attn_dp_size=prefill_in.attn_dp_size, mla=mla,
+        vision=vision if vision is not None and mm and vlm_applies(
+            mode, _get(server_args, "language_only") is True) else None)

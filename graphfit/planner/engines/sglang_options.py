@@ -58,6 +58,11 @@ class SglangOptions(EngineOptions):
         331-335: compute capability 9.x and CUDA >= 12.3), which gates the large-Hopper
         Qwen3-VL decode max_bs override (arg_groups/model_overrides/qwen3_vl.py:20-60).
         None: unknown (a GPU memory figure without a name); set from a GPU name by the CLI.
+    vision_layers, vision_hidden_size: the vision encoder's size, read from a local model's
+        config.json `vision_config` (num_hidden_layers, or `depth` as HF's Qwen-VL configs
+        map it; hidden_size). SGLang lowers its default mem_fraction_static by it for a
+        multimodal model (`adjust_mem_fraction_for_vlm`, arg_groups/memory_hook.py:417-462).
+        None: not known (graphfit then does not restate that default).
     """
 
     engine: ClassVar[str] = "sglang"
@@ -80,6 +85,8 @@ class SglangOptions(EngineOptions):
     frozen_kv_mtp: bool = False
     mem_fraction_static: float | None = None
     sm90: bool | None = None
+    vision_layers: int | None = None
+    vision_hidden_size: int | None = None
 
     def __post_init__(self) -> None:
         gb = self.gpu_memory_gb
@@ -94,6 +101,8 @@ class SglangOptions(EngineOptions):
         true_false("frozen_kv_mtp", self.frozen_kv_mtp)
         if self.sm90 is not None:
             true_false("sm90", self.sm90)
+        for name in ("vision_layers", "vision_hidden_size"):
+            _optional_int(name, getattr(self, name), 1)
         set_ = object.__setattr__
         backend = self.cuda_graph_backend_prefill
         if backend is not None:

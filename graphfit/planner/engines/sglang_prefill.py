@@ -47,6 +47,7 @@ from dataclasses import dataclass
 
 from graphfit.planner.core.errors import ConfigError
 from graphfit.planner.core.ladder import check_size_count, round_up
+from graphfit.planner.engines.sglang_multimodal import MULTIMODAL_PREFILL_OFF
 
 BREAKABLE = "breakable"
 FULL = "full"
@@ -123,6 +124,9 @@ class PrefillInputs:
     attention_backend: str | None = None
     llama2_path: bool = False  # "llama-2" in the model path (memory_hook.py:259-263)
     mla: bool = False  # an MLA model (use_mla_backend): max tokens capped at 8192
+    # a multimodal model off SGLang's breakable allowlist (graphfit.planner.engines.
+    # sglang_multimodal): breakable prefill graphs off unless the backend is given
+    multimodal_breakable_off: bool = False
     # the capture batch's bounds (cuda_graph_setup.py:578-603); None: not binding
     request_pool: int | None = None  # req_to_token_pool.size (one attention-DP group's)
     context_length: int | None = None  # the model's context length
@@ -225,6 +229,8 @@ def _backend(inputs: PrefillInputs) -> tuple[str, str]:
                          "(cuda_graph_hook.py:212-218)"
     if inputs.two_batch_overlap:
         return DISABLED, "two-batch overlap (cuda_graph_hook.py:225-228)"
+    if inputs.multimodal_breakable_off:
+        return DISABLED, MULTIMODAL_PREFILL_OFF
     if inputs.disaggregation_mode == "decode":
         return DISABLED, "a PD decode server drops prefill graphs (cuda_graph_hook.py:568-576)"
     return BREAKABLE, ""

@@ -37,6 +37,7 @@ from graphfit.planner.core.dispatch import NO_GRAPH, Dispatch, DispatchTables
 from graphfit.planner.core.enums import CUDAGraphMode, Unit
 from graphfit.planner.core.settings import EngineSettings
 from graphfit.planner.engines.base import ComponentModel
+from graphfit.planner.engines.sglang_multimodal import breakable_prefill_refused
 from graphfit.planner.engines.sglang_pool import request_pool
 from graphfit.planner.engines.sglang_prefill import (
     FULL,
@@ -68,6 +69,8 @@ def prefill_inputs(config: EngineSettings) -> PrefillInputs:
         two_batch_overlap=config.two_batch_overlap,
         disaggregation_mode=config.disaggregation_mode,
         mla=config.architecture in MLA_ARCHITECTURES,
+        multimodal_breakable_off=breakable_prefill_refused(
+            config.multimodal, config.architecture),
         request_pool=request_pool(config), context_length=config.max_model_len,
         full_max_requests=config.full_prefill_max_req)
 

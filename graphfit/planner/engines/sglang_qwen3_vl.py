@@ -33,12 +33,21 @@ def applies(config: EngineSettings, max_bs: int, *, locked: bool) -> bool | None
     """Whether the override raises the decode `max_bs` the memory hook reached (the default
     clamped to max_running_requests) to max_running_requests: True / False, or None when
     only the GPU generation is unknown (`sm90` None). `locked`: decode sizes or max_bs given."""
-    S, gb = config.max_num_seqs, config.gpu_memory_gb
+    return raises(config.max_num_seqs, config.gpu_memory_gb, max_bs, locked=locked,
+                  multimodal=config.multimodal, architecture=config.architecture,
+                  sm90=config.sm90)
+
+
+def raises(max_running: int | None, gpu_memory_gb: float | None, max_bs: int, *,
+           locked: bool, multimodal: bool, architecture: str | None,
+           sm90: bool | None) -> bool | None:
+    """`applies` over the facts themselves (the raw-args restatement reads them so)."""
+    S, gb = max_running, gpu_memory_gb
     if (gb is None or S is None or S > MAX_RUNNING_LIMIT or max_bs >= S or locked
-            or gb < LARGE_GPU_GB or not config.multimodal
-            or config.architecture not in QWEN3_VL_ARCHITECTURES):
+            or gb < LARGE_GPU_GB or not multimodal
+            or architecture not in QWEN3_VL_ARCHITECTURES):
         return False
-    return config.sm90
+    return sm90
 
 
 def note(config: EngineSettings, default: int) -> str:
@@ -55,4 +64,4 @@ def unknown_warning(config: EngineSettings, default: int) -> str:
             f"(--gpu-memory-gb H100) or sm90 in a config file")
 
 
-__all__ = ["QWEN3_VL_ARCHITECTURES", "applies", "note", "unknown_warning"]
+__all__ = ["QWEN3_VL_ARCHITECTURES", "applies", "note", "raises", "unknown_warning"]

@@ -9,16 +9,20 @@ the hook saw. `SglangModel.resolve` calls `default_fraction` on the given config
 the result in `SglangOptions.mem_fraction_static`, like SGLang's own
 `declare_resolution(mem_fraction_static=...)` (memory_hook.py:337-341).
 
+MLA models (graphfit's MLA architectures) reserve a flat 1.5 GiB for their prefill graphs
+(memory_hook.py:384-389). A multimodal model outside the PD decode role and without
+--language-only has its fraction lowered by its vision encoder's size
+(`adjust_mem_fraction_for_vlm`, memory_hook.py:283-289, 330-335, 417-462), read from the model
+directory's `vision_config` (SglangOptions.vision_layers / vision_hidden_size).
+
 Not filled in (None) where SGLang's default is not positive (a PD decode server's activation
 reserve for running requests x draft tokens can exceed a small GPU; `graphfit plan` warns), and
 where graphfit cannot restate SGLang's value: GPU memory unknown (SGLang reads it from the
-device; graphfit's 0.95 fallback would be a guess), MLA models (their prefill graphs reserve
-1.5 GiB instead, memory_hook.py:388-393, not oracle-tested here), and multimodal models
-(graphfit's `multimodal`: M-RoPE or a vision / audio config) outside the PD decode role, whose
-fraction `adjust_mem_fraction_for_vlm` lowers by the vision encoder's size (memory_hook.py:
-283-289, 330-335, 417-; `graphfit plan` says so). Chunking off (`chunked_prefill_size` <= 0)
-is refused by SglangOptions anyway. Without a model directory graphfit takes the model as
-text-only, as the line it shows says.
+device; graphfit's 0.95 fallback would be a guess) and a multimodal model whose vision
+encoder's size is not known (no model directory, or a vision_config that does not state it;
+`graphfit plan` says so). Chunking off (`chunked_prefill_size` <= 0) is refused by
+SglangOptions anyway. Without a model directory graphfit takes the model as text-only, as the
+line it shows says.
 """
 
 from __future__ import annotations
@@ -29,7 +33,13 @@ from graphfit.planner.engines import sglang_qwen3_vl as qwen3_vl
 from graphfit.planner.engines.sglang_memory import (
     MIB_PER_GIB,
     StaticMemoryInputs,
+    VisionEncoder,
     mem_fraction_static,
+    vlm_applies,
+)
+from graphfit.planner.engines.sglang_multimodal import (
+    breakable_prefill_refused,
+    sglang_multimodal,
 )
 
 GIB = 1 << 30
@@ -74,30 +84,41 @@ def memory_inputs(config: EngineSettings) -> StaticMemoryInputs:
         gpu_memory_gb=config.gpu_memory_gb, tp_size=config.tp_size,
         attn_cp_size=config.attn_cp_size, two_batch_overlap=config.two_batch_overlap,
         disaggregation_mode=config.disaggregation_mode,
-        mla=config.architecture in MLA_ARCHITECTURES))
+        mla=config.architecture in MLA_ARCHITECTURES,
+        multimodal_breakable_off=breakable_prefill_refused(
+            config.multimodal, config.architecture)))
     cps = config.chunked_prefill_size or default_chunked_prefill_size(config.gpu_memory_gb)
+    layers, width = config.vision_layers, config.vision_hidden_size
+    vision = (VisionEncoder(layers, width) if vlm_adjusted(config) and layers is not None
+              and width is not None else None)
     return StaticMemoryInputs(
         gpu_memory_gb=config.gpu_memory_gb, disaggregation_mode=mode,
         max_running_requests=S, decode_max_bs=max_bs, decode_graphs=decode_on,
         prefill_graphs=prefill.on, prefill_sizes=len(prefill.tokens),
         chunked_prefill_size=cps, draft_tokens=config.speculative_num_draft_tokens,
-        tp_size=config.tp_size, pp_size=config.pp_size, attn_dp_size=config.attn_dp_size)
+        tp_size=config.tp_size, pp_size=config.pp_size, attn_dp_size=config.attn_dp_size,
+        mla=config.architecture in MLA_ARCHITECTURES, vision=vision)
 
 
 def vlm_adjusted(config: EngineSettings) -> bool:
-    """A multimodal model outside the PD decode role: SGLang lowers its default by the vision
-    encoder's size (`adjust_mem_fraction_for_vlm`, memory_hook.py:283-289, 330-335, 417-),
-    which graphfit does not read."""
-    return config.multimodal and config.disaggregation_mode != "decode"
+    """A multimodal model SGLang treats as a VLM (`is_vlm`: outside the PD decode role,
+    memory_hook.py:283-289; graphfit refuses --language-only and --language-model-only): its
+    default is lowered by the vision encoder's size (`adjust_mem_fraction_for_vlm`,
+    :417-462)."""
+    return (sglang_multimodal(config.multimodal, config.architecture)
+            and vlm_applies(config.disaggregation_mode))
+
+
+def _vision_unknown(config: EngineSettings) -> bool:
+    """A VLM whose vision encoder's size graphfit was not told: its default is not restated."""
+    return vlm_adjusted(config) and (config.vision_layers is None
+                                     or config.vision_hidden_size is None)
 
 
 def default_fraction(config: EngineSettings) -> float | None:
     """SGLang's default mem_fraction_static for a config as given, or None where graphfit
     cannot restate it (the module docstring)."""
-    from graphfit.planner.engines.sglang_prefill import MLA_ARCHITECTURES
-
-    if (config.gpu_memory_gb is None or config.architecture in MLA_ARCHITECTURES
-            or vlm_adjusted(config)):
+    if config.gpu_memory_gb is None or _vision_unknown(config):
         return None
     return mem_fraction_static(memory_inputs(config))
 
@@ -105,10 +126,8 @@ def default_fraction(config: EngineSettings) -> float | None:
 def reserve_unfit(config: EngineSettings) -> bool:
     """A resolved config whose default fraction SGLang computes as <= 0: the GPU memory is
     known and graphfit restates the default, yet `SglangModel.resolve` left it unset."""
-    from graphfit.planner.engines.sglang_prefill import MLA_ARCHITECTURES
-
     return (config.mem_fraction_static is None and config.gpu_memory_gb is not None
-            and config.architecture not in MLA_ARCHITECTURES and not vlm_adjusted(config))
+            and not _vision_unknown(config))
 
 
 def reserve_bytes(gpu_memory_gb: float, fraction: float) -> int:
@@ -122,17 +141,26 @@ def reserve_line(config: EngineSettings) -> str | None:
     fraction, gb = config.mem_fraction_static, config.gpu_memory_gb
     if fraction is None or gb is None:
         return None
+    from graphfit.planner.engines.sglang_prefill import MLA_ARCHITECTURES
+
     left = reserve_bytes(gb, fraction) / GIB
+    if vlm_adjusted(config):
+        model = "a vision-language model (x its vision encoder's factor, :417-462)"
+    elif config.architecture in MLA_ARCHITECTURES:
+        model = "an MLA model (1.5 GiB for prefill graphs, :384-389)"
+    else:
+        model = "a text-only model"
     line = (f"{fraction:g}: {fraction * gb:.1f} of {gb:g} GiB static (weights + KV), "
-            f"{left:.1f} GiB for activations and graphs (SGLang's default for a text-only "
-            f"model unless given, memory_hook.py:281-343")
+            f"{left:.1f} GiB for activations and graphs (SGLang's default for {model} "
+            f"unless given, memory_hook.py:281-343")
     if config.disaggregation_mode == "decode":
         line += "; decode role: 1.5 MiB per running request x draft token, :298-304"
     return line + ")"
 
 
 VLM_NOTE = ("not restated: SGLang lowers its default for a multimodal model by the vision "
-            "encoder's size (memory_hook.py:330-335, 417-)")
+            "encoder's size (memory_hook.py:330-335, 417-462), which needs the model "
+            "directory's vision_config")
 
 __all__ = ["GIB", "MIB_PER_GIB", "RESERVE_UNFIT", "VLM_NOTE", "default_fraction",
            "memory_inputs", "reserve_bytes", "reserve_line", "reserve_unfit", "vlm_adjusted"]
