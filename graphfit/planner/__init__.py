@@ -51,7 +51,7 @@ from graphfit.planner.engines.vllm.enums import (
 )
 from graphfit.planner.engines.vllm.native import aux_layer_ids
 from graphfit.planner.engines.vllm.options import VllmOptions
-from graphfit.planner.plan import BufferPlan, ComponentPlan, Plan, plan
+from graphfit.planner.plan import BufferPlan, ComponentPlan, Plan, SharedBufferPlan, plan
 
 __all__ = [
     "PAD_SLOT_ID", "AttentionSupport", "Axis", "BatchError", "BatchFamily", "BufferPlan",
@@ -59,8 +59,9 @@ __all__ = [
     "CapacityError", "CeilingFamily", "ComponentPlan", "ConfigError", "Demand", "Dispatch",
     "Engine", "EngineConfig", "FillKind", "FillPolicy", "FillViolation", "FillViolationRange",
     "GraphKey", "GraphfitError", "Ladder", "LadderPolicy", "PerformanceMode", "Plan",
-    "Requests", "RowRule", "Runner", "Scenario", "SpecMethod", "Stream", "Unit", "Verification",
-    "Violation", "ViolationRange", "padding_table", "plan", "request_counts",
+    "Requests", "RowRule", "Runner", "Scenario", "SharedBufferPlan", "SpecMethod", "Stream",
+    "Unit", "Verification", "Violation", "ViolationRange", "padding_table", "plan",
+    "request_counts",
     # each engine's options object (EngineConfig.options)
     "EngineOptions", "NoOptions", "SglangOptions", "TrtllmOptions", "VllmOptions",
     "CompatibilityFormWarning",
