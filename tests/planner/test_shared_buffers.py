@@ -14,7 +14,9 @@ graphs read the decoder's own `input_ids` / `position_ids`, trtllm.py `component
 
 from __future__ import annotations
 
+import json
 from dataclasses import replace
+from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
@@ -27,6 +29,7 @@ from graphfit.planner.engines.base import share_buffers
 from graphfit.planner.engines.registry import engine_model
 from graphfit.planner.plan import BufferPlan, _sized
 from graphfit.testing import trtllm_configs
+from tests.helpers import run_cli
 
 
 def _with_prefill(config: EngineConfig) -> bool:
@@ -159,3 +162,22 @@ def test_share_buffers_is_engine_neutral() -> None:
     again = share_buffers(comps, "target", "prefill")
     names = {b.name for c in again for b in c.buffers if b.shared}
     assert names == {b.name for b in comps[-1].buffers}
+
+
+def test_cli_plan_shows_each_shared_buffer_once_and_its_file_round_trips(
+        tmp_path: Path) -> None:
+    config = tmp_path / "trt.yaml"
+    config.write_text("max_batch_size: 8\nmax_num_tokens: 64\n"
+                      "prefill_cuda_graph_backend: piecewise\n")
+    code, out, err = run_cli(["plan", "--engine", "trtllm", "--config", str(config), "--json"])
+    assert code == 0, err
+    doc = json.loads(out)
+    assert [s["name"] for s in doc["shared_buffers"]] == ["input_ids", "position_ids"]
+    assert doc["components"]["prefill"]["total_bytes"] == 0
+    path = tmp_path / "plan.json"
+    path.write_text(out)
+    code, out, err = run_cli(["check", "--plan", str(path)])
+    assert code == 0 and "SAFE" in out, err
+    code, out, err = run_cli(["plan", "--engine", "trtllm", "--config", str(config)])
+    assert code == 0, err
+    assert "= target.input_ids" in out and "= target.position_ids" in out
