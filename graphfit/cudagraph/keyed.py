@@ -19,8 +19,7 @@ import torch
 
 from graphfit.cudagraph.backends import Backend, Graph, get_backend
 from graphfit.cudagraph.capture import CaptureEvent, CaptureJob, CaptureSession
-from graphfit.planner import CapacityError, ConfigError, CUDAGraphMode, GraphKey
-from graphfit.planner.core.keyed import KeyedDispatch
+from graphfit.planner import CapacityError, ConfigError, CUDAGraphMode, GraphKey, KeyedDispatch
 
 KeyedFn = Callable[..., torch.Tensor]  # fn(views, *, longest) -> one row per token
 

@@ -26,6 +26,7 @@ from graphfit.planner.core.errors import (
     brief,
     excerpt,
 )
+from graphfit.planner.core.keyed import KeyedDispatch
 from graphfit.planner.core.ladder import Ladder, padding_table
 from graphfit.planner.core.layout import lay_out
 from graphfit.planner.core.limits import MAX_INT
@@ -70,6 +71,7 @@ __all__ = [
     "LadderRule", "register_description",
     # for graphfit's own layers (the runtime): row counting, layout, error messages
     "MAX_INT", "BatchShape", "brief", "excerpt", "lay_out", "real_requests", "static_requests",
+    "KeyedDispatch",
     # for the inputs layer: the aux layers a vLLM draft config names
     "aux_layer_ids",
 ]
