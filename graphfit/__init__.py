@@ -47,6 +47,7 @@ if TYPE_CHECKING:
         Runner,
         Scenario,
         SglangOptions,
+        SharedBufferPlan,
         SpecMethod,
         TrtllmOptions,
         Unit,
@@ -83,8 +84,8 @@ __all__ = [
     # each engine's own options (EngineConfig.options)
     "EngineOptions", "VllmOptions", "SglangOptions", "TrtllmOptions", "NoOptions",
     # the plan and what it holds
-    "Plan", "ComponentPlan", "BufferPlan", "Dispatch", "GraphKey", "Scenario", "Unit", "Axis",
-    "FillKind", "FillPolicy", "PAD_SLOT_ID",
+    "Plan", "ComponentPlan", "BufferPlan", "SharedBufferPlan", "Dispatch", "GraphKey",
+    "Scenario", "Unit", "Axis", "FillKind", "FillPolicy", "PAD_SLOT_ID",
     # the engine you bring: a declarative engine description
     "EngineDescription", "ComponentRule", "LadderRule", "Grid", "DispatchRule", "FamilyRule",
     "BufferRule", "register_description",

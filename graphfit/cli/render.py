@@ -126,6 +126,9 @@ def _buffers_table(plan: Plan, columns: tuple[str, ...]) -> Table:
         for b in comp.buffers:
             delta = b.reference_bytes - b.bytes
             saved: str | Text
+            first_user = not b.shared or plan.shared[b.shared].users[0].key == b.key
+            if not first_user:  # one tensor: its bytes and savings are on its first user's row
+                delta = 0
             if b.engine_rows > b.reference_capacity:
                 saved = cell(f"short {b.engine_rows - b.reference_capacity}", "red")
             elif delta:
@@ -136,7 +139,9 @@ def _buffers_table(plan: Plan, columns: tuple[str, ...]) -> Table:
                      "axis": b.axis.value, "capacity": str(b.capacity),
                      "engine rows": str(b.engine_rows),
                      "engine formula": str(b.reference_capacity),
-                     "bytes": human_bytes(b.bytes), "saved": saved,
+                     "bytes": (human_bytes(b.bytes) if first_user
+                               else f"= {plan.shared[b.shared].users[0].key}"),
+                     "saved": saved,
                      "pad fill": b.fill.describe()}
             add_row(table, *(cells[c] for c in columns))
     table.add_section()

@@ -24,7 +24,7 @@ from graphfit.cudagraph.backends import (
     Outputs,
     get_backend,
 )
-from graphfit.cudagraph.buffers import StaticBuffers, UnknownBufferError
+from graphfit.cudagraph.buffers import SharedBuffers, StaticBuffers, UnknownBufferError
 from graphfit.cudagraph.capture import (
     CaptureEvent,
     CaptureReport,
@@ -50,7 +50,8 @@ __all__ = [
     "CaptureReport", "CaptureSession", "CaptureStats", "Variant", "frozen_gc",
     "CapturedGraph", "CompileCache", "CompiledBackend", "CompiledGraph", "Graph", "GraphFn",
     "GraphKey",
-    "GraphRunner", "Outputs", "PreparedStep", "RowRule", "StaticBuffers", "TORCH_DTYPES",
+    "GraphRunner", "Outputs", "PreparedStep", "RowRule", "SharedBuffers", "StaticBuffers",
+    "TORCH_DTYPES",
     "TailFill", "UnknownBufferError", "fill_tail", "get_backend", "poison_value",
     "sentinel_value", "static_requests", "sync_dp_padding", "torch_dtype",
 ]

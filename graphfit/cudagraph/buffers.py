@@ -5,6 +5,10 @@ never move. The plan fixes each buffer's shape and, for the "arena" layout, its 
 one allocation (one tensor, one free, aligned sub-views); "separate" gives one tensor per
 buffer. `view(name, n)` is the only sanctioned way to take rows: it returns exactly n rows or
 raises `CapacityError` -- never the short tensor a plain `buf[:n]` slice silently returns.
+
+A buffer the plan shares between components (`Plan.shared`) is one tensor: `SharedBuffers`
+allocates each once, and every component allocated with `shared=` that pool views the same
+memory (TensorRT-LLM's prefill and decode graphs read one `input_ids`).
 """
 
 from __future__ import annotations
@@ -26,6 +30,7 @@ from graphfit.planner import (
     ComponentPlan,
     ConfigError,
     Plan,
+    SharedBufferPlan,
     brief,
     excerpt,
     lay_out,
@@ -45,9 +50,10 @@ def _resized(buf: BufferPlan, capacity: int) -> BufferPlan:
 
 
 def _relayout(bufs: list[BufferPlan], layout: str, alignment: int) -> list[BufferPlan]:
-    """Offsets as the planner lays them out (`lay_out`), for buffers whose capacity changed."""
-    offsets, _ = lay_out([b.bytes for b in bufs], layout, alignment)
-    return [dataclasses.replace(b, offset=o) for b, o in zip(bufs, offsets)]
+    """Offsets as the planner lays them out (`lay_out`), for buffers whose capacity changed;
+    shared buffers are outside the arena."""
+    offsets = iter(lay_out([b.bytes for b in bufs if not b.shared], layout, alignment)[0])
+    return [b if b.shared else dataclasses.replace(b, offset=next(offsets)) for b in bufs]
 
 
 def _check_layout(component: ComponentPlan, bufs: list[BufferPlan]) -> int:
@@ -56,8 +62,9 @@ def _check_layout(component: ComponentPlan, bufs: list[BufferPlan]) -> int:
     A plan built by hand (or edited) with overlapping or misaligned offsets is refused, not
     allocated: two buffers sharing bytes would corrupt each other silently.
     """
-    offsets, total = lay_out([b.bytes for b in bufs], component.layout, component.alignment)
-    for buf, expected in zip(bufs, offsets):
+    own = [b for b in bufs if not b.shared]
+    offsets, total = lay_out([b.bytes for b in own], component.layout, component.alignment)
+    for buf, expected in zip(own, offsets):
         if buf.offset != expected:
             raise ConfigError(f"layout: {buf.key} offset {buf.offset} is not the planned "
                               f"{expected} (misaligned, overlapping or edited)")
@@ -121,12 +128,16 @@ class StaticBuffers(Mapping[str, torch.Tensor]):
     @classmethod
     def allocate(cls, plan: Plan, device: torch.device | str = "cpu",
                  component: str = "target", *,
-                 capacities: Mapping[str, int] | None = None) -> StaticBuffers:
+                 capacities: Mapping[str, int] | None = None,
+                 shared: SharedBuffers | None = None) -> StaticBuffers:
         """Allocate every buffer of `component` as the plan lays it out, zeroed.
 
         `capacities` (buffer name or "component.name" -> rows) overrides the plan's sizing,
         e.g. to reproduce an engine's own formula; offsets are then recomputed the planner's
         way. Buffers with init="arange" are filled once with 0, 1, 2, ... along their axis.
+        `shared`: the plan's shared buffers (`SharedBuffers.allocate(plan, device)`), which
+        this component's shared buffers then view; without it they are allocated here, for
+        this component alone (resize a pool's buffer in `SharedBuffers.allocate`).
         """
         if not isinstance(plan, Plan):
             raise ConfigError(f"plan: expected a Plan, got {type(plan).__name__}")
@@ -151,6 +162,10 @@ class StaticBuffers(Mapping[str, torch.Tensor]):
                     raise ConfigError(
                         f"capacity: {brief(key)} must be an integer in 0..{MAX_INT}, got "
                         f"{excerpt(rows)}")
+                if shared is not None and specs[by_name[name]].shared:
+                    raise ConfigError(f"capacity: {component}.{name} is the shared buffer "
+                                      f"{specs[by_name[name]].shared}; resize it in "
+                                      "SharedBuffers.allocate(capacities=)")
                 specs[by_name[name]] = _resized(specs[by_name[name]], rows)
             specs = _relayout(specs, comp.layout, comp.alignment)
         try:
@@ -162,14 +177,19 @@ class StaticBuffers(Mapping[str, torch.Tensor]):
         tensors: dict[str, torch.Tensor] = {}
         arena: torch.Tensor | None = None
         total = _check_layout(comp, specs)
+        own = [b for b in specs if not b.shared]
+        pool = _pool_for(plan, comp, specs, dev, shared)
+        for buf in specs:
+            if buf.shared:
+                tensors[buf.name] = pool[buf.shared]
         try:
-            if comp.layout == "arena" and specs:
+            if comp.layout == "arena" and own:
                 arena = torch.zeros(total, dtype=torch.uint8, device=dev)
-                for buf in specs:
+                for buf in own:
                     raw = arena[buf.offset:buf.offset + buf.bytes]
                     tensors[buf.name] = raw.view(torch_dtype(buf.dtype)).view(buf.shape)
             else:
-                for buf in specs:
+                for buf in own:
                     tensors[buf.name] = torch.zeros(buf.shape, dtype=torch_dtype(buf.dtype),
                                                     device=dev)
         except (RuntimeError, OverflowError, MemoryError, TypeError, ValueError) as exc:
@@ -178,7 +198,7 @@ class StaticBuffers(Mapping[str, torch.Tensor]):
                               f"cannot be allocated ({' '.join(str(exc).split())[:80]})"
                               ) from None
         out = cls(plan, comp, specs, tensors, arena, total)
-        for buf in specs:
+        for buf in own:
             if buf.init == "arange":
                 out.reset_arange(buf.name)
         return out
@@ -262,3 +282,100 @@ class StaticBuffers(Mapping[str, torch.Tensor]):
             if self.spec(name).init != "arange":
                 tensor = self._tensors[name]
                 tensor.fill_(poison_value(tensor.dtype))
+
+
+def _pool_for(plan: Plan, comp: ComponentPlan, specs: list[BufferPlan], dev: torch.device,
+              shared: SharedBuffers | None) -> Mapping[str, torch.Tensor]:
+    """The tensors of `comp`'s shared buffers: the given pool's (checked: same plan, device
+    and shapes), else a private pool sized by `specs` (capacity overrides applied)."""
+    names = {b.shared: b.capacity for b in specs if b.shared}
+    if shared is None:
+        return SharedBuffers.allocate(plan, dev, names=tuple(names), capacities=names)
+    if not isinstance(shared, SharedBuffers):
+        raise ConfigError(f"shared: expected SharedBuffers, got {type(shared).__name__}")
+    if shared.plan is not plan:
+        raise ConfigError("shared: allocated from a different plan than the buffers'")
+    for name in names:
+        if name not in shared:
+            raise ConfigError(f"shared: the pool has no buffer {name!r} that {comp.name} "
+                              f"reads (allocated with names=)")
+        if shared[name].device != dev:
+            raise ConfigError(f"shared: {name} is on {shared[name].device}, not {dev}")
+    return shared
+
+
+class SharedBuffers(Mapping[str, torch.Tensor]):
+    """The plan's shared buffers (`Plan.shared`), each one tensor allocated once: pass it as
+    `StaticBuffers.allocate(..., shared=)` to every component that reads them."""
+
+    def __init__(self, plan: Plan, specs: Mapping[str, SharedBufferPlan],
+                 tensors: dict[str, torch.Tensor], capacities: Mapping[str, int]) -> None:
+        if not isinstance(plan, Plan):
+            raise ConfigError("SharedBuffers: build them with SharedBuffers.allocate(plan)")
+        self.plan = plan
+        self.specs = MappingProxyType(dict(specs))
+        self.capacities = MappingProxyType(dict(capacities))
+        self._tensors = tensors
+
+    @classmethod
+    def allocate(cls, plan: Plan, device: torch.device | str = "cpu", *,
+                 names: Iterable[str] | None = None,
+                 capacities: Mapping[str, int] | None = None) -> SharedBuffers:
+        """One zeroed tensor per shared buffer of the plan (or of `names`), at the plan's
+        capacity or `capacities` (shared name -> rows); arange ones filled 0, 1, 2, ..."""
+        if not isinstance(plan, Plan):
+            raise ConfigError(f"plan: expected a Plan, got {type(plan).__name__}")
+        wanted = list(plan.shared) if names is None else list(names)
+        for name in wanted:
+            if name not in plan.shared:
+                known = ", ".join(plan.shared) or "none"
+                raise UnknownBufferError(f"shared: the plan has no shared buffer "
+                                         f"{excerpt(name)} (known: {known})")
+        caps = {name: plan.shared[name].capacity for name in wanted}
+        for name, rows in (capacities or {}).items():
+            if name not in caps:
+                raise UnknownBufferError(f"capacity: no shared buffer {excerpt(name)}")
+            if isinstance(rows, bool) or not isinstance(rows, int) or not 0 <= rows <= MAX_INT:
+                raise ConfigError(f"capacity: shared {brief(name)} must be an integer in "
+                                  f"0..{MAX_INT}, got {excerpt(rows)}")
+            caps[name] = rows
+        try:
+            dev = torch.device(device)
+        except (RuntimeError, TypeError, ValueError) as exc:
+            raise ConfigError(f"device: {excerpt(device)} is not a torch device "
+                              f"({' '.join(str(exc).split())[:80]})") from None
+        check_device(dev)
+        tensors: dict[str, torch.Tensor] = {}
+        for name, rows in caps.items():
+            user = _resized(plan.shared[name].users[0], rows)
+            try:
+                tensor = torch.zeros(user.shape, dtype=torch_dtype(user.dtype), device=dev)
+            except (RuntimeError, OverflowError, MemoryError, TypeError, ValueError) as exc:
+                raise ConfigError(f"allocate: shared {name} needs {user.bytes:,} bytes on "
+                                  f"{dev}, which cannot be allocated "
+                                  f"({' '.join(str(exc).split())[:80]})") from None
+            if user.init == "arange":
+                shape = [1] * tensor.dim()
+                shape[user.axis_dim] = rows
+                tensor.copy_(torch.arange(rows, device=dev).view(shape).expand_as(tensor))
+            tensors[name] = tensor
+        return cls(plan, {n: plan.shared[n] for n in caps}, tensors, caps)
+
+    @property
+    def total_bytes(self) -> int:
+        return sum(t.numel() * t.element_size() for t in self._tensors.values())
+
+    def __getitem__(self, name: str) -> torch.Tensor:
+        try:
+            return self._tensors[name]
+        except (KeyError, TypeError):
+            raise UnknownBufferError(f"shared: no shared buffer {excerpt(name)}") from None
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._tensors)
+
+    def __len__(self) -> int:
+        return len(self._tensors)
+
+    def __repr__(self) -> str:
+        return f"SharedBuffers({', '.join(self._tensors)}, {self.total_bytes} bytes)"

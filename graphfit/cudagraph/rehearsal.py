@@ -23,7 +23,7 @@ from dataclasses import dataclass
 import torch
 
 from graphfit.cudagraph.backends import Backend
-from graphfit.cudagraph.buffers import StaticBuffers
+from graphfit.cudagraph.buffers import SharedBuffers, StaticBuffers
 from graphfit.cudagraph.capture import CaptureReport, CaptureSession, ProgressFn
 from graphfit.cudagraph.runner import GraphRunner
 from graphfit.planner import CUDAGraphMode, GraphfitError, GraphKey, Plan
@@ -153,11 +153,12 @@ def rehearse(p: Plan, *, backend: str | Backend = "cpu", progress: ProgressFn | 
     session = CaptureSession(backend, progress=progress, freeze_gc=False)
     runners: list[tuple[GraphRunner, tuple[str, ...]]] = []
     skipped: list[str] = []
+    pool = SharedBuffers.allocate(p, device)  # one tensor per buffer components share
     for name in p.components:
         if not p.graph_keys(name):
             skipped.append(name)
             continue
-        bufs = StaticBuffers.allocate(p, device, name)
+        bufs = StaticBuffers.allocate(p, device, name, shared=pool)
         widths = _token_inputs(p, bufs)
         if not widths:
             skipped.append(name)

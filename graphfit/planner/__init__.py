@@ -26,6 +26,7 @@ from graphfit.planner.core.errors import (
     brief,
     excerpt,
 )
+from graphfit.planner.core.keyed import KeyedDispatch
 from graphfit.planner.core.ladder import Ladder, padding_table
 from graphfit.planner.core.layout import lay_out
 from graphfit.planner.core.limits import MAX_INT
@@ -51,7 +52,7 @@ from graphfit.planner.engines.vllm.enums import (
 )
 from graphfit.planner.engines.vllm.native import aux_layer_ids
 from graphfit.planner.engines.vllm.options import VllmOptions
-from graphfit.planner.plan import BufferPlan, ComponentPlan, Plan, plan
+from graphfit.planner.plan import BufferPlan, ComponentPlan, Plan, SharedBufferPlan, plan
 
 __all__ = [
     "PAD_SLOT_ID", "AttentionSupport", "Axis", "BatchError", "BatchFamily", "BufferPlan",
@@ -59,8 +60,9 @@ __all__ = [
     "CapacityError", "CeilingFamily", "ComponentPlan", "ConfigError", "Demand", "Dispatch",
     "Engine", "EngineConfig", "FillKind", "FillPolicy", "FillViolation", "FillViolationRange",
     "GraphKey", "GraphfitError", "Ladder", "LadderPolicy", "PerformanceMode", "Plan",
-    "Requests", "RowRule", "Runner", "Scenario", "SpecMethod", "Stream", "Unit", "Verification",
-    "Violation", "ViolationRange", "padding_table", "plan", "request_counts",
+    "Requests", "RowRule", "Runner", "Scenario", "SharedBufferPlan", "SpecMethod", "Stream",
+    "Unit", "Verification", "Violation", "ViolationRange", "padding_table", "plan",
+    "request_counts",
     # each engine's options object (EngineConfig.options)
     "EngineOptions", "NoOptions", "SglangOptions", "TrtllmOptions", "VllmOptions",
     "CompatibilityFormWarning",
@@ -69,6 +71,7 @@ __all__ = [
     "LadderRule", "register_description",
     # for graphfit's own layers (the runtime): row counting, layout, error messages
     "MAX_INT", "BatchShape", "brief", "excerpt", "lay_out", "real_requests", "static_requests",
+    "KeyedDispatch",
     # for the inputs layer: the aux layers a vLLM draft config names
     "aux_layer_ids",
 ]

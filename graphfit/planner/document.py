@@ -5,6 +5,10 @@ SglangOptions, TrtllmOptions fields; {} for an engine without options), where /2
 engine's fields flat in `config`. /2 (issue 20) added the config's `engine_version` (the
 release modelled). graphfit.plan/1 and /2 documents are still read (inputs.plan_file upgrades
 them).
+A plan with buffers shared between components (`Plan.shared`) adds, still as /3, a
+`"shared": name` to each user's buffer entry and a top-level `shared_buffers` list (name,
+users, shape, capacity, bytes, counted once in `total_bytes`); a plan without them writes
+exactly the /3 document it wrote before, so no reader of /3 sees a change it cannot skip.
 
 Reading one back is the inputs layer's job (graphfit.inputs.plan_file): a plan file is
 accepted only when it is exactly the document graphfit writes for its config.
@@ -65,6 +69,7 @@ def plan_document(plan: Plan, verification: Verification) -> dict[str, Any]:
                         "reference_bytes": b.reference_bytes, "offset": b.offset,
                         "fill": {"kind": b.fill.kind.value, "value": b.fill.value},
                         "streams": [d.stream.value for d in b.demands],
+                        **({"shared": b.shared} if b.shared else {}),
                     }
                     for b in comp.buffers
                 ],
@@ -77,6 +82,12 @@ def plan_document(plan: Plan, verification: Verification) -> dict[str, Any]:
              "worst_waste": s.worst_waste, "modes": dict(s.modes)}
             for s in plan_padding(plan)
         ],
+        **({"shared_buffers": [
+            {"name": sb.name, "users": list(sb.keys), "dtype": sb.dtype,
+             "shape": list(sb.shape), "capacity": sb.capacity, "engine_rows": sb.engine_rows,
+             "reference_capacity": sb.reference_capacity, "bytes": sb.bytes,
+             "reference_bytes": sb.reference_bytes}
+            for sb in plan.shared.values()]} if plan.shared else {}),
         "total_bytes": plan.total_bytes,
         "reference_bytes": plan.reference_bytes,
         "verification": verification_document(verification),

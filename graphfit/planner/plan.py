@@ -138,6 +138,73 @@ class BufferPlan:
     def reference_bytes(self) -> int:
         return self.spec.reference_capacity * self.row_bytes
 
+    @property
+    def shared(self) -> str:
+        """The plan-level shared buffer this one is ("" for a buffer of its own): it sits
+        outside its component's arena and its bytes count once, in `Plan.shared`."""
+        return self.spec.shared
+
+
+@dataclass(frozen=True)
+class SharedBufferPlan:
+    """One tensor several components read (`BufferSpec.shared`): allocated once, its bytes
+    counted once. Its capacity is the most any user needs, so every user's proof (which
+    checks the user's own padded rows against this capacity) holds for the one tensor."""
+
+    name: str
+    users: tuple[BufferPlan, ...]
+
+    def __post_init__(self) -> None:
+        if not self.users:
+            raise ConfigError(f"shared buffer {self.name}: no user")
+        first = self.users[0]
+        for other in self.users[1:]:
+            if (other.dtype, other.axis, other.spec.leading, other.spec.trailing,
+                    other.init) != (first.dtype, first.axis, first.spec.leading,
+                                    first.spec.trailing, first.init):
+                raise ConfigError(
+                    f"shared buffer {self.name}: {first.key} is {first.dtype} "
+                    f"{first.axis.value} {first.spec.leading}/{first.spec.trailing} "
+                    f"{first.init}, {other.key} is {other.dtype} {other.axis.value} "
+                    f"{other.spec.leading}/{other.spec.trailing} {other.init}")
+        if len({b.component for b in self.users}) != len(self.users):
+            raise ConfigError(f"shared buffer {self.name}: two buffers of one component")
+        if len({b.capacity for b in self.users}) != 1:
+            raise ConfigError(f"shared buffer {self.name}: users disagree on capacity")
+
+    @property
+    def capacity(self) -> int:
+        return self.users[0].capacity
+
+    @property
+    def engine_rows(self) -> int:
+        return max(b.engine_rows for b in self.users)
+
+    @property
+    def reference_capacity(self) -> int:
+        """What the engine allocates for it: the largest of its users' formulas."""
+        return max(b.reference_capacity for b in self.users)
+
+    @property
+    def dtype(self) -> str:
+        return self.users[0].dtype
+
+    @property
+    def shape(self) -> tuple[int, ...]:
+        return self.users[0].shape
+
+    @property
+    def bytes(self) -> int:
+        return self.users[0].bytes
+
+    @property
+    def reference_bytes(self) -> int:
+        return self.reference_capacity * self.users[0].row_bytes
+
+    @property
+    def keys(self) -> tuple[str, ...]:
+        return tuple(b.key for b in self.users)
+
 
 @dataclass(frozen=True)
 class ComponentPlan:
@@ -197,13 +264,19 @@ class ComponentPlan:
         return self.tables.uniform_query_len
 
     @property
+    def own_buffers(self) -> tuple[BufferPlan, ...]:
+        """The buffers this component allocates itself (in its arena): all but the shared."""
+        return tuple(b for b in self.buffers if not b.shared)
+
+    @property
     def total_bytes(self) -> int:
-        """Bytes the buffers need: the arena size with alignment, else their sum."""
-        return lay_out([b.bytes for b in self.buffers], self.layout, self.alignment)[1]
+        """Bytes its own buffers need: the arena size with alignment, else their sum (shared
+        buffers are counted once, in `Plan.total_bytes`)."""
+        return lay_out([b.bytes for b in self.own_buffers], self.layout, self.alignment)[1]
 
     @property
     def reference_bytes(self) -> int:
-        return sum(b.reference_bytes for b in self.buffers)
+        return sum(b.reference_bytes for b in self.own_buffers)
 
     @property
     def padded_streams(self) -> frozenset[Stream]:
@@ -234,6 +307,7 @@ class Plan:
     resolved_mode: CUDAGraphMode | None = None
     assumed: Scenario | None = None
     covered: tuple[Scenario, ...] = ()
+    shared: Mapping[str, SharedBufferPlan] = field(default_factory=lambda: MappingProxyType({}))
 
     @property
     def cudagraph_mode(self) -> CUDAGraphMode:
@@ -266,11 +340,14 @@ class Plan:
 
     @property
     def total_bytes(self) -> int:
-        return sum(c.total_bytes for c in self.components.values())
+        """Every component's own buffers plus each shared buffer once."""
+        return (sum(c.total_bytes for c in self.components.values())
+                + sum(s.bytes for s in self.shared.values()))
 
     @property
     def reference_bytes(self) -> int:
-        return sum(c.reference_bytes for c in self.components.values())
+        return (sum(c.reference_bytes for c in self.components.values())
+                + sum(s.reference_bytes for s in self.shared.values()))
 
     def component(self, name: str) -> ComponentPlan:
         try:
@@ -462,13 +539,44 @@ def _sized(model: ComponentModel, layout: str, alignment: int) -> ComponentPlan:
             theirs if theirs is not None else spec.reference_capacity)
         engine_rows = max(capacity, theirs) if theirs is not None else capacity
         sized.append((spec, capacity, engine_rows))
-    unplaced = [BufferPlan(spec, model.name, capacity, 0, engine_rows)
-                for spec, capacity, engine_rows in sized]
-    offsets, _ = lay_out([b.bytes for b in unplaced], layout, alignment)
-    buffers = tuple(replace(b, offset=offset) for b, offset in zip(unplaced, offsets))
-    return ComponentPlan(model.name, buffers, model.tables, layout, alignment, model.families,
-                         model.unit, walks, model.buffers, rules, model.alternatives,
-                         tuple(alternative_walks))
+    unplaced = tuple(BufferPlan(spec, model.name, capacity, 0, engine_rows)
+                     for spec, capacity, engine_rows in sized)
+    return ComponentPlan(model.name, _placed(unplaced, layout, alignment), model.tables, layout,
+                         alignment, model.families, model.unit, walks, model.buffers, rules,
+                         model.alternatives, tuple(alternative_walks))
+
+
+def _placed(buffers: tuple[BufferPlan, ...], layout: str, alignment: int
+            ) -> tuple[BufferPlan, ...]:
+    """Arena offsets for a component's own buffers (`lay_out`); shared ones sit at 0, outside
+    its arena."""
+    own = [b for b in buffers if not b.shared]
+    offsets = iter(lay_out([b.bytes for b in own], layout, alignment)[0])
+    return tuple(b if b.shared else replace(b, offset=next(offsets)) for b in buffers)
+
+
+def _share(components: dict[str, ComponentPlan]
+           ) -> tuple[dict[str, ComponentPlan], dict[str, SharedBufferPlan]]:
+    """Size every shared buffer for the most rows any user needs (capacity and the engine's
+    rows), give each user that capacity, and lay the users' components out without them."""
+    groups: dict[str, list[BufferPlan]] = {}
+    for comp in components.values():
+        for b in comp.buffers:
+            if b.shared:
+                groups.setdefault(b.shared, []).append(b)
+    if not groups:
+        return components, {}
+    sizes = {name: (max(b.capacity for b in users), max(b.engine_rows for b in users))
+             for name, users in groups.items()}
+    out: dict[str, ComponentPlan] = {}
+    for name, comp in components.items():
+        bufs = tuple(replace(b, capacity=sizes[b.shared][0], engine_rows=sizes[b.shared][1])
+                     if b.shared else b for b in comp.buffers)
+        out[name] = replace(comp, buffers=_placed(bufs, comp.layout, comp.alignment))
+    shared = {name: SharedBufferPlan(name, tuple(b for c in out.values() for b in c.buffers
+                                                 if b.shared == name))
+              for name in groups}
+    return out, shared
 
 
 def plan(config: EngineConfig, *, layout: str = "arena",
@@ -479,8 +587,8 @@ def plan(config: EngineConfig, *, layout: str = "arena",
     check_layout(layout, alignment)
     model = engine_model(config.engine, config.engine_version)
     ladders = model.ladders(config)
-    components = {c.name: _sized(c, layout, alignment)
-                  for c in model.components(config, ladders)}
+    components, shared = _share({c.name: _sized(c, layout, alignment)
+                                 for c in model.components(config, ladders)})
     return Plan(config, ladders.config, ladders.runtime, MappingProxyType(components),
                 model.version, model.unit, ladders.inputs, ladders.mode, ladders.assumed,
-                ladders.covered)
+                ladders.covered, MappingProxyType(shared))

@@ -1162,3 +1162,181 @@ def trtllm_serve(argv: Sequence[str], read_yaml: Any = None, *,
     # every CLI key is an LLM API field; a YAML key that is not one is rejected by
     # TorchLlmArgs(extra="forbid") like any other unknown field, not dropped
     return llm_args(cli)
+
+
+# --------------------------------------------------------------------------------------------
+# Encoder-only CUDA graphs: capture keys and dispatch (graphfit.planner.engines.trtllm_encoder)
+# --------------------------------------------------------------------------------------------
+
+PINS.update({
+    "encoder_runner": ("tensorrt_llm/_torch/pyexecutor/engine/runners/encoder.py",
+                       "0e91ee39beb5203f65290f94bd53345a0b86f0a6"),
+})
+
+CITES.update({
+    "encoder_filters": ("encoder_runner", "EncoderConfigMixin.create (filter_cuda_graph_"
+                        "batch_sizes(.., 1, ..), filter_cuda_graph_num_tokens, filter_cuda_"
+                        "graph_seq_lens; enabled when both token lists keep a value)", 0),
+    "encoder_capture_shapes": ("encoder_runner", "EncoderMixin._encoder_capture_shapes and "
+                               "_run_encoder_capture_pass (build_capture_sequence_lengths per "
+                               "shape, then prepare_tokens)", 16000),
+    # cuda_graph_runner.py: a stored version of 131,905 characters (newer than @c0edad93fd;
+    # the index gives no commit), EncoderCUDAGraphRunner read in the windows 95900..111900
+    # (_create_shared_static_tensors, build_capture_sequence_lengths, _get_valid_graph_key,
+    # get_graph_key) and 111900..127900 (pad_batch, maybe_get_cuda_graph, _stage_inputs)
+    "encoder_graph_key": ("cuda_graph_runner", "EncoderCUDAGraphRunner._get_valid_graph_key / "
+                          "get_graph_key (stored 131,905-char version, window 95900)", 95900),
+    "encoder_pad_batch": ("cuda_graph_runner", "EncoderCUDAGraphRunner.pad_batch / "
+                          "maybe_get_cuda_graph (stored 131,905-char version, window 111900)",
+                          111900),
+})
+
+
+def encoder_round_up(value: int, supported: Sequence[int]) -> int:
+    """`EncoderCUDAGraphRunner._round_up`: smallest element >= value, or 0."""
+    if not supported:
+        return 0
+    idx = bisect.bisect_left(supported, value)
+    return 0 if idx == len(supported) else supported[idx]
+
+
+def encoder_build_capture_sequence_lengths(batch_size: int, num_tokens: int,
+                                           max_seq_len: int) -> list[int] | None:
+    """`EncoderCUDAGraphRunner.build_capture_sequence_lengths`."""
+    if batch_size <= 0 or num_tokens < batch_size or num_tokens > batch_size * max_seq_len:
+        return None
+    if batch_size == 1:
+        return [num_tokens]
+    if num_tokens >= max_seq_len + batch_size - 1:
+        remaining_tokens = num_tokens - max_seq_len
+        base, extra = divmod(remaining_tokens, batch_size - 1)
+        return [max_seq_len] + [base + 1] * extra + [base] * (batch_size - 1 - extra)
+    return [num_tokens - batch_size + 1] + [1] * (batch_size - 1)
+
+
+@dataclass
+class EncoderRunnerRef:
+    """The encoder-only `EncoderCUDAGraphRunner` state graphfit models (token mode)."""
+
+    batch_sizes: list[int]
+    num_tokens: list[int]
+    seq_lens: list[int]
+    padding: bool
+    max_batch_size: int
+    max_num_tokens: int
+    enabled: bool = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.batch_sizes = sorted(self.batch_sizes)
+        self.num_tokens = sorted(self.num_tokens)
+        self.seq_lens = sorted(self.seq_lens)
+        self.enabled = bool(self.num_tokens and self.seq_lens)
+
+    @property
+    def max_supported_num_tokens(self) -> int:
+        return self.num_tokens[-1] if self.num_tokens else 0
+
+    def static_rows(self) -> int:
+        """`_create_shared_static_tensors` (encoder-only): input_ids (rows,), position_ids
+        (1, rows), rows = min(max_supported_num_tokens, max_num_tokens)."""
+        return min(self.max_supported_num_tokens, self.max_num_tokens)
+
+    def get_valid_graph_key(self, batch_size: int, num_tokens: int, max_seq_len: int
+                            ) -> tuple[int, int, int]:
+        i = bisect.bisect_left(self.num_tokens, num_tokens)
+        j = bisect.bisect_left(self.seq_lens, max_seq_len)
+        while i < len(self.num_tokens) and j < len(self.seq_lens):
+            padded_num_tokens, padded_max_seq_len = self.num_tokens[i], self.seq_lens[j]
+            if padded_num_tokens > batch_size * padded_max_seq_len:
+                j += 1
+            elif padded_max_seq_len > padded_num_tokens:
+                i += 1
+            else:
+                return batch_size, padded_num_tokens, padded_max_seq_len
+        return batch_size, 0, 0
+
+    def get_graph_key(self, seq_lens: list[int]) -> tuple[tuple[int, int, int], bool, bool]:
+        num_tokens = sum(seq_lens)
+        batch_size = len(seq_lens)
+        max_seq_len = max(seq_lens) if batch_size > 0 else 0
+        key = self.get_valid_graph_key(batch_size, num_tokens, max_seq_len)
+        performed = key[1] != num_tokens or key[2] != max_seq_len
+        successful = key[1] != 0 and key[2] != 0
+        return key, performed, successful
+
+    def pad_batch(self, seq_lens: list[int]) -> list[int]:
+        """`pad_batch` on seq_lens (input_ids has sum(seq_lens) entries)."""
+        if not self.enabled or not self.padding:
+            return seq_lens
+        padded_batch_size = encoder_round_up(len(seq_lens), self.batch_sizes)
+        if padded_batch_size in (0, len(seq_lens)):
+            return seq_lens
+        padding_size = padded_batch_size - len(seq_lens)
+        if sum(seq_lens) + padding_size > self.max_supported_num_tokens:
+            return seq_lens
+        return list(seq_lens) + [1] * padding_size
+
+    def maybe_get_key(self, seq_lens: list[int], captured: set[tuple[int, int, int]] | None
+                      ) -> tuple[int, int, int] | None:
+        """`maybe_get_cuda_graph` (TRT-LLM attention, no expert statistics, no multi-item):
+        the key, or None for eager; `captured` None is the capture pass (capture allowed)."""
+        if not self.enabled or len(seq_lens) not in self.batch_sizes:
+            return None
+        key, performed, successful = self.get_graph_key(seq_lens)
+        if (not self.padding and performed) or not successful:
+            return None
+        if captured is not None and key not in captured:
+            return None
+        return key
+
+    def capture_shapes(self) -> list[tuple[int, int, int]]:
+        """`EncoderMixin._encoder_capture_shapes` (encoder-only)."""
+        out = []
+        for batch_size in sorted(self.batch_sizes, reverse=True):
+            if batch_size > self.max_batch_size:
+                continue
+            for j, max_seq_len in reversed(list(enumerate(self.seq_lens))):
+                previous_seq_len = self.seq_lens[j - 1] if j > 0 else 0
+                for i, num_tokens in reversed(list(enumerate(self.num_tokens))):
+                    previous_num_tokens = self.num_tokens[i - 1] if i > 0 else 0
+                    if (num_tokens < previous_seq_len + batch_size
+                            or previous_num_tokens >= batch_size * max_seq_len
+                            or num_tokens > batch_size * max_seq_len
+                            or max_seq_len > num_tokens):
+                        continue
+                    out.append((batch_size, num_tokens, max_seq_len))
+        return out
+
+    def captured_keys(self) -> set[tuple[int, int, int]]:
+        """`_run_encoder_capture_pass`: each shape's layout through `prepare_tokens` (pad_batch,
+        then maybe_get_cuda_graph with capture allowed)."""
+        keys = set()
+        if not self.enabled:
+            return keys
+        for shape in self.capture_shapes():
+            seq = encoder_build_capture_sequence_lengths(*shape)
+            if seq is None:
+                continue
+            key = self.maybe_get_key(self.pad_batch(seq), None)
+            if key is not None:
+                keys.add(key)
+        return keys
+
+    def replay_key(self, seq_lens: list[int], captured: set[tuple[int, int, int]]
+                   ) -> tuple[int, int, int] | None:
+        """A runtime batch: pad_batch, then maybe_get_cuda_graph (uncaptured keys eager)."""
+        return self.maybe_get_key(self.pad_batch(seq_lens), captured)
+
+
+def encoder_runner_ref(batch_sizes: Sequence[int], num_tokens: Sequence[int],
+                       seq_lens: Sequence[int], padding: bool, max_batch_size: int,
+                       max_num_tokens: int, max_seq_len: int) -> EncoderRunnerRef:
+    """`EncoderConfigMixin.create` (token mode): the three filters on the sorted lists."""
+    bs, _ = (filter_cuda_graph_batch_sizes(sorted(set(batch_sizes)), max_batch_size,
+                                           max_num_tokens, 1, padding)
+             if batch_sizes else ([], []))
+    nt = filter_encoder_buckets(sorted(set(num_tokens)), max_num_tokens, padding) \
+        if num_tokens else []
+    sl = filter_encoder_buckets(sorted(set(seq_lens)), max_seq_len, padding) \
+        if seq_lens else []
+    return EncoderRunnerRef(bs, nt, sl, padding, max_batch_size, max_num_tokens)

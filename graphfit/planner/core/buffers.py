@@ -9,13 +9,15 @@ safe there at all (stale slot ids or request rows in a padded tail are read by t
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+import re
+from dataclasses import dataclass, replace
 
 from graphfit.planner.core.batches import Stream
 from graphfit.planner.core.enums import Vocabulary
 from graphfit.planner.core.errors import ConfigError, excerpt, require_int
 from graphfit.planner.core.limits import MAX_INT
 
+_SHARED_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,63}")
 PAD_SLOT_ID = -1  # the slot id of padded tokens: the KV-cache write skips it
 
 
@@ -99,6 +101,10 @@ class BufferSpec:
     `leading` dims come before the scaled axis (mrope's 3 rows), `trailing` after it (hidden).
     `init` is "arange" for index buffers the runtime fills once with 0, 1, 2, ...
     `safe_fills` are the fills of a padded tail that keep a replay correct (None: any).
+    `shared` names a plan-level buffer this one IS (not a copy of): every component's spec
+    with the same `shared` name is one tensor, sized for the most rows any of them needs and
+    allocated and counted once (an engine whose prefill graphs and decode graphs read the
+    same persistent token buffer). "" is a buffer of its own component.
     """
 
     name: str
@@ -112,8 +118,13 @@ class BufferSpec:
     init: str = "zeros"
     source: str = ""
     safe_fills: frozenset[FillKind] | None = None
+    shared: str = ""
 
     def __post_init__(self) -> None:
+        if not isinstance(self.shared, str) or (self.shared and not _SHARED_NAME.fullmatch(
+                self.shared)):
+            raise ConfigError(f"{self.name}: shared must be a buffer name (letters, digits, "
+                              f"_), got {excerpt(self.shared)}")
         if self.axis is not Axis.FIXED and not self.demands:
             raise ConfigError(f"{self.name}: a scaled buffer needs at least one demand")
         if self.init not in ("zeros", "arange"):
@@ -123,3 +134,8 @@ class BufferSpec:
 
     def fill_is_safe(self, kind: FillKind) -> bool:
         return self.safe_fills is None or kind in self.safe_fills
+
+
+def as_shared(spec: BufferSpec, name: str | None = None) -> BufferSpec:
+    """The spec as a user of the plan-level shared buffer `name` (default: its own name)."""
+    return replace(spec, shared=spec.name if name is None else name)

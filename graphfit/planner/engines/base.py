@@ -9,11 +9,11 @@ engine's components the same way, so nothing here imports back up.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Protocol
 
 from graphfit.planner.core.batches import BatchFamily
-from graphfit.planner.core.buffers import BufferSpec
+from graphfit.planner.core.buffers import BufferSpec, as_shared
 from graphfit.planner.core.dispatch import DispatchTables
 from graphfit.planner.core.enums import CUDAGraphMode, Engine, EngineName, LadderPolicy, Unit
 from graphfit.planner.core.errors import ConfigError, excerpt
@@ -71,6 +71,21 @@ class ComponentModel:
     @property
     def width(self) -> int:
         return self.tables.uniform_query_len
+
+
+def share_buffers(components: tuple[ComponentModel, ...], owner: str, reader: str
+                  ) -> tuple[ComponentModel, ...]:
+    """`reader`'s buffers that `owner` also has (same name) become one shared buffer each
+    (`BufferSpec.shared`, the name): allocated once, sized for the larger need, counted once.
+    For an engine whose second graph runner reads the first one's persistent tensors."""
+    by_name = {c.name: c for c in components}
+    if owner not in by_name or reader not in by_name:
+        raise ConfigError(f"share_buffers: no component {owner!r} or {reader!r}")
+    common = ({b.name for b in by_name[owner].buffers}
+              & {b.name for b in by_name[reader].buffers})
+    return tuple(replace(c, buffers=tuple(as_shared(b) if b.name in common else b
+                                          for b in c.buffers))
+                 if c.name in (owner, reader) else c for c in components)
 
 
 @dataclass(frozen=True)

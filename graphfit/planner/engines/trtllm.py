@@ -35,7 +35,7 @@ from graphfit.planner.core.enums import CUDAGraphMode, Engine, LadderPolicy, Spe
 from graphfit.planner.core.errors import ConfigError
 from graphfit.planner.core.ladder import Ladder, check_size_count
 from graphfit.planner.core.settings import EngineSettings
-from graphfit.planner.engines.base import ComponentModel, EngineLadders
+from graphfit.planner.engines.base import ComponentModel, EngineLadders, share_buffers
 from graphfit.planner.engines.batch import (
     BatchRunner,
     batch_components,
@@ -45,6 +45,7 @@ from graphfit.planner.engines.batch import (
 )
 from graphfit.planner.engines.trtllm_options import TrtllmOptions
 from graphfit.planner.engines.trtllm_prefill import (
+    COMPONENT,
     check_prefill,
     prefill_component,
     prefill_counts,
@@ -400,7 +401,10 @@ class TrtllmModel:
                    ) -> tuple[ComponentModel, ...]:
         decode = batch_components(config, trtllm_runners(config, ladders.runtime))
         prefill = prefill_component(config)
-        return decode if prefill is None else (*decode, prefill)
+        if prefill is None:
+            return decode
+        # the prefill graphs read the decoder's own persistent token buffers: one tensor each
+        return share_buffers((*decode, prefill), "target", COMPONENT)
 
 
 def _inputs(config: EngineSettings) -> tuple[tuple[str, str], ...]:

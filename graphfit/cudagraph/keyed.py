@@ -1,0 +1,113 @@
+"""`KeyedGraphRunner`: graphs keyed on (requests, tokens, longest request), captured in a
+`CaptureSession` and replayed in one pair of static token buffers.
+
+The planner's `KeyedDispatch` (graphfit.planner.core.keyed) says which captured key a batch
+replays; this runner never re-derives it. A key (b, n, L) is captured as the session's
+`GraphKey(padded=n, num_reqs=b)` with the variant `(("longest", L),)`: the longest-request
+bucket is a third dimension the graph bakes in (TensorRT-LLM's encoder graphs fix their
+attention kernel's max length to it), passed to `fn` as the keyword `longest`. A batch's
+tokens are staged in the static `input_ids` / `position_ids` (positions restart at 0 for
+each request), the padded tail is zero-filled, and its output is the first n real rows.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable, Mapping, Sequence
+
+import torch
+
+from graphfit.cudagraph.backends import Backend, Graph, get_backend
+from graphfit.cudagraph.capture import CaptureEvent, CaptureJob, CaptureSession
+from graphfit.planner import CapacityError, ConfigError, CUDAGraphMode, GraphKey, KeyedDispatch
+
+KeyedFn = Callable[..., torch.Tensor]  # fn(views, *, longest) -> one row per token
+
+
+class KeyedGraphRunner:
+    """One graph per captured key of `dispatch`, in static buffers of `capacity` token rows
+    (the planner's proof says every replayed key fits)."""
+
+    def __init__(self, fn: KeyedFn, dispatch: KeyedDispatch, capacity: int, *,
+                 session: CaptureSession | None = None, backend: str | Backend = "cpu",
+                 component: str = "encoder", device: str = "cpu") -> None:
+        if not isinstance(dispatch, KeyedDispatch):
+            raise ConfigError(f"dispatch: expected a KeyedDispatch, got "
+                              f"{type(dispatch).__name__}")
+        if isinstance(capacity, bool) or not isinstance(capacity, int) or capacity < 0:
+            raise ConfigError(f"capacity: expected rows >= 0, got {capacity!r}")
+        self.fn = fn
+        self.dispatch = dispatch
+        self._component = component
+        self.backend = session.backend if session is not None else get_backend(backend)
+        self.input_ids = torch.zeros(capacity, dtype=torch.int32, device=device)
+        self.position_ids = torch.zeros(capacity, dtype=torch.int32, device=device)
+        self.graphs: dict[tuple[int, ...], Graph] = {}
+        self.last_key: tuple[int, ...] | None = None
+        if session is not None:
+            session.add(self)
+
+    @property
+    def component(self) -> str:
+        return self._component
+
+    def _views(self, rows: int) -> dict[str, torch.Tensor]:
+        if rows > self.input_ids.shape[0]:
+            raise CapacityError(f"{self.component}.input_ids", rows, self.input_ids.shape[0])
+        return {"input_ids": self.input_ids[:rows], "position_ids": self.position_ids[:rows]}
+
+    def _capture_jobs(self) -> list[CaptureJob]:
+        jobs = []
+        for key in sorted(self.dispatch.captured, reverse=True):
+            rows = self.dispatch.rows(key)
+            views = self._views(rows)  # a short buffer fails before any capture
+            jobs.append(CaptureJob(GraphKey(rows, key[0]), (("longest", key[2]),),
+                                   (CUDAGraphMode.FULL,), views,
+                                   {"input_ids": rows, "position_ids": rows}))
+        return jobs
+
+    def _capture_job(self, job: CaptureJob, *, keep_output: bool) -> None:
+        for view in job.views.values():
+            view.zero_()
+        longest = dict(job.variant)["longest"]
+        if not isinstance(longest, int):
+            raise ConfigError(f"capture: longest must be an int, got {longest!r}")
+        key = (job.key.num_reqs or 0, job.key.padded, longest)
+        self.graphs[key] = self.backend.capture(functools.partial(self.fn, longest=longest),
+                                                job.views)
+
+    def _captured(self, events: Sequence[CaptureEvent]) -> None:
+        del events
+
+    def release(self) -> None:
+        self.graphs.clear()
+
+    def capture(self) -> None:
+        """Capture every key without a session (a one-runner session)."""
+        session = CaptureSession(self.backend, freeze_gc=False)
+        session.add(self)
+        session.capture()
+
+    def step(self, input_ids: torch.Tensor, seq_lens: Sequence[int], *,
+             eager: bool = False) -> torch.Tensor:
+        """Run one batch (packed `input_ids`, one length per request): the captured graph
+        its (requests, tokens, longest) key replays, else eagerly."""
+        lens = [int(n) for n in seq_lens]
+        n = sum(lens)
+        if not lens or min(lens) < 1 or int(input_ids.shape[0]) != n:
+            raise ConfigError("step: seq_lens must be >= 1 each and sum to len(input_ids)")
+        positions = torch.cat([torch.arange(k, dtype=torch.int32) for k in lens])
+        key = None if eager else self.dispatch.lookup((len(lens), n, max(lens)))
+        self.last_key = key
+        if key is None or key not in self.graphs:
+            views: Mapping[str, torch.Tensor] = {"input_ids": input_ids.to(torch.int32),
+                                                 "position_ids": positions}
+            return self.fn(views, longest=max(lens))
+        rows = self.dispatch.rows(key)
+        self.input_ids[:n].copy_(input_ids)
+        self.input_ids[n:rows].zero_()
+        self.position_ids[:n].copy_(positions)
+        self.position_ids[n:rows].zero_()
+        out = self.graphs[key].replay()
+        assert isinstance(out, torch.Tensor)
+        return out[:n]

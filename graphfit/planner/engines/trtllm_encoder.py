@@ -1,0 +1,187 @@
+"""TensorRT-LLM's encoder-only CUDA graphs (`EncodeCudaGraphConfig`), keyed on
+(batch size, total-token bucket, longest-request bucket).
+
+Sources (NVIDIA/TensorRT-LLM; tests/oracle/trtllm_reference.py `CITES` gives the windows):
+
+* ladders: `EncoderConfigMixin.create` (engine/runners/encoder.py @0e91ee39be) filters the
+  config's `batch_sizes` with `filter_cuda_graph_batch_sizes(.., max_batch_size,
+  max_num_tokens, 1, padding)`, `num_tokens` with `filter_cuda_graph_num_tokens(..,
+  max_num_tokens, padding)` and `seq_lens` with `filter_cuda_graph_seq_lens(.., max_seq_len,
+  padding)`; graphs are on when a config is given and both token lists keep a value.
+* captured keys: `EncoderMixin._encoder_capture_shapes` (the same file) walks batch size x
+  seq-len bucket x token bucket, skipping shapes no batch fills; each shape becomes one
+  layout (`EncoderCUDAGraphRunner.build_capture_sequence_lengths`) whose key
+  (`get_graph_key`) is captured.
+* dispatch (`EncoderCUDAGraphRunner.pad_batch`, `maybe_get_cuda_graph`, `get_graph_key`,
+  `_get_valid_graph_key`, cuda_graph_runner.py, a stored version newer than @c0edad93fd whose
+  commit the index does not give): with padding the batch is padded to the next captured
+  batch size with one-token dummies (unless that passes the largest token bucket); the key is
+  (padded batch, the smallest token bucket >= the tokens and the smallest length bucket >=
+  the longest request such that bucket tokens <= batch x bucket length and bucket length <=
+  bucket tokens); without padding only an exact key replays; an uncaptured key runs eagerly.
+* buffers: `_create_shared_static_tensors`: `input_ids` (rows,) and `position_ids` (1, rows)
+  int32 with rows = min(largest token bucket, max_num_tokens), and a host `seq_lens`
+  (largest batch size,) int32. A graph of key (b, n, L) reads n token rows and b requests.
+
+Encoder-decoder and feature-mode encoders (fixed sequence slots, `capture_keys` built from
+layouts) and multimodal-encoder buckets are not modelled here.
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_left
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from functools import cached_property
+
+from graphfit.planner.core.errors import ConfigError
+from graphfit.planner.core.keyed import BatchKey, KeyedDispatch, prove_keyed
+from graphfit.planner.engines.trtllm import trtllm_filter
+from graphfit.planner.engines.trtllm_ladders import filter_encoder_values
+
+EncoderKey = tuple[int, int, int]
+
+
+def valid_graph_key(batch: int, tokens: int, longest: int, token_buckets: Sequence[int],
+                    length_buckets: Sequence[int]) -> EncoderKey:
+    """`_get_valid_graph_key`: walk both bucket lists up from the first bucket >= each value
+    until bucket tokens <= batch x bucket length and bucket length <= bucket tokens; (batch,
+    0, 0) when a list runs out."""
+    i, j = bisect_left(token_buckets, tokens), bisect_left(length_buckets, longest)
+    while i < len(token_buckets) and j < len(length_buckets):
+        n, length = token_buckets[i], length_buckets[j]
+        if n > batch * length:
+            j += 1
+        elif length > n:
+            i += 1
+        else:
+            return batch, n, length
+    return batch, 0, 0
+
+
+def capture_layout(batch: int, tokens: int, longest: int) -> tuple[int, ...] | None:
+    """`build_capture_sequence_lengths`: one request of `longest` tokens (or fewer when the
+    rest must each keep one), the rest spread evenly; None when no batch has that shape."""
+    if batch <= 0 or tokens < batch or tokens > batch * longest:
+        return None
+    if batch == 1:
+        return (tokens,)
+    if tokens >= longest + batch - 1:
+        base, extra = divmod(tokens - longest, batch - 1)
+        return (longest, *([base + 1] * extra), *([base] * (batch - 1 - extra)))
+    return (tokens - batch + 1, *([1] * (batch - 1)))
+
+
+@dataclass(frozen=True)
+class EncoderGraphs:
+    """The filtered ladders and bounds of one encoder-only runner."""
+
+    batch_sizes: tuple[int, ...]
+    token_buckets: tuple[int, ...]
+    length_buckets: tuple[int, ...]
+    padding: bool
+    max_batch_size: int
+    max_num_tokens: int
+    max_seq_len: int
+
+    def __post_init__(self) -> None:
+        for name in ("batch_sizes", "token_buckets", "length_buckets"):
+            values = getattr(self, name)
+            if list(values) != sorted(set(values)) or any(v < 1 for v in values):
+                raise ConfigError(f"encoder graphs: {name} must be sorted, unique and >= 1")
+        for name in ("max_batch_size", "max_num_tokens", "max_seq_len"):
+            if getattr(self, name) < 1:
+                raise ConfigError(f"encoder graphs: {name} must be >= 1")
+
+    @property
+    def enabled(self) -> bool:
+        return bool(self.token_buckets and self.length_buckets)
+
+    @property
+    def max_graph_tokens(self) -> int:
+        return self.token_buckets[-1] if self.token_buckets else 0
+
+    @property
+    def static_rows(self) -> int:
+        """TensorRT-LLM's `input_ids` / `position_ids` rows (encoder-only)."""
+        return min(self.max_graph_tokens, self.max_num_tokens)
+
+    def capture_shapes(self) -> Iterator[EncoderKey]:
+        """`_encoder_capture_shapes` (encoder-only): the shapes warmed up and captured."""
+        tokens, lengths = self.token_buckets, self.length_buckets
+        for b in sorted(self.batch_sizes, reverse=True):
+            if b > self.max_batch_size:
+                continue
+            for j in reversed(range(len(lengths))):
+                length, previous_length = lengths[j], lengths[j - 1] if j else 0
+                for i in reversed(range(len(tokens))):
+                    n, previous_n = tokens[i], tokens[i - 1] if i else 0
+                    if (n < previous_length + b or previous_n >= b * length
+                            or n > b * length or length > n):
+                        continue
+                    yield b, n, length
+
+    def _key(self, batch: BatchKey) -> EncoderKey | None:
+        """`maybe_get_cuda_graph` after `pad_batch`, before the captured check."""
+        b, n, longest = batch
+        if not self.enabled:
+            return None
+        if self.padding:
+            i = bisect_left(self.batch_sizes, b)
+            padded = self.batch_sizes[i] if i < len(self.batch_sizes) else 0
+            if padded not in (0, b) and n + padded - b <= self.max_graph_tokens:
+                b, n = padded, n + padded - b  # one-token dummies: the longest stays
+        if b not in self.batch_sizes:
+            return None
+        key = valid_graph_key(b, n, longest, self.token_buckets, self.length_buckets)
+        padded_any = key[1] != n or key[2] != longest
+        if (not self.padding and padded_any) or key[1] == 0 or key[2] == 0:
+            return None
+        return key
+
+    @cached_property
+    def captured(self) -> frozenset[EncoderKey]:
+        """The keys of the captured layouts."""
+        out: set[EncoderKey] = set()
+        for shape in self.capture_shapes():
+            layout = capture_layout(*shape)
+            if layout is None:
+                continue
+            key = self._key((len(layout), sum(layout), max(layout)))
+            if key is not None:
+                out.add(key)
+        return frozenset(out)
+
+    def lookup(self, batch: BatchKey) -> EncoderKey | None:
+        """The captured key a batch of (requests, tokens, longest) replays, or None."""
+        key = self._key(batch)
+        return key if key is not None and key in self.captured else None
+
+    @cached_property
+    def dispatch(self) -> KeyedDispatch:
+        return KeyedDispatch(self._key, frozenset(self.captured), lambda key: key[1])
+
+    def prove(self, capacity: int | None = None) -> tuple[tuple[object, ...], int, int]:
+        """`prove_keyed` of the static token buffer at `capacity` (default: TensorRT-LLM's
+        rows) over every batch of at most max_batch_size requests, max_num_tokens tokens and
+        requests of at most max_seq_len tokens."""
+        rows = self.static_rows if capacity is None else capacity
+        return prove_keyed(self.dispatch, rows, self.max_batch_size, self.max_num_tokens,
+                           self.max_seq_len)
+
+    @property
+    def needed_rows(self) -> int:
+        """The most token rows a captured graph reads (graphfit's capacity)."""
+        return max((k[1] for k in self.captured), default=0)
+
+
+def encoder_graphs(batch_sizes: Sequence[int], num_tokens: Sequence[int],
+                   seq_lens: Sequence[int], padding: bool, max_batch_size: int,
+                   max_num_tokens: int, max_seq_len: int) -> EncoderGraphs:
+    """`EncoderConfigMixin.create`'s filters on the config's (sorted) lists."""
+    bs = trtllm_filter(sorted(set(batch_sizes)), max_batch_size, max_num_tokens, 1,
+                       padding=padding) if batch_sizes else []
+    nt = filter_encoder_values(sorted(set(num_tokens)), max_num_tokens, padding)
+    sl = filter_encoder_values(sorted(set(seq_lens)), max_seq_len, padding)
+    return EncoderGraphs(tuple(bs), nt, sl, padding, max_batch_size, max_num_tokens,
+                         max_seq_len)

@@ -1,0 +1,78 @@
+"""graphfit's runtime on graphs keyed on (requests, tokens, longest request): TensorRT-LLM's
+encoder-only graphs (graphfit.planner.engines.trtllm_encoder). One graph per captured key of
+the planner's `KeyedDispatch`, captured in a `CaptureSession` (the longest-request bucket as a
+variant dimension), and every reachable batch's step equals its eager forward."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+import pytest
+import torch
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from graphfit import CapacityError
+from graphfit.cudagraph import CaptureSession
+from graphfit.cudagraph.keyed import KeyedGraphRunner
+from graphfit.planner.core.keyed import reachable_keys
+from graphfit.planner.engines.trtllm_encoder import encoder_graphs
+
+VOCAB = 32
+
+
+class TinyEncoder(torch.nn.Module):
+    """Embedding plus positions, clamped to the longest-request bucket the graph bakes in (a
+    real position is always below it, so padding changes no real row)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        torch.manual_seed(0)
+        self.emb = torch.nn.Embedding(VOCAB, 4)
+        self.pos = torch.nn.Embedding(4096, 4)
+        self.out = torch.nn.Linear(4, 4)
+
+    def fn(self, views: Mapping[str, torch.Tensor], *, longest: int) -> torch.Tensor:
+        pos = views["position_ids"].clamp(max=longest - 1).long()
+        return self.out(torch.tanh(self.emb(views["input_ids"].long() % VOCAB)
+                                   + self.pos(pos)))
+
+
+def _split(b: int, n: int, longest: int) -> list[int]:
+    if b == 1:
+        return [n]
+    base, extra = divmod(n - longest, b - 1)
+    return [longest] + [base + 1] * extra + [base] * (b - 1 - extra)
+
+
+@settings(max_examples=6, deadline=None)
+@given(st.booleans(), st.integers(1, 4), st.integers(4, 24), st.integers(2, 10))
+def test_every_reachable_batch_equals_eager(padding: bool, S: int, T: int, L: int) -> None:
+    graphs = encoder_graphs([1, 2, 4], [4, 8, 16, 24], [2, 4, 8], padding, S, T, L)
+    model = TinyEncoder()
+    session = CaptureSession("cpu", freeze_gc=False)
+    runner = KeyedGraphRunner(model.fn, graphs.dispatch, graphs.static_rows, session=session)
+    report = session.capture()
+    assert set(runner.graphs) == set(graphs.captured)
+    assert {e.variant for e in report.events} == {(("longest", k[2]),)
+                                                  for k in graphs.captured}
+    gen = torch.Generator().manual_seed(1)
+    replays = 0
+    with torch.no_grad():
+        for b, n, longest in reachable_keys(S, T, L):
+            ids = torch.randint(0, VOCAB, (n,), generator=gen, dtype=torch.int32)
+            lens = _split(b, n, longest)
+            got = runner.step(ids, lens)
+            assert runner.last_key == graphs.lookup((b, n, longest))
+            replays += runner.last_key is not None
+            ref = runner.step(ids, lens, eager=True)
+            torch.testing.assert_close(got, ref)
+    # every captured key's own layout is a reachable batch that replays it
+    assert replays >= len(graphs.captured)
+
+
+def test_a_short_buffer_fails_before_capture() -> None:
+    graphs = encoder_graphs([1, 2], [4, 8], [4, 8], True, 2, 8, 8)
+    runner = KeyedGraphRunner(TinyEncoder().fn, graphs.dispatch, graphs.needed_rows - 1)
+    with pytest.raises(CapacityError):
+        runner.capture()
