@@ -11,16 +11,19 @@ SGLang keeps one runtime state per candidate step count and swaps between them a
   topk 1 when not given, steps = the middle candidate (`candidates[len // 2]`) when not given,
   steps must be a candidate, draft tokens = steps + 1. SGLang's own auto-parameters are
   skipped under adaptive (:1159).
-* Graph sets: the initial step keeps the start-up runners, captured on the full decode list
-  (eagle_worker_v2.py:1387-1407); every other candidate s gets its own target-verify runner
-  (width s + 1), draft-decode runner (s > 1, :507) and draft-extend runner (width s + 1),
-  built by `build_adaptive_runtime_state` (:1777-1859) under `_override_worker_state`
-  (:1909-1976) with the decode list pruned to the sizes whose slot lists s
-  (`cuda_graph_bs_for_step`, adaptive_spec_params.py:300-314); an empty pruned list turns
-  that state's graphs off (eagle_worker_v2.py:1943-1951).
-* Routing: a batch pads to the decode list, then picks the slot with the largest key not
-  above it (`_route`, adaptive_spec_params.py:316-335) and runs that slot's current step.
-  Every set is proven for every batch up to its ladder top, a superset of what is routed.
+* Graph sets: the initial step keeps the start-up runners (eagle_worker_v2.py:1387-1407);
+  every other candidate s gets its own target-verify runner (width s + 1), draft-decode runner
+  (s > 1, :507) and draft-extend runner (width s + 1), built by `build_adaptive_runtime_state`
+  (:1777-1859) under `_override_worker_state` (:1909-1976). Each captures the full resolved
+  decode list: `init_states` prunes `cuda_graph_bs_decode` per step (`cuda_graph_bs_for_step`,
+  adaptive_spec_params.py:300-314; eagle_worker_v2.py:1408-1413, 1943-1951), but that field is
+  None unless `--cuda-graph-bs-decode` is given (then nothing is pruned), and the runners read
+  `cuda_graph_config.decode.bs` (base_cuda_graph_runner.py:77) and its backend
+  (cuda_graph_config.py:210-221), which the override leaves as resolved. Observed with SGLang's
+  own code by tests/oracle/sglang_adaptive_oracle.py.
+* Routing: a batch picks the slot of its (padded) size and runs that slot's current step
+  (`_route`, adaptive_spec_params.py:316-335), so any candidate set can meet any batch; every
+  set is proven for every batch 1..max_running_requests.
 
 The per-step sets are components named `<runner>.s<steps>`; the start-up set keeps the plain
 names (`target`, `drafter`, `draft_extend`).
@@ -28,7 +31,6 @@ names (`target`, `drafter`, `draft_extend`).
 
 from __future__ import annotations
 
-import bisect
 from collections.abc import Sequence
 
 from graphfit.planner.core.enums import SpecMethod
@@ -52,23 +54,6 @@ def initial_steps(slots: Sequence[tuple[int, tuple[int, ...]]] = DEFAULT_SLOTS) 
     """The middle candidate, SGLang's default steps (speculative_hook.py:1410-1415)."""
     steps = candidate_steps(slots)
     return steps[len(steps) // 2]
-
-
-def slot_of(size: int, slots: Sequence[tuple[int, tuple[int, ...]]] = DEFAULT_SLOTS
-            ) -> tuple[int, ...]:
-    """`_find_closest_bs` (adaptive_spec_params.py:332-335): the slot with the largest key
-    not above `size` (the first slot below every key)."""
-    keys = [k for k, _ in slots]
-    idx = bisect.bisect_right(keys, size) - 1
-    return slots[max(0, idx)][1]
-
-
-def pruned_sizes(step: int, sizes: Sequence[int],
-                 slots: Sequence[tuple[int, tuple[int, ...]]] = DEFAULT_SLOTS
-                 ) -> tuple[int, ...]:
-    """`cuda_graph_bs_for_step` (adaptive_spec_params.py:300-314): the decode sizes whose
-    slot can run `step`."""
-    return tuple(v for v in sorted(sizes) if step in slot_of(v, slots))
 
 
 def fallback_reason(config: EngineSettings) -> str | None:
@@ -107,26 +92,20 @@ def resolve_adaptive(config: EngineSettings) -> dict[str, object]:
 
 def graph_sets(config: EngineSettings, declared: tuple[int, ...]
                ) -> list[tuple[int, tuple[int, ...], str]]:
-    """(steps, decode sizes, suffix) per runtime state: the start-up state on the full list,
-    each other candidate on its pruned list (eagle_worker_v2.py:1387-1414; adaptive_runtime_
-    state.py:104-121 skips the registered start-up step). A state whose pruned list is empty
-    captures nothing (eagle_worker_v2.py:1943-1951) and is left out."""
+    """(steps, decode sizes, component suffix) per runtime state: the start-up state first
+    (plain names), then every other candidate (adaptive_runtime_state.py:104-121 skips the
+    registered start-up step), all on the full decode list (module docstring)."""
     start = config.num_speculative_tokens
-    out = [(start, tuple(declared), "")]
-    for step in candidate_steps():
-        if step == start:
-            continue
-        sizes = pruned_sizes(step, declared)
-        if sizes:
-            out.append((step, sizes, f".s{step}"))
-    return out
+    return [(start, tuple(declared), ""),
+            *((step, tuple(declared), f".s{step}") for step in candidate_steps()
+              if step != start)]
 
 
 def ladder_line(config: EngineSettings, declared: tuple[int, ...]) -> tuple[str, str]:
     """The input line the plan shows for adaptive speculation."""
     sets = graph_sets(config, declared)
-    parts = [f"{s}{' (start-up)' if not suffix else ''}: {len(sizes)} sizes"
-             for s, sizes, suffix in sets]
+    start = sets[0][0]
     return ("speculative_adaptive",
-            f"candidate steps {list(candidate_steps())}, one graph set per step: "
-            + "; ".join(parts))
+            f"candidate steps {list(candidate_steps())}, start-up {start}: "
+            f"{len(sets)} graph sets (target verify width steps + 1, draft runners), "
+            f"each on the {len(declared)} decode sizes")
