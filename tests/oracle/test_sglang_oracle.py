@@ -385,8 +385,9 @@ ADAPTIVE_LINES: list[tuple[str, ...]] = [
 @pytest.mark.parametrize("argv", ADAPTIVE_LINES, ids=[" ".join(a[2:]) for a in ADAPTIVE_LINES])
 def test_adaptive_fallback_follows_sglang(argv: tuple[str, ...]) -> None:
     """`_maybe_disable_adaptive` (speculative_hook.py:1374-1389) run by SGLang decides: where
-    adaptive stays on graphfit plans every runtime state as SGLang builds it, where SGLang falls back to the
-    static parameters graphfit plans the line and its decode ladder is SGLang's."""
+    adaptive stays on graphfit plans every runtime state as SGLang builds it, where SGLang
+    falls back to the static parameters graphfit plans the line and its decode ladder is
+    SGLang's."""
     from sglang.srt.arg_groups.overrides import resolving_view
 
     from tests.helpers import run_cli

@@ -41,9 +41,10 @@ def test_one_graph_set_per_candidate_step() -> None:
                      *(f"{r}.s{s}" for s in (0, 1, 5, 7) for r in ("target", "draft_extend")),
                      "drafter.s5", "drafter.s7"}  # a draft-decode runner only for steps > 1
     for steps in (0, 1, 5, 7):
-        assert p.components[f"target.s{steps}"].tables.uniform_query_len == steps + 1
-        assert p.components[f"target.s{steps}"].buffer("input_ids").shape == (33 * (steps + 1),)
-        assert p.components[f"draft_extend.s{steps}"].buffer("num_accept_tokens").fill.value == steps + 1
+        target, extend = p.components[f"target.s{steps}"], p.components[f"draft_extend.s{steps}"]
+        assert target.tables.uniform_query_len == steps + 1
+        assert target.buffer("input_ids").shape == (33 * (steps + 1),)
+        assert extend.buffer("num_accept_tokens").fill.value == steps + 1
         assert p.graph_sizes(f"target.s{steps}") == p.graph_sizes("target")
     assert p.components["drafter.s7"].buffer("out_cache_loc").shape == (33 * 7,)
     assert p.verify().ok
