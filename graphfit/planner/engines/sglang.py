@@ -544,7 +544,12 @@ class SglangModel:
             fraction = default_fraction(config)
             if fraction is not None and fraction > 0:  # not positive: a warning (ladders)
                 changes["mem_fraction_static"] = fraction
-        changes.update(adaptive.resolve_adaptive(config) if config.speculative_adaptive
+        kept_on = config.speculative_adaptive and adaptive.fallback_reason(config) is None
+        if config.speculative_adaptive and not kept_on:
+            # SGLang turns it off and runs the static parameters (_maybe_disable_adaptive,
+            # speculative_hook.py:1374-1389)
+            changes["speculative_adaptive"] = False
+        changes.update(adaptive.resolve_adaptive(config) if kept_on
                        else _resolve_speculation(config))
         if config.multi_layer_eagle and not multi_layer_eagle(config):
             # SGLang reads the switch only for the EAGLE worker family (spec_info.py:354)

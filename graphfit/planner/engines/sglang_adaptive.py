@@ -75,11 +75,8 @@ def fallback_reason(config: EngineSettings) -> str | None:
 
 
 def resolve_adaptive(config: EngineSettings) -> dict[str, object]:
-    """`_init_adaptive_speculative_params` (speculative_hook.py:1392-1427)."""
-    why = fallback_reason(config)
-    if why is not None:
-        raise ConfigError(f"speculative_adaptive: SGLang turns it off ({why}, {PARAMS}) and "
-                          f"runs the static parameters; drop it")
+    """`_init_adaptive_speculative_params` (speculative_hook.py:1392-1427); the caller has
+    turned the option off where SGLang falls back (`fallback_reason`)."""
     steps = candidate_steps()
     given = config.num_speculative_tokens or None
     chosen = initial_steps() if given is None else given
