@@ -104,3 +104,26 @@ def test_generated_adaptive_lines(argv: tuple[str, ...]) -> None:
     """Generated lines with `--speculative-adaptive`: graphfit and SGLang agree on acceptance,
     on whether adaptive stays on, and on every state's runners."""
     _fail(sa.compare(argv))
+
+
+def test_live_check_maps_each_state_to_its_component() -> None:
+    """graphfit.integrations.sglang checks a runner of another runtime state against that
+    state's component (its `speculative_num_steps`), from SGLang's own live draft runners."""
+    import torch
+
+    from graphfit.integrations import sglang as gs
+    from tests.oracle import sglang_oracle as so
+
+    r = so.resolve(EDGE_LINES[0], gpu_mem_gb=80)
+    assert isinstance(r, so.Resolved)
+    built = sa.states(r)
+    assert built is not None and sorted(built) == [0, 1, 3, 5, 7]
+    for steps, runners in built.items():
+        live = runners["draft_extend"].live
+        check = gs.check_live_runners(r.record, {"draft_extend": live})
+        prefix = "draft_extend." if steps == 3 else f"draft_extend.s{steps}."
+        assert check.ok and check.live and all(k.startswith(prefix) for k in check.live)
+    live = built[7]["draft_extend"].live
+    live.buffers.input_ids = torch.zeros(3, dtype=torch.int64)  # fewer rows than state 7 needs
+    check = gs.check_live_runners(r.record, {"draft_extend": live})
+    assert not check.ok and "draft_extend.s7.input_ids" in check.line()
