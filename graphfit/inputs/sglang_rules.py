@@ -51,8 +51,7 @@ def _backends(values: Mapping[str, Any]) -> tuple[str | None, str | None]:
 
 
 ADAPTIVE = "speculative/adaptive_spec_params.py"
-ADAPTIVE_STATES = ("a graph set per candidate step, eagle_worker_v2.py:1389-1414, "
-                   "1777-1857")
+ADAPTIVE_STATES = "eagle_worker_v2.py:1387-1414, 1777-1859"
 
 
 def adaptive_fallback(values: Mapping[str, Any], fields: Mapping[str, Any]) -> str | None:
@@ -142,10 +141,10 @@ def refuse_adaptive(values: Mapping[str, Any], fields: Mapping[str, Any]) -> str
     if why is None:
         if values.get("speculative_adaptive_config") is not None:
             raise ConfigError("--speculative-adaptive-config: a custom candidate-step file "
-                              f"is not modelled ({ADAPTIVE_STATES}); drop it to plan "
-                              f"SGLang's built-in config ({ADAPTIVE}:28-53)")
-        return (f"--speculative-adaptive: SGLang keeps it on; one graph set per candidate "
-                f"step ({ADAPTIVE_STATES})")
+                              f"is not modelled; drop it to plan SGLang's built-in one "
+                              f"({ADAPTIVE}:28-53, 104-139)")
+        return (f"--speculative-adaptive: SGLang keeps it on; graphfit plans one graph set "
+                f"per candidate step ({ADAPTIVE_STATES})")
     return (f"--speculative-adaptive: SGLang turns it off ({why}) and runs the static "
             f"parameters ({ADAPTIVE}:57-101)")
 

@@ -107,3 +107,10 @@ def test_rehearse_captures_every_set() -> None:
     for name in ("target.s0", "draft_extend.s1", "drafter.s5", "target.s7"):
         assert f"{name}:" in out and "replayed == eager" in out
     assert "REHEARSED" in out
+
+
+def test_custom_adaptive_config_is_refused_with_its_reason() -> None:
+    code, _, text = run_cli(["plan", "--", "python", "-m", "sglang.launch_server",
+                             "--model-path", "/nonexistent", "--speculative-algorithm", "EAGLE",
+                             "--speculative-adaptive", "--speculative-adaptive-config", "c.json"])
+    assert code == 2 and "--speculative-adaptive-config: a custom candidate-step file" in text
