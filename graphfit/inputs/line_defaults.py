@@ -103,6 +103,9 @@ def settle_sglang(line: PastedLine, resolved: Resolved) -> Resolved:
         notes.append(f"{DEFAULT_GPU_NOTE} for SGLang's default decode max_bs "
                      "(memory_hook.py:89-180); pass --gpu-memory-gb GiB or a GPU name")
     adaptive = sglang_rules.refuse_adaptive(line.values, values)
+    if adaptive is not None and sglang_rules.adaptive_fallback(line.values, values) is None:
+        values["speculative_adaptive"] = True  # SGLang keeps it on: one set per step
+        origins["speculative_adaptive"] = "--speculative-adaptive"
     settled = _with(resolved, values, origins, [*notes, *([adaptive] if adaptive else [])])
     if sglang_rules.needs_check(line.values):
         sglang_rules.refuse(line.values, settled.config())

@@ -48,8 +48,8 @@ UNMODELLED_ALGORITHMS = {  # reasons short enough for one error line
     "DFLASH": "block-wide draft graphs with in-graph samplers (dflash_worker_v2.py:135-378, "
               "698-730)",
     "DSPARK": "block drafter, accept graph, KV injection (speculative/dspark_components/)",
-    "UNO": "LoRA runner with lora/nolora graphs per size + tree-draft runner "
-           "(uno_cuda_graph_runner.py)",
+    "UNO": "lora/nolora graphs per size, F-wide tree-draft runner "
+           "(uno_cuda_graph_runner.py:38-67, uno_lora.py:61-95)",
 }
 # FROZEN_KV_MTP is an MTP draft over the target's frozen KV: spec_method MTP with
 # SglangOptions.frozen_kv_mtp (graphfit.planner.engines.sglang_spec_runners)

@@ -10,8 +10,9 @@ auto-parameters come before these checks, :1165-1174):
 * `--speculative-use-rejection-sampling` with an algorithm other than EAGLE / EAGLE3 /
   NEXTN (:1215-1219: STANDALONE), with topk != 1 (:1222-1224), or with an accept threshold
   other than 1.0 (:1232-1240);
-* `--speculative-adaptive` where SGLang keeps it on (`adaptive_fallback`): graphfit does not
-  plan its per-step runtime states; where SGLang turns it off, the static line is planned;
+* `--speculative-adaptive` where SGLang keeps it on (`adaptive_fallback`): planned with one
+  graph set per candidate step (graphfit.planner.engines.sglang_adaptive); where SGLang
+  turns it off, the static line is planned;
 * topk > 1 with page size > 1 on a backend outside flashinfer / fa3 / triton (EAGLE family,
   :1271-1282) or outside flashinfer (NGRAM, :1355-1365). Only a backend named on the line is
   checked: SGLang's automatic choice depends on the GPU.
@@ -50,8 +51,7 @@ def _backends(values: Mapping[str, Any]) -> tuple[str | None, str | None]:
 
 
 ADAPTIVE = "speculative/adaptive_spec_params.py"
-ADAPTIVE_STATES = ("a graph set per candidate step, eagle_worker_v2.py:1389-1414, "
-                   "1777-1857")
+ADAPTIVE_STATES = "eagle_worker_v2.py:1387-1414, 1777-1859"
 
 
 def adaptive_fallback(values: Mapping[str, Any], fields: Mapping[str, Any]) -> str | None:
@@ -131,14 +131,20 @@ def refuse(values: Mapping[str, Any], config: EngineConfig) -> None:
 
 
 def refuse_adaptive(values: Mapping[str, Any], fields: Mapping[str, Any]) -> str | None:
-    """`--speculative-adaptive` where SGLang keeps it on: not modelled (raised); else the
-    note that SGLang turns it off, or None when the line does not ask for it."""
+    """`--speculative-adaptive`: where SGLang keeps it on, the note that graphfit plans one
+    graph set per candidate step (the caller sets the `speculative_adaptive` option;
+    a custom `--speculative-adaptive-config` is not modelled: raised); else the note that
+    SGLang turns it off, or None when the line does not ask for it."""
     if not values.get("speculative_adaptive"):
         return None
     why = adaptive_fallback(values, fields)
     if why is None:
-        raise ConfigError(f"--speculative-adaptive: not modelled ({ADAPTIVE_STATES}); "
-                          f"drop it to plan the static --speculative-num-steps")
+        if values.get("speculative_adaptive_config") is not None:
+            raise ConfigError("--speculative-adaptive-config: a custom candidate-step file "
+                              f"is not modelled; drop it to plan SGLang's built-in one "
+                              f"({ADAPTIVE}:28-53, 104-139)")
+        return (f"--speculative-adaptive: SGLang keeps it on; graphfit plans one graph set "
+                f"per candidate step ({ADAPTIVE_STATES})")
     return (f"--speculative-adaptive: SGLang turns it off ({why}) and runs the static "
             f"parameters ({ADAPTIVE}:57-101)")
 

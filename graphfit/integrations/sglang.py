@@ -176,6 +176,19 @@ def _live_tensors(name: str, runner: Any) -> dict[str, tuple[str, Any]]:
     return found
 
 
+def _state_component(p: Plan, component: str, runner: Any) -> str:
+    """Under adaptive speculation the runner of another runtime state than the start-up one
+    holds that state's component (`target.s7`): every runner keeps the step count it was
+    built for (decode_cuda_graph_runner.py:344-348, eagle_draft_cuda_graph_runner.py:130-134,
+    eagle_draft_extend_cuda_graph_runner.py:127-131; graphfit.planner.engines.
+    sglang_adaptive)."""
+    steps = getattr(runner, "speculative_num_steps", None)
+    if (not p.config.speculative_adaptive or type(steps) is not int
+            or steps == p.config.num_speculative_tokens):
+        return component
+    return f"{component}.s{steps}"
+
+
 def check_live_runners(server_args: Any, runners: Mapping[str, Any],
                        **overrides: Any) -> SglangLiveCheck:
     """Plan SGLang's ServerArgs and verify the rows of the live runners' tensors.
@@ -192,7 +205,7 @@ def check_live_runners(server_args: Any, runners: Mapping[str, Any],
     for name, runner in runners.items():
         if name not in ALL_RUNNERS:
             raise ConfigError(f"runners: {name!r} is not one of {', '.join(ALL_RUNNERS)}")
-        component = p.components.get(ALL_RUNNERS[name][0])
+        component = p.components.get(_state_component(p, ALL_RUNNERS[name][0], runner))
         if component is None:
             continue
         tensors = _live_tensors(name, runner)

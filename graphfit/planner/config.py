@@ -300,6 +300,7 @@ class EngineConfig:
             disaggregation_mode: str = "null", pp_size: int = 1,
             max_total_tokens: int | None = None,
             multi_layer_eagle: bool = False, frozen_kv_mtp: bool = False,
+            speculative_adaptive: bool = False,
             mem_fraction_static: float | None = None, sm90: bool | None = None,
             vision_layers: int | None = None, vision_hidden_size: int | None = None) -> None: ...
 
@@ -558,6 +559,11 @@ class EngineConfig:
     def frozen_kv_mtp(self) -> bool:
         """SglangOptions.frozen_kv_mtp."""
         return cast(bool, self._option("frozen_kv_mtp"))
+
+    @property
+    def speculative_adaptive(self) -> bool:
+        """SglangOptions.speculative_adaptive."""
+        return cast(bool, self._option("speculative_adaptive"))
 
     @property
     def disaggregation_mode(self) -> str:

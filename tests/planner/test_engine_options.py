@@ -71,6 +71,7 @@ VALID: dict[str, st.SearchStrategy[Any]] = {
     "pp_size": st.integers(1, 16),
     "max_total_tokens": st.none() | st.integers(2, 10**7),
     "multi_layer_eagle": st.booleans(),
+    "speculative_adaptive": st.booleans(),
     "frozen_kv_mtp": st.booleans(),
     "mem_fraction_static": st.none() | st.floats(0.01, 0.99),
     "sm90": st.sampled_from([None, True, False]),
@@ -111,6 +112,7 @@ INVALID: dict[str, st.SearchStrategy[Any]] = {
     "pp_size": st.integers(-3, 0) | st.sampled_from([True, None]),
     "max_total_tokens": st.sampled_from([1, 0, True, "100"]),
     "multi_layer_eagle": st.sampled_from([None, "true", 1]),
+    "speculative_adaptive": st.sampled_from([None, "true", 1]),
     "frozen_kv_mtp": st.sampled_from([None, "true", 1]),
     "mem_fraction_static": st.sampled_from([0, 1, 1.5, -0.2, True, "0.8", float("nan")]),
     "sm90": st.sampled_from(["true", 1, 0, "hopper"]),
@@ -352,7 +354,8 @@ def test_the_plan_3_document_writes_the_options_object() -> None:
         "cuda_graph_max_bs_prefill": None, "cuda_graph_bs_prefill": None,
         "chunked_prefill_size": None, "full_prefill_max_req": None,
         "disaggregation_mode": "null", "pp_size": 1, "max_total_tokens": None,
-        "multi_layer_eagle": False, "frozen_kv_mtp": False, "mem_fraction_static": None,
+        "multi_layer_eagle": False, "frozen_kv_mtp": False, "speculative_adaptive": False,
+        "mem_fraction_static": None,
         "sm90": None, "vision_layers": None, "vision_hidden_size": None}
     assert not set(config) & set(LEGACY_KEYWORDS)
     assert EngineConfig.from_dict(config).tp_size == 2

@@ -38,12 +38,15 @@ def graph_input(runner: str, name: str, dtype: str, axis: Axis, reference_capaci
     `scale`: entries per row of the axis in a flat buffer; `graph_only`: written by graph
     replays only (a graph runner's private static inputs, never by eager batches).
     """
-    if graph_only:
-        stream = Stream.GRAPH_TOKENS
-    else:
-        stream = _STREAMS[("target" if runner == "target" else "drafter", axis)]
+    stream = Stream.GRAPH_TOKENS if graph_only else _STREAMS[runner_role(runner), axis]
     return BufferSpec(name, dtype, axis, (Demand(stream, scale=scale),), reference_capacity,
                       fill, leading, trailing, source=why, safe_fills=safe_fills)
+
+
+def runner_role(name: str) -> str:
+    """"target" for the target runner and its per-step copies ("target.s3", SGLang's
+    adaptive speculation, graphfit.planner.engines.sglang_adaptive), else "drafter"."""
+    return "target" if name.split(".")[0] == "target" else "drafter"
 
 
 @dataclass(frozen=True)
@@ -128,7 +131,7 @@ def batch_components(config: EngineSettings, runners: list[BatchRunner]
     graphs = config.cudagraph_mode is not CUDAGraphMode.NONE
     out: list[ComponentModel] = []
     for runner in runners:
-        role = "target" if runner.name == "target" else "drafter"
+        role = runner_role(runner.name)
         streams = frozenset({_STREAMS[(role, axis)] for axis in (Axis.TOKENS, Axis.REQUESTS)})
         if any(d.stream is Stream.GRAPH_TOKENS for b in runner.buffers for d in b.demands):
             streams |= {Stream.GRAPH_TOKENS}

@@ -37,6 +37,7 @@ from graphfit.planner.core.enums import CUDAGraphMode, Engine, LadderPolicy, Spe
 from graphfit.planner.core.errors import ConfigError
 from graphfit.planner.core.ladder import Ladder, check_size_count, round_up
 from graphfit.planner.core.settings import EngineSettings
+from graphfit.planner.engines import sglang_adaptive as adaptive
 from graphfit.planner.engines import sglang_qwen3_vl as qwen3_vl
 from graphfit.planner.engines.base import ComponentModel, EngineLadders
 from graphfit.planner.engines.batch import (
@@ -183,8 +184,8 @@ def decode_list(config: EngineSettings) -> tuple[list[int], list[str], list[tupl
     return sizes, notes, [("cuda_graph_max_bs_decode", shown)]
 
 
-def _ladder_inputs(config: EngineSettings, listed: list[tuple[str, str]]
-                   ) -> tuple[tuple[str, str], ...]:
+def _ladder_inputs(config: EngineSettings, listed: list[tuple[str, str]],
+                   declared: tuple[int, ...] = ()) -> tuple[tuple[str, str], ...]:
     out = [("max_running_requests", str(config.max_num_seqs)), *listed]
     if config.cudagraph_mode is CUDAGraphMode.NONE:
         out.append(("cuda_graph_backend_decode", "disabled"))
@@ -197,6 +198,8 @@ def _ladder_inputs(config: EngineSettings, listed: list[tuple[str, str]]
         out.append(("enable_multi_layer_eagle",
                      f"true: {config.num_speculative_tokens} draft-extend graphs per size "
                      f"(one with SGLANG_ENABLE_SINGLE_CG_DRAFT), no draft-decode graphs"))
+    if config.speculative_adaptive:
+        out.append(adaptive.ladder_line(config, declared))
     if speculative(config):
         name = "FROZEN_KV_MTP" if frozen_kv_mtp(config) else ALGORITHM_NAMES[config.spec_method]
         out.append(("speculative", f"{name} steps "
@@ -363,16 +366,35 @@ def sglang_runners(config: EngineSettings, ladder: Ladder) -> list[BatchRunner]:
                                    mtp_buffers(config, width, draft[-1] if draft else 0,
                                                gathered=gathered_buffer(config)), draft))
     elif config.spec_method in EAGLE_FAMILY:
-        draft = sizes_for("EAGLE draft", 1)  # the draft runners filter with width 1
-        top = draft[-1] if draft else 0
-        topk = config.speculative_eagle_topk or 1
-        steps = config.num_speculative_tokens
-        if steps > 1:  # eagle_worker_v2.py:507: one step needs no draft-decode graph
-            runners.append(BatchRunner("drafter", topk, pool,
-                                       draft_buffers(config, topk, steps, top), draft))
-        runners.append(BatchRunner("draft_extend", width, pool,
-                                   draft_extend_buffers(config, width, top), draft))
+        runners += _eagle_drafts(config, ladder.sizes, config.num_speculative_tokens, width,
+                                 "")
+    if config.speculative_adaptive and graphs:
+        # one more graph set per other candidate step (graphfit.planner.engines.
+        # sglang_adaptive): target verify of width steps + 1 plus the EAGLE draft runners
+        for steps, sizes, suffix in adaptive.graph_sets(config, ladder.sizes)[1:]:
+            kept = runner_sizes("decode", sizes, steps + 1, config)
+            runners.append(BatchRunner(f"target{suffix}", steps + 1, pool,
+                                       target_buffers(config, steps + 1, kept[-1]), kept))
+            runners += _eagle_drafts(config, sizes, steps, steps + 1, suffix)
     return runners
+
+
+def _eagle_drafts(config: EngineSettings, sizes: tuple[int, ...], steps: int, width: int,
+                  suffix: str) -> list[BatchRunner]:
+    """The EAGLE draft-decode (steps > 1) and draft-extend runners of one step count
+    (eagle_worker_v2.py:476-600), filtered from `sizes` with width 1."""
+    graphs = config.cudagraph_mode is not CUDAGraphMode.NONE
+    pool = request_pool(config)
+    draft = runner_sizes("EAGLE draft", sizes, 1, config) if graphs else ()
+    top = draft[-1] if draft else 0
+    topk = config.speculative_eagle_topk or 1
+    out = []
+    if steps > 1:  # eagle_worker_v2.py:507: one step needs no draft-decode graph
+        out.append(BatchRunner(f"drafter{suffix}", topk, pool,
+                               draft_buffers(config, topk, steps, top), draft))
+    out.append(BatchRunner(f"draft_extend{suffix}", width, pool,
+                           draft_extend_buffers(config, width, top), draft))
+    return out
 
 
 # --------------------------------------------------------------------------------------------
@@ -522,7 +544,13 @@ class SglangModel:
             fraction = default_fraction(config)
             if fraction is not None and fraction > 0:  # not positive: a warning (ladders)
                 changes["mem_fraction_static"] = fraction
-        changes.update(_resolve_speculation(config))
+        kept_on = config.speculative_adaptive and adaptive.fallback_reason(config) is None
+        if config.speculative_adaptive and not kept_on:
+            # SGLang turns it off and runs the static parameters (_maybe_disable_adaptive,
+            # speculative_hook.py:1374-1389)
+            changes["speculative_adaptive"] = False
+        changes.update(adaptive.resolve_adaptive(config) if kept_on
+                       else _resolve_speculation(config))
         if config.multi_layer_eagle and not multi_layer_eagle(config):
             # SGLang reads the switch only for the EAGLE worker family (spec_info.py:354)
             changes["multi_layer_eagle"] = False
@@ -580,7 +608,7 @@ class SglangModel:
               and vlm_adjusted(config)):
             shown = [*shown, ("mem_fraction_static", VLM_NOTE)]
         return EngineLadders(declared, Ladder(captured, tuple(warnings)),
-                             inputs=_ladder_inputs(config, shown))
+                             inputs=_ladder_inputs(config, shown, declared.sizes))
 
     def components(self, config: EngineSettings, ladders: EngineLadders
                    ) -> tuple[ComponentModel, ...]:

@@ -92,6 +92,12 @@ def fields_from_sglang(server_args: Any) -> dict[str, Any]:
             out["spec_method"] = ALGORITHMS[name]
         if _get(server_args, "enable_multi_layer_eagle") is True:
             out["multi_layer_eagle"] = True
+        if (_get(server_args, "speculative_adaptive") is True
+                and _get(server_args, "speculative_adaptive_config") is None
+                and _get(server_args, "enable_pdmux") is not True):
+            # the CLI input; the model turns it off where SGLang falls back
+            # (graphfit.planner.engines.sglang_adaptive.fallback_reason)
+            out["speculative_adaptive"] = True
         put("num_speculative_tokens", _get(server_args, "speculative_num_steps"))
         put("speculative_eagle_topk", _get(server_args, "speculative_eagle_topk"))
         put("speculative_num_draft_tokens", _get(server_args, "speculative_num_draft_tokens"))

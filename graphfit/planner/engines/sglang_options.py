@@ -50,6 +50,10 @@ class SglangOptions(EngineOptions):
     frozen_kv_mtp: `--speculative-algorithm FROZEN_KV_MTP` (spec_method mtp): the draft reads
         the target's frozen KV; one draft-loop graph runner of width topk and no draft-extend
         graphs (speculative/frozen_kv_mtp_worker_v2.py:179-183, 380-399).
+    speculative_adaptive: `--speculative-adaptive` where SGLang keeps it on
+        (arg_groups/fields/spec.py:237; speculative/adaptive_spec_params.py:57-101): one
+        graph set per candidate step count of the built-in config, swapped at run time
+        (graphfit.planner.engines.sglang_adaptive).
     mem_fraction_static: `--mem-fraction-static`, the share of GPU memory SGLang keeps static
         (weights + KV); the rest is its activation and graph reserve. None: SGLang's default
         (arg_groups/memory_hook.py:281-343), which the model fills in when gpu_memory_gb is
@@ -83,6 +87,7 @@ class SglangOptions(EngineOptions):
     max_total_tokens: int | None = None
     multi_layer_eagle: bool = False
     frozen_kv_mtp: bool = False
+    speculative_adaptive: bool = False
     mem_fraction_static: float | None = None
     sm90: bool | None = None
     vision_layers: int | None = None
@@ -99,6 +104,7 @@ class SglangOptions(EngineOptions):
         true_false("two_batch_overlap", self.two_batch_overlap)
         true_false("multi_layer_eagle", self.multi_layer_eagle)
         true_false("frozen_kv_mtp", self.frozen_kv_mtp)
+        true_false("speculative_adaptive", self.speculative_adaptive)
         if self.sm90 is not None:
             true_false("sm90", self.sm90)
         for name in ("vision_layers", "vision_hidden_size"):
