@@ -70,3 +70,17 @@ def pool(r: so.Resolved, token_capacity: int) -> int:
     with so.published(r):
         KVCacheConfigurator._handle_max_mamba_cache(this, REST_MEMORY_GB)
         return int(KVCacheConfigurator.resolve_max_num_reqs(this, token_capacity))
+
+
+def target_capture_bs(r: so.Resolved, token_capacity: int) -> tuple[int, ...]:
+    """The decode batch sizes SGLang's target runner captures when its request pool is the
+    mamba-capped one (the runner's list is clamped to the pool, base_cuda_graph_runner.py)."""
+    capped = pool(r, token_capacity)
+    kv_only = so._pool_size
+    so._pool_size = lambda _r, _c: capped  # the runner stub sized by SGLang's own pool
+    try:
+        runs = so.runners(r, token_capacity=token_capacity, hidden_size=2048,
+                          vocab_size=151936)
+    finally:
+        so._pool_size = kv_only
+    return tuple(runs["target"].capture_bs) if "target" in runs else ()

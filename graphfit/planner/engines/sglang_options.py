@@ -13,6 +13,8 @@ from graphfit.planner.core.options import EngineOptions, positive_int, sizes, tr
 
 PREFILL_BACKENDS = ("breakable", "full", "disabled")  # SGLang cuda_graph_config.py:50
 DISAGGREGATION_MODES = ("null", "prefill", "decode")  # SGLang --disaggregation-mode
+# --mamba-radix-cache-strategy (arg_groups/fields/exec_.py:512-519)
+MAMBA_STRATEGIES = ("auto", "no_buffer", "extra_buffer", "extra_buffer_lazy")
 
 
 @dataclass(frozen=True)
@@ -58,6 +60,13 @@ class SglangOptions(EngineOptions):
         331-335: compute capability 9.x and CUDA >= 12.3), which gates the large-Hopper
         Qwen3-VL decode max_bs override (arg_groups/model_overrides/qwen3_vl.py:20-60).
         None: unknown (a GPU memory figure without a name); set from a GPU name by the CLI.
+    max_mamba_cache_size: `--max-mamba-cache-size` (arg_groups/fields/schedule.py:216-219):
+        the state cache slots of a hybrid mamba / linear-attention model, which cap its
+        request pool (graphfit.planner.engines.sglang_mamba_pool); None: sized from GPU
+        memory, not modelled. disable_radix_cache, mamba_radix_cache_strategy
+        (exec_.py:512-519), disable_overlap_schedule, page_size: the flags that decide the
+        state slots one request holds (kv_cache_configurator.py:3062-3088,
+        arg_groups/overrides.py:453-486). Read only for hybrid mamba architectures.
     """
 
     engine: ClassVar[str] = "sglang"
@@ -80,6 +89,11 @@ class SglangOptions(EngineOptions):
     frozen_kv_mtp: bool = False
     mem_fraction_static: float | None = None
     sm90: bool | None = None
+    max_mamba_cache_size: int | None = None
+    disable_radix_cache: bool = False
+    mamba_radix_cache_strategy: str = "auto"
+    disable_overlap_schedule: bool = False
+    page_size: int = 1
 
     def __post_init__(self) -> None:
         gb = self.gpu_memory_gb
@@ -115,6 +129,15 @@ class SglangOptions(EngineOptions):
             raise ConfigError(f"disaggregation_mode: {excerpt(mode)} is not one of "
                               f"{', '.join(DISAGGREGATION_MODES)}")
         set_(self, "disaggregation_mode", mode.strip().lower())
+        _optional_int("max_mamba_cache_size", self.max_mamba_cache_size, 1)
+        true_false("disable_radix_cache", self.disable_radix_cache)
+        true_false("disable_overlap_schedule", self.disable_overlap_schedule)
+        positive_int("page_size", self.page_size)
+        strategy = self.mamba_radix_cache_strategy
+        if not isinstance(strategy, str) or strategy.strip().lower() not in MAMBA_STRATEGIES:
+            raise ConfigError(f"mamba_radix_cache_strategy: {excerpt(strategy)} is not one of "
+                              f"{', '.join(MAMBA_STRATEGIES)}")
+        set_(self, "mamba_radix_cache_strategy", strategy.strip().lower())
         fraction = self.mem_fraction_static
         if fraction is not None:
             if (isinstance(fraction, bool) or not isinstance(fraction, (int, float))
