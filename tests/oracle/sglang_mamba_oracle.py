@@ -72,8 +72,8 @@ def pool(r: so.Resolved, token_capacity: int) -> int:
         return int(KVCacheConfigurator.resolve_max_num_reqs(this, token_capacity))
 
 
-def target_capture_bs(r: so.Resolved, token_capacity: int) -> tuple[int, ...]:
-    """The decode batch sizes SGLang's target runner captures when its request pool is the
+def target_runner(r: so.Resolved, token_capacity: int) -> so.Runner | None:
+    """SGLang's decode target runner (capture list, buffers) when its request pool is the
     mamba-capped one (the runner's list is clamped to the pool, base_cuda_graph_runner.py)."""
     capped = pool(r, token_capacity)
     kv_only = so._pool_size
@@ -83,4 +83,42 @@ def target_capture_bs(r: so.Resolved, token_capacity: int) -> tuple[int, ...]:
                           vocab_size=151936)
     finally:
         so._pool_size = kv_only
-    return tuple(runs["target"].capture_bs) if "target" in runs else ()
+    return runs.get("target")
+
+
+def track_buffers(r: so.Resolved, max_bs: int) -> dict[str, tuple[tuple[int, ...], str, str]]:
+    """The decode target's mamba-tracking inputs: SGLang's own switch (the resolved
+    enable_mamba_extra_buffer and no speculation, decode_cuda_graph_runner.py:458-461) fed to
+    its own `DecodeInputBuffers.create` and `build_decode_registry` (the shared oracle's
+    target runner passes enable_mamba_track=False). name -> (shape, dtype, padding policy)."""
+    import torch
+
+    with sglang_stubs.stubbed():
+        from sglang.srt.model_executor.cuda_graph_buffer_registry import build_decode_registry
+        from sglang.srt.model_executor.runner_utils.buffers import DecodeInputBuffers
+        from sglang.srt.runtime_context import get_exec
+        from sglang.srt.speculative.spec_info import SpeculativeAlgorithm
+
+    with so.published(r):
+        enable = bool(get_exec().mamba.enable_mamba_extra_buffer
+                      and SpeculativeAlgorithm.from_string(r.speculative_algorithm).is_none())
+        meta = torch.device("meta")
+        buffers = DecodeInputBuffers.create(
+            device=meta, max_bs=max_bs, max_num_token=max_bs, hidden_size=2048,
+            next_token_logits_buffer=torch.zeros((max_bs, 8), device=meta),
+            dtype=torch.bfloat16, num_dp_ranks=1, pp_size=1, is_encoder_decoder=False,
+            require_mlp_tp_gather=False, seq_len_fill_value=1, encoder_len_fill_value=0,
+            num_tokens_per_req=1, cache_loc_dtype=torch.int64, enable_mamba_track=enable)
+        registry = build_decode_registry(
+            device=meta, max_bs=max_bs, max_num_token=max_bs, seq_len_fill_value=1,
+            cache_loc_dtype=torch.int64, require_gathered_buffer=False,
+            require_mlp_tp_gather=False, source=buffers, share_pool=False,
+            enable_mamba_track=enable)
+        out = {}
+        for name in registry.slot_names():
+            if name.startswith("mamba_track"):
+                slot = registry.get_slot(name)
+                out[name] = (tuple(int(d) for d in slot.buffer.shape),
+                             str(slot.buffer.dtype).removeprefix("torch."),
+                             str(slot.padding_policy.value))
+        return out

@@ -16,6 +16,7 @@ from tests.oracle import sglang_mamba_oracle as mo  # noqa: E402
 from tests.oracle import sglang_oracle as so  # noqa: E402
 from tests.oracle.sglang_plan_prefill import graphfit_plan  # noqa: E402
 
+TRACK = ("mamba_track_indices", "mamba_track_mask")
 CAPACITY = 10**7  # the profiled KV capacity SGLang's side sees; --max-total-tokens caps it
 
 
@@ -37,15 +38,20 @@ def test_decode_ladder_under_the_mamba_pool(m: int, s: int, radix_off: bool, ove
     argv = argv_of(m, s, radix_off, overlap, mtt, strategy)
     r = mo.resolve(argv)
     try:
-        theirs: tuple[int, ...] | None = (
-            mo.target_capture_bs(r, CAPACITY) if isinstance(r, so.Resolved) else None)
+        run = mo.target_runner(r, CAPACITY) if isinstance(r, so.Resolved) else None
     except (RuntimeError, AssertionError):
-        theirs = None  # SGLang's configurator refuses (state cache too small, lazy buffer)
+        run = None  # SGLang's configurator refuses (state cache too small, lazy buffer)
     try:
-        ours: tuple[int, ...] | None = tuple(graphfit_plan(argv, 80, mo.model_dir())
-                                             .capture_sizes)
+        plan = graphfit_plan(argv, 80, mo.model_dir())
     except ConfigError:
-        ours = None
-    if theirs is None and ours is not None:
-        return  # a validation graphfit does not restate (counted by measure_sglang_mamba)
+        plan = None
+    if run is None:
+        # both refuse, or a validation graphfit does not restate (measure_sglang_mamba)
+        return
+    assert plan is not None, argv
+    assert tuple(plan.capture_sizes) == run.capture_bs, argv
+    # the mamba-tracking inputs (base_runner.py:123-128, registry :681-698)
+    theirs = mo.track_buffers(r, run.max_bs)
+    ours = {b.name: (tuple(b.shape), b.dtype, b.fill.kind.value)
+            for b in plan.components["target"].buffers if b.name in TRACK}
     assert ours == theirs, argv
