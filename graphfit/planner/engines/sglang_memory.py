@@ -52,6 +52,9 @@ def default_decode_max_bs(gpu_memory_gb: float | None, tp_size: int) -> tuple[in
     return LARGE_GPU_MAX_BS, f"GPU memory {gpu_memory_gb:g} GB (>= 160)"
 
 
+MLA_PREFILL_RESERVE_MIB = 1.5 * 1024  # memory_hook.py:388-390
+
+
 @dataclass(frozen=True)
 class StaticMemoryInputs:
     """What the default reserve reads, at the point SGLang computes it (see the docstring)."""
@@ -68,6 +71,7 @@ class StaticMemoryInputs:
     tp_size: int = 1
     pp_size: int = 1
     attn_dp_size: int = 1
+    mla: bool = False  # `use_mla_backend` (model_override_base.py:185-189): an MLA model
 
     def __post_init__(self) -> None:
         if self.disaggregation_mode not in ("null", "prefill", "decode"):
@@ -80,7 +84,8 @@ class StaticMemoryInputs:
 
 
 def graph_reserve_mib(m: StaticMemoryInputs) -> float:
-    """`reserve_for_graph_mb` (memory_hook.py:357-397) for a non-MLA model without DeepEP."""
+    """`reserve_for_graph_mb` (memory_hook.py:357-397) for a model without DeepEP; an MLA
+    model's prefill graphs reserve 1.5 GiB instead of 8 MiB a size (:385-390)."""
     out = 0.0
     if m.disaggregation_mode != "prefill" and m.decode_graphs:
         out += m.decode_max_bs * 2
@@ -89,7 +94,7 @@ def graph_reserve_mib(m: StaticMemoryInputs) -> float:
         if m.decode_max_bs > 300:
             out += m.decode_max_bs * m.attn_dp_size * 1.5
     if m.disaggregation_mode != "decode" and m.prefill_graphs:
-        out += m.prefill_sizes * 8
+        out += MLA_PREFILL_RESERVE_MIB if m.mla else m.prefill_sizes * 8
     return out
 
 

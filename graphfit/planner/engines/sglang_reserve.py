@@ -12,13 +12,15 @@ the result in `SglangOptions.mem_fraction_static`, like SGLang's own
 Not filled in (None) where SGLang's default is not positive (a PD decode server's activation
 reserve for running requests x draft tokens can exceed a small GPU; `graphfit plan` warns), and
 where graphfit cannot restate SGLang's value: GPU memory unknown (SGLang reads it from the
-device; graphfit's 0.95 fallback would be a guess), MLA models (their prefill graphs reserve
-1.5 GiB instead, memory_hook.py:388-393, not oracle-tested here), and multimodal models
+device; graphfit's 0.95 fallback would be a guess) and multimodal models
 (graphfit's `multimodal`: M-RoPE or a vision / audio config) outside the PD decode role, whose
 fraction `adjust_mem_fraction_for_vlm` lowers by the vision encoder's size (memory_hook.py:
 283-289, 330-335, 417-; `graphfit plan` says so). Chunking off (`chunked_prefill_size` <= 0)
 is refused by SglangOptions anyway. Without a model directory graphfit takes the model as
-text-only, as the line it shows says.
+text-only, as the line it shows says. MLA models (the architectures SGLang always resolves to
+MLA, `sglang_prefill.MLA_ARCHITECTURES`) are restated: their prefill graphs reserve 1.5 GiB
+instead of 8 MiB a captured size (memory_hook.py:385-390; oracle:
+tests/oracle/test_sglang_mla_reserve_oracle.py).
 """
 
 from __future__ import annotations
@@ -81,7 +83,8 @@ def memory_inputs(config: EngineSettings) -> StaticMemoryInputs:
         max_running_requests=S, decode_max_bs=max_bs, decode_graphs=decode_on,
         prefill_graphs=prefill.on, prefill_sizes=len(prefill.tokens),
         chunked_prefill_size=cps, draft_tokens=config.speculative_num_draft_tokens,
-        tp_size=config.tp_size, pp_size=config.pp_size, attn_dp_size=config.attn_dp_size)
+        tp_size=config.tp_size, pp_size=config.pp_size, attn_dp_size=config.attn_dp_size,
+        mla=config.architecture in MLA_ARCHITECTURES)
 
 
 def vlm_adjusted(config: EngineSettings) -> bool:
@@ -94,10 +97,7 @@ def vlm_adjusted(config: EngineSettings) -> bool:
 def default_fraction(config: EngineSettings) -> float | None:
     """SGLang's default mem_fraction_static for a config as given, or None where graphfit
     cannot restate it (the module docstring)."""
-    from graphfit.planner.engines.sglang_prefill import MLA_ARCHITECTURES
-
-    if (config.gpu_memory_gb is None or config.architecture in MLA_ARCHITECTURES
-            or vlm_adjusted(config)):
+    if config.gpu_memory_gb is None or vlm_adjusted(config):
         return None
     return mem_fraction_static(memory_inputs(config))
 
@@ -105,10 +105,8 @@ def default_fraction(config: EngineSettings) -> float | None:
 def reserve_unfit(config: EngineSettings) -> bool:
     """A resolved config whose default fraction SGLang computes as <= 0: the GPU memory is
     known and graphfit restates the default, yet `SglangModel.resolve` left it unset."""
-    from graphfit.planner.engines.sglang_prefill import MLA_ARCHITECTURES
-
     return (config.mem_fraction_static is None and config.gpu_memory_gb is not None
-            and config.architecture not in MLA_ARCHITECTURES and not vlm_adjusted(config))
+            and not vlm_adjusted(config))
 
 
 def reserve_bytes(gpu_memory_gb: float, fraction: float) -> int:
