@@ -362,6 +362,12 @@ FILE_KEYS: dict[str, Handler] = {
     "chunked_prefill_size": _chunked_prefill,
     "disaggregation_mode": field_key("disaggregation_mode", _disaggregation, SG),
     "max_total_tokens": field_key("max_total_tokens", _positive, SG),
+    # the hybrid mamba state cache and its slots per request (sglang_mamba_pool)
+    "max_mamba_cache_size": field_key("max_mamba_cache_size", _positive, SG),
+    "disable_radix_cache": field_key("disable_radix_cache", as_bool, SG),
+    "mamba_radix_cache_strategy": field_key("mamba_radix_cache_strategy", as_str, SG),
+    "disable_overlap_schedule": field_key("disable_overlap_schedule", as_bool, SG),
+    "page_size": field_key("page_size", _positive, SG),
     "mem_fraction_static": field_key("mem_fraction_static", _fraction, SG),
     # serving a multimodal model's language model alone: not modelled (SGLang's own checks,
     # architectures and roles: arg_groups/model_hook.py:1075-1110, pd_disaggregation_hook.py:
@@ -414,7 +420,7 @@ IGNORED = frozenset({
     "decode_attention_backend", "prefill_attention_backend", "speculative_draft_model_path",
     "speculative_draft_model_revision", "max_prefill_tokens", "schedule_policy",
     "enable_torch_compile", "torch_compile_max_bs", "log_level", "random_seed",
-    "disable_radix_cache", "enable_metrics", "page_size", "speculative_accept_threshold_single",
+    "enable_metrics", "speculative_accept_threshold_single",
     "speculative_accept_threshold_acc", "speculative_token_map", "speculative_attention_mode",
     "kv_cache_dtype", "quantization", "served_model_name", "trust_remote_code", "host",
     "port", "enable_mixed_chunk", "max_queued_requests", "load_format", "revision",

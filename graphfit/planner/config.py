@@ -302,7 +302,10 @@ class EngineConfig:
             multi_layer_eagle: bool = False, frozen_kv_mtp: bool = False,
             speculative_adaptive: bool = False,
             mem_fraction_static: float | None = None, sm90: bool | None = None,
-            vision_layers: int | None = None, vision_hidden_size: int | None = None) -> None: ...
+            vision_layers: int | None = None, vision_hidden_size: int | None = None,
+            max_mamba_cache_size: int | None = None, disable_radix_cache: bool = False,
+            mamba_radix_cache_strategy: str = "auto", disable_overlap_schedule: bool = False,
+            page_size: int = 1) -> None: ...
 
     def __post_init__(self) -> None:
         set_ = object.__setattr__
@@ -534,6 +537,31 @@ class EngineConfig:
     def sm90(self) -> bool | None:
         """SglangOptions.sm90."""
         return cast("bool | None", self._option("sm90"))
+
+    @property
+    def max_mamba_cache_size(self) -> int | None:
+        """SglangOptions.max_mamba_cache_size."""
+        return cast("int | None", self._option("max_mamba_cache_size"))
+
+    @property
+    def disable_radix_cache(self) -> bool:
+        """SglangOptions.disable_radix_cache."""
+        return cast(bool, self._option("disable_radix_cache"))
+
+    @property
+    def mamba_radix_cache_strategy(self) -> str:
+        """SglangOptions.mamba_radix_cache_strategy."""
+        return cast(str, self._option("mamba_radix_cache_strategy"))
+
+    @property
+    def disable_overlap_schedule(self) -> bool:
+        """SglangOptions.disable_overlap_schedule."""
+        return cast(bool, self._option("disable_overlap_schedule"))
+
+    @property
+    def page_size(self) -> int:
+        """SglangOptions.page_size."""
+        return cast(int, self._option("page_size"))
 
     @property
     def mem_fraction_static(self) -> float | None:

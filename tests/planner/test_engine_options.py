@@ -77,6 +77,12 @@ VALID: dict[str, st.SearchStrategy[Any]] = {
     "sm90": st.sampled_from([None, True, False]),
     "vision_layers": st.none() | st.integers(1, 200),
     "vision_hidden_size": st.none() | st.integers(1, 16384),
+    "max_mamba_cache_size": st.none() | st.integers(1, 10**6),
+    "disable_radix_cache": st.booleans(),
+    "mamba_radix_cache_strategy": st.sampled_from(["auto", "no_buffer", "extra_buffer",
+                                                   "extra_buffer_lazy", " Extra_Buffer "]),
+    "disable_overlap_schedule": st.booleans(),
+    "page_size": st.integers(1, 256),
 }
 INVALID: dict[str, st.SearchStrategy[Any]] = {
     "runner": st.sampled_from(["v3", "", 2, True, 1.5]),
@@ -118,6 +124,11 @@ INVALID: dict[str, st.SearchStrategy[Any]] = {
     "sm90": st.sampled_from(["true", 1, 0, "hopper"]),
     "vision_layers": st.sampled_from([0, -1, True, "24", 2.0]),
     "vision_hidden_size": st.sampled_from([0, True, "1024", 1.5]),
+    "max_mamba_cache_size": st.sampled_from([0, -1, True, "100", 1.5]),
+    "disable_radix_cache": st.sampled_from([None, "true", 1]),
+    "mamba_radix_cache_strategy": st.sampled_from(["lazy", "", None, 1, True]),
+    "disable_overlap_schedule": st.sampled_from([None, "true", 0]),
+    "page_size": st.integers(-3, 0) | st.sampled_from([True, None, "16"]),
 }
 
 
@@ -356,6 +367,9 @@ def test_the_plan_3_document_writes_the_options_object() -> None:
         "disaggregation_mode": "null", "pp_size": 1, "max_total_tokens": None,
         "multi_layer_eagle": False, "frozen_kv_mtp": False, "speculative_adaptive": False,
         "mem_fraction_static": None,
-        "sm90": None, "vision_layers": None, "vision_hidden_size": None}
+        "sm90": None, "vision_layers": None, "vision_hidden_size": None,
+        "max_mamba_cache_size": None, "disable_radix_cache": False,
+        "mamba_radix_cache_strategy": "auto", "disable_overlap_schedule": False,
+        "page_size": 1}
     assert not set(config) & set(LEGACY_KEYWORDS)
     assert EngineConfig.from_dict(config).tp_size == 2

@@ -47,6 +47,7 @@ from graphfit.planner.engines.batch import (
     graph_input,
     resolve_common,
 )
+from graphfit.planner.engines.sglang_mamba_buffers import mamba_track_buffers
 from graphfit.planner.engines.sglang_memory import default_decode_max_bs
 from graphfit.planner.engines.sglang_options import SglangOptions
 from graphfit.planner.engines.sglang_pool import kv_request_pool, request_pool
@@ -275,6 +276,7 @@ def target_buffers(config: EngineSettings, width: int, max_bs: int) -> tuple[Buf
                     why="tree attention mask, flat: (seq_len_fill + width) * width entries per "
                         "request (buffers.py:171-174); allocated for every config"),
     ]
+    specs += mamba_track_buffers(config, max_bs)
     specs += global_num_tokens("target", config)
     specs.append(tbo_split_buffer("target"))
     return tuple(specs)

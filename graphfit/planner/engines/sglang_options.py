@@ -13,6 +13,8 @@ from graphfit.planner.core.options import EngineOptions, positive_int, sizes, tr
 
 PREFILL_BACKENDS = ("breakable", "full", "disabled")  # SGLang cuda_graph_config.py:50
 DISAGGREGATION_MODES = ("null", "prefill", "decode")  # SGLang --disaggregation-mode
+# --mamba-radix-cache-strategy (arg_groups/fields/exec_.py:512-519)
+MAMBA_STRATEGIES = ("auto", "no_buffer", "extra_buffer", "extra_buffer_lazy")
 
 
 @dataclass(frozen=True)
@@ -67,6 +69,13 @@ class SglangOptions(EngineOptions):
         map it; hidden_size). SGLang lowers its default mem_fraction_static by it for a
         multimodal model (`adjust_mem_fraction_for_vlm`, arg_groups/memory_hook.py:417-462).
         None: not known (graphfit then does not restate that default).
+    max_mamba_cache_size: `--max-mamba-cache-size` (arg_groups/fields/schedule.py:216-219):
+        the state cache slots of a hybrid mamba / linear-attention model, which cap its
+        request pool (graphfit.planner.engines.sglang_mamba_pool); None: sized from GPU
+        memory, not modelled. disable_radix_cache, mamba_radix_cache_strategy
+        (exec_.py:512-519), disable_overlap_schedule, page_size: the flags that decide the
+        state slots one request holds (kv_cache_configurator.py:3062-3088,
+        arg_groups/overrides.py:453-486). Read only for hybrid mamba architectures.
     """
 
     engine: ClassVar[str] = "sglang"
@@ -92,6 +101,11 @@ class SglangOptions(EngineOptions):
     sm90: bool | None = None
     vision_layers: int | None = None
     vision_hidden_size: int | None = None
+    max_mamba_cache_size: int | None = None
+    disable_radix_cache: bool = False
+    mamba_radix_cache_strategy: str = "auto"
+    disable_overlap_schedule: bool = False
+    page_size: int = 1
 
     def __post_init__(self) -> None:
         gb = self.gpu_memory_gb
@@ -130,6 +144,15 @@ class SglangOptions(EngineOptions):
             raise ConfigError(f"disaggregation_mode: {excerpt(mode)} is not one of "
                               f"{', '.join(DISAGGREGATION_MODES)}")
         set_(self, "disaggregation_mode", mode.strip().lower())
+        _optional_int("max_mamba_cache_size", self.max_mamba_cache_size, 1)
+        true_false("disable_radix_cache", self.disable_radix_cache)
+        true_false("disable_overlap_schedule", self.disable_overlap_schedule)
+        positive_int("page_size", self.page_size)
+        strategy = self.mamba_radix_cache_strategy
+        if not isinstance(strategy, str) or strategy.strip().lower() not in MAMBA_STRATEGIES:
+            raise ConfigError(f"mamba_radix_cache_strategy: {excerpt(strategy)} is not one of "
+                              f"{', '.join(MAMBA_STRATEGIES)}")
+        set_(self, "mamba_radix_cache_strategy", strategy.strip().lower())
         fraction = self.mem_fraction_static
         if fraction is not None:
             if (isinstance(fraction, bool) or not isinstance(fraction, (int, float))

@@ -5,7 +5,8 @@ The pool (req_to_token_pool.size, the graph runners' request bound) per attentio
 min(max_running_requests // attn_dp (at least 1), token_capacity // 2) when
 --max-running-requests is given, else min(estimate, token_capacity // 2) with the estimate
 int(token_capacity / context_length * 512) clamped to 2048..4096. Hybrid mamba / linear-attention
-models cap it again by their state cache (:3135-3160): not modelled here.
+models cap it again by their state cache (:3135-3160): graphfit.planner.engines.sglang_mamba_pool,
+applied by `request_pool`.
 
 `request_pool(config)` is the pool every SGLang graph runner of the plan is bounded by: the
 KV capacity binds only when --max-total-tokens (max_total_tokens) is given.
@@ -15,6 +16,11 @@ from __future__ import annotations
 
 from graphfit.planner.core.errors import ConfigError
 from graphfit.planner.core.settings import EngineSettings
+from graphfit.planner.engines.sglang_mamba_pool import (
+    MambaCache,
+    is_hybrid_mamba,
+    mamba_request_pool,
+)
 
 ESTIMATE_MIN, ESTIMATE_MAX = 2048, 4096
 REQUESTS_PER_CONTEXT = 512
@@ -45,8 +51,24 @@ def request_pool(config: EngineSettings) -> int:
     bound): max_running_requests per attention-DP group, and with --max-total-tokens the KV
     pool's bound too (`kv_request_pool`: SGLang caps its token capacity at max_total_tokens,
     kv_cache_configurator.py:3096-3105; a GPU too small to hold that many tokens would bind
-    tighter, which graphfit cannot know)."""
+    tighter, which graphfit cannot know). A hybrid mamba model's state cache caps it again
+    when its size is fixed by the flags (sglang_mamba_pool, kv_cache_configurator.py:3134)."""
     if config.max_total_tokens is None:
-        return max(1, config.max_num_seqs // config.attn_dp_size)
-    return kv_request_pool(config.max_total_tokens, config.max_model_len,
-                           config.max_num_seqs, config.attn_dp_size)
+        pool = max(1, config.max_num_seqs // config.attn_dp_size)
+    else:
+        pool = kv_request_pool(config.max_total_tokens, config.max_model_len,
+                               config.max_num_seqs, config.attn_dp_size)
+    if not is_hybrid_mamba(config.architecture):
+        return pool
+    return mamba_request_pool(pool, mamba_cache(config), config.attn_dp_size,
+                              config.max_num_seqs)
+
+
+def mamba_cache(config: EngineSettings) -> MambaCache:
+    """The config's mamba-cache flags (SglangOptions) for a hybrid mamba architecture."""
+    assert config.architecture is not None
+    return MambaCache(config.architecture, max_mamba_cache_size=config.max_mamba_cache_size,
+                      disable_radix_cache=config.disable_radix_cache,
+                      strategy=config.mamba_radix_cache_strategy,
+                      overlap=not config.disable_overlap_schedule,
+                      page_size=config.page_size)

@@ -23,6 +23,8 @@ encoder's size is not known (no model directory, or a vision_config that does no
 `graphfit plan` says so). Chunking off (`chunked_prefill_size` <= 0) is refused by
 SglangOptions anyway. Without a model directory graphfit takes the model as text-only, as the
 line it shows says.
+MLA models: oracle-tested in tests/oracle/test_sglang_memory_oracle.py and
+tests/oracle/test_sglang_mla_reserve_oracle.py.
 """
 
 from __future__ import annotations

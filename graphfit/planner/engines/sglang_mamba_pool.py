@@ -1,0 +1,170 @@
+"""SGLang 0.5.23's request pool of hybrid mamba / linear-attention models (Qwen3-Next,
+Qwen3.5, Nemotron-H, Falcon-H1, Kimi-Linear, ...): the state cache caps it.
+
+`KVCacheConfigurator.resolve_max_num_reqs` (mem_cache/kv_cache_configurator.py:3119-3150)
+takes the KV-bound pool (graphfit.planner.engines.sglang_pool) and, when the model has a
+mamba-ish config, caps it at max_mamba_cache_size // ratio, where ratio is the state slots
+one request holds (`_calculate_mamba_ratio`, :3062-3088). The state cache size per
+attention-DP group is
+
+* `--max-mamba-cache-size M` given: M // attn_dp (:3302-3308);
+* else with `--disable-radix-cache` and `--max-running-requests S`: max(1, S // attn_dp)
+  (:3325-3335), with ratio 1, so it never binds below S // attn_dp;
+* else a share of the GPU memory left after the weights (:3344-3384,
+  `--mamba-full-memory-ratio`, state bytes from `--mamba-ssm-dtype`): graphfit does not
+  know that memory, so it leaves this cap out (as it leaves out the profiled KV capacity).
+
+The ratio: 1 without the radix cache; else 3 (MAMBA_CACHE_SIZE_MAX_RUNNING_REQUESTS_RATIO,
+:227), minus 1 under SGLANG_OPT_MAMBA_SKIP_DECODE_LOCK (:228, :3066-3069), plus the
+extra-buffer strategy's tracking slots (2 with the overlap schedule, 1 without or lazy,
+mem_cache/allocation_sizing.py:11-19), or plus 1 under the skip lock without an extra
+buffer (:229, :3082-3086). The strategy "auto" resolves to extra_buffer when the overlap
+schedule or pages > 1 are wanted and the architecture supports it on the triton
+linear-attention backend, else to no_buffer with the overlap schedule turned off
+(arg_groups/overrides.py:453-486, 401-450).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from graphfit.planner.core.errors import ConfigError
+
+# the architectures whose server arguments route through the hybrid-mamba radix cache
+# (arg_groups/overrides.py:369-399); GraniteMoeHybrid only with a "mamba" layer (:461-466)
+MAMBA_RADIX_CACHE_ARCHS = frozenset({
+    "KimiLinearForCausalLM", "KimiK3ForConditionalGeneration", "BailingMoeV2_5ForCausalLM",
+    "BailingMoeV3ForCausalLM", "BailingMoeV3VLForConditionalGeneration",
+    "Qwen3NextForCausalLM", "Qwen3_5MoeForConditionalGeneration",
+    "InternS2PreviewForConditionalGeneration", "InternS2MobiusForConditionalGeneration",
+    "Qwen3_5ForConditionalGeneration", "Qwen3_5MoeForCausalLM", "Qwen3_5ForCausalLM",
+    "Qwen4ExpForConditionalGeneration", "MiniCPMV4_6ForConditionalGeneration",
+    "MiniCPMV4_7ForConditionalGeneration", "NemotronHForCausalLM",
+    "NemotronHPuzzleForCausalLM", "NemotronH_Omni_Reasoning_V3", "FalconH1ForCausalLM",
+    "JetNemotronForCausalLM", "JetVLMForConditionalGeneration", "Lfm2ForCausalLM",
+    "Lfm2MoeForCausalLM", "ZayaForCausalLM", "Glm5NextForConditionalGeneration",
+})
+# the architectures that support the extra_buffer strategy (arg_groups/overrides.py:401-435)
+MAMBA_EXTRA_BUFFER_ARCHS = frozenset({
+    "KimiLinearForCausalLM", "Qwen3_5ForConditionalGeneration",
+    "Qwen3_5MoeForConditionalGeneration", "Qwen3_5MoeForCausalLM", "Qwen3_5ForCausalLM",
+    "Qwen3NextForCausalLM", "Qwen4ExpForConditionalGeneration",
+    "InternS2PreviewForConditionalGeneration", "MiniCPMV4_6ForConditionalGeneration",
+    "MiniCPMV4_7ForConditionalGeneration", "BailingMoeV2_5ForCausalLM",
+    "BailingMoeV3ForCausalLM", "BailingMoeV3VLForConditionalGeneration", "FalconH1ForCausalLM",
+    "GraniteMoeHybridForCausalLM", "Glm5NextForConditionalGeneration", "NemotronHForCausalLM",
+    "NemotronHPuzzleForCausalLM", "NemotronH_Omni_Reasoning_V3",
+    "KimiK3ForConditionalGeneration", "InklingForConditionalGeneration",
+    "InklingForConditionalGenerationMTP",
+})
+STRATEGIES = ("auto", "no_buffer", "extra_buffer", "extra_buffer_lazy")  # exec_.py:512-519
+BASE_RATIO = 3  # kv_cache_configurator.py:227
+SKIP_LOCK_DROP = 1  # :228
+SKIP_LOCK_NO_BUFFER_ADD = 1  # :229
+
+
+def is_hybrid_mamba(architecture: str | None) -> bool:
+    """Whether SGLang resolves the hybrid-mamba radix cache settings for this architecture
+    (overrides.py:461-471): the models whose pool the state cache caps."""
+    return architecture in MAMBA_RADIX_CACHE_ARCHS
+
+
+@dataclass(frozen=True)
+class MambaCache:
+    """The mamba-cache server arguments that size the state cache and its slots per request.
+
+    strategy: `--mamba-radix-cache-strategy` (auto by default); overlap: the overlap schedule
+    wanted (not `--disable-overlap-schedule`); page_size: `--page-size`; linear_attn_backend:
+    `--linear-attn-backend` (triton by default, exec_.py:542-548); skip_decode_lock: the
+    SGLANG_OPT_MAMBA_SKIP_DECODE_LOCK environment switch (environ.py:1637).
+    """
+
+    architecture: str
+    max_mamba_cache_size: int | None = None
+    disable_radix_cache: bool = False
+    strategy: str = "auto"
+    overlap: bool = True
+    page_size: int = 1
+    linear_attn_backend: str = "triton"
+    skip_decode_lock: bool = False
+
+    def __post_init__(self) -> None:
+        m = self.max_mamba_cache_size
+        if m is not None and (isinstance(m, bool) or not isinstance(m, int) or m < 1):
+            raise ConfigError(f"max_mamba_cache_size: must be a positive integer, got {m!r}")
+        if self.strategy not in STRATEGIES:
+            raise ConfigError(f"mamba_radix_cache_strategy: {self.strategy!r} is not one of "
+                              f"{', '.join(STRATEGIES)}")
+        if isinstance(self.page_size, bool) or not isinstance(self.page_size, int) \
+                or self.page_size < 1:
+            raise ConfigError(f"page_size: must be a positive integer, got {self.page_size!r}")
+        if not self.disable_radix_cache:
+            if self.strategy == "no_buffer" and self.overlap:
+                # arg_groups/mamba_hook.py:157-160
+                raise ConfigError("--mamba-radix-cache-strategy no_buffer needs "
+                                  "--disable-overlap-schedule (SGLang mamba_hook.py:157)")
+            if self.resolved()[0] == "no_buffer" and self.page_size > 1:
+                raise ConfigError("--mamba-radix-cache-strategy no_buffer needs --page-size 1 "
+                                  "(SGLang mamba_hook.py:156-157)")
+            if self.strategy == "extra_buffer_lazy" and not self.overlap:
+                raise ConfigError("--mamba-radix-cache-strategy extra_buffer_lazy needs the "
+                                  "overlap schedule (SGLang kv_cache_configurator.py:3073)")
+
+    def resolved(self) -> tuple[str, bool]:
+        """(strategy, overlap) after SGLang's `_mamba_radix_cache_resolution`
+        (overrides.py:453-486): "auto" becomes extra_buffer when the overlap schedule or
+        paging is wanted and the architecture supports it on triton, else no_buffer, which
+        turns the overlap schedule off. Without the radix cache nothing is resolved."""
+        if self.disable_radix_cache or self.strategy != "auto":
+            return self.strategy, self.overlap
+        if (self.overlap or self.page_size > 1) and self.supports_extra_buffer():
+            return "extra_buffer", self.overlap
+        return "no_buffer", False
+
+    def supports_extra_buffer(self) -> bool:
+        """overrides.py:438-450 (registry-spec models are not modelled)."""
+        return (self.architecture in MAMBA_EXTRA_BUFFER_ARCHS
+                and self.linear_attn_backend == "triton")
+
+    def slots_per_request(self) -> int:
+        """`_calculate_mamba_ratio` (kv_cache_configurator.py:3062-3088)."""
+        if self.disable_radix_cache:
+            return 1
+        strategy, overlap = self.resolved()
+        base = BASE_RATIO - (SKIP_LOCK_DROP if self.skip_decode_lock else 0)
+        if strategy in ("extra_buffer", "extra_buffer_lazy"):  # model_override_base.py:260
+            # get_mamba_tracking_slots (allocation_sizing.py:11-19)
+            return base + (1 if strategy == "extra_buffer_lazy" else 2 if overlap else 1)
+        return base + (SKIP_LOCK_NO_BUFFER_ADD if self.skip_decode_lock else 0)
+
+    def state_slots(self, attn_dp_size: int, max_running_requests: int | None) -> int | None:
+        """The state cache's slots per attention-DP group when the server arguments fix it
+        (kv_cache_configurator.py:3302-3335); None when SGLang sizes it from GPU memory."""
+        if self.max_mamba_cache_size is not None:
+            return self.max_mamba_cache_size // attn_dp_size
+        if self.disable_radix_cache and max_running_requests is not None:
+            return max(1, max_running_requests // attn_dp_size)
+        return None
+
+    def request_cap(self, attn_dp_size: int, max_running_requests: int | None) -> int | None:
+        """max_mamba_cache_size // ratio (:3135-3137), None when not known. A cap below one
+        request is SGLang's RuntimeError (:3151-3159): graphfit's ConfigError."""
+        slots = self.state_slots(attn_dp_size, max_running_requests)
+        if slots is None:
+            return None
+        ratio = self.slots_per_request()
+        cap = slots // ratio
+        if cap < 1:
+            raise ConfigError(
+                f"max_mamba_cache_size {self.max_mamba_cache_size} holds no request: "
+                f"{slots} state slots per DP group, {ratio} per request "
+                f"(SGLang kv_cache_configurator.py:3151)")
+        return cap
+
+
+def mamba_request_pool(kv_pool: int, cache: MambaCache, attn_dp_size: int,
+                       max_running_requests: int | None) -> int:
+    """The pool `resolve_max_num_reqs` returns: the KV-bound pool capped by the state cache
+    (kv_cache_configurator.py:3134-3150)."""
+    cap = cache.request_cap(attn_dp_size, max_running_requests)
+    return kv_pool if cap is None else min(kv_pool, cap)
