@@ -1,7 +1,7 @@
 """SGLang's default mem_fraction_static for an MLA model (a DeepSeek-V3-shaped model
 directory): graphfit's config path (a pasted line -> SglangOptions.mem_fraction_static) vs
 SGLang's own argument pipeline (`_handle_gpu_memory_settings`, memory_hook.py:281-343, whose
-prefill graph reserve is 1.5 GiB for MLA, :385-390), over the memory oracle's generated
+prefill graph reserve is 1.5 GiB for MLA, :384-389), over the memory oracle's generated
 lines."""
 
 from __future__ import annotations
