@@ -105,3 +105,11 @@ def test_header_precompile_is_off_only_while_loading() -> None:
     with compile_cache.no_header_precompile():
         assert inductor_config.cpp_cache_precompile_headers is False
     assert inductor_config.cpp_cache_precompile_headers == before
+
+
+def test_a_torch_without_the_probe_method_loads_as_usual(tmp_path: Path,
+                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delattr(cpu_vec_isa.VecISA, "check_build")
+    with compile_cache.isa_probes(tmp_path):
+        pass  # no AttributeError: the artifact would otherwise be refused for nothing
+    assert not (tmp_path / compile_cache.PROBES).exists()
