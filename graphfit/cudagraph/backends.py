@@ -438,7 +438,8 @@ class CompiledBackend:
                                     dynamic=True, fullgraph=True)
         unducked = fx_config.patch(use_duck_shape=False)  # type: ignore[attr-defined]
         try:
-            with unducked, dynamo_config.patch(specialize_float=True):
+            with (unducked, dynamo_config.patch(specialize_float=True),
+                  compile_cache.isa_probes(state.folder)):
                 aot = compiled_fn.aot_compile(((views,), {}))  # type: ignore[attr-defined]
         except Exception:
             return None

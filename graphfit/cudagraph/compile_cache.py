@@ -18,6 +18,9 @@ them). So every artifact is filed under a key of
   inputs, read at each call);
 - the static views' dtypes, devices, ranks and trailing sizes;
 - the compile backend, grad / inference mode, torch's and Python's versions;
+- the machine facts inductor's CPU code depends on (`machine_facts`): the CPU's ISA flags,
+  ATen's CPU capability, the C++ compiler binary -- inductor generates vector code for the ISA
+  it picked, so an artifact made for AVX-512 is never offered to an AVX2 machine;
 - the caller's own `key` (anything the fingerprint cannot see: a model config, a flag);
 and on load the file's checksum, torch's own compatibility check (torch / Python / GPU),
 the text of every module dynamo traced (unchanged since the save, as vLLM checks) and the
@@ -27,14 +30,18 @@ stale file -- is discarded and fn is compiled again.
 
 from __future__ import annotations
 
+import contextlib
+import functools
 import hashlib
 import inspect
 import io
+import json
 import os
 import platform
+import shutil
 import sys
 import types
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -80,6 +87,7 @@ class CompileCache:
             f"grad={torch.is_grad_enabled()}:{torch.is_inference_mode_enabled()}",
             f"torch={torch.__version__}",
             f"python={platform.python_version()}:{sys.implementation.cache_tag}",
+            f"machine={machine_facts()}",
             f"key={self.key}",
         ]
         digest = hashlib.sha256("\n".join(parts).encode()).hexdigest()
@@ -218,8 +226,9 @@ def load(path: Path, fn: Callable[..., Any]) -> Any | None:
     if payload is None:
         return None
     try:
-        loaded = torch.compiler.load_compiled_function(io.BytesIO(payload),
-                                                       external_data={"fn": fn})
+        with isa_probes(path.parent), no_header_precompile():
+            loaded = torch.compiler.load_compiled_function(io.BytesIO(payload),
+                                                           external_data={"fn": fn})
         return loaded if sources_unchanged(loaded) else None
     except Exception:
         return None
@@ -229,3 +238,118 @@ def save(path: Path, compiled: Any, fn: Callable[..., Any]) -> None:
     """Serialise an AOT-compiled function; fn itself is not pickled (passed back at load)."""
     result = type(compiled).serialize(compiled, {"fn": fn})
     write_artifact(path, result.serialized_data)
+
+
+# -- a fresh process's start-up on a hit -------------------------------------------------------
+#
+# Loading an artifact executes inductor's generated module, and in a new process that module's
+# first C++ kernel makes inductor (torch/_inductor/codecache.py `CppPythonBindingsCodeCache.
+# load_async`) (a) pick the CPU's vector ISA: `cpu_vec_isa.valid_vec_isa_list` compiles a probe
+# per candidate ISA (a g++ build cached on disk) and, every process, spawns a Python child to
+# dlopen it (`VecISA._probe_load`, ~0.1-0.35 s each, 4-6 of them here: avx512_vnni, avx512 +
+# its bf16 sub-probe, avx2); (b) preprocess its prefix header with `g++ -E` to key a
+# precompiled header (`_precompile_header`), also every process, even when the kernel's .so is
+# already built. Neither changes what a hit runs: (a)'s verdicts are facts of this CPU, this
+# compiler and this torch -- all in the cache key -- and (b) only speeds up a build.
+
+PROBES = "isa-probes.bin"  # per key folder: the ISA probes that passed, same file format
+
+
+@functools.cache
+def machine_facts() -> str:
+    """What inductor's CPU code and its ISA probes depend on besides torch's version.
+
+    The CPU's flag lines (/proc/cpuinfo, all distinct ones: hybrid CPUs), ATen's dispatch
+    capability and the environment that overrides it, inductor's ISA settings, and the C++
+    compiler binary (resolved path, size, mtime: a compiler upgrade misses).
+    """
+    flags: set[str] = set()
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8", errors="replace") as cpuinfo:
+            flags = {line.split(":", 1)[-1].strip() for line in cpuinfo
+                     if line.lower().startswith(("flags", "features"))}
+    except OSError:
+        flags = {platform.processor()}
+    parts = [platform.machine(), hashlib.sha256("\n".join(sorted(flags)).encode()).hexdigest(),
+             str(torch.backends.cpu.get_cpu_capability()),
+             os.environ.get("ATEN_CPU_CAPABILITY", "")]
+    try:
+        from torch._inductor import config as inductor_config
+        from torch._inductor.cpp_builder import get_cpp_compiler
+
+        parts += [f"simdlen={inductor_config.cpp.simdlen}",
+                  f"vec_isa_ok={inductor_config.cpp.vec_isa_ok}"]
+        compiler = shutil.which(get_cpp_compiler()) or get_cpp_compiler()
+        stat = os.stat(os.path.realpath(compiler))
+        parts.append(f"cxx={os.path.realpath(compiler)}:{stat.st_size}:{stat.st_mtime_ns}")
+    except Exception as exc:  # no inductor / compiler: the key says so
+        parts.append(f"cxx=<{type(exc).__name__}>")
+    return ";".join(parts)
+
+
+def _probe_key(isa: Any, code: str) -> str:
+    return (f"{type(isa).__qualname__}:{isa}:{isa.build_arch_flags()}:"
+            f"{hashlib.sha256(code.encode()).hexdigest()}")
+
+
+@contextlib.contextmanager
+def isa_probes(folder: Path) -> Iterator[None]:
+    """Inductor's ISA probes answered from the key folder's record; new passes recorded.
+
+    Only passing probes are recorded and replayed: a failure (or a probe that timed out under
+    load) always runs torch's own probe again. The record lives in the key folder, so it is
+    only replayed for the same CPU flags, compiler and torch version (`machine_facts`). While
+    active, any thread's probe goes through the record (they all probe this same machine).
+    """
+    try:
+        from torch._inductor import cpu_vec_isa
+
+        original = cpu_vec_isa.VecISA.check_build
+    except Exception:  # no inductor, or a torch whose probe moved: torch probes as usual
+        yield
+        return
+    path = folder / PROBES
+    payload = read_artifact(path)
+    try:
+        known = {str(k) for k in json.loads(payload)} if payload is not None else set()
+    except ValueError:
+        known = set()
+    new: set[str] = set()
+
+    def check_build(isa: Any, code: str) -> bool:
+        try:
+            key = _probe_key(isa, code)
+        except Exception:  # an ISA without the attributes the key reads: not recorded
+            return bool(original(isa, code))
+        if key in known:
+            return True
+        passed = bool(original(isa, code))
+        if passed:
+            new.add(key)
+        return passed
+
+    cpu_vec_isa.VecISA.check_build = check_build  # type: ignore[method-assign,assignment]
+    try:
+        yield
+    finally:
+        cpu_vec_isa.VecISA.check_build = original  # type: ignore[method-assign]
+        if new:
+            with contextlib.suppress(OSError):
+                write_artifact(path, json.dumps(sorted(known | new)).encode())
+
+
+@contextlib.contextmanager
+def no_header_precompile() -> Iterator[None]:
+    """Skip inductor's per-process `g++ -E` of its prefix header while loading.
+
+    The precompiled header only speeds up building a kernel; a hit's kernels are already
+    built (their .so is found by a key computed before the header is looked at), and a missing
+    one is still built, without the header.
+    """
+    try:
+        from torch._inductor import config as inductor_config
+    except Exception:
+        yield
+        return
+    with inductor_config.patch(cpp_cache_precompile_headers=False):
+        yield
