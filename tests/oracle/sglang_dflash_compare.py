@@ -51,7 +51,7 @@ def compare_line(argv: tuple[str, ...], gpu_mem_gb: float | None = 80
     diffs += sc.compare_target_ladder(sg, gf) + sc.compare_components(sg, gf)
     diffs += sc.compare_draft_ladder(sg, gf)
     # every model-level aspect (ladders, padding of every batch, buffers, fills)
-    for aspect, found in sc.compare_model(sg).items():
+    for found in sc.compare_model(sg).values():
         diffs += found
     assert sg.runners is not None
     outcome = "runner" if "dflash_draft" in sg.runners else "no_runner"
@@ -74,7 +74,8 @@ def dflash_lines(draw: st.DrawFn) -> tuple[tuple[str, ...], float | None]:
             (draw(st.integers(1, 600)), draw(st.integers(1, 64))))))]
     argv += ["--speculative-algorithm", draw(st.sampled_from(("DFLASH", "dflash")))]
     block = draw(st.integers(2, 16))
-    how = draw(st.sampled_from(("drafts", "block", "both", "clash")))
+    how = draw(st.sampled_from(("drafts", "drafts", "block", "block", "both", "both",
+                                "clash")))
     if how in ("drafts", "both"):
         argv += ["--speculative-num-draft-tokens", str(block)]
     if how in ("block", "both"):
