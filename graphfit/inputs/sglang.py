@@ -101,10 +101,7 @@ def _dflash_block(origin: str, value: Any, layer: int) -> tuple[list[Setting], l
     sglang_dflash refuses a mismatch it cannot see here as a conflicting setting)."""
     if value is None:
         return [], []
-    block = as_int(origin, value)
-    if block <= 0:
-        raise ConfigError(f"{origin}: DFLASH requires a positive block size, got {block} "
-                          f"(speculative_hook.py:369-373)")
+    block = as_int(origin, value)  # >= 1, as SGLang requires (speculative_hook.py:369-373)
     return [Setting("speculative_num_draft_tokens", block, origin, layer),
             Setting("engine", SG, origin, layer)], []
 
