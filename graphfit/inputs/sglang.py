@@ -87,6 +87,13 @@ def dflash_line(values: Mapping[str, Any], settings: list[Setting]) -> list[Sett
         raise ConfigError("--speculative-algorithm: SGLang's DFLASH requires "
                           "--speculative-draft-model-path (speculative_hook.py:324-327)")
     if name == "DFLASH":
+        window = values.get("speculative_draft_window_size")
+        block = values.get("speculative_num_draft_tokens") or values.get(
+            "speculative_dflash_block_size")
+        if isinstance(window, int) and isinstance(block, int) and window < block:
+            raise ConfigError(f"--speculative-draft-window-size: {window} is below the DFLASH "
+                              f"block size {block}; SGLang refuses (speculative_hook.py:"
+                              f"425-432)")
         return settings
     return [s for s in settings if "dflash-block-size" not in s.origin]
 

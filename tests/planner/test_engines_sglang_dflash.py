@@ -84,6 +84,10 @@ def test_pasted_dflash_line_rules() -> None:
     code, _, err = run_cli([*LINE, "--speculative-draft-model-path", "d",
                             "--speculative-dflash-block-size", "0"])
     assert code == 2 and ">= 1" in err  # SGLang: must be positive (:369-373)
+    code, _, err = run_cli([*LINE, "--speculative-draft-model-path", "d",
+                            "--speculative-dflash-block-size", "5",
+                            "--speculative-draft-window-size", "4"])
+    assert code == 2 and "below the DFLASH block size 5" in err
     code, out, _ = run_cli([*LINE, "--speculative-draft-model-path", "d",
                             "--speculative-dflash-block-size", "5"])
     assert code == 0 and '"dflash_draft"' in out
