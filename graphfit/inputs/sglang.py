@@ -46,7 +46,8 @@ LEGACY, OFF_SWITCH, PER_PHASE, JSON_CONFIG = 0, 1, 2, 3
 # not modelled (issue 23: left for their size), so a line naming one is refused, never
 # planned as something else
 UNMODELLED_ALGORITHMS = {  # reasons short enough for one error line
-    "DSPARK": "block drafter, accept graph, KV injection (speculative/dspark_components/)",
+    "DSPARK": "width block-1 drafter, accept graph, KV inject, ragged verify (spec_info.py:"
+              "160-164, 299-300)",
     "UNO": "LoRA runner with lora/nolora graphs per size + tree-draft runner "
            "(uno_cuda_graph_runner.py)",
 }
@@ -93,7 +94,7 @@ def dflash_line(values: Mapping[str, Any], settings: list[Setting]) -> list[Sett
         if isinstance(window, int) and isinstance(block, int) and window < block:
             raise ConfigError(f"--speculative-draft-window-size: {window} is below the DFLASH "
                               f"block size {block}; SGLang refuses (speculative_hook.py:"
-                              f"425-432)")
+                              f"427-434)")
         return settings
     return [s for s in settings if "dflash-block-size" not in s.origin]
 

@@ -69,7 +69,7 @@ EDGE: list[tuple[tuple[str, ...], str]] = [
     (dflash("--speculative-num-draft-tokens", "8", "--tp-size", "2", "--attn-dp-size", "2"),
      "rejected"),  # needs --enable-dp-lm-head (:303-309)
     (dflash("--speculative-num-draft-tokens", "8", "--speculative-draft-window-size", "4"),
-     "rejected"),  # :425-432
+     "rejected"),  # :427-434
     (dflash("--speculative-num-draft-tokens", "8", "--speculative-draft-window-size", "8"),
      "runner"),
 ]

@@ -8,7 +8,7 @@ draft is a second `TpModelWorker` (`build_draft_tp_worker`, dflash_worker_v2.py:
 whose `init_cuda_graphs` (dflash_worker_v2.py:698-752) builds a plain
 `DecodeCudaGraphRunner` on the draft model runner: a draft worker captures TARGET_VERIFY
 (decode_cuda_graph_runner.py:362-367, allowed because DFLASH `supports_target_verify_for_
-draft`, spec_info.py:143-144) with `decode_num_tokens_per_req` = block_size rows per request
+draft`, spec_info.py:135-136) with `decode_num_tokens_per_req` = block_size rows per request
 (model_runner.py:876-895, spec_info.py:291-301: only a DSPARK draft drops one), its batch
 sizes filtered by `get_batch_sizes_to_capture` with that width (decode_cuda_graph_runner.py:
 386-390), the same `DecodeInputBuffers` and padding registry as the target's runner.
@@ -17,12 +17,12 @@ Before capture a greedy draft sampler is folded into the graph (`_maybe_build_dr
 dflash_worker_v2.py:741-747, 884-998): for a plain DFlash draft `_DflashDraftSampler`
 (:135-178) allocates `out` int64 of max(cuda_graph_config.decode.bs) * (block_size - 1)
 tokens, plus per-rank argmax / all-gather buffers under TP > 1. A block of 1 keeps the head
-eager (:891-892).
+eager (:892-893).
 
 What SGLang refuses or turns off (modelled here as a refusal with the reason, or as no draft
 graphs): pp_size != 1 (speculative_hook.py:319-322); a block size <= 0 or one that differs
 from --speculative-num-draft-tokens (:368-382); a draft window smaller than the block
-(:425-432); attention DP: the draft runs eager and needs --enable-dp-lm-head (:303-316,
+(:427-434); attention DP: the draft runs eager and needs --enable-dp-lm-head (:303-316,
 dflash_worker_v2.py:718-724).
 """
 
@@ -34,7 +34,7 @@ from graphfit.planner.core.errors import ConfigError
 from graphfit.planner.core.settings import EngineSettings
 
 RUNNER = "dflash_draft"  # graphfit's component name for the draft's DecodeCudaGraphRunner
-BLOCK_DEFAULT = 16  # speculative_hook.py:417-421 when the draft config names no block size
+BLOCK_DEFAULT = 16  # speculative_hook.py:414-421 when the draft config names no block size
 
 
 def dflash(config: EngineSettings) -> bool:
@@ -53,7 +53,7 @@ def resolve_dflash(config: EngineSettings) -> dict[str, object]:
     if block < 2:
         raise ConfigError(
             f"speculative_num_draft_tokens: a DFLASH block of {block} drafts no token "
-            f"(its sampler stays eager, dflash_worker_v2.py:891-892): not modelled")
+            f"(its sampler stays eager, dflash_worker_v2.py:892-893): not modelled")
     if config.pp_size != 1:
         raise ConfigError(f"pp_size: SGLang's DFLASH supports pp_size 1 only "
                           f"(speculative_hook.py:319-322), got {config.pp_size}")
