@@ -54,6 +54,9 @@ def configs() -> list[tuple[str, EngineConfig]]:
     out.append(("sglang FROZEN_KV_MTP (topk 2)", EngineConfig.from_dict(dict(
         REFERENCE, engine="sglang", spec_method="mtp", frozen_kv_mtp=True,
         speculative_eagle_topk=2, speculative_num_draft_tokens=6))))
+    # SGLang's DFLASH (--speculative-algorithm DFLASH): the draft's own runner + its sampler
+    out.append(("sglang DFLASH (block 8)", EngineConfig.from_dict(dict(
+        REFERENCE, engine="sglang", spec_method="dflash", speculative_num_draft_tokens=8))))
     return out
 
 

@@ -30,6 +30,7 @@ ALGORITHMS = {  # --speculative-algorithm (case-insensitive in SGLang)
     "NEXTN": SpecMethod.MTP,  # SGLang runs NEXTN (MTP) through its EAGLE workers
     "STANDALONE": SpecMethod.DRAFT_MODEL,
     "NGRAM": SpecMethod.NGRAM,
+    "DFLASH": SpecMethod.DFLASH,  # graphfit.planner.engines.sglang_dflash
 }
 SG = Engine.SGLANG
 BACKENDS = {"full": CUDAGraphMode.FULL, "breakable": CUDAGraphMode.FULL,
@@ -45,9 +46,8 @@ LEGACY, OFF_SWITCH, PER_PHASE, JSON_CONFIG = 0, 1, 2, 3
 # not modelled (issue 23: left for their size), so a line naming one is refused, never
 # planned as something else
 UNMODELLED_ALGORITHMS = {  # reasons short enough for one error line
-    "DFLASH": "block-wide draft graphs with in-graph samplers (dflash_worker_v2.py:135-378, "
-              "698-730)",
-    "DSPARK": "block drafter, accept graph, KV injection (speculative/dspark_components/)",
+    "DSPARK": "width block-1 drafter, accept graph, KV inject, ragged verify (spec_info.py:"
+              "160-164, 299-300)",
     "UNO": "lora/nolora graphs per size, F-wide tree-draft runner "
            "(uno_cuda_graph_runner.py:38-67, uno_lora.py:61-95)",
 }
@@ -79,8 +79,39 @@ def _speculative_algorithm(origin: str, value: Any, layer: int
             Setting("engine", SG, origin, layer)], []
 
 
+def dflash_line(values: Mapping[str, Any], settings: list[Setting]) -> list[Setting]:
+    """A pasted line's DFLASH rules that need two keys: the draft model path is required
+    (speculative_hook.py:324-327); --speculative-dflash-block-size is read only for DFLASH
+    (speculative_hook.py:368), so another algorithm's line drops it."""
+    name = str(values.get("speculative_algorithm") or "").upper()
+    if name == "DFLASH" and not values.get("speculative_draft_model_path"):
+        raise ConfigError("--speculative-algorithm: SGLang's DFLASH requires "
+                          "--speculative-draft-model-path (speculative_hook.py:324-327)")
+    if name == "DFLASH":
+        window = values.get("speculative_draft_window_size")
+        block = values.get("speculative_num_draft_tokens") or values.get(
+            "speculative_dflash_block_size")
+        if isinstance(window, int) and isinstance(block, int) and window < block:
+            raise ConfigError(f"--speculative-draft-window-size: {window} is below the DFLASH "
+                              f"block size {block}; SGLang refuses (speculative_hook.py:"
+                              f"427-434)")
+        return settings
+    return [s for s in settings if "dflash-block-size" not in s.origin]
+
+
 def _positive(origin: str, value: Any) -> int:
     return as_int(origin, value)
+
+
+def _dflash_block(origin: str, value: Any, layer: int) -> tuple[list[Setting], list[str]]:
+    """`--speculative-dflash-block-size B`: DFLASH's --speculative-num-draft-tokens, which
+    must equal it when both are given (speculative_hook.py:368-386; the planner's
+    sglang_dflash refuses a mismatch it cannot see here as a conflicting setting)."""
+    if value is None:
+        return [], []
+    block = as_int(origin, value)  # >= 1, as SGLang requires (speculative_hook.py:369-373)
+    return [Setting("speculative_num_draft_tokens", block, origin, layer),
+            Setting("engine", SG, origin, layer)], []
 
 
 def _fraction(origin: str, value: Any) -> float | None:
@@ -348,6 +379,7 @@ FILE_KEYS: dict[str, Handler] = {
     "speculative_num_steps": field_key("num_speculative_tokens", _positive, SG),
     "speculative_eagle_topk": field_key("speculative_eagle_topk", _positive, SG),
     "speculative_num_draft_tokens": field_key("speculative_num_draft_tokens", _positive, SG),
+    "speculative_dflash_block_size": _dflash_block,
     "context_length": field_key("max_model_len", _positive, SG),
     "tp_size": field_key("tp_size", _positive, SG),
     "tp": field_key("tp_size", _positive, SG),

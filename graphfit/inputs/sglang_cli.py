@@ -144,6 +144,7 @@ def finish(values: Mapping[str, Any], settings: list[Setting]
     --attn-dp-size N; a disaggregation role turns graphs off (graphfit.inputs.sglang_rules).
     (max_running_requests left open is the engine model's to imply.)"""
     roles, notes = sglang_rules.role_settings(values)
+    settings = sglang_args.dflash_line(values, settings)
     return settings + sglang_args.deprecated_dp_attention(values) + roles, notes
 
 

@@ -35,6 +35,7 @@ mem_cache/kv_cache_configurator.py:3119, run with a KV capacity large enough not
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import functools
 import io
 import tempfile
@@ -362,6 +363,9 @@ def _runners(r: Resolved, token_capacity: int, hidden_size: int, vocab_size: int
                                    mlp_gather, gathered, device)
 
     algo = mr.spec_algorithm
+    if algo.is_dflash():
+        out["dflash_draft"] = _dflash_runner(r, pool, fill, device, hidden_size, vocab_size)
+        return out
     if algo.is_eagle() or algo.is_standalone():
         from sglang.srt.runtime_context import get_spec
 
@@ -382,6 +386,51 @@ def _runners(r: Resolved, token_capacity: int, hidden_size: int, vocab_size: int
             out["draft"] = _draft_runner(dmr, pool, algo)
         out["draft_extend"] = _draft_extend_runner(dmr, pool, algo)
     return out
+
+
+def _dflash_runner(r: Resolved, pool: int, fill: int, device: str, hidden_size: int,
+                   vocab_size: int) -> Runner:
+    """DFLASH's draft graphs: the draft TpModelWorker's own DecodeCudaGraphRunner
+    (dflash_worker_v2.py:748-750 -> model_runner.init_cuda_graphs -> capture_decode_graph),
+    built as the target's is here but on a draft model runner (`is_draft_worker`, so
+    TARGET_VERIFY, decode_cuda_graph_runner.py:362-367) with SGLang's own width
+    (`ModelRunner.decode_num_tokens_per_req`), capture list and gather requirements, plus
+    SGLang's own `_DflashDraftSampler` (dflash_worker_v2.py:135-178) sized from
+    max(cuda_graph_config.decode.bs) as `_maybe_build_draft_sampler` does (:991-998)."""
+    import torch
+    from sglang.srt.model_executor.model_runner import ModelRunner
+    from sglang.srt.model_executor.runner.base_cuda_graph_runner import (
+        get_batch_sizes_to_capture,
+    )
+    from sglang.srt.model_executor.runner.decode_cuda_graph_runner import (
+        DecodeCudaGraphRunner,
+    )
+    from sglang.srt.runtime_context import get_exec
+    from sglang.srt.speculative.dflash_worker_v2 import _DflashDraftSampler
+    from sglang.srt.utils.common import get_cuda_graph_batch_size_alignment
+
+    dmr = _model_runner_stub(r, pool, fill, device, hidden_size, vocab_size, draft=True)
+    width = int(ModelRunner.decode_num_tokens_per_req(dmr, num_draft_tokens=None))
+    mlp_gather, attn_gather = DecodeCudaGraphRunner.decode_graph_gather_requirements(dmr)
+    gathered = bool(mlp_gather or attn_gather)
+    capture_bs, _ = get_batch_sizes_to_capture(dmr, width, gathered_buffer_required=gathered)
+    align = get_cuda_graph_batch_size_alignment(gathered_buffer_required=gathered)
+    run = _target_runner(dmr, tuple(capture_bs), width, pool, align, fill, mlp_gather,
+                         gathered, device)
+    tp = int(r.tp_size)  # the draft's TP group: the target's without attention DP / CP
+    weight = torch.empty((vocab_size, hidden_size), dtype=torch.bfloat16, device="meta")
+    sampler = _DflashDraftSampler(
+        weight=weight, block_size=width, num_org=vocab_size, org_vocab_start=0,
+        max_bs=max(get_exec().graph.cuda_graph_config.decode.bs),
+        tp_group=types.SimpleNamespace(world_size=tp) if tp > 1 else None)
+    table = dict(run.buffers)
+    for name in ("out", "local_max", "local_arg", "gathered_max", "gathered_ids",
+                 "best_rank", "selected_ids"):
+        tensor = getattr(sampler, name, None)
+        if tensor is not None:  # compared on shape and dtype (axis "tokens")
+            table[f"sampler_{name}"] = _buffer(f"sampler_{name}", tensor, "tokens", None,
+                                               "empty")
+    return dataclasses.replace(run, name="dflash_draft", buffers=table, live=sampler)
 
 
 def _target_runner(mr: Any, capture_bs: tuple[int, ...], width: int, pool: int, align: int,

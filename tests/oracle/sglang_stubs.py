@@ -41,10 +41,14 @@ from typing import Any
 STUBBED_PACKAGES = frozenset({
     "triton", "sgl_kernel", "flashinfer", "tvm_ffi",  # GPU kernels / kernel compilers
     "torchvision", "torchcodec", "IPython", "sentencepiece", "gguf", "compressed_tensors",
+    "setproctitle",  # process titles only (imported by the DFLASH worker module chain)
 })
 STUBBED_MODULES = frozenset({
     "sglang.kernels.jit",  # C++/CUDA JIT sources: not in the *.py extract, raises at import
     "sglang.srt.multimodal.internvl_utils",  # image transforms (torchvision) for InternVL only
+    # triton device probing at import (getattr(torch, <triton backend>)); reached by the DFLASH
+    # worker's import chain through the mamba kernels
+    "sglang.kernels.ops.attention.fla.utils",
 })
 
 

@@ -47,6 +47,8 @@ from graphfit.planner.engines.batch import (
     graph_input,
     resolve_common,
 )
+from graphfit.planner.engines.sglang_dflash import RUNNER as DFLASH_RUNNER
+from graphfit.planner.engines.sglang_dflash import dflash, resolve_dflash, sampler_buffers
 from graphfit.planner.engines.sglang_mamba_buffers import mamba_track_buffers
 from graphfit.planner.engines.sglang_memory import default_decode_max_bs
 from graphfit.planner.engines.sglang_options import SglangOptions
@@ -89,7 +91,7 @@ EAGLE_FAMILY = frozenset({SpecMethod.EAGLE, SpecMethod.EAGLE3, SpecMethod.MTP,
                           SpecMethod.DRAFT_MODEL})
 ALGORITHM_NAMES = {SpecMethod.EAGLE: "EAGLE", SpecMethod.EAGLE3: "EAGLE3",
                    SpecMethod.MTP: "NEXTN", SpecMethod.DRAFT_MODEL: "STANDALONE",
-                   SpecMethod.NGRAM: "NGRAM"}
+                   SpecMethod.NGRAM: "NGRAM", SpecMethod.DFLASH: "DFLASH"}
 def sglang_sizes(max_bs: int, *, speculative: bool, padding: bool = True) -> list[int]:
     """`generate_decode_cuda_graph_batch_sizes` (cuda_graph_hook.py:493-530): every size
     without padding, else the decode or the finer speculative list; cut at max_bs, which is
@@ -259,26 +261,30 @@ def global_num_tokens(runner: str, config: EngineSettings) -> list[BufferSpec]:
             for name in ("global_num_tokens_gpu", "global_num_tokens_for_logprob_gpu")]
 
 
-def target_buffers(config: EngineSettings, width: int, max_bs: int) -> tuple[BufferSpec, ...]:
+def target_buffers(config: EngineSettings, width: int, max_bs: int, *, runner: str = "target",
+                   hidden: int | None = None) -> tuple[BufferSpec, ...]:
+    """The DecodeCudaGraphRunner's buffers; `runner`/`hidden`: the same runner class built
+    on a draft model runner (DFLASH's draft, graphfit.planner.engines.sglang_dflash)."""
     tokens = max_bs * width
-    specs = _slots("target", tokens, max_bs)
+    specs = _slots(runner, tokens, max_bs)
     # custom_mask: ((max_bs * seq_len_fill + max_num_token) * width,) bool, ones
     # (buffers.py:171-174), i.e. (fill + width) * width entries per request row
     mask_per_request = (int(SEQ_LEN_FILL.value) + width) * width
     specs += [
-        graph_input("target", "input_embeds", config.dtype, Axis.TOKENS, tokens, KEEP,
-                    trailing=(config.hidden_size,), why="allocated for every model"),
-        graph_input("target", "next_token_logits_buffer", "float32", Axis.TOKENS, tokens, KEEP,
+        graph_input(runner, "input_embeds", config.dtype, Axis.TOKENS, tokens, KEEP,
+                    trailing=(hidden or config.hidden_size,), why="allocated for every model"),
+        graph_input(runner, "next_token_logits_buffer", "float32", Axis.TOKENS, tokens, KEEP,
                     trailing=(config.vocab_size,),
                     why="a view of the process-wide logits buffer (graph_shared_output.py)"),
-        graph_input("target", "custom_mask", "bool", Axis.REQUESTS, max_bs * mask_per_request,
+        graph_input(runner, "custom_mask", "bool", Axis.REQUESTS, max_bs * mask_per_request,
                     KEEP, scale=mask_per_request,
                     why="tree attention mask, flat: (seq_len_fill + width) * width entries per "
                         "request (buffers.py:171-174); allocated for every config"),
     ]
-    specs += mamba_track_buffers(config, max_bs)
-    specs += global_num_tokens("target", config)
-    specs.append(tbo_split_buffer("target"))
+    if runner == "target":
+        specs += mamba_track_buffers(config, max_bs)
+    specs += global_num_tokens(runner, config)
+    specs.append(tbo_split_buffer(runner))
     return tuple(specs)
 
 
@@ -351,7 +357,17 @@ def sglang_runners(config: EngineSettings, ladder: Ladder) -> list[BatchRunner]:
     target = sizes_for("decode", width)
     runners = [BatchRunner("target", width, pool,
                            target_buffers(config, width, target[-1] if target else 0), target)]
-    if frozen_kv_mtp(config):
+    if dflash(config):
+        # the draft model's own DecodeCudaGraphRunner, TARGET_VERIFY of the block
+        # (graphfit.planner.engines.sglang_dflash)
+        draft = sizes_for("DFLASH draft", width)
+        top = draft[-1] if draft else 0
+        buffers = target_buffers(config, width, top, runner=DFLASH_RUNNER,
+                                 hidden=config.draft_hidden_size)
+        if draft:
+            buffers += sampler_buffers(config, width, max(ladder.sizes))
+        runners.append(BatchRunner(DFLASH_RUNNER, width, pool, buffers, draft))
+    elif frozen_kv_mtp(config):
         # the frozen draft loop only (width topk, filtered with it), no draft-extend graphs
         # (frozen_kv_mtp_worker_v2.py:179-183, 380-399; frozen_kv_mtp_cuda_graph_runner.py:
         # 123-128)
@@ -412,6 +428,8 @@ def _resolve_speculation(config: EngineSettings) -> dict[str, object]:
         # SGLang reads the speculative numbers only for a speculative algorithm
         return {"num_speculative_tokens": 0, "speculative_eagle_topk": None,
                 "speculative_num_draft_tokens": None}
+    if method is SpecMethod.DFLASH:
+        return resolve_dflash(config)
     name = ALGORITHM_NAMES[method]
     if config.attn_dp_size > 1 and method in (SpecMethod.NGRAM, SpecMethod.DRAFT_MODEL):
         raise ConfigError(f"spec_method: SGLang's {name} does not support DP attention "
@@ -521,7 +539,7 @@ class SglangModel:
             changes["ladder"] = LadderPolicy.SGLANG_SPEC if spec else LadderPolicy.SGLANG
         if config.cuda_graph_padding is None:
             changes["cuda_graph_padding"] = True
-        resolve_common(config, self.engine)
+        resolve_common(config, self.engine, frozenset({SpecMethod.DFLASH}))
         if config.mrope_dims != MROPE_SECTIONS:
             raise ConfigError(f"mrope_dims: SGLang allocates mrope_positions as "
                               f"[{MROPE_SECTIONS}, tokens]")

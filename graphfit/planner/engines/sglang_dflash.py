@@ -1,0 +1,97 @@
+"""SGLang 0.5.23's DFLASH speculative algorithm: its resolution and its draft graph runner.
+
+DFLASH drafts a whole block of `block_size` tokens in one draft forward and verifies it with
+the target in one forward (speculative/dflash_worker_v2.py). SGLang fixes steps and topk to 1
+and sets `speculative_num_draft_tokens` to the block size (arg_groups/speculative_hook.py:
+331-386), so the target runner is the usual target-verify runner of width block_size. The
+draft is a second `TpModelWorker` (`build_draft_tp_worker`, dflash_worker_v2.py:431-437)
+whose `init_cuda_graphs` (dflash_worker_v2.py:698-752) builds a plain
+`DecodeCudaGraphRunner` on the draft model runner: a draft worker captures TARGET_VERIFY
+(decode_cuda_graph_runner.py:362-367, allowed because DFLASH `supports_target_verify_for_
+draft`, spec_info.py:135-136) with `decode_num_tokens_per_req` = block_size rows per request
+(model_runner.py:876-895, spec_info.py:291-301: only a DSPARK draft drops one), its batch
+sizes filtered by `get_batch_sizes_to_capture` with that width (decode_cuda_graph_runner.py:
+386-390), the same `DecodeInputBuffers` and padding registry as the target's runner.
+
+Before capture a greedy draft sampler is folded into the graph (`_maybe_build_draft_sampler`,
+dflash_worker_v2.py:741-747, 884-998): for a plain DFlash draft `_DflashDraftSampler`
+(:135-178) allocates `out` int64 of max(cuda_graph_config.decode.bs) * (block_size - 1)
+tokens, plus per-rank argmax / all-gather buffers under TP > 1. A block of 1 keeps the head
+eager (:892-893).
+
+What SGLang refuses or turns off (modelled here as a refusal with the reason, or as no draft
+graphs): pp_size != 1 (speculative_hook.py:319-322); a block size <= 0 or one that differs
+from --speculative-num-draft-tokens (:368-382); a draft window smaller than the block
+(:427-434); attention DP: the draft runs eager and needs --enable-dp-lm-head (:303-316,
+dflash_worker_v2.py:718-724).
+"""
+
+from __future__ import annotations
+
+from graphfit.planner.core.buffers import KEEP, Axis, BufferSpec
+from graphfit.planner.core.enums import SpecMethod
+from graphfit.planner.core.errors import ConfigError
+from graphfit.planner.core.settings import EngineSettings
+
+RUNNER = "dflash_draft"  # graphfit's component name for the draft's DecodeCudaGraphRunner
+BLOCK_DEFAULT = 16  # speculative_hook.py:414-421 when the draft config names no block size
+
+
+def dflash(config: EngineSettings) -> bool:
+    return config.spec_method is SpecMethod.DFLASH
+
+
+def resolve_dflash(config: EngineSettings) -> dict[str, object]:
+    """`_handle_dflash` (speculative_hook.py:287-446): steps and topk forced to 1 (a warning
+    when given otherwise, :331-366), the block size is --speculative-num-draft-tokens."""
+    block = config.speculative_num_draft_tokens
+    if block is None:
+        raise ConfigError(
+            "speculative_num_draft_tokens: SGLang's DFLASH reads the block size from the "
+            "draft's config.json (speculative_hook.py:388-423, default 16); give "
+            "--speculative-num-draft-tokens or --speculative-dflash-block-size")
+    if block < 2:
+        raise ConfigError(
+            f"speculative_num_draft_tokens: a DFLASH block of {block} drafts no token "
+            f"(its sampler stays eager, dflash_worker_v2.py:892-893): not modelled")
+    if config.pp_size != 1:
+        raise ConfigError(f"pp_size: SGLang's DFLASH supports pp_size 1 only "
+                          f"(speculative_hook.py:319-322), got {config.pp_size}")
+    if config.attn_dp_size > 1:
+        raise ConfigError(
+            "attn_dp_size: DFLASH with attention DP needs --enable-dp-lm-head and runs its "
+            "draft eager (speculative_hook.py:303-316, dflash_worker_v2.py:718-724): not "
+            "modelled")
+    return {"num_speculative_tokens": 1, "speculative_eagle_topk": 1,
+            "speculative_num_draft_tokens": block}
+
+
+def sampler_buffers(config: EngineSettings, block: int, declared_max_bs: int
+                    ) -> tuple[BufferSpec, ...]:
+    """`_DflashDraftSampler.__init__` (dflash_worker_v2.py:147-178): sized from the declared
+    decode list's maximum (max(cuda_graph_config.decode.bs), :996), not the filtered one,
+    (block - 1) tokens per request; the TP > 1 argmax buffers (:159-178) per rank."""
+    tokens = declared_max_bs * (block - 1)
+    why = "written by the draft graph's in-graph argmax before it is read"
+    specs = [BufferSpec("sampler_out", "int64", Axis.FIXED, (), tokens, KEEP,
+                        source=f"{RUNNER}: dflash_worker_v2.py:156-158 ({why})")]
+    tp = config.tp_size
+    if tp > 1:
+        for name, dtype, count, lead in (
+                ("sampler_local_max", config.dtype, tokens, ()),
+                ("sampler_local_arg", "int64", tokens, ()),
+                ("sampler_gathered_max", config.dtype, tp * tokens, ()),
+                ("sampler_gathered_ids", "int64", tp * tokens, ()),
+                ("sampler_best_rank", "int64", tokens, (1,)),
+                ("sampler_selected_ids", "int64", tokens, (1,))):
+            specs.append(BufferSpec(name, dtype, Axis.FIXED, (), count, KEEP, lead,
+                                    source=f"{RUNNER}: dflash_worker_v2.py:159-178 (TP "
+                                           f"{tp} argmax; {why})"))
+    return tuple(specs)
+
+
+def draft_graph_input_note() -> tuple[str, str]:
+    return ("dflash", "the draft's DecodeCudaGraphRunner (TARGET_VERIFY, width block size) "
+                      "with its in-graph greedy sampler")
+
+

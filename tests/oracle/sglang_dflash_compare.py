@@ -1,0 +1,119 @@
+"""SGLang 0.5.23's DFLASH lines: SGLang's own argument pipeline and runners against graphfit.
+
+SGLang's side is `sglang_compare.sglang` (prepare_server_args + resolve_once, then the target
+runner and the DFLASH draft runner built by sglang_oracle._dflash_runner on CPU). graphfit
+reads the very same line pasted (`graphfit plan --json -- python -m sglang.launch_server
+...`), and the model-level aspects are compared as for every other SGLang line
+(sglang_compare.compare_model: graphfit given SGLang's resolved values).
+"""
+
+from __future__ import annotations
+
+import json
+
+from hypothesis import strategies as st
+
+from tests.helpers import run_cli
+from tests.oracle import sglang_compare as sc
+from tests.oracle import sglang_oracle as so
+
+DRAFT = "--speculative-draft-model-path"
+
+
+def pasted(argv: tuple[str, ...], gpu_mem_gb: float | None) -> sc.GraphfitAnswer:
+    """graphfit's reading of the pasted launch_server line (the oracle's model directory as
+    --model-path, the fake GPU's memory as --gpu-memory-gb)."""
+    args = ["plan", "--json"]
+    if gpu_mem_gb is not None:
+        args += ["--gpu-memory-gb", f"{gpu_mem_gb:g}"]
+    code, out, text = run_cli([*args, "--", "python", "-m", "sglang.launch_server",
+                               "--model-path", str(so.oracle().model_dir), *argv])
+    if code != 0:
+        errors = [ln for ln in text.splitlines() if "error" in ln]
+        return sc.GraphfitAnswer(argv, (errors or [f"exit {code}"])[-1])
+    config = sc.EngineConfig.from_dict(json.loads(out)["config"])
+    return sc.GraphfitAnswer(argv, None, sc.graphfit.plan(config))
+
+
+def compare_line(argv: tuple[str, ...], gpu_mem_gb: float | None = 80
+                 ) -> tuple[str, list[sc.Difference]]:
+    """(outcome, differences): outcome "runner" (both plan; SGLang builds the DFLASH draft
+    runner), "no_runner" (both plan, no draft graphs), "rejected" (both refuse) or
+    "differs"."""
+    sg = sc.sglang(argv, gpu_mem_gb)
+    gf = pasted(argv, gpu_mem_gb)
+    diffs = sc.compare_acceptance(sg, gf)
+    if diffs:
+        return "differs", diffs
+    if sg.rejected is not None:
+        return "rejected", []
+    # the pasted line's plan: ladders and components as SGLang built them
+    diffs += sc.compare_target_ladder(sg, gf) + sc.compare_components(sg, gf)
+    diffs += sc.compare_draft_ladder(sg, gf)
+    # every model-level aspect (ladders, padding of every batch, buffers, fills)
+    for found in sc.compare_model(sg).values():
+        diffs += found
+    assert sg.runners is not None
+    outcome = "runner" if "dflash_draft" in sg.runners else "no_runner"
+    return ("differs" if diffs else outcome), diffs
+
+
+def with_draft(argv: list[str]) -> list[str]:
+    return [*argv, DRAFT, str(so.oracle().model_dir)]
+
+
+@st.composite
+def dflash_lines(draw: st.DrawFn) -> tuple[tuple[str, ...], float | None]:
+    """Generated DFLASH lines: block size by either flag (or both, equal or not), steps /
+    topk SGLang overrides, the decode graph settings, TP / attention DP / CP, two-batch
+    overlap, a draft path mostly given. Not drawn (graphfit refuses, SGLang starts; see
+    docs/engines/sglang-coverage.md): no block size at all, a block of 1."""
+    argv: list[str] = []
+    if draw(st.integers(0, 4)) > 0:
+        argv += ["--max-running-requests", str(draw(st.sampled_from(
+            (draw(st.integers(1, 600)), draw(st.integers(1, 64))))))]
+    argv += ["--speculative-algorithm", draw(st.sampled_from(("DFLASH", "dflash")))]
+    block = draw(st.integers(2, 16))
+    how = draw(st.sampled_from(("drafts", "drafts", "block", "block", "both", "both",
+                                "clash")))
+    if how in ("drafts", "both"):
+        argv += ["--speculative-num-draft-tokens", str(block)]
+    if how in ("block", "both"):
+        argv += ["--speculative-dflash-block-size", str(block)]
+    if how == "clash":
+        argv += ["--speculative-num-draft-tokens", str(block),
+                 "--speculative-dflash-block-size", str(block + 1)]
+    if draw(st.integers(0, 3)) == 0:
+        argv += ["--speculative-num-steps", str(draw(st.integers(1, 5))),
+                 "--speculative-eagle-topk", str(draw(st.sampled_from((1, 2, 4))))]
+    graphs = draw(st.sampled_from(("default", "max_bs", "bs", "padding_off", "off", "json")))
+    if graphs == "max_bs":
+        argv += ["--cuda-graph-max-bs-decode", str(draw(st.integers(1, 400)))]
+    elif graphs == "bs":
+        sizes = draw(st.lists(st.integers(1, 300), min_size=1, max_size=6, unique=True))
+        argv += ["--cuda-graph-bs-decode", *map(str, sizes)]
+    elif graphs == "padding_off":
+        argv.append("--disable-cuda-graph-padding")
+    elif graphs == "off":
+        argv.append(draw(st.sampled_from(("--disable-decode-cuda-graph",
+                                          "--disable-cuda-graph"))))
+    elif graphs == "json":
+        argv += ["--cuda-graph-config",
+                 json.dumps({"decode": {"max_bs": draw(st.integers(1, 300))}})]
+    tp = draw(st.sampled_from((1, 1, 2, 4)))
+    if tp > 1:
+        argv += ["--tp-size", str(tp)]
+        split = draw(st.sampled_from(("none", "none", "dp", "cp")))
+        if split == "dp":
+            argv += ["--attn-dp-size", "2"]
+        elif split == "cp":
+            argv += ["--attn-cp-size", "2"]
+    if draw(st.integers(0, 3)) == 0:
+        argv.append("--enable-two-batch-overlap")
+    if draw(st.integers(0, 7)) > 0:
+        argv = with_draft(argv)
+    # a pasted line with no --gpu-memory-gb is planned for an assumed 80 GB GPU (graphfit
+    # says so in a note), so the GPU memory is always given to both here; unknown memory is
+    # compared on the flag path by test_sglang_oracle.py
+    gb = draw(st.sampled_from((16, 24, 48, 80, 141, 192)))
+    return tuple(argv), gb

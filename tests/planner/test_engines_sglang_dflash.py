@@ -1,0 +1,93 @@
+"""SGLang 0.5.23 DFLASH (graphfit.planner.engines.sglang_dflash): resolution, the draft's own
+decode-graph runner of width block size, its in-graph sampler buffers, the refusals.
+
+(tests/oracle/test_sglang_dflash_oracle.py compares all of it with SGLang's own code.)"""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from graphfit import Axis, ConfigError, CUDAGraphMode, EngineConfig, plan
+from graphfit.planner.engines.sglang import request_pool
+from graphfit.testing import sglang_configs
+from tests.helpers import run_cli
+
+
+def sg(**kw: object) -> EngineConfig:
+    return EngineConfig.from_dict({"engine": "sglang", "spec_method": "dflash", **kw})
+
+
+def test_dflash_runners() -> None:
+    p = plan(sg(max_num_seqs=20, speculative_num_draft_tokens=8, num_speculative_tokens=3,
+                speculative_eagle_topk=4, max_cudagraph_capture_size=16))
+    assert (p.config.num_speculative_tokens, p.config.speculative_eagle_topk) == (1, 1)
+    assert set(p.components) == {"target", "dflash_draft", "prefill"}
+    assert p.components["dflash_draft"].tables.uniform_query_len == 8
+    assert p.graph_sizes("dflash_draft") == p.graph_sizes("target")
+    assert p.buffer("dflash_draft.input_ids").shape == (16 * 8,)
+    assert p.buffer("dflash_draft.sampler_out").shape == (16 * 7,)
+    assert p.verify().ok
+    tp = plan(sg(max_num_seqs=8, speculative_num_draft_tokens=4, tp_size=2))
+    assert tp.buffer("dflash_draft.sampler_gathered_ids").shape == (2 * 8 * 3,)
+    off = plan(sg(max_num_seqs=8, speculative_num_draft_tokens=4, cudagraph_mode="NONE"))
+    assert "dflash_draft" not in off.components or not off.graph_sizes("dflash_draft")
+
+
+@pytest.mark.parametrize(("kw", "needle"), [
+    ({}, "--speculative-dflash-block-size"),
+    ({"speculative_num_draft_tokens": 1}, r"2\.\."),  # a block of 1 drafts nothing
+    ({"speculative_num_draft_tokens": 4, "tp_size": 2, "attn_dp_size": 2}, "enable-dp-lm-head"),
+    ({"speculative_num_draft_tokens": 4, "pp_size": 2}, "pp_size 1"),
+])
+def test_dflash_refusals(kw: dict[str, object], needle: str) -> None:
+    with pytest.raises(ConfigError, match=needle):
+        plan(sg(max_num_seqs=8, **kw))
+
+
+@given(sglang_configs(max_seqs=64, methods=("dflash",)), st.integers(1, 64))
+def test_dflash_draft_pads_within_its_buffers(config: EngineConfig, bs: int) -> None:
+    """Every draft batch pads to a captured size whose block rows the buffers hold, and the
+    sampler holds (block - 1) tokens of every captured request."""
+    p = plan(config)
+    comp = p.components.get("dflash_draft")
+    if comp is None or not comp.buffers or p.config.cudagraph_mode is CUDAGraphMode.NONE:
+        return
+    width = comp.tables.uniform_query_len
+    assert width == p.config.speculative_num_draft_tokens
+    sizes = p.graph_sizes("dflash_draft")
+    if not sizes:
+        return
+    assert p.buffer("dflash_draft.sampler_out").capacity >= max(sizes) * (width - 1)
+    bs = min(bs, request_pool(p.config))
+    d = p.pad(bs * width, uniform_decode=True, component="dflash_draft")
+    if d.mode is CUDAGraphMode.NONE:
+        return
+    assert bs <= d.num_reqs
+    for b in comp.buffers:
+        rows = d.num_reqs * (width if b.axis is Axis.TOKENS else 1)
+        assert b.axis is Axis.FIXED or rows <= b.capacity, b.key
+
+
+LINE = ["plan", "--json", "--", "python", "-m", "sglang.launch_server", "--model-path", "m",
+        "--speculative-algorithm", "DFLASH"]
+
+
+def test_pasted_dflash_line_rules() -> None:
+    code, _, err = run_cli([*LINE, "--speculative-num-draft-tokens", "8"])
+    assert code == 2 and "--speculative-draft-model-path" in err
+    code, _, err = run_cli([*LINE, "--speculative-draft-model-path", "d",
+                            "--speculative-num-draft-tokens", "8",
+                            "--speculative-dflash-block-size", "4"])
+    assert code == 2 and "dflash-block-size" in err
+    code, _, err = run_cli([*LINE, "--speculative-draft-model-path", "d",
+                            "--speculative-dflash-block-size", "0"])
+    assert code == 2 and ">= 1" in err  # SGLang: must be positive (:369-373)
+    code, _, err = run_cli([*LINE, "--speculative-draft-model-path", "d",
+                            "--speculative-dflash-block-size", "5",
+                            "--speculative-draft-window-size", "4"])
+    assert code == 2 and "below the DFLASH block size 5" in err
+    code, out, _ = run_cli([*LINE, "--speculative-draft-model-path", "d",
+                            "--speculative-dflash-block-size", "5"])
+    assert code == 0 and '"dflash_draft"' in out
