@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from graphfit.inputs import model_config
+from graphfit.inputs import model_config, sglang_a2a
 from graphfit.inputs.keys import Handler, field_key
 from graphfit.inputs.reading import parse_json
 from graphfit.inputs.settings import COMMAND_LINE, Setting
@@ -362,7 +362,8 @@ FILE_KEYS: dict[str, Handler] = {
     "disaggregation_mode": field_key("disaggregation_mode", _disaggregation, SG),
     "max_total_tokens": field_key("max_total_tokens", _positive, SG),
     "mem_fraction_static": field_key("mem_fraction_static", _fraction, SG),
-    "moe_a2a_backend": _not_default("none", GATHER),
+    "moe_a2a_backend": field_key("moe_a2a_backend", sglang_a2a.backend, SG),
+    "deepep_mode": field_key("deepep_mode", sglang_a2a.file_deepep_mode, SG),
     # speculative runners / buffers graphfit does not model: refused unless off
     "enable_multi_layer_eagle": field_key("multi_layer_eagle", as_bool, SG),
     "speculative_adaptive": _not_default(False, "adaptive speculation switches the draft "
@@ -397,6 +398,8 @@ MODEL_KEYS: dict[str, Handler] = {"model_path": model_path}
 # (a config file's attention_backend is vLLM's EngineConfig field; a pasted SGLang line's is
 # SGLang's own, read here)
 LINE_KEYS: dict[str, Handler] = {**FILE_KEYS, "enable_dp_attention": _dp_attention_in_line,
+                                  "deepep_mode": field_key("deepep_mode",
+                                                           sglang_a2a.deepep_mode, SG),
                                   "attention_backend": _attention_backend,
                                   "speculative_use_rejection_sampling": _after_the_engine,
                                   # SGLang may turn adaptive speculation off itself

@@ -10,6 +10,7 @@ from typing import ClassVar
 from graphfit.planner.core.errors import ConfigError, excerpt
 from graphfit.planner.core.limits import MAX_INT
 from graphfit.planner.core.options import EngineOptions, positive_int, sizes, true_false
+from graphfit.planner.engines.sglang_moe_a2a import check_backend
 
 PREFILL_BACKENDS = ("breakable", "full", "disabled")  # SGLang cuda_graph_config.py:50
 DISAGGREGATION_MODES = ("null", "prefill", "decode")  # SGLang --disaggregation-mode
@@ -58,6 +59,10 @@ class SglangOptions(EngineOptions):
         331-335: compute capability 9.x and CUDA >= 12.3), which gates the large-Hopper
         Qwen3-VL decode max_bs override (arg_groups/model_overrides/qwen3_vl.py:20-60).
         None: unknown (a GPU memory figure without a name); set from a GPU name by the CLI.
+    moe_a2a_backend: `--moe-a2a-backend` (arg_groups/fields/exec_.py:836-868), for a MoE
+        model: any backend but "none" gathers the attention input, so the captured batch
+        sizes are multiples of the attention-TP width (utils/common.py:4133-4180;
+        graphfit.planner.engines.sglang_moe_a2a, which lists the backends refused).
     """
 
     engine: ClassVar[str] = "sglang"
@@ -80,6 +85,7 @@ class SglangOptions(EngineOptions):
     frozen_kv_mtp: bool = False
     mem_fraction_static: float | None = None
     sm90: bool | None = None
+    moe_a2a_backend: str = "none"
 
     def __post_init__(self) -> None:
         gb = self.gpu_memory_gb
@@ -95,6 +101,10 @@ class SglangOptions(EngineOptions):
         if self.sm90 is not None:
             true_false("sm90", self.sm90)
         set_ = object.__setattr__
+        if not isinstance(self.moe_a2a_backend, str):
+            raise ConfigError(f"moe_a2a_backend: must be a string, got "
+                              f"{excerpt(self.moe_a2a_backend)}")
+        set_(self, "moe_a2a_backend", check_backend(self.moe_a2a_backend))
         backend = self.cuda_graph_backend_prefill
         if backend is not None:
             if not isinstance(backend, str) or backend.strip().lower() not in PREFILL_BACKENDS:

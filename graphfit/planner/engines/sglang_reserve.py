@@ -74,14 +74,15 @@ def memory_inputs(config: EngineSettings) -> StaticMemoryInputs:
         gpu_memory_gb=config.gpu_memory_gb, tp_size=config.tp_size,
         attn_cp_size=config.attn_cp_size, two_batch_overlap=config.two_batch_overlap,
         disaggregation_mode=config.disaggregation_mode,
-        mla=config.architecture in MLA_ARCHITECTURES))
+        mla=config.architecture in MLA_ARCHITECTURES, moe_a2a_backend=config.moe_a2a_backend))
     cps = config.chunked_prefill_size or default_chunked_prefill_size(config.gpu_memory_gb)
     return StaticMemoryInputs(
         gpu_memory_gb=config.gpu_memory_gb, disaggregation_mode=mode,
         max_running_requests=S, decode_max_bs=max_bs, decode_graphs=decode_on,
         prefill_graphs=prefill.on, prefill_sizes=len(prefill.tokens),
         chunked_prefill_size=cps, draft_tokens=config.speculative_num_draft_tokens,
-        tp_size=config.tp_size, pp_size=config.pp_size, attn_dp_size=config.attn_dp_size)
+        tp_size=config.tp_size, pp_size=config.pp_size, attn_dp_size=config.attn_dp_size,
+        deepep=config.moe_a2a_backend == "deepep")
 
 
 def vlm_adjusted(config: EngineSettings) -> bool:
