@@ -27,8 +27,8 @@ from tests.oracle import sglang_oracle as so
 from tests.oracle import sglang_stubs
 
 # the backends graphfit models (graphfit.planner.engines.sglang_moe_a2a.REFUSED: the rest)
-MODELLED = ("none", "deepep", "mooncake", "nixl", "megamoe", "ascend_fuseep", "ascend_tp")
-REFUSED = ("mori", "pplx", "deepep_v2", "flashinfer", "flashinfer_megamoe")
+MODELLED = ("none", "deepep", "mooncake", "nixl", "ascend_fuseep", "ascend_tp")
+REFUSED = ("mori", "pplx", "deepep_v2", "flashinfer", "flashinfer_megamoe", "megamoe")
 ASPECTS = ("acceptance", "target_ladder", "target_padding", "buffers", "prefill_on",
            "mem_fraction")
 

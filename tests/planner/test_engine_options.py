@@ -46,7 +46,7 @@ VALID: dict[str, st.SearchStrategy[Any]] = {
     "attn_dp_size": st.integers(1, 64),
     "attn_cp_size": st.integers(1, 64),
     "two_batch_overlap": st.booleans(),
-    "moe_a2a_backend": st.sampled_from(["none", "deepep", "mooncake", "nixl", "megamoe",
+    "moe_a2a_backend": st.sampled_from(["none", "deepep", "mooncake", "nixl",
                                         "ascend_fuseep", "ascend_tp", "DeepEP"]),
     "draft_len_schedule": st.none() | st.lists(st.integers(1, 4096), min_size=1, max_size=6),
     # vLLM 0.34's split sizes: any integers (vLLM drops those outside its range), [] too
@@ -91,7 +91,8 @@ INVALID: dict[str, st.SearchStrategy[Any]] = {
     "attn_cp_size": st.integers(-5, 0) | st.sampled_from([2.0, None]),
     "two_batch_overlap": st.sampled_from([None, "true", 1]),
     "moe_a2a_backend": st.sampled_from([None, 1, "", "nccl", "pplx", "mori", "deepep_v2",
-                                        "flashinfer", "flashinfer_megamoe"]),
+                                        "flashinfer", "flashinfer_megamoe",
+                                        "megamoe"]),
     "draft_len_schedule": st.sampled_from(["4", [], [0], [1, -2], {1: 2}, 7]),
     "prefill_cudagraph_capture_token_sizes": st.sampled_from(["8", [1.5], [True], {1: 2}, 3]),
     "decode_cudagraph_capture_request_sizes": st.sampled_from(["8", ["1"], [None], 4]),

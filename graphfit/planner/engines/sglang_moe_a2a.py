@@ -42,6 +42,8 @@ REFUSED = {
                  "(arg_groups/moe_hook.py:400-447)",
     "flashinfer_megamoe": "FlashInfer MegaMoE needs an SM100 GPU and a validated model class "
                           "(arg_groups/moe_hook.py:315-340)",
+    "megamoe": "MegaMoE needs an SM90 or SM100 GPU, no two-batch overlap and a per-model "
+               "token budget (arg_groups/mega_moe_hook.py:27-48, 78-80)",
     "flashinfer": "FlashInfer A2A's topology check reads the model class and EP size "
                   "(arg_groups/moe_hook.py:471-485)",
 }
