@@ -11,6 +11,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from graphfit.inputs import model_config
+from graphfit.inputs.reading import load_json
 from graphfit.inputs.settings import COMMAND_LINE, Setting
 from graphfit.inputs.values import as_str
 from graphfit.planner.core.enums import CUDAGraphMode
@@ -47,10 +49,39 @@ def file_deepep_mode(origin: str, value: Any) -> None:
                           f"--disable-cuda-graph")
 
 
+# the per-token expert counts whose presence makes the scheduler seed the MoE flags
+# (managers/scheduler.py:998-1008, read from hf_text_config)
+MOE_TOPK_KEYS = ("num_experts_per_tok", "num_experts_per_token", "top_k_experts",
+                 "moe_top_k", "moe_topk")
+
+
+def dense_model(model: Any) -> bool:
+    """Whether a pasted line's local model config.json (its text config where nested) names
+    no per-token expert count: SGLang's graph runners then never see the backend."""
+    if not isinstance(model, str):
+        return False
+    path = model_config.config_path(model)
+    if path is None:
+        return False
+    data = load_json(path, "model config")
+    if not isinstance(data, dict):
+        return False
+    text = data.get("text_config")
+    keys = set(data) | (set(text) if isinstance(text, dict) else set())
+    return not keys & set(MOE_TOPK_KEYS)
+
+
 def graphs_off(values: Mapping[str, Any]) -> tuple[list[Setting], list[str]]:
     """DeepEP's normal mode disables decode and prefill graphs whatever the line asks
-    (moe_hook.py:383-398, declared after the CUDA-graph flags are read)."""
+    (moe_hook.py:383-398, declared after the CUDA-graph flags are read). A backend on a dense
+    model is refused: the scheduler seeds it only for a MoE model (scheduler.py:998-1008),
+    yet resolution still applies its prefill and memory rules, a split graphfit does not
+    model."""
     name = str(values.get("moe_a2a_backend") or "none").strip().lower()
+    if name not in ("none", "ascend_tp") and dense_model(values.get("model_path")):
+        raise ConfigError(f"--moe-a2a-backend {name}: the model names no experts "
+                          f"(num_experts_per_tok), so SGLang's graph runners ignore the backend "
+                          f"(scheduler.py:998-1008); not modelled: drop the flag")
     mode = str(values.get("deepep_mode") or "auto").strip().lower()
     if name != "deepep" or mode != "normal":
         return [], []
@@ -61,4 +92,5 @@ def graphs_off(values: Mapping[str, Any]) -> tuple[list[Setting], list[str]]:
             [f"{NORMAL}: SGLang captures no CUDA graphs (moe_hook.py:383-398)"])
 
 
-__all__ = ["DEEPEP_MODES", "backend", "deepep_mode", "file_deepep_mode", "graphs_off"]
+__all__ = ["DEEPEP_MODES", "MOE_TOPK_KEYS", "backend", "dense_model", "deepep_mode",
+           "file_deepep_mode", "graphs_off"]
