@@ -29,7 +29,7 @@ def test_deepep_normal_turns_both_phases_off_and_nothing_else(backend: str,
     off = backend.lower() == "deepep" and mode == "normal"
     assert bool(settings_) == off == bool(notes)
     if off:
-        values = {s.name: s.value for s in settings_}
+        values = {s.field: s.value for s in settings_}
         assert values == {"cudagraph_mode": CUDAGraphMode.NONE,
                           "cuda_graph_backend_prefill": "disabled"}
 
