@@ -282,6 +282,7 @@ class EngineConfig:
             dspark_sample_from_anchor: bool = True,
             gpu_memory_gb: float | None = None, tp_size: int = 1, attn_dp_size: int = 1,
             attn_cp_size: int = 1, two_batch_overlap: bool = False,
+            moe_a2a_backend: str = "none",
             draft_len_schedule: tuple[int, ...] | list[int] | None = None,
             prefill_cudagraph_capture_token_sizes: tuple[int, ...] | list[int] | None = None,
             max_prefill_cudagraph_capture_tokens: int | None = None,
@@ -440,6 +441,11 @@ class EngineConfig:
     def two_batch_overlap(self) -> bool:
         """SglangOptions.two_batch_overlap."""
         return cast(bool, self._option("two_batch_overlap"))
+
+    @property
+    def moe_a2a_backend(self) -> str:
+        """SglangOptions.moe_a2a_backend."""
+        return cast(str, self._option("moe_a2a_backend"))
 
     @property
     def draft_len_schedule(self) -> tuple[int, ...] | None:

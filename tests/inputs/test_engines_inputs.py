@@ -313,9 +313,16 @@ def test_sglang_model_path_reads_config_json(tmp_path: Path) -> None:
 
 
 def test_sglang_keys_that_change_graphs_are_never_dropped(tmp_path: Path) -> None:
-    path = write(tmp_path, "s.yaml", "max-running-requests: 8\nmoe-a2a-backend: deepep\n")
+    path = write(tmp_path, "s.yaml", "max-running-requests: 8\nmoe-dense-tp-size: 1\n")
     with pytest.raises(ConfigError, match="not modelled"):
         config(config_file=str(path))
+    # an all-to-all backend is read (graphfit.planner.engines.sglang_moe_a2a), a refused one
+    # says so
+    read_a2a = write(tmp_path, "a.yaml", "max-running-requests: 8\nmoe-a2a-backend: deepep\n")
+    assert config(config_file=str(read_a2a)).moe_a2a_backend == "deepep"
+    with pytest.raises(ConfigError, match="not modelled"):
+        config(config_file=str(write(tmp_path, "p.yaml", "max-running-requests: 8\n"
+                                     "moe-a2a-backend: pplx\n")))
     with pytest.raises(ConfigError, match="ambiguous option"):
         config(config_file=str(write(tmp_path, "o.yaml", "cuda-graph-max-bs: 8\n")))
     noted = resolve_values({"config_file": str(write(

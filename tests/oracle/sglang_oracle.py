@@ -320,11 +320,31 @@ def _buffer(name: str, tensor: Any, axis: str, policy: str | None, init: str) ->
 @contextlib.contextmanager
 def published(r: Resolved) -> Any:
     """Publish the record as the scheduler does (runtime_context.publish) under fake CUDA."""
-    from sglang.srt.runtime_context import publish
+    from sglang.srt.layers.moe.utils import initialize_moe_config
+    from sglang.srt.runtime_context import get_flags, publish
 
     with sglang_stubs.fake_cuda(r.gpu_mem_mib):
         publish(r.record, role="scheduler")
+        if _moe_model(r.record):  # scheduler.py:995-1008: a MoE model seeds the MoE flags
+            initialize_moe_config()
+        else:  # a dense model keeps MoeA2ABackend.NONE (layers/moe/utils.py:517-521)
+            get_flags().moe.a2a_backend = None
         yield
+
+
+_MOE_TOPK_ATTRS = ("num_experts_per_tok", "num_experts_per_token", "top_k_experts",
+                   "moe_top_k", "moe_topk")  # scheduler.py:998-1004
+
+
+def _moe_model(record: Any) -> bool:
+    """Whether the record's model config.json names a per-token expert count."""
+    import json
+
+    path = Path(str(getattr(record, "model_path", ""))) / "config.json"
+    if not path.is_file():
+        return False
+    config = json.loads(path.read_text())
+    return any(attr in config for attr in _MOE_TOPK_ATTRS)
 
 
 def runners(r: Resolved, *, token_capacity: int = DEFAULT_TOKEN_CAPACITY,

@@ -226,6 +226,24 @@ def write_model_dir(directory: Path, architecture: str = "LlamaForCausalLM",
     return directory
 
 
+def write_moe_model_dir(directory: Path) -> Path:
+    """A small Qwen3-MoE config.json (HF's Qwen3MoeConfig): `num_experts_per_tok` makes the
+    scheduler seed the MoE flags, the all-to-all backend among them (scheduler.py:1001-1008)."""
+    import json
+
+    directory.mkdir(parents=True, exist_ok=True)
+    (directory / "config.json").write_text(json.dumps({
+        "architectures": ["Qwen3MoeForCausalLM"], "model_type": "qwen3_moe",
+        "hidden_size": 2048, "intermediate_size": 6144, "moe_intermediate_size": 768,
+        "num_experts": 64, "num_experts_per_tok": 8, "decoder_sparse_step": 1,
+        "norm_topk_prob": True, "num_attention_heads": 32, "num_key_value_heads": 4,
+        "head_dim": 128, "num_hidden_layers": 8, "vocab_size": 151936,
+        "max_position_embeddings": 40960, "rms_norm_eps": 1e-6, "rope_theta": 1000000.0,
+        "torch_dtype": "bfloat16", "hidden_act": "silu", "tie_word_embeddings": False,
+    }))
+    return directory
+
+
 def write_qwen3_vl_model_dir(directory: Path, depth: int = 4, vision_hidden: int = 1024
                              ) -> Path:
     """A small Qwen3-VL config.json (HF's Qwen3VLConfig: model_type qwen3_vl, a text_config

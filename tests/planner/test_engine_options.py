@@ -46,6 +46,8 @@ VALID: dict[str, st.SearchStrategy[Any]] = {
     "attn_dp_size": st.integers(1, 64),
     "attn_cp_size": st.integers(1, 64),
     "two_batch_overlap": st.booleans(),
+    "moe_a2a_backend": st.sampled_from(["none", "deepep", "mooncake", "nixl",
+                                        "ascend_fuseep", "ascend_tp", "DeepEP"]),
     "draft_len_schedule": st.none() | st.lists(st.integers(1, 4096), min_size=1, max_size=6),
     # vLLM 0.34's split sizes: any integers (vLLM drops those outside its range), [] too
     "prefill_cudagraph_capture_token_sizes": st.none() | st.lists(st.integers(-8, 9000)),
@@ -97,6 +99,9 @@ INVALID: dict[str, st.SearchStrategy[Any]] = {
     "attn_dp_size": st.integers(-5, 0) | st.sampled_from([False, "1"]),
     "attn_cp_size": st.integers(-5, 0) | st.sampled_from([2.0, None]),
     "two_batch_overlap": st.sampled_from([None, "true", 1]),
+    "moe_a2a_backend": st.sampled_from([None, 1, "", "nccl", "pplx", "mori", "deepep_v2",
+                                        "flashinfer", "flashinfer_megamoe",
+                                        "megamoe"]),
     "draft_len_schedule": st.sampled_from(["4", [], [0], [1, -2], {1: 2}, 7]),
     "prefill_cudagraph_capture_token_sizes": st.sampled_from(["8", [1.5], [True], {1: 2}, 3]),
     "decode_cudagraph_capture_request_sizes": st.sampled_from(["8", ["1"], [None], 4]),
@@ -370,6 +375,6 @@ def test_the_plan_3_document_writes_the_options_object() -> None:
         "sm90": None, "vision_layers": None, "vision_hidden_size": None,
         "max_mamba_cache_size": None, "disable_radix_cache": False,
         "mamba_radix_cache_strategy": "auto", "disable_overlap_schedule": False,
-        "page_size": 1}
+        "page_size": 1, "moe_a2a_backend": "none"}
     assert not set(config) & set(LEGACY_KEYWORDS)
     assert EngineConfig.from_dict(config).tp_size == 2

@@ -38,6 +38,7 @@ from graphfit.planner.core.errors import ConfigError
 from graphfit.planner.core.ladder import Ladder, check_size_count, round_up
 from graphfit.planner.core.settings import EngineSettings
 from graphfit.planner.engines import sglang_adaptive as adaptive
+from graphfit.planner.engines import sglang_moe_a2a
 from graphfit.planner.engines import sglang_qwen3_vl as qwen3_vl
 from graphfit.planner.engines.base import ComponentModel, EngineLadders
 from graphfit.planner.engines.batch import (
@@ -115,9 +116,9 @@ def speculative(config: EngineSettings) -> bool:
 
 
 def gathered_buffer(config: EngineSettings) -> bool:
-    """`require_gathered_buffer()` (utils/common.py:4066-4150) for a dense model without MoE
-    all-to-all: attention DP gathers the MLP input."""
-    return config.attn_dp_size > 1
+    """`require_gathered_buffer()` (utils/common.py:4159-4160): attention DP gathers the MLP
+    input (:4067-4092); a MoE all-to-all backend the attention input (sglang_moe_a2a)."""
+    return config.attn_dp_size > 1 or sglang_moe_a2a.attn_tp_gather(config)
 
 
 def attn_tp_size(config: EngineSettings) -> int:

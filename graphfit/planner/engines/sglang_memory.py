@@ -5,7 +5,8 @@ When `--mem-fraction-static` is not given, `handle_gpu_memory_settings`
 sizing (SGLANG_ENABLE_POST_CAPTURE_KV_SIZING is off by default, environ.py:640):
 
     512 + 1.5 * activation_tokens + tp * pp / 8 * 1024 + graph reserve,
-    at least 10 GiB on GPUs above 60 GiB (+ DeepEP's 2 GiB, refused here)
+    at least 10 GiB on GPUs above 60 GiB, + 2 GiB for DeepEP with decode graphs (:316-317,
+    402-414)
 
 where activation_tokens is, for a PD **decode** server, max(running requests x draft tokens,
 2048) with running requests = --max-running-requests or the decode max_bs (memory_hook.py:
@@ -106,6 +107,7 @@ class StaticMemoryInputs:
     attn_dp_size: int = 1
     mla: bool = False  # use_mla_backend (model_override_base.py:185-189)
     vision: VisionEncoder | None = None  # SGLang's is_vlm with a vision_config (:282-289)
+    deepep: bool = False  # --moe-a2a-backend deepep (reserve_for_deepep_a2a_mb, :402-414)
 
     def __post_init__(self) -> None:
         if self.disaggregation_mode not in ("null", "prefill", "decode"):
@@ -117,8 +119,12 @@ class StaticMemoryInputs:
                               "max_prefill_tokens then)")
 
 
+DEEPEP_MIB = 2 * 1024  # memory_hook.py:413
+
+
 def graph_reserve_mib(m: StaticMemoryInputs) -> float:
-    """`reserve_for_graph_mb` (memory_hook.py:357-397) without DeepEP."""
+    """`reserve_for_graph_mb` (memory_hook.py:357-397); DeepEP's breakable prefill term
+    (:388-394) is never reached: graphfit refuses that combination."""
     out = 0.0
     if m.disaggregation_mode != "prefill" and m.decode_graphs:
         out += m.decode_max_bs * 2
@@ -144,6 +150,8 @@ def reserved_mib(m: StaticMemoryInputs) -> float:
     gpu = None if m.gpu_memory_gb is None else m.gpu_memory_gb * MIB_PER_GIB
     if gpu is not None and gpu > LARGE_GPU_MIB:
         reserved = max(reserved, FLOOR_MIB)
+    if m.deepep and m.disaggregation_mode != "prefill" and m.decode_graphs:
+        reserved += DEEPEP_MIB  # on top of the floor (memory_hook.py:316-317, 402-414)
     return reserved
 
 

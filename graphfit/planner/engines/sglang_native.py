@@ -81,6 +81,11 @@ def fields_from_sglang(server_args: Any) -> dict[str, Any]:
     put("attn_cp_size", _get(server_args, "attn_cp_size"))
     if _get(server_args, "enable_two_batch_overlap") is True:
         out["two_batch_overlap"] = True
+    a2a = _get(server_args, "moe_a2a_backend")
+    if a2a is not None:
+        out["moe_a2a_backend"] = str(a2a)
+        if str(a2a) == "deepep" and _get(server_args, "deepep_mode") == "normal":
+            out["cudagraph_mode"] = CUDAGraphMode.NONE  # moe_hook.py:383-398
     algorithm = _get(server_args, "speculative_algorithm")
     if algorithm:
         name = str(getattr(algorithm, "name", algorithm)).upper()
@@ -143,9 +148,7 @@ def prefill_inputs_from_sglang(server_args: Any, gpu_memory_gb: float | None = N
     if (_get(server_args, "dcp_size") or 1) > 1:
         raise ConfigError("dcp_size: decode context parallelism is not modelled for prefill "
                           "graphs (cuda_graph_hook.py:219-223)")
-    if (_get(server_args, "moe_a2a_backend") or "none") != "none":
-        raise ConfigError("moe_a2a_backend: MoE all-to-all backends (DeepEP's 8-aligned "
-                          "prefill buckets, cuda_graph_hook.py:316-342) are not modelled")
+    a2a = str(_get(server_args, "moe_a2a_backend") or "none")
     phase = _prefill_phase(server_args)
     for key in ("max_context_size", "full_prefill_prefix_chunk_tokens", "max_seq_len"):
         if phase.get(key) is not None:
@@ -163,6 +166,8 @@ def prefill_inputs_from_sglang(server_args: Any, gpu_memory_gb: float | None = N
         backend = str(given)
     if "backend" in phase:
         backend = str(phase["backend"])
+    if a2a == "deepep" and _get(server_args, "deepep_mode") == "normal":
+        backend = "disabled"  # moe_hook.py:383-398, after the flags
     max_tokens = phase.get("max_bs", _get(server_args, "cuda_graph_max_bs_prefill"))
     tokens = phase.get("bs", _get(server_args, "cuda_graph_bs_prefill"))
     attn_dp = _get(server_args, "attn_dp_size")
@@ -184,7 +189,7 @@ def prefill_inputs_from_sglang(server_args: Any, gpu_memory_gb: float | None = N
         llama2_path="llama-2" in str(_get(server_args, "model_path") or "").lower(),
         request_pool=request_pool,
         context_length=_get(server_args, "context_length") or model_context_length,
-        full_max_requests=phase.get("full_prefill_max_req"))
+        full_max_requests=phase.get("full_prefill_max_req"), moe_a2a_backend=a2a)
 
 
 def _decode_graphs_given(args: Any) -> tuple[bool, bool]:
@@ -266,4 +271,5 @@ def memory_inputs_from_sglang(server_args: Any, gpu_memory_gb: float | None = No
         draft_tokens=None if drafts is None else int(drafts), tp_size=prefill_in.tp_size,
         pp_size=prefill_in.pp_size, attn_dp_size=prefill_in.attn_dp_size, mla=mla,
         vision=vision if vision is not None and mm and vlm_applies(
-            mode, _get(server_args, "language_only") is True) else None)
+            mode, _get(server_args, "language_only") is True) else None,
+        deepep=prefill_in.moe_a2a_backend == "deepep")

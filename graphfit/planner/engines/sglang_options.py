@@ -10,6 +10,7 @@ from typing import ClassVar
 from graphfit.planner.core.errors import ConfigError, excerpt
 from graphfit.planner.core.limits import MAX_INT
 from graphfit.planner.core.options import EngineOptions, positive_int, sizes, true_false
+from graphfit.planner.engines.sglang_moe_a2a import check_backend
 
 PREFILL_BACKENDS = ("breakable", "full", "disabled")  # SGLang cuda_graph_config.py:50
 DISAGGREGATION_MODES = ("null", "prefill", "decode")  # SGLang --disaggregation-mode
@@ -76,6 +77,10 @@ class SglangOptions(EngineOptions):
         (exec_.py:512-519), disable_overlap_schedule, page_size: the flags that decide the
         state slots one request holds (kv_cache_configurator.py:3062-3088,
         arg_groups/overrides.py:453-486). Read only for hybrid mamba architectures.
+    moe_a2a_backend: `--moe-a2a-backend` (arg_groups/fields/exec_.py:836-868), for a MoE
+        model: any backend but "none" gathers the attention input, so the captured batch
+        sizes are multiples of the attention-TP width (utils/common.py:4133-4180;
+        graphfit.planner.engines.sglang_moe_a2a, which lists the backends refused).
     """
 
     engine: ClassVar[str] = "sglang"
@@ -106,6 +111,7 @@ class SglangOptions(EngineOptions):
     mamba_radix_cache_strategy: str = "auto"
     disable_overlap_schedule: bool = False
     page_size: int = 1
+    moe_a2a_backend: str = "none"
 
     def __post_init__(self) -> None:
         gb = self.gpu_memory_gb
@@ -124,6 +130,10 @@ class SglangOptions(EngineOptions):
         for name in ("vision_layers", "vision_hidden_size"):
             _optional_int(name, getattr(self, name), 1)
         set_ = object.__setattr__
+        if not isinstance(self.moe_a2a_backend, str):
+            raise ConfigError(f"moe_a2a_backend: must be a string, got "
+                              f"{excerpt(self.moe_a2a_backend)}")
+        set_(self, "moe_a2a_backend", check_backend(self.moe_a2a_backend))
         backend = self.cuda_graph_backend_prefill
         if backend is not None:
             if not isinstance(backend, str) or backend.strip().lower() not in PREFILL_BACKENDS:

@@ -47,6 +47,7 @@ from dataclasses import dataclass
 
 from graphfit.planner.core.errors import ConfigError
 from graphfit.planner.core.ladder import check_size_count, round_up
+from graphfit.planner.engines import sglang_moe_a2a
 from graphfit.planner.engines.sglang_multimodal import MULTIMODAL_PREFILL_OFF
 
 BREAKABLE = "breakable"
@@ -131,6 +132,7 @@ class PrefillInputs:
     request_pool: int | None = None  # req_to_token_pool.size (one attention-DP group's)
     context_length: int | None = None  # the model's context length
     full_max_requests: int | None = None  # cuda_graph_config.prefill.full_prefill_max_req
+    moe_a2a_backend: str = "none"  # --moe-a2a-backend (graphfit.planner.engines.sglang_moe_a2a)
 
     def __post_init__(self) -> None:
         if self.backend is not None and self.backend not in BACKENDS:
@@ -207,7 +209,8 @@ def _alignment(inputs: PrefillInputs) -> int:
     """`get_cuda_graph_batch_size_alignment` (utils/common.py:4163-4175) for a dense model
     without MoE all-to-all."""
     align = 2 if inputs.two_batch_overlap else 1
-    if inputs.attn_dp_size > 1:  # require_gathered_buffer: attention DP gathers MLP input
+    if inputs.attn_dp_size > 1 or sglang_moe_a2a.gathers_attention(  # require_gathered_buffer
+            inputs.moe_a2a_backend, inputs.tp_size, inputs.attn_dp_size):
         align *= inputs.tp_size // inputs.attn_dp_size // inputs.attn_cp_size
     if align % inputs.attn_cp_size:
         align *= inputs.attn_cp_size
@@ -229,6 +232,9 @@ def _backend(inputs: PrefillInputs) -> tuple[str, str]:
                          "(cuda_graph_hook.py:212-218)"
     if inputs.two_batch_overlap:
         return DISABLED, "two-batch overlap (cuda_graph_hook.py:225-228)"
+    if inputs.moe_a2a_backend not in sglang_moe_a2a.PREFILL_VALIDATED:
+        return DISABLED, (f"all-to-all backend {inputs.moe_a2a_backend} is not validated for "
+                          f"prefill graphs (cuda_graph_hook.py:223-229)")
     if inputs.multimodal_breakable_off:
         return DISABLED, MULTIMODAL_PREFILL_OFF
     if inputs.disaggregation_mode == "decode":
@@ -239,6 +245,7 @@ def _backend(inputs: PrefillInputs) -> tuple[str, str]:
 def resolve_prefill(inputs: PrefillInputs) -> PrefillGraphs:
     """SGLang's prefill graphs for `inputs` (the module docstring's steps 1-6)."""
     backend, why = _backend(inputs)
+    sglang_moe_a2a.check_prefill(inputs.moe_a2a_backend, backend)
     cps = inputs.chunked_prefill_size or default_chunked_prefill_size(inputs.gpu_memory_gb)
     max_tokens = inputs.max_tokens
     if max_tokens is None:

@@ -86,7 +86,7 @@ def memory_inputs(config: EngineSettings) -> StaticMemoryInputs:
         gpu_memory_gb=config.gpu_memory_gb, tp_size=config.tp_size,
         attn_cp_size=config.attn_cp_size, two_batch_overlap=config.two_batch_overlap,
         disaggregation_mode=config.disaggregation_mode,
-        mla=config.architecture in MLA_ARCHITECTURES,
+        mla=config.architecture in MLA_ARCHITECTURES, moe_a2a_backend=config.moe_a2a_backend,
         multimodal_breakable_off=breakable_prefill_refused(
             config.multimodal, config.architecture)))
     cps = config.chunked_prefill_size or default_chunked_prefill_size(config.gpu_memory_gb)
@@ -99,7 +99,8 @@ def memory_inputs(config: EngineSettings) -> StaticMemoryInputs:
         prefill_graphs=prefill.on, prefill_sizes=len(prefill.tokens),
         chunked_prefill_size=cps, draft_tokens=config.speculative_num_draft_tokens,
         tp_size=config.tp_size, pp_size=config.pp_size, attn_dp_size=config.attn_dp_size,
-        mla=config.architecture in MLA_ARCHITECTURES, vision=vision)
+        mla=config.architecture in MLA_ARCHITECTURES, vision=vision,
+        deepep=config.moe_a2a_backend == "deepep")
 
 
 def vlm_adjusted(config: EngineSettings) -> bool:

@@ -1,0 +1,60 @@
+"""How SGLang's all-to-all flags are read (graphfit.inputs.sglang_a2a): DeepEP's normal mode
+turns both graph phases off, a dense model's backend is refused, bad values say why."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from graphfit.inputs import sglang_a2a
+from graphfit.planner.core.enums import CUDAGraphMode
+from graphfit.planner.core.errors import ConfigError
+
+
+def _model(tmp_path: Path, **extra: object) -> str:
+    (tmp_path / "config.json").write_text(json.dumps({"architectures": ["X"], **extra}))
+    return str(tmp_path)
+
+
+@settings(max_examples=30)
+@given(st.sampled_from(("none", "deepep", "mooncake", "nixl", "DeepEP")),
+       st.sampled_from((None, "auto", "normal", "low_latency")))
+def test_deepep_normal_turns_both_phases_off_and_nothing_else(backend: str,
+                                                              mode: str | None) -> None:
+    settings_, notes = sglang_a2a.graphs_off({"moe_a2a_backend": backend, "deepep_mode": mode})
+    off = backend.lower() == "deepep" and mode == "normal"
+    assert bool(settings_) == off == bool(notes)
+    if off:
+        values = {s.field: s.value for s in settings_}
+        assert values == {"cudagraph_mode": CUDAGraphMode.NONE,
+                          "cuda_graph_backend_prefill": "disabled"}
+
+
+def test_a_dense_model_refuses_a_live_backend(tmp_path: Path) -> None:
+    (tmp_path / "dense").mkdir()
+    (tmp_path / "moe").mkdir()
+    dense = _model(tmp_path / "dense")
+    moe = _model(tmp_path / "moe", num_experts_per_tok=8)
+    with pytest.raises(ConfigError, match="names no experts"):
+        sglang_a2a.graphs_off({"moe_a2a_backend": "deepep", "model_path": dense})
+    assert sglang_a2a.graphs_off({"moe_a2a_backend": "deepep", "model_path": moe}) == ([], [])
+    # ascend_tp resolves to none; an unknown hub id is not read
+    assert sglang_a2a.graphs_off({"moe_a2a_backend": "ascend_tp", "model_path": dense}) == (
+        [], [])
+    assert not sglang_a2a.dense_model("org/not-local-model")
+
+
+def test_bad_values_say_why() -> None:
+    with pytest.raises(ConfigError, match="is not one of"):
+        sglang_a2a.backend("--moe-a2a-backend", "nccl")
+    with pytest.raises(ConfigError, match="not modelled"):
+        sglang_a2a.backend("--moe-a2a-backend", "pplx")
+    with pytest.raises(ConfigError, match="is not one of"):
+        sglang_a2a.deepep_mode("--deepep-mode", "fast")
+    with pytest.raises(ConfigError, match="--disable-cuda-graph"):
+        sglang_a2a.file_deepep_mode("deepep_mode", "normal")
+    assert sglang_a2a.backend("--moe-a2a-backend", "DeepEP") == "deepep"

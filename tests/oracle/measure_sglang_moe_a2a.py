@@ -1,0 +1,54 @@
+"""Agreement of graphfit with SGLang 0.5.23 on N generated MoE all-to-all lines.
+
+    PYTHONPATH=. python tests/oracle/measure_sglang_moe_a2a.py [N] [SEED]   # default 200
+
+Prints, per aspect, how many lines agree, and the first reproducer of each difference;
+"refused (not modelled)" counts the lines SGLang starts with a backend graphfit refuses
+(graphfit.planner.engines.sglang_moe_a2a.REFUSED).
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from collections import Counter
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+
+from tests.oracle import sglang_moe_a2a_compare as mc
+
+
+def main() -> None:
+    n = int(sys.argv[1]) if len(sys.argv) > 1 else 200
+    seed = int(sys.argv[2]) if len(sys.argv) > 2 else 0
+    start = time.perf_counter()
+    agree: Counter[str] = Counter()
+    seen: Counter[str] = Counter()
+    first: dict[str, str] = {}
+    refused = started = 0
+    for argv in mc.lines(n, seed):
+        diffs = mc.compare(argv)
+        if mc.sglang(argv).rejected is None:
+            started += 1
+        gf = mc.graphfit_cli(argv)
+        if diffs["acceptance"] and gf.rejected and "is not modelled" in gf.rejected:
+            refused += 1
+            continue
+        for aspect, found in diffs.items():
+            seen[aspect] += 1
+            agree[aspect] += not found
+            if found and aspect not in first:
+                first[aspect] = f"{' '.join(argv)} :: {found[0].detail}"
+    print(f"{n} lines (seed {seed}), SGLang starts {started}; graphfit refuses {refused} of "
+          f"them as not modelled; {time.perf_counter() - start:.0f} s")
+    print("| aspect | agree | compared |")
+    print("|---|---|---|")
+    for aspect in mc.ASPECTS:
+        print(f"| {aspect} | {agree[aspect]} | {seen[aspect]} |")
+    for aspect, text in first.items():
+        print(f"first {aspect} difference: {text}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,168 @@
+"""graphfit against SGLang 0.5.23 on MoE all-to-all command lines (`--moe-a2a-backend`).
+
+SGLang's side: its argument pipeline (`sglang_oracle.resolve`) on a small Qwen3-MoE
+config.json, then its decode graph runner constructors with the MoE flags seeded as the
+scheduler seeds them for a MoE model (`sglang_oracle.published`, scheduler.py:995-1008).
+graphfit's side: `graphfit plan --json -- sglang serve` on the same line and model
+directory (the pasted line's reader, which sees every key at once). Compared: whether
+each starts, the target decode ladder, the padded batch of every decode 1..pool, the batch
+buffers' shapes, whether prefill graphs are on, and the default mem_fraction_static.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import random
+import tempfile
+from pathlib import Path
+from typing import Any
+
+import graphfit
+from graphfit import EngineConfig
+from graphfit.cli.options import PASTED
+from graphfit.planner.core.errors import BatchError
+from tests.oracle import sglang_compare as sc
+from tests.oracle import sglang_oracle as so
+from tests.oracle import sglang_stubs
+
+# the backends graphfit models (graphfit.planner.engines.sglang_moe_a2a.REFUSED: the rest)
+MODELLED = ("none", "deepep", "mooncake", "nixl", "ascend_fuseep", "ascend_tp")
+REFUSED = ("mori", "pplx", "deepep_v2", "flashinfer", "flashinfer_megamoe", "megamoe")
+ASPECTS = ("acceptance", "target_ladder", "target_padding", "buffers", "prefill_on",
+           "mem_fraction")
+
+
+@functools.cache
+def model_dir() -> str:
+    so.oracle()  # the stubs first
+    root = Path(tempfile.mkdtemp(prefix="graphfit-sglang-moe-"))
+    return str(sglang_stubs.write_moe_model_dir(root / "qwen3-moe"))
+
+
+@functools.lru_cache(maxsize=1024)
+def sglang(argv: tuple[str, ...], gpu_mem_gb: float = 80) -> sc.SglangAnswer:
+    resolved = so.resolve(argv, gpu_mem_gb=gpu_mem_gb, model=model_dir())
+    if isinstance(resolved, so.Rejected):
+        return sc.SglangAnswer(resolved, None)
+    try:
+        return sc.SglangAnswer(resolved, so.runners(resolved, hidden_size=2048,
+                                                     vocab_size=151936))
+    except Exception as exc:  # the server would not start
+        return sc.SglangAnswer(resolved, None, f"{type(exc).__name__}: {exc}")
+
+
+@functools.lru_cache(maxsize=1024)
+def graphfit_cli(argv: tuple[str, ...], gpu_mem_gb: float = 80) -> sc.GraphfitAnswer:
+    token = PASTED.set(("sglang", "serve", "--model-path", model_dir(), *argv))
+    try:  # `graphfit plan --json --gpu-memory-gb G -- sglang serve ...` as cli.main splits it
+        code, stdout, output = sc.run_graphfit(["plan", "--json", "--gpu-memory-gb",
+                                                f"{gpu_mem_gb:g}"])
+    finally:
+        PASTED.reset(token)
+    if code != 0:
+        lines = [ln for ln in output.splitlines() if ln.strip()]
+        return sc.GraphfitAnswer(argv, (lines or [f"exit {code}"])[-1])
+    config = EngineConfig.from_dict(json.loads(stdout)["config"])
+    return sc.GraphfitAnswer(argv, None, graphfit.plan(config))
+
+
+def _padding(sg: sc.SglangAnswer, gf: sc.GraphfitAnswer) -> list[sc.Difference]:
+    """The batch SGLang's target runner replays each decode of 1..n requests at against
+    graphfit's, n the smaller request limit (SGLang's pool is sized against an unbounded KV
+    here, graphfit's from its estimate: the pool itself is sglang_pool's, compared in
+    test_sglang_pool_oracle)."""
+    r = sg.resolved
+    assert isinstance(r, so.Resolved) and sg.runners is not None and gf.plan is not None
+    run = sg.runners.get("target")
+    if run is None or not sc._gf_graphs(gf):
+        return [] if run is None and not sc._gf_graphs(gf) else [
+            sc.Difference("target_padding", "decode graphs on one side only")]
+    limit = min(sg.max_requests, gf.plan.config.max_num_seqs)
+    out = []
+    for bs in range(1, limit + 1):
+        ours = sc.sglang_decode_pad(run, bs, not r.disable_cuda_graph_padding)
+        try:
+            theirs = sc.graphfit_decode_pad(gf.plan, "target", 1, bs)
+        except BatchError:  # past graphfit's request limit per attention-DP group
+            break
+        if ours != theirs:
+            out.append(sc.Difference("target_padding", f"bs {bs}: SGLang {ours or 'eager'}, "
+                                                       f"graphfit {theirs or 'eager'}"))
+    return out
+
+
+def _prefill_on(sg: sc.SglangAnswer, gf: sc.GraphfitAnswer) -> list[sc.Difference]:
+    r = sg.resolved
+    assert isinstance(r, so.Resolved) and gf.plan is not None
+    ours = r.prefill_backend != "disabled"
+    theirs = any(name.startswith("prefill") for name in gf.plan.components)
+    if ours == theirs:
+        return []
+    return [sc.Difference("prefill_on", f"prefill graphs: SGLang {r.prefill_backend}, "
+                                        f"graphfit {'on' if theirs else 'off'}")]
+
+
+def _mem_fraction(sg: sc.SglangAnswer, gf: sc.GraphfitAnswer) -> list[sc.Difference]:
+    r = sg.resolved
+    assert isinstance(r, so.Resolved) and gf.plan is not None
+    ours = getattr(r.record, "mem_fraction_static", None)
+    from graphfit.planner.engines.sglang_reserve import default_fraction
+
+    theirs = default_fraction(gf.plan.config)
+    if theirs is None or ours is None or abs(float(ours) - theirs) < 1e-9:
+        return []
+    return [sc.Difference("mem_fraction", f"mem_fraction_static: SGLang {ours}, graphfit "
+                                          f"{theirs}")]
+
+
+def compare(argv: tuple[str, ...], gpu_mem_gb: float = 80) -> dict[str, list[sc.Difference]]:
+    """Every aspect's differences for one command line (empty lists: agreement)."""
+    sg, gf = sglang(argv, gpu_mem_gb), graphfit_cli(argv, gpu_mem_gb)
+    out: dict[str, list[sc.Difference]] = {"acceptance": sc.compare_acceptance(sg, gf)}
+    if sg.rejected is not None or gf.rejected is not None or sg.runners is None:
+        return out
+    out["target_ladder"] = sc.compare_target_ladder(sg, gf)
+    out["target_padding"] = _padding(sg, gf)
+    out["buffers"] = sc.compare_buffers(sg, gf)
+    out["prefill_on"] = _prefill_on(sg, gf)
+    out["mem_fraction"] = _mem_fraction(sg, gf)
+    return out
+
+
+def draw(rng: Any) -> tuple[str, ...]:
+    """One command line from the space the tests and the measurement share (`rng`: a
+    random.Random, or an adapter over hypothesis' draw with the same methods)."""
+    argv: list[str] = []
+    backend = rng.choice(MODELLED * 3 + REFUSED)
+    argv += ["--moe-a2a-backend", backend]
+    if backend == "deepep":
+        mode = rng.choice(("auto", "auto", "low_latency", "normal"))
+        if mode != "auto":
+            argv += ["--deepep-mode", mode]
+        if mode != "normal" or rng.random() < 0.5:
+            argv.append("--disable-prefill-cuda-graph")
+    if rng.random() < 0.7:
+        argv += ["--max-running-requests", str(rng.choice((rng.randint(1, 64),
+                                                           rng.randint(1, 600))))]
+    graphs = rng.choice(("default", "max_bs", "bs", "padding_off"))
+    if graphs == "max_bs":
+        argv += ["--cuda-graph-max-bs-decode", str(rng.randint(1, 300))]
+    elif graphs == "bs":
+        argv += ["--cuda-graph-bs-decode", *map(str, rng.sample(range(1, 200),
+                                                                rng.randint(1, 5)))]
+    elif graphs == "padding_off":
+        argv.append("--disable-cuda-graph-padding")
+    tp = rng.choice((1, 2, 4, 8))
+    if tp > 1:
+        argv += ["--tp-size", str(tp)]
+        if rng.random() < 0.5:
+            argv += ["--attn-dp-size", str(rng.choice([d for d in (2, 4, 8) if tp % d == 0]))]
+    if rng.random() < 0.15:
+        argv.append("--enable-two-batch-overlap")
+    return tuple(argv)
+
+
+def lines(n: int, seed: int = 0) -> list[tuple[str, ...]]:
+    rng = random.Random(seed)
+    return [draw(rng) for _ in range(n)]

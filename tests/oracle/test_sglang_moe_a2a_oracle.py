@@ -1,0 +1,111 @@
+"""graphfit == SGLang 0.5.23 on MoE all-to-all lines (tests.oracle.sglang_moe_a2a_compare).
+
+Generated lines: every --moe-a2a-backend choice, --deepep-mode, TP / attention DP, two-batch
+overlap and the decode graph flags, on a Qwen3-MoE config. graphfit must start exactly the
+lines SGLang starts, except the backends it refuses as not modelled (never the reverse), and
+agree on the decode ladder, the padded batch of every decode, the batch buffers, whether
+prefill graphs are on and the default mem_fraction_static.
+"""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from tests.oracle.paths import require
+
+require("sglang")  # skip locally / fail in CI when the sources were not fetched
+
+from tests.oracle import sglang_moe_a2a_compare as mc  # noqa: E402
+
+
+class _Draws:
+    """random.Random's choice / random / randint / sample over hypothesis' draw, so the
+    test and tests/oracle/measure_sglang_moe_a2a.py share one generator (`mc.draw`)."""
+
+    def __init__(self, draw: st.DrawFn) -> None:
+        self._draw = draw
+
+    def choice(self, seq: tuple[object, ...] | list[object]) -> object:
+        return self._draw(st.sampled_from(list(seq)))
+
+    def random(self) -> float:
+        return self._draw(st.floats(0, 1, exclude_max=True))
+
+    def randint(self, lo: int, hi: int) -> int:
+        return self._draw(st.integers(lo, hi))
+
+    def sample(self, population: range, k: int) -> list[int]:
+        return self._draw(st.lists(st.sampled_from(list(population)), min_size=k, max_size=k,
+                                   unique=True))
+
+
+@st.composite
+def lines(draw: st.DrawFn) -> tuple[str, ...]:
+    return mc.draw(_Draws(draw))
+
+
+def _check(argv: tuple[str, ...]) -> None:
+    diffs = mc.compare(argv)
+    accept = diffs.pop("acceptance")
+    if accept:
+        gf = mc.graphfit_cli(argv)
+        backend = argv[argv.index("--moe-a2a-backend") + 1]
+        refused_by_us = (gf.rejected is not None and backend in mc.REFUSED
+                         and "is not modelled" in gf.rejected)
+        assert refused_by_us, f"{' '.join(argv)}: {accept[0].detail}"
+    wrong = [d for found in diffs.values() for d in found]
+    assert not wrong, f"{' '.join(argv)}: " + "; ".join(d.detail for d in wrong[:4])
+
+
+@settings(max_examples=12, deadline=None)
+@given(lines())
+def test_generated_lines_agree(argv: tuple[str, ...]) -> None:
+    _check(argv)
+
+
+@pytest.mark.parametrize("argv", [
+    ("--moe-a2a-backend", "deepep", "--tp-size", "4", "--disable-prefill-cuda-graph"),
+    ("--moe-a2a-backend", "mooncake", "--tp-size", "8", "--attn-dp-size", "2"),
+    ("--moe-a2a-backend", "ascend_tp", "--tp-size", "4"),  # resolved to none
+    ("--moe-a2a-backend", "deepep", "--deepep-mode", "normal", "--tp-size", "2"),
+    ("--moe-a2a-backend", "nixl", "--tp-size", "4", "--attn-dp-size", "4"),
+    ("--moe-a2a-backend", "megamoe", "--tp-size", "2", "--enable-two-batch-overlap"),
+    ("--moe-a2a-backend", "mooncake", "--tp-size", "4", "--enable-two-batch-overlap"),
+])
+def test_edge_lines_agree(argv: tuple[str, ...]) -> None:
+    _check(argv)
+
+
+def test_the_alignment_is_what_sglang_captures() -> None:
+    """Without attention DP a live backend aligns the ladder to the TP width (utils/common.py:
+    4133-4180): SGLang's own runner captures only multiples of 4 at TP 4."""
+    sg = mc.sglang(("--moe-a2a-backend", "deepep", "--tp-size", "4",
+                    "--disable-prefill-cuda-graph"))
+    assert sg.runners is not None
+    assert sg.runners["target"].alignment == 4
+    assert all(b % 4 == 0 for b in sg.runners["target"].capture_bs)
+
+
+def test_a_planted_error_is_caught(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The comparison is not vacuous: drop the all-to-all gather from graphfit's model and
+    the ladder of a deepep line at TP 4 no longer matches SGLang's."""
+    from graphfit.planner.engines import sglang_moe_a2a
+
+    argv = ("--moe-a2a-backend", "deepep", "--tp-size", "4", "--max-running-requests", "40",
+            "--disable-prefill-cuda-graph")
+    monkeypatch.setattr(sglang_moe_a2a, "gathers_attention", lambda *a: False)
+    mc.graphfit_cli.cache_clear()
+    try:
+        diffs = mc.compare(argv)
+    finally:
+        mc.graphfit_cli.cache_clear()
+    assert diffs["target_ladder"] and diffs["target_padding"]
+
+
+def test_measurement_lines_are_reproducible() -> None:
+    assert mc.lines(5, seed=3) == mc.lines(5, seed=3)
+    assert mc.draw(random.Random(0))[0] == "--moe-a2a-backend"
