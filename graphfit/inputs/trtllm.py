@@ -110,8 +110,9 @@ def cuda_graph_config(origin: str, value: Any, layer: int) -> tuple[list[Setting
         out.append(Setting("cudagraph_capture_sizes", sizes, key, layer))
         given = obj["batch_sizes"]
         if isinstance(given, list) and len(given) > len(sizes):
-            # validate_cuda_graph_config sorts batch_sizes and keeps duplicates
-            # (llm_args.py @0004396720): the same padding, one more capture per duplicate
+            # validate_base_cuda_graph_config sorts batch_sizes and keeps duplicates
+            # (tensorrt_llm/llmapi/llm_args.py@0004396720:191-222): the same padding, one
+            # more capture per duplicate
             notes.append(f"{key}: TensorRT-LLM keeps the {len(given) - len(sizes)} duplicate "
                          f"size(s) and captures them again; graphfit plans each size once "
                          f"(the padding is the same)")
@@ -331,10 +332,13 @@ def _torch_compile_config(origin: str, value: Any, layer: int
 
 def _multimodal_config(origin: str, value: Any, layer: int
                        ) -> tuple[list[Setting], list[str]]:
-    """`multimodal_config` (`MultimodalConfig`, llm_args.py @0004396720): encoder_cuda_graph
-    buckets are validated as `MultimodalEncoderCudaGraphConfig._normalize` does (and refused
-    with encoder_side_stream_max_ahead > 0, as TensorRT-LLM does), then noted: the encoder
-    graphs are not planned."""
+    """`multimodal_config` (`MultimodalConfig`,
+    tensorrt_llm/llmapi/llm_args.py@0004396720:607-680): encoder_cuda_graph buckets are
+    validated as `MultimodalEncoderCudaGraphConfig._normalize` does
+    (tensorrt_llm/llmapi/llm_args.py@0004396720:545-552), and refused with
+    encoder_side_stream_max_ahead > 0 as `validate_encoder_optimization_compatibility` does
+    (tensorrt_llm/llmapi/llm_args.py@0004396720:671-680), then noted: the encoder graphs are
+    not planned."""
     out = [Setting("engine", TR, origin, layer)]
     if value is None:
         return out, []
