@@ -11,9 +11,12 @@ Scope: decode-only CUDA graphs of the PyTorch backend (`DecodeCudaGraphConfig`),
 encoder-decoder or encode-only models, no `max_concurrency` / dynamic draft-length dispatch.
 
 Citations: the stored copies come from the search index (the repository snapshot is 2.5 GB,
-over what `fetch` brings here), which addresses a file by character offset, not by line.
-`CITES` names, for each fact, the file, the commit, the function and the character window
-(`read_file(offset=...)`) it was read in. Inputs outside the scope raise
+over what `fetch` brings here), which serves a file in 16,000-character pages. The lines were
+counted from the pages read from offset 0 (every newline up to the cited text), so `LINES`
+cites each fact as `path@commit:first-last`. `CITES` names, for each fact, the file, the
+commit and the function; the facts whose lines are not counted yet keep the character window
+(`read_file(offset=...)`) they were read in, listed in `UNCOUNTED` (a closed list that
+tests/oracle/test_trtllm_citations.py lets only shrink). Inputs outside the scope raise
 `NotModelled`; inputs TensorRT-LLM rejects raise `Rejected` (its pydantic ValidationError,
 ValueError, AssertionError or click usage error).
 """
@@ -93,12 +96,11 @@ CITES: dict[str, tuple[str, str, int]] = {
                        "(batch_size * max_beam_width * (draft_len + 1)) and capture's "
                        "static slices", 32000),
     "adp_padding": ("cuda_graph_runner", "CUDAGraphRunner._get_padded_batch (pad to the "
-                    "largest rank's batch) and maybe_get_cuda_graph (equal sizes or eager)",
-                    16000),
+                    "largest rank's batch) and maybe_get_cuda_graph (lines 513-625: equal "
+                    "sizes or eager)", 16000),
     "decoder_buffers": ("decoder_runner", "_allocate_decoder_buffers (gather_ids_cuda, "
                         "cache_indirection_attention, mrope_position_ids_cuda)", 12000),
-    "filter_tokens": ("cuda_graph_helpers", "filter_cuda_graph_batch_sizes (lines 23-52 of the "
-                      "2449-character file, counted by hand)", 0),
+    "filter_tokens": ("cuda_graph_helpers", "filter_cuda_graph_batch_sizes", 0),
     "dynamic_tree_worker": ("eagle3_dynamic_tree", "Eagle3OneModelDynamicTreeWorker.__init__",
                             3000),
     "mtp_dynamic_tree_worker": ("mtp_dynamic_tree", "MTPEagleDynamicTreeWorker.__init__", 0),
@@ -107,9 +109,40 @@ CITES: dict[str, tuple[str, str, int]] = {
 }
 
 
+# fact -> (first line, last line) in the pinned file, counted from offset 0 of the stored copy
+LINES: dict[str, tuple[int, int]] = {
+    "encode_graph_config": (305, 459),  # EncodeCudaGraphConfig; validator 346-385
+    "mm_encoder_graph_config": (545, 552),
+    "static_tensors": (189, 215),
+    "capture_tokens": (654, 690),  # _get_num_tokens_for_key 654-658, capture's slices 674-690
+    "adp_padding": (828, 884),  # _get_padded_batch; maybe_get_cuda_graph is 513-625
+    "decoder_buffers": (370, 422),
+    "filter_tokens": (23, 52),
+    "dynamic_tree_worker": (146, 280),
+    "mtp_dynamic_tree_worker": (49, 167),
+}
+
+# facts still cited by character window: their lines need pages not counted yet
+UNCOUNTED = frozenset({
+    "mtp_dynamic_tree", "mtp_dynamic_tree_rules", "eagle_dynamic_tree",
+    "dynamic_tree_max_batch_size", "sa", "pard", "dflash", "beam_tokens",
+    "prefill_backend_enum", "prefill_fields", "prefill_normalize", "torch_compile_config",
+})
+
+
+def cite_lines(key: str, first: int, last: int) -> str:
+    """`path@commit:first-last` (the commit's first 10 hex digits) of a pinned file."""
+    path, commit = PINS[key]
+    span = str(first) if first == last else f"{first}-{last}"
+    return f"{path}@{commit[:10]}:{span}"
+
+
 def cite_fact(fact: str) -> str:
-    """`path@commit function [chars N..N+16000]`, for a docstring or a test message."""
+    """`path@commit:first-last function`, or `path@commit function [chars N..N+16000]` for a
+    fact in `UNCOUNTED`, for a docstring or a test message."""
     key, where, offset = CITES[fact]
+    if fact in LINES:
+        return f"{cite_lines(key, *LINES[fact])} {where}"
     return f"{cite(key)} {where} [chars {offset}..{offset + 16000}]"
 
 
@@ -129,7 +162,8 @@ DEFAULT_GRAPH_MAX_BATCH_SIZE = 128
 
 
 def generate_cuda_graph_batch_sizes(max_batch_size: int, enable_padding: bool) -> list[int]:
-    """`BaseCudaGraphConfig._generate_cuda_graph_batch_sizes` (llm_args.py @0004396720).
+    """`BaseCudaGraphConfig._generate_cuda_graph_batch_sizes`
+    (tensorrt_llm/llmapi/llm_args.py@0004396720:224-257).
 
     Padding on: 1, 2, 4, then 8..128 step 8, then +64 steps while <= max. Padding off: 1..31,
     32, 64, 128, then 2**i for i in 8..ceil(log2(max)) - 1. Both: keep sizes <= max, sorted, and
@@ -173,7 +207,8 @@ def _int(where: str, value: Any, *, minimum: int | None = None) -> int:
 
 
 def cuda_graph_config(raw: Mapping[str, Any]) -> CudaGraphConfigRef:
-    """`BaseCudaGraphConfig.validate_base_cuda_graph_config` (llm_args.py @0004396720).
+    """`BaseCudaGraphConfig.validate_base_cuda_graph_config`
+    (tensorrt_llm/llmapi/llm_args.py@0004396720:191-222).
 
     Unknown keys are rejected (StrictBaseModel). A non-empty `batch_sizes` is sorted (NOT
     de-duplicated) and max_batch_size 0 becomes max(batch_sizes); a different non-zero
@@ -210,7 +245,8 @@ def cuda_graph_config(raw: Mapping[str, Any]) -> CudaGraphConfigRef:
 
 
 def merge_schedule_keys(batch_sizes: Sequence[int], schedule: Mapping[int, int]) -> list[int]:
-    """`DecodeCudaGraphConfig._merge_schedule_keys` (llm_args.py @0004396720).
+    """`DecodeCudaGraphConfig._merge_schedule_keys`
+    (tensorrt_llm/llmapi/llm_args.py@0004396720:266-302).
 
     The draft_len_schedule thresholds that are <= the largest batch size are merged into the
     sorted batch sizes (a threshold equal to a size is not repeated).
@@ -367,7 +403,7 @@ def speculative_config(raw: Mapping[str, Any]) -> SpecRef:
     Every other type: tokens_per_gen_step = 1 + max_total_draft_tokens
     (`DecodingBaseConfig.tokens_per_gen_step`). The engine's draft-loop width is
     tokens_per_gen_step - 1, or topK * max_draft_len when a dynamic tree is wider
-    (`PyTorchModelEngine.__init__`, model_engine.py @c0edad93fd).
+    (`PyTorchModelEngine.__init__`, tensorrt_llm/_torch/pyexecutor/model_engine.py@c0edad93fd:305).
     """
     kind = raw.get("decoding_type")
     if kind in NOT_MODELLED_SPEC:
@@ -611,7 +647,8 @@ def llm_args(raw: Mapping[str, Any]) -> LlmArgsRef:
 def filter_cuda_graph_batch_sizes(sizes: Sequence[int], max_batch_size: int,
                                   max_num_tokens: int, tokens_per_request: int,
                                   enable_padding: bool) -> tuple[list[int], list[str]]:
-    """`filter_cuda_graph_batch_sizes` (engine/cuda_graph.py @c0edad93fd), with the warning.
+    """`filter_cuda_graph_batch_sizes`
+    (tensorrt_llm/_torch/pyexecutor/engine/cuda_graph.py@c0edad93fd:23-52), with the warning.
 
     cap = min(max_batch_size, max_num_tokens // tokens_per_request); cap < 1 -> [] (no graph,
     no warning). Walk the sorted sizes, keeping those <= cap; at the first larger one, with
@@ -663,8 +700,12 @@ class EngineRef:
     def dispatch(self, batch_size: int) -> int | None:
         """Graph batch size a pure generation batch of `batch_size` requests replays, or None.
 
-        `CUDAGraphRunner._get_padded_batch` / `_round_up_batch_size` / `maybe_get_cuda_graph`
-        (cuda_graph_runner.py @c0edad93fd): with padding, a batch no larger than the largest
+        `CUDAGraphRunner._get_padded_batch`
+        (tensorrt_llm/_torch/pyexecutor/cuda_graph_runner.py@c0edad93fd:828-884,
+        which rounds up with
+        `_round_up_batch_size_with_draft_len`) / `maybe_get_cuda_graph`
+        (tensorrt_llm/_torch/pyexecutor/cuda_graph_runner.py@c0edad93fd:513-625):
+        with padding, a batch no larger than the largest
         graph gets dummy generation requests up to the next captured size (bisect_left), but
         not beyond max_batch_size; without padding only an exact captured size replays; any
         other batch (and every batch with graphs off) runs eagerly, unpadded.
@@ -741,16 +782,19 @@ class EngineRef:
     def buffers(self) -> dict[str, int]:
         """Persistent device buffers (elements) graph replays and eager steps read.
 
-        Engine (model_engine.py @c0edad93fd `PyTorchModelEngine.__init__`; the same in
-        engine/runners/decoder/runner.py @0ea8c1debd `_allocate_decoder_buffers`):
+        Engine (`PyTorchModelEngine.__init__`,
+        tensorrt_llm/_torch/pyexecutor/model_engine.py@c0edad93fd:305; the same in
+        `_allocate_decoder_buffers`,
+        tensorrt_llm/_torch/pyexecutor/engine/runners/decoder/runner.py@0ea8c1debd:370-422):
         input_ids_cuda, position_ids_cuda, previous_batch_indices_cuda: [max_num_tokens];
         with speculation draft_tokens_cuda: [max_draft_loop_tokens * max_batch_size],
         gather_ids_cuda, previous_pos_indices_cuda, previous_pos_id_offsets_cuda:
         [max_num_tokens], num_accepted_draft_tokens_cuda, previous_kv_lens_offsets_cuda:
         [max_batch_size]. (model_engine.py @001e670050 sized draft_tokens_cuda with
         max_draft_len * max_batch_size.)
-        Graph runner (`CUDAGraphRunner._create_shared_static_tensors`, cuda_graph_runner.py
-        @c0edad93fd), only when graphs are on: static input_ids and position_ids of
+        Graph runner (`CUDAGraphRunner._create_shared_static_tensors`,
+        tensorrt_llm/_torch/pyexecutor/cuda_graph_runner.py@c0edad93fd:189-215),
+        only when graphs are on: static input_ids and position_ids of
         min(max_graph_batch_size * max_beam_width * (1 + original_max_total_draft_tokens),
         max_num_tokens) rows, shared by every graph. (1.0.0rc4 allocated them per graph,
         batch_size * (max_draft_len + 1).)
@@ -822,7 +866,8 @@ def dynamic_tree_buffers(S: int, K: int, d: int, q: int, *, mtp: bool = False
 
 
 def model_engine(args: LlmArgsRef, *, use_mrope: bool = False) -> EngineRef:
-    """The decode-graph part of `PyTorchModelEngine.__init__` (model_engine.py @c0edad93fd).
+    """The decode-graph part of `PyTorchModelEngine.__init__`
+    (tensorrt_llm/_torch/pyexecutor/model_engine.py@c0edad93fd:305).
 
     tokens_per_request = 1 + original_max_total_draft_tokens, where
     original_max_total_draft_tokens = spec_config.tokens_per_gen_step - 1 (0 without
@@ -850,12 +895,14 @@ CITES.update({
     "piecewise_filter": ("model_engine", "_filter_piecewise_capture_num_tokens (= "
                          "_filter_prefill_capture_num_tokens)", 4000),
 })
+LINES["piecewise_filter"] = (207, 248)
 
 
 def filter_piecewise_capture_num_tokens(candidates: Sequence[int], max_num_tokens: int,
                                         max_batch_size: int, max_seq_len: int
                                         ) -> tuple[list[int], list[int]]:
-    """`_filter_piecewise_capture_num_tokens` (model_engine.py @c0edad93fd, window 4000):
+    """`_filter_piecewise_capture_num_tokens`
+    (tensorrt_llm/_torch/pyexecutor/model_engine.py@c0edad93fd:207-248):
     ceiling max(0, bs * (seq - 1)); limit min(tokens, ceiling); kept = sorted set of
     min(c, limit) for 0 < c <= tokens (empty when limit <= 0); unrecordable = sorted set of
     c with ceiling < c <= tokens."""
@@ -878,12 +925,12 @@ CITES.update({
                           256000),
     "torch_compile_config": ("llm_args", "TorchCompileConfig.enable_piecewise_cuda_graph / "
                              "capture_num_tokens (deprecated; PositiveInt, sorted set)", 240000),
-    "prefill_padding": ("runners_common", "get_padding_params (lines 84-145 of the "
-                        "8,804-character file, counted from the text read)", 0),
+    "prefill_padding": ("runners_common", "get_padding_params", 0),
     "piecewise_replay": ("piecewise_optimizer", "PiecewiseRunner.__call__ (replays an entry "
                          "only at exactly a captured num_tokens, else the default callable)",
                          0),
 })
+LINES.update({"prefill_padding": (84, 145), "piecewise_replay": (159, 235)})
 
 DEFAULT_PREFILL_CAPTURE_NUM_TOKENS = [2 ** i for i in range(8)] + list(range(256, 3073, 256))
 
@@ -932,8 +979,9 @@ def get_padding_params(total_num_tokens: int, num_ctx_requests: int,
                        prefill_cuda_graph_num_tokens: list[int],
                        all_rank_ctx_requests: list[int] | None = None
                        ) -> tuple[int, bool, list[int] | None]:
-    """`get_padding_params` (engine/runners/common.py @13b902ed48, lines 84-145), with the
-    all-gathered context counts (`get_all_rank_ctx_requests`) passed in."""
+    """`get_padding_params`
+    (tensorrt_llm/_torch/pyexecutor/engine/runners/common.py@13b902ed48:84-145),
+    with the all-gathered context counts (`get_all_rank_ctx_requests`) passed in."""
     if backend != "disabled" and prefill_cuda_graph_num_tokens:
         sizes = prefill_cuda_graph_num_tokens
         max_captured = sizes[-1]
@@ -963,8 +1011,8 @@ def _bisect_left(values: Sequence[int], x: int) -> int:
 
 
 def generate_encoder_num_tokens(max_num_token: int, enable_padding: bool) -> list[int]:
-    """`EncodeCudaGraphConfig._generate_cuda_graph_num_tokens` (llm_args.py @0004396720,
-    window 16000)."""
+    """`EncodeCudaGraphConfig._generate_cuda_graph_num_tokens`
+    (tensorrt_llm/llmapi/llm_args.py@0004396720:387-422)."""
     if enable_padding:
         sizes = [1, 2, 4, 8, 16, 32, 64, 128, *range(256, 3073, 256)]
     else:
@@ -981,8 +1029,8 @@ def generate_encoder_num_tokens(max_num_token: int, enable_padding: bool) -> lis
 
 
 def generate_encoder_seq_lens(max_seq_len: int, enable_padding: bool) -> list[int]:
-    """`EncodeCudaGraphConfig._generate_cuda_graph_seq_lens` (llm_args.py @0004396720,
-    window 16000)."""
+    """`EncodeCudaGraphConfig._generate_cuda_graph_seq_lens`
+    (tensorrt_llm/llmapi/llm_args.py@0004396720:424-459)."""
     if enable_padding:
         sizes = [1, 2, 4, 8, 16, 32, 64, *range(128, 1025, 128)]
     else:
@@ -1014,7 +1062,8 @@ def filter_encoder_buckets(values: Sequence[int], limit: int, enable_padding: bo
 
 
 def mm_encoder_buckets(buckets: Sequence[Sequence[int]]) -> list[tuple[int, int]]:
-    """`MultimodalEncoderCudaGraphConfig` (llm_args.py @0004396720, window 16000): PositiveInt
+    """`MultimodalEncoderCudaGraphConfig`
+    (tensorrt_llm/llmapi/llm_args.py@0004396720:501-552): PositiveInt
     pairs, min_length 1, `_normalize` requires total_tokens >= num_contexts and returns
     sorted(set(buckets))."""
     if len(buckets) < 1:

@@ -88,8 +88,9 @@ def trtllm_sizes(max_bs: int, *, padding: bool) -> list[int]:
 
 def trtllm_filter(sizes: list[int], max_batch_size: int, max_num_tokens: int,
                   tokens_per_request: int, *, padding: bool) -> list[int]:
-    """`filter_cuda_graph_batch_sizes` (engine/cuda_graph.py): a pure generation batch of bs
-    requests carries bs * tokens_per_request tokens.
+    """`filter_cuda_graph_batch_sizes`
+    (tensorrt_llm/_torch/pyexecutor/engine/cuda_graph.py@c0edad93fd:23-52): a pure generation
+    batch of bs requests carries bs * tokens_per_request tokens.
 
     The limit is min(max_batch_size, max_num_tokens // tokens_per_request); nothing fits when
     it is 0 (every batch runs eagerly). TensorRT-LLM before PR #5076 used max_num_tokens
@@ -153,7 +154,10 @@ def adp_dispatch(sizes: tuple[int, ...], batches: tuple[int, ...], *, padding: b
 
 
 def draft_loop_tokens(config: EngineSettings) -> int:
-    """draft_tokens_cuda entries per request (model_engine.py `PyTorchModelEngine.__init__`):
+    """draft_tokens_cuda entries per request (`PyTorchModelEngine.__init__`,
+    tensorrt_llm/_torch/pyexecutor/model_engine.py@c0edad93fd:305, sizes it
+    `max_draft_loop_tokens * max_batch_size`,
+    tensorrt_llm/_torch/pyexecutor/engine/runners/decoder/runner.py@0ea8c1debd:376-380):
     tokens_per_gen_step - 1, or topK * max_draft_len when a dynamic tree is wider."""
     loop = config.uniform_query_len - 1
     topk = config.speculative_eagle_topk
