@@ -4,10 +4,16 @@
 `max_batch_size` is S (default 2048), `max_num_tokens` T (default 8192), `cuda_graph_config`
 (batch_sizes, max_batch_size, enable_padding) the ladder and `speculative_config` the tokens a
 generation request carries: 1 + max_total_draft_tokens, where a static tree (eagle_choices)
-or a dynamic tree verifies more tokens than max_draft_len (llm_args.py @0004396720; see
-tests/oracle/trtllm_reference.py). PARD verifies 2 x max_draft_len tokens, DFlash and SA
-1 + max_draft_len; `max_beam_width` multiplies a request's tokens. FILE_KEYS is the one map
-from such a key to Settings.
+or a dynamic tree verifies more tokens than max_draft_len
+(`DecodingBaseConfig.tokens_per_gen_step`,
+tensorrt_llm/llmapi/llm_args.py@0004396720:2206-2209;
+`EagleDecodingConfig.validate_eagle_config`,
+tensorrt_llm/llmapi/llm_args.py@0004396720:2369-2449; see tests/oracle/trtllm_reference.py).
+PARD verifies 2 x max_draft_len tokens
+(tensorrt_llm/llmapi/llm_args.py@0004396720:2965-2968), DFlash
+(tensorrt_llm/llmapi/llm_args.py@0004396720:3029-3036) and SA 1 + max_draft_len;
+`max_beam_width` multiplies a request's tokens. FILE_KEYS is the one map from such a key to
+Settings.
 """
 
 from __future__ import annotations
@@ -48,7 +54,11 @@ DECODING_TYPES = {  # the pydantic discriminator: exact spellings
     "DFlash": SpecMethod.DFLASH,
     "SA": SpecMethod.SUFFIX,  # the standalone GPU suffix automaton, no draft model
 }
-# decoding types TensorRT-LLM has that graphfit refuses, and why (llm_args.py @0004396720)
+# decoding types TensorRT-LLM has that graphfit refuses, and why:
+# `DSparkDecodingConfig` tensorrt_llm/llmapi/llm_args.py@0004396720:3052,
+# `AutoDecodingConfig` tensorrt_llm/llmapi/llm_args.py@0004396720:3206,
+# `UserProvidedDecodingConfig` tensorrt_llm/llmapi/llm_args.py@0004396720:2621,
+# `SaveHiddenStatesDecodingConfig` tensorrt_llm/llmapi/llm_args.py@0004396720:2545
 REFUSED_TYPES = {
     "DSpark": "its embedded and standalone drafters differ and are not modelled",
     "AUTO": "TensorRT-LLM picks the algorithm at run time",
@@ -162,8 +172,9 @@ def _schedule(origin: str, raw: Any, max_draft_len: int) -> tuple[int, ...]:
 
 
 def _sa_config(origin: str, obj: dict[str, Any]) -> None:
-    """`SADecodingConfig.validate_sa_config` (llm_args.py @0004396720): 0 is not a valid ngram
-    size (-1 means the longest match); with the global pool the size is -1 or 1..64; a
+    """`SADecodingConfig.validate_sa_config`
+    (tensorrt_llm/llmapi/llm_args.py@0004396720:2708-2729): 0 is not a valid ngram size (-1
+    means the longest match); with the global pool the size is -1 or 1..64; a
     global_pool_size (>= 1) needs enable_global_pool."""
     ngram = as_int(f"{origin}: max_matching_ngram_size", obj.get("max_matching_ngram_size", -1),
                    minimum=-MAX_INT)
@@ -181,11 +192,14 @@ def _sa_config(origin: str, obj: dict[str, Any]) -> None:
 
 
 def speculative_config(origin: str, value: Any, layer: int) -> tuple[list[Setting], list[str]]:
-    """`speculative_config` as TensorRT-LLM validates it (llm_args.py): max_draft_len (MTP:
-    or num_nextn_predict_layers), and the tokens per request 1 + max_total_draft_tokens: the
-    number of distinct eagle_choices, a dynamic tree's total (default topK * max_draft_len),
-    a linear Eagle3's given total, else max_draft_len; PARD's 2 x max_draft_len
-    (`PARDDecodingConfig.tokens_per_gen_step`)."""
+    """`speculative_config` as TensorRT-LLM validates it (`DecodingBaseConfig`,
+    tensorrt_llm/llmapi/llm_args.py@0004396720:1943-2216, and its subclasses from
+    tensorrt_llm/llmapi/llm_args.py@0004396720:2302 on): max_draft_len (MTP: or
+    num_nextn_predict_layers, tensorrt_llm/llmapi/llm_args.py@0004396720:2835-2848), and the
+    tokens per request 1 + max_total_draft_tokens: the number of distinct eagle_choices, a
+    dynamic tree's total (default topK * max_draft_len), a linear Eagle3's given total, else
+    max_draft_len; PARD's 2 x max_draft_len (`PARDDecodingConfig.tokens_per_gen_step`,
+    tensorrt_llm/llmapi/llm_args.py@0004396720:2965-2968)."""
     obj = {normalize_key(k): v for k, v in as_object(origin, value).items()}
     kind = as_str(f"{origin}: decoding_type", obj.get("decoding_type"))
     if kind in REFUSED_TYPES:

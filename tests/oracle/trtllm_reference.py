@@ -120,13 +120,19 @@ LINES: dict[str, tuple[int, int]] = {
     "filter_tokens": (23, 52),
     "dynamic_tree_worker": (146, 280),
     "mtp_dynamic_tree_worker": (49, 167),
+    "mtp_dynamic_tree": (2791, 2889),  # fields 2791-2802, set_max_total_draft_tokens 2850-2889
+    "mtp_dynamic_tree_rules": (2850, 2889),
+    "eagle_dynamic_tree": (2369, 2449),
+    "dynamic_tree_max_batch_size": (2527, 2536),  # MTPDecodingConfig's: 2804-2805
+    "sa": (2708, 2729),
+    "pard": (2965, 2968),
+    "dflash": (3029, 3036),
 }
 
 # facts still cited by character window: their lines need pages not counted yet
 UNCOUNTED = frozenset({
-    "mtp_dynamic_tree", "mtp_dynamic_tree_rules", "eagle_dynamic_tree",
-    "dynamic_tree_max_batch_size", "sa", "pard", "dflash", "beam_tokens",
-    "prefill_backend_enum", "prefill_fields", "prefill_normalize", "torch_compile_config",
+    "beam_tokens", "prefill_backend_enum", "prefill_fields", "prefill_normalize",
+    "torch_compile_config",
 })
 
 
@@ -296,7 +302,8 @@ SPEC_KEYS: dict[str, frozenset[str]] = {
     "DFlash": BASE_SPEC_KEYS | {"mask_token_id", "target_layer_ids", "attention_backend"},
 }
 SPEC_KEYS["Eagle3"] = SPEC_KEYS["Eagle"] | {"sa_config"}
-# SADecodingConfig (llm_args.py @0004396720): standalone suffix-automaton drafting
+# SADecodingConfig (tensorrt_llm/llmapi/llm_args.py@0004396720:2675-2732):
+# standalone suffix-automaton drafting
 SPEC_KEYS["SA"] = BASE_SPEC_KEYS | {"max_matching_ngram_size", "enable_global_pool",
                                     "global_pool_size"}
 # "DraftTarget" was the spelling before the pydantic discriminator (llm_args.py @fcd3f31682,
@@ -322,7 +329,8 @@ class SpecRef:
 
 
 def _draft_len_schedule(raw: Any, max_draft_len: int | None) -> dict[int, int] | None:
-    """`DecodingBaseConfig.validate_draft_len_schedule_and_sort` (llm_args.py @0004396720).
+    """`DecodingBaseConfig.validate_draft_len_schedule_and_sort`
+    (tensorrt_llm/llmapi/llm_args.py@0004396720:2059-2098).
 
     Thresholds >= 1, lengths >= 0, the smallest threshold maps to max_draft_len and no
     length exceeds it (both only when max_draft_len is given); returned sorted by threshold.
@@ -357,8 +365,10 @@ def _eagle_choices(raw: Any) -> list[list[int]]:
 
 def _tree_total(kind: str, max_draft_len: int | None, top_k: Any, total: int | None,
                 warnings: list[str]) -> int:
-    """Dynamic-tree branch of `EagleDecodingConfig.validate_eagle_config` and
-    `MTPDecodingConfig.set_max_total_draft_tokens` (llm_args.py @0004396720): topK > 0 is
+    """Dynamic-tree branch of `EagleDecodingConfig.validate_eagle_config`
+    (tensorrt_llm/llmapi/llm_args.py@0004396720:2369-2449) and
+    `MTPDecodingConfig.set_max_total_draft_tokens`
+    (tensorrt_llm/llmapi/llm_args.py@0004396720:2850-2889): topK > 0 is
     required; max_total_draft_tokens defaults to topK * max_draft_len (with a warning) and,
     when given, must lie in [max_draft_len, topK * max_draft_len].
     """

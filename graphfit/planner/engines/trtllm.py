@@ -205,8 +205,9 @@ def trtllm_ladder(config: EngineSettings) -> tuple[Ladder, Ladder]:
 def dynamic_tree_buffers(config: EngineSettings) -> list[BufferSpec]:
     """The dynamic-tree worker's pre-allocated buffers, indexed by batch_idx in
     [0, max_batch_size) with no bounds check, hence sized with the GLOBAL max_batch_size
-    (llm_args.py @0004396720 `Eagle3DecodingConfig._max_batch_size`, `MTPDecodingConfig
-    ._max_batch_size`): Eagle3's `Eagle3OneModelDynamicTreeWorker.__init__`
+    (`Eagle3DecodingConfig._max_batch_size`, tensorrt_llm/llmapi/llm_args.py@0004396720:2527-2536,
+    `MTPDecodingConfig._max_batch_size`, tensorrt_llm/llmapi/llm_args.py@0004396720:2804-2805):
+    Eagle3's `Eagle3OneModelDynamicTreeWorker.__init__`
     (tensorrt_llm/_torch/speculative/eagle3_dynamic_tree.py@470bb72055:146-280, 22 buffers)
     and MTP's `MTPEagleDynamicTreeWorker.__init__`
     (tensorrt_llm/_torch/speculative/mtp_dynamic_tree.py@40043dacba:49-167, 18 of
