@@ -279,7 +279,8 @@ def speculative_config(origin: str, value: Any, layer: int) -> tuple[list[Settin
     return settings, notes
 
 
-_BACKENDS = ("disabled", "piecewise", "breakable")  # PrefillCudaGraphBackend (llm_args.py)
+# PrefillCudaGraphBackend (tensorrt_llm/llmapi/llm_args.py@0004396720:5504-5509)
+_BACKENDS = ("disabled", "piecewise", "breakable")
 
 
 def _prefill_backend(origin: str, value: Any, layer: int) -> tuple[list[Setting], list[str]]:
@@ -316,7 +317,9 @@ def _prefill_tokens(origin: str, value: Any, layer: int) -> tuple[list[Setting],
 def _torch_compile_config(origin: str, value: Any, layer: int
                           ) -> tuple[list[Setting], list[str]]:
     """`torch_compile_config`: the legacy spellings of the prefill inputs
-    (`TorchLlmArgs.normalize_prefill_cuda_graph_config`, llm_args.py @0004396720):
+    (`TorchLlmArgs.normalize_prefill_cuda_graph_config`,
+    tensorrt_llm/llmapi/llm_args.py@0004396720:6216-6273; `TorchCompileConfig`,
+    tensorrt_llm/llmapi/llm_args.py@0004396720:5516-5549):
     enable_piecewise_cuda_graph true means prefill_cuda_graph_backend piecewise, and
     capture_num_tokens (PositiveInt) prefill_capture_num_tokens. Either conflicts with a
     different explicit value of the new key, as in TensorRT-LLM (graphfit's same-layer rule)."""

@@ -130,10 +130,7 @@ LINES: dict[str, tuple[int, int]] = {
 }
 
 # facts still cited by character window: their lines need pages not counted yet
-UNCOUNTED = frozenset({
-    "beam_tokens", "prefill_backend_enum", "prefill_fields", "prefill_normalize",
-    "torch_compile_config",
-})
+UNCOUNTED = frozenset({"beam_tokens"})
 
 
 def cite_lines(key: str, first: int, last: int) -> str:
@@ -940,17 +937,20 @@ CITES.update({
                          "only at exactly a captured num_tokens, else the default callable)",
                          0),
 })
-LINES.update({"prefill_padding": (84, 145), "piecewise_replay": (159, 235)})
+LINES.update({"prefill_padding": (84, 145), "piecewise_replay": (159, 235),
+              "prefill_backend_enum": (5504, 5513),  # the enum 5504-5509, the list 5512-5513
+              "prefill_fields": (5872, 5884), "prefill_normalize": (6216, 6273),
+              "torch_compile_config": (5516, 5549)})
 
 DEFAULT_PREFILL_CAPTURE_NUM_TOKENS = [2 ** i for i in range(8)] + list(range(256, 3073, 256))
 
 
 def normalize_prefill(raw: Mapping[str, Any]) -> tuple[str, list[int] | None]:
-    """`TorchLlmArgs.normalize_prefill_cuda_graph_config` (llm_args.py @0004396720, window
-    256000..288000) on the raw top-level keys: (backend, capture list). The legacy
-    torch_compile_config.enable_piecewise_cuda_graph means piecewise and conflicts with an
-    explicit other backend; its capture_num_tokens (a sorted set, PositiveInt) fills an unset
-    prefill_capture_num_tokens and conflicts with an explicit one of another set; a backend
+    """`TorchLlmArgs.normalize_prefill_cuda_graph_config`
+    (tensorrt_llm/llmapi/llm_args.py@0004396720:6216-6273) on the raw top-level keys:
+    (backend, capture list). The legacy torch_compile_config.enable_piecewise_cuda_graph
+    means piecewise and conflicts with an explicit other backend; its capture_num_tokens (a
+    sorted set, PositiveInt) fills an unset prefill_capture_num_tokens and conflicts with an explicit one of another set; a backend
     that is on without a list gets the default list."""
     backend = raw.get("prefill_cuda_graph_backend")
     explicit_backend = "prefill_cuda_graph_backend" in raw

@@ -7,8 +7,8 @@ but the lists TensorRT-LLM captures are pure functions of its config, restated h
 reader can say what a config asks for and tests can compare them with
 tests/oracle/trtllm_reference.py:
 
-- `DEFAULT_PREFILL_CAPTURE_NUM_TOKENS`: llm_args.py @0004396720
-  `_DEFAULT_PREFILL_CAPTURE_NUM_TOKENS`, the list `TorchLlmArgs
+- `DEFAULT_PREFILL_CAPTURE_NUM_TOKENS`: `_DEFAULT_PREFILL_CAPTURE_NUM_TOKENS`
+  (tensorrt_llm/llmapi/llm_args.py@0004396720:5512-5513), the list `TorchLlmArgs
   .normalize_prefill_cuda_graph_config` gives a backend that is on without a list.
 - `piecewise_capture_num_tokens`: tensorrt_llm/_torch/pyexecutor/model_engine.py@c0edad93fd:207-248
   `_filter_piecewise_capture_num_tokens` (also `_filter_prefill_capture_num_tokens`, the
@@ -32,8 +32,8 @@ from collections.abc import Sequence
 
 from graphfit.planner.core.errors import ConfigError
 
-# llm_args.py @0004396720 _DEFAULT_PREFILL_CAPTURE_NUM_TOKENS: 1..128 (powers of two), then
-# 256..3072 step 256
+# _DEFAULT_PREFILL_CAPTURE_NUM_TOKENS (tensorrt_llm/llmapi/llm_args.py@0004396720:5512-5513): 1..128
+# (powers of two), then 256..3072 step 256
 DEFAULT_PREFILL_CAPTURE_NUM_TOKENS = (*(2 ** i for i in range(8)), *range(256, 3073, 256))
 
 

@@ -3,10 +3,13 @@
 Sources (NVIDIA/TensorRT-LLM; tests/oracle/trtllm_reference.py `CITES` pins the commits):
 
 * inputs: `prefill_cuda_graph_backend` (disabled / piecewise / breakable) and
-  `prefill_capture_num_tokens`; `TorchLlmArgs.normalize_prefill_cuda_graph_config`
-  (llm_args.py @0004396720) maps the legacy `torch_compile_config.enable_piecewise_cuda_graph`
-  / `capture_num_tokens` onto them and gives a backend that is on without a list
-  `_DEFAULT_PREFILL_CAPTURE_NUM_TOKENS` (1..128 in powers of two, 256..3072 step 256).
+  `prefill_capture_num_tokens` (tensorrt_llm/llmapi/llm_args.py@0004396720:5872-5884);
+  `TorchLlmArgs.normalize_prefill_cuda_graph_config`
+  (tensorrt_llm/llmapi/llm_args.py@0004396720:6216-6273) maps the legacy
+  `torch_compile_config.enable_piecewise_cuda_graph` / `capture_num_tokens` onto them and
+  gives a backend that is on without a list `_DEFAULT_PREFILL_CAPTURE_NUM_TOKENS`
+  (tensorrt_llm/llmapi/llm_args.py@0004396720:5512-5513: 1..128 in powers of two, 256..3072
+  step 256).
 * ladder: `PyTorchModelEngine.__init__`
   (tensorrt_llm/_torch/pyexecutor/model_engine.py@c0edad93fd:305) keeps
   `_filter_prefill_capture_num_tokens(list, max_num_tokens, max_batch_size, max_seq_len)`
@@ -74,7 +77,7 @@ def check_prefill(config: EngineSettings) -> None:
     multimodal model (`PyTorchModelEngine._validate_breakable_cuda_graph_compatibility`,
     model_engine.py: "breakable prefill CUDA graph does not support multimodal models") and
     takes no torch_compile_config (`TorchLlmArgs.normalize_prefill_cuda_graph_config`,
-    llm_args.py @0004396720)."""
+    tensorrt_llm/llmapi/llm_args.py@0004396720:6216-6273)."""
     if config.prefill_cuda_graph_backend == BREAKABLE and config.multimodal:
         raise ConfigError("prefill_cuda_graph_backend: breakable prefill CUDA graphs do not "
                           "support multimodal models (TensorRT-LLM refuses them too)")
