@@ -950,8 +950,8 @@ def normalize_prefill(raw: Mapping[str, Any]) -> tuple[str, list[int] | None]:
     (tensorrt_llm/llmapi/llm_args.py@0004396720:6216-6273) on the raw top-level keys:
     (backend, capture list). The legacy torch_compile_config.enable_piecewise_cuda_graph
     means piecewise and conflicts with an explicit other backend; its capture_num_tokens (a
-    sorted set, PositiveInt) fills an unset prefill_capture_num_tokens and conflicts with an explicit one of another set; a backend
-    that is on without a list gets the default list."""
+    sorted set, PositiveInt) fills an unset prefill_capture_num_tokens and conflicts with an
+    explicit one of another set; a backend that is on without a list gets the default list."""
     backend = raw.get("prefill_cuda_graph_backend")
     explicit_backend = "prefill_cuda_graph_backend" in raw
     backend = "disabled" if backend is None else str(backend)
