@@ -14,9 +14,9 @@ Citations: the stored copies come from the search index (the repository snapshot
 over what `fetch` brings here), which serves a file in 16,000-character pages. The lines were
 counted from the pages read from offset 0 (every newline up to the cited text), so `LINES`
 cites each fact as `path@commit:first-last`. `CITES` names, for each fact, the file, the
-commit and the function; the facts whose lines are not counted yet keep the character window
-(`read_file(offset=...)`) they were read in, listed in `UNCOUNTED` (a closed list that
-tests/oracle/test_trtllm_citations.py lets only shrink). Inputs outside the scope raise
+commit and the function (and the character window it was first read in); every fact has its
+lines (`UNCOUNTED`, the facts without, is empty and tests/oracle/test_trtllm_citations.py keeps
+it so). Inputs outside the scope raise
 `NotModelled`; inputs TensorRT-LLM rejects raise `Rejected` (its pydantic ValidationError,
 ValueError, AssertionError or click usage error).
 """
@@ -120,6 +120,7 @@ LINES: dict[str, tuple[int, int]] = {
     "filter_tokens": (23, 52),
     "dynamic_tree_worker": (146, 280),
     "mtp_dynamic_tree_worker": (49, 167),
+    "beam_tokens": (257, 279),  # the generation branch; reqNumTokens is line 260
     "mtp_dynamic_tree": (2791, 2889),  # fields 2791-2802, set_max_total_draft_tokens 2850-2889
     "mtp_dynamic_tree_rules": (2850, 2889),
     "eagle_dynamic_tree": (2369, 2449),
@@ -129,8 +130,8 @@ LINES: dict[str, tuple[int, int]] = {
     "dflash": (3029, 3036),
 }
 
-# facts still cited by character window: their lines need pages not counted yet
-UNCOUNTED = frozenset({"beam_tokens"})
+# facts still cited by character window only (none now; a new fact must come with LINES)
+UNCOUNTED: frozenset[str] = frozenset()
 
 
 def cite_lines(key: str, first: int, last: int) -> str:
