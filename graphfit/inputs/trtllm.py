@@ -425,7 +425,8 @@ FILE_KEYS: dict[str, Handler] = {
     "cuda_graph_max_batch_size": _removed,
     "cuda_graph_padding_enabled": _removed,
 }
-# trtllm-serve options that are not LLM API keys (commands/serve.py); `--config FILE` /
+# trtllm-serve options that are not LLM API keys
+# (tensorrt_llm/commands/serve.py@00209af149:388-591); `--config FILE` /
 # `--extra_llm_api_options FILE` are read as a config file
 SERVE_KEYS: dict[str, Handler] = {
     "tp_size": _noted("tensor parallelism does not change the graph batch sizes"),
