@@ -1128,7 +1128,8 @@ INT_OPTIONS = frozenset({"max_batch_size", "max_num_tokens", "max_seq_len", "max
 
 
 def parse_serve_argv(argv: Sequence[str]) -> tuple[dict[str, Any], str | None]:
-    """`trtllm-serve MODEL [OPTIONS]` options (commands/serve.py @00209af149 `serve`).
+    """`trtllm-serve MODEL [OPTIONS]` options (`serve`,
+    tensorrt_llm/commands/serve.py@00209af149:388-687).
 
     Click options with underscores (`--max_batch_size`, not `--max-batch-size`); aliases
     `--tp_size`, `--pp_size`, `--cp_size`, `--ep_size`, `--kv_cache_free_gpu_memory_fraction`,
@@ -1181,8 +1182,8 @@ def merge_yaml(cli: Mapping[str, Any], yaml_dict: Mapping[str, Any], explicit: s
 
     With `explicit_cli_keys` (what the 2026 CLI entry points pass) a flag the user typed wins
     over the YAML (with a warning); an untyped CLI default loses to the YAML. Without them
-    (serve.py @00209af149 and older: `update_llm_args_with_extra_dict(llm_args, yaml)`) the
-    YAML wins over every flag (`cli_wins=False`).
+    (tensorrt_llm/commands/serve.py@00209af149:650 and older:
+    `update_llm_args_with_extra_dict(llm_args, yaml)`) the YAML wins over every flag (`cli_wins=False`).
     """
     merged = dict(cli)
     for key, value in yaml_dict.items():
@@ -1196,8 +1197,8 @@ def trtllm_serve(argv: Sequence[str], read_yaml: Any = None, *,
                  cli_wins: bool = False) -> LlmArgsRef:
     """`trtllm-serve MODEL argv...`: flags, then the YAML merge, then `llm_args`.
 
-    serve.py @00209af149 `serve` calls `update_llm_args_with_extra_dict(llm_args, yaml)`
-    without explicit_cli_keys (its option help: "a YAML file that overwrites the parameters
+    `serve` (tensorrt_llm/commands/serve.py@00209af149:650) calls
+    `update_llm_args_with_extra_dict(llm_args, yaml)` without explicit_cli_keys (its option help: "a YAML file that overwrites the parameters
     specified by trtllm-serve"), so the YAML wins over every flag it sets (`cli_wins=False`,
     the default here); `cli_wins=True` is what an entry point passing explicit_cli_keys gets.
 
