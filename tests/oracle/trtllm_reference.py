@@ -1183,7 +1183,8 @@ def merge_yaml(cli: Mapping[str, Any], yaml_dict: Mapping[str, Any], explicit: s
     With `explicit_cli_keys` (what the 2026 CLI entry points pass) a flag the user typed wins
     over the YAML (with a warning); an untyped CLI default loses to the YAML. Without them
     (tensorrt_llm/commands/serve.py@00209af149:650 and older:
-    `update_llm_args_with_extra_dict(llm_args, yaml)`) the YAML wins over every flag (`cli_wins=False`).
+    `update_llm_args_with_extra_dict(llm_args, yaml)`) the YAML wins over every flag
+    (`cli_wins=False`).
     """
     merged = dict(cli)
     for key, value in yaml_dict.items():
@@ -1198,8 +1199,8 @@ def trtllm_serve(argv: Sequence[str], read_yaml: Any = None, *,
     """`trtllm-serve MODEL argv...`: flags, then the YAML merge, then `llm_args`.
 
     `serve` (tensorrt_llm/commands/serve.py@00209af149:650) calls
-    `update_llm_args_with_extra_dict(llm_args, yaml)` without explicit_cli_keys (its option help: "a YAML file that overwrites the parameters
-    specified by trtllm-serve"), so the YAML wins over every flag it sets (`cli_wins=False`,
+    `update_llm_args_with_extra_dict(llm_args, yaml)` without explicit_cli_keys (its option
+    help: "a YAML file that overwrites the parameters specified by trtllm-serve"), so the YAML wins over every flag it sets (`cli_wins=False`,
     the default here); `cli_wins=True` is what an entry point passing explicit_cli_keys gets.
 
     CLI defaults are the LlmArgs defaults (2048 / 8192 / None; serve.py @00209af149 takes
