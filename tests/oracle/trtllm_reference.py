@@ -1200,8 +1200,9 @@ def trtllm_serve(argv: Sequence[str], read_yaml: Any = None, *,
 
     `serve` (tensorrt_llm/commands/serve.py@00209af149:650) calls
     `update_llm_args_with_extra_dict(llm_args, yaml)` without explicit_cli_keys (its option
-    help: "a YAML file that overwrites the parameters specified by trtllm-serve"), so the YAML wins over every flag it sets (`cli_wins=False`,
-    the default here); `cli_wins=True` is what an entry point passing explicit_cli_keys gets.
+    help: "a YAML file that overwrites the parameters specified by trtllm-serve"), so the
+    YAML wins over every flag it sets (`cli_wins=False`, the default here); `cli_wins=True` is
+    what an entry point passing explicit_cli_keys gets.
 
     CLI defaults are the LlmArgs defaults (2048 / 8192 / None; serve.py @00209af149 takes
     them from BuildConfig's fields, commands/common_llm_options.py from BaseLlmArgs'). The
