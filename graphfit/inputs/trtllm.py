@@ -4,10 +4,16 @@
 `max_batch_size` is S (default 2048), `max_num_tokens` T (default 8192), `cuda_graph_config`
 (batch_sizes, max_batch_size, enable_padding) the ladder and `speculative_config` the tokens a
 generation request carries: 1 + max_total_draft_tokens, where a static tree (eagle_choices)
-or a dynamic tree verifies more tokens than max_draft_len (llm_args.py @0004396720; see
-tests/oracle/trtllm_reference.py). PARD verifies 2 x max_draft_len tokens, DFlash and SA
-1 + max_draft_len; `max_beam_width` multiplies a request's tokens. FILE_KEYS is the one map
-from such a key to Settings.
+or a dynamic tree verifies more tokens than max_draft_len
+(`DecodingBaseConfig.tokens_per_gen_step`,
+tensorrt_llm/llmapi/llm_args.py@0004396720:2206-2209;
+`EagleDecodingConfig.validate_eagle_config`,
+tensorrt_llm/llmapi/llm_args.py@0004396720:2369-2449; see tests/oracle/trtllm_reference.py).
+PARD verifies 2 x max_draft_len tokens
+(tensorrt_llm/llmapi/llm_args.py@0004396720:2965-2968), DFlash
+(tensorrt_llm/llmapi/llm_args.py@0004396720:3029-3036) and SA 1 + max_draft_len;
+`max_beam_width` multiplies a request's tokens. FILE_KEYS is the one map from such a key to
+Settings.
 """
 
 from __future__ import annotations
@@ -48,7 +54,11 @@ DECODING_TYPES = {  # the pydantic discriminator: exact spellings
     "DFlash": SpecMethod.DFLASH,
     "SA": SpecMethod.SUFFIX,  # the standalone GPU suffix automaton, no draft model
 }
-# decoding types TensorRT-LLM has that graphfit refuses, and why (llm_args.py @0004396720)
+# decoding types TensorRT-LLM has that graphfit refuses, and why:
+# `DSparkDecodingConfig` tensorrt_llm/llmapi/llm_args.py@0004396720:3052,
+# `AutoDecodingConfig` tensorrt_llm/llmapi/llm_args.py@0004396720:3206,
+# `UserProvidedDecodingConfig` tensorrt_llm/llmapi/llm_args.py@0004396720:2621,
+# `SaveHiddenStatesDecodingConfig` tensorrt_llm/llmapi/llm_args.py@0004396720:2545
 REFUSED_TYPES = {
     "DSpark": "its embedded and standalone drafters differ and are not modelled",
     "AUTO": "TensorRT-LLM picks the algorithm at run time",
@@ -110,8 +120,9 @@ def cuda_graph_config(origin: str, value: Any, layer: int) -> tuple[list[Setting
         out.append(Setting("cudagraph_capture_sizes", sizes, key, layer))
         given = obj["batch_sizes"]
         if isinstance(given, list) and len(given) > len(sizes):
-            # validate_cuda_graph_config sorts batch_sizes and keeps duplicates
-            # (llm_args.py @0004396720): the same padding, one more capture per duplicate
+            # validate_base_cuda_graph_config sorts batch_sizes and keeps duplicates
+            # (tensorrt_llm/llmapi/llm_args.py@0004396720:191-222): the same padding, one
+            # more capture per duplicate
             notes.append(f"{key}: TensorRT-LLM keeps the {len(given) - len(sizes)} duplicate "
                          f"size(s) and captures them again; graphfit plans each size once "
                          f"(the padding is the same)")
@@ -161,8 +172,9 @@ def _schedule(origin: str, raw: Any, max_draft_len: int) -> tuple[int, ...]:
 
 
 def _sa_config(origin: str, obj: dict[str, Any]) -> None:
-    """`SADecodingConfig.validate_sa_config` (llm_args.py @0004396720): 0 is not a valid ngram
-    size (-1 means the longest match); with the global pool the size is -1 or 1..64; a
+    """`SADecodingConfig.validate_sa_config`
+    (tensorrt_llm/llmapi/llm_args.py@0004396720:2708-2729): 0 is not a valid ngram size (-1
+    means the longest match); with the global pool the size is -1 or 1..64; a
     global_pool_size (>= 1) needs enable_global_pool."""
     ngram = as_int(f"{origin}: max_matching_ngram_size", obj.get("max_matching_ngram_size", -1),
                    minimum=-MAX_INT)
@@ -180,11 +192,14 @@ def _sa_config(origin: str, obj: dict[str, Any]) -> None:
 
 
 def speculative_config(origin: str, value: Any, layer: int) -> tuple[list[Setting], list[str]]:
-    """`speculative_config` as TensorRT-LLM validates it (llm_args.py): max_draft_len (MTP:
-    or num_nextn_predict_layers), and the tokens per request 1 + max_total_draft_tokens: the
-    number of distinct eagle_choices, a dynamic tree's total (default topK * max_draft_len),
-    a linear Eagle3's given total, else max_draft_len; PARD's 2 x max_draft_len
-    (`PARDDecodingConfig.tokens_per_gen_step`)."""
+    """`speculative_config` as TensorRT-LLM validates it (`DecodingBaseConfig`,
+    tensorrt_llm/llmapi/llm_args.py@0004396720:1943-2216, and its subclasses from
+    tensorrt_llm/llmapi/llm_args.py@0004396720:2302 on): max_draft_len (MTP: or
+    num_nextn_predict_layers, tensorrt_llm/llmapi/llm_args.py@0004396720:2835-2848), and the
+    tokens per request 1 + max_total_draft_tokens: the number of distinct eagle_choices, a
+    dynamic tree's total (default topK * max_draft_len), a linear Eagle3's given total, else
+    max_draft_len; PARD's 2 x max_draft_len (`PARDDecodingConfig.tokens_per_gen_step`,
+    tensorrt_llm/llmapi/llm_args.py@0004396720:2965-2968)."""
     obj = {normalize_key(k): v for k, v in as_object(origin, value).items()}
     kind = as_str(f"{origin}: decoding_type", obj.get("decoding_type"))
     if kind in REFUSED_TYPES:
@@ -264,7 +279,8 @@ def speculative_config(origin: str, value: Any, layer: int) -> tuple[list[Settin
     return settings, notes
 
 
-_BACKENDS = ("disabled", "piecewise", "breakable")  # PrefillCudaGraphBackend (llm_args.py)
+# PrefillCudaGraphBackend (tensorrt_llm/llmapi/llm_args.py@0004396720:5504-5509)
+_BACKENDS = ("disabled", "piecewise", "breakable")
 
 
 def _prefill_backend(origin: str, value: Any, layer: int) -> tuple[list[Setting], list[str]]:
@@ -301,7 +317,9 @@ def _prefill_tokens(origin: str, value: Any, layer: int) -> tuple[list[Setting],
 def _torch_compile_config(origin: str, value: Any, layer: int
                           ) -> tuple[list[Setting], list[str]]:
     """`torch_compile_config`: the legacy spellings of the prefill inputs
-    (`TorchLlmArgs.normalize_prefill_cuda_graph_config`, llm_args.py @0004396720):
+    (`TorchLlmArgs.normalize_prefill_cuda_graph_config`,
+    tensorrt_llm/llmapi/llm_args.py@0004396720:6216-6273; `TorchCompileConfig`,
+    tensorrt_llm/llmapi/llm_args.py@0004396720:5516-5549):
     enable_piecewise_cuda_graph true means prefill_cuda_graph_backend piecewise, and
     capture_num_tokens (PositiveInt) prefill_capture_num_tokens. Either conflicts with a
     different explicit value of the new key, as in TensorRT-LLM (graphfit's same-layer rule)."""
@@ -331,10 +349,13 @@ def _torch_compile_config(origin: str, value: Any, layer: int
 
 def _multimodal_config(origin: str, value: Any, layer: int
                        ) -> tuple[list[Setting], list[str]]:
-    """`multimodal_config` (`MultimodalConfig`, llm_args.py @0004396720): encoder_cuda_graph
-    buckets are validated as `MultimodalEncoderCudaGraphConfig._normalize` does (and refused
-    with encoder_side_stream_max_ahead > 0, as TensorRT-LLM does), then noted: the encoder
-    graphs are not planned."""
+    """`multimodal_config` (`MultimodalConfig`,
+    tensorrt_llm/llmapi/llm_args.py@0004396720:607-680): encoder_cuda_graph buckets are
+    validated as `MultimodalEncoderCudaGraphConfig._normalize` does
+    (tensorrt_llm/llmapi/llm_args.py@0004396720:545-552), and refused with
+    encoder_side_stream_max_ahead > 0 as `validate_encoder_optimization_compatibility` does
+    (tensorrt_llm/llmapi/llm_args.py@0004396720:671-680), then noted: the encoder graphs are
+    not planned."""
     out = [Setting("engine", TR, origin, layer)]
     if value is None:
         return out, []
@@ -404,7 +425,8 @@ FILE_KEYS: dict[str, Handler] = {
     "cuda_graph_max_batch_size": _removed,
     "cuda_graph_padding_enabled": _removed,
 }
-# trtllm-serve options that are not LLM API keys (commands/serve.py); `--config FILE` /
+# trtllm-serve options that are not LLM API keys
+# (tensorrt_llm/commands/serve.py@00209af149:388-591); `--config FILE` /
 # `--extra_llm_api_options FILE` are read as a config file
 SERVE_KEYS: dict[str, Handler] = {
     "tp_size": _noted("tensor parallelism does not change the graph batch sizes"),

@@ -1,10 +1,12 @@
 """`trtllm-serve MODEL [options]` as TensorRT-LLM's click command reads it.
 
-The options are data (flags/trtllm.json, from commands/serve.py): exact names (click does no
-prefix matching), `--opt value` or `--opt=value`, flags without a value, numbers and choices
-checked; the first bare word is the model, a second one is an error. `--extra_llm_api_options
-FILE` (or `--config FILE`) names the YAML of LLM API options; that serve.py merges it over its
-flags (`update_llm_args_with_extra_dict(llm_args, yaml)`), so on a key both set the YAML wins
+The options are data (flags/trtllm.json, from the `serve` command's click options,
+tensorrt_llm/commands/serve.py@00209af149:388-591): exact names (click does no prefix
+matching), `--opt value` or `--opt=value`, flags without a value, numbers and choices checked;
+the first bare word is the model, a second one is an error. `--extra_llm_api_options FILE` (or
+`--config FILE`) names the YAML of LLM API options; that serve.py merges it over its flags
+(`update_llm_args_with_extra_dict(llm_args, yaml)`,
+tensorrt_llm/commands/serve.py@00209af149:650), so on a key both set the YAML wins
 (graphfit.inputs.commandline applies it).
 """
 

@@ -1,8 +1,9 @@
 """graphfit's runtime on TensorRT-LLM's prefill component: it allocates the plan's token
 buffers, captures one graph per captured token count (the plan's graph keys, nothing
 re-derived), and a prefill step equals the eager forward, padded to the next captured count
-(get_padding_params, engine/runners/common.py @13b902ed48 lines 84-145) or run eagerly above
-the largest one, in the same persistent buffers as TensorRT-LLM's eager context batches."""
+(get_padding_params,
+tensorrt_llm/_torch/pyexecutor/engine/runners/common.py@13b902ed48:84-145) or run eagerly
+above the largest one, in the same persistent buffers as TensorRT-LLM's eager context batches."""
 
 from __future__ import annotations
 

@@ -11,9 +11,12 @@ Scope: decode-only CUDA graphs of the PyTorch backend (`DecodeCudaGraphConfig`),
 encoder-decoder or encode-only models, no `max_concurrency` / dynamic draft-length dispatch.
 
 Citations: the stored copies come from the search index (the repository snapshot is 2.5 GB,
-over what `fetch` brings here), which addresses a file by character offset, not by line.
-`CITES` names, for each fact, the file, the commit, the function and the character window
-(`read_file(offset=...)`) it was read in. Inputs outside the scope raise
+over what `fetch` brings here), which serves a file in 16,000-character pages. The lines were
+counted from the pages read from offset 0 (every newline up to the cited text), so `LINES`
+cites each fact as `path@commit:first-last`. `CITES` names, for each fact, the file, the
+commit and the function (and the character window it was first read in); every fact has its
+lines (`UNCOUNTED`, the facts without, is empty and tests/oracle/test_trtllm_citations.py keeps
+it so). Inputs outside the scope raise
 `NotModelled`; inputs TensorRT-LLM rejects raise `Rejected` (its pydantic ValidationError,
 ValueError, AssertionError or click usage error).
 """
@@ -93,12 +96,11 @@ CITES: dict[str, tuple[str, str, int]] = {
                        "(batch_size * max_beam_width * (draft_len + 1)) and capture's "
                        "static slices", 32000),
     "adp_padding": ("cuda_graph_runner", "CUDAGraphRunner._get_padded_batch (pad to the "
-                    "largest rank's batch) and maybe_get_cuda_graph (equal sizes or eager)",
-                    16000),
+                    "largest rank's batch) and maybe_get_cuda_graph (lines 513-625: equal "
+                    "sizes or eager)", 16000),
     "decoder_buffers": ("decoder_runner", "_allocate_decoder_buffers (gather_ids_cuda, "
                         "cache_indirection_attention, mrope_position_ids_cuda)", 12000),
-    "filter_tokens": ("cuda_graph_helpers", "filter_cuda_graph_batch_sizes (lines 23-52 of the "
-                      "2449-character file, counted by hand)", 0),
+    "filter_tokens": ("cuda_graph_helpers", "filter_cuda_graph_batch_sizes", 0),
     "dynamic_tree_worker": ("eagle3_dynamic_tree", "Eagle3OneModelDynamicTreeWorker.__init__",
                             3000),
     "mtp_dynamic_tree_worker": ("mtp_dynamic_tree", "MTPEagleDynamicTreeWorker.__init__", 0),
@@ -107,9 +109,44 @@ CITES: dict[str, tuple[str, str, int]] = {
 }
 
 
+# fact -> (first line, last line) in the pinned file, counted from offset 0 of the stored copy
+LINES: dict[str, tuple[int, int]] = {
+    "encode_graph_config": (305, 459),  # EncodeCudaGraphConfig; validator 346-385
+    "mm_encoder_graph_config": (545, 552),
+    "static_tensors": (189, 215),
+    "capture_tokens": (654, 690),  # _get_num_tokens_for_key 654-658, capture's slices 674-690
+    "adp_padding": (828, 884),  # _get_padded_batch; maybe_get_cuda_graph is 513-625
+    "decoder_buffers": (370, 422),
+    "filter_tokens": (23, 52),
+    "dynamic_tree_worker": (146, 280),
+    "mtp_dynamic_tree_worker": (49, 167),
+    "beam_tokens": (257, 279),  # the generation branch; reqNumTokens is line 260
+    "mtp_dynamic_tree": (2791, 2889),  # fields 2791-2802, set_max_total_draft_tokens 2850-2889
+    "mtp_dynamic_tree_rules": (2850, 2889),
+    "eagle_dynamic_tree": (2369, 2449),
+    "dynamic_tree_max_batch_size": (2527, 2536),  # MTPDecodingConfig's: 2804-2805
+    "sa": (2708, 2729),
+    "pard": (2965, 2968),
+    "dflash": (3029, 3036),
+}
+
+# facts still cited by character window only (none now; a new fact must come with LINES)
+UNCOUNTED: frozenset[str] = frozenset()
+
+
+def cite_lines(key: str, first: int, last: int) -> str:
+    """`path@commit:first-last` (the commit's first 10 hex digits) of a pinned file."""
+    path, commit = PINS[key]
+    span = str(first) if first == last else f"{first}-{last}"
+    return f"{path}@{commit[:10]}:{span}"
+
+
 def cite_fact(fact: str) -> str:
-    """`path@commit function [chars N..N+16000]`, for a docstring or a test message."""
+    """`path@commit:first-last function`, or `path@commit function [chars N..N+16000]` for a
+    fact in `UNCOUNTED`, for a docstring or a test message."""
     key, where, offset = CITES[fact]
+    if fact in LINES:
+        return f"{cite_lines(key, *LINES[fact])} {where}"
     return f"{cite(key)} {where} [chars {offset}..{offset + 16000}]"
 
 
@@ -129,7 +166,8 @@ DEFAULT_GRAPH_MAX_BATCH_SIZE = 128
 
 
 def generate_cuda_graph_batch_sizes(max_batch_size: int, enable_padding: bool) -> list[int]:
-    """`BaseCudaGraphConfig._generate_cuda_graph_batch_sizes` (llm_args.py @0004396720).
+    """`BaseCudaGraphConfig._generate_cuda_graph_batch_sizes`
+    (tensorrt_llm/llmapi/llm_args.py@0004396720:224-257).
 
     Padding on: 1, 2, 4, then 8..128 step 8, then +64 steps while <= max. Padding off: 1..31,
     32, 64, 128, then 2**i for i in 8..ceil(log2(max)) - 1. Both: keep sizes <= max, sorted, and
@@ -173,7 +211,8 @@ def _int(where: str, value: Any, *, minimum: int | None = None) -> int:
 
 
 def cuda_graph_config(raw: Mapping[str, Any]) -> CudaGraphConfigRef:
-    """`BaseCudaGraphConfig.validate_base_cuda_graph_config` (llm_args.py @0004396720).
+    """`BaseCudaGraphConfig.validate_base_cuda_graph_config`
+    (tensorrt_llm/llmapi/llm_args.py@0004396720:191-222).
 
     Unknown keys are rejected (StrictBaseModel). A non-empty `batch_sizes` is sorted (NOT
     de-duplicated) and max_batch_size 0 becomes max(batch_sizes); a different non-zero
@@ -210,7 +249,8 @@ def cuda_graph_config(raw: Mapping[str, Any]) -> CudaGraphConfigRef:
 
 
 def merge_schedule_keys(batch_sizes: Sequence[int], schedule: Mapping[int, int]) -> list[int]:
-    """`DecodeCudaGraphConfig._merge_schedule_keys` (llm_args.py @0004396720).
+    """`DecodeCudaGraphConfig._merge_schedule_keys`
+    (tensorrt_llm/llmapi/llm_args.py@0004396720:266-302).
 
     The draft_len_schedule thresholds that are <= the largest batch size are merged into the
     sorted batch sizes (a threshold equal to a size is not repeated).
@@ -260,7 +300,8 @@ SPEC_KEYS: dict[str, frozenset[str]] = {
     "DFlash": BASE_SPEC_KEYS | {"mask_token_id", "target_layer_ids", "attention_backend"},
 }
 SPEC_KEYS["Eagle3"] = SPEC_KEYS["Eagle"] | {"sa_config"}
-# SADecodingConfig (llm_args.py @0004396720): standalone suffix-automaton drafting
+# SADecodingConfig (tensorrt_llm/llmapi/llm_args.py@0004396720:2675-2732):
+# standalone suffix-automaton drafting
 SPEC_KEYS["SA"] = BASE_SPEC_KEYS | {"max_matching_ngram_size", "enable_global_pool",
                                     "global_pool_size"}
 # "DraftTarget" was the spelling before the pydantic discriminator (llm_args.py @fcd3f31682,
@@ -286,7 +327,8 @@ class SpecRef:
 
 
 def _draft_len_schedule(raw: Any, max_draft_len: int | None) -> dict[int, int] | None:
-    """`DecodingBaseConfig.validate_draft_len_schedule_and_sort` (llm_args.py @0004396720).
+    """`DecodingBaseConfig.validate_draft_len_schedule_and_sort`
+    (tensorrt_llm/llmapi/llm_args.py@0004396720:2059-2098).
 
     Thresholds >= 1, lengths >= 0, the smallest threshold maps to max_draft_len and no
     length exceeds it (both only when max_draft_len is given); returned sorted by threshold.
@@ -321,8 +363,10 @@ def _eagle_choices(raw: Any) -> list[list[int]]:
 
 def _tree_total(kind: str, max_draft_len: int | None, top_k: Any, total: int | None,
                 warnings: list[str]) -> int:
-    """Dynamic-tree branch of `EagleDecodingConfig.validate_eagle_config` and
-    `MTPDecodingConfig.set_max_total_draft_tokens` (llm_args.py @0004396720): topK > 0 is
+    """Dynamic-tree branch of `EagleDecodingConfig.validate_eagle_config`
+    (tensorrt_llm/llmapi/llm_args.py@0004396720:2369-2449) and
+    `MTPDecodingConfig.set_max_total_draft_tokens`
+    (tensorrt_llm/llmapi/llm_args.py@0004396720:2850-2889): topK > 0 is
     required; max_total_draft_tokens defaults to topK * max_draft_len (with a warning) and,
     when given, must lie in [max_draft_len, topK * max_draft_len].
     """
@@ -367,7 +411,7 @@ def speculative_config(raw: Mapping[str, Any]) -> SpecRef:
     Every other type: tokens_per_gen_step = 1 + max_total_draft_tokens
     (`DecodingBaseConfig.tokens_per_gen_step`). The engine's draft-loop width is
     tokens_per_gen_step - 1, or topK * max_draft_len when a dynamic tree is wider
-    (`PyTorchModelEngine.__init__`, model_engine.py @c0edad93fd).
+    (`PyTorchModelEngine.__init__`, tensorrt_llm/_torch/pyexecutor/model_engine.py@c0edad93fd:305).
     """
     kind = raw.get("decoding_type")
     if kind in NOT_MODELLED_SPEC:
@@ -611,7 +655,8 @@ def llm_args(raw: Mapping[str, Any]) -> LlmArgsRef:
 def filter_cuda_graph_batch_sizes(sizes: Sequence[int], max_batch_size: int,
                                   max_num_tokens: int, tokens_per_request: int,
                                   enable_padding: bool) -> tuple[list[int], list[str]]:
-    """`filter_cuda_graph_batch_sizes` (engine/cuda_graph.py @c0edad93fd), with the warning.
+    """`filter_cuda_graph_batch_sizes`
+    (tensorrt_llm/_torch/pyexecutor/engine/cuda_graph.py@c0edad93fd:23-52), with the warning.
 
     cap = min(max_batch_size, max_num_tokens // tokens_per_request); cap < 1 -> [] (no graph,
     no warning). Walk the sorted sizes, keeping those <= cap; at the first larger one, with
@@ -663,8 +708,12 @@ class EngineRef:
     def dispatch(self, batch_size: int) -> int | None:
         """Graph batch size a pure generation batch of `batch_size` requests replays, or None.
 
-        `CUDAGraphRunner._get_padded_batch` / `_round_up_batch_size` / `maybe_get_cuda_graph`
-        (cuda_graph_runner.py @c0edad93fd): with padding, a batch no larger than the largest
+        `CUDAGraphRunner._get_padded_batch`
+        (tensorrt_llm/_torch/pyexecutor/cuda_graph_runner.py@c0edad93fd:828-884,
+        which rounds up with
+        `_round_up_batch_size_with_draft_len`) / `maybe_get_cuda_graph`
+        (tensorrt_llm/_torch/pyexecutor/cuda_graph_runner.py@c0edad93fd:513-625):
+        with padding, a batch no larger than the largest
         graph gets dummy generation requests up to the next captured size (bisect_left), but
         not beyond max_batch_size; without padding only an exact captured size replays; any
         other batch (and every batch with graphs off) runs eagerly, unpadded.
@@ -741,16 +790,19 @@ class EngineRef:
     def buffers(self) -> dict[str, int]:
         """Persistent device buffers (elements) graph replays and eager steps read.
 
-        Engine (model_engine.py @c0edad93fd `PyTorchModelEngine.__init__`; the same in
-        engine/runners/decoder/runner.py @0ea8c1debd `_allocate_decoder_buffers`):
+        Engine (`PyTorchModelEngine.__init__`,
+        tensorrt_llm/_torch/pyexecutor/model_engine.py@c0edad93fd:305; the same in
+        `_allocate_decoder_buffers`,
+        tensorrt_llm/_torch/pyexecutor/engine/runners/decoder/runner.py@0ea8c1debd:370-422):
         input_ids_cuda, position_ids_cuda, previous_batch_indices_cuda: [max_num_tokens];
         with speculation draft_tokens_cuda: [max_draft_loop_tokens * max_batch_size],
         gather_ids_cuda, previous_pos_indices_cuda, previous_pos_id_offsets_cuda:
         [max_num_tokens], num_accepted_draft_tokens_cuda, previous_kv_lens_offsets_cuda:
         [max_batch_size]. (model_engine.py @001e670050 sized draft_tokens_cuda with
         max_draft_len * max_batch_size.)
-        Graph runner (`CUDAGraphRunner._create_shared_static_tensors`, cuda_graph_runner.py
-        @c0edad93fd), only when graphs are on: static input_ids and position_ids of
+        Graph runner (`CUDAGraphRunner._create_shared_static_tensors`,
+        tensorrt_llm/_torch/pyexecutor/cuda_graph_runner.py@c0edad93fd:189-215),
+        only when graphs are on: static input_ids and position_ids of
         min(max_graph_batch_size * max_beam_width * (1 + original_max_total_draft_tokens),
         max_num_tokens) rows, shared by every graph. (1.0.0rc4 allocated them per graph,
         batch_size * (max_draft_len + 1).)
@@ -822,7 +874,8 @@ def dynamic_tree_buffers(S: int, K: int, d: int, q: int, *, mtp: bool = False
 
 
 def model_engine(args: LlmArgsRef, *, use_mrope: bool = False) -> EngineRef:
-    """The decode-graph part of `PyTorchModelEngine.__init__` (model_engine.py @c0edad93fd).
+    """The decode-graph part of `PyTorchModelEngine.__init__`
+    (tensorrt_llm/_torch/pyexecutor/model_engine.py@c0edad93fd:305).
 
     tokens_per_request = 1 + original_max_total_draft_tokens, where
     original_max_total_draft_tokens = spec_config.tokens_per_gen_step - 1 (0 without
@@ -850,12 +903,14 @@ CITES.update({
     "piecewise_filter": ("model_engine", "_filter_piecewise_capture_num_tokens (= "
                          "_filter_prefill_capture_num_tokens)", 4000),
 })
+LINES["piecewise_filter"] = (207, 248)
 
 
 def filter_piecewise_capture_num_tokens(candidates: Sequence[int], max_num_tokens: int,
                                         max_batch_size: int, max_seq_len: int
                                         ) -> tuple[list[int], list[int]]:
-    """`_filter_piecewise_capture_num_tokens` (model_engine.py @c0edad93fd, window 4000):
+    """`_filter_piecewise_capture_num_tokens`
+    (tensorrt_llm/_torch/pyexecutor/model_engine.py@c0edad93fd:207-248):
     ceiling max(0, bs * (seq - 1)); limit min(tokens, ceiling); kept = sorted set of
     min(c, limit) for 0 < c <= tokens (empty when limit <= 0); unrecordable = sorted set of
     c with ceiling < c <= tokens."""
@@ -878,23 +933,26 @@ CITES.update({
                           256000),
     "torch_compile_config": ("llm_args", "TorchCompileConfig.enable_piecewise_cuda_graph / "
                              "capture_num_tokens (deprecated; PositiveInt, sorted set)", 240000),
-    "prefill_padding": ("runners_common", "get_padding_params (lines 84-145 of the "
-                        "8,804-character file, counted from the text read)", 0),
+    "prefill_padding": ("runners_common", "get_padding_params", 0),
     "piecewise_replay": ("piecewise_optimizer", "PiecewiseRunner.__call__ (replays an entry "
                          "only at exactly a captured num_tokens, else the default callable)",
                          0),
 })
+LINES.update({"prefill_padding": (84, 145), "piecewise_replay": (159, 235),
+              "prefill_backend_enum": (5504, 5513),  # the enum 5504-5509, the list 5512-5513
+              "prefill_fields": (5872, 5884), "prefill_normalize": (6216, 6273),
+              "torch_compile_config": (5516, 5549)})
 
 DEFAULT_PREFILL_CAPTURE_NUM_TOKENS = [2 ** i for i in range(8)] + list(range(256, 3073, 256))
 
 
 def normalize_prefill(raw: Mapping[str, Any]) -> tuple[str, list[int] | None]:
-    """`TorchLlmArgs.normalize_prefill_cuda_graph_config` (llm_args.py @0004396720, window
-    256000..288000) on the raw top-level keys: (backend, capture list). The legacy
-    torch_compile_config.enable_piecewise_cuda_graph means piecewise and conflicts with an
-    explicit other backend; its capture_num_tokens (a sorted set, PositiveInt) fills an unset
-    prefill_capture_num_tokens and conflicts with an explicit one of another set; a backend
-    that is on without a list gets the default list."""
+    """`TorchLlmArgs.normalize_prefill_cuda_graph_config`
+    (tensorrt_llm/llmapi/llm_args.py@0004396720:6216-6273) on the raw top-level keys:
+    (backend, capture list). The legacy torch_compile_config.enable_piecewise_cuda_graph
+    means piecewise and conflicts with an explicit other backend; its capture_num_tokens (a
+    sorted set, PositiveInt) fills an unset prefill_capture_num_tokens and conflicts with an
+    explicit one of another set; a backend that is on without a list gets the default list."""
     backend = raw.get("prefill_cuda_graph_backend")
     explicit_backend = "prefill_cuda_graph_backend" in raw
     backend = "disabled" if backend is None else str(backend)
@@ -932,8 +990,9 @@ def get_padding_params(total_num_tokens: int, num_ctx_requests: int,
                        prefill_cuda_graph_num_tokens: list[int],
                        all_rank_ctx_requests: list[int] | None = None
                        ) -> tuple[int, bool, list[int] | None]:
-    """`get_padding_params` (engine/runners/common.py @13b902ed48, lines 84-145), with the
-    all-gathered context counts (`get_all_rank_ctx_requests`) passed in."""
+    """`get_padding_params`
+    (tensorrt_llm/_torch/pyexecutor/engine/runners/common.py@13b902ed48:84-145),
+    with the all-gathered context counts (`get_all_rank_ctx_requests`) passed in."""
     if backend != "disabled" and prefill_cuda_graph_num_tokens:
         sizes = prefill_cuda_graph_num_tokens
         max_captured = sizes[-1]
@@ -963,8 +1022,8 @@ def _bisect_left(values: Sequence[int], x: int) -> int:
 
 
 def generate_encoder_num_tokens(max_num_token: int, enable_padding: bool) -> list[int]:
-    """`EncodeCudaGraphConfig._generate_cuda_graph_num_tokens` (llm_args.py @0004396720,
-    window 16000)."""
+    """`EncodeCudaGraphConfig._generate_cuda_graph_num_tokens`
+    (tensorrt_llm/llmapi/llm_args.py@0004396720:387-422)."""
     if enable_padding:
         sizes = [1, 2, 4, 8, 16, 32, 64, 128, *range(256, 3073, 256)]
     else:
@@ -981,8 +1040,8 @@ def generate_encoder_num_tokens(max_num_token: int, enable_padding: bool) -> lis
 
 
 def generate_encoder_seq_lens(max_seq_len: int, enable_padding: bool) -> list[int]:
-    """`EncodeCudaGraphConfig._generate_cuda_graph_seq_lens` (llm_args.py @0004396720,
-    window 16000)."""
+    """`EncodeCudaGraphConfig._generate_cuda_graph_seq_lens`
+    (tensorrt_llm/llmapi/llm_args.py@0004396720:424-459)."""
     if enable_padding:
         sizes = [1, 2, 4, 8, 16, 32, 64, *range(128, 1025, 128)]
     else:
@@ -1014,7 +1073,8 @@ def filter_encoder_buckets(values: Sequence[int], limit: int, enable_padding: bo
 
 
 def mm_encoder_buckets(buckets: Sequence[Sequence[int]]) -> list[tuple[int, int]]:
-    """`MultimodalEncoderCudaGraphConfig` (llm_args.py @0004396720, window 16000): PositiveInt
+    """`MultimodalEncoderCudaGraphConfig`
+    (tensorrt_llm/llmapi/llm_args.py@0004396720:501-552): PositiveInt
     pairs, min_length 1, `_normalize` requires total_tokens >= num_contexts and returns
     sorted(set(buckets))."""
     if len(buckets) < 1:
@@ -1068,7 +1128,8 @@ INT_OPTIONS = frozenset({"max_batch_size", "max_num_tokens", "max_seq_len", "max
 
 
 def parse_serve_argv(argv: Sequence[str]) -> tuple[dict[str, Any], str | None]:
-    """`trtllm-serve MODEL [OPTIONS]` options (commands/serve.py @00209af149 `serve`).
+    """`trtllm-serve MODEL [OPTIONS]` options (`serve`,
+    tensorrt_llm/commands/serve.py@00209af149:388-687).
 
     Click options with underscores (`--max_batch_size`, not `--max-batch-size`); aliases
     `--tp_size`, `--pp_size`, `--cp_size`, `--ep_size`, `--kv_cache_free_gpu_memory_fraction`,
@@ -1121,8 +1182,9 @@ def merge_yaml(cli: Mapping[str, Any], yaml_dict: Mapping[str, Any], explicit: s
 
     With `explicit_cli_keys` (what the 2026 CLI entry points pass) a flag the user typed wins
     over the YAML (with a warning); an untyped CLI default loses to the YAML. Without them
-    (serve.py @00209af149 and older: `update_llm_args_with_extra_dict(llm_args, yaml)`) the
-    YAML wins over every flag (`cli_wins=False`).
+    (tensorrt_llm/commands/serve.py@00209af149:650 and older:
+    `update_llm_args_with_extra_dict(llm_args, yaml)`) the YAML wins over every flag
+    (`cli_wins=False`).
     """
     merged = dict(cli)
     for key, value in yaml_dict.items():
@@ -1136,10 +1198,11 @@ def trtllm_serve(argv: Sequence[str], read_yaml: Any = None, *,
                  cli_wins: bool = False) -> LlmArgsRef:
     """`trtllm-serve MODEL argv...`: flags, then the YAML merge, then `llm_args`.
 
-    serve.py @00209af149 `serve` calls `update_llm_args_with_extra_dict(llm_args, yaml)`
-    without explicit_cli_keys (its option help: "a YAML file that overwrites the parameters
-    specified by trtllm-serve"), so the YAML wins over every flag it sets (`cli_wins=False`,
-    the default here); `cli_wins=True` is what an entry point passing explicit_cli_keys gets.
+    `serve` (tensorrt_llm/commands/serve.py@00209af149:650) calls
+    `update_llm_args_with_extra_dict(llm_args, yaml)` without explicit_cli_keys (its option
+    help: "a YAML file that overwrites the parameters specified by trtllm-serve"), so the
+    YAML wins over every flag it sets (`cli_wins=False`, the default here); `cli_wins=True` is
+    what an entry point passing explicit_cli_keys gets.
 
     CLI defaults are the LlmArgs defaults (2048 / 8192 / None; serve.py @00209af149 takes
     them from BuildConfig's fields, commands/common_llm_options.py from BaseLlmArgs'). The

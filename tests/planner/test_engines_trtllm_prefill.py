@@ -1,14 +1,15 @@
 """TensorRT-LLM's prefill CUDA graphs (piecewise / breakable) as the plan's `prefill` component.
 
 Each rule is checked against its restatement in tests/oracle/trtllm_reference.py, which cites
-the source read (`ref.cite_fact(...)` names file@commit, function and window):
+the source read (`ref.cite_fact(...)` names path@commit:lines and the function):
 
 * `normalize_prefill`: TorchLlmArgs.normalize_prefill_cuda_graph_config (llm_args.py
   @0004396720) -- the legacy torch_compile_config spellings, the default list, conflicts;
-* `filter_piecewise_capture_num_tokens`: model_engine.py @c0edad93fd
+* `filter_piecewise_capture_num_tokens`:
+  tensorrt_llm/_torch/pyexecutor/model_engine.py@c0edad93fd:207-248
   `_filter_piecewise_capture_num_tokens` (= `_filter_prefill_capture_num_tokens`);
-* `get_padding_params`: engine/runners/common.py @13b902ed48 lines 84-145 (one rank and
-  attention DP), whose own unit-test examples are replayed below.
+* `get_padding_params`: tensorrt_llm/_torch/pyexecutor/engine/runners/common.py@13b902ed48:84-145
+  (one rank and attention DP), whose own unit-test examples are replayed below.
 
 Properties: pad(n) >= n and minimal over the component's ladder, eager above its largest count,
 padded <= capacity for every reachable batch (the plan's proof, and directly per batch), and

@@ -251,5 +251,6 @@ register("vllm", "0.33.0", "graphfit.planner.engines.vllm:VLLM")
 register("vllm", "0.34.0", "graphfit.planner.engines.vllm:VLLM_0_34")
 register("sglang", "0.5.23", "graphfit.planner.engines.sglang:SGLANG")
 # TensorRT-LLM has no wheel release modelled: its model follows the main branch at the
-# commits tests/oracle/trtllm_reference.py pins (cuda_graph_runner.py @c0edad93fd)
+# commits tests/oracle/trtllm_reference.py pins (its version names the commit of
+# tensorrt_llm/_torch/pyexecutor/cuda_graph_runner.py@c0edad93fd:138-884, `CUDAGraphRunner`)
 register("trtllm", "main@c0edad93", "graphfit.planner.engines.trtllm:TRTLLM")

@@ -1,8 +1,11 @@
 """The TensorRT-LLM (PyTorch backend) engine model (docs/engines/trtllm.md).
 
-Rules from NVIDIA/TensorRT-LLM main (tests/oracle/trtllm_reference.py pins the commits read):
-llmapi/llm_args.py @0004396720 (defaults, CudaGraphConfig, speculative configs),
-_torch/pyexecutor/engine/cuda_graph.py, model_engine.py and cuda_graph_runner.py @c0edad93fd.
+Rules from NVIDIA/TensorRT-LLM main (tests/oracle/trtllm_reference.py pins the commits read;
+`path@commit:lines`): CudaGraphConfig's defaults in
+tensorrt_llm/llmapi/llm_args.py@0004396720:191-257 (`validate_base_cuda_graph_config`,
+`_generate_cuda_graph_batch_sizes`) and the speculative configs of the same file; the batch-size
+filter in tensorrt_llm/_torch/pyexecutor/engine/cuda_graph.py@c0edad93fd:23-52; the graph
+runner in tensorrt_llm/_torch/pyexecutor/cuda_graph_runner.py@c0edad93fd:138-884.
 
 A generation request carries tokens_per_gen_step = 1 + max_total_draft_tokens tokens (a draft
 tree of eagle_choices or a dynamic tree verifies more tokens than its depth); a batch of bs
@@ -86,8 +89,9 @@ def trtllm_sizes(max_bs: int, *, padding: bool) -> list[int]:
 
 def trtllm_filter(sizes: list[int], max_batch_size: int, max_num_tokens: int,
                   tokens_per_request: int, *, padding: bool) -> list[int]:
-    """`filter_cuda_graph_batch_sizes` (engine/cuda_graph.py): a pure generation batch of bs
-    requests carries bs * tokens_per_request tokens.
+    """`filter_cuda_graph_batch_sizes`
+    (tensorrt_llm/_torch/pyexecutor/engine/cuda_graph.py@c0edad93fd:23-52): a pure generation
+    batch of bs requests carries bs * tokens_per_request tokens.
 
     The limit is min(max_batch_size, max_num_tokens // tokens_per_request); nothing fits when
     it is 0 (every batch runs eagerly). TensorRT-LLM before PR #5076 used max_num_tokens
@@ -124,8 +128,9 @@ def decoding_type(config: EngineSettings) -> str:
 def adp_dispatch(sizes: tuple[int, ...], batches: tuple[int, ...], *, padding: bool,
                  max_batch_size: int) -> tuple[int | None, ...]:
     """The graph batch every attention-DP rank replays for generation batches `batches` (one
-    per rank, each >= 1), None = eager (`CUDAGraphRunner._get_padded_batch` and
-    `maybe_get_cuda_graph`, cuda_graph_runner.py @c0edad93fd).
+    per rank, each >= 1), None = eager (`CUDAGraphRunner._get_padded_batch`,
+    tensorrt_llm/_torch/pyexecutor/cuda_graph_runner.py@c0edad93fd:828-884, and
+    `maybe_get_cuda_graph`, tensorrt_llm/_torch/pyexecutor/cuda_graph_runner.py@c0edad93fd:513-625).
 
     The ranks agree on one batch size: with padding each rank pads towards the LARGEST rank's
     batch, rounded up to a captured size (not above max_batch_size, nor when the largest
@@ -150,7 +155,10 @@ def adp_dispatch(sizes: tuple[int, ...], batches: tuple[int, ...], *, padding: b
 
 
 def draft_loop_tokens(config: EngineSettings) -> int:
-    """draft_tokens_cuda entries per request (model_engine.py `PyTorchModelEngine.__init__`):
+    """draft_tokens_cuda entries per request (`PyTorchModelEngine.__init__`,
+    tensorrt_llm/_torch/pyexecutor/model_engine.py@c0edad93fd:305, sizes it
+    `max_draft_loop_tokens * max_batch_size`,
+    tensorrt_llm/_torch/pyexecutor/engine/runners/decoder/runner.py@0ea8c1debd:376-380):
     tokens_per_gen_step - 1, or topK * max_draft_len when a dynamic tree is wider."""
     loop = config.uniform_query_len - 1
     topk = config.speculative_eagle_topk
@@ -198,10 +206,12 @@ def trtllm_ladder(config: EngineSettings) -> tuple[Ladder, Ladder]:
 def dynamic_tree_buffers(config: EngineSettings) -> list[BufferSpec]:
     """The dynamic-tree worker's pre-allocated buffers, indexed by batch_idx in
     [0, max_batch_size) with no bounds check, hence sized with the GLOBAL max_batch_size
-    (llm_args.py @0004396720 `Eagle3DecodingConfig._max_batch_size`, `MTPDecodingConfig
-    ._max_batch_size`): Eagle3's `Eagle3OneModelDynamicTreeWorker.__init__`
-    (speculative/eagle3_dynamic_tree.py @470bb72055, 22 buffers) and MTP's
-    `MTPEagleDynamicTreeWorker.__init__` (speculative/mtp_dynamic_tree.py @40043dacba, 18 of
+    (`Eagle3DecodingConfig._max_batch_size`, tensorrt_llm/llmapi/llm_args.py@0004396720:2527-2536,
+    `MTPDecodingConfig._max_batch_size`, tensorrt_llm/llmapi/llm_args.py@0004396720:2804-2805):
+    Eagle3's `Eagle3OneModelDynamicTreeWorker.__init__`
+    (tensorrt_llm/_torch/speculative/eagle3_dynamic_tree.py@470bb72055:146-280, 22 buffers)
+    and MTP's `MTPEagleDynamicTreeWorker.__init__`
+    (tensorrt_llm/_torch/speculative/mtp_dynamic_tree.py@40043dacba:49-167, 18 of
     them, several int32 where Eagle3's are int64). K = dynamic_tree_max_topK, d =
     max_draft_len, L = K x d (the draft loop), q = tokens_per_gen_step. The lazily allocated
     hidden-state buffers and DynamicTreeOpsConverter's own are left out."""
@@ -233,7 +243,8 @@ def dynamic_tree_buffers(config: EngineSettings) -> list[BufferSpec]:
 
 
 def decoder_buffers(config: EngineSettings) -> list[BufferSpec]:
-    """`_allocate_decoder_buffers` (engine/runners/decoder/runner.py @0ea8c1debd): the
+    """`_allocate_decoder_buffers`
+    (tensorrt_llm/_torch/pyexecutor/engine/runners/decoder/runner.py@0ea8c1debd:370-422): the
     persistent inputs graph replays and eager steps share."""
     S, T, W = config.max_num_seqs, config.max_num_batched_tokens, config.max_beam_width
     specs: list[BufferSpec] = [

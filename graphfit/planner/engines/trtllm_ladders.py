@@ -7,19 +7,22 @@ but the lists TensorRT-LLM captures are pure functions of its config, restated h
 reader can say what a config asks for and tests can compare them with
 tests/oracle/trtllm_reference.py:
 
-- `DEFAULT_PREFILL_CAPTURE_NUM_TOKENS`: llm_args.py @0004396720
-  `_DEFAULT_PREFILL_CAPTURE_NUM_TOKENS`, the list `TorchLlmArgs
+- `DEFAULT_PREFILL_CAPTURE_NUM_TOKENS`: `_DEFAULT_PREFILL_CAPTURE_NUM_TOKENS`
+  (tensorrt_llm/llmapi/llm_args.py@0004396720:5512-5513), the list `TorchLlmArgs
   .normalize_prefill_cuda_graph_config` gives a backend that is on without a list.
-- `piecewise_capture_num_tokens`: model_engine.py @c0edad93fd
+- `piecewise_capture_num_tokens`: tensorrt_llm/_torch/pyexecutor/model_engine.py@c0edad93fd:207-248
   `_filter_piecewise_capture_num_tokens` (also `_filter_prefill_capture_num_tokens`, the
   breakable prefill graphs' filter).
-- `prefill_padding`: engine/runners/common.py @13b902ed48 `get_padding_params` (lines 84-145).
-- `encoder_num_tokens` / `encoder_seq_lens`: llm_args.py @0004396720 `EncodeCudaGraphConfig`
-  `_generate_cuda_graph_num_tokens` / `_generate_cuda_graph_seq_lens`.
+- `prefill_padding`: `get_padding_params`,
+  tensorrt_llm/_torch/pyexecutor/engine/runners/common.py@13b902ed48:84-145.
+- `encoder_num_tokens` / `encoder_seq_lens`: `EncodeCudaGraphConfig`
+  `_generate_cuda_graph_num_tokens` (tensorrt_llm/llmapi/llm_args.py@0004396720:387-422) /
+  `_generate_cuda_graph_seq_lens` (tensorrt_llm/llmapi/llm_args.py@0004396720:424-459).
 - `filter_encoder_values`: engine/cuda_graph.py `filter_cuda_graph_num_tokens` /
   `filter_cuda_graph_seq_lens` (a stored version newer than @c0edad93fd, whose commit the
   index does not give).
-- `mm_encoder_buckets`: llm_args.py @0004396720 `MultimodalEncoderCudaGraphConfig._normalize`.
+- `mm_encoder_buckets`: `MultimodalEncoderCudaGraphConfig._normalize`
+  (tensorrt_llm/llmapi/llm_args.py@0004396720:545-552).
 """
 
 from __future__ import annotations
@@ -29,8 +32,8 @@ from collections.abc import Sequence
 
 from graphfit.planner.core.errors import ConfigError
 
-# llm_args.py @0004396720 _DEFAULT_PREFILL_CAPTURE_NUM_TOKENS: 1..128 (powers of two), then
-# 256..3072 step 256
+# _DEFAULT_PREFILL_CAPTURE_NUM_TOKENS (tensorrt_llm/llmapi/llm_args.py@0004396720:5512-5513): 1..128
+# (powers of two), then 256..3072 step 256
 DEFAULT_PREFILL_CAPTURE_NUM_TOKENS = (*(2 ** i for i in range(8)), *range(256, 3073, 256))
 
 

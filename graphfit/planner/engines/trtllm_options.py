@@ -9,8 +9,9 @@ from typing import ClassVar
 from graphfit.planner.core.errors import ConfigError, excerpt
 from graphfit.planner.core.options import EngineOptions, int_list, positive_int, sizes
 
-# PrefillCudaGraphBackend (llmapi/llm_args.py @0004396720): disabled (the default), piecewise
-# (torch.compile PiecewiseRunner graphs), breakable (BreakableCUDAGraphRunner)
+# PrefillCudaGraphBackend (tensorrt_llm/llmapi/llm_args.py@0004396720:5504-5509):
+# disabled (the default), piecewise (torch.compile PiecewiseRunner graphs), breakable
+# (BreakableCUDAGraphRunner)
 PREFILL_BACKENDS = ("disabled", "piecewise", "breakable")
 
 
@@ -27,8 +28,10 @@ class TrtllmOptions(EngineOptions):
     parallel_draft: PARD (`decoding_type: PARD`): the target verifies 2 x max_draft_len
         tokens per request (K + 1 accepted + K - 1 mask tokens) instead of 1 + max_draft_len.
     prefill_cuda_graph_backend: `prefill_cuda_graph_backend` (`PrefillCudaGraphBackend`,
-        llm_args.py @0004396720): disabled (default), piecewise or breakable; the legacy
-        `torch_compile_config.enable_piecewise_cuda_graph: true` means piecewise
+        tensorrt_llm/llmapi/llm_args.py@0004396720:5504-5509; the field:
+        tensorrt_llm/llmapi/llm_args.py@0004396720:5872-5878): disabled (default), piecewise
+        or breakable; the legacy `torch_compile_config.enable_piecewise_cuda_graph: true`
+        means piecewise
         (`TorchLlmArgs.normalize_prefill_cuda_graph_config`). On, graphfit plans the
         token-keyed `prefill` component (graphfit.planner.engines.trtllm_prefill).
     prefill_capture_num_tokens: `prefill_capture_num_tokens` (`Optional[List[int]]`; the

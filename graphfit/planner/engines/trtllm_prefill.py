@@ -3,29 +3,39 @@
 Sources (NVIDIA/TensorRT-LLM; tests/oracle/trtllm_reference.py `CITES` pins the commits):
 
 * inputs: `prefill_cuda_graph_backend` (disabled / piecewise / breakable) and
-  `prefill_capture_num_tokens`; `TorchLlmArgs.normalize_prefill_cuda_graph_config`
-  (llm_args.py @0004396720) maps the legacy `torch_compile_config.enable_piecewise_cuda_graph`
-  / `capture_num_tokens` onto them and gives a backend that is on without a list
-  `_DEFAULT_PREFILL_CAPTURE_NUM_TOKENS` (1..128 in powers of two, 256..3072 step 256).
-* ladder: `PyTorchModelEngine.__init__` (model_engine.py) keeps
-  `_filter_prefill_capture_num_tokens(list, max_num_tokens, max_batch_size, max_seq_len)`:
+  `prefill_capture_num_tokens` (tensorrt_llm/llmapi/llm_args.py@0004396720:5872-5884);
+  `TorchLlmArgs.normalize_prefill_cuda_graph_config`
+  (tensorrt_llm/llmapi/llm_args.py@0004396720:6216-6273) maps the legacy
+  `torch_compile_config.enable_piecewise_cuda_graph` / `capture_num_tokens` onto them and
+  gives a backend that is on without a list `_DEFAULT_PREFILL_CAPTURE_NUM_TOKENS`
+  (tensorrt_llm/llmapi/llm_args.py@0004396720:5512-5513: 1..128 in powers of two, 256..3072
+  step 256).
+* ladder: `PyTorchModelEngine.__init__`
+  (tensorrt_llm/_torch/pyexecutor/model_engine.py@c0edad93fd:305) keeps
+  `_filter_prefill_capture_num_tokens(list, max_num_tokens, max_batch_size, max_seq_len)`
+  (= `_filter_piecewise_capture_num_tokens`,
+  tensorrt_llm/_torch/pyexecutor/model_engine.py@c0edad93fd:207-248):
   counts in (0, max_num_tokens], clamped to max_batch_size x (max_seq_len - 1), sorted and
   unique (graphfit.planner.engines.trtllm_ladders.piecewise_capture_num_tokens).
-* dispatch: `get_padding_params` (engine/runners/common.py @13b902ed48, lines 84-145): a
+* dispatch: `get_padding_params`
+  (tensorrt_llm/_torch/pyexecutor/engine/runners/common.py@13b902ed48:84-145): a
   forward with at least one context request and n <= the largest count tokens pads to the
   smallest count >= n (bisect_left) and replays that prefill graph; a generation-only forward
   or a larger one is not padded (eager, or the decode graphs). The graphs are token-keyed and
   run attention eagerly between captured pieces (torch.compile's `PiecewiseRunner` replays an
-  entry only at exactly a captured count, compilation/piecewise_optimizer.py
-  `PiecewiseRunner.__call__`), so graphfit dispatches them as PIECEWISE graphs keyed on tokens:
-  mixed batches only, uniform decodes never. Attention DP pads every rank to the count above
-  the largest rank's tokens (`trtllm_ladders.prefill_padding`), a captured count, so one
-  rank's buffers hold it whenever they hold the largest graph.
+  entry only at exactly a captured count, `PiecewiseRunner.__call__`,
+  tensorrt_llm/_torch/compilation/piecewise_optimizer.py@05fff03d90:159-235), so graphfit
+  dispatches them as PIECEWISE graphs keyed on tokens: mixed batches only, uniform decodes
+  never. Attention DP pads every rank to the count above the largest rank's tokens
+  (`trtllm_ladders.prefill_padding`), a captured count, so one rank's buffers hold it whenever
+  they hold the largest graph.
 * buffers: the graphs read the engine's persistent `input_ids_cuda` / `position_ids_cuda`
   [max_num_tokens] int32 (and `mrope_position_ids_cuda` (3, 1, max_num_tokens) for an mrope
   model), which eager context batches of up to max_num_tokens tokens also write
-  (model_engine.py `PyTorchModelEngine.__init__`; engine/runners/decoder/runner.py
-  @0ea8c1debd `_allocate_decoder_buffers`): token rows, sized by the eager prefills.
+  (`PyTorchModelEngine.__init__`, tensorrt_llm/_torch/pyexecutor/model_engine.py@c0edad93fd:305;
+  `_allocate_decoder_buffers`,
+  tensorrt_llm/_torch/pyexecutor/engine/runners/decoder/runner.py@0ea8c1debd:370-422): token
+  rows, sized by the eager prefills.
 """
 
 from __future__ import annotations
@@ -67,7 +77,7 @@ def check_prefill(config: EngineSettings) -> None:
     multimodal model (`PyTorchModelEngine._validate_breakable_cuda_graph_compatibility`,
     model_engine.py: "breakable prefill CUDA graph does not support multimodal models") and
     takes no torch_compile_config (`TorchLlmArgs.normalize_prefill_cuda_graph_config`,
-    llm_args.py @0004396720)."""
+    tensorrt_llm/llmapi/llm_args.py@0004396720:6216-6273)."""
     if config.prefill_cuda_graph_backend == BREAKABLE and config.multimodal:
         raise ConfigError("prefill_cuda_graph_backend: breakable prefill CUDA graphs do not "
                           "support multimodal models (TensorRT-LLM refuses them too)")
