@@ -129,7 +129,7 @@ def test_reference_facts_cite_lines_or_are_listed_uncounted() -> None:
     assert not set(ref.LINES) & ref.UNCOUNTED
     left = frozenset({"encoder_filters", "encoder_capture_shapes", "encoder_graph_key",
                       "encoder_pad_batch"})  # the encoder graphs' window citations
-    assert ref.UNCOUNTED == left, "a new fact must cite its lines"
+    assert left == ref.UNCOUNTED, "a new fact must cite its lines"
     for fact, (first, last) in ref.LINES.items():
         assert 1 <= first <= last, fact
         cited = ref.cite_fact(fact)
