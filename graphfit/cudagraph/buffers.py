@@ -37,6 +37,17 @@ from graphfit.planner import (
 )
 
 
+def _torch_device(device: str | torch.device) -> torch.device:
+    """`device` as a torch device that exists here, or one ConfigError line."""
+    try:
+        dev = torch.device(device)
+    except (RuntimeError, TypeError, ValueError) as exc:
+        raise ConfigError(f"device: {excerpt(device)} is not a torch device "
+                          f"({' '.join(str(exc).split())[:80]})") from None
+    check_device(dev)
+    return dev
+
+
 class UnknownBufferError(ConfigError, KeyError):
     """No buffer of that name: a ConfigError that `Mapping` lookups also see as a KeyError."""
 
@@ -168,12 +179,7 @@ class StaticBuffers(Mapping[str, torch.Tensor]):
                                       "SharedBuffers.allocate(capacities=)")
                 specs[by_name[name]] = _resized(specs[by_name[name]], rows)
             specs = _relayout(specs, comp.layout, comp.alignment)
-        try:
-            dev = torch.device(device)
-        except (RuntimeError, TypeError, ValueError) as exc:
-            raise ConfigError(f"device: {excerpt(device)} is not a torch device "
-                              f"({' '.join(str(exc).split())[:80]})") from None
-        check_device(dev)
+        dev = _torch_device(device)
         tensors: dict[str, torch.Tensor] = {}
         arena: torch.Tensor | None = None
         total = _check_layout(comp, specs)
@@ -339,12 +345,7 @@ class SharedBuffers(Mapping[str, torch.Tensor]):
                 raise ConfigError(f"capacity: shared {brief(name)} must be an integer in "
                                   f"0..{MAX_INT}, got {excerpt(rows)}")
             caps[name] = rows
-        try:
-            dev = torch.device(device)
-        except (RuntimeError, TypeError, ValueError) as exc:
-            raise ConfigError(f"device: {excerpt(device)} is not a torch device "
-                              f"({' '.join(str(exc).split())[:80]})") from None
-        check_device(dev)
+        dev = _torch_device(device)
         tensors: dict[str, torch.Tensor] = {}
         for name, rows in caps.items():
             user = _resized(plan.shared[name].users[0], rows)
