@@ -166,8 +166,8 @@ def mem_fraction_static(m: StaticMemoryInputs) -> float:
     return fraction * m.vision.factor() if m.vision is not None else fraction
 
 
-def vlm_applies(disaggregation_mode: str, language_only: bool = False,
-                language_model_only: bool = False) -> bool:
-    """SGLang's `is_vlm` for a multimodal model (memory_hook.py:283-289): not a PD decode
-    server, and neither --language-only nor --language-model-only."""
-    return disaggregation_mode != "decode" and not language_only and not language_model_only
+def vlm_applies(disaggregation_mode: str, language_only: bool = False) -> bool:
+    """SGLang's `is_vlm` for a model it treats as multimodal (memory_hook.py:283-289; the
+    --language-model-only case is not multimodal at all, graphfit.planner.engines.
+    sglang_multimodal): not a PD decode server and not --language-only."""
+    return disaggregation_mode != "decode" and not language_only
