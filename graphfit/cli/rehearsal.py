@@ -1,17 +1,19 @@
-"""`graphfit rehearse`: capture every graph of a plan on the CPU backend and replay them.
+"""`graphfit rehearse`: capture every graph of a plan and replay them (CPU or CUDA backend).
 
 The plan's buffers are allocated, every graph of every component is captured in one session
 with toy forwards (graphfit.cudagraph.rehearsal), and one batch per graph is replayed and
 compared with eager. A rich progress bar follows the capture on a terminal; piped output
-gets plain lines. Exit 0 when every replay equals eager, 1 otherwise, 2 on bad input
-(including a missing torch: the runtime is the `torch` extra).
+gets plain lines. `--device cuda` captures real CUDA graphs on the GPU (one pool) and
+prints the device memory the capture took. Exit 0 when every replay equals eager, 1
+otherwise, 2 on bad input (including a missing torch: the runtime is the `torch` extra, and
+--device cuda on a machine where torch sees no GPU).
 """
 
 from __future__ import annotations
 
 import contextlib
 import time
-from typing import Any
+from typing import Annotated, Any
 
 import typer
 
@@ -32,13 +34,40 @@ def _runtime() -> Any:
     return rehearsal
 
 
-def rehearse_command(config: EngineConfig) -> None:
-    """Capture every graph of the plan on the CPU backend (toy forwards over its buffers)
-    and replay one batch per graph against eager: exit 1 on any mismatch."""
+_DEVICE_HELP = ("cpu (default: the CPU backend's graphs) or cuda / cuda:N (real CUDA "
+                "graphs on that GPU).")
+
+
+def _device(device: str) -> str:
+    """The torch device to rehearse on; ConfigError for a malformed or absent one."""
+    import torch
+
+    try:
+        parsed = torch.device(device)
+    except (RuntimeError, ValueError):
+        raise ConfigError(f"--device: {device!r} is not cpu, cuda or cuda:N") from None
+    if parsed.type not in ("cpu", "cuda"):
+        raise ConfigError(f"--device: {device!r} is not cpu, cuda or cuda:N")
+    if parsed.type == "cuda":
+        if not torch.cuda.is_available():
+            raise ConfigError("--device cuda: torch sees no CUDA device on this machine")
+        if parsed.index is not None and parsed.index >= torch.cuda.device_count():
+            raise ConfigError(f"--device {device}: this machine has "
+                              f"{torch.cuda.device_count()} CUDA device(s)")
+    return str(parsed)
+
+
+def rehearse_command(config: EngineConfig,
+                     device: Annotated[str, typer.Option("--device", help=_DEVICE_HELP)
+                                       ] = "cpu") -> None:
+    """Capture every graph of the plan (toy forwards over its buffers; CPU backend, or real
+    CUDA graphs with --device cuda) and replay one batch per graph against eager: exit 1
+    on any mismatch."""
     out = console()
     with handled():
         result = plan(config)
         rehearsal = _runtime()
+        device = _device(device)
         progress: Any = contextlib.nullcontext(None)
         if out.is_terminal:
             from graphfit.cudagraph.progress import capture_progress
@@ -46,9 +75,10 @@ def rehearse_command(config: EngineConfig) -> None:
             progress = capture_progress(out, description="capturing")
         start = time.perf_counter()
         with progress as bar:
-            report = rehearsal.rehearse(result, progress=bar)
+            report = rehearsal.rehearse(result, progress=bar, device=device)
         took = time.perf_counter() - start
-    out.print(f"graphfit rehearse: {user(result.engine_version)} plan, CPU backend, toy "
+    where = "CPU backend" if device == "cpu" else f"CUDA graphs on {device}"
+    out.print(f"graphfit rehearse: {user(result.engine_version)} plan, {where}, toy "
               "forwards over the plan's buffers")
     for part in report.components:
         verdict = (f"{part.replayed} replayed == eager" if part.ok else
@@ -58,6 +88,10 @@ def rehearse_command(config: EngineConfig) -> None:
                   f"(inputs: {', '.join(part.inputs)})")
     for name in report.skipped:
         out.print(f"  {name}: no graphs to capture")
+    pool = report.capture.pool_bytes
+    if pool is not None:
+        out.print(f"  capture pool: {pool / 2**20:.1f} MiB of device memory for "
+                  f"{report.graphs} graphs")
     if report.ok:
         out.print(f"REHEARSED: {report.graphs} graphs captured and {report.replayed} batches "
                   f"replayed bit-equal to eager in {took:.2f} s")

@@ -13,6 +13,11 @@ FEATURES columns sent through its own small linear layer, and the layers' output
 summed -- one output row per token, the runtime's output contract. The probe batch for a
 graph has exactly its padded token count (and its request rows), so the replayed graph and
 the eager run see the same shapes: they must agree bit for bit on the CPU backend.
+
+On the CUDA backend (`device="cuda"`) the same toy forwards run on the GPU and real CUDA
+graphs are captured in one memory pool; a replay launches the kernels the eager run
+launches on the same shapes, so it is compared bit for bit too, and the capture report
+carries the device bytes each graph took.
 """
 
 from __future__ import annotations
@@ -146,10 +151,15 @@ def _batch(p: Plan, runner: GraphRunner, gen: torch.Generator, tokens: int, reqs
     return out
 
 
-def rehearse(p: Plan, *, backend: str | Backend = "cpu", progress: ProgressFn | None = None,
-             device: str = "cpu") -> Rehearsal:
+def rehearse(p: Plan, *, backend: str | Backend | None = None,
+             progress: ProgressFn | None = None, device: str = "cpu") -> Rehearsal:
     """Allocate, capture every graph of every component in one session, replay one batch
-    per captured graph and compare it with eager."""
+    per captured graph and compare it with eager.
+
+    `device` places buffers and toy forwards; the backend defaults to the device's own
+    (CPU graphs on "cpu", CUDA graphs on a CUDA device)."""
+    if backend is None:
+        backend = "cuda" if torch.device(device).type == "cuda" else "cpu"
     session = CaptureSession(backend, progress=progress, freeze_gc=False)
     runners: list[tuple[GraphRunner, tuple[str, ...]]] = []
     skipped: list[str] = []
@@ -163,7 +173,7 @@ def rehearse(p: Plan, *, backend: str | Backend = "cpu", progress: ProgressFn | 
         if not widths:
             skipped.append(name)
             continue
-        model = ToyForward(widths, {n: bufs.spec(n).axis_dim for n in widths})
+        model = ToyForward(widths, {n: bufs.spec(n).axis_dim for n in widths}).to(device)
         runner = GraphRunner(model, p, bufs, session=session, graph_inputs=tuple(widths))
         runners.append((runner, tuple(widths)))
     report = session.capture()
