@@ -313,7 +313,9 @@ class CompiledBackend:
     and sizes) loads it instead of running dynamo, AOT autograd and inductor. A file that is
     corrupt, stale (another key, changed traced sources) or whose guards refuse the views is
     never used: fn is compiled again. `cache_loads` / `cache_stores` / `cache_rejected` count
-    artifacts read, written and discarded.
+    artifacts read, written and discarded. A store that fails (a read-only cache, a torch
+    whose precompile API cannot serialise this artifact) only costs the next process a
+    compile; `cache_store_error` keeps the last such failure so that it is seen, not guessed.
 
     `compile_backend` is a dynamo backend name: "inductor" generates code that asserts input
     sizes (the seed bug's AssertionError); "aot_eager" and "eager" compile fast but do not
@@ -330,6 +332,7 @@ class CompiledBackend:
     cache_loads: int = field(default=0, repr=False)
     cache_stores: int = field(default=0, repr=False)
     cache_rejected: int = field(default=0, repr=False)
+    cache_store_error: str | None = field(default=None, repr=False)
     _artifacts: dict[int, Callable[..., Any]] = field(default_factory=dict, repr=False)
     _entries: dict[int, tuple[GraphFn, Callable[..., Any], list[Any]]] = field(
         default_factory=dict, repr=False)
@@ -452,8 +455,10 @@ class CompiledBackend:
         try:
             compile_cache.save(state.folder / f"artifact-{index:03d}.bin", aot, fn)
             self.cache_stores += 1
-        except Exception:  # a cache that cannot be written (read-only, fn unpicklable) is
-            pass           # only slower: the artifact still serves this process
+        except Exception as exc:  # a cache that cannot be written (read-only, fn
+            # unpicklable, an older torch's serialiser) is only slower: the artifact still
+            # serves this process
+            self.cache_store_error = f"{type(exc).__name__}: {exc}"[:300]
         state.loaded.append(entry)
         return entry
 

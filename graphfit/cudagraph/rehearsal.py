@@ -142,12 +142,13 @@ def _batch(p: Plan, runner: GraphRunner, gen: torch.Generator, tokens: int, reqs
         spec, full = runner.buffers.spec(name), runner.buffers[name]
         shape = list(full.shape)
         shape[spec.axis_dim] = rule.rows(tokens, reqs)
-        if full.dtype.is_floating_point:
-            out[name] = torch.randn(shape, generator=gen).to(full.dtype)
+        if full.dtype.is_floating_point:  # drawn on the CPU generator: same rows on any device
+            rows = torch.randn(shape, generator=gen).to(full.dtype)
         elif full.dtype == torch.bool:
-            out[name] = torch.randint(0, 2, shape, generator=gen).bool()
+            rows = torch.randint(0, 2, shape, generator=gen).bool()
         else:
-            out[name] = torch.randint(0, 1000, shape, generator=gen).to(full.dtype)
+            rows = torch.randint(0, 1000, shape, generator=gen).to(full.dtype)
+        out[name] = rows.to(full.device)
     return out
 
 
