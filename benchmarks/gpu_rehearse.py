@@ -16,6 +16,7 @@ Exits 1 when any CUDA replay differs from eager or a graph is unreached, 2 witho
 from __future__ import annotations
 
 import argparse
+import gc
 import json
 import statistics
 import sys
@@ -86,6 +87,12 @@ def configs() -> list[tuple[str, EngineConfig]]:
 
 
 def _timed(p: object, device: str) -> tuple[Rehearsal, float]:
+    # the previous config's graphs and buffers are freed before, not during, this capture:
+    # their pool going back to the driver would show as negative per-graph deltas
+    gc.collect()
+    if device != "cpu":
+        torch.cuda.synchronize()
+        torch.cuda.empty_cache()
     start = time.perf_counter()
     result = rehearse(p, device=device)  # type: ignore[arg-type]
     if device != "cpu":

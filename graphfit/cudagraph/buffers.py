@@ -45,6 +45,8 @@ def _torch_device(device: str | torch.device) -> torch.device:
         raise ConfigError(f"device: {excerpt(device)} is not a torch device "
                           f"({' '.join(str(exc).split())[:80]})") from None
     check_device(dev)
+    if dev.type == "cuda" and dev.index is None:  # what the tensors report: "cuda:0", so a
+        dev = torch.device("cuda", torch.cuda.current_device())  # pool given "cuda" matches
     return dev
 
 

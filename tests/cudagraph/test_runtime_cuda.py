@@ -35,3 +35,39 @@ def test_cuda_over_capacity_is_a_capacity_error() -> None:
     bufs = StaticBuffers.allocate(legacy, "cuda", "drafter", capacities={"positions": 132})
     with pytest.raises(CapacityError, match="136"):
         GraphRunner(TinyDrafter().cuda().graph_fn, legacy, bufs, backend="cuda")
+
+
+def test_cuda_shared_buffers_allocated_under_the_plain_device_name() -> None:
+    """A pool allocated on "cuda" is the pool components allocated on "cuda" view (its
+    tensors report "cuda:0"): TensorRT-LLM's prefill and decode graphs read one input_ids."""
+    from graphfit import EngineConfig
+    from graphfit.cudagraph import SharedBuffers
+
+    p = plan(EngineConfig.from_dict(dict(engine="trtllm", max_num_seqs=8, hidden_size=16,
+                                         num_speculative_tokens=0,
+                                         prefill_cuda_graph_backend="breakable")))
+    assert p.shared
+    pool = SharedBuffers.allocate(p, "cuda")
+    views = [StaticBuffers.allocate(p, "cuda", name, shared=pool) for name in p.components]
+    for name in p.shared:
+        users = [b[name] for b in views if name in b]
+        assert len(users) >= 2
+        assert len({t.data_ptr() for t in users}) == 1
+
+
+def test_cuda_rehearsal_replays_every_graph_equal_to_eager() -> None:
+    """Real CUDA graphs of every component (SGLang's EAGLE target, drafter, draft-extend and
+    prefill graphs; TensorRT-LLM's decode and prefill graphs on shared buffers) replay equal
+    to eager, and the capture's device memory is measured."""
+    from graphfit import EngineConfig
+    from graphfit.cudagraph.rehearsal import rehearse
+
+    for fields in (dict(engine="sglang", spec_method="eagle", speculative_eagle_topk=1,
+                        speculative_num_draft_tokens=4, num_speculative_tokens=3),
+                   dict(engine="trtllm", num_speculative_tokens=0,
+                        prefill_cuda_graph_backend="breakable")):
+        p = plan(EngineConfig.from_dict(dict(fields, max_num_seqs=8, hidden_size=16)))
+        result = rehearse(p, device="cuda")
+        assert result.ok and result.graphs == sum(len(p.graph_keys(n)) for n in p.components
+                                                  if n not in result.skipped)
+        assert result.capture.pool_bytes is not None and result.capture.pool_bytes >= 0
