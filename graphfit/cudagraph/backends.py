@@ -437,14 +437,23 @@ class CompiledBackend:
         from torch.fx.experimental import _config as fx_config
 
         name = f"graphfit_graph_{self.captured + 1}"
-        compiled_fn = torch.compile(_private_entry(fn, name), backend=self.compile_backend,
-                                    dynamic=True, fullgraph=True)
+        # torch attaches `.aot_compile` to the compiled fn only with this flag on: its
+        # default is True in torch 2.13 but False in 2.11, where the cache silently stored
+        # nothing without it (seen on a GPU machine's torch 2.11)
+        with dynamo_config.patch(enable_aot_compile=True):
+            compiled_fn = torch.compile(_private_entry(fn, name), backend=self.compile_backend,
+                                        dynamic=True, fullgraph=True)
+        if not hasattr(compiled_fn, "aot_compile"):
+            self.cache_store_error = (f"torch {torch.__version__} has no precompile API "
+                                      "(torch.compile(...).aot_compile)")
+            return None
         unducked = fx_config.patch(use_duck_shape=False)  # type: ignore[attr-defined]
         try:
             with (unducked, dynamo_config.patch(specialize_float=True),
                   compile_cache.isa_probes(state.folder)):
-                aot = compiled_fn.aot_compile(((views,), {}))  # type: ignore[attr-defined]
-        except Exception:
+                aot = compiled_fn.aot_compile(((views,), {}))
+        except Exception as exc:  # a fn or backend torch cannot precompile: compiled as usual
+            self.cache_store_error = f"aot_compile: {type(exc).__name__}: {exc}"[:300]
             return None
         self.compiler_calls += 1
         entry = _recorded(aot)
