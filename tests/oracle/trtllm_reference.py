@@ -15,8 +15,9 @@ over what `fetch` brings here), which serves a file in 16,000-character pages. T
 counted from the pages read from offset 0 (every newline up to the cited text), so `LINES`
 cites each fact as `path@commit:first-last`. `CITES` names, for each fact, the file, the
 commit and the function (and the character window it was first read in); every fact has its
-lines (`UNCOUNTED`, the facts without, is empty and tests/oracle/test_trtllm_citations.py keeps
-it so). Inputs outside the scope raise
+lines except those in `UNCOUNTED` (the encoder dispatch, read in a stored cuda_graph_runner.py
+whose commit the index does not give; tests/oracle/test_trtllm_citations.py keeps that set
+exact). Inputs outside the scope raise
 `NotModelled`; inputs TensorRT-LLM rejects raise `Rejected` (its pydantic ValidationError,
 ValueError, AssertionError or click usage error).
 """
@@ -130,10 +131,9 @@ LINES: dict[str, tuple[int, int]] = {
     "dflash": (3029, 3036),
 }
 
-# facts still cited by character window only: the encoder graphs' (added with them, after the
-# line count; their cuda_graph_runner.py is a stored version the index gives no commit for)
-UNCOUNTED: frozenset[str] = frozenset({"encoder_filters", "encoder_capture_shapes",
-                                       "encoder_graph_key", "encoder_pad_batch"})
+# facts still cited by character window only: the encoder graphs' dispatch, read in a stored
+# cuda_graph_runner.py whose commit the index does not give (see the encoder section below)
+UNCOUNTED: frozenset[str] = frozenset({"encoder_graph_key", "encoder_pad_batch"})
 
 
 def cite_lines(key: str, first: int, last: int) -> str:
@@ -1256,6 +1256,15 @@ CITES.update({
                           111900),
 })
 
+LINES.update({
+    # EncoderConfigMixin.create is 74-214: the three filters 130-158, graphs on when both token
+    # lists keep a value 178-180
+    "encoder_filters": (130, 180),
+    # _encoder_capture_shapes 443-466 (yields (batch size, num_tokens, seq_len) at 466),
+    # _run_encoder_capture_pass 486-525 (build_capture_sequence_lengths 501, prepare_tokens 519)
+    "encoder_capture_shapes": (443, 525),
+})
+
 
 def encoder_round_up(value: int, supported: Sequence[int]) -> int:
     """`EncoderCUDAGraphRunner._round_up`: smallest element >= value, or 0."""
@@ -1355,7 +1364,8 @@ class EncoderRunnerRef:
         return key
 
     def capture_shapes(self) -> list[tuple[int, int, int]]:
-        """`EncoderMixin._encoder_capture_shapes` (encoder-only)."""
+        """`EncoderMixin._encoder_capture_shapes` (encoder-only):
+        tensorrt_llm/_torch/pyexecutor/engine/runners/encoder.py@0e91ee39be:443-466."""
         out = []
         for batch_size in sorted(self.batch_sizes, reverse=True):
             if batch_size > self.max_batch_size:
@@ -1373,8 +1383,10 @@ class EncoderRunnerRef:
         return out
 
     def captured_keys(self) -> set[tuple[int, int, int]]:
-        """`_run_encoder_capture_pass`: each shape's layout through `prepare_tokens` (pad_batch,
-        then maybe_get_cuda_graph with capture allowed)."""
+        """`_run_encoder_capture_pass`
+        (tensorrt_llm/_torch/pyexecutor/engine/runners/encoder.py@0e91ee39be:486-525): each shape's
+        layout through `prepare_tokens` (pad_batch, then maybe_get_cuda_graph with capture
+        allowed)."""
         keys = set()
         if not self.enabled:
             return keys
@@ -1396,7 +1408,9 @@ class EncoderRunnerRef:
 def encoder_runner_ref(batch_sizes: Sequence[int], num_tokens: Sequence[int],
                        seq_lens: Sequence[int], padding: bool, max_batch_size: int,
                        max_num_tokens: int, max_seq_len: int) -> EncoderRunnerRef:
-    """`EncoderConfigMixin.create` (token mode): the three filters on the sorted lists."""
+    """`EncoderConfigMixin.create` (token mode;
+    tensorrt_llm/_torch/pyexecutor/engine/runners/encoder.py@0e91ee39be:130-180): the three filters
+    on the sorted lists."""
     bs, _ = (filter_cuda_graph_batch_sizes(sorted(set(batch_sizes)), max_batch_size,
                                            max_num_tokens, 1, padding)
              if batch_sizes else ([], []))

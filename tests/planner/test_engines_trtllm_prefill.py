@@ -284,7 +284,8 @@ def test_cli_plans_the_prefill_component_from_a_yaml(tmp_path: Path) -> None:
 
 def test_encoder_graphs_stay_out_with_the_reason(tmp_path: Path) -> None:
     """Encoder graphs are keyed on (batch size, num_tokens bucket, seq_len bucket)
-    (engine/runners/encoder.py @0e91ee39be `EncoderMixin._initialize_encoder_cuda_graph`
+    (`EncoderMixin._initialize_encoder_cuda_graph`,
+    tensorrt_llm/_torch/pyexecutor/engine/runners/encoder.py@0e91ee39be:288-331,
     capture_keys): the seq_len bucket depends on how the tokens split between requests, which
     graphfit's token-keyed tables cannot express. Decode `cuda_graph_config: {mode: encode}`
     replaces the decoder graphs, so it is refused; an encoder-decoder model's
