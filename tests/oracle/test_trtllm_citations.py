@@ -37,14 +37,11 @@ FILE_NAME = re.compile(
 # Old-form TensorRT-LLM citations still present, per file (a citation that names both a file
 # and a commit apart counts twice). Each names a stored version whose commit the index does not
 # give, so no `path@commit` can be written: model_engine.py's breakable-graph check (prefill,
-# coverage doc), engine/cuda_graph.py's `filter_cuda_graph_num_tokens` / `_seq_lens` "newer
-# than @c0edad93fd" (ladders, coverage doc), and cuda_graph_runner.py's
-# `EncoderCUDAGraphRunner` (encoder, coverage doc) and an older prefill proof of concept
-# (coverage doc's "Left"). Lower a count when you convert one.
+# coverage doc), cuda_graph_runner.py's `EncoderCUDAGraphRunner` (encoder, coverage doc) and
+# an older prefill proof of concept (coverage doc's "Left"). Lower a count when you convert one.
 OLD_FORM_LEFT: dict[str, int] = {
-    "graphfit/planner/engines/trtllm_ladders.py": 2,
     "graphfit/planner/engines/trtllm_prefill.py": 1,
-    "docs/engines/trtllm-coverage.md": 6,
+    "docs/engines/trtllm-coverage.md": 4,
     "graphfit/planner/engines/trtllm_encoder.py": 2,
 }
 

@@ -1061,8 +1061,9 @@ def generate_encoder_seq_lens(max_seq_len: int, enable_padding: bool) -> list[in
 
 def filter_encoder_buckets(values: Sequence[int], limit: int, enable_padding: bool
                            ) -> list[int]:
-    """`filter_cuda_graph_num_tokens` / `filter_cuda_graph_seq_lens` (engine/cuda_graph.py,
-    a stored version after @c0edad93fd; the index gives no commit for it)."""
+    """`_filter_cuda_graph_num_tokens` / `_filter_cuda_graph_seq_lens`
+    (`cite_fact("encoder_bucket_filters")`; later moved to engine/cuda_graph.py without the
+    underscore)."""
     result: list[int] = []
     for index, value in enumerate(values):
         if value <= limit:
@@ -1236,9 +1237,14 @@ def trtllm_serve(argv: Sequence[str], read_yaml: Any = None, *,
 PINS.update({
     "encoder_runner": ("tensorrt_llm/_torch/pyexecutor/engine/runners/encoder.py",
                        "0e91ee39beb5203f65290f94bd53345a0b86f0a6"),
+    # the same file at the decoder pin: its bucket filters were still private there
+    "encoder_runner_c0edad93fd": ("tensorrt_llm/_torch/pyexecutor/engine/runners/encoder.py",
+                                  "c0edad93fd1620b2c95e3c2add800eb2243249bc"),
 })
 
 CITES.update({
+    "encoder_bucket_filters": ("encoder_runner_c0edad93fd", "_filter_cuda_graph_num_tokens / "
+                               "_filter_cuda_graph_seq_lens", 0),
     "encoder_filters": ("encoder_runner", "EncoderConfigMixin.create (filter_cuda_graph_"
                         "batch_sizes(.., 1, ..), filter_cuda_graph_num_tokens, filter_cuda_"
                         "graph_seq_lens; enabled when both token lists keep a value)", 0),
@@ -1257,6 +1263,7 @@ CITES.update({
 })
 
 LINES.update({
+    "encoder_bucket_filters": (248, 287),  # num_tokens 248-266, seq_lens 269-287
     # EncoderConfigMixin.create is 74-214: the three filters 130-158, graphs on when both token
     # lists keep a value 178-180
     "encoder_filters": (130, 180),
