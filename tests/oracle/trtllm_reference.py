@@ -15,9 +15,8 @@ over what `fetch` brings here), which serves a file in 16,000-character pages. T
 counted from the pages read from offset 0 (every newline up to the cited text), so `LINES`
 cites each fact as `path@commit:first-last`. `CITES` names, for each fact, the file, the
 commit and the function (and the character window it was first read in); every fact has its
-lines except those in `UNCOUNTED` (the encoder dispatch, read in a stored cuda_graph_runner.py
-whose commit the index does not give; tests/oracle/test_trtllm_citations.py keeps that set
-exact). Inputs outside the scope raise
+lines (`UNCOUNTED`, the facts without, is empty and tests/oracle/test_trtllm_citations.py
+keeps it so). Inputs outside the scope raise
 `NotModelled`; inputs TensorRT-LLM rejects raise `Rejected` (its pydantic ValidationError,
 ValueError, AssertionError or click usage error).
 """
@@ -131,9 +130,9 @@ LINES: dict[str, tuple[int, int]] = {
     "dflash": (3029, 3036),
 }
 
-# facts still cited by character window only: the encoder graphs' dispatch, read in a stored
-# cuda_graph_runner.py whose commit the index does not give (see the encoder section below)
-UNCOUNTED: frozenset[str] = frozenset({"encoder_graph_key", "encoder_pad_batch"})
+# facts still cited by character window only (none: tests/oracle/test_trtllm_citations.py
+# keeps it empty)
+UNCOUNTED: frozenset[str] = frozenset()
 
 
 def cite_lines(key: str, first: int, last: int) -> str:
@@ -1251,15 +1250,13 @@ CITES.update({
     "encoder_capture_shapes": ("encoder_runner", "EncoderMixin._encoder_capture_shapes and "
                                "_run_encoder_capture_pass (build_capture_sequence_lengths per "
                                "shape, then prepare_tokens)", 16000),
-    # cuda_graph_runner.py: a stored version of 131,905 characters (newer than @c0edad93fd;
-    # the index gives no commit), EncoderCUDAGraphRunner read in the windows 95900..111900
-    # (_create_shared_static_tensors, build_capture_sequence_lengths, _get_valid_graph_key,
-    # get_graph_key) and 111900..127900 (pad_batch, maybe_get_cuda_graph, _stage_inputs)
+    # cuda_graph_runner.py: first read in a stored 131,905-character version whose commit the
+    # index does not give; the pinned @c0edad93fd copy (105,846 characters) has the same
+    # EncoderCUDAGraphRunner (class at line 1193), read in the windows 48000..96000
     "encoder_graph_key": ("cuda_graph_runner", "EncoderCUDAGraphRunner._get_valid_graph_key / "
-                          "get_graph_key (stored 131,905-char version, window 95900)", 95900),
+                          "get_graph_key", 64000),
     "encoder_pad_batch": ("cuda_graph_runner", "EncoderCUDAGraphRunner.pad_batch / "
-                          "maybe_get_cuda_graph (stored 131,905-char version, window 111900)",
-                          111900),
+                          "_resolve_graph_key / maybe_get_cuda_graph", 64000),
 })
 
 LINES.update({
@@ -1270,6 +1267,11 @@ LINES.update({
     # _encoder_capture_shapes 443-466 (yields (batch size, num_tokens, seq_len) at 466),
     # _run_encoder_capture_pass 486-525 (build_capture_sequence_lengths 501, prepare_tokens 519)
     "encoder_capture_shapes": (443, 525),
+    # cuda_graph_runner.py@c0edad93fd: _get_valid_graph_key 1542-1560, get_graph_key 1562-1606
+    "encoder_graph_key": (1542, 1606),
+    # pad_batch 1621-1684 (token-mode padding 1669-1684), _resolve_graph_key 1728-1748,
+    # maybe_get_cuda_graph 1779-1870
+    "encoder_pad_batch": (1621, 1870),
 })
 
 
