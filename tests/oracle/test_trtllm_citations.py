@@ -99,6 +99,31 @@ def test_well_formed_citations_name_a_pinned_file_and_commit() -> None:
                      f"line range is empty: {bad}")
 
 
+def _pin_of(path: str, commit: str) -> str | None:
+    return next((key for key, (pin_path, pin_commit) in ref.PINS.items()
+                 if pin_path == path and pin_commit.startswith(commit)), None)
+
+
+def test_cited_lines_were_counted() -> None:
+    """A cited line lies in the part of the pinned copy whose lines were counted
+    (`trtllm_reference.COUNTED_TO`): a typo or a line read off another copy fails here."""
+    assert set(ref.COUNTED_TO) == set(ref.PINS)
+    beyond = []
+    for path in _scanned_files():
+        good, _ = _citations(path.read_text(encoding="utf-8"))
+        for m in good:
+            key = _pin_of(m.group("path"), m.group("commit"))
+            last = int(m.group("last") or m.group("first"))
+            if key is None or last > ref.COUNTED_TO[key]:
+                beyond.append(f"{path.relative_to(ROOT)}: {m.group(0)}")
+    for fact, (_, last) in ref.LINES.items():
+        key = ref.CITES[fact][0]
+        if last > ref.COUNTED_TO[key]:
+            beyond.append(f"LINES[{fact!r}] = {ref.LINES[fact]} past line "
+                          f"{ref.COUNTED_TO[key]} of {key}")
+    assert not beyond, f"lines cited past the counted part of their copy: {beyond}"
+
+
 def test_no_new_old_form_citation() -> None:
     found: Counter[str] = Counter()
     where: dict[str, list[str]] = {}
