@@ -3,8 +3,9 @@
 Each rule is checked against its restatement in tests/oracle/trtllm_reference.py, which cites
 the source read (`ref.cite_fact(...)` names path@commit:lines and the function):
 
-* `normalize_prefill`: TorchLlmArgs.normalize_prefill_cuda_graph_config (llm_args.py
-  @0004396720) -- the legacy torch_compile_config spellings, the default list, conflicts;
+* `normalize_prefill`: TorchLlmArgs.normalize_prefill_cuda_graph_config
+  (tensorrt_llm/llmapi/llm_args.py@0004396720:6216-6273) -- the legacy
+  torch_compile_config spellings, the default list, conflicts;
 * `filter_piecewise_capture_num_tokens`:
   tensorrt_llm/_torch/pyexecutor/model_engine.py@c0edad93fd:207-248
   `_filter_piecewise_capture_num_tokens` (= `_filter_prefill_capture_num_tokens`);
