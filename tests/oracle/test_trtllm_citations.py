@@ -35,13 +35,11 @@ FILE_NAME = re.compile(
     r"\.py\b")
 
 # Old-form TensorRT-LLM citations still present, per file (a citation that names both a file
-# and a commit apart counts twice). Each names a stored version whose commit the index does not
-# give, so no `path@commit` can be written: model_engine.py's breakable-graph check (prefill,
-# coverage doc) and an older prefill proof of concept (coverage doc's "Left"). Lower a count
-# when you convert one.
+# and a commit apart counts twice): only the coverage doc's "Left" note on an older
+# cuda_graph_runner.py (a prefill proof of concept) whose commit the index does not give, so
+# no `path@commit` can be written. Lower the count when you convert it.
 OLD_FORM_LEFT: dict[str, int] = {
-    "graphfit/planner/engines/trtllm_prefill.py": 1,
-    "docs/engines/trtllm-coverage.md": 2,
+    "docs/engines/trtllm-coverage.md": 1,
 }
 
 

@@ -141,7 +141,7 @@ UNCOUNTED: frozenset[str] = frozenset()
 COUNTED_TO: dict[str, int] = {
     "llm_args": 6276,
     "cuda_graph_helpers": 74,  # the whole file (2,449 characters)
-    "model_engine": 305,
+    "model_engine": 752,
     "cuda_graph_runner": 1872,
     "decoder_runner": 424,
     "serve": 690,
@@ -434,7 +434,8 @@ def speculative_config(raw: Mapping[str, Any]) -> SpecRef:
     Every other type: tokens_per_gen_step = 1 + max_total_draft_tokens
     (`DecodingBaseConfig.tokens_per_gen_step`). The engine's draft-loop width is
     tokens_per_gen_step - 1, or topK * max_draft_len when a dynamic tree is wider
-    (`PyTorchModelEngine.__init__`, tensorrt_llm/_torch/pyexecutor/model_engine.py@c0edad93fd:305).
+    (`PyTorchModelEngine.__init__`,
+    tensorrt_llm/_torch/pyexecutor/model_engine.py@c0edad93fd:413-423).
     """
     kind = raw.get("decoding_type")
     if kind in NOT_MODELLED_SPEC:
@@ -814,7 +815,7 @@ class EngineRef:
         """Persistent device buffers (elements) graph replays and eager steps read.
 
         Engine (`PyTorchModelEngine.__init__`,
-        tensorrt_llm/_torch/pyexecutor/model_engine.py@c0edad93fd:305; the same in
+        tensorrt_llm/_torch/pyexecutor/model_engine.py@c0edad93fd:673-752; the same in
         `_allocate_decoder_buffers`,
         tensorrt_llm/_torch/pyexecutor/engine/runners/decoder/runner.py@0ea8c1debd:370-422):
         input_ids_cuda, position_ids_cuda, previous_batch_indices_cuda: [max_num_tokens];
@@ -898,7 +899,7 @@ def dynamic_tree_buffers(S: int, K: int, d: int, q: int, *, mtp: bool = False
 
 def model_engine(args: LlmArgsRef, *, use_mrope: bool = False) -> EngineRef:
     """The decode-graph part of `PyTorchModelEngine.__init__`
-    (tensorrt_llm/_torch/pyexecutor/model_engine.py@c0edad93fd:305).
+    (tensorrt_llm/_torch/pyexecutor/model_engine.py@c0edad93fd:557-564).
 
     tokens_per_request = 1 + original_max_total_draft_tokens, where
     original_max_total_draft_tokens = spec_config.tokens_per_gen_step - 1 (0 without

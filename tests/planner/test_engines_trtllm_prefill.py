@@ -236,7 +236,8 @@ def test_every_reachable_prefill_fits_and_the_engines_allocation_suffices(
 
 
 def test_breakable_refuses_multimodal_models() -> None:
-    """_validate_breakable_cuda_graph_compatibility (model_engine.py) refuses them."""
+    """_validate_breakable_cuda_graph_compatibility (called from `PyTorchModelEngine.__init__`,
+    tensorrt_llm/_torch/pyexecutor/model_engine.py@c0edad93fd:474) refuses them."""
     with pytest.raises(ConfigError, match="breakable prefill CUDA graphs do not support"):
         plan(trt(max_num_seqs=8, multimodal=True, prefill_cuda_graph_backend="breakable"))
     mrope = plan(trt(max_num_seqs=8, multimodal=True, prefill_cuda_graph_backend="piecewise"))
