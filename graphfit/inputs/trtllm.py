@@ -38,9 +38,10 @@ from graphfit.planner.core.limits import MAX_INT
 from graphfit.planner.engines.trtllm_ladders import mm_encoder_buckets
 
 TR = Engine.TRTLLM
-# why encoder graphs are not a plan component (engine/runners/encoder.py @0e91ee39be
-# `EncoderMixin._initialize_encoder_cuda_graph`: capture_keys are (batch size, num_tokens
-# bucket, seq_len bucket) triples; graphfit's DispatchTables key a graph on one token count)
+# why encoder graphs are not a plan component (`EncoderMixin._initialize_encoder_cuda_graph`,
+# tensorrt_llm/_torch/pyexecutor/engine/runners/encoder.py@0e91ee39be:288-331: capture_keys
+# are (batch size, num_tokens bucket, seq_len bucket) triples, line 321 and
+# `_encoder_capture_shapes` :466; graphfit's DispatchTables key a graph on one token count)
 ENCODER_KEY = ("their key (batch, token bucket, longest-request bucket) depends on how tokens "
                "split between requests; graphfit dispatches on the token count alone")
 DECODING_TYPES = {  # the pydantic discriminator: exact spellings

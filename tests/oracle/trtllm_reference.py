@@ -15,8 +15,8 @@ over what `fetch` brings here), which serves a file in 16,000-character pages. T
 counted from the pages read from offset 0 (every newline up to the cited text), so `LINES`
 cites each fact as `path@commit:first-last`. `CITES` names, for each fact, the file, the
 commit and the function (and the character window it was first read in); every fact has its
-lines (`UNCOUNTED`, the facts without, is empty and tests/oracle/test_trtllm_citations.py keeps
-it so). Inputs outside the scope raise
+lines (`UNCOUNTED`, the facts without, is empty and tests/oracle/test_trtllm_citations.py
+keeps it so). Inputs outside the scope raise
 `NotModelled`; inputs TensorRT-LLM rejects raise `Rejected` (its pydantic ValidationError,
 ValueError, AssertionError or click usage error).
 """
@@ -130,10 +130,31 @@ LINES: dict[str, tuple[int, int]] = {
     "dflash": (3029, 3036),
 }
 
-# facts still cited by character window only: the encoder graphs' (added with them, after the
-# line count; their cuda_graph_runner.py is a stored version the index gives no commit for)
-UNCOUNTED: frozenset[str] = frozenset({"encoder_filters", "encoder_capture_shapes",
-                                       "encoder_graph_key", "encoder_pad_batch"})
+# facts still cited by character window only (none: tests/oracle/test_trtllm_citations.py
+# keeps it empty)
+UNCOUNTED: frozenset[str] = frozenset()
+
+# pin -> the last line counted from offset 0 in that stored copy (0: none counted). A cited
+# line past it cannot have been counted, so tests/oracle/test_trtllm_citations.py refuses it.
+# The line skeletons behind these counts were kept outside the repository (one line per
+# source line, first words only) by the helpers who counted them.
+COUNTED_TO: dict[str, int] = {
+    "llm_args": 6276,
+    "cuda_graph_helpers": 74,  # the whole file (2,449 characters)
+    "model_engine": 752,
+    "cuda_graph_runner": 1872,
+    "decoder_runner": 424,
+    "serve": 690,
+    "eagle3_dynamic_tree": 282,
+    "mtp_dynamic_tree": 169,
+    "micro_batch_scheduler": 279,
+    "runners_common": 148,
+    "piecewise_optimizer": 238,
+    "model_engine_2025": 0,
+    "cuda_graph_runner_1.0.0rc4": 0,
+    "serve_2025": 0,
+    "llm_args_2025": 0,
+}
 
 
 def cite_lines(key: str, first: int, last: int) -> str:
@@ -413,7 +434,8 @@ def speculative_config(raw: Mapping[str, Any]) -> SpecRef:
     Every other type: tokens_per_gen_step = 1 + max_total_draft_tokens
     (`DecodingBaseConfig.tokens_per_gen_step`). The engine's draft-loop width is
     tokens_per_gen_step - 1, or topK * max_draft_len when a dynamic tree is wider
-    (`PyTorchModelEngine.__init__`, tensorrt_llm/_torch/pyexecutor/model_engine.py@c0edad93fd:305).
+    (`PyTorchModelEngine.__init__`,
+    tensorrt_llm/_torch/pyexecutor/model_engine.py@c0edad93fd:413-423).
     """
     kind = raw.get("decoding_type")
     if kind in NOT_MODELLED_SPEC:
@@ -793,7 +815,7 @@ class EngineRef:
         """Persistent device buffers (elements) graph replays and eager steps read.
 
         Engine (`PyTorchModelEngine.__init__`,
-        tensorrt_llm/_torch/pyexecutor/model_engine.py@c0edad93fd:305; the same in
+        tensorrt_llm/_torch/pyexecutor/model_engine.py@c0edad93fd:673-752; the same in
         `_allocate_decoder_buffers`,
         tensorrt_llm/_torch/pyexecutor/engine/runners/decoder/runner.py@0ea8c1debd:370-422):
         input_ids_cuda, position_ids_cuda, previous_batch_indices_cuda: [max_num_tokens];
@@ -877,7 +899,7 @@ def dynamic_tree_buffers(S: int, K: int, d: int, q: int, *, mtp: bool = False
 
 def model_engine(args: LlmArgsRef, *, use_mrope: bool = False) -> EngineRef:
     """The decode-graph part of `PyTorchModelEngine.__init__`
-    (tensorrt_llm/_torch/pyexecutor/model_engine.py@c0edad93fd:305).
+    (tensorrt_llm/_torch/pyexecutor/model_engine.py@c0edad93fd:557-564).
 
     tokens_per_request = 1 + original_max_total_draft_tokens, where
     original_max_total_draft_tokens = spec_config.tokens_per_gen_step - 1 (0 without
@@ -1061,8 +1083,9 @@ def generate_encoder_seq_lens(max_seq_len: int, enable_padding: bool) -> list[in
 
 def filter_encoder_buckets(values: Sequence[int], limit: int, enable_padding: bool
                            ) -> list[int]:
-    """`filter_cuda_graph_num_tokens` / `filter_cuda_graph_seq_lens` (engine/cuda_graph.py,
-    a stored version after @c0edad93fd; the index gives no commit for it)."""
+    """`_filter_cuda_graph_num_tokens` / `_filter_cuda_graph_seq_lens`
+    (`cite_fact("encoder_bucket_filters")`; later moved to engine/cuda_graph.py without the
+    underscore)."""
     result: list[int] = []
     for index, value in enumerate(values):
         if value <= limit:
@@ -1236,24 +1259,43 @@ def trtllm_serve(argv: Sequence[str], read_yaml: Any = None, *,
 PINS.update({
     "encoder_runner": ("tensorrt_llm/_torch/pyexecutor/engine/runners/encoder.py",
                        "0e91ee39beb5203f65290f94bd53345a0b86f0a6"),
+    # the same file at the decoder pin: its bucket filters were still private there
+    "encoder_runner_c0edad93fd": ("tensorrt_llm/_torch/pyexecutor/engine/runners/encoder.py",
+                                  "c0edad93fd1620b2c95e3c2add800eb2243249bc"),
 })
+COUNTED_TO.update({"encoder_runner": 527, "encoder_runner_c0edad93fd": 291})
 
 CITES.update({
+    "encoder_bucket_filters": ("encoder_runner_c0edad93fd", "_filter_cuda_graph_num_tokens / "
+                               "_filter_cuda_graph_seq_lens", 0),
     "encoder_filters": ("encoder_runner", "EncoderConfigMixin.create (filter_cuda_graph_"
                         "batch_sizes(.., 1, ..), filter_cuda_graph_num_tokens, filter_cuda_"
                         "graph_seq_lens; enabled when both token lists keep a value)", 0),
     "encoder_capture_shapes": ("encoder_runner", "EncoderMixin._encoder_capture_shapes and "
                                "_run_encoder_capture_pass (build_capture_sequence_lengths per "
                                "shape, then prepare_tokens)", 16000),
-    # cuda_graph_runner.py: a stored version of 131,905 characters (newer than @c0edad93fd;
-    # the index gives no commit), EncoderCUDAGraphRunner read in the windows 95900..111900
-    # (_create_shared_static_tensors, build_capture_sequence_lengths, _get_valid_graph_key,
-    # get_graph_key) and 111900..127900 (pad_batch, maybe_get_cuda_graph, _stage_inputs)
+    # cuda_graph_runner.py: first read in a stored 131,905-character version whose commit the
+    # index does not give; the pinned @c0edad93fd copy (105,846 characters) has the same
+    # EncoderCUDAGraphRunner (class at line 1193), read in the windows 48000..96000
     "encoder_graph_key": ("cuda_graph_runner", "EncoderCUDAGraphRunner._get_valid_graph_key / "
-                          "get_graph_key (stored 131,905-char version, window 95900)", 95900),
+                          "get_graph_key", 64000),
     "encoder_pad_batch": ("cuda_graph_runner", "EncoderCUDAGraphRunner.pad_batch / "
-                          "maybe_get_cuda_graph (stored 131,905-char version, window 111900)",
-                          111900),
+                          "_resolve_graph_key / maybe_get_cuda_graph", 64000),
+})
+
+LINES.update({
+    "encoder_bucket_filters": (248, 287),  # num_tokens 248-266, seq_lens 269-287
+    # EncoderConfigMixin.create is 74-214: the three filters 130-158, graphs on when both token
+    # lists keep a value 178-180
+    "encoder_filters": (130, 180),
+    # _encoder_capture_shapes 443-466 (yields (batch size, num_tokens, seq_len) at 466),
+    # _run_encoder_capture_pass 486-525 (build_capture_sequence_lengths 501, prepare_tokens 519)
+    "encoder_capture_shapes": (443, 525),
+    # cuda_graph_runner.py@c0edad93fd: _get_valid_graph_key 1542-1560, get_graph_key 1562-1606
+    "encoder_graph_key": (1542, 1606),
+    # pad_batch 1621-1684 (token-mode padding 1669-1684), _resolve_graph_key 1728-1748,
+    # maybe_get_cuda_graph 1779-1870
+    "encoder_pad_batch": (1621, 1870),
 })
 
 
@@ -1355,7 +1397,8 @@ class EncoderRunnerRef:
         return key
 
     def capture_shapes(self) -> list[tuple[int, int, int]]:
-        """`EncoderMixin._encoder_capture_shapes` (encoder-only)."""
+        """`EncoderMixin._encoder_capture_shapes` (encoder-only):
+        tensorrt_llm/_torch/pyexecutor/engine/runners/encoder.py@0e91ee39be:443-466."""
         out = []
         for batch_size in sorted(self.batch_sizes, reverse=True):
             if batch_size > self.max_batch_size:
@@ -1373,8 +1416,10 @@ class EncoderRunnerRef:
         return out
 
     def captured_keys(self) -> set[tuple[int, int, int]]:
-        """`_run_encoder_capture_pass`: each shape's layout through `prepare_tokens` (pad_batch,
-        then maybe_get_cuda_graph with capture allowed)."""
+        """`_run_encoder_capture_pass`
+        (tensorrt_llm/_torch/pyexecutor/engine/runners/encoder.py@0e91ee39be:486-525): each shape's
+        layout through `prepare_tokens` (pad_batch, then maybe_get_cuda_graph with capture
+        allowed)."""
         keys = set()
         if not self.enabled:
             return keys
@@ -1396,7 +1441,9 @@ class EncoderRunnerRef:
 def encoder_runner_ref(batch_sizes: Sequence[int], num_tokens: Sequence[int],
                        seq_lens: Sequence[int], padding: bool, max_batch_size: int,
                        max_num_tokens: int, max_seq_len: int) -> EncoderRunnerRef:
-    """`EncoderConfigMixin.create` (token mode): the three filters on the sorted lists."""
+    """`EncoderConfigMixin.create` (token mode;
+    tensorrt_llm/_torch/pyexecutor/engine/runners/encoder.py@0e91ee39be:130-180): the three filters
+    on the sorted lists."""
     bs, _ = (filter_cuda_graph_batch_sizes(sorted(set(batch_sizes)), max_batch_size,
                                            max_num_tokens, 1, padding)
              if batch_sizes else ([], []))

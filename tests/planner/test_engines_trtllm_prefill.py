@@ -3,8 +3,9 @@
 Each rule is checked against its restatement in tests/oracle/trtllm_reference.py, which cites
 the source read (`ref.cite_fact(...)` names path@commit:lines and the function):
 
-* `normalize_prefill`: TorchLlmArgs.normalize_prefill_cuda_graph_config (llm_args.py
-  @0004396720) -- the legacy torch_compile_config spellings, the default list, conflicts;
+* `normalize_prefill`: TorchLlmArgs.normalize_prefill_cuda_graph_config
+  (tensorrt_llm/llmapi/llm_args.py@0004396720:6216-6273) -- the legacy
+  torch_compile_config spellings, the default list, conflicts;
 * `filter_piecewise_capture_num_tokens`:
   tensorrt_llm/_torch/pyexecutor/model_engine.py@c0edad93fd:207-248
   `_filter_piecewise_capture_num_tokens` (= `_filter_prefill_capture_num_tokens`);
@@ -235,7 +236,8 @@ def test_every_reachable_prefill_fits_and_the_engines_allocation_suffices(
 
 
 def test_breakable_refuses_multimodal_models() -> None:
-    """_validate_breakable_cuda_graph_compatibility (model_engine.py) refuses them."""
+    """_validate_breakable_cuda_graph_compatibility (called from `PyTorchModelEngine.__init__`,
+    tensorrt_llm/_torch/pyexecutor/model_engine.py@c0edad93fd:474) refuses them."""
     with pytest.raises(ConfigError, match="breakable prefill CUDA graphs do not support"):
         plan(trt(max_num_seqs=8, multimodal=True, prefill_cuda_graph_backend="breakable"))
     mrope = plan(trt(max_num_seqs=8, multimodal=True, prefill_cuda_graph_backend="piecewise"))
@@ -284,7 +286,8 @@ def test_cli_plans_the_prefill_component_from_a_yaml(tmp_path: Path) -> None:
 
 def test_encoder_graphs_stay_out_with_the_reason(tmp_path: Path) -> None:
     """Encoder graphs are keyed on (batch size, num_tokens bucket, seq_len bucket)
-    (engine/runners/encoder.py @0e91ee39be `EncoderMixin._initialize_encoder_cuda_graph`
+    (`EncoderMixin._initialize_encoder_cuda_graph`,
+    tensorrt_llm/_torch/pyexecutor/engine/runners/encoder.py@0e91ee39be:288-331,
     capture_keys): the seq_len bucket depends on how the tokens split between requests, which
     graphfit's token-keyed tables cannot express. Decode `cuda_graph_config: {mode: encode}`
     replaces the decoder graphs, so it is refused; an encoder-decoder model's

@@ -156,8 +156,8 @@ def adp_dispatch(sizes: tuple[int, ...], batches: tuple[int, ...], *, padding: b
 
 def draft_loop_tokens(config: EngineSettings) -> int:
     """draft_tokens_cuda entries per request (`PyTorchModelEngine.__init__`,
-    tensorrt_llm/_torch/pyexecutor/model_engine.py@c0edad93fd:305, sizes it
-    `max_draft_loop_tokens * max_batch_size`,
+    tensorrt_llm/_torch/pyexecutor/model_engine.py@c0edad93fd:413-423 sets max_draft_loop_tokens and
+    lines 673-676 size it `max_draft_loop_tokens * max_batch_size`,
     tensorrt_llm/_torch/pyexecutor/engine/runners/decoder/runner.py@0ea8c1debd:376-380):
     tokens_per_gen_step - 1, or topK * max_draft_len when a dynamic tree is wider."""
     loop = config.uniform_query_len - 1

@@ -1,27 +1,37 @@
 """TensorRT-LLM's encoder-only CUDA graphs (`EncodeCudaGraphConfig`), keyed on
 (batch size, total-token bucket, longest-request bucket).
 
-Sources (NVIDIA/TensorRT-LLM; tests/oracle/trtllm_reference.py `CITES` gives the windows):
+Sources (NVIDIA/TensorRT-LLM; tests/oracle/trtllm_reference.py `CITES` and `LINES`):
 
-* ladders: `EncoderConfigMixin.create` (engine/runners/encoder.py @0e91ee39be) filters the
-  config's `batch_sizes` with `filter_cuda_graph_batch_sizes(.., max_batch_size,
-  max_num_tokens, 1, padding)`, `num_tokens` with `filter_cuda_graph_num_tokens(..,
-  max_num_tokens, padding)` and `seq_lens` with `filter_cuda_graph_seq_lens(.., max_seq_len,
-  padding)`; graphs are on when a config is given and both token lists keep a value.
-* captured keys: `EncoderMixin._encoder_capture_shapes` (the same file) walks batch size x
-  seq-len bucket x token bucket, skipping shapes no batch fills; each shape becomes one
-  layout (`EncoderCUDAGraphRunner.build_capture_sequence_lengths`) whose key
+* ladders: `EncoderConfigMixin.create`
+  (tensorrt_llm/_torch/pyexecutor/engine/runners/encoder.py@0e91ee39be:74-214; the filters
+  are lines 130-158, the on/off rule 178-180) filters the config's `batch_sizes` with
+  `filter_cuda_graph_batch_sizes(.., max_batch_size, max_num_tokens, 1, padding)`,
+  `num_tokens` with `filter_cuda_graph_num_tokens(.., max_num_tokens, padding)` and
+  `seq_lens` with `filter_cuda_graph_seq_lens(.., max_seq_len, padding)`; graphs are on when
+  a config is given and both token lists keep a value.
+* captured keys: `EncoderMixin._encoder_capture_shapes`
+  (tensorrt_llm/_torch/pyexecutor/engine/runners/encoder.py@0e91ee39be:443-466) walks batch
+  size x seq-len bucket x token bucket, skipping shapes no batch fills; each shape becomes one
+  layout (`EncoderCUDAGraphRunner.build_capture_sequence_lengths`,
+  tensorrt_llm/_torch/pyexecutor/cuda_graph_runner.py@c0edad93fd:1396-1413, called by
+  `_run_encoder_capture_pass`,
+  tensorrt_llm/_torch/pyexecutor/engine/runners/encoder.py@0e91ee39be:486-525) whose key
   (`get_graph_key`) is captured.
-* dispatch (`EncoderCUDAGraphRunner.pad_batch`, `maybe_get_cuda_graph`, `get_graph_key`,
-  `_get_valid_graph_key`, cuda_graph_runner.py, a stored version newer than @c0edad93fd whose
-  commit the index does not give): with padding the batch is padded to the next captured
-  batch size with one-token dummies (unless that passes the largest token bucket); the key is
-  (padded batch, the smallest token bucket >= the tokens and the smallest length bucket >=
-  the longest request such that bucket tokens <= batch x bucket length and bucket length <=
-  bucket tokens); without padding only an exact key replays; an uncaptured key runs eagerly.
-* buffers: `_create_shared_static_tensors`: `input_ids` (rows,) and `position_ids` (1, rows)
-  int32 with rows = min(largest token bucket, max_num_tokens), and a host `seq_lens`
-  (largest batch size,) int32. A graph of key (b, n, L) reads n token rows and b requests.
+* dispatch (`EncoderCUDAGraphRunner.pad_batch`,
+  tensorrt_llm/_torch/pyexecutor/cuda_graph_runner.py@c0edad93fd:1621-1684, and in the same
+  file `_resolve_graph_key` 1728-1748, `maybe_get_cuda_graph` 1779-1870, `get_graph_key`
+  1562-1606, `_get_valid_graph_key` 1542-1560): with padding the batch is padded to the next
+  captured batch size with one-token dummies (unless that passes the largest token bucket);
+  the key is (padded batch, the smallest token bucket >= the tokens and the smallest length
+  bucket >= the longest request such that bucket tokens <= batch x bucket length and bucket
+  length <= bucket tokens); without padding only an exact key replays; an uncaptured key runs
+  eagerly.
+* buffers: `_create_shared_static_tensors`
+  (tensorrt_llm/_torch/pyexecutor/cuda_graph_runner.py@c0edad93fd:1307-1384, token mode
+  1355-1381): `input_ids` (rows,) and `position_ids` (1, rows) int32 with rows = min(largest
+  token bucket, max_num_tokens), and a host `seq_lens` (largest batch size,) int32. A graph
+  of key (b, n, L) reads n token rows and b requests.
 
 Encoder-decoder and feature-mode encoders (fixed sequence slots, `capture_keys` built from
 layouts) and multimodal-encoder buckets are not modelled here.

@@ -18,9 +18,13 @@ tests/oracle/trtllm_reference.py:
 - `encoder_num_tokens` / `encoder_seq_lens`: `EncodeCudaGraphConfig`
   `_generate_cuda_graph_num_tokens` (tensorrt_llm/llmapi/llm_args.py@0004396720:387-422) /
   `_generate_cuda_graph_seq_lens` (tensorrt_llm/llmapi/llm_args.py@0004396720:424-459).
-- `filter_encoder_values`: engine/cuda_graph.py `filter_cuda_graph_num_tokens` /
-  `filter_cuda_graph_seq_lens` (a stored version newer than @c0edad93fd, whose commit the
-  index does not give).
+- `filter_encoder_values`: `_filter_cuda_graph_num_tokens`
+  (tensorrt_llm/_torch/pyexecutor/engine/runners/encoder.py@c0edad93fd:248-266) /
+  `_filter_cuda_graph_seq_lens`
+  (tensorrt_llm/_torch/pyexecutor/engine/runners/encoder.py@c0edad93fd:269-287); later moved
+  to the engine's `cuda_graph` module as `filter_cuda_graph_num_tokens` /
+  `filter_cuda_graph_seq_lens` (imported by
+  tensorrt_llm/_torch/pyexecutor/engine/runners/encoder.py@0e91ee39be:43-49).
 - `mm_encoder_buckets`: `MultimodalEncoderCudaGraphConfig._normalize`
   (tensorrt_llm/llmapi/llm_args.py@0004396720:545-552).
 """

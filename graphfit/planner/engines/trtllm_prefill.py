@@ -11,7 +11,7 @@ Sources (NVIDIA/TensorRT-LLM; tests/oracle/trtllm_reference.py `CITES` pins the 
   (tensorrt_llm/llmapi/llm_args.py@0004396720:5512-5513: 1..128 in powers of two, 256..3072
   step 256).
 * ladder: `PyTorchModelEngine.__init__`
-  (tensorrt_llm/_torch/pyexecutor/model_engine.py@c0edad93fd:305) keeps
+  (tensorrt_llm/_torch/pyexecutor/model_engine.py@c0edad93fd:583-601) keeps
   `_filter_prefill_capture_num_tokens(list, max_num_tokens, max_batch_size, max_seq_len)`
   (= `_filter_piecewise_capture_num_tokens`,
   tensorrt_llm/_torch/pyexecutor/model_engine.py@c0edad93fd:207-248):
@@ -32,7 +32,7 @@ Sources (NVIDIA/TensorRT-LLM; tests/oracle/trtllm_reference.py `CITES` pins the 
 * buffers: the graphs read the engine's persistent `input_ids_cuda` / `position_ids_cuda`
   [max_num_tokens] int32 (and `mrope_position_ids_cuda` (3, 1, max_num_tokens) for an mrope
   model), which eager context batches of up to max_num_tokens tokens also write
-  (`PyTorchModelEngine.__init__`, tensorrt_llm/_torch/pyexecutor/model_engine.py@c0edad93fd:305;
+  (`PyTorchModelEngine.__init__`, tensorrt_llm/_torch/pyexecutor/model_engine.py@c0edad93fd:732-752;
   `_allocate_decoder_buffers`,
   tensorrt_llm/_torch/pyexecutor/engine/runners/decoder/runner.py@0ea8c1debd:370-422): token
   rows, sized by the eager prefills.
@@ -74,9 +74,12 @@ def prefill_counts(config: EngineSettings) -> tuple[tuple[int, ...], tuple[int, 
 
 def check_prefill(config: EngineSettings) -> None:
     """TensorRT-LLM's refusals that graphfit can see: the breakable backend runs no
-    multimodal model (`PyTorchModelEngine._validate_breakable_cuda_graph_compatibility`,
-    model_engine.py: "breakable prefill CUDA graph does not support multimodal models") and
-    takes no torch_compile_config (`TorchLlmArgs.normalize_prefill_cuda_graph_config`,
+    multimodal model (`PyTorchModelEngine.__init__` calls
+    `_validate_breakable_cuda_graph_compatibility` at
+    tensorrt_llm/_torch/pyexecutor/model_engine.py@c0edad93fd:474; its body, which raises
+    "breakable prefill CUDA graph does not support multimodal models", lies past the lines
+    counted in that copy and was read in a newer one) and takes no torch_compile_config
+    (`TorchLlmArgs.normalize_prefill_cuda_graph_config`,
     tensorrt_llm/llmapi/llm_args.py@0004396720:6216-6273)."""
     if config.prefill_cuda_graph_backend == BREAKABLE and config.multimodal:
         raise ConfigError("prefill_cuda_graph_backend: breakable prefill CUDA graphs do not "
