@@ -82,8 +82,13 @@ def test_a_replay_that_differs_from_eager_exits_1(monkeypatch: pytest.MonkeyPatc
         "FAILED:")
 
 
+_NO_GPU = [] if torch.cuda.is_available() else [[*SEED, "--device", "cuda"]]
+
+
 @pytest.mark.parametrize("argv", [["--max-num-seqs", "0"], ["--method", "dflash"],
-                                  [*SEED, "--ladder", "nope"]])
+                                  [*SEED, "--ladder", "nope"], [*SEED, "--device", "tpu"],
+                                  [*SEED, "--device", "cuda:99"], [*SEED, "--device", ""],
+                                  *_NO_GPU])
 def test_bad_input_is_one_error_line(argv: list[str]) -> None:
     code, out, err = run_cli(["rehearse", *argv])
     assert code == 2 and out == ""
@@ -97,3 +102,8 @@ def test_without_torch_it_says_so(monkeypatch: pytest.MonkeyPatch) -> None:
     code, out, err = run_cli(["rehearse", *SEED])
     assert code == 2 and out == ""
     assert err.startswith("error: rehearse needs torch") and "graphfit[torch]" in err
+
+
+def test_cpu_device_names_the_backend() -> None:
+    code, out, _ = run_cli(["rehearse", *SEED, "--hidden-size", "64", "--device", "cpu"])
+    assert code == 0 and "CPU backend" in out and "capture pool" not in out
