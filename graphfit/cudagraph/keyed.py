@@ -19,7 +19,14 @@ import torch
 
 from graphfit.cudagraph.backends import Backend, Graph, get_backend
 from graphfit.cudagraph.capture import CaptureEvent, CaptureJob, CaptureSession
-from graphfit.planner import CapacityError, ConfigError, CUDAGraphMode, GraphKey, KeyedDispatch
+from graphfit.planner import (
+    CapacityError,
+    ConfigError,
+    CUDAGraphMode,
+    GraphKey,
+    KeyedDispatch,
+    Plan,
+)
 
 KeyedFn = Callable[..., torch.Tensor]  # fn(views, *, longest) -> one row per token
 
@@ -46,6 +53,22 @@ class KeyedGraphRunner:
         self.last_key: tuple[int, ...] | None = None
         if session is not None:
             session.add(self)
+
+    @classmethod
+    def from_plan(cls, fn: KeyedFn, plan: Plan, component: str = "encoder", *,
+                  session: CaptureSession | None = None, backend: str | Backend = "cpu",
+                  device: str = "cpu") -> KeyedGraphRunner:
+        """The runner of a plan's keyed component: its dispatch, and static buffers of the
+        rows the plan sized (`Plan.keyed[component]`; the proof covers every key)."""
+        if not isinstance(plan, Plan):
+            raise ConfigError(f"plan: expected a Plan, got {type(plan).__name__}")
+        comp = plan.keyed.get(component)
+        if comp is None:
+            raise ConfigError(f"component: the plan has no keyed component {component!r} "
+                              f"(keyed: {', '.join(plan.keyed) or 'none'})")
+        capacity = min((b.capacity for b in comp.buffers), default=0)
+        return cls(fn, comp.dispatch, capacity, session=session, backend=backend,
+                   component=component, device=device)
 
     @property
     def component(self) -> str:

@@ -43,7 +43,6 @@ FILE_NAME = re.compile(
 # rewrites), or names a file without a pinned commit (model_engine.py's breakable-graph
 # check, the encoder filters "newer than @c0edad93fd"). Lower a count when you convert one.
 OLD_FORM_LEFT: dict[str, int] = {
-    "graphfit/inputs/trtllm.py": 1,
     "graphfit/planner/engines/trtllm_ladders.py": 2,
     "graphfit/planner/engines/trtllm_prefill.py": 1,
     "docs/engines/trtllm-coverage.md": 9,
