@@ -108,8 +108,9 @@ def cuda_graph_config(origin: str, value: Any, layer: int) -> tuple[list[Setting
         return out, []
     obj = {normalize_key(k): v for k, v in as_object(origin, value).items()}
     reject_unknown(origin, obj, GRAPH_KEYS | ENCODER_GRAPH_KEYS)
-    mode = obj.get("mode")
-    if mode is None:  # infer_cuda_graph_config_mode: any encoder key set means encode
+    if "mode" in obj:  # the discriminator: an explicit null is no mode
+        mode = obj["mode"]
+    else:  # infer_cuda_graph_config_mode: any encoder key set means encode
         mode = "encode" if any(obj.get(k) not in (None, 0) for k in ENCODER_GRAPH_KEYS) \
             else "decode"
     if mode not in ("decode", "encode"):
