@@ -220,6 +220,8 @@ def eager_line(plan: Plan, trace: Mapping[int, float] | None = None) -> str | No
     with the graphs and buffer bytes it adds."""
     from graphfit.planner.analysis.eager import eager_share
 
+    if plan.keyed and not plan.capture_sizes:  # the graphs are keyed ones (an encoder's)
+        return None
     share = eager_share(plan, trace)
     if share is None:
         return None

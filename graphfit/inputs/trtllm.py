@@ -466,6 +466,9 @@ FILE_KEYS: dict[str, Handler] = {
     "encoder_cuda_graph_config": _noted(
         f"the encoder of an encoder-decoder model is not planned (graphfit plans the decoder); "
         f"its CUDA graphs are not a plan component: {ENCODER_KEY}"),
+    "encode_only": _noted(
+        "the encode() path: graphfit plans its graphs from cuda_graph_config mode encode (the "
+        "encoder component); the decode graphs of a plan are not used there", unless=False),
     "encoder_max_batch_size": _noted("encoder inputs per iteration: the encoder is not planned"),
     "encoder_max_num_tokens": _noted("the encoder token budget: the encoder is not planned"),
     "cuda_graph_batch_sizes": _removed,
