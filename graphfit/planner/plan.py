@@ -27,7 +27,7 @@ from graphfit.planner.core.buffers import Axis, BufferSpec, Demand, FillKind, Fi
 from graphfit.planner.core.dispatch import Dispatch, DispatchTables, GraphKey
 from graphfit.planner.core.dtypes import itemsize
 from graphfit.planner.core.enums import CUDAGraphMode, Unit
-from graphfit.planner.core.errors import BatchError, ConfigError
+from graphfit.planner.core.errors import BatchError, ConfigError, excerpt
 from graphfit.planner.core.ladder import Ladder
 from graphfit.planner.core.layout import ARENA_ALIGNMENT, check_layout, lay_out
 from graphfit.planner.core.reach import FamilyWalk, graph_keys, walk
@@ -162,6 +162,10 @@ class SharedBufferPlan:
     users: tuple[BufferPlan, ...]
 
     def __post_init__(self) -> None:
+        if not isinstance(self.users, tuple) or not all(
+                isinstance(b, BufferPlan) for b in self.users):
+            raise ConfigError(f"shared buffer {excerpt(self.name)}: users must be a tuple of "
+                              f"BufferPlan")
         if not self.users:
             raise ConfigError(f"shared buffer {self.name}: no user")
         first = self.users[0]
