@@ -119,7 +119,8 @@ class KeyedGraphRunner:
         n = sum(lens)
         if not lens or min(lens) < 1 or int(input_ids.shape[0]) != n:
             raise ConfigError("step: seq_lens must be >= 1 each and sum to len(input_ids)")
-        positions = torch.cat([torch.arange(k, dtype=torch.int32) for k in lens])
+        positions = torch.cat([torch.arange(k, dtype=torch.int32, device=input_ids.device)
+                               for k in lens])
         key = None if eager else self.dispatch.lookup((len(lens), n, max(lens)))
         self.last_key = key
         if key is None or key not in self.graphs:
