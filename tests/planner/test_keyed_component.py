@@ -121,6 +121,14 @@ def test_decode_plans_have_no_keyed_component_and_the_same_document() -> None:
         + encoded.keyed["encoder"].total_bytes)
 
 
+def test_no_decode_graph_beside_the_encoder_whatever_the_ladder_policy() -> None:
+    for ladder in ("auto", "explicit"):
+        config = encode_config().replace(ladder=ladder, cudagraph_capture_sizes=(1, 2, 4, 8))
+        p = plan(config)
+        assert not p.capture_sizes and not p.graph_keys("target"), ladder
+        assert dict(p.keyed["encoder"].ladders)["batch_sizes"] == (1, 2, 4, 8)
+
+
 def test_encoder_buckets_need_mode_encode_and_no_decoder_features() -> None:
     with pytest.raises(ConfigError, match="need cuda_graph_mode encode"):
         plan(EngineConfig.from_dict({"engine": "trtllm", "max_num_seqs": 8,

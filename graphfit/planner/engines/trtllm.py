@@ -406,7 +406,8 @@ class TrtllmModel:
     def ladders(self, config: EngineSettings) -> EngineLadders:
         if config.ladder is LadderPolicy.EXPLICIT:
             declared = explicit_batch_ladder(config)
-            graphs = config.cudagraph_mode is not CUDAGraphMode.NONE
+            graphs = (config.cudagraph_mode is not CUDAGraphMode.NONE
+                      and config.cuda_graph_mode != "encode")
             captured = declared if graphs else Ladder(())
         else:
             declared, captured = trtllm_ladder(config)
