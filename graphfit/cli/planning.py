@@ -60,6 +60,7 @@ def check_buffer_name(result: Plan, key: str) -> None:
     from graphfit.planner.core.errors import brief
 
     keys = [f"{comp}.{buf.name}" for comp, c in result.components.items() for buf in c.buffers]
+    keys += [b.key for k in result.keyed.values() for b in k.buffers]
     if not key or key in keys:
         return
     if "." not in key:

@@ -122,8 +122,10 @@ def _buffers_table(plan: Plan, columns: tuple[str, ...]) -> Table:
         right = name in ("capacity", "engine rows", "engine formula", "bytes", "saved")
         header = NARROW_HEADERS.get(name, name) if columns is NARROW_COLUMNS else name
         table.add_column(header, justify="right" if right else "left")
-    for comp in plan.components.values():
-        for b in comp.buffers:
+    listed = [*(c.buffers for c in plan.components.values()),
+              *(k.buffers for k in plan.keyed.values())]
+    for buffers in listed:
+        for b in buffers:
             delta = b.reference_bytes - b.bytes
             saved: str | Text
             first_user = not b.shared or plan.shared[b.shared].users[0].key == b.key
@@ -151,6 +153,24 @@ def _buffers_table(plan: Plan, columns: tuple[str, ...]) -> Table:
     return table
 
 
+def _listed(values: tuple[int, ...]) -> str:
+    shown = ", ".join(map(str, values[:6]))
+    return f"[{shown}{', ...' if len(values) > 6 else ''}] ({len(values)})"
+
+
+def keyed_lines(plan: Plan) -> list[str]:
+    """Per keyed component (graphs keyed on requests, tokens and longest request): its
+    graphs, the engine's bucket lists and the bounds of the batches the proof covers."""
+    out = []
+    for comp in plan.keyed.values():
+        b, n, longest = comp.bounds
+        out.append(f"[bold]{comp.name}[/bold]: {len(comp.graph_keys):,} graphs keyed on "
+                   f"(requests, tokens, longest request), for batches of <= {b} requests, "
+                   f"<= {n} tokens, requests <= {longest} tokens")
+        out += [f"  {name}: {_listed(values)}" for name, values in comp.ladders]
+    return out
+
+
 def engine_label(plan: Plan) -> str:
     """"vLLM 0.33.0 V1 runner" (the engine has runners to choose), "SGLang 0.5.x"."""
     runner = (f" {plan.config.runner.value.upper()} runner"
@@ -160,7 +180,8 @@ def engine_label(plan: Plan) -> str:
 
 def _short(plan: Plan, r: ViolationRange) -> str:
     component = plan.components.get(r.component)
-    unit = component.unit.value if component is not None else ""
+    unit = component.unit.value if component is not None else (
+        "tokens" if r.component in plan.keyed else "")
     if unit == "requests" and component is not None and component.width > 1:
         unit = "tokens"  # a range's first / last count tokens: q (x beams) per request
     span = f"{r.first}" if r.first == r.last else f"{r.first}-{r.last}"
@@ -199,6 +220,8 @@ def eager_line(plan: Plan, trace: Mapping[int, float] | None = None) -> str | No
     with the graphs and buffer bytes it adds."""
     from graphfit.planner.analysis.eager import eager_share
 
+    if plan.keyed and not plan.capture_sizes:  # the graphs are keyed ones (an encoder's)
+        return None
     share = eager_share(plan, trace)
     if share is None:
         return None
@@ -262,6 +285,8 @@ def print_plan(console: Console, plan: Plan, verification: Verification,
     for warning in plan.warnings:
         console.print(f"[yellow]warning[/yellow]: {user(warning)}")
     console.print(ladder_table(plan))
+    for line in keyed_lines(plan):
+        console.print(line)
     console.print(padding_table(plan))
     console.print(buffers_table(plan, console.width))
     print_verdict(console, verification, audit=False, engine_version=plan.engine_version)

@@ -19,7 +19,14 @@ import torch
 
 from graphfit.cudagraph.backends import Backend, Graph, get_backend
 from graphfit.cudagraph.capture import CaptureEvent, CaptureJob, CaptureSession
-from graphfit.planner import CapacityError, ConfigError, CUDAGraphMode, GraphKey, KeyedDispatch
+from graphfit.planner import (
+    CapacityError,
+    ConfigError,
+    CUDAGraphMode,
+    GraphKey,
+    KeyedDispatch,
+    Plan,
+)
 
 KeyedFn = Callable[..., torch.Tensor]  # fn(views, *, longest) -> one row per token
 
@@ -46,6 +53,22 @@ class KeyedGraphRunner:
         self.last_key: tuple[int, ...] | None = None
         if session is not None:
             session.add(self)
+
+    @classmethod
+    def from_plan(cls, fn: KeyedFn, plan: Plan, component: str = "encoder", *,
+                  session: CaptureSession | None = None, backend: str | Backend = "cpu",
+                  device: str = "cpu") -> KeyedGraphRunner:
+        """The runner of a plan's keyed component: its dispatch, and static buffers of the
+        rows the plan sized (`Plan.keyed[component]`; the proof covers every key)."""
+        if not isinstance(plan, Plan):
+            raise ConfigError(f"plan: expected a Plan, got {type(plan).__name__}")
+        comp = plan.keyed.get(component)
+        if comp is None:
+            raise ConfigError(f"component: the plan has no keyed component {component!r} "
+                              f"(keyed: {', '.join(plan.keyed) or 'none'})")
+        capacity = min((b.capacity for b in comp.buffers), default=0)
+        return cls(fn, comp.dispatch, capacity, session=session, backend=backend,
+                   component=component, device=device)
 
     @property
     def component(self) -> str:
@@ -96,7 +119,8 @@ class KeyedGraphRunner:
         n = sum(lens)
         if not lens or min(lens) < 1 or int(input_ids.shape[0]) != n:
             raise ConfigError("step: seq_lens must be >= 1 each and sum to len(input_ids)")
-        positions = torch.cat([torch.arange(k, dtype=torch.int32) for k in lens])
+        positions = torch.cat([torch.arange(k, dtype=torch.int32, device=input_ids.device)
+                               for k in lens])
         key = None if eager else self.dispatch.lookup((len(lens), n, max(lens)))
         self.last_key = key
         if key is None or key not in self.graphs:

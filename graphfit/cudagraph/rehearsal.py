@@ -30,6 +30,7 @@ import torch
 from graphfit.cudagraph.backends import Backend
 from graphfit.cudagraph.buffers import SharedBuffers, StaticBuffers
 from graphfit.cudagraph.capture import CaptureReport, CaptureSession, ProgressFn
+from graphfit.cudagraph.keyed import KeyedGraphRunner
 from graphfit.cudagraph.runner import GraphRunner
 from graphfit.planner import CUDAGraphMode, GraphfitError, GraphKey, Plan
 
@@ -93,6 +94,47 @@ class ToyForward(torch.nn.Module):
             out = term if out is None else out + term
         assert out is not None
         return out
+
+
+class KeyedToyForward(torch.nn.Module):
+    """A keyed component's toy forward: one linear layer over (input id, position) per token
+    (the longest-request bucket the graph bakes in changes no real row)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        torch.manual_seed(_SEED)
+        self.layer = torch.nn.Linear(2, WIDTH)
+
+    def forward(self, views: Mapping[str, torch.Tensor], *, longest: int) -> torch.Tensor:
+        del longest
+        rows = torch.stack([views["input_ids"], views["position_ids"]], dim=1).float()
+        out: torch.Tensor = self.layer(rows)
+        return out
+
+
+def _keyed_rehearsal(p: Plan, runner: KeyedGraphRunner, gen: torch.Generator
+                     ) -> ComponentRehearsal:
+    """Each captured key replayed with the plan's witness batch (one split of its counts),
+    against the same batch run eagerly."""
+    comp = p.keyed[runner.component]
+    replayed, unreached, bad = 0, [], []
+    for key in sorted(runner.graphs):
+        lens = comp.probe(key)
+        ids = torch.randint(0, 1000, (sum(lens),), generator=gen, dtype=torch.int32
+                            ).to(runner.input_ids.device)
+        runner.input_ids.fill_(-1)  # poison: a row the batch does not write must not leak
+        runner.position_ids.fill_(-1)
+        got = runner.step(ids, lens)
+        graph_key = GraphKey(runner.dispatch.rows(key), key[0])
+        if runner.last_key != key:
+            unreached.append(graph_key)
+            continue
+        ref = runner.step(ids, lens, eager=True)
+        replayed += 1
+        if not torch.equal(got, ref):
+            bad.append(graph_key)
+    return ComponentRehearsal(runner.component, ("input_ids", "position_ids"),
+                              len(runner.graphs), replayed, tuple(unreached), tuple(bad))
 
 
 def _token_inputs(p: Plan, bufs: StaticBuffers) -> dict[str, int]:
@@ -177,6 +219,10 @@ def rehearse(p: Plan, *, backend: str | Backend | None = None,
         model = ToyForward(widths, {n: bufs.spec(n).axis_dim for n in widths}).to(device)
         runner = GraphRunner(model, p, bufs, session=session, graph_inputs=tuple(widths))
         runners.append((runner, tuple(widths)))
+    keyed = [KeyedGraphRunner.from_plan(KeyedToyForward().to(device), p, name, session=session,
+                                        device=device)
+             for name, comp in p.keyed.items() if comp.graph_keys]
+    skipped += [name for name, comp in p.keyed.items() if not comp.graph_keys]
     report = session.capture()
     gen = torch.Generator().manual_seed(_SEED)
     results = []
@@ -199,4 +245,5 @@ def rehearse(p: Plan, *, backend: str | Backend | None = None,
                     bad.append(key)
             results.append(ComponentRehearsal(runner.component, inputs, len(runner.graphs),
                                               replayed, tuple(unreached), tuple(bad)))
+        results += [_keyed_rehearsal(p, k, gen) for k in keyed]
     return Rehearsal(tuple(results), tuple(skipped), report)

@@ -38,12 +38,12 @@ from graphfit.planner.core.limits import MAX_INT
 from graphfit.planner.engines.trtllm_ladders import mm_encoder_buckets
 
 TR = Engine.TRTLLM
-# why encoder graphs are not a plan component (`EncoderMixin._initialize_encoder_cuda_graph`,
-# tensorrt_llm/_torch/pyexecutor/engine/runners/encoder.py@0e91ee39be:288-331: capture_keys
-# are (batch size, num_tokens bucket, seq_len bucket) triples, line 321 and
-# `_encoder_capture_shapes` :466; graphfit's DispatchTables key a graph on one token count)
-ENCODER_KEY = ("their key (batch, token bucket, longest-request bucket) depends on how tokens "
-               "split between requests; graphfit dispatches on the token count alone")
+# why an encoder-decoder model's encoder graphs are not planned: graphfit plans the encoder-only
+# runner's keyed graphs (cuda_graph_config mode encode, the `encoder` component), not the
+# encoder-decoder runner's fixed sequence slots and feature-mode graphs (the encoder-only keys:
+# tensorrt_llm/_torch/pyexecutor/engine/runners/encoder.py@0e91ee39be:288-331, line 321)
+ENCODER_KEY = ("graphfit plans encoder graphs keyed on (batch, token bucket, longest-request "
+               "bucket) for encoder-only models (cuda_graph_config mode: encode) only")
 DECODING_TYPES = {  # the pydantic discriminator: exact spellings
     "Eagle": SpecMethod.EAGLE3,  # treated as Eagle3 (TorchLlmArgs.validate_speculative_config)
     "Eagle3": SpecMethod.EAGLE3,
@@ -109,12 +109,23 @@ def cuda_graph_config(origin: str, value: Any, layer: int) -> tuple[list[Setting
         return out, []
     obj = {normalize_key(k): v for k, v in as_object(origin, value).items()}
     reject_unknown(origin, obj, GRAPH_KEYS | ENCODER_GRAPH_KEYS)
-    if any(obj.get(k) not in (None, 0) for k in ENCODER_GRAPH_KEYS) or obj.get("mode") == "encode":
-        raise ConfigError(f"{origin}: encoder CUDA graphs (EncoderCUDAGraphRunner) are not "
-                          f"planned: {ENCODER_KEY}")
-    if obj.get("mode") not in (None, "decode"):
-        raise ConfigError(f"{origin}: mode: only decode graphs are modelled, got {obj['mode']!r}")
+    if "mode" in obj:  # the discriminator: an explicit null is no mode
+        mode = obj["mode"]
+    else:  # infer_cuda_graph_config_mode: any encoder key set means encode
+        mode = "encode" if any(obj.get(k) not in (None, 0) for k in ENCODER_GRAPH_KEYS) \
+            else "decode"
+    if mode not in ("decode", "encode"):
+        raise ConfigError(f"{origin}: mode: decode or encode, got {excerpt(mode)}")
+    if mode == "decode" and any(k in obj for k in ENCODER_GRAPH_KEYS):
+        raise ConfigError(f"{origin}: {', '.join(sorted(ENCODER_GRAPH_KEYS & set(obj)))}: "
+                          f"extra fields not permitted with mode decode")
     notes: list[str] = []
+    if mode == "encode":
+        out += encode_buckets(origin, obj, layer)
+        if not (obj.get("num_tokens") or obj.get("max_num_token")) or not (
+                obj.get("seq_lens") or obj.get("max_seq_len")):
+            notes.append(f"{origin}: mode encode without num_tokens/max_num_token and "
+                         f"seq_lens/max_seq_len: TensorRT-LLM keeps the encode step eager")
     if obj.get("batch_sizes"):  # [] or null: the generated list
         key = f"{origin}: batch_sizes"
         sizes = as_sizes(key, obj["batch_sizes"], normalize=True)
@@ -137,6 +148,42 @@ def cuda_graph_config(origin: str, value: Any, layer: int) -> tuple[list[Setting
         out.append(Setting("cuda_graph_padding", as_bool(key, obj["enable_padding"]), key,
                            layer))
     return out, notes
+
+
+def _encode_list(origin: str, obj: dict[str, Any], name: str, limit: str, padding: bool,
+                 generate: Any) -> tuple[int, ...] | None:
+    """One bucket list as `EncodeCudaGraphConfig.validate_encoder_cuda_graph_config` leaves it
+    (tensorrt_llm/llmapi/llm_args.py@0004396720:346-385): a given list (PositiveInt, at least
+    one) is sorted and its max must equal a non-zero `limit`; else a `limit` > 0 generates
+    it; else it stays unset."""
+    top = as_int(f"{origin}: {limit}", obj.get(limit) or 0, minimum=0)
+    given = obj.get(name)
+    if given is not None:
+        key = f"{origin}: {name}"
+        if not isinstance(given, list) or not given:
+            raise ConfigError(f"{key}: expected a non-empty list of positive integers")
+        values = sorted(as_int(key, v, minimum=1) for v in given)
+        if top and top != values[-1]:
+            raise ConfigError(f"{origin}: {limit} {top} must equal max({name}) {values[-1]} "
+                              f"(TensorRT-LLM rejects this too)")
+        return tuple(values)
+    return tuple(generate(top, padding)) if top else None
+
+
+def encode_buckets(origin: str, obj: dict[str, Any], layer: int) -> list[Setting]:
+    """`EncodeCudaGraphConfig`'s fields (tensorrt_llm/llmapi/llm_args.py@0004396720:305-385):
+    mode encode, and num_tokens / seq_lens as its validator leaves them."""
+    from graphfit.planner.engines.trtllm_ladders import encoder_num_tokens, encoder_seq_lens
+
+    padding = as_bool(f"{origin}: enable_padding", obj.get("enable_padding", False))
+    out = [Setting("cuda_graph_mode", "encode", f"{origin}: mode", layer)]
+    for name, limit, generate, field in (
+            ("num_tokens", "max_num_token", encoder_num_tokens, "encode_num_tokens"),
+            ("seq_lens", "max_seq_len", encoder_seq_lens, "encode_seq_lens")):
+        values = _encode_list(origin, obj, name, limit, padding, generate)
+        if values is not None:
+            out.append(Setting(field, values, f"{origin}: {name}", layer))
+    return out
 
 
 def _eagle_choices(origin: str, raw: Any) -> list[tuple[int, ...]]:
@@ -420,6 +467,9 @@ FILE_KEYS: dict[str, Handler] = {
     "encoder_cuda_graph_config": _noted(
         f"the encoder of an encoder-decoder model is not planned (graphfit plans the decoder); "
         f"its CUDA graphs are not a plan component: {ENCODER_KEY}"),
+    "encode_only": _noted(
+        "the encode() path: graphfit plans its graphs from cuda_graph_config mode encode (the "
+        "encoder component); the decode graphs of a plan are not used there", unless=False),
     "encoder_max_batch_size": _noted("encoder inputs per iteration: the encoder is not planned"),
     "encoder_max_num_tokens": _noted("the encoder token budget: the encoder is not planned"),
     "cuda_graph_batch_sizes": _removed,

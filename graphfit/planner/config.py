@@ -294,6 +294,9 @@ class EngineConfig:
             prefill_cuda_graph_backend: str = "disabled",
             prefill_capture_num_tokens: tuple[int, ...] | list[int] | None = None,
             torch_compile: bool = False,
+            cuda_graph_mode: str = "decode",
+            encode_num_tokens: tuple[int, ...] | list[int] | None = None,
+            encode_seq_lens: tuple[int, ...] | list[int] | None = None,
             cuda_graph_backend_prefill: str | None = None,
             cuda_graph_max_bs_prefill: int | None = None,
             cuda_graph_bs_prefill: tuple[int, ...] | list[int] | None = None,
@@ -508,6 +511,21 @@ class EngineConfig:
     def torch_compile(self) -> bool:
         """TrtllmOptions.torch_compile."""
         return cast(bool, self._option("torch_compile"))
+
+    @property
+    def cuda_graph_mode(self) -> str:
+        """TrtllmOptions.cuda_graph_mode."""
+        return cast(str, self._option("cuda_graph_mode"))
+
+    @property
+    def encode_num_tokens(self) -> tuple[int, ...] | None:
+        """TrtllmOptions.encode_num_tokens."""
+        return cast("tuple[int, ...] | None", self._option("encode_num_tokens"))
+
+    @property
+    def encode_seq_lens(self) -> tuple[int, ...] | None:
+        """TrtllmOptions.encode_seq_lens."""
+        return cast("tuple[int, ...] | None", self._option("encode_seq_lens"))
 
     @property
     def cuda_graph_backend_prefill(self) -> str | None:

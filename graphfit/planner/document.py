@@ -9,6 +9,8 @@ A plan with buffers shared between components (`Plan.shared`) adds, still as /3,
 `"shared": name` to each user's buffer entry and a top-level `shared_buffers` list (name,
 users, shape, capacity, bytes, counted once in `total_bytes`); a plan without them writes
 exactly the /3 document it wrote before, so no reader of /3 sees a change it cannot skip.
+Likewise a plan with components keyed on (requests, tokens, longest request) (`Plan.keyed`,
+TensorRT-LLM's encoder graphs) adds a top-level `keyed_components` object, and only then.
 
 Reading one back is the inputs layer's job (graphfit.inputs.plan_file): a plan file is
 accepted only when it is exactly the document graphfit writes for its config.
@@ -21,6 +23,7 @@ from typing import Any
 from graphfit.planner.analysis.summary import plan_padding
 from graphfit.planner.core.verify import Verification
 from graphfit.planner.engines.base import Scenario
+from graphfit.planner.keyed_plan import KeyedComponentPlan
 from graphfit.planner.plan import Plan
 
 PLAN_SCHEMA = "graphfit.plan/3"
@@ -88,9 +91,36 @@ def plan_document(plan: Plan, verification: Verification) -> dict[str, Any]:
              "reference_capacity": sb.reference_capacity, "bytes": sb.bytes,
              "reference_bytes": sb.reference_bytes}
             for sb in plan.shared.values()]} if plan.shared else {}),
+        **({"keyed_components": {
+            name: keyed_document(comp) for name, comp in plan.keyed.items()}}
+           if plan.keyed else {}),
         "total_bytes": plan.total_bytes,
         "reference_bytes": plan.reference_bytes,
         "verification": verification_document(verification),
+    }
+
+
+def keyed_document(comp: KeyedComponentPlan) -> dict[str, Any]:
+    """One keyed component: its bounds, the engine's bucket lists, every captured key with the
+    batch that replays it, and its buffers (as a component's)."""
+    return {
+        "key": ["requests", "tokens", "longest"],
+        "bounds": list(comp.bounds),
+        "ladders": {name: list(values) for name, values in comp.ladders},
+        "graphs": [{"key": list(key), "rows": comp.dispatch.rows(key),
+                    "batch": list(comp.witnesses[key])} for key in comp.graph_keys],
+        "layout": comp.layout,
+        "alignment": comp.alignment,
+        "total_bytes": comp.total_bytes,
+        "reference_bytes": comp.reference_bytes,
+        "buffers": [
+            {"name": b.name, "dtype": b.dtype, "axis": b.axis.value, "shape": list(b.shape),
+             "capacity": b.capacity, "engine_rows": b.engine_rows,
+             "reference_capacity": b.reference_capacity, "bytes": b.bytes,
+             "reference_bytes": b.reference_bytes, "offset": b.offset,
+             "fill": {"kind": b.fill.kind.value, "value": b.fill.value},
+             "streams": [d.stream.value for d in b.demands]}
+            for b in comp.buffers],
     }
 
 

@@ -27,7 +27,7 @@ from graphfit.planner.core.buffers import Axis, BufferSpec, Demand, FillKind, Fi
 from graphfit.planner.core.dispatch import Dispatch, DispatchTables, GraphKey
 from graphfit.planner.core.dtypes import itemsize
 from graphfit.planner.core.enums import CUDAGraphMode, Unit
-from graphfit.planner.core.errors import BatchError, ConfigError
+from graphfit.planner.core.errors import BatchError, ConfigError, excerpt
 from graphfit.planner.core.ladder import Ladder
 from graphfit.planner.core.layout import ARENA_ALIGNMENT, check_layout, lay_out
 from graphfit.planner.core.reach import FamilyWalk, graph_keys, walk
@@ -43,8 +43,15 @@ from graphfit.planner.core.verify import (
     family_rules,
     peak_rows,
 )
-from graphfit.planner.engines.base import Alternative, ComponentModel, Scenario
+from graphfit.planner.engines.base import (
+    Alternative,
+    ComponentModel,
+    KeyedComponentModel,
+    Scenario,
+    keyed_components,
+)
 from graphfit.planner.engines.registry import engine_model
+from graphfit.planner.keyed_plan import KeyedComponentPlan, keyed_rows
 
 
 @dataclass(frozen=True)
@@ -155,6 +162,10 @@ class SharedBufferPlan:
     users: tuple[BufferPlan, ...]
 
     def __post_init__(self) -> None:
+        if not isinstance(self.users, tuple) or not all(
+                isinstance(b, BufferPlan) for b in self.users):
+            raise ConfigError(f"shared buffer {excerpt(self.name)}: users must be a tuple of "
+                              f"BufferPlan")
         if not self.users:
             raise ConfigError(f"shared buffer {self.name}: no user")
         first = self.users[0]
@@ -308,6 +319,9 @@ class Plan:
     assumed: Scenario | None = None
     covered: tuple[Scenario, ...] = ()
     shared: Mapping[str, SharedBufferPlan] = field(default_factory=lambda: MappingProxyType({}))
+    # components keyed on (requests, tokens, longest request) (graphfit.planner.keyed_plan)
+    keyed: Mapping[str, KeyedComponentPlan] = field(
+        default_factory=lambda: MappingProxyType({}))
 
     @property
     def cudagraph_mode(self) -> CUDAGraphMode:
@@ -342,12 +356,14 @@ class Plan:
     def total_bytes(self) -> int:
         """Every component's own buffers plus each shared buffer once."""
         return (sum(c.total_bytes for c in self.components.values())
-                + sum(s.bytes for s in self.shared.values()))
+                + sum(s.bytes for s in self.shared.values())
+                + sum(k.total_bytes for k in self.keyed.values()))
 
     @property
     def reference_bytes(self) -> int:
         return (sum(c.reference_bytes for c in self.components.values())
-                + sum(s.reference_bytes for s in self.shared.values()))
+                + sum(s.reference_bytes for s in self.shared.values())
+                + sum(k.reference_bytes for k in self.keyed.values()))
 
     def component(self, name: str) -> ComponentPlan:
         try:
@@ -363,6 +379,8 @@ class Plan:
         component, sep, name = key.partition(".")
         if not sep:
             raise ConfigError(f"buffer: {key!r} is not of the form component.name")
+        if component in self.keyed:
+            return self.keyed[component].buffer(name)
         if component not in self.components:
             raise ConfigError(f"buffer: no component {component!r} in {key!r}")
         return self.components[component].buffer(name)
@@ -467,8 +485,13 @@ class Plan:
         This is the verdict an operator wants first ("is my vLLM/SGLang config safe as it
         is?"); `verify()` proves graphfit's own plan.
         """
-        return self.verify({b.key: b.reference_capacity for c in self.components.values()
+        return self.verify({b.key: b.reference_capacity for c in self._all_buffered
                             for b in c.buffers})
+
+    @property
+    def _all_buffered(self) -> tuple[ComponentPlan | KeyedComponentPlan, ...]:
+        """Every component with buffers: the token-dispatched ones, then the keyed ones."""
+        return (*self.components.values(), *self.keyed.values())
 
     def verify(self, capacities: Mapping[str, int] | None = None,
                fills: Mapping[str, FillKind | str] | None = None, *,
@@ -484,9 +507,9 @@ class Plan:
         """
         engine = capacities is not None if engine is None else engine
         known = {b.key: (b.engine_rows if engine else b.capacity)
-                 for c in self.components.values() for b in c.buffers}
+                 for c in self._all_buffered for b in c.buffers}
         caps = checked_overrides(known, capacities or {})
-        kinds = checked_fills({b.key: b.fill.kind for c in self.components.values()
+        kinds = checked_fills({b.key: b.fill.kind for c in self._all_buffered
                                for b in c.buffers}, fills or {})
         ranges: list[ViolationRange] = []
         fill_ranges: list[FillViolationRange] = []
@@ -511,6 +534,10 @@ class Plan:
                     if fill_key not in seen:
                         seen.add(fill_key)
                         fill_ranges.append(replace(f, scenario=label) if label else f)
+        for keyed in self.keyed.values():  # graphs keyed on (requests, tokens, longest)
+            found, count = keyed.check({b.name: caps[b.key] for b in keyed.buffers})
+            ranges += found
+            checked += count
         return Verification(tuple(ranges), checked, MappingProxyType(caps), tuple(fill_ranges),
                             MappingProxyType(kinds))
 
@@ -579,6 +606,16 @@ def _share(components: dict[str, ComponentPlan]
     return out, shared
 
 
+def _sized_keyed(model: KeyedComponentModel, layout: str, alignment: int
+                 ) -> KeyedComponentPlan:
+    """A keyed component sized (graphfit.planner.keyed_plan) and laid out as an arena."""
+    rows = keyed_rows(model)
+    unplaced = tuple(BufferPlan(spec, model.name, rows, 0, rows) for spec in model.buffers)
+    return KeyedComponentPlan(model.name, _placed(unplaced, layout, alignment), model.dispatch,
+                              model.bounds, dict(model.witnesses), model.ladders, layout,
+                              alignment)
+
+
 def plan(config: EngineConfig, *, layout: str = "arena",
          alignment: int = ARENA_ALIGNMENT) -> Plan:
     """Derive the whole plan from one config. Raises ConfigError for inconsistent input."""
@@ -589,6 +626,11 @@ def plan(config: EngineConfig, *, layout: str = "arena",
     ladders = model.ladders(config)
     components, shared = _share({c.name: _sized(c, layout, alignment)
                                  for c in model.components(config, ladders)})
+    keyed: dict[str, KeyedComponentPlan] = {}
+    for k in keyed_components(model, config, ladders):
+        if k.name in components or k.name in keyed:
+            raise ConfigError(f"component {k.name!r}: named twice")
+        keyed[k.name] = _sized_keyed(k, layout, alignment)
     return Plan(config, ladders.config, ladders.runtime, MappingProxyType(components),
                 model.version, model.unit, ladders.inputs, ladders.mode, ladders.assumed,
-                ladders.covered, MappingProxyType(shared))
+                ladders.covered, MappingProxyType(shared), MappingProxyType(keyed))

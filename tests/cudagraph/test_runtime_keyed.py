@@ -76,3 +76,26 @@ def test_a_short_buffer_fails_before_capture() -> None:
     runner = KeyedGraphRunner(TinyEncoder().fn, graphs.dispatch, graphs.needed_rows - 1)
     with pytest.raises(CapacityError):
         runner.capture()
+
+
+def test_rehearsal_of_a_plan_with_an_encoder_component() -> None:
+    """`graphfit rehearse` on a plan with TensorRT-LLM's encoder graphs (cuda_graph_config mode
+    encode): every captured key is captured over the plan's rows and its witness batch
+    replays equal to eager; the runner allocates the plan's capacity, not its own."""
+    from graphfit import ConfigError, EngineConfig, plan
+    from graphfit.cudagraph.rehearsal import rehearse
+
+    p = plan(EngineConfig.from_dict({
+        "engine": "trtllm", "max_num_seqs": 4, "max_num_batched_tokens": 64,
+        "max_model_len": 32, "cuda_graph_padding": True,
+        "options": {"cuda_graph_mode": "encode", "encode_num_tokens": [8, 16, 32, 64],
+                    "encode_seq_lens": [4, 16, 32]}}))
+    result = rehearse(p)
+    assert result.ok
+    encoder = next(c for c in result.components if c.component == "encoder")
+    assert encoder.graphs == encoder.replayed == len(p.keyed["encoder"].graph_keys) > 0
+    assert "target" in result.skipped  # mode encode: no decode graph
+    runner = KeyedGraphRunner.from_plan(TinyEncoder().fn, p)
+    assert runner.input_ids.shape[0] == p.keyed["encoder"].buffers[0].capacity
+    with pytest.raises(ConfigError, match="no keyed component"):
+        KeyedGraphRunner.from_plan(TinyEncoder().fn, p, "prefill")

@@ -15,9 +15,15 @@ generated configs and EVERY reachable (batch, tokens, longest) within the bounds
 
 from __future__ import annotations
 
+from typing import Any
+
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from graphfit import ConfigError, Engine, EngineConfig, plan
+from graphfit.inputs.config_file import mapping_settings
+from graphfit.inputs.settings import COMMAND_LINE, Setting, merge
 from graphfit.planner.core.keyed import check_key, reachable_keys
 from graphfit.planner.engines.trtllm_encoder import EncoderGraphs, capture_layout, encoder_graphs
 from graphfit.planner.engines.trtllm_ladders import encoder_num_tokens, encoder_seq_lens
@@ -136,3 +142,120 @@ def test_reachable_keys_are_exactly_the_splits() -> None:
             if sum(lens) <= 6:
                 seen.add((b, sum(lens), max(lens)))
     assert set(reachable_keys(3, 6, 4)) == seen
+
+
+# --------------------------------------------------------------------------------------------
+# The plan's `encoder` component (cuda_graph_config mode encode) == the engine's runner
+# --------------------------------------------------------------------------------------------
+
+
+def _graphfit_config(raw: dict[str, Any]) -> EngineConfig:
+    """The EngineConfig graphfit reads from these LLM-API options (graphfit.inputs.trtllm, what
+    `--extra_llm_api_options FILE` uses), with `--engine trtllm`."""
+    settings, _ = mapping_settings(dict(raw), "llm_api_options")
+    return merge([*settings, Setting("engine", Engine.TRTLLM, "--engine", COMMAND_LINE)]
+                 ).config()
+
+
+@st.composite
+def encode_args(draw: st.DrawFn) -> dict[str, Any]:
+    """LLM-API arguments of an encoder-only model with encoder CUDA graphs: the mode given or
+    inferred from an encoder key, batch sizes given or generated, each bucket list given,
+    generated from its max, or unset (the encode step then stays eager)."""
+    padding = draw(st.booleans())
+    graph: dict[str, Any] = {"enable_padding": padding}
+    if draw(st.booleans()):
+        graph["mode"] = "encode"
+    if draw(st.booleans()):
+        graph["batch_sizes"] = draw(st.lists(st.integers(1, 12), min_size=1, max_size=5))
+    elif draw(st.booleans()):
+        graph["max_batch_size"] = draw(st.integers(0, 12))
+    for name, limit, top in (("num_tokens", "max_num_token", 64),
+                             ("seq_lens", "max_seq_len", 32)):
+        how = draw(st.sampled_from(("list", "max", "both", "unset")))
+        values = draw(st.lists(st.integers(1, top), min_size=1, max_size=6))
+        if how in ("list", "both"):
+            graph[name] = values
+        if how in ("max", "both"):
+            graph[limit] = max(values) if how == "both" else draw(st.integers(1, top))
+    if "mode" not in graph and not any(k in graph for k in ("num_tokens", "max_num_token",
+                                                            "seq_lens", "max_seq_len")):
+        graph["mode"] = "encode"
+    return {"max_batch_size": draw(st.integers(1, 8)),
+            "max_num_tokens": draw(st.integers(1, 48)),
+            "max_seq_len": draw(st.integers(1, 24)), "cuda_graph_config": graph}
+
+
+@settings(max_examples=60, deadline=None)
+@given(encode_args())
+def test_plan_encoder_component_is_the_engines_runner(raw: dict[str, Any]) -> None:
+    """`graphfit plan` of an `EncodeCudaGraphConfig`: the `encoder` component's bucket lists,
+    captured keys, TensorRT-LLM's static rows and the key every reachable batch replays are
+    the restated engine's (`ref.encoder_runner_from_args`, `ref.CITES["encoder_filters"]`,
+    `["encoder_capture_shapes"]`, `["encoder_graph_key"]`, `["encoder_pad_batch"]`); the
+    plan is proven (padded <= capacity for every key, one row less fails on a reachable
+    batch) and no decode graph is planned beside it."""
+    theirs = ref.encoder_runner_from_args(raw)
+    p = plan(_graphfit_config(raw))
+    comp = p.keyed["encoder"]
+    assert dict(comp.ladders) == {"batch_sizes": tuple(theirs.batch_sizes),
+                                  "num_tokens": tuple(theirs.num_tokens),
+                                  "seq_lens": tuple(theirs.seq_lens)}
+    captured = theirs.captured_keys()
+    assert set(comp.graph_keys) == captured
+    assert comp.bounds == (raw["max_batch_size"], raw["max_num_tokens"], raw["max_seq_len"])
+    assert {b.reference_capacity for b in comp.buffers} == {theirs.static_rows()}
+    S, T, L = comp.bounds
+    for b, n, longest in reachable_keys(S, T, L):
+        assert comp.lookup((b, n, longest)) == theirs.replay_key(_even(b, n, longest),
+                                                                 captured), (b, n, longest)
+    assert not p.capture_sizes  # the decoder runner captures nothing in mode encode
+    assert p.verify().ok and p.verify_engine().ok
+    cap = max((k[1] for k in captured), default=0)
+    assert {b.capacity for b in comp.buffers} == {cap} and cap <= theirs.static_rows()
+    if cap:
+        short = p.verify({"encoder.input_ids": cap - 1})
+        assert not short.ok
+        for r in short.ranges():  # each names a batch the engine replays past the capacity
+            witness = next(comp.witnesses[k] for k in comp.graph_keys
+                           if k[1] == r.padded and comp.witnesses[k][1] == r.first)
+            key = theirs.replay_key(_even(*witness), captured)
+            assert key is not None and key[1] == r.padded > r.capacity == cap - 1
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.dictionaries(st.sampled_from(["mode", "batch_sizes", "max_batch_size",
+                                        "enable_padding", "num_tokens", "max_num_token",
+                                        "seq_lens", "max_seq_len"]),
+                       st.none() | st.integers(0, 40) | st.lists(st.integers(0, 40),
+                                                                 max_size=4)
+                       | st.sampled_from(["encode", "decode"]), max_size=6))
+def test_graph_config_accepted_and_refused_as_the_engine_does(graph: dict[str, Any]) -> None:
+    """`cuda_graph_config` with any mix of encoder keys: graphfit accepts what TensorRT-LLM's
+    mode inference, `EncodeCudaGraphConfig` / `DecodeCudaGraphConfig` accept (the same bucket
+    lists, `ref.encode_cuda_graph_config`) and refuses what they refuse."""
+    raw = {"max_batch_size": 8, "max_num_tokens": 64, "max_seq_len": 32,
+           "cuda_graph_config": graph}
+    try:
+        mode = ref.graph_config_mode(graph)
+        if mode == "encode":
+            want = ref.encode_cuda_graph_config({k: v for k, v in graph.items()
+                                                 if k != "mode"})
+        else:
+            ref.llm_args(raw)
+    except ref.NotModelled:
+        return
+    except ref.Rejected:
+        with pytest.raises(ConfigError):
+            plan(_graphfit_config(raw))
+        return
+    p = plan(_graphfit_config(raw))
+    if mode == "decode":
+        assert not p.keyed
+        return
+    assert p.config.encode_num_tokens == (None if want.num_tokens is None
+                                          else tuple(sorted(set(want.num_tokens))))
+    assert p.config.encode_seq_lens == (None if want.seq_lens is None
+                                        else tuple(sorted(set(want.seq_lens))))
+    assert dict(p.keyed["encoder"].ladders)["batch_sizes"] == tuple(
+        ref.encoder_runner_from_args(raw).batch_sizes)

@@ -241,15 +241,16 @@ def cuda_graph_config(raw: Mapping[str, Any]) -> CudaGraphConfigRef:
     de-duplicated) and max_batch_size 0 becomes max(batch_sizes); a different non-zero
     max_batch_size is an error. An empty or missing `batch_sizes` means the generated list
     for max_batch_size, 0 meaning 128. `TorchLlmArgs.infer_cuda_graph_config_mode` picks
-    the encoder config when an encoder key is set (not modelled here).
+    the encoder config when an encoder key is set (`encode_cuda_graph_config`).
     """
     unknown = set(raw) - GRAPH_CONFIG_KEYS - ENCODER_GRAPH_KEYS
     if unknown:
         raise Rejected(f"cuda_graph_config: extra fields not permitted: {sorted(unknown)}")
-    if any(raw.get(k) not in (None, 0) for k in ENCODER_GRAPH_KEYS) or raw.get("mode") == "encode":
+    if graph_config_mode(raw) == "encode":  # EncodeCudaGraphConfig: encode_cuda_graph_config
         raise NotModelled("cuda_graph_config: encoder CUDA graphs")
-    if raw.get("mode", "decode") != "decode":
-        raise Rejected(f"cuda_graph_config: mode {raw['mode']!r}")
+    if any(k in raw for k in ENCODER_GRAPH_KEYS):  # DecodeCudaGraphConfig has no such field
+        raise Rejected(f"cuda_graph_config: extra fields not permitted: "
+                       f"{sorted(ENCODER_GRAPH_KEYS & set(raw))}")
     max_bs = _int("cuda_graph_config.max_batch_size", raw.get("max_batch_size", 0), minimum=0)
     padding = raw.get("enable_padding", False)
     if not isinstance(padding, bool):
@@ -1452,3 +1453,85 @@ def encoder_runner_ref(batch_sizes: Sequence[int], num_tokens: Sequence[int],
     sl = filter_encoder_buckets(sorted(set(seq_lens)), max_seq_len, padding) \
         if seq_lens else []
     return EncoderRunnerRef(bs, nt, sl, padding, max_batch_size, max_num_tokens)
+
+
+# --------------------------------------------------------------------------------------------
+# cuda_graph_config mode encode (EncodeCudaGraphConfig) -> the encoder-only runner
+# --------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class EncodeGraphConfigRef:
+    """A validated `EncodeCudaGraphConfig` (tensorrt_llm/llmapi/llm_args.py@0004396720:305-385):
+    the base fields as `validate_base_cuda_graph_config` leaves them, and num_tokens /
+    seq_lens sorted, or generated from max_num_token / max_seq_len, or None (unset)."""
+
+    base: CudaGraphConfigRef
+    num_tokens: tuple[int, ...] | None
+    seq_lens: tuple[int, ...] | None
+
+
+def graph_config_mode(raw: Mapping[str, Any]) -> str:
+    """`TorchLlmArgs.infer_cuda_graph_config_mode`
+    (tensorrt_llm/llmapi/llm_args.py@0004396720:5634-5644): without a `mode`, "encode" when
+    any of num_tokens / max_num_token / seq_lens / max_seq_len is set to something other than
+    None or 0, else "decode"; the discriminator then picks the class
+    (tensorrt_llm/llmapi/llm_args.py@0004396720:495-498)."""
+    if "mode" in raw:
+        mode = raw["mode"]
+        if mode not in ("decode", "encode"):
+            raise Rejected(f"cuda_graph_config.mode: {mode!r} is not 'decode' or 'encode'")
+        return str(mode)
+    return "encode" if any(k in raw and raw[k] not in (None, 0)
+                           for k in ENCODER_GRAPH_KEYS) else "decode"
+
+
+def _encode_list(raw: Mapping[str, Any], name: str, limit: str, padding: bool,
+                 generate: Any) -> tuple[int, ...] | None:
+    top = _int(f"cuda_graph_config.{limit}", raw.get(limit, 0), minimum=0)
+    given = raw.get(name)
+    if given is not None:
+        if not isinstance(given, list) or len(given) < 1:
+            raise Rejected(f"cuda_graph_config.{name}: min_length 1")
+        values = sorted(_int(f"cuda_graph_config.{name}", v, minimum=1) for v in given)
+    else:
+        values = []
+    if values:
+        if top not in (0, values[-1]):
+            raise Rejected(f"CudaGraphConfig.{limit} is incompatible with "
+                           f"CudaGraphConfig.{name}")
+        return tuple(values)
+    return tuple(generate(top, padding)) if top > 0 else None
+
+
+def encode_cuda_graph_config(raw: Mapping[str, Any]) -> EncodeGraphConfigRef:
+    """`EncodeCudaGraphConfig(**raw)`: StrictBaseModel (unknown keys rejected), the base
+    validator on its batch fields, then `validate_encoder_cuda_graph_config`."""
+    unknown = set(raw) - GRAPH_CONFIG_KEYS - ENCODER_GRAPH_KEYS
+    if unknown:
+        raise Rejected(f"cuda_graph_config: extra fields not permitted: {sorted(unknown)}")
+    base = cuda_graph_config({k: v for k, v in raw.items() if k in GRAPH_CONFIG_KEYS - {"mode"}})
+    padding = base.enable_padding
+    return EncodeGraphConfigRef(
+        base, _encode_list(raw, "num_tokens", "max_num_token", padding,
+                           generate_encoder_num_tokens),
+        _encode_list(raw, "seq_lens", "max_seq_len", padding, generate_encoder_seq_lens))
+
+
+def encoder_runner_from_args(raw: Mapping[str, Any]) -> EncoderRunnerRef:
+    """The encoder-only runner an `encode_only` LLM with these LLM-API arguments builds
+    (`_initialize_encoder_runner` passes the EncodeCudaGraphConfig and the engine's
+    max_batch_size, max_num_tokens and max_seq_len to `EncoderRunnerConfig.create`). Only
+    plain arguments: max_batch_size / max_num_tokens default as `llm_args` does, max_seq_len
+    must be given (TensorRT-LLM would read it from the checkpoint)."""
+    graph = raw.get("cuda_graph_config")
+    if not isinstance(graph, Mapping) or graph_config_mode(graph) != "encode":
+        raise NotModelled("not an encode cuda_graph_config")
+    if raw.get("max_seq_len") is None:
+        raise NotModelled("max_seq_len from the checkpoint")
+    cfg = encode_cuda_graph_config({k: v for k, v in graph.items() if k != "mode"})
+    args = llm_args({k: v for k, v in raw.items() if k != "cuda_graph_config"})
+    assert args.max_seq_len is not None
+    return encoder_runner_ref(list(cfg.base.batch_sizes), list(cfg.num_tokens or ()),
+                              list(cfg.seq_lens or ()), cfg.base.enable_padding,
+                              args.max_batch_size, args.max_num_tokens, args.max_seq_len)

@@ -252,8 +252,13 @@ def test_reader_prefill_and_encoder_keys() -> None:
         mapping_settings({"multimodal_config": {"encoder_side_stream_max_ahead": 2,
                                                 "encoder_cuda_graph": {
                                                     "image": {"buckets": [[8, 1]]}}}}, "x")
-    with pytest.raises(ConfigError, match="EncoderCUDAGraphRunner"):
-        mapping_settings({"cuda_graph_config": {"mode": "encode", "max_num_token": 64}}, "x")
+    settings, notes = mapping_settings({"cuda_graph_config": {"mode": "encode",
+                                                              "max_num_token": 64}}, "x")
+    got = {s.field: s.value for s in settings}
+    assert got["cuda_graph_mode"] == "encode" and got["encode_num_tokens"][-1] == 64
+    assert "encode_seq_lens" not in got and any("encode step eager" in n for n in notes)
+    with pytest.raises(ConfigError, match="extra fields not permitted with mode decode"):
+        mapping_settings({"cuda_graph_config": {"mode": "decode", "seq_lens": [8]}}, "x")
     settings, _ = mapping_settings({"max_beam_width": 4,
                                     "speculative_config": {"decoding_type": "PARD",
                                                            "max_draft_len": 3}}, "x")

@@ -284,21 +284,26 @@ def test_cli_plans_the_prefill_component_from_a_yaml(tmp_path: Path) -> None:
         assert needle in lines[0] and len(lines[0]) <= 200
 
 
-def test_encoder_graphs_stay_out_with_the_reason(tmp_path: Path) -> None:
-    """Encoder graphs are keyed on (batch size, num_tokens bucket, seq_len bucket)
-    (`EncoderMixin._initialize_encoder_cuda_graph`,
-    tensorrt_llm/_torch/pyexecutor/engine/runners/encoder.py@0e91ee39be:288-331,
-    capture_keys): the seq_len bucket depends on how the tokens split between requests, which
-    graphfit's token-keyed tables cannot express. Decode `cuda_graph_config: {mode: encode}`
-    replaces the decoder graphs, so it is refused; an encoder-decoder model's
-    `encoder_cuda_graph_config` is noted (the decoder plan stands)."""
+def test_encoder_graphs_of_encoder_only_models_are_a_component(tmp_path: Path) -> None:
+    """Encoder graphs are keyed on (batch size, num_tokens bucket, seq_len bucket): graphfit
+    plans the encoder-only runner's (`cuda_graph_config: {mode: encode}`) as the keyed
+    `encoder` component (tests/oracle/test_trtllm_encoder_reference.py compares it with the
+    engine's code); an encoder-decoder model's `encoder_cuda_graph_config` is noted (the
+    decoder plan stands). Mode encode with one bucket list unset keeps the encode step eager:
+    a component without graphs."""
     path = tmp_path / "enc.yaml"
     path.write_text("max_batch_size: 8\nencoder_max_batch_size: 4\n"
                     "encoder_cuda_graph_config:\n  max_num_token: 64\n  max_seq_len: 32\n")
     code, _, err = run_cli(["plan", "--engine", "trtllm", "--config", str(path)])
-    assert code == 0 and "graphfit dispatches on the token count alone" in err
+    assert code == 0 and "encoder-only models (cuda_graph_config mode: encode) only" in err
     path.write_text("cuda_graph_config:\n  mode: encode\n  max_num_token: 64\n")
-    code, _, err = run_cli(["plan", "--engine", "trtllm", "--config", str(path)])
-    lines = err.strip().splitlines()
-    assert code == 2 and len(lines) == 1 and len(lines[0]) <= 200
-    assert "EncoderCUDAGraphRunner" in lines[0] and "token count alone" in lines[0]
+    code, out, err = run_cli(["plan", "--engine", "trtllm", "--config", str(path), "--json"])
+    assert code == 0 and "stays eager" not in out and "keeps the encode step eager" in err
+    document = json.loads(out)
+    assert document["keyed_components"]["encoder"]["graphs"] == []
+    path.write_text("max_batch_size: 8\nmax_num_tokens: 256\nmax_seq_len: 64\n"
+                    "cuda_graph_config:\n  max_num_token: 256\n  max_seq_len: 64\n")
+    code, out, err = run_cli(["plan", "--engine", "trtllm", "--config", str(path), "--json"])
+    assert code == 0, err
+    encoder = json.loads(out)["keyed_components"]["encoder"]
+    assert encoder["graphs"] and encoder["bounds"] == [8, 256, 64]

@@ -102,3 +102,14 @@ def prove_keyed(dispatch: KeyedDispatch, capacity: int, max_requests: int, max_t
         if rows > capacity:
             found.append(KeyedViolation(batch, key, rows, capacity))
     return tuple(found), checked, replayed
+
+
+def split(batch: BatchKey) -> tuple[int, ...]:
+    """One list of request lengths with exactly `batch`'s counts: one request of the longest
+    length, the rest spread evenly (each 1..longest). Any split of the same counts replays
+    the same graph, so a runtime can probe a key with this one."""
+    b, n, longest = check_key(batch)
+    if b == 1:
+        return (n,)
+    base, extra = divmod(n - longest, b - 1)
+    return (longest, *([base + 1] * extra), *([base] * (b - 1 - extra)))

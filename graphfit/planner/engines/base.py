@@ -13,10 +13,11 @@ from dataclasses import dataclass, replace
 from typing import Protocol
 
 from graphfit.planner.core.batches import BatchFamily
-from graphfit.planner.core.buffers import BufferSpec, as_shared
+from graphfit.planner.core.buffers import Axis, BufferSpec, as_shared
 from graphfit.planner.core.dispatch import DispatchTables
 from graphfit.planner.core.enums import CUDAGraphMode, Engine, EngineName, LadderPolicy, Unit
 from graphfit.planner.core.errors import ConfigError, excerpt
+from graphfit.planner.core.keyed import BatchKey, KeyedDispatch
 from graphfit.planner.core.ladder import Ladder
 from graphfit.planner.core.options import EngineOptions, NoOptions
 from graphfit.planner.core.settings import EngineSettings
@@ -71,6 +72,45 @@ class ComponentModel:
     @property
     def width(self) -> int:
         return self.tables.uniform_query_len
+
+
+@dataclass(frozen=True)
+class KeyedComponentModel:
+    """A graph runner whose graphs are keyed on (requests, tokens, longest request) rather
+    than on a token count (`core.keyed`): an encoder that buckets all three.
+
+    `dispatch` is the engine's key rule with the keys it captures; `bounds` the (requests,
+    tokens, longest) limits of the batches that reach it; `buffers` its static token
+    inputs, of which a graph of key k reads `dispatch.rows(k)` rows (each on Axis.TOKENS);
+    `witnesses` one batch within the bounds that replays each captured key (the planner
+    checks it does: the proof's "one row less fails" is a real batch, and a runtime probes
+    each graph with it); `ladders` the engine's named bucket lists, for reports.
+    """
+
+    name: str
+    dispatch: KeyedDispatch
+    bounds: BatchKey
+    buffers: tuple[BufferSpec, ...]
+    witnesses: Mapping[tuple[int, ...], BatchKey]
+    ladders: tuple[tuple[str, tuple[int, ...]], ...] = ()
+
+    def __post_init__(self) -> None:
+        names = [b.name for b in self.buffers]
+        if len(set(names)) != len(names):
+            raise ConfigError(f"{self.name}: buffer names must be unique")
+        if any(b.axis is not Axis.TOKENS for b in self.buffers):
+            raise ConfigError(f"{self.name}: a keyed component's buffers are token rows")
+        missing = sorted(k for k in self.dispatch.captured if k not in self.witnesses)
+        if missing:
+            raise ConfigError(f"{self.name}: no batch replays captured key(s) {missing[:3]}")
+
+
+def keyed_components(model: EngineModel, config: EngineSettings, ladders: EngineLadders
+                     ) -> tuple[KeyedComponentModel, ...]:
+    """`model`'s keyed components (its optional `keyed_components(config, ladders)`; none
+    for a model that has no such runner)."""
+    rule = getattr(model, "keyed_components", None)
+    return tuple(rule(config, ladders)) if rule is not None else ()
 
 
 def share_buffers(components: tuple[ComponentModel, ...], owner: str, reader: str
@@ -154,6 +194,8 @@ class EngineModel(Protocol):
 #   config_stage: str -- how reports name the ladder as the config computes it.
 #   capture_multiple(config, mode) -> int -- the multiple the runner rounds capture sizes
 #       to under the resolved graph mode (vLLM V1: q with FULL decode graphs), else 1.
+#   keyed_components(config, ladders) -> tuple[KeyedComponentModel, ...] -- graph runners
+#       keyed on (requests, tokens, longest request) (TensorRT-LLM's encoder); none if absent.
 #   options: type[EngineOptions] -- the engine's own options class (its package's
 #       options module: VllmOptions, SglangOptions, TrtllmOptions); NoOptions when absent.
 # (architecture and vocab_size are facts of the model, accepted for every engine)

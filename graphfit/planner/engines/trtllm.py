@@ -38,7 +38,12 @@ from graphfit.planner.core.enums import CUDAGraphMode, Engine, LadderPolicy, Spe
 from graphfit.planner.core.errors import ConfigError
 from graphfit.planner.core.ladder import Ladder, check_size_count
 from graphfit.planner.core.settings import EngineSettings
-from graphfit.planner.engines.base import ComponentModel, EngineLadders, share_buffers
+from graphfit.planner.engines.base import (
+    ComponentModel,
+    EngineLadders,
+    KeyedComponentModel,
+    share_buffers,
+)
 from graphfit.planner.engines.batch import (
     BatchRunner,
     batch_components,
@@ -46,6 +51,7 @@ from graphfit.planner.engines.batch import (
     graph_input,
     resolve_common,
 )
+from graphfit.planner.engines.trtllm_encoder import encoder_component
 from graphfit.planner.engines.trtllm_options import TrtllmOptions
 from graphfit.planner.engines.trtllm_prefill import (
     COMPONENT,
@@ -189,7 +195,8 @@ def trtllm_ladder(config: EngineSettings) -> tuple[Ladder, Ladder]:
         warnings.append(f"max_batch_size {S} is above max_num_tokens {T} (TensorRT-LLM warns "
                         f"too; at most {T // per_request} generation requests fit)")
     declared = Ladder(tuple(sizes), tuple(warnings))
-    if config.cudagraph_mode is CUDAGraphMode.NONE:
+    if config.cudagraph_mode is CUDAGraphMode.NONE or config.cuda_graph_mode == "encode":
+        # encode: the sizes are the encoder's (the keyed `encoder` component), no decode graph
         return declared, Ladder((), tuple(warnings))
     kept = trtllm_filter(sizes, S, T, q, padding=config.cuda_graph_padding)
     limit = min(S, T // q)
@@ -381,6 +388,7 @@ class TrtllmModel:
         elif config.cuda_graph_padding is None:
             changes["cuda_graph_padding"] = False
         resolve_common(config, self.engine, OWN_METHODS)
+        check_encode(config)
         if config.multimodal and config.mrope_dims != 3:
             raise ConfigError(f"mrope_dims: TensorRT-LLM's mrope position ids are (3, 1, T), "
                               f"got {config.mrope_dims}")
@@ -398,7 +406,8 @@ class TrtllmModel:
     def ladders(self, config: EngineSettings) -> EngineLadders:
         if config.ladder is LadderPolicy.EXPLICIT:
             declared = explicit_batch_ladder(config)
-            graphs = config.cudagraph_mode is not CUDAGraphMode.NONE
+            graphs = (config.cudagraph_mode is not CUDAGraphMode.NONE
+                      and config.cuda_graph_mode != "encode")
             captured = declared if graphs else Ladder(())
         else:
             declared, captured = trtllm_ladder(config)
@@ -417,12 +426,45 @@ class TrtllmModel:
         # the prefill graphs read the decoder's own persistent token buffers: one tensor each
         return share_buffers((*decode, prefill), "target", COMPONENT)
 
+    def keyed_components(self, config: EngineSettings, ladders: EngineLadders
+                         ) -> tuple[KeyedComponentModel, ...]:
+        """The encoder-only runner's graphs (`cuda_graph_config.mode: encode`), over the batch
+        sizes the graph config resolved (the declared ladder)."""
+        if config.cuda_graph_mode != "encode":
+            return ()
+        return (encoder_component(config, ladders.config.sizes),)
+
+
+def check_encode(config: EngineSettings) -> None:
+    """`cuda_graph_config.mode: encode` is the encoder-only runner's: its buckets need that
+    mode, and graphfit plans no decoder beside it (no drafts, no beams, no prefill graphs:
+    `encode_only` refuses prefill graphs, tensorrt_llm/llmapi/llm_args.py@0004396720:6253-6259)."""
+    if config.cuda_graph_mode != "encode":
+        for name in ("encode_num_tokens", "encode_seq_lens"):
+            if getattr(config, name) is not None:
+                raise ConfigError(f"{name}: encoder CUDA-graph buckets need cuda_graph_mode "
+                                  f"encode")
+        return
+    if config.cudagraph_mode is CUDAGraphMode.NONE:
+        raise ConfigError("cuda_graph_mode: encode with graphs off (cuda_graph_config null)")
+    for name, on in (("spec_method", config.spec_method is not SpecMethod.NONE),
+                     ("max_beam_width", config.max_beam_width > 1),
+                     ("prefill_cuda_graph_backend",
+                      config.prefill_cuda_graph_backend != "disabled"),
+                     ("draft_len_schedule", config.draft_len_schedule is not None)):
+        if on:
+            raise ConfigError(f"{name}: not with cuda_graph_config mode encode (graphfit "
+                              f"plans it for an encoder-only model)")
+
 
 def _inputs(config: EngineSettings) -> tuple[tuple[str, str], ...]:
     out = [("max_batch_size", str(config.max_num_seqs)),
            ("max_num_tokens", str(config.max_num_batched_tokens))]
     if config.cudagraph_mode is CUDAGraphMode.NONE:
         out.append(("cuda_graph_config", "null"))
+    elif config.cuda_graph_mode == "encode":
+        out.append(("cuda_graph_config", f"mode encode, enable_padding "
+                                         f"{str(config.cuda_graph_padding).lower()}"))
     else:
         out.append(("enable_padding", str(config.cuda_graph_padding).lower()))
     if config.max_beam_width > 1:

@@ -44,9 +44,12 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from functools import cached_property
 
+from graphfit.planner.core.batches import Stream
+from graphfit.planner.core.buffers import ZERO, Axis, BufferSpec, Demand
 from graphfit.planner.core.errors import ConfigError
 from graphfit.planner.core.keyed import BatchKey, KeyedDispatch, prove_keyed
-from graphfit.planner.engines.trtllm import trtllm_filter
+from graphfit.planner.core.settings import EngineSettings
+from graphfit.planner.engines.base import KeyedComponentModel
 from graphfit.planner.engines.trtllm_ladders import filter_encoder_values
 
 EncoderKey = tuple[int, int, int]
@@ -150,17 +153,24 @@ class EncoderGraphs:
         return key
 
     @cached_property
-    def captured(self) -> frozenset[EncoderKey]:
-        """The keys of the captured layouts."""
-        out: set[EncoderKey] = set()
+    def witnesses(self) -> dict[EncoderKey, BatchKey]:
+        """Each captured key, with the (requests, tokens, longest) of the first capture layout
+        that captures it: a batch the engine itself runs, so one that replays the key."""
+        out: dict[EncoderKey, BatchKey] = {}
         for shape in self.capture_shapes():
             layout = capture_layout(*shape)
             if layout is None:
                 continue
-            key = self._key((len(layout), sum(layout), max(layout)))
+            batch = (len(layout), sum(layout), max(layout))
+            key = self._key(batch)
             if key is not None:
-                out.add(key)
-        return frozenset(out)
+                out.setdefault(key, batch)
+        return out
+
+    @property
+    def captured(self) -> frozenset[EncoderKey]:
+        """The keys of the captured layouts."""
+        return frozenset(self.witnesses)
 
     def lookup(self, batch: BatchKey) -> EncoderKey | None:
         """The captured key a batch of (requests, tokens, longest) replays, or None."""
@@ -189,9 +199,48 @@ def encoder_graphs(batch_sizes: Sequence[int], num_tokens: Sequence[int],
                    seq_lens: Sequence[int], padding: bool, max_batch_size: int,
                    max_num_tokens: int, max_seq_len: int) -> EncoderGraphs:
     """`EncoderConfigMixin.create`'s filters on the config's (sorted) lists."""
-    bs = trtllm_filter(sorted(set(batch_sizes)), max_batch_size, max_num_tokens, 1,
-                       padding=padding) if batch_sizes else []
+    # filter_cuda_graph_batch_sizes(.., max_batch_size, max_num_tokens, 1, padding): one
+    # token a request, so its limit is min(max_batch_size, max_num_tokens), the same walk as
+    # the bucket filters (the reference test compares it with the engine's filter)
+    bs = filter_encoder_values(sorted(set(batch_sizes)), min(max_batch_size, max_num_tokens),
+                               padding) if batch_sizes else ()
     nt = filter_encoder_values(sorted(set(num_tokens)), max_num_tokens, padding)
     sl = filter_encoder_values(sorted(set(seq_lens)), max_seq_len, padding)
     return EncoderGraphs(tuple(bs), nt, sl, padding, max_batch_size, max_num_tokens,
                          max_seq_len)
+
+
+COMPONENT = "encoder"
+
+
+def encoder_graphs_of(config: EngineSettings, batch_sizes: Sequence[int]) -> EncoderGraphs:
+    """The encoder-only runner's graphs for a config with `cuda_graph_config.mode: encode`:
+    `batch_sizes` as the graph config validates them (given, or generated for its
+    max_batch_size), buckets as `EncodeCudaGraphConfig` leaves them, bounds max_batch_size,
+    max_num_tokens and max_seq_len (graphfit's max_model_len)."""
+    return encoder_graphs(batch_sizes, config.encode_num_tokens or (),
+                          config.encode_seq_lens or (), bool(config.cuda_graph_padding),
+                          config.max_num_seqs, config.max_num_batched_tokens,
+                          config.max_model_len)
+
+
+def encoder_component(config: EngineSettings, batch_sizes: Sequence[int]
+                      ) -> KeyedComponentModel:
+    """The `encoder` keyed component: its static `input_ids` (rows,) and `position_ids`
+    (1, rows), int32, TensorRT-LLM's rows the largest kept token bucket (min(largest bucket,
+    max_num_tokens)); a graph of key (b, n, L) reads n rows."""
+    graphs = encoder_graphs_of(config, batch_sizes)
+    why = "EncoderCUDAGraphRunner's static inputs (_create_shared_static_tensors)"
+    rows = graphs.static_rows
+    buffers = (
+        BufferSpec("input_ids", "int32", Axis.TOKENS, (Demand(Stream.GRAPH_TOKENS),), rows,
+                   ZERO, source=why),
+        BufferSpec("position_ids", "int32", Axis.TOKENS, (Demand(Stream.GRAPH_TOKENS),), rows,
+                   ZERO, leading=(1,), source=why))
+    ladders = (("batch_sizes", graphs.batch_sizes), ("num_tokens", graphs.token_buckets),
+               ("seq_lens", graphs.length_buckets))
+    witnesses: dict[tuple[int, ...], BatchKey] = {
+        key: batch for key, batch in graphs.witnesses.items()}
+    return KeyedComponentModel(COMPONENT, graphs.dispatch,
+                               (graphs.max_batch_size, graphs.max_num_tokens,
+                                graphs.max_seq_len), buffers, witnesses, ladders)

@@ -13,6 +13,8 @@ from graphfit.planner.core.options import EngineOptions, int_list, positive_int,
 # disabled (the default), piecewise (torch.compile PiecewiseRunner graphs), breakable
 # (BreakableCUDAGraphRunner)
 PREFILL_BACKENDS = ("disabled", "piecewise", "breakable")
+# `cuda_graph_config.mode` (tensorrt_llm/llmapi/llm_args.py@0004396720:495-498)
+GRAPH_MODES = ("decode", "encode")
 
 
 @dataclass(frozen=True)
@@ -42,6 +44,19 @@ class TrtllmOptions(EngineOptions):
     torch_compile: whether `torch_compile_config` is given (not null). TensorRT-LLM refuses it
         with the breakable backend (`normalize_prefill_cuda_graph_config`: "breakable prefill
         CUDA graph does not support torch_compile_config"); the piecewise backend creates one.
+    cuda_graph_mode: `cuda_graph_config.mode` (`CudaGraphConfigType`, discriminated on
+        `mode`, tensorrt_llm/llmapi/llm_args.py@0004396720:495-498): "decode" (the default,
+        `DecodeCudaGraphConfig`) or "encode" (`EncodeCudaGraphConfig`,
+        tensorrt_llm/llmapi/llm_args.py@0004396720:305-344). Encode: the batch sizes feed the
+        encoder-only runner, whose graphs graphfit plans as the keyed `encoder` component
+        (graphfit.planner.engines.trtllm_encoder); no decode graphs are planned.
+    encode_num_tokens / encode_seq_lens: `EncodeCudaGraphConfig.num_tokens` / `seq_lens` as its
+        validator leaves them (given, or generated from `max_num_token` / `max_seq_len`,
+        tensorrt_llm/llmapi/llm_args.py@0004396720:346-385), kept sorted and unique (the
+        runner's filters read them sorted; a duplicate bucket is the same graph). None:
+        unset, so the encode step stays eager (`validate_token_encoder_bucket_config`,
+        tensorrt_llm/llmapi/llm_args.py@0004396720:462-489). The model refuses them with mode
+        "decode".
     """
 
     engine: ClassVar[str] = "trtllm"
@@ -53,6 +68,9 @@ class TrtllmOptions(EngineOptions):
     prefill_cuda_graph_backend: str = "disabled"
     prefill_capture_num_tokens: tuple[int, ...] | None = None
     torch_compile: bool = False
+    cuda_graph_mode: str = "decode"
+    encode_num_tokens: tuple[int, ...] | None = None
+    encode_seq_lens: tuple[int, ...] | None = None
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "draft_len_schedule",
@@ -72,6 +90,14 @@ class TrtllmOptions(EngineOptions):
         if not isinstance(self.torch_compile, bool):
             raise ConfigError(
                 f"torch_compile: expected true/false, got {excerpt(self.torch_compile)}")
+        mode = self.cuda_graph_mode
+        if not isinstance(mode, str) or mode.strip().lower() not in GRAPH_MODES:
+            raise ConfigError(f"cuda_graph_mode: {excerpt(mode)} is not one of "
+                              f"{', '.join(GRAPH_MODES)}")
+        object.__setattr__(self, "cuda_graph_mode", mode.strip().lower())
+        for name in ("encode_num_tokens", "encode_seq_lens"):
+            value = sizes(name, getattr(self, name))
+            object.__setattr__(self, name, None if value is None else tuple(sorted(set(value))))
 
 
 def token_counts(name: str, value: object) -> tuple[int, ...] | None:
@@ -82,4 +108,4 @@ def token_counts(name: str, value: object) -> tuple[int, ...] | None:
     return None if items is None else tuple(sorted(set(items)))
 
 
-__all__ = ["PREFILL_BACKENDS", "TrtllmOptions", "token_counts"]
+__all__ = ["GRAPH_MODES", "PREFILL_BACKENDS", "TrtllmOptions", "token_counts"]

@@ -1,0 +1,174 @@
+"""A keyed component in the plan (graphs keyed on (requests, tokens, longest request)):
+engine-neutral sizing and proof (graphfit.planner.keyed_plan), the plan document, the CLI's
+tables and `check --plan`, with TensorRT-LLM's encoder-only graphs as the engine that has one
+(tests/oracle/test_trtllm_encoder_reference.py compares that component with the engine's
+code)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from graphfit import ConfigError, EngineConfig, Plan, plan
+from graphfit.planner.core.batches import Stream
+from graphfit.planner.core.buffers import ZERO, Axis, BufferSpec, Demand
+from graphfit.planner.core.keyed import KeyedDispatch, reachable_keys, split
+from graphfit.planner.document import plan_document
+from graphfit.planner.engines.base import KeyedComponentModel
+from graphfit.planner.keyed_plan import keyed_rows
+from tests.helpers import run_cli
+
+
+def encode_config(S: int = 8, T: int = 256, L: int = 64, *, padding: bool = True,
+                  num_tokens: tuple[int, ...] | None = (16, 64, 128, 256),
+                  seq_lens: tuple[int, ...] | None = (8, 32, 64)) -> EngineConfig:
+    return EngineConfig.from_dict({
+        "engine": "trtllm", "max_num_seqs": S, "max_num_batched_tokens": T,
+        "max_model_len": L, "cuda_graph_padding": padding,
+        "options": {"cuda_graph_mode": "encode", "encode_num_tokens": num_tokens,
+                    "encode_seq_lens": seq_lens}})
+
+
+def _bucket_dispatch(buckets: tuple[int, ...]) -> KeyedDispatch:
+    """An engine-neutral toy rule: pad the tokens to the next bucket, key (1, bucket, 0)."""
+    def rule(batch: tuple[int, int, int]) -> tuple[int, ...] | None:
+        n = batch[1]
+        return next(((1, t, 0) for t in buckets if t >= n), None)
+    return KeyedDispatch(rule, frozenset((1, t, 0) for t in buckets), lambda key: key[1])
+
+
+def _spec(name: str) -> BufferSpec:
+    return BufferSpec(name, "int32", Axis.TOKENS, (Demand(Stream.GRAPH_TOKENS),), 0, ZERO)
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.lists(st.integers(1, 40), min_size=1, max_size=5, unique=True).map(
+    lambda v: tuple(sorted(v))))
+def test_capacity_is_the_largest_captured_key_and_every_batch_fits(buckets: tuple[int, ...]
+                                                                   ) -> None:
+    """Sizing knows no engine: capacity = the largest captured key's rows, and every batch
+    within the bounds replays a key of at most that many rows (checked by brute force)."""
+    dispatch = _bucket_dispatch(buckets)
+    witnesses = {(1, t, 0): (1, t, t) for t in buckets}
+    model = KeyedComponentModel("toy", dispatch, (1, 40, 40), (_spec("ids"),), witnesses)
+    rows = keyed_rows(model)
+    assert rows == buckets[-1]
+    for batch in reachable_keys(1, 40, 40):
+        key = dispatch.lookup(batch)
+        assert key is None or dispatch.rows(key) <= rows
+
+
+def test_keyed_model_refusals() -> None:
+    dispatch = _bucket_dispatch((4, 8))
+    with pytest.raises(ConfigError, match="no batch replays"):
+        KeyedComponentModel("toy", dispatch, (1, 8, 8), (_spec("ids"),), {(1, 4, 0): (1, 4, 4)})
+    with pytest.raises(ConfigError, match="token rows"):
+        KeyedComponentModel("toy", dispatch, (1, 8, 8), (BufferSpec(
+            "r", "int32", Axis.REQUESTS, (Demand(Stream.TARGET_REQUESTS),), 0, ZERO),), {})
+    wrong = KeyedComponentModel("toy", dispatch, (1, 8, 8), (_spec("ids"),),
+                                {(1, 4, 0): (1, 8, 8), (1, 8, 0): (1, 8, 8)})
+    with pytest.raises(ConfigError, match="does not replay"):
+        keyed_rows(wrong)  # a witness must replay its own key
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.integers(1, 6), st.integers(8, 96), st.integers(4, 32), st.booleans())
+def test_plan_proves_the_encoder_and_one_row_less_fails(S: int, T: int, L: int,
+                                                        padding: bool) -> None:
+    p = plan(encode_config(S, T, L, padding=padding, num_tokens=(4, 16, 32, 64, 96),
+                           seq_lens=(2, 8, 16, 32)))
+    comp = p.keyed["encoder"]
+    verification = p.verify()
+    assert verification.ok and p.verify_engine().ok
+    assert {b.capacity for b in comp.buffers} == {keyed_rows_of(p)}
+    for batch in reachable_keys(*comp.bounds):  # exhaustive: no reachable batch goes short
+        key = comp.lookup(batch)
+        assert key is None or all(comp.dispatch.rows(key) <= b.capacity
+                                  for b in comp.buffers)
+    for key in comp.graph_keys:  # each witness replays its key, within the bounds
+        assert comp.lookup(comp.witnesses[key]) == key
+        lens = comp.probe(key)
+        assert (len(lens), sum(lens), max(lens)) == comp.witnesses[key]
+    cap = keyed_rows_of(p)
+    if cap:
+        short = p.verify({"encoder.position_ids": cap - 1})
+        assert not short.ok and {r.key for r in short.ranges()} == {"encoder.position_ids"}
+        r = short.ranges()[0]
+        assert (r.padded, r.capacity) == (cap, cap - 1)
+
+
+def keyed_rows_of(p: Plan) -> int:
+    """The rows of the largest captured key (what the plan's capacity must be)."""
+    return max((k[1] for k in p.keyed["encoder"].graph_keys), default=0)
+
+
+def test_decode_plans_have_no_keyed_component_and_the_same_document() -> None:
+    p = plan(EngineConfig.from_dict({"engine": "trtllm", "max_num_seqs": 8}))
+    assert not p.keyed
+    doc = plan_document(p, p.verify())
+    assert "keyed_components" not in doc  # /3 documents without one are unchanged
+    encoded = plan(encode_config())
+    doc = plan_document(encoded, encoded.verify())
+    assert doc["schema"] == "graphfit.plan/3"
+    graphs = doc["keyed_components"]["encoder"]["graphs"]
+    assert [tuple(g["key"]) for g in graphs] == list(encoded.keyed["encoder"].graph_keys)
+    assert doc["total_bytes"] == encoded.total_bytes == (
+        sum(c.total_bytes for c in encoded.components.values())
+        + encoded.keyed["encoder"].total_bytes)
+
+
+def test_no_decode_graph_beside_the_encoder_whatever_the_ladder_policy() -> None:
+    for ladder in ("auto", "explicit"):
+        config = encode_config().replace(ladder=ladder, cudagraph_capture_sizes=(1, 2, 4, 8))
+        p = plan(config)
+        assert not p.capture_sizes and not p.graph_keys("target"), ladder
+        assert dict(p.keyed["encoder"].ladders)["batch_sizes"] == (1, 2, 4, 8)
+
+
+def test_encoder_buckets_need_mode_encode_and_no_decoder_features() -> None:
+    with pytest.raises(ConfigError, match="need cuda_graph_mode encode"):
+        plan(EngineConfig.from_dict({"engine": "trtllm", "max_num_seqs": 8,
+                                     "options": {"encode_num_tokens": [8]}}))
+    with pytest.raises(ConfigError, match="max_beam_width: not with cuda_graph_config mode"):
+        plan(EngineConfig.from_dict({"engine": "trtllm", "max_num_seqs": 8, "options": {
+            "cuda_graph_mode": "encode", "max_beam_width": 2}}))
+    with pytest.raises(ConfigError, match="prefill_cuda_graph_backend: not with"):
+        plan(EngineConfig.from_dict({"engine": "trtllm", "max_num_seqs": 8, "options": {
+            "cuda_graph_mode": "encode", "prefill_cuda_graph_backend": "breakable"}}))
+
+
+def test_cli_plan_json_check_and_capacity(tmp_path: Path) -> None:
+    """`graphfit plan` text and --json show the encoder; `check --plan` accepts the document
+    and refuses it edited; `--capacity encoder.input_ids=` one row short is UNSAFE (exit 1)."""
+    config = tmp_path / "enc.yaml"
+    config.write_text("max_batch_size: 8\nmax_num_tokens: 256\nmax_seq_len: 64\n"
+                      "cuda_graph_config:\n  enable_padding: true\n  max_num_token: 256\n"
+                      "  max_seq_len: 64\n")
+    code, out, err = run_cli(["plan", "--engine", "trtllm", "--config", str(config)])
+    assert code == 0, err
+    assert "encoder: " in out and "graphs keyed on (requests, tokens, longest request)" in out
+    assert "encoder.input_ids" in out and "SAFE" in out
+    code, out, err = run_cli(["plan", "--engine", "trtllm", "--config", str(config), "--json"])
+    assert code == 0, err
+    saved = tmp_path / "plan.json"
+    saved.write_text(out)
+    assert run_cli(["check", "--plan", str(saved)])[0] == 0
+    doc = json.loads(out)
+    doc["keyed_components"]["encoder"]["buffers"][0]["capacity"] -= 1
+    saved.write_text(json.dumps(doc))
+    code, _, err = run_cli(["check", "--plan", str(saved)])
+    assert code == 2 and "keyed_components.encoder.buffers[0].capacity" in err
+    rows = json.loads(out)["keyed_components"]["encoder"]["buffers"][0]["capacity"]
+    code, out, _ = run_cli(["plan", "--engine", "trtllm", "--config", str(config),
+                            "--capacity", f"encoder.input_ids={rows - 1}"])
+    assert code == 1 and f"encoder.input_ids: num_tokens {rows} pad to {rows}" in out
+
+
+def test_split_has_the_batch_counts() -> None:
+    for batch in reachable_keys(4, 12, 6):
+        lens = split(batch)
+        assert (len(lens), sum(lens), max(lens)) == batch and min(lens) >= 1
