@@ -74,13 +74,17 @@ def configs() -> list[tuple[str, EngineConfig]]:
             speculative_eagle_topk=2, speculative_num_draft_tokens=6),
         "sglang DFLASH (block 8)": dict(
             engine="sglang", spec_method="dflash", speculative_num_draft_tokens=8),
+        "trtllm encoder-only graphs (keyed on requests, tokens, longest)": dict(
+            engine="trtllm", num_speculative_tokens=0, max_num_seqs=8,
+            max_num_batched_tokens=1024, max_model_len=512, cuda_graph_mode="encode",
+            encode_num_tokens=(64, 256, 1024), encode_seq_lens=(64, 128, 512)),
         "sglang eagle, adaptive steps": dict(
             engine="sglang", spec_method="eagle", speculative_eagle_topk=1,
             speculative_num_draft_tokens=4, speculative_adaptive=True),
     }
     for label, fields in extra.items():
         try:
-            out.append((label, EngineConfig.from_dict(dict(REFERENCE, **fields))))
+            out.append((label, EngineConfig.from_dict({**REFERENCE, **fields})))
         except ConfigError as exc:
             print(f"skipped {label}: {exc}", file=sys.stderr)
     return out
