@@ -204,3 +204,21 @@ def test_runtime_allocates_each_shared_buffer_once() -> None:
     ptrs = {v["next_token_logits_buffer"].data_ptr() for v in views}
     assert ptrs == {pool[LOGITS_SHARED].data_ptr()}
     assert isinstance(pool[LOGITS_SHARED], torch.Tensor)
+
+
+def test_shared_users_may_differ_in_scaled_axis_only() -> None:
+    """The logits users index rows by tokens (target) or by requests (draft-extend): one
+    tensor; a fixed buffer and a scaled one never are."""
+    from dataclasses import replace
+
+    from graphfit.planner.plan import SharedBufferPlan
+
+    p = plan(sg(max_num_seqs=8))
+    users = p.shared[LOGITS_SHARED].users
+    assert {u.axis.value for u in users} == {"tokens", "requests"}
+    fixed = p.buffer("target.global_num_tokens_gpu")
+    scaled = p.buffer("drafter.seq_lens")
+    clash = replace(scaled, spec=replace(scaled.spec, dtype=fixed.dtype),
+                    capacity=fixed.capacity)
+    with pytest.raises(ConfigError, match="shared buffer x"):
+        SharedBufferPlan("x", (fixed, clash))
