@@ -48,8 +48,10 @@ LEGACY, OFF_SWITCH, PER_PHASE, JSON_CONFIG = 0, 1, 2, 3
 UNMODELLED_ALGORITHMS = {  # reasons short enough for one error line
     "DSPARK": "width block-1 drafter, accept graph, KV inject, ragged verify (spec_info.py:"
               "160-164, 299-300)",
-    "UNO": "lora/nolora graphs per size, F-wide tree-draft runner "
-           "(uno_cuda_graph_runner.py:38-67, uno_lora.py:61-95)",
+    # its runners, widths, ladders and start-up checks are modelled (graphfit.planner.
+    # engines.sglang_uno); what planning it still lacks:
+    "UNO": "only its runners are (sglang_uno); no UNO spec_method to plan with, per-size "
+           "LoRA segment state (uno_lora.py:61-95)",
 }
 # FROZEN_KV_MTP is an MTP draft over the target's frozen KV: spec_method MTP with
 # SglangOptions.frozen_kv_mtp (graphfit.planner.engines.sglang_spec_runners)

@@ -170,8 +170,11 @@ class SharedBufferPlan:
             raise ConfigError(f"shared buffer {self.name}: no user")
         first = self.users[0]
         for other in self.users[1:]:
-            if (other.dtype, other.axis, other.spec.leading, other.spec.trailing,
-                    other.init) != (first.dtype, first.axis, first.spec.leading,
+            # the users may scale on different axes (one runner indexes the rows by tokens,
+            # another by requests, SGLang's process-wide logits buffer): rows are rows of the
+            # one tensor and each user's proof counts its own; fixed and scaled never mix
+            if (other.dtype, other.axis is Axis.FIXED, other.spec.leading, other.spec.trailing,
+                    other.init) != (first.dtype, first.axis is Axis.FIXED, first.spec.leading,
                                     first.spec.trailing, first.init):
                 raise ConfigError(
                     f"shared buffer {self.name}: {first.key} is {first.dtype} "
@@ -373,10 +376,11 @@ class Plan:
             raise BatchError(f"component: no component {name!r} (known: {known})") from None
 
     def buffer(self, key: str) -> BufferPlan:
-        """Look up "component.name" (e.g. "drafter.positions")."""
+        """Look up "component.name" (e.g. "drafter.positions"; a component name may hold a
+        dot, SGLang's adaptive "target.s5", a buffer name never)."""
         if not isinstance(key, str):
             raise ConfigError(f"buffer: expected component.name, got {key!r}")
-        component, sep, name = key.partition(".")
+        component, sep, name = key.rpartition(".")
         if not sep:
             raise ConfigError(f"buffer: {key!r} is not of the form component.name")
         if component in self.keyed:

@@ -16,12 +16,17 @@ the comparisons of sglang_compare apply to each state unchanged.
 
 from __future__ import annotations
 
+import dataclasses
+import math
 from typing import Any
 
+from graphfit.planner.core.dtypes import itemsize
 from tests.oracle import sglang_oracle as so
 
+HIDDEN, VOCAB = 4096, 128256  # the oracle model's sizes (sglang_stubs.write_model_dir)
 
-def states(r: so.Resolved) -> dict[int, dict[str, so.Runner]] | None:
+
+def states(r: so.Resolved, device: str = "meta") -> dict[int, dict[str, so.Runner]] | None:
     """SGLang's adaptive runtime states (module docstring); None: adaptive is off."""
     from sglang.srt.model_executor.cuda_graph_config import check_cuda_graph_backend
     from sglang.srt.runtime_context import get_context, get_exec, get_spec
@@ -36,7 +41,7 @@ def states(r: so.Resolved) -> dict[int, dict[str, so.Runner]] | None:
                                            cfg_path=spec.speculative_adaptive_config)
         disabled = check_cuda_graph_backend("decode", "disabled")
         params.set_cuda_graph_bs(None if disabled else get_exec().graph.cuda_graph_bs_decode)
-        build = _builder(r)
+        build = _builder(r, device)
         out = {start: build()}
         for steps in params.candidate_steps:
             if steps in out:
@@ -64,11 +69,11 @@ def states(r: so.Resolved) -> dict[int, dict[str, so.Runner]] | None:
         return out
 
 
-def _builder(r: so.Resolved) -> Any:
+def _builder(r: so.Resolved, device: str = "meta") -> Any:
     def build() -> dict[str, so.Runner]:
         if r.decode_backend == "disabled":
             return {}
-        return so._runners(r, so.DEFAULT_TOKEN_CAPACITY, 4096, 128256, "meta")
+        return so._runners(r, so.DEFAULT_TOKEN_CAPACITY, HIDDEN, VOCAB, device)
     return build
 
 
@@ -80,7 +85,11 @@ class StateView:
         self._plan, self._suffix = plan, suffix
         self.config = plan.config
         names = {f"{base}{suffix}": base for base in ("target", "drafter", "draft_extend")}
-        self.components = {names[n]: c for n, c in plan.components.items() if n in names}
+        # a shared buffer shows the view this runner reads (its own rows, the engine's
+        # formula); the one tensor's size is compare_sharing's
+        self.components = {names[n]: dataclasses.replace(c, buffers=tuple(
+            dataclasses.replace(b, capacity=b.reference_capacity) if b.shared else b
+            for b in c.buffers)) for n, c in plan.components.items() if n in names}
 
     @property
     def capture_sizes(self) -> tuple[int, ...]:
@@ -145,6 +154,8 @@ def compare(argv: tuple[str, ...], gpu_mem_gb: float | None = 80) -> dict[str, l
                 for s in sglang_states if s in gf_states}
         pairs = [(answer, sc.GraphfitAnswer(argv, None, StateView(plan, suffix)))
                  for suffix, answer in ours.items()]
+        diffs["sharing"] = [sc.Difference("sharing", d)
+                            for d in compare_sharing(plan, sg.resolved)[0]]
     for answer, gf in pairs:
         for name, found in (
                 ("target_ladder", sc.compare_target_ladder(answer, gf)),
@@ -156,3 +167,143 @@ def compare(argv: tuple[str, ...], gpu_mem_gb: float | None = 80) -> dict[str, l
                 ("fills", sc.compare_fills(answer, gf))):
             diffs.setdefault(name, []).extend(found)
     return diffs
+
+
+# --------------------------------------------------------------------------------------------
+# Which buffers SGLang shares across its runners and states (graphfit.planner.engines.
+# sglang_shared), observed on SGLang's own objects
+# --------------------------------------------------------------------------------------------
+
+RUNNER_OF = {"target": "target", "drafter": "draft", "draft_extend": "draft_extend"}
+User = tuple[int, str, str]  # (steps, SGLang runner, buffer)
+
+
+@dataclasses.dataclass(frozen=True)
+class Tensor:
+    """One tensor SGLang allocates: its users among the modelled buffers, elements, dtype."""
+
+    users: frozenset[User]
+    numel: int
+    dtype: str
+    element_size: int
+
+
+def shared_tensors(r: so.Resolved) -> dict[int, dict[str, so.Runner]] | None:
+    """Every adaptive state's runners built with SGLang's sharing live: one
+    `GraphSharedOutput` (graph_shared_output.py:16-73) of SGLang's own
+    `max_decode_logits_rows` (model_runner.py:905-929, computed on the target model runner
+    as ModelRunner does at start-up) and SGLang's process-wide input pool, every runner on
+    one device, as on the GPU. None: adaptive is off."""
+    import functools
+
+    import torch
+
+    with so.published(r):  # SGLang's modules import under the fake CUDA device
+        from sglang.srt.model_executor.graph_shared_output import GraphSharedOutput
+        from sglang.srt.model_executor.model_runner import ModelRunner
+        from sglang.srt.model_executor.runner.decode_cuda_graph_runner import (
+            DecodeCudaGraphRunner,
+        )
+
+        pool = so._pool_size(r, so.DEFAULT_TOKEN_CAPACITY)
+        fill = so._seq_len_fill_value(r.decode_attention_backend or r.attention_backend)
+        mr = so._model_runner_stub(r, pool, fill, "cpu", HIDDEN, VOCAB, draft=False)
+        mr.decode_num_tokens_per_req = functools.partial(
+            ModelRunner.decode_num_tokens_per_req, mr)
+        mr.decode_graph_gather_requirements = functools.partial(
+            DecodeCudaGraphRunner.decode_graph_gather_requirements, mr)
+        rows = int(ModelRunner.max_decode_logits_rows(mr))
+    output = GraphSharedOutput(device=torch.device("meta"), max_rows=rows)
+    with so.sharing(output):
+        return states(r, device="cpu")
+
+
+def _live(run: so.Runner, name: str) -> Any:
+    holder = run.live if run.name == "target" else run.live.buffers
+    tensor = getattr(holder, name, None)
+    return tensor if tensor is not None else getattr(run.live, name, None)
+
+
+def sglang_groups(built: dict[int, dict[str, so.Runner]], modelled: set[User]
+                  ) -> list[Tensor]:
+    """The tensors behind the modelled buffers, grouped by the storage they view."""
+    roots: dict[int, tuple[Any, set[User]]] = {}
+    for steps, runners in built.items():
+        for run in runners.values():
+            for name in run.buffers:
+                user = (steps, run.name, name)
+                tensor = _live(run, name)
+                if user not in modelled or tensor is None:
+                    continue
+                root = tensor._base if tensor._base is not None else tensor
+                roots.setdefault(id(root), (root, set()))[1].add(user)
+    return [Tensor(frozenset(users), int(root.numel()), so._describe(root),
+                   int(root.element_size())) for root, users in roots.values()]
+
+
+def graphfit_groups(plan: Any, modelled: set[User]) -> list[Tensor]:
+    """The same for graphfit's plan: each shared buffer, and each own buffer alone."""
+    steps_of = {suffix: steps for steps, suffix in suffixes(plan).items()}
+
+    def user(component: str, name: str) -> User:
+        base, dot, tail = component.partition(".")
+        return (steps_of["." + tail if dot else ""], RUNNER_OF[base], name)
+
+    def row(spec: Any) -> int:
+        return math.prod(spec.leading) * math.prod(spec.trailing)
+
+    out = []
+    for sb in plan.shared.values():
+        users = frozenset(user(b.component, b.name) for b in sb.users) & modelled
+        if users:
+            out.append(Tensor(users, sb.reference_capacity * row(sb.users[0].spec), sb.dtype,
+                              itemsize(sb.dtype)))
+    for comp in plan.components.values():
+        for b in comp.buffers:
+            if not b.shared and comp.name.split(".")[0] in RUNNER_OF:
+                u = user(comp.name, b.name)
+                if u in modelled:
+                    out.append(Tensor(frozenset({u}), b.reference_capacity * row(b.spec),
+                                      b.dtype, itemsize(b.dtype)))
+    return out
+
+
+def modelled_users(plan: Any, built: dict[int, dict[str, so.Runner]]) -> set[User]:
+    """(steps, runner, buffer) that both SGLang and graphfit's plan have."""
+    steps_of = {suffix: steps for steps, suffix in suffixes(plan).items()}
+    ours = set()
+    for comp in plan.components.values():
+        base, dot, tail = comp.name.partition(".")
+        if base in RUNNER_OF:
+            ours |= {(steps_of["." + tail if dot else ""], RUNNER_OF[base], b.name)
+                     for b in comp.buffers}
+    theirs = {(steps, run.name, name) for steps, runners in built.items()
+              for run in runners.values() for name in run.buffers}
+    return ours & theirs
+
+
+def compare_sharing(plan: Any, r: so.Resolved, built: Any = None
+                    ) -> tuple[list[str], dict[str, int]]:
+    """Differences between the tensors SGLang shares (users, elements, dtype) and graphfit's
+    shared buffers, and the bytes of the modelled buffers: SGLang's distinct tensors against
+    graphfit's plan (each shared buffer once)."""
+    built = shared_tensors(r) if built is None else built
+    if built is None or not any(built.values()):
+        return [], {}
+    modelled = modelled_users(plan, built)
+    theirs = {t.users: t for t in sglang_groups(built, modelled)}
+    ours = {t.users: t for t in graphfit_groups(plan, modelled)}
+    diffs = []
+    for users in sorted(set(theirs) ^ set(ours), key=lambda u: sorted(u)):
+        who = "SGLang" if users in theirs else "graphfit"
+        if len(users) > 1:
+            diffs.append(f"only {who} makes one tensor of {sorted(users)}")
+    for users in set(theirs) & set(ours):
+        a, b = theirs[users], ours[users]
+        if len(users) > 1 and (a.numel, a.dtype) != (b.numel, b.dtype):
+            diffs.append(f"{sorted(users)[0]}...: SGLang {a.numel} {a.dtype}, graphfit "
+                         f"{b.numel} {b.dtype}")
+    sglang_bytes = sum(t.numel * t.element_size for t in theirs.values())
+    return diffs, {"sglang_bytes": sglang_bytes,
+                   "shared_tensors": sum(1 for u in theirs if len(u) > 1),
+                   "shared_users": sum(len(u) for u in theirs if len(u) > 1)}

@@ -282,7 +282,33 @@ def _model_runner_stub(r: Resolved, pool_size: int, fill_value: int, device: str
         spec_algorithm=SpeculativeAlgorithm.from_string(r.speculative_algorithm),
         is_draft_worker=draft, attn_backend=backend, draft_attn_backend=backend,
         device_timer=None, canary_manager=None, lora_manager=None,
-        graph_shared_output=types.SimpleNamespace(get_logits_buffer=_logits_buffer))
+        graph_shared_output=_SHARED_OUTPUT or types.SimpleNamespace(
+            get_logits_buffer=_logits_buffer))
+
+
+_SHARED_OUTPUT: Any = None  # set by `sharing`
+
+
+@contextlib.contextmanager
+def sharing(output: Any) -> Any:
+    """Build runners as SGLang shares them: every model runner's `graph_shared_output` is
+    `output` (SGLang's GraphSharedOutput), the target runner takes its logits view from it
+    and coalesces its buffer set through SGLang's process-wide input pool
+    (decode_cuda_graph_runner.py:466-477, 507-509), as the draft runners always do; the pool
+    starts empty and is restored afterwards."""
+    global _SHARED_OUTPUT
+    from sglang.srt.model_executor import input_buffers
+
+    pool = input_buffers._forward_input_buffer_pool
+    saved = dict(pool)
+    pool.clear()
+    _SHARED_OUTPUT = output
+    try:
+        yield
+    finally:
+        _SHARED_OUTPUT = None
+        pool.clear()
+        pool.update(saved)
 
 
 def _logits_buffer(vocab_size: int, rows: int) -> Any:
@@ -462,14 +488,18 @@ def _target_runner(mr: Any, capture_bs: tuple[int, ...], width: int, pool: int, 
     max_bs = max(capture_bs)
     max_num_token = max_bs * width
     hidden = mr.model_config.hidden_size
-    logits = torch.zeros((max_num_token, mr.model_config.vocab_size), dtype=torch.float32,
-                         device=device)
+    vocab = mr.model_config.vocab_size
+    logits = (torch.zeros((max_num_token, vocab), dtype=torch.float32, device=device)
+              if _SHARED_OUTPUT is None
+              else mr.graph_shared_output.get_logits_buffer(vocab, rows=max_num_token))
     buffers = DecodeInputBuffers.create(
         device=torch.device(device), max_bs=max_bs, max_num_token=max_num_token,
         hidden_size=hidden, next_token_logits_buffer=logits, dtype=torch.bfloat16,
         num_dp_ranks=1, pp_size=1, is_encoder_decoder=False, require_mlp_tp_gather=mlp_gather,
         seq_len_fill_value=fill, encoder_len_fill_value=0, num_tokens_per_req=width,
         cache_loc_dtype=torch.int64, enable_mamba_track=False)
+    if _SHARED_OUTPUT is not None:
+        buffers.share_buffers()  # decode_cuda_graph_runner.py:507-509 (no early verify)
     registry = build_decode_registry(
         device=torch.device(device), max_bs=max_bs, max_num_token=max_num_token,
         seq_len_fill_value=fill, cache_loc_dtype=torch.int64, require_gathered_buffer=gathered,

@@ -127,3 +127,32 @@ def test_live_check_maps_each_state_to_its_component() -> None:
     live.buffers.input_ids = torch.zeros(3, dtype=torch.int64)  # fewer rows than state 7 needs
     check = gs.check_live_runners(r.record, {"draft_extend": live})
     assert not check.ok and "draft_extend.s7.input_ids" in check.line()
+
+
+def test_shared_buffers_are_sglangs_and_planted_errors_show(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """The tensors SGLang's runners share, observed on its own objects (its GraphSharedOutput
+    and process-wide input pool, every state built), are graphfit's shared buffers with the
+    same users and sizes; sharing the per-width select_index, or keeping the draft-extend
+    logits apart, is reported."""
+    from graphfit import EngineConfig, plan
+    from graphfit.planner.engines import sglang_shared
+    from tests.oracle import sglang_oracle as so
+
+    argv = EDGE_LINES[0]
+    r = so.resolve(argv, gpu_mem_gb=80)
+    assert isinstance(r, so.Resolved)
+    built = sa.shared_tensors(r)
+    config = EngineConfig.from_dict({"engine": "sglang", "max_num_seqs": 33,
+                                     "spec_method": "eagle", "speculative_adaptive": True,
+                                     "gpu_memory_gb": 80, "hidden_size": sa.HIDDEN,
+                                     "vocab_size": sa.VOCAB})
+    diffs, figures = sa.compare_sharing(plan(config), r, built)
+    assert not diffs and figures["shared_tensors"] >= 30, (diffs, figures)
+    monkeypatch.setitem(sglang_shared.POOLED, "draft_extend", frozenset())
+    diffs, _ = sa.compare_sharing(plan(config), r, built)
+    assert any("select_index" in d and "only graphfit" in d for d in diffs)
+    monkeypatch.setitem(sglang_shared.POOLED, "draft_extend", frozenset({"select_index"}))
+    monkeypatch.setattr(sglang_shared, "LOGITS_RUNNERS", frozenset({"target"}))
+    diffs, _ = sa.compare_sharing(plan(config), r, built)
+    assert any("next_token_logits_buffer" in d and "only SGLang" in d for d in diffs)

@@ -63,6 +63,7 @@ from graphfit.planner.engines.sglang_reserve import (
     reserve_unfit,
     vlm_adjusted,
 )
+from graphfit.planner.engines.sglang_shared import share_like_sglang
 from graphfit.planner.engines.sglang_spec_runners import (
     FROZEN_RUNNER,
     auto_multi_layer,
@@ -634,6 +635,10 @@ class SglangModel:
     def components(self, config: EngineSettings, ladders: EngineLadders
                    ) -> tuple[ComponentModel, ...]:
         decode = batch_components(config, sglang_runners(config, ladders.config))
+        if config.speculative_adaptive:
+            # the adaptive sets' runners share SGLang's pooled inputs and logits buffer
+            # (graphfit.planner.engines.sglang_shared)
+            decode = share_like_sglang(decode)
         prefill = prefill_component(config, prefill_graphs(config))
         return decode if prefill is None else (*decode, prefill)
 

@@ -1,0 +1,202 @@
+"""SGLang 0.5.23's UNO speculative decoding (`--speculative-algorithm UNO`): its start-up
+checks, widths, graph runners and ladders.
+
+UNO drafts with the target model itself plus one internal LoRA adapter (`--uno-lora-path`,
+speculative/uno_lora.py:24-58), so there is no draft model and no EAGLE draft runner:
+
+* Linear mode (`--speculative-eagle-topk` 1 or absent): F = `--speculative-num-draft-tokens`,
+  steps and topk forced to 1 (speculative_hook.py:565-576). ONE runner, the target's decode
+  runner (`UnoDecodeCudaGraphRunner`, model_runner.py:1588-1593) of width F
+  (`decode_num_tokens_per_req`, uno_cuda_graph_runner.py:61-67; spec_info.py:291-301); when
+  F > 1 it records two graphs per size (`record_nolora_graph`, :67; variant "lora" for the
+  draft phase, "nolora" for verify, :107-119, decode_cuda_graph_runner.py:1330) over ONE
+  buffer set.
+* Tree mode (topk K > 1): Q = `--speculative-num-draft-tokens` verify nodes, F = steps + 1
+  (speculative_hook.py:495-507). The target runner verifies Q tokens a request with a single
+  variant (:48-58, :99-106); a SEPARATE tree-draft runner of width F with its own buffer set
+  and attention backend (uno_worker_v2.py:147-190, uno_cuda_graph_runner.py:32-47), captured
+  only when the target has decode graphs (:151). Both capture the resolved decode list
+  filtered for their own width (`get_batch_sizes_to_capture`, decode_cuda_graph_runner.py:
+  388-393).
+
+Both runners are `DecodeCudaGraphRunner`s: their persistent inputs are the decode runner's
+(runner_utils/buffers.py) at their width, so graphfit's target buffers apply. UNO does not set
+max_running_requests to 48 (only the EAGLE family and DFLASH do, speculative_hook.py:
+438-443, 1086-1092): the pool is sized from the KV cache as without speculation.
+
+Not modelled, and why UNO is still refused on input (graphfit.inputs.sglang): graphfit's
+engine-neutral `spec_method` has no UNO (a LoRA self-draft is neither of its methods), the
+LoRA backend's per-size token-segment batch infos (uno_lora.py:61-95, retained per captured
+size) and its decode batch info (lora/backend/triton_backend.py:380-405) are not planned, and
+the graph count doubles per size in linear mode (a graph key without a variant dimension).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from graphfit.planner.core.buffers import BufferSpec
+from graphfit.planner.core.errors import ConfigError
+from graphfit.planner.engines.batch import BatchRunner
+
+HOOK = "speculative_hook.py"
+MAX_TREE_VERIFY = 128  # :512-516
+MAX_FRONTIER = 2048  # Q * K, :518-522
+TARGET, TREE_DRAFT = "target", "uno_draft"
+
+
+@dataclass(frozen=True)
+class UnoLine:
+    """What `_handle_uno` (speculative_hook.py:449-606) reads of a resolved command line."""
+
+    num_draft_tokens: int | None
+    topk: int | None = None
+    steps: int | None = None
+    lora_path: str | None = None
+    draft_model_path: str | None = None
+    tp_size: int = 1
+    pp_size: int = 1
+    attn_dp_size: int = 1
+    attn_cp_size: int = 1
+    two_batch_overlap: bool = False
+    pdmux: bool = False
+    enable_lora: bool = False
+    rejection_sampling: bool = False
+    deterministic: bool = False
+    strict_thinking: bool = False
+    accept_thresholds: tuple[float, float] = (1.0, 1.0)
+    attention: tuple[str | None, str | None] = ("fa3", "fa3")  # prefill, decode backends
+
+
+@dataclass(frozen=True)
+class UnoShape:
+    """UNO's resolved dimensions: F (draft width), Q (verify width), K (topk), steps."""
+
+    forward_width: int
+    verify_width: int
+    topk: int
+    steps: int
+
+    def __post_init__(self) -> None:
+        if min(self.forward_width, self.verify_width, self.topk, self.steps) < 1:
+            raise ConfigError("UNO: widths, topk and steps must be >= 1")
+
+    @property
+    def tree(self) -> bool:
+        return self.topk > 1
+
+    @property
+    def target_variants(self) -> tuple[str | None, ...]:
+        """Graph variants the target runner records per size (uno_cuda_graph_runner.py:67,
+        107-119): "lora" and "nolora" in linear mode with F > 1, else one."""
+        return ("lora", "nolora") if not self.tree and self.forward_width > 1 else (None,)
+
+
+def _require(ok: bool, why: str) -> None:
+    if not ok:
+        raise ConfigError(f"speculative_algorithm: SGLang refuses UNO: {why}")
+
+
+def resolve_uno(line: UnoLine) -> UnoShape:
+    """`_handle_uno` (speculative_hook.py:449-606), its checks in its order, as graphfit
+    errors; the resolved (F, Q, K, steps)."""
+    _require(line.draft_model_path is None, f"it reuses the target model, no "
+             f"--speculative-draft-model-path ({HOOK}:454-458)")
+    _require(line.lora_path is not None, f"it needs --uno-lora-path ({HOOK}:459-460)")
+    _require(not line.deterministic, f"no --enable-deterministic-inference ({HOOK}:461-465)")
+    _require(not line.strict_thinking, f"no --enable-strict-thinking ({HOOK}:466-470)")
+    q = line.num_draft_tokens
+    _require(q is not None and q >= 1, f"--speculative-num-draft-tokens must be a positive "
+             f"width ({HOOK}:472-477)")
+    assert q is not None
+    k = 1 if line.topk is None else line.topk
+    _require(k >= 1, f"--speculative-eagle-topk must be >= 1, got {k} ({HOOK}:488-492)")
+    if k > 1:
+        steps = line.steps
+        _require(steps is not None, f"tree mode needs --speculative-num-steps "
+                 f"({HOOK}:495-500)")
+        assert steps is not None
+        _require(steps >= 1, f"tree mode needs steps >= 1, got {steps} ({HOOK}:501-505)")
+        f = steps + 1
+        _require(q >= f, f"tree mode needs Q >= F; got Q={q}, F={f} ({HOOK}:508-511)")
+        _require(q <= MAX_TREE_VERIFY, f"tree mode supports at most Q={MAX_TREE_VERIFY}, "
+                 f"got {q} ({HOOK}:512-516)")
+        _require(q * k <= MAX_FRONTIER, f"tree mode supports Q*K <= {MAX_FRONTIER}, got "
+                 f"{q * k} ({HOOK}:518-522)")
+        _require(q <= tree_capacity(steps, k, q), f"Q={q} exceeds the tree capacity "
+                 f"{tree_capacity(steps, k, q)} for F={f}, K={k} ({HOOK}:525-536)")
+        parent = k * max(steps - 1, 0) + 1
+        _require(q - 1 <= parent, f"Q-1={q - 1} exceeds K*(F-2)+1={parent} (EAGLE's "
+                 f"parent-list ABI, {HOOK}:539-546)")
+        _require(not line.pdmux, f"tree mode without PDMux ({HOOK}:548-549)")
+        _require(not line.two_batch_overlap, f"tree mode without two-batch overlap "
+                 f"({HOOK}:550-551)")
+        _require(line.accept_thresholds == (1.0, 1.0), f"tree mode needs both accept "
+                 f"thresholds 1.0 ({HOOK}:552-558)")
+        shape = UnoShape(f, q, k, steps)
+    else:
+        shape = UnoShape(q, q, 1, 1)  # steps and topk forced to 1 (:565-576)
+    _require((line.tp_size, line.pp_size) == (1, 1), f"TP = PP = 1 ({HOOK}:578-579)")
+    _require(line.attn_dp_size == 1 and line.attn_cp_size == 1,
+             f"no DP attention or context parallelism ({HOOK}:580-581)")
+    _require(not line.enable_lora, f"no multi-LoRA serving ({HOOK}:582-583)")
+    _require(not line.rejection_sampling, f"no --speculative-use-rejection-sampling "
+             f"({HOOK}:591-595)")
+    _require(line.attention == ("fa3", "fa3"), f"FA3 prefill and decode attention, got "
+             f"{line.attention[0]} / {line.attention[1]} ({HOOK}:606-611)")
+    return shape
+
+
+def tree_capacity(steps: int, topk: int, verify_width: int) -> int:
+    """Nodes a K-ary tree of `steps` levels holds, counted until it reaches Q
+    (speculative_hook.py:525-531)."""
+    capacity = nodes = 1
+    for _ in range(steps):
+        nodes *= topk
+        capacity += nodes
+        if capacity >= verify_width:
+            break
+    return capacity
+
+
+@dataclass(frozen=True)
+class UnoRunner:
+    """One UNO graph runner: its component name, width and per-size graph variants."""
+
+    name: str
+    width: int
+    variants: tuple[str | None, ...]
+
+
+def uno_runners(shape: UnoShape) -> tuple[UnoRunner, ...]:
+    """The target runner (linear: width F, two variants when F > 1; tree: width Q), plus the
+    tree-draft runner of width F in tree mode (module docstring)."""
+    target = UnoRunner(TARGET, shape.verify_width, shape.target_variants)
+    if not shape.tree:
+        return (target,)
+    return (target, UnoRunner(TREE_DRAFT, shape.forward_width, (None,)))
+
+
+def uno_batch_runners(shape: UnoShape, pool: int,
+                      sizes_for: Callable[[str, int], tuple[int, ...]],
+                      buffers_for: Callable[[str, int, int], tuple[BufferSpec, ...]]
+                      ) -> list[BatchRunner]:
+    """The runners as graphfit batch runners: `sizes_for(name, width)` filters the decode list
+    (`get_batch_sizes_to_capture`), `buffers_for(name, width, max_bs)` gives the decode
+    runner's buffer set. A tree draft runner exists only when the target captures."""
+    out: list[BatchRunner] = []
+    for runner in uno_runners(shape):
+        sizes = sizes_for(runner.name, runner.width)
+        if runner.name == TREE_DRAFT and not out[0].sizes:
+            continue  # uno_worker_v2.py:151: no target graphs, no tree-draft graphs
+        out.append(BatchRunner(runner.name, runner.width, pool,
+                               buffers_for(runner.name, runner.width,
+                                           sizes[-1] if sizes else 0), sizes))
+    return out
+
+
+def graph_count(shape: UnoShape, runners: list[BatchRunner]) -> int:
+    """Graphs UNO captures: each runner's sizes times its variants."""
+    variants = {r.name: len(r.variants) for r in uno_runners(shape)}
+    return sum(len(r.sizes) * variants[r.name] for r in runners)

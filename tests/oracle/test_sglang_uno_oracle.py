@@ -1,0 +1,220 @@
+"""SGLang 0.5.23's UNO (`--speculative-algorithm UNO`) against graphfit.planner.engines.
+sglang_uno, with SGLang's own code on CPU.
+
+* Start-up checks: SGLang's whole argument pipeline (`_handle_uno`, speculative_hook.py:
+  449-606) accepts or refuses each line exactly where `resolve_uno` does, and resolves the
+  same steps, topk and draft tokens.
+* Widths, ladders and buffers: for each UNO runner, the width SGLang's
+  `ModelRunner.decode_num_tokens_per_req` gives for the draft-token count that runner passes
+  (uno_cuda_graph_runner.py:48-67), SGLang's `get_batch_sizes_to_capture` on that width, and
+  the decode runner's buffer set SGLang allocates for it (DecodeInputBuffers.create and its
+  registry) against graphfit's runners and buffers. The UNO runner class itself is not built:
+  its constructor needs SGLang's LoRAManager over a loaded model (uno_lora.py:24-58), which
+  this CPU oracle cannot provide; which draft-token count each runner passes is read from
+  uno_cuda_graph_runner.py:38-67 and uno_worker_v2.py:147-190.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from tests.oracle.paths import require
+
+require("sglang")
+
+from graphfit import ConfigError, EngineConfig  # noqa: E402
+from graphfit.planner.engines import sglang as engine  # noqa: E402
+from graphfit.planner.engines.sglang_uno import (  # noqa: E402
+    TREE_DRAFT,
+    UnoLine,
+    resolve_uno,
+    uno_batch_runners,
+)
+from tests.oracle import sglang_oracle as so  # noqa: E402
+
+HIDDEN, VOCAB = 4096, 128256
+
+
+def argv_of(line: UnoLine, requests: int | None, extra: tuple[str, ...] = ()
+            ) -> tuple[str, ...]:
+    argv: list[str] = ["--speculative-algorithm", "UNO"]
+    if requests is not None:
+        argv += ["--max-running-requests", str(requests)]
+    for flag, value in (("--uno-lora-path", line.lora_path),
+                        ("--speculative-num-draft-tokens", line.num_draft_tokens),
+                        ("--speculative-eagle-topk", line.topk),
+                        ("--speculative-num-steps", line.steps),
+                        ("--tp", line.tp_size if line.tp_size > 1 else None),
+                        ("--attn-cp-size", line.attn_cp_size if line.attn_cp_size > 1
+                         else None)):
+        if value is not None:
+            argv += [flag, str(value)]
+    if line.two_batch_overlap:
+        argv.append("--enable-two-batch-overlap")
+    # always named: SGLang's automatic choice (flashinfer for a tree on Hopper) is not
+    # modelled by resolve_uno
+    argv += ["--attention-backend", str(line.attention[1])]
+    return (*argv, *extra)
+
+
+def graphfit_answer(line: UnoLine) -> str | tuple[int, int, int]:
+    try:
+        shape = resolve_uno(line)
+    except ConfigError as exc:
+        return str(exc)
+    return (shape.steps, shape.topk, shape.verify_width)
+
+
+def sglang_answer(r: so.Resolved | so.Rejected) -> str | tuple[int, int, int]:
+    if isinstance(r, so.Rejected):
+        return r.text
+    assert r.speculative_num_steps is not None and r.speculative_eagle_topk is not None
+    assert r.speculative_num_draft_tokens is not None
+    return (int(r.speculative_num_steps), int(r.speculative_eagle_topk),
+            int(r.speculative_num_draft_tokens))
+
+
+def sglang_runners(r: so.Resolved, pool: int) -> dict[str, so.Runner]:
+    """Each UNO runner's width, capture list and decode buffer set, by SGLang's code."""
+    out: dict[str, so.Runner] = {}
+    with so.published(r):  # SGLang's modules import under the fake CUDA device
+        from sglang.srt.model_executor.model_runner import ModelRunner
+        from sglang.srt.model_executor.runner.base_cuda_graph_runner import (
+            get_batch_sizes_to_capture,
+        )
+        from sglang.srt.utils.common import get_cuda_graph_batch_size_alignment
+
+        fill = so._seq_len_fill_value(r.decode_attention_backend or r.attention_backend)
+        mr = so._model_runner_stub(r, pool, fill, "meta", HIDDEN, VOCAB, draft=False)
+        tree = int(r.speculative_eagle_topk or 1) > 1
+        # draft-token count each runner passes: linear None (the resolved F), tree target
+        # the resolved Q, tree draft F = steps + 1 (uno_cuda_graph_runner.py:38-67)
+        passes: dict[str, int | None] = {"target": None if not tree else int(
+            r.speculative_num_draft_tokens or 0)}
+        if tree:
+            passes[TREE_DRAFT] = int(r.speculative_num_steps or 0) + 1
+        for name, tokens in passes.items():
+            width = int(ModelRunner.decode_num_tokens_per_req(mr, num_draft_tokens=tokens))
+            capture, _ = get_batch_sizes_to_capture(mr, width, gathered_buffer_required=False)
+            align = get_cuda_graph_batch_size_alignment(gathered_buffer_required=False)
+            out[name] = so._target_runner(mr, tuple(capture), width, pool, align, fill,
+                                          False, False, "meta")
+    return out
+
+
+def graphfit_runners(line: UnoLine, r: so.Resolved, requests: int) -> dict[str, Any]:
+    """graphfit's runners for the line: SGLang's speculative decode list (checked against
+    the resolved one), filtered per runner, with the decode runner's buffers."""
+    sizes = engine.sglang_sizes(r.decode_max_bs, speculative=True,
+                                padding=not r.disable_cuda_graph_padding)
+    assert tuple(sizes) == tuple(r.decode_bs), (sizes, r.decode_bs)
+    config = EngineConfig.from_dict({"engine": "sglang", "max_num_seqs": requests,
+                                     "hidden_size": HIDDEN, "vocab_size": VOCAB,
+                                     "gpu_memory_gb": 80, "cuda_graph_padding": True,
+                                     "two_batch_overlap": line.two_batch_overlap})
+    runners = uno_batch_runners(
+        resolve_uno(line), requests,
+        lambda name, width: engine.runner_sizes(name, sizes, width, config),
+        lambda name, width, top: engine.target_buffers(config, width, top))
+    return {r.name: r for r in runners}
+
+
+def compare_runners(line: UnoLine, argv: tuple[str, ...], requests: int,
+                    planned: UnoLine | None = None) -> list[str]:
+    """Differences of widths, capture lists and buffers (`planned`: graphfit models this
+    line instead, a planted error)."""
+    r = so.resolve(argv, gpu_mem_gb=80)
+    assert isinstance(r, so.Resolved), r
+    theirs = sglang_runners(r, requests)
+    ours = graphfit_runners(planned or line, r, requests)
+    diffs = [] if set(theirs) == set(ours) else [f"runners: {sorted(theirs)} vs {sorted(ours)}"]
+    for name in set(theirs) & set(ours):
+        run, mine = theirs[name], ours[name]
+        if run.width != mine.width:
+            diffs.append(f"{name} width: SGLang {run.width}, graphfit {mine.width}")
+        if tuple(run.capture_bs) != tuple(mine.sizes):
+            diffs.append(f"{name} sizes: SGLang {run.capture_bs}, graphfit {mine.sizes}")
+        planned = {b.name: b for b in mine.buffers}
+        for buf in run.buffers.values():
+            spec = planned.get(buf.name)
+            if buf.axis in ("none", "fixed") or spec is None:
+                if spec is None and buf.axis not in ("none", "fixed"):
+                    diffs.append(f"{name}.{buf.name}: graphfit plans no such buffer")
+                continue
+            shape = (*spec.leading, spec.reference_capacity, *spec.trailing)
+            if shape != buf.shape or spec.dtype != buf.dtype:
+                diffs.append(f"{name}.{buf.name}: SGLang {list(buf.shape)} {buf.dtype}, "
+                             f"graphfit {list(shape)} {spec.dtype}")
+    return diffs
+
+
+LINEAR = UnoLine(4, lora_path="/tmp/uno")
+TREE = UnoLine(8, topk=4, steps=3, lora_path="/tmp/uno")
+EDGE: list[tuple[UnoLine, int | None]] = [
+    (LINEAR, 33), (UnoLine(1, lora_path="/tmp/uno"), 20), (TREE, 40),
+    (UnoLine(5, topk=2, steps=4, lora_path="/tmp/uno"), 9),
+    (UnoLine(4, topk=1, steps=3, lora_path="/tmp/uno"), 16),  # steps overridden to 1
+    (UnoLine(4), 8),  # no --uno-lora-path
+    (UnoLine(None, lora_path="/tmp/uno"), 8),  # no draft tokens
+    (UnoLine(3, topk=4, steps=3, lora_path="/tmp/uno"), 8),  # Q < F
+    (UnoLine(129, topk=2, steps=7, lora_path="/tmp/uno"), 8),  # Q > 128
+    (UnoLine(8, topk=4, lora_path="/tmp/uno"), 8),  # tree without steps
+    (UnoLine(4, topk=2, steps=1, lora_path="/tmp/uno"), 8),  # beyond the tree capacity
+    (UnoLine(12, topk=2, steps=3, lora_path="/tmp/uno"), 8),  # parent-list ABI
+    (UnoLine(7, topk=3, steps=3, lora_path="/tmp/uno"), 8),
+    (UnoLine(4, lora_path="/tmp/uno", tp_size=2), 8),
+    (UnoLine(4, lora_path="/tmp/uno", tp_size=2, attn_cp_size=2), 8),
+    (UnoLine(8, topk=4, steps=3, lora_path="/tmp/uno", two_batch_overlap=True), 8),
+    (UnoLine(4, lora_path="/tmp/uno", two_batch_overlap=True), 8),  # linear: allowed
+    (UnoLine(4, lora_path="/tmp/uno", attention=("triton", "triton")), 8),
+]
+
+
+def _agree(line: UnoLine, requests: int | None) -> None:
+    argv = argv_of(line, requests)
+    theirs = sglang_answer(so.resolve(argv, gpu_mem_gb=80))
+    ours = graphfit_answer(line)
+    assert isinstance(theirs, str) == isinstance(ours, str), (argv, theirs, ours)
+    if not isinstance(ours, str):
+        assert theirs == ours, (argv, theirs, ours)
+        if requests is not None:
+            diffs = compare_runners(line, argv, requests)
+            assert not diffs, diffs
+
+
+@pytest.mark.parametrize(("line", "requests"), EDGE,
+                         ids=[" ".join(argv_of(line, n)[2:]) for line, n in EDGE])
+def test_uno_lines_follow_sglang(line: UnoLine, requests: int | None) -> None:
+    _agree(line, requests)
+
+
+@st.composite
+def uno_lines(draw: st.DrawFn) -> tuple[UnoLine, int | None]:
+    topk = draw(st.sampled_from((None, 1, 2, 3, 4, 8)))
+    steps = draw(st.one_of(st.none(), st.integers(1, 8)))
+    line = UnoLine(draw(st.one_of(st.none(), st.integers(1, 40))), topk=topk, steps=steps,
+                   lora_path=draw(st.sampled_from(("/tmp/uno", "/tmp/uno", None))),
+                   tp_size=draw(st.sampled_from((1, 1, 1, 2))),
+                   two_batch_overlap=draw(st.integers(0, 4)) == 0)
+    return line, draw(st.one_of(st.none(), st.integers(1, 80)))
+
+
+@given(uno_lines())
+def test_generated_uno_lines(case: tuple[UnoLine, int | None]) -> None:
+    _agree(*case)
+
+
+def test_planted_errors_show() -> None:
+    """A tree-draft runner of width Q instead of F, or a linear runner of width F - 1, is
+    reported (its width and buffers)."""
+    found = compare_runners(TREE, argv_of(TREE, 40), 40,
+                            planned=UnoLine(8, topk=4, steps=7, lora_path="/tmp/uno"))
+    assert any("uno_draft width: SGLang 4, graphfit 8" in d for d in found), found
+    assert any(d.startswith("uno_draft.input_ids") for d in found), found
+    found = compare_runners(LINEAR, argv_of(LINEAR, 33), 33,
+                            planned=UnoLine(3, lora_path="/tmp/uno"))
+    assert any("target width: SGLang 4, graphfit 3" in d for d in found), found
