@@ -46,7 +46,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
-from itertools import product
+from itertools import pairwise, product
 
 from graphfit.planner.core.dtypes import itemsize
 from graphfit.planner.core.errors import ConfigError, excerpt, require_int
@@ -239,19 +239,52 @@ def reachable_calls(workload: VitWorkload) -> Iterator[tuple[Grid, ...]]:
 def reachable_keys(geometry: VitGeometry, workload: VitWorkload) -> tuple[VitKey, ...]:
     """The distinct keys of every reachable call, in first-seen order; ConfigError above
     MAX_KEYS (SGLang would capture as many graphs: narrow the workload)."""
-    count = sum(len(workload.grids) ** k for k in range(1, workload.max_images + 1))
+    reachable_keys_count(geometry, workload)
+    return tuple(key_calls(geometry, workload))
+
+
+def reachable_keys_count(geometry: VitGeometry, workload: VitWorkload) -> int:
+    """The calls to enumerate; ConfigError above MAX_KEYS."""
+    count: int = sum(len(workload.grids) ** k for k in range(1, workload.max_images + 1))
     if geometry.family == "internvl":
         count = workload.max_images
     if count > MAX_KEYS:
         raise ConfigError(f"vit: the workload has {count} image orders (> {MAX_KEYS}); each "
                           f"is a graph SGLang captures: fewer grids or images per call")
+    return count
+
+
+def key_calls(geometry: VitGeometry, workload: VitWorkload
+              ) -> dict[VitKey, tuple[Grid, ...]]:
+    """Each reachable key with the first call that reaches it (a probe for rehearsals)."""
     if geometry.family == "internvl":
-        return tuple(graph_key(geometry, [(1, 1, 1)] * b)
-                     for b in range(1, workload.max_images + 1))
-    keys: dict[VitKey, None] = {}
+        return {graph_key(geometry, [(1, 1, 1)] * b): ((1, 1, 1),) * b
+                for b in range(1, workload.max_images + 1)}
+    keys: dict[VitKey, tuple[Grid, ...]] = {}
     for call in reachable_calls(workload):
-        keys.setdefault(graph_key(geometry, call), None)
-    return tuple(keys)
+        keys.setdefault(graph_key(geometry, call), call)
+    return keys
+
+
+def key_fill(geometry: VitGeometry, key: VitKey) -> dict[str, tuple[int, ...]]:
+    """The values of `key`'s int32 buffers (sequence boundaries and their differences), as
+    SGLang fills them once per key (vit_cuda_graph_runner.py:355-367,
+    internvl_vit_cuda_graph_runner.py:67-69, 161-163)."""
+    if geometry.family == "kimi_k3":
+        return {}
+    if geometry.family == "internvl":
+        b, s = key
+        assert isinstance(b, int) and isinstance(s, int)
+        layout: tuple[int, ...] = tuple(range(0, (b + 1) * s, s))
+        window = None
+    else:
+        _, layout, window = _qwen_parts(key)
+    out = {"cu_seqlens": layout,
+           "cu_seqlens_kk": tuple(b - a for a, b in pairwise(layout))}
+    if window is not None and geometry.fullatt_blocks:
+        out["cu_window_seqlens"] = window
+        out["cu_window_seqlens_kk"] = tuple(b - a for a, b in pairwise(window))
+    return out
 
 
 @dataclass(frozen=True)
@@ -371,6 +404,7 @@ class VitPlan:
     geometry: VitGeometry
     workload: VitWorkload
     keys: tuple[VitKey, ...]
+    calls: tuple[tuple[Grid, ...], ...]  # a call reaching each key (same order)
     capacities: tuple[tuple[str, int], ...]
     buffers: tuple[VitBuffer, ...]
     max_graphs: int
@@ -384,6 +418,18 @@ class VitPlan:
     def capacity(self, name: str) -> int:
         return dict(self.capacities)[name]
 
+    def key_of(self, grids: Sequence[Grid]) -> VitKey:
+        """The key SGLang files a call of these images under (`graph_key`)."""
+        return graph_key(self.geometry, grids)
+
+    def key_buffers(self, key: VitKey) -> tuple[VitBuffer, ...]:
+        """What `key`'s graph reads, with its rows (`key_buffers`)."""
+        return key_buffers(self.geometry, key)
+
+    def key_fill(self, key: VitKey) -> dict[str, tuple[int, ...]]:
+        """`key`'s int32 boundary values (`key_fill`)."""
+        return key_fill(self.geometry, key)
+
     def verify(self) -> tuple[VitViolation, ...]:
         """padded rows <= capacity for every buffer of every reachable key (the runners do
         not pad: a key's padded rows are its own rows, pad(S) == S)."""
@@ -396,7 +442,9 @@ class VitPlan:
 def plan_vit(geometry: VitGeometry, workload: VitWorkload, *,
              kimi: dict[str, int | None] | None = None) -> VitPlan:
     """The `vit` component's plan for `workload` (module docstring)."""
-    keys = reachable_keys(geometry, workload)
+    reachable_keys_count(geometry, workload)
+    reach = key_calls(geometry, workload)
+    keys = tuple(reach)
     notes: list[str] = []
     max_graphs = len(keys)
     if geometry.family == "kimi_k3":
@@ -424,8 +472,10 @@ def plan_vit(geometry: VitGeometry, workload: VitWorkload, *,
     if geometry.family in ("qwen2_5_vl", "qwen3_vl"):
         width_bytes = geometry.rotary_width * itemsize(geometry.dtype)
         rotary = 2 * width_bytes * sum(workspace_rows(geometry, (_tokens(k) for k in keys)))
-    return VitPlan(geometry, workload, keys, tuple(caps.items()), buffers, max_graphs,
-                   per_key_bytes + rotary, tuple(notes))
+    return VitPlan(geometry, workload, keys, tuple(reach[k] for k in keys),
+                   tuple(caps.items()), buffers, max_graphs, per_key_bytes + rotary,
+                   tuple(notes))
+
 
 
 def _tokens(key: VitKey) -> int:
@@ -454,6 +504,6 @@ def _kimi_sizes(key: VitKey) -> list[int]:
 
 __all__ = ["ENV_FLAG", "FAMILIES", "KIMI_DEFAULTS", "VIT_ARCHITECTURES", "VitBuffer",
            "VitGeometry", "VitPlan", "VitViolation", "VitWorkload", "graph_key",
-           "key_buffers", "kimi_outcomes", "plan_vit", "qwen2_5_full_layout",
-           "qwen2_5_window_layout", "qwen3_layout", "reachable_calls", "reachable_keys",
-           "workspace_rows"]
+           "key_buffers", "key_calls", "key_fill", "kimi_outcomes", "plan_vit",
+           "qwen2_5_full_layout", "qwen2_5_window_layout", "qwen3_layout", "reachable_calls",
+           "reachable_keys", "workspace_rows"]
