@@ -1,0 +1,85 @@
+"""`graphfit vit`: SGLang's vision-encoder graphs planned from a model directory and an image
+workload (graphfit.inputs.sglang_vit reads the tower), proven, rehearsed on the CPU; bad
+input is one `error:` line and exit 2."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from graphfit import ConfigError
+from graphfit.inputs.sglang_vit import parse_images, read_geometry
+from tests.helpers import run_cli
+from tests.oracle.sglang_stubs import write_qwen3_vl_model_dir
+
+pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
+
+
+def _write(directory: Path, config: dict[str, object]) -> Path:
+    directory.mkdir(parents=True, exist_ok=True)
+    (directory / "config.json").write_text(json.dumps(config))
+    return directory
+
+
+def test_qwen3_vl_plan_is_proven_and_rehearsed(tmp_path: Path) -> None:
+    model = write_qwen3_vl_model_dir(tmp_path / "q3")
+    code, out, err = run_cli(["vit", str(model), "--images", "1x16x16,2x8x8",
+                              "--max-images", "2", "--rehearse"])
+    assert code == 0, err
+    assert "PROVEN SAFE" in out and "REHEARSED" in out and "0 != eager" in out
+    code, out, err = run_cli(["vit", str(model), "--images", "1x16x16", "--json"])
+    data = json.loads(out)
+    assert code == 0 and data["safe"] and data["keys"] == 1
+    assert {b["name"]: b["rows"] for b in data["buffers"]}["block_input"] == 256
+
+
+def test_geometry_of_each_family(tmp_path: Path) -> None:
+    q25 = _write(tmp_path / "q25", {
+        "architectures": ["Qwen2_5_VLForConditionalGeneration"], "torch_dtype": "bfloat16",
+        "max_position_embeddings": 128000,
+        "vision_config": {"hidden_size": 1280, "num_heads": 16, "patch_size": 14,
+                          "spatial_merge_size": 2, "window_size": 112, "out_hidden_size": 3584,
+                          "fullatt_block_indexes": [7, 15, 23, 31], "depth": 32}})
+    g = read_geometry(q25, tp=2)
+    assert (g.family, g.heads_per_rank, g.head_dim, g.rotary_width, g.max_context_len) == (
+        "qwen2_5_vl", 8, 80, 80, 128000)
+    iv = _write(tmp_path / "iv", {
+        "architectures": ["InternVLChatModel"], "force_image_size": 448,
+        "vision_config": {"hidden_size": 1024, "num_attention_heads": 16, "image_size": 448,
+                          "patch_size": 14}})
+    assert read_geometry(iv).tokens_per_tile == 32 * 32 + 1
+    write_qwen3_vl_model_dir(tmp_path / "q3")
+    g3 = read_geometry(tmp_path / "q3")
+    assert (g3.family, g3.deepstack, g3.rotary_width) == ("qwen3_vl", 3, 32)
+
+
+@pytest.mark.parametrize(("config", "argv"), [
+    ({"architectures": ["LlamaForCausalLM"]}, ["--images", "1x2x2"]),
+    ({"architectures": ["Qwen2_5_VLForConditionalGeneration"],
+      "vision_config": {"hidden_size": 64, "num_heads": 4, "patch_size": 14}},
+     ["--images", "1x2x2"]),  # no window_size
+    ({"architectures": ["Qwen3VLForConditionalGeneration"],
+      "vision_config": {"hidden_size": -1, "num_heads": 4, "patch_size": 16}},
+     ["--images", "1x2x2"]),
+    ({"architectures": ["Qwen3VLForConditionalGeneration"],
+      "vision_config": {"hidden_size": 64, "num_heads": 4, "patch_size": 16}},
+     ["--images", "1x2"]),
+    ({"architectures": ["Qwen3VLForConditionalGeneration"],
+      "vision_config": {"hidden_size": 64, "num_heads": 4, "patch_size": 16}},
+     ["--images", "1x2x2", "--max-images", "0"]),
+])
+def test_bad_input_is_one_error_line(tmp_path: Path, config: dict[str, object],
+                                     argv: list[str]) -> None:
+    model = _write(tmp_path / "m", config)
+    code, out, err = run_cli(["vit", str(model), *argv])
+    assert code == 2, (out, err)
+    lines = err.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error:") and len(lines[0]) <= 200
+
+
+def test_parse_images() -> None:
+    assert parse_images("1x2x4, 2x8x8", 3).grids == ((1, 2, 4), (2, 8, 8))
+    with pytest.raises(ConfigError):
+        parse_images("1x2x4,", 1)
