@@ -77,7 +77,8 @@ class VitGeometry:
     """What the runners read of the vision tower: its width, heads, patch and merge sizes.
 
     `heads_per_rank`: VisionAttention's num_attention_heads_per_partition, the heads divided
-    by the TP size unless the encoder runs data-parallel (`tp` 1 then).
+    by the attention TP size unless the encoder runs data-parallel (`--mm-enable-dp-encoder`:
+    `tp` 1) (layers/attention/vision.py:1123, 1132; qwen2_5_vl.py:717, qwen3_vl.py:1326).
     `window_size` / `fullatt_blocks`: Qwen2.5's windowed attention (vision_config.window_size,
     fullatt_block_indexes; qwen2_5_vl.py:379-380). `max_context_len`: the first rotary
     workspace's rows (Qwen2.5: text max_position_embeddings; None: none).
