@@ -19,12 +19,13 @@ The dtype is the model's torch_dtype (text_config first), bfloat16 when absent.
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 from graphfit.inputs.reading import load_json
 from graphfit.planner import ConfigError, VitGeometry, VitWorkload, excerpt
-from graphfit.planner.engines.sglang_vit import VIT_ARCHITECTURES
+from graphfit.planner.engines.sglang_vit import ENV_FLAG, VIT_ARCHITECTURES
 
 _DTYPES = {"bfloat16": "bfloat16", "float16": "float16", "half": "float16",
            "float32": "float32", "float": "float32"}
@@ -103,6 +104,20 @@ def read_geometry(model: str | Path, *, tp: int = 1) -> VitGeometry:
     return VitGeometry(family, hidden, heads, **kwargs)
 
 
+ENV_TRUE = frozenset({"true", "1", "yes", "y"})  # EnvBool.parse, lower-cased: environ.py:143-150
+
+
+def environment_notes(environ: Mapping[str, str], model: str | None) -> list[str]:
+    """A pasted SGLang line that turns the ViT graphs on (`SGLANG_VIT_ENABLE_CUDA_GRAPH`,
+    an EnvBool: environ.py:1603) gets a note pointing at `graphfit vit` (the plan of the
+    decode / prefill graphs does not hold them)."""
+    raw = environ.get(ENV_FLAG)
+    if raw is None or raw.lower() not in ENV_TRUE:
+        return []
+    return [f"{ENV_FLAG}={raw}: SGLang captures vision-encoder graphs per image shape, not in "
+            f"this plan: graphfit vit {model or 'MODEL_DIR'} --images TxHxW,... plans them"]
+
+
 _GRID = re.compile(r"^(\d+)x(\d+)x(\d+)$")
 
 
@@ -120,4 +135,4 @@ def parse_images(text: str, max_images: int) -> VitWorkload:
     return VitWorkload(tuple(grids), max_images)
 
 
-__all__ = ["parse_images", "read_geometry"]
+__all__ = ["environment_notes", "parse_images", "read_geometry"]

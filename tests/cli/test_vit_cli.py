@@ -11,10 +11,11 @@ import pytest
 
 from graphfit import ConfigError
 from graphfit.inputs.sglang_vit import parse_images, read_geometry
-from tests.helpers import run_cli
+from tests.helpers import ROOT, run_cli
 from tests.oracle.sglang_stubs import write_qwen3_vl_model_dir
 
 pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
+EXAMPLE = ROOT / "examples" / "models" / "Qwen2.5-VL-7B-Instruct"
 
 
 def _write(directory: Path, config: dict[str, object]) -> Path:
@@ -83,3 +84,21 @@ def test_parse_images() -> None:
     assert parse_images("1x2x4, 2x8x8", 3).grids == ((1, 2, 4), (2, 8, 8))
     with pytest.raises(ConfigError):
         parse_images("1x2x4,", 1)
+
+
+@pytest.mark.parametrize(("value", "noted"), [("1", True), ("True", True), ("y", True),
+                                              ("0", False), ("on", False)])
+def test_a_pasted_line_that_turns_vit_graphs_on_is_noted(value: str, noted: bool) -> None:
+    """SGLang's EnvBool takes true / 1 / yes / y, any case (environ.py:143-150)."""
+    code, out, err = run_cli(["plan", "--", f"SGLANG_VIT_ENABLE_CUDA_GRAPH={value}", "python",
+                              "-m", "sglang.launch_server", "--model-path",
+                              str(EXAMPLE), "--max-running-requests", "8"])
+    assert code == 0, err
+    assert (f"graphfit vit {EXAMPLE}" in out + err) is noted
+
+
+def test_the_example_model_plan() -> None:
+    code, out, err = run_cli(["vit", str(EXAMPLE), "--images",
+                              "1x36x52,1x64x64", "--max-images", "2"])
+    assert code == 0, err
+    assert "6 reachable keys" in out and "block_ws: 8192 rows x [16, 80]" in out
