@@ -11,8 +11,9 @@ The keys read are the ones each tower's constructor reads (cited per field):
 * InternVL (internvl.py:113-136, 523-525): force_image_size or vision_config.image_size,
   vision_config.patch_size (tokens per tile (image_size // patch_size)^2 + 1), hidden_size,
   num_attention_heads;
-* Kimi K3: vision_config hidden_size and num_attention_heads / num_heads (its graphs'
-  admission rule reads neither; they size nothing graphfit plans).
+* Kimi K3 (kimi_k3.py:3500, kimi_k3_vl.py:710-714): vision_config vt_hidden_size or
+  hidden_size, vt_num_attention_heads or num_attention_heads (its graphs' admission rule reads
+  neither; they size nothing graphfit plans).
 The dtype is the model's torch_dtype (text_config first), bfloat16 when absent.
 """
 
@@ -75,8 +76,12 @@ def read_geometry(model: str | Path, *, tp: int = 1) -> VitGeometry:
         raise ConfigError(f"{where}: vision_config: expected an object")
     text = data.get("text_config") if isinstance(data.get("text_config"), dict) else {}
     vw = f"{where}: vision_config"
-    hidden = _required(vw, vision, "hidden_size")
-    heads = _required(vw, vision, "num_heads", "num_attention_heads")
+    if family == "kimi_k3":
+        hidden = _required(vw, vision, "vt_hidden_size", "hidden_size")
+        heads = _required(vw, vision, "vt_num_attention_heads", "num_attention_heads")
+    else:
+        hidden = _required(vw, vision, "hidden_size")
+        heads = _required(vw, vision, "num_heads", "num_attention_heads")
     raw_dtype = (text or {}).get("torch_dtype") or data.get("torch_dtype") or "bfloat16"
     dtype = _DTYPES.get(str(raw_dtype))
     if dtype is None:

@@ -102,3 +102,17 @@ def test_the_example_model_plan() -> None:
                               "1x36x52,1x64x64", "--max-images", "2"])
     assert code == 0, err
     assert "6 reachable keys" in out and "block_ws: 8192 rows x [16, 80]" in out
+
+
+def test_kimi_k3_lists_its_capturable_keys_and_the_graph_bound(tmp_path: Path) -> None:
+    model = _write(tmp_path / "k3", {
+        "architectures": ["KimiK3ForConditionalGeneration"],
+        "vision_config": {"vt_hidden_size": 1152, "vt_num_attention_heads": 16,
+                          "hidden_size": 7168, "num_attention_heads": 64}})
+    assert read_geometry(model).hidden_size == 1152
+    code, out, err = run_cli(["vit", str(model), "--images", "1x64x64,1x100x100",
+                              "--max-images", "2", "--json"])
+    data = json.loads(out)
+    # an image of 1x100x100 (10000 patches) is over SGLang's default max_seqlen 6144 (per
+    # image): of the 6 orders only (64x64) and (64x64, 64x64) are capturable; at most 2 graphs
+    assert code == 0 and data["keys"] == 2 and data["max_graphs"] == 2
