@@ -110,7 +110,7 @@ def test_kimi_k3_lists_its_capturable_keys_and_the_graph_bound(tmp_path: Path) -
         "vision_config": {"vt_hidden_size": 1152, "vt_num_attention_heads": 16,
                           "hidden_size": 7168, "num_attention_heads": 64}})
     assert read_geometry(model).hidden_size == 1152
-    code, out, err = run_cli(["vit", str(model), "--images", "1x64x64,1x100x100",
+    code, out, _ = run_cli(["vit", str(model), "--images", "1x64x64,1x100x100",
                               "--max-images", "2", "--json"])
     data = json.loads(out)
     # an image of 1x100x100 (10000 patches) is over SGLang's default max_seqlen 6144 (per
