@@ -18,7 +18,7 @@ import typer
 from graphfit.cli.errors import EXIT_VIOLATIONS, handled
 from graphfit.cli.output import console, user
 from graphfit.inputs.sglang_vit import parse_images, read_geometry
-from graphfit.planner import ConfigError, plan_vit
+from graphfit.planner import ConfigError, excerpt, plan_vit
 
 
 def vit_command(
@@ -30,6 +30,9 @@ def vit_command(
         "--max-images", help="most images (InternVL: tiles) in one encoder call")] = 1,
     tp: Annotated[int, typer.Option("--tp", help="TP size the encoder's heads split over "
                                                  "(1 with --mm-enable-dp-encoder)")] = 1,
+    capacity: Annotated[str | None, typer.Option(
+        "--capacity", help="audit these rows instead of the plan's: NAME=ROWS,... "
+                           "(e.g. block_input=4096)")] = None,
     rehearse: Annotated[bool, typer.Option(
         "--rehearse", help="capture and replay every key on the CPU backend")] = False,
     as_json: Annotated[bool, typer.Option("--json", help="print the plan as JSON")] = False,
@@ -39,15 +42,15 @@ def vit_command(
     with handled():
         geometry = read_geometry(model, tp=tp)
         result = plan_vit(geometry, parse_images(images, max_images))
-        violations = result.verify()
+        violations = result.verify(_capacities(capacity))
         report = None
-        if rehearse:
+        if rehearse and not violations:  # short capacities: nothing to capture into
             try:
                 from graphfit.cudagraph.vit import rehearse_vit
             except ImportError as exc:
                 raise ConfigError(f"--rehearse needs torch ({exc.name or exc}): pip install "
                                   "'graphfit[torch]'") from None
-            report = rehearse_vit(result)
+            report = rehearse_vit(result, capacities=_capacities(capacity))
     if as_json:
         print(json.dumps({
             "family": geometry.family, "keys": len(result.keys),
@@ -74,8 +77,9 @@ def vit_command(
             out.print(f"  note: {user(note)}")
         if violations:
             first = violations[0]
-            out.print(f"UNSAFE: {len(violations)} buffer rows over capacity (first: "
-                      f"{first.buffer} {first.rows} > {first.capacity})")
+            out.print(f"UNSAFE: {len(violations)} buffer rows over capacity (first: key of "
+                      f"{first.key[0]} {'tiles' if geometry.family == 'internvl' else 'tokens'}"
+                      f", {first.buffer} {first.rows} > {first.capacity})")
         else:
             out.print(f"PROVEN SAFE: every buffer of all {len(result.keys)} reachable keys "
                       f"within capacity (no padding: each key's rows are its own)")
@@ -85,6 +89,16 @@ def vit_command(
                       f"!= eager")
     if violations or (report is not None and not report.ok):
         raise typer.Exit(EXIT_VIOLATIONS)
+
+
+def _capacities(text: str | None) -> dict[str, int]:
+    out: dict[str, int] = {}
+    for part in (p.strip() for p in (text or "").split(",") if p.strip()):
+        name, sep, rows = part.partition("=")
+        if not sep or not rows.strip().isdigit():
+            raise ConfigError(f"--capacity: {excerpt(part)} is not NAME=ROWS")
+        out[name.strip()] = int(rows)
+    return out
 
 
 def register(app: typer.Typer) -> None:

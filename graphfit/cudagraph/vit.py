@@ -119,8 +119,9 @@ def _rows(plan: VitPlan, key: VitKey) -> int:
 
 
 def toy_tower(hidden: int, seed: int = 0) -> VitFn:
-    """A small tower over the views: rotary-scaled rows, mixed within each sequence of
-    `cu_seqlens` (the attention's reach) and projected -- every op a graph can hold."""
+    """A small tower over the views: rotary-scaled rows, mixed within each window (Qwen2.5)
+    and each sequence of `cu_seqlens` (the attention's reach), passed through the attention
+    workspace `block_ws` and projected -- it reads every buffer, with ops a graph can hold."""
     gen = torch.Generator().manual_seed(seed)
     weight = torch.randn(hidden, 8, generator=gen)
 
@@ -128,13 +129,25 @@ def toy_tower(hidden: int, seed: int = 0) -> VitFn:
         x = views["block_input"].reshape(-1, hidden).float()
         if "rotary_cos" in views:
             x = x * views["rotary_cos"][:, :1].float() + views["rotary_sin"][:, :1].float()
-        cu = views["cu_seqlens"].long()
-        rows = torch.arange(x.shape[0], device=x.device)
-        seg = torch.searchsorted(cu[1:], rows, right=True)
-        sums = torch.zeros(cu.shape[0], hidden, device=x.device).index_add_(0, seg, x)
-        return (x + sums[seg]) @ weight.to(x.device)
+        for name in ("cu_window_seqlens", "cu_seqlens"):  # windowed blocks, then full ones
+            if name in views:
+                x = x + _segment_sums(x, views[name])
+        ws = views["block_ws"].reshape(x.shape[0], -1)  # the attention's output workspace
+        width = min(ws.shape[1], hidden)
+        ws[:, :width].copy_(x[:, :width])
+        x = torch.cat([ws[:, :width].float(), x[:, width:]], dim=1)
+        return x @ weight.to(x.device)
 
     return fn
+
+
+def _segment_sums(x: torch.Tensor, cu: torch.Tensor) -> torch.Tensor:
+    """Each row's sum over its sequence of `cu` boundaries (attention's reach)."""
+    cu = cu.long()
+    rows = torch.arange(x.shape[0], device=x.device)
+    seg = torch.searchsorted(cu[1:], rows, right=True)
+    sums = torch.zeros(cu.shape[0], x.shape[1], device=x.device).index_add_(0, seg, x)
+    return sums[seg]
 
 
 @dataclass(frozen=True)
@@ -149,12 +162,12 @@ class VitRehearsal:
 
 
 def rehearse_vit(plan: VitPlan, *, backend: str | Backend = "cpu", device: str = "cpu",
-                 seed: int = 0) -> VitRehearsal:
+                 seed: int = 0, capacities: Mapping[str, int] | None = None) -> VitRehearsal:
     """Capture every planned key over the plan's buffers with `toy_tower`, replay one call
     per key (the plan's own probe call) and compare with the eager run of the same call."""
     g = plan.geometry
     runner = VitGraphRunner(toy_tower(g.hidden_size, seed), plan, backend=backend,
-                            device=device)
+                            device=device, capacities=capacities)
     runner.capture()
     gen = torch.Generator().manual_seed(seed + 1)
     dtype = _DTYPES[g.dtype]

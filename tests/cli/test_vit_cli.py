@@ -116,3 +116,14 @@ def test_kimi_k3_lists_its_capturable_keys_and_the_graph_bound(tmp_path: Path) -
     # an image of 1x100x100 (10000 patches) is over SGLang's default max_seqlen 6144 (per
     # image): of the 6 orders only (64x64) and (64x64, 64x64) are capturable; at most 2 graphs
     assert code == 0 and data["keys"] == 2 and data["max_graphs"] == 2
+
+
+def test_capacity_audit() -> None:
+    base = ["vit", str(EXAMPLE), "--images", "1x36x52,1x64x64", "--max-images", "2"]
+    code, out, _ = run_cli([*base, "--capacity", "block_ws=4096", "--rehearse"])
+    assert code == 1 and "UNSAFE" in out and "block_ws 5968 > 4096" in out
+    code, out, _ = run_cli([*base, "--capacity", "block_ws=8192,rotary_cos=8192"])
+    assert code == 0 and "PROVEN SAFE" in out
+    for bad in ("nope=3", "block_ws", "block_ws=-1"):
+        code, out, err = run_cli([*base, "--capacity", bad])
+        assert code == 2 and err.startswith("error:") and len(err.strip()) <= 200, bad

@@ -114,3 +114,17 @@ def test_bad_inputs_are_config_errors() -> None:
         sv.graph_key(geometry, [(1, 3, 4)])  # not whole merge blocks
     with pytest.raises(ConfigError):
         sv.plan_vit(geometry, sv.VitWorkload(tuple((1, 2 * k, 2) for k in range(1, 40)), 4))
+
+
+@given(cases())
+def test_one_row_less_fails_exactly_the_keys_that_need_it(case: Any) -> None:
+    geometry, workload = case
+    plan = sv.plan_vit(geometry, workload)
+    for name, cap in plan.capacities:
+        found = plan.verify({name: cap - 1})
+        need = {k for k in plan.keys for b in sv.key_buffers(geometry, k)
+                if b.name == name and b.rows == cap}
+        assert found and {v.key for v in found} == need
+        assert all(v.buffer == name and v.rows > v.capacity for v in found)
+    with pytest.raises(ConfigError):
+        plan.verify({"nope": 1})

@@ -44,7 +44,7 @@ set per key), the reference the plan's bytes are reported against.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from itertools import pairwise, product
 
@@ -431,10 +431,19 @@ class VitPlan:
         """`key`'s int32 boundary values (`key_fill`)."""
         return key_fill(self.geometry, key)
 
-    def verify(self) -> tuple[VitViolation, ...]:
+    def verify(self, capacities: Mapping[str, int] | None = None
+               ) -> tuple[VitViolation, ...]:
         """padded rows <= capacity for every buffer of every reachable key (the runners do
-        not pad: a key's padded rows are its own rows, pad(S) == S)."""
+        not pad: a key's padded rows are its own rows, pad(S) == S). `capacities`: rows to
+        audit instead of the plan's (an allocation made elsewhere); ConfigError for a name
+        the plan has no buffer of or a count below 0."""
         caps = dict(self.capacities)
+        for name, rows in (capacities or {}).items():
+            if name not in caps:
+                raise ConfigError(f"vit: no buffer {excerpt(name)} (buffers: "
+                                  f"{', '.join(caps)})")
+            require_int(f"vit: capacity {name}", rows, 0)
+            caps[name] = rows
         return tuple(VitViolation(k, b.name, b.rows, caps.get(b.name, 0))
                      for k in self.keys for b in key_buffers(self.geometry, k)
                      if b.rows > caps.get(b.name, 0))
