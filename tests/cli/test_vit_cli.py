@@ -127,3 +127,16 @@ def test_capacity_audit() -> None:
     for bad in ("nope=3", "block_ws", "block_ws=-1"):
         code, out, err = run_cli([*base, "--capacity", bad])
         assert code == 2 and err.startswith("error:") and len(err.strip()) <= 200, bad
+
+
+def test_rehearse_includes_the_vit_graphs() -> None:
+    code, out, err = run_cli(["rehearse", "--engine", "sglang", "--max-running-requests", "2",
+                              "--vit-model", str(EXAMPLE),
+                              "--vit-images", "1x8x8,1x4x12", "--vit-max-images", "2"])
+    assert code == 0, err
+    assert "  vit: 6 graphs captured, 6 replayed == eager" in out and "REHEARSED" in out
+    for argv in (["--vit-images", "1x8x8"],
+                 ["--vit-model", str(EXAMPLE)],
+                 ["--engine", "vllm", "--vit-model", str(EXAMPLE), "--vit-images", "1x8x8"]):
+        code, out, err = run_cli(["rehearse", "--max-num-seqs", "2", *argv])
+        assert code == 2 and err.startswith("error:") and "Traceback" not in err, argv
