@@ -10,7 +10,7 @@ The keys read are the ones each tower's constructor reads (cited per field):
   spatial_merge_size, out_hidden_size, deepstack_visual_indexes;
 * InternVL (internvl.py:113-136, 523-525): force_image_size or vision_config.image_size,
   vision_config.patch_size (tokens per tile (image_size // patch_size)^2 + 1), hidden_size,
-  num_attention_heads;
+  num_attention_heads, num_dummy_heads (internvl.py:81);
 * Kimi K3 (kimi_k3.py:3500, kimi_k3_vl.py:710-714): vision_config vt_hidden_size or
   hidden_size, vt_num_attention_heads or num_attention_heads (its graphs' admission rule reads
   neither; they size nothing graphfit plans).
@@ -106,6 +106,11 @@ def read_geometry(model: str | Path, *, tp: int = 1) -> VitGeometry:
         patch = _required(vw, vision, "patch_size")
         kwargs["patch_size"] = patch
         kwargs["tokens_per_tile"] = (image // patch) ** 2 + 1
+        dummy = vision.get("num_dummy_heads") or 0
+        if isinstance(dummy, bool) or not isinstance(dummy, int) or dummy < 0:
+            raise ConfigError(f"{vw}: num_dummy_heads: expected an integer >= 0, got "
+                              f"{excerpt(dummy)}")
+        kwargs["dummy_heads"] = dummy
     return VitGeometry(family, hidden, heads, **kwargs)
 
 

@@ -51,6 +51,15 @@ def test_geometry_of_each_family(tmp_path: Path) -> None:
         "vision_config": {"hidden_size": 1024, "num_attention_heads": 16, "image_size": 448,
                           "patch_size": 14}})
     assert read_geometry(iv).tokens_per_tile == 32 * 32 + 1
+    # InternViT-6B: 25 heads padded with 7 dummy heads to split over 8 ranks
+    iv6 = _write(tmp_path / "iv6", {
+        "architectures": ["InternVLChatModel"],
+        "vision_config": {"hidden_size": 3200, "num_attention_heads": 25, "image_size": 448,
+                          "patch_size": 14, "num_dummy_heads": 7}})
+    g6 = read_geometry(iv6, tp=8)
+    assert (g6.heads_per_rank, g6.head_dim) == (4, 128)
+    with pytest.raises(ConfigError):
+        read_geometry(iv6, tp=3)
     write_qwen3_vl_model_dir(tmp_path / "q3")
     g3 = read_geometry(tmp_path / "q3")
     assert (g3.family, g3.deepstack, g3.rotary_width) == ("qwen3_vl", 3, 32)

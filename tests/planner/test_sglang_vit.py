@@ -106,6 +106,10 @@ def test_bad_inputs_are_config_errors() -> None:
     with pytest.raises(ConfigError):
         sv.VitGeometry("qwen3_vl", 64, 4, tp=3)
     with pytest.raises(ConfigError):
+        sv.VitGeometry("internvl", 64, 4, tokens_per_tile=5, dummy_heads=-1)
+    assert sv.VitGeometry("internvl", 64, 4, tokens_per_tile=5, dummy_heads=4,
+                          tp=8).heads_per_rank == 1
+    with pytest.raises(ConfigError):
         sv.VitWorkload((), 1)
     with pytest.raises(ConfigError):
         sv.VitWorkload(((1, 0, 4),), 1)

@@ -82,7 +82,9 @@ class VitGeometry:
     `window_size` / `fullatt_blocks`: Qwen2.5's windowed attention (vision_config.window_size,
     fullatt_block_indexes; qwen2_5_vl.py:379-380). `max_context_len`: the first rotary
     workspace's rows (Qwen2.5: text max_position_embeddings; None: none).
-    `tokens_per_tile`: InternVL's (image_size // patch_size)^2 + 1.
+    `tokens_per_tile`: InternVL's (image_size // patch_size)^2 + 1. `dummy_heads`: InternVL's
+    vision_config.num_dummy_heads, padding heads added before the TP split
+    (internvl.py:81; vision.py:1132: (num_dummy_heads + num_heads) / TP per rank).
     """
 
     family: str
@@ -96,6 +98,7 @@ class VitGeometry:
     fullatt_blocks: tuple[int, ...] = ()
     max_context_len: int | None = None
     tokens_per_tile: int | None = None
+    dummy_heads: int = 0
     tp: int = 1
     dtype: str = "bfloat16"
 
@@ -106,6 +109,7 @@ class VitGeometry:
         for name in ("hidden_size", "num_heads", "patch_size", "spatial_merge_size", "tp"):
             require_int(f"vit: {name}", getattr(self, name), 1)
         require_int("vit: deepstack", self.deepstack, 0)
+        require_int("vit: dummy_heads", self.dummy_heads, 0)
         for name in ("out_hidden_size", "window_size", "max_context_len", "tokens_per_tile"):
             value = getattr(self, name)
             if value is not None:
@@ -113,9 +117,9 @@ class VitGeometry:
         if self.hidden_size % self.num_heads:
             raise ConfigError(f"vit: hidden_size {self.hidden_size} is not a multiple of "
                               f"num_heads {self.num_heads}")
-        if self.num_heads % self.tp:
-            raise ConfigError(f"vit: num_heads {self.num_heads} is not a multiple of the "
-                              f"TP size {self.tp}")
+        if (self.num_heads + self.dummy_heads) % self.tp:
+            raise ConfigError(f"vit: num_heads {self.num_heads} (+ {self.dummy_heads} dummy) "
+                              f"is not a multiple of the TP size {self.tp}")
         if self.family == "qwen2_5_vl" and self.window_size is None:
             raise ConfigError("vit: Qwen2.5-VL needs vision_config.window_size")
         if self.family == "internvl" and self.tokens_per_tile is None:
@@ -133,7 +137,7 @@ class VitGeometry:
 
     @property
     def heads_per_rank(self) -> int:
-        return self.num_heads // self.tp
+        return (self.num_heads + self.dummy_heads) // self.tp
 
     @property
     def rotary_width(self) -> int:
