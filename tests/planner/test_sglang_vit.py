@@ -112,6 +112,10 @@ def test_bad_inputs_are_config_errors() -> None:
     with pytest.raises(ConfigError):
         sv.VitWorkload((), 1)
     with pytest.raises(ConfigError):
+        sv.VitWorkload(5, 1)  # type: ignore[arg-type]
+    with pytest.raises(ConfigError):
+        sv.VitWorkload((7,), 1)  # type: ignore[arg-type]
+    with pytest.raises(ConfigError):
         sv.VitWorkload(((1, 0, 4),), 1)
     geometry = sv.VitGeometry("qwen3_vl", 64, 4)
     with pytest.raises(ConfigError):

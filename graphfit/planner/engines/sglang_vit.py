@@ -60,7 +60,8 @@ VIT_ARCHITECTURES = {
     "Qwen3VLForConditionalGeneration": "qwen3_vl",  # qwen3_vl.py:1809
     "Qwen3VLMoeForConditionalGeneration": "qwen3_vl",  # qwen3_vl_moe.py:197, 412
     "InternVLChatModel": "internvl",  # internvl.py:812
-    "KimiK3ForConditionalGeneration": "kimi_k3",  # kimi_k3_vl.py:809-828
+    # kimi_k3.py:3443, 3500, 3876 (its KimiK3VisionTower: kimi_k3_vl.py:809-828)
+    "KimiK3ForConditionalGeneration": "kimi_k3",
 }
 FAMILIES = ("qwen2_5_vl", "qwen3_vl", "internvl", "kimi_k3")
 # the most keys a plan enumerates (each ordered choice of images is one key)
@@ -159,6 +160,10 @@ class VitWorkload:
 
     def __post_init__(self) -> None:
         require_int("vit: max_images", self.max_images, 1)
+        if not isinstance(self.grids, (tuple, list)) or not all(
+                isinstance(g, (tuple, list)) for g in self.grids):
+            raise ConfigError(f"vit: grids must be (t, h, w) tuples, got "
+                              f"{excerpt(self.grids)}")
         grids = tuple(tuple(g) for g in self.grids)
         if not grids:
             raise ConfigError("vit: the workload needs at least one image grid (t, h, w)")
