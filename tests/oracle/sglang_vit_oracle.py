@@ -19,6 +19,11 @@ a dispatch decision:
   runner's dispatch (`run`, `_record_hit`) is what is compared.
 
 `use_data_parallel=True` keeps the runner's capture context local (no TP communicator).
+
+`vision_attention_heads` runs SGLang's own `VisionAttention.__init__` (layers/attention/
+vision.py:1115-1134) under a stubbed `get_parallel` (the attention-TP size): it sets the two
+attributes the runners read (num_attention_heads_per_partition, head_size) and then stops at
+the first multimodal-config read (`get_mm()`, not published on the CPU), which is asserted.
 """
 
 from __future__ import annotations
@@ -166,6 +171,27 @@ def qwen_state(tower: Any) -> dict[str, Any]:
     pairs = [*r._retired_sin_cos_ws, *([r.sin_cos_ws] if r.sin_cos_ws is not None else [])]
     return {"keys": tuple(r.block_graphs), "buffers": per_key,
             "workspace_rows": tuple(int(c.shape[0]) for c, _ in pairs)}
+
+
+def vision_attention_heads(*, hidden: int, heads: int, dummy: int, tp: int,
+                           data_parallel: bool) -> tuple[int, int]:
+    """(num_attention_heads_per_partition, head_size) as SGLang's VisionAttention computes
+    them for a tower of `hidden` width and `heads` (+ `dummy`) heads on attention-TP `tp`."""
+    from sglang.srt.layers.attention import vision
+
+    saved = vision.get_parallel
+    vision.get_parallel = lambda: types.SimpleNamespace(attn_tp_size=tp, attn_tp_rank=0)
+    attn = vision.VisionAttention.__new__(vision.VisionAttention)
+    try:
+        vision.VisionAttention.__init__(attn, embed_dim=hidden, num_heads=heads,
+                                        projection_size=hidden, use_qkv_parallel=True,
+                                        num_dummy_heads=dummy, use_data_parallel=data_parallel)
+    except ValueError as exc:  # past the head split: the multimodal config is not published
+        if "'mm' not published" not in str(exc):
+            raise
+    finally:
+        vision.get_parallel = saved
+    return attn.num_attention_heads_per_partition, attn.head_size
 
 
 def internvl_runner(*, hidden: int, heads: int, depth: int = 2, dtype: str = "bfloat16"

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -21,6 +22,7 @@ from tests.oracle.paths import require
 require("sglang")
 
 from graphfit.planner.core.dtypes import itemsize  # noqa: E402
+from graphfit.planner.core.errors import ConfigError  # noqa: E402
 from graphfit.planner.engines import sglang_vit as sv  # noqa: E402
 from tests.oracle import sglang_vit_oracle as vo  # noqa: E402
 
@@ -150,3 +152,25 @@ def test_qwen2_5_window_layout_drops_empty_windows() -> None:
     sglang = _sglang_run(geometry, workload)
     assert sv.reachable_keys(geometry, workload) == sglang["keys"]
     assert sv.graph_key(geometry, [(1, 8, 8)]) == (64, ((0, 0, 64), (0, 64)))
+
+
+@settings(max_examples=30)
+@given(st.sampled_from([1, 2, 4, 8]), st.integers(1, 32), st.integers(0, 8),
+       st.sampled_from([16, 64, 80]), st.booleans())
+def test_heads_per_rank_equal_sglangs_vision_attention(tp: int, heads: int, dummy: int,
+                                                       head_dim: int, dp: bool) -> None:
+    """The heads a rank's attention workspace holds (`block_ws`' middle axis): SGLang's own
+    VisionAttention vs graphfit; --mm-enable-dp-encoder keeps every head (graphfit: tp 1).
+    A split SGLang cannot make (its divide() asserts) graphfit refuses."""
+    ranks = 1 if dp else tp
+    if (heads + dummy) % ranks:
+        with pytest.raises(ConfigError):
+            sv.VitGeometry("internvl", heads * head_dim, heads, tokens_per_tile=5,
+                           dummy_heads=dummy, tp=ranks)
+        return
+    with vo.cpu_graphs():
+        theirs = vo.vision_attention_heads(hidden=heads * head_dim, heads=heads, dummy=dummy,
+                                           tp=tp, data_parallel=dp)
+    geometry = sv.VitGeometry("internvl", heads * head_dim, heads, tokens_per_tile=5,
+                              dummy_heads=dummy, tp=ranks)
+    assert (geometry.heads_per_rank, geometry.head_dim) == theirs
