@@ -34,6 +34,7 @@ GROUPS: dict[str, tuple[str, ...]] = {
     "graphfit.cli.tuning": ("optimize", "memory"),
     "graphfit.cli.catalog": ("engines",),
     "graphfit.cli.rehearsal": ("rehearse",),
+    "graphfit.cli.vit": ("vit",),
 }
 
 

@@ -57,15 +57,24 @@ def _device(device: str) -> str:
     return str(parsed)
 
 
-def rehearse_command(config: EngineConfig,
-                     device: Annotated[str, typer.Option("--device", help=_DEVICE_HELP)
-                                       ] = "cpu") -> None:
+def rehearse_command(
+    config: EngineConfig,
+    vit_model: Annotated[str | None, typer.Option(
+        "--vit-model", help="SGLang: also rehearse the vision-encoder graphs of this model "
+                            "directory (SGLANG_VIT_ENABLE_CUDA_GRAPH=1; see graphfit vit)")] = None,
+    vit_images: Annotated[str | None, typer.Option(
+        "--vit-images", help="with --vit-model: image grids TxHxW,... in patches")] = None,
+    vit_max_images: Annotated[int, typer.Option(
+        "--vit-max-images", help="with --vit-model: most images in one encoder call")] = 1,
+    device: Annotated[str, typer.Option("--device", help=_DEVICE_HELP)] = "cpu",
+) -> None:
     """Capture every graph of the plan (toy forwards over its buffers; CPU backend, or real
     CUDA graphs with --device cuda) and replay one batch per graph against eager: exit 1
     on any mismatch."""
     out = console()
     with handled():
         result = plan(config)
+        vit = _vit(config, vit_model, vit_images, vit_max_images)
         rehearsal = _runtime()
         device = _device(device)
         progress: Any = contextlib.nullcontext(None)
@@ -76,6 +85,11 @@ def rehearse_command(config: EngineConfig,
         start = time.perf_counter()
         with progress as bar:
             report = rehearsal.rehearse(result, progress=bar, device=device)
+        if vit is not None:
+            from graphfit.cudagraph.vit import rehearse_vit
+
+            vit_report = rehearse_vit(vit, device=device,
+                                      backend="cpu" if device == "cpu" else "cuda")
         took = time.perf_counter() - start
     where = "CPU backend" if device == "cpu" else f"CUDA graphs on {device}"
     out.print(f"graphfit rehearse: {user(result.engine_version)} plan, {where}, toy "
@@ -86,19 +100,45 @@ def rehearse_command(config: EngineConfig,
                    f"{len(part.unreached)} not reached by a probe batch")
         out.print(f"  {part.component}: {part.graphs} graphs captured, {verdict} "
                   f"(inputs: {', '.join(part.inputs)})")
+    graphs, replayed = report.graphs, report.replayed
+    mismatches = sum(len(c.mismatches) for c in report.components)
+    if vit is not None:
+        verdict = (f"{vit_report.replayed} replayed == eager" if vit_report.ok else
+                   f"{vit_report.replayed} replayed, {len(vit_report.mismatches)} != eager")
+        out.print(f"  vit: {vit_report.graphs} graphs captured, {verdict} (SGLang "
+                  f"{vit.geometry.family} vision encoder, one graph per image layout)")
+        graphs, replayed = graphs + vit_report.graphs, replayed + vit_report.replayed
+        mismatches += len(vit_report.mismatches)
     for name in report.skipped:
         out.print(f"  {name}: no graphs to capture")
     pool = report.capture.pool_bytes
     if pool is not None:
         out.print(f"  capture pool: {pool / 2**20:.1f} MiB of device memory for "
                   f"{report.graphs} graphs")
-    if report.ok:
-        out.print(f"REHEARSED: {report.graphs} graphs captured and {report.replayed} batches "
+    if report.ok and (vit is None or vit_report.ok):
+        out.print(f"REHEARSED: {graphs} graphs captured and {replayed} batches "
                   f"replayed bit-equal to eager in {took:.2f} s")
         return
-    out.print(f"FAILED: {report.graphs} graphs captured, "
-              f"{sum(len(c.mismatches) for c in report.components)} replays differ from eager")
+    out.print(f"FAILED: {graphs} graphs captured, {mismatches} replays differ from eager")
     raise typer.Exit(EXIT_VIOLATIONS)
+
+
+def _vit(config: EngineConfig, model: str | None, images: str | None,
+         max_images: int) -> Any:
+    """The `vit` component's plan (graphfit.cli.vit) when --vit-model is given."""
+    if model is None:
+        if images is not None:
+            raise ConfigError("--vit-images needs --vit-model DIR (the vision tower)")
+        return None
+    if config.engine.value != "sglang":
+        raise ConfigError("--vit-model: vision-encoder graphs are SGLang's (--engine sglang)")
+    if images is None:
+        raise ConfigError("--vit-model needs --vit-images TxHxW,... (the image workload)")
+    from graphfit.inputs.sglang_vit import parse_images, read_geometry
+    from graphfit.planner import plan_vit
+
+    return plan_vit(read_geometry(model, tp=config.tp_size),
+                    parse_images(images, max_images))
 
 
 def register(app: typer.Typer) -> None:

@@ -23,7 +23,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, cast
 
-from graphfit.inputs import model_config, renamed, shell
+from graphfit.inputs import model_config, renamed, sglang_vit, shell
 from graphfit.inputs.flagtable import LineReader, Parsed, Refused
 from graphfit.inputs.programs import Programs
 from graphfit.inputs.settings import COMMAND_LINE, Setting
@@ -209,6 +209,8 @@ def read(words: Sequence[str], version: str | None = None) -> PastedLine:
         notes += more
         if engine is Engine.SGLANG:  # the memory reserve of a vision-language model
             settings += model_config.vision_settings(model)
+    if engine is Engine.SGLANG:  # its vision-encoder graphs are planned apart (graphfit vit)
+        notes += sglang_vit.environment_notes(environ, model)
     draft = reader.draft_model(parsed.values)
     if draft:
         method = next((s.value for s in reversed(settings) if s.field == "spec_method"),

@@ -42,6 +42,7 @@ from graphfit.planner.core.verify import (
 )
 from graphfit.planner.engines.base import Scenario
 from graphfit.planner.engines.sglang_options import SglangOptions
+from graphfit.planner.engines.sglang_vit import VitGeometry, VitPlan, VitWorkload, plan_vit
 from graphfit.planner.engines.trtllm_options import TrtllmOptions
 from graphfit.planner.engines.vllm import request_counts
 from graphfit.planner.engines.vllm.enums import (
@@ -72,6 +73,8 @@ __all__ = [
     # for graphfit's own layers (the runtime): row counting, layout, error messages
     "MAX_INT", "BatchShape", "brief", "excerpt", "lay_out", "real_requests", "static_requests",
     "KeyedDispatch",
+    # SGLang's vision-encoder graphs (engines/sglang_vit.py)
+    "VitGeometry", "VitPlan", "VitWorkload", "plan_vit",
     # for the inputs layer: the aux layers a vLLM draft config names
     "aux_layer_ids",
 ]

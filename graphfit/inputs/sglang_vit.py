@@ -1,0 +1,148 @@
+"""The vision tower SGLang's ViT CUDA graphs run, read from a local model's config.json
+(graphfit.planner.engines.sglang_vit.VitGeometry), and the workload text `--images`.
+
+The keys read are the ones each tower's constructor reads (cited per field):
+* Qwen2.5-VL (qwen2_5_vl.py:366-397, 751): vision_config hidden_size, num_heads,
+  patch_size, spatial_merge_size, window_size, fullatt_block_indexes, out_hidden_size; the
+  text model's max_position_embeddings (`self.config.max_position_embeddings`: the top level,
+  else text_config);
+* Qwen3-VL (qwen3_vl.py:378-398, 417-421): vision_config hidden_size, num_heads, patch_size,
+  spatial_merge_size, out_hidden_size, deepstack_visual_indexes;
+* InternVL (internvl.py:113-136, 523-525): force_image_size or vision_config.image_size,
+  vision_config.patch_size (tokens per tile (image_size // patch_size)^2 + 1), hidden_size,
+  num_attention_heads, num_dummy_heads (internvl.py:81);
+* Kimi K3 (kimi_k3.py:3500, kimi_k3_vl.py:710-714): vision_config vt_hidden_size or
+  hidden_size, vt_num_attention_heads or num_attention_heads (its graphs' admission rule reads
+  neither; they size nothing graphfit plans).
+The dtype is the model's torch_dtype (text_config first), bfloat16 when absent.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from graphfit.inputs.reading import load_json
+from graphfit.planner import ConfigError, VitGeometry, VitWorkload, excerpt
+from graphfit.planner.engines.sglang_vit import ENV_FLAG, VIT_ARCHITECTURES
+
+_DTYPES = {"bfloat16": "bfloat16", "float16": "float16", "half": "float16",
+           "float32": "float32", "float": "float32"}
+
+
+def _positive(where: str, data: dict[str, Any], *keys: str) -> int | None:
+    for key in keys:
+        if key in data and data[key] is not None:
+            value = data[key]
+            if isinstance(value, list) and value and all(isinstance(v, int) for v in value):
+                value = value[0]  # InternVL's image_size / patch_size may be [h, w]
+            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+                raise ConfigError(f"{where}: {key}: expected a positive integer, got "
+                                  f"{excerpt(value)}")
+            return value
+    return None
+
+
+def _required(where: str, data: dict[str, Any], *keys: str) -> int:
+    value = _positive(where, data, *keys)
+    if value is None:
+        raise ConfigError(f"{where}: {' / '.join(keys)} missing (the ViT graphs' size)")
+    return value
+
+
+def read_geometry(model: str | Path, *, tp: int = 1) -> VitGeometry:
+    """The vision tower of the model directory (or config.json) `model`; ConfigError when
+    its architecture has no ViT CUDA graph in SGLang 0.5.23."""
+    path = Path(model).expanduser()
+    if path.is_dir():
+        path = path / "config.json"
+    where = str(path)
+    if not path.is_file():
+        raise ConfigError(f"{where}: no such model config")
+    data = load_json(path, "model config")
+    if not isinstance(data, dict):
+        raise ConfigError(f"{where}: expected a JSON object")
+    archs = data.get("architectures")
+    arch = archs[0] if isinstance(archs, list) and archs and isinstance(archs[0], str) else None
+    family = VIT_ARCHITECTURES.get(arch or "")
+    if family is None:
+        raise ConfigError(f"{where}: architecture {excerpt(arch)} has no ViT CUDA graph in "
+                          f"SGLang 0.5.23 (those that do: "
+                          f"{', '.join(sorted(VIT_ARCHITECTURES))})")
+    vision = data.get("vision_config")
+    if not isinstance(vision, dict):
+        raise ConfigError(f"{where}: vision_config: expected an object")
+    text = data.get("text_config") if isinstance(data.get("text_config"), dict) else {}
+    vw = f"{where}: vision_config"
+    if family == "kimi_k3":
+        hidden = _required(vw, vision, "vt_hidden_size", "hidden_size")
+        heads = _required(vw, vision, "vt_num_attention_heads", "num_attention_heads")
+    else:
+        hidden = _required(vw, vision, "hidden_size")
+        heads = _required(vw, vision, "num_heads", "num_attention_heads")
+    raw_dtype = (text or {}).get("torch_dtype") or data.get("torch_dtype") or "bfloat16"
+    dtype = _DTYPES.get(str(raw_dtype))
+    if dtype is None:
+        raise ConfigError(f"{where}: torch_dtype {excerpt(raw_dtype)} is not one graphfit "
+                          f"sizes ViT buffers in")
+    kwargs: dict[str, Any] = {"tp": tp, "dtype": dtype}
+    if family in ("qwen2_5_vl", "qwen3_vl"):
+        kwargs["patch_size"] = _required(vw, vision, "patch_size")
+        kwargs["spatial_merge_size"] = _positive(vw, vision, "spatial_merge_size") or 2
+        kwargs["out_hidden_size"] = _positive(vw, vision, "out_hidden_size")
+    if family == "qwen2_5_vl":
+        kwargs["window_size"] = _required(vw, vision, "window_size")
+        kwargs["fullatt_blocks"] = tuple(vision.get("fullatt_block_indexes") or ())
+        kwargs["max_context_len"] = (_positive(where, data, "max_position_embeddings")
+                                     or _positive(f"{where}: text_config", text or {},
+                                                  "max_position_embeddings"))
+    if family == "qwen3_vl":
+        kwargs["deepstack"] = len(vision.get("deepstack_visual_indexes") or ())
+    if family == "internvl":
+        image = (_positive(where, data, "force_image_size")
+                 or _required(vw, vision, "image_size"))
+        patch = _required(vw, vision, "patch_size")
+        kwargs["patch_size"] = patch
+        kwargs["tokens_per_tile"] = (image // patch) ** 2 + 1
+        dummy = vision.get("num_dummy_heads") or 0
+        if isinstance(dummy, bool) or not isinstance(dummy, int) or dummy < 0:
+            raise ConfigError(f"{vw}: num_dummy_heads: expected an integer >= 0, got "
+                              f"{excerpt(dummy)}")
+        kwargs["dummy_heads"] = dummy
+    return VitGeometry(family, hidden, heads, **kwargs)
+
+
+ENV_TRUE = frozenset({"true", "1", "yes", "y"})  # EnvBool.parse, lower-cased: environ.py:143-150
+
+
+def environment_notes(environ: Mapping[str, str], model: str | None) -> list[str]:
+    """A pasted SGLang line that turns the ViT graphs on (`SGLANG_VIT_ENABLE_CUDA_GRAPH`,
+    an EnvBool: environ.py:1603) gets a note pointing at `graphfit vit` (the plan of the
+    decode / prefill graphs does not hold them)."""
+    raw = environ.get(ENV_FLAG)
+    if raw is None or raw.lower() not in ENV_TRUE:
+        return []
+    return [f"{ENV_FLAG}={raw}: SGLang captures vision-encoder graphs per image shape, not in "
+            f"this plan: graphfit vit {model or 'MODEL_DIR'} --images TxHxW,... plans them"]
+
+
+_GRID = re.compile(r"^(\d+)x(\d+)x(\d+)$")
+
+
+def parse_images(text: str, max_images: int) -> VitWorkload:
+    """`--images 1x32x32,2x16x24` (t x h x w in patches, comma-separated) and
+    `--max-images N` as a workload; ConfigError naming the first bad entry."""
+    grids = []
+    for part in (p.strip() for p in str(text).split(",")):
+        m = _GRID.match(part)
+        if not m:
+            raise ConfigError(f"--images: {excerpt(part)} is not TxHxW in patches "
+                              f"(e.g. 1x32x32)")
+        t, h, w = (int(g) for g in m.groups())
+        grids.append((t, h, w))
+    return VitWorkload(tuple(grids), max_images)
+
+
+__all__ = ["environment_notes", "parse_images", "read_geometry"]

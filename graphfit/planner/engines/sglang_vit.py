@@ -1,0 +1,528 @@
+"""SGLang 0.5.23's vision-encoder (ViT) CUDA graphs, planned as the component `vit`.
+
+`SGLANG_VIT_ENABLE_CUDA_GRAPH=1` (environ.py:1603, default off) makes four vision towers run
+their transformer blocks through a lazily captured CUDA graph. None of them pads: a graph is
+captured the first time its exact key is seen and replayed for that key only, with persistent
+buffers of exactly the key's size. What differs is the key and the buffers:
+
+* `qwen2_5_vl` (Qwen2_5_VisionTransformer, models/qwen2_5_vl.py:424-430, 594-666) and
+  `qwen3_vl` (Qwen3VLMoeVisionModel, models/qwen3_vl.py:944-947, 1074-1097, 1134-1163) use
+  `ViTCudaGraphRunner` (multimodal/vit_cuda_graph_runner.py). Key: (patch tokens S, the
+  attention layout) (:146-159): Qwen2.5 passes ((0, 0, cumulative t*h*w per image...),
+  the window boundaries with repeats dropped) (qwen2_5_vl.py:607-611, 651-663); Qwen3 passes
+  (cu_seqlens: one h*w sequence per frame, models/utils.py:374-393, None)
+  (qwen3_vl.py:1084). Per key (:340-367): `block_input` [S, 1, hidden], `block_ws`
+  [S, heads per rank, head_dim] in the tower's dtype, the cu_seqlens tensors (int32) and
+  their differences (`_kk`); per graph a view [:S, :D] of one rotary workspace pair
+  (:99-138) that grows to max(max_context_len, 2 x previous rows, S) and keeps every older
+  pair alive (graphs hold their addresses). D: head_dim for Qwen2.5 (cos/sin of
+  cat(emb, emb), qwen2_5_vl.py:635-636 over Qwen2_5_VisionRotaryEmbedding(head_dim // 2),
+  :397), head_dim / 2 for Qwen3 (get_rope(rotary_dim=head_dim // 2), qwen3_vl.py:421-427,
+  gathered for (h, w) positions, :499-514). max_context_len: the text model's
+  max_position_embeddings for Qwen2.5 (qwen2_5_vl.py:751), none for Qwen3 (no attribute,
+  vit_cuda_graph_runner.py:70).
+* `internvl` (InternVisionEncoder, models/internvl.py:319-334, 354-355) uses
+  `InternViTCudaGraphRunner` (multimodal/internvl_vit_cuda_graph_runner.py): key (tiles B,
+  tokens per tile S = (image_size / patch_size)^2 + 1) (:63-65, internvl.py:135-136); per
+  key `inp` [B, S, hidden], `ws` [B*S, heads per rank, head_dim], `cu` = arange(0, (B+1)*S,
+  S) and `cu_kk` (:67-94, 157-166).
+* `kimi_k3` (KimiK3VisionTower, models/kimi_k3_vl.py:809-828) uses
+  `KimiK3ViTCudaGraphRunner` (multimodal/kimi_k3_vit_cuda_graph_runner.py): key = the
+  images' (t, h, w) tuple (:256-258); a key is captured only when its largest image has at
+  most SGLANG_KIMI_K3_VIT_CUDA_GRAPH_MAX_SEQLEN patches (6144), on its MIN_HITS-th sighting
+  (2) and while fewer than CACHE_CAPACITY (2) graphs exist (:354-379; environ.py:2120-2122);
+  everything else runs eagerly.
+
+The key space is open (any image size), so the plan needs a workload: the image grids
+(t, h, w in patches) a deployment sends and the most images (InternVL: tiles) one encoder
+call holds. `reachable_keys` enumerates every ordered choice of them, `VitPlan` sizes
+graphfit's static buffers for the largest key (one buffer per kind, viewed per key, as
+graphfit's runtime allocates) and proves `rows(key) <= capacity` for every buffer and every
+reachable key; `sglang_bytes` is what SGLang itself allocates for the same keys (one buffer
+set per key), the reference the plan's bytes are reported against.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from itertools import pairwise, product
+
+from graphfit.planner.core.dtypes import itemsize
+from graphfit.planner.core.errors import ConfigError, excerpt, require_int
+
+ENV_FLAG = "SGLANG_VIT_ENABLE_CUDA_GRAPH"  # environ.py:1603 (EnvBool, default False)
+KIMI_DEFAULTS = {"capacity": 2, "min_hits": 2, "max_seqlen": 6144}  # environ.py:2120-2122
+
+# architecture -> the tower family whose runner it builds (each model file's EntryClass)
+VIT_ARCHITECTURES = {
+    "Qwen2_5_VLForConditionalGeneration": "qwen2_5_vl",  # qwen2_5_vl.py:1004
+    "Qwen3VLForConditionalGeneration": "qwen3_vl",  # qwen3_vl.py:1809
+    "Qwen3VLMoeForConditionalGeneration": "qwen3_vl",  # qwen3_vl_moe.py:197, 412
+    "InternVLChatModel": "internvl",  # internvl.py:812
+    # kimi_k3.py:3443, 3500, 3876 (its KimiK3VisionTower: kimi_k3_vl.py:809-828)
+    "KimiK3ForConditionalGeneration": "kimi_k3",
+}
+FAMILIES = ("qwen2_5_vl", "qwen3_vl", "internvl", "kimi_k3")
+# the most keys a plan enumerates (each ordered choice of images is one key)
+MAX_KEYS = 20_000
+
+Grid = tuple[int, int, int]  # (t, h, w) in patches, as SGLang's image_grid_thw holds them
+# The key exactly as SGLang's runner files a graph: Qwen (S, (layout, window layout or None));
+# InternVL (tiles, tokens per tile); Kimi K3 the images' (t, h, w) tuple
+VitKey = tuple[object, ...]
+
+
+@dataclass(frozen=True)
+class VitGeometry:
+    """What the runners read of the vision tower: its width, heads, patch and merge sizes.
+
+    `heads_per_rank`: VisionAttention's num_attention_heads_per_partition, the heads divided
+    by the attention TP size unless the encoder runs data-parallel (`--mm-enable-dp-encoder`:
+    `tp` 1) (layers/attention/vision.py:1123, 1132; qwen2_5_vl.py:717, qwen3_vl.py:1326).
+    `window_size` / `fullatt_blocks`: Qwen2.5's windowed attention (vision_config.window_size,
+    fullatt_block_indexes; qwen2_5_vl.py:379-380). `max_context_len`: the first rotary
+    workspace's rows (Qwen2.5: text max_position_embeddings; None: none).
+    `tokens_per_tile`: InternVL's (image_size // patch_size)^2 + 1. `dummy_heads`: InternVL's
+    vision_config.num_dummy_heads, padding heads added before the TP split
+    (internvl.py:81; vision.py:1132: (num_dummy_heads + num_heads) / TP per rank).
+    """
+
+    family: str
+    hidden_size: int
+    num_heads: int
+    patch_size: int = 14
+    spatial_merge_size: int = 2
+    out_hidden_size: int | None = None
+    deepstack: int = 0
+    window_size: int | None = None
+    fullatt_blocks: tuple[int, ...] = ()
+    max_context_len: int | None = None
+    tokens_per_tile: int | None = None
+    dummy_heads: int = 0
+    tp: int = 1
+    dtype: str = "bfloat16"
+
+    def __post_init__(self) -> None:
+        if self.family not in FAMILIES:
+            raise ConfigError(f"vit: family {excerpt(self.family)} is not one of "
+                              f"{', '.join(FAMILIES)}")
+        for name in ("hidden_size", "num_heads", "patch_size", "spatial_merge_size", "tp"):
+            require_int(f"vit: {name}", getattr(self, name), 1)
+        require_int("vit: deepstack", self.deepstack, 0)
+        require_int("vit: dummy_heads", self.dummy_heads, 0)
+        for name in ("out_hidden_size", "window_size", "max_context_len", "tokens_per_tile"):
+            value = getattr(self, name)
+            if value is not None:
+                require_int(f"vit: {name}", value, 1)
+        if self.hidden_size % self.num_heads:
+            raise ConfigError(f"vit: hidden_size {self.hidden_size} is not a multiple of "
+                              f"num_heads {self.num_heads}")
+        if (self.num_heads + self.dummy_heads) % self.tp:
+            raise ConfigError(f"vit: num_heads {self.num_heads} (+ {self.dummy_heads} dummy) "
+                              f"is not a multiple of the TP size {self.tp}")
+        if self.family == "qwen2_5_vl" and self.window_size is None:
+            raise ConfigError("vit: Qwen2.5-VL needs vision_config.window_size")
+        if self.family == "internvl" and self.tokens_per_tile is None:
+            raise ConfigError("vit: InternVL needs tokens_per_tile (image_size, patch_size)")
+        if self.family == "qwen2_5_vl" and self.window_size is not None and (
+                self.window_size // self.spatial_merge_size // self.patch_size < 1):
+            raise ConfigError(f"vit: window_size {self.window_size} is smaller than one "
+                              f"merged patch")
+        itemsize(self.dtype)
+        object.__setattr__(self, "fullatt_blocks", tuple(self.fullatt_blocks))
+
+    @property
+    def head_dim(self) -> int:
+        return self.hidden_size // self.num_heads
+
+    @property
+    def heads_per_rank(self) -> int:
+        return (self.num_heads + self.dummy_heads) // self.tp
+
+    @property
+    def rotary_width(self) -> int:
+        """The rotary workspace's columns (module docstring)."""
+        return self.head_dim if self.family == "qwen2_5_vl" else self.head_dim // 2
+
+    @property
+    def merge_unit(self) -> int:
+        return self.spatial_merge_size ** 2
+
+
+@dataclass(frozen=True)
+class VitWorkload:
+    """The images one encoder call may hold: `grids` (t, h, w in patches) and at most
+    `max_images` of them (InternVL: `max_images` tiles; its grids are not read)."""
+
+    grids: tuple[Grid, ...]
+    max_images: int
+
+    def __post_init__(self) -> None:
+        require_int("vit: max_images", self.max_images, 1)
+        if not isinstance(self.grids, (tuple, list)) or not all(
+                isinstance(g, (tuple, list)) for g in self.grids):
+            raise ConfigError(f"vit: grids must be (t, h, w) tuples, got "
+                              f"{excerpt(self.grids)}")
+        grids = tuple(tuple(g) for g in self.grids)
+        if not grids:
+            raise ConfigError("vit: the workload needs at least one image grid (t, h, w)")
+        for g in grids:
+            if len(g) != 3:
+                raise ConfigError(f"vit: an image grid is (t, h, w), got {excerpt(g)}")
+            for name, value in zip("thw", g, strict=True):
+                require_int(f"vit: grid {name}", value, 1)
+        object.__setattr__(self, "grids", tuple(dict.fromkeys(grids)))
+
+
+def check_grid(geometry: VitGeometry, grid: Grid) -> None:
+    """A Qwen grid's h and w are whole merge blocks (the processor resizes to multiples of
+    patch_size * merge_size; the merger reshapes by merge_unit, qwen2_5_vl.py:622-625)."""
+    m = geometry.spatial_merge_size
+    if geometry.family in ("qwen2_5_vl", "qwen3_vl") and (grid[1] % m or grid[2] % m):
+        raise ConfigError(f"vit: grid {grid}: h and w must be multiples of the spatial merge "
+                          f"size {m}")
+
+
+def qwen3_layout(grids: Sequence[Grid]) -> tuple[int, ...]:
+    """cu_seqlens of Qwen3-VL: one sequence of h*w per frame (models/utils.py:388-391)."""
+    cu = [0]
+    for t, h, w in grids:
+        for _ in range(t):
+            cu.append(cu[-1] + h * w)
+    return tuple(cu)
+
+
+def qwen2_5_full_layout(grids: Sequence[Grid]) -> tuple[int, ...]:
+    """Qwen2.5-VL's full-attention layout: (0, 0, cumulative t*h*w per image...)
+    (qwen2_5_vl.py:643-657; one sequence per image, the leading zero doubled)."""
+    cu = [0, 0]
+    for t, h, w in grids:
+        cu.append(cu[-1] + t * h * w)
+    return tuple(cu)
+
+
+def qwen2_5_window_layout(geometry: VitGeometry, grids: Sequence[Grid]) -> tuple[int, ...]:
+    """Qwen2.5-VL's window boundaries with consecutive repeats dropped (get_window_index,
+    qwen2_5_vl.py:432-474, and the filter at :607-611): per frame, windows of W x W merged
+    patches row by row (W = window_size // merge // patch), the grid padded up to the next
+    multiple of W -- a whole empty row / column of windows when it divides (pad = W - n % W)."""
+    assert geometry.window_size is not None
+    m = geometry.spatial_merge_size
+    W = geometry.window_size // m // geometry.patch_size
+    cu = [0]
+    for t, h, w in grids:
+        lh, lw = h // m, w // m
+        nh, nw = (lh + W - lh % W) // W, (lw + W - lw % W) // W
+        for _ in range(t):
+            for i in range(nh):
+                for j in range(nw):
+                    rows = max(0, min(W, lh - i * W))
+                    cols = max(0, min(W, lw - j * W))
+                    cu.append(cu[-1] + rows * cols * geometry.merge_unit)
+    return tuple(v for i, v in enumerate(cu) if i == 0 or v != cu[i - 1])
+
+
+def graph_key(geometry: VitGeometry, grids: Sequence[Grid]) -> VitKey:
+    """The key SGLang's runner files the call under (module docstring); InternVL: `grids`
+    are its tiles (one each)."""
+    if geometry.family == "internvl":
+        assert geometry.tokens_per_tile is not None
+        return (len(grids), geometry.tokens_per_tile)
+    for g in grids:
+        check_grid(geometry, g)
+    if geometry.family == "kimi_k3":
+        return tuple((int(t), int(h), int(w)) for t, h, w in grids)
+    tokens = sum(t * h * w for t, h, w in grids)
+    if geometry.family == "qwen3_vl":
+        return (tokens, (qwen3_layout(grids), None))
+    return (tokens, (qwen2_5_full_layout(grids), qwen2_5_window_layout(geometry, grids)))
+
+
+def reachable_calls(workload: VitWorkload) -> Iterator[tuple[Grid, ...]]:
+    """Every ordered choice of 1..max_images grids of the workload (an encoder call
+    concatenates its images in request order)."""
+    for k in range(1, workload.max_images + 1):
+        yield from product(workload.grids, repeat=k)
+
+
+def reachable_keys(geometry: VitGeometry, workload: VitWorkload) -> tuple[VitKey, ...]:
+    """The distinct keys of every reachable call, in first-seen order; ConfigError above
+    MAX_KEYS (SGLang would capture as many graphs: narrow the workload)."""
+    reachable_keys_count(geometry, workload)
+    return tuple(key_calls(geometry, workload))
+
+
+def reachable_keys_count(geometry: VitGeometry, workload: VitWorkload) -> int:
+    """The calls to enumerate; ConfigError above MAX_KEYS."""
+    count: int = sum(len(workload.grids) ** k for k in range(1, workload.max_images + 1))
+    if geometry.family == "internvl":
+        count = workload.max_images
+    if count > MAX_KEYS:
+        raise ConfigError(f"vit: the workload has {count} image orders (> {MAX_KEYS}); each "
+                          f"is a graph SGLang captures: fewer grids or images per call")
+    return count
+
+
+def key_calls(geometry: VitGeometry, workload: VitWorkload
+              ) -> dict[VitKey, tuple[Grid, ...]]:
+    """Each reachable key with the first call that reaches it (a probe for rehearsals)."""
+    if geometry.family == "internvl":
+        return {graph_key(geometry, [(1, 1, 1)] * b): ((1, 1, 1),) * b
+                for b in range(1, workload.max_images + 1)}
+    keys: dict[VitKey, tuple[Grid, ...]] = {}
+    for call in reachable_calls(workload):
+        keys.setdefault(graph_key(geometry, call), call)
+    return keys
+
+
+def key_fill(geometry: VitGeometry, key: VitKey) -> dict[str, tuple[int, ...]]:
+    """The values of `key`'s int32 buffers (sequence boundaries and their differences), as
+    SGLang fills them once per key (vit_cuda_graph_runner.py:355-367,
+    internvl_vit_cuda_graph_runner.py:67-69, 161-163)."""
+    if geometry.family == "kimi_k3":
+        return {}
+    if geometry.family == "internvl":
+        b, s = key
+        assert isinstance(b, int) and isinstance(s, int)
+        layout: tuple[int, ...] = tuple(range(0, (b + 1) * s, s))
+        window = None
+    else:
+        _, layout, window = _qwen_parts(key)
+    out = {"cu_seqlens": layout,
+           "cu_seqlens_kk": tuple(b - a for a, b in pairwise(layout))}
+    if window is not None and geometry.fullatt_blocks:
+        out["cu_window_seqlens"] = window
+        out["cu_window_seqlens_kk"] = tuple(b - a for a, b in pairwise(window))
+    return out
+
+
+@dataclass(frozen=True)
+class VitBuffer:
+    """One persistent tensor a key's graph reads: `rows` along its first axis, `row_shape`
+    after it, `dtype`. Static input (`input`), attention workspace (`ws`), int32 sequence
+    boundaries, rotary cos/sin."""
+
+    name: str
+    rows: int
+    row_shape: tuple[int, ...]
+    dtype: str
+
+    @property
+    def row_bytes(self) -> int:
+        n = itemsize(self.dtype)
+        for d in self.row_shape:
+            n *= d
+        return n
+
+    @property
+    def bytes(self) -> int:
+        return self.rows * self.row_bytes
+
+
+def key_buffers(geometry: VitGeometry, key: VitKey) -> tuple[VitBuffer, ...]:
+    """The buffers SGLang allocates (or keeps) for `key`'s graph, with their exact rows."""
+    g, dt = geometry, geometry.dtype
+    ws_row = (g.heads_per_rank, g.head_dim)
+    if g.family == "internvl":
+        b, s = key[0], key[1]
+        assert isinstance(b, int) and isinstance(s, int)
+        return (VitBuffer("block_input", b, (s, g.hidden_size), dt),  # inp [B, S, H]
+                VitBuffer("block_ws", b * s, ws_row, dt),
+                VitBuffer("cu_seqlens", b + 1, (), "int32"),
+                VitBuffer("cu_seqlens_kk", b, (), "int32"))
+    if g.family == "kimi_k3":  # the tower's own buffers live in the graph pool
+        return ()
+    tokens, layout, window = _qwen_parts(key)
+    out: list[VitBuffer] = [
+        VitBuffer("block_input", tokens, (1, g.hidden_size), dt),
+        VitBuffer("block_ws", tokens, ws_row, dt),
+        VitBuffer("cu_seqlens", len(layout), (), "int32"),
+        VitBuffer("cu_seqlens_kk", len(layout) - 1, (), "int32"),
+    ]
+    if window is not None and g.fullatt_blocks:
+        out += [VitBuffer("cu_window_seqlens", len(window), (), "int32"),
+                VitBuffer("cu_window_seqlens_kk", len(window) - 1, (), "int32")]
+    out += [VitBuffer("rotary_cos", tokens, (g.rotary_width,), dt),
+            VitBuffer("rotary_sin", tokens, (g.rotary_width,), dt)]
+    return tuple(out)
+
+
+def workspace_rows(geometry: VitGeometry, tokens_in_order: Iterable[int]) -> tuple[int, ...]:
+    """SGLang's rotary workspace allocations (rows of each cos/sin pair, oldest first) for
+    graphs captured in this order (`_get_sin_cos_ws`, vit_cuda_graph_runner.py:107-131):
+    a key of more rows than the current pair allocates max(max_context_len, 2 x rows, S)."""
+    rows: list[int] = []
+    for s in tokens_in_order:
+        if not rows or rows[-1] < s:
+            rows.append(max(geometry.max_context_len or 0, 2 * rows[-1] if rows else 0, s))
+    return tuple(rows)
+
+
+def kimi_outcomes(calls: Sequence[tuple[Grid, ...]], *, capacity: int, min_hits: int,
+                  max_seqlen: int | None) -> tuple[str, ...]:
+    """What Kimi K3's runner does with each call in turn: "replay", "capture" (captures
+    then replays), or "eager" (kimi_k3_vit_cuda_graph_runner.py:340-405: too long, seen
+    fewer than min_hits times, or the cache full; the sightings table keeps the last
+    8 x capacity keys, :260-266)."""
+    for name, value in (("capacity", capacity), ("min_hits", min_hits)):
+        require_int(f"vit: kimi {name}", value, 1)
+    if max_seqlen is not None:
+        require_int("vit: kimi max_seqlen", max_seqlen, 1)
+    graphs: set[tuple[Grid, ...]] = set()
+    seen: dict[tuple[Grid, ...], int] = {}  # insertion order = recency
+    out: list[str] = []
+    for call in calls:
+        key = tuple(tuple(g) for g in call)
+        if key in graphs:
+            out.append("replay")
+            continue
+        if max_seqlen is not None and max(t * h * w for t, h, w in key) > max_seqlen:
+            out.append("eager")
+            continue
+        count = seen.pop(key, 0) + 1  # type: ignore[arg-type]
+        seen[key] = count  # type: ignore[index]
+        if len(seen) > max(capacity * 8, capacity):
+            del seen[next(iter(seen))]
+        if count < min_hits or len(graphs) >= capacity:
+            out.append("eager")
+            continue
+        graphs.add(key)  # type: ignore[arg-type]
+        out.append("capture")
+    return tuple(out)
+
+
+@dataclass(frozen=True)
+class VitViolation:
+    key: VitKey
+    buffer: str
+    rows: int
+    capacity: int
+
+
+@dataclass(frozen=True)
+class VitPlan:
+    """graphfit's plan of the `vit` component: one static buffer per kind sized for the
+    largest reachable key (`capacities`), each key's graph reading a [:rows] view of it.
+
+    `keys`: every reachable key SGLang captures (Kimi K3: those it may capture; at most
+    `max_graphs` at once). `sglang_bytes`: SGLang's own allocation for the same keys
+    (a buffer set per key plus every rotary workspace it grows through, keys in
+    first-seen order); `total_bytes`: graphfit's static buffers.
+    """
+
+    geometry: VitGeometry
+    workload: VitWorkload
+    keys: tuple[VitKey, ...]
+    calls: tuple[tuple[Grid, ...], ...]  # a call reaching each key (same order)
+    capacities: tuple[tuple[str, int], ...]
+    buffers: tuple[VitBuffer, ...]
+    max_graphs: int
+    sglang_bytes: int
+    notes: tuple[str, ...] = field(default=())
+
+    @property
+    def total_bytes(self) -> int:
+        return sum(b.bytes for b in self.buffers)
+
+    def capacity(self, name: str) -> int:
+        return dict(self.capacities)[name]
+
+    def key_of(self, grids: Sequence[Grid]) -> VitKey:
+        """The key SGLang files a call of these images under (`graph_key`)."""
+        return graph_key(self.geometry, grids)
+
+    def key_buffers(self, key: VitKey) -> tuple[VitBuffer, ...]:
+        """What `key`'s graph reads, with its rows (`key_buffers`)."""
+        return key_buffers(self.geometry, key)
+
+    def key_fill(self, key: VitKey) -> dict[str, tuple[int, ...]]:
+        """`key`'s int32 boundary values (`key_fill`)."""
+        return key_fill(self.geometry, key)
+
+    def verify(self, capacities: Mapping[str, int] | None = None
+               ) -> tuple[VitViolation, ...]:
+        """padded rows <= capacity for every buffer of every reachable key (the runners do
+        not pad: a key's padded rows are its own rows, pad(S) == S). `capacities`: rows to
+        audit instead of the plan's (an allocation made elsewhere); ConfigError for a name
+        the plan has no buffer of or a count below 0."""
+        caps = dict(self.capacities)
+        for name, rows in (capacities or {}).items():
+            if name not in caps:
+                raise ConfigError(f"vit: no buffer {excerpt(name)} (buffers: "
+                                  f"{', '.join(caps)})")
+            require_int(f"vit: capacity {name}", rows, 0)
+            caps[name] = rows
+        return tuple(VitViolation(k, b.name, b.rows, caps.get(b.name, 0))
+                     for k in self.keys for b in key_buffers(self.geometry, k)
+                     if b.rows > caps.get(b.name, 0))
+
+
+def plan_vit(geometry: VitGeometry, workload: VitWorkload, *,
+             kimi: dict[str, int | None] | None = None) -> VitPlan:
+    """The `vit` component's plan for `workload` (module docstring)."""
+    reachable_keys_count(geometry, workload)
+    reach = key_calls(geometry, workload)
+    keys = tuple(reach)
+    notes: list[str] = []
+    max_graphs = len(keys)
+    if geometry.family == "kimi_k3":
+        k = {**KIMI_DEFAULTS, **(kimi or {})}
+        limit = k["max_seqlen"]
+        keys = tuple(key for key in keys
+                     if limit is None or max(_kimi_sizes(key)) <= limit)
+        cap = k["capacity"]
+        assert cap is not None
+        max_graphs = min(len(keys), cap)
+        notes.append(f"Kimi K3 keeps at most {cap} graphs (SGLANG_KIMI_K3_VIT_CUDA_GRAPH_"
+                     f"CACHE_CAPACITY), captured on a key's {k['min_hits']}th call; "
+                     f"the rest of the {len(keys)} capturable keys run eagerly")
+    caps: dict[str, int] = {}
+    shapes: dict[str, VitBuffer] = {}
+    per_key_bytes = 0
+    for key in keys:
+        for b in key_buffers(geometry, key):
+            caps[b.name] = max(caps.get(b.name, 0), b.rows)
+            shapes.setdefault(b.name, b)
+            if not b.name.startswith("rotary_"):
+                per_key_bytes += b.bytes
+    buffers = tuple(VitBuffer(n, caps[n], b.row_shape, b.dtype) for n, b in shapes.items())
+    rotary = 0
+    if geometry.family in ("qwen2_5_vl", "qwen3_vl"):
+        width_bytes = geometry.rotary_width * itemsize(geometry.dtype)
+        rotary = 2 * width_bytes * sum(workspace_rows(geometry, (_tokens(k) for k in keys)))
+    return VitPlan(geometry, workload, keys, tuple(reach[k] for k in keys),
+                   tuple(caps.items()), buffers, max_graphs, per_key_bytes + rotary,
+                   tuple(notes))
+
+
+
+def _tokens(key: VitKey) -> int:
+    value = key[0]
+    assert isinstance(value, int)
+    return value
+
+
+def _qwen_parts(key: VitKey) -> tuple[int, tuple[int, ...], tuple[int, ...] | None]:
+    """(S, layout, window layout or None) of a Qwen key (S, (layout, window))."""
+    tokens, layouts = key
+    assert isinstance(tokens, int) and isinstance(layouts, tuple)
+    layout, window = layouts
+    assert isinstance(layout, tuple) and (window is None or isinstance(window, tuple))
+    return tokens, layout, window
+
+
+def _kimi_sizes(key: VitKey) -> list[int]:
+    sizes = []
+    for grid in key:
+        assert isinstance(grid, tuple)
+        t, h, w = grid
+        sizes.append(int(t) * int(h) * int(w))
+    return sizes
+
+
+__all__ = ["ENV_FLAG", "FAMILIES", "KIMI_DEFAULTS", "VIT_ARCHITECTURES", "VitBuffer",
+           "VitGeometry", "VitPlan", "VitViolation", "VitWorkload", "graph_key",
+           "key_buffers", "key_calls", "key_fill", "kimi_outcomes", "plan_vit",
+           "qwen2_5_full_layout", "qwen2_5_window_layout", "qwen3_layout", "reachable_calls",
+           "reachable_keys", "workspace_rows"]

@@ -1,0 +1,273 @@
+"""SGLang 0.5.23's ViT CUDA-graph runners as an oracle, run on the CPU.
+
+The real runner classes (multimodal/vit_cuda_graph_runner.py `ViTCudaGraphRunner`,
+internvl_vit_cuda_graph_runner.py `InternViTCudaGraphRunner`, kimi_k3_vit_cuda_graph_runner.py
+`KimiK3ViTCudaGraphRunner`) are constructed and driven through the real tower glue that
+computes their inputs (Qwen2.5-VL `forward_with_cuda_graph`, `get_window_index`,
+`rot_pos_emb`; Qwen3-VL `forward_with_cuda_graph`, `_prepare_graph_inputs`, `rot_pos_emb`
+over the real `get_rope`). What is stubbed, and why it cannot change a key, a buffer shape or
+a dispatch decision:
+
+* CUDA graph capture (`torch.cuda.CUDAGraph`, `torch.cuda.graph`, `torch.cuda.synchronize`):
+  no GPU; the captured callable is not run again, only the buffers the runner keeps are read;
+* the tower's transformer blocks, merger and deepstack mergers: shape-only modules
+  (a block returns its input; a merger folds merge_unit rows into one and keeps
+  out_hidden_size columns) -- the runner allocates its buffers before calling them;
+* Qwen3's position-embedding interpolation (`fast_pos_embed_interpolate`) returns zeros (it
+  is added to the hidden states; keys and shapes never read it);
+* the Kimi K3 tower (`prepare_forward_metadata`, `_forward_eager`) and its capture: the
+  runner's dispatch (`run`, `_record_hit`) is what is compared.
+
+`use_data_parallel=True` keeps the runner's capture context local (no TP communicator).
+
+`vision_attention_heads` runs SGLang's own `VisionAttention.__init__` (layers/attention/
+vision.py:1115-1134) under a stubbed `get_parallel` (the attention-TP size): it sets the two
+attributes the runners read (num_attention_heads_per_partition, head_size) and then stops at
+the first multimodal-config read (`get_mm()`, not published on the CPU), which is asserted.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import types
+from collections.abc import Iterator, Sequence
+from typing import Any
+
+from tests.oracle import sglang_oracle, sglang_stubs
+
+Grid = tuple[int, int, int]
+
+
+@contextlib.contextmanager
+def cpu_graphs() -> Iterator[None]:
+    """SGLang importable (fake CUDA) and CUDA graph capture a no-op on the CPU."""
+    import torch
+
+    class _Graph:
+        def replay(self) -> None:
+            pass
+
+    @contextlib.contextmanager
+    def _graph(graph: Any, pool: Any = None, **kwargs: Any) -> Iterator[None]:
+        yield
+
+    sglang_oracle.oracle()  # installs the wheel's sources
+    saved = (torch.cuda.CUDAGraph, torch.cuda.graph, torch.cuda.synchronize)
+    with sglang_stubs.fake_cuda(81920):
+        torch.cuda.CUDAGraph = _Graph  # type: ignore[misc,assignment]
+        torch.cuda.graph = _graph  # type: ignore[assignment]
+        torch.cuda.synchronize = lambda device=None: None
+        try:
+            yield
+        finally:
+            torch.cuda.CUDAGraph, torch.cuda.graph, torch.cuda.synchronize = saved  # type: ignore[misc]
+
+
+def _tower_modules(hidden: int, heads: int, head_dim: int, merge_unit: int, out: int,
+                   depth: int, deepstack: int) -> Any:
+    import torch
+    from torch import nn
+
+    class Block(nn.Module):
+        def __init__(self) -> None:
+            super().__init__()
+            self.attn = types.SimpleNamespace(num_attention_heads_per_partition=heads,
+                                              head_size=head_dim, qkv_backend_name="fa3")
+
+        def forward(self, x: torch.Tensor, cu_seqlens: Any = None, position_embeddings: Any = None,
+                    rotary_pos_emb_cos: Any = None, rotary_pos_emb_sin: Any = None,
+                    output_ws: Any = None) -> torch.Tensor:
+            return x
+
+    class Merger(nn.Module):
+        def forward(self, x: torch.Tensor) -> torch.Tensor:
+            return x.reshape(x.shape[0] // merge_unit, -1)[:, :out].contiguous()
+
+    blocks = nn.ModuleList([Block() for _ in range(depth)])
+    mergers = nn.ModuleList([Merger() for _ in range(deepstack)])
+    return blocks, Merger(), mergers
+
+
+def qwen_runner(family: str, *, hidden: int, heads: int, patch: int, merge: int, out: int,
+                depth: int, deepstack: int = 0, window: int | None = None,
+                fullatt: Sequence[int] = (), max_context_len: int | None = None,
+                dtype: str = "bfloat16") -> Any:
+    """A Qwen2.5-VL / Qwen3-VL tower stand-in (module docstring) holding SGLang's real
+    `ViTCudaGraphRunner`; call `qwen_call(tower, grids)` to run SGLang's own graph glue."""
+    import torch
+    from sglang.srt.layers.rotary_embedding import get_rope
+    from sglang.srt.models import qwen2_5_vl, qwen3_vl
+    from sglang.srt.models.utils import RotaryPosMixin
+    from sglang.srt.multimodal.vit_cuda_graph_runner import ViTCudaGraphRunner
+
+    head_dim = hidden // heads
+    blocks, merger, mergers = _tower_modules(hidden, heads, head_dim, merge * merge, out,
+                                             depth, deepstack)
+    ns = types.SimpleNamespace(
+        blocks=blocks, merger=merger, device=torch.device("cpu"),
+        dtype=getattr(torch, dtype), spatial_merge_size=merge, spatial_merge_unit=merge * merge,
+        patch_size=patch, use_data_parallel=True, rot_pos_ids=RotaryPosMixin.rot_pos_ids,
+        patch_embed=lambda x: x)
+    if family == "qwen2_5_vl":
+        cls = qwen2_5_vl.Qwen2_5_VisionTransformer
+        ns.window_size = window
+        ns.fullatt_block_indexes = list(fullatt)
+        ns.max_context_len = max_context_len
+        ns.rotary_pos_emb = qwen2_5_vl.Qwen2_5_VisionRotaryEmbedding(head_dim // 2)
+        ns.get_window_index = types.MethodType(cls.get_window_index, ns)
+        ns.rot_pos_emb = types.MethodType(cls.rot_pos_emb, ns)
+        ns.cuda_graph_runner = ViTCudaGraphRunner(ns)  # type: ignore[arg-type]
+        ns.forward_graph = types.MethodType(cls.forward_with_cuda_graph, ns)
+    else:
+        cls3 = qwen3_vl.Qwen3VLMoeVisionModel
+        ns.deepstack_visual_indexes = list(range(deepstack))
+        ns.deepstack_merger_list = mergers
+        ns.align_corners = False
+        ns.fast_pos_embed_interpolate = (
+            lambda grid_thw: torch.zeros(int((grid_thw[:, 0] * grid_thw[:, 1]
+                                              * grid_thw[:, 2]).sum()), hidden,
+                                         dtype=ns.dtype))
+        ns.rotary_pos_emb = get_rope(head_size=head_dim, rotary_dim=head_dim // 2,
+                                     max_position=8192, base=10000.0, is_neox_style=True)
+        ns.rot_pos_emb = types.MethodType(cls3.rot_pos_emb, ns)
+        ns._prepare_graph_inputs = types.MethodType(cls3._prepare_graph_inputs, ns)
+        ns.graph_runners = ViTCudaGraphRunner(ns)  # type: ignore[arg-type]
+        ns.cuda_graph_runner = ns.graph_runners
+        ns.forward_graph = types.MethodType(cls3.forward_with_cuda_graph, ns)
+    ns.hidden = hidden
+    return ns
+
+
+def qwen_call(tower: Any, grids: Sequence[Grid]) -> Any:
+    """Run one encoder call through SGLang's glue and runner; the output tensor."""
+    import torch
+
+    tokens = sum(t * h * w for t, h, w in grids)
+    x = torch.zeros(tokens, tower.hidden, dtype=tower.dtype)
+    grid_thw = torch.tensor([list(g) for g in grids], dtype=torch.int64)
+    return tower.forward_graph(x, grid_thw)
+
+
+def qwen_state(tower: Any) -> dict[str, Any]:
+    """What SGLang's runner keeps: per key the buffers' shapes / dtypes, and the rotary
+    workspace allocations (rows of each pair, oldest first)."""
+    r = tower.cuda_graph_runner
+    per_key: dict[Any, dict[str, tuple[tuple[int, ...], str]]] = {}
+
+    def add(name: str, table: dict[Any, Any]) -> None:
+        for key, t in table.items():
+            per_key.setdefault(key, {})[name] = (tuple(t.shape),
+                                                 str(t.dtype).removeprefix("torch."))
+
+    add("block_input", r.block_input)
+    add("block_ws", r.block_ws)
+    add("cu_seqlens", r.cu_full_len)
+    add("cu_seqlens_kk", r.cu_full_len_kk)
+    add("cu_window_seqlens", r.cu_window_len)
+    add("cu_window_seqlens_kk", r.cu_window_len_kk)
+    for key, (cos, sin) in r._sin_cos_ws_by_graph.items():
+        per_key[key]["rotary_cos"] = (tuple(cos.shape), str(cos.dtype).removeprefix("torch."))
+        per_key[key]["rotary_sin"] = (tuple(sin.shape), str(sin.dtype).removeprefix("torch."))
+    pairs = [*r._retired_sin_cos_ws, *([r.sin_cos_ws] if r.sin_cos_ws is not None else [])]
+    return {"keys": tuple(r.block_graphs), "buffers": per_key,
+            "workspace_rows": tuple(int(c.shape[0]) for c, _ in pairs)}
+
+
+def vision_attention_heads(*, hidden: int, heads: int, dummy: int, tp: int,
+                           data_parallel: bool) -> tuple[int, int]:
+    """(num_attention_heads_per_partition, head_size) as SGLang's VisionAttention computes
+    them for a tower of `hidden` width and `heads` (+ `dummy`) heads on attention-TP `tp`."""
+    from sglang.srt.layers.attention import vision
+
+    saved = vision.get_parallel
+    vision.get_parallel = lambda: types.SimpleNamespace(attn_tp_size=tp, attn_tp_rank=0)
+    attn = vision.VisionAttention.__new__(vision.VisionAttention)
+    try:
+        vision.VisionAttention.__init__(attn, embed_dim=hidden, num_heads=heads,
+                                        projection_size=hidden, use_qkv_parallel=True,
+                                        num_dummy_heads=dummy, use_data_parallel=data_parallel)
+    except ValueError as exc:  # past the head split: the multimodal config is not published
+        if "'mm' not published" not in str(exc):
+            raise
+    finally:
+        vision.get_parallel = saved
+    return attn.num_attention_heads_per_partition, attn.head_size
+
+
+def internvl_runner(*, hidden: int, heads: int, depth: int = 2, dtype: str = "bfloat16"
+                    ) -> Any:
+    """SGLang's real `InternViTCudaGraphRunner` over a shape-only encoder."""
+    import torch
+    from sglang.srt.multimodal.internvl_vit_cuda_graph_runner import InternViTCudaGraphRunner
+    from torch import nn
+
+    head_dim = hidden // heads
+
+    class Layer(nn.Module):
+        def __init__(self) -> None:
+            super().__init__()
+            self.attn = types.SimpleNamespace(attn=types.SimpleNamespace(
+                num_attention_heads_per_partition=heads, head_size=head_dim,
+                qkv_backend_name="fa3"))
+            self.w = nn.Parameter(torch.zeros(1, dtype=getattr(torch, dtype)))
+
+        def forward(self, x: torch.Tensor, cu_seqlens: Any = None, output_ws: Any = None
+                    ) -> torch.Tensor:
+            return x
+
+    encoder = nn.Module()
+    encoder.layers = nn.ModuleList([Layer() for _ in range(depth)])
+    return InternViTCudaGraphRunner(encoder)
+
+
+def internvl_state(runner: Any) -> dict[Any, dict[str, tuple[tuple[int, ...], str]]]:
+    out: dict[Any, dict[str, tuple[tuple[int, ...], str]]] = {}
+    for name, table in (("block_input", runner.inp), ("block_ws", runner.ws),
+                        ("cu_seqlens", runner.cu), ("cu_seqlens_kk", runner.cu_kk)):
+        for key, t in table.items():
+            out.setdefault(key, {})[name] = (tuple(t.shape),
+                                             str(t.dtype).removeprefix("torch."))
+    return out
+
+
+def kimi_outcomes(calls: Sequence[Sequence[Grid]], *, capacity: int, min_hits: int,
+                  max_seqlen: int | None) -> tuple[str, ...]:
+    """What SGLang's real `KimiK3ViTCudaGraphRunner.run` does with each call: "replay",
+    "capture" or "eager" (the tower and the capture itself are stand-ins)."""
+    import torch
+    from sglang.srt.multimodal import kimi_k3_vit_cuda_graph_runner as kimi
+
+    events: list[str] = []
+
+    class Tower:
+        def prepare_forward_metadata(self, *a: Any, **k: Any) -> Any:
+            return types.SimpleNamespace()
+
+        def _forward_eager(self, *a: Any, **k: Any) -> list[Any]:
+            events.append("eager")
+            return [torch.zeros(1)]
+
+    runner = kimi.KimiK3ViTCudaGraphRunner(Tower(), capacity=capacity, min_hits=min_hits,
+                                           max_seqlen=max_seqlen)
+
+    def capture(key: Any, pixel_values: Any, grid_thws: Any, grid_thw_list: Any,
+                metadata: Any) -> Any:
+        events.append("capture")
+        graph = types.SimpleNamespace(replay=lambda: None)
+        return kimi._CapturedVisionGraph(graph=graph, input_buffer=torch.zeros(1),  # type: ignore[arg-type]
+                                         outputs=(torch.zeros(1),), metadata=metadata)
+
+    runner._capture = capture  # type: ignore[method-assign]
+    saved = (kimi.graph_pool_capture_scope, kimi.graph_pool_replay_scope)
+    kimi.graph_pool_capture_scope = contextlib.nullcontext  # type: ignore[assignment]
+    kimi.graph_pool_replay_scope = contextlib.nullcontext  # type: ignore[assignment]
+    out: list[str] = []
+    try:
+        for call in calls:
+            events.clear()
+            key = tuple((int(t), int(h), int(w)) for t, h, w in call)
+            runner.run(torch.zeros(1), torch.tensor([list(g) for g in key]), key)
+            out.append(events[0] if events else "replay")
+    finally:
+        kimi.graph_pool_capture_scope, kimi.graph_pool_replay_scope = saved
+    return tuple(out)
