@@ -100,3 +100,19 @@ def test_pasted_dspark_line_rules() -> None:
                             "--speculative-eagle-topk", "1", "--speculative-num-draft-tokens",
                             "4", "--speculative-dspark-block-size", "9"])
     assert code == 0 and '"speculative_num_draft_tokens": 4' in out
+
+
+def test_rehearse_captures_the_dspark_draft() -> None:
+    """`graphfit rehearse` allocates the plan's buffers (the sampler's step logits included),
+    captures the target and the DSPARK draft graphs on CPU and replays them == eager."""
+    code, out, text = run_cli(["rehearse", "--engine", "sglang", "--hidden-size", "64",
+                               "--vocab-size", "256", "--", "python", "-m",
+                               "sglang.launch_server", "--model-path", "/nonexistent",
+                               "--max-running-requests", "6", "--speculative-algorithm",
+                               "DSPARK", "--speculative-draft-model-path", "/nonexistent",
+                               "--speculative-dspark-block-size", "3",
+                               "--cuda-graph-max-bs-decode", "4"])
+    assert code == 0, text[-400:]
+    for name in ("target", "dspark_draft"):
+        assert f"{name}: 4 graphs captured, 4 replayed == eager" in out
+    assert "REHEARSED" in out
