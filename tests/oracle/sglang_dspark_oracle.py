@@ -8,11 +8,11 @@ row, model_runner.py:880-895, spec_info.py:291-301), capture list
 (`get_batch_sizes_to_capture`) and gather requirements. Before that, with
 SGLANG_DSPARK_FOLDED_PROPOSAL on (its default), `_maybe_build_draft_sampler`
 (dspark_worker_v2.py:696-711) builds SGLang's own `DsparkDraftSampler`
-(dspark_draft_sampler.py:30-107) with max(cuda_graph_config.decode.bs), here on a draft-model
+(dspark_draft_sampler.py:30-140) with max(cuda_graph_config.decode.bs), here on a draft-model
 stub carrying SGLang's own `VanillaMarkov` head (models/dspark.py:186-246) built on the meta
 device in the model dtype (the loader's default dtype); its lazily sized `step_logits` are
-allocated by calling the sampler's own `_step_logits` as the warmup does (:165-180) with base
-logits in the lm_head's dtype (models/dspark.py:140-142).
+allocated by calling the sampler's own `_step_logits` as the warmup does (:125-140) with base
+logits in the lm_head's dtype (models/dspark.py:128-142).
 
 Glue (not SGLang logic): the draft stub's fields the sampler reads (markov_head,
 sample_from_anchor from the draft config, default True; confidence_head None, which is
@@ -55,7 +55,7 @@ def dspark_runner(r: so.Resolved, pool: int, fill: int, device: str, hidden_size
                             gathered, device)
     table = dict(run.buffers)
     sampler = None
-    if envs.SGLANG_DSPARK_FOLDED_PROPOSAL.get():  # dspark_worker_v2.py:600-609
+    if envs.SGLANG_DSPARK_FOLDED_PROPOSAL.get():  # dspark_worker_v2.py:600-613
         gamma = int(get_spec().speculative_num_draft_tokens) - 1  # dspark_config.py:130-133
         sampler = _sampler(gamma, max(get_exec().graph.cuda_graph_config.decode.bs),
                            vocab_size, bool(envs.SGLANG_DSPARK_USE_GREEDY_DRAFT.get()))
@@ -73,8 +73,8 @@ def dspark_runner(r: so.Resolved, pool: int, fill: int, device: str, hidden_size
 
 
 def _sampler(gamma: int, max_bs: int, vocab_size: int, greedy: bool) -> Any:
-    """SGLang's `maybe_build_draft_sampler` (dspark_draft_sampler.py:206-246) on a draft
-    stub, then the warmup's first `_step_logits` call (:165-180)."""
+    """SGLang's `maybe_build_draft_sampler` (dspark_draft_sampler.py:205-246) on a draft
+    stub, then the warmup's first `_step_logits` call (:125-140)."""
     import torch
     from sglang.srt.models.dspark import VanillaMarkov
     from sglang.srt.speculative.dspark_components.dspark_draft_sampler import (
@@ -95,7 +95,7 @@ def _sampler(gamma: int, max_bs: int, vocab_size: int, greedy: bool) -> Any:
         draft_model=model, gamma=gamma, max_bs=max_bs, device="meta", tp_rank=0,
         noise=None, greedy_draft=greedy, tp_sync=None, out=None)
     assert sampler is not None
-    if not greedy:  # a greedy draft keeps no step logits (dspark_draft_sampler.py:97-99)
+    if not greedy:  # a greedy draft keeps no step logits (dspark_draft_sampler.py:189-193)
         base = torch.empty((max_bs, gamma, vocab_size), dtype=torch.bfloat16, device="meta")
         # the warmup runs outside capture; CPU torch cannot answer the query itself
         with mock.patch.object(torch.cuda, "is_current_stream_capturing", lambda: False):

@@ -20,17 +20,17 @@ Graphs, in the default SGLANG_RAGGED_VERIFY_MODE=static (environ.py:1572):
   filtered by `get_batch_sizes_to_capture` with that width (decode_cuda_graph_runner.py:
   386-390), the target runner's `DecodeInputBuffers` with the draft's hidden size;
 - the draft proposal (the Markov block) folded into the draft graph as a capture tail hook
-  (SGLANG_DSPARK_FOLDED_PROPOSAL, default on, environ.py:555; dspark_worker_v2.py:600-609):
-  `DsparkDraftSampler` (dspark_draft_sampler.py:30-107) sized from the declared decode list's
+  (SGLANG_DSPARK_FOLDED_PROPOSAL, default on, environ.py:555; dspark_worker_v2.py:600-613):
+  `DsparkDraftSampler` (dspark_draft_sampler.py:30-140) sized from the declared decode list's
   maximum (max(cuda_graph_config.decode.bs), dspark_worker_v2.py:696-711): `out` int64
   max_bs * gamma, three per-request sampling parameters, and, for a sampling (non-greedy,
   SGLANG_DSPARK_USE_GREEDY_DRAFT off, environ.py:554) draft, `step_logits`
-  [max_bs, gamma, vocab] allocated by the warmup call before capture (:165-180) in the
+  [max_bs, gamma, vocab] allocated by the warmup call before capture (:92-94, 125-140) in the
   dtype of base logits + Markov bias (the model dtype, models/dspark.py:244-246).
 
 No other persistent graph buffer in the default mode: the target-hidden KV injection
 allocates none (dspark_kv_inject.py), the verify epilogue and the sampling-accept graph need
-compact mode or a DeepSeek-V4.1 target with a MoE draft (dspark_worker_v2.py:383-453), the
+compact mode or a DeepSeek-V4.1 target with a MoE draft (dspark_worker_v2.py:400-468), the
 confidence head exists only outside static mode (models/dspark.py:487-489).
 
 What SGLang refuses, restated here: pp_size != 1 outside PD prefill (speculative_hook.py:
@@ -94,25 +94,25 @@ def draft_width(window: int, sample_from_anchor: bool = True) -> int:
 
 def sampler_buffers(config: EngineSettings, gamma: int, declared_max_bs: int
                     ) -> tuple[BufferSpec, ...]:
-    """`DsparkDraftSampler` (dspark_draft_sampler.py:33-107), built with
+    """`DsparkDraftSampler` (dspark_draft_sampler.py:30-140), built with
     max(cuda_graph_config.decode.bs) (dspark_worker_v2.py:696-711), the declared decode list's
     maximum, not the filtered one."""
     bs = declared_max_bs
     staged = "staged before each replay (stage_sampling_params, dspark_draft_sampler.py:" \
-             "159-161)"
+             "142-144)"
     return (
         BufferSpec("sampler_out", "int64", Axis.FIXED, (), bs * gamma, KEEP,
-                   source=f"{RUNNER}: dspark_draft_sampler.py:57-65 (written by the graph's "
+                   source=f"{RUNNER}: dspark_draft_sampler.py:54-62 (written by the graph's "
                           f"Markov block before it is read)"),
         BufferSpec("sampler_temperatures", "float32", Axis.FIXED, (), bs, KEEP,
-                   source=f"{RUNNER}: dspark_draft_sampler.py:88-94 ({staged})"),
+                   source=f"{RUNNER}: dspark_draft_sampler.py:84-91 ({staged})"),
         BufferSpec("sampler_greedy_mask", "bool", Axis.FIXED, (), bs, KEEP,
-                   source=f"{RUNNER}: dspark_draft_sampler.py:88-94 ({staged})"),
+                   source=f"{RUNNER}: dspark_draft_sampler.py:84-91 ({staged})"),
         BufferSpec("sampler_step_temperatures", "float32", Axis.FIXED, (), bs, KEEP,
-                   source=f"{RUNNER}: dspark_draft_sampler.py:88-94 ({staged})"),
+                   source=f"{RUNNER}: dspark_draft_sampler.py:84-91 ({staged})"),
         BufferSpec("sampler_step_logits", config.dtype, Axis.FIXED, (), bs, KEEP,
                    trailing=(gamma, config.vocab_size),
-                   source=f"{RUNNER}: dspark_draft_sampler.py:165-180 (allocated by the "
+                   source=f"{RUNNER}: dspark_draft_sampler.py:125-140 (allocated by the "
                           f"warmup call before capture; written by each step)"),
     )
 
