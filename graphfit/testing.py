@@ -270,6 +270,8 @@ def _sglang_fields(draw: st.DrawFn, *, max_seqs: int, max_k: int,
         fields["speculative_num_draft_tokens"] = draw(st.none() | st.integers(2, 32))
     elif method in ("dflash", "dspark"):  # the block / gamma + 1; steps, topk forced to 1
         fields["speculative_num_draft_tokens"] = draw(st.integers(2, 16))
+        if method == "dspark":  # the draft config's sample_from_anchor
+            fields["dspark_samples_anchor"] = draw(st.booleans())
     elif method != "none":
         if draw(st.integers(0, 3)) == 0:  # SGLang's defaults (by model class)
             fields["architecture"] = draw(st.sampled_from(("LlamaForCausalLM",

@@ -450,9 +450,11 @@ ASPECTS = ("target_ladder", "target_padding", "draft_ladder", "draft_padding", "
            "buffers", "fills")
 
 
-def compare_model(sg: SglangAnswer) -> dict[str, list[Difference]]:
-    """Model-level comparison of an accepted SGLang config (graphfit given SGLang's values)."""
-    gf = graphfit_translated(sg)
+def compare_model(sg: SglangAnswer, gf: GraphfitAnswer | None = None
+                  ) -> dict[str, list[Difference]]:
+    """Model-level comparison of an accepted SGLang config (graphfit given SGLang's values;
+    `gf`: graphfit's answer to them when the caller adds what the flags cannot carry)."""
+    gf = graphfit_translated(sg) if gf is None else gf
     if gf.rejected is not None:
         return {"translated_acceptance": [Difference(
             "translated_acceptance", f"graphfit rejects SGLang's resolved values "

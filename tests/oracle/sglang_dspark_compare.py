@@ -10,12 +10,16 @@ SGLang's resolved values).
 
 from __future__ import annotations
 
+import functools
 import json
+import tempfile
+from pathlib import Path
 
 from hypothesis import strategies as st
 
 from tests.oracle import sglang_compare as sc
-from tests.oracle.sglang_dflash_compare import pasted, with_draft
+from tests.oracle import sglang_oracle as so
+from tests.oracle.sglang_dflash_compare import DRAFT, pasted, with_draft
 
 RUNNER = "dspark_draft"
 
@@ -42,10 +46,43 @@ def compare_line(argv: tuple[str, ...], gpu_mem_gb: float | None = 80
             if ours != theirs:
                 diffs.append(sc.Difference(f"{name}_width", f"SGLang {ours}, graphfit "
                                                             f"{theirs}"))
-    for found in sc.compare_model(sg).values():
+    for found in sc.compare_model(sg, translated(sg)).values():
         diffs += found
     outcome = "runner" if RUNNER in sg.runners else "no_runner"
     return ("differs" if diffs else outcome), diffs
+
+
+_DRAFTS = tempfile.TemporaryDirectory(prefix="graphfit-dspark-drafts-")
+
+
+@functools.cache
+def draft_dir(key: str | None, gamma: int | None, anchor: bool | None) -> str:
+    """A DSPARK draft checkpoint directory: the oracle's Llama config.json plus `key`
+    (dspark_block_size, block_size, or dflash_config.block_size) = gamma and
+    `sample_from_anchor` when given (SGLang reads both, dspark_config.py:29-31, 214-297)."""
+    path = Path(_DRAFTS.name) / f"draft-{key}-{gamma}-{anchor}"
+    config = json.loads((so.oracle().model_dir / "config.json").read_text())
+    if key == "dflash_config":
+        config["dflash_config"] = {"block_size": gamma}
+    elif key is not None:
+        config[key] = gamma
+    if anchor is not None:
+        config["sample_from_anchor"] = anchor
+    path.mkdir(parents=True, exist_ok=True)
+    (path / "config.json").write_text(json.dumps(config))
+    return str(path)
+
+
+def translated(sg: sc.SglangAnswer) -> sc.GraphfitAnswer:
+    """graphfit given SGLang's resolved values (sglang_compare.graphfit_translated) and the
+    draft's `sample_from_anchor` as SGLang's own sampler read it (graphfit's flags carry no
+    draft checkpoint)."""
+    gf = sc.graphfit_translated(sg)
+    sampler = sg.runners[RUNNER].live if sg.runners and RUNNER in sg.runners else None
+    if gf.plan is None or sampler is None or sampler.sample_from_anchor:
+        return gf
+    config = gf.plan.config.replace(dspark_samples_anchor=False)
+    return sc.GraphfitAnswer(gf.argv, None, sc.graphfit.plan(config))
 
 
 def dspark(*extra: str, draft: bool = True) -> tuple[str, ...]:
@@ -58,8 +95,8 @@ def dspark_lines(draw: st.DrawFn) -> tuple[tuple[str, ...], float | None]:
     """Generated DSPARK lines: gamma by --speculative-dspark-block-size or the verify window
     by --speculative-num-draft-tokens (or both, equal or clashing, or out of range), steps /
     topk SGLang overrides, the decode graph settings, TP / attention DP / CP, two-batch
-    overlap, a draft path mostly given. Not drawn (graphfit refuses, SGLang starts; see
-    docs/engines/sglang-coverage.md): neither flag (gamma from the draft config)."""
+    overlap; the draft: the oracle's model, a local draft naming its gamma (any of SGLang's three
+    keys) and / or sample_from_anchor, or none (refused by both)."""
     argv: list[str] = []
     if draw(st.integers(0, 4)) > 0:
         argv += ["--max-running-requests", str(draw(st.sampled_from(
@@ -67,7 +104,7 @@ def dspark_lines(draw: st.DrawFn) -> tuple[tuple[str, ...], float | None]:
     argv += ["--speculative-algorithm", draw(st.sampled_from(("DSPARK", "dspark")))]
     gamma = draw(st.integers(1, 15))
     how = draw(st.sampled_from(("drafts", "drafts", "block", "block", "both", "both",
-                                "clash", "low")))
+                                "clash", "low", "none", "none")))
     if how in ("drafts", "both"):
         argv += ["--speculative-num-draft-tokens", str(gamma + 1)]
     if how in ("block", "both"):
@@ -105,7 +142,12 @@ def dspark_lines(draw: st.DrawFn) -> tuple[tuple[str, ...], float | None]:
             argv += ["--attn-cp-size", "2"]
     if draw(st.integers(0, 3)) == 0:
         argv.append("--enable-two-batch-overlap")
-    if draw(st.integers(0, 7)) > 0:
+    kind = draw(st.sampled_from(("oracle", "oracle", "local", "local", "local", "missing")))
+    if kind == "oracle":  # the oracle's model: no gamma, samples from the anchor
         argv = with_draft(argv)
+    elif kind == "local":  # a draft naming its gamma and / or sample_from_anchor
+        key = draw(st.sampled_from((None, "dspark_block_size", "block_size", "dflash_config")))
+        argv += [DRAFT, draft_dir(key, None if key is None else draw(st.integers(1, 12)),
+                                  draw(st.sampled_from((None, True, False))))]
     gb = draw(st.sampled_from((16, 24, 48, 80, 141, 192)))
     return tuple(argv), gb

@@ -14,8 +14,11 @@ device in the model dtype (the loader's default dtype); its lazily sized `step_l
 allocated by calling the sampler's own `_step_logits` as the warmup does (:125-140) with base
 logits in the lm_head's dtype (models/dspark.py:128-142).
 
+The draft model runner stub's `hf_config` is the draft checkpoint's as SGLang's `get_config`
+reads it (so `sample_from_anchor` decides the width as in SGLang).
+
 Glue (not SGLang logic): the draft stub's fields the sampler reads (markov_head,
-sample_from_anchor from the draft config, default True; confidence_head None, which is
+sample_from_anchor from that config, default True; confidence_head None, which is
 `build_confidence_head` under SGLANG_RAGGED_VERIFY_MODE=static, models/dspark.py:487-489);
 the noise and TP-sync objects it only stores.
 """
@@ -43,9 +46,17 @@ def dspark_runner(r: so.Resolved, pool: int, fill: int, device: str, hidden_size
         DecodeCudaGraphRunner,
     )
     from sglang.srt.runtime_context import get_exec, get_spec
+    from sglang.srt.speculative.dspark_components.dspark_config import (
+        get_dspark_sample_from_anchor,
+    )
     from sglang.srt.utils.common import get_cuda_graph_batch_size_alignment
+    from sglang.srt.utils.hf_transformers_utils import get_config
 
     dmr = so._model_runner_stub(r, pool, fill, device, hidden_size, vocab_size, draft=True)
+    # the draft model runner's hf_config: the draft checkpoint's, read by SGLang's get_config
+    dmr.model_config.hf_config = get_config(get_spec().speculative_draft_model_path,
+                                            trust_remote_code=False)
+    anchor = get_dspark_sample_from_anchor(dmr.model_config.hf_config)
     width = int(ModelRunner.decode_num_tokens_per_req(dmr, num_draft_tokens=None))
     mlp_gather, attn_gather = DecodeCudaGraphRunner.decode_graph_gather_requirements(dmr)
     gathered = bool(mlp_gather or attn_gather)
@@ -58,7 +69,7 @@ def dspark_runner(r: so.Resolved, pool: int, fill: int, device: str, hidden_size
     if envs.SGLANG_DSPARK_FOLDED_PROPOSAL.get():  # dspark_worker_v2.py:600-613
         gamma = int(get_spec().speculative_num_draft_tokens) - 1  # dspark_config.py:130-133
         sampler = _sampler(gamma, max(get_exec().graph.cuda_graph_config.decode.bs),
-                           vocab_size, bool(envs.SGLANG_DSPARK_USE_GREEDY_DRAFT.get()))
+                           vocab_size, bool(envs.SGLANG_DSPARK_USE_GREEDY_DRAFT.get()), anchor)
         for name, tensor in (("out", sampler.out),
                              ("temperatures", sampler.params.temperatures),
                              ("greedy_mask", sampler.params.greedy_mask),
@@ -72,7 +83,7 @@ def dspark_runner(r: so.Resolved, pool: int, fill: int, device: str, hidden_size
     return dataclasses.replace(run, name="dspark_draft", buffers=table, live=sampler)
 
 
-def _sampler(gamma: int, max_bs: int, vocab_size: int, greedy: bool) -> Any:
+def _sampler(gamma: int, max_bs: int, vocab_size: int, greedy: bool, anchor: bool) -> Any:
     """SGLang's `maybe_build_draft_sampler` (dspark_draft_sampler.py:205-246) on a draft
     stub, then the warmup's first `_step_logits` call (:125-140)."""
     import torch
@@ -89,7 +100,7 @@ def _sampler(gamma: int, max_bs: int, vocab_size: int, greedy: bool) -> Any:
     finally:
         torch.set_default_dtype(previous)
     model = types.SimpleNamespace(
-        markov_head=head, sample_from_anchor=True, confidence_head=None,
+        markov_head=head, sample_from_anchor=anchor, confidence_head=None,
         lm_head=types.SimpleNamespace(org_vocab_size=vocab_size))
     sampler = maybe_build_draft_sampler(
         draft_model=model, gamma=gamma, max_bs=max_bs, device="meta", tp_rank=0,

@@ -41,6 +41,12 @@ def test_oracle_dspark_runners() -> None:
     assert "sampler_verify_ids" not in draft.buffers  # SGLANG_OPT_DSV41_DSPARK_MID_FOLD off
 
 
+def _local(key: str | None, gamma: int | None, anchor: bool | None, *extra: str
+           ) -> tuple[str, ...]:
+    return ("--speculative-algorithm", "DSPARK", kc.DRAFT, kc.draft_dir(key, gamma, anchor),
+            *extra)
+
+
 EDGE: list[tuple[tuple[str, ...], str]] = [
     (kc.dspark("--speculative-dspark-block-size", "7"), "runner"),
     (kc.dspark("--speculative-num-draft-tokens", "8"), "runner"),
@@ -65,20 +71,54 @@ EDGE: list[tuple[tuple[str, ...], str]] = [
 ]
 
 
-@pytest.mark.parametrize(("argv", "outcome"), EDGE, ids=[" ".join(a[2:8]) for a, _ in EDGE])
+def _draft_edges() -> list[tuple[tuple[str, ...], str]]:
+    """Lines whose draft checkpoint decides: gamma from each of SGLang's keys, the window
+    clashing with it, the flag over it, `sample_from_anchor: false`."""
+    local = _local
+    return [
+        (local("block_size", 4, None), "runner"),
+        (local("dflash_config", 5, False, "--tp-size", "2"), "runner"),
+        (local("dspark_block_size", 3, False, "--enable-two-batch-overlap", "--tp-size", "2"),
+         "runner"),
+        (local("block_size", 4, True, "--speculative-num-draft-tokens", "5"), "runner"),
+        (local("block_size", 4, True, "--speculative-num-draft-tokens", "6"), "rejected"),
+        (local("block_size", 4, False, "--speculative-dspark-block-size", "2"), "runner"),
+        (local(None, None, False, "--speculative-num-draft-tokens", "3",
+               "--cuda-graph-bs-decode", "1", "3", "5", "8"), "runner"),
+    ]
+
+
+EDGE += _draft_edges()
+
+
+def _id(argv: tuple[str, ...]) -> str:
+    return " ".join(a.rsplit("/", 1)[-1] if "graphfit-" in a else a for a in argv[2:8])
+
+
+@pytest.mark.parametrize(("argv", "outcome"), EDGE, ids=[_id(a) for a, _ in EDGE])
 def test_dspark_edge_lines(argv: tuple[str, ...], outcome: str) -> None:
     got, diffs = kc.compare_line(argv)
     assert (got, diffs) == (outcome, [])
 
 
-def test_dspark_gamma_from_the_draft_config_is_refused() -> None:
-    """Without gamma or a verify window SGLang reads the draft's config.json (7 when it names
-    none, speculative_hook.py:814-823); graphfit does not read the draft's DSPARK fields: it
-    refuses with the flags to give, never plans another gamma."""
-    sg = kc.sc.sglang(kc.dspark(), 80)
-    assert sg.rejected is None and sg.runners is not None
-    assert sg.runners["dspark_draft"].width == 7
-    gf = kc.pasted(kc.dspark(), 80)
+def test_dspark_gamma_from_the_draft_config() -> None:
+    """Without gamma or a verify window SGLang reads the draft's config.json, 7 when it names
+    none (speculative_hook.py:814-823); graphfit reads a local draft's the same way, and a
+    draft's `sample_from_anchor: false` widens its runner to gamma + 1 rows in both."""
+    for argv, window, width in ((kc.dspark(), 8, 7),
+                                (_local("dflash_config", 3, False), 4, 4),
+                                (_local("dspark_block_size", 9, True), 10, 9)):
+        sg = kc.sc.sglang(argv, 80)
+        assert sg.runners is not None and isinstance(sg.resolved, so.Resolved)
+        assert sg.resolved.speculative_num_draft_tokens == window
+        assert sg.runners["dspark_draft"].width == width
+        assert kc.compare_line(argv) == ("runner", [])
+
+
+def test_dspark_gamma_of_a_draft_graphfit_cannot_read_is_refused() -> None:
+    """A hub draft (not a local directory): SGLang downloads its config.json, graphfit does not
+    read it and refuses with the flags to give, never plans another gamma."""
+    gf = kc.pasted(("--speculative-algorithm", "DSPARK", kc.DRAFT, "org/dspark-draft"), 80)
     assert gf.rejected is not None and "--speculative-dspark-block-size" in gf.rejected
 
 

@@ -6,6 +6,10 @@ refusals, the pasted-line flags.
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+from typing import Any
+
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
@@ -37,6 +41,12 @@ def test_dspark_runners() -> None:
     assert p.buffer("dspark_draft.sampler_step_logits").shape == (16, 7, 1000)
     assert p.buffer("dspark_draft.sampler_greedy_mask").shape == (16,)
     assert p.verify().ok
+    # a draft that does not sample from the anchor row: gamma + 1 rows, the sampler unchanged
+    wide = plan(sg(max_num_seqs=20, speculative_num_draft_tokens=8, vocab_size=1000,
+                   max_cudagraph_capture_size=16, options={"dspark_samples_anchor": False}))
+    assert wide.components["dspark_draft"].tables.uniform_query_len == 8
+    assert wide.buffer("dspark_draft.input_ids").shape == (16 * 8,)
+    assert wide.buffer("dspark_draft.sampler_out").shape == (16 * 7,)
     off = plan(sg(max_num_seqs=8, speculative_num_draft_tokens=4, cudagraph_mode="NONE"))
     assert "dspark_draft" not in off.components or not off.graph_sizes("dspark_draft")
 
@@ -61,12 +71,13 @@ def test_dspark_draft_pads_within_its_buffers(config: EngineConfig, bs: int) -> 
     if comp is None or not comp.buffers or p.config.cudagraph_mode is CUDAGraphMode.NONE:
         return
     width = comp.tables.uniform_query_len
-    assert width == p.config.speculative_num_draft_tokens - 1
+    gamma = p.config.speculative_num_draft_tokens - 1
+    assert width == (gamma if p.config.dspark_samples_anchor else gamma + 1)
     sizes = p.graph_sizes("dspark_draft")
     if not sizes:
         return
-    assert p.buffer("dspark_draft.sampler_out").capacity >= max(sizes) * width
-    assert p.buffer("dspark_draft.sampler_step_logits").shape[0] >= max(sizes)
+    assert p.buffer("dspark_draft.sampler_out").capacity >= max(sizes) * gamma
+    assert p.buffer("dspark_draft.sampler_step_logits").shape[:2] >= (max(sizes), gamma)
     bs = min(bs, request_pool(p.config))
     d = p.pad(bs * width, uniform_decode=True, component="dspark_draft")
     if d.mode is CUDAGraphMode.NONE:
@@ -91,7 +102,7 @@ def test_pasted_dspark_line_rules() -> None:
     code, _, err = run_cli([*LINE, *draft, "--speculative-dspark-block-size", "0"])
     assert code == 2 and "positive" in err  # SGLang: :807-812
     code, _, err = run_cli([*LINE, *draft])
-    assert code == 2 and "dspark-block-size" in err  # gamma from the draft config: not read
+    assert code == 2 and "dspark-block-size" in err  # a draft graphfit cannot read
     code, out, _ = run_cli([*LINE, *draft, "--speculative-dspark-block-size", "4",
                             "--speculative-num-draft-tokens", "5"])
     assert code == 0 and '"dspark_draft"' in out and '"speculative_num_draft_tokens": 5' in out
@@ -116,3 +127,29 @@ def test_rehearse_captures_the_dspark_draft() -> None:
     for name in ("target", "dspark_draft"):
         assert f"{name}: 4 graphs captured, 4 replayed == eager" in out
     assert "REHEARSED" in out
+
+
+def test_pasted_line_reads_a_local_draft(tmp_path: Path) -> None:
+    """gamma from the draft's config.json unless the flag gives it (7 when it names none), a
+    window that is not gamma + 1 refused, sample_from_anchor read."""
+    def line(config: dict[str, object], *extra: str) -> tuple[int, dict[str, Any], str]:
+        draft = tmp_path / f"d{len(list(tmp_path.iterdir()))}"
+        draft.mkdir()
+        (draft / "config.json").write_text(json.dumps(config))
+        code, out, err = run_cli([*LINE, "--speculative-draft-model-path", str(draft), *extra])
+        return code, (json.loads(out)["config"] if code == 0 else {}), err
+
+    code, c, _ = line({"dflash_config": {"block_size": 5}, "sample_from_anchor": False})
+    assert code == 0 and c["speculative_num_draft_tokens"] == 6
+    assert c["options"]["dspark_samples_anchor"] is False
+    code, c, _ = line({"block_size": 5}, "--speculative-dspark-block-size", "2")
+    assert code == 0 and c["speculative_num_draft_tokens"] == 3
+    assert c["options"]["dspark_samples_anchor"] is True
+    code, c, _ = line({})
+    assert code == 0 and c["speculative_num_draft_tokens"] == 8  # SGLang's default gamma 7
+    code, c, _ = line({}, "--speculative-num-draft-tokens", "4")
+    assert code == 0 and c["speculative_num_draft_tokens"] == 4
+    code, _, err = line({"dspark_block_size": 3}, "--speculative-num-draft-tokens", "5")
+    assert code == 2 and "gamma 3 + 1" in err
+    code, _, err = line({"sample_from_anchor": "no"}, "--speculative-dspark-block-size", "2")
+    assert code == 2 and "sample_from_anchor" in err

@@ -131,7 +131,7 @@ def dspark_runner(config: EngineSettings, declared: tuple[int, ...],
     own width (`sizes_for`), and the folded sampler's buffers when it captures graphs.
     `declared`: the resolved decode list (the sampler's max_bs)."""
     window = config.uniform_query_len
-    width = draft_width(window)
+    width = draft_width(window, config.dspark_samples_anchor)
     sizes = sizes_for("DSPARK draft", width)
     top = sizes[-1] if sizes else 0
     buffers = target_buffers(config, width, top, runner=RUNNER,
