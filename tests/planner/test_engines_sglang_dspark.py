@@ -153,3 +153,14 @@ def test_pasted_line_reads_a_local_draft(tmp_path: Path) -> None:
     assert code == 2 and "gamma 3 + 1" in err
     code, _, err = line({"sample_from_anchor": "no"}, "--speculative-dspark-block-size", "2")
     assert code == 2 and "sample_from_anchor" in err
+
+
+def test_config_file_option(tmp_path: Path) -> None:
+    """`dspark_samples_anchor` in a --config file (a hub draft's sample_from_anchor)."""
+    path = tmp_path / "c.yaml"
+    path.write_text("engine: sglang\nspec_method: dspark\nspeculative_num_draft_tokens: 4\n"
+                    "dspark_samples_anchor: 'false'\nmax_num_seqs: 8\n")
+    code, out, err = run_cli(["plan", "--config", str(path), "--json"])
+    assert code == 0, err
+    doc = json.loads(out)
+    assert doc["config"]["options"]["dspark_samples_anchor"] is False

@@ -16,7 +16,9 @@ Graphs, in the default SGLANG_RAGGED_VERIFY_MODE=static (environ.py:1572):
   DSPARK is of the DFLASH family, spec_info.py:126-136) with `decode_num_tokens_per_req` rows
   per request: gamma = num_draft_tokens - 1 when the draft samples from the anchor row
   (spec_info.py:291-301), gamma + 1 when it does not (model_runner.py:880-889; the draft
-  config's `sample_from_anchor`, default True, dspark_config.py:29-31); its batch sizes
+  config's `sample_from_anchor`, default True, dspark_config.py:29-31:
+  SglangOptions.dspark_samples_anchor, read from a local draft by graphfit.inputs.
+  sglang_dspark); its batch sizes
   filtered by `get_batch_sizes_to_capture` with that width (decode_cuda_graph_runner.py:
   386-390), the target runner's `DecodeInputBuffers` with the draft's hidden size;
 - the draft proposal (the Markov block) folded into the draft graph as a capture tail hook
@@ -67,8 +69,8 @@ def resolve_dspark(config: EngineSettings) -> dict[str, object]:
     if window is None:
         raise ConfigError(
             "speculative_num_draft_tokens: SGLang's DSPARK reads gamma from the draft config "
-            "(speculative_hook.py:814-823); give --speculative-dspark-block-size or "
-            "--speculative-num-draft-tokens")
+            "(speculative_hook.py:814-823), read here from a local draft only; give "
+            "--speculative-dspark-block-size or --speculative-num-draft-tokens")
     if window < 2:
         raise ConfigError(
             f"speculative_num_draft_tokens: SGLang's DSPARK needs >= 2 (= gamma + 1), got "
