@@ -78,7 +78,7 @@ def translated(sg: sc.SglangAnswer) -> sc.GraphfitAnswer:
     draft's `sample_from_anchor` as SGLang's own sampler read it (graphfit's flags carry no
     draft checkpoint)."""
     gf = sc.graphfit_translated(sg)
-    sampler = sg.runners[RUNNER].live if sg.runners and RUNNER in sg.runners else None
+    sampler = sg.runners[RUNNER].live.sampler if sg.runners and RUNNER in sg.runners else None
     if gf.plan is None or sampler is None or sampler.sample_from_anchor:
         return gf
     config = gf.plan.config.replace(dspark_samples_anchor=False)

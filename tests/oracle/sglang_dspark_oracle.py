@@ -80,7 +80,10 @@ def dspark_runner(r: so.Resolved, pool: int, fill: int, device: str, hidden_size
             if tensor is not None:  # compared on shape and dtype (axis "tokens")
                 table[f"sampler_{name}"] = so._buffer(f"sampler_{name}", tensor, "tokens",
                                                       None, "empty")
-    return dataclasses.replace(run, name="dspark_draft", buffers=table, live=sampler)
+    # live: SGLang's own input buffers (what the runner holds as `.buffers`) and the sampler
+    # the worker holds beside it
+    live = types.SimpleNamespace(buffers=run.live, sampler=sampler, model_runner=dmr)
+    return dataclasses.replace(run, name="dspark_draft", buffers=table, live=live)
 
 
 def _sampler(gamma: int, max_bs: int, vocab_size: int, greedy: bool, anchor: bool) -> Any:

@@ -9,6 +9,8 @@ same line pasted into `graphfit plan`, and SGLang's resolved values given to gra
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 from hypothesis import given
 
@@ -129,3 +131,35 @@ def test_generated_dspark_lines(case: tuple[tuple[str, ...], float | None]) -> N
     outcome, diffs = kc.compare_line(*case)
     assert diffs == [], "\n".join(str(d) for d in diffs[:8])
     assert outcome in ("runner", "no_runner", "rejected")
+
+
+@pytest.mark.parametrize("anchor", [None, False])
+def test_live_check_of_the_dspark_draft_runner(sa: Any, anchor: bool | None,
+                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    """The draft's runner is SGLang's DecodeCudaGraphRunner on a draft model runner: the
+    plugin's BEFORE hook checks it against `dspark_draft` (not the target's wider component),
+    from SGLang's own live buffers (width gamma, or gamma + 1 without anchor sampling)."""
+    import pkgutil
+
+    import torch
+
+    from graphfit.integrations import sglang as gs
+
+    argv = _local(None, None, anchor, "--speculative-dspark-block-size", "3",
+                  "--max-running-requests", "8")
+    with sa.sglang_env():
+        resolved = so.resolve(argv)
+        assert isinstance(resolved, so.Resolved)
+        built = so.runners(resolved, device="cpu", hidden_size=64, vocab_size=128)
+        cls = pkgutil.resolve_name(gs.RUNNERS["target"][1])
+    live = built["dspark_draft"].live
+    runner = object.__new__(cls)  # its __init__ captures on CUDA: fields set as it sets them
+    runner.buffers, runner.model_runner = live.buffers, live.model_runner
+    check = gs.check_live_runners(resolved.record, {"dspark_draft": runner},
+                                  dspark_samples_anchor=anchor is not False)
+    assert check.ok and check.live and all(k.startswith("dspark_draft.") for k in check.live)
+    monkeypatch.setenv("GRAPHFIT_SGLANG", "check")
+    assert gs.before_capture(runner) is None  # safe: starts (the width from its hf_config)
+    monkeypatch.setattr(runner.buffers, "input_ids", torch.zeros(5, dtype=torch.int64))
+    with pytest.raises(gs.UnsafeServerArgsError, match=r"dspark_draft\.input_ids"):
+        gs.before_capture(runner)
