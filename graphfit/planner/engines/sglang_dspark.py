@@ -68,9 +68,9 @@ def resolve_dspark(config: EngineSettings) -> dict[str, object]:
     window = config.speculative_num_draft_tokens
     if window is None:
         raise ConfigError(
-            "speculative_num_draft_tokens: SGLang's DSPARK reads gamma from the draft config "
-            "(speculative_hook.py:814-823), read here from a local draft only; give "
-            "--speculative-dspark-block-size or --speculative-num-draft-tokens")
+            "speculative_num_draft_tokens: give --speculative-dspark-block-size or "
+            "--speculative-num-draft-tokens (gamma is read from a local draft's config only; "
+            "speculative_hook.py:814-823)")
     if window < 2:
         raise ConfigError(
             f"speculative_num_draft_tokens: SGLang's DSPARK needs >= 2 (= gamma + 1), got "
