@@ -57,7 +57,7 @@ VLLM_LEVELS = ("NEVER", "UNIFORM_SINGLE_TOKEN_DECODE", "UNIFORM_BATCH", "ALWAYS"
 # backends whose levels never include NEVER (so every mode stays valid), GPU-dependent ones too
 VLLM_BACKENDS = ("FLASH_ATTN", "FLASHINFER", "TRITON_ATTN", "FLEX_ATTENTION", "FLASHMLA",
                  "CUTLASS_MLA")
-SGLANG_METHODS = ("eagle", "eagle3", "mtp", "draft_model", "ngram", "dflash")
+SGLANG_METHODS = ("eagle", "eagle3", "mtp", "draft_model", "ngram", "dflash", "dspark")
 TRTLLM_METHODS = ("eagle", "eagle3", "mtp", "draft_model", "ngram")
 # the speculative methods each built-in engine's strategies generate: each engine's `methods`
 # part in the plugin table names its tuple (`methods_of` reads the table, plugins included)
@@ -268,8 +268,10 @@ def _sglang_fields(draw: st.DrawFn, *, max_seqs: int, max_k: int,
     fields: dict[str, object] = {"engine": "sglang", "spec_method": method}
     if method == "ngram":
         fields["speculative_num_draft_tokens"] = draw(st.none() | st.integers(2, 32))
-    elif method == "dflash":  # the block size; steps / topk SGLang forces to 1
+    elif method in ("dflash", "dspark"):  # the block / gamma + 1; steps, topk forced to 1
         fields["speculative_num_draft_tokens"] = draw(st.integers(2, 16))
+        if method == "dspark":  # the draft config's sample_from_anchor
+            fields["dspark_samples_anchor"] = draw(st.booleans())
     elif method != "none":
         if draw(st.integers(0, 3)) == 0:  # SGLang's defaults (by model class)
             fields["architecture"] = draw(st.sampled_from(("LlamaForCausalLM",
@@ -292,7 +294,8 @@ def _sglang_fields(draw: st.DrawFn, *, max_seqs: int, max_k: int,
         fields["cudagraph_mode"] = "NONE"
     tp = draw(st.sampled_from((1, 1, 2, 4, 8)))
     fields["tp_size"] = tp
-    if tp > 1 and method not in ("ngram", "draft_model", "dflash") and draw(st.booleans()):
+    no_dp = ("ngram", "draft_model", "dflash", "dspark")  # SGLang / graphfit refuse DP there
+    if tp > 1 and method not in no_dp and draw(st.booleans()):
         fields["attn_dp_size"] = draw(st.sampled_from([d for d in (2, 4, 8) if tp % d == 0]))
     elif tp > 1 and draw(st.integers(0, 3)) == 0:
         fields["attn_cp_size"] = 2

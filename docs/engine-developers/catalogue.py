@@ -57,6 +57,10 @@ def configs() -> list[tuple[str, EngineConfig]]:
     # SGLang's DFLASH (--speculative-algorithm DFLASH): the draft's own runner + its sampler
     out.append(("sglang DFLASH (block 8)", EngineConfig.from_dict(dict(
         REFERENCE, engine="sglang", spec_method="dflash", speculative_num_draft_tokens=8))))
+    # SGLang's DSPARK (--speculative-algorithm DSPARK): the draft's own runner (width gamma)
+    # + its folded Markov-block sampler
+    out.append(("sglang DSPARK (gamma 7)", EngineConfig.from_dict(dict(
+        REFERENCE, engine="sglang", spec_method="dspark", speculative_num_draft_tokens=8))))
     return out
 
 

@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from graphfit.inputs import model_config, sglang_a2a
+from graphfit.inputs import model_config, sglang_a2a, sglang_dspark
 from graphfit.inputs.keys import Handler, field_key
 from graphfit.inputs.reading import parse_json
 from graphfit.inputs.settings import COMMAND_LINE, Setting
@@ -31,6 +31,7 @@ ALGORITHMS = {  # --speculative-algorithm (case-insensitive in SGLang)
     "STANDALONE": SpecMethod.DRAFT_MODEL,
     "NGRAM": SpecMethod.NGRAM,
     "DFLASH": SpecMethod.DFLASH,  # graphfit.planner.engines.sglang_dflash
+    "DSPARK": SpecMethod.DSPARK,  # graphfit.planner.engines.sglang_dspark
 }
 SG = Engine.SGLANG
 BACKENDS = {"full": CUDAGraphMode.FULL, "breakable": CUDAGraphMode.FULL,
@@ -46,8 +47,6 @@ LEGACY, OFF_SWITCH, PER_PHASE, JSON_CONFIG = 0, 1, 2, 3
 # not modelled (issue 23: left for their size), so a line naming one is refused, never
 # planned as something else
 UNMODELLED_ALGORITHMS = {  # reasons short enough for one error line
-    "DSPARK": "width block-1 drafter, accept graph, KV inject, ragged verify (spec_info.py:"
-              "160-164, 299-300)",
     # its runners, widths, ladders and start-up checks are modelled (graphfit.planner.
     # engines.sglang_uno); what planning it still lacks:
     "UNO": "only its runners are (sglang_uno); no UNO spec_method to plan with, per-size "
@@ -382,6 +381,7 @@ FILE_KEYS: dict[str, Handler] = {
     "speculative_eagle_topk": field_key("speculative_eagle_topk", _positive, SG),
     "speculative_num_draft_tokens": field_key("speculative_num_draft_tokens", _positive, SG),
     "speculative_dflash_block_size": _dflash_block,
+    "speculative_dspark_block_size": sglang_dspark.block_size,
     "context_length": field_key("max_model_len", _positive, SG),
     "tp_size": field_key("tp_size", _positive, SG),
     "tp": field_key("tp_size", _positive, SG),

@@ -117,7 +117,14 @@ INHERITED_CAPTURE: Mapping[str, tuple[str, str]] = {
     "frozen_drafter": ("frozen_drafter", "sglang.srt.speculative."
                        "frozen_kv_mtp_cuda_graph_runner.FrozenKVMTPCudaGraphRunner"),
 }
-ALL_RUNNERS: Mapping[str, tuple[str, str]] = {**RUNNERS, **INHERITED_CAPTURE}
+# a DecodeCudaGraphRunner built on a draft model runner (`is_draft_worker`): the DSPARK
+# draft's own runner (dspark_worker_v2.py:581-621), checked against its component
+# (graphfit.planner.engines.sglang_dspark), never the target's
+DRAFT_DECODE: Mapping[str, tuple[str, str]] = {
+    "dspark_draft": ("dspark_draft", "sglang.srt.model_executor.runner."
+                     "decode_cuda_graph_runner.DecodeCudaGraphRunner"),
+}
+ALL_RUNNERS: Mapping[str, tuple[str, str]] = {**RUNNERS, **INHERITED_CAPTURE, **DRAFT_DECODE}
 _RUNNER_TENSORS = ("temperatures", "top_ks")  # runner attributes outside `.buffers`
 
 
@@ -194,7 +201,7 @@ def check_live_runners(server_args: Any, runners: Mapping[str, Any],
     """Plan SGLang's ServerArgs and verify the rows of the live runners' tensors.
 
     `runners` maps SGLang's runner names ("target", "draft", "draft_extend",
-    "mtp_draft_extend", "frozen_drafter") to the runner
+    "mtp_draft_extend", "frozen_drafter", "dspark_draft") to the runner
     objects (their `.buffers`) or to their input buffers. Each tensor that is a buffer of the
     runner's component counts with the rows it has (along the buffer's axis); buffers of
     runners not given count at the rows SGLang's code allocates.
@@ -227,15 +234,36 @@ def before_capture(runner: Any, *args: Any, **kwargs: Any) -> None:
     in check mode when unsafe (the runner's `model_runner.server_args` is the ServerArgs)."""
     # the most derived of SGLang's runner classes the runner is (the draft runners subclass
     # the decode runner)
-    by_class = {path.rsplit(".", 1)[1]: n for n, (_, path) in ALL_RUNNERS.items()}
+    by_class = {path.rsplit(".", 1)[1]: n for n, (_, path) in {
+        **RUNNERS, **INHERITED_CAPTURE}.items()}
     name = next((by_class[c.__name__] for c in type(runner).__mro__
                  if c.__name__ in by_class), None)
+    overrides: dict[str, Any] = {}
+    if name == "target" and _draft_decode(runner):
+        # the draft's config.json as SGLang's draft model runner read it: sample_from_anchor
+        # decides the runner's width (dspark_config.py:29-31, model_runner.py:880-889)
+        name = "dspark_draft"
+        hf_config = getattr(getattr(runner.model_runner, "model_config", None), "hf_config",
+                            None)
+        overrides["dspark_samples_anchor"] = bool(getattr(hf_config, "sample_from_anchor",
+                                                          True))
     if name is None:
         logger.warning(f"graphfit: not checked: {type(runner).__name__} is not a graph "
                        "runner graphfit models"[:200])
         return None
-    _report(lambda: check_live_runners(runner.model_runner.server_args, {name: runner}))
+    _report(lambda: check_live_runners(runner.model_runner.server_args, {name: runner},
+                                       **overrides))
     return None
+
+
+def _draft_decode(runner: Any) -> bool:
+    """Whether a DecodeCudaGraphRunner is built on a DSPARK draft model runner
+    (model_runner.is_draft_worker and spec_algorithm.is_dspark())."""
+    model_runner = getattr(runner, "model_runner", None)
+    algorithm = getattr(model_runner, "spec_algorithm", None)
+    is_dspark = getattr(algorithm, "is_dspark", None)
+    return bool(getattr(model_runner, "is_draft_worker", False) and callable(is_dspark)
+                and is_dspark())
 
 
 def _report(check_of: Callable[[], SglangLiveCheck | SglangCheck]) -> None:

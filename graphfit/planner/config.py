@@ -309,7 +309,7 @@ class EngineConfig:
             vision_layers: int | None = None, vision_hidden_size: int | None = None,
             max_mamba_cache_size: int | None = None, disable_radix_cache: bool = False,
             mamba_radix_cache_strategy: str = "auto", disable_overlap_schedule: bool = False,
-            page_size: int = 1) -> None: ...
+            page_size: int = 1, dspark_samples_anchor: bool = True) -> None: ...
 
     def __post_init__(self) -> None:
         set_ = object.__setattr__
@@ -616,6 +616,11 @@ class EngineConfig:
     def speculative_adaptive(self) -> bool:
         """SglangOptions.speculative_adaptive."""
         return cast(bool, self._option("speculative_adaptive"))
+
+    @property
+    def dspark_samples_anchor(self) -> bool:
+        """SglangOptions.dspark_samples_anchor."""
+        return cast(bool, self._option("dspark_samples_anchor"))
 
     @property
     def disaggregation_mode(self) -> str:

@@ -32,7 +32,7 @@ from tests.oracle import sglang_oracle as so
 # SGLang runner -> graphfit component
 GF_COMPONENT = {"target": "target", "draft": "drafter", "draft_extend": "draft_extend",
                 "mtp_draft_extend": "mtp_draft_extend", "frozen_drafter": "frozen_drafter",
-                "dflash_draft": "dflash_draft"}
+                "dflash_draft": "dflash_draft", "dspark_draft": "dspark_draft"}
 # SGLang registry PaddingPolicy -> graphfit FillKind value
 POLICY_TO_FILL = {"foreach_copy": "keep", "keep_pad": "keep", "zero": "zero",
                   "fill_sentinel": "sentinel", "fill_once": "keep"}
@@ -353,7 +353,7 @@ def compare_draft_ladder(sg: SglangAnswer, gf: GraphfitAnswer) -> list[Differenc
     assert sg.runners is not None and gf.plan is not None
     out = []
     for name in ("draft", "draft_extend", "mtp_draft_extend", "frozen_drafter",
-                 "dflash_draft"):
+                 "dflash_draft", "dspark_draft"):
         if name not in sg.runners:
             continue
         ours = tuple(sg.runners[name].capture_bs)
@@ -410,7 +410,7 @@ def compare_buffers(sg: SglangAnswer, gf: GraphfitAnswer) -> list[Difference]:
 
 def sglang_fill(runner_name: str, buf: so.Buffer, run: so.Runner | None = None
                 ) -> str | None:
-    if runner_name in ("target", "dflash_draft"):  # both DecodeCudaGraphRunner registries
+    if runner_name in ("target", "dflash_draft", "dspark_draft"):  # DecodeCudaGraphRunner's
         return POLICY_TO_FILL.get(buf.policy or "")
     if runner_name == "mtp_draft_extend":
         assert run is not None
@@ -450,9 +450,11 @@ ASPECTS = ("target_ladder", "target_padding", "draft_ladder", "draft_padding", "
            "buffers", "fills")
 
 
-def compare_model(sg: SglangAnswer) -> dict[str, list[Difference]]:
-    """Model-level comparison of an accepted SGLang config (graphfit given SGLang's values)."""
-    gf = graphfit_translated(sg)
+def compare_model(sg: SglangAnswer, gf: GraphfitAnswer | None = None
+                  ) -> dict[str, list[Difference]]:
+    """Model-level comparison of an accepted SGLang config (graphfit given SGLang's values;
+    `gf`: graphfit's answer to them when the caller adds what the flags cannot carry)."""
+    gf = graphfit_translated(sg) if gf is None else gf
     if gf.rejected is not None:
         return {"translated_acceptance": [Difference(
             "translated_acceptance", f"graphfit rejects SGLang's resolved values "
@@ -466,7 +468,8 @@ def compare_model(sg: SglangAnswer) -> dict[str, list[Difference]]:
                       + compare_padding(sg, gf, "draft_extend")
                       + compare_padding(sg, gf, "mtp_draft_extend")
                       + compare_padding(sg, gf, "frozen_drafter")
-                      + compare_padding(sg, gf, "dflash_draft")),
+                      + compare_padding(sg, gf, "dflash_draft")
+                      + compare_padding(sg, gf, "dspark_draft")),
         "components": compare_components(sg, gf),
         "buffers": compare_buffers(sg, gf),
         "fills": compare_fills(sg, gf),

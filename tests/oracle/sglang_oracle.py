@@ -412,6 +412,11 @@ def _runners(r: Resolved, token_capacity: int, hidden_size: int, vocab_size: int
     if algo.is_dflash():
         out["dflash_draft"] = _dflash_runner(r, pool, fill, device, hidden_size, vocab_size)
         return out
+    if algo.is_dspark():  # tests/oracle/sglang_dspark_oracle.py
+        from tests.oracle.sglang_dspark_oracle import dspark_runner
+
+        out["dspark_draft"] = dspark_runner(r, pool, fill, device, hidden_size, vocab_size)
+        return out
     if algo.is_eagle() or algo.is_standalone():
         from sglang.srt.runtime_context import get_spec
 

@@ -78,6 +78,7 @@ VALID: dict[str, st.SearchStrategy[Any]] = {
     "multi_layer_eagle": st.booleans(),
     "speculative_adaptive": st.booleans(),
     "frozen_kv_mtp": st.booleans(),
+    "dspark_samples_anchor": st.booleans(),
     "mem_fraction_static": st.none() | st.floats(0.01, 0.99),
     "sm90": st.sampled_from([None, True, False]),
     "vision_layers": st.none() | st.integers(1, 200),
@@ -131,6 +132,7 @@ INVALID: dict[str, st.SearchStrategy[Any]] = {
     "multi_layer_eagle": st.sampled_from([None, "true", 1]),
     "speculative_adaptive": st.sampled_from([None, "true", 1]),
     "frozen_kv_mtp": st.sampled_from([None, "true", 1]),
+    "dspark_samples_anchor": st.sampled_from([None, "false", 0]),
     "mem_fraction_static": st.sampled_from([0, 1, 1.5, -0.2, True, "0.8", float("nan")]),
     "sm90": st.sampled_from(["true", 1, 0, "hopper"]),
     "vision_layers": st.sampled_from([0, -1, True, "24", 2.0]),
@@ -381,6 +383,6 @@ def test_the_plan_3_document_writes_the_options_object() -> None:
         "sm90": None, "vision_layers": None, "vision_hidden_size": None,
         "max_mamba_cache_size": None, "disable_radix_cache": False,
         "mamba_radix_cache_strategy": "auto", "disable_overlap_schedule": False,
-        "page_size": 1, "moe_a2a_backend": "none"}
+        "page_size": 1, "moe_a2a_backend": "none", "dspark_samples_anchor": True}
     assert not set(config) & set(LEGACY_KEYWORDS)
     assert EngineConfig.from_dict(config).tp_size == 2

@@ -38,7 +38,7 @@ def test_strategy_arguments_are_checked() -> None:
     with pytest.raises(ValueError, match="engine"):
         engine_configs(engines=("tgi",))
     with pytest.raises(ValueError, match="supports methods"):
-        engine_configs(engines=("sglang",), methods=("dspark",))  # DFLASH is modelled since #23
+        engine_configs(engines=("sglang",), methods=("suffix",))  # DSPARK is modelled since #23
 
 
 def test_assert_plan_safe_reports_counterexamples() -> None:

@@ -50,6 +50,7 @@ from graphfit.planner.engines.batch import (
 )
 from graphfit.planner.engines.sglang_dflash import RUNNER as DFLASH_RUNNER
 from graphfit.planner.engines.sglang_dflash import dflash, resolve_dflash, sampler_buffers
+from graphfit.planner.engines.sglang_dspark import dspark, dspark_runner, resolve_dspark
 from graphfit.planner.engines.sglang_mamba_buffers import mamba_track_buffers
 from graphfit.planner.engines.sglang_memory import default_decode_max_bs
 from graphfit.planner.engines.sglang_options import SglangOptions
@@ -93,7 +94,8 @@ EAGLE_FAMILY = frozenset({SpecMethod.EAGLE, SpecMethod.EAGLE3, SpecMethod.MTP,
                           SpecMethod.DRAFT_MODEL})
 ALGORITHM_NAMES = {SpecMethod.EAGLE: "EAGLE", SpecMethod.EAGLE3: "EAGLE3",
                    SpecMethod.MTP: "NEXTN", SpecMethod.DRAFT_MODEL: "STANDALONE",
-                   SpecMethod.NGRAM: "NGRAM", SpecMethod.DFLASH: "DFLASH"}
+                   SpecMethod.NGRAM: "NGRAM", SpecMethod.DFLASH: "DFLASH",
+                   SpecMethod.DSPARK: "DSPARK"}
 def sglang_sizes(max_bs: int, *, speculative: bool, padding: bool = True) -> list[int]:
     """`generate_decode_cuda_graph_batch_sizes` (cuda_graph_hook.py:493-530): every size
     without padding, else the decode or the finer speculative list; cut at max_bs, which is
@@ -369,6 +371,8 @@ def sglang_runners(config: EngineSettings, ladder: Ladder) -> list[BatchRunner]:
         if draft:
             buffers += sampler_buffers(config, width, max(ladder.sizes))
         runners.append(BatchRunner(DFLASH_RUNNER, width, pool, buffers, draft))
+    elif dspark(config):  # graphfit.planner.engines.sglang_dspark
+        runners.append(dspark_runner(config, ladder.sizes, sizes_for, target_buffers))
     elif frozen_kv_mtp(config):
         # the frozen draft loop only (width topk, filtered with it), no draft-extend graphs
         # (frozen_kv_mtp_worker_v2.py:179-183, 380-399; frozen_kv_mtp_cuda_graph_runner.py:
@@ -432,6 +436,8 @@ def _resolve_speculation(config: EngineSettings) -> dict[str, object]:
                 "speculative_num_draft_tokens": None}
     if method is SpecMethod.DFLASH:
         return resolve_dflash(config)
+    if method is SpecMethod.DSPARK:
+        return resolve_dspark(config)
     name = ALGORITHM_NAMES[method]
     if config.attn_dp_size > 1 and method in (SpecMethod.NGRAM, SpecMethod.DRAFT_MODEL):
         raise ConfigError(f"spec_method: SGLang's {name} does not support DP attention "
@@ -541,7 +547,7 @@ class SglangModel:
             changes["ladder"] = LadderPolicy.SGLANG_SPEC if spec else LadderPolicy.SGLANG
         if config.cuda_graph_padding is None:
             changes["cuda_graph_padding"] = True
-        resolve_common(config, self.engine, frozenset({SpecMethod.DFLASH}))
+        resolve_common(config, self.engine, frozenset({SpecMethod.DFLASH, SpecMethod.DSPARK}))
         if config.mrope_dims != MROPE_SECTIONS:
             raise ConfigError(f"mrope_dims: SGLang allocates mrope_positions as "
                               f"[{MROPE_SECTIONS}, tokens]")

@@ -26,7 +26,8 @@ from graphfit.planner.engines.sglang_prefill import PrefillInputs
 from graphfit.planner.engines.sglang_qwen3_vl import raises as qwen3_vl_raises
 
 ALGORITHMS = {"EAGLE": SpecMethod.EAGLE, "EAGLE3": SpecMethod.EAGLE3, "NEXTN": SpecMethod.MTP,
-              "STANDALONE": SpecMethod.DRAFT_MODEL, "NGRAM": SpecMethod.NGRAM}
+              "STANDALONE": SpecMethod.DRAFT_MODEL, "NGRAM": SpecMethod.NGRAM,
+              "DSPARK": SpecMethod.DSPARK}  # graphfit.planner.engines.sglang_dspark
 
 
 def _get(obj: Any, name: str) -> Any:
@@ -106,6 +107,13 @@ def fields_from_sglang(server_args: Any) -> dict[str, Any]:
         put("num_speculative_tokens", _get(server_args, "speculative_num_steps"))
         put("speculative_eagle_topk", _get(server_args, "speculative_eagle_topk"))
         put("speculative_num_draft_tokens", _get(server_args, "speculative_num_draft_tokens"))
+        gamma = _get(server_args, "speculative_dspark_block_size")
+        if name == "DSPARK" and gamma is not None:  # speculative_hook.py:807-840
+            window = out.get("speculative_num_draft_tokens")
+            if window is not None and window != int(gamma) + 1:
+                raise ConfigError(f"speculative_num_draft_tokens: {window} is not the DSPARK "
+                                  f"gamma {gamma} + 1 (speculative_hook.py:826-835)")
+            out["speculative_num_draft_tokens"] = int(gamma) + 1
     return out
 
 

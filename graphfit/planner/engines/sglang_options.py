@@ -81,6 +81,11 @@ class SglangOptions(EngineOptions):
         model: any backend but "none" gathers the attention input, so the captured batch
         sizes are multiples of the attention-TP width (utils/common.py:4133-4180;
         graphfit.planner.engines.sglang_moe_a2a, which lists the backends refused).
+    dspark_samples_anchor: the DSPARK draft config's `sample_from_anchor` (default True,
+        speculative/dspark_components/dspark_config.py:29-31): the draft's graph runner holds
+        gamma rows per request when True, gamma + 1 when False (model_executor/
+        model_runner.py:880-895; graphfit.planner.engines.sglang_dspark). Read from a local
+        draft's config.json on a pasted line.
     """
 
     engine: ClassVar[str] = "sglang"
@@ -112,6 +117,7 @@ class SglangOptions(EngineOptions):
     disable_overlap_schedule: bool = False
     page_size: int = 1
     moe_a2a_backend: str = "none"
+    dspark_samples_anchor: bool = True
 
     def __post_init__(self) -> None:
         gb = self.gpu_memory_gb
@@ -125,6 +131,7 @@ class SglangOptions(EngineOptions):
         true_false("multi_layer_eagle", self.multi_layer_eagle)
         true_false("frozen_kv_mtp", self.frozen_kv_mtp)
         true_false("speculative_adaptive", self.speculative_adaptive)
+        true_false("dspark_samples_anchor", self.dspark_samples_anchor)
         if self.sm90 is not None:
             true_false("sm90", self.sm90)
         for name in ("vision_layers", "vision_hidden_size"):

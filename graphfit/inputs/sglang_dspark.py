@@ -1,0 +1,112 @@
+"""SGLang 0.5.23's DSPARK flags on a pasted launch_server line.
+
+`--speculative-dspark-block-size G` is DSPARK's gamma: SGLang sets
+`speculative_num_draft_tokens` to G + 1 and refuses a --speculative-num-draft-tokens that
+differs (arg_groups/speculative_hook.py:807-840), so here it is a second spelling of
+speculative_num_draft_tokens (a differing value is a conflicting setting). SGLang reads it for
+DSPARK only (:807), so another algorithm's line drops it. The planner's rules:
+graphfit.planner.engines.sglang_dspark.
+
+A local draft (`--speculative-draft-model-path DIR` with a config.json) is read as SGLang
+reads it: gamma from `dspark_block_size`, else `dflash_config.block_size`, else a top-level
+`block_size` (dspark_config.py:214-296 via dflash_utils.py:608-617), used when
+--speculative-dspark-block-size is not given (speculative_hook.py:814-840; 7 when the draft
+names none and no window is given either, :816-823); `sample_from_anchor` (default True,
+dspark_config.py:29-31) decides the draft runner's width (SglangOptions.dspark_samples_anchor).
+A draft graphfit cannot read (a hub id) keeps the refusal when no gamma is given.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from graphfit.inputs.model_config import config_path
+from graphfit.inputs.reading import load_json, shown_path
+from graphfit.inputs.settings import FILE, Setting
+from graphfit.inputs.values import as_int
+from graphfit.planner.core.enums import Engine
+from graphfit.planner.core.errors import ConfigError, excerpt
+
+BLOCK_FLAG = "dspark-block-size"
+GAMMA_DEFAULT = 7  # DEFAULT_DSPARK_GAMMA, dspark_config.py:21
+
+
+def block_size(origin: str, value: Any, layer: int) -> tuple[list[Setting], list[str]]:
+    """`--speculative-dspark-block-size G`: speculative_num_draft_tokens G + 1 (SGLang
+    refuses G <= 0, speculative_hook.py:807-812)."""
+    if value is None:
+        return [], []
+    if isinstance(value, (int, str)) and str(value).strip().lstrip("-").isdigit() \
+            and int(value) <= 0:
+        raise ConfigError(f"{origin}: SGLang's DSPARK needs a positive block size, got "
+                          f"{value} (speculative_hook.py:807-812)")
+    gamma = as_int(origin, value)
+    return [Setting("speculative_num_draft_tokens", gamma + 1, origin, layer),
+            Setting("engine", Engine.SGLANG, origin, layer)], []
+
+
+def line(values: Mapping[str, Any], settings: list[Setting]) -> list[Setting]:
+    """A pasted line's DSPARK rules that need two keys: without
+    --speculative-draft-model-path SGLang looks for a draft bundled in the target checkpoint
+    (speculative_hook.py:720-755), which graphfit does not read; the block size flag is
+    dropped for other algorithms."""
+    name = str(values.get("speculative_algorithm") or "").upper()
+    if name != "DSPARK":
+        return [s for s in settings if BLOCK_FLAG not in s.origin]
+    draft = values.get("speculative_draft_model_path")
+    if not draft:
+        raise ConfigError("--speculative-algorithm: give --speculative-draft-model-path; "
+                          "graphfit does not look for a DSPARK draft bundled in the target "
+                          "checkpoint (speculative_hook.py:720-755)")
+    path = config_path(str(draft))
+    if path is None:
+        return settings
+    return settings + draft_settings(path, values)
+
+
+def draft_settings(path: Path, values: Mapping[str, Any]) -> list[Setting]:
+    """What `_handle_dspark` and the draft model runner read from the draft's config.json."""
+    origin = shown_path(path)
+    data = load_json(path, "DSPARK draft config")
+    if not isinstance(data, dict):
+        raise ConfigError(f"{origin}: expected a JSON object")
+    out: list[Setting] = []
+    anchor = data.get("sample_from_anchor", True)
+    if not isinstance(anchor, bool):
+        raise ConfigError(f"{origin}: sample_from_anchor: expected true or false, got "
+                          f"{excerpt(anchor)}")
+    out.append(Setting("dspark_samples_anchor", anchor, f"{origin}: sample_from_anchor",
+                       FILE))
+    if values.get("speculative_dspark_block_size") is not None:
+        return out  # the flag wins (speculative_hook.py:807-813)
+    gamma = draft_gamma(data, origin)
+    window = values.get("speculative_num_draft_tokens")
+    if gamma is None:
+        if window is not None:
+            return out  # the window as given (:842-850)
+        gamma, where = GAMMA_DEFAULT, f"{origin}: no block size, SGLang's default 7"
+    else:
+        where = f"{origin}: block size"
+        if window is not None and str(window).strip() != str(gamma + 1):
+            raise ConfigError(
+                f"--speculative-num-draft-tokens: {window} is not the DSPARK draft's gamma "
+                f"{gamma} + 1 ({origin}); SGLang refuses (speculative_hook.py:826-835)")
+    out.append(Setting("speculative_num_draft_tokens", gamma + 1, where, FILE))
+    return out
+
+
+def draft_gamma(data: Mapping[str, Any], origin: str) -> int | None:
+    """`parse_dspark_draft_config`'s gamma (dspark_config.py:295-297): the prefixed
+    `dspark_block_size`, else the DFLASH block size (dflash_config.block_size, else the
+    top-level block_size, dflash_utils.py:608-617)."""
+    nested = data.get("dflash_config")
+    raw = data.get("dspark_block_size")
+    if raw is None and isinstance(nested, dict):
+        raw = nested.get("block_size")
+    if raw is None:
+        raw = data.get("block_size")
+    if raw is None:
+        return None
+    return as_int(f"{origin}: block size", raw)

@@ -1,0 +1,153 @@
+"""SGLang 0.5.23's DSPARK lines: SGLang's own argument pipeline and runners against graphfit.
+
+SGLang's side is `sglang_compare.sglang` (prepare_server_args + resolve_once with
+`_handle_dspark`, then the target runner and the DSPARK draft runner + folded sampler built by
+sglang_dspark_oracle.dspark_runner on CPU). graphfit reads the very same line pasted
+(`graphfit plan --json -- python -m sglang.launch_server ...`), and the model-level aspects
+are compared as for every other SGLang line (sglang_compare.compare_model: graphfit given
+SGLang's resolved values).
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import tempfile
+from pathlib import Path
+
+from hypothesis import strategies as st
+
+from tests.oracle import sglang_compare as sc
+from tests.oracle import sglang_oracle as so
+from tests.oracle.sglang_dflash_compare import DRAFT, pasted, with_draft
+
+RUNNER = "dspark_draft"
+
+
+def compare_line(argv: tuple[str, ...], gpu_mem_gb: float | None = 80
+                 ) -> tuple[str, list[sc.Difference]]:
+    """(outcome, differences): outcome "runner" (both plan; SGLang builds the DSPARK draft
+    runner), "no_runner" (both plan, no draft graphs), "rejected" (both refuse) or
+    "differs"."""
+    sg = sc.sglang(argv, gpu_mem_gb)
+    gf = pasted(argv, gpu_mem_gb)
+    diffs = sc.compare_acceptance(sg, gf)
+    if diffs:
+        return "differs", diffs
+    if sg.rejected is not None:
+        return "rejected", []
+    diffs += sc.compare_target_ladder(sg, gf) + sc.compare_components(sg, gf)
+    diffs += sc.compare_draft_ladder(sg, gf)
+    assert sg.runners is not None and gf.plan is not None
+    if RUNNER in sg.runners and sc._gf_graphs(gf):  # the pasted line's own widths
+        for name in ("target", RUNNER):
+            ours = sg.runners[name].width
+            theirs = gf.plan.components[name].tables.uniform_query_len
+            if ours != theirs:
+                diffs.append(sc.Difference(f"{name}_width", f"SGLang {ours}, graphfit "
+                                                            f"{theirs}"))
+    for found in sc.compare_model(sg, translated(sg)).values():
+        diffs += found
+    outcome = "runner" if RUNNER in sg.runners else "no_runner"
+    return ("differs" if diffs else outcome), diffs
+
+
+_DRAFTS = tempfile.TemporaryDirectory(prefix="graphfit-dspark-drafts-")
+
+
+@functools.cache
+def draft_dir(key: str | None, gamma: int | None, anchor: bool | None) -> str:
+    """A DSPARK draft checkpoint directory: the oracle's Llama config.json plus `key`
+    (dspark_block_size, block_size, or dflash_config.block_size) = gamma and
+    `sample_from_anchor` when given (SGLang reads both, dspark_config.py:29-31, 214-297)."""
+    path = Path(_DRAFTS.name) / f"draft-{key}-{gamma}-{anchor}"
+    config = json.loads((so.oracle().model_dir / "config.json").read_text())
+    if key == "dflash_config":
+        config["dflash_config"] = {"block_size": gamma}
+    elif key is not None:
+        config[key] = gamma
+    if anchor is not None:
+        config["sample_from_anchor"] = anchor
+    path.mkdir(parents=True, exist_ok=True)
+    (path / "config.json").write_text(json.dumps(config))
+    return str(path)
+
+
+def translated(sg: sc.SglangAnswer) -> sc.GraphfitAnswer:
+    """graphfit given SGLang's resolved values (sglang_compare.graphfit_translated) and the
+    draft's `sample_from_anchor` as SGLang's own sampler read it (graphfit's flags carry no
+    draft checkpoint)."""
+    gf = sc.graphfit_translated(sg)
+    sampler = sg.runners[RUNNER].live.sampler if sg.runners and RUNNER in sg.runners else None
+    if gf.plan is None or sampler is None or sampler.sample_from_anchor:
+        return gf
+    config = gf.plan.config.replace(dspark_samples_anchor=False)
+    return sc.GraphfitAnswer(gf.argv, None, sc.graphfit.plan(config))
+
+
+def dspark(*extra: str, draft: bool = True) -> tuple[str, ...]:
+    argv = ["--speculative-algorithm", "DSPARK", *extra]
+    return tuple(with_draft(argv) if draft else argv)
+
+
+@st.composite
+def dspark_lines(draw: st.DrawFn) -> tuple[tuple[str, ...], float | None]:
+    """Generated DSPARK lines: gamma by --speculative-dspark-block-size or the verify window
+    by --speculative-num-draft-tokens (or both, equal or clashing, or out of range), steps /
+    topk SGLang overrides, the decode graph settings, TP / attention DP / CP, two-batch
+    overlap; the draft: the oracle's model, a local draft naming its gamma (any of SGLang's three
+    keys) and / or sample_from_anchor, or none (refused by both)."""
+    argv: list[str] = []
+    if draw(st.integers(0, 4)) > 0:
+        argv += ["--max-running-requests", str(draw(st.sampled_from(
+            (draw(st.integers(1, 600)), draw(st.integers(1, 64))))))]
+    argv += ["--speculative-algorithm", draw(st.sampled_from(("DSPARK", "dspark")))]
+    gamma = draw(st.integers(1, 15))
+    how = draw(st.sampled_from(("drafts", "drafts", "block", "block", "both", "both",
+                                "clash", "low", "none", "none")))
+    if how in ("drafts", "both"):
+        argv += ["--speculative-num-draft-tokens", str(gamma + 1)]
+    if how in ("block", "both"):
+        argv += ["--speculative-dspark-block-size", str(gamma)]
+    if how == "clash":  # speculative_hook.py:826-835
+        argv += ["--speculative-num-draft-tokens", str(gamma),
+                 "--speculative-dspark-block-size", str(gamma)]
+    if how == "low":  # a window below 2 or a block below 1 (:807-812, :846-850)
+        argv += draw(st.sampled_from((["--speculative-num-draft-tokens", "1"],
+                                      ["--speculative-dspark-block-size", "0"])))
+    if draw(st.integers(0, 3)) == 0:
+        argv += ["--speculative-num-steps", str(draw(st.integers(1, 5))),
+                 "--speculative-eagle-topk", str(draw(st.sampled_from((1, 2, 4))))]
+    graphs = draw(st.sampled_from(("default", "max_bs", "bs", "padding_off", "off", "json")))
+    if graphs == "max_bs":
+        argv += ["--cuda-graph-max-bs-decode", str(draw(st.integers(1, 400)))]
+    elif graphs == "bs":
+        sizes = draw(st.lists(st.integers(1, 300), min_size=1, max_size=6, unique=True))
+        argv += ["--cuda-graph-bs-decode", *map(str, sizes)]
+    elif graphs == "padding_off":
+        argv.append("--disable-cuda-graph-padding")
+    elif graphs == "off":
+        argv.append(draw(st.sampled_from(("--disable-decode-cuda-graph",
+                                          "--disable-cuda-graph"))))
+    elif graphs == "json":
+        argv += ["--cuda-graph-config",
+                 json.dumps({"decode": {"max_bs": draw(st.integers(1, 300))}})]
+    tp = draw(st.sampled_from((1, 1, 2, 4)))
+    if tp > 1:
+        argv += ["--tp-size", str(tp)]
+        split = draw(st.sampled_from(("none", "none", "dp", "cp")))
+        if split == "dp":
+            argv += ["--attn-dp-size", "2"]
+        elif split == "cp":
+            argv += ["--attn-cp-size", "2"]
+    if draw(st.integers(0, 3)) == 0:
+        argv.append("--enable-two-batch-overlap")
+    kind = draw(st.sampled_from(("oracle", "oracle", "local", "local", "local", "missing")))
+    if kind == "oracle":  # the oracle's model: no gamma, samples from the anchor
+        argv = with_draft(argv)
+    elif kind == "local":  # a draft naming its gamma and / or sample_from_anchor
+        key = draw(st.sampled_from((None, "dspark_block_size", "block_size", "dflash_config")))
+        argv += [DRAFT, draft_dir(key, None if key is None else draw(st.integers(1, 12)),
+                                  draw(st.sampled_from((None, True, False))))]
+    gb = draw(st.sampled_from((16, 24, 48, 80, 141, 192)))
+    return tuple(argv), gb

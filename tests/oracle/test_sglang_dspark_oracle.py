@@ -1,0 +1,165 @@
+"""SGLang 0.5.23 DSPARK: graphfit against SGLang's own argument pipeline and runners.
+
+SGLang's side: prepare_server_args + resolve_once (`_handle_dspark`, speculative_hook.py:
+666-883), then the target runner and the draft's DecodeCudaGraphRunner + SGLang's own
+`DsparkDraftSampler` built on CPU (tests/oracle/sglang_dspark_oracle.py). graphfit's side: the
+same line pasted into `graphfit plan`, and SGLang's resolved values given to graphfit
+(tests/oracle/sglang_dspark_compare.py).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from hypothesis import given
+
+from tests.oracle.paths import require
+
+require("sglang")  # skip locally / fail in CI when the sources were not fetched
+
+from tests.oracle import sglang_dspark_compare as kc  # noqa: E402
+from tests.oracle import sglang_oracle as so  # noqa: E402
+
+
+def test_oracle_dspark_runners() -> None:
+    """What SGLang builds for a DSPARK line: the target-verify runner of gamma + 1 rows and the
+    draft's own runner of gamma rows (a draft sampling from the anchor row), and the folded
+    sampler's `out` of max(decode.bs) * gamma tokens and step logits [max_bs, gamma, vocab]."""
+    r = so.resolve(kc.dspark("--max-running-requests", "20", "--speculative-dspark-block-size",
+                             "7", "--cuda-graph-max-bs-decode", "16", "--speculative-num-steps",
+                             "3", "--speculative-eagle-topk", "2"))
+    assert isinstance(r, so.Resolved)
+    assert (r.speculative_num_steps, r.speculative_eagle_topk) == (1, 1)  # forced
+    assert r.speculative_num_draft_tokens == 8  # gamma + 1
+    run = so.runners(r, vocab_size=1000)
+    assert set(run) == {"target", "dspark_draft"}
+    draft = run["dspark_draft"]
+    assert (run["target"].width, draft.width) == (8, 7)
+    assert draft.capture_bs[-1] == 16
+    assert draft.buffers["input_ids"].shape == (16 * 7,)
+    assert draft.buffers["sampler_out"].shape == (16 * 7,)
+    assert draft.buffers["sampler_step_logits"].shape == (16, 7, 1000)
+    assert "sampler_verify_ids" not in draft.buffers  # SGLANG_OPT_DSV41_DSPARK_MID_FOLD off
+
+
+def _local(key: str | None, gamma: int | None, anchor: bool | None, *extra: str
+           ) -> tuple[str, ...]:
+    return ("--speculative-algorithm", "DSPARK", kc.DRAFT, kc.draft_dir(key, gamma, anchor),
+            *extra)
+
+
+EDGE: list[tuple[tuple[str, ...], str]] = [
+    (kc.dspark("--speculative-dspark-block-size", "7"), "runner"),
+    (kc.dspark("--speculative-num-draft-tokens", "8"), "runner"),
+    (kc.dspark("--speculative-dspark-block-size", "4", "--speculative-num-draft-tokens", "5",
+               "--speculative-num-steps", "3", "--speculative-eagle-topk", "4"), "runner"),
+    (kc.dspark("--speculative-num-draft-tokens", "16", "--max-running-requests", "7",
+               "--disable-cuda-graph-padding"), "runner"),
+    (kc.dspark("--speculative-num-draft-tokens", "6", "--tp-size", "4",
+               "--cuda-graph-bs-decode", "1", "3", "8"), "runner"),
+    (kc.dspark("--speculative-num-draft-tokens", "3", "--enable-two-batch-overlap",
+               "--tp-size", "2"), "runner"),
+    (kc.dspark("--speculative-num-draft-tokens", "2", "--tp-size", "2", "--attn-cp-size", "2",
+               "--cuda-graph-bs-decode", "1", "2", "3", "5", "7"), "runner"),
+    (kc.dspark("--speculative-num-draft-tokens", "8", "--disable-cuda-graph"), "no_runner"),
+    (kc.dspark("--speculative-num-draft-tokens", "8", "--speculative-dspark-block-size", "4"),
+     "rejected"),  # speculative_hook.py:826-835
+    (kc.dspark("--speculative-dspark-block-size", "0"), "rejected"),  # :807-812
+    (kc.dspark("--speculative-num-draft-tokens", "1"), "rejected"),  # :846-850
+    (kc.dspark("--speculative-num-draft-tokens", "8", draft=False), "rejected"),  # :750-755
+    (kc.dspark("--speculative-num-draft-tokens", "8", "--tp-size", "2", "--attn-dp-size", "2"),
+     "rejected"),  # needs --enable-dp-lm-head (:674-676)
+]
+
+
+def _draft_edges() -> list[tuple[tuple[str, ...], str]]:
+    """Lines whose draft checkpoint decides: gamma from each of SGLang's keys, the window
+    clashing with it, the flag over it, `sample_from_anchor: false`."""
+    local = _local
+    return [
+        (local("block_size", 4, None), "runner"),
+        (local("dflash_config", 5, False, "--tp-size", "2"), "runner"),
+        (local("dspark_block_size", 3, False, "--enable-two-batch-overlap", "--tp-size", "2"),
+         "runner"),
+        (local("block_size", 4, True, "--speculative-num-draft-tokens", "5"), "runner"),
+        (local("block_size", 4, True, "--speculative-num-draft-tokens", "6"), "rejected"),
+        (local("block_size", 4, False, "--speculative-dspark-block-size", "2"), "runner"),
+        (local(None, None, False, "--speculative-num-draft-tokens", "3",
+               "--cuda-graph-bs-decode", "1", "3", "5", "8"), "runner"),
+    ]
+
+
+EDGE += _draft_edges()
+
+
+def _id(argv: tuple[str, ...]) -> str:
+    return " ".join(a.rsplit("/", 1)[-1] if "graphfit-" in a else a for a in argv[2:8])
+
+
+@pytest.mark.parametrize(("argv", "outcome"), EDGE, ids=[_id(a) for a, _ in EDGE])
+def test_dspark_edge_lines(argv: tuple[str, ...], outcome: str) -> None:
+    got, diffs = kc.compare_line(argv)
+    assert (got, diffs) == (outcome, [])
+
+
+def test_dspark_gamma_from_the_draft_config() -> None:
+    """Without gamma or a verify window SGLang reads the draft's config.json, 7 when it names
+    none (speculative_hook.py:814-823); graphfit reads a local draft's the same way, and a
+    draft's `sample_from_anchor: false` widens its runner to gamma + 1 rows in both."""
+    for argv, window, width in ((kc.dspark(), 8, 7),
+                                (_local("dflash_config", 3, False), 4, 4),
+                                (_local("dspark_block_size", 9, True), 10, 9)):
+        sg = kc.sc.sglang(argv, 80)
+        assert sg.runners is not None and isinstance(sg.resolved, so.Resolved)
+        assert sg.resolved.speculative_num_draft_tokens == window
+        assert sg.runners["dspark_draft"].width == width
+        assert kc.compare_line(argv) == ("runner", [])
+
+
+def test_dspark_gamma_of_a_draft_graphfit_cannot_read_is_refused() -> None:
+    """A hub draft (not a local directory): SGLang downloads its config.json, graphfit does not
+    read it and refuses with the flags to give, never plans another gamma."""
+    gf = kc.pasted(("--speculative-algorithm", "DSPARK", kc.DRAFT, "org/dspark-draft"), 80)
+    assert gf.rejected is not None and "--speculative-dspark-block-size" in gf.rejected
+
+
+@given(kc.dspark_lines())
+def test_generated_dspark_lines(case: tuple[tuple[str, ...], float | None]) -> None:
+    """Acceptance, then ladders, widths, padding of every batch, components, buffers (the
+    sampler's too) and fills."""
+    outcome, diffs = kc.compare_line(*case)
+    assert diffs == [], "\n".join(str(d) for d in diffs[:8])
+    assert outcome in ("runner", "no_runner", "rejected")
+
+
+@pytest.mark.parametrize("anchor", [None, False])
+def test_live_check_of_the_dspark_draft_runner(sa: Any, anchor: bool | None,
+                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    """The draft's runner is SGLang's DecodeCudaGraphRunner on a draft model runner: the
+    plugin's BEFORE hook checks it against `dspark_draft` (not the target's wider component),
+    from SGLang's own live buffers (width gamma, or gamma + 1 without anchor sampling)."""
+    import pkgutil
+
+    import torch
+
+    from graphfit.integrations import sglang as gs
+
+    argv = _local(None, None, anchor, "--speculative-dspark-block-size", "3",
+                  "--max-running-requests", "8")
+    with sa.sglang_env():
+        resolved = so.resolve(argv)
+        assert isinstance(resolved, so.Resolved)
+        built = so.runners(resolved, device="cpu", hidden_size=64, vocab_size=128)
+        cls = pkgutil.resolve_name(gs.RUNNERS["target"][1])
+    live = built["dspark_draft"].live
+    runner = object.__new__(cls)  # its __init__ captures on CUDA: fields set as it sets them
+    runner.buffers, runner.model_runner = live.buffers, live.model_runner
+    check = gs.check_live_runners(resolved.record, {"dspark_draft": runner},
+                                  dspark_samples_anchor=anchor is not False)
+    assert check.ok and check.live and all(k.startswith("dspark_draft.") for k in check.live)
+    monkeypatch.setenv("GRAPHFIT_SGLANG", "check")
+    assert gs.before_capture(runner) is None  # safe: starts (the width from its hf_config)
+    monkeypatch.setattr(runner.buffers, "input_ids", torch.zeros(5, dtype=torch.int64))
+    with pytest.raises(gs.UnsafeServerArgsError, match=r"dspark_draft\.input_ids"):
+        gs.before_capture(runner)

@@ -1,0 +1,166 @@
+"""SGLang 0.5.23 DSPARK (graphfit.planner.engines.sglang_dspark): resolution, the draft's own
+decode-graph runner of width gamma (= num_draft_tokens - 1), its folded sampler's buffers, the
+refusals, the pasted-line flags.
+
+(tests/oracle/test_sglang_dspark_oracle.py compares all of it with SGLang's own code.)"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from graphfit import Axis, ConfigError, CUDAGraphMode, EngineConfig, SpecMethod, plan
+from graphfit.inputs.sglang import algorithm
+from graphfit.planner.engines.sglang import request_pool
+from graphfit.testing import sglang_configs
+from tests.helpers import run_cli
+
+
+def sg(**kw: object) -> EngineConfig:
+    return EngineConfig.from_dict({"engine": "sglang", "spec_method": "dspark", **kw})
+
+
+def test_dspark_is_read_by_name() -> None:
+    assert algorithm("--speculative-algorithm", "dspark") is SpecMethod.DSPARK
+
+
+def test_dspark_runners() -> None:
+    p = plan(sg(max_num_seqs=20, speculative_num_draft_tokens=8, num_speculative_tokens=3,
+                speculative_eagle_topk=4, max_cudagraph_capture_size=16, vocab_size=1000))
+    assert (p.config.num_speculative_tokens, p.config.speculative_eagle_topk) == (1, 1)
+    assert set(p.components) == {"target", "dspark_draft", "prefill"}
+    assert p.components["target"].tables.uniform_query_len == 8  # anchor + gamma
+    assert p.components["dspark_draft"].tables.uniform_query_len == 7  # gamma
+    assert p.buffer("dspark_draft.input_ids").shape == (16 * 7,)
+    assert p.buffer("dspark_draft.sampler_out").shape == (16 * 7,)
+    assert p.buffer("dspark_draft.sampler_step_logits").shape == (16, 7, 1000)
+    assert p.buffer("dspark_draft.sampler_greedy_mask").shape == (16,)
+    assert p.verify().ok
+    # a draft that does not sample from the anchor row: gamma + 1 rows, the sampler unchanged
+    wide = plan(sg(max_num_seqs=20, speculative_num_draft_tokens=8, vocab_size=1000,
+                   max_cudagraph_capture_size=16, options={"dspark_samples_anchor": False}))
+    assert wide.components["dspark_draft"].tables.uniform_query_len == 8
+    assert wide.buffer("dspark_draft.input_ids").shape == (16 * 8,)
+    assert wide.buffer("dspark_draft.sampler_out").shape == (16 * 7,)
+    off = plan(sg(max_num_seqs=8, speculative_num_draft_tokens=4, cudagraph_mode="NONE"))
+    assert "dspark_draft" not in off.components or not off.graph_sizes("dspark_draft")
+
+
+@pytest.mark.parametrize(("kw", "needle"), [
+    ({}, "--speculative-dspark-block-size"),
+    ({"speculative_num_draft_tokens": 1}, r"2\.\.|>= 2"),
+    ({"speculative_num_draft_tokens": 4, "tp_size": 2, "attn_dp_size": 2}, "enable-dp-lm-head"),
+    ({"speculative_num_draft_tokens": 4, "pp_size": 2}, "pp_size 1"),
+])
+def test_dspark_refusals(kw: dict[str, object], needle: str) -> None:
+    with pytest.raises(ConfigError, match=needle):
+        plan(sg(max_num_seqs=8, **kw))
+
+
+@given(sglang_configs(max_seqs=64, methods=("dspark",)), st.integers(1, 64))
+def test_dspark_draft_pads_within_its_buffers(config: EngineConfig, bs: int) -> None:
+    """Every draft batch pads to a captured size whose gamma rows the buffers hold, and the
+    sampler holds gamma tokens (and gamma x vocab step logits) of every captured request."""
+    p = plan(config)
+    comp = p.components.get("dspark_draft")
+    if comp is None or not comp.buffers or p.config.cudagraph_mode is CUDAGraphMode.NONE:
+        return
+    width = comp.tables.uniform_query_len
+    gamma = p.config.speculative_num_draft_tokens - 1
+    assert width == (gamma if p.config.dspark_samples_anchor else gamma + 1)
+    sizes = p.graph_sizes("dspark_draft")
+    if not sizes:
+        return
+    assert p.buffer("dspark_draft.sampler_out").capacity >= max(sizes) * gamma
+    assert p.buffer("dspark_draft.sampler_step_logits").shape[:2] >= (max(sizes), gamma)
+    bs = min(bs, request_pool(p.config))
+    d = p.pad(bs * width, uniform_decode=True, component="dspark_draft")
+    if d.mode is CUDAGraphMode.NONE:
+        return
+    assert bs <= d.num_reqs
+    for b in comp.buffers:
+        rows = d.num_reqs * (width if b.axis is Axis.TOKENS else 1)
+        assert b.axis is Axis.FIXED or rows <= b.capacity, b.key
+
+
+LINE = ["plan", "--json", "--", "python", "-m", "sglang.launch_server", "--model-path", "m",
+        "--speculative-algorithm", "DSPARK"]
+
+
+def test_pasted_dspark_line_rules() -> None:
+    code, _, err = run_cli([*LINE, "--speculative-dspark-block-size", "7"])
+    assert code == 2 and "--speculative-draft-model-path" in err
+    draft = ["--speculative-draft-model-path", "d"]
+    code, _, err = run_cli([*LINE, *draft, "--speculative-num-draft-tokens", "8",
+                            "--speculative-dspark-block-size", "4"])
+    assert code == 2 and "dspark-block-size gives 5" in err  # SGLang: :826-835
+    code, _, err = run_cli([*LINE, *draft, "--speculative-dspark-block-size", "0"])
+    assert code == 2 and "positive" in err  # SGLang: :807-812
+    code, _, err = run_cli([*LINE, *draft])
+    assert code == 2 and "dspark-block-size" in err  # a draft graphfit cannot read
+    code, out, _ = run_cli([*LINE, *draft, "--speculative-dspark-block-size", "4",
+                            "--speculative-num-draft-tokens", "5"])
+    assert code == 0 and '"dspark_draft"' in out and '"speculative_num_draft_tokens": 5' in out
+    # another algorithm's line ignores the DSPARK block size (SGLang reads it for DSPARK only)
+    code, out, _ = run_cli([*LINE[:-1], "EAGLE", "--speculative-num-steps", "3",
+                            "--speculative-eagle-topk", "1", "--speculative-num-draft-tokens",
+                            "4", "--speculative-dspark-block-size", "9"])
+    assert code == 0 and '"speculative_num_draft_tokens": 4' in out
+
+
+def test_rehearse_captures_the_dspark_draft() -> None:
+    """`graphfit rehearse` allocates the plan's buffers (the sampler's step logits included),
+    captures the target and the DSPARK draft graphs on CPU and replays them == eager."""
+    code, out, text = run_cli(["rehearse", "--engine", "sglang", "--hidden-size", "64",
+                               "--vocab-size", "256", "--", "python", "-m",
+                               "sglang.launch_server", "--model-path", "/nonexistent",
+                               "--max-running-requests", "6", "--speculative-algorithm",
+                               "DSPARK", "--speculative-draft-model-path", "/nonexistent",
+                               "--speculative-dspark-block-size", "3",
+                               "--cuda-graph-max-bs-decode", "4"])
+    assert code == 0, text[-400:]
+    for name in ("target", "dspark_draft"):
+        assert f"{name}: 4 graphs captured, 4 replayed == eager" in out
+    assert "REHEARSED" in out
+
+
+def test_pasted_line_reads_a_local_draft(tmp_path: Path) -> None:
+    """gamma from the draft's config.json unless the flag gives it (7 when it names none), a
+    window that is not gamma + 1 refused, sample_from_anchor read."""
+    def line(config: dict[str, object], *extra: str) -> tuple[int, dict[str, Any], str]:
+        draft = tmp_path / f"d{len(list(tmp_path.iterdir()))}"
+        draft.mkdir()
+        (draft / "config.json").write_text(json.dumps(config))
+        code, out, err = run_cli([*LINE, "--speculative-draft-model-path", str(draft), *extra])
+        return code, (json.loads(out)["config"] if code == 0 else {}), err
+
+    code, c, _ = line({"dflash_config": {"block_size": 5}, "sample_from_anchor": False})
+    assert code == 0 and c["speculative_num_draft_tokens"] == 6
+    assert c["options"]["dspark_samples_anchor"] is False
+    code, c, _ = line({"block_size": 5}, "--speculative-dspark-block-size", "2")
+    assert code == 0 and c["speculative_num_draft_tokens"] == 3
+    assert c["options"]["dspark_samples_anchor"] is True
+    code, c, _ = line({})
+    assert code == 0 and c["speculative_num_draft_tokens"] == 8  # SGLang's default gamma 7
+    code, c, _ = line({}, "--speculative-num-draft-tokens", "4")
+    assert code == 0 and c["speculative_num_draft_tokens"] == 4
+    code, _, err = line({"dspark_block_size": 3}, "--speculative-num-draft-tokens", "5")
+    assert code == 2 and "gamma 3 + 1" in err
+    code, _, err = line({"sample_from_anchor": "no"}, "--speculative-dspark-block-size", "2")
+    assert code == 2 and "sample_from_anchor" in err
+
+
+def test_config_file_option(tmp_path: Path) -> None:
+    """`dspark_samples_anchor` in a --config file (a hub draft's sample_from_anchor)."""
+    path = tmp_path / "c.yaml"
+    path.write_text("engine: sglang\nspec_method: dspark\nspeculative_num_draft_tokens: 4\n"
+                    "dspark_samples_anchor: 'false'\nmax_num_seqs: 8\n")
+    code, out, err = run_cli(["plan", "--config", str(path), "--json"])
+    assert code == 0, err
+    doc = json.loads(out)
+    assert doc["config"]["options"]["dspark_samples_anchor"] is False
