@@ -78,6 +78,8 @@ def configs() -> list[tuple[str, EngineConfig]]:
             engine="trtllm", num_speculative_tokens=0, max_num_seqs=8,
             max_num_batched_tokens=1024, max_model_len=512, cuda_graph_mode="encode",
             encode_num_tokens=(64, 256, 1024), encode_seq_lens=(64, 128, 512)),
+        "sglang DSPARK (gamma 7)": dict(
+            engine="sglang", spec_method="dspark", speculative_num_draft_tokens=8),
         "sglang eagle, adaptive steps": dict(
             engine="sglang", spec_method="eagle", speculative_eagle_topk=1,
             speculative_num_draft_tokens=4, speculative_adaptive=True),
