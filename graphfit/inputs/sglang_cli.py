@@ -144,7 +144,7 @@ def finish(values: Mapping[str, Any], settings: list[Setting]
     --attn-dp-size N; a disaggregation role turns graphs off (graphfit.inputs.sglang_rules).
     (max_running_requests left open is the engine model's to imply.)"""
     roles, notes = sglang_rules.role_settings(values)
-    settings = sglang_args.dflash_line(values, settings)
+    settings = sglang_args.dflash_line(values, settings, notes)
     a2a, a2a_notes = sglang_a2a.graphs_off(values)
     return (settings + sglang_args.deprecated_dp_attention(values) + roles + a2a,
             notes + a2a_notes)
@@ -160,5 +160,6 @@ def label(entry: str) -> str:
     return f"SGLang {flagtable.load('sglang').version} ({shown})"
 
 
-READER = LineReader(Engine.SGLANG, parse, sglang_args.LINE_KEYS, frozenset({"model_path"}),
+READER = LineReader(Engine.SGLANG, parse, sglang_args.LINE_KEYS,
+                    frozenset({"model_path", "speculative_draft_model_path"}),
                     label, finish, draft_model)

@@ -1,0 +1,110 @@
+"""graphfit.inputs.sglang_draft: a pasted SGLang DFLASH line's draft config.json -- the block
+size when the line gives none, the drafts graphfit refuses, one-line errors.
+
+(tests/oracle/test_sglang_dflash_draft_oracle.py compares all of it with SGLang's own
+`_handle_dflash` and `parse_dflash_draft_config`.)"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from graphfit.inputs import sglang_draft
+from tests.helpers import run_cli
+
+LINE = ["plan", "--json", "--", "python", "-m", "sglang.launch_server",
+        "--speculative-algorithm", "DFLASH"]
+
+
+def _draft(root: Path, config: dict[str, Any]) -> str:
+    directory = root / "draft"
+    directory.mkdir(exist_ok=True)
+    (directory / "config.json").write_text(json.dumps({
+        "architectures": ["DFlashDraftModel"], "model_type": "qwen3", "hidden_size": 1024,
+        "num_hidden_layers": 2, "torch_dtype": "bfloat16", **config}))
+    return str(directory)
+
+
+def _planned(argv: list[str]) -> tuple[int, dict[str, Any] | None, str]:
+    code, out, text = run_cli([*LINE, "--model-path", "m", *argv])
+    return code, (json.loads(out) if code == 0 else None), text
+
+
+def test_block_size_read_from_the_draft(tmp_path: Path) -> None:
+    code, out, _ = _planned(["--speculative-draft-model-path",
+                             _draft(tmp_path, {"dflash_config": {"block_size": 6}})])
+    assert code == 0 and out is not None
+    assert out["config"]["speculative_num_draft_tokens"] == 6
+    assert out["config"]["draft_hidden_size"] == 1024  # the same file, its width
+
+
+def test_no_block_anywhere_is_sglang_default(tmp_path: Path) -> None:
+    code, out, _ = _planned(["--speculative-draft-model-path", _draft(tmp_path, {})])
+    assert code == 0 and out is not None
+    assert out["config"]["speculative_num_draft_tokens"] == sglang_draft.BLOCK_DEFAULT
+
+
+def test_the_line_wins_and_the_window_sees_the_draft_block(tmp_path: Path) -> None:
+    draft = _draft(tmp_path, {"block_size": 8})
+    code, out, _ = _planned(["--speculative-draft-model-path", draft,
+                             "--speculative-dflash-block-size", "4"])
+    assert code == 0 and out is not None
+    assert out["config"]["speculative_num_draft_tokens"] == 4
+    code, _, text = _planned(["--speculative-draft-model-path", draft,
+                              "--speculative-draft-window-size", "6"])
+    assert code == 2 and "below the DFLASH block size 8" in text
+
+
+def test_refusals_are_one_line(tmp_path: Path) -> None:
+    cases = [
+        (["--speculative-draft-model-path", "z-lab/Qwen3-8B-DFlash-b16"],
+         "no local config.json to read the DFLASH block size from"),
+        (["--speculative-draft-model-path", _draft(tmp_path, {"block_size": 0})],
+         "would not load"),
+    ]
+    for words in ("selector", "lilicorr", "domino"):
+        root = tmp_path / words
+        root.mkdir()
+        config: dict[str, Any] = {
+            "selector": {"architectures": ["DFlash2DraftModel"],
+                         "dflash_config": {"selector_rank": 4, "selector_top_k": 8}},
+            "lilicorr": {"architectures": ["LiLiCorrDraftModel"]},
+            "domino": {"dflash_config": {"projector_type": "domino", "shift_label": True,
+                                         "pure_draft_prefix_len": 1, "gru_hidden_dim": 8,
+                                         "emb_dim": 8}}}[words]
+        cases.append((["--speculative-draft-model-path", _draft(root, config)],
+                      f"a {words} DFLASH draft is not modelled"))
+    for argv, said in cases:
+        code, _, text = _planned(argv)
+        errors = [ln for ln in text.splitlines() if ln.startswith("error:")]
+        assert code == 2 and len(errors) == 1 and said in errors[0], text
+        assert len(errors[0]) <= 200
+
+
+def test_a_hub_draft_with_a_block_on_the_line_is_planned_with_a_note() -> None:
+    code, out, text = _planned(["--speculative-draft-model-path", "org/draft",
+                                "--speculative-num-draft-tokens", "8"])
+    assert code == 0 and out is not None
+    assert "planned as a plain DFlash draft" in " ".join(out.get("notes", [])) + text
+
+
+_BLOCK = st.one_of(st.none(), st.integers(1, 64), st.integers(1, 64).map(str))
+
+
+@given(nested=st.one_of(st.just("absent"), _BLOCK), top=st.one_of(st.just("absent"), _BLOCK))
+def test_block_resolution(nested: object, top: object) -> None:
+    """dflash_config.block_size when the key is there (even null), else the top-level one,
+    int()-converted; SGLang's 16 when neither names one."""
+    data: dict[str, Any] = {} if top == "absent" else {"block_size": top}
+    if nested != "absent":
+        data["dflash_config"] = {"block_size": nested}
+    draft = sglang_draft.parse(data, Path("config.json"))
+    named = nested if nested != "absent" else (None if top == "absent" else top)
+    assert draft.problem is None and draft.head == "dflash"
+    assert draft.block_size == (None if named is None else int(str(named)))
+    assert draft.resolved_block == (draft.block_size or sglang_draft.BLOCK_DEFAULT)
+    assert draft.resolved_block >= 1
