@@ -21,7 +21,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-from graphfit.inputs import flagtable, sglang_a2a, sglang_rules
+from graphfit.inputs import flagtable, sglang_a2a, sglang_draft, sglang_rules
 from graphfit.inputs import sglang as sglang_args
 from graphfit.inputs.flagtable import LineReader, Parsed, Refused
 from graphfit.inputs.reading import load_yaml
@@ -145,6 +145,8 @@ def finish(values: Mapping[str, Any], settings: list[Setting]
     (max_running_requests left open is the engine model's to imply.)"""
     roles, notes = sglang_rules.role_settings(values)
     settings = sglang_args.dflash_line(values, settings, notes)
+    frozen, frozen_notes = sglang_draft.frozen_draft_settings(values)  # Gemma 4 drafts
+    settings, notes = settings + frozen, notes + frozen_notes
     a2a, a2a_notes = sglang_a2a.graphs_off(values)
     return (settings + sglang_args.deprecated_dp_attention(values) + roles + a2a,
             notes + a2a_notes)

@@ -34,7 +34,8 @@ from typing import Any
 
 from graphfit.inputs import model_config
 from graphfit.inputs.reading import parse_json, shown_path
-from graphfit.inputs.settings import FILE, Setting
+from graphfit.inputs.settings import COMMAND_LINE, FILE, Setting
+from graphfit.planner.core.enums import SpecMethod
 from graphfit.planner.core.errors import ConfigError, brief, excerpt
 
 BLOCK_DEFAULT = 16  # speculative_hook.py:414-421 (and models/dflash.py:704)
@@ -278,3 +279,86 @@ def dflash_draft_settings(values: Mapping[str, Any], explicit_block: bool
                      f"{where}: DFLASH block size", FILE, weak=True)],
             [f"DFLASH block size {draft.resolved_block}: read from the draft's config "
              f"({said}; speculative_hook.py:388-423)"])
+
+
+# --------------------------------------------------------------------------------------------
+# FROZEN_KV_MTP: the Gemma 4 assistant drafts (speculative/frozen_kv_mtp_*.py)
+# --------------------------------------------------------------------------------------------
+
+# a draft of these architectures turns --speculative-algorithm EAGLE / NEXTN into FROZEN_KV_MTP
+# and EAGLE3 into an error (`_resolve_speculative_algorithm_alias`, speculative_hook.py:81-118)
+GEMMA4_ASSISTANTS = ("Gemma4AssistantForCausalLM", "Gemma4UnifiedAssistantForCausalLM")
+# HF's config-class defaults of `backbone_hidden_size` (transformers 5.25:
+# gemma4_assistant/configuration_gemma4_assistant.py:67,
+# gemma4_unified_assistant/configuration_gemma4_unified_assistant.py:63), what the draft model
+# reads when its config.json names none
+BACKBONE_DEFAULTS = {"gemma4_assistant": 1536, "gemma4_unified_assistant": 3840}
+FROZEN = "FROZEN_KV_MTP"
+PROMOTED = 1  # above the line's own --speculative-algorithm settings (priority 0)
+
+
+def _backbone(data: Mapping[str, Any], where: str) -> int | None:
+    """The draft model's `backbone_hidden_size` (models/gemma4_mtp.py:80 reads it off the
+    assistant config), HF's class default when the file names none, None when neither."""
+    value = data.get("backbone_hidden_size")
+    if value is None:
+        model_type = data.get("model_type")
+        return BACKBONE_DEFAULTS.get(model_type) if isinstance(model_type, str) else None
+    if isinstance(value, int) and not isinstance(value, bool) and value > 0:
+        return value
+    raise ConfigError(f"{where}: backbone_hidden_size: expected a positive integer, got "
+                      f"{excerpt(value)}")
+
+
+def frozen_draft_settings(values: Mapping[str, Any]) -> tuple[list[Setting], list[str]]:
+    """A pasted line's Gemma 4 assistant draft (a local config.json): the algorithm SGLang
+    really runs, and the FROZEN_KV_MTP draft loop's hidden width.
+
+    `FrozenKVMTPCudaGraphRunner` allocates hidden_states (max_bs, `_recurrent_hidden_size`)
+    (frozen_kv_mtp_cuda_graph_runner.py:150-154), the draft model's `backbone_hidden_size`
+    (frozen_kv_mtp_worker_v2.py:329-331), which only the Gemma 4 assistant models define
+    (models/gemma4_mtp.py:80) -- not the draft's own (text) hidden size, not the target's.
+    graphfit carries it as `draft_hidden_size` (the drafter's hidden_states width), above
+    the draft's own hidden size that graphfit.inputs.model_config reads."""
+    name = str(values.get("speculative_algorithm") or "").upper()
+    model = values.get("speculative_draft_model_path")
+    if name not in ("EAGLE", "NEXTN", "EAGLE3", FROZEN) or not isinstance(model, str):
+        return [], []
+    path = model_config.config_path(model)
+    if path is None:
+        if name == FROZEN:
+            return [], [f"--speculative-draft-model-path {brief(model)}: no local config.json; "
+                        f"the FROZEN_KV_MTP hidden_states width is taken as the target's "
+                        f"hidden size (SGLang: the draft's backbone_hidden_size)"]
+        return [], []
+    data = model_config.load_config(path)
+    where = shown_path(path)
+    architectures = data.get("architectures")
+    gemma = isinstance(architectures, list) and any(a in GEMMA4_ASSISTANTS
+                                                    for a in architectures)
+    settings: list[Setting] = []
+    notes: list[str] = []
+    if gemma and name == "EAGLE3":
+        raise ConfigError(f"{where}: a Gemma4AssistantForCausalLM draft requires "
+                          f"--speculative-algorithm NEXTN or EAGLE; SGLang refuses EAGLE3 "
+                          f"(speculative_hook.py:102-107)")
+    if gemma and name in ("EAGLE", "NEXTN"):
+        origin = f"{where}: Gemma 4 assistant draft"
+        settings += [Setting("spec_method", SpecMethod.MTP, origin, COMMAND_LINE,
+                             priority=PROMOTED),
+                     Setting("frozen_kv_mtp", True, origin, COMMAND_LINE, priority=PROMOTED)]
+        notes.append(f"--speculative-algorithm {name}: SGLang runs FROZEN_KV_MTP for a Gemma 4 "
+                     f"assistant draft (speculative_hook.py:109-116)")
+        name = FROZEN
+    if name != FROZEN:
+        return settings, notes
+    backbone = _backbone(data, where)
+    if backbone is None:
+        raise ConfigError(f"{where}: names no backbone_hidden_size, the FROZEN_KV_MTP draft "
+                          f"loop's hidden width (frozen_kv_mtp_worker_v2.py:329-331; only Gemma "
+                          f"4 assistant drafts have it, models/gemma4_mtp.py:80)")
+    settings.append(Setting("draft_hidden_size", backbone, f"{where}: backbone_hidden_size",
+                            FILE, weak=True, priority=PROMOTED))
+    notes.append(f"FROZEN_KV_MTP hidden_states width {backbone}: the draft's "
+                 f"backbone_hidden_size (frozen_kv_mtp_worker_v2.py:329-331)")
+    return settings, notes

@@ -13,6 +13,7 @@ from typing import Any
 from hypothesis import given
 from hypothesis import strategies as st
 
+from graphfit import EngineConfig, plan
 from graphfit.inputs import sglang_draft
 from tests.helpers import run_cli
 
@@ -108,3 +109,45 @@ def test_block_resolution(nested: object, top: object) -> None:
     assert draft.block_size == (None if named is None else int(str(named)))
     assert draft.resolved_block == (draft.block_size or sglang_draft.BLOCK_DEFAULT)
     assert draft.resolved_block >= 1
+
+
+def _gemma(root: Path, **extra: Any) -> str:
+    directory = root / "assistant"
+    directory.mkdir(exist_ok=True)
+    (directory / "config.json").write_text(json.dumps({
+        "architectures": ["Gemma4AssistantForCausalLM"], "model_type": "gemma4_assistant",
+        "torch_dtype": "bfloat16", "text_config": {"hidden_size": 256}, **extra}))
+    return str(directory)
+
+
+SPEC = ["--speculative-num-steps", "3", "--speculative-eagle-topk", "1",
+        "--speculative-num-draft-tokens", "4", "--max-running-requests", "8"]
+
+
+def _frozen_line(algorithm: str, draft: str) -> tuple[int, dict[str, Any] | None, str]:
+    code, out, text = run_cli(["plan", "--json", "--", "python", "-m", "sglang.launch_server",
+                               "--model-path", "m", "--speculative-algorithm", algorithm,
+                               *SPEC, "--speculative-draft-model-path", draft])
+    return code, (json.loads(out) if code == 0 else None), text
+
+
+def test_frozen_width_is_the_draft_backbone(tmp_path: Path) -> None:
+    for algorithm in ("FROZEN_KV_MTP", "EAGLE", "NEXTN"):  # the last two promoted
+        code, out, text = _frozen_line(algorithm, _gemma(tmp_path, backbone_hidden_size=640))
+        assert code == 0 and out is not None, text
+        assert out["config"]["options"]["frozen_kv_mtp"] is True
+        assert out["config"]["draft_hidden_size"] == 640  # not the draft's own 256
+        p = plan(EngineConfig.from_dict(out["config"]))
+        assert p.buffer("frozen_drafter.hidden_states").shape[-1] == 640
+    (tmp_path / "default").mkdir()
+    code, out, _ = _frozen_line("FROZEN_KV_MTP", _gemma(tmp_path / "default"))
+    assert code == 0 and out is not None
+    assert out["config"]["draft_hidden_size"] == sglang_draft.BACKBONE_DEFAULTS[
+        "gemma4_assistant"]
+
+
+def test_frozen_refusals(tmp_path: Path) -> None:
+    code, _, text = _frozen_line("EAGLE3", _gemma(tmp_path, backbone_hidden_size=640))
+    assert code == 2 and "refuses EAGLE3" in text
+    code, _, text = _frozen_line("FROZEN_KV_MTP", _draft(tmp_path, {}))
+    assert code == 2 and "backbone_hidden_size" in text

@@ -395,7 +395,7 @@ def _runners(r: Resolved, token_capacity: int, hidden_size: int, vocab_size: int
         if algo.is_frozen_kv_mtp():  # spec_info.py:343, before the multi-layer switch
             # FrozenKVMTPDraftWorker: the draft loop only, no draft-extend runner
             # (frozen_kv_mtp_worker_v2.py:179-183, 380-399)
-            out["frozen_drafter"] = _frozen_runner(dmr, pool, hidden_size)
+            out["frozen_drafter"] = _frozen_runner(dmr, pool, _frozen_hidden(r, hidden_size))
             return out
         if algo.is_eagle() and get_spec().enable_multi_layer_eagle:  # spec_info.py:354
             # MultiLayerEagleDraftWorker: no draft-decode runner (:417-418), the composite
@@ -647,6 +647,24 @@ def _mtp_runner(dmr: Any, pool: int, steps: int) -> Runner:
 
 _FROZEN_EXPANDED = ("req_pool_indices", "positions", "mrope_positions", "seq_lens",
                     "seq_lens_cpu")
+
+
+def _frozen_hidden(r: Resolved, default: int) -> int:
+    """SGLang's `FrozenKVMTPDraftWorker._recurrent_hidden_size` (frozen_kv_mtp_worker_v2.py:
+    329-331) on a stand-in whose draft model holds what `Gemma4AssistantForCausalLM.__init__`
+    reads (`config.backbone_hidden_size`, models/gemma4_mtp.py:80) from SGLang's own
+    `get_config` of the draft path (HF's class default when the file names none); `default`
+    (the target's hidden size) for a line without a draft model path."""
+    from sglang.srt.speculative.frozen_kv_mtp_worker_v2 import FrozenKVMTPDraftWorker
+    from sglang.srt.utils.hf_transformers_utils import get_config
+
+    path = getattr(r.record, "speculative_draft_model_path", None)
+    if path is None:
+        return default
+    config = get_config(str(path), trust_remote_code=False)
+    model = types.SimpleNamespace(backbone_hidden_size=config.backbone_hidden_size)
+    worker = types.SimpleNamespace(draft_model_runner=types.SimpleNamespace(model=model))
+    return int(FrozenKVMTPDraftWorker._recurrent_hidden_size.fget(worker))  # type: ignore[attr-defined]
 
 
 def _frozen_runner(dmr: Any, pool: int, hidden_size: int) -> Runner:
