@@ -21,7 +21,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-from graphfit.inputs import flagtable, sglang_a2a, sglang_draft, sglang_rules
+from graphfit.inputs import flagtable, sglang_a2a, sglang_draft, sglang_model_impl, sglang_rules
 from graphfit.inputs import sglang as sglang_args
 from graphfit.inputs.flagtable import LineReader, Parsed, Refused
 from graphfit.inputs.reading import load_yaml
@@ -147,6 +147,7 @@ def finish(values: Mapping[str, Any], settings: list[Setting]
     settings = sglang_args.dflash_line(values, settings, notes)
     frozen, frozen_notes = sglang_draft.frozen_draft_settings(values)  # Gemma 4 drafts
     settings, notes = settings + frozen, notes + frozen_notes
+    notes += sglang_model_impl.multimodal_switches(values)
     a2a, a2a_notes = sglang_a2a.graphs_off(values)
     return (settings + sglang_args.deprecated_dp_attention(values) + roles + a2a,
             notes + a2a_notes)
@@ -163,5 +164,6 @@ def label(entry: str) -> str:
 
 
 READER = LineReader(Engine.SGLANG, parse, sglang_args.LINE_KEYS,
-                    frozenset({"model_path", "speculative_draft_model_path"}),
+                    frozenset({"model_path", "speculative_draft_model_path",
+                               "enable_multimodal", "model_impl"}),
                     label, finish, draft_model)

@@ -151,3 +151,26 @@ def test_frozen_refusals(tmp_path: Path) -> None:
     assert code == 2 and "refuses EAGLE3" in text
     code, _, text = _frozen_line("FROZEN_KV_MTP", _draft(tmp_path, {}))
     assert code == 2 and "backbone_hidden_size" in text
+
+
+def test_multimodal_switches(tmp_path: Path) -> None:
+    """--enable-multimodal / --model-impl transformers (graphfit.inputs.sglang_model_impl):
+    refused where they turn a default-off VLM multimodal, a note elsewhere."""
+    vlm, text = tmp_path / "vlm", tmp_path / "text"
+    vlm.mkdir()
+    text.mkdir()
+    (vlm / "config.json").write_text(json.dumps({
+        "architectures": ["Llama4ForConditionalGeneration"], "vision_config": {},
+        "text_config": {"hidden_size": 512}}))
+    (text / "config.json").write_text(json.dumps({"architectures": ["LlamaForCausalLM"],
+                                                  "hidden_size": 512}))
+    head = ["plan", "--", "python", "-m", "sglang.launch_server", "--model-path"]
+    for flags in (["--enable-multimodal"], ["--model-impl", "transformers"]):
+        code, _, said = run_cli([*head, str(vlm), *flags])
+        assert code == 2 and "multimodal serving on for Llama4ForConditionalGeneration" in said
+        code, _, said = run_cli([*head, str(text), *flags])
+        assert code == 0 and "changes no graph or buffer" in said
+        assert "ignored: --enable-multimodal" not in said
+    assert run_cli([*head, str(vlm)])[0] == 0  # SGLang's default: served text-only
+    code, _, said = run_cli([*head, str(text), "--model-impl", "mindspore"])
+    assert code == 2 and "cuda_graph_setup.py:729" in said
