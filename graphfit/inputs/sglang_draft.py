@@ -14,8 +14,9 @@ things come from that directory rather than from the flags:
   draft config (models/dflash.py:1317-1324, models/lilicorr.py:575), and
   `dflash_config.projector_type == "domino"` turns a DFlash draft into a Domino one
   (dflash_utils.py:542-543, 731-801). These change the sampler folded into the draft's
-  graph (dflash_worker_v2.py:884-998); graphfit models the plain DFlash one only
-  (graphfit.planner.engines.sglang_dflash), so the others are refused here by name;
+  graph (dflash_worker_v2.py:884-998); graphfit models the plain DFlash and the Domino ones
+  (graphfit.planner.engines.sglang_dflash, SglangOptions.dflash_domino), so the selector and
+  LiLiCorr drafts are refused here by name;
 * whether the draft loads at all: `DFlashDraftModel.__init__` parses the same config again
   (models/dflash.py:700-703) and raises where the argument hook only warned and fell back to
   16 (speculative_hook.py:406-412). graphfit refuses such a config with SGLang's reason
@@ -48,8 +49,6 @@ UNMODELLED_HEADS = {
                 "(dflash_worker_v2.py:254-283, 907-923)",
     "lilicorr": "LiLiCorr sampler sized from the draft graph list and its head's buffers "
                 "(lilicorr_utils.py:377-419, dflash_worker_v2.py:924-934)",
-    "domino": "Domino rollout sampler, no TP argmax buffers (dflash_worker_v2.py:322-345, "
-              "937-967)",
 }
 
 
@@ -65,7 +64,7 @@ class DflashDraft:
     def __post_init__(self) -> None:
         if self.block_size is not None and self.block_size < 1:
             raise ValueError(f"block_size {self.block_size} < 1")  # pragma: no cover
-        if self.head not in ("dflash", *UNMODELLED_HEADS):
+        if self.head not in ("dflash", "domino", *UNMODELLED_HEADS):
             raise ValueError(f"unknown DFLASH draft head {self.head!r}")  # pragma: no cover
 
     @property
@@ -262,23 +261,30 @@ def dflash_draft_settings(values: Mapping[str, Any], explicit_block: bool
     if draft.problem is not None:
         raise ConfigError(f"{where}: SGLang's DFLASH draft would not load "
                           f"(models/dflash.py:700): {draft.problem}")
-    if draft.head != "dflash":
+    if draft.head not in ("dflash", "domino"):
         raise ConfigError(f"{where}: a {draft.head} DFLASH draft is not modelled: "
                           f"{UNMODELLED_HEADS[draft.head]}")
+    found: list[Setting] = []
+    notes: list[str] = []
+    if draft.head == "domino":  # its sampler's buffers (SglangOptions.dflash_domino)
+        found.append(Setting("dflash_domino", True, f"{where}: projector_type domino", FILE,
+                             weak=True))
+        notes.append(f"{where}: a Domino DFLASH draft (its rollout sampler holds `out` only, "
+                     f"dflash_worker_v2.py:322-345)")
     if explicit_block:
         block = values.get("speculative_num_draft_tokens") or values.get(
             "speculative_dflash_block_size")
         if draft.block_size is not None and block != draft.block_size:
-            return [], [f"{where}: the draft was trained with block_size {draft.block_size}; "
-                        f"SGLang uses the line's {block} and warns (dflash_worker_v2.py:"
-                        f"510-520)"]
-        return [], []
+            notes.append(f"{where}: the draft was trained with block_size {draft.block_size}; "
+                         f"SGLang uses the line's {block} and warns (dflash_worker_v2.py:"
+                         f"510-520)")
+        return found, notes
     said = (f"block_size {draft.block_size}" if draft.block_size is not None
             else f"no block_size, SGLang's default {BLOCK_DEFAULT}")
     return ([Setting("speculative_num_draft_tokens", draft.resolved_block,
-                     f"{where}: DFLASH block size", FILE, weak=True)],
+                     f"{where}: DFLASH block size", FILE, weak=True), *found],
             [f"DFLASH block size {draft.resolved_block}: read from the draft's config "
-             f"({said}; speculative_hook.py:388-423)"])
+             f"({said}; speculative_hook.py:388-423)", *notes])
 
 
 # --------------------------------------------------------------------------------------------

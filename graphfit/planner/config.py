@@ -301,7 +301,7 @@ class EngineConfig:
             disaggregation_mode: str = "null", pp_size: int = 1,
             max_total_tokens: int | None = None,
             multi_layer_eagle: bool = False, frozen_kv_mtp: bool = False,
-            speculative_adaptive: bool = False,
+            dflash_domino: bool = False, speculative_adaptive: bool = False,
             mem_fraction_static: float | None = None, sm90: bool | None = None,
             vision_layers: int | None = None, vision_hidden_size: int | None = None,
             max_mamba_cache_size: int | None = None, disable_radix_cache: bool = False,
@@ -593,6 +593,11 @@ class EngineConfig:
     def frozen_kv_mtp(self) -> bool:
         """SglangOptions.frozen_kv_mtp."""
         return cast(bool, self._option("frozen_kv_mtp"))
+
+    @property
+    def dflash_domino(self) -> bool:
+        """SglangOptions.dflash_domino."""
+        return cast(bool, self._option("dflash_domino"))
 
     @property
     def speculative_adaptive(self) -> bool:

@@ -67,16 +67,13 @@ def test_refusals_are_one_line(tmp_path: Path) -> None:
         (["--speculative-draft-model-path", _draft(tmp_path, {"block_size": 0})],
          "would not load"),
     ]
-    for words in ("selector", "lilicorr", "domino"):
+    for words in ("selector", "lilicorr"):
         root = tmp_path / words
         root.mkdir()
         config: dict[str, Any] = {
             "selector": {"architectures": ["DFlash2DraftModel"],
                          "dflash_config": {"selector_rank": 4, "selector_top_k": 8}},
-            "lilicorr": {"architectures": ["LiLiCorrDraftModel"]},
-            "domino": {"dflash_config": {"projector_type": "domino", "shift_label": True,
-                                         "pure_draft_prefix_len": 1, "gru_hidden_dim": 8,
-                                         "emb_dim": 8}}}[words]
+            "lilicorr": {"architectures": ["LiLiCorrDraftModel"]}}[words]
         cases.append((["--speculative-draft-model-path", _draft(root, config)],
                       f"a {words} DFLASH draft is not modelled"))
     for argv, said in cases:
@@ -174,3 +171,17 @@ def test_multimodal_switches(tmp_path: Path) -> None:
     assert run_cli([*head, str(vlm)])[0] == 0  # SGLang's default: served text-only
     code, _, said = run_cli([*head, str(text), "--model-impl", "mindspore"])
     assert code == 2 and "cuda_graph_setup.py:729" in said
+
+
+def test_a_domino_draft_is_planned_with_its_sampler(tmp_path: Path) -> None:
+    draft = _draft(tmp_path, {"block_size": 5, "dflash_config": {
+        "projector_type": "domino", "shift_label": True, "pure_draft_prefix_len": 1,
+        "gru_hidden_dim": 8, "emb_dim": 8}})
+    code, out, text = _planned(["--speculative-draft-model-path", draft, "--tp-size", "2",
+                                "--max-running-requests", "16"])
+    assert code == 0 and out is not None, text
+    assert out["config"]["options"]["dflash_domino"] is True
+    p = plan(EngineConfig.from_dict(out["config"]))
+    names = {b.name for b in p.components["dflash_draft"].buffers}
+    assert {n for n in names if n.startswith("sampler_")} == {"sampler_out"}  # no TP buffers
+    assert p.buffer("dflash_draft.sampler_out").shape == (max(p.capture_sizes) * 4,)

@@ -439,10 +439,20 @@ def _dflash_runner(r: Resolved, pool: int, fill: int, device: str, hidden_size: 
                          gathered, device)
     tp = int(r.tp_size)  # the draft's TP group: the target's without attention DP / CP
     weight = torch.empty((vocab_size, hidden_size), dtype=torch.bfloat16, device="meta")
-    sampler = _DflashDraftSampler(
-        weight=weight, block_size=width, num_org=vocab_size, org_vocab_start=0,
-        max_bs=max(get_exec().graph.cuda_graph_config.decode.bs),
-        tp_group=types.SimpleNamespace(world_size=tp) if tp > 1 else None)
+    group = types.SimpleNamespace(world_size=tp) if tp > 1 else None
+    max_bs = max(get_exec().graph.cuda_graph_config.decode.bs)
+    sampler: Any
+    if _dflash_domino(r):  # `_maybe_build_draft_sampler`'s Domino branch (:937-967)
+        from sglang.srt.speculative.dflash_worker_v2 import _DominoDraftSampler
+
+        sampler = _DominoDraftSampler(
+            target_embedding=None, lm_head_weight=weight, prefix_gru=None, embed_proj=None,
+            vocab_size=vocab_size, block_size=width, shift_label=True, max_bs=max_bs,
+            candidate_pool_size=0, tp_group=group)
+    else:
+        sampler = _DflashDraftSampler(
+            weight=weight, block_size=width, num_org=vocab_size, org_vocab_start=0,
+            max_bs=max_bs, tp_group=group)
     table = dict(run.buffers)
     for name in ("out", "local_max", "local_arg", "gathered_max", "gathered_ids",
                  "best_rank", "selected_ids"):
@@ -451,6 +461,20 @@ def _dflash_runner(r: Resolved, pool: int, fill: int, device: str, hidden_size: 
             table[f"sampler_{name}"] = _buffer(f"sampler_{name}", tensor, "tokens", None,
                                                "empty")
     return dataclasses.replace(run, name="dflash_draft", buffers=table, live=sampler)
+
+
+def _dflash_domino(r: Resolved) -> bool:
+    """Whether SGLang's DFLASH worker takes the draft for a Domino one: its own
+    `parse_dflash_draft_config(...).is_domino` on its own `get_config` of the draft path
+    (dflash_worker_v2.py:451-454)."""
+    from sglang.srt.speculative.dflash_utils import parse_dflash_draft_config
+    from sglang.srt.utils.hf_transformers_utils import get_config
+
+    path = getattr(r.record, "speculative_draft_model_path", None)
+    if path is None:
+        return False
+    config = get_config(str(path), trust_remote_code=False)
+    return bool(parse_dflash_draft_config(draft_hf_config=config).is_domino)
 
 
 def _target_runner(mr: Any, capture_bs: tuple[int, ...], width: int, pool: int, align: int,

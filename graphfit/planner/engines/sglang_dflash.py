@@ -70,9 +70,15 @@ def sampler_buffers(config: EngineSettings, block: int, declared_max_bs: int
                     ) -> tuple[BufferSpec, ...]:
     """`_DflashDraftSampler.__init__` (dflash_worker_v2.py:147-178): sized from the declared
     decode list's maximum (max(cuda_graph_config.decode.bs), :996), not the filtered one,
-    (block - 1) tokens per request; the TP > 1 argmax buffers (:159-178) per rank."""
+    (block - 1) tokens per request; the TP > 1 argmax buffers (:159-178) per rank. A Domino
+    draft (`dflash_domino`) folds `_DominoDraftSampler` instead (:937-967): `out` alone, the
+    same size, at any TP size (its all-gathers allocate inside the graph's pool)."""
     tokens = declared_max_bs * (block - 1)
     why = "written by the draft graph's in-graph argmax before it is read"
+    if config.dflash_domino:  # `_DominoDraftSampler.__init__` (dflash_worker_v2.py:322-345)
+        return (BufferSpec("sampler_out", "int64", Axis.FIXED, (), tokens, KEEP,
+                           source=f"{RUNNER}: dflash_worker_v2.py:341-344 (Domino rollout; "
+                                  f"written by the draft graph before it is read)"),)
     specs = [BufferSpec("sampler_out", "int64", Axis.FIXED, (), tokens, KEEP,
                         source=f"{RUNNER}: dflash_worker_v2.py:156-158 ({why})")]
     tp = config.tp_size
