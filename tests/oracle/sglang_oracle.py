@@ -473,7 +473,10 @@ def _dflash_domino(r: Resolved) -> bool:
     path = getattr(r.record, "speculative_draft_model_path", None)
     if path is None:
         return False
-    config = get_config(str(path), trust_remote_code=False)
+    try:  # a hub id offline: no config here (SGLang would download it); taken as plain
+        config = get_config(str(path), trust_remote_code=False)
+    except (OSError, ValueError):
+        return False
     return bool(parse_dflash_draft_config(draft_hf_config=config).is_domino)
 
 
@@ -685,7 +688,10 @@ def _frozen_hidden(r: Resolved, default: int) -> int:
     path = getattr(r.record, "speculative_draft_model_path", None)
     if path is None:
         return default
-    config = get_config(str(path), trust_remote_code=False)
+    try:  # a hub id offline: no config here (SGLang would download it)
+        config = get_config(str(path), trust_remote_code=False)
+    except (OSError, ValueError):
+        return default
     model = types.SimpleNamespace(backbone_hidden_size=config.backbone_hidden_size)
     worker = types.SimpleNamespace(draft_model_runner=types.SimpleNamespace(model=model))
     return int(FrozenKVMTPDraftWorker._recurrent_hidden_size.fget(worker))  # type: ignore[attr-defined]
