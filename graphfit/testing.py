@@ -270,6 +270,8 @@ def _sglang_fields(draw: st.DrawFn, *, max_seqs: int, max_k: int,
         fields["speculative_num_draft_tokens"] = draw(st.none() | st.integers(2, 32))
     elif method == "dflash":  # the block size; steps / topk SGLang forces to 1
         fields["speculative_num_draft_tokens"] = draw(st.integers(2, 16))
+        if draw(st.integers(0, 3)) == 0:  # a Domino draft (its own sampler buffers)
+            fields["dflash_domino"] = True
     elif method != "none":
         if draw(st.integers(0, 3)) == 0:  # SGLang's defaults (by model class)
             fields["architecture"] = draw(st.sampled_from(("LlamaForCausalLM",
@@ -322,6 +324,8 @@ def _sglang_fields(draw: st.DrawFn, *, max_seqs: int, max_k: int,
         fields["multi_layer_eagle"] = True
     if method == "mtp" and "architecture" not in fields and draw(st.integers(0, 3)) == 0:
         fields["frozen_kv_mtp"] = True  # SGLang's FROZEN_KV_MTP
+        if draw(st.booleans()):  # the draft's backbone_hidden_size, not the target's
+            fields["draft_hidden_size"] = draw(st.sampled_from((1536, 2560, 3840)))
     return fields
 
 
