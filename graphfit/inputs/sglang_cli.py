@@ -142,8 +142,12 @@ def finish(values: Mapping[str, Any], settings: list[Setting]
            ) -> tuple[list[Setting], list[str]]:
     """SGLang's own rules across keys: the deprecated --dp-size N --enable-dp-attention is
     --attn-dp-size N; a disaggregation role turns graphs off (graphfit.inputs.sglang_rules).
+    The draft model's config.json (DFLASH block / Domino, FROZEN_KV_MTP width, Gemma 4
+    promotion: graphfit.inputs.sglang_draft) and --enable-multimodal / --model-impl
+    (graphfit.inputs.sglang_model_impl) are read here too.
     (max_running_requests left open is the engine model's to imply.)"""
-    roles, notes = sglang_rules.role_settings(values)
+    roles, role_notes = sglang_rules.role_settings(values)
+    notes = list(role_notes)
     settings = sglang_args.dflash_line(values, settings, notes)
     frozen, frozen_notes = sglang_draft.frozen_draft_settings(values)  # Gemma 4 drafts
     settings, notes = settings + frozen, notes + frozen_notes
