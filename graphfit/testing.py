@@ -270,8 +270,11 @@ def _sglang_fields(draw: st.DrawFn, *, max_seqs: int, max_k: int,
         fields["speculative_num_draft_tokens"] = draw(st.none() | st.integers(2, 32))
     elif method == "dflash":  # the block size; steps / topk SGLang forces to 1
         fields["speculative_num_draft_tokens"] = draw(st.integers(2, 16))
-        if draw(st.integers(0, 3)) == 0:  # a Domino draft (its own sampler buffers)
+        head = draw(st.sampled_from(("dflash", "dflash", "domino", "selector")))
+        if head == "domino":  # the draft's own sampler buffers
             fields["dflash_domino"] = True
+        elif head == "selector":
+            fields["dflash_selector_top_k"] = draw(st.integers(1, 16))
     elif method != "none":
         if draw(st.integers(0, 3)) == 0:  # SGLang's defaults (by model class)
             fields["architecture"] = draw(st.sampled_from(("LlamaForCausalLM",

@@ -14,9 +14,9 @@ things come from that directory rather than from the flags:
   draft config (models/dflash.py:1317-1324, models/lilicorr.py:575), and
   `dflash_config.projector_type == "domino"` turns a DFlash draft into a Domino one
   (dflash_utils.py:542-543, 731-801). These change the sampler folded into the draft's
-  graph (dflash_worker_v2.py:884-998); graphfit models the plain DFlash and the Domino ones
-  (graphfit.planner.engines.sglang_dflash, SglangOptions.dflash_domino), so the selector and
-  LiLiCorr drafts are refused here by name;
+  graph (dflash_worker_v2.py:884-998); graphfit models the plain DFlash, the Domino
+  and the selector ones (graphfit.planner.engines.sglang_dflash, SglangOptions.dflash_domino,
+  dflash_selector_top_k), so LiLiCorr drafts are refused here by name;
 * whether the draft loads at all: `DFlashDraftModel.__init__` parses the same config again
   (models/dflash.py:700-703) and raises where the argument hook only warned and fell back to
   16 (speculative_hook.py:406-412). graphfit refuses such a config with SGLang's reason
@@ -45,8 +45,6 @@ SELECTOR_ARCHITECTURES = frozenset({  # DFlash2DraftModel and its aliases (model
 LILICORR_ARCHITECTURES = frozenset({"LiLiCorrDraftModel"})  # models/lilicorr.py:529-575
 # why graphfit does not plan these drafts' graphs (each reason fits one error line)
 UNMODELLED_HEADS = {
-    "selector": "selector sampler: uniforms, candidate and q buffers of selector_top_k "
-                "(dflash_worker_v2.py:254-283, 907-923)",
     "lilicorr": "LiLiCorr sampler sized from the draft graph list and its head's buffers "
                 "(lilicorr_utils.py:377-419, dflash_worker_v2.py:924-934)",
 }
@@ -60,11 +58,12 @@ class DflashDraft:
     block_size: int | None  # None: the config names none (SGLang then uses 16)
     head: str  # "dflash", "selector", "lilicorr" or "domino"
     problem: str | None = None  # parse_dflash_draft_config's refusal: the draft won't load
+    selector_top_k: int = 0  # dflash_config.selector_top_k (0: none)
 
     def __post_init__(self) -> None:
         if self.block_size is not None and self.block_size < 1:
             raise ValueError(f"block_size {self.block_size} < 1")  # pragma: no cover
-        if self.head not in ("dflash", "domino", *UNMODELLED_HEADS):
+        if self.head not in ("dflash", "domino", "selector", *UNMODELLED_HEADS):
             raise ValueError(f"unknown DFLASH draft head {self.head!r}")  # pragma: no cover
 
     @property
@@ -210,13 +209,17 @@ def parse(data: Mapping[str, Any], path: Path) -> DflashDraft:
         return DflashDraft(path, None, "dflash", problem=str(exc))
     block = _optional_int(cfg.get("block_size", data.get("block_size")), "DFLASH block_size",
                           1)
+    top_k = _optional_int(cfg.get("selector_top_k", 0), "DFLASH selector top_k", 0) or 0
     architectures = data.get("architectures")
     first = architectures[0] if isinstance(architectures, list) and architectures else None
     head = ("selector" if first in SELECTOR_ARCHITECTURES else
             "lilicorr" if first in LILICORR_ARCHITECTURES else
             "domino" if cfg.get("projector_type", data.get("projector_type")) == "domino"
             else "dflash")
-    return DflashDraft(path, block, head)
+    if head == "selector" and not top_k:  # DFlash2DraftModel.__init__ (models/dflash.py:1270)
+        return DflashDraft(path, block, head, problem="DFlash selector draft requires "
+                                                      "dflash_config.selector_rank.")
+    return DflashDraft(path, block, head, selector_top_k=top_k)
 
 
 def read(model: str, override_args: Any = None) -> DflashDraft | None:
@@ -261,11 +264,16 @@ def dflash_draft_settings(values: Mapping[str, Any], explicit_block: bool
     if draft.problem is not None:
         raise ConfigError(f"{where}: SGLang's DFLASH draft would not load "
                           f"(models/dflash.py:700): {draft.problem}")
-    if draft.head not in ("dflash", "domino"):
+    if draft.head not in ("dflash", "domino", "selector"):
         raise ConfigError(f"{where}: a {draft.head} DFLASH draft is not modelled: "
                           f"{UNMODELLED_HEADS[draft.head]}")
     found: list[Setting] = []
     notes: list[str] = []
+    if draft.head == "selector":  # SglangOptions.dflash_selector_top_k
+        found.append(Setting("dflash_selector_top_k", draft.selector_top_k,
+                             f"{where}: selector draft", FILE, weak=True))
+        notes.append(f"{where}: a selector DFLASH draft (top_k {draft.selector_top_k}; its "
+                     f"sampler's buffers, dflash_worker_v2.py:254-283)")
     if draft.head == "domino":  # its sampler's buffers (SglangOptions.dflash_domino)
         found.append(Setting("dflash_domino", True, f"{where}: projector_type domino", FILE,
                              weak=True))

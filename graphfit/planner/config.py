@@ -301,7 +301,8 @@ class EngineConfig:
             disaggregation_mode: str = "null", pp_size: int = 1,
             max_total_tokens: int | None = None,
             multi_layer_eagle: bool = False, frozen_kv_mtp: bool = False,
-            dflash_domino: bool = False, speculative_adaptive: bool = False,
+            dflash_domino: bool = False, dflash_selector_top_k: int | None = None,
+            speculative_adaptive: bool = False,
             mem_fraction_static: float | None = None, sm90: bool | None = None,
             vision_layers: int | None = None, vision_hidden_size: int | None = None,
             max_mamba_cache_size: int | None = None, disable_radix_cache: bool = False,
@@ -598,6 +599,11 @@ class EngineConfig:
     def dflash_domino(self) -> bool:
         """SglangOptions.dflash_domino."""
         return cast(bool, self._option("dflash_domino"))
+
+    @property
+    def dflash_selector_top_k(self) -> int | None:
+        """SglangOptions.dflash_selector_top_k."""
+        return cast("int | None", self._option("dflash_selector_top_k"))
 
     @property
     def speculative_adaptive(self) -> bool:

@@ -67,13 +67,14 @@ def test_refusals_are_one_line(tmp_path: Path) -> None:
         (["--speculative-draft-model-path", _draft(tmp_path, {"block_size": 0})],
          "would not load"),
     ]
-    for words in ("selector", "lilicorr"):
+    selectorless = tmp_path / "selectorless"
+    selectorless.mkdir()
+    cases.append((["--speculative-draft-model-path", _draft(selectorless, {
+        "architectures": ["DFlash2DraftModel"]})], "requires dflash_config.selector_rank"))
+    for words in ("lilicorr",):
         root = tmp_path / words
         root.mkdir()
-        config: dict[str, Any] = {
-            "selector": {"architectures": ["DFlash2DraftModel"],
-                         "dflash_config": {"selector_rank": 4, "selector_top_k": 8}},
-            "lilicorr": {"architectures": ["LiLiCorrDraftModel"]}}[words]
+        config: dict[str, Any] = {"architectures": ["LiLiCorrDraftModel"]}
         cases.append((["--speculative-draft-model-path", _draft(root, config)],
                       f"a {words} DFLASH draft is not modelled"))
     for argv, said in cases:
@@ -185,3 +186,16 @@ def test_a_domino_draft_is_planned_with_its_sampler(tmp_path: Path) -> None:
     names = {b.name for b in p.components["dflash_draft"].buffers}
     assert {n for n in names if n.startswith("sampler_")} == {"sampler_out"}  # no TP buffers
     assert p.buffer("dflash_draft.sampler_out").shape == (max(p.capture_sizes) * 4,)
+
+
+def test_a_selector_draft_is_planned_with_its_sampler(tmp_path: Path) -> None:
+    draft = _draft(tmp_path, {"architectures": ["DFlash2DraftModel"], "block_size": 5,
+                              "dflash_config": {"selector_rank": 4, "selector_top_k": 8}})
+    code, out, text = _planned(["--speculative-draft-model-path", draft,
+                                "--max-running-requests", "16"])
+    assert code == 0 and out is not None, text
+    assert out["config"]["options"]["dflash_selector_top_k"] == 8
+    p = plan(EngineConfig.from_dict(out["config"]))
+    top = max(p.capture_sizes)
+    assert p.buffer("dflash_draft.sampler_candidate_out").shape == (top, 4, 8)
+    assert p.buffer("dflash_draft.sampler_out").shape == (top * 4,)

@@ -442,7 +442,14 @@ def _dflash_runner(r: Resolved, pool: int, fill: int, device: str, hidden_size: 
     group = types.SimpleNamespace(world_size=tp) if tp > 1 else None
     max_bs = max(get_exec().graph.cuda_graph_config.decode.bs)
     sampler: Any
-    if _dflash_domino(r):  # `_maybe_build_draft_sampler`'s Domino branch (:937-967)
+    selector = _dflash_selector(r)
+    if selector is not None:  # `_maybe_build_draft_sampler`'s selector branch, first (:907)
+        from sglang.srt.speculative.dflash_worker_v2 import _SelectorDraftSampler
+
+        sampler = _SelectorDraftSampler(
+            draft_model=types.SimpleNamespace(candidate_selector=selector), block_size=width,
+            max_bs=max_bs, device="meta", sampling_enabled=True)
+    elif _dflash_domino(r):  # `_maybe_build_draft_sampler`'s Domino branch (:937-967)
         from sglang.srt.speculative.dflash_worker_v2 import _DominoDraftSampler
 
         sampler = _DominoDraftSampler(
@@ -455,12 +462,38 @@ def _dflash_runner(r: Resolved, pool: int, fill: int, device: str, hidden_size: 
             max_bs=max_bs, tp_group=group)
     table = dict(run.buffers)
     for name in ("out", "local_max", "local_arg", "gathered_max", "gathered_ids",
-                 "best_rank", "selected_ids"):
+                 "best_rank", "selected_ids", "temperatures", "greedy_mask", "uniforms",
+                 "candidate_out", "q_out"):
         tensor = getattr(sampler, name, None)
         if tensor is not None:  # compared on shape and dtype (axis "tokens")
             table[f"sampler_{name}"] = _buffer(f"sampler_{name}", tensor, "tokens", None,
                                                "empty")
     return dataclasses.replace(run, name="dflash_draft", buffers=table, live=sampler)
+
+
+def _dflash_selector(r: Resolved) -> Any:
+    """The draft model's `candidate_selector` as SGLang builds it: the draft's model class
+    (`architectures[0]` among SGLang's own `models/dflash.py` entry classes) is a
+    `DFlash2DraftModel`, whose `CandidateSelector` takes `top_k` from its own
+    `parse_dflash_draft_config` (models/dflash.py:1264-1280); None otherwise."""
+    from sglang.srt.speculative.dflash_utils import parse_dflash_draft_config
+    from sglang.srt.utils.hf_transformers_utils import get_config
+
+    path = getattr(r.record, "speculative_draft_model_path", None)
+    if path is None:
+        return None
+    try:  # a hub id offline: no config here
+        config = get_config(str(path), trust_remote_code=False)
+    except (OSError, ValueError):
+        return None
+    with sglang_stubs.stubbed():
+        import sglang.srt.models.dflash as models
+    classes = {c.__name__: c for c in models.EntryClass}
+    arch = (getattr(config, "architectures", None) or [None])[0]
+    if arch not in classes or not issubclass(classes[arch], models.DFlash2DraftModel):
+        return None
+    top_k = parse_dflash_draft_config(draft_hf_config=config).selector_top_k
+    return types.SimpleNamespace(top_k=int(top_k))
 
 
 def _dflash_domino(r: Resolved) -> bool:

@@ -66,8 +66,6 @@ def test_block_size_from_the_draft_config(argv: tuple[str, ...], outcome: str,
 
 
 @pytest.mark.parametrize(("draft", "words"), [
-    ({"architectures": ["DFlash2DraftModel"],
-      "dflash_config": {"selector_rank": 8, "selector_top_k": 4}}, "selector"),
     ({"architectures": ["LiLiCorrDraftModel"]}, "lilicorr"),
 ])
 def test_unmodelled_draft_heads_are_refused(draft: dict[str, Any], words: str) -> None:
@@ -110,6 +108,38 @@ def test_domino_draft(extra: tuple[str, ...]) -> None:
     assert diffs == []
     planned = {b.name for b in gf.plan.components["dflash_draft"].buffers}
     assert {n for n in planned if n.startswith("sampler_")} == sampler  # no extra buffers
+
+
+SELECTOR = {"architectures": ["DFlash2DraftModel"],
+            "dflash_config": {"selector_rank": 8, "selector_top_k": 4}}
+
+
+@pytest.mark.parametrize(("draft", "extra"), [
+    (SELECTOR, ()), (SELECTOR, ("--tp-size", "2")),
+    ({**SELECTOR, "architectures": ["MiniMaxDFlash2DraftModel"],
+      "dflash_config": {"selector_rank": 2, "selector_top_k": 16, "block_size": 4}},
+     ("--cuda-graph-max-bs-decode", "12")),
+    # a selector and a Domino projector: the selector branch comes first (:907)
+    ({**SELECTOR, "dflash_config": {**SELECTOR["dflash_config"], **DOMINO["dflash_config"]}},
+     ()),
+], ids=["selector", "selector-tp2", "minimax-k16", "selector-over-domino"])
+def test_selector_draft(draft: dict[str, Any], extra: tuple[str, ...]) -> None:
+    """A DFlash2 (selector) draft: SGLang's own `_SelectorDraftSampler` (built by the oracle
+    where SGLang's own model class is a DFlash2DraftModel, top_k from its own parse) against
+    graphfit's reading of the same draft config, every buffer and nothing more."""
+    argv = line({"block_size": 6, **draft}, "--max-running-requests", "40", *extra)
+    sg = dc.sc.sglang(argv, 80)
+    assert sg.runners is not None
+    sampler = {k for k in sg.runners["dflash_draft"].buffers if k.startswith("sampler_")}
+    assert "sampler_candidate_out" in sampler
+    gf = dc.pasted(argv, 80)
+    assert gf.rejected is None and gf.plan is not None, gf.rejected
+    diffs = (dc.compare_speculation(sg, gf) + dc.sc.compare_components(sg, gf)
+             + dc.sc.compare_draft_ladder(sg, gf) + dc.sc.compare_buffers(sg, gf)
+             + dc.sc.compare_padding(sg, gf, "dflash_draft"))
+    assert diffs == []
+    planned = {b.name for b in gf.plan.components["dflash_draft"].buffers}
+    assert {n for n in planned if n.startswith("sampler_")} == sampler
 
 
 def test_a_draft_config_sglang_cannot_parse() -> None:

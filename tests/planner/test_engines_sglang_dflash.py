@@ -103,3 +103,18 @@ def test_domino_sampler_holds_every_replay(block: int, tp: int, s: int) -> None:
     assert {n for n in names if n.startswith("sampler_")} == {"sampler_out"}
     out = p.buffer("dflash_draft.sampler_out")
     assert all(bs * (block - 1) <= out.shape[0] for bs in p.graph_sizes("dflash_draft"))
+
+
+@given(block=st.integers(2, 16), k=st.integers(1, 32), s=st.integers(1, 300),
+       domino=st.booleans())
+def test_selector_sampler_holds_every_replay(block: int, k: int, s: int, domino: bool) -> None:
+    """A selector draft (SglangOptions.dflash_selector_top_k, chosen before Domino,
+    dflash_worker_v2.py:907): every per-request buffer holds every captured size's rows."""
+    p = plan(sg(max_num_seqs=s, speculative_num_draft_tokens=block, dflash_selector_top_k=k,
+                dflash_domino=domino))
+    sizes = p.graph_sizes("dflash_draft")
+    cand = p.buffer("dflash_draft.sampler_candidate_out")
+    assert cand.shape[1:] == (block - 1, k)
+    assert all(bs <= cand.shape[0] for bs in sizes)
+    assert all(bs * (block - 1) <= p.buffer("dflash_draft.sampler_out").shape[0]
+               for bs in sizes)
