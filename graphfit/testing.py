@@ -272,6 +272,12 @@ def _sglang_fields(draw: st.DrawFn, *, max_seqs: int, max_k: int,
         fields["speculative_num_draft_tokens"] = draw(st.integers(2, 16))
         if method == "dspark":  # the draft config's sample_from_anchor
             fields["dspark_samples_anchor"] = draw(st.booleans())
+        else:
+            head = draw(st.sampled_from(("dflash", "dflash", "domino", "selector")))
+            if head == "domino":  # the draft's own sampler buffers
+                fields["dflash_domino"] = True
+            elif head == "selector":
+                fields["dflash_selector_top_k"] = draw(st.integers(1, 16))
     elif method != "none":
         if draw(st.integers(0, 3)) == 0:  # SGLang's defaults (by model class)
             fields["architecture"] = draw(st.sampled_from(("LlamaForCausalLM",
@@ -325,6 +331,8 @@ def _sglang_fields(draw: st.DrawFn, *, max_seqs: int, max_k: int,
         fields["multi_layer_eagle"] = True
     if method == "mtp" and "architecture" not in fields and draw(st.integers(0, 3)) == 0:
         fields["frozen_kv_mtp"] = True  # SGLang's FROZEN_KV_MTP
+        if draw(st.booleans()):  # the draft's backbone_hidden_size, not the target's
+            fields["draft_hidden_size"] = draw(st.sampled_from((1536, 2560, 3840)))
     return fields
 
 

@@ -127,12 +127,18 @@ def _uses_mrope(data: dict[str, Any]) -> bool:
     return False
 
 
+def load_config(path: Path) -> dict[str, Any]:
+    """A config.json as its JSON object (bounded and strict: graphfit.inputs.reading)."""
+    data = load_json(path, "model config")
+    if not isinstance(data, dict):
+        raise ConfigError(f"{shown_path(path)}: expected a JSON object")
+    return data
+
+
 def read_model(path: Path) -> ModelInfo:
     """Read a config.json; text values come from `text_config` when the model nests them."""
     origin = shown_path(path)
-    data = load_json(path, "model config")  # bounded and strict (graphfit.inputs.reading)
-    if not isinstance(data, dict):
-        raise ConfigError(f"{origin}: expected a JSON object")
+    data = load_config(path)
     text = data.get("text_config", {})
     if text is None:
         text = {}

@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from graphfit.inputs import model_config, sglang_a2a, sglang_dspark
+from graphfit.inputs import model_config, sglang_a2a, sglang_draft, sglang_dspark
 from graphfit.inputs.keys import Handler, field_key
 from graphfit.inputs.reading import parse_json
 from graphfit.inputs.settings import COMMAND_LINE, Setting
@@ -80,10 +80,13 @@ def _speculative_algorithm(origin: str, value: Any, layer: int
             Setting("engine", SG, origin, layer)], []
 
 
-def dflash_line(values: Mapping[str, Any], settings: list[Setting]) -> list[Setting]:
+def dflash_line(values: Mapping[str, Any], settings: list[Setting],
+                notes: list[str] | None = None) -> list[Setting]:
     """A pasted line's DFLASH rules that need two keys: the draft model path is required
-    (speculative_hook.py:324-327); --speculative-dflash-block-size is read only for DFLASH
-    (speculative_hook.py:368), so another algorithm's line drops it."""
+    (speculative_hook.py:324-327); the draft's config.json gives the block size when the
+    line does not (graphfit.inputs.sglang_draft, its notes appended to `notes`);
+    --speculative-dflash-block-size is read only for DFLASH (speculative_hook.py:368), so
+    another algorithm's line drops it."""
     name = str(values.get("speculative_algorithm") or "").upper()
     if name == "DFLASH" and not values.get("speculative_draft_model_path"):
         raise ConfigError("--speculative-algorithm: SGLang's DFLASH requires "
@@ -92,11 +95,18 @@ def dflash_line(values: Mapping[str, Any], settings: list[Setting]) -> list[Sett
         window = values.get("speculative_draft_window_size")
         block = values.get("speculative_num_draft_tokens") or values.get(
             "speculative_dflash_block_size")
+        # the draft's config.json: the block when the line gives none, the draft's head
+        # (graphfit.inputs.sglang_draft)
+        found, said = sglang_draft.dflash_draft_settings(values, isinstance(block, int))
+        if notes is not None:
+            notes += said
+        if block is None and found:
+            block = found[0].value
         if isinstance(window, int) and isinstance(block, int) and window < block:
             raise ConfigError(f"--speculative-draft-window-size: {window} is below the DFLASH "
                               f"block size {block}; SGLang refuses (speculative_hook.py:"
                               f"427-434)")
-        return settings
+        return settings + found
     return [s for s in settings if "dflash-block-size" not in s.origin]
 
 

@@ -21,7 +21,14 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-from graphfit.inputs import flagtable, sglang_a2a, sglang_dspark, sglang_rules
+from graphfit.inputs import (
+    flagtable,
+    sglang_a2a,
+    sglang_draft,
+    sglang_dspark,
+    sglang_model_impl,
+    sglang_rules,
+)
 from graphfit.inputs import sglang as sglang_args
 from graphfit.inputs.flagtable import LineReader, Parsed, Refused
 from graphfit.inputs.reading import load_yaml
@@ -142,10 +149,17 @@ def finish(values: Mapping[str, Any], settings: list[Setting]
            ) -> tuple[list[Setting], list[str]]:
     """SGLang's own rules across keys: the deprecated --dp-size N --enable-dp-attention is
     --attn-dp-size N; a disaggregation role turns graphs off (graphfit.inputs.sglang_rules).
+    The draft model's config.json (DFLASH block / Domino, FROZEN_KV_MTP width, Gemma 4
+    promotion: graphfit.inputs.sglang_draft) and --enable-multimodal / --model-impl
+    (graphfit.inputs.sglang_model_impl) are read here too.
     (max_running_requests left open is the engine model's to imply.)"""
-    roles, notes = sglang_rules.role_settings(values)
-    settings = sglang_args.dflash_line(values, settings)
+    roles, role_notes = sglang_rules.role_settings(values)
+    notes = list(role_notes)
+    settings = sglang_args.dflash_line(values, settings, notes)
     settings = sglang_dspark.line(values, settings)
+    frozen, frozen_notes = sglang_draft.frozen_draft_settings(values)  # Gemma 4 drafts
+    settings, notes = settings + frozen, notes + frozen_notes
+    notes += sglang_model_impl.multimodal_switches(values)
     a2a, a2a_notes = sglang_a2a.graphs_off(values)
     return (settings + sglang_args.deprecated_dp_attention(values) + roles + a2a,
             notes + a2a_notes)
@@ -161,5 +175,7 @@ def label(entry: str) -> str:
     return f"SGLang {flagtable.load('sglang').version} ({shown})"
 
 
-READER = LineReader(Engine.SGLANG, parse, sglang_args.LINE_KEYS, frozenset({"model_path"}),
+READER = LineReader(Engine.SGLANG, parse, sglang_args.LINE_KEYS,
+                    frozenset({"model_path", "speculative_draft_model_path",
+                               "enable_multimodal", "model_impl"}),
                     label, finish, draft_model)

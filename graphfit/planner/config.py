@@ -304,6 +304,7 @@ class EngineConfig:
             disaggregation_mode: str = "null", pp_size: int = 1,
             max_total_tokens: int | None = None,
             multi_layer_eagle: bool = False, frozen_kv_mtp: bool = False,
+            dflash_domino: bool = False, dflash_selector_top_k: int | None = None,
             speculative_adaptive: bool = False,
             mem_fraction_static: float | None = None, sm90: bool | None = None,
             vision_layers: int | None = None, vision_hidden_size: int | None = None,
@@ -611,6 +612,16 @@ class EngineConfig:
     def frozen_kv_mtp(self) -> bool:
         """SglangOptions.frozen_kv_mtp."""
         return cast(bool, self._option("frozen_kv_mtp"))
+
+    @property
+    def dflash_domino(self) -> bool:
+        """SglangOptions.dflash_domino."""
+        return cast(bool, self._option("dflash_domino"))
+
+    @property
+    def dflash_selector_top_k(self) -> int | None:
+        """SglangOptions.dflash_selector_top_k."""
+        return cast("int | None", self._option("dflash_selector_top_k"))
 
     @property
     def speculative_adaptive(self) -> bool:

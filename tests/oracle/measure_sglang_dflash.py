@@ -28,6 +28,9 @@ def main(n: int) -> int:
     def draw(case: tuple[tuple[str, ...], float | None]) -> None:
         outcome, diffs = dc.compare_line(*case)
         counts[outcome] += 1
+        if not {"--speculative-num-draft-tokens", "--speculative-dflash-block-size"} & set(
+                case[0]):
+            counts["block from the draft config"] += 1
         if diffs and len(shown) < 10:
             shown.append(f"{' '.join(case[0])} ({case[1]} GB): {diffs[0]}")
 
@@ -37,7 +40,8 @@ def main(n: int) -> int:
     print(f"{total} generated DFLASH lines in {time.perf_counter() - start:.0f} s: "
           f"{agree}/{total} agree (runner {counts['runner']}, no draft graphs "
           f"{counts['no_runner']}, rejected by both {counts['rejected']}), "
-          f"{counts['differs']} differ")
+          f"{counts['differs']} differ; block from the draft's config.json on "
+          f"{counts['block from the draft config']} lines")
     for line in shown:
         print("  ", line)
     return 1 if counts["differs"] else 0

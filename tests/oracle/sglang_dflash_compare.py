@@ -9,7 +9,12 @@ reads the very same line pasted (`graphfit plan --json -- python -m sglang.launc
 
 from __future__ import annotations
 
+import functools
+import hashlib
 import json
+import tempfile
+from pathlib import Path
+from typing import Any
 
 from hypothesis import strategies as st
 
@@ -49,7 +54,7 @@ def compare_line(argv: tuple[str, ...], gpu_mem_gb: float | None = 80
         return "rejected", []
     # the pasted line's plan: ladders and components as SGLang built them
     diffs += sc.compare_target_ladder(sg, gf) + sc.compare_components(sg, gf)
-    diffs += sc.compare_draft_ladder(sg, gf)
+    diffs += sc.compare_draft_ladder(sg, gf) + compare_speculation(sg, gf)
     # every model-level aspect (ladders, padding of every batch, buffers, fills)
     for found in sc.compare_model(sg).values():
         diffs += found
@@ -58,16 +63,67 @@ def compare_line(argv: tuple[str, ...], gpu_mem_gb: float | None = 80
     return ("differs" if diffs else outcome), diffs
 
 
+def compare_speculation(sg: sc.SglangAnswer, gf: sc.GraphfitAnswer) -> list[sc.Difference]:
+    """The pasted line's resolved speculation (block = verify and draft width, steps, topk)
+    against SGLang's resolved record: the block may come from the draft's config.json."""
+    r = sg.resolved
+    assert isinstance(r, so.Resolved) and gf.plan is not None
+    config = gf.plan.config
+    ours = (r.speculative_num_draft_tokens, r.speculative_num_steps, r.speculative_eagle_topk)
+    theirs = (config.speculative_num_draft_tokens, config.num_speculative_tokens,
+              config.speculative_eagle_topk)
+    if ours == theirs:
+        return []
+    return [sc.Difference("speculation", f"SGLang (draft tokens, steps, topk) {ours} vs "
+                                         f"graphfit {theirs}")]
+
+
 def with_draft(argv: list[str]) -> list[str]:
     return [*argv, DRAFT, str(so.oracle().model_dir)]
+
+
+@functools.cache
+def _drafts_root() -> Path:
+    return Path(tempfile.mkdtemp(prefix="graphfit-sglang-drafts-"))
+
+
+def draft_dir(extra: dict[str, Any]) -> str:
+    """A draft model directory: the oracle's Llama config.json (same widths as the target, so
+    the oracle's draft model runner stub holds) plus `extra` keys (block_size, dflash_config,
+    architectures...). Named by its content, so a line names the same directory each time
+    (SGLang's answers are cached per line)."""
+    base = json.loads((so.oracle().model_dir / "config.json").read_text())
+    text = json.dumps({**base, **extra}, sort_keys=True)
+    directory = _drafts_root() / hashlib.sha256(text.encode()).hexdigest()[:16]
+    if not directory.exists():
+        directory.mkdir()
+        (directory / "config.json").write_text(text)
+    return str(directory)
+
+
+def block_fields() -> st.SearchStrategy[dict[str, Any]]:
+    """Where a draft config names its block: top-level, in dflash_config (which wins, even
+    as null: dflash_utils.py:608-611), both, neither; as an int or a numeric string."""
+    size = st.integers(2, 16)
+    value = st.one_of(size, size.map(str))
+    return st.one_of(
+        st.just({}),
+        value.map(lambda b: {"block_size": b}),
+        value.map(lambda b: {"dflash_config": {"block_size": b}}),
+        st.tuples(value, value).map(lambda t: {"block_size": t[0],
+                                               "dflash_config": {"block_size": t[1]}}),
+        value.map(lambda b: {"block_size": b, "dflash_config": {"block_size": None}}),
+        st.just({"dflash_config": {"target_layer_ids": [1, 2, 3]}}))
 
 
 @st.composite
 def dflash_lines(draw: st.DrawFn) -> tuple[tuple[str, ...], float | None]:
     """Generated DFLASH lines: block size by either flag (or both, equal or not), steps /
     topk SGLang overrides, the decode graph settings, TP / attention DP / CP, two-batch
-    overlap, a draft path mostly given. Not drawn (graphfit refuses, SGLang starts; see
-    docs/engines/sglang-coverage.md): no block size at all, a block of 1."""
+    overlap, a draft path mostly given; or no block on the line and a draft directory whose
+    config.json names it (or not: 16), with the override args and a draft window. Not drawn
+    (graphfit refuses, SGLang starts; see docs/engines/sglang-coverage.md): no block size and
+    no local draft config, a block of 1."""
     argv: list[str] = []
     if draw(st.integers(0, 4)) > 0:
         argv += ["--max-running-requests", str(draw(st.sampled_from(
@@ -75,7 +131,7 @@ def dflash_lines(draw: st.DrawFn) -> tuple[tuple[str, ...], float | None]:
     argv += ["--speculative-algorithm", draw(st.sampled_from(("DFLASH", "dflash")))]
     block = draw(st.integers(2, 16))
     how = draw(st.sampled_from(("drafts", "drafts", "block", "block", "both", "both",
-                                "clash")))
+                                "clash", "config", "config", "config")))
     if how in ("drafts", "both"):
         argv += ["--speculative-num-draft-tokens", str(block)]
     if how in ("block", "both"):
@@ -110,7 +166,14 @@ def dflash_lines(draw: st.DrawFn) -> tuple[tuple[str, ...], float | None]:
             argv += ["--attn-cp-size", "2"]
     if draw(st.integers(0, 3)) == 0:
         argv.append("--enable-two-batch-overlap")
-    if draw(st.integers(0, 7)) > 0:
+    if how == "config":  # no block on the line: the draft's config.json gives it
+        if draw(st.integers(0, 3)) == 0:
+            argv += ["--speculative-draft-window-size", str(draw(st.integers(2, 20)))]
+        if draw(st.integers(0, 4)) == 0:
+            argv += ["--json-model-override-args",
+                     json.dumps({"block_size": draw(st.integers(2, 16))})]
+        argv += [DRAFT, draft_dir(draw(block_fields()))]
+    elif draw(st.integers(0, 7)) > 0:
         argv = with_draft(argv)
     # a pasted line with no --gpu-memory-gb is planned for an assumed 80 GB GPU (graphfit
     # says so in a note), so the GPU memory is always given to both here; unknown memory is

@@ -426,7 +426,7 @@ def _runners(r: Resolved, token_capacity: int, hidden_size: int, vocab_size: int
         if algo.is_frozen_kv_mtp():  # spec_info.py:343, before the multi-layer switch
             # FrozenKVMTPDraftWorker: the draft loop only, no draft-extend runner
             # (frozen_kv_mtp_worker_v2.py:179-183, 380-399)
-            out["frozen_drafter"] = _frozen_runner(dmr, pool, hidden_size)
+            out["frozen_drafter"] = _frozen_runner(dmr, pool, _frozen_hidden(r, hidden_size))
             return out
         if algo.is_eagle() and get_spec().enable_multi_layer_eagle:  # spec_info.py:354
             # MultiLayerEagleDraftWorker: no draft-decode runner (:417-418), the composite
@@ -470,18 +470,78 @@ def _dflash_runner(r: Resolved, pool: int, fill: int, device: str, hidden_size: 
                          gathered, device)
     tp = int(r.tp_size)  # the draft's TP group: the target's without attention DP / CP
     weight = torch.empty((vocab_size, hidden_size), dtype=torch.bfloat16, device="meta")
-    sampler = _DflashDraftSampler(
-        weight=weight, block_size=width, num_org=vocab_size, org_vocab_start=0,
-        max_bs=max(get_exec().graph.cuda_graph_config.decode.bs),
-        tp_group=types.SimpleNamespace(world_size=tp) if tp > 1 else None)
+    group = types.SimpleNamespace(world_size=tp) if tp > 1 else None
+    max_bs = max(get_exec().graph.cuda_graph_config.decode.bs)
+    sampler: Any
+    selector = _dflash_selector(r)
+    if selector is not None:  # `_maybe_build_draft_sampler`'s selector branch, first (:907)
+        from sglang.srt.speculative.dflash_worker_v2 import _SelectorDraftSampler
+
+        sampler = _SelectorDraftSampler(
+            draft_model=types.SimpleNamespace(candidate_selector=selector), block_size=width,
+            max_bs=max_bs, device="meta", sampling_enabled=True)
+    elif _dflash_domino(r):  # `_maybe_build_draft_sampler`'s Domino branch (:937-967)
+        from sglang.srt.speculative.dflash_worker_v2 import _DominoDraftSampler
+
+        sampler = _DominoDraftSampler(
+            target_embedding=None, lm_head_weight=weight, prefix_gru=None, embed_proj=None,
+            vocab_size=vocab_size, block_size=width, shift_label=True, max_bs=max_bs,
+            candidate_pool_size=0, tp_group=group)
+    else:
+        sampler = _DflashDraftSampler(
+            weight=weight, block_size=width, num_org=vocab_size, org_vocab_start=0,
+            max_bs=max_bs, tp_group=group)
     table = dict(run.buffers)
     for name in ("out", "local_max", "local_arg", "gathered_max", "gathered_ids",
-                 "best_rank", "selected_ids"):
+                 "best_rank", "selected_ids", "temperatures", "greedy_mask", "uniforms",
+                 "candidate_out", "q_out"):
         tensor = getattr(sampler, name, None)
         if tensor is not None:  # compared on shape and dtype (axis "tokens")
             table[f"sampler_{name}"] = _buffer(f"sampler_{name}", tensor, "tokens", None,
                                                "empty")
     return dataclasses.replace(run, name="dflash_draft", buffers=table, live=sampler)
+
+
+def _dflash_selector(r: Resolved) -> Any:
+    """The draft model's `candidate_selector` as SGLang builds it: the draft's model class
+    (`architectures[0]` among SGLang's own `models/dflash.py` entry classes) is a
+    `DFlash2DraftModel`, whose `CandidateSelector` takes `top_k` from its own
+    `parse_dflash_draft_config` (models/dflash.py:1264-1280); None otherwise."""
+    from sglang.srt.speculative.dflash_utils import parse_dflash_draft_config
+    from sglang.srt.utils.hf_transformers_utils import get_config
+
+    path = getattr(r.record, "speculative_draft_model_path", None)
+    if path is None:
+        return None
+    try:  # a hub id offline: no config here
+        config = get_config(str(path), trust_remote_code=False)
+    except (OSError, ValueError):
+        return None
+    with sglang_stubs.stubbed():
+        import sglang.srt.models.dflash as models
+    classes = {c.__name__: c for c in models.EntryClass}
+    arch = (getattr(config, "architectures", None) or [None])[0]
+    if arch not in classes or not issubclass(classes[arch], models.DFlash2DraftModel):
+        return None
+    top_k = parse_dflash_draft_config(draft_hf_config=config).selector_top_k
+    return types.SimpleNamespace(top_k=int(top_k))
+
+
+def _dflash_domino(r: Resolved) -> bool:
+    """Whether SGLang's DFLASH worker takes the draft for a Domino one: its own
+    `parse_dflash_draft_config(...).is_domino` on its own `get_config` of the draft path
+    (dflash_worker_v2.py:451-454)."""
+    from sglang.srt.speculative.dflash_utils import parse_dflash_draft_config
+    from sglang.srt.utils.hf_transformers_utils import get_config
+
+    path = getattr(r.record, "speculative_draft_model_path", None)
+    if path is None:
+        return False
+    try:  # a hub id offline: no config here (SGLang would download it); taken as plain
+        config = get_config(str(path), trust_remote_code=False)
+    except (OSError, ValueError):
+        return False
+    return bool(parse_dflash_draft_config(draft_hf_config=config).is_domino)
 
 
 def _target_runner(mr: Any, capture_bs: tuple[int, ...], width: int, pool: int, align: int,
@@ -682,6 +742,27 @@ def _mtp_runner(dmr: Any, pool: int, steps: int) -> Runner:
 
 _FROZEN_EXPANDED = ("req_pool_indices", "positions", "mrope_positions", "seq_lens",
                     "seq_lens_cpu")
+
+
+def _frozen_hidden(r: Resolved, default: int) -> int:
+    """SGLang's `FrozenKVMTPDraftWorker._recurrent_hidden_size` (frozen_kv_mtp_worker_v2.py:
+    329-331) on a stand-in whose draft model holds what `Gemma4AssistantForCausalLM.__init__`
+    reads (`config.backbone_hidden_size`, models/gemma4_mtp.py:80) from SGLang's own
+    `get_config` of the draft path (HF's class default when the file names none); `default`
+    (the target's hidden size) for a line without a draft model path."""
+    from sglang.srt.speculative.frozen_kv_mtp_worker_v2 import FrozenKVMTPDraftWorker
+    from sglang.srt.utils.hf_transformers_utils import get_config
+
+    path = getattr(r.record, "speculative_draft_model_path", None)
+    if path is None:
+        return default
+    try:  # a hub id offline: no config here (SGLang would download it)
+        config = get_config(str(path), trust_remote_code=False)
+    except (OSError, ValueError):
+        return default
+    model = types.SimpleNamespace(backbone_hidden_size=config.backbone_hidden_size)
+    worker = types.SimpleNamespace(draft_model_runner=types.SimpleNamespace(model=model))
+    return int(FrozenKVMTPDraftWorker._recurrent_hidden_size.fget(worker))  # type: ignore[attr-defined]
 
 
 def _frozen_runner(dmr: Any, pool: int, hidden_size: int) -> Runner:

@@ -81,15 +81,24 @@ def test_dflash_edge_lines(argv: tuple[str, ...], outcome: str) -> None:
     assert (got, diffs) == (outcome, [])
 
 
-def test_dflash_block_size_from_the_draft_config_is_refused() -> None:
-    """Without a block size SGLang reads the draft's config.json (16 when it names none,
-    speculative_hook.py:388-423); graphfit does not read the draft model: it refuses with
-    the flags to give, never plans another block."""
+def test_dflash_block_size_from_the_draft_config() -> None:
+    """Without a block size on the line SGLang reads the draft's config.json (16 when it
+    names none, speculative_hook.py:388-423); graphfit reads the same file and agrees."""
     sg = dc.sc.sglang(dflash(), 80)
     assert sg.rejected is None and sg.runners is not None
     assert sg.runners["dflash_draft"].width == 16
-    gf = dc.pasted(dflash(), 80)
-    assert gf.rejected is not None and "--speculative-dflash-block-size" in gf.rejected
+    assert dc.compare_line(dflash()) == ("runner", [])
+
+
+def test_dflash_block_size_without_a_local_draft_is_refused() -> None:
+    """A draft that is not a local directory (a hub id): SGLang downloads its config (and
+    falls back to 16 when it cannot); graphfit reads nothing remote, so it refuses naming
+    the flag to give, never plans another block (a documented disagreement)."""
+    argv = ("--speculative-algorithm", "DFLASH", dc.DRAFT, "z-lab/Qwen3-8B-DFlash-b16")
+    gf = dc.pasted(argv, 80)
+    assert gf.rejected is not None
+    assert "no local config.json" in gf.rejected
+    assert "--speculative-dflash-block-size" in gf.rejected
 
 
 @given(dc.dflash_lines())

@@ -91,3 +91,30 @@ def test_pasted_dflash_line_rules() -> None:
     code, out, _ = run_cli([*LINE, "--speculative-draft-model-path", "d",
                             "--speculative-dflash-block-size", "5"])
     assert code == 0 and '"dflash_draft"' in out
+
+
+@given(block=st.integers(2, 16), tp=st.sampled_from([1, 2, 4, 8]), s=st.integers(1, 300))
+def test_domino_sampler_holds_every_replay(block: int, tp: int, s: int) -> None:
+    """A Domino draft (SglangOptions.dflash_domino): `out` alone at any TP size
+    (dflash_worker_v2.py:322-345), (block - 1) tokens for every captured size."""
+    p = plan(sg(max_num_seqs=s, speculative_num_draft_tokens=block, tp_size=tp,
+                dflash_domino=True))
+    names = {b.name for b in p.components["dflash_draft"].buffers}
+    assert {n for n in names if n.startswith("sampler_")} == {"sampler_out"}
+    out = p.buffer("dflash_draft.sampler_out")
+    assert all(bs * (block - 1) <= out.shape[0] for bs in p.graph_sizes("dflash_draft"))
+
+
+@given(block=st.integers(2, 16), k=st.integers(1, 32), s=st.integers(1, 300),
+       domino=st.booleans())
+def test_selector_sampler_holds_every_replay(block: int, k: int, s: int, domino: bool) -> None:
+    """A selector draft (SglangOptions.dflash_selector_top_k, chosen before Domino,
+    dflash_worker_v2.py:907): every per-request buffer holds every captured size's rows."""
+    p = plan(sg(max_num_seqs=s, speculative_num_draft_tokens=block, dflash_selector_top_k=k,
+                dflash_domino=domino))
+    sizes = p.graph_sizes("dflash_draft")
+    cand = p.buffer("dflash_draft.sampler_candidate_out")
+    assert cand.shape[1:] == (block - 1, k)
+    assert all(bs <= cand.shape[0] for bs in sizes)
+    assert all(bs * (block - 1) <= p.buffer("dflash_draft.sampler_out").shape[0]
+               for bs in sizes)

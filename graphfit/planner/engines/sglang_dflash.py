@@ -70,9 +70,31 @@ def sampler_buffers(config: EngineSettings, block: int, declared_max_bs: int
                     ) -> tuple[BufferSpec, ...]:
     """`_DflashDraftSampler.__init__` (dflash_worker_v2.py:147-178): sized from the declared
     decode list's maximum (max(cuda_graph_config.decode.bs), :996), not the filtered one,
-    (block - 1) tokens per request; the TP > 1 argmax buffers (:159-178) per rank."""
+    (block - 1) tokens per request; the TP > 1 argmax buffers (:159-178) per rank. A Domino
+    draft (`dflash_domino`) folds `_DominoDraftSampler` instead (:937-967): `out` alone, the
+    same size, at any TP size (its all-gathers allocate inside the graph's pool). A selector
+    draft (`dflash_selector_top_k` K, chosen first, :907) folds `_SelectorDraftSampler`
+    (:254-283): `out`, per-request temperatures / greedy mask, uniforms (block - 1 each) and
+    the candidate / q rows (block - 1) x K, all sized from the same maximum."""
     tokens = declared_max_bs * (block - 1)
     why = "written by the draft graph's in-graph argmax before it is read"
+    top_k = config.dflash_selector_top_k
+    if top_k is not None:  # `_SelectorDraftSampler.__init__` (dflash_worker_v2.py:254-283)
+        gamma = block - 1
+        src = f"{RUNNER}: dflash_worker_v2.py:266-283 (selector sampler)"
+        return tuple(BufferSpec(name, dtype, Axis.FIXED, (), count, KEEP, trailing=trailing,
+                                source=src)
+                     for name, dtype, trailing, count in (
+                         ("sampler_out", "int64", (), tokens),
+                         ("sampler_temperatures", "float32", (), declared_max_bs),
+                         ("sampler_greedy_mask", "bool", (), declared_max_bs),
+                         ("sampler_uniforms", "float32", (gamma,), declared_max_bs),
+                         ("sampler_candidate_out", "int64", (gamma, top_k), declared_max_bs),
+                         ("sampler_q_out", "float32", (gamma, top_k), declared_max_bs)))
+    if config.dflash_domino:  # `_DominoDraftSampler.__init__` (dflash_worker_v2.py:322-345)
+        return (BufferSpec("sampler_out", "int64", Axis.FIXED, (), tokens, KEEP,
+                           source=f"{RUNNER}: dflash_worker_v2.py:341-344 (Domino rollout; "
+                                  f"written by the draft graph before it is read)"),)
     specs = [BufferSpec("sampler_out", "int64", Axis.FIXED, (), tokens, KEEP,
                         source=f"{RUNNER}: dflash_worker_v2.py:156-158 ({why})")]
     tp = config.tp_size

@@ -16,7 +16,9 @@ Where it matters:
   sglang_reserve; memory_hook.py:283-289, 330-335).
 
 `--enable-multimodal` and `--model-impl transformers` (which change the default-off list and
-the sub-config test) are not read: a line naming them is planned with the defaults above.
+the sub-config test) are read on a pasted line by graphfit.inputs.sglang_model_impl: refused
+where they turn one of the default-off architectures multimodal, planned (with a note) where
+they change nothing.
 graphfit refuses --language-only and --language-model-only on a pasted line; the raw-args
 restatement (graphfit.planner.engines.sglang_native) reads them as SGLang does.
 """

@@ -53,6 +53,14 @@ class SglangOptions(EngineOptions):
     frozen_kv_mtp: `--speculative-algorithm FROZEN_KV_MTP` (spec_method mtp): the draft reads
         the target's frozen KV; one draft-loop graph runner of width topk and no draft-extend
         graphs (speculative/frozen_kv_mtp_worker_v2.py:179-183, 380-399).
+    dflash_domino: a DFLASH draft whose config.json says `dflash_config.projector_type:
+        domino` (speculative/dflash_utils.py:542-543, read by graphfit.inputs.sglang_draft):
+        its sampler folded into the draft graph is `_DominoDraftSampler`, `out` only at any TP
+        size (speculative/dflash_worker_v2.py:322-345, 937-967).
+    dflash_selector_top_k: a DFLASH selector draft (DFlash2DraftModel and its aliases,
+        models/dflash.py:1264-1324) and its `dflash_config.selector_top_k`: the sampler folded
+        into the draft graph is `_SelectorDraftSampler` (dflash_worker_v2.py:254-283,
+        907-923), chosen before a Domino one; None: no selector.
     speculative_adaptive: `--speculative-adaptive` where SGLang keeps it on
         (arg_groups/fields/spec.py:237; speculative/adaptive_spec_params.py:57-101): one
         graph set per candidate step count of the built-in config, swapped at run time
@@ -106,6 +114,8 @@ class SglangOptions(EngineOptions):
     max_total_tokens: int | None = None
     multi_layer_eagle: bool = False
     frozen_kv_mtp: bool = False
+    dflash_domino: bool = False
+    dflash_selector_top_k: int | None = None
     speculative_adaptive: bool = False
     mem_fraction_static: float | None = None
     sm90: bool | None = None
@@ -130,6 +140,8 @@ class SglangOptions(EngineOptions):
         true_false("two_batch_overlap", self.two_batch_overlap)
         true_false("multi_layer_eagle", self.multi_layer_eagle)
         true_false("frozen_kv_mtp", self.frozen_kv_mtp)
+        true_false("dflash_domino", self.dflash_domino)
+        _optional_int("dflash_selector_top_k", self.dflash_selector_top_k, 1)
         true_false("speculative_adaptive", self.speculative_adaptive)
         true_false("dspark_samples_anchor", self.dspark_samples_anchor)
         if self.sm90 is not None:

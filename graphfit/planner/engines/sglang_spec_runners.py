@@ -144,6 +144,15 @@ def frozen_kv_mtp(config: EngineSettings) -> bool:
     return config.frozen_kv_mtp and config.spec_method is SpecMethod.MTP
 
 
+def frozen_hidden_size(config: EngineSettings) -> int:
+    """The draft loop's recurrent hidden width: the draft model's `backbone_hidden_size`
+    (frozen_kv_mtp_worker_v2.py:329-331, models/gemma4_mtp.py:80), which a pasted line's
+    local Gemma 4 assistant draft gives as `draft_hidden_size`
+    (graphfit.inputs.sglang_draft); the target's hidden size when nobody gives it (the
+    assistant is trained on its target's hidden states)."""
+    return config.draft_hidden_size or config.hidden_size
+
+
 def frozen_buffers(config: EngineSettings, topk: int, max_bs: int, *, gathered: bool
                    ) -> tuple[BufferSpec, ...]:
     """`FrozenKVMTPCudaGraphRunner.__init__` (frozen_kv_mtp_cuda_graph_runner.py:90-188):
@@ -153,8 +162,7 @@ def frozen_buffers(config: EngineSettings, topk: int, max_bs: int, *, gathered: 
     (hidden_states, bonus_tokens) are copied for the real rows only (:428-430).
 
     The recurrent hidden state is the draft model's `backbone_hidden_size`
-    (frozen_kv_mtp_worker_v2.py:330-331, models/gemma4_mtp.py:80): the target's hidden size
-    (graphfit's `hidden_size`) for the Gemma 4 assistant drafts SGLang ships.
+    (`frozen_hidden_size`).
     """
     rows = max_bs * topk
     seq_fill = FillPolicy(FillKind.SENTINEL, 1)  # the backend's seq_len fill value (:133-135)
@@ -177,7 +185,7 @@ def frozen_buffers(config: EngineSettings, topk: int, max_bs: int, *, gathered: 
         graph_input(FROZEN_RUNNER, "topk_index", "int64", Axis.REQUESTS, max_bs, KEEP,
                     trailing=(topk,), why="never copied in by execute (the graph's own)"),
         graph_input(FROZEN_RUNNER, "hidden_states", config.dtype, Axis.REQUESTS, max_bs, KEEP,
-                    trailing=(config.hidden_size,), why=inputs),
+                    trailing=(frozen_hidden_size(config),), why=inputs),
         graph_input(FROZEN_RUNNER, "bonus_tokens", "int64", Axis.REQUESTS, max_bs, KEEP,
                     why=inputs),
     ]
