@@ -11,8 +11,9 @@ attention-DP group is
 * else with `--disable-radix-cache` and `--max-running-requests S`: max(1, S // attn_dp)
   (:3325-3335), with ratio 1, so it never binds below S // attn_dp;
 * else a share of the GPU memory left after the weights (:3344-3384,
-  `--mamba-full-memory-ratio`, state bytes from `--mamba-ssm-dtype`): graphfit does not
-  know that memory, so it leaves this cap out (as it leaves out the profiled KV capacity).
+  `--mamba-full-memory-ratio`, state bytes from `--mamba-ssm-dtype`): restated by
+  graphfit.planner.engines.sglang_mamba_memory when graphfit is given the weights' size and
+  the GPU's memory (`memory_slots`), else left out (as the profiled KV capacity is).
 
 The ratio: 1 without the radix cache; else 3 (MAMBA_CACHE_SIZE_MAX_RUNNING_REQUESTS_RATIO,
 :227), minus 1 under SGLANG_OPT_MAMBA_SKIP_DECODE_LOCK (:228, :3066-3069), plus the
@@ -87,6 +88,7 @@ class MambaCache:
     page_size: int = 1
     linear_attn_backend: str = "triton"
     skip_decode_lock: bool = False
+    memory_slots: int | None = None  # the size SGLang computes from memory, when restated
 
     def __post_init__(self) -> None:
         m = self.max_mamba_cache_size
@@ -139,9 +141,11 @@ class MambaCache:
 
     def state_slots(self, attn_dp_size: int, max_running_requests: int | None) -> int | None:
         """The state cache's slots per attention-DP group when the server arguments fix it
-        (kv_cache_configurator.py:3302-3335); None when SGLang sizes it from GPU memory."""
+        (kv_cache_configurator.py:3302-3335), else `memory_slots` (None: not known)."""
         if self.max_mamba_cache_size is not None:
             return self.max_mamba_cache_size // attn_dp_size
+        if self.memory_slots is not None:  # set only where SGLang takes the memory branch
+            return self.memory_slots  # per rank already (kv_cache_configurator.py:3387-3394)
         if self.disable_radix_cache and max_running_requests is not None:
             return max(1, max_running_requests // attn_dp_size)
         return None
