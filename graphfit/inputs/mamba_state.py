@@ -2,9 +2,10 @@
 `mamba2_cache_params` reads to price one request's conv and SSM states
 (graphfit.planner.engines.sglang_mamba_memory).
 
-Read for the Qwen3-Next-style gated-delta-net models only (SGLang's `Qwen3NextConfig` and the
-Qwen3.5 text config deriving from it, configs/qwen3_next.py:259-310, configs/qwen3_5.py:15-34;
-a Qwen3.5 model's text part under `text_config`): the linear layers are those with
+Read for GraniteMoeHybrid (`granite_shape`) and the Qwen3-Next-style gated-delta-net models
+(SGLang's `Qwen3NextConfig` and the Qwen3.5 text config deriving from it,
+configs/qwen3_next.py:259-310, configs/qwen3_5.py:15-34; a Qwen3.5 model's text part under
+`text_config`): the linear layers are those with
 (l + 1) % full_attention_interval != 0 (qwen3_next.py:259-277), the shape
 `Mamba2StateShape.create(intermediate = linear_value_head_dim x linear_num_value_heads,
 n_groups = linear_num_key_heads, num_heads = linear_num_value_heads, head_dim =
@@ -30,6 +31,13 @@ GDN_KEYS = ("num_hidden_layers", "full_attention_interval", "linear_conv_kernel_
             "linear_key_head_dim", "linear_value_head_dim", "linear_num_key_heads",
             "linear_num_value_heads")
 SSM_DTYPES = ("float32", "bfloat16", "float16")  # configs/mamba_utils.py:60-64
+GRANITE = "GraniteMoeHybridForCausalLM"
+GRANITE_KEYS = ("hidden_size", "mamba_expand", "mamba_n_groups", "mamba_n_heads",
+                "mamba_d_head", "mamba_d_state", "mamba_d_conv")
+# transformers >= 5.15 spells them linear_attention / full_attention
+# (configs/granitemoehybrid.py:25-32)
+GRANITE_MAMBA = ("mamba", "linear_attention")
+GRANITE_ATTENTION = ("attention", "full_attention")
 
 
 def _plain(data: dict[str, Any], key: str) -> int | None:
@@ -51,6 +59,29 @@ def gdn_shape(data: dict[str, Any]) -> tuple[int, ...] | None:
     if linear == 0 or kernel < 2:
         return None
     return (linear, v_dim * v_heads, k_heads, v_heads, v_dim, k_dim, kernel)
+
+
+def granite_shape(data: dict[str, Any]) -> tuple[int, ...] | None:
+    """A GraniteMoeHybrid config's state (configs/granitemoehybrid.py:180-250, 297-310):
+    its mamba layers from `layer_types` (stated in the file, one per layer), intermediate =
+    mamba_expand x hidden_size, n_groups = mamba_n_groups, num_heads = mamba_n_heads,
+    head_dim = mamba_d_head, state_size = mamba_d_state, conv_kernel = mamba_d_conv. None
+    when a key is missing, the types are not SGLang's, or there is no mamba layer (SGLang
+    then treats the model as plain attention, configs/hybrid_arch.py:99-105,
+    arg_groups/overrides.py:461-466)."""
+    types = data.get("layer_types")
+    layers = _plain(data, "num_hidden_layers")
+    if not isinstance(types, list) or layers is None or len(types) != layers \
+            or any(t not in GRANITE_MAMBA + GRANITE_ATTENTION for t in types):
+        return None
+    mamba = sum(1 for t in types if t in GRANITE_MAMBA)
+    values = [_plain(data, key) for key in GRANITE_KEYS]
+    if mamba == 0 or any(v is None for v in values):
+        return None
+    hidden, expand, groups, heads, head_dim, state, kernel = (int(v or 0) for v in values)
+    if kernel < 2:
+        return None
+    return (mamba, expand * hidden, groups, heads, head_dim, state, kernel)
 
 
 def ssm_dtype(data: dict[str, Any]) -> str | None:
@@ -75,6 +106,12 @@ def mamba_state_settings(model: str) -> list[Setting]:
     architectures = data.get("architectures")
     architecture = (architectures[0] if isinstance(architectures, list) and architectures
                     else None)
+    if architecture == GRANITE:
+        # its cache params take the state dtype from the environment only (no config
+        # argument: mamba_utils.py:111-112, granitemoehybrid.py:310)
+        shape = granite_shape(data)
+        return [] if shape is None else [
+            Setting("mamba_state_shape", shape, f"{path}: mamba layers", FILE, weak=True)]
     if architecture not in GDN_ARCHITECTURES:
         return []
     shape = gdn_shape(data)

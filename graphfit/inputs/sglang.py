@@ -408,6 +408,8 @@ FILE_KEYS: dict[str, Handler] = {
     # the state cache sized from GPU memory (sglang_mamba_memory)
     "mamba_ssm_dtype": field_key("mamba_ssm_dtype", _optional_str, SG),
     "mamba_full_memory_ratio": field_key("mamba_full_memory_ratio", _fraction, SG),
+    "linear_attn_backend": field_key("linear_attn_backend", as_str, SG),
+    "mamba_track_interval": field_key("mamba_track_interval", _positive, SG),
     "mem_fraction_static": field_key("mem_fraction_static", _fraction, SG),
     # serving a multimodal model's language model alone: not modelled (SGLang's own checks,
     # architectures and roles: arg_groups/model_hook.py:1075-1110, pd_disaggregation_hook.py:

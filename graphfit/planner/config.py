@@ -311,7 +311,8 @@ class EngineConfig:
             mamba_ssm_dtype: str | None = None,
             mamba_full_memory_ratio: float | None = None, weights_gb: float | None = None,
             preload_avail_gb: float | None = None,
-            mamba_memory_slots: int | None = None) -> None: ...
+            mamba_memory_slots: int | None = None,
+            linear_attn_backend: str = "triton", mamba_track_interval: int = 256) -> None: ...
 
     def __post_init__(self) -> None:
         set_ = object.__setattr__
@@ -603,6 +604,16 @@ class EngineConfig:
     def mamba_memory_slots(self) -> int | None:
         """SglangOptions.mamba_memory_slots."""
         return cast("int | None", self._option("mamba_memory_slots"))
+
+    @property
+    def linear_attn_backend(self) -> str:
+        """SglangOptions.linear_attn_backend."""
+        return cast(str, self._option("linear_attn_backend"))
+
+    @property
+    def mamba_track_interval(self) -> int:
+        """SglangOptions.mamba_track_interval."""
+        return cast(int, self._option("mamba_track_interval"))
 
     @property
     def mem_fraction_static(self) -> float | None:

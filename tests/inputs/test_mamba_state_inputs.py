@@ -54,3 +54,21 @@ def test_linear_layers_are_the_non_full_ones(layers: int, interval: int) -> None
     linear = layers - layers // interval
     assert (shape is None) == (linear == 0)
     assert shape is None or shape[0] == linear
+
+
+GRANITE = {"architectures": ["GraniteMoeHybridForCausalLM"], "hidden_size": 1024,
+           "num_hidden_layers": 4, "layer_types": ["mamba", "mamba", "attention", "mamba"],
+           "mamba_expand": 2, "mamba_n_heads": 32, "mamba_d_head": 64, "mamba_n_groups": 1,
+           "mamba_d_state": 128, "mamba_d_conv": 4, "mamba_ssm_dtype": "bfloat16"}
+
+
+def test_granite_mamba_layers(tmp_path: Path) -> None:
+    """Its state dtype is not read from the config (SGLang's Granite params do not either)."""
+    assert settings(tmp_path, GRANITE) == {"mamba_state_shape": (3, 2048, 1, 32, 64, 128, 4)}
+    new = {**GRANITE, "layer_types": ["linear_attention", "full_attention"] * 2}
+    assert settings(tmp_path, new)["mamba_state_shape"][0] == 2
+
+
+def test_granite_without_mamba_is_not_hybrid(tmp_path: Path) -> None:
+    assert settings(tmp_path, {**GRANITE, "layer_types": ["attention"] * 4}) == {}
+    assert settings(tmp_path, {k: v for k, v in GRANITE.items() if k != "layer_types"}) == {}

@@ -14,7 +14,7 @@ def grid() -> list[dict]:
     return [_line(shape=shape, tp=tp, weights=weights, ssm=ssm, radix_off=radix_off, S=s,
                   ratio=ratio)
             for shape, tp, weights, ssm, (radix_off, s, ratio) in itertools.product(
-                range(len(SHAPES)), ((1, 1), (2, 1), (4, 1), (4, 2)), (0.2, 0.5, 0.9),
+                range(len(SHAPES) + 1), ((1, 1), (2, 1), (4, 1), (4, 2)), (0.2, 0.5, 0.9),
                 (None, "bfloat16"), ((False, None, None), (False, 3000, 0.5),
                                      (True, None, 2.0)))]
 

@@ -36,8 +36,23 @@ SHAPES = (
 )
 
 
+GRANITE = len(SHAPES)  # model_dir(GRANITE): a GraniteMoeHybrid with 3 mamba layers of 4
+GRANITE_CONFIG = {
+    "architectures": ["GraniteMoeHybridForCausalLM"], "model_type": "granitemoehybrid",
+    "hidden_size": 1024, "intermediate_size": 2048, "num_hidden_layers": 4,
+    "layer_types": ["mamba", "mamba", "attention", "mamba"], "num_attention_heads": 16,
+    "num_key_value_heads": 4, "vocab_size": 49160, "max_position_embeddings": CONTEXT,
+    "mamba_expand": 2, "mamba_n_heads": 32, "mamba_d_head": 64, "mamba_n_groups": 1,
+    "mamba_d_state": 128, "mamba_d_conv": 4, "mamba_chunk_size": 256,
+    "num_local_experts": 0, "torch_dtype": "bfloat16"}
+
+
 @functools.cache
 def model_dir(shape: int) -> str:
+    if shape == GRANITE:
+        directory = Path(tempfile.mkdtemp(prefix="graphfit-sglang-granite-"))
+        (directory / "config.json").write_text(json.dumps(GRANITE_CONFIG))
+        return str(directory)
     layers, interval, k_heads, v_heads, k_dim, v_dim, kernel, dtype = SHAPES[shape]
     directory = Path(tempfile.mkdtemp(prefix=f"graphfit-sglang-qnext{shape}-"))
     config: dict[str, Any] = {

@@ -2,7 +2,8 @@
 reader with --gpu-memory-gb / --weights-gb / --preload-avail-gb, then `graphfit.plan`) vs
 SGLang 0.5.23's own `_profile_available_bytes` + `_handle_max_mamba_cache` +
 `resolve_max_num_reqs` (kv_cache_configurator.py:2990-3410) over generated lines on
-Qwen3-Next-shaped models (tests/oracle/sglang_mamba_memory_oracle)."""
+Qwen3-Next-shaped models and a GraniteMoeHybrid one (tests/oracle/
+sglang_mamba_memory_oracle)."""
 
 from __future__ import annotations
 
@@ -24,7 +25,7 @@ from tests.oracle import sglang_mamba_memory_oracle as mm  # noqa: E402
 from tests.oracle import sglang_oracle as so  # noqa: E402
 
 LINES = st.fixed_dictionaries({
-    "shape": st.sampled_from(range(len(mm.SHAPES))),
+    "shape": st.sampled_from(range(len(mm.SHAPES) + 1)),  # the last: GraniteMoeHybrid
     "tp": st.sampled_from(((1, 1), (2, 1), (4, 1), (4, 2), (2, 2))),
     "gb": st.sampled_from((24.0, 40.0, 80.0, 141.0)),
     "weights": st.floats(0.0, 1.05),  # x the GPU's memory
@@ -108,6 +109,8 @@ def _line(**kw: object) -> dict:
 @example(_line(ratio=0.05, fraction=0.5, overlap=False))  # no_buffer: 3 slots a request
 @example(_line(radix_off=True, S=None))  # radix off, no request count: from memory
 @example(_line(weights=1.0))  # no memory left: both refuse
+@example(_line(shape=mm.GRANITE, tp=(2, 1)))  # GraniteMoeHybrid: mamba layers from layer_types
+@example(_line(shape=mm.GRANITE, overlap=False, ssm="bfloat16"))
 @given(LINES)
 def test_state_cache_from_memory_equals_sglang(p: dict) -> None:
     assert agree(p) is not False, (argv_of(p), p, sglang_side(p))

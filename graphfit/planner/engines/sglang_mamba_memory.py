@@ -202,7 +202,8 @@ def resolve_memory_slots(config: EngineSettings, fraction: float | None) -> dict
     --max-running-requests, kv_cache_configurator.py:3302-3335) and graphfit restates it."""
     from graphfit.planner.engines.sglang_mamba_pool import is_hybrid_mamba
 
-    if (not is_hybrid_mamba(config.architecture) or config.mamba_memory_slots is not None
+    if (not is_hybrid_mamba(config.architecture, config.mamba_state_shape)
+            or config.mamba_memory_slots is not None
             or config.max_mamba_cache_size is not None
             or (config.disable_radix_cache and config.max_num_seqs is not None)):
         return {}

@@ -16,6 +16,9 @@ PREFILL_BACKENDS = ("breakable", "full", "disabled")  # SGLang cuda_graph_config
 DISAGGREGATION_MODES = ("null", "prefill", "decode")  # SGLang --disaggregation-mode
 # --mamba-radix-cache-strategy (arg_groups/fields/exec_.py:512-519)
 MAMBA_STRATEGIES = ("auto", "no_buffer", "extra_buffer", "extra_buffer_lazy")
+# --linear-attn-backend (arg_groups/choices.py:194-203, fields/exec_.py:542-548)
+LINEAR_ATTN_BACKENDS = ("triton", "cutedsl", "flashinfer", "flashkda", "nvidia_kda", "ptx_kda",
+                        "helion", "intel_xpu")
 
 
 @dataclass(frozen=True)
@@ -132,6 +135,8 @@ class SglangOptions(EngineOptions):
     weights_gb: float | None = None
     preload_avail_gb: float | None = None
     mamba_memory_slots: int | None = None
+    linear_attn_backend: str = "triton"
+    mamba_track_interval: int = 256
 
     def __post_init__(self) -> None:
         gb = self.gpu_memory_gb
@@ -185,6 +190,12 @@ class SglangOptions(EngineOptions):
         set_(self, "mamba_radix_cache_strategy", strategy.strip().lower())
         _mamba_memory_inputs(self)
         _optional_int("mamba_memory_slots", self.mamba_memory_slots, 1)
+        backend = self.linear_attn_backend
+        if not isinstance(backend, str) or backend.strip().lower() not in LINEAR_ATTN_BACKENDS:
+            raise ConfigError(f"linear_attn_backend: {excerpt(backend)} is not one of "
+                              f"{', '.join(LINEAR_ATTN_BACKENDS)}")
+        set_(self, "linear_attn_backend", backend.strip().lower())
+        positive_int("mamba_track_interval", self.mamba_track_interval)
         fraction = self.mem_fraction_static
         if fraction is not None:
             if (isinstance(fraction, bool) or not isinstance(fraction, (int, float))

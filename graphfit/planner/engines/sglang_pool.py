@@ -59,7 +59,7 @@ def request_pool(config: EngineSettings) -> int:
     else:
         pool = kv_request_pool(config.max_total_tokens, config.max_model_len,
                                config.max_num_seqs, config.attn_dp_size)
-    if not is_hybrid_mamba(config.architecture):
+    if not is_hybrid_mamba(config.architecture, config.mamba_state_shape):
         return pool
     return mamba_request_pool(pool, mamba_cache(config), config.attn_dp_size,
                               config.max_num_seqs)
@@ -73,6 +73,10 @@ def mamba_cache(config: EngineSettings) -> MambaCache:
                       strategy=config.mamba_radix_cache_strategy,
                       overlap=not config.disable_overlap_schedule,
                       page_size=config.page_size,
+                      linear_attn_backend=config.linear_attn_backend,
+                      track_interval=config.mamba_track_interval,
+                      draft_tokens=(config.speculative_num_draft_tokens
+                                    if config.has_drafter else None),
                       memory_slots=config.mamba_memory_slots)
 
 
@@ -81,7 +85,7 @@ def mamba_memory_shown(config: EngineSettings) -> tuple[str, str] | None:
     (sglang_mamba_memory.memory_line); None for other models or a size the flags fix."""
     from graphfit.planner.engines.sglang_mamba_memory import memory_line
 
-    if not is_hybrid_mamba(config.architecture):
+    if not is_hybrid_mamba(config.architecture, config.mamba_state_shape):
         return None
     line = memory_line(config)
     return None if line is None else ("max_mamba_cache_size", line)
