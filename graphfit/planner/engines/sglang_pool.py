@@ -88,4 +88,8 @@ def mamba_memory_shown(config: EngineSettings) -> tuple[str, str] | None:
     if not is_hybrid_mamba(config.architecture, config.mamba_state_shape):
         return None
     line = memory_line(config)
-    return None if line is None else ("max_mamba_cache_size", line)
+    if line is None:
+        return None
+    if config.mamba_memory_slots is not None:  # what it caps (per attention-DP group)
+        line += f"; request pool {request_pool(config)}"
+    return ("max_mamba_cache_size", line)
