@@ -137,3 +137,17 @@ def test_state_cache_too_small_refused_by_both() -> None:
     assert isinstance(theirs, str) and "too small" in theirs
     with pytest.raises(ConfigError, match="holds no request"):
         graphfit_pool(p)
+
+
+def test_paged_lines_compare_under_the_cpu_stubs() -> None:
+    """The page/chunk rule runs SGLang's own FLA chunk size (CHUNK_SIZE 64,
+    kernels/ops/attention/fla/chunk_delta_h.py:23, imported by overrides.py:1907-1917): the
+    stubbed fla.utils (tests/oracle/sglang_stubs.py) lets it import, so paged extra-buffer
+    lines are compared, not refused by a stub (the gap the first mamba-pool oracle counted)."""
+    served = sglang_pool(_line(M=600, page=64))
+    assert served == graphfit_pool(_line(M=600, page=64)) == 600 // 5
+    # 96 tokens track 2 pages of 48 (mamba_hook.py:135 holds), 48 and 64 do not divide
+    refused = sglang_pool(_line(M=600, page=48, track=96))
+    assert isinstance(refused, str) and "chunk_size=64" in refused, refused
+    with pytest.raises(ConfigError, match="chunk size 64"):
+        graphfit_pool(_line(M=600, page=48, track=96))
