@@ -38,6 +38,7 @@ GRANITE_KEYS = ("hidden_size", "mamba_expand", "mamba_n_groups", "mamba_n_heads"
 # (configs/granitemoehybrid.py:25-32)
 GRANITE_MAMBA = ("mamba", "linear_attention")
 GRANITE_ATTENTION = ("attention", "full_attention")
+GRANITE_CHUNK = 256  # GraniteMoeHybridConfig's default mamba_chunk_size (granitemoehybrid.py:166)
 
 
 def _plain(data: dict[str, Any], key: str) -> int | None:
@@ -106,12 +107,15 @@ def mamba_state_settings(model: str) -> list[Setting]:
     architectures = data.get("architectures")
     architecture = (architectures[0] if isinstance(architectures, list) and architectures
                     else None)
+    chunk = _plain(data, "mamba_chunk_size")  # read off the top-level config
     if architecture == GRANITE:
         # its cache params take the state dtype from the environment only (no config
         # argument: mamba_utils.py:111-112, granitemoehybrid.py:310)
         shape = granite_shape(data)
         return [] if shape is None else [
-            Setting("mamba_state_shape", shape, f"{path}: mamba layers", FILE, weak=True)]
+            Setting("mamba_state_shape", shape, f"{path}: mamba layers", FILE, weak=True),
+            Setting("mamba_chunk_size", chunk or GRANITE_CHUNK, f"{path}: mamba_chunk_size",
+                    FILE, weak=True)]
     if architecture not in GDN_ARCHITECTURES:
         return []
     shape = gdn_shape(data)
@@ -119,6 +123,9 @@ def mamba_state_settings(model: str) -> list[Setting]:
         return []
     where = f"{path}: linear-attention state"
     out = [Setting("mamba_state_shape", shape, where, FILE, weak=True)]
+    if chunk is not None:  # (overrides.py:1916-1917)
+        out.append(Setting("mamba_chunk_size", chunk, f"{path}: mamba_chunk_size", FILE,
+                           weak=True))
     dtype = ssm_dtype(data)
     if dtype is not None:
         out.append(Setting("mamba_ssm_dtype", dtype, f"{path}: mamba_ssm_dtype", FILE,

@@ -312,7 +312,8 @@ class EngineConfig:
             mamba_full_memory_ratio: float | None = None, weights_gb: float | None = None,
             preload_avail_gb: float | None = None,
             mamba_memory_slots: int | None = None,
-            linear_attn_backend: str = "triton", mamba_track_interval: int = 256) -> None: ...
+            linear_attn_backend: str = "triton", mamba_track_interval: int = 256,
+            mamba_chunk_size: int | None = None) -> None: ...
 
     def __post_init__(self) -> None:
         set_ = object.__setattr__
@@ -614,6 +615,11 @@ class EngineConfig:
     def mamba_track_interval(self) -> int:
         """SglangOptions.mamba_track_interval."""
         return cast(int, self._option("mamba_track_interval"))
+
+    @property
+    def mamba_chunk_size(self) -> int | None:
+        """SglangOptions.mamba_chunk_size."""
+        return cast("int | None", self._option("mamba_chunk_size"))
 
     @property
     def mem_fraction_static(self) -> float | None:

@@ -64,9 +64,11 @@ GRANITE = {"architectures": ["GraniteMoeHybridForCausalLM"], "hidden_size": 1024
 
 def test_granite_mamba_layers(tmp_path: Path) -> None:
     """Its state dtype is not read from the config (SGLang's Granite params do not either)."""
-    assert settings(tmp_path, GRANITE) == {"mamba_state_shape": (3, 2048, 1, 32, 64, 128, 4)}
+    assert settings(tmp_path, GRANITE) == {"mamba_state_shape": (3, 2048, 1, 32, 64, 128, 4),
+                                           "mamba_chunk_size": 256}  # the class default
     new = {**GRANITE, "layer_types": ["linear_attention", "full_attention"] * 2}
     assert settings(tmp_path, new)["mamba_state_shape"][0] == 2
+    assert settings(tmp_path, {**GRANITE, "mamba_chunk_size": 128})["mamba_chunk_size"] == 128
 
 
 def test_granite_without_mamba_is_not_hybrid(tmp_path: Path) -> None:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
 from hypothesis import example, given
 from hypothesis import strategies as st
 
@@ -127,3 +128,22 @@ def test_without_weights_the_pool_is_not_capped() -> None:
     assert plan.config.mamba_memory_slots is None
     assert request_pool(plan.config) == 3000
     assert "needs --weights-gb" in dict(plan.engine_inputs)["max_mamba_cache_size"]
+
+
+@pytest.mark.parametrize("page", [64, 128, 192])
+def test_granite_chunk_size_decides_the_page(page: int) -> None:
+    """overrides.py:1916-1921: the page size and the model's mamba_chunk_size (256 in the
+    GraniteMoeHybrid dir) must divide one another; 192 fails only against 256 (against FLA's
+    64 it would pass). SGLang and graphfit refuse the same pages."""
+    argv = ("--page-size", str(page), "--mamba-track-interval", "768",
+            "--max-running-requests", "64")
+    r = mm.resolve(argv, 80.0, mm.GRANITE)
+    line = ["python", "-m", "sglang.launch_server", "--model-path", mm.model_dir(mm.GRANITE),
+            *argv]
+    try:
+        graphfit.plan(resolve_values({"gpu_memory_gb": 80.0}, environ={},
+                                     pasted=commandline.read(line)).config())
+        graphfit_refuses = False
+    except ConfigError:
+        graphfit_refuses = True
+    assert (not isinstance(r, so.Resolved)) == graphfit_refuses == (page == 192)

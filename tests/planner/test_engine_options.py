@@ -94,6 +94,7 @@ VALID: dict[str, st.SearchStrategy[Any]] = {
     "mamba_memory_slots": st.none() | st.integers(1, 10**6),
     "linear_attn_backend": st.sampled_from(["triton", "flashinfer", " Helion ", "cutedsl"]),
     "mamba_track_interval": st.integers(1, 4096),
+    "mamba_chunk_size": st.none() | st.sampled_from([64, 128, 256]),
 }
 INVALID: dict[str, st.SearchStrategy[Any]] = {
     "runner": st.sampled_from(["v3", "", 2, True, 1.5]),
@@ -152,6 +153,7 @@ INVALID: dict[str, st.SearchStrategy[Any]] = {
     "mamba_memory_slots": st.sampled_from([0, -1, True, "100", 1.5]),
     "linear_attn_backend": st.sampled_from(["cuda", "", None, 1, True]),
     "mamba_track_interval": st.integers(-3, 0) | st.sampled_from([True, None, "256"]),
+    "mamba_chunk_size": st.sampled_from([0, -1, True, "64", 1.5]),
 }
 
 
@@ -396,6 +398,7 @@ def test_the_plan_3_document_writes_the_options_object() -> None:
         "page_size": 1, "moe_a2a_backend": "none", "mamba_state_shape": None,
         "mamba_ssm_dtype": None, "mamba_full_memory_ratio": None, "weights_gb": None,
         "preload_avail_gb": None, "mamba_memory_slots": None,
-        "linear_attn_backend": "triton", "mamba_track_interval": 256}
+        "linear_attn_backend": "triton", "mamba_track_interval": 256,
+        "mamba_chunk_size": None}
     assert not set(config) & set(LEGACY_KEYWORDS)
     assert EngineConfig.from_dict(config).tp_size == 2

@@ -137,6 +137,7 @@ class SglangOptions(EngineOptions):
     mamba_memory_slots: int | None = None
     linear_attn_backend: str = "triton"
     mamba_track_interval: int = 256
+    mamba_chunk_size: int | None = None
 
     def __post_init__(self) -> None:
         gb = self.gpu_memory_gb
@@ -196,6 +197,7 @@ class SglangOptions(EngineOptions):
                               f"{', '.join(LINEAR_ATTN_BACKENDS)}")
         set_(self, "linear_attn_backend", backend.strip().lower())
         positive_int("mamba_track_interval", self.mamba_track_interval)
+        _optional_int("mamba_chunk_size", self.mamba_chunk_size, 1)
         fraction = self.mem_fraction_static
         if fraction is not None:
             if (isinstance(fraction, bool) or not isinstance(fraction, (int, float))

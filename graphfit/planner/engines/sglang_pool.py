@@ -75,6 +75,7 @@ def mamba_cache(config: EngineSettings) -> MambaCache:
                       page_size=config.page_size,
                       linear_attn_backend=config.linear_attn_backend,
                       track_interval=config.mamba_track_interval,
+                      chunk_size=config.mamba_chunk_size or 64,  # FLA's CHUNK_SIZE
                       draft_tokens=(config.speculative_num_draft_tokens
                                     if config.has_drafter else None),
                       memory_slots=config.mamba_memory_slots)
