@@ -385,6 +385,13 @@ CONFIG_FLAGS: list[ConfigFlag] = [
     ConfigFlag("gpu_memory_gb", "--gpu-memory-gb", str,
                "GPU memory in GiB or a GPU name (H100, H200, B200, A10...): SGLang's default "
                "decode max_bs.", expand=_gpu, panel=SGLANG_PANEL),
+    ConfigFlag("weights_gb", "--weights-gb", float,
+               "SGLang hybrid mamba models: GiB one rank's weights take (the 'mem usage' of "
+               "SGLang's 'Load weight end' log): with --gpu-memory-gb, sizes the state "
+               "cache from memory.", engine=Engine.SGLANG, panel=SGLANG_PANEL),
+    ConfigFlag("preload_avail_gb", "--preload-avail-gb", float,
+               "SGLang: free GiB before the weights load ('Load weight begin. avail mem'); "
+               "default: --gpu-memory-gb.", engine=Engine.SGLANG, panel=SGLANG_PANEL),
     ConfigFlag("architecture", "--architecture", str,
                "The model's class (e.g. LlamaForCausalLM): SGLang's EAGLE defaults.",
                panel=SGLANG_PANEL),

@@ -23,7 +23,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, cast
 
-from graphfit.inputs import model_config, renamed, sglang_vit, shell
+from graphfit.inputs import mamba_state, model_config, renamed, sglang_vit, shell
 from graphfit.inputs.flagtable import LineReader, Parsed, Refused
 from graphfit.inputs.programs import Programs
 from graphfit.inputs.settings import COMMAND_LINE, Setting
@@ -209,6 +209,7 @@ def read(words: Sequence[str], version: str | None = None) -> PastedLine:
         notes += more
         if engine is Engine.SGLANG:  # the memory reserve of a vision-language model
             settings += model_config.vision_settings(model)
+            settings += mamba_state.mamba_state_settings(model)
     if engine is Engine.SGLANG:  # its vision-encoder graphs are planned apart (graphfit vit)
         notes += sglang_vit.environment_notes(environ, model)
     draft = reader.draft_model(parsed.values)

@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from graphfit.inputs import model_config, sglang_a2a, sglang_draft, sglang_dspark
+from graphfit.inputs import mamba_state, model_config, sglang_a2a, sglang_draft, sglang_dspark
 from graphfit.inputs.keys import Handler, field_key
 from graphfit.inputs.reading import parse_json
 from graphfit.inputs.settings import COMMAND_LINE, Setting
@@ -133,6 +133,10 @@ def _fraction(origin: str, value: Any) -> float | None:
         return float(value)
     except (TypeError, ValueError):
         raise ConfigError(f"{origin}: expected a number, got {excerpt(value)}") from None
+
+
+def _optional_str(origin: str, value: Any) -> str | None:
+    return None if value is None else as_str(origin, value)
 
 
 def _sizes(origin: str, value: Any) -> tuple[int, ...]:
@@ -322,6 +326,7 @@ def model_path(origin: str, value: Any, layer: int) -> tuple[list[Setting], list
     itself."""
     found, notes = model_config.model_settings(as_str(origin, value), origin)
     vision = model_config.vision_settings(as_str(origin, value))
+    vision += mamba_state.mamba_state_settings(as_str(origin, value))
     return [*found, *vision, Setting("engine", SG, origin, layer)], notes
 
 
@@ -412,6 +417,11 @@ FILE_KEYS: dict[str, Handler] = {
     "mamba_radix_cache_strategy": field_key("mamba_radix_cache_strategy", as_str, SG),
     "disable_overlap_schedule": field_key("disable_overlap_schedule", as_bool, SG),
     "page_size": field_key("page_size", _positive, SG),
+    # the state cache sized from GPU memory (sglang_mamba_memory)
+    "mamba_ssm_dtype": field_key("mamba_ssm_dtype", _optional_str, SG),
+    "mamba_full_memory_ratio": field_key("mamba_full_memory_ratio", _fraction, SG),
+    "linear_attn_backend": field_key("linear_attn_backend", as_str, SG),
+    "mamba_track_interval": field_key("mamba_track_interval", _positive, SG),
     "mem_fraction_static": field_key("mem_fraction_static", _fraction, SG),
     # serving a multimodal model's language model alone: not modelled (SGLang's own checks,
     # architectures and roles: arg_groups/model_hook.py:1075-1110, pd_disaggregation_hook.py:

@@ -310,7 +310,14 @@ class EngineConfig:
             vision_layers: int | None = None, vision_hidden_size: int | None = None,
             max_mamba_cache_size: int | None = None, disable_radix_cache: bool = False,
             mamba_radix_cache_strategy: str = "auto", disable_overlap_schedule: bool = False,
-            page_size: int = 1, dspark_samples_anchor: bool = True) -> None: ...
+            page_size: int = 1, dspark_samples_anchor: bool = True,
+            mamba_state_shape: tuple[int, ...] | list[int] | None = None,
+            mamba_ssm_dtype: str | None = None,
+            mamba_full_memory_ratio: float | None = None, weights_gb: float | None = None,
+            preload_avail_gb: float | None = None,
+            mamba_memory_slots: int | None = None,
+            linear_attn_backend: str = "triton", mamba_track_interval: int = 256,
+            mamba_chunk_size: int | None = None) -> None: ...
 
     def __post_init__(self) -> None:
         set_ = object.__setattr__
@@ -587,6 +594,51 @@ class EngineConfig:
     def page_size(self) -> int:
         """SglangOptions.page_size."""
         return cast(int, self._option("page_size"))
+
+    @property
+    def mamba_state_shape(self) -> tuple[int, ...] | None:
+        """SglangOptions.mamba_state_shape."""
+        return cast("tuple[int, ...] | None", self._option("mamba_state_shape"))
+
+    @property
+    def mamba_ssm_dtype(self) -> str | None:
+        """SglangOptions.mamba_ssm_dtype."""
+        return cast("str | None", self._option("mamba_ssm_dtype"))
+
+    @property
+    def mamba_full_memory_ratio(self) -> float | None:
+        """SglangOptions.mamba_full_memory_ratio."""
+        return cast("float | None", self._option("mamba_full_memory_ratio"))
+
+    @property
+    def weights_gb(self) -> float | None:
+        """SglangOptions.weights_gb."""
+        return cast("float | None", self._option("weights_gb"))
+
+    @property
+    def preload_avail_gb(self) -> float | None:
+        """SglangOptions.preload_avail_gb."""
+        return cast("float | None", self._option("preload_avail_gb"))
+
+    @property
+    def mamba_memory_slots(self) -> int | None:
+        """SglangOptions.mamba_memory_slots."""
+        return cast("int | None", self._option("mamba_memory_slots"))
+
+    @property
+    def linear_attn_backend(self) -> str:
+        """SglangOptions.linear_attn_backend."""
+        return cast(str, self._option("linear_attn_backend"))
+
+    @property
+    def mamba_track_interval(self) -> int:
+        """SglangOptions.mamba_track_interval."""
+        return cast(int, self._option("mamba_track_interval"))
+
+    @property
+    def mamba_chunk_size(self) -> int | None:
+        """SglangOptions.mamba_chunk_size."""
+        return cast("int | None", self._option("mamba_chunk_size"))
 
     @property
     def mem_fraction_static(self) -> float | None:

@@ -4,6 +4,7 @@ mamba-capped pool (kv_cache_configurator.py:3119-3150, decode_cuda_graph_runner.
 
 from __future__ import annotations
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -55,3 +56,19 @@ def test_decode_ladder_under_the_mamba_pool(m: int, s: int, radix_off: bool, ove
     ours = {b.name: (tuple(b.shape), b.dtype, b.fill.kind.value)
             for b in plan.components["target"].buffers if b.name in TRACK}
     assert ours == theirs, argv
+
+
+@pytest.mark.parametrize("track", [2, 3, 4, 8])
+def test_track_interval_below_draft_tokens_refused_by_both(track: int) -> None:
+    """mamba_hook.py:133: with the extra buffer, the track interval must cover the draft
+    tokens (NEXTN, 4 draft tokens on the Qwen3-Next-shaped model)."""
+    argv = ("--speculative-algorithm", "NEXTN", "--speculative-num-steps", "3",
+            "--speculative-eagle-topk", "1", "--speculative-num-draft-tokens", "4",
+            "--max-running-requests", "64", "--mamba-track-interval", str(track))
+    sglang_refuses = not isinstance(mo.resolve(argv), so.Resolved)
+    try:
+        graphfit_plan(argv, 80, mo.model_dir())
+        graphfit_refuses = False
+    except ConfigError:
+        graphfit_refuses = True
+    assert sglang_refuses == graphfit_refuses == (track < 4)

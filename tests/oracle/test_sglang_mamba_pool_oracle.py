@@ -46,8 +46,10 @@ def skip_lock(on: bool) -> Iterator[None]:
 LINES = st.fixed_dictionaries({
     "M": st.none() | st.integers(1, 6000), "S": st.none() | st.integers(1, 5000),
     "radix_off": st.booleans(), "strategy": st.sampled_from(STRATEGIES),
-    "overlap": st.booleans(), "page": st.sampled_from((1, 16, 64)),
+    "overlap": st.booleans(), "page": st.sampled_from((1, 16, 64, 48)),
     "dp": st.sampled_from((1, 2, 4)), "skip": st.booleans(),
+    "backend": st.sampled_from(("triton", "triton", "flashinfer", "cutedsl")),
+    "track": st.sampled_from((256, 256, 100, 48, 32)),
     "capacity": st.sampled_from((2, 700, 40_000, 500_000, 3_000_000)) | st.integers(2, 10**6)})
 
 
@@ -65,6 +67,10 @@ def argv_of(p: dict) -> tuple[str, ...]:
         argv += ("--disable-overlap-schedule",)
     if p["page"] > 1:
         argv += ("--page-size", str(p["page"]))
+    if p.get("backend", "triton") != "triton":
+        argv += ("--linear-attn-backend", p["backend"])
+    if p.get("track", 256) != 256:
+        argv += ("--mamba-track-interval", str(p["track"]))
     return argv
 
 
@@ -72,7 +78,9 @@ def graphfit_pool(p: dict) -> int:
     """graphfit's pool; ConfigError when it refuses the line."""
     cache = MambaCache(mo.ARCHITECTURE, max_mamba_cache_size=p["M"],
                        disable_radix_cache=p["radix_off"], strategy=p["strategy"],
-                       overlap=p["overlap"], page_size=p["page"], skip_decode_lock=p["skip"])
+                       overlap=p["overlap"], page_size=p["page"], skip_decode_lock=p["skip"],
+                       linear_attn_backend=p.get("backend", "triton"),
+                       track_interval=p.get("track", 256))
     kv = kv_request_pool(p["capacity"], mo.CONTEXT, p["S"], p["dp"])
     return mamba_request_pool(kv, cache, p["dp"], p["S"])
 
@@ -113,6 +121,10 @@ def _line(**kw: object) -> dict:
 @example(_line(M=1000, strategy="extra_buffer_lazy", skip=True))  # 2 + 1
 @example(_line(M=1000, overlap=False, strategy="no_buffer", skip=True))  # 2 + 1
 @example(_line(M=999, radix_off=True, dp=2, S=3000))  # 1 slot, per DP group
+@example(_line(M=100, backend="flashinfer", overlap=False))  # no extra buffer off triton: 3
+@example(_line(M=100, strategy="extra_buffer", backend="cutedsl"))  # refused by both
+@example(_line(M=100, page=64, track=100))  # track interval not a page multiple: both refuse
+@example(_line(M=100, page=16, track=48))  # 48 = 3 pages: served
 @given(LINES)
 def test_mamba_pool_equals_sglang(p: dict) -> None:
     assert agree(p) is not False, (argv_of(p), p, sglang_pool(p))
@@ -125,3 +137,17 @@ def test_state_cache_too_small_refused_by_both() -> None:
     assert isinstance(theirs, str) and "too small" in theirs
     with pytest.raises(ConfigError, match="holds no request"):
         graphfit_pool(p)
+
+
+def test_paged_lines_compare_under_the_cpu_stubs() -> None:
+    """The page/chunk rule runs SGLang's own FLA chunk size (CHUNK_SIZE 64,
+    kernels/ops/attention/fla/chunk_delta_h.py:23, imported by overrides.py:1907-1917): the
+    stubbed fla.utils (tests/oracle/sglang_stubs.py) lets it import, so paged extra-buffer
+    lines are compared, not refused by a stub (the gap the first mamba-pool oracle counted)."""
+    served = sglang_pool(_line(M=600, page=64))
+    assert served == graphfit_pool(_line(M=600, page=64)) == 600 // 5
+    # 96 tokens track 2 pages of 48 (mamba_hook.py:135 holds), 48 and 64 do not divide
+    refused = sglang_pool(_line(M=600, page=48, track=96))
+    assert isinstance(refused, str) and "chunk_size=64" in refused, refused
+    with pytest.raises(ConfigError, match="chunk size 64"):
+        graphfit_pool(_line(M=600, page=48, track=96))

@@ -91,6 +91,16 @@ VALID: dict[str, st.SearchStrategy[Any]] = {
                                                    "extra_buffer_lazy", " Extra_Buffer "]),
     "disable_overlap_schedule": st.booleans(),
     "page_size": st.integers(1, 256),
+    "mamba_state_shape": st.none() | st.lists(st.integers(1, 4096), min_size=6, max_size=6)
+    .map(lambda v: [*v, 4]),
+    "mamba_ssm_dtype": st.sampled_from([None, "float32", "bfloat16", " Float16 "]),
+    "mamba_full_memory_ratio": st.none() | st.floats(0.01, 10),
+    "weights_gb": st.none() | st.floats(0, 200),
+    "preload_avail_gb": st.none() | st.floats(0.5, 200),
+    "mamba_memory_slots": st.none() | st.integers(1, 10**6),
+    "linear_attn_backend": st.sampled_from(["triton", "flashinfer", " Helion ", "cutedsl"]),
+    "mamba_track_interval": st.integers(1, 4096),
+    "mamba_chunk_size": st.none() | st.sampled_from([64, 128, 256]),
 }
 INVALID: dict[str, st.SearchStrategy[Any]] = {
     "runner": st.sampled_from(["v3", "", 2, True, 1.5]),
@@ -146,6 +156,16 @@ INVALID: dict[str, st.SearchStrategy[Any]] = {
     "mamba_radix_cache_strategy": st.sampled_from(["lazy", "", None, 1, True]),
     "disable_overlap_schedule": st.sampled_from([None, "true", 0]),
     "page_size": st.integers(-3, 0) | st.sampled_from([True, None, "16"]),
+    "mamba_state_shape": st.sampled_from(["4", [1, 2, 3], [0, 1, 1, 1, 1, 1, 4],
+                                          [1, 1, 1, 1, 1, 1, 1], [1, 1, 1, 1, 1, True, 4]]),
+    "mamba_ssm_dtype": st.sampled_from(["fp8", "", 1, True]),
+    "mamba_full_memory_ratio": st.sampled_from([0, -0.5, True, "0.9", float("nan")]),
+    "weights_gb": st.sampled_from([-1, True, "10", float("inf"), float("nan")]),
+    "preload_avail_gb": st.sampled_from([0, -1, True, "80", float("nan")]),
+    "mamba_memory_slots": st.sampled_from([0, -1, True, "100", 1.5]),
+    "linear_attn_backend": st.sampled_from(["cuda", "", None, 1, True]),
+    "mamba_track_interval": st.integers(-3, 0) | st.sampled_from([True, None, "256"]),
+    "mamba_chunk_size": st.sampled_from([0, -1, True, "64", 1.5]),
 }
 
 
@@ -389,6 +409,11 @@ def test_the_plan_3_document_writes_the_options_object() -> None:
         "sm90": None, "vision_layers": None, "vision_hidden_size": None,
         "max_mamba_cache_size": None, "disable_radix_cache": False,
         "mamba_radix_cache_strategy": "auto", "disable_overlap_schedule": False,
-        "page_size": 1, "moe_a2a_backend": "none", "dspark_samples_anchor": True}
+        "page_size": 1, "moe_a2a_backend": "none", "dspark_samples_anchor": True,
+        "mamba_state_shape": None,
+        "mamba_ssm_dtype": None, "mamba_full_memory_ratio": None, "weights_gb": None,
+        "preload_avail_gb": None, "mamba_memory_slots": None,
+        "linear_attn_backend": "triton", "mamba_track_interval": 256,
+        "mamba_chunk_size": None}
     assert not set(config) & set(LEGACY_KEYWORDS)
     assert EngineConfig.from_dict(config).tp_size == 2

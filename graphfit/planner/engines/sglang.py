@@ -52,9 +52,14 @@ from graphfit.planner.engines.sglang_dflash import RUNNER as DFLASH_RUNNER
 from graphfit.planner.engines.sglang_dflash import dflash, resolve_dflash, sampler_buffers
 from graphfit.planner.engines.sglang_dspark import dspark, dspark_runner, resolve_dspark
 from graphfit.planner.engines.sglang_mamba_buffers import mamba_track_buffers
+from graphfit.planner.engines.sglang_mamba_memory import resolve_memory_slots
 from graphfit.planner.engines.sglang_memory import default_decode_max_bs
 from graphfit.planner.engines.sglang_options import SglangOptions
-from graphfit.planner.engines.sglang_pool import kv_request_pool, request_pool
+from graphfit.planner.engines.sglang_pool import (
+    kv_request_pool,
+    mamba_memory_shown,
+    request_pool,
+)
 from graphfit.planner.engines.sglang_prefill_plan import prefill_component, prefill_graphs
 from graphfit.planner.engines.sglang_reserve import (
     RESERVE_UNFIT,
@@ -572,6 +577,10 @@ class SglangModel:
             fraction = default_fraction(config)
             if fraction is not None and fraction > 0:  # not positive: a warning (ladders)
                 changes["mem_fraction_static"] = fraction
+        static = changes.get("mem_fraction_static", config.mem_fraction_static)
+        # a hybrid mamba model's state cache sized from memory (sglang_mamba_memory)
+        changes.update(resolve_memory_slots(
+            config, static if isinstance(static, float) else None))
         kept_on = config.speculative_adaptive and adaptive.fallback_reason(config) is None
         if config.speculative_adaptive and not kept_on:
             # SGLang turns it off and runs the static parameters (_maybe_disable_adaptive,
@@ -635,6 +644,8 @@ class SglangModel:
         elif (config.mem_fraction_static is None and config.gpu_memory_gb is not None
               and vlm_adjusted(config)):
             shown = [*shown, ("mem_fraction_static", VLM_NOTE)]
+        mamba = mamba_memory_shown(config)  # a hybrid mamba model's state cache
+        shown = shown if mamba is None else [*shown, mamba]
         return EngineLadders(declared, Ladder(captured, tuple(warnings)),
                              inputs=_ladder_inputs(config, shown, declared.sizes))
 

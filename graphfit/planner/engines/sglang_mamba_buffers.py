@@ -19,7 +19,8 @@ from graphfit.planner.engines.sglang_pool import mamba_cache
 
 def mamba_track_enabled(config: EngineSettings) -> bool:
     """`enable_mamba_extra_buffer` (model_override_base.py:260-265) with no speculation."""
-    if config.spec_method is not SpecMethod.NONE or not is_hybrid_mamba(config.architecture):
+    if config.spec_method is not SpecMethod.NONE or not is_hybrid_mamba(
+            config.architecture, config.mamba_state_shape):
         return False
     cache = mamba_cache(config)
     return (not cache.disable_radix_cache

@@ -11,8 +11,9 @@ attention-DP group is
 * else with `--disable-radix-cache` and `--max-running-requests S`: max(1, S // attn_dp)
   (:3325-3335), with ratio 1, so it never binds below S // attn_dp;
 * else a share of the GPU memory left after the weights (:3344-3384,
-  `--mamba-full-memory-ratio`, state bytes from `--mamba-ssm-dtype`): graphfit does not
-  know that memory, so it leaves this cap out (as it leaves out the profiled KV capacity).
+  `--mamba-full-memory-ratio`, state bytes from `--mamba-ssm-dtype`): restated by
+  graphfit.planner.engines.sglang_mamba_memory when graphfit is given the weights' size and
+  the GPU's memory (`memory_slots`), else left out (as the profiled KV capacity is).
 
 The ratio: 1 without the radix cache; else 3 (MAMBA_CACHE_SIZE_MAX_RUNNING_REQUESTS_RATIO,
 :227), minus 1 under SGLANG_OPT_MAMBA_SKIP_DECODE_LOCK (:228, :3066-3069), plus the
@@ -63,9 +64,18 @@ SKIP_LOCK_DROP = 1  # :228
 SKIP_LOCK_NO_BUFFER_ADD = 1  # :229
 
 
-def is_hybrid_mamba(architecture: str | None) -> bool:
+GRANITE = "GraniteMoeHybridForCausalLM"
+
+
+def is_hybrid_mamba(architecture: str | None,
+                    mamba_state_shape: tuple[int, ...] | None = None) -> bool:
     """Whether SGLang resolves the hybrid-mamba radix cache settings for this architecture
-    (overrides.py:461-471): the models whose pool the state cache caps."""
+    (overrides.py:461-471): the models whose pool the state cache caps. GraniteMoeHybrid
+    only with a mamba layer (overrides.py:461-466, configs/hybrid_arch.py:99-105), which
+    graphfit knows from the model directory's `layer_types` (its state shape is read then,
+    graphfit.inputs.mamba_state)."""
+    if architecture == GRANITE:
+        return mamba_state_shape is not None
     return architecture in MAMBA_RADIX_CACHE_ARCHS
 
 
@@ -76,7 +86,10 @@ class MambaCache:
     strategy: `--mamba-radix-cache-strategy` (auto by default); overlap: the overlap schedule
     wanted (not `--disable-overlap-schedule`); page_size: `--page-size`; linear_attn_backend:
     `--linear-attn-backend` (triton by default, exec_.py:542-548); skip_decode_lock: the
-    SGLANG_OPT_MAMBA_SKIP_DECODE_LOCK environment switch (environ.py:1637).
+    SGLANG_OPT_MAMBA_SKIP_DECODE_LOCK environment switch (environ.py:1637); track_interval:
+    `--mamba-track-interval` (256, fields/exec_.py:530-533); draft_tokens: the speculative
+    draft tokens per request (None without speculation); chunk_size: the model's
+    `mamba_chunk_size`, else FLA's CHUNK_SIZE 64 (overrides.py:1907-1917).
     """
 
     architecture: str
@@ -87,6 +100,10 @@ class MambaCache:
     page_size: int = 1
     linear_attn_backend: str = "triton"
     skip_decode_lock: bool = False
+    memory_slots: int | None = None  # the size SGLang computes from memory, when restated
+    track_interval: int = 256
+    draft_tokens: int | None = None
+    chunk_size: int = 64
 
     def __post_init__(self) -> None:
         m = self.max_mamba_cache_size
@@ -109,6 +126,31 @@ class MambaCache:
             if self.strategy == "extra_buffer_lazy" and not self.overlap:
                 raise ConfigError("--mamba-radix-cache-strategy extra_buffer_lazy needs the "
                                   "overlap schedule (SGLang kv_cache_configurator.py:3073)")
+            if self.resolved()[0] in ("extra_buffer", "extra_buffer_lazy"):
+                self._check_extra_buffer()
+
+    def _check_extra_buffer(self) -> None:
+        """`validate_mamba_extra_buffer`'s checks graphfit can see (arg_groups/mamba_hook.py:
+        115-140, overrides.py:1918-1921), SGLang's AssertionErrors as ConfigErrors."""
+        for name in ("track_interval", "chunk_size"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+                raise ConfigError(f"mamba {name}: must be a positive integer, got {value!r}")
+        if not self.supports_extra_buffer():
+            raise ConfigError(
+                f"--mamba-radix-cache-strategy {self.strategy}: {self.architecture} with "
+                f"--linear-attn-backend {self.linear_attn_backend} has no extra buffer (SGLang "
+                f"mamba_hook.py:117, overrides.py:438-450); use no_buffer")
+        if self.draft_tokens is not None and self.track_interval < self.draft_tokens:
+            raise ConfigError(f"--mamba-track-interval {self.track_interval} is below the "
+                              f"{self.draft_tokens} draft tokens (SGLang mamba_hook.py:133)")
+        if self.track_interval % self.page_size:
+            raise ConfigError(f"--mamba-track-interval {self.track_interval} is not a multiple "
+                              f"of --page-size {self.page_size} (SGLang mamba_hook.py:135)")
+        low, high = sorted((self.chunk_size, self.page_size))
+        if high % low:
+            raise ConfigError(f"--page-size {self.page_size} and the mamba chunk size "
+                              f"{self.chunk_size} do not divide (SGLang overrides.py:1919)")
 
     def resolved(self) -> tuple[str, bool]:
         """(strategy, overlap) after SGLang's `_mamba_radix_cache_resolution`
@@ -139,9 +181,11 @@ class MambaCache:
 
     def state_slots(self, attn_dp_size: int, max_running_requests: int | None) -> int | None:
         """The state cache's slots per attention-DP group when the server arguments fix it
-        (kv_cache_configurator.py:3302-3335); None when SGLang sizes it from GPU memory."""
+        (kv_cache_configurator.py:3302-3335), else `memory_slots` (None: not known)."""
         if self.max_mamba_cache_size is not None:
             return self.max_mamba_cache_size // attn_dp_size
+        if self.memory_slots is not None:  # set only where SGLang takes the memory branch
+            return self.memory_slots  # per rank already (kv_cache_configurator.py:3387-3394)
         if self.disable_radix_cache and max_running_requests is not None:
             return max(1, max_running_requests // attn_dp_size)
         return None

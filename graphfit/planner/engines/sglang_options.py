@@ -16,6 +16,9 @@ PREFILL_BACKENDS = ("breakable", "full", "disabled")  # SGLang cuda_graph_config
 DISAGGREGATION_MODES = ("null", "prefill", "decode")  # SGLang --disaggregation-mode
 # --mamba-radix-cache-strategy (arg_groups/fields/exec_.py:512-519)
 MAMBA_STRATEGIES = ("auto", "no_buffer", "extra_buffer", "extra_buffer_lazy")
+# --linear-attn-backend (arg_groups/choices.py:194-203, fields/exec_.py:542-548)
+LINEAR_ATTN_BACKENDS = ("triton", "cutedsl", "flashinfer", "flashkda", "nvidia_kda", "ptx_kda",
+                        "helion", "intel_xpu")
 
 
 @dataclass(frozen=True)
@@ -85,6 +88,20 @@ class SglangOptions(EngineOptions):
         (exec_.py:512-519), disable_overlap_schedule, page_size: the flags that decide the
         state slots one request holds (kv_cache_configurator.py:3062-3088,
         arg_groups/overrides.py:453-486). Read only for hybrid mamba architectures.
+    mamba_state_shape: a hybrid mamba / linear-attention model's state shape read from its
+        config.json (graphfit.planner.engines.sglang_mamba_memory.SHAPE_FIELDS: layers,
+        intermediate_size, n_groups, num_heads, head_dim, state_size, conv_kernel, as
+        `Mamba2StateShape.create` reads them, configs/mamba_utils.py:194-241). None: not
+        known. mamba_ssm_dtype: `--mamba-ssm-dtype` (arg_groups/fields/exec_.py:490-496) or
+        the config's `mamba_ssm_dtype` (mamba_utils.py:47-103); None: float32.
+        mamba_full_memory_ratio: `--mamba-full-memory-ratio` (fields/schedule.py:220-227);
+        None: 0.9. weights_gb: graphfit's input, the GiB one rank's loaded weights take (the
+        "mem usage" SGLang logs at "Load weight end", model_runner.py:1365-1378);
+        preload_avail_gb: the free GiB SGLang measures before loading them
+        (distributed/bootstrap.py:207-212; None: gpu_memory_gb is assumed). With them the
+        state cache SGLang sizes from memory caps the request pool
+        (graphfit.planner.engines.sglang_mamba_memory). mamba_memory_slots: that state cache
+        size, filled in by the model where graphfit restates it (like mem_fraction_static).
     moe_a2a_backend: `--moe-a2a-backend` (arg_groups/fields/exec_.py:836-868), for a MoE
         model: any backend but "none" gathers the attention input, so the captured batch
         sizes are multiples of the attention-TP width (utils/common.py:4133-4180;
@@ -128,6 +145,15 @@ class SglangOptions(EngineOptions):
     page_size: int = 1
     moe_a2a_backend: str = "none"
     dspark_samples_anchor: bool = True
+    mamba_state_shape: tuple[int, ...] | None = None
+    mamba_ssm_dtype: str | None = None
+    mamba_full_memory_ratio: float | None = None
+    weights_gb: float | None = None
+    preload_avail_gb: float | None = None
+    mamba_memory_slots: int | None = None
+    linear_attn_backend: str = "triton"
+    mamba_track_interval: int = 256
+    mamba_chunk_size: int | None = None
 
     def __post_init__(self) -> None:
         gb = self.gpu_memory_gb
@@ -182,6 +208,15 @@ class SglangOptions(EngineOptions):
             raise ConfigError(f"mamba_radix_cache_strategy: {excerpt(strategy)} is not one of "
                               f"{', '.join(MAMBA_STRATEGIES)}")
         set_(self, "mamba_radix_cache_strategy", strategy.strip().lower())
+        _mamba_memory_inputs(self)
+        _optional_int("mamba_memory_slots", self.mamba_memory_slots, 1)
+        backend = self.linear_attn_backend
+        if not isinstance(backend, str) or backend.strip().lower() not in LINEAR_ATTN_BACKENDS:
+            raise ConfigError(f"linear_attn_backend: {excerpt(backend)} is not one of "
+                              f"{', '.join(LINEAR_ATTN_BACKENDS)}")
+        set_(self, "linear_attn_backend", backend.strip().lower())
+        positive_int("mamba_track_interval", self.mamba_track_interval)
+        _optional_int("mamba_chunk_size", self.mamba_chunk_size, 1)
         fraction = self.mem_fraction_static
         if fraction is not None:
             if (isinstance(fraction, bool) or not isinstance(fraction, (int, float))
@@ -189,6 +224,43 @@ class SglangOptions(EngineOptions):
                 raise ConfigError(f"mem_fraction_static: must be a number in (0, 1), got "
                                   f"{excerpt(fraction)}")
             set_(self, "mem_fraction_static", float(fraction))
+
+
+def _mamba_memory_inputs(options: SglangOptions) -> None:
+    """Validate the inputs of the state cache sized from memory (sglang_mamba_memory)."""
+    from graphfit.planner.engines.sglang_mamba_memory import (
+        SHAPE_FIELDS,
+        SSM_DTYPE_BYTES,
+        MambaStateShape,
+    )
+
+    set_ = object.__setattr__
+    shape = options.mamba_state_shape
+    if shape is not None:
+        if isinstance(shape, (str, bytes)) or not isinstance(shape, (tuple, list)):
+            raise ConfigError(f"mamba_state_shape: expected {len(SHAPE_FIELDS)} integers, "
+                              f"got {excerpt(shape)}")
+        for value in shape:
+            _optional_int("mamba_state_shape", value, 1)
+        MambaStateShape.of(tuple(shape))
+        set_(options, "mamba_state_shape", tuple(shape))
+    dtype = options.mamba_ssm_dtype
+    if dtype is not None:
+        if not isinstance(dtype, str) or dtype.strip().lower() not in SSM_DTYPE_BYTES:
+            raise ConfigError(f"mamba_ssm_dtype: {excerpt(dtype)} is not one of "
+                              f"{', '.join(SSM_DTYPE_BYTES)}")
+        set_(options, "mamba_ssm_dtype", dtype.strip().lower())
+    for name in ("mamba_full_memory_ratio", "weights_gb", "preload_avail_gb"):
+        value = getattr(options, name)
+        if value is None:
+            continue
+        zero_ok = name == "weights_gb"
+        number = not isinstance(value, bool) and isinstance(value, (int, float))
+        low_ok = number and (float(value) >= 0 if zero_ok else float(value) > 0)
+        if not low_ok or not float(value) < float("inf"):
+            raise ConfigError(f"{name}: must be a finite number {'>= 0' if zero_ok else '> 0'}"
+                              f", got {excerpt(value)}")
+        set_(options, name, float(value))
 
 
 def _optional_int(name: str, value: object, minimum: int) -> None:

@@ -52,13 +52,14 @@ def request_pool(config: EngineSettings) -> int:
     pool's bound too (`kv_request_pool`: SGLang caps its token capacity at max_total_tokens,
     kv_cache_configurator.py:3096-3105; a GPU too small to hold that many tokens would bind
     tighter, which graphfit cannot know). A hybrid mamba model's state cache caps it again
-    when its size is fixed by the flags (sglang_mamba_pool, kv_cache_configurator.py:3134)."""
+    when its size is fixed by the flags or graphfit restates its size from memory
+    (sglang_mamba_pool, sglang_mamba_memory, kv_cache_configurator.py:3134)."""
     if config.max_total_tokens is None:
         pool = max(1, config.max_num_seqs // config.attn_dp_size)
     else:
         pool = kv_request_pool(config.max_total_tokens, config.max_model_len,
                                config.max_num_seqs, config.attn_dp_size)
-    if not is_hybrid_mamba(config.architecture):
+    if not is_hybrid_mamba(config.architecture, config.mamba_state_shape):
         return pool
     return mamba_request_pool(pool, mamba_cache(config), config.attn_dp_size,
                               config.max_num_seqs)
@@ -71,4 +72,25 @@ def mamba_cache(config: EngineSettings) -> MambaCache:
                       disable_radix_cache=config.disable_radix_cache,
                       strategy=config.mamba_radix_cache_strategy,
                       overlap=not config.disable_overlap_schedule,
-                      page_size=config.page_size)
+                      page_size=config.page_size,
+                      linear_attn_backend=config.linear_attn_backend,
+                      track_interval=config.mamba_track_interval,
+                      chunk_size=config.mamba_chunk_size or 64,  # FLA's CHUNK_SIZE
+                      draft_tokens=(config.speculative_num_draft_tokens
+                                    if config.has_drafter else None),
+                      memory_slots=config.mamba_memory_slots)
+
+
+def mamba_memory_shown(config: EngineSettings) -> tuple[str, str] | None:
+    """The plan's line on a hybrid mamba model's state cache sized from memory
+    (sglang_mamba_memory.memory_line); None for other models or a size the flags fix."""
+    from graphfit.planner.engines.sglang_mamba_memory import memory_line
+
+    if not is_hybrid_mamba(config.architecture, config.mamba_state_shape):
+        return None
+    line = memory_line(config)
+    if line is None:
+        return None
+    if config.mamba_memory_slots is not None:  # what it caps (per attention-DP group)
+        line += f"; request pool {request_pool(config)}"
+    return ("max_mamba_cache_size", line)

@@ -1,0 +1,133 @@
+"""A hybrid linear-attention model's state shape from its config.json: what SGLang's
+`mamba2_cache_params` reads to price one request's conv and SSM states
+(graphfit.planner.engines.sglang_mamba_memory).
+
+Read for GraniteMoeHybrid (`granite_shape`) and the Qwen3-Next-style gated-delta-net models
+(SGLang's `Qwen3NextConfig` and the Qwen3.5 text config deriving from it,
+configs/qwen3_next.py:259-310, configs/qwen3_5.py:15-34; a Qwen3.5 model's text part under
+`text_config`): the linear layers are those with
+(l + 1) % full_attention_interval != 0 (qwen3_next.py:259-277), the shape
+`Mamba2StateShape.create(intermediate = linear_value_head_dim x linear_num_value_heads,
+n_groups = linear_num_key_heads, num_heads = linear_num_value_heads, head_dim =
+linear_value_head_dim, state_size = linear_key_head_dim, conv_kernel =
+linear_conv_kernel_dim)` (qwen3_next.py:287-310). Every key must be stated in the file:
+SGLang's class defaults are not restated, so a file that leaves one out gives no shape (the
+plan then says the state cache is not sized from memory). The config's `mamba_ssm_dtype`
+(text_config's first, configs/mamba_utils.py:75-85) is read too; a value SGLang does not know
+it ignores with a warning (:88-92), so does graphfit.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from graphfit.inputs.reading import load_json
+from graphfit.inputs.settings import FILE, Setting
+
+GDN_ARCHITECTURES = frozenset({
+    "Qwen3NextForCausalLM", "Qwen3_5ForCausalLM", "Qwen3_5MoeForCausalLM",
+    "Qwen3_5ForConditionalGeneration", "Qwen3_5MoeForConditionalGeneration"})
+GDN_KEYS = ("num_hidden_layers", "full_attention_interval", "linear_conv_kernel_dim",
+            "linear_key_head_dim", "linear_value_head_dim", "linear_num_key_heads",
+            "linear_num_value_heads")
+SSM_DTYPES = ("float32", "bfloat16", "float16")  # configs/mamba_utils.py:60-64
+GRANITE = "GraniteMoeHybridForCausalLM"
+GRANITE_KEYS = ("hidden_size", "mamba_expand", "mamba_n_groups", "mamba_n_heads",
+                "mamba_d_head", "mamba_d_state", "mamba_d_conv")
+# transformers >= 5.15 spells them linear_attention / full_attention
+# (configs/granitemoehybrid.py:25-32)
+GRANITE_MAMBA = ("mamba", "linear_attention")
+GRANITE_ATTENTION = ("attention", "full_attention")
+GRANITE_CHUNK = 256  # GraniteMoeHybridConfig's default mamba_chunk_size (granitemoehybrid.py:166)
+
+
+def _plain(data: dict[str, Any], key: str) -> int | None:
+    value = data.get(key)
+    return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 \
+        else None
+
+
+def gdn_shape(data: dict[str, Any]) -> tuple[int, ...] | None:
+    """(layers, intermediate_size, n_groups, num_heads, head_dim, state_size, conv_kernel)
+    of a Qwen3-Next-style config (the module docstring), None when a key is missing."""
+    text = data.get("text_config")
+    source = text if isinstance(text, dict) else data
+    values = [_plain(source, key) for key in GDN_KEYS]
+    if any(v is None for v in values):
+        return None
+    layers, interval, kernel, k_dim, v_dim, k_heads, v_heads = (int(v or 0) for v in values)
+    linear = sum(1 for layer in range(layers) if (layer + 1) % interval != 0)
+    if linear == 0 or kernel < 2:
+        return None
+    return (linear, v_dim * v_heads, k_heads, v_heads, v_dim, k_dim, kernel)
+
+
+def granite_shape(data: dict[str, Any]) -> tuple[int, ...] | None:
+    """A GraniteMoeHybrid config's state (configs/granitemoehybrid.py:180-250, 297-310):
+    its mamba layers from `layer_types` (stated in the file, one per layer), intermediate =
+    mamba_expand x hidden_size, n_groups = mamba_n_groups, num_heads = mamba_n_heads,
+    head_dim = mamba_d_head, state_size = mamba_d_state, conv_kernel = mamba_d_conv. None
+    when a key is missing, the types are not SGLang's, or there is no mamba layer (SGLang
+    then treats the model as plain attention, configs/hybrid_arch.py:99-105,
+    arg_groups/overrides.py:461-466)."""
+    types = data.get("layer_types")
+    layers = _plain(data, "num_hidden_layers")
+    if not isinstance(types, list) or layers is None or len(types) != layers \
+            or any(t not in GRANITE_MAMBA + GRANITE_ATTENTION for t in types):
+        return None
+    mamba = sum(1 for t in types if t in GRANITE_MAMBA)
+    values = [_plain(data, key) for key in GRANITE_KEYS]
+    if mamba == 0 or any(v is None for v in values):
+        return None
+    hidden, expand, groups, heads, head_dim, state, kernel = (int(v or 0) for v in values)
+    if kernel < 2:
+        return None
+    return (mamba, expand * hidden, groups, heads, head_dim, state, kernel)
+
+
+def ssm_dtype(data: dict[str, Any]) -> str | None:
+    """The config's mamba_ssm_dtype where SGLang takes it (mamba_utils.py:75-92)."""
+    text = data.get("text_config")
+    value = (text.get("mamba_ssm_dtype") if isinstance(text, dict)
+             and "mamba_ssm_dtype" in text else data.get("mamba_ssm_dtype"))
+    return value if value in SSM_DTYPES else None
+
+
+def mamba_state_settings(model: str) -> list[Setting]:
+    """Weak settings for SglangOptions.mamba_state_shape / mamba_ssm_dtype from a local
+    model's config.json, none for other models, a hub id or a file that does not say."""
+    from graphfit.inputs.model_config import config_path
+
+    path = config_path(model)
+    if path is None:
+        return []
+    data = load_json(path, "model config")
+    if not isinstance(data, dict):
+        return []
+    architectures = data.get("architectures")
+    architecture = (architectures[0] if isinstance(architectures, list) and architectures
+                    else None)
+    chunk = _plain(data, "mamba_chunk_size")  # read off the top-level config
+    if architecture == GRANITE:
+        # its cache params take the state dtype from the environment only (no config
+        # argument: mamba_utils.py:111-112, granitemoehybrid.py:310)
+        shape = granite_shape(data)
+        return [] if shape is None else [
+            Setting("mamba_state_shape", shape, f"{path}: mamba layers", FILE, weak=True),
+            Setting("mamba_chunk_size", chunk or GRANITE_CHUNK, f"{path}: mamba_chunk_size",
+                    FILE, weak=True)]
+    if architecture not in GDN_ARCHITECTURES:
+        return []
+    shape = gdn_shape(data)
+    if shape is None:
+        return []
+    where = f"{path}: linear-attention state"
+    out = [Setting("mamba_state_shape", shape, where, FILE, weak=True)]
+    if chunk is not None:  # (overrides.py:1916-1917)
+        out.append(Setting("mamba_chunk_size", chunk, f"{path}: mamba_chunk_size", FILE,
+                           weak=True))
+    dtype = ssm_dtype(data)
+    if dtype is not None:
+        out.append(Setting("mamba_ssm_dtype", dtype, f"{path}: mamba_ssm_dtype", FILE,
+                           weak=True))
+    return out

@@ -1,0 +1,240 @@
+"""SGLang 0.5.23's mamba state cache sized from GPU memory: how many state slots a hybrid
+mamba / linear-attention model gets when neither `--max-mamba-cache-size` nor
+`--disable-radix-cache` with `--max-running-requests` fixes it.
+
+SGLang measures, per rank, the free GPU memory before the weights load
+(`pre_model_load_memory`, distributed/bootstrap.py:207-212, logged as "Load weight begin.
+avail mem=", model_executor/model_runner.py:1274) and after (`get_available_gpu_memory` in
+`_profile_available_bytes`, mem_cache/kv_cache_configurator.py:2990-3038; the difference is
+the "mem usage" of "Load weight end", model_runner.py:1365-1378). Then, in GiB,
+
+    rest = available - pre_model_load_memory x (1 - mem_fraction_static)       (:3007, :3037)
+    budget = rest x r / (1 + r),  r = --mamba-full-memory-ratio (0.9,
+             arg_groups/fields/schedule.py:220-227)                              (:3362-3366)
+    max_mamba_cache_size = int((budget x 2^30 - per_req) // per_req)            (:3387-3394)
+
+with per_req the bytes one request's conv and SSM states take on this rank across every
+linear-attention layer (`mamba_cache_per_req`, configs/mamba_utils.py:116-126): the conv
+state (conv_dim / tp, conv_kernel - 1) in SGLANG_MAMBA_CONV_DTYPE (bfloat16,
+environ.py:1628, mamba_utils.py:64) and the SSM state (num_heads / tp, head_dim, state_size)
+in the `--mamba-ssm-dtype` (which sets SGLANG_MAMBA_SSM_DTYPE, arg_groups/serving_hook.py:
+439-440), else the config's `mamba_ssm_dtype`, else float32 (mamba_utils.py:47-103). The
+shape is `Mamba2StateShape.create` (mamba_utils.py:194-241): n_groups widened to tp when
+tp does not divide it (:29-38), conv_dim = intermediate + 2 x n_groups x state_size, tp the
+linear-attention TP width (the attention-TP width, runtime_context.py:477-486). A size <= 0
+is SGLang's RuntimeError (:3386-3399), graphfit's ConfigError.
+
+graphfit cannot measure memory: the weights' size is an explicit input (`weights_gb`, the
+"mem usage" SGLang logs) and the free memory before loading is `preload_avail_gb`, or the
+GPU's whole memory (`gpu_memory_gb`) when not given -- an assumption the plan shows (the
+CUDA context and NCCL buffers take some of it before SGLang measures).
+
+Not restated (the cap is then left out, as before, and the plan says so): speculative
+decoding (the joint solve with the intermediate SSM states, :3337-3360, and ReplaySSM),
+pipeline parallelism (the per-stage layer share, :3229-3250), attention context parallelism
+(the CP-TP group sharing decides the width), multimodal models (the post-sizing multimodal
+reservation, :202-219, :3035-3037) and SGLANG_ENABLE_POST_CAPTURE_KV_SIZING (environ.py:640,
+off by default).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from graphfit.planner.core.errors import ConfigError
+from graphfit.planner.core.settings import EngineSettings
+
+GIB = 1 << 30
+CONV_DTYPE_BYTES = 2  # SGLANG_MAMBA_CONV_DTYPE bfloat16 (environ.py:1628)
+SSM_DTYPE_BYTES = {"float32": 4, "bfloat16": 2, "float16": 2}  # mamba_utils.py:60-64
+DEFAULT_SSM_DTYPE = "float32"  # mamba_utils.py:69
+DEFAULT_FULL_MEMORY_RATIO = 0.9  # arg_groups/fields/schedule.py:220-227 (fallback)
+SHAPE_FIELDS = ("layers", "intermediate_size", "n_groups", "num_heads", "head_dim",
+                "state_size", "conv_kernel")
+
+
+def _positive_int(name: str, value: object) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        raise ConfigError(f"mamba state {name}: must be a positive integer, got {value!r}")
+    return value
+
+
+@dataclass(frozen=True)
+class MambaStateShape:
+    """The model's linear-attention state as `Mamba2StateShape.create` reads it
+    (configs/mamba_utils.py:194-241); `layers`: the linear-attention layer count
+    (`mamba2_cache_params.layers`). For Qwen3-Next-style GDN models
+    (configs/qwen3_next.py:287-310): intermediate = linear_value_head_dim x
+    linear_num_value_heads, n_groups = linear_num_key_heads, num_heads =
+    linear_num_value_heads, head_dim = linear_value_head_dim, state_size =
+    linear_key_head_dim, conv_kernel = linear_conv_kernel_dim."""
+
+    layers: int
+    intermediate_size: int
+    n_groups: int
+    num_heads: int
+    head_dim: int
+    state_size: int
+    conv_kernel: int
+
+    def __post_init__(self) -> None:
+        for name in SHAPE_FIELDS:
+            _positive_int(name, getattr(self, name))
+        if self.conv_kernel < 2:
+            raise ConfigError(f"mamba state conv_kernel: must be >= 2, got {self.conv_kernel}")
+
+    @classmethod
+    def of(cls, values: tuple[int, ...]) -> MambaStateShape:
+        """From SglangOptions.mamba_state_shape (the fields in SHAPE_FIELDS' order)."""
+        if len(values) != len(SHAPE_FIELDS):
+            raise ConfigError(f"mamba_state_shape: expected {len(SHAPE_FIELDS)} integers "
+                              f"({', '.join(SHAPE_FIELDS)}), got {len(values)}")
+        return cls(*values)
+
+    def bytes_per_request(self, tp: int, ssm_dtype: str) -> int:
+        """`mamba_cache_per_req` on one rank of linear-attention TP width `tp`
+        (mamba_utils.py:116-126, 194-241)."""
+        _positive_int("tp", tp)
+        if ssm_dtype not in SSM_DTYPE_BYTES:
+            raise ConfigError(f"mamba_ssm_dtype: {ssm_dtype!r} is not one of "
+                              f"{', '.join(SSM_DTYPE_BYTES)}")
+        groups = self.n_groups
+        if groups % tp:
+            groups += tp - groups  # extra_groups_for_head_shards (mamba_utils.py:29-38)
+        conv_dim = self.intermediate_size + 2 * groups * self.state_size
+        for what, total in (("conv dim", conv_dim), ("heads", self.num_heads)):
+            if total % tp:  # SGLang's divide() (distributed/utils.py:75-79)
+                raise ConfigError(f"mamba state {what} {total} is not divisible by the "
+                                  f"linear-attention TP width {tp} (SGLang mamba_utils.py:"
+                                  f"225, 230 asserts it)")
+        conv = conv_dim // tp * (self.conv_kernel - 1)
+        ssm = self.num_heads // tp * self.head_dim * self.state_size
+        return (conv * CONV_DTYPE_BYTES + ssm * SSM_DTYPE_BYTES[ssm_dtype]) * self.layers
+
+
+@dataclass(frozen=True)
+class MambaMemory:
+    """What `_profile_available_bytes` + `_handle_max_mamba_cache`'s memory branch read
+    (module docstring), all per rank: GiB before and after the weights, the static fraction,
+    --mamba-full-memory-ratio and the state bytes per request."""
+
+    preload_avail_gb: float
+    weights_gb: float
+    mem_fraction_static: float
+    full_memory_ratio: float
+    bytes_per_request: int
+
+    def __post_init__(self) -> None:
+        for name in ("preload_avail_gb", "weights_gb", "mem_fraction_static",
+                     "full_memory_ratio"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, (int, float)) \
+                    or not value >= 0 or value == float("inf"):
+                raise ConfigError(f"{name}: must be a finite number >= 0, got {value!r}")
+        _positive_int("bytes per request", self.bytes_per_request)
+
+    def rest_gb(self) -> float:
+        """`rest_memory` handed to `_handle_max_mamba_cache` (kv_cache_configurator.py:
+        3007, 3037), in SGLang's order of float operations."""
+        available = self.preload_avail_gb - self.weights_gb
+        slack = self.preload_avail_gb * (1 - self.mem_fraction_static)
+        return available - slack - 0.0  # no multimodal reservation (module docstring)
+
+    def cache_size(self) -> int:
+        """max_mamba_cache_size (kv_cache_configurator.py:3362-3394); ConfigError where
+        SGLang raises (:3386-3399)."""
+        ratio = self.full_memory_ratio
+        budget = self.rest_gb() * ratio / (1 + ratio)
+        per_slot = self.bytes_per_request
+        size = int((budget * GIB - per_slot) // per_slot)
+        if size <= 0:
+            raise ConfigError(
+                f"no GPU memory left for the mamba state cache: {self.rest_gb():.2f} GiB "
+                f"after weights and SGLang's reserve, {per_slot / (1 << 20):.2f} MiB a "
+                f"request (SGLang kv_cache_configurator.py:3386 refuses this)")
+        return size
+
+
+
+
+def _not_restated(config: EngineSettings, fraction: float | None = None) -> str | None:
+    """Why graphfit does not size this config's state cache from memory, or None."""
+    if config.has_drafter:
+        return "speculative decoding (its joint solve, kv_cache_configurator.py:3337-3360)"
+    if config.pp_size > 1:
+        return "pipeline parallelism (the per-stage layer share, :3229-3250)"
+    if config.attn_cp_size > 1:
+        return "attention context parallelism"
+    if config.multimodal:
+        return "a multimodal model (its post-sizing reservation, :202-219)"
+    missing = [what for what, value in (
+        ("--gpu-memory-gb", config.gpu_memory_gb), ("--weights-gb", config.weights_gb),
+        ("the model directory's linear-attention config", config.mamba_state_shape),
+        ("mem_fraction_static", fraction or config.mem_fraction_static)) if value is None]
+    if missing:
+        return f"needs {', '.join(missing)}"
+    return None
+
+
+def memory_of(config: EngineSettings, fraction: float | None = None) -> MambaMemory | None:
+    """The memory inputs of a config whose state cache SGLang sizes from memory, or None
+    when graphfit does not restate it (`memory_line` says why); `fraction`: its
+    mem_fraction_static when not yet in the config (resolution)."""
+    if _not_restated(config, fraction) is not None:
+        return None
+    shape = MambaStateShape.of(config.mamba_state_shape or ())
+    tp = config.tp_size // config.attn_dp_size // config.attn_cp_size  # runtime_context.py:73
+    gpu = config.gpu_memory_gb or 0.0
+    return MambaMemory(
+        preload_avail_gb=config.preload_avail_gb or gpu,
+        weights_gb=config.weights_gb or 0.0,
+        mem_fraction_static=fraction or config.mem_fraction_static or 0.0,
+        full_memory_ratio=(DEFAULT_FULL_MEMORY_RATIO if config.mamba_full_memory_ratio is None
+                           else config.mamba_full_memory_ratio),
+        bytes_per_request=shape.bytes_per_request(
+            max(tp, 1), config.mamba_ssm_dtype or DEFAULT_SSM_DTYPE))
+
+
+def resolve_memory_slots(config: EngineSettings, fraction: float | None) -> dict[str, object]:
+    """`SglangModel.resolve`'s change: the state cache size SGLang computes from memory,
+    for a config as given (`fraction`: its mem_fraction_static as resolved), where SGLang
+    takes that branch (neither --max-mamba-cache-size nor --disable-radix-cache with
+    --max-running-requests, kv_cache_configurator.py:3302-3335) and graphfit restates it."""
+    from graphfit.planner.engines.sglang_mamba_pool import is_hybrid_mamba
+
+    if (not is_hybrid_mamba(config.architecture, config.mamba_state_shape)
+            or config.mamba_memory_slots is not None
+            or config.max_mamba_cache_size is not None
+            or (config.disable_radix_cache and config.max_num_seqs is not None)):
+        return {}
+    memory = memory_of(config, fraction)
+    return {} if memory is None else {"mamba_memory_slots": memory.cache_size()}
+
+
+def memory_line(config: EngineSettings) -> str | None:
+    """What `graphfit plan` shows for a (resolved) hybrid mamba model's state cache: its size
+    from memory and what that assumed, or why it is not restated (the request pool then not
+    capped by it). None when --max-mamba-cache-size fixes it."""
+    if config.max_mamba_cache_size is not None:
+        return None
+    memory = memory_of(config) if config.mamba_memory_slots is not None else None
+    if memory is None:
+        why = _not_restated(config)
+        if why is None:  # every input known: --disable-radix-cache with a request count
+            return None
+        radix = ("--max-running-requests per DP group with --disable-radix-cache when "
+                 "given, else " if config.disable_radix_cache else "")
+        return (f"{radix}sized by SGLang from GPU memory (kv_cache_configurator.py:3362-"
+                f"3394); not restated ({why}), so the request pool is not capped by it")
+    given = ("given" if config.preload_avail_gb is not None else
+             "assumed: the whole GPU; SGLang measures it, 'Load weight begin. avail mem', "
+             "--preload-avail-gb")
+    return (f"{config.mamba_memory_slots} state slots from memory: {memory.rest_gb():.2f} GiB "
+            f"after weights and reserve x {memory.full_memory_ratio:g}/"
+            f"(1 + {memory.full_memory_ratio:g}), {memory.bytes_per_request / (1 << 20):.2f} "
+            f"MiB a request (kv_cache_configurator.py:3362-3394); free before loading "
+            f"{memory.preload_avail_gb:g} GiB ({given})")
+
+
+__all__ = ["DEFAULT_FULL_MEMORY_RATIO", "DEFAULT_SSM_DTYPE", "SHAPE_FIELDS", "MambaMemory",
+           "MambaStateShape", "memory_line", "memory_of", "resolve_memory_slots"]

@@ -1,0 +1,76 @@
+"""A hybrid GDN model's state shape from its config.json (graphfit.inputs.mamba_state): the
+shape SGLang's Qwen3NextConfig.mamba2_cache_params builds (configs/qwen3_next.py:259-310);
+the bytes it gives are compared with SGLang's own in tests/oracle/
+test_sglang_mamba_memory_oracle.py."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from graphfit.inputs.mamba_state import gdn_shape, mamba_state_settings
+
+QWEN3_NEXT = {"architectures": ["Qwen3NextForCausalLM"], "num_hidden_layers": 48,
+              "full_attention_interval": 4, "linear_conv_kernel_dim": 4,
+              "linear_key_head_dim": 128, "linear_value_head_dim": 128,
+              "linear_num_key_heads": 16, "linear_num_value_heads": 32}
+
+
+def settings(tmp_path: Path, data: dict[str, Any]) -> dict[str, Any]:
+    (tmp_path / "config.json").write_text(json.dumps(data))
+    return {s.field: s.value for s in mamba_state_settings(str(tmp_path))}
+
+
+def test_qwen3_next(tmp_path: Path) -> None:
+    assert settings(tmp_path, QWEN3_NEXT) == {
+        "mamba_state_shape": (36, 4096, 16, 32, 128, 128, 4)}
+
+
+def test_qwen3_5_text_config_and_dtype(tmp_path: Path) -> None:
+    text = {k: v for k, v in QWEN3_NEXT.items() if k != "architectures"}
+    data = {"architectures": ["Qwen3_5MoeForConditionalGeneration"],
+            "text_config": {**text, "mamba_ssm_dtype": "bfloat16"},
+            "mamba_ssm_dtype": "float16"}
+    found = settings(tmp_path, data)
+    assert found["mamba_state_shape"][0] == 36 and found["mamba_ssm_dtype"] == "bfloat16"
+
+
+def test_unstated_key_or_other_model_gives_nothing(tmp_path: Path) -> None:
+    assert settings(tmp_path, {k: v for k, v in QWEN3_NEXT.items()
+                               if k != "full_attention_interval"}) == {}
+    assert settings(tmp_path, {**QWEN3_NEXT, "architectures": ["LlamaForCausalLM"]}) == {}
+    assert settings(tmp_path, {**QWEN3_NEXT, "mamba_ssm_dtype": "fp8"}) == {
+        "mamba_state_shape": (36, 4096, 16, 32, 128, 128, 4)}  # SGLang ignores it too
+
+
+@given(st.integers(1, 96), st.integers(1, 8))
+def test_linear_layers_are_the_non_full_ones(layers: int, interval: int) -> None:
+    shape = gdn_shape({**QWEN3_NEXT, "num_hidden_layers": layers,
+                       "full_attention_interval": interval})
+    linear = layers - layers // interval
+    assert (shape is None) == (linear == 0)
+    assert shape is None or shape[0] == linear
+
+
+GRANITE = {"architectures": ["GraniteMoeHybridForCausalLM"], "hidden_size": 1024,
+           "num_hidden_layers": 4, "layer_types": ["mamba", "mamba", "attention", "mamba"],
+           "mamba_expand": 2, "mamba_n_heads": 32, "mamba_d_head": 64, "mamba_n_groups": 1,
+           "mamba_d_state": 128, "mamba_d_conv": 4, "mamba_ssm_dtype": "bfloat16"}
+
+
+def test_granite_mamba_layers(tmp_path: Path) -> None:
+    """Its state dtype is not read from the config (SGLang's Granite params do not either)."""
+    assert settings(tmp_path, GRANITE) == {"mamba_state_shape": (3, 2048, 1, 32, 64, 128, 4),
+                                           "mamba_chunk_size": 256}  # the class default
+    new = {**GRANITE, "layer_types": ["linear_attention", "full_attention"] * 2}
+    assert settings(tmp_path, new)["mamba_state_shape"][0] == 2
+    assert settings(tmp_path, {**GRANITE, "mamba_chunk_size": 128})["mamba_chunk_size"] == 128
+
+
+def test_granite_without_mamba_is_not_hybrid(tmp_path: Path) -> None:
+    assert settings(tmp_path, {**GRANITE, "layer_types": ["attention"] * 4}) == {}
+    assert settings(tmp_path, {k: v for k, v in GRANITE.items() if k != "layer_types"}) == {}

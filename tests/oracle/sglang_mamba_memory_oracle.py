@@ -1,0 +1,142 @@
+"""SGLang 0.5.23's mamba state cache sized from GPU memory, run on CPU.
+
+The line is resolved by SGLang's argument pipeline over a Qwen3-Next-shaped model directory
+(tests/oracle/sglang_mamba_oracle writes one; `model_dir` here writes variants of its state
+shape), the record published, and then SGLang's own `KVCacheConfigurator.
+_profile_available_bytes` (kv_cache_configurator.py:2990-3060) -- which calls
+`_handle_max_mamba_cache` (:3229-3410) -- and `resolve_max_num_reqs` (:3119-3172) run on a
+stand-in holding the attributes they read. The state parameters are SGLang's own: its config
+class for the directory (`model_config_of(...).hf_config`) and `mambaish_config`
+(configs/hybrid_arch.py:145-155), so `mamba_cache_per_req` is SGLang's. The only measured
+figure, the free memory after the weights load (`get_available_gpu_memory`), is replaced by
+preload - weights, the same figure graphfit is given.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import tempfile
+import types
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from tests.oracle import sglang_oracle as so
+from tests.oracle import sglang_stubs
+
+ARCHITECTURE = "Qwen3NextForCausalLM"
+CONTEXT = 262144
+# (num_hidden_layers, full_attention_interval, linear_num_key_heads, linear_num_value_heads,
+#  linear_key_head_dim, linear_value_head_dim, linear_conv_kernel_dim, mamba_ssm_dtype)
+SHAPES = (
+    (4, 4, 16, 32, 128, 128, 4, None),  # Qwen3-Next-80B's linear layer, 3 of them
+    (8, 2, 2, 8, 64, 32, 4, "bfloat16"),  # 2 key heads: widened at TP 4
+    (6, 3, 4, 4, 96, 64, 3, "float16"),
+)
+
+
+GRANITE = len(SHAPES)  # model_dir(GRANITE): a GraniteMoeHybrid with 3 mamba layers of 4
+GRANITE_CONFIG = {
+    "architectures": ["GraniteMoeHybridForCausalLM"], "model_type": "granitemoehybrid",
+    "hidden_size": 1024, "intermediate_size": 2048, "num_hidden_layers": 4,
+    "layer_types": ["mamba", "mamba", "attention", "mamba"], "num_attention_heads": 16,
+    "num_key_value_heads": 4, "vocab_size": 49160, "max_position_embeddings": CONTEXT,
+    "mamba_expand": 2, "mamba_n_heads": 32, "mamba_d_head": 64, "mamba_n_groups": 1,
+    "mamba_d_state": 128, "mamba_d_conv": 4, "mamba_chunk_size": 256,
+    "num_local_experts": 0, "torch_dtype": "bfloat16"}
+
+
+@functools.cache
+def model_dir(shape: int) -> str:
+    if shape == GRANITE:
+        directory = Path(tempfile.mkdtemp(prefix="graphfit-sglang-granite-"))
+        (directory / "config.json").write_text(json.dumps(GRANITE_CONFIG))
+        return str(directory)
+    layers, interval, k_heads, v_heads, k_dim, v_dim, kernel, dtype = SHAPES[shape]
+    directory = Path(tempfile.mkdtemp(prefix=f"graphfit-sglang-qnext{shape}-"))
+    config: dict[str, Any] = {
+        "architectures": [ARCHITECTURE], "model_type": "qwen3_next", "hidden_size": 2048,
+        "intermediate_size": 5632, "num_hidden_layers": layers, "num_attention_heads": 16,
+        "num_key_value_heads": 2, "head_dim": 256, "vocab_size": 151936,
+        "max_position_embeddings": CONTEXT, "full_attention_interval": interval,
+        "linear_conv_kernel_dim": kernel, "linear_key_head_dim": k_dim,
+        "linear_value_head_dim": v_dim, "linear_num_key_heads": k_heads,
+        "linear_num_value_heads": v_heads, "num_experts": 8, "num_experts_per_tok": 2,
+        "moe_intermediate_size": 512, "shared_expert_intermediate_size": 512,
+        "torch_dtype": "bfloat16", "rms_norm_eps": 1e-6, "rope_theta": 10000000}
+    if dtype is not None:
+        config["mamba_ssm_dtype"] = dtype
+    (directory / "config.json").write_text(json.dumps(config))
+    return str(directory)
+
+
+@dataclass(frozen=True)
+class Sized:
+    """What SGLang computed: the state cache size, its request pool, the static fraction it
+    used and its mamba_cache_per_req."""
+
+    cache_size: int
+    pool: int
+    mem_fraction_static: float
+    per_request: int
+
+
+def sized(r: so.Resolved, preload_gb: float, weights_gb: float,
+          token_capacity: int = 10**8) -> Sized | str:
+    """SGLang's state cache and pool for this rank, or the text of its refusal."""
+    with sglang_stubs.stubbed():
+        from sglang.srt.arg_groups.overrides import model_config_of
+        from sglang.srt.configs.hybrid_arch import (
+            hybrid_gdn_config,
+            hybrid_kda_config,
+            mambaish_config,
+        )
+        from sglang.srt.mem_cache import kv_cache_configurator as kvc
+        from sglang.srt.runtime_context import get_parallel, get_schedule
+        from sglang.srt.speculative.spec_info import SpeculativeAlgorithm
+
+    # one process stands for the rank: no WORLD group to reduce over (the measured figure
+    # is replaced below anyway)
+    world = types.SimpleNamespace(cpu_group=None)
+    with so.published(r), get_parallel().override(world_group=world):
+        mc = model_config_of(r.record)
+        cfg = mambaish_config(mc)
+        this = types.SimpleNamespace(
+            attn_dp_size=max(1, r.attn_dp_size), pp_size=1, mambaish_config=cfg,
+            model_config=types.SimpleNamespace(
+                context_len=CONTEXT, num_hidden_layers=mc.num_hidden_layers,
+                is_multimodal=mc.is_multimodal),
+            spec_algorithm=SpeculativeAlgorithm.from_string(r.speculative_algorithm),
+            hybrid_gdn_config=hybrid_gdn_config(mc), hybrid_kda_config=hybrid_kda_config(mc),
+            extra_mamba_cache_bytes_per_req=0, fused_entry_bytes=lambda kind: None,
+            post_capture_kv_active=False, device="cuda", gpu_id=0)
+        cls = kvc.KVCacheConfigurator
+        this._calculate_mamba_ratio = functools.partial(cls._calculate_mamba_ratio, this)
+        this._handle_max_mamba_cache = functools.partial(cls._handle_max_mamba_cache, this)
+        measured = kvc.get_available_gpu_memory
+        kvc.get_available_gpu_memory = lambda *a, **k: preload_gb - weights_gb
+        try:
+            try:
+                per_request = int(cfg.mamba2_cache_params.mamba_cache_per_req)
+                cls._profile_available_bytes(this, preload_gb)
+                pool = int(cls.resolve_max_num_reqs(this, token_capacity))
+            except (RuntimeError, ValueError, AssertionError) as exc:
+                return f"{type(exc).__name__}: {exc}"
+        finally:
+            kvc.get_available_gpu_memory = measured
+        schedule = get_schedule()
+        return Sized(int(schedule.max_mamba_cache_size), pool,
+                     float(schedule.mem_fraction_static), per_request)
+
+
+SSM_ENV = "SGLANG_MAMBA_SSM_DTYPE"  # --mamba-ssm-dtype writes it (serving_hook.py:439-440)
+
+
+def resolve(argv: tuple[str, ...], gpu_gb: float, shape: int) -> so.Resolved | so.Rejected:
+    """SGLang's resolution of one line in a fresh process's environment: the state dtype a
+    previous line's --mamba-ssm-dtype wrote into os.environ is dropped first."""
+    import os
+
+    os.environ.pop(SSM_ENV, None)
+    return so.resolve(argv, gpu_mem_gb=gpu_gb, model=model_dir(shape))

@@ -1,0 +1,149 @@
+"""The mamba state cache sized from GPU memory: graphfit (a pasted line read by graphfit's own
+reader with --gpu-memory-gb / --weights-gb / --preload-avail-gb, then `graphfit.plan`) vs
+SGLang 0.5.23's own `_profile_available_bytes` + `_handle_max_mamba_cache` +
+`resolve_max_num_reqs` (kv_cache_configurator.py:2990-3410) over generated lines on
+Qwen3-Next-shaped models and a GraniteMoeHybrid one (tests/oracle/
+sglang_mamba_memory_oracle)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from hypothesis import example, given
+from hypothesis import strategies as st
+
+from tests.oracle.paths import require
+
+require("sglang")
+
+import graphfit  # noqa: E402
+from graphfit.cli.options import resolve_values  # noqa: E402
+from graphfit.inputs import commandline  # noqa: E402
+from graphfit.planner.core.errors import ConfigError  # noqa: E402
+from graphfit.planner.engines.sglang_pool import request_pool  # noqa: E402
+from tests.oracle import sglang_mamba_memory_oracle as mm  # noqa: E402
+from tests.oracle import sglang_oracle as so  # noqa: E402
+
+LINES = st.fixed_dictionaries({
+    "shape": st.sampled_from(range(len(mm.SHAPES) + 1)),  # the last: GraniteMoeHybrid
+    "tp": st.sampled_from(((1, 1), (2, 1), (4, 1), (4, 2), (2, 2))),
+    "gb": st.sampled_from((24.0, 40.0, 80.0, 141.0)),
+    "weights": st.floats(0.0, 1.05),  # x the GPU's memory
+    "preload": st.none() | st.floats(0.0, 4.0),  # GiB below the GPU's memory
+    "fraction": st.none() | st.sampled_from((0.5, 0.7, 0.88, 0.93)),
+    "ratio": st.none() | st.sampled_from((0.05, 0.5, 0.9, 2.0, 4.0)),
+    "ssm": st.sampled_from((None, "float32", "bfloat16", "float16")),
+    "radix_off": st.booleans(), "overlap": st.booleans(),
+    "S": st.none() | st.integers(1, 3000)})
+
+
+def argv_of(p: dict) -> tuple[str, ...]:
+    tp, dp = p["tp"]
+    argv: tuple[str, ...] = ("--tp", str(tp)) if tp > 1 else ()
+    argv += ("--attn-dp-size", str(dp)) if dp > 1 else ()
+    argv += () if p["fraction"] is None else ("--mem-fraction-static", str(p["fraction"]))
+    argv += () if p["ratio"] is None else ("--mamba-full-memory-ratio", str(p["ratio"]))
+    argv += () if p["ssm"] is None else ("--mamba-ssm-dtype", p["ssm"])
+    argv += ("--disable-radix-cache",) if p["radix_off"] else ()
+    argv += () if p["overlap"] else ("--disable-overlap-schedule",)
+    argv += () if p["S"] is None else ("--max-running-requests", str(p["S"]))
+    return argv
+
+
+def memory(p: dict) -> tuple[float, float]:
+    """(preload, weights) in GiB: what SGLang measures, what graphfit is told."""
+    preload = p["gb"] - (p["preload"] or 0.0)
+    return preload, p["gb"] * p["weights"]
+
+
+def sglang_side(p: dict) -> mm.Sized | str:
+    r = mm.resolve(argv_of(p), p["gb"], p["shape"])
+    if not isinstance(r, so.Resolved):
+        return r.text
+    preload, weights = memory(p)
+    return mm.sized(r, preload, weights)
+
+
+def graphfit_side(p: dict) -> Any:
+    """graphfit's resolved config of the pasted line (ConfigError when it refuses it)."""
+    line = ["python", "-m", "sglang.launch_server", "--model-path", mm.model_dir(p["shape"]),
+            *argv_of(p)]
+    preload, weights = memory(p)
+    own: dict[str, Any] = {"gpu_memory_gb": p["gb"], "weights_gb": weights}
+    if p["preload"] is not None:
+        own["preload_avail_gb"] = preload
+    config = resolve_values(own, environ={}, pasted=commandline.read(line)).config()
+    return graphfit.plan(config).config
+
+
+def agree(p: dict) -> bool | None:
+    """True: the same state cache size (when SGLang sizes it from memory), static fraction
+    and, with --max-running-requests, request pool, or both refuse; False: they differ or
+    graphfit refuses a line SGLang serves; None: SGLang refuses a line graphfit plans."""
+    theirs = sglang_side(p)
+    try:
+        ours = graphfit_side(p)
+    except ConfigError:
+        ours = None
+    if isinstance(theirs, str):
+        return True if ours is None else None
+    if ours is None:
+        return False
+    from_memory = not (p["radix_off"] and p["S"] is not None)
+    if from_memory and ours.mamba_memory_slots != theirs.cache_size:
+        return False
+    if ours.mem_fraction_static != theirs.mem_fraction_static:
+        return False
+    return p["S"] is None or request_pool(ours) == theirs.pool
+
+
+def _line(**kw: object) -> dict:
+    return {"shape": 0, "tp": (1, 1), "gb": 80.0, "weights": 0.25, "preload": None,
+            "fraction": None, "ratio": None, "ssm": None, "radix_off": False,
+            "overlap": True, "S": 3000, **kw}
+
+
+@example(_line())  # the state cache caps the pool (719 < 3000)
+@example(_line(tp=(4, 2), ssm="bfloat16", preload=1.5))
+@example(_line(shape=1, tp=(4, 1), S=50))  # key heads widened to the TP width
+@example(_line(ratio=0.05, fraction=0.5, overlap=False))  # no_buffer: 3 slots a request
+@example(_line(radix_off=True, S=None))  # radix off, no request count: from memory
+@example(_line(weights=1.0))  # no memory left: both refuse
+@example(_line(shape=mm.GRANITE, tp=(2, 1)))  # GraniteMoeHybrid: mamba layers from layer_types
+@example(_line(shape=mm.GRANITE, overlap=False, ssm="bfloat16"))
+@given(LINES)
+def test_state_cache_from_memory_equals_sglang(p: dict) -> None:
+    assert agree(p) is not False, (argv_of(p), p, sglang_side(p))
+
+
+def test_without_weights_the_pool_is_not_capped() -> None:
+    """No --weights-gb: graphfit keeps today's pool (not capped by memory) and says why;
+    SGLang's own pool on the same line is capped (719 < 3000, the @example above)."""
+    line = ["python", "-m", "sglang.launch_server", "--model-path", mm.model_dir(0),
+            "--max-running-requests", "3000"]
+    config = resolve_values({"gpu_memory_gb": 80.0}, environ={},
+                            pasted=commandline.read(line)).config()
+    plan = graphfit.plan(config)
+    assert plan.config.mamba_memory_slots is None
+    assert request_pool(plan.config) == 3000
+    assert "needs --weights-gb" in dict(plan.engine_inputs)["max_mamba_cache_size"]
+
+
+@pytest.mark.parametrize("page", [64, 128, 192])
+def test_granite_chunk_size_decides_the_page(page: int) -> None:
+    """overrides.py:1916-1921: the page size and the model's mamba_chunk_size (256 in the
+    GraniteMoeHybrid dir) must divide one another; 192 fails only against 256 (against FLA's
+    64 it would pass). SGLang and graphfit refuse the same pages."""
+    argv = ("--page-size", str(page), "--mamba-track-interval", "768",
+            "--max-running-requests", "64")
+    r = mm.resolve(argv, 80.0, mm.GRANITE)
+    line = ["python", "-m", "sglang.launch_server", "--model-path", mm.model_dir(mm.GRANITE),
+            *argv]
+    try:
+        graphfit.plan(resolve_values({"gpu_memory_gb": 80.0}, environ={},
+                                     pasted=commandline.read(line)).config())
+        graphfit_refuses = False
+    except ConfigError:
+        graphfit_refuses = True
+    assert (not isinstance(r, so.Resolved)) == graphfit_refuses == (page == 192)

@@ -1,0 +1,111 @@
+"""The mamba state cache sized from memory (graphfit.planner.engines.sglang_mamba_memory):
+properties of the restated formula and the plan's line; graphfit == SGLang's own code is
+tests/oracle/test_sglang_mamba_memory_oracle.py."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from graphfit import ConfigError, EngineConfig
+from graphfit.planner.engines.sglang_mamba_memory import GIB, MambaMemory, MambaStateShape
+from graphfit.planner.engines.sglang_pool import request_pool
+from graphfit.planner.plan import plan
+
+QWEN3_NEXT = (36, 4096, 16, 32, 128, 128, 4)  # 48 layers, every 4th full attention
+
+SHAPES = st.builds(MambaStateShape, st.integers(1, 64), st.integers(1, 8192),
+                   st.integers(1, 32), st.integers(1, 64), st.integers(1, 256),
+                   st.integers(1, 256), st.integers(2, 8))
+MEMORY = st.fixed_dictionaries({
+    "preload_avail_gb": st.floats(1, 200), "weights": st.floats(0, 1),
+    "mem_fraction_static": st.floats(0.3, 0.98), "full_memory_ratio": st.floats(0.01, 8),
+    "bytes_per_request": st.integers(1, 1 << 30)})
+
+
+def _memory(d: dict[str, Any]) -> MambaMemory:
+    return MambaMemory(preload_avail_gb=d["preload_avail_gb"],
+                       weights_gb=d["weights"] * d["preload_avail_gb"],
+                       mem_fraction_static=d["mem_fraction_static"],
+                       full_memory_ratio=d["full_memory_ratio"],
+                       bytes_per_request=d["bytes_per_request"])
+
+
+@given(SHAPES, st.sampled_from((1, 2, 4, 8)), st.sampled_from(("float32", "bfloat16")))
+def test_state_bytes_split_over_tp(shape: MambaStateShape, tp: int, dtype: str) -> None:
+    """Per rank, the state takes at most 1/tp of a widened whole (never less than its share
+    of the heads), and float32 SSM states never take less than bfloat16 ones."""
+    try:
+        per_rank = shape.bytes_per_request(tp, dtype)
+    except ConfigError:
+        return  # a width that does not divide the heads: SGLang asserts too
+    whole = shape.bytes_per_request(1, dtype)
+    assert per_rank * tp >= whole
+    assert shape.bytes_per_request(tp, "float32") >= shape.bytes_per_request(tp, "bfloat16")
+
+
+@given(MEMORY)
+def test_slots_fill_the_budget_and_no_more(d: dict[str, Any]) -> None:
+    """cache_size + 1 slots (SGLang's padding slot) fit the state budget; one more does not."""
+    memory = _memory(d)
+    r = memory.full_memory_ratio
+    budget = memory.rest_gb() * r / (1 + r) * GIB
+    try:
+        size = memory.cache_size()
+    except ConfigError:
+        assert budget < 2 * memory.bytes_per_request
+        return
+    assert (size + 1) * memory.bytes_per_request <= budget + 1e-6 * budget
+    assert (size + 2) * memory.bytes_per_request > budget - 1e-6 * budget
+
+
+@given(MEMORY, st.floats(0.0, 0.5))
+def test_heavier_weights_never_more_slots(d: dict[str, Any], more: float) -> None:
+    light = _memory(d)
+    heavy = _memory({**d, "weights": min(1.0, d["weights"] + more)})
+    try:
+        heavy_size = heavy.cache_size()
+    except ConfigError:
+        return
+    assert light.cache_size() >= heavy_size
+
+
+def sg(**options: Any) -> EngineConfig:
+    return EngineConfig(engine="sglang", architecture="Qwen3NextForCausalLM",
+                        max_num_seqs=3000, max_model_len=262144,
+                        options={"gpu_memory_gb": 80, **options})
+
+
+def test_memory_caps_the_pool_and_says_so() -> None:
+    config = sg(weights_gb=20.0, mamba_state_shape=QWEN3_NEXT)
+    p = plan(config)
+    slots = p.config.mamba_memory_slots
+    assert slots is not None and request_pool(p.config) == min(3000, slots // 5)
+    line = dict(p.engine_inputs)["max_mamba_cache_size"]
+    assert line.startswith(f"{slots} state slots from memory") and "assumed" in line
+
+
+@pytest.mark.parametrize(("options", "why"), [
+    ({"mamba_state_shape": QWEN3_NEXT}, "needs --weights-gb"),
+    ({"weights_gb": 20.0}, "linear-attention config"),
+    ({"weights_gb": 20.0, "mamba_state_shape": QWEN3_NEXT, "pp_size": 2}, "pipeline"),
+])
+def test_not_restated_keeps_the_pool(options: dict[str, Any], why: str) -> None:
+    p = plan(sg(**options))
+    assert p.config.mamba_memory_slots is None and request_pool(p.config) == 3000
+    assert why in dict(p.engine_inputs)["max_mamba_cache_size"]
+
+
+def test_flags_fix_the_size() -> None:
+    p = plan(sg(weights_gb=20.0, mamba_state_shape=QWEN3_NEXT, max_mamba_cache_size=500))
+    assert p.config.mamba_memory_slots is None
+    assert "max_mamba_cache_size" not in dict(p.engine_inputs)
+    assert request_pool(p.config) == 100  # 500 // 5
+
+
+def test_weights_beyond_the_budget_refused() -> None:
+    with pytest.raises(ConfigError, match="no GPU memory left for the mamba state cache"):
+        plan(sg(weights_gb=79.0, mamba_state_shape=QWEN3_NEXT))
