@@ -48,6 +48,26 @@ def write_cohere2_vision_model_dir(directory: Path) -> Path:
     return directory
 
 
+def write_gemma3_model_dir(directory: Path) -> Path:
+    """A small Gemma-3-shaped config.json (a gemma3_text text_config and a SigLIP
+    vision_config): multimodal by its sub-config, but an architecture SGLang serves text-only
+    unless --enable-multimodal (configs/model_config.py:690-702), so its prefill runner holds
+    no input_embeds / mrope_positions and keeps its breakable graphs."""
+    directory.mkdir(parents=True, exist_ok=True)
+    text = {"model_type": "gemma3_text", "hidden_size": 2560, "intermediate_size": 10240,
+            "num_attention_heads": 8, "num_key_value_heads": 4, "num_hidden_layers": 4,
+            "head_dim": 256, "vocab_size": 262208, "max_position_embeddings": 131072,
+            "sliding_window": 1024, "torch_dtype": "bfloat16"}
+    vision = {"model_type": "siglip_vision_model", "hidden_size": 1152,
+              "num_hidden_layers": 27, "intermediate_size": 4304, "num_attention_heads": 16,
+              "patch_size": 14, "image_size": 896}
+    (directory / "config.json").write_text(json.dumps({
+        "architectures": ["Gemma3ForConditionalGeneration"], "model_type": "gemma3",
+        "text_config": text, "vision_config": vision, "torch_dtype": "bfloat16",
+        "mm_tokens_per_image": 256}))
+    return directory
+
+
 @functools.lru_cache(maxsize=256)
 def model_config(argv: tuple[str, ...], gb: float | None, model: str,
                  capability: tuple[int, int] | None = None) -> Any:

@@ -37,6 +37,8 @@ def model_dir(name: str) -> str:
         root = Path(tempfile.mkdtemp(prefix="graphfit-mm-"))
         if name == "cohere2_vision":
             _DIRS[name] = str(smc.write_cohere2_vision_model_dir(root / name))
+        elif name == "gemma3":
+            _DIRS[name] = str(smc.write_gemma3_model_dir(root / name))
         else:
             _DIRS[name] = str(sglang_stubs.write_qwen3_vl_model_dir(root / name))
     return _DIRS[name]
@@ -46,7 +48,7 @@ MODELS = ("cohere2_vision", "qwen3_vl")
 # SGLang's device: an Ampere one for Qwen3-VL, whose large-Hopper decode override graphfit
 # applies only to a GPU given by name (tests/oracle/test_sglang_qwen3_vl_oracle.py covers it);
 # graphfit's GPU here is a memory figure, which leaves the override off
-CAPABILITY = {"cohere2_vision": None, "qwen3_vl": (8, 0)}
+CAPABILITY = {"cohere2_vision": None, "qwen3_vl": (8, 0), "gemma3": None}
 S48 = ("--max-running-requests", "48")
 GRID = [
     ("cohere2_vision", S48), ("cohere2_vision", (*S48, "--cuda-graph-backend-prefill", "full")),
@@ -56,6 +58,8 @@ GRID = [
     ("cohere2_vision", (*S48, "--disable-prefill-cuda-graph")),
     ("qwen3_vl", S48), ("qwen3_vl", (*S48, "--cuda-graph-backend-prefill", "breakable")),
     ("qwen3_vl", (*S48, "--cuda-graph-backend-prefill", "full", "--tp", "2")),
+    # served text-only by default: prefill graphs on, without the multimodal buffers
+    ("gemma3", S48), ("gemma3", (*S48, "--cuda-graph-backend-prefill", "full")),
 ]
 
 
@@ -68,14 +72,18 @@ def test_multimodal_plan_equals_sglang(name: str, argv: tuple[str, ...]) -> None
 
 def test_grid_compares_the_multimodal_buffers() -> None:
     """Not vacuous: SGLang's ModelConfig calls both models multimodal, and the grid reaches
-    prefill runners holding input_embeds and mrope_positions for each (and one without)."""
+    prefill runners holding input_embeds and mrope_positions for each (and one without), and
+    Gemma 3's (text-only by default) holding neither."""
     held = {name: 0 for name in MODELS}
     off = 0
     for name, argv in GRID:
         sg = po.prefill(argv, 80, model_dir(name), CAPABILITY[name])
-        assert not isinstance(sg, type(None))
-        if getattr(sg, "backend", "disabled") == "disabled":
+        assert isinstance(sg, po.SglangPrefill)
+        if sg.backend == "disabled":
             off += 1
+            continue
+        if name == "gemma3":  # SGLang's is_multimodal is off: no multimodal buffers
+            assert not sg.multimodal and "input_embeds" not in sg.buffers
             continue
         assert sg.multimodal and {"input_embeds", "mrope_positions"} <= set(sg.buffers)
         assert sg.fills["input_embeds"] == sg.fills["mrope_positions"] == "zero"
