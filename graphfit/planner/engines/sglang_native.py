@@ -26,7 +26,8 @@ from graphfit.planner.engines.sglang_prefill import PrefillInputs
 from graphfit.planner.engines.sglang_qwen3_vl import raises as qwen3_vl_raises
 
 ALGORITHMS = {"EAGLE": SpecMethod.EAGLE, "EAGLE3": SpecMethod.EAGLE3, "NEXTN": SpecMethod.MTP,
-              "STANDALONE": SpecMethod.DRAFT_MODEL, "NGRAM": SpecMethod.NGRAM}
+              "STANDALONE": SpecMethod.DRAFT_MODEL, "NGRAM": SpecMethod.NGRAM,
+              "DFLASH": SpecMethod.DFLASH}  # graphfit.planner.engines.sglang_dflash
 
 
 def _get(obj: Any, name: str) -> Any:
@@ -105,7 +106,10 @@ def fields_from_sglang(server_args: Any) -> dict[str, Any]:
             out["speculative_adaptive"] = True
         put("num_speculative_tokens", _get(server_args, "speculative_num_steps"))
         put("speculative_eagle_topk", _get(server_args, "speculative_eagle_topk"))
-        put("speculative_num_draft_tokens", _get(server_args, "speculative_num_draft_tokens"))
+        drafts = _get(server_args, "speculative_num_draft_tokens")
+        if name == "DFLASH" and drafts is None:  # the block size (speculative_hook.py:287-446)
+            drafts = _get(server_args, "speculative_dflash_block_size")
+        put("speculative_num_draft_tokens", drafts)
     return out
 
 
