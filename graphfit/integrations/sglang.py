@@ -117,14 +117,22 @@ INHERITED_CAPTURE: Mapping[str, tuple[str, str]] = {
     "frozen_drafter": ("frozen_drafter", "sglang.srt.speculative."
                        "frozen_kv_mtp_cuda_graph_runner.FrozenKVMTPCudaGraphRunner"),
 }
-# a DecodeCudaGraphRunner built on a draft model runner (`is_draft_worker`): the DSPARK
-# draft's own runner (dspark_worker_v2.py:581-621), checked against its component
-# (graphfit.planner.engines.sglang_dspark), never the target's
-DRAFT_DECODE: Mapping[str, tuple[str, str]] = {
+# runners of SGLang's own DecodeCudaGraphRunner class built on a draft model runner: told from
+# the target's by their model runner (`is_draft_worker` and the speculative algorithm). DFLASH's
+# draft TpModelWorker captures its graphs with that class (dflash_worker_v2.py:748-750 ->
+# model_runner.init_cuda_graphs -> capture_decode_graph), after putting its in-graph greedy
+# sampler in the model runner's capture_tail_hooks (:741-747, draft_worker_common.py:148-159);
+# the DSPARK draft's own runner likewise (dspark_worker_v2.py:581-621), checked against its
+# component (graphfit.planner.engines.sglang_dspark), never the target's
+DRAFT_MODEL_RUNNERS: Mapping[str, tuple[str, str]] = {
+    "dflash_draft": ("dflash_draft", "sglang.srt.model_executor.runner."
+                     "decode_cuda_graph_runner.DecodeCudaGraphRunner"),
     "dspark_draft": ("dspark_draft", "sglang.srt.model_executor.runner."
                      "decode_cuda_graph_runner.DecodeCudaGraphRunner"),
 }
-ALL_RUNNERS: Mapping[str, tuple[str, str]] = {**RUNNERS, **INHERITED_CAPTURE, **DRAFT_DECODE}
+ALL_RUNNERS: Mapping[str, tuple[str, str]] = {**RUNNERS, **INHERITED_CAPTURE}
+CHECKED_RUNNERS: Mapping[str, tuple[str, str]] = {**ALL_RUNNERS, **DRAFT_MODEL_RUNNERS}
+SAMPLER_PREFIX = "sampler_"  # the DFLASH sampler's tensors in component dflash_draft
 _RUNNER_TENSORS = ("temperatures", "top_ks")  # runner attributes outside `.buffers`
 
 
@@ -180,7 +188,49 @@ def _live_tensors(name: str, runner: Any) -> dict[str, tuple[str, Any]]:
     if value is not None and hasattr(value, "shape"):
         found["tbo_children_num_token_non_padded"] = (
             f"{name}.tbo_plugin._tbo_children_num_token_non_padded", value)
+    if name == "dflash_draft":
+        found.update(_sampler_tensors(name, runner))
     return found
+
+
+def _draft_sampler(runner: Any) -> Any:
+    """DFLASH's `_DflashDraftSampler` (dflash_worker_v2.py:135-178) of a draft runner: the
+    object SGLang's capture hook closes over (draft_worker_common.py:148-159), found in the
+    runner's model_runner.capture_tail_hooks (model_runner.py:396); None when there is none
+    (SGLang then samples outside the graph)."""
+    hooks = getattr(getattr(runner, "model_runner", None), "capture_tail_hooks", None) or ()
+    for hook in hooks:
+        for cell in getattr(hook, "__closure__", None) or ():
+            try:
+                value = cell.cell_contents
+            except ValueError:  # an empty cell
+                continue
+            if hasattr(value, "out") and hasattr(value, "block_size"):
+                return value
+    return None
+
+
+def _sampler_tensors(name: str, runner: Any) -> dict[str, tuple[str, Any]]:
+    """The sampler's static buffers as component buffers `sampler_<attr>` (its borrowed LM
+    head `weight` is the target's, not a graph buffer)."""
+    sampler = _draft_sampler(runner)
+    if sampler is None:
+        return {}
+    where = f"{name}.model_runner.capture_tail_hooks[sampler]"
+    return {f"{SAMPLER_PREFIX}{attr}": (f"{where}.{attr}", value)
+            for attr, value in vars(sampler).items()
+            if attr != "weight" and hasattr(value, "shape") and hasattr(value, "dtype")
+            and value.dim() > 0}
+
+
+def _is_dflash_draft(runner: Any) -> bool:
+    """A DecodeCudaGraphRunner on DFLASH's draft model runner (`is_draft_worker`, algorithm
+    DFLASH: model_runner.py:876-895, speculative/spec_info.py:135-136)."""
+    mr = getattr(runner, "model_runner", None)
+    algo = getattr(mr, "spec_algorithm", None)
+    is_dflash = getattr(algo, "is_dflash", None)
+    return bool(getattr(mr, "is_draft_worker", False)) and callable(is_dflash) \
+        and bool(is_dflash())
 
 
 def _state_component(p: Plan, component: str, runner: Any) -> str:
@@ -201,7 +251,8 @@ def check_live_runners(server_args: Any, runners: Mapping[str, Any],
     """Plan SGLang's ServerArgs and verify the rows of the live runners' tensors.
 
     `runners` maps SGLang's runner names ("target", "draft", "draft_extend",
-    "mtp_draft_extend", "frozen_drafter", "dspark_draft") to the runner
+    "mtp_draft_extend", "frozen_drafter", "dspark_draft", "dflash_draft": DFLASH's draft
+    runner, its sampler's buffers read from its model runner's capture hook) to the runner
     objects (their `.buffers`) or to their input buffers. Each tensor that is a buffer of the
     runner's component counts with the rows it has (along the buffer's axis); buffers of
     runners not given count at the rows SGLang's code allocates.
@@ -210,9 +261,9 @@ def check_live_runners(server_args: Any, runners: Mapping[str, Any],
     capacities = engine_capacities(p)
     live: dict[str, LiveTensor] = {}
     for name, runner in runners.items():
-        if name not in ALL_RUNNERS:
-            raise ConfigError(f"runners: {name!r} is not one of {', '.join(ALL_RUNNERS)}")
-        component = p.components.get(_state_component(p, ALL_RUNNERS[name][0], runner))
+        if name not in CHECKED_RUNNERS:
+            raise ConfigError(f"runners: {name!r} is not one of {', '.join(CHECKED_RUNNERS)}")
+        component = p.components.get(_state_component(p, CHECKED_RUNNERS[name][0], runner))
         if component is None:
             continue
         tensors = _live_tensors(name, runner)
@@ -247,6 +298,8 @@ def before_capture(runner: Any, *args: Any, **kwargs: Any) -> None:
                             None)
         overrides["dspark_samples_anchor"] = bool(getattr(hf_config, "sample_from_anchor",
                                                           True))
+    elif name == "target" and _is_dflash_draft(runner):
+        name = "dflash_draft"
     if name is None:
         logger.warning(f"graphfit: not checked: {type(runner).__name__} is not a graph "
                        "runner graphfit models"[:200])

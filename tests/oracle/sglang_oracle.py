@@ -499,7 +499,15 @@ def _dflash_runner(r: Resolved, pool: int, fill: int, device: str, hidden_size: 
         if tensor is not None:  # compared on shape and dtype (axis "tokens")
             table[f"sampler_{name}"] = _buffer(f"sampler_{name}", tensor, "tokens", None,
                                                "empty")
-    return dataclasses.replace(run, name="dflash_draft", buffers=table, live=sampler)
+    # live: the draft's DecodeCudaGraphRunner as it stands before capture (SGLang's class
+    # without its capturing __init__, decode_cuda_graph_runner.py:470 buffers), its model
+    # runner holding SGLang's own sampler capture hook (dflash_worker_v2.py:741-747)
+    from sglang.srt.speculative.draft_worker_common import make_draft_sampler_capture_hook
+
+    dmr.capture_tail_hooks = [make_draft_sampler_capture_hook(sampler)]
+    live = object.__new__(DecodeCudaGraphRunner)
+    live.buffers, live.model_runner = run.live, dmr
+    return dataclasses.replace(run, name="dflash_draft", buffers=table, live=live)
 
 
 def _dflash_selector(r: Resolved) -> Any:

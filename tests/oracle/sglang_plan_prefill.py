@@ -14,8 +14,11 @@ stub reports as graphfit's own --gpu-memory-gb), planned with `graphfit.plan`, a
   (padded count or eager) for token counts around every captured size and 1 / slots /
   slots + 1 requests;
 * buffers: every buffer SGLang's runner allocates, by name, with SGLang's shape as graphfit's
-  engine rows (`reference_capacity`) and dtype; graphfit's own capacity never below what a
-  reachable batch needs (the plan's proof, checked too).
+  engine rows (`reference_capacity`) and dtype (the multimodal input_embeds / mrope_positions
+  from SGLang's own ModelConfig of the model directory); graphfit's own capacity never below
+  what a reachable batch needs (the plan's proof, checked too).
+* fills: the padding policy of every token slot in SGLang's `build_prefill_registry` (zero)
+  equals the plan's fill of that buffer.
 * decode: the decode graphs are on iff SGLang's decode phase is (PD roles, attention
   backends), and the target runner's capture list is SGLang's under the same request pool
   (bounded by the KV cache with --max-total-tokens).
@@ -34,7 +37,10 @@ from graphfit.planner.core.errors import ConfigError
 from tests.oracle import sglang_oracle as so
 from tests.oracle import sglang_prefill_oracle as po
 
-ASPECTS = ("backend", "ladder", "dispatch", "buffers", "proof", "decode")
+ASPECTS = ("backend", "ladder", "dispatch", "buffers", "fills", "proof", "decode")
+# SGLang's registry PaddingPolicy -> graphfit FillKind value (cuda_graph_buffer_registry.py)
+POLICY_TO_FILL = {"foreach_copy": "keep", "keep_pad": "keep", "zero": "zero",
+                  "fill_sentinel": "sentinel", "fill_once": "keep"}
 
 
 @dataclass
@@ -68,16 +74,19 @@ def _probes(captured: tuple[int, ...]) -> list[int]:
     return sorted(n for n in out if n >= 1)
 
 
-def _sglang_decode_on(argv: tuple[str, ...], gb: float | None, model: str | None) -> bool:
-    r = so.resolve(argv, gpu_mem_gb=gb, model=model)
+def _sglang_decode_on(argv: tuple[str, ...], gb: float | None, model: str | None,
+                      capability: tuple[int, int] | None = None) -> bool:
+    r = so.resolve(argv, gpu_mem_gb=gb, model=model, capability=capability)
     assert isinstance(r, so.Resolved)
     return r.decode_backend != "disabled"
 
 
-def compare(argv: tuple[str, ...], gb: float | None, model: str | None = None) -> Outcome:
-    """`model`: a model directory other than the oracle's Llama one (an MLA model)."""
+def compare(argv: tuple[str, ...], gb: float | None, model: str | None = None,
+            capability: tuple[int, int] | None = None) -> Outcome:
+    """`model`: a model directory other than the oracle's Llama one (an MLA model, a
+    multimodal one); `capability`: SGLang's fake device's (a Hopper unless given)."""
     out = Outcome(argv)
-    sg = po.prefill(argv, gb, model)
+    sg = po.prefill(argv, gb, model, capability)
     if isinstance(sg, so.Rejected):
         out.sglang_rejects = True
         return out
@@ -99,7 +108,7 @@ def compare(argv: tuple[str, ...], gb: float | None, model: str | None = None) -
     if (comp is not None) != on:
         diffs["backend"].append(f"SGLang prefill {sg.backend}, graphfit "
                                 f"{'a prefill component' if comp else 'none'}")
-    decode_on = _sglang_decode_on(argv, gb, model)
+    decode_on = _sglang_decode_on(argv, gb, model, capability)
     ours_decode = p.config.cudagraph_mode is not CUDAGraphMode.NONE
     if decode_on != ours_decode:
         diffs["decode"].append(f"decode graphs: SGLang {decode_on}, graphfit {ours_decode}")
@@ -146,6 +155,11 @@ def compare(argv: tuple[str, ...], gb: float | None, model: str | None = None) -
         planned[b.name] = (tuple(shape), b.dtype)
     if planned != sg.buffers:
         diffs["buffers"].append(f"SGLang {sg.buffers}, graphfit {planned}")
+    fills = {b.name: b.fill.kind.value for b in comp.buffers}
+    for name, policy in sg.fills.items():  # the token slots SGLang's registry pads
+        if name in fills and fills[name] != POLICY_TO_FILL.get(policy):
+            diffs["fills"].append(f"{name}: SGLang pads with {policy}, graphfit "
+                                  f"{fills[name]}")
     if not p.verify().ok:
         diffs["proof"].append("graphfit's own plan does not verify")
     out.diffs = {k: v for k, v in diffs.items() if v}

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import functools
 import types
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from tests.oracle import sglang_oracle as so
@@ -41,6 +41,9 @@ class SglangPrefill:
     buffers: dict[str, tuple[tuple[int, ...], str]]
     raw: Any  # the ServerArgs fields as given (record._raw_input)
     runner: Any = None  # PrefillCudaGraphRunner without __init__, for `pad`
+    # the token slots' PaddingPolicy values in SGLang's own build_prefill_registry
+    fills: dict[str, str] = field(default_factory=dict)
+    multimodal: bool = False  # SGLang's ModelConfig.is_multimodal for the line's model
 
     def pad(self, num_tokens: int, num_requests: int = 1) -> int | None:
         """SGLang's replay decision for a plain extend batch of `num_tokens` tokens from
@@ -114,11 +117,11 @@ def raw_args(r: so.Resolved) -> types.SimpleNamespace:
 
 
 @functools.lru_cache(maxsize=4096)
-def prefill(argv: tuple[str, ...], gb: float | None = 80, model: str | None = None
-            ) -> SglangPrefill | so.Rejected:
+def prefill(argv: tuple[str, ...], gb: float | None = 80, model: str | None = None,
+            capability: tuple[int, int] | None = None) -> SglangPrefill | so.Rejected:
     """SGLang's prefill graphs for the line (`model`: a model directory other than the
-    oracle's Llama one)."""
-    r = so.resolve(argv, gpu_mem_gb=gb, model=model)
+    oracle's Llama one; `capability`: the fake device's, a Hopper unless given)."""
+    r = so.resolve(argv, gpu_mem_gb=gb, model=model, capability=capability)
     if isinstance(r, so.Rejected):
         return r
     from sglang.srt.arg_groups.overrides import resolving_view
@@ -139,12 +142,30 @@ def prefill(argv: tuple[str, ...], gb: float | None = 80, model: str | None = No
             return SglangPrefill("disabled", tokens, (), cps, pool, {}, raw)
         pr = _runner_module()
         captured = tuple(int(t) for t in pr.get_prefill_num_tokens_to_capture(kept))
+        from sglang.srt.arg_groups.model_override_base import model_config_of
+        from sglang.srt.model_executor.cuda_graph_buffer_registry import (
+            build_prefill_registry,
+        )
         from sglang.srt.model_executor.runner_utils.buffers import PrefillInputBuffers
 
+        # the target runner's own inputs (prefill_cuda_graph_runner.py:337, 435-446): the
+        # model's is_multimodal, its text hidden size (no target model declares a wider
+        # `input_embeds_hidden_size`, :713-731; only qwen4_exp_mtp.py:56, a draft) and dtype
+        mc = model_config_of(r.record)
+        multimodal = bool(mc.is_multimodal)
+        hidden, dtype = int(mc.hidden_size), mc.dtype
         bufs = PrefillInputBuffers.create(
             device="meta", max_bs=pool, max_num_tokens=max(captured),
-            cache_loc_dtype=torch.int64, is_multimodal=False, hidden_size=4096,
-            dtype=torch.bfloat16, enable_mamba_track=False, enable_input_embeds=False)
+            cache_loc_dtype=torch.int64, is_multimodal=multimodal, hidden_size=hidden,
+            dtype=dtype, enable_mamba_track=False, enable_input_embeds=multimodal)
+        registry = build_prefill_registry(  # :459-482, adopting the buffers above
+            device=torch.device("meta"), max_bs=pool, max_num_token=max(captured),
+            cache_loc_dtype=torch.int64, is_multimodal=multimodal, hidden_size=hidden,
+            embed_dtype=dtype, register_input_embeds=multimodal, share_pool=False,
+            source=bufs)
+        fills = {name: str(registry.get_slot(name).padding_policy.value)
+                 for name in registry.slot_names()
+                 if registry.get_slot(name).axis == "tokens"}
     buffers: dict[str, tuple[tuple[int, ...], str]] = {}
     for name in ("input_ids", "out_cache_loc", "num_token_non_padded", "positions",
                  "input_embeds", "mrope_positions", "mamba_track_indices"):
@@ -167,7 +188,8 @@ def prefill(argv: tuple[str, ...], gb: float | None = 80, model: str | None = No
         has_mha_companion_layers=False, _capture_chunked_prefix=False,
         capture_hidden_mode=None, max_context_size=None, max_seq_len=None,
         max_num_tokens=max(captured), capture_num_tokens=list(captured))
-    return SglangPrefill(str(phase.backend), tokens, captured, cps, pool, buffers, raw, runner)
+    return SglangPrefill(str(phase.backend), tokens, captured, cps, pool, buffers, raw, runner,
+                         fills, multimodal)
 
 
 @functools.lru_cache(maxsize=4096)

@@ -247,3 +247,62 @@ def test_other_speculative_runners_checked_against_their_own_component(
     monkeypatch.setattr(runner.buffers, "seq_lens", runner.buffers.seq_lens[:1].clone())
     with pytest.raises(gs.UnsafeServerArgsError, match=rf"{name}\.seq_lens"):
         gs.before_capture(runner)
+
+
+def dflash_draft_runner(sa: Any) -> tuple[Any, Any]:
+    """SGLang's DFLASH draft DecodeCudaGraphRunner as it stands before capture (its buffers,
+    its draft model runner with SGLang's own sampler capture hook), built on CPU by the
+    oracle (sglang_oracle._dflash_runner)."""
+    from tests.oracle import sglang_dflash_compare as dc
+    from tests.oracle import sglang_oracle as so
+
+    argv = dc.with_draft([*SPEC[:2], "--speculative-algorithm", "DFLASH",
+                          "--speculative-num-draft-tokens", "4"])
+    with sa.sglang_env():
+        resolved = so.resolve(argv)
+        built = so.runners(resolved, device="cpu", hidden_size=64, vocab_size=128)
+    return resolved.record, built["dflash_draft"].live
+
+
+def test_dflash_draft_runner_checked_against_its_own_component(sa: Any) -> None:
+    """DFLASH's draft runner is SGLang's DecodeCudaGraphRunner on the draft model runner: the
+    live check reads it (and the in-graph sampler its capture hook closes over) as component
+    dflash_draft, every planned buffer of that component from SGLang's own tensors."""
+    record, runner = dflash_draft_runner(sa)
+    check = gs.check_live_runners(record, {"dflash_draft": runner})
+    assert check.ok, check.line()
+    planned = {b.key for b in check.plan.components["dflash_draft"].buffers}
+    assert "dflash_draft.sampler_out" in check.live
+    assert set(check.live) <= planned and all(k.startswith("dflash_draft.") for k in check.live)
+    missing = planned - set(check.live)
+    assert missing <= {"dflash_draft.tbo_children_num_token_non_padded"}, missing
+    for live in check.live.values():  # SGLang's tensors, not modelled ones
+        assert live.shape and live.dtype
+
+
+@pytest.mark.parametrize("buffer", ["positions", "sampler_out"])
+def test_truncated_dflash_draft_buffer_is_refused_before_capture(
+        sa: Any, buffer: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A DFLASH draft buffer one row short (a runner buffer, the sampler's output) is reported
+    by name as the draft's, before SGLang's DecodeCudaGraphRunner captures (the hook tells it
+    from the target's by its draft model runner)."""
+    from graphfit.integrations.sglang import _draft_sampler
+
+    record, runner = dflash_draft_runner(sa)
+    safe = gs.check_live_runners(record, {"dflash_draft": runner})
+    needed = next(b.engine_rows for b in safe.plan.components["dflash_draft"].buffers
+                  if b.name == buffer)
+    monkeypatch.setenv("GRAPHFIT_SGLANG", "check")
+    assert gs.before_capture(runner) is None  # safe: starts
+    holder = _draft_sampler(runner) if buffer == "sampler_out" else runner.buffers
+    attr = "out" if buffer == "sampler_out" else buffer
+    assert getattr(holder, attr).shape[0] >= needed
+    monkeypatch.setattr(holder, attr, torch.zeros(needed - 1, dtype=torch.int64))
+    check = gs.check_live_runners(record, {"dflash_draft": runner})
+    assert not check.ok
+    assert check.line().startswith(f"graphfit: UNSAFE: dflash_draft.{buffer}")
+    assert f": [{needed - 1}] int64]" in check.line()
+    with pytest.raises(gs.UnsafeServerArgsError, match=rf"dflash_draft\.{buffer}"):
+        gs.before_capture(runner)
+    monkeypatch.setenv("GRAPHFIT_SGLANG", "warn")
+    assert gs.before_capture(runner) is None

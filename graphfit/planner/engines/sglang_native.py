@@ -27,7 +27,8 @@ from graphfit.planner.engines.sglang_qwen3_vl import raises as qwen3_vl_raises
 
 ALGORITHMS = {"EAGLE": SpecMethod.EAGLE, "EAGLE3": SpecMethod.EAGLE3, "NEXTN": SpecMethod.MTP,
               "STANDALONE": SpecMethod.DRAFT_MODEL, "NGRAM": SpecMethod.NGRAM,
-              "DSPARK": SpecMethod.DSPARK}  # graphfit.planner.engines.sglang_dspark
+              "DSPARK": SpecMethod.DSPARK,  # graphfit.planner.engines.sglang_dspark
+              "DFLASH": SpecMethod.DFLASH}  # graphfit.planner.engines.sglang_dflash
 
 
 def _get(obj: Any, name: str) -> Any:
@@ -106,7 +107,10 @@ def fields_from_sglang(server_args: Any) -> dict[str, Any]:
             out["speculative_adaptive"] = True
         put("num_speculative_tokens", _get(server_args, "speculative_num_steps"))
         put("speculative_eagle_topk", _get(server_args, "speculative_eagle_topk"))
-        put("speculative_num_draft_tokens", _get(server_args, "speculative_num_draft_tokens"))
+        drafts = _get(server_args, "speculative_num_draft_tokens")
+        if name == "DFLASH" and drafts is None:  # the block size (speculative_hook.py:287-446)
+            drafts = _get(server_args, "speculative_dflash_block_size")
+        put("speculative_num_draft_tokens", drafts)
         gamma = _get(server_args, "speculative_dspark_block_size")
         if name == "DSPARK" and gamma is not None:  # speculative_hook.py:807-840
             window = out.get("speculative_num_draft_tokens")

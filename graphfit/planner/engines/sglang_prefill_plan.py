@@ -37,7 +37,7 @@ from graphfit.planner.core.dispatch import NO_GRAPH, Dispatch, DispatchTables
 from graphfit.planner.core.enums import CUDAGraphMode, Unit
 from graphfit.planner.core.settings import EngineSettings
 from graphfit.planner.engines.base import ComponentModel
-from graphfit.planner.engines.sglang_multimodal import breakable_prefill_refused
+from graphfit.planner.engines.sglang_multimodal import breakable_prefill_refused, sglang_multimodal
 from graphfit.planner.engines.sglang_pool import request_pool
 from graphfit.planner.engines.sglang_prefill import (
     FULL,
@@ -132,8 +132,11 @@ def prefill_component(config: EngineSettings, graphs: PrefillGraphs
     if not graphs.on or not graphs.captured:
         return None
     pool = request_pool(config)
-    buffers = prefill_buffers(graphs, pool, hidden_size=config.hidden_size,
-                              dtype=config.dtype, multimodal=config.multimodal)
+    # the runner's is_multimodal is SGLang's ModelConfig's (prefill_cuda_graph_runner.py:337):
+    # off for an architecture served text-only by default (Gemma 3, Llama 4, ...)
+    buffers = prefill_buffers(graphs, pool, hidden_size=config.hidden_size, dtype=config.dtype,
+                              multimodal=sglang_multimodal(config.multimodal,
+                                                           config.architecture))
     tokens = graphs.max_tokens
     specs = (*(_spec(b, tokens, graphs.backend == FULL) for b in buffers),
              tbo_split_buffer(COMPONENT))
