@@ -80,6 +80,94 @@ def test_edge_lines_agree(argv: tuple[str, ...]) -> None:
     _check(argv)
 
 
+@st.composite
+def deepep_lines(draw: st.DrawFn) -> tuple[str, ...]:
+    return mc.draw(_Draws(draw), backend="deepep")
+
+
+@settings(max_examples=10, deadline=None)
+@given(deepep_lines())
+def test_generated_deepep_lines_agree(argv: tuple[str, ...]) -> None:
+    """DeepEP lines, breakable prefill graphs mostly on: SGLang's 8-aligned buckets."""
+    _check(argv)
+
+
+S48 = ("--max-running-requests", "48")
+DEEPEP_PREFILL = [
+    # the default: generate(2048) rounded to 8s, max 2048 whatever the chunk (8192 here)
+    ("--moe-a2a-backend", "deepep", "--tp-size", "4", *S48),
+    # attention DP: chunk 2048 // 2 = 1024 < 2048, the clamp regenerates an unaligned ladder
+    ("--moe-a2a-backend", "deepep", "--tp-size", "4", "--attn-dp-size", "2",
+     "--chunked-prefill-size", "2048", *S48),
+    ("--moe-a2a-backend", "deepep", "--tp-size", "8", "--attn-dp-size", "8", *S48),
+    ("--moe-a2a-backend", "deepep", "--cuda-graph-max-bs-prefill", "6", *S48),  # -> (8,)
+    ("--moe-a2a-backend", "deepep", "--cuda-graph-max-bs-prefill", "3", *S48),  # nothing
+    ("--moe-a2a-backend", "deepep", "--cuda-graph-max-bs-prefill", "9000", *S48),
+    ("--moe-a2a-backend", "deepep", "--cuda-graph-bs-prefill", "5", "13", "100", *S48),
+    ("--moe-a2a-backend", "deepep", "--cuda-graph-bs-prefill", "8", "16", *S48),  # aligned
+    ("--moe-a2a-backend", "deepep", "--deepep-mode", "low_latency", "--tp-size", "2", *S48),
+    ("--moe-a2a-backend", "deepep", "--cuda-graph-backend-prefill", "full", *S48),
+    ("--moe-a2a-backend", "deepep", "--chunked-prefill-size", "512", *S48),
+    # normal mode: no graphs, yet the memory hook (which runs first) reserved for them
+    ("--moe-a2a-backend", "deepep", "--deepep-mode", "normal", "--tp-size", "2", *S48),
+]
+
+
+# every line at 80 GB, the first two also at 40 and 192 GB (other GPU memory classes)
+DEEPEP_CASES = [(a, 80) for a in DEEPEP_PREFILL] + [(a, g) for a in DEEPEP_PREFILL[:2]
+                                                     for g in (40, 192)]
+
+
+@pytest.mark.parametrize(("argv", "gb"), DEEPEP_CASES,
+                         ids=[f"{' '.join(a[2:])}@{g}" for a, g in DEEPEP_CASES])
+def test_deepep_breakable_prefill_agrees(argv: tuple[str, ...], gb: float) -> None:
+    """Prefill ladder, dispatch, buffers and the default mem_fraction_static (with DeepEP's
+    extra 1 GiB, memory_hook.py:391-397), from the pasted line and from the raw ServerArgs."""
+    diffs = mc.compare(argv, gb)
+    assert not diffs["acceptance"], diffs["acceptance"]
+    wrong = [d.detail for found in diffs.values() for d in found]
+    assert not wrong and "prefill" in diffs, wrong
+    # the same default from SGLang's raw ServerArgs (EngineConfig.from_sglang's reading)
+    from graphfit.planner.engines.sglang_memory import mem_fraction_static
+    from graphfit.planner.engines.sglang_native import memory_inputs_from_sglang
+    from tests.oracle import sglang_prefill_oracle as po
+
+    answer = po.mem_fraction(argv, gb, mc.model_dir())
+    assert not isinstance(answer, po.so.Rejected)
+    raw, theirs = answer
+    assert mem_fraction_static(memory_inputs_from_sglang(raw, gb)) == pytest.approx(theirs)
+
+
+def test_deepep_default_buckets_are_sglangs() -> None:
+    """SGLang's own resolution gives the 8-aligned list capped at 2048 tokens, not the
+    chunked-prefill-sized default (8192 at 80 GB) a dense backend gets."""
+    from tests.oracle import sglang_prefill_oracle as po
+
+    sg = po.prefill(DEEPEP_PREFILL[0], 80, mc.model_dir())
+    assert not isinstance(sg, po.so.Rejected)
+    assert sg.backend == "breakable" and sg.captured[-1] == 2048
+    assert all(t % 8 == 0 for t in sg.captured) and 4 not in sg.captured
+
+
+def test_a_planted_deepep_error_is_caught(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Drop DeepEP's bucket rewrite, or its 1 GiB, from graphfit: the comparison sees it."""
+    from graphfit.planner.engines import sglang_memory, sglang_moe_a2a
+
+    argv = DEEPEP_PREFILL[0]
+    for target, name, value in ((sglang_moe_a2a, "deepep_prefill_buckets", lambda *a: None),
+                                (sglang_memory, "DEEPEP_BREAKABLE_PREFILL_MIB", 0)):
+        with monkeypatch.context() as m:
+            m.setattr(target, name, value)
+            mc.graphfit_cli.cache_clear()
+            try:
+                diffs = mc.compare(argv)
+            finally:
+                mc.graphfit_cli.cache_clear()
+        assert diffs["mem_fraction"], name
+        if name == "deepep_prefill_buckets":
+            assert diffs["prefill"]
+
+
 def test_the_alignment_is_what_sglang_captures() -> None:
     """Without attention DP a live backend aligns the ladder to the TP width (utils/common.py:
     4133-4180): SGLang's own runner captures only multiples of 4 at TP 4."""

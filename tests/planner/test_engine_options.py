@@ -85,6 +85,7 @@ VALID: dict[str, st.SearchStrategy[Any]] = {
                                                    "extra_buffer_lazy", " Extra_Buffer "]),
     "disable_overlap_schedule": st.booleans(),
     "page_size": st.integers(1, 256),
+    "deepep_mode": st.sampled_from(["auto", "normal", "low_latency", "Normal"]),
 }
 INVALID: dict[str, st.SearchStrategy[Any]] = {
     "runner": st.sampled_from(["v3", "", 2, True, 1.5]),
@@ -134,6 +135,7 @@ INVALID: dict[str, st.SearchStrategy[Any]] = {
     "mamba_radix_cache_strategy": st.sampled_from(["lazy", "", None, 1, True]),
     "disable_overlap_schedule": st.sampled_from([None, "true", 0]),
     "page_size": st.integers(-3, 0) | st.sampled_from([True, None, "16"]),
+    "deepep_mode": st.sampled_from([None, 1, "", "fast", "lowlatency"]),
 }
 
 
@@ -375,6 +377,6 @@ def test_the_plan_3_document_writes_the_options_object() -> None:
         "sm90": None, "vision_layers": None, "vision_hidden_size": None,
         "max_mamba_cache_size": None, "disable_radix_cache": False,
         "mamba_radix_cache_strategy": "auto", "disable_overlap_schedule": False,
-        "page_size": 1, "moe_a2a_backend": "none"}
+        "page_size": 1, "moe_a2a_backend": "none", "deepep_mode": "auto"}
     assert not set(config) & set(LEGACY_KEYWORDS)
     assert EngineConfig.from_dict(config).tp_size == 2

@@ -80,8 +80,7 @@ def test_prefill_rules() -> None:
         return any(name.startswith("prefill") for name in p.components)
 
     assert prefill("none") and not prefill("mooncake")  # cuda_graph_hook.py:223-229
-    with pytest.raises(ConfigError, match="--disable-prefill-cuda-graph"):
-        prefill("deepep")
+    assert prefill("deepep")  # breakable, with 8-aligned buckets (cuda_graph_hook.py:315-342)
 
 
 def test_rehearsed_on_cpu_graph_equals_eager() -> None:
@@ -92,5 +91,64 @@ def test_rehearsed_on_cpu_graph_equals_eager() -> None:
         "engine": "sglang", "max_num_seqs": 24,
         "options": {"tp_size": 4, "moe_a2a_backend": "deepep",
                     "cuda_graph_backend_prefill": "disabled"}}))
+    report = rehearse(p)
+    assert report.ok and report.replayed == report.graphs > 0
+
+
+@st.composite
+def deepep_prefill(draw: st.DrawFn) -> EngineConfig:
+    tp = draw(st.sampled_from((1, 2, 4, 8)))
+    dp = draw(st.sampled_from([d for d in (1, 2, 4, 8) if tp % d == 0]))
+    options: dict[str, object] = {"tp_size": tp, "attn_dp_size": dp, "moe_a2a_backend": "deepep",
+                                  "gpu_memory_gb": draw(st.sampled_from((24, 40, 80, 141)))}
+    knob = draw(st.sampled_from(("none", "max", "list", "chunk")))
+    if knob == "max":
+        options["cuda_graph_max_bs_prefill"] = draw(st.integers(1, 9000))
+    elif knob == "list":
+        options["cuda_graph_bs_prefill"] = draw(st.lists(st.integers(1, 4000), min_size=1,
+                                                         max_size=5, unique=True))
+    elif knob == "chunk":
+        options["chunked_prefill_size"] = draw(st.sampled_from((512, 1024, 2048, 16384)))
+    return EngineConfig.from_dict({"engine": "sglang", "max_num_seqs": 32, "options": options})
+
+
+@settings(max_examples=25, deadline=None)
+@given(deepep_prefill())
+def test_deepep_breakable_prefill_buckets(config: EngineConfig) -> None:
+    """cuda_graph_hook.py:315-342: with DeepEP the breakable buckets are multiples of 8 and
+    the default ladder stops at 2048 tokens, unless the attention-DP clamp regenerates it
+    (parallel_hook.py:345-363); every prefill pads to the smallest bucket >= it or runs
+    eagerly past the padding factor, and the plan is proven."""
+    from graphfit.planner.engines.sglang_prefill_plan import prefill_graphs
+
+    p = graphfit.plan(config)
+    assert p.verify().ok
+    graphs = prefill_graphs(p.config)
+    if not graphs.on:
+        return
+    sizes = graphs.captured
+    cps = graphs.chunked_prefill_size  # already divided by the attention-DP size
+    clamped = (config.attn_dp_size > 1 and config.cuda_graph_max_bs_prefill is None
+               and cps < 2048)
+    if not clamped or config.cuda_graph_bs_prefill is not None:
+        assert all(t % 8 == 0 for t in graphs.tokens)
+    if config.cuda_graph_max_bs_prefill is None and config.cuda_graph_bs_prefill is None:
+        assert sizes[-1] <= a2a.DEEPEP_DEFAULT_PREFILL_MAX
+    for n in range(1, sizes[-1] + 1, 7):
+        padded = graphs.pad(n)
+        smallest = min(s for s in sizes if s >= n)
+        assert padded == (smallest if smallest <= 2 * n else None)
+
+
+def test_deepep_prefill_rehearsed_on_cpu() -> None:
+    pytest.importorskip("torch")
+    from graphfit.cudagraph.rehearsal import rehearse
+
+    p = graphfit.plan(EngineConfig.from_dict({
+        "engine": "sglang", "max_num_seqs": 8,
+        "options": {"tp_size": 2, "moe_a2a_backend": "deepep",
+                    "cuda_graph_max_bs_prefill": 40}}))
+    # generate(40) = 4..32 step 4, rounded up to 8s (cuda_graph_hook.py:480-497, 330)
+    assert p.components["prefill"].tables.sizes == (8, 16, 24, 32)
     report = rehearse(p)
     assert report.ok and report.replayed == report.graphs > 0

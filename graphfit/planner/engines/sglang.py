@@ -583,6 +583,10 @@ class SglangModel:
             # a prefill server drops decode graphs unless a decode backend was given
             # (cuda_graph_hook.py:557-566); FULL_AND_PIECEWISE is the default: none given
             changes["cudagraph_mode"] = CUDAGraphMode.NONE
+        if sglang_moe_a2a.normal_mode_off(config.moe_a2a_backend, config.deepep_mode):
+            # after the memory default above, as SGLang's moe hook follows its memory hook
+            changes["cudagraph_mode"] = CUDAGraphMode.NONE
+            changes["cuda_graph_backend_prefill"] = "disabled"
         return changes
 
     def ladders(self, config: EngineSettings) -> EngineLadders:

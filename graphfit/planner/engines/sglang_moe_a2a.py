@@ -20,6 +20,7 @@ model keeps MoeA2ABackend.NONE (utils.py:517-521). `ascend_tp` is resolved to "n
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Protocol
 
 from graphfit.planner.core.errors import ConfigError
@@ -69,6 +70,27 @@ def check_backend(backend: str) -> str:
     return name
 
 
+DEEPEP_MODES = ("auto", "normal", "low_latency")  # arg_groups/fields/exec_.py:898-901
+
+
+def check_deepep_mode(mode: object) -> str:
+    """`--deepep-mode`, lower-cased, if one of SGLang's choices."""
+    if not isinstance(mode, str) or mode.strip().lower() not in DEEPEP_MODES:
+        raise ConfigError(f"deepep_mode: {mode!r} is not one of {', '.join(DEEPEP_MODES)} "
+                          f"(arg_groups/fields/exec_.py:898-901)")
+    return mode.strip().lower()
+
+
+def normal_mode_off(backend: str, deepep_mode: str) -> bool:
+    """DeepEP's normal mode turns decode and prefill graphs off (`handle_a2a_moe`,
+    arg_groups/moe_hook.py:383-398), whatever the graph flags. That hook runs after
+    `handle_gpu_memory_settings` (arg_groups/pipeline.py:218, 295), so SGLang's default
+    mem_fraction_static is computed with the graphs the flags asked for, DeepEP's 2 GiB (and
+    1 GiB for breakable prefill graphs) included: graphfit's model turns the graphs off after
+    it computes that default (SglangModel.resolve)."""
+    return backend == "deepep" and deepep_mode == "normal"
+
+
 def live_backend(backend: str) -> str:
     """The backend the graph runners see: `ascend_tp` resolves to none
     (arg_groups/moe_hook.py:463-470)."""
@@ -91,15 +113,35 @@ def attn_tp_gather(config: _Parallel) -> bool:
     return gathers_attention(config.moe_a2a_backend, config.tp_size, config.attn_dp_size)
 
 
-def check_prefill(backend: str, prefill_backend: str) -> None:
-    """DeepEP's breakable prefill buckets are rounded up to multiples of 8 against a default
-    max of 2048 tokens read before the memory hook sizes it (cuda_graph_hook.py:315-342):
-    not modelled, so refused with the fix."""
-    if backend == "deepep" and prefill_backend == "breakable":
-        raise ConfigError("moe_a2a_backend: deepep with breakable prefill graphs is not "
-                          "modelled (8-aligned buckets, cuda_graph_hook.py:315-342); pass "
-                          "--disable-prefill-cuda-graph")
+DEEPEP_PREFILL_BUCKET = 8  # cuda_graph_hook.py:330
+DEEPEP_DEFAULT_PREFILL_MAX = 2048  # cuda_graph_hook.py:326-327 ("documented prefill default")
 
 
-__all__ = ["BACKENDS", "PREFILL_VALIDATED", "REFUSED", "attn_tp_gather", "check_backend",
-           "check_prefill", "gathers_attention", "live_backend"]
+def deepep_prefill_buckets(backend: str, prefill_backend: str, max_tokens: int | None,
+                           tokens: tuple[int, ...] | None,
+                           ladder: Callable[[int], list[int]]
+                           ) -> tuple[tuple[int, ...], int] | None:
+    """`apply_deepep_adjustments` (arg_groups/cuda_graph_hook.py:315-342): with DeepEP and
+    breakable prefill graphs the prefill token buckets are rounded up to multiples of 8
+    (non-multiples can hang DeepEP's capture). The list rounded is the given
+    `--cuda-graph-bs-prefill`, else the default ladder of the given max, else of **2048**
+    tokens: the hook runs inside `handle_cuda_graph_config`, before the memory hook derives
+    the max from chunked_prefill_size (arg_groups/pipeline.py:191, 218). When the rounded
+    list differs it is declared as the phase's `bs` with `max_bs` its largest entry
+    (:336-342), so the memory hook, which fills only an unset max_bs / bs
+    (memory_hook.py:233-268), keeps it: no chunked-prefill, max-total-tokens or llama-2 cap
+    applies. Returns (bs, max_bs) so declared, or None (unchanged:
+    another backend, another prefill backend, or a list already aligned, e.g. the empty
+    ladder of a max below 4)."""
+    if live_backend(backend) != "deepep" or prefill_backend != "breakable":
+        return None
+    bs = list(tokens) if tokens is not None else ladder(max_tokens or DEEPEP_DEFAULT_PREFILL_MAX)
+    aligned = sorted({-(-b // DEEPEP_PREFILL_BUCKET) * DEEPEP_PREFILL_BUCKET for b in bs})
+    if aligned == sorted(bs):
+        return None
+    return tuple(aligned), aligned[-1]
+
+
+__all__ = ["BACKENDS", "DEEPEP_DEFAULT_PREFILL_MAX", "DEEPEP_PREFILL_BUCKET", "PREFILL_VALIDATED",
+           "REFUSED", "attn_tp_gather", "check_backend", "check_deepep_mode", "DEEPEP_MODES",
+           "deepep_prefill_buckets", "gathers_attention", "live_backend", "normal_mode_off"]

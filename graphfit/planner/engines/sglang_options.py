@@ -10,7 +10,7 @@ from typing import ClassVar
 from graphfit.planner.core.errors import ConfigError, excerpt
 from graphfit.planner.core.limits import MAX_INT
 from graphfit.planner.core.options import EngineOptions, positive_int, sizes, true_false
-from graphfit.planner.engines.sglang_moe_a2a import check_backend
+from graphfit.planner.engines.sglang_moe_a2a import check_backend, check_deepep_mode
 
 PREFILL_BACKENDS = ("breakable", "full", "disabled")  # SGLang cuda_graph_config.py:50
 DISAGGREGATION_MODES = ("null", "prefill", "decode")  # SGLang --disaggregation-mode
@@ -81,6 +81,11 @@ class SglangOptions(EngineOptions):
         model: any backend but "none" gathers the attention input, so the captured batch
         sizes are multiples of the attention-TP width (utils/common.py:4133-4180;
         graphfit.planner.engines.sglang_moe_a2a, which lists the backends refused).
+    deepep_mode: `--deepep-mode` (auto / normal / low_latency, arg_groups/fields/exec_.py:
+        898-901). With the deepep backend, normal turns both graph phases off in
+        `handle_a2a_moe` (arg_groups/moe_hook.py:383-398), which runs after the memory hook
+        (arg_groups/pipeline.py:218, 295): SGLang's default mem_fraction_static still
+        reserves for the graphs (graphfit.planner.engines.sglang_moe_a2a.normal_mode_off).
     """
 
     engine: ClassVar[str] = "sglang"
@@ -112,6 +117,7 @@ class SglangOptions(EngineOptions):
     disable_overlap_schedule: bool = False
     page_size: int = 1
     moe_a2a_backend: str = "none"
+    deepep_mode: str = "auto"
 
     def __post_init__(self) -> None:
         gb = self.gpu_memory_gb
@@ -134,6 +140,7 @@ class SglangOptions(EngineOptions):
             raise ConfigError(f"moe_a2a_backend: must be a string, got "
                               f"{excerpt(self.moe_a2a_backend)}")
         set_(self, "moe_a2a_backend", check_backend(self.moe_a2a_backend))
+        set_(self, "deepep_mode", check_deepep_mode(self.deepep_mode))
         backend = self.cuda_graph_backend_prefill
         if backend is not None:
             if not isinstance(backend, str) or backend.strip().lower() not in PREFILL_BACKENDS:
