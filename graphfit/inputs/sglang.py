@@ -408,6 +408,7 @@ FILE_KEYS: dict[str, Handler] = {
     "language_model_only": _not_default(False, "text-only serving of a multimodal model"),
     "moe_a2a_backend": field_key("moe_a2a_backend", sglang_a2a.backend, SG),
     "deepep_mode": field_key("deepep_mode", sglang_a2a.deepep_mode, SG),
+    "moe_runner_backend": field_key("moe_runner_backend", sglang_a2a.runner, SG),
     # speculative runners / buffers graphfit does not model: refused unless off
     "enable_multi_layer_eagle": field_key("multi_layer_eagle", as_bool, SG),
     "speculative_adaptive": _not_default(False, "adaptive speculation switches the draft "

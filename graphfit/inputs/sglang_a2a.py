@@ -17,7 +17,12 @@ from graphfit.inputs.reading import load_json
 from graphfit.inputs.settings import Setting
 from graphfit.inputs.values import as_str
 from graphfit.planner.core.errors import ConfigError
-from graphfit.planner.engines.sglang_moe_a2a import DEEPEP_MODES, check_backend, check_deepep_mode
+from graphfit.planner.engines.sglang_moe_a2a import (
+    DEEPEP_MODES,
+    check_backend,
+    check_deepep_mode,
+    check_runner,
+)
 
 NORMAL = "--deepep-mode normal with --moe-a2a-backend deepep"
 
@@ -35,6 +40,14 @@ def deepep_mode(origin: str, value: Any) -> str:
     off after SGLang's memory hook: graphfit.planner.engines.sglang_moe_a2a.normal_mode_off)."""
     try:
         return check_deepep_mode(as_str(origin, value))
+    except ConfigError as exc:
+        raise ConfigError(f"{origin}: {str(exc).split(': ', 1)[1]}") from None
+
+
+def runner(origin: str, value: Any) -> str:
+    """`--moe-runner-backend`: SglangOptions.moe_runner_backend (the megamoe alias refused)."""
+    try:
+        return check_runner(as_str(origin, value))
     except ConfigError as exc:
         raise ConfigError(f"{origin}: {str(exc).split(': ', 1)[1]}") from None
 
@@ -80,4 +93,4 @@ def graphs_off(values: Mapping[str, Any]) -> tuple[list[Setting], list[str]]:
 
 
 __all__ = ["DEEPEP_MODES", "MOE_TOPK_KEYS", "backend", "dense_model", "deepep_mode",
-           "graphs_off"]
+           "graphs_off", "runner"]

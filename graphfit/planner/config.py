@@ -306,7 +306,8 @@ class EngineConfig:
             vision_layers: int | None = None, vision_hidden_size: int | None = None,
             max_mamba_cache_size: int | None = None, disable_radix_cache: bool = False,
             mamba_radix_cache_strategy: str = "auto", disable_overlap_schedule: bool = False,
-            page_size: int = 1, deepep_mode: str = "auto") -> None: ...
+            page_size: int = 1, deepep_mode: str = "auto",
+            moe_runner_backend: str = "auto") -> None: ...
 
     def __post_init__(self) -> None:
         set_ = object.__setattr__
@@ -568,6 +569,11 @@ class EngineConfig:
     def page_size(self) -> int:
         """SglangOptions.page_size."""
         return cast(int, self._option("page_size"))
+
+    @property
+    def moe_runner_backend(self) -> str:
+        """SglangOptions.moe_runner_backend."""
+        return cast(str, self._option("moe_runner_backend"))
 
     @property
     def deepep_mode(self) -> str:

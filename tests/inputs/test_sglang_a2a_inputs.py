@@ -67,7 +67,10 @@ def test_bad_values_say_why() -> None:
     with pytest.raises(ConfigError, match="is not one of"):
         sglang_a2a.backend("--moe-a2a-backend", "nccl")
     with pytest.raises(ConfigError, match="not modelled"):
-        sglang_a2a.backend("--moe-a2a-backend", "pplx")
+        sglang_a2a.backend("--moe-a2a-backend", "megamoe")
+    with pytest.raises(ConfigError, match="alias of --moe-a2a-backend megamoe"):
+        sglang_a2a.runner("--moe-runner-backend", "megamoe")
+    assert sglang_a2a.runner("--moe-runner-backend", "Triton") == "triton"
     with pytest.raises(ConfigError, match="is not one of"):
         sglang_a2a.deepep_mode("--deepep-mode", "fast")
     assert sglang_a2a.deepep_mode("deepep_mode", "Normal") == "normal"

@@ -27,6 +27,7 @@ def main() -> None:
     seen: Counter[str] = Counter()
     first: dict[str, str] = {}
     refused = started = deepep_breakable = 0
+    by_backend: Counter[str] = Counter()  # lines compared beyond acceptance, per backend
     for argv in mc.lines(n, seed):
         diffs = mc.compare(argv)
         sg = mc.sglang(argv)
@@ -36,6 +37,8 @@ def main() -> None:
         if diffs["acceptance"] and gf.rejected and "is not modelled" in gf.rejected:
             refused += 1
             continue
+        if "target_ladder" in diffs:
+            by_backend[argv[argv.index("--moe-a2a-backend") + 1]] += 1
         if "prefill" in diffs and mc.deepep_breakable(sg):
             deepep_breakable += 1
         for aspect, found in diffs.items():
@@ -47,6 +50,8 @@ def main() -> None:
           f"them as not modelled; {time.perf_counter() - start:.0f} s")
     print(f"prefill compared on {seen['prefill']} lines, {deepep_breakable} of them DeepEP "
           f"with breakable prefill graphs (8-aligned buckets)")
+    print("lines both start, per backend: " + ", ".join(f"{k} {v}" for k, v in
+                                                          sorted(by_backend.items())))
     print("| aspect | agree | compared |")
     print("|---|---|---|")
     for aspect in mc.ASPECTS:

@@ -32,8 +32,8 @@ from tests.oracle import sglang_oracle as so
 from tests.oracle import sglang_stubs
 
 # the backends graphfit models (graphfit.planner.engines.sglang_moe_a2a.REFUSED: the rest)
-MODELLED = ("none", "deepep", "mooncake", "nixl", "ascend_fuseep", "ascend_tp")
-REFUSED = ("mori", "pplx", "deepep_v2", "flashinfer", "flashinfer_megamoe", "megamoe")
+MODELLED = ("none", "deepep", "mooncake", "nixl", "ascend_fuseep", "ascend_tp", "mori", "pplx")
+REFUSED = ("deepep_v2", "flashinfer", "flashinfer_megamoe", "megamoe")
 ASPECTS = ("acceptance", "target_ladder", "target_padding", "buffers", "prefill_on",
            "mem_fraction", "prefill")
 
@@ -176,7 +176,7 @@ def draw(rng: Any, backend: str | None = None) -> tuple[str, ...]:
     fixes the --moe-a2a-backend (by default DeepEP on about half the lines)."""
     argv: list[str] = []
     if backend is None:
-        backend = rng.choice(MODELLED * 3 + REFUSED + ("deepep",) * 18)
+        backend = rng.choice(MODELLED * 3 + REFUSED + ("deepep",) * 20)
     argv += ["--moe-a2a-backend", backend]
     if backend == "deepep":
         mode = rng.choice(("auto", "auto", "low_latency", "normal"))
@@ -184,6 +184,11 @@ def draw(rng: Any, backend: str | None = None) -> tuple[str, ...]:
             argv += ["--deepep-mode", mode]
         if rng.random() < 0.25:
             argv.append("--disable-prefill-cuda-graph")
+    elif backend in ("mori", "pplx"):
+        if rng.random() < 0.3:  # pplx refuses normal
+            argv += ["--deepep-mode", rng.choice(("normal", "low_latency"))]
+        if rng.random() < 0.2:  # pplx only with deep_gemm / auto
+            argv += ["--moe-runner-backend", rng.choice(("deep_gemm", "triton"))]
     if rng.random() < 0.7:
         argv += ["--max-running-requests", str(rng.choice((rng.randint(1, 64),
                                                            rng.randint(1, 600))))]
@@ -203,7 +208,8 @@ def draw(rng: Any, backend: str | None = None) -> tuple[str, ...]:
         argv += ["--cuda-graph-bs-prefill", *map(str, rng.sample(range(1, 3000),
                                                                  rng.randint(1, 4)))]
     elif prefill == "chunk":  # the attention-DP clamp regenerates an unaligned ladder
-        argv += ["--chunked-prefill-size", str(rng.choice((512, 1024, 2048, 4096, 16384)))]
+        argv += ["--chunked-prefill-size", str(rng.choice((128, 256, 512, 1024, 2048, 4096,
+                                                           16384)))]
     tp = rng.choice((1, 2, 4, 8))
     if tp > 1:
         argv += ["--tp-size", str(tp)]

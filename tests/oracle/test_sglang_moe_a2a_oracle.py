@@ -75,6 +75,16 @@ def test_generated_lines_agree(argv: tuple[str, ...]) -> None:
     ("--moe-a2a-backend", "nixl", "--tp-size", "4", "--attn-dp-size", "4"),
     ("--moe-a2a-backend", "megamoe", "--tp-size", "2", "--enable-two-batch-overlap"),
     ("--moe-a2a-backend", "mooncake", "--tp-size", "4", "--enable-two-batch-overlap"),
+    # mori / pplx: SGLang's start-up checks (moe_hook.py:543-622) restated by graphfit
+    ("--moe-a2a-backend", "mori", "--tp-size", "4"),  # 8192 tokens > 4096: refused by both
+    ("--moe-a2a-backend", "mori", "--tp-size", "4", "--attn-dp-size", "2"),  # 4096: starts
+    ("--moe-a2a-backend", "pplx", "--tp-size", "4"),  # no attention DP: refused by both
+    ("--moe-a2a-backend", "pplx", "--tp-size", "4", "--attn-dp-size", "4",
+     "--chunked-prefill-size", "512", "--max-running-requests", "64"),  # 128: starts
+    ("--moe-a2a-backend", "pplx", "--tp-size", "4", "--attn-dp-size", "2",
+     "--chunked-prefill-size", "256", "--cuda-graph-max-bs-decode", "200"),  # decode > 128
+    ("--moe-a2a-backend", "pplx", "--tp-size", "2", "--attn-dp-size", "2",
+     "--chunked-prefill-size", "256", "--deepep-mode", "normal"),
 ])
 def test_edge_lines_agree(argv: tuple[str, ...]) -> None:
     _check(argv)

@@ -47,7 +47,8 @@ VALID: dict[str, st.SearchStrategy[Any]] = {
     "attn_cp_size": st.integers(1, 64),
     "two_batch_overlap": st.booleans(),
     "moe_a2a_backend": st.sampled_from(["none", "deepep", "mooncake", "nixl",
-                                        "ascend_fuseep", "ascend_tp", "DeepEP"]),
+                                        "ascend_fuseep", "ascend_tp", "DeepEP", "mori",
+                                        "pplx"]),
     "draft_len_schedule": st.none() | st.lists(st.integers(1, 4096), min_size=1, max_size=6),
     # vLLM 0.34's split sizes: any integers (vLLM drops those outside its range), [] too
     "prefill_cudagraph_capture_token_sizes": st.none() | st.lists(st.integers(-8, 9000)),
@@ -86,6 +87,7 @@ VALID: dict[str, st.SearchStrategy[Any]] = {
     "disable_overlap_schedule": st.booleans(),
     "page_size": st.integers(1, 256),
     "deepep_mode": st.sampled_from(["auto", "normal", "low_latency", "Normal"]),
+    "moe_runner_backend": st.sampled_from(["auto", "deep_gemm", "triton", "Flashinfer_Cutlass"]),
 }
 INVALID: dict[str, st.SearchStrategy[Any]] = {
     "runner": st.sampled_from(["v3", "", 2, True, 1.5]),
@@ -100,7 +102,7 @@ INVALID: dict[str, st.SearchStrategy[Any]] = {
     "attn_dp_size": st.integers(-5, 0) | st.sampled_from([False, "1"]),
     "attn_cp_size": st.integers(-5, 0) | st.sampled_from([2.0, None]),
     "two_batch_overlap": st.sampled_from([None, "true", 1]),
-    "moe_a2a_backend": st.sampled_from([None, 1, "", "nccl", "pplx", "mori", "deepep_v2",
+    "moe_a2a_backend": st.sampled_from([None, 1, "", "nccl", "deepep_v2",
                                         "flashinfer", "flashinfer_megamoe",
                                         "megamoe"]),
     "draft_len_schedule": st.sampled_from(["4", [], [0], [1, -2], {1: 2}, 7]),
@@ -136,6 +138,7 @@ INVALID: dict[str, st.SearchStrategy[Any]] = {
     "disable_overlap_schedule": st.sampled_from([None, "true", 0]),
     "page_size": st.integers(-3, 0) | st.sampled_from([True, None, "16"]),
     "deepep_mode": st.sampled_from([None, 1, "", "fast", "lowlatency"]),
+    "moe_runner_backend": st.sampled_from([None, 2, "", " ", "megamoe"]),
 }
 
 
@@ -377,6 +380,7 @@ def test_the_plan_3_document_writes_the_options_object() -> None:
         "sm90": None, "vision_layers": None, "vision_hidden_size": None,
         "max_mamba_cache_size": None, "disable_radix_cache": False,
         "mamba_radix_cache_strategy": "auto", "disable_overlap_schedule": False,
-        "page_size": 1, "moe_a2a_backend": "none", "deepep_mode": "auto"}
+        "page_size": 1, "moe_a2a_backend": "none", "deepep_mode": "auto",
+        "moe_runner_backend": "auto"}
     assert not set(config) & set(LEGACY_KEYWORDS)
     assert EngineConfig.from_dict(config).tp_size == 2

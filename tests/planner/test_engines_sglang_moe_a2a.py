@@ -152,3 +152,36 @@ def test_deepep_prefill_rehearsed_on_cpu() -> None:
     assert p.components["prefill"].tables.sizes == (8, 16, 24, 32)
     report = rehearse(p)
     assert report.ok and report.replayed == report.graphs > 0
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.sampled_from(("mori", "pplx")), st.sampled_from((1, 2, 4, 8)),
+       st.sampled_from((1, 2, 4, 8)), st.sampled_from((None, 128, 256, 1024, 8192)),
+       st.sampled_from(("auto", "normal", "low_latency")),
+       st.sampled_from(("auto", "deep_gemm", "triton")), st.sampled_from((None, 64, 200)))
+def test_mori_and_pplx_start_up_checks(backend: str, tp: int, dp: int, chunk: int | None,
+                                       mode: str, runner: str, decode_max: int | None) -> None:
+    """moe_hook.py:543-622: the per-rank dispatch tokens (chunk // attention DP; pplx also a
+    given decode max) within the default budget (4096 mori, 128 pplx); pplx also needs 2+
+    attention-DP groups, low-latency dispatch and the deep_gemm / auto runner. A line that
+    passes plans, proven, and gathers like any live backend."""
+    assume(tp % dp == 0)
+    tokens = (chunk or 8192) // dp if dp > 1 else (chunk or 8192)
+    if backend == "mori":
+        ok = tokens <= a2a.MORI_DISPATCH_TOKENS
+    else:
+        ok = (mode != "normal" and runner in a2a.PPLX_RUNNERS and dp >= 2
+              and max(tokens, decode_max or 0) <= a2a.PPLX_DISPATCH_TOKENS)
+    try:  # the model resolves (and so checks) the config as it is built
+        p = graphfit.plan(EngineConfig.from_dict({
+            "engine": "sglang", "max_num_seqs": 32, "max_cudagraph_capture_size": decode_max,
+            "options": {"tp_size": tp, "attn_dp_size": dp, "moe_a2a_backend": backend,
+                        "chunked_prefill_size": chunk, "deepep_mode": mode,
+                        "moe_runner_backend": runner, "gpu_memory_gb": 80}}))
+    except ConfigError as exc:
+        assert not ok, str(exc)
+        assert "moe_hook.py" in str(exc) or "base_cuda_graph_runner.py:104" in str(exc)
+        return
+    assert ok
+    assert p.verify().ok
+    assert a2a.gathers_attention(backend, tp, dp) == (dp == 1 or dp < tp)

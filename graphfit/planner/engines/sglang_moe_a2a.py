@@ -34,20 +34,92 @@ PREFILL_VALIDATED = ("none", "deepep", "megamoe", "flashinfer")
 # graphfit's reason for each backend it refuses: SGLang's own checks on them read things
 # graphfit does not know (the GPU, the model class, environment variables)
 REFUSED = {
-    "mori": "MoRI reads SGLANG_MORI_NUM_MAX_DISPATCH_TOKENS_PER_RANK against the dispatch "
-            "tokens and mori's receive bound changes the gather rule "
-            "(utils/common.py:4113-4124; arg_groups/moe_hook.py:543-570)",
-    "pplx": "pplx bounds the decode batch by SGLANG_PPLX_NUM_MAX_DISPATCH_TOKENS_PER_RANK and "
-            "needs a pplx MoE runner (arg_groups/moe_hook.py:575-605)",
-    "deepep_v2": "DeepEP v2 needs a registered model class and the deep_gemm runner "
-                 "(arg_groups/moe_hook.py:400-447)",
-    "flashinfer_megamoe": "FlashInfer MegaMoE needs an SM100 GPU and a validated model class "
-                          "(arg_groups/moe_hook.py:315-340)",
-    "megamoe": "MegaMoE needs an SM90 or SM100 GPU, no two-batch overlap and a per-model "
-               "token budget (arg_groups/mega_moe_hook.py:27-48, 78-80)",
-    "flashinfer": "FlashInfer A2A's topology check reads the model class and EP size "
-                  "(arg_groups/moe_hook.py:471-485)",
+    "deepep_v2": "DeepEP v2 needs a model class registered with register_deepep_v2_model and "
+                 "a per-model prefill dispatch budget against "
+                 "SGLANG_DEEPEP_V2_NUM_MAX_DISPATCH_TOKENS_PER_RANK (default 128), "
+                 "arg_groups/moe_hook.py:641-654, 679-731",
+    "flashinfer_megamoe": "FlashInfer MegaMoE needs an MXFP8 / NVFP4 MoE checkpoint, an "
+                          "SM100 GPU and --moe-runner-backend flashinfer_megamoe, "
+                          "arg_groups/moe_hook.py:237-282, 315-340",
+    "megamoe": "MegaMoE needs an SM90 or SM100 GPU and, for its no-fallback model classes "
+               "(Qwen3-MoE...) or NVFP4 experts, a decode and prefill token budget against "
+               "SGLANG_OPT_DEEPGEMM_MEGA_MOE_NUM_MAX_TOKENS_PER_RANK, "
+               "arg_groups/mega_moe_hook.py:27-48, 51-80, 161-256",
+    "flashinfer": "FlashInfer A2A needs --moe-runner-backend flashinfer_* / deep_gemm, "
+                  "--attn-dp-size == --tp-size (or Muse Spark's SP topology) and a "
+                  "workspace budget sized from the model, arg_groups/moe_hook.py:43-67, "
+                  "471-541, 734-775",
 }
+# the dispatch-token budgets SGLang asserts for mori and pplx, as environment variables it reads
+# and graphfit does not (their defaults: environ.py:930, 1453; the checks at moe_hook.py:566-573,
+# 614-621)
+MORI_DISPATCH_TOKENS = 4096  # SGLANG_MORI_NUM_MAX_DISPATCH_TOKENS_PER_RANK
+PPLX_DISPATCH_TOKENS = 128  # SGLANG_PPLX_NUM_MAX_DISPATCH_TOKENS_PER_RANK
+PPLX_RUNNERS = ("auto", "deep_gemm")  # moe_hook.py:599-602
+
+
+class _Dispatch(Protocol):
+    @property
+    def tp_size(self) -> int: ...
+    @property
+    def attn_dp_size(self) -> int: ...
+    @property
+    def moe_a2a_backend(self) -> str: ...
+    @property
+    def deepep_mode(self) -> str: ...
+    @property
+    def chunked_prefill_size(self) -> int | None: ...
+    @property
+    def gpu_memory_gb(self) -> float | None: ...
+    @property
+    def disaggregation_mode(self) -> str: ...
+    @property
+    def max_cudagraph_capture_size(self) -> int | None: ...
+    @property
+    def moe_runner_backend(self) -> str: ...
+
+
+def check_dispatch(config: _Dispatch) -> None:
+    """SGLang's start-up checks of the mori and pplx backends (`handle_a2a_moe`,
+    arg_groups/moe_hook.py:543-622), as graphfit's errors. Both read the chunked prefill size
+    after attention DP divided it (parallel_hook.py:328-333 runs first, pipeline.py:274, 295)
+    against a per-rank dispatch budget that is an environment variable: graphfit assumes its
+    default (4096 for mori, 128 for pplx) and says so. pplx also needs attention DP with 2+
+    groups, low-latency dispatch (auto resolves to it) and, for the decode graphs, the given
+    --cuda-graph-max-bs-decode inside the same budget."""
+    from graphfit.planner.engines.sglang_prefill import default_chunked_prefill_size
+
+    name = config.moe_a2a_backend
+    if name not in ("mori", "pplx"):
+        return
+    if name == "pplx":
+        if config.deepep_mode == "normal":
+            raise ConfigError("pplx only supports low-latency dispatch: SGLang refuses "
+                              "--deepep-mode normal (arg_groups/moe_hook.py:576-580)")
+        if config.moe_runner_backend not in PPLX_RUNNERS:
+            raise ConfigError(f"pplx runs only with --moe-runner-backend deep_gemm or auto, not "
+                              f"{config.moe_runner_backend}: SGLang asserts (arg_groups/"
+                              f"moe_hook.py:599-602)")
+        if config.attn_dp_size < 2:
+            raise ConfigError("pplx needs attention DP with at least 2 groups (--attn-dp-size "
+                              ">= 2): SGLang asserts (arg_groups/moe_hook.py:591-594)")
+    if config.disaggregation_mode == "decode":
+        return  # moe_hook.py:566, 614: no prefill dispatch to bound
+    cps = config.chunked_prefill_size or default_chunked_prefill_size(config.gpu_memory_gb)
+    if config.attn_dp_size > 1:
+        cps //= config.attn_dp_size
+    need, what = cps, "chunked prefill / attention DP"
+    if name == "pplx" and config.max_cudagraph_capture_size is not None and (
+            config.max_cudagraph_capture_size > need):
+        need, what = config.max_cudagraph_capture_size, "decode graph max_bs"
+    budget, env, line = ((MORI_DISPATCH_TOKENS, "SGLANG_MORI_NUM_MAX_DISPATCH_TOKENS_PER_RANK",
+                          "566-573") if name == "mori" else
+                         (PPLX_DISPATCH_TOKENS, "SGLANG_PPLX_NUM_MAX_DISPATCH_TOKENS_PER_RANK",
+                          "614-621"))
+    if need > budget:
+        raise ConfigError(f"{name}: {need} dispatch tokens per rank ({what}) > {budget}, "
+                          f"{env}'s default (graphfit assumes it): SGLang asserts "
+                          f"(moe_hook.py:{line})")
 
 
 class _Parallel(Protocol):
@@ -79,6 +151,20 @@ def check_deepep_mode(mode: object) -> str:
         raise ConfigError(f"deepep_mode: {mode!r} is not one of {', '.join(DEEPEP_MODES)} "
                           f"(arg_groups/fields/exec_.py:898-901)")
     return mode.strip().lower()
+
+
+def check_runner(runner: object) -> str:
+    """`--moe-runner-backend`, lower-cased (SGLang's choices are extensible by plugins,
+    arg_groups/choices.py:136, 265: any name). megamoe is an alias that makes the all-to-all
+    backend megamoe (arg_groups/mega_moe_hook.py:259-276): refused as that backend is."""
+    if not isinstance(runner, str) or not runner.strip():
+        raise ConfigError(f"moe_runner_backend: must be a backend name, got {runner!r}")
+    name = runner.strip().lower()
+    if name == "megamoe":
+        raise ConfigError(f"moe_runner_backend: megamoe is an alias of --moe-a2a-backend "
+                          f"megamoe (arg_groups/mega_moe_hook.py:259-276), not modelled "
+                          f"({REFUSED['megamoe']})")
+    return name
 
 
 def normal_mode_off(backend: str, deepep_mode: str) -> bool:
@@ -142,6 +228,8 @@ def deepep_prefill_buckets(backend: str, prefill_backend: str, max_tokens: int |
     return tuple(aligned), aligned[-1]
 
 
-__all__ = ["BACKENDS", "DEEPEP_DEFAULT_PREFILL_MAX", "DEEPEP_PREFILL_BUCKET", "PREFILL_VALIDATED",
-           "REFUSED", "attn_tp_gather", "check_backend", "check_deepep_mode", "DEEPEP_MODES",
+__all__ = ["MORI_DISPATCH_TOKENS", "PPLX_DISPATCH_TOKENS", "PPLX_RUNNERS", "check_dispatch",
+           "BACKENDS", "DEEPEP_DEFAULT_PREFILL_MAX", "DEEPEP_PREFILL_BUCKET", "PREFILL_VALIDATED",
+           "REFUSED", "attn_tp_gather", "check_backend", "check_deepep_mode", "check_runner",
+           "DEEPEP_MODES",
            "deepep_prefill_buckets", "gathers_attention", "live_backend", "normal_mode_off"]

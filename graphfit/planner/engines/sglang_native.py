@@ -87,6 +87,7 @@ def fields_from_sglang(server_args: Any) -> dict[str, Any]:
     # normal with deepep: both graph phases off after the memory hook (moe_hook.py:383-398;
     # the model applies it, graphfit.planner.engines.sglang_moe_a2a.normal_mode_off)
     put("deepep_mode", _get(server_args, "deepep_mode"))
+    put("moe_runner_backend", _get(server_args, "moe_runner_backend"))
     algorithm = _get(server_args, "speculative_algorithm")
     if algorithm:
         name = str(getattr(algorithm, "name", algorithm)).upper()

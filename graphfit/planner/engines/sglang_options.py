@@ -10,7 +10,11 @@ from typing import ClassVar
 from graphfit.planner.core.errors import ConfigError, excerpt
 from graphfit.planner.core.limits import MAX_INT
 from graphfit.planner.core.options import EngineOptions, positive_int, sizes, true_false
-from graphfit.planner.engines.sglang_moe_a2a import check_backend, check_deepep_mode
+from graphfit.planner.engines.sglang_moe_a2a import (
+    check_backend,
+    check_deepep_mode,
+    check_runner,
+)
 
 PREFILL_BACKENDS = ("breakable", "full", "disabled")  # SGLang cuda_graph_config.py:50
 DISAGGREGATION_MODES = ("null", "prefill", "decode")  # SGLang --disaggregation-mode
@@ -86,6 +90,10 @@ class SglangOptions(EngineOptions):
         `handle_a2a_moe` (arg_groups/moe_hook.py:383-398), which runs after the memory hook
         (arg_groups/pipeline.py:218, 295): SGLang's default mem_fraction_static still
         reserves for the graphs (graphfit.planner.engines.sglang_moe_a2a.normal_mode_off).
+    moe_runner_backend: `--moe-runner-backend` (arg_groups/fields/exec_.py:884-891, choices
+        arg_groups/choices.py:136), read for two rules only: megamoe is an alias of
+        `--moe-a2a-backend megamoe` (arg_groups/mega_moe_hook.py:259-276; refused, as that
+        backend), and pplx runs only with deep_gemm or auto (arg_groups/moe_hook.py:599-602).
     """
 
     engine: ClassVar[str] = "sglang"
@@ -118,6 +126,7 @@ class SglangOptions(EngineOptions):
     page_size: int = 1
     moe_a2a_backend: str = "none"
     deepep_mode: str = "auto"
+    moe_runner_backend: str = "auto"
 
     def __post_init__(self) -> None:
         gb = self.gpu_memory_gb
@@ -141,6 +150,7 @@ class SglangOptions(EngineOptions):
                               f"{excerpt(self.moe_a2a_backend)}")
         set_(self, "moe_a2a_backend", check_backend(self.moe_a2a_backend))
         set_(self, "deepep_mode", check_deepep_mode(self.deepep_mode))
+        set_(self, "moe_runner_backend", check_runner(self.moe_runner_backend))
         backend = self.cuda_graph_backend_prefill
         if backend is not None:
             if not isinstance(backend, str) or backend.strip().lower() not in PREFILL_BACKENDS:
