@@ -409,6 +409,8 @@ FILE_KEYS: dict[str, Handler] = {
     "moe_a2a_backend": field_key("moe_a2a_backend", sglang_a2a.backend, SG),
     "deepep_mode": field_key("deepep_mode", sglang_a2a.deepep_mode, SG),
     "moe_runner_backend": field_key("moe_runner_backend", sglang_a2a.runner, SG),
+    "speculative_moe_a2a_backend": field_key("speculative_moe_a2a_backend",
+                                             sglang_a2a.draft, SG),
     # speculative runners / buffers graphfit does not model: refused unless off
     "enable_multi_layer_eagle": field_key("multi_layer_eagle", as_bool, SG),
     "speculative_adaptive": _not_default(False, "adaptive speculation switches the draft "

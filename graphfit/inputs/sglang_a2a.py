@@ -21,6 +21,7 @@ from graphfit.planner.engines.sglang_moe_a2a import (
     DEEPEP_MODES,
     check_backend,
     check_deepep_mode,
+    check_draft_choice,
     check_runner,
 )
 
@@ -48,6 +49,14 @@ def runner(origin: str, value: Any) -> str:
     """`--moe-runner-backend`: SglangOptions.moe_runner_backend (the megamoe alias refused)."""
     try:
         return check_runner(as_str(origin, value))
+    except ConfigError as exc:
+        raise ConfigError(f"{origin}: {str(exc).split(': ', 1)[1]}") from None
+
+
+def draft(origin: str, value: Any) -> str:
+    """`--speculative-moe-a2a-backend`: SglangOptions.speculative_moe_a2a_backend."""
+    try:
+        return check_draft_choice(as_str(origin, value))
     except ConfigError as exc:
         raise ConfigError(f"{origin}: {str(exc).split(': ', 1)[1]}") from None
 
@@ -81,10 +90,13 @@ def graphs_off(values: Mapping[str, Any]) -> tuple[list[Setting], list[str]]:
     yet resolution still applies its prefill and memory rules, a split graphfit does not
     model."""
     name = str(values.get("moe_a2a_backend") or "none").strip().lower()
-    if name not in ("none", "ascend_tp") and dense_model(values.get("model_path")):
-        raise ConfigError(f"--moe-a2a-backend {name}: the model names no experts "
-                          f"(num_experts_per_tok), so SGLang's graph runners ignore the backend "
-                          f"(scheduler.py:998-1008); not modelled: drop the flag")
+    draft = str(values.get("speculative_moe_a2a_backend") or "none").strip().lower()
+    for flag, value, live in (("--moe-a2a-backend", name, name not in ("none", "ascend_tp")),
+                              ("--speculative-moe-a2a-backend", draft, draft != "none")):
+        if live and dense_model(values.get("model_path")):
+            raise ConfigError(f"{flag} {value}: the model names no experts "
+                              f"(num_experts_per_tok), so SGLang's graph runners ignore the "
+                              f"backend (scheduler.py:998-1008); not modelled: drop the flag")
     mode = str(values.get("deepep_mode") or "auto").strip().lower()
     if name != "deepep" or mode != "normal":
         return [], []
@@ -93,4 +105,4 @@ def graphs_off(values: Mapping[str, Any]) -> tuple[list[Setting], list[str]]:
 
 
 __all__ = ["DEEPEP_MODES", "MOE_TOPK_KEYS", "backend", "dense_model", "deepep_mode",
-           "graphs_off", "runner"]
+           "draft", "graphs_off", "runner"]

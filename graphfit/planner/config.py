@@ -307,7 +307,8 @@ class EngineConfig:
             max_mamba_cache_size: int | None = None, disable_radix_cache: bool = False,
             mamba_radix_cache_strategy: str = "auto", disable_overlap_schedule: bool = False,
             page_size: int = 1, deepep_mode: str = "auto",
-            moe_runner_backend: str = "auto") -> None: ...
+            moe_runner_backend: str = "auto",
+            speculative_moe_a2a_backend: str | None = None) -> None: ...
 
     def __post_init__(self) -> None:
         set_ = object.__setattr__
@@ -569,6 +570,11 @@ class EngineConfig:
     def page_size(self) -> int:
         """SglangOptions.page_size."""
         return cast(int, self._option("page_size"))
+
+    @property
+    def speculative_moe_a2a_backend(self) -> str | None:
+        """SglangOptions.speculative_moe_a2a_backend."""
+        return cast("str | None", self._option("speculative_moe_a2a_backend"))
 
     @property
     def moe_runner_backend(self) -> str:

@@ -35,7 +35,7 @@ from tests.oracle import sglang_stubs
 MODELLED = ("none", "deepep", "mooncake", "nixl", "ascend_fuseep", "ascend_tp", "mori", "pplx")
 REFUSED = ("deepep_v2", "flashinfer", "flashinfer_megamoe", "megamoe")
 ASPECTS = ("acceptance", "target_ladder", "target_padding", "buffers", "prefill_on",
-           "mem_fraction", "prefill")
+           "mem_fraction", "prefill", "drafts")
 
 
 @functools.cache
@@ -165,6 +165,11 @@ def compare(argv: tuple[str, ...], gpu_mem_gb: float = 80) -> dict[str, list[sc.
     out["buffers"] = sc.compare_buffers(sg, gf)
     out["prefill_on"] = _prefill_on(sg, gf)
     out["mem_fraction"] = _mem_fraction(sg, gf)
+    if "--speculative-algorithm" in argv:  # the draft runners, built under the draft's
+        # all-to-all backend as SGLang's workers build them (sglang_oracle.runners)
+        out["drafts"] = (sc.compare_components(sg, gf) + sc.compare_draft_ladder(sg, gf)
+                         + [d for name in ("draft", "draft_extend", "frozen_drafter")
+                            for d in sc.compare_padding(sg, gf, name)])
     if prefill_compared(argv):
         out["prefill"] = _prefill(argv, gpu_mem_gb)
     return out
@@ -215,8 +220,20 @@ def draw(rng: Any, backend: str | None = None) -> tuple[str, ...]:
         argv += ["--tp-size", str(tp)]
         if rng.random() < 0.5:
             argv += ["--attn-dp-size", str(rng.choice([d for d in (2, 4, 8) if tp % d == 0]))]
+    if (backend == "pplx" and tp > 1 and "--attn-dp-size" not in argv
+            and "--chunked-prefill-size" not in argv and rng.random() < 0.6):
+        # what pplx needs to start: 2+ attention-DP groups, 128 tokens per rank
+        argv += ["--attn-dp-size", str(tp), "--chunked-prefill-size", str(128 * tp)]
     if rng.random() < 0.15:
         argv.append("--enable-two-batch-overlap")
+    if rng.random() < 0.15:  # EAGLE with the model as its own draft; its drafts' backend
+        steps = rng.randint(1, 3)
+        argv += ["--speculative-algorithm", "EAGLE", "--speculative-num-steps", str(steps),
+                 "--speculative-eagle-topk", "1", "--speculative-num-draft-tokens",
+                 str(steps + 1), "--speculative-draft-model-path", model_dir()]
+        if rng.random() < 0.6:
+            argv += ["--speculative-moe-a2a-backend",
+                     rng.choice(("none", "deepep", "mooncake", "nixl", "ascend_tp"))]
     return tuple(argv)
 
 

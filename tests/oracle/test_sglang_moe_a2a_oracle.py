@@ -178,6 +178,44 @@ def test_a_planted_deepep_error_is_caught(monkeypatch: pytest.MonkeyPatch) -> No
             assert diffs["prefill"]
 
 
+def _eagle(*extra: str) -> tuple[str, ...]:
+    return ("--max-running-requests", "40", "--speculative-algorithm", "EAGLE",
+            "--speculative-num-steps", "3", "--speculative-eagle-topk", "1",
+            "--speculative-num-draft-tokens", "4", "--speculative-draft-model-path",
+            mc.model_dir(), *extra)
+
+
+@pytest.mark.parametrize("extra", [
+    ("--moe-a2a-backend", "deepep", "--tp-size", "4"),  # the draft inherits deepep
+    ("--moe-a2a-backend", "deepep", "--tp-size", "4", "--speculative-moe-a2a-backend", "none"),
+    ("--moe-a2a-backend", "none", "--tp-size", "4", "--speculative-moe-a2a-backend",
+     "mooncake"),
+    ("--moe-a2a-backend", "mooncake", "--tp-size", "4", "--speculative-moe-a2a-backend",
+     "ascend_tp"),
+    ("--moe-a2a-backend", "deepep", "--tp-size", "4", "--attn-dp-size", "2",
+     "--speculative-moe-a2a-backend", "none"),
+])
+def test_speculative_moe_a2a_backend_agrees(extra: tuple[str, ...]) -> None:
+    """The EAGLE draft runners are captured under the draft's backend (eagle_worker_v2.py:
+    286-296): their ladders, padding and buffers follow its gather rule, not the target's."""
+    argv = _eagle(*extra)
+    diffs = mc.compare(argv)
+    assert "drafts" in diffs and not diffs["acceptance"], diffs
+    wrong = [d.detail for found in diffs.values() for d in found]
+    assert not wrong, wrong
+
+
+def test_the_draft_backend_changes_what_sglang_captures() -> None:
+    """Not vacuous: with deepep on the target and none on the draft at TP 4, SGLang's draft
+    runner captures unaligned sizes while the target's verify stays aligned."""
+    sg = mc.sglang(_eagle("--moe-a2a-backend", "deepep", "--tp-size", "4",
+                          "--speculative-moe-a2a-backend", "none"))
+    same = mc.sglang(_eagle("--moe-a2a-backend", "deepep", "--tp-size", "4"))
+    assert sg.runners is not None and same.runners is not None
+    assert tuple(sg.runners["draft"].capture_bs[:2]) == (1, 2)
+    assert all(b % 4 == 0 for b in same.runners["draft"].capture_bs)
+
+
 def test_the_alignment_is_what_sglang_captures() -> None:
     """Without attention DP a live backend aligns the ladder to the TP width (utils/common.py:
     4133-4180): SGLang's own runner captures only multiples of 4 at TP 4."""
@@ -196,6 +234,7 @@ def test_a_planted_error_is_caught(monkeypatch: pytest.MonkeyPatch) -> None:
     argv = ("--moe-a2a-backend", "deepep", "--tp-size", "4", "--max-running-requests", "40",
             "--disable-prefill-cuda-graph")
     monkeypatch.setattr(sglang_moe_a2a, "gathers_attention", lambda *a: False)
+    monkeypatch.setattr(sglang_moe_a2a, "_gathers", lambda *a: False)  # the configs' path
     mc.graphfit_cli.cache_clear()
     try:
         diffs = mc.compare(argv)

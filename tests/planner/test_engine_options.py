@@ -88,6 +88,8 @@ VALID: dict[str, st.SearchStrategy[Any]] = {
     "page_size": st.integers(1, 256),
     "deepep_mode": st.sampled_from(["auto", "normal", "low_latency", "Normal"]),
     "moe_runner_backend": st.sampled_from(["auto", "deep_gemm", "triton", "Flashinfer_Cutlass"]),
+    "speculative_moe_a2a_backend": st.sampled_from([None, "none", "deepep", "Mooncake",
+                                                    "megamoe"]),
 }
 INVALID: dict[str, st.SearchStrategy[Any]] = {
     "runner": st.sampled_from(["v3", "", 2, True, 1.5]),
@@ -139,6 +141,7 @@ INVALID: dict[str, st.SearchStrategy[Any]] = {
     "page_size": st.integers(-3, 0) | st.sampled_from([True, None, "16"]),
     "deepep_mode": st.sampled_from([None, 1, "", "fast", "lowlatency"]),
     "moe_runner_backend": st.sampled_from([None, 2, "", " ", "megamoe"]),
+    "speculative_moe_a2a_backend": st.sampled_from([1, "", "nccl", "deepep_v2"]),
 }
 
 
@@ -381,6 +384,6 @@ def test_the_plan_3_document_writes_the_options_object() -> None:
         "max_mamba_cache_size": None, "disable_radix_cache": False,
         "mamba_radix_cache_strategy": "auto", "disable_overlap_schedule": False,
         "page_size": 1, "moe_a2a_backend": "none", "deepep_mode": "auto",
-        "moe_runner_backend": "auto"}
+        "moe_runner_backend": "auto", "speculative_moe_a2a_backend": None}
     assert not set(config) & set(LEGACY_KEYWORDS)
     assert EngineConfig.from_dict(config).tp_size == 2

@@ -21,9 +21,19 @@ model keeps MoeA2ABackend.NONE (utils.py:517-521). `ascend_tp` is resolved to "n
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Protocol
+from typing import Any, Protocol, TypeVar, cast
 
 from graphfit.planner.core.errors import ConfigError
+
+
+class _Drafted(Protocol):
+    @property
+    def moe_a2a_backend(self) -> str: ...
+    @property
+    def speculative_moe_a2a_backend(self) -> str | None: ...
+
+
+_T = TypeVar("_T", bound=_Drafted)
 
 # SGLang's --moe-a2a-backend choices (arg_groups/fields/exec_.py:836-868)
 BACKENDS = ("none", "deepep", "mooncake", "nixl", "mori", "ascend_fuseep", "flashinfer",
@@ -167,6 +177,65 @@ def check_runner(runner: object) -> str:
     return name
 
 
+# --speculative-moe-a2a-backend's choices (arg_groups/fields/spec.py:181-199)
+DRAFT_BACKENDS = tuple(b for b in BACKENDS if b != "flashinfer_megamoe")
+
+
+def check_draft_choice(backend: object) -> str:
+    """`--speculative-moe-a2a-backend`, lower-cased, if one of SGLang's choices; deepep_v2 is
+    refused as SGLang refuses it as a draft backend (arg_groups/moe_hook.py:624-638)."""
+    if not isinstance(backend, str) or backend.strip().lower() not in DRAFT_BACKENDS:
+        raise ConfigError(f"speculative_moe_a2a_backend: {backend!r} is not one of "
+                          f"{', '.join(DRAFT_BACKENDS)} (arg_groups/fields/spec.py:181-199)")
+    name = backend.strip().lower()
+    if name == "deepep_v2":
+        raise ConfigError("speculative_moe_a2a_backend: DeepEP v2 is not validated as a draft "
+                          "backend, SGLang refuses it (arg_groups/moe_hook.py:624-638)")
+    return name
+
+
+def draft_backend(target: str, draft: str | None) -> str:
+    """The draft model's backend: the given one, else the target's as resolved (ascend_tp
+    already none, moe_hook.py:463-470; flashinfer_megamoe's draft defaults to none),
+    layers/moe/utils.py:463-468, 498-502. A given ascend_tp stays a live backend for the
+    draft: only the target's is resolved to none."""
+    if draft is not None:
+        return draft
+    return "none" if target == "flashinfer_megamoe" else live_backend(target)
+
+
+class _DraftView:
+    """A config as the draft runners see it: the draft's all-to-all backend in place of the
+    target's, every other field the config's own."""
+
+    def __init__(self, config: object, backend: str) -> None:
+        self._config = config
+        self._backend = backend
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._config, name)
+
+    @property
+    def moe_a2a_backend(self) -> str:
+        return self._backend
+
+
+def for_drafts(config: _T) -> _T:
+    """The config the EAGLE-family and FROZEN_KV_MTP draft runners are planned with. Those
+    workers capture their draft graphs inside `speculative_moe_a2a_backend_context`
+    (speculative/eagle_worker_v2.py:286-296, frozen_kv_mtp_worker_v2.py:222-230;
+    layers/moe/utils.py:957-975), so the runners' `require_attn_tp_gather()` -- their
+    alignment, request capacity and gathered buffers -- reads the draft backend
+    (`draft_backend`); multi-layer EAGLE and DFLASH do not switch and keep the target's.
+    `require_mlp_tp_gather` does not read the backend while --moe-dense-tp-size is unset
+    (utils/common.py:4090-4092)."""
+    target = config.moe_a2a_backend
+    draft = draft_backend(target, config.speculative_moe_a2a_backend)
+    if draft == live_backend(target):
+        return config
+    return cast(_T, _DraftView(config, draft))
+
+
 def normal_mode_off(backend: str, deepep_mode: str) -> bool:
     """DeepEP's normal mode turns decode and prefill graphs off (`handle_a2a_moe`,
     arg_groups/moe_hook.py:383-398), whatever the graph flags. That hook runs after
@@ -187,7 +256,11 @@ def gathers_attention(backend: str, tp_size: int, attn_dp_size: int) -> bool:
     """`require_attn_tp_gather()` (utils/common.py:4133-4156) with --moe-dense-tp-size unset
     and --disable-attn-tp-gather off (both refused by graphfit's readers): a live backend
     gathers the attention input unless every attention group is one rank."""
-    if live_backend(backend) == "none":
+    return _gathers(live_backend(backend), tp_size, attn_dp_size)
+
+
+def _gathers(live: str, tp_size: int, attn_dp_size: int) -> bool:
+    if live == "none":
         return False
     if attn_dp_size > 1:  # attn_dp_enabled
         return attn_dp_size < tp_size
@@ -195,8 +268,11 @@ def gathers_attention(backend: str, tp_size: int, attn_dp_size: int) -> bool:
 
 
 def attn_tp_gather(config: _Parallel) -> bool:
-    """`gathers_attention` for a config."""
-    return gathers_attention(config.moe_a2a_backend, config.tp_size, config.attn_dp_size)
+    """`gathers_attention` for a config; for the draft runners' view (`for_drafts`) the draft
+    backend as given (a draft ascend_tp is live)."""
+    backend = config.moe_a2a_backend
+    live = backend if isinstance(config, _DraftView) else live_backend(backend)
+    return _gathers(live, config.tp_size, config.attn_dp_size)
 
 
 DEEPEP_PREFILL_BUCKET = 8  # cuda_graph_hook.py:330
@@ -231,5 +307,5 @@ def deepep_prefill_buckets(backend: str, prefill_backend: str, max_tokens: int |
 __all__ = ["MORI_DISPATCH_TOKENS", "PPLX_DISPATCH_TOKENS", "PPLX_RUNNERS", "check_dispatch",
            "BACKENDS", "DEEPEP_DEFAULT_PREFILL_MAX", "DEEPEP_PREFILL_BUCKET", "PREFILL_VALIDATED",
            "REFUSED", "attn_tp_gather", "check_backend", "check_deepep_mode", "check_runner",
-           "DEEPEP_MODES",
+           "DEEPEP_MODES", "DRAFT_BACKENDS", "check_draft_choice", "draft_backend", "for_drafts",
            "deepep_prefill_buckets", "gathers_attention", "live_backend", "normal_mode_off"]

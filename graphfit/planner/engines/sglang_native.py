@@ -88,6 +88,7 @@ def fields_from_sglang(server_args: Any) -> dict[str, Any]:
     # the model applies it, graphfit.planner.engines.sglang_moe_a2a.normal_mode_off)
     put("deepep_mode", _get(server_args, "deepep_mode"))
     put("moe_runner_backend", _get(server_args, "moe_runner_backend"))
+    put("speculative_moe_a2a_backend", _get(server_args, "speculative_moe_a2a_backend"))
     algorithm = _get(server_args, "speculative_algorithm")
     if algorithm:
         name = str(getattr(algorithm, "name", algorithm)).upper()

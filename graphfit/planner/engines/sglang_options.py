@@ -13,6 +13,7 @@ from graphfit.planner.core.options import EngineOptions, positive_int, sizes, tr
 from graphfit.planner.engines.sglang_moe_a2a import (
     check_backend,
     check_deepep_mode,
+    check_draft_choice,
     check_runner,
 )
 
@@ -94,6 +95,10 @@ class SglangOptions(EngineOptions):
         arg_groups/choices.py:136), read for two rules only: megamoe is an alias of
         `--moe-a2a-backend megamoe` (arg_groups/mega_moe_hook.py:259-276; refused, as that
         backend), and pplx runs only with deep_gemm or auto (arg_groups/moe_hook.py:599-602).
+    speculative_moe_a2a_backend: `--speculative-moe-a2a-backend` (arg_groups/fields/spec.py),
+        the draft model's all-to-all backend; None: the target's (layers/moe/utils.py:
+        463-468, 498-502). Read for the draft runners' gather rule
+        (graphfit.planner.engines.sglang_moe_a2a.check_draft_backend).
     """
 
     engine: ClassVar[str] = "sglang"
@@ -127,6 +132,7 @@ class SglangOptions(EngineOptions):
     moe_a2a_backend: str = "none"
     deepep_mode: str = "auto"
     moe_runner_backend: str = "auto"
+    speculative_moe_a2a_backend: str | None = None
 
     def __post_init__(self) -> None:
         gb = self.gpu_memory_gb
@@ -151,6 +157,9 @@ class SglangOptions(EngineOptions):
         set_(self, "moe_a2a_backend", check_backend(self.moe_a2a_backend))
         set_(self, "deepep_mode", check_deepep_mode(self.deepep_mode))
         set_(self, "moe_runner_backend", check_runner(self.moe_runner_backend))
+        if self.speculative_moe_a2a_backend is not None:
+            set_(self, "speculative_moe_a2a_backend",
+                 check_draft_choice(self.speculative_moe_a2a_backend))
         backend = self.cuda_graph_backend_prefill
         if backend is not None:
             if not isinstance(backend, str) or backend.strip().lower() not in PREFILL_BACKENDS:
