@@ -54,6 +54,7 @@ from graphfit.planner.engines.sglang_mamba_buffers import mamba_track_buffers
 from graphfit.planner.engines.sglang_memory import default_decode_max_bs
 from graphfit.planner.engines.sglang_options import SglangOptions
 from graphfit.planner.engines.sglang_pool import kv_request_pool, request_pool
+from graphfit.planner.engines.sglang_prefill import default_chunked_prefill_size
 from graphfit.planner.engines.sglang_prefill_plan import prefill_component, prefill_graphs
 from graphfit.planner.engines.sglang_reserve import (
     RESERVE_UNFIT,
@@ -554,7 +555,8 @@ class SglangModel:
                 f"SGLang asserts)")
         if config.frozen_kv_mtp:
             _check_frozen(config)
-        sglang_moe_a2a.check_dispatch(config)  # mori / pplx start-up checks
+        sglang_moe_a2a.check_dispatch(  # mori / pplx start-up checks
+            config, default_chunked_prefill_size(config.gpu_memory_gb))
         given_s = config.max_num_seqs
         if (given_s is not None and config.cudagraph_capture_sizes is None
                 and config.max_cudagraph_capture_size is None):

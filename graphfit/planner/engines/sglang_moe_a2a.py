@@ -80,8 +80,6 @@ class _Dispatch(Protocol):
     @property
     def chunked_prefill_size(self) -> int | None: ...
     @property
-    def gpu_memory_gb(self) -> float | None: ...
-    @property
     def disaggregation_mode(self) -> str: ...
     @property
     def max_cudagraph_capture_size(self) -> int | None: ...
@@ -89,16 +87,15 @@ class _Dispatch(Protocol):
     def moe_runner_backend(self) -> str: ...
 
 
-def check_dispatch(config: _Dispatch) -> None:
+def check_dispatch(config: _Dispatch, default_chunk: int) -> None:
     """SGLang's start-up checks of the mori and pplx backends (`handle_a2a_moe`,
     arg_groups/moe_hook.py:543-622), as graphfit's errors. Both read the chunked prefill size
     after attention DP divided it (parallel_hook.py:328-333 runs first, pipeline.py:274, 295)
     against a per-rank dispatch budget that is an environment variable: graphfit assumes its
     default (4096 for mori, 128 for pplx) and says so. pplx also needs attention DP with 2+
     groups, low-latency dispatch (auto resolves to it) and, for the decode graphs, the given
-    --cuda-graph-max-bs-decode inside the same budget."""
-    from graphfit.planner.engines.sglang_prefill import default_chunked_prefill_size
-
+    --cuda-graph-max-bs-decode inside the same budget. `default_chunk`: SGLang's
+    chunked_prefill_size when not given (by GPU memory, memory_hook.py:89-180)."""
     name = config.moe_a2a_backend
     if name not in ("mori", "pplx"):
         return
@@ -115,7 +112,7 @@ def check_dispatch(config: _Dispatch) -> None:
                               ">= 2): SGLang asserts (arg_groups/moe_hook.py:591-594)")
     if config.disaggregation_mode == "decode":
         return  # moe_hook.py:566, 614: no prefill dispatch to bound
-    cps = config.chunked_prefill_size or default_chunked_prefill_size(config.gpu_memory_gb)
+    cps = config.chunked_prefill_size or default_chunk
     if config.attn_dp_size > 1:
         cps //= config.attn_dp_size
     need, what = cps, "chunked prefill / attention DP"
