@@ -185,3 +185,28 @@ def test_mori_and_pplx_start_up_checks(backend: str, tp: int, dp: int, chunk: in
     assert ok
     assert p.verify().ok
     assert a2a.gathers_attention(backend, tp, dp) == (dp == 1 or dp < tp)
+
+
+@settings(max_examples=20, deadline=None)
+@given(st.sampled_from(("none", "deepep", "mooncake", "ascend_tp")),
+       st.sampled_from((None, "none", "deepep", "nixl", "ascend_tp")),
+       st.sampled_from((1, 2, 4, 8)), st.booleans())
+def test_draft_runners_follow_the_draft_backend(target: str, draft: str | None, tp: int,
+                                                dp_split: bool) -> None:
+    """eagle_worker_v2.py:286-296: the EAGLE draft runners align to the draft backend's
+    gather rule (the target's as resolved when none is given; a given ascend_tp is live),
+    the target verify runner to the target's; every plan is proven."""
+    dp = 2 if dp_split and tp >= 4 else 1
+    p = graphfit.plan(EngineConfig.from_dict({
+        "engine": "sglang", "max_num_seqs": 48, "spec_method": "eagle",
+        "num_speculative_tokens": 3, "speculative_eagle_topk": 1,
+        "speculative_num_draft_tokens": 4,
+        "options": {"tp_size": tp, "attn_dp_size": dp, "moe_a2a_backend": target,
+                    "speculative_moe_a2a_backend": draft}}))
+    assert p.verify().ok
+    live_draft = draft if draft is not None else a2a.live_backend(target)
+    gathers = dp > 1 or (live_draft != "none" and (dp == 1 or dp < tp))
+    align = tp // dp if gathers else 1
+    for name in ("drafter", "draft_extend"):
+        sizes = p.graph_sizes(name)
+        assert sizes and all(s % align == 0 for s in sizes), (name, sizes, align)
