@@ -67,6 +67,11 @@ MOE_TOPK_KEYS = ("num_experts_per_tok", "num_experts_per_token", "top_k_experts"
                  "moe_top_k", "moe_topk")
 
 
+def model_known(model: Any) -> bool:
+    """Whether a pasted line's model has a local config.json graphfit reads."""
+    return isinstance(model, str) and model_config.config_path(model) is not None
+
+
 def dense_model(model: Any) -> bool:
     """Whether a pasted line's local model config.json (its text config where nested) names
     no per-token expert count: SGLang's graph runners then never see the backend."""
@@ -97,12 +102,20 @@ def graphs_off(values: Mapping[str, Any]) -> tuple[list[Setting], list[str]]:
             raise ConfigError(f"{flag} {value}: the model names no experts "
                               f"(num_experts_per_tok), so SGLang's graph runners ignore the "
                               f"backend (scheduler.py:998-1008); not modelled: drop the flag")
+    notes: list[str] = []
+    given = [f for f, v in (("--moe-a2a-backend", name not in ("none", "ascend_tp")),
+                            ("--speculative-moe-a2a-backend", draft != "none")) if v]
+    if given and not model_known(values.get("model_path")):
+        notes.append(f"{' and '.join(given)}: graphfit assumes a MoE model (no local "
+                     f"config.json to read; SGLang's runners see the backend only for a model "
+                     f"naming num_experts_per_tok, scheduler.py:998-1008)")
     mode = str(values.get("deepep_mode") or "auto").strip().lower()
-    if name != "deepep" or mode != "normal":
-        return [], []
-    return [], [f"{NORMAL}: SGLang captures no CUDA graphs (moe_hook.py:383-398); its default "
-                f"mem_fraction_static still reserves for them (the memory hook runs first)"]
+    if name == "deepep" and mode == "normal":
+        notes.append(f"{NORMAL}: SGLang captures no CUDA graphs (moe_hook.py:383-398); its "
+                     f"default mem_fraction_static still reserves for them (the memory hook "
+                     f"runs first)")
+    return [], notes
 
 
 __all__ = ["DEEPEP_MODES", "MOE_TOPK_KEYS", "backend", "dense_model", "deepep_mode",
-           "draft", "graphs_off", "runner"]
+           "draft", "graphs_off", "model_known", "runner"]

@@ -30,7 +30,9 @@ def test_deepep_normal_turns_both_phases_off_and_nothing_else(backend: str,
                                                               mode: str | None) -> None:
     settings_, notes = sglang_a2a.graphs_off({"moe_a2a_backend": backend, "deepep_mode": mode})
     off = backend.lower() == "deepep" and mode == "normal"
-    assert not settings_ and off == bool(notes)
+    assert not settings_ and off == any("captures no CUDA graphs" in n for n in notes)
+    # no local config.json: a live backend says what graphfit assumes
+    assert (backend != "none") == any("assumes a MoE model" in n for n in notes)
     # the model turns both phases off (moe_hook.py:383-398) and nothing else
     options = {"moe_a2a_backend": backend, "deepep_mode": mode or "auto", "tp_size": 2,
                "gpu_memory_gb": 80}
@@ -57,6 +59,8 @@ def test_a_dense_model_refuses_a_live_backend(tmp_path: Path) -> None:
     with pytest.raises(ConfigError, match="names no experts"):
         sglang_a2a.graphs_off({"moe_a2a_backend": "deepep", "model_path": dense})
     assert sglang_a2a.graphs_off({"moe_a2a_backend": "deepep", "model_path": moe}) == ([], [])
+    with pytest.raises(ConfigError, match="--speculative-moe-a2a-backend nixl"):
+        sglang_a2a.graphs_off({"speculative_moe_a2a_backend": "nixl", "model_path": dense})
     # ascend_tp resolves to none; an unknown hub id is not read
     assert sglang_a2a.graphs_off({"moe_a2a_backend": "ascend_tp", "model_path": dense}) == (
         [], [])
