@@ -373,8 +373,8 @@ CONFIG_FLAGS: list[ConfigFlag] = [
                "prefill graphs).", expand=_sglang("disaggregation_mode"), panel=SGLANG_PANEL),
     ConfigFlag("moe_a2a_backend", "--moe-a2a-backend", str,
                "SGLang: MoE all-to-all backend (none, deepep, mooncake, nixl, "
-               "ascend_fuseep, ascend_tp): aligns the decode ladder to the attention-TP "
-               "width.",
+               "ascend_fuseep, ascend_tp, mori, pplx): aligns the decode ladder to the "
+               "attention-TP width.",
                expand=_sglang("moe_a2a_backend"), panel=SGLANG_PANEL),
     ConfigFlag("max_model_len", "--context-length", int, "SGLang: context length.",
                param="context_length", expand=_sglang("context_length"), panel=SGLANG_PANEL),

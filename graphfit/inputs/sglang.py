@@ -429,7 +429,10 @@ FILE_KEYS: dict[str, Handler] = {
     "language_only": _not_default(False, "encoder disaggregation's language-only server"),
     "language_model_only": _not_default(False, "text-only serving of a multimodal model"),
     "moe_a2a_backend": field_key("moe_a2a_backend", sglang_a2a.backend, SG),
-    "deepep_mode": field_key("deepep_mode", sglang_a2a.file_deepep_mode, SG),
+    "deepep_mode": field_key("deepep_mode", sglang_a2a.deepep_mode, SG),
+    "moe_runner_backend": field_key("moe_runner_backend", sglang_a2a.runner, SG),
+    "speculative_moe_a2a_backend": field_key("speculative_moe_a2a_backend",
+                                             sglang_a2a.draft, SG),
     # speculative runners / buffers graphfit does not model: refused unless off
     "enable_multi_layer_eagle": field_key("multi_layer_eagle", as_bool, SG),
     "speculative_adaptive": _not_default(False, "adaptive speculation switches the draft "
@@ -464,8 +467,6 @@ MODEL_KEYS: dict[str, Handler] = {"model_path": model_path}
 # (a config file's attention_backend is vLLM's EngineConfig field; a pasted SGLang line's is
 # SGLang's own, read here)
 LINE_KEYS: dict[str, Handler] = {**FILE_KEYS, "enable_dp_attention": _dp_attention_in_line,
-                                  "deepep_mode": field_key("deepep_mode",
-                                                           sglang_a2a.deepep_mode, SG),
                                   "attention_backend": _attention_backend,
                                   "speculative_use_rejection_sampling": _after_the_engine,
                                   # SGLang may turn adaptive speculation off itself

@@ -317,7 +317,10 @@ class EngineConfig:
             preload_avail_gb: float | None = None,
             mamba_memory_slots: int | None = None,
             linear_attn_backend: str = "triton", mamba_track_interval: int = 256,
-            mamba_chunk_size: int | None = None) -> None: ...
+            mamba_chunk_size: int | None = None,
+            deepep_mode: str = "auto",
+            moe_runner_backend: str = "auto",
+            speculative_moe_a2a_backend: str | None = None) -> None: ...
 
     def __post_init__(self) -> None:
         set_ = object.__setattr__
@@ -639,6 +642,21 @@ class EngineConfig:
     def mamba_chunk_size(self) -> int | None:
         """SglangOptions.mamba_chunk_size."""
         return cast("int | None", self._option("mamba_chunk_size"))
+
+    @property
+    def speculative_moe_a2a_backend(self) -> str | None:
+        """SglangOptions.speculative_moe_a2a_backend."""
+        return cast("str | None", self._option("speculative_moe_a2a_backend"))
+
+    @property
+    def moe_runner_backend(self) -> str:
+        """SglangOptions.moe_runner_backend."""
+        return cast(str, self._option("moe_runner_backend"))
+
+    @property
+    def deepep_mode(self) -> str:
+        """SglangOptions.deepep_mode."""
+        return cast(str, self._option("deepep_mode"))
 
     @property
     def mem_fraction_static(self) -> float | None:

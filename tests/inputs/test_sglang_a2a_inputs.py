@@ -1,5 +1,6 @@
 """How SGLang's all-to-all flags are read (graphfit.inputs.sglang_a2a): DeepEP's normal mode
-turns both graph phases off, a dense model's backend is refused, bad values say why."""
+is noted (and turns both graph phases off in the model, after the memory default), a dense
+model's backend is refused, bad values say why."""
 
 from __future__ import annotations
 
@@ -10,6 +11,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+import graphfit
+from graphfit import EngineConfig
 from graphfit.inputs import sglang_a2a
 from graphfit.planner.core.enums import CUDAGraphMode
 from graphfit.planner.core.errors import ConfigError
@@ -27,11 +30,25 @@ def test_deepep_normal_turns_both_phases_off_and_nothing_else(backend: str,
                                                               mode: str | None) -> None:
     settings_, notes = sglang_a2a.graphs_off({"moe_a2a_backend": backend, "deepep_mode": mode})
     off = backend.lower() == "deepep" and mode == "normal"
-    assert bool(settings_) == off == bool(notes)
-    if off:
-        values = {s.field: s.value for s in settings_}
-        assert values == {"cudagraph_mode": CUDAGraphMode.NONE,
-                          "cuda_graph_backend_prefill": "disabled"}
+    assert not settings_ and off == any("captures no CUDA graphs" in n for n in notes)
+    # no local config.json: a live backend says what graphfit assumes
+    assert (backend != "none") == any("assumes a MoE model" in n for n in notes)
+    # the model turns both phases off (moe_hook.py:383-398) and nothing else
+    options = {"moe_a2a_backend": backend, "deepep_mode": mode or "auto", "tp_size": 2,
+               "gpu_memory_gb": 80}
+    config = graphfit.plan(EngineConfig.from_dict({
+        "engine": "sglang", "max_num_seqs": 16, "options": options})).config
+    base = graphfit.plan(EngineConfig.from_dict({
+        "engine": "sglang", "max_num_seqs": 16,
+        "options": {**options, "deepep_mode": "auto"}})).config
+    if off:  # the memory default is the one with graphs on (the memory hook runs first)
+        assert config.cudagraph_mode is CUDAGraphMode.NONE
+        assert config.cuda_graph_backend_prefill == "disabled"
+        assert config.mem_fraction_static == base.mem_fraction_static
+        assert config.replace(cudagraph_mode=base.cudagraph_mode, deepep_mode="auto",
+                              cuda_graph_backend_prefill=None) == base
+    else:
+        assert config.replace(deepep_mode="auto") == base
 
 
 def test_a_dense_model_refuses_a_live_backend(tmp_path: Path) -> None:
@@ -42,6 +59,8 @@ def test_a_dense_model_refuses_a_live_backend(tmp_path: Path) -> None:
     with pytest.raises(ConfigError, match="names no experts"):
         sglang_a2a.graphs_off({"moe_a2a_backend": "deepep", "model_path": dense})
     assert sglang_a2a.graphs_off({"moe_a2a_backend": "deepep", "model_path": moe}) == ([], [])
+    with pytest.raises(ConfigError, match="--speculative-moe-a2a-backend nixl"):
+        sglang_a2a.graphs_off({"speculative_moe_a2a_backend": "nixl", "model_path": dense})
     # ascend_tp resolves to none; an unknown hub id is not read
     assert sglang_a2a.graphs_off({"moe_a2a_backend": "ascend_tp", "model_path": dense}) == (
         [], [])
@@ -52,9 +71,11 @@ def test_bad_values_say_why() -> None:
     with pytest.raises(ConfigError, match="is not one of"):
         sglang_a2a.backend("--moe-a2a-backend", "nccl")
     with pytest.raises(ConfigError, match="not modelled"):
-        sglang_a2a.backend("--moe-a2a-backend", "pplx")
+        sglang_a2a.backend("--moe-a2a-backend", "megamoe")
+    with pytest.raises(ConfigError, match="alias of --moe-a2a-backend megamoe"):
+        sglang_a2a.runner("--moe-runner-backend", "megamoe")
+    assert sglang_a2a.runner("--moe-runner-backend", "Triton") == "triton"
     with pytest.raises(ConfigError, match="is not one of"):
         sglang_a2a.deepep_mode("--deepep-mode", "fast")
-    with pytest.raises(ConfigError, match="--disable-cuda-graph"):
-        sglang_a2a.file_deepep_mode("deepep_mode", "normal")
+    assert sglang_a2a.deepep_mode("deepep_mode", "Normal") == "normal"
     assert sglang_a2a.backend("--moe-a2a-backend", "DeepEP") == "deepep"

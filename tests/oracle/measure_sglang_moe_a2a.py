@@ -26,15 +26,21 @@ def main() -> None:
     agree: Counter[str] = Counter()
     seen: Counter[str] = Counter()
     first: dict[str, str] = {}
-    refused = started = 0
+    refused = started = deepep_breakable = 0
+    by_backend: Counter[str] = Counter()  # lines compared beyond acceptance, per backend
     for argv in mc.lines(n, seed):
         diffs = mc.compare(argv)
-        if mc.sglang(argv).rejected is None:
+        sg = mc.sglang(argv)
+        if sg.rejected is None:
             started += 1
         gf = mc.graphfit_cli(argv)
         if diffs["acceptance"] and gf.rejected and "is not modelled" in gf.rejected:
             refused += 1
             continue
+        if "target_ladder" in diffs:
+            by_backend[argv[argv.index("--moe-a2a-backend") + 1]] += 1
+        if "prefill" in diffs and mc.deepep_breakable(sg):
+            deepep_breakable += 1
         for aspect, found in diffs.items():
             seen[aspect] += 1
             agree[aspect] += not found
@@ -42,6 +48,10 @@ def main() -> None:
                 first[aspect] = f"{' '.join(argv)} :: {found[0].detail}"
     print(f"{n} lines (seed {seed}), SGLang starts {started}; graphfit refuses {refused} of "
           f"them as not modelled; {time.perf_counter() - start:.0f} s")
+    print(f"prefill compared on {seen['prefill']} lines, {deepep_breakable} of them DeepEP "
+          f"with breakable prefill graphs (8-aligned buckets)")
+    print("lines both start, per backend: " + ", ".join(f"{k} {v}" for k, v in
+                                                          sorted(by_backend.items())))
     print("| aspect | agree | compared |")
     print("|---|---|---|")
     for aspect in mc.ASPECTS:

@@ -6,7 +6,12 @@ scheduler seeds them for a MoE model (`sglang_oracle.published`, scheduler.py:99
 graphfit's side: `graphfit plan --json -- sglang serve` on the same line and model
 directory (the pasted line's reader, which sees every key at once). Compared: whether
 each starts, the target decode ladder, the padded batch of every decode 1..pool, the batch
-buffers' shapes, whether prefill graphs are on, and the default mem_fraction_static.
+buffers' shapes, whether prefill graphs are on, and the default mem_fraction_static; on a
+line with --max-running-requests (SGLang's request pool is then graphfit's), also the prefill
+component against SGLang's prefill runner (tests/oracle/sglang_plan_prefill.py on this MoE
+model: backend, captured token ladder, replay of token counts around every bucket, buffers,
+the plan's proof), which covers DeepEP's 8-aligned breakable buckets (cuda_graph_hook.py:
+315-342) and their interplay with the memory hook and the attention-DP clamp.
 """
 
 from __future__ import annotations
@@ -27,10 +32,10 @@ from tests.oracle import sglang_oracle as so
 from tests.oracle import sglang_stubs
 
 # the backends graphfit models (graphfit.planner.engines.sglang_moe_a2a.REFUSED: the rest)
-MODELLED = ("none", "deepep", "mooncake", "nixl", "ascend_fuseep", "ascend_tp")
-REFUSED = ("mori", "pplx", "deepep_v2", "flashinfer", "flashinfer_megamoe", "megamoe")
+MODELLED = ("none", "deepep", "mooncake", "nixl", "ascend_fuseep", "ascend_tp", "mori", "pplx")
+REFUSED = ("deepep_v2", "flashinfer", "flashinfer_megamoe", "megamoe")
 ASPECTS = ("acceptance", "target_ladder", "target_padding", "buffers", "prefill_on",
-           "mem_fraction")
+           "mem_fraction", "prefill", "drafts")
 
 
 @functools.cache
@@ -95,7 +100,11 @@ def _padding(sg: sc.SglangAnswer, gf: sc.GraphfitAnswer) -> list[sc.Difference]:
 def _prefill_on(sg: sc.SglangAnswer, gf: sc.GraphfitAnswer) -> list[sc.Difference]:
     r = sg.resolved
     assert isinstance(r, so.Resolved) and gf.plan is not None
-    ours = r.prefill_backend != "disabled"
+    from sglang.srt.arg_groups.overrides import resolving_view
+
+    # an empty resolved token list builds no prefill runner (cuda_graph_setup.py:563-565)
+    ours = r.prefill_backend != "disabled" and bool(
+        resolving_view(r.record).cuda_graph_config.prefill.bs)
     theirs = any(name.startswith("prefill") for name in gf.plan.components)
     if ours == theirs:
         return []
@@ -106,14 +115,43 @@ def _prefill_on(sg: sc.SglangAnswer, gf: sc.GraphfitAnswer) -> list[sc.Differenc
 def _mem_fraction(sg: sc.SglangAnswer, gf: sc.GraphfitAnswer) -> list[sc.Difference]:
     r = sg.resolved
     assert isinstance(r, so.Resolved) and gf.plan is not None
-    ours = getattr(r.record, "mem_fraction_static", None)
-    from graphfit.planner.engines.sglang_reserve import default_fraction
+    from sglang.srt.arg_groups.overrides import resolving_view
 
-    theirs = default_fraction(gf.plan.config)
-    if theirs is None or ours is None or abs(float(ours) - theirs) < 1e-9:
+    # both resolved values (the record's own attribute stays the caller's None; graphfit's
+    # model stores its default in the config it resolves)
+    ours = resolving_view(r.record).mem_fraction_static
+    theirs = gf.plan.config.mem_fraction_static
+    if theirs is None and (ours is None or float(ours) <= 0):
+        return []  # not positive: graphfit leaves it unset and warns
+    if theirs is not None and ours is not None and abs(float(ours) - theirs) < 1e-9:
         return []
     return [sc.Difference("mem_fraction", f"mem_fraction_static: SGLang {ours}, graphfit "
                                           f"{theirs}")]
+
+
+def _prefill(argv: tuple[str, ...], gpu_mem_gb: float) -> list[sc.Difference]:
+    """The prefill component against SGLang's prefill runner, every aspect of
+    sglang_plan_prefill but the decode one (compared above with this model)."""
+    from tests.oracle import sglang_plan_prefill as spp
+
+    out = spp.compare(argv, gpu_mem_gb, model_dir())
+    if not out.compared:
+        return [sc.Difference("prefill", f"one side refuses: {out.graphfit_refuses or 'SGLang'}")]
+    return [sc.Difference("prefill", f"{aspect}: {found[0][:300]}")
+            for aspect, found in out.diffs.items() if found and aspect != "decode"]
+
+
+def deepep_breakable(sg: sc.SglangAnswer) -> bool:
+    """SGLang resolved the line to DeepEP with breakable prefill graphs."""
+    r = sg.resolved
+    return (isinstance(r, so.Resolved) and r.prefill_backend == "breakable"
+            and getattr(r.record, "moe_a2a_backend", None) == "deepep")
+
+
+def prefill_compared(argv: tuple[str, ...]) -> bool:
+    """Lines whose prefill component is compared: SGLang's request pool without
+    --max-running-requests comes from a KV capacity graphfit does not know."""
+    return "--max-running-requests" in argv
 
 
 def compare(argv: tuple[str, ...], gpu_mem_gb: float = 80) -> dict[str, list[sc.Difference]]:
@@ -127,21 +165,35 @@ def compare(argv: tuple[str, ...], gpu_mem_gb: float = 80) -> dict[str, list[sc.
     out["buffers"] = sc.compare_buffers(sg, gf)
     out["prefill_on"] = _prefill_on(sg, gf)
     out["mem_fraction"] = _mem_fraction(sg, gf)
+    if "--speculative-algorithm" in argv:  # the draft runners, built under the draft's
+        # all-to-all backend as SGLang's workers build them (sglang_oracle.runners)
+        out["drafts"] = (sc.compare_components(sg, gf) + sc.compare_draft_ladder(sg, gf)
+                         + [d for name in ("draft", "draft_extend", "frozen_drafter")
+                            for d in sc.compare_padding(sg, gf, name)])
+    if prefill_compared(argv):
+        out["prefill"] = _prefill(argv, gpu_mem_gb)
     return out
 
 
-def draw(rng: Any) -> tuple[str, ...]:
+def draw(rng: Any, backend: str | None = None) -> tuple[str, ...]:
     """One command line from the space the tests and the measurement share (`rng`: a
-    random.Random, or an adapter over hypothesis' draw with the same methods)."""
+    random.Random, or an adapter over hypothesis' draw with the same methods); `backend`
+    fixes the --moe-a2a-backend (by default DeepEP on about half the lines)."""
     argv: list[str] = []
-    backend = rng.choice(MODELLED * 3 + REFUSED)
+    if backend is None:
+        backend = rng.choice(MODELLED * 3 + REFUSED + ("deepep",) * 20)
     argv += ["--moe-a2a-backend", backend]
     if backend == "deepep":
         mode = rng.choice(("auto", "auto", "low_latency", "normal"))
         if mode != "auto":
             argv += ["--deepep-mode", mode]
-        if mode != "normal" or rng.random() < 0.5:
+        if rng.random() < 0.25:
             argv.append("--disable-prefill-cuda-graph")
+    elif backend in ("mori", "pplx"):
+        if rng.random() < 0.3:  # pplx refuses normal
+            argv += ["--deepep-mode", rng.choice(("normal", "low_latency"))]
+        if rng.random() < 0.2:  # pplx only with deep_gemm / auto
+            argv += ["--moe-runner-backend", rng.choice(("deep_gemm", "triton"))]
     if rng.random() < 0.7:
         argv += ["--max-running-requests", str(rng.choice((rng.randint(1, 64),
                                                            rng.randint(1, 600))))]
@@ -153,13 +205,35 @@ def draw(rng: Any) -> tuple[str, ...]:
                                                                 rng.randint(1, 5)))]
     elif graphs == "padding_off":
         argv.append("--disable-cuda-graph-padding")
+    prefill = rng.choice(("default", "default", "max_bs", "bs", "chunk"))
+    if prefill == "max_bs":  # below 4, at odd sizes, past the 2048 DeepEP default
+        argv += ["--cuda-graph-max-bs-prefill", str(rng.choice((rng.randint(1, 40),
+                                                                rng.randint(1, 9000))))]
+    elif prefill == "bs":
+        argv += ["--cuda-graph-bs-prefill", *map(str, rng.sample(range(1, 3000),
+                                                                 rng.randint(1, 4)))]
+    elif prefill == "chunk":  # the attention-DP clamp regenerates an unaligned ladder
+        argv += ["--chunked-prefill-size", str(rng.choice((128, 256, 512, 1024, 2048, 4096,
+                                                           16384)))]
     tp = rng.choice((1, 2, 4, 8))
     if tp > 1:
         argv += ["--tp-size", str(tp)]
         if rng.random() < 0.5:
             argv += ["--attn-dp-size", str(rng.choice([d for d in (2, 4, 8) if tp % d == 0]))]
+    if (backend == "pplx" and tp > 1 and "--attn-dp-size" not in argv
+            and "--chunked-prefill-size" not in argv and rng.random() < 0.6):
+        # what pplx needs to start: 2+ attention-DP groups, 128 tokens per rank
+        argv += ["--attn-dp-size", str(tp), "--chunked-prefill-size", str(128 * tp)]
     if rng.random() < 0.15:
         argv.append("--enable-two-batch-overlap")
+    if rng.random() < 0.15:  # EAGLE with the model as its own draft; its drafts' backend
+        steps = rng.randint(1, 3)
+        argv += ["--speculative-algorithm", "EAGLE", "--speculative-num-steps", str(steps),
+                 "--speculative-eagle-topk", "1", "--speculative-num-draft-tokens",
+                 str(steps + 1), "--speculative-draft-model-path", model_dir()]
+        if rng.random() < 0.6:
+            argv += ["--speculative-moe-a2a-backend",
+                     rng.choice(("none", "deepep", "mooncake", "nixl", "ascend_tp"))]
     return tuple(argv)
 
 

@@ -353,8 +353,9 @@ def published(r: Resolved) -> Any:
         publish(r.record, role="scheduler")
         if _moe_model(r.record):  # scheduler.py:995-1008: a MoE model seeds the MoE flags
             initialize_moe_config()
-        else:  # a dense model keeps MoeA2ABackend.NONE (layers/moe/utils.py:517-521)
+        else:  # a dense model keeps MoeA2ABackend.NONE (layers/moe/utils.py:517-521, 541-548)
             get_flags().moe.a2a_backend = None
+            get_flags().moe.speculative_a2a_backend = None
         yield
 
 
@@ -423,19 +424,25 @@ def _runners(r: Resolved, token_capacity: int, hidden_size: int, vocab_size: int
         # the draft runners take torch.get_device_module(device): "cpu", not "meta"
         dmr = _model_runner_stub(r, pool, fill, "cpu", hidden_size, vocab_size, draft=True)
         steps = get_spec().speculative_num_steps
+        # the EAGLE-family and frozen draft graphs are captured under the draft's all-to-all
+        # backend (eagle_worker_v2.py:286-296, frozen_kv_mtp_worker_v2.py:222-230)
+        from sglang.srt.layers.moe.utils import speculative_moe_a2a_backend_context as draft_a2a
+
         if algo.is_frozen_kv_mtp():  # spec_info.py:343, before the multi-layer switch
             # FrozenKVMTPDraftWorker: the draft loop only, no draft-extend runner
             # (frozen_kv_mtp_worker_v2.py:179-183, 380-399)
-            out["frozen_drafter"] = _frozen_runner(dmr, pool, _frozen_hidden(r, hidden_size))
+            with draft_a2a():
+                out["frozen_drafter"] = _frozen_runner(dmr, pool, _frozen_hidden(r, hidden_size))
             return out
         if algo.is_eagle() and get_spec().enable_multi_layer_eagle:  # spec_info.py:354
             # MultiLayerEagleDraftWorker: no draft-decode runner (:417-418), the composite
             # draft-extend runner (multi_layer_eagle_worker_v2.py:436-452)
             out["mtp_draft_extend"] = _mtp_runner(dmr, pool, steps)
             return out
-        if steps > 1:  # eagle_worker_v2.py:507
-            out["draft"] = _draft_runner(dmr, pool, algo)
-        out["draft_extend"] = _draft_extend_runner(dmr, pool, algo)
+        with draft_a2a():
+            if steps > 1:  # eagle_worker_v2.py:507
+                out["draft"] = _draft_runner(dmr, pool, algo)
+            out["draft_extend"] = _draft_extend_runner(dmr, pool, algo)
     return out
 
 

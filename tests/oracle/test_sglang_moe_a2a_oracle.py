@@ -75,9 +75,145 @@ def test_generated_lines_agree(argv: tuple[str, ...]) -> None:
     ("--moe-a2a-backend", "nixl", "--tp-size", "4", "--attn-dp-size", "4"),
     ("--moe-a2a-backend", "megamoe", "--tp-size", "2", "--enable-two-batch-overlap"),
     ("--moe-a2a-backend", "mooncake", "--tp-size", "4", "--enable-two-batch-overlap"),
+    # mori / pplx: SGLang's start-up checks (moe_hook.py:543-622) restated by graphfit
+    ("--moe-a2a-backend", "mori", "--tp-size", "4"),  # 8192 tokens > 4096: refused by both
+    ("--moe-a2a-backend", "mori", "--tp-size", "4", "--attn-dp-size", "2"),  # 4096: starts
+    ("--moe-a2a-backend", "pplx", "--tp-size", "4"),  # no attention DP: refused by both
+    ("--moe-a2a-backend", "pplx", "--tp-size", "4", "--attn-dp-size", "4",
+     "--chunked-prefill-size", "512", "--max-running-requests", "64"),  # 128: starts
+    ("--moe-a2a-backend", "pplx", "--tp-size", "4", "--attn-dp-size", "2",
+     "--chunked-prefill-size", "256", "--cuda-graph-max-bs-decode", "200"),  # decode > 128
+    ("--moe-a2a-backend", "pplx", "--tp-size", "2", "--attn-dp-size", "2",
+     "--chunked-prefill-size", "256", "--deepep-mode", "normal"),
 ])
 def test_edge_lines_agree(argv: tuple[str, ...]) -> None:
     _check(argv)
+
+
+@st.composite
+def deepep_lines(draw: st.DrawFn) -> tuple[str, ...]:
+    return mc.draw(_Draws(draw), backend="deepep")
+
+
+@settings(max_examples=10, deadline=None)
+@given(deepep_lines())
+def test_generated_deepep_lines_agree(argv: tuple[str, ...]) -> None:
+    """DeepEP lines, breakable prefill graphs mostly on: SGLang's 8-aligned buckets."""
+    _check(argv)
+
+
+S48 = ("--max-running-requests", "48")
+DEEPEP_PREFILL = [
+    # the default: generate(2048) rounded to 8s, max 2048 whatever the chunk (8192 here)
+    ("--moe-a2a-backend", "deepep", "--tp-size", "4", *S48),
+    # attention DP: chunk 2048 // 2 = 1024 < 2048, the clamp regenerates an unaligned ladder
+    ("--moe-a2a-backend", "deepep", "--tp-size", "4", "--attn-dp-size", "2",
+     "--chunked-prefill-size", "2048", *S48),
+    ("--moe-a2a-backend", "deepep", "--tp-size", "8", "--attn-dp-size", "8", *S48),
+    ("--moe-a2a-backend", "deepep", "--cuda-graph-max-bs-prefill", "6", *S48),  # -> (8,)
+    ("--moe-a2a-backend", "deepep", "--cuda-graph-max-bs-prefill", "3", *S48),  # nothing
+    ("--moe-a2a-backend", "deepep", "--cuda-graph-max-bs-prefill", "9000", *S48),
+    ("--moe-a2a-backend", "deepep", "--cuda-graph-bs-prefill", "5", "13", "100", *S48),
+    ("--moe-a2a-backend", "deepep", "--cuda-graph-bs-prefill", "8", "16", *S48),  # aligned
+    ("--moe-a2a-backend", "deepep", "--deepep-mode", "low_latency", "--tp-size", "2", *S48),
+    ("--moe-a2a-backend", "deepep", "--cuda-graph-backend-prefill", "full", *S48),
+    ("--moe-a2a-backend", "deepep", "--chunked-prefill-size", "512", *S48),
+    # normal mode: no graphs, yet the memory hook (which runs first) reserved for them
+    ("--moe-a2a-backend", "deepep", "--deepep-mode", "normal", "--tp-size", "2", *S48),
+]
+
+
+# every line at 80 GB, the first two also at 40 and 192 GB (other GPU memory classes)
+DEEPEP_CASES = [(a, 80) for a in DEEPEP_PREFILL] + [(a, g) for a in DEEPEP_PREFILL[:2]
+                                                     for g in (40, 192)]
+
+
+@pytest.mark.parametrize(("argv", "gb"), DEEPEP_CASES,
+                         ids=[f"{' '.join(a[2:])}@{g}" for a, g in DEEPEP_CASES])
+def test_deepep_breakable_prefill_agrees(argv: tuple[str, ...], gb: float) -> None:
+    """Prefill ladder, dispatch, buffers and the default mem_fraction_static (with DeepEP's
+    extra 1 GiB, memory_hook.py:391-397), from the pasted line and from the raw ServerArgs."""
+    diffs = mc.compare(argv, gb)
+    assert not diffs["acceptance"], diffs["acceptance"]
+    wrong = [d.detail for found in diffs.values() for d in found]
+    assert not wrong and "prefill" in diffs, wrong
+    # the same default from SGLang's raw ServerArgs (EngineConfig.from_sglang's reading)
+    from graphfit.planner.engines.sglang_memory import mem_fraction_static
+    from graphfit.planner.engines.sglang_native import memory_inputs_from_sglang
+    from tests.oracle import sglang_prefill_oracle as po
+
+    answer = po.mem_fraction(argv, gb, mc.model_dir())
+    assert not isinstance(answer, po.so.Rejected)
+    raw, theirs = answer
+    assert mem_fraction_static(memory_inputs_from_sglang(raw, gb)) == pytest.approx(theirs)
+
+
+def test_deepep_default_buckets_are_sglangs() -> None:
+    """SGLang's own resolution gives the 8-aligned list capped at 2048 tokens, not the
+    chunked-prefill-sized default (8192 at 80 GB) a dense backend gets."""
+    from tests.oracle import sglang_prefill_oracle as po
+
+    sg = po.prefill(DEEPEP_PREFILL[0], 80, mc.model_dir())
+    assert not isinstance(sg, po.so.Rejected)
+    assert sg.backend == "breakable" and sg.captured[-1] == 2048
+    assert all(t % 8 == 0 for t in sg.captured) and 4 not in sg.captured
+
+
+def test_a_planted_deepep_error_is_caught(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Drop DeepEP's bucket rewrite, or its 1 GiB, from graphfit: the comparison sees it."""
+    from graphfit.planner.engines import sglang_memory, sglang_moe_a2a
+
+    argv = DEEPEP_PREFILL[0]
+    for target, name, value in ((sglang_moe_a2a, "deepep_prefill_buckets", lambda *a: None),
+                                (sglang_memory, "DEEPEP_BREAKABLE_PREFILL_MIB", 0)):
+        with monkeypatch.context() as m:
+            m.setattr(target, name, value)
+            mc.graphfit_cli.cache_clear()
+            try:
+                diffs = mc.compare(argv)
+            finally:
+                mc.graphfit_cli.cache_clear()
+        assert diffs["mem_fraction"], name
+        if name == "deepep_prefill_buckets":
+            assert diffs["prefill"]
+
+
+def _eagle(*extra: str) -> tuple[str, ...]:
+    return ("--max-running-requests", "40", "--speculative-algorithm", "EAGLE",
+            "--speculative-num-steps", "3", "--speculative-eagle-topk", "1",
+            "--speculative-num-draft-tokens", "4", "--speculative-draft-model-path",
+            mc.model_dir(), *extra)
+
+
+@pytest.mark.parametrize("extra", [
+    ("--moe-a2a-backend", "deepep", "--tp-size", "4"),  # the draft inherits deepep
+    ("--moe-a2a-backend", "deepep", "--tp-size", "4", "--speculative-moe-a2a-backend", "none"),
+    ("--moe-a2a-backend", "none", "--tp-size", "4", "--speculative-moe-a2a-backend",
+     "mooncake"),
+    ("--moe-a2a-backend", "mooncake", "--tp-size", "4", "--speculative-moe-a2a-backend",
+     "ascend_tp"),
+    ("--moe-a2a-backend", "deepep", "--tp-size", "4", "--attn-dp-size", "2",
+     "--speculative-moe-a2a-backend", "none"),
+])
+def test_speculative_moe_a2a_backend_agrees(extra: tuple[str, ...]) -> None:
+    """The EAGLE draft runners are captured under the draft's backend (eagle_worker_v2.py:
+    286-296): their ladders, padding and buffers follow its gather rule, not the target's."""
+    argv = _eagle(*extra)
+    diffs = mc.compare(argv)
+    assert "drafts" in diffs and not diffs["acceptance"], diffs
+    wrong = [d.detail for found in diffs.values() for d in found]
+    assert not wrong, wrong
+
+
+def test_the_draft_backend_changes_what_sglang_captures() -> None:
+    """Not vacuous: with deepep on the target and none on the draft at TP 4, SGLang's draft
+    runner captures unaligned sizes while the target's verify stays aligned."""
+    sg = mc.sglang(_eagle("--moe-a2a-backend", "deepep", "--tp-size", "4",
+                          "--speculative-moe-a2a-backend", "none"))
+    same = mc.sglang(_eagle("--moe-a2a-backend", "deepep", "--tp-size", "4"))
+    assert sg.runners is not None and same.runners is not None
+    assert tuple(sg.runners["draft"].capture_bs[:2]) == (1, 2)
+    assert all(b % 4 == 0 for b in same.runners["draft"].capture_bs)
 
 
 def test_the_alignment_is_what_sglang_captures() -> None:
@@ -98,6 +234,7 @@ def test_a_planted_error_is_caught(monkeypatch: pytest.MonkeyPatch) -> None:
     argv = ("--moe-a2a-backend", "deepep", "--tp-size", "4", "--max-running-requests", "40",
             "--disable-prefill-cuda-graph")
     monkeypatch.setattr(sglang_moe_a2a, "gathers_attention", lambda *a: False)
+    monkeypatch.setattr(sglang_moe_a2a, "_gathers", lambda *a: False)  # the configs' path
     mc.graphfit_cli.cache_clear()
     try:
         diffs = mc.compare(argv)

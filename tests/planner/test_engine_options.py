@@ -47,7 +47,8 @@ VALID: dict[str, st.SearchStrategy[Any]] = {
     "attn_cp_size": st.integers(1, 64),
     "two_batch_overlap": st.booleans(),
     "moe_a2a_backend": st.sampled_from(["none", "deepep", "mooncake", "nixl",
-                                        "ascend_fuseep", "ascend_tp", "DeepEP"]),
+                                        "ascend_fuseep", "ascend_tp", "DeepEP", "mori",
+                                        "pplx"]),
     "draft_len_schedule": st.none() | st.lists(st.integers(1, 4096), min_size=1, max_size=6),
     # vLLM 0.34's split sizes: any integers (vLLM drops those outside its range), [] too
     "prefill_cudagraph_capture_token_sizes": st.none() | st.lists(st.integers(-8, 9000)),
@@ -101,6 +102,10 @@ VALID: dict[str, st.SearchStrategy[Any]] = {
     "linear_attn_backend": st.sampled_from(["triton", "flashinfer", " Helion ", "cutedsl"]),
     "mamba_track_interval": st.integers(1, 4096),
     "mamba_chunk_size": st.none() | st.sampled_from([64, 128, 256]),
+    "deepep_mode": st.sampled_from(["auto", "normal", "low_latency", "Normal"]),
+    "moe_runner_backend": st.sampled_from(["auto", "deep_gemm", "triton", "Flashinfer_Cutlass"]),
+    "speculative_moe_a2a_backend": st.sampled_from([None, "none", "deepep", "Mooncake",
+                                                    "megamoe"]),
 }
 INVALID: dict[str, st.SearchStrategy[Any]] = {
     "runner": st.sampled_from(["v3", "", 2, True, 1.5]),
@@ -115,7 +120,7 @@ INVALID: dict[str, st.SearchStrategy[Any]] = {
     "attn_dp_size": st.integers(-5, 0) | st.sampled_from([False, "1"]),
     "attn_cp_size": st.integers(-5, 0) | st.sampled_from([2.0, None]),
     "two_batch_overlap": st.sampled_from([None, "true", 1]),
-    "moe_a2a_backend": st.sampled_from([None, 1, "", "nccl", "pplx", "mori", "deepep_v2",
+    "moe_a2a_backend": st.sampled_from([None, 1, "", "nccl", "deepep_v2",
                                         "flashinfer", "flashinfer_megamoe",
                                         "megamoe"]),
     "draft_len_schedule": st.sampled_from(["4", [], [0], [1, -2], {1: 2}, 7]),
@@ -166,6 +171,9 @@ INVALID: dict[str, st.SearchStrategy[Any]] = {
     "linear_attn_backend": st.sampled_from(["cuda", "", None, 1, True]),
     "mamba_track_interval": st.integers(-3, 0) | st.sampled_from([True, None, "256"]),
     "mamba_chunk_size": st.sampled_from([0, -1, True, "64", 1.5]),
+    "deepep_mode": st.sampled_from([None, 1, "", "fast", "lowlatency"]),
+    "moe_runner_backend": st.sampled_from([None, 2, "", " ", "megamoe"]),
+    "speculative_moe_a2a_backend": st.sampled_from([1, "", "nccl", "deepep_v2"]),
 }
 
 
@@ -414,6 +422,8 @@ def test_the_plan_3_document_writes_the_options_object() -> None:
         "mamba_ssm_dtype": None, "mamba_full_memory_ratio": None, "weights_gb": None,
         "preload_avail_gb": None, "mamba_memory_slots": None,
         "linear_attn_backend": "triton", "mamba_track_interval": 256,
-        "mamba_chunk_size": None}
+        "mamba_chunk_size": None,
+        "deepep_mode": "auto",
+        "moe_runner_backend": "auto", "speculative_moe_a2a_backend": None}
     assert not set(config) & set(LEGACY_KEYWORDS)
     assert EngineConfig.from_dict(config).tp_size == 2

@@ -60,6 +60,7 @@ from graphfit.planner.engines.sglang_pool import (
     mamba_memory_shown,
     request_pool,
 )
+from graphfit.planner.engines.sglang_prefill import default_chunked_prefill_size
 from graphfit.planner.engines.sglang_prefill_plan import prefill_component, prefill_graphs
 from graphfit.planner.engines.sglang_reserve import (
     RESERVE_UNFIT,
@@ -383,10 +384,11 @@ def sglang_runners(config: EngineSettings, ladder: Ladder) -> list[BatchRunner]:
         # (frozen_kv_mtp_worker_v2.py:179-183, 380-399; frozen_kv_mtp_cuda_graph_runner.py:
         # 123-128)
         topk = config.speculative_eagle_topk or 1
-        draft = sizes_for("FROZEN_KV_MTP draft", topk)
+        drafts = sglang_moe_a2a.for_drafts(config)  # the draft's all-to-all backend
+        draft = runner_sizes("FROZEN_KV_MTP draft", ladder.sizes, topk, drafts) if graphs else ()
         runners.append(BatchRunner(FROZEN_RUNNER, topk, pool,
-                                   frozen_buffers(config, topk, draft[-1] if draft else 0,
-                                                  gathered=gathered_buffer(config)), draft))
+                                   frozen_buffers(drafts, topk, draft[-1] if draft else 0,
+                                                  gathered=gathered_buffer(drafts)), draft))
     elif multi_layer_eagle(config):
         # one draft-extend runner per step sharing one buffer set, no draft-decode runner
         # (graphfit.planner.engines.sglang_spec_runners)
@@ -395,8 +397,8 @@ def sglang_runners(config: EngineSettings, ladder: Ladder) -> list[BatchRunner]:
                                    mtp_buffers(config, width, draft[-1] if draft else 0,
                                                gathered=gathered_buffer(config)), draft))
     elif config.spec_method in EAGLE_FAMILY:
-        runners += _eagle_drafts(config, ladder.sizes, config.num_speculative_tokens, width,
-                                 "")
+        runners += _eagle_drafts(sglang_moe_a2a.for_drafts(config), ladder.sizes,
+                                 config.num_speculative_tokens, width, "")
     if config.speculative_adaptive and graphs:
         # one more graph set per other candidate step (graphfit.planner.engines.
         # sglang_adaptive): target verify of width steps + 1 plus the EAGLE draft runners
@@ -404,7 +406,8 @@ def sglang_runners(config: EngineSettings, ladder: Ladder) -> list[BatchRunner]:
             kept = runner_sizes("decode", sizes, steps + 1, config)
             runners.append(BatchRunner(f"target{suffix}", steps + 1, pool,
                                        target_buffers(config, steps + 1, kept[-1]), kept))
-            runners += _eagle_drafts(config, sizes, steps, steps + 1, suffix)
+            runners += _eagle_drafts(sglang_moe_a2a.for_drafts(config), sizes, steps,
+                                     steps + 1, suffix)
     return runners
 
 
@@ -564,6 +567,8 @@ class SglangModel:
                 f"SGLang asserts)")
         if config.frozen_kv_mtp:
             _check_frozen(config)
+        sglang_moe_a2a.check_dispatch(  # mori / pplx start-up checks
+            config, default_chunked_prefill_size(config.gpu_memory_gb))
         given_s = config.max_num_seqs
         if (given_s is not None and config.cudagraph_capture_sizes is None
                 and config.max_cudagraph_capture_size is None):
@@ -599,6 +604,10 @@ class SglangModel:
             # a prefill server drops decode graphs unless a decode backend was given
             # (cuda_graph_hook.py:557-566); FULL_AND_PIECEWISE is the default: none given
             changes["cudagraph_mode"] = CUDAGraphMode.NONE
+        if sglang_moe_a2a.normal_mode_off(config.moe_a2a_backend, config.deepep_mode):
+            # after the memory default above, as SGLang's moe hook follows its memory hook
+            changes["cudagraph_mode"] = CUDAGraphMode.NONE
+            changes["cuda_graph_backend_prefill"] = "disabled"
         return changes
 
     def ladders(self, config: EngineSettings) -> EngineLadders:

@@ -15,7 +15,8 @@ where activation_tokens is, for a PD **decode** server, max(running requests x d
 graphs are off; with attention DP 3 MiB x max_bs x attn_dp (4.5 above max_bs 300); 8 MiB per
 prefill capture size unless a PD decode server or prefill graphs are off -- on an MLA model
 (`use_mla_backend`: DeepSeek-style attention) a flat 1.5 GiB for the prefill graphs instead
-(:384-389). The fraction is round((gpu - reserved) / gpu, 3), or 0.95 when the GPU memory is
+(:384-389), plus 1 GiB with DeepEP and breakable prefill graphs (:391-397). The fraction is
+round((gpu - reserved) / gpu, 3), or 0.95 when the GPU memory is
 unknown (:324-328). A multimodal model with a vision encoder, outside the PD decode role and
 without --language-only / --language-model-only (:282-289), then has that fraction lowered by
 the encoder's size (`adjust_mem_fraction_for_vlm`, :417-462): x 0.95 x a factor that falls
@@ -108,6 +109,7 @@ class StaticMemoryInputs:
     mla: bool = False  # use_mla_backend (model_override_base.py:185-189)
     vision: VisionEncoder | None = None  # SGLang's is_vlm with a vision_config (:282-289)
     deepep: bool = False  # --moe-a2a-backend deepep (reserve_for_deepep_a2a_mb, :402-414)
+    prefill_breakable: bool = False  # the prefill backend is breakable (:391-397 with deepep)
 
     def __post_init__(self) -> None:
         if self.disaggregation_mode not in ("null", "prefill", "decode"):
@@ -120,11 +122,13 @@ class StaticMemoryInputs:
 
 
 DEEPEP_MIB = 2 * 1024  # memory_hook.py:413
+DEEPEP_BREAKABLE_PREFILL_MIB = 1 * 1024  # memory_hook.py:391-397
 
 
 def graph_reserve_mib(m: StaticMemoryInputs) -> float:
-    """`reserve_for_graph_mb` (memory_hook.py:357-397); DeepEP's breakable prefill term
-    (:388-394) is never reached: graphfit refuses that combination."""
+    """`reserve_for_graph_mb` (memory_hook.py:357-397), with DeepEP's breakable-prefill delta
+    (bridge pool + NVL first touch during capture: 1 GiB, :391-397) inside the prefill term,
+    so under the 10 GiB floor, unlike the decode-side 2 GiB (`reserved_mib`)."""
     out = 0.0
     if m.disaggregation_mode != "prefill" and m.decode_graphs:
         out += m.decode_max_bs * 2
@@ -134,6 +138,8 @@ def graph_reserve_mib(m: StaticMemoryInputs) -> float:
             out += m.decode_max_bs * m.attn_dp_size * 1.5
     if m.disaggregation_mode != "decode" and m.prefill_graphs:
         out += MLA_PREFILL_GRAPH_MIB if m.mla else m.prefill_sizes * 8
+        if m.prefill_breakable and m.deepep:
+            out += DEEPEP_BREAKABLE_PREFILL_MIB
     return out
 
 

@@ -20,9 +20,20 @@ model keeps MoeA2ABackend.NONE (utils.py:517-521). `ascend_tp` is resolved to "n
 
 from __future__ import annotations
 
-from typing import Protocol
+from collections.abc import Callable
+from typing import Any, Protocol, TypeVar, cast
 
 from graphfit.planner.core.errors import ConfigError
+
+
+class _Drafted(Protocol):
+    @property
+    def moe_a2a_backend(self) -> str: ...
+    @property
+    def speculative_moe_a2a_backend(self) -> str | None: ...
+
+
+_T = TypeVar("_T", bound=_Drafted)
 
 # SGLang's --moe-a2a-backend choices (arg_groups/fields/exec_.py:836-868)
 BACKENDS = ("none", "deepep", "mooncake", "nixl", "mori", "ascend_fuseep", "flashinfer",
@@ -33,20 +44,89 @@ PREFILL_VALIDATED = ("none", "deepep", "megamoe", "flashinfer")
 # graphfit's reason for each backend it refuses: SGLang's own checks on them read things
 # graphfit does not know (the GPU, the model class, environment variables)
 REFUSED = {
-    "mori": "MoRI reads SGLANG_MORI_NUM_MAX_DISPATCH_TOKENS_PER_RANK against the dispatch "
-            "tokens and mori's receive bound changes the gather rule "
-            "(utils/common.py:4113-4124; arg_groups/moe_hook.py:543-570)",
-    "pplx": "pplx bounds the decode batch by SGLANG_PPLX_NUM_MAX_DISPATCH_TOKENS_PER_RANK and "
-            "needs a pplx MoE runner (arg_groups/moe_hook.py:575-605)",
-    "deepep_v2": "DeepEP v2 needs a registered model class and the deep_gemm runner "
-                 "(arg_groups/moe_hook.py:400-447)",
-    "flashinfer_megamoe": "FlashInfer MegaMoE needs an SM100 GPU and a validated model class "
-                          "(arg_groups/moe_hook.py:315-340)",
-    "megamoe": "MegaMoE needs an SM90 or SM100 GPU, no two-batch overlap and a per-model "
-               "token budget (arg_groups/mega_moe_hook.py:27-48, 78-80)",
-    "flashinfer": "FlashInfer A2A's topology check reads the model class and EP size "
-                  "(arg_groups/moe_hook.py:471-485)",
+    "deepep_v2": "DeepEP v2 needs a model class registered with register_deepep_v2_model and "
+                 "a per-model prefill dispatch budget against "
+                 "SGLANG_DEEPEP_V2_NUM_MAX_DISPATCH_TOKENS_PER_RANK (default 128), "
+                 "arg_groups/moe_hook.py:641-654, 679-731",
+    "flashinfer_megamoe": "FlashInfer MegaMoE needs an MXFP8 / NVFP4 MoE checkpoint, an "
+                          "SM100 GPU and --moe-runner-backend flashinfer_megamoe, "
+                          "arg_groups/moe_hook.py:237-282, 315-340",
+    "megamoe": "MegaMoE needs an SM90 or SM100 GPU and, for its no-fallback model classes "
+               "(Qwen3-MoE...) or NVFP4 experts, a decode and prefill token budget against "
+               "SGLANG_OPT_DEEPGEMM_MEGA_MOE_NUM_MAX_TOKENS_PER_RANK, "
+               "arg_groups/mega_moe_hook.py:27-48, 51-80, 161-256",
+    "flashinfer": "FlashInfer A2A needs --moe-runner-backend flashinfer_* / deep_gemm, "
+                  "--attn-dp-size == --tp-size (or Muse Spark's SP topology) and a "
+                  "workspace budget sized from the model, arg_groups/moe_hook.py:43-67, "
+                  "471-541, 734-775",
 }
+# the dispatch-token budgets SGLang asserts for mori and pplx, as environment variables it reads
+# and graphfit does not (their defaults: environ.py:930, 1453; the checks at moe_hook.py:566-573,
+# 614-621)
+MORI_DISPATCH_TOKENS = 4096  # SGLANG_MORI_NUM_MAX_DISPATCH_TOKENS_PER_RANK
+PPLX_DISPATCH_TOKENS = 128  # SGLANG_PPLX_NUM_MAX_DISPATCH_TOKENS_PER_RANK
+PPLX_RUNNERS = ("auto", "deep_gemm")  # moe_hook.py:599-602
+
+
+class _Dispatch(Protocol):
+    @property
+    def tp_size(self) -> int: ...
+    @property
+    def attn_dp_size(self) -> int: ...
+    @property
+    def moe_a2a_backend(self) -> str: ...
+    @property
+    def deepep_mode(self) -> str: ...
+    @property
+    def chunked_prefill_size(self) -> int | None: ...
+    @property
+    def disaggregation_mode(self) -> str: ...
+    @property
+    def max_cudagraph_capture_size(self) -> int | None: ...
+    @property
+    def moe_runner_backend(self) -> str: ...
+
+
+def check_dispatch(config: _Dispatch, default_chunk: int) -> None:
+    """SGLang's start-up checks of the mori and pplx backends (`handle_a2a_moe`,
+    arg_groups/moe_hook.py:543-622), as graphfit's errors. Both read the chunked prefill size
+    after attention DP divided it (parallel_hook.py:328-333 runs first, pipeline.py:274, 295)
+    against a per-rank dispatch budget that is an environment variable: graphfit assumes its
+    default (4096 for mori, 128 for pplx) and says so. pplx also needs attention DP with 2+
+    groups, low-latency dispatch (auto resolves to it) and, for the decode graphs, the given
+    --cuda-graph-max-bs-decode inside the same budget. `default_chunk`: SGLang's
+    chunked_prefill_size when not given (by GPU memory, memory_hook.py:89-180)."""
+    name = config.moe_a2a_backend
+    if name not in ("mori", "pplx"):
+        return
+    if name == "pplx":
+        if config.deepep_mode == "normal":
+            raise ConfigError("pplx only supports low-latency dispatch: SGLang refuses "
+                              "--deepep-mode normal (arg_groups/moe_hook.py:576-580)")
+        if config.moe_runner_backend not in PPLX_RUNNERS:
+            raise ConfigError(f"pplx runs only with --moe-runner-backend deep_gemm or auto, not "
+                              f"{config.moe_runner_backend}: SGLang asserts (arg_groups/"
+                              f"moe_hook.py:599-602)")
+        if config.attn_dp_size < 2:
+            raise ConfigError("pplx needs attention DP with at least 2 groups (--attn-dp-size "
+                              ">= 2): SGLang asserts (arg_groups/moe_hook.py:591-594)")
+    if config.disaggregation_mode == "decode":
+        return  # moe_hook.py:566, 614: no prefill dispatch to bound
+    cps = config.chunked_prefill_size or default_chunk
+    if config.attn_dp_size > 1:
+        cps //= config.attn_dp_size
+    need, what = cps, "chunked prefill / attention DP"
+    if name == "pplx" and config.max_cudagraph_capture_size is not None and (
+            config.max_cudagraph_capture_size > need):
+        need, what = config.max_cudagraph_capture_size, "decode graph max_bs"
+    budget, env, line = ((MORI_DISPATCH_TOKENS, "SGLANG_MORI_NUM_MAX_DISPATCH_TOKENS_PER_RANK",
+                          "566-573") if name == "mori" else
+                         (PPLX_DISPATCH_TOKENS, "SGLANG_PPLX_NUM_MAX_DISPATCH_TOKENS_PER_RANK",
+                          "614-621"))
+    if need > budget:
+        raise ConfigError(f"{name}: {need} dispatch tokens per rank ({what}) > {budget}, "
+                          f"{env}'s default (graphfit assumes it): SGLang asserts "
+                          f"(moe_hook.py:{line})")
 
 
 class _Parallel(Protocol):
@@ -69,6 +149,100 @@ def check_backend(backend: str) -> str:
     return name
 
 
+DEEPEP_MODES = ("auto", "normal", "low_latency")  # arg_groups/fields/exec_.py:898-901
+
+
+def check_deepep_mode(mode: object) -> str:
+    """`--deepep-mode`, lower-cased, if one of SGLang's choices."""
+    if not isinstance(mode, str) or mode.strip().lower() not in DEEPEP_MODES:
+        raise ConfigError(f"deepep_mode: {mode!r} is not one of {', '.join(DEEPEP_MODES)} "
+                          f"(arg_groups/fields/exec_.py:898-901)")
+    return mode.strip().lower()
+
+
+def check_runner(runner: object) -> str:
+    """`--moe-runner-backend`, lower-cased (SGLang's choices are extensible by plugins,
+    arg_groups/choices.py:136, 265: any name). megamoe is an alias that makes the all-to-all
+    backend megamoe (arg_groups/mega_moe_hook.py:259-276): refused as that backend is."""
+    if not isinstance(runner, str) or not runner.strip():
+        raise ConfigError(f"moe_runner_backend: must be a backend name, got {runner!r}")
+    name = runner.strip().lower()
+    if name == "megamoe":
+        raise ConfigError(f"moe_runner_backend: megamoe is an alias of --moe-a2a-backend "
+                          f"megamoe (arg_groups/mega_moe_hook.py:259-276), not modelled "
+                          f"({REFUSED['megamoe']})")
+    return name
+
+
+# --speculative-moe-a2a-backend's choices (arg_groups/fields/spec.py:181-199)
+DRAFT_BACKENDS = tuple(b for b in BACKENDS if b != "flashinfer_megamoe")
+
+
+def check_draft_choice(backend: object) -> str:
+    """`--speculative-moe-a2a-backend`, lower-cased, if one of SGLang's choices; deepep_v2 is
+    refused as SGLang refuses it as a draft backend (arg_groups/moe_hook.py:624-638)."""
+    if not isinstance(backend, str) or backend.strip().lower() not in DRAFT_BACKENDS:
+        raise ConfigError(f"speculative_moe_a2a_backend: {backend!r} is not one of "
+                          f"{', '.join(DRAFT_BACKENDS)} (arg_groups/fields/spec.py:181-199)")
+    name = backend.strip().lower()
+    if name == "deepep_v2":
+        raise ConfigError("speculative_moe_a2a_backend: DeepEP v2 is not validated as a draft "
+                          "backend, SGLang refuses it (arg_groups/moe_hook.py:624-638)")
+    return name
+
+
+def draft_backend(target: str, draft: str | None) -> str:
+    """The draft model's backend: the given one, else the target's as resolved (ascend_tp
+    already none, moe_hook.py:463-470; flashinfer_megamoe's draft defaults to none),
+    layers/moe/utils.py:463-468, 498-502. A given ascend_tp stays a live backend for the
+    draft: only the target's is resolved to none."""
+    if draft is not None:
+        return draft
+    return "none" if target == "flashinfer_megamoe" else live_backend(target)
+
+
+class _DraftView:
+    """A config as the draft runners see it: the draft's all-to-all backend in place of the
+    target's, every other field the config's own."""
+
+    def __init__(self, config: object, backend: str) -> None:
+        self._config = config
+        self._backend = backend
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._config, name)
+
+    @property
+    def moe_a2a_backend(self) -> str:
+        return self._backend
+
+
+def for_drafts(config: _T) -> _T:
+    """The config the EAGLE-family and FROZEN_KV_MTP draft runners are planned with. Those
+    workers capture their draft graphs inside `speculative_moe_a2a_backend_context`
+    (speculative/eagle_worker_v2.py:286-296, frozen_kv_mtp_worker_v2.py:222-230;
+    layers/moe/utils.py:957-975), so the runners' `require_attn_tp_gather()` -- their
+    alignment, request capacity and gathered buffers -- reads the draft backend
+    (`draft_backend`); multi-layer EAGLE and DFLASH do not switch and keep the target's.
+    `require_mlp_tp_gather` does not read the backend while --moe-dense-tp-size is unset
+    (utils/common.py:4090-4092)."""
+    target = config.moe_a2a_backend
+    draft = draft_backend(target, config.speculative_moe_a2a_backend)
+    if draft == live_backend(target):
+        return config
+    return cast(_T, _DraftView(config, draft))
+
+
+def normal_mode_off(backend: str, deepep_mode: str) -> bool:
+    """DeepEP's normal mode turns decode and prefill graphs off (`handle_a2a_moe`,
+    arg_groups/moe_hook.py:383-398), whatever the graph flags. That hook runs after
+    `handle_gpu_memory_settings` (arg_groups/pipeline.py:218, 295), so SGLang's default
+    mem_fraction_static is computed with the graphs the flags asked for, DeepEP's 2 GiB (and
+    1 GiB for breakable prefill graphs) included: graphfit's model turns the graphs off after
+    it computes that default (SglangModel.resolve)."""
+    return backend == "deepep" and deepep_mode == "normal"
+
+
 def live_backend(backend: str) -> str:
     """The backend the graph runners see: `ascend_tp` resolves to none
     (arg_groups/moe_hook.py:463-470)."""
@@ -79,7 +253,11 @@ def gathers_attention(backend: str, tp_size: int, attn_dp_size: int) -> bool:
     """`require_attn_tp_gather()` (utils/common.py:4133-4156) with --moe-dense-tp-size unset
     and --disable-attn-tp-gather off (both refused by graphfit's readers): a live backend
     gathers the attention input unless every attention group is one rank."""
-    if live_backend(backend) == "none":
+    return _gathers(live_backend(backend), tp_size, attn_dp_size)
+
+
+def _gathers(live: str, tp_size: int, attn_dp_size: int) -> bool:
+    if live == "none":
         return False
     if attn_dp_size > 1:  # attn_dp_enabled
         return attn_dp_size < tp_size
@@ -87,19 +265,44 @@ def gathers_attention(backend: str, tp_size: int, attn_dp_size: int) -> bool:
 
 
 def attn_tp_gather(config: _Parallel) -> bool:
-    """`gathers_attention` for a config."""
-    return gathers_attention(config.moe_a2a_backend, config.tp_size, config.attn_dp_size)
+    """`gathers_attention` for a config; for the draft runners' view (`for_drafts`) the draft
+    backend as given (a draft ascend_tp is live)."""
+    backend = config.moe_a2a_backend
+    live = backend if isinstance(config, _DraftView) else live_backend(backend)
+    return _gathers(live, config.tp_size, config.attn_dp_size)
 
 
-def check_prefill(backend: str, prefill_backend: str) -> None:
-    """DeepEP's breakable prefill buckets are rounded up to multiples of 8 against a default
-    max of 2048 tokens read before the memory hook sizes it (cuda_graph_hook.py:315-342):
-    not modelled, so refused with the fix."""
-    if backend == "deepep" and prefill_backend == "breakable":
-        raise ConfigError("moe_a2a_backend: deepep with breakable prefill graphs is not "
-                          "modelled (8-aligned buckets, cuda_graph_hook.py:315-342); pass "
-                          "--disable-prefill-cuda-graph")
+DEEPEP_PREFILL_BUCKET = 8  # cuda_graph_hook.py:330
+DEEPEP_DEFAULT_PREFILL_MAX = 2048  # cuda_graph_hook.py:326-327 ("documented prefill default")
 
 
-__all__ = ["BACKENDS", "PREFILL_VALIDATED", "REFUSED", "attn_tp_gather", "check_backend",
-           "check_prefill", "gathers_attention", "live_backend"]
+def deepep_prefill_buckets(backend: str, prefill_backend: str, max_tokens: int | None,
+                           tokens: tuple[int, ...] | None,
+                           ladder: Callable[[int], list[int]]
+                           ) -> tuple[tuple[int, ...], int] | None:
+    """`apply_deepep_adjustments` (arg_groups/cuda_graph_hook.py:315-342): with DeepEP and
+    breakable prefill graphs the prefill token buckets are rounded up to multiples of 8
+    (non-multiples can hang DeepEP's capture). The list rounded is the given
+    `--cuda-graph-bs-prefill`, else the default ladder of the given max, else of **2048**
+    tokens: the hook runs inside `handle_cuda_graph_config`, before the memory hook derives
+    the max from chunked_prefill_size (arg_groups/pipeline.py:191, 218). When the rounded
+    list differs it is declared as the phase's `bs` with `max_bs` its largest entry
+    (:336-342), so the memory hook, which fills only an unset max_bs / bs
+    (memory_hook.py:233-268), keeps it: no chunked-prefill, max-total-tokens or llama-2 cap
+    applies. Returns (bs, max_bs) so declared, or None (unchanged:
+    another backend, another prefill backend, or a list already aligned, e.g. the empty
+    ladder of a max below 4)."""
+    if live_backend(backend) != "deepep" or prefill_backend != "breakable":
+        return None
+    bs = list(tokens) if tokens is not None else ladder(max_tokens or DEEPEP_DEFAULT_PREFILL_MAX)
+    aligned = sorted({-(-b // DEEPEP_PREFILL_BUCKET) * DEEPEP_PREFILL_BUCKET for b in bs})
+    if aligned == sorted(bs):
+        return None
+    return tuple(aligned), aligned[-1]
+
+
+__all__ = ["MORI_DISPATCH_TOKENS", "PPLX_DISPATCH_TOKENS", "PPLX_RUNNERS", "check_dispatch",
+           "BACKENDS", "DEEPEP_DEFAULT_PREFILL_MAX", "DEEPEP_PREFILL_BUCKET", "PREFILL_VALIDATED",
+           "REFUSED", "attn_tp_gather", "check_backend", "check_deepep_mode", "check_runner",
+           "DEEPEP_MODES", "DRAFT_BACKENDS", "check_draft_choice", "draft_backend", "for_drafts",
+           "deepep_prefill_buckets", "gathers_attention", "live_backend", "normal_mode_off"]

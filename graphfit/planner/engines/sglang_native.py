@@ -86,8 +86,11 @@ def fields_from_sglang(server_args: Any) -> dict[str, Any]:
     a2a = _get(server_args, "moe_a2a_backend")
     if a2a is not None:
         out["moe_a2a_backend"] = str(a2a)
-        if str(a2a) == "deepep" and _get(server_args, "deepep_mode") == "normal":
-            out["cudagraph_mode"] = CUDAGraphMode.NONE  # moe_hook.py:383-398
+    # normal with deepep: both graph phases off after the memory hook (moe_hook.py:383-398;
+    # the model applies it, graphfit.planner.engines.sglang_moe_a2a.normal_mode_off)
+    put("deepep_mode", _get(server_args, "deepep_mode"))
+    put("moe_runner_backend", _get(server_args, "moe_runner_backend"))
+    put("speculative_moe_a2a_backend", _get(server_args, "speculative_moe_a2a_backend"))
     algorithm = _get(server_args, "speculative_algorithm")
     if algorithm:
         name = str(getattr(algorithm, "name", algorithm)).upper()
@@ -143,7 +146,8 @@ def _prefill_phase(args: Any) -> dict[str, Any]:
 
 def prefill_inputs_from_sglang(server_args: Any, gpu_memory_gb: float | None = None, *,
                                request_pool: int | None = None,
-                               model_context_length: int | None = None) -> PrefillInputs:
+                               model_context_length: int | None = None,
+                               before_moe_hook: bool = False) -> PrefillInputs:
     """graphfit's `PrefillInputs` read from a raw (unresolved) ServerArgs-like object, with
     the flags' precedence of `parse_cuda_graph_config` (cuda_graph_hook.py:32-99): the
     disable flags, then --cuda-graph-backend-prefill / -max-bs-prefill / -bs-prefill, then
@@ -151,7 +155,8 @@ def prefill_inputs_from_sglang(server_args: Any, gpu_memory_gb: float | None = N
     scheduler's request slots and `model_context_length` the model's (both bound the capture
     batch; --context-length wins over the model's). Settings that
     change prefill graphs in ways graphfit does not model are refused with a ConfigError
-    naming them."""
+    naming them. `before_moe_hook`: the backend as the memory hook sees it, before DeepEP's
+    normal mode disables it (arg_groups/pipeline.py:218, 295)."""
     if server_args is None:
         raise ConfigError("from_sglang: expected ServerArgs, got None")
     for name, what in _PREFILL_UNMODELLED:
@@ -178,8 +183,9 @@ def prefill_inputs_from_sglang(server_args: Any, gpu_memory_gb: float | None = N
         backend = str(given)
     if "backend" in phase:
         backend = str(phase["backend"])
-    if a2a == "deepep" and _get(server_args, "deepep_mode") == "normal":
-        backend = "disabled"  # moe_hook.py:383-398, after the flags
+    if (not before_moe_hook and a2a == "deepep"
+            and _get(server_args, "deepep_mode") == "normal"):
+        backend = "disabled"  # moe_hook.py:383-398, after the flags and the memory hook
     max_tokens = phase.get("max_bs", _get(server_args, "cuda_graph_max_bs_prefill"))
     tokens = phase.get("bs", _get(server_args, "cuda_graph_bs_prefill"))
     attn_dp = _get(server_args, "attn_dp_size")
@@ -241,7 +247,7 @@ def memory_inputs_from_sglang(server_args: Any, gpu_memory_gb: float | None = No
         resolve_prefill,
     )
 
-    prefill_in = prefill_inputs_from_sglang(server_args, gpu_memory_gb)
+    prefill_in = prefill_inputs_from_sglang(server_args, gpu_memory_gb, before_moe_hook=True)
     if _get(server_args, "mem_fraction_static") is not None:
         raise ConfigError("mem_fraction_static: given, so SGLang reserves nothing by default")
     mode = prefill_in.disaggregation_mode
@@ -278,10 +284,11 @@ def memory_inputs_from_sglang(server_args: Any, gpu_memory_gb: float | None = No
     return StaticMemoryInputs(
         gpu_memory_gb=gpu_memory_gb, disaggregation_mode=mode,
         max_running_requests=None if S is None else int(S), decode_max_bs=max_bs,
-        decode_graphs=decode_on, prefill_graphs=prefill.on,
+        decode_graphs=decode_on, prefill_graphs=prefill.phase_backend != "disabled",
         prefill_sizes=len(prefill.tokens), chunked_prefill_size=cps,
         draft_tokens=None if drafts is None else int(drafts), tp_size=prefill_in.tp_size,
         pp_size=prefill_in.pp_size, attn_dp_size=prefill_in.attn_dp_size, mla=mla,
         vision=vision if vision is not None and mm and vlm_applies(
             mode, _get(server_args, "language_only") is True) else None,
-        deepep=prefill_in.moe_a2a_backend == "deepep")
+        deepep=prefill_in.moe_a2a_backend == "deepep",
+        prefill_breakable=prefill.phase_backend == "breakable")

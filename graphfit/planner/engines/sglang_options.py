@@ -10,7 +10,12 @@ from typing import ClassVar
 from graphfit.planner.core.errors import ConfigError, excerpt
 from graphfit.planner.core.limits import MAX_INT
 from graphfit.planner.core.options import EngineOptions, positive_int, sizes, true_false
-from graphfit.planner.engines.sglang_moe_a2a import check_backend
+from graphfit.planner.engines.sglang_moe_a2a import (
+    check_backend,
+    check_deepep_mode,
+    check_draft_choice,
+    check_runner,
+)
 
 PREFILL_BACKENDS = ("breakable", "full", "disabled")  # SGLang cuda_graph_config.py:50
 DISAGGREGATION_MODES = ("null", "prefill", "decode")  # SGLang --disaggregation-mode
@@ -111,6 +116,19 @@ class SglangOptions(EngineOptions):
         gamma rows per request when True, gamma + 1 when False (model_executor/
         model_runner.py:880-895; graphfit.planner.engines.sglang_dspark). Read from a local
         draft's config.json on a pasted line.
+    deepep_mode: `--deepep-mode` (auto / normal / low_latency, arg_groups/fields/exec_.py:
+        898-901). With the deepep backend, normal turns both graph phases off in
+        `handle_a2a_moe` (arg_groups/moe_hook.py:383-398), which runs after the memory hook
+        (arg_groups/pipeline.py:218, 295): SGLang's default mem_fraction_static still
+        reserves for the graphs (graphfit.planner.engines.sglang_moe_a2a.normal_mode_off).
+    moe_runner_backend: `--moe-runner-backend` (arg_groups/fields/exec_.py:884-891, choices
+        arg_groups/choices.py:136), read for two rules only: megamoe is an alias of
+        `--moe-a2a-backend megamoe` (arg_groups/mega_moe_hook.py:259-276; refused, as that
+        backend), and pplx runs only with deep_gemm or auto (arg_groups/moe_hook.py:599-602).
+    speculative_moe_a2a_backend: `--speculative-moe-a2a-backend` (arg_groups/fields/spec.py),
+        the draft model's all-to-all backend; None: the target's (layers/moe/utils.py:
+        463-468, 498-502). Read for the draft runners' gather rule
+        (graphfit.planner.engines.sglang_moe_a2a.check_draft_backend).
     """
 
     engine: ClassVar[str] = "sglang"
@@ -154,6 +172,9 @@ class SglangOptions(EngineOptions):
     linear_attn_backend: str = "triton"
     mamba_track_interval: int = 256
     mamba_chunk_size: int | None = None
+    deepep_mode: str = "auto"
+    moe_runner_backend: str = "auto"
+    speculative_moe_a2a_backend: str | None = None
 
     def __post_init__(self) -> None:
         gb = self.gpu_memory_gb
@@ -179,6 +200,11 @@ class SglangOptions(EngineOptions):
             raise ConfigError(f"moe_a2a_backend: must be a string, got "
                               f"{excerpt(self.moe_a2a_backend)}")
         set_(self, "moe_a2a_backend", check_backend(self.moe_a2a_backend))
+        set_(self, "deepep_mode", check_deepep_mode(self.deepep_mode))
+        set_(self, "moe_runner_backend", check_runner(self.moe_runner_backend))
+        if self.speculative_moe_a2a_backend is not None:
+            set_(self, "speculative_moe_a2a_backend",
+                 check_draft_choice(self.speculative_moe_a2a_backend))
         backend = self.cuda_graph_backend_prefill
         if backend is not None:
             if not isinstance(backend, str) or backend.strip().lower() not in PREFILL_BACKENDS:
@@ -242,7 +268,10 @@ def _mamba_memory_inputs(options: SglangOptions) -> None:
                               f"got {excerpt(shape)}")
         for value in shape:
             _optional_int("mamba_state_shape", value, 1)
-        MambaStateShape.of(tuple(shape))
+        try:
+            MambaStateShape.of(tuple(shape))
+        except ConfigError as exc:  # the field named first, as every option error is
+            raise ConfigError(f"mamba_state_shape: {exc}") from None
         set_(options, "mamba_state_shape", tuple(shape))
     dtype = options.mamba_ssm_dtype
     if dtype is not None:

@@ -25,6 +25,12 @@ phase's `bs` list carries token counts (cuda_graph_config.py:66-70). The backend
 6. attention DP (parallel_hook.py:328-363): chunked_prefill_size is divided by attn_dp_size,
    and an unlocked max_bs above it is clamped to it (bs regenerated unless locked).
 
+With `--moe-a2a-backend deepep` and breakable graphs, step 2 is followed by DeepEP's 8-aligned
+bucket rewrite (`apply_deepep_adjustments`, cuda_graph_hook.py:315-342,
+graphfit.planner.engines.sglang_moe_a2a.deepep_prefill_buckets): it declares bs and max_bs
+before step 5, so step 5's defaults and caps do not apply; step 6 still clamps (max_bs is not
+locked) and regenerates an unlocked list unaligned.
+
 Before the runner is built, `capture_prefill_graph`
 (model_runner_components/cuda_graph_setup.py:578-615) keeps the token counts a capture batch
 can hold: at most request slots x context length tokens, the slots being the request pool,
@@ -176,6 +182,15 @@ class PrefillGraphs:
     chunked_prefill_size: int
     why_off: str = ""
     request_slots: int | None = None  # full backend: requests one graph holds
+    # cuda_graph_config.prefill.backend as resolution leaves it, where the runner setup then
+    # builds no runner (an empty or unfitting list, cuda_graph_setup.py:563-615); the memory
+    # hook reads this one (memory_hook.py:380-397)
+    resolved_backend: str | None = None
+
+    @property
+    def phase_backend(self) -> str:
+        """The resolved phase's backend (what SGLang's memory hook sees)."""
+        return self.resolved_backend or self.backend
 
     def replays(self, num_tokens: int, num_requests: int = 1) -> int | None:
         """`pad` for a batch of `num_requests` requests: the full backend runs batches of
@@ -245,9 +260,13 @@ def _backend(inputs: PrefillInputs) -> tuple[str, str]:
 def resolve_prefill(inputs: PrefillInputs) -> PrefillGraphs:
     """SGLang's prefill graphs for `inputs` (the module docstring's steps 1-6)."""
     backend, why = _backend(inputs)
-    sglang_moe_a2a.check_prefill(inputs.moe_a2a_backend, backend)
     cps = inputs.chunked_prefill_size or default_chunked_prefill_size(inputs.gpu_memory_gb)
     max_tokens = inputs.max_tokens
+    tokens = list(inputs.tokens) if inputs.tokens is not None else None
+    deepep = sglang_moe_a2a.deepep_prefill_buckets(  # before the memory hook's sizes
+        inputs.moe_a2a_backend, backend, inputs.max_tokens, inputs.tokens, prefill_token_ladder)
+    if deepep is not None:
+        tokens, max_tokens = list(deepep[0]), deepep[1]
     if max_tokens is None:
         max_tokens = min(cps, MLA_MAX_TOKENS) if inputs.mla else cps
         if (inputs.pp_size > 1 and backend == BREAKABLE and inputs.tokens is None
@@ -257,7 +276,6 @@ def resolve_prefill(inputs: PrefillInputs) -> PrefillGraphs:
             max_tokens = min(max_tokens, inputs.max_total_tokens)
         if inputs.llama2_path:
             max_tokens = min(max_tokens, LLAMA2_MAX_TOKENS)
-    tokens = list(inputs.tokens) if inputs.tokens is not None else None
     if inputs.attn_dp_size > 1:
         cps //= inputs.attn_dp_size
         if backend != DISABLED and max_tokens > cps and inputs.max_tokens is None:
@@ -277,14 +295,14 @@ def resolve_prefill(inputs: PrefillInputs) -> PrefillGraphs:
         if not tokens:  # cuda_graph_setup.py:563-565: no prefill graphs, no error
             return PrefillGraphs(DISABLED, (), (), align, cps,
                                  f"max {max_tokens} tokens leave no capture size (the "
-                                 f"smallest is 4)", slots)
+                                 f"smallest is 4)", slots, backend)
         fits = list(tokens)
         if slots is not None and inputs.context_length is not None:
             fits = [t for t in tokens if t <= slots * inputs.context_length]
             if not fits:  # cuda_graph_setup.py:604-615: eager prefill, no error
                 return PrefillGraphs(DISABLED, tuple(tokens), (), align, cps,
                                      f"no capture size fits {slots} request slots x context "
-                                     f"length {inputs.context_length}", slots)
+                                     f"length {inputs.context_length}", slots, backend)
         captured = tuple(sorted({round_up(t, align) for t in fits}))
     return PrefillGraphs(backend, tuple(tokens), captured, align, cps, why, slots)
 

@@ -96,11 +96,12 @@ def memory_inputs(config: EngineSettings) -> StaticMemoryInputs:
     return StaticMemoryInputs(
         gpu_memory_gb=config.gpu_memory_gb, disaggregation_mode=mode,
         max_running_requests=S, decode_max_bs=max_bs, decode_graphs=decode_on,
-        prefill_graphs=prefill.on, prefill_sizes=len(prefill.tokens),
+        prefill_graphs=prefill.phase_backend != "disabled", prefill_sizes=len(prefill.tokens),
         chunked_prefill_size=cps, draft_tokens=config.speculative_num_draft_tokens,
         tp_size=config.tp_size, pp_size=config.pp_size, attn_dp_size=config.attn_dp_size,
         mla=config.architecture in MLA_ARCHITECTURES, vision=vision,
-        deepep=config.moe_a2a_backend == "deepep")
+        deepep=config.moe_a2a_backend == "deepep",
+        prefill_breakable=prefill.phase_backend == "breakable")
 
 
 def vlm_adjusted(config: EngineSettings) -> bool:
