@@ -146,12 +146,17 @@ def toy_tower(hidden: int, seed: int = 0) -> VitFn:
 
 
 def _segment_sums(x: torch.Tensor, cu: torch.Tensor) -> torch.Tensor:
-    """Each row's sum over its sequence of `cu` boundaries (attention's reach)."""
+    """Each row's sum over its sequence of `cu` boundaries (attention's reach).
+
+    Differences of one running sum, not a scatter-add: CUDA's index_add_ adds in atomic,
+    run-dependent order, so a replay would differ from eager in the last bits (seen on an
+    H200); a scan is deterministic on every device."""
     cu = cu.long()
     rows = torch.arange(x.shape[0], device=x.device)
     seg = torch.searchsorted(cu[1:], rows, right=True)
-    sums = torch.zeros(cu.shape[0], x.shape[1], device=x.device).index_add_(0, seg, x)
-    return sums[seg]
+    ends = torch.cat([cu, cu.new_full((1,), x.shape[0])])  # rows past the last boundary: one
+    total = torch.cat([x.new_zeros(1, x.shape[1]), x.cumsum(0)])  # more segment to the end
+    return total[ends[seg + 1].clamp(max=x.shape[0])] - total[ends[seg].clamp(max=x.shape[0])]
 
 
 @dataclass(frozen=True)
