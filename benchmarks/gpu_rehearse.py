@@ -28,7 +28,7 @@ import torch
 from graphfit import EngineConfig, plan
 from graphfit.cudagraph.rehearsal import Rehearsal, rehearse
 from graphfit.planner.core.errors import ConfigError
-from graphfit.testing import SGLANG_METHODS, TRTLLM_METHODS, VLLM_METHODS
+from graphfit.testing import method_configs
 
 REFERENCE: dict[str, object] = dict(max_num_seqs=33, num_speculative_tokens=3,
                                     max_num_batched_tokens=8192, hidden_size=256)
@@ -36,27 +36,7 @@ REFERENCE: dict[str, object] = dict(max_num_seqs=33, num_speculative_tokens=3,
 
 def configs() -> list[tuple[str, EngineConfig]]:
     """Every method each engine models at the reference size, plus engine-specific shapes."""
-    out: list[tuple[str, EngineConfig]] = []
-    for engine, methods, runners in (("vllm", VLLM_METHODS, ("v1", "v2")),
-                                     ("sglang", SGLANG_METHODS, (None,)),
-                                     ("trtllm", TRTLLM_METHODS, (None,))):
-        for method in ("none", *methods):
-            for runner in runners:
-                fields: dict[str, object] = dict(REFERENCE, engine=engine, spec_method=method)
-                if method == "none":
-                    fields["num_speculative_tokens"] = 0
-                if method == "extract_hidden_states":
-                    fields["num_speculative_tokens"] = 1
-                if runner is not None:
-                    fields["runner"] = runner
-                if runner == "v1":  # the V1 runner exists up to vLLM 0.33
-                    fields["engine_version"] = "0.33.0"
-                try:
-                    config = EngineConfig.from_dict(fields)
-                    plan(config)
-                except ConfigError:
-                    continue  # the engine refuses this method on this runner
-                out.append((f"{engine} {method}" + (f" ({runner})" if runner else ""), config))
+    out = method_configs(REFERENCE)
     extra = {
         "sglang eagle (topk 1)": dict(
             engine="sglang", spec_method="eagle", speculative_eagle_topk=1,

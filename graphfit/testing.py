@@ -507,6 +507,35 @@ def modelled_versions(engines: Sequence[str] = ("vllm", "sglang", "trtllm")) -> 
     return out
 
 
+def method_configs(size: Mapping[str, object]) -> list[tuple[str, EngineConfig]]:
+    """(label, config) for every speculative method (and none) each built-in engine models,
+    on each vLLM runner (V1 on 0.33.0, the newest release that has it), at one size: the
+    fixed set the buffer catalogue and the GPU rehearsal walk. Methods the engine refuses on
+    a runner are left out; `size` gives the shared fields (max_num_seqs, k, ...)."""
+    out: list[tuple[str, EngineConfig]] = []
+    for engine, methods, runners in (("vllm", VLLM_METHODS, ("v1", "v2")),
+                                     ("sglang", SGLANG_METHODS, (None,)),
+                                     ("trtllm", TRTLLM_METHODS, (None,))):
+        for method in ("none", *methods):
+            for runner in runners:
+                fields: dict[str, object] = dict(size, engine=engine, spec_method=method)
+                if method == "none":
+                    fields["num_speculative_tokens"] = 0
+                if method == "extract_hidden_states":
+                    fields["num_speculative_tokens"] = 1
+                if runner is not None:
+                    fields["runner"] = runner
+                if runner == "v1":  # V1 exists up to vLLM 0.33 (0.34, the default, removed it)
+                    fields["engine_version"] = "0.33.0"
+                try:
+                    config = EngineConfig.from_dict(fields)
+                    make_plan(config)
+                except ConfigError:
+                    continue  # the engine refuses this method on this runner (or size)
+                out.append((f"{engine} {method}" + (f" ({runner})" if runner else ""), config))
+    return out
+
+
 def engine_plans(*, engines: Sequence[str] = ("vllm", "sglang", "trtllm"),
                  max_seqs: int = 256, methods: Sequence[str] | None = None,
                  versions: Sequence[str] | None = None, runners: Sequence[str] | None = None,

@@ -68,13 +68,16 @@ PPLX_DISPATCH_TOKENS = 128  # SGLANG_PPLX_NUM_MAX_DISPATCH_TOKENS_PER_RANK
 PPLX_RUNNERS = ("auto", "deep_gemm")  # moe_hook.py:599-602
 
 
-class _Dispatch(Protocol):
+class _Parallel(Protocol):
     @property
     def tp_size(self) -> int: ...
     @property
     def attn_dp_size(self) -> int: ...
     @property
     def moe_a2a_backend(self) -> str: ...
+
+
+class _Dispatch(_Parallel, Protocol):
     @property
     def deepep_mode(self) -> str: ...
     @property
@@ -127,15 +130,6 @@ def check_dispatch(config: _Dispatch, default_chunk: int) -> None:
         raise ConfigError(f"{name}: {need} dispatch tokens per rank ({what}) > {budget}, "
                           f"{env}'s default (graphfit assumes it): SGLang asserts "
                           f"(moe_hook.py:{line})")
-
-
-class _Parallel(Protocol):
-    @property
-    def tp_size(self) -> int: ...
-    @property
-    def attn_dp_size(self) -> int: ...
-    @property
-    def moe_a2a_backend(self) -> str: ...
 
 
 def check_backend(backend: str) -> str:
