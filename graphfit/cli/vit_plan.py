@@ -4,10 +4,11 @@
 
 The tower is read from the pasted line's `--model-path` (graphfit.inputs.sglang_vit), its
 heads split over the config's TP size (VisionAttention's per-partition heads,
-layers/attention/vision.py:1123, 1132); keys, buffers and sizing come from
-graphfit.planner.engines.sglang_vit, the proof from ...sglang_vit_proof. The component is
-reported next to the plan, not inside `Plan` (its keys are image layouts, not the (requests,
-tokens, longest) keys of `Plan.keyed`), so the plan's own totals leave it out.
+layers/attention/vision.py:1123, 1132), unsplit with `--mm-enable-dp-encoder`; keys,
+buffers and sizing come from graphfit.planner.engines.sglang_vit, the proof from
+graphfit.planner.engines.sglang_vit_proof. The component is reported next to the plan, not
+inside `Plan` (its keys are image layouts, not the (requests, tokens, longest) keys of
+`Plan.keyed`), so the plan's own totals leave it out.
 """
 
 from __future__ import annotations
@@ -54,7 +55,10 @@ def vit_component(config: EngineConfig, images: str | None, max_images: int,
         raise ConfigError("--vit-images: paste the SGLang line with its --model-path (the "
                           "vision tower is read from its config.json)")
     workload = parse_images(images, max_images)
-    geometry = read_geometry(pasted.model, tp=config.tp_size)
+    # --mm-enable-dp-encoder: the tower runs whole on each rank (use_data_parallel,
+    # qwen2_5_vl.py:717, internvl.py:520), its heads unsplit
+    tp = 1 if pasted.values.get("mm_enable_dp_encoder") else config.tp_size
+    geometry = read_geometry(pasted.model, tp=tp)
     result = plan_vit(geometry, workload)
     notes: list[str] = []
     raw = pasted.environ.get(ENV_FLAG)

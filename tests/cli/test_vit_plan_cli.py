@@ -80,3 +80,13 @@ def test_rehearse_takes_the_tower_from_the_pasted_line() -> None:
                               "2", "--", "SGLANG_VIT_ENABLE_CUDA_GRAPH=1", *LINE[:-1], "2"])
     assert code == 0, err
     assert "  vit: 6 graphs captured, 6 replayed == eager" in out and "REHEARSED" in out
+
+
+@pytest.mark.parametrize(("extra", "heads"), [([], 16), (["--tp-size", "2"], 8),
+                                              (["--tp-size", "2", "--mm-enable-dp-encoder"], 16)])
+def test_heads_per_rank_follow_the_lines_tp(extra: list[str], heads: int) -> None:
+    """Qwen2.5-VL-7B's tower has 16 heads: split over TP, whole with a data-parallel encoder
+    (the heads SGLang's own VisionAttention gets are compared in the ViT oracle tests)."""
+    code, out, err = run_cli(["plan", "--vit-images", "1x8x8", "--json", "--", *LINE, *extra])
+    assert code == 0, err
+    assert json.loads(out)["vit"]["heads_per_rank"] == heads
