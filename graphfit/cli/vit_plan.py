@@ -28,9 +28,9 @@ if TYPE_CHECKING:  # `plan --json` never imports rich
     from rich.console import Console
 
 VitImagesOpt = Annotated[str | None, typer.Option(
-    "--vit-images", help="SGLang: also plan the vision-encoder CUDA graphs "
-    "(SGLANG_VIT_ENABLE_CUDA_GRAPH=1) for these image grids, TxHxW in patches, "
-    "comma-separated; the tower is the pasted line's --model-path.")]
+    "--vit-images", help="SGLang: also plan the vision-encoder (ViT) CUDA graphs for these "
+    "image grids, TxHxW in patches, comma-separated; the tower is the pasted line's "
+    "--model-path.")]
 VitMaxImagesOpt = Annotated[int, typer.Option(
     "--vit-max-images", help="With --vit-images: most images (InternVL: tiles) in one "
                              "encoder call.")]
