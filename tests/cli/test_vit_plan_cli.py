@@ -7,10 +7,12 @@ from __future__ import annotations
 
 import json
 from itertools import product
+from pathlib import Path
 
 import pytest
 
 from tests.helpers import ROOT, run_cli
+from tests.oracle.sglang_stubs import write_qwen3_vl_model_dir
 
 pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
 EXAMPLE = ROOT / "examples" / "models" / "Qwen2.5-VL-7B-Instruct"
@@ -90,3 +92,15 @@ def test_heads_per_rank_follow_the_lines_tp(extra: list[str], heads: int) -> Non
     code, out, err = run_cli(["plan", "--vit-images", "1x8x8", "--json", "--", *LINE, *extra])
     assert code == 0, err
     assert json.loads(out)["vit"]["heads_per_rank"] == heads
+
+
+def test_a_qwen3_vl_line(tmp_path: Path) -> None:
+    model = write_qwen3_vl_model_dir(tmp_path / "q3")
+    code, out, err = run_cli(["plan", "--vit-images", "1x16x16,2x8x8", "--vit-max-images", "2",
+                              "--json", "--", "python", "-m", "sglang.launch_server",
+                              "--model-path", str(model), "--max-running-requests", "4"])
+    assert code == 0, err
+    vit = json.loads(out)["vit"]
+    assert vit["family"] == "qwen3_vl" and vit["proof"]["ok"]
+    # the largest call: two 16x16 images, 512 patch tokens
+    assert {b["name"]: b["rows"] for b in vit["buffers"]}["block_input"] == 512
