@@ -25,6 +25,13 @@ from graphfit.cli.render import (
     print_verdict,
 )
 from graphfit.cli.reports import PngOpt, SvgOpt, draw, write_report
+from graphfit.cli.vit_plan import (
+    VitImagesOpt,
+    VitMaxImagesOpt,
+    print_vit,
+    vit_component,
+    vit_document,
+)
 from graphfit.planner.config import EngineConfig
 from graphfit.planner.core.enums import Unit
 from graphfit.planner.core.errors import ConfigError
@@ -112,10 +119,14 @@ def plan_command(
         "--capacity", help="Also audit your own sizing, as `check` does: component.buffer=ROWS "
         "or a formula (e.g. drafter.positions=S*q); the report marks where it goes short; "
         "exit 1 when it does.")] = None,
-    json_output: JsonFlag = False, svg: SvgOpt = None, png: PngOpt = None) -> None:
+    json_output: JsonFlag = False, svg: SvgOpt = None, png: PngOpt = None,
+    vit_images: VitImagesOpt = None, vit_max_images: VitMaxImagesOpt = 1) -> None:
     """Plan the ladder, padding and every buffer capacity, and prove them safe."""
+    from graphfit.cli.options import PASTED
+
     with handled():
         result = plan(config)
+        vit = vit_component(config, vit_images, vit_max_images, PASTED.get())
         engine = result.verify_engine()
         verification = result.verify()
         audited = capacities(result, capacity)
@@ -127,15 +138,20 @@ def plan_command(
         doc = plan_json(result, verification, engine)
         if audit is not None:  # an extra key: `check --plan` takes a plan written without it
             doc = {**doc, "audit": verification_document(audit)}
+        if vit is not None:  # an extra key, only with --vit-images
+            doc = {**doc, "vit": vit_document(vit[0], vit[1])}
         emit_json(doc)
     else:
         out = console()
         print_plan(out, result, verification, engine)
         if audit is not None:
             print_verdict(out, audit, audit=True, engine_version=result.engine_version)
+        if vit is not None:
+            print_vit(out, *vit)
         for path in written:
             out.print(f"wrote {path}")
-    if not verification.ok or (audit is not None and not audit.ok):
+    if (not verification.ok or (audit is not None and not audit.ok)
+            or (vit is not None and not vit[1].ok)):
         raise typer.Exit(EXIT_VIOLATIONS)
 
 

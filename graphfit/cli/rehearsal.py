@@ -63,9 +63,11 @@ def rehearse_command(
         "--vit-model", help="SGLang: also rehearse the vision-encoder graphs of this model "
                             "directory (SGLANG_VIT_ENABLE_CUDA_GRAPH=1; see graphfit vit)")] = None,
     vit_images: Annotated[str | None, typer.Option(
-        "--vit-images", help="with --vit-model: image grids TxHxW,... in patches")] = None,
+        "--vit-images", help="SGLang: rehearse the vision-encoder graphs for these image "
+                             "grids TxHxW,... in patches (the tower: --vit-model, else the "
+                             "pasted line's --model-path)")] = None,
     vit_max_images: Annotated[int, typer.Option(
-        "--vit-max-images", help="with --vit-model: most images in one encoder call")] = 1,
+        "--vit-max-images", help="with --vit-images: most images in one encoder call")] = 1,
     device: Annotated[str, typer.Option("--device", help=_DEVICE_HELP)] = "cpu",
 ) -> None:
     """Capture every graph of the plan (toy forwards over its buffers; CPU backend, or real
@@ -125,11 +127,17 @@ def rehearse_command(
 
 def _vit(config: EngineConfig, model: str | None, images: str | None,
          max_images: int) -> Any:
-    """The `vit` component's plan (graphfit.cli.vit) when --vit-model is given."""
+    """The `vit` component's plan when --vit-images is given: the tower of --vit-model, else
+    of the pasted SGLang line's --model-path, as `graphfit plan --vit-images` plans it
+    (graphfit.cli.vit_plan)."""
     if model is None:
-        if images is not None:
-            raise ConfigError("--vit-images needs --vit-model DIR (the vision tower)")
-        return None
+        if images is None:
+            return None
+        from graphfit.cli.options import PASTED
+        from graphfit.cli.vit_plan import vit_component
+
+        found = vit_component(config, images, max_images, PASTED.get())
+        return None if found is None else found[0]
     if config.engine.value != "sglang":
         raise ConfigError("--vit-model: vision-encoder graphs are SGLang's (--engine sglang)")
     if images is None:

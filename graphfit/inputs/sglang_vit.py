@@ -119,13 +119,14 @@ ENV_TRUE = frozenset({"true", "1", "yes", "y"})  # EnvBool.parse, lower-cased: e
 
 def environment_notes(environ: Mapping[str, str], model: str | None) -> list[str]:
     """A pasted SGLang line that turns the ViT graphs on (`SGLANG_VIT_ENABLE_CUDA_GRAPH`,
-    an EnvBool: environ.py:1603) gets a note pointing at `graphfit vit` (the plan of the
-    decode / prefill graphs does not hold them)."""
+    an EnvBool: environ.py:1603) gets a note pointing at `--vit-images` (graphfit plan) and
+    `graphfit vit`: without a workload of image sizes the plan cannot size them."""
     raw = environ.get(ENV_FLAG)
     if raw is None or raw.lower() not in ENV_TRUE:
         return []
-    return [f"{ENV_FLAG}={raw}: SGLang captures vision-encoder graphs per image shape, not in "
-            f"this plan: graphfit vit {model or 'MODEL_DIR'} --images TxHxW,... plans them"]
+    return [f"{ENV_FLAG}={raw}: SGLang captures vision-encoder graphs per image shape: "
+            f"--vit-images TxHxW,... plans them here as `vit` (or graphfit vit "
+            f"{model or 'MODEL_DIR'} --images TxHxW,...)"]
 
 
 _GRID = re.compile(r"^(\d+)x(\d+)x(\d+)$")

@@ -1,0 +1,119 @@
+"""SGLang's vision-encoder (ViT) CUDA graphs inside `graphfit plan`: `--vit-images` (and
+`--vit-max-images`) with a pasted `sglang.launch_server` line plans them as the component
+`vit` beside the decode / prefill graphs, with its proof and bytes.
+
+The tower is read from the pasted line's `--model-path` (graphfit.inputs.sglang_vit), its
+heads split over the config's TP size (VisionAttention's per-partition heads,
+layers/attention/vision.py:1123, 1132), unsplit with `--mm-enable-dp-encoder`; keys,
+buffers and sizing come from graphfit.planner.engines.sglang_vit, the proof from
+graphfit.planner.engines.sglang_vit_proof. The component is reported next to the plan, not
+inside `Plan` (its keys are image layouts, not the (requests, tokens, longest) keys of
+`Plan.keyed`), so the plan's own totals leave it out.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Annotated, Any
+
+import typer
+
+from graphfit.cli.output import user
+from graphfit.planner.config import EngineConfig
+from graphfit.planner.core.enums import Engine
+from graphfit.planner.core.errors import ConfigError
+from graphfit.planner.engines.sglang_vit import ENV_FLAG, VitPlan, plan_vit
+from graphfit.planner.engines.sglang_vit_proof import VitProof, prove_vit
+
+if TYPE_CHECKING:  # `plan --json` never imports rich
+    from rich.console import Console
+
+VitImagesOpt = Annotated[str | None, typer.Option(
+    "--vit-images", help="SGLang: also plan the vision-encoder (ViT) CUDA graphs for these "
+    "image grids, TxHxW in patches, comma-separated; the tower is the pasted line's "
+    "--model-path.")]
+VitMaxImagesOpt = Annotated[int, typer.Option(
+    "--vit-max-images", help="With --vit-images: most images (InternVL: tiles) in one "
+                             "encoder call.")]
+
+
+def vit_component(config: EngineConfig, images: str | None, max_images: int,
+                  words: tuple[str, ...] | None) -> tuple[VitPlan, VitProof, list[str]] | None:
+    """The `vit` component's plan, proof and notes for `--vit-images` (None without it);
+    ConfigError without a pasted SGLang line naming a model directory."""
+    if images is None:
+        if max_images != 1:
+            raise ConfigError("--vit-max-images: give --vit-images too (the image grids)")
+        return None
+    from graphfit.cli.options import read_pasted
+    from graphfit.inputs.sglang_vit import ENV_TRUE, parse_images, read_geometry
+
+    if config.engine is not Engine.SGLANG:
+        raise ConfigError(f"--vit-images: SGLang's ViT graphs; this config is "
+                          f"{config.engine.value}'s")
+    pasted = read_pasted(words, {"engine_version": config.engine_version})
+    if pasted is None or not pasted.model:
+        raise ConfigError("--vit-images: paste the SGLang line with its --model-path (the "
+                          "vision tower is read from its config.json)")
+    workload = parse_images(images, max_images)
+    # --mm-enable-dp-encoder: the tower runs whole on each rank (use_data_parallel,
+    # qwen2_5_vl.py:717, internvl.py:520), its heads unsplit
+    tp = 1 if pasted.values.get("mm_enable_dp_encoder") else config.tp_size
+    geometry = read_geometry(pasted.model, tp=tp)
+    result = plan_vit(geometry, workload)
+    notes: list[str] = []
+    raw = pasted.environ.get(ENV_FLAG)
+    if raw is None or raw.lower() not in ENV_TRUE:
+        notes.append(f"the pasted line does not set {ENV_FLAG}=1: SGLang captures these "
+                     f"graphs only with it (environ.py:1603)")
+    return result, prove_vit(result), notes
+
+
+def vit_document(result: VitPlan, proof: VitProof) -> dict[str, Any]:
+    """The `vit` object of `plan --json` (present only with --vit-images)."""
+    return {
+        "family": result.geometry.family,
+        "heads_per_rank": result.geometry.heads_per_rank,
+        "dtype": result.geometry.dtype,
+        "images": [list(g) for g in result.workload.grids],
+        "max_images": result.workload.max_images,
+        "keys": len(result.keys), "max_graphs": result.max_graphs,
+        "buffers": [{"name": b.name, "rows": b.rows, "row_shape": list(b.row_shape),
+                     "dtype": b.dtype, "bytes": b.bytes} for b in result.buffers],
+        "bytes": result.total_bytes, "sglang_bytes": result.sglang_bytes,
+        "proof": {"checks": proof.checks, "violations": len(proof.violations),
+                  "ok": proof.ok,
+                  "one_row_less": [{"buffer": t.buffer, "capacity": t.rows - 1,
+                                    "rows": t.violation.rows,
+                                    "call": [list(g) for g in t.call]}
+                                   for t in proof.tight]},
+        **({"notes": list(result.notes)} if result.notes else {}),
+    }
+
+
+def print_vit(out: Console, result: VitPlan, proof: VitProof, notes: list[str]) -> None:
+    """The `vit` component's lines of `plan`'s text report."""
+    g = result.geometry
+    out.print(f"[bold]vit[/bold]: SGLang {g.family} vision tower (hidden {g.hidden_size}, "
+              f"{g.heads_per_rank} heads per rank, {g.dtype}), {ENV_FLAG}=1: "
+              f"{len(result.keys):,} reachable keys, at most {result.max_graphs:,} graphs")
+    for b in result.buffers:
+        out.print(f"  vit.{b.name}: {b.rows:,} rows x {list(b.row_shape)} {b.dtype} "
+                  f"({b.bytes:,} B)")
+    ratio = (f"{result.total_bytes / result.sglang_bytes:.3f}" if result.sglang_bytes
+             else "n/a")
+    out.print(f"  vit static buffers {result.total_bytes:,} B; SGLang's per-key buffers for "
+              f"the same keys {result.sglang_bytes:,} B (ratio {ratio})")
+    for note in [*result.notes, *notes]:
+        out.print(f"  note: {user(note)}")
+    if proof.ok:
+        out.print(f"PROVEN SAFE (vit): every buffer of all {proof.keys:,} reachable keys "
+                  f"within capacity ({proof.checks:,} checks, no padding); one row less, "
+                  f"each of the {len(proof.tight)} buffers goes short")
+    else:
+        first = proof.violations[0] if proof.violations else None
+        what = (f"{first.buffer} {first.rows} > {first.capacity}" if first is not None
+                else "a capacity is not tight")
+        out.print(f"UNSAFE (vit): {len(proof.violations)} buffer rows over capacity ({what})")
+
+
+__all__ = ["VitImagesOpt", "VitMaxImagesOpt", "print_vit", "vit_component", "vit_document"]
