@@ -60,6 +60,8 @@ def plan_document(plan: Plan, verification: Verification) -> dict[str, Any]:
             name: {
                 "layout": comp.layout,
                 "graph_sizes": list(plan.graph_sizes(name)),
+                # graphs captured: each size times the engine's graphs per size
+                "num_graphs": len(plan.graph_sizes(name)) * comp.graphs_per_size,
                 "alignment": comp.alignment,
                 "total_bytes": comp.total_bytes,
                 "reference_bytes": comp.reference_bytes,
