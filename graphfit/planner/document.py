@@ -60,8 +60,6 @@ def plan_document(plan: Plan, verification: Verification) -> dict[str, Any]:
             name: {
                 "layout": comp.layout,
                 "graph_sizes": list(plan.graph_sizes(name)),
-                # graphs captured: each size times the engine's graphs per size
-                "num_graphs": len(plan.graph_sizes(name)) * comp.graphs_per_size,
                 "alignment": comp.alignment,
                 "total_bytes": comp.total_bytes,
                 "reference_bytes": comp.reference_bytes,
@@ -78,6 +76,11 @@ def plan_document(plan: Plan, verification: Verification) -> dict[str, Any]:
                     }
                     for b in comp.buffers
                 ],
+                # an engine that captures more than one graph per size (SGLang's multi-layer
+                # EAGLE draft-extend steps): the count, as it captures them
+                **({"graphs_per_size": comp.graphs_per_size,
+                    "num_graphs": len(plan.graph_sizes(name)) * comp.graphs_per_size}
+                   if comp.graphs_per_size > 1 else {}),
             }
             for name, comp in plan.components.items()
         },

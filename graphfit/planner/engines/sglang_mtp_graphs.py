@@ -59,8 +59,9 @@ _NAME = re.compile(r"[a-z][a-z0-9_]{0,39}")
 
 def check_draft_extend_backend(value: object) -> str:
     """An attention backend name (lower case), else ConfigError. Names outside
-    DRAFT_EXTEND_BACKENDS are kept: SGLang refuses them only when the EAGLE worker starts
-    (draft_utils.py:63-64), and `mtp_graph_count` says so."""
+    DRAFT_EXTEND_BACKENDS are kept here (the option is read only for multi-layer EAGLE):
+    SGLang refuses them when that worker starts (draft_utils.py:63-64), and so does
+    `mtp_graph_count`."""
     if not isinstance(value, str) or not _NAME.fullmatch(value.strip().lower()):
         raise ConfigError(f"mtp_draft_backend: expected an attention backend name, got "
                           f"{excerpt(value)}")
@@ -82,9 +83,14 @@ class MtpGraphCount:
 
 
 def mtp_graph_count(config: EngineSettings) -> MtpGraphCount:
-    """The draft-extend graphs per capture size SGLang captures (module docstring)."""
+    """The draft-extend graphs per capture size SGLang captures (module docstring); a backend
+    SGLang's draft-extend factory refuses is refused (ConfigError), graphs on or off."""
     steps = config.num_speculative_tokens
     backend = config.mtp_draft_backend
+    if backend is not None and backend not in DRAFT_EXTEND_BACKENDS:
+        raise ConfigError(f"use another attention backend for the draft: SGLang's EAGLE "
+                          f"draft-extend refuses {backend} when the worker starts "
+                          f"(speculative/draft_utils.py:63-64, 126-144)")
     if not config.single_cg_draft:
         return MtpGraphCount(steps, f"SGLANG_ENABLE_SINGLE_CG_DRAFT off: one graph per step "
                                     f"({WORKER})")
@@ -98,10 +104,6 @@ def mtp_graph_count(config: EngineSettings) -> MtpGraphCount:
                                 f"plain full-attention KV pool"
                                 + (", not Blackwell" if backend == "hybrid_linear_attn"
                                    else "") + ")")
-    if backend not in DRAFT_EXTEND_BACKENDS:
-        return MtpGraphCount(steps, f"{backend}: SGLang's EAGLE draft-extend refuses it when "
-                                    f"the worker starts (draft_utils.py:63-64, 126-144); "
-                                    f"counted per step")
     return MtpGraphCount(steps, f"draft-extend backend {backend} neither refreshes nor "
                                 f"stages its metadata in the graph: one graph per step "
                                 f"({WORKER}, base_attn_backend.py:153-160)")
