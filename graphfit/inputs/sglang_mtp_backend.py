@@ -19,27 +19,13 @@ from collections.abc import Mapping
 from typing import Any
 
 from graphfit.inputs.settings import COMMAND_LINE, Setting
-
-
-def draft_extend_backend(values: Mapping[str, Any]) -> tuple[str, str] | None:
-    """(backend name, the flag that gave it) for the draft-extend steps; None when the line
-    names none (module docstring)."""
-    draft = values.get("speculative_draft_attention_backend")
-    if draft:
-        return str(draft), "--speculative-draft-attention-backend"
-    phase = "decode" if values.get("speculative_attention_mode") == "decode" else "prefill"
-    split = values.get(f"{phase}_attention_backend")
-    if split:
-        return str(split), f"--{phase}-attention-backend"
-    base = values.get("attention_backend")
-    if base:
-        return str(base), "--attention-backend"
-    return None
+from graphfit.planner.engines.sglang_mtp_graphs import draft_extend_backend
 
 
 def line_settings(values: Mapping[str, Any]) -> list[Setting]:
-    """The `mtp_draft_backend` setting a pasted line gives (only with multi-layer EAGLE's
-    switch or an algorithm that may turn it on; the planner reads it only for that worker)."""
+    """The `mtp_draft_backend` setting a speculative pasted line gives (the planner reads it
+    only where SGLang runs the multi-layer EAGLE worker, graphfit.planner.engines.
+    sglang_mtp_graphs)."""
     found = draft_extend_backend(values)
     if found is None or not values.get("speculative_algorithm"):
         return []

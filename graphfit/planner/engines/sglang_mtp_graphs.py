@@ -39,7 +39,9 @@ per step (the larger count), saying so.
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import Any
 
 from graphfit.planner.core.errors import ConfigError, excerpt
 from graphfit.planner.core.settings import EngineSettings
@@ -54,6 +56,9 @@ DRAFT_EXTEND_BACKENDS = frozenset({
 })
 # the names that build FlashAttentionBackend for the draft-extend steps (module docstring)
 FLASH_ATTENTION = frozenset({"fa3", "fa4", "hybrid_linear_attn"})
+# the server-args keys `draft_extend_backend` reads
+BACKEND_KEYS = ("speculative_draft_attention_backend", "speculative_attention_mode",
+                "prefill_attention_backend", "decode_attention_backend", "attention_backend")
 _NAME = re.compile(r"[a-z][a-z0-9_]{0,39}")
 
 
@@ -66,6 +71,23 @@ def check_draft_extend_backend(value: object) -> str:
         raise ConfigError(f"mtp_draft_backend: expected an attention backend name, got "
                           f"{excerpt(value)}")
     return value.strip().lower()
+
+
+def draft_extend_backend(values: Mapping[str, Any]) -> tuple[str, str] | None:
+    """(backend name, the flag that gave it) for the draft-extend steps from SGLang's
+    server-args keys (a pasted line's or a live server's); None when none is named (module
+    docstring: `_create_backend`, draft_utils.py:47-66, 145-149)."""
+    draft = values.get("speculative_draft_attention_backend")
+    if draft:
+        return str(draft), "--speculative-draft-attention-backend"
+    phase = "decode" if values.get("speculative_attention_mode") == "decode" else "prefill"
+    split = values.get(f"{phase}_attention_backend")
+    if split:
+        return str(split), f"--{phase}-attention-backend"
+    base = values.get("attention_backend")
+    if base:
+        return str(base), "--attention-backend"
+    return None
 
 
 @dataclass(frozen=True)
