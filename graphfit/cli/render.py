@@ -72,9 +72,13 @@ def ladder_table(plan: Plan) -> Table:
             str(plan.config_ladder.max_size), compress_sizes(plan.config_capture_sizes))
     add_row(table, "runtime (captured)", str(len(plan.capture_sizes)),
             str(plan.max_capture_size), compress_sizes(plan.capture_sizes))
-    for name in plan.components:
+    for name, comp in plan.components.items():
         reached = plan.graph_sizes(name)
-        if reached and reached != plan.capture_sizes:
+        per_size = comp.graphs_per_size  # e.g. one per draft step
+        if reached and per_size > 1:
+            add_row(table, f"{name} graphs ({per_size} per size)",
+                    str(len(reached) * per_size), str(reached[-1]), compress_sizes(reached))
+        elif reached and reached != plan.capture_sizes:
             add_row(table, f"{name} graphs (reachable)", str(len(reached)), str(reached[-1]),
                     compress_sizes(reached))
     return table

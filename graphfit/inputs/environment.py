@@ -1,6 +1,7 @@
 """Each engine's environment variables graphfit reads, one reader per engine (its
 `environment` part in graphfit.planner.engines.table): vLLM's `VLLM_USE_V2_MODEL_RUNNER` (the
-model runner); none of SGLang's or TensorRT-LLM's is modelled.
+model runner); SGLang's `SGLANG_ENABLE_SINGLE_CG_DRAFT` (multi-layer EAGLE's draft-extend graph
+count, graphfit.planner.engines.sglang_mtp_graphs); none of TensorRT-LLM's is modelled.
 
 A module of its own, without the value readers, because every command consults the environment
 and most never read a flag table or a file (start-up: graphfit.cli imports this on every run).
@@ -14,6 +15,10 @@ from graphfit.inputs.settings import COMMAND_LINE, Setting
 from graphfit.planner.core.errors import ConfigError
 
 ENV_V2_RUNNER = "VLLM_USE_V2_MODEL_RUNNER"
+ENV_SINGLE_CG = "SGLANG_ENABLE_SINGLE_CG_DRAFT"
+# SGLang's EnvBool spellings (environ.py:143-150)
+_SGLANG_TRUE = ("true", "1", "yes", "y")
+_SGLANG_FALSE = ("false", "0", "no", "n")
 
 __all__ = ["ENV_V2_RUNNER", "SGLANG_ENVIRONMENT", "TRTLLM_ENVIRONMENT", "VLLM_ENVIRONMENT",
            "environment", "implied_release_note"]
@@ -71,6 +76,17 @@ def _none_read(environ: Mapping[str, str]) -> list[Setting]:
     return []
 
 
+def sglang_environment(environ: Mapping[str, str]) -> list[Setting]:
+    """SGLANG_ENABLE_SINGLE_CG_DRAFT as SGLang's EnvBool parses it (environ.py:143-150);
+    unset, or a value it cannot parse (it warns and keeps the default, environ.py:67-86): on,
+    SGLang's default (environ.py:1921), so no setting."""
+    raw = environ.get(ENV_SINGLE_CG)
+    if raw is None or raw.lower() not in (*_SGLANG_TRUE, *_SGLANG_FALSE):
+        return []
+    return [Setting("single_cg_draft", raw.lower() in _SGLANG_TRUE,
+                    f"{ENV_SINGLE_CG}={raw}", COMMAND_LINE)]
+
+
 VLLM_ENVIRONMENT = environment
-SGLANG_ENVIRONMENT = _none_read
+SGLANG_ENVIRONMENT = sglang_environment
 TRTLLM_ENVIRONMENT = _none_read

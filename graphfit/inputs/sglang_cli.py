@@ -27,6 +27,7 @@ from graphfit.inputs import (
     sglang_draft,
     sglang_dspark,
     sglang_model_impl,
+    sglang_mtp_backend,
     sglang_rules,
 )
 from graphfit.inputs import sglang as sglang_args
@@ -161,6 +162,7 @@ def finish(values: Mapping[str, Any], settings: list[Setting]
     settings, notes = settings + frozen, notes + frozen_notes
     notes += sglang_model_impl.multimodal_switches(values)
     a2a, a2a_notes = sglang_a2a.graphs_off(values)
+    a2a += sglang_mtp_backend.line_settings(values)  # multi-layer EAGLE's draft backend
     return (settings + sglang_args.deprecated_dp_attention(values) + roles + a2a,
             notes + a2a_notes)
 

@@ -303,7 +303,8 @@ class EngineConfig:
             chunked_prefill_size: int | None = None, full_prefill_max_req: int | None = None,
             disaggregation_mode: str = "null", pp_size: int = 1,
             max_total_tokens: int | None = None,
-            multi_layer_eagle: bool = False, frozen_kv_mtp: bool = False,
+            multi_layer_eagle: bool = False, mtp_draft_backend: str | None = None,
+            single_cg_draft: bool = True, frozen_kv_mtp: bool = False,
             dflash_domino: bool = False, dflash_selector_top_k: int | None = None,
             speculative_adaptive: bool = False,
             mem_fraction_static: float | None = None, sm90: bool | None = None,
@@ -677,6 +678,16 @@ class EngineConfig:
     def multi_layer_eagle(self) -> bool:
         """SglangOptions.multi_layer_eagle."""
         return cast(bool, self._option("multi_layer_eagle"))
+
+    @property
+    def mtp_draft_backend(self) -> str | None:
+        """SglangOptions.mtp_draft_backend."""
+        return cast("str | None", self._option("mtp_draft_backend"))
+
+    @property
+    def single_cg_draft(self) -> bool:
+        """SglangOptions.single_cg_draft."""
+        return cast(bool, self._option("single_cg_draft"))
 
     @property
     def frozen_kv_mtp(self) -> bool:

@@ -76,6 +76,11 @@ def plan_document(plan: Plan, verification: Verification) -> dict[str, Any]:
                     }
                     for b in comp.buffers
                 ],
+                # an engine that captures more than one graph per size (SGLang's multi-layer
+                # EAGLE draft-extend steps): the count, as it captures them
+                **({"graphs_per_size": comp.graphs_per_size,
+                    "num_graphs": len(plan.graph_sizes(name)) * comp.graphs_per_size}
+                   if comp.graphs_per_size > 1 else {}),
             }
             for name, comp in plan.components.items()
         },

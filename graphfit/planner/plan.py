@@ -241,6 +241,8 @@ class ComponentPlan:
     alternative_walks: tuple[tuple[str, tuple[FamilyWalk, ...],
                                    tuple[tuple[RowRule | None, ...], ...]], ...] = field(
         default=(), repr=False, compare=False)
+    # graphs the engine captures at each size (ComponentModel.graphs_per_size)
+    graphs_per_size: int = 1
 
     def variants(self, *, engine: bool = True
                  ) -> list[tuple[str, tuple[FamilyWalk, ...],
@@ -574,7 +576,8 @@ def _sized(model: ComponentModel, layout: str, alignment: int) -> ComponentPlan:
                      for spec, capacity, engine_rows in sized)
     return ComponentPlan(model.name, _placed(unplaced, layout, alignment), model.tables, layout,
                          alignment, model.families, model.unit, walks, model.buffers, rules,
-                         model.alternatives, tuple(alternative_walks))
+                         model.alternatives, tuple(alternative_walks),
+                         model.graphs_per_size)
 
 
 def _placed(buffers: tuple[BufferPlan, ...], layout: str, alignment: int

@@ -55,6 +55,9 @@ class ComponentModel:
     `unit` is what its capture sizes count (tokens or requests); `width` the tokens per
     request of a uniform decode (q; SGLang's draft runner: topk). `alternatives`: how the
     engine dispatches it in the scenarios the plan covers besides the assumed one.
+    `graphs_per_size`: graphs the engine captures at each size (SGLang's multi-layer EAGLE
+    draft-extend: one per draft step unless one graph holds them all,
+    graphfit.planner.engines.sglang_mtp_graphs); 1 for every other runner.
     """
 
     name: str
@@ -63,11 +66,15 @@ class ComponentModel:
     buffers: tuple[BufferSpec, ...]
     families: tuple[BatchFamily, ...]
     alternatives: tuple[Alternative, ...] = ()
+    graphs_per_size: int = 1
 
     def __post_init__(self) -> None:
         names = [b.name for b in self.buffers]
         if len(set(names)) != len(names):
             raise ConfigError(f"{self.name}: buffer names must be unique")
+        if isinstance(self.graphs_per_size, bool) or not isinstance(
+                self.graphs_per_size, int) or self.graphs_per_size < 1:
+            raise ConfigError(f"{self.name}: graphs_per_size must be an int >= 1")
 
     @property
     def width(self) -> int:

@@ -22,6 +22,7 @@ stale values: positions (SGLang #10892, #24401), req_pool_indices and out_cache_
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
+from dataclasses import replace
 
 from graphfit.planner.core.buffers import (
     KEEP,
@@ -54,6 +55,7 @@ from graphfit.planner.engines.sglang_dspark import dspark, dspark_runner, resolv
 from graphfit.planner.engines.sglang_mamba_buffers import mamba_track_buffers
 from graphfit.planner.engines.sglang_mamba_memory import resolve_memory_slots
 from graphfit.planner.engines.sglang_memory import default_decode_max_bs
+from graphfit.planner.engines.sglang_mtp_graphs import mtp_graph_count
 from graphfit.planner.engines.sglang_options import SglangOptions
 from graphfit.planner.engines.sglang_pool import (
     kv_request_pool,
@@ -208,9 +210,10 @@ def _ladder_inputs(config: EngineSettings, listed: list[tuple[str, str]],
         out.append(("frozen_kv_mtp", "the frozen draft loop (width topk), no draft-extend "
                                      "graphs"))
     if multi_layer_eagle(config):
+        count = mtp_graph_count(config)  # graphfit.planner.engines.sglang_mtp_graphs
         out.append(("enable_multi_layer_eagle",
-                     f"true: {config.num_speculative_tokens} draft-extend graphs per size "
-                     f"(one with SGLANG_ENABLE_SINGLE_CG_DRAFT), no draft-decode graphs"))
+                     f"true: {count.per_size} draft-extend graph(s) per size ({count.why}), "
+                     f"no draft-decode graphs"))
     if config.speculative_adaptive:
         out.append(adaptive.ladder_line(config, declared))
     if speculative(config):
@@ -661,6 +664,10 @@ class SglangModel:
     def components(self, config: EngineSettings, ladders: EngineLadders
                    ) -> tuple[ComponentModel, ...]:
         decode = batch_components(config, sglang_runners(config, ladders.config))
+        if multi_layer_eagle(config):  # graphfit.planner.engines.sglang_mtp_graphs
+            per_size = mtp_graph_count(config).per_size
+            decode = tuple(replace(c, graphs_per_size=per_size) if c.name == MTP_RUNNER else c
+                           for c in decode)
         if config.speculative_adaptive:
             # the adaptive sets' runners share SGLang's pooled inputs and logits buffer
             # (graphfit.planner.engines.sglang_shared)

@@ -21,6 +21,7 @@ from typing import Any
 from graphfit.planner.core.enums import CUDAGraphMode, SpecMethod
 from graphfit.planner.core.errors import ConfigError
 from graphfit.planner.engines.sglang_memory import StaticMemoryInputs, VisionEncoder, vlm_applies
+from graphfit.planner.engines.sglang_mtp_graphs import BACKEND_KEYS, draft_extend_backend
 from graphfit.planner.engines.sglang_multimodal import breakable_prefill_refused, sglang_multimodal
 from graphfit.planner.engines.sglang_prefill import PrefillInputs
 from graphfit.planner.engines.sglang_qwen3_vl import raises as qwen3_vl_raises
@@ -102,6 +103,9 @@ def fields_from_sglang(server_args: Any) -> dict[str, Any]:
             out["spec_method"] = ALGORITHMS[name]
         if _get(server_args, "enable_multi_layer_eagle") is True:
             out["multi_layer_eagle"] = True
+        backend = draft_extend_backend({key: _get(server_args, key) for key in BACKEND_KEYS})
+        if backend is not None:  # multi-layer EAGLE's draft-extend graph count
+            out["mtp_draft_backend"] = backend[0]
         if (_get(server_args, "speculative_adaptive") is True
                 and _get(server_args, "speculative_adaptive_config") is None
                 and _get(server_args, "enable_pdmux") is not True):

@@ -16,6 +16,7 @@ from graphfit.planner.engines.sglang_moe_a2a import (
     check_draft_choice,
     check_runner,
 )
+from graphfit.planner.engines.sglang_mtp_graphs import check_draft_extend_backend
 
 PREFILL_BACKENDS = ("breakable", "full", "disabled")  # SGLang cuda_graph_config.py:50
 DISAGGREGATION_MODES = ("null", "prefill", "decode")  # SGLang --disaggregation-mode
@@ -58,6 +59,16 @@ class SglangOptions(EngineOptions):
         draft-extend graphs are one runner per draft step sharing one buffer set and no
         draft-decode runner (speculative/multi_layer_eagle_worker_v2.py:417-458,
         multi_layer_eagle_draft_extend_cuda_graph_runner.py:540-655).
+    mtp_draft_backend: the attention backend name multi-layer EAGLE's draft-extend steps run
+        (`DraftBackendFactory._create_backend`, speculative/draft_utils.py:47-66:
+        `--speculative-draft-attention-backend`, else the prefill backend (the decode one with
+        `--speculative-attention-mode decode`, :145-149), each falling back to
+        `--attention-backend`, arg_groups/model_override_base.py:138-152); None: not on the
+        line (SGLang's choice by GPU and model, not restated). It decides the draft-extend
+        graph count (graphfit.planner.engines.sglang_mtp_graphs).
+    single_cg_draft: `SGLANG_ENABLE_SINGLE_CG_DRAFT` (environ.py:1921, on by default): one
+        draft-extend graph per size for all steps where the backend allows it
+        (speculative/multi_layer_eagle_worker_v2.py:431-451).
     frozen_kv_mtp: `--speculative-algorithm FROZEN_KV_MTP` (spec_method mtp): the draft reads
         the target's frozen KV; one draft-loop graph runner of width topk and no draft-extend
         graphs (speculative/frozen_kv_mtp_worker_v2.py:179-183, 380-399).
@@ -148,6 +159,8 @@ class SglangOptions(EngineOptions):
     pp_size: int = 1
     max_total_tokens: int | None = None
     multi_layer_eagle: bool = False
+    mtp_draft_backend: str | None = None
+    single_cg_draft: bool = True
     frozen_kv_mtp: bool = False
     dflash_domino: bool = False
     dflash_selector_top_k: int | None = None
@@ -186,6 +199,10 @@ class SglangOptions(EngineOptions):
             positive_int(name, getattr(self, name))
         true_false("two_batch_overlap", self.two_batch_overlap)
         true_false("multi_layer_eagle", self.multi_layer_eagle)
+        true_false("single_cg_draft", self.single_cg_draft)
+        if self.mtp_draft_backend is not None:
+            object.__setattr__(self, "mtp_draft_backend",
+                               check_draft_extend_backend(self.mtp_draft_backend))
         true_false("frozen_kv_mtp", self.frozen_kv_mtp)
         true_false("dflash_domino", self.dflash_domino)
         _optional_int("dflash_selector_top_k", self.dflash_selector_top_k, 1)

@@ -1,0 +1,125 @@
+"""SGLang's own answer to "one multi-layer EAGLE draft-extend graph per size, or one per step?"
+(speculative/multi_layer_eagle_worker_v2.py:417-451), on CPU.
+
+For a resolved line (`sglang_oracle.resolve`), published as the scheduler does:
+
+* each step's draft-extend backend is built by SGLang's own
+  `DraftBackendFactory.create_draft_extend_backend` (speculative/draft_utils.py:122-165) on a
+  draft runner whose `draft_attention_backend` is SGLang's own
+  `resolve_draft_attention_backend` (model_executor/model_runner.py:306-320); only the leaf
+  constructors are stubbed: FlashAttention names give a bare `FlashAttentionBackend` on a
+  plain KV pool (no translating index, no sliding-window pool: graphfit's assumption), every
+  other name a bare subclass of the base `AttentionBackend` (no other backend overrides the
+  two capabilities: layers/attention/base_attn_backend.py:153-160). `is_blackwell` and the
+  AMX CPU check are off (graphfit's assumption for `hybrid_linear_attn`, draft_utils.py:
+  281-286);
+* SGLang's own `MultiLayerEagleDraftWorker._capture_cuda_graphs` then decides, with the
+  environment as given (SGLANG_ENABLE_SINGLE_CG_DRAFT read by its own EnvBool); only the two
+  runner classes are replaced by markers, so nothing is captured.
+"""
+
+from __future__ import annotations
+
+import os
+import types
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
+from tests.oracle import sglang_oracle as so
+
+ENV = "SGLANG_ENABLE_SINGLE_CG_DRAFT"
+_FA_BUILDERS = ("_create_fa_prefill_backend", "_create_fa3_prefill_backend",
+                "_create_fa4_prefill_backend", "_create_hybrid_linear_attn_prefill_backend")
+
+
+@contextmanager
+def _environment(value: str | None) -> Iterator[None]:
+    saved = os.environ.get(ENV)
+    if value is None:
+        os.environ.pop(ENV, None)
+    else:
+        os.environ[ENV] = value
+    try:
+        yield
+    finally:
+        if saved is None:
+            os.environ.pop(ENV, None)
+        else:
+            os.environ[ENV] = saved
+
+
+def _bare_flash_attention(topk: int) -> Any:
+    from sglang.srt.layers.attention.flashattention_backend import FlashAttentionBackend
+
+    backend = FlashAttentionBackend.__new__(FlashAttentionBackend)
+    backend.kv_index_translator = types.SimpleNamespace(is_translating=False)
+    backend.use_sliding_window_kv_pool = False
+    backend.topk = topk
+    return backend
+
+
+def _bare_base() -> Any:
+    from sglang.srt.layers.attention.base_attn_backend import AttentionBackend
+
+    stub = type("BaseBackend", (AttentionBackend,), {})
+    stub.__abstractmethods__ = frozenset()  # type: ignore[attr-defined]
+    return object.__new__(stub)
+
+
+def _draft_extend_backend(steps: int, topk: int) -> tuple[str, Any]:
+    """(the stamped backend name, the backend) SGLang's factory builds for one step."""
+    import sglang.srt.speculative.draft_utils as du
+    from sglang.srt.model_executor.model_runner import resolve_draft_attention_backend
+
+    runner = types.SimpleNamespace(
+        draft_attention_backend=resolve_draft_attention_backend(
+            draft_attention_backend=None, is_draft_worker=True),
+        model_config=types.SimpleNamespace(hf_config=object(), hf_text_config=object()))
+    factory = du.DraftBackendFactory(runner, topk, steps)
+    for name in dir(du.DraftBackendFactory):
+        if (name.startswith("_create_") and name.endswith("_prefill_backend")
+                and name not in _FA_BUILDERS):
+            stamp = name[len("_create_"):-len("_prefill_backend")]
+            setattr(factory, name, lambda stamp=stamp: (stamp, _bare_base()))
+    factory._create_fa_prefill_backend = (  # type: ignore[method-assign]
+        lambda fa_impl_ver=3: (f"fa{fa_impl_ver}", _bare_flash_attention(topk)))
+    saved = (du.is_cpu, du.is_blackwell)
+    du.is_cpu, du.is_blackwell = (lambda: False), (lambda: False)
+    try:
+        backend = factory.create_draft_extend_backend()
+    finally:
+        du.is_cpu, du.is_blackwell = saved
+    return str(backend.prefill_attention_backend_str), backend
+
+
+def mtp_graphs(r: so.Resolved, env: str | None) -> tuple[int, str]:
+    """(graphs per capture size, the draft-extend backend name) SGLang decides for `r`."""
+    with so.published(r), _environment(env):
+        import sglang.srt.speculative.multi_layer_eagle_worker_v2 as worker
+        from sglang.srt.runtime_context import get_spec
+
+        steps = int(get_spec().speculative_num_steps)
+        topk = int(get_spec().speculative_eagle_topk or 1)
+        built = [_draft_extend_backend(steps, topk) for _ in range(steps)]
+        fake = types.SimpleNamespace(
+            draft_runner_list=[types.SimpleNamespace(attn_backend=b) for _, b in built],
+            device="cuda", gpu_id=0, _specialized_graph_memory_usage={},
+            _specialized_graph_time_usage={})
+        names = ("_is_cpu", "_is_npu", "check_cuda_graph_backend", "get_available_gpu_memory",
+                 "OneGraphMultiLayerEagleMultiStepDraftExtendCudaGraphRunner",
+                 "MultiLayerEagleMultiStepDraftExtendCudaGraphRunner")
+        saved = {n: getattr(worker, n) for n in names}
+        try:
+            worker._is_cpu = worker._is_npu = False
+            worker.check_cuda_graph_backend = lambda *a, **k: False
+            worker.get_available_gpu_memory = lambda *a, **k: 0.0
+            worker.OneGraphMultiLayerEagleMultiStepDraftExtendCudaGraphRunner = (
+                lambda w: "one")
+            worker.MultiLayerEagleMultiStepDraftExtendCudaGraphRunner = lambda w: "per-step"
+            worker.MultiLayerEagleDraftWorker._capture_cuda_graphs(fake)
+        finally:
+            for n, v in saved.items():
+                setattr(worker, n, v)
+    per_size = 1 if fake.cuda_graph_runner_for_draft_extend == "one" else steps
+    return per_size, built[0][0]

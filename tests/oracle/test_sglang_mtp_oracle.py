@@ -1,0 +1,126 @@
+"""graphfit's multi-layer EAGLE draft-extend graph count against SGLang 0.5.23's own decision
+(tests/oracle/sglang_mtp_oracle.py runs SGLang's backend factory and `_capture_cuda_graphs`
+on CPU), for pasted lines with and without an attention backend and with
+SGLANG_ENABLE_SINGLE_CG_DRAFT set, unset or unparsable.
+
+Where the line names the draft-extend backend graphfit's count is SGLang's; where it names
+none SGLang picks one by GPU and model (the oracle's fake Hopper), which graphfit does not
+restate: it counts per step, never fewer than SGLang captures.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from tests.oracle.paths import require
+
+require("sglang")  # skip locally / fail in CI when the sources were not fetched
+
+from tests.oracle import sglang_mtp_oracle as mo  # noqa: E402
+from tests.oracle import sglang_oracle as so  # noqa: E402
+
+BACKEND_FLAGS = ("--attention-backend", "--prefill-attention-backend",
+                 "--decode-attention-backend", "--speculative-draft-attention-backend")
+NAMED = ("fa3", "fa4", "flashinfer", "triton", "trtllm_mha", "flashmla", "aiter", "dsa")
+
+
+def _line(steps: int, extra: tuple[str, ...]) -> tuple[str, ...]:
+    return ("--max-running-requests", "33", "--speculative-algorithm", "EAGLE",
+            "--speculative-num-steps", str(steps), "--speculative-eagle-topk", "1",
+            "--speculative-num-draft-tokens", str(steps + 1), "--enable-multi-layer-eagle",
+            *extra)
+
+
+def _graphfit(argv: tuple[str, ...], env: str | None) -> tuple[int, dict[str, Any] | str]:
+    """(graphs per size, the mtp component's document) or (0, the error) for the pasted line,
+    by the `graphfit` console script (a pasted line is split off before click runs)."""
+    environ = {k: v for k, v in os.environ.items() if k != mo.ENV}
+    if env is not None:
+        environ[mo.ENV] = env
+    done = subprocess.run(
+        [sys.executable, "-m", "graphfit", "plan", "--json", "--", "python", "-m",
+         "sglang.launch_server", "--model-path", str(so.oracle().model_dir), *argv],
+        capture_output=True, text=True, env=environ, timeout=120, check=False)
+    if done.returncode != 0:
+        return 0, done.stderr.strip().splitlines()[-1]
+    comp = json.loads(done.stdout)["components"]["mtp_draft_extend"]
+    per_size = int(comp.get("graphs_per_size", 1))
+    assert comp.get("num_graphs", len(comp["graph_sizes"])) == per_size * len(
+        comp["graph_sizes"])
+    return per_size, comp
+
+
+def _compare(argv: tuple[str, ...], env: str | None, named: bool) -> None:
+    r = so.resolve(argv)
+    if not isinstance(r, so.Resolved):
+        return  # SGLang refuses the line before the worker: acceptance is another test's
+    try:
+        sglang, backend = mo.mtp_graphs(r, env)
+    except ValueError as exc:  # the draft-extend factory refuses the backend
+        count, said = _graphfit(argv, env)
+        assert count == 0 and "refuses" in str(said), (argv, exc, said)
+        return
+    count, said = _graphfit(argv, env)
+    assert count, (argv, said)
+    if named:
+        assert count == sglang, (argv, env, backend, count, sglang)
+    else:  # SGLang's own default backend: graphfit counts per step, the most
+        assert count == r.speculative_num_steps >= sglang, (argv, env, count, sglang)
+
+
+EDGE: list[tuple[tuple[str, ...], str | None, bool]] = [
+    (_line(3, ("--attention-backend", "fa3")), None, True),  # one graph for all steps
+    (_line(3, ("--attention-backend", "fa3")), "0", True),  # the switch off: per step
+    (_line(3, ("--attention-backend", "fa3")), "no", True),
+    (_line(3, ("--attention-backend", "fa3")), "maybe", True),  # unparsable: the default
+    (_line(3, ("--attention-backend", "flashinfer")), "1", True),  # per step
+    (_line(3, ("--attention-backend", "triton")), None, True),  # per step
+    (_line(1, ("--attention-backend", "trtllm_mha")), None, True),  # one step, one graph
+    (_line(2, ("--attention-backend", "triton", "--speculative-draft-attention-backend",
+               "fa4")), None, True),  # the draft's own flag wins
+    (_line(2, ("--speculative-draft-attention-backend", "flashinfer", "--attention-backend",
+               "fa3")), None, True),
+    (_line(2, ("--prefill-attention-backend", "fa3", "--decode-attention-backend",
+               "flashinfer")), None, True),  # draft-extend runs the prefill backend
+    (_line(2, ("--prefill-attention-backend", "flashinfer", "--decode-attention-backend",
+               "fa3", "--speculative-attention-mode", "decode")), None, True),
+    (_line(3, ("--attention-backend", "torch_native")), None, True),  # refused at start
+    (_line(3, ()), None, False),  # SGLang's default backend: graphfit counts per step
+]
+
+
+@pytest.mark.parametrize(("argv", "env", "named"), EDGE)
+def test_multi_layer_eagle_graph_count_edges(argv: tuple[str, ...], env: str | None,
+                                             named: bool) -> None:
+    _compare(argv, env, named)
+
+
+@st.composite
+def lines(draw: st.DrawFn) -> tuple[tuple[str, ...], str | None, bool]:
+    steps = draw(st.integers(1, 4))
+    extra: list[str] = []
+    for flag in draw(st.lists(st.sampled_from(BACKEND_FLAGS), unique=True, max_size=3)):
+        extra += [flag, draw(st.sampled_from(NAMED))]
+    if draw(st.booleans()):
+        extra += ["--speculative-attention-mode", draw(st.sampled_from(("prefill", "decode")))]
+    env = draw(st.sampled_from((None, "1", "0", "true", "False", "y", "N", "bogus", "")))
+    values = dict(zip(extra[::2], extra[1::2], strict=True))
+    mode = values.get("--speculative-attention-mode", "prefill")
+    named = any(f in values for f in ("--speculative-draft-attention-backend",
+                                      f"--{mode}-attention-backend", "--attention-backend"))
+    return _line(steps, tuple(extra)), env, named
+
+
+@settings(max_examples=30)
+@given(lines())
+def test_multi_layer_eagle_graph_count_generated(
+        case: tuple[tuple[str, ...], str | None, bool]) -> None:
+    _compare(*case)
