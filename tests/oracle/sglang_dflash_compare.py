@@ -116,29 +116,11 @@ def block_fields() -> st.SearchStrategy[dict[str, Any]]:
         st.just({"dflash_config": {"target_layer_ids": [1, 2, 3]}}))
 
 
-@st.composite
-def dflash_lines(draw: st.DrawFn) -> tuple[tuple[str, ...], float | None]:
-    """Generated DFLASH lines: block size by either flag (or both, equal or not), steps /
-    topk SGLang overrides, the decode graph settings, TP / attention DP / CP, two-batch
-    overlap, a draft path mostly given; or no block on the line and a draft directory whose
-    config.json names it (or not: 16), with the override args and a draft window. Not drawn
-    (graphfit refuses, SGLang starts; see docs/engines/sglang-coverage.md): no block size and
-    no local draft config, a block of 1."""
+def shared_flags(draw: st.DrawFn) -> list[str]:
+    """The flags every generated speculative line draws alike, in one fixed draw order:
+    ignored steps / topk, the decode graph list, TP and its attention split, two-batch
+    overlap (DFLASH's and DSPARK's generators both append them)."""
     argv: list[str] = []
-    if draw(st.integers(0, 4)) > 0:
-        argv += ["--max-running-requests", str(draw(st.sampled_from(
-            (draw(st.integers(1, 600)), draw(st.integers(1, 64))))))]
-    argv += ["--speculative-algorithm", draw(st.sampled_from(("DFLASH", "dflash")))]
-    block = draw(st.integers(2, 16))
-    how = draw(st.sampled_from(("drafts", "drafts", "block", "block", "both", "both",
-                                "clash", "config", "config", "config")))
-    if how in ("drafts", "both"):
-        argv += ["--speculative-num-draft-tokens", str(block)]
-    if how in ("block", "both"):
-        argv += ["--speculative-dflash-block-size", str(block)]
-    if how == "clash":
-        argv += ["--speculative-num-draft-tokens", str(block),
-                 "--speculative-dflash-block-size", str(block + 1)]
     if draw(st.integers(0, 3)) == 0:
         argv += ["--speculative-num-steps", str(draw(st.integers(1, 5))),
                  "--speculative-eagle-topk", str(draw(st.sampled_from((1, 2, 4))))]
@@ -166,6 +148,33 @@ def dflash_lines(draw: st.DrawFn) -> tuple[tuple[str, ...], float | None]:
             argv += ["--attn-cp-size", "2"]
     if draw(st.integers(0, 3)) == 0:
         argv.append("--enable-two-batch-overlap")
+    return argv
+
+
+@st.composite
+def dflash_lines(draw: st.DrawFn) -> tuple[tuple[str, ...], float | None]:
+    """Generated DFLASH lines: block size by either flag (or both, equal or not), steps /
+    topk SGLang overrides, the decode graph settings, TP / attention DP / CP, two-batch
+    overlap, a draft path mostly given; or no block on the line and a draft directory whose
+    config.json names it (or not: 16), with the override args and a draft window. Not drawn
+    (graphfit refuses, SGLang starts; see docs/engines/sglang-coverage.md): no block size and
+    no local draft config, a block of 1."""
+    argv: list[str] = []
+    if draw(st.integers(0, 4)) > 0:
+        argv += ["--max-running-requests", str(draw(st.sampled_from(
+            (draw(st.integers(1, 600)), draw(st.integers(1, 64))))))]
+    argv += ["--speculative-algorithm", draw(st.sampled_from(("DFLASH", "dflash")))]
+    block = draw(st.integers(2, 16))
+    how = draw(st.sampled_from(("drafts", "drafts", "block", "block", "both", "both",
+                                "clash", "config", "config", "config")))
+    if how in ("drafts", "both"):
+        argv += ["--speculative-num-draft-tokens", str(block)]
+    if how in ("block", "both"):
+        argv += ["--speculative-dflash-block-size", str(block)]
+    if how == "clash":
+        argv += ["--speculative-num-draft-tokens", str(block),
+                 "--speculative-dflash-block-size", str(block + 1)]
+    argv += shared_flags(draw)
     if how == "config":  # no block on the line: the draft's config.json gives it
         if draw(st.integers(0, 3)) == 0:
             argv += ["--speculative-draft-window-size", str(draw(st.integers(2, 20)))]

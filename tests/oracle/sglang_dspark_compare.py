@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 
 from tests.oracle import sglang_compare as sc
 from tests.oracle import sglang_oracle as so
-from tests.oracle.sglang_dflash_compare import DRAFT, pasted, with_draft
+from tests.oracle.sglang_dflash_compare import DRAFT, pasted, shared_flags, with_draft
 
 RUNNER = "dspark_draft"
 
@@ -115,33 +115,7 @@ def dspark_lines(draw: st.DrawFn) -> tuple[tuple[str, ...], float | None]:
     if how == "low":  # a window below 2 or a block below 1 (:807-812, :846-850)
         argv += draw(st.sampled_from((["--speculative-num-draft-tokens", "1"],
                                       ["--speculative-dspark-block-size", "0"])))
-    if draw(st.integers(0, 3)) == 0:
-        argv += ["--speculative-num-steps", str(draw(st.integers(1, 5))),
-                 "--speculative-eagle-topk", str(draw(st.sampled_from((1, 2, 4))))]
-    graphs = draw(st.sampled_from(("default", "max_bs", "bs", "padding_off", "off", "json")))
-    if graphs == "max_bs":
-        argv += ["--cuda-graph-max-bs-decode", str(draw(st.integers(1, 400)))]
-    elif graphs == "bs":
-        sizes = draw(st.lists(st.integers(1, 300), min_size=1, max_size=6, unique=True))
-        argv += ["--cuda-graph-bs-decode", *map(str, sizes)]
-    elif graphs == "padding_off":
-        argv.append("--disable-cuda-graph-padding")
-    elif graphs == "off":
-        argv.append(draw(st.sampled_from(("--disable-decode-cuda-graph",
-                                          "--disable-cuda-graph"))))
-    elif graphs == "json":
-        argv += ["--cuda-graph-config",
-                 json.dumps({"decode": {"max_bs": draw(st.integers(1, 300))}})]
-    tp = draw(st.sampled_from((1, 1, 2, 4)))
-    if tp > 1:
-        argv += ["--tp-size", str(tp)]
-        split = draw(st.sampled_from(("none", "none", "dp", "cp")))
-        if split == "dp":
-            argv += ["--attn-dp-size", "2"]
-        elif split == "cp":
-            argv += ["--attn-cp-size", "2"]
-    if draw(st.integers(0, 3)) == 0:
-        argv.append("--enable-two-batch-overlap")
+    argv += shared_flags(draw)
     kind = draw(st.sampled_from(("oracle", "oracle", "local", "local", "local", "missing")))
     if kind == "oracle":  # the oracle's model: no gamma, samples from the anchor
         argv = with_draft(argv)
