@@ -38,12 +38,14 @@ from graphfit.planner.core.limits import MAX_INT
 from graphfit.planner.engines.trtllm_ladders import mm_encoder_buckets
 
 TR = Engine.TRTLLM
-# why an encoder-decoder model's encoder graphs are not planned: graphfit plans the encoder-only
-# runner's keyed graphs (cuda_graph_config mode encode, the `encoder` component), not the
-# encoder-decoder runner's fixed sequence slots and feature-mode graphs (the encoder-only keys:
-# tensorrt_llm/_torch/pyexecutor/engine/runners/encoder.py@0e91ee39be:288-331, line 321)
+# what graphfit plans of TensorRT-LLM's encoder graphs: the encoder-only runner's
+# (cuda_graph_config mode encode) and an encoder-decoder model's token encoder
+# (encoder_cuda_graph_config), both as the keyed `encoder` component; not feature-mode
+# encoders (the encoder-only keys:
+# tensorrt_llm/_torch/pyexecutor/engine/runners/encoder.py@0e91ee39be:443-466)
 ENCODER_KEY = ("graphfit plans encoder graphs keyed on (batch, token bucket, longest-request "
-               "bucket) for encoder-only models (cuda_graph_config mode: encode) only")
+               "bucket) for encoder-only models (cuda_graph_config mode: encode) and token "
+               "encoder-decoder models (encoder_cuda_graph_config)")
 DECODING_TYPES = {  # the pydantic discriminator: exact spellings
     "Eagle": SpecMethod.EAGLE3,  # treated as Eagle3 (TorchLlmArgs.validate_speculative_config)
     "Eagle3": SpecMethod.EAGLE3,
@@ -184,6 +186,56 @@ def encode_buckets(origin: str, obj: dict[str, Any], layer: int) -> list[Setting
         if values is not None:
             out.append(Setting(field, values, f"{origin}: {name}", layer))
     return out
+
+
+def encoder_cuda_graph_config(origin: str, value: Any, layer: int
+                              ) -> tuple[list[Setting], list[str]]:
+    """`encoder_cuda_graph_config` (an `EncodeCudaGraphConfig` for the encoder of an
+    encoder-decoder model, tensorrt_llm/llmapi/llm_args.py@0004396720:5615-5622): batch sizes
+    as `cuda_graph_config`'s (given, sorted; or generated for max_batch_size, 0 meaning 128),
+    enable_padding, and num_tokens / seq_lens as `EncodeCudaGraphConfig`'s validator leaves
+    them (tensorrt_llm/llmapi/llm_args.py@0004396720:346-385). null: no encoder graphs."""
+    from graphfit.planner.engines.trtllm import TRTLLM_DEFAULT_MAX_BS, trtllm_sizes
+    from graphfit.planner.engines.trtllm_ladders import encoder_num_tokens, encoder_seq_lens
+
+    out = [Setting("engine", TR, origin, layer)]
+    if value is None or (isinstance(value, str) and value.strip() == "null"):
+        return out, []
+    obj = {normalize_key(k): v for k, v in as_object(origin, value).items()}
+    reject_unknown(origin, obj, GRAPH_KEYS | ENCODER_GRAPH_KEYS)
+    if obj.get("mode", "encode") != "encode":
+        raise ConfigError(f"{origin}: mode: encode (an EncodeCudaGraphConfig), got "
+                          f"{excerpt(obj.get('mode'))}")
+    padding = as_bool(f"{origin}: enable_padding", obj.get("enable_padding", False))
+    max_bs = as_int(f"{origin}: max_batch_size", obj.get("max_batch_size") or 0, minimum=0)
+    if obj.get("batch_sizes"):
+        key = f"{origin}: batch_sizes"
+        sizes = as_sizes(key, obj["batch_sizes"], normalize=True)
+        if max_bs and max_bs != sizes[-1]:
+            raise ConfigError(f"{origin}: max_batch_size {max_bs} must equal max(batch_sizes) "
+                              f"{sizes[-1]} (TensorRT-LLM rejects this too)")
+    else:
+        sizes = tuple(trtllm_sizes(max_bs or TRTLLM_DEFAULT_MAX_BS, padding=padding))
+    out += [Setting("encoder_graph_batch_sizes", tuple(sizes), f"{origin}: batch_sizes", layer),
+            Setting("encoder_graph_padding", padding, f"{origin}: enable_padding", layer)]
+    for name, limit, generate, field in (
+            ("num_tokens", "max_num_token", encoder_num_tokens, "encoder_graph_num_tokens"),
+            ("seq_lens", "max_seq_len", encoder_seq_lens, "encoder_graph_seq_lens")):
+        values = _encode_list(origin, obj, name, limit, padding, generate)
+        if values is not None:
+            out.append(Setting(field, values, f"{origin}: {name}", layer))
+    return out, []
+
+
+def _encoder_size(field: str) -> Handler:
+    """`encoder_max_batch_size` / `encoder_max_num_tokens`: a positive integer when set
+    (`validate_encoder_runtime_sizes`, tensorrt_llm/llmapi/llm_args.py@0004396720:5723-5728)."""
+    def handle(origin: str, value: Any, layer: int) -> tuple[list[Setting], list[str]]:
+        out = [Setting("engine", TR, origin, layer)]
+        if value is not None:
+            out.append(Setting(field, as_int(origin, value, minimum=1), origin, layer))
+        return out, []
+    return handle
 
 
 def _eagle_choices(origin: str, raw: Any) -> list[tuple[int, ...]]:
@@ -464,14 +516,12 @@ FILE_KEYS: dict[str, Handler] = {
     "prefill_capture_num_tokens": _prefill_tokens,
     "torch_compile_config": _torch_compile_config,
     "multimodal_config": _multimodal_config,
-    "encoder_cuda_graph_config": _noted(
-        f"the encoder of an encoder-decoder model is not planned (graphfit plans the decoder); "
-        f"its CUDA graphs are not a plan component: {ENCODER_KEY}"),
+    "encoder_cuda_graph_config": encoder_cuda_graph_config,
     "encode_only": _noted(
         "the encode() path: graphfit plans its graphs from cuda_graph_config mode encode (the "
         "encoder component); the decode graphs of a plan are not used there", unless=False),
-    "encoder_max_batch_size": _noted("encoder inputs per iteration: the encoder is not planned"),
-    "encoder_max_num_tokens": _noted("the encoder token budget: the encoder is not planned"),
+    "encoder_max_batch_size": _encoder_size("encoder_max_batch_size"),
+    "encoder_max_num_tokens": _encoder_size("encoder_max_num_tokens"),
     "cuda_graph_batch_sizes": _removed,
     "cuda_graph_max_batch_size": _removed,
     "cuda_graph_padding_enabled": _removed,

@@ -297,6 +297,12 @@ class EngineConfig:
             cuda_graph_mode: str = "decode",
             encode_num_tokens: tuple[int, ...] | list[int] | None = None,
             encode_seq_lens: tuple[int, ...] | list[int] | None = None,
+            encoder_graph_batch_sizes: tuple[int, ...] | list[int] | None = None,
+            encoder_graph_padding: bool = False,
+            encoder_graph_num_tokens: tuple[int, ...] | list[int] | None = None,
+            encoder_graph_seq_lens: tuple[int, ...] | list[int] | None = None,
+            encoder_max_batch_size: int | None = None,
+            encoder_max_num_tokens: int | None = None,
             cuda_graph_backend_prefill: str | None = None,
             cuda_graph_max_bs_prefill: int | None = None,
             cuda_graph_bs_prefill: tuple[int, ...] | list[int] | None = None,
@@ -538,6 +544,36 @@ class EngineConfig:
     def encode_seq_lens(self) -> tuple[int, ...] | None:
         """TrtllmOptions.encode_seq_lens."""
         return cast("tuple[int, ...] | None", self._option("encode_seq_lens"))
+
+    @property
+    def encoder_graph_batch_sizes(self) -> tuple[int, ...] | None:
+        """TrtllmOptions.encoder_graph_batch_sizes."""
+        return cast("tuple[int, ...] | None", self._option("encoder_graph_batch_sizes"))
+
+    @property
+    def encoder_graph_padding(self) -> bool:
+        """TrtllmOptions.encoder_graph_padding."""
+        return cast(bool, self._option("encoder_graph_padding"))
+
+    @property
+    def encoder_graph_num_tokens(self) -> tuple[int, ...] | None:
+        """TrtllmOptions.encoder_graph_num_tokens."""
+        return cast("tuple[int, ...] | None", self._option("encoder_graph_num_tokens"))
+
+    @property
+    def encoder_graph_seq_lens(self) -> tuple[int, ...] | None:
+        """TrtllmOptions.encoder_graph_seq_lens."""
+        return cast("tuple[int, ...] | None", self._option("encoder_graph_seq_lens"))
+
+    @property
+    def encoder_max_batch_size(self) -> int | None:
+        """TrtllmOptions.encoder_max_batch_size."""
+        return cast("int | None", self._option("encoder_max_batch_size"))
+
+    @property
+    def encoder_max_num_tokens(self) -> int | None:
+        """TrtllmOptions.encoder_max_num_tokens."""
+        return cast("int | None", self._option("encoder_max_num_tokens"))
 
     @property
     def cuda_graph_backend_prefill(self) -> str | None:

@@ -51,6 +51,7 @@ from graphfit.planner.engines.batch import (
     graph_input,
     resolve_common,
 )
+from graphfit.planner.engines.trtllm_encdec import encdec_component, encdec_graphs_of
 from graphfit.planner.engines.trtllm_encoder import encoder_component
 from graphfit.planner.engines.trtllm_options import TrtllmOptions
 from graphfit.planner.engines.trtllm_prefill import (
@@ -430,6 +431,8 @@ class TrtllmModel:
                          ) -> tuple[KeyedComponentModel, ...]:
         """The encoder-only runner's graphs (`cuda_graph_config.mode: encode`), over the batch
         sizes the graph config resolved (the declared ladder)."""
+        if config.encoder_graph_batch_sizes is not None:
+            return (encdec_component(config),)
         if config.cuda_graph_mode != "encode":
             return ()
         return (encoder_component(config, ladders.config.sizes),)
@@ -439,6 +442,7 @@ def check_encode(config: EngineSettings) -> None:
     """`cuda_graph_config.mode: encode` is the encoder-only runner's: its buckets need that
     mode, and graphfit plans no decoder beside it (no drafts, no beams, no prefill graphs:
     `encode_only` refuses prefill graphs, tensorrt_llm/llmapi/llm_args.py@0004396720:6253-6259)."""
+    check_encdec(config)
     if config.cuda_graph_mode != "encode":
         for name in ("encode_num_tokens", "encode_seq_lens"):
             if getattr(config, name) is not None:
@@ -455,6 +459,27 @@ def check_encode(config: EngineSettings) -> None:
         if on:
             raise ConfigError(f"{name}: not with cuda_graph_config mode encode (graphfit "
                               f"plans it for an encoder-only model)")
+
+
+def check_encdec(config: EngineSettings) -> None:
+    """`encoder_cuda_graph_config` is an encoder-decoder model's: its fields need it, it needs
+    `encoder_max_batch_size` (tensorrt_llm/llmapi/llm_args.py@0004396720:5730-5747), and
+    graphfit refuses it beside `cuda_graph_config` mode encode (which plans the model as
+    encoder-only)."""
+    if config.encoder_graph_batch_sizes is None:
+        for name in ("encoder_graph_num_tokens", "encoder_graph_seq_lens"):
+            if getattr(config, name) is not None:
+                raise ConfigError(f"{name}: encoder-decoder encoder buckets need "
+                                  f"encoder_cuda_graph_config (encoder_graph_batch_sizes)")
+        if config.encoder_graph_padding:
+            raise ConfigError("encoder_graph_padding: needs encoder_cuda_graph_config "
+                              "(encoder_graph_batch_sizes)")
+        return
+    if config.cuda_graph_mode == "encode":
+        raise ConfigError("encoder_cuda_graph_config: not with cuda_graph_config mode encode "
+                          "(that plans an encoder-only model; encoder_cuda_graph_config is "
+                          "an encoder-decoder model's)")
+    encdec_graphs_of(config)  # refuses a missing encoder_max_batch_size or bucket list
 
 
 def _inputs(config: EngineSettings) -> tuple[tuple[str, str], ...]:

@@ -57,6 +57,24 @@ class TrtllmOptions(EngineOptions):
         unset, so the encode step stays eager (`validate_token_encoder_bucket_config`,
         tensorrt_llm/llmapi/llm_args.py@0004396720:462-489). The model refuses them with mode
         "decode".
+    encoder_graph_batch_sizes: the batch sizes of `encoder_cuda_graph_config` (the encoder
+        graphs of an encoder-decoder model, an `EncodeCudaGraphConfig`; the field:
+        tensorrt_llm/llmapi/llm_args.py@0004396720:5615-5622), given or generated as
+        `cuda_graph_config`'s are, sorted and unique. None: no `encoder_cuda_graph_config`,
+        so no encoder-decoder encoder graphs. Set, graphfit plans them as the keyed `encoder`
+        component (graphfit.planner.engines.trtllm_encdec).
+    encoder_graph_padding: that config's `enable_padding`.
+    encoder_graph_num_tokens / encoder_graph_seq_lens: its `num_tokens` / `seq_lens` as the
+        validator leaves them (tensorrt_llm/llmapi/llm_args.py@0004396720:346-385), sorted
+        and unique. A token encoder-decoder model needs both: `EncoderConfigMixin.create`
+        raises otherwise
+        (tensorrt_llm/_torch/pyexecutor/engine/runners/encoder.py@0e91ee39be:102-112).
+    encoder_max_batch_size / encoder_max_num_tokens: `encoder_max_batch_size` /
+        `encoder_max_num_tokens` (tensorrt_llm/llmapi/llm_args.py@0004396720:5685-5707):
+        the encoder's batch and token limits, each falling back to max_batch_size /
+        max_num_tokens (tensorrt_llm/_torch/pyexecutor/model_engine.py@c0edad93fd:352-360);
+        `encoder_cuda_graph_config` requires encoder_max_batch_size
+        (tensorrt_llm/llmapi/llm_args.py@0004396720:5730-5747).
     """
 
     engine: ClassVar[str] = "trtllm"
@@ -71,6 +89,12 @@ class TrtllmOptions(EngineOptions):
     cuda_graph_mode: str = "decode"
     encode_num_tokens: tuple[int, ...] | None = None
     encode_seq_lens: tuple[int, ...] | None = None
+    encoder_graph_batch_sizes: tuple[int, ...] | None = None
+    encoder_graph_padding: bool = False
+    encoder_graph_num_tokens: tuple[int, ...] | None = None
+    encoder_graph_seq_lens: tuple[int, ...] | None = None
+    encoder_max_batch_size: int | None = None
+    encoder_max_num_tokens: int | None = None
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "draft_len_schedule",
@@ -98,6 +122,16 @@ class TrtllmOptions(EngineOptions):
         for name in ("encode_num_tokens", "encode_seq_lens"):
             value = sizes(name, getattr(self, name))
             object.__setattr__(self, name, None if value is None else tuple(sorted(set(value))))
+        for name in ("encoder_graph_batch_sizes", "encoder_graph_num_tokens",
+                     "encoder_graph_seq_lens"):
+            value = sizes(name, getattr(self, name))
+            object.__setattr__(self, name, None if value is None else tuple(sorted(set(value))))
+        if not isinstance(self.encoder_graph_padding, bool):
+            raise ConfigError(f"encoder_graph_padding: expected true/false, got "
+                              f"{excerpt(self.encoder_graph_padding)}")
+        for name in ("encoder_max_batch_size", "encoder_max_num_tokens"):
+            if getattr(self, name) is not None:
+                positive_int(name, getattr(self, name))
 
 
 def token_counts(name: str, value: object) -> tuple[int, ...] | None:

@@ -1,0 +1,238 @@
+"""TensorRT-LLM's encoder CUDA graphs of an encoder-decoder model (`encoder_cuda_graph_config`,
+token mode), keyed on (batch size, token bucket, longest-request bucket) like the encoder-only
+runner's (graphfit.planner.engines.trtllm_encoder) but captured and dispatched differently.
+
+Sources (NVIDIA/TensorRT-LLM; tests/oracle/trtllm_reference.py `CITES` and `LINES`):
+
+* ladders: `EncoderConfigMixin.create`
+  (tensorrt_llm/_torch/pyexecutor/engine/runners/encoder.py@0e91ee39be:74-214) applies the
+  encoder-only runner's three filters; a token encoder-decoder model without both bucket lists
+  is an error, not an eager encoder (lines 102-112).
+* captured keys: `_build_encoder_decoder_capture_layouts`
+  (tensorrt_llm/_torch/pyexecutor/cuda_graph_runner.py@c0edad93fd:1415-1440, called from
+  `__init__` 1238-1258 before any key exists): every batch size x token bucket x length bucket
+  whose `build_capture_sequence_lengths` layout exists, keyed (b, n, length bucket of the
+  layout's longest request), the first layout of a key kept. `_encoder_capture_shapes` walks
+  those keys and `_run_encoder_capture_pass` replays each key's layout
+  (tensorrt_llm/_torch/pyexecutor/engine/runners/encoder.py@0e91ee39be:443-447 and 486-525),
+  which resolves to that key (the smallest key that holds it).
+* dispatch: with padding, `pad_batch` pads to the batch size of the smallest captured key
+  (`_get_dynamic_capture_key` with batch padding,
+  tensorrt_llm/_torch/pyexecutor/cuda_graph_runner.py@c0edad93fd:1442-1484; `pad_batch`
+  1621-1684) whose token bucket holds the tokens plus one-token dummies and whose length
+  bucket holds the longest request, and `get_graph_key` (1562-1606) picks that key again;
+  without padding the key is (b, n, length bucket of the longest) and replays only when it is
+  a captured key (`_resolve_graph_key` 1728-1748). A model with relative attention (T5) also
+  needs every request to fit one slot of the key's layout (`_get_sequence_slot_mapping`
+  1486-1523): that depends on the lengths, not only on the three counts, so graphfit's
+  `lookup` is the slot-free key; a batch whose lengths fit no slot moves to a larger captured
+  key or runs eagerly. The captured keys, and so the capacities, do not change.
+* buffers (`_create_shared_static_tensors`, 1307-1384): `input_ids` (rows,) and
+  `position_ids` (1, rows) int32 with rows = the encoder's max_num_tokens (encoder-decoder:
+  1309-1312), and a host `seq_lens` (largest batch size,) int32. A graph of key (b, n, L)
+  reads n token rows.
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_left
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import cached_property
+
+from graphfit.planner.core.batches import Stream
+from graphfit.planner.core.buffers import ZERO, Axis, BufferSpec, Demand
+from graphfit.planner.core.errors import ConfigError
+from graphfit.planner.core.keyed import BatchKey, KeyedDispatch, prove_keyed
+from graphfit.planner.core.settings import EngineSettings
+from graphfit.planner.engines.base import KeyedComponentModel
+from graphfit.planner.engines.trtllm_encoder import (
+    COMPONENT,
+    EncoderKey,
+    capture_layout,
+    encoder_graphs,
+)
+
+
+def round_up(value: int, supported: Sequence[int]) -> int:
+    """`_round_up`: the smallest element >= value, or 0."""
+    i = bisect_left(supported, value)
+    return supported[i] if i < len(supported) else 0
+
+
+@dataclass(frozen=True)
+class EncDecGraphs:
+    """The filtered ladders and bounds of one encoder-decoder encoder runner (token mode)."""
+
+    batch_sizes: tuple[int, ...]
+    token_buckets: tuple[int, ...]
+    length_buckets: tuple[int, ...]
+    padding: bool
+    max_batch_size: int
+    max_num_tokens: int
+    max_seq_len: int
+
+    def __post_init__(self) -> None:
+        for name in ("batch_sizes", "token_buckets", "length_buckets"):
+            values = getattr(self, name)
+            if list(values) != sorted(set(values)) or any(v < 1 for v in values):
+                raise ConfigError(f"encoder graphs: {name} must be sorted, unique and >= 1")
+        for name in ("max_batch_size", "max_num_tokens", "max_seq_len"):
+            if getattr(self, name) < 1:
+                raise ConfigError(f"encoder graphs: {name} must be >= 1")
+
+    @property
+    def enabled(self) -> bool:
+        return bool(self.token_buckets and self.length_buckets)
+
+    @property
+    def max_graph_tokens(self) -> int:
+        return self.token_buckets[-1] if self.token_buckets else 0
+
+    @property
+    def static_rows(self) -> int:
+        """TensorRT-LLM's `input_ids` / `position_ids` rows: the encoder's max_num_tokens."""
+        return self.max_num_tokens
+
+    @property
+    def seq_lens_rows(self) -> int:
+        """TensorRT-LLM's host `seq_lens` rows: the largest kept batch size."""
+        return self.batch_sizes[-1] if self.batch_sizes else 0
+
+    @cached_property
+    def layouts(self) -> dict[EncoderKey, tuple[int, ...]]:
+        """`_build_encoder_decoder_capture_layouts`: key -> its first capture layout."""
+        out: dict[EncoderKey, tuple[int, ...]] = {}
+        if not self.enabled:
+            return out
+        for b in self.batch_sizes:
+            for n in self.token_buckets:
+                for length in self.length_buckets:
+                    layout = capture_layout(b, n, length)
+                    if layout is None:
+                        continue
+                    bucket = round_up(max(layout), self.length_buckets)
+                    if n <= self.max_graph_tokens and bucket > 0:
+                        out.setdefault((b, n, bucket), layout)
+        return out
+
+    @property
+    def captured(self) -> frozenset[EncoderKey]:
+        return frozenset(self.layouts)
+
+    @cached_property
+    def _by_batch(self) -> dict[int, tuple[EncoderKey, ...]]:
+        out: dict[int, list[EncoderKey]] = {}
+        for key in sorted(self.captured):
+            out.setdefault(key[0], []).append(key)
+        return {b: tuple(keys) for b, keys in out.items()}
+
+    def _dynamic(self, b: int, n: int, longest: int, batch_padding: bool) -> EncoderKey | None:
+        """`_get_dynamic_capture_key` without the slot check."""
+        for padded in (self.batch_sizes if batch_padding else (b,)):
+            if padded < b:
+                continue
+            required = n + padded - b
+            for key in self._by_batch.get(padded, ()):
+                _, kn, kl = key
+                if (kn < required or kn > self.max_graph_tokens or kl < longest
+                        or kl not in self.length_buckets or kn > padded * kl):
+                    continue
+                return key
+        return None
+
+    def _key(self, batch: BatchKey) -> EncoderKey | None:
+        """`pad_batch`, then `_resolve_graph_key` (None: eager)."""
+        b, n, longest = batch
+        if not self.enabled:
+            return None
+        dynamic = self.padding and bool(self.captured)
+        if self.padding:
+            if dynamic:
+                found = self._dynamic(b, n, longest, True)
+                padded = found[0] if found is not None else 0
+            else:
+                padded = round_up(b, self.batch_sizes)
+            if padded not in (0, b) and n + padded - b <= self.max_graph_tokens:
+                b, n = padded, n + padded - b  # one-token dummies: the longest stays
+        if b not in self.batch_sizes:
+            return None
+        if dynamic:
+            key = self._dynamic(b, n, longest, False)
+        else:
+            bucket = round_up(longest, self.length_buckets)
+            key = (b, n, bucket) if n <= self.max_graph_tokens and bucket > 0 else None
+        return key if key is not None and key in self.captured else None
+
+    def lookup(self, batch: BatchKey) -> EncoderKey | None:
+        return self._key(batch)
+
+    @cached_property
+    def witnesses(self) -> dict[EncoderKey, BatchKey]:
+        """Each captured key with the counts of its capture layout (which replays it)."""
+        return {key: (len(layout), sum(layout), max(layout))
+                for key, layout in self.layouts.items()}
+
+    @cached_property
+    def dispatch(self) -> KeyedDispatch:
+        return KeyedDispatch(self._key, frozenset(self.captured), lambda key: key[1])
+
+    def prove(self, capacity: int | None = None) -> tuple[tuple[object, ...], int, int]:
+        """`prove_keyed` of the token buffers at `capacity` (default TensorRT-LLM's rows)."""
+        rows = self.static_rows if capacity is None else capacity
+        return prove_keyed(self.dispatch, rows, self.max_batch_size, self.max_num_tokens,
+                           self.max_seq_len)
+
+    @property
+    def needed_rows(self) -> int:
+        return max((k[1] for k in self.captured), default=0)
+
+
+def encdec_graphs(batch_sizes: Sequence[int], num_tokens: Sequence[int],
+                  seq_lens: Sequence[int], padding: bool, max_batch_size: int,
+                  max_num_tokens: int, max_seq_len: int) -> EncDecGraphs:
+    """`EncoderConfigMixin.create` for a token encoder-decoder model: both bucket lists are
+    required, then the encoder-only runner's filters."""
+    if not num_tokens or not seq_lens:
+        missing = [n for n, v in (("num_tokens", num_tokens), ("seq_lens", seq_lens)) if not v]
+        raise ConfigError(f"encoder_cuda_graph_config: {' and '.join(missing)} unset: "
+                          f"TensorRT-LLM refuses a token encoder-decoder encoder without both")
+    only = encoder_graphs(batch_sizes, num_tokens, seq_lens, padding, max_batch_size,
+                          max_num_tokens, max_seq_len)
+    return EncDecGraphs(only.batch_sizes, only.token_buckets, only.length_buckets, padding,
+                        max_batch_size, max_num_tokens, max_seq_len)
+
+
+def encdec_graphs_of(config: EngineSettings) -> EncDecGraphs:
+    """The encoder-decoder encoder runner of a config with `encoder_cuda_graph_config`:
+    bounds encoder_max_batch_size, encoder_max_num_tokens (or max_num_tokens) and
+    max_seq_len (graphfit's max_model_len)."""
+    if config.encoder_graph_batch_sizes is None:
+        raise ConfigError("encoder graphs: no encoder_cuda_graph_config")
+    if config.encoder_max_batch_size is None:
+        raise ConfigError("encoder_cuda_graph_config requires encoder_max_batch_size "
+                          "(TensorRT-LLM refuses it too)")
+    tokens = config.encoder_max_num_tokens or config.max_num_batched_tokens
+    return encdec_graphs(config.encoder_graph_batch_sizes, config.encoder_graph_num_tokens or (),
+                         config.encoder_graph_seq_lens or (), config.encoder_graph_padding,
+                         config.encoder_max_batch_size, tokens, config.max_model_len)
+
+
+def encdec_component(config: EngineSettings) -> KeyedComponentModel:
+    """The `encoder` keyed component of an encoder-decoder model: `input_ids` (rows,) and
+    `position_ids` (1, rows) int32, TensorRT-LLM's rows the encoder's max_num_tokens."""
+    graphs = encdec_graphs_of(config)
+    why = ("EncoderCUDAGraphRunner's static inputs, encoder-decoder "
+           "(_create_shared_static_tensors)")
+    rows = graphs.static_rows
+    buffers = (
+        BufferSpec("input_ids", "int32", Axis.TOKENS, (Demand(Stream.GRAPH_TOKENS),), rows,
+                   ZERO, source=why),
+        BufferSpec("position_ids", "int32", Axis.TOKENS, (Demand(Stream.GRAPH_TOKENS),), rows,
+                   ZERO, leading=(1,), source=why))
+    ladders = (("batch_sizes", graphs.batch_sizes), ("num_tokens", graphs.token_buckets),
+               ("seq_lens", graphs.length_buckets))
+    witnesses: dict[tuple[int, ...], BatchKey] = dict(graphs.witnesses.items())
+    return KeyedComponentModel(COMPONENT, graphs.dispatch,
+                               (graphs.max_batch_size, graphs.max_num_tokens,
+                                graphs.max_seq_len), buffers, witnesses, ladders)
