@@ -195,8 +195,12 @@ def encoder_cuda_graph_config(origin: str, value: Any, layer: int
     as `cuda_graph_config`'s (given, sorted; or generated for max_batch_size, 0 meaning 128),
     enable_padding, and num_tokens / seq_lens as `EncodeCudaGraphConfig`'s validator leaves
     them (tensorrt_llm/llmapi/llm_args.py@0004396720:346-385). null: no encoder graphs."""
-    from graphfit.planner.engines.trtllm import TRTLLM_DEFAULT_MAX_BS, trtllm_sizes
-    from graphfit.planner.engines.trtllm_ladders import encoder_num_tokens, encoder_seq_lens
+    from graphfit.planner.engines.trtllm_ladders import (
+        TRTLLM_DEFAULT_MAX_BS,
+        encoder_num_tokens,
+        encoder_seq_lens,
+        trtllm_sizes,
+    )
 
     out = [Setting("engine", TR, origin, layer)]
     if value is None or (isinstance(value, str) and value.strip() == "null"):

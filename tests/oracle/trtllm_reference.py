@@ -1535,3 +1535,216 @@ def encoder_runner_from_args(raw: Mapping[str, Any]) -> EncoderRunnerRef:
     return encoder_runner_ref(list(cfg.base.batch_sizes), list(cfg.num_tokens or ()),
                               list(cfg.seq_lens or ()), cfg.base.enable_padding,
                               args.max_batch_size, args.max_num_tokens, args.max_seq_len)
+
+
+# --------------------------------------------------------------------------------------------
+# Encoder-decoder encoder CUDA graphs (encoder_cuda_graph_config, token mode):
+# graphfit.planner.engines.trtllm_encdec
+# --------------------------------------------------------------------------------------------
+
+CITES.update({
+    "encdec_capture_layouts": ("cuda_graph_runner", "EncoderCUDAGraphRunner.__init__ (the "
+                               "encoder-decoder capture_keys) and _build_encoder_decoder_"
+                               "capture_layouts", 56000),
+    "encdec_dynamic_key": ("cuda_graph_runner", "_get_dynamic_capture_key / "
+                           "_get_sequence_slot_mapping", 56000),
+    "encdec_dispatch": ("cuda_graph_runner", "get_graph_key / pad_batch / _resolve_graph_key "
+                        "(the encoder-decoder branches)", 72000),
+    "encdec_static_rows": ("cuda_graph_runner", "_create_shared_static_tensors (encoder-"
+                           "decoder rows = max_num_tokens)", 56000),
+    "encdec_config": ("llm_args", "encoder_cuda_graph_config, encoder_max_batch_size / "
+                      "encoder_max_num_tokens, validate_encoder_cuda_graph_config", 240000),
+    "encdec_bucket_check": ("encoder_runner", "EncoderConfigMixin.create: "
+                            "validate_token_encoder_bucket_config raises for an encoder-decoder "
+                            "model", 0),
+    "encoder_runtime_sizes": ("model_engine", "PyTorchModelEngine.__init__: encoder_batch_size "
+                              "/ encoder_max_num_tokens fall back to max_batch_size / "
+                              "max_num_tokens", 9000),
+})
+LINES.update({
+    # __init__'s encoder-decoder capture_keys 1238-1258; _build_encoder_decoder_capture_layouts
+    # 1415-1440
+    "encdec_capture_layouts": (1238, 1440),
+    # _get_dynamic_capture_key 1442-1484, _get_sequence_slot_mapping 1486-1523
+    "encdec_dynamic_key": (1442, 1523),
+    # get_graph_key 1562-1606 (encoder-decoder 1578-1592), pad_batch 1621-1684 (1628-1634),
+    # _resolve_graph_key 1728-1748 (1743)
+    "encdec_dispatch": (1562, 1748),
+    "encdec_static_rows": (1307, 1312),
+    # the field 5615-5622, encoder_max_batch_size 5685-5695, encoder_max_num_tokens 5697-5707,
+    # validate_encoder_runtime_sizes 5723-5728, validate_encoder_cuda_graph_config 5730-5747
+    "encdec_config": (5615, 5747),
+    "encdec_bucket_check": (102, 112),
+    "encoder_runtime_sizes": (352, 360),
+})
+
+
+@dataclass
+class EncDecRunnerRef:
+    """The encoder-decoder `EncoderCUDAGraphRunner` (token mode) on lists of request lengths:
+    `fixed_slots` is `use_fixed_sequence_slots` (a model with relative attention, T5)."""
+
+    batch_sizes: list[int]
+    num_tokens: list[int]
+    seq_lens: list[int]
+    padding: bool
+    max_num_tokens: int
+    fixed_slots: bool
+    enabled: bool = field(init=False)
+    layouts: dict[tuple[int, int, int], list[int]] = field(init=False)
+    capture_keys: frozenset[tuple[int, int, int]] = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.batch_sizes = sorted(self.batch_sizes)
+        self.num_tokens = sorted(self.num_tokens)
+        self.seq_lens = sorted(self.seq_lens)
+        self.enabled = bool(self.num_tokens and self.seq_lens)
+        self.capture_keys = frozenset()  # empty while the layouts are built, as in __init__
+        self.layouts = {}
+        for bs in self.batch_sizes:
+            for nt in self.num_tokens:
+                for sl in self.seq_lens:
+                    seq = encoder_build_capture_sequence_lengths(bs, nt, sl)
+                    if seq is None:
+                        continue
+                    key, _, valid = self.get_graph_key(seq)
+                    if valid:
+                        self.layouts.setdefault(key, seq)
+        self.capture_keys = frozenset(self.layouts)
+
+    @property
+    def max_supported_num_tokens(self) -> int:
+        return self.num_tokens[-1] if self.num_tokens else 0
+
+    def static_rows(self) -> int:
+        return self.max_num_tokens
+
+    def slot_mapping(self, key: tuple[int, int, int], seq: list[int]) -> list[int] | None:
+        capture = self.layouts.get(key)
+        if capture is None or len(capture) != len(seq):
+            return None
+        if all(s <= c for s, c in zip(seq, capture, strict=True)):
+            return list(range(len(seq)))
+        order = sorted(range(len(seq)), key=lambda i: (-seq[i], i))
+        slots = sorted(range(len(capture)), key=lambda i: (-capture[i], i))
+        out = [0] * len(seq)
+        for src, slot in zip(order, slots, strict=True):
+            if seq[src] > capture[slot]:
+                return None
+            out[src] = slot
+        return out
+
+    def dynamic_key(self, seq: list[int], allow_batch_padding: bool
+                    ) -> tuple[int, int, int] | None:
+        b = len(seq)
+        longest = max(seq) if seq else 0
+        for padded in (self.batch_sizes if allow_batch_padding else [b]):
+            if padded < b:
+                continue
+            padded_seq = seq + [1] * (padded - b)
+            required = sum(padded_seq)
+            for key in sorted(k for k in self.capture_keys if k[0] == padded):
+                _, kn, kl = key
+                if (kn < required or kn > self.max_supported_num_tokens or kl < longest
+                        or kl not in self.seq_lens or kn > padded * kl):
+                    continue
+                if self.fixed_slots and self.slot_mapping(key, padded_seq) is None:
+                    continue
+                return key
+        return None
+
+    def get_graph_key(self, seq: list[int]) -> tuple[tuple[int, int, int], bool, bool]:
+        n, b = sum(seq), len(seq)
+        longest = max(seq) if b else 0
+        if self.padding and self.capture_keys:
+            key = self.dynamic_key(seq, False)
+            if key is None:
+                return (b, 0, 0), False, False
+            return key, key[1] != n or key[2] != longest, True
+        bucket = encoder_round_up(longest, self.seq_lens)
+        return (b, n, bucket), False, n <= self.max_supported_num_tokens and bucket > 0
+
+    def pad_batch(self, seq: list[int]) -> list[int]:
+        if not self.enabled or not self.padding:
+            return seq
+        if self.capture_keys:
+            key = self.dynamic_key(seq, True)
+            padded = key[0] if key is not None else 0
+        else:
+            padded = encoder_round_up(len(seq), self.batch_sizes)
+        if padded in (0, len(seq)):
+            return seq
+        if sum(seq) + padded - len(seq) > self.max_supported_num_tokens:
+            return seq
+        return list(seq) + [1] * (padded - len(seq))
+
+    def resolve(self, seq: list[int]) -> tuple[int, int, int] | None:
+        """`_resolve_graph_key` (no expert statistics)."""
+        if not self.enabled or len(seq) not in self.batch_sizes:
+            return None
+        key, performed, successful = self.get_graph_key(seq)
+        if key not in self.capture_keys:
+            return None
+        if (not self.padding and performed) or not successful:
+            return None
+        return key
+
+    def captured_keys(self) -> set[tuple[int, int, int]]:
+        """The capture pass: each key's layout (largest key first) through pad_batch and
+        `_resolve_graph_key`; what it resolves to is captured."""
+        out = set()
+        for key in sorted(self.capture_keys, reverse=True):
+            resolved = self.resolve(self.pad_batch(list(self.layouts[key])))
+            if resolved is not None:
+                out.add(resolved)
+        return out
+
+    def replay_key(self, seq: list[int], captured: set[tuple[int, int, int]]
+                   ) -> tuple[int, int, int] | None:
+        key = self.resolve(self.pad_batch(list(seq)))
+        return key if key is not None and key in captured else None
+
+
+def encdec_runner_ref(batch_sizes: Sequence[int], num_tokens: Sequence[int],
+                      seq_lens: Sequence[int], padding: bool, max_batch_size: int,
+                      max_num_tokens: int, max_seq_len: int, fixed_slots: bool
+                      ) -> EncDecRunnerRef:
+    """`EncoderConfigMixin.create` for a token encoder-decoder model
+    (tensorrt_llm/_torch/pyexecutor/engine/runners/encoder.py@0e91ee39be:74-214): both bucket
+    lists required (102-112), then the three filters."""
+    if not num_tokens or not seq_lens:
+        raise Rejected("encoder-decoder encoder CUDA graphs need num_tokens and seq_lens")
+    only = encoder_runner_ref(batch_sizes, num_tokens, seq_lens, padding, max_batch_size,
+                              max_num_tokens, max_seq_len)
+    return EncDecRunnerRef(only.batch_sizes, only.num_tokens, only.seq_lens, padding,
+                           max_num_tokens, fixed_slots)
+
+
+def encdec_runner_from_args(raw: Mapping[str, Any], fixed_slots: bool = False
+                            ) -> tuple[EncDecRunnerRef, tuple[int, int, int]]:
+    """The runner and its (requests, tokens, longest) bounds for LLM-API arguments with
+    `encoder_cuda_graph_config`: encoder_max_batch_size required, the encoder's token budget
+    encoder_max_num_tokens or max_num_tokens (`cite_fact("encdec_config")`,
+    `cite_fact("encoder_runtime_sizes")`), max_seq_len given."""
+    graph = raw.get("encoder_cuda_graph_config")
+    if not isinstance(graph, Mapping):
+        raise NotModelled("no encoder_cuda_graph_config")
+    if raw.get("encoder_max_batch_size") is None:
+        raise Rejected("encoder_cuda_graph_config requires encoder_max_batch_size.")
+    if raw.get("max_seq_len") is None:
+        raise NotModelled("max_seq_len from the checkpoint")
+    if graph.get("mode", "encode") != "encode":
+        raise Rejected("encoder_cuda_graph_config: mode must be encode")
+    cfg = encode_cuda_graph_config({k: v for k, v in graph.items() if k != "mode"})
+    rest = {k: v for k, v in raw.items()
+            if k not in ("encoder_cuda_graph_config", "encoder_max_batch_size",
+                         "encoder_max_num_tokens")}
+    args = llm_args(rest)
+    assert args.max_seq_len is not None
+    S = _int("encoder_max_batch_size", raw["encoder_max_batch_size"], minimum=1)
+    T = raw.get("encoder_max_num_tokens")
+    T = args.max_num_tokens if T is None else _int("encoder_max_num_tokens", T, minimum=1)
+    runner = encdec_runner_ref(list(cfg.base.batch_sizes), list(cfg.num_tokens or ()),
+                               list(cfg.seq_lens or ()), cfg.base.enable_padding, S, T,
+                               args.max_seq_len, fixed_slots)
+    return runner, (S, T, args.max_seq_len)

@@ -30,13 +30,12 @@ Prefill graphs (`prefill_cuda_graph_backend` piecewise or breakable) are a secon
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping
 
 from graphfit.planner.core.buffers import ZERO, Axis, BufferSpec
 from graphfit.planner.core.enums import CUDAGraphMode, Engine, LadderPolicy, SpecMethod, Unit
 from graphfit.planner.core.errors import ConfigError
-from graphfit.planner.core.ladder import Ladder, check_size_count
+from graphfit.planner.core.ladder import Ladder
 from graphfit.planner.core.settings import EngineSettings
 from graphfit.planner.engines.base import (
     ComponentModel,
@@ -53,6 +52,7 @@ from graphfit.planner.engines.batch import (
 )
 from graphfit.planner.engines.trtllm_encdec import encdec_component, encdec_graphs_of
 from graphfit.planner.engines.trtllm_encoder import encoder_component
+from graphfit.planner.engines.trtllm_ladders import TRTLLM_DEFAULT_MAX_BS, trtllm_sizes
 from graphfit.planner.engines.trtllm_options import TrtllmOptions
 from graphfit.planner.engines.trtllm_prefill import (
     COMPONENT,
@@ -64,7 +64,6 @@ from graphfit.planner.engines.trtllm_prefill import (
 
 RELEASE = "main@c0edad93"  # no wheel release: main at the commit the reference pins
 VERSION = f"TensorRT-LLM {RELEASE} (PyTorch backend)"
-TRTLLM_DEFAULT_MAX_BS = 128  # CudaGraphConfig.max_batch_size 0 means 128
 DEFAULT_MAX_BATCH_SIZE = 2048  # BaseLlmArgs.max_batch_size
 DEFAULT_MAX_NUM_TOKENS = 8192  # BaseLlmArgs.max_num_tokens (EngineConfig's default too)
 TREE_METHODS = frozenset({SpecMethod.EAGLE, SpecMethod.EAGLE3, SpecMethod.MTP})
@@ -75,23 +74,6 @@ DECODING_TYPES = {SpecMethod.EAGLE: "Eagle3", SpecMethod.EAGLE3: "Eagle3",
                   SpecMethod.MTP: "MTP", SpecMethod.NGRAM: "NGram",
                   SpecMethod.DRAFT_MODEL: "Draft_Target", SpecMethod.DFLASH: "DFlash",
                   SpecMethod.SUFFIX: "SA"}
-
-
-def trtllm_sizes(max_bs: int, *, padding: bool) -> list[int]:
-    """`CudaGraphConfig._generate_cuda_graph_batch_sizes` for a max batch size."""
-    check_size_count(max_bs // 64 if padding else 0, "cuda_graph_config.max_batch_size")
-    if padding:
-        sizes = [1, 2, 4, *range(8, 129, 8)]
-        while sizes[-1] + 64 <= max_bs:
-            sizes.append(sizes[-1] + 64)
-    else:
-        sizes = [*range(1, 32), 32, 64, 128]
-        if max_bs > 1:
-            sizes += [2 ** i for i in range(8, math.ceil(math.log2(max_bs)))]
-    sizes = sorted({s for s in sizes if s <= max_bs})
-    if not sizes or sizes[-1] != max_bs:
-        sizes.append(max_bs)
-    return sizes
 
 
 def trtllm_filter(sizes: list[int], max_batch_size: int, max_num_tokens: int,

@@ -31,10 +31,12 @@ tests/oracle/trtllm_reference.py:
 
 from __future__ import annotations
 
+import math
 from bisect import bisect_left
 from collections.abc import Sequence
 
 from graphfit.planner.core.errors import ConfigError
+from graphfit.planner.core.ladder import check_size_count
 
 # _DEFAULT_PREFILL_CAPTURE_NUM_TOKENS (tensorrt_llm/llmapi/llm_args.py@0004396720:5512-5513): 1..128
 # (powers of two), then 256..3072 step 256
@@ -157,3 +159,23 @@ def mm_encoder_buckets(buckets: Sequence[tuple[int, int]]) -> tuple[tuple[int, i
             raise ConfigError(f"buckets: ({total}, {contexts}): total_tokens must be >= "
                               f"num_contexts")
     return tuple(sorted(set(buckets)))
+
+
+TRTLLM_DEFAULT_MAX_BS = 128  # CudaGraphConfig.max_batch_size 0 means 128
+
+
+def trtllm_sizes(max_bs: int, *, padding: bool) -> list[int]:
+    """`CudaGraphConfig._generate_cuda_graph_batch_sizes` for a max batch size."""
+    check_size_count(max_bs // 64 if padding else 0, "cuda_graph_config.max_batch_size")
+    if padding:
+        sizes = [1, 2, 4, *range(8, 129, 8)]
+        while sizes[-1] + 64 <= max_bs:
+            sizes.append(sizes[-1] + 64)
+    else:
+        sizes = [*range(1, 32), 32, 64, 128]
+        if max_bs > 1:
+            sizes += [2 ** i for i in range(8, math.ceil(math.log2(max_bs)))]
+    sizes = sorted({s for s in sizes if s <= max_bs})
+    if not sizes or sizes[-1] != max_bs:
+        sizes.append(max_bs)
+    return sizes

@@ -1,0 +1,195 @@
+"""TensorRT-LLM's encoder CUDA graphs of an encoder-decoder model (`encoder_cuda_graph_config`,
+token mode): graphfit's keyed dispatch == the engine's code.
+
+The reference (tests/oracle/trtllm_reference.py `EncDecRunnerRef`, `ref.CITES
+["encdec_capture_layouts"]`, `["encdec_dynamic_key"]`, `["encdec_dispatch"]`,
+`["encdec_static_rows"]`, `["encdec_bucket_check"]`, `["encdec_config"]`) works on lists of
+request lengths, as TensorRT-LLM does; graphfit (graphfit.planner.engines.trtllm_encdec) on
+the (requests, tokens, longest) key. Over generated configs and every reachable batch within
+the bounds:
+
+* the filtered ladders, the capture layouts' keys and the keys the capture pass captures are
+  the engine's, and its static rows (the encoder's max_num_tokens);
+* without fixed sequence slots every batch (two different splits of its counts) replays the
+  engine's key; with them (T5) the engine's key for a split is graphfit's slot-free key or a
+  later captured one, or eager, and never a key graphfit did not plan rows for;
+* the proof: every replayed graph's rows fit graphfit's capacity (the largest captured token
+  bucket), which is at most TensorRT-LLM's rows; one row less fails.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from graphfit import ConfigError, plan
+from graphfit.planner.core.keyed import reachable_keys
+from graphfit.planner.engines.trtllm_encdec import EncDecGraphs, encdec_graphs
+from graphfit.planner.engines.trtllm_ladders import encoder_num_tokens, encoder_seq_lens
+from tests.oracle import trtllm_reference as ref
+from tests.oracle.test_trtllm_encoder_reference import _even, _graphfit_config, _greedy
+
+Cfg = tuple[list[int], list[int], list[int], bool, int, int, int]
+
+
+@st.composite
+def encdec_configs(draw: st.DrawFn) -> Cfg:
+    padding = draw(st.booleans())
+    S, T, L = draw(st.integers(1, 8)), draw(st.integers(1, 48)), draw(st.integers(1, 24))
+    bs = draw(st.lists(st.integers(1, 12), min_size=1, max_size=5))
+    if draw(st.booleans()):  # TensorRT-LLM's own generated buckets
+        nt = list(encoder_num_tokens(draw(st.integers(1, 64)), padding))
+        sl = list(encoder_seq_lens(draw(st.integers(1, 32)), padding))
+    else:
+        nt = draw(st.lists(st.integers(1, 64), min_size=1, max_size=6))
+        sl = draw(st.lists(st.integers(1, 32), min_size=1, max_size=6))
+    return bs, nt, sl, padding, S, T, L
+
+
+def _both(cfg: Cfg, fixed: bool) -> tuple[EncDecGraphs, ref.EncDecRunnerRef]:
+    return encdec_graphs(*cfg), ref.encdec_runner_ref(*cfg, fixed)
+
+
+@settings(max_examples=60, deadline=None)
+@given(encdec_configs(), st.booleans())
+def test_ladders_layouts_and_captured_keys_are_the_engines(cfg: Cfg, fixed: bool) -> None:
+    ours, theirs = _both(cfg, fixed)
+    assert list(ours.batch_sizes) == theirs.batch_sizes
+    assert list(ours.token_buckets) == theirs.num_tokens
+    assert list(ours.length_buckets) == theirs.seq_lens
+    assert {k: list(v) for k, v in ours.layouts.items()} == theirs.layouts
+    # the capture pass captures exactly the layouts' keys, each from its own layout
+    assert set(ours.captured) == theirs.captured_keys() == set(theirs.capture_keys)
+    assert ours.static_rows == theirs.static_rows() == cfg[5]
+    assert ours.seq_lens_rows == (theirs.batch_sizes[-1] if theirs.batch_sizes else 0)
+
+
+@settings(max_examples=40, deadline=None)
+@given(encdec_configs(), st.booleans())
+def test_every_reachable_batch_replays_the_engines_key(cfg: Cfg, fixed: bool) -> None:
+    ours, theirs = _both(cfg, fixed)
+    captured = theirs.captured_keys()
+    _, S, T, L = cfg[3:]
+    for b, n, longest in reachable_keys(S, T, L):
+        mine = ours.lookup((b, n, longest))
+        for split in (_even(b, n, longest), _greedy(b, n, longest)):
+            key = theirs.replay_key(split, captured)
+            if not fixed:
+                assert mine == key, (b, n, longest, split)
+            elif key is not None:  # the slot check only skips keys: a later captured one
+                assert mine is not None and mine <= key and key in ours.captured
+                assert key[1] <= ours.needed_rows
+        if mine is not None:  # a padded key holds the batch and its dummies
+            assert mine[0] >= b and mine[1] >= n + mine[0] - b and mine[2] >= longest
+
+
+@settings(max_examples=40, deadline=None)
+@given(encdec_configs())
+def test_proof_over_every_reachable_batch(cfg: Cfg) -> None:
+    ours, theirs = _both(cfg, False)
+    found, checked, replayed = ours.prove()  # TensorRT-LLM's rows (max_num_tokens)
+    assert not found
+    _, S, T, L = cfg[3:]
+    assert checked == sum(1 for _ in reachable_keys(S, T, L))
+    tight = ours.needed_rows
+    assert not ours.prove(tight)[0]
+    assert tight <= theirs.static_rows() or not ours.captured
+    if replayed:
+        top = max(k[1] for k in (ours.lookup(b) for b in reachable_keys(S, T, L)) if k)
+        short, _, _ = ours.prove(top - 1)
+        assert short and all(v.rows > v.capacity for v in short)
+
+
+def test_a_token_encoder_decoder_without_both_bucket_lists_is_refused() -> None:
+    with pytest.raises(ConfigError, match="seq_lens unset"):
+        encdec_graphs([1, 2], [8, 16], [], True, 4, 64, 32)
+    with pytest.raises(ref.Rejected):
+        ref.encdec_runner_ref([1, 2], [8, 16], [], True, 4, 64, 32, False)
+
+
+# --------------------------------------------------------------------------------------------
+# The plan's `encoder` component from LLM-API arguments (trtllm-serve --extra_llm_api_options)
+# --------------------------------------------------------------------------------------------
+
+
+@st.composite
+def encdec_args(draw: st.DrawFn) -> dict[str, Any]:
+    """LLM-API arguments of an encoder-decoder model with encoder CUDA graphs: batch sizes
+    given or generated, each bucket list given or generated from its max, the encoder's
+    token budget given or falling back to max_num_tokens."""
+    padding = draw(st.booleans())
+    graph: dict[str, Any] = {"enable_padding": padding}
+    if draw(st.booleans()):
+        graph["mode"] = "encode"
+    if draw(st.booleans()):
+        graph["batch_sizes"] = draw(st.lists(st.integers(1, 12), min_size=1, max_size=5))
+    else:
+        graph["max_batch_size"] = draw(st.integers(1, 12))
+    for name, limit, top in (("num_tokens", "max_num_token", 64),
+                             ("seq_lens", "max_seq_len", 32)):
+        if draw(st.booleans()):
+            graph[name] = draw(st.lists(st.integers(1, top), min_size=1, max_size=6))
+        else:
+            graph[limit] = draw(st.integers(1, top))
+    raw: dict[str, Any] = {"max_batch_size": draw(st.integers(1, 8)),
+                           "max_num_tokens": draw(st.integers(1, 48)),
+                           "max_seq_len": draw(st.integers(1, 24)),
+                           "encoder_max_batch_size": draw(st.integers(1, 8)),
+                           "encoder_cuda_graph_config": graph}
+    if draw(st.booleans()):
+        raw["encoder_max_num_tokens"] = draw(st.integers(1, 48))
+    return raw
+
+
+@settings(max_examples=40, deadline=None)
+@given(encdec_args())
+def test_plan_encoder_component_is_the_engines_encdec_runner(raw: dict[str, Any]) -> None:
+    """`graphfit plan` of an encoder-decoder model's `encoder_cuda_graph_config`: the
+    `encoder` component's bucket lists, captured keys, bounds (encoder_max_batch_size,
+    encoder_max_num_tokens or max_num_tokens, max_seq_len), TensorRT-LLM's rows and every
+    reachable batch's key are the restated engine's; proven, one row less fails; the decoder's
+    own graphs are planned beside it."""
+    theirs, bounds = ref.encdec_runner_from_args(raw)
+    p = plan(_graphfit_config(raw))
+    comp = p.keyed["encoder"]
+    assert dict(comp.ladders) == {"batch_sizes": tuple(theirs.batch_sizes),
+                                  "num_tokens": tuple(theirs.num_tokens),
+                                  "seq_lens": tuple(theirs.seq_lens)}
+    captured = theirs.captured_keys()
+    assert set(comp.graph_keys) == captured
+    assert comp.bounds == bounds
+    assert {b.reference_capacity for b in comp.buffers} == {theirs.static_rows()}
+    for b, n, longest in reachable_keys(*bounds):
+        assert comp.lookup((b, n, longest)) == theirs.replay_key(_even(b, n, longest),
+                                                                 captured), (b, n, longest)
+    assert p.capture_sizes  # the decoder's graphs (cuda_graph_config) stay planned
+    assert p.verify().ok and p.verify_engine().ok
+    cap = max((k[1] for k in captured), default=0)
+    assert {b.capacity for b in comp.buffers} == {cap} and cap <= theirs.static_rows()
+    if cap:
+        assert not p.verify({"encoder.input_ids": cap - 1}).ok
+
+
+@pytest.mark.parametrize(("raw", "match"), [
+    ({"encoder_cuda_graph_config": {"num_tokens": [8], "seq_lens": [8]}},
+     "requires encoder_max_batch_size"),
+    ({"encoder_max_batch_size": 4, "encoder_cuda_graph_config": {"num_tokens": [8]}},
+     "seq_lens unset"),
+    ({"encoder_max_batch_size": 4,
+      "encoder_cuda_graph_config": {"num_tokens": [8], "seq_lens": [8], "mode": "decode"}},
+     "mode: encode"),
+    ({"encoder_max_batch_size": 0, "encoder_cuda_graph_config": None}, "must be >= 1"),
+    ({"encoder_max_batch_size": 4, "cuda_graph_config": {"mode": "encode", "num_tokens": [8],
+                                                         "seq_lens": [8]},
+      "encoder_cuda_graph_config": {"num_tokens": [8], "seq_lens": [8]}},
+     "not with cuda_graph_config mode encode"),
+])
+def test_refused_as_the_engine_does(raw: dict[str, Any], match: str) -> None:
+    """TensorRT-LLM refuses the first four too (`cite_fact("encdec_config")`,
+    `cite_fact("encdec_bucket_check")`); the last is graphfit's (an encoder-only plan and an
+    encoder-decoder one at once)."""
+    with pytest.raises(ConfigError, match=match):
+        plan(_graphfit_config({"max_seq_len": 32, **raw}))
