@@ -288,14 +288,19 @@ def test_encoder_graphs_of_encoder_only_models_are_a_component(tmp_path: Path) -
     """Encoder graphs are keyed on (batch size, num_tokens bucket, seq_len bucket): graphfit
     plans the encoder-only runner's (`cuda_graph_config: {mode: encode}`) as the keyed
     `encoder` component (tests/oracle/test_trtllm_encoder_reference.py compares it with the
-    engine's code); an encoder-decoder model's `encoder_cuda_graph_config` is noted (the
-    decoder plan stands). Mode encode with one bucket list unset keeps the encode step eager:
-    a component without graphs."""
+    engine's code); an encoder-decoder model's `encoder_cuda_graph_config` is the same
+    component, for the encoder-decoder runner (tests/oracle/test_trtllm_encdec_reference.py),
+    beside the decoder's graphs. Mode encode with one bucket list unset keeps the encode step
+    eager: a component without graphs."""
     path = tmp_path / "enc.yaml"
     path.write_text("max_batch_size: 8\nencoder_max_batch_size: 4\n"
                     "encoder_cuda_graph_config:\n  max_num_token: 64\n  max_seq_len: 32\n")
-    code, _, err = run_cli(["plan", "--engine", "trtllm", "--config", str(path)])
-    assert code == 0 and "encoder-only models (cuda_graph_config mode: encode) only" in err
+    code, out, err = run_cli(["plan", "--engine", "trtllm", "--config", str(path), "--json"])
+    assert code == 0, err
+    document = json.loads(out)
+    encoder = document["keyed_components"]["encoder"]
+    assert encoder["graphs"] and encoder["bounds"][0] == 4  # encoder_max_batch_size
+    assert document["ladder"]["capture_sizes"] == list(range(1, 9))  # the decoder's graphs
     path.write_text("cuda_graph_config:\n  mode: encode\n  max_num_token: 64\n")
     code, out, err = run_cli(["plan", "--engine", "trtllm", "--config", str(path), "--json"])
     assert code == 0 and "stays eager" not in out and "keeps the encode step eager" in err
