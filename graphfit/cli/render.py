@@ -184,8 +184,9 @@ def engine_label(plan: Plan) -> str:
 
 def _short(plan: Plan, r: ViolationRange) -> str:
     component = plan.components.get(r.component)
+    keyed = plan.keyed.get(r.component)
     unit = component.unit.value if component is not None else (
-        "tokens" if r.component in plan.keyed else "")
+        keyed.buffer(r.buffer).axis.value if keyed is not None else "")
     if unit == "requests" and component is not None and component.width > 1:
         unit = "tokens"  # a range's first / last count tokens: q (x beams) per request
     span = f"{r.first}" if r.first == r.last else f"{r.first}-{r.last}"

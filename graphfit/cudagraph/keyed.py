@@ -8,6 +8,10 @@ bucket is a third dimension the graph bakes in (TensorRT-LLM's encoder graphs fi
 attention kernel's max length to it), passed to `fn` as the keyword `longest`. A batch's
 tokens are staged in the static `input_ids` / `position_ids` (positions restart at 0 for
 each request), the padded tail is zero-filled, and its output is the first n real rows.
+A plan whose component also has a request-axis `seq_lens` buffer (TensorRT-LLM's pinned host
+sequence lengths) gets it too, of the planned rows: a replay writes the batch's lengths and
+1 for each padding request (the engine's one-token dummies), and a key with more requests
+than it holds is refused before any capture.
 """
 
 from __future__ import annotations
@@ -37,7 +41,8 @@ class KeyedGraphRunner:
 
     def __init__(self, fn: KeyedFn, dispatch: KeyedDispatch, capacity: int, *,
                  session: CaptureSession | None = None, backend: str | Backend = "cpu",
-                 component: str = "encoder", device: str = "cpu") -> None:
+                 component: str = "encoder", device: str = "cpu",
+                 seq_lens_capacity: int | None = None) -> None:
         if not isinstance(dispatch, KeyedDispatch):
             raise ConfigError(f"dispatch: expected a KeyedDispatch, got "
                               f"{type(dispatch).__name__}")
@@ -49,6 +54,14 @@ class KeyedGraphRunner:
         self.backend = session.backend if session is not None else get_backend(backend)
         self.input_ids = torch.zeros(capacity, dtype=torch.int32, device=device)
         self.position_ids = torch.zeros(capacity, dtype=torch.int32, device=device)
+        bad = isinstance(seq_lens_capacity, bool) or not isinstance(seq_lens_capacity, int) \
+            or seq_lens_capacity < 0
+        if seq_lens_capacity is not None and bad:
+            raise ConfigError(f"seq_lens_capacity: expected rows >= 0, got "
+                              f"{seq_lens_capacity!r}")
+        # host-side, as the engine's (pinned there; plain CPU memory here)
+        self.seq_lens = (None if seq_lens_capacity is None
+                         else torch.ones(seq_lens_capacity, dtype=torch.int32))
         self.graphs: dict[tuple[int, ...], Graph] = {}
         self.last_key: tuple[int, ...] | None = None
         if session is not None:
@@ -66,9 +79,12 @@ class KeyedGraphRunner:
         if comp is None:
             raise ConfigError(f"component: the plan has no keyed component {component!r} "
                               f"(keyed: {', '.join(plan.keyed) or 'none'})")
-        capacity = min((b.capacity for b in comp.buffers), default=0)
+        capacity = min((b.capacity for b in comp.buffers if b.axis.value == "tokens"),
+                       default=0)
+        seq_lens = next((b.capacity for b in comp.buffers
+                         if b.name == "seq_lens" and b.axis.value == "requests"), None)
         return cls(fn, comp.dispatch, capacity, session=session, backend=backend,
-                   component=component, device=device)
+                   component=component, device=device, seq_lens_capacity=seq_lens)
 
     @property
     def component(self) -> str:
@@ -79,11 +95,21 @@ class KeyedGraphRunner:
             raise CapacityError(f"{self.component}.input_ids", rows, self.input_ids.shape[0])
         return {"input_ids": self.input_ids[:rows], "position_ids": self.position_ids[:rows]}
 
+    def _stage_seq_lens(self, key: tuple[int, ...], lens: Sequence[int]) -> None:
+        """Write a batch's lengths, then 1 per padding request, into `seq_lens[:key[0]]`."""
+        if self.seq_lens is None:
+            return
+        if key[0] > self.seq_lens.shape[0]:
+            raise CapacityError(f"{self.component}.seq_lens", key[0], self.seq_lens.shape[0])
+        self.seq_lens[:len(lens)].copy_(torch.tensor(list(lens), dtype=torch.int32))
+        self.seq_lens[len(lens):key[0]].fill_(1)
+
     def _capture_jobs(self) -> list[CaptureJob]:
         jobs = []
         for key in sorted(self.dispatch.captured, reverse=True):
             rows = self.dispatch.rows(key)
             views = self._views(rows)  # a short buffer fails before any capture
+            self._stage_seq_lens(key, ())
             jobs.append(CaptureJob(GraphKey(rows, key[0]), (("longest", key[2]),),
                                    (CUDAGraphMode.FULL,), views,
                                    {"input_ids": rows, "position_ids": rows}))
@@ -128,6 +154,7 @@ class KeyedGraphRunner:
                                                  "position_ids": positions}
             return self.fn(views, longest=max(lens))
         rows = self.dispatch.rows(key)
+        self._stage_seq_lens(key, lens)
         self.input_ids[:n].copy_(input_ids)
         self.input_ids[n:rows].zero_()
         self.position_ids[:n].copy_(positions)

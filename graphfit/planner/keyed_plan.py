@@ -4,9 +4,10 @@ A `KeyedComponentModel` (graphfit.planner.engines.base) says which key each batc
 (`KeyedDispatch`) and which keys the engine captures. Its plan is sized and proven here, the
 same way for any engine:
 
-* capacity: the most rows any captured key's graph reads. The engine writes every captured
-  key's rows when it captures it, and a batch replays a graph only when its key is captured
-  (`KeyedDispatch.lookup`), so no batch, reachable or not, reads more;
+* capacity: the most rows any captured key's graph reads (token rows, `dispatch.rows(key)`;
+  a request-axis buffer's rows are the key's padded requests, `key[0]`). The engine writes
+  every captured key's rows when it captures it, and a batch replays a graph only when its
+  key is captured (`KeyedDispatch.lookup`), so no batch, reachable or not, reads more;
 * proof (`check`): every captured key's rows against the buffer's capacity, each violation
   shown with a reachable batch that replays that key (the model's witness, checked here to
   be within the bounds and to replay it). At the planned capacity nothing goes short; one
@@ -24,6 +25,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from graphfit.planner.core.buffers import Axis, BufferSpec
 from graphfit.planner.core.errors import ConfigError
 from graphfit.planner.core.keyed import BatchKey, KeyedDispatch, check_key, split
 from graphfit.planner.core.layout import lay_out
@@ -92,13 +94,14 @@ class KeyedComponentPlan:
         for buf in self.buffers:
             cap = capacities[buf.name]
             short: set[int] = set()  # one report per row count (keys of other batch sizes)
+            at = 0 if buf.axis is Axis.REQUESTS else 1  # the witness's requests or tokens
             for key in self.graph_keys:
                 checked += 1
-                rows = self.dispatch.rows(key)
+                rows = key_rows(self.dispatch, key, buf.spec)
                 if rows > cap and rows not in short:
                     short.add(rows)
-                    tokens = self.witnesses[key][1]
-                    found.append(ViolationRange(self.name, buf.name, tokens, tokens, rows, cap,
+                    count = self.witnesses[key][at]
+                    found.append(ViolationRange(self.name, buf.name, count, count, rows, cap,
                                                 rows))
         return found, checked
 
@@ -114,8 +117,17 @@ def _witnessed(model: KeyedComponentModel) -> None:
                               f"{key} within the bounds {model.bounds}")
 
 
-def keyed_rows(model: KeyedComponentModel) -> int:
-    """The capacity of each of its buffers: the largest captured key's rows (after checking
-    every witness)."""
+def key_rows(dispatch: KeyedDispatch, key: tuple[int, ...], spec: BufferSpec) -> int:
+    """The rows a graph of `key` reads in a buffer: its token rows, or on Axis.REQUESTS its
+    padded requests (`key[0]`)."""
+    return key[0] if spec.axis is Axis.REQUESTS else dispatch.rows(key)
+
+
+def keyed_rows(model: KeyedComponentModel, spec: BufferSpec | None = None) -> int:
+    """The capacity of a buffer (default: a token buffer): the largest captured key's rows
+    (after checking every witness)."""
     _witnessed(model)
-    return max((model.dispatch.rows(k) for k in model.dispatch.captured), default=0)
+    if spec is None:
+        return max((model.dispatch.rows(k) for k in model.dispatch.captured), default=0)
+    return max((key_rows(model.dispatch, k, spec) for k in model.dispatch.captured),
+               default=0)

@@ -616,8 +616,8 @@ def _share(components: dict[str, ComponentPlan]
 def _sized_keyed(model: KeyedComponentModel, layout: str, alignment: int
                  ) -> KeyedComponentPlan:
     """A keyed component sized (graphfit.planner.keyed_plan) and laid out as an arena."""
-    rows = keyed_rows(model)
-    unplaced = tuple(BufferPlan(spec, model.name, rows, 0, rows) for spec in model.buffers)
+    unplaced = tuple(BufferPlan(spec, model.name, rows, 0, rows)
+                     for spec, rows in ((s, keyed_rows(model, s)) for s in model.buffers))
     return KeyedComponentPlan(model.name, _placed(unplaced, layout, alignment), model.dispatch,
                               model.bounds, dict(model.witnesses), model.ladders, layout,
                               alignment)

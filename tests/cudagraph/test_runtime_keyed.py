@@ -99,3 +99,44 @@ def test_rehearsal_of_a_plan_with_an_encoder_component() -> None:
     assert runner.input_ids.shape[0] == p.keyed["encoder"].buffers[0].capacity
     with pytest.raises(ConfigError, match="no keyed component"):
         KeyedGraphRunner.from_plan(TinyEncoder().fn, p, "prefill")
+
+
+def _encdec_plan() -> object:
+    from graphfit import EngineConfig, plan
+
+    return plan(EngineConfig.from_dict({
+        "engine": "trtllm", "max_num_seqs": 8, "max_num_batched_tokens": 64,
+        "max_model_len": 32,
+        "options": {"encoder_graph_batch_sizes": [1, 2, 4], "encoder_graph_padding": True,
+                    "encoder_graph_num_tokens": [8, 16, 32, 64],
+                    "encoder_graph_seq_lens": [4, 16, 32], "encoder_max_batch_size": 4}}))
+
+
+def test_encoder_decoder_plan_rehearses_and_stages_the_host_seq_lens() -> None:
+    """An encoder-decoder model's encoder graphs (encoder_cuda_graph_config) rehearse beside
+    the decoder's; the runner allocates the plan's host `seq_lens` (the largest captured
+    key's requests) and a replay writes the batch's lengths then 1 per padding request (the
+    engine's one-token dummies); a seq_lens one row short is refused before any capture."""
+    from graphfit import Plan
+    from graphfit.cudagraph.rehearsal import rehearse
+
+    p = _encdec_plan()
+    assert isinstance(p, Plan)
+    result = rehearse(p)
+    assert result.ok and {c.component for c in result.components} >= {"target", "encoder"}
+    comp = p.keyed["encoder"]
+    runner = KeyedGraphRunner.from_plan(TinyEncoder().fn, p)
+    assert runner.seq_lens is not None
+    assert runner.seq_lens.shape[0] == comp.buffer("seq_lens").capacity == max(
+        k[0] for k in comp.graph_keys)
+    runner.capture()
+    lens = [3, 2, 1]  # pads to a captured key of 4 requests
+    out = runner.step(torch.arange(6, dtype=torch.int32), lens)
+    key = runner.last_key
+    assert key is not None and key[0] == 4
+    assert runner.seq_lens[:4].tolist() == [3, 2, 1, 1]
+    assert torch.equal(out, runner.step(torch.arange(6, dtype=torch.int32), lens, eager=True))
+    short = KeyedGraphRunner(TinyEncoder().fn, comp.dispatch, comp.buffer("input_ids").capacity,
+                             seq_lens_capacity=3)
+    with pytest.raises(CapacityError):
+        short.capture()

@@ -64,7 +64,7 @@ def test_ladders_layouts_and_captured_keys_are_the_engines(cfg: Cfg, fixed: bool
     # the capture pass captures exactly the layouts' keys, each from its own layout
     assert set(ours.captured) == theirs.captured_keys() == set(theirs.capture_keys)
     assert ours.static_rows == theirs.static_rows() == cfg[5]
-    assert ours.seq_lens_rows == (theirs.batch_sizes[-1] if theirs.batch_sizes else 0)
+    assert ours.seq_lens_rows == theirs.seq_lens_rows()
 
 
 @settings(max_examples=40, deadline=None)
@@ -161,16 +161,22 @@ def test_plan_encoder_component_is_the_engines_encdec_runner(raw: dict[str, Any]
     captured = theirs.captured_keys()
     assert set(comp.graph_keys) == captured
     assert comp.bounds == bounds
-    assert {b.reference_capacity for b in comp.buffers} == {theirs.static_rows()}
+    tokens = [b for b in comp.buffers if b.axis.value == "tokens"]
+    assert {b.reference_capacity for b in tokens} == {theirs.static_rows()}
+    seq_lens = comp.buffer("seq_lens")  # the pinned host seq_lens
+    assert seq_lens.reference_capacity == theirs.seq_lens_rows()
+    assert seq_lens.capacity == max((k[0] for k in captured), default=0) <= \
+        theirs.seq_lens_rows()
     for b, n, longest in reachable_keys(*bounds):
         assert comp.lookup((b, n, longest)) == theirs.replay_key(_even(b, n, longest),
                                                                  captured), (b, n, longest)
     assert p.capture_sizes  # the decoder's graphs (cuda_graph_config) stay planned
     assert p.verify().ok and p.verify_engine().ok
     cap = max((k[1] for k in captured), default=0)
-    assert {b.capacity for b in comp.buffers} == {cap} and cap <= theirs.static_rows()
+    assert {b.capacity for b in tokens} == {cap} and cap <= theirs.static_rows()
     if cap:
         assert not p.verify({"encoder.input_ids": cap - 1}).ok
+        assert not p.verify({"encoder.seq_lens": seq_lens.capacity - 1}).ok
 
 
 @pytest.mark.parametrize(("raw", "match"), [

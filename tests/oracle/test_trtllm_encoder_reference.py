@@ -83,6 +83,7 @@ def test_ladders_and_captured_keys_are_the_engines(cfg: tuple[list[int], list[in
     assert list(ours.capture_shapes()) == theirs.capture_shapes()
     assert set(ours.captured) == theirs.captured_keys()
     assert ours.static_rows == theirs.static_rows()
+    assert ours.seq_lens_rows == theirs.seq_lens_rows()
 
 
 @settings(max_examples=40, deadline=None)
@@ -204,7 +205,12 @@ def test_plan_encoder_component_is_the_engines_runner(raw: dict[str, Any]) -> No
     captured = theirs.captured_keys()
     assert set(comp.graph_keys) == captured
     assert comp.bounds == (raw["max_batch_size"], raw["max_num_tokens"], raw["max_seq_len"])
-    assert {b.reference_capacity for b in comp.buffers} == {theirs.static_rows()}
+    tokens = [b for b in comp.buffers if b.axis.value == "tokens"]
+    assert {b.reference_capacity for b in tokens} == {theirs.static_rows()}
+    seq_lens = comp.buffer("seq_lens")  # the pinned host seq_lens
+    assert seq_lens.reference_capacity == theirs.seq_lens_rows()
+    assert seq_lens.capacity == max((k[0] for k in captured), default=0) <= \
+        theirs.seq_lens_rows()
     S, T, L = comp.bounds
     for b, n, longest in reachable_keys(S, T, L):
         assert comp.lookup((b, n, longest)) == theirs.replay_key(_even(b, n, longest),
@@ -212,7 +218,7 @@ def test_plan_encoder_component_is_the_engines_runner(raw: dict[str, Any]) -> No
     assert not p.capture_sizes  # the decoder runner captures nothing in mode encode
     assert p.verify().ok and p.verify_engine().ok
     cap = max((k[1] for k in captured), default=0)
-    assert {b.capacity for b in comp.buffers} == {cap} and cap <= theirs.static_rows()
+    assert {b.capacity for b in tokens} == {cap} and cap <= theirs.static_rows()
     if cap:
         short = p.verify({"encoder.input_ids": cap - 1})
         assert not short.ok

@@ -1349,6 +1349,11 @@ class EncoderRunnerRef:
         (1, rows), rows = min(max_supported_num_tokens, max_num_tokens)."""
         return min(self.max_supported_num_tokens, self.max_num_tokens)
 
+    def seq_lens_rows(self) -> int:
+        """`cite_fact("encoder_seq_lens_host")`: the pinned host seq_lens
+        (max_supported_batch_size,), allocated only when graphs are on."""
+        return self.batch_sizes[-1] if self.enabled and self.batch_sizes else 0
+
     def get_valid_graph_key(self, batch_size: int, num_tokens: int, max_seq_len: int
                             ) -> tuple[int, int, int]:
         i = bisect.bisect_left(self.num_tokens, num_tokens)
@@ -1557,6 +1562,9 @@ CITES.update({
     "encdec_bucket_check": ("encoder_runner", "EncoderConfigMixin.create: "
                             "validate_token_encoder_bucket_config raises for an encoder-decoder "
                             "model", 0),
+    "encoder_seq_lens_host": ("cuda_graph_runner", "EncoderCUDAGraphRunner: "
+                              "max_supported_batch_size, the static tensors only when enabled, "
+                              "the pinned host seq_lens (max_batch_size,) int32", 56000),
     "encoder_runtime_sizes": ("model_engine", "PyTorchModelEngine.__init__: encoder_batch_size "
                               "/ encoder_max_num_tokens fall back to max_batch_size / "
                               "max_num_tokens", 9000),
@@ -1576,6 +1584,10 @@ LINES.update({
     "encdec_config": (5615, 5747),
     "encdec_bucket_check": (102, 112),
     "encoder_runtime_sizes": (352, 360),
+    # max_supported_batch_size 1217 (= max_cuda_graph_batch_size, the largest filtered batch
+    # size: runners/encoder.py@0e91ee39be:180-181), created when enabled 1268,
+    # max_batch_size 1312, seq_lens 1373-1380
+    "encoder_seq_lens_host": (1217, 1380),
 })
 
 
@@ -1618,6 +1630,10 @@ class EncDecRunnerRef:
 
     def static_rows(self) -> int:
         return self.max_num_tokens
+
+    def seq_lens_rows(self) -> int:
+        """`cite_fact("encoder_seq_lens_host")`, as the encoder-only runner's."""
+        return self.batch_sizes[-1] if self.enabled and self.batch_sizes else 0
 
     def slot_mapping(self, key: tuple[int, int, int], seq: list[int]) -> list[int] | None:
         capture = self.layouts.get(key)

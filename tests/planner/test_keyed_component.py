@@ -19,7 +19,8 @@ from graphfit.planner.core.buffers import ZERO, Axis, BufferSpec, Demand
 from graphfit.planner.core.keyed import KeyedDispatch, reachable_keys, split
 from graphfit.planner.document import plan_document
 from graphfit.planner.engines.base import KeyedComponentModel
-from graphfit.planner.keyed_plan import keyed_rows
+from graphfit.planner.keyed_plan import KeyedComponentPlan, keyed_rows
+from graphfit.planner.plan import BufferPlan
 from tests.helpers import run_cli
 
 
@@ -66,13 +67,41 @@ def test_keyed_model_refusals() -> None:
     dispatch = _bucket_dispatch((4, 8))
     with pytest.raises(ConfigError, match="no batch replays"):
         KeyedComponentModel("toy", dispatch, (1, 8, 8), (_spec("ids"),), {(1, 4, 0): (1, 4, 4)})
-    with pytest.raises(ConfigError, match="token rows"):
+    with pytest.raises(ConfigError, match="token or request rows"):  # a fixed-size buffer
         KeyedComponentModel("toy", dispatch, (1, 8, 8), (BufferSpec(
-            "r", "int32", Axis.REQUESTS, (Demand(Stream.TARGET_REQUESTS),), 0, ZERO),), {})
+            "r", "int32", Axis.FIXED, (), 4, ZERO),), {})
     wrong = KeyedComponentModel("toy", dispatch, (1, 8, 8), (_spec("ids"),),
                                 {(1, 4, 0): (1, 8, 8), (1, 8, 0): (1, 8, 8)})
     with pytest.raises(ConfigError, match="does not replay"):
         keyed_rows(wrong)  # a witness must replay its own key
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.lists(st.integers(1, 9), min_size=1, max_size=4, unique=True).map(
+    lambda v: tuple(sorted(v))))
+def test_request_rows_are_the_largest_captured_keys_requests(sizes: tuple[int, ...]) -> None:
+    """A request-axis buffer (per-request lengths) of a keyed component holds the largest
+    captured key's padded requests (`key[0]`); every batch within the bounds replays a key of
+    at most that many requests, and one row less is a violation naming a batch that replays
+    the largest key."""
+    def rule(batch: tuple[int, int, int]) -> tuple[int, ...] | None:
+        return next(((b, 4 * b, 4) for b in sizes if b >= batch[0]), None)
+
+    dispatch = KeyedDispatch(rule, frozenset((b, 4 * b, 4) for b in sizes), lambda k: k[1])
+    seq = BufferSpec("lens", "int32", Axis.REQUESTS, (Demand(Stream.TARGET_REQUESTS),), 0, ZERO)
+    witnesses = {(b, 4 * b, 4): (b, b, 1) for b in sizes}
+    model = KeyedComponentModel("toy", dispatch, (9, 36, 4), (_spec("ids"), seq), witnesses)
+    assert keyed_rows(model, seq) == sizes[-1] and keyed_rows(model) == 4 * sizes[-1]
+    for batch in reachable_keys(9, 36, 4):
+        key = dispatch.lookup(batch)
+        assert key is None or (key[0] <= sizes[-1] and batch[0] <= key[0])
+    comp = KeyedComponentPlan("toy", tuple(BufferPlan(s, "toy", keyed_rows(model, s), 0)
+                                           for s in model.buffers), dispatch, model.bounds,
+                              witnesses)
+    found, _ = comp.check({"ids": 4 * sizes[-1], "lens": sizes[-1]})
+    assert not found
+    found, _ = comp.check({"ids": 4 * sizes[-1], "lens": sizes[-1] - 1})
+    assert [(v.buffer, v.first, v.padded) for v in found] == [("lens", sizes[-1], sizes[-1])]
 
 
 @settings(max_examples=25, deadline=None)
@@ -84,11 +113,15 @@ def test_plan_proves_the_encoder_and_one_row_less_fails(S: int, T: int, L: int,
     comp = p.keyed["encoder"]
     verification = p.verify()
     assert verification.ok and p.verify_engine().ok
-    assert {b.capacity for b in comp.buffers} == {keyed_rows_of(p)}
+    tokens = [b for b in comp.buffers if b.axis is Axis.TOKENS]
+    assert {b.capacity for b in tokens} == {keyed_rows_of(p)}
+    # the host seq_lens: the largest captured key's requests
+    seq_lens = comp.buffer("seq_lens")
+    assert seq_lens.capacity == max((k[0] for k in comp.graph_keys), default=0)
     for batch in reachable_keys(*comp.bounds):  # exhaustive: no reachable batch goes short
         key = comp.lookup(batch)
-        assert key is None or all(comp.dispatch.rows(key) <= b.capacity
-                                  for b in comp.buffers)
+        assert key is None or (all(comp.dispatch.rows(key) <= b.capacity for b in tokens)
+                               and batch[0] <= key[0] <= seq_lens.capacity)
     for key in comp.graph_keys:  # each witness replays its key, within the bounds
         assert comp.lookup(comp.witnesses[key]) == key
         lens = comp.probe(key)
@@ -99,6 +132,10 @@ def test_plan_proves_the_encoder_and_one_row_less_fails(S: int, T: int, L: int,
         assert not short.ok and {r.key for r in short.ranges()} == {"encoder.position_ids"}
         r = short.ranges()[0]
         assert (r.padded, r.capacity) == (cap, cap - 1)
+        most = seq_lens.capacity
+        short = p.verify({"encoder.seq_lens": most - 1})
+        assert not short.ok and {r.key for r in short.ranges()} == {"encoder.seq_lens"}
+        assert (short.ranges()[0].padded, short.ranges()[0].capacity) == (most, most - 1)
 
 
 def keyed_rows_of(p: Plan) -> int:

@@ -89,6 +89,8 @@ class KeyedComponentModel:
     `dispatch` is the engine's key rule with the keys it captures; `bounds` the (requests,
     tokens, longest) limits of the batches that reach it; `buffers` its static token
     inputs, of which a graph of key k reads `dispatch.rows(k)` rows (each on Axis.TOKENS);
+    A buffer on Axis.REQUESTS (a per-request input, e.g. sequence lengths) reads `key[0]`
+    rows, the key's padded request count (`keyed_plan.key_rows`).
     `witnesses` one batch within the bounds that replays each captured key (the planner
     checks it does: the proof's "one row less fails" is a real batch, and a runtime probes
     each graph with it); `ladders` the engine's named bucket lists, for reports.
@@ -105,8 +107,9 @@ class KeyedComponentModel:
         names = [b.name for b in self.buffers]
         if len(set(names)) != len(names):
             raise ConfigError(f"{self.name}: buffer names must be unique")
-        if any(b.axis is not Axis.TOKENS for b in self.buffers):
-            raise ConfigError(f"{self.name}: a keyed component's buffers are token rows")
+        if any(b.axis not in (Axis.TOKENS, Axis.REQUESTS) for b in self.buffers):
+            raise ConfigError(f"{self.name}: a keyed component's buffers are token or "
+                              f"request rows")
         missing = sorted(k for k in self.dispatch.captured if k not in self.witnesses)
         if missing:
             raise ConfigError(f"{self.name}: no batch replays captured key(s) {missing[:3]}")

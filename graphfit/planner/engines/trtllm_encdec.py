@@ -29,8 +29,9 @@ Sources (NVIDIA/TensorRT-LLM; tests/oracle/trtllm_reference.py `CITES` and `LINE
   key or runs eagerly. The captured keys, and so the capacities, do not change.
 * buffers (`_create_shared_static_tensors`, 1307-1384): `input_ids` (rows,) and
   `position_ids` (1, rows) int32 with rows = the encoder's max_num_tokens (encoder-decoder:
-  1309-1312), and a host `seq_lens` (largest batch size,) int32. A graph of key (b, n, L)
-  reads n token rows.
+  1309-1312), and a pinned host `seq_lens` (largest batch size,) int32 (planned: the
+  largest captured key's batch size). A graph of key (b, n, L) reads n token rows and b
+  sequence lengths.
 """
 
 from __future__ import annotations
@@ -51,6 +52,7 @@ from graphfit.planner.engines.trtllm_encoder import (
     EncoderKey,
     capture_layout,
     encoder_graphs,
+    seq_lens_buffer,
 )
 
 
@@ -97,7 +99,7 @@ class EncDecGraphs:
     @property
     def seq_lens_rows(self) -> int:
         """TensorRT-LLM's host `seq_lens` rows: the largest kept batch size."""
-        return self.batch_sizes[-1] if self.batch_sizes else 0
+        return self.batch_sizes[-1] if self.enabled and self.batch_sizes else 0
 
     @cached_property
     def layouts(self) -> dict[EncoderKey, tuple[int, ...]]:
@@ -229,7 +231,8 @@ def encdec_component(config: EngineSettings) -> KeyedComponentModel:
         BufferSpec("input_ids", "int32", Axis.TOKENS, (Demand(Stream.GRAPH_TOKENS),), rows,
                    ZERO, source=why),
         BufferSpec("position_ids", "int32", Axis.TOKENS, (Demand(Stream.GRAPH_TOKENS),), rows,
-                   ZERO, leading=(1,), source=why))
+                   ZERO, leading=(1,), source=why),
+        seq_lens_buffer(graphs.seq_lens_rows))
     ladders = (("batch_sizes", graphs.batch_sizes), ("num_tokens", graphs.token_buckets),
                ("seq_lens", graphs.length_buckets))
     witnesses: dict[tuple[int, ...], BatchKey] = dict(graphs.witnesses.items())

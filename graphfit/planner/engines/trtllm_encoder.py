@@ -30,8 +30,9 @@ Sources (NVIDIA/TensorRT-LLM; tests/oracle/trtllm_reference.py `CITES` and `LINE
 * buffers: `_create_shared_static_tensors`
   (tensorrt_llm/_torch/pyexecutor/cuda_graph_runner.py@c0edad93fd:1307-1384, token mode
   1355-1381): `input_ids` (rows,) and `position_ids` (1, rows) int32 with rows = min(largest
-  token bucket, max_num_tokens), and a host `seq_lens` (largest batch size,) int32. A graph
-  of key (b, n, L) reads n token rows and b requests.
+  token bucket, max_num_tokens), and a pinned host `seq_lens` (largest batch size,) int32,
+  planned too (capacity: the largest captured key's batch size). A graph of key (b, n, L)
+  reads n token rows and b requests.
 
 Encoder-decoder and feature-mode encoders (fixed sequence slots, `capture_keys` built from
 layouts) and multimodal-encoder buckets are not modelled here.
@@ -45,7 +46,7 @@ from dataclasses import dataclass
 from functools import cached_property
 
 from graphfit.planner.core.batches import Stream
-from graphfit.planner.core.buffers import ZERO, Axis, BufferSpec, Demand
+from graphfit.planner.core.buffers import PAD_TRUE, ZERO, Axis, BufferSpec, Demand
 from graphfit.planner.core.errors import ConfigError
 from graphfit.planner.core.keyed import BatchKey, KeyedDispatch, prove_keyed
 from graphfit.planner.core.settings import EngineSettings
@@ -118,6 +119,11 @@ class EncoderGraphs:
     def static_rows(self) -> int:
         """TensorRT-LLM's `input_ids` / `position_ids` rows (encoder-only)."""
         return min(self.max_graph_tokens, self.max_num_tokens)
+
+    @property
+    def seq_lens_rows(self) -> int:
+        """TensorRT-LLM's host `seq_lens` rows: the largest kept batch size (graphs on)."""
+        return self.batch_sizes[-1] if self.enabled and self.batch_sizes else 0
 
     def capture_shapes(self) -> Iterator[EncoderKey]:
         """`_encoder_capture_shapes` (encoder-only): the shapes warmed up and captured."""
@@ -213,6 +219,16 @@ def encoder_graphs(batch_sizes: Sequence[int], num_tokens: Sequence[int],
 COMPONENT = "encoder"
 
 
+def seq_lens_buffer(rows: int) -> BufferSpec:
+    """The runner's pinned host `seq_lens` (largest batch size,) int32: each graph's attention
+    metadata reads its first b entries, one-token dummies padded with 1
+    (`_create_shared_static_tensors`, `pad_batch`)."""
+    return BufferSpec("seq_lens", "int32", Axis.REQUESTS, (Demand(Stream.TARGET_REQUESTS),),
+                      rows, PAD_TRUE,
+                      source="EncoderCUDAGraphRunner's pinned host seq_lens "
+                             "(_create_shared_static_tensors)")
+
+
 def encoder_graphs_of(config: EngineSettings, batch_sizes: Sequence[int]) -> EncoderGraphs:
     """The encoder-only runner's graphs for a config with `cuda_graph_config.mode: encode`:
     `batch_sizes` as the graph config validates them (given, or generated for its
@@ -236,7 +252,8 @@ def encoder_component(config: EngineSettings, batch_sizes: Sequence[int]
         BufferSpec("input_ids", "int32", Axis.TOKENS, (Demand(Stream.GRAPH_TOKENS),), rows,
                    ZERO, source=why),
         BufferSpec("position_ids", "int32", Axis.TOKENS, (Demand(Stream.GRAPH_TOKENS),), rows,
-                   ZERO, leading=(1,), source=why))
+                   ZERO, leading=(1,), source=why),
+        seq_lens_buffer(graphs.seq_lens_rows))
     ladders = (("batch_sizes", graphs.batch_sizes), ("num_tokens", graphs.token_buckets),
                ("seq_lens", graphs.length_buckets))
     witnesses: dict[tuple[int, ...], BatchKey] = {
