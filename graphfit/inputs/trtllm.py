@@ -38,14 +38,6 @@ from graphfit.planner.core.limits import MAX_INT
 from graphfit.planner.engines.trtllm_ladders import mm_encoder_buckets
 
 TR = Engine.TRTLLM
-# what graphfit plans of TensorRT-LLM's encoder graphs: the encoder-only runner's
-# (cuda_graph_config mode encode) and an encoder-decoder model's token encoder
-# (encoder_cuda_graph_config), both as the keyed `encoder` component; not feature-mode
-# encoders (the encoder-only keys:
-# tensorrt_llm/_torch/pyexecutor/engine/runners/encoder.py@0e91ee39be:443-466)
-ENCODER_KEY = ("graphfit plans encoder graphs keyed on (batch, token bucket, longest-request "
-               "bucket) for encoder-only models (cuda_graph_config mode: encode) and token "
-               "encoder-decoder models (encoder_cuda_graph_config)")
 DECODING_TYPES = {  # the pydantic discriminator: exact spellings
     "Eagle": SpecMethod.EAGLE3,  # treated as Eagle3 (TorchLlmArgs.validate_speculative_config)
     "Eagle3": SpecMethod.EAGLE3,

@@ -35,12 +35,10 @@ FILE_NAME = re.compile(
     r"\.py\b")
 
 # Old-form TensorRT-LLM citations still present, per file (a citation that names both a file
-# and a commit apart counts twice): only the coverage doc's "Left" note on an older
-# cuda_graph_runner.py (a prefill proof of concept) whose commit the index does not give, so
-# no `path@commit` can be written. Lower the count when you convert it.
-OLD_FORM_LEFT: dict[str, int] = {
-    "docs/engines/trtllm-coverage.md": 1,
-}
+# and a commit apart counts twice): none. The last one (the coverage doc's "Left" note on an
+# older cuda_graph_runner.py whose commit the index does not give) now cites the pinned file
+# by its counted lines and describes the older version without a file or commit to cite.
+OLD_FORM_LEFT: dict[str, int] = {}
 
 
 def _pinned_commits() -> tuple[str, ...]:
