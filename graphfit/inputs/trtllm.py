@@ -36,6 +36,7 @@ from graphfit.planner.core.enums import CUDAGraphMode, Engine, SpecMethod
 from graphfit.planner.core.errors import ConfigError, excerpt
 from graphfit.planner.core.limits import MAX_INT
 from graphfit.planner.engines.trtllm_ladders import mm_encoder_buckets
+from graphfit.planner.engines.trtllm_mm_encoder import MmEncoderGraphs
 
 TR = Engine.TRTLLM
 DECODING_TYPES = {  # the pydantic discriminator: exact spellings
@@ -450,8 +451,10 @@ def _multimodal_config(origin: str, value: Any, layer: int
     validated as `MultimodalEncoderCudaGraphConfig._normalize` does
     (tensorrt_llm/llmapi/llm_args.py@0004396720:545-552), and refused with
     encoder_side_stream_max_ahead > 0 as `validate_encoder_optimization_compatibility` does
-    (tensorrt_llm/llmapi/llm_args.py@0004396720:671-680), then noted: the encoder graphs are
-    not planned."""
+    (tensorrt_llm/llmapi/llm_args.py@0004396720:671-680), then noted with the graphs
+    `MultimodalEncoderGraphRunner` captures and the token rows their static inputs hold
+    (graphfit.planner.engines.trtllm_mm_encoder); their buffers (the vision or audio model's
+    own input shapes) are not planned."""
     out = [Setting("engine", TR, origin, layer)]
     if value is None:
         return out, []
@@ -472,9 +475,11 @@ def _multimodal_config(origin: str, value: Any, layer: int
                 isinstance(b, list) and len(b) == 2 for b in raw):
             raise ConfigError(f"{key}: expected [[total_tokens, num_contexts], ...]")
         buckets = mm_encoder_buckets([(as_int(key, t), as_int(key, c)) for t, c in raw])
-        shown.append(f"{modality} {len(buckets)}")
-    return out, [f"{origin}: multimodal encoder CUDA graphs ({', '.join(shown)} buckets) are "
-                 f"not planned by graphfit: their (total_tokens, num_contexts) key is 2-D"]
+        padding = as_bool(f"{origin}: encoder_cuda_graph.{modality}.enable_padding",
+                          as_object(key, cfg).get("enable_padding", True))
+        shown.append(MmEncoderGraphs(buckets, padding).describe(modality))
+    return out, [f"{origin}: multimodal encoder CUDA graphs ({'; '.join(shown)}); their "
+                 f"static inputs are the encoder model's and graphfit plans no buffer for them"]
 
 
 def _optional_size(origin: str, value: Any) -> int | None:

@@ -1764,3 +1764,97 @@ def encdec_runner_from_args(raw: Mapping[str, Any], fixed_slots: bool = False
                                list(cfg.seq_lens or ()), cfg.base.enable_padding, S, T,
                                args.max_seq_len, fixed_slots)
     return runner, (S, T, args.max_seq_len)
+
+
+# --------------------------------------------------------------------------------------------
+# Multimodal-encoder CUDA graphs (multimodal_config.encoder_cuda_graph):
+# graphfit.planner.engines.trtllm_mm_encoder
+# --------------------------------------------------------------------------------------------
+
+PINS.update({
+    "mm_encoder_graph": ("tensorrt_llm/_torch/models/multimodal_encoder_graph.py",
+                         "a1510015fcd787198352d3b57ecaa4e9d151f64e"),
+})
+COUNTED_TO.update({"mm_encoder_graph": 377})
+CITES.update({
+    "mm_encoder_capture": ("mm_encoder_graph", "MultimodalEncoderGraphRunner.__init__ (sorted "
+                           "buckets), capture_all, _padded_key_for_bucket, "
+                           "_dummy_padded_seq_lengths, _capture_key (static inputs per key)", 0),
+    "mm_encoder_dispatch": ("mm_encoder_graph", "MultimodalEncoderGraphRunner.maybe_run / "
+                            "_select_bucket / _padded_seq_lengths", 0),
+})
+LINES.update({
+    # buckets sorted 193-196; capture_all 209-220; _padded_key_for_bucket 323-333;
+    # _dummy_padded_seq_lengths 335-359; _capture_key 365-377 (static inputs 374-377)
+    "mm_encoder_capture": (193, 377),
+    # maybe_run 222-279; _select_bucket 285-304; _padded_seq_lengths 306-321
+    "mm_encoder_dispatch": (222, 321),
+})
+PADDING_TOKEN_RESERVE = 1
+
+
+@dataclass
+class MmEncoderRunnerRef:
+    """`MultimodalEncoderGraphRunner` on lists of context lengths."""
+
+    buckets: list[tuple[int, int]]
+    enable_padding: bool
+
+    def __post_init__(self) -> None:
+        self.buckets = sorted(self.buckets)
+
+    def padded_key_for_bucket(self, bucket: tuple[int, int]) -> tuple[int, int]:
+        total, contexts = bucket
+        if self.enable_padding:
+            return total + PADDING_TOKEN_RESERVE, contexts + 1
+        return total, contexts
+
+    def dummy_padded_seq_lengths(self, bucket: tuple[int, int], key: tuple[int, int]
+                                 ) -> list[int]:
+        total, contexts = bucket
+        if key[1] == contexts:
+            return [total - (contexts - 1)] + [1] * (contexts - 1)
+        padding = key[0] - contexts
+        if padding <= 0:
+            raise Rejected("bucket cannot host a dummy padding context")
+        return [1] * contexts + [padding]
+
+    def capture_all(self) -> dict[tuple[int, int], list[int]]:
+        captured: dict[tuple[int, int], list[int]] = {}
+        for bucket in self.buckets:
+            key = self.padded_key_for_bucket(bucket)
+            if key in captured:
+                continue
+            captured[key] = self.dummy_padded_seq_lengths(bucket, key)
+        return captured
+
+    def select_bucket(self, contexts: int, tokens: int) -> tuple[int, int] | None:
+        for bucket in self.buckets:
+            if bucket[1] != contexts:
+                continue
+            if tokens > bucket[0]:
+                continue
+            if self.enable_padding:
+                return bucket
+            if tokens == bucket[0]:
+                return bucket
+        return None
+
+    def maybe_run(self, seq_lengths: list[int], captured: Mapping[tuple[int, int], Any]
+                  ) -> tuple[tuple[int, int], list[int]] | None:
+        """(key, padded lengths) of the graph replayed, or None (eager)."""
+        tokens = sum(seq_lengths)
+        bucket = self.select_bucket(len(seq_lengths), tokens)
+        if bucket is None:
+            return None
+        padded = list(seq_lengths)
+        if self.enable_padding:
+            padded = [*padded, bucket[0] - tokens + PADDING_TOKEN_RESERVE]
+        key = self.padded_key_for_bucket(bucket)
+        if key not in captured:
+            return None
+        return key, padded
+
+    def static_rows(self) -> int:
+        """`_capture_key`: every captured key materializes its own inputs of key[0] rows."""
+        return sum(key[0] for key in self.capture_all())

@@ -1,0 +1,106 @@
+"""TensorRT-LLM's multimodal-encoder CUDA graphs (`multimodal_config.encoder_cuda_graph`, one
+`MultimodalEncoderCudaGraphConfig` per modality), keyed on (total tokens, contexts).
+
+Sources (NVIDIA/TensorRT-LLM; tests/oracle/trtllm_reference.py `CITES` and `LINES`):
+
+* buckets: (total_tokens, num_contexts) pairs, total_tokens >= num_contexts, sorted and
+  de-duplicated; `enable_padding` defaults to true
+  (tensorrt_llm/llmapi/llm_args.py@0004396720:501-552).
+* `MultimodalEncoderGraphRunner`
+  (tensorrt_llm/_torch/models/multimodal_encoder_graph.py@a1510015fc:193-377): one graph per
+  bucket, captured at start-up (`capture_all`, 209-220) under the key (total_tokens + 1,
+  num_contexts + 1) with padding (one dummy context absorbs the slack plus one reserved token)
+  or the bucket itself without (`_padded_key_for_bucket`, 323-333); a batch of c contexts and
+  n tokens replays the first bucket in (total_tokens, num_contexts) order with exactly c
+  contexts and n <= total_tokens (== without padding), else runs eagerly (`_select_bucket`
+  285-304, `_padded_seq_lengths` 306-321); each captured graph owns its static inputs of its
+  key's token rows (`_capture_key`, 365-377), so the runner holds the sum of the keys' rows,
+  not the largest.
+
+The inputs themselves are the vision or audio model's (`input_specs`: shapes and dtypes
+graphfit does not read), so graphfit reports the graphs and their rows (`graphfit plan`'s
+note) but plans no buffer for them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from graphfit.planner.core.errors import ConfigError
+
+MmKey = tuple[int, int]  # (total tokens, contexts)
+
+
+@dataclass(frozen=True)
+class MmEncoderGraphs:
+    """One modality's buckets and padding policy."""
+
+    buckets: tuple[MmKey, ...]
+    padding: bool = True
+
+    def __post_init__(self) -> None:
+        if not self.buckets:
+            raise ConfigError("multimodal encoder graphs: buckets must not be empty")
+        if list(self.buckets) != sorted(set(self.buckets)) or any(
+                c < 1 or t < c for t, c in self.buckets):
+            raise ConfigError("multimodal encoder graphs: buckets must be sorted, unique "
+                              "(total_tokens, num_contexts) pairs with total_tokens >= "
+                              "num_contexts >= 1")
+
+    def key_of(self, bucket: MmKey) -> MmKey:
+        """`_padded_key_for_bucket`: the captured graph's (tokens, contexts)."""
+        t, c = bucket
+        return (t + 1, c + 1) if self.padding else bucket
+
+    @property
+    def captured(self) -> tuple[MmKey, ...]:
+        """`capture_all`: each bucket's key, in bucket order, once."""
+        return tuple(dict.fromkeys(self.key_of(b) for b in self.buckets))
+
+    def capture_lengths(self, bucket: MmKey) -> list[int]:
+        """`_dummy_padded_seq_lengths`: the context lengths a bucket is captured with."""
+        t, c = bucket
+        if not self.padding:
+            return [t - (c - 1)] + [1] * (c - 1)
+        return [1] * c + [self.key_of(bucket)[0] - c]
+
+    def select(self, contexts: int, tokens: int) -> MmKey | None:
+        """`_select_bucket`: the bucket a batch of `contexts` contexts and `tokens` tokens
+        replays, or None (eager)."""
+        for t, c in self.buckets:
+            if c != contexts or tokens > t:
+                continue
+            if self.padding or tokens == t:
+                return t, c
+        return None
+
+    def lookup(self, contexts: int, tokens: int) -> MmKey | None:
+        """The captured key the batch replays (None: eager)."""
+        bucket = self.select(contexts, tokens)
+        return None if bucket is None else self.key_of(bucket)
+
+    def padded_lengths(self, lengths: Sequence[int]) -> list[int]:
+        """`_padded_seq_lengths`: the lengths the graph's metadata is refreshed with."""
+        bucket = self.select(len(lengths), sum(lengths))
+        if bucket is None:
+            raise ConfigError(f"multimodal encoder graphs: {list(lengths)} replays no graph")
+        if not self.padding:
+            return list(lengths)
+        return [*lengths, bucket[0] - sum(lengths) + 1]
+
+    @property
+    def rows_total(self) -> int:
+        """Token rows TensorRT-LLM's static inputs hold over all graphs (one set per key)."""
+        return sum(t for t, _ in self.captured)
+
+    @property
+    def rows_largest(self) -> int:
+        """The largest graph's token rows (what one shared set of inputs would need)."""
+        return max(t for t, _ in self.captured)
+
+    def describe(self, modality: str) -> str:
+        return (f"{modality} {len(self.buckets)} buckets: {len(self.captured)} graph(s) keyed "
+                f"on (total tokens, contexts), padding {'on' if self.padding else 'off'}; each "
+                f"graph's static inputs hold its own rows: {self.rows_total:,} token rows in "
+                f"all, the largest {self.rows_largest:,}")
