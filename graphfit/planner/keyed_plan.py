@@ -101,8 +101,9 @@ class KeyedComponentPlan:
                 if rows > cap and rows not in short:
                     short.add(rows)
                     count = self.witnesses[key][at]
-                    found.append(ViolationRange(self.name, buf.name, count, count, rows, cap,
-                                                rows))
+                    found.append(ViolationRange(
+                        self.name, buf.name, count, count, rows, cap, rows,
+                        unit="requests" if buf.axis is Axis.REQUESTS else "num_tokens"))
         return found, checked
 
 

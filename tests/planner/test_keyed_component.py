@@ -209,3 +209,42 @@ def test_split_has_the_batch_counts() -> None:
     for batch in reachable_keys(4, 12, 6):
         lens = split(batch)
         assert (len(lens), sum(lens), max(lens)) == batch and min(lens) >= 1
+
+
+def test_cli_encoder_decoder_plan_check_capacity_and_rehearse(tmp_path: Path) -> None:
+    """An encoder-decoder model's `encoder_cuda_graph_config` through the CLI: `graphfit plan`
+    shows the encoder beside the decoder's ladder, `check --plan` accepts its document and
+    refuses it edited, `--capacity` one row short on the token inputs or the host seq_lens is
+    UNSAFE (exit 1), and `graphfit rehearse` replays both runners' graphs."""
+    config = tmp_path / "t5.yaml"
+    config.write_text("max_batch_size: 16\nmax_num_tokens: 4096\nmax_seq_len: 512\n"
+                      "encoder_max_batch_size: 8\nencoder_cuda_graph_config:\n"
+                      "  batch_sizes: [1, 2, 4, 8]\n  num_tokens: [64, 256, 1024]\n"
+                      "  seq_lens: [32, 128, 512]\n  enable_padding: true\n")
+    line = ["--", "trtllm-serve", "t5", "--extra_llm_api_options", str(config)]
+    code, out, err = run_cli(["plan", *line])
+    assert code == 0, err
+    assert "encoder: 19 graphs keyed on (requests, tokens, longest request)" in out
+    assert "encoder.seq_lens" in out and "target.input_ids" in out
+    code, out, err = run_cli(["plan", "--json", *line])
+    assert code == 0, err
+    saved = tmp_path / "plan.json"
+    saved.write_text(out)
+    assert run_cli(["check", "--plan", str(saved)])[0] == 0
+    doc = json.loads(out)
+    encoder = doc["keyed_components"]["encoder"]
+    assert encoder["bounds"] == [8, 4096, 512] and doc["ladder"]["capture_sizes"]
+    sizes = {b["name"]: (b["capacity"], b["reference_capacity"]) for b in encoder["buffers"]}
+    assert sizes == {"input_ids": (1024, 4096), "position_ids": (1024, 4096),
+                     "seq_lens": (8, 8)}
+    encoder["buffers"][2]["capacity"] -= 1
+    saved.write_text(json.dumps(doc))
+    code, _, err = run_cli(["check", "--plan", str(saved)])
+    assert code == 2 and "keyed_components.encoder.buffers[2].capacity" in err
+    code, out, _ = run_cli(["check", "--capacity", "encoder.input_ids=1023", *line])
+    assert code == 1 and "encoder.input_ids: num_tokens 1024 pad to 1024" in out
+    code, out, _ = run_cli(["check", "--capacity", "encoder.seq_lens=7", *line])
+    assert code == 1 and "encoder.seq_lens: requests 8 pad to 8 > capacity 7" in out
+    code, out, err = run_cli(["rehearse", *line])
+    assert code == 0, err
+    assert "encoder: 19 graphs captured, 19 replayed == eager" in out

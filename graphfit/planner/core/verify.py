@@ -57,6 +57,9 @@ class ViolationRange:
     _rule: RowRule | None = field(default=None, repr=False, compare=False)
     _max_num_seqs: int = field(default=0, repr=False, compare=False)
     scenario: str = ""  # the covered scenario it happens in ("": the assumed one)
+    # what first..last count: "num_tokens" (batches of that many tokens), or "requests" for a
+    # keyed component's request-axis buffer (its witness batch's requests)
+    unit: str = "num_tokens"
 
     @property
     def key(self) -> str:
@@ -84,7 +87,7 @@ class ViolationRange:
             return (f"{self.key}: num_tokens {span} write all {self.needed} rows of this "
                     f"fixed-size buffer > capacity {self.capacity}{where}")
         extra = f" (+{self.needed - self.padded} rows)" if self.needed != self.padded else ""
-        return f"{self.key}: num_tokens {span} pad to {self.padded}{extra} > capacity " \
+        return f"{self.key}: {self.unit} {span} pad to {self.padded}{extra} > capacity " \
                f"{self.capacity}{where}"
 
     @property
