@@ -1629,7 +1629,9 @@ class EncDecRunnerRef:
         return self.num_tokens[-1] if self.num_tokens else 0
 
     def static_rows(self) -> int:
-        return self.max_num_tokens
+        """`cite_fact("encdec_static_rows")`: the encoder's max_num_tokens, allocated only
+        when graphs are on (`cite_fact("encoder_seq_lens_host")`, line 1268)."""
+        return self.max_num_tokens if self.enabled else 0
 
     def seq_lens_rows(self) -> int:
         """`cite_fact("encoder_seq_lens_host")`, as the encoder-only runner's."""

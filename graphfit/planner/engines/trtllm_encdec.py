@@ -93,8 +93,9 @@ class EncDecGraphs:
 
     @property
     def static_rows(self) -> int:
-        """TensorRT-LLM's `input_ids` / `position_ids` rows: the encoder's max_num_tokens."""
-        return self.max_num_tokens
+        """TensorRT-LLM's `input_ids` / `position_ids` rows: the encoder's max_num_tokens
+        (allocated only when graphs are on)."""
+        return self.max_num_tokens if self.enabled else 0
 
     @property
     def seq_lens_rows(self) -> int:
