@@ -88,7 +88,7 @@ class KeyedComponentModel:
 
     `dispatch` is the engine's key rule with the keys it captures; `bounds` the (requests,
     tokens, longest) limits of the batches that reach it; `buffers` its static token
-    inputs, of which a graph of key k reads `dispatch.rows(k)` rows (each on Axis.TOKENS);
+    inputs, of which a graph of key k reads `dispatch.rows(k)` rows (each on Axis.TOKENS).
     A buffer on Axis.REQUESTS (a per-request input, e.g. sequence lengths) reads `key[0]`
     rows, the key's padded request count (`keyed_plan.key_rows`).
     `witnesses` one batch within the bounds that replays each captured key (the planner
