@@ -6,9 +6,12 @@ implement, each function's docstring naming the file, the function and the commi
 copies of github.com/NVIDIA/TensorRT-LLM, read with the search tools; see PINS). Where the
 stored versions differ, the newest one is modelled and the docstring says what changed.
 
-Scope: decode-only CUDA graphs of the PyTorch backend (`DecodeCudaGraphConfig`), beam search
-(`max_beam_width`, without speculation), mrope models, attention-DP padding, no
-encoder-decoder or encode-only models, no `max_concurrency` / dynamic draft-length dispatch.
+Scope: decode CUDA graphs of the PyTorch backend (`DecodeCudaGraphConfig`), beam search
+(`max_beam_width`, without speculation), mrope models, attention-DP padding; the encoder
+runners' token-mode graphs (encoder-only `EncodeCudaGraphConfig`, an encoder-decoder model's
+`encoder_cuda_graph_config` with or without fixed sequence slots) and the multimodal encoders'
+`MultimodalEncoderGraphRunner` (sections at the end); no feature-mode encoders, no
+`max_concurrency` / dynamic draft-length dispatch.
 
 Citations: the stored copies come from the search index (the repository snapshot is 2.5 GB,
 over what `fetch` brings here), which serves a file in 16,000-character pages. The lines were
