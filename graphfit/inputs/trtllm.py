@@ -503,6 +503,20 @@ def _noted(why: str, *, unless: Any = _NEVER) -> Handler:
     return handle
 
 
+def _encode_only(origin: str, value: Any, layer: int) -> tuple[list[Setting], list[str]]:
+    """`encode_only`: noted (graphfit plans the encode path from cuda_graph_config mode
+    encode), and kept so that `encoder_cuda_graph_config` beside it is refused as TensorRT-LLM
+    refuses it (tensorrt_llm/llmapi/llm_args.py@0004396720:5730-5747)."""
+    out = [Setting("engine", TR, origin, layer)]
+    if value is None:
+        return out, []
+    on = as_bool(origin, value)
+    out.append(Setting("encode_only", on, origin, layer))
+    return out, [f"{origin}: the encode() path: graphfit plans its graphs from "
+                 f"cuda_graph_config mode encode (the encoder component); the decode graphs of "
+                 f"a plan are not used there"] if on else []
+
+
 FILE_KEYS: dict[str, Handler] = {
     "max_batch_size": field_key("max_num_seqs", _optional_size, TR),
     "max_num_tokens": field_key("max_num_batched_tokens", _optional_size, TR),
@@ -518,9 +532,7 @@ FILE_KEYS: dict[str, Handler] = {
     "torch_compile_config": _torch_compile_config,
     "multimodal_config": _multimodal_config,
     "encoder_cuda_graph_config": encoder_cuda_graph_config,
-    "encode_only": _noted(
-        "the encode() path: graphfit plans its graphs from cuda_graph_config mode encode (the "
-        "encoder component); the decode graphs of a plan are not used there", unless=False),
+    "encode_only": _encode_only,
     "encoder_max_batch_size": _encoder_size("encoder_max_batch_size"),
     "encoder_max_num_tokens": _encoder_size("encoder_max_num_tokens"),
     "cuda_graph_batch_sizes": _removed,

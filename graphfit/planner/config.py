@@ -303,6 +303,7 @@ class EngineConfig:
             encoder_graph_seq_lens: tuple[int, ...] | list[int] | None = None,
             encoder_max_batch_size: int | None = None,
             encoder_max_num_tokens: int | None = None,
+            encode_only: bool = False,
             cuda_graph_backend_prefill: str | None = None,
             cuda_graph_max_bs_prefill: int | None = None,
             cuda_graph_bs_prefill: tuple[int, ...] | list[int] | None = None,
@@ -574,6 +575,11 @@ class EngineConfig:
     def encoder_max_num_tokens(self) -> int | None:
         """TrtllmOptions.encoder_max_num_tokens."""
         return cast("int | None", self._option("encoder_max_num_tokens"))
+
+    @property
+    def encode_only(self) -> bool:
+        """TrtllmOptions.encode_only."""
+        return cast(bool, self._option("encode_only"))
 
     @property
     def cuda_graph_backend_prefill(self) -> str | None:

@@ -188,13 +188,15 @@ def test_plan_encoder_component_is_the_engines_encdec_runner(raw: dict[str, Any]
       "encoder_cuda_graph_config": {"num_tokens": [8], "seq_lens": [8], "mode": "decode"}},
      "mode: encode"),
     ({"encoder_max_batch_size": 0, "encoder_cuda_graph_config": None}, "must be >= 1"),
+    ({"encoder_max_batch_size": 4, "encode_only": True,
+      "encoder_cuda_graph_config": {"num_tokens": [8], "seq_lens": [8]}}, "not with encode_only"),
     ({"encoder_max_batch_size": 4, "cuda_graph_config": {"mode": "encode", "num_tokens": [8],
                                                          "seq_lens": [8]},
       "encoder_cuda_graph_config": {"num_tokens": [8], "seq_lens": [8]}},
      "not with cuda_graph_config mode encode"),
 ])
 def test_refused_as_the_engine_does(raw: dict[str, Any], match: str) -> None:
-    """TensorRT-LLM refuses the first four too (`cite_fact("encdec_config")`,
+    """TensorRT-LLM refuses the first five too (`cite_fact("encdec_config")`,
     `cite_fact("encdec_bucket_check")`); the last is graphfit's (an encoder-only plan and an
     encoder-decoder one at once)."""
     with pytest.raises(ConfigError, match=match):

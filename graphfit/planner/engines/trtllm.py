@@ -445,7 +445,8 @@ def check_encode(config: EngineSettings) -> None:
 
 def check_encdec(config: EngineSettings) -> None:
     """`encoder_cuda_graph_config` is an encoder-decoder model's: its fields need it, it needs
-    `encoder_max_batch_size` (tensorrt_llm/llmapi/llm_args.py@0004396720:5730-5747), and
+    `encoder_max_batch_size` and is refused with `encode_only`
+    (tensorrt_llm/llmapi/llm_args.py@0004396720:5730-5747), and
     graphfit refuses it beside `cuda_graph_config` mode encode (which plans the model as
     encoder-only)."""
     if config.encoder_graph_batch_sizes is None:
@@ -457,6 +458,9 @@ def check_encdec(config: EngineSettings) -> None:
             raise ConfigError("encoder_graph_padding: needs encoder_cuda_graph_config "
                               "(encoder_graph_batch_sizes)")
         return
+    if config.encode_only:
+        raise ConfigError("encoder_cuda_graph_config: not with encode_only (TensorRT-LLM "
+                          "refuses it too: use cuda_graph_config mode encode)")
     if config.cuda_graph_mode == "encode":
         raise ConfigError("encoder_cuda_graph_config: not with cuda_graph_config mode encode "
                           "(that plans an encoder-only model; encoder_cuda_graph_config is "

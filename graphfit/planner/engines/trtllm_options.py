@@ -75,6 +75,9 @@ class TrtllmOptions(EngineOptions):
         max_num_tokens (tensorrt_llm/_torch/pyexecutor/model_engine.py@c0edad93fd:352-360);
         `encoder_cuda_graph_config` requires encoder_max_batch_size
         (tensorrt_llm/llmapi/llm_args.py@0004396720:5730-5747).
+    encode_only: `encode_only` (the LLM's encode() path). TensorRT-LLM refuses it with
+        `encoder_cuda_graph_config` (same validator); graphfit plans that path from
+        `cuda_graph_config` mode encode.
     """
 
     engine: ClassVar[str] = "trtllm"
@@ -95,6 +98,7 @@ class TrtllmOptions(EngineOptions):
     encoder_graph_seq_lens: tuple[int, ...] | None = None
     encoder_max_batch_size: int | None = None
     encoder_max_num_tokens: int | None = None
+    encode_only: bool = False
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "draft_len_schedule",
@@ -126,6 +130,8 @@ class TrtllmOptions(EngineOptions):
                      "encoder_graph_seq_lens"):
             value = sizes(name, getattr(self, name))
             object.__setattr__(self, name, None if value is None else tuple(sorted(set(value))))
+        if not isinstance(self.encode_only, bool):
+            raise ConfigError(f"encode_only: expected true/false, got {excerpt(self.encode_only)}")
         if not isinstance(self.encoder_graph_padding, bool):
             raise ConfigError(f"encoder_graph_padding: expected true/false, got "
                               f"{excerpt(self.encoder_graph_padding)}")
