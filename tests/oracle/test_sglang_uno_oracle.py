@@ -35,6 +35,7 @@ from graphfit.planner.engines.sglang_uno import (  # noqa: E402
     uno_batch_runners,
 )
 from tests.oracle import sglang_oracle as so  # noqa: E402
+from tests.oracle import sglang_uno_compare as uc  # noqa: E402
 
 HIDDEN, VOCAB = 4096, 128256
 
@@ -218,3 +219,86 @@ def test_planted_errors_show() -> None:
     found = compare_runners(LINEAR, argv_of(LINEAR, 33), 33,
                             planned=UnoLine(3, lora_path="/tmp/uno"))
     assert any("target width: SGLang 4, graphfit 3" in d for d in found), found
+
+
+# --- pasted lines, planned (issue 23): SGLang's pipeline + runners + LoRA state vs the plan ---
+
+PASTED: list[tuple[tuple[str, ...], str]] = [
+    (uc.uno("--speculative-num-draft-tokens", "4", "--attention-backend", "fa3",
+            "--max-running-requests", "33"), "linear"),
+    (uc.uno("--speculative-num-draft-tokens", "1", "--attention-backend", "fa3",
+            "--max-running-requests", "20"), "linear"),
+    (uc.uno("--speculative-num-draft-tokens", "8", "--speculative-eagle-topk", "4",
+            "--speculative-num-steps", "3", "--attention-backend", "fa3",
+            "--max-running-requests", "40"), "tree"),
+    (uc.uno("--speculative-num-draft-tokens", "5", "--speculative-eagle-topk", "2",
+            "--speculative-num-steps", "4", "--prefill-attention-backend", "fa3",
+            "--decode-attention-backend", "fa3", "--max-running-requests", "9",
+            "--disable-cuda-graph-padding"), "tree"),
+    (uc.uno("--speculative-num-draft-tokens", "4", "--attention-backend", "fa3"), "linear"),
+    (uc.uno("--speculative-num-draft-tokens", "6", "--speculative-num-steps", "3",
+            "--attention-backend", "fa3", "--enable-two-batch-overlap",
+            "--max-running-requests", "9", "--cuda-graph-max-bs-decode", "7"), "linear"),
+    (uc.uno("--speculative-num-draft-tokens", "4", "--attention-backend", "fa3",
+            "--disable-cuda-graph"), "no_graphs"),
+    (uc.uno("--speculative-num-draft-tokens", "4", "--attention-backend", "triton"),
+     "rejected"),
+    (uc.uno("--speculative-num-draft-tokens", "12", "--speculative-eagle-topk", "2",
+            "--speculative-num-steps", "3", "--attention-backend", "fa3"), "rejected"),
+]
+
+
+@pytest.mark.parametrize(("argv", "outcome"), PASTED, ids=[" ".join(a[4:]) for a, _ in PASTED])
+def test_pasted_uno_lines_follow_sglang(argv: tuple[str, ...], outcome: str) -> None:
+    """Acceptance, target and tree-draft ladders, widths, padding of every decode, graphs
+    per size, scaled buffers and the LoRA state SGLang's own classes allocate."""
+    assert uc.compare_line(argv, 80) == (outcome, [])
+
+
+@given(uc.uno_lines())
+def test_generated_pasted_uno_lines(case: tuple[tuple[str, ...], float | None]) -> None:
+    outcome, diffs = uc.compare_line(*case)
+    assert outcome != "differs", diffs
+
+
+def test_pasted_line_without_a_backend_is_refused_precisely() -> None:
+    """graphfit does not restate SGLang's automatic backend choice: the line is refused with
+    that reason, never planned with a guess."""
+    gf = uc.pasted(uc.uno("--speculative-num-draft-tokens", "4"), 80)
+    assert gf.rejected is not None and "name --attention-backend fa3" in gf.rejected
+
+
+def test_planted_lora_errors_show(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Per-size state sized for the largest size only, or the decode batch info kept by the
+    target instead of the tree draft built after it, is reported."""
+    from graphfit.planner.engines import sglang_uno as planner_uno
+
+    real = planner_uno.retained_segments
+    monkeypatch.setattr(planner_uno, "retained_segments",
+                        lambda width, sizes: real(width, sizes[-1:]))
+    outcome, diffs = uc.compare_line(PASTED[0][0], 80)
+    assert outcome == "differs" and any(d.aspect == "target_lora" for d in diffs), diffs
+    monkeypatch.undo()
+    real_info = planner_uno.decode_batch_info
+    monkeypatch.setattr(engine, "uno_planned_runners", _first_holds(planner_uno, real_info))
+    outcome, diffs = uc.compare_line(PASTED[2][0], 80)
+    assert {d.aspect for d in diffs} >= {"target_lora", "uno_draft_lora"}, diffs
+
+
+def _first_holds(module: Any, info: Any) -> Any:
+    real = module.planned_runners
+
+    def planted(config: Any, pool: int, sizes_for: Any, buffers_for: Any) -> Any:
+        from dataclasses import replace
+
+        runners = real(config, pool, sizes_for, buffers_for)
+        names = {b.name for b in info(1, 1)}
+        out = []
+        for i, r in enumerate(runners):
+            kept = tuple(b for b in r.buffers if b.name not in names)
+            if i == 0 and r.sizes:
+                kept += info(r.width, r.sizes[-1])
+            out.append(replace(r, buffers=kept))
+        return out
+
+    return planted
