@@ -21,8 +21,9 @@ speculative/uno_lora.py:24-58), so there is no draft model and no EAGLE draft ru
 
 Both runners are `DecodeCudaGraphRunner`s: their persistent inputs are the decode runner's
 (runner_utils/buffers.py) at their width, so graphfit's target buffers apply. UNO does not set
-max_running_requests to 48 (only the EAGLE family and DFLASH do, speculative_hook.py:
-438-443, 1086-1092): the pool is sized from the KV cache as without speculation.
+max_running_requests to 48 (DFLASH, DSPARK, FROZEN_KV_MTP, the EAGLE family and NGRAM do,
+speculative_hook.py:438-443, 852-857, 992-997, 1086-1091, 1294-1299; `_handle_uno`,
+:449-611, does not): the pool is sized from the KV cache as without speculation.
 
 The LoRA self-draft's state is planned as fixed buffers (`lora_buffers`): the segment routing
 SGLang retains per captured size (uno_lora.py:64-92 via lora_manager.py:581-612 and
