@@ -27,6 +27,7 @@ from graphfit.planner.engines.sglang_uno import (
     uno_batch_runners,
     uno_runners,
 )
+from graphfit.testing import sglang_configs
 
 LORA = "/adapters/uno"
 
@@ -216,3 +217,17 @@ def test_vllm_readers_do_not_take_uno() -> None:
 def test_no_graphs_no_lora_state() -> None:
     plan = _uno_plan(16, 4, cudagraph_mode="NONE")
     assert not any("lora" in b.name for c in plan.components.values() for b in c.buffers)
+
+
+@given(sglang_configs(max_seqs=64, methods=("uno",)))
+def test_generated_uno_configs_verify_and_are_tight(config: EngineConfig) -> None:
+    """graphfit.testing's SGLang configs restricted to UNO (decode graph settings, pools,
+    padding, two-batch overlap, prefill graphs, PD roles): the plan is proven, SGLang's own
+    sizing never goes short, and one row less of any buffer (the LoRA state included) is a
+    counterexample."""
+    p = graphfit.plan(config)
+    assert p.config.spec_method.value == "uno"
+    assert p.verify().ok and p.verify_engine().ok
+    for comp in p.components.values():
+        for b in comp.buffers:
+            assert not p.verify({b.key: b.capacity - 1}).ok, b.key
