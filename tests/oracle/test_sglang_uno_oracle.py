@@ -26,6 +26,7 @@ from tests.oracle.paths import require
 
 require("sglang")
 
+import graphfit  # noqa: E402
 from graphfit import ConfigError, EngineConfig  # noqa: E402
 from graphfit.planner.engines import sglang as engine  # noqa: E402
 from graphfit.planner.engines.sglang_uno import (  # noqa: E402
@@ -302,3 +303,78 @@ def _first_holds(module: Any, info: Any) -> Any:
         return out
 
     return planted
+
+
+def _shape(plan: Any) -> dict[str, Any]:
+    return {name: (comp.tables.uniform_query_len, tuple(plan.graph_sizes(name)),
+                   comp.graphs_per_size,
+                   sorted((b.name, b.dtype, b.capacity) for b in comp.buffers))
+            for name, comp in plan.components.items() if name != "prefill"}
+
+
+@pytest.mark.parametrize(("argv", "outcome"), [c for c in PASTED if c[1] in ("linear", "tree")
+                                               and "--max-running-requests" in c[0]],
+                         ids=lambda v: " ".join(v[4:]) if isinstance(v, tuple) else v)
+def test_live_server_args_plan_as_the_pasted_line(argv: tuple[str, ...], outcome: str) -> None:
+    """`EngineConfig.from_sglang` on SGLang's own resolved ServerArgs of the line plans the
+    same UNO runners, ladders and buffers as the pasted line."""
+    r = so.resolve(argv, gpu_mem_gb=80)
+    assert isinstance(r, so.Resolved)
+    live = graphfit.plan(EngineConfig.from_sglang(r.record, gpu_memory_gb=80))
+    assert live.config.spec_method.value == "uno"
+    assert _shape(live) == _shape(uc.pasted(argv, 80).plan)
+
+
+def test_live_server_args_keep_sglangs_refusals() -> None:
+    """A ServerArgs naming no attention backend, or without the adapter path, is refused."""
+    r = so.resolve(PASTED[0][0], gpu_mem_gb=80)
+    assert isinstance(r, so.Resolved)
+    unset = dict.fromkeys(("attention_backend", "prefill_attention_backend",
+                           "decode_attention_backend"))
+    with pytest.raises(ConfigError, match="name --attention-backend fa3"):
+        EngineConfig.from_sglang(_Overlay(r.record, unset))
+    with pytest.raises(ConfigError, match="--uno-lora-path"):
+        EngineConfig.from_sglang(_Overlay(r.record, {"uno_lora_path": None}))
+
+
+class _Overlay:
+    """SGLang's ServerArgs with some attributes replaced (read through otherwise)."""
+
+    def __init__(self, inner: Any, changed: dict[str, Any]) -> None:
+        self._inner, self._changed = inner, changed
+
+    def __getattr__(self, name: str) -> Any:
+        if name in self._changed:
+            return self._changed[name]
+        return getattr(self._inner, name)
+
+
+def test_live_check_of_the_uno_tree_draft_runner(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The plugin's BEFORE hook checks UNO's tree-draft runner (an UnoDecodeCudaGraphRunner in
+    tree-draft mode, width F) against `uno_draft`, not the target's wider component, from
+    SGLang's own buffers (DecodeInputBuffers at width F); a short live tensor is refused."""
+    import pkgutil
+
+    import torch
+
+    from graphfit.integrations import sglang as gs
+
+    argv = PASTED[2][0]  # tree: Q 8, topk 4, steps 3 (F 4), 40 requests
+    sg = uc.sc.sglang(argv, 80)
+    r = sg.resolved
+    assert isinstance(r, so.Resolved)
+    draft = uc.sglang_runners(sg)[uc.TREE_DRAFT]
+    with so.published(r):
+        cls = pkgutil.resolve_name("sglang.srt.speculative.uno_cuda_graph_runner."
+                                   "UnoDecodeCudaGraphRunner")
+    runner = object.__new__(cls)  # its __init__ captures on CUDA: fields set as it sets them
+    runner.buffers = draft.live  # SGLang's DecodeInputBuffers at width F (built afresh)
+    runner.model_runner = type("MR", (), {"server_args": r.record})()
+    runner._tree_draft_mode = True
+    check = gs.check_live_runners(r.record, {"uno_draft": runner})
+    assert check.ok and check.live and all(k.startswith("uno_draft.") for k in check.live)
+    monkeypatch.setenv("GRAPHFIT_SGLANG", "check")
+    assert gs.before_capture(runner) is None  # safe: starts
+    monkeypatch.setattr(runner.buffers, "input_ids", torch.zeros(5, dtype=torch.int64))
+    with pytest.raises(gs.UnsafeServerArgsError, match=r"uno_draft\.input_ids"):
+        gs.before_capture(runner)

@@ -36,8 +36,9 @@ graphfit.planner.engines.sglang calls `resolve_config` and `planned_runners`.
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, replace
+from typing import Any
 
 from graphfit.planner.core.buffers import KEEP, Axis, BufferSpec
 from graphfit.planner.core.enums import SpecMethod
@@ -205,6 +206,91 @@ def graph_count(shape: UnoShape, runners: list[BatchRunner]) -> int:
     """Graphs UNO captures: each runner's sizes times its variants."""
     variants = {r.name: len(r.variants) for r in uno_runners(shape)}
     return sum(len(r.sizes) * variants[r.name] for r in runners)
+
+
+# --------------------------------------------------------------------------------------------
+# A whole SGLang line's checks (a pasted line: graphfit.inputs.sglang_uno; a ServerArgs:
+# graphfit.planner.engines.sglang_native): the flags the plan does not carry
+# --------------------------------------------------------------------------------------------
+
+UNSET_BACKEND = ("--speculative-algorithm: UNO needs FA3 (speculative_hook.py:606-611); "
+                 "graphfit does not restate SGLang's choice by GPU and model when no backend "
+                 "is named: name --attention-backend fa3")
+LINE_KEYS = ("speculative_num_draft_tokens", "speculative_eagle_topk", "speculative_num_steps",
+             "uno_lora_path", "speculative_draft_model_path", "tp_size", "pp_size",
+             "enable_two_batch_overlap", "enable_pdmux", "enable_lora", "lora_paths",
+             "speculative_use_rejection_sampling", "enable_deterministic_inference",
+             "enable_strict_thinking", "speculative_accept_threshold_single",
+             "speculative_accept_threshold_acc", "attention_backend",
+             "prefill_attention_backend", "decode_attention_backend", "device")
+
+
+def _int(values: Mapping[str, Any], key: str, default: int | None = None) -> int | None:
+    value = values.get(key)
+    if value is None:
+        return default
+    try:
+        return int(value)
+    except (TypeError, ValueError):
+        raise ConfigError(f"--{key.replace('_', '-')}: expected an integer, got "
+                          f"{str(value)[:40]!r}") from None
+
+
+def _float(values: Mapping[str, Any], key: str) -> float:
+    value = values.get(key)
+    if value is None:
+        return 1.0  # SGLang's default for both accept thresholds
+    try:
+        return float(value)
+    except (TypeError, ValueError):
+        raise ConfigError(f"--{key.replace('_', '-')}: expected a number, got "
+                          f"{str(value)[:40]!r}") from None
+
+
+def _backends(values: Mapping[str, Any]) -> tuple[str | None, str | None]:
+    """`attention_backends_of` (arg_groups/model_override_base.py:138-152): the split flags
+    fall back to --attention-backend."""
+    base = values.get("attention_backend")
+    prefill = values.get("prefill_attention_backend") or base
+    decode = values.get("decode_attention_backend") or base
+    return (None if prefill is None else str(prefill).strip().lower(),
+            None if decode is None else str(decode).strip().lower())
+
+
+def line_of(values: Mapping[str, Any]) -> UnoLine:
+    """The `_handle_uno` inputs of a line (SGLang's argument names -> values; absent: None)."""
+    return UnoLine(
+        num_draft_tokens=_int(values, "speculative_num_draft_tokens"),
+        topk=_int(values, "speculative_eagle_topk"),
+        steps=_int(values, "speculative_num_steps"),
+        lora_path=None if values.get("uno_lora_path") is None else str(values["uno_lora_path"]),
+        draft_model_path=(None if not values.get("speculative_draft_model_path")
+                          else str(values["speculative_draft_model_path"])),
+        tp_size=_int(values, "tp_size", 1) or 1,
+        pp_size=_int(values, "pp_size", 1) or 1,
+        two_batch_overlap=bool(values.get("enable_two_batch_overlap")),
+        pdmux=bool(values.get("enable_pdmux")),
+        enable_lora=bool(values.get("enable_lora") or values.get("lora_paths")),
+        rejection_sampling=bool(values.get("speculative_use_rejection_sampling")),
+        deterministic=bool(values.get("enable_deterministic_inference")),
+        strict_thinking=bool(values.get("enable_strict_thinking")),
+        accept_thresholds=(_float(values, "speculative_accept_threshold_single"),
+                           _float(values, "speculative_accept_threshold_acc")),
+        attention=_backends(values))
+
+
+def check_line(values: Mapping[str, Any]) -> UnoShape:
+    """Every `_handle_uno` check on a whole line (CUDA only, :452-453); a line naming no
+    attention backend is refused with UNSET_BACKEND after the checks before the backends."""
+    device = values.get("device")
+    if device is not None and not str(device).startswith("cuda"):
+        raise ConfigError(f"--device: SGLang's UNO runs on CUDA only, got {str(device)[:40]!r}"
+                          f" (speculative_hook.py:452-453)")
+    found = line_of(values)
+    if None in found.attention:
+        resolve_uno(replace(found, attention=("fa3", "fa3")))
+        raise ConfigError(UNSET_BACKEND)
+    return resolve_uno(found)
 
 
 # --------------------------------------------------------------------------------------------
