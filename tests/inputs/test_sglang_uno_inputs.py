@@ -61,3 +61,13 @@ def test_refused_lines_say_why(extra: tuple[str, ...], reason: str) -> None:
     errors = [ln for ln in err.splitlines() if ln.startswith("error:")]
     assert code == 2 and len(errors) == 1, err
     assert reason in errors[0] and len(errors[0]) <= 200, errors
+
+
+def test_tree_line_with_pages_is_planned() -> None:
+    """`_handle_uno` has no page-size rule (the EAGLE family's and NGRAM's do not apply)."""
+    code, out, err = _plan("--uno-lora-path", "/a", "--speculative-num-draft-tokens", "8",
+                           "--speculative-eagle-topk", "4", "--speculative-num-steps", "3",
+                           "--attention-backend", "fa3", "--page-size", "16",
+                           "--max-running-requests", "9")
+    assert code == 0, err
+    assert json.loads(out)["config"]["spec_method"] == "uno"
