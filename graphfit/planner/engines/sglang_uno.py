@@ -7,14 +7,14 @@ speculative/uno_lora.py:24-58), so there is no draft model and no EAGLE draft ru
 * Linear mode (`--speculative-eagle-topk` 1 or absent): F = `--speculative-num-draft-tokens`,
   steps and topk forced to 1 (speculative_hook.py:565-576). ONE runner, the target's decode
   runner (`UnoDecodeCudaGraphRunner`, model_runner.py:1588-1593) of width F
-  (`decode_num_tokens_per_req`, uno_cuda_graph_runner.py:61-67; spec_info.py:291-301); when
-  F > 1 it records two graphs per size (`record_nolora_graph`, :67; variant "lora" for the
-  draft phase, "nolora" for verify, :107-119, decode_cuda_graph_runner.py:1330) over ONE
+  (`decode_num_tokens_per_req`, uno_cuda_graph_runner.py:64; spec_info.py:291-301); when
+  F > 1 it records two graphs per size (`record_nolora_graph`, :72; variant "lora" for the
+  draft phase, "nolora" for verify, :108-120, decode_cuda_graph_runner.py:1330) over ONE
   buffer set.
 * Tree mode (topk K > 1): Q = `--speculative-num-draft-tokens` verify nodes, F = steps + 1
   (speculative_hook.py:495-507). The target runner verifies Q tokens a request with a single
-  variant (:48-58, :99-106); a SEPARATE tree-draft runner of width F with its own buffer set
-  and attention backend (uno_worker_v2.py:147-190, uno_cuda_graph_runner.py:32-47), captured
+  variant (:51-62, :93-96); a SEPARATE tree-draft runner of width F with its own buffer set
+  and attention backend (uno_worker_v2.py:147-190, uno_cuda_graph_runner.py:34-49), captured
   only when the target has decode graphs (:151). Both capture the resolved decode list
   filtered for their own width (`get_batch_sizes_to_capture`, decode_cuda_graph_runner.py:
   388-393).
@@ -25,10 +25,11 @@ max_running_requests to 48 (DFLASH, DSPARK, FROZEN_KV_MTP, the EAGLE family and 
 speculative_hook.py:438-443, 852-857, 992-997, 1086-1091, 1294-1299; `_handle_uno`,
 :449-611, does not): the pool is sized from the KV cache as without speculation.
 
-The LoRA self-draft's state is planned as fixed buffers (`lora_buffers`): the segment routing
+The LoRA self-draft's state is planned as fixed buffers (`retained_segments`,
+`decode_batch_info`): the segment routing
 SGLang retains per captured size (uno_lora.py:64-92 via lora_manager.py:581-612 and
 lora/backend/triton_backend.py:699-732) and the decode batch info every runner constructor
-allocates (decode_cuda_graph_runner.py:449-456, triton_backend.py:365-401).
+allocates (decode_cuda_graph_runner.py:449-456, triton_backend.py:365-412).
 
 The engine-neutral method is SpecMethod.UNO (vLLM and TensorRT-LLM refuse it);
 graphfit.planner.engines.sglang calls `resolve_config` and `planned_runners`.
