@@ -71,3 +71,15 @@ def test_tree_line_with_pages_is_planned() -> None:
                            "--max-running-requests", "9")
     assert code == 0, err
     assert json.loads(out)["config"]["spec_method"] == "uno"
+
+
+def test_rehearse_captures_both_uno_runners() -> None:
+    """The CPU runtime reads UNO's components generically: the target (width Q) and the tree
+    draft (width F) are captured on the plan's buffers and replay bit-equal to eager."""
+    pytest.importorskip("torch")
+    code, out, err = run_cli(["rehearse", "--hidden-size", "64", "--vocab-size", "128", "--",
+                              *LINE, "--uno-lora-path", "/a", "--speculative-num-draft-tokens",
+                              "8", "--speculative-eagle-topk", "4", "--speculative-num-steps",
+                              "3", "--attention-backend", "fa3", "--max-running-requests", "6"])
+    assert code == 0, err
+    assert "target:" in out and "uno_draft:" in out and "REHEARSED" in out, out
