@@ -57,7 +57,7 @@ VLLM_LEVELS = ("NEVER", "UNIFORM_SINGLE_TOKEN_DECODE", "UNIFORM_BATCH", "ALWAYS"
 # backends whose levels never include NEVER (so every mode stays valid), GPU-dependent ones too
 VLLM_BACKENDS = ("FLASH_ATTN", "FLASHINFER", "TRITON_ATTN", "FLEX_ATTENTION", "FLASHMLA",
                  "CUTLASS_MLA")
-SGLANG_METHODS = ("eagle", "eagle3", "mtp", "draft_model", "ngram", "dflash", "dspark")
+SGLANG_METHODS = ("eagle", "eagle3", "mtp", "draft_model", "ngram", "dflash", "dspark", "uno")
 TRTLLM_METHODS = ("eagle", "eagle3", "mtp", "draft_model", "ngram")
 # the speculative methods each built-in engine's strategies generate: each engine's `methods`
 # part in the plugin table names its tuple (`methods_of` reads the table, plugins included)
@@ -278,6 +278,14 @@ def _sglang_fields(draw: st.DrawFn, *, max_seqs: int, max_k: int,
                 fields["dflash_domino"] = True
             elif head == "selector":
                 fields["dflash_selector_top_k"] = draw(st.integers(1, 16))
+    elif method == "uno":  # linear F, or a tree within SGLang's limits (sglang_uno)
+        if draw(st.booleans()):
+            fields["speculative_num_draft_tokens"] = draw(st.integers(1, 16))
+        else:
+            topk, steps = draw(st.integers(2, 4)), draw(st.integers(2, 5))
+            fields.update(speculative_eagle_topk=topk, num_speculative_tokens=steps,
+                          speculative_num_draft_tokens=draw(st.integers(
+                              steps + 1, topk * (steps - 1) + 2)))
     elif method != "none":
         if draw(st.integers(0, 3)) == 0:  # SGLang's defaults (by model class)
             fields["architecture"] = draw(st.sampled_from(("LlamaForCausalLM",
@@ -298,15 +306,17 @@ def _sglang_fields(draw: st.DrawFn, *, max_seqs: int, max_k: int,
             st.integers(1, 2 * max_seqs), min_size=1, max_size=12)))
     elif graphs == "off":
         fields["cudagraph_mode"] = "NONE"
-    tp = draw(st.sampled_from((1, 1, 2, 4, 8)))
+    tp = 1 if method == "uno" else draw(st.sampled_from((1, 1, 2, 4, 8)))  # UNO: TP = 1
     fields["tp_size"] = tp
     no_dp = ("ngram", "draft_model", "dflash", "dspark")  # SGLang / graphfit refuse DP there
     if tp > 1 and method not in no_dp and draw(st.booleans()):
         fields["attn_dp_size"] = draw(st.sampled_from([d for d in (2, 4, 8) if tp % d == 0]))
     elif tp > 1 and draw(st.integers(0, 3)) == 0:
         fields["attn_cp_size"] = 2
+    tree_uno = method == "uno" and "speculative_eagle_topk" in fields  # no TBO there
     fields.update(
-        two_batch_overlap=draw(st.booleans()), gpu_memory_gb=draw(st.sampled_from(GPU_MEMORY_GB)),
+        two_batch_overlap=draw(st.booleans()) and not tree_uno,
+        gpu_memory_gb=draw(st.sampled_from(GPU_MEMORY_GB)),
         cuda_graph_padding=draw(st.booleans()), hidden_size=draw(st.sampled_from((64, 4096))),
         vocab_size=draw(st.sampled_from((1000, 128256))))
     # prefill graphs (token counts): a small chunk keeps the prefill family short
@@ -523,6 +533,9 @@ def method_configs(size: Mapping[str, object]) -> list[tuple[str, EngineConfig]]
                     fields["num_speculative_tokens"] = 0
                 if method == "extract_hidden_states":
                     fields["num_speculative_tokens"] = 1
+                if method == "uno":  # SGLang's linear UNO: F = k + 1 tokens a request
+                    fields["speculative_num_draft_tokens"] = int(str(
+                        size.get("num_speculative_tokens", 1))) + 1
                 if runner is not None:
                     fields["runner"] = runner
                 if runner == "v1":  # V1 exists up to vLLM 0.33 (0.34, the default, removed it)

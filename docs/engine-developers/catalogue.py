@@ -40,6 +40,11 @@ def configs() -> list[tuple[str, EngineConfig]]:
     # + its folded Markov-block sampler
     out.append(("sglang DSPARK (gamma 7)", EngineConfig.from_dict(dict(
         REFERENCE, engine="sglang", spec_method="dspark", speculative_num_draft_tokens=8))))
+    # SGLang's tree UNO (--speculative-algorithm UNO, topk > 1): target verify of Q and the
+    # tree-draft runner of F = steps + 1 holding the LoRA self-draft's state
+    out.append(("sglang UNO (tree: steps 3, topk 4, Q 8)", EngineConfig.from_dict(dict(
+        REFERENCE, engine="sglang", spec_method="uno", speculative_eagle_topk=4,
+        speculative_num_draft_tokens=8))))
     return out
 
 

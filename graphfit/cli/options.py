@@ -224,7 +224,7 @@ CONFIG_FLAGS: list[ConfigFlag] = [
                "Speculative tokens per step (k)."),
     ConfigFlag("spec_method", "--method", str,
                "Speculative method: none, eagle, eagle3, mtp, draft_model, dflash, dspark, "
-               "ngram, ngram_gpu, suffix, extract_hidden_states."),
+               "ngram, ngram_gpu, suffix, extract_hidden_states, uno (SGLang's LoRA self-draft)."),
     ConfigFlag("cudagraph_capture_sizes", "--cudagraph-capture-sizes", str,
                "Explicit capture sizes, e.g. 1,2,4,8 or [1,2,4,8].", parse_sizes),
     ConfigFlag("max_cudagraph_capture_size", "--max-cudagraph-capture-size", int,

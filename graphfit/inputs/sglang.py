@@ -32,6 +32,7 @@ ALGORITHMS = {  # --speculative-algorithm (case-insensitive in SGLang)
     "NGRAM": SpecMethod.NGRAM,
     "DFLASH": SpecMethod.DFLASH,  # graphfit.planner.engines.sglang_dflash
     "DSPARK": SpecMethod.DSPARK,  # graphfit.planner.engines.sglang_dspark
+    "UNO": SpecMethod.UNO,  # graphfit.planner.engines.sglang_uno, graphfit.inputs.sglang_uno
 }
 SG = Engine.SGLANG
 BACKENDS = {"full": CUDAGraphMode.FULL, "breakable": CUDAGraphMode.FULL,
@@ -46,12 +47,7 @@ LEGACY, OFF_SWITCH, PER_PHASE, JSON_CONFIG = 0, 1, 2, 3
 # SGLang's other builtin algorithms (speculative/spec_info.py:39-47): their graph runners are
 # not modelled (issue 23: left for their size), so a line naming one is refused, never
 # planned as something else
-UNMODELLED_ALGORITHMS = {  # reasons short enough for one error line
-    # its runners, widths, ladders and start-up checks are modelled (graphfit.planner.
-    # engines.sglang_uno); what planning it still lacks:
-    "UNO": "only its runners are (sglang_uno); no UNO spec_method to plan with, per-size "
-           "LoRA segment state (uno_lora.py:61-95)",
-}
+UNMODELLED_ALGORITHMS: dict[str, str] = {}  # reasons short enough for one error line
 # FROZEN_KV_MTP is an MTP draft over the target's frozen KV: spec_method MTP with
 # SglangOptions.frozen_kv_mtp (graphfit.planner.engines.sglang_spec_runners)
 FROZEN_KV_MTP = "FROZEN_KV_MTP"

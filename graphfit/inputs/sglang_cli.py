@@ -29,6 +29,7 @@ from graphfit.inputs import (
     sglang_model_impl,
     sglang_mtp_backend,
     sglang_rules,
+    sglang_uno,
 )
 from graphfit.inputs import sglang as sglang_args
 from graphfit.inputs.flagtable import LineReader, Parsed, Refused
@@ -158,6 +159,7 @@ def finish(values: Mapping[str, Any], settings: list[Setting]
     notes = list(role_notes)
     settings = sglang_args.dflash_line(values, settings, notes)
     settings = sglang_dspark.line(values, settings)
+    settings = sglang_uno.line(values, settings)  # UNO's checks on flags the plan lacks
     frozen, frozen_notes = sglang_draft.frozen_draft_settings(values)  # Gemma 4 drafts
     settings, notes = settings + frozen, notes + frozen_notes
     notes += sglang_model_impl.multimodal_switches(values)
@@ -179,5 +181,6 @@ def label(entry: str) -> str:
 
 READER = LineReader(Engine.SGLANG, parse, sglang_args.LINE_KEYS,
                     frozenset({"model_path", "speculative_draft_model_path",
-                               "enable_multimodal", "model_impl"}),
+                               "enable_multimodal", "model_impl",
+                               "uno_lora_path"}),  # read by graphfit.inputs.sglang_uno
                     label, finish, draft_model)

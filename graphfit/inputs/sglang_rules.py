@@ -122,6 +122,8 @@ def refuse(values: Mapping[str, Any], config: EngineConfig) -> None:
     backend = values.get("attention_backend")
     if not (isinstance(page, int) and page > 1 and topk > 1 and backend):
         return
+    if method is SpecMethod.UNO:
+        return  # `_handle_uno` has no page-size rule (speculative_hook.py:449-611)
     allowed = PAGE_TREE_BACKENDS if method in EAGLE_FAMILY else ("flashinfer",)
     where = "1271-1282" if method in EAGLE_FAMILY else "1355-1365"
     if backend not in allowed:

@@ -57,7 +57,8 @@ OPTIMIZATION_LEVEL_MODES = {  # vLLM -O0..-O3 cudagraph_mode defaults (user sett
     2: CUDAGraphMode.FULL_AND_PIECEWISE,
     3: CUDAGraphMode.FULL_AND_PIECEWISE,
 }
-_METHODS = {m.value: m for m in SpecMethod if m is not SpecMethod.NONE}
+# UNO is SGLang's (--speculative-algorithm UNO): vLLM's speculative-config has no such method
+_METHODS = {m.value: m for m in SpecMethod if m not in (SpecMethod.NONE, SpecMethod.UNO)}
 # speculative-config keys graphfit refuses rather than ignores: they change k or the drafter's
 # batches in ways the plan does not model
 SPEC_NOT_MODELLED = {

@@ -129,6 +129,11 @@ DRAFT_MODEL_RUNNERS: Mapping[str, tuple[str, str]] = {
                      "decode_cuda_graph_runner.DecodeCudaGraphRunner"),
     "dspark_draft": ("dspark_draft", "sglang.srt.model_executor.runner."
                      "decode_cuda_graph_runner.DecodeCudaGraphRunner"),
+    # UNO's tree-draft runner: an UnoDecodeCudaGraphRunner (a DecodeCudaGraphRunner) of width
+    # F on the TARGET's model runner, told from the target by `_tree_draft_mode`
+    # (speculative/uno_cuda_graph_runner.py:32-49; graphfit.planner.engines.sglang_uno)
+    "uno_draft": ("uno_draft", "sglang.srt.model_executor.runner."
+                  "decode_cuda_graph_runner.DecodeCudaGraphRunner"),
 }
 ALL_RUNNERS: Mapping[str, tuple[str, str]] = {**RUNNERS, **INHERITED_CAPTURE}
 CHECKED_RUNNERS: Mapping[str, tuple[str, str]] = {**ALL_RUNNERS, **DRAFT_MODEL_RUNNERS}
@@ -251,7 +256,8 @@ def check_live_runners(server_args: Any, runners: Mapping[str, Any],
     """Plan SGLang's ServerArgs and verify the rows of the live runners' tensors.
 
     `runners` maps SGLang's runner names ("target", "draft", "draft_extend",
-    "mtp_draft_extend", "frozen_drafter", "dspark_draft", "dflash_draft": DFLASH's draft
+    "mtp_draft_extend", "frozen_drafter", "dspark_draft", "uno_draft" (UNO's tree draft),
+    "dflash_draft": DFLASH's draft
     runner, its sampler's buffers read from its model runner's capture hook) to the runner
     objects (their `.buffers`) or to their input buffers. Each tensor that is a buffer of the
     runner's component counts with the rows it has (along the buffer's axis); buffers of
@@ -300,6 +306,8 @@ def before_capture(runner: Any, *args: Any, **kwargs: Any) -> None:
                                                           True))
     elif name == "target" and _is_dflash_draft(runner):
         name = "dflash_draft"
+    elif name == "target" and getattr(runner, "_tree_draft_mode", False) is True:
+        name = "uno_draft"  # UNO's tree-draft runner (uno_cuda_graph_runner.py:32-49)
     if name is None:
         logger.warning(f"graphfit: not checked: {type(runner).__name__} is not a graph "
                        "runner graphfit models"[:200])

@@ -182,7 +182,10 @@ def _resolve_engine(config: EngineConfig, legacy: Mapping[str, object]) -> None:
             f"ladder: {config.ladder.value} is a {owner.value} ladder, but engine is "
             f"{engine.value}")
     _optional_int("speculative_eagle_topk", config.speculative_eagle_topk, 1)
-    _optional_int("speculative_num_draft_tokens", config.speculative_num_draft_tokens, 2)
+    # UNO's linear width F may be 1 (speculative_hook.py:472-477; graphfit.planner.engines.
+    # sglang_uno), every other method verifies at least one draft token
+    _optional_int("speculative_num_draft_tokens", config.speculative_num_draft_tokens,
+                  1 if config.spec_method is SpecMethod.UNO else 2)
     if config.cuda_graph_padding is not None and not isinstance(config.cuda_graph_padding, bool):
         raise ConfigError(
             f"cuda_graph_padding: expected true/false, got {excerpt(config.cuda_graph_padding)}")
@@ -385,7 +388,8 @@ class EngineConfig:
         if method is SpecMethod.NONE and k > 0:
             raise ConfigError(
                 "num_speculative_tokens: > 0 needs a speculative method (spec_method)")
-        if method is not SpecMethod.NONE and self.uniform_query_len < 2:
+        # UNO's linear width F may be 1 (speculative_hook.py:472-477 asks only F >= 1)
+        if method not in (SpecMethod.NONE, SpecMethod.UNO) and self.uniform_query_len < 2:
             raise ConfigError(f"num_speculative_tokens: method {method.value} needs k >= 1")
         if self.ladder is LadderPolicy.EXPLICIT and self.cudagraph_capture_sizes is None:
             raise ConfigError("cudagraph_capture_sizes: the explicit ladder needs a list")

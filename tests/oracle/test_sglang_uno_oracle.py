@@ -26,6 +26,7 @@ from tests.oracle.paths import require
 
 require("sglang")
 
+import graphfit  # noqa: E402
 from graphfit import ConfigError, EngineConfig  # noqa: E402
 from graphfit.planner.engines import sglang as engine  # noqa: E402
 from graphfit.planner.engines.sglang_uno import (  # noqa: E402
@@ -35,6 +36,7 @@ from graphfit.planner.engines.sglang_uno import (  # noqa: E402
     uno_batch_runners,
 )
 from tests.oracle import sglang_oracle as so  # noqa: E402
+from tests.oracle import sglang_uno_compare as uc  # noqa: E402
 
 HIDDEN, VOCAB = 4096, 128256
 
@@ -218,3 +220,169 @@ def test_planted_errors_show() -> None:
     found = compare_runners(LINEAR, argv_of(LINEAR, 33), 33,
                             planned=UnoLine(3, lora_path="/tmp/uno"))
     assert any("target width: SGLang 4, graphfit 3" in d for d in found), found
+
+
+# --- pasted lines, planned (issue 23): SGLang's pipeline + runners + LoRA state vs the plan ---
+
+PASTED: list[tuple[tuple[str, ...], str]] = [
+    (uc.uno("--speculative-num-draft-tokens", "4", "--attention-backend", "fa3",
+            "--max-running-requests", "33"), "linear"),
+    (uc.uno("--speculative-num-draft-tokens", "1", "--attention-backend", "fa3",
+            "--max-running-requests", "20"), "linear"),
+    (uc.uno("--speculative-num-draft-tokens", "8", "--speculative-eagle-topk", "4",
+            "--speculative-num-steps", "3", "--attention-backend", "fa3",
+            "--max-running-requests", "40"), "tree"),
+    (uc.uno("--speculative-num-draft-tokens", "5", "--speculative-eagle-topk", "2",
+            "--speculative-num-steps", "4", "--prefill-attention-backend", "fa3",
+            "--decode-attention-backend", "fa3", "--max-running-requests", "9",
+            "--disable-cuda-graph-padding"), "tree"),
+    (uc.uno("--speculative-num-draft-tokens", "4", "--attention-backend", "fa3"), "linear"),
+    (uc.uno("--speculative-num-draft-tokens", "6", "--speculative-num-steps", "3",
+            "--attention-backend", "fa3", "--enable-two-batch-overlap",
+            "--max-running-requests", "9", "--cuda-graph-max-bs-decode", "7"), "linear"),
+    (uc.uno("--speculative-num-draft-tokens", "4", "--attention-backend", "fa3",
+            "--disable-cuda-graph"), "no_graphs"),
+    (uc.uno("--speculative-num-draft-tokens", "8", "--speculative-eagle-topk", "4",
+            "--speculative-num-steps", "3", "--attention-backend", "fa3", "--page-size", "16",
+            "--max-running-requests", "16"), "tree"),  # no page-size rule for UNO
+    (uc.uno("--speculative-num-draft-tokens", "4", "--attention-backend", "fa3",
+            "--speculative-adaptive", "--max-running-requests", "16"), "linear"),
+    (uc.uno("--speculative-num-draft-tokens", "4", "--attention-backend", "fa3",
+            "--cuda-graph-bs-decode", "1", "3", "8", "--disaggregation-mode", "decode",
+            "--max-running-requests", "16"), "linear"),
+    (uc.uno("--speculative-num-draft-tokens", "4", "--attention-backend", "triton"),
+     "rejected"),
+    (uc.uno("--speculative-num-draft-tokens", "12", "--speculative-eagle-topk", "2",
+            "--speculative-num-steps", "3", "--attention-backend", "fa3"), "rejected"),
+]
+
+
+@pytest.mark.parametrize(("argv", "outcome"), PASTED, ids=[" ".join(a[4:]) for a, _ in PASTED])
+def test_pasted_uno_lines_follow_sglang(argv: tuple[str, ...], outcome: str) -> None:
+    """Acceptance, target and tree-draft ladders, widths, padding of every decode, graphs
+    per size, scaled buffers and the LoRA state SGLang's own classes allocate."""
+    assert uc.compare_line(argv, 80) == (outcome, [])
+
+
+@given(uc.uno_lines())
+def test_generated_pasted_uno_lines(case: tuple[tuple[str, ...], float | None]) -> None:
+    outcome, diffs = uc.compare_line(*case)
+    assert outcome != "differs", diffs
+
+
+def test_pasted_line_without_a_backend_is_refused_precisely() -> None:
+    """graphfit does not restate SGLang's automatic backend choice: the line is refused with
+    that reason, never planned with a guess."""
+    gf = uc.pasted(uc.uno("--speculative-num-draft-tokens", "4"), 80)
+    assert gf.rejected is not None and "name --attention-backend fa3" in gf.rejected
+
+
+def test_planted_lora_errors_show(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Per-size state sized for the largest size only, or the decode batch info kept by the
+    target instead of the tree draft built after it, is reported."""
+    from graphfit.planner.engines import sglang_uno as planner_uno
+
+    real = planner_uno.retained_segments
+    monkeypatch.setattr(planner_uno, "retained_segments",
+                        lambda width, sizes: real(width, sizes[-1:]))
+    outcome, diffs = uc.compare_line(PASTED[0][0], 80)
+    assert outcome == "differs" and any(d.aspect == "target_lora" for d in diffs), diffs
+    monkeypatch.undo()
+    real_info = planner_uno.decode_batch_info
+    monkeypatch.setattr(engine, "uno_planned_runners", _first_holds(planner_uno, real_info))
+    outcome, diffs = uc.compare_line(PASTED[2][0], 80)
+    assert {d.aspect for d in diffs} >= {"target_lora", "uno_draft_lora"}, diffs
+
+
+def _first_holds(module: Any, info: Any) -> Any:
+    real = module.planned_runners
+
+    def planted(config: Any, pool: int, sizes_for: Any, buffers_for: Any) -> Any:
+        from dataclasses import replace
+
+        runners = real(config, pool, sizes_for, buffers_for)
+        names = {b.name for b in info(1, 1)}
+        out = []
+        for i, r in enumerate(runners):
+            kept = tuple(b for b in r.buffers if b.name not in names)
+            if i == 0 and r.sizes:
+                kept += info(r.width, r.sizes[-1])
+            out.append(replace(r, buffers=kept))
+        return out
+
+    return planted
+
+
+def _shape(plan: Any) -> dict[str, Any]:
+    return {name: (comp.tables.uniform_query_len, tuple(plan.graph_sizes(name)),
+                   comp.graphs_per_size,
+                   sorted((b.name, b.dtype, b.capacity) for b in comp.buffers))
+            for name, comp in plan.components.items() if name != "prefill"}
+
+
+@pytest.mark.parametrize(("argv", "outcome"), [c for c in PASTED if c[1] in ("linear", "tree")
+                                               and "--max-running-requests" in c[0]],
+                         ids=lambda v: " ".join(v[4:]) if isinstance(v, tuple) else v)
+def test_live_server_args_plan_as_the_pasted_line(argv: tuple[str, ...], outcome: str) -> None:
+    """`EngineConfig.from_sglang` on SGLang's own resolved ServerArgs of the line plans the
+    same UNO runners, ladders and buffers as the pasted line."""
+    r = so.resolve(argv, gpu_mem_gb=80)
+    assert isinstance(r, so.Resolved)
+    live = graphfit.plan(EngineConfig.from_sglang(r.record, gpu_memory_gb=80))
+    assert live.config.spec_method.value == "uno"
+    assert _shape(live) == _shape(uc.pasted(argv, 80).plan)
+
+
+def test_live_server_args_keep_sglangs_refusals() -> None:
+    """A ServerArgs naming no attention backend, or without the adapter path, is refused."""
+    r = so.resolve(PASTED[0][0], gpu_mem_gb=80)
+    assert isinstance(r, so.Resolved)
+    unset = dict.fromkeys(("attention_backend", "prefill_attention_backend",
+                           "decode_attention_backend"))
+    with pytest.raises(ConfigError, match="name --attention-backend fa3"):
+        EngineConfig.from_sglang(_Overlay(r.record, unset))
+    with pytest.raises(ConfigError, match="--uno-lora-path"):
+        EngineConfig.from_sglang(_Overlay(r.record, {"uno_lora_path": None}))
+
+
+class _Overlay:
+    """SGLang's ServerArgs with some attributes replaced (read through otherwise)."""
+
+    def __init__(self, inner: Any, changed: dict[str, Any]) -> None:
+        self._inner, self._changed = inner, changed
+
+    def __getattr__(self, name: str) -> Any:
+        if name in self._changed:
+            return self._changed[name]
+        return getattr(self._inner, name)
+
+
+def test_live_check_of_the_uno_tree_draft_runner(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The plugin's BEFORE hook checks UNO's tree-draft runner (an UnoDecodeCudaGraphRunner in
+    tree-draft mode, width F) against `uno_draft`, not the target's wider component, from
+    SGLang's own buffers (DecodeInputBuffers at width F); a short live tensor is refused."""
+    import pkgutil
+
+    import torch
+
+    from graphfit.integrations import sglang as gs
+
+    argv = PASTED[2][0]  # tree: Q 8, topk 4, steps 3 (F 4), 40 requests
+    sg = uc.sc.sglang(argv, 80)
+    r = sg.resolved
+    assert isinstance(r, so.Resolved)
+    draft = uc.sglang_runners(sg)[uc.TREE_DRAFT]
+    with so.published(r):
+        cls = pkgutil.resolve_name("sglang.srt.speculative.uno_cuda_graph_runner."
+                                   "UnoDecodeCudaGraphRunner")
+    runner = object.__new__(cls)  # its __init__ captures on CUDA: fields set as it sets them
+    runner.buffers = draft.live  # SGLang's DecodeInputBuffers at width F (built afresh)
+    runner.model_runner = type("MR", (), {"server_args": r.record})()
+    runner._tree_draft_mode = True
+    check = gs.check_live_runners(r.record, {"uno_draft": runner})
+    assert check.ok and check.live and all(k.startswith("uno_draft.") for k in check.live)
+    monkeypatch.setenv("GRAPHFIT_SGLANG", "check")
+    assert gs.before_capture(runner) is None  # safe: starts
+    monkeypatch.setattr(runner.buffers, "input_ids", torch.zeros(5, dtype=torch.int64))
+    with pytest.raises(gs.UnsafeServerArgsError, match=r"uno_draft\.input_ids"):
+        gs.before_capture(runner)

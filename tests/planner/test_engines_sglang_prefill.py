@@ -88,10 +88,14 @@ def test_bad_inputs_are_config_errors(bad: dict[str, object]) -> None:
         PrefillInputs(**bad)  # type: ignore[arg-type]
 
 
-@pytest.mark.parametrize("name", ["UNO"])  # DSPARK: tests/planner/test_engines_sglang_dspark.py
-def test_unmodelled_algorithms_refused_by_name(name: str) -> None:
-    with pytest.raises(ConfigError, match="not modelled"):
-        algorithm("--speculative-algorithm", name)
+@pytest.mark.parametrize("name", ["UNO", "uno"])  # planned since issue 23 (sglang_uno)
+def test_uno_is_read_as_its_own_method(name: str) -> None:
+    assert algorithm("--speculative-algorithm", name) is SpecMethod.UNO
+
+
+def test_unknown_algorithms_refused_by_name() -> None:
+    with pytest.raises(ConfigError, match="is not one of"):
+        algorithm("--speculative-algorithm", "MEDUSA")
 
 
 @pytest.mark.parametrize("key", ["speculative_adaptive", "speculative_use_rejection_sampling"])

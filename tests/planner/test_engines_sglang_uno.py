@@ -10,7 +10,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from graphfit import ConfigError, EngineConfig
+import graphfit
+from graphfit import ConfigError, EngineConfig, Plan
 from graphfit.planner.core.buffers import Axis
 from graphfit.planner.engines import sglang as engine
 from graphfit.planner.engines.sglang_uno import (
@@ -26,6 +27,7 @@ from graphfit.planner.engines.sglang_uno import (
     uno_batch_runners,
     uno_runners,
 )
+from graphfit.testing import sglang_configs
 
 LORA = "/adapters/uno"
 
@@ -117,3 +119,115 @@ def test_no_tree_draft_graphs_without_target_graphs() -> None:
     runners = uno_batch_runners(shape, 8, lambda name, width: (),
                                 lambda name, width, top: ())
     assert [r.name for r in runners] == [TARGET] and not runners[0].sizes
+
+
+# --- planned: SpecMethod.UNO through EngineConfig / graphfit.plan (issue 23) ---------------
+
+def _uno_plan(requests: int, q: int, topk: int | None = None, steps: int | None = None,
+              **extra: object) -> Plan:
+    data: dict[str, object] = {"engine": "sglang", "spec_method": "uno",
+                               "speculative_num_draft_tokens": q, "max_num_seqs": requests,
+                               "hidden_size": 64, "vocab_size": 128, **extra}
+    if topk is not None:
+        data["speculative_eagle_topk"] = topk
+    if steps is not None:
+        data["num_speculative_tokens"] = steps
+    return graphfit.plan(EngineConfig.from_dict(data))
+
+
+@st.composite
+def planned_uno(draw: st.DrawFn) -> tuple[int, int, int | None, int | None]:
+    """(requests, Q, topk, steps) of lines SGLang accepts: linear F 1..24 or a tree within
+    every limit of `resolve_uno`."""
+    requests = draw(st.integers(1, 300))
+    if draw(st.booleans()):
+        return requests, draw(st.integers(1, 24)), None, None
+    topk, steps = draw(st.integers(2, 6)), draw(st.integers(1, 6))
+    top = min(MAX_TREE_VERIFY, tree_capacity(steps, topk, MAX_TREE_VERIFY),
+              topk * (steps - 1) + 2)
+    if top < steps + 1:
+        topk, steps, top = 2, 3, 6
+    return requests, draw(st.integers(steps + 1, top)), topk, steps
+
+
+@given(planned_uno())
+def test_planned_uno_is_proven_and_holds_sglangs_lora_state(
+        case: tuple[int, int, int | None, int | None]) -> None:
+    """The plan proves padded <= capacity for every reachable batch of every UNO runner; the
+    per-size segment state is held by the runner that captures the LoRA draft and holds
+    2 * bs segments for EVERY captured size (each graph keeps its own copy); the decode batch
+    info sits on the last-built runner, sized for its max_bs and width; linear F > 1 captures
+    two graphs per size; UNO keeps the request pool given (no 48 default)."""
+    requests, q, topk, steps = case
+    plan = _uno_plan(requests, q, topk, steps)
+    assert plan.verify().ok and plan.verify_engine().ok
+    assert plan.config.max_num_seqs == requests
+    shape = resolve_uno(UnoLine(q, topk=topk, steps=steps, lora_path=LORA))
+    names = [n for n in plan.components if n != "prefill"]
+    assert names == [r.name for r in uno_runners(shape)]
+    drafts = TREE_DRAFT if shape.tree else (TARGET if shape.forward_width > 1 else None)
+    for name in names:
+        comp = plan.components[name]
+        sizes = plan.graph_sizes(name)
+        buffers = {b.name: b for b in comp.buffers}
+        assert comp.graphs_per_size == (2 if name == TARGET and drafts == TARGET else 1)
+        if name == drafts:
+            assert buffers["uno_lora_seg_lens"].capacity == sum(2 * bs for bs in sizes)
+            assert buffers["uno_lora_seg_indptr"].capacity == sum(2 * bs + 1 for bs in sizes)
+            assert buffers["uno_lora_ranks"].capacity == 2 * len(sizes)
+            assert all(2 * bs <= buffers["uno_lora_seg_lens"].capacity for bs in sizes)
+        else:
+            assert not any(n.startswith("uno_lora_") for n in buffers)
+        if name == names[-1]:
+            assert buffers["lora_seg_lens"].capacity == max(sizes)
+            assert buffers["lora_sgemm_permutation"].capacity == max(sizes) * comp.tables.\
+                uniform_query_len
+        else:
+            assert "lora_seg_lens" not in buffers
+
+
+@pytest.mark.parametrize(("data", "reason"), [
+    ({"tp_size": 2}, "TP = PP = 1"),
+    ({"attn_cp_size": 2, "tp_size": 2}, "TP = PP = 1"),
+    ({"speculative_eagle_topk": 4, "num_speculative_tokens": 3, "two_batch_overlap": True},
+     "two-batch"),
+])
+def test_planned_uno_refuses_what_sglang_refuses(data: dict[str, object], reason: str) -> None:
+    with pytest.raises(ConfigError, match=reason):
+        _uno_plan(16, 8, **data)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("engine_name", ["vllm", "trtllm"])
+def test_other_engines_refuse_uno(engine_name: str) -> None:
+    with pytest.raises(ConfigError, match="uno is SGLang's LoRA self-draft"):
+        graphfit.plan(EngineConfig.from_dict({"engine": engine_name, "spec_method": "uno",
+                                              "num_speculative_tokens": 2, "max_num_seqs": 8}))
+
+
+def test_vllm_readers_do_not_take_uno() -> None:
+    from graphfit.inputs.vllm import spec_method
+    from graphfit.planner.engines.vllm.native import spec_method as native_method
+
+    with pytest.raises(ConfigError, match="not modelled"):
+        spec_method("--speculative-config", "uno")
+    with pytest.raises(ConfigError, match="not modelled"):
+        native_method("uno")
+
+
+def test_no_graphs_no_lora_state() -> None:
+    plan = _uno_plan(16, 4, cudagraph_mode="NONE")
+    assert not any("lora" in b.name for c in plan.components.values() for b in c.buffers)
+
+
+@given(sglang_configs(max_seqs=64, methods=("uno",)))
+def test_generated_uno_configs_verify_and_are_tight(config: EngineConfig) -> None:
+    """graphfit.testing's SGLang configs restricted to UNO (decode graph settings, pools,
+    padding, two-batch overlap, prefill graphs, PD roles): the plan is proven, SGLang's own
+    sizing never goes short, and one row less of any buffer (the LoRA state included) is a
+    counterexample."""
+    p = graphfit.plan(config)
+    assert p.config.spec_method.value == "uno"
+    assert p.verify().ok and p.verify_engine().ok
+    for comp in p.components.values():
+        for b in comp.buffers:
+            assert not p.verify({b.key: b.capacity - 1}).ok, b.key

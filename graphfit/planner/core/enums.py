@@ -92,12 +92,17 @@ class SpecMethod(Vocabulary):
     SUFFIX = "suffix"
     DSPARK = "dspark"
     EXTRACT_HIDDEN_STATES = "extract_hidden_states"
+    # SGLang 0.5.23's UNO: the target model drafts through one internal LoRA adapter
+    # (speculative/uno_lora.py:23-61), no draft model; SGLang only
+    # (graphfit.planner.engines.sglang_uno), vLLM and TensorRT-LLM refuse it
+    UNO = "uno"
 
     @property
     def has_drafter_model(self) -> bool:
         """ngram and suffix propose on the CPU: no drafter model (vLLM's V2 runner still
         runs ngram on its GPU speculator; the vLLM model decides that per runner)."""
-        return self not in (SpecMethod.NONE, SpecMethod.NGRAM, SpecMethod.SUFFIX)
+        return self not in (SpecMethod.NONE, SpecMethod.NGRAM, SpecMethod.SUFFIX,
+                            SpecMethod.UNO)
 
 
 class Engine(Vocabulary):

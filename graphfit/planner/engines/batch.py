@@ -77,6 +77,8 @@ class BatchRunner:
 
 _VLLM_ONLY_METHODS = frozenset({SpecMethod.DFLASH, SpecMethod.DSPARK, SpecMethod.NGRAM_GPU,
                                 SpecMethod.SUFFIX, SpecMethod.EXTRACT_HIDDEN_STATES})
+# SGLang's LoRA self-draft (graphfit.planner.engines.sglang_uno): no other engine has it
+SGLANG_ONLY_METHODS = frozenset({SpecMethod.UNO})
 
 
 def resolve_common(config: EngineSettings, engine: Engine,
@@ -87,6 +89,9 @@ def resolve_common(config: EngineSettings, engine: Engine,
     if config.cudagraph_mode is CUDAGraphMode.PIECEWISE:
         raise ConfigError(
             f"cudagraph_mode: {engine.value} captures whole decode graphs; use FULL or NONE")
+    if config.spec_method in SGLANG_ONLY_METHODS - own_methods:
+        raise ConfigError(f"spec_method: uno is SGLang's LoRA self-draft "
+                          f"(--speculative-algorithm UNO); {engine.value} has no such method")
     if config.spec_method in _VLLM_ONLY_METHODS - own_methods:
         raise ConfigError(f"spec_method: {config.spec_method.value} is not modelled for "
                           f"{engine.value}")

@@ -85,6 +85,11 @@ from graphfit.planner.engines.sglang_spec_runners import (
     RUNNER as MTP_RUNNER,
 )
 from graphfit.planner.engines.sglang_tbo import tbo_split_buffer
+from graphfit.planner.engines.sglang_uno import TARGET as UNO_TARGET
+from graphfit.planner.engines.sglang_uno import planned_runners as uno_planned_runners
+from graphfit.planner.engines.sglang_uno import resolve_config as resolve_uno_config
+from graphfit.planner.engines.sglang_uno import target_graphs as uno_target_graphs
+from graphfit.planner.engines.sglang_uno import uno
 
 RELEASE = "0.5.23"
 VERSION = f"SGLang {RELEASE}"
@@ -103,7 +108,7 @@ EAGLE_FAMILY = frozenset({SpecMethod.EAGLE, SpecMethod.EAGLE3, SpecMethod.MTP,
 ALGORITHM_NAMES = {SpecMethod.EAGLE: "EAGLE", SpecMethod.EAGLE3: "EAGLE3",
                    SpecMethod.MTP: "NEXTN", SpecMethod.DRAFT_MODEL: "STANDALONE",
                    SpecMethod.NGRAM: "NGRAM", SpecMethod.DFLASH: "DFLASH",
-                   SpecMethod.DSPARK: "DSPARK"}
+                   SpecMethod.DSPARK: "DSPARK", SpecMethod.UNO: "UNO"}
 def sglang_sizes(max_bs: int, *, speculative: bool, padding: bool = True) -> list[int]:
     """`generate_decode_cuda_graph_batch_sizes` (cuda_graph_hook.py:493-530): every size
     without padding, else the decode or the finer speculative list; cut at max_bs, which is
@@ -367,6 +372,9 @@ def sglang_runners(config: EngineSettings, ladder: Ladder) -> list[BatchRunner]:
     def sizes_for(name: str, runner_width: int) -> tuple[int, ...]:
         return runner_sizes(name, ladder.sizes, runner_width, config) if graphs else ()
 
+    if uno(config):  # the LoRA self-draft's runners (graphfit.planner.engines.sglang_uno)
+        return uno_planned_runners(config, pool, sizes_for, lambda name, w, top: target_buffers(
+            config, w, top, runner=name))
     target = sizes_for("decode", width)
     runners = [BatchRunner("target", width, pool,
                            target_buffers(config, width, target[-1] if target else 0), target)]
@@ -449,6 +457,8 @@ def _resolve_speculation(config: EngineSettings) -> dict[str, object]:
         return resolve_dflash(config)
     if method is SpecMethod.DSPARK:
         return resolve_dspark(config)
+    if method is SpecMethod.UNO:
+        return resolve_uno_config(config)  # graphfit.planner.engines.sglang_uno
     name = ALGORITHM_NAMES[method]
     if config.attn_dp_size > 1 and method in (SpecMethod.NGRAM, SpecMethod.DRAFT_MODEL):
         raise ConfigError(f"spec_method: SGLang's {name} does not support DP attention "
@@ -514,7 +524,7 @@ def _resolve_requests(config: EngineSettings) -> dict[str, object]:
     """max_running_requests when not given: 48 with speculation, else the KV-sized pool."""
     if config.max_num_seqs is not None:
         return {}
-    if speculative(config):
+    if speculative(config) and not uno(config):  # UNO keeps the KV-sized pool (sglang_uno)
         changes: dict[str, object] = {"max_num_seqs": SPEC_MAX_RUNNING_REQUESTS}
         if config.cudagraph_capture_sizes is None and config.max_cudagraph_capture_size is None:
             # the memory hook ran before S was set, so its default was not clamped to 48;
@@ -558,7 +568,8 @@ class SglangModel:
             changes["ladder"] = LadderPolicy.SGLANG_SPEC if spec else LadderPolicy.SGLANG
         if config.cuda_graph_padding is None:
             changes["cuda_graph_padding"] = True
-        resolve_common(config, self.engine, frozenset({SpecMethod.DFLASH, SpecMethod.DSPARK}))
+        resolve_common(config, self.engine, frozenset({SpecMethod.DFLASH, SpecMethod.DSPARK,
+                                                       SpecMethod.UNO}))
         if config.mrope_dims != MROPE_SECTIONS:
             raise ConfigError(f"mrope_dims: SGLang allocates mrope_positions as "
                               f"[{MROPE_SECTIONS}, tokens]")
@@ -668,6 +679,9 @@ class SglangModel:
             per_size = mtp_graph_count(config).per_size
             decode = tuple(replace(c, graphs_per_size=per_size) if c.name == MTP_RUNNER else c
                            for c in decode)
+        if uno(config):  # linear UNO: "lora" and "nolora" graphs per size (sglang_uno)
+            decode = tuple(replace(c, graphs_per_size=uno_target_graphs(config))
+                           if c.name == UNO_TARGET else c for c in decode)
         if config.speculative_adaptive:
             # the adaptive sets' runners share SGLang's pooled inputs and logits buffer
             # (graphfit.planner.engines.sglang_shared)

@@ -8,7 +8,8 @@ the decode graphs `cuda_graph_max_bs_decode` / `cuda_graph_bs_decode` /
 releases' `cuda_graph_max_bs` / `cuda_graph_bs` are read when the new names are absent.
 `max_running_requests` (S) is left to the scheduler by SGLang when not given: pass
 `max_num_seqs=` then. Speculation: `speculative_algorithm` (EAGLE, EAGLE3, NEXTN (MTP),
-STANDALONE (a draft model), NGRAM), `speculative_num_steps` (k),
+STANDALONE (a draft model), NGRAM, DFLASH, DSPARK, UNO: its `_handle_uno` checks on the
+whole ServerArgs, graphfit.planner.engines.sglang_uno.check_line), `speculative_num_steps` (k),
 `speculative_eagle_topk`, `speculative_num_draft_tokens`. The batch-size alignment reads
 `tp_size`, `attn_dp_size` (or the deprecated `dp_size` with `enable_dp_attention`),
 `attn_cp_size` and `enable_two_batch_overlap`.
@@ -25,11 +26,14 @@ from graphfit.planner.engines.sglang_mtp_graphs import BACKEND_KEYS, draft_exten
 from graphfit.planner.engines.sglang_multimodal import breakable_prefill_refused, sglang_multimodal
 from graphfit.planner.engines.sglang_prefill import PrefillInputs
 from graphfit.planner.engines.sglang_qwen3_vl import raises as qwen3_vl_raises
+from graphfit.planner.engines.sglang_uno import LINE_KEYS as UNO_LINE_KEYS
+from graphfit.planner.engines.sglang_uno import check_line
 
 ALGORITHMS = {"EAGLE": SpecMethod.EAGLE, "EAGLE3": SpecMethod.EAGLE3, "NEXTN": SpecMethod.MTP,
               "STANDALONE": SpecMethod.DRAFT_MODEL, "NGRAM": SpecMethod.NGRAM,
               "DSPARK": SpecMethod.DSPARK,  # graphfit.planner.engines.sglang_dspark
-              "DFLASH": SpecMethod.DFLASH}  # graphfit.planner.engines.sglang_dflash
+              "DFLASH": SpecMethod.DFLASH,  # graphfit.planner.engines.sglang_dflash
+              "UNO": SpecMethod.UNO}  # graphfit.planner.engines.sglang_uno
 
 
 def _get(obj: Any, name: str) -> Any:
@@ -101,6 +105,8 @@ def fields_from_sglang(server_args: Any) -> dict[str, Any]:
             raise ConfigError(f"speculative_algorithm: {algorithm!r} is not modelled")
         else:
             out["spec_method"] = ALGORITHMS[name]
+        if name == "UNO":  # _handle_uno's checks on the flags the plan does not carry
+            check_line({key: _get(server_args, key) for key in UNO_LINE_KEYS})
         if _get(server_args, "enable_multi_layer_eagle") is True:
             out["multi_layer_eagle"] = True
         backend = draft_extend_backend({key: _get(server_args, key) for key in BACKEND_KEYS})

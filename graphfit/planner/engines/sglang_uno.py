@@ -7,37 +7,44 @@ speculative/uno_lora.py:24-58), so there is no draft model and no EAGLE draft ru
 * Linear mode (`--speculative-eagle-topk` 1 or absent): F = `--speculative-num-draft-tokens`,
   steps and topk forced to 1 (speculative_hook.py:565-576). ONE runner, the target's decode
   runner (`UnoDecodeCudaGraphRunner`, model_runner.py:1588-1593) of width F
-  (`decode_num_tokens_per_req`, uno_cuda_graph_runner.py:61-67; spec_info.py:291-301); when
-  F > 1 it records two graphs per size (`record_nolora_graph`, :67; variant "lora" for the
-  draft phase, "nolora" for verify, :107-119, decode_cuda_graph_runner.py:1330) over ONE
+  (`decode_num_tokens_per_req`, uno_cuda_graph_runner.py:64; spec_info.py:291-301); when
+  F > 1 it records two graphs per size (`record_nolora_graph`, :72; variant "lora" for the
+  draft phase, "nolora" for verify, :108-120, decode_cuda_graph_runner.py:1330) over ONE
   buffer set.
 * Tree mode (topk K > 1): Q = `--speculative-num-draft-tokens` verify nodes, F = steps + 1
   (speculative_hook.py:495-507). The target runner verifies Q tokens a request with a single
-  variant (:48-58, :99-106); a SEPARATE tree-draft runner of width F with its own buffer set
-  and attention backend (uno_worker_v2.py:147-190, uno_cuda_graph_runner.py:32-47), captured
+  variant (:51-62, :93-96); a SEPARATE tree-draft runner of width F with its own buffer set
+  and attention backend (uno_worker_v2.py:147-190, uno_cuda_graph_runner.py:34-49), captured
   only when the target has decode graphs (:151). Both capture the resolved decode list
   filtered for their own width (`get_batch_sizes_to_capture`, decode_cuda_graph_runner.py:
   388-393).
 
 Both runners are `DecodeCudaGraphRunner`s: their persistent inputs are the decode runner's
 (runner_utils/buffers.py) at their width, so graphfit's target buffers apply. UNO does not set
-max_running_requests to 48 (only the EAGLE family and DFLASH do, speculative_hook.py:
-438-443, 1086-1092): the pool is sized from the KV cache as without speculation.
+max_running_requests to 48 (DFLASH, DSPARK, FROZEN_KV_MTP, the EAGLE family and NGRAM do,
+speculative_hook.py:438-443, 852-857, 992-997, 1086-1091, 1294-1299; `_handle_uno`,
+:449-611, does not): the pool is sized from the KV cache as without speculation.
 
-Not modelled, and why UNO is still refused on input (graphfit.inputs.sglang): graphfit's
-engine-neutral `spec_method` has no UNO (a LoRA self-draft is neither of its methods), the
-LoRA backend's per-size token-segment batch infos (uno_lora.py:61-95, retained per captured
-size) and its decode batch info (lora/backend/triton_backend.py:380-405) are not planned, and
-the graph count doubles per size in linear mode (a graph key without a variant dimension).
+The LoRA self-draft's state is planned as fixed buffers (`retained_segments`,
+`decode_batch_info`): the segment routing
+SGLang retains per captured size (uno_lora.py:64-92 via lora_manager.py:581-612 and
+lora/backend/triton_backend.py:699-732) and the decode batch info every runner constructor
+allocates (decode_cuda_graph_runner.py:449-456, triton_backend.py:365-412).
+
+The engine-neutral method is SpecMethod.UNO (vLLM and TensorRT-LLM refuse it);
+graphfit.planner.engines.sglang calls `resolve_config` and `planned_runners`.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, replace
+from typing import Any
 
-from graphfit.planner.core.buffers import BufferSpec
+from graphfit.planner.core.buffers import KEEP, Axis, BufferSpec
+from graphfit.planner.core.enums import SpecMethod
 from graphfit.planner.core.errors import ConfigError
+from graphfit.planner.core.settings import EngineSettings
 from graphfit.planner.engines.batch import BatchRunner
 
 HOOK = "speculative_hook.py"
@@ -200,3 +207,203 @@ def graph_count(shape: UnoShape, runners: list[BatchRunner]) -> int:
     """Graphs UNO captures: each runner's sizes times its variants."""
     variants = {r.name: len(r.variants) for r in uno_runners(shape)}
     return sum(len(r.sizes) * variants[r.name] for r in runners)
+
+
+# --------------------------------------------------------------------------------------------
+# A whole SGLang line's checks (a pasted line: graphfit.inputs.sglang_uno; a ServerArgs:
+# graphfit.planner.engines.sglang_native): the flags the plan does not carry
+# --------------------------------------------------------------------------------------------
+
+UNSET_BACKEND = ("--speculative-algorithm: UNO needs FA3 (speculative_hook.py:606-611); "
+                 "graphfit does not restate SGLang's choice by GPU and model when no backend "
+                 "is named: name --attention-backend fa3")
+LINE_KEYS = ("speculative_num_draft_tokens", "speculative_eagle_topk", "speculative_num_steps",
+             "uno_lora_path", "speculative_draft_model_path", "tp_size", "pp_size",
+             "enable_two_batch_overlap", "enable_pdmux", "enable_lora", "lora_paths",
+             "speculative_use_rejection_sampling", "enable_deterministic_inference",
+             "enable_strict_thinking", "speculative_accept_threshold_single",
+             "speculative_accept_threshold_acc", "attention_backend",
+             "prefill_attention_backend", "decode_attention_backend", "device")
+
+
+def _int(values: Mapping[str, Any], key: str, default: int | None = None) -> int | None:
+    value = values.get(key)
+    if value is None:
+        return default
+    try:
+        return int(value)
+    except (TypeError, ValueError):
+        raise ConfigError(f"--{key.replace('_', '-')}: expected an integer, got "
+                          f"{str(value)[:40]!r}") from None
+
+
+def _float(values: Mapping[str, Any], key: str) -> float:
+    value = values.get(key)
+    if value is None:
+        return 1.0  # SGLang's default for both accept thresholds
+    try:
+        return float(value)
+    except (TypeError, ValueError):
+        raise ConfigError(f"--{key.replace('_', '-')}: expected a number, got "
+                          f"{str(value)[:40]!r}") from None
+
+
+def _backends(values: Mapping[str, Any]) -> tuple[str | None, str | None]:
+    """`attention_backends_of` (arg_groups/model_override_base.py:138-152): the split flags
+    fall back to --attention-backend."""
+    base = values.get("attention_backend")
+    prefill = values.get("prefill_attention_backend") or base
+    decode = values.get("decode_attention_backend") or base
+    return (None if prefill is None else str(prefill).strip().lower(),
+            None if decode is None else str(decode).strip().lower())
+
+
+def line_of(values: Mapping[str, Any]) -> UnoLine:
+    """The `_handle_uno` inputs of a line (SGLang's argument names -> values; absent: None)."""
+    return UnoLine(
+        num_draft_tokens=_int(values, "speculative_num_draft_tokens"),
+        topk=_int(values, "speculative_eagle_topk"),
+        steps=_int(values, "speculative_num_steps"),
+        lora_path=None if values.get("uno_lora_path") is None else str(values["uno_lora_path"]),
+        draft_model_path=(None if not values.get("speculative_draft_model_path")
+                          else str(values["speculative_draft_model_path"])),
+        tp_size=_int(values, "tp_size", 1) or 1,
+        pp_size=_int(values, "pp_size", 1) or 1,
+        two_batch_overlap=bool(values.get("enable_two_batch_overlap")),
+        pdmux=bool(values.get("enable_pdmux")),
+        enable_lora=bool(values.get("enable_lora") or values.get("lora_paths")),
+        rejection_sampling=bool(values.get("speculative_use_rejection_sampling")),
+        deterministic=bool(values.get("enable_deterministic_inference")),
+        strict_thinking=bool(values.get("enable_strict_thinking")),
+        accept_thresholds=(_float(values, "speculative_accept_threshold_single"),
+                           _float(values, "speculative_accept_threshold_acc")),
+        attention=_backends(values))
+
+
+def check_line(values: Mapping[str, Any]) -> UnoShape:
+    """Every `_handle_uno` check on a whole line (CUDA only, :452-453); a line naming no
+    attention backend is refused with UNSET_BACKEND after the checks before the backends."""
+    device = values.get("device")
+    if device is not None and not str(device).startswith("cuda"):
+        raise ConfigError(f"--device: SGLang's UNO runs on CUDA only, got {str(device)[:40]!r}"
+                          f" (speculative_hook.py:452-453)")
+    found = line_of(values)
+    if None in found.attention:
+        resolve_uno(replace(found, attention=("fa3", "fa3")))
+        raise ConfigError(UNSET_BACKEND)
+    return resolve_uno(found)
+
+
+# --------------------------------------------------------------------------------------------
+# The engine's hooks (graphfit.planner.engines.sglang)
+# --------------------------------------------------------------------------------------------
+
+LORA_SLOTS = 2  # the LoRA pool: base slot + the UNO adapter (uno_lora.py:19-20, 43)
+TRITON = "lora/backend/triton_backend.py"
+
+
+def uno(config: EngineSettings) -> bool:
+    return config.spec_method is SpecMethod.UNO
+
+
+def config_line(config: EngineSettings) -> UnoLine:
+    """What the plan carries of a UNO line. The flags only a pasted line has (the adapter
+    path, attention backends, deterministic inference, ...) are checked on input
+    (graphfit.inputs.sglang_uno); the adapter's rank changes no planned buffer."""
+    return UnoLine(config.speculative_num_draft_tokens, topk=config.speculative_eagle_topk,
+                   steps=config.num_speculative_tokens or None, lora_path="(adapter)",
+                   tp_size=config.tp_size, pp_size=config.pp_size,
+                   attn_dp_size=config.attn_dp_size, attn_cp_size=config.attn_cp_size,
+                   two_batch_overlap=config.two_batch_overlap)
+
+
+def shape_of(config: EngineSettings) -> UnoShape:
+    return resolve_uno(config_line(config))
+
+
+def resolve_config(config: EngineSettings) -> dict[str, object]:
+    """`_handle_uno`'s resolved steps, topk and draft tokens (linear: 1, 1, F; tree: steps,
+    K, Q). max_running_requests keeps SGLang's KV-sized default: UNO does not set 48."""
+    shape = shape_of(config)
+    return {"num_speculative_tokens": shape.steps, "speculative_eagle_topk": shape.topk,
+            "speculative_num_draft_tokens": shape.verify_width}
+
+
+def _fixed(name: str, dtype: str, count: int, source: str) -> BufferSpec:
+    return BufferSpec(name, dtype, Axis.FIXED, (), count, KEEP, source=source)
+
+
+def retained_segments(forward_width: int, sizes: tuple[int, ...]) -> tuple[BufferSpec, ...]:
+    """The token-segment batch info UNO keeps per captured draft size bs (`capture_draft`,
+    uno_lora.py:78-88): segments [1, F - 1] per request, so 2 * bs segment lengths and
+    adapter indices and 2 * bs + 1 offsets, plus the pool's ranks and scalings
+    (lora_manager.py:593-609, triton_backend.py:710-731). Each graph reads its own size's
+    copy, never refilled at replay: the buffers hold every size's copy back to back."""
+    if not sizes:
+        return ()
+    where = "uno_lora.py:78-88, triton_backend.py:710-731"
+    segments = sum(2 * bs for bs in sizes)
+    return (
+        _fixed("uno_lora_seg_lens", "int32", segments, f"{where}: [1, F-1] per request, "
+               f"F={forward_width}, one copy per captured size"),
+        _fixed("uno_lora_seg_indptr", "int32", segments + len(sizes), where),
+        _fixed("uno_lora_weight_indices", "int32", segments, where),
+        _fixed("uno_lora_ranks", "int64", LORA_SLOTS * len(sizes), where),
+        _fixed("uno_lora_scalings", "float32", LORA_SLOTS * len(sizes), where),
+    )
+
+
+def decode_batch_info(width: int, max_bs: int) -> tuple[BufferSpec, ...]:
+    """`init_decode_cuda_graph_batch_info(max_bs, width)` (decode_cuda_graph_runner.py:
+    449-456, lora_manager.py:152-160, triton_backend.py:380-412): the decode LoRA batch info
+    of max_bs segments and the sgemm one of the 2 pool slots over max_bs * width rows
+    (:365-377)."""
+    if not max_bs:
+        return ()
+    where = f"{TRITON}:380-412 (max_bs {max_bs}, width {width})"
+    sgemm = f"{TRITON}:365-377"
+    return (
+        _fixed("lora_seg_lens", "int32", max_bs, where),
+        _fixed("lora_seg_indptr", "int32", max_bs + 1, where),
+        _fixed("lora_weight_indices", "int32", max_bs, where),
+        _fixed("lora_ranks", "int32", LORA_SLOTS, where),
+        _fixed("lora_scalings", "float32", LORA_SLOTS, where),
+        _fixed("lora_sgemm_seg_lens", "int32", LORA_SLOTS, sgemm),
+        _fixed("lora_sgemm_seg_indptr", "int32", LORA_SLOTS + 1, sgemm),
+        _fixed("lora_sgemm_weight_indices", "int32", LORA_SLOTS, sgemm),
+        _fixed("lora_sgemm_ranks", "int32", LORA_SLOTS, sgemm),
+        _fixed("lora_sgemm_scalings", "float32", LORA_SLOTS, sgemm),
+        _fixed("lora_sgemm_permutation", "int32", max_bs * width, sgemm),
+    )
+
+
+def planned_runners(config: EngineSettings, pool: int,
+                    sizes_for: Callable[[str, int], tuple[int, ...]],
+                    buffers_for: Callable[[str, int, int], tuple[BufferSpec, ...]]
+                    ) -> list[BatchRunner]:
+    """UNO's runners with their LoRA state.
+
+    The per-size segment state belongs to the runner that captures the LoRA draft (linear
+    F > 1: the target's "lora" variant; tree: the tree-draft runner). The decode batch info
+    is the backend's one attribute, replaced by each runner constructor: it is held by the
+    runner built last (the tree-draft runner when there is one, uno_worker_v2.py:147-190)."""
+    shape = shape_of(config)
+    runners = uno_batch_runners(shape, pool, sizes_for, buffers_for)
+    drafts = TREE_DRAFT if shape.tree else (TARGET if shape.forward_width > 1 else None)
+    out: list[BatchRunner] = []
+    for index, runner in enumerate(runners):
+        extra: tuple[BufferSpec, ...] = ()
+        if runner.sizes and index == len(runners) - 1:
+            extra += decode_batch_info(runner.width, runner.sizes[-1])
+        if runner.name == drafts:
+            extra += retained_segments(shape.forward_width, runner.sizes)
+        out.append(BatchRunner(runner.name, runner.width, runner.max_requests,
+                               runner.buffers + extra, runner.sizes))
+    return out
+
+
+def target_graphs(config: EngineSettings) -> int:
+    """Graphs the target runner captures per size: 2 in linear mode with F > 1 (the "lora"
+    draft and "nolora" verify variants over one buffer set, uno_cuda_graph_runner.py:64-72,
+    decode_cuda_graph_runner.py:1330-1364), else 1."""
+    return len(shape_of(config).target_variants)

@@ -224,6 +224,9 @@ class VllmModel:
         """vLLM's own defaults and checks: the ladder, padding, the model runner when
         VLLM_USE_V2_MODEL_RUNNER is unset, the graph mode the attention allows."""
         changes: dict[str, object] = {}
+        if config.spec_method is SpecMethod.UNO:
+            raise ConfigError("spec_method: uno is SGLang's LoRA self-draft (--speculative-"
+                              "algorithm UNO); vLLM's speculative-config has no such method")
         if config.ladder is LadderPolicy.AUTO:
             changes["ladder"] = LadderPolicy.VLLM
         padding = config.cuda_graph_padding

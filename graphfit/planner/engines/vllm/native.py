@@ -40,7 +40,8 @@ def spec_method(name: str) -> SpecMethod:
     if key.endswith("_mtp"):
         return SpecMethod.MTP
     for method in SpecMethod:
-        if method is not SpecMethod.NONE and method.value == key:
+        # UNO is SGLang's LoRA self-draft (graphfit.planner.engines.sglang_uno), not vLLM's
+        if method not in (SpecMethod.NONE, SpecMethod.UNO) and method.value == key:
             return method
     raise ConfigError(f"speculative_config.method: {name!r} is not modelled")
 

@@ -1,0 +1,275 @@
+"""SGLang 0.5.23's UNO lines: SGLang's own argument pipeline, runner buffers and LoRA state
+against the pasted line's graphfit plan.
+
+SGLang's side: prepare_server_args + resolve_once (`_handle_uno`, speculative_hook.py:449-611)
+and the target runner's buffers (`sglang_compare.sglang`, DecodeInputBuffers + registry); the
+tree-draft runner's the same way at its width F (uno_worker_v2.py:147-190: built only when the
+target captures, :151); the LoRA self-draft's state from SGLang's own classes on CPU: the
+`UnoCublasLoRABackend` (lora/backend/uno_cublas_backend.py), `LoRAManager`'s token-segment and
+decode-batch-info methods (lora_manager.py:152-160, 581-612) on a manager without a model,
+and `UnoCudaGraphLoRAState.capture_draft` (uno_lora.py:64-92) called for each size the runner
+captures its LoRA draft at. Not built: `UnoDecodeCudaGraphRunner` itself (its constructor
+runs the full DecodeCudaGraphRunner.__init__ over a loaded model); which runner captures the
+draft, and the two graphs per size in linear mode, are read from uno_cuda_graph_runner.py:
+34-72 and decode_cuda_graph_runner.py:1330-1364.
+
+graphfit's side: `graphfit plan --json -- python -m sglang.launch_server ...` on the same line.
+"""
+
+from __future__ import annotations
+
+import types
+from typing import Any
+
+from hypothesis import strategies as st
+
+from tests.oracle import sglang_compare as sc
+from tests.oracle import sglang_oracle as so
+from tests.oracle.sglang_dflash_compare import pasted
+
+TREE_DRAFT = "uno_draft"
+LORA_RANK = 16
+UNO_ID = "uno-draft-id"
+_FIELDS = ("seg_lens", "seg_indptr", "weight_indices", "lora_ranks", "scalings",
+           "permutation")
+_NAMES = {"lora_ranks": "ranks"}
+
+
+def _manager() -> Any:
+    """SGLang's LoRAManager without a model: its own methods over SGLang's UNO backend, the
+    base slot 0 and the adapter in slot 1 (uno_lora.py:55-59)."""
+    import torch
+    from sglang.srt.lora.backend.uno_cublas_backend import UnoCublasLoRABackend
+    from sglang.srt.lora.lora_manager import LoRAManager
+
+    manager = object.__new__(LoRAManager)
+    manager.max_loras_per_batch = 2  # uno_lora.py:20, 43
+    manager.lora_backend = UnoCublasLoRABackend(2, torch.device("cpu"))
+    manager.memory_pool = types.SimpleNamespace(
+        get_buffer_id=lambda lora_id: 0 if lora_id is None else 1)
+    manager.loras = {UNO_ID: types.SimpleNamespace(
+        config=types.SimpleNamespace(r=LORA_RANK), scaling=2.0)}
+    manager.attn_dp_enabled = False
+    return manager
+
+
+def _infos(prefix: str, infos: list[Any]) -> dict[str, tuple[str, int]]:
+    """graphfit's buffer name -> (dtype, elements) summed over SGLang's batch infos."""
+    out: dict[str, tuple[str, int]] = {}
+    for info in infos:
+        for field in _FIELDS:
+            tensor = getattr(info, field, None)
+            if tensor is None:
+                continue
+            name = f"{prefix}{_NAMES.get(field, field)}"
+            dtype = so._describe(tensor)
+            before = out.get(name, (dtype, 0))[1]
+            out[name] = (dtype, before + int(tensor.numel()))
+    return out
+
+
+def lora_state(r: so.Resolved, runners: dict[str, so.Runner]) -> dict[str, dict[str, tuple[
+        str, int]]]:
+    """Per runner, the LoRA buffers SGLang allocates, by graphfit's names."""
+    from sglang.srt.lora.lora_manager import LoRAManager
+    from sglang.srt.speculative.uno_lora import UnoCudaGraphLoRAState
+
+    tree = int(r.speculative_eagle_topk or 1) > 1
+    out: dict[str, dict[str, tuple[str, int]]] = {name: {} for name in runners}
+    with so.published(r):
+        manager = _manager()
+        built = [n for n in ("target", TREE_DRAFT) if n in runners]
+        for name in built:  # construction order: the target, then the tree draft
+            run = runners[name]
+            LoRAManager.init_decode_cuda_graph_batch_info(
+                manager, max_bs_in_cuda_graph=run.max_bs, num_tokens_per_req=run.width)
+        backend = manager.lora_backend
+        if built:  # the attribute each constructor replaced: the last one's is held
+            out[built[-1]].update(_infos("lora_", [backend.cuda_graph_batch_info]))
+            out[built[-1]].update(_infos("lora_sgemm_", [backend.cuda_graph_sgemm_batch_info]))
+        # the runner capturing the LoRA draft: the tree draft (uno_cuda_graph_runner.py:34-40)
+        # or the linear target when it records the "lora" variant (F > 1, :64-72)
+        drafts = TREE_DRAFT if tree else ("target" if runners.get("target") and
+                                          runners["target"].width > 1 else None)
+        if drafts in runners:
+            run = runners[drafts]
+            state = UnoCudaGraphLoRAState(manager, UNO_ID, run.width)
+            for bs in run.capture_bs:
+                state.capture_draft(bs)  # what capture_one_shape calls per size (:131, 158)
+            out[drafts].update(_infos("uno_lora_", list(state._draft_batch_infos.values())))
+    return out
+
+
+def sglang_runners(sg: sc.SglangAnswer) -> dict[str, so.Runner]:
+    """SGLang's target runner plus the tree-draft runner of width F = steps + 1, its capture
+    list and decode buffers by SGLang's code (uno_cuda_graph_runner.py:34-47)."""
+    assert sg.runners is not None
+    r = sg.resolved
+    assert isinstance(r, so.Resolved)
+    out = dict(sg.runners)
+    target = out.get("target")
+    if int(r.speculative_eagle_topk or 1) <= 1 or target is None or not target.capture_bs:
+        return out
+    with so.published(r):
+        from sglang.srt.model_executor.model_runner import ModelRunner
+        from sglang.srt.model_executor.runner.base_cuda_graph_runner import (
+            get_batch_sizes_to_capture,
+        )
+
+        mr = so._model_runner_stub(r, target.pool_size, target.seq_len_fill_value, "meta",
+                                   4096, 128256, draft=False)
+        width = int(ModelRunner.decode_num_tokens_per_req(
+            mr, num_draft_tokens=int(r.speculative_num_steps or 0) + 1))
+        capture, _ = get_batch_sizes_to_capture(mr, width, gathered_buffer_required=False)
+        run = so._target_runner(mr, tuple(capture), width, target.pool_size, target.alignment,
+                                target.seq_len_fill_value, False, False, "meta")
+    out[TREE_DRAFT] = run
+    return out
+
+
+def _padding(sg: sc.SglangAnswer, gf: sc.GraphfitAnswer, name: str, run: so.Runner
+             ) -> list[sc.Difference]:
+    r = sg.resolved
+    assert isinstance(r, so.Resolved)
+    diffs = []
+    # without --max-running-requests SGLang sizes the pool from the KV cache and graphfit
+    # takes the smallest pool SGLang picks (2048 per attention-DP group): both hold
+    # every captured size, the decodes compared are those both pools hold
+    for bs in range(1, min(sg.max_requests, gf.plan.config.max_num_seqs) + 1):
+        ours = sc.sglang_decode_pad(run, bs, not r.disable_cuda_graph_padding)
+        theirs = sc.graphfit_decode_pad(gf.plan, name, run.width, bs)
+        if ours != theirs:
+            diffs.append(sc.Difference(f"{name}_padding", f"bs {bs}: SGLang {ours or 'eager'},"
+                                                          f" graphfit {theirs or 'eager'}"))
+    return diffs
+
+
+def compare_runners(sg: sc.SglangAnswer, gf: sc.GraphfitAnswer) -> list[sc.Difference]:
+    """Each UNO runner: width, ladder, padding of every decode, graphs per size, its scaled
+    buffers, and the LoRA buffers."""
+    assert gf.plan is not None
+    runners = sglang_runners(sg)
+    r = sg.resolved
+    assert isinstance(r, so.Resolved)
+    graphs = sc._gf_graphs(gf)
+    planned = {n: c for n, c in gf.plan.components.items() if n != "prefill"} if graphs else {}
+    diffs = []
+    if set(runners) != set(planned):
+        diffs.append(sc.Difference("components", f"SGLang {sorted(runners)}, graphfit "
+                                                 f"{sorted(planned)}"))
+    lora = lora_state(r, runners)
+    tree = int(r.speculative_eagle_topk or 1) > 1
+    for name in sorted(set(runners) & set(planned)):
+        run, comp = runners[name], planned[name]
+        if run.width != comp.tables.uniform_query_len:
+            diffs.append(sc.Difference(f"{name}_width", f"SGLang {run.width}, graphfit "
+                                                        f"{comp.tables.uniform_query_len}"))
+            continue
+        sizes = tuple(gf.plan.graph_sizes(name))
+        if tuple(run.capture_bs) != sizes:
+            diffs.append(sc.Difference(f"{name}_ladder", f"SGLang {sc._short(run.capture_bs)}"
+                                                         f" vs graphfit {sc._short(sizes)}"))
+        diffs += _padding(sg, gf, name, run)
+        # lora_variants (decode_cuda_graph_runner.py:1330): two for the linear target with
+        # record_nolora_graph = F > 1 (uno_cuda_graph_runner.py:72)
+        per_size = 2 if name == "target" and not tree and run.width > 1 else 1
+        if comp.graphs_per_size != per_size:
+            diffs.append(sc.Difference("graphs_per_size", f"{name}: SGLang {per_size}, "
+                                                          f"graphfit {comp.graphs_per_size}"))
+        mine = {b.name: b for b in comp.buffers}
+        for buf in run.buffers.values():
+            spec = mine.get(buf.name)
+            if buf.axis in ("none", "fixed"):
+                continue
+            if spec is None or tuple(spec.shape) != buf.shape or spec.dtype != buf.dtype:
+                shown = "none" if spec is None else f"{list(spec.shape)} {spec.dtype}"
+                diffs.append(sc.Difference(f"{name}_buffers", f"{buf.name}: SGLang "
+                                                              f"{list(buf.shape)} {buf.dtype}, "
+                                                              f"graphfit {shown}"))
+        ours_lora = {n: (b.dtype, b.capacity) for n, b in mine.items()
+                     if n.startswith(("lora_", "uno_lora_"))}
+        if ours_lora != lora[name]:
+            keys = sorted(set(ours_lora) ^ set(lora[name])) or sorted(
+                k for k in lora[name] if lora[name][k] != ours_lora.get(k))
+            diffs.append(sc.Difference(f"{name}_lora", f"{keys[:3]}: SGLang "
+                                                       f"{[lora[name].get(k) for k in keys[:3]]}"
+                                                       f", graphfit "
+                                                       f"{[ours_lora.get(k) for k in keys[:3]]}"))
+    return diffs
+
+
+def compare_line(argv: tuple[str, ...], gpu_mem_gb: float | None = 80
+                 ) -> tuple[str, list[sc.Difference]]:
+    """(outcome, differences): "linear" / "tree" (both plan, every aspect agrees),
+    "no_graphs" (both plan without decode graphs), "rejected" (both refuse) or "differs"."""
+    sg = sc.sglang(argv, gpu_mem_gb)
+    gf = pasted(argv, gpu_mem_gb)
+    diffs = sc.compare_acceptance(sg, gf)
+    if diffs:
+        return "differs", diffs
+    if sg.rejected is not None:
+        return "rejected", []
+    assert sg.runners is not None and gf.plan is not None
+    diffs = sc.compare_target_ladder(sg, gf) + compare_runners(sg, gf)
+    r = sg.resolved
+    assert isinstance(r, so.Resolved)
+    outcome = ("no_graphs" if not sg.runners.get("target") or not sg.runners[
+        "target"].capture_bs else "tree" if int(r.speculative_eagle_topk or 1) > 1
+        else "linear")
+    return ("differs" if diffs else outcome), diffs
+
+
+def uno(*extra: str) -> tuple[str, ...]:
+    return ("--speculative-algorithm", "UNO", "--uno-lora-path", "/tmp/uno", *extra)
+
+
+@st.composite
+def uno_lines(draw: st.DrawFn) -> tuple[tuple[str, ...], float | None]:
+    """Generated UNO lines: linear (draft tokens 1..24, steps / topk 1 or absent, which SGLang
+    overrides) or tree (topk 2..8, steps 1..7, Q around the tree's limits), the adapter path
+    present or not, FA3 named (both split flags or the base one) or another backend, the
+    pool, decode graph settings, TP, two-batch overlap, page size, switches UNO ignores, a
+    draft model path."""
+    argv = ["--speculative-algorithm", draw(st.sampled_from(("UNO", "uno")))]
+    if draw(st.integers(0, 9)) < 9:  # hypothesis favours 0: the common case first
+        argv += ["--uno-lora-path", "/tmp/uno"]
+    if draw(st.booleans()):  # linear
+        argv += ["--speculative-num-draft-tokens", str(draw(st.integers(1, 24)))]
+        for flag in ("--speculative-eagle-topk", "--speculative-num-steps"):
+            value = draw(st.sampled_from((None, None, 1, 3)))
+            if value is not None:
+                argv += [flag, str(value)]
+    else:
+        topk, steps = draw(st.integers(2, 8)), draw(st.integers(1, 7))
+        q = draw(st.sampled_from((steps + 1, steps + 1, steps + 2, min(
+            topk * (steps - 1) + 2, 128), draw(st.integers(1, 140)))))
+        argv += ["--speculative-eagle-topk", str(topk), "--speculative-num-steps", str(steps)]
+        if draw(st.integers(0, 9)) < 9:
+            argv += ["--speculative-num-draft-tokens", str(q)]
+    backend = draw(st.sampled_from(("fa3",) * 6 + ("split", "triton", "flashinfer")))
+    if backend == "split":
+        argv += ["--prefill-attention-backend", "fa3", "--decode-attention-backend", "fa3"]
+    else:
+        argv += ["--attention-backend", backend]
+    if draw(st.integers(0, 5)) < 5:
+        argv += ["--max-running-requests", str(draw(st.sampled_from(
+            (draw(st.integers(1, 80)), draw(st.integers(1, 600))))))]
+    if draw(st.integers(0, 4)) == 4:
+        argv += ["--cuda-graph-max-bs-decode", str(draw(st.integers(1, 96)))]
+    if draw(st.integers(0, 9)) == 9:
+        argv.append("--disable-cuda-graph-padding")
+    if draw(st.integers(0, 14)) == 14:
+        argv.append("--disable-cuda-graph")
+    if draw(st.integers(0, 9)) == 9:
+        argv.append("--enable-two-batch-overlap")
+    if draw(st.integers(0, 14)) == 14:
+        argv += ["--tp-size", "2"]
+    if draw(st.integers(0, 7)) == 7:  # _handle_uno has no page-size rule (EAGLE / NGRAM do)
+        argv += ["--page-size", draw(st.sampled_from(("16", "64")))]
+    if draw(st.integers(0, 11)) == 11:  # switches UNO ignores (adaptive: EAGLE only)
+        argv.append(draw(st.sampled_from(("--speculative-adaptive",
+                                           "--enable-multi-layer-eagle",
+                                           "--enable-mixed-chunk"))))
+    if draw(st.integers(0, 19)) == 19:
+        argv += ["--speculative-draft-model-path", str(so.oracle().model_dir)]
+    return tuple(argv), draw(st.sampled_from((24, 48, 80, 141)))
