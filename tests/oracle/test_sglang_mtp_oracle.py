@@ -242,3 +242,25 @@ def test_default_backend_planted_error_is_caught(monkeypatch: pytest.MonkeyPatch
     assert default_verdict(argv, "B200", _SHAPES["llama"], None) == "agree"
     monkeypatch.setattr(ad, "_mha", lambda inp: ("fa3", "planted"))
     assert default_verdict(argv, "B200", _SHAPES["llama"], None).startswith("differ")
+
+
+@pytest.mark.parametrize("env", [None, "1", "0", "no", "bogus"])
+@pytest.mark.parametrize("backend", ["fa3", "flashinfer"])
+def test_live_path_reads_single_cg_switch(env: str | None, backend: str,
+                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    """The live path (graphfit.integrations.sglang, a resolved ServerArgs) reads
+    SGLANG_ENABLE_SINGLE_CG_DRAFT from the server's environment as SGLang does: its count
+    equals SGLang's own `_capture_cuda_graphs` decision under the same environment."""
+    from graphfit.integrations import sglang as gs
+
+    r = so.resolve(_line(3, ("--attention-backend", backend)))
+    assert isinstance(r, so.Resolved), r
+    sglang, _ = mo.mtp_graphs(r, env)
+    if env is None:
+        monkeypatch.delenv(mo.ENV, raising=False)
+    else:
+        monkeypatch.setenv(mo.ENV, env)
+    check = gs.check_server_args(r.record)
+    assert check.plan.components["mtp_draft_extend"].graphs_per_size == sglang
+    explicit = gs.check_server_args(r.record, single_cg_draft=False)  # a caller's value wins
+    assert explicit.plan.components["mtp_draft_extend"].graphs_per_size == 3
