@@ -138,3 +138,16 @@ def settle(line: Mapping[str, Any], resolved: Resolved, gpu_given: object) -> Re
             *resolved.notes, f"multi-layer EAGLE draft-extend graphs counted per step: {said}"))
     return replace(resolved, values=MappingProxyType({**values, FIELD: name}),
                    origins=MappingProxyType({**resolved.origins, FIELD: said}))
+
+
+def settle_flags(resolved: Resolved, model_path: object, gpu_given: object) -> Resolved:
+    """`settle` for graphfit's own SGLang flags (`graphfit plan --engine sglang --model-path
+    DIR --gpu-memory-gb H100 --enable-multi-layer-eagle ...`): the flags as the line SGLang
+    would read (no page-size or KV-dtype flag there: SGLang's defaults)."""
+    values = resolved.values
+    engine = values.get("engine")
+    if str(getattr(engine, "value", engine)) != "sglang":
+        return resolved
+    line = {"model_path": model_path, "speculative_algorithm": values.get("spec_method"),
+            "speculative_eagle_topk": values.get("speculative_eagle_topk")}
+    return settle(line, resolved, gpu_given)

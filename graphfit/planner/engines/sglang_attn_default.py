@@ -114,12 +114,13 @@ DEEPSEEK_FAMILY = frozenset({
     "Glm5NextForConditionalGeneration", "HYV4ForCausalLM", "HYV4ForCausalLMNextN",
     "LongcatFlashForCausalLM", "LongcatFlashForCausalLMNextN", "Dots3NoteForCausalLM",
 })
-GPU_KINDS = ("ampere", "ada", "hopper", "sm100", "sm120", "rocm")  # what SGLang's probes tell
+# the GPU generations SGLang's probes tell apart
+GPU_KINDS = ("turing", "ampere", "ada", "hopper", "sm100", "sm120", "rocm")
 
 
 @dataclass(frozen=True)
 class AttentionDefaultInputs:
-    """What SGLang's default reads: the GPU kind (GPU_KINDS; CUDA capability 8.0 / 8.9 /
+    """What SGLang's default reads: the GPU kind (GPU_KINDS; CUDA capability 7.x / 8.0 / 8.9 /
     9.x / 10.x / 12.x, or an AMD GPU), the model (config.json: its first architecture, MLA,
     a DSA checkpoint, attention sinks, K/V widths that differ) and the line's speculation
     topk, page size and algorithm, KV-cache dtype and deterministic switch."""
