@@ -85,6 +85,7 @@ def model_inputs(data: Mapping[str, Any]) -> tuple[dict[str, Any], bool]:
         "attention_sinks": arch in SINK_ARCHITECTURES or bool(text.get("learnable_sink")),
         "asymmetric_kv": not mla and head_dim != v_head_dim,
         "kv_heads": _int(text.get("num_key_value_heads")),
+        "sliding_window_pattern": text.get("sliding_window_pattern") is not None,
     }, hybrid
 
 

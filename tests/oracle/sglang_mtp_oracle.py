@@ -135,7 +135,8 @@ def model_dirs(root: Any) -> dict[str, str]:
     """Model shapes for lines without a backend, as config.json directories under `root`: a
     Llama (MHA), a Llama with learned attention sinks (SGLang avoids flashinfer), a Llama whose
     V rows are narrower than K (`has_asymmetric_kv`), a Qwen3-MoE, a DeepSeek-V3 (MLA, its own
-    SM100 override) and a Gemma-3 (sliding window without SGLang's hybrid pool)."""
+    SM100 override), a Gemma-3 (sliding window without SGLang's hybrid pool), an Olmo2 (its
+    own override, restated) and a Qwen3-VL (its own override, not restated)."""
     import json
     from pathlib import Path
 
@@ -160,6 +161,11 @@ def model_dirs(root: Any) -> dict[str, str]:
         "rms_norm_eps": 1e-6, "rope_theta": 1000000.0, "torch_dtype": "bfloat16",
         "hidden_activation": "gelu_pytorch_tanh", "query_pre_attn_scalar": 256}))
     out["gemma3"] = gemma
+    olmo = ss.write_model_dir(base / "olmo2", architecture="Olmo2ForCausalLM")
+    data = json.loads((olmo / "config.json").read_text())
+    (olmo / "config.json").write_text(json.dumps({**data, "model_type": "olmo2"}))
+    out["olmo2"] = olmo
+    out["vl"] = ss.write_qwen3_vl_model_dir(base / "vl")  # its override: not restated
     return {k: str(v) for k, v in out.items()}
 
 

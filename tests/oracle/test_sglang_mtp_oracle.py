@@ -191,13 +191,19 @@ def _default_line(steps: int, topk: int | None, page: int | None,
     return tuple(line)
 
 
+SHAPES = ("llama", "moe", "mla", "sinks", "asym", "gemma3", "olmo2", "vl")
 DEFAULT_GRID = [(gpu, shape, _default_line(steps, topk, page, None), None)
                 for gpu in mo.CAPABILITIES
-                for shape in ("llama", "moe", "mla", "sinks", "asym", "gemma3")
+                for shape in SHAPES
                 for steps, topk, page in ((3, 1, None), (2, None, None), (3, 1, 16))]
 DEFAULT_GRID += [("H100", "llama", _default_line(3, 1, None, "fp8_e5m2"), None),
                  ("H100", "llama", _default_line(3, 1, None, None), "0"),
-                 ("A100", "llama", _default_line(1, 1, None, None), None)]
+                 ("A100", "llama", _default_line(1, 1, None, None), None),
+                 ("H100", "llama", _default_line(3, 1, None, "fp8_e4m3"), None),
+                 ("H100", "olmo2", _default_line(3, 1, None, "fp8_e5m2"), None),
+                 ("B200", "llama", _default_line(3, 1, None, "nvfp4"), None),
+                 ("H100", "llama", (*_default_line(3, 1, None, None),
+                                    "--enable-deterministic-inference"), None)]
 
 
 def test_default_backend_grid(shapes: dict[str, str], capsys: pytest.CaptureFixture[str]
@@ -221,7 +227,7 @@ def test_default_backend_grid(shapes: dict[str, str], capsys: pytest.CaptureFixt
 
 @settings(max_examples=20)
 @given(st.sampled_from(tuple(mo.CAPABILITIES)),
-       st.sampled_from(("llama", "moe", "mla", "sinks", "asym", "gemma3")),
+       st.sampled_from(SHAPES),
        st.integers(1, 4), st.sampled_from((None, 1, 2)), st.sampled_from((None, 1, 32)),
        st.sampled_from((None, "fp8_e4m3", "fp8_e5m2")),
        st.sampled_from((None, "1", "0", "bogus")))

@@ -22,6 +22,8 @@ What SGLang does (each cited):
 * Model overrides run before and may name a backend themselves (arg_groups/model_overrides/):
   the DeepSeek V3 family (deepseek_v2.py:51-190) names `dsa` for DSA checkpoints
   (configs/model_config.py:191-213) and `trtllm_mla` on SM100 when no backend flag is given;
+  Olmo2 (and Exaone 4 with a sliding-window pattern) name trtllm_mha on SM100, fa3 from
+  capability 8.0, else triton (olmo2.py:15-31, exaone.py:15-30);
   other architectures whose overrides write a backend are listed in OWN_BACKEND and not
   restated (their default is unknown to graphfit).
 * Later: FlashAttention 3 with `--kv-cache-dtype fp8_e5m2` becomes triton
@@ -44,8 +46,7 @@ HOOK = "arg_groups/model_override_base.py:277-352"
 # model_overrides/*.py, the `_register_for` lists of the providers that write one); the
 # DeepSeek family is restated (DEEPSEEK_FAMILY), the others are not
 OWN_BACKEND = frozenset({
-    "BeamForCausalLM", "DeepseekV4ForCausalLM", "EmbeddingGemma2Model", "Exaone4ForCausalLM",
-    "ExaoneMoEForCausalLM", "ExaoneMoeForCausalLM", "FalconH1ForCausalLM",
+    "BeamForCausalLM", "DeepseekV4ForCausalLM", "EmbeddingGemma2Model", "FalconH1ForCausalLM",
     "JetNemotronForCausalLM", "JetVLMForConditionalGeneration",
     "Gemma4ForConditionalGeneration", "Gemma4ForCausalLM",
     "Gemma4UnifiedForConditionalGeneration", "DiffusionGemmaForBlockDiffusion",
@@ -57,12 +58,17 @@ OWN_BACKEND = frozenset({
     "MiniCPMV4_6ForConditionalGeneration", "MiniCPMV4_7ForConditionalGeneration",
     "MiniMaxM3SparseForCausalLM", "MiniMaxM3SparseForConditionalGeneration",
     "MossVLForConditionalGeneration", "NemotronHForCausalLM", "NemotronHPuzzleForCausalLM",
-    "NemotronH_Omni_Reasoning_V3", "Olmo2ForCausalLM", "Qwen3NextForCausalLM",
+    "NemotronH_Omni_Reasoning_V3", "Qwen3NextForCausalLM",
     "Qwen3_5MoeForConditionalGeneration", "InternS2PreviewForConditionalGeneration",
     "InternS2MobiusForConditionalGeneration", "Qwen3_5ForConditionalGeneration",
     "Qwen3VLForConditionalGeneration", "Qwen3VLMoeForConditionalGeneration",
     "Qwen4ExpForConditionalGeneration",
 })
+# overrides restated: SM100 -> trtllm_mha, capability >= 8.0 -> fa3, else triton, when
+# `--attention-backend` is not given (model_overrides/olmo2.py:15-31 always;
+# model_overrides/exaone.py:15-30 when the config names a `sliding_window_pattern`)
+OLMO2 = frozenset({"Olmo2ForCausalLM"})
+EXAONE = frozenset({"Exaone4ForCausalLM", "ExaoneMoEForCausalLM", "ExaoneMoeForCausalLM"})
 # SGLang's hybrid sliding-window architectures (`is_hybrid_swa_model`, configs/model_config.py:
 # 2651-2697; a text config may opt in with `is_hybrid_swa`): their KV pool decides whether
 # FlashAttention refreshes its draft-extend metadata in the graph
@@ -132,6 +138,7 @@ class AttentionDefaultInputs:
     attention_sinks: bool = False
     asymmetric_kv: bool = False
     kv_heads: int | None = None
+    sliding_window_pattern: bool = False
     speculative_algorithm: str | None = None
     topk: int | None = None
     page_size: int | None = None
@@ -196,6 +203,13 @@ def default_attention_backend(inp: AttentionDefaultInputs) -> DefaultBackend:
     if inp.architecture in OWN_BACKEND:
         return DefaultBackend(None, f"{inp.architecture}'s model override picks its own "
                                     f"backend (arg_groups/model_overrides/, not restated)")
+    if inp.architecture in OLMO2 or (inp.architecture in EXAONE
+                                     and inp.sliding_window_pattern):
+        name, why = ("trtllm_mha" if inp.gpu == "sm100" else "fa3"
+                     if inp.gpu not in ("turing", "rocm") else "triton"), (
+            f"{inp.architecture}'s override on {inp.gpu} (model_overrides/"
+            f"{'olmo2.py:24-30' if inp.architecture in OLMO2 else 'exaone.py:24-29'})")
+        return _fp8_e5m2(inp, name, why)
     if inp.architecture in DEEPSEEK_FAMILY and inp.dsa:
         return DefaultBackend("dsa", "DeepSeek DSA checkpoint (model_overrides/deepseek_v2.py:"
                                      "98-102)")
@@ -204,6 +218,13 @@ def default_attention_backend(inp: AttentionDefaultInputs) -> DefaultBackend:
     else:
         name, why = _mla(inp) if inp.mla else _mha(inp)
         why = f"{why} ({HOOK})"
+    return _fp8_e5m2(inp, name, why)
+
+
+def _fp8_e5m2(inp: AttentionDefaultInputs, name: str, why: str) -> DefaultBackend:
+    """FlashAttention 3 has no fp8_e5m2 KV: SGLang moves it to triton (overrides.py:
+    1262-1270, run after the default and the model overrides)."""
     if name == "fa3" and inp.kv_cache_dtype == "fp8_e5m2":
-        name, why = "triton", f"{why}; fa3 with fp8_e5m2 KV becomes triton (overrides.py:1262-1270)"
+        return DefaultBackend("triton", f"{why}; fa3 with fp8_e5m2 KV becomes triton "
+                                        f"(overrides.py:1262-1270)")
     return DefaultBackend(name, why)
