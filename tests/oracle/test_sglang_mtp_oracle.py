@@ -195,7 +195,10 @@ SHAPES = ("llama", "moe", "mla", "sinks", "asym", "gemma3", "olmo2", "vl")
 DEFAULT_GRID = [(gpu, shape, _default_line(steps, topk, page, None), None)
                 for gpu in mo.CAPABILITIES
                 for shape in SHAPES
-                for steps, topk, page in ((3, 1, None), (2, None, None), (3, 1, 16))]
+                for steps, topk, page in ((3, 1, None), (3, 1, 16))]
+# no topk: both refuse multi-layer EAGLE (one shape per GPU is enough to show it)
+DEFAULT_GRID += [(gpu, "llama", _default_line(2, None, None, None), None)
+                 for gpu in mo.CAPABILITIES]
 DEFAULT_GRID += [("H100", "llama", _default_line(3, 1, None, "fp8_e5m2"), None),
                  ("H100", "llama", _default_line(3, 1, None, None), "0"),
                  ("A100", "llama", _default_line(1, 1, None, None), None),
