@@ -37,6 +37,11 @@ _KINDS = {7: "turing", 8: "ampere", 9: "hopper", 10: "sm100", 12: "sm120"}
 # config.json keys of hybrid linear-attention (mamba / linear) layer schedules
 _LINEAR_KEYS = ("layers_block_type", "hybrid_override_pattern", "linear_attn_config",
                 "full_attention_interval")
+# model types of the configs SGLang runs with mamba / linear-attention state (`mambaish_config`,
+# configs/hybrid_arch.py:70-157: Zaya, Mamba / Mamba2 / FalconMamba, KimiLinear, Bailing
+# hybrid, GLM-5 Next, LFM2-VL; the others there are OWN_BACKEND architectures)
+LINEAR_MODEL_TYPES = frozenset({"zaya", "mamba", "mamba2", "falcon_mamba", "kimi_linear",
+                                "bailing_hybrid", "glm5_next", "lfm2_vl"})
 
 
 def gpu_kind(given: object) -> str | None:
@@ -77,6 +82,7 @@ def model_inputs(data: Mapping[str, Any]) -> tuple[dict[str, Any], bool]:
     linear = any(k in text for k in _LINEAR_KEYS) or (
         isinstance(layer_types, list) and any(
             isinstance(t, str) and ("linear" in t or "mamba" in t) for t in layer_types))
+    linear = linear or any(str(d.get("model_type")) in LINEAR_MODEL_TYPES for d in (data, text))
     hybrid = arch in HYBRID_SWA or bool(text.get("is_hybrid_swa")) or linear
     return {
         "architecture": arch, "mla": mla,

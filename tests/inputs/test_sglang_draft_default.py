@@ -44,6 +44,9 @@ def test_unknown_inputs_keep_the_bound(tmp_path: Path) -> None:
     name, why = dd.default_draft_backend(hybrid, "H100")
     assert name is None and "KV pool" in why
     assert dd.default_draft_backend(hybrid, "A100")[0] == "flashinfer"  # per step anyway
+    kimi = {**LINE, "model_path": _model(tmp_path, architectures=["KimiLinearForCausalLM"],
+                                          model_type="kimi_linear")}
+    assert dd.default_draft_backend(kimi, "H100")[0] is None
     own = {**LINE, "model_path": _model(tmp_path, architectures=["GptOssForCausalLM"])}
     assert dd.default_draft_backend(own, "H100")[0] is None
 
