@@ -31,6 +31,7 @@ from graphfit.planner.engines.sglang_attn_default import (
 from graphfit.planner.engines.sglang_mtp_graphs import FLASH_ATTENTION, draft_extend_backend
 
 FIELD = "mtp_draft_backend"
+LINE_HINT = "--attention-backend on the line"  # how the user names the backend
 ROCM = frozenset({"MI300X", "MI325X"})
 ADA = frozenset({"L4", "L40", "L40S", "RTX4090"})  # capability 8.9
 _KINDS = {7: "turing", 8: "ampere", 9: "hopper", 10: "sm100", 12: "sm120"}
@@ -99,15 +100,14 @@ def _line_int(values: Mapping[str, Any], key: str) -> int | None:
     return _int(values.get(key))
 
 
-def default_draft_backend(line: Mapping[str, Any], gpu_given: object
-                          ) -> tuple[str | None, str]:
+def default_draft_backend(line: Mapping[str, Any], gpu_given: object,
+                          hint: str = LINE_HINT) -> tuple[str | None, str]:
     """(SGLang's draft-extend backend for a multi-layer EAGLE line naming no backend, or None,
     and the origin / the reason it is not restated)."""
     kind = gpu_kind(gpu_given)
     if kind is None:
         return None, ("SGLang's default attention backend depends on the GPU generation: "
-                      "name the GPU (--gpu-memory-gb H100) or put --attention-backend on "
-                      "the line")
+                      f"name the GPU (--gpu-memory-gb H100) or give {hint}")
     model = line.get("model_path")
     path = config_path(str(model)) if isinstance(model, str) else None
     if path is None:
@@ -132,19 +132,22 @@ def default_draft_backend(line: Mapping[str, Any], gpu_given: object
                         f"{found.why}; assumes CUDA >= 12.8 and flashinfer installed")
 
 
-def settle(line: Mapping[str, Any], resolved: Resolved, gpu_given: object) -> Resolved:
+def settle(line: Mapping[str, Any], resolved: Resolved, gpu_given: object,
+           hint: str = LINE_HINT) -> Resolved:
     """Set `mtp_draft_backend` to SGLang's default for a multi-layer EAGLE line naming no
     backend (module docstring); a note says why when it is not restated."""
     values = resolved.values
     if (FIELD in values or not values.get("multi_layer_eagle")
             or not line.get("speculative_algorithm") or draft_extend_backend(line)):
         return resolved
-    name, said = default_draft_backend(line, gpu_given)
+    name, said = default_draft_backend(line, gpu_given, hint)
     if name is None:
         return replace(resolved, notes=(
             *resolved.notes, f"multi-layer EAGLE draft-extend graphs counted per step: {said}"))
     return replace(resolved, values=MappingProxyType({**values, FIELD: name}),
-                   origins=MappingProxyType({**resolved.origins, FIELD: said}))
+                   origins=MappingProxyType({**resolved.origins, FIELD: said}),
+                   notes=(*resolved.notes, f"multi-layer EAGLE draft backend {name}: {said}; "
+                                           f"give {hint} to be sure"))
 
 
 def settle_flags(resolved: Resolved, model_path: object, gpu_given: object) -> Resolved:
@@ -157,4 +160,4 @@ def settle_flags(resolved: Resolved, model_path: object, gpu_given: object) -> R
         return resolved
     line = {"model_path": model_path, "speculative_algorithm": values.get("spec_method"),
             "speculative_eagle_topk": values.get("speculative_eagle_topk")}
-    return settle(line, resolved, gpu_given)
+    return settle(line, resolved, gpu_given, "--mtp-draft-backend")
