@@ -6,7 +6,7 @@ SGLang's draft-extend graphs instead of the per-step upper bound.
 Left at the upper bound (the planner's note says so, and a note here says why) when an input
 graphfit lacks decides it: the GPU given in GiB or not at all (its generation is unknown), a
 model without a local config.json, an architecture whose SGLang override picks its own
-backend, deterministic inference, or a FlashAttention default on a model whose KV pool
+backend, or a FlashAttention default on a model whose KV pool
 layout (hybrid sliding window, hybrid linear attention) decides the count.
 """
 
@@ -121,7 +121,9 @@ def default_draft_backend(line: Mapping[str, Any], gpu_given: object,
         topk=_line_int(line, "speculative_eagle_topk"),
         page_size=_line_int(line, "page_size"),
         kv_cache_dtype=str(kv_dtype) if kv_dtype else None,
-        deterministic=line.get("enable_deterministic_inference") is True, **fields))
+        # `--rl-on-policy-target` turns deterministic inference on (attention_hook.py:586-593)
+        deterministic=(line.get("enable_deterministic_inference") is True
+                       or line.get("rl_on_policy_target") is not None), **fields))
     if found.name is None:
         return None, found.why
     if found.name in FLASH_ATTENTION and hybrid:

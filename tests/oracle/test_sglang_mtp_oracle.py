@@ -205,8 +205,11 @@ DEFAULT_GRID += [("H100", "llama", _default_line(3, 1, None, "fp8_e5m2"), None),
                  ("H100", "llama", _default_line(3, 1, None, "fp8_e4m3"), None),
                  ("H100", "olmo2", _default_line(3, 1, None, "fp8_e5m2"), None),
                  ("B200", "llama", _default_line(3, 1, None, "nvfp4"), None),
-                 ("H100", "llama", (*_default_line(3, 1, None, None),
+                 ("H100", "llama", (*_default_line(3, 1, None, "fp8_e5m2"),
                                     "--enable-deterministic-inference"), None)]
+DEFAULT_GRID += [(gpu, shape, (*_default_line(3, 1, None, None),
+                               "--enable-deterministic-inference"), None)
+                 for gpu in mo.CAPABILITIES for shape in ("llama", "mla", "olmo2")]
 
 
 def test_default_backend_grid(shapes: dict[str, str], capsys: pytest.CaptureFixture[str]

@@ -36,12 +36,17 @@ def inputs(draw: st.DrawFn) -> ad.AttentionDefaultInputs:
 @given(inputs())
 def test_default_is_a_draft_extend_backend_or_unknown(inp: ad.AttentionDefaultInputs) -> None:
     """Every default graphfit restates is one SGLang's draft-extend factory builds
-    (draft_utils.py:126-144); it is left unknown only for deterministic inference or an
-    architecture whose override picks its own; fa3 never survives fp8_e5m2 KV."""
-    found = ad.default_attention_backend(inp)
+    (draft_utils.py:126-144); it is left unknown only for an architecture whose override
+    picks its own; fa3 never survives fp8_e5m2 KV; deterministic inference refuses a backend
+    an override named outside SGLang's deterministic list (overrides.py:1117-1122)."""
+    try:
+        found = ad.default_attention_backend(inp)
+    except ConfigError:
+        assert inp.deterministic
+        return
     assert found.why
     if found.name is None:
-        assert inp.deterministic or inp.architecture in ad.OWN_BACKEND
+        assert inp.architecture in ad.OWN_BACKEND
         return
     assert found.name in DRAFT_EXTEND_BACKENDS
     assert not (found.name == "fa3" and inp.kv_cache_dtype == "fp8_e5m2")
@@ -51,9 +56,15 @@ def test_default_is_a_draft_extend_backend_or_unknown(inp: ad.AttentionDefaultIn
 def test_generation_rules(inp: ad.AttentionDefaultInputs) -> None:
     """Hopper MHA without speculation is fa3; MLA off Hopper/SM100/ROCm is triton; an SM100
     MHA default is trtllm_mha or fa4 only (model_override_base.py:277-352)."""
-    found = ad.default_attention_backend(inp)
+    try:
+        found = ad.default_attention_backend(inp)
+    except ConfigError:
+        return
     if (found.name is None or inp.architecture in ad.DEEPSEEK_FAMILY
             or inp.architecture == "WhisperForConditionalGeneration"):
+        return
+    if inp.deterministic:  # overrides.py:1087-1123
+        assert found.name in ad.DETERMINISTIC_CHOICES
         return
     if not inp.mla and inp.gpu == "hopper" and inp.topk is None and (
             inp.kv_cache_dtype != "fp8_e5m2"):

@@ -27,8 +27,10 @@ What SGLang does (each cited):
   other architectures whose overrides write a backend are listed in OWN_BACKEND and not
   restated (their default is unknown to graphfit).
 * Later: FlashAttention 3 with `--kv-cache-dtype fp8_e5m2` becomes triton
-  (`_attention_backend_fa3_fp8_fallback`, overrides.py:1262-1270); deterministic inference
-  picks its own (`_deterministic_attention_backend`, overrides.py:1087-1123: not restated).
+  (`_attention_backend_fa3_fp8_fallback`, overrides.py:1262-1270). Deterministic inference
+  (after the overrides, before the default: arg_groups/pipeline.py:225-242) picks flashinfer
+  on SM100 / SM120 (triton for DeepSeek-shaped models), else fa3
+  (`_deterministic_attention_backend`, overrides.py:1087-1123).
 
 Assumed (said in the origin of the value): CUDA >= 12.8 (so >= 12.3), flashinfer installed
 (an SGLang dependency, `is_flashinfer_available`, utils/common.py:388-395), not an
@@ -120,6 +122,15 @@ DEEPSEEK_FAMILY = frozenset({
     "Glm5NextForConditionalGeneration", "HYV4ForCausalLM", "HYV4ForCausalLMNextN",
     "LongcatFlashForCausalLM", "LongcatFlashForCausalLMNextN", "Dots3NoteForCausalLM",
 })
+# `_deterministic_is_deepseek_model` (arg_groups/overrides.py:1039-1056)
+DETERMINISTIC_DEEPSEEK = frozenset({
+    "DeepseekV2ForCausalLM", "DeepseekV3ForCausalLM", "DeepseekV32ForCausalLM",
+    "MistralLarge3ForCausalLM", "PixtralForConditionalGeneration", "GlmMoeDsaForCausalLM",
+    "Glm4MoeLiteForCausalLM",
+})
+# DETERMINISTIC_ATTENTION_BACKEND_CHOICES (arg_groups/choices.py:113-120)
+DETERMINISTIC_CHOICES = frozenset({"ascend", "fa3", "fa4", "flashinfer", "intel_xpu",
+                                   "triton"})
 # the GPU generations SGLang's probes tell apart
 GPU_KINDS = ("turing", "ampere", "ada", "hopper", "sm100", "sm120", "rocm")
 
@@ -195,10 +206,7 @@ def _mla(inp: AttentionDefaultInputs) -> tuple[str, str]:
 
 def default_attention_backend(inp: AttentionDefaultInputs) -> DefaultBackend:
     """SGLang's base attention backend when the line names none (module docstring)."""
-    if inp.deterministic:
-        return DefaultBackend(None, "--enable-deterministic-inference picks its own backend "
-                                    "(overrides.py:1087-1123, not restated)")
-    if inp.architecture == "WhisperForConditionalGeneration":
+    if inp.architecture == "WhisperForConditionalGeneration" and not inp.deterministic:
         return DefaultBackend("flashinfer", f"Whisper ({HOOK})")
     if inp.architecture in OWN_BACKEND:
         return DefaultBackend(None, f"{inp.architecture}'s model override picks its own "
@@ -209,16 +217,43 @@ def default_attention_backend(inp: AttentionDefaultInputs) -> DefaultBackend:
                      if inp.gpu not in ("turing", "rocm") else "triton"), (
             f"{inp.architecture}'s override on {inp.gpu} (model_overrides/"
             f"{'olmo2.py:24-30' if inp.architecture in OLMO2 else 'exaone.py:24-29'})")
-        return _fp8_e5m2(inp, name, why)
+        return _checked(inp, _fp8_e5m2(inp, name, why))
     if inp.architecture in DEEPSEEK_FAMILY and inp.dsa:
-        return DefaultBackend("dsa", "DeepSeek DSA checkpoint (model_overrides/deepseek_v2.py:"
-                                     "98-102)")
+        return _checked(inp, DefaultBackend(
+            "dsa", "DeepSeek DSA checkpoint (model_overrides/deepseek_v2.py:98-102)"))
     if inp.architecture in DEEPSEEK_FAMILY and inp.gpu == "sm100":
-        name, why = "trtllm_mla", "DeepSeek V3 family on SM100 (deepseek_v2.py:174-184)"
+        return _checked(inp, DefaultBackend(
+            "trtllm_mla", "DeepSeek V3 family on SM100 (deepseek_v2.py:174-184)"))
+    if inp.deterministic:
+        name, why = _deterministic(inp)
     else:
         name, why = _mla(inp) if inp.mla else _mha(inp)
         why = f"{why} ({HOOK})"
     return _fp8_e5m2(inp, name, why)
+
+
+def _checked(inp: AttentionDefaultInputs, found: DefaultBackend) -> DefaultBackend:
+    """A backend a model override named, under deterministic inference: SGLang validates it
+    against its deterministic list and refuses the others (overrides.py:1117-1122,
+    arg_groups/choices.py:113-120)."""
+    if inp.deterministic and found.name not in DETERMINISTIC_CHOICES:
+        raise ConfigError(f"SGLang refuses --enable-deterministic-inference with the "
+                          f"{found.name} backend {inp.architecture}'s override picks on "
+                          f"{inp.gpu} (overrides.py:1117-1122); name a backend")
+    return found
+
+
+def _deterministic(inp: AttentionDefaultInputs) -> tuple[str, str]:
+    """`--enable-deterministic-inference` with no backend named by the line or an override
+    (it runs after the model overrides and before the default, pipeline.py:225-242):
+    SM100 / SM120 flashinfer (triton for the DeepSeek-shaped models), else fa3
+    (`_deterministic_attention_backend`, overrides.py:1087-1123, 1039-1056)."""
+    where = "overrides.py:1087-1123"
+    if inp.gpu in ("sm100", "sm120"):
+        if inp.architecture in DETERMINISTIC_DEEPSEEK:
+            return "triton", f"deterministic inference, DeepSeek-shaped, on {inp.gpu} ({where})"
+        return "flashinfer", f"deterministic inference on {inp.gpu} ({where})"
+    return "fa3", f"deterministic inference on {inp.gpu} ({where})"
 
 
 def _fp8_e5m2(inp: AttentionDefaultInputs, name: str, why: str) -> DefaultBackend:
