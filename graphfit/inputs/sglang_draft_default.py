@@ -113,7 +113,13 @@ def default_draft_backend(line: Mapping[str, Any], gpu_given: object,
     if path is None:
         return None, ("SGLang's default attention backend depends on the model: no local "
                       "config.json")
-    fields, hybrid = model_inputs(load_config(path))
+    data = load_config(path)
+    fields, hybrid = model_inputs(data)
+    if not fields["mla"] and _text(data).get("kv_lora_rank") is not None:
+        # SGLang makes more architectures MLA on config conditions (configs/model_config.py:
+        # 1435-1515) than graphfit lists: an MLA-shaped config outside the list stays unknown
+        return None, (f"{fields['architecture'] or 'the model'} has an MLA-shaped config "
+                      f"graphfit's MLA list lacks; SGLang's default is not restated")
     algorithm = line.get("speculative_algorithm")
     kv_dtype = line.get("kv_cache_dtype")
     found = default_attention_backend(AttentionDefaultInputs(

@@ -47,6 +47,9 @@ def test_unknown_inputs_keep_the_bound(tmp_path: Path) -> None:
     kimi = {**LINE, "model_path": _model(tmp_path, architectures=["KimiLinearForCausalLM"],
                                           model_type="kimi_linear")}
     assert dd.default_draft_backend(kimi, "H100")[0] is None
+    mla_shaped = {**LINE, "model_path": _model(tmp_path, architectures=["SarvamMLAForCausalLM"],
+                                                kv_lora_rank=512)}
+    assert dd.default_draft_backend(mla_shaped, "B200")[0] is None
     own = {**LINE, "model_path": _model(tmp_path, architectures=["GptOssForCausalLM"])}
     assert dd.default_draft_backend(own, "H100")[0] is None
 
