@@ -164,6 +164,17 @@ def _sglang(key: str) -> Expand:
     return expand
 
 
+def _draft_backend(origin: str, value: Any) -> tuple[list[Setting], list[str]]:
+    """`--mtp-draft-backend`: SGLang's `--speculative-draft-attention-backend` (the backend
+    multi-layer EAGLE's draft-extend steps run, graphfit.planner.engines.sglang_mtp_graphs)
+    on graphfit's own flag line, where no pasted line names one."""
+    from graphfit.inputs.settings import Setting
+    from graphfit.planner.engines.sglang_mtp_graphs import check_draft_extend_backend
+
+    return [Setting("mtp_draft_backend", check_draft_extend_backend(value), origin),
+            Setting("engine", Engine.SGLANG, origin)], []
+
+
 def _true_false(value: Any) -> bool:
     from graphfit.inputs.values import as_bool
 
@@ -347,6 +358,11 @@ CONFIG_FLAGS: list[ConfigFlag] = [
                "SGLang: multi-layer EAGLE (one draft-extend graph per step, no draft-decode "
                "graphs).", param="enable_multi_layer_eagle",
                expand=_sglang("enable_multi_layer_eagle"), switch=True, panel=SGLANG_PANEL),
+    ConfigFlag("mtp_draft_backend", "--mtp-draft-backend", str,
+               "SGLang: multi-layer EAGLE's draft attention backend (fa3/fa4: one "
+               "draft-extend graph per size, others one per step). Default: SGLang's own "
+               "for the GPU --gpu-memory-gb names and --model-path.",
+               expand=_draft_backend, panel=SGLANG_PANEL),
     ConfigFlag("enable_dp_attention", "--enable-dp-attention", bool,
                "SGLang (deprecated): use --attn-dp-size.",
                expand=_sglang("enable_dp_attention"), switch=True, panel=SGLANG_PANEL),
@@ -556,6 +572,11 @@ def resolve_values(values: Mapping[str, Any], environ: Mapping[str, str] | None 
             *resolved.notes, *default_notes(pasted, resolved.origins, resolved.values)))
         resolved = settle(pasted, resolved, values.get("gpu_memory_gb"),
                           _skipped_fields(skip))
+    elif values.get("model_path") is not None:
+        from graphfit.inputs.sglang_draft_default import settle_flags
+
+        # graphfit's own SGLang flags: multi-layer EAGLE's draft backend, SGLang's default
+        resolved = settle_flags(resolved, values["model_path"], values.get("gpu_memory_gb"))
     return resolved
 
 

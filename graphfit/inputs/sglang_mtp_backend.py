@@ -10,7 +10,7 @@ of its own, multi_layer_eagle_worker_v2.py:178-186, so `resolve_draft_attention_
 gives the flag, model_executor/model_runner.py:306-320), else the prefill backend (the
 decode one under `--speculative-attention-mode decode`, draft_utils.py:145-149), the split
 flags falling back to `--attention-backend` (arg_groups/model_override_base.py:138-152).
-A backend none of these names is SGLang's choice by GPU and model, not restated here.
+A line naming none gets SGLang's default by GPU and model (graphfit.inputs.sglang_draft_default).
 """
 
 from __future__ import annotations

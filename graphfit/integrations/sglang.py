@@ -86,10 +86,24 @@ def engine_capacities(p: Plan) -> dict[str, int]:
     return {b.key: b.reference_capacity for c in p.components.values() for b in c.buffers}
 
 
+def environment_overrides(overrides: Mapping[str, Any],
+                          environ: Mapping[str, str] | None = None) -> dict[str, Any]:
+    """`overrides` plus what SGLang reads from the server's environment and graphfit models
+    (`SGLANG_ENABLE_SINGLE_CG_DRAFT` -> `single_cg_draft`, parsed as SGLang's EnvBool does:
+    graphfit.inputs.environment.sglang_environment), read here at the boundary because the
+    planner never reads os.environ; a value the caller passes wins."""
+    from graphfit.inputs.environment import sglang_environment
+
+    found = {s.field: s.value
+             for s in sglang_environment(os.environ if environ is None else environ)}
+    return {**found, **overrides}
+
+
 def check_server_args(server_args: Any, **overrides: Any) -> SglangCheck:
     """Plan SGLang's ServerArgs and verify the engine's own sizing (ConfigError when the
-    arguments leave a needed value to later start-up, e.g. max_running_requests)."""
-    p = plan(EngineConfig.from_sglang(server_args, **overrides))
+    arguments leave a needed value to later start-up, e.g. max_running_requests). The
+    server's environment switches count too (`environment_overrides`)."""
+    p = plan(EngineConfig.from_sglang(server_args, **environment_overrides(overrides)))
     return SglangCheck(p, p.verify(engine_capacities(p)))
 
 
@@ -263,7 +277,7 @@ def check_live_runners(server_args: Any, runners: Mapping[str, Any],
     runner's component counts with the rows it has (along the buffer's axis); buffers of
     runners not given count at the rows SGLang's code allocates.
     """
-    p = plan(EngineConfig.from_sglang(server_args, **overrides))
+    p = plan(EngineConfig.from_sglang(server_args, **environment_overrides(overrides)))
     capacities = engine_capacities(p)
     live: dict[str, LiveTensor] = {}
     for name, runner in runners.items():

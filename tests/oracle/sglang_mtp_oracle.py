@@ -123,3 +123,64 @@ def mtp_graphs(r: so.Resolved, env: str | None) -> tuple[int, str]:
                 setattr(worker, n, v)
     per_size = 1 if fake.cuda_graph_runner_for_draft_extend == "one" else steps
     return per_size, built[0][0]
+
+
+# GPU name (graphfit.inputs.gpus) -> the CUDA capability the fake device reports for it
+CAPABILITIES: dict[str, tuple[int, int]] = {
+    "A100": (8, 0), "L40S": (8, 9), "H100": (9, 0), "B200": (10, 0), "RTX5090": (12, 0),
+}
+
+
+def model_dirs(root: Any) -> dict[str, str]:
+    """Model shapes for lines without a backend, as config.json directories under `root`: a
+    Llama (MHA), a Llama with learned attention sinks (SGLang avoids flashinfer), a Llama whose
+    V rows are narrower than K (`has_asymmetric_kv`), a Qwen3-MoE, a DeepSeek-V3 (MLA, its own
+    SM100 override), a Gemma-3 (sliding window without SGLang's hybrid pool), an Olmo2 (its
+    own override, restated) and a Qwen3-VL (its own override, not restated)."""
+    import json
+    from pathlib import Path
+
+    from tests.oracle import sglang_stubs as ss
+
+    base = Path(root)
+    out = {"llama": ss.write_model_dir(base / "llama"),
+           "moe": ss.write_moe_model_dir(base / "moe"),
+           "mla": ss.write_mla_model_dir(base / "mla")}
+    for name, extra in (("sinks", {"learnable_sink": True}), ("asym", {"v_head_dim": 64})):
+        path = ss.write_model_dir(base / name)
+        data = json.loads((path / "config.json").read_text())
+        (path / "config.json").write_text(json.dumps({**data, **extra}))
+        out[name] = path
+    gemma = base / "gemma3"
+    gemma.mkdir(parents=True, exist_ok=True)
+    (gemma / "config.json").write_text(json.dumps({
+        "architectures": ["Gemma3ForCausalLM"], "model_type": "gemma3_text",
+        "hidden_size": 1152, "intermediate_size": 6912, "num_attention_heads": 4,
+        "num_key_value_heads": 1, "head_dim": 256, "num_hidden_layers": 6,
+        "vocab_size": 262144, "max_position_embeddings": 32768, "sliding_window": 512,
+        "rms_norm_eps": 1e-6, "rope_theta": 1000000.0, "torch_dtype": "bfloat16",
+        "hidden_activation": "gelu_pytorch_tanh", "query_pre_attn_scalar": 256}))
+    out["gemma3"] = gemma
+    olmo = ss.write_model_dir(base / "olmo2", architecture="Olmo2ForCausalLM")
+    data = json.loads((olmo / "config.json").read_text())
+    (olmo / "config.json").write_text(json.dumps({**data, "model_type": "olmo2"}))
+    out["olmo2"] = olmo
+    out["vl"] = ss.write_qwen3_vl_model_dir(base / "vl")  # its override: not restated
+    return {k: str(v) for k, v in out.items()}
+
+
+def default_case(argv: tuple[str, ...], gpu: str, model: str, env: str | None
+                 ) -> tuple[int, str, str | None] | str:
+    """SGLang's (graphs per size, draft-extend backend, resolved base backend) for a line
+    with the model `model` on the fake `gpu`, or its refusal's text."""
+    from graphfit.inputs.gpus import GPU_MEMORY_GB
+
+    r = so.resolve(argv, gpu_mem_gb=GPU_MEMORY_GB[gpu], model=model,
+                   capability=CAPABILITIES[gpu])
+    if not isinstance(r, so.Resolved):
+        return r.text
+    try:
+        per_size, backend = mtp_graphs(r, env)
+    except ValueError as exc:  # the draft-extend factory refuses the backend
+        return str(exc)
+    return per_size, backend, r.attention_backend

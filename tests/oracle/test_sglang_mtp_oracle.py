@@ -14,6 +14,7 @@ import json
 import os
 import subprocess
 import sys
+import tempfile
 from typing import Any
 
 import pytest
@@ -124,3 +125,154 @@ def lines(draw: st.DrawFn) -> tuple[tuple[str, ...], str | None, bool]:
 def test_multi_layer_eagle_graph_count_generated(
         case: tuple[tuple[str, ...], str | None, bool]) -> None:
     _compare(*case)
+
+
+# ---------------------------------------------------------------------------------------
+# Lines WITHOUT an attention backend: SGLang's default by GPU and model
+# ---------------------------------------------------------------------------------------
+
+_SHAPES_DIR = tempfile.TemporaryDirectory(prefix="graphfit-mtp-shapes-")
+_SHAPES = mo.model_dirs(_SHAPES_DIR.name)
+
+
+@pytest.fixture(scope="module")
+def shapes() -> dict[str, str]:
+    return _SHAPES
+
+
+def _graphfit_default(argv: tuple[str, ...], gpu: str, model: str, env: str | None
+                      ) -> tuple[int, str | None] | str:
+    """graphfit's (graphs per size, draft backend) for the pasted line on `gpu`, in-process
+    (graphfit.cli.options.build_config: the same merge `graphfit plan` runs), or its error."""
+    from graphfit.cli.options import build_config
+    from graphfit.planner.core.errors import GraphfitError
+    from graphfit.planner.plan import plan
+
+    environ = {} if env is None else {mo.ENV: env}
+    try:
+        config = build_config({"gpu_memory_gb": gpu}, environ=environ, pasted=[
+            "python", "-m", "sglang.launch_server", "--model-path", model, *argv])
+        comp = plan(config).components["mtp_draft_extend"]
+    except GraphfitError as exc:
+        return str(exc)
+    return comp.graphs_per_size, config.mtp_draft_backend
+
+
+def default_verdict(argv: tuple[str, ...], gpu: str, model: str, env: str | None) -> str:
+    """"agree" (same backend, same count), "bound" (graphfit names no backend, with a note,
+    and counts per step, never fewer than SGLang), "refused" (both refuse), "skip" (SGLang
+    refuses a line graphfit plans: acceptance is other tests'), or "differ: ..."."""
+    sglang = mo.default_case(argv, gpu, model, env)
+    ours = _graphfit_default(argv, gpu, model, env)
+    if isinstance(sglang, str):
+        return "refused" if isinstance(ours, str) else "skip"
+    if isinstance(ours, str):
+        return f"differ: graphfit refuses ({ours}), SGLang {sglang}"
+    count, backend = ours
+    steps = int(argv[argv.index("--speculative-num-steps") + 1])
+    if backend is None:
+        return "bound" if count == steps >= sglang[0] else f"differ: bound {count} vs {sglang}"
+    if (count, backend) == sglang[:2]:
+        return "agree"
+    return f"differ: graphfit {(count, backend)}, SGLang {sglang}"
+
+
+def _default_line(steps: int, topk: int | None, page: int | None,
+                  kv_dtype: str | None) -> tuple[str, ...]:
+    line = ["--max-running-requests", "33", "--speculative-algorithm", "EAGLE",
+            "--speculative-num-steps", str(steps), "--speculative-num-draft-tokens",
+            str(steps + 1), "--enable-multi-layer-eagle"]
+    if topk is not None:
+        line += ["--speculative-eagle-topk", str(topk)]
+    if page is not None:
+        line += ["--page-size", str(page)]
+    if kv_dtype is not None:
+        line += ["--kv-cache-dtype", kv_dtype]
+    return tuple(line)
+
+
+SHAPES = ("llama", "moe", "mla", "sinks", "asym", "gemma3", "olmo2", "vl")
+DEFAULT_GRID = [(gpu, shape, _default_line(steps, topk, page, None), None)
+                for gpu in mo.CAPABILITIES
+                for shape in SHAPES
+                for steps, topk, page in ((3, 1, None), (3, 1, 16))]
+# no topk: both refuse multi-layer EAGLE (one shape per GPU is enough to show it)
+DEFAULT_GRID += [(gpu, "llama", _default_line(2, None, None, None), None)
+                 for gpu in mo.CAPABILITIES]
+DEFAULT_GRID += [("H100", "llama", _default_line(3, 1, None, "fp8_e5m2"), None),
+                 ("H100", "llama", _default_line(3, 1, None, None), "0"),
+                 ("A100", "llama", _default_line(1, 1, None, None), None),
+                 ("H100", "llama", _default_line(3, 1, None, "fp8_e4m3"), None),
+                 ("H100", "olmo2", _default_line(3, 1, None, "fp8_e5m2"), None),
+                 ("B200", "llama", _default_line(3, 1, None, "nvfp4"), None),
+                 ("H100", "llama", (*_default_line(3, 1, None, "fp8_e5m2"),
+                                    "--enable-deterministic-inference"), None)]
+DEFAULT_GRID += [(gpu, shape, (*_default_line(3, 1, None, None),
+                               "--enable-deterministic-inference"), None)
+                 for gpu in mo.CAPABILITIES for shape in ("llama", "mla", "olmo2")]
+
+
+def test_default_backend_grid(shapes: dict[str, str], capsys: pytest.CaptureFixture[str]
+                              ) -> None:
+    """Every GPU x model shape x (topk, page size) line without a backend: graphfit's draft
+    backend and count equal SGLang's own resolve + runner decision, or graphfit keeps the
+    per-step bound with a note; the agree / bound / differ counts are printed."""
+    verdicts = {(gpu, shape, argv, env): default_verdict(argv, gpu, shapes[shape], env)
+                for gpu, shape, argv, env in DEFAULT_GRID}
+    tally: dict[str, int] = {}
+    for verdict in verdicts.values():
+        key = verdict.split(":", 1)[0]
+        tally[key] = tally.get(key, 0) + 1
+    with capsys.disabled():
+        print(f"\nmulti-layer EAGLE default backend, {len(verdicts)} lines: "
+              + ", ".join(f"{k} {v}" for k, v in sorted(tally.items())))
+    differ = {k: v for k, v in verdicts.items() if v.startswith("differ")}
+    assert not differ, differ
+    assert tally.get("agree", 0) >= len(verdicts) // 2, tally  # most lines restated
+
+
+@settings(max_examples=20)
+@given(st.sampled_from(tuple(mo.CAPABILITIES)),
+       st.sampled_from(SHAPES),
+       st.integers(1, 4), st.sampled_from((None, 1, 2)), st.sampled_from((None, 1, 32)),
+       st.sampled_from((None, "fp8_e4m3", "fp8_e5m2")),
+       st.sampled_from((None, "1", "0", "bogus")))
+def test_default_backend_generated(gpu: str, shape: str, steps: int, topk: int | None,
+                                   page: int | None, kv_dtype: str | None, env: str | None
+                                   ) -> None:
+    argv = _default_line(steps, topk, page, kv_dtype)
+    verdict = default_verdict(argv, gpu, _SHAPES[shape], env)
+    assert not verdict.startswith("differ"), (gpu, shape, argv, env, verdict)
+
+
+def test_default_backend_planted_error_is_caught(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A planted error (SM100 treated like Hopper: fa3, one graph) makes the comparison
+    differ: the oracle would catch such a slip in the restated default."""
+    from graphfit.planner.engines import sglang_attn_default as ad
+
+    argv = _default_line(3, 1, None, None)
+    assert default_verdict(argv, "B200", _SHAPES["llama"], None) == "agree"
+    monkeypatch.setattr(ad, "_mha", lambda inp: ("fa3", "planted"))
+    assert default_verdict(argv, "B200", _SHAPES["llama"], None).startswith("differ")
+
+
+@pytest.mark.parametrize("env", [None, "1", "0", "no", "bogus"])
+@pytest.mark.parametrize("backend", ["fa3", "flashinfer"])
+def test_live_path_reads_single_cg_switch(env: str | None, backend: str,
+                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    """The live path (graphfit.integrations.sglang, a resolved ServerArgs) reads
+    SGLANG_ENABLE_SINGLE_CG_DRAFT from the server's environment as SGLang does: its count
+    equals SGLang's own `_capture_cuda_graphs` decision under the same environment."""
+    from graphfit.integrations import sglang as gs
+
+    r = so.resolve(_line(3, ("--attention-backend", backend)))
+    assert isinstance(r, so.Resolved), r
+    sglang, _ = mo.mtp_graphs(r, env)
+    if env is None:
+        monkeypatch.delenv(mo.ENV, raising=False)
+    else:
+        monkeypatch.setenv(mo.ENV, env)
+    check = gs.check_server_args(r.record)
+    assert check.plan.components["mtp_draft_extend"].graphs_per_size == sglang
+    explicit = gs.check_server_args(r.record, single_cg_draft=False)  # a caller's value wins
+    assert explicit.plan.components["mtp_draft_extend"].graphs_per_size == 3

@@ -32,8 +32,9 @@ no sliding-window pool), a GPU other than Blackwell for `hybrid_linear_attn`, no
 attention draft (its own `QwenSparseAttnBackend`, draft_utils.py:123-124, 171-181: per step)
 and no hook that names the draft backend itself (SM100 NVFP4 and Kimi-K3 pick `trtllm_mha`,
 arg_groups/kv_cache_hook.py:215-224, kimi_k3_hook.py:50: per step). With no backend on the
-line SGLang picks one by GPU and model; graphfit does not restate that choice and counts
-per step (the larger count), saying so.
+line SGLang picks one by GPU and model: graphfit.inputs.sglang_draft_default restates it
+(graphfit.planner.engines.sglang_attn_default) when the GPU is named and the model's config.json
+is local; otherwise (backend None here) the count is per step (the larger), saying so.
 """
 
 from __future__ import annotations
@@ -117,9 +118,10 @@ def mtp_graph_count(config: EngineSettings) -> MtpGraphCount:
         return MtpGraphCount(steps, f"SGLANG_ENABLE_SINGLE_CG_DRAFT off: one graph per step "
                                     f"({WORKER})")
     if backend is None:
-        return MtpGraphCount(steps, "no attention backend on the line: SGLang picks it by GPU "
-                                    "and model (not restated), counted per step (the most); "
-                                    "pass --attention-backend to be sure")
+        return MtpGraphCount(steps, "no draft attention backend known (SGLang's default is "
+                                    "restated for a named GPU and a local config.json: "
+                                    "graphfit.inputs.sglang_draft_default): counted per step "
+                                    "(the most); pass --attention-backend to be sure")
     if backend in FLASH_ATTENTION:
         return MtpGraphCount(1, f"draft-extend backend {backend} refreshes its metadata in "
                                 f"the graph: one graph for all steps ({WORKER}; assumes a "

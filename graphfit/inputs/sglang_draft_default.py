@@ -1,0 +1,171 @@
+"""Multi-layer EAGLE's draft-extend backend for a pasted SGLang line that names no attention
+backend: SGLang's own default for the GPU `--gpu-memory-gb` names and the model's config.json
+(graphfit.planner.engines.sglang_attn_default), set as `mtp_draft_backend` so the plan counts
+SGLang's draft-extend graphs instead of the per-step upper bound.
+
+Left at the upper bound (the planner's note says so, and a note here says why) when an input
+graphfit lacks decides it: the GPU given in GiB or not at all (its generation is unknown), a
+model without a local config.json, an architecture whose SGLang override picks its own
+backend, or a FlashAttention default on a model whose KV pool
+layout (hybrid sliding window, hybrid linear attention) decides the count.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import replace
+from types import MappingProxyType
+from typing import Any
+
+from graphfit.inputs.gpus import GPU_CAPABILITY_MAJOR, gpu_name
+from graphfit.inputs.model_config import config_path, load_config
+from graphfit.inputs.settings import Resolved
+from graphfit.planner.engines.sglang_attn_default import (
+    DSA_ARCHITECTURES,
+    HYBRID_SWA,
+    MLA_ARCHITECTURES,
+    SINK_ARCHITECTURES,
+    AttentionDefaultInputs,
+    default_attention_backend,
+)
+from graphfit.planner.engines.sglang_mtp_graphs import FLASH_ATTENTION, draft_extend_backend
+
+FIELD = "mtp_draft_backend"
+LINE_HINT = "--attention-backend on the line"  # how the user names the backend
+ROCM = frozenset({"MI300X", "MI325X"})
+ADA = frozenset({"L4", "L40", "L40S", "RTX4090"})  # capability 8.9
+_KINDS = {7: "turing", 8: "ampere", 9: "hopper", 10: "sm100", 12: "sm120"}
+# config.json keys of hybrid linear-attention (mamba / linear) layer schedules
+_LINEAR_KEYS = ("layers_block_type", "hybrid_override_pattern", "linear_attn_config",
+                "full_attention_interval")
+# model types of the configs SGLang runs with mamba / linear-attention state (`mambaish_config`,
+# configs/hybrid_arch.py:70-157: Zaya, Mamba / Mamba2 / FalconMamba, KimiLinear, Bailing
+# hybrid, GLM-5 Next, LFM2-VL; the others there are OWN_BACKEND architectures)
+LINEAR_MODEL_TYPES = frozenset({"zaya", "mamba", "mamba2", "falcon_mamba", "kimi_linear",
+                                "bailing_hybrid", "glm5_next", "lfm2_vl"})
+
+
+def gpu_kind(given: object) -> str | None:
+    """The generation SGLang's probes tell for a named GPU (graphfit.inputs.gpus), None for
+    a figure in GiB or nothing."""
+    name = gpu_name(given)
+    if not name:
+        return None
+    if name in ROCM:
+        return "rocm"
+    if name in ADA:
+        return "ada"
+    return _KINDS.get(GPU_CAPABILITY_MAJOR.get(name, 0))
+
+
+def _text(data: Mapping[str, Any]) -> Mapping[str, Any]:
+    text = data.get("text_config")
+    return text if isinstance(text, dict) else data
+
+
+def _int(value: object) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 \
+        else None
+
+
+def model_inputs(data: Mapping[str, Any]) -> tuple[dict[str, Any], bool]:
+    """(the model's AttentionDefaultInputs fields, whether its KV pool is hybrid) from a
+    config.json (module docstring of graphfit.planner.engines.sglang_attn_default)."""
+    archs = data.get("architectures")
+    arch = archs[0] if isinstance(archs, list) and archs and isinstance(archs[0], str) else ""
+    text = _text(data)
+    heads, hidden = _int(text.get("num_attention_heads")), _int(text.get("hidden_size"))
+    head_dim = _int(text.get("head_dim")) or (hidden // heads if heads and hidden else None)
+    v_head_dim = _int(text.get("v_head_dim")) or head_dim
+    mla = arch in MLA_ARCHITECTURES or (arch == "PixtralForConditionalGeneration"
+                                        and text.get("kv_lora_rank") is not None)
+    layer_types = text.get("layer_types")
+    linear = any(k in text for k in _LINEAR_KEYS) or (
+        isinstance(layer_types, list) and any(
+            isinstance(t, str) and ("linear" in t or "mamba" in t) for t in layer_types))
+    linear = linear or any(str(d.get("model_type")) in LINEAR_MODEL_TYPES for d in (data, text))
+    hybrid = arch in HYBRID_SWA or bool(text.get("is_hybrid_swa")) or linear
+    return {
+        "architecture": arch, "mla": mla,
+        "dsa": arch in DSA_ARCHITECTURES and (data.get("index_topk") is not None
+                                              or text.get("index_topk") is not None),
+        "attention_sinks": arch in SINK_ARCHITECTURES or bool(text.get("learnable_sink")),
+        "asymmetric_kv": not mla and head_dim != v_head_dim,
+        "kv_heads": _int(text.get("num_key_value_heads")),
+        "sliding_window_pattern": text.get("sliding_window_pattern") is not None,
+    }, hybrid
+
+
+def _line_int(values: Mapping[str, Any], key: str) -> int | None:
+    return _int(values.get(key))
+
+
+def default_draft_backend(line: Mapping[str, Any], gpu_given: object,
+                          hint: str = LINE_HINT) -> tuple[str | None, str]:
+    """(SGLang's draft-extend backend for a multi-layer EAGLE line naming no backend, or None,
+    and the origin / the reason it is not restated)."""
+    kind = gpu_kind(gpu_given)
+    if kind is None:
+        return None, ("SGLang's default attention backend depends on the GPU generation: "
+                      f"name the GPU (--gpu-memory-gb H100) or give {hint}")
+    model = line.get("model_path")
+    path = config_path(str(model)) if isinstance(model, str) else None
+    if path is None:
+        return None, ("SGLang's default attention backend depends on the model: no local "
+                      "config.json")
+    data = load_config(path)
+    fields, hybrid = model_inputs(data)
+    if not fields["mla"] and _text(data).get("kv_lora_rank") is not None:
+        # SGLang makes more architectures MLA on config conditions (configs/model_config.py:
+        # 1435-1515) than graphfit lists: an MLA-shaped config outside the list stays unknown
+        return None, (f"{fields['architecture'] or 'the model'} has an MLA-shaped config "
+                      f"graphfit's MLA list lacks; SGLang's default is not restated")
+    algorithm = line.get("speculative_algorithm")
+    kv_dtype = line.get("kv_cache_dtype")
+    found = default_attention_backend(AttentionDefaultInputs(
+        gpu=kind, speculative_algorithm=str(algorithm) if algorithm else None,
+        topk=_line_int(line, "speculative_eagle_topk"),
+        page_size=_line_int(line, "page_size"),
+        kv_cache_dtype=str(kv_dtype) if kv_dtype else None,
+        # `--rl-on-policy-target` turns deterministic inference on (attention_hook.py:586-593)
+        deterministic=(line.get("enable_deterministic_inference") is True
+                       or line.get("rl_on_policy_target") is not None), **fields))
+    if found.name is None:
+        return None, found.why
+    if found.name in FLASH_ATTENTION and hybrid:
+        return None, (f"SGLang's default {found.name} on this hybrid model: its KV pool "
+                      f"decides the draft-extend graph count (flashattention_backend.py:"
+                      f"553-560), not modelled")
+    return found.name, (f"SGLang's default attention backend on {gpu_name(gpu_given)}: "
+                        f"{found.why}; assumes CUDA >= 12.8 and flashinfer installed")
+
+
+def settle(line: Mapping[str, Any], resolved: Resolved, gpu_given: object,
+           hint: str = LINE_HINT) -> Resolved:
+    """Set `mtp_draft_backend` to SGLang's default for a multi-layer EAGLE line naming no
+    backend (module docstring); a note says why when it is not restated."""
+    values = resolved.values
+    if (FIELD in values or not values.get("multi_layer_eagle")
+            or not line.get("speculative_algorithm") or draft_extend_backend(line)):
+        return resolved
+    name, said = default_draft_backend(line, gpu_given, hint)
+    if name is None:
+        return replace(resolved, notes=(
+            *resolved.notes, f"multi-layer EAGLE draft-extend graphs counted per step: {said}"))
+    return replace(resolved, values=MappingProxyType({**values, FIELD: name}),
+                   origins=MappingProxyType({**resolved.origins, FIELD: said}),
+                   notes=(*resolved.notes, f"multi-layer EAGLE draft backend {name}: {said}; "
+                                           f"give {hint} to be sure"))
+
+
+def settle_flags(resolved: Resolved, model_path: object, gpu_given: object) -> Resolved:
+    """`settle` for graphfit's own SGLang flags (`graphfit plan --engine sglang --model-path
+    DIR --gpu-memory-gb H100 --enable-multi-layer-eagle ...`): the flags as the line SGLang
+    would read (no page-size or KV-dtype flag there: SGLang's defaults)."""
+    values = resolved.values
+    engine = values.get("engine")
+    if str(getattr(engine, "value", engine)) != "sglang":
+        return resolved
+    line = {"model_path": model_path, "speculative_algorithm": values.get("spec_method"),
+            "speculative_eagle_topk": values.get("speculative_eagle_topk")}
+    return settle(line, resolved, gpu_given, "--mtp-draft-backend")
