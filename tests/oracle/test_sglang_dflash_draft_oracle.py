@@ -93,9 +93,9 @@ def test_domino_draft(extra: tuple[str, ...]) -> None:
     where SGLang's own parse says `is_domino`), `out` only at any TP size; graphfit reads the
     same draft config and plans that sampler (compared with every aspect of the pasted line:
     ladders, padding, components, buffers, the resolved block)."""
-    # S given: with S left to SGLang's 48 its decode list keeps the memory default and its
-    # sampler is larger than graphfit's (a known CLI-path gap, docs/engines/sglang-coverage.md)
-    argv = line({"block_size": 6, **DOMINO}, "--max-running-requests", "40", *extra)
+    # S left to SGLang's speculative default (48): its decode list keeps the memory default
+    # (256 at 80 GB) and the sampler is sized from that list (dflash_worker_v2.py:996)
+    argv = line({"block_size": 6, **DOMINO}, *extra)
     sg = dc.sc.sglang(argv, 80)
     assert sg.runners is not None
     sampler = {k for k in sg.runners["dflash_draft"].buffers if k.startswith("sampler_")}
@@ -127,7 +127,7 @@ def test_selector_draft(draft: dict[str, Any], extra: tuple[str, ...]) -> None:
     """A DFlash2 (selector) draft: SGLang's own `_SelectorDraftSampler` (built by the oracle
     where SGLang's own model class is a DFlash2DraftModel, top_k from its own parse) against
     graphfit's reading of the same draft config, every buffer and nothing more."""
-    argv = line({"block_size": 6, **draft}, "--max-running-requests", "40", *extra)
+    argv = line({"block_size": 6, **draft}, *extra)  # S defaulted, as for Domino
     sg = dc.sc.sglang(argv, 80)
     assert sg.runners is not None
     sampler = {k for k in sg.runners["dflash_draft"].buffers if k.startswith("sampler_")}
