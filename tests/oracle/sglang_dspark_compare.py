@@ -28,8 +28,28 @@ __all__ = ["DRAFT", "compare_line", "draft_dir", "dspark", "dspark_lines", "past
 
 RUNNER = "dspark_draft"
 # the DSPARK modes SGLang reads from its environment (graphfit.inputs.sglang_dspark_env)
-DEFAULTS: dict[str, object] = {}
-ENV_OPTIONS: tuple[str, ...] = ()
+DEFAULTS: dict[str, object] = {"dspark_proposal": "sampling", "dspark_mid_fold": False,
+                                "ragged_verify_mode": "static"}
+ENV_OPTIONS = tuple(DEFAULTS)
+# SGLang's spellings of each variable's values (EnvBool, environ.py:143-150; an unparseable
+# one keeps the default, environ.py:67-86)
+ENV_VALUES: dict[str, tuple[str, ...]] = {
+    "SGLANG_DSPARK_USE_GREEDY_DRAFT": ("1", "true", "Yes", "0", "n", "maybe"),
+    "SGLANG_DSPARK_FOLDED_PROPOSAL": ("0", "false", "NO", "1", "y", "off"),
+    "SGLANG_OPT_DSV41_DSPARK_MID_FOLD": ("1", "TRUE", "y", "0", "no", "2"),
+    # compact and cap-accept are refused by graphfit, run by SGLang (a documented
+    # disagreement, test_sglang_dspark_oracle.py); a value SGLang does not know fails both
+    "SGLANG_RAGGED_VERIFY_MODE": ("static", "Static", "ragged"),
+}
+
+
+def environment(draw: st.DrawFn) -> list[str]:
+    """A VAR=value prefix of 0 to 3 of SGLang's DSPARK variables (none on 1 line in 2)."""
+    if draw(st.booleans()):
+        return []
+    names = draw(st.lists(st.sampled_from(sorted(ENV_VALUES)), min_size=1, max_size=3,
+                          unique=True))
+    return [f"{name}={draw(st.sampled_from(ENV_VALUES[name]))}" for name in names]
 
 
 def compare_line(argv: tuple[str, ...], gpu_mem_gb: float | None = 80
@@ -102,8 +122,9 @@ def dspark_lines(draw: st.DrawFn) -> tuple[tuple[str, ...], float | None]:
     by --speculative-num-draft-tokens (or both, equal or clashing, or out of range), steps /
     topk SGLang overrides, the decode graph settings, TP / attention DP / CP, two-batch
     overlap; the draft: the oracle's model, a local draft naming its gamma (any of SGLang's three
-    keys) and / or sample_from_anchor, or none (refused by both)."""
-    argv = bd.running_requests(draw)
+    keys) and / or sample_from_anchor, or none (refused by both); a VAR=value prefix of SGLang's
+    DSPARK environment variables on half the lines; S left to SGLang on 1 line in 5."""
+    argv = [*environment(draw), *bd.running_requests(draw)]
     argv += ["--speculative-algorithm", draw(st.sampled_from(("DSPARK", "dspark")))]
     gamma = draw(st.integers(1, 15))
     how = draw(st.sampled_from(("drafts", "drafts", "block", "block", "both", "both",
