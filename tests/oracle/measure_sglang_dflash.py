@@ -4,7 +4,8 @@
 
 Prints how many lines both plan with the DFLASH draft runner, both plan without draft graphs,
 both reject, and how many differ (with the first differences); how many lines took their
-block from the draft's config.json and how many left S to SGLang's default
+block from the draft's config.json, how many left S to SGLang's default and how many
+had a LiLiCorr draft
 (tests/oracle/sglang_block_drafts.measure).
 """
 
@@ -17,7 +18,20 @@ COUNTERS = {
     "block from the draft's config.json": lambda case: not {
         "--speculative-num-draft-tokens", "--speculative-dflash-block-size"} & set(case[0]),
     "S defaulted": lambda case: "--max-running-requests" not in case[0],
+    "a LiLiCorr draft": lambda case: _lilicorr(case[0]),
 }
+
+
+def _lilicorr(argv: tuple[str, ...]) -> bool:
+    """Whether the line's draft directory holds a LiLiCorr config."""
+    import json
+    from pathlib import Path
+
+    if dc.DRAFT not in argv:
+        return False
+    config = Path(argv[argv.index(dc.DRAFT) + 1]) / "config.json"
+    return config.is_file() and "LiLiCorrDraftModel" in json.loads(config.read_text()).get(
+        "architectures", [])
 
 if __name__ == "__main__":
     bd.main("DFLASH", dc.dflash_lines(), dc.compare_line, COUNTERS)

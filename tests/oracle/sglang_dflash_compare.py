@@ -29,7 +29,7 @@ __all__ = ["DRAFT", "compare_line", "dflash_lines", "draft_dir", "pasted", "shar
 DRAFT = "--speculative-draft-model-path"
 RUNNER = "dflash_draft"
 # the draft-config options the translated flags cannot carry (graphfit.inputs.sglang_draft)
-SAMPLER_OPTIONS = ("dflash_domino", "dflash_selector_top_k")
+SAMPLER_OPTIONS = ("dflash_domino", "dflash_selector_top_k", "dflash_lilicorr_top_k")
 
 
 def compare_line(argv: tuple[str, ...], gpu_mem_gb: float | None = 80
@@ -101,12 +101,36 @@ def block_fields() -> st.SearchStrategy[dict[str, Any]]:
         st.just({"dflash_config": {"target_layer_ids": [1, 2, 3]}}))
 
 
+LILICORR = {"lilicorr_hidden_size": 0, "lilicorr_num_layers": 2, "lilicorr_num_heads": 4,
+            "lilicorr_mlp_ratio": 2.0, "lilicorr_factor_dim": 16, "lilicorr_vector_eps": 1e-6,
+            "lilicorr_logit_scale": 1.0}
+
+
+def heads() -> st.SearchStrategy[dict[str, Any]]:
+    """The draft's head: a plain DFlash one (3 in 4) or a LiLiCorr one with a candidate
+    top-k SGLang accepts (1..16, a power of two) or rejects (3, 32: the draft would not load;
+    lilicorr_utils.py:73-83)."""
+    return st.one_of(st.just({}), st.just({}), st.just({}), st.sampled_from(
+        (1, 2, 4, 8, 16, 3, 32)).map(lambda k: {**LILICORR, "lilicorr_candidate_topk": k}))
+
+
+def with_head(draft: dict[str, Any], head: dict[str, Any]) -> dict[str, Any]:
+    """A draft config with the head's fields merged into its dflash_config."""
+    if not head:
+        return draft
+    nested = draft.get("dflash_config")
+    return {**draft, "architectures": ["LiLiCorrDraftModel"],
+            "dflash_config": {**(nested if isinstance(nested, dict) else {}), **head}}
+
+
 @st.composite
 def dflash_lines(draw: st.DrawFn) -> tuple[tuple[str, ...], float | None]:
     """Generated DFLASH lines: block size by either flag (or both, equal or not), steps /
     topk SGLang overrides, the decode graph settings, TP / attention DP / CP, two-batch
-    overlap, a draft path mostly given; or no block on the line and a draft directory whose
-    config.json names it (or not: 16), with the override args and a draft window. Not drawn
+    overlap, a draft path mostly given (a LiLiCorr draft on some lines); or no block on the
+    line and a draft directory whose config.json names it (or not: 16), with the override args
+    and a draft window, its head a plain DFlash or a LiLiCorr one; S left to SGLang on 1 line
+    in 5. Not drawn
     (graphfit refuses, SGLang starts; see docs/engines/sglang-coverage.md): no block size and
     no local draft config, a block of 1."""
     argv = bd.running_requests(draw)
@@ -128,7 +152,9 @@ def dflash_lines(draw: st.DrawFn) -> tuple[tuple[str, ...], float | None]:
         if draw(st.integers(0, 4)) == 0:
             argv += ["--json-model-override-args",
                      json.dumps({"block_size": draw(st.integers(2, 16))})]
-        argv += [DRAFT, draft_dir(draw(block_fields()))]
+        argv += [DRAFT, draft_dir(with_head(draw(block_fields()), draw(heads())))]
+    elif draw(st.integers(0, 5)) == 0:  # a LiLiCorr draft with the block on the line
+        argv += [DRAFT, draft_dir(with_head({}, draw(heads().filter(bool))))]
     elif draw(st.integers(0, 7)) > 0:
         argv = with_draft(argv)
     # a pasted line with no --gpu-memory-gb is planned for an assumed 80 GB GPU (graphfit

@@ -14,11 +14,14 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from graphfit import Axis, ConfigError, CUDAGraphMode, EngineConfig, SpecMethod, plan
+from graphfit import ConfigError, EngineConfig, SpecMethod, plan
 from graphfit.inputs.sglang import algorithm
-from graphfit.planner.engines.sglang import request_pool
 from graphfit.testing import sglang_configs
 from tests.helpers import run_cli
+from tests.planner.block_draft_checks import (
+    assert_draft_pads_within_its_buffers,
+    captured_draft,
+)
 
 
 def sg(**kw: object) -> EngineConfig:
@@ -67,25 +70,15 @@ def test_dspark_draft_pads_within_its_buffers(config: EngineConfig, bs: int) -> 
     """Every draft batch pads to a captured size whose gamma rows the buffers hold, and the
     sampler holds gamma tokens (and gamma x vocab step logits) of every captured request."""
     p = plan(config)
-    comp = p.components.get("dspark_draft")
-    if comp is None or not comp.buffers or p.config.cudagraph_mode is CUDAGraphMode.NONE:
-        return
-    width = comp.tables.uniform_query_len
     gamma = p.config.speculative_num_draft_tokens - 1
-    assert width == (gamma if p.config.dspark_samples_anchor else gamma + 1)
-    sizes = p.graph_sizes("dspark_draft")
-    if not sizes:
+    found = captured_draft(p, "dspark_draft")
+    if found is None:
         return
+    width, sizes = found
+    assert width == (gamma if p.config.dspark_samples_anchor else gamma + 1)
     assert p.buffer("dspark_draft.sampler_out").capacity >= max(sizes) * gamma
     assert p.buffer("dspark_draft.sampler_step_logits").shape[:2] >= (max(sizes), gamma)
-    bs = min(bs, request_pool(p.config))
-    d = p.pad(bs * width, uniform_decode=True, component="dspark_draft")
-    if d.mode is CUDAGraphMode.NONE:
-        return
-    assert bs <= d.num_reqs
-    for b in comp.buffers:
-        rows = d.num_reqs * (width if b.axis is Axis.TOKENS else 1)
-        assert b.axis is Axis.FIXED or rows <= b.capacity, b.key
+    assert_draft_pads_within_its_buffers(p, "dspark_draft", bs, gamma)
 
 
 LINE = ["plan", "--json", "--", "python", "-m", "sglang.launch_server", "--model-path", "m",
