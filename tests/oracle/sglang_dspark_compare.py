@@ -97,18 +97,31 @@ def draft_dir(key: str | None, gamma: int | None, anchor: bool | None) -> str:
 def translated(sg: sc.SglangAnswer, gf: sc.GraphfitAnswer | None = None
                ) -> sc.GraphfitAnswer:
     """graphfit given SGLang's resolved values (sglang_compare.graphfit_translated), the
-    draft's `sample_from_anchor` as SGLang's own sampler read it (graphfit's flags carry no
-    draft checkpoint) and the environment's DSPARK modes as the pasted line read them."""
+    draft's `sample_from_anchor` as SGLang read it (graphfit's flags carry no draft
+    checkpoint) and the environment's DSPARK modes as the pasted line read them."""
     answer = sc.graphfit_translated(sg)
-    sampler = sg.runners[RUNNER].live.sampler if sg.runners and RUNNER in sg.runners else None
     options: dict[str, object] = {}
-    if sampler is not None and not sampler.sample_from_anchor:
+    if sg.runners and RUNNER in sg.runners and not _samples_anchor(sg.runners[RUNNER]):
         options["dspark_samples_anchor"] = False
     if gf is not None and gf.plan is not None:
         config = gf.plan.config
         options.update({k: getattr(config, k) for k in ENV_OPTIONS
                         if getattr(config, k) != DEFAULTS[k]})
     return bd.with_options(answer, **options)
+
+
+def _samples_anchor(run: so.Runner) -> bool:
+    """The draft's `sample_from_anchor` as SGLang reads it: its own sampler's when one is
+    folded, else SGLang's own `get_dspark_sample_from_anchor` on the draft model runner's
+    hf_config (no sampler under SGLANG_DSPARK_FOLDED_PROPOSAL=0; the width still depends
+    on it, model_runner.py:880-895)."""
+    if run.live.sampler is not None:
+        return bool(run.live.sampler.sample_from_anchor)
+    from sglang.srt.speculative.dspark_components.dspark_config import (
+        get_dspark_sample_from_anchor,
+    )
+
+    return bool(get_dspark_sample_from_anchor(run.live.model_runner.model_config.hf_config))
 
 
 def dspark(*extra: str, draft: bool = True) -> tuple[str, ...]:

@@ -135,6 +135,11 @@ ENV_EDGE: list[tuple[tuple[str, ...], set[str]]] = [
      {"out", "temperatures", "greedy_mask", "step_temperatures"}),
     (_env("SGLANG_DSPARK_FOLDED_PROPOSAL=false"), set()),  # no sampler (worker :600-613)
     (_env("SGLANG_DSPARK_FOLDED_PROPOSAL=0", "SGLANG_DSPARK_USE_GREEDY_DRAFT=1"), set()),
+    # no sampler, and a draft that does not sample from the anchor: the width still gamma + 1
+    # (found by the generated lines: the oracle took the anchor flag from the sampler)
+    (("SGLANG_DSPARK_FOLDED_PROPOSAL=0", *_local(None, None, False,
+                                                 "--speculative-dspark-block-size", "1")),
+     set()),
     (_env("SGLANG_OPT_DSV41_DSPARK_MID_FOLD=yes"),  # verify_ids (:63-68)
      {"out", "temperatures", "greedy_mask", "step_temperatures", "step_logits", "verify_ids"}),
     (_env("SGLANG_OPT_DSV41_DSPARK_MID_FOLD=1", "SGLANG_DSPARK_USE_GREEDY_DRAFT=Y"),
