@@ -324,7 +324,8 @@ class EngineConfig:
             speculative_moe_a2a_backend: str | None = None,
             dspark_proposal: str = "sampling", dspark_mid_fold: bool = False,
             ragged_verify_mode: str = "static",
-            dflash_lilicorr_top_k: int | None = None) -> None: ...
+            dflash_lilicorr_top_k: int | None = None,
+            dflash_eager_sampler: bool = False) -> None: ...
 
     def __post_init__(self) -> None:
         set_ = object.__setattr__
@@ -671,6 +672,11 @@ class EngineConfig:
     def dflash_lilicorr_top_k(self) -> int | None:
         """SglangOptions.dflash_lilicorr_top_k."""
         return cast("int | None", self._option("dflash_lilicorr_top_k"))
+
+    @property
+    def dflash_eager_sampler(self) -> bool:
+        """SglangOptions.dflash_eager_sampler."""
+        return cast(bool, self._option("dflash_eager_sampler"))
 
     @property
     def moe_runner_backend(self) -> str:

@@ -7,6 +7,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from graphfit.inputs.sglang_dspark_env import (
+    DFLASH_EAGER,
     FOLDED,
     GREEDY,
     MID_FOLD,
@@ -27,11 +28,12 @@ def _parsed(raw: str | None) -> bool | None:
 
 
 @given(folded=st.none() | SPELLED, greedy=st.none() | SPELLED, mid=st.none() | SPELLED,
-       ragged=st.none() | st.text(max_size=80))
+       ragged=st.none() | st.text(max_size=80), eager=st.none() | SPELLED)
 def test_dspark_environment_as_sglang_parses_it(folded: str | None, greedy: str | None,
-                                                 mid: str | None, ragged: str | None) -> None:
+                                                 mid: str | None, ragged: str | None,
+                                                 eager: str | None) -> None:
     environ = {k: v for k, v in ((FOLDED, folded), (GREEDY, greedy), (MID_FOLD, mid),
-                                 (RAGGED, ragged)) if v is not None}
+                                 (RAGGED, ragged), (DFLASH_EAGER, eager)) if v is not None}
     got = {s.field: s.value for s in dspark_environment(environ)}
     want: dict[str, object] = {}
     if _parsed(folded) is False:
@@ -40,6 +42,8 @@ def test_dspark_environment_as_sglang_parses_it(folded: str | None, greedy: str 
         want["dspark_proposal"] = "greedy"
     if _parsed(mid) is not None:
         want["dspark_mid_fold"] = _parsed(mid)
+    if _parsed(eager) is not None:
+        want["dflash_eager_sampler"] = _parsed(eager)
     if ragged is not None:
         want["ragged_verify_mode"] = ragged[:64]  # EnvStr: the raw value
     assert got == want

@@ -29,7 +29,8 @@ __all__ = ["DRAFT", "compare_line", "dflash_lines", "draft_dir", "pasted", "shar
 DRAFT = "--speculative-draft-model-path"
 RUNNER = "dflash_draft"
 # the draft-config options the translated flags cannot carry (graphfit.inputs.sglang_draft)
-SAMPLER_OPTIONS = ("dflash_domino", "dflash_selector_top_k", "dflash_lilicorr_top_k")
+SAMPLER_OPTIONS = ("dflash_domino", "dflash_selector_top_k", "dflash_lilicorr_top_k",
+                   "dflash_eager_sampler")  # the last from the line's environment
 
 
 def compare_line(argv: tuple[str, ...], gpu_mem_gb: float | None = 80
@@ -134,6 +135,9 @@ def dflash_lines(draw: st.DrawFn) -> tuple[tuple[str, ...], float | None]:
     (graphfit refuses, SGLang starts; see docs/engines/sglang-coverage.md): no block size and
     no local draft config, a block of 1."""
     argv = bd.running_requests(draw)
+    if draw(st.integers(0, 5)) == 0:  # SGLang's EnvBool spellings (environ.py:143-150)
+        argv = [f"SGLANG_DFLASH_EAGER_DRAFT_SAMPLER="
+                f"{draw(st.sampled_from(('1', 'true', 'Y', '0', 'no', 'on')))}", *argv]
     argv += ["--speculative-algorithm", draw(st.sampled_from(("DFLASH", "dflash")))]
     block = draw(st.integers(2, 16))
     how = draw(st.sampled_from(("drafts", "drafts", "block", "block", "both", "both",

@@ -481,7 +481,11 @@ def _dflash_runner(r: Resolved, pool: int, fill: int, device: str, hidden_size: 
     max_bs = max(get_exec().graph.cuda_graph_config.decode.bs)
     sampler: Any
     selector = _dflash_selector(r)
-    if selector is not None:  # `_maybe_build_draft_sampler`'s selector branch, first (:907)
+    from sglang.srt.environ import envs
+
+    if envs.SGLANG_DFLASH_EAGER_DRAFT_SAMPLER.get():  # the head kept eager (:890-891)
+        sampler = None
+    elif selector is not None:  # `_maybe_build_draft_sampler`'s selector branch, first (:907)
         from sglang.srt.speculative.dflash_worker_v2 import _SelectorDraftSampler
 
         sampler = _SelectorDraftSampler(
@@ -513,7 +517,8 @@ def _dflash_runner(r: Resolved, pool: int, fill: int, device: str, hidden_size: 
     # runner holding SGLang's own sampler capture hook (dflash_worker_v2.py:741-747)
     from sglang.srt.speculative.draft_worker_common import make_draft_sampler_capture_hook
 
-    dmr.capture_tail_hooks = [make_draft_sampler_capture_hook(sampler)]
+    dmr.capture_tail_hooks = ([make_draft_sampler_capture_hook(sampler)]
+                              if sampler is not None else [])
     live = object.__new__(DecodeCudaGraphRunner)
     live.buffers, live.model_runner = run.live, dmr
     return dataclasses.replace(run, name="dflash_draft", buffers=table, live=live)

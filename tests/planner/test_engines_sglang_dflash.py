@@ -5,6 +5,8 @@ decode-graph runner of width block size, its in-graph sampler buffers, the refus
 
 from __future__ import annotations
 
+import json
+
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
@@ -135,3 +137,22 @@ def test_lilicorr_sampler_holds_every_replay(block: int, k: int, s: int, tp: int
     if not given_s and tp == 1:  # SGLang's memory default at 80 GB, TP 1 is 256
         # (memory_hook.py:89-188) while S = 48 (speculative_hook.py:438-443)
         assert cand.shape[0] == 256 and max(sizes) <= 48
+
+
+def test_eager_draft_sampler_plans_no_sampler() -> None:
+    """SGLANG_DFLASH_EAGER_DRAFT_SAMPLER=1 on a pasted line: the draft graph without a folded
+    sampler (dflash_worker_v2.py:890-891); the draft runner's buffers unchanged."""
+    base = [*LINE, "--speculative-draft-model-path", "d", "--speculative-dflash-block-size",
+            "5", "--max-running-requests", "8"]
+    def draft_buffers(argv: list[str]) -> tuple[set[str], dict[str, object]]:
+        code, out, err = run_cli(argv)
+        assert code == 0, err
+        doc = json.loads(out)
+        names = {b["name"] for b in doc["components"]["dflash_draft"]["buffers"]}
+        return names, doc["config"]["options"]
+
+    folded, _ = draft_buffers(base)
+    eager, options = draft_buffers([*base[:3], "SGLANG_DFLASH_EAGER_DRAFT_SAMPLER=1",
+                                    *base[3:]])
+    assert "sampler_out" in folded and options["dflash_eager_sampler"] is True
+    assert eager == {n for n in folded if not n.startswith("sampler_")}

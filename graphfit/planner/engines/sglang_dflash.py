@@ -75,7 +75,11 @@ def sampler_buffers(config: EngineSettings, block: int, declared_max_bs: int
     same size, at any TP size (its all-gathers allocate inside the graph's pool). A selector
     draft (`dflash_selector_top_k` K, chosen first, :907) folds `_SelectorDraftSampler`
     (:254-283): `out`, per-request temperatures / greedy mask, uniforms (block - 1 each) and
-    the candidate / q rows (block - 1) x K, all sized from the same maximum."""
+    the candidate / q rows (block - 1) x K, all sized from the same maximum. None at all
+    under SGLANG_DFLASH_EAGER_DRAFT_SAMPLER=1 (`dflash_eager_sampler`: the head stays eager,
+    :890-891)."""
+    if config.dflash_eager_sampler:  # SGLANG_DFLASH_EAGER_DRAFT_SAMPLER (:890-891)
+        return ()
     tokens = declared_max_bs * (block - 1)
     why = "written by the draft graph's in-graph argmax before it is read"
     top_k = config.dflash_selector_top_k

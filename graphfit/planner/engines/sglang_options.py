@@ -156,6 +156,9 @@ class SglangOptions(EngineOptions):
     dflash_lilicorr_top_k: a LiLiCorr DFLASH draft's `dflash_config.lilicorr_candidate_topk`
         (lilicorr_utils.py:46-95; None: not a LiLiCorr draft): its folded sampler's candidate
         width (lilicorr_utils.py:239-290; graphfit.planner.engines.sglang_dflash).
+    dflash_eager_sampler: `SGLANG_DFLASH_EAGER_DRAFT_SAMPLER` (environ.py:1569, off): DFLASH
+        keeps its draft head eager, no sampler folded into the draft graph
+        (dflash_worker_v2.py:890-891), so no `sampler_*` buffers.
     """
 
     engine: ClassVar[str] = "sglang"
@@ -208,6 +211,7 @@ class SglangOptions(EngineOptions):
     dspark_mid_fold: bool = False
     ragged_verify_mode: str = "static"
     dflash_lilicorr_top_k: int | None = None
+    dflash_eager_sampler: bool = False
 
     def __post_init__(self) -> None:
         gb = self.gpu_memory_gb
@@ -305,6 +309,7 @@ def _block_draft_modes(options: SglangOptions) -> None:
         raise ConfigError(f"ragged_verify_mode: must be SGLANG_RAGGED_VERIFY_MODE's value (a "
                           f"string), got {excerpt(mode)}")
     _optional_int("dflash_lilicorr_top_k", options.dflash_lilicorr_top_k, 1)
+    true_false("dflash_eager_sampler", options.dflash_eager_sampler)
 
 
 def _mamba_memory_inputs(options: SglangOptions) -> None:
