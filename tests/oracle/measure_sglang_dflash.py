@@ -4,8 +4,8 @@
 
 Prints how many lines both plan with the DFLASH draft runner, both plan without draft graphs,
 both reject, and how many differ (with the first differences); how many lines took their
-block from the draft's config.json, how many left S to SGLang's default and how many
-had a LiLiCorr draft
+block from the draft's config.json, how many left S to SGLang's default, how many had a LiLiCorr
+draft and how many an environment prefix (SGLANG_DFLASH_EAGER_DRAFT_SAMPLER)
 (tests/oracle/sglang_block_drafts.measure).
 """
 
@@ -19,6 +19,7 @@ COUNTERS = {
         "--speculative-num-draft-tokens", "--speculative-dflash-block-size"} & set(case[0]),
     "S defaulted": lambda case: "--max-running-requests" not in case[0],
     "a LiLiCorr draft": lambda case: _lilicorr(case[0]),
+    "an environment prefix": lambda case: bool(bd.split_env(case[0])[0]),
 }
 
 

@@ -378,6 +378,11 @@ def runners(r: Resolved, *, token_capacity: int = DEFAULT_TOKEN_CAPACITY,
             hidden_size: int = 4096, vocab_size: int = 128256,
             device: str = "meta") -> dict[str, Runner]:
     """The decode graph runners SGLang builds for `r`, with capture lists and buffers."""
+    if (r.speculative_algorithm or "").upper() == "DFLASH":
+        # a LiLiCorr draft's head config is parsed when the draft model is built
+        # (LiLiCorrDraftModel.__init__, models/lilicorr.py:532-540), graphs or not: SGLang's
+        # own parse raises here for a head it cannot rebuild (the server does not start)
+        _dflash_lilicorr(r)
     if r.decode_backend == "disabled":
         return {}
     with published(r):

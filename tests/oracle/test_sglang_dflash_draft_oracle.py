@@ -117,6 +117,10 @@ def test_lilicorr_config_sglang_cannot_load(fields: dict[str, Any], words: str) 
     draft = {"architectures": ["LiLiCorrDraftModel"], "dflash_config": config}
     gf = dc.pasted(line({"block_size": 6, **draft}), 80)
     assert gf.rejected is not None and "would not load" in gf.rejected and words in gf.rejected
+    # graphs off too: the head is parsed when the draft model is built (found by the
+    # generated lines: the oracle parsed it only when building the draft runner)
+    assert dc.compare_line(line({"block_size": 6, **draft}, "--disable-cuda-graph")) == (
+        "rejected", [])
     missing = {k: v for k, v in LILICORR_FIELDS.items() if k != "lilicorr_factor_dim"}
     with pytest.raises(ValueError, match="lilicorr_factor_dim is required"):
         parse_lilicorr_draft_config(draft_hf_config={"dflash_config": missing})
