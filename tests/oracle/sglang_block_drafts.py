@@ -12,12 +12,15 @@ from __future__ import annotations
 
 import collections
 import functools
+import hashlib
 import json
 import os
 import re
 import sys
+import tempfile
 import time
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 from unittest import mock
 
@@ -210,10 +213,20 @@ def translated_plain(sg: sc.SglangAnswer, gf: sc.GraphfitAnswer) -> sc.GraphfitA
     return sc.graphfit_translated(sg)
 
 
-def with_options(answer: sc.GraphfitAnswer, **options: Any) -> sc.GraphfitAnswer:
-    """graphfit's answer re-planned with `options` replaced (what the translated flags
-    cannot carry: a draft checkpoint's or the environment's settings)."""
-    if answer.plan is None or not options:
-        return answer
-    config = answer.plan.config.replace(**options)
-    return sc.GraphfitAnswer(answer.argv, None, sc.graphfit.plan(config))
+def translated_with(sg: sc.SglangAnswer, options: dict[str, Any]) -> sc.GraphfitAnswer:
+    """graphfit given SGLang's resolved values (sglang_compare.translated_argv) plus `options`
+    (what those flags cannot carry: a draft checkpoint's or the environment's settings),
+    handed over in a --config file so the plan is made with them from the start (a width that
+    depends on them may decide whether the flags alone are accepted)."""
+    if not options:
+        return sc.graphfit_translated(sg)
+    text = json.dumps(options, sort_keys=True)  # JSON is YAML
+    path = _config_dir() / f"{hashlib.sha256(text.encode()).hexdigest()[:16]}.yaml"
+    if not path.exists():
+        path.write_text(text)
+    return sc.graphfit_cli((*sc.translated_argv(sg), "--config", str(path)), None)
+
+
+@functools.cache
+def _config_dir() -> Path:
+    return Path(tempfile.mkdtemp(prefix="graphfit-translated-options-"))

@@ -45,8 +45,8 @@ def translated(sg: sc.SglangAnswer, gf: sc.GraphfitAnswer) -> sc.GraphfitAnswer:
     from the same draft by the pasted line: the flags carry no draft checkpoint)."""
     assert gf.plan is not None
     config = gf.plan.config
-    return bd.with_options(sc.graphfit_translated(sg), **{
-        k: getattr(config, k) for k in SAMPLER_OPTIONS if getattr(config, k)})
+    return bd.translated_with(sg, {k: getattr(config, k) for k in SAMPLER_OPTIONS
+                                   if getattr(config, k)})
 
 
 def compare_speculation(sg: sc.SglangAnswer, gf: sc.GraphfitAnswer) -> list[sc.Difference]:

@@ -99,7 +99,6 @@ def translated(sg: sc.SglangAnswer, gf: sc.GraphfitAnswer | None = None
     """graphfit given SGLang's resolved values (sglang_compare.graphfit_translated), the
     draft's `sample_from_anchor` as SGLang read it (graphfit's flags carry no draft
     checkpoint) and the environment's DSPARK modes as the pasted line read them."""
-    answer = sc.graphfit_translated(sg)
     options: dict[str, object] = {}
     if sg.runners and RUNNER in sg.runners and not _samples_anchor(sg.runners[RUNNER]):
         options["dspark_samples_anchor"] = False
@@ -107,7 +106,7 @@ def translated(sg: sc.SglangAnswer, gf: sc.GraphfitAnswer | None = None
         config = gf.plan.config
         options.update({k: getattr(config, k) for k in ENV_OPTIONS
                         if getattr(config, k) != DEFAULTS[k]})
-    return bd.with_options(answer, **options)
+    return bd.translated_with(sg, options)
 
 
 def _samples_anchor(run: so.Runner) -> bool:

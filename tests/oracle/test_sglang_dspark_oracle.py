@@ -87,6 +87,12 @@ def _draft_edges() -> list[tuple[tuple[str, ...], str]]:
         (local("block_size", 4, False, "--speculative-dspark-block-size", "2"), "runner"),
         (local(None, None, False, "--speculative-num-draft-tokens", "3",
                "--cuda-graph-bs-decode", "1", "3", "5", "8"), "runner"),
+        # an odd gamma under CP 2: only the anchor-false width (gamma + 1) keeps batch 1
+        # capturable, so graphfit must plan SGLang's resolved values with the draft's
+        # sample_from_anchor from the start (found by the generated lines)
+        (local("block_size", 11, False, "--max-running-requests", "1",
+               "--disable-cuda-graph-padding", "--tp-size", "2", "--attn-cp-size", "2"),
+         "runner"),
     ]
 
 
