@@ -272,12 +272,19 @@ def _sglang_fields(draw: st.DrawFn, *, max_seqs: int, max_k: int,
         fields["speculative_num_draft_tokens"] = draw(st.integers(2, 16))
         if method == "dspark":  # the draft config's sample_from_anchor
             fields["dspark_samples_anchor"] = draw(st.booleans())
+            # SGLang's environment modes (graphfit.planner.engines.sglang_dspark_modes)
+            fields["dspark_proposal"] = draw(st.sampled_from(("sampling", "sampling",
+                                                              "greedy", "eager")))
+            fields["dspark_mid_fold"] = draw(st.integers(0, 3)) == 0
         else:
-            head = draw(st.sampled_from(("dflash", "dflash", "domino", "selector")))
+            head = draw(st.sampled_from(("dflash", "dflash", "domino", "selector",
+                                         "lilicorr")))
             if head == "domino":  # the draft's own sampler buffers
                 fields["dflash_domino"] = True
             elif head == "selector":
                 fields["dflash_selector_top_k"] = draw(st.integers(1, 16))
+            elif head == "lilicorr":  # a power of two <= 16 (lilicorr_utils.py:73-83)
+                fields["dflash_lilicorr_top_k"] = draw(st.sampled_from((1, 2, 4, 8, 16)))
     elif method == "uno":  # linear F, or a tree within SGLang's limits (sglang_uno)
         if draw(st.booleans()):
             fields["speculative_num_draft_tokens"] = draw(st.integers(1, 16))

@@ -72,6 +72,8 @@ def _native() -> dict[str, Handler]:
         "multi_layer_eagle": as_bool,
         "frozen_kv_mtp": as_bool,
         "dspark_samples_anchor": as_bool,
+        "dspark_mid_fold": as_bool,
+        "dflash_eager_sampler": as_bool,
         "sm90": as_bool,
         "gpu_memory_gb": gpu_memory_gb,
         "draft_len_schedule": lambda o, v: as_sizes(o, v),

@@ -80,11 +80,13 @@ def sglang_environment(environ: Mapping[str, str]) -> list[Setting]:
     """SGLANG_ENABLE_SINGLE_CG_DRAFT as SGLang's EnvBool parses it (environ.py:143-150);
     unset, or a value it cannot parse (it warns and keeps the default, environ.py:67-86): on,
     SGLang's default (environ.py:1921), so no setting."""
+    from graphfit.inputs.sglang_dspark_env import dspark_environment  # DSPARK's modes
+
     raw = environ.get(ENV_SINGLE_CG)
     if raw is None or raw.lower() not in (*_SGLANG_TRUE, *_SGLANG_FALSE):
-        return []
+        return dspark_environment(environ)
     return [Setting("single_cg_draft", raw.lower() in _SGLANG_TRUE,
-                    f"{ENV_SINGLE_CG}={raw}", COMMAND_LINE)]
+                    f"{ENV_SINGLE_CG}={raw}", COMMAND_LINE), *dspark_environment(environ)]
 
 
 VLLM_ENVIRONMENT = environment

@@ -16,7 +16,8 @@ things come from that directory rather than from the flags:
   (dflash_utils.py:542-543, 731-801). These change the sampler folded into the draft's
   graph (dflash_worker_v2.py:884-998); graphfit models the plain DFlash, the Domino
   and the selector ones (graphfit.planner.engines.sglang_dflash, SglangOptions.dflash_domino,
-  dflash_selector_top_k), so LiLiCorr drafts are refused here by name;
+  dflash_selector_top_k) and the LiLiCorr one (dflash_lilicorr_top_k, read by
+  graphfit.inputs.sglang_lilicorr);
 * whether the draft loads at all: `DFlashDraftModel.__init__` parses the same config again
   (models/dflash.py:700-703) and raises where the argument hook only warned and fell back to
   16 (speculative_hook.py:406-412). graphfit refuses such a config with SGLang's reason
@@ -36,6 +37,7 @@ from typing import Any
 from graphfit.inputs import model_config
 from graphfit.inputs.reading import parse_json, shown_path
 from graphfit.inputs.settings import COMMAND_LINE, FILE, Setting
+from graphfit.inputs.sglang_lilicorr import LilicorrRefusal, candidate_topk
 from graphfit.planner.core.enums import SpecMethod
 from graphfit.planner.core.errors import ConfigError, brief, excerpt
 
@@ -43,11 +45,9 @@ BLOCK_DEFAULT = 16  # speculative_hook.py:414-421 (and models/dflash.py:704)
 SELECTOR_ARCHITECTURES = frozenset({  # DFlash2DraftModel and its aliases (models/dflash.py:
     "DFlash2DraftModel", "DFlash2BeamDraftModel", "MiniMaxDFlash2DraftModel"})  # 1264-1315)
 LILICORR_ARCHITECTURES = frozenset({"LiLiCorrDraftModel"})  # models/lilicorr.py:529-575
-# why graphfit does not plan these drafts' graphs (each reason fits one error line)
-UNMODELLED_HEADS = {
-    "lilicorr": "LiLiCorr sampler sized from the draft graph list and its head's buffers "
-                "(lilicorr_utils.py:377-419, dflash_worker_v2.py:924-934)",
-}
+# why graphfit does not plan these drafts' graphs (each reason fits one error line); the
+# LiLiCorr one is modelled now (graphfit.inputs.sglang_lilicorr)
+UNMODELLED_HEADS: dict[str, str] = {}
 
 
 @dataclass(frozen=True)
@@ -59,11 +59,12 @@ class DflashDraft:
     head: str  # "dflash", "selector", "lilicorr" or "domino"
     problem: str | None = None  # parse_dflash_draft_config's refusal: the draft won't load
     selector_top_k: int = 0  # dflash_config.selector_top_k (0: none)
+    lilicorr_top_k: int = 0  # dflash_config.lilicorr_candidate_topk (0: not LiLiCorr)
 
     def __post_init__(self) -> None:
         if self.block_size is not None and self.block_size < 1:
             raise ValueError(f"block_size {self.block_size} < 1")  # pragma: no cover
-        if self.head not in ("dflash", "domino", "selector", *UNMODELLED_HEADS):
+        if self.head not in ("dflash", "domino", "selector", "lilicorr", *UNMODELLED_HEADS):
             raise ValueError(f"unknown DFLASH draft head {self.head!r}")  # pragma: no cover
 
     @property
@@ -219,6 +220,11 @@ def parse(data: Mapping[str, Any], path: Path) -> DflashDraft:
     if head == "selector" and not top_k:  # DFlash2DraftModel.__init__ (models/dflash.py:1270)
         return DflashDraft(path, block, head, problem="DFlash selector draft requires "
                                                       "dflash_config.selector_rank.")
+    if head == "lilicorr":  # LiLiCorrDraftModel.__init__ (models/lilicorr.py:532-540)
+        try:
+            return DflashDraft(path, block, head, lilicorr_top_k=candidate_topk(cfg))
+        except LilicorrRefusal as exc:
+            return DflashDraft(path, block, head, problem=str(exc))
     return DflashDraft(path, block, head, selector_top_k=top_k)
 
 
@@ -262,9 +268,10 @@ def dflash_draft_settings(values: Mapping[str, Any], explicit_block: bool
             f"--speculative-dflash-block-size")
     where = shown_path(draft.path)
     if draft.problem is not None:
-        raise ConfigError(f"{where}: SGLang's DFLASH draft would not load "
-                          f"(models/dflash.py:700): {draft.problem}")
-    if draft.head not in ("dflash", "domino", "selector"):
+        site = "models/lilicorr.py:536" if draft.head == "lilicorr" else "models/dflash.py:700"
+        raise ConfigError(f"{where}: SGLang's DFLASH draft would not load ({site}): "
+                          f"{draft.problem}")
+    if draft.head not in ("dflash", "domino", "selector", "lilicorr"):
         raise ConfigError(f"{where}: a {draft.head} DFLASH draft is not modelled: "
                           f"{UNMODELLED_HEADS[draft.head]}")
     found: list[Setting] = []
@@ -274,6 +281,12 @@ def dflash_draft_settings(values: Mapping[str, Any], explicit_block: bool
                              f"{where}: selector draft", FILE, weak=True))
         notes.append(f"{where}: a selector DFLASH draft (top_k {draft.selector_top_k}; its "
                      f"sampler's buffers, dflash_worker_v2.py:254-283)")
+    if draft.head == "lilicorr":  # SglangOptions.dflash_lilicorr_top_k
+        found.append(Setting("dflash_lilicorr_top_k", draft.lilicorr_top_k,
+                             f"{where}: LiLiCorr draft", FILE, weak=True))
+        notes.append(f"{where}: a LiLiCorr DFLASH draft (candidate top-k "
+                     f"{draft.lilicorr_top_k}; its sampler's buffers, lilicorr_utils.py:"
+                     f"239-290)")
     if draft.head == "domino":  # its sampler's buffers (SglangOptions.dflash_domino)
         found.append(Setting("dflash_domino", True, f"{where}: projector_type domino", FILE,
                              weak=True))

@@ -331,7 +331,11 @@ class EngineConfig:
             mamba_chunk_size: int | None = None,
             deepep_mode: str = "auto",
             moe_runner_backend: str = "auto",
-            speculative_moe_a2a_backend: str | None = None) -> None: ...
+            speculative_moe_a2a_backend: str | None = None,
+            dspark_proposal: str = "sampling", dspark_mid_fold: bool = False,
+            ragged_verify_mode: str = "static",
+            dflash_lilicorr_top_k: int | None = None,
+            dflash_eager_sampler: bool = False) -> None: ...
 
     def __post_init__(self) -> None:
         set_ = object.__setattr__
@@ -694,6 +698,31 @@ class EngineConfig:
     def speculative_moe_a2a_backend(self) -> str | None:
         """SglangOptions.speculative_moe_a2a_backend."""
         return cast("str | None", self._option("speculative_moe_a2a_backend"))
+
+    @property
+    def dspark_proposal(self) -> str:
+        """SglangOptions.dspark_proposal."""
+        return cast(str, self._option("dspark_proposal"))
+
+    @property
+    def dspark_mid_fold(self) -> bool:
+        """SglangOptions.dspark_mid_fold."""
+        return cast(bool, self._option("dspark_mid_fold"))
+
+    @property
+    def ragged_verify_mode(self) -> str:
+        """SglangOptions.ragged_verify_mode."""
+        return cast(str, self._option("ragged_verify_mode"))
+
+    @property
+    def dflash_lilicorr_top_k(self) -> int | None:
+        """SglangOptions.dflash_lilicorr_top_k."""
+        return cast("int | None", self._option("dflash_lilicorr_top_k"))
+
+    @property
+    def dflash_eager_sampler(self) -> bool:
+        """SglangOptions.dflash_eager_sampler."""
+        return cast(bool, self._option("dflash_eager_sampler"))
 
     @property
     def moe_runner_backend(self) -> str:

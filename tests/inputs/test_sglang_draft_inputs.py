@@ -71,12 +71,13 @@ def test_refusals_are_one_line(tmp_path: Path) -> None:
     selectorless.mkdir()
     cases.append((["--speculative-draft-model-path", _draft(selectorless, {
         "architectures": ["DFlash2DraftModel"]})], "requires dflash_config.selector_rank"))
-    for words in ("lilicorr",):
-        root = tmp_path / words
-        root.mkdir()
-        config: dict[str, Any] = {"architectures": ["LiLiCorrDraftModel"]}
-        cases.append((["--speculative-draft-model-path", _draft(root, config)],
-                      f"a {words} DFLASH draft is not modelled"))
+    # a LiLiCorr draft is modelled now; one without its head's geometry does not load
+    # (lilicorr_utils.py:97-105)
+    root = tmp_path / "lilicorr"
+    root.mkdir()
+    config: dict[str, Any] = {"architectures": ["LiLiCorrDraftModel"]}
+    cases.append((["--speculative-draft-model-path", _draft(root, config)],
+                  "LiLiCorr requires the lilicorr_* geometry fields"))
     for argv, said in cases:
         code, _, text = _planned(argv)
         errors = [ln for ln in text.splitlines() if ln.startswith("error:")]

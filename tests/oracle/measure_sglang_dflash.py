@@ -3,49 +3,36 @@
     python -m tests.oracle.measure_sglang_dflash 300
 
 Prints how many lines both plan with the DFLASH draft runner, both plan without draft graphs,
-both reject, and how many differ (with the first differences).
+both reject, and how many differ (with the first differences); how many lines took their
+block from the draft's config.json, how many left S to SGLang's default, how many had a LiLiCorr
+draft and how many an environment prefix (SGLANG_DFLASH_EAGER_DRAFT_SAMPLER)
+(tests/oracle/sglang_block_drafts.measure).
 """
 
 from __future__ import annotations
 
-import collections
-import sys
-import time
-
-from hypothesis import HealthCheck, given, settings
-
+from tests.oracle import sglang_block_drafts as bd
 from tests.oracle import sglang_dflash_compare as dc
 
+COUNTERS = {
+    "block from the draft's config.json": lambda case: not {
+        "--speculative-num-draft-tokens", "--speculative-dflash-block-size"} & set(case[0]),
+    "S defaulted": lambda case: "--max-running-requests" not in case[0],
+    "a LiLiCorr draft": lambda case: _lilicorr(case[0]),
+    "an environment prefix": lambda case: bool(bd.split_env(case[0])[0]),
+}
 
-def main(n: int) -> int:
-    counts: collections.Counter[str] = collections.Counter()
-    shown: list[str] = []
-    start = time.perf_counter()
 
-    @settings(max_examples=n, derandomize=False, database=None, deadline=None,
-              suppress_health_check=list(HealthCheck))
-    @given(dc.dflash_lines())
-    def draw(case: tuple[tuple[str, ...], float | None]) -> None:
-        outcome, diffs = dc.compare_line(*case)
-        counts[outcome] += 1
-        if not {"--speculative-num-draft-tokens", "--speculative-dflash-block-size"} & set(
-                case[0]):
-            counts["block from the draft config"] += 1
-        if diffs and len(shown) < 10:
-            shown.append(f"{' '.join(case[0])} ({case[1]} GB): {diffs[0]}")
+def _lilicorr(argv: tuple[str, ...]) -> bool:
+    """Whether the line's draft directory holds a LiLiCorr config."""
+    import json
+    from pathlib import Path
 
-    draw()
-    total = sum(counts.values())
-    agree = total - counts["differs"]
-    print(f"{total} generated DFLASH lines in {time.perf_counter() - start:.0f} s: "
-          f"{agree}/{total} agree (runner {counts['runner']}, no draft graphs "
-          f"{counts['no_runner']}, rejected by both {counts['rejected']}), "
-          f"{counts['differs']} differ; block from the draft's config.json on "
-          f"{counts['block from the draft config']} lines")
-    for line in shown:
-        print("  ", line)
-    return 1 if counts["differs"] else 0
-
+    if dc.DRAFT not in argv:
+        return False
+    config = Path(argv[argv.index(dc.DRAFT) + 1]) / "config.json"
+    return config.is_file() and "LiLiCorrDraftModel" in json.loads(config.read_text()).get(
+        "architectures", [])
 
 if __name__ == "__main__":
-    sys.exit(main(int(sys.argv[1]) if len(sys.argv) > 1 else 200))
+    bd.main("DFLASH", dc.dflash_lines(), dc.compare_line, COUNTERS)

@@ -3,45 +3,20 @@
     python -m tests.oracle.measure_sglang_dspark 300
 
 Prints how many lines both plan with the DSPARK draft runner, both plan without draft graphs,
-both reject, and how many differ (with the first differences).
+both reject, and how many differ (with the first differences); how many lines carried an
+environment prefix and how many left S to SGLang's default
+(tests/oracle/sglang_block_drafts.measure).
 """
 
 from __future__ import annotations
 
-import collections
-import sys
-import time
-
-from hypothesis import HealthCheck, given, settings
-
+from tests.oracle import sglang_block_drafts as bd
 from tests.oracle import sglang_dspark_compare as kc
 
-
-def main(n: int) -> int:
-    counts: collections.Counter[str] = collections.Counter()
-    shown: list[str] = []
-    start = time.perf_counter()
-
-    @settings(max_examples=n, derandomize=False, database=None, deadline=None,
-              suppress_health_check=list(HealthCheck))
-    @given(kc.dspark_lines())
-    def draw(case: tuple[tuple[str, ...], float | None]) -> None:
-        outcome, diffs = kc.compare_line(*case)
-        counts[outcome] += 1
-        if diffs and len(shown) < 10:
-            shown.append(f"{' '.join(case[0])} ({case[1]} GB): {diffs[0]}")
-
-    draw()
-    total = sum(counts.values())
-    agree = total - counts["differs"]
-    print(f"{total} generated DSPARK lines in {time.perf_counter() - start:.0f} s: "
-          f"{agree}/{total} agree (runner {counts['runner']}, no draft graphs "
-          f"{counts['no_runner']}, rejected by both {counts['rejected']}), "
-          f"{counts['differs']} differ")
-    for line in shown:
-        print("  ", line)
-    return 1 if counts["differs"] else 0
-
+COUNTERS = {
+    "an environment prefix": lambda case: bool(bd.split_env(case[0])[0]),
+    "S defaulted": lambda case: "--max-running-requests" not in case[0],
+}
 
 if __name__ == "__main__":
-    sys.exit(main(int(sys.argv[1]) if len(sys.argv) > 1 else 200))
+    bd.main("DSPARK", kc.dspark_lines(), kc.compare_line, COUNTERS)

@@ -18,49 +18,35 @@ from typing import Any
 
 from hypothesis import strategies as st
 
-from tests.helpers import run_cli
+from tests.oracle import sglang_block_drafts as bd
 from tests.oracle import sglang_compare as sc
 from tests.oracle import sglang_oracle as so
+from tests.oracle.sglang_block_drafts import pasted, shared_flags
+
+__all__ = ["DRAFT", "compare_line", "dflash_lines", "draft_dir", "pasted", "shared_flags",
+           "with_draft"]
 
 DRAFT = "--speculative-draft-model-path"
-
-
-def pasted(argv: tuple[str, ...], gpu_mem_gb: float | None) -> sc.GraphfitAnswer:
-    """graphfit's reading of the pasted launch_server line (the oracle's model directory as
-    --model-path, the fake GPU's memory as --gpu-memory-gb)."""
-    args = ["plan", "--json"]
-    if gpu_mem_gb is not None:
-        args += ["--gpu-memory-gb", f"{gpu_mem_gb:g}"]
-    code, out, text = run_cli([*args, "--", "python", "-m", "sglang.launch_server",
-                               "--model-path", str(so.oracle().model_dir), *argv])
-    if code != 0:
-        errors = [ln for ln in text.splitlines() if "error" in ln]
-        return sc.GraphfitAnswer(argv, (errors or [f"exit {code}"])[-1])
-    config = sc.EngineConfig.from_dict(json.loads(out)["config"])
-    return sc.GraphfitAnswer(argv, None, sc.graphfit.plan(config))
+RUNNER = "dflash_draft"
+# the draft-config options the translated flags cannot carry (graphfit.inputs.sglang_draft)
+SAMPLER_OPTIONS = ("dflash_domino", "dflash_selector_top_k", "dflash_lilicorr_top_k",
+                   "dflash_eager_sampler")  # the last from the line's environment
 
 
 def compare_line(argv: tuple[str, ...], gpu_mem_gb: float | None = 80
                  ) -> tuple[str, list[sc.Difference]]:
-    """(outcome, differences): outcome "runner" (both plan; SGLang builds the DFLASH draft
-    runner), "no_runner" (both plan, no draft graphs), "rejected" (both refuse) or
-    "differs"."""
-    sg = sc.sglang(argv, gpu_mem_gb)
-    gf = pasted(argv, gpu_mem_gb)
-    diffs = sc.compare_acceptance(sg, gf)
-    if diffs:
-        return "differs", diffs
-    if sg.rejected is not None:
-        return "rejected", []
-    # the pasted line's plan: ladders and components as SGLang built them
-    diffs += sc.compare_target_ladder(sg, gf) + sc.compare_components(sg, gf)
-    diffs += sc.compare_draft_ladder(sg, gf) + compare_speculation(sg, gf)
-    # every model-level aspect (ladders, padding of every batch, buffers, fills)
-    for found in sc.compare_model(sg).values():
-        diffs += found
-    assert sg.runners is not None
-    outcome = "runner" if "dflash_draft" in sg.runners else "no_runner"
-    return ("differs" if diffs else outcome), diffs
+    """(outcome, differences), as sglang_block_drafts.compare_line for the DFLASH draft
+    runner, plus the resolved speculation of the pasted line."""
+    return bd.compare_line(argv, gpu_mem_gb, RUNNER, compare_speculation, translated)
+
+
+def translated(sg: sc.SglangAnswer, gf: sc.GraphfitAnswer) -> sc.GraphfitAnswer:
+    """graphfit given SGLang's resolved values, with the draft config's sampler kind (read
+    from the same draft by the pasted line: the flags carry no draft checkpoint)."""
+    assert gf.plan is not None
+    config = gf.plan.config
+    return bd.translated_with(sg, {k: getattr(config, k) for k in SAMPLER_OPTIONS
+                                   if getattr(config, k)})
 
 
 def compare_speculation(sg: sc.SglangAnswer, gf: sc.GraphfitAnswer) -> list[sc.Difference]:
@@ -116,53 +102,42 @@ def block_fields() -> st.SearchStrategy[dict[str, Any]]:
         st.just({"dflash_config": {"target_layer_ids": [1, 2, 3]}}))
 
 
-def shared_flags(draw: st.DrawFn) -> list[str]:
-    """The flags every generated speculative line draws alike, in one fixed draw order:
-    ignored steps / topk, the decode graph list, TP and its attention split, two-batch
-    overlap (DFLASH's and DSPARK's generators both append them)."""
-    argv: list[str] = []
-    if draw(st.integers(0, 3)) == 0:
-        argv += ["--speculative-num-steps", str(draw(st.integers(1, 5))),
-                 "--speculative-eagle-topk", str(draw(st.sampled_from((1, 2, 4))))]
-    graphs = draw(st.sampled_from(("default", "max_bs", "bs", "padding_off", "off", "json")))
-    if graphs == "max_bs":
-        argv += ["--cuda-graph-max-bs-decode", str(draw(st.integers(1, 400)))]
-    elif graphs == "bs":
-        sizes = draw(st.lists(st.integers(1, 300), min_size=1, max_size=6, unique=True))
-        argv += ["--cuda-graph-bs-decode", *map(str, sizes)]
-    elif graphs == "padding_off":
-        argv.append("--disable-cuda-graph-padding")
-    elif graphs == "off":
-        argv.append(draw(st.sampled_from(("--disable-decode-cuda-graph",
-                                          "--disable-cuda-graph"))))
-    elif graphs == "json":
-        argv += ["--cuda-graph-config",
-                 json.dumps({"decode": {"max_bs": draw(st.integers(1, 300))}})]
-    tp = draw(st.sampled_from((1, 1, 2, 4)))
-    if tp > 1:
-        argv += ["--tp-size", str(tp)]
-        split = draw(st.sampled_from(("none", "none", "dp", "cp")))
-        if split == "dp":
-            argv += ["--attn-dp-size", "2"]
-        elif split == "cp":
-            argv += ["--attn-cp-size", "2"]
-    if draw(st.integers(0, 3)) == 0:
-        argv.append("--enable-two-batch-overlap")
-    return argv
+LILICORR = {"lilicorr_hidden_size": 0, "lilicorr_num_layers": 2, "lilicorr_num_heads": 4,
+            "lilicorr_mlp_ratio": 2.0, "lilicorr_factor_dim": 16, "lilicorr_vector_eps": 1e-6,
+            "lilicorr_logit_scale": 1.0}
+
+
+def heads() -> st.SearchStrategy[dict[str, Any]]:
+    """The draft's head: a plain DFlash one (3 in 4) or a LiLiCorr one with a candidate
+    top-k SGLang accepts (1..16, a power of two) or rejects (3, 32: the draft would not load;
+    lilicorr_utils.py:73-83)."""
+    return st.one_of(st.just({}), st.just({}), st.just({}), st.sampled_from(
+        (1, 2, 4, 8, 16, 3, 32)).map(lambda k: {**LILICORR, "lilicorr_candidate_topk": k}))
+
+
+def with_head(draft: dict[str, Any], head: dict[str, Any]) -> dict[str, Any]:
+    """A draft config with the head's fields merged into its dflash_config."""
+    if not head:
+        return draft
+    nested = draft.get("dflash_config")
+    return {**draft, "architectures": ["LiLiCorrDraftModel"],
+            "dflash_config": {**(nested if isinstance(nested, dict) else {}), **head}}
 
 
 @st.composite
 def dflash_lines(draw: st.DrawFn) -> tuple[tuple[str, ...], float | None]:
     """Generated DFLASH lines: block size by either flag (or both, equal or not), steps /
     topk SGLang overrides, the decode graph settings, TP / attention DP / CP, two-batch
-    overlap, a draft path mostly given; or no block on the line and a draft directory whose
-    config.json names it (or not: 16), with the override args and a draft window. Not drawn
+    overlap, a draft path mostly given (a LiLiCorr draft on some lines); or no block on the
+    line and a draft directory whose config.json names it (or not: 16), with the override args
+    and a draft window, its head a plain DFlash or a LiLiCorr one; S left to SGLang on 1 line
+    in 5. Not drawn
     (graphfit refuses, SGLang starts; see docs/engines/sglang-coverage.md): no block size and
     no local draft config, a block of 1."""
-    argv: list[str] = []
-    if draw(st.integers(0, 4)) > 0:
-        argv += ["--max-running-requests", str(draw(st.sampled_from(
-            (draw(st.integers(1, 600)), draw(st.integers(1, 64))))))]
+    argv = bd.running_requests(draw)
+    if draw(st.integers(0, 5)) == 0:  # SGLang's EnvBool spellings (environ.py:143-150)
+        argv = [f"SGLANG_DFLASH_EAGER_DRAFT_SAMPLER="
+                f"{draw(st.sampled_from(('1', 'true', 'Y', '0', 'no', 'on')))}", *argv]
     argv += ["--speculative-algorithm", draw(st.sampled_from(("DFLASH", "dflash")))]
     block = draw(st.integers(2, 16))
     how = draw(st.sampled_from(("drafts", "drafts", "block", "block", "both", "both",
@@ -181,7 +156,9 @@ def dflash_lines(draw: st.DrawFn) -> tuple[tuple[str, ...], float | None]:
         if draw(st.integers(0, 4)) == 0:
             argv += ["--json-model-override-args",
                      json.dumps({"block_size": draw(st.integers(2, 16))})]
-        argv += [DRAFT, draft_dir(draw(block_fields()))]
+        argv += [DRAFT, draft_dir(with_head(draw(block_fields()), draw(heads())))]
+    elif draw(st.integers(0, 5)) == 0:  # a LiLiCorr draft with the block on the line
+        argv += [DRAFT, draft_dir(with_head({}, draw(heads().filter(bool))))]
     elif draw(st.integers(0, 7)) > 0:
         argv = with_draft(argv)
     # a pasted line with no --gpu-memory-gb is planned for an assumed 80 GB GPU (graphfit

@@ -17,39 +17,60 @@ from pathlib import Path
 
 from hypothesis import strategies as st
 
+from tests.oracle import sglang_block_drafts as bd
 from tests.oracle import sglang_compare as sc
 from tests.oracle import sglang_oracle as so
-from tests.oracle.sglang_dflash_compare import DRAFT, pasted, shared_flags, with_draft
+from tests.oracle.sglang_block_drafts import pasted, shared_flags
+from tests.oracle.sglang_dflash_compare import DRAFT, with_draft
+
+__all__ = ["DRAFT", "compare_line", "draft_dir", "dspark", "dspark_lines", "pasted",
+           "translated"]
 
 RUNNER = "dspark_draft"
+# the DSPARK modes SGLang reads from its environment (graphfit.inputs.sglang_dspark_env)
+DEFAULTS: dict[str, object] = {"dspark_proposal": "sampling", "dspark_mid_fold": False,
+                                "ragged_verify_mode": "static"}
+ENV_OPTIONS = tuple(DEFAULTS)
+# SGLang's spellings of each variable's values (EnvBool, environ.py:143-150; an unparseable
+# one keeps the default, environ.py:67-86)
+ENV_VALUES: dict[str, tuple[str, ...]] = {
+    "SGLANG_DSPARK_USE_GREEDY_DRAFT": ("1", "true", "Yes", "0", "n", "maybe"),
+    "SGLANG_DSPARK_FOLDED_PROPOSAL": ("0", "false", "NO", "1", "y", "off"),
+    "SGLANG_OPT_DSV41_DSPARK_MID_FOLD": ("1", "TRUE", "y", "0", "no", "2"),
+    # compact and cap-accept are refused by graphfit, run by SGLang (a documented
+    # disagreement, test_sglang_dspark_oracle.py); a value SGLang does not know fails both
+    "SGLANG_RAGGED_VERIFY_MODE": ("static", "Static", "ragged"),
+}
+
+
+def environment(draw: st.DrawFn) -> list[str]:
+    """A VAR=value prefix of 0 to 3 of SGLang's DSPARK variables (none on 1 line in 2)."""
+    if draw(st.booleans()):
+        return []
+    names = draw(st.lists(st.sampled_from(sorted(ENV_VALUES)), min_size=1, max_size=3,
+                          unique=True))
+    return [f"{name}={draw(st.sampled_from(ENV_VALUES[name]))}" for name in names]
 
 
 def compare_line(argv: tuple[str, ...], gpu_mem_gb: float | None = 80
                  ) -> tuple[str, list[sc.Difference]]:
-    """(outcome, differences): outcome "runner" (both plan; SGLang builds the DSPARK draft
-    runner), "no_runner" (both plan, no draft graphs), "rejected" (both refuse) or
-    "differs"."""
-    sg = sc.sglang(argv, gpu_mem_gb)
-    gf = pasted(argv, gpu_mem_gb)
-    diffs = sc.compare_acceptance(sg, gf)
-    if diffs:
-        return "differs", diffs
-    if sg.rejected is not None:
-        return "rejected", []
-    diffs += sc.compare_target_ladder(sg, gf) + sc.compare_components(sg, gf)
-    diffs += sc.compare_draft_ladder(sg, gf)
+    """(outcome, differences), as sglang_block_drafts.compare_line for the DSPARK draft
+    runner, plus both runners' widths on the pasted line."""
+    return bd.compare_line(argv, gpu_mem_gb, RUNNER, compare_widths, translated)
+
+
+def compare_widths(sg: sc.SglangAnswer, gf: sc.GraphfitAnswer) -> list[sc.Difference]:
+    """The pasted line's target and draft widths (gamma + 1 and gamma or gamma + 1)."""
     assert sg.runners is not None and gf.plan is not None
-    if RUNNER in sg.runners and sc._gf_graphs(gf):  # the pasted line's own widths
+    diffs: list[sc.Difference] = []
+    if RUNNER in sg.runners and sc._gf_graphs(gf):
         for name in ("target", RUNNER):
             ours = sg.runners[name].width
             theirs = gf.plan.components[name].tables.uniform_query_len
             if ours != theirs:
                 diffs.append(sc.Difference(f"{name}_width", f"SGLang {ours}, graphfit "
                                                             f"{theirs}"))
-    for found in sc.compare_model(sg, translated(sg)).values():
-        diffs += found
-    outcome = "runner" if RUNNER in sg.runners else "no_runner"
-    return ("differs" if diffs else outcome), diffs
+    return diffs
 
 
 _DRAFTS = tempfile.TemporaryDirectory(prefix="graphfit-dspark-drafts-")
@@ -73,16 +94,33 @@ def draft_dir(key: str | None, gamma: int | None, anchor: bool | None) -> str:
     return str(path)
 
 
-def translated(sg: sc.SglangAnswer) -> sc.GraphfitAnswer:
-    """graphfit given SGLang's resolved values (sglang_compare.graphfit_translated) and the
-    draft's `sample_from_anchor` as SGLang's own sampler read it (graphfit's flags carry no
-    draft checkpoint)."""
-    gf = sc.graphfit_translated(sg)
-    sampler = sg.runners[RUNNER].live.sampler if sg.runners and RUNNER in sg.runners else None
-    if gf.plan is None or sampler is None or sampler.sample_from_anchor:
-        return gf
-    config = gf.plan.config.replace(dspark_samples_anchor=False)
-    return sc.GraphfitAnswer(gf.argv, None, sc.graphfit.plan(config))
+def translated(sg: sc.SglangAnswer, gf: sc.GraphfitAnswer | None = None
+               ) -> sc.GraphfitAnswer:
+    """graphfit given SGLang's resolved values (sglang_compare.graphfit_translated), the
+    draft's `sample_from_anchor` as SGLang read it (graphfit's flags carry no draft
+    checkpoint) and the environment's DSPARK modes as the pasted line read them."""
+    options: dict[str, object] = {}
+    if sg.runners and RUNNER in sg.runners and not _samples_anchor(sg.runners[RUNNER]):
+        options["dspark_samples_anchor"] = False
+    if gf is not None and gf.plan is not None:
+        config = gf.plan.config
+        options.update({k: getattr(config, k) for k in ENV_OPTIONS
+                        if getattr(config, k) != DEFAULTS[k]})
+    return bd.translated_with(sg, options)
+
+
+def _samples_anchor(run: so.Runner) -> bool:
+    """The draft's `sample_from_anchor` as SGLang reads it: its own sampler's when one is
+    folded, else SGLang's own `get_dspark_sample_from_anchor` on the draft model runner's
+    hf_config (no sampler under SGLANG_DSPARK_FOLDED_PROPOSAL=0; the width still depends
+    on it, model_runner.py:880-895)."""
+    if run.live.sampler is not None:
+        return bool(run.live.sampler.sample_from_anchor)
+    from sglang.srt.speculative.dspark_components.dspark_config import (
+        get_dspark_sample_from_anchor,
+    )
+
+    return bool(get_dspark_sample_from_anchor(run.live.model_runner.model_config.hf_config))
 
 
 def dspark(*extra: str, draft: bool = True) -> tuple[str, ...]:
@@ -96,11 +134,9 @@ def dspark_lines(draw: st.DrawFn) -> tuple[tuple[str, ...], float | None]:
     by --speculative-num-draft-tokens (or both, equal or clashing, or out of range), steps /
     topk SGLang overrides, the decode graph settings, TP / attention DP / CP, two-batch
     overlap; the draft: the oracle's model, a local draft naming its gamma (any of SGLang's three
-    keys) and / or sample_from_anchor, or none (refused by both)."""
-    argv: list[str] = []
-    if draw(st.integers(0, 4)) > 0:
-        argv += ["--max-running-requests", str(draw(st.sampled_from(
-            (draw(st.integers(1, 600)), draw(st.integers(1, 64))))))]
+    keys) and / or sample_from_anchor, or none (refused by both); a VAR=value prefix of SGLang's
+    DSPARK environment variables on half the lines; S left to SGLang on 1 line in 5."""
+    argv = [*environment(draw), *bd.running_requests(draw)]
     argv += ["--speculative-algorithm", draw(st.sampled_from(("DSPARK", "dspark")))]
     gamma = draw(st.integers(1, 15))
     how = draw(st.sampled_from(("drafts", "drafts", "block", "block", "both", "both",

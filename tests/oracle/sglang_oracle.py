@@ -378,6 +378,11 @@ def runners(r: Resolved, *, token_capacity: int = DEFAULT_TOKEN_CAPACITY,
             hidden_size: int = 4096, vocab_size: int = 128256,
             device: str = "meta") -> dict[str, Runner]:
     """The decode graph runners SGLang builds for `r`, with capture lists and buffers."""
+    if (r.speculative_algorithm or "").upper() == "DFLASH":
+        # a LiLiCorr draft's head config is parsed when the draft model is built
+        # (LiLiCorrDraftModel.__init__, models/lilicorr.py:532-540), graphs or not: SGLang's
+        # own parse raises here for a head it cannot rebuild (the server does not start)
+        _dflash_lilicorr(r)
     if r.decode_backend == "disabled":
         return {}
     with published(r):
@@ -481,12 +486,18 @@ def _dflash_runner(r: Resolved, pool: int, fill: int, device: str, hidden_size: 
     max_bs = max(get_exec().graph.cuda_graph_config.decode.bs)
     sampler: Any
     selector = _dflash_selector(r)
-    if selector is not None:  # `_maybe_build_draft_sampler`'s selector branch, first (:907)
+    from sglang.srt.environ import envs
+
+    if envs.SGLANG_DFLASH_EAGER_DRAFT_SAMPLER.get():  # the head kept eager (:890-891)
+        sampler = None
+    elif selector is not None:  # `_maybe_build_draft_sampler`'s selector branch, first (:907)
         from sglang.srt.speculative.dflash_worker_v2 import _SelectorDraftSampler
 
         sampler = _SelectorDraftSampler(
             draft_model=types.SimpleNamespace(candidate_selector=selector), block_size=width,
             max_bs=max_bs, device="meta", sampling_enabled=True)
+    elif (lilicorr := _dflash_lilicorr(r)) is not None:  # the LiLiCorr branch (:924-934)
+        sampler = _lilicorr_sampler(lilicorr, width)
     elif _dflash_domino(r):  # `_maybe_build_draft_sampler`'s Domino branch (:937-967)
         from sglang.srt.speculative.dflash_worker_v2 import _DominoDraftSampler
 
@@ -501,7 +512,7 @@ def _dflash_runner(r: Resolved, pool: int, fill: int, device: str, hidden_size: 
     table = dict(run.buffers)
     for name in ("out", "local_max", "local_arg", "gathered_max", "gathered_ids",
                  "best_rank", "selected_ids", "temperatures", "greedy_mask", "uniforms",
-                 "candidate_out", "q_out"):
+                 "candidate_out", "q_out", "anchor", "anchor_valid"):
         tensor = getattr(sampler, name, None)
         if tensor is not None:  # compared on shape and dtype (axis "tokens")
             table[f"sampler_{name}"] = _buffer(f"sampler_{name}", tensor, "tokens", None,
@@ -511,7 +522,8 @@ def _dflash_runner(r: Resolved, pool: int, fill: int, device: str, hidden_size: 
     # runner holding SGLang's own sampler capture hook (dflash_worker_v2.py:741-747)
     from sglang.srt.speculative.draft_worker_common import make_draft_sampler_capture_hook
 
-    dmr.capture_tail_hooks = [make_draft_sampler_capture_hook(sampler)]
+    dmr.capture_tail_hooks = ([make_draft_sampler_capture_hook(sampler)]
+                              if sampler is not None else [])
     live = object.__new__(DecodeCudaGraphRunner)
     live.buffers, live.model_runner = run.live, dmr
     return dataclasses.replace(run, name="dflash_draft", buffers=table, live=live)
@@ -540,6 +552,57 @@ def _dflash_selector(r: Resolved) -> Any:
         return None
     top_k = parse_dflash_draft_config(draft_hf_config=config).selector_top_k
     return types.SimpleNamespace(top_k=int(top_k))
+
+
+def _dflash_lilicorr(r: Resolved) -> Any:
+    """(the LiLiCorr head's config as SGLang's own `parse_lilicorr_draft_config` reads it,
+    the draft's hidden size) when the draft's model class (`architectures[0]` among SGLang's
+    own `models/lilicorr.py` entry classes) is a `LiLiCorrDraftModel`; None otherwise."""
+    from sglang.srt.utils.hf_transformers_utils import get_config
+
+    path = getattr(r.record, "speculative_draft_model_path", None)
+    if path is None:
+        return None
+    try:  # a hub id offline: no config here
+        config = get_config(str(path), trust_remote_code=False)
+    except (OSError, ValueError):
+        return None
+    with sglang_stubs.stubbed():  # both import Triton kernel modules
+        import sglang.srt.models.lilicorr as models
+        from sglang.srt.speculative.lilicorr_utils import parse_lilicorr_draft_config
+    classes = {c.__name__: c for c in models.EntryClass}
+    arch = (getattr(config, "architectures", None) or [None])[0]
+    if arch not in classes or not issubclass(classes[arch], models.LiLiCorrDraftModel):
+        return None
+    return parse_lilicorr_draft_config(draft_hf_config=config), int(config.hidden_size)
+
+
+def _lilicorr_sampler(found: Any, block: int) -> Any:
+    """SGLang's own `build_lilicorr_draft_sampler` (lilicorr_utils.py:377-419: max_bs from
+    its own `draft_graph_batch_sizes()`) on a head stub carrying what the sampler reads from
+    the head (glue, not SGLang logic): `candidate_topk` from SGLang's parse, the slot
+    embedding's dtype and device (bfloat16, the model dtype, on meta), no token table (the
+    head's `token_proj` absent: weight-sized, not batch-sized) and a no-op
+    `materialize_inference_buffers` (weight-derived buffers); the draft's `fc.output_size`
+    is its hidden size (models/dflash.py:764-774)."""
+    import torch
+
+    with sglang_stubs.stubbed():
+        from sglang.srt.speculative.lilicorr_utils import build_lilicorr_draft_sampler
+
+    config, hidden = found
+    head = types.SimpleNamespace(
+        candidate_topk=int(config.candidate_topk),
+        slot_embedding=torch.empty((1, 1, block - 1, 1, hidden), dtype=torch.bfloat16,
+                                   device="meta"),
+        materialize_inference_buffers=lambda device, dtype: None,
+        build_token_table=lambda embed_tokens: None)
+    draft = types.SimpleNamespace(fc=types.SimpleNamespace(output_size=hidden))
+    sampler = build_lilicorr_draft_sampler(
+        head=head, draft_model=draft, embed_tokens=None, lm_head=types.SimpleNamespace(),
+        block_size=block, sampling_enabled=False)
+    assert sampler is not None
+    return sampler
 
 
 def _dflash_domino(r: Resolved) -> bool:

@@ -65,19 +65,68 @@ def test_block_size_from_the_draft_config(argv: tuple[str, ...], outcome: str,
         assert resolved.speculative_num_draft_tokens == block
 
 
-@pytest.mark.parametrize(("draft", "words"), [
-    ({"architectures": ["LiLiCorrDraftModel"]}, "lilicorr"),
-])
-def test_unmodelled_draft_heads_are_refused(draft: dict[str, Any], words: str) -> None:
-    """SGLang starts these drafts with another sampler folded into the draft graph
-    (dflash_worker_v2.py:884-998); graphfit refuses by name rather than plan the plain
-    DFlash sampler's buffers."""
-    argv = line({"block_size": 8, **draft})
+LILICORR_FIELDS = {"lilicorr_candidate_topk": 4, "lilicorr_hidden_size": 0,
+                   "lilicorr_num_layers": 2, "lilicorr_num_heads": 4, "lilicorr_mlp_ratio": 2.0,
+                   "lilicorr_factor_dim": 16, "lilicorr_vector_eps": 1e-6,
+                   "lilicorr_logit_scale": 1.0}
+
+
+def lilicorr(**fields: Any) -> dict[str, Any]:
+    return {"architectures": ["LiLiCorrDraftModel"],
+            "dflash_config": {**LILICORR_FIELDS, **fields}}
+
+
+@pytest.mark.parametrize("extra", [(), ("--tp-size", "2"),
+                                   ("--cuda-graph-max-bs-decode", "12"),
+                                   ("--max-running-requests", "40"),
+                                   ("--disable-cuda-graph",)],
+                         ids=["default-S", "tp2", "max-bs-12", "S40", "no-graphs"])
+@pytest.mark.parametrize("topk", [1, 4, 16])
+def test_lilicorr_draft(extra: tuple[str, ...], topk: int) -> None:
+    """A LiLiCorr draft: SGLang folds its own `LiLiCorrDraftSampler` (built by the oracle
+    through SGLang's own `build_lilicorr_draft_sampler` where SGLang's own model class is a
+    `LiLiCorrDraftModel`, top-k from SGLang's own parse); graphfit reads the same draft config
+    and plans every batch-sized sampler buffer and nothing more (compare_line: the pasted
+    line's buffers both ways, padding, ladders, and the model-level aspects)."""
+    argv = line({"block_size": 6, **lilicorr(lilicorr_candidate_topk=topk)}, *extra)
     sg = dc.sc.sglang(argv, 80)
-    assert sg.rejected is None  # SGLang's argument resolution accepts the line
-    gf = dc.pasted(argv, 80)
-    assert gf.rejected is not None and f"a {words} DFLASH draft is not modelled" in \
-        gf.rejected
+    assert sg.runners is not None
+    graphs = "--disable-cuda-graph" not in extra
+    if graphs:
+        built = sg.runners["dflash_draft"].buffers
+        assert built["sampler_candidate_out"].shape[1:] == (5, topk)
+        assert "sampler_anchor" in built
+    assert dc.compare_line(argv) == ("runner" if graphs else "no_runner", [])
+
+
+@pytest.mark.parametrize(("fields", "words"), [
+    ({"lilicorr_candidate_topk": 3}, "power of two"),
+    ({"lilicorr_candidate_topk": 32}, "exceeds"),
+    ({"lilicorr_num_heads": 0}, "must be positive"),
+    ({"lilicorr_mlp_ratio": "wide"}, "Invalid"),
+    ({"lilicorr_enabled": False}, "geometry fields"),
+])
+def test_lilicorr_config_sglang_cannot_load(fields: dict[str, Any], words: str) -> None:
+    """A LiLiCorr head config SGLang's own `parse_lilicorr_draft_config` rejects: the draft
+    does not load (models/lilicorr.py:532-540); graphfit refuses with SGLang's reason."""
+    from sglang.srt.speculative.lilicorr_utils import parse_lilicorr_draft_config
+
+    config = {**LILICORR_FIELDS, **fields}
+    with pytest.raises(ValueError, match=words):
+        parse_lilicorr_draft_config(draft_hf_config={"dflash_config": config})
+    draft = {"architectures": ["LiLiCorrDraftModel"], "dflash_config": config}
+    gf = dc.pasted(line({"block_size": 6, **draft}), 80)
+    assert gf.rejected is not None and "would not load" in gf.rejected and words in gf.rejected
+    # graphs off too: the head is parsed when the draft model is built (found by the
+    # generated lines: the oracle parsed it only when building the draft runner)
+    assert dc.compare_line(line({"block_size": 6, **draft}, "--disable-cuda-graph")) == (
+        "rejected", [])
+    missing = {k: v for k, v in LILICORR_FIELDS.items() if k != "lilicorr_factor_dim"}
+    with pytest.raises(ValueError, match="lilicorr_factor_dim is required"):
+        parse_lilicorr_draft_config(draft_hf_config={"dflash_config": missing})
+    gf = dc.pasted(line({"block_size": 6, "architectures": ["LiLiCorrDraftModel"],
+                         "dflash_config": missing}), 80)
+    assert gf.rejected is not None and "lilicorr_factor_dim is required" in gf.rejected
 
 
 DOMINO = {"dflash_config": {"projector_type": "domino", "shift_label": True,
@@ -93,9 +142,9 @@ def test_domino_draft(extra: tuple[str, ...]) -> None:
     where SGLang's own parse says `is_domino`), `out` only at any TP size; graphfit reads the
     same draft config and plans that sampler (compared with every aspect of the pasted line:
     ladders, padding, components, buffers, the resolved block)."""
-    # S given: with S left to SGLang's 48 its decode list keeps the memory default and its
-    # sampler is larger than graphfit's (a known CLI-path gap, docs/engines/sglang-coverage.md)
-    argv = line({"block_size": 6, **DOMINO}, "--max-running-requests", "40", *extra)
+    # S left to SGLang's speculative default (48): its decode list keeps the memory default
+    # (256 at 80 GB) and the sampler is sized from that list (dflash_worker_v2.py:996)
+    argv = line({"block_size": 6, **DOMINO}, *extra)
     sg = dc.sc.sglang(argv, 80)
     assert sg.runners is not None
     sampler = {k for k in sg.runners["dflash_draft"].buffers if k.startswith("sampler_")}
@@ -127,7 +176,7 @@ def test_selector_draft(draft: dict[str, Any], extra: tuple[str, ...]) -> None:
     """A DFlash2 (selector) draft: SGLang's own `_SelectorDraftSampler` (built by the oracle
     where SGLang's own model class is a DFlash2DraftModel, top_k from its own parse) against
     graphfit's reading of the same draft config, every buffer and nothing more."""
-    argv = line({"block_size": 6, **draft}, "--max-running-requests", "40", *extra)
+    argv = line({"block_size": 6, **draft}, *extra)  # S defaulted, as for Domino
     sg = dc.sc.sglang(argv, 80)
     assert sg.runners is not None
     sampler = {k for k in sg.runners["dflash_draft"].buffers if k.startswith("sampler_")}
@@ -207,3 +256,33 @@ def test_draft_config_parse_matches_sglang(config: dict[str, Any]) -> None:
     if failed is None:
         assert ours.block_size == theirs.block_size
         assert (ours.head == "domino") == theirs.is_domino
+
+
+_LILICORR_VALUES = st.one_of(st.integers(-2, 40), st.sampled_from(["8", "x", "2.5", None]),
+                             st.floats(-1, 40, allow_nan=False), st.booleans())
+
+
+@example(LILICORR_FIELDS)
+@example({**LILICORR_FIELDS, "lilicorr_candidate_topk": "8", "lilicorr_enabled": 1})
+@given(st.dictionaries(st.sampled_from([*LILICORR_FIELDS, "lilicorr_enabled"]),
+                       _LILICORR_VALUES, max_size=10))
+def test_lilicorr_parse_matches_sglang(fields: dict[str, Any]) -> None:
+    """graphfit.inputs.sglang_lilicorr.candidate_topk against SGLang's own
+    `parse_lilicorr_draft_config` on generated head configs: a refusal exactly where SGLang
+    raises, else the same candidate top-k."""
+    so.oracle()  # SGLang's import stubs, installed once
+    with so.sglang_stubs.stubbed():  # lilicorr_utils imports a Triton kernel module
+        from sglang.srt.speculative.lilicorr_utils import parse_lilicorr_draft_config
+
+    from graphfit.inputs.sglang_lilicorr import LilicorrRefusal, candidate_topk
+
+    try:
+        theirs: int | None = parse_lilicorr_draft_config(
+            draft_hf_config={"dflash_config": fields}).candidate_topk
+    except ValueError:
+        theirs = None
+    try:
+        ours: int | None = candidate_topk(fields)
+    except LilicorrRefusal:
+        ours = None
+    assert ours == theirs

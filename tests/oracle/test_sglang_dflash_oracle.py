@@ -75,6 +75,24 @@ EDGE: list[tuple[tuple[str, ...], str]] = [
 ]
 
 
+@pytest.mark.parametrize(("prefix", "sampler"), [
+    ((), True), (("SGLANG_DFLASH_EAGER_DRAFT_SAMPLER=1",), False),
+    (("SGLANG_DFLASH_EAGER_DRAFT_SAMPLER=TRUE",), False),
+    (("SGLANG_DFLASH_EAGER_DRAFT_SAMPLER=0",), True),
+    (("SGLANG_DFLASH_EAGER_DRAFT_SAMPLER=on",), True),  # EnvBool cannot parse: default
+])
+def test_dflash_eager_draft_sampler(prefix: tuple[str, ...], sampler: bool) -> None:
+    """SGLANG_DFLASH_EAGER_DRAFT_SAMPLER on a pasted line's prefix: SGLang (run under it)
+    folds no sampler into the draft graph (dflash_worker_v2.py:890-891); graphfit reads the
+    prefix and plans none (every aspect of compare_line, sampler names both ways)."""
+    argv = (*prefix, *dflash("--speculative-num-draft-tokens", "6", "--tp-size", "2"))
+    sg = dc.bd.sglang(argv, 80)
+    assert sg.runners is not None
+    built = {k for k in sg.runners["dflash_draft"].buffers if k.startswith("sampler_")}
+    assert bool(built) == sampler
+    assert dc.compare_line(argv) == ("runner", [])
+
+
 @pytest.mark.parametrize(("argv", "outcome"), EDGE, ids=[" ".join(a[2:7]) for a, _ in EDGE])
 def test_dflash_edge_lines(argv: tuple[str, ...], outcome: str) -> None:
     got, diffs = dc.compare_line(argv)

@@ -87,6 +87,12 @@ def _draft_edges() -> list[tuple[tuple[str, ...], str]]:
         (local("block_size", 4, False, "--speculative-dspark-block-size", "2"), "runner"),
         (local(None, None, False, "--speculative-num-draft-tokens", "3",
                "--cuda-graph-bs-decode", "1", "3", "5", "8"), "runner"),
+        # an odd gamma under CP 2: only the anchor-false width (gamma + 1) keeps batch 1
+        # capturable, so graphfit must plan SGLang's resolved values with the draft's
+        # sample_from_anchor from the start (found by the generated lines)
+        (local("block_size", 11, False, "--max-running-requests", "1",
+               "--disable-cuda-graph-padding", "--tp-size", "2", "--attn-cp-size", "2"),
+         "runner"),
     ]
 
 
@@ -122,6 +128,74 @@ def test_dspark_gamma_of_a_draft_graphfit_cannot_read_is_refused() -> None:
     read it and refuses with the flags to give, never plans another gamma."""
     gf = kc.pasted(("--speculative-algorithm", "DSPARK", kc.DRAFT, "org/dspark-draft"), 80)
     assert gf.rejected is not None and "--speculative-dspark-block-size" in gf.rejected
+
+
+def _env(*words: str) -> tuple[str, ...]:
+    return (*words, *kc.dspark("--speculative-dspark-block-size", "5"))
+
+
+ENV_EDGE: list[tuple[tuple[str, ...], set[str]]] = [
+    # the sampler SGLang folds (SGLang's own DsparkDraftSampler), by the line's prefix
+    (_env(), {"out", "temperatures", "greedy_mask", "step_temperatures", "step_logits"}),
+    (_env("SGLANG_DSPARK_USE_GREEDY_DRAFT=1"),  # no step logits (:189-193)
+     {"out", "temperatures", "greedy_mask", "step_temperatures"}),
+    (_env("SGLANG_DSPARK_FOLDED_PROPOSAL=false"), set()),  # no sampler (worker :600-613)
+    (_env("SGLANG_DSPARK_FOLDED_PROPOSAL=0", "SGLANG_DSPARK_USE_GREEDY_DRAFT=1"), set()),
+    # no sampler, and a draft that does not sample from the anchor: the width still gamma + 1
+    # (found by the generated lines: the oracle took the anchor flag from the sampler)
+    (("SGLANG_DSPARK_FOLDED_PROPOSAL=0", *_local(None, None, False,
+                                                 "--speculative-dspark-block-size", "1")),
+     set()),
+    (_env("SGLANG_OPT_DSV41_DSPARK_MID_FOLD=yes"),  # verify_ids (:63-68)
+     {"out", "temperatures", "greedy_mask", "step_temperatures", "step_logits", "verify_ids"}),
+    (_env("SGLANG_OPT_DSV41_DSPARK_MID_FOLD=1", "SGLANG_DSPARK_USE_GREEDY_DRAFT=Y"),
+     {"out", "temperatures", "greedy_mask", "step_temperatures", "verify_ids"}),
+    # a value EnvBool cannot parse keeps the default (environ.py:67-86)
+    (_env("SGLANG_DSPARK_FOLDED_PROPOSAL=off", "SGLANG_DSPARK_USE_GREEDY_DRAFT=2"),
+     {"out", "temperatures", "greedy_mask", "step_temperatures", "step_logits"}),
+    (_env("SGLANG_RAGGED_VERIFY_MODE=static"),
+     {"out", "temperatures", "greedy_mask", "step_temperatures", "step_logits"}),
+    # S left to SGLang (48): the sampler sized from the unclamped decode list (256 at 80 GB)
+    (("SGLANG_DSPARK_USE_GREEDY_DRAFT=1", "--speculative-algorithm", "DSPARK",
+      "--speculative-num-draft-tokens", "4", kc.DRAFT, str(so.oracle().model_dir)),
+     {"out", "temperatures", "greedy_mask", "step_temperatures"}),
+]
+
+
+@pytest.mark.parametrize(("argv", "sampler"), ENV_EDGE,
+                         ids=[" ".join(a for a in argv if "=" in a) or "none"
+                              for argv, _ in ENV_EDGE])
+def test_dspark_environment_modes(argv: tuple[str, ...], sampler: set[str]) -> None:
+    """A pasted line's VAR=value prefix: SGLang run under that environment builds its own
+    sampler (or none); graphfit reads the prefix and plans exactly those buffers (every
+    aspect of compare_line, the sampler's names both ways included)."""
+    sg = kc.bd.sglang(argv, 80)
+    assert sg.runners is not None
+    built = {k[len("sampler_"):] for k in sg.runners["dspark_draft"].buffers
+             if k.startswith("sampler_")}
+    assert built == sampler
+    assert kc.compare_line(argv) == ("runner", [])
+
+
+def test_invalid_ragged_verify_mode_fails_both() -> None:
+    """A SGLANG_RAGGED_VERIFY_MODE SGLang does not know: its runner raises at start-up
+    (ragged_verify.py:19-27); graphfit refuses with SGLang's reason."""
+    argv = _env("SGLANG_RAGGED_VERIFY_MODE=Compact")
+    sg = kc.bd.sglang(argv, 80)
+    assert sg.rejected is not None and "invalid SGLANG_RAGGED_VERIFY_MODE" in sg.rejected
+    assert kc.compare_line(argv) == ("rejected", [])
+
+
+@pytest.mark.parametrize("mode", ["compact", "cap-accept"])
+def test_non_static_ragged_verify_is_refused(mode: str) -> None:
+    """SGLang runs DSPARK in these modes (its argument pipeline accepts the line); graphfit
+    refuses them by name rather than plan static-mode buffers (a documented disagreement:
+    token-keyed verify graphs, the verify epilogue, the confidence head)."""
+    argv = _env(f"SGLANG_RAGGED_VERIFY_MODE={mode}")
+    assert kc.bd.sglang(argv, 80).rejected is None
+    gf = kc.pasted(argv, 80)
+    assert gf.rejected is not None and f"SGLANG_RAGGED_VERIFY_MODE={mode}" in gf.rejected
+    assert "not modelled" in gf.rejected
 
 
 @given(kc.dspark_lines())

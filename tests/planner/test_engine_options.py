@@ -95,6 +95,11 @@ VALID: dict[str, st.SearchStrategy[Any]] = {
     "dspark_samples_anchor": st.booleans(),
     "dflash_domino": st.booleans(),
     "dflash_selector_top_k": st.none() | st.integers(1, 64),
+    "dspark_proposal": st.sampled_from(["sampling", "greedy", "eager", " Greedy "]),
+    "dspark_mid_fold": st.booleans(),
+    "ragged_verify_mode": st.sampled_from(["static", "compact", "cap-accept", "other"]),
+    "dflash_lilicorr_top_k": st.none() | st.integers(1, 64),
+    "dflash_eager_sampler": st.booleans(),
     "mem_fraction_static": st.none() | st.floats(0.01, 0.99),
     "sm90": st.sampled_from([None, True, False]),
     "vision_layers": st.none() | st.integers(1, 200),
@@ -174,6 +179,11 @@ INVALID: dict[str, st.SearchStrategy[Any]] = {
     "dspark_samples_anchor": st.sampled_from([None, "false", 0]),
     "dflash_domino": st.sampled_from([None, "true", 1]),
     "dflash_selector_top_k": st.sampled_from([0, -1, True, "8", 2.0]),
+    "dspark_proposal": st.sampled_from(["", "folded", None, 1, True]),
+    "dspark_mid_fold": st.sampled_from([None, "true", 1]),
+    "ragged_verify_mode": st.sampled_from([None, 1, True, "x" * 65]),
+    "dflash_lilicorr_top_k": st.sampled_from([0, -1, True, "8", 2.0]),
+    "dflash_eager_sampler": st.sampled_from([None, "true", 1]),
     "mem_fraction_static": st.sampled_from([0, 1, 1.5, -0.2, True, "0.8", float("nan")]),
     "sm90": st.sampled_from(["true", 1, 0, "hopper"]),
     "vision_layers": st.sampled_from([0, -1, True, "24", 2.0]),
@@ -447,6 +457,9 @@ def test_the_plan_3_document_writes_the_options_object() -> None:
         "linear_attn_backend": "triton", "mamba_track_interval": 256,
         "mamba_chunk_size": None,
         "deepep_mode": "auto",
-        "moe_runner_backend": "auto", "speculative_moe_a2a_backend": None}
+        "moe_runner_backend": "auto", "speculative_moe_a2a_backend": None,
+        "dspark_proposal": "sampling", "dspark_mid_fold": False,
+        "ragged_verify_mode": "static", "dflash_lilicorr_top_k": None,
+        "dflash_eager_sampler": False}
     assert not set(config) & set(LEGACY_KEYWORDS)
     assert EngineConfig.from_dict(config).tp_size == 2

@@ -5,14 +5,19 @@ decode-graph runner of width block size, its in-graph sampler buffers, the refus
 
 from __future__ import annotations
 
+import json
+
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from graphfit import Axis, ConfigError, CUDAGraphMode, EngineConfig, plan
-from graphfit.planner.engines.sglang import request_pool
+from graphfit import ConfigError, EngineConfig, plan
 from graphfit.testing import sglang_configs
 from tests.helpers import run_cli
+from tests.planner.block_draft_checks import (
+    assert_draft_pads_within_its_buffers,
+    captured_draft,
+)
 
 
 def sg(**kw: object) -> EngineConfig:
@@ -51,23 +56,11 @@ def test_dflash_draft_pads_within_its_buffers(config: EngineConfig, bs: int) -> 
     """Every draft batch pads to a captured size whose block rows the buffers hold, and the
     sampler holds (block - 1) tokens of every captured request."""
     p = plan(config)
-    comp = p.components.get("dflash_draft")
-    if comp is None or not comp.buffers or p.config.cudagraph_mode is CUDAGraphMode.NONE:
-        return
-    width = comp.tables.uniform_query_len
-    assert width == p.config.speculative_num_draft_tokens
-    sizes = p.graph_sizes("dflash_draft")
-    if not sizes:
-        return
-    assert p.buffer("dflash_draft.sampler_out").capacity >= max(sizes) * (width - 1)
-    bs = min(bs, request_pool(p.config))
-    d = p.pad(bs * width, uniform_decode=True, component="dflash_draft")
-    if d.mode is CUDAGraphMode.NONE:
-        return
-    assert bs <= d.num_reqs
-    for b in comp.buffers:
-        rows = d.num_reqs * (width if b.axis is Axis.TOKENS else 1)
-        assert b.axis is Axis.FIXED or rows <= b.capacity, b.key
+    found = captured_draft(p, "dflash_draft")
+    if found is not None:
+        assert found[0] == p.config.speculative_num_draft_tokens
+    assert_draft_pads_within_its_buffers(p, "dflash_draft", bs,
+                                         p.config.speculative_num_draft_tokens - 1)
 
 
 LINE = ["plan", "--json", "--", "python", "-m", "sglang.launch_server", "--model-path", "m",
@@ -118,3 +111,48 @@ def test_selector_sampler_holds_every_replay(block: int, k: int, s: int, domino:
     assert all(bs <= cand.shape[0] for bs in sizes)
     assert all(bs * (block - 1) <= p.buffer("dflash_draft.sampler_out").shape[0]
                for bs in sizes)
+
+
+@given(block=st.integers(2, 16), k=st.sampled_from([1, 2, 4, 8, 16]), s=st.integers(1, 300),
+       tp=st.sampled_from([1, 2, 4]), hidden=st.none() | st.integers(64, 8192),
+       given_s=st.booleans())
+def test_lilicorr_sampler_holds_every_replay(block: int, k: int, s: int, tp: int,
+                                             hidden: int | None, given_s: bool) -> None:
+    """A LiLiCorr draft (SglangOptions.dflash_lilicorr_top_k, lilicorr_utils.py:239-290): its
+    per-request rows hold every captured size, (block - 1) slots of k candidates, the anchor
+    rows as wide as the draft; with S defaulted its max_bs is SGLang's unclamped decode list."""
+    kw: dict[str, object] = {"max_num_seqs": s} if given_s else {"gpu_memory_gb": 80}
+    p = plan(sg(speculative_num_draft_tokens=block, tp_size=tp, draft_hidden_size=hidden,
+                dflash_lilicorr_top_k=k, **kw))
+    sizes = p.graph_sizes("dflash_draft")
+    assert sizes
+    cand = p.buffer("dflash_draft.sampler_candidate_out")
+    assert cand.shape[1:] == p.buffer("dflash_draft.sampler_q_out").shape[1:] == (block - 1, k)
+    anchor = p.buffer("dflash_draft.sampler_anchor")
+    assert anchor.shape[1:] == ((hidden or p.config.hidden_size),)
+    for name in ("sampler_anchor", "sampler_anchor_valid", "sampler_temperatures",
+                 "sampler_greedy_mask", "sampler_uniforms", "sampler_candidate_out"):
+        assert all(bs <= p.buffer(f"dflash_draft.{name}").shape[0] for bs in sizes), name
+    assert_draft_pads_within_its_buffers(p, "dflash_draft", min(s, 64), block - 1)
+    if not given_s and tp == 1:  # SGLang's memory default at 80 GB, TP 1 is 256
+        # (memory_hook.py:89-188) while S = 48 (speculative_hook.py:438-443)
+        assert cand.shape[0] == 256 and max(sizes) <= 48
+
+
+def test_eager_draft_sampler_plans_no_sampler() -> None:
+    """SGLANG_DFLASH_EAGER_DRAFT_SAMPLER=1 on a pasted line: the draft graph without a folded
+    sampler (dflash_worker_v2.py:890-891); the draft runner's buffers unchanged."""
+    base = [*LINE, "--speculative-draft-model-path", "d", "--speculative-dflash-block-size",
+            "5", "--max-running-requests", "8"]
+    def draft_buffers(argv: list[str]) -> tuple[set[str], dict[str, object]]:
+        code, out, err = run_cli(argv)
+        assert code == 0, err
+        doc = json.loads(out)
+        names = {b["name"] for b in doc["components"]["dflash_draft"]["buffers"]}
+        return names, doc["config"]["options"]
+
+    folded, _ = draft_buffers(base)
+    eager, options = draft_buffers([*base[:3], "SGLANG_DFLASH_EAGER_DRAFT_SAMPLER=1",
+                                    *base[3:]])
+    assert "sampler_out" in folded and options["dflash_eager_sampler"] is True
+    assert eager == {n for n in folded if not n.startswith("sampler_")}

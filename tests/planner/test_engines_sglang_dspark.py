@@ -14,11 +14,14 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from graphfit import Axis, ConfigError, CUDAGraphMode, EngineConfig, SpecMethod, plan
+from graphfit import ConfigError, EngineConfig, SpecMethod, plan
 from graphfit.inputs.sglang import algorithm
-from graphfit.planner.engines.sglang import request_pool
 from graphfit.testing import sglang_configs
 from tests.helpers import run_cli
+from tests.planner.block_draft_checks import (
+    assert_draft_pads_within_its_buffers,
+    captured_draft,
+)
 
 
 def sg(**kw: object) -> EngineConfig:
@@ -67,25 +70,21 @@ def test_dspark_draft_pads_within_its_buffers(config: EngineConfig, bs: int) -> 
     """Every draft batch pads to a captured size whose gamma rows the buffers hold, and the
     sampler holds gamma tokens (and gamma x vocab step logits) of every captured request."""
     p = plan(config)
-    comp = p.components.get("dspark_draft")
-    if comp is None or not comp.buffers or p.config.cudagraph_mode is CUDAGraphMode.NONE:
-        return
-    width = comp.tables.uniform_query_len
     gamma = p.config.speculative_num_draft_tokens - 1
+    found = captured_draft(p, "dspark_draft")
+    if found is None:
+        return
+    width, sizes = found
     assert width == (gamma if p.config.dspark_samples_anchor else gamma + 1)
-    sizes = p.graph_sizes("dspark_draft")
-    if not sizes:
-        return
-    assert p.buffer("dspark_draft.sampler_out").capacity >= max(sizes) * gamma
-    assert p.buffer("dspark_draft.sampler_step_logits").shape[:2] >= (max(sizes), gamma)
-    bs = min(bs, request_pool(p.config))
-    d = p.pad(bs * width, uniform_decode=True, component="dspark_draft")
-    if d.mode is CUDAGraphMode.NONE:
-        return
-    assert bs <= d.num_reqs
-    for b in comp.buffers:
-        rows = d.num_reqs * (width if b.axis is Axis.TOKENS else 1)
-        assert b.axis is Axis.FIXED or rows <= b.capacity, b.key
+    names = {b.name for b in p.components["dspark_draft"].buffers}
+    proposal = p.config.dspark_proposal  # SGLang's environment (sglang_dspark_modes)
+    assert ("sampler_out" in names) == (proposal != "eager")
+    assert ("sampler_step_logits" in names) == (proposal == "sampling")
+    if proposal != "eager":
+        assert p.buffer("dspark_draft.sampler_out").capacity >= max(sizes) * gamma
+    if proposal == "sampling":
+        assert p.buffer("dspark_draft.sampler_step_logits").shape[:2] >= (max(sizes), gamma)
+    assert_draft_pads_within_its_buffers(p, "dspark_draft", bs, gamma)
 
 
 LINE = ["plan", "--json", "--", "python", "-m", "sglang.launch_server", "--model-path", "m",
@@ -164,3 +163,59 @@ def test_config_file_option(tmp_path: Path) -> None:
     assert code == 0, err
     doc = json.loads(out)
     assert doc["config"]["options"]["dspark_samples_anchor"] is False
+
+
+@given(gamma=st.integers(1, 12), s=st.integers(1, 300),
+       proposal=st.sampled_from(["sampling", "greedy", "eager"]), mid=st.booleans())
+def test_environment_modes_shape_the_sampler(gamma: int, s: int, proposal: str,
+                                             mid: bool) -> None:
+    """SGLang's DSPARK environment modes (graphfit.planner.engines.sglang_dspark_modes): no
+    sampler when the proposal stays eager, no step logits for a greedy draft, verify_ids
+    [max_bs, gamma + 1] under the mid fold; whatever is planned holds every captured size."""
+    p = plan(sg(max_num_seqs=s, speculative_num_draft_tokens=gamma + 1, vocab_size=1000,
+                options={"dspark_proposal": proposal, "dspark_mid_fold": mid}))
+    sizes = p.graph_sizes("dspark_draft")
+    names = {b.name for b in p.components["dspark_draft"].buffers
+             if b.name.startswith("sampler_")}
+    if proposal == "eager":
+        assert names == set()
+        return
+    assert ("sampler_step_logits" in names) == (proposal == "sampling")
+    assert ("sampler_verify_ids" in names) == mid
+    for name in names:
+        b = p.buffer(f"dspark_draft.{name}")
+        per_request = gamma if name == "sampler_out" else 1
+        assert all(bs * per_request <= b.shape[0] for bs in sizes), name
+    if mid:
+        assert p.buffer("dspark_draft.sampler_verify_ids").shape[1:] == (gamma + 1,)
+    assert p.verify().ok
+
+
+@pytest.mark.parametrize(("env", "needle"), [
+    ("SGLANG_RAGGED_VERIFY_MODE=compact", "token bucket"),
+    ("SGLANG_RAGGED_VERIFY_MODE=cap-accept", "confidence head"),
+    ("SGLANG_RAGGED_VERIFY_MODE=COMPACT", "SGLang raises at start-up"),
+])
+def test_pasted_ragged_verify_modes_are_refused(env: str, needle: str) -> None:
+    code, _, err = run_cli([*LINE[:3], env, *LINE[3:], "--speculative-draft-model-path", "d",
+                            "--speculative-dspark-block-size", "3"])
+    assert code == 2 and needle in err and len(err.strip().splitlines()[-1]) <= 200
+
+
+def test_pasted_line_reads_the_dspark_environment() -> None:
+    """The VAR=value prefix of a pasted DSPARK line sets the modes; another algorithm's line
+    ignores them (SGLang reads the ragged mode for DSPARK only, spec_info.py:160-164)."""
+    code, out, err = run_cli([*LINE[:3], "SGLANG_DSPARK_USE_GREEDY_DRAFT=yes",
+                              "SGLANG_OPT_DSV41_DSPARK_MID_FOLD=1", *LINE[3:],
+                              "--speculative-draft-model-path", "d",
+                              "--speculative-dspark-block-size", "3"])
+    assert code == 0, err
+    options = json.loads(out)["config"]["options"]
+    assert (options["dspark_proposal"], options["dspark_mid_fold"]) == ("greedy", True)
+    assert "sampler_verify_ids" in out
+    assert "sampler_step_logits" not in out
+    code, out, err = run_cli([*LINE[:3], "SGLANG_RAGGED_VERIFY_MODE=compact", *LINE[3:-1],
+                              "EAGLE", "--speculative-num-steps", "3",
+                              "--speculative-eagle-topk", "1",
+                              "--speculative-num-draft-tokens", "4"])
+    assert code == 0, err

@@ -527,12 +527,17 @@ def _resolve_requests(config: EngineSettings) -> dict[str, object]:
     if speculative(config) and not uno(config):  # UNO keeps the KV-sized pool (sglang_uno)
         changes: dict[str, object] = {"max_num_seqs": SPEC_MAX_RUNNING_REQUESTS}
         if config.cudagraph_capture_sizes is None and config.max_cudagraph_capture_size is None:
-            # the memory hook ran before S was set, so its default was not clamped to 48;
-            # it only shows when the aligned pool passes 48 (the other sizes it cuts anyway)
+            # the memory hook ran before S was set, so its default was not clamped to 48
+            # (memory_hook.py:182-188 clamps only a known S): cuda_graph_config.decode.bs
+            # keeps it. It shows when the aligned pool passes 48 (the runners cut the other
+            # sizes, decode_cuda_graph_runner.py:386-390), and always for DFLASH / DSPARK,
+            # whose folded draft samplers are sized from max(decode.bs) itself
+            # (dflash_worker_v2.py:996, dspark_worker_v2.py:696-711)
             default, _ = default_decode_max_bs(config.gpu_memory_gb, config.tp_size)
             pool = round_up(max(1, SPEC_MAX_RUNNING_REQUESTS // config.attn_dp_size),
                             batch_alignment(config))
-            if default > SPEC_MAX_RUNNING_REQUESTS and pool > SPEC_MAX_RUNNING_REQUESTS:
+            if default > SPEC_MAX_RUNNING_REQUESTS and (
+                    pool > SPEC_MAX_RUNNING_REQUESTS or dflash(config) or dspark(config)):
                 changes["max_cudagraph_capture_size"] = default
         return changes
     if config.max_total_tokens is not None:  # the KV pool SGLang sizes (kv_cache_configurator

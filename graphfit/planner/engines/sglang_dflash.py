@@ -75,7 +75,11 @@ def sampler_buffers(config: EngineSettings, block: int, declared_max_bs: int
     same size, at any TP size (its all-gathers allocate inside the graph's pool). A selector
     draft (`dflash_selector_top_k` K, chosen first, :907) folds `_SelectorDraftSampler`
     (:254-283): `out`, per-request temperatures / greedy mask, uniforms (block - 1 each) and
-    the candidate / q rows (block - 1) x K, all sized from the same maximum."""
+    the candidate / q rows (block - 1) x K, all sized from the same maximum. None at all
+    under SGLANG_DFLASH_EAGER_DRAFT_SAMPLER=1 (`dflash_eager_sampler`: the head stays eager,
+    :890-891)."""
+    if config.dflash_eager_sampler:  # SGLANG_DFLASH_EAGER_DRAFT_SAMPLER (:890-891)
+        return ()
     tokens = declared_max_bs * (block - 1)
     why = "written by the draft graph's in-graph argmax before it is read"
     top_k = config.dflash_selector_top_k
@@ -91,6 +95,9 @@ def sampler_buffers(config: EngineSettings, block: int, declared_max_bs: int
                          ("sampler_uniforms", "float32", (gamma,), declared_max_bs),
                          ("sampler_candidate_out", "int64", (gamma, top_k), declared_max_bs),
                          ("sampler_q_out", "float32", (gamma, top_k), declared_max_bs)))
+    lilicorr = config.dflash_lilicorr_top_k
+    if lilicorr is not None:  # `LiLiCorrDraftSampler.__init__` (lilicorr_utils.py:239-290)
+        return lilicorr_buffers(config, block, declared_max_bs, lilicorr)
     if config.dflash_domino:  # `_DominoDraftSampler.__init__` (dflash_worker_v2.py:322-345)
         return (BufferSpec("sampler_out", "int64", Axis.FIXED, (), tokens, KEEP,
                            source=f"{RUNNER}: dflash_worker_v2.py:341-344 (Domino rollout; "
@@ -110,6 +117,33 @@ def sampler_buffers(config: EngineSettings, block: int, declared_max_bs: int
                                     source=f"{RUNNER}: dflash_worker_v2.py:159-178 (TP "
                                            f"{tp} argmax; {why})"))
     return tuple(specs)
+
+
+def lilicorr_buffers(config: EngineSettings, block: int, max_bs: int, top_k: int
+                     ) -> tuple[BufferSpec, ...]:
+    """A LiLiCorr draft's folded sampler (`build_lilicorr_draft_sampler`, lilicorr_utils.py:
+    377-419, chosen after a selector and before a Domino one, dflash_worker_v2.py:924-934):
+    max_bs is the last of `draft_graph_batch_sizes()`, the sorted positive decode list
+    (:371-374), i.e. max(cuda_graph_config.decode.bs) as for the other samplers; the anchor
+    rows are the draft's `fc` output width (its hidden size, models/dflash.py:764-774) in the
+    head's dtype (its slot embedding's, the model dtype); `block - 1` slots of `top_k`
+    candidates each. The token table and the head's inference buffers
+    (`materialize_inference_buffers`, models/lilicorr.py:245-282) are weight-sized, not
+    batch-sized, and are not planned here."""
+    slots = block - 1
+    hidden = config.draft_hidden_size or config.hidden_size
+    src = f"{RUNNER}: lilicorr_utils.py:264-290 (LiLiCorr sampler)"
+    return tuple(BufferSpec(name, dtype, Axis.FIXED, (), count, KEEP, trailing=trailing,
+                            source=src)
+                 for name, dtype, trailing, count in (
+                     ("sampler_out", "int64", (), max_bs * slots),
+                     ("sampler_anchor", config.dtype, (hidden,), max_bs),
+                     ("sampler_anchor_valid", "bool", (), max_bs),
+                     ("sampler_temperatures", "float32", (), max_bs),
+                     ("sampler_greedy_mask", "bool", (), max_bs),
+                     ("sampler_uniforms", "float32", (slots,), max_bs),
+                     ("sampler_q_out", "float32", (slots, top_k), max_bs),
+                     ("sampler_candidate_out", "int64", (slots, top_k), max_bs)))
 
 
 def draft_graph_input_note() -> tuple[str, str]:

@@ -52,6 +52,11 @@ from graphfit.planner.core.enums import SpecMethod
 from graphfit.planner.core.errors import ConfigError
 from graphfit.planner.core.settings import EngineSettings
 from graphfit.planner.engines.batch import BatchRunner
+from graphfit.planner.engines.sglang_dspark_modes import (
+    check_ragged_verify,
+    folds_sampler,
+    keeps_step_logits,
+)
 from graphfit.planner.engines.sglang_pool import request_pool
 
 RUNNER = "dspark_draft"  # graphfit's component name for the draft's DecodeCudaGraphRunner
@@ -79,6 +84,7 @@ def resolve_dspark(config: EngineSettings) -> dict[str, object]:
         raise ConfigError(
             f"pp_size: SGLang's DSPARK supports pp_size 1 only outside PD prefill "
             f"(speculative_hook.py:714-718), got {config.pp_size}")
+    check_ragged_verify(config)  # SGLang's environment (sglang_dspark_modes)
     if config.attn_dp_size > 1:
         raise ConfigError(
             "attn_dp_size: DSPARK with attention DP needs --enable-dp-lm-head and keys its "
@@ -98,11 +104,12 @@ def sampler_buffers(config: EngineSettings, gamma: int, declared_max_bs: int
                     ) -> tuple[BufferSpec, ...]:
     """`DsparkDraftSampler` (dspark_draft_sampler.py:30-140), built with
     max(cuda_graph_config.decode.bs) (dspark_worker_v2.py:696-711), the declared decode list's
-    maximum, not the filtered one."""
+    maximum, not the filtered one. No step logits for a greedy draft, `verify_ids` under
+    the mid fold (graphfit.planner.engines.sglang_dspark_modes)."""
     bs = declared_max_bs
     staged = "staged before each replay (stage_sampling_params, dspark_draft_sampler.py:" \
              "142-144)"
-    return (
+    specs = [
         BufferSpec("sampler_out", "int64", Axis.FIXED, (), bs * gamma, KEEP,
                    source=f"{RUNNER}: dspark_draft_sampler.py:54-62 (written by the graph's "
                           f"Markov block before it is read)"),
@@ -112,11 +119,19 @@ def sampler_buffers(config: EngineSettings, gamma: int, declared_max_bs: int
                    source=f"{RUNNER}: dspark_draft_sampler.py:84-91 ({staged})"),
         BufferSpec("sampler_step_temperatures", "float32", Axis.FIXED, (), bs, KEEP,
                    source=f"{RUNNER}: dspark_draft_sampler.py:84-91 ({staged})"),
-        BufferSpec("sampler_step_logits", config.dtype, Axis.FIXED, (), bs, KEEP,
-                   trailing=(gamma, config.vocab_size),
-                   source=f"{RUNNER}: dspark_draft_sampler.py:125-140 (allocated by the "
-                          f"warmup call before capture; written by each step)"),
-    )
+    ]
+    if keeps_step_logits(config):
+        specs.append(BufferSpec(
+            "sampler_step_logits", config.dtype, Axis.FIXED, (), bs, KEEP,
+            trailing=(gamma, config.vocab_size),
+            source=f"{RUNNER}: dspark_draft_sampler.py:125-140 (allocated by the warmup "
+                   f"call before capture; written by each step)"))
+    if config.dspark_mid_fold:
+        specs.append(BufferSpec(
+            "sampler_verify_ids", "int64", Axis.FIXED, (), bs, KEEP, trailing=(gamma + 1,),
+            source=f"{RUNNER}: dspark_draft_sampler.py:63-68 (SGLANG_OPT_DSV41_DSPARK_MID_"
+                   f"FOLD; written by the graph tail before it is read)"))
+    return tuple(specs)
 
 
 
@@ -138,6 +153,6 @@ def dspark_runner(config: EngineSettings, declared: tuple[int, ...],
     top = sizes[-1] if sizes else 0
     buffers = target_buffers(config, width, top, runner=RUNNER,
                              hidden=config.draft_hidden_size)
-    if sizes:
+    if sizes and folds_sampler(config):
         buffers += sampler_buffers(config, window - 1, max(declared))
     return BatchRunner(RUNNER, width, request_pool(config), buffers, sizes)

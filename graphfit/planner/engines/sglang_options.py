@@ -140,6 +140,25 @@ class SglangOptions(EngineOptions):
         the draft model's all-to-all backend; None: the target's (layers/moe/utils.py:
         463-468, 498-502). Read for the draft runners' gather rule
         (graphfit.planner.engines.sglang_moe_a2a.check_draft_backend).
+    dspark_proposal: how the DSPARK draft proposal runs (graphfit.planner.engines.
+        sglang_dspark_modes, read from SGLang's environment by graphfit.inputs.
+        sglang_dspark_env): "sampling" (default: the Markov block folded into the draft graph
+        samples, with step logits), "greedy" (`SGLANG_DSPARK_USE_GREEDY_DRAFT`, environ.py:
+        554: argmax only, no step logits, dspark_draft_sampler.py:189-193) or "eager"
+        (`SGLANG_DSPARK_FOLDED_PROPOSAL=0`, environ.py:555: no sampler folded,
+        dspark_worker_v2.py:600-613).
+    dspark_mid_fold: `SGLANG_OPT_DSV41_DSPARK_MID_FOLD` (environ.py:1891, off): the folded
+        DSPARK sampler also writes `verify_ids` [max_bs, gamma + 1] (dspark_draft_sampler.py:
+        63-68).
+    ragged_verify_mode: `SGLANG_RAGGED_VERIFY_MODE` as given (environ.py:1572, "static");
+        read by DSPARK only (spec_info.py:160-164, ragged_verify.py:19-27), which refuses
+        every value but "static" (graphfit.planner.engines.sglang_dspark_modes).
+    dflash_lilicorr_top_k: a LiLiCorr DFLASH draft's `dflash_config.lilicorr_candidate_topk`
+        (lilicorr_utils.py:46-95; None: not a LiLiCorr draft): its folded sampler's candidate
+        width (lilicorr_utils.py:239-290; graphfit.planner.engines.sglang_dflash).
+    dflash_eager_sampler: `SGLANG_DFLASH_EAGER_DRAFT_SAMPLER` (environ.py:1569, off): DFLASH
+        keeps its draft head eager, no sampler folded into the draft graph
+        (dflash_worker_v2.py:890-891), so no `sampler_*` buffers.
     """
 
     engine: ClassVar[str] = "sglang"
@@ -188,6 +207,11 @@ class SglangOptions(EngineOptions):
     deepep_mode: str = "auto"
     moe_runner_backend: str = "auto"
     speculative_moe_a2a_backend: str | None = None
+    dspark_proposal: str = "sampling"
+    dspark_mid_fold: bool = False
+    ragged_verify_mode: str = "static"
+    dflash_lilicorr_top_k: int | None = None
+    dflash_eager_sampler: bool = False
 
     def __post_init__(self) -> None:
         gb = self.gpu_memory_gb
@@ -267,6 +291,25 @@ class SglangOptions(EngineOptions):
                 raise ConfigError(f"mem_fraction_static: must be a number in (0, 1), got "
                                   f"{excerpt(fraction)}")
             set_(self, "mem_fraction_static", float(fraction))
+        _block_draft_modes(self)
+
+
+def _block_draft_modes(options: SglangOptions) -> None:
+    """Validate the DSPARK environment modes and the LiLiCorr draft's candidate width."""
+    from graphfit.planner.engines.sglang_dspark_modes import PROPOSALS
+
+    proposal = options.dspark_proposal
+    if not isinstance(proposal, str) or proposal.strip().lower() not in PROPOSALS:
+        raise ConfigError(f"dspark_proposal: {excerpt(proposal)} is not one of "
+                          f"{', '.join(PROPOSALS)}")
+    object.__setattr__(options, "dspark_proposal", proposal.strip().lower())
+    true_false("dspark_mid_fold", options.dspark_mid_fold)
+    mode = options.ragged_verify_mode
+    if not isinstance(mode, str) or len(mode) > 64:
+        raise ConfigError(f"ragged_verify_mode: must be SGLANG_RAGGED_VERIFY_MODE's value (a "
+                          f"string), got {excerpt(mode)}")
+    _optional_int("dflash_lilicorr_top_k", options.dflash_lilicorr_top_k, 1)
+    true_false("dflash_eager_sampler", options.dflash_eager_sampler)
 
 
 def _mamba_memory_inputs(options: SglangOptions) -> None:
