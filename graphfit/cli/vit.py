@@ -16,7 +16,8 @@ from typing import Annotated
 import typer
 
 from graphfit.cli.errors import EXIT_VIOLATIONS, handled
-from graphfit.cli.output import console, user
+from graphfit.cli.output import console
+from graphfit.cli.vit_plan import vit_lines
 from graphfit.inputs.sglang_vit import parse_images, read_geometry
 from graphfit.planner import ConfigError, excerpt, plan_vit
 
@@ -66,15 +67,8 @@ def vit_command(
                   f"(hidden {geometry.hidden_size}, {geometry.heads_per_rank} heads per rank, "
                   f"{geometry.dtype}), SGLANG_VIT_ENABLE_CUDA_GRAPH=1")
         out.print(f"  {len(result.keys)} reachable keys, at most {result.max_graphs} graphs")
-        for b in result.buffers:
-            out.print(f"  {b.name}: {b.rows} rows x {list(b.row_shape)} {b.dtype} "
-                      f"({b.bytes:,} B)")
-        ratio = (f"{result.total_bytes / result.sglang_bytes:.3f}" if result.sglang_bytes
-                 else "n/a")
-        out.print(f"  static buffers {result.total_bytes:,} B; SGLang's per-key buffers for "
-                  f"the same keys {result.sglang_bytes:,} B (ratio {ratio})")
-        for note in result.notes:
-            out.print(f"  note: {user(note)}")
+        for line in vit_lines(result, "", grouped=False):
+            out.print(line)
         if violations:
             first = violations[0]
             out.print(f"UNSAFE: {len(violations)} buffer rows over capacity (first: key of "

@@ -321,7 +321,8 @@ class EngineConfig:
             mamba_chunk_size: int | None = None,
             deepep_mode: str = "auto",
             moe_runner_backend: str = "auto",
-            speculative_moe_a2a_backend: str | None = None) -> None: ...
+            speculative_moe_a2a_backend: str | None = None,
+            vit: Any = None) -> None: ...
 
     def __post_init__(self) -> None:
         set_ = object.__setattr__
@@ -648,6 +649,11 @@ class EngineConfig:
     def speculative_moe_a2a_backend(self) -> str | None:
         """SglangOptions.speculative_moe_a2a_backend."""
         return cast("str | None", self._option("speculative_moe_a2a_backend"))
+
+    @property
+    def vit(self) -> tuple[tuple[str, object], ...] | None:
+        """SglangOptions.vit."""
+        return cast("tuple[tuple[str, object], ...] | None", self._option("vit"))
 
     @property
     def moe_runner_backend(self) -> str:

@@ -57,6 +57,9 @@ class ViolationRange:
     _rule: RowRule | None = field(default=None, repr=False, compare=False)
     _max_num_seqs: int = field(default=0, repr=False, compare=False)
     scenario: str = ""  # the covered scenario it happens in ("": the assumed one)
+    # how a keyed component that pads nothing says it (a vision-encoder call and its key):
+    # replaces `describe`'s "num_tokens .. pad to .." (the numbers above stay as they are)
+    said: str = field(default="", compare=False)
 
     @property
     def key(self) -> str:
@@ -77,6 +80,8 @@ class ViolationRange:
         if self.step > 1 and self.first != self.last:
             span += f" (every {self.step})"
         where = f" [{self.scenario}]" if self.scenario else ""
+        if self.said:
+            return f"{self.said}{where}"
         if self.eager and self.first != self.last:
             return (f"{self.key}: num_tokens {span} run eagerly, needing up to {self.needed} "
                     f"rows > capacity {self.capacity}{where}")

@@ -140,6 +140,12 @@ class SglangOptions(EngineOptions):
         the draft model's all-to-all backend; None: the target's (layers/moe/utils.py:
         463-468, 498-502). Read for the draft runners' gather rule
         (graphfit.planner.engines.sglang_moe_a2a.check_draft_backend).
+    vit: the vision-encoder CUDA graphs `SGLANG_VIT_ENABLE_CUDA_GRAPH=1` turns on
+        (environ.py:1603; multimodal/vit_cuda_graph_runner.py): the tower read from the
+        model's config.json (graphfit.inputs.sglang_vit) and the workload (image grids, most
+        images per encoder call), as [name, value] pairs (VitGeometry's fields, then `images`
+        and `max_images`; graphfit.planner.engines.sglang_vit_keyed.vit_pairs). Planned as
+        the keyed component `vit`. None: not planned.
     """
 
     engine: ClassVar[str] = "sglang"
@@ -188,6 +194,7 @@ class SglangOptions(EngineOptions):
     deepep_mode: str = "auto"
     moe_runner_backend: str = "auto"
     speculative_moe_a2a_backend: str | None = None
+    vit: tuple[tuple[str, object], ...] | None = None
 
     def __post_init__(self) -> None:
         gb = self.gpu_memory_gb
@@ -267,6 +274,10 @@ class SglangOptions(EngineOptions):
                 raise ConfigError(f"mem_fraction_static: must be a number in (0, 1), got "
                                   f"{excerpt(fraction)}")
             set_(self, "mem_fraction_static", float(fraction))
+        if self.vit is not None:
+            from graphfit.planner.engines.sglang_vit_keyed import vit_option, vit_pairs
+
+            set_(self, "vit", vit_pairs(*vit_option(self.vit)))
 
 
 def _mamba_memory_inputs(options: SglangOptions) -> None:
