@@ -131,7 +131,8 @@ def _vit(config: EngineConfig, model: str | None, images: str | None,
     from graphfit.inputs.sglang_vit import parse_images, read_geometry
     from graphfit.planner.engines.sglang_vit_keyed import vit_pairs
 
-    return config.replace(vit=vit_pairs(read_geometry(model, tp=config.tp_size),
+    attn_tp = max(1, config.tp_size // config.attn_dp_size // config.attn_cp_size)
+    return config.replace(vit=vit_pairs(read_geometry(model, tp=attn_tp),
                                         parse_images(images, max_images)))
 
 

@@ -29,8 +29,11 @@ def vit_command(
                          "(InternVL: any one; its key counts tiles)")],
     max_images: Annotated[int, typer.Option(
         "--max-images", help="most images (InternVL: tiles) in one encoder call")] = 1,
-    tp: Annotated[int, typer.Option("--tp", help="TP size the encoder's heads split over "
-                                                 "(1 with --mm-enable-dp-encoder)")] = 1,
+    tp: Annotated[int, typer.Option("--tp", help="attention TP size the encoder's heads "
+                                                 "split over")] = 1,
+    dp_encoder: Annotated[bool, typer.Option(
+        "--dp-encoder", help="SGLang's --mm-enable-dp-encoder: the encoder runs whole on each "
+                             "rank (its heads unsplit where the tower honours it)")] = False,
     capacity: Annotated[str | None, typer.Option(
         "--capacity", help="audit these rows instead of the plan's: NAME=ROWS,... "
                            "(e.g. block_input=4096)")] = None,
@@ -41,7 +44,7 @@ def vit_command(
     """Plan SGLang's ViT CUDA graphs: keys, static buffers, proof (and a CPU rehearsal)."""
     out = console()
     with handled():
-        geometry = read_geometry(model, tp=tp)
+        geometry = read_geometry(model, tp=tp, dp_encoder=dp_encoder)
         result = plan_vit(geometry, parse_images(images, max_images))
         violations = result.verify(_capacities(capacity))
         report = None

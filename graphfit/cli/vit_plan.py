@@ -62,10 +62,12 @@ def vit_config(config: EngineConfig, images: str | None, max_images: int,
         raise ConfigError("--vit-images: paste the SGLang line with its --model-path (the "
                           "vision tower is read from its config.json)")
     workload = parse_images(images, max_images)
+    # the heads split over the attention TP size (vision.py:1123; runtime_context.py:73-76);
     # --mm-enable-dp-encoder: the tower runs whole on each rank (use_data_parallel,
     # qwen2_5_vl.py:717, internvl.py:520), its heads unsplit
-    tp = 1 if pasted.values.get("mm_enable_dp_encoder") else config.tp_size
-    geometry = read_geometry(pasted.model, tp=tp)
+    attn_tp = max(1, config.tp_size // config.attn_dp_size // config.attn_cp_size)
+    geometry = read_geometry(pasted.model, tp=attn_tp,
+                             dp_encoder=bool(pasted.values.get("mm_enable_dp_encoder")))
     notes: list[str] = []
     raw = pasted.environ.get(ENV_FLAG)
     if raw is None or raw.lower() not in ENV_TRUE:

@@ -58,8 +58,14 @@ def test_geometry_of_each_family(tmp_path: Path) -> None:
                           "patch_size": 14, "num_dummy_heads": 7}})
     g6 = read_geometry(iv6, tp=8)
     assert (g6.heads_per_rank, g6.head_dim) == (4, 128)
+    # SGLang recomputes the dummy heads from the attention TP size whatever config.json says
+    # (update_vit_attn_dummy_heads_config, vision_utils.py:19-23): on 3 ranks 25 heads become
+    # 27, 9 per rank (compared with SGLang's own code in the ViT oracle tests)
+    assert read_geometry(iv6, tp=3).heads_per_rank == 9
+    # a data-parallel encoder: InternVL's runs whole, with the dummy heads of the TP size
+    assert read_geometry(iv6, tp=8, dp_encoder=True).heads_per_rank == 32
     with pytest.raises(ConfigError):
-        read_geometry(iv6, tp=3)
+        read_geometry(iv6, tp=0)
     write_qwen3_vl_model_dir(tmp_path / "q3")
     g3 = read_geometry(tmp_path / "q3")
     assert (g3.family, g3.deepstack, g3.rotary_width) == ("qwen3_vl", 3, 32)

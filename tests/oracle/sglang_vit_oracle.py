@@ -31,6 +31,7 @@ from __future__ import annotations
 import contextlib
 import types
 from collections.abc import Iterator, Sequence
+from pathlib import Path
 from typing import Any
 
 from tests.oracle import sglang_oracle, sglang_stubs
@@ -192,6 +193,41 @@ def vision_attention_heads(*, hidden: int, heads: int, dummy: int, tp: int,
     finally:
         vision.get_parallel = saved
     return attn.num_attention_heads_per_partition, attn.head_size
+
+
+def sglang_dummy_heads(*, heads: int, hidden: int, tp: int, config_dummy: int | None) -> int:
+    """vision_config.num_dummy_heads after SGLang's own `update_vit_attn_dummy_heads_config`
+    (what InternVL's and Intern-S1's constructors call first) on attention-TP `tp`, for a
+    config.json that says `config_dummy` (None: nothing)."""
+    from sglang.srt.layers.attention import vision_utils
+
+    vision = types.SimpleNamespace(num_attention_heads=heads, hidden_size=hidden)
+    if config_dummy is not None:
+        vision.num_dummy_heads = config_dummy
+    config = types.SimpleNamespace(vision_config=vision)
+    saved = vision_utils.get_parallel
+    vision_utils.get_parallel = lambda: types.SimpleNamespace(attn_tp_size=tp)
+    try:
+        vision_utils.update_vit_attn_dummy_heads_config(config)
+    finally:
+        vision_utils.get_parallel = saved
+    return int(vision.num_dummy_heads)
+
+
+def tower_runs_data_parallel(model_file: str, model_class: str) -> bool:
+    """Whether `model_class` (in sglang/srt/models/`model_file`) builds its InternVisionModel
+    with `use_data_parallel=` (read from SGLang's source: the constructor call's keywords)."""
+    import ast
+    import importlib.util
+
+    spec = importlib.util.find_spec(f"sglang.srt.models.{model_file}")
+    assert spec is not None and spec.origin is not None
+    tree = ast.parse(Path(spec.origin).read_text())
+    cls = next(n for n in tree.body if isinstance(n, ast.ClassDef) and n.name == model_class)
+    calls = [n for n in ast.walk(cls) if isinstance(n, ast.Call)
+             and isinstance(n.func, ast.Name) and n.func.id == "InternVisionModel"]
+    assert len(calls) == 1, (model_class, len(calls))
+    return any(k.arg == "use_data_parallel" for k in calls[0].keywords)
 
 
 def internvl_runner(*, hidden: int, heads: int, depth: int = 2, dtype: str = "bfloat16"

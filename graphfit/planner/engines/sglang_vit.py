@@ -60,6 +60,8 @@ VIT_ARCHITECTURES = {
     "Qwen3VLForConditionalGeneration": "qwen3_vl",  # qwen3_vl.py:1809
     "Qwen3VLMoeForConditionalGeneration": "qwen3_vl",  # qwen3_vl_moe.py:197, 412
     "InternVLChatModel": "internvl",  # internvl.py:812
+    # interns1.py:275; its tower is InternVL's InternVisionModel (interns1.py:22, 62)
+    "InternS1ForConditionalGeneration": "internvl",
     # kimi_k3.py:3443, 3500, 3876 (its KimiK3VisionTower: kimi_k3_vl.py:809-828)
     "KimiK3ForConditionalGeneration": "kimi_k3",
 }
