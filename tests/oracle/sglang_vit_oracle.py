@@ -31,7 +31,6 @@ from __future__ import annotations
 import contextlib
 import types
 from collections.abc import Iterator, Sequence
-from pathlib import Path
 from typing import Any
 
 from tests.oracle import sglang_oracle, sglang_stubs
@@ -214,20 +213,39 @@ def sglang_dummy_heads(*, heads: int, hidden: int, tp: int, config_dummy: int | 
     return int(vision.num_dummy_heads)
 
 
-def tower_runs_data_parallel(model_file: str, model_class: str) -> bool:
-    """Whether `model_class` (in sglang/srt/models/`model_file`) builds its InternVisionModel
+def _model_source(model_file: str) -> Any:
+    """The parsed source of sglang/srt/models/`model_file`.py (the wheel's, not imported)."""
+    import ast
+
+    from tests.oracle.paths import require
+
+    return ast.parse((require("sglang") / "sglang" / "srt" / "models"
+                      / f"{model_file}.py").read_text())
+
+
+def tower_runs_data_parallel(model_file: str, model_class: str,
+                             tower: str = "InternVisionModel") -> bool:
+    """Whether `model_class` (in sglang/srt/models/`model_file`) builds its vision `tower`
     with `use_data_parallel=` (read from SGLang's source: the constructor call's keywords)."""
     import ast
-    import importlib.util
 
-    spec = importlib.util.find_spec(f"sglang.srt.models.{model_file}")
-    assert spec is not None and spec.origin is not None
-    tree = ast.parse(Path(spec.origin).read_text())
+    tree = _model_source(model_file)
     cls = next(n for n in tree.body if isinstance(n, ast.ClassDef) and n.name == model_class)
     calls = [n for n in ast.walk(cls) if isinstance(n, ast.Call)
-             and isinstance(n.func, ast.Name) and n.func.id == "InternVisionModel"]
+             and isinstance(n.func, ast.Name) and n.func.id == tower]
     assert len(calls) == 1, (model_class, len(calls))
     return any(k.arg == "use_data_parallel" for k in calls[0].keywords)
+
+
+def entry_classes(model_file: str) -> tuple[str, ...]:
+    """The class names sglang/srt/models/`model_file` registers (its `EntryClass`)."""
+    import ast
+
+    for node in _model_source(model_file).body:
+        if isinstance(node, ast.Assign) and any(
+                isinstance(t, ast.Name) and t.id == "EntryClass" for t in node.targets):
+            return tuple(n.id for n in ast.walk(node.value) if isinstance(n, ast.Name))
+    return ()
 
 
 def internvl_runner(*, hidden: int, heads: int, depth: int = 2, dtype: str = "bfloat16"

@@ -216,9 +216,10 @@ def test_intern_towers_dummy_heads_and_split_equal_sglangs(
 
     arch, model_file = tower
     hidden = heads * head_dim
-    dummy = vo.sglang_dummy_heads(heads=heads, hidden=hidden, tp=tp, config_dummy=config_dummy)
     data_parallel = dp and vo.tower_runs_data_parallel(model_file, arch)
     with vo.cpu_graphs():
+        dummy = vo.sglang_dummy_heads(heads=heads, hidden=hidden, tp=tp,
+                                      config_dummy=config_dummy)
         theirs = vo.vision_attention_heads(hidden=hidden, heads=heads, dummy=dummy, tp=tp,
                                            data_parallel=data_parallel)
     vision: dict[str, Any] = {"hidden_size": hidden, "num_attention_heads": heads,
@@ -237,3 +238,36 @@ def test_only_internvl_builds_its_tower_data_parallel() -> None:
     """Non-vacuity of the above: the two model classes differ on --mm-enable-dp-encoder."""
     assert vo.tower_runs_data_parallel("internvl", "InternVLChatModel")
     assert not vo.tower_runs_data_parallel("interns1", "InternS1ForConditionalGeneration")
+
+
+def test_the_towers_graphfit_maps_are_sglangs_entry_classes_with_their_tower() -> None:
+    """Each architecture graphfit maps to a family is an EntryClass of the SGLang model file
+    that builds that family's tower: Intern-S1 builds InternVL's InternVisionModel, Bailing
+    MoE V3 VL Qwen3-VL's Qwen3VLMoeVisionModel (data-parallel with --mm-enable-dp-encoder,
+    as graphfit's qwen3_vl family is)."""
+    from graphfit.inputs.sglang_vit import read_geometry
+
+    assert "InternS1ForConditionalGeneration" in vo.entry_classes("interns1")
+    assert "BailingMoeV3VLForConditionalGeneration" in vo.entry_classes("bailing_mm_v3")
+    assert sv.VIT_ARCHITECTURES["InternS1ForConditionalGeneration"] == "internvl"
+    assert sv.VIT_ARCHITECTURES["BailingMoeV3VLForConditionalGeneration"] == "qwen3_vl"
+    assert vo.tower_runs_data_parallel("bailing_mm_v3", "BailingMoeV3VLForConditionalGeneration",
+                                       "Qwen3VLMoeVisionModel")
+    import json
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as where:
+        path = Path(where) / "config.json"
+        path.write_text(json.dumps({
+            "architectures": ["BailingMoeV3VLForConditionalGeneration"],
+            "vision_config": {"hidden_size": 1152, "num_heads": 16, "patch_size": 16,
+                              "spatial_merge_size": 2, "out_hidden_size": 4096,
+                              "deepstack_visual_indexes": [8, 16, 24]}}))
+        split = read_geometry(path, tp=4)
+        whole = read_geometry(path, tp=4, dp_encoder=True)
+    assert (split.family, split.heads_per_rank, whole.heads_per_rank) == ("qwen3_vl", 4, 16)
+    with vo.cpu_graphs():  # SGLang's VisionAttention for the same tower and TP
+        assert vo.vision_attention_heads(hidden=1152, heads=16, dummy=0, tp=4,
+                                         data_parallel=False) == (4, 72)
+        assert vo.vision_attention_heads(hidden=1152, heads=16, dummy=0, tp=4,
+                                         data_parallel=True) == (16, 72)
