@@ -17,7 +17,7 @@ import typer
 
 from graphfit.cli.errors import EXIT_VIOLATIONS, handled
 from graphfit.cli.output import console
-from graphfit.cli.vit_plan import vit_lines
+from graphfit.cli.vit_plan import vit_lines, vit_sizes
 from graphfit.inputs.sglang_vit import parse_images, read_geometry
 from graphfit.planner import ConfigError, excerpt, plan_vit
 
@@ -59,9 +59,7 @@ def vit_command(
         print(json.dumps({
             "family": geometry.family, "keys": len(result.keys),
             "max_graphs": result.max_graphs,
-            "buffers": [{"name": b.name, "rows": b.rows, "row_shape": list(b.row_shape),
-                         "dtype": b.dtype, "bytes": b.bytes} for b in result.buffers],
-            "bytes": result.total_bytes, "sglang_bytes": result.sglang_bytes,
+            **vit_sizes(result),
             "safe": not violations, "notes": list(result.notes),
             **({"rehearsed": report.ok, "replayed": report.replayed}
                if report is not None else {})}, indent=2))

@@ -86,6 +86,14 @@ def vit_component(result: Plan) -> tuple[VitPlan, VitProof] | None:
     return vit, prove_vit(vit)
 
 
+def vit_sizes(result: VitPlan) -> dict[str, Any]:
+    """The buffers and bytes of a `vit` plan, as `graphfit vit --json` and `plan --json`'s
+    `vit` object write them."""
+    return {"buffers": [{"name": b.name, "rows": b.rows, "row_shape": list(b.row_shape),
+                         "dtype": b.dtype, "bytes": b.bytes} for b in result.buffers],
+            "bytes": result.total_bytes, "sglang_bytes": result.sglang_bytes}
+
+
 def vit_document(result: VitPlan, proof: VitProof) -> dict[str, Any]:
     """The `vit` object of `plan --json` (present only with --vit-images)."""
     return {
@@ -95,9 +103,7 @@ def vit_document(result: VitPlan, proof: VitProof) -> dict[str, Any]:
         "images": [list(g) for g in result.workload.grids],
         "max_images": result.workload.max_images,
         "keys": len(result.keys), "max_graphs": result.max_graphs,
-        "buffers": [{"name": b.name, "rows": b.rows, "row_shape": list(b.row_shape),
-                     "dtype": b.dtype, "bytes": b.bytes} for b in result.buffers],
-        "bytes": result.total_bytes, "sglang_bytes": result.sglang_bytes,
+        **vit_sizes(result),
         "proof": {"checks": proof.checks, "violations": len(proof.violations),
                   "ok": proof.ok,
                   "one_row_less": [{"buffer": t.buffer, "capacity": t.rows - 1,
@@ -143,4 +149,4 @@ def print_vit(out: Console, result: VitPlan, proof: VitProof, notes: list[str]) 
 
 
 __all__ = ["VitImagesOpt", "VitMaxImagesOpt", "print_vit", "vit_component", "vit_config",
-           "vit_document", "vit_lines"]
+           "vit_document", "vit_lines", "vit_sizes"]
