@@ -178,3 +178,23 @@ def test_a_plan_without_vit_has_no_vit_component() -> None:
     result = plan(EngineConfig.from_dict({"engine": "sglang", "max_num_seqs": 4}))
     assert "vit" not in result.keyed
     assert "keyed_components" not in plan_document(result, result.verify())
+
+
+@given(cases())
+def test_a_call_outside_the_workload_is_refused_not_replayed(case: Any) -> None:
+    """`admit` takes only calls of the workload: a grid it does not send, or more images
+    than one call holds, is a ConfigError (never a key); the bounds hold every witness."""
+    geometry, workload = case
+    comp = plan(_config(geometry, workload)).keyed["vit"]
+    for key in comp.graph_keys:
+        counts = comp.counts(comp.witness(key))
+        assert all(c <= b for c, b in zip(counts, comp.bounds, strict=True))
+    grid = (1, 2 * geometry.spatial_merge_size * 97, 2 * geometry.spatial_merge_size)
+    if geometry.family != "internvl":
+        with pytest.raises(ConfigError, match="not one of the workload"):
+            comp.lookup((grid,))
+    first = workload.grids[0] if geometry.family != "internvl" else (1, 1, 1)
+    with pytest.raises(ConfigError, match="images"):
+        comp.lookup((first,) * (workload.max_images + 1))
+    with pytest.raises(ConfigError):
+        comp.lookup("1x2x2")
