@@ -17,6 +17,9 @@ The keys read are the ones each tower's constructor reads (cited per field):
   internvl.py:522 and interns1.py:39), whether or not the encoder then runs data-parallel;
   only InternVL's tower runs data-parallel with --mm-enable-dp-encoder (internvl.py:520,
   542-545), Intern-S1's is built without it (interns1.py:62: heads always split);
+* Qwen3-Omni MoE (qwen3_omni_moe.py:432-502, 551-552, 732): Qwen3-VL's keys under
+  thinker_config (its vision encoder subclasses Qwen3VLMoeVisionModel, built without
+  use_data_parallel: heads always split);
 * Kimi K3 (kimi_k3.py:3500, kimi_k3_vl.py:710-714): vision_config vt_hidden_size or
   hidden_size, vt_num_attention_heads or num_attention_heads (its graphs' admission rule reads
   neither; they size nothing graphfit plans).
@@ -34,6 +37,8 @@ from graphfit.inputs.reading import load_json
 from graphfit.planner import ConfigError, VitGeometry, VitWorkload, excerpt
 from graphfit.planner.engines.sglang_vit import ENV_FLAG, VIT_ARCHITECTURES
 
+# architectures whose tower config sits one level down
+NESTED = {"Qwen3OmniMoeForConditionalGeneration": "thinker_config"}
 _DTYPES = {"bfloat16": "bfloat16", "float16": "float16", "half": "float16",
            "float32": "float32", "float": "float32"}
 
@@ -80,6 +85,11 @@ def read_geometry(model: str | Path, *, tp: int = 1, dp_encoder: bool = False) -
         raise ConfigError(f"{where}: architecture {excerpt(arch)} has no ViT CUDA graph in "
                           f"SGLang 0.5.23 (those that do: "
                           f"{', '.join(sorted(VIT_ARCHITECTURES))})")
+    if arch in NESTED:  # Qwen3-Omni: the tower is the thinker's (qwen3_omni_moe.py:551-552)
+        data = data.get(NESTED[arch])
+        if not isinstance(data, dict):
+            raise ConfigError(f"{where}: {NESTED[arch]}: expected an object")
+        where = f"{where}: {NESTED[arch]}"
     vision = data.get("vision_config")
     if not isinstance(vision, dict):
         raise ConfigError(f"{where}: vision_config: expected an object")
@@ -120,6 +130,8 @@ def read_geometry(model: str | Path, *, tp: int = 1, dp_encoder: bool = False) -
         kwargs["dummy_heads"] = -(-heads // tp) * tp - heads
         if dp_encoder and arch != "InternVLChatModel":  # interns1.py:62: no use_data_parallel
             dp_encoder = False
+    if arch in NESTED:  # its Qwen3OmniMoeVisionEncoder is built without use_data_parallel
+        dp_encoder = False  # (qwen3_omni_moe.py:441-446, 497-502; qwen3_vl.py:374 default)
     if dp_encoder:  # use_data_parallel: VisionAttention's tp_size 1 (vision.py:1123)
         kwargs["tp"] = 1
     return VitGeometry(family, hidden, heads, **kwargs)

@@ -155,3 +155,28 @@ def test_rehearse_includes_the_vit_graphs() -> None:
                  ["--engine", "vllm", "--vit-model", str(EXAMPLE), "--vit-images", "1x8x8"]):
         code, out, err = run_cli(["rehearse", "--max-num-seqs", "2", *argv])
         assert code == 2 and err.startswith("error:") and "Traceback" not in err, argv
+
+
+def test_nested_and_mapped_towers(tmp_path: Path) -> None:
+    """Qwen3-Omni's tower sits under thinker_config and never runs data-parallel; Intern-S1
+    is InternVL's tower (heads split even with --dp-encoder); Bailing MoE V3 VL is Qwen3-VL's
+    (the oracle tests compare each with SGLang's own classes)."""
+    vision = {"hidden_size": 1152, "num_heads": 16, "patch_size": 16, "spatial_merge_size": 2,
+              "deepstack_visual_indexes": [8, 16, 24]}
+    omni = _write(tmp_path / "omni", {"architectures": ["Qwen3OmniMoeForConditionalGeneration"],
+                                      "thinker_config": {"vision_config": vision}})
+    g = read_geometry(omni, tp=2, dp_encoder=True)
+    assert (g.family, g.heads_per_rank, g.deepstack) == ("qwen3_vl", 8, 3)
+    bailing = _write(tmp_path / "bl", {"architectures": ["BailingMoeV3VLForConditionalGeneration"],
+                                       "vision_config": vision})
+    assert read_geometry(bailing, tp=2, dp_encoder=True).heads_per_rank == 16
+    s1 = _write(tmp_path / "s1", {"architectures": ["InternS1ForConditionalGeneration"],
+                                  "vision_config": {"hidden_size": 3200,
+                                                    "num_attention_heads": 25,
+                                                    "image_size": [448, 448],
+                                                    "patch_size": [14, 14]}})
+    assert read_geometry(s1, tp=4, dp_encoder=True).heads_per_rank == 7  # 28 heads / 4
+    broken = _write(tmp_path / "broken", {"architectures": ["Qwen3OmniMoeForConditionalGeneration"],
+                                          "vision_config": vision})
+    with pytest.raises(ConfigError, match="thinker_config"):
+        read_geometry(broken)

@@ -271,3 +271,34 @@ def test_the_towers_graphfit_maps_are_sglangs_entry_classes_with_their_tower() -
                                          data_parallel=False) == (4, 72)
         assert vo.vision_attention_heads(hidden=1152, heads=16, dummy=0, tp=4,
                                          data_parallel=True) == (16, 72)
+
+
+def test_qwen3_omni_maps_to_the_qwen3_tower_always_split() -> None:
+    """Qwen3-Omni MoE: SGLang's entry class builds its thinker's Qwen3OmniMoeVisionEncoder (a
+    Qwen3VLMoeVisionModel subclass) without use_data_parallel, so --mm-enable-dp-encoder
+    leaves its heads split; graphfit reads the tower under thinker_config."""
+    import json
+    import tempfile
+
+    from graphfit.inputs.sglang_vit import read_geometry
+
+    assert "Qwen3OmniMoeForConditionalGeneration" in vo.entry_classes("qwen3_omni_moe")
+    assert not vo.tower_runs_data_parallel(
+        "qwen3_omni_moe", "Qwen3OmniMoeThinkerForConditionalGeneration",
+        "Qwen3OmniMoeVisionEncoder")
+    assert sv.VIT_ARCHITECTURES["Qwen3OmniMoeForConditionalGeneration"] == "qwen3_vl"
+    vision = {"hidden_size": 1152, "num_heads": 16, "patch_size": 16,
+              "spatial_merge_size": 2, "out_hidden_size": 2048,
+              "deepstack_visual_indexes": [8, 16, 24]}
+    with tempfile.TemporaryDirectory() as where:
+        path = Path(where) / "config.json"
+        path.write_text(json.dumps({
+            "architectures": ["Qwen3OmniMoeForConditionalGeneration"],
+            "thinker_config": {"vision_config": vision,
+                               "text_config": {"torch_dtype": "bfloat16"}}}))
+        geometry = read_geometry(path, tp=2, dp_encoder=True)
+    with vo.cpu_graphs():
+        theirs = vo.vision_attention_heads(hidden=1152, heads=16, dummy=0, tp=2,
+                                           data_parallel=False)
+    assert (geometry.family, geometry.deepstack) == ("qwen3_vl", 3)
+    assert (geometry.heads_per_rank, geometry.head_dim) == theirs == (8, 72)
