@@ -30,6 +30,7 @@ from graphfit.cli.vit_plan import (
     VitMaxImagesOpt,
     print_vit,
     vit_component,
+    vit_config,
     vit_document,
 )
 from graphfit.planner.config import EngineConfig
@@ -90,10 +91,13 @@ def _engine_document(result: Plan, verification: Any) -> dict[str, Any]:
 
 def plan_json(result: Plan, verification: Verification | None = None,
               engine: Verification | None = None) -> dict[str, Any]:
-    """The document `plan --json` writes (and `check --plan` accepts only exactly)."""
+    """The document `plan --json` writes (and `check --plan` accepts only exactly): with a
+    `vit` object, the proof report of SGLang's ViT graphs, when the config plans them."""
     verification = result.verify() if verification is None else verification
     engine = result.verify_engine() if engine is None else engine
-    return {**plan_document(result, verification), "engine": _engine_document(result, engine)}
+    vit = vit_component(result)
+    return {**plan_document(result, verification), "engine": _engine_document(result, engine),
+            **({"vit": vit_document(*vit)} if vit is not None else {})}
 
 
 def read_plan(path: Path) -> Plan:
@@ -125,8 +129,9 @@ def plan_command(
     from graphfit.cli.options import PASTED
 
     with handled():
+        config, vit_notes = vit_config(config, vit_images, vit_max_images, PASTED.get())
         result = plan(config)
-        vit = vit_component(config, vit_images, vit_max_images, PASTED.get())
+        vit = vit_component(result)
         engine = result.verify_engine()
         verification = result.verify()
         audited = capacities(result, capacity)
@@ -138,8 +143,6 @@ def plan_command(
         doc = plan_json(result, verification, engine)
         if audit is not None:  # an extra key: `check --plan` takes a plan written without it
             doc = {**doc, "audit": verification_document(audit)}
-        if vit is not None:  # an extra key, only with --vit-images
-            doc = {**doc, "vit": vit_document(vit[0], vit[1])}
         emit_json(doc)
     else:
         out = console()
@@ -147,7 +150,7 @@ def plan_command(
         if audit is not None:
             print_verdict(out, audit, audit=True, engine_version=result.engine_version)
         if vit is not None:
-            print_vit(out, *vit)
+            print_vit(out, *vit, vit_notes)
         for path in written:
             out.print(f"wrote {path}")
     if (not verification.ok or (audit is not None and not audit.ok)

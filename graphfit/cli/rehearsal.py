@@ -75,8 +75,8 @@ def rehearse_command(
     on any mismatch."""
     out = console()
     with handled():
+        config = _vit(config, vit_model, vit_images, vit_max_images)
         result = plan(config)
-        vit = _vit(config, vit_model, vit_images, vit_max_images)
         rehearsal = _runtime()
         device = _device(device)
         progress: Any = contextlib.nullcontext(None)
@@ -87,11 +87,6 @@ def rehearse_command(
         start = time.perf_counter()
         with progress as bar:
             report = rehearsal.rehearse(result, progress=bar, device=device)
-        if vit is not None:
-            from graphfit.cudagraph.vit import rehearse_vit
-
-            vit_report = rehearse_vit(vit, device=device,
-                                      backend="cpu" if device == "cpu" else "cuda")
         took = time.perf_counter() - start
     where = "CPU backend" if device == "cpu" else f"CUDA graphs on {device}"
     out.print(f"graphfit rehearse: {user(result.engine_version)} plan, {where}, toy "
@@ -104,20 +99,13 @@ def rehearse_command(
                   f"(inputs: {', '.join(part.inputs)})")
     graphs, replayed = report.graphs, report.replayed
     mismatches = sum(len(c.mismatches) for c in report.components)
-    if vit is not None:
-        verdict = (f"{vit_report.replayed} replayed == eager" if vit_report.ok else
-                   f"{vit_report.replayed} replayed, {len(vit_report.mismatches)} != eager")
-        out.print(f"  vit: {vit_report.graphs} graphs captured, {verdict} (SGLang "
-                  f"{vit.geometry.family} vision encoder, one graph per image layout)")
-        graphs, replayed = graphs + vit_report.graphs, replayed + vit_report.replayed
-        mismatches += len(vit_report.mismatches)
     for name in report.skipped:
         out.print(f"  {name}: no graphs to capture")
     pool = report.capture.pool_bytes
     if pool is not None:
         out.print(f"  capture pool: {pool / 2**20:.1f} MiB of device memory for "
                   f"{report.graphs} graphs")
-    if report.ok and (vit is None or vit_report.ok):
+    if report.ok:
         out.print(f"REHEARSED: {graphs} graphs captured and {replayed} batches "
                   f"replayed bit-equal to eager in {took:.2f} s")
         return
@@ -126,27 +114,26 @@ def rehearse_command(
 
 
 def _vit(config: EngineConfig, model: str | None, images: str | None,
-         max_images: int) -> Any:
-    """The `vit` component's plan when --vit-images is given: the tower of --vit-model, else
-    of the pasted SGLang line's --model-path, as `graphfit plan --vit-images` plans it
+         max_images: int) -> EngineConfig:
+    """`config` with the SGLang option `vit` when --vit-images is given (the plan's keyed
+    component `vit`, rehearsed with the rest): the tower of --vit-model, else of the pasted
+    SGLang line's --model-path, as `graphfit plan --vit-images` plans it
     (graphfit.cli.vit_plan)."""
     if model is None:
-        if images is None:
-            return None
         from graphfit.cli.options import PASTED
-        from graphfit.cli.vit_plan import vit_component
+        from graphfit.cli.vit_plan import vit_config
 
-        found = vit_component(config, images, max_images, PASTED.get())
-        return None if found is None else found[0]
+        return vit_config(config, images, max_images, PASTED.get())[0]
     if config.engine.value != "sglang":
         raise ConfigError("--vit-model: vision-encoder graphs are SGLang's (--engine sglang)")
     if images is None:
         raise ConfigError("--vit-model needs --vit-images TxHxW,... (the image workload)")
     from graphfit.inputs.sglang_vit import parse_images, read_geometry
-    from graphfit.planner import plan_vit
+    from graphfit.planner.engines.sglang_vit_keyed import vit_pairs
 
-    return plan_vit(read_geometry(model, tp=config.tp_size),
-                    parse_images(images, max_images))
+    attn_tp = max(1, config.tp_size // config.attn_dp_size // config.attn_cp_size)
+    return config.replace(vit=vit_pairs(read_geometry(model, tp=attn_tp),
+                                        parse_images(images, max_images)))
 
 
 def register(app: typer.Typer) -> None:

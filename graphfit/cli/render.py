@@ -15,6 +15,7 @@ from graphfit.planner.analysis.summary import compress_sizes, plan_padding
 from graphfit.planner.core.batches import BatchFamily, fed_streams
 from graphfit.planner.core.buffers import Axis
 from graphfit.planner.core.enums import CUDAGraphMode
+from graphfit.planner.core.keyed import KEY_NAMES
 from graphfit.planner.core.limits import MAX_LISTED
 from graphfit.planner.core.rows import rule_for
 from graphfit.planner.core.shape import BatchShape, occupied, real_requests
@@ -163,14 +164,24 @@ def _listed(values: tuple[int, ...]) -> str:
 
 
 def keyed_lines(plan: Plan) -> list[str]:
-    """Per keyed component (graphs keyed on requests, tokens and longest request): its
-    graphs, the engine's bucket lists and the bounds of the batches the proof covers."""
+    """Per keyed component (graphs keyed on requests, tokens and longest request, or on an
+    image layout): its graphs, the engine's bucket lists and the bounds of the batches the
+    proof covers."""
     out = []
     for comp in plan.keyed.values():
-        b, n, longest = comp.bounds
-        out.append(f"[bold]{comp.name}[/bold]: {len(comp.graph_keys):,} graphs keyed on "
-                   f"(requests, tokens, longest request), for batches of <= {b} requests, "
-                   f"<= {n} tokens, requests <= {longest} tokens")
+        if comp.bound_names == KEY_NAMES:
+            b, n, longest = comp.bounds
+            out.append(f"[bold]{comp.name}[/bold]: {len(comp.graph_keys):,} graphs keyed on "
+                       f"(requests, tokens, longest request), for batches of <= {b} requests, "
+                       f"<= {n} tokens, requests <= {longest} tokens")
+        else:
+            bounds = ", ".join(f"{name} <= {value:,}"
+                               for name, value in zip(comp.bound_names, comp.bounds,
+                                                      strict=True))
+            out.append(f"[bold]{comp.name}[/bold]: {len(comp.graph_keys):,} graphs keyed on "
+                       f"({', '.join(comp.key_names)}), for calls of {bounds}")
+        if comp.summary:
+            out.append(f"  {user(comp.summary)}")
         out += [f"  {name}: {_listed(values)}" for name, values in comp.ladders]
     return out
 

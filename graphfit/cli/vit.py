@@ -16,7 +16,8 @@ from typing import Annotated
 import typer
 
 from graphfit.cli.errors import EXIT_VIOLATIONS, handled
-from graphfit.cli.output import console, user
+from graphfit.cli.output import console
+from graphfit.cli.vit_plan import vit_lines, vit_sizes
 from graphfit.inputs.sglang_vit import parse_images, read_geometry
 from graphfit.planner import ConfigError, excerpt, plan_vit
 
@@ -28,8 +29,11 @@ def vit_command(
                          "(InternVL: any one; its key counts tiles)")],
     max_images: Annotated[int, typer.Option(
         "--max-images", help="most images (InternVL: tiles) in one encoder call")] = 1,
-    tp: Annotated[int, typer.Option("--tp", help="TP size the encoder's heads split over "
-                                                 "(1 with --mm-enable-dp-encoder)")] = 1,
+    tp: Annotated[int, typer.Option("--tp", help="attention TP size the encoder's heads "
+                                                 "split over")] = 1,
+    dp_encoder: Annotated[bool, typer.Option(
+        "--dp-encoder", help="SGLang's --mm-enable-dp-encoder: the encoder runs whole on each "
+                             "rank (its heads unsplit where the tower honours it)")] = False,
     capacity: Annotated[str | None, typer.Option(
         "--capacity", help="audit these rows instead of the plan's: NAME=ROWS,... "
                            "(e.g. block_input=4096)")] = None,
@@ -40,7 +44,7 @@ def vit_command(
     """Plan SGLang's ViT CUDA graphs: keys, static buffers, proof (and a CPU rehearsal)."""
     out = console()
     with handled():
-        geometry = read_geometry(model, tp=tp)
+        geometry = read_geometry(model, tp=tp, dp_encoder=dp_encoder)
         result = plan_vit(geometry, parse_images(images, max_images))
         violations = result.verify(_capacities(capacity))
         report = None
@@ -55,9 +59,7 @@ def vit_command(
         print(json.dumps({
             "family": geometry.family, "keys": len(result.keys),
             "max_graphs": result.max_graphs,
-            "buffers": [{"name": b.name, "rows": b.rows, "row_shape": list(b.row_shape),
-                         "dtype": b.dtype, "bytes": b.bytes} for b in result.buffers],
-            "bytes": result.total_bytes, "sglang_bytes": result.sglang_bytes,
+            **vit_sizes(result),
             "safe": not violations, "notes": list(result.notes),
             **({"rehearsed": report.ok, "replayed": report.replayed}
                if report is not None else {})}, indent=2))
@@ -66,15 +68,8 @@ def vit_command(
                   f"(hidden {geometry.hidden_size}, {geometry.heads_per_rank} heads per rank, "
                   f"{geometry.dtype}), SGLANG_VIT_ENABLE_CUDA_GRAPH=1")
         out.print(f"  {len(result.keys)} reachable keys, at most {result.max_graphs} graphs")
-        for b in result.buffers:
-            out.print(f"  {b.name}: {b.rows} rows x {list(b.row_shape)} {b.dtype} "
-                      f"({b.bytes:,} B)")
-        ratio = (f"{result.total_bytes / result.sglang_bytes:.3f}" if result.sglang_bytes
-                 else "n/a")
-        out.print(f"  static buffers {result.total_bytes:,} B; SGLang's per-key buffers for "
-                  f"the same keys {result.sglang_bytes:,} B (ratio {ratio})")
-        for note in result.notes:
-            out.print(f"  note: {user(note)}")
+        for line in vit_lines(result, "", grouped=False):
+            out.print(line)
         if violations:
             first = violations[0]
             out.print(f"UNSAFE: {len(violations)} buffer rows over capacity (first: key of "

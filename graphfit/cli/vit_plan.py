@@ -6,9 +6,13 @@ The tower is read from the pasted line's `--model-path` (graphfit.inputs.sglang_
 heads split over the config's TP size (VisionAttention's per-partition heads,
 layers/attention/vision.py:1123, 1132), unsplit with `--mm-enable-dp-encoder`; keys,
 buffers and sizing come from graphfit.planner.engines.sglang_vit, the proof from
-graphfit.planner.engines.sglang_vit_proof. The component is reported next to the plan, not
-inside `Plan` (its keys are image layouts, not the (requests, tokens, longest) keys of
-`Plan.keyed`), so the plan's own totals leave it out.
+graphfit.planner.engines.sglang_vit_proof. The tower and workload become the config's
+SGLang option `vit`, so the component is the plan's keyed component `vit`
+(graphfit.planner.engines.sglang_vit_keyed): in its totals, its document, `check --plan` and
+`--capacity vit.<buffer>=N`. What this module adds is the report of its proof (each
+capacity tight: one row less, a call of the workload goes short), in text and as the `vit`
+object of `plan --json`, derived from the plan's config alone so `check --plan` regenerates
+it exactly.
 """
 
 from __future__ import annotations
@@ -22,7 +26,9 @@ from graphfit.planner.config import EngineConfig
 from graphfit.planner.core.enums import Engine
 from graphfit.planner.core.errors import ConfigError
 from graphfit.planner.engines.sglang_vit import ENV_FLAG, VitPlan, plan_vit
+from graphfit.planner.engines.sglang_vit_keyed import vit_option, vit_pairs
 from graphfit.planner.engines.sglang_vit_proof import VitProof, prove_vit
+from graphfit.planner.plan import Plan
 
 if TYPE_CHECKING:  # `plan --json` never imports rich
     from rich.console import Console
@@ -36,14 +42,15 @@ VitMaxImagesOpt = Annotated[int, typer.Option(
                              "encoder call.")]
 
 
-def vit_component(config: EngineConfig, images: str | None, max_images: int,
-                  words: tuple[str, ...] | None) -> tuple[VitPlan, VitProof, list[str]] | None:
-    """The `vit` component's plan, proof and notes for `--vit-images` (None without it);
-    ConfigError without a pasted SGLang line naming a model directory."""
+def vit_config(config: EngineConfig, images: str | None, max_images: int,
+               words: tuple[str, ...] | None) -> tuple[EngineConfig, list[str]]:
+    """`config` with the SGLang option `vit` for `--vit-images` (unchanged without it) and
+    notes about the pasted line; ConfigError without a pasted SGLang line naming a model
+    directory."""
     if images is None:
         if max_images != 1:
             raise ConfigError("--vit-max-images: give --vit-images too (the image grids)")
-        return None
+        return config, []
     from graphfit.cli.options import read_pasted
     from graphfit.inputs.sglang_vit import ENV_TRUE, parse_images, read_geometry
 
@@ -55,17 +62,36 @@ def vit_component(config: EngineConfig, images: str | None, max_images: int,
         raise ConfigError("--vit-images: paste the SGLang line with its --model-path (the "
                           "vision tower is read from its config.json)")
     workload = parse_images(images, max_images)
+    # the heads split over the attention TP size (vision.py:1123; runtime_context.py:73-76);
     # --mm-enable-dp-encoder: the tower runs whole on each rank (use_data_parallel,
     # qwen2_5_vl.py:717, internvl.py:520), its heads unsplit
-    tp = 1 if pasted.values.get("mm_enable_dp_encoder") else config.tp_size
-    geometry = read_geometry(pasted.model, tp=tp)
-    result = plan_vit(geometry, workload)
+    attn_tp = max(1, config.tp_size // config.attn_dp_size // config.attn_cp_size)
+    geometry = read_geometry(pasted.model, tp=attn_tp,
+                             dp_encoder=bool(pasted.values.get("mm_enable_dp_encoder")))
     notes: list[str] = []
     raw = pasted.environ.get(ENV_FLAG)
     if raw is None or raw.lower() not in ENV_TRUE:
         notes.append(f"the pasted line does not set {ENV_FLAG}=1: SGLang captures these "
                      f"graphs only with it (environ.py:1603)")
-    return result, prove_vit(result), notes
+    return config.replace(vit=vit_pairs(geometry, workload)), notes
+
+
+def vit_component(result: Plan) -> tuple[VitPlan, VitProof] | None:
+    """The `vit` plan and its proof of a plan whose config has the SGLang option `vit`
+    (None otherwise)."""
+    value = result.config.vit if result.config.engine is Engine.SGLANG else None
+    if value is None:
+        return None
+    vit = plan_vit(*vit_option(value))
+    return vit, prove_vit(vit)
+
+
+def vit_sizes(result: VitPlan) -> dict[str, Any]:
+    """The buffers and bytes of a `vit` plan, as `graphfit vit --json` and `plan --json`'s
+    `vit` object write them."""
+    return {"buffers": [{"name": b.name, "rows": b.rows, "row_shape": list(b.row_shape),
+                         "dtype": b.dtype, "bytes": b.bytes} for b in result.buffers],
+            "bytes": result.total_bytes, "sglang_bytes": result.sglang_bytes}
 
 
 def vit_document(result: VitPlan, proof: VitProof) -> dict[str, Any]:
@@ -77,9 +103,7 @@ def vit_document(result: VitPlan, proof: VitProof) -> dict[str, Any]:
         "images": [list(g) for g in result.workload.grids],
         "max_images": result.workload.max_images,
         "keys": len(result.keys), "max_graphs": result.max_graphs,
-        "buffers": [{"name": b.name, "rows": b.rows, "row_shape": list(b.row_shape),
-                     "dtype": b.dtype, "bytes": b.bytes} for b in result.buffers],
-        "bytes": result.total_bytes, "sglang_bytes": result.sglang_bytes,
+        **vit_sizes(result),
         "proof": {"checks": proof.checks, "violations": len(proof.violations),
                   "ok": proof.ok,
                   "one_row_less": [{"buffer": t.buffer, "capacity": t.rows - 1,
@@ -90,20 +114,28 @@ def vit_document(result: VitPlan, proof: VitProof) -> dict[str, Any]:
     }
 
 
+def vit_lines(result: VitPlan, prefix: str, *, grouped: bool) -> list[str]:
+    """The buffer rows, byte totals and notes of a `vit` plan, as `graphfit vit` (no prefix,
+    plain row counts) and `plan` (prefix "vit.", rows grouped by thousands) print them."""
+    lines = [f"  {prefix}{b.name}: {f'{b.rows:,}' if grouped else b.rows} rows x "
+             f"{list(b.row_shape)} {b.dtype} ({b.bytes:,} B)" for b in result.buffers]
+    ratio = (f"{result.total_bytes / result.sglang_bytes:.3f}" if result.sglang_bytes
+             else "n/a")
+    label = f"{prefix.rstrip('.')} static" if prefix else "static"
+    lines.append(f"  {label} buffers {result.total_bytes:,} B; SGLang's per-key buffers for "
+                 f"the same keys {result.sglang_bytes:,} B (ratio {ratio})")
+    return lines + [f"  note: {user(note)}" for note in result.notes]
+
+
 def print_vit(out: Console, result: VitPlan, proof: VitProof, notes: list[str]) -> None:
     """The `vit` component's lines of `plan`'s text report."""
     g = result.geometry
     out.print(f"[bold]vit[/bold]: SGLang {g.family} vision tower (hidden {g.hidden_size}, "
               f"{g.heads_per_rank} heads per rank, {g.dtype}), {ENV_FLAG}=1: "
               f"{len(result.keys):,} reachable keys, at most {result.max_graphs:,} graphs")
-    for b in result.buffers:
-        out.print(f"  vit.{b.name}: {b.rows:,} rows x {list(b.row_shape)} {b.dtype} "
-                  f"({b.bytes:,} B)")
-    ratio = (f"{result.total_bytes / result.sglang_bytes:.3f}" if result.sglang_bytes
-             else "n/a")
-    out.print(f"  vit static buffers {result.total_bytes:,} B; SGLang's per-key buffers for "
-              f"the same keys {result.sglang_bytes:,} B (ratio {ratio})")
-    for note in [*result.notes, *notes]:
+    for line in vit_lines(result, "vit.", grouped=True):
+        out.print(line)
+    for note in notes:
         out.print(f"  note: {user(note)}")
     if proof.ok:
         out.print(f"PROVEN SAFE (vit): every buffer of all {proof.keys:,} reachable keys "
@@ -116,4 +148,5 @@ def print_vit(out: Console, result: VitPlan, proof: VitProof, notes: list[str]) 
         out.print(f"UNSAFE (vit): {len(proof.violations)} buffer rows over capacity ({what})")
 
 
-__all__ = ["VitImagesOpt", "VitMaxImagesOpt", "print_vit", "vit_component", "vit_document"]
+__all__ = ["VitImagesOpt", "VitMaxImagesOpt", "print_vit", "vit_component", "vit_config",
+           "vit_document", "vit_lines", "vit_sizes"]

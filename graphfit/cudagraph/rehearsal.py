@@ -34,6 +34,8 @@ from graphfit.cudagraph.keyed import KeyedGraphRunner
 from graphfit.cudagraph.runner import GraphRunner
 from graphfit.planner import CUDAGraphMode, GraphfitError, GraphKey, Plan
 
+VIT = "vit"  # SGLang's vision-encoder graphs' keyed component (its own runner)
+
 WIDTH = 8  # features of the toy forward's output rows
 FEATURES = 64  # features of each input row the toy forward reads (hidden states: the first)
 _SEED = 0
@@ -137,6 +139,21 @@ def _keyed_rehearsal(p: Plan, runner: KeyedGraphRunner, gen: torch.Generator
                               len(runner.graphs), replayed, tuple(unreached), tuple(bad))
 
 
+def _vit_rehearsal(p: Plan, backend: str | Backend, device: str) -> ComponentRehearsal:
+    """The `vit` component: every key captured over the plan's static buffers and replayed
+    with its witness call against eager (graphfit.cudagraph.vit)."""
+    from graphfit.cudagraph.vit import rehearse_plan
+
+    comp = p.keyed[VIT]
+    report = rehearse_plan(p, backend=backend, device=device, seed=_SEED)
+    assert report is not None
+    # a key whose witness call did not replay its graph is a mismatch there too
+    bad = tuple(GraphKey(comp.dispatch.rows(k), len(comp.witness(k)))
+                for k in report.mismatches)
+    return ComponentRehearsal(VIT, tuple(b.name for b in comp.buffers), report.graphs,
+                              report.replayed, (), bad)
+
+
 def _token_inputs(p: Plan, bufs: StaticBuffers) -> dict[str, int]:
     """Buffer name -> features per row, for the buffers with exactly one row per token."""
     component = p.component(bufs.name)
@@ -219,10 +236,14 @@ def rehearse(p: Plan, *, backend: str | Backend | None = None,
         model = ToyForward(widths, {n: bufs.spec(n).axis_dim for n in widths}).to(device)
         runner = GraphRunner(model, p, bufs, session=session, graph_inputs=tuple(widths))
         runners.append((runner, tuple(widths)))
+    # SGLang's ViT graphs (the keyed `vit` component) run through their own runner
+    # (graphfit.cudagraph.vit): keyed on image layouts, not on (requests, tokens, longest)
     keyed = [KeyedGraphRunner.from_plan(KeyedToyForward().to(device), p, name, session=session,
                                         device=device)
-             for name, comp in p.keyed.items() if comp.graph_keys]
-    skipped += [name for name, comp in p.keyed.items() if not comp.graph_keys]
+             for name, comp in p.keyed.items()
+             if comp.graph_keys and name != VIT and comp.buffers]
+    skipped += [name for name, comp in p.keyed.items()
+                if not comp.graph_keys or not comp.buffers]
     report = session.capture()
     gen = torch.Generator().manual_seed(_SEED)
     results = []
@@ -246,4 +267,6 @@ def rehearse(p: Plan, *, backend: str | Backend | None = None,
             results.append(ComponentRehearsal(runner.component, inputs, len(runner.graphs),
                                               replayed, tuple(unreached), tuple(bad)))
         results += [_keyed_rehearsal(p, k, gen) for k in keyed]
+    if VIT in p.keyed and p.keyed[VIT].buffers and p.keyed[VIT].graph_keys:
+        results.append(_vit_rehearsal(p, backend, device))
     return Rehearsal(tuple(results), tuple(skipped), report)

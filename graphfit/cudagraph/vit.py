@@ -20,7 +20,7 @@ from dataclasses import dataclass
 import torch
 
 from graphfit.cudagraph.backends import Backend, Graph, get_backend
-from graphfit.planner import CapacityError, ConfigError, VitPlan
+from graphfit.planner import CapacityError, ConfigError, Plan, VitPlan, vit_plan_of
 
 VitKey = tuple[object, ...]  # as the plan files a graph (VitPlan.keys)
 VitFn = Callable[[Mapping[str, torch.Tensor]], torch.Tensor]
@@ -197,4 +197,37 @@ def rehearse_vit(plan: VitPlan, *, backend: str | Backend = "cpu", device: str =
     return VitRehearsal(len(runner.graphs), replayed, tuple(bad))
 
 
-__all__ = ["VitGraphRunner", "VitRehearsal", "rehearse_vit", "toy_tower"]
+def plan_capacities(p: Plan, vit: VitPlan, component: str = "vit") -> dict[str, int]:
+    """The rows of the static buffers `p` sized for its keyed component `component` (the
+    SGLang ViT graphs), after checking it plans exactly `vit`'s keys and buffer shapes (the
+    runtime allocates what the plan says, and never re-derives it)."""
+    comp = p.keyed.get(component)
+    if comp is None:
+        raise ConfigError(f"vit: the plan has no keyed component {component!r}")
+    if set(comp.graph_keys) != set(vit.keys):
+        raise ConfigError(f"vit: the plan's {component} keys are not the ViT plan's")
+    shapes = {b.name: (b.rows, *b.row_shape) for b in vit.buffers}
+    out: dict[str, int] = {}
+    for b in comp.buffers:
+        if b.name not in shapes or tuple(b.shape[1:]) != shapes[b.name][1:]:
+            raise ConfigError(f"vit: buffer {b.name} of shape {b.shape} is not one the ViT "
+                              f"plan's graphs read")
+        out[b.name] = b.capacity
+    if set(out) != set(shapes):
+        raise ConfigError(f"vit: the plan's {component} buffers are not the ViT plan's")
+    return out
+
+
+def rehearse_plan(p: Plan, *, backend: str | Backend = "cpu", device: str = "cpu",
+                  seed: int = 0) -> VitRehearsal | None:
+    """`rehearse_vit` of a plan's `vit` keyed component, over the static buffers the plan
+    sized for it (None when the plan has none)."""
+    vit = vit_plan_of(p.config)
+    if vit is None or "vit" not in p.keyed:
+        return None
+    return rehearse_vit(vit, backend=backend, device=device, seed=seed,
+                        capacities=plan_capacities(p, vit))
+
+
+__all__ = ["VitGraphRunner", "VitRehearsal", "plan_capacities", "rehearse_plan",
+           "rehearse_vit", "toy_tower"]

@@ -1,12 +1,13 @@
 """Plan files (`graphfit check --plan FILE`): read strictly, accepted only when exact.
 
-A plan file is what `graphfit plan --json` wrote. Its config is re-planned and the document
-graphfit writes for it is regenerated (by the caller: the CLI owns the document's shape); the
-file must equal it exactly -- same entries, same order, same types, same values -- or it is
-refused, naming the first path that differs. Nothing in a plan file is trusted or partly
-checked: an extra component, a buffer listed twice, a capacity, an offset, a fill, a ladder
-or a total edited by hand is a difference like any other. To audit other sizes, give them to
-`check --capacity` instead of editing the file.
+A plan file is what `graphfit plan --json` wrote (an older schema, or a /3 document written
+before an option field existed, is first upgraded to what graphfit writes now). Its config
+is re-planned and the document graphfit writes for it is regenerated (by the caller: the
+CLI owns the document's shape); the file must equal it exactly -- same entries, same order,
+same types, same values -- or it is refused, naming the first path that differs. Nothing in
+a plan file is trusted or partly checked: an extra component, a buffer listed twice, a
+capacity, an offset, a fill, a ladder or a total edited by hand is a difference like any
+other. To audit other sizes, give them to `check --capacity` instead of editing the file.
 """
 
 from __future__ import annotations
@@ -44,6 +45,9 @@ def read_plan_file(path: str | Path) -> tuple[dict[str, Any], EngineConfig]:
         config = doc["config"]
     if doc["schema"] == _SCHEMA_2:
         doc = _with_options(doc, config, where)
+        config = doc["config"]
+    else:
+        doc = _with_later_options(doc, config)
         config = doc["config"]
     try:
         return doc, EngineConfig.from_dict(config)
@@ -108,6 +112,28 @@ def _with_options(doc: dict[str, Any], config: dict[str, Any], where: str) -> di
     defaults = cls().to_dict()
     upgraded["options"] = {name: options.get(name, defaults[name]) for name in cls.names()}
     return {**doc, "schema": PLAN_SCHEMA, "config": upgraded}
+
+
+def _with_later_options(doc: dict[str, Any], config: dict[str, Any]) -> dict[str, Any]:
+    """A graphfit.plan/3 document written before some option fields existed (SGLang's `vit`,
+    added while /3 is current): its `config.options` lists the fields its writer knew, in
+    the class's order, and lacks the later ones, which that writer planned at their
+    defaults -- they are filled in at their places. Anything else (an unknown entry, entries
+    reordered, no options object) is left as it stands, to be compared and refused."""
+    options = config.get("options")
+    if not isinstance(options, dict):
+        return doc
+    try:
+        cls = options_type(engine_model(config.get("engine", "vllm"),
+                                        config.get("engine_version")))
+    except (ConfigError, TypeError):
+        return doc  # refused by EngineConfig.from_dict with its own message
+    names = cls.names()
+    if list(options) != [n for n in names if n in options] or len(options) == len(names):
+        return doc
+    defaults = cls().to_dict()
+    completed = {name: options[name] if name in options else defaults[name] for name in names}
+    return {**doc, "config": {**config, "options": completed}}
 
 
 def _as_written(key: str, value: object) -> bool:

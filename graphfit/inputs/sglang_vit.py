@@ -8,9 +8,18 @@ The keys read are the ones each tower's constructor reads (cited per field):
   else text_config);
 * Qwen3-VL (qwen3_vl.py:378-398, 417-421): vision_config hidden_size, num_heads, patch_size,
   spatial_merge_size, out_hidden_size, deepstack_visual_indexes;
-* InternVL (internvl.py:113-136, 523-525): force_image_size or vision_config.image_size,
-  vision_config.patch_size (tokens per tile (image_size // patch_size)^2 + 1), hidden_size,
-  num_attention_heads, num_dummy_heads (internvl.py:81);
+* InternVL (internvl.py:113-136, 523-525) and Intern-S1 (its InternVisionModel,
+  interns1.py:40-62): force_image_size or vision_config.image_size, vision_config.patch_size
+  (tokens per tile (image_size // patch_size)^2 + 1), hidden_size, num_attention_heads. Their
+  dummy heads are NOT read from config.json: the model's constructor overwrites
+  vision_config.num_dummy_heads with the heads rounded up to a multiple of the attention TP
+  size (`update_vit_attn_dummy_heads_config`, layers/attention/vision_utils.py:8-23, called at
+  internvl.py:522 and interns1.py:39), whether or not the encoder then runs data-parallel;
+  only InternVL's tower runs data-parallel with --mm-enable-dp-encoder (internvl.py:520,
+  542-545), Intern-S1's is built without it (interns1.py:62: heads always split);
+* Qwen3-Omni MoE (qwen3_omni_moe.py:432-502, 551-552, 732): Qwen3-VL's keys under
+  thinker_config (its vision encoder subclasses Qwen3VLMoeVisionModel, built without
+  use_data_parallel: heads always split);
 * Kimi K3 (kimi_k3.py:3500, kimi_k3_vl.py:710-714): vision_config vt_hidden_size or
   hidden_size, vt_num_attention_heads or num_attention_heads (its graphs' admission rule reads
   neither; they size nothing graphfit plans).
@@ -28,6 +37,8 @@ from graphfit.inputs.reading import load_json
 from graphfit.planner import ConfigError, VitGeometry, VitWorkload, excerpt
 from graphfit.planner.engines.sglang_vit import ENV_FLAG, VIT_ARCHITECTURES
 
+# architectures whose tower config sits one level down
+NESTED = {"Qwen3OmniMoeForConditionalGeneration": "thinker_config"}
 _DTYPES = {"bfloat16": "bfloat16", "float16": "float16", "half": "float16",
            "float32": "float32", "float": "float32"}
 
@@ -52,9 +63,12 @@ def _required(where: str, data: dict[str, Any], *keys: str) -> int:
     return value
 
 
-def read_geometry(model: str | Path, *, tp: int = 1) -> VitGeometry:
-    """The vision tower of the model directory (or config.json) `model`; ConfigError when
-    its architecture has no ViT CUDA graph in SGLang 0.5.23."""
+def read_geometry(model: str | Path, *, tp: int = 1, dp_encoder: bool = False) -> VitGeometry:
+    """The vision tower of the model directory (or config.json) `model` on attention-TP `tp`
+    (`--mm-enable-dp-encoder`: `dp_encoder`, the heads unsplit where the tower honours it);
+    ConfigError when its architecture has no ViT CUDA graph in SGLang 0.5.23."""
+    if isinstance(tp, bool) or not isinstance(tp, int) or tp < 1:
+        raise ConfigError(f"vit: tp must be an integer >= 1, got {excerpt(tp)}")
     path = Path(model).expanduser()
     if path.is_dir():
         path = path / "config.json"
@@ -71,6 +85,11 @@ def read_geometry(model: str | Path, *, tp: int = 1) -> VitGeometry:
         raise ConfigError(f"{where}: architecture {excerpt(arch)} has no ViT CUDA graph in "
                           f"SGLang 0.5.23 (those that do: "
                           f"{', '.join(sorted(VIT_ARCHITECTURES))})")
+    if arch in NESTED:  # Qwen3-Omni: the tower is the thinker's (qwen3_omni_moe.py:551-552)
+        data = data.get(NESTED[arch])
+        if not isinstance(data, dict):
+            raise ConfigError(f"{where}: {NESTED[arch]}: expected an object")
+        where = f"{where}: {NESTED[arch]}"
     vision = data.get("vision_config")
     if not isinstance(vision, dict):
         raise ConfigError(f"{where}: vision_config: expected an object")
@@ -106,11 +125,15 @@ def read_geometry(model: str | Path, *, tp: int = 1) -> VitGeometry:
         patch = _required(vw, vision, "patch_size")
         kwargs["patch_size"] = patch
         kwargs["tokens_per_tile"] = (image // patch) ** 2 + 1
-        dummy = vision.get("num_dummy_heads") or 0
-        if isinstance(dummy, bool) or not isinstance(dummy, int) or dummy < 0:
-            raise ConfigError(f"{vw}: num_dummy_heads: expected an integer >= 0, got "
-                              f"{excerpt(dummy)}")
-        kwargs["dummy_heads"] = dummy
+        # update_vit_attn_dummy_heads_config (vision_utils.py:19-23): from the attention TP
+        # size, whatever config.json says and whether or not the encoder runs data-parallel
+        kwargs["dummy_heads"] = -(-heads // tp) * tp - heads
+        if dp_encoder and arch != "InternVLChatModel":  # interns1.py:62: no use_data_parallel
+            dp_encoder = False
+    if arch in NESTED:  # its Qwen3OmniMoeVisionEncoder is built without use_data_parallel
+        dp_encoder = False  # (qwen3_omni_moe.py:441-446, 497-502; qwen3_vl.py:374 default)
+    if dp_encoder:  # use_data_parallel: VisionAttention's tp_size 1 (vision.py:1123)
+        kwargs["tp"] = 1
     return VitGeometry(family, hidden, heads, **kwargs)
 
 

@@ -43,6 +43,7 @@ from graphfit.planner.core.verify import (
 from graphfit.planner.engines.base import Scenario
 from graphfit.planner.engines.sglang_options import SglangOptions
 from graphfit.planner.engines.sglang_vit import VitGeometry, VitPlan, VitWorkload, plan_vit
+from graphfit.planner.engines.sglang_vit_keyed import vit_plan_of
 from graphfit.planner.engines.trtllm_options import TrtllmOptions
 from graphfit.planner.engines.vllm import request_counts
 from graphfit.planner.engines.vllm.enums import (
@@ -74,7 +75,7 @@ __all__ = [
     "MAX_INT", "BatchShape", "brief", "excerpt", "lay_out", "real_requests", "static_requests",
     "KeyedDispatch",
     # SGLang's vision-encoder graphs (engines/sglang_vit.py)
-    "VitGeometry", "VitPlan", "VitWorkload", "plan_vit",
+    "VitGeometry", "VitPlan", "VitWorkload", "plan_vit", "vit_plan_of",
     # for the inputs layer: the aux layers a vLLM draft config names
     "aux_layer_ids",
 ]

@@ -335,7 +335,8 @@ class EngineConfig:
             dspark_proposal: str = "sampling", dspark_mid_fold: bool = False,
             ragged_verify_mode: str = "static",
             dflash_lilicorr_top_k: int | None = None,
-            dflash_eager_sampler: bool = False) -> None: ...
+            dflash_eager_sampler: bool = False,
+            vit: Any = None) -> None: ...
 
     def __post_init__(self) -> None:
         set_ = object.__setattr__
@@ -723,6 +724,11 @@ class EngineConfig:
     def dflash_eager_sampler(self) -> bool:
         """SglangOptions.dflash_eager_sampler."""
         return cast(bool, self._option("dflash_eager_sampler"))
+
+    @property
+    def vit(self) -> tuple[tuple[str, object], ...] | None:
+        """SglangOptions.vit."""
+        return cast("tuple[tuple[str, object], ...] | None", self._option("vit"))
 
     @property
     def moe_runner_backend(self) -> str:

@@ -9,8 +9,10 @@ A plan with buffers shared between components (`Plan.shared`) adds, still as /3,
 `"shared": name` to each user's buffer entry and a top-level `shared_buffers` list (name,
 users, shape, capacity, bytes, counted once in `total_bytes`); a plan without them writes
 exactly the /3 document it wrote before, so no reader of /3 sees a change it cannot skip.
-Likewise a plan with components keyed on (requests, tokens, longest request) (`Plan.keyed`,
-TensorRT-LLM's encoder graphs) adds a top-level `keyed_components` object, and only then.
+Likewise a plan with keyed components (`Plan.keyed`: TensorRT-LLM's encoder graphs keyed on
+(requests, tokens, longest request), SGLang's vision-encoder graphs keyed on an image layout)
+adds a top-level `keyed_components` object, and only then (`keyed_document` says how a
+component keyed on anything else extends its entry).
 
 Reading one back is the inputs layer's job (graphfit.inputs.plan_file): a plan file is
 accepted only when it is exactly the document graphfit writes for its config.
@@ -107,13 +109,25 @@ def plan_document(plan: Plan, verification: Verification) -> dict[str, Any]:
 
 def keyed_document(comp: KeyedComponentPlan) -> dict[str, Any]:
     """One keyed component: its bounds, the engine's bucket lists, every captured key with the
-    batch that replays it, and its buffers (as a component's)."""
+    batch that replays it, and its buffers (as a component's).
+
+    A component keyed on (requests, tokens, longest) with integer keys and one rows rule
+    (TensorRT-LLM's encoder) writes what /3 always wrote for it. Any other adds, still as
+    /3, `summary`, `bound_names` (when its bounds count other things than its key holds),
+    each graph's key as the dispatch spells it (a text for an image layout) and its rows per
+    buffer (an object) where buffers read different rows."""
+    per_buffer = bool(comp.dispatch.buffer_rows)
     return {
-        "key": ["requests", "tokens", "longest"],
+        **({"summary": comp.summary} if comp.summary else {}),
+        "key": list(comp.key_names),
         "bounds": list(comp.bounds),
+        **({"bound_names": list(comp.bound_names)}
+           if comp.bound_names != comp.key_names else {}),
         "ladders": {name: list(values) for name, values in comp.ladders},
-        "graphs": [{"key": list(key), "rows": comp.dispatch.rows(key),
-                    "batch": list(comp.witnesses[key])} for key in comp.graph_keys],
+        "graphs": [{"key": comp.dispatch.key_json(key),
+                    "rows": comp.rows(key) if per_buffer else comp.dispatch.rows(key),
+                    "batch": comp.dispatch.batch_json(comp.witnesses[key])}
+                   for key in comp.graph_keys],
         "layout": comp.layout,
         "alignment": comp.alignment,
         "total_bytes": comp.total_bytes,

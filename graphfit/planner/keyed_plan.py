@@ -1,13 +1,15 @@
-"""Sizing and proof of a keyed component: graphs keyed on (requests, tokens, longest request).
+"""Sizing and proof of a keyed component: graphs keyed on more than a token count --
+(requests, tokens, longest request), or any key an engine files a graph under
+(graphfit.planner.core.keyed).
 
 A `KeyedComponentModel` (graphfit.planner.engines.base) says which key each batch replays
 (`KeyedDispatch`) and which keys the engine captures. Its plan is sized and proven here, the
 same way for any engine:
 
-* capacity: the most rows any captured key's graph reads (token rows, `dispatch.rows(key)`;
-  a request-axis buffer's rows are the key's padded requests, `key[0]`). The engine writes
-  every captured key's rows when it captures it, and a batch replays a graph only when its
-  key is captured (`KeyedDispatch.lookup`), so no batch, reachable or not, reads more;
+* capacity: per buffer, the most rows any captured key's graph reads in it. The engine
+  writes every captured key's rows when it captures it, and a batch replays a graph only
+  when its key is captured (`KeyedDispatch.lookup`), so no batch, reachable or not, reads
+  more;
 * proof (`check`): every captured key's rows against the buffer's capacity, each violation
   shown with a reachable batch that replays that key (the model's witness, checked here to
   be within the bounds and to replay it). At the planned capacity nothing goes short; one
@@ -21,13 +23,13 @@ one are unchanged.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
-from graphfit.planner.core.buffers import Axis, BufferSpec
-from graphfit.planner.core.errors import ConfigError
-from graphfit.planner.core.keyed import BatchKey, KeyedDispatch, check_key, split
+from graphfit.planner.core.buffers import Axis
+from graphfit.planner.core.errors import ConfigError, brief
+from graphfit.planner.core.keyed import KEY_NAMES, KeyedDispatch, split
 from graphfit.planner.core.layout import lay_out
 from graphfit.planner.core.verify import ViolationRange
 from graphfit.planner.engines.base import KeyedComponentModel
@@ -38,22 +40,27 @@ if TYPE_CHECKING:  # plan.py builds the BufferPlans (it imports this module)
 
 @dataclass(frozen=True)
 class KeyedComponentPlan:
-    """A sized keyed component: its buffers (capacity = the largest captured key's rows), the
-    dispatch, the bounds of the batches that reach it and one witness batch per key."""
+    """A sized keyed component: its buffers (capacity = the most rows a captured key's graph
+    reads in it), the dispatch, the bounds of the batches that reach it and one witness
+    batch per key (the model's spelling fields carried for reports and documents)."""
 
     name: str
     buffers: tuple[BufferPlan, ...]
     dispatch: KeyedDispatch = field(repr=False)
-    bounds: BatchKey
-    witnesses: Mapping[tuple[int, ...], BatchKey] = field(repr=False)
+    bounds: tuple[int, ...]
+    witnesses: Mapping[Any, Any] = field(repr=False)
     ladders: tuple[tuple[str, tuple[int, ...]], ...] = ()
     layout: str = "arena"
     alignment: int = 0
+    measure: Callable[[Any], tuple[int, ...]] | None = field(default=None, repr=False)
+    bound_names: tuple[str, ...] = KEY_NAMES
+    key_names: tuple[str, ...] = KEY_NAMES
+    summary: str = ""
 
     @property
-    def graph_keys(self) -> tuple[tuple[int, ...], ...]:
+    def graph_keys(self) -> tuple[Any, ...]:
         """The captured keys, smallest first: what the engine and graphfit's runtime capture."""
-        return tuple(sorted(self.dispatch.captured))
+        return self.dispatch.sorted_keys()
 
     @property
     def total_bytes(self) -> int:
@@ -70,65 +77,90 @@ class KeyedComponentPlan:
         known = ", ".join(b.name for b in self.buffers)
         raise ConfigError(f"buffer: {self.name} has no buffer {name!r} (known: {known})")
 
-    def lookup(self, batch: BatchKey) -> tuple[int, ...] | None:
-        """The captured key a batch of (requests, tokens, longest) replays (None: eager);
-        ConfigError for a batch outside the bounds."""
-        b, n, longest = check_key(batch)
-        if b > self.bounds[0] or n > self.bounds[1] or longest > self.bounds[2]:
-            raise ConfigError(f"batch {batch}: outside the bounds (requests, tokens, longest) "
-                              f"<= {self.bounds}")
+    def counts(self, batch: Any) -> tuple[int, ...]:
+        """`batch` measured on `bound_names` (ConfigError when the dispatch refuses it)."""
+        admitted = self.dispatch.admit(batch)
+        return tuple(self.measure(admitted)) if self.measure is not None else tuple(admitted)
+
+    def lookup(self, batch: Any) -> Any | None:
+        """The captured key a batch replays (None: eager); ConfigError for a batch outside
+        the bounds."""
+        counts = self.counts(batch)
+        if any(c > b for c, b in zip(counts, self.bounds, strict=True)):
+            names = ", ".join(self.bound_names)
+            raise ConfigError(f"batch {batch}: outside the bounds ({names}) <= {self.bounds}")
         return self.dispatch.lookup(batch)
+
+    def rows(self, key: Any) -> dict[str, int]:
+        """The rows a graph of `key` reads in each buffer."""
+        return {b.name: self.dispatch.rows_of(key, b.name) for b in self.buffers}
+
+    def witness(self, key: Any) -> Any:
+        """The batch that replays captured `key` (what a runtime probes its graph with)."""
+        if key not in self.witnesses:
+            raise ConfigError(f"{self.name}: {key!r} is not a captured key")
+        return self.witnesses[key]
 
     def probe(self, key: tuple[int, ...]) -> tuple[int, ...]:
         """Request lengths of a batch that replays captured `key` (its witness's counts, one
-        split of them): what a runtime replays to compare the graph with eager."""
-        if key not in self.witnesses:
-            raise ConfigError(f"{self.name}: {key} is not a captured key")
-        return split(self.witnesses[key])
+        split of them): what a runtime replays to compare the graph with eager. For a
+        (requests, tokens, longest) dispatch; others probe with `witness(key)`."""
+        return split(self.witness(key))
 
     def check(self, capacities: Mapping[str, int]) -> tuple[list[ViolationRange], int]:
         """(violations, checks): every captured key's rows against each buffer's capacity
-        (`capacities` by buffer name), a violation naming the key's witness batch."""
+        (`capacities` by buffer name), a violation naming the tokens of the key's witness
+        batch (its second count)."""
         found: list[ViolationRange] = []
         checked = 0
         for buf in self.buffers:
             cap = capacities[buf.name]
             short: set[int] = set()  # one report per row count (keys of other batch sizes)
-            at = 0 if buf.axis is Axis.REQUESTS else 1  # the witness's requests or tokens
             for key in self.graph_keys:
                 checked += 1
-                rows = key_rows(self.dispatch, key, buf.spec)
+                rows = self.dispatch.rows_of(key, buf.name)
                 if rows > cap and rows not in short:
                     short.add(rows)
-                    count = self.witnesses[key][at]
+                    counts = self.counts(self.witnesses[key])
+                    # a request-axis buffer names the witness's requests, others its tokens
+                    on_requests = buf.axis is Axis.REQUESTS
+                    tokens = counts[1] if len(counts) > 1 and not on_requests else counts[0]
+                    said = "" if self.bound_names == KEY_NAMES else (
+                        f"{self.name}.{buf.name}: a call of "
+                        + ", ".join(f"{n} {c}" for n, c in zip(self.bound_names, counts,
+                                                                strict=True))
+                        + f" reads {rows} rows > capacity {cap} (key "
+                        + brief(self.dispatch.key_text(key), 48) + ")")
                     found.append(ViolationRange(
-                        self.name, buf.name, count, count, rows, cap, rows,
-                        unit="requests" if buf.axis is Axis.REQUESTS else "num_tokens"))
+                        self.name, buf.name, tokens, tokens, rows, cap, rows, said=said,
+                        unit="requests" if on_requests else "num_tokens"))
         return found, checked
 
 
 def _witnessed(model: KeyedComponentModel) -> None:
     """Each witness is a batch within the bounds that replays its key."""
-    max_b, max_n, max_l = model.bounds
-    for key in sorted(model.dispatch.captured):
+    for key in model.dispatch.sorted_keys():
         batch = model.witnesses[key]
-        b, n, longest = check_key(batch)
-        if b > max_b or n > max_n or longest > max_l or model.dispatch.lookup(batch) != key:
+        counts = model.counts(batch)
+        if (len(counts) != len(model.bounds)
+                or any(c > b for c, b in zip(counts, model.bounds, strict=True))
+                or model.dispatch.lookup(batch) != key):
             raise ConfigError(f"{model.name}: batch {batch} does not replay captured key "
-                              f"{key} within the bounds {model.bounds}")
+                              f"{model.dispatch.key_text(key)} within the bounds "
+                              f"{model.bounds}")
 
 
-def key_rows(dispatch: KeyedDispatch, key: tuple[int, ...], spec: BufferSpec) -> int:
-    """The rows a graph of `key` reads in a buffer: its token rows, or on Axis.REQUESTS its
-    padded requests (`key[0]`)."""
-    return key[0] if spec.axis is Axis.REQUESTS else dispatch.rows(key)
-
-
-def keyed_rows(model: KeyedComponentModel, spec: BufferSpec | None = None) -> int:
-    """The capacity of a buffer (default: a token buffer): the largest captured key's rows
-    (after checking every witness)."""
+def keyed_capacities(model: KeyedComponentModel) -> dict[str, int]:
+    """Each buffer's capacity: the most rows a captured key's graph reads in it (after
+    checking every witness)."""
     _witnessed(model)
-    if spec is None:
-        return max((model.dispatch.rows(k) for k in model.dispatch.captured), default=0)
-    return max((key_rows(model.dispatch, k, spec) for k in model.dispatch.captured),
-               default=0)
+    keys = model.dispatch.captured
+    return {b.name: max((model.dispatch.rows_of(k, b.name) for k in keys), default=0)
+            for b in model.buffers}
+
+
+def keyed_rows(model: KeyedComponentModel) -> int:
+    """The largest captured key's rows (`dispatch.rows`), the capacity of every buffer of a
+    component without per-buffer rows (after checking every witness)."""
+    _witnessed(model)
+    return max((model.dispatch.rows(k) for k in model.dispatch.captured), default=0)

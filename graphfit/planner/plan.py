@@ -51,7 +51,7 @@ from graphfit.planner.engines.base import (
     keyed_components,
 )
 from graphfit.planner.engines.registry import engine_model
-from graphfit.planner.keyed_plan import KeyedComponentPlan, keyed_rows
+from graphfit.planner.keyed_plan import KeyedComponentPlan, keyed_capacities
 
 
 @dataclass(frozen=True)
@@ -616,11 +616,13 @@ def _share(components: dict[str, ComponentPlan]
 def _sized_keyed(model: KeyedComponentModel, layout: str, alignment: int
                  ) -> KeyedComponentPlan:
     """A keyed component sized (graphfit.planner.keyed_plan) and laid out as an arena."""
-    unplaced = tuple(BufferPlan(spec, model.name, rows, 0, rows)
-                     for spec, rows in ((s, keyed_rows(model, s)) for s in model.buffers))
+    rows = keyed_capacities(model)
+    unplaced = tuple(BufferPlan(spec, model.name, rows[spec.name], 0, rows[spec.name])
+                     for spec in model.buffers)
     return KeyedComponentPlan(model.name, _placed(unplaced, layout, alignment), model.dispatch,
                               model.bounds, dict(model.witnesses), model.ladders, layout,
-                              alignment)
+                              alignment, model.measure, model.bound_names, model.key_names,
+                              model.summary)
 
 
 def plan(config: EngineConfig, *, layout: str = "arena",

@@ -58,8 +58,14 @@ def test_geometry_of_each_family(tmp_path: Path) -> None:
                           "patch_size": 14, "num_dummy_heads": 7}})
     g6 = read_geometry(iv6, tp=8)
     assert (g6.heads_per_rank, g6.head_dim) == (4, 128)
+    # SGLang recomputes the dummy heads from the attention TP size whatever config.json says
+    # (update_vit_attn_dummy_heads_config, vision_utils.py:19-23): on 3 ranks 25 heads become
+    # 27, 9 per rank (compared with SGLang's own code in the ViT oracle tests)
+    assert read_geometry(iv6, tp=3).heads_per_rank == 9
+    # a data-parallel encoder: InternVL's runs whole, with the dummy heads of the TP size
+    assert read_geometry(iv6, tp=8, dp_encoder=True).heads_per_rank == 32
     with pytest.raises(ConfigError):
-        read_geometry(iv6, tp=3)
+        read_geometry(iv6, tp=0)
     write_qwen3_vl_model_dir(tmp_path / "q3")
     g3 = read_geometry(tmp_path / "q3")
     assert (g3.family, g3.deepstack, g3.rotary_width) == ("qwen3_vl", 3, 32)
@@ -149,3 +155,28 @@ def test_rehearse_includes_the_vit_graphs() -> None:
                  ["--engine", "vllm", "--vit-model", str(EXAMPLE), "--vit-images", "1x8x8"]):
         code, out, err = run_cli(["rehearse", "--max-num-seqs", "2", *argv])
         assert code == 2 and err.startswith("error:") and "Traceback" not in err, argv
+
+
+def test_nested_and_mapped_towers(tmp_path: Path) -> None:
+    """Qwen3-Omni's tower sits under thinker_config and never runs data-parallel; Intern-S1
+    is InternVL's tower (heads split even with --dp-encoder); Bailing MoE V3 VL is Qwen3-VL's
+    (the oracle tests compare each with SGLang's own classes)."""
+    vision = {"hidden_size": 1152, "num_heads": 16, "patch_size": 16, "spatial_merge_size": 2,
+              "deepstack_visual_indexes": [8, 16, 24]}
+    omni = _write(tmp_path / "omni", {"architectures": ["Qwen3OmniMoeForConditionalGeneration"],
+                                      "thinker_config": {"vision_config": vision}})
+    g = read_geometry(omni, tp=2, dp_encoder=True)
+    assert (g.family, g.heads_per_rank, g.deepstack) == ("qwen3_vl", 8, 3)
+    bailing = _write(tmp_path / "bl", {"architectures": ["BailingMoeV3VLForConditionalGeneration"],
+                                       "vision_config": vision})
+    assert read_geometry(bailing, tp=2, dp_encoder=True).heads_per_rank == 16
+    s1 = _write(tmp_path / "s1", {"architectures": ["InternS1ForConditionalGeneration"],
+                                  "vision_config": {"hidden_size": 3200,
+                                                    "num_attention_heads": 25,
+                                                    "image_size": [448, 448],
+                                                    "patch_size": [14, 14]}})
+    assert read_geometry(s1, tp=4, dp_encoder=True).heads_per_rank == 7  # 28 heads / 4
+    broken = _write(tmp_path / "broken", {"architectures": ["Qwen3OmniMoeForConditionalGeneration"],
+                                          "vision_config": vision})
+    with pytest.raises(ConfigError, match="thinker_config"):
+        read_geometry(broken)

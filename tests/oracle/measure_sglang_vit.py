@@ -22,7 +22,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 import logging
 
+from graphfit import EngineConfig
+from graphfit import plan as graphfit_plan
 from graphfit.planner.engines import sglang_vit as sv
+from graphfit.planner.engines.sglang_vit_keyed import vit_pairs
 from tests.oracle import sglang_vit_oracle as vo
 
 
@@ -51,7 +54,7 @@ def main() -> None:
     rng = random.Random(args.seed)
     logging.getLogger("sglang.srt.multimodal.kimi_k3_vit_cuda_graph_runner").setLevel(
         logging.ERROR)
-    agree = disagree = keys_agree = keys_disagree = safe = 0
+    agree = disagree = keys_agree = keys_disagree = safe = component_agree = 0
     ratios: list[float] = []
     with vo.cpu_graphs():
         for _ in range(args.configs):
@@ -78,6 +81,13 @@ def main() -> None:
             ok &= sv.workspace_rows(geometry, [k[0] for k in keys]) == state["workspace_rows"]  # type: ignore[misc]
             plan = sv.plan_vit(geometry, workload)
             safe += not plan.verify()
+            # the SGLang plan's keyed component `vit`: same keys, rows and SGLang bytes
+            comp = graphfit_plan(EngineConfig.from_dict({
+                "engine": "sglang", "max_num_seqs": 4,
+                "options": {"vit": vit_pairs(geometry, workload)}})).keyed["vit"]
+            component_agree += (set(comp.graph_keys) == set(state["keys"]) and all(
+                comp.rows(k) == {n: shape[0] for n, (shape, _) in state["buffers"][k].items()}
+                for k in comp.graph_keys) and comp.reference_bytes == plan.sglang_bytes)
             ratios.append(plan.total_bytes / plan.sglang_bytes)
             agree += ok
             disagree += not ok
@@ -111,6 +121,8 @@ def main() -> None:
     n = agree + disagree
     print(f"Qwen2.5-VL / Qwen3-VL: {agree}/{n} configs agree, {disagree} disagree; "
           f"{keys_agree} keys agree, {keys_disagree} disagree (keys, buffers, workspace)")
+    print(f"  plan component `vit` (Plan.keyed) agrees {component_agree}/{n} (keys, rows "
+          "per buffer, SGLang bytes)")
     print(f"  proof SAFE {safe}/{n}; graphfit static bytes / SGLang per-key bytes: median "
           f"{statistics.median(ratios):.3f} (min {min(ratios):.3f}, max {max(ratios):.3f})")
     print(f"InternVL: {intern_agree}/{intern_total} configs agree")

@@ -194,6 +194,60 @@ def vision_attention_heads(*, hidden: int, heads: int, dummy: int, tp: int,
     return attn.num_attention_heads_per_partition, attn.head_size
 
 
+def sglang_dummy_heads(*, heads: int, hidden: int, tp: int, config_dummy: int | None) -> int:
+    """vision_config.num_dummy_heads after SGLang's own `update_vit_attn_dummy_heads_config`
+    (what InternVL's and Intern-S1's constructors call first) on attention-TP `tp`, for a
+    config.json that says `config_dummy` (None: nothing)."""
+    from sglang.srt.layers.attention import vision_utils
+
+    vision = types.SimpleNamespace(num_attention_heads=heads, hidden_size=hidden)
+    if config_dummy is not None:
+        vision.num_dummy_heads = config_dummy
+    config = types.SimpleNamespace(vision_config=vision)
+    saved = vision_utils.get_parallel
+    vision_utils.get_parallel = lambda: types.SimpleNamespace(attn_tp_size=tp)
+    try:
+        vision_utils.update_vit_attn_dummy_heads_config(config)
+    finally:
+        vision_utils.get_parallel = saved
+    return int(vision.num_dummy_heads)
+
+
+def _model_source(model_file: str) -> Any:
+    """The parsed source of sglang/srt/models/`model_file`.py (the wheel's, not imported)."""
+    import ast
+
+    from tests.oracle.paths import require
+
+    return ast.parse((require("sglang") / "sglang" / "srt" / "models"
+                      / f"{model_file}.py").read_text())
+
+
+def tower_runs_data_parallel(model_file: str, model_class: str,
+                             tower: str = "InternVisionModel") -> bool:
+    """Whether `model_class` (in sglang/srt/models/`model_file`) builds its vision `tower`
+    with `use_data_parallel=` (read from SGLang's source: the constructor call's keywords)."""
+    import ast
+
+    tree = _model_source(model_file)
+    cls = next(n for n in tree.body if isinstance(n, ast.ClassDef) and n.name == model_class)
+    calls = [n for n in ast.walk(cls) if isinstance(n, ast.Call)
+             and isinstance(n.func, ast.Name) and n.func.id == tower]
+    assert len(calls) == 1, (model_class, len(calls))
+    return any(k.arg == "use_data_parallel" for k in calls[0].keywords)
+
+
+def entry_classes(model_file: str) -> tuple[str, ...]:
+    """The class names sglang/srt/models/`model_file` registers (its `EntryClass`)."""
+    import ast
+
+    for node in _model_source(model_file).body:
+        if isinstance(node, ast.Assign) and any(
+                isinstance(t, ast.Name) and t.id == "EntryClass" for t in node.targets):
+            return tuple(n.id for n in ast.walk(node.value) if isinstance(n, ast.Name))
+    return ()
+
+
 def internvl_runner(*, hidden: int, heads: int, depth: int = 2, dtype: str = "bfloat16"
                     ) -> Any:
     """SGLang's real `InternViTCudaGraphRunner` over a shape-only encoder."""

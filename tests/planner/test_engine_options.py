@@ -124,8 +124,30 @@ VALID: dict[str, st.SearchStrategy[Any]] = {
     "moe_runner_backend": st.sampled_from(["auto", "deep_gemm", "triton", "Flashinfer_Cutlass"]),
     "speculative_moe_a2a_backend": st.sampled_from([None, "none", "deepep", "Mooncake",
                                                     "megamoe"]),
+    "vit": st.none() | st.tuples(
+        st.sampled_from([
+            [["family", "qwen2_5_vl"], ["hidden_size", 1280], ["num_heads", 16],
+             ["window_size", 112], ["fullatt_blocks", [7, 15]], ["max_context_len", 4096]],
+            [["family", "qwen3_vl"], ["hidden_size", 64], ["num_heads", 4], ["tp", 2]]]),
+        st.lists(st.tuples(st.integers(1, 2), st.integers(1, 6), st.integers(1, 6)).map(
+            lambda g: [g[0], 2 * g[1], 2 * g[2]]), min_size=1, max_size=3),
+        st.integers(1, 2)).map(lambda v: [*v[0], ["images", v[1]], ["max_images", v[2]]])
+    | st.integers(1, 4).map(lambda n: {"family": "internvl", "hidden_size": 64,
+                                       "num_heads": 4, "tokens_per_tile": 257,
+                                       "images": [[1, 1, 1]], "max_images": n}),
 }
 INVALID: dict[str, st.SearchStrategy[Any]] = {
+    "vit": st.sampled_from([
+        "qwen", 3, [["family", "nope"], ["images", [[1, 2, 2]]]],
+        [["images", [[1, 2, 2]]]],  # no tower
+        [["family", "qwen3_vl"], ["hidden_size", 64], ["num_heads", 4],
+         ["images", [[1, 3, 3]]]],  # not whole merge blocks
+        {"family": "qwen3_vl", "hidden_size": 64, "num_heads": 4, "images": []},
+        [["family", "qwen3_vl"], ["hidden_size", 64], ["num_heads", 4], ["colour", 1],
+         ["images", [[1, 2, 2]]]],
+        [["family", "qwen3_vl"], ["hidden_size", 64], ["num_heads", 4],
+         ["images", [[1, 2, 2], [1, 2, 4], [1, 4, 4], [1, 4, 2]]], ["max_images", 8]],
+    ]),
     "runner": st.sampled_from(["v3", "", 2, True, 1.5]),
     "ceiling_family": st.sampled_from(["hopper", None, 0]),
     "performance_mode": st.sampled_from(["fast", None, 1]),
@@ -460,6 +482,6 @@ def test_the_plan_3_document_writes_the_options_object() -> None:
         "moe_runner_backend": "auto", "speculative_moe_a2a_backend": None,
         "dspark_proposal": "sampling", "dspark_mid_fold": False,
         "ragged_verify_mode": "static", "dflash_lilicorr_top_k": None,
-        "dflash_eager_sampler": False}
+        "dflash_eager_sampler": False, "vit": None}
     assert not set(config) & set(LEGACY_KEYWORDS)
     assert EngineConfig.from_dict(config).tp_size == 2

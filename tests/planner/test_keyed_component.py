@@ -19,7 +19,7 @@ from graphfit.planner.core.buffers import ZERO, Axis, BufferSpec, Demand
 from graphfit.planner.core.keyed import KeyedDispatch, reachable_keys, split
 from graphfit.planner.document import plan_document
 from graphfit.planner.engines.base import KeyedComponentModel
-from graphfit.planner.keyed_plan import KeyedComponentPlan, keyed_rows
+from graphfit.planner.keyed_plan import KeyedComponentPlan, keyed_capacities, keyed_rows
 from graphfit.planner.plan import BufferPlan
 from tests.helpers import run_cli
 
@@ -67,7 +67,7 @@ def test_keyed_model_refusals() -> None:
     dispatch = _bucket_dispatch((4, 8))
     with pytest.raises(ConfigError, match="no batch replays"):
         KeyedComponentModel("toy", dispatch, (1, 8, 8), (_spec("ids"),), {(1, 4, 0): (1, 4, 4)})
-    with pytest.raises(ConfigError, match="token or request rows"):  # a fixed-size buffer
+    with pytest.raises(ConfigError, match="not on token rows"):  # a fixed-size buffer
         KeyedComponentModel("toy", dispatch, (1, 8, 8), (BufferSpec(
             "r", "int32", Axis.FIXED, (), 4, ZERO),), {})
     wrong = KeyedComponentModel("toy", dispatch, (1, 8, 8), (_spec("ids"),),
@@ -87,15 +87,17 @@ def test_request_rows_are_the_largest_captured_keys_requests(sizes: tuple[int, .
     def rule(batch: tuple[int, int, int]) -> tuple[int, ...] | None:
         return next(((b, 4 * b, 4) for b in sizes if b >= batch[0]), None)
 
-    dispatch = KeyedDispatch(rule, frozenset((b, 4 * b, 4) for b in sizes), lambda k: k[1])
+    dispatch = KeyedDispatch(rule, frozenset((b, 4 * b, 4) for b in sizes), lambda k: k[1],
+                             buffer_rows={"lens": lambda k: k[0]})
     seq = BufferSpec("lens", "int32", Axis.REQUESTS, (Demand(Stream.TARGET_REQUESTS),), 0, ZERO)
     witnesses = {(b, 4 * b, 4): (b, b, 1) for b in sizes}
     model = KeyedComponentModel("toy", dispatch, (9, 36, 4), (_spec("ids"), seq), witnesses)
-    assert keyed_rows(model, seq) == sizes[-1] and keyed_rows(model) == 4 * sizes[-1]
+    rows = keyed_capacities(model)
+    assert rows == {"ids": 4 * sizes[-1], "lens": sizes[-1]} and keyed_rows(model) == 4 * sizes[-1]
     for batch in reachable_keys(9, 36, 4):
         key = dispatch.lookup(batch)
         assert key is None or (key[0] <= sizes[-1] and batch[0] <= key[0])
-    comp = KeyedComponentPlan("toy", tuple(BufferPlan(s, "toy", keyed_rows(model, s), 0)
+    comp = KeyedComponentPlan("toy", tuple(BufferPlan(s, "toy", rows[s.name], 0)
                                            for s in model.buffers), dispatch, model.bounds,
                               witnesses)
     found, _ = comp.check({"ids": 4 * sizes[-1], "lens": sizes[-1]})

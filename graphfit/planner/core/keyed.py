@@ -15,17 +15,46 @@ engine-neutral part of planning such a runner:
 * `prove_keyed`: padded rows <= capacity for every reachable batch that replays a graph.
 
 The engine's own rule (how it rounds each dimension) stays in its engine module.
+
+The protocol is not tied to that key: a key is any hashable value the engine files a graph
+under (SGLang's vision-encoder graphs key on an image layout, graphfit.planner.engines.
+sglang_vit), with a stable text form (`KeyedDispatch.key_text`) for documents and reports;
+a batch is whatever the rule reads (`admit` validates it: a `BatchKey` by default); and a
+buffer may read its own rows per key (`buffer_rows`: a sequence-boundary buffer counts
+sequences, not tokens). Without those, a dispatch is the (requests, tokens, longest) one
+above, every buffer reading `rows(key)`.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from collections.abc import Callable, Hashable, Iterator, Mapping
+from dataclasses import dataclass, field
+from types import MappingProxyType
+from typing import Any
 
 from graphfit.planner.core.errors import ConfigError, require_int
 
 # (requests, tokens, longest request): what a multi-dimensional dispatch reads of a batch
 BatchKey = tuple[int, int, int]
+KEY_NAMES = ("requests", "tokens", "longest")  # a BatchKey's dimensions, as documents name them
+# a graph key: any hashable value (TensorRT-LLM's encoder: a tuple of ints); typed Any so an
+# engine's rule keeps its own precise key type
+Key = Any
+
+
+def int_key_text(key: Key) -> str:
+    """The text form of a key of integers: "1,64,32" (the default `KeyedDispatch.text`)."""
+    if not isinstance(key, tuple) or not all(
+            isinstance(v, int) and not isinstance(v, bool) for v in key):
+        raise ConfigError(f"keyed dispatch: key {key!r} is not a tuple of integers: give the "
+                          "dispatch its own text form")
+    return ",".join(map(str, key))
+
+
+def int_key_json(key: Key) -> Any:
+    """A key of integers as a JSON list (the default `KeyedDispatch.key_json`)."""
+    int_key_text(key)
+    return list(key)
 
 
 def check_key(key: BatchKey) -> BatchKey:
@@ -58,21 +87,61 @@ def reachable_keys(max_requests: int, max_tokens: int, max_longest: int
 class KeyedDispatch:
     """The graph a batch replays: `rule(batch)` is the key the engine computes (None: it runs
     eagerly), and only `captured` keys have a graph (an uncaptured key runs eagerly too).
-    `rows(key)` is what a graph of that key occupies in a buffer (its padded tokens)."""
+    `rows(key)` is what a graph of that key occupies in a buffer (its padded tokens).
 
-    rule: Callable[[BatchKey], tuple[int, ...] | None]
-    captured: frozenset[tuple[int, ...]]
-    rows: Callable[[tuple[int, ...]], int]
+    The rest is how keys and batches are spelled (module docstring), all optional for a
+    (requests, tokens, longest) dispatch with integer keys: `buffer_rows` the rows of named
+    buffers where they differ from `rows`; `text` a key's stable text form (one key, one
+    text: the proof reports and plan documents name keys by it); `key_json` / `batch_json` a
+    key / batch as a plan document writes it; `order` the sort key of the captured keys
+    (default: the keys themselves); `admit` a batch as the rule reads it, ConfigError for a
+    batch that is not one (default `check_key`)."""
+
+    rule: Callable[[Any], Key | None]
+    captured: frozenset[Key]
+    rows: Callable[[Key], int]
+    buffer_rows: Mapping[str, Callable[[Key], int]] = field(
+        default_factory=lambda: MappingProxyType({}))
+    text: Callable[[Key], str] = int_key_text
+    key_json: Callable[[Key], Any] = int_key_json
+    batch_json: Callable[[Any], Any] = list
+    order: Callable[[Key], Any] | None = None
+    admit: Callable[[Any], Any] = check_key
 
     def __post_init__(self) -> None:
-        if not callable(self.rule) or not callable(self.rows):
-            raise ConfigError("keyed dispatch: rule and rows must be functions")
-        object.__setattr__(self, "captured", frozenset(self.captured))
+        functions = (self.rule, self.rows, self.text, self.key_json, self.batch_json,
+                     self.admit, *self.buffer_rows.values())
+        if not all(callable(f) for f in functions) or not (
+                self.order is None or callable(self.order)):
+            raise ConfigError("keyed dispatch: rule, rows and the spelling rules must be "
+                              "functions")
+        if not all(isinstance(name, str) and name for name in self.buffer_rows):
+            raise ConfigError("keyed dispatch: buffer_rows is keyed by buffer name")
+        captured = frozenset(self.captured)
+        if not all(isinstance(k, Hashable) for k in captured):
+            raise ConfigError("keyed dispatch: keys must be hashable")
+        texts = [self.text(k) for k in captured]
+        if len(set(texts)) != len(texts):  # a text names one key, so a document can
+            raise ConfigError("keyed dispatch: two captured keys share one text form")
+        object.__setattr__(self, "captured", captured)
+        object.__setattr__(self, "buffer_rows", MappingProxyType(dict(self.buffer_rows)))
 
-    def lookup(self, batch: BatchKey) -> tuple[int, ...] | None:
+    def lookup(self, batch: Any) -> Key | None:
         """The captured key `batch` replays, or None (eager)."""
-        key = self.rule(check_key(batch))
+        key = self.rule(self.admit(batch))
         return key if key is not None and key in self.captured else None
+
+    def rows_of(self, key: Key, buffer: str) -> int:
+        """The rows a graph of `key` reads in `buffer` (its own rule, else `rows`)."""
+        rule = self.buffer_rows.get(buffer, self.rows)
+        return rule(key)
+
+    def key_text(self, key: Key) -> str:
+        return self.text(key)
+
+    def sorted_keys(self) -> tuple[Key, ...]:
+        """The captured keys in `order` (smallest first)."""
+        return tuple(sorted(self.captured, key=self.order))
 
 
 @dataclass(frozen=True)

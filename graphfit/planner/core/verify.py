@@ -60,6 +60,9 @@ class ViolationRange:
     # what first..last count: "num_tokens" (batches of that many tokens), or "requests" for a
     # keyed component's request-axis buffer (its witness batch's requests)
     unit: str = "num_tokens"
+    # how a keyed component that pads nothing says it (a vision-encoder call and its key):
+    # replaces `describe`'s "num_tokens .. pad to .." (the numbers above stay as they are)
+    said: str = field(default="", compare=False)
 
     @property
     def key(self) -> str:
@@ -80,6 +83,8 @@ class ViolationRange:
         if self.step > 1 and self.first != self.last:
             span += f" (every {self.step})"
         where = f" [{self.scenario}]" if self.scenario else ""
+        if self.said:
+            return f"{self.said}{where}"
         if self.eager and self.first != self.last:
             return (f"{self.key}: num_tokens {span} run eagerly, needing up to {self.needed} "
                     f"rows > capacity {self.capacity}{where}")

@@ -8,16 +8,16 @@ engine's components the same way, so nothing here imports back up.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
-from typing import Protocol
+from typing import Any, Protocol
 
 from graphfit.planner.core.batches import BatchFamily
 from graphfit.planner.core.buffers import Axis, BufferSpec, as_shared
 from graphfit.planner.core.dispatch import DispatchTables
 from graphfit.planner.core.enums import CUDAGraphMode, Engine, EngineName, LadderPolicy, Unit
 from graphfit.planner.core.errors import ConfigError, excerpt
-from graphfit.planner.core.keyed import BatchKey, KeyedDispatch
+from graphfit.planner.core.keyed import KEY_NAMES, KeyedDispatch
 from graphfit.planner.core.ladder import Ladder
 from graphfit.planner.core.options import EngineOptions, NoOptions
 from graphfit.planner.core.settings import EngineSettings
@@ -83,36 +83,61 @@ class ComponentModel:
 
 @dataclass(frozen=True)
 class KeyedComponentModel:
-    """A graph runner whose graphs are keyed on (requests, tokens, longest request) rather
-    than on a token count (`core.keyed`): an encoder that buckets all three.
+    """A graph runner whose graphs are keyed on more than a token count (`core.keyed`): an
+    encoder that buckets (requests, tokens, longest request), a vision encoder that keys on
+    an image layout.
 
-    `dispatch` is the engine's key rule with the keys it captures; `bounds` the (requests,
-    tokens, longest) limits of the batches that reach it; `buffers` its static token
-    inputs, of which a graph of key k reads `dispatch.rows(k)` rows (each on Axis.TOKENS).
-    A buffer on Axis.REQUESTS (a per-request input, e.g. sequence lengths) reads `key[0]`
-    rows, the key's padded request count (`keyed_plan.key_rows`).
-    `witnesses` one batch within the bounds that replays each captured key (the planner
-    checks it does: the proof's "one row less fails" is a real batch, and a runtime probes
-    each graph with it); `ladders` the engine's named bucket lists, for reports.
+    `dispatch` is the engine's key rule with the keys it captures; `bounds` the limits of
+    the batches that reach it, on `bound_names` ((requests, tokens, longest) by default),
+    as `measure` counts a batch (default: the `BatchKey` itself); `buffers` its static
+    inputs, of which a graph of key k reads `dispatch.rows_of(k, name)` rows (a buffer off
+    Axis.TOKENS needs its own rule in `dispatch.buffer_rows`); `witnesses` one batch within
+    the bounds that replays each captured key (the planner checks it does: the proof's "one
+    row less fails" is a real batch, and a runtime probes each graph with it); `ladders`
+    the engine's named bucket lists, `key_names` what a key holds and `summary` one line
+    about the runner, for reports.
     """
 
     name: str
     dispatch: KeyedDispatch
-    bounds: BatchKey
+    bounds: tuple[int, ...]
     buffers: tuple[BufferSpec, ...]
-    witnesses: Mapping[tuple[int, ...], BatchKey]
+    witnesses: Mapping[Any, Any]
     ladders: tuple[tuple[str, tuple[int, ...]], ...] = ()
+    measure: Callable[[Any], tuple[int, ...]] | None = None
+    bound_names: tuple[str, ...] = KEY_NAMES
+    key_names: tuple[str, ...] = KEY_NAMES
+    summary: str = ""
 
     def __post_init__(self) -> None:
         names = [b.name for b in self.buffers]
         if len(set(names)) != len(names):
             raise ConfigError(f"{self.name}: buffer names must be unique")
-        if any(b.axis not in (Axis.TOKENS, Axis.REQUESTS) for b in self.buffers):
-            raise ConfigError(f"{self.name}: a keyed component's buffers are token or "
-                              f"request rows")
-        missing = sorted(k for k in self.dispatch.captured if k not in self.witnesses)
+        for b in self.buffers:
+            if b.axis is Axis.FIXED or (b.axis is not Axis.TOKENS
+                                        and b.name not in self.dispatch.buffer_rows):
+                raise ConfigError(f"{self.name}: buffer {b.name} is not on token rows: a "
+                                  "keyed component's buffer scales with its key and needs "
+                                  "its own rows rule (KeyedDispatch.buffer_rows)")
+        unknown = sorted(set(self.dispatch.buffer_rows) - set(names))
+        if unknown:
+            raise ConfigError(f"{self.name}: rows rule for no buffer: {unknown[:3]}")
+        if len(self.bounds) != len(self.bound_names) or not all(
+                isinstance(v, int) and not isinstance(v, bool) and v >= 0
+                for v in self.bounds):
+            raise ConfigError(f"{self.name}: bounds must be one integer >= 0 per bound name "
+                              f"{self.bound_names}")
+        if self.measure is not None and not callable(self.measure):
+            raise ConfigError(f"{self.name}: measure must be a function")
+        missing = [k for k in self.dispatch.sorted_keys() if k not in self.witnesses]
         if missing:
-            raise ConfigError(f"{self.name}: no batch replays captured key(s) {missing[:3]}")
+            shown = [self.dispatch.key_text(k) for k in missing[:3]]
+            raise ConfigError(f"{self.name}: no batch replays captured key(s) {shown}")
+
+    def counts(self, batch: Any) -> tuple[int, ...]:
+        """`batch` measured on `bound_names` (after `dispatch.admit`)."""
+        admitted = self.dispatch.admit(batch)
+        return tuple(self.measure(admitted)) if self.measure is not None else tuple(admitted)
 
 
 def keyed_components(model: EngineModel, config: EngineSettings, ladders: EngineLadders

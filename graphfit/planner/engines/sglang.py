@@ -41,7 +41,7 @@ from graphfit.planner.core.settings import EngineSettings
 from graphfit.planner.engines import sglang_adaptive as adaptive
 from graphfit.planner.engines import sglang_moe_a2a
 from graphfit.planner.engines import sglang_qwen3_vl as qwen3_vl
-from graphfit.planner.engines.base import ComponentModel, EngineLadders
+from graphfit.planner.engines.base import ComponentModel, EngineLadders, KeyedComponentModel
 from graphfit.planner.engines.batch import (
     BatchRunner,
     batch_components,
@@ -693,6 +693,17 @@ class SglangModel:
             decode = share_like_sglang(decode)
         prefill = prefill_component(config, prefill_graphs(config))
         return decode if prefill is None else (*decode, prefill)
+
+    def keyed_components(self, config: EngineSettings, ladders: EngineLadders
+                         ) -> tuple[KeyedComponentModel, ...]:
+        """The vision-encoder graphs (`vit`) when the config gives their tower and workload
+        (SglangOptions.vit; graphfit.planner.engines.sglang_vit_keyed)."""
+        del ladders  # keyed on image layouts, not on the decode ladder
+        if config.vit is None:
+            return ()
+        from graphfit.planner.engines.sglang_vit_keyed import vit_component, vit_option
+
+        return (vit_component(*vit_option(config.vit)),)
 
 
 def _show(sizes: tuple[int, ...]) -> str:

@@ -159,6 +159,12 @@ class SglangOptions(EngineOptions):
     dflash_eager_sampler: `SGLANG_DFLASH_EAGER_DRAFT_SAMPLER` (environ.py:1569, off): DFLASH
         keeps its draft head eager, no sampler folded into the draft graph
         (dflash_worker_v2.py:890-891), so no `sampler_*` buffers.
+    vit: the vision-encoder CUDA graphs `SGLANG_VIT_ENABLE_CUDA_GRAPH=1` turns on
+        (environ.py:1603; multimodal/vit_cuda_graph_runner.py): the tower read from the
+        model's config.json (graphfit.inputs.sglang_vit) and the workload (image grids, most
+        images per encoder call), as [name, value] pairs (VitGeometry's fields, then `images`
+        and `max_images`; graphfit.planner.engines.sglang_vit_keyed.vit_pairs). Planned as
+        the keyed component `vit`. None: not planned.
     """
 
     engine: ClassVar[str] = "sglang"
@@ -212,6 +218,7 @@ class SglangOptions(EngineOptions):
     ragged_verify_mode: str = "static"
     dflash_lilicorr_top_k: int | None = None
     dflash_eager_sampler: bool = False
+    vit: tuple[tuple[str, object], ...] | None = None
 
     def __post_init__(self) -> None:
         gb = self.gpu_memory_gb
@@ -291,6 +298,10 @@ class SglangOptions(EngineOptions):
                 raise ConfigError(f"mem_fraction_static: must be a number in (0, 1), got "
                                   f"{excerpt(fraction)}")
             set_(self, "mem_fraction_static", float(fraction))
+        if self.vit is not None:
+            from graphfit.planner.engines.sglang_vit_keyed import vit_option, vit_pairs
+
+            set_(self, "vit", vit_pairs(*vit_option(self.vit)))
         _block_draft_modes(self)
 
 

@@ -59,7 +59,15 @@ VIT_ARCHITECTURES = {
     "Qwen2_5_VLForConditionalGeneration": "qwen2_5_vl",  # qwen2_5_vl.py:1004
     "Qwen3VLForConditionalGeneration": "qwen3_vl",  # qwen3_vl.py:1809
     "Qwen3VLMoeForConditionalGeneration": "qwen3_vl",  # qwen3_vl_moe.py:197, 412
+    # bailing_mm_v3.py:328; its tower is Qwen3VLMoeVisionModel, data-parallel with
+    # --mm-enable-dp-encoder (bailing_mm_v3.py:86, 100-105)
+    "BailingMoeV3VLForConditionalGeneration": "qwen3_vl",
+    # qwen3_omni_moe.py:732; the thinker's Qwen3OmniMoeVisionEncoder subclasses
+    # Qwen3VLMoeVisionModel and keeps its forward (qwen3_omni_moe.py:432-446, 497-502)
+    "Qwen3OmniMoeForConditionalGeneration": "qwen3_vl",
     "InternVLChatModel": "internvl",  # internvl.py:812
+    # interns1.py:275; its tower is InternVL's InternVisionModel (interns1.py:22, 62)
+    "InternS1ForConditionalGeneration": "internvl",
     # kimi_k3.py:3443, 3500, 3876 (its KimiK3VisionTower: kimi_k3_vl.py:809-828)
     "KimiK3ForConditionalGeneration": "kimi_k3",
 }

@@ -49,6 +49,7 @@ from graphfit.planner.core.settings import EngineSettings
 from graphfit.planner.engines.base import KeyedComponentModel
 from graphfit.planner.engines.trtllm_encoder import (
     COMPONENT,
+    SEQ_LENS_ROWS,
     EncoderKey,
     capture_layout,
     encoder_graphs,
@@ -178,7 +179,8 @@ class EncDecGraphs:
 
     @cached_property
     def dispatch(self) -> KeyedDispatch:
-        return KeyedDispatch(self._key, frozenset(self.captured), lambda key: key[1])
+        return KeyedDispatch(self._key, frozenset(self.captured), lambda key: key[1],
+                             buffer_rows=SEQ_LENS_ROWS)
 
     def prove(self, capacity: int | None = None) -> tuple[tuple[object, ...], int, int]:
         """`prove_keyed` of the token buffers at `capacity` (default TensorRT-LLM's rows)."""

@@ -185,7 +185,8 @@ class EncoderGraphs:
 
     @cached_property
     def dispatch(self) -> KeyedDispatch:
-        return KeyedDispatch(self._key, frozenset(self.captured), lambda key: key[1])
+        return KeyedDispatch(self._key, frozenset(self.captured), lambda key: key[1],
+                             buffer_rows=SEQ_LENS_ROWS)
 
     def prove(self, capacity: int | None = None) -> tuple[tuple[object, ...], int, int]:
         """`prove_keyed` of the static token buffer at `capacity` (default: TensorRT-LLM's
@@ -217,6 +218,16 @@ def encoder_graphs(batch_sizes: Sequence[int], num_tokens: Sequence[int],
 
 
 COMPONENT = "encoder"
+
+
+def padded_requests(key: tuple[int, ...]) -> int:
+    """The host `seq_lens` rows a graph of `key` reads: its padded request count (key[0])."""
+    return key[0]
+
+
+# the request-axis buffer's own rows rule (KeyedDispatch.buffer_rows); the token buffers read
+# the key's padded tokens (key[1])
+SEQ_LENS_ROWS = {"seq_lens": padded_requests}
 
 
 def seq_lens_buffer(rows: int) -> BufferSpec:
