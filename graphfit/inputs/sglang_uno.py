@@ -31,6 +31,7 @@ from typing import Any
 from graphfit.inputs.gpus import gpu_name
 from graphfit.inputs.settings import Resolved, Setting
 from graphfit.inputs.sglang_draft_default import default_base_backend
+from graphfit.planner.core.errors import ConfigError
 from graphfit.planner.engines.sglang_uno import (
     ATTENTION_ORDER,
     UNSET_BACKEND,
@@ -77,7 +78,13 @@ def settle(values: Mapping[str, Any], resolved: Resolved, gpu_given: object) -> 
     if not _uno(values) or not unnamed_backend(values):
         return resolved
     found, _ = default_base_backend(values, gpu_given, PIN)
-    check_line_with_default(values, found.name, _missing(found.why))
+    try:
+        check_line_with_default(values, found.name, _missing(found.why))
+    except ConfigError as exc:
+        if found.name is None:
+            raise
+        raise ConfigError(f"{exc}; {found.name} is SGLang's default on "
+                          f"{gpu_name(gpu_given)}"[:200]) from None
     return replace(resolved, notes=(
         *resolved.notes,
         f"UNO attention backend: the line names none, so SGLang's default on "
