@@ -26,6 +26,7 @@ from graphfit.planner.engines.sglang_attn_default import (
     MLA_ARCHITECTURES,
     SINK_ARCHITECTURES,
     AttentionDefaultInputs,
+    DefaultBackend,
     default_attention_backend,
 )
 from graphfit.planner.engines.sglang_mtp_graphs import FLASH_ATTENTION, draft_extend_backend
@@ -104,22 +105,40 @@ def default_draft_backend(line: Mapping[str, Any], gpu_given: object,
                           hint: str = LINE_HINT) -> tuple[str | None, str]:
     """(SGLang's draft-extend backend for a multi-layer EAGLE line naming no backend, or None,
     and the origin / the reason it is not restated)."""
+    found, hybrid = default_base_backend(line, gpu_given, hint)
+    if found.name is None:
+        return None, found.why
+    if found.name in FLASH_ATTENTION and hybrid:
+        return None, (f"SGLang's default {found.name} on this hybrid model: its KV pool "
+                      f"decides the draft-extend graph count (flashattention_backend.py:"
+                      f"553-560), not modelled")
+    return found.name, (f"SGLang's default attention backend on {gpu_name(gpu_given)}: "
+                        f"{found.why}; assumes CUDA >= 12.8 and flashinfer installed")
+
+
+def default_base_backend(line: Mapping[str, Any], gpu_given: object,
+                         hint: str = LINE_HINT) -> tuple[DefaultBackend, bool]:
+    """(SGLang's base attention backend for a line naming none, as the attention hook sees
+    the line: its own topk, page size, algorithm, KV dtype and deterministic switch; name
+    None with the reason when graphfit lacks an input) and whether the KV pool is hybrid."""
     kind = gpu_kind(gpu_given)
     if kind is None:
-        return None, ("SGLang's default attention backend depends on the GPU generation: "
-                      f"name the GPU (--gpu-memory-gb H100) or give {hint}")
+        return DefaultBackend(None, "SGLang's default attention backend depends on the GPU "
+                              f"generation: name the GPU (--gpu-memory-gb H100) or give "
+                              f"{hint}"), False
     model = line.get("model_path")
     path = config_path(str(model)) if isinstance(model, str) else None
     if path is None:
-        return None, ("SGLang's default attention backend depends on the model: no local "
-                      "config.json")
+        return DefaultBackend(None, "SGLang's default attention backend depends on the "
+                              "model: no local config.json"), False
     data = load_config(path)
     fields, hybrid = model_inputs(data)
     if not fields["mla"] and _text(data).get("kv_lora_rank") is not None:
         # SGLang makes more architectures MLA on config conditions (configs/model_config.py:
         # 1435-1515) than graphfit lists: an MLA-shaped config outside the list stays unknown
-        return None, (f"{fields['architecture'] or 'the model'} has an MLA-shaped config "
-                      f"graphfit's MLA list lacks; SGLang's default is not restated")
+        return DefaultBackend(None, f"{fields['architecture'] or 'the model'} has an "
+                                    f"MLA-shaped config graphfit's MLA list lacks; SGLang's "
+                                    f"default is not restated"), hybrid
     algorithm = line.get("speculative_algorithm")
     kv_dtype = line.get("kv_cache_dtype")
     found = default_attention_backend(AttentionDefaultInputs(
@@ -130,14 +149,7 @@ def default_draft_backend(line: Mapping[str, Any], gpu_given: object,
         # `--rl-on-policy-target` turns deterministic inference on (attention_hook.py:586-593)
         deterministic=(line.get("enable_deterministic_inference") is True
                        or line.get("rl_on_policy_target") is not None), **fields))
-    if found.name is None:
-        return None, found.why
-    if found.name in FLASH_ATTENTION and hybrid:
-        return None, (f"SGLang's default {found.name} on this hybrid model: its KV pool "
-                      f"decides the draft-extend graph count (flashattention_backend.py:"
-                      f"553-560), not modelled")
-    return found.name, (f"SGLang's default attention backend on {gpu_name(gpu_given)}: "
-                        f"{found.why}; assumes CUDA >= 12.8 and flashinfer installed")
+    return found, hybrid
 
 
 def settle(line: Mapping[str, Any], resolved: Resolved, gpu_given: object,

@@ -9,28 +9,84 @@ holds every check in SGLang's order (`resolve_uno`); this module builds its `Uno
 pasted flags so a refused line is refused here with SGLang's reason, and the planner repeats
 the checks on what the plan carries (widths, parallelism, two-batch overlap).
 
-SGLang picks the attention backend itself when the line names none (by GPU and model: FA3 for
-a linear line on Hopper, FlashInfer for a tree line, which UNO then refuses); graphfit does
-not restate that choice, so a UNO line must name FA3 (`--attention-backend fa3`, or both
-`--prefill-attention-backend` and `--decode-attention-backend`).
+A line that names no attention backend (or only one side) gets SGLang's default base backend,
+picked by the attention hook (arg_groups/pipeline.py:242) BEFORE the speculative hook runs
+`_handle_uno` (pipeline.py:306): the default therefore sees the line's own
+`--speculative-eagle-topk` and `--page-size` (None when absent: `_handle_uno` sets topk later,
+and `_page_size_default` runs at pipeline.py:256), and `_handle_uno` then checks the resolved
+pair (speculative_hook.py:606-611). graphfit restates that default by GPU and model
+(graphfit.inputs.sglang_draft_default.default_base_backend) once the GPU is known (`settle`,
+called from graphfit.inputs.line_defaults): FA3 (an MHA model on Hopper with no topk or topk 1
+and page size 1, an MLA model on Hopper) plans the line with a note; any other default is
+refused with SGLang's reason; without the GPU's name or a local config.json the line is
+refused saying which is missing.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import replace
 from typing import Any
 
-from graphfit.inputs.settings import Setting
-from graphfit.planner.engines.sglang_uno import UNSET_BACKEND, check_line
+from graphfit.inputs.gpus import gpu_name
+from graphfit.inputs.settings import Resolved, Setting
+from graphfit.inputs.sglang_draft_default import default_base_backend
+from graphfit.planner.core.errors import ConfigError
+from graphfit.planner.engines.sglang_uno import (
+    ATTENTION_ORDER,
+    UNSET_BACKEND,
+    check_line,
+    check_line_with_default,
+    unnamed_backend,
+)
 
 ALGORITHM = "UNO"
-__all__ = ["ALGORITHM", "UNSET_BACKEND", "line"]
+PIN = "--attention-backend fa3"
+__all__ = ["ALGORITHM", "UNSET_BACKEND", "line", "settle"]
+
+
+def _uno(values: Mapping[str, Any]) -> bool:
+    return str(values.get("speculative_algorithm") or "").upper() == ALGORITHM
 
 
 def line(values: Mapping[str, Any], settings: list[Setting]) -> list[Setting]:
     """A UNO line's checks (`check_line`, graphfit.planner.engines.sglang_uno); the settings
-    pass through unchanged: SGLang's resolved steps, topk and widths are the planner's."""
-    if str(values.get("speculative_algorithm") or "").upper() != ALGORITHM:
+    pass through unchanged: SGLang's resolved steps, topk and widths are the planner's. A
+    line leaving the backend to SGLang is checked up to the backend here and settled once
+    the GPU is known (`settle`)."""
+    if not _uno(values):
+        return settings
+    if unnamed_backend(values):
+        check_line_with_default(values, "fa3", "")  # every check before the backend's
         return settings
     check_line(values)
     return settings
+
+
+def _missing(why: str) -> str:
+    """The input graphfit lacks to restate SGLang's default, short enough for one error."""
+    if "GPU generation" in why:
+        return "SGLang's default needs the GPU's name (--gpu-memory-gb H100)"
+    if "config.json" in why:
+        return "SGLang's default needs the model's local config.json"
+    return f"graphfit does not restate SGLang's default: {why}"
+
+
+def settle(values: Mapping[str, Any], resolved: Resolved, gpu_given: object) -> Resolved:
+    """A UNO line naming no backend (module docstring): planned with a note when SGLang's
+    default on this GPU and model is FA3, else refused with SGLang's reason."""
+    if not _uno(values) or not unnamed_backend(values):
+        return resolved
+    found, _ = default_base_backend(values, gpu_given, PIN)
+    try:
+        check_line_with_default(values, found.name, _missing(found.why))
+    except ConfigError as exc:
+        if found.name is None:
+            raise
+        raise ConfigError(f"{exc}; {found.name} is SGLang's default on "
+                          f"{gpu_name(gpu_given)}"[:200]) from None
+    return replace(resolved, notes=(
+        *resolved.notes,
+        f"UNO attention backend: the line names none, so SGLang's default on "
+        f"{gpu_name(gpu_given)} is assumed: {found.name} ({found.why}; {ATTENTION_ORDER}); "
+        f"assumes CUDA >= 12.3; pin it with {PIN}"))

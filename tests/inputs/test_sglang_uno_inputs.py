@@ -4,8 +4,11 @@ planned, or refused with one `error:` line naming SGLang's reason (exit 2)."""
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from tests.helpers import run_cli
 
@@ -83,3 +86,78 @@ def test_rehearse_captures_both_uno_runners() -> None:
                               "3", "--attention-backend", "fa3", "--max-running-requests", "6"])
     assert code == 0, err
     assert "target:" in out and "uno_draft:" in out and "REHEARSED" in out, out
+
+
+# a UNO line naming no attention backend: SGLang's default by GPU and model, which must be FA3
+# (graphfit.inputs.sglang_uno.settle; the oracle compares it with SGLang's own pipeline)
+
+LLAMA = {"architectures": ["LlamaForCausalLM"], "model_type": "llama", "hidden_size": 512,
+         "intermediate_size": 1024, "num_attention_heads": 8, "num_key_value_heads": 2,
+         "num_hidden_layers": 2, "vocab_size": 32000, "max_position_embeddings": 4096,
+         "torch_dtype": "bfloat16"}
+
+
+def _model(tmp_path: Path, **extra: object) -> str:
+    (tmp_path / "config.json").write_text(json.dumps({**LLAMA, **extra}))
+    return str(tmp_path)
+
+
+def _unnamed(model: str, gpu: str, *extra: str) -> tuple[int, str, str]:
+    return run_cli(["plan", "--json", "--gpu-memory-gb", gpu, "--", "python", "-m",
+                    "sglang.launch_server", "--model-path", model, "--speculative-algorithm",
+                    "UNO", "--uno-lora-path", "/a", "--max-running-requests", "8", *extra])
+
+
+def test_unnamed_backend_on_hopper_is_planned_with_a_note(tmp_path: Path) -> None:
+    code, out, err = _unnamed(_model(tmp_path), "H100", "--speculative-num-draft-tokens", "4")
+    assert code == 0, err
+    assert json.loads(out)["config"]["spec_method"] == "uno"
+    assert "SGLang's default on H100 is assumed: fa3" in err
+    assert "--attention-backend fa3" in err  # how to pin it
+
+
+@pytest.mark.parametrize(("gpu", "extra", "reason"), [
+    ("B200", ("--speculative-num-draft-tokens", "4"), "got flashinfer / flashinfer"),
+    ("H100", ("--speculative-num-draft-tokens", "8", "--speculative-eagle-topk", "4",
+              "--speculative-num-steps", "3"), "got flashinfer / flashinfer"),
+    ("H100", ("--speculative-num-draft-tokens", "4", "--kv-cache-dtype", "fp8_e5m2"),
+     "got triton / triton"),
+    ("H100", ("--speculative-num-draft-tokens", "4", "--prefill-attention-backend", "fa3",
+              "--speculative-eagle-topk", "1", "--page-size", "16"), "got fa3 / flashinfer"),
+    ("80", ("--speculative-num-draft-tokens", "4"), "GPU's name"),
+])
+def test_unnamed_backend_refusals_say_why(tmp_path: Path, gpu: str, extra: tuple[str, ...],
+                                          reason: str) -> None:
+    code, _, err = _unnamed(_model(tmp_path), gpu, *extra)
+    errors = [ln for ln in err.splitlines() if ln.startswith("error:")]
+    assert code == 2 and len(errors) == 1, err
+    assert reason in errors[0] and len(errors[0]) <= 200, errors
+
+
+def test_unnamed_backend_without_a_local_config_is_refused() -> None:
+    code, _, err = _unnamed("org/not-local", "H100", "--speculative-num-draft-tokens", "4")
+    errors = [ln for ln in err.splitlines() if ln.startswith("error:")]
+    assert code == 2 and len(errors) == 1 and "local config.json" in errors[0], err
+
+
+@given(gpu=st.sampled_from(("A100", "L40S", "H100", "B200", "RTX5090", "MI300X", "80")),
+       topk=st.sampled_from((None, 1, 2, 4)), page=st.sampled_from((None, 1, 16)),
+       sinks=st.booleans())
+@settings(max_examples=25, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+def test_unnamed_backend_is_planned_on_fa3_or_refused_in_one_line(
+        tmp_path: Path, gpu: str, topk: int | None, page: int | None, sinks: bool) -> None:
+    """Any GPU, topk, page size and model: the line is planned only with a note naming fa3 as
+    the assumed backend, or refused with one `error:` line (exit 2), never a traceback."""
+    extra = ["--speculative-num-draft-tokens", "4"]
+    if topk is not None:
+        extra += ["--speculative-eagle-topk", str(topk), "--speculative-num-steps", "3"]
+        extra[1] = "8" if topk > 1 else "4"
+    if page is not None:
+        extra += ["--page-size", str(page)]
+    code, _, err = _unnamed(_model(tmp_path, learnable_sink=sinks), gpu, *extra)
+    errors = [ln for ln in err.splitlines() if ln.startswith("error:")]
+    if code == 0:
+        assert "is assumed: fa3" in err and not errors
+    else:
+        assert code == 2 and len(errors) == 1 and len(errors[0]) <= 200, err

@@ -273,3 +273,95 @@ def uno_lines(draw: st.DrawFn) -> tuple[tuple[str, ...], float | None]:
     if draw(st.integers(0, 19)) == 19:
         argv += ["--speculative-draft-model-path", str(so.oracle().model_dir)]
     return tuple(argv), draw(st.sampled_from((24, 48, 80, 141)))
+
+
+# --------------------------------------------------------------------------------------------
+# UNO lines that name no attention backend: SGLang's default by GPU and model (the attention
+# hook, pipeline.py:242, before `_handle_uno`, pipeline.py:306) on fake devices
+# --------------------------------------------------------------------------------------------
+
+DEFAULT_NOTE = "UNO attention backend: the line names none"
+UNRESTATED = "no backend named and"  # graphfit's refusal when it lacks an input
+
+
+def pasted_on(argv: tuple[str, ...], gpu: str, model: str) -> tuple[sc.GraphfitAnswer, str]:
+    """graphfit's reading of the pasted line with `--gpu-memory-gb GPU` (a name or GiB) and
+    the model directory `model`, and its stderr (the notes)."""
+    import json
+
+    from tests.helpers import run_cli
+
+    code, out, text = run_cli(["plan", "--json", "--gpu-memory-gb", gpu, "--", "python", "-m",
+                               "sglang.launch_server", "--model-path", model, *argv])
+    if code != 0:
+        errors = [ln for ln in text.splitlines() if "error" in ln]
+        return sc.GraphfitAnswer(argv, (errors or [f"exit {code}"])[-1]), text
+    config = sc.EngineConfig.from_dict(json.loads(out)["config"])
+    return sc.GraphfitAnswer(argv, None, sc.graphfit.plan(config)), text
+
+
+def sglang_on(argv: tuple[str, ...], gpu: str, model: str) -> sc.SglangAnswer:
+    """SGLang's own pipeline on the fake device of the GPU's capability and memory."""
+    from graphfit.inputs.gpus import GPU_MEMORY_GB
+    from tests.oracle.sglang_mtp_oracle import CAPABILITIES
+
+    r = so.resolve(argv, gpu_mem_gb=GPU_MEMORY_GB[gpu], model=model,
+                   capability=CAPABILITIES[gpu])
+    if isinstance(r, so.Rejected):
+        return sc.SglangAnswer(r, None)
+    try:
+        return sc.SglangAnswer(r, so.runners(r))
+    except Exception as exc:  # the server would not start
+        return sc.SglangAnswer(r, None, f"{type(exc).__name__}: {exc}")
+
+
+def default_line(argv: tuple[str, ...], gpu: str, model: str, given: str | None = None
+                 ) -> tuple[str, list[sc.Difference]]:
+    """(outcome, differences) for a UNO line naming no backend on the fake `gpu`; graphfit
+    is told `given` (default: the GPU's name). "fa3" (both plan; SGLang resolved fa3, graphfit
+    notes it; same target ladder, same runners and widths), "rejected" (both refuse),
+    "unrestated" (graphfit refuses saying which input it lacks: GPU name, config.json or an
+    architecture it does not restate) or "differs"."""
+    sg = sglang_on(argv, gpu, model)
+    gf, text = pasted_on(argv, given or gpu, model)
+    if gf.rejected is not None and UNRESTATED in gf.rejected:
+        return "unrestated", []
+    diffs = sc.compare_acceptance(sg, gf)
+    if diffs:
+        return "differs", diffs
+    if sg.rejected is not None:
+        return "rejected", []
+    r = sg.resolved
+    assert isinstance(r, so.Resolved) and sg.runners is not None and gf.plan is not None
+    if (r.attention_backend, DEFAULT_NOTE in text) != ("fa3", True):
+        diffs.append(sc.Difference("backend", f"SGLang {r.attention_backend}, graphfit note "
+                                              f"{DEFAULT_NOTE in text}"))
+    diffs += sc.compare_target_ladder(sg, gf)
+    runners = sglang_runners(sg)
+    planned = {n: c for n, c in gf.plan.components.items() if n != "prefill"} \
+        if sc._gf_graphs(gf) else {}
+    widths = {n: run.width for n, run in runners.items()}
+    ours = {n: c.tables.uniform_query_len for n, c in planned.items()}
+    if widths != ours:
+        diffs.append(sc.Difference("runners", f"SGLang {widths}, graphfit {ours}"))
+    return ("differs" if diffs else "fa3"), diffs
+
+
+DEFAULT_GPUS = ("A100", "L40S", "H100", "B200", "RTX5090")
+DEFAULT_SHAPES = ("llama", "moe", "mla", "sinks", "asym", "gemma3", "olmo2", "vl")
+
+
+def default_lines() -> list[tuple[str, ...]]:
+    """UNO lines without a backend: linear with no topk (the common case), linear topk 1 with
+    and without pages, a tree, an fp8_e5m2 KV cache (FA3 -> triton), one split side named."""
+    base = uno("--max-running-requests", "24")
+    return [(*base, "--speculative-num-draft-tokens", "4"),
+            (*base, "--speculative-num-draft-tokens", "3", "--speculative-eagle-topk", "1",
+             "--speculative-num-steps", "1"),
+            (*base, "--speculative-num-draft-tokens", "3", "--speculative-eagle-topk", "1",
+             "--page-size", "16"),
+            (*base, "--speculative-num-draft-tokens", "8", "--speculative-eagle-topk", "4",
+             "--speculative-num-steps", "3"),
+            (*base, "--speculative-num-draft-tokens", "4", "--kv-cache-dtype", "fp8_e5m2"),
+            (*base, "--speculative-num-draft-tokens", "4", "--prefill-attention-backend",
+             "fa3")]

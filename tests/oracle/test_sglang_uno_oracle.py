@@ -16,6 +16,7 @@ sglang_uno, with SGLang's own code on CPU.
 
 from __future__ import annotations
 
+import tempfile
 from typing import Any
 
 import pytest
@@ -35,6 +36,7 @@ from graphfit.planner.engines.sglang_uno import (  # noqa: E402
     resolve_uno,
     uno_batch_runners,
 )
+from tests.oracle import sglang_mtp_oracle as mo  # noqa: E402
 from tests.oracle import sglang_oracle as so  # noqa: E402
 from tests.oracle import sglang_uno_compare as uc  # noqa: E402
 
@@ -271,10 +273,11 @@ def test_generated_pasted_uno_lines(case: tuple[tuple[str, ...], float | None]) 
 
 
 def test_pasted_line_without_a_backend_is_refused_precisely() -> None:
-    """graphfit does not restate SGLang's automatic backend choice: the line is refused with
-    that reason, never planned with a guess."""
+    """Without the GPU's name (80 GiB only) graphfit cannot restate SGLang's automatic backend
+    choice: the line is refused saying so, never planned with a guess."""
     gf = uc.pasted(uc.uno("--speculative-num-draft-tokens", "4"), 80)
     assert gf.rejected is not None and "name --attention-backend fa3" in gf.rejected
+    assert "GPU's name" in gf.rejected
 
 
 def test_planted_lora_errors_show(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -386,3 +389,56 @@ def test_live_check_of_the_uno_tree_draft_runner(monkeypatch: pytest.MonkeyPatch
     monkeypatch.setattr(runner.buffers, "input_ids", torch.zeros(5, dtype=torch.int64))
     with pytest.raises(gs.UnsafeServerArgsError, match=r"uno_draft\.input_ids"):
         gs.before_capture(runner)
+
+
+# ---------------------------------------------------------------------------------------
+# UNO lines WITHOUT an attention backend: SGLang's default by GPU and model, on fake devices
+# ---------------------------------------------------------------------------------------
+
+_SHAPES_DIR = tempfile.TemporaryDirectory(prefix="graphfit-uno-shapes-")
+_SHAPES = mo.model_dirs(_SHAPES_DIR.name)
+_LINES = uc.default_lines()
+# every fake GPU with an MHA and an MLA model, the common linear line and the tree line;
+# the other shapes and lines on Hopper and Blackwell (measure_sglang_uno --defaults: all)
+DEFAULT_GRID = [(gpu, shape, _LINES[i]) for gpu in uc.DEFAULT_GPUS for shape in ("llama", "mla")
+                for i in (0, 3)]
+DEFAULT_GRID += [(gpu, shape, line) for gpu in ("H100", "B200")
+                 for shape in ("sinks", "olmo2", "vl") for line in _LINES[:2]]
+DEFAULT_GRID += [("H100", "llama", line) for line in _LINES[1:3] + _LINES[4:]]
+
+
+def test_uno_lines_without_a_backend_follow_sglang(capsys: pytest.CaptureFixture[str]) -> None:
+    """Every GPU x model x line naming no backend: graphfit plans exactly the lines SGLang's
+    own pipeline resolves to FA3 (same ladder and runners, with a note naming the assumed
+    backend), refuses the ones it refuses, or refuses saying what it lacks to restate the
+    default; agree / differ counts are printed."""
+    verdicts = {(gpu, shape, line): uc.default_line(line, gpu, _SHAPES[shape])
+                for gpu, shape, line in DEFAULT_GRID}
+    tally: dict[str, int] = {}
+    for outcome, _ in verdicts.values():
+        tally[outcome] = tally.get(outcome, 0) + 1
+    with capsys.disabled():
+        print(f"\nUNO without a backend, {len(verdicts)} lines: "
+              + ", ".join(f"{k} {v}" for k, v in sorted(tally.items())))
+    assert not {k: d for k, (o, d) in verdicts.items() if o == "differs"}
+    assert tally.get("fa3") and tally.get("rejected")  # both sides of the rule are exercised
+
+
+def test_uno_default_needs_the_gpu_name_and_the_config() -> None:
+    """Given in GiB, or a model without a local config.json: refused naming what is missing."""
+    line = _LINES[0]
+    assert uc.default_line(line, "H100", _SHAPES["llama"], given="80")[0] == "unrestated"
+    gf, _ = uc.pasted_on(line, "H100", "org/not-local")
+    assert gf.rejected is not None and "local config.json" in gf.rejected
+
+
+def test_planted_default_error_shows(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A planted error (graphfit assumes FA3 on every GPU) is caught: SGLang's Blackwell
+    default refuses the line graphfit would plan."""
+    from graphfit.inputs import sglang_uno as inputs_uno
+    from graphfit.planner.engines.sglang_attn_default import DefaultBackend
+
+    monkeypatch.setattr(inputs_uno, "default_base_backend",
+                        lambda *a, **k: (DefaultBackend("fa3", "planted"), False))
+    outcome, diffs = uc.default_line(_LINES[0], "B200", _SHAPES["llama"])
+    assert outcome == "differs" and diffs[0].aspect == "acceptance", diffs

@@ -280,13 +280,44 @@ def line_of(values: Mapping[str, Any]) -> UnoLine:
         attention=_backends(values))
 
 
-def check_line(values: Mapping[str, Any]) -> UnoShape:
-    """Every `_handle_uno` check on a whole line (CUDA only, :452-453); a line naming no
-    attention backend is refused with UNSET_BACKEND after the checks before the backends."""
+ATTENTION_ORDER = ("the attention hook resolves the default (arg_groups/pipeline.py:242) "
+                   "before `_handle_uno` (pipeline.py:306, speculative_hook.py:606-611)")
+
+
+def _cuda_only(values: Mapping[str, Any]) -> None:
     device = values.get("device")
     if device is not None and not str(device).startswith("cuda"):
         raise ConfigError(f"--device: SGLang's UNO runs on CUDA only, got {str(device)[:40]!r}"
                           f" (speculative_hook.py:452-453)")
+
+
+def unnamed_backend(values: Mapping[str, Any]) -> bool:
+    """Whether a line leaves a side (prefill or decode) of its attention backend to SGLang."""
+    return None in _backends(values)
+
+
+def check_line_with_default(values: Mapping[str, Any], default: str | None,
+                            missing: str) -> UnoShape:
+    """`check_line` for a line that leaves a side to SGLang's default base backend `default`
+    (`_attention_backend_default`, overrides.py:1126-1140; a side not named falls back to it,
+    model_override_base.py:138-152), resolved by the attention hook before `_handle_uno`
+    reads the pair (ATTENTION_ORDER). `default` None: graphfit cannot restate it, and the
+    line is refused naming what is `missing`."""
+    _cuda_only(values)
+    found = line_of(values)
+    if default is None:
+        resolve_uno(replace(found, attention=("fa3", "fa3")))
+        raise ConfigError(f"--speculative-algorithm: UNO needs FA3 (speculative_hook.py:"
+                          f"606-611); no backend named and {missing[:85]}: name "
+                          f"--attention-backend fa3")
+    prefill, decode = found.attention
+    return resolve_uno(replace(found, attention=(prefill or default, decode or default)))
+
+
+def check_line(values: Mapping[str, Any]) -> UnoShape:
+    """Every `_handle_uno` check on a whole line (CUDA only, :452-453); a line naming no
+    attention backend is refused with UNSET_BACKEND after the checks before the backends."""
+    _cuda_only(values)
     found = line_of(values)
     if None in found.attention:
         resolve_uno(replace(found, attention=("fa3", "fa3")))
