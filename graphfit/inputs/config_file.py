@@ -73,6 +73,7 @@ def _native() -> dict[str, Handler]:
         "frozen_kv_mtp": as_bool,
         "dspark_samples_anchor": as_bool,
         "sm90": as_bool,
+        "sm100": as_bool,
         "gpu_memory_gb": gpu_memory_gb,
         "draft_len_schedule": lambda o, v: as_sizes(o, v),
     }

@@ -321,7 +321,11 @@ class EngineConfig:
             mamba_chunk_size: int | None = None,
             deepep_mode: str = "auto",
             moe_runner_backend: str = "auto",
-            speculative_moe_a2a_backend: str | None = None) -> None: ...
+            speculative_moe_a2a_backend: str | None = None,
+            sm100: bool | None = None, quant_method: str | None = None,
+            quant_algo: str | None = None, megamoe_tokens_per_rank: int = 8192,
+            mori_dispatch_tokens_per_rank: int = 4096,
+            pplx_dispatch_tokens_per_rank: int = 128) -> None: ...
 
     def __post_init__(self) -> None:
         set_ = object.__setattr__
@@ -648,6 +652,36 @@ class EngineConfig:
     def speculative_moe_a2a_backend(self) -> str | None:
         """SglangOptions.speculative_moe_a2a_backend."""
         return cast("str | None", self._option("speculative_moe_a2a_backend"))
+
+    @property
+    def sm100(self) -> bool | None:
+        """SglangOptions.sm100."""
+        return cast("bool | None", self._option("sm100"))
+
+    @property
+    def quant_method(self) -> str | None:
+        """SglangOptions.quant_method."""
+        return cast("str | None", self._option("quant_method"))
+
+    @property
+    def quant_algo(self) -> str | None:
+        """SglangOptions.quant_algo."""
+        return cast("str | None", self._option("quant_algo"))
+
+    @property
+    def megamoe_tokens_per_rank(self) -> int:
+        """SglangOptions.megamoe_tokens_per_rank."""
+        return cast(int, self._option("megamoe_tokens_per_rank"))
+
+    @property
+    def mori_dispatch_tokens_per_rank(self) -> int:
+        """SglangOptions.mori_dispatch_tokens_per_rank."""
+        return cast(int, self._option("mori_dispatch_tokens_per_rank"))
+
+    @property
+    def pplx_dispatch_tokens_per_rank(self) -> int:
+        """SglangOptions.pplx_dispatch_tokens_per_rank."""
+        return cast(int, self._option("pplx_dispatch_tokens_per_rank"))
 
     @property
     def moe_runner_backend(self) -> str:

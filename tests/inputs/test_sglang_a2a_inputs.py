@@ -71,9 +71,10 @@ def test_bad_values_say_why() -> None:
     with pytest.raises(ConfigError, match="is not one of"):
         sglang_a2a.backend("--moe-a2a-backend", "nccl")
     with pytest.raises(ConfigError, match="not modelled"):
-        sglang_a2a.backend("--moe-a2a-backend", "megamoe")
-    with pytest.raises(ConfigError, match="alias of --moe-a2a-backend megamoe"):
-        sglang_a2a.runner("--moe-runner-backend", "megamoe")
+        sglang_a2a.backend("--moe-a2a-backend", "deepep_v2")
+    # megamoe is modelled; its runner alias is applied by SglangOptions
+    assert sglang_a2a.backend("--moe-a2a-backend", "MegaMoE") == "megamoe"
+    assert sglang_a2a.runner("--moe-runner-backend", "megamoe") == "megamoe"
     assert sglang_a2a.runner("--moe-runner-backend", "Triton") == "triton"
     with pytest.raises(ConfigError, match="is not one of"):
         sglang_a2a.deepep_mode("--deepep-mode", "fast")

@@ -48,7 +48,7 @@ VALID: dict[str, st.SearchStrategy[Any]] = {
     "two_batch_overlap": st.booleans(),
     "moe_a2a_backend": st.sampled_from(["none", "deepep", "mooncake", "nixl",
                                         "ascend_fuseep", "ascend_tp", "DeepEP", "mori",
-                                        "pplx"]),
+                                        "pplx", "megamoe", "MegaMoE"]),
     "draft_len_schedule": st.none() | st.lists(st.integers(1, 4096), min_size=1, max_size=6),
     # vLLM 0.34's split sizes: any integers (vLLM drops those outside its range), [] too
     "prefill_cudagraph_capture_token_sizes": st.none() | st.lists(st.integers(-8, 9000)),
@@ -106,9 +106,17 @@ VALID: dict[str, st.SearchStrategy[Any]] = {
     "mamba_track_interval": st.integers(1, 4096),
     "mamba_chunk_size": st.none() | st.sampled_from([64, 128, 256]),
     "deepep_mode": st.sampled_from(["auto", "normal", "low_latency", "Normal"]),
-    "moe_runner_backend": st.sampled_from(["auto", "deep_gemm", "triton", "Flashinfer_Cutlass"]),
+    # megamoe: the alias of --moe-a2a-backend megamoe (mega_moe_hook.py:259-276)
+    "moe_runner_backend": st.sampled_from(["auto", "deep_gemm", "triton", "Flashinfer_Cutlass",
+                                           "megamoe"]),
     "speculative_moe_a2a_backend": st.sampled_from([None, "none", "deepep", "Mooncake",
                                                     "megamoe"]),
+    "sm100": st.sampled_from([None, True, False]),
+    "quant_method": st.sampled_from([None, "modelopt_fp4", "fp8", "mxfp8"]),
+    "quant_algo": st.sampled_from([None, "NVFP4", "FP8", "MIXED_PRECISION"]),
+    "megamoe_tokens_per_rank": st.integers(0, 10**6),
+    "mori_dispatch_tokens_per_rank": st.integers(0, 10**6),
+    "pplx_dispatch_tokens_per_rank": st.integers(0, 10**6),
 }
 INVALID: dict[str, st.SearchStrategy[Any]] = {
     "runner": st.sampled_from(["v3", "", 2, True, 1.5]),
@@ -124,8 +132,7 @@ INVALID: dict[str, st.SearchStrategy[Any]] = {
     "attn_cp_size": st.integers(-5, 0) | st.sampled_from([2.0, None]),
     "two_batch_overlap": st.sampled_from([None, "true", 1]),
     "moe_a2a_backend": st.sampled_from([None, 1, "", "nccl", "deepep_v2",
-                                        "flashinfer", "flashinfer_megamoe",
-                                        "megamoe"]),
+                                        "flashinfer", "flashinfer_megamoe"]),
     "draft_len_schedule": st.sampled_from(["4", [], [0], [1, -2], {1: 2}, 7]),
     "prefill_cudagraph_capture_token_sizes": st.sampled_from(["8", [1.5], [True], {1: 2}, 3]),
     "decode_cudagraph_capture_request_sizes": st.sampled_from(["8", ["1"], [None], 4]),
@@ -177,8 +184,14 @@ INVALID: dict[str, st.SearchStrategy[Any]] = {
     "mamba_track_interval": st.integers(-3, 0) | st.sampled_from([True, None, "256"]),
     "mamba_chunk_size": st.sampled_from([0, -1, True, "64", 1.5]),
     "deepep_mode": st.sampled_from([None, 1, "", "fast", "lowlatency"]),
-    "moe_runner_backend": st.sampled_from([None, 2, "", " ", "megamoe"]),
+    "moe_runner_backend": st.sampled_from([None, 2, "", " "]),
     "speculative_moe_a2a_backend": st.sampled_from([1, "", "nccl", "deepep_v2"]),
+    "sm100": st.sampled_from(["true", 1, 0, "blackwell"]),
+    "quant_method": st.sampled_from(["", " ", 4, True]),
+    "quant_algo": st.sampled_from(["", 4, False]),
+    "megamoe_tokens_per_rank": st.sampled_from([-1, None, True, "8192", 1.5]),
+    "mori_dispatch_tokens_per_rank": st.sampled_from([-1, None, "4096"]),
+    "pplx_dispatch_tokens_per_rank": st.sampled_from([-5, None, 2.0]),
 }
 
 
@@ -430,6 +443,9 @@ def test_the_plan_3_document_writes_the_options_object() -> None:
         "linear_attn_backend": "triton", "mamba_track_interval": 256,
         "mamba_chunk_size": None,
         "deepep_mode": "auto",
-        "moe_runner_backend": "auto", "speculative_moe_a2a_backend": None}
+        "moe_runner_backend": "auto", "speculative_moe_a2a_backend": None,
+        "sm100": None, "quant_method": None, "quant_algo": None,
+        "megamoe_tokens_per_rank": 8192, "mori_dispatch_tokens_per_rank": 4096,
+        "pplx_dispatch_tokens_per_rank": 128}
     assert not set(config) & set(LEGACY_KEYWORDS)
     assert EngineConfig.from_dict(config).tp_size == 2
