@@ -45,7 +45,7 @@ PPLX_ENV = "SGLANG_PPLX_NUM_MAX_DISPATCH_TOKENS_PER_RANK"
 # GPU names a line may be planned on: graphfit's table of their nvidia-smi memory and compute
 # capability (graphfit.inputs.gpus), which SGLang's side reads through the fake CUDA device
 GPUS = ("H100", "H200", "B200", "A100", "RTX5090")
-ASPECTS = ("acceptance", "target_ladder", "target_padding", "buffers", "prefill_on",
+ASPECTS = ("acceptance", "megamoe_rule", "target_ladder", "target_padding", "buffers", "prefill_on",
            "mem_fraction", "prefill", "drafts")
 
 
@@ -235,11 +235,37 @@ def prefill_compared(argv: tuple[str, ...]) -> bool:
     return "--max-running-requests" in argv
 
 
+# megamoe's start-up rules, as the words of SGLang's error (mega_moe_hook.py) and graphfit's
+MEGAMOE_RULES = (("gpu", ("CUDA SM90",)), ("overlap", ("two-batch",)),
+                 ("decode_budget", ("decode / verify forward",)),
+                 ("prefill_budget", ("effective prefill token budget", "prefill share")),
+                 ("chunked_prefill", ("chunked prefill to be enabled", "chunked prefill on")))
+
+
+def megamoe_rule(text: str) -> str:
+    """Which megamoe rule an error names ("other": none of them)."""
+    return next((rule for rule, words in MEGAMOE_RULES if any(w in text for w in words)),
+                "other")
+
+
+def _megamoe_rule(sg: sc.SglangAnswer, gf: sc.GraphfitAnswer) -> list[sc.Difference]:
+    """Both refuse a megamoe line: by the same rule."""
+    if sg.rejected is None or gf.rejected is None:
+        return []
+    ours, theirs = megamoe_rule(str(sg.rejected)), megamoe_rule(gf.rejected)
+    if ours == theirs:
+        return []
+    return [sc.Difference("megamoe_rule", f"SGLang refuses by {ours} ({str(sg.rejected)[:120]})"
+                                          f", graphfit by {theirs} ({gf.rejected[:120]})")]
+
+
 def compare(argv: tuple[str, ...], gpu_mem_gb: float | str = 80
             ) -> dict[str, list[sc.Difference]]:
     """Every aspect's differences for one command line (empty lists: agreement)."""
     sg, gf = sglang(argv, gpu_mem_gb), graphfit_cli(argv, gpu_mem_gb)
     out: dict[str, list[sc.Difference]] = {"acceptance": sc.compare_acceptance(sg, gf)}
+    if "megamoe" in argv:
+        out["megamoe_rule"] = _megamoe_rule(sg, gf)
     if sg.rejected is not None or gf.rejected is not None or sg.runners is None:
         return out
     out["target_ladder"] = sc.compare_target_ladder(sg, gf)
@@ -331,15 +357,15 @@ def _megamoe(rng: Any, argv: list[str], backend: str) -> list[str]:
     lines get the runner alias (mega_moe_hook.py:259-276)."""
     if backend == "none":
         argv += ["--moe-runner-backend", "megamoe"]
-    gpu = rng.choice(GPUS + ("H100", "B200"))
+    gpu = rng.choice((*GPUS, "H100", "B200"))
     argv += ["--gpu-memory-gb", gpu]
     model = rng.choice(("plain", "plain", "nvfp4", "fp8", "nvfp4-other", "fp8-other"))
     if model != "plain":
         algo = "NVFP4" if model.startswith("nvfp4") else "FP8"
         arch = "Qwen3MoeForCausalLM" if "other" not in model else "Glm4MoeForCausalLM"
         argv += ["--model-path", quantized_model_dir(algo, arch)]
-    if rng.random() < 0.5:
-        budget = rng.choice((16, 64, 256, 1024, 2048, 4096, 8192, 16384, 65536))
+    if rng.random() < 0.6:
+        budget = rng.choice((16, 64, 256, 512, 1024, 2048, 4096, 8192, 16384, 65536))
         argv = [f"{MEGAMOE_ENV}={budget}", *argv]
     if rng.random() < 0.2:
         argv += ["--disaggregation-mode", rng.choice(("prefill", "decode"))]
