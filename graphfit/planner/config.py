@@ -325,7 +325,8 @@ class EngineConfig:
             sm100: bool | None = None, quant_method: str | None = None,
             quant_algo: str | None = None, megamoe_tokens_per_rank: int = 8192,
             mori_dispatch_tokens_per_rank: int = 4096,
-            pplx_dispatch_tokens_per_rank: int = 128) -> None: ...
+            pplx_dispatch_tokens_per_rank: int = 128,
+            deepep_v2_dispatch_tokens_per_rank: int = 128) -> None: ...
 
     def __post_init__(self) -> None:
         set_ = object.__setattr__
@@ -682,6 +683,11 @@ class EngineConfig:
     def pplx_dispatch_tokens_per_rank(self) -> int:
         """SglangOptions.pplx_dispatch_tokens_per_rank."""
         return cast(int, self._option("pplx_dispatch_tokens_per_rank"))
+
+    @property
+    def deepep_v2_dispatch_tokens_per_rank(self) -> int:
+        """SglangOptions.deepep_v2_dispatch_tokens_per_rank."""
+        return cast(int, self._option("deepep_v2_dispatch_tokens_per_rank"))
 
     @property
     def moe_runner_backend(self) -> str:

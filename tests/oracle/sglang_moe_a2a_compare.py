@@ -36,8 +36,9 @@ from tests.oracle import sglang_stubs
 
 # the backends graphfit models (graphfit.planner.engines.sglang_moe_a2a.REFUSED: the rest)
 MODELLED = ("none", "deepep", "mooncake", "nixl", "ascend_fuseep", "ascend_tp", "mori", "pplx",
-            "megamoe")
-REFUSED = ("deepep_v2", "flashinfer", "flashinfer_megamoe")
+            "megamoe", "deepep_v2")
+REFUSED = ("flashinfer", "flashinfer_megamoe")
+DEEPEP_V2_ENV = "SGLANG_DEEPEP_V2_NUM_MAX_DISPATCH_TOKENS_PER_RANK"
 # the per-rank token budgets a line may set in its environment (environ.py:930, 1453, 1470)
 MEGAMOE_ENV = "SGLANG_OPT_DEEPGEMM_MEGA_MOE_NUM_MAX_TOKENS_PER_RANK"
 MORI_ENV = "SGLANG_MORI_NUM_MAX_DISPATCH_TOKENS_PER_RANK"
@@ -307,6 +308,8 @@ def draw(rng: Any, backend: str | None = None) -> tuple[str, ...]:
             argv = [f"{env}={rng.choice((64, 128, 512, 2048, 4096, 8192, 16384))}", *argv]
     if backend == "megamoe" or (backend == "none" and rng.random() < 0.1):
         argv = _megamoe(rng, argv, backend)
+    if backend == "deepep_v2":
+        argv = _deepep_v2(rng, argv)
     if rng.random() < 0.7:
         argv += ["--max-running-requests", str(rng.choice((rng.randint(1, 64),
                                                            rng.randint(1, 600))))]
@@ -368,6 +371,24 @@ def _megamoe(rng: Any, argv: list[str], backend: str) -> list[str]:
         budget = rng.choice((16, 64, 256, 512, 1024, 2048, 4096, 8192, 16384, 65536))
         argv = [f"{MEGAMOE_ENV}={budget}", *argv]
     if rng.random() < 0.2:
+        argv += ["--disaggregation-mode", rng.choice(("prefill", "decode"))]
+    return argv
+
+
+def _deepep_v2(rng: Any, argv: list[str]) -> list[str]:
+    """A DeepEP v2 line: a budget from the environment on most (the default 128 refuses
+    nearly every prefill chunk), a registered class or not, a runner, a given prefill backend
+    (turned off after the memory hook counted it)."""
+    if rng.random() < 0.8:
+        budget = rng.choice((128, 512, 1024, 2048, 4096, 8192, 16384, 65536))
+        argv = [f"{DEEPEP_V2_ENV}={budget}", *argv]
+    if rng.random() < 0.2:
+        argv += ["--model-path", quantized_model_dir("FP8", "Glm4MoeForCausalLM")]
+    if rng.random() < 0.2:
+        argv += ["--moe-runner-backend", rng.choice(("deep_gemm", "triton"))]
+    if rng.random() < 0.3:
+        argv += ["--cuda-graph-backend-prefill", "breakable"]
+    if rng.random() < 0.15:
         argv += ["--disaggregation-mode", rng.choice(("prefill", "decode"))]
     return argv
 

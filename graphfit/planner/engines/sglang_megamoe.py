@@ -179,17 +179,26 @@ class _Line(_Megamoe, Protocol):
 SPEC_MAX_RUNNING_REQUESTS = 48  # speculative_hook.py:438-442 (and its siblings)
 
 
-def check_line(config: _Line, changes: Mapping[str, object], speculative: bool,
-               decode_default: int, chunk_default: int) -> None:
-    """megamoe's token budget for a line as SglangModel.resolve sees it: `config` as given,
-    `changes` what resolution set so far. The decode max_bs is the one SGLang's
-    cuda_graph_config holds at the check: max(--cuda-graph-bs-decode) (memory_hook.py:
-    202-207), else the given or override max, else the memory hook's default
-    (`decode_default`) clamped to a given --max-running-requests; the request cap is the given
-    one or, with speculation, the speculative hook's 48. `chunk_default`: the chunked prefill
-    size SGLang picks by GPU memory (memory_hook.py:89-180)."""
-    if config.moe_a2a_backend != "megamoe":
-        return
+class _Decode(Protocol):
+    @property
+    def cudagraph_capture_sizes(self) -> tuple[int, ...] | None: ...
+    @property
+    def max_cudagraph_capture_size(self) -> int | None: ...
+    @property
+    def max_num_seqs(self) -> int | None: ...
+    @property
+    def speculative_num_draft_tokens(self) -> int | None: ...
+
+
+def decode_forward(config: _Decode, changes: Mapping[str, object], speculative: bool,
+                   decode_default: int) -> tuple[int, int | None, int]:
+    """(decode max_bs, max_running_requests, tokens per request) as SGLang's resolving view
+    holds them when its late all-to-all checks run (megamoe's, DeepEP v2's): max_bs is
+    max(--cuda-graph-bs-decode) (memory_hook.py:202-207), else the given or overridden max,
+    else the memory hook's default (`decode_default`) clamped to a given
+    --max-running-requests; the request cap is the given one or, with speculation, the
+    speculative hook's 48 (speculative_hook.py:438-442); tokens per request the draft tokens
+    under speculation, else 1. `changes`: what SglangModel.resolve set so far."""
     given_requests = config.max_num_seqs
     if config.cudagraph_capture_sizes:
         max_bs = max(config.cudagraph_capture_sizes)
@@ -205,6 +214,22 @@ def check_line(config: _Line, changes: Mapping[str, object], speculative: bool,
         requests = SPEC_MAX_RUNNING_REQUESTS
     drafts = changes.get("speculative_num_draft_tokens", config.speculative_num_draft_tokens)
     per_request = (drafts if isinstance(drafts, int) and drafts else 1) if speculative else 1
+    return max_bs, requests, per_request
+
+
+def check_line(config: _Line, changes: Mapping[str, object], speculative: bool,
+               decode_default: int, chunk_default: int) -> None:
+    """megamoe's token budget for a line as SglangModel.resolve sees it: `config` as given,
+    `changes` what resolution set so far. The decode max_bs is the one SGLang's
+    cuda_graph_config holds at the check: max(--cuda-graph-bs-decode) (memory_hook.py:
+    202-207), else the given or override max, else the memory hook's default
+    (`decode_default`) clamped to a given --max-running-requests; the request cap is the given
+    one or, with speculation, the speculative hook's 48. `chunk_default`: the chunked prefill
+    size SGLang picks by GPU memory (memory_hook.py:89-180)."""
+    if config.moe_a2a_backend != "megamoe":
+        return
+    max_bs, requests, per_request = decode_forward(config, changes, speculative,
+                                                   decode_default)
     decode = decode_tokens_per_rank(max_bs, requests, config.tp_size, config.attn_dp_size,
                                     per_request)
     chunk = config.chunked_prefill_size or chunk_default
@@ -218,4 +243,5 @@ def check_line(config: _Line, changes: Mapping[str, object], speculative: bool,
 
 __all__ = ["DEFAULT_TOKENS_PER_RANK", "ENV", "NO_FALLBACK_ARCHS", "NVFP4_METHODS",
            "SPEC_MAX_RUNNING_REQUESTS", "check_budget", "check_compat", "check_line",
-           "decode_tokens_per_rank", "needs_token_budget", "prefill_tokens_per_rank"]
+           "decode_forward", "decode_tokens_per_rank", "needs_token_budget",
+           "prefill_tokens_per_rank"]

@@ -45,10 +45,6 @@ PREFILL_VALIDATED = ("none", "deepep", "megamoe", "flashinfer")
 # graphfit does not know (the model's expert layout, more environment variables); megamoe's
 # rules: graphfit.planner.engines.sglang_megamoe
 REFUSED = {
-    "deepep_v2": "DeepEP v2 needs a model class registered with register_deepep_v2_model and "
-                 "a per-model prefill dispatch budget against "
-                 "SGLANG_DEEPEP_V2_NUM_MAX_DISPATCH_TOKENS_PER_RANK (default 128), "
-                 "arg_groups/moe_hook.py:641-654, 679-731",
     "flashinfer_megamoe": "FlashInfer MegaMoE needs an MXFP8 / NVFP4 MoE checkpoint, an "
                           "SM100 GPU and --moe-runner-backend flashinfer_megamoe, "
                           "arg_groups/moe_hook.py:237-282, 315-340",

@@ -148,14 +148,16 @@ class SglangOptions(EngineOptions):
         `ModelConfig.hf_quant_config`, configs/model_config.py:722-727), read from a local
         model. Together they say whether the MoE experts are NVFP4, which makes megamoe bound
         the tokens per rank (arg_groups/mega_moe_hook.py:67-75). None: not given.
-    megamoe_tokens_per_rank, mori_dispatch_tokens_per_rank, pplx_dispatch_tokens_per_rank:
-        SGLang's per-rank token budgets, the environment variables
-        SGLANG_OPT_DEEPGEMM_MEGA_MOE_NUM_MAX_TOKENS_PER_RANK (environ.py:1470, default 8192),
-        SGLANG_MORI_NUM_MAX_DISPATCH_TOKENS_PER_RANK (:930, 4096) and
-        SGLANG_PPLX_NUM_MAX_DISPATCH_TOKENS_PER_RANK (:1453, 128), read by
+    megamoe_tokens_per_rank, mori_dispatch_tokens_per_rank, pplx_dispatch_tokens_per_rank,
+    deepep_v2_dispatch_tokens_per_rank: SGLang's per-rank token budgets, the environment
+        variables SGLANG_OPT_DEEPGEMM_MEGA_MOE_NUM_MAX_TOKENS_PER_RANK (environ.py:1470,
+        default 8192), SGLANG_MORI_NUM_MAX_DISPATCH_TOKENS_PER_RANK (:930, 4096),
+        SGLANG_PPLX_NUM_MAX_DISPATCH_TOKENS_PER_RANK (:1453, 128) and
+        SGLANG_DEEPEP_V2_NUM_MAX_DISPATCH_TOKENS_PER_RANK (:1441, 128), read by
         graphfit.inputs.environment from a pasted line's VAR=value prefix or the process
         environment; SGLang's start-up checks bound the decode / prefill tokens by them
-        (graphfit.planner.engines.sglang_megamoe, sglang_moe_a2a.check_dispatch).
+        (graphfit.planner.engines.sglang_megamoe, sglang_deepep_v2,
+        sglang_moe_a2a.check_dispatch).
     """
 
     engine: ClassVar[str] = "sglang"
@@ -210,6 +212,7 @@ class SglangOptions(EngineOptions):
     megamoe_tokens_per_rank: int = 8192
     mori_dispatch_tokens_per_rank: int = 4096
     pplx_dispatch_tokens_per_rank: int = 128
+    deepep_v2_dispatch_tokens_per_rank: int = 128
 
     def __post_init__(self) -> None:
         gb = self.gpu_memory_gb
@@ -253,7 +256,7 @@ class SglangOptions(EngineOptions):
             if value is not None and (not isinstance(value, str) or not value.strip()):
                 raise ConfigError(f"{name}: must be a non-empty string, got {excerpt(value)}")
         for name in ("megamoe_tokens_per_rank", "mori_dispatch_tokens_per_rank",
-                     "pplx_dispatch_tokens_per_rank"):
+                     "pplx_dispatch_tokens_per_rank", "deepep_v2_dispatch_tokens_per_rank"):
             if getattr(self, name) is None:
                 raise ConfigError(f"{name}: must be an integer in 0..{MAX_INT}, got None")
             _optional_int(name, getattr(self, name), 0)
