@@ -364,3 +364,74 @@ def test_planted_megamoe_errors_are_caught(monkeypatch: pytest.MonkeyPatch) -> N
             finally:
                 mc.graphfit_cli.cache_clear()
         assert diffs["acceptance"], name
+
+
+@st.composite
+def deepep_v2_lines(draw: st.DrawFn) -> tuple[str, ...]:
+    return mc.draw(_Draws(draw), backend="deepep_v2")
+
+
+@settings(max_examples=12, deadline=None)
+@given(deepep_v2_lines())
+def test_generated_deepep_v2_lines_agree(argv: tuple[str, ...]) -> None:
+    """DeepEP v2 lines: registered class or not, runner, budget from the environment, a
+    prefill backend given (off after the memory hook), PD roles, drafts."""
+    _check(argv)
+
+
+V2 = (f"{mc.DEEPEP_V2_ENV}=4096", "--moe-a2a-backend", "deepep_v2")
+DEEPEP_V2_EDGE = [
+    ("--moe-a2a-backend", "deepep_v2", "--tp-size", "4"),  # 2048 per rank > 128
+    (*V2, "--tp-size", "4", "--max-running-requests", "64"),  # starts
+    (*V2, "--tp-size", "4", "--attn-dp-size", "4", "--max-running-requests", "64"),
+    # the prefill backend given: SGLang's memory default still counts the prefill graphs
+    (*V2, "--tp-size", "4", "--cuda-graph-backend-prefill", "breakable",
+     "--max-running-requests", "64"),
+    # decode graph: 512 > 300 unless the pool caps it
+    (f"{mc.DEEPEP_V2_ENV}=300", "--moe-a2a-backend", "deepep_v2", "--tp-size", "8",
+     "--disaggregation-mode", "decode", "--cuda-graph-max-bs-decode", "512"),
+    (f"{mc.DEEPEP_V2_ENV}=300", "--moe-a2a-backend", "deepep_v2", "--tp-size", "8",
+     "--disaggregation-mode", "decode", "--cuda-graph-max-bs-decode", "512",
+     "--max-running-requests", "256"),
+    (*V2, "--tp-size", "4", "--moe-runner-backend", "triton"),
+    (*V2, "--tp-size", "4", "--model-path", "GLM"),  # not registered
+    (*V2, "--tp-size", "4", "--max-running-requests", "40", "--speculative-algorithm", "EAGLE",
+     "--speculative-num-steps", "1", "--speculative-eagle-topk", "1",
+     "--speculative-num-draft-tokens", "2", "--speculative-draft-model-path", "MODEL"),
+    (*V2, "--tp-size", "4", "--max-running-requests", "40", "--speculative-algorithm", "EAGLE",
+     "--speculative-num-steps", "1", "--speculative-eagle-topk", "1",
+     "--speculative-num-draft-tokens", "2", "--speculative-draft-model-path", "MODEL",
+     "--speculative-moe-a2a-backend", "none"),
+]
+
+
+def _v2(argv: tuple[str, ...]) -> tuple[str, ...]:
+    glm = mc.quantized_model_dir("FP8", "Glm4MoeForCausalLM")
+    return tuple(glm if w == "GLM" else w for w in _model(argv))
+
+
+@pytest.mark.parametrize("argv", DEEPEP_V2_EDGE, ids=range(len(DEEPEP_V2_EDGE)))
+def test_deepep_v2_edge_lines_agree(argv: tuple[str, ...]) -> None:
+    _check(_v2(argv))
+
+
+def test_deepep_v2_edges_are_not_vacuous() -> None:
+    started = [mc.sglang(_v2(a)).rejected is None for a in DEEPEP_V2_EDGE]
+    assert started == [False, True, True, True, False, True, False, False, False, True]
+
+
+def test_planted_deepep_v2_errors_are_caught(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Keep prefill graphs on, or accept every class: the comparison sees it."""
+    from graphfit.planner.engines import sglang_deepep_v2
+
+    for name, value, argv, aspect in (
+            ("prefill_off", lambda backend: False, _v2(DEEPEP_V2_EDGE[3]), "prefill_on"),
+            ("REGISTERED", ("Glm4MoeForCausalLM",), _v2(DEEPEP_V2_EDGE[7]), "acceptance")):
+        with monkeypatch.context() as m:
+            m.setattr(sglang_deepep_v2, name, value)
+            mc.graphfit_cli.cache_clear()
+            try:
+                diffs = mc.compare(argv)
+            finally:
+                mc.graphfit_cli.cache_clear()
+        assert diffs[aspect], name
