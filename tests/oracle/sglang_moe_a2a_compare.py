@@ -393,6 +393,6 @@ def _deepep_v2(rng: Any, argv: list[str]) -> list[str]:
     return argv
 
 
-def lines(n: int, seed: int = 0) -> list[tuple[str, ...]]:
+def lines(n: int, seed: int = 0, backend: str | None = None) -> list[tuple[str, ...]]:
     rng = random.Random(seed)
-    return [draw(rng) for _ in range(n)]
+    return [draw(rng, backend) for _ in range(n)]
