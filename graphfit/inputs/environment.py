@@ -2,7 +2,7 @@
 `environment` part in graphfit.planner.engines.table): vLLM's `VLLM_USE_V2_MODEL_RUNNER` (the
 model runner); SGLang's `SGLANG_ENABLE_SINGLE_CG_DRAFT` (multi-layer EAGLE's draft-extend graph
 count, graphfit.planner.engines.sglang_mtp_graphs) and its MoE all-to-all token budgets
-(`SGLANG_BUDGETS`: megamoe, mori, pplx, DeepEP v2); none of TensorRT-LLM's is modelled.
+(`SGLANG_BUDGETS`: megamoe, mori, pplx, DeepEP v2, FlashInfer); none of TensorRT-LLM's is modelled.
 
 A module of its own, without the value readers, because every command consults the environment
 and most never read a flag table or a file (start-up: graphfit.cli imports this on every run).
@@ -21,12 +21,13 @@ ENV_SINGLE_CG = "SGLANG_ENABLE_SINGLE_CG_DRAFT"
 _SGLANG_TRUE = ("true", "1", "yes", "y")
 _SGLANG_FALSE = ("false", "0", "no", "n")
 # SGLang's per-rank MoE all-to-all token budgets (EnvInt, environ.py:153-158) -> the
-# SglangOptions field each sets; defaults environ.py:1470, 930, 1453, 1441
+# SglangOptions field each sets; defaults environ.py:1470, 930, 1453, 1441, 1224 (unset)
 SGLANG_BUDGETS = {
     "SGLANG_OPT_DEEPGEMM_MEGA_MOE_NUM_MAX_TOKENS_PER_RANK": "megamoe_tokens_per_rank",
     "SGLANG_MORI_NUM_MAX_DISPATCH_TOKENS_PER_RANK": "mori_dispatch_tokens_per_rank",
     "SGLANG_PPLX_NUM_MAX_DISPATCH_TOKENS_PER_RANK": "pplx_dispatch_tokens_per_rank",
     "SGLANG_DEEPEP_V2_NUM_MAX_DISPATCH_TOKENS_PER_RANK": "deepep_v2_dispatch_tokens_per_rank",
+    "SGLANG_FLASHINFER_NUM_MAX_DISPATCH_TOKENS_PER_RANK": "flashinfer_dispatch_tokens_per_rank",
 }
 
 __all__ = ["ENV_V2_RUNNER", "SGLANG_BUDGETS", "SGLANG_ENVIRONMENT", "TRTLLM_ENVIRONMENT",

@@ -326,7 +326,8 @@ class EngineConfig:
             quant_algo: str | None = None, megamoe_tokens_per_rank: int = 8192,
             mori_dispatch_tokens_per_rank: int = 4096,
             pplx_dispatch_tokens_per_rank: int = 128,
-            deepep_v2_dispatch_tokens_per_rank: int = 128) -> None: ...
+            deepep_v2_dispatch_tokens_per_rank: int = 128,
+            flashinfer_dispatch_tokens_per_rank: int | None = None) -> None: ...
 
     def __post_init__(self) -> None:
         set_ = object.__setattr__
@@ -688,6 +689,11 @@ class EngineConfig:
     def deepep_v2_dispatch_tokens_per_rank(self) -> int:
         """SglangOptions.deepep_v2_dispatch_tokens_per_rank."""
         return cast(int, self._option("deepep_v2_dispatch_tokens_per_rank"))
+
+    @property
+    def flashinfer_dispatch_tokens_per_rank(self) -> int | None:
+        """SglangOptions.flashinfer_dispatch_tokens_per_rank."""
+        return cast("int | None", self._option("flashinfer_dispatch_tokens_per_rank"))
 
     @property
     def moe_runner_backend(self) -> str:

@@ -71,7 +71,7 @@ def test_bad_values_say_why() -> None:
     with pytest.raises(ConfigError, match="is not one of"):
         sglang_a2a.backend("--moe-a2a-backend", "nccl")
     with pytest.raises(ConfigError, match="not modelled"):
-        sglang_a2a.backend("--moe-a2a-backend", "flashinfer")
+        sglang_a2a.backend("--moe-a2a-backend", "flashinfer_megamoe")
     # megamoe is modelled; its runner alias is applied by SglangOptions
     assert sglang_a2a.backend("--moe-a2a-backend", "MegaMoE") == "megamoe"
     assert sglang_a2a.runner("--moe-runner-backend", "megamoe") == "megamoe"

@@ -36,8 +36,9 @@ from tests.oracle import sglang_stubs
 
 # the backends graphfit models (graphfit.planner.engines.sglang_moe_a2a.REFUSED: the rest)
 MODELLED = ("none", "deepep", "mooncake", "nixl", "ascend_fuseep", "ascend_tp", "mori", "pplx",
-            "megamoe", "deepep_v2")
-REFUSED = ("flashinfer", "flashinfer_megamoe")
+            "megamoe", "deepep_v2", "flashinfer")
+REFUSED = ("flashinfer_megamoe",)
+FLASHINFER_ENV = "SGLANG_FLASHINFER_NUM_MAX_DISPATCH_TOKENS_PER_RANK"
 DEEPEP_V2_ENV = "SGLANG_DEEPEP_V2_NUM_MAX_DISPATCH_TOKENS_PER_RANK"
 # the per-rank token budgets a line may set in its environment (environ.py:930, 1453, 1470)
 MEGAMOE_ENV = "SGLANG_OPT_DEEPGEMM_MEGA_MOE_NUM_MAX_TOKENS_PER_RANK"
@@ -310,6 +311,8 @@ def draw(rng: Any, backend: str | None = None) -> tuple[str, ...]:
         argv = _megamoe(rng, argv, backend)
     if backend == "deepep_v2":
         argv = _deepep_v2(rng, argv)
+    if backend == "flashinfer":
+        argv = _flashinfer(rng, argv)
     if rng.random() < 0.7:
         argv += ["--max-running-requests", str(rng.choice((rng.randint(1, 64),
                                                            rng.randint(1, 600))))]
@@ -390,6 +393,27 @@ def _deepep_v2(rng: Any, argv: list[str]) -> list[str]:
         argv += ["--cuda-graph-backend-prefill", "breakable"]
     if rng.random() < 0.15:
         argv += ["--disaggregation-mode", rng.choice(("prefill", "decode"))]
+    return argv
+
+
+def _flashinfer(rng: Any, argv: list[str]) -> list[str]:
+    """A FlashInfer A2A line: attention DP over the whole TP group on most, a runner and a
+    --quantization (FlashInfer's runners take only some), a workspace from the environment,
+    a prefill graph max past it."""
+    if "--tp-size" not in argv and rng.random() < 0.6:
+        argv += ["--tp-size", "2"]
+    if "--tp-size" in argv and "--attn-dp-size" not in argv and rng.random() < 0.7:
+        argv += ["--attn-dp-size", argv[argv.index("--tp-size") + 1]]
+    if rng.random() < 0.85:
+        argv += ["--moe-runner-backend", rng.choice(
+            ("flashinfer_cutlass", "flashinfer_trtllm", "flashinfer_trtllm_routed",
+             "deep_gemm", "flashinfer_cutedsl", "triton"))]
+    if rng.random() < 0.3:
+        argv += ["--quantization", rng.choice(("fp8", "modelopt_fp4", "modelopt_fp8"))]
+    if rng.random() < 0.3:
+        argv = [f"{FLASHINFER_ENV}={rng.choice((64, 512, 2048, 8192))}", *argv]
+    if rng.random() < 0.15 and "--cuda-graph-max-bs-prefill" not in argv:
+        argv += ["--cuda-graph-max-bs-prefill", str(rng.choice((4096, 6000, 9000)))]
     return argv
 
 

@@ -48,7 +48,8 @@ VALID: dict[str, st.SearchStrategy[Any]] = {
     "two_batch_overlap": st.booleans(),
     "moe_a2a_backend": st.sampled_from(["none", "deepep", "mooncake", "nixl",
                                         "ascend_fuseep", "ascend_tp", "DeepEP", "mori",
-                                        "pplx", "megamoe", "MegaMoE", "deepep_v2"]),
+                                        "pplx", "megamoe", "MegaMoE", "deepep_v2",
+                                        "flashinfer"]),
     "draft_len_schedule": st.none() | st.lists(st.integers(1, 4096), min_size=1, max_size=6),
     # vLLM 0.34's split sizes: any integers (vLLM drops those outside its range), [] too
     "prefill_cudagraph_capture_token_sizes": st.none() | st.lists(st.integers(-8, 9000)),
@@ -118,6 +119,7 @@ VALID: dict[str, st.SearchStrategy[Any]] = {
     "mori_dispatch_tokens_per_rank": st.integers(0, 10**6),
     "pplx_dispatch_tokens_per_rank": st.integers(0, 10**6),
     "deepep_v2_dispatch_tokens_per_rank": st.integers(0, 10**6),
+    "flashinfer_dispatch_tokens_per_rank": st.none() | st.integers(0, 10**6),
 }
 INVALID: dict[str, st.SearchStrategy[Any]] = {
     "runner": st.sampled_from(["v3", "", 2, True, 1.5]),
@@ -132,8 +134,7 @@ INVALID: dict[str, st.SearchStrategy[Any]] = {
     "attn_dp_size": st.integers(-5, 0) | st.sampled_from([False, "1"]),
     "attn_cp_size": st.integers(-5, 0) | st.sampled_from([2.0, None]),
     "two_batch_overlap": st.sampled_from([None, "true", 1]),
-    "moe_a2a_backend": st.sampled_from([None, 1, "", "nccl",
-                                        "flashinfer", "flashinfer_megamoe"]),
+    "moe_a2a_backend": st.sampled_from([None, 1, "", "nccl", "flashinfer_megamoe"]),
     "draft_len_schedule": st.sampled_from(["4", [], [0], [1, -2], {1: 2}, 7]),
     "prefill_cudagraph_capture_token_sizes": st.sampled_from(["8", [1.5], [True], {1: 2}, 3]),
     "decode_cudagraph_capture_request_sizes": st.sampled_from(["8", ["1"], [None], 4]),
@@ -194,6 +195,7 @@ INVALID: dict[str, st.SearchStrategy[Any]] = {
     "mori_dispatch_tokens_per_rank": st.sampled_from([-1, None, "4096"]),
     "pplx_dispatch_tokens_per_rank": st.sampled_from([-5, None, 2.0]),
     "deepep_v2_dispatch_tokens_per_rank": st.sampled_from([-1, None, "128"]),
+    "flashinfer_dispatch_tokens_per_rank": st.sampled_from([-1, "4096", True]),
 }
 
 
@@ -448,6 +450,7 @@ def test_the_plan_3_document_writes_the_options_object() -> None:
         "moe_runner_backend": "auto", "speculative_moe_a2a_backend": None,
         "sm100": None, "quant_method": None, "quant_algo": None,
         "megamoe_tokens_per_rank": 8192, "mori_dispatch_tokens_per_rank": 4096,
-        "pplx_dispatch_tokens_per_rank": 128, "deepep_v2_dispatch_tokens_per_rank": 128}
+        "pplx_dispatch_tokens_per_rank": 128, "deepep_v2_dispatch_tokens_per_rank": 128,
+        "flashinfer_dispatch_tokens_per_rank": None}
     assert not set(config) & set(LEGACY_KEYWORDS)
     assert EngineConfig.from_dict(config).tp_size == 2

@@ -39,7 +39,12 @@ from graphfit.planner.core.errors import ConfigError
 from graphfit.planner.core.ladder import Ladder, check_size_count, round_up
 from graphfit.planner.core.settings import EngineSettings
 from graphfit.planner.engines import sglang_adaptive as adaptive
-from graphfit.planner.engines import sglang_deepep_v2, sglang_megamoe, sglang_moe_a2a
+from graphfit.planner.engines import (
+    sglang_deepep_v2,
+    sglang_flashinfer_a2a,
+    sglang_megamoe,
+    sglang_moe_a2a,
+)
 from graphfit.planner.engines import sglang_qwen3_vl as qwen3_vl
 from graphfit.planner.engines.base import ComponentModel, EngineLadders
 from graphfit.planner.engines.batch import (
@@ -615,6 +620,10 @@ class SglangModel:
         sglang_deepep_v2.check(
             config, changes, speculative=spec,
             ngram=config.spec_method in (SpecMethod.NGRAM, SpecMethod.NGRAM_GPU),
+            decode_graphs=config.cudagraph_mode is not CUDAGraphMode.NONE,
+            decode_default=decode_default, chunk_default=chunk_default)
+        sglang_flashinfer_a2a.check(
+            config, changes, speculative=spec,
             decode_graphs=config.cudagraph_mode is not CUDAGraphMode.NONE,
             decode_default=decode_default, chunk_default=chunk_default)
         if sglang_deepep_v2.prefill_off(config.moe_a2a_backend):

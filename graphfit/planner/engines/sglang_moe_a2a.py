@@ -48,10 +48,6 @@ REFUSED = {
     "flashinfer_megamoe": "FlashInfer MegaMoE needs an MXFP8 / NVFP4 MoE checkpoint, an "
                           "SM100 GPU and --moe-runner-backend flashinfer_megamoe, "
                           "arg_groups/moe_hook.py:237-282, 315-340",
-    "flashinfer": "FlashInfer A2A needs --moe-runner-backend flashinfer_* / deep_gemm, "
-                  "--attn-dp-size == --tp-size (or Muse Spark's SP topology) and a "
-                  "workspace budget sized from the model, arg_groups/moe_hook.py:43-67, "
-                  "471-541, 734-775",
 }
 # the dispatch-token budgets SGLang asserts for mori and pplx: environment variables
 # (SglangOptions.mori_dispatch_tokens_per_rank / pplx_dispatch_tokens_per_rank, read by

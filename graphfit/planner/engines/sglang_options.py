@@ -158,6 +158,10 @@ class SglangOptions(EngineOptions):
         environment; SGLang's start-up checks bound the decode / prefill tokens by them
         (graphfit.planner.engines.sglang_megamoe, sglang_deepep_v2,
         sglang_moe_a2a.check_dispatch).
+    flashinfer_dispatch_tokens_per_rank: SGLANG_FLASHINFER_NUM_MAX_DISPATCH_TOKENS_PER_RANK
+        (environ.py:1224), the FlashInfer A2A workspace per rank; None (unset): max(chunk per
+        rank, 4096) (arg_groups/overrides.py:1886-1894;
+        graphfit.planner.engines.sglang_flashinfer_a2a).
     """
 
     engine: ClassVar[str] = "sglang"
@@ -213,6 +217,7 @@ class SglangOptions(EngineOptions):
     mori_dispatch_tokens_per_rank: int = 4096
     pplx_dispatch_tokens_per_rank: int = 128
     deepep_v2_dispatch_tokens_per_rank: int = 128
+    flashinfer_dispatch_tokens_per_rank: int | None = None
 
     def __post_init__(self) -> None:
         gb = self.gpu_memory_gb
@@ -260,6 +265,8 @@ class SglangOptions(EngineOptions):
             if getattr(self, name) is None:
                 raise ConfigError(f"{name}: must be an integer in 0..{MAX_INT}, got None")
             _optional_int(name, getattr(self, name), 0)
+        _optional_int("flashinfer_dispatch_tokens_per_rank",
+                      self.flashinfer_dispatch_tokens_per_rank, 0)
         if self.speculative_moe_a2a_backend is not None:
             set_(self, "speculative_moe_a2a_backend",
                  check_draft_choice(self.speculative_moe_a2a_backend))
