@@ -435,3 +435,63 @@ def test_planted_deepep_v2_errors_are_caught(monkeypatch: pytest.MonkeyPatch) ->
             finally:
                 mc.graphfit_cli.cache_clear()
         assert diffs[aspect], name
+
+
+@st.composite
+def flashinfer_lines(draw: st.DrawFn) -> tuple[str, ...]:
+    return mc.draw(_Draws(draw), backend="flashinfer")
+
+
+@settings(max_examples=12, deadline=None)
+@given(flashinfer_lines())
+def test_generated_flashinfer_lines_agree(argv: tuple[str, ...]) -> None:
+    """FlashInfer A2A lines: topology, runner and --quantization, workspace from the
+    environment, prefill graph max past it."""
+    _check(argv)
+
+
+FI = ("--moe-a2a-backend", "flashinfer", "--tp-size", "4", "--attn-dp-size", "4")
+FI_ENV = f"{mc.FLASHINFER_ENV}=2048"
+FLASHINFER_EDGE = [
+    (*FI, "--moe-runner-backend", "deep_gemm", "--max-running-requests", "64"),  # starts
+    (*FI,),  # auto: refused
+    ("--moe-a2a-backend", "flashinfer", "--tp-size", "4", "--attn-dp-size", "2",
+     "--moe-runner-backend", "deep_gemm"),  # attn_dp != tp
+    (*FI, "--moe-runner-backend", "flashinfer_cutlass", "--quantization", "fp8"),
+    (*FI, "--moe-runner-backend", "flashinfer_trtllm", "--quantization", "fp8",
+     "--max-running-requests", "64"),  # starts
+    # the workspace: default max(chunk per rank, 4096); a given prefill max past it
+    (*FI, "--moe-runner-backend", "deep_gemm", "--cuda-graph-max-bs-prefill", "5000"),
+    (FI_ENV, *FI, "--moe-runner-backend", "deep_gemm", "--cuda-graph-max-bs-prefill", "1000",
+     "--cuda-graph-bs-prefill", "1351", "2680"),  # the given max is what is checked: starts
+    (FI_ENV, *FI, "--moe-runner-backend", "deep_gemm", "--cuda-graph-bs-prefill", "1351",
+     "2680"),  # an unlocked max is clamped to the chunk per rank: starts
+    (FI_ENV, *FI, "--moe-runner-backend", "deep_gemm", "--chunked-prefill-size", "16384"),
+]
+
+
+@pytest.mark.parametrize("argv", FLASHINFER_EDGE, ids=range(len(FLASHINFER_EDGE)))
+def test_flashinfer_edge_lines_agree(argv: tuple[str, ...]) -> None:
+    _check(argv)
+
+
+def test_flashinfer_edges_are_not_vacuous() -> None:
+    started = [mc.sglang(a).rejected is None for a in FLASHINFER_EDGE]
+    assert started == [True, False, False, False, True, False, True, True, False]
+
+
+def test_planted_flashinfer_error_is_caught(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Drop the 4096-token floor of the default workspace: the comparison sees it."""
+    from graphfit.planner.engines import sglang_flashinfer_a2a
+
+    # 1024 chunk tokens per rank, a decode graph of 2000: within 4096, past 1024
+    argv = (*FI, "--moe-runner-backend", "deep_gemm", "--chunked-prefill-size", "4096",
+            "--cuda-graph-max-bs-decode", "2000", "--max-running-requests", "8000")
+    assert mc.sglang(argv).rejected is None
+    monkeypatch.setattr(sglang_flashinfer_a2a, "DEFAULT_WORKSPACE_FLOOR", 0)
+    mc.graphfit_cli.cache_clear()
+    try:
+        diffs = mc.compare(argv)
+    finally:
+        mc.graphfit_cli.cache_clear()
+    assert diffs["acceptance"]
