@@ -239,8 +239,9 @@ def prefill_compared(argv: tuple[str, ...]) -> bool:
 
 # megamoe's start-up rules, as the words of SGLang's error (mega_moe_hook.py) and graphfit's
 MEGAMOE_RULES = (("gpu", ("CUDA SM90",)), ("overlap", ("two-batch",)),
-                 ("decode_budget", ("decode / verify forward",)),
-                 ("prefill_budget", ("effective prefill token budget", "prefill share")),
+                 ("decode_budget", ("decode / verify forward", "decode / verify tokens")),
+                 ("prefill_budget", ("effective prefill token budget",
+                                     "prefill tokens per rank")),
                  ("chunked_prefill", ("chunked prefill to be enabled", "chunked prefill on")))
 
 

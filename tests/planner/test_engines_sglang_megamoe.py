@@ -86,9 +86,9 @@ def test_megamoe_refusals_name_the_rule() -> None:
         graphfit.plan(_config(sm90=False, sm100=False))
     with pytest.raises(ConfigError, match="two-batch"):
         graphfit.plan(_config(two_batch_overlap=True))
-    with pytest.raises(ConfigError, match="prefill share is 8192"):
+    with pytest.raises(ConfigError, match="8192 prefill tokens per rank"):
         graphfit.plan(_config(megamoe_tokens_per_rank=8191))
-    with pytest.raises(ConfigError, match="decode / verify forward is 64"):
+    with pytest.raises(ConfigError, match="64 decode / verify tokens"):
         graphfit.plan(_config(megamoe_tokens_per_rank=63))
     graphfit.plan(_config(sm90=False, sm100=True))  # a Blackwell starts it
     # a fallback class needs no budget; NVFP4 experts do

@@ -130,9 +130,8 @@ def check_budget(*, architecture: str | None, quant_algo: str | None,
     if not needs_token_budget(architecture or "", quant_algo, quant_method):
         return
     if disaggregation_mode != "prefill" and budget < decode_tokens:
-        raise ConfigError(f"megamoe: {label}'s largest decode / verify forward is "
-                          f"{decode_tokens} tokens per rank > {ENV}={budget}: SGLang refuses "
-                          f"(mega_moe_hook.py:171-183)")
+        raise ConfigError(f"megamoe: {label}: {decode_tokens} decode / verify tokens per rank "
+                          f"> {ENV}={budget} (mega_moe_hook.py:171-183)")
     if disaggregation_mode == "decode":
         return  # :184-186
     # :188-189 skips the prefill check under PP with --enable-dynamic-chunking, a flag
@@ -142,9 +141,8 @@ def check_budget(*, architecture: str | None, quant_algo: str | None,
                           f"> 0, mega_moe_hook.py:191-197)")
     required, how = prefill_tokens_per_rank(*prefill)
     if budget < required:
-        raise ConfigError(f"megamoe: {label}'s prefill share is {required} tokens per rank "
-                          f"({how}) > {ENV}={budget}: SGLang refuses (mega_moe_hook.py:"
-                          f"240-256)")
+        raise ConfigError(f"megamoe: {label}: {required} prefill tokens per rank ({how}) > "
+                          f"{ENV}={budget} (mega_moe_hook.py:240-256)")
 
 
 class _Line(_Megamoe, Protocol):

@@ -45,9 +45,8 @@ PREFILL_VALIDATED = ("none", "deepep", "megamoe", "flashinfer")
 # graphfit does not know (the model's expert layout, more environment variables); megamoe's
 # rules: graphfit.planner.engines.sglang_megamoe
 REFUSED = {
-    "flashinfer_megamoe": "its acceptance reads the checkpoint's FP4-expert / hybrid NVFP4 "
-                          "layer metadata (is_fp4_experts, nvfp4_moe_meta), which graphfit "
-                          "does not read, arg_groups/moe_hook.py:237-282, 315-340",
+    "flashinfer_megamoe": "needs the checkpoint's FP4-expert / hybrid NVFP4 metadata, not "
+                          "read by graphfit; moe_hook.py:237-282, 315-340",
 }
 # the dispatch-token budgets SGLang asserts for mori and pplx: environment variables
 # (SglangOptions.mori_dispatch_tokens_per_rank / pplx_dispatch_tokens_per_rank, read by
