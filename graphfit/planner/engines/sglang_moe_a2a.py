@@ -42,8 +42,9 @@ BACKENDS = ("none", "deepep", "mooncake", "nixl", "mori", "ascend_fuseep", "flas
 # backend is given (cuda_graph_hook.py:223-229, resolved before ascend_tp becomes none)
 PREFILL_VALIDATED = ("none", "deepep", "megamoe", "flashinfer")
 # graphfit's reason for each backend it refuses: SGLang's own checks on them read things
-# graphfit does not know (the model's expert layout, more environment variables); megamoe's
-# rules: graphfit.planner.engines.sglang_megamoe
+# graphfit does not know (the checkpoint's expert layout). The other backends' start-up rules:
+# check_dispatch here (mori, pplx), graphfit.planner.engines.sglang_megamoe,
+# sglang_deepep_v2, sglang_flashinfer_a2a
 REFUSED = {
     "flashinfer_megamoe": "needs the checkpoint's FP4-expert / hybrid NVFP4 metadata, not "
                           "read by graphfit; moe_hook.py:237-282, 315-340",

@@ -133,9 +133,11 @@ class SglangOptions(EngineOptions):
         (arg_groups/pipeline.py:218, 295): SGLang's default mem_fraction_static still
         reserves for the graphs (graphfit.planner.engines.sglang_moe_a2a.normal_mode_off).
     moe_runner_backend: `--moe-runner-backend` (arg_groups/fields/exec_.py:884-891, choices
-        arg_groups/choices.py:136), read for two rules only: megamoe is an alias of
-        `--moe-a2a-backend megamoe` (arg_groups/mega_moe_hook.py:259-276; refused, as that
-        backend), and pplx runs only with deep_gemm or auto (arg_groups/moe_hook.py:599-602).
+        arg_groups/choices.py:136), read for the all-to-all rules: megamoe is an alias of
+        `--moe-a2a-backend megamoe` (arg_groups/mega_moe_hook.py:259-276; applied here: the
+        backend becomes megamoe, the runner auto), pplx runs only with deep_gemm or auto
+        (arg_groups/moe_hook.py:599-602), deepep_v2 with deep_gemm (auto resolves to it,
+        :403-419), flashinfer with its own list (:531-540).
     speculative_moe_a2a_backend: `--speculative-moe-a2a-backend` (arg_groups/fields/spec.py),
         the draft model's all-to-all backend; None: the target's (layers/moe/utils.py:
         463-468, 498-502). Read for the draft runners' gather rule
