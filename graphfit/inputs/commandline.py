@@ -210,6 +210,7 @@ def read(words: Sequence[str], version: str | None = None) -> PastedLine:
         if engine is Engine.SGLANG:  # the memory reserve of a vision-language model
             settings += model_config.vision_settings(model)
             settings += mamba_state.mamba_state_settings(model)
+            settings += model_config.quant_settings(model)  # megamoe's NVFP4 rule
     if engine is Engine.SGLANG:  # its vision-encoder graphs are planned apart (graphfit vit)
         notes += sglang_vit.environment_notes(environ, model)
     draft = reader.draft_model(parsed.values)

@@ -75,6 +75,7 @@ def _native() -> dict[str, Handler]:
         "dspark_mid_fold": as_bool,
         "dflash_eager_sampler": as_bool,
         "sm90": as_bool,
+        "sm100": as_bool,
         "gpu_memory_gb": gpu_memory_gb,
         "draft_len_schedule": lambda o, v: as_sizes(o, v),
     }

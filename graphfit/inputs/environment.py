@@ -1,7 +1,8 @@
 """Each engine's environment variables graphfit reads, one reader per engine (its
 `environment` part in graphfit.planner.engines.table): vLLM's `VLLM_USE_V2_MODEL_RUNNER` (the
 model runner); SGLang's `SGLANG_ENABLE_SINGLE_CG_DRAFT` (multi-layer EAGLE's draft-extend graph
-count, graphfit.planner.engines.sglang_mtp_graphs); none of TensorRT-LLM's is modelled.
+count, graphfit.planner.engines.sglang_mtp_graphs) and its MoE all-to-all token budgets
+(`SGLANG_BUDGETS`: megamoe, mori, pplx, DeepEP v2, FlashInfer); none of TensorRT-LLM's is modelled.
 
 A module of its own, without the value readers, because every command consults the environment
 and most never read a flag table or a file (start-up: graphfit.cli imports this on every run).
@@ -19,9 +20,18 @@ ENV_SINGLE_CG = "SGLANG_ENABLE_SINGLE_CG_DRAFT"
 # SGLang's EnvBool spellings (environ.py:143-150)
 _SGLANG_TRUE = ("true", "1", "yes", "y")
 _SGLANG_FALSE = ("false", "0", "no", "n")
+# SGLang's per-rank MoE all-to-all token budgets (EnvInt, environ.py:153-158) -> the
+# SglangOptions field each sets; defaults environ.py:1470, 930, 1453, 1441, 1224 (unset)
+SGLANG_BUDGETS = {
+    "SGLANG_OPT_DEEPGEMM_MEGA_MOE_NUM_MAX_TOKENS_PER_RANK": "megamoe_tokens_per_rank",
+    "SGLANG_MORI_NUM_MAX_DISPATCH_TOKENS_PER_RANK": "mori_dispatch_tokens_per_rank",
+    "SGLANG_PPLX_NUM_MAX_DISPATCH_TOKENS_PER_RANK": "pplx_dispatch_tokens_per_rank",
+    "SGLANG_DEEPEP_V2_NUM_MAX_DISPATCH_TOKENS_PER_RANK": "deepep_v2_dispatch_tokens_per_rank",
+    "SGLANG_FLASHINFER_NUM_MAX_DISPATCH_TOKENS_PER_RANK": "flashinfer_dispatch_tokens_per_rank",
+}
 
-__all__ = ["ENV_V2_RUNNER", "SGLANG_ENVIRONMENT", "TRTLLM_ENVIRONMENT", "VLLM_ENVIRONMENT",
-           "environment", "implied_release_note"]
+__all__ = ["ENV_V2_RUNNER", "SGLANG_BUDGETS", "SGLANG_ENVIRONMENT", "TRTLLM_ENVIRONMENT",
+           "VLLM_ENVIRONMENT", "environment", "implied_release_note"]
 
 
 def environment(environ: Mapping[str, str]) -> list[Setting]:
@@ -79,14 +89,29 @@ def _none_read(environ: Mapping[str, str]) -> list[Setting]:
 def sglang_environment(environ: Mapping[str, str]) -> list[Setting]:
     """SGLANG_ENABLE_SINGLE_CG_DRAFT as SGLang's EnvBool parses it (environ.py:143-150);
     unset, or a value it cannot parse (it warns and keeps the default, environ.py:67-86): on,
-    SGLang's default (environ.py:1921), so no setting."""
+    SGLang's default (environ.py:1921), so no setting. The all-to-all token budgets
+    (`SGLANG_BUDGETS`) as its EnvInt parses them (`int(value)`, environ.py:153-158; a value
+    it cannot parse keeps the default, :78-86); then DSPARK's modes (sglang_dspark_env)."""
     from graphfit.inputs.sglang_dspark_env import dspark_environment  # DSPARK's modes
 
+    out: list[Setting] = []
     raw = environ.get(ENV_SINGLE_CG)
-    if raw is None or raw.lower() not in (*_SGLANG_TRUE, *_SGLANG_FALSE):
-        return dspark_environment(environ)
-    return [Setting("single_cg_draft", raw.lower() in _SGLANG_TRUE,
-                    f"{ENV_SINGLE_CG}={raw}", COMMAND_LINE), *dspark_environment(environ)]
+    if raw is not None and raw.lower() in (*_SGLANG_TRUE, *_SGLANG_FALSE):
+        out.append(Setting("single_cg_draft", raw.lower() in _SGLANG_TRUE,
+                           f"{ENV_SINGLE_CG}={raw}", COMMAND_LINE))
+    for name, field in SGLANG_BUDGETS.items():
+        given = environ.get(name)
+        if given is None:
+            continue
+        try:
+            value = int(given)
+        except ValueError:
+            continue  # SGLang warns and keeps its default
+        if value < 0:
+            raise ConfigError(f"{name}={given}: a negative token budget refuses every line "
+                              f"in SGLang; graphfit models budgets >= 0")
+        out.append(Setting(field, value, f"{name}={given}", COMMAND_LINE))
+    return [*out, *dspark_environment(environ)]
 
 
 VLLM_ENVIRONMENT = environment

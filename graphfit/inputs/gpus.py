@@ -41,6 +41,17 @@ def gpu_sm90(value: object) -> bool | None:
     return GPU_CAPABILITY_MAJOR.get(name) == 9
 
 
+def gpu_sm100(value: object) -> bool | None:
+    """SGLang's `is_sm100_supported()` (utils/common.py:309-313: capability major 10 and CUDA
+    >= 12.8) for a named GPU: True for a datacenter Blackwell name (B200, GB200; CUDA >= 12.8
+    assumed: set `sm100: false` in a config file otherwise), False for the other names (an
+    RTX 5090 is SM120); None for a figure in GiB (the generation is unknown)."""
+    name = gpu_name(value)
+    if not name:
+        return None
+    return GPU_CAPABILITY_MAJOR.get(name) == 10
+
+
 def _canonical(name: str) -> str:
     return re.sub(r"[\s_]+", "-", name.strip().upper()).replace("RTX-", "RTX")
 

@@ -203,6 +203,31 @@ def vision_settings(model: str) -> list[Setting]:
             Setting("vision_hidden_size", info.vision_hidden_size, where, FILE, weak=True)]
 
 
+def quant_settings(model: str) -> list[Setting]:
+    """SGLang's view of a local checkpoint's quantization: `quantization_config.quant_algo`
+    of its config.json as written (SGLang's `ModelConfig.hf_quant_config` is that dict,
+    configs/model_config.py:722-727; megamoe looks for "FP4" in it, arg_groups/
+    mega_moe_hook.py:67-75). None for a hub id, an unquantized checkpoint or no quant_algo
+    (SGLang's hf_quant_config.json fallback, model_config.py:1743-1822, is not read)."""
+    path = config_path(model)
+    if path is None:
+        return []
+    quant = load_config(path).get("quantization_config")
+    if quant is None:
+        return []
+    if not isinstance(quant, dict):
+        raise ConfigError(f"{shown_path(path)}: quantization_config: expected an object, got "
+                          f"{excerpt(quant)}")
+    algo = quant.get("quant_algo")
+    if algo is None:
+        return []
+    if not isinstance(algo, str) or not algo.strip():
+        raise ConfigError(f"{shown_path(path)}: quantization_config.quant_algo: expected a "
+                          f"name, got {excerpt(algo)}")
+    return [Setting("quant_algo", algo, f"{path}: quantization_config.quant_algo", FILE,
+                    weak=True)]
+
+
 def _dtype(origin: str, data: dict[str, Any], prefix: str) -> str | None:
     """The checkpoint dtype under torch_dtype (or transformers' newer `dtype`): one of the
     floating types graphfit sizes buffers with, "torch." allowed; anything else names the

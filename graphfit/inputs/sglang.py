@@ -323,6 +323,7 @@ def model_path(origin: str, value: Any, layer: int) -> tuple[list[Setting], list
     found, notes = model_config.model_settings(as_str(origin, value), origin)
     vision = model_config.vision_settings(as_str(origin, value))
     vision += mamba_state.mamba_state_settings(as_str(origin, value))
+    vision += model_config.quant_settings(as_str(origin, value))
     return [*found, *vision, Setting("engine", SG, origin, layer)], notes
 
 
@@ -429,6 +430,8 @@ FILE_KEYS: dict[str, Handler] = {
     "moe_runner_backend": field_key("moe_runner_backend", sglang_a2a.runner, SG),
     "speculative_moe_a2a_backend": field_key("speculative_moe_a2a_backend",
                                              sglang_a2a.draft, SG),
+    # SGLang's server_args.quantization: megamoe's NVFP4 rule (mega_moe_hook.py:67-75)
+    "quantization": field_key("quant_method", _optional_str, SG),
     # speculative runners / buffers graphfit does not model: refused unless off
     "enable_multi_layer_eagle": field_key("multi_layer_eagle", as_bool, SG),
     "speculative_adaptive": _not_default(False, "adaptive speculation switches the draft "
@@ -476,6 +479,6 @@ IGNORED = frozenset({
     "enable_torch_compile", "torch_compile_max_bs", "log_level", "random_seed",
     "enable_metrics", "speculative_accept_threshold_single",
     "speculative_accept_threshold_acc", "speculative_token_map", "speculative_attention_mode",
-    "kv_cache_dtype", "quantization", "served_model_name", "trust_remote_code", "host",
+    "kv_cache_dtype", "served_model_name", "trust_remote_code", "host",
     "port", "enable_mixed_chunk", "max_queued_requests", "load_format", "revision",
 })

@@ -9,7 +9,7 @@ pasted line's reader only notes it (`graphs_off`).
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from graphfit.inputs import model_config
@@ -28,37 +28,34 @@ from graphfit.planner.engines.sglang_moe_a2a import (
 NORMAL = "--deepep-mode normal with --moe-a2a-backend deepep"
 
 
-def backend(origin: str, value: Any) -> str:
-    """`--moe-a2a-backend NAME`: one of SGLang's choices that graphfit models."""
+def _checked(check: Callable[[str], str], origin: str, value: Any) -> str:
+    """`check`'s answer for the value, its error re-labelled with the flag as given."""
     try:
-        return check_backend(as_str(origin, value))
+        return check(as_str(origin, value))
     except ConfigError as exc:
         raise ConfigError(f"{origin}: {str(exc).split(': ', 1)[1]}") from None
+
+
+def backend(origin: str, value: Any) -> str:
+    """`--moe-a2a-backend NAME`: one of SGLang's choices that graphfit models."""
+    return _checked(check_backend, origin, value)
 
 
 def deepep_mode(origin: str, value: Any) -> str:
     """`--deepep-mode`: SglangOptions.deepep_mode (normal with deepep turns both graph phases
     off after SGLang's memory hook: graphfit.planner.engines.sglang_moe_a2a.normal_mode_off)."""
-    try:
-        return check_deepep_mode(as_str(origin, value))
-    except ConfigError as exc:
-        raise ConfigError(f"{origin}: {str(exc).split(': ', 1)[1]}") from None
+    return _checked(check_deepep_mode, origin, value)
 
 
 def runner(origin: str, value: Any) -> str:
-    """`--moe-runner-backend`: SglangOptions.moe_runner_backend (the megamoe alias refused)."""
-    try:
-        return check_runner(as_str(origin, value))
-    except ConfigError as exc:
-        raise ConfigError(f"{origin}: {str(exc).split(': ', 1)[1]}") from None
+    """`--moe-runner-backend`: SglangOptions.moe_runner_backend (megamoe: the alias of
+    `--moe-a2a-backend megamoe`, applied by SglangOptions)."""
+    return _checked(check_runner, origin, value)
 
 
 def draft(origin: str, value: Any) -> str:
     """`--speculative-moe-a2a-backend`: SglangOptions.speculative_moe_a2a_backend."""
-    try:
-        return check_draft_choice(as_str(origin, value))
-    except ConfigError as exc:
-        raise ConfigError(f"{origin}: {str(exc).split(': ', 1)[1]}") from None
+    return _checked(check_draft_choice, origin, value)
 
 
 # the per-token expert counts whose presence makes the scheduler seed the MoE flags
@@ -95,20 +92,23 @@ def graphs_off(values: Mapping[str, Any]) -> tuple[list[Setting], list[str]]:
     yet resolution still applies its prefill and memory rules, a split graphfit does not
     model."""
     name = str(values.get("moe_a2a_backend") or "none").strip().lower()
+    if str(values.get("moe_runner_backend") or "").strip().lower() == "megamoe":
+        name = "megamoe"  # the runner alias (arg_groups/mega_moe_hook.py:259-276)
     draft = str(values.get("speculative_moe_a2a_backend") or "none").strip().lower()
-    for flag, value, live in (("--moe-a2a-backend", name, name not in ("none", "ascend_tp")),
-                              ("--speculative-moe-a2a-backend", draft, draft != "none")):
-        if live and dense_model(values.get("model_path")):
-            raise ConfigError(f"{flag} {value}: the model names no experts "
-                              f"(num_experts_per_tok), so SGLang's graph runners ignore the "
-                              f"backend (scheduler.py:998-1008); not modelled: drop the flag")
+    live = [(flag, value) for flag, value, on in (
+        ("--moe-a2a-backend", name, name not in ("none", "ascend_tp")),
+        ("--speculative-moe-a2a-backend", draft, draft != "none")) if on]
+    model = values.get("model_path")
+    if live and dense_model(model):
+        flag, value = live[0]
+        raise ConfigError(f"{flag} {value}: the model names no experts "
+                          f"(num_experts_per_tok), so SGLang's graph runners ignore the "
+                          f"backend (scheduler.py:998-1008); not modelled: drop the flag")
     notes: list[str] = []
-    given = [f for f, v in (("--moe-a2a-backend", name not in ("none", "ascend_tp")),
-                            ("--speculative-moe-a2a-backend", draft != "none")) if v]
-    if given and not model_known(values.get("model_path")):
-        notes.append(f"{' and '.join(given)}: graphfit assumes a MoE model (no local "
-                     f"config.json to read; SGLang's runners see the backend only for a model "
-                     f"naming num_experts_per_tok, scheduler.py:998-1008)")
+    if live and not model_known(model):
+        notes.append(f"{' and '.join(flag for flag, _ in live)}: graphfit assumes a MoE model "
+                     f"(no local config.json to read; SGLang's runners see the backend only "
+                     f"for a model naming num_experts_per_tok, scheduler.py:998-1008)")
     mode = str(values.get("deepep_mode") or "auto").strip().lower()
     if name == "deepep" and mode == "normal":
         notes.append(f"{NORMAL}: SGLang captures no CUDA graphs (moe_hook.py:383-398); its "

@@ -336,7 +336,13 @@ class EngineConfig:
             ragged_verify_mode: str = "static",
             dflash_lilicorr_top_k: int | None = None,
             dflash_eager_sampler: bool = False,
-            vit: Any = None) -> None: ...
+            vit: Any = None,
+            sm100: bool | None = None, quant_method: str | None = None,
+            quant_algo: str | None = None, megamoe_tokens_per_rank: int = 8192,
+            mori_dispatch_tokens_per_rank: int = 4096,
+            pplx_dispatch_tokens_per_rank: int = 128,
+            deepep_v2_dispatch_tokens_per_rank: int = 128,
+            flashinfer_dispatch_tokens_per_rank: int | None = None) -> None: ...
 
     def __post_init__(self) -> None:
         set_ = object.__setattr__
@@ -729,6 +735,46 @@ class EngineConfig:
     def vit(self) -> tuple[tuple[str, object], ...] | None:
         """SglangOptions.vit."""
         return cast("tuple[tuple[str, object], ...] | None", self._option("vit"))
+
+    @property
+    def sm100(self) -> bool | None:
+        """SglangOptions.sm100."""
+        return cast("bool | None", self._option("sm100"))
+
+    @property
+    def quant_method(self) -> str | None:
+        """SglangOptions.quant_method."""
+        return cast("str | None", self._option("quant_method"))
+
+    @property
+    def quant_algo(self) -> str | None:
+        """SglangOptions.quant_algo."""
+        return cast("str | None", self._option("quant_algo"))
+
+    @property
+    def megamoe_tokens_per_rank(self) -> int:
+        """SglangOptions.megamoe_tokens_per_rank."""
+        return cast(int, self._option("megamoe_tokens_per_rank"))
+
+    @property
+    def mori_dispatch_tokens_per_rank(self) -> int:
+        """SglangOptions.mori_dispatch_tokens_per_rank."""
+        return cast(int, self._option("mori_dispatch_tokens_per_rank"))
+
+    @property
+    def pplx_dispatch_tokens_per_rank(self) -> int:
+        """SglangOptions.pplx_dispatch_tokens_per_rank."""
+        return cast(int, self._option("pplx_dispatch_tokens_per_rank"))
+
+    @property
+    def deepep_v2_dispatch_tokens_per_rank(self) -> int:
+        """SglangOptions.deepep_v2_dispatch_tokens_per_rank."""
+        return cast(int, self._option("deepep_v2_dispatch_tokens_per_rank"))
+
+    @property
+    def flashinfer_dispatch_tokens_per_rank(self) -> int | None:
+        """SglangOptions.flashinfer_dispatch_tokens_per_rank."""
+        return cast("int | None", self._option("flashinfer_dispatch_tokens_per_rank"))
 
     @property
     def moe_runner_backend(self) -> str:

@@ -322,7 +322,7 @@ def test_sglang_keys_that_change_graphs_are_never_dropped(tmp_path: Path) -> Non
     assert config(config_file=str(read_a2a)).moe_a2a_backend == "deepep"
     with pytest.raises(ConfigError, match="not modelled"):
         config(config_file=str(write(tmp_path, "p.yaml", "max-running-requests: 8\n"
-                                     "moe-a2a-backend: megamoe\n")))
+                                     "moe-a2a-backend: flashinfer_megamoe\n")))
     with pytest.raises(ConfigError, match="ambiguous option"):
         config(config_file=str(write(tmp_path, "o.yaml", "cuda-graph-max-bs: 8\n")))
     noted = resolve_values({"config_file": str(write(

@@ -71,11 +71,67 @@ def test_bad_values_say_why() -> None:
     with pytest.raises(ConfigError, match="is not one of"):
         sglang_a2a.backend("--moe-a2a-backend", "nccl")
     with pytest.raises(ConfigError, match="not modelled"):
-        sglang_a2a.backend("--moe-a2a-backend", "megamoe")
-    with pytest.raises(ConfigError, match="alias of --moe-a2a-backend megamoe"):
-        sglang_a2a.runner("--moe-runner-backend", "megamoe")
+        sglang_a2a.backend("--moe-a2a-backend", "flashinfer_megamoe")
+    # megamoe is modelled; its runner alias is applied by SglangOptions
+    assert sglang_a2a.backend("--moe-a2a-backend", "MegaMoE") == "megamoe"
+    assert sglang_a2a.runner("--moe-runner-backend", "megamoe") == "megamoe"
     assert sglang_a2a.runner("--moe-runner-backend", "Triton") == "triton"
     with pytest.raises(ConfigError, match="is not one of"):
         sglang_a2a.deepep_mode("--deepep-mode", "fast")
     assert sglang_a2a.deepep_mode("deepep_mode", "Normal") == "normal"
     assert sglang_a2a.backend("--moe-a2a-backend", "DeepEP") == "deepep"
+
+
+def test_the_budgets_come_from_the_environment() -> None:
+    """SGLang's EnvInt: int(value); an unparsable value keeps the default (environ.py:67-86,
+    153-158); each budget sets its own option."""
+    from graphfit.inputs.environment import SGLANG_BUDGETS, sglang_environment
+
+    for name, field in SGLANG_BUDGETS.items():
+        found = sglang_environment({name: " 2048 "})
+        assert [(s.field, s.value) for s in found] == [(field, 2048)]
+        assert sglang_environment({name: "lots"}) == []
+        with pytest.raises(ConfigError, match=name):
+            sglang_environment({name: "-1"})
+
+
+def test_a_gpu_name_tells_sm90_and_sm100() -> None:
+    from graphfit.inputs.gpus import GPU_CAPABILITY_MAJOR, GPU_MEMORY_GB, gpu_sm90, gpu_sm100
+
+    for name in GPU_MEMORY_GB:
+        major = GPU_CAPABILITY_MAJOR.get(name)
+        assert gpu_sm90(name) == (major == 9) and gpu_sm100(name) == (major == 10)
+    assert gpu_sm100("b200") and gpu_sm100(80) is None and gpu_sm100("80") is None
+
+
+def test_the_checkpoint_quant_algo_is_read(tmp_path: Path) -> None:
+    from graphfit.inputs import model_config
+
+    (tmp_path / "config.json").write_text(json.dumps({"quantization_config": {
+        "quant_method": "modelopt", "quant_algo": "NVFP4"}}))
+    assert [(s.field, s.value) for s in model_config.quant_settings(str(tmp_path))] == [
+        ("quant_algo", "NVFP4")]
+    (tmp_path / "config.json").write_text(json.dumps({"quantization_config": 3}))
+    with pytest.raises(ConfigError, match="quantization_config"):
+        model_config.quant_settings(str(tmp_path))
+    (tmp_path / "config.json").write_text(json.dumps({"hidden_size": 8}))
+    assert model_config.quant_settings(str(tmp_path)) == []
+    assert model_config.quant_settings("org/hub-model") == []
+
+
+def test_a_pasted_megamoe_line_reads_gpu_env_and_quantization(tmp_path: Path) -> None:
+    """The runner alias, the GPU's generation, the environment budget, --quantization and the
+    checkpoint's quant_algo all reach the config."""
+    from graphfit.cli.options import build_config
+
+    (tmp_path / "config.json").write_text(json.dumps({
+        "architectures": ["Glm4MoeForCausalLM"], "hidden_size": 2048, "num_experts_per_tok": 8,
+        "quantization_config": {"quant_algo": "FP8"}}))
+    line = ["SGLANG_OPT_DEEPGEMM_MEGA_MOE_NUM_MAX_TOKENS_PER_RANK=9000", "sglang", "serve",
+            "--model-path", str(tmp_path), "--moe-runner-backend", "megamoe", "--quantization",
+            "fp8", "--max-running-requests", "16"]
+    config = build_config({"gpu_memory_gb": "B200"}, environ={}, pasted=line)
+    assert (config.moe_a2a_backend, config.moe_runner_backend) == ("megamoe", "auto")
+    assert (config.sm90, config.sm100) == (False, True)
+    assert config.megamoe_tokens_per_rank == 9000
+    assert (config.quant_method, config.quant_algo) == ("fp8", "FP8")

@@ -16,10 +16,13 @@ the plan's proof), which covers DeepEP's 8-aligned breakable buckets (cuda_graph
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import json
+import os
 import random
 import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -32,9 +35,19 @@ from tests.oracle import sglang_oracle as so
 from tests.oracle import sglang_stubs
 
 # the backends graphfit models (graphfit.planner.engines.sglang_moe_a2a.REFUSED: the rest)
-MODELLED = ("none", "deepep", "mooncake", "nixl", "ascend_fuseep", "ascend_tp", "mori", "pplx")
-REFUSED = ("deepep_v2", "flashinfer", "flashinfer_megamoe", "megamoe")
-ASPECTS = ("acceptance", "target_ladder", "target_padding", "buffers", "prefill_on",
+MODELLED = ("none", "deepep", "mooncake", "nixl", "ascend_fuseep", "ascend_tp", "mori", "pplx",
+            "megamoe", "deepep_v2", "flashinfer")
+REFUSED = ("flashinfer_megamoe",)
+FLASHINFER_ENV = "SGLANG_FLASHINFER_NUM_MAX_DISPATCH_TOKENS_PER_RANK"
+DEEPEP_V2_ENV = "SGLANG_DEEPEP_V2_NUM_MAX_DISPATCH_TOKENS_PER_RANK"
+# the per-rank token budgets a line may set in its environment (environ.py:930, 1453, 1470)
+MEGAMOE_ENV = "SGLANG_OPT_DEEPGEMM_MEGA_MOE_NUM_MAX_TOKENS_PER_RANK"
+MORI_ENV = "SGLANG_MORI_NUM_MAX_DISPATCH_TOKENS_PER_RANK"
+PPLX_ENV = "SGLANG_PPLX_NUM_MAX_DISPATCH_TOKENS_PER_RANK"
+# GPU names a line may be planned on: graphfit's table of their nvidia-smi memory and compute
+# capability (graphfit.inputs.gpus), which SGLang's side reads through the fake CUDA device
+GPUS = ("H100", "H200", "B200", "A100", "RTX5090")
+ASPECTS = ("acceptance", "megamoe_rule", "target_ladder", "target_padding", "buffers", "prefill_on",
            "mem_fraction", "prefill", "drafts")
 
 
@@ -45,24 +58,91 @@ def model_dir() -> str:
     return str(sglang_stubs.write_moe_model_dir(root / "qwen3-moe"))
 
 
-@functools.lru_cache(maxsize=1024)
-def sglang(argv: tuple[str, ...], gpu_mem_gb: float = 80) -> sc.SglangAnswer:
-    resolved = so.resolve(argv, gpu_mem_gb=gpu_mem_gb, model=model_dir())
-    if isinstance(resolved, so.Rejected):
-        return sc.SglangAnswer(resolved, None)
+@functools.cache
+def quantized_model_dir(quant_algo: str, architecture: str = "Qwen3MoeForCausalLM") -> str:
+    """The same Qwen3-MoE shapes as `model_dir`, with a ModelOpt `quantization_config` of
+    `quant_algo` (SGLang's hf_quant_config, configs/model_config.py:722-727) and the given
+    model class: megamoe bounds the tokens per rank for NVFP4 experts whatever the class."""
+    so.oracle()
+    root = Path(tempfile.mkdtemp(prefix="graphfit-sglang-moe-q-"))
+    directory = sglang_stubs.write_moe_model_dir(root / "model")
+    data = json.loads((directory / "config.json").read_text())
+    data["architectures"] = [architecture]
+    data["quantization_config"] = {"quant_method": "modelopt", "quant_algo": quant_algo}
+    (directory / "config.json").write_text(json.dumps(data))
+    return str(directory)
+
+
+def parts(argv: tuple[str, ...], gpu: float | str = 80
+          ) -> tuple[dict[str, str], float | str, str, tuple[str, ...]]:
+    """A generated line's (environment, GPU, model directory, SGLang flags): leading
+    `VAR=value` words are the environment, `--gpu-memory-gb G` graphfit's GPU (a figure in GiB
+    or a name), `--model-path DIR` the model (else `model_dir()`)."""
+    words = list(argv)
+    env: dict[str, str] = {}
+    while words and "=" in words[0] and not words[0].startswith("-"):
+        name, value = words.pop(0).split("=", 1)
+        env[name] = value
+    model = model_dir()
+    for flag in ("--gpu-memory-gb", "--model-path"):
+        if flag in words:
+            i = words.index(flag)
+            value = words[i + 1]
+            del words[i:i + 2]
+            if flag == "--model-path":
+                model = value
+            else:
+                gpu = float(value) if value[0].isdigit() else value
+    return env, gpu, model, tuple(words)
+
+
+def _device(gpu: float | str) -> tuple[float, tuple[int, int] | None]:
+    """GiB and compute capability the fake CUDA device reports for a line's GPU."""
+    from graphfit.inputs.gpus import GPU_CAPABILITY_MAJOR, GPU_MEMORY_GB
+
+    if isinstance(gpu, str):
+        return GPU_MEMORY_GB[gpu], (GPU_CAPABILITY_MAJOR[gpu], 0)
+    return gpu, None
+
+
+@contextlib.contextmanager
+def environment(env: dict[str, str]) -> Iterator[None]:
+    """The process environment SGLang's `envs` read (environ.py:67-86), for one line."""
+    saved = {name: os.environ.get(name) for name in env}
+    os.environ.update(env)
     try:
-        return sc.SglangAnswer(resolved, so.runners(resolved, hidden_size=2048,
-                                                     vocab_size=151936))
-    except Exception as exc:  # the server would not start
-        return sc.SglangAnswer(resolved, None, f"{type(exc).__name__}: {exc}")
+        yield
+    finally:
+        for name, value in saved.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value
 
 
 @functools.lru_cache(maxsize=1024)
-def graphfit_cli(argv: tuple[str, ...], gpu_mem_gb: float = 80) -> sc.GraphfitAnswer:
-    token = PASTED.set(("sglang", "serve", "--model-path", model_dir(), *argv))
+def sglang(argv: tuple[str, ...], gpu_mem_gb: float | str = 80) -> sc.SglangAnswer:
+    env, gpu, model, flags = parts(argv, gpu_mem_gb)
+    gib, capability = _device(gpu)
+    with environment(env):
+        resolved = so.resolve(flags, gpu_mem_gb=gib, model=model, capability=capability)
+        if isinstance(resolved, so.Rejected):
+            return sc.SglangAnswer(resolved, None)
+        try:
+            return sc.SglangAnswer(resolved, so.runners(resolved, hidden_size=2048,
+                                                         vocab_size=151936))
+        except Exception as exc:  # the server would not start
+            return sc.SglangAnswer(resolved, None, f"{type(exc).__name__}: {exc}")
+
+
+@functools.lru_cache(maxsize=1024)
+def graphfit_cli(argv: tuple[str, ...], gpu_mem_gb: float | str = 80) -> sc.GraphfitAnswer:
+    env, gpu, model, flags = parts(argv, gpu_mem_gb)
+    shown = gpu if isinstance(gpu, str) else f"{gpu:g}"
+    token = PASTED.set((*(f"{k}={v}" for k, v in env.items()), "sglang", "serve",
+                        "--model-path", model, *flags))
     try:  # `graphfit plan --json --gpu-memory-gb G -- sglang serve ...` as cli.main splits it
-        code, stdout, output = sc.run_graphfit(["plan", "--json", "--gpu-memory-gb",
-                                                f"{gpu_mem_gb:g}"])
+        code, stdout, output = sc.run_graphfit(["plan", "--json", "--gpu-memory-gb", shown])
     finally:
         PASTED.reset(token)
     if code != 0:
@@ -129,12 +209,15 @@ def _mem_fraction(sg: sc.SglangAnswer, gf: sc.GraphfitAnswer) -> list[sc.Differe
                                           f"{theirs}")]
 
 
-def _prefill(argv: tuple[str, ...], gpu_mem_gb: float) -> list[sc.Difference]:
+def _prefill(argv: tuple[str, ...], gpu_mem_gb: float | str) -> list[sc.Difference]:
     """The prefill component against SGLang's prefill runner, every aspect of
     sglang_plan_prefill but the decode one (compared above with this model)."""
     from tests.oracle import sglang_plan_prefill as spp
 
-    out = spp.compare(argv, gpu_mem_gb, model_dir())
+    env, gpu, model, flags = parts(argv, gpu_mem_gb)
+    if env or isinstance(gpu, str):
+        return []  # sglang_plan_prefill runs a plain line on a GPU figure
+    out = spp.compare(flags, gpu, model)
     if not out.compared:
         return [sc.Difference("prefill", f"one side refuses: {out.graphfit_refuses or 'SGLang'}")]
     return [sc.Difference("prefill", f"{aspect}: {found[0][:300]}")
@@ -154,10 +237,38 @@ def prefill_compared(argv: tuple[str, ...]) -> bool:
     return "--max-running-requests" in argv
 
 
-def compare(argv: tuple[str, ...], gpu_mem_gb: float = 80) -> dict[str, list[sc.Difference]]:
+# megamoe's start-up rules, as the words of SGLang's error (mega_moe_hook.py) and graphfit's
+MEGAMOE_RULES = (("gpu", ("CUDA SM90",)), ("overlap", ("two-batch",)),
+                 ("decode_budget", ("decode / verify forward", "decode / verify tokens")),
+                 ("prefill_budget", ("effective prefill token budget",
+                                     "prefill tokens per rank")),
+                 ("chunked_prefill", ("chunked prefill to be enabled", "chunked prefill on")))
+
+
+def megamoe_rule(text: str) -> str:
+    """Which megamoe rule an error names ("other": none of them)."""
+    return next((rule for rule, words in MEGAMOE_RULES if any(w in text for w in words)),
+                "other")
+
+
+def _megamoe_rule(sg: sc.SglangAnswer, gf: sc.GraphfitAnswer) -> list[sc.Difference]:
+    """Both refuse a megamoe line: by the same rule."""
+    if sg.rejected is None or gf.rejected is None:
+        return []
+    ours, theirs = megamoe_rule(str(sg.rejected)), megamoe_rule(gf.rejected)
+    if ours == theirs:
+        return []
+    return [sc.Difference("megamoe_rule", f"SGLang refuses by {ours} ({str(sg.rejected)[:120]})"
+                                          f", graphfit by {theirs} ({gf.rejected[:120]})")]
+
+
+def compare(argv: tuple[str, ...], gpu_mem_gb: float | str = 80
+            ) -> dict[str, list[sc.Difference]]:
     """Every aspect's differences for one command line (empty lists: agreement)."""
     sg, gf = sglang(argv, gpu_mem_gb), graphfit_cli(argv, gpu_mem_gb)
     out: dict[str, list[sc.Difference]] = {"acceptance": sc.compare_acceptance(sg, gf)}
+    if "megamoe" in argv:
+        out["megamoe_rule"] = _megamoe_rule(sg, gf)
     if sg.rejected is not None or gf.rejected is not None or sg.runners is None:
         return out
     out["target_ladder"] = sc.compare_target_ladder(sg, gf)
@@ -170,7 +281,7 @@ def compare(argv: tuple[str, ...], gpu_mem_gb: float = 80) -> dict[str, list[sc.
         out["drafts"] = (sc.compare_components(sg, gf) + sc.compare_draft_ladder(sg, gf)
                          + [d for name in ("draft", "draft_extend", "frozen_drafter")
                             for d in sc.compare_padding(sg, gf, name)])
-    if prefill_compared(argv):
+    if prefill_compared(argv) and not parts(argv)[0] and "--gpu-memory-gb" not in argv:
         out["prefill"] = _prefill(argv, gpu_mem_gb)
     return out
 
@@ -194,6 +305,15 @@ def draw(rng: Any, backend: str | None = None) -> tuple[str, ...]:
             argv += ["--deepep-mode", rng.choice(("normal", "low_latency"))]
         if rng.random() < 0.2:  # pplx only with deep_gemm / auto
             argv += ["--moe-runner-backend", rng.choice(("deep_gemm", "triton"))]
+        if rng.random() < 0.3:  # the dispatch budget from the environment
+            env = MORI_ENV if backend == "mori" else PPLX_ENV
+            argv = [f"{env}={rng.choice((64, 128, 512, 2048, 4096, 8192, 16384))}", *argv]
+    if backend == "megamoe" or (backend == "none" and rng.random() < 0.1):
+        argv = _megamoe(rng, argv, backend)
+    if backend == "deepep_v2":
+        argv = _deepep_v2(rng, argv)
+    if backend == "flashinfer":
+        argv = _flashinfer(rng, argv)
     if rng.random() < 0.7:
         argv += ["--max-running-requests", str(rng.choice((rng.randint(1, 64),
                                                            rng.randint(1, 600))))]
@@ -233,10 +353,71 @@ def draw(rng: Any, backend: str | None = None) -> tuple[str, ...]:
                  str(steps + 1), "--speculative-draft-model-path", model_dir()]
         if rng.random() < 0.6:
             argv += ["--speculative-moe-a2a-backend",
-                     rng.choice(("none", "deepep", "mooncake", "nixl", "ascend_tp"))]
+                     rng.choice(("none", "deepep", "mooncake", "nixl", "ascend_tp",
+                                 "megamoe"))]
     return tuple(argv)
 
 
-def lines(n: int, seed: int = 0) -> list[tuple[str, ...]]:
+def _megamoe(rng: Any, argv: list[str], backend: str) -> list[str]:
+    """A megamoe line's GPU (SM90 / SM100 or not), model (Qwen3-MoE, or an NVFP4 / FP8
+    checkpoint of a class with or without a fallback), budget from the environment; `none`
+    lines get the runner alias (mega_moe_hook.py:259-276)."""
+    if backend == "none":
+        argv += ["--moe-runner-backend", "megamoe"]
+    gpu = rng.choice((*GPUS, "H100", "B200"))
+    argv += ["--gpu-memory-gb", gpu]
+    model = rng.choice(("plain", "plain", "nvfp4", "fp8", "nvfp4-other", "fp8-other"))
+    if model != "plain":
+        algo = "NVFP4" if model.startswith("nvfp4") else "FP8"
+        arch = "Qwen3MoeForCausalLM" if "other" not in model else "Glm4MoeForCausalLM"
+        argv += ["--model-path", quantized_model_dir(algo, arch)]
+    if rng.random() < 0.6:
+        budget = rng.choice((16, 64, 256, 512, 1024, 2048, 4096, 8192, 16384, 65536))
+        argv = [f"{MEGAMOE_ENV}={budget}", *argv]
+    if rng.random() < 0.2:
+        argv += ["--disaggregation-mode", rng.choice(("prefill", "decode"))]
+    return argv
+
+
+def _deepep_v2(rng: Any, argv: list[str]) -> list[str]:
+    """A DeepEP v2 line: a budget from the environment on most (the default 128 refuses
+    nearly every prefill chunk), a registered class or not, a runner, a given prefill backend
+    (turned off after the memory hook counted it)."""
+    if rng.random() < 0.8:
+        budget = rng.choice((128, 512, 1024, 2048, 4096, 8192, 16384, 65536))
+        argv = [f"{DEEPEP_V2_ENV}={budget}", *argv]
+    if rng.random() < 0.2:
+        argv += ["--model-path", quantized_model_dir("FP8", "Glm4MoeForCausalLM")]
+    if rng.random() < 0.2:
+        argv += ["--moe-runner-backend", rng.choice(("deep_gemm", "triton"))]
+    if rng.random() < 0.3:
+        argv += ["--cuda-graph-backend-prefill", "breakable"]
+    if rng.random() < 0.15:
+        argv += ["--disaggregation-mode", rng.choice(("prefill", "decode"))]
+    return argv
+
+
+def _flashinfer(rng: Any, argv: list[str]) -> list[str]:
+    """A FlashInfer A2A line: attention DP over the whole TP group on most, a runner and a
+    --quantization (FlashInfer's runners take only some), a workspace from the environment,
+    a prefill graph max past it."""
+    if "--tp-size" not in argv and rng.random() < 0.6:
+        argv += ["--tp-size", "2"]
+    if "--tp-size" in argv and "--attn-dp-size" not in argv and rng.random() < 0.7:
+        argv += ["--attn-dp-size", argv[argv.index("--tp-size") + 1]]
+    if rng.random() < 0.85:
+        argv += ["--moe-runner-backend", rng.choice(
+            ("flashinfer_cutlass", "flashinfer_trtllm", "flashinfer_trtllm_routed",
+             "deep_gemm", "flashinfer_cutedsl", "triton"))]
+    if rng.random() < 0.3:
+        argv += ["--quantization", rng.choice(("fp8", "modelopt_fp4", "modelopt_fp8"))]
+    if rng.random() < 0.3:
+        argv = [f"{FLASHINFER_ENV}={rng.choice((64, 512, 2048, 8192))}", *argv]
+    if rng.random() < 0.15 and "--cuda-graph-max-bs-prefill" not in argv:
+        argv += ["--cuda-graph-max-bs-prefill", str(rng.choice((4096, 6000, 9000)))]
+    return argv
+
+
+def lines(n: int, seed: int = 0, backend: str | None = None) -> list[tuple[str, ...]]:
     rng = random.Random(seed)
-    return [draw(rng) for _ in range(n)]
+    return [draw(rng, backend) for _ in range(n)]

@@ -245,4 +245,253 @@ def test_a_planted_error_is_caught(monkeypatch: pytest.MonkeyPatch) -> None:
 
 def test_measurement_lines_are_reproducible() -> None:
     assert mc.lines(5, seed=3) == mc.lines(5, seed=3)
-    assert mc.draw(random.Random(0))[0] == "--moe-a2a-backend"
+    first = mc.draw(random.Random(0))
+    assert "--moe-a2a-backend" in first and mc.parts(first)[3][0] == "--moe-a2a-backend"
+
+
+@st.composite
+def megamoe_lines(draw: st.DrawFn) -> tuple[str, ...]:
+    return mc.draw(_Draws(draw), backend="megamoe")
+
+
+@settings(max_examples=12, deadline=None)
+@given(megamoe_lines())
+def test_generated_megamoe_lines_agree(argv: tuple[str, ...]) -> None:
+    """megamoe lines on named GPUs (SM90 / SM100 or not), Qwen3-MoE or quantized checkpoints
+    of a class with or without a fallback, budgets from the environment: SGLang and graphfit
+    start the same lines, refuse the others by the same rule and plan the same graphs."""
+    _check(argv)
+
+
+def _nvfp4(arch: str = "Glm4MoeForCausalLM") -> tuple[str, ...]:
+    return ("--model-path", mc.quantized_model_dir("NVFP4", arch))
+
+
+MEGAMOE = ("--moe-a2a-backend", "megamoe")
+MEGAMOE_EDGE = [
+    (*MEGAMOE, "--gpu-memory-gb", "H100", "--tp-size", "4"),  # 8192 per rank: starts
+    (*MEGAMOE, "--gpu-memory-gb", "B200", "--tp-size", "4"),  # 16384 per rank: refused
+    (*MEGAMOE, "--gpu-memory-gb", "B200", "--tp-size", "4", "--attn-dp-size", "4"),  # 1024
+    # attention DP divides the chunk twice (parallel_hook.py:326-332, mega_moe_hook.py:206-213)
+    (f"{mc.MEGAMOE_ENV}=1000", *MEGAMOE, "--gpu-memory-gb", "H100", "--tp-size", "8",
+     "--attn-dp-size", "2", "--max-running-requests", "64"),
+    (f"{mc.MEGAMOE_ENV}=2048", *MEGAMOE, "--gpu-memory-gb", "H100", "--tp-size", "8",
+     "--attn-dp-size", "2", "--max-running-requests", "64"),
+    # decode / verify: 48 requests x 4 draft tokens against the budget
+    (f"{mc.MEGAMOE_ENV}=100", *MEGAMOE, "--gpu-memory-gb", "H100",
+     "--disaggregation-mode", "decode", "--speculative-algorithm", "EAGLE",
+     "--speculative-num-steps", "3", "--speculative-eagle-topk", "1",
+     "--speculative-num-draft-tokens", "4", "--speculative-draft-model-path", "MODEL"),
+    (f"{mc.MEGAMOE_ENV}=300", *MEGAMOE, "--gpu-memory-gb", "H100", "--cuda-graph-max-bs-decode",
+     "256", "--chunked-prefill-size", "256"),
+    # a class with a fallback: no budget, unless its experts are NVFP4
+    (f"{mc.MEGAMOE_ENV}=16", *MEGAMOE, "--gpu-memory-gb", "H200", "--model-path",
+     mc.quantized_model_dir("FP8", "Glm4MoeForCausalLM")),
+    (f"{mc.MEGAMOE_ENV}=16", *MEGAMOE, "--gpu-memory-gb", "H200", *_nvfp4()),
+    (*MEGAMOE, "--gpu-memory-gb", "H200", "--quantization", "modelopt_fp4", "--model-path",
+     mc.quantized_model_dir("FP8", "Glm4MoeForCausalLM"), "--chunked-prefill-size", "9000"),
+    (*MEGAMOE, "--gpu-memory-gb", "A100"), (*MEGAMOE, "--gpu-memory-gb", "RTX5090"),
+    (*MEGAMOE, "--gpu-memory-gb", "H100", "--enable-two-batch-overlap", "--tp-size", "2"),
+    # the runner alias overrides the given backend (mega_moe_hook.py:259-276)
+    ("--moe-a2a-backend", "deepep", "--moe-runner-backend", "megamoe", "--gpu-memory-gb",
+     "H100", "--tp-size", "4", "--max-running-requests", "32"),
+    ("--moe-a2a-backend", "none", "--moe-runner-backend", "megamoe", "--gpu-memory-gb", "A100"),
+    # the draft runners under a megamoe draft backend
+    ("--moe-a2a-backend", "none", "--speculative-moe-a2a-backend", "megamoe", "--gpu-memory-gb",
+     "H100", "--tp-size", "4", "--max-running-requests", "40", "--speculative-algorithm",
+     "EAGLE", "--speculative-num-steps", "2", "--speculative-eagle-topk", "1",
+     "--speculative-num-draft-tokens", "3", "--speculative-draft-model-path", "MODEL"),
+]
+
+
+def _model(argv: tuple[str, ...]) -> tuple[str, ...]:
+    return tuple(mc.model_dir() if w == "MODEL" else w for w in argv)
+
+
+@pytest.mark.parametrize("argv", MEGAMOE_EDGE, ids=range(len(MEGAMOE_EDGE)))
+def test_megamoe_edge_lines_agree(argv: tuple[str, ...]) -> None:
+    _check(_model(argv))
+
+
+def test_megamoe_edges_are_not_vacuous() -> None:
+    """SGLang itself starts some of the edge lines and refuses others by each rule."""
+    starts, rules = 0, set()
+    for argv in map(_model, MEGAMOE_EDGE):
+        sg = mc.sglang(argv)
+        if sg.rejected is None:
+            starts += 1
+        else:
+            rules.add(mc.megamoe_rule(str(sg.rejected)))
+    assert starts >= 5
+    assert {"gpu", "overlap", "decode_budget", "prefill_budget"} <= rules
+
+
+ENV_DISPATCH = [
+    # the mori / pplx budgets from the environment (environ.py:930, 1453)
+    (f"{mc.MORI_ENV}=8192", "--moe-a2a-backend", "mori", "--tp-size", "4"),  # starts now
+    (f"{mc.MORI_ENV}=1024", "--moe-a2a-backend", "mori", "--tp-size", "4", "--attn-dp-size",
+     "2"),  # 4096 > 1024: refused
+    (f"{mc.PPLX_ENV}=512", "--moe-a2a-backend", "pplx", "--tp-size", "4", "--attn-dp-size",
+     "2", "--chunked-prefill-size", "1024", "--cuda-graph-max-bs-decode", "200"),
+    (f"{mc.PPLX_ENV}=not-a-number", "--moe-a2a-backend", "pplx", "--tp-size", "4",
+     "--attn-dp-size", "4", "--chunked-prefill-size", "512"),  # the default kept
+]
+
+
+@pytest.mark.parametrize("argv", ENV_DISPATCH, ids=range(len(ENV_DISPATCH)))
+def test_dispatch_budgets_from_the_environment_agree(argv: tuple[str, ...]) -> None:
+    _check(argv)
+
+
+def test_planted_megamoe_errors_are_caught(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Empty the no-fallback class list, or divide the chunk by attention DP only once: the
+    comparison sees a line SGLang refuses and graphfit starts, or the reverse."""
+    from graphfit.planner.engines import sglang_megamoe
+
+    budget = _model(MEGAMOE_EDGE[1])
+    dp = _model(MEGAMOE_EDGE[4])
+    assert mc.sglang(dp).rejected is None  # 2048 covers 8192 // 2 // 2 = 2048 per rank
+    real = sglang_megamoe.prefill_tokens_per_rank
+    for name, value, argv in (
+            ("NO_FALLBACK_ARCHS", frozenset(), budget),
+            ("prefill_tokens_per_rank",
+             lambda c, tp, dp_, cp: real(c * dp_, tp, dp_, cp), dp)):
+        with monkeypatch.context() as m:
+            m.setattr(sglang_megamoe, name, value)
+            mc.graphfit_cli.cache_clear()
+            try:
+                diffs = mc.compare(argv)
+            finally:
+                mc.graphfit_cli.cache_clear()
+        assert diffs["acceptance"], name
+
+
+@st.composite
+def deepep_v2_lines(draw: st.DrawFn) -> tuple[str, ...]:
+    return mc.draw(_Draws(draw), backend="deepep_v2")
+
+
+@settings(max_examples=12, deadline=None)
+@given(deepep_v2_lines())
+def test_generated_deepep_v2_lines_agree(argv: tuple[str, ...]) -> None:
+    """DeepEP v2 lines: registered class or not, runner, budget from the environment, a
+    prefill backend given (off after the memory hook), PD roles, drafts."""
+    _check(argv)
+
+
+V2 = (f"{mc.DEEPEP_V2_ENV}=4096", "--moe-a2a-backend", "deepep_v2")
+DEEPEP_V2_EDGE = [
+    ("--moe-a2a-backend", "deepep_v2", "--tp-size", "4"),  # 2048 per rank > 128
+    (*V2, "--tp-size", "4", "--max-running-requests", "64"),  # starts
+    (*V2, "--tp-size", "4", "--attn-dp-size", "4", "--max-running-requests", "64"),
+    # the prefill backend given: SGLang's memory default still counts the prefill graphs
+    (*V2, "--tp-size", "4", "--cuda-graph-backend-prefill", "breakable",
+     "--max-running-requests", "64"),
+    # decode graph: 512 > 300 unless the pool caps it
+    (f"{mc.DEEPEP_V2_ENV}=300", "--moe-a2a-backend", "deepep_v2", "--tp-size", "8",
+     "--disaggregation-mode", "decode", "--cuda-graph-max-bs-decode", "512"),
+    (f"{mc.DEEPEP_V2_ENV}=300", "--moe-a2a-backend", "deepep_v2", "--tp-size", "8",
+     "--disaggregation-mode", "decode", "--cuda-graph-max-bs-decode", "512",
+     "--max-running-requests", "256"),
+    (*V2, "--tp-size", "4", "--moe-runner-backend", "triton"),
+    (*V2, "--tp-size", "4", "--model-path", "GLM"),  # not registered
+    (*V2, "--tp-size", "4", "--max-running-requests", "40", "--speculative-algorithm", "EAGLE",
+     "--speculative-num-steps", "1", "--speculative-eagle-topk", "1",
+     "--speculative-num-draft-tokens", "2", "--speculative-draft-model-path", "MODEL"),
+    (*V2, "--tp-size", "4", "--max-running-requests", "40", "--speculative-algorithm", "EAGLE",
+     "--speculative-num-steps", "1", "--speculative-eagle-topk", "1",
+     "--speculative-num-draft-tokens", "2", "--speculative-draft-model-path", "MODEL",
+     "--speculative-moe-a2a-backend", "none"),
+]
+
+
+def _v2(argv: tuple[str, ...]) -> tuple[str, ...]:
+    glm = mc.quantized_model_dir("FP8", "Glm4MoeForCausalLM")
+    return tuple(glm if w == "GLM" else w for w in _model(argv))
+
+
+@pytest.mark.parametrize("argv", DEEPEP_V2_EDGE, ids=range(len(DEEPEP_V2_EDGE)))
+def test_deepep_v2_edge_lines_agree(argv: tuple[str, ...]) -> None:
+    _check(_v2(argv))
+
+
+def test_deepep_v2_edges_are_not_vacuous() -> None:
+    started = [mc.sglang(_v2(a)).rejected is None for a in DEEPEP_V2_EDGE]
+    assert started == [False, True, True, True, False, True, False, False, False, True]
+
+
+def test_planted_deepep_v2_errors_are_caught(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Keep prefill graphs on, or accept every class: the comparison sees it."""
+    from graphfit.planner.engines import sglang_deepep_v2
+
+    for name, value, argv, aspect in (
+            ("prefill_off", lambda backend: False, _v2(DEEPEP_V2_EDGE[3]), "prefill_on"),
+            ("REGISTERED", ("Glm4MoeForCausalLM",), _v2(DEEPEP_V2_EDGE[7]), "acceptance")):
+        with monkeypatch.context() as m:
+            m.setattr(sglang_deepep_v2, name, value)
+            mc.graphfit_cli.cache_clear()
+            try:
+                diffs = mc.compare(argv)
+            finally:
+                mc.graphfit_cli.cache_clear()
+        assert diffs[aspect], name
+
+
+@st.composite
+def flashinfer_lines(draw: st.DrawFn) -> tuple[str, ...]:
+    return mc.draw(_Draws(draw), backend="flashinfer")
+
+
+@settings(max_examples=12, deadline=None)
+@given(flashinfer_lines())
+def test_generated_flashinfer_lines_agree(argv: tuple[str, ...]) -> None:
+    """FlashInfer A2A lines: topology, runner and --quantization, workspace from the
+    environment, prefill graph max past it."""
+    _check(argv)
+
+
+FI = ("--moe-a2a-backend", "flashinfer", "--tp-size", "4", "--attn-dp-size", "4")
+FI_ENV = f"{mc.FLASHINFER_ENV}=2048"
+FLASHINFER_EDGE = [
+    (*FI, "--moe-runner-backend", "deep_gemm", "--max-running-requests", "64"),  # starts
+    (*FI,),  # auto: refused
+    ("--moe-a2a-backend", "flashinfer", "--tp-size", "4", "--attn-dp-size", "2",
+     "--moe-runner-backend", "deep_gemm"),  # attn_dp != tp
+    (*FI, "--moe-runner-backend", "flashinfer_cutlass", "--quantization", "fp8"),
+    (*FI, "--moe-runner-backend", "flashinfer_trtllm", "--quantization", "fp8",
+     "--max-running-requests", "64"),  # starts
+    # the workspace: default max(chunk per rank, 4096); a given prefill max past it
+    (*FI, "--moe-runner-backend", "deep_gemm", "--cuda-graph-max-bs-prefill", "5000"),
+    (FI_ENV, *FI, "--moe-runner-backend", "deep_gemm", "--cuda-graph-max-bs-prefill", "1000",
+     "--cuda-graph-bs-prefill", "1351", "2680"),  # the given max is what is checked: starts
+    (FI_ENV, *FI, "--moe-runner-backend", "deep_gemm", "--cuda-graph-bs-prefill", "1351",
+     "2680"),  # an unlocked max is clamped to the chunk per rank: starts
+    (FI_ENV, *FI, "--moe-runner-backend", "deep_gemm", "--chunked-prefill-size", "16384"),
+]
+
+
+@pytest.mark.parametrize("argv", FLASHINFER_EDGE, ids=range(len(FLASHINFER_EDGE)))
+def test_flashinfer_edge_lines_agree(argv: tuple[str, ...]) -> None:
+    _check(argv)
+
+
+def test_flashinfer_edges_are_not_vacuous() -> None:
+    started = [mc.sglang(a).rejected is None for a in FLASHINFER_EDGE]
+    assert started == [True, False, False, False, True, False, True, True, False]
+
+
+def test_planted_flashinfer_error_is_caught(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Drop the 4096-token floor of the default workspace: the comparison sees it."""
+    from graphfit.planner.engines import sglang_flashinfer_a2a
+
+    # 1024 chunk tokens per rank, a decode graph of 2000: within 4096, past 1024
+    argv = (*FI, "--moe-runner-backend", "deep_gemm", "--chunked-prefill-size", "4096",
+            "--cuda-graph-max-bs-decode", "2000", "--max-running-requests", "8000")
+    assert mc.sglang(argv).rejected is None
+    monkeypatch.setattr(sglang_flashinfer_a2a, "DEFAULT_WORKSPACE_FLOOR", 0)
+    mc.graphfit_cli.cache_clear()
+    try:
+        diffs = mc.compare(argv)
+    finally:
+        mc.graphfit_cli.cache_clear()
+    assert diffs["acceptance"]

@@ -48,7 +48,8 @@ VALID: dict[str, st.SearchStrategy[Any]] = {
     "two_batch_overlap": st.booleans(),
     "moe_a2a_backend": st.sampled_from(["none", "deepep", "mooncake", "nixl",
                                         "ascend_fuseep", "ascend_tp", "DeepEP", "mori",
-                                        "pplx"]),
+                                        "pplx", "megamoe", "MegaMoE", "deepep_v2",
+                                        "flashinfer"]),
     "draft_len_schedule": st.none() | st.lists(st.integers(1, 4096), min_size=1, max_size=6),
     # vLLM 0.34's split sizes: any integers (vLLM drops those outside its range), [] too
     "prefill_cudagraph_capture_token_sizes": st.none() | st.lists(st.integers(-8, 9000)),
@@ -121,7 +122,9 @@ VALID: dict[str, st.SearchStrategy[Any]] = {
     "mamba_track_interval": st.integers(1, 4096),
     "mamba_chunk_size": st.none() | st.sampled_from([64, 128, 256]),
     "deepep_mode": st.sampled_from(["auto", "normal", "low_latency", "Normal"]),
-    "moe_runner_backend": st.sampled_from(["auto", "deep_gemm", "triton", "Flashinfer_Cutlass"]),
+    # megamoe: the alias of --moe-a2a-backend megamoe (mega_moe_hook.py:259-276)
+    "moe_runner_backend": st.sampled_from(["auto", "deep_gemm", "triton", "Flashinfer_Cutlass",
+                                           "megamoe"]),
     "speculative_moe_a2a_backend": st.sampled_from([None, "none", "deepep", "Mooncake",
                                                     "megamoe"]),
     "vit": st.none() | st.tuples(
@@ -135,6 +138,14 @@ VALID: dict[str, st.SearchStrategy[Any]] = {
     | st.integers(1, 4).map(lambda n: {"family": "internvl", "hidden_size": 64,
                                        "num_heads": 4, "tokens_per_tile": 257,
                                        "images": [[1, 1, 1]], "max_images": n}),
+    "sm100": st.sampled_from([None, True, False]),
+    "quant_method": st.sampled_from([None, "modelopt_fp4", "fp8", "mxfp8"]),
+    "quant_algo": st.sampled_from([None, "NVFP4", "FP8", "MIXED_PRECISION"]),
+    "megamoe_tokens_per_rank": st.integers(0, 10**6),
+    "mori_dispatch_tokens_per_rank": st.integers(0, 10**6),
+    "pplx_dispatch_tokens_per_rank": st.integers(0, 10**6),
+    "deepep_v2_dispatch_tokens_per_rank": st.integers(0, 10**6),
+    "flashinfer_dispatch_tokens_per_rank": st.none() | st.integers(0, 10**6),
 }
 INVALID: dict[str, st.SearchStrategy[Any]] = {
     "vit": st.sampled_from([
@@ -160,9 +171,7 @@ INVALID: dict[str, st.SearchStrategy[Any]] = {
     "attn_dp_size": st.integers(-5, 0) | st.sampled_from([False, "1"]),
     "attn_cp_size": st.integers(-5, 0) | st.sampled_from([2.0, None]),
     "two_batch_overlap": st.sampled_from([None, "true", 1]),
-    "moe_a2a_backend": st.sampled_from([None, 1, "", "nccl", "deepep_v2",
-                                        "flashinfer", "flashinfer_megamoe",
-                                        "megamoe"]),
+    "moe_a2a_backend": st.sampled_from([None, 1, "", "nccl", "flashinfer_megamoe"]),
     "draft_len_schedule": st.sampled_from(["4", [], [0], [1, -2], {1: 2}, 7]),
     "prefill_cudagraph_capture_token_sizes": st.sampled_from(["8", [1.5], [True], {1: 2}, 3]),
     "decode_cudagraph_capture_request_sizes": st.sampled_from(["8", ["1"], [None], 4]),
@@ -226,8 +235,16 @@ INVALID: dict[str, st.SearchStrategy[Any]] = {
     "mamba_track_interval": st.integers(-3, 0) | st.sampled_from([True, None, "256"]),
     "mamba_chunk_size": st.sampled_from([0, -1, True, "64", 1.5]),
     "deepep_mode": st.sampled_from([None, 1, "", "fast", "lowlatency"]),
-    "moe_runner_backend": st.sampled_from([None, 2, "", " ", "megamoe"]),
+    "moe_runner_backend": st.sampled_from([None, 2, "", " "]),
     "speculative_moe_a2a_backend": st.sampled_from([1, "", "nccl", "deepep_v2"]),
+    "sm100": st.sampled_from(["true", 1, 0, "blackwell"]),
+    "quant_method": st.sampled_from(["", " ", 4, True]),
+    "quant_algo": st.sampled_from(["", 4, False]),
+    "megamoe_tokens_per_rank": st.sampled_from([-1, None, True, "8192", 1.5]),
+    "mori_dispatch_tokens_per_rank": st.sampled_from([-1, None, "4096"]),
+    "pplx_dispatch_tokens_per_rank": st.sampled_from([-5, None, 2.0]),
+    "deepep_v2_dispatch_tokens_per_rank": st.sampled_from([-1, None, "128"]),
+    "flashinfer_dispatch_tokens_per_rank": st.sampled_from([-1, "4096", True]),
 }
 
 
@@ -482,6 +499,10 @@ def test_the_plan_3_document_writes_the_options_object() -> None:
         "moe_runner_backend": "auto", "speculative_moe_a2a_backend": None,
         "dspark_proposal": "sampling", "dspark_mid_fold": False,
         "ragged_verify_mode": "static", "dflash_lilicorr_top_k": None,
-        "dflash_eager_sampler": False, "vit": None}
+        "dflash_eager_sampler": False, "vit": None,
+        "sm100": None, "quant_method": None, "quant_algo": None,
+        "megamoe_tokens_per_rank": 8192, "mori_dispatch_tokens_per_rank": 4096,
+        "pplx_dispatch_tokens_per_rank": 128, "deepep_v2_dispatch_tokens_per_rank": 128,
+        "flashinfer_dispatch_tokens_per_rank": None}
     assert not set(config) & set(LEGACY_KEYWORDS)
     assert EngineConfig.from_dict(config).tp_size == 2

@@ -39,7 +39,12 @@ from graphfit.planner.core.errors import ConfigError
 from graphfit.planner.core.ladder import Ladder, check_size_count, round_up
 from graphfit.planner.core.settings import EngineSettings
 from graphfit.planner.engines import sglang_adaptive as adaptive
-from graphfit.planner.engines import sglang_moe_a2a
+from graphfit.planner.engines import (
+    sglang_deepep_v2,
+    sglang_flashinfer_a2a,
+    sglang_megamoe,
+    sglang_moe_a2a,
+)
 from graphfit.planner.engines import sglang_qwen3_vl as qwen3_vl
 from graphfit.planner.engines.base import ComponentModel, EngineLadders, KeyedComponentModel
 from graphfit.planner.engines.batch import (
@@ -588,6 +593,7 @@ class SglangModel:
             _check_frozen(config)
         sglang_moe_a2a.check_dispatch(  # mori / pplx start-up checks
             config, default_chunked_prefill_size(config.gpu_memory_gb))
+        sglang_megamoe.check_compat(config)
         given_s = config.max_num_seqs
         if (given_s is not None and config.cudagraph_capture_sizes is None
                 and config.max_cudagraph_capture_size is None):
@@ -623,6 +629,22 @@ class SglangModel:
             # a prefill server drops decode graphs unless a decode backend was given
             # (cuda_graph_hook.py:557-566); FULL_AND_PIECEWISE is the default: none given
             changes["cudagraph_mode"] = CUDAGraphMode.NONE
+        decode_default = default_decode_max_bs(config.gpu_memory_gb, config.tp_size)[0]
+        chunk_default = default_chunked_prefill_size(config.gpu_memory_gb)
+        # after speculative resolution, as pipeline.py:320-324, 374-375
+        sglang_megamoe.check_line(config, changes, spec, decode_default, chunk_default)
+        sglang_deepep_v2.check(
+            config, changes, speculative=spec,
+            ngram=config.spec_method in (SpecMethod.NGRAM, SpecMethod.NGRAM_GPU),
+            decode_graphs=config.cudagraph_mode is not CUDAGraphMode.NONE,
+            decode_default=decode_default, chunk_default=chunk_default)
+        sglang_flashinfer_a2a.check(
+            config, changes, speculative=spec,
+            decode_graphs=config.cudagraph_mode is not CUDAGraphMode.NONE,
+            decode_default=decode_default, chunk_default=chunk_default)
+        if sglang_deepep_v2.prefill_off(config.moe_a2a_backend):
+            # after the memory default, as SGLang's moe hook follows its memory hook
+            changes["cuda_graph_backend_prefill"] = "disabled"
         if sglang_moe_a2a.normal_mode_off(config.moe_a2a_backend, config.deepep_mode):
             # after the memory default above, as SGLang's moe hook follows its memory hook
             changes["cudagraph_mode"] = CUDAGraphMode.NONE

@@ -42,27 +42,17 @@ BACKENDS = ("none", "deepep", "mooncake", "nixl", "mori", "ascend_fuseep", "flas
 # backend is given (cuda_graph_hook.py:223-229, resolved before ascend_tp becomes none)
 PREFILL_VALIDATED = ("none", "deepep", "megamoe", "flashinfer")
 # graphfit's reason for each backend it refuses: SGLang's own checks on them read things
-# graphfit does not know (the GPU, the model class, environment variables)
+# graphfit does not know (the checkpoint's expert layout). The other backends' start-up rules:
+# check_dispatch here (mori, pplx), graphfit.planner.engines.sglang_megamoe,
+# sglang_deepep_v2, sglang_flashinfer_a2a
 REFUSED = {
-    "deepep_v2": "DeepEP v2 needs a model class registered with register_deepep_v2_model and "
-                 "a per-model prefill dispatch budget against "
-                 "SGLANG_DEEPEP_V2_NUM_MAX_DISPATCH_TOKENS_PER_RANK (default 128), "
-                 "arg_groups/moe_hook.py:641-654, 679-731",
-    "flashinfer_megamoe": "FlashInfer MegaMoE needs an MXFP8 / NVFP4 MoE checkpoint, an "
-                          "SM100 GPU and --moe-runner-backend flashinfer_megamoe, "
-                          "arg_groups/moe_hook.py:237-282, 315-340",
-    "megamoe": "MegaMoE needs an SM90 or SM100 GPU and, for its no-fallback model classes "
-               "(Qwen3-MoE...) or NVFP4 experts, a decode and prefill token budget against "
-               "SGLANG_OPT_DEEPGEMM_MEGA_MOE_NUM_MAX_TOKENS_PER_RANK, "
-               "arg_groups/mega_moe_hook.py:27-48, 51-80, 161-256",
-    "flashinfer": "FlashInfer A2A needs --moe-runner-backend flashinfer_* / deep_gemm, "
-                  "--attn-dp-size == --tp-size (or Muse Spark's SP topology) and a "
-                  "workspace budget sized from the model, arg_groups/moe_hook.py:43-67, "
-                  "471-541, 734-775",
+    "flashinfer_megamoe": "needs the checkpoint's FP4-expert / hybrid NVFP4 metadata, not "
+                          "read by graphfit; moe_hook.py:237-282, 315-340",
 }
-# the dispatch-token budgets SGLang asserts for mori and pplx, as environment variables it reads
-# and graphfit does not (their defaults: environ.py:930, 1453; the checks at moe_hook.py:566-573,
-# 614-621)
+# the dispatch-token budgets SGLang asserts for mori and pplx: environment variables
+# (SglangOptions.mori_dispatch_tokens_per_rank / pplx_dispatch_tokens_per_rank, read by
+# graphfit.inputs.environment); their defaults (environ.py:930, 1453; the checks at
+# moe_hook.py:566-573, 614-621)
 MORI_DISPATCH_TOKENS = 4096  # SGLANG_MORI_NUM_MAX_DISPATCH_TOKENS_PER_RANK
 PPLX_DISPATCH_TOKENS = 128  # SGLANG_PPLX_NUM_MAX_DISPATCH_TOKENS_PER_RANK
 PPLX_RUNNERS = ("auto", "deep_gemm")  # moe_hook.py:599-602
@@ -88,14 +78,18 @@ class _Dispatch(_Parallel, Protocol):
     def max_cudagraph_capture_size(self) -> int | None: ...
     @property
     def moe_runner_backend(self) -> str: ...
+    @property
+    def mori_dispatch_tokens_per_rank(self) -> int: ...
+    @property
+    def pplx_dispatch_tokens_per_rank(self) -> int: ...
 
 
 def check_dispatch(config: _Dispatch, default_chunk: int) -> None:
     """SGLang's start-up checks of the mori and pplx backends (`handle_a2a_moe`,
     arg_groups/moe_hook.py:543-622), as graphfit's errors. Both read the chunked prefill size
     after attention DP divided it (parallel_hook.py:328-333 runs first, pipeline.py:274, 295)
-    against a per-rank dispatch budget that is an environment variable: graphfit assumes its
-    default (4096 for mori, 128 for pplx) and says so. pplx also needs attention DP with 2+
+    against a per-rank dispatch budget that is an environment variable (default 4096 for mori,
+    128 for pplx; SglangOptions.*_dispatch_tokens_per_rank). pplx also needs attention DP with 2+
     groups, low-latency dispatch (auto resolves to it) and, for the decode graphs, the given
     --cuda-graph-max-bs-decode inside the same budget. `default_chunk`: SGLang's
     chunked_prefill_size when not given (by GPU memory, memory_hook.py:89-180)."""
@@ -122,14 +116,14 @@ def check_dispatch(config: _Dispatch, default_chunk: int) -> None:
     if name == "pplx" and config.max_cudagraph_capture_size is not None and (
             config.max_cudagraph_capture_size > need):
         need, what = config.max_cudagraph_capture_size, "decode graph max_bs"
-    budget, env, line = ((MORI_DISPATCH_TOKENS, "SGLANG_MORI_NUM_MAX_DISPATCH_TOKENS_PER_RANK",
-                          "566-573") if name == "mori" else
-                         (PPLX_DISPATCH_TOKENS, "SGLANG_PPLX_NUM_MAX_DISPATCH_TOKENS_PER_RANK",
-                          "614-621"))
+    budget, env, line = ((config.mori_dispatch_tokens_per_rank,
+                          "SGLANG_MORI_NUM_MAX_DISPATCH_TOKENS_PER_RANK", "566-573")
+                         if name == "mori" else
+                         (config.pplx_dispatch_tokens_per_rank,
+                          "SGLANG_PPLX_NUM_MAX_DISPATCH_TOKENS_PER_RANK", "614-621"))
     if need > budget:
-        raise ConfigError(f"{name}: {need} dispatch tokens per rank ({what}) > {budget}, "
-                          f"{env}'s default (graphfit assumes it): SGLang asserts "
-                          f"(moe_hook.py:{line})")
+        raise ConfigError(f"{name}: {need} dispatch tokens per rank ({what}) > {env}="
+                          f"{budget}: SGLang asserts (moe_hook.py:{line})")
 
 
 def check_backend(backend: str) -> str:
@@ -157,15 +151,11 @@ def check_deepep_mode(mode: object) -> str:
 def check_runner(runner: object) -> str:
     """`--moe-runner-backend`, lower-cased (SGLang's choices are extensible by plugins,
     arg_groups/choices.py:136, 265: any name). megamoe is an alias that makes the all-to-all
-    backend megamoe (arg_groups/mega_moe_hook.py:259-276): refused as that backend is."""
+    backend megamoe and the runner auto (arg_groups/mega_moe_hook.py:259-276; SglangOptions
+    applies it)."""
     if not isinstance(runner, str) or not runner.strip():
         raise ConfigError(f"moe_runner_backend: must be a backend name, got {runner!r}")
-    name = runner.strip().lower()
-    if name == "megamoe":
-        raise ConfigError(f"moe_runner_backend: megamoe is an alias of --moe-a2a-backend "
-                          f"megamoe (arg_groups/mega_moe_hook.py:259-276), not modelled "
-                          f"({REFUSED['megamoe']})")
-    return name
+    return runner.strip().lower()
 
 
 # --speculative-moe-a2a-backend's choices (arg_groups/fields/spec.py:181-199)

@@ -96,6 +96,9 @@ def fields_from_sglang(server_args: Any) -> dict[str, Any]:
     put("deepep_mode", _get(server_args, "deepep_mode"))
     put("moe_runner_backend", _get(server_args, "moe_runner_backend"))
     put("speculative_moe_a2a_backend", _get(server_args, "speculative_moe_a2a_backend"))
+    # --quantization: megamoe's NVFP4 rule and FlashInfer's runner asserts
+    # (graphfit.planner.engines.sglang_megamoe, sglang_flashinfer_a2a)
+    put("quant_method", _get(server_args, "quantization"))
     algorithm = _get(server_args, "speculative_algorithm")
     if algorithm:
         name = str(getattr(algorithm, "name", algorithm)).upper()

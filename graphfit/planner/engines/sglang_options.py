@@ -133,9 +133,11 @@ class SglangOptions(EngineOptions):
         (arg_groups/pipeline.py:218, 295): SGLang's default mem_fraction_static still
         reserves for the graphs (graphfit.planner.engines.sglang_moe_a2a.normal_mode_off).
     moe_runner_backend: `--moe-runner-backend` (arg_groups/fields/exec_.py:884-891, choices
-        arg_groups/choices.py:136), read for two rules only: megamoe is an alias of
-        `--moe-a2a-backend megamoe` (arg_groups/mega_moe_hook.py:259-276; refused, as that
-        backend), and pplx runs only with deep_gemm or auto (arg_groups/moe_hook.py:599-602).
+        arg_groups/choices.py:136), read for the all-to-all rules: megamoe is an alias of
+        `--moe-a2a-backend megamoe` (arg_groups/mega_moe_hook.py:259-276; applied here: the
+        backend becomes megamoe, the runner auto), pplx runs only with deep_gemm or auto
+        (arg_groups/moe_hook.py:599-602), deepep_v2 with deep_gemm (auto resolves to it,
+        :403-419), flashinfer with its own list (:531-540).
     speculative_moe_a2a_backend: `--speculative-moe-a2a-backend` (arg_groups/fields/spec.py),
         the draft model's all-to-all backend; None: the target's (layers/moe/utils.py:
         463-468, 498-502). Read for the draft runners' gather rule
@@ -165,6 +167,28 @@ class SglangOptions(EngineOptions):
         images per encoder call), as [name, value] pairs (VitGeometry's fields, then `images`
         and `max_images`; graphfit.planner.engines.sglang_vit_keyed.vit_pairs). Planned as
         the keyed component `vit`. None: not planned.
+    sm100: SGLang's `is_sm100_supported()` (utils/common.py:309-313: capability 10.x, CUDA
+        >= 12.8), which megamoe's start-up check reads with sm90 (arg_groups/mega_moe_hook.py:
+        38-48). None: unknown; set from a GPU name by the CLI (B200, GB200).
+    quant_method: `--quantization` as given (SGLang's server_args.quantization), and
+        quant_algo: the checkpoint config.json's `quantization_config.quant_algo` (SGLang's
+        `ModelConfig.hf_quant_config`, configs/model_config.py:722-727), read from a local
+        model. Together they say whether the MoE experts are NVFP4, which makes megamoe bound
+        the tokens per rank (arg_groups/mega_moe_hook.py:67-75). None: not given.
+    megamoe_tokens_per_rank, mori_dispatch_tokens_per_rank, pplx_dispatch_tokens_per_rank,
+    deepep_v2_dispatch_tokens_per_rank: SGLang's per-rank token budgets, the environment
+        variables SGLANG_OPT_DEEPGEMM_MEGA_MOE_NUM_MAX_TOKENS_PER_RANK (environ.py:1470,
+        default 8192), SGLANG_MORI_NUM_MAX_DISPATCH_TOKENS_PER_RANK (:930, 4096),
+        SGLANG_PPLX_NUM_MAX_DISPATCH_TOKENS_PER_RANK (:1453, 128) and
+        SGLANG_DEEPEP_V2_NUM_MAX_DISPATCH_TOKENS_PER_RANK (:1441, 128), read by
+        graphfit.inputs.environment from a pasted line's VAR=value prefix or the process
+        environment; SGLang's start-up checks bound the decode / prefill tokens by them
+        (graphfit.planner.engines.sglang_megamoe, sglang_deepep_v2,
+        sglang_moe_a2a.check_dispatch).
+    flashinfer_dispatch_tokens_per_rank: SGLANG_FLASHINFER_NUM_MAX_DISPATCH_TOKENS_PER_RANK
+        (environ.py:1224), the FlashInfer A2A workspace per rank; None (unset): max(chunk per
+        rank, 4096) (arg_groups/overrides.py:1886-1894;
+        graphfit.planner.engines.sglang_flashinfer_a2a).
     """
 
     engine: ClassVar[str] = "sglang"
@@ -219,6 +243,14 @@ class SglangOptions(EngineOptions):
     dflash_lilicorr_top_k: int | None = None
     dflash_eager_sampler: bool = False
     vit: tuple[tuple[str, object], ...] | None = None
+    sm100: bool | None = None
+    quant_method: str | None = None
+    quant_algo: str | None = None
+    megamoe_tokens_per_rank: int = 8192
+    mori_dispatch_tokens_per_rank: int = 4096
+    pplx_dispatch_tokens_per_rank: int = 128
+    deepep_v2_dispatch_tokens_per_rank: int = 128
+    flashinfer_dispatch_tokens_per_rank: int | None = None
 
     def __post_init__(self) -> None:
         gb = self.gpu_memory_gb
@@ -250,6 +282,24 @@ class SglangOptions(EngineOptions):
         set_(self, "moe_a2a_backend", check_backend(self.moe_a2a_backend))
         set_(self, "deepep_mode", check_deepep_mode(self.deepep_mode))
         set_(self, "moe_runner_backend", check_runner(self.moe_runner_backend))
+        if self.moe_runner_backend == "megamoe":
+            # an alias: the backend becomes megamoe, the runner auto, whatever backend was
+            # given (handle_moe_runner_backend_alias, arg_groups/mega_moe_hook.py:259-276)
+            set_(self, "moe_a2a_backend", "megamoe")
+            set_(self, "moe_runner_backend", "auto")
+        if self.sm100 is not None:
+            true_false("sm100", self.sm100)
+        for name in ("quant_method", "quant_algo"):
+            value = getattr(self, name)
+            if value is not None and (not isinstance(value, str) or not value.strip()):
+                raise ConfigError(f"{name}: must be a non-empty string, got {excerpt(value)}")
+        for name in ("megamoe_tokens_per_rank", "mori_dispatch_tokens_per_rank",
+                     "pplx_dispatch_tokens_per_rank", "deepep_v2_dispatch_tokens_per_rank"):
+            if getattr(self, name) is None:
+                raise ConfigError(f"{name}: must be an integer in 0..{MAX_INT}, got None")
+            _optional_int(name, getattr(self, name), 0)
+        _optional_int("flashinfer_dispatch_tokens_per_rank",
+                      self.flashinfer_dispatch_tokens_per_rank, 0)
         if self.speculative_moe_a2a_backend is not None:
             set_(self, "speculative_moe_a2a_backend",
                  check_draft_choice(self.speculative_moe_a2a_backend))

@@ -1,0 +1,158 @@
+"""SGLang 0.5.23's FlashInfer all-to-all backend (`--moe-a2a-backend flashinfer`): its start-up
+rules, restated so graphfit starts exactly the lines SGLang starts.
+
+The graph runners: FlashInfer A2A needs attention DP over the whole TP group, so every
+attention group is one rank and nothing is gathered for attention
+(`require_attn_tp_gather`, utils/common.py:4133-4156); attention DP already gathers the MLP
+input (:4080-4092), the rank-uniform bucket FlashInfer needs. Prefill graphs stay on by
+default (cuda_graph_hook.py:223-229); no memory reserve of its own (memory_hook.py:317,
+391-397 count DeepEP only). Its start-up rules:
+
+* topology: `--attn-dp-size == --tp-size` with attention DP on (`handle_a2a_moe`,
+  arg_groups/moe_hook.py:471-488, `_flashinfer_a2a_topology_is_supported` :43-67; Muse
+  Spark's sequence-parallel topology is not modelled: graphfit does not read
+  --enable-layernorm-sp);
+* the MoE runner after its resolution by quantization (overrides.py:1449-1520) must be
+  flashinfer_cutlass / _cutedsl / _trtllm / _trtllm_routed or deep_gemm (moe_hook.py:
+  531-540), and each FlashInfer runner takes only some `--quantization` values
+  (`handle_moe_kernel_config`, moe_hook.py:80-147);
+* `validate_flashinfer_a2a_token_budget` (moe_hook.py:734-774, run after speculation,
+  pipeline.py:318): the prefill chunk per rank, a prefill graph max the line fixes, and the
+  largest decode / verify graph must fit the workspace,
+  SGLANG_FLASHINFER_NUM_MAX_DISPATCH_TOKENS_PER_RANK when set (environ.py:1224), else
+  max(chunk per rank, 4096) (overrides.py:1886-1894).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Protocol
+
+from graphfit.planner.core.errors import ConfigError
+from graphfit.planner.engines.sglang_megamoe import decode_forward
+
+RUNNERS = ("flashinfer_cutlass", "flashinfer_cutedsl", "flashinfer_trtllm",
+           "flashinfer_trtllm_routed", "deep_gemm")  # moe_hook.py:531-540
+# each FlashInfer runner's --quantization values (moe_hook.py:80-147; None: bf16)
+RUNNER_QUANT: dict[str, tuple[str | None, ...]] = {
+    "flashinfer_cutlass": ("modelopt_fp4", "modelopt_fp8", "modelopt_mixed", None),
+    "flashinfer_cutedsl": ("modelopt_fp4", "modelopt_mixed", "nvfp4_online"),
+    "flashinfer_trtllm": ("modelopt_fp4", "nvfp4_online", "fp8", "mxfp8", "modelopt_fp8",
+                          "modelopt_mixed", "compressed-tensors", None),
+    "flashinfer_trtllm_routed": ("fp8", "mxfp8", "modelopt_fp4", "modelopt_mixed",
+                                 "nvfp4_online", "minimax_m3_nvfp4", None),
+}
+DEFAULT_WORKSPACE_FLOOR = 4096  # overrides.py:1889-1894
+ENV = "SGLANG_FLASHINFER_NUM_MAX_DISPATCH_TOKENS_PER_RANK"
+
+
+def workspace_tokens(configured: int | None, chunk_per_rank: int) -> int:
+    """`flashinfer_a2a_max_dispatch_tokens_per_rank` (overrides.py:1886-1894)."""
+    if configured is not None:
+        return configured
+    return max(chunk_per_rank, DEFAULT_WORKSPACE_FLOOR)
+
+
+class _Line(Protocol):
+    @property
+    def moe_a2a_backend(self) -> str: ...
+    @property
+    def moe_runner_backend(self) -> str: ...
+    @property
+    def quant_method(self) -> str | None: ...
+    @property
+    def sm90(self) -> bool | None: ...
+    @property
+    def sm100(self) -> bool | None: ...
+    @property
+    def flashinfer_dispatch_tokens_per_rank(self) -> int | None: ...
+    @property
+    def disaggregation_mode(self) -> str: ...
+    @property
+    def chunked_prefill_size(self) -> int | None: ...
+    @property
+    def tp_size(self) -> int: ...
+    @property
+    def attn_dp_size(self) -> int: ...
+    @property
+    def pp_size(self) -> int: ...
+    @property
+    def cuda_graph_backend_prefill(self) -> str | None: ...
+    @property
+    def cuda_graph_max_bs_prefill(self) -> int | None: ...
+    @property
+    def cuda_graph_bs_prefill(self) -> tuple[int, ...] | None: ...
+    @property
+    def cudagraph_capture_sizes(self) -> tuple[int, ...] | None: ...
+    @property
+    def max_cudagraph_capture_size(self) -> int | None: ...
+    @property
+    def max_num_seqs(self) -> int | None: ...
+    @property
+    def speculative_num_draft_tokens(self) -> int | None: ...
+
+
+def _runner_quantization(config: _Line) -> None:
+    """`handle_moe_kernel_config`'s runner / quantization rules (moe_hook.py:70-147, which
+    run before the topology assert, pipeline.py:294-295)."""
+    runner, quant = config.moe_runner_backend, config.quant_method
+    if quant in ("nvfp4_online", "mxfp8") or (
+            quant == "modelopt_fp4" and runner == "auto" and not (config.sm90 or config.sm100)):
+        raise ConfigError(f"flashinfer: --quantization {quant} resolves the MoE runner by GPU "
+                          f"and checkpoint (arg_groups/overrides.py:1449-1520): not modelled")
+    allowed = RUNNER_QUANT.get(runner)
+    if allowed is not None and quant not in allowed:
+        raise ConfigError(f"flashinfer: the {runner} MoE runner does not take --quantization "
+                          f"{quant}: SGLang asserts (moe_hook.py:80-147; hybrid NVFP4 "
+                          f"metadata is not read)")
+
+
+def _prefill_max(config: _Line) -> int:
+    """A prefill graph max the line fixes with --cuda-graph-max-bs-prefill, which attention
+    DP's re-clamp leaves alone (parallel_hook.py:338-362 clamps only a max the user did not
+    give: a max derived from a given --cuda-graph-bs-prefill is clamped too, the list kept;
+    attention DP is always on here), whatever list is given with it. 0 when prefill graphs
+    are off or the max is clamped (then at most the chunk per rank)."""
+    backend = config.cuda_graph_backend_prefill
+    on = backend != "disabled" if backend is not None else config.pp_size == 1
+    if not on or config.disaggregation_mode == "decode":
+        return 0
+    return config.cuda_graph_max_bs_prefill or 0
+
+
+def check(config: _Line, changes: Mapping[str, object], *, speculative: bool,
+          decode_graphs: bool, decode_default: int, chunk_default: int) -> None:
+    """Every FlashInfer A2A start-up rule above for one line (`changes`: what
+    SglangModel.resolve set so far)."""
+    if config.moe_a2a_backend != "flashinfer":
+        return
+    _runner_quantization(config)
+    if not (config.attn_dp_size > 1 and config.attn_dp_size == config.tp_size):
+        raise ConfigError(f"flashinfer needs attention DP over the whole TP group "
+                          f"(--attn-dp-size == --tp-size, here {config.attn_dp_size} and "
+                          f"{config.tp_size}): SGLang asserts (moe_hook.py:471-488)")
+    if config.moe_runner_backend not in RUNNERS:
+        raise ConfigError(f"flashinfer runs with --moe-runner-backend {', '.join(RUNNERS)}, "
+                          f"not {config.moe_runner_backend}: SGLang asserts (moe_hook.py:"
+                          f"531-540)")
+    chunk = (config.chunked_prefill_size or chunk_default) // config.attn_dp_size
+    required = 0
+    if config.disaggregation_mode != "decode":
+        required = max(chunk, _prefill_max(config))
+    if decode_graphs and config.disaggregation_mode != "prefill":
+        max_bs, requests, per_request = decode_forward(config, changes, speculative,
+                                                       decode_default)
+        if requests is not None:  # moe_hook.py:668-670, not aligned
+            max_bs = min(max_bs, max(1, requests // config.attn_dp_size))
+        required = max(required, max_bs * per_request)
+    capacity = workspace_tokens(config.flashinfer_dispatch_tokens_per_rank, chunk)
+    if required > capacity:
+        where = (f"{ENV}={capacity}" if config.flashinfer_dispatch_tokens_per_rank is not None
+                 else f"max(chunk per rank, {DEFAULT_WORKSPACE_FLOOR})")
+        raise ConfigError(f"flashinfer: {required} tokens per rank (prefill chunk or graph, "
+                          f"decode graph) > its workspace, {where} = {capacity}: SGLang "
+                          f"refuses (moe_hook.py:749-774)")
+
+
+__all__ = ["DEFAULT_WORKSPACE_FLOOR", "ENV", "RUNNERS", "RUNNER_QUANT", "check",
+           "workspace_tokens"]
