@@ -47,11 +47,39 @@ GRANITE_CONFIG = {
     "num_local_experts": 0, "torch_dtype": "bfloat16"}
 
 
+# Nemotron-H (configs/nemotron_h.py): 3 mamba layers of 7 by the legacy pattern, 8 groups
+# (widened at no TP of 1/2/4), the kernel under the file's `conv_kernel` key
+NEMOTRON_CONFIG = {
+    "architectures": ["NemotronHForCausalLM"], "model_type": "nemotron_h",
+    "hidden_size": 1024, "intermediate_size": 2048, "hybrid_override_pattern": "M-M*-M-",
+    "num_hidden_layers": 7, "num_attention_heads": 16, "num_key_value_heads": 4,
+    "head_dim": 64, "vocab_size": 32000, "max_position_embeddings": CONTEXT,
+    "mamba_num_heads": 32, "mamba_head_dim": 64, "n_groups": 8, "ssm_state_size": 128,
+    "conv_kernel": 4, "expand": 2, "chunk_size": 128, "torch_dtype": "bfloat16"}
+# Falcon-H1 (configs/falcon_h1.py): a mamba mixer in each of 4 layers, mamba_d_ssm given;
+# FALCON_AUTO: mamba_d_ssm null (expand x hidden) and mamba_d_head "auto", fp16 states
+FALCON_CONFIG = {
+    "architectures": ["FalconH1ForCausalLM"], "model_type": "falcon_h1",
+    "hidden_size": 1024, "intermediate_size": 2048, "num_hidden_layers": 4,
+    "num_attention_heads": 8, "num_key_value_heads": 2, "head_dim": 64,
+    "vocab_size": 32784, "max_position_embeddings": CONTEXT, "mamba_d_ssm": 1536,
+    "mamba_n_heads": 24, "mamba_d_head": 64, "mamba_n_groups": 1, "mamba_d_state": 128,
+    "mamba_d_conv": 4, "mamba_expand": 2, "mamba_chunk_size": 128, "torch_dtype": "bfloat16"}
+FALCON_AUTO_CONFIG = {**FALCON_CONFIG, "mamba_d_ssm": None, "mamba_d_head": "auto",
+                      "mamba_n_heads": 32, "mamba_n_groups": 2, "mamba_ssm_dtype": "float16"}
+NEMOTRON, FALCON, FALCON_AUTO = GRANITE + 1, GRANITE + 2, GRANITE + 3
+OTHER_CONFIGS = {GRANITE: ("granite", GRANITE_CONFIG), NEMOTRON: ("nemotronh", NEMOTRON_CONFIG),
+                 FALCON: ("falconh1", FALCON_CONFIG),
+                 FALCON_AUTO: ("falconh1auto", FALCON_AUTO_CONFIG)}
+ALL_SHAPES = len(SHAPES) + len(OTHER_CONFIGS)  # model_dir(0 .. ALL_SHAPES - 1)
+
+
 @functools.cache
 def model_dir(shape: int) -> str:
-    if shape == GRANITE:
-        directory = Path(tempfile.mkdtemp(prefix="graphfit-sglang-granite-"))
-        (directory / "config.json").write_text(json.dumps(GRANITE_CONFIG))
+    if shape in OTHER_CONFIGS:
+        name, data = OTHER_CONFIGS[shape]
+        directory = Path(tempfile.mkdtemp(prefix=f"graphfit-sglang-{name}-"))
+        (directory / "config.json").write_text(json.dumps(data))
         return str(directory)
     layers, interval, k_heads, v_heads, k_dim, v_dim, kernel, dtype = SHAPES[shape]
     directory = Path(tempfile.mkdtemp(prefix=f"graphfit-sglang-qnext{shape}-"))

@@ -2,8 +2,8 @@
 reader with --gpu-memory-gb / --weights-gb / --preload-avail-gb, then `graphfit.plan`) vs
 SGLang 0.5.23's own `_profile_available_bytes` + `_handle_max_mamba_cache` +
 `resolve_max_num_reqs` (kv_cache_configurator.py:2990-3410) over generated lines on
-Qwen3-Next-shaped models and a GraniteMoeHybrid one (tests/oracle/
-sglang_mamba_memory_oracle)."""
+Qwen3-Next-shaped models, a GraniteMoeHybrid, a Nemotron-H and two Falcon-H1 ones
+(tests/oracle/sglang_mamba_memory_oracle), with and without speculative decoding."""
 
 from __future__ import annotations
 
@@ -25,8 +25,13 @@ from graphfit.planner.engines.sglang_pool import request_pool  # noqa: E402
 from tests.oracle import sglang_mamba_memory_oracle as mm  # noqa: E402
 from tests.oracle import sglang_oracle as so  # noqa: E402
 
+# speculative decoding: (algorithm, steps, topk, draft tokens); None: off. The joint solve
+# with the intermediate SSM states (kv_cache_configurator.py:3344-3360)
+SPECS = (None, ("NEXTN", 3, 1, 4), ("NEXTN", 1, 1, 2), ("NEXTN", 5, 1, 6), ("NGRAM",))
+
 LINES = st.fixed_dictionaries({
-    "shape": st.sampled_from(range(len(mm.SHAPES) + 1)),  # the last: GraniteMoeHybrid
+    # Qwen3-Next shapes, then GraniteMoeHybrid, Nemotron-H and two Falcon-H1
+    "shape": st.sampled_from(range(mm.ALL_SHAPES)),
     "tp": st.sampled_from(((1, 1), (2, 1), (4, 1), (4, 2), (2, 2))),
     "gb": st.sampled_from((24.0, 40.0, 80.0, 141.0)),
     "weights": st.floats(0.0, 1.05),  # x the GPU's memory
@@ -35,7 +40,8 @@ LINES = st.fixed_dictionaries({
     "ratio": st.none() | st.sampled_from((0.05, 0.5, 0.9, 2.0, 4.0)),
     "ssm": st.sampled_from((None, "float32", "bfloat16", "float16")),
     "radix_off": st.booleans(), "overlap": st.booleans(),
-    "S": st.none() | st.integers(1, 3000)})
+    "S": st.none() | st.integers(1, 3000),
+    "spec": st.sampled_from(SPECS)})
 
 
 def argv_of(p: dict) -> tuple[str, ...]:
@@ -48,6 +54,12 @@ def argv_of(p: dict) -> tuple[str, ...]:
     argv += ("--disable-radix-cache",) if p["radix_off"] else ()
     argv += () if p["overlap"] else ("--disable-overlap-schedule",)
     argv += () if p["S"] is None else ("--max-running-requests", str(p["S"]))
+    spec = p.get("spec")
+    if spec is not None:
+        argv += ("--speculative-algorithm", spec[0])
+        if len(spec) > 1:
+            argv += ("--speculative-num-steps", str(spec[1]), "--speculative-eagle-topk",
+                     str(spec[2]), "--speculative-num-draft-tokens", str(spec[3]))
     return argv
 
 
@@ -90,18 +102,20 @@ def agree(p: dict) -> bool | None:
         return True if ours is None else None
     if ours is None:
         return False
-    from_memory = not (p["radix_off"] and p["S"] is not None)
+    # a request count: given, or the speculative hook's default 48 (speculative_hook.py)
+    counted = p["S"] is not None or p.get("spec") is not None
+    from_memory = not (p["radix_off"] and counted)
     if from_memory and ours.mamba_memory_slots != theirs.cache_size:
         return False
     if ours.mem_fraction_static != theirs.mem_fraction_static:
         return False
-    return p["S"] is None or request_pool(ours) == theirs.pool
+    return not counted or request_pool(ours) == theirs.pool
 
 
 def _line(**kw: object) -> dict:
     return {"shape": 0, "tp": (1, 1), "gb": 80.0, "weights": 0.25, "preload": None,
             "fraction": None, "ratio": None, "ssm": None, "radix_off": False,
-            "overlap": True, "S": 3000, **kw}
+            "overlap": True, "S": 3000, "spec": None, **kw}
 
 
 @example(_line())  # the state cache caps the pool (719 < 3000)
@@ -112,6 +126,13 @@ def _line(**kw: object) -> dict:
 @example(_line(weights=1.0))  # no memory left: both refuse
 @example(_line(shape=mm.GRANITE, tp=(2, 1)))  # GraniteMoeHybrid: mamba layers from layer_types
 @example(_line(shape=mm.GRANITE, overlap=False, ssm="bfloat16"))
+@example(_line(shape=mm.NEMOTRON, tp=(4, 1), ssm="bfloat16"))  # the legacy layer pattern
+@example(_line(shape=mm.FALCON, tp=(2, 1), overlap=False))  # a mamba mixer in every layer
+@example(_line(shape=mm.FALCON_AUTO, tp=(4, 2)))  # d_ssm from expand, "auto" head dim
+@example(_line(spec=SPECS[1]))  # the joint solve with 4 intermediate states a request
+@example(_line(spec=SPECS[3], S=None, ssm="bfloat16"))  # S: the speculative default 48
+@example(_line(spec=SPECS[1], radix_off=True, S=None))  # radix off: 48 slots, not memory
+@example(_line(spec=SPECS[4], overlap=False))  # NGRAM: no draft model, the same solve
 @given(LINES)
 def test_state_cache_from_memory_equals_sglang(p: dict) -> None:
     assert agree(p) is not False, (argv_of(p), p, sglang_side(p))

@@ -73,10 +73,10 @@ def test_heavier_weights_never_more_slots(d: dict[str, Any], more: float) -> Non
     assert light.cache_size() >= heavy_size
 
 
-def sg(**options: Any) -> EngineConfig:
-    return EngineConfig(engine="sglang", architecture="Qwen3NextForCausalLM",
-                        max_num_seqs=3000, max_model_len=262144,
-                        options={"gpu_memory_gb": 80, **options})
+def sg(top: dict[str, Any] | None = None, **options: Any) -> EngineConfig:
+    return EngineConfig.from_dict({
+        "engine": "sglang", "architecture": "Qwen3NextForCausalLM", "max_num_seqs": 3000,
+        "max_model_len": 262144, **(top or {}), "options": {"gpu_memory_gb": 80, **options}})
 
 
 def test_memory_caps_the_pool_and_says_so() -> None:
@@ -109,3 +109,40 @@ def test_flags_fix_the_size() -> None:
 def test_weights_beyond_the_budget_refused() -> None:
     with pytest.raises(ConfigError, match="no GPU memory left for the mamba state cache"):
         plan(sg(weights_gb=79.0, mamba_state_shape=QWEN3_NEXT))
+
+
+@given(MEMORY, st.integers(1, 16), st.integers(1, 6))
+def test_joint_solve_fits_the_intermediate_states(d: dict[str, Any], drafts: int,
+                                                  ratio: int) -> None:
+    """With speculation, K state slots + the padding slot and D intermediate states for
+    K / ratio requests + 1 fit the budget together, one more slot does not; never more
+    slots than without speculation (kv_cache_configurator.py:3344-3360)."""
+    plain = _memory(d)
+    memory = MambaMemory(**{**plain.__dict__, "draft_tokens": drafts,
+                            "slots_per_request": ratio})
+    r, per = memory.full_memory_ratio, memory.bytes_per_request
+    budget = memory.rest_gb() * r / (1 + r) * GIB
+    try:
+        size = memory.cache_size()
+    except ConfigError:
+        assert budget < per * (2 + drafts * (1 + 1 / ratio)) * (1 + 1e-6)
+        return
+
+    def used(k: int) -> float:
+        return (k + 1) * per + (k / ratio + 1) * drafts * per
+
+    assert used(size) <= budget * (1 + 1e-6)
+    assert used(size + 1) > budget * (1 - 1e-6)
+    assert size <= plain.cache_size()
+
+
+def test_speculation_solves_jointly_and_says_so() -> None:
+    config = sg({"spec_method": "mtp", "num_speculative_tokens": 3,
+                 "speculative_eagle_topk": 1, "speculative_num_draft_tokens": 4},
+                weights_gb=20.0, mamba_state_shape=QWEN3_NEXT)
+    p = plan(config)
+    slots = p.config.mamba_memory_slots
+    plain = plan(sg(weights_gb=20.0, mamba_state_shape=QWEN3_NEXT)).config.mamba_memory_slots
+    assert slots is not None and plain is not None and slots < plain
+    assert request_pool(p.config) == min(3000, slots // 5)
+    assert "4 intermediate SSM states" in dict(p.engine_inputs)["max_mamba_cache_size"]

@@ -39,7 +39,9 @@ off by default).
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import cast
 
 from graphfit.planner.core.errors import ConfigError
 from graphfit.planner.core.settings import EngineSettings
@@ -123,6 +125,8 @@ class MambaMemory:
     mem_fraction_static: float
     full_memory_ratio: float
     bytes_per_request: int
+    draft_tokens: int | None = None  # speculative decoding's D (the joint solve)
+    slots_per_request: int = 1  # `_calculate_mamba_ratio`, read by the joint solve only
 
     def __post_init__(self) -> None:
         for name in ("preload_avail_gb", "weights_gb", "mem_fraction_static",
@@ -132,6 +136,9 @@ class MambaMemory:
                     or not value >= 0 or value == float("inf"):
                 raise ConfigError(f"{name}: must be a finite number >= 0, got {value!r}")
         _positive_int("bytes per request", self.bytes_per_request)
+        _positive_int("slots per request", self.slots_per_request)
+        if self.draft_tokens is not None:
+            _positive_int("draft tokens", self.draft_tokens)
 
     def rest_gb(self) -> float:
         """`rest_memory` handed to `_handle_max_mamba_cache` (kv_cache_configurator.py:
@@ -142,11 +149,20 @@ class MambaMemory:
 
     def cache_size(self) -> int:
         """max_mamba_cache_size (kv_cache_configurator.py:3362-3394); ConfigError where
-        SGLang raises (:3386-3399)."""
+        SGLang raises (:3386-3399). With speculative decoding each request also holds D
+        intermediate SSM states (one per draft token) for at most K // ratio requests + the
+        padding slot, all inside the same budget: SGLang solves for K jointly,
+        int((budget - per x (1 + D)) // (per x (1 + D / ratio))) (:3344-3360)."""
         ratio = self.full_memory_ratio
         budget = self.rest_gb() * ratio / (1 + ratio)
         per_slot = self.bytes_per_request
-        size = int((budget * GIB - per_slot) // per_slot)
+        budget_bytes = budget * GIB
+        drafts = self.draft_tokens
+        if drafts is None:
+            size = int((budget_bytes - per_slot) // per_slot)
+        else:  # extra_per_slot is 0 (no ReplaySSM ring, no extra bytes: :3286-3293)
+            size = int((budget_bytes - per_slot * (1 + drafts) - 0)
+                       // (per_slot * (1 + drafts / self.slots_per_request) + 0))
         if size <= 0:
             raise ConfigError(
                 f"no GPU memory left for the mamba state cache: {self.rest_gb():.2f} GiB "
@@ -157,10 +173,21 @@ class MambaMemory:
 
 
 
+def _speculative(config: EngineSettings) -> bool:
+    """SGLang's `has_spec_dec` (kv_cache_configurator.py:3256): any speculative algorithm,
+    NGRAM included (no draft model, but the verify pass keeps the intermediate states)."""
+    from graphfit.planner.core.enums import SpecMethod
+
+    return config.spec_method is not SpecMethod.NONE
+
+
 def _not_restated(config: EngineSettings, fraction: float | None = None) -> str | None:
     """Why graphfit does not size this config's state cache from memory, or None."""
-    if config.has_drafter:
-        return "speculative decoding (its joint solve, kv_cache_configurator.py:3337-3360)"
+    if _speculative(config) and config.disaggregation_mode == "prefill":
+        # _pd_prefill_skips_mamba_spec_state (kv_cache_configurator.py:172-181) drops the
+        # intermediate states unless --enable-pd-role-switch / --enable-unified-memory,
+        # flags graphfit does not read
+        return "speculative decoding on a disaggregated prefill server (:172-181, 3294-3298)"
     if config.pp_size > 1:
         return "pipeline parallelism (the per-stage layer share, :3229-3250)"
     if config.attn_cp_size > 1:
@@ -176,16 +203,26 @@ def _not_restated(config: EngineSettings, fraction: float | None = None) -> str 
     return None
 
 
-def memory_of(config: EngineSettings, fraction: float | None = None) -> MambaMemory | None:
+def memory_of(config: EngineSettings, fraction: float | None = None,
+              drafts: int | None = None) -> MambaMemory | None:
     """The memory inputs of a config whose state cache SGLang sizes from memory, or None
-    when graphfit does not restate it (`memory_line` says why); `fraction`: its
-    mem_fraction_static when not yet in the config (resolution)."""
+    when graphfit does not restate it (`memory_line` says why); `fraction` / `drafts`: its
+    mem_fraction_static / speculative draft tokens when not yet in the config
+    (resolution)."""
     if _not_restated(config, fraction) is not None:
         return None
+    from graphfit.planner.engines.sglang_mamba_pool import cache_of
+
     shape = MambaStateShape.of(config.mamba_state_shape or ())
     tp = config.tp_size // config.attn_dp_size // config.attn_cp_size  # runtime_context.py:73
     gpu = config.gpu_memory_gb or 0.0
+    drafts = (drafts or config.speculative_num_draft_tokens) if _speculative(config) else None
+    if _speculative(config) and drafts is None:  # pragma: no cover - resolution fills it
+        raise ConfigError("speculative_num_draft_tokens: not resolved (the joint solve of the "
+                          "mamba state cache reads it, kv_cache_configurator.py:3344)")
     return MambaMemory(
+        draft_tokens=drafts,
+        slots_per_request=cache_of(config).slots_per_request() if drafts else 1,
         preload_avail_gb=config.preload_avail_gb or gpu,
         weights_gb=config.weights_gb or 0.0,
         mem_fraction_static=fraction or config.mem_fraction_static or 0.0,
@@ -195,19 +232,29 @@ def memory_of(config: EngineSettings, fraction: float | None = None) -> MambaMem
             max(tp, 1), config.mamba_ssm_dtype or DEFAULT_SSM_DTYPE))
 
 
-def resolve_memory_slots(config: EngineSettings, fraction: float | None) -> dict[str, object]:
-    """`SglangModel.resolve`'s change: the state cache size SGLang computes from memory,
-    for a config as given (`fraction`: its mem_fraction_static as resolved), where SGLang
-    takes that branch (neither --max-mamba-cache-size nor --disable-radix-cache with
-    --max-running-requests, kv_cache_configurator.py:3302-3335) and graphfit restates it."""
+def resolve_memory_slots(config: EngineSettings, fraction: float | None,
+                         changes: Mapping[str, object] | None = None) -> dict[str, object]:
+    """`SglangModel.resolve`'s change: the state cache size SGLang computes from memory
+    (`fraction`: the config's mem_fraction_static as resolved), where SGLang takes that
+    branch (neither --max-mamba-cache-size nor --disable-radix-cache with
+    --max-running-requests, kv_cache_configurator.py:3302-3335) and graphfit restates it.
+    `changes`: the resolution so far. Its draft tokens apply; its request count only under
+    speculation, which SGLang's speculative hook fills before the configurator runs (for a
+    plain line graphfit's stand-in for the KV-sized pool is not SGLang's figure)."""
     from graphfit.planner.engines.sglang_mamba_pool import is_hybrid_mamba
 
+    done = changes or {}
+    requests: int | None = config.max_num_seqs
+    drafts = config.speculative_num_draft_tokens
+    if _speculative(config):
+        requests = cast("int | None", done.get("max_num_seqs", requests))
+        drafts = cast("int | None", done.get("speculative_num_draft_tokens", drafts))
     if (not is_hybrid_mamba(config.architecture, config.mamba_state_shape)
             or config.mamba_memory_slots is not None
             or config.max_mamba_cache_size is not None
-            or (config.disable_radix_cache and config.max_num_seqs is not None)):
+            or (config.disable_radix_cache and requests is not None)):
         return {}
-    memory = memory_of(config, fraction)
+    memory = memory_of(config, fraction, drafts)
     return {} if memory is None else {"mamba_memory_slots": memory.cache_size()}
 
 
@@ -232,8 +279,16 @@ def memory_line(config: EngineSettings) -> str | None:
     return (f"{config.mamba_memory_slots} state slots from memory: {memory.rest_gb():.2f} GiB "
             f"after weights and reserve x {memory.full_memory_ratio:g}/"
             f"(1 + {memory.full_memory_ratio:g}), {memory.bytes_per_request / (1 << 20):.2f} "
-            f"MiB a request (kv_cache_configurator.py:3362-3394); free before loading "
-            f"{memory.preload_avail_gb:g} GiB ({given})")
+            f"MiB a request{_joint(memory)} (kv_cache_configurator.py:3362-3394); free "
+            f"before loading {memory.preload_avail_gb:g} GiB ({given})")
+
+
+def _joint(memory: MambaMemory) -> str:
+    """The speculative part of the plan line: the intermediate states solved for jointly."""
+    if memory.draft_tokens is None:
+        return ""
+    return (f", solved jointly with {memory.draft_tokens} intermediate SSM states per "
+            f"request for 1 in {memory.slots_per_request} slots (:3344-3360)")
 
 
 __all__ = ["DEFAULT_FULL_MEMORY_RATIO", "DEFAULT_SSM_DTYPE", "SHAPE_FIELDS", "MambaMemory",

@@ -30,6 +30,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from graphfit.planner.core.errors import ConfigError
+from graphfit.planner.core.settings import EngineSettings
 
 # the architectures whose server arguments route through the hybrid-mamba radix cache
 # (arg_groups/overrides.py:369-399); GraniteMoeHybrid only with a "mamba" layer (:461-466)
@@ -212,3 +213,19 @@ def mamba_request_pool(kv_pool: int, cache: MambaCache, attn_dp_size: int,
     (kv_cache_configurator.py:3134-3150)."""
     cap = cache.request_cap(attn_dp_size, max_running_requests)
     return kv_pool if cap is None else min(kv_pool, cap)
+
+
+def cache_of(config: EngineSettings) -> MambaCache:
+    """The config's mamba-cache flags (SglangOptions) for a hybrid mamba architecture."""
+    assert config.architecture is not None
+    return MambaCache(config.architecture, max_mamba_cache_size=config.max_mamba_cache_size,
+                      disable_radix_cache=config.disable_radix_cache,
+                      strategy=config.mamba_radix_cache_strategy,
+                      overlap=not config.disable_overlap_schedule,
+                      page_size=config.page_size,
+                      linear_attn_backend=config.linear_attn_backend,
+                      track_interval=config.mamba_track_interval,
+                      chunk_size=config.mamba_chunk_size or 64,  # FLA's CHUNK_SIZE
+                      draft_tokens=(config.speculative_num_draft_tokens
+                                    if config.has_drafter else None),
+                      memory_slots=config.mamba_memory_slots)
