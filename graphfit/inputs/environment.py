@@ -1,7 +1,9 @@
 """Each engine's environment variables graphfit reads, one reader per engine (its
 `environment` part in graphfit.planner.engines.table): vLLM's `VLLM_USE_V2_MODEL_RUNNER` (the
 model runner); SGLang's `SGLANG_ENABLE_SINGLE_CG_DRAFT` (multi-layer EAGLE's draft-extend graph
-count, graphfit.planner.engines.sglang_mtp_graphs); none of TensorRT-LLM's is modelled.
+count, graphfit.planner.engines.sglang_mtp_graphs) and `SGLANG_MAMBA_SSM_DTYPE` (a hybrid mamba
+model's state dtype, graphfit.planner.engines.sglang_mamba_memory); none of TensorRT-LLM's is
+modelled.
 
 A module of its own, without the value readers, because every command consults the environment
 and most never read a flag table or a file (start-up: graphfit.cli imports this on every run).
@@ -16,6 +18,8 @@ from graphfit.planner.core.errors import ConfigError
 
 ENV_V2_RUNNER = "VLLM_USE_V2_MODEL_RUNNER"
 ENV_SINGLE_CG = "SGLANG_ENABLE_SINGLE_CG_DRAFT"
+ENV_MAMBA_SSM_DTYPE = "SGLANG_MAMBA_SSM_DTYPE"
+MAMBA_SSM_DTYPES = ("float32", "bfloat16", "float16")  # configs/mamba_utils.py:60-64
 # SGLang's EnvBool spellings (environ.py:143-150)
 _SGLANG_TRUE = ("true", "1", "yes", "y")
 _SGLANG_FALSE = ("false", "0", "no", "n")
@@ -81,10 +85,24 @@ def sglang_environment(environ: Mapping[str, str]) -> list[Setting]:
     unset, or a value it cannot parse (it warns and keeps the default, environ.py:67-86): on,
     SGLang's default (environ.py:1921), so no setting."""
     raw = environ.get(ENV_SINGLE_CG)
+    found = _mamba_ssm_dtype(environ)
     if raw is None or raw.lower() not in (*_SGLANG_TRUE, *_SGLANG_FALSE):
-        return []
+        return found
     return [Setting("single_cg_draft", raw.lower() in _SGLANG_TRUE,
-                    f"{ENV_SINGLE_CG}={raw}", COMMAND_LINE)]
+                    f"{ENV_SINGLE_CG}={raw}", COMMAND_LINE), *found]
+
+
+def _mamba_ssm_dtype(environ: Mapping[str, str]) -> list[Setting]:
+    """SGLANG_MAMBA_SSM_DTYPE, the hybrid mamba state dtype (mamba2_state_dtype, configs/
+    mamba_utils.py:47-103): it overrides the model config's mamba_ssm_dtype, and
+    --mamba-ssm-dtype overrides it (the flag writes the variable, arg_groups/serving_hook.py:
+    439-440), hence a lower priority than the flag in the same layer. A value SGLang does not
+    know it ignores with a warning (:96-101), so does graphfit."""
+    raw = environ.get(ENV_MAMBA_SSM_DTYPE)
+    if raw not in MAMBA_SSM_DTYPES:
+        return []
+    return [Setting("mamba_ssm_dtype", raw, f"{ENV_MAMBA_SSM_DTYPE}={raw}", COMMAND_LINE,
+                    priority=-1)]
 
 
 VLLM_ENVIRONMENT = environment

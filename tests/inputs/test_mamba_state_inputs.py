@@ -127,3 +127,26 @@ def test_falcon_h1_heads_tile_the_intermediate(d_ssm: int, heads: int,
         assert shape[1] == d_ssm and shape[3] * shape[4] == d_ssm
     else:
         assert head is None or d_ssm % heads or (head == 64 and heads * 64 != d_ssm)
+
+
+@pytest.mark.parametrize(("prefix", "flag", "expected"), [
+    ((), (), "bfloat16"),  # the config's
+    (("SGLANG_MAMBA_SSM_DTYPE=float32",), (), "float32"),  # the variable over the config
+    (("SGLANG_MAMBA_SSM_DTYPE=float16",), ("--mamba-ssm-dtype", "float32"), "float32"),
+    (("SGLANG_MAMBA_SSM_DTYPE=fp8",), (), "bfloat16"),  # ignored, as SGLang warns and does
+])
+def test_state_dtype_from_the_line_environment(tmp_path: Path, prefix: tuple[str, ...],
+                                               flag: tuple[str, ...], expected: str) -> None:
+    """SGLANG_MAMBA_SSM_DTYPE in a pasted line's prefix: over the config's mamba_ssm_dtype,
+    under --mamba-ssm-dtype (which writes the variable, serving_hook.py:439-440;
+    mamba_utils.py:47-103)."""
+    from graphfit.cli.options import resolve_values
+    from graphfit.inputs import commandline
+
+    (tmp_path / "config.json").write_text(json.dumps({**FALCON_H1, "max_position_embeddings":
+                                                      4096}))
+    line = [*prefix, "python", "-m", "sglang.launch_server", "--model-path", str(tmp_path),
+            *flag]
+    config = resolve_values({"gpu_memory_gb": 80.0}, environ={},
+                            pasted=commandline.read(line)).config()
+    assert config.mamba_ssm_dtype == expected

@@ -161,10 +161,15 @@ def sized(r: so.Resolved, preload_gb: float, weights_gb: float,
 SSM_ENV = "SGLANG_MAMBA_SSM_DTYPE"  # --mamba-ssm-dtype writes it (serving_hook.py:439-440)
 
 
-def resolve(argv: tuple[str, ...], gpu_gb: float, shape: int) -> so.Resolved | so.Rejected:
+def resolve(argv: tuple[str, ...], gpu_gb: float, shape: int,
+            env_ssm: str | None = None) -> so.Resolved | so.Rejected:
     """SGLang's resolution of one line in a fresh process's environment: the state dtype a
-    previous line's --mamba-ssm-dtype wrote into os.environ is dropped first."""
+    previous line's --mamba-ssm-dtype wrote into os.environ is dropped first; `env_ssm`:
+    the line's own SGLANG_MAMBA_SSM_DTYPE (read when the state shape is priced, after the
+    flag has overwritten it)."""
     import os
 
     os.environ.pop(SSM_ENV, None)
+    if env_ssm is not None:
+        os.environ[SSM_ENV] = env_ssm
     return so.resolve(argv, gpu_mem_gb=gpu_gb, model=model_dir(shape))

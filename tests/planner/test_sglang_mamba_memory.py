@@ -146,3 +146,25 @@ def test_speculation_solves_jointly_and_says_so() -> None:
     assert slots is not None and plain is not None and slots < plain
     assert request_pool(p.config) == min(3000, slots // 5)
     assert "4 intermediate SSM states" in dict(p.engine_inputs)["max_mamba_cache_size"]
+
+
+@given(st.integers(1, 20000), st.floats(0.0, 0.8), st.booleans())
+def test_fixed_cache_refused_exactly_when_no_memory_is_left(m: int, weights: float,
+                                                            spec: bool) -> None:
+    """--max-mamba-cache-size fixes the cache: graphfit refuses the line exactly when the
+    fixed states (and under speculation the intermediate ones) leave no memory after the
+    weights (kv_cache_configurator.py:3043), and the refusal only grows with the weights."""
+    top = ({"spec_method": "mtp", "num_speculative_tokens": 3, "speculative_eagle_topk": 1,
+            "speculative_num_draft_tokens": 4} if spec else {})
+    per = MambaStateShape.of(QWEN3_NEXT).bytes_per_request(1, "float32")
+    rest = 80 - 80 * weights - 80 * (1 - 0.83)  # 0.83: the default fraction at 80 GB
+    served = min(3000, m // 5)
+    need = ((m + 1) + ((served + 1) * 4 if spec else 0)) * per / GIB
+    try:  # resolution (the configuration's construction) decides it
+        plan(sg(top, weights_gb=80 * weights, mamba_state_shape=QWEN3_NEXT,
+                max_mamba_cache_size=m))
+        refused = False
+    except ConfigError as exc:
+        refused = "no GPU memory" in str(exc)
+    if abs(rest - need) > 1e-6:
+        assert refused == (rest <= need)

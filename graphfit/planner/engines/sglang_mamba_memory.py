@@ -250,12 +250,45 @@ def resolve_memory_slots(config: EngineSettings, fraction: float | None,
         requests = cast("int | None", done.get("max_num_seqs", requests))
         drafts = cast("int | None", done.get("speculative_num_draft_tokens", drafts))
     if (not is_hybrid_mamba(config.architecture, config.mamba_state_shape)
-            or config.mamba_memory_slots is not None
-            or config.max_mamba_cache_size is not None
-            or (config.disable_radix_cache and requests is not None)):
+            or config.mamba_memory_slots is not None):
+        return {}
+    if config.max_mamba_cache_size is not None or (config.disable_radix_cache
+                                                   and requests is not None):
+        _check_fixed_cache(config, fraction, drafts, requests)
         return {}
     memory = memory_of(config, fraction, drafts)
     return {} if memory is None else {"mamba_memory_slots": memory.cache_size()}
+
+
+def _check_fixed_cache(config: EngineSettings, fraction: float | None, drafts: int | None,
+                       requests: int | None) -> None:
+    """When the flags fix the state cache (kv_cache_configurator.py:3302-3335), SGLang still
+    charges it -- and under speculation the intermediate states of the requests it serves --
+    to the memory left after the weights, and refuses a line that leaves none for the KV
+    cache ("Loaded weights leave no GPU memory", :3040-3060). Checked where graphfit knows
+    the memory (memory_of); a fixed size below one slot per DP group is refused by the
+    request cap instead (sglang_mamba_pool, SGLang's RuntimeError at :3386 comes first)."""
+    memory = memory_of(config, fraction, drafts)
+    if memory is None:
+        return
+    dp, per = config.attn_dp_size, memory.bytes_per_request
+    per_group = max(1, (requests or 0) // dp)
+    if config.max_mamba_cache_size is not None:
+        slots = config.max_mamba_cache_size // dp  # :3302-3308
+        if slots <= 0:
+            return
+        served = min(per_group, slots // memory.slots_per_request)  # :3313-3318
+    else:
+        slots = served = per_group  # --disable-radix-cache with a request count, :3325-3335
+    rest = memory.rest_gb()
+    if memory.draft_tokens is not None:  # the intermediate states (:3313-3324, :3338-3344)
+        rest = rest - (per * (served + 1) * memory.draft_tokens / GIB)
+    left = rest - (slots + 1) * (per + 0) / GIB  # :3405-3409, the padding slot included
+    if left <= 0:
+        raise ConfigError(
+            f"loaded weights leave no GPU memory for the KV cache: {left:.2f} GiB after "
+            f"{slots} fixed mamba state slots of {per / (1 << 20):.2f} MiB (SGLang "
+            f"kv_cache_configurator.py:3043); raise --mem-fraction-static")
 
 
 def memory_line(config: EngineSettings) -> str | None:
