@@ -104,12 +104,8 @@ def nemotron_h_shape(data: dict[str, Any]) -> tuple[int, ...] | None:
     state_size = ssm_state_size, conv_kernel = the file's `conv_kernel` (set after the
     constructor's `mamba_d_conv`, :363, 399-405), else `mamba_d_conv`. None when a key is
     missing or no layer is a mamba layer."""
-    types = data.get("layers_block_type")
-    pattern = data.get("hybrid_override_pattern")
-    if types is None and isinstance(pattern, str) and pattern \
-            and all(c in NEMOTRON_PATTERN for c in pattern):
-        types = [NEMOTRON_PATTERN[c] for c in pattern]
-    if not isinstance(types, list) or any(t not in NEMOTRON_PATTERN.values() for t in types):
+    types = _nemotron_types(data)
+    if types is None or any(t not in NEMOTRON_PATTERN.values() for t in types):
         return None
     mamba = sum(1 for t in types if t == "mamba")
     values = [_plain(data, key) for key in NEMOTRON_KEYS]
@@ -151,6 +147,34 @@ def falcon_h1_shape(data: dict[str, Any]) -> tuple[int, ...] | None:
     return (layers, intermediate, groups, heads, head_dim, state, kernel)
 
 
+def _nemotron_types(data: dict[str, Any]) -> list[Any] | None:
+    types = data.get("layers_block_type")
+    pattern = data.get("hybrid_override_pattern")
+    if types is None and isinstance(pattern, str) and pattern \
+            and all(c in NEMOTRON_PATTERN for c in pattern):
+        types = [NEMOTRON_PATTERN[c] for c in pattern]
+    return types if isinstance(types, list) else None
+
+
+def layer_map(architecture: str, data: dict[str, Any]) -> tuple[int, ...]:
+    """One 0/1 per model layer, 1 where `mamba2_cache_params.layers` lists it (the layers a
+    pipeline stage's share counts, kv_cache_configurator.py:3233-3249), for a config whose
+    shape was read (so every key below is there): GDN (qwen3_next.py:259-277), Granite
+    (granitemoehybrid.py:297-310), Nemotron-H (nemotron_h.py:409-414), Falcon-H1 (every
+    layer, falcon_h1.py:296-299)."""
+    if architecture == GRANITE:
+        return tuple(int(t in GRANITE_MAMBA) for t in data["layer_types"])
+    if architecture in NEMOTRON_H:
+        return tuple(int(t == "mamba") for t in _nemotron_types(data) or ())
+    if architecture == FALCON_H1:
+        return (1,) * int(data["num_hidden_layers"])
+    text = data.get("text_config")
+    source = text if isinstance(text, dict) else data
+    interval = int(source["full_attention_interval"])
+    return tuple(int((layer + 1) % interval != 0)
+                 for layer in range(int(source["num_hidden_layers"])))
+
+
 def ssm_dtype(data: dict[str, Any]) -> str | None:
     """The config's mamba_ssm_dtype where SGLang takes it (mamba_utils.py:75-92)."""
     text = data.get("text_config")
@@ -180,6 +204,8 @@ def mamba_state_settings(model: str) -> list[Setting]:
         shape = granite_shape(data)
         return [] if shape is None else [
             Setting("mamba_state_shape", shape, f"{path}: mamba layers", FILE, weak=True),
+            Setting("mamba_layer_map", layer_map(architecture, data),
+                    f"{path}: layer_types", FILE, weak=True),
             Setting("mamba_chunk_size", chunk or GRANITE_CHUNK, f"{path}: mamba_chunk_size",
                     FILE, weak=True)]
     if architecture in NEMOTRON_H:
@@ -196,7 +222,9 @@ def mamba_state_settings(model: str) -> list[Setting]:
     if shape is None:
         return []
     where = f"{path}: linear-attention state"
-    out = [Setting("mamba_state_shape", shape, where, FILE, weak=True)]
+    out = [Setting("mamba_state_shape", shape, where, FILE, weak=True),
+           Setting("mamba_layer_map", layer_map(architecture, data), f"{path}: layers",
+                   FILE, weak=True)]
     if chunk is not None:  # (overrides.py:1916-1917)
         out.append(Setting("mamba_chunk_size", chunk, f"{path}: mamba_chunk_size", FILE,
                            weak=True))

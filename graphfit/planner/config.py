@@ -319,6 +319,7 @@ class EngineConfig:
             mamba_memory_slots: int | None = None,
             linear_attn_backend: str = "triton", mamba_track_interval: int = 256,
             mamba_chunk_size: int | None = None,
+            mamba_layer_map: tuple[int, ...] | list[int] | None = None,
             deepep_mode: str = "auto",
             moe_runner_backend: str = "auto",
             speculative_moe_a2a_backend: str | None = None) -> None: ...
@@ -603,6 +604,11 @@ class EngineConfig:
     def mamba_state_shape(self) -> tuple[int, ...] | None:
         """SglangOptions.mamba_state_shape."""
         return cast("tuple[int, ...] | None", self._option("mamba_state_shape"))
+
+    @property
+    def mamba_layer_map(self) -> tuple[int, ...] | None:
+        """SglangOptions.mamba_layer_map."""
+        return cast("tuple[int, ...] | None", self._option("mamba_layer_map"))
 
     @property
     def mamba_ssm_dtype(self) -> str | None:

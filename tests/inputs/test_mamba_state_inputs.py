@@ -21,9 +21,12 @@ QWEN3_NEXT = {"architectures": ["Qwen3NextForCausalLM"], "num_hidden_layers": 48
               "linear_num_key_heads": 16, "linear_num_value_heads": 32}
 
 
-def settings(tmp_path: Path, data: dict[str, Any]) -> dict[str, Any]:
+def settings(tmp_path: Path, data: dict[str, Any],
+             fields: tuple[str, ...] = ("mamba_layer_map",)) -> dict[str, Any]:
+    """The settings read, less `fields` (the layer map: test_layer_maps)."""
     (tmp_path / "config.json").write_text(json.dumps(data))
-    return {s.field: s.value for s in mamba_state_settings(str(tmp_path))}
+    return {s.field: s.value for s in mamba_state_settings(str(tmp_path))
+            if s.field not in fields}
 
 
 def test_qwen3_next(tmp_path: Path) -> None:
@@ -150,3 +153,40 @@ def test_state_dtype_from_the_line_environment(tmp_path: Path, prefix: tuple[str
     config = resolve_values({"gpu_memory_gb": 80.0}, environ={},
                             pasted=commandline.read(line)).config()
     assert config.mamba_ssm_dtype == expected
+
+
+def test_layer_maps(tmp_path: Path) -> None:
+    """Which layers hold a state, one entry a model layer; their count is the shape's."""
+    maps = {}
+    for name, data in (("qwen3_next", QWEN3_NEXT), ("granite", GRANITE),
+                       ("nemotron_h", NEMOTRON_H), ("falcon_h1", FALCON_H1)):
+        found = settings(tmp_path, data, fields=())
+        maps[name] = found["mamba_layer_map"]
+        assert sum(maps[name]) == found["mamba_state_shape"][0]
+    assert maps["qwen3_next"] == (1, 1, 1, 0) * 12
+    assert maps["granite"] == (1, 1, 0, 1)
+    assert maps["nemotron_h"] == (1, 0, 1, 0, 0, 1, 0)
+    assert maps["falcon_h1"] == (1, 1, 1, 1)
+
+
+@pytest.mark.parametrize(("flag", "refused"), [((), False),
+                                               (("--enable-linear-replayssm-spec",), True)])
+def test_replayssm_speculative_verify_refused(tmp_path: Path, flag: tuple[str, ...],
+                                              refused: bool) -> None:
+    """ReplaySSM's verify sizes the state cache without the intermediate states and keeps a
+    replay ring (kv_cache_configurator.py:3262-3296): not modelled, so the line is refused
+    rather than planned as without it."""
+    from graphfit.cli.options import resolve_values
+    from graphfit.inputs import commandline
+    from graphfit.planner.core.errors import ConfigError
+
+    (tmp_path / "config.json").write_text(json.dumps({**FALCON_H1, "max_position_embeddings":
+                                                      4096}))
+    line = ["python", "-m", "sglang.launch_server", "--model-path", str(tmp_path), *flag]
+    try:
+        resolve_values({"gpu_memory_gb": 80.0}, environ={},
+                       pasted=commandline.read(line)).config()
+        raised = False
+    except ConfigError as exc:
+        raised = "ReplaySSM" in str(exc)
+    assert raised == refused

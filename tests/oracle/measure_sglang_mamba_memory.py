@@ -1,10 +1,10 @@
 """Agreement counts: graphfit's mamba state cache sized from GPU memory (and the pool it caps,
 and the lines either refuses) vs SGLang 0.5.23's own code over a grid of lines on
 Qwen3-Next-shaped, GraniteMoeHybrid, Nemotron-H and Falcon-H1 models: plain, speculative
-(the joint solve), with the cache fixed by the flags (the weights refusal) and with the
-state dtype from SGLANG_MAMBA_SSM_DTYPE.
+(the joint solve), with the cache fixed by the flags (the weights refusal), with the
+state dtype from SGLANG_MAMBA_SSM_DTYPE and under pipeline parallelism.
 Run: python -m tests.oracle.measure_sglang_mamba_memory [part ...]   (parts: plain, spec,
-fixed, env; all by default)"""
+fixed, env, pp; all by default)"""
 
 from __future__ import annotations
 
@@ -58,7 +58,16 @@ def env() -> list[dict]:
                 (None, "float32"))]
 
 
-PARTS = {"plain": plain, "spec": spec, "fixed": fixed, "env": env}
+def pp() -> list[dict]:
+    """Pipeline stages: each rank charged the widest stage's share of the state layers, the
+    overlap schedule off (so fewer tracking slots a request)."""
+    return [_line(shape=shape, pp=stages, spec=algorithm, overlap=overlap, M=m)
+            for shape, stages, algorithm, overlap, m in itertools.product(
+                range(ALL_SHAPES), (2, 3, 4), (None, SPECS[1]), (True, False),
+                (None, 4000))]
+
+
+PARTS = {"plain": plain, "spec": spec, "fixed": fixed, "env": env, "pp": pp}
 
 
 def main(parts: list[str]) -> None:

@@ -131,7 +131,8 @@ def sized(r: so.Resolved, preload_gb: float, weights_gb: float,
         mc = model_config_of(r.record)
         cfg = mambaish_config(mc)
         this = types.SimpleNamespace(
-            attn_dp_size=max(1, r.attn_dp_size), pp_size=1, mambaish_config=cfg,
+            attn_dp_size=max(1, r.attn_dp_size), pp_size=get_parallel().pp_size,
+            mambaish_config=cfg,
             model_config=types.SimpleNamespace(
                 context_len=CONTEXT, num_hidden_layers=mc.num_hidden_layers,
                 is_multimodal=mc.is_multimodal),

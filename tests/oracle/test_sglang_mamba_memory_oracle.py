@@ -43,6 +43,7 @@ LINES = st.fixed_dictionaries({
     "S": st.none() | st.integers(1, 3000),
     "spec": st.sampled_from(SPECS),
     "M": st.none() | st.integers(1, 400000),  # --max-mamba-cache-size: the flags fix it
+    "pp": st.sampled_from((1, 1, 2, 3, 4)),  # pipeline stages: the widest stage's share
     # the line's SGLANG_MAMBA_SSM_DTYPE prefix ("fp8": one SGLang ignores with a warning)
     "env_ssm": st.sampled_from((None, "float16", "bfloat16", "float32", "fp8"))})
 
@@ -58,6 +59,7 @@ def argv_of(p: dict) -> tuple[str, ...]:
     argv += () if p["overlap"] else ("--disable-overlap-schedule",)
     argv += () if p["S"] is None else ("--max-running-requests", str(p["S"]))
     argv += () if p.get("M") is None else ("--max-mamba-cache-size", str(p["M"]))
+    argv += () if p.get("pp", 1) == 1 else ("--pp-size", str(p["pp"]))
     spec = p.get("spec")
     if spec is not None:
         argv += ("--speculative-algorithm", spec[0])
@@ -121,7 +123,7 @@ def agree(p: dict, theirs: mm.Sized | str | None = None) -> bool | None:
 def _line(**kw: object) -> dict:
     return {"shape": 0, "tp": (1, 1), "gb": 80.0, "weights": 0.25, "preload": None,
             "fraction": None, "ratio": None, "ssm": None, "radix_off": False,
-            "overlap": True, "S": 3000, "spec": None, "env_ssm": None, "M": None, **kw}
+            "overlap": True, "S": 3000, "spec": None, "env_ssm": None, "M": None, "pp": 1, **kw}
 
 
 @example(_line())  # the state cache caps the pool (719 < 3000)
@@ -144,6 +146,9 @@ def _line(**kw: object) -> dict:
 @example(_line(M=2100, weights=0.5, spec=SPECS[3]))  # with 6 intermediate states: refused
 @example(_line(M=1900, weights=0.5, spec=SPECS[3]))
 @example(_line(radix_off=True, S=3000, weights=0.75, spec=SPECS[1]))  # S slots fixed
+@example(_line(pp=3))  # 3 stages over 4 layers, 3 of them linear: the widest holds 2
+@example(_line(shape=mm.NEMOTRON, pp=2, spec=SPECS[1]))
+@example(_line(shape=mm.FALCON, pp=4, M=4000, weights=0.6))
 @example(_line(spec=SPECS[1]))  # the joint solve with 4 intermediate states a request
 @example(_line(spec=SPECS[3], S=None, ssm="bfloat16"))  # S: the speculative default 48
 @example(_line(spec=SPECS[1], radix_off=True, S=None))  # radix off: 48 slots, not memory

@@ -105,6 +105,8 @@ VALID: dict[str, st.SearchStrategy[Any]] = {
     "linear_attn_backend": st.sampled_from(["triton", "flashinfer", " Helion ", "cutedsl"]),
     "mamba_track_interval": st.integers(1, 4096),
     "mamba_chunk_size": st.none() | st.sampled_from([64, 128, 256]),
+    "mamba_layer_map": st.none() | st.lists(st.sampled_from([0, 1]), min_size=1, max_size=64)
+    .map(lambda v: [*v, 1]),
     "deepep_mode": st.sampled_from(["auto", "normal", "low_latency", "Normal"]),
     "moe_runner_backend": st.sampled_from(["auto", "deep_gemm", "triton", "Flashinfer_Cutlass"]),
     "speculative_moe_a2a_backend": st.sampled_from([None, "none", "deepep", "Mooncake",
@@ -176,6 +178,7 @@ INVALID: dict[str, st.SearchStrategy[Any]] = {
     "linear_attn_backend": st.sampled_from(["cuda", "", None, 1, True]),
     "mamba_track_interval": st.integers(-3, 0) | st.sampled_from([True, None, "256"]),
     "mamba_chunk_size": st.sampled_from([0, -1, True, "64", 1.5]),
+    "mamba_layer_map": st.sampled_from(["1", [], [0, 0], [1, 2], [1, True], (0.0, 1)]),
     "deepep_mode": st.sampled_from([None, 1, "", "fast", "lowlatency"]),
     "moe_runner_backend": st.sampled_from([None, 2, "", " ", "megamoe"]),
     "speculative_moe_a2a_backend": st.sampled_from([1, "", "nccl", "deepep_v2"]),
@@ -428,7 +431,7 @@ def test_the_plan_3_document_writes_the_options_object() -> None:
         "mamba_ssm_dtype": None, "mamba_full_memory_ratio": None, "weights_gb": None,
         "preload_avail_gb": None, "mamba_memory_slots": None,
         "linear_attn_backend": "triton", "mamba_track_interval": 256,
-        "mamba_chunk_size": None,
+        "mamba_chunk_size": None, "mamba_layer_map": None,
         "deepep_mode": "auto",
         "moe_runner_backend": "auto", "speculative_moe_a2a_backend": None}
     assert not set(config) & set(LEGACY_KEYWORDS)

@@ -4,6 +4,7 @@ tests/oracle/test_sglang_mamba_memory_oracle.py."""
 
 from __future__ import annotations
 
+import itertools
 from typing import Any
 
 import pytest
@@ -11,7 +12,13 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from graphfit import ConfigError, EngineConfig
-from graphfit.planner.engines.sglang_mamba_memory import GIB, MambaMemory, MambaStateShape
+from graphfit.planner.engines.sglang_mamba_memory import (
+    GIB,
+    MambaMemory,
+    MambaStateShape,
+    pp_stage,
+    stage_bytes,
+)
 from graphfit.planner.engines.sglang_pool import request_pool
 from graphfit.planner.plan import plan
 
@@ -168,3 +175,17 @@ def test_fixed_cache_refused_exactly_when_no_memory_is_left(m: int, weights: flo
         refused = "no GPU memory" in str(exc)
     if abs(rest - need) > 1e-6:
         assert refused == (rest <= need)
+
+
+@given(st.lists(st.sampled_from([0, 1]), min_size=1, max_size=96).map(lambda v: (*v, 1)),
+       st.integers(1, 8), st.integers(1, 1 << 24))
+def test_pipeline_stage_share(layer_map: tuple[int, ...], pp: int, per: int) -> None:
+    """Each rank is charged the widest stage's share (kv_cache_configurator.py:3233-3254):
+    never more than the whole state, never less than an even split of it; the stages tile
+    the layers (distributed/utils.py:110-150)."""
+    stages = [pp_stage(len(layer_map), rank, pp) for rank in range(pp)]
+    assert stages[0][0] == 0 and stages[-1][1] == len(layer_map)
+    assert all(a[1] == b[0] for a, b in itertools.pairwise(stages))
+    stage = stage_bytes(per, layer_map, pp)
+    assert stage <= per
+    assert stage * pp >= per - pp

@@ -29,12 +29,24 @@ graphfit cannot measure memory: the weights' size is an explicit input (`weights
 GPU's whole memory (`gpu_memory_gb`) when not given -- an assumption the plan shows (the
 CUDA context and NCCL buffers take some of it before SGLang measures).
 
-Not restated (the cap is then left out, as before, and the plan says so): speculative
-decoding (the joint solve with the intermediate SSM states, :3337-3360, and ReplaySSM),
-pipeline parallelism (the per-stage layer share, :3229-3250), attention context parallelism
-(the CP-TP group sharing decides the width), multimodal models (the post-sizing multimodal
-reservation, :202-219, :3035-3037) and SGLANG_ENABLE_POST_CAPTURE_KV_SIZING (environ.py:640,
-off by default).
+Speculative decoding: each request also keeps one intermediate SSM state per draft token,
+solved for jointly with the slots (`MambaMemory.cache_size`, :3344-3360); NGRAM too (any
+algorithm, :3256). Pipeline parallelism: each rank is charged the widest stage's share of the
+state layers (`stage_bytes`, :3233-3254, with SGLang's even split: SGLANG_PP_LAYER_PARTITION
+is not read). When the flags fix the cache, the fixed states (and the intermediate ones) are
+still charged to the memory after the weights, and a line that leaves none for the KV cache is
+refused (`_check_fixed_cache`, :3040-3060, 3302-3342). The state dtype may come from
+SGLANG_MAMBA_SSM_DTYPE (graphfit.inputs.environment).
+
+Refused by graphfit's line reader: the ReplaySSM speculative verify
+(`--enable-linear-replayssm-spec`, :3262-3296: a replay ring instead of the intermediate
+states). Not restated (the cap is then left out, as before, and the plan says so):
+speculation on a disaggregated prefill server
+(:172-181), attention context parallelism (the CP-TP group sharing decides the state's TP
+width, runtime_context.py:477-486), multimodal models (the post-sizing multimodal
+reservation, :202-219, :3035-3037), the fused draft state block (`fused_entry_bytes`,
+:3252-3258, off unless a fused draft layout is chosen) and SGLANG_ENABLE_POST_CAPTURE_KV_SIZING
+(environ.py:640, off by default).
 """
 
 from __future__ import annotations
@@ -173,6 +185,33 @@ class MambaMemory:
 
 
 
+def pp_stage(layers: int, rank: int, pp_size: int) -> tuple[int, int]:
+    """`get_pp_indices` with SGLANG_PP_LAYER_PARTITION unset (distributed/utils.py:110-150):
+    the layers split evenly, the last `layers % pp_size` stages one more each."""
+    base, remainder = divmod(layers, pp_size)
+    if rank >= pp_size - remainder:
+        start = rank * (base + 1) - (pp_size - remainder)
+        return start, start + base + 1
+    return rank * base, rank * base + base
+
+
+def stage_bytes(per_request: int, layer_map: tuple[int, ...] | None, pp_size: int) -> int:
+    """`stage_per_req` (kv_cache_configurator.py:3233-3254): under pipeline parallelism each
+    rank is charged the largest stage's share of the state layers, int(per x max stage
+    layers / all layers), so every rank sizes the same cache."""
+    if pp_size <= 1 or layer_map is None:
+        return per_request
+    ids = [i for i, holds in enumerate(layer_map) if holds]
+    widest = max(sum(1 for i in ids if start <= i < end)
+                 for start, end in (pp_stage(len(layer_map), rank, pp_size)
+                                    for rank in range(pp_size)))
+    stage = int(per_request * (widest / max(len(ids), 1)))
+    if stage <= 0:  # SGLang asserts stage_per_req > 0 (:3348)
+        raise ConfigError(f"mamba state: no pipeline stage of {pp_size} holds a mamba layer "
+                          f"(SGLang kv_cache_configurator.py:3348 asserts)")
+    return stage
+
+
 def _speculative(config: EngineSettings) -> bool:
     """SGLang's `has_spec_dec` (kv_cache_configurator.py:3256): any speculative algorithm,
     NGRAM included (no draft model, but the verify pass keeps the intermediate states)."""
@@ -188,8 +227,8 @@ def _not_restated(config: EngineSettings, fraction: float | None = None) -> str 
         # intermediate states unless --enable-pd-role-switch / --enable-unified-memory,
         # flags graphfit does not read
         return "speculative decoding on a disaggregated prefill server (:172-181, 3294-3298)"
-    if config.pp_size > 1:
-        return "pipeline parallelism (the per-stage layer share, :3229-3250)"
+    if config.pp_size > 1 and config.mamba_layer_map is None:
+        return "pipeline parallelism without the model's layer map (:3233-3249)"
     if config.attn_cp_size > 1:
         return "attention context parallelism"
     if config.multimodal:
@@ -228,8 +267,9 @@ def memory_of(config: EngineSettings, fraction: float | None = None,
         mem_fraction_static=fraction or config.mem_fraction_static or 0.0,
         full_memory_ratio=(DEFAULT_FULL_MEMORY_RATIO if config.mamba_full_memory_ratio is None
                            else config.mamba_full_memory_ratio),
-        bytes_per_request=shape.bytes_per_request(
-            max(tp, 1), config.mamba_ssm_dtype or DEFAULT_SSM_DTYPE))
+        bytes_per_request=stage_bytes(
+            shape.bytes_per_request(max(tp, 1), config.mamba_ssm_dtype or DEFAULT_SSM_DTYPE),
+            config.mamba_layer_map, config.pp_size))
 
 
 def resolve_memory_slots(config: EngineSettings, fraction: float | None,
