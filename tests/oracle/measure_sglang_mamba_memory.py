@@ -2,16 +2,16 @@
 and the lines either refuses) vs SGLang 0.5.23's own code over a grid of lines on
 Qwen3-Next-shaped, GraniteMoeHybrid, Nemotron-H and Falcon-H1 models: plain, speculative
 (the joint solve), with the cache fixed by the flags (the weights refusal), with the
-state dtype from SGLANG_MAMBA_SSM_DTYPE and under pipeline parallelism.
+state dtype from SGLANG_MAMBA_SSM_DTYPE, under pipeline parallelism and on a multimodal model.
 Run: python -m tests.oracle.measure_sglang_mamba_memory [part ...]   (parts: plain, spec,
-fixed, env, pp; all by default)"""
+fixed, env, pp, mm; all by default)"""
 
 from __future__ import annotations
 
 import itertools
 import sys
 
-from tests.oracle.sglang_mamba_memory_oracle import ALL_SHAPES, SHAPES
+from tests.oracle.sglang_mamba_memory_oracle import ALL_SHAPES, QWEN35_VL, SHAPES
 from tests.oracle.test_sglang_mamba_memory_oracle import (
     SPECS,
     _line,
@@ -67,7 +67,15 @@ def pp() -> list[dict]:
                 (None, 4000))]
 
 
-PARTS = {"plain": plain, "spec": spec, "fixed": fixed, "env": env, "pp": pp}
+def mm() -> list[dict]:
+    """The multimodal Qwen3.5: its reservation (100 MiB, + 1 GiB with a GPU transport)."""
+    return [_line(shape=QWEN35_VL, mmt=transport, spec=algorithm, M=m, weights=weights)
+            for transport, algorithm, m, weights in itertools.product(
+                (None, "cpu", "cuda_ipc", "cuda_vmm"), (None, SPECS[1]), (None, 3400, 3500),
+                (0.3, 0.55))]
+
+
+PARTS = {"plain": plain, "spec": spec, "fixed": fixed, "env": env, "pp": pp, "mm": mm}
 
 
 def main(parts: list[str]) -> None:

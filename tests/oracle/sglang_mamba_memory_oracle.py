@@ -67,10 +67,29 @@ FALCON_CONFIG = {
     "mamba_d_conv": 4, "mamba_expand": 2, "mamba_chunk_size": 128, "torch_dtype": "bfloat16"}
 FALCON_AUTO_CONFIG = {**FALCON_CONFIG, "mamba_d_ssm": None, "mamba_d_head": "auto",
                       "mamba_n_heads": 32, "mamba_n_groups": 2, "mamba_ssm_dtype": "float16"}
-NEMOTRON, FALCON, FALCON_AUTO = GRANITE + 1, GRANITE + 2, GRANITE + 3
+# Qwen3.5 with its vision tower (configs/qwen3_5.py): multimodal, so SGLang reserves its
+# embedding cache (and a GPU feature-transport pool) before sizing the state cache
+QWEN35_VL_CONFIG = {
+    "architectures": ["Qwen3_5ForConditionalGeneration"], "model_type": "qwen3_5",
+    "text_config": {
+        "model_type": "qwen3_5_text", "hidden_size": 2048, "intermediate_size": 5632,
+        "num_hidden_layers": 8, "num_attention_heads": 16, "num_key_value_heads": 2,
+        "head_dim": 256, "vocab_size": 151936, "max_position_embeddings": CONTEXT,
+        "full_attention_interval": 4, "linear_conv_kernel_dim": 4, "linear_key_head_dim": 128,
+        "linear_value_head_dim": 128, "linear_num_key_heads": 16,
+        "linear_num_value_heads": 32, "rms_norm_eps": 1e-6, "rope_theta": 10000000,
+        "torch_dtype": "bfloat16", "mamba_ssm_dtype": "bfloat16"},
+    "vision_config": {
+        "model_type": "qwen3_5", "depth": 2, "hidden_size": 256, "num_heads": 4,
+        "intermediate_size": 512, "out_hidden_size": 2048, "patch_size": 16,
+        "spatial_merge_size": 2, "temporal_patch_size": 2, "in_channels": 3},
+    "image_token_id": 151655, "video_token_id": 151656, "vision_start_token_id": 151652,
+    "vision_end_token_id": 151653, "tie_word_embeddings": False}
+NEMOTRON, FALCON, FALCON_AUTO, QWEN35_VL = GRANITE + 1, GRANITE + 2, GRANITE + 3, GRANITE + 4
 OTHER_CONFIGS = {GRANITE: ("granite", GRANITE_CONFIG), NEMOTRON: ("nemotronh", NEMOTRON_CONFIG),
                  FALCON: ("falconh1", FALCON_CONFIG),
-                 FALCON_AUTO: ("falconh1auto", FALCON_AUTO_CONFIG)}
+                 FALCON_AUTO: ("falconh1auto", FALCON_AUTO_CONFIG),
+                 QWEN35_VL: ("qwen35vl", QWEN35_VL_CONFIG)}
 ALL_SHAPES = len(SHAPES) + len(OTHER_CONFIGS)  # model_dir(0 .. ALL_SHAPES - 1)
 
 

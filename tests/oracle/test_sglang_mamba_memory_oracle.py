@@ -2,7 +2,8 @@
 reader with --gpu-memory-gb / --weights-gb / --preload-avail-gb, then `graphfit.plan`) vs
 SGLang 0.5.23's own `_profile_available_bytes` + `_handle_max_mamba_cache` +
 `resolve_max_num_reqs` (kv_cache_configurator.py:2990-3410) over generated lines on
-Qwen3-Next-shaped models, a GraniteMoeHybrid, a Nemotron-H and two Falcon-H1 ones
+Qwen3-Next-shaped models, a GraniteMoeHybrid, a Nemotron-H, two Falcon-H1 and a Qwen3.5 one
+with its vision tower
 (tests/oracle/sglang_mamba_memory_oracle), with and without speculative decoding."""
 
 from __future__ import annotations
@@ -44,6 +45,7 @@ LINES = st.fixed_dictionaries({
     "spec": st.sampled_from(SPECS),
     "M": st.none() | st.integers(1, 400000),  # --max-mamba-cache-size: the flags fix it
     "pp": st.sampled_from((1, 1, 2, 3, 4)),  # pipeline stages: the widest stage's share
+    "mmt": st.sampled_from((None, "cpu", "cuda_ipc", "cuda_vmm")),  # --mm-feature-transport
     # the line's SGLANG_MAMBA_SSM_DTYPE prefix ("fp8": one SGLang ignores with a warning)
     "env_ssm": st.sampled_from((None, "float16", "bfloat16", "float32", "fp8"))})
 
@@ -60,6 +62,7 @@ def argv_of(p: dict) -> tuple[str, ...]:
     argv += () if p["S"] is None else ("--max-running-requests", str(p["S"]))
     argv += () if p.get("M") is None else ("--max-mamba-cache-size", str(p["M"]))
     argv += () if p.get("pp", 1) == 1 else ("--pp-size", str(p["pp"]))
+    argv += () if p.get("mmt") is None else ("--mm-feature-transport", p["mmt"])
     spec = p.get("spec")
     if spec is not None:
         argv += ("--speculative-algorithm", spec[0])
@@ -123,7 +126,8 @@ def agree(p: dict, theirs: mm.Sized | str | None = None) -> bool | None:
 def _line(**kw: object) -> dict:
     return {"shape": 0, "tp": (1, 1), "gb": 80.0, "weights": 0.25, "preload": None,
             "fraction": None, "ratio": None, "ssm": None, "radix_off": False,
-            "overlap": True, "S": 3000, "spec": None, "env_ssm": None, "M": None, "pp": 1, **kw}
+            "overlap": True, "S": 3000, "spec": None, "env_ssm": None, "M": None, "pp": 1,
+            "mmt": None, **kw}
 
 
 @example(_line())  # the state cache caps the pool (719 < 3000)
@@ -149,6 +153,10 @@ def _line(**kw: object) -> dict:
 @example(_line(pp=3))  # 3 stages over 4 layers, 3 of them linear: the widest holds 2
 @example(_line(shape=mm.NEMOTRON, pp=2, spec=SPECS[1]))
 @example(_line(shape=mm.FALCON, pp=4, M=4000, weights=0.6))
+@example(_line(shape=mm.QWEN35_VL))  # multimodal: its 100 MiB embedding cache reserved
+@example(_line(shape=mm.QWEN35_VL, mmt="cuda_ipc", spec=SPECS[1]))  # + the 1 GiB GPU pool
+@example(_line(shape=mm.QWEN35_VL, mmt="cuda_vmm", M=3500, weights=0.55))  # refused ...
+@example(_line(shape=mm.QWEN35_VL, M=3500, weights=0.55))  # ... served without the GPU pool
 @example(_line(spec=SPECS[1]))  # the joint solve with 4 intermediate states a request
 @example(_line(spec=SPECS[3], S=None, ssm="bfloat16"))  # S: the speculative default 48
 @example(_line(spec=SPECS[1], radix_off=True, S=None))  # radix off: 48 slots, not memory

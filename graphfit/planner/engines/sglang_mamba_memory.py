@@ -36,15 +36,15 @@ state layers (`stage_bytes`, :3233-3254, with SGLang's even split: SGLANG_PP_LAY
 is not read). When the flags fix the cache, the fixed states (and the intermediate ones) are
 still charged to the memory after the weights, and a line that leaves none for the KV cache is
 refused (`_check_fixed_cache`, :3040-3060, 3302-3342). The state dtype may come from
-SGLANG_MAMBA_SSM_DTYPE (graphfit.inputs.environment).
+SGLANG_MAMBA_SSM_DTYPE (graphfit.inputs.environment). A multimodal model first reserves its
+embedding cache and GPU feature-transport pool (`mm_reserve_gb`, :202-219, :3035-3037).
 
 Refused by graphfit's line reader: the ReplaySSM speculative verify
 (`--enable-linear-replayssm-spec`, :3262-3296: a replay ring instead of the intermediate
 states). Not restated (the cap is then left out, as before, and the plan says so):
 speculation on a disaggregated prefill server
 (:172-181), attention context parallelism (the CP-TP group sharing decides the state's TP
-width, runtime_context.py:477-486), multimodal models (the post-sizing multimodal
-reservation, :202-219, :3035-3037), the fused draft state block (`fused_entry_bytes`,
+width, runtime_context.py:477-486), the fused draft state block (`fused_entry_bytes`,
 :3252-3258, off unless a fused draft layout is chosen) and SGLANG_ENABLE_POST_CAPTURE_KV_SIZING
 (environ.py:640, off by default).
 """
@@ -62,6 +62,8 @@ GIB = 1 << 30
 CONV_DTYPE_BYTES = 2  # SGLANG_MAMBA_CONV_DTYPE bfloat16 (environ.py:1628)
 SSM_DTYPE_BYTES = {"float32": 4, "bfloat16": 2, "float16": 2}  # mamba_utils.py:60-64
 DEFAULT_SSM_DTYPE = "float32"  # mamba_utils.py:69
+VLM_CACHE_MB = 100  # SGLANG_VLM_CACHE_SIZE_MB (environ.py:1598)
+MM_FEATURE_CACHE_MB = 1024  # SGLANG_MM_FEATURE_CACHE_MB (environ.py:1622)
 DEFAULT_FULL_MEMORY_RATIO = 0.9  # arg_groups/fields/schedule.py:220-227 (fallback)
 SHAPE_FIELDS = ("layers", "intermediate_size", "n_groups", "num_heads", "head_dim",
                 "state_size", "conv_kernel")
@@ -138,11 +140,12 @@ class MambaMemory:
     full_memory_ratio: float
     bytes_per_request: int
     draft_tokens: int | None = None  # speculative decoding's D (the joint solve)
+    reserve_gb: float = 0.0  # a multimodal model's post-sizing reservation (mm_reserve_gb)
     slots_per_request: int = 1  # `_calculate_mamba_ratio`, read by the joint solve only
 
     def __post_init__(self) -> None:
         for name in ("preload_avail_gb", "weights_gb", "mem_fraction_static",
-                     "full_memory_ratio"):
+                     "full_memory_ratio", "reserve_gb"):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, (int, float)) \
                     or not value >= 0 or value == float("inf"):
@@ -157,7 +160,7 @@ class MambaMemory:
         3007, 3037), in SGLang's order of float operations."""
         available = self.preload_avail_gb - self.weights_gb
         slack = self.preload_avail_gb * (1 - self.mem_fraction_static)
-        return available - slack - 0.0  # no multimodal reservation (module docstring)
+        return available - slack - self.reserve_gb
 
     def cache_size(self) -> int:
         """max_mamba_cache_size (kv_cache_configurator.py:3362-3394); ConfigError where
@@ -183,6 +186,19 @@ class MambaMemory:
         return size
 
 
+
+
+def mm_reserve_gb(config: EngineSettings) -> float:
+    """`mm_runtime_reservation_gb` (kv_cache_configurator.py:202-219): a multimodal model's
+    embedding cache, SGLANG_VLM_CACHE_SIZE_MB (100, environ.py:1598), and with a GPU feature
+    transport its pool, SGLANG_MM_FEATURE_CACHE_MB (1024, environ.py:1622), in GiB; both
+    variables at their defaults (graphfit does not read them)."""
+    if not config.multimodal:
+        return 0.0
+    reserved_mb = VLM_CACHE_MB
+    if config.mm_feature_transport in ("cuda_ipc", "cuda_vmm"):
+        reserved_mb += MM_FEATURE_CACHE_MB
+    return reserved_mb / 1024
 
 
 def pp_stage(layers: int, rank: int, pp_size: int) -> tuple[int, int]:
@@ -231,8 +247,6 @@ def _not_restated(config: EngineSettings, fraction: float | None = None) -> str 
         return "pipeline parallelism without the model's layer map (:3233-3249)"
     if config.attn_cp_size > 1:
         return "attention context parallelism"
-    if config.multimodal:
-        return "a multimodal model (its post-sizing reservation, :202-219)"
     missing = [what for what, value in (
         ("--gpu-memory-gb", config.gpu_memory_gb), ("--weights-gb", config.weights_gb),
         ("the model directory's linear-attention config", config.mamba_state_shape),
@@ -260,7 +274,7 @@ def memory_of(config: EngineSettings, fraction: float | None = None,
         raise ConfigError("speculative_num_draft_tokens: not resolved (the joint solve of the "
                           "mamba state cache reads it, kv_cache_configurator.py:3344)")
     return MambaMemory(
-        draft_tokens=drafts,
+        draft_tokens=drafts, reserve_gb=mm_reserve_gb(config),
         slots_per_request=cache_of(config).slots_per_request() if drafts else 1,
         preload_avail_gb=config.preload_avail_gb or gpu,
         weights_gb=config.weights_gb or 0.0,

@@ -123,6 +123,11 @@ class SglangOptions(EngineOptions):
         SGLang charges each rank the largest stage's share of the state
         (kv_cache_configurator.py:3233-3249). None: not known (its sum must be the shape's
         layer count).
+        mm_feature_transport: `--mm-feature-transport` (arg_groups/fields/mm.py:144-157);
+        for a multimodal model a GPU transport (cuda_ipc / cuda_vmm) adds its pool to the
+        memory SGLang reserves before sizing the state cache (kv_cache_configurator.py:
+        202-219). None: resolved to cpu (serving_hook.py:800-840; the multi-node MNNVL
+        auto-selection is not modelled).
     moe_a2a_backend: `--moe-a2a-backend` (arg_groups/fields/exec_.py:836-868), for a MoE
         model: any backend but "none" gathers the attention input, so the captured batch
         sizes are multiples of the attention-TP width (utils/common.py:4133-4180;
@@ -191,6 +196,7 @@ class SglangOptions(EngineOptions):
     mamba_track_interval: int = 256
     mamba_chunk_size: int | None = None
     mamba_layer_map: tuple[int, ...] | None = None
+    mm_feature_transport: str | None = None
     deepep_mode: str = "auto"
     moe_runner_backend: str = "auto"
     speculative_moe_a2a_backend: str | None = None
@@ -307,6 +313,13 @@ def _mamba_memory_inputs(options: SglangOptions) -> None:
             raise ConfigError(f"mamba_layer_map: {sum(layer_map)} mamba layers, the state "
                               f"shape says {shape[0]}")
         set_(options, "mamba_layer_map", tuple(layer_map))
+    transport = options.mm_feature_transport
+    if transport is not None:
+        if not isinstance(transport, str) \
+                or transport.strip().lower() not in ("cpu", "cuda_ipc", "cuda_vmm"):
+            raise ConfigError(f"mm_feature_transport: {excerpt(transport)} is not one of "
+                              f"cpu, cuda_ipc, cuda_vmm")
+        set_(options, "mm_feature_transport", transport.strip().lower())
     dtype = options.mamba_ssm_dtype
     if dtype is not None:
         if not isinstance(dtype, str) or dtype.strip().lower() not in SSM_DTYPE_BYTES:
