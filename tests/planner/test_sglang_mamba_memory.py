@@ -189,3 +189,15 @@ def test_pipeline_stage_share(layer_map: tuple[int, ...], pp: int, per: int) -> 
     stage = stage_bytes(per, layer_map, pp)
     assert stage <= per
     assert stage * pp >= per - pp
+
+
+@pytest.mark.parametrize(("options", "message"), [
+    ({"mm_feature_transport": "cuda_vmm", "pp_size": 2}, "cuda_vmm"),
+    ({"mamba_state_shape": QWEN3_NEXT, "mamba_layer_map": (1, 0, 1)}, "mamba_layer_map"),
+])
+def test_cross_field_refusals(options: dict[str, Any], message: str) -> None:
+    """cuda_vmm under PP is SGLang's ValueError (serving_hook.py:894); a layer map that does
+    not count the shape's layers is inconsistent input."""
+    with pytest.raises(ConfigError, match=message):
+        plan(sg(**options))
+    plan(sg(**{k: v for k, v in options.items() if k not in ("pp_size", "mamba_layer_map")}))

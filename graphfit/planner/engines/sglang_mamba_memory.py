@@ -297,6 +297,7 @@ def resolve_memory_slots(config: EngineSettings, fraction: float | None,
     plain line graphfit's stand-in for the KV-sized pool is not SGLang's figure)."""
     from graphfit.planner.engines.sglang_mamba_pool import is_hybrid_mamba
 
+    check_inputs(config)
     done = changes or {}
     requests: int | None = config.max_num_seqs
     drafts = config.speculative_num_draft_tokens
@@ -312,6 +313,19 @@ def resolve_memory_slots(config: EngineSettings, fraction: float | None,
         return {}
     memory = memory_of(config, fraction, drafts)
     return {} if memory is None else {"mamba_memory_slots": memory.cache_size()}
+
+
+def check_inputs(config: EngineSettings) -> None:
+    """Cross-field checks of the inputs this module reads: SGLang refuses a cuda_vmm feature
+    transport under pipeline parallelism (arg_groups/serving_hook.py:891-897, any model), and
+    a layer map must count the state shape's layers (both read from one config.json)."""
+    if config.mm_feature_transport == "cuda_vmm" and config.pp_size != 1:
+        raise ConfigError("mm_feature_transport: cuda_vmm does not support pipeline "
+                          "parallelism (SGLang serving_hook.py:891-897)")
+    shape, layer_map = config.mamba_state_shape, config.mamba_layer_map
+    if shape and layer_map is not None and sum(layer_map) != shape[0]:
+        raise ConfigError(f"mamba_layer_map: {sum(layer_map)} mamba layers, the state shape "
+                          f"says {shape[0]}")
 
 
 def _check_fixed_cache(config: EngineSettings, fraction: float | None, drafts: int | None,

@@ -309,9 +309,6 @@ def _mamba_memory_inputs(options: SglangOptions) -> None:
                        for v in layer_map) or 1 not in layer_map:
             raise ConfigError(f"mamba_layer_map: expected a 0 or 1 per model layer with at "
                               f"least one 1, got {excerpt(layer_map)}")
-        if shape is not None and sum(layer_map) != shape[0]:
-            raise ConfigError(f"mamba_layer_map: {sum(layer_map)} mamba layers, the state "
-                              f"shape says {shape[0]}")
         set_(options, "mamba_layer_map", tuple(layer_map))
     transport = options.mm_feature_transport
     if transport is not None:
