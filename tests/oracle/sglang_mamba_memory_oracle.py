@@ -183,13 +183,16 @@ SSM_ENV = "SGLANG_MAMBA_SSM_DTYPE"  # --mamba-ssm-dtype writes it (serving_hook.
 
 def resolve(argv: tuple[str, ...], gpu_gb: float, shape: int,
             env_ssm: str | None = None) -> so.Resolved | so.Rejected:
-    """SGLang's resolution of one line in a fresh process's environment: the state dtype a
-    previous line's --mamba-ssm-dtype wrote into os.environ is dropped first; `env_ssm`:
+    """SGLang's resolution of one line in a fresh process's environment: what a previous
+    line's flags wrote into os.environ is dropped first; `env_ssm`:
     the line's own SGLANG_MAMBA_SSM_DTYPE (read when the state shape is priced, after the
     flag has overwritten it)."""
     import os
 
     os.environ.pop(SSM_ENV, None)
+    # and the transport a previous line's --mm-feature-transport wrote (serving_hook.py:
+    # 940-942), which a line without the flag would read back as the legacy switch (:811-821)
+    os.environ.pop("SGLANG_USE_CUDA_IPC_TRANSPORT", None)
     if env_ssm is not None:
         os.environ[SSM_ENV] = env_ssm
     return so.resolve(argv, gpu_mem_gb=gpu_gb, model=model_dir(shape))
