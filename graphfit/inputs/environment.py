@@ -1,8 +1,10 @@
 """Each engine's environment variables graphfit reads, one reader per engine (its
 `environment` part in graphfit.planner.engines.table): vLLM's `VLLM_USE_V2_MODEL_RUNNER` (the
 model runner); SGLang's `SGLANG_ENABLE_SINGLE_CG_DRAFT` (multi-layer EAGLE's draft-extend graph
-count, graphfit.planner.engines.sglang_mtp_graphs) and its MoE all-to-all token budgets
-(`SGLANG_BUDGETS`: megamoe, mori, pplx, DeepEP v2, FlashInfer); none of TensorRT-LLM's is modelled.
+count, graphfit.planner.engines.sglang_mtp_graphs), its MoE all-to-all token budgets
+(`SGLANG_BUDGETS`: megamoe, mori, pplx, DeepEP v2, FlashInfer) and `SGLANG_MAMBA_SSM_DTYPE`
+(a hybrid mamba model's state dtype, graphfit.planner.engines.sglang_mamba_memory); none of
+TensorRT-LLM's is modelled.
 
 A module of its own, without the value readers, because every command consults the environment
 and most never read a flag table or a file (start-up: graphfit.cli imports this on every run).
@@ -17,6 +19,8 @@ from graphfit.planner.core.errors import ConfigError
 
 ENV_V2_RUNNER = "VLLM_USE_V2_MODEL_RUNNER"
 ENV_SINGLE_CG = "SGLANG_ENABLE_SINGLE_CG_DRAFT"
+ENV_MAMBA_SSM_DTYPE = "SGLANG_MAMBA_SSM_DTYPE"
+MAMBA_SSM_DTYPES = ("float32", "bfloat16", "float16")  # configs/mamba_utils.py:60-64
 # SGLang's EnvBool spellings (environ.py:143-150)
 _SGLANG_TRUE = ("true", "1", "yes", "y")
 _SGLANG_FALSE = ("false", "0", "no", "n")
@@ -111,7 +115,20 @@ def sglang_environment(environ: Mapping[str, str]) -> list[Setting]:
             raise ConfigError(f"{name}={given}: a negative token budget refuses every line "
                               f"in SGLang; graphfit models budgets >= 0")
         out.append(Setting(field, value, f"{name}={given}", COMMAND_LINE))
-    return [*out, *dspark_environment(environ)]
+    return [*out, *_mamba_ssm_dtype(environ), *dspark_environment(environ)]
+
+
+def _mamba_ssm_dtype(environ: Mapping[str, str]) -> list[Setting]:
+    """SGLANG_MAMBA_SSM_DTYPE, the hybrid mamba state dtype (mamba2_state_dtype, configs/
+    mamba_utils.py:47-103): it overrides the model config's mamba_ssm_dtype, and
+    --mamba-ssm-dtype overrides it (the flag writes the variable, arg_groups/serving_hook.py:
+    439-440), hence a lower priority than the flag in the same layer. A value SGLang does not
+    know it ignores with a warning (:96-101), so does graphfit."""
+    raw = environ.get(ENV_MAMBA_SSM_DTYPE)
+    if raw not in MAMBA_SSM_DTYPES:
+        return []
+    return [Setting("mamba_ssm_dtype", raw, f"{ENV_MAMBA_SSM_DTYPE}={raw}", COMMAND_LINE,
+                    priority=-1)]
 
 
 VLLM_ENVIRONMENT = environment

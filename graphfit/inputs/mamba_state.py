@@ -2,7 +2,8 @@
 `mamba2_cache_params` reads to price one request's conv and SSM states
 (graphfit.planner.engines.sglang_mamba_memory).
 
-Read for GraniteMoeHybrid (`granite_shape`) and the Qwen3-Next-style gated-delta-net models
+Read for GraniteMoeHybrid (`granite_shape`), Nemotron-H (`nemotron_h_shape`), Falcon-H1
+(`falcon_h1_shape`) and the Qwen3-Next-style gated-delta-net models
 (SGLang's `Qwen3NextConfig` and the Qwen3.5 text config deriving from it,
 configs/qwen3_next.py:259-310, configs/qwen3_5.py:15-34; a Qwen3.5 model's text part under
 `text_config`): the linear layers are those with
@@ -39,6 +40,15 @@ GRANITE_KEYS = ("hidden_size", "mamba_expand", "mamba_n_groups", "mamba_n_heads"
 GRANITE_MAMBA = ("mamba", "linear_attention")
 GRANITE_ATTENTION = ("attention", "full_attention")
 GRANITE_CHUNK = 256  # GraniteMoeHybridConfig's default mamba_chunk_size (granitemoehybrid.py:166)
+NEMOTRON_H = ("NemotronHForCausalLM", "NemotronHPuzzleForCausalLM")
+NEMOTRON_KEYS = ("mamba_num_heads", "mamba_head_dim", "n_groups", "ssm_state_size")
+# NemotronHConfig._pattern_to_list (configs/nemotron_h.py:497-510)
+NEMOTRON_PATTERN = {"M": "mamba", "E": "moe", "*": "attention", "-": "mlp"}
+NEMOTRON_CHUNK = 256  # DEFAULT_MAMBA_CHUNK_SIZE (nemotron_h.py:41, 222-243)
+FALCON_H1 = "FalconH1ForCausalLM"
+FALCON_KEYS = ("num_hidden_layers", "mamba_n_heads", "mamba_n_groups", "mamba_d_state",
+               "mamba_d_conv")
+FALCON_CHUNK = 256  # FalconH1Config's default mamba_chunk_size (falcon_h1.py:166)
 
 
 def _plain(data: dict[str, Any], key: str) -> int | None:
@@ -85,6 +95,86 @@ def granite_shape(data: dict[str, Any]) -> tuple[int, ...] | None:
     return (mamba, expand * hidden, groups, heads, head_dim, state, kernel)
 
 
+def nemotron_h_shape(data: dict[str, Any]) -> tuple[int, ...] | None:
+    """A Nemotron-H config's state (`NemotronHConfig.mamba2_cache_params`, configs/
+    nemotron_h.py:424-439): the mamba layers are the "mamba" entries of `layers_block_type`
+    (else of the legacy `hybrid_override_pattern`, one letter a layer, :195-209, 497-510),
+    intermediate = mamba_num_heads x mamba_head_dim, n_groups = the file's `n_groups` (read
+    as a plain attribute, :430), num_heads = mamba_num_heads, head_dim = mamba_head_dim,
+    state_size = ssm_state_size, conv_kernel = the file's `conv_kernel` (set after the
+    constructor's `mamba_d_conv`, :363, 399-405), else `mamba_d_conv`. None when a key is
+    missing or no layer is a mamba layer."""
+    types = _nemotron_types(data)
+    if types is None or any(t not in NEMOTRON_PATTERN.values() for t in types):
+        return None
+    mamba = sum(1 for t in types if t == "mamba")
+    values = [_plain(data, key) for key in NEMOTRON_KEYS]
+    kernel = _plain(data, "conv_kernel") if "conv_kernel" in data \
+        else _plain(data, "mamba_d_conv")
+    if mamba == 0 or kernel is None or kernel < 2 or any(v is None for v in values):
+        return None
+    heads, head_dim, groups, state = (int(v or 0) for v in values)
+    return (mamba, heads * head_dim, groups, heads, head_dim, state, kernel)
+
+
+def falcon_h1_shape(data: dict[str, Any]) -> tuple[int, ...] | None:
+    """A Falcon-H1 config's state (`FalconH1Config.mamba2_cache_params`, configs/
+    falcon_h1.py:301-315): every layer has a mamba mixer (:296-299), intermediate =
+    mamba_d_ssm, or mamba_expand x hidden_size when it is null (:211-213), head_dim =
+    mamba_d_head, or intermediate // mamba_n_heads when "auto" (:219-220), n_groups =
+    mamba_n_groups, state_size = mamba_d_state, conv_kernel = mamba_d_conv. `mamba_d_ssm`
+    and `mamba_d_head` must be stated (the class defaults 1024 / "auto" are not restated).
+    None when a key is missing or the heads do not tile the intermediate size (SGLang's
+    ValueError, :215-225)."""
+    values = [_plain(data, key) for key in FALCON_KEYS]
+    if any(v is None for v in values) or "mamba_d_ssm" not in data \
+            or "mamba_d_head" not in data:
+        return None
+    layers, heads, groups, state, kernel = (int(v or 0) for v in values)
+    if data["mamba_d_ssm"] is None:
+        expand, hidden = _plain(data, "mamba_expand"), _plain(data, "hidden_size")
+        if expand is None or hidden is None:
+            return None
+        intermediate: int | None = expand * hidden
+    else:
+        intermediate = _plain(data, "mamba_d_ssm")
+    if intermediate is None or kernel < 2 or intermediate % heads:
+        return None
+    head_dim = intermediate // heads if data["mamba_d_head"] == "auto" \
+        else _plain(data, "mamba_d_head")
+    if head_dim is None or head_dim * heads != intermediate:
+        return None
+    return (layers, intermediate, groups, heads, head_dim, state, kernel)
+
+
+def _nemotron_types(data: dict[str, Any]) -> list[Any] | None:
+    types = data.get("layers_block_type")
+    pattern = data.get("hybrid_override_pattern")
+    if types is None and isinstance(pattern, str) and pattern \
+            and all(c in NEMOTRON_PATTERN for c in pattern):
+        types = [NEMOTRON_PATTERN[c] for c in pattern]
+    return types if isinstance(types, list) else None
+
+
+def layer_map(architecture: str, data: dict[str, Any]) -> tuple[int, ...]:
+    """One 0/1 per model layer, 1 where `mamba2_cache_params.layers` lists it (the layers a
+    pipeline stage's share counts, kv_cache_configurator.py:3233-3249), for a config whose
+    shape was read (so every key below is there): GDN (qwen3_next.py:259-277), Granite
+    (granitemoehybrid.py:297-310), Nemotron-H (nemotron_h.py:409-414), Falcon-H1 (every
+    layer, falcon_h1.py:296-299)."""
+    if architecture == GRANITE:
+        return tuple(int(t in GRANITE_MAMBA) for t in data["layer_types"])
+    if architecture in NEMOTRON_H:
+        return tuple(int(t == "mamba") for t in _nemotron_types(data) or ())
+    if architecture == FALCON_H1:
+        return (1,) * int(data["num_hidden_layers"])
+    text = data.get("text_config")
+    source = text if isinstance(text, dict) else data
+    interval = int(source["full_attention_interval"])
+    return tuple(int((layer + 1) % interval != 0)
+                 for layer in range(int(source["num_hidden_layers"])))
+
+
 def ssm_dtype(data: dict[str, Any]) -> str | None:
     """The config's mamba_ssm_dtype where SGLang takes it (mamba_utils.py:75-92)."""
     text = data.get("text_config")
@@ -114,15 +204,27 @@ def mamba_state_settings(model: str) -> list[Setting]:
         shape = granite_shape(data)
         return [] if shape is None else [
             Setting("mamba_state_shape", shape, f"{path}: mamba layers", FILE, weak=True),
+            Setting("mamba_layer_map", layer_map(architecture, data),
+                    f"{path}: layer_types", FILE, weak=True),
             Setting("mamba_chunk_size", chunk or GRANITE_CHUNK, f"{path}: mamba_chunk_size",
                     FILE, weak=True)]
-    if architecture not in GDN_ARCHITECTURES:
+    if architecture in NEMOTRON_H:
+        shape = nemotron_h_shape(data)
+        # the legacy `chunk_size` key when mamba_chunk_size is not stated (:222-243)
+        chunk = chunk or _plain(data, "chunk_size") or NEMOTRON_CHUNK
+    elif architecture == FALCON_H1:
+        shape = falcon_h1_shape(data)
+        chunk = chunk or FALCON_CHUNK
+    elif architecture in GDN_ARCHITECTURES:
+        shape = gdn_shape(data)
+    else:
         return []
-    shape = gdn_shape(data)
     if shape is None:
         return []
     where = f"{path}: linear-attention state"
-    out = [Setting("mamba_state_shape", shape, where, FILE, weak=True)]
+    out = [Setting("mamba_state_shape", shape, where, FILE, weak=True),
+           Setting("mamba_layer_map", layer_map(architecture, data), f"{path}: layers",
+                   FILE, weak=True)]
     if chunk is not None:  # (overrides.py:1916-1917)
         out.append(Setting("mamba_chunk_size", chunk, f"{path}: mamba_chunk_size", FILE,
                            weak=True))

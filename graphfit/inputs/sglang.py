@@ -419,6 +419,13 @@ FILE_KEYS: dict[str, Handler] = {
     "mamba_full_memory_ratio": field_key("mamba_full_memory_ratio", _fraction, SG),
     "linear_attn_backend": field_key("linear_attn_backend", as_str, SG),
     "mamba_track_interval": field_key("mamba_track_interval", _positive, SG),
+    # a multimodal model's GPU feature-transport pool, reserved before the state cache is
+    # sized (kv_cache_configurator.py:202-219)
+    "mm_feature_transport": field_key("mm_feature_transport", _optional_str, SG),
+    # ReplaySSM speculative verify: its replay ring and the state cache sized without the
+    # intermediate states (kv_cache_configurator.py:3262-3296, attention_hook.py:440-475)
+    "enable_linear_replayssm_spec": _not_default(
+        False, "ReplaySSM speculative verify, kv_cache_configurator.py:3269"),
     "mem_fraction_static": field_key("mem_fraction_static", _fraction, SG),
     # serving a multimodal model's language model alone: not modelled (SGLang's own checks,
     # architectures and roles: arg_groups/model_hook.py:1075-1110, pd_disaggregation_hook.py:

@@ -9,10 +9,11 @@ import json
 from pathlib import Path
 from typing import Any
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from graphfit.inputs.mamba_state import gdn_shape, mamba_state_settings
+from graphfit.inputs.mamba_state import falcon_h1_shape, gdn_shape, mamba_state_settings
 
 QWEN3_NEXT = {"architectures": ["Qwen3NextForCausalLM"], "num_hidden_layers": 48,
               "full_attention_interval": 4, "linear_conv_kernel_dim": 4,
@@ -20,9 +21,12 @@ QWEN3_NEXT = {"architectures": ["Qwen3NextForCausalLM"], "num_hidden_layers": 48
               "linear_num_key_heads": 16, "linear_num_value_heads": 32}
 
 
-def settings(tmp_path: Path, data: dict[str, Any]) -> dict[str, Any]:
+def settings(tmp_path: Path, data: dict[str, Any],
+             fields: tuple[str, ...] = ("mamba_layer_map",)) -> dict[str, Any]:
+    """The settings read, less `fields` (the layer map: test_layer_maps)."""
     (tmp_path / "config.json").write_text(json.dumps(data))
-    return {s.field: s.value for s in mamba_state_settings(str(tmp_path))}
+    return {s.field: s.value for s in mamba_state_settings(str(tmp_path))
+            if s.field not in fields}
 
 
 def test_qwen3_next(tmp_path: Path) -> None:
@@ -74,3 +78,115 @@ def test_granite_mamba_layers(tmp_path: Path) -> None:
 def test_granite_without_mamba_is_not_hybrid(tmp_path: Path) -> None:
     assert settings(tmp_path, {**GRANITE, "layer_types": ["attention"] * 4}) == {}
     assert settings(tmp_path, {k: v for k, v in GRANITE.items() if k != "layer_types"}) == {}
+
+
+NEMOTRON_H = {"architectures": ["NemotronHForCausalLM"], "hybrid_override_pattern": "M-M*-M-",
+              "mamba_num_heads": 32, "mamba_head_dim": 64, "n_groups": 8,
+              "ssm_state_size": 128, "conv_kernel": 4, "mamba_d_conv": 3}
+
+
+def test_nemotron_h_pattern_and_block_types(tmp_path: Path) -> None:
+    """The mamba layers from the legacy pattern or `layers_block_type` (which wins, configs/
+    nemotron_h.py:195-209); the file's conv_kernel over mamba_d_conv; the chunk size from
+    the legacy `chunk_size` key, else 256."""
+    assert settings(tmp_path, NEMOTRON_H) == {
+        "mamba_state_shape": (3, 2048, 8, 32, 64, 128, 4), "mamba_chunk_size": 256}
+    types = {**NEMOTRON_H, "layers_block_type": ["mamba", "moe"] * 5, "chunk_size": 128}
+    assert settings(tmp_path, types) == {
+        "mamba_state_shape": (5, 2048, 8, 32, 64, 128, 4), "mamba_chunk_size": 128}
+    no_kernel = {k: v for k, v in NEMOTRON_H.items() if k != "conv_kernel"}
+    assert settings(tmp_path, no_kernel)["mamba_state_shape"][-1] == 3
+
+
+@pytest.mark.parametrize("change", [{"n_groups": None}, {"hybrid_override_pattern": "*-*-"},
+                                    {"hybrid_override_pattern": "MX"}])
+def test_nemotron_h_without_a_shape(tmp_path: Path, change: dict[str, Any]) -> None:
+    data = {k: v for k, v in {**NEMOTRON_H, **change}.items() if v is not None}
+    assert settings(tmp_path, data) == {}
+
+
+FALCON_H1 = {"architectures": ["FalconH1ForCausalLM"], "hidden_size": 1024,
+             "num_hidden_layers": 4, "mamba_d_ssm": 1536, "mamba_n_heads": 24,
+             "mamba_d_head": 64, "mamba_n_groups": 1, "mamba_d_state": 128, "mamba_d_conv": 4,
+             "mamba_expand": 2, "mamba_ssm_dtype": "bfloat16"}
+
+
+def test_falcon_h1_every_layer(tmp_path: Path) -> None:
+    assert settings(tmp_path, FALCON_H1) == {
+        "mamba_state_shape": (4, 1536, 1, 24, 64, 128, 4), "mamba_chunk_size": 256,
+        "mamba_ssm_dtype": "bfloat16"}
+    auto = {**FALCON_H1, "mamba_d_ssm": None, "mamba_d_head": "auto", "mamba_n_heads": 32}
+    assert settings(tmp_path, auto)["mamba_state_shape"] == (4, 2048, 1, 32, 64, 128, 4)
+
+
+@given(st.integers(1, 4096), st.integers(1, 64), st.sampled_from((None, "auto", 64)))
+def test_falcon_h1_heads_tile_the_intermediate(d_ssm: int, heads: int,
+                                               head: int | str | None) -> None:
+    """A shape only where SGLang's constructor accepts it (falcon_h1.py:215-225): the heads
+    times the head dim are the intermediate size."""
+    data = {**FALCON_H1, "mamba_d_ssm": d_ssm, "mamba_n_heads": heads, "mamba_d_head": head}
+    shape = falcon_h1_shape(data)
+    if shape is not None:
+        assert shape[1] == d_ssm and shape[3] * shape[4] == d_ssm
+    else:
+        assert head is None or d_ssm % heads or (head == 64 and heads * 64 != d_ssm)
+
+
+@pytest.mark.parametrize(("prefix", "flag", "expected"), [
+    ((), (), "bfloat16"),  # the config's
+    (("SGLANG_MAMBA_SSM_DTYPE=float32",), (), "float32"),  # the variable over the config
+    (("SGLANG_MAMBA_SSM_DTYPE=float16",), ("--mamba-ssm-dtype", "float32"), "float32"),
+    (("SGLANG_MAMBA_SSM_DTYPE=fp8",), (), "bfloat16"),  # ignored, as SGLang warns and does
+])
+def test_state_dtype_from_the_line_environment(tmp_path: Path, prefix: tuple[str, ...],
+                                               flag: tuple[str, ...], expected: str) -> None:
+    """SGLANG_MAMBA_SSM_DTYPE in a pasted line's prefix: over the config's mamba_ssm_dtype,
+    under --mamba-ssm-dtype (which writes the variable, serving_hook.py:439-440;
+    mamba_utils.py:47-103)."""
+    from graphfit.cli.options import resolve_values
+    from graphfit.inputs import commandline
+
+    (tmp_path / "config.json").write_text(json.dumps({**FALCON_H1, "max_position_embeddings":
+                                                      4096}))
+    line = [*prefix, "python", "-m", "sglang.launch_server", "--model-path", str(tmp_path),
+            *flag]
+    config = resolve_values({"gpu_memory_gb": 80.0}, environ={},
+                            pasted=commandline.read(line)).config()
+    assert config.mamba_ssm_dtype == expected
+
+
+def test_layer_maps(tmp_path: Path) -> None:
+    """Which layers hold a state, one entry a model layer; their count is the shape's."""
+    maps = {}
+    for name, data in (("qwen3_next", QWEN3_NEXT), ("granite", GRANITE),
+                       ("nemotron_h", NEMOTRON_H), ("falcon_h1", FALCON_H1)):
+        found = settings(tmp_path, data, fields=())
+        maps[name] = found["mamba_layer_map"]
+        assert sum(maps[name]) == found["mamba_state_shape"][0]
+    assert maps["qwen3_next"] == (1, 1, 1, 0) * 12
+    assert maps["granite"] == (1, 1, 0, 1)
+    assert maps["nemotron_h"] == (1, 0, 1, 0, 0, 1, 0)
+    assert maps["falcon_h1"] == (1, 1, 1, 1)
+
+
+@pytest.mark.parametrize(("flag", "refused"), [((), False),
+                                               (("--enable-linear-replayssm-spec",), True)])
+def test_replayssm_speculative_verify_refused(tmp_path: Path, flag: tuple[str, ...],
+                                              refused: bool) -> None:
+    """ReplaySSM's verify sizes the state cache without the intermediate states and keeps a
+    replay ring (kv_cache_configurator.py:3262-3296): not modelled, so the line is refused
+    rather than planned as without it."""
+    from graphfit.cli.options import resolve_values
+    from graphfit.inputs import commandline
+    from graphfit.planner.core.errors import ConfigError
+
+    (tmp_path / "config.json").write_text(json.dumps({**FALCON_H1, "max_position_embeddings":
+                                                      4096}))
+    line = ["python", "-m", "sglang.launch_server", "--model-path", str(tmp_path), *flag]
+    try:
+        resolve_values({"gpu_memory_gb": 80.0}, environ={},
+                       pasted=commandline.read(line)).config()
+        raised = False
+    except ConfigError as exc:
+        raised = "ReplaySSM" in str(exc)
+    assert raised == refused

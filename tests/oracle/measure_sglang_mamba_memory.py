@@ -1,41 +1,104 @@
-"""Agreement counts: graphfit's mamba state cache sized from GPU memory (and the pool it caps)
-vs SGLang 0.5.23's own code over a grid of lines on Qwen3-Next-shaped models.
-Run: python -m tests.oracle.measure_sglang_mamba_memory"""
+"""Agreement counts: graphfit's mamba state cache sized from GPU memory (and the pool it caps,
+and the lines either refuses) vs SGLang 0.5.23's own code over a grid of lines on
+Qwen3-Next-shaped, GraniteMoeHybrid, Nemotron-H and Falcon-H1 models: plain, speculative
+(the joint solve), with the cache fixed by the flags (the weights refusal), with the
+state dtype from SGLANG_MAMBA_SSM_DTYPE, under pipeline parallelism and on a multimodal model.
+Run: python -m tests.oracle.measure_sglang_mamba_memory [part ...]   (parts: plain, spec,
+fixed, env, pp, mm; all by default)"""
 
 from __future__ import annotations
 
 import itertools
+import sys
 
-from tests.oracle.sglang_mamba_memory_oracle import SHAPES
-from tests.oracle.test_sglang_mamba_memory_oracle import _line, agree, argv_of, sglang_side
+from tests.oracle.sglang_mamba_memory_oracle import ALL_SHAPES, QWEN35_VL, SHAPES
+from tests.oracle.test_sglang_mamba_memory_oracle import (
+    SPECS,
+    _line,
+    agree,
+    argv_of,
+    sglang_side,
+)
+
+TPS = ((1, 1), (4, 1), (4, 2))
 
 
-def grid() -> list[dict]:
+def plain() -> list[dict]:
     return [_line(shape=shape, tp=tp, weights=weights, ssm=ssm, radix_off=radix_off, S=s,
                   ratio=ratio)
             for shape, tp, weights, ssm, (radix_off, s, ratio) in itertools.product(
-                range(len(SHAPES) + 1), ((1, 1), (2, 1), (4, 1), (4, 2)), (0.2, 0.5, 0.9),
-                (None, "bfloat16"), ((False, None, None), (False, 3000, 0.5),
-                                     (True, None, 2.0)))]
+                range(ALL_SHAPES), TPS, (0.2, 0.9), (None, "bfloat16"),
+                ((False, None, None), (False, 3000, 0.5), (True, None, 2.0)))]
 
 
-def main() -> None:
-    counts: dict[bool | None, int] = {True: 0, False: 0, None: 0}
-    capped = refused = 0
-    for p in grid():
-        verdict = agree(p)
-        counts[verdict] += 1
-        theirs = sglang_side(p)
-        if isinstance(theirs, str):
-            refused += 1
-        elif verdict and p["S"] is not None and theirs.pool < p["S"] // p["tp"][1]:
-            capped += 1
-        if verdict is False:
-            print("DISAGREE", argv_of(p), p, theirs)
-    print(f"mamba memory: {counts[True]} agree ({capped} with the pool capped by the state "
-          f"cache, {refused} refused by both), {counts[False]} disagree, {counts[None]} "
-          f"refused by SGLang only, of {sum(counts.values())} lines")
+def spec() -> list[dict]:
+    """The joint solve with the intermediate states (NEXTN 4 and 6 draft tokens, NGRAM's
+    12), request count given or the speculative default."""
+    return [_line(shape=shape, tp=tp, weights=0.3, spec=algorithm, S=s, overlap=overlap)
+            for shape, tp, algorithm, s, overlap in itertools.product(
+                range(ALL_SHAPES), TPS, (SPECS[1], SPECS[3], SPECS[4]), (None, 3000),
+                (True, False))]
+
+
+def fixed() -> list[dict]:
+    """--max-mamba-cache-size (or radix off with a request count) around what the memory
+    holds: SGLang's 'Loaded weights leave no GPU memory' refusal."""
+    return [_line(shape=shape, weights=0.5, M=m, spec=algorithm, radix_off=radix_off,
+                  S=1000 if radix_off else 3000)
+            for shape, m, algorithm, radix_off in itertools.product(
+                range(len(SHAPES)), (1000, 2000, 4000, 4500, 9000, 40000),
+                (None, SPECS[3]), (False, True))
+            if not (radix_off and m != 1000)]
+
+
+def env() -> list[dict]:
+    return [_line(shape=shape, env_ssm=value, ssm=flag)
+            for shape, value, flag in itertools.product(
+                range(ALL_SHAPES), ("float32", "bfloat16", "float16", "fp8"),
+                (None, "float32"))]
+
+
+def pp() -> list[dict]:
+    """Pipeline stages: each rank charged the widest stage's share of the state layers, the
+    overlap schedule off (so fewer tracking slots a request)."""
+    return [_line(shape=shape, pp=stages, spec=algorithm, overlap=overlap, M=m)
+            for shape, stages, algorithm, overlap, m in itertools.product(
+                range(ALL_SHAPES), (2, 3, 4), (None, SPECS[1]), (True, False),
+                (None, 4000))]
+
+
+def mm() -> list[dict]:
+    """The multimodal Qwen3.5: its reservation (100 MiB, + 1 GiB with a GPU transport)."""
+    return [_line(shape=QWEN35_VL, mmt=transport, spec=algorithm, M=m, weights=weights)
+            for transport, algorithm, m, weights in itertools.product(
+                (None, "cpu", "cuda_ipc", "cuda_vmm"), (None, SPECS[1]), (None, 3400, 3500),
+                (0.3, 0.55))]
+
+
+PARTS = {"plain": plain, "spec": spec, "fixed": fixed, "env": env, "pp": pp, "mm": mm}
+
+
+def main(parts: list[str]) -> None:
+    for part in parts:
+        counts: dict[bool | None, int] = {True: 0, False: 0, None: 0}
+        capped = refused = 0
+        for p in PARTS[part]():
+            theirs = sglang_side(p)
+            verdict = agree(p, theirs)
+            counts[verdict] += 1
+            requests = p["S"] or (48 if p["spec"] else None)
+            if isinstance(theirs, str):
+                refused += verdict is True
+            elif verdict and requests is not None and theirs.pool < requests // p["tp"][1]:
+                capped += 1
+            if verdict is not True:
+                print("DIFFER" if verdict is False else "SGLANG ONLY REFUSES", argv_of(p),
+                      p, str(theirs)[:160])
+        print(f"mamba memory [{part}]: {counts[True]} agree ({capped} with the pool capped by "
+              f"the state cache, {refused} refused by both), {counts[False]} differ, "
+              f"{counts[None]} refused by SGLang only, of {sum(counts.values())} lines",
+              flush=True)
 
 
 if __name__ == "__main__":
-    main()
+    main(sys.argv[1:] or list(PARTS))

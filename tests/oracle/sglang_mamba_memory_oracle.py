@@ -47,11 +47,58 @@ GRANITE_CONFIG = {
     "num_local_experts": 0, "torch_dtype": "bfloat16"}
 
 
+# Nemotron-H (configs/nemotron_h.py): 3 mamba layers of 7 by the legacy pattern, 8 groups
+# (widened at no TP of 1/2/4), the kernel under the file's `conv_kernel` key
+NEMOTRON_CONFIG = {
+    "architectures": ["NemotronHForCausalLM"], "model_type": "nemotron_h",
+    "hidden_size": 1024, "intermediate_size": 2048, "hybrid_override_pattern": "M-M*-M-",
+    "num_hidden_layers": 7, "num_attention_heads": 16, "num_key_value_heads": 4,
+    "head_dim": 64, "vocab_size": 32000, "max_position_embeddings": CONTEXT,
+    "mamba_num_heads": 32, "mamba_head_dim": 64, "n_groups": 8, "ssm_state_size": 128,
+    "conv_kernel": 4, "expand": 2, "chunk_size": 128, "torch_dtype": "bfloat16"}
+# Falcon-H1 (configs/falcon_h1.py): a mamba mixer in each of 4 layers, mamba_d_ssm given;
+# FALCON_AUTO: mamba_d_ssm null (expand x hidden) and mamba_d_head "auto", fp16 states
+FALCON_CONFIG = {
+    "architectures": ["FalconH1ForCausalLM"], "model_type": "falcon_h1",
+    "hidden_size": 1024, "intermediate_size": 2048, "num_hidden_layers": 4,
+    "num_attention_heads": 8, "num_key_value_heads": 2, "head_dim": 64,
+    "vocab_size": 32784, "max_position_embeddings": CONTEXT, "mamba_d_ssm": 1536,
+    "mamba_n_heads": 24, "mamba_d_head": 64, "mamba_n_groups": 1, "mamba_d_state": 128,
+    "mamba_d_conv": 4, "mamba_expand": 2, "mamba_chunk_size": 128, "torch_dtype": "bfloat16"}
+FALCON_AUTO_CONFIG = {**FALCON_CONFIG, "mamba_d_ssm": None, "mamba_d_head": "auto",
+                      "mamba_n_heads": 32, "mamba_n_groups": 2, "mamba_ssm_dtype": "float16"}
+# Qwen3.5 with its vision tower (configs/qwen3_5.py): multimodal, so SGLang reserves its
+# embedding cache (and a GPU feature-transport pool) before sizing the state cache
+QWEN35_VL_CONFIG = {
+    "architectures": ["Qwen3_5ForConditionalGeneration"], "model_type": "qwen3_5",
+    "text_config": {
+        "model_type": "qwen3_5_text", "hidden_size": 2048, "intermediate_size": 5632,
+        "num_hidden_layers": 8, "num_attention_heads": 16, "num_key_value_heads": 2,
+        "head_dim": 256, "vocab_size": 151936, "max_position_embeddings": CONTEXT,
+        "full_attention_interval": 4, "linear_conv_kernel_dim": 4, "linear_key_head_dim": 128,
+        "linear_value_head_dim": 128, "linear_num_key_heads": 16,
+        "linear_num_value_heads": 32, "rms_norm_eps": 1e-6, "rope_theta": 10000000,
+        "torch_dtype": "bfloat16", "mamba_ssm_dtype": "bfloat16"},
+    "vision_config": {
+        "model_type": "qwen3_5", "depth": 2, "hidden_size": 256, "num_heads": 4,
+        "intermediate_size": 512, "out_hidden_size": 2048, "patch_size": 16,
+        "spatial_merge_size": 2, "temporal_patch_size": 2, "in_channels": 3},
+    "image_token_id": 151655, "video_token_id": 151656, "vision_start_token_id": 151652,
+    "vision_end_token_id": 151653, "tie_word_embeddings": False}
+NEMOTRON, FALCON, FALCON_AUTO, QWEN35_VL = GRANITE + 1, GRANITE + 2, GRANITE + 3, GRANITE + 4
+OTHER_CONFIGS = {GRANITE: ("granite", GRANITE_CONFIG), NEMOTRON: ("nemotronh", NEMOTRON_CONFIG),
+                 FALCON: ("falconh1", FALCON_CONFIG),
+                 FALCON_AUTO: ("falconh1auto", FALCON_AUTO_CONFIG),
+                 QWEN35_VL: ("qwen35vl", QWEN35_VL_CONFIG)}
+ALL_SHAPES = len(SHAPES) + len(OTHER_CONFIGS)  # model_dir(0 .. ALL_SHAPES - 1)
+
+
 @functools.cache
 def model_dir(shape: int) -> str:
-    if shape == GRANITE:
-        directory = Path(tempfile.mkdtemp(prefix="graphfit-sglang-granite-"))
-        (directory / "config.json").write_text(json.dumps(GRANITE_CONFIG))
+    if shape in OTHER_CONFIGS:
+        name, data = OTHER_CONFIGS[shape]
+        directory = Path(tempfile.mkdtemp(prefix=f"graphfit-sglang-{name}-"))
+        (directory / "config.json").write_text(json.dumps(data))
         return str(directory)
     layers, interval, k_heads, v_heads, k_dim, v_dim, kernel, dtype = SHAPES[shape]
     directory = Path(tempfile.mkdtemp(prefix=f"graphfit-sglang-qnext{shape}-"))
@@ -103,7 +150,8 @@ def sized(r: so.Resolved, preload_gb: float, weights_gb: float,
         mc = model_config_of(r.record)
         cfg = mambaish_config(mc)
         this = types.SimpleNamespace(
-            attn_dp_size=max(1, r.attn_dp_size), pp_size=1, mambaish_config=cfg,
+            attn_dp_size=max(1, r.attn_dp_size), pp_size=get_parallel().pp_size,
+            mambaish_config=cfg,
             model_config=types.SimpleNamespace(
                 context_len=CONTEXT, num_hidden_layers=mc.num_hidden_layers,
                 is_multimodal=mc.is_multimodal),
@@ -133,10 +181,18 @@ def sized(r: so.Resolved, preload_gb: float, weights_gb: float,
 SSM_ENV = "SGLANG_MAMBA_SSM_DTYPE"  # --mamba-ssm-dtype writes it (serving_hook.py:439-440)
 
 
-def resolve(argv: tuple[str, ...], gpu_gb: float, shape: int) -> so.Resolved | so.Rejected:
-    """SGLang's resolution of one line in a fresh process's environment: the state dtype a
-    previous line's --mamba-ssm-dtype wrote into os.environ is dropped first."""
+def resolve(argv: tuple[str, ...], gpu_gb: float, shape: int,
+            env_ssm: str | None = None) -> so.Resolved | so.Rejected:
+    """SGLang's resolution of one line in a fresh process's environment: what a previous
+    line's flags wrote into os.environ is dropped first; `env_ssm`:
+    the line's own SGLANG_MAMBA_SSM_DTYPE (read when the state shape is priced, after the
+    flag has overwritten it)."""
     import os
 
     os.environ.pop(SSM_ENV, None)
+    # and the transport a previous line's --mm-feature-transport wrote (serving_hook.py:
+    # 940-942), which a line without the flag would read back as the legacy switch (:811-821)
+    os.environ.pop("SGLANG_USE_CUDA_IPC_TRANSPORT", None)
+    if env_ssm is not None:
+        os.environ[SSM_ENV] = env_ssm
     return so.resolve(argv, gpu_mem_gb=gpu_gb, model=model_dir(shape))

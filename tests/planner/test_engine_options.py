@@ -121,6 +121,9 @@ VALID: dict[str, st.SearchStrategy[Any]] = {
     "linear_attn_backend": st.sampled_from(["triton", "flashinfer", " Helion ", "cutedsl"]),
     "mamba_track_interval": st.integers(1, 4096),
     "mamba_chunk_size": st.none() | st.sampled_from([64, 128, 256]),
+    "mamba_layer_map": st.none() | st.lists(st.sampled_from([0, 1]), min_size=1, max_size=64)
+    .map(lambda v: [*v, 1]),
+    "mm_feature_transport": st.sampled_from([None, "cpu", "cuda_ipc", " CUDA_VMM "]),
     "deepep_mode": st.sampled_from(["auto", "normal", "low_latency", "Normal"]),
     # megamoe: the alias of --moe-a2a-backend megamoe (mega_moe_hook.py:259-276)
     "moe_runner_backend": st.sampled_from(["auto", "deep_gemm", "triton", "Flashinfer_Cutlass",
@@ -234,6 +237,8 @@ INVALID: dict[str, st.SearchStrategy[Any]] = {
     "linear_attn_backend": st.sampled_from(["cuda", "", None, 1, True]),
     "mamba_track_interval": st.integers(-3, 0) | st.sampled_from([True, None, "256"]),
     "mamba_chunk_size": st.sampled_from([0, -1, True, "64", 1.5]),
+    "mamba_layer_map": st.sampled_from(["1", [], [0, 0], [1, 2], [1, True], (0.0, 1)]),
+    "mm_feature_transport": st.sampled_from(["", "gpu", 1, True]),
     "deepep_mode": st.sampled_from([None, 1, "", "fast", "lowlatency"]),
     "moe_runner_backend": st.sampled_from([None, 2, "", " "]),
     "speculative_moe_a2a_backend": st.sampled_from([1, "", "nccl", "deepep_v2"]),
@@ -494,7 +499,7 @@ def test_the_plan_3_document_writes_the_options_object() -> None:
         "mamba_ssm_dtype": None, "mamba_full_memory_ratio": None, "weights_gb": None,
         "preload_avail_gb": None, "mamba_memory_slots": None,
         "linear_attn_backend": "triton", "mamba_track_interval": 256,
-        "mamba_chunk_size": None,
+        "mamba_chunk_size": None, "mamba_layer_map": None, "mm_feature_transport": None,
         "deepep_mode": "auto",
         "moe_runner_backend": "auto", "speculative_moe_a2a_backend": None,
         "dspark_proposal": "sampling", "dspark_mid_fold": False,

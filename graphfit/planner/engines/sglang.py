@@ -608,9 +608,6 @@ class SglangModel:
             if fraction is not None and fraction > 0:  # not positive: a warning (ladders)
                 changes["mem_fraction_static"] = fraction
         static = changes.get("mem_fraction_static", config.mem_fraction_static)
-        # a hybrid mamba model's state cache sized from memory (sglang_mamba_memory)
-        changes.update(resolve_memory_slots(
-            config, static if isinstance(static, float) else None))
         kept_on = config.speculative_adaptive and adaptive.fallback_reason(config) is None
         if config.speculative_adaptive and not kept_on:
             # SGLang turns it off and runs the static parameters (_maybe_disable_adaptive,
@@ -624,6 +621,10 @@ class SglangModel:
         elif auto_multi_layer(config) and not config.multi_layer_eagle:
             changes["multi_layer_eagle"] = True  # the model's override turns it on
         changes.update(_resolve_requests(config))
+        # a hybrid mamba model's state cache sized from memory (sglang_mamba_memory), after
+        # the speculative defaults its joint solve reads
+        changes.update(resolve_memory_slots(
+            config, static if isinstance(static, float) else None, changes))
         if (config.disaggregation_mode == "prefill"
                 and config.cudagraph_mode is CUDAGraphMode.FULL_AND_PIECEWISE):
             # a prefill server drops decode graphs unless a decode backend was given

@@ -29,17 +29,31 @@ graphfit cannot measure memory: the weights' size is an explicit input (`weights
 GPU's whole memory (`gpu_memory_gb`) when not given -- an assumption the plan shows (the
 CUDA context and NCCL buffers take some of it before SGLang measures).
 
-Not restated (the cap is then left out, as before, and the plan says so): speculative
-decoding (the joint solve with the intermediate SSM states, :3337-3360, and ReplaySSM),
-pipeline parallelism (the per-stage layer share, :3229-3250), attention context parallelism
-(the CP-TP group sharing decides the width), multimodal models (the post-sizing multimodal
-reservation, :202-219, :3035-3037) and SGLANG_ENABLE_POST_CAPTURE_KV_SIZING (environ.py:640,
-off by default).
+Speculative decoding: each request also keeps one intermediate SSM state per draft token,
+solved for jointly with the slots (`MambaMemory.cache_size`, :3344-3360); NGRAM too (any
+algorithm, :3256). Pipeline parallelism: each rank is charged the widest stage's share of the
+state layers (`stage_bytes`, :3233-3254, with SGLang's even split: SGLANG_PP_LAYER_PARTITION
+is not read). When the flags fix the cache, the fixed states (and the intermediate ones) are
+still charged to the memory after the weights, and a line that leaves none for the KV cache is
+refused (`_check_fixed_cache`, :3040-3060, 3302-3342). The state dtype may come from
+SGLANG_MAMBA_SSM_DTYPE (graphfit.inputs.environment). A multimodal model first reserves its
+embedding cache and GPU feature-transport pool (`mm_reserve_gb`, :202-219, :3035-3037).
+
+Refused by graphfit's line reader: the ReplaySSM speculative verify
+(`--enable-linear-replayssm-spec`, :3262-3296: a replay ring instead of the intermediate
+states). Not restated (the cap is then left out, as before, and the plan says so):
+speculation on a disaggregated prefill server
+(:172-181), attention context parallelism (the CP-TP group sharing decides the state's TP
+width, runtime_context.py:477-486), the fused draft state block (`fused_entry_bytes`,
+:3252-3258, off unless a fused draft layout is chosen) and SGLANG_ENABLE_POST_CAPTURE_KV_SIZING
+(environ.py:640, off by default).
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import cast
 
 from graphfit.planner.core.errors import ConfigError
 from graphfit.planner.core.settings import EngineSettings
@@ -48,6 +62,8 @@ GIB = 1 << 30
 CONV_DTYPE_BYTES = 2  # SGLANG_MAMBA_CONV_DTYPE bfloat16 (environ.py:1628)
 SSM_DTYPE_BYTES = {"float32": 4, "bfloat16": 2, "float16": 2}  # mamba_utils.py:60-64
 DEFAULT_SSM_DTYPE = "float32"  # mamba_utils.py:69
+VLM_CACHE_MB = 100  # SGLANG_VLM_CACHE_SIZE_MB (environ.py:1598)
+MM_FEATURE_CACHE_MB = 1024  # SGLANG_MM_FEATURE_CACHE_MB (environ.py:1622)
 DEFAULT_FULL_MEMORY_RATIO = 0.9  # arg_groups/fields/schedule.py:220-227 (fallback)
 SHAPE_FIELDS = ("layers", "intermediate_size", "n_groups", "num_heads", "head_dim",
                 "state_size", "conv_kernel")
@@ -123,30 +139,45 @@ class MambaMemory:
     mem_fraction_static: float
     full_memory_ratio: float
     bytes_per_request: int
+    draft_tokens: int | None = None  # speculative decoding's D (the joint solve)
+    reserve_gb: float = 0.0  # a multimodal model's post-sizing reservation (mm_reserve_gb)
+    slots_per_request: int = 1  # `_calculate_mamba_ratio`, read by the joint solve only
 
     def __post_init__(self) -> None:
         for name in ("preload_avail_gb", "weights_gb", "mem_fraction_static",
-                     "full_memory_ratio"):
+                     "full_memory_ratio", "reserve_gb"):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, (int, float)) \
                     or not value >= 0 or value == float("inf"):
                 raise ConfigError(f"{name}: must be a finite number >= 0, got {value!r}")
         _positive_int("bytes per request", self.bytes_per_request)
+        _positive_int("slots per request", self.slots_per_request)
+        if self.draft_tokens is not None:
+            _positive_int("draft tokens", self.draft_tokens)
 
     def rest_gb(self) -> float:
         """`rest_memory` handed to `_handle_max_mamba_cache` (kv_cache_configurator.py:
         3007, 3037), in SGLang's order of float operations."""
         available = self.preload_avail_gb - self.weights_gb
         slack = self.preload_avail_gb * (1 - self.mem_fraction_static)
-        return available - slack - 0.0  # no multimodal reservation (module docstring)
+        return available - slack - self.reserve_gb
 
     def cache_size(self) -> int:
         """max_mamba_cache_size (kv_cache_configurator.py:3362-3394); ConfigError where
-        SGLang raises (:3386-3399)."""
+        SGLang raises (:3386-3399). With speculative decoding each request also holds D
+        intermediate SSM states (one per draft token) for at most K // ratio requests + the
+        padding slot, all inside the same budget: SGLang solves for K jointly,
+        int((budget - per x (1 + D)) // (per x (1 + D / ratio))) (:3344-3360)."""
         ratio = self.full_memory_ratio
         budget = self.rest_gb() * ratio / (1 + ratio)
         per_slot = self.bytes_per_request
-        size = int((budget * GIB - per_slot) // per_slot)
+        budget_bytes = budget * GIB
+        drafts = self.draft_tokens
+        if drafts is None:
+            size = int((budget_bytes - per_slot) // per_slot)
+        else:  # extra_per_slot is 0 (no ReplaySSM ring, no extra bytes: :3286-3293)
+            size = int((budget_bytes - per_slot * (1 + drafts) - 0)
+                       // (per_slot * (1 + drafts / self.slots_per_request) + 0))
         if size <= 0:
             raise ConfigError(
                 f"no GPU memory left for the mamba state cache: {self.rest_gb():.2f} GiB "
@@ -157,16 +188,65 @@ class MambaMemory:
 
 
 
+def mm_reserve_gb(config: EngineSettings) -> float:
+    """`mm_runtime_reservation_gb` (kv_cache_configurator.py:202-219): a multimodal model's
+    embedding cache, SGLANG_VLM_CACHE_SIZE_MB (100, environ.py:1598), and with a GPU feature
+    transport its pool, SGLANG_MM_FEATURE_CACHE_MB (1024, environ.py:1622), in GiB; both
+    variables at their defaults (graphfit does not read them)."""
+    if not config.multimodal:
+        return 0.0
+    reserved_mb = VLM_CACHE_MB
+    if config.mm_feature_transport in ("cuda_ipc", "cuda_vmm"):
+        reserved_mb += MM_FEATURE_CACHE_MB
+    return reserved_mb / 1024
+
+
+def pp_stage(layers: int, rank: int, pp_size: int) -> tuple[int, int]:
+    """`get_pp_indices` with SGLANG_PP_LAYER_PARTITION unset (distributed/utils.py:110-150):
+    the layers split evenly, the last `layers % pp_size` stages one more each."""
+    base, remainder = divmod(layers, pp_size)
+    if rank >= pp_size - remainder:
+        start = rank * (base + 1) - (pp_size - remainder)
+        return start, start + base + 1
+    return rank * base, rank * base + base
+
+
+def stage_bytes(per_request: int, layer_map: tuple[int, ...] | None, pp_size: int) -> int:
+    """`stage_per_req` (kv_cache_configurator.py:3233-3254): under pipeline parallelism each
+    rank is charged the largest stage's share of the state layers, int(per x max stage
+    layers / all layers), so every rank sizes the same cache."""
+    if pp_size <= 1 or layer_map is None:
+        return per_request
+    ids = [i for i, holds in enumerate(layer_map) if holds]
+    widest = max(sum(1 for i in ids if start <= i < end)
+                 for start, end in (pp_stage(len(layer_map), rank, pp_size)
+                                    for rank in range(pp_size)))
+    stage = int(per_request * (widest / max(len(ids), 1)))
+    if stage <= 0:  # SGLang asserts stage_per_req > 0 (:3348)
+        raise ConfigError(f"mamba state: no pipeline stage of {pp_size} holds a mamba layer "
+                          f"(SGLang kv_cache_configurator.py:3348 asserts)")
+    return stage
+
+
+def _speculative(config: EngineSettings) -> bool:
+    """SGLang's `has_spec_dec` (kv_cache_configurator.py:3256): any speculative algorithm,
+    NGRAM included (no draft model, but the verify pass keeps the intermediate states)."""
+    from graphfit.planner.core.enums import SpecMethod
+
+    return config.spec_method is not SpecMethod.NONE
+
+
 def _not_restated(config: EngineSettings, fraction: float | None = None) -> str | None:
     """Why graphfit does not size this config's state cache from memory, or None."""
-    if config.has_drafter:
-        return "speculative decoding (its joint solve, kv_cache_configurator.py:3337-3360)"
-    if config.pp_size > 1:
-        return "pipeline parallelism (the per-stage layer share, :3229-3250)"
+    if _speculative(config) and config.disaggregation_mode == "prefill":
+        # _pd_prefill_skips_mamba_spec_state (kv_cache_configurator.py:172-181) drops the
+        # intermediate states unless --enable-pd-role-switch / --enable-unified-memory,
+        # flags graphfit does not read
+        return "speculative decoding on a disaggregated prefill server (:172-181, 3294-3298)"
+    if config.pp_size > 1 and config.mamba_layer_map is None:
+        return "pipeline parallelism without the model's layer map (:3233-3249)"
     if config.attn_cp_size > 1:
         return "attention context parallelism"
-    if config.multimodal:
-        return "a multimodal model (its post-sizing reservation, :202-219)"
     missing = [what for what, value in (
         ("--gpu-memory-gb", config.gpu_memory_gb), ("--weights-gb", config.weights_gb),
         ("the model directory's linear-attention config", config.mamba_state_shape),
@@ -176,39 +256,107 @@ def _not_restated(config: EngineSettings, fraction: float | None = None) -> str 
     return None
 
 
-def memory_of(config: EngineSettings, fraction: float | None = None) -> MambaMemory | None:
+def memory_of(config: EngineSettings, fraction: float | None = None,
+              drafts: int | None = None) -> MambaMemory | None:
     """The memory inputs of a config whose state cache SGLang sizes from memory, or None
-    when graphfit does not restate it (`memory_line` says why); `fraction`: its
-    mem_fraction_static when not yet in the config (resolution)."""
+    when graphfit does not restate it (`memory_line` says why); `fraction` / `drafts`: its
+    mem_fraction_static / speculative draft tokens when not yet in the config
+    (resolution)."""
     if _not_restated(config, fraction) is not None:
         return None
+    from graphfit.planner.engines.sglang_mamba_pool import cache_of
+
     shape = MambaStateShape.of(config.mamba_state_shape or ())
     tp = config.tp_size // config.attn_dp_size // config.attn_cp_size  # runtime_context.py:73
     gpu = config.gpu_memory_gb or 0.0
+    drafts = (drafts or config.speculative_num_draft_tokens) if _speculative(config) else None
+    if _speculative(config) and drafts is None:  # pragma: no cover - resolution fills it
+        raise ConfigError("speculative_num_draft_tokens: not resolved (the joint solve of the "
+                          "mamba state cache reads it, kv_cache_configurator.py:3344)")
     return MambaMemory(
+        draft_tokens=drafts, reserve_gb=mm_reserve_gb(config),
+        slots_per_request=cache_of(config).slots_per_request() if drafts else 1,
         preload_avail_gb=config.preload_avail_gb or gpu,
         weights_gb=config.weights_gb or 0.0,
         mem_fraction_static=fraction or config.mem_fraction_static or 0.0,
         full_memory_ratio=(DEFAULT_FULL_MEMORY_RATIO if config.mamba_full_memory_ratio is None
                            else config.mamba_full_memory_ratio),
-        bytes_per_request=shape.bytes_per_request(
-            max(tp, 1), config.mamba_ssm_dtype or DEFAULT_SSM_DTYPE))
+        bytes_per_request=stage_bytes(
+            shape.bytes_per_request(max(tp, 1), config.mamba_ssm_dtype or DEFAULT_SSM_DTYPE),
+            config.mamba_layer_map, config.pp_size))
 
 
-def resolve_memory_slots(config: EngineSettings, fraction: float | None) -> dict[str, object]:
-    """`SglangModel.resolve`'s change: the state cache size SGLang computes from memory,
-    for a config as given (`fraction`: its mem_fraction_static as resolved), where SGLang
-    takes that branch (neither --max-mamba-cache-size nor --disable-radix-cache with
-    --max-running-requests, kv_cache_configurator.py:3302-3335) and graphfit restates it."""
+def resolve_memory_slots(config: EngineSettings, fraction: float | None,
+                         changes: Mapping[str, object] | None = None) -> dict[str, object]:
+    """`SglangModel.resolve`'s change: the state cache size SGLang computes from memory
+    (`fraction`: the config's mem_fraction_static as resolved), where SGLang takes that
+    branch (neither --max-mamba-cache-size nor --disable-radix-cache with
+    --max-running-requests, kv_cache_configurator.py:3302-3335) and graphfit restates it.
+    `changes`: the resolution so far. Its draft tokens apply; its request count only under
+    speculation, which SGLang's speculative hook fills before the configurator runs (for a
+    plain line graphfit's stand-in for the KV-sized pool is not SGLang's figure)."""
     from graphfit.planner.engines.sglang_mamba_pool import is_hybrid_mamba
 
+    check_inputs(config)
+    done = changes or {}
+    requests: int | None = config.max_num_seqs
+    drafts = config.speculative_num_draft_tokens
+    if _speculative(config):
+        requests = cast("int | None", done.get("max_num_seqs", requests))
+        drafts = cast("int | None", done.get("speculative_num_draft_tokens", drafts))
     if (not is_hybrid_mamba(config.architecture, config.mamba_state_shape)
-            or config.mamba_memory_slots is not None
-            or config.max_mamba_cache_size is not None
-            or (config.disable_radix_cache and config.max_num_seqs is not None)):
+            or config.mamba_memory_slots is not None):
         return {}
-    memory = memory_of(config, fraction)
+    if config.max_mamba_cache_size is not None or (config.disable_radix_cache
+                                                   and requests is not None):
+        _check_fixed_cache(config, fraction, drafts, requests)
+        return {}
+    memory = memory_of(config, fraction, drafts)
     return {} if memory is None else {"mamba_memory_slots": memory.cache_size()}
+
+
+def check_inputs(config: EngineSettings) -> None:
+    """Cross-field checks of the inputs this module reads: SGLang refuses a cuda_vmm feature
+    transport under pipeline parallelism (arg_groups/serving_hook.py:891-897, any model), and
+    a layer map must count the state shape's layers (both read from one config.json)."""
+    if config.mm_feature_transport == "cuda_vmm" and config.pp_size != 1:
+        raise ConfigError("mm_feature_transport: cuda_vmm does not support pipeline "
+                          "parallelism (SGLang serving_hook.py:891-897)")
+    shape, layer_map = config.mamba_state_shape, config.mamba_layer_map
+    if shape and layer_map is not None and sum(layer_map) != shape[0]:
+        raise ConfigError(f"mamba_layer_map: {sum(layer_map)} mamba layers, the state shape "
+                          f"says {shape[0]}")
+
+
+def _check_fixed_cache(config: EngineSettings, fraction: float | None, drafts: int | None,
+                       requests: int | None) -> None:
+    """When the flags fix the state cache (kv_cache_configurator.py:3302-3335), SGLang still
+    charges it -- and under speculation the intermediate states of the requests it serves --
+    to the memory left after the weights, and refuses a line that leaves none for the KV
+    cache ("Loaded weights leave no GPU memory", :3040-3060). Checked where graphfit knows
+    the memory (memory_of); a fixed size below one slot per DP group is refused by the
+    request cap instead (sglang_mamba_pool, SGLang's RuntimeError at :3386 comes first)."""
+    memory = memory_of(config, fraction, drafts)
+    if memory is None:
+        return
+    dp, per = config.attn_dp_size, memory.bytes_per_request
+    per_group = max(1, (requests or 0) // dp)
+    if config.max_mamba_cache_size is not None:
+        slots = config.max_mamba_cache_size // dp  # :3302-3308
+        if slots <= 0:
+            return
+        served = min(per_group, slots // memory.slots_per_request)  # :3313-3318
+    else:
+        slots = served = per_group  # --disable-radix-cache with a request count, :3325-3335
+    rest = memory.rest_gb()
+    if memory.draft_tokens is not None:  # the intermediate states (:3313-3324, :3338-3344)
+        rest = rest - (per * (served + 1) * memory.draft_tokens / GIB)
+    left = rest - (slots + 1) * (per + 0) / GIB  # :3405-3409, the padding slot included
+    if left <= 0:
+        raise ConfigError(
+            f"loaded weights leave no GPU memory for the KV cache: {left:.2f} GiB after "
+            f"{slots} fixed mamba state slots of {per / (1 << 20):.2f} MiB (SGLang "
+            f"kv_cache_configurator.py:3043); raise --mem-fraction-static")
 
 
 def memory_line(config: EngineSettings) -> str | None:
@@ -232,8 +380,16 @@ def memory_line(config: EngineSettings) -> str | None:
     return (f"{config.mamba_memory_slots} state slots from memory: {memory.rest_gb():.2f} GiB "
             f"after weights and reserve x {memory.full_memory_ratio:g}/"
             f"(1 + {memory.full_memory_ratio:g}), {memory.bytes_per_request / (1 << 20):.2f} "
-            f"MiB a request (kv_cache_configurator.py:3362-3394); free before loading "
-            f"{memory.preload_avail_gb:g} GiB ({given})")
+            f"MiB a request{_joint(memory)} (kv_cache_configurator.py:3362-3394); free "
+            f"before loading {memory.preload_avail_gb:g} GiB ({given})")
+
+
+def _joint(memory: MambaMemory) -> str:
+    """The speculative part of the plan line: the intermediate states solved for jointly."""
+    if memory.draft_tokens is None:
+        return ""
+    return (f", solved jointly with {memory.draft_tokens} intermediate SSM states per "
+            f"request for 1 in {memory.slots_per_request} slots (:3344-3360)")
 
 
 __all__ = ["DEFAULT_FULL_MEMORY_RATIO", "DEFAULT_SSM_DTYPE", "SHAPE_FIELDS", "MambaMemory",

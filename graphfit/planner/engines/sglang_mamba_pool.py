@@ -30,6 +30,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from graphfit.planner.core.errors import ConfigError
+from graphfit.planner.core.settings import EngineSettings
 
 # the architectures whose server arguments route through the hybrid-mamba radix cache
 # (arg_groups/overrides.py:369-399); GraniteMoeHybrid only with a "mamba" layer (:461-466)
@@ -89,7 +90,10 @@ class MambaCache:
     SGLANG_OPT_MAMBA_SKIP_DECODE_LOCK environment switch (environ.py:1637); track_interval:
     `--mamba-track-interval` (256, fields/exec_.py:530-533); draft_tokens: the speculative
     draft tokens per request (None without speculation); chunk_size: the model's
-    `mamba_chunk_size`, else FLA's CHUNK_SIZE 64 (overrides.py:1907-1917).
+    `mamba_chunk_size`, else FLA's CHUNK_SIZE 64 (overrides.py:1907-1917); pipeline:
+    pipeline parallelism, which turns the overlap schedule off in a post-process
+    (overrides.py:1623-1628), after "auto" has chosen the strategy on the overlap wanted, so
+    the tracking slots count without it.
     """
 
     architecture: str
@@ -104,6 +108,7 @@ class MambaCache:
     track_interval: int = 256
     draft_tokens: int | None = None
     chunk_size: int = 64
+    pipeline: bool = False  # pp_size > 1: the overlap schedule is turned off afterwards
 
     def __post_init__(self) -> None:
         m = self.max_mamba_cache_size
@@ -123,7 +128,8 @@ class MambaCache:
             if self.resolved()[0] == "no_buffer" and self.page_size > 1:
                 raise ConfigError("--mamba-radix-cache-strategy no_buffer needs --page-size 1 "
                                   "(SGLang mamba_hook.py:156-157)")
-            if self.strategy == "extra_buffer_lazy" and not self.overlap:
+            if self.strategy == "extra_buffer_lazy" and not (self.overlap
+                                                              and not self.pipeline):
                 raise ConfigError("--mamba-radix-cache-strategy extra_buffer_lazy needs the "
                                   "overlap schedule (SGLang kv_cache_configurator.py:3073)")
             if self.resolved()[0] in ("extra_buffer", "extra_buffer_lazy"):
@@ -173,6 +179,7 @@ class MambaCache:
         if self.disable_radix_cache:
             return 1
         strategy, overlap = self.resolved()
+        overlap = overlap and not self.pipeline  # overrides.py:1623-1628
         base = BASE_RATIO - (SKIP_LOCK_DROP if self.skip_decode_lock else 0)
         if strategy in ("extra_buffer", "extra_buffer_lazy"):  # model_override_base.py:260
             # get_mamba_tracking_slots (allocation_sizing.py:11-19)
@@ -212,3 +219,20 @@ def mamba_request_pool(kv_pool: int, cache: MambaCache, attn_dp_size: int,
     (kv_cache_configurator.py:3134-3150)."""
     cap = cache.request_cap(attn_dp_size, max_running_requests)
     return kv_pool if cap is None else min(kv_pool, cap)
+
+
+def cache_of(config: EngineSettings) -> MambaCache:
+    """The config's mamba-cache flags (SglangOptions) for a hybrid mamba architecture."""
+    assert config.architecture is not None
+    return MambaCache(config.architecture, max_mamba_cache_size=config.max_mamba_cache_size,
+                      disable_radix_cache=config.disable_radix_cache,
+                      strategy=config.mamba_radix_cache_strategy,
+                      overlap=not config.disable_overlap_schedule,
+                      page_size=config.page_size,
+                      linear_attn_backend=config.linear_attn_backend,
+                      track_interval=config.mamba_track_interval,
+                      chunk_size=config.mamba_chunk_size or 64,  # FLA's CHUNK_SIZE
+                      draft_tokens=(config.speculative_num_draft_tokens
+                                    if config.has_drafter else None),
+                      memory_slots=config.mamba_memory_slots,
+                      pipeline=config.pp_size > 1)

@@ -118,6 +118,16 @@ class SglangOptions(EngineOptions):
         state cache SGLang sizes from memory caps the request pool
         (graphfit.planner.engines.sglang_mamba_memory). mamba_memory_slots: that state cache
         size, filled in by the model where graphfit restates it (like mem_fraction_static).
+        mamba_layer_map: one 0/1 per model layer, 1 where the layer holds a mamba / linear
+        state (the model config's `mamba2_cache_params.layers`); under pipeline parallelism
+        SGLang charges each rank the largest stage's share of the state
+        (kv_cache_configurator.py:3233-3249). None: not known (its sum must be the shape's
+        layer count).
+        mm_feature_transport: `--mm-feature-transport` (arg_groups/fields/mm.py:144-157);
+        for a multimodal model a GPU transport (cuda_ipc / cuda_vmm) adds its pool to the
+        memory SGLang reserves before sizing the state cache (kv_cache_configurator.py:
+        202-219). None: resolved to cpu (serving_hook.py:800-840; the multi-node MNNVL
+        auto-selection is not modelled).
     moe_a2a_backend: `--moe-a2a-backend` (arg_groups/fields/exec_.py:836-868), for a MoE
         model: any backend but "none" gathers the attention input, so the captured batch
         sizes are multiples of the attention-TP width (utils/common.py:4133-4180;
@@ -234,6 +244,8 @@ class SglangOptions(EngineOptions):
     linear_attn_backend: str = "triton"
     mamba_track_interval: int = 256
     mamba_chunk_size: int | None = None
+    mamba_layer_map: tuple[int, ...] | None = None
+    mm_feature_transport: str | None = None
     deepep_mode: str = "auto"
     moe_runner_backend: str = "auto"
     speculative_moe_a2a_backend: str | None = None
@@ -394,6 +406,21 @@ def _mamba_memory_inputs(options: SglangOptions) -> None:
         except ConfigError as exc:  # the field named first, as every option error is
             raise ConfigError(f"mamba_state_shape: {exc}") from None
         set_(options, "mamba_state_shape", tuple(shape))
+    layer_map = options.mamba_layer_map
+    if layer_map is not None:
+        if isinstance(layer_map, (str, bytes)) or not isinstance(layer_map, (tuple, list)) \
+                or any(isinstance(v, bool) or v not in (0, 1) or not isinstance(v, int)
+                       for v in layer_map) or 1 not in layer_map:
+            raise ConfigError(f"mamba_layer_map: expected a 0 or 1 per model layer with at "
+                              f"least one 1, got {excerpt(layer_map)}")
+        set_(options, "mamba_layer_map", tuple(layer_map))
+    transport = options.mm_feature_transport
+    if transport is not None:
+        if not isinstance(transport, str) \
+                or transport.strip().lower() not in ("cpu", "cuda_ipc", "cuda_vmm"):
+            raise ConfigError(f"mm_feature_transport: {excerpt(transport)} is not one of "
+                              f"cpu, cuda_ipc, cuda_vmm")
+        set_(options, "mm_feature_transport", transport.strip().lower())
     dtype = options.mamba_ssm_dtype
     if dtype is not None:
         if not isinstance(dtype, str) or dtype.strip().lower() not in SSM_DTYPE_BYTES:

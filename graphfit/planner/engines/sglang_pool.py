@@ -18,6 +18,7 @@ from graphfit.planner.core.errors import ConfigError
 from graphfit.planner.core.settings import EngineSettings
 from graphfit.planner.engines.sglang_mamba_pool import (
     MambaCache,
+    cache_of,
     is_hybrid_mamba,
     mamba_request_pool,
 )
@@ -66,19 +67,8 @@ def request_pool(config: EngineSettings) -> int:
 
 
 def mamba_cache(config: EngineSettings) -> MambaCache:
-    """The config's mamba-cache flags (SglangOptions) for a hybrid mamba architecture."""
-    assert config.architecture is not None
-    return MambaCache(config.architecture, max_mamba_cache_size=config.max_mamba_cache_size,
-                      disable_radix_cache=config.disable_radix_cache,
-                      strategy=config.mamba_radix_cache_strategy,
-                      overlap=not config.disable_overlap_schedule,
-                      page_size=config.page_size,
-                      linear_attn_backend=config.linear_attn_backend,
-                      track_interval=config.mamba_track_interval,
-                      chunk_size=config.mamba_chunk_size or 64,  # FLA's CHUNK_SIZE
-                      draft_tokens=(config.speculative_num_draft_tokens
-                                    if config.has_drafter else None),
-                      memory_slots=config.mamba_memory_slots)
+    """The config's mamba-cache flags (sglang_mamba_pool.cache_of)."""
+    return cache_of(config)
 
 
 def mamba_memory_shown(config: EngineSettings) -> tuple[str, str] | None:

@@ -1,0 +1,80 @@
+"""Planted errors in graphfit's mamba state cache from memory, each run over a few of the
+measure's lines against SGLang 0.5.23's own code: every plant must make some lines differ
+(or be refused by one side only), the unplanted code none. Patched in this process only.
+Run: python -m tests.oracle.plant_sglang_mamba_memory"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Callable, Iterator
+from typing import Any
+
+from graphfit.inputs import environment
+from graphfit.planner.engines import sglang_mamba_memory as smm
+from graphfit.planner.engines import sglang_mamba_pool as smp
+from tests.oracle import sglang_mamba_memory_oracle as mm
+from tests.oracle.test_sglang_mamba_memory_oracle import SPECS, _line, agree, sglang_side
+
+ORIGINAL_CACHE_SIZE = smm.MambaMemory.cache_size
+
+
+def _joint_without_ratio(self: smm.MambaMemory) -> int:
+    # the intermediate states charged for every slot, not 1 in ratio
+    return ORIGINAL_CACHE_SIZE(smm.MambaMemory(**{**self.__dict__, "slots_per_request": 1}))
+
+
+def _ratio_ignoring_pp(self: smp.MambaCache) -> int:
+    return ORIGINAL_RATIO(smp.MambaCache(**{**self.__dict__, "pipeline": False}))
+
+
+ORIGINAL_RATIO = smp.MambaCache.slots_per_request
+
+
+def _no_fixed_check(*args: Any) -> None:
+    return None
+
+
+PLANTS: dict[str, tuple[str, Any, Any, list[dict]]] = {
+    "joint solve: D instead of D / ratio": (
+        "cache_size", smm.MambaMemory, _joint_without_ratio,
+        [_line(spec=s, shape=shape) for s in (SPECS[1], SPECS[3]) for shape in (0, mm.NEMOTRON)]),
+    "PP: the overlap schedule kept on": (
+        "slots_per_request", smp.MambaCache, _ratio_ignoring_pp,
+        [_line(pp=p, shape=shape) for p in (2, 3) for shape in (0, mm.FALCON)]),
+    "multimodal: no reservation": (
+        "mm_reserve_gb", smm, lambda config: 0.0,
+        [_line(shape=mm.QWEN35_VL, mmt=t) for t in (None, "cuda_ipc")]
+        + [_line(shape=mm.QWEN35_VL, mmt="cuda_vmm", M=3500, weights=0.55)]),
+    "fixed cache: the weights refusal dropped": (
+        "_check_fixed_cache", smm, _no_fixed_check,
+        [_line(M=m, weights=0.5) for m in (4000, 4500)]
+        + [_line(M=2100, weights=0.5, spec=SPECS[3])]),
+    "SGLANG_MAMBA_SSM_DTYPE ignored": (
+        "_mamba_ssm_dtype", environment, lambda environ: [],
+        [_line(shape=1, env_ssm="float32"), _line(env_ssm="bfloat16")]),
+}
+
+
+@contextlib.contextmanager
+def planted(name: str, owner: Any, replacement: Callable[..., Any]) -> Iterator[None]:
+    original = owner.__dict__[name] if isinstance(owner, type) else getattr(owner, name)
+    setattr(owner, name, replacement)
+    try:
+        yield
+    finally:
+        setattr(owner, name, original)
+
+
+def main() -> None:
+    for label, (name, owner, replacement, lines) in PLANTS.items():
+        theirs = [sglang_side(p) for p in lines]
+        clean = [agree(p, t) for p, t in zip(lines, theirs, strict=True)]
+        with planted(name, owner, replacement):
+            dirty = [agree(p, t) for p, t in zip(lines, theirs, strict=True)]
+        print(f"{label}: unplanted {clean.count(True)}/{len(lines)} agree; planted "
+              f"{dirty.count(True)} agree, {dirty.count(False)} differ, {dirty.count(None)} "
+              f"refused by SGLang only", flush=True)
+
+
+if __name__ == "__main__":
+    main()
