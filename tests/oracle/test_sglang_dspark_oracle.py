@@ -20,6 +20,7 @@ require("sglang")  # skip locally / fail in CI when the sources were not fetched
 
 from tests.oracle import sglang_dspark_compare as kc  # noqa: E402
 from tests.oracle import sglang_oracle as so  # noqa: E402
+from tests.oracle.sglang_dspark_compact import compact_lines as _compact_lines  # noqa: E402
 
 
 def test_oracle_dspark_runners() -> None:
@@ -237,3 +238,35 @@ def test_live_check_of_the_dspark_draft_runner(sa: Any, anchor: bool | None,
     monkeypatch.setattr(runner.buffers, "input_ids", torch.zeros(5, dtype=torch.int64))
     with pytest.raises(gs.UnsafeServerArgsError, match=r"dspark_draft\.input_ids"):
         gs.before_capture(runner)
+
+
+# --- SGLANG_RAGGED_VERIFY_MODE=compact: the token-tier verify dispatch (sglang_dspark_compact)
+COMPACT_EDGE: list[tuple[tuple[str, ...], str]] = [
+    (_env("SGLANG_RAGGED_VERIFY_MODE=compact"), "runner"),
+    (_env("SGLANG_RAGGED_VERIFY_MODE=compact", "--max-running-requests", "12"), "runner"),
+    (_env("SGLANG_RAGGED_VERIFY_MODE=compact", "--max-running-requests", "1"), "runner"),
+    (_env("SGLANG_RAGGED_VERIFY_MODE=compact", "--cuda-graph-max-bs-decode", "24"), "runner"),
+    (_env("SGLANG_RAGGED_VERIFY_MODE=compact", "SGLANG_DSPARK_USE_GREEDY_DRAFT=1",
+          "--tp-size", "2"), "runner"),
+    # SGLang's constructor refuses these under compact (decode_cuda_graph_runner.py:411-421)
+    (_env("SGLANG_RAGGED_VERIFY_MODE=compact", "--disable-cuda-graph-padding"), "rejected"),
+    (_env("SGLANG_RAGGED_VERIFY_MODE=compact", "--enable-two-batch-overlap"), "rejected"),
+]
+
+
+@pytest.mark.parametrize(("argv", "outcome"), COMPACT_EDGE)
+def test_compact_verify_dispatch_edge(argv: tuple[str, ...], outcome: str) -> None:
+    """Tiers, capture slots, token capacity and every ragged batch's tier: graphfit's
+    CompactVerify == SGLang's own runner methods (tests/oracle/sglang_dspark_compact)."""
+    from tests.oracle.sglang_dspark_compact import compare_compact
+
+    assert compare_compact(argv) == (outcome, [])
+
+
+@given(_compact_lines())
+def test_generated_compact_lines(case: tuple[tuple[str, ...], float | None]) -> None:
+    from tests.oracle.sglang_dspark_compact import compare_compact
+
+    outcome, diffs = compare_compact(*case)
+    assert diffs == [], "\n".join(str(d) for d in diffs[:8])
+    assert outcome in ("runner", "no_runner", "rejected")

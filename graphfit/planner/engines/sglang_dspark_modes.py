@@ -14,8 +14,11 @@
   model (`dspark_mid_fold`).
 - `SGLANG_RAGGED_VERIFY_MODE` (environ.py:1572, "static"), read for DSPARK only
   (spec_info.py:160-164): "compact" keys the target's verify graphs by token bucket
-  (capture slots min(tokens, max_bs), decode_cuda_graph_runner.py:397-405, 699-703,
-  791-795), adds the verify epilogue (dspark_worker_v2.py:421-438) and the confidence head
+  (capture slots min(tokens, max_bs), decode_cuda_graph_runner.py:397-406, 699-702,
+  791-794; that dispatch is modelled in graphfit.planner.engines.sglang_dspark_compact and
+  compared with SGLang's runner methods; SGLang's own refusal of two-batch overlap / no
+  padding under compact, :411-421, is restated), adds the verify epilogue
+  (built at dspark_worker_v2.py:409-417, buffers dspark_verify.py:576-665) and the confidence head
   (models/dspark.py:487-507, whose buffers the sampler allocates, dspark_draft_sampler.py:
   69-81); "cap-accept" keeps static graphs but adds the same confidence head and turns the
   draft's metadata glue graph off (decode_cuda_graph_runner.py:1713-1726). Neither is
@@ -25,15 +28,20 @@
 
 from __future__ import annotations
 
+from graphfit.planner.core.enums import CUDAGraphMode
 from graphfit.planner.core.errors import ConfigError
 from graphfit.planner.core.settings import EngineSettings
+from graphfit.planner.engines.sglang_dspark_compact import check_compact_features
 
 PROPOSALS = ("sampling", "greedy", "eager")
 RAGGED_MODES = ("static", "cap-accept", "compact")  # RaggedVerifyMode, ragged_verify.py:13-16
 
 _UNMODELLED = {
-    "compact": "verify graphs keyed by token bucket (decode_cuda_graph_runner.py:397-405), "
-               "a verify epilogue and a confidence head",
+    # the token-bucket dispatch itself is modelled and checked against SGLang's runner
+    # (graphfit.planner.engines.sglang_dspark_compact); what the plan still lacks is below
+    "compact": "token bucket verify graphs modelled (sglang_dspark_compact); its verify "
+               "epilogue (dspark_verify.py:576-665) and confidence outputs "
+               "(dspark_draft_sampler.py:69-81) are not modelled",
     "cap-accept": "a confidence head whose buffers the draft sampler holds "
                   "(dspark_draft_sampler.py:69-81)",
 }
@@ -48,6 +56,13 @@ def check_ragged_verify(config: EngineSettings) -> None:
         raise ConfigError(
             f"SGLANG_RAGGED_VERIFY_MODE={mode[:40]!r}: SGLang raises at start-up (expected "
             f"one of {', '.join(RAGGED_MODES)}; ragged_verify.py:19-27)")
+    if mode == "compact" and config.cudagraph_mode is not CUDAGraphMode.NONE:
+        # SGLang's own refusal first, raised by the target runner's constructor
+        # (decode_cuda_graph_runner.py:411-421): only when decode graphs are captured
+        check_compact_features(two_batch_overlap=config.two_batch_overlap, lora=False,
+                               disable_padding=config.cuda_graph_padding is False)
+    if mode == "compact":
+        raise ConfigError(f"SGLANG_RAGGED_VERIFY_MODE=compact: {_UNMODELLED[mode]}")
     raise ConfigError(f"SGLANG_RAGGED_VERIFY_MODE={mode}: DSPARK adds {_UNMODELLED[mode]}: "
                       f"not modelled")
 

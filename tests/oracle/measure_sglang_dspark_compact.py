@@ -1,0 +1,20 @@
+"""Agreement of graphfit's compact ragged verify dispatch with SGLang 0.5.23's own runner
+methods over N generated DSPARK lines under SGLANG_RAGGED_VERIFY_MODE=compact (not a test).
+
+    python -m tests.oracle.measure_sglang_dspark_compact 200
+
+Prints how many lines both build the token-tier dispatch for ("runner"), both plan without
+graphs, both reject, and how many differ (tests/oracle/sglang_dspark_compact.compare_compact).
+"""
+
+from __future__ import annotations
+
+from tests.oracle import sglang_block_drafts as bd
+from tests.oracle import sglang_dspark_compact as cc
+
+COUNTERS = {
+    "S defaulted": lambda case: "--max-running-requests" not in case[0],
+}
+
+if __name__ == "__main__":
+    bd.main("DSPARK compact", cc.compact_lines(), cc.compare_compact, COUNTERS)

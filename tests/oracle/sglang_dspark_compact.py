@@ -1,0 +1,156 @@
+"""SGLang 0.5.23's compact ragged verify dispatch (`SGLANG_RAGGED_VERIFY_MODE=compact`) on a
+pasted DSPARK line: SGLang's own runner methods against graphfit.planner.engines.
+sglang_dspark_compact.
+
+SGLang's side: the line's pipeline and target runner built under its VAR=value prefix
+(sglang_block_drafts.sglang), then SGLang's own `DecodeCudaGraphRunner` methods on a runner
+holding that target's capture list, width and max_bs (the attributes its constructor sets
+before it reads them, decode_cuda_graph_runner.py:387-406): whether compact is on for the
+algorithm (`ragged_verify_compact_graphs_enabled` :162-167), the token tiers
+(`_build_ragged_verify_token_buckets` :699-702), each tier's capture slots
+(`_ragged_capture_slots` :791-794), and for every (requests, tokens) the tier SGLang's
+`round_up_grid` (ragged_verify.py:34-43) picks and whether `_can_run_ragged_verify_graph`'s
+bounds (:931-934) admit it. (The constructor itself needs an attention backend and a device;
+those methods are what it runs for this part.)
+
+graphfit's side: the same line read by graphfit with the mode set to static (graphfit still
+refuses compact: the verify epilogue and the confidence head are not planned), its target
+ladder and width handed to `CompactVerify`, the rule under test. A ladder or width graphfit
+got wrong shows here too.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from unittest import mock
+
+from hypothesis import strategies as st
+
+from graphfit.planner.engines.sglang_dspark_compact import CompactVerify
+from tests.oracle import sglang_block_drafts as bd
+from tests.oracle import sglang_compare as sc
+from tests.oracle import sglang_dspark_compare as kc
+from tests.oracle import sglang_oracle as so
+
+VAR = "SGLANG_RAGGED_VERIFY_MODE"
+
+
+@dataclass(frozen=True)
+class Compact:
+    """A compact verify dispatch: tiers, slots per tier, token capacity, and the tier of every
+    (requests, tokens) in the bounds (0: eager)."""
+
+    tiers: tuple[int, ...]
+    slots: tuple[int, ...]
+    max_num_token: int
+    dispatch: tuple[tuple[int, int, int], ...]
+
+
+def _bounds(max_bs: int, width: int) -> list[tuple[int, int]]:
+    """(requests, tokens) of every ragged batch just past the runner's bounds: each request
+    verifies 1..width tokens."""
+    return [(b, n) for b in range(1, max_bs + 3) for n in range(b, b * width + 1)
+            if n <= max_bs * width + 2]
+
+
+def sglang_compact(argv: tuple[str, ...], gpu_mem_gb: float | None) -> Compact | str:
+    """SGLang's compact dispatch for the line, or why there is none ("rejected: ...",
+    "no graphs", "off": compact not enabled for this algorithm / mode)."""
+    env, _ = bd.split_env(argv)
+    sg = bd.sglang(argv, gpu_mem_gb)
+    if sg.rejected is not None:
+        return f"rejected: {sg.rejected}"
+    if not sg.runners or "target" not in sg.runners:
+        return "no graphs"
+    target = sg.runners["target"]
+    from sglang.srt.model_executor.runner.decode_cuda_graph_runner import (
+        DecodeCudaGraphRunner,
+        ragged_verify_compact_graphs_enabled,
+    )
+    from sglang.srt.speculative.ragged_verify import round_up_grid
+    from sglang.srt.speculative.spec_info import SpeculativeAlgorithm
+
+    assert isinstance(sg.resolved, so.Resolved)
+    with mock.patch.dict(os.environ, env):
+        algorithm = SpeculativeAlgorithm.from_string(sg.resolved.speculative_algorithm)
+        if not ragged_verify_compact_graphs_enabled(algorithm):
+            return "off"
+        r = sg.resolved
+        if r.enable_two_batch_overlap or r.disable_cuda_graph_padding:
+            # the constructor's own refusal (decode_cuda_graph_runner.py:411-421), restated:
+            # it runs inline in __init__, which needs a device (module docstring)
+            return "rejected: compact ragged verify with two-batch overlap / no padding"
+        runner = object.__new__(DecodeCudaGraphRunner)
+        runner.capture_bs = list(target.capture_bs)
+        runner.captured_req_width = target.width
+        runner.max_bs = max(target.capture_bs)
+        tiers = tuple(runner._build_ragged_verify_token_buckets())
+        slots = tuple(int(runner._ragged_capture_slots(t)) for t in tiers)
+        dispatch = []
+        for b, n in _bounds(runner.max_bs, target.width):
+            tier = round_up_grid(n, tiers) if n <= tiers[-1] else 0
+            admitted = tier and tier <= tiers[-1] and b <= runner._ragged_capture_slots(tier)
+            dispatch.append((b, n, tier if admitted else 0))
+    return Compact(tiers, slots, max(tiers), tuple(dispatch))
+
+
+def graphfit_compact(argv: tuple[str, ...], gpu_mem_gb: float | None) -> Compact | str:
+    """graphfit's compact dispatch for the line (module docstring)."""
+    env, flags = bd.split_env(argv)
+    if env.get(VAR) != "compact":
+        return "off"
+    own = bd.pasted(argv, gpu_mem_gb)  # graphfit's own answer to the compact line
+    if own.rejected is not None and "token bucket verify graphs modelled" not in own.rejected:
+        return f"rejected: {own.rejected}"
+    static = tuple(f"{k}={v}" for k, v in env.items() if k != VAR) + flags
+    gf = bd.pasted(static, gpu_mem_gb)
+    if gf.rejected is not None:
+        return f"rejected: {gf.rejected}"
+    assert gf.plan is not None
+    if not sc._gf_graphs(gf) or not gf.plan.capture_sizes:
+        return "no graphs"
+    target = gf.plan.components["target"]
+    verify = CompactVerify(tuple(gf.plan.capture_sizes), target.tables.uniform_query_len)
+    dispatch = tuple((b, n, verify.tier_of(b, n) or 0)
+                     for b, n in _bounds(verify.max_bs, verify.width))
+    return Compact(verify.tiers, tuple(verify.slots(t) for t in verify.tiers),
+                   verify.max_num_token, dispatch)
+
+
+OUTCOMES = {"compact": "runner", "no graphs": "no_runner", "off": "no_runner",
+            "rejected": "rejected"}
+
+
+def compare_compact(argv: tuple[str, ...], gpu_mem_gb: float | None = 80
+                    ) -> tuple[str, list[sc.Difference]]:
+    """(outcome, differences) in sglang_block_drafts.measure's terms: "runner" when both build
+    the dispatch (then tiers, slots, token capacity and every batch's tier are compared),
+    "no_runner" / "rejected" when both agree there is none, "differs" otherwise."""
+    ours, theirs = sglang_compact(argv, gpu_mem_gb), graphfit_compact(argv, gpu_mem_gb)
+    if isinstance(ours, str) or isinstance(theirs, str):
+        kinds = (str(ours).split(":")[0], str(theirs).split(":")[0])
+        if kinds[0] == kinds[1]:
+            return OUTCOMES[kinds[0]], []
+        return "differs", [sc.Difference("compact_outcome", f"SGLang {ours!s:.120}, graphfit "
+                                                            f"{theirs!s:.120}")]
+    diffs = [sc.Difference(f"compact_{name}", f"SGLang {getattr(ours, name)!s:.80}, "
+                                              f"graphfit {getattr(theirs, name)!s:.80}")
+             for name in ("tiers", "slots", "max_num_token")
+             if getattr(ours, name) != getattr(theirs, name)]
+    wrong = [(a, b) for a, b in zip(ours.dispatch, theirs.dispatch, strict=True) if a != b]
+    if wrong:
+        diffs.append(sc.Difference("compact_dispatch", f"{len(wrong)} batches differ, first "
+                                   f"(requests, tokens, tier) SGLang {wrong[0][0]}, graphfit "
+                                   f"{wrong[0][1]}"))
+    return ("differs" if diffs else "runner"), diffs
+
+
+@st.composite
+def compact_lines(draw: st.DrawFn) -> tuple[tuple[str, ...], float | None]:
+    """The generated DSPARK lines (sglang_dspark_compare.dspark_lines) under
+    SGLANG_RAGGED_VERIFY_MODE=compact (any other ragged value on the line dropped)."""
+    argv, gb = draw(kc.dspark_lines())
+    env, flags = bd.split_env(argv)
+    env[VAR] = "compact"
+    return (*(f"{k}={v}" for k, v in env.items()), *flags), gb
