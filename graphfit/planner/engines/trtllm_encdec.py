@@ -67,6 +67,9 @@ from graphfit.planner.engines.trtllm_encoder import (
     seq_lens_buffer,
 )
 
+FIXED_SLOTS_SUMMARY = ("fixed sequence slots (relative attention): a batch replays the first "
+                       "captured key whose capture layout has a slot for each request, so "
+                       "its key depends on the request lengths")
 Lengths = tuple[int, ...]  # a batch's request lengths, longest first (fixed slots)
 
 
@@ -313,4 +316,5 @@ def encdec_component(config: EngineSettings) -> KeyedComponentModel:
     return KeyedComponentModel(COMPONENT, graphs.dispatch,
                                (graphs.max_batch_size, graphs.max_num_tokens,
                                 graphs.max_seq_len), buffers, witnesses, ladders,
-                               measure=measure_lengths if graphs.fixed_slots else None)
+                               measure=measure_lengths if graphs.fixed_slots else None,
+                               summary=(FIXED_SLOTS_SUMMARY if graphs.fixed_slots else ""))
