@@ -147,7 +147,11 @@ class KeyedGraphRunner:
             raise ConfigError("step: seq_lens must be >= 1 each and sum to len(input_ids)")
         positions = torch.cat([torch.arange(k, dtype=torch.int32, device=input_ids.device)
                                for k in lens])
-        key = None if eager else self.dispatch.lookup((len(lens), n, max(lens)))
+        # a dispatch reads the (requests, tokens, longest) counts by default, else the
+        # lengths themselves (TensorRT-LLM's fixed sequence slots: graphfit.planner.engines.
+        # trtllm_encdec)
+        batch = (len(lens), n, max(lens)) if self.dispatch.reads_counts else tuple(lens)
+        key = None if eager else self.dispatch.lookup(batch)
         self.last_key = key
         if key is None or key not in self.graphs:
             views: Mapping[str, torch.Tensor] = {"input_ids": input_ids.to(torch.int32),

@@ -23,7 +23,14 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, cast
 
-from graphfit.inputs import mamba_state, model_config, renamed, sglang_vit, shell
+from graphfit.inputs import (
+    mamba_state,
+    model_config,
+    renamed,
+    sglang_vit,
+    shell,
+    trtllm_slots,
+)
 from graphfit.inputs.flagtable import LineReader, Parsed, Refused
 from graphfit.inputs.programs import Programs
 from graphfit.inputs.settings import COMMAND_LINE, Setting
@@ -211,6 +218,8 @@ def read(words: Sequence[str], version: str | None = None) -> PastedLine:
             settings += model_config.vision_settings(model)
             settings += mamba_state.mamba_state_settings(model)
             settings += model_config.quant_settings(model)  # megamoe's NVFP4 rule
+        if engine is Engine.TRTLLM:  # T5-style relative attention: fixed encoder slots
+            settings += trtllm_slots.fixed_slot_settings(model)
     if engine is Engine.SGLANG:  # its vision-encoder graphs are planned apart (graphfit vit)
         notes += sglang_vit.environment_notes(environ, model)
     draft = reader.draft_model(parsed.values)

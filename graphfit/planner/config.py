@@ -307,6 +307,7 @@ class EngineConfig:
             encoder_max_batch_size: int | None = None,
             encoder_max_num_tokens: int | None = None,
             encode_only: bool = False,
+            encoder_fixed_slots: bool = False,
             cuda_graph_backend_prefill: str | None = None,
             cuda_graph_max_bs_prefill: int | None = None,
             cuda_graph_bs_prefill: tuple[int, ...] | list[int] | None = None,
@@ -597,6 +598,11 @@ class EngineConfig:
     def encode_only(self) -> bool:
         """TrtllmOptions.encode_only."""
         return cast(bool, self._option("encode_only"))
+
+    @property
+    def encoder_fixed_slots(self) -> bool:
+        """TrtllmOptions.encoder_fixed_slots."""
+        return cast(bool, self._option("encoder_fixed_slots"))
 
     @property
     def cuda_graph_backend_prefill(self) -> str | None:

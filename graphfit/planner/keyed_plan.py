@@ -104,8 +104,10 @@ class KeyedComponentPlan:
     def probe(self, key: tuple[int, ...]) -> tuple[int, ...]:
         """Request lengths of a batch that replays captured `key` (its witness's counts, one
         split of them): what a runtime replays to compare the graph with eager. For a
-        (requests, tokens, longest) dispatch; others probe with `witness(key)`."""
-        return split(self.witness(key))
+        (requests, tokens, longest) dispatch, or a dispatch of request lengths (its witness
+        is one); others probe with `witness(key)`."""
+        witness = self.witness(key)
+        return split(witness) if self.dispatch.reads_counts else tuple(witness)
 
     def check(self, capacities: Mapping[str, int]) -> tuple[list[ViolationRange], int]:
         """(violations, checks): every captured key's rows against each buffer's capacity

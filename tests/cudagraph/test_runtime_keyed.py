@@ -140,3 +140,32 @@ def test_encoder_decoder_plan_rehearses_and_stages_the_host_seq_lens() -> None:
                              seq_lens_capacity=3)
     with pytest.raises(CapacityError):
         short.capture()
+
+
+def test_fixed_slot_encoder_decoder_plan_replays_the_key_of_the_lengths() -> None:
+    """With fixed sequence slots (T5, `encoder_fixed_slots`) the plan's dispatch reads the
+    request lengths: two batches of the same counts may replay different keys, and the
+    runner replays what the plan's lookup of those lengths says (graph == eager); the
+    rehearsal probes each graph with its capture layout."""
+    from graphfit import EngineConfig, Plan, plan
+    from graphfit.cudagraph.rehearsal import rehearse
+
+    p = plan(EngineConfig.from_dict({
+        "engine": "trtllm", "max_num_seqs": 8, "max_num_batched_tokens": 16,
+        "max_model_len": 8,
+        "options": {"encoder_graph_batch_sizes": [2], "encoder_graph_padding": True,
+                    "encoder_graph_num_tokens": [10, 12, 16], "encoder_graph_seq_lens": [5, 8],
+                    "encoder_max_batch_size": 2, "encoder_fixed_slots": True}}))
+    assert isinstance(p, Plan)
+    assert rehearse(p).ok
+    comp = p.keyed["encoder"]
+    runner = KeyedGraphRunner.from_plan(TinyEncoder().fn, p)
+    runner.capture()
+    keys = set()
+    for lens in ([8, 2], [6, 4]):  # the same (2, 10, longest bucket 8)
+        ids = torch.arange(10, dtype=torch.int32)
+        out = runner.step(ids, lens)
+        assert runner.last_key == comp.lookup(tuple(lens)) is not None
+        keys.add(runner.last_key)
+        assert torch.equal(out, runner.step(ids, lens, eager=True))
+    assert len(keys) == 2

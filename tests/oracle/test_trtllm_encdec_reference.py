@@ -19,6 +19,7 @@ the bounds:
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -67,23 +68,91 @@ def test_ladders_layouts_and_captured_keys_are_the_engines(cfg: Cfg, fixed: bool
     assert ours.seq_lens_rows == theirs.seq_lens_rows()
 
 
+def _multisets(max_requests: int, max_tokens: int, max_longest: int
+               ) -> Iterator[tuple[int, ...]]:
+    """Every batch of request lengths (longest first) within the bounds: each distinct
+    multiset once, so every slot assignment the engine can face."""
+    def grow(prefix: tuple[int, ...], room: int, top: int) -> Iterator[tuple[int, ...]]:
+        if prefix:
+            yield prefix
+        if len(prefix) == max_requests:
+            return
+        for length in range(min(top, room), 0, -1):
+            yield from grow((*prefix, length), room - length, length)
+    yield from grow((), max_tokens, max_longest)
+
+
 @settings(max_examples=40, deadline=None)
 @given(encdec_configs(), st.booleans())
 def test_every_reachable_batch_replays_the_engines_key(cfg: Cfg, fixed: bool) -> None:
-    ours, theirs = _both(cfg, fixed)
+    """`cite_fact("encdec_dynamic_key")`, `cite_fact("encdec_dispatch")`: without fixed
+    slots a batch is its (requests, tokens, longest) and two splits of those replay the same
+    key; with them (`cite_fact("encdec_fixed_slots")`) a batch is its request lengths and
+    graphfit's key is the engine's for each split."""
+    ours, theirs = encdec_graphs(*cfg, fixed_slots=fixed), ref.encdec_runner_ref(*cfg, fixed)
     captured = theirs.captured_keys()
     _, S, T, L = cfg[3:]
     for b, n, longest in reachable_keys(S, T, L):
-        mine = ours.lookup((b, n, longest))
         for split in (_even(b, n, longest), _greedy(b, n, longest)):
             key = theirs.replay_key(split, captured)
-            if not fixed:
-                assert mine == key, (b, n, longest, split)
-            elif key is not None:  # the slot check only skips keys: a later captured one
-                assert mine is not None and mine <= key and key in ours.captured
-                assert key[1] <= ours.needed_rows
-        if mine is not None:  # a padded key holds the batch and its dummies
-            assert mine[0] >= b and mine[1] >= n + mine[0] - b and mine[2] >= longest
+            mine = ours.lookup(tuple(split) if fixed else (b, n, longest))
+            assert mine == key, (b, n, longest, split)
+            if mine is not None:  # a padded key holds the batch and its dummies
+                assert mine[0] >= b and mine[1] >= n + mine[0] - b and mine[2] >= longest
+
+
+@settings(max_examples=40, deadline=None)
+@given(encdec_configs())
+def test_fixed_slots_key_is_the_engines_for_every_batch_of_lengths(cfg: Cfg) -> None:
+    """Fixed sequence slots (T5): over every multiset of request lengths within the bounds
+    (tokens capped at 20 to keep it fast), graphfit's key is the restated engine's
+    (`_get_dynamic_capture_key` with its slot check, `cite_fact("encdec_dynamic_key")`),
+    every replayed batch fits its key (requests, tokens with the one-token dummies, longest,
+    and a distinct slot of the key's layout each, so it reads no more than the key's rows),
+    and `slot_error` names exactly the batches whose replay TensorRT-LLM refuses with
+    ValueError (`cite_fact("encdec_slot_replay")`: without padding only)."""
+    ours, theirs = encdec_graphs(*cfg, fixed_slots=True), ref.encdec_runner_ref(*cfg, True)
+    captured = theirs.captured_keys()
+    assert set(ours.captured) == captured
+    padding, S, T, L = cfg[3:]
+    for lengths in _multisets(S, min(T, 20), L):
+        seq = list(lengths)
+        key = theirs.replay_key(seq, captured)
+        for order in (lengths, lengths[::-1]):  # a request may take any slot
+            assert ours.lookup(order) == key, (lengths, key)
+        assert ours.slot_error(lengths) == theirs.replay_raises(seq, captured), lengths
+        if key is None:
+            continue
+        b, n, longest = len(seq), sum(seq), max(seq)
+        assert key[0] >= b and key[1] >= n + key[0] - b and key[2] >= longest
+        assert key[1] <= ours.needed_rows
+        padded = (*lengths, *([1] * (key[0] - b)))
+        if padding:  # the key was chosen by its slots
+            assert not ours.slot_error(lengths)
+            assert ours.fits_slots(key, padded)
+        assert ours.fits_slots(key, padded) != ours.slot_error(lengths)
+
+
+def test_fixed_slots_change_the_key_the_counts_alone_give() -> None:
+    """The counts do not decide the key: [6, 4] and [5, 5] have the same (2, 10, 6) but the
+    first fits no slot of the (2, 10, 8) graph's layout [8, 2] ... with padding it moves to a
+    larger captured key, without padding TensorRT-LLM raises ValueError at replay."""
+    args = ([2], [10, 12, 16], [5, 8], True, 2, 16, 8)
+    ours, theirs = encdec_graphs(*args, fixed_slots=True), ref.encdec_runner_ref(*args, True)
+    captured = theirs.captured_keys()
+    assert ours.layouts[(2, 10, 8)] == (8, 2)
+    free = encdec_graphs(*args)
+    assert free.lookup((2, 10, 6)) == (2, 10, 8)
+    for lengths in ((6, 4), (7, 3), (8, 2)):
+        assert ours.lookup(lengths) == theirs.replay_key(list(lengths), captured)
+    assert ours.lookup((8, 2)) == (2, 10, 8)
+    assert ours.lookup((6, 4)) == theirs.replay_key([6, 4], captured) == (2, 12, 8)
+    plain = encdec_graphs(*args[:3], False, *args[4:], fixed_slots=True)
+    assert plain.lookup((6, 4)) == (2, 10, 8) and plain.slot_error((6, 4))
+    assert ref.encdec_runner_ref(*args[:3], False, *args[4:], True).replay_raises(
+        [6, 4], captured)
+    with pytest.raises(ConfigError, match="request lengths"):
+        ours.lookup((2, 10, 0))
 
 
 @settings(max_examples=40, deadline=None)

@@ -1565,6 +1565,14 @@ CITES.update({
     "encdec_bucket_check": ("encoder_runner", "EncoderConfigMixin.create: "
                             "validate_token_encoder_bucket_config raises for an encoder-decoder "
                             "model", 0),
+    "encdec_fixed_slots": ("encoder_runner", "EncoderConfigMixin.create: "
+                           "use_fixed_sequence_slots = is_encoder_decoder and the pretrained "
+                           "config has relative_attention_num_buckets", 0),
+    "encdec_slot_replay": ("cuda_graph_runner", "prepare_encoder_decoder_inputs: with fixed "
+                           "slots, ValueError when the batch fits no slot of its key", 56000),
+    "encdec_replay_call": ("encoder_runner", "EncoderMixin._prepare_encoder_graph_inputs: "
+                           "pad_batch, maybe_get_cuda_graph, then prepare_encoder_decoder_"
+                           "inputs on every encoder-decoder replay", 0),
     "encoder_seq_lens_host": ("cuda_graph_runner", "EncoderCUDAGraphRunner: "
                               "max_supported_batch_size, the static tensors only when enabled, "
                               "the pinned host seq_lens (max_batch_size,) int32", 56000),
@@ -1582,6 +1590,12 @@ LINES.update({
     # _resolve_graph_key 1728-1748 (1743)
     "encdec_dispatch": (1562, 1748),
     "encdec_static_rows": (1307, 1312),
+    # the keyword of the runner config 204-210 (inside create, 74-214)
+    "encdec_fixed_slots": (204, 210),
+    # prepare_encoder_decoder_inputs 1686-1726, the ValueError 1709-1712
+    "encdec_slot_replay": (1686, 1726),
+    # _prepare_encoder_graph_inputs 363-392 (the call 375-383)
+    "encdec_replay_call": (363, 392),
     # the field 5615-5622, encoder_max_batch_size 5685-5695, encoder_max_num_tokens 5697-5707,
     # validate_encoder_runtime_sizes 5723-5728, validate_encoder_cuda_graph_config 5730-5747
     "encdec_config": (5615, 5747),
@@ -1724,6 +1738,17 @@ class EncDecRunnerRef:
                    ) -> tuple[int, int, int] | None:
         key = self.resolve(self.pad_batch(list(seq)))
         return key if key is not None and key in captured else None
+
+    def replay_raises(self, seq: list[int], captured: set[tuple[int, int, int]]) -> bool:
+        """`cite_fact("encdec_replay_call")` then `cite_fact("encdec_slot_replay")`: a batch
+        that resolves to a captured key is prepared for replay, and with fixed slots
+        `prepare_encoder_decoder_inputs` raises ValueError when the padded lengths have no
+        slot mapping for that key (reachable only without padding: the dynamic key was
+        chosen by the same mapping)."""
+        padded = self.pad_batch(list(seq))
+        key = self.resolve(padded)
+        return (self.fixed_slots and key is not None and key in captured
+                and self.slot_mapping(key, padded) is None)
 
 
 def encdec_runner_ref(batch_sizes: Sequence[int], num_tokens: Sequence[int],

@@ -250,3 +250,36 @@ def test_cli_encoder_decoder_plan_check_capacity_and_rehearse(tmp_path: Path) ->
     code, out, err = run_cli(["rehearse", *line])
     assert code == 0, err
     assert "encoder: 19 graphs captured, 19 replayed == eager" in out
+
+
+def test_cli_t5_checkpoint_plans_fixed_encoder_slots(tmp_path: Path) -> None:
+    """A local T5-style checkpoint (config.json with relative_attention_num_buckets) turns on
+    TensorRT-LLM's fixed encoder slots: the plan's encoder dispatch reads request lengths
+    (its witnesses are the capture layouts), `check --plan` accepts the document and
+    `rehearse` replays every graph; the same line without the key plans count keys."""
+    model = tmp_path / "t5"
+    model.mkdir()
+    (model / "config.json").write_text(json.dumps({
+        "architectures": ["T5ForConditionalGeneration"], "d_model": 512,
+        "relative_attention_num_buckets": 32, "torch_dtype": "bfloat16"}))
+    config = tmp_path / "t5.yaml"
+    config.write_text("max_batch_size: 8\nmax_num_tokens: 512\nmax_seq_len: 128\n"
+                      "encoder_max_batch_size: 4\nencoder_cuda_graph_config:\n"
+                      "  batch_sizes: [1, 2, 4]\n  num_tokens: [32, 64, 128]\n"
+                      "  seq_lens: [16, 64]\n  enable_padding: true\n")
+    line = ["--", "trtllm-serve", str(model), "--extra_llm_api_options", str(config)]
+    code, out, err = run_cli(["plan", "--json", *line])
+    assert code == 0, err
+    doc = json.loads(out)
+    assert doc["config"]["options"]["encoder_fixed_slots"] is True
+    saved = tmp_path / "plan.json"
+    saved.write_text(out)
+    assert run_cli(["check", "--plan", str(saved)])[0] == 0
+    code, out, err = run_cli(["plan", *line])
+    assert code == 0 and "fixed sequence slots (relative attention)" in out, err
+    code, out, err = run_cli(["rehearse", *line])
+    assert code == 0 and "replayed == eager" in out, err
+    (model / "config.json").write_text(json.dumps({"d_model": 512}))
+    code, out, err = run_cli(["plan", "--json", *line])
+    assert code == 0, err
+    assert json.loads(out)["config"]["options"]["encoder_fixed_slots"] is False

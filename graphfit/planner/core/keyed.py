@@ -131,6 +131,13 @@ class KeyedDispatch:
         key = self.rule(self.admit(batch))
         return key if key is not None and key in self.captured else None
 
+    @property
+    def reads_counts(self) -> bool:
+        """True when a batch is a (requests, tokens, longest) `BatchKey` (the default
+        `admit`); a runtime holding request lengths then passes their counts, else the
+        lengths themselves (TensorRT-LLM's fixed sequence slots key on them)."""
+        return self.admit is check_key
+
     def rows_of(self, key: Key, buffer: str) -> int:
         """The rows a graph of `key` reads in `buffer` (its own rule, else `rows`)."""
         rule = self.buffer_rows.get(buffer, self.rows)

@@ -22,11 +22,22 @@ Sources (NVIDIA/TensorRT-LLM; tests/oracle/trtllm_reference.py `CITES` and `LINE
   1621-1684) whose token bucket holds the tokens plus one-token dummies and whose length
   bucket holds the longest request, and `get_graph_key` (1562-1606) picks that key again;
   without padding the key is (b, n, length bucket of the longest) and replays only when it is
-  a captured key (`_resolve_graph_key` 1728-1748). A model with relative attention (T5) also
-  needs every request to fit one slot of the key's layout (`_get_sequence_slot_mapping`
-  1486-1523): that depends on the lengths, not only on the three counts, so graphfit's
-  `lookup` is the slot-free key; a batch whose lengths fit no slot moves to a larger captured
-  key or runs eagerly. The captured keys, and so the capacities, do not change.
+  a captured key (`_resolve_graph_key` 1728-1748).
+* fixed sequence slots (`use_fixed_sequence_slots`: an encoder-decoder checkpoint with
+  `relative_attention_num_buckets`, T5;
+  tensorrt_llm/_torch/pyexecutor/engine/runners/encoder.py@0e91ee39be:204-210): a graph's
+  requests sit at its capture layout's offsets, one slot each. `_get_dynamic_capture_key`
+  skips a key whose layout has no slot for some request (dummies included; 1442-1484) and
+  tries the next one; a request fits when, both sorted longest first, each length is at most
+  its slot's (`_get_sequence_slot_mapping` 1486-1523: largest to largest). So the key
+  depends on the sorted lengths, and with `fixed_slots` the dispatch's batch is the tuple
+  of request lengths (any order), measured as (requests, tokens, longest). Without padding
+  the key is (b, n, length bucket) with no slot check, and `prepare_encoder_decoder_inputs`
+  (tensorrt_llm/_torch/pyexecutor/cuda_graph_runner.py@c0edad93fd:1686-1726, raising at
+  1709-1712; called on every replay,
+  tensorrt_llm/_torch/pyexecutor/engine/runners/encoder.py@0e91ee39be:375-383) raises
+  ValueError for a batch whose lengths fit no slot of it: `slot_error` names those
+  batches. The captured keys, and so the capacities, do not depend on slots.
 * buffers (`_create_shared_static_tensors`, 1307-1384): `input_ids` (rows,) and
   `position_ids` (1, rows) int32 with rows = the encoder's max_num_tokens (encoder-decoder:
   1309-1312), and a pinned host `seq_lens` (largest batch size,) int32 (planned: the
@@ -38,13 +49,13 @@ from __future__ import annotations
 
 from bisect import bisect_left
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cached_property
 
 from graphfit.planner.core.batches import Stream
 from graphfit.planner.core.buffers import ZERO, Axis, BufferSpec, Demand
-from graphfit.planner.core.errors import ConfigError
-from graphfit.planner.core.keyed import BatchKey, KeyedDispatch, prove_keyed
+from graphfit.planner.core.errors import ConfigError, excerpt
+from graphfit.planner.core.keyed import BatchKey, KeyedDispatch, prove_keyed, split
 from graphfit.planner.core.settings import EngineSettings
 from graphfit.planner.engines.base import KeyedComponentModel
 from graphfit.planner.engines.trtllm_encoder import (
@@ -55,6 +66,26 @@ from graphfit.planner.engines.trtllm_encoder import (
     encoder_graphs,
     seq_lens_buffer,
 )
+
+FIXED_SLOTS_SUMMARY = ("fixed sequence slots (relative attention): a batch replays the first "
+                       "captured key whose capture layout has a slot for each request, so "
+                       "its key depends on the request lengths")
+Lengths = tuple[int, ...]  # a batch's request lengths, longest first (fixed slots)
+
+
+def admit_lengths(batch: object) -> Lengths:
+    """A batch of request lengths (each >= 1, at least one), longest first: the order does
+    not change the key (a request may take any slot)."""
+    if not isinstance(batch, (tuple, list)) or not batch or not all(
+            isinstance(v, int) and not isinstance(v, bool) and v >= 1 for v in batch):
+        raise ConfigError(f"encoder batch: expected request lengths >= 1, got "
+                          f"{excerpt(batch)}")
+    return tuple(sorted(batch, reverse=True))
+
+
+def measure_lengths(lengths: Lengths) -> BatchKey:
+    """(requests, tokens, longest) of a batch of request lengths."""
+    return (len(lengths), sum(lengths), max(lengths))
 
 
 def round_up(value: int, supported: Sequence[int]) -> int:
@@ -74,6 +105,7 @@ class EncDecGraphs:
     max_batch_size: int
     max_num_tokens: int
     max_seq_len: int
+    fixed_slots: bool = False
 
     def __post_init__(self) -> None:
         for name in ("batch_sizes", "token_buckets", "length_buckets"):
@@ -131,61 +163,101 @@ class EncDecGraphs:
             out.setdefault(key[0], []).append(key)
         return {b: tuple(keys) for b, keys in out.items()}
 
-    def _dynamic(self, b: int, n: int, longest: int, batch_padding: bool) -> EncoderKey | None:
-        """`_get_dynamic_capture_key` without the slot check."""
+    @cached_property
+    def _slots(self) -> dict[EncoderKey, Lengths]:
+        """Each captured key's slot lengths, longest first."""
+        return {key: tuple(sorted(layout, reverse=True)) for key, layout in self.layouts.items()}
+
+    def fits_slots(self, key: EncoderKey, lengths: Lengths) -> bool:
+        """`_get_sequence_slot_mapping` is not None: `lengths` (longest first) pair with
+        the key's slots largest to largest, each within its slot."""
+        slots = self._slots.get(key)
+        return slots is not None and len(slots) == len(lengths) and all(
+            s <= c for s, c in zip(lengths, slots, strict=True))
+
+    def _dynamic(self, lengths: Lengths, batch_padding: bool) -> EncoderKey | None:
+        """`_get_dynamic_capture_key` (with the slot check when `fixed_slots`)."""
+        b, n, longest = measure_lengths(lengths)
         for padded in (self.batch_sizes if batch_padding else (b,)):
             if padded < b:
                 continue
             required = n + padded - b
+            padded_lengths = lengths + (1,) * (padded - b)  # dummies: still longest first
             for key in self._by_batch.get(padded, ()):
                 _, kn, kl = key
                 if (kn < required or kn > self.max_graph_tokens or kl < longest
                         or kl not in self.length_buckets or kn > padded * kl):
                     continue
+                if self.fixed_slots and not self.fits_slots(key, padded_lengths):
+                    continue
                 return key
         return None
 
-    def _key(self, batch: BatchKey) -> EncoderKey | None:
-        """`pad_batch`, then `_resolve_graph_key` (None: eager)."""
-        b, n, longest = batch
+    def _resolved(self, lengths: Lengths) -> tuple[EncoderKey | None, Lengths]:
+        """`pad_batch`, then `_resolve_graph_key` (None: eager), with the padded lengths."""
+        b, n, longest = measure_lengths(lengths)
         if not self.enabled:
-            return None
+            return None, lengths
         dynamic = self.padding and bool(self.captured)
         if self.padding:
             if dynamic:
-                found = self._dynamic(b, n, longest, True)
+                found = self._dynamic(lengths, True)
                 padded = found[0] if found is not None else 0
             else:
                 padded = round_up(b, self.batch_sizes)
             if padded not in (0, b) and n + padded - b <= self.max_graph_tokens:
-                b, n = padded, n + padded - b  # one-token dummies: the longest stays
+                lengths = lengths + (1,) * (padded - b)  # one-token dummies
+                b, n = padded, n + padded - b
         if b not in self.batch_sizes:
-            return None
+            return None, lengths
         if dynamic:
-            key = self._dynamic(b, n, longest, False)
+            key = self._dynamic(lengths, False)
         else:
             bucket = round_up(longest, self.length_buckets)
             key = (b, n, bucket) if n <= self.max_graph_tokens and bucket > 0 else None
-        return key if key is not None and key in self.captured else None
+        return (key if key is not None and key in self.captured else None), lengths
 
-    def lookup(self, batch: BatchKey) -> EncoderKey | None:
-        return self._key(batch)
+    def _key(self, batch: BatchKey | Lengths) -> EncoderKey | None:
+        """The engine's key of a batch: its request lengths with `fixed_slots`, else its
+        (requests, tokens, longest) (any split of those replays the same key)."""
+        if self.fixed_slots:
+            return self._resolved(tuple(batch))[0]
+        return self._resolved(split(batch))[0]  # type: ignore[arg-type]
+
+    def lookup(self, batch: BatchKey | Lengths) -> EncoderKey | None:
+        """The captured key a batch replays (the dispatch's batch form: module docstring)."""
+        return self.dispatch.lookup(batch)
+
+    def slot_error(self, lengths: Sequence[int]) -> bool:
+        """True when TensorRT-LLM raises ValueError replaying this batch (fixed slots without
+        padding: its key's layout has no slot for some request; `prepare_encoder_decoder_
+        inputs`). With padding the key was chosen by the slot check, so never."""
+        key, padded = self._resolved(admit_lengths(lengths))
+        return self.fixed_slots and key is not None and not self.fits_slots(key, padded)
 
     @cached_property
-    def witnesses(self) -> dict[EncoderKey, BatchKey]:
-        """Each captured key with the counts of its capture layout (which replays it)."""
-        return {key: (len(layout), sum(layout), max(layout))
-                for key, layout in self.layouts.items()}
+    def witnesses(self) -> dict[EncoderKey, BatchKey | Lengths]:
+        """Each captured key with its capture layout (which replays it), as the dispatch's
+        batch: the layout's counts, or its lengths with fixed slots."""
+        return {key: (admit_lengths(layout) if self.fixed_slots else measure_lengths(
+            tuple(layout))) for key, layout in self.layouts.items()}
 
     @cached_property
     def dispatch(self) -> KeyedDispatch:
+        if self.fixed_slots:
+            return KeyedDispatch(self._key, frozenset(self.captured), lambda key: key[1],
+                                 buffer_rows=SEQ_LENS_ROWS, admit=admit_lengths)
         return KeyedDispatch(self._key, frozenset(self.captured), lambda key: key[1],
                              buffer_rows=SEQ_LENS_ROWS)
 
     def prove(self, capacity: int | None = None) -> tuple[tuple[object, ...], int, int]:
-        """`prove_keyed` of the token buffers at `capacity` (default TensorRT-LLM's rows)."""
+        """`prove_keyed` of the token buffers at `capacity` (default TensorRT-LLM's rows),
+        over every reachable (requests, tokens, longest). With fixed slots a batch's key is
+        one of the captured keys whatever its split, so the captured keys' rows bound it
+        (`needed_rows`); this proof covers the slot-free dispatch."""
         rows = self.static_rows if capacity is None else capacity
-        return prove_keyed(self.dispatch, rows, self.max_batch_size, self.max_num_tokens,
+        free = self if not self.fixed_slots else replace(self, fixed_slots=False)
+        return prove_keyed(free.dispatch, rows, self.max_batch_size, self.max_num_tokens,
                            self.max_seq_len)
 
     @property
@@ -195,7 +267,8 @@ class EncDecGraphs:
 
 def encdec_graphs(batch_sizes: Sequence[int], num_tokens: Sequence[int],
                   seq_lens: Sequence[int], padding: bool, max_batch_size: int,
-                  max_num_tokens: int, max_seq_len: int) -> EncDecGraphs:
+                  max_num_tokens: int, max_seq_len: int, fixed_slots: bool = False
+                  ) -> EncDecGraphs:
     """`EncoderConfigMixin.create` for a token encoder-decoder model: both bucket lists are
     required, then the encoder-only runner's filters."""
     if not num_tokens or not seq_lens:
@@ -205,7 +278,7 @@ def encdec_graphs(batch_sizes: Sequence[int], num_tokens: Sequence[int],
     only = encoder_graphs(batch_sizes, num_tokens, seq_lens, padding, max_batch_size,
                           max_num_tokens, max_seq_len)
     return EncDecGraphs(only.batch_sizes, only.token_buckets, only.length_buckets, padding,
-                        max_batch_size, max_num_tokens, max_seq_len)
+                        max_batch_size, max_num_tokens, max_seq_len, fixed_slots)
 
 
 def encdec_graphs_of(config: EngineSettings) -> EncDecGraphs:
@@ -220,7 +293,8 @@ def encdec_graphs_of(config: EngineSettings) -> EncDecGraphs:
     tokens = config.encoder_max_num_tokens or config.max_num_batched_tokens
     return encdec_graphs(config.encoder_graph_batch_sizes, config.encoder_graph_num_tokens or (),
                          config.encoder_graph_seq_lens or (), config.encoder_graph_padding,
-                         config.encoder_max_batch_size, tokens, config.max_model_len)
+                         config.encoder_max_batch_size, tokens, config.max_model_len,
+                         config.encoder_fixed_slots)
 
 
 def encdec_component(config: EngineSettings) -> KeyedComponentModel:
@@ -238,7 +312,9 @@ def encdec_component(config: EngineSettings) -> KeyedComponentModel:
         seq_lens_buffer(graphs.seq_lens_rows))
     ladders = (("batch_sizes", graphs.batch_sizes), ("num_tokens", graphs.token_buckets),
                ("seq_lens", graphs.length_buckets))
-    witnesses: dict[tuple[int, ...], BatchKey] = dict(graphs.witnesses.items())
+    witnesses: dict[tuple[int, ...], BatchKey | Lengths] = dict(graphs.witnesses.items())
     return KeyedComponentModel(COMPONENT, graphs.dispatch,
                                (graphs.max_batch_size, graphs.max_num_tokens,
-                                graphs.max_seq_len), buffers, witnesses, ladders)
+                                graphs.max_seq_len), buffers, witnesses, ladders,
+                               measure=measure_lengths if graphs.fixed_slots else None,
+                               summary=(FIXED_SLOTS_SUMMARY if graphs.fixed_slots else ""))

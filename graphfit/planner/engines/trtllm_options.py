@@ -78,6 +78,13 @@ class TrtllmOptions(EngineOptions):
     encode_only: `encode_only` (the LLM's encode() path). TensorRT-LLM refuses it with
         `encoder_cuda_graph_config` (same validator); graphfit plans that path from
         `cuda_graph_config` mode encode.
+    encoder_fixed_slots: the encoder graphs' fixed sequence slots (TensorRT-LLM's
+        `use_fixed_sequence_slots`: an encoder-decoder model whose checkpoint config has
+        `relative_attention_num_buckets`, e.g. T5;
+        tensorrt_llm/_torch/pyexecutor/engine/runners/encoder.py@0e91ee39be:204-210). The
+        checkpoint decides it, not an LLM-API argument, so graphfit takes it as an input. On,
+        a batch replays a key only when each request fits one slot of that key's capture
+        layout, so the encoder's dispatch reads the request lengths (not only their counts).
     """
 
     engine: ClassVar[str] = "trtllm"
@@ -99,6 +106,7 @@ class TrtllmOptions(EngineOptions):
     encoder_max_batch_size: int | None = None
     encoder_max_num_tokens: int | None = None
     encode_only: bool = False
+    encoder_fixed_slots: bool = False
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "draft_len_schedule",
@@ -130,6 +138,9 @@ class TrtllmOptions(EngineOptions):
                      "encoder_graph_seq_lens"):
             value = sizes(name, getattr(self, name))
             object.__setattr__(self, name, None if value is None else tuple(sorted(set(value))))
+        if not isinstance(self.encoder_fixed_slots, bool):
+            raise ConfigError(f"encoder_fixed_slots: expected true/false, got "
+                              f"{excerpt(self.encoder_fixed_slots)}")
         if not isinstance(self.encode_only, bool):
             raise ConfigError(f"encode_only: expected true/false, got {excerpt(self.encode_only)}")
         if not isinstance(self.encoder_graph_padding, bool):
