@@ -93,7 +93,8 @@ def read_geometry(model: str | Path, *, tp: int = 1, dp_encoder: bool = False) -
     archs = data.get("architectures")
     arch = archs[0] if isinstance(archs, list) and archs and isinstance(archs[0], str) else None
     if arch in REFUSED_ARCHITECTURES:
-        raise ConfigError(f"{where}: {arch}: not planned: {REFUSED_ARCHITECTURES[arch]}")
+        # no path: the reason's citations must survive the one-line error's length limit
+        raise ConfigError(f"{arch}: not planned: {REFUSED_ARCHITECTURES[arch]}")
     family = (bailing_mm_family(where, data) if arch in BAILING_MM_ARCHITECTURES
               else VIT_ARCHITECTURES.get(arch or ""))
     if family is None:
@@ -167,13 +168,12 @@ def bailing_mm_family(where: str, data: dict[str, Any]) -> str:
     archs = vision.get("architectures")
     name = archs[0] if isinstance(archs, list) and archs else vision.get("model_type")
     if name is None:
-        raise ConfigError(f"{where}: vision_config names no architectures / model_type: "
-                          f"the Bailing MM tower depends on the transformers config class")
+        raise ConfigError(f"{where}: vision_config names no architectures / model_type: the "
+                          f"tower is then the transformers class's (bailing_mm.py:80)")
     family = BAILING_MM_TOWERS.get(name) if isinstance(name, str) else None
     if family is None:
-        raise ConfigError(f"{where}: vision_config: {excerpt(name)} is not a Bailing MM tower "
-                          f"(SGLang raises 'Unsupported Bailing vision architecture', "
-                          f"bailing_mm.py:92; towers: {', '.join(BAILING_MM_TOWERS)})")
+        raise ConfigError(f"{where}: vision_config names {excerpt(name)}: not a tower Bailing "
+                          f"MM builds (bailing_mm.py:81-92)")
     return family
 
 

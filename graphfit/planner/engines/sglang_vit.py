@@ -87,9 +87,10 @@ BAILING_MM_TOWERS = {  # bailing_mm.py:81-90
 }
 # Architectures whose tower builds a ViT CUDA-graph runner that never serves a call; the
 # reason graphfit refuses to plan them.
-_RADIO = ("its RADIO tower's encoder returns a tuple under ViT CUDA graphs (internvl.py:353-357) "
-          "where RadioModel needs a BaseModelOutput (radio.py:509-511, 564-565, 601-602): "
-          "every image fails, no graph is replayed")
+# internvl.py:353-357 (the graph path returns a tuple); radio.py:509-511, 564-565, 601-602
+# (each RADIO path reads a BaseModelOutput): every call fails once its graph is captured
+_RADIO = ("its RADIO encoder returns a tuple under ViT graphs (internvl.py:356-357), RadioModel "
+          "wants a BaseModelOutput (radio.py:510, 565)")
 REFUSED_ARCHITECTURES = {  # nano_nemotron_vl.py:91 (RadioModel), 494-498 (EntryClass)
     "NemotronH_Nano_VL_V2": _RADIO,
     "NemotronH_Nano_Omni_Reasoning_V3": _RADIO,
