@@ -51,7 +51,7 @@ def test_bailing_mm_tower_is_the_one_vision_config_names(
     with tempfile.TemporaryDirectory() as where:
         path = _write(Path(where), _bailing(name, by_arch, model_class, dtype))
         if name not in sv.BAILING_MM_TOWERS:
-            with pytest.raises(ConfigError, match="not a tower Bailing|transformers class"):
+            with pytest.raises(ConfigError, match=r"not a tower Bailing|transformers class"):
                 read_geometry(path, tp=tp, dp_encoder=dp)
             return
         g = read_geometry(path, tp=tp, dp_encoder=dp)
