@@ -20,6 +20,12 @@ The keys read are the ones each tower's constructor reads (cited per field):
 * Qwen3-Omni MoE (qwen3_omni_moe.py:432-502, 551-552, 732): Qwen3-VL's keys under
   thinker_config (its vision encoder subclasses Qwen3VLMoeVisionModel, built without
   use_data_parallel: heads always split);
+* Bailing MM v1/v2 (bailing_mm.py:46-98, 262-269): the tower vision_config names
+  (architectures[0], else model_type; `bailing_mm_family`), with that family's keys above;
+  Qwen2.5's max_context_len is None there (not passed, :93-98); dtype from llm_config;
+  data-parallel with --mm-enable-dp-encoder (:59, 97);
+* Nemotron Nano VL (RADIO tower, nano_nemotron_vl.py:91, 494-498): refused
+  (REFUSED_ARCHITECTURES: its runner's output never reaches the model);
 * Kimi K3 (kimi_k3.py:3500, kimi_k3_vl.py:710-714): vision_config vt_hidden_size or
   hidden_size, vt_num_attention_heads or num_attention_heads (its graphs' admission rule reads
   neither; they size nothing graphfit plans).
@@ -35,7 +41,13 @@ from typing import Any
 
 from graphfit.inputs.reading import load_json
 from graphfit.planner import ConfigError, VitGeometry, VitWorkload, excerpt
-from graphfit.planner.engines.sglang_vit import ENV_FLAG, VIT_ARCHITECTURES
+from graphfit.planner.engines.sglang_vit import (
+    BAILING_MM_ARCHITECTURES,
+    BAILING_MM_TOWERS,
+    ENV_FLAG,
+    REFUSED_ARCHITECTURES,
+    VIT_ARCHITECTURES,
+)
 
 # architectures whose tower config sits one level down
 NESTED = {"Qwen3OmniMoeForConditionalGeneration": "thinker_config"}
@@ -80,11 +92,15 @@ def read_geometry(model: str | Path, *, tp: int = 1, dp_encoder: bool = False) -
         raise ConfigError(f"{where}: expected a JSON object")
     archs = data.get("architectures")
     arch = archs[0] if isinstance(archs, list) and archs and isinstance(archs[0], str) else None
-    family = VIT_ARCHITECTURES.get(arch or "")
+    if arch in REFUSED_ARCHITECTURES:
+        # no path: the reason's citations must survive the one-line error's length limit
+        raise ConfigError(f"{arch}: not planned: {REFUSED_ARCHITECTURES[arch]}")
+    family = (bailing_mm_family(where, data) if arch in BAILING_MM_ARCHITECTURES
+              else VIT_ARCHITECTURES.get(arch or ""))
     if family is None:
         raise ConfigError(f"{where}: architecture {excerpt(arch)} has no ViT CUDA graph in "
                           f"SGLang 0.5.23 (those that do: "
-                          f"{', '.join(sorted(VIT_ARCHITECTURES))})")
+                          f"{', '.join(sorted((*VIT_ARCHITECTURES, *BAILING_MM_ARCHITECTURES)))})")
     if arch in NESTED:  # Qwen3-Omni: the tower is the thinker's (qwen3_omni_moe.py:551-552)
         data = data.get(NESTED[arch])
         if not isinstance(data, dict):
@@ -93,7 +109,8 @@ def read_geometry(model: str | Path, *, tp: int = 1, dp_encoder: bool = False) -
     vision = data.get("vision_config")
     if not isinstance(vision, dict):
         raise ConfigError(f"{where}: vision_config: expected an object")
-    text = data.get("text_config") if isinstance(data.get("text_config"), dict) else {}
+    text_key = "llm_config" if arch in BAILING_MM_ARCHITECTURES else "text_config"
+    text = data.get(text_key) if isinstance(data.get(text_key), dict) else {}
     vw = f"{where}: vision_config"
     if family == "kimi_k3":
         hidden = _required(vw, vision, "vt_hidden_size", "hidden_size")
@@ -114,6 +131,8 @@ def read_geometry(model: str | Path, *, tp: int = 1, dp_encoder: bool = False) -
     if family == "qwen2_5_vl":
         kwargs["window_size"] = _required(vw, vision, "window_size")
         kwargs["fullatt_blocks"] = tuple(vision.get("fullatt_block_indexes") or ())
+    if family == "qwen2_5_vl" and arch not in BAILING_MM_ARCHITECTURES:
+        # Bailing MM builds the tower without max_context_len (bailing_mm.py:93-98)
         kwargs["max_context_len"] = (_positive(where, data, "max_position_embeddings")
                                      or _positive(f"{where}: text_config", text or {},
                                                   "max_position_embeddings"))
@@ -135,6 +154,27 @@ def read_geometry(model: str | Path, *, tp: int = 1, dp_encoder: bool = False) -
     if dp_encoder:  # use_data_parallel: VisionAttention's tp_size 1 (vision.py:1123)
         kwargs["tp"] = 1
     return VitGeometry(family, hidden, heads, **kwargs)
+
+
+def bailing_mm_family(where: str, data: dict[str, Any]) -> str:
+    """The tower family Bailing MM v1/v2 builds: vision_config's architectures[0], else its
+    model_type (bailing_mm.py:79-92); ConfigError for what SGLang itself refuses, and for a
+    config.json naming neither (SGLang then reads the model_type of the vision config class
+    transformers builds, which graphfit cannot know from the file)."""
+    vision = data.get("vision_config")
+    if not isinstance(vision, dict):
+        raise ConfigError(f"{where}: vision_config: expected an object (Bailing MM's tower "
+                          f"is the one it names)")
+    archs = vision.get("architectures")
+    name = archs[0] if isinstance(archs, list) and archs else vision.get("model_type")
+    if name is None:
+        raise ConfigError(f"{where}: vision_config names no architectures / model_type: the "
+                          f"tower is then the transformers class's (bailing_mm.py:80)")
+    family = BAILING_MM_TOWERS.get(name) if isinstance(name, str) else None
+    if family is None:
+        raise ConfigError(f"{where}: vision_config names {excerpt(name)}: not a tower Bailing "
+                          f"MM builds (bailing_mm.py:81-92)")
+    return family
 
 
 ENV_TRUE = frozenset({"true", "1", "yes", "y"})  # EnvBool.parse, lower-cased: environ.py:143-150
@@ -169,4 +209,4 @@ def parse_images(text: str, max_images: int) -> VitWorkload:
     return VitWorkload(tuple(grids), max_images)
 
 
-__all__ = ["environment_notes", "parse_images", "read_geometry"]
+__all__ = ["bailing_mm_family", "environment_notes", "parse_images", "read_geometry"]

@@ -91,9 +91,10 @@ def _tower_modules(hidden: int, heads: int, head_dim: int, merge_unit: int, out:
 def qwen_runner(family: str, *, hidden: int, heads: int, patch: int, merge: int, out: int,
                 depth: int, deepstack: int = 0, window: int | None = None,
                 fullatt: Sequence[int] = (), max_context_len: int | None = None,
-                dtype: str = "bfloat16") -> Any:
+                dtype: str = "bfloat16", heads_per_rank: int | None = None) -> Any:
     """A Qwen2.5-VL / Qwen3-VL tower stand-in (module docstring) holding SGLang's real
-    `ViTCudaGraphRunner`; call `qwen_call(tower, grids)` to run SGLang's own graph glue."""
+    `ViTCudaGraphRunner`; call `qwen_call(tower, grids)` to run SGLang's own graph glue.
+    `heads_per_rank`: VisionAttention's heads per partition (default: all `heads`)."""
     import torch
     from sglang.srt.layers.rotary_embedding import get_rope
     from sglang.srt.models import qwen2_5_vl, qwen3_vl
@@ -101,8 +102,8 @@ def qwen_runner(family: str, *, hidden: int, heads: int, patch: int, merge: int,
     from sglang.srt.multimodal.vit_cuda_graph_runner import ViTCudaGraphRunner
 
     head_dim = hidden // heads
-    blocks, merger, mergers = _tower_modules(hidden, heads, head_dim, merge * merge, out,
-                                             depth, deepstack)
+    blocks, merger, mergers = _tower_modules(hidden, heads_per_rank or heads, head_dim,
+                                             merge * merge, out, depth, deepstack)
     ns = types.SimpleNamespace(
         blocks=blocks, merger=merger, device=torch.device("cpu"),
         dtype=getattr(torch, dtype), spatial_merge_size=merge, spatial_merge_unit=merge * merge,
@@ -325,3 +326,89 @@ def kimi_outcomes(calls: Sequence[Sequence[Grid]], *, capacity: int, min_hits: i
     finally:
         kimi.graph_pool_capture_scope, kimi.graph_pool_replay_scope = saved
     return tuple(out)
+
+
+def bailing_mm_tower(vision: dict[str, Any], *, data_parallel: bool,
+                     model_class: str = "BailingMMNativeForConditionalGeneration"
+                     ) -> tuple[str, dict[str, Any]]:
+    """Run SGLang's own Bailing MM constructor (models/bailing_mm.py) for a config whose
+    vision_config holds `vision`: (the tower class it builds, that call's keywords with the
+    class's defaults filled in). Stubbed: the parallel / multimodal state (first PP rank,
+    --mm-enable-dp-encoder = `data_parallel`), the text model, and the two tower classes
+    (recorders: the choice and the keywords are what is compared). ValueError is SGLang's."""
+    import inspect
+
+    from sglang.srt.models import bailing_mm, qwen3_vl
+
+    built: list[tuple[str, dict[str, Any]]] = []
+
+    def recorder(real: Any) -> Any:
+        def make(*args: Any, **kwargs: Any) -> Any:
+            bound = inspect.signature(real).bind(*args, **kwargs)
+            bound.apply_defaults()
+            built.append((real.__name__, dict(bound.arguments)))
+            return types.SimpleNamespace()
+        return make
+
+    config = types.SimpleNamespace(
+        llm_config=types.SimpleNamespace(rope_parameters={}), mlp_depth=1,
+        audio_config=None, vision_config=types.SimpleNamespace(**vision))
+    if not hasattr(config.vision_config, "architectures"):
+        config.vision_config.architectures = None
+    saved = (bailing_mm.get_parallel, bailing_mm.get_mm, bailing_mm.BailingMoeV2ForCausalLM,
+             bailing_mm.Qwen2_5_VisionTransformer, qwen3_vl.Qwen3VLMoeVisionModel)
+    bailing_mm.get_parallel = lambda: types.SimpleNamespace(  # type: ignore[assignment]
+        pp_group=types.SimpleNamespace(is_first_rank=True))
+    bailing_mm.get_mm = lambda: types.SimpleNamespace(  # type: ignore[assignment]
+        mm_enable_dp_encoder=data_parallel)
+    bailing_mm.BailingMoeV2ForCausalLM = lambda *a, **k: types.SimpleNamespace(  # type: ignore[assignment,misc]
+        config=types.SimpleNamespace(hidden_size=8))
+    bailing_mm.Qwen2_5_VisionTransformer = recorder(saved[3])  # type: ignore[assignment,misc]
+    qwen3_vl.Qwen3VLMoeVisionModel = recorder(saved[4])  # type: ignore[assignment,misc]
+    try:
+        cls = getattr(bailing_mm, model_class)
+        model = cls.__new__(cls)
+        cls.__init__(model, config)
+    finally:
+        (bailing_mm.get_parallel, bailing_mm.get_mm, bailing_mm.BailingMoeV2ForCausalLM,
+         bailing_mm.Qwen2_5_VisionTransformer, qwen3_vl.Qwen3VLMoeVisionModel) = saved  # type: ignore[assignment,misc]
+    assert len(built) == 1, built
+    return built[0]
+
+
+def radio_with_graphs(*, hidden: int, heads: int, tokens: int, images: int
+                      ) -> tuple[dict[str, str], tuple[Any, ...]]:
+    """Send one call down each RADIO path (models/radio.py: the fixed-size `forward`, the
+    dynamic-resolution `_forward_dynamic`) with SGLang's own InternVisionEncoder.forward
+    (internvl.py) under ViT CUDA graphs, over its real InternViTCudaGraphRunner: per path the
+    exception it ends in ("" if none), and the keys the runner captured meanwhile. Stubbed:
+    the patch generator (returns `tokens` rows per image; num_skip 1) and the encoder layers
+    (shape-only, `internvl_runner`)."""
+    import torch
+    from sglang.srt.models import internvl, radio
+
+    runner = internvl_runner(hidden=hidden, heads=heads)
+    encoder = types.SimpleNamespace(enable_cg=True, cuda_graph_runner=runner,
+                                    config=types.SimpleNamespace(output_hidden_states=False,
+                                                                 use_return_dict=True))
+    encoder.forward = types.MethodType(internvl.InternVisionEncoder.forward, encoder)
+    class PatchGenerator:
+        num_skip = 1
+
+        def __call__(self, x: torch.Tensor) -> torch.Tensor:
+            return torch.zeros(x.shape[0], tokens, hidden, dtype=torch.bfloat16)
+
+    model = types.SimpleNamespace(encoder=encoder, patch_generator=PatchGenerator())
+    outcome: dict[str, str] = {}
+    try:
+        radio.RadioInternVisionModel.forward(model, torch.zeros(images, 3, 4, 4))  # type: ignore[arg-type]
+        outcome["forward"] = ""
+    except (AssertionError, AttributeError) as exc:
+        outcome["forward"] = type(exc).__name__
+    outer = types.SimpleNamespace(model=model)
+    try:
+        radio.RadioModel._forward_dynamic(outer, [torch.zeros(1, 3, 4, 4)] * images)  # type: ignore[arg-type]
+        outcome["dynamic"] = ""
+    except (AssertionError, AttributeError) as exc:
+        outcome["dynamic"] = f"{type(exc).__name__}: {exc}"
+    return outcome, tuple(runner.graphs)

@@ -72,6 +72,30 @@ VIT_ARCHITECTURES = {
     "KimiK3ForConditionalGeneration": "kimi_k3",
 }
 FAMILIES = ("qwen2_5_vl", "qwen3_vl", "internvl", "kimi_k3")
+# Bailing MM v1/v2 (bailing_mm.py:46, 262, 266-269): the tower is the one vision_config names,
+# its architectures[0], else its model_type (bailing_mm.py:79-80); any other name is SGLang's
+# own ValueError (:92). Built with use_data_parallel = --mm-enable-dp-encoder (:59, 97); the
+# Qwen2.5 tower gets no max_context_len (:93-98; Qwen2_5_VisionTransformer's default None,
+# qwen2_5_vl.py:366), so its first rotary workspace is S rows, not the text context.
+BAILING_MM_ARCHITECTURES = ("BailingMMNativeForConditionalGeneration",
+                            "BailingMM2NativeForConditionalGeneration")
+BAILING_MM_TOWERS = {  # bailing_mm.py:81-90
+    "Qwen3MoeVisionTransformer": "qwen3_vl",
+    "Qwen3_VisionTransformer": "qwen3_vl",
+    "qwen3_vl_moe": "qwen3_vl",
+    "Qwen2_5_VisionTransformer": "qwen2_5_vl",
+}
+# Architectures whose tower builds a ViT CUDA-graph runner that never serves a call; the
+# reason graphfit refuses to plan them.
+# internvl.py:353-357 (the graph path returns a tuple); radio.py:509-511, 564-565, 601-602
+# (each RADIO path reads a BaseModelOutput): every call fails once its graph is captured
+_RADIO = ("its RADIO encoder returns a tuple under ViT graphs (internvl.py:356-357), RadioModel "
+          "wants a BaseModelOutput (radio.py:510, 565)")
+REFUSED_ARCHITECTURES = {  # nano_nemotron_vl.py:91 (RadioModel), 494-498 (EntryClass)
+    "NemotronH_Nano_VL_V2": _RADIO,
+    "NemotronH_Nano_Omni_Reasoning_V3": _RADIO,
+    "NemotronH_Omni_Reasoning_V3": _RADIO,
+}
 # the most keys a plan enumerates (each ordered choice of images is one key)
 MAX_KEYS = 20_000
 
@@ -529,7 +553,8 @@ def _kimi_sizes(key: VitKey) -> list[int]:
     return sizes
 
 
-__all__ = ["ENV_FLAG", "FAMILIES", "KIMI_DEFAULTS", "VIT_ARCHITECTURES", "VitBuffer",
+__all__ = ["BAILING_MM_ARCHITECTURES", "BAILING_MM_TOWERS", "ENV_FLAG", "FAMILIES",
+           "KIMI_DEFAULTS", "REFUSED_ARCHITECTURES", "VIT_ARCHITECTURES", "VitBuffer",
            "VitGeometry", "VitPlan", "VitViolation", "VitWorkload", "graph_key",
            "key_buffers", "key_calls", "key_fill", "kimi_outcomes", "plan_vit",
            "qwen2_5_full_layout", "qwen2_5_window_layout", "qwen3_layout", "reachable_calls",

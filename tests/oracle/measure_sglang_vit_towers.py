@@ -1,0 +1,66 @@
+"""Count graphfit vs SGLang 0.5.23 agreement for the Bailing MM v1/v2 and RADIO ViT towers.
+
+    PYTHONPATH=. python tests/oracle/measure_sglang_vit_towers.py [--configs N] [--seed S]
+
+Generated Bailing MM config.json files (tests/oracle/sglang_vit_towers.py `bailing_case`) go
+through SGLang's own constructor, VisionAttention, glue and ViTCudaGraphRunner on the CPU and
+through graphfit's `read_geometry` + plan; printed: configs that agree (planned or refused by
+both), per family, the keys compared, and any disagreement. RADIO: SGLang's own forwards
+under ViT graphs (the exception each path ends in) next to graphfit's refusal.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import sys
+import tempfile
+from collections import Counter
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+
+from graphfit.planner.engines import sglang_vit as sv
+from tests.oracle import sglang_vit_oracle as vo
+from tests.oracle import sglang_vit_towers as towers
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--configs", type=int, default=60)
+    parser.add_argument("--seed", type=int, default=0)
+    args = parser.parse_args()
+    rng = random.Random(args.seed)
+    agree: Counter[str] = Counter()
+    disagree: list[str] = []
+    keys = 0
+    with vo.cpu_graphs():
+        for i in range(args.configs):
+            case = towers.bailing_case(rng)
+            try:
+                n = towers.bailing_agrees(case)
+            except AssertionError as exc:
+                disagree.append(f"config {i}: {exc!r}"[:200])
+                continue
+            keys += n
+            name = (case.vision.get("architectures") or [case.vision.get("model_type")])[0]
+            agree["refused by both" if n == 0 else sv.BAILING_MM_TOWERS[name]] += 1
+        outcome, captured = vo.radio_with_graphs(hidden=32, heads=2, tokens=5, images=3)
+    print(f"Bailing MM: {sum(agree.values())}/{args.configs} configs agree "
+          f"({', '.join(f'{k} {v}' for k, v in sorted(agree.items()))}); {keys} keys agree; "
+          f"{len(disagree)} disagree")
+    for line in disagree[:5]:
+        print(f"  {line}")
+    with tempfile.TemporaryDirectory() as where:
+        path = Path(where) / "config.json"
+        path.write_text(json.dumps({"architectures": [next(iter(sv.REFUSED_ARCHITECTURES))]}))
+        said = towers.radio_refused(path)
+    print(f"RADIO under SGLang's ViT graphs: fixed-size forward -> {outcome['forward']}, "
+          f"dynamic forward -> {outcome['dynamic']}; graphs captured first: {len(captured)}")
+    print(f"graphfit: {said}")
+    sys.exit(1 if disagree else 0)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,142 @@
+"""Bailing MM v1/v2 and RADIO (Nemotron Nano VL) towers: graphfit's reading of config.json vs
+SGLang 0.5.23's own code, shared by tests/oracle/test_sglang_vit_towers_oracle.py and
+tests/oracle/measure_sglang_vit_towers.py.
+
+`bailing_case` draws a Bailing MM config.json (the vision tower named by architectures[0] or
+model_type, SGLang's towers and one it refuses; TP / --mm-enable-dp-encoder; a text model's
+max_position_embeddings that the Bailing tower must NOT read) and an image workload.
+`bailing_agrees` runs SGLang's Bailing constructor (which tower, with which keywords:
+sglang_vit_oracle.bailing_mm_tower), SGLang's VisionAttention (heads per rank), then every
+reachable encoder call through SGLang's real ViTCudaGraphRunner and glue built with exactly
+those keywords, and compares keys, buffers, rotary workspace pairs and the plan's proof with
+graphfit's plan from `read_geometry` of the same file. Call inside `cpu_graphs()`.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from graphfit.inputs.sglang_vit import read_geometry
+from graphfit.planner.core.errors import ConfigError
+from graphfit.planner.engines import sglang_vit as sv
+from tests.oracle import sglang_vit_oracle as vo
+
+# the tower names a config may carry: SGLang's four (bailing_mm.py:81-90) and one it refuses
+TOWER_NAMES = ("Qwen3MoeVisionTransformer", "Qwen3_VisionTransformer", "qwen3_vl_moe",
+               "Qwen2_5_VisionTransformer", "SiglipVisionModel")
+# SGLang's tower class -> the runner family graphfit plans it as (both drive ViTCudaGraphRunner)
+SGLANG_TOWER_FAMILY = {"Qwen2_5_VisionTransformer": "qwen2_5_vl",
+                       "Qwen3VLMoeVisionModel": "qwen3_vl"}
+
+
+@dataclass(frozen=True)
+class BailingCase:
+    model_class: str
+    config: dict[str, Any]
+    tp: int
+    dp_encoder: bool
+    workload: sv.VitWorkload
+
+    @property
+    def vision(self) -> dict[str, Any]:
+        vision = self.config["vision_config"]
+        assert isinstance(vision, dict)
+        return vision
+
+
+def bailing_case(rng: random.Random) -> BailingCase:
+    heads = rng.choice([1, 2, 4, 8])
+    head_dim = rng.choice([8, 16])
+    merge = rng.choice([1, 2])
+    patch = rng.choice([2, 14, 16])
+    name = rng.choice(TOWER_NAMES)
+    vision: dict[str, Any] = {
+        "hidden_size": heads * head_dim, "num_heads": heads, "patch_size": patch,
+        "spatial_merge_size": merge, "out_hidden_size": head_dim,
+        "window_size": rng.randint(1, 4) * merge * patch,
+        "fullatt_block_indexes": rng.choice([[], [1], [0, 2]]),
+        "deepstack_visual_indexes": list(range(rng.randint(0, 2)))}
+    if rng.random() < 0.5:
+        vision["architectures"] = [name]
+    else:
+        vision["model_type"] = name
+        if rng.random() < 0.5:
+            vision["architectures"] = []  # empty: SGLang falls back to model_type
+    model_class = rng.choice(sv.BAILING_MM_ARCHITECTURES)
+    config = {"architectures": [model_class], "max_position_embeddings": 64,
+              "llm_config": {"torch_dtype": rng.choice(["bfloat16", "float16"]),
+                             "max_position_embeddings": 300},
+              "vision_config": vision}
+    tp = rng.choice([t for t in (1, 2, 4) if heads % t == 0])
+    grids = tuple((rng.randint(1, 2), rng.randint(1, 5) * merge, rng.randint(1, 5) * merge)
+                  for _ in range(rng.randint(1, 3)))
+    workload = sv.VitWorkload(grids, rng.randint(1, 3 if len(grids) < 3 else 2))
+    return BailingCase(model_class, config, tp, rng.random() < 0.5, workload)
+
+
+def bailing_agrees(case: BailingCase) -> int:
+    """Assert graphfit == SGLang for `case` (module docstring); the keys compared (0 when
+    both refuse the tower)."""
+    with tempfile.TemporaryDirectory() as where:
+        path = Path(where) / "config.json"
+        path.write_text(json.dumps(case.config))
+        try:
+            tower, kwargs = vo.bailing_mm_tower(case.vision, data_parallel=case.dp_encoder,
+                                                model_class=case.model_class)
+        except ValueError as exc:
+            assert "Unsupported Bailing vision architecture" in str(exc)
+            try:
+                read_geometry(path, tp=case.tp, dp_encoder=case.dp_encoder)
+            except ConfigError as ours:
+                assert "not a tower Bailing MM builds" in str(ours)
+                return 0
+            raise AssertionError("graphfit plans a tower SGLang refuses") from exc
+        geometry = read_geometry(path, tp=case.tp, dp_encoder=case.dp_encoder)
+    v = case.vision
+    assert geometry.family == SGLANG_TOWER_FAMILY[tower]
+    heads = vo.vision_attention_heads(hidden=v["hidden_size"], heads=v["num_heads"], dummy=0,
+                                      tp=case.tp, data_parallel=kwargs["use_data_parallel"])
+    assert (geometry.heads_per_rank, geometry.head_dim) == heads
+    dtype = case.config["llm_config"]["torch_dtype"]  # SGLang's model dtype: the text config's
+    assert geometry.dtype == dtype
+    qwen2_5 = geometry.family == "qwen2_5_vl"
+    runner = vo.qwen_runner(
+        geometry.family, hidden=v["hidden_size"], heads=v["num_heads"], patch=v["patch_size"],
+        merge=v["spatial_merge_size"], out=v["out_hidden_size"], depth=3,
+        deepstack=0 if qwen2_5 else len(v["deepstack_visual_indexes"]),
+        window=v["window_size"] if qwen2_5 else None,
+        fullatt=v["fullatt_block_indexes"] if qwen2_5 else (),
+        max_context_len=kwargs.get("max_context_len"), dtype=dtype, heads_per_rank=heads[0])
+    for call in sv.reachable_calls(case.workload):
+        vo.qwen_call(runner, call)
+    sglang = vo.qwen_state(runner)
+    keys = sv.reachable_keys(geometry, case.workload)
+    assert keys == sglang["keys"]
+    for key in keys:
+        ours = {b.name: ((b.rows, *b.row_shape), b.dtype)
+                for b in sv.key_buffers(geometry, key)}
+        assert ours == sglang["buffers"][key], key
+    tokens = [int(str(k[0])) for k in keys]
+    assert sv.workspace_rows(geometry, tokens) == sglang["workspace_rows"]
+    plan = sv.plan_vit(geometry, case.workload)
+    assert plan.verify() == ()
+    for name, cap in plan.capacities:  # tight: the largest key's rows
+        assert cap == max(sglang["buffers"][k][name][0][0] for k in keys)
+    return len(keys)
+
+
+def radio_refused(model: Path) -> str:
+    """graphfit's refusal for a Nemotron Nano VL config.json (its ConfigError text)."""
+    try:
+        read_geometry(model)
+    except ConfigError as exc:
+        return str(exc)
+    raise AssertionError("graphfit planned a RADIO tower")
+
+
+__all__ = ["BailingCase", "bailing_agrees", "bailing_case", "radio_refused"]

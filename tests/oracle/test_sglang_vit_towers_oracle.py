@@ -1,0 +1,89 @@
+"""Bailing MM v1/v2 and RADIO (Nemotron Nano VL) ViT towers: graphfit vs SGLang 0.5.23's own
+code on the CPU (tests/oracle/sglang_vit_towers.py, sglang_vit_oracle.py).
+
+Bailing MM: SGLang's constructor picks the tower (and its keywords) from the generated
+config; SGLang's runner, glue and VisionAttention then give the keys and buffers graphfit's
+plan of the same config.json must equal. RADIO: SGLang's own encoder and RADIO forwards show
+that no call survives the graph path, which is why graphfit refuses the architecture.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import tempfile
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from tests.oracle.paths import require
+
+require("sglang")
+
+from graphfit.inputs.sglang_vit import read_geometry  # noqa: E402
+from graphfit.planner.core.errors import ConfigError  # noqa: E402
+from graphfit.planner.engines import sglang_vit as sv  # noqa: E402
+from tests.oracle import sglang_vit_oracle as vo  # noqa: E402
+from tests.oracle import sglang_vit_towers as towers  # noqa: E402
+
+
+@settings(max_examples=10)
+@given(st.integers(0, 2**32 - 1))
+def test_bailing_mm_keys_and_buffers_equal_sglang(seed: int) -> None:
+    case = towers.bailing_case(random.Random(seed))
+    with vo.cpu_graphs():
+        towers.bailing_agrees(case)
+
+
+@pytest.mark.parametrize("name", towers.TOWER_NAMES)
+@pytest.mark.parametrize("model_class", sv.BAILING_MM_ARCHITECTURES)
+def test_every_bailing_mm_tower_name(name: str, model_class: str) -> None:
+    """Non-vacuity: each tower name (and SGLang's refusal) is met, by architectures and by
+    model_type, with the encoder split over TP 2 and data-parallel."""
+    rng = random.Random(7)
+    for by_arch, dp in ((True, False), (False, True)):
+        case = towers.bailing_case(rng)
+        vision = {k: v for k, v in case.vision.items() if k not in ("architectures",
+                                                                    "model_type")}
+        vision["hidden_size"], vision["num_heads"] = 64, 4
+        vision.update({"architectures": [name]} if by_arch else {"model_type": name})
+        config = {**case.config, "architectures": [model_class], "vision_config": vision}
+        case = towers.BailingCase(model_class, config, 2, dp, case.workload)
+        with vo.cpu_graphs():
+            keys = towers.bailing_agrees(case)
+        assert (keys == 0) == (name not in sv.BAILING_MM_TOWERS)
+
+
+def test_bailing_mm_entry_classes_and_vision_config_without_a_name() -> None:
+    assert vo.entry_classes("bailing_mm") == sv.BAILING_MM_ARCHITECTURES
+    with tempfile.TemporaryDirectory() as where:
+        path = Path(where) / "config.json"
+        path.write_text(json.dumps({"architectures": [sv.BAILING_MM_ARCHITECTURES[1]],
+                                    "vision_config": {"hidden_size": 64, "num_heads": 4}}))
+        with pytest.raises(ConfigError, match="the transformers class"):
+            read_geometry(path)
+
+
+def test_radio_graphs_never_serve_a_call_and_graphfit_refuses() -> None:
+    """SGLang's InternVisionEncoder.forward under ViT graphs hands RADIO a tuple: the
+    fixed-size path trips its BaseModelOutput assert, the dynamic path reads
+    `.last_hidden_state` off the tuple; both after the runner captured the call's graph."""
+    with vo.cpu_graphs():
+        outcome, captured = vo.radio_with_graphs(hidden=32, heads=2, tokens=5, images=3)
+    assert outcome["forward"] == "AssertionError"
+    assert outcome["dynamic"].startswith("AttributeError")
+    assert "last_hidden_state" in outcome["dynamic"]
+    # captured first (the dynamic path's key ignores its cu_seqlens: one 15-row sequence)
+    assert captured == ((3, 5), (1, 15))
+    entries = vo.entry_classes("nano_nemotron_vl")
+    assert entries == tuple(sv.REFUSED_ARCHITECTURES)
+    assert not vo.tower_runs_data_parallel("nano_nemotron_vl", "NemotronH_Nano_VL_V2",
+                                           "RadioModel")
+    for arch in entries:
+        with tempfile.TemporaryDirectory() as where:
+            path = Path(where) / "config.json"
+            path.write_text(json.dumps({"architectures": [arch], "vision_config": {}}))
+            said = towers.radio_refused(path)
+        assert f"{arch}: not planned" in said and "internvl.py:356-357" in said
