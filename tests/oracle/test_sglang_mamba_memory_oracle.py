@@ -158,6 +158,10 @@ def _line(**kw: object) -> dict:
 @example(_line(shape=mm.QWEN35_VL, mmt="cuda_vmm", M=3500, weights=0.55))  # refused ...
 @example(_line(shape=mm.QWEN35_VL, M=3500, weights=0.55))  # ... served without the GPU pool
 @example(_line(pp=2, mmt="cuda_vmm", overlap=False))  # refused by both (serving_hook.py:894)
+@example(_line(shape=mm.KIMI, tp=(4, 1)))  # Kimi-Linear's KDA state; prefill graphs off
+@example(_line(shape=mm.KIMI, env_ssm="bfloat16", spec=SPECS[1]))  # the config's dtype unread
+@example(_line(shape=mm.LFM2, tp=(2, 1)))  # LFM2: a conv state only
+@example(_line(shape=mm.LFM2_MOE, tp=(4, 2), pp=2))
 @example(_line(spec=SPECS[1]))  # the joint solve with 4 intermediate states a request
 @example(_line(spec=SPECS[3], S=None, ssm="bfloat16"))  # S: the speculative default 48
 @example(_line(spec=SPECS[1], radix_off=True, S=None))  # radix off: 48 slots, not memory

@@ -83,7 +83,11 @@ class MambaStateShape:
     (configs/qwen3_next.py:287-310): intermediate = linear_value_head_dim x
     linear_num_value_heads, n_groups = linear_num_key_heads, num_heads =
     linear_num_value_heads, head_dim = linear_value_head_dim, state_size =
-    linear_key_head_dim, conv_kernel = linear_conv_kernel_dim."""
+    linear_key_head_dim, conv_kernel = linear_conv_kernel_dim. Kimi-Linear's KDA state
+    (`KimiLinearStateShape`) has the same arithmetic (graphfit.inputs.mamba_state.
+    kimi_linear_shape). state_size 0: a conv-only state (LFM2's short conv, configs/lfm2.py:
+    80-91), for which SGLang passes num_heads = the TP width, so no SSM state and no heads
+    to divide (num_heads is then ignored)."""
 
     layers: int
     intermediate_size: int
@@ -95,6 +99,8 @@ class MambaStateShape:
 
     def __post_init__(self) -> None:
         for name in SHAPE_FIELDS:
+            if name == "state_size" and self.state_size == 0:
+                continue  # the conv-only state (class docstring)
             _positive_int(name, getattr(self, name))
         if self.conv_kernel < 2:
             raise ConfigError(f"mamba state conv_kernel: must be >= 2, got {self.conv_kernel}")
@@ -118,13 +124,14 @@ class MambaStateShape:
         if groups % tp:
             groups += tp - groups  # extra_groups_for_head_shards (mamba_utils.py:29-38)
         conv_dim = self.intermediate_size + 2 * groups * self.state_size
-        for what, total in (("conv dim", conv_dim), ("heads", self.num_heads)):
+        heads = self.num_heads if self.state_size else tp  # LFM2 passes tp (lfm2.py:88)
+        for what, total in (("conv dim", conv_dim), ("heads", heads)):
             if total % tp:  # SGLang's divide() (distributed/utils.py:75-79)
                 raise ConfigError(f"mamba state {what} {total} is not divisible by the "
                                   f"linear-attention TP width {tp} (SGLang mamba_utils.py:"
                                   f"225, 230 asserts it)")
         conv = conv_dim // tp * (self.conv_kernel - 1)
-        ssm = self.num_heads // tp * self.head_dim * self.state_size
+        ssm = heads // tp * self.head_dim * self.state_size
         return (conv * CONV_DTYPE_BYTES + ssm * SSM_DTYPE_BYTES[ssm_dtype]) * self.layers
 
 

@@ -399,8 +399,8 @@ def _mamba_memory_inputs(options: SglangOptions) -> None:
         if isinstance(shape, (str, bytes)) or not isinstance(shape, (tuple, list)):
             raise ConfigError(f"mamba_state_shape: expected {len(SHAPE_FIELDS)} integers, "
                               f"got {excerpt(shape)}")
-        for value in shape:
-            _optional_int("mamba_state_shape", value, 1)
+        for value in shape:  # 0 only as the state size (MambaStateShape checks it)
+            _optional_int("mamba_state_shape", value, 0)
         try:
             MambaStateShape.of(tuple(shape))
         except ConfigError as exc:  # the field named first, as every option error is
