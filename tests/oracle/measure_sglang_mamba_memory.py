@@ -3,9 +3,9 @@ and the lines either refuses) vs SGLang 0.5.23's own code over a grid of lines o
 Qwen3-Next-shaped, GraniteMoeHybrid, Nemotron-H, Falcon-H1, Kimi-Linear and LFM2 models:
 plain, speculative (the joint solve), with the cache fixed by the flags (the weights
 refusal), with the state dtype from SGLANG_MAMBA_SSM_DTYPE, under pipeline parallelism, on a
-multimodal model and on the KDA / conv-only state shapes.
+multimodal model, on the KDA / conv-only state shapes and with attention context parallelism.
 Run: python -m tests.oracle.measure_sglang_mamba_memory [part ...]   (parts: plain, spec,
-fixed, env, pp, mm, kinds; all by default)"""
+fixed, env, pp, mm, kinds, cp; all by default)"""
 
 from __future__ import annotations
 
@@ -94,8 +94,17 @@ def kinds() -> list[dict]:
                 (None, SPECS[1]), (1, 2), (0.3, 0.9))]
 
 
+def cp() -> list[dict]:
+    """--attn-cp-size 2 / 4 with TP 4 (and attention DP 2): the state on the attention-TP
+    width; Nemotron-H refused by both."""
+    return [_line(shape=shape, tp=tp, cp=size, spec=algorithm, S=s)
+            for shape, (tp, size), algorithm, s in itertools.product(
+                range(ALL_SHAPES), (((4, 1), 2), ((4, 1), 4), ((4, 2), 2), ((2, 1), 2)),
+                (None, SPECS[1]), (None, 3000))]
+
+
 PARTS = {"plain": plain, "spec": spec, "fixed": fixed, "env": env, "pp": pp, "mm": mm,
-         "kinds": kinds}
+         "kinds": kinds, "cp": cp}
 
 
 def main(parts: list[str]) -> None:

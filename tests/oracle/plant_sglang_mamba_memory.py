@@ -76,6 +76,11 @@ PLANTS: dict[str, tuple[str, Any, Any, list[dict]]] = {
     "Kimi-Linear: prefill graphs kept on (memory reserve)": (
         "uses_kda", sr, lambda *args: False,
         [_line(shape=mm.KIMI, tp=tp) for tp in ((1, 1), (4, 2))]),
+    "CP: the state over the whole TP group": (
+        "state_tp", smm, lambda config: config.tp_size // config.attn_dp_size,
+        [_line(cp=2, tp=(4, 1)), _line(shape=mm.KIMI, cp=4, tp=(4, 1))]),
+    "CP: Nemotron-H's refusal dropped": (
+        "NEMOTRON_H_ARCHS", smm, frozenset(), [_line(shape=mm.NEMOTRON, cp=2, tp=(4, 1))]),
     "LFM2: conv_L_cache read as the cached length": (
         "lfm2_shape", ms, _lfm2_full_kernel,
         [_line(shape=shape) for shape in (mm.LFM2, mm.LFM2_MOE)]),
