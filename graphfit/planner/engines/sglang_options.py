@@ -109,7 +109,8 @@ class SglangOptions(EngineOptions):
         intermediate_size, n_groups, num_heads, head_dim, state_size, conv_kernel, as
         `Mamba2StateShape.create` reads them, configs/mamba_utils.py:194-241; state_size 0:
         LFM2's conv-only state, lfm2.py:80-91). None: not known. mamba_ssm_dtype:
-        `--mamba-ssm-dtype` (arg_groups/fields/exec_.py:490-496) or the config's `mamba_ssm_dtype` (mamba_utils.py:47-103); None: float32.
+        `--mamba-ssm-dtype` (arg_groups/fields/exec_.py:490-496) or the config's
+        `mamba_ssm_dtype` (mamba_utils.py:47-103); None: float32.
         mamba_full_memory_ratio: `--mamba-full-memory-ratio` (fields/schedule.py:220-227);
         None: 0.9. weights_gb: graphfit's input, the GiB one rank's loaded weights take (the
         "mem usage" SGLang logs at "Load weight end", model_runner.py:1365-1378);
