@@ -3,7 +3,8 @@
 (graphfit.planner.engines.sglang_mamba_memory).
 
 Read for GraniteMoeHybrid (`granite_shape`), Nemotron-H (`nemotron_h_shape`), Falcon-H1
-(`falcon_h1_shape`) and the Qwen3-Next-style gated-delta-net models
+(`falcon_h1_shape`), Kimi-Linear (`kimi_linear_shape`), LFM2 / LFM2-MoE (`lfm2_shape`) and
+the Qwen3-Next-style gated-delta-net models
 (SGLang's `Qwen3NextConfig` and the Qwen3.5 text config deriving from it,
 configs/qwen3_next.py:259-310, configs/qwen3_5.py:15-34; a Qwen3.5 model's text part under
 `text_config`): the linear layers are those with
@@ -49,6 +50,11 @@ FALCON_H1 = "FalconH1ForCausalLM"
 FALCON_KEYS = ("num_hidden_layers", "mamba_n_heads", "mamba_n_groups", "mamba_d_state",
                "mamba_d_conv")
 FALCON_CHUNK = 256  # FalconH1Config's default mamba_chunk_size (falcon_h1.py:166)
+KIMI_LINEAR = "KimiLinearForCausalLM"
+KIMI_KEYS = ("num_heads", "head_dim", "short_conv_kernel_size")
+LFM2 = ("Lfm2ForCausalLM", "Lfm2MoeForCausalLM")
+LFM2_CONV = ("conv", "short_conv")  # lfm2.py:46-51, lfm2_moe.py:34-41
+LFM2_CHUNK = 1  # the `mamba_chunk_size` property (lfm2.py:53-56, lfm2_moe.py:43-46)
 
 
 def _plain(data: dict[str, Any], key: str) -> int | None:
@@ -147,6 +153,52 @@ def falcon_h1_shape(data: dict[str, Any]) -> tuple[int, ...] | None:
     return (layers, intermediate, groups, heads, head_dim, state, kernel)
 
 
+def kimi_linear_shape(data: dict[str, Any]) -> tuple[int, ...] | None:
+    """A Kimi-Linear config's KDA state (`KimiLinearConfig.mamba2_cache_params`, configs/
+    kimi_linear.py:172-182, `KimiLinearStateShape.create`, configs/mamba_utils.py:323-367):
+    the KDA layers are those whose 1-based number is in `linear_attn_config.kda_layers`
+    (:158-166); H = linear_attn_config.num_heads, D = its head_dim (the key heads and key
+    dim default to them: create() is called without them, :176-180), K = its
+    short_conv_kernel_size. Per layer a conv state of (K - 1) x (H D / tp + 2 H D / tp) and an
+    SSM state of (H / tp, D, D): the Mamba-2 arithmetic of (layers, intermediate H D,
+    n_groups H, heads H, head_dim D, state_size D, K), whose divisibility asserts fail on
+    the same TP widths (H D and H divided by tp; H % tp == 0 leaves no group widening). The
+    state dtype comes from the environment only (`KimiLinearCacheParams` is built without
+    the config, mamba_utils.py:111-112, kimi_linear.py:182). None when a key is missing or
+    no layer is a KDA layer (SGLang's `is_linear_attn`, :147-156)."""
+    attn = data.get("linear_attn_config")
+    layers = _plain(data, "num_hidden_layers")
+    if not isinstance(attn, dict) or layers is None:
+        return None
+    kda = attn.get("kda_layers")
+    values = [_plain(attn, key) for key in KIMI_KEYS]
+    if not isinstance(kda, list) or any(v is None for v in values) \
+            or not isinstance(attn.get("full_attn_layers"), list):  # asserted, :119-121
+        return None
+    linear = sum(1 for layer in range(layers) if layer + 1 in kda)
+    heads, head_dim, kernel = (int(v or 0) for v in values)
+    if linear == 0 or kernel < 2:
+        return None
+    return (linear, heads * head_dim, heads, heads, head_dim, head_dim, kernel)
+
+
+def lfm2_shape(data: dict[str, Any]) -> tuple[int, ...] | None:
+    """An LFM2 / LFM2-MoE config's short-conv state (`Lfm2Config.mamba2_cache_params`,
+    configs/lfm2.py:58-97; `Lfm2MoeConfig`'s, lfm2_moe.py:48-84): the "conv" /
+    "short_conv" entries of `layer_types` (stated in the file), `Mamba2StateShape.create(
+    intermediate = hidden_size, n_groups 1, num_heads = the TP width, head_dim =
+    hidden_size, state_size 0, conv_kernel = conv_L_cache)`: a conv state only. Given as
+    (layers, hidden, 1, 1, hidden, 0, conv_L_cache): state size 0 marks the conv-only state
+    (sglang_mamba_memory.MambaStateShape). None when a key is missing or no layer is a
+    conv layer (SGLang then has no cache params, :66-68)."""
+    types = data.get("layer_types")
+    hidden, kernel = _plain(data, "hidden_size"), _plain(data, "conv_L_cache")
+    if not isinstance(types, list) or hidden is None or kernel is None or kernel < 2:
+        return None
+    conv = sum(1 for t in types if t in LFM2_CONV)
+    return None if conv == 0 else (conv, hidden, 1, 1, hidden, 0, kernel)
+
+
 def _nemotron_types(data: dict[str, Any]) -> list[Any] | None:
     types = data.get("layers_block_type")
     pattern = data.get("hybrid_override_pattern")
@@ -168,6 +220,11 @@ def layer_map(architecture: str, data: dict[str, Any]) -> tuple[int, ...]:
         return tuple(int(t == "mamba") for t in _nemotron_types(data) or ())
     if architecture == FALCON_H1:
         return (1,) * int(data["num_hidden_layers"])
+    if architecture == KIMI_LINEAR:
+        kda = data["linear_attn_config"]["kda_layers"]
+        return tuple(int(layer + 1 in kda) for layer in range(int(data["num_hidden_layers"])))
+    if architecture in LFM2:
+        return tuple(int(t in LFM2_CONV) for t in data["layer_types"])
     text = data.get("text_config")
     source = text if isinstance(text, dict) else data
     interval = int(source["full_attention_interval"])
@@ -198,16 +255,21 @@ def mamba_state_settings(model: str) -> list[Setting]:
     architecture = (architectures[0] if isinstance(architectures, list) and architectures
                     else None)
     chunk = _plain(data, "mamba_chunk_size")  # read off the top-level config
-    if architecture == GRANITE:
+    if architecture in (GRANITE, KIMI_LINEAR):
         # its cache params take the state dtype from the environment only (no config
         # argument: mamba_utils.py:111-112, granitemoehybrid.py:310)
-        shape = granite_shape(data)
+        # (Kimi-Linear too, kimi_linear.py:182); Kimi-Linear states no chunk size
+        # (FLA's 64 then, overrides.py:1907-1917)
+        granite = architecture == GRANITE
+        shape = granite_shape(data) if granite else kimi_linear_shape(data)
         return [] if shape is None else [
-            Setting("mamba_state_shape", shape, f"{path}: mamba layers", FILE, weak=True),
+            Setting("mamba_state_shape", shape, f"{path}: linear-attention state", FILE,
+                    weak=True),
             Setting("mamba_layer_map", layer_map(architecture, data),
-                    f"{path}: layer_types", FILE, weak=True),
-            Setting("mamba_chunk_size", chunk or GRANITE_CHUNK, f"{path}: mamba_chunk_size",
-                    FILE, weak=True)]
+                    f"{path}: {'layer_types' if granite else 'kda_layers'}", FILE,
+                    weak=True),
+            *([Setting("mamba_chunk_size", chunk or GRANITE_CHUNK,
+                       f"{path}: mamba_chunk_size", FILE, weak=True)] if granite else [])]
     if architecture in NEMOTRON_H:
         shape = nemotron_h_shape(data)
         # the legacy `chunk_size` key when mamba_chunk_size is not stated (:222-243)
@@ -217,6 +279,9 @@ def mamba_state_settings(model: str) -> list[Setting]:
         chunk = chunk or FALCON_CHUNK
     elif architecture in GDN_ARCHITECTURES:
         shape = gdn_shape(data)
+    elif architecture in LFM2:  # no SSM state, so its dtype does not matter
+        shape = lfm2_shape(data)
+        chunk = LFM2_CHUNK
     else:
         return []
     if shape is None:

@@ -13,7 +13,12 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from graphfit.inputs.mamba_state import falcon_h1_shape, gdn_shape, mamba_state_settings
+from graphfit.inputs.mamba_state import (
+    falcon_h1_shape,
+    gdn_shape,
+    kimi_linear_shape,
+    mamba_state_settings,
+)
 
 QWEN3_NEXT = {"architectures": ["Qwen3NextForCausalLM"], "num_hidden_layers": 48,
               "full_attention_interval": 4, "linear_conv_kernel_dim": 4,
@@ -190,3 +195,79 @@ def test_replayssm_speculative_verify_refused(tmp_path: Path, flag: tuple[str, .
     except ConfigError as exc:
         raised = "ReplaySSM" in str(exc)
     assert raised == refused
+
+
+KIMI_LINEAR = {"architectures": ["KimiLinearForCausalLM"], "num_hidden_layers": 4,
+               "mamba_ssm_dtype": "bfloat16",
+               "linear_attn_config": {"kda_layers": [1, 2, 4], "full_attn_layers": [3],
+                                      "num_heads": 32, "head_dim": 128,
+                                      "short_conv_kernel_size": 4}}
+LFM2 = {"architectures": ["Lfm2ForCausalLM"], "hidden_size": 1024, "conv_L_cache": 3,
+        "layer_types": ["conv", "conv", "full_attention", "short_conv", "full_attention"]}
+
+
+def test_kimi_linear_kda_state(tmp_path: Path) -> None:
+    """1-based KDA layer numbers; the Mamba-2 arithmetic of KimiLinearStateShape; no
+    state dtype read from the config (KimiLinearCacheParams takes the environment's)."""
+    found = settings(tmp_path, KIMI_LINEAR, fields=())
+    assert found == {"mamba_state_shape": (3, 4096, 32, 32, 128, 128, 4),
+                     "mamba_layer_map": (1, 1, 0, 1)}
+
+
+@pytest.mark.parametrize("change", [{"kda_layers": []}, {"kda_layers": None},
+                                    {"full_attn_layers": None}, {"num_heads": None},
+                                    {"short_conv_kernel_size": 1}])
+def test_kimi_linear_without_a_shape(tmp_path: Path, change: dict[str, Any]) -> None:
+    attn = {**KIMI_LINEAR["linear_attn_config"], **change}  # type: ignore[dict-item]
+    assert settings(tmp_path, {**KIMI_LINEAR, "linear_attn_config": attn}) == {}
+
+
+@given(heads=st.integers(1, 64), dim=st.integers(1, 256), kernel=st.integers(2, 8),
+       tp=st.sampled_from([1, 2, 4, 8]))
+def test_kda_state_bytes_are_kimi_linears(heads: int, dim: int, kernel: int, tp: int) -> None:
+    """The reader's tuple prices KimiLinearStateShape exactly (mamba_utils.py:323-367):
+    conv (K - 1) x 3 H D / tp in bfloat16 + SSM (H / tp) D D, refused on the widths where
+    SGLang's divide() asserts."""
+    from graphfit.planner.core.errors import ConfigError
+    from graphfit.planner.engines.sglang_mamba_memory import MambaStateShape
+
+    attn = {"kda_layers": [1], "full_attn_layers": [], "num_heads": heads,
+            "head_dim": dim, "short_conv_kernel_size": kernel}
+    shape = kimi_linear_shape({"num_hidden_layers": 1, "linear_attn_config": attn})
+    assert shape is not None
+    state = MambaStateShape.of(shape)
+    if heads * dim % tp or heads % tp:
+        with pytest.raises(ConfigError):
+            state.bytes_per_request(tp, "float32")
+        return
+    conv = (kernel - 1) * (heads * dim // tp + 2 * (heads * dim // tp))
+    assert state.bytes_per_request(tp, "float32") == conv * 2 + heads // tp * dim * dim * 4
+
+
+def test_lfm2_conv_only_state(tmp_path: Path) -> None:
+    """conv / short_conv layers, a conv state only (state size 0), chunk size 1."""
+    found = settings(tmp_path, LFM2, fields=())
+    assert found == {"mamba_state_shape": (3, 1024, 1, 1, 1024, 0, 3),
+                     "mamba_layer_map": (1, 1, 0, 1, 0), "mamba_chunk_size": 1}
+    moe = settings(tmp_path, {**LFM2, "architectures": ["Lfm2MoeForCausalLM"]})
+    assert moe["mamba_state_shape"] == found["mamba_state_shape"]
+    for change in ({"layer_types": ["full_attention"]}, {"conv_L_cache": None},
+                   {"layer_types": None}):
+        assert settings(tmp_path, {**LFM2, **change}) == {}
+
+
+@given(hidden=st.integers(1, 8192), kernel=st.integers(2, 8), layers=st.integers(1, 40),
+       tp=st.sampled_from([1, 2, 4, 8]))
+def test_lfm2_state_bytes(hidden: int, kernel: int, layers: int, tp: int) -> None:
+    """(hidden / tp) x (L - 1) bfloat16 a conv layer whatever the SSM dtype; SGLang passes
+    num_heads = tp, so only the hidden size must divide (lfm2.py:84-91)."""
+    from graphfit.planner.core.errors import ConfigError
+    from graphfit.planner.engines.sglang_mamba_memory import MambaStateShape
+
+    state = MambaStateShape.of((layers, hidden, 1, 1, hidden, 0, kernel))
+    if hidden % tp:
+        with pytest.raises(ConfigError):
+            state.bytes_per_request(tp, "float32")
+        return
+    for dtype in ("float32", "bfloat16"):
+        assert state.bytes_per_request(tp, dtype) == hidden // tp * (kernel - 1) * 2 * layers

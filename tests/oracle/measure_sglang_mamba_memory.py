@@ -1,17 +1,25 @@
 """Agreement counts: graphfit's mamba state cache sized from GPU memory (and the pool it caps,
 and the lines either refuses) vs SGLang 0.5.23's own code over a grid of lines on
-Qwen3-Next-shaped, GraniteMoeHybrid, Nemotron-H and Falcon-H1 models: plain, speculative
-(the joint solve), with the cache fixed by the flags (the weights refusal), with the
-state dtype from SGLANG_MAMBA_SSM_DTYPE, under pipeline parallelism and on a multimodal model.
+Qwen3-Next-shaped, GraniteMoeHybrid, Nemotron-H, Falcon-H1, Kimi-Linear and LFM2 models:
+plain, speculative (the joint solve), with the cache fixed by the flags (the weights
+refusal), with the state dtype from SGLANG_MAMBA_SSM_DTYPE, under pipeline parallelism, on a
+multimodal model, on the KDA / conv-only state shapes and with attention context parallelism.
 Run: python -m tests.oracle.measure_sglang_mamba_memory [part ...]   (parts: plain, spec,
-fixed, env, pp, mm; all by default)"""
+fixed, env, pp, mm, kinds, cp; all by default)"""
 
 from __future__ import annotations
 
 import itertools
 import sys
 
-from tests.oracle.sglang_mamba_memory_oracle import ALL_SHAPES, QWEN35_VL, SHAPES
+from tests.oracle.sglang_mamba_memory_oracle import (
+    ALL_SHAPES,
+    KIMI,
+    LFM2,
+    LFM2_MOE,
+    QWEN35_VL,
+    SHAPES,
+)
 from tests.oracle.test_sglang_mamba_memory_oracle import (
     SPECS,
     _line,
@@ -75,7 +83,28 @@ def mm() -> list[dict]:
                 (0.3, 0.55))]
 
 
-PARTS = {"plain": plain, "spec": spec, "fixed": fixed, "env": env, "pp": pp, "mm": mm}
+def kinds() -> list[dict]:
+    """Kimi-Linear's KDA state and LFM2 / LFM2-MoE's conv-only state: TP widths, state dtype
+    by flag and variable, speculation, pipeline stages, memory left or not."""
+    return [_line(shape=shape, tp=tp, ssm=ssm, env_ssm=env_ssm, spec=algorithm, pp=stages,
+                  weights=weights)
+            for shape, tp, (ssm, env_ssm), algorithm, stages, weights in itertools.product(
+                (KIMI, LFM2, LFM2_MOE), TPS, ((None, None), ("bfloat16", None),
+                                              (None, "float16")),
+                (None, SPECS[1]), (1, 2), (0.3, 0.9))]
+
+
+def cp() -> list[dict]:
+    """--attn-cp-size 2 / 4 with TP 4 (and attention DP 2): the state on the attention-TP
+    width; Nemotron-H refused by both."""
+    return [_line(shape=shape, tp=tp, cp=size, spec=algorithm, S=s)
+            for shape, (tp, size), algorithm, s in itertools.product(
+                range(ALL_SHAPES), (((4, 1), 2), ((4, 1), 4), ((4, 2), 2), ((2, 1), 2)),
+                (None, SPECS[1]), (None, 3000))]
+
+
+PARTS = {"plain": plain, "spec": spec, "fixed": fixed, "env": env, "pp": pp, "mm": mm,
+         "kinds": kinds, "cp": cp}
 
 
 def main(parts: list[str]) -> None:

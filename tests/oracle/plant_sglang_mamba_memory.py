@@ -1,17 +1,21 @@
 """Planted errors in graphfit's mamba state cache from memory, each run over a few of the
 measure's lines against SGLang 0.5.23's own code: every plant must make some lines differ
 (or be refused by one side only), the unplanted code none. Patched in this process only.
-Run: python -m tests.oracle.plant_sglang_mamba_memory"""
+Run: python -m tests.oracle.plant_sglang_mamba_memory [word ...]  (only the plants whose
+label holds one of the words)"""
 
 from __future__ import annotations
 
 import contextlib
+import sys
 from collections.abc import Callable, Iterator
 from typing import Any
 
 from graphfit.inputs import environment
+from graphfit.inputs import mamba_state as ms
 from graphfit.planner.engines import sglang_mamba_memory as smm
 from graphfit.planner.engines import sglang_mamba_pool as smp
+from graphfit.planner.engines import sglang_reserve as sr
 from tests.oracle import sglang_mamba_memory_oracle as mm
 from tests.oracle.test_sglang_mamba_memory_oracle import SPECS, _line, agree, sglang_side
 
@@ -28,6 +32,20 @@ def _ratio_ignoring_pp(self: smp.MambaCache) -> int:
 
 
 ORIGINAL_RATIO = smp.MambaCache.slots_per_request
+ORIGINAL_KIMI, ORIGINAL_LFM2 = ms.kimi_linear_shape, ms.lfm2_shape
+
+
+def _kda_zero_based(data: dict[str, Any]) -> tuple[int, ...] | None:
+    # kda_layers read as 0-based layer indices (they are 1-based, kimi_linear.py:158-162)
+    attn = dict(data["linear_attn_config"])
+    attn["kda_layers"] = [k + 1 for k in attn["kda_layers"]]
+    return ORIGINAL_KIMI({**data, "linear_attn_config": attn})
+
+
+def _lfm2_full_kernel(data: dict[str, Any]) -> tuple[int, ...] | None:
+    # conv_L_cache taken as the cached length (it is the kernel: L - 1 kept, lfm2.py:72)
+    shape = ORIGINAL_LFM2(data)
+    return None if shape is None else (*shape[:6], shape[6] + 1)
 
 
 def _no_fixed_check(*args: Any) -> None:
@@ -52,6 +70,20 @@ PLANTS: dict[str, tuple[str, Any, Any, list[dict]]] = {
     "SGLANG_MAMBA_SSM_DTYPE ignored": (
         "_mamba_ssm_dtype", environment, lambda environ: [],
         [_line(shape=1, env_ssm="float32"), _line(env_ssm="bfloat16")]),
+    "Kimi-Linear: kda_layers read 0-based": (
+        "kimi_linear_shape", ms, _kda_zero_based,
+        [_line(shape=mm.KIMI, tp=tp) for tp in ((1, 1), (4, 1))]),
+    "Kimi-Linear: prefill graphs kept on (memory reserve)": (
+        "uses_kda", sr, lambda *args: False,
+        [_line(shape=mm.KIMI, tp=tp) for tp in ((1, 1), (4, 2))]),
+    "CP: the state over the whole TP group": (
+        "state_tp", smm, lambda config: config.tp_size // config.attn_dp_size,
+        [_line(cp=2, tp=(4, 1)), _line(shape=mm.KIMI, cp=4, tp=(4, 1))]),
+    "CP: Nemotron-H's refusal dropped": (
+        "NEMOTRON_H_ARCHS", smm, frozenset(), [_line(shape=mm.NEMOTRON, cp=2, tp=(4, 1))]),
+    "LFM2: conv_L_cache read as the cached length": (
+        "lfm2_shape", ms, _lfm2_full_kernel,
+        [_line(shape=shape) for shape in (mm.LFM2, mm.LFM2_MOE)]),
 }
 
 
@@ -65,8 +97,10 @@ def planted(name: str, owner: Any, replacement: Callable[..., Any]) -> Iterator[
         setattr(owner, name, original)
 
 
-def main() -> None:
+def main(only: list[str]) -> None:
     for label, (name, owner, replacement, lines) in PLANTS.items():
+        if only and not any(word in label for word in only):
+            continue
         theirs = [sglang_side(p) for p in lines]
         clean = [agree(p, t) for p, t in zip(lines, theirs, strict=True)]
         with planted(name, owner, replacement):
@@ -77,4 +111,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    main(sys.argv[1:])

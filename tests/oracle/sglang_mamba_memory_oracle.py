@@ -85,11 +85,41 @@ QWEN35_VL_CONFIG = {
         "spatial_merge_size": 2, "temporal_patch_size": 2, "in_channels": 3},
     "image_token_id": 151655, "video_token_id": 151656, "vision_start_token_id": 151652,
     "vision_end_token_id": 151653, "tie_word_embeddings": False}
+# Kimi-Linear (configs/kimi_linear.py:158-182): KDA layers 1, 2 and 4 of 4 (1-based numbers in
+# `linear_attn_config.kda_layers`), 16 heads of 128: KimiLinearStateShape (mamba_utils.py:
+# 323-367); its state dtype from the environment only (the config's is not read)
+KIMI_CONFIG = {
+    "architectures": ["KimiLinearForCausalLM"], "model_type": "kimi_linear",
+    "hidden_size": 1024, "intermediate_size": 2048, "num_hidden_layers": 4,
+    "num_attention_heads": 16, "num_key_value_heads": 16, "head_dim": 64,
+    "vocab_size": 32000, "max_position_embeddings": CONTEXT, "torch_dtype": "bfloat16",
+    "mamba_ssm_dtype": "bfloat16", "kv_lora_rank": 512, "qk_nope_head_dim": 128,
+    "qk_rope_head_dim": 64, "v_head_dim": 128, "mla_use_nope": True,
+    "linear_attn_config": {"kda_layers": [1, 2, 4], "full_attn_layers": [3], "num_heads": 16,
+                           "head_dim": 128, "short_conv_kernel_size": 4}}
+# LFM2 (configs/lfm2.py:58-97): short-conv layers only a conv state (hidden / tp, L - 1),
+# chunk size 1; LFM2_MOE (configs/lfm2_moe.py:48-84) the same state
+LFM2_CONFIG = {
+    "architectures": ["Lfm2ForCausalLM"], "model_type": "lfm2", "hidden_size": 1024,
+    "intermediate_size": 4096, "num_hidden_layers": 6, "num_attention_heads": 16,
+    "num_key_value_heads": 8, "vocab_size": 65536, "max_position_embeddings": CONTEXT,
+    "layer_types": ["conv", "conv", "full_attention", "conv", "full_attention", "conv"],
+    "conv_L_cache": 3, "torch_dtype": "bfloat16"}
+LFM2_MOE_CONFIG = {
+    "architectures": ["Lfm2MoeForCausalLM"], "model_type": "lfm2_moe", "hidden_size": 768,
+    "intermediate_size": 2048, "moe_intermediate_size": 512, "num_hidden_layers": 4,
+    "num_attention_heads": 12, "num_key_value_heads": 4, "vocab_size": 65536,
+    "max_position_embeddings": CONTEXT, "num_experts": 8, "num_experts_per_tok": 2,
+    "num_dense_layers": 1,
+    "layer_types": ["conv", "full_attention", "conv", "conv"], "conv_L_cache": 4,
+    "torch_dtype": "bfloat16"}
 NEMOTRON, FALCON, FALCON_AUTO, QWEN35_VL = GRANITE + 1, GRANITE + 2, GRANITE + 3, GRANITE + 4
+KIMI, LFM2, LFM2_MOE = GRANITE + 5, GRANITE + 6, GRANITE + 7
 OTHER_CONFIGS = {GRANITE: ("granite", GRANITE_CONFIG), NEMOTRON: ("nemotronh", NEMOTRON_CONFIG),
                  FALCON: ("falconh1", FALCON_CONFIG),
                  FALCON_AUTO: ("falconh1auto", FALCON_AUTO_CONFIG),
-                 QWEN35_VL: ("qwen35vl", QWEN35_VL_CONFIG)}
+                 QWEN35_VL: ("qwen35vl", QWEN35_VL_CONFIG), KIMI: ("kimilinear", KIMI_CONFIG),
+                 LFM2: ("lfm2", LFM2_CONFIG), LFM2_MOE: ("lfm2moe", LFM2_MOE_CONFIG)}
 ALL_SHAPES = len(SHAPES) + len(OTHER_CONFIGS)  # model_dir(0 .. ALL_SHAPES - 1)
 
 

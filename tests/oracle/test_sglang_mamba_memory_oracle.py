@@ -31,7 +31,8 @@ from tests.oracle import sglang_oracle as so  # noqa: E402
 SPECS = (None, ("NEXTN", 3, 1, 4), ("NEXTN", 1, 1, 2), ("NEXTN", 5, 1, 6), ("NGRAM",))
 
 LINES = st.fixed_dictionaries({
-    # Qwen3-Next shapes, then GraniteMoeHybrid, Nemotron-H and two Falcon-H1
+    # Qwen3-Next shapes, then GraniteMoeHybrid, Nemotron-H, two Falcon-H1, the Qwen3.5 VLM,
+    # Kimi-Linear, LFM2 and LFM2-MoE
     "shape": st.sampled_from(range(mm.ALL_SHAPES)),
     "tp": st.sampled_from(((1, 1), (2, 1), (4, 1), (4, 2), (2, 2))),
     "gb": st.sampled_from((24.0, 40.0, 80.0, 141.0)),
@@ -45,6 +46,7 @@ LINES = st.fixed_dictionaries({
     "spec": st.sampled_from(SPECS),
     "M": st.none() | st.integers(1, 400000),  # --max-mamba-cache-size: the flags fix it
     "pp": st.sampled_from((1, 1, 2, 3, 4)),  # pipeline stages: the widest stage's share
+    "cp": st.sampled_from((1, 1, 1, 2)),  # --attn-cp-size: the state's attention-TP width
     "mmt": st.sampled_from((None, "cpu", "cuda_ipc", "cuda_vmm")),  # --mm-feature-transport
     # the line's SGLANG_MAMBA_SSM_DTYPE prefix ("fp8": one SGLang ignores with a warning)
     "env_ssm": st.sampled_from((None, "float16", "bfloat16", "float32", "fp8"))})
@@ -62,6 +64,7 @@ def argv_of(p: dict) -> tuple[str, ...]:
     argv += () if p["S"] is None else ("--max-running-requests", str(p["S"]))
     argv += () if p.get("M") is None else ("--max-mamba-cache-size", str(p["M"]))
     argv += () if p.get("pp", 1) == 1 else ("--pp-size", str(p["pp"]))
+    argv += () if p.get("cp", 1) == 1 else ("--attn-cp-size", str(p["cp"]))
     argv += () if p.get("mmt") is None else ("--mm-feature-transport", p["mmt"])
     spec = p.get("spec")
     if spec is not None:
@@ -126,7 +129,7 @@ def agree(p: dict, theirs: mm.Sized | str | None = None) -> bool | None:
 def _line(**kw: object) -> dict:
     return {"shape": 0, "tp": (1, 1), "gb": 80.0, "weights": 0.25, "preload": None,
             "fraction": None, "ratio": None, "ssm": None, "radix_off": False,
-            "overlap": True, "S": 3000, "spec": None, "env_ssm": None, "M": None, "pp": 1,
+            "overlap": True, "S": 3000, "spec": None, "env_ssm": None, "M": None, "pp": 1, "cp": 1,
             "mmt": None, **kw}
 
 
@@ -158,6 +161,12 @@ def _line(**kw: object) -> dict:
 @example(_line(shape=mm.QWEN35_VL, mmt="cuda_vmm", M=3500, weights=0.55))  # refused ...
 @example(_line(shape=mm.QWEN35_VL, M=3500, weights=0.55))  # ... served without the GPU pool
 @example(_line(pp=2, mmt="cuda_vmm", overlap=False))  # refused by both (serving_hook.py:894)
+@example(_line(shape=mm.KIMI, tp=(4, 1)))  # Kimi-Linear's KDA state; prefill graphs off
+@example(_line(shape=mm.KIMI, env_ssm="bfloat16", spec=SPECS[1]))  # the config's dtype unread
+@example(_line(shape=mm.LFM2, tp=(2, 1)))  # LFM2: a conv state only
+@example(_line(shape=mm.LFM2_MOE, tp=(4, 2), pp=2))
+@example(_line(tp=(4, 1), cp=2))  # attention CP: the state on the attention-TP width
+@example(_line(shape=mm.NEMOTRON, tp=(4, 1), cp=2))  # Nemotron-H refuses CP
 @example(_line(spec=SPECS[1]))  # the joint solve with 4 intermediate states a request
 @example(_line(spec=SPECS[3], S=None, ssm="bfloat16"))  # S: the speculative default 48
 @example(_line(spec=SPECS[1], radix_off=True, S=None))  # radix off: 48 slots, not memory

@@ -80,6 +80,22 @@ def test_roles_and_locks() -> None:
     assert not resolve_prefill(PrefillInputs(max_tokens=3)).on
 
 
+def test_kda_models_drop_breakable_prefill_graphs() -> None:
+    """cuda_graph_hook.py:183-191: a KDA hybrid model (Kimi-Linear with its state read) gets
+    no breakable prefill graphs by default; a given backend stands (tests/oracle/
+    test_sglang_mamba_memory_oracle measures the memory reserve this changes)."""
+    from graphfit.planner.engines.sglang_mamba_pool import uses_kda
+
+    kda = uses_kda("KimiLinearForCausalLM", (3, 4096, 32, 32, 128, 128, 4))
+    assert kda and not uses_kda("KimiLinearForCausalLM", None)
+    assert not uses_kda("Qwen3NextForCausalLM", (3, 4096, 16, 32, 128, 128, 4))
+    off = resolve_prefill(PrefillInputs(kda_breakable_off=kda))
+    assert off.backend == "disabled"
+    assert resolve_prefill(PrefillInputs(kda_breakable_off=kda,
+                                         backend="full")).backend == "full"
+    assert resolve_prefill(PrefillInputs()).backend == "breakable"
+
+
 @pytest.mark.parametrize("bad", [dict(backend="piecewise"), dict(tokens=(0,)),
                                  dict(chunked_prefill_size=-1), dict(disaggregation_mode="x"),
                                  dict(pp_size=0)])

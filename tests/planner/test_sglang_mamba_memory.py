@@ -191,6 +191,21 @@ def test_pipeline_stage_share(layer_map: tuple[int, ...], pp: int, per: int) -> 
     assert stage * pp >= per - pp
 
 
+def test_attention_cp_narrows_the_state_width() -> None:
+    """--attn-cp-size: the solve is the same, on the attention-TP width tp / (dp x cp)
+    (runtime_context.py:477-486); TP 4 with CP 2 prices a state as TP 2 does (the oracle
+    measures it against SGLang: measure_sglang_mamba_memory cp)."""
+    cp = plan(sg(weights_gb=20.0, mamba_state_shape=QWEN3_NEXT, tp_size=4, attn_cp_size=2))
+    tp2 = plan(sg(weights_gb=20.0, mamba_state_shape=QWEN3_NEXT, tp_size=2))
+    tp4 = plan(sg(weights_gb=20.0, mamba_state_shape=QWEN3_NEXT, tp_size=4))
+    assert cp.config.mamba_memory_slots is not None
+    assert tp4.config.mamba_memory_slots is not None
+    assert cp.config.mamba_memory_slots < tp4.config.mamba_memory_slots
+    per = MambaStateShape.of(QWEN3_NEXT)
+    assert per.bytes_per_request(2, "float32") == 2 * per.bytes_per_request(4, "float32")
+    assert tp2.config.mamba_memory_slots is not None
+
+
 @pytest.mark.parametrize(("options", "message"), [
     ({"mm_feature_transport": "cuda_vmm", "pp_size": 2}, "cuda_vmm"),
     ({"mamba_state_shape": QWEN3_NEXT, "mamba_layer_map": (1, 0, 1)}, "mamba_layer_map"),
@@ -201,3 +216,13 @@ def test_cross_field_refusals(options: dict[str, Any], message: str) -> None:
     with pytest.raises(ConfigError, match=message):
         plan(sg(**options))
     plan(sg(**{k: v for k, v in options.items() if k not in ("pp_size", "mamba_layer_map")}))
+
+
+def test_nemotron_h_refuses_attention_cp() -> None:
+    """SGLang's ValueError for Nemotron-H with --attn-cp-size > 1 (parallel_hook.py:76-77),
+    any memory input; other hybrid models plan CP."""
+    nemotron = {"architecture": "NemotronHForCausalLM"}
+    with pytest.raises(ConfigError, match="Nemotron-H"):
+        plan(sg(nemotron, tp_size=2, attn_cp_size=2))
+    plan(sg(nemotron, tp_size=2))
+    plan(sg(tp_size=2, attn_cp_size=2))

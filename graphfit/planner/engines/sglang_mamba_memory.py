@@ -39,12 +39,19 @@ refused (`_check_fixed_cache`, :3040-3060, 3302-3342). The state dtype may come 
 SGLANG_MAMBA_SSM_DTYPE (graphfit.inputs.environment). A multimodal model first reserves its
 embedding cache and GPU feature-transport pool (`mm_reserve_gb`, :202-219, :3035-3037).
 
+Attention context parallelism (`--attn-cp-size`): the solve does not read it, only the
+state's TP width does -- the attention-TP width tp / (attn_dp x attn_cp) for every model
+graphfit reads a shape of (their configs take `get_parallel().attn_tp_size`, or
+`linear_attn_tp_size()`, which is the whole TP group only under CP-TP group sharing,
+runtime_context.py:477-486, decided for Glm5Next / Qwen4Exp only,
+arg_groups/cp_tp_group_sharing_hook.py:21-24, 122: architectures graphfit reads no shape
+of). Nemotron-H refuses CP (`check_inputs`, parallel_hook.py:66-77).
+
 Refused by graphfit's line reader: the ReplaySSM speculative verify
 (`--enable-linear-replayssm-spec`, :3262-3296: a replay ring instead of the intermediate
 states). Not restated (the cap is then left out, as before, and the plan says so):
 speculation on a disaggregated prefill server
-(:172-181), attention context parallelism (the CP-TP group sharing decides the state's TP
-width, runtime_context.py:477-486), the fused draft state block (`fused_entry_bytes`,
+(:172-181), the fused draft state block (`fused_entry_bytes`,
 :3252-3258, off unless a fused draft layout is chosen) and SGLANG_ENABLE_POST_CAPTURE_KV_SIZING
 (environ.py:640, off by default).
 """
@@ -65,6 +72,7 @@ DEFAULT_SSM_DTYPE = "float32"  # mamba_utils.py:69
 VLM_CACHE_MB = 100  # SGLANG_VLM_CACHE_SIZE_MB (environ.py:1598)
 MM_FEATURE_CACHE_MB = 1024  # SGLANG_MM_FEATURE_CACHE_MB (environ.py:1622)
 DEFAULT_FULL_MEMORY_RATIO = 0.9  # arg_groups/fields/schedule.py:220-227 (fallback)
+NEMOTRON_H_ARCHS = frozenset({"NemotronHForCausalLM", "NemotronHPuzzleForCausalLM"})
 SHAPE_FIELDS = ("layers", "intermediate_size", "n_groups", "num_heads", "head_dim",
                 "state_size", "conv_kernel")
 
@@ -83,7 +91,11 @@ class MambaStateShape:
     (configs/qwen3_next.py:287-310): intermediate = linear_value_head_dim x
     linear_num_value_heads, n_groups = linear_num_key_heads, num_heads =
     linear_num_value_heads, head_dim = linear_value_head_dim, state_size =
-    linear_key_head_dim, conv_kernel = linear_conv_kernel_dim."""
+    linear_key_head_dim, conv_kernel = linear_conv_kernel_dim. Kimi-Linear's KDA state
+    (`KimiLinearStateShape`) has the same arithmetic (graphfit.inputs.mamba_state.
+    kimi_linear_shape). state_size 0: a conv-only state (LFM2's short conv, configs/lfm2.py:
+    80-91), for which SGLang passes num_heads = the TP width, so no SSM state and no heads
+    to divide (num_heads is then ignored)."""
 
     layers: int
     intermediate_size: int
@@ -95,6 +107,8 @@ class MambaStateShape:
 
     def __post_init__(self) -> None:
         for name in SHAPE_FIELDS:
+            if name == "state_size" and self.state_size == 0:
+                continue  # the conv-only state (class docstring)
             _positive_int(name, getattr(self, name))
         if self.conv_kernel < 2:
             raise ConfigError(f"mamba state conv_kernel: must be >= 2, got {self.conv_kernel}")
@@ -118,13 +132,14 @@ class MambaStateShape:
         if groups % tp:
             groups += tp - groups  # extra_groups_for_head_shards (mamba_utils.py:29-38)
         conv_dim = self.intermediate_size + 2 * groups * self.state_size
-        for what, total in (("conv dim", conv_dim), ("heads", self.num_heads)):
+        heads = self.num_heads if self.state_size else tp  # LFM2 passes tp (lfm2.py:88)
+        for what, total in (("conv dim", conv_dim), ("heads", heads)):
             if total % tp:  # SGLang's divide() (distributed/utils.py:75-79)
                 raise ConfigError(f"mamba state {what} {total} is not divisible by the "
                                   f"linear-attention TP width {tp} (SGLang mamba_utils.py:"
                                   f"225, 230 asserts it)")
         conv = conv_dim // tp * (self.conv_kernel - 1)
-        ssm = self.num_heads // tp * self.head_dim * self.state_size
+        ssm = heads // tp * self.head_dim * self.state_size
         return (conv * CONV_DTYPE_BYTES + ssm * SSM_DTYPE_BYTES[ssm_dtype]) * self.layers
 
 
@@ -245,8 +260,6 @@ def _not_restated(config: EngineSettings, fraction: float | None = None) -> str 
         return "speculative decoding on a disaggregated prefill server (:172-181, 3294-3298)"
     if config.pp_size > 1 and config.mamba_layer_map is None:
         return "pipeline parallelism without the model's layer map (:3233-3249)"
-    if config.attn_cp_size > 1:
-        return "attention context parallelism"
     missing = [what for what, value in (
         ("--gpu-memory-gb", config.gpu_memory_gb), ("--weights-gb", config.weights_gb),
         ("the model directory's linear-attention config", config.mamba_state_shape),
@@ -254,6 +267,13 @@ def _not_restated(config: EngineSettings, fraction: float | None = None) -> str 
     if missing:
         return f"needs {', '.join(missing)}"
     return None
+
+
+def state_tp(config: EngineSettings) -> int:
+    """The linear-attention TP width a state is split over: the attention-TP width
+    tp / (attn_dp x attn_cp) (runtime_context.py:73, 477-486; no CP-TP group sharing for
+    the models graphfit reads, module docstring)."""
+    return max(1, config.tp_size // config.attn_dp_size // config.attn_cp_size)
 
 
 def memory_of(config: EngineSettings, fraction: float | None = None,
@@ -267,7 +287,7 @@ def memory_of(config: EngineSettings, fraction: float | None = None,
     from graphfit.planner.engines.sglang_mamba_pool import cache_of
 
     shape = MambaStateShape.of(config.mamba_state_shape or ())
-    tp = config.tp_size // config.attn_dp_size // config.attn_cp_size  # runtime_context.py:73
+    tp = state_tp(config)
     gpu = config.gpu_memory_gb or 0.0
     drafts = (drafts or config.speculative_num_draft_tokens) if _speculative(config) else None
     if _speculative(config) and drafts is None:  # pragma: no cover - resolution fills it
@@ -282,7 +302,7 @@ def memory_of(config: EngineSettings, fraction: float | None = None,
         full_memory_ratio=(DEFAULT_FULL_MEMORY_RATIO if config.mamba_full_memory_ratio is None
                            else config.mamba_full_memory_ratio),
         bytes_per_request=stage_bytes(
-            shape.bytes_per_request(max(tp, 1), config.mamba_ssm_dtype or DEFAULT_SSM_DTYPE),
+            shape.bytes_per_request(tp, config.mamba_ssm_dtype or DEFAULT_SSM_DTYPE),
             config.mamba_layer_map, config.pp_size))
 
 
@@ -322,6 +342,11 @@ def check_inputs(config: EngineSettings) -> None:
     if config.mm_feature_transport == "cuda_vmm" and config.pp_size != 1:
         raise ConfigError("mm_feature_transport: cuda_vmm does not support pipeline "
                           "parallelism (SGLang serving_hook.py:891-897)")
+    if config.architecture in NEMOTRON_H_ARCHS and config.attn_cp_size > 1:
+        # by model_type nemotron_h / nemotron_h_puzzle in SGLang; graphfit knows the two
+        # architectures whose configs carry them
+        raise ConfigError("attn_cp_size: Nemotron-H does not support attention context "
+                          "parallelism (SGLang parallel_hook.py:66-77)")
     shape, layer_map = config.mamba_state_shape, config.mamba_layer_map
     if shape and layer_map is not None and sum(layer_map) != shape[0]:
         raise ConfigError(f"mamba_layer_map: {sum(layer_map)} mamba layers, the state shape "

@@ -80,6 +80,18 @@ def is_hybrid_mamba(architecture: str | None,
     return architecture in MAMBA_RADIX_CACHE_ARCHS
 
 
+KDA_ARCHITECTURES = frozenset({"KimiLinearForCausalLM"})
+
+
+def uses_kda(architecture: str | None, mamba_state_shape: tuple[int, ...] | None) -> bool:
+    """SGLang's `uses_kda_attention` (configs/model_config.py:230-252): a config whose
+    `linear_attn_config.kda_layers` is not empty. graphfit knows it for Kimi-Linear from the
+    model directory (its state shape is read only then, graphfit.inputs.mamba_state.
+    kimi_linear_shape); the `layer_types` + `linear_num_heads` form (:245-251) and the other
+    KDA architectures are not read."""
+    return architecture in KDA_ARCHITECTURES and mamba_state_shape is not None
+
+
 @dataclass(frozen=True)
 class MambaCache:
     """The mamba-cache server arguments that size the state cache and its slots per request.

@@ -134,6 +134,9 @@ class PrefillInputs:
     # a multimodal model off SGLang's breakable allowlist (graphfit.planner.engines.
     # sglang_multimodal): breakable prefill graphs off unless the backend is given
     multimodal_breakable_off: bool = False
+    # a KDA hybrid linear-attention model (sglang_mamba_pool.uses_kda): breakable prefill
+    # graphs off unless the backend is given (cuda_graph_hook.py:183-191)
+    kda_breakable_off: bool = False
     # the capture batch's bounds (cuda_graph_setup.py:578-603); None: not binding
     request_pool: int | None = None  # req_to_token_pool.size (one attention-DP group's)
     context_length: int | None = None  # the model's context length
@@ -242,6 +245,9 @@ def _backend(inputs: PrefillInputs) -> tuple[str, str]:
     if inputs.pp_size > 1:
         return DISABLED, "pipeline parallelism: breakable prefill graphs are opt-in " \
                          "(cuda_graph_hook.py:144-157)"
+    if inputs.kda_breakable_off:
+        return DISABLED, "KDA hybrid linear attention: breakable prefill graphs off " \
+                         "(cuda_graph_hook.py:183-191)"
     if inputs.attn_cp_size > 1:
         return DISABLED, "attention CP without prefill-CP breakable graphs " \
                          "(cuda_graph_hook.py:212-218)"

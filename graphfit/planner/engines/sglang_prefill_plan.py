@@ -37,6 +37,7 @@ from graphfit.planner.core.dispatch import NO_GRAPH, Dispatch, DispatchTables
 from graphfit.planner.core.enums import CUDAGraphMode, Unit
 from graphfit.planner.core.settings import EngineSettings
 from graphfit.planner.engines.base import ComponentModel
+from graphfit.planner.engines.sglang_mamba_pool import uses_kda
 from graphfit.planner.engines.sglang_multimodal import breakable_prefill_refused, sglang_multimodal
 from graphfit.planner.engines.sglang_pool import request_pool
 from graphfit.planner.engines.sglang_prefill import (
@@ -69,6 +70,7 @@ def prefill_inputs(config: EngineSettings) -> PrefillInputs:
         two_batch_overlap=config.two_batch_overlap,
         disaggregation_mode=config.disaggregation_mode,
         mla=config.architecture in MLA_ARCHITECTURES,
+        kda_breakable_off=uses_kda(config.architecture, config.mamba_state_shape),
         multimodal_breakable_off=breakable_prefill_refused(
             config.multimodal, config.architecture),
         request_pool=request_pool(config), context_length=config.max_model_len,

@@ -32,6 +32,7 @@ from __future__ import annotations
 from graphfit.planner.core.enums import CUDAGraphMode
 from graphfit.planner.core.settings import EngineSettings
 from graphfit.planner.engines import sglang_qwen3_vl as qwen3_vl
+from graphfit.planner.engines.sglang_mamba_pool import uses_kda
 from graphfit.planner.engines.sglang_memory import (
     MIB_PER_GIB,
     StaticMemoryInputs,
@@ -87,6 +88,7 @@ def memory_inputs(config: EngineSettings) -> StaticMemoryInputs:
         attn_cp_size=config.attn_cp_size, two_batch_overlap=config.two_batch_overlap,
         disaggregation_mode=config.disaggregation_mode,
         mla=config.architecture in MLA_ARCHITECTURES, moe_a2a_backend=config.moe_a2a_backend,
+        kda_breakable_off=uses_kda(config.architecture, config.mamba_state_shape),
         multimodal_breakable_off=breakable_prefill_refused(
             config.multimodal, config.architecture)))
     cps = config.chunked_prefill_size or default_chunked_prefill_size(config.gpu_memory_gb)
