@@ -134,8 +134,9 @@ def check(config: _Line) -> None:
             raise _refuse("whether this DeepSeek-V4 checkpoint has FP4 routed experts is read "
                           "from its weights (configs/model_config.py:744-761): not modelled; "
                           "set routed_experts_quant_method in its quantization_config")
-        raise _refuse(f"--quantization {quant} without FP4 routed experts or hybrid NVFP4 MoE "
-                      f"metadata in the checkpoint: SGLang refuses (moe_hook.py:264-282)")
+        given = f"--quantization {quant}" if quant is not None else "no --quantization (bf16)"
+        raise _refuse(f"{given} without FP4 routed experts or hybrid NVFP4 MoE metadata in the "
+                      f"checkpoint: SGLang refuses (moe_hook.py:264-282)")
     combine = config.megamoe_combine_dtype.strip().lower()
     if combine not in COMBINE_DTYPES:
         raise _refuse(f"SGLANG_FLASHINFER_MEGAMOE_COMBINE_DTYPE={combine!r} is not one of "
