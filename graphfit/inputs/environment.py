@@ -115,7 +115,31 @@ def sglang_environment(environ: Mapping[str, str]) -> list[Setting]:
             raise ConfigError(f"{name}={given}: a negative token budget refuses every line "
                               f"in SGLang; graphfit models budgets >= 0")
         out.append(Setting(field, value, f"{name}={given}", COMMAND_LINE))
-    return [*out, *_mamba_ssm_dtype(environ), *dspark_environment(environ)]
+    return [*out, *_mamba_ssm_dtype(environ), *_megamoe_env(environ),
+            *dspark_environment(environ)]
+
+
+# flashinfer_megamoe's variables (environ.py:1235, 1240, 1246) -> SglangOptions fields
+MEGAMOE_BOOLS = {"SGLANG_FLASHINFER_MEGAMOE_IN_KERNEL_FC2_REDUCE": "megamoe_fc2_reduce",
+                 "SGLANG_FLASHINFER_CUTEDSL_NVFP4_W4A16": "nvfp4_w4a16"}
+ENV_MEGAMOE_COMBINE = "SGLANG_FLASHINFER_MEGAMOE_COMBINE_DTYPE"
+
+
+def _megamoe_env(environ: Mapping[str, str]) -> list[Setting]:
+    """flashinfer_megamoe's environment as SGLang reads it: two EnvBools (a value it cannot
+    parse keeps the default, environ.py:67-86, 143-150) and the combine dtype, an EnvStr kept
+    as written (checked by graphfit.planner.engines.sglang_flashinfer_megamoe)."""
+    out: list[Setting] = []
+    for name, field in MEGAMOE_BOOLS.items():
+        raw = environ.get(name)
+        if raw is not None and raw.lower() in (*_SGLANG_TRUE, *_SGLANG_FALSE):
+            out.append(Setting(field, raw.lower() in _SGLANG_TRUE, f"{name}={raw}",
+                               COMMAND_LINE))
+    raw = environ.get(ENV_MEGAMOE_COMBINE)
+    if raw is not None:
+        out.append(Setting("megamoe_combine_dtype", raw, f"{ENV_MEGAMOE_COMBINE}={raw}",
+                           COMMAND_LINE))
+    return out
 
 
 def _mamba_ssm_dtype(environ: Mapping[str, str]) -> list[Setting]:

@@ -218,14 +218,36 @@ def quant_settings(model: str) -> list[Setting]:
     if not isinstance(quant, dict):
         raise ConfigError(f"{shown_path(path)}: quantization_config: expected an object, got "
                           f"{excerpt(quant)}")
+    out = _fp4_experts(path, quant)
     algo = quant.get("quant_algo")
     if algo is None:
-        return []
+        return out
     if not isinstance(algo, str) or not algo.strip():
         raise ConfigError(f"{shown_path(path)}: quantization_config.quant_algo: expected a "
                           f"name, got {excerpt(algo)}")
     return [Setting("quant_algo", algo, f"{path}: quantization_config.quant_algo", FILE,
-                    weak=True)]
+                    weak=True), *out]
+
+
+def _fp4_experts(path: Path, quant: dict[str, Any]) -> list[Setting]:
+    """SglangOptions.moe_fp4_checkpoint as SGLang's ModelConfig derives it
+    (configs/model_config.py:722-797): `is_fp4_experts` (routed_experts_quant_method "mxfp4";
+    a DeepSeek-V4 class without that key reads its weights, :744-761: unknown, None) or
+    `nvfp4_moe_meta` (quant_algo MIXED_PRECISION, moe_quant_algo NVFP4, a group_size; the
+    names upper-cased as SGLang does). MiMo-V2's store_dtype (:735-741) is not read: no
+    backend graphfit models accepts that class for it. Nothing when neither holds."""
+    where = f"{path}: quantization_config"
+    method = quant.get("routed_experts_quant_method")
+    hybrid = (str(quant.get("quant_algo", "")).upper() == "MIXED_PRECISION"
+              and str(quant.get("moe_quant_algo", "")).upper() == "NVFP4"
+              and quant.get("group_size") is not None)
+    if method == "mxfp4" or hybrid:
+        return [Setting("moe_fp4_checkpoint", True, where, FILE, weak=True)]
+    classes = load_config(path).get("architectures") or []
+    if method is None and isinstance(classes, list) and "DeepseekV4ForCausalLM" in classes:
+        return [Setting("moe_fp4_checkpoint", None, f"{where} (no routed_experts_quant_method)",
+                        FILE, weak=True)]
+    return []
 
 
 def _dtype(origin: str, data: dict[str, Any], prefix: str) -> str | None:

@@ -345,7 +345,9 @@ class EngineConfig:
             mori_dispatch_tokens_per_rank: int = 4096,
             pplx_dispatch_tokens_per_rank: int = 128,
             deepep_v2_dispatch_tokens_per_rank: int = 128,
-            flashinfer_dispatch_tokens_per_rank: int | None = None) -> None: ...
+            flashinfer_dispatch_tokens_per_rank: int | None = None,
+            moe_fp4_checkpoint: bool | None = False, megamoe_combine_dtype: str = "bf16",
+            megamoe_fc2_reduce: bool = False, nvfp4_w4a16: bool = False) -> None: ...
 
     def __post_init__(self) -> None:
         set_ = object.__setattr__
@@ -793,6 +795,26 @@ class EngineConfig:
     def flashinfer_dispatch_tokens_per_rank(self) -> int | None:
         """SglangOptions.flashinfer_dispatch_tokens_per_rank."""
         return cast("int | None", self._option("flashinfer_dispatch_tokens_per_rank"))
+
+    @property
+    def moe_fp4_checkpoint(self) -> bool | None:
+        """SglangOptions.moe_fp4_checkpoint."""
+        return cast("bool | None", self._option("moe_fp4_checkpoint"))
+
+    @property
+    def megamoe_combine_dtype(self) -> str:
+        """SglangOptions.megamoe_combine_dtype."""
+        return cast(str, self._option("megamoe_combine_dtype"))
+
+    @property
+    def megamoe_fc2_reduce(self) -> bool:
+        """SglangOptions.megamoe_fc2_reduce."""
+        return cast(bool, self._option("megamoe_fc2_reduce"))
+
+    @property
+    def nvfp4_w4a16(self) -> bool:
+        """SglangOptions.nvfp4_w4a16."""
+        return cast(bool, self._option("nvfp4_w4a16"))
 
     @property
     def moe_runner_backend(self) -> str:

@@ -42,7 +42,7 @@ def main() -> None:
                 "megamoe" in argv or "deepep_v2" in argv):
             rules[mc.megamoe_rule(str(sg.rejected)) if "megamoe" in argv
                   else str(sg.rejected).split(":", 1)[1][:40].strip()] += 1
-        if diffs["acceptance"] and gf.rejected and "is not modelled" in gf.rejected:
+        if diffs["acceptance"] and gf.rejected and "not modelled" in gf.rejected:
             refused += 1
             continue
         if "target_ladder" in diffs:

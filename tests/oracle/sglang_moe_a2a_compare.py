@@ -36,8 +36,16 @@ from tests.oracle import sglang_stubs
 
 # the backends graphfit models (graphfit.planner.engines.sglang_moe_a2a.REFUSED: the rest)
 MODELLED = ("none", "deepep", "mooncake", "nixl", "ascend_fuseep", "ascend_tp", "mori", "pplx",
-            "megamoe", "deepep_v2", "flashinfer")
-REFUSED = ("flashinfer_megamoe",)
+            "megamoe", "deepep_v2", "flashinfer", "flashinfer_megamoe")
+REFUSED: tuple[str, ...] = ()
+# backends some of whose lines graphfit refuses as not modelled (sglang_flashinfer_megamoe:
+# the W4A16 mode, a ModelOpt checkpoint without --quantization); never the reverse
+PARTIAL = ("flashinfer_megamoe",)
+# flashinfer_megamoe's environment (environ.py:1228-1246)
+FIM_COMBINE_ENV = "SGLANG_FLASHINFER_MEGAMOE_COMBINE_DTYPE"
+FIM_REDUCE_ENV = "SGLANG_FLASHINFER_MEGAMOE_IN_KERNEL_FC2_REDUCE"
+FIM_W4A16_ENV = "SGLANG_FLASHINFER_CUTEDSL_NVFP4_W4A16"
+FIM_TOKENS_ENV = "SGLANG_FLASHINFER_MEGAMOE_MAX_TOKENS_PER_RANK"  # run time only
 FLASHINFER_ENV = "SGLANG_FLASHINFER_NUM_MAX_DISPATCH_TOKENS_PER_RANK"
 DEEPEP_V2_ENV = "SGLANG_DEEPEP_V2_NUM_MAX_DISPATCH_TOKENS_PER_RANK"
 # the per-rank token budgets a line may set in its environment (environ.py:930, 1453, 1470)
@@ -314,6 +322,8 @@ def draw(rng: Any, backend: str | None = None) -> tuple[str, ...]:
         argv = _deepep_v2(rng, argv)
     if backend == "flashinfer":
         argv = _flashinfer(rng, argv)
+    if backend == "flashinfer_megamoe":
+        argv = _flashinfer_megamoe(rng, argv)
     if rng.random() < 0.7:
         argv += ["--max-running-requests", str(rng.choice((rng.randint(1, 64),
                                                            rng.randint(1, 600))))]
@@ -336,7 +346,7 @@ def draw(rng: Any, backend: str | None = None) -> tuple[str, ...]:
         argv += ["--chunked-prefill-size", str(rng.choice((128, 256, 512, 1024, 2048, 4096,
                                                            16384)))]
     tp = rng.choice((1, 2, 4, 8))
-    if tp > 1:
+    if tp > 1 and "--tp-size" not in argv:  # FlashInfer lines choose their own topology
         argv += ["--tp-size", str(tp)]
         if rng.random() < 0.5:
             argv += ["--attn-dp-size", str(rng.choice([d for d in (2, 4, 8) if tp % d == 0]))]
@@ -418,6 +428,70 @@ def _flashinfer(rng: Any, argv: list[str]) -> list[str]:
     return argv
 
 
+def _flashinfer_megamoe(rng: Any, argv: list[str]) -> list[str]:
+    """A FlashInfer MegaMoE line: attention DP over the whole TP group on most, a GPU name
+    (SM100 or not), a checkpoint with or without FP4 routed experts / hybrid NVFP4 metadata
+    and of a validated class or not, a --quantization and runner, its environment."""
+    if "--tp-size" not in argv and rng.random() < 0.7:
+        argv += ["--tp-size", str(rng.choice((2, 4)))]
+    if "--tp-size" in argv and rng.random() < 0.8:
+        argv += ["--attn-dp-size", argv[argv.index("--tp-size") + 1]]
+    argv += ["--gpu-memory-gb", rng.choice(("B200", "B200", "B200", "H100", "RTX5090"))]
+    model = rng.choice(("plain", "mxfp4_experts", "hybrid_nvfp4", "hybrid_nvfp4",
+                        "hybrid_no_group", "fp8", "modelopt_nvfp4", "other_class"))
+    if model == "modelopt_nvfp4":
+        argv += ["--model-path", quantized_model_dir("NVFP4")]
+    elif model == "other_class":
+        argv += ["--model-path", layout_model_dir(
+            "hybrid_nvfp4", rng.choice(("Glm4MoeForCausalLM", "MixtralForCausalLM")))]
+    elif model != "plain":
+        argv += ["--model-path", layout_model_dir(model)]
+    if model == "plain" and rng.random() < 0.8:  # a quantized checkpoint must match the flag
+        # (ModelConfig._verify_quantization, configs/model_config.py:2000-2160: not modelled)
+        argv += ["--quantization", rng.choice(("mxfp8", "mxfp8", "modelopt_fp4", "fp8",
+                                               "nvfp4_online"))]
+    if rng.random() < 0.3:
+        argv += ["--moe-runner-backend", rng.choice(("flashinfer_megamoe", "flashinfer_trtllm",
+                                                     "triton", "deep_gemm"))]
+    if rng.random() < 0.25:
+        argv = [f"{FIM_COMBINE_ENV}={rng.choice(('bf16', 'MXFP8', 'nvfp4', 'fp32'))}", *argv]
+    if rng.random() < 0.2:
+        argv = [f"{FIM_REDUCE_ENV}={rng.choice(('1', '0', 'maybe'))}", *argv]
+    if rng.random() < 0.05:
+        argv = [f"{FIM_W4A16_ENV}=1", *argv]
+    if rng.random() < 0.2:
+        argv = [f"{FIM_TOKENS_ENV}={rng.choice((1, 64, 4096))}", *argv]
+    return argv
+
+
 def lines(n: int, seed: int = 0, backend: str | None = None) -> list[tuple[str, ...]]:
     rng = random.Random(seed)
     return [draw(rng, backend) for _ in range(n)]
+
+
+# checkpoint quantization_config layouts a flashinfer_megamoe line may load
+# (configs/model_config.py:722-797: FP4 routed experts, hybrid NVFP4 MoE metadata)
+FP4_LAYOUTS: dict[str, dict[str, object]] = {
+    "mxfp4_experts": {"quant_method": "fp8", "fmt": "e4m3", "activation_scheme": "dynamic",
+                      "weight_block_size": [128, 128], "routed_experts_quant_method": "mxfp4"},
+    "hybrid_nvfp4": {"quant_method": "modelopt", "quant_algo": "MIXED_PRECISION",
+                     "moe_quant_algo": "NVFP4", "group_size": 16, "ignore": ["lm_head"]},
+    "hybrid_no_group": {"quant_method": "modelopt", "quant_algo": "MIXED_PRECISION",
+                        "moe_quant_algo": "NVFP4"},
+    "fp8": {"quant_method": "fp8", "fmt": "e4m3", "activation_scheme": "dynamic",
+            "weight_block_size": [128, 128]},
+}
+
+
+@functools.cache
+def layout_model_dir(layout: str, architecture: str = "Qwen3MoeForCausalLM") -> str:
+    """The Qwen3-MoE shapes of `model_dir` with `FP4_LAYOUTS[layout]` as its
+    quantization_config and the given model class."""
+    so.oracle()
+    root = Path(tempfile.mkdtemp(prefix="graphfit-sglang-moe-l-"))
+    directory = sglang_stubs.write_moe_model_dir(root / "model")
+    data = json.loads((directory / "config.json").read_text())
+    data["architectures"] = [architecture]
+    data["quantization_config"] = FP4_LAYOUTS[layout]
+    (directory / "config.json").write_text(json.dumps(data))
+    return str(directory)

@@ -54,8 +54,10 @@ def _check(argv: tuple[str, ...]) -> None:
     if accept:
         gf = mc.graphfit_cli(argv)
         backend = argv[argv.index("--moe-a2a-backend") + 1]
-        refused_by_us = (gf.rejected is not None and backend in mc.REFUSED
-                         and "is not modelled" in gf.rejected)
+        refused_by_us = gf.rejected is not None and (
+            (backend in mc.REFUSED and "is not modelled" in gf.rejected)
+            or (backend in mc.PARTIAL and mc.sglang(argv).rejected is None
+                and "not modelled" in gf.rejected))
         assert refused_by_us, f"{' '.join(argv)}: {accept[0].detail}"
     wrong = [d for found in diffs.values() for d in found]
     assert not wrong, f"{' '.join(argv)}: " + "; ".join(d.detail for d in wrong[:4])
@@ -495,3 +497,95 @@ def test_planted_flashinfer_error_is_caught(monkeypatch: pytest.MonkeyPatch) -> 
     finally:
         mc.graphfit_cli.cache_clear()
     assert diffs["acceptance"]
+
+
+@st.composite
+def flashinfer_megamoe_lines(draw: st.DrawFn) -> tuple[str, ...]:
+    return mc.draw(_Draws(draw), backend="flashinfer_megamoe")
+
+
+@settings(max_examples=12, deadline=None)
+@given(flashinfer_megamoe_lines())
+def test_generated_flashinfer_megamoe_lines_agree(argv: tuple[str, ...]) -> None:
+    """FlashInfer MegaMoE lines: GPU names, checkpoints with or without FP4 routed experts /
+    hybrid NVFP4 metadata, validated classes or not, --quantization, runners, environment."""
+    _check(argv)
+
+
+FIM = ("--moe-a2a-backend", "flashinfer_megamoe", "--tp-size", "2", "--attn-dp-size", "2",
+       "--gpu-memory-gb", "B200")
+
+
+def _fim_edge() -> list[tuple[str, ...]]:
+    hybrid, mxfp4 = mc.layout_model_dir("hybrid_nvfp4"), mc.layout_model_dir("mxfp4_experts")
+    return [
+        (*FIM, "--quantization", "mxfp8", "--max-running-requests", "64"),  # starts
+        (*FIM, "--quantization", "modelopt_fp4"),  # starts
+        (*FIM, "--model-path", hybrid, "--max-running-requests", "32"),  # hybrid NVFP4: starts
+        (*FIM, "--model-path", mxfp4),  # FP4 routed experts: starts
+        (*FIM,),  # bf16: refused (quantization)
+        (*FIM, "--model-path", mc.layout_model_dir("hybrid_no_group")),  # no group_size
+        (*FIM, "--model-path", mc.layout_model_dir("hybrid_nvfp4", "MixtralForCausalLM")),
+        ("--moe-a2a-backend", "flashinfer_megamoe", "--tp-size", "2", "--gpu-memory-gb",
+         "B200", "--quantization", "mxfp8"),  # no attention DP
+        (*FIM[:-1], "H100", "--quantization", "mxfp8"),  # not SM100
+        (*FIM, "--quantization", "mxfp8", "--moe-runner-backend", "flashinfer_trtllm"),
+        (*FIM, "--quantization", "mxfp8", "--moe-runner-backend", "triton"),  # -> megamoe
+        (*FIM, "--quantization", "nvfp4_online"),  # runner flashinfer_trtllm, quantization
+        (f"{mc.FIM_COMBINE_ENV}=fp32", *FIM, "--quantization", "mxfp8"),
+        (f"{mc.FIM_COMBINE_ENV}=NVFP4", f"{mc.FIM_REDUCE_ENV}=yes", *FIM, "--quantization",
+         "mxfp8"),
+        (f"{mc.FIM_COMBINE_ENV}=nvfp4", *FIM, "--quantization", "mxfp8"),  # starts
+        # the draft defaults to no all-to-all and the flashinfer_trtllm runner: starts
+        (*FIM, "--quantization", "mxfp8", "--max-running-requests", "16",
+         "--speculative-algorithm", "EAGLE", "--speculative-num-steps", "1",
+         "--speculative-eagle-topk", "1", "--speculative-num-draft-tokens", "2",
+         "--speculative-draft-model-path", mc.model_dir()),
+    ]
+
+
+FIM_STARTS = [True, True, True, True, False, False, False, False, False, False, True, False,
+              False, False, True, True]
+
+
+@pytest.mark.parametrize("index", range(len(FIM_STARTS)))
+def test_flashinfer_megamoe_edge_lines_agree(index: int) -> None:
+    _check(_fim_edge()[index])
+
+
+def test_flashinfer_megamoe_edges_are_not_vacuous() -> None:
+    """SGLang itself starts and refuses these lines, each refusal by its own rule."""
+    assert [mc.sglang(a).rejected is None for a in _fim_edge()] == FIM_STARTS
+
+
+def test_flashinfer_megamoe_not_modelled_is_one_way() -> None:
+    """A ModelOpt checkpoint without --quantization: SGLang derives the flag per model class;
+    graphfit refuses it as not modelled (never starts what SGLang refuses)."""
+    argv = (*FIM, "--model-path", mc.quantized_model_dir("NVFP4"))
+    gf = mc.graphfit_cli(argv)
+    assert gf.rejected is not None and "not modelled" in gf.rejected
+    _check(argv)
+
+
+@pytest.mark.parametrize(("name", "value", "argv"), [
+    # every class accepted: the Mixtral hybrid line starts in graphfit only
+    ("VALIDATED_ARCHS", frozenset({"MixtralForCausalLM", "Qwen3MoeForCausalLM"}), "mixtral"),
+    # mxfp8 no longer overrides a runner outside its list: triton refused in graphfit only
+    ("MXFP8_RUNNERS", ("cutlass", "deep_gemm", "flashinfer_megamoe", "triton"), "triton"),
+])
+def test_planted_flashinfer_megamoe_errors_are_caught(monkeypatch: pytest.MonkeyPatch,
+                                                      name: str, value: object,
+                                                      argv: str) -> None:
+    from graphfit.planner.engines import sglang_flashinfer_megamoe as fim
+
+    line = {"mixtral": (*FIM, "--model-path",
+                        mc.layout_model_dir("hybrid_nvfp4", "MixtralForCausalLM")),
+            "triton": (*FIM, "--quantization", "mxfp8", "--moe-runner-backend", "triton")}[argv]
+    assert not mc.compare(line)["acceptance"]
+    monkeypatch.setattr(fim, name, value)
+    mc.graphfit_cli.cache_clear()
+    try:
+        diffs = mc.compare(line)
+    finally:
+        mc.graphfit_cli.cache_clear()
+    assert diffs["acceptance"], name

@@ -49,7 +49,7 @@ VALID: dict[str, st.SearchStrategy[Any]] = {
     "moe_a2a_backend": st.sampled_from(["none", "deepep", "mooncake", "nixl",
                                         "ascend_fuseep", "ascend_tp", "DeepEP", "mori",
                                         "pplx", "megamoe", "MegaMoE", "deepep_v2",
-                                        "flashinfer"]),
+                                        "flashinfer", "flashinfer_megamoe"]),
     "draft_len_schedule": st.none() | st.lists(st.integers(1, 4096), min_size=1, max_size=6),
     # vLLM 0.34's split sizes: any integers (vLLM drops those outside its range), [] too
     "prefill_cudagraph_capture_token_sizes": st.none() | st.lists(st.integers(-8, 9000)),
@@ -150,6 +150,10 @@ VALID: dict[str, st.SearchStrategy[Any]] = {
     "pplx_dispatch_tokens_per_rank": st.integers(0, 10**6),
     "deepep_v2_dispatch_tokens_per_rank": st.integers(0, 10**6),
     "flashinfer_dispatch_tokens_per_rank": st.none() | st.integers(0, 10**6),
+    "moe_fp4_checkpoint": st.sampled_from([None, True, False]),
+    "megamoe_combine_dtype": st.sampled_from(["bf16", "mxfp8", "nvfp4", " NVFP4", "fp32"]),
+    "megamoe_fc2_reduce": st.booleans(),
+    "nvfp4_w4a16": st.booleans(),
 }
 INVALID: dict[str, st.SearchStrategy[Any]] = {
     "vit": st.sampled_from([
@@ -175,7 +179,7 @@ INVALID: dict[str, st.SearchStrategy[Any]] = {
     "attn_dp_size": st.integers(-5, 0) | st.sampled_from([False, "1"]),
     "attn_cp_size": st.integers(-5, 0) | st.sampled_from([2.0, None]),
     "two_batch_overlap": st.sampled_from([None, "true", 1]),
-    "moe_a2a_backend": st.sampled_from([None, 1, "", "nccl", "flashinfer_megamoe"]),
+    "moe_a2a_backend": st.sampled_from([None, 1, "", "nccl", "flashinfer_mega"]),
     "draft_len_schedule": st.sampled_from(["4", [], [0], [1, -2], {1: 2}, 7]),
     "prefill_cudagraph_capture_token_sizes": st.sampled_from(["8", [1.5], [True], {1: 2}, 3]),
     "decode_cudagraph_capture_request_sizes": st.sampled_from(["8", ["1"], [None], 4]),
@@ -253,6 +257,10 @@ INVALID: dict[str, st.SearchStrategy[Any]] = {
     "pplx_dispatch_tokens_per_rank": st.sampled_from([-5, None, 2.0]),
     "deepep_v2_dispatch_tokens_per_rank": st.sampled_from([-1, None, "128"]),
     "flashinfer_dispatch_tokens_per_rank": st.sampled_from([-1, "4096", True]),
+    "moe_fp4_checkpoint": st.sampled_from(["true", 1, 0]),
+    "megamoe_combine_dtype": st.sampled_from([None, 16, True]),
+    "megamoe_fc2_reduce": st.sampled_from([None, "1", 1]),
+    "nvfp4_w4a16": st.sampled_from([None, "yes", 0]),
 }
 
 
@@ -511,6 +519,7 @@ def test_the_plan_3_document_writes_the_options_object() -> None:
         "sm100": None, "quant_method": None, "quant_algo": None,
         "megamoe_tokens_per_rank": 8192, "mori_dispatch_tokens_per_rank": 4096,
         "pplx_dispatch_tokens_per_rank": 128, "deepep_v2_dispatch_tokens_per_rank": 128,
-        "flashinfer_dispatch_tokens_per_rank": None}
+        "flashinfer_dispatch_tokens_per_rank": None, "moe_fp4_checkpoint": False,
+        "megamoe_combine_dtype": "bf16", "megamoe_fc2_reduce": False, "nvfp4_w4a16": False}
     assert not set(config) & set(LEGACY_KEYWORDS)
     assert EngineConfig.from_dict(config).tp_size == 2

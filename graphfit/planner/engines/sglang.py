@@ -42,6 +42,7 @@ from graphfit.planner.engines import sglang_adaptive as adaptive
 from graphfit.planner.engines import (
     sglang_deepep_v2,
     sglang_flashinfer_a2a,
+    sglang_flashinfer_megamoe,
     sglang_megamoe,
     sglang_moe_a2a,
 )
@@ -594,6 +595,7 @@ class SglangModel:
         sglang_moe_a2a.check_dispatch(  # mori / pplx start-up checks
             config, default_chunked_prefill_size(config.gpu_memory_gb))
         sglang_megamoe.check_compat(config)
+        sglang_flashinfer_megamoe.check(config)  # handle_moe_kernel_config / handle_a2a_moe
         given_s = config.max_num_seqs
         if (given_s is not None and config.cudagraph_capture_sizes is None
                 and config.max_cudagraph_capture_size is None):

@@ -44,11 +44,8 @@ PREFILL_VALIDATED = ("none", "deepep", "megamoe", "flashinfer")
 # graphfit's reason for each backend it refuses: SGLang's own checks on them read things
 # graphfit does not know (the checkpoint's expert layout). The other backends' start-up rules:
 # check_dispatch here (mori, pplx), graphfit.planner.engines.sglang_megamoe,
-# sglang_deepep_v2, sglang_flashinfer_a2a
-REFUSED = {
-    "flashinfer_megamoe": "needs the checkpoint's FP4-expert / hybrid NVFP4 metadata, not "
-                          "read by graphfit; moe_hook.py:237-282, 315-340",
-}
+# sglang_deepep_v2, sglang_flashinfer_a2a, sglang_flashinfer_megamoe
+REFUSED: dict[str, str] = {}  # flashinfer_megamoe: sglang_flashinfer_megamoe
 # the dispatch-token budgets SGLang asserts for mori and pplx: environment variables
 # (SglangOptions.mori_dispatch_tokens_per_rank / pplx_dispatch_tokens_per_rank, read by
 # graphfit.inputs.environment); their defaults (environ.py:930, 1453; the checks at

@@ -200,6 +200,18 @@ class SglangOptions(EngineOptions):
         (environ.py:1224), the FlashInfer A2A workspace per rank; None (unset): max(chunk per
         rank, 4096) (arg_groups/overrides.py:1886-1894;
         graphfit.planner.engines.sglang_flashinfer_a2a).
+    moe_fp4_checkpoint: whether the checkpoint's MoE experts are FP4 as SGLang's ModelConfig
+        says (`is_fp4_experts or nvfp4_moe_meta is not None`, configs/model_config.py:722-797:
+        `quantization_config.routed_experts_quant_method == "mxfp4"`, or quant_algo
+        MIXED_PRECISION with moe_quant_algo NVFP4 and a group_size), read from a local model's
+        config.json (graphfit.inputs.model_config.quant_settings). None: unknown (a
+        DeepSeek-V4 checkpoint without routed_experts_quant_method, which SGLang reads from its
+        weights, :744-761). flashinfer_megamoe accepts such a checkpoint (moe_hook.py:264-282).
+    megamoe_combine_dtype, megamoe_fc2_reduce, nvfp4_w4a16:
+        SGLANG_FLASHINFER_MEGAMOE_COMBINE_DTYPE (EnvStr, default "bf16", environ.py:1240),
+        SGLANG_FLASHINFER_MEGAMOE_IN_KERNEL_FC2_REDUCE and SGLANG_FLASHINFER_CUTEDSL_NVFP4_W4A16
+        (EnvBool, off, :1235, 1246), checked by flashinfer_megamoe's start-up
+        (moe_hook.py:214-235, 318-324; graphfit.planner.engines.sglang_flashinfer_megamoe).
     """
 
     engine: ClassVar[str] = "sglang"
@@ -264,6 +276,10 @@ class SglangOptions(EngineOptions):
     pplx_dispatch_tokens_per_rank: int = 128
     deepep_v2_dispatch_tokens_per_rank: int = 128
     flashinfer_dispatch_tokens_per_rank: int | None = None
+    moe_fp4_checkpoint: bool | None = False
+    megamoe_combine_dtype: str = "bf16"
+    megamoe_fc2_reduce: bool = False
+    nvfp4_w4a16: bool = False
 
     def __post_init__(self) -> None:
         gb = self.gpu_memory_gb
@@ -313,6 +329,13 @@ class SglangOptions(EngineOptions):
             _optional_int(name, getattr(self, name), 0)
         _optional_int("flashinfer_dispatch_tokens_per_rank",
                       self.flashinfer_dispatch_tokens_per_rank, 0)
+        if self.moe_fp4_checkpoint is not None:
+            true_false("moe_fp4_checkpoint", self.moe_fp4_checkpoint)
+        true_false("megamoe_fc2_reduce", self.megamoe_fc2_reduce)
+        true_false("nvfp4_w4a16", self.nvfp4_w4a16)
+        if not isinstance(self.megamoe_combine_dtype, str):
+            raise ConfigError(f"megamoe_combine_dtype: must be a string, got "
+                              f"{excerpt(self.megamoe_combine_dtype)}")
         if self.speculative_moe_a2a_backend is not None:
             set_(self, "speculative_moe_a2a_backend",
                  check_draft_choice(self.speculative_moe_a2a_backend))
