@@ -26,9 +26,9 @@ multiples of the attention-TP width. It adds no memory reserve (memory_hook.py:3
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Protocol
 
 from graphfit.planner.core.errors import ConfigError
+from graphfit.planner.core.settings import EngineSettings
 from graphfit.planner.engines.sglang_megamoe import decode_forward
 
 # configs/moe_model_registry.py:20-28 (none registers its own prefill dispatch sizing)
@@ -57,38 +57,7 @@ def decode_dispatch_tokens(max_bs: int, requests: int | None, attn_dp_size: int,
     return max_bs * per_request
 
 
-class _Line(Protocol):
-    @property
-    def moe_a2a_backend(self) -> str: ...
-    @property
-    def speculative_moe_a2a_backend(self) -> str | None: ...
-    @property
-    def architecture(self) -> str | None: ...
-    @property
-    def moe_runner_backend(self) -> str: ...
-    @property
-    def two_batch_overlap(self) -> bool: ...
-    @property
-    def deepep_v2_dispatch_tokens_per_rank(self) -> int: ...
-    @property
-    def disaggregation_mode(self) -> str: ...
-    @property
-    def chunked_prefill_size(self) -> int | None: ...
-    @property
-    def tp_size(self) -> int: ...
-    @property
-    def attn_dp_size(self) -> int: ...
-    @property
-    def cudagraph_capture_sizes(self) -> tuple[int, ...] | None: ...
-    @property
-    def max_cudagraph_capture_size(self) -> int | None: ...
-    @property
-    def max_num_seqs(self) -> int | None: ...
-    @property
-    def speculative_num_draft_tokens(self) -> int | None: ...
-
-
-def check(config: _Line, changes: Mapping[str, object], *, speculative: bool, ngram: bool,
+def check(config: EngineSettings, changes: Mapping[str, object], *, speculative: bool, ngram: bool,
           decode_graphs: bool, decode_default: int, chunk_default: int) -> None:
     """Every deepep_v2 start-up rule above for one line (`changes`: what SglangModel.resolve
     set so far; `decode_graphs`: whether the line captures decode graphs)."""

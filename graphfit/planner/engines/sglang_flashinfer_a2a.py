@@ -26,9 +26,9 @@ default (cuda_graph_hook.py:223-229); no memory reserve of its own (memory_hook.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Protocol
 
 from graphfit.planner.core.errors import ConfigError
+from graphfit.planner.core.settings import EngineSettings
 from graphfit.planner.engines.sglang_megamoe import decode_forward
 
 RUNNERS = ("flashinfer_cutlass", "flashinfer_cutedsl", "flashinfer_trtllm",
@@ -53,46 +53,7 @@ def workspace_tokens(configured: int | None, chunk_per_rank: int) -> int:
     return max(chunk_per_rank, DEFAULT_WORKSPACE_FLOOR)
 
 
-class _Line(Protocol):
-    @property
-    def moe_a2a_backend(self) -> str: ...
-    @property
-    def moe_runner_backend(self) -> str: ...
-    @property
-    def quant_method(self) -> str | None: ...
-    @property
-    def sm90(self) -> bool | None: ...
-    @property
-    def sm100(self) -> bool | None: ...
-    @property
-    def flashinfer_dispatch_tokens_per_rank(self) -> int | None: ...
-    @property
-    def disaggregation_mode(self) -> str: ...
-    @property
-    def chunked_prefill_size(self) -> int | None: ...
-    @property
-    def tp_size(self) -> int: ...
-    @property
-    def attn_dp_size(self) -> int: ...
-    @property
-    def pp_size(self) -> int: ...
-    @property
-    def cuda_graph_backend_prefill(self) -> str | None: ...
-    @property
-    def cuda_graph_max_bs_prefill(self) -> int | None: ...
-    @property
-    def cuda_graph_bs_prefill(self) -> tuple[int, ...] | None: ...
-    @property
-    def cudagraph_capture_sizes(self) -> tuple[int, ...] | None: ...
-    @property
-    def max_cudagraph_capture_size(self) -> int | None: ...
-    @property
-    def max_num_seqs(self) -> int | None: ...
-    @property
-    def speculative_num_draft_tokens(self) -> int | None: ...
-
-
-def _runner_quantization(config: _Line) -> None:
+def _runner_quantization(config: EngineSettings) -> None:
     """`handle_moe_kernel_config`'s runner / quantization rules (moe_hook.py:70-147, which
     run before the topology assert, pipeline.py:294-295)."""
     runner, quant = config.moe_runner_backend, config.quant_method
@@ -107,7 +68,7 @@ def _runner_quantization(config: _Line) -> None:
                           f"metadata is not read)")
 
 
-def _prefill_max(config: _Line) -> int:
+def _prefill_max(config: EngineSettings) -> int:
     """A prefill graph max the line fixes with --cuda-graph-max-bs-prefill, which attention
     DP's re-clamp leaves alone (parallel_hook.py:338-362 clamps only a max the user did not
     give: a max derived from a given --cuda-graph-bs-prefill is clamped too, the list kept;
@@ -120,7 +81,7 @@ def _prefill_max(config: _Line) -> int:
     return config.cuda_graph_max_bs_prefill or 0
 
 
-def check(config: _Line, changes: Mapping[str, object], *, speculative: bool,
+def check(config: EngineSettings, changes: Mapping[str, object], *, speculative: bool,
           decode_graphs: bool, decode_default: int, chunk_default: int) -> None:
     """Every FlashInfer A2A start-up rule above for one line (`changes`: what
     SglangModel.resolve set so far)."""

@@ -36,9 +36,8 @@ The W4A16 mode (SGLANG_FLASHINFER_CUTEDSL_NVFP4_W4A16=1) also checks the checkpo
 
 from __future__ import annotations
 
-from typing import Protocol
-
 from graphfit.planner.core.errors import ConfigError
+from graphfit.planner.core.settings import EngineSettings
 
 BACKEND = "flashinfer_megamoe"
 # validate_flashinfer_megamoe_model's classes (moe_hook.py:240-254)
@@ -55,33 +54,6 @@ MXFP8_RUNNERS = ("cutlass", "deep_gemm", "flashinfer_megamoe", "flashinfer_trtll
 NVFP4_ONLINE_RUNNERS = ("flashinfer_trtllm", "flashinfer_trtllm_routed",
                         "flashinfer_cutedsl")  # overrides.py:1467-1479
 COMBINE_DTYPES = ("bf16", "mxfp8", "nvfp4")  # moe_hook.py:222-226
-
-
-class _Line(Protocol):
-    @property
-    def moe_a2a_backend(self) -> str: ...
-    @property
-    def moe_runner_backend(self) -> str: ...
-    @property
-    def quant_method(self) -> str | None: ...
-    @property
-    def architecture(self) -> str | None: ...
-    @property
-    def sm100(self) -> bool | None: ...
-    @property
-    def tp_size(self) -> int: ...
-    @property
-    def attn_dp_size(self) -> int: ...
-    @property
-    def moe_fp4_checkpoint(self) -> bool | None: ...
-    @property
-    def quant_algo(self) -> str | None: ...
-    @property
-    def megamoe_combine_dtype(self) -> str: ...
-    @property
-    def megamoe_fc2_reduce(self) -> bool: ...
-    @property
-    def nvfp4_w4a16(self) -> bool: ...
 
 
 def _refuse(why: str) -> ConfigError:
@@ -106,7 +78,7 @@ def resolved_runner(runner: str, quant: str | None, sm100: bool | None) -> str:
     return runner
 
 
-def check(config: _Line) -> None:
+def check(config: EngineSettings) -> None:
     """Every flashinfer_megamoe start-up rule above for one line."""
     if config.moe_a2a_backend != BACKEND:
         return

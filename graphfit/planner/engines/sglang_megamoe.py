@@ -26,6 +26,7 @@ from collections.abc import Mapping
 from typing import Protocol
 
 from graphfit.planner.core.errors import ConfigError
+from graphfit.planner.core.settings import EngineSettings
 
 # mega_moe_hook.py:52-64
 NO_FALLBACK_ARCHS = frozenset({
@@ -145,35 +146,6 @@ def check_budget(*, architecture: str | None, quant_algo: str | None,
                           f"{ENV}={budget} (mega_moe_hook.py:240-256)")
 
 
-class _Line(_Megamoe, Protocol):
-    @property
-    def architecture(self) -> str | None: ...
-    @property
-    def quant_method(self) -> str | None: ...
-    @property
-    def quant_algo(self) -> str | None: ...
-    @property
-    def megamoe_tokens_per_rank(self) -> int: ...
-    @property
-    def disaggregation_mode(self) -> str: ...
-    @property
-    def cudagraph_capture_sizes(self) -> tuple[int, ...] | None: ...
-    @property
-    def max_cudagraph_capture_size(self) -> int | None: ...
-    @property
-    def max_num_seqs(self) -> int | None: ...
-    @property
-    def speculative_num_draft_tokens(self) -> int | None: ...
-    @property
-    def chunked_prefill_size(self) -> int | None: ...
-    @property
-    def tp_size(self) -> int: ...
-    @property
-    def attn_dp_size(self) -> int: ...
-    @property
-    def attn_cp_size(self) -> int: ...
-
-
 SPEC_MAX_RUNNING_REQUESTS = 48  # speculative_hook.py:438-442 (and its siblings)
 
 
@@ -215,7 +187,7 @@ def decode_forward(config: _Decode, changes: Mapping[str, object], speculative: 
     return max_bs, requests, per_request
 
 
-def check_line(config: _Line, changes: Mapping[str, object], speculative: bool,
+def check_line(config: EngineSettings, changes: Mapping[str, object], speculative: bool,
                decode_default: int, chunk_default: int) -> None:
     """megamoe's token budget for a line as SglangModel.resolve sees it: `config` as given,
     `changes` what resolution set so far. The decode max_bs is the one SGLang's
