@@ -187,6 +187,30 @@ def encode_args(draw: st.DrawFn) -> dict[str, Any]:
             "max_seq_len": draw(st.integers(1, 24)), "cuda_graph_config": graph}
 
 
+def _check_encoder_component(comp: Any, theirs: Any, bounds: tuple[int, int, int]
+                             ) -> tuple[set[tuple[int, int, int]], list[Any], Any]:
+    """The checks an `encoder` keyed component passes against the restated engine runner
+    `theirs` (encoder-only or encoder-decoder): bucket lists, captured keys, `bounds`,
+    TensorRT-LLM's rows of the token buffers and of the pinned host seq_lens, and the key
+    every reachable batch replays. Returns (captured keys, token buffers, seq_lens buffer)."""
+    assert dict(comp.ladders) == {"batch_sizes": tuple(theirs.batch_sizes),
+                                  "num_tokens": tuple(theirs.num_tokens),
+                                  "seq_lens": tuple(theirs.seq_lens)}
+    captured = theirs.captured_keys()
+    assert set(comp.graph_keys) == captured
+    assert comp.bounds == bounds
+    tokens = [b for b in comp.buffers if b.axis.value == "tokens"]
+    assert {b.reference_capacity for b in tokens} == {theirs.static_rows()}
+    seq_lens = comp.buffer("seq_lens")  # the pinned host seq_lens
+    assert seq_lens.reference_capacity == theirs.seq_lens_rows()
+    assert seq_lens.capacity == max((k[0] for k in captured), default=0) <= \
+        theirs.seq_lens_rows()
+    for b, n, longest in reachable_keys(*bounds):
+        assert comp.lookup((b, n, longest)) == theirs.replay_key(_even(b, n, longest),
+                                                                 captured), (b, n, longest)
+    return captured, tokens, seq_lens
+
+
 @settings(max_examples=60, deadline=None)
 @given(encode_args())
 def test_plan_encoder_component_is_the_engines_runner(raw: dict[str, Any]) -> None:
@@ -199,22 +223,8 @@ def test_plan_encoder_component_is_the_engines_runner(raw: dict[str, Any]) -> No
     theirs = ref.encoder_runner_from_args(raw)
     p = plan(_graphfit_config(raw))
     comp = p.keyed["encoder"]
-    assert dict(comp.ladders) == {"batch_sizes": tuple(theirs.batch_sizes),
-                                  "num_tokens": tuple(theirs.num_tokens),
-                                  "seq_lens": tuple(theirs.seq_lens)}
-    captured = theirs.captured_keys()
-    assert set(comp.graph_keys) == captured
-    assert comp.bounds == (raw["max_batch_size"], raw["max_num_tokens"], raw["max_seq_len"])
-    tokens = [b for b in comp.buffers if b.axis.value == "tokens"]
-    assert {b.reference_capacity for b in tokens} == {theirs.static_rows()}
-    seq_lens = comp.buffer("seq_lens")  # the pinned host seq_lens
-    assert seq_lens.reference_capacity == theirs.seq_lens_rows()
-    assert seq_lens.capacity == max((k[0] for k in captured), default=0) <= \
-        theirs.seq_lens_rows()
-    S, T, L = comp.bounds
-    for b, n, longest in reachable_keys(S, T, L):
-        assert comp.lookup((b, n, longest)) == theirs.replay_key(_even(b, n, longest),
-                                                                 captured), (b, n, longest)
+    captured, tokens, _ = _check_encoder_component(
+        comp, theirs, (raw["max_batch_size"], raw["max_num_tokens"], raw["max_seq_len"]))
     assert not p.capture_sizes  # the decoder runner captures nothing in mode encode
     assert p.verify().ok and p.verify_engine().ok
     cap = max((k[1] for k in captured), default=0)
