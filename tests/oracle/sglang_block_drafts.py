@@ -102,13 +102,11 @@ def compare_line(argv: tuple[str, ...], gpu_mem_gb: float | None, runner: str,
     values (`translated`: what those flags cannot carry, taken from the pasted plan)."""
     sg = sglang(argv, gpu_mem_gb)
     gf = pasted(argv, gpu_mem_gb)
-    diffs = sc.compare_acceptance(sg, gf)
-    if diffs:
-        return "differs", diffs
-    if sg.rejected is not None:
-        return "rejected", []
+    settled = sc.settled_by_acceptance(sg, gf)
+    if settled is not None:
+        return settled
     assert sg.runners is not None and gf.plan is not None
-    diffs += sc.compare_target_ladder(sg, gf) + sc.compare_components(sg, gf)
+    diffs = sc.compare_target_ladder(sg, gf) + sc.compare_components(sg, gf)
     diffs += sc.compare_draft_ladder(sg, gf) + extra(sg, gf)
     if runner in sg.runners and sc._gf_graphs(gf):
         diffs += (sc.compare_buffers(sg, gf) + sc.compare_padding(sg, gf, runner)

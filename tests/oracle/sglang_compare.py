@@ -263,6 +263,19 @@ def compare_acceptance(sg: SglangAnswer, gf: GraphfitAnswer) -> list[Difference]
     return [Difference("acceptance", f"SGLang accepts; graphfit rejects ({gf.rejected})")]
 
 
+def settled_by_acceptance(sg: SglangAnswer, gf: GraphfitAnswer
+                          ) -> tuple[str, list[Difference]] | None:
+    """The outcome of a line when acceptance alone settles it: ("differs", the acceptance
+    difference) when one side refuses and the other plans, ("rejected", []) when both
+    refuse; None when both plan (the caller compares the plans)."""
+    diffs = compare_acceptance(sg, gf)
+    if diffs:
+        return "differs", diffs
+    if sg.rejected is not None:
+        return "rejected", []
+    return None
+
+
 def _gf_graphs(gf: GraphfitAnswer) -> bool:
     return gf.plan is not None and gf.plan.config.cudagraph_mode is not CUDAGraphMode.NONE
 
