@@ -186,13 +186,11 @@ def measure(name: str, lines: st.SearchStrategy[Line],
     total = sum(counts[k] for k in ("runner", "no_runner", "rejected", "differs"))
     agree = total - counts["differs"]
     extra = "".join(f"; {label} on {counts[label]} lines" for label in counters)
-    print(f"{total} generated {name} lines in {time.perf_counter() - start:.0f} s: "
-          f"{agree}/{total} agree (runner {counts['runner']}, no draft graphs "
-          f"{counts['no_runner']}, rejected by both {counts['rejected']}), "
-          f"{counts['differs']} differ{extra}")
-    for line in shown:
-        print("  ", line)
-    return 1 if counts["differs"] else 0
+    summary = (f"{total} generated {name} lines in {time.perf_counter() - start:.0f} s: "
+               f"{agree}/{total} agree (runner {counts['runner']}, no draft graphs "
+               f"{counts['no_runner']}, rejected by both {counts['rejected']}), "
+               f"{counts['differs']} differ{extra}")
+    return sc.report(summary, shown, counts)
 
 
 def main(name: str, lines: st.SearchStrategy[Line],

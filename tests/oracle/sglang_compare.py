@@ -22,6 +22,7 @@ from __future__ import annotations
 import functools
 import json
 import sys
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -274,6 +275,15 @@ def settled_by_acceptance(sg: SglangAnswer, gf: GraphfitAnswer
     if sg.rejected is not None:
         return "rejected", []
     return None
+
+
+def report(summary: str, shown: list[str], counts: Mapping[str, int]) -> int:
+    """Print a measurement's summary line and its shown differences; the exit status: 1
+    when any line differs (`counts["differs"]`), else 0."""
+    print(summary)
+    for line in shown:
+        print("  ", line)
+    return 1 if counts["differs"] else 0
 
 
 def _gf_graphs(gf: GraphfitAnswer) -> bool:
