@@ -341,11 +341,4 @@ def test_frozen_kv_mtp_pads_within_its_buffers(config: EngineConfig, bs: int) ->
         return
     width = comp.tables.uniform_query_len
     assert width == (p.config.speculative_eagle_topk or 1)
-    bs = min(bs, request_pool(p.config))
-    d = p.pad(bs * width, uniform_decode=True, component="frozen_drafter")
-    if d.mode is CUDAGraphMode.NONE:
-        return
-    assert bs <= d.num_reqs
-    for b in comp.buffers:
-        rows = d.num_reqs * (width if b.axis is Axis.TOKENS else 1)
-        assert b.axis is Axis.FIXED or rows <= b.capacity, b.key
+    assert_uniform_batch_within_buffers(p, "frozen_drafter", bs, width)
