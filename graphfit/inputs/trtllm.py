@@ -168,13 +168,24 @@ def _encode_list(origin: str, obj: dict[str, Any], name: str, limit: str, paddin
 def encode_buckets(origin: str, obj: dict[str, Any], layer: int) -> list[Setting]:
     """`EncodeCudaGraphConfig`'s fields (tensorrt_llm/llmapi/llm_args.py@0004396720:305-385):
     mode encode, and num_tokens / seq_lens as its validator leaves them."""
-    from graphfit.planner.engines.trtllm_ladders import encoder_num_tokens, encoder_seq_lens
-
     padding = as_bool(f"{origin}: enable_padding", obj.get("enable_padding", False))
     out = [Setting("cuda_graph_mode", "encode", f"{origin}: mode", layer)]
+    out += _encode_lists(origin, obj, padding, layer, "encode_num_tokens", "encode_seq_lens")
+    return out
+
+
+def _encode_lists(origin: str, obj: dict[str, Any], padding: bool, layer: int,
+                  tokens_field: str, seq_lens_field: str) -> list[Setting]:
+    """num_tokens / seq_lens of one `EncodeCudaGraphConfig` as its validator leaves them
+    (tensorrt_llm/llmapi/llm_args.py@0004396720:346-385), as settings named `tokens_field` /
+    `seq_lens_field`: shared by `cuda_graph_config` in encode mode and by
+    `encoder_cuda_graph_config`, which read the same class."""
+    from graphfit.planner.engines.trtllm_ladders import encoder_num_tokens, encoder_seq_lens
+
+    out: list[Setting] = []
     for name, limit, generate, field in (
-            ("num_tokens", "max_num_token", encoder_num_tokens, "encode_num_tokens"),
-            ("seq_lens", "max_seq_len", encoder_seq_lens, "encode_seq_lens")):
+            ("num_tokens", "max_num_token", encoder_num_tokens, tokens_field),
+            ("seq_lens", "max_seq_len", encoder_seq_lens, seq_lens_field)):
         values = _encode_list(origin, obj, name, limit, padding, generate)
         if values is not None:
             out.append(Setting(field, values, f"{origin}: {name}", layer))
@@ -188,12 +199,7 @@ def encoder_cuda_graph_config(origin: str, value: Any, layer: int
     as `cuda_graph_config`'s (given, sorted; or generated for max_batch_size, 0 meaning 128),
     enable_padding, and num_tokens / seq_lens as `EncodeCudaGraphConfig`'s validator leaves
     them (tensorrt_llm/llmapi/llm_args.py@0004396720:346-385). null: no encoder graphs."""
-    from graphfit.planner.engines.trtllm_ladders import (
-        TRTLLM_DEFAULT_MAX_BS,
-        encoder_num_tokens,
-        encoder_seq_lens,
-        trtllm_sizes,
-    )
+    from graphfit.planner.engines.trtllm_ladders import TRTLLM_DEFAULT_MAX_BS, trtllm_sizes
 
     out = [Setting("engine", TR, origin, layer)]
     if value is None or (isinstance(value, str) and value.strip() == "null"):
@@ -215,12 +221,8 @@ def encoder_cuda_graph_config(origin: str, value: Any, layer: int
         sizes = tuple(trtllm_sizes(max_bs or TRTLLM_DEFAULT_MAX_BS, padding=padding))
     out += [Setting("encoder_graph_batch_sizes", tuple(sizes), f"{origin}: batch_sizes", layer),
             Setting("encoder_graph_padding", padding, f"{origin}: enable_padding", layer)]
-    for name, limit, generate, field in (
-            ("num_tokens", "max_num_token", encoder_num_tokens, "encoder_graph_num_tokens"),
-            ("seq_lens", "max_seq_len", encoder_seq_lens, "encoder_graph_seq_lens")):
-        values = _encode_list(origin, obj, name, limit, padding, generate)
-        if values is not None:
-            out.append(Setting(field, values, f"{origin}: {name}", layer))
+    out += _encode_lists(origin, obj, padding, layer,
+                         "encoder_graph_num_tokens", "encoder_graph_seq_lens")
     return out, []
 
 

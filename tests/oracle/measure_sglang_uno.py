@@ -19,6 +19,7 @@ import time
 
 from hypothesis import HealthCheck, given, settings
 
+from tests.oracle import sglang_compare as sc
 from tests.oracle import sglang_uno_compare as uc
 
 
@@ -39,13 +40,12 @@ def main(n: int) -> int:
     draw()
     total = sum(counts.values())
     agree = total - counts["differs"]
-    print(f"{total} generated UNO lines in {time.perf_counter() - start:.0f} s: "
-          f"{agree}/{total} agree (linear {counts['linear']}, tree {counts['tree']}, no decode "
-          f"graphs {counts['no_graphs']}, rejected by both {counts['rejected']}), "
-          f"{counts['differs']} differ")
-    for line in shown:
-        print("  ", line)
-    return 1 if counts["differs"] else 0
+    summary = (f"{total} generated UNO lines in {time.perf_counter() - start:.0f} s: "
+               f"{agree}/{total} agree (linear {counts['linear']}, tree {counts['tree']}, "
+               f"no decode graphs {counts['no_graphs']}, rejected by both "
+               f"{counts['rejected']}), "
+               f"{counts['differs']} differ")
+    return sc.report(summary, shown, counts)
 
 
 def defaults() -> int:
@@ -68,13 +68,11 @@ def defaults() -> int:
             if diffs and len(shown) < 10:
                 shown.append(f"{gpu} {shape} {' '.join(line)}: {diffs[0]}")
     total = sum(counts.values())
-    print(f"{total} UNO lines without a backend in {time.perf_counter() - start:.0f} s: "
-          f"{total - counts['differs']}/{total} agree (fa3 planned by both {counts['fa3']}, "
-          f"rejected by both {counts['rejected']}, refused by graphfit for a missing input "
-          f"{counts['unrestated']}), {counts['differs']} differ")
-    for line in shown:
-        print("  ", line)
-    return 1 if counts["differs"] else 0
+    summary = (f"{total} UNO lines without a backend in {time.perf_counter() - start:.0f} s: "
+               f"{total - counts['differs']}/{total} agree (fa3 planned by both {counts['fa3']}, "
+               f"rejected by both {counts['rejected']}, refused by graphfit for a missing input "
+               f"{counts['unrestated']}), {counts['differs']} differ")
+    return sc.report(summary, shown, counts)
 
 
 if __name__ == "__main__":

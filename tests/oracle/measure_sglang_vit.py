@@ -46,18 +46,24 @@ def _qwen_config(rng: random.Random) -> tuple[sv.VitGeometry, sv.VitWorkload]:
     return geometry, sv.VitWorkload(grids, rng.randint(1, 3))
 
 
-def main() -> None:
+def run_options() -> tuple[int, random.Random]:
+    """`--configs N` (default 60) and `--seed S` (default 0) of the ViT measurements: the
+    number of generated configs and the seeded generator that draws them."""
     parser = argparse.ArgumentParser()
     parser.add_argument("--configs", type=int, default=60)
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args()
-    rng = random.Random(args.seed)
+    return args.configs, random.Random(args.seed)
+
+
+def main() -> None:
+    configs, rng = run_options()
     logging.getLogger("sglang.srt.multimodal.kimi_k3_vit_cuda_graph_runner").setLevel(
         logging.ERROR)
     agree = disagree = keys_agree = keys_disagree = safe = component_agree = 0
     ratios: list[float] = []
     with vo.cpu_graphs():
-        for _ in range(args.configs):
+        for _ in range(configs):
             geometry, workload = _qwen_config(rng)
             tower = vo.qwen_runner(
                 geometry.family, hidden=geometry.hidden_size, heads=geometry.num_heads,
@@ -94,7 +100,7 @@ def main() -> None:
         intern_agree = intern_total = 0
         import torch
 
-        for _ in range(args.configs):
+        for _ in range(configs):
             heads, tokens, tiles = rng.choice([1, 2, 4]), rng.randint(1, 64), rng.randint(1, 8)
             geometry = sv.VitGeometry("internvl", heads * 16, heads, tokens_per_tile=tokens)
             runner = vo.internvl_runner(hidden=geometry.hidden_size, heads=heads)
@@ -108,7 +114,7 @@ def main() -> None:
                  for b in sv.key_buffers(geometry, k)} == state[k] for k in keys)
         kimi_agree = kimi_calls = kimi_seqs = 0
         grids = [(1, 4, 4), (1, 8, 8), (2, 4, 4), (1, 80, 80), (1, 16, 12)]
-        for _ in range(args.configs):
+        for _ in range(configs):
             calls = [tuple(rng.choice(grids) for _ in range(rng.randint(1, 2)))
                      for _ in range(rng.randint(1, 40))]
             kw = {"capacity": rng.randint(1, 4), "min_hits": rng.randint(1, 3),

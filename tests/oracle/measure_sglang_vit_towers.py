@@ -11,9 +11,7 @@ under ViT graphs (the exception each path ends in) next to graphfit's refusal.
 
 from __future__ import annotations
 
-import argparse
 import json
-import random
 import sys
 import tempfile
 from collections import Counter
@@ -24,19 +22,16 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 from graphfit.planner.engines import sglang_vit as sv
 from tests.oracle import sglang_vit_oracle as vo
 from tests.oracle import sglang_vit_towers as towers
+from tests.oracle.measure_sglang_vit import run_options
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--configs", type=int, default=60)
-    parser.add_argument("--seed", type=int, default=0)
-    args = parser.parse_args()
-    rng = random.Random(args.seed)
+    configs, rng = run_options()
     agree: Counter[str] = Counter()
     disagree: list[str] = []
     keys = 0
     with vo.cpu_graphs():
-        for i in range(args.configs):
+        for i in range(configs):
             case = towers.bailing_case(rng)
             try:
                 n = towers.bailing_agrees(case)
@@ -47,7 +42,7 @@ def main() -> None:
             name = (case.vision.get("architectures") or [case.vision.get("model_type")])[0]
             agree["refused by both" if n == 0 else sv.BAILING_MM_TOWERS[name]] += 1
         outcome, captured = vo.radio_with_graphs(hidden=32, heads=2, tokens=5, images=3)
-    print(f"Bailing MM: {sum(agree.values())}/{args.configs} configs agree "
+    print(f"Bailing MM: {sum(agree.values())}/{configs} configs agree "
           f"({', '.join(f'{k} {v}' for k, v in sorted(agree.items()))}); {keys} keys agree; "
           f"{len(disagree)} disagree")
     for line in disagree[:5]:

@@ -102,13 +102,11 @@ def compare_line(argv: tuple[str, ...], gpu_mem_gb: float | None, runner: str,
     values (`translated`: what those flags cannot carry, taken from the pasted plan)."""
     sg = sglang(argv, gpu_mem_gb)
     gf = pasted(argv, gpu_mem_gb)
-    diffs = sc.compare_acceptance(sg, gf)
-    if diffs:
-        return "differs", diffs
-    if sg.rejected is not None:
-        return "rejected", []
+    settled = sc.settled_by_acceptance(sg, gf)
+    if settled is not None:
+        return settled
     assert sg.runners is not None and gf.plan is not None
-    diffs += sc.compare_target_ladder(sg, gf) + sc.compare_components(sg, gf)
+    diffs = sc.compare_target_ladder(sg, gf) + sc.compare_components(sg, gf)
     diffs += sc.compare_draft_ladder(sg, gf) + extra(sg, gf)
     if runner in sg.runners and sc._gf_graphs(gf):
         diffs += (sc.compare_buffers(sg, gf) + sc.compare_padding(sg, gf, runner)
@@ -188,13 +186,11 @@ def measure(name: str, lines: st.SearchStrategy[Line],
     total = sum(counts[k] for k in ("runner", "no_runner", "rejected", "differs"))
     agree = total - counts["differs"]
     extra = "".join(f"; {label} on {counts[label]} lines" for label in counters)
-    print(f"{total} generated {name} lines in {time.perf_counter() - start:.0f} s: "
-          f"{agree}/{total} agree (runner {counts['runner']}, no draft graphs "
-          f"{counts['no_runner']}, rejected by both {counts['rejected']}), "
-          f"{counts['differs']} differ{extra}")
-    for line in shown:
-        print("  ", line)
-    return 1 if counts["differs"] else 0
+    summary = (f"{total} generated {name} lines in {time.perf_counter() - start:.0f} s: "
+               f"{agree}/{total} agree (runner {counts['runner']}, no draft graphs "
+               f"{counts['no_runner']}, rejected by both {counts['rejected']}), "
+               f"{counts['differs']} differ{extra}")
+    return sc.report(summary, shown, counts)
 
 
 def main(name: str, lines: st.SearchStrategy[Line],

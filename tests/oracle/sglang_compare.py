@@ -22,6 +22,7 @@ from __future__ import annotations
 import functools
 import json
 import sys
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -261,6 +262,28 @@ def compare_acceptance(sg: SglangAnswer, gf: GraphfitAnswer) -> list[Difference]
         return [Difference("acceptance", f"SGLang rejects ({sg.rejected[:160]}); graphfit "
                                          f"accepts {' '.join(gf.argv)}")]
     return [Difference("acceptance", f"SGLang accepts; graphfit rejects ({gf.rejected})")]
+
+
+def settled_by_acceptance(sg: SglangAnswer, gf: GraphfitAnswer
+                          ) -> tuple[str, list[Difference]] | None:
+    """The outcome of a line when acceptance alone settles it: ("differs", the acceptance
+    difference) when one side refuses and the other plans, ("rejected", []) when both
+    refuse; None when both plan (the caller compares the plans)."""
+    diffs = compare_acceptance(sg, gf)
+    if diffs:
+        return "differs", diffs
+    if sg.rejected is not None:
+        return "rejected", []
+    return None
+
+
+def report(summary: str, shown: list[str], counts: Mapping[str, int]) -> int:
+    """Print a measurement's summary line and its shown differences; the exit status: 1
+    when any line differs (`counts["differs"]`), else 0."""
+    print(summary)
+    for line in shown:
+        print("  ", line)
+    return 1 if counts["differs"] else 0
 
 
 def _gf_graphs(gf: GraphfitAnswer) -> bool:

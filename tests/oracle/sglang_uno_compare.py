@@ -204,11 +204,9 @@ def compare_line(argv: tuple[str, ...], gpu_mem_gb: float | None = 80
     "no_graphs" (both plan without decode graphs), "rejected" (both refuse) or "differs"."""
     sg = sc.sglang(argv, gpu_mem_gb)
     gf = pasted(argv, gpu_mem_gb)
-    diffs = sc.compare_acceptance(sg, gf)
-    if diffs:
-        return "differs", diffs
-    if sg.rejected is not None:
-        return "rejected", []
+    settled = sc.settled_by_acceptance(sg, gf)
+    if settled is not None:
+        return settled
     assert sg.runners is not None and gf.plan is not None
     diffs = sc.compare_target_ladder(sg, gf) + compare_runners(sg, gf)
     r = sg.resolved
@@ -326,11 +324,10 @@ def default_line(argv: tuple[str, ...], gpu: str, model: str, given: str | None 
     gf, text = pasted_on(argv, given or gpu, model)
     if gf.rejected is not None and UNRESTATED in gf.rejected:
         return "unrestated", []
-    diffs = sc.compare_acceptance(sg, gf)
-    if diffs:
-        return "differs", diffs
-    if sg.rejected is not None:
-        return "rejected", []
+    settled = sc.settled_by_acceptance(sg, gf)
+    if settled is not None:
+        return settled
+    diffs: list[sc.Difference] = []
     r = sg.resolved
     assert isinstance(r, so.Resolved) and sg.runners is not None and gf.plan is not None
     if (r.attention_backend, DEFAULT_NOTE in text) != ("fa3", True):

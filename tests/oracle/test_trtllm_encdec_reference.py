@@ -31,7 +31,13 @@ from graphfit.planner.core.keyed import reachable_keys
 from graphfit.planner.engines.trtllm_encdec import EncDecGraphs, encdec_graphs
 from graphfit.planner.engines.trtllm_ladders import encoder_num_tokens, encoder_seq_lens
 from tests.oracle import trtllm_reference as ref
-from tests.oracle.test_trtllm_encoder_reference import _even, _graphfit_config, _greedy
+from tests.oracle.test_trtllm_encoder_reference import (
+    _check_encoder_component,
+    _check_proof,
+    _even,
+    _graphfit_config,
+    _greedy,
+)
 
 Cfg = tuple[list[int], list[int], list[int], bool, int, int, int]
 
@@ -159,13 +165,8 @@ def test_fixed_slots_change_the_key_the_counts_alone_give() -> None:
 @given(encdec_configs())
 def test_proof_over_every_reachable_batch(cfg: Cfg) -> None:
     ours, theirs = _both(cfg, False)
-    found, checked, replayed = ours.prove()  # TensorRT-LLM's rows (max_num_tokens)
-    assert not found
     _, S, T, L = cfg[3:]
-    assert checked == sum(1 for _ in reachable_keys(S, T, L))
-    tight = ours.needed_rows
-    assert not ours.prove(tight)[0]
-    assert tight <= theirs.static_rows()
+    replayed = _check_proof(ours, theirs, S, T, L)  # TensorRT-LLM's rows (max_num_tokens)
     if replayed:
         top = max(k[1] for k in (ours.lookup(b) for b in reachable_keys(S, T, L)) if k)
         short, _, _ = ours.prove(top - 1)
@@ -224,21 +225,7 @@ def test_plan_encoder_component_is_the_engines_encdec_runner(raw: dict[str, Any]
     theirs, bounds = ref.encdec_runner_from_args(raw)
     p = plan(_graphfit_config(raw))
     comp = p.keyed["encoder"]
-    assert dict(comp.ladders) == {"batch_sizes": tuple(theirs.batch_sizes),
-                                  "num_tokens": tuple(theirs.num_tokens),
-                                  "seq_lens": tuple(theirs.seq_lens)}
-    captured = theirs.captured_keys()
-    assert set(comp.graph_keys) == captured
-    assert comp.bounds == bounds
-    tokens = [b for b in comp.buffers if b.axis.value == "tokens"]
-    assert {b.reference_capacity for b in tokens} == {theirs.static_rows()}
-    seq_lens = comp.buffer("seq_lens")  # the pinned host seq_lens
-    assert seq_lens.reference_capacity == theirs.seq_lens_rows()
-    assert seq_lens.capacity == max((k[0] for k in captured), default=0) <= \
-        theirs.seq_lens_rows()
-    for b, n, longest in reachable_keys(*bounds):
-        assert comp.lookup((b, n, longest)) == theirs.replay_key(_even(b, n, longest),
-                                                                 captured), (b, n, longest)
+    captured, tokens, seq_lens = _check_encoder_component(comp, theirs, bounds)
     assert p.capture_sizes  # the decoder's graphs (cuda_graph_config) stay planned
     assert p.verify().ok and p.verify_engine().ok
     cap = max((k[1] for k in captured), default=0)

@@ -30,6 +30,15 @@ def assert_draft_pads_within_its_buffers(p: Plan, runner: str, bs: int, per_requ
     comp = p.components[runner]
     if any(b.name == "sampler_out" for b in comp.buffers):
         assert p.buffer(f"{runner}.sampler_out").capacity >= max(sizes) * per_request
+    assert_uniform_batch_within_buffers(p, runner, bs, width)
+
+
+def assert_uniform_batch_within_buffers(p: Plan, runner: str, bs: int, width: int) -> None:
+    """A uniform batch of `bs` requests of `width` tokens each (clamped to the request pool:
+    a decode batch holds at most that many) pads, in `runner`, to a captured size whose rows
+    each of its buffers holds, or runs eagerly. Also the multi-layer EAGLE and frozen-KV MTP
+    runners' check (test_engines_sglang.py)."""
+    comp = p.components[runner]
     bs = min(bs, request_pool(p.config))
     d = p.pad(bs * width, uniform_decode=True, component=runner)
     if d.mode is CUDAGraphMode.NONE:

@@ -30,6 +30,7 @@ from graphfit.planner.engines.sglang import (
     sglang_sizes,
 )
 from graphfit.testing import sglang_configs
+from tests.planner.block_draft_checks import assert_uniform_batch_within_buffers
 
 EAGLE = {"spec_method": "eagle", "num_speculative_tokens": 3, "speculative_eagle_topk": 1}
 
@@ -301,14 +302,7 @@ def test_multi_layer_eagle_pads_within_its_buffers(config: EngineConfig, bs: int
         return
     width = comp.tables.uniform_query_len
     assert width == p.config.speculative_num_draft_tokens
-    bs = min(bs, request_pool(p.config))  # a decode batch holds at most the request pool
-    d = p.pad(bs * width, uniform_decode=True, component="mtp_draft_extend")
-    if d.mode is CUDAGraphMode.NONE:
-        return
-    assert bs <= d.num_reqs
-    for b in comp.buffers:
-        rows = d.num_reqs * (width if b.axis is Axis.TOKENS else 1)
-        assert b.axis is Axis.FIXED or rows <= b.capacity, b.key
+    assert_uniform_batch_within_buffers(p, "mtp_draft_extend", bs, width)
 
 
 FROZEN = {"spec_method": "mtp", "frozen_kv_mtp": True, "num_speculative_tokens": 3,
@@ -347,11 +341,4 @@ def test_frozen_kv_mtp_pads_within_its_buffers(config: EngineConfig, bs: int) ->
         return
     width = comp.tables.uniform_query_len
     assert width == (p.config.speculative_eagle_topk or 1)
-    bs = min(bs, request_pool(p.config))
-    d = p.pad(bs * width, uniform_decode=True, component="frozen_drafter")
-    if d.mode is CUDAGraphMode.NONE:
-        return
-    assert bs <= d.num_reqs
-    for b in comp.buffers:
-        rows = d.num_reqs * (width if b.axis is Axis.TOKENS else 1)
-        assert b.axis is Axis.FIXED or rows <= b.capacity, b.key
+    assert_uniform_batch_within_buffers(p, "frozen_drafter", bs, width)

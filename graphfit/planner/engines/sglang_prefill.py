@@ -53,7 +53,7 @@ from dataclasses import dataclass
 
 from graphfit.planner.core.errors import ConfigError
 from graphfit.planner.core.ladder import check_size_count, round_up
-from graphfit.planner.engines import sglang_moe_a2a
+from graphfit.planner.engines import sglang_attn_default, sglang_moe_a2a
 from graphfit.planner.engines.sglang_multimodal import MULTIMODAL_PREFILL_OFF
 
 BREAKABLE = "breakable"
@@ -68,21 +68,13 @@ MLA_MAX_TOKENS = 8192  # memory_hook.py:235-237
 CHUNKED_PREFILL_CLASSES = ((20, 2048), (35, 4096), (60, 4096), (90, 8192), (160, 8192))
 LARGE_GPU_CHUNKED_PREFILL = 16384
 UNKNOWN_GPU_CHUNKED_PREFILL = 4096
-# models whose attention SGLang's ModelConfig always resolves to MLA
-# (configs/model_config.py:1367-1397, 1443-1512; the ones it decides by a config key, e.g.
-# Pixtral or DeepseekVL2 with kv_lora_rank, are left out)
-MLA_ARCHITECTURES = frozenset({
-    "DeepseekV2ForCausalLM", "DeepseekV32ForCausalLM", "DeepseekV3ForCausalLM",
-    "DeepseekV3ForCausalLMNextN", "Glm4MoeLiteForCausalLM", "Glm4MoeLiteForCausalLMNextN",
-    "GlmMoeDsaForCausalLM", "GlmMoeDsaForCausalLMNextN", "Glm5NextForConditionalGeneration",
-    "Glm5NextForConditionalGenerationNextN", "LongcatFlashForCausalLM",
-    "LongcatFlashForCausalLMNextN", "HYV4ForCausalLM", "HYV4ForCausalLMNextN",
-    "DotsVLMForCausalLM", "Dots3NoteForCausalLM", "Dots3NoteForCausalLMNextN",
-    "MistralLarge3ForCausalLM", "MistralLarge3ForCausalLMEagle",
-    "KimiK25ForConditionalGeneration", "Eagle3DeepseekV2ForCausalLM", "GigaChat35ForCausalLM",
-    "GigaChat35ForCausalLMNextN", "MiniCPM3ForCausalLM", "KimiVLForConditionalGeneration",
-    "KimiLinearForCausalLM", "KimiK3LinearForCausalLM", "KimiK3ForConditionalGeneration",
-    "BailingMoeV2_5ForCausalLM", "BailingMoeV3ForCausalLM",
+# models whose attention SGLang's ModelConfig always resolves to MLA: the list named without
+# a condition (configs/model_config.py:1367-1397, kept in sglang_attn_default) plus the ones
+# of 1443-1512 (the ones it decides by a config key, e.g. Pixtral or DeepseekVL2 with
+# kv_lora_rank, are left out)
+MLA_ARCHITECTURES = sglang_attn_default.MLA_ARCHITECTURES | frozenset({
+    "KimiVLForConditionalGeneration", "KimiLinearForCausalLM", "KimiK3LinearForCausalLM",
+    "KimiK3ForConditionalGeneration", "BailingMoeV2_5ForCausalLM", "BailingMoeV3ForCausalLM",
     "BailingMoeV3VLForConditionalGeneration", "SarvamMLAForCausalLM"})
 GRAPHLESS_ATTENTION = frozenset({"torch_native", "flex_attention"})  # attention_hook.py:124-160
 DISAGGREGATION_MODES = ("null", "prefill", "decode")

@@ -52,8 +52,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from functools import cached_property
 
-from graphfit.planner.core.batches import Stream
-from graphfit.planner.core.buffers import ZERO, Axis, BufferSpec, Demand
 from graphfit.planner.core.errors import ConfigError, excerpt
 from graphfit.planner.core.keyed import BatchKey, KeyedDispatch, prove_keyed, split
 from graphfit.planner.core.settings import EngineSettings
@@ -62,9 +60,10 @@ from graphfit.planner.engines.trtllm_encoder import (
     COMPONENT,
     SEQ_LENS_ROWS,
     EncoderKey,
+    EncoderLadders,
     capture_layout,
+    encoder_buffers,
     encoder_graphs,
-    seq_lens_buffer,
 )
 
 FIXED_SLOTS_SUMMARY = ("fixed sequence slots (relative attention): a batch replays the first "
@@ -95,45 +94,16 @@ def round_up(value: int, supported: Sequence[int]) -> int:
 
 
 @dataclass(frozen=True)
-class EncDecGraphs:
+class EncDecGraphs(EncoderLadders):
     """The filtered ladders and bounds of one encoder-decoder encoder runner (token mode)."""
 
-    batch_sizes: tuple[int, ...]
-    token_buckets: tuple[int, ...]
-    length_buckets: tuple[int, ...]
-    padding: bool
-    max_batch_size: int
-    max_num_tokens: int
-    max_seq_len: int
     fixed_slots: bool = False
-
-    def __post_init__(self) -> None:
-        for name in ("batch_sizes", "token_buckets", "length_buckets"):
-            values = getattr(self, name)
-            if list(values) != sorted(set(values)) or any(v < 1 for v in values):
-                raise ConfigError(f"encoder graphs: {name} must be sorted, unique and >= 1")
-        for name in ("max_batch_size", "max_num_tokens", "max_seq_len"):
-            if getattr(self, name) < 1:
-                raise ConfigError(f"encoder graphs: {name} must be >= 1")
-
-    @property
-    def enabled(self) -> bool:
-        return bool(self.token_buckets and self.length_buckets)
-
-    @property
-    def max_graph_tokens(self) -> int:
-        return self.token_buckets[-1] if self.token_buckets else 0
 
     @property
     def static_rows(self) -> int:
         """TensorRT-LLM's `input_ids` / `position_ids` rows: the encoder's max_num_tokens
         (allocated only when graphs are on)."""
         return self.max_num_tokens if self.enabled else 0
-
-    @property
-    def seq_lens_rows(self) -> int:
-        """TensorRT-LLM's host `seq_lens` rows: the largest kept batch size."""
-        return self.batch_sizes[-1] if self.enabled and self.batch_sizes else 0
 
     @cached_property
     def layouts(self) -> dict[EncoderKey, tuple[int, ...]]:
@@ -301,17 +271,10 @@ def encdec_component(config: EngineSettings) -> KeyedComponentModel:
     """The `encoder` keyed component of an encoder-decoder model: `input_ids` (rows,) and
     `position_ids` (1, rows) int32, TensorRT-LLM's rows the encoder's max_num_tokens."""
     graphs = encdec_graphs_of(config)
-    why = ("EncoderCUDAGraphRunner's static inputs, encoder-decoder "
-           "(_create_shared_static_tensors)")
-    rows = graphs.static_rows
-    buffers = (
-        BufferSpec("input_ids", "int32", Axis.TOKENS, (Demand(Stream.GRAPH_TOKENS),), rows,
-                   ZERO, source=why),
-        BufferSpec("position_ids", "int32", Axis.TOKENS, (Demand(Stream.GRAPH_TOKENS),), rows,
-                   ZERO, leading=(1,), source=why),
-        seq_lens_buffer(graphs.seq_lens_rows))
-    ladders = (("batch_sizes", graphs.batch_sizes), ("num_tokens", graphs.token_buckets),
-               ("seq_lens", graphs.length_buckets))
+    buffers = encoder_buffers(graphs.static_rows, graphs.seq_lens_rows,
+                              "EncoderCUDAGraphRunner's static inputs, encoder-decoder "
+                              "(_create_shared_static_tensors)")
+    ladders = graphs.ladders
     witnesses: dict[tuple[int, ...], BatchKey | Lengths] = dict(graphs.witnesses.items())
     return KeyedComponentModel(COMPONENT, graphs.dispatch,
                                (graphs.max_batch_size, graphs.max_num_tokens,

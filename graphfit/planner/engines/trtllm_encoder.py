@@ -87,8 +87,11 @@ def capture_layout(batch: int, tokens: int, longest: int) -> tuple[int, ...] | N
 
 
 @dataclass(frozen=True)
-class EncoderGraphs:
-    """The filtered ladders and bounds of one encoder-only runner."""
+class EncoderLadders:
+    """The filtered ladders and bounds an `EncoderCUDAGraphRunner` reads, shared by the
+    encoder-only runner (`EncoderGraphs`) and the encoder-decoder one
+    (graphfit.planner.engines.trtllm_encdec.EncDecGraphs): both come out of
+    `EncoderConfigMixin.create`'s filters, so their validation and bounds are one rule."""
 
     batch_sizes: tuple[int, ...]
     token_buckets: tuple[int, ...]
@@ -116,14 +119,25 @@ class EncoderGraphs:
         return self.token_buckets[-1] if self.token_buckets else 0
 
     @property
-    def static_rows(self) -> int:
-        """TensorRT-LLM's `input_ids` / `position_ids` rows (encoder-only)."""
-        return min(self.max_graph_tokens, self.max_num_tokens)
-
-    @property
     def seq_lens_rows(self) -> int:
         """TensorRT-LLM's host `seq_lens` rows: the largest kept batch size (graphs on)."""
         return self.batch_sizes[-1] if self.enabled and self.batch_sizes else 0
+
+    @property
+    def ladders(self) -> tuple[tuple[str, tuple[int, ...]], ...]:
+        """The kept ladders under the config's names (a keyed component's `ladders`)."""
+        return (("batch_sizes", self.batch_sizes), ("num_tokens", self.token_buckets),
+                ("seq_lens", self.length_buckets))
+
+
+@dataclass(frozen=True)
+class EncoderGraphs(EncoderLadders):
+    """The filtered ladders and bounds of one encoder-only runner."""
+
+    @property
+    def static_rows(self) -> int:
+        """TensorRT-LLM's `input_ids` / `position_ids` rows (encoder-only)."""
+        return min(self.max_graph_tokens, self.max_num_tokens)
 
     def capture_shapes(self) -> Iterator[EncoderKey]:
         """`_encoder_capture_shapes` (encoder-only): the shapes warmed up and captured."""
@@ -240,6 +254,19 @@ def seq_lens_buffer(rows: int) -> BufferSpec:
                              "(_create_shared_static_tensors)")
 
 
+def encoder_buffers(rows: int, seq_lens_rows: int, why: str) -> tuple[BufferSpec, ...]:
+    """An `EncoderCUDAGraphRunner`'s static `input_ids` (rows,) and `position_ids` (1, rows)
+    int32 (a graph of key (b, n, L) reads n rows) and its host `seq_lens`
+    (`_create_shared_static_tensors`): the same three buffers for the encoder-only and the
+    encoder-decoder runner, which differ only in `rows`."""
+    return (
+        BufferSpec("input_ids", "int32", Axis.TOKENS, (Demand(Stream.GRAPH_TOKENS),), rows,
+                   ZERO, source=why),
+        BufferSpec("position_ids", "int32", Axis.TOKENS, (Demand(Stream.GRAPH_TOKENS),), rows,
+                   ZERO, leading=(1,), source=why),
+        seq_lens_buffer(seq_lens_rows))
+
+
 def encoder_graphs_of(config: EngineSettings, batch_sizes: Sequence[int]) -> EncoderGraphs:
     """The encoder-only runner's graphs for a config with `cuda_graph_config.mode: encode`:
     `batch_sizes` as the graph config validates them (given, or generated for its
@@ -257,16 +284,10 @@ def encoder_component(config: EngineSettings, batch_sizes: Sequence[int]
     (1, rows), int32, TensorRT-LLM's rows the largest kept token bucket (min(largest bucket,
     max_num_tokens)); a graph of key (b, n, L) reads n rows."""
     graphs = encoder_graphs_of(config, batch_sizes)
-    why = "EncoderCUDAGraphRunner's static inputs (_create_shared_static_tensors)"
-    rows = graphs.static_rows
-    buffers = (
-        BufferSpec("input_ids", "int32", Axis.TOKENS, (Demand(Stream.GRAPH_TOKENS),), rows,
-                   ZERO, source=why),
-        BufferSpec("position_ids", "int32", Axis.TOKENS, (Demand(Stream.GRAPH_TOKENS),), rows,
-                   ZERO, leading=(1,), source=why),
-        seq_lens_buffer(graphs.seq_lens_rows))
-    ladders = (("batch_sizes", graphs.batch_sizes), ("num_tokens", graphs.token_buckets),
-               ("seq_lens", graphs.length_buckets))
+    buffers = encoder_buffers(graphs.static_rows, graphs.seq_lens_rows,
+                              "EncoderCUDAGraphRunner's static inputs "
+                              "(_create_shared_static_tensors)")
+    ladders = graphs.ladders
     witnesses: dict[tuple[int, ...], BatchKey] = {
         key: batch for key, batch in graphs.witnesses.items()}
     return KeyedComponentModel(COMPONENT, graphs.dispatch,
