@@ -529,20 +529,29 @@ def _dflash_runner(r: Resolved, pool: int, fill: int, device: str, hidden_size: 
     return dataclasses.replace(run, name="dflash_draft", buffers=table, live=live)
 
 
+def _draft_hf_config(r: Resolved) -> Any:
+    """The draft checkpoint's config as SGLang's own `get_config` reads it, or None (no draft
+    path, or a hub id offline: no config here)."""
+    from sglang.srt.utils.hf_transformers_utils import get_config
+
+    path = getattr(r.record, "speculative_draft_model_path", None)
+    if path is None:
+        return None
+    try:
+        return get_config(str(path), trust_remote_code=False)
+    except (OSError, ValueError):
+        return None
+
+
 def _dflash_selector(r: Resolved) -> Any:
     """The draft model's `candidate_selector` as SGLang builds it: the draft's model class
     (`architectures[0]` among SGLang's own `models/dflash.py` entry classes) is a
     `DFlash2DraftModel`, whose `CandidateSelector` takes `top_k` from its own
     `parse_dflash_draft_config` (models/dflash.py:1264-1280); None otherwise."""
     from sglang.srt.speculative.dflash_utils import parse_dflash_draft_config
-    from sglang.srt.utils.hf_transformers_utils import get_config
 
-    path = getattr(r.record, "speculative_draft_model_path", None)
-    if path is None:
-        return None
-    try:  # a hub id offline: no config here
-        config = get_config(str(path), trust_remote_code=False)
-    except (OSError, ValueError):
+    config = _draft_hf_config(r)
+    if config is None:
         return None
     with sglang_stubs.stubbed():
         import sglang.srt.models.dflash as models
@@ -558,14 +567,8 @@ def _dflash_lilicorr(r: Resolved) -> Any:
     """(the LiLiCorr head's config as SGLang's own `parse_lilicorr_draft_config` reads it,
     the draft's hidden size) when the draft's model class (`architectures[0]` among SGLang's
     own `models/lilicorr.py` entry classes) is a `LiLiCorrDraftModel`; None otherwise."""
-    from sglang.srt.utils.hf_transformers_utils import get_config
-
-    path = getattr(r.record, "speculative_draft_model_path", None)
-    if path is None:
-        return None
-    try:  # a hub id offline: no config here
-        config = get_config(str(path), trust_remote_code=False)
-    except (OSError, ValueError):
+    config = _draft_hf_config(r)
+    if config is None:
         return None
     with sglang_stubs.stubbed():  # both import Triton kernel modules
         import sglang.srt.models.lilicorr as models
@@ -610,14 +613,9 @@ def _dflash_domino(r: Resolved) -> bool:
     `parse_dflash_draft_config(...).is_domino` on its own `get_config` of the draft path
     (dflash_worker_v2.py:451-454)."""
     from sglang.srt.speculative.dflash_utils import parse_dflash_draft_config
-    from sglang.srt.utils.hf_transformers_utils import get_config
 
-    path = getattr(r.record, "speculative_draft_model_path", None)
-    if path is None:
-        return False
-    try:  # a hub id offline: no config here (SGLang would download it); taken as plain
-        config = get_config(str(path), trust_remote_code=False)
-    except (OSError, ValueError):
+    config = _draft_hf_config(r)  # a hub id offline (SGLang would download it): plain
+    if config is None:
         return False
     return bool(parse_dflash_draft_config(draft_hf_config=config).is_domino)
 
@@ -829,14 +827,9 @@ def _frozen_hidden(r: Resolved, default: int) -> int:
     `get_config` of the draft path (HF's class default when the file names none); `default`
     (the target's hidden size) for a line without a draft model path."""
     from sglang.srt.speculative.frozen_kv_mtp_worker_v2 import FrozenKVMTPDraftWorker
-    from sglang.srt.utils.hf_transformers_utils import get_config
 
-    path = getattr(r.record, "speculative_draft_model_path", None)
-    if path is None:
-        return default
-    try:  # a hub id offline: no config here (SGLang would download it)
-        config = get_config(str(path), trust_remote_code=False)
-    except (OSError, ValueError):
+    config = _draft_hf_config(r)  # a hub id offline (SGLang would download it): the default
+    if config is None:
         return default
     model = types.SimpleNamespace(backbone_hidden_size=config.backbone_hidden_size)
     worker = types.SimpleNamespace(draft_model_runner=types.SimpleNamespace(model=model))
