@@ -21,7 +21,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from tests.oracle import sglang_multimodal_compare as smc
 from tests.oracle import sglang_stubs
-from tests.oracle.measure_sglang_plan_prefill import draw
+from tests.oracle.measure_sglang_plan_prefill import draw, print_aspects
 
 
 def main() -> None:
@@ -57,11 +57,7 @@ def main() -> None:
                 equal[aspect] += 1
     print(f"{n} lines: SGLang rejects {rejected}, graphfit refuses {refused} (not modelled), "
           f"{compared} compared ({on} with prefill graphs on; per model {dict(per_model)})\n")
-    print("| aspect | equal | compared |\n|---|---|---|")
-    for aspect in smc.ASPECTS:
-        print(f"| {aspect} | {equal[aspect]} | {compared} |")
-    for aspect, text in first.items():
-        print(f"\nfirst {aspect} difference: {text[:400]}")
+    print_aspects(smc.ASPECTS, equal, compared, first)
 
 
 if __name__ == "__main__":

@@ -101,8 +101,14 @@ def main() -> None:
                 equal[aspect] += 1
     print(f"{n} lines: SGLang rejects {rejected}, graphfit refuses {refused} (not modelled), "
           f"{compared} compared ({on} with prefill graphs on, {mla_lines} on an MLA model)\n")
+    print_aspects(spp.ASPECTS, equal, compared, first)
+
+
+def print_aspects(aspects: tuple[str, ...], equal: Counter[str], compared: int,
+                  first: dict[str, str]) -> None:
+    """The agreement table (equal / compared per aspect), then each aspect's first difference."""
     print("| aspect | equal | compared |\n|---|---|---|")
-    for aspect in spp.ASPECTS:
+    for aspect in aspects:
         print(f"| {aspect} | {equal[aspect]} | {compared} |")
     for aspect, text in first.items():
         print(f"\nfirst {aspect} difference: {text[:400]}")

@@ -4,6 +4,7 @@ shared `EngineConfig`."""
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from dataclasses import dataclass
 from typing import ClassVar
 
@@ -339,12 +340,7 @@ class SglangOptions(EngineOptions):
         if self.speculative_moe_a2a_backend is not None:
             set_(self, "speculative_moe_a2a_backend",
                  check_draft_choice(self.speculative_moe_a2a_backend))
-        backend = self.cuda_graph_backend_prefill
-        if backend is not None:
-            if not isinstance(backend, str) or backend.strip().lower() not in PREFILL_BACKENDS:
-                raise ConfigError(f"cuda_graph_backend_prefill: {excerpt(backend)} is not one "
-                                  f"of {', '.join(PREFILL_BACKENDS)}")
-            set_(self, "cuda_graph_backend_prefill", backend.strip().lower())
+        _choice(self, "cuda_graph_backend_prefill", PREFILL_BACKENDS, optional=True)
         for name in ("cuda_graph_max_bs_prefill", "chunked_prefill_size",
                      "full_prefill_max_req"):
             _optional_int(name, getattr(self, name), 1)
@@ -354,27 +350,15 @@ class SglangOptions(EngineOptions):
         _optional_int("max_total_tokens", self.max_total_tokens, 2)
         set_(self, "cuda_graph_bs_prefill",
              sizes("cuda_graph_bs_prefill", self.cuda_graph_bs_prefill))
-        mode = self.disaggregation_mode
-        if not isinstance(mode, str) or mode.strip().lower() not in DISAGGREGATION_MODES:
-            raise ConfigError(f"disaggregation_mode: {excerpt(mode)} is not one of "
-                              f"{', '.join(DISAGGREGATION_MODES)}")
-        set_(self, "disaggregation_mode", mode.strip().lower())
+        _choice(self, "disaggregation_mode", DISAGGREGATION_MODES)
         _optional_int("max_mamba_cache_size", self.max_mamba_cache_size, 1)
         true_false("disable_radix_cache", self.disable_radix_cache)
         true_false("disable_overlap_schedule", self.disable_overlap_schedule)
         positive_int("page_size", self.page_size)
-        strategy = self.mamba_radix_cache_strategy
-        if not isinstance(strategy, str) or strategy.strip().lower() not in MAMBA_STRATEGIES:
-            raise ConfigError(f"mamba_radix_cache_strategy: {excerpt(strategy)} is not one of "
-                              f"{', '.join(MAMBA_STRATEGIES)}")
-        set_(self, "mamba_radix_cache_strategy", strategy.strip().lower())
+        _choice(self, "mamba_radix_cache_strategy", MAMBA_STRATEGIES)
         _mamba_memory_inputs(self)
         _optional_int("mamba_memory_slots", self.mamba_memory_slots, 1)
-        backend = self.linear_attn_backend
-        if not isinstance(backend, str) or backend.strip().lower() not in LINEAR_ATTN_BACKENDS:
-            raise ConfigError(f"linear_attn_backend: {excerpt(backend)} is not one of "
-                              f"{', '.join(LINEAR_ATTN_BACKENDS)}")
-        set_(self, "linear_attn_backend", backend.strip().lower())
+        _choice(self, "linear_attn_backend", LINEAR_ATTN_BACKENDS)
         positive_int("mamba_track_interval", self.mamba_track_interval)
         _optional_int("mamba_chunk_size", self.mamba_chunk_size, 1)
         fraction = self.mem_fraction_static
@@ -395,11 +379,7 @@ def _block_draft_modes(options: SglangOptions) -> None:
     """Validate the DSPARK environment modes and the LiLiCorr draft's candidate width."""
     from graphfit.planner.engines.sglang_dspark_modes import PROPOSALS
 
-    proposal = options.dspark_proposal
-    if not isinstance(proposal, str) or proposal.strip().lower() not in PROPOSALS:
-        raise ConfigError(f"dspark_proposal: {excerpt(proposal)} is not one of "
-                          f"{', '.join(PROPOSALS)}")
-    object.__setattr__(options, "dspark_proposal", proposal.strip().lower())
+    _choice(options, "dspark_proposal", PROPOSALS)
     true_false("dspark_mid_fold", options.dspark_mid_fold)
     mode = options.ragged_verify_mode
     if not isinstance(mode, str) or len(mode) > 64:
@@ -438,19 +418,8 @@ def _mamba_memory_inputs(options: SglangOptions) -> None:
             raise ConfigError(f"mamba_layer_map: expected a 0 or 1 per model layer with at "
                               f"least one 1, got {excerpt(layer_map)}")
         set_(options, "mamba_layer_map", tuple(layer_map))
-    transport = options.mm_feature_transport
-    if transport is not None:
-        if not isinstance(transport, str) \
-                or transport.strip().lower() not in ("cpu", "cuda_ipc", "cuda_vmm"):
-            raise ConfigError(f"mm_feature_transport: {excerpt(transport)} is not one of "
-                              f"cpu, cuda_ipc, cuda_vmm")
-        set_(options, "mm_feature_transport", transport.strip().lower())
-    dtype = options.mamba_ssm_dtype
-    if dtype is not None:
-        if not isinstance(dtype, str) or dtype.strip().lower() not in SSM_DTYPE_BYTES:
-            raise ConfigError(f"mamba_ssm_dtype: {excerpt(dtype)} is not one of "
-                              f"{', '.join(SSM_DTYPE_BYTES)}")
-        set_(options, "mamba_ssm_dtype", dtype.strip().lower())
+    _choice(options, "mm_feature_transport", ("cpu", "cuda_ipc", "cuda_vmm"), optional=True)
+    _choice(options, "mamba_ssm_dtype", tuple(SSM_DTYPE_BYTES), optional=True)
     for name in ("mamba_full_memory_ratio", "weights_gb", "preload_avail_gb"):
         value = getattr(options, name)
         if value is None:
@@ -462,6 +431,18 @@ def _mamba_memory_inputs(options: SglangOptions) -> None:
             raise ConfigError(f"{name}: must be a finite number {'>= 0' if zero_ok else '> 0'}"
                               f", got {excerpt(value)}")
         set_(options, name, float(value))
+
+
+def _choice(options: SglangOptions, name: str, choices: Collection[str], *,
+            optional: bool = False) -> None:
+    """Validate a named option against its choices (any case, spaces trimmed) and store it in
+    lower case; None passes when the option is optional."""
+    value = getattr(options, name)
+    if value is None and optional:
+        return
+    if not isinstance(value, str) or value.strip().lower() not in choices:
+        raise ConfigError(f"{name}: {excerpt(value)} is not one of {', '.join(choices)}")
+    object.__setattr__(options, name, value.strip().lower())
 
 
 def _optional_int(name: str, value: object, minimum: int) -> None:
