@@ -37,7 +37,7 @@ from typing import Any
 from graphfit.inputs import model_config
 from graphfit.inputs.reading import parse_json, shown_path
 from graphfit.inputs.settings import COMMAND_LINE, FILE, Setting
-from graphfit.inputs.sglang_lilicorr import LilicorrRefusal, candidate_topk
+from graphfit.inputs.sglang_lilicorr import LilicorrRefusal, candidate_topk, head_geometry
 from graphfit.planner.core.enums import SpecMethod
 from graphfit.planner.core.errors import ConfigError, brief, excerpt
 
@@ -60,6 +60,8 @@ class DflashDraft:
     problem: str | None = None  # parse_dflash_draft_config's refusal: the draft won't load
     selector_top_k: int = 0  # dflash_config.selector_top_k (0: none)
     lilicorr_top_k: int = 0  # dflash_config.lilicorr_candidate_topk (0: not LiLiCorr)
+    # [lilicorr_hidden_size, lilicorr_num_heads, lilicorr_factor_dim] (None: not LiLiCorr)
+    lilicorr_head: tuple[int, int, int] | None = None
 
     def __post_init__(self) -> None:
         if self.block_size is not None and self.block_size < 1:
@@ -222,7 +224,8 @@ def parse(data: Mapping[str, Any], path: Path) -> DflashDraft:
                                                       "dflash_config.selector_rank.")
     if head == "lilicorr":  # LiLiCorrDraftModel.__init__ (models/lilicorr.py:532-540)
         try:
-            return DflashDraft(path, block, head, lilicorr_top_k=candidate_topk(cfg))
+            return DflashDraft(path, block, head, lilicorr_top_k=candidate_topk(cfg),
+                               lilicorr_head=head_geometry(cfg))
         except LilicorrRefusal as exc:
             return DflashDraft(path, block, head, problem=str(exc))
     return DflashDraft(path, block, head, selector_top_k=top_k)
@@ -284,6 +287,8 @@ def dflash_draft_settings(values: Mapping[str, Any], explicit_block: bool
     if draft.head == "lilicorr":  # SglangOptions.dflash_lilicorr_top_k
         found.append(Setting("dflash_lilicorr_top_k", draft.lilicorr_top_k,
                              f"{where}: LiLiCorr draft", FILE, weak=True))
+        found.append(Setting("dflash_lilicorr_head", draft.lilicorr_head,
+                             f"{where}: LiLiCorr head geometry", FILE, weak=True))
         notes.append(f"{where}: a LiLiCorr DFLASH draft (candidate top-k "
                      f"{draft.lilicorr_top_k}; its sampler's buffers, lilicorr_utils.py:"
                      f"239-290)")
@@ -295,6 +300,12 @@ def dflash_draft_settings(values: Mapping[str, Any], explicit_block: bool
     if explicit_block:
         block = values.get("speculative_num_draft_tokens") or values.get(
             "speculative_dflash_block_size")
+        if draft.head == "lilicorr" and isinstance(block, int) \
+                and block > draft.resolved_block:  # set_active_block_size (lilicorr.py:299-305)
+            raise ConfigError(f"{where}: SGLang's LiLiCorr draft would not load "
+                              f"(dflash_worker_v2.py:523, models/lilicorr.py:299-305): "
+                              f"block_size={block} is outside [2, {draft.resolved_block}], the "
+                              f"trained LiLiCorr block")
         if draft.block_size is not None and block != draft.block_size:
             notes.append(f"{where}: the draft was trained with block_size {draft.block_size}; "
                          f"SGLang uses the line's {block} and warns (dflash_worker_v2.py:"

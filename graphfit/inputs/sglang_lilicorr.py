@@ -8,7 +8,9 @@ as the draft), the candidate top-k a power of two no wider than the fused greedy
 lanes (kernels/ops/speculative/lilicorr.py:18); a config without any `lilicorr_*` key, or with
 `lilicorr_enabled` false, cannot rebuild the head. Where SGLang raises, the draft does not load
 and graphfit refuses with SGLang's reason. The one value the graph buffers need is the
-candidate top-k (SglangOptions.dflash_lilicorr_top_k; graphfit.planner.engines.sglang_dflash).
+candidate top-k (SglangOptions.dflash_lilicorr_top_k; graphfit.planner.engines.sglang_dflash);
+the head's weight-sized buffers need its width, heads and factor width too (`head_geometry`,
+SglangOptions.dflash_lilicorr_head; graphfit.planner.engines.sglang_lilicorr_weights).
 """
 
 from __future__ import annotations
@@ -59,3 +61,17 @@ def candidate_topk(cfg: Mapping[str, Any]) -> int:
     for key, cast, positive in _FIELDS:
         _required(cfg, key, cast, positive)
     return topk
+
+
+def head_geometry(cfg: Mapping[str, Any]) -> tuple[int, int, int]:
+    """[lilicorr_hidden_size, lilicorr_num_heads, lilicorr_factor_dim] of a config that
+    `candidate_topk` accepted, int()-converted as SGLang converts them (lilicorr_utils.py:
+    85-94). A negative width passes SGLang's parse (it is not required positive, :87) but
+    the head's layers cannot be built with it (models/lilicorr.py:159, 171-186): refused."""
+    hidden, heads, factor = (int(_required(cfg, key, int, key != "hidden_size"))
+                             for key in ("hidden_size", "num_heads", "factor_dim"))
+    if hidden < 0:
+        raise LilicorrRefusal(f"dflash_config.lilicorr_hidden_size={hidden}: the head's layers "
+                              f"cannot be built with a negative width (models/lilicorr.py:"
+                              f"159-186).")
+    return hidden, heads, factor

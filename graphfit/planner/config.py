@@ -338,6 +338,7 @@ class EngineConfig:
             dspark_proposal: str = "sampling", dspark_mid_fold: bool = False,
             ragged_verify_mode: str = "static",
             dflash_lilicorr_top_k: int | None = None,
+            dflash_lilicorr_head: tuple[int, int, int] | None = None,
             dflash_eager_sampler: bool = False,
             vit: Any = None,
             sm100: bool | None = None, quant_method: str | None = None,
@@ -745,6 +746,11 @@ class EngineConfig:
     def dflash_lilicorr_top_k(self) -> int | None:
         """SglangOptions.dflash_lilicorr_top_k."""
         return cast("int | None", self._option("dflash_lilicorr_top_k"))
+
+    @property
+    def dflash_lilicorr_head(self) -> tuple[int, int, int] | None:
+        """SglangOptions.dflash_lilicorr_head."""
+        return cast("tuple[int, int, int] | None", self._option("dflash_lilicorr_head"))
 
     @property
     def dflash_eager_sampler(self) -> bool:

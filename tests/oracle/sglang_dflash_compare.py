@@ -30,6 +30,7 @@ DRAFT = "--speculative-draft-model-path"
 RUNNER = "dflash_draft"
 # the draft-config options the translated flags cannot carry (graphfit.inputs.sglang_draft)
 SAMPLER_OPTIONS = ("dflash_domino", "dflash_selector_top_k", "dflash_lilicorr_top_k",
+                   "dflash_lilicorr_head",
                    "dflash_eager_sampler")  # the last from the line's environment
 
 

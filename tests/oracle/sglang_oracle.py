@@ -43,6 +43,7 @@ import types
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+from unittest import mock
 
 from tests.oracle import sglang_stubs
 from tests.oracle.paths import require
@@ -486,6 +487,7 @@ def _dflash_runner(r: Resolved, pool: int, fill: int, device: str, hidden_size: 
     max_bs = max(get_exec().graph.cuda_graph_config.decode.bs)
     sampler: Any
     selector = _dflash_selector(r)
+    lilicorr = _dflash_lilicorr(r)
     from sglang.srt.environ import envs
 
     if envs.SGLANG_DFLASH_EAGER_DRAFT_SAMPLER.get():  # the head kept eager (:890-891)
@@ -496,8 +498,8 @@ def _dflash_runner(r: Resolved, pool: int, fill: int, device: str, hidden_size: 
         sampler = _SelectorDraftSampler(
             draft_model=types.SimpleNamespace(candidate_selector=selector), block_size=width,
             max_bs=max_bs, device="meta", sampling_enabled=True)
-    elif (lilicorr := _dflash_lilicorr(r)) is not None:  # the LiLiCorr branch (:924-934)
-        sampler = _lilicorr_sampler(lilicorr, width)
+    elif lilicorr is not None:  # the LiLiCorr branch (:924-934)
+        sampler = _lilicorr_sampler(lilicorr, width, hidden_size, vocab_size, tp)
     elif _dflash_domino(r):  # `_maybe_build_draft_sampler`'s Domino branch (:937-967)
         from sglang.srt.speculative.dflash_worker_v2 import _DominoDraftSampler
 
@@ -512,11 +514,14 @@ def _dflash_runner(r: Resolved, pool: int, fill: int, device: str, hidden_size: 
     table = dict(run.buffers)
     for name in ("out", "local_max", "local_arg", "gathered_max", "gathered_ids",
                  "best_rank", "selected_ids", "temperatures", "greedy_mask", "uniforms",
-                 "candidate_out", "q_out", "anchor", "anchor_valid"):
+                 "candidate_out", "q_out", "anchor", "anchor_valid", "token_table"):
         tensor = getattr(sampler, name, None)
         if tensor is not None:  # compared on shape and dtype (axis "tokens")
             table[f"sampler_{name}"] = _buffer(f"sampler_{name}", tensor, "tokens", None,
                                                "empty")
+    if lilicorr is not None:  # the head's weight-sized buffers, folded sampler or not
+        for name, tensor in lilicorr_head_tensors(lilicorr[2]).items():
+            table[name] = _buffer(name, tensor, "tokens", None, "empty")
     # live: the draft's DecodeCudaGraphRunner as it stands before capture (SGLang's class
     # without its capturing __init__, decode_cuda_graph_runner.py:470 buffers), its model
     # runner holding SGLang's own sampler capture hook (dflash_worker_v2.py:741-747)
@@ -565,8 +570,9 @@ def _dflash_selector(r: Resolved) -> Any:
 
 def _dflash_lilicorr(r: Resolved) -> Any:
     """(the LiLiCorr head's config as SGLang's own `parse_lilicorr_draft_config` reads it,
-    the draft's hidden size) when the draft's model class (`architectures[0]` among SGLang's
-    own `models/lilicorr.py` entry classes) is a `LiLiCorrDraftModel`; None otherwise."""
+    the draft's hidden size, SGLang's own head: `_lilicorr_head`) when the draft's model class
+    (`architectures[0]` among SGLang's own `models/lilicorr.py` entry classes) is a
+    `LiLiCorrDraftModel`; None otherwise. Raises where SGLang's draft does not load."""
     config = _draft_hf_config(r)
     if config is None:
         return None
@@ -577,33 +583,89 @@ def _dflash_lilicorr(r: Resolved) -> Any:
     arch = (getattr(config, "architectures", None) or [None])[0]
     if arch not in classes or not issubclass(classes[arch], models.LiLiCorrDraftModel):
         return None
-    return parse_lilicorr_draft_config(draft_hf_config=config), int(config.hidden_size)
+    parsed = parse_lilicorr_draft_config(draft_hf_config=config)
+    return parsed, int(config.hidden_size), _lilicorr_head(parsed, config, r)
 
 
-def _lilicorr_sampler(found: Any, block: int) -> Any:
-    """SGLang's own `build_lilicorr_draft_sampler` (lilicorr_utils.py:377-419: max_bs from
-    its own `draft_graph_batch_sizes()`) on a head stub carrying what the sampler reads from
-    the head (glue, not SGLang logic): `candidate_topk` from SGLang's parse, the slot
-    embedding's dtype and device (bfloat16, the model dtype, on meta), no token table (the
-    head's `token_proj` absent: weight-sized, not batch-sized) and a no-op
-    `materialize_inference_buffers` (weight-derived buffers); the draft's `fc.output_size`
-    is its hidden size (models/dflash.py:764-774)."""
+def _lilicorr_head(parsed: Any, config: Any, r: Resolved) -> Any:
+    """SGLang's own `LiLiCorrHead` as `LiLiCorrDraftModel.__init__` builds it
+    (models/lilicorr.py:532-541: the draft's hidden size, the draft's trained block, its own
+    `parse_dflash_draft_config(...).resolve_block_size(default=16)` as models/dflash.py:700-703
+    takes it), on the meta device in the model dtype (bfloat16), then set to the worker's
+    block (`set_block_size`, dflash_worker_v2.py:523 -> models/lilicorr.py:549-551, which
+    raises for a block the head was not trained for) and materialized as `load_weights`
+    does (:571-572)."""
     import torch
 
     with sglang_stubs.stubbed():
-        from sglang.srt.speculative.lilicorr_utils import build_lilicorr_draft_sampler
+        import sglang.srt.models.lilicorr as models
+        from sglang.srt.speculative.dflash_utils import parse_dflash_draft_config
 
-    config, hidden = found
-    head = types.SimpleNamespace(
-        candidate_topk=int(config.candidate_topk),
-        slot_embedding=torch.empty((1, 1, block - 1, 1, hidden), dtype=torch.bfloat16,
-                                   device="meta"),
-        materialize_inference_buffers=lambda device, dtype: None,
-        build_token_table=lambda embed_tokens: None)
+    trained = parse_dflash_draft_config(draft_hf_config=config).resolve_block_size(default=16)
+    before = torch.get_default_dtype()
+    torch.set_default_dtype(torch.bfloat16)
+    try:
+        with torch.device("meta"):
+            head = models.LiLiCorrHead(
+                model_hidden_size=int(config.hidden_size), block_size=int(trained),
+                rms_norm_eps=float(getattr(config, "rms_norm_eps", 1e-6)), config=parsed)
+    finally:
+        torch.set_default_dtype(before)
+    head.set_active_block_size(int(r.speculative_num_draft_tokens or trained))
+    parameter = head.slot_embedding
+    head.materialize_inference_buffers(parameter.device, parameter.dtype)
+    return head
+
+
+def lilicorr_head_tensors(head: Any) -> dict[str, Any]:
+    """The head's weight-sized inference buffers as graphfit names them (`lilicorr_*`,
+    graphfit.planner.engines.sglang_lilicorr_weights): each tensor SGLang's
+    `materialize_inference_buffers` made (models/lilicorr.py:245-281); a factor-input column
+    block that `.contiguous()` returned as a view of the weight (`_base` set) holds no memory
+    of its own and is left out."""
+    found = {"lilicorr_attn_bias": head._attn_bias,
+             "lilicorr_fused_edge_weight": head._fused_edge_weight,
+             "lilicorr_fused_edge_bias": head._fused_edge_bias,
+             "lilicorr_rank_frac_col": head._rank_frac_col,
+             "lilicorr_is_top1_col": head._is_top1_col}
+    for part, tensor in zip(("self", "anchor", "cross"), head._factor_input_splits,
+                            strict=True):
+        if tensor._base is None:
+            found[f"lilicorr_factor_input_{part}"] = tensor
+    return found
+
+
+def _lilicorr_sampler(found: Any, block: int, hidden_size: int, vocab_size: int, tp: int
+                      ) -> Any:
+    """SGLang's own `build_lilicorr_draft_sampler` (lilicorr_utils.py:377-419: max_bs from
+    its own `draft_graph_batch_sizes()`) on SGLang's own head (`_lilicorr_head`) and the
+    target's input embedding as SGLang's own `VocabParallelEmbedding` builds it for rank 0 of
+    the TP group (vocab_size x hidden_size, on meta; vocab_parallel_embedding.py:230-345),
+    so the head's own `build_token_table` decides whether there is a table and its rows
+    (models/lilicorr.py:448-456). Glue, not SGLang logic: the parallel state the embedding
+    reads (rank 0 of `tp`), the TP all-gather as the concatenation of the ranks' equal shards
+    (lilicorr_utils.py:273-275), the draft's `fc.output_size` = its hidden size
+    (models/dflash.py:764-774) and an lm_head that is no VocabParallelEmbedding (so no added
+    vocabulary, lilicorr_utils.py:108-115)."""
+    import torch
+
+    with sglang_stubs.stubbed():
+        import sglang.srt.layers.linear as linear
+        import sglang.srt.layers.vocab_parallel_embedding as vpe
+        import sglang.srt.speculative.lilicorr_utils as utils
+
+    _, hidden, head = found
+    parallel = types.SimpleNamespace(tp_rank=0, tp_size=tp, tp_group=None)
+    with mock.patch.object(vpe, "get_parallel", lambda: parallel), \
+            mock.patch.object(linear, "get_parallel", lambda: parallel), torch.device("meta"):
+        embed = vpe.VocabParallelEmbedding(vocab_size, hidden_size,
+                                           params_dtype=torch.bfloat16)
     draft = types.SimpleNamespace(fc=types.SimpleNamespace(output_size=hidden))
-    sampler = build_lilicorr_draft_sampler(
-        head=head, draft_model=draft, embed_tokens=None, lm_head=types.SimpleNamespace(),
-        block_size=block, sampling_enabled=False)
+    with mock.patch.object(utils, "tensor_model_parallel_all_gather",
+                           lambda t, dim: torch.cat([t] * tp, dim=dim)):
+        sampler = utils.build_lilicorr_draft_sampler(
+            head=head, draft_model=draft, embed_tokens=embed,
+            lm_head=types.SimpleNamespace(), block_size=block, sampling_enabled=False)
     assert sampler is not None
     return sampler
 

@@ -58,6 +58,9 @@ from graphfit.planner.engines.batch import (
 from graphfit.planner.engines.sglang_dflash import RUNNER as DFLASH_RUNNER
 from graphfit.planner.engines.sglang_dflash import dflash, resolve_dflash, sampler_buffers
 from graphfit.planner.engines.sglang_dspark import dspark, dspark_runner, resolve_dspark
+from graphfit.planner.engines.sglang_lilicorr_weights import (
+    head_buffers as lilicorr_head_buffers,
+)
 from graphfit.planner.engines.sglang_mamba_buffers import mamba_track_buffers
 from graphfit.planner.engines.sglang_mamba_memory import resolve_memory_slots
 from graphfit.planner.engines.sglang_memory import default_decode_max_bs
@@ -391,6 +394,9 @@ def sglang_runners(config: EngineSettings, ladder: Ladder) -> list[BatchRunner]:
         top = draft[-1] if draft else 0
         buffers = target_buffers(config, width, top, runner=DFLASH_RUNNER,
                                  hidden=config.draft_hidden_size)
+        # a LiLiCorr head's weight-sized buffers (graphfit.planner.engines.
+        # sglang_lilicorr_weights), folded sampler or not
+        buffers += lilicorr_head_buffers(config, width)
         if draft:
             buffers += sampler_buffers(config, width, max(ladder.sizes))
         runners.append(BatchRunner(DFLASH_RUNNER, width, pool, buffers, draft))

@@ -32,6 +32,7 @@ from graphfit.planner.core.buffers import KEEP, Axis, BufferSpec
 from graphfit.planner.core.enums import SpecMethod
 from graphfit.planner.core.errors import ConfigError
 from graphfit.planner.core.settings import EngineSettings
+from graphfit.planner.engines.sglang_lilicorr_weights import token_table
 
 RUNNER = "dflash_draft"  # graphfit's component name for the draft's DecodeCudaGraphRunner
 BLOCK_DEFAULT = 16  # speculative_hook.py:414-421 when the draft config names no block size
@@ -127,23 +128,22 @@ def lilicorr_buffers(config: EngineSettings, block: int, max_bs: int, top_k: int
     (:371-374), i.e. max(cuda_graph_config.decode.bs) as for the other samplers; the anchor
     rows are the draft's `fc` output width (its hidden size, models/dflash.py:764-774) in the
     head's dtype (its slot embedding's, the model dtype); `block - 1` slots of `top_k`
-    candidates each. The token table and the head's inference buffers
-    (`materialize_inference_buffers`, models/lilicorr.py:245-282) are weight-sized, not
-    batch-sized, and are not planned here."""
+    candidates each. The weight-sized token table the sampler holds is planned with the
+    draft's head geometry (graphfit.planner.engines.sglang_lilicorr_weights.token_table)."""
     slots = block - 1
     hidden = config.draft_hidden_size or config.hidden_size
     src = f"{RUNNER}: lilicorr_utils.py:264-290 (LiLiCorr sampler)"
-    return tuple(BufferSpec(name, dtype, Axis.FIXED, (), count, KEEP, trailing=trailing,
-                            source=src)
-                 for name, dtype, trailing, count in (
-                     ("sampler_out", "int64", (), max_bs * slots),
-                     ("sampler_anchor", config.dtype, (hidden,), max_bs),
-                     ("sampler_anchor_valid", "bool", (), max_bs),
-                     ("sampler_temperatures", "float32", (), max_bs),
-                     ("sampler_greedy_mask", "bool", (), max_bs),
-                     ("sampler_uniforms", "float32", (slots,), max_bs),
-                     ("sampler_q_out", "float32", (slots, top_k), max_bs),
-                     ("sampler_candidate_out", "int64", (slots, top_k), max_bs)))
+    return token_table(config) + tuple(
+        BufferSpec(name, dtype, Axis.FIXED, (), count, KEEP, trailing=trailing, source=src)
+        for name, dtype, trailing, count in (
+            ("sampler_out", "int64", (), max_bs * slots),
+            ("sampler_anchor", config.dtype, (hidden,), max_bs),
+            ("sampler_anchor_valid", "bool", (), max_bs),
+            ("sampler_temperatures", "float32", (), max_bs),
+            ("sampler_greedy_mask", "bool", (), max_bs),
+            ("sampler_uniforms", "float32", (slots,), max_bs),
+            ("sampler_q_out", "float32", (slots, top_k), max_bs),
+            ("sampler_candidate_out", "int64", (slots, top_k), max_bs)))
 
 
 def draft_graph_input_note() -> tuple[str, str]:

@@ -170,6 +170,12 @@ class SglangOptions(EngineOptions):
     dflash_lilicorr_top_k: a LiLiCorr DFLASH draft's `dflash_config.lilicorr_candidate_topk`
         (lilicorr_utils.py:46-95; None: not a LiLiCorr draft): its folded sampler's candidate
         width (lilicorr_utils.py:239-290; graphfit.planner.engines.sglang_dflash).
+    dflash_lilicorr_head: the same draft's head geometry, [lilicorr_hidden_size (0: as wide as
+        the draft, lilicorr_utils.py:42-44), lilicorr_num_heads, lilicorr_factor_dim]
+        (lilicorr_utils.py:85-94; None: not read). It sizes the head's weight-sized buffers,
+        the token table and the precomputed inference buffers (models/lilicorr.py:245-297,
+        448-456; graphfit.planner.engines.sglang_lilicorr_weights), planned only with
+        dflash_lilicorr_top_k.
     dflash_eager_sampler: `SGLANG_DFLASH_EAGER_DRAFT_SAMPLER` (environ.py:1569, off): DFLASH
         keeps its draft head eager, no sampler folded into the draft graph
         (dflash_worker_v2.py:890-891), so no `sampler_*` buffers.
@@ -267,6 +273,7 @@ class SglangOptions(EngineOptions):
     dspark_mid_fold: bool = False
     ragged_verify_mode: str = "static"
     dflash_lilicorr_top_k: int | None = None
+    dflash_lilicorr_head: tuple[int, int, int] | None = None
     dflash_eager_sampler: bool = False
     vit: tuple[tuple[str, object], ...] | None = None
     sm100: bool | None = None
@@ -386,6 +393,15 @@ def _block_draft_modes(options: SglangOptions) -> None:
         raise ConfigError(f"ragged_verify_mode: must be SGLANG_RAGGED_VERIFY_MODE's value (a "
                           f"string), got {excerpt(mode)}")
     _optional_int("dflash_lilicorr_top_k", options.dflash_lilicorr_top_k, 1)
+    head = options.dflash_lilicorr_head
+    if head is not None:  # [hidden (0: the draft's), heads, factor_dim]
+        if isinstance(head, (str, bytes)) or not isinstance(head, (tuple, list)) \
+                or len(head) != 3 or any(isinstance(v, bool) or not isinstance(v, int)
+                                         or not 0 <= v <= MAX_INT for v in head) \
+                or not head[1] >= 1 or not head[2] >= 1:
+            raise ConfigError(f"dflash_lilicorr_head: expected [hidden_size >= 0, num_heads "
+                              f">= 1, factor_dim >= 1], got {excerpt(head)}")
+        object.__setattr__(options, "dflash_lilicorr_head", tuple(head))
     true_false("dflash_eager_sampler", options.dflash_eager_sampler)
 
 
