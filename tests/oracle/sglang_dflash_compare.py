@@ -111,9 +111,12 @@ LILICORR = {"lilicorr_hidden_size": 0, "lilicorr_num_layers": 2, "lilicorr_num_h
 def heads() -> st.SearchStrategy[dict[str, Any]]:
     """The draft's head: a plain DFlash one (3 in 4) or a LiLiCorr one with a candidate
     top-k SGLang accepts (1..16, a power of two) or rejects (3, 32: the draft would not load;
-    lilicorr_utils.py:73-83)."""
-    return st.one_of(st.just({}), st.just({}), st.just({}), st.sampled_from(
-        (1, 2, 4, 8, 16, 3, 32)).map(lambda k: {**LILICORR, "lilicorr_candidate_topk": k}))
+    lilicorr_utils.py:73-83), its width the draft's (0, 4096), narrower (256: a token table,
+    models/lilicorr.py:171-180, 448-456) or one its 4 heads cannot split (30: refused,
+    models/lilicorr.py:78-82)."""
+    return st.one_of(st.just({}), st.just({}), st.just({}), st.tuples(
+        st.sampled_from((1, 2, 4, 8, 16, 3, 32)), st.sampled_from((0, 0, 256, 4096, 30))).map(
+        lambda t: {**LILICORR, "lilicorr_candidate_topk": t[0], "lilicorr_hidden_size": t[1]}))
 
 
 def with_head(draft: dict[str, Any], head: dict[str, Any]) -> dict[str, Any]:
