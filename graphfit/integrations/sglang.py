@@ -99,11 +99,23 @@ def environment_overrides(overrides: Mapping[str, Any],
     return {**found, **overrides}
 
 
+def live_overrides(server_args: Any, overrides: Mapping[str, Any],
+                   environ: Mapping[str, str] | None = None) -> dict[str, Any]:
+    """What the running server reads beside its ServerArgs, as a pasted line with the same
+    `VAR=value` prefix reads it: the model directories the ServerArgs name (the draft's head
+    kind and geometry, DSPARK's `sample_from_anchor`, the draft's and the target's widths:
+    graphfit.inputs.sglang_live) and the process environment (`environment_overrides`); a
+    value the caller passes wins."""
+    from graphfit.inputs.sglang_live import config_settings
+
+    return {**config_settings(server_args), **environment_overrides(overrides, environ)}
+
+
 def check_server_args(server_args: Any, **overrides: Any) -> SglangCheck:
     """Plan SGLang's ServerArgs and verify the engine's own sizing (ConfigError when the
     arguments leave a needed value to later start-up, e.g. max_running_requests). The
-    server's environment switches count too (`environment_overrides`)."""
-    p = plan(EngineConfig.from_sglang(server_args, **environment_overrides(overrides)))
+    server's environment switches and model directories count too (`live_overrides`)."""
+    p = plan(EngineConfig.from_sglang(server_args, **live_overrides(server_args, overrides)))
     return SglangCheck(p, p.verify(engine_capacities(p)))
 
 
@@ -277,7 +289,7 @@ def check_live_runners(server_args: Any, runners: Mapping[str, Any],
     runner's component counts with the rows it has (along the buffer's axis); buffers of
     runners not given count at the rows SGLang's code allocates.
     """
-    p = plan(EngineConfig.from_sglang(server_args, **environment_overrides(overrides)))
+    p = plan(EngineConfig.from_sglang(server_args, **live_overrides(server_args, overrides)))
     capacities = engine_capacities(p)
     live: dict[str, LiveTensor] = {}
     for name, runner in runners.items():

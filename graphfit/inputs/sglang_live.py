@@ -1,0 +1,77 @@
+"""What a running SGLang 0.5.23 reads beside its ServerArgs that shapes graphfit's plan, for
+the live check (graphfit.integrations.sglang): the same readers a pasted line goes through,
+fed from the ServerArgs' values instead of the line's flags.
+
+`EngineConfig.from_sglang` reads the ServerArgs alone. A pasted line also reads the model
+directories (graphfit.inputs.model_config, graphfit.inputs.sglang_draft,
+graphfit.inputs.sglang_dspark) and its `VAR=value` prefix (graphfit.inputs.environment:
+SGLANG_DFLASH_EAGER_DRAFT_SAMPLER and the DSPARK modes among them). The running process reads
+the same things: its draft worker loads the draft's config.json from
+`speculative_draft_model_path` with `json_model_override_args` (hf_transformers/config.py:
+446-466; the head's class is `architectures[0]`, models/dflash.py:1317-1324,
+models/lilicorr.py:575; DSPARK's `sample_from_anchor`, dspark_config.py:29-31), its target
+the model's (hidden size and vocabulary: the LiLiCorr token table's width check and rows,
+models/lilicorr.py:448-456), and `envs` reads `os.environ` of the process (environ.py:
+67-86). So a live check fed by `config_settings` and the process environment plans what a
+pasted line with the same prefix plans.
+
+Only what the ServerArgs cannot carry is returned: the block size SGLang resolved is in the
+ServerArgs (speculative_hook.py:388-423, 807-850), so the draft's own is given only when the
+ServerArgs hold none (raw ones). From the target's config only the hidden size and
+vocabulary are taken (the architecture, dtype and length keep the live path's reading as
+before: not this module's to change).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from graphfit.inputs import model_config, sglang_draft, sglang_dspark
+from graphfit.inputs.settings import Setting
+
+KEYS = ("model_path", "speculative_algorithm", "speculative_draft_model_path",
+        "json_model_override_args", "speculative_num_draft_tokens",
+        "speculative_dflash_block_size", "speculative_dspark_block_size",
+        "speculative_draft_window_size")
+TARGET_FIELDS = ("hidden_size", "vocab_size")  # from the target's config.json
+BLOCK_FLAGS = {"DFLASH": "speculative_dflash_block_size",
+               "DSPARK": "speculative_dspark_block_size"}
+
+
+def values_of(server_args: Any) -> dict[str, Any]:
+    """The ServerArgs' values the readers look at (a mapping passes through)."""
+    if isinstance(server_args, Mapping):
+        return {key: server_args.get(key) for key in KEYS}
+    return {key: getattr(server_args, key, None) for key in KEYS}
+
+
+def _fields(found: list[Setting]) -> dict[str, Any]:
+    return {s.field: s.value for s in found}
+
+
+def config_settings(server_args: Any) -> dict[str, Any]:
+    """EngineConfig fields from the model directories the ServerArgs name (empty for a hub
+    id without local files); ConfigError where the draft would not load (SGLang's reason)."""
+    values = values_of(server_args)
+    out: dict[str, Any] = {}
+    model = values["model_path"]
+    if isinstance(model, str):
+        found, _ = model_config.model_settings(model, "model")
+        out.update({k: v for k, v in _fields(found).items() if k in TARGET_FIELDS})
+    name = str(values["speculative_algorithm"] or "").upper()
+    draft = values["speculative_draft_model_path"]
+    if name not in BLOCK_FLAGS or not isinstance(draft, str):
+        return out
+    found, _ = model_config.draft_settings(draft, "draft model")  # its hidden size
+    out.update({k: v for k, v in _fields(found).items() if k == "draft_hidden_size"})
+    block = values["speculative_num_draft_tokens"] or values[BLOCK_FLAGS[name]]
+    if name == "DFLASH":
+        found, _ = sglang_draft.dflash_draft_settings(values, isinstance(block, int))
+    else:
+        path = model_config.config_path(draft)
+        found = [] if path is None else sglang_dspark.draft_settings(path, values)
+    read = _fields(found)
+    if block is not None:  # SGLang resolved it into the ServerArgs
+        read.pop("speculative_num_draft_tokens", None)
+    return {**out, **read}
