@@ -243,15 +243,45 @@ def _draft_sampler(runner: Any) -> Any:
 
 def _sampler_tensors(name: str, runner: Any) -> dict[str, tuple[str, Any]]:
     """The sampler's static buffers as component buffers `sampler_<attr>` (its borrowed LM
-    head `weight` is the target's, not a graph buffer)."""
+    head `weight` is the target's, not a graph buffer; a LiLiCorr sampler's token table is
+    `sampler_token_table`), and a LiLiCorr sampler's head's weight-sized buffers
+    (`_head_tensors`)."""
     sampler = _draft_sampler(runner)
     if sampler is None:
         return {}
     where = f"{name}.model_runner.capture_tail_hooks[sampler]"
-    return {f"{SAMPLER_PREFIX}{attr}": (f"{where}.{attr}", value)
-            for attr, value in vars(sampler).items()
-            if attr != "weight" and hasattr(value, "shape") and hasattr(value, "dtype")
-            and value.dim() > 0}
+    found = {f"{SAMPLER_PREFIX}{attr}": (f"{where}.{attr}", value)
+             for attr, value in vars(sampler).items()
+             if attr != "weight" and hasattr(value, "shape") and hasattr(value, "dtype")
+             and value.dim() > 0}
+    return {**found, **_head_tensors(f"{where}.head", getattr(sampler, "head", None))}
+
+
+# a LiLiCorr head's inference buffers (`materialize_inference_buffers`, models/lilicorr.py:
+# 245-281) -> graphfit's names (graphfit.planner.engines.sglang_lilicorr_weights)
+HEAD_TENSORS = {"_attn_bias": "lilicorr_attn_bias",
+                "_fused_edge_weight": "lilicorr_fused_edge_weight",
+                "_fused_edge_bias": "lilicorr_fused_edge_bias",
+                "_rank_frac_col": "lilicorr_rank_frac_col",
+                "_is_top1_col": "lilicorr_is_top1_col"}
+FACTOR_SPLITS = ("self", "anchor", "cross")  # `_factor_input_splits`, :264-270
+
+
+def _head_tensors(where: str, head: Any) -> dict[str, tuple[str, Any]]:
+    """The LiLiCorr head's weight-sized tensors a folded `LiLiCorrDraftSampler` holds as
+    `head` (lilicorr_utils.py:251); none for another sampler."""
+    if head is None:
+        return {}
+    found = {ours: (f"{where}.{attr}", getattr(head, attr))
+             for attr, ours in HEAD_TENSORS.items()
+             if hasattr(getattr(head, attr, None), "shape")}
+    splits = getattr(head, "_factor_input_splits", None)
+    if isinstance(splits, tuple):
+        for i, (part, tensor) in enumerate(zip(FACTOR_SPLITS, splits, strict=False)):
+            if hasattr(tensor, "shape"):
+                found[f"lilicorr_factor_input_{part}"] = (
+                    f"{where}._factor_input_splits[{i}]", tensor)
+    return found
 
 
 def _is_dflash_draft(runner: Any) -> bool:
@@ -305,7 +335,7 @@ def check_live_runners(server_args: Any, runners: Mapping[str, Any],
                 continue
             attr, tensor = hit
             shape = tuple(int(d) for d in tensor.shape)
-            dim = 0 if buf.axis.value == "fixed" else buf.axis_dim
+            dim = buf.axis_dim  # after the leading dims, fixed-size buffers' too
             capacities[buf.key] = shape[dim] if dim < len(shape) else 0
             live[buf.key] = LiveTensor(buf.key, attr, shape,
                                        str(tensor.dtype).removeprefix("torch."))

@@ -306,3 +306,49 @@ def test_truncated_dflash_draft_buffer_is_refused_before_capture(
         gs.before_capture(runner)
     monkeypatch.setenv("GRAPHFIT_SGLANG", "warn")
     assert gs.before_capture(runner) is None
+
+
+def test_lilicorr_head_and_token_table_read_live(sa: Any) -> None:
+    """A LiLiCorr draft narrower than the draft model: the live check plans its weight-sized
+    buffers from the draft's config.json the ServerArgs name (graphfit.inputs.sglang_live)
+    and reads them from SGLang's own objects behind the capture hook -- the sampler's token
+    table (built by SGLang's own head from SGLang's own target embedding) and the head's
+    inference buffers -- each with the shape graphfit plans."""
+    from tests.oracle import sglang_dflash_compare as dc
+    from tests.oracle import sglang_oracle as so
+
+    head = {**dc.LILICORR, "lilicorr_candidate_topk": 4, "lilicorr_hidden_size": 256}
+    argv = [*SPEC[:2], "--speculative-algorithm", "DFLASH", "--speculative-num-draft-tokens",
+            "4", dc.DRAFT, dc.draft_dir(dc.with_head({"block_size": 4}, head))]
+    with sa.sglang_env():
+        resolved = so.resolve(argv)
+        built = so.runners(resolved, device="cpu", hidden_size=4096, vocab_size=128256)
+    check = gs.check_live_runners(resolved.record, {"dflash_draft": built["dflash_draft"].live})
+    assert check.ok, check.line()
+    weights = [b for b in check.plan.components["dflash_draft"].buffers
+               if b.name.startswith(("lilicorr_", "sampler_token_table"))]
+    assert {b.name for b in weights} >= {"sampler_token_table", "lilicorr_attn_bias",
+                                         "lilicorr_factor_input_cross"}
+    for b in weights:
+        assert check.live[b.key].shape == b.shape, b.key
+    assert check.live["dflash_draft.sampler_token_table"].shape == (128256, 256)
+
+
+def test_fixed_buffers_with_leading_dims_read_along_their_axis(sa: Any) -> None:
+    """Under TP 2 the DFLASH sampler's `best_rank` / `selected_ids` are [1, tokens]
+    (dflash_worker_v2.py:173-178): the live check reads their rows after the leading dim, as
+    graphfit plans them, not the leading 1 (which read as a one-row buffer)."""
+    from tests.oracle import sglang_dflash_compare as dc
+    from tests.oracle import sglang_oracle as so
+
+    argv = dc.with_draft([*SPEC[:2], "--tp-size", "2", "--speculative-algorithm", "DFLASH",
+                          "--speculative-num-draft-tokens", "4"])
+    with sa.sglang_env():
+        resolved = so.resolve(argv)
+        built = so.runners(resolved, device="cpu", hidden_size=64, vocab_size=128)
+    check = gs.check_live_runners(resolved.record, {"dflash_draft": built["dflash_draft"].live})
+    assert check.ok, check.line()
+    for name in ("sampler_best_rank", "sampler_selected_ids"):
+        planned = check.plan.buffer(f"dflash_draft.{name}")
+        assert check.live[f"dflash_draft.{name}"].shape == planned.shape
+        assert planned.shape[0] == 1 and planned.shape[1] > 1
