@@ -285,6 +285,10 @@ def _sglang_fields(draw: st.DrawFn, *, max_seqs: int, max_k: int,
                 fields["dflash_selector_top_k"] = draw(st.integers(1, 16))
             elif head == "lilicorr":  # a power of two <= 16 (lilicorr_utils.py:73-83)
                 fields["dflash_lilicorr_top_k"] = draw(st.sampled_from((1, 2, 4, 8, 16)))
+                # its head geometry (graphfit.planner.engines.sglang_lilicorr_weights), small
+                # widths so the CPU runtime's weight-sized buffers stay small
+                fields["dflash_lilicorr_head"] = draw(st.sampled_from((None, (16, 2, 8),
+                                                                       (32, 4, 8))))
     elif method == "uno":  # linear F, or a tree within SGLang's limits (sglang_uno)
         if draw(st.booleans()):
             fields["speculative_num_draft_tokens"] = draw(st.integers(1, 16))
