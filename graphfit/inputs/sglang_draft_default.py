@@ -90,8 +90,9 @@ def model_inputs(data: Mapping[str, Any]) -> tuple[dict[str, Any], bool]:
         isinstance(layer_types, list) and any(
             isinstance(t, str) and ("linear" in t or "mamba" in t) for t in layer_types))
     linear = linear or any(str(d.get("model_type")) in LINEAR_MODEL_TYPES for d in (data, text))
-    mixers = text.get("mixer_types")  # MiniCPM-SALA lightning layers (configs/minicpm.py:186-189)
-    linear = linear or (isinstance(mixers, list) and "lightning-attn" in mixers)
+    mixers = text.get("mixer_types")  # MiniCPM-SALA lightning layers (configs/minicpm.py:6-15)
+    linear = linear or (isinstance(mixers, list) and any(
+        m in ("lightning", "lightning_attn", "lightning-attn") for m in mixers))
     hybrid = arch in HYBRID_SWA or bool(text.get("is_hybrid_swa")) or linear
     return {
         "architecture": arch, "mla": mla,
@@ -140,7 +141,6 @@ def override_inputs(line: Mapping[str, Any], gpu_given: object,
     name = gpu_name(gpu_given)
     quant = data.get("quantization_config")
     quant = quant if isinstance(quant, dict) else {}
-    mixers = text.get("mixer_types")
     layer_types = text.get("layer_types")
     dcp = _line_int(line, "dcp_size")
     return OverrideInputs(
@@ -151,9 +151,7 @@ def override_inputs(line: Mapping[str, Any], gpu_given: object,
         gpu_mem_gb=GPU_MEMORY_GB.get(name) if name else None,
         model_type=str(data.get("model_type") or ""),
         mamba_layers=isinstance(layer_types, list) and "mamba" in layer_types,
-        # MiniCPMHybridConfig.has_minicpm_sparse_attention (configs/minicpm.py:179-184)
-        minicpm_sparse=text.get("sparse_config") is not None and isinstance(mixers, list)
-        and "minicpm4" in mixers,
+        minicpm_sparse=_minicpm_sparse(data),
         # minimax_m3.py:18-34: an mxfp8 checkpoint with NVFP4-packed experts, or the line
         minimax_nvfp4=line.get("quantization") == "minimax_m3_nvfp4" or (
             quant.get("quant_method") == "mxfp8"
@@ -163,6 +161,21 @@ def override_inputs(line: Mapping[str, Any], gpu_given: object,
         qsa=text.get("indexer_n_heads") is not None,
         dcp_size=dcp or 1,
         mla_unknown=found.name is None and "MLA" in found.why)
+
+
+# MiniCPMHybridConfig's names of its full-attention mixer (configs/minicpm.py:6-15)
+MINICPM4_ALIASES = frozenset({"minicpm4", "minicpm", "standard", "attention", "attn"})
+
+
+def _minicpm_sparse(data: Mapping[str, Any]) -> bool:
+    """`MiniCPMHybridConfig.has_minicpm_sparse_attention` (configs/minicpm.py:27, 93-105,
+    179-184): a `minicpm_sala` config with a `sparse_config` and a full-attention mixer (no
+    `mixer_types` means all full attention); other configs lack the property (False)."""
+    if data.get("model_type") != "minicpm_sala" or data.get("sparse_config") is None:
+        return False
+    mixers = data.get("mixer_types")
+    return not mixers or (isinstance(mixers, list) and any(
+        isinstance(m, str) and m in MINICPM4_ALIASES for m in mixers))
 
 
 def _flag(line: Mapping[str, Any], key: str) -> str | None:

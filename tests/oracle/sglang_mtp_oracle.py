@@ -184,3 +184,47 @@ def default_case(argv: tuple[str, ...], gpu: str, model: str, env: str | None
     except ValueError as exc:  # the draft-extend factory refuses the backend
         return str(exc)
     return per_size, backend, r.attention_backend
+
+
+# architectures whose model override names an attention backend
+# (graphfit.planner.engines.sglang_arch_overrides): each as a Llama-shaped config.json under
+# its own architecture name, plus the keys its override (or SGLang's config loading) reads
+OVERRIDE_EXTRA: dict[str, dict[str, Any]] = {
+    "GptOssForCausalLM": {}, "Gemma4ForCausalLM": {}, "DiffusionGemmaForBlockDiffusion": {},
+    "FalconH1ForCausalLM": {}, "JetNemotronForCausalLM": {}, "Llama4ForCausalLM": {},
+    "Lfm2ForCausalLM": {}, "NemotronHForCausalLM": {}, "Qwen3NextForCausalLM": {},
+    "Qwen3_5ForConditionalGeneration": {}, "MossVLForConditionalGeneration": {},
+    "MiniCPMV4_6ForConditionalGeneration": {}, "EmbeddingGemma2Model": {},
+    "MiniMaxM3SparseForCausalLM": {}, "MiniCPMForCausalLM": {},
+    "Qwen4ExpForConditionalGeneration": {}, "Qwen3VLMoeForConditionalGeneration": {},
+    "IQuestQ1ForCausalLM": {}, "BeamForCausalLM": {"layer_types": ["full_attention"] * 32},
+}
+# (directory name, architecture, extra keys): configs SGLang loads with its own config class
+OVERRIDE_SHAPES: tuple[tuple[str, str, dict[str, Any]], ...] = (
+    ("granite_mamba", "GraniteMoeHybridForCausalLM",
+     {"model_type": "granitemoehybrid", "layer_types": ["mamba", "attention"] * 16,
+      "mamba_n_heads": 128, "mamba_d_head": 64}),
+    ("granite_attn", "GraniteMoeHybridForCausalLM",
+     {"model_type": "granitemoehybrid", "layer_types": ["attention"] * 32,
+      "mamba_n_heads": 128, "mamba_d_head": 64}),
+    ("minicpm_sparse", "MiniCPMSALAForCausalLM",
+     {"model_type": "minicpm_sala", "sparse_config": {"kernel_size": 32}}),
+    ("minicpm_dense", "MiniCPMSALAForCausalLM", {"model_type": "minicpm_sala"}),
+)
+
+
+def override_model_dirs(root: Any) -> dict[str, str]:
+    """One config.json directory per OVERRIDE_EXTRA architecture under `root`."""
+    import json
+    from pathlib import Path
+
+    from tests.oracle import sglang_stubs as ss
+
+    out = {}
+    shapes = [(arch, arch, extra) for arch, extra in OVERRIDE_EXTRA.items()]
+    for name, arch, extra in (*shapes, *OVERRIDE_SHAPES):
+        path = ss.write_model_dir(Path(root) / name, architecture=arch)
+        data = json.loads((path / "config.json").read_text())
+        (path / "config.json").write_text(json.dumps({**data, **extra}))
+        out[name] = str(path)
+    return out

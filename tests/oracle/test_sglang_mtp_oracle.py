@@ -276,3 +276,75 @@ def test_live_path_reads_single_cg_switch(env: str | None, backend: str,
     assert check.plan.components["mtp_draft_extend"].graphs_per_size == sglang
     explicit = gs.check_server_args(r.record, single_cg_draft=False)  # a caller's value wins
     assert explicit.plan.components["mtp_draft_extend"].graphs_per_size == 3
+
+
+# ---------------------------------------------------------------------------------------
+# Architectures whose model override names the backend (graphfit.planner.engines.
+# sglang_arch_overrides), lines without a backend for the draft
+# ---------------------------------------------------------------------------------------
+
+_OVERRIDE_DIR = tempfile.TemporaryDirectory(prefix="graphfit-mtp-overrides-")
+_OVERRIDES = mo.override_model_dirs(_OVERRIDE_DIR.name)
+# what a line adds to the plain topk-1 line (one per GPU in turn, so every shape meets each)
+VARIANTS: tuple[tuple[str, ...], ...] = (
+    ("--speculative-attention-mode", "decode"), ("--decode-attention-backend", "flashinfer"),
+    ("--enable-deterministic-inference",), ("--kv-cache-dtype", "fp8_e5m2"),
+    ("--page-size", "16"))
+
+
+def _override_line(topk: int, extra: tuple[str, ...]) -> tuple[str, ...]:
+    return (*_default_line(3, topk, None, None), *extra)
+
+
+OVERRIDE_GRID = [(gpu, shape, _override_line(1, extra))
+                 for shape in sorted(_OVERRIDES)
+                 for g, gpu in enumerate(mo.CAPABILITIES)
+                 for extra in ((), VARIANTS[(g + len(shape)) % len(VARIANTS)])]
+
+
+def test_override_architecture_grid(capsys: pytest.CaptureFixture[str]) -> None:
+    """Every override architecture x 5 GPUs, the plain line and one variant each (attention
+    mode decode, a decode flag, deterministic inference, fp8_e5m2 KV, page size 16):
+    graphfit's draft-extend backend and graph count equal SGLang's own resolve (its model
+    overrides on the fake GPU) + draft-extend factory + `_capture_cuda_graphs`, or graphfit
+    keeps the per-step bound with a note (FlashAttention on a hybrid KV pool), or both
+    refuse; the tally is printed."""
+    verdicts = {(gpu, shape, argv): default_verdict(argv, gpu, _OVERRIDES[shape], None)
+                for gpu, shape, argv in OVERRIDE_GRID}
+    tally: dict[str, int] = {}
+    for verdict in verdicts.values():
+        key = verdict.split(":", 1)[0]
+        tally[key] = tally.get(key, 0) + 1
+    with capsys.disabled():
+        print(f"\nmulti-layer EAGLE, override architectures, {len(verdicts)} lines: "
+              + ", ".join(f"{k} {v}" for k, v in sorted(tally.items())))
+    differ = {k: v for k, v in verdicts.items() if v.startswith("differ")}
+    assert not differ, differ
+    decided = {shape for (_, shape, _), v in verdicts.items() if v in ("agree", "refused")}
+    assert decided == set(_OVERRIDES), set(_OVERRIDES) - decided  # each shape compared
+    assert tally.get("agree", 0) >= len(verdicts) * 2 // 3, tally
+
+
+@settings(max_examples=15)
+@given(st.sampled_from(tuple(mo.CAPABILITIES)), st.sampled_from(sorted(_OVERRIDES)),
+       st.sampled_from((1, 2)), st.lists(st.sampled_from(VARIANTS), max_size=2, unique=True),
+       st.sampled_from((None, "0")))
+def test_override_architecture_generated(gpu: str, shape: str, topk: int,
+                                         extras: list[tuple[str, ...]], env: str | None
+                                         ) -> None:
+    argv = _override_line(topk, tuple(x for extra in extras for x in extra))
+    verdict = default_verdict(argv, gpu, _OVERRIDES[shape], env)
+    assert not verdict.startswith("differ"), (gpu, shape, argv, env, verdict)
+
+
+def test_override_planted_error_is_caught(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A planted slip (LFM2's SM100 override forgotten: SGLang's generic trtllm_mha instead
+    of flashinfer) makes the comparison differ."""
+    from graphfit.planner.engines import sglang_arch_overrides as ao
+
+    argv = _override_line(1, ())
+    model = _OVERRIDES["Lfm2ForCausalLM"]
+    assert default_verdict(argv, "B200", model, None) == "agree"
+    monkeypatch.setattr(ao, "RULES", tuple(r for r in ao.RULES
+                                           if "Lfm2ForCausalLM" not in r.architectures))
+    assert default_verdict(argv, "B200", model, None).startswith("differ")
