@@ -237,7 +237,7 @@ def settle(line: Mapping[str, Any], resolved: Resolved, gpu_given: object,
     """Set `mtp_draft_backend` to SGLang's default for a multi-layer EAGLE line naming no
     backend (module docstring); a note says why when it is not restated."""
     values = resolved.values
-    if (FIELD in values or not values.get("multi_layer_eagle")
+    if (FIELD in values or not _multi_layer(values)
             or not line.get("speculative_algorithm") or draft_extend_backend(line)):
         return resolved
     name, said = default_draft_backend(line, gpu_given, hint)
@@ -248,6 +248,18 @@ def settle(line: Mapping[str, Any], resolved: Resolved, gpu_given: object,
                    origins=MappingProxyType({**resolved.origins, FIELD: said}),
                    notes=(*resolved.notes, f"multi-layer EAGLE draft backend {name}: {said}; "
                                            f"give {hint} to be sure"))
+
+
+def _multi_layer(values: Mapping[str, Any]) -> bool:
+    """The line's switch, or a model override that turns multi-layer EAGLE on for EAGLE
+    (graphfit.planner.engines.sglang_spec_runners.auto_multi_layer: MiMoV2, mimo_v2.py:23-25,
+    and the others of AUTO_ARCHITECTURES)."""
+    from graphfit.planner.engines.sglang_spec_runners import AUTO_ARCHITECTURES
+
+    method = str(getattr(values.get("spec_method"), "value", values.get("spec_method")))
+    return bool(values.get("multi_layer_eagle")) or (
+        method in ("eagle", "mtp") and not values.get("frozen_kv_mtp")
+        and values.get("architecture") in AUTO_ARCHITECTURES)
 
 
 def settle_flags(resolved: Resolved, model_path: object, gpu_given: object) -> Resolved:

@@ -210,7 +210,11 @@ OVERRIDE_SHAPES: tuple[tuple[str, str, dict[str, Any]], ...] = (
     ("minicpm_sparse", "MiniCPMSALAForCausalLM",
      {"model_type": "minicpm_sala", "sparse_config": {"kernel_size": 32}}),
     ("minicpm_dense", "MiniCPMSALAForCausalLM", {"model_type": "minicpm_sala"}),
+    ("MiMoV2ForCausalLM", "MiMoV2ForCausalLM",
+     {"hybrid_layer_pattern": [0, 1] * 16, "sliding_window": 512}),
 )
+# MLA-shaped (DeepSeek-V3 config.json) under another architecture name
+MLA_OVERRIDE_SHAPES = ("KimiK3ForConditionalGeneration",)
 
 
 def override_model_dirs(root: Any) -> dict[str, str]:
@@ -227,4 +231,9 @@ def override_model_dirs(root: Any) -> dict[str, str]:
         data = json.loads((path / "config.json").read_text())
         (path / "config.json").write_text(json.dumps({**data, **extra}))
         out[name] = str(path)
+    for arch in MLA_OVERRIDE_SHAPES:
+        path = ss.write_mla_model_dir(Path(root) / arch)
+        data = json.loads((path / "config.json").read_text())
+        (path / "config.json").write_text(json.dumps({**data, "architectures": [arch]}))
+        out[arch] = str(path)
     return out

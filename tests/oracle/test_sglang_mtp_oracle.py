@@ -337,6 +337,19 @@ def test_override_architecture_generated(gpu: str, shape: str, topk: int,
     assert not verdict.startswith("differ"), (gpu, shape, argv, env, verdict)
 
 
+@pytest.mark.parametrize("gpu", ["A100", "H100", "B200"])
+def test_mimo_v2_override_turns_multi_layer_on(gpu: str) -> None:
+    """MiMoV2's override turns multi-layer EAGLE on for EAGLE (mimo_v2.py:23-25): a line
+    without `--enable-multi-layer-eagle` gets SGLang's draft-extend backend and count too."""
+    argv = tuple(a for a in _default_line(3, 1, None, None) if a != "--enable-multi-layer-eagle")
+    model = _OVERRIDES["MiMoV2ForCausalLM"]
+    r = so.resolve(argv, gpu_mem_gb=80, model=model, capability=mo.CAPABILITIES[gpu])
+    assert isinstance(r, so.Resolved) and r.enable_multi_layer_eagle, r
+    assert default_verdict(argv, gpu, model, None) in ("agree", "bound")
+    count, backend = _graphfit_default(argv, gpu, model, None)  # type: ignore[misc]
+    assert count == 3 and (backend is not None) == (gpu == "A100")  # FA on its SWA pool: bound
+
+
 def test_override_planted_error_is_caught(monkeypatch: pytest.MonkeyPatch) -> None:
     """A planted slip (LFM2's SM100 override forgotten: SGLang's generic trtllm_mha instead
     of flashinfer) makes the comparison differ."""
