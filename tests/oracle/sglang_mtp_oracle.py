@@ -169,20 +169,46 @@ def model_dirs(root: Any) -> dict[str, str]:
     return {k: str(v) for k, v in out.items()}
 
 
+# ROCm, driven on CPU through SGLang's own scoped platform override
+# (`override_platform`, runtime_context.py:1908-1946): every fact the argument pipeline and
+# the model overrides read through `get_platform()` says AMD; probes called directly from
+# `utils.common` (cached) still see the fake CUDA device, so only what goes through
+# `get_platform()` is compared
+ROCM_FACTS: dict[str, bool] = {
+    "is_hip": True, "is_cuda": False, "is_sm90": False, "is_sm100": False,
+    "is_sm100_or_sm110": False, "is_sm110": False, "is_sm120": False, "is_blackwell": False,
+    "is_hopper_with_cuda_12_3": False}
+PLATFORMS: dict[str, dict[str, bool]] = {"MI300X": ROCM_FACTS}
+
+
+@contextmanager
+def _platform(gpu: str) -> Iterator[None]:
+    if gpu not in PLATFORMS:
+        yield
+        return
+    from sglang.srt.runtime_context import override_platform
+
+    with override_platform(**PLATFORMS[gpu]):
+        yield
+
+
 def default_case(argv: tuple[str, ...], gpu: str, model: str, env: str | None
                  ) -> tuple[int, str, str | None] | str:
     """SGLang's (graphs per size, draft-extend backend, resolved base backend) for a line
-    with the model `model` on the fake `gpu`, or its refusal's text."""
+    with the model `model` on the fake `gpu` (an NVIDIA capability of CAPABILITIES, or a
+    ROCm GPU of PLATFORMS), or its refusal's text."""
     from graphfit.inputs.gpus import GPU_MEMORY_GB
 
-    r = so.resolve(argv, gpu_mem_gb=GPU_MEMORY_GB[gpu], model=model,
-                   capability=CAPABILITIES[gpu])
-    if not isinstance(r, so.Resolved):
-        return r.text
-    try:
-        per_size, backend = mtp_graphs(r, env)
-    except ValueError as exc:  # the draft-extend factory refuses the backend
-        return str(exc)
+    so.oracle()
+    with _platform(gpu):
+        r = so.resolve(argv, gpu_mem_gb=GPU_MEMORY_GB[gpu], model=model,
+                       capability=CAPABILITIES.get(gpu, (9, 4)))
+        if not isinstance(r, so.Resolved):
+            return r.text
+        try:
+            per_size, backend = mtp_graphs(r, env)
+        except ValueError as exc:  # the draft-extend factory refuses the backend
+            return str(exc)
     return per_size, backend, r.attention_backend
 
 

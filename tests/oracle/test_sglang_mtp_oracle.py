@@ -337,6 +337,32 @@ def test_override_architecture_generated(gpu: str, shape: str, topk: int,
     assert not verdict.startswith("differ"), (gpu, shape, argv, env, verdict)
 
 
+ROCM_GRID = [(shape, extra) for shape in (*sorted(_OVERRIDES), "llama", "mla", "moe", "sinks")
+             for extra in ((), ("--speculative-attention-mode", "decode"))]
+
+
+def test_rocm_grid(capsys: pytest.CaptureFixture[str]) -> None:
+    """ROCm (MI300X), SGLang's platform facts overridden to AMD (mo.ROCM_FACTS): the plain
+    shapes and every override architecture, prefill and decode attention mode; graphfit's
+    draft-extend backend and count equal SGLang's (aiter / triton, per step), or both
+    refuse."""
+    verdicts = {}
+    for shape, extra in ROCM_GRID:
+        model = _OVERRIDES.get(shape) or _SHAPES[shape]
+        verdicts[(shape, extra)] = default_verdict(_override_line(1, extra), "MI300X", model,
+                                                   None)
+    tally: dict[str, int] = {}
+    for verdict in verdicts.values():
+        key = verdict.split(":", 1)[0]
+        tally[key] = tally.get(key, 0) + 1
+    with capsys.disabled():
+        print(f"\nmulti-layer EAGLE on ROCm, {len(verdicts)} lines: "
+              + ", ".join(f"{k} {v}" for k, v in sorted(tally.items())))
+    differ = {k: v for k, v in verdicts.items() if v.startswith("differ")}
+    assert not differ, differ
+    assert tally.get("agree", 0) >= len(verdicts) * 2 // 3, tally
+
+
 @pytest.mark.parametrize("gpu", ["A100", "H100", "B200"])
 def test_mimo_v2_override_turns_multi_layer_on(gpu: str) -> None:
     """MiMoV2's override turns multi-layer EAGLE on for EAGLE (mimo_v2.py:23-25): a line
