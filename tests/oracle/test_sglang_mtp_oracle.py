@@ -387,3 +387,43 @@ def test_override_planted_error_is_caught(monkeypatch: pytest.MonkeyPatch) -> No
     monkeypatch.setattr(ao, "RULES", tuple(r for r in ao.RULES
                                            if "Lfm2ForCausalLM" not in r.architectures))
     assert default_verdict(argv, "B200", model, None).startswith("differ")
+
+
+@pytest.mark.parametrize(("backend", "steps"), [("aiter", 3), ("aiter", 1), ("triton", 3),
+                                                ("fa3", 2)])
+def test_draft_extend_seq_len_fill_is_the_backends(backend: str, steps: int,
+                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    """The composite runner's seq_lens fill is its step backend's
+    `get_cuda_graph_seq_len_fill_value()` (multi_layer_eagle_draft_extend_cuda_graph_runner.
+    py:209-211, 595): aiter answers its `num_draft_tokens` (aiter_backend.py:3416-3417),
+    set from speculative_num_draft_tokens in its `__init__` (:370, restated on a bare
+    instance here: its constructor needs an AMD device). SGLang's own composite constructor
+    builds the buffers; graphfit's plan carries the same fill."""
+    from graphfit.cli.options import build_config
+    from graphfit.planner.plan import plan
+
+    original = so._seq_len_fill_value
+
+    def fill_value(name: str | None) -> int:
+        if name != "aiter":
+            return original(name)
+        import sglang.srt.layers.attention.aiter_backend as ab
+        from sglang.srt.runtime_context import get_spec
+
+        bare = object.__new__(ab.AiterAttnBackend)
+        bare.num_draft_tokens = get_spec().speculative_num_draft_tokens
+        return int(ab.AiterAttnBackend.get_cuda_graph_seq_len_fill_value(bare))
+
+    monkeypatch.setattr(so, "_seq_len_fill_value", fill_value)
+    argv = _line(steps, ("--attention-backend", backend))
+    r = so.resolve(argv)
+    assert isinstance(r, so.Resolved), r
+    sglang = so.runners(r)["mtp_draft_extend"]
+    config = build_config({}, environ={}, pasted=[
+        "python", "-m", "sglang.launch_server", "--model-path", str(so.oracle().model_dir),
+        *argv])
+    comp = plan(config).components["mtp_draft_extend"]
+    ours = next(b for b in comp.buffers if b.name == "seq_lens")
+    assert ours.fill.value == sglang.seq_len_fill_value
+    seq_lens = sglang.live.buffers.seq_lens  # SGLang's own allocation (:665, 674)
+    assert seq_lens.tolist() == [ours.fill.value] * len(seq_lens)
