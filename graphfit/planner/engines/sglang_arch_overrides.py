@@ -133,8 +133,14 @@ GRANITE_HYBRID = frozenset({"GraniteMoeHybridForCausalLM"})
 MOSS_VL = frozenset({"MossVLForConditionalGeneration"})
 KIMI_K3 = frozenset({"KimiK3ForConditionalGeneration"})
 IQUEST = frozenset({"IQuestQ1ForCausalLM", "IQuestQ1MTP"})
-SPECIAL = (NEMOTRON_H | QWEN3_5 | QWEN4_EXP | QWEN3_VL | MINIMAX_M3 | MINICPM
-           | GRANITE_HYBRID | KIMI_K3 | IQUEST)
+# each special branch's override, file:lines under arg_groups/model_overrides/
+SPECIAL_WHERE: tuple[tuple[frozenset[str], str], ...] = (
+    (NEMOTRON_H, "nemotron_h.py:123-148"), (QWEN3_5, "qwen3_5.py:26-48"),
+    (QWEN4_EXP, "qwen4_exp.py:57-71"), (QWEN3_VL, "qwen3_vl.py:85-130"),
+    (MINIMAX_M3, "minimax_m3.py:56-192"), (MINICPM, "minicpm.py:44-62"),
+    (GRANITE_HYBRID, "granitemoehybrid.py:15-19"), (KIMI_K3, "kimi_k3.py:122-135"),
+    (IQUEST, "iquest_q1.py:35-36"))
+SPECIAL = frozenset().union(*(archs for archs, _ in SPECIAL_WHERE))
 RESTATED = frozenset().union(*(r.architectures for r in RULES)) | SPECIAL
 LARGE_HOPPER_MIB = 60 * 1024  # qwen3_vl.py:25
 
@@ -255,7 +261,8 @@ def overrides_of(inp: OverrideInputs) -> tuple[dict[str, str], str]:
                 or (rule.when == BASE_UNSET))  # the base is unset wherever this is asked
         name = rule.pick(inp.default.gpu) if room else None
         return ({rule.field: name} if name else {}), rule.where
-    return _special(inp), "see graphfit.planner.engines.sglang_arch_overrides"
+    where = next((w for archs, w in SPECIAL_WHERE if arch in archs), "")
+    return _special(inp), where
 
 
 def draft_extend_default(inp: OverrideInputs) -> DefaultBackend:
