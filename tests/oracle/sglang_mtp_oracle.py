@@ -192,6 +192,19 @@ def _platform(gpu: str) -> Iterator[None]:
         yield
 
 
+@contextmanager
+def _restored_environ() -> Iterator[None]:
+    """Some model overrides write the process environment (Qwen3-VL's large-Hopper defaults
+    set SGLANG_VLM_CACHE_SIZE_MB, qwen3_vl.py:92-95; MiniMax-M3 its ROCm switches,
+    minimax_m3.py:129-130): restored after each line so no line sees another's."""
+    saved = dict(os.environ)
+    try:
+        yield
+    finally:
+        os.environ.clear()
+        os.environ.update(saved)
+
+
 def default_case(argv: tuple[str, ...], gpu: str, model: str, env: str | None
                  ) -> tuple[int, str, str | None] | str:
     """SGLang's (graphs per size, draft-extend backend, resolved base backend) for a line
@@ -200,7 +213,7 @@ def default_case(argv: tuple[str, ...], gpu: str, model: str, env: str | None
     from graphfit.inputs.gpus import GPU_MEMORY_GB
 
     so.oracle()
-    with _platform(gpu):
+    with _restored_environ(), _platform(gpu):
         r = so.resolve(argv, gpu_mem_gb=GPU_MEMORY_GB[gpu], model=model,
                        capability=CAPABILITIES.get(gpu, (9, 4)))
         if not isinstance(r, so.Resolved):
