@@ -24,6 +24,7 @@ from graphfit.planner.engines.sglang_arch_overrides import (
     RESTATED,
     OverrideInputs,
     draft_extend_default,
+    forced_base,
 )
 from graphfit.planner.engines.sglang_attn_default import (
     DSA_ARCHITECTURES,
@@ -237,6 +238,8 @@ def settle(line: Mapping[str, Any], resolved: Resolved, gpu_given: object,
     """Set `mtp_draft_backend` to SGLang's default for a multi-layer EAGLE line naming no
     backend (module docstring); a note says why when it is not restated."""
     values = resolved.values
+    if FIELD in values and _multi_layer(values) and line.get("speculative_algorithm"):
+        return _forced(line, resolved)
     if (FIELD in values or not _multi_layer(values)
             or not line.get("speculative_algorithm") or draft_extend_backend(line)):
         return resolved
@@ -248,6 +251,27 @@ def settle(line: Mapping[str, Any], resolved: Resolved, gpu_given: object,
                    origins=MappingProxyType({**resolved.origins, FIELD: said}),
                    notes=(*resolved.notes, f"multi-layer EAGLE draft backend {name}: {said}; "
                                            f"give {hint} to be sure"))
+
+
+def _forced(line: Mapping[str, Any], resolved: Resolved) -> Resolved:
+    """A line whose draft-extend backend comes from `--attention-backend`, on a model whose
+    override replaces that flag (graphfit.planner.engines.sglang_arch_overrides.forced_base:
+    DeepSeek-V4's dsv4): the override's backend, with a note."""
+    found = draft_extend_backend(line)
+    model = line.get("model_path")
+    path = config_path(str(model)) if isinstance(model, str) else None
+    if found is None or found[1] != "--attention-backend" or path is None:
+        return resolved
+    arch = str(model_inputs(load_config(path))[0]["architecture"])
+    forced = forced_base(arch)
+    if forced is None:
+        return resolved
+    name, where = forced
+    said = (f"{arch}'s override replaces --attention-backend {found[0]} with {name} "
+            f"(arg_groups/model_overrides/{where})")
+    return replace(resolved, values=MappingProxyType({**resolved.values, FIELD: name}),
+                   origins=MappingProxyType({**resolved.origins, FIELD: said}),
+                   notes=(*resolved.notes, f"multi-layer EAGLE draft backend {name}: {said}"))
 
 
 def _multi_layer(values: Mapping[str, Any]) -> bool:

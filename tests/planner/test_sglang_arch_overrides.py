@@ -140,3 +140,40 @@ def test_lightning_layers_make_the_kv_pool_hybrid() -> None:
     _, hybrid = model_inputs({"architectures": ["MiniCPMSALAForCausalLM"],
                               "model_type": "minicpm_sala", "mixer_types": ["lightning"]})
     assert hybrid
+
+
+def test_deepseek_v4_replaces_the_lines_base_backend() -> None:
+    """deepseek_v4.py:24 writes attention_backend=dsv4 whatever the line says: the only
+    ALWAYS rule; the others yield to the line's flag."""
+    assert ao.forced_base("DeepseekV4ForCausalLM") == ("dsv4", "deepseek_v4.py:24")
+    for arch in sorted(ao.RESTATED - {"DeepseekV4ForCausalLM"}):
+        assert ao.forced_base(arch) is None
+
+
+@pytest.mark.parametrize(("extra", "expected"), [
+    (("--attention-backend", "fa3"), ("dsv4", 3)),  # the override wins over the base flag
+    (("--attention-backend", "fa3", "--prefill-attention-backend", "fa3"), ("fa3", 1)),
+    (("--attention-backend", "fa3", "--speculative-draft-attention-backend", "fa4"),
+     ("fa4", 1)),  # the draft's own flag is not the base: kept
+])
+def test_a_pasted_deepseek_v4_line_gets_the_overrides_backend(
+        tmp_path: object, extra: tuple[str, ...], expected: tuple[str, int]) -> None:
+    import json
+    from pathlib import Path
+
+    from graphfit.cli.options import build_config
+    from graphfit.planner.plan import plan
+
+    model = Path(str(tmp_path)) / "dsv4"
+    model.mkdir()
+    (model / "config.json").write_text(json.dumps({
+        "architectures": ["DeepseekV4ForCausalLM"], "model_type": "deepseek_v4",
+        "hidden_size": 1024, "num_attention_heads": 16, "num_key_value_heads": 16,
+        "num_hidden_layers": 4, "vocab_size": 129280, "torch_dtype": "bfloat16"}))
+    config = build_config({}, environ={}, pasted=[
+        "python", "-m", "sglang.launch_server", "--model-path", str(model),
+        "--max-running-requests", "33", "--speculative-algorithm", "EAGLE",
+        "--speculative-num-steps", "3", "--speculative-eagle-topk", "1",
+        "--speculative-num-draft-tokens", "4", "--enable-multi-layer-eagle", *extra])
+    comp = plan(config).components["mtp_draft_extend"]
+    assert (config.mtp_draft_backend, comp.graphs_per_size) == expected

@@ -265,6 +265,16 @@ def overrides_of(inp: OverrideInputs) -> tuple[dict[str, str], str]:
     return _special(inp), where
 
 
+def forced_base(architecture: str, gpu: str = OTHER) -> tuple[str, str] | None:
+    """(backend, file:line) an override writes as the base whatever the line says (ALWAYS:
+    DeepSeek-V4's dsv4, deepseek_v4.py:24), else None."""
+    for rule in RULES:
+        if architecture in rule.architectures and rule.when == ALWAYS:
+            name = rule.pick(gpu)
+            return (name, rule.where) if name else None
+    return None
+
+
 def draft_extend_default(inp: OverrideInputs) -> DefaultBackend:
     """The backend multi-layer EAGLE's draft-extend steps run for an architecture with a
     model override, on a line naming no backend for them (module docstring: SGLang's order);
