@@ -17,9 +17,15 @@ from dataclasses import replace
 from types import MappingProxyType
 from typing import Any
 
-from graphfit.inputs.gpus import GPU_CAPABILITY_MAJOR, gpu_name
+from graphfit.inputs.gpus import GPU_CAPABILITY_MAJOR, GPU_MEMORY_GB, gpu_name
 from graphfit.inputs.model_config import config_path, load_config
 from graphfit.inputs.settings import Resolved
+from graphfit.planner.engines.sglang_arch_overrides import (
+    RESTATED,
+    OverrideInputs,
+    draft_extend_default,
+    forced_base,
+)
 from graphfit.planner.engines.sglang_attn_default import (
     DSA_ARCHITECTURES,
     HYBRID_SWA,
@@ -85,6 +91,9 @@ def model_inputs(data: Mapping[str, Any]) -> tuple[dict[str, Any], bool]:
         isinstance(layer_types, list) and any(
             isinstance(t, str) and ("linear" in t or "mamba" in t) for t in layer_types))
     linear = linear or any(str(d.get("model_type")) in LINEAR_MODEL_TYPES for d in (data, text))
+    mixers = text.get("mixer_types")  # MiniCPM-SALA lightning layers (configs/minicpm.py:6-15)
+    linear = linear or (isinstance(mixers, list) and any(
+        m in ("lightning", "lightning_attn", "lightning-attn") for m in mixers))
     hybrid = arch in HYBRID_SWA or bool(text.get("is_hybrid_swa")) or linear
     return {
         "architecture": arch, "mla": mla,
@@ -104,8 +113,14 @@ def _line_int(values: Mapping[str, Any], key: str) -> int | None:
 def default_draft_backend(line: Mapping[str, Any], gpu_given: object,
                           hint: str = LINE_HINT) -> tuple[str | None, str]:
     """(SGLang's draft-extend backend for a multi-layer EAGLE line naming no backend, or None,
-    and the origin / the reason it is not restated)."""
-    found, hybrid = default_base_backend(line, gpu_given, hint)
+    and the origin / the reason it is not restated). An architecture with a model override
+    of its own goes through graphfit.planner.engines.sglang_arch_overrides (ConfigError
+    where that override refuses the line)."""
+    found, hybrid, inputs = _default_inputs(line, gpu_given, hint)
+    if inputs is not None and inputs.architecture in RESTATED:
+        found = draft_extend_default(override_inputs(line, gpu_given, inputs, found))
+    elif inputs is not None:
+        found = default_attention_backend(inputs)
     if found.name is None:
         return None, found.why
     if found.name in FLASH_ATTENTION and hybrid:
@@ -116,40 +131,106 @@ def default_draft_backend(line: Mapping[str, Any], gpu_given: object,
                         f"{found.why}; assumes CUDA >= 12.8 and flashinfer installed")
 
 
+def override_inputs(line: Mapping[str, Any], gpu_given: object,
+                    inputs: AttentionDefaultInputs, found: DefaultBackend) -> OverrideInputs:
+    """The inputs a model override reads (graphfit.planner.engines.sglang_arch_overrides.
+    OverrideInputs) from the line, the GPU name and the model's config.json."""
+    model = line.get("model_path")
+    path = config_path(str(model)) if isinstance(model, str) else None
+    data: Mapping[str, Any] = load_config(path) if path is not None else {}
+    text = _text(data)
+    name = gpu_name(gpu_given)
+    quant = data.get("quantization_config")
+    quant = quant if isinstance(quant, dict) else {}
+    layer_types = text.get("layer_types")
+    dcp = _line_int(line, "dcp_size")
+    return OverrideInputs(
+        default=inputs,
+        prefill_flag=_flag(line, "prefill_attention_backend"),
+        decode_flag=_flag(line, "decode_attention_backend"),
+        mode="decode" if line.get("speculative_attention_mode") == "decode" else "prefill",
+        gpu_mem_gb=GPU_MEMORY_GB.get(name) if name else None,
+        model_type=str(data.get("model_type") or ""),
+        mamba_layers=isinstance(layer_types, list) and "mamba" in layer_types,
+        minicpm_sparse=_minicpm_sparse(data),
+        # minimax_m3.py:18-34: an mxfp8 checkpoint with NVFP4-packed experts, or the line
+        minimax_nvfp4=line.get("quantization") == "minimax_m3_nvfp4" or (
+            quant.get("quant_method") == "mxfp8"
+            and str(quant.get("moe_quant_algo", "")).upper() == "NVFP4"
+            and quant.get("moe_quant_format") == "nvfp4-pack-quantized"),
+        # parse_qsa_profile (layers/attention/qsa/config.py:78-88)
+        qsa=text.get("indexer_n_heads") is not None,
+        dcp_size=dcp or 1,
+        mla_unknown=found.name is None and "MLA" in found.why)
+
+
+# MiniCPMHybridConfig's names of its full-attention mixer (configs/minicpm.py:6-15)
+MINICPM4_ALIASES = frozenset({"minicpm4", "minicpm", "standard", "attention", "attn"})
+
+
+def _minicpm_sparse(data: Mapping[str, Any]) -> bool:
+    """`MiniCPMHybridConfig.has_minicpm_sparse_attention` (configs/minicpm.py:27, 93-105,
+    179-184): a `minicpm_sala` config with a `sparse_config` and a full-attention mixer (no
+    `mixer_types` means all full attention); other configs lack the property (False)."""
+    if data.get("model_type") != "minicpm_sala" or data.get("sparse_config") is None:
+        return False
+    mixers = data.get("mixer_types")
+    return not mixers or (isinstance(mixers, list) and any(
+        isinstance(m, str) and m in MINICPM4_ALIASES for m in mixers))
+
+
+def _flag(line: Mapping[str, Any], key: str) -> str | None:
+    value = line.get(key)
+    return str(value).strip().lower() if value else None
+
+
 def default_base_backend(line: Mapping[str, Any], gpu_given: object,
                          hint: str = LINE_HINT) -> tuple[DefaultBackend, bool]:
     """(SGLang's base attention backend for a line naming none, as the attention hook sees
     the line: its own topk, page size, algorithm, KV dtype and deterministic switch; name
     None with the reason when graphfit lacks an input) and whether the KV pool is hybrid."""
+    found, hybrid, inputs = _default_inputs(line, gpu_given, hint)
+    if inputs is None:
+        return found, hybrid
+    return default_attention_backend(inputs), hybrid
+
+
+def _default_inputs(line: Mapping[str, Any], gpu_given: object, hint: str
+                    ) -> tuple[DefaultBackend, bool, AttentionDefaultInputs | None]:
+    """(a reason when an input is missing, whether the KV pool is hybrid, SGLang's default's
+    inputs: None where the GPU or the config.json is missing)."""
     kind = gpu_kind(gpu_given)
     if kind is None:
         return DefaultBackend(None, "SGLang's default attention backend depends on the GPU "
                               f"generation: name the GPU (--gpu-memory-gb H100) or give "
-                              f"{hint}"), False
+                              f"{hint}"), False, None
     model = line.get("model_path")
     path = config_path(str(model)) if isinstance(model, str) else None
     if path is None:
         return DefaultBackend(None, "SGLang's default attention backend depends on the "
-                              "model: no local config.json"), False
+                              "model: no local config.json"), False, None
     data = load_config(path)
     fields, hybrid = model_inputs(data)
-    if not fields["mla"] and _text(data).get("kv_lora_rank") is not None:
-        # SGLang makes more architectures MLA on config conditions (configs/model_config.py:
-        # 1435-1515) than graphfit lists: an MLA-shaped config outside the list stays unknown
-        return DefaultBackend(None, f"{fields['architecture'] or 'the model'} has an "
-                                    f"MLA-shaped config graphfit's MLA list lacks; SGLang's "
-                                    f"default is not restated"), hybrid
     algorithm = line.get("speculative_algorithm")
     kv_dtype = line.get("kv_cache_dtype")
-    found = default_attention_backend(AttentionDefaultInputs(
+    inputs = AttentionDefaultInputs(
         gpu=kind, speculative_algorithm=str(algorithm) if algorithm else None,
         topk=_line_int(line, "speculative_eagle_topk"),
         page_size=_line_int(line, "page_size"),
         kv_cache_dtype=str(kv_dtype) if kv_dtype else None,
         # `--rl-on-policy-target` turns deterministic inference on (attention_hook.py:586-593)
         deterministic=(line.get("enable_deterministic_inference") is True
-                       or line.get("rl_on_policy_target") is not None), **fields))
-    return found, hybrid
+                       or line.get("rl_on_policy_target") is not None), **fields)
+    if not fields["mla"] and _text(data).get("kv_lora_rank") is not None:
+        # SGLang makes more architectures MLA on config conditions (configs/model_config.py:
+        # 1435-1515) than graphfit lists: an MLA-shaped config outside the list stays unknown
+        reason = DefaultBackend(None, f"{fields['architecture'] or 'the model'} has an "
+                                      f"MLA-shaped config graphfit's MLA list lacks; SGLang's "
+                                      f"default is not restated")
+        if fields["architecture"] in RESTATED:  # its override may name the backend itself
+            return reason, hybrid, inputs
+        return reason, hybrid, None
+    return DefaultBackend(None, ""), hybrid, inputs
 
 
 def settle(line: Mapping[str, Any], resolved: Resolved, gpu_given: object,
@@ -157,7 +238,9 @@ def settle(line: Mapping[str, Any], resolved: Resolved, gpu_given: object,
     """Set `mtp_draft_backend` to SGLang's default for a multi-layer EAGLE line naming no
     backend (module docstring); a note says why when it is not restated."""
     values = resolved.values
-    if (FIELD in values or not values.get("multi_layer_eagle")
+    if FIELD in values and _multi_layer(values) and line.get("speculative_algorithm"):
+        return _forced(line, resolved)
+    if (FIELD in values or not _multi_layer(values)
             or not line.get("speculative_algorithm") or draft_extend_backend(line)):
         return resolved
     name, said = default_draft_backend(line, gpu_given, hint)
@@ -168,6 +251,39 @@ def settle(line: Mapping[str, Any], resolved: Resolved, gpu_given: object,
                    origins=MappingProxyType({**resolved.origins, FIELD: said}),
                    notes=(*resolved.notes, f"multi-layer EAGLE draft backend {name}: {said}; "
                                            f"give {hint} to be sure"))
+
+
+def _forced(line: Mapping[str, Any], resolved: Resolved) -> Resolved:
+    """A line whose draft-extend backend comes from `--attention-backend`, on a model whose
+    override replaces that flag (graphfit.planner.engines.sglang_arch_overrides.forced_base:
+    DeepSeek-V4's dsv4): the override's backend, with a note."""
+    found = draft_extend_backend(line)
+    model = line.get("model_path")
+    path = config_path(str(model)) if isinstance(model, str) else None
+    if found is None or found[1] != "--attention-backend" or path is None:
+        return resolved
+    arch = str(model_inputs(load_config(path))[0]["architecture"])
+    forced = forced_base(arch)
+    if forced is None:
+        return resolved
+    name, where = forced
+    said = (f"{arch}'s override replaces --attention-backend {found[0]} with {name} "
+            f"(arg_groups/model_overrides/{where})")
+    return replace(resolved, values=MappingProxyType({**resolved.values, FIELD: name}),
+                   origins=MappingProxyType({**resolved.origins, FIELD: said}),
+                   notes=(*resolved.notes, f"multi-layer EAGLE draft backend {name}: {said}"))
+
+
+def _multi_layer(values: Mapping[str, Any]) -> bool:
+    """The line's switch, or a model override that turns multi-layer EAGLE on for EAGLE
+    (graphfit.planner.engines.sglang_spec_runners.auto_multi_layer: MiMoV2, mimo_v2.py:23-25,
+    and the others of AUTO_ARCHITECTURES)."""
+    from graphfit.planner.engines.sglang_spec_runners import AUTO_ARCHITECTURES
+
+    method = str(getattr(values.get("spec_method"), "value", values.get("spec_method")))
+    return bool(values.get("multi_layer_eagle")) or (
+        method in ("eagle", "mtp") and not values.get("frozen_kv_mtp")
+        and values.get("architecture") in AUTO_ARCHITECTURES)
 
 
 def settle_flags(resolved: Resolved, model_path: object, gpu_given: object) -> Resolved:

@@ -169,18 +169,110 @@ def model_dirs(root: Any) -> dict[str, str]:
     return {k: str(v) for k, v in out.items()}
 
 
+# ROCm, driven on CPU through SGLang's own scoped platform override
+# (`override_platform`, runtime_context.py:1908-1946): every fact the argument pipeline and
+# the model overrides read through `get_platform()` says AMD; probes called directly from
+# `utils.common` (cached) still see the fake CUDA device, so only what goes through
+# `get_platform()` is compared
+ROCM_FACTS: dict[str, bool] = {
+    "is_hip": True, "is_cuda": False, "is_sm90": False, "is_sm100": False,
+    "is_sm100_or_sm110": False, "is_sm110": False, "is_sm120": False, "is_blackwell": False,
+    "is_hopper_with_cuda_12_3": False}
+PLATFORMS: dict[str, dict[str, bool]] = {"MI300X": ROCM_FACTS}
+
+
+@contextmanager
+def _platform(gpu: str) -> Iterator[None]:
+    if gpu not in PLATFORMS:
+        yield
+        return
+    from sglang.srt.runtime_context import override_platform
+
+    with override_platform(**PLATFORMS[gpu]):
+        yield
+
+
+@contextmanager
+def _restored_environ() -> Iterator[None]:
+    """Some model overrides write the process environment (Qwen3-VL's large-Hopper defaults
+    set SGLANG_VLM_CACHE_SIZE_MB, qwen3_vl.py:92-95; MiniMax-M3 its ROCm switches,
+    minimax_m3.py:129-130): restored after each line so no line sees another's."""
+    saved = dict(os.environ)
+    try:
+        yield
+    finally:
+        os.environ.clear()
+        os.environ.update(saved)
+
+
 def default_case(argv: tuple[str, ...], gpu: str, model: str, env: str | None
                  ) -> tuple[int, str, str | None] | str:
     """SGLang's (graphs per size, draft-extend backend, resolved base backend) for a line
-    with the model `model` on the fake `gpu`, or its refusal's text."""
+    with the model `model` on the fake `gpu` (an NVIDIA capability of CAPABILITIES, or a
+    ROCm GPU of PLATFORMS), or its refusal's text."""
     from graphfit.inputs.gpus import GPU_MEMORY_GB
 
-    r = so.resolve(argv, gpu_mem_gb=GPU_MEMORY_GB[gpu], model=model,
-                   capability=CAPABILITIES[gpu])
-    if not isinstance(r, so.Resolved):
-        return r.text
-    try:
-        per_size, backend = mtp_graphs(r, env)
-    except ValueError as exc:  # the draft-extend factory refuses the backend
-        return str(exc)
+    so.oracle()
+    with _restored_environ(), _platform(gpu):
+        r = so.resolve(argv, gpu_mem_gb=GPU_MEMORY_GB[gpu], model=model,
+                       capability=CAPABILITIES.get(gpu, (9, 4)))
+        if not isinstance(r, so.Resolved):
+            return r.text
+        try:
+            per_size, backend = mtp_graphs(r, env)
+        except ValueError as exc:  # the draft-extend factory refuses the backend
+            return str(exc)
     return per_size, backend, r.attention_backend
+
+
+# architectures whose model override names an attention backend
+# (graphfit.planner.engines.sglang_arch_overrides): each as a Llama-shaped config.json under
+# its own architecture name, plus the keys its override (or SGLang's config loading) reads
+OVERRIDE_EXTRA: dict[str, dict[str, Any]] = {
+    "GptOssForCausalLM": {}, "Gemma4ForCausalLM": {}, "DiffusionGemmaForBlockDiffusion": {},
+    "FalconH1ForCausalLM": {}, "JetNemotronForCausalLM": {}, "Llama4ForCausalLM": {},
+    "Lfm2ForCausalLM": {}, "NemotronHForCausalLM": {}, "Qwen3NextForCausalLM": {},
+    "Qwen3_5ForConditionalGeneration": {}, "MossVLForConditionalGeneration": {},
+    "MiniCPMV4_6ForConditionalGeneration": {}, "EmbeddingGemma2Model": {},
+    "MiniMaxM3SparseForCausalLM": {}, "MiniCPMForCausalLM": {},
+    "Qwen4ExpForConditionalGeneration": {}, "Qwen3VLMoeForConditionalGeneration": {},
+    "IQuestQ1ForCausalLM": {}, "BeamForCausalLM": {"layer_types": ["full_attention"] * 32},
+}
+# (directory name, architecture, extra keys): configs SGLang loads with its own config class
+OVERRIDE_SHAPES: tuple[tuple[str, str, dict[str, Any]], ...] = (
+    ("granite_mamba", "GraniteMoeHybridForCausalLM",
+     {"model_type": "granitemoehybrid", "layer_types": ["mamba", "attention"] * 16,
+      "mamba_n_heads": 128, "mamba_d_head": 64}),
+    ("granite_attn", "GraniteMoeHybridForCausalLM",
+     {"model_type": "granitemoehybrid", "layer_types": ["attention"] * 32,
+      "mamba_n_heads": 128, "mamba_d_head": 64}),
+    ("minicpm_sparse", "MiniCPMSALAForCausalLM",
+     {"model_type": "minicpm_sala", "sparse_config": {"kernel_size": 32}}),
+    ("minicpm_dense", "MiniCPMSALAForCausalLM", {"model_type": "minicpm_sala"}),
+    ("MiMoV2ForCausalLM", "MiMoV2ForCausalLM",
+     {"hybrid_layer_pattern": [0, 1] * 16, "sliding_window": 512}),
+)
+# MLA-shaped (DeepSeek-V3 config.json) under another architecture name
+MLA_OVERRIDE_SHAPES = ("KimiK3ForConditionalGeneration",)
+
+
+def override_model_dirs(root: Any) -> dict[str, str]:
+    """One config.json directory per OVERRIDE_EXTRA architecture under `root`."""
+    import json
+    from pathlib import Path
+
+    from tests.oracle import sglang_stubs as ss
+
+    out = {}
+    shapes = [(arch, arch, extra) for arch, extra in OVERRIDE_EXTRA.items()]
+    for name, arch, extra in (*shapes, *OVERRIDE_SHAPES):
+        path = ss.write_model_dir(Path(root) / name, architecture=arch)
+        data = json.loads((path / "config.json").read_text())
+        (path / "config.json").write_text(json.dumps({**data, **extra}))
+        out[name] = str(path)
+    for arch in MLA_OVERRIDE_SHAPES:
+        path = ss.write_mla_model_dir(Path(root) / arch)
+        data = json.loads((path / "config.json").read_text())
+        (path / "config.json").write_text(json.dumps({**data, "architectures": [arch]}))
+        out[arch] = str(path)
+    return out

@@ -276,3 +276,154 @@ def test_live_path_reads_single_cg_switch(env: str | None, backend: str,
     assert check.plan.components["mtp_draft_extend"].graphs_per_size == sglang
     explicit = gs.check_server_args(r.record, single_cg_draft=False)  # a caller's value wins
     assert explicit.plan.components["mtp_draft_extend"].graphs_per_size == 3
+
+
+# ---------------------------------------------------------------------------------------
+# Architectures whose model override names the backend (graphfit.planner.engines.
+# sglang_arch_overrides), lines without a backend for the draft
+# ---------------------------------------------------------------------------------------
+
+_OVERRIDE_DIR = tempfile.TemporaryDirectory(prefix="graphfit-mtp-overrides-")
+_OVERRIDES = mo.override_model_dirs(_OVERRIDE_DIR.name)
+# what a line adds to the plain topk-1 line (one per GPU in turn, so every shape meets each)
+VARIANTS: tuple[tuple[str, ...], ...] = (
+    ("--speculative-attention-mode", "decode"), ("--decode-attention-backend", "flashinfer"),
+    ("--enable-deterministic-inference",), ("--kv-cache-dtype", "fp8_e5m2"),
+    ("--page-size", "16"))
+
+
+def _override_line(topk: int, extra: tuple[str, ...]) -> tuple[str, ...]:
+    return (*_default_line(3, topk, None, None), *extra)
+
+
+OVERRIDE_GRID = [(gpu, shape, _override_line(1, extra))
+                 for shape in sorted(_OVERRIDES)
+                 for g, gpu in enumerate(mo.CAPABILITIES)
+                 for extra in ((), VARIANTS[(g + len(shape)) % len(VARIANTS)])]
+
+
+def test_override_architecture_grid(capsys: pytest.CaptureFixture[str]) -> None:
+    """Every override architecture x 5 GPUs, the plain line and one variant each (attention
+    mode decode, a decode flag, deterministic inference, fp8_e5m2 KV, page size 16):
+    graphfit's draft-extend backend and graph count equal SGLang's own resolve (its model
+    overrides on the fake GPU) + draft-extend factory + `_capture_cuda_graphs`, or graphfit
+    keeps the per-step bound with a note (FlashAttention on a hybrid KV pool), or both
+    refuse; the tally is printed."""
+    verdicts = {(gpu, shape, argv): default_verdict(argv, gpu, _OVERRIDES[shape], None)
+                for gpu, shape, argv in OVERRIDE_GRID}
+    tally: dict[str, int] = {}
+    for verdict in verdicts.values():
+        key = verdict.split(":", 1)[0]
+        tally[key] = tally.get(key, 0) + 1
+    with capsys.disabled():
+        print(f"\nmulti-layer EAGLE, override architectures, {len(verdicts)} lines: "
+              + ", ".join(f"{k} {v}" for k, v in sorted(tally.items())))
+    differ = {k: v for k, v in verdicts.items() if v.startswith("differ")}
+    assert not differ, differ
+    decided = {shape for (_, shape, _), v in verdicts.items() if v in ("agree", "refused")}
+    assert decided == set(_OVERRIDES), set(_OVERRIDES) - decided  # each shape compared
+    assert tally.get("agree", 0) >= len(verdicts) * 2 // 3, tally
+
+
+@settings(max_examples=15)
+@given(st.sampled_from(tuple(mo.CAPABILITIES)), st.sampled_from(sorted(_OVERRIDES)),
+       st.sampled_from((1, 2)), st.lists(st.sampled_from(VARIANTS), max_size=2, unique=True),
+       st.sampled_from((None, "0")))
+def test_override_architecture_generated(gpu: str, shape: str, topk: int,
+                                         extras: list[tuple[str, ...]], env: str | None
+                                         ) -> None:
+    argv = _override_line(topk, tuple(x for extra in extras for x in extra))
+    verdict = default_verdict(argv, gpu, _OVERRIDES[shape], env)
+    assert not verdict.startswith("differ"), (gpu, shape, argv, env, verdict)
+
+
+ROCM_GRID = [(shape, extra) for shape in (*sorted(_OVERRIDES), "llama", "mla", "moe", "sinks")
+             for extra in ((), ("--speculative-attention-mode", "decode"))]
+
+
+def test_rocm_grid(capsys: pytest.CaptureFixture[str]) -> None:
+    """ROCm (MI300X), SGLang's platform facts overridden to AMD (mo.ROCM_FACTS): the plain
+    shapes and every override architecture, prefill and decode attention mode; graphfit's
+    draft-extend backend and count equal SGLang's (aiter / triton, per step), or both
+    refuse."""
+    verdicts = {}
+    for shape, extra in ROCM_GRID:
+        model = _OVERRIDES.get(shape) or _SHAPES[shape]
+        verdicts[(shape, extra)] = default_verdict(_override_line(1, extra), "MI300X", model,
+                                                   None)
+    tally: dict[str, int] = {}
+    for verdict in verdicts.values():
+        key = verdict.split(":", 1)[0]
+        tally[key] = tally.get(key, 0) + 1
+    with capsys.disabled():
+        print(f"\nmulti-layer EAGLE on ROCm, {len(verdicts)} lines: "
+              + ", ".join(f"{k} {v}" for k, v in sorted(tally.items())))
+    differ = {k: v for k, v in verdicts.items() if v.startswith("differ")}
+    assert not differ, differ
+    assert tally.get("agree", 0) >= len(verdicts) * 2 // 3, tally
+
+
+@pytest.mark.parametrize("gpu", ["A100", "H100", "B200"])
+def test_mimo_v2_override_turns_multi_layer_on(gpu: str) -> None:
+    """MiMoV2's override turns multi-layer EAGLE on for EAGLE (mimo_v2.py:23-25): a line
+    without `--enable-multi-layer-eagle` gets SGLang's draft-extend backend and count too."""
+    argv = tuple(a for a in _default_line(3, 1, None, None) if a != "--enable-multi-layer-eagle")
+    model = _OVERRIDES["MiMoV2ForCausalLM"]
+    r = so.resolve(argv, gpu_mem_gb=80, model=model, capability=mo.CAPABILITIES[gpu])
+    assert isinstance(r, so.Resolved) and r.enable_multi_layer_eagle, r
+    assert default_verdict(argv, gpu, model, None) in ("agree", "bound")
+    count, backend = _graphfit_default(argv, gpu, model, None)  # type: ignore[misc]
+    assert count == 3 and (backend is not None) == (gpu == "A100")  # FA on its SWA pool: bound
+
+
+def test_override_planted_error_is_caught(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A planted slip (LFM2's SM100 override forgotten: SGLang's generic trtllm_mha instead
+    of flashinfer) makes the comparison differ."""
+    from graphfit.planner.engines import sglang_arch_overrides as ao
+
+    argv = _override_line(1, ())
+    model = _OVERRIDES["Lfm2ForCausalLM"]
+    assert default_verdict(argv, "B200", model, None) == "agree"
+    monkeypatch.setattr(ao, "RULES", tuple(r for r in ao.RULES
+                                           if "Lfm2ForCausalLM" not in r.architectures))
+    assert default_verdict(argv, "B200", model, None).startswith("differ")
+
+
+@pytest.mark.parametrize(("backend", "steps"), [("aiter", 3), ("aiter", 1), ("triton", 3),
+                                                ("fa3", 2)])
+def test_draft_extend_seq_len_fill_is_the_backends(backend: str, steps: int,
+                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    """The composite runner's seq_lens fill is its step backend's
+    `get_cuda_graph_seq_len_fill_value()` (multi_layer_eagle_draft_extend_cuda_graph_runner.
+    py:209-211, 595): aiter answers its `num_draft_tokens` (aiter_backend.py:3416-3417),
+    set from speculative_num_draft_tokens in its `__init__` (:370, restated on a bare
+    instance here: its constructor needs an AMD device). SGLang's own composite constructor
+    builds the buffers; graphfit's plan carries the same fill."""
+    from graphfit.cli.options import build_config
+    from graphfit.planner.plan import plan
+
+    original = so._seq_len_fill_value
+
+    def fill_value(name: str | None) -> int:
+        if name != "aiter":
+            return original(name)
+        import sglang.srt.layers.attention.aiter_backend as ab
+        from sglang.srt.runtime_context import get_spec
+
+        bare = object.__new__(ab.AiterAttnBackend)
+        bare.num_draft_tokens = get_spec().speculative_num_draft_tokens
+        return int(ab.AiterAttnBackend.get_cuda_graph_seq_len_fill_value(bare))
+
+    monkeypatch.setattr(so, "_seq_len_fill_value", fill_value)
+    argv = _line(steps, ("--attention-backend", backend))
+    r = so.resolve(argv)
+    assert isinstance(r, so.Resolved), r
+    sglang = so.runners(r)["mtp_draft_extend"]
+    config = build_config({}, environ={}, pasted=[
+        "python", "-m", "sglang.launch_server", "--model-path", str(so.oracle().model_dir),
+        *argv])
+    comp = plan(config).components["mtp_draft_extend"]
+    ours = next(b for b in comp.buffers if b.name == "seq_lens")
+    assert ours.fill.value == sglang.seq_len_fill_value
+    seq_lens = sglang.live.buffers.seq_lens  # SGLang's own allocation (:665, 674)
+    assert seq_lens.tolist() == [ours.fill.value] * len(seq_lens)

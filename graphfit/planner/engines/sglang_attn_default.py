@@ -224,12 +224,27 @@ def default_attention_backend(inp: AttentionDefaultInputs) -> DefaultBackend:
     if inp.architecture in DEEPSEEK_FAMILY and inp.gpu == "sm100":
         return _checked(inp, DefaultBackend(
             "trtllm_mla", "DeepSeek V3 family on SM100 (deepseek_v2.py:174-184)"))
+    return generic_default(inp)
+
+
+def generic_default(inp: AttentionDefaultInputs) -> DefaultBackend:
+    """The default after the model overrides named nothing: deterministic inference's pick,
+    else `get_default_attn_backend` (MHA / MLA by GPU), then the fp8_e5m2 fallback (module
+    docstring). graphfit.planner.engines.sglang_arch_overrides reaches it for an
+    architecture whose override leaves the backend to SGLang."""
     if inp.deterministic:
         name, why = _deterministic(inp)
     else:
         name, why = _mla(inp) if inp.mla else _mha(inp)
         why = f"{why} ({HOOK})"
     return _fp8_e5m2(inp, name, why)
+
+
+def checked(inp: AttentionDefaultInputs, found: DefaultBackend) -> DefaultBackend:
+    """`_checked` for graphfit.planner.engines.sglang_arch_overrides, then the fp8_e5m2
+    fallback SGLang runs after every override (overrides.py:1262-1270)."""
+    found = _checked(inp, found)
+    return found if found.name is None else _fp8_e5m2(inp, found.name, found.why)
 
 
 def _checked(inp: AttentionDefaultInputs, found: DefaultBackend) -> DefaultBackend:

@@ -75,6 +75,14 @@ def mtp_hidden_size(config: EngineSettings) -> int:
     return config.draft_hidden_size or config.hidden_size
 
 
+def mtp_seq_len_fill(config: EngineSettings, width: int) -> int:
+    """The draft-extend backend's `get_cuda_graph_seq_len_fill_value()`, which the composite
+    takes from its step runners (:209-211, 595): 1 for every backend but aiter, whose fill is
+    its `num_draft_tokens` = speculative_num_draft_tokens (layers/attention/aiter_backend.py:
+    370, 3416-3417), the component's width. An unknown backend (None) keeps 1."""
+    return width if config.mtp_draft_backend == "aiter" else 1
+
+
 def mtp_buffers(config: EngineSettings, width: int, max_bs: int, *, gathered: bool
                 ) -> tuple[BufferSpec, ...]:
     """The shared buffer set of every step's runner (`_allocate_buffers`, :655-760).
@@ -85,7 +93,7 @@ def mtp_buffers(config: EngineSettings, width: int, max_bs: int, *, gathered: bo
     tokens = max_bs * width
     stale = (f"{KERNEL}:768-771: the padded tail keeps the previous replay's rows "
              f"(SGLang's own behaviour; graphfit cannot claim a safe fill)")
-    seq_fill = FillPolicy(FillKind.SENTINEL, 1)  # the backend's seq_len fill value (:196-198)
+    seq_fill = FillPolicy(FillKind.SENTINEL, mtp_seq_len_fill(config, width))
     specs = [
         graph_input(RUNNER, "input_ids", "int64", Axis.TOKENS, tokens, KEEP, why=stale),
         graph_input(RUNNER, "positions", "int64", Axis.TOKENS, tokens, KEEP, why=stale),

@@ -1,0 +1,316 @@
+"""SGLang 0.5.23's per-architecture attention-backend overrides, as data, for the backend
+multi-layer EAGLE's draft-extend steps run when the line names none.
+
+Why: the draft-extend graph count (graphfit.planner.engines.sglang_mtp_graphs) depends on
+that backend, and about 45 architectures have a model override
+(arg_groups/model_overrides/*.py, registered by `_register_for`) that writes an attention
+backend before SGLang's generic default runs. Each override is restated below with its
+file:line; `draft_extend_default` then runs SGLang's order (arg_groups/overrides.py):
+
+1. the model override writes `attention_backend` / `prefill_attention_backend` /
+   `decode_attention_backend` / `speculative_draft_attention_backend` (or refuses the line);
+2. `_deterministic_attention_backend` (overrides.py:1092-1123): with deterministic inference
+   an unset base gets its pick, a set base outside the deterministic list is refused;
+3. `_attention_backend_default` (overrides.py:1126-1140): equal split backends become the
+   base, an unset base gets `get_default_attn_backend`
+   (graphfit.planner.engines.sglang_attn_default.generic_default);
+4. `_attention_backend_fa3_fp8_fallback` (overrides.py:1262-1270): base fa3 with fp8_e5m2
+   KV becomes triton;
+5. the draft-extend steps run the draft's own backend, else the phase's split backend, else
+   the base (`DraftBackendFactory._create_backend`, speculative/draft_utils.py:47-66).
+
+Two conditions recur: ALL_UNSET (`is_attention_backend_not_set`, model_override_base.py:
+176-182: none of the three attention flags on the line) and BASE_UNSET
+(`cfg.attention_backend is None`; a split flag may be set).
+
+Not restated (name None, said why; the plan keeps the per-step count): Kimi-K3 with
+`--dcp-size` > 1 (its DCP branch needs FlashInfer's signature, kimi_k3.py:54-120), Kimi-K3
+off SM100 (an MLA-shaped config outside graphfit's MLA list), Qwen4-Exp with a compressed QSA
+indexer (the draft-extend steps build `QwenSparseAttnBackend`, draft_utils.py:123-124, 171-181:
+per step, which the bound already counts) and MiniCPM under SGLANG_MINICPM_FORCE_DENSE (it only
+renames `minicpm_*` flags the line gives, minicpm.py:28-43, so with none it changes nothing).
+Platforms graphfit does not plan (CPU AMX, Intel XPU, MPS, NPU) are left out of the tables.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, replace
+from types import MappingProxyType
+
+from graphfit.planner.core.errors import ConfigError, excerpt
+from graphfit.planner.engines.sglang_attn_default import (
+    AttentionDefaultInputs,
+    DefaultBackend,
+    checked,
+    generic_default,
+)
+
+BASE = "attention_backend"
+PREFILL = "prefill_attention_backend"
+DECODE = "decode_attention_backend"
+DRAFT = "speculative_draft_attention_backend"
+ALL_UNSET = "all_unset"  # is_attention_backend_not_set (model_override_base.py:176-182)
+BASE_UNSET = "base_unset"  # cfg.attention_backend is None
+ALWAYS = "always"
+OTHER = "*"  # every GPU kind the table does not name
+_WHEN = (ALL_UNSET, BASE_UNSET, ALWAYS)
+_FIELDS = (BASE, PREFILL, DECODE)
+MODES = ("prefill", "decode")
+
+
+@dataclass(frozen=True)
+class OverrideRule:
+    """One override that writes one attention field by GPU generation, when the line's flags
+    leave it room (`when`); GPU kinds missing from `by_gpu` (and no OTHER entry) get no
+    override: SGLang's generic default follows."""
+
+    architectures: frozenset[str]
+    where: str  # the override's file:line under arg_groups/model_overrides/
+    when: str
+    by_gpu: Mapping[str, str]
+    field: str = BASE
+
+    def __post_init__(self) -> None:
+        if not self.architectures or self.when not in _WHEN or self.field not in _FIELDS:
+            raise ConfigError(f"OverrideRule: bad rule {excerpt(self.where)}")
+        object.__setattr__(self, "by_gpu", MappingProxyType(dict(self.by_gpu)))
+
+    def pick(self, gpu: str) -> str | None:
+        return self.by_gpu.get(gpu, self.by_gpu.get(OTHER))
+
+
+def _rule(archs: tuple[str, ...], where: str, when: str, by_gpu: dict[str, str],
+          field_: str = BASE) -> OverrideRule:
+    return OverrideRule(frozenset(archs), where, when, by_gpu, field_)
+
+
+BLACKWELL = ("sm100", "sm120")  # `is_blackwell`: capability 10.x / 11.x / 12.x
+# the overrides that are a plain table (model_overrides/<file>:<lines>)
+RULES: tuple[OverrideRule, ...] = (
+    _rule(("BeamForCausalLM",), "beam.py:27-31", ALL_UNSET,
+          {"hopper": "trtllm_mha", "sm100": "trtllm_mha", "sm120": "trtllm_mha"}),
+    _rule(("EmbeddingGemma2Model",), "embedding_gemma2.py:39-41", BASE_UNSET,
+          {OTHER: "triton"}),
+    _rule(("FalconH1ForCausalLM", "JetNemotronForCausalLM", "JetVLMForConditionalGeneration"),
+          "falcon_h1.py:12-19", BASE_UNSET, {"sm100": "triton"}),
+    _rule(("Gemma4ForConditionalGeneration", "Gemma4ForCausalLM",
+           "Gemma4UnifiedForConditionalGeneration"), "gemma4.py:30-44", BASE_UNSET,
+          {"sm100": "trtllm_mha", OTHER: "triton"}),
+    _rule(("DiffusionGemmaForBlockDiffusion",), "gemma4.py:26-44", BASE_UNSET,
+          {OTHER: "triton"}),
+    _rule(("GptOssForCausalLM",), "gpt_oss.py:29-44", ALL_UNSET,
+          {"sm100": "trtllm_mha", "hopper": "fa3", "rocm": "aiter", OTHER: "triton"}),
+    _rule(("InklingForConditionalGeneration", "InklingForConditionalGenerationMTP"),
+          "inkling.py:68-73", ALL_UNSET, {"hopper": "fa4", "sm100": "fa4", OTHER: "triton"}),
+    _rule(("Lfm2ForCausalLM", "Lfm2MoeForCausalLM"), "lfm2.py:12-17", BASE_UNSET,
+          {"sm100": "flashinfer"}),
+    _rule(("Llama4ForConditionalGeneration", "Llama4ForCausalLM"), "llama4.py:23-37",
+          BASE_UNSET, {"sm100": "trtllm_mha", "hopper": "fa3", "rocm": "aiter",
+                       OTHER: "triton"}),
+    _rule(("MiMoV2ForCausalLM", "MiMoV2FlashForCausalLM"), "mimo_v2.py:27-29", ALL_UNSET,
+          {"sm100": "fa4"}),
+    _rule(("MiniCPMV4_6ForConditionalGeneration", "MiniCPMV4_7ForConditionalGeneration"),
+          "minicpmv.py:12-18", BASE_UNSET, {"sm100": "triton"}),
+    _rule(("MossVLForConditionalGeneration",), "moss_vl.py:20-22", ALL_UNSET,
+          {OTHER: "flashinfer"}, PREFILL),
+    _rule(("DeepseekV4ForCausalLM",), "deepseek_v4.py:24", ALWAYS, {OTHER: "dsv4"}),
+)
+# the overrides with conditions beyond the GPU and the flags (restated in `_special`)
+NEMOTRON_H = frozenset({"NemotronHForCausalLM", "NemotronHPuzzleForCausalLM",
+                        "NemotronH_Omni_Reasoning_V3"})
+QWEN3_5 = frozenset({"Qwen3NextForCausalLM", "Qwen3_5MoeForConditionalGeneration",
+                     "InternS2PreviewForConditionalGeneration",
+                     "InternS2MobiusForConditionalGeneration",
+                     "Qwen3_5ForConditionalGeneration"})
+QWEN4_EXP = frozenset({"Qwen4ExpForConditionalGeneration"})
+QWEN3_VL = frozenset({"Qwen3VLForConditionalGeneration", "Qwen3VLMoeForConditionalGeneration"})
+QWEN3_VL_TYPES = frozenset({"qwen3_vl", "qwen3_vl_moe"})  # qwen3_vl.py:17
+MINIMAX_M3 = frozenset({"MiniMaxM3SparseForCausalLM",
+                        "MiniMaxM3SparseForConditionalGeneration"})
+MINICPM = frozenset({"MiniCPMForCausalLM", "MiniCPMSALAForCausalLM"})
+GRANITE_HYBRID = frozenset({"GraniteMoeHybridForCausalLM"})
+MOSS_VL = frozenset({"MossVLForConditionalGeneration"})
+KIMI_K3 = frozenset({"KimiK3ForConditionalGeneration"})
+IQUEST = frozenset({"IQuestQ1ForCausalLM", "IQuestQ1MTP"})
+# each special branch's override, file:lines under arg_groups/model_overrides/
+SPECIAL_WHERE: tuple[tuple[frozenset[str], str], ...] = (
+    (NEMOTRON_H, "nemotron_h.py:123-148"), (QWEN3_5, "qwen3_5.py:26-48"),
+    (QWEN4_EXP, "qwen4_exp.py:57-71"), (QWEN3_VL, "qwen3_vl.py:85-130"),
+    (MINIMAX_M3, "minimax_m3.py:56-192"), (MINICPM, "minicpm.py:44-62"),
+    (GRANITE_HYBRID, "granitemoehybrid.py:15-19"), (KIMI_K3, "kimi_k3.py:122-135"),
+    (IQUEST, "iquest_q1.py:35-36"))
+SPECIAL = frozenset().union(*(archs for archs, _ in SPECIAL_WHERE))
+RESTATED = frozenset().union(*(r.architectures for r in RULES)) | SPECIAL
+LARGE_HOPPER_MIB = 60 * 1024  # qwen3_vl.py:25
+
+
+@dataclass(frozen=True)
+class OverrideInputs:
+    """What the overrides read beyond SGLang's default's inputs: the line's split flags (the
+    base and the draft's own flag are unset where this is asked), the speculative attention
+    mode, the GPU memory in GiB (Qwen3-VL's large-Hopper test), and config.json facts:
+    model_type, Granite's mamba layers, MiniCPM's sparse layers, MiniMax-M3's NVFP4-expert
+    checkpoint, Qwen4-Exp's compressed QSA indexer; the line's `--dcp-size`."""
+
+    default: AttentionDefaultInputs
+    prefill_flag: str | None = None
+    decode_flag: str | None = None
+    mode: str = "prefill"
+    gpu_mem_gb: float | None = None
+    model_type: str = ""
+    mamba_layers: bool = False
+    minicpm_sparse: bool = False
+    minimax_nvfp4: bool = False
+    qsa: bool = False
+    dcp_size: int = 1
+    mla_unknown: bool = False  # an MLA-shaped config outside graphfit's MLA list
+
+    def __post_init__(self) -> None:
+        if self.mode not in MODES:
+            raise ConfigError(f"mode: expected prefill or decode, got {excerpt(self.mode)}")
+        if isinstance(self.dcp_size, bool) or not isinstance(self.dcp_size, int) or (
+                self.dcp_size < 1):
+            raise ConfigError(f"dcp_size: must be an int >= 1, got {excerpt(self.dcp_size)}")
+
+    @property
+    def all_unset(self) -> bool:
+        return self.prefill_flag is None and self.decode_flag is None
+
+
+class _NotRestated(Exception):
+    """An override graphfit does not restate for this input (the message says why)."""
+
+
+def _refuse(arch: str, where: str, said: str) -> ConfigError:
+    return ConfigError(f"SGLang refuses this line for {arch}: {said} "
+                       f"(arg_groups/model_overrides/{where})")
+
+
+def _special(inp: OverrideInputs) -> dict[str, str]:
+    """The overrides with extra conditions (one branch per file, each cited)."""
+    d = inp.default
+    arch, gpu = d.architecture, d.gpu
+    algo = (d.speculative_algorithm or "").upper()
+    if arch in IQUEST:
+        raise _refuse(arch, "iquest_q1.py:35-36",
+                      "IQuest Q1 MTP drafting does not support multi-layer EAGLE")
+    if arch in NEMOTRON_H:  # nemotron_h.py:123-148
+        if gpu not in BLACKWELL or not inp.all_unset or not algo:
+            return {}
+        if gpu == "sm100" and d.topk in (None, 1):
+            out = {BASE: "trtllm_mha"}
+            if algo in ("EAGLE", "NEXTN", "DSPARK"):
+                out[DRAFT] = "trtllm_mha"
+            return out
+        out = {BASE: "triton"}
+        if algo in ("EAGLE", "NEXTN", "DFLASH", "DSPARK"):
+            out[DRAFT] = "flashinfer"
+        return out
+    if arch in QWEN3_5 or arch in QWEN4_EXP:  # qwen3_5.py:26-48, qwen4_exp.py:57-71
+        if arch in QWEN4_EXP and inp.qsa:
+            raise _NotRestated("Qwen4-Exp's compressed QSA draft builds QwenSparseAttnBackend "
+                               "(draft_utils.py:123-124): counted per step")
+        if gpu != "sm100":
+            return {}
+        generic = generic_default(replace(d, deterministic=False, kv_cache_dtype=None))
+        # with speculation the extra-buffer / radix-cache test is always true (:40-45)
+        return {BASE: "trtllm_mha" if generic.name == "trtllm_mha" and algo else "triton"}
+    if arch in QWEN3_VL:  # qwen3_vl.py:20-31, 85-130 (the profiled large-Hopper defaults)
+        large = (gpu == "hopper" and inp.gpu_mem_gb is not None
+                 and inp.gpu_mem_gb * 1024 >= LARGE_HOPPER_MIB
+                 and inp.model_type in QWEN3_VL_TYPES)
+        return {DECODE: "flashinfer"} if large and inp.decode_flag is None else {}
+    if arch in MINIMAX_M3:  # minimax_m3.py:56-192
+        if inp.minimax_nvfp4:
+            raise _refuse(arch, "minimax_m3.py:56-58",
+                          "M3.1 NVFP4 only supports DSPARK or DFLASH speculation")
+        if not inp.all_unset:
+            return {}
+        if gpu == "rocm":
+            return {BASE: "triton"}
+        if gpu == "sm100":  # SGLANG_DISABLE_M3_FP8_ATTN_GEMM unset assumed
+            return {BASE: "trtllm_mha" if d.kv_cache_dtype == "fp8_e4m3" else "fa4"}
+        return {BASE: "fa3"} if gpu == "hopper" else {}
+    if arch in MINICPM:  # minicpm.py:44-62 (SGLANG_MINICPM_FORCE_DENSE unset)
+        if inp.minicpm_sparse and inp.all_unset:
+            return {BASE: "minicpm_flashinfer" if gpu in BLACKWELL else "minicpm_flashattn"}
+        return {}
+    if arch in GRANITE_HYBRID:  # granitemoehybrid.py:15-19
+        return {BASE: "flashinfer"} if inp.mamba_layers and gpu == "sm100" else {}
+    if arch in KIMI_K3:  # kimi_k3.py:54-135
+        if inp.dcp_size > 1:
+            raise _NotRestated("Kimi-K3 with --dcp-size > 1 (kimi_k3.py:54-120) is not "
+                               "restated")
+        if gpu == "sm100" and inp.all_unset and algo != "DSPARK":
+            return {PREFILL: "trtllm_mla", DECODE: "trtllm_mla"}
+        raise _NotRestated("Kimi-K3 off SM100 takes SGLang's MLA default, which graphfit "
+                           "does not restate for it")
+    return {}
+
+
+def overrides_of(inp: OverrideInputs) -> tuple[dict[str, str], str]:
+    """(the fields the architecture's override writes for this input, its file:line);
+    ConfigError where the override refuses the line, _NotRestated where graphfit does not
+    restate it."""
+    arch = inp.default.architecture
+    for rule in RULES:
+        if arch not in rule.architectures:
+            continue
+        room = (rule.when == ALWAYS or (rule.when == ALL_UNSET and inp.all_unset)
+                or (rule.when == BASE_UNSET))  # the base is unset wherever this is asked
+        name = rule.pick(inp.default.gpu) if room else None
+        return ({rule.field: name} if name else {}), rule.where
+    where = next((w for archs, w in SPECIAL_WHERE if arch in archs), "")
+    return _special(inp), where
+
+
+def forced_base(architecture: str, gpu: str = OTHER) -> tuple[str, str] | None:
+    """(backend, file:line) an override writes as the base whatever the line says (ALWAYS:
+    DeepSeek-V4's dsv4, deepseek_v4.py:24), else None."""
+    for rule in RULES:
+        if architecture in rule.architectures and rule.when == ALWAYS:
+            name = rule.pick(gpu)
+            return (name, rule.where) if name else None
+    return None
+
+
+def draft_extend_default(inp: OverrideInputs) -> DefaultBackend:
+    """The backend multi-layer EAGLE's draft-extend steps run for an architecture with a
+    model override, on a line naming no backend for them (module docstring: SGLang's order);
+    name None with the reason where graphfit does not restate it; ConfigError where SGLang
+    refuses the line."""
+    d = inp.default
+    try:
+        written, where = overrides_of(inp)
+    except _NotRestated as exc:
+        return DefaultBackend(None, str(exc))
+    if d.architecture in MOSS_VL and (written.get(PREFILL) or inp.prefill_flag) != (
+            "flashinfer"):  # moss_vl.py:23-30: the prefill backend must be flashinfer
+        raise _refuse(d.architecture, "moss_vl.py:23-30",
+                      "MossVLForConditionalGeneration requires flashinfer prefill attention")
+    origin = f"{d.architecture}'s override on {d.gpu} (model_overrides/{where})"
+    base = written.get(BASE)
+    if base is not None:  # a backend outside the deterministic list is refused
+        base = checked(d, DefaultBackend(base, origin)).name
+    elif d.deterministic:
+        base = generic_default(d).name  # the deterministic pick (overrides.py:1092-1115)
+    prefill = written.get(PREFILL) or inp.prefill_flag
+    decode = written.get(DECODE) or inp.decode_flag
+    if prefill is not None and prefill == decode:
+        base = prefill  # overrides.py:1128-1131
+    if base is None:
+        if inp.mla_unknown:
+            return DefaultBackend(None, f"{d.architecture}'s override leaves the backend to "
+                                        f"SGLang's default, and its MLA-shaped config is "
+                                        f"outside graphfit's MLA list")
+        base = generic_default(d).name
+    if base == "fa3" and d.kv_cache_dtype == "fp8_e5m2":
+        base = "triton"  # overrides.py:1262-1270
+    phase = decode if inp.mode == "decode" else prefill
+    draft = written.get(DRAFT) or phase or base
+    if not written:
+        return DefaultBackend(draft, f"{d.architecture}'s override leaves {d.gpu} to SGLang's "
+                                     f"default (model_overrides/{where}): {draft}")
+    return DefaultBackend(draft, f"{origin}: draft-extend {draft}")
+
