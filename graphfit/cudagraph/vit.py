@@ -35,6 +35,11 @@ class VitGraphRunner:
                  device: str = "cpu", capacities: Mapping[str, int] | None = None) -> None:
         if not isinstance(plan, VitPlan):
             raise ConfigError(f"plan: expected a VitPlan, got {type(plan).__name__}")
+        if plan.geometry.family == "kimi_k3":
+            # its graph is the whole tower over pixel patches (SGLang's
+            # kimi_k3_vit_cuda_graph_runner.py:115-121), not blocks over staged embeddings
+            raise ConfigError("vit: Kimi K3's graphs are the whole tower: graphfit's runtime "
+                              "rehearses the block runners (Qwen, InternVL) only")
         self.fn = fn
         self.plan = plan
         self.backend = get_backend(backend) if isinstance(backend, str) else backend
