@@ -6,6 +6,7 @@ Heavy modules (the sweep runner, the SVG writer) are imported inside the command
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
@@ -63,6 +64,13 @@ def _sweep_document(result: SweepResult) -> dict[str, Any]:
     }
 
 
+def _axis_value(result: SweepResult, point: Mapping[str, int], name: str) -> str:
+    """A point's value on axis `name`: the image set's grids for `vit_images` (an index)."""
+    if name == "vit_images":
+        return ",".join("x".join(map(str, g)) for g in result.vit_workloads[point[name]])
+    return str(point[name])
+
+
 def _failing_table(result: SweepResult, limit: int) -> Table:
     """One row per counterexample range. A config repeats once per family of batches that
     goes short on a buffer (mixed batches, uniform decodes, the drafter's query...) and per
@@ -87,7 +95,8 @@ def _failing_table(result: SweepResult, limit: int) -> Table:
                 why, cap = str(d.get("family") or "-"), str(d["capacity"])
             if d.get("scenario"):
                 why += f" [{d['scenario']}]"
-            values = (*(str(r.point[n]) for n in names), str(d["buffer"]), why, span,
+            values = (*(_axis_value(result, r.point, n) for n in names), str(d["buffer"]),
+                      why, span,
                       str(d["padded"]), cap)
             table.add_row(*(cell(v) for v in values))  # literal: "[scenario]" is no markup
             shown += 1

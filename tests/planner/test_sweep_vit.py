@@ -69,3 +69,18 @@ def test_vit_axes_need_a_vit_option_and_known_sets() -> None:
                    workers=1, vit_workloads=[((1, 4, 4),), ((1, 3, 4),)])
     assert [r.ok for r in result.results] == [True, None, True, None]
     assert "merge size" in result.results[1].error
+
+
+@settings(max_examples=10)
+@given(image_sets, st.integers(1, 2), st.integers(1, 300))
+def test_a_vit_capacity_audit_fails_exactly_the_workloads_it_is_short_for(
+        sets: list[tuple[sv.Grid, ...]], most: int, rows: int) -> None:
+    axes = {"max_num_seqs": (2,), "vit_images": tuple(range(len(sets))),
+            "vit_max_images": tuple(range(1, most + 1))}
+    result = sweep(_base(GEOMETRY), axes, {"vit.block_ws": rows}, workers=1,
+                   vit_workloads=sets)
+    for r in result.results:
+        vit = sv.plan_vit(GEOMETRY, sv.VitWorkload(sets[r.point["vit_images"]],
+                                                   r.point["vit_max_images"]))
+        assert r.failing == (vit.capacity("block_ws") > rows), r.point
+        assert all(d["buffer"] == "vit.block_ws" for d in r.ranges)

@@ -230,6 +230,7 @@ def validate_capacities(base: Mapping[str, Any], axes: Mapping[str, tuple[int, .
         except GraphfitError:
             continue
         known |= {b.key for comp in p.components.values() for b in comp.buffers}
+        known |= {b.key for keyed in p.keyed.values() for b in keyed.buffers}
     for key in capacities:
         if known and key not in known:
             raise ConfigError(f"capacity: no config of the sweep has buffer {key!r} "
