@@ -556,8 +556,8 @@ def plan_vit(geometry: VitGeometry, workload: VitWorkload, *,
         assert cap is not None
         max_graphs = min(len(keys), cap)
         notes.append(f"Kimi K3 keeps at most {cap} graphs (SGLANG_KIMI_K3_VIT_CUDA_GRAPH_"
-                     f"CACHE_CAPACITY), captured on a key's {k['min_hits']}th call; "
-                     f"the rest of the {len(keys)} capturable keys run eagerly")
+                     f"CACHE_CAPACITY), captured at a key's call number {k['min_hits']} "
+                     f"(MIN_HITS); the rest of the {len(keys)} capturable keys run eagerly")
     caps: dict[str, int] = {}
     shapes: dict[str, VitBuffer] = {}
     for key in keys:
