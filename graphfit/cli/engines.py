@@ -6,6 +6,7 @@ Heavy modules (the sweep runner, the SVG writer) are imported inside the command
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
@@ -16,6 +17,7 @@ from graphfit.cli.options import GridInputs, config_options, integer
 from graphfit.cli.output import JsonFlag, console, emit_json, user
 from graphfit.cli.reports import PngOpt, SvgOpt, draw, write_report
 from graphfit.cli.tables import cell
+from graphfit.cli.vit_sweep import SweepVitImagesOpt, SweepVitMaxImagesOpt, vit_grid, vit_table
 from graphfit.planner.config import EngineConfig
 
 if TYPE_CHECKING:
@@ -51,9 +53,22 @@ def _sweep_document(result: SweepResult) -> dict[str, Any]:
         "workers": result.workers,
         "results": [{**r.point, "ok": r.ok, "error": r.error or None, "graphs": r.graphs,
                      "max_capture": r.max_capture, "decode_waste": r.decode_waste,
-                     "total_bytes": r.total_bytes, "violations": list(r.ranges)}
+                     "total_bytes": r.total_bytes, "violations": list(r.ranges),
+                     **({"vit": {"images": result.vit_label(r.point), "keys": r.vit_keys,
+                                 "bytes": r.vit_bytes,
+                                 "sglang_bytes": r.vit_reference_bytes}}
+                        if result.vit_label(r.point) else {})}
                     for r in result.results],
+        **({"vit_images": [[list(g) for g in w] for w in result.vit_workloads]}
+           if result.vit_workloads else {}),
     }
+
+
+def _axis_value(result: SweepResult, point: Mapping[str, int], name: str) -> str:
+    """A point's value on axis `name`: the image set's grids for `vit_images` (an index)."""
+    if name == "vit_images":
+        return ",".join("x".join(map(str, g)) for g in result.vit_workloads[point[name]])
+    return str(point[name])
 
 
 def _failing_table(result: SweepResult, limit: int) -> Table:
@@ -80,7 +95,8 @@ def _failing_table(result: SweepResult, limit: int) -> Table:
                 why, cap = str(d.get("family") or "-"), str(d["capacity"])
             if d.get("scenario"):
                 why += f" [{d['scenario']}]"
-            values = (*(str(r.point[n]) for n in names), str(d["buffer"]), why, span,
+            values = (*(_axis_value(result, r.point, n) for n in names), str(d["buffer"]),
+                      why, span,
                       str(d["padded"]), cap)
             table.add_row(*(cell(v) for v in values))  # literal: "[scenario]" is no markup
             shown += 1
@@ -97,16 +113,18 @@ def _sweep_figure(result: SweepResult, base: dict[str, Any],
     """The sweep's heatmap and the largest failing (else largest safe) config's padding,
     with the audited formulas' shortfalls in red."""
     from graphfit.planner.analysis.capexpr import capacities_for
-    from graphfit.planner.analysis.sweep import point_config
+    from graphfit.planner.analysis.sweep import VIT_AXES, point_config
     from graphfit.planner.plan import plan
 
     candidates = list(result.failing) or [r for r in result.results if r.ok]
     if not candidates:
         return draw().sweep_figure(result)
     point = candidates[-1].point  # the largest failing (or safe) config shows the most
-    label = ", ".join(f"{k}={v}" for k, v in point.items())
+    label = ", ".join(f"{k}={v}" for k, v in point.items() if k not in VIT_AXES)
+    if result.vit_label(point):
+        label += f", ViT images {result.vit_label(point)}"
     kind = "largest failing config" if result.failing else "largest config"
-    focus = plan(point_config(base, point))
+    focus = plan(point_config(base, point, result.vit_workloads))
     check = focus.verify(capacities_for(focus, formulas, skip_missing=True)) if formulas \
         else None
     return draw().sweep_figure(result, focus, check, f"{kind} ({label})")
@@ -124,23 +142,28 @@ def sweep_command(
     json_output: JsonFlag = False,
     svg: SvgOpt = None,
     png: PngOpt = None,
+    vit_images: SweepVitImagesOpt = None,
+    vit_max_images: SweepVitMaxImagesOpt = "1",
 ) -> None:
-    """Check every config of a grid: --max-num-seqs 1..1024 --num-speculative-tokens 0..15."""
+    """Check every config of a grid: --max-num-seqs 1..1024 --num-speculative-tokens 0..15
+    (SGLang: also --vit-images SET ... --vit-max-images 1..N, its ViT graphs' workloads)."""
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeRemainingColumn
 
+    from graphfit.cli.options import PASTED
     from graphfit.planner.analysis.capexpr import parse_assignment
     from graphfit.planner.analysis.sweep import grid_size, sweep
 
     with handled():
         formulas = dict(parse_assignment(c) for c in capacity or [])
-        base = dict(grid.base.values)
-        total = grid_size(grid.axes)
+        base, axes, workloads, vit_notes = vit_grid(dict(grid.base.values), dict(grid.axes),
+                                                    vit_images, vit_max_images, PASTED.get())
+        total = grid_size(axes)
         with Progress("[progress.description]{task.description}", BarColumn(),
                       MofNCompleteColumn(), TimeRemainingColumn(), console=console(stderr=True),
                       transient=True) as bar:
             task = bar.add_task("sweeping", total=total)
-            result = sweep(base, grid.axes, formulas, workers=workers,
-                           progress=lambda n: bar.advance(task, n))
+            result = sweep(base, axes, formulas, workers=workers,
+                           progress=lambda n: bar.advance(task, n), vit_workloads=workloads)
         written = write_report(lambda: _sweep_figure(result, base, formulas), svg, png)
     if json_output:
         emit_json(_sweep_document(result))
@@ -155,6 +178,11 @@ def sweep_command(
                       f"{result.seconds:.1f} s on {result.workers} worker(s).")
         if result.failing:
             out.print(_failing_table(result, limit))
+        table = vit_table(result)
+        if table is not None:
+            out.print(table)
+        for note in vit_notes:
+            out.print(f"[yellow]note[/yellow]: {user(note)}")
         if result.invalid:
             first = result.invalid[0]
             out.print(user(f"rejected, e.g. {first.point}: {first.error}"))

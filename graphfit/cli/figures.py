@@ -23,7 +23,7 @@ from matplotlib.ticker import MaxNLocator
 from matplotlib.transforms import blended_transform_factory
 
 from graphfit.planner.analysis.summary import decode_family, padded_families
-from graphfit.planner.analysis.sweep import SweepResult
+from graphfit.planner.analysis.sweep import VIT_AXES, SweepResult, vit_points
 from graphfit.planner.core.batches import BatchFamily, Requests
 from graphfit.planner.core.enums import CUDAGraphMode, Unit
 from graphfit.planner.core.verify import Verification, ViolationRange
@@ -364,8 +364,11 @@ def sweep_figure(result: SweepResult, focus: Plan | None = None,
                  focus_verification: Verification | None = None,
                  focus_label: str = "") -> Figure:
     """The grid as a heatmap of decode padding waste with a colour bar (red: a buffer goes
-    short, grey: the engine rejects the config), then the focus config's padding panels."""
-    names = list(result.axes)
+    short, grey: the engine rejects the config), the ViT workloads' bytes when the sweep
+    varies them (`vit_panel`), then the focus config's padding panels. The heatmap's axes
+    are the batch axes: a cell is red when any ViT workload of that config goes short."""
+    names = [n for n in result.axes if n not in VIT_AXES] or list(result.axes)
+    vit = any(n in VIT_AXES for n in result.axes)
     xs = result.axes[names[0]]
     ys = result.axes[names[1]] if len(names) > 1 else (0,)
     waste = np.full((len(ys), len(xs)), np.nan)
@@ -380,9 +383,11 @@ def sweep_figure(result: SweepResult, focus: Plan | None = None,
         if r.ok is None:
             invalid[j, i] = 1
         elif r.ok:
-            waste[j, i] = 100 * r.decode_waste
+            if not failing[j, i]:
+                waste[j, i] = 100 * r.decode_waste
         else:
             failing[j, i] = 1
+            waste[j, i] = np.nan
             for key in dict.fromkeys(str(d["buffer"]) for d in r.ranges):
                 buffers[key] = buffers.get(key, 0) + 1
     comps = _components(focus) if focus is not None else []
@@ -390,9 +395,9 @@ def sweep_figure(result: SweepResult, focus: Plan | None = None,
     if focus is not None and focus_verification is not None:
         shortfalls = [_shortfall_text(r) for r in focus_verification.ranges()]
     notes = [f"{focus_label}: {line}" for line in shortfalls[:1]] + shortfalls[1:]
-    fig = Figure(figsize=(12, 4.4 + 3.4 * len(comps) + 0.25 * len(notes)),
+    fig = Figure(figsize=(12, 4.4 + 3.4 * len(comps) + 0.25 * len(notes) + 3.0 * vit),
                  layout="constrained")
-    layout = Layout.of(fig, [("row", 1.5)] + [("panel", 1)] * len(comps)
+    layout = Layout.of(fig, [("row", 1.5)] + [("row", 1.2)] * vit + [("panel", 1)] * len(comps)
                        + ([("row", _rows_for(notes))] if notes else []))
     ax = fig.add_subplot(layout.row(0))
     extent = (-0.5, len(xs) - 0.5, -0.5, len(ys) - 0.5)
@@ -427,15 +432,38 @@ def sweep_figure(result: SweepResult, focus: Plan | None = None,
                  f"{len(result.failing):,} failing, {len(result.invalid):,} rejected; "
                  f"{result.checked:,} batch/buffer checks (exhaustive)",
                  fontsize=11, x=0.01, ha="left")
+    if vit:
+        vit_panel(fig.add_subplot(layout.row(1)), result)
     if focus is not None:
         for k, comp in enumerate(comps):
-            strip, main, legend = layout.panel(1 + k)
+            strip, main, legend = layout.panel(1 + vit + k)
             title = (f"{focus_label}: {comp.name}, padding per batch "
                      f"({_unit_word(comp.unit)})\n{_waste_numbers(focus, comp)}")
             padding_panel(strip, main, focus, comp, focus_verification, title, legend)
     if notes:
-        _notes(fig, layout.row(1 + len(comps), None), notes, SHORT)
+        _notes(fig, layout.row(1 + vit + len(comps), None), notes, SHORT)
     return fig
+
+
+def vit_panel(ax: Axes, result: SweepResult) -> None:
+    """Per ViT workload of the sweep (image set x images per call): graphfit's static
+    buffer bytes beside SGLang's own per-key bytes for the same keys, the key count above."""
+    points = vit_points(result)
+    xs = np.arange(len(points))
+    ours = [p.vit_bytes / 2**20 for _, p in points]
+    theirs = [p.vit_reference_bytes / 2**20 for _, p in points]
+    ax.bar(xs - 0.2, ours, 0.4, label="graphfit static buffers", color="#1f77b4")
+    ax.bar(xs + 0.2, theirs, 0.4, label="SGLang per-key buffers", color="#bdbdbd")
+    for x, (_, p) in zip(xs, points, strict=True):
+        top = max(p.vit_bytes, p.vit_reference_bytes) / 2**20
+        ax.annotate(f"{p.vit_keys} key{'s' if p.vit_keys != 1 else ''}", (x, top),
+                    ha="center", va="bottom", fontsize=8)
+    ax.set_xticks(xs, [_shorten(label, 44) for label, _ in points], fontsize=8,
+                  rotation=20, ha="right")
+    ax.set_ylabel("ViT buffers (MiB)")
+    ax.set_title("SGLang ViT graphs per image workload: bytes and captured keys", loc="left",
+                 fontsize=10)
+    ax.legend(fontsize=8, loc="upper left", frameon=False)
 
 
 def _axis_label(name: str) -> str:

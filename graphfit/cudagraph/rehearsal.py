@@ -139,6 +139,14 @@ def _keyed_rehearsal(p: Plan, runner: KeyedGraphRunner, gen: torch.Generator
                               len(runner.graphs), replayed, tuple(unreached), tuple(bad))
 
 
+def vit_rehearsable(p: Plan) -> bool:
+    """Whether the plan's `vit` component is one graphfit.cudagraph.vit rehearses (not Kimi
+    K3's whole-tower graphs: listed as skipped)."""
+    from graphfit.cudagraph.vit import rehearsable
+
+    return rehearsable(p)
+
+
 def _vit_rehearsal(p: Plan, backend: str | Backend, device: str) -> ComponentRehearsal:
     """The `vit` component: every key captured over the plan's static buffers and replayed
     with its witness call against eager (graphfit.cudagraph.vit)."""
@@ -243,7 +251,8 @@ def rehearse(p: Plan, *, backend: str | Backend | None = None,
              for name, comp in p.keyed.items()
              if comp.graph_keys and name != VIT and comp.buffers]
     skipped += [name for name, comp in p.keyed.items()
-                if not comp.graph_keys or not comp.buffers]
+                if not comp.graph_keys or not comp.buffers
+                or (name == VIT and not vit_rehearsable(p))]  # Kimi K3: whole-tower graphs
     report = session.capture()
     gen = torch.Generator().manual_seed(_SEED)
     results = []
@@ -267,6 +276,6 @@ def rehearse(p: Plan, *, backend: str | Backend | None = None,
             results.append(ComponentRehearsal(runner.component, inputs, len(runner.graphs),
                                               replayed, tuple(unreached), tuple(bad)))
         results += [_keyed_rehearsal(p, k, gen) for k in keyed]
-    if VIT in p.keyed and p.keyed[VIT].buffers and p.keyed[VIT].graph_keys:
+    if vit_rehearsable(p):
         results.append(_vit_rehearsal(p, backend, device))
     return Rehearsal(tuple(results), tuple(skipped), report)

@@ -35,6 +35,11 @@ class VitGraphRunner:
                  device: str = "cpu", capacities: Mapping[str, int] | None = None) -> None:
         if not isinstance(plan, VitPlan):
             raise ConfigError(f"plan: expected a VitPlan, got {type(plan).__name__}")
+        if plan.geometry.family == "kimi_k3":
+            # its graph is the whole tower over pixel patches (SGLang's
+            # kimi_k3_vit_cuda_graph_runner.py:115-121), not blocks over staged embeddings
+            raise ConfigError("vit: Kimi K3's graphs are the whole tower: graphfit's runtime "
+                              "rehearses the block runners (Qwen, InternVL) only")
         self.fn = fn
         self.plan = plan
         self.backend = get_backend(backend) if isinstance(backend, str) else backend
@@ -218,6 +223,16 @@ def plan_capacities(p: Plan, vit: VitPlan, component: str = "vit") -> dict[str, 
     return out
 
 
+def rehearsable(p: Plan) -> bool:
+    """Whether `p` plans a `vit` component this runtime rehearses: keys and buffers, and a
+    tower whose graphs run blocks over staged inputs (not Kimi K3's whole-tower graphs)."""
+    comp = p.keyed.get("vit")
+    if comp is None or not comp.buffers or not comp.graph_keys:
+        return False
+    vit = vit_plan_of(p.config)
+    return vit is not None and vit.geometry.family != "kimi_k3"
+
+
 def rehearse_plan(p: Plan, *, backend: str | Backend = "cpu", device: str = "cpu",
                   seed: int = 0) -> VitRehearsal | None:
     """`rehearse_vit` of a plan's `vit` keyed component, over the static buffers the plan
@@ -229,5 +244,5 @@ def rehearse_plan(p: Plan, *, backend: str | Backend = "cpu", device: str = "cpu
                         capacities=plan_capacities(p, vit))
 
 
-__all__ = ["VitGraphRunner", "VitRehearsal", "plan_capacities", "rehearse_plan",
-           "rehearse_vit", "toy_tower"]
+__all__ = ["VitGraphRunner", "VitRehearsal", "plan_capacities", "rehearsable",
+           "rehearse_plan", "rehearse_vit", "toy_tower"]

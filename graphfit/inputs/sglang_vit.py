@@ -26,9 +26,12 @@ The keys read are the ones each tower's constructor reads (cited per field):
   data-parallel with --mm-enable-dp-encoder (:59, 97);
 * Nemotron Nano VL (RADIO tower, nano_nemotron_vl.py:91, 494-498): refused
   (REFUSED_ARCHITECTURES: its runner's output never reaches the model);
-* Kimi K3 (kimi_k3.py:3500, kimi_k3_vl.py:710-714): vision_config vt_hidden_size or
-  hidden_size, vt_num_attention_heads or num_attention_heads (its graphs' admission rule reads
-  neither; they size nothing graphfit plans).
+* Kimi K3 (kimi_k3.py:3500, kimi_k3_vl.py:700-714, 552-554, 723-724): vision_config is
+  SGLang's KimiK3VisionConfig (configs/kimi_k3.py:8-77, built at :98-103), so a key absent
+  from config.json takes that class's default (KIMI_VISION_DEFAULTS) and hidden_size /
+  num_attention_heads are overwritten by the vt_ ones (:74-77): vt_hidden_size,
+  vt_num_attention_heads, qkv_hidden_size (null: hidden_size, kimi_k3_vl.py:526),
+  patch_size, merge_kernel_size (square only: graphfit's merge is one size).
 The dtype is the model's torch_dtype (text_config first), bfloat16 when absent.
 """
 
@@ -113,8 +116,9 @@ def read_geometry(model: str | Path, *, tp: int = 1, dp_encoder: bool = False) -
     text = data.get(text_key) if isinstance(data.get(text_key), dict) else {}
     vw = f"{where}: vision_config"
     if family == "kimi_k3":
-        hidden = _required(vw, vision, "vt_hidden_size", "hidden_size")
-        heads = _required(vw, vision, "vt_num_attention_heads", "num_attention_heads")
+        vision = {**KIMI_VISION_DEFAULTS, **vision}
+        hidden = _required(vw, vision, "vt_hidden_size")
+        heads = _required(vw, vision, "vt_num_attention_heads")
     else:
         hidden = _required(vw, vision, "hidden_size")
         heads = _required(vw, vision, "num_heads", "num_attention_heads")
@@ -124,6 +128,10 @@ def read_geometry(model: str | Path, *, tp: int = 1, dp_encoder: bool = False) -
         raise ConfigError(f"{where}: torch_dtype {excerpt(raw_dtype)} is not one graphfit "
                           f"sizes ViT buffers in")
     kwargs: dict[str, Any] = {"tp": tp, "dtype": dtype}
+    if family == "kimi_k3":
+        kwargs["patch_size"] = _required(vw, vision, "patch_size")
+        kwargs["qkv_hidden_size"] = _positive(vw, vision, "qkv_hidden_size")
+        kwargs["spatial_merge_size"] = _kimi_merge(vw, vision.get("merge_kernel_size"))
     if family in ("qwen2_5_vl", "qwen3_vl"):
         kwargs["patch_size"] = _required(vw, vision, "patch_size")
         kwargs["spatial_merge_size"] = _positive(vw, vision, "spatial_merge_size") or 2
@@ -154,6 +162,22 @@ def read_geometry(model: str | Path, *, tp: int = 1, dp_encoder: bool = False) -
     if dp_encoder:  # use_data_parallel: VisionAttention's tp_size 1 (vision.py:1123)
         kwargs["tp"] = 1
     return VitGeometry(family, hidden, heads, **kwargs)
+
+
+# KimiK3VisionConfig's defaults for what graphfit reads (configs/kimi_k3.py:11, 17-20, 27)
+KIMI_VISION_DEFAULTS: dict[str, Any] = {
+    "patch_size": 14, "vt_num_attention_heads": 12, "vt_hidden_size": 1024,
+    "merge_kernel_size": [2, 2], "qkv_hidden_size": 1536}
+
+
+def _kimi_merge(where: str, value: object) -> int:
+    """Kimi K3's merge_kernel_size as one side; ConfigError unless [k, k], k >= 1."""
+    if (not isinstance(value, (list, tuple)) or len(value) != 2
+            or not all(isinstance(v, int) and not isinstance(v, bool) and v >= 1
+                       for v in value) or value[0] != value[1]):
+        raise ConfigError(f"{where}: merge_kernel_size: expected [k, k] (a square kernel), "
+                          f"got {excerpt(value)}")
+    return int(value[0])
 
 
 def bailing_mm_family(where: str, data: dict[str, Any]) -> str:

@@ -31,6 +31,7 @@ from graphfit.planner.core.buffers import Axis
 from graphfit.planner.core.errors import ConfigError, brief
 from graphfit.planner.core.keyed import KEY_NAMES, KeyedDispatch, split
 from graphfit.planner.core.layout import lay_out
+from graphfit.planner.core.named import find_buffer
 from graphfit.planner.core.verify import ViolationRange
 from graphfit.planner.engines.base import KeyedComponentModel
 
@@ -71,11 +72,7 @@ class KeyedComponentPlan:
         return sum(b.reference_bytes for b in self.buffers)
 
     def buffer(self, name: str) -> BufferPlan:
-        for buf in self.buffers:
-            if buf.name == name:
-                return buf
-        known = ", ".join(b.name for b in self.buffers)
-        raise ConfigError(f"buffer: {self.name} has no buffer {name!r} (known: {known})")
+        return find_buffer(self.name, self.buffers, name)
 
     def counts(self, batch: Any) -> tuple[int, ...]:
         """`batch` measured on `bound_names` (ConfigError when the dispatch refuses it)."""

@@ -30,6 +30,7 @@ from graphfit.planner.core.enums import CUDAGraphMode, Unit
 from graphfit.planner.core.errors import BatchError, ConfigError, excerpt
 from graphfit.planner.core.ladder import Ladder
 from graphfit.planner.core.layout import ARENA_ALIGNMENT, check_layout, lay_out
+from graphfit.planner.core.named import find_buffer
 from graphfit.planner.core.reach import FamilyWalk, graph_keys, walk
 from graphfit.planner.core.rows import RowRule, rule_for
 from graphfit.planner.core.shape import BatchShape, occupied
@@ -268,11 +269,7 @@ class ComponentPlan:
         return tuple(f for f in self.families if not f.engine_only)
 
     def buffer(self, name: str) -> BufferPlan:
-        for buf in self.buffers:
-            if buf.name == name:
-                return buf
-        known = ", ".join(b.name for b in self.buffers)
-        raise ConfigError(f"buffer: {self.name} has no buffer {name!r} (known: {known})")
+        return find_buffer(self.name, self.buffers, name)
 
     @property
     def width(self) -> int:

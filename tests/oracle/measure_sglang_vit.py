@@ -5,7 +5,10 @@
 Generated towers and image workloads (Qwen2.5-VL, Qwen3-VL, InternVL) are run through SGLang's
 glue and runners on the CPU (tests/oracle/sglang_vit_oracle.py); per config and per key the
 keys, every kept buffer's shape / dtype and the rotary workspace pairs are compared with
-graphfit's; Kimi K3 call sequences compare the runner's replay / capture / eager decisions.
+graphfit's; Kimi K3 call sequences compare the runner's replay / capture / eager decisions,
+and Kimi K3 workloads every tensor the real runner keeps per captured key (through the real
+tower glue, `kimi_entry`) with graphfit's buffers, plus the plan's bytes against SGLang's
+entries for its cache capacity (2) of largest keys.
 Printed: agree / disagree counts, the plan's proof verdicts, and graphfit's static-buffer
 bytes next to SGLang's per-key bytes for the same keys (median ratio), both from this run.
 """
@@ -124,6 +127,32 @@ def main() -> None:
             kimi_seqs += 1
             kimi_calls += len(calls)
             kimi_agree += sum(a == b for a, b in zip(ours, theirs, strict=True))
+        k3_keys = k3_keys_agree = k3_configs = 0
+        k3_ratios: list[float] = []
+        for _ in range(max(1, configs // 4)):
+            heads, head_dim = rng.choice([1, 2, 4]), rng.choice([4, 8, 16])
+            merge = rng.choice([1, 2])
+            geometry = sv.VitGeometry("kimi_k3", rng.choice([8, 16, 32]), heads,
+                                      patch_size=rng.choice([1, 2, 3]),
+                                      spatial_merge_size=merge,
+                                      qkv_hidden_size=heads * head_dim)
+            workload = sv.VitWorkload(tuple(
+                (rng.randint(1, 2), rng.randint(1, 6) * merge, rng.randint(1, 6) * merge)
+                for _ in range(rng.randint(1, 3))), rng.randint(1, 2))
+            plan = sv.plan_vit(geometry, workload)
+            entries = {}
+            for key, call in zip(plan.keys, plan.calls, strict=True):
+                entry = vo.kimi_entry(call, hidden=geometry.hidden_size, heads=heads,
+                                      qkv=geometry.qkv_hidden_size,
+                                      patch=geometry.patch_size, merge=merge)
+                ours_k3 = {b.name: ((b.rows, *b.row_shape), b.dtype, b.bytes)
+                           for b in sv.key_buffers(geometry, key)}
+                k3_keys += 1
+                k3_keys_agree += ours_k3 == entry
+                entries[key] = sum(nbytes for _, _, nbytes in entry.values())
+            k3_configs += 1
+            held = sum(sorted(entries.values(), reverse=True)[:2])
+            k3_ratios.append(plan.total_bytes / held)
     n = agree + disagree
     print(f"Qwen2.5-VL / Qwen3-VL: {agree}/{n} configs agree, {disagree} disagree; "
           f"{keys_agree} keys agree, {keys_disagree} disagree (keys, buffers, workspace)")
@@ -133,6 +162,10 @@ def main() -> None:
           f"{statistics.median(ratios):.3f} (min {min(ratios):.3f}, max {max(ratios):.3f})")
     print(f"InternVL: {intern_agree}/{intern_total} configs agree")
     print(f"Kimi K3: {kimi_agree}/{kimi_calls} calls agree over {kimi_seqs} call sequences")
+    print(f"Kimi K3 buffers: {k3_keys_agree}/{k3_keys} captured keys' entries agree (names, "
+          f"shapes, dtypes, bytes) over {k3_configs} workloads; graphfit static bytes / "
+          f"SGLang's bytes for its 2 largest entries: median {statistics.median(k3_ratios):.3f} "
+          f"(min {min(k3_ratios):.3f}, max {max(k3_ratios):.3f})")
 
 
 if __name__ == "__main__":

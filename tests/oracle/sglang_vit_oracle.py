@@ -16,7 +16,13 @@ a dispatch decision:
 * Qwen3's position-embedding interpolation (`fast_pos_embed_interpolate`) returns zeros (it
   is added to the hidden states; keys and shapes never read it);
 * the Kimi K3 tower (`prepare_forward_metadata`, `_forward_eager`) and its capture: the
-  runner's dispatch (`run`, `_record_hit`) is what is compared.
+  runner's dispatch (`run`, `_record_hit`) is what is compared;
+* `kimi_entry`: SGLang's real Kimi K3 runner capturing one key through the real tower glue
+  (KimiK3VisionTower.prepare_forward_metadata / _forward_eager, MoonViT3dEncoder.
+  prepare_forward_metadata / forward, the real patch embedding, 2D rope and
+  tpool_patch_merger) over an encoder of no blocks (a block keeps its input's shape; the
+  final norm is a real LayerNorm) and SGLang's graph-pool helpers as no-ops (no GPU): every
+  tensor the captured entry keeps is read back.
 
 `use_data_parallel=True` keeps the runner's capture context local (no TP communicator).
 
@@ -326,6 +332,90 @@ def kimi_outcomes(calls: Sequence[Sequence[Grid]], *, capacity: int, min_hits: i
     finally:
         kimi.graph_pool_capture_scope, kimi.graph_pool_replay_scope = saved
     return tuple(out)
+
+
+def kimi_entry(grids: Sequence[Grid], *, hidden: int, heads: int, qkv: int | None,
+               patch: int, merge: int, dtype: str = "bfloat16"
+               ) -> dict[str, tuple[tuple[int, ...], str, int]]:
+    """What SGLang's real `KimiK3ViTCudaGraphRunner` keeps for the key of one call of
+    `grids` once captured (module docstring): every tensor its `_CapturedVisionGraph`
+    holds, by name (`pixel_values`: the input buffer; `outputs`: the merger's outputs, rows
+    concatenated; the metadata's and its attention metadata's tensor fields by their own
+    names; complex tensors as their real view) -> (shape, dtype, bytes)."""
+    import dataclasses
+
+    import torch
+    from sglang.srt.models import kimi_k3_vl as k3
+    from sglang.srt.multimodal import kimi_k3_vit_cuda_graph_runner as kimi
+    from torch import nn
+
+    torch_dtype = getattr(torch, dtype)
+
+    class Encoder(nn.Module):
+        prepare_forward_metadata = k3.MoonViT3dEncoder.prepare_forward_metadata
+        forward = k3.MoonViT3dEncoder.forward
+
+        def __init__(self) -> None:
+            super().__init__()
+            width = qkv or hidden
+            self.attention_backend = "auto"
+            self.attention_width = width
+            self.rope_2d = k3.Rope2DPosEmbRepeated(width // heads, 512, 512)
+            self.blocks = nn.ModuleList()
+            self.final_layernorm = nn.LayerNorm(hidden)
+
+    class Tower(nn.Module):
+        dtype = k3.KimiK3VisionTower.dtype
+        device = k3.KimiK3VisionTower.device
+        prepare_forward_metadata = k3.KimiK3VisionTower.prepare_forward_metadata
+        _forward_eager = k3.KimiK3VisionTower._forward_eager
+
+        def __init__(self) -> None:
+            super().__init__()
+            self.merge_kernel_size = (merge, merge)
+            self.patch_embed = k3.MoonVision3dPatchEmbed(
+                out_dim=hidden, patch_size=patch, pos_emb_height=8, pos_emb_width=8,
+                pos_emb_time=4, pos_emb_interpolation_mode="bilinear")
+            nn.init.normal_(self.patch_embed.pos_emb.weight)
+            self.encoder = Encoder()
+
+    tower = Tower().to(torch_dtype)
+    runner = kimi.KimiK3ViTCudaGraphRunner(tower, capacity=1, min_hits=1,  # type: ignore[arg-type]
+                                           max_seqlen=None)
+    saved = (kimi.graph_pool_capture_scope, kimi.get_or_create_global_graph_memory_pool,
+             torch.cuda.memory_allocated, torch.cuda.memory_reserved)
+    kimi.graph_pool_capture_scope = contextlib.nullcontext  # type: ignore[assignment]
+    kimi.get_or_create_global_graph_memory_pool = lambda module: object()  # type: ignore[assignment]
+    torch.cuda.memory_allocated = lambda device=None: 0  # type: ignore[assignment]
+    torch.cuda.memory_reserved = lambda device=None: 0  # type: ignore[assignment]
+    key = tuple((int(t), int(h), int(w)) for t, h, w in grids)
+    try:
+        patches = sum(t * h * w for t, h, w in key)
+        pixels = torch.zeros(patches, 3, patch, patch, dtype=torch_dtype)
+        runner.run(pixels, torch.tensor([list(g) for g in key]), key)
+    finally:
+        (kimi.graph_pool_capture_scope, kimi.get_or_create_global_graph_memory_pool,
+         torch.cuda.memory_allocated, torch.cuda.memory_reserved) = saved  # type: ignore[assignment]
+    entry = runner.graphs[key]
+
+    def described(t: torch.Tensor) -> tuple[tuple[int, ...], str, int]:
+        if t.is_complex():
+            t = torch.view_as_real(t)
+        return (tuple(t.shape), str(t.dtype).removeprefix("torch."),
+                t.numel() * t.element_size())
+
+    out = {"pixel_values": described(entry.input_buffer)}
+    outputs = entry.outputs
+    rows = sum(int(o.shape[0]) for o in outputs)
+    out["outputs"] = ((rows, *outputs[0].shape[1:]), str(outputs[0].dtype).removeprefix(
+        "torch."), sum(o.numel() * o.element_size() for o in outputs))
+    for holder in (entry.metadata, entry.metadata.attention):
+        for f in dataclasses.fields(holder):
+            value = getattr(holder, f.name)
+            if isinstance(value, torch.Tensor):
+                assert f.name not in out, f.name
+                out[f.name] = described(value)
+    return out
 
 
 def bailing_mm_tower(vision: dict[str, Any], *, data_parallel: bool,

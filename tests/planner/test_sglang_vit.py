@@ -136,3 +136,53 @@ def test_one_row_less_fails_exactly_the_keys_that_need_it(case: Any) -> None:
         assert all(v.buffer == name and v.rows > v.capacity for v in found)
     with pytest.raises(ConfigError):
         plan.verify({"nope": 1})
+
+
+@st.composite
+def kimi_cases(draw: Any) -> tuple[sv.VitGeometry, sv.VitWorkload]:
+    merge = draw(st.sampled_from([1, 2, 3]))
+    heads = draw(st.sampled_from([1, 2, 16]))
+    geometry = sv.VitGeometry("kimi_k3", heads * 8, heads, patch_size=draw(st.sampled_from(
+        [2, 14])), spatial_merge_size=merge, qkv_hidden_size=heads * draw(st.sampled_from(
+            [4, 96])))
+    side = st.integers(1, 40).map(lambda k: k * merge)
+    grids = draw(st.lists(st.tuples(st.integers(1, 3), side, side), min_size=1, max_size=3))
+    return geometry, sv.VitWorkload(tuple(grids), draw(st.integers(1, 3)))
+
+
+@given(kimi_cases(), st.integers(1, 4))
+def test_kimi_buffers_follow_each_keys_images(case: Any, capacity: int) -> None:
+    """Per Kimi K3 key: the pixel / rope / position buffers hold its patches, the outputs
+    its merged tokens (each image's frames pooled into one), the boundaries its images; the
+    reference counts only the graphs SGLang's cache keeps, its largest."""
+    geometry, workload = case
+    plan = sv.plan_vit(geometry, workload, kimi={"capacity": capacity})
+    k = geometry.spatial_merge_size
+    for key in plan.keys:
+        rows = {b.name: b.rows for b in sv.key_buffers(geometry, key)}
+        patches = sum(t * h * w for t, h, w in key)  # type: ignore[misc]
+        assert rows["pixel_values"] == rows["rope_freqs_cis"] == patches
+        assert rows["position_embeddings"] == patches
+        assert rows["outputs"] == sum(h * w // (k * k) for _, h, w in key)  # type: ignore[misc]
+        assert rows["cu_seqlens"] == rows["seq_lens"] + 1 == len(key) + 1
+        # every image fits SGLang's per-image limit, or it never had a graph
+        assert max(t * h * w for t, h, w in key) <= sv.KIMI_DEFAULTS["max_seqlen"]  # type: ignore[misc]
+    held = plan.held_keys
+    assert len(held) == min(capacity, len(plan.keys)) and set(held) <= set(plan.keys)
+
+    def size(key: Any) -> int:
+        return sum(b.bytes for b in sv.key_buffers(geometry, key))
+
+    assert plan.sglang_bytes == sum(size(key) for key in held)
+    for other in itertools.combinations(plan.keys[:8], min(capacity, len(plan.keys))):
+        assert sum(size(key) for key in other) <= plan.sglang_bytes  # the worst case
+
+
+def test_kimi_grids_are_whole_merge_kernels() -> None:
+    geometry = sv.VitGeometry("kimi_k3", 64, 4, spatial_merge_size=2)
+    with pytest.raises(ConfigError, match="multiples of the spatial merge"):
+        sv.graph_key(geometry, [(1, 4, 5)])
+    with pytest.raises(ConfigError, match="multiple of 4"):
+        sv.VitGeometry("kimi_k3", 64, 4, qkv_hidden_size=40)  # head_dim 10
+    with pytest.raises(ConfigError, match="Kimi K3's"):
+        sv.VitGeometry("qwen3_vl", 64, 4, qkv_hidden_size=64)

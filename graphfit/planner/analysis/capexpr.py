@@ -77,8 +77,9 @@ def capacities_for(plan: Plan, formulas: Mapping[str, int | str], *,
     out: dict[str, int] = {}
     for key, formula in formulas.items():
         component, _, name = key.partition(".")
-        if skip_missing and (component not in plan.components
-                             or name not in {b.name for b in plan.components[component].buffers}):
+        # a keyed component's buffers (SGLang's `vit`) are audited like the others
+        owner = plan.components.get(component) or plan.keyed.get(component)
+        if skip_missing and (owner is None or name not in {b.name for b in owner.buffers}):
             continue
         plan.buffer(key)
         out[key] = evaluate(formula, plan)

@@ -7,6 +7,12 @@ config where an engine's sizing goes short. The proof walks reachable batches by
 plan. Points are independent, so they run in worker processes in chunks; a result keeps only
 the point's figures and counterexample ranges, never its plan, so a sweep of any size stays
 small in memory.
+
+SGLang's vision-encoder graphs (the keyed component `vit`) vary with the image workload, not
+with the batch axes: two more axes sweep it, `vit_images` (an index into the sweep's
+`vit_workloads`, each a set of (t, h, w) grids) and `vit_max_images` (images per encoder
+call). A point with either rewrites the base config's SGLang option `vit` (its tower stays)
+and reports the component's keys and bytes beside SGLang's own per-key bytes.
 """
 
 from __future__ import annotations
@@ -14,7 +20,7 @@ from __future__ import annotations
 import multiprocessing
 import os
 import time
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass, field
 from typing import Any
@@ -28,13 +34,43 @@ from graphfit.planner.engines.registry import add_models, engine_model, runtime_
 from graphfit.planner.plan import Plan, plan
 
 AXES = ("max_num_seqs", "num_speculative_tokens")
+VIT_AXES = ("vit_images", "vit_max_images")  # the ViT workload's axes (module docstring)
 _SPEC_ONLY = ("speculative_eagle_topk", "speculative_num_draft_tokens")
+Grids = tuple[tuple[int, int, int], ...]  # one ViT image set: (t, h, w) grids in patches
 
 
-def point_config(base: Mapping[str, Any], point: Mapping[str, int]) -> EngineConfig:
+def vit_values(base: Mapping[str, Any], point: Mapping[str, int],
+               vit_workloads: Sequence[Grids]) -> dict[str, Any]:
+    """The base's SGLang option `vit` with the point's image set and images per call (the
+    base's own where the point has no ViT axis); ConfigError for a ViT axis without a base
+    `vit` or an image-set index out of range."""
+    if not any(name in point for name in VIT_AXES):
+        return {}
+    option = base.get("vit", (base.get("options") or {}).get("vit"))
+    if option is None:
+        raise ConfigError("sweep: the ViT axes need the base's vit option (--vit-images with "
+                          "a pasted SGLang line)")
+    pairs = dict(option.items() if isinstance(option, Mapping) else
+                 ((p[0], p[1]) for p in option))
+    if "vit_images" in point:
+        index = point["vit_images"]
+        if not 0 <= index < len(vit_workloads):
+            raise ConfigError(f"sweep: vit_images {index}: no such image set (0.."
+                              f"{len(vit_workloads) - 1})")
+        pairs["images"] = tuple(vit_workloads[index])
+    if "vit_max_images" in point:
+        pairs["max_images"] = point["vit_max_images"]
+    return {"vit": tuple(pairs.items())}
+
+
+def point_config(base: Mapping[str, Any], point: Mapping[str, int],
+                 vit_workloads: Sequence[Grids] = ()) -> EngineConfig:
     """The config of one grid point; k = 0 means no speculation (method and SGLang's spec
-    fields are dropped for it)."""
-    values = {**base, **point}
+    fields are dropped for it); the ViT axes rewrite the option `vit` (`vit_values`)."""
+    vit = vit_values(base, point, vit_workloads)
+    values = {**base, **{k: v for k, v in point.items() if k not in VIT_AXES}, **vit}
+    if vit and isinstance(values.get("options"), Mapping):
+        values["options"] = {k: v for k, v in values["options"].items() if k != "vit"}
     if values.get("num_speculative_tokens", 0) == 0:
         values["spec_method"] = "none"
         for name in _SPEC_ONLY:
@@ -55,6 +91,11 @@ class PointResult:
     total_bytes: int = 0
     checked: int = 0
     ranges: tuple[dict[str, Any], ...] = ()
+    # the keyed component `vit` (SGLang's ViT graphs), when the config plans one: its
+    # captured keys, graphfit's bytes, SGLang's own bytes for those keys
+    vit_keys: int = 0
+    vit_bytes: int = 0
+    vit_reference_bytes: int = 0
 
     @property
     def failing(self) -> bool:
@@ -66,10 +107,11 @@ def _decode_waste(p: Plan) -> float:
 
 
 def check_point(base: Mapping[str, Any], point: Mapping[str, int],
-                capacities: Mapping[str, int | str]) -> PointResult:
+                capacities: Mapping[str, int | str],
+                vit_workloads: Sequence[Grids] = ()) -> PointResult:
     """Plan and verify one point (never raises for a bad config: it is reported)."""
     try:
-        p = plan(point_config(base, point))
+        p = plan(point_config(base, point, vit_workloads))
         caps = capacities_for(p, capacities, skip_missing=True)
     except GraphfitError as exc:
         return PointResult(dict(point), None, str(exc))
@@ -85,13 +127,17 @@ def check_point(base: Mapping[str, Any], point: Mapping[str, int],
     fills = tuple({"buffer": v.key, "first": v.first, "last": v.last, "padded": v.padded,
                    "fill": v.fill.value, "scenario": v.scenario}
                   for v in result.fill_ranges)
+    vit = p.keyed.get("vit")
     return PointResult(dict(point), result.ok, "", graphs, top, waste, nbytes, result.checked,
-                       ranges + fills)
+                       ranges + fills,
+                       *((len(vit.graph_keys), vit.total_bytes, vit.reference_bytes)
+                         if vit is not None else ()))
 
 
 def _chunk(base: Mapping[str, Any], points: list[dict[str, int]],
-           capacities: Mapping[str, int | str]) -> list[PointResult]:
-    return [check_point(base, point, capacities) for point in points]
+           capacities: Mapping[str, int | str],
+           vit_workloads: Sequence[Grids] = ()) -> list[PointResult]:
+    return [check_point(base, point, capacities, vit_workloads) for point in points]
 
 
 @dataclass(frozen=True)
@@ -102,6 +148,21 @@ class SweepResult:
     workers: int
     capacities: Mapping[str, int | str] = field(default_factory=dict)
     engine_version: str = ""  # the engine release the points were planned for
+    vit_workloads: tuple[Grids, ...] = ()  # the image sets axis `vit_images` indexes
+
+    def vit_label(self, point: Mapping[str, int]) -> str:
+        """A point's ViT workload as text: "1x32x32,1x64x64 (<= 2 per call)" ("" without
+        ViT axes)."""
+        if not any(name in point for name in VIT_AXES):
+            return ""
+        images = ""
+        if "vit_images" in point:
+            images = ",".join("x".join(map(str, g))
+                              for g in self.vit_workloads[point["vit_images"]])
+        per_call = (f"<= {point['vit_max_images']} per call" if "vit_max_images" in point
+                    else "")
+        return " ".join(p for p in (images, f"({per_call})" if images and per_call
+                                    else per_call) if p)
 
     @property
     def failing(self) -> tuple[PointResult, ...]:
@@ -118,6 +179,17 @@ class SweepResult:
     @property
     def checked(self) -> int:
         return sum(r.checked for r in self.results)
+
+
+def vit_points(result: SweepResult) -> list[tuple[str, PointResult]]:
+    """One (label, point) per ViT workload of the sweep, in grid order: the first point of
+    each workload that planned (the ViT graphs do not depend on the batch axes)."""
+    seen: dict[str, PointResult] = {}
+    for r in result.results:
+        label = result.vit_label(r.point)
+        if label and r.ok is not None and label not in seen:
+            seen[label] = r
+    return list(seen.items())
 
 
 def grid_points(axes: Mapping[str, tuple[int, ...]]) -> Iterator[dict[str, int]]:
@@ -144,7 +216,8 @@ def grid_size(axes: Mapping[str, tuple[int, ...]]) -> int:
 
 
 def validate_capacities(base: Mapping[str, Any], axes: Mapping[str, tuple[int, ...]],
-                        capacities: Mapping[str, int | str]) -> None:
+                        capacities: Mapping[str, int | str],
+                        vit_workloads: Sequence[Grids] = ()) -> None:
     """Reject a buffer no point of the grid has before sweeping (a typo, usually)."""
     if not capacities:
         return
@@ -153,10 +226,11 @@ def validate_capacities(base: Mapping[str, Any], axes: Mapping[str, tuple[int, .
                {name: values[-1] for name, values in axes.items()}]
     for corner in corners:
         try:
-            p = plan(point_config(base, corner))
+            p = plan(point_config(base, corner, vit_workloads))
         except GraphfitError:
             continue
         known |= {b.key for comp in p.components.values() for b in comp.buffers}
+        known |= {b.key for keyed in p.keyed.values() for b in keyed.buffers}
     for key in capacities:
         if known and key not in known:
             raise ConfigError(f"capacity: no config of the sweep has buffer {key!r} "
@@ -166,9 +240,14 @@ def validate_capacities(base: Mapping[str, Any], axes: Mapping[str, tuple[int, .
 def sweep(base: Mapping[str, Any], axes: Mapping[str, tuple[int, ...]],
           capacities: Mapping[str, int | str] | None = None, *, workers: int | None = None,
           progress: Callable[[int], None] | None = None,
-          chunk_size: int = 64) -> SweepResult:
-    """Check every point of the grid; `progress(n)` is called as n more points finish."""
+          chunk_size: int = 64, vit_workloads: Sequence[Grids] = ()) -> SweepResult:
+    """Check every point of the grid; `progress(n)` is called as n more points finish.
+    `vit_workloads`: the image sets the axis `vit_images` indexes (module docstring)."""
     caps = dict(capacities or {})
+    workloads: tuple[Grids, ...] = tuple(
+        tuple((int(t), int(h), int(w)) for t, h, w in grids) for grids in vit_workloads)
+    if "vit_images" in axes and any(not 0 <= i < len(workloads) for i in axes["vit_images"]):
+        raise ConfigError(f"sweep: vit_images indexes the {len(workloads)} image sets given")
     if "max_num_seqs" not in base and "max_num_seqs" not in axes:
         raise ConfigError("max_num_seqs: missing (sweep it with --max-num-seqs 1..64)")
     count = grid_size(axes)
@@ -176,7 +255,7 @@ def sweep(base: Mapping[str, Any], axes: Mapping[str, tuple[int, ...]],
         shape = " x ".join(f"{len(values):,}" for values in axes.values())
         raise ConfigError(f"sweep: {count:,} configs ({shape}); graphfit sweeps at most "
                           f"{MAX_SWEEP_POINTS:,}")
-    validate_capacities(base, axes, caps)
+    validate_capacities(base, axes, caps, workloads)
     points = list(grid_points(axes))
     workers = max(1, workers if workers is not None else (os.cpu_count() or 1))
     workers = min(workers, max(1, len(points) // chunk_size))
@@ -186,7 +265,7 @@ def sweep(base: Mapping[str, Any], axes: Mapping[str, tuple[int, ...]],
     base_dict = dict(base)
     if workers == 1:
         for chunk in chunks:
-            results += _chunk(base_dict, chunk, caps)
+            results += _chunk(base_dict, chunk, caps, workloads)
             if progress:
                 progress(len(chunk))
     else:
@@ -199,7 +278,7 @@ def sweep(base: Mapping[str, Any], axes: Mapping[str, tuple[int, ...]],
         with ProcessPoolExecutor(max_workers=workers, mp_context=context,
                                  initializer=add_models,
                                  initargs=(runtime_models(),)) as pool:
-            futures = {pool.submit(_chunk, base_dict, chunk, caps): i
+            futures = {pool.submit(_chunk, base_dict, chunk, caps, workloads): i
                        for i, chunk in enumerate(chunks)}
             for future in as_completed(futures):
                 order[futures[future]] = future.result()
@@ -217,4 +296,4 @@ def sweep(base: Mapping[str, Any], axes: Mapping[str, tuple[int, ...]],
     except ConfigError:
         version = ""
     return SweepResult(dict(axes), tuple(results), time.perf_counter() - start, workers, caps,
-                       version)
+                       version, workloads)

@@ -28,10 +28,24 @@ buffers of exactly the key's size. What differs is the key and the buffers:
   S) and `cu_kk` (:67-94, 157-166).
 * `kimi_k3` (KimiK3VisionTower, models/kimi_k3_vl.py:809-828) uses
   `KimiK3ViTCudaGraphRunner` (multimodal/kimi_k3_vit_cuda_graph_runner.py): key = the
-  images' (t, h, w) tuple (:256-258); a key is captured only when its largest image has at
+  images' (t, h, w) tuple (:68-70); a key is captured only when its largest image has at
   most SGLANG_KIMI_K3_VIT_CUDA_GRAPH_MAX_SEQLEN patches (6144), on its MIN_HITS-th sighting
-  (2) and while fewer than CACHE_CAPACITY (2) graphs exist (:354-379; environ.py:2120-2122);
-  everything else runs eagerly.
+  (2) and while fewer than CACHE_CAPACITY (2) graphs exist (:166-191; environ.py:2120-2122);
+  everything else runs eagerly. Its graph is the whole tower (patch embedding, blocks,
+  merger: `_forward_eager`, kimi_k3_vl.py:837-868), and each captured entry keeps
+  (`_CapturedVisionGraph`, runner :28-33, filled at :107-128), for N = the call's patches,
+  I = its images, M = its merged tokens (sum of (h / k)(w / k), k the merge kernel):
+  `pixel_values` [N, 3, p, p] (`torch.empty_like(pixel_values)`, :110: the Conv2d patch
+  embedding's input, kimi_k3_vl.py:298), the `outputs` tpool_patch_merger returns
+  (kimi_vl_moonvit.py:590-603: per image [(h/k)(w/k), k*k, hidden], captured in the graph
+  pool, here rows M), and the metadata `prepare_forward_metadata` built before the capture
+  (:193-198): `rope_freqs_cis` [N, head_dim / 2] complex64, planned as float32 pairs
+  [N, head_dim / 2, 2] (the same bytes) (kimi_k3_vl.py:352-367, 625-629;
+  head_dim = qkv_hidden_size / heads, :552-554), `position_embeddings` [N, hidden]
+  (:780-785, 204-232), `cu_seqlens` [I + 1] and `seq_lens` [I] int32 (:630-633;
+  layers/attention/vision.py:167-168). The flashinfer_cudnn attention backend adds padded
+  index tensors (vision.py:181-215) and the graph pool holds the blocks' activations: neither
+  is planned here.
 
 The key space is open (any image size), so the plan needs a workload: the image grids
 (t, h, w in patches) a deployment sends and the most images (InternVL: tiles) one encoder
@@ -45,7 +59,7 @@ set per key), the reference the plan's bytes are reported against.
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from itertools import pairwise, product
 
 from graphfit.planner.core.dtypes import itemsize
@@ -118,6 +132,9 @@ class VitGeometry:
     `tokens_per_tile`: InternVL's (image_size // patch_size)^2 + 1. `dummy_heads`: InternVL's
     vision_config.num_dummy_heads, padding heads added before the TP split
     (internvl.py:81; vision.py:1132: (num_dummy_heads + num_heads) / TP per rank).
+    `qkv_hidden_size`: Kimi K3's attention width (None: hidden_size), whose per-head share is
+    its 2D rope's dim (kimi_k3_vl.py:526, 552-554; a multiple of 4, :322); Kimi K3's merge
+    kernel is `spatial_merge_size` square (merge_kernel_size, kimi_k3_vl.py:703).
     """
 
     family: str
@@ -132,6 +149,7 @@ class VitGeometry:
     max_context_len: int | None = None
     tokens_per_tile: int | None = None
     dummy_heads: int = 0
+    qkv_hidden_size: int | None = None
     tp: int = 1
     dtype: str = "bfloat16"
 
@@ -143,13 +161,21 @@ class VitGeometry:
             require_int(f"vit: {name}", getattr(self, name), 1)
         require_int("vit: deepstack", self.deepstack, 0)
         require_int("vit: dummy_heads", self.dummy_heads, 0)
-        for name in ("out_hidden_size", "window_size", "max_context_len", "tokens_per_tile"):
+        for name in ("out_hidden_size", "window_size", "max_context_len", "tokens_per_tile",
+                     "qkv_hidden_size"):
             value = getattr(self, name)
             if value is not None:
                 require_int(f"vit: {name}", value, 1)
-        if self.hidden_size % self.num_heads:
-            raise ConfigError(f"vit: hidden_size {self.hidden_size} is not a multiple of "
+        if self.qkv_hidden_size is not None and self.family != "kimi_k3":
+            raise ConfigError("vit: qkv_hidden_size is Kimi K3's (other towers' attention is "
+                              "hidden_size wide)")
+        width = self.qkv_hidden_size or self.hidden_size
+        if width % self.num_heads:
+            raise ConfigError(f"vit: attention width {width} is not a multiple of "
                               f"num_heads {self.num_heads}")
+        if self.family == "kimi_k3" and self.head_dim % 4:
+            raise ConfigError(f"vit: Kimi K3's head_dim {self.head_dim} is not a multiple of "
+                              f"4 (its 2D rope, kimi_k3_vl.py:322)")
         if (self.num_heads + self.dummy_heads) % self.tp:
             raise ConfigError(f"vit: num_heads {self.num_heads} (+ {self.dummy_heads} dummy) "
                               f"is not a multiple of the TP size {self.tp}")
@@ -166,7 +192,7 @@ class VitGeometry:
 
     @property
     def head_dim(self) -> int:
-        return self.hidden_size // self.num_heads
+        return (self.qkv_hidden_size or self.hidden_size) // self.num_heads
 
     @property
     def heads_per_rank(self) -> int:
@@ -209,9 +235,11 @@ class VitWorkload:
 
 def check_grid(geometry: VitGeometry, grid: Grid) -> None:
     """A Qwen grid's h and w are whole merge blocks (the processor resizes to multiples of
-    patch_size * merge_size; the merger reshapes by merge_unit, qwen2_5_vl.py:622-625)."""
+    patch_size * merge_size; the merger reshapes by merge_unit, qwen2_5_vl.py:622-625);
+    so is a Kimi K3 grid's (tpool_patch_merger views each image as whole kernels,
+    kimi_vl_moonvit.py:594-596)."""
     m = geometry.spatial_merge_size
-    if geometry.family in ("qwen2_5_vl", "qwen3_vl") and (grid[1] % m or grid[2] % m):
+    if geometry.family != "internvl" and (grid[1] % m or grid[2] % m):
         raise ConfigError(f"vit: grid {grid}: h and w must be multiples of the spatial merge "
                           f"size {m}")
 
@@ -363,8 +391,18 @@ def key_buffers(geometry: VitGeometry, key: VitKey) -> tuple[VitBuffer, ...]:
                 VitBuffer("block_ws", b * s, ws_row, dt),
                 VitBuffer("cu_seqlens", b + 1, (), "int32"),
                 VitBuffer("cu_seqlens_kk", b, (), "int32"))
-    if g.family == "kimi_k3":  # the tower's own buffers live in the graph pool
-        return ()
+    if g.family == "kimi_k3":  # module docstring: what a captured entry keeps
+        grids = _kimi_grids(key)
+        patches = sum(t * h * w for t, h, w in grids)
+        k = g.spatial_merge_size
+        merged = sum((h // k) * (w // k) for _, h, w in grids)
+        return (VitBuffer("pixel_values", patches, (3, g.patch_size, g.patch_size), dt),
+                VitBuffer("outputs", merged, (k * k, g.hidden_size), dt),
+                # complex64 as its float32 (real, imag) pairs (torch.view_as_real)
+                VitBuffer("rope_freqs_cis", patches, (g.head_dim // 2, 2), "float32"),
+                VitBuffer("position_embeddings", patches, (g.hidden_size,), dt),
+                VitBuffer("cu_seqlens", len(grids) + 1, (), "int32"),
+                VitBuffer("seq_lens", len(grids), (), "int32"))
     tokens, layout, window = _qwen_parts(key)
     out: list[VitBuffer] = [
         VitBuffer("block_input", tokens, (1, g.hidden_size), dt),
@@ -457,6 +495,17 @@ class VitPlan:
     def total_bytes(self) -> int:
         return sum(b.bytes for b in self.buffers)
 
+    @property
+    def held_keys(self) -> tuple[VitKey, ...]:
+        """The keys whose buffer sets SGLang holds at once at its worst: every key, but for
+        Kimi K3 only `max_graphs` of them (its cache never evicts, runner :182-191): the
+        ones of the most bytes (`sglang_bytes` counts these)."""
+        if self.max_graphs >= len(self.keys):
+            return self.keys
+        size = {k: sum(b.bytes for b in key_buffers(self.geometry, k)) for k in self.keys}
+        ranked = sorted(range(len(self.keys)), key=lambda i: -size[self.keys[i]])
+        return tuple(self.keys[i] for i in sorted(ranked[:self.max_graphs]))
+
     def capacity(self, name: str) -> int:
         return dict(self.capacities)[name]
 
@@ -507,25 +556,24 @@ def plan_vit(geometry: VitGeometry, workload: VitWorkload, *,
         assert cap is not None
         max_graphs = min(len(keys), cap)
         notes.append(f"Kimi K3 keeps at most {cap} graphs (SGLANG_KIMI_K3_VIT_CUDA_GRAPH_"
-                     f"CACHE_CAPACITY), captured on a key's {k['min_hits']}th call; "
-                     f"the rest of the {len(keys)} capturable keys run eagerly")
+                     f"CACHE_CAPACITY), captured at a key's call number {k['min_hits']} "
+                     f"(MIN_HITS); the rest of the {len(keys)} capturable keys run eagerly")
     caps: dict[str, int] = {}
     shapes: dict[str, VitBuffer] = {}
-    per_key_bytes = 0
     for key in keys:
         for b in key_buffers(geometry, key):
             caps[b.name] = max(caps.get(b.name, 0), b.rows)
             shapes.setdefault(b.name, b)
-            if not b.name.startswith("rotary_"):
-                per_key_bytes += b.bytes
     buffers = tuple(VitBuffer(n, caps[n], b.row_shape, b.dtype) for n, b in shapes.items())
+    plan = VitPlan(geometry, workload, keys, tuple(reach[k] for k in keys),
+                   tuple(caps.items()), buffers, max_graphs, 0, tuple(notes))
+    per_key_bytes = sum(b.bytes for k in plan.held_keys for b in key_buffers(geometry, k)
+                        if not b.name.startswith("rotary_"))
     rotary = 0
     if geometry.family in ("qwen2_5_vl", "qwen3_vl"):
         width_bytes = geometry.rotary_width * itemsize(geometry.dtype)
         rotary = 2 * width_bytes * sum(workspace_rows(geometry, (_tokens(k) for k in keys)))
-    return VitPlan(geometry, workload, keys, tuple(reach[k] for k in keys),
-                   tuple(caps.items()), buffers, max_graphs, per_key_bytes + rotary,
-                   tuple(notes))
+    return replace(plan, sglang_bytes=per_key_bytes + rotary)
 
 
 
@@ -544,13 +592,18 @@ def _qwen_parts(key: VitKey) -> tuple[int, tuple[int, ...], tuple[int, ...] | No
     return tokens, layout, window
 
 
-def _kimi_sizes(key: VitKey) -> list[int]:
-    sizes = []
+def _kimi_grids(key: VitKey) -> tuple[Grid, ...]:
+    """A Kimi K3 key's images (the key is their (t, h, w) tuple)."""
+    grids = []
     for grid in key:
         assert isinstance(grid, tuple)
         t, h, w = grid
-        sizes.append(int(t) * int(h) * int(w))
-    return sizes
+        grids.append((int(t), int(h), int(w)))
+    return tuple(grids)
+
+
+def _kimi_sizes(key: VitKey) -> list[int]:
+    return [t * h * w for t, h, w in _kimi_grids(key)]
 
 
 __all__ = ["BAILING_MM_ARCHITECTURES", "BAILING_MM_TOWERS", "ENV_FLAG", "FAMILIES",

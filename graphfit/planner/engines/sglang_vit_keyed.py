@@ -13,9 +13,12 @@ its document, `check --plan`, `--capacity vit.<buffer>=N` audits and graphfit's 
 * key: SGLang's own (`graph_key`), spelled as text by `key_text` (one text per key);
 * rows: per buffer, the first dimension SGLang allocates for that key (`key_buffers`):
   patch tokens for the block input / workspace / rotary views, boundaries for the int32
-  cu_seqlens buffers (sequences + 1), tiles for InternVL's input;
+  cu_seqlens buffers (sequences + 1), tiles for InternVL's input; Kimi K3: patches for its
+  pixel, rope and position buffers, merged tokens for its outputs, images (+ 1) for its
+  int32 boundaries;
 * reference: SGLang allocates a buffer set per key (and grows its rotary workspace through
-  every pair), so each buffer's reference rows are the sum over the keys of what SGLang
+  every pair; Kimi K3 keeps at most its cache capacity of sets, `VitPlan.held_keys`), so
+  each buffer's reference rows are the sum over those keys of what SGLang
   holds for it: the component's reference bytes are `VitPlan.sglang_bytes`.
 
 The workload and the tower are the SGLang option `vit` (SglangOptions): `vit_option`
@@ -49,10 +52,13 @@ from graphfit.planner.engines.sglang_vit import (
 
 COMPONENT = "vit"
 # buffers whose rows count patch tokens (the rest count sequences, boundaries or tiles)
-_TOKEN_ROWS = frozenset({"block_ws", "rotary_cos", "rotary_sin"})
+_TOKEN_ROWS = frozenset({"block_ws", "rotary_cos", "rotary_sin",  # Kimi K3: all but 2
+                        "pixel_values", "outputs", "rope_freqs_cis", "position_embeddings"})
 _SOURCES = {  # where SGLang allocates each (multimodal/vit_cuda_graph_runner.py)
     "qwen": "ViTCudaGraphRunner._create_graph_buffers (vit_cuda_graph_runner.py:340-367)",
     "internvl": "InternViTCudaGraphRunner (internvl_vit_cuda_graph_runner.py:67-94, 157-166)",
+    "kimi_k3": "KimiK3ViTCudaGraphRunner._capture / run (kimi_k3_vit_cuda_graph_runner.py:"
+               "107-128, 193-198)",
 }
 _WORKLOAD = ("images", "max_images")
 
@@ -180,20 +186,20 @@ def _rule(geometry: VitGeometry, call: Sequence[Grid]) -> VitKey:
 
 
 def _reference_rows(result: VitPlan, name: str) -> int:
-    """What SGLang holds for buffer `name` over every key: one buffer per key (the rotary
-    pair: every workspace it grows through, keys in first-seen order)."""
+    """What SGLang holds for buffer `name` over the keys it keeps at once
+    (`VitPlan.held_keys`: every key; Kimi K3 its `max_graphs` largest): one buffer per key
+    (the rotary pair: every workspace it grows through, keys in first-seen order)."""
     if name.startswith("rotary_"):
         return sum(workspace_rows(result.geometry, (_first_rows(k) for k in result.keys)))
-    return sum(_rows(result.geometry, name, k) for k in result.keys)
+    return sum(_rows(result.geometry, name, k) for k in result.held_keys)
 
 
 def vit_component(geometry: VitGeometry, workload: VitWorkload) -> KeyedComponentModel:
-    """The `vit` keyed component of `workload` on `geometry`'s tower (module docstring).
-    Kimi K3's graphs keep their buffers in the graph pool: a component with keys and no
-    buffers (nothing to size)."""
+    """The `vit` keyed component of `workload` on `geometry`'s tower (module docstring);
+    Kimi K3's buffers are what each captured graph's entry keeps (sglang_vit docstring)."""
     result = plan_vit(geometry, workload)
     names = [b.name for b in result.buffers]
-    source = _SOURCES["internvl" if geometry.family == "internvl" else "qwen"]
+    source = _SOURCES.get(geometry.family, _SOURCES["qwen"])
     specs = []
     for b in result.buffers:
         tokens = b.name in _TOKEN_ROWS or (b.name == "block_input"

@@ -1,0 +1,126 @@
+"""Kimi K3's ViT graphs: the buffers graphfit plans per key (graphfit/planner/engines/
+sglang_vit.py `key_buffers`) vs every tensor SGLang 0.5.23's real KimiK3ViTCudaGraphRunner
+keeps for a captured key, driven through the real tower glue on the CPU
+(tests/oracle/sglang_vit_oracle.py `kimi_entry`); and the tower graphfit reads from a
+config.json vs SGLang's own KimiK3VisionConfig."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from tests.oracle.paths import require
+
+require("sglang")
+
+from graphfit import EngineConfig  # noqa: E402
+from graphfit import plan as graphfit_plan  # noqa: E402
+from graphfit.inputs.sglang_vit import read_geometry  # noqa: E402
+from graphfit.planner.engines import sglang_vit as sv  # noqa: E402
+from graphfit.planner.engines.sglang_vit_keyed import vit_pairs  # noqa: E402
+from tests.oracle import sglang_vit_oracle as vo  # noqa: E402
+
+
+@st.composite
+def towers(draw: Any) -> sv.VitGeometry:
+    heads = draw(st.sampled_from([1, 2, 4]))
+    head_dim = draw(st.sampled_from([4, 8, 12]))
+    split = draw(st.booleans())  # an attention width of its own (qkv_hidden_size)
+    hidden = draw(st.sampled_from([8, 16, 24])) if split else heads * head_dim
+    return sv.VitGeometry("kimi_k3", hidden, heads, patch_size=draw(st.sampled_from([1, 2, 3])),
+                          spatial_merge_size=draw(st.sampled_from([1, 2])),
+                          qkv_hidden_size=heads * head_dim if split else None,
+                          dtype=draw(st.sampled_from(["bfloat16", "float32"])))
+
+
+def _sglang(geometry: sv.VitGeometry, call: tuple[sv.Grid, ...]
+            ) -> dict[str, tuple[tuple[int, ...], str, int]]:
+    with vo.cpu_graphs():
+        return vo.kimi_entry(call, hidden=geometry.hidden_size, heads=geometry.num_heads,
+                             qkv=geometry.qkv_hidden_size, patch=geometry.patch_size,
+                             merge=geometry.spatial_merge_size, dtype=geometry.dtype)
+
+
+def _ours(geometry: sv.VitGeometry, call: tuple[sv.Grid, ...]
+          ) -> dict[str, tuple[tuple[int, ...], str, int]]:
+    key = sv.graph_key(geometry, call)
+    return {b.name: ((b.rows, *b.row_shape), b.dtype, b.bytes)
+            for b in sv.key_buffers(geometry, key)}
+
+
+@settings(max_examples=15)
+@given(towers(), st.data())
+def test_every_tensor_a_captured_key_keeps_is_a_planned_buffer(geometry: sv.VitGeometry,
+                                                               data: Any) -> None:
+    m = geometry.spatial_merge_size
+    side = st.integers(1, 4).map(lambda k: k * m)
+    call = tuple(data.draw(st.lists(st.tuples(st.integers(1, 2), side, side), min_size=1,
+                                    max_size=3)))
+    # names, shapes (complex as real pairs), dtypes and bytes: nothing SGLang keeps is missed
+    assert _ours(geometry, call) == _sglang(geometry, call)
+
+
+def test_the_plans_vit_component_sizes_and_references_sglangs_entries() -> None:
+    """The SGLang plan's keyed component `vit` for a Kimi K3 workload: each key's rows per
+    buffer are SGLang's, each capacity the largest key's, and the reference bytes what
+    SGLang keeps for the cache capacity (2) of its largest captured keys."""
+    geometry = sv.VitGeometry("kimi_k3", 16, 2, patch_size=2, spatial_merge_size=2,
+                              qkv_hidden_size=16)
+    workload = sv.VitWorkload(((1, 4, 4), (1, 6, 2), (2, 4, 8)), 2)
+    config = EngineConfig.from_dict({"engine": "sglang", "max_num_seqs": 4,
+                                     "options": {"vit": vit_pairs(geometry, workload)}})
+    comp = graphfit_plan(config).keyed["vit"]
+    entries = {key: _sglang(geometry, comp.witness(key)) for key in comp.graph_keys}
+    assert len(entries) == 12  # 3 + 9 image orders, all under max_seqlen
+    for key, entry in entries.items():
+        assert comp.rows(key) == {name: shape[0] for name, (shape, _, _) in entry.items()}
+    for buf in comp.buffers:
+        assert buf.capacity == max(e[buf.name][0][0] for e in entries.values())
+    sizes = sorted((sum(b for _, _, b in e.values()) for e in entries.values()),
+                   reverse=True)
+    assert comp.reference_bytes == sum(sizes[:2])
+
+
+@st.composite
+def kimi_vision(draw: Any) -> dict[str, Any]:
+    """A vision_config with some of the keys graphfit reads (the rest: the class default)."""
+    heads = draw(st.sampled_from([2, 4, 16]))
+    present = {
+        "vt_hidden_size": heads * draw(st.sampled_from([8, 72])),
+        "vt_num_attention_heads": heads,
+        "qkv_hidden_size": draw(st.sampled_from([None, heads * 8, heads * 96])),
+        "patch_size": draw(st.sampled_from([14, 16])),
+        "merge_kernel_size": draw(st.sampled_from([[2, 2], [1, 1], [3, 3]])),
+        "hidden_size": 7168, "num_attention_heads": 64,  # overwritten by the vt_ aliases
+    }
+    keep = draw(st.sets(st.sampled_from(sorted(present))))
+    vision = {k: present[k] for k in keep}
+    if "vt_num_attention_heads" not in vision:  # the default 12 heads must divide the widths
+        vision.pop("qkv_hidden_size", None)
+        vision.pop("vt_hidden_size", None)
+    return vision
+
+
+@settings(max_examples=30)
+@given(kimi_vision())
+def test_the_tower_read_from_config_json_is_sglangs(tmp_path_factory: Any,
+                                                    vision: dict[str, Any]) -> None:
+    with vo.cpu_graphs():
+        from sglang.srt.configs.kimi_k3 import KimiK3VisionConfig
+
+        cfg = KimiK3VisionConfig(**vision)
+    # what KimiK3VisionTower / MoonViT3dEncoder read (kimi_k3_vl.py:703-714, 526, 552-554)
+    hidden = getattr(cfg, "vt_hidden_size", None) or cfg.hidden_size
+    heads = getattr(cfg, "vt_num_attention_heads", None) or cfg.num_attention_heads
+    width = cfg.qkv_hidden_size or hidden
+    path = Path(tmp_path_factory.mktemp("k3")) / "config.json"
+    path.write_text(json.dumps({"architectures": ["KimiK3ForConditionalGeneration"],
+                                "vision_config": vision}))
+    g = read_geometry(path)
+    assert (g.hidden_size, g.num_heads, g.head_dim, g.patch_size) == (
+        hidden, heads, width // heads, cfg.patch_size)
+    assert (g.spatial_merge_size,) * 2 == tuple(cfg.merge_kernel_size)
