@@ -113,7 +113,7 @@ def _padding(sg: sc.SglangAnswer, gf: sc.GraphfitAnswer, name: str, run: so.Runn
     return diffs
 
 
-def built_runners(sg: sc.SglangAnswer) -> Any:
+def built_runners(sg: sc.SglangAnswer, dims: tuple[int, int] = (4096, 128256)) -> Any:
     """SGLang's UNO runners built by `UnoDecodeCudaGraphRunner`'s own constructor and capture
     loop (tests/oracle/sglang_uno_runner.py), over the target's pool and fill value."""
     from tests.oracle import sglang_uno_runner as ur
@@ -122,10 +122,11 @@ def built_runners(sg: sc.SglangAnswer) -> Any:
     r = sg.resolved
     assert isinstance(r, so.Resolved)
     target = sg.runners["target"]
-    return ur.build(r, target.pool_size, target.seq_len_fill_value)
+    return ur.build(r, target.pool_size, target.seq_len_fill_value, dims)
 
 
-def compare_runners(sg: sc.SglangAnswer, gf: sc.GraphfitAnswer) -> list[sc.Difference]:
+def compare_runners(sg: sc.SglangAnswer, gf: sc.GraphfitAnswer,
+                    dims: tuple[int, int] = (4096, 128256)) -> list[sc.Difference]:
     """Each UNO runner SGLang builds (`UnoDecodeCudaGraphRunner`, its own constructor and
     capture loop): width, ladder, padding of every decode, graphs recorded per size, which
     runner captures the LoRA draft, its scaled buffers and the LoRA buffers it leaves."""
@@ -135,7 +136,7 @@ def compare_runners(sg: sc.SglangAnswer, gf: sc.GraphfitAnswer) -> list[sc.Diffe
     if not sg.runners or not sg.runners.get("target") or not sg.runners["target"].capture_bs:
         return [] if not planned else [sc.Difference("components", f"SGLang none, graphfit "
                                                                    f"{sorted(planned)}")]
-    built = built_runners(sg)
+    built = built_runners(sg, dims)
     runners, lora = built.runners, built.lora
     diffs = []
     if built.runner_class != "UnoDecodeCudaGraphRunner":

@@ -78,12 +78,15 @@ class BuiltUno:
         return next(iter(found), None)
 
 
-def _model_runner(r: so.Resolved, pool: int, fill: int) -> Any:
+DIMS = (4096, 128256)  # hidden size and vocabulary of the oracle's default model
+
+
+def _model_runner(r: so.Resolved, pool: int, fill: int, dims: tuple[int, int]) -> Any:
     """The ModelRunner fields the UNO runners read, SGLang's own methods bound."""
     import torch
     from sglang.srt.model_executor.model_runner import ModelRunner
 
-    mr = so._model_runner_stub(r, pool, fill, "cpu", 4096, 128256, draft=False)
+    mr = so._model_runner_stub(r, pool, fill, "cpu", *dims, draft=False)
     for name in _BOUND:
         setattr(mr, name, types.MethodType(getattr(ModelRunner, name), mr))
     mr.model = torch.nn.Module()
@@ -162,13 +165,13 @@ def _table(name: str, run: Any, pool: int) -> so.Runner:
                      table, live=run)
 
 
-def build(r: so.Resolved, pool: int, fill: int) -> BuiltUno:
+def build(r: so.Resolved, pool: int, fill: int, dims: tuple[int, int] = DIMS) -> BuiltUno:
     """SGLang's UNO runners for the resolved line (module docstring), built and looped."""
     with so.published(r):
         from sglang.srt.model_executor.model_runner import ModelRunner
         from sglang.srt.runtime_context import get_spec
 
-        mr = _model_runner(r, pool, fill)
+        mr = _model_runner(r, pool, fill, dims)
         cls = ModelRunner._decode_cuda_graph_runner_cls(mr)
         record: list[tuple[int, str | None, Any]] = []
         built: dict[str, Any] = {}
