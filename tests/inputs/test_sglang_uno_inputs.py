@@ -49,6 +49,8 @@ def test_tree_line_with_split_backends_is_planned() -> None:
     (("--uno-lora-path", "/a", "--speculative-num-draft-tokens", "4", "--attention-backend",
       "fa3", "--enable-deterministic-inference"), "deterministic"),
     (("--uno-lora-path", "/a", "--speculative-num-draft-tokens", "4", "--attention-backend",
+      "fa3", "--kv-cache-dtype", "fp8_e5m2"), "turns the fa3 backend into triton"),
+    (("--uno-lora-path", "/a", "--speculative-num-draft-tokens", "4", "--attention-backend",
       "fa3", "--speculative-draft-model-path", "d"), "reuses the target model"),
     (("--uno-lora-path", "/a", "--speculative-num-draft-tokens", "4", "--attention-backend",
       "fa3", "--enable-lora"), "multi-LoRA"),

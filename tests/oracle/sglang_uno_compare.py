@@ -224,8 +224,8 @@ def uno_lines(draw: st.DrawFn) -> tuple[tuple[str, ...], float | None]:
     """Generated UNO lines: linear (draft tokens 1..24, steps / topk 1 or absent, which SGLang
     overrides) or tree (topk 2..8, steps 1..7, Q around the tree's limits), the adapter path
     present or not, FA3 named (both split flags or the base one) or another backend, the
-    pool, decode graph settings, TP, two-batch overlap, page size, switches UNO ignores, a
-    draft model path."""
+    pool, decode graph settings, TP, two-batch overlap, an fp8 KV cache, page size, switches
+    UNO ignores, a draft model path."""
     argv = ["--speculative-algorithm", draw(st.sampled_from(("UNO", "uno")))]
     if draw(st.integers(0, 9)) < 9:  # hypothesis favours 0: the common case first
         argv += ["--uno-lora-path", "/tmp/uno"]
@@ -260,6 +260,8 @@ def uno_lines(draw: st.DrawFn) -> tuple[tuple[str, ...], float | None]:
         argv.append("--enable-two-batch-overlap")
     if draw(st.integers(0, 14)) == 14:
         argv += ["--tp-size", "2"]
+    if draw(st.integers(0, 9)) == 9:  # fa3 with fp8_e5m2 KV becomes triton (overrides.py:1262)
+        argv += ["--kv-cache-dtype", draw(st.sampled_from(("fp8_e5m2", "fp8_e4m3")))]
     if draw(st.integers(0, 7)) == 7:  # _handle_uno has no page-size rule (EAGLE / NGRAM do)
         argv += ["--page-size", draw(st.sampled_from(("16", "64")))]
     if draw(st.integers(0, 11)) == 11:  # switches UNO ignores (adaptive: EAGLE only)

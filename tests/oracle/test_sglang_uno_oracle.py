@@ -254,6 +254,15 @@ PASTED: list[tuple[tuple[str, ...], str]] = [
             "--max-running-requests", "16"), "linear"),
     (uc.uno("--speculative-num-draft-tokens", "4", "--attention-backend", "triton"),
      "rejected"),
+    # an fp8_e5m2 KV cache turns a base fa3 into triton (overrides.py:1262-1270), named or
+    # not; the split flags keep fa3
+    (uc.uno("--speculative-num-draft-tokens", "4", "--attention-backend", "fa3",
+            "--kv-cache-dtype", "fp8_e5m2"), "rejected"),
+    (uc.uno("--speculative-num-draft-tokens", "4", "--attention-backend", "fa3",
+            "--decode-attention-backend", "fa3", "--kv-cache-dtype", "fp8_e5m2"), "rejected"),
+    (uc.uno("--speculative-num-draft-tokens", "4", "--prefill-attention-backend", "fa3",
+            "--decode-attention-backend", "fa3", "--kv-cache-dtype", "fp8_e5m2",
+            "--max-running-requests", "12"), "linear"),
     (uc.uno("--speculative-num-draft-tokens", "12", "--speculative-eagle-topk", "2",
             "--speculative-num-steps", "3", "--attention-backend", "fa3"), "rejected"),
 ]
