@@ -493,3 +493,46 @@ def test_planted_default_error_shows(monkeypatch: pytest.MonkeyPatch) -> None:
                         lambda *a, **k: (DefaultBackend("fa3", "planted"), False))
     outcome, diffs = uc.default_line(_LINES[0], "B200", _SHAPES["llama"])
     assert outcome == "differs" and diffs[0].aspect == "acceptance", diffs
+
+
+def _sglang_accepts(line: tuple[str, ...], gpu: str, model: str) -> bool:
+    from graphfit.inputs.gpus import GPU_MEMORY_GB
+    from tests.oracle.sglang_mtp_oracle import CAPABILITIES
+
+    return isinstance(so.resolve(line, gpu_mem_gb=GPU_MEMORY_GB[gpu], model=model,
+                                 capability=CAPABILITIES[gpu]), so.Resolved)
+
+
+GIB_GRID = [(shape, line) for shape in ("llama", "mla") for line in _LINES]
+
+
+def test_uno_lines_without_a_backend_or_gpu_name_follow_sglang(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """The GPU given in GiB: graphfit refuses for the missing GPU name exactly the lines
+    SGLang's own pipeline plans on some fake GPU, and refuses the others with SGLang's reason
+    (never FA3 on any GPU, graphfit.inputs.sglang_uno_default)."""
+    tally = {"needs the GPU's name": 0, "never fa3": 0}
+    for shape, line in GIB_GRID:
+        gf, _ = uc.pasted_on(line, "80", _SHAPES[shape])
+        assert gf.rejected is not None, line
+        somewhere = any(_sglang_accepts(line, gpu, _SHAPES[shape]) for gpu in uc.DEFAULT_GPUS)
+        missing = "GPU's name" in gf.rejected
+        assert missing == somewhere, (shape, line, gf.rejected)
+        tally["needs the GPU's name" if missing else "never fa3"] += 1
+    with capsys.disabled():
+        print(f"\nUNO without a backend, GPU in GiB, {len(GIB_GRID)} lines: "
+              + ", ".join(f"{k} {v}" for k, v in tally.items()))
+    assert all(tally.values())
+
+
+def test_fp8_e5m2_uno_line_without_a_backend_is_refused_on_any_model() -> None:
+    """An fp8_e5m2 KV cache: refused with SGLang's reason even for an architecture whose
+    override graphfit does not restate (Qwen3-VL) or with the GPU in GiB; SGLang refuses it
+    on every fake GPU."""
+    line = _LINES[4]
+    assert "fp8_e5m2" in line
+    for gpu in ("H100", "80"):
+        gf, _ = uc.pasted_on(line, gpu, _SHAPES["vl"])
+        assert gf.rejected is not None and "never fa3 on any GPU or model" in gf.rejected
+    assert not any(_sglang_accepts(line, gpu, _SHAPES[shape]) for gpu in uc.DEFAULT_GPUS
+                   for shape in ("vl", "llama", "mla"))
