@@ -30,6 +30,7 @@ from graphfit.inputs import (
     sglang_mtp_backend,
     sglang_rules,
     sglang_uno,
+    sglang_uno_moe,
 )
 from graphfit.inputs import sglang as sglang_args
 from graphfit.inputs.flagtable import LineReader, Parsed, Refused
@@ -160,6 +161,7 @@ def finish(values: Mapping[str, Any], settings: list[Setting]
     settings = sglang_args.dflash_line(values, settings, notes)
     settings = sglang_dspark.line(values, settings)
     settings = sglang_uno.line(values, settings)  # UNO's checks on flags the plan lacks
+    notes += sglang_uno_moe.line(values)  # UNO's adapter on a MoE model's experts
     frozen, frozen_notes = sglang_draft.frozen_draft_settings(values)  # Gemma 4 drafts
     settings, notes = settings + frozen, notes + frozen_notes
     notes += sglang_model_impl.multimodal_switches(values)

@@ -19,7 +19,8 @@ pair (speculative_hook.py:606-611). graphfit restates that default by GPU and mo
 called from graphfit.inputs.line_defaults): FA3 (an MHA model on Hopper with no topk or topk 1
 and page size 1, an MLA model on Hopper) plans the line with a note; any other default is
 refused with SGLang's reason; without the GPU's name or a local config.json the line is
-refused saying which is missing.
+refused with SGLang's reason when no GPU or model could make the default FA3
+(graphfit.inputs.sglang_uno_default), else saying which input is missing.
 """
 
 from __future__ import annotations
@@ -31,6 +32,7 @@ from typing import Any
 from graphfit.inputs.gpus import gpu_name
 from graphfit.inputs.settings import Resolved, Setting
 from graphfit.inputs.sglang_draft_default import default_base_backend
+from graphfit.inputs.sglang_uno_default import never_fa3
 from graphfit.planner.core.errors import ConfigError
 from graphfit.planner.engines.sglang_uno import (
     ATTENTION_ORDER,
@@ -78,6 +80,10 @@ def settle(values: Mapping[str, Any], resolved: Resolved, gpu_given: object) -> 
     if not _uno(values) or not unnamed_backend(values):
         return resolved
     found, _ = default_base_backend(values, gpu_given, PIN)
+    if found.name is None:  # an input missing: refused precisely when it could not help
+        never = never_fa3(values, gpu_given)
+        if never is not None:
+            raise ConfigError(never)
     try:
         check_line_with_default(values, found.name, _missing(found.why))
     except ConfigError as exc:

@@ -49,6 +49,8 @@ def test_tree_line_with_split_backends_is_planned() -> None:
     (("--uno-lora-path", "/a", "--speculative-num-draft-tokens", "4", "--attention-backend",
       "fa3", "--enable-deterministic-inference"), "deterministic"),
     (("--uno-lora-path", "/a", "--speculative-num-draft-tokens", "4", "--attention-backend",
+      "fa3", "--kv-cache-dtype", "fp8_e5m2"), "turns the fa3 backend into triton"),
+    (("--uno-lora-path", "/a", "--speculative-num-draft-tokens", "4", "--attention-backend",
       "fa3", "--speculative-draft-model-path", "d"), "reuses the target model"),
     (("--uno-lora-path", "/a", "--speculative-num-draft-tokens", "4", "--attention-backend",
       "fa3", "--enable-lora"), "multi-LoRA"),
@@ -161,3 +163,65 @@ def test_unnamed_backend_is_planned_on_fa3_or_refused_in_one_line(
         assert "is assumed: fa3" in err and not errors
     else:
         assert code == 2 and len(errors) == 1 and len(errors[0]) <= 200, err
+
+
+# a line leaving the backend to SGLang while graphfit lacks an input (graphfit.inputs.
+# sglang_uno_default): refused with SGLang's reason when the input could not make it FA3
+
+def test_one_gpu_per_generation() -> None:
+    from graphfit.inputs.sglang_draft_default import gpu_kind
+    from graphfit.inputs.sglang_uno_default import KIND_GPUS
+    from graphfit.planner.engines.sglang_attn_default import GPU_KINDS
+
+    assert set(KIND_GPUS) == set(GPU_KINDS)
+    assert all(gpu_kind(name) == kind for kind, name in KIND_GPUS.items())
+
+
+@pytest.mark.parametrize(("model", "extra", "reason"), [
+    ("llama", ("--speculative-num-draft-tokens", "8", "--speculative-eagle-topk", "4",
+               "--speculative-num-steps", "3"), "on every GPU, never fa3"),
+    ("llama", ("--speculative-num-draft-tokens", "3", "--speculative-eagle-topk", "1",
+               "--page-size", "16"), "on every GPU, never fa3"),
+    ("org/not-local", ("--speculative-num-draft-tokens", "4", "--kv-cache-dtype", "fp8_e5m2"),
+     "never fa3 on any GPU or model"),
+    ("llama", ("--speculative-num-draft-tokens", "4", "--kv-cache-dtype", "fp8_e5m2",
+               "--prefill-attention-backend", "fa3"), "never fa3 on any GPU or model"),
+])
+def test_unnamed_backend_refused_precisely_without_the_gpu_name(
+        tmp_path: Path, model: str, extra: tuple[str, ...], reason: str) -> None:
+    path = _model(tmp_path) if model == "llama" else model
+    code, _, err = _unnamed(path, "80", *extra)
+    errors = [ln for ln in err.splitlines() if ln.startswith("error:")]
+    assert code == 2 and len(errors) == 1 and len(errors[0]) <= 200, err
+    assert reason in errors[0], errors
+
+
+@given(topk=st.sampled_from((None, 1, 2, 4)), page=st.sampled_from((None, 1, 16)),
+       sinks=st.booleans(), mla=st.booleans(), fp8=st.integers(0, 4))
+@settings(max_examples=6, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+def test_a_refusal_without_the_gpu_name_holds_for_every_gpu(
+        tmp_path: Path, topk: int | None, page: int | None, sinks: bool, mla: bool,
+        fp8: int) -> None:
+    """Given in GiB: a line refused as never FA3 is refused on every GPU graphfit names, and a
+    line refused for the missing name is planned on at least one."""
+    from graphfit.inputs.sglang_uno_default import KIND_GPUS
+
+    extra = ["--speculative-num-draft-tokens", "5" if topk and topk > 1 else "4"]
+    if topk is not None:
+        extra += ["--speculative-eagle-topk", str(topk), "--speculative-num-steps", "3"]
+    if page is not None:
+        extra += ["--page-size", str(page)]
+    if fp8 == 0:
+        extra += ["--kv-cache-dtype", "fp8_e5m2"]
+    shape: dict[str, object] = {"learnable_sink": sinks}
+    if mla:
+        shape.update(architectures=["DeepseekV2ForCausalLM"], kv_lora_rank=512)
+    model = _model(tmp_path, **shape)
+    code, _, err = _unnamed(model, "80", *extra)
+    assert code == 2, err
+    named = [_unnamed(model, gpu, *extra)[0] for gpu in KIND_GPUS.values()]
+    if "GPU's name" in err:
+        assert 0 in named, (extra, named, err)
+    else:  # never FA3, or a refusal before the backend: refused whatever the GPU
+        assert set(named) == {2}, (extra, named, err)

@@ -2,9 +2,14 @@
 
     python -m tests.oracle.measure_sglang_uno 300
     python -m tests.oracle.measure_sglang_uno --defaults
+    python -m tests.oracle.measure_sglang_uno --moe 300
 
 The second form runs every UNO line naming no attention backend (sglang_uno_compare.
 default_lines) on every fake GPU and model shape (SGLang's default by GPU and model).
+
+The third form draws N UNO adapters (adapter_config.json target lists or shorthands) on a
+MoE or a dense model and counts how often SGLang's LoRA manager and UNO backend accept or
+refuse them as graphfit does (tests/oracle/test_sglang_uno_moe_oracle.py).
 
 Prints how many pasted lines both plan in linear mode, in tree mode, without decode graphs,
 both reject, and how many differ (with the first differences); tests/oracle/
@@ -75,7 +80,44 @@ def defaults() -> int:
     return sc.report(summary, shown, counts)
 
 
+def moe(n: int) -> int:
+    """N generated UNO adapters on a MoE or dense model: SGLang's verdict against graphfit's."""
+    from hypothesis import strategies as st
+
+    from tests.oracle import test_sglang_uno_moe_oracle as mo
+
+    counts: collections.Counter[str] = collections.Counter()
+    shown: list[str] = []
+    start = time.perf_counter()
+    leaves = st.sampled_from(mo.LEAVES)
+    prefixes = st.sampled_from(("", "mlp.", "model.layers.1.self_attn."))
+
+    @settings(max_examples=n, derandomize=False, database=None, deadline=None,
+              suppress_health_check=list(HealthCheck))
+    @given(st.one_of(st.lists(st.tuples(prefixes, leaves).map("".join), max_size=5),
+                     st.sampled_from(("all", "all-linear", "lora"))), st.booleans())
+    def draw(targets: object, is_moe: bool) -> None:
+        adapter = mo._adapter(targets)
+        theirs, ours = mo.sglang_verdict(adapter, is_moe), mo.graphfit_verdict(adapter, is_moe)
+        if (theirs is None) != (ours is None):
+            counts["differs"] += 1
+            if len(shown) < 10:
+                shown.append(f"{targets} moe={is_moe}: SGLang {theirs}, graphfit {ours}")
+        else:
+            counts["accepted" if theirs is None else "refused"] += 1
+
+    draw()
+    total = sum(counts.values())
+    summary = (f"{total} generated UNO adapters in {time.perf_counter() - start:.0f} s: "
+               f"{total - counts['differs']}/{total} agree (accepted by both "
+               f"{counts['accepted']}, refused by both {counts['refused']}), "
+               f"{counts['differs']} differ")
+    return sc.report(summary, shown, counts)
+
+
 if __name__ == "__main__":
     if sys.argv[1:] == ["--defaults"]:
         sys.exit(defaults())
+    if sys.argv[1:2] == ["--moe"]:
+        sys.exit(moe(int(sys.argv[2]) if len(sys.argv) > 2 else 200))
     sys.exit(main(int(sys.argv[1]) if len(sys.argv) > 1 else 200))

@@ -2,16 +2,17 @@
 against the pasted line's graphfit plan.
 
 SGLang's side: prepare_server_args + resolve_once (`_handle_uno`, speculative_hook.py:449-611)
-and the target runner's buffers (`sglang_compare.sglang`, DecodeInputBuffers + registry); the
-tree-draft runner's the same way at its width F (uno_worker_v2.py:147-190: built only when the
-target captures, :151); the LoRA self-draft's state from SGLang's own classes on CPU: the
-`UnoCublasLoRABackend` (lora/backend/uno_cublas_backend.py), `LoRAManager`'s token-segment and
-decode-batch-info methods (lora_manager.py:152-160, 581-612) on a manager without a model,
-and `UnoCudaGraphLoRAState.capture_draft` (uno_lora.py:64-92) called for each size the runner
-captures its LoRA draft at. Not built: `UnoDecodeCudaGraphRunner` itself (its constructor
-runs the full DecodeCudaGraphRunner.__init__ over a loaded model); which runner captures the
-draft, and the two graphs per size in linear mode, are read from uno_cuda_graph_runner.py:
-34-72 and decode_cuda_graph_runner.py:1330-1364.
+and the target runner's capture list (`sglang_compare.sglang`); then the UNO runners
+themselves, built by `UnoDecodeCudaGraphRunner`'s own constructor and capture loop on CPU
+(tests/oracle/sglang_uno_runner.py): the target runner (model_runner.py:1584-1598) and, for a
+tree whose target captures, the tree-draft runner of width F (uno_worker_v2.py:86-91,
+147-175). Their widths, capture lists, DecodeInputBuffers, the graphs the loop records per
+size (decode_cuda_graph_runner.py:1318-1366: "lora" and "nolora" for the linear target with
+F > 1), which runner's graphs run with the adapter's retained routing (`capture_draft`,
+uno_lora.py:78-88), and the LoRA batch infos left on SGLang's `UnoCublasLoRABackend`
+(lora/backend/uno_cublas_backend.py) by `LoRAManager`'s own methods (lora_manager.py:152-160,
+581-612) on a manager without a model. Only the recorded forwards and graphs (CUDA) are not
+run.
 
 graphfit's side: `graphfit plan --json -- python -m sglang.launch_server ...` on the same line.
 """
@@ -68,38 +69,6 @@ def _infos(prefix: str, infos: list[Any]) -> dict[str, tuple[str, int]]:
     return out
 
 
-def lora_state(r: so.Resolved, runners: dict[str, so.Runner]) -> dict[str, dict[str, tuple[
-        str, int]]]:
-    """Per runner, the LoRA buffers SGLang allocates, by graphfit's names."""
-    from sglang.srt.lora.lora_manager import LoRAManager
-    from sglang.srt.speculative.uno_lora import UnoCudaGraphLoRAState
-
-    tree = int(r.speculative_eagle_topk or 1) > 1
-    out: dict[str, dict[str, tuple[str, int]]] = {name: {} for name in runners}
-    with so.published(r):
-        manager = _manager()
-        built = [n for n in ("target", TREE_DRAFT) if n in runners]
-        for name in built:  # construction order: the target, then the tree draft
-            run = runners[name]
-            LoRAManager.init_decode_cuda_graph_batch_info(
-                manager, max_bs_in_cuda_graph=run.max_bs, num_tokens_per_req=run.width)
-        backend = manager.lora_backend
-        if built:  # the attribute each constructor replaced: the last one's is held
-            out[built[-1]].update(_infos("lora_", [backend.cuda_graph_batch_info]))
-            out[built[-1]].update(_infos("lora_sgemm_", [backend.cuda_graph_sgemm_batch_info]))
-        # the runner capturing the LoRA draft: the tree draft (uno_cuda_graph_runner.py:34-40)
-        # or the linear target when it records the "lora" variant (F > 1, :64-72)
-        drafts = TREE_DRAFT if tree else ("target" if runners.get("target") and
-                                          runners["target"].width > 1 else None)
-        if drafts in runners:
-            run = runners[drafts]
-            state = UnoCudaGraphLoRAState(manager, UNO_ID, run.width)
-            for bs in run.capture_bs:
-                state.capture_draft(bs)  # what capture_one_shape calls per size (:131, 158)
-            out[drafts].update(_infos("uno_lora_", list(state._draft_batch_infos.values())))
-    return out
-
-
 def sglang_runners(sg: sc.SglangAnswer) -> dict[str, so.Runner]:
     """SGLang's target runner plus the tree-draft runner of width F = steps + 1, its capture
     list and decode buffers by SGLang's code (uno_cuda_graph_runner.py:34-47)."""
@@ -144,21 +113,47 @@ def _padding(sg: sc.SglangAnswer, gf: sc.GraphfitAnswer, name: str, run: so.Runn
     return diffs
 
 
-def compare_runners(sg: sc.SglangAnswer, gf: sc.GraphfitAnswer) -> list[sc.Difference]:
-    """Each UNO runner: width, ladder, padding of every decode, graphs per size, its scaled
-    buffers, and the LoRA buffers."""
-    assert gf.plan is not None
-    runners = sglang_runners(sg)
+def built_runners(sg: sc.SglangAnswer, dims: tuple[int, int] = (4096, 128256)) -> Any:
+    """SGLang's UNO runners built by `UnoDecodeCudaGraphRunner`'s own constructor and capture
+    loop (tests/oracle/sglang_uno_runner.py), over the target's pool and fill value."""
+    from tests.oracle import sglang_uno_runner as ur
+
+    assert sg.runners is not None and "target" in sg.runners
     r = sg.resolved
     assert isinstance(r, so.Resolved)
+    target = sg.runners["target"]
+    return ur.build(r, target.pool_size, target.seq_len_fill_value, dims)
+
+
+def compare_runners(sg: sc.SglangAnswer, gf: sc.GraphfitAnswer,
+                    dims: tuple[int, int] = (4096, 128256)) -> list[sc.Difference]:
+    """Each UNO runner SGLang builds (`UnoDecodeCudaGraphRunner`, its own constructor and
+    capture loop): width, ladder, padding of every decode, graphs recorded per size, which
+    runner captures the LoRA draft, its scaled buffers and the LoRA buffers it leaves."""
+    assert gf.plan is not None
     graphs = sc._gf_graphs(gf)
     planned = {n: c for n, c in gf.plan.components.items() if n != "prefill"} if graphs else {}
+    if not sg.runners or not sg.runners.get("target") or not sg.runners["target"].capture_bs:
+        return [] if not planned else [sc.Difference("components", f"SGLang none, graphfit "
+                                                                   f"{sorted(planned)}")]
+    built = built_runners(sg, dims)
+    runners, lora = built.runners, built.lora
     diffs = []
+    if built.runner_class != "UnoDecodeCudaGraphRunner":
+        diffs.append(sc.Difference("runner_class", built.runner_class))
+    if tuple(runners["target"].capture_bs) != tuple(sg.runners["target"].capture_bs):
+        diffs.append(sc.Difference("target_ladder", "the UNO runner's own list differs from "
+                                                    "get_batch_sizes_to_capture's"))
     if set(runners) != set(planned):
         diffs.append(sc.Difference("components", f"SGLang {sorted(runners)}, graphfit "
                                                  f"{sorted(planned)}"))
-    lora = lora_state(r, runners)
-    tree = int(r.speculative_eagle_topk or 1) > 1
+    # the runner whose graphs ran with the adapter's retained routing holds the per-size state
+    drafts = built.lora_draft_runner()
+    ours_drafts = {n for n, c in planned.items() if any(b.name.startswith("uno_lora_")
+                                                        for b in c.buffers)}
+    if ({drafts} - {None}) != ours_drafts:
+        diffs.append(sc.Difference("lora_draft_runner", f"SGLang {drafts}, graphfit "
+                                                        f"{sorted(ours_drafts)}"))
     for name in sorted(set(runners) & set(planned)):
         run, comp = runners[name], planned[name]
         if run.width != comp.tables.uniform_query_len:
@@ -170,12 +165,12 @@ def compare_runners(sg: sc.SglangAnswer, gf: sc.GraphfitAnswer) -> list[sc.Diffe
             diffs.append(sc.Difference(f"{name}_ladder", f"SGLang {sc._short(run.capture_bs)}"
                                                          f" vs graphfit {sc._short(sizes)}"))
         diffs += _padding(sg, gf, name, run)
-        # lora_variants (decode_cuda_graph_runner.py:1330): two for the linear target with
-        # record_nolora_graph = F > 1 (uno_cuda_graph_runner.py:72)
-        per_size = 2 if name == "target" and not tree and run.width > 1 else 1
-        if comp.graphs_per_size != per_size:
-            diffs.append(sc.Difference("graphs_per_size", f"{name}: SGLang {per_size}, "
-                                                          f"graphfit {comp.graphs_per_size}"))
+        # graphs the capture loop recorded for each size (decode_cuda_graph_runner.py:1331)
+        per_size = set(built.graphs_per_size(name).values())
+        recorded = set(built.graphs_per_size(name))
+        if per_size != {comp.graphs_per_size} or recorded != set(run.capture_bs):
+            diffs.append(sc.Difference("graphs_per_size", f"{name}: SGLang {sorted(per_size)}"
+                                                          f", graphfit {comp.graphs_per_size}"))
         mine = {b.name: b for b in comp.buffers}
         for buf in run.buffers.values():
             spec = mine.get(buf.name)
@@ -195,6 +190,9 @@ def compare_runners(sg: sc.SglangAnswer, gf: sc.GraphfitAnswer) -> list[sc.Diffe
                                                        f"{[lora[name].get(k) for k in keys[:3]]}"
                                                        f", graphfit "
                                                        f"{[ours_lora.get(k) for k in keys[:3]]}"))
+    if built.moe_lora_buffers:
+        diffs.append(sc.Difference("moe_lora", f"SGLang allocated {sorted(built.moe_lora_buffers)}"
+                                               f", graphfit plans none"))
     return diffs
 
 
@@ -226,8 +224,8 @@ def uno_lines(draw: st.DrawFn) -> tuple[tuple[str, ...], float | None]:
     """Generated UNO lines: linear (draft tokens 1..24, steps / topk 1 or absent, which SGLang
     overrides) or tree (topk 2..8, steps 1..7, Q around the tree's limits), the adapter path
     present or not, FA3 named (both split flags or the base one) or another backend, the
-    pool, decode graph settings, TP, two-batch overlap, page size, switches UNO ignores, a
-    draft model path."""
+    pool, decode graph settings, TP, two-batch overlap, an fp8 KV cache, page size, switches
+    UNO ignores, a draft model path."""
     argv = ["--speculative-algorithm", draw(st.sampled_from(("UNO", "uno")))]
     if draw(st.integers(0, 9)) < 9:  # hypothesis favours 0: the common case first
         argv += ["--uno-lora-path", "/tmp/uno"]
@@ -262,6 +260,8 @@ def uno_lines(draw: st.DrawFn) -> tuple[tuple[str, ...], float | None]:
         argv.append("--enable-two-batch-overlap")
     if draw(st.integers(0, 14)) == 14:
         argv += ["--tp-size", "2"]
+    if draw(st.integers(0, 9)) == 9:  # fa3 with fp8_e5m2 KV becomes triton (overrides.py:1262)
+        argv += ["--kv-cache-dtype", draw(st.sampled_from(("fp8_e5m2", "fp8_e4m3")))]
     if draw(st.integers(0, 7)) == 7:  # _handle_uno has no page-size rule (EAGLE / NGRAM do)
         argv += ["--page-size", draw(st.sampled_from(("16", "64")))]
     if draw(st.integers(0, 11)) == 11:  # switches UNO ignores (adaptive: EAGLE only)

@@ -8,10 +8,10 @@ sglang_uno, with SGLang's own code on CPU.
   `ModelRunner.decode_num_tokens_per_req` gives for the draft-token count that runner passes
   (uno_cuda_graph_runner.py:48-67), SGLang's `get_batch_sizes_to_capture` on that width, and
   the decode runner's buffer set SGLang allocates for it (DecodeInputBuffers.create and its
-  registry) against graphfit's runners and buffers. The UNO runner class itself is not built:
-  its constructor needs SGLang's LoRAManager over a loaded model (uno_lora.py:24-58), which
-  this CPU oracle cannot provide; which draft-token count each runner passes is read from
-  uno_cuda_graph_runner.py:38-67 and uno_worker_v2.py:147-190.
+  registry) against graphfit's runners and buffers. The pasted-line tests below go further:
+  SGLang's own `UnoDecodeCudaGraphRunner` is built by its constructor and its capture loop
+  run on CPU (tests/oracle/sglang_uno_runner.py), so which runner captures the LoRA draft,
+  the graphs recorded per size and the LoRA state it leaves are SGLang's objects.
 """
 
 from __future__ import annotations
@@ -254,6 +254,15 @@ PASTED: list[tuple[tuple[str, ...], str]] = [
             "--max-running-requests", "16"), "linear"),
     (uc.uno("--speculative-num-draft-tokens", "4", "--attention-backend", "triton"),
      "rejected"),
+    # an fp8_e5m2 KV cache turns a base fa3 into triton (overrides.py:1262-1270), named or
+    # not; the split flags keep fa3
+    (uc.uno("--speculative-num-draft-tokens", "4", "--attention-backend", "fa3",
+            "--kv-cache-dtype", "fp8_e5m2"), "rejected"),
+    (uc.uno("--speculative-num-draft-tokens", "4", "--attention-backend", "fa3",
+            "--decode-attention-backend", "fa3", "--kv-cache-dtype", "fp8_e5m2"), "rejected"),
+    (uc.uno("--speculative-num-draft-tokens", "4", "--prefill-attention-backend", "fa3",
+            "--decode-attention-backend", "fa3", "--kv-cache-dtype", "fp8_e5m2",
+            "--max-running-requests", "12"), "linear"),
     (uc.uno("--speculative-num-draft-tokens", "12", "--speculative-eagle-topk", "2",
             "--speculative-num-steps", "3", "--attention-backend", "fa3"), "rejected"),
 ]
@@ -295,6 +304,48 @@ def test_planted_lora_errors_show(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(engine, "uno_planned_runners", _first_holds(planner_uno, real_info))
     outcome, diffs = uc.compare_line(PASTED[2][0], 80)
     assert {d.aspect for d in diffs} >= {"target_lora", "uno_draft_lora"}, diffs
+
+
+def test_planted_runner_errors_show(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Against SGLang's own UnoDecodeCudaGraphRunner: one graph per size for the linear
+    target with F > 1 (instead of "lora" + "nolora"), or the per-size LoRA state planned on
+    the tree's target runner instead of the tree-draft runner, is reported."""
+    monkeypatch.setattr(engine, "uno_target_graphs", lambda config: 1)
+    outcome, diffs = uc.compare_line(PASTED[0][0], 80)
+    assert outcome == "differs" and any(d.aspect == "graphs_per_size" for d in diffs), diffs
+    monkeypatch.undo()
+    from graphfit.planner.engines import sglang_uno as planner_uno
+
+    real = planner_uno.planned_runners
+
+    def on_target(config: Any, pool: int, sizes_for: Any, buffers_for: Any) -> Any:
+        from dataclasses import replace
+
+        runners = real(config, pool, sizes_for, buffers_for)
+        moved = tuple(b for r in runners for b in r.buffers if b.name.startswith("uno_lora_"))
+        return [replace(r, buffers=tuple(b for b in r.buffers
+                                         if not b.name.startswith("uno_lora_"))
+                        + (moved if r.name == "target" else ())) for r in runners]
+
+    monkeypatch.setattr(engine, "uno_planned_runners", on_target)
+    outcome, diffs = uc.compare_line(PASTED[2][0], 80)
+    assert outcome == "differs" and any(d.aspect == "lora_draft_runner" for d in diffs), diffs
+
+
+def test_sglang_builds_the_uno_runner_class() -> None:
+    """SGLang's own model runner picks UnoDecodeCudaGraphRunner for UNO (model_runner.py:
+    1584-1598) and its capture loop records "lora" then "nolora" per size for a linear line
+    with F > 1, the "lora" graph with the size's retained adapter routing; a tree records
+    one graph per size in each of its two runners, the draft's with the routing."""
+    linear = uc.built_runners(uc.sc.sglang(PASTED[0][0], 80))
+    assert linear.runner_class == "UnoDecodeCudaGraphRunner"
+    caps = linear.captures["target"]
+    assert [c.variant for c in caps[:2]] == ["lora", "nolora"]
+    assert all(c.lora_draft == (c.variant == "lora") for c in caps)
+    tree = uc.built_runners(uc.sc.sglang(PASTED[2][0], 80))
+    assert set(tree.runners) == {"target", uc.TREE_DRAFT}
+    assert tree.lora_draft_runner() == uc.TREE_DRAFT
+    assert {c.variant for n in tree.runners for c in tree.captures[n]} == {None}
 
 
 def _first_holds(module: Any, info: Any) -> Any:
@@ -442,3 +493,46 @@ def test_planted_default_error_shows(monkeypatch: pytest.MonkeyPatch) -> None:
                         lambda *a, **k: (DefaultBackend("fa3", "planted"), False))
     outcome, diffs = uc.default_line(_LINES[0], "B200", _SHAPES["llama"])
     assert outcome == "differs" and diffs[0].aspect == "acceptance", diffs
+
+
+def _sglang_accepts(line: tuple[str, ...], gpu: str, model: str) -> bool:
+    from graphfit.inputs.gpus import GPU_MEMORY_GB
+    from tests.oracle.sglang_mtp_oracle import CAPABILITIES
+
+    return isinstance(so.resolve(line, gpu_mem_gb=GPU_MEMORY_GB[gpu], model=model,
+                                 capability=CAPABILITIES[gpu]), so.Resolved)
+
+
+GIB_GRID = [(shape, line) for shape in ("llama", "mla") for line in _LINES]
+
+
+def test_uno_lines_without_a_backend_or_gpu_name_follow_sglang(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """The GPU given in GiB: graphfit refuses for the missing GPU name exactly the lines
+    SGLang's own pipeline plans on some fake GPU, and refuses the others with SGLang's reason
+    (never FA3 on any GPU, graphfit.inputs.sglang_uno_default)."""
+    tally = {"needs the GPU's name": 0, "never fa3": 0}
+    for shape, line in GIB_GRID:
+        gf, _ = uc.pasted_on(line, "80", _SHAPES[shape])
+        assert gf.rejected is not None, line
+        somewhere = any(_sglang_accepts(line, gpu, _SHAPES[shape]) for gpu in uc.DEFAULT_GPUS)
+        missing = "GPU's name" in gf.rejected
+        assert missing == somewhere, (shape, line, gf.rejected)
+        tally["needs the GPU's name" if missing else "never fa3"] += 1
+    with capsys.disabled():
+        print(f"\nUNO without a backend, GPU in GiB, {len(GIB_GRID)} lines: "
+              + ", ".join(f"{k} {v}" for k, v in tally.items()))
+    assert all(tally.values())
+
+
+def test_fp8_e5m2_uno_line_without_a_backend_is_refused_on_any_model() -> None:
+    """An fp8_e5m2 KV cache: refused with SGLang's reason even for an architecture whose
+    override graphfit does not restate (Qwen3-VL) or with the GPU in GiB; SGLang refuses it
+    on every fake GPU."""
+    line = _LINES[4]
+    assert "fp8_e5m2" in line
+    for gpu in ("H100", "80"):
+        gf, _ = uc.pasted_on(line, gpu, _SHAPES["vl"])
+        assert gf.rejected is not None and "never fa3 on any GPU or model" in gf.rejected
+    assert not any(_sglang_accepts(line, gpu, _SHAPES[shape]) for gpu in uc.DEFAULT_GPUS
+                   for shape in ("vl", "llama", "mla"))

@@ -231,3 +231,38 @@ def test_generated_uno_configs_verify_and_are_tight(config: EngineConfig) -> Non
     for comp in p.components.values():
         for b in comp.buffers:
             assert not p.verify({b.key: b.capacity - 1}).ok, b.key
+
+
+# an fp8_e5m2 KV cache turns a base fa3 into triton before `_handle_uno` (overrides.py:1262-1270)
+
+_SIDES = st.sampled_from((None, "fa3", "triton", "flashinfer"))
+
+
+@given(_SIDES, _SIDES, _SIDES, st.sampled_from((None, "auto", "fp8_e4m3", "fp8_e5m2")))
+def test_an_fp8_e5m2_cache_only_ever_adds_refusals(base: str | None, prefill: str | None,
+                                                   decode: str | None, kv: str | None) -> None:
+    """Any named backends: the KV dtype never lets a line through that another dtype refuses;
+    both split sides named fa3 are unaffected; the fp8 wording appears only with fp8_e5m2 and
+    a named base fa3, and every refusal is one line of at most 200 characters."""
+    from graphfit.planner.engines.sglang_uno import check_line
+
+    def verdict(kv_dtype: str | None) -> str | None:
+        values = {"speculative_num_draft_tokens": 4, "uno_lora_path": "/a",
+                  "attention_backend": base, "prefill_attention_backend": prefill,
+                  "decode_attention_backend": decode, "kv_cache_dtype": kv_dtype}
+        if None in (prefill or base, decode or base):
+            return "unnamed"  # left to SGLang's default: graphfit.inputs.sglang_uno
+        try:
+            check_line(values)
+        except ConfigError as exc:
+            assert len(str(exc)) <= 200 and "\n" not in str(exc)
+            return str(exc)
+        return None
+
+    found, plain = verdict(kv), verdict(None)
+    if plain is not None:
+        assert found is not None
+    if (prefill, decode) == ("fa3", "fa3"):
+        assert found == plain
+    if found is not None and "fp8_e5m2" in found:
+        assert kv == "fp8_e5m2" and base == "fa3"

@@ -223,7 +223,8 @@ LINE_KEYS = ("speculative_num_draft_tokens", "speculative_eagle_topk", "speculat
              "speculative_use_rejection_sampling", "enable_deterministic_inference",
              "enable_strict_thinking", "speculative_accept_threshold_single",
              "speculative_accept_threshold_acc", "attention_backend",
-             "prefill_attention_backend", "decode_attention_backend", "device")
+             "prefill_attention_backend", "decode_attention_backend", "device",
+             "kv_cache_dtype")
 
 
 def _int(values: Mapping[str, Any], key: str, default: int | None = None) -> int | None:
@@ -248,10 +249,19 @@ def _float(values: Mapping[str, Any], key: str) -> float:
                           f"{str(value)[:40]!r}") from None
 
 
+def _fp8_fallback(values: Mapping[str, Any]) -> bool:
+    """Whether a named base fa3 meets an fp8_e5m2 KV cache (overrides.py:1262-1270)."""
+    return (str(values.get("attention_backend") or "").strip().lower() == "fa3"
+            and str(values.get("kv_cache_dtype") or "").strip().lower() == "fp8_e5m2")
+
+
 def _backends(values: Mapping[str, Any]) -> tuple[str | None, str | None]:
     """`attention_backends_of` (arg_groups/model_override_base.py:138-152): the split flags
-    fall back to --attention-backend."""
-    base = values.get("attention_backend")
+    fall back to --attention-backend. A base fa3 with an fp8_e5m2 KV cache is triton by then,
+    named or not (`_attention_backend_fa3_fp8_fallback`, overrides.py:1262-1270, run by the
+    attention hook, attention_hook.py:239, before `_handle_uno`); the split flags keep
+    theirs."""
+    base = "triton" if _fp8_fallback(values) else values.get("attention_backend")
     prefill = values.get("prefill_attention_backend") or base
     decode = values.get("decode_attention_backend") or base
     return (None if prefill is None else str(prefill).strip().lower(),
@@ -322,7 +332,18 @@ def check_line(values: Mapping[str, Any]) -> UnoShape:
     if None in found.attention:
         resolve_uno(replace(found, attention=("fa3", "fa3")))
         raise ConfigError(UNSET_BACKEND)
-    return resolve_uno(found)
+    try:
+        return resolve_uno(found)
+    except ConfigError as exc:
+        fell_back = [side for key, side in zip(("prefill_attention_backend",
+                                                "decode_attention_backend"), found.attention,
+                                               strict=True) if not values.get(key)]
+        if "FA3 prefill and decode" not in str(exc) or not _fp8_fallback(values) or (
+                "triton" not in fell_back):
+            raise  # not the fallback's doing: SGLang's own words
+        raise ConfigError("--kv-cache-dtype fp8_e5m2: SGLang turns the fa3 backend into "
+                          "triton (overrides.py:1262-1270) and UNO needs FA3 for prefill and "
+                          "decode (speculative_hook.py:606-611)") from exc
 
 
 # --------------------------------------------------------------------------------------------
