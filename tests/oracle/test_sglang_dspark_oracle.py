@@ -188,15 +188,20 @@ def test_invalid_ragged_verify_mode_fails_both() -> None:
 
 
 @pytest.mark.parametrize("mode", ["compact", "cap-accept"])
-def test_non_static_ragged_verify_is_refused(mode: str) -> None:
-    """SGLang runs DSPARK in these modes (its argument pipeline accepts the line); graphfit
-    refuses them by name rather than plan static-mode buffers (a documented disagreement:
-    token-keyed verify graphs, the verify epilogue, the confidence head)."""
+def test_non_static_ragged_verify_lines_agree(mode: str) -> None:
+    """SGLang runs DSPARK in these modes; graphfit plans them: the draft's sampler holds
+    SGLang's confidence outputs (built by SGLang's own confidence head), compared by name,
+    shape and dtype with every other aspect of compare_line; under compact the verify
+    epilogue too (compare_compact)."""
+    from tests.oracle.sglang_dspark_compact import compare_compact
+
     argv = _env(f"SGLANG_RAGGED_VERIFY_MODE={mode}")
-    assert kc.bd.sglang(argv, 80).rejected is None
-    gf = kc.pasted(argv, 80)
-    assert gf.rejected is not None and f"SGLANG_RAGGED_VERIFY_MODE={mode}" in gf.rejected
-    assert "not modelled" in gf.rejected
+    sg = kc.bd.sglang(argv, 80)
+    assert sg.rejected is None and sg.runners is not None
+    built = set(sg.runners["dspark_draft"].buffers)
+    assert {"sampler_confidence_out", "sampler_confidence_raw_out"} <= built
+    assert kc.compare_line(argv) == ("runner", [])
+    assert compare_compact(argv) == ("runner" if mode == "compact" else "no_runner", [])
 
 
 @given(kc.dspark_lines())
