@@ -32,7 +32,7 @@ from graphfit.cudagraph.buffers import SharedBuffers, StaticBuffers
 from graphfit.cudagraph.capture import CaptureReport, CaptureSession, ProgressFn
 from graphfit.cudagraph.keyed import KeyedGraphRunner
 from graphfit.cudagraph.runner import GraphRunner
-from graphfit.planner import CUDAGraphMode, GraphfitError, GraphKey, Plan
+from graphfit.planner import Axis, CUDAGraphMode, GraphfitError, GraphKey, Plan
 
 VIT = "vit"  # SGLang's vision-encoder graphs' keyed component (its own runner)
 
@@ -112,6 +112,11 @@ class KeyedToyForward(torch.nn.Module):
         rows = torch.stack([views["input_ids"], views["position_ids"]], dim=1).float()
         out: torch.Tensor = self.layer(rows)
         return out
+
+
+def _reads_tokens(p: Plan, name: str) -> bool:
+    """Whether keyed component `name` has token-row buffers (what KeyedToyForward reads)."""
+    return any(b.axis is Axis.TOKENS for b in p.keyed[name].buffers)
 
 
 def _keyed_rehearsal(p: Plan, runner: KeyedGraphRunner, gen: torch.Generator
@@ -238,12 +243,16 @@ def rehearse(p: Plan, *, backend: str | Backend | None = None,
         runners.append((runner, tuple(widths)))
     # SGLang's ViT graphs (the keyed `vit` component) run through their own runner
     # (graphfit.cudagraph.vit): keyed on image layouts, not on (requests, tokens, longest)
+    # the toy keyed forward reads token rows (input_ids / position_ids): a keyed component
+    # without token buffers (SGLang's DSPARK compact verify epilogue, request rows only) has
+    # nothing for it to read and is listed as skipped
     keyed = [KeyedGraphRunner.from_plan(KeyedToyForward().to(device), p, name, session=session,
                                         device=device)
              for name, comp in p.keyed.items()
-             if comp.graph_keys and name != VIT and comp.buffers]
+             if comp.graph_keys and name != VIT and _reads_tokens(p, name)]
     skipped += [name for name, comp in p.keyed.items()
-                if not comp.graph_keys or not comp.buffers]
+                if not comp.graph_keys or not comp.buffers
+                or (name != VIT and not _reads_tokens(p, name))]
     report = session.capture()
     gen = torch.Generator().manual_seed(_SEED)
     results = []
