@@ -66,6 +66,7 @@ def dspark_runner(r: so.Resolved, pool: int, fill: int, device: str, hidden_size
     from sglang.srt.utils.common import get_cuda_graph_batch_size_alignment
     from sglang.srt.utils.hf_transformers_utils import get_config
 
+    _compact_refusal(r)
     dmr = so._model_runner_stub(r, pool, fill, device, hidden_size, vocab_size, draft=True)
     # the draft model runner's hf_config: the draft checkpoint's, read by SGLang's get_config
     dmr.model_config.hf_config = get_config(get_spec().speculative_draft_model_path,
@@ -105,6 +106,24 @@ def dspark_runner(r: so.Resolved, pool: int, fill: int, device: str, hidden_size
     live = types.SimpleNamespace(buffers=run.live, sampler=sampler, model_runner=dmr,
                                  epilogue=epilogue)
     return dataclasses.replace(run, name="dspark_draft", buffers=table, live=live)
+
+
+def _compact_refusal(r: so.Resolved) -> None:
+    """The target runner constructor's refusal under compact ragged verify
+    (decode_cuda_graph_runner.py:411-421), in SGLang's words: that constructor needs an
+    attention backend and a device, so its inline check is restated here on SGLang's own
+    `ragged_verify_compact_graphs_enabled` (:162-167) and the resolved flags it reads."""
+    from sglang.srt.model_executor.runner.decode_cuda_graph_runner import (
+        ragged_verify_compact_graphs_enabled,
+    )
+    from sglang.srt.speculative.spec_info import SpeculativeAlgorithm
+
+    algorithm = SpeculativeAlgorithm.from_string(r.speculative_algorithm)
+    if ragged_verify_compact_graphs_enabled(algorithm) and (
+            r.enable_two_batch_overlap or r.disable_cuda_graph_padding):
+        raise ValueError("Compact ragged verify does not support two-batch-overlap, LoRA, or "
+                         "disable-cuda-graph-padding (bs pads to the captured tier); disable "
+                         "SGLANG_RAGGED_VERIFY_MODE or the conflicting feature.")
 
 
 def _confidence_head(draft_hf_config: Any) -> Any:
