@@ -102,9 +102,9 @@ def epilogue_buffers(config: EngineSettings, verify: CompactVerify, declared_max
     layers = config.dspark_target_layers
     if layers is None:
         raise ConfigError(
-            "SGLANG_RAGGED_VERIFY_MODE=compact: the verify epilogue's strided hidden holds "
-            "every captured target layer (dspark_verify.py:971-990): give a local draft "
-            "(its target_layer_ids) or dspark_target_layers")
+            "SGLANG_RAGGED_VERIFY_MODE=compact: the verify epilogue holds every captured "
+            "target layer (dspark_verify.py:971-990): give a local draft (target_layer_ids) "
+            "or dspark_target_layers")
     bs, gamma, stride = declared_max_bs, verify.width - 1, verify.width
     out = "written by the graph's accept before it is read"
     specs = [
