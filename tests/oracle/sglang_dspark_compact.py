@@ -31,8 +31,11 @@ only.
 from __future__ import annotations
 
 import functools
+import json
 import os
+import tempfile
 from dataclasses import dataclass
+from pathlib import Path
 from unittest import mock
 
 from hypothesis import strategies as st
@@ -205,11 +208,42 @@ def compare_compact(argv: tuple[str, ...], gpu_mem_gb: float | None = 80
     return ("differs" if diffs else "runner"), diffs
 
 
+LAYER_KEYS = ("dspark_target_layer_ids", "dflash_config", "target_layer_ids")
+
+
+def layered_draft(path: str, key: str, layers: int) -> str:
+    """A copy of the draft at `path` naming `layers` target layer ids under `key` (SGLang
+    reads the prefixed key, else dflash_config's, else the top-level one: dspark_config.py:
+    226-311, dflash_utils.py:656-672); the ids stay within the oracle target's layers."""
+    source = Path(path) / "config.json"
+    config = json.loads(source.read_text())
+    ids = list(range(1, 2 * layers, 2))
+    if key == "dflash_config":
+        config["dflash_config"] = {**config.get("dflash_config", {}), "target_layer_ids": ids}
+    else:
+        config[key] = ids
+    out = Path(_LAYERED.name) / f"{Path(path).name}-{key}-{layers}"
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "config.json").write_text(json.dumps(config))
+    return str(out)
+
+
+_LAYERED = tempfile.TemporaryDirectory(prefix="graphfit-dspark-layered-")
+
+
 @st.composite
 def compact_lines(draw: st.DrawFn) -> tuple[tuple[str, ...], float | None]:
     """The generated DSPARK lines (sglang_dspark_compare.dspark_lines) under
-    SGLANG_RAGGED_VERIFY_MODE=compact (any other ragged value on the line dropped)."""
+    SGLANG_RAGGED_VERIFY_MODE=compact (any other ragged value on the line dropped); on half
+    the lines with a local draft, that draft names its target layer ids (under one of
+    SGLang's three keys), which size the epilogue's strided hidden."""
     argv, gb = draw(kc.dspark_lines())
     env, flags = bd.split_env(argv)
     env[VAR] = "compact"
+    flags = list(flags)
+    if "--speculative-draft-model-path" in flags and draw(st.booleans()):
+        at = flags.index("--speculative-draft-model-path") + 1
+        if (Path(flags[at]) / "config.json").is_file():
+            flags[at] = layered_draft(flags[at], draw(st.sampled_from(LAYER_KEYS)),
+                                      draw(st.integers(1, 6)))
     return (*(f"{k}={v}" for k, v in env.items()), *flags), gb

@@ -268,6 +268,21 @@ def test_compact_verify_dispatch_edge(argv: tuple[str, ...], outcome: str) -> No
     assert compare_compact(argv) == (outcome, [])
 
 
+@pytest.mark.parametrize(("key", "layers"), [("dspark_target_layer_ids", 3),
+                                             ("dflash_config", 2), ("target_layer_ids", 5)])
+def test_compact_epilogue_hidden_follows_the_drafts_layers(key: str, layers: int) -> None:
+    """A draft naming its target layer ids: SGLang's own epilogue allocates its strided
+    hidden that many target hidden sizes wide, and graphfit reads the same count."""
+    from tests.oracle.sglang_dspark_compact import compare_compact, layered_draft, sglang_epilogue
+
+    argv = list(_env("SGLANG_RAGGED_VERIFY_MODE=compact"))
+    at = argv.index("--speculative-draft-model-path") + 1
+    argv[at] = layered_draft(argv[at], key, layers)
+    table, shared = sglang_epilogue(kc.bd.sglang(tuple(argv), 80))
+    assert table["strided_hidden"][0][1] == layers * 4096 and shared
+    assert compare_compact(tuple(argv)) == ("runner", [])
+
+
 @given(_compact_lines())
 def test_generated_compact_lines(case: tuple[tuple[str, ...], float | None]) -> None:
     from tests.oracle.sglang_dspark_compact import compare_compact
