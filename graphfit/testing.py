@@ -330,6 +330,12 @@ def _sglang_fields(draw: st.DrawFn, *, max_seqs: int, max_k: int,
         gpu_memory_gb=draw(st.sampled_from(GPU_MEMORY_GB)),
         cuda_graph_padding=draw(st.booleans()), hidden_size=draw(st.sampled_from((64, 4096))),
         vocab_size=draw(st.sampled_from((1000, 128256))))
+    if method == "dspark":  # SGLANG_RAGGED_VERIFY_MODE (sglang_dspark_epilogue); SGLang
+        # refuses compact with two-batch overlap or without padding
+        refused = fields["two_batch_overlap"] or not fields["cuda_graph_padding"]
+        fields["ragged_verify_mode"] = draw(st.sampled_from(
+            ("static", "static", "cap-accept", *(() if refused else ("compact",)))))
+        fields["dspark_target_layers"] = draw(st.integers(1, 4))
     # prefill graphs (token counts): a small chunk keeps the prefill family short
     if draw(st.integers(0, 4)):
         fields["chunked_prefill_size"] = draw(st.integers(8, 1200))

@@ -100,7 +100,8 @@ def rehearse_command(
     graphs, replayed = report.graphs, report.replayed
     mismatches = sum(len(c.mismatches) for c in report.components)
     for name in report.skipped:
-        out.print(f"  {name}: no graphs to capture")
+        out.print(f"  {name}: not rehearsed (no graphs, or no per-token buffer for a toy "
+                  "forward to read)")
     pool = report.capture.pool_bytes
     if pool is not None:
         out.print(f"  capture pool: {pool / 2**20:.1f} MiB of device memory for "

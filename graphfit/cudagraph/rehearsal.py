@@ -30,9 +30,11 @@ import torch
 from graphfit.cudagraph.backends import Backend
 from graphfit.cudagraph.buffers import SharedBuffers, StaticBuffers
 from graphfit.cudagraph.capture import CaptureReport, CaptureSession, ProgressFn
+from graphfit.cudagraph.compact import COMPONENT as COMPACT
+from graphfit.cudagraph.compact import CompactVerifyRunner
 from graphfit.cudagraph.keyed import KeyedGraphRunner
 from graphfit.cudagraph.runner import GraphRunner
-from graphfit.planner import CUDAGraphMode, GraphfitError, GraphKey, Plan
+from graphfit.planner import Axis, CUDAGraphMode, GraphfitError, GraphKey, Plan
 
 VIT = "vit"  # SGLang's vision-encoder graphs' keyed component (its own runner)
 
@@ -112,6 +114,45 @@ class KeyedToyForward(torch.nn.Module):
         rows = torch.stack([views["input_ids"], views["position_ids"]], dim=1).float()
         out: torch.Tensor = self.layer(rows)
         return out
+
+
+def _compact_rehearsal(runner: CompactVerifyRunner, gen: torch.Generator
+                       ) -> ComponentRehearsal:
+    """SGLang DSPARK's compact tiers (captured in the session, graphfit.cudagraph.compact):
+    each replayed with its witness batch (uniform: T / width requests of width tokens) and,
+    where one reaches the same tier, a ragged batch of one token less; both against eager
+    (one replay counted per tier)."""
+    comp = runner.keyed
+    replayed, unreached, bad = 0, [], []
+    for tier in comp.graph_keys:
+        witness = comp.probe(tier)
+        probes = [witness]
+        if len(witness) < sum(witness) - 1 and max(witness) > 1:
+            ragged = list(witness)
+            ragged[0] -= 1  # one request verifies a token less: the same tier, ragged
+            probes.append(tuple(ragged))
+        key = GraphKey(tier, comp.dispatch.rows_of(tier, "verify_lens"))
+        reached = equal = True
+        for lens in probes:
+            ids = torch.randint(0, 1000, (sum(lens),), generator=gen).to(runner.out.device)
+            runner.input_ids.fill_(-1)  # poison: a row the batch does not write must not leak
+            runner.out.fill_(-1)
+            got = runner.step(ids, lens)
+            reached = reached and runner.last_key == tier
+            equal = equal and torch.equal(got, runner.step(ids, lens, eager=True))
+        if not reached:
+            unreached.append(key)
+            continue
+        replayed += 1
+        if not equal:
+            bad.append(key)
+    return ComponentRehearsal(COMPACT, ("target.input_ids", "verify_lens"), len(runner.graphs),
+                              replayed, tuple(unreached), tuple(bad))
+
+
+def _reads_tokens(p: Plan, name: str) -> bool:
+    """Whether keyed component `name` has token-row buffers (what KeyedToyForward reads)."""
+    return any(b.axis is Axis.TOKENS for b in p.keyed[name].buffers)
 
 
 def _keyed_rehearsal(p: Plan, runner: KeyedGraphRunner, gen: torch.Generator
@@ -246,13 +287,20 @@ def rehearse(p: Plan, *, backend: str | Backend | None = None,
         runners.append((runner, tuple(widths)))
     # SGLang's ViT graphs (the keyed `vit` component) run through their own runner
     # (graphfit.cudagraph.vit): keyed on image layouts, not on (requests, tokens, longest)
+    # the toy keyed forward reads token rows (input_ids / position_ids): a keyed component
+    # without token buffers has nothing for it to read and is listed as skipped; SGLang's
+    # DSPARK compact tiers run through their own runner (graphfit.cudagraph.compact)
+    own = (VIT, COMPACT)
     keyed = [KeyedGraphRunner.from_plan(KeyedToyForward().to(device), p, name, session=session,
                                         device=device)
              for name, comp in p.keyed.items()
-             if comp.graph_keys and name != VIT and comp.buffers]
+             if comp.graph_keys and name not in own and _reads_tokens(p, name)]
     skipped += [name for name, comp in p.keyed.items()
                 if not comp.graph_keys or not comp.buffers
-                or (name == VIT and not vit_rehearsable(p))]  # Kimi K3: whole-tower graphs
+                or (name == VIT and not vit_rehearsable(p))  # Kimi K3: whole-tower graphs
+                or (name not in own and not _reads_tokens(p, name))]
+    compact = (CompactVerifyRunner(p, session=session, device=device)
+               if COMPACT in p.keyed and p.keyed[COMPACT].graph_keys else None)
     report = session.capture()
     gen = torch.Generator().manual_seed(_SEED)
     results = []
@@ -278,4 +326,7 @@ def rehearse(p: Plan, *, backend: str | Backend | None = None,
         results += [_keyed_rehearsal(p, k, gen) for k in keyed]
     if vit_rehearsable(p):
         results.append(_vit_rehearsal(p, backend, device))
+    if compact is not None:
+        with torch.no_grad():
+            results.append(_compact_rehearsal(compact, gen))
     return Rehearsal(tuple(results), tuple(skipped), report)

@@ -79,6 +79,9 @@ def draft_settings(path: Path, values: Mapping[str, Any]) -> list[Setting]:
                           f"{excerpt(anchor)}")
     out.append(Setting("dspark_samples_anchor", anchor, f"{origin}: sample_from_anchor",
                        FILE))
+    layers = target_layers(data, origin)
+    if layers is not None:
+        out.append(Setting("dspark_target_layers", layers[0], layers[1], FILE))
     if values.get("speculative_dspark_block_size") is not None:
         return out  # the flag wins (speculative_hook.py:807-813)
     gamma = draft_gamma(data, origin)
@@ -95,6 +98,33 @@ def draft_settings(path: Path, values: Mapping[str, Any]) -> list[Setting]:
                 f"{gamma} + 1 ({origin}); SGLang refuses (speculative_hook.py:826-835)")
     out.append(Setting("speculative_num_draft_tokens", gamma + 1, where, FILE))
     return out
+
+
+def target_layers(data: Mapping[str, Any], origin: str) -> tuple[int, str] | None:
+    """How many target layers the DSPARK target captures, and where that was read: the
+    prefixed `dspark_target_layer_ids` (dspark_config.py:226-311), else
+    `dflash_config.target_layer_ids` / a top-level `target_layer_ids` (dflash_utils.py:
+    656-672), else one per draft layer (`build_target_layer_ids` returns num_draft_layers
+    ids, dflash_utils.py:348-385, for the draft's num_hidden_layers, :593-597 via its text
+    config, :426-430); SGLang captures that list (model_runner_components/
+    spec_aux_hidden_state.py:260-283). None: the config names neither."""
+    nested = data.get("dflash_config")
+    for where, raw in (("dspark_target_layer_ids", data.get("dspark_target_layer_ids")),
+                       ("dflash_config.target_layer_ids",
+                        nested.get("target_layer_ids") if isinstance(nested, dict) else None),
+                       ("target_layer_ids", data.get("target_layer_ids"))):
+        if raw is None:
+            continue
+        if not isinstance(raw, list) or not raw:
+            raise ConfigError(f"{origin}: {where}: expected a non-empty list of layer ids, "
+                              f"got {excerpt(raw)} (SGLang refuses, dspark_config.py:299-306)")
+        return len(raw), f"{origin}: {where}"
+    text = data.get("text_config")
+    layers = (text if isinstance(text, dict) else data).get("num_hidden_layers")
+    if layers is None:
+        return None
+    return as_int(f"{origin}: num_hidden_layers", layers), f"{origin}: num_hidden_layers " \
+                                                           f"(one captured layer each)"
 
 
 def draft_gamma(data: Mapping[str, Any], origin: str) -> int | None:

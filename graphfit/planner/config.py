@@ -337,6 +337,7 @@ class EngineConfig:
             speculative_moe_a2a_backend: str | None = None,
             dspark_proposal: str = "sampling", dspark_mid_fold: bool = False,
             ragged_verify_mode: str = "static",
+            dspark_target_layers: int | None = None,
             dflash_lilicorr_top_k: int | None = None,
             dflash_lilicorr_head: tuple[int, int, int] | None = None,
             dflash_eager_sampler: bool = False,
@@ -741,6 +742,11 @@ class EngineConfig:
     def ragged_verify_mode(self) -> str:
         """SglangOptions.ragged_verify_mode."""
         return cast(str, self._option("ragged_verify_mode"))
+
+    @property
+    def dspark_target_layers(self) -> int | None:
+        """SglangOptions.dspark_target_layers."""
+        return cast("int | None", self._option("dspark_target_layers"))
 
     @property
     def dflash_lilicorr_top_k(self) -> int | None:

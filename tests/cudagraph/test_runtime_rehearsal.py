@@ -48,3 +48,28 @@ def test_a_plan_without_graphs_rehearses_nothing() -> None:
     assert report.graphs == 0 and report.ok and set(report.skipped) == set(p.components)
 
 
+
+
+@pytest.mark.parametrize("mode", ["compact", "cap-accept"])
+def test_dspark_ragged_verify_lines_rehearse(mode: str) -> None:
+    """A DSPARK plan under SGLANG_RAGGED_VERIFY_MODE=compact / cap-accept: the target and the
+    draft (its confidence outputs among its buffers) replay equal to eager; under compact the
+    token tiers too, through their own runner (graphfit.cudagraph.compact), one graph each."""
+    config = graphfit.EngineConfig.from_dict({
+        "engine": "sglang", "spec_method": "dspark", "max_num_seqs": 6,
+        "speculative_num_draft_tokens": 4, "max_cudagraph_capture_size": 4,
+        "hidden_size": 16, "vocab_size": 64,
+        "options": {"ragged_verify_mode": mode, "dspark_target_layers": 2}})
+    p = graphfit.plan(config)
+    report = rehearse(p)
+    assert report.ok and report.replayed == report.graphs
+    assert {"target", "dspark_draft"} <= {c.component for c in report.components}
+    parts = {c.component: c for c in report.components}
+    assert "target_compact" not in report.skipped
+    assert ("target_compact" in parts) == (mode == "compact")
+    if mode == "compact":
+        tiers = p.keyed["target_compact"].graph_keys
+        assert parts["target_compact"].graphs == parts["target_compact"].replayed == len(tiers)
+        captured = {e.key.padded for e in report.capture.events
+                    if e.runner == "target_compact"}
+        assert captured == set(tiers)  # captured in the one session

@@ -4,7 +4,8 @@
 
 Prints how many lines both plan with the DSPARK draft runner, both plan without draft graphs,
 both reject, and how many differ (with the first differences); how many lines carried an
-environment prefix and how many left S to SGLang's default
+environment prefix, how many left S to SGLang's default and how many ran under
+SGLANG_RAGGED_VERIFY_MODE=compact / cap-accept
 (tests/oracle/sglang_block_drafts.measure).
 """
 
@@ -16,6 +17,12 @@ from tests.oracle import sglang_dspark_compare as kc
 COUNTERS = {
     "an environment prefix": lambda case: bool(bd.split_env(case[0])[0]),
     "S defaulted": lambda case: "--max-running-requests" not in case[0],
+    # SGLANG_RAGGED_VERIFY_MODE=compact / cap-accept: the confidence outputs (and under
+    # compact the verify epilogue: measure_sglang_dspark_compact) compared too
+    "compact": lambda case: bd.split_env(case[0])[0].get(
+        "SGLANG_RAGGED_VERIFY_MODE") == "compact",
+    "cap-accept": lambda case: bd.split_env(case[0])[0].get(
+        "SGLANG_RAGGED_VERIFY_MODE") == "cap-accept",
 }
 
 if __name__ == "__main__":

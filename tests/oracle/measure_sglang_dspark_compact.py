@@ -14,6 +14,8 @@ from tests.oracle import sglang_dspark_compact as cc
 
 COUNTERS = {
     "S defaulted": lambda case: "--max-running-requests" not in case[0],
+    "a draft naming its target layers": lambda case: any(
+        "graphfit-dspark-layered-" in word for word in case[0]),
 }
 
 if __name__ == "__main__":

@@ -13,27 +13,42 @@ algorithm (`ragged_verify_compact_graphs_enabled` :162-167), the token tiers
 bounds (:931-934) admit it. (The constructor itself needs an attention backend and a device;
 those methods are what it runs for this part.)
 
-graphfit's side: the same line read by graphfit with the mode set to static (graphfit still
-refuses compact: the verify epilogue and the confidence head are not planned), its target
-ladder and width handed to `CompactVerify`, the rule under test. A ladder or width graphfit
-got wrong shows here too.
+graphfit's side: the same line pasted into `graphfit plan`: its `target_compact` keyed
+component (graphfit.planner.engines.sglang_dspark_epilogue), whose captured keys are the
+tiers, whose `verify_lens` rows per key are the slots and whose dispatch says which tier each
+batch replays; the target's token capacity. A ladder or width graphfit got wrong shows here
+too.
+
+The verify epilogue (`compare_epilogue`): SGLang's own `DsparkVerifyEpilogue` as its worker
+builds it (tests/oracle/sglang_dspark_oracle._epilogue), every tensor's shape and dtype
+against graphfit's planned buffer of that name at SGLang's allocation (the spec's
+`reference_capacity`; graphfit's own capacity is the most rows a tier reads), and the
+draft tokens: one tensor with the folded sampler's `out` in SGLang (the worker passes it,
+dspark_worker_v2.py:696-711) exactly when graphfit plans them as `dspark_draft.sampler_out`
+only.
 """
 
 from __future__ import annotations
 
+import functools
+import json
 import os
+import tempfile
 from dataclasses import dataclass
+from pathlib import Path
 from unittest import mock
 
 from hypothesis import strategies as st
 
-from graphfit.planner.engines.sglang_dspark_compact import CompactVerify
+from graphfit.planner.engines.sglang_dspark_epilogue import COMPONENT
 from tests.oracle import sglang_block_drafts as bd
 from tests.oracle import sglang_compare as sc
 from tests.oracle import sglang_dspark_compare as kc
 from tests.oracle import sglang_oracle as so
 
 VAR = "SGLANG_RAGGED_VERIFY_MODE"
+# graphfit's answer to a line, read once for the dispatch and the epilogue
+_pasted = functools.lru_cache(maxsize=256)(bd.pasted)
 
 
 @dataclass(frozen=True)
@@ -96,26 +111,71 @@ def sglang_compact(argv: tuple[str, ...], gpu_mem_gb: float | None) -> Compact |
 
 
 def graphfit_compact(argv: tuple[str, ...], gpu_mem_gb: float | None) -> Compact | str:
-    """graphfit's compact dispatch for the line (module docstring)."""
-    env, flags = bd.split_env(argv)
+    """graphfit's compact dispatch for the line: its `target_compact` component (module
+    docstring)."""
+    env, _ = bd.split_env(argv)
     if env.get(VAR) != "compact":
         return "off"
-    own = bd.pasted(argv, gpu_mem_gb)  # graphfit's own answer to the compact line
-    if own.rejected is not None and "token bucket verify graphs modelled" not in own.rejected:
-        return f"rejected: {own.rejected}"
-    static = tuple(f"{k}={v}" for k, v in env.items() if k != VAR) + flags
-    gf = bd.pasted(static, gpu_mem_gb)
+    gf = _pasted(argv, gpu_mem_gb)
     if gf.rejected is not None:
         return f"rejected: {gf.rejected}"
     assert gf.plan is not None
-    if not sc._gf_graphs(gf) or not gf.plan.capture_sizes:
+    if not sc._gf_graphs(gf) or not gf.plan.capture_sizes or COMPONENT not in gf.plan.keyed:
         return "no graphs"
-    target = gf.plan.components["target"]
-    verify = CompactVerify(tuple(gf.plan.capture_sizes), target.tables.uniform_query_len)
-    dispatch = tuple((b, n, verify.tier_of(b, n) or 0)
-                     for b, n in _bounds(verify.max_bs, verify.width))
-    return Compact(verify.tiers, tuple(verify.slots(t) for t in verify.tiers),
-                   verify.max_num_token, dispatch)
+    comp = gf.plan.keyed[COMPONENT]
+    width = gf.plan.components["target"].tables.uniform_query_len
+    tiers = comp.graph_keys
+    slots = tuple(comp.rows(t)["verify_lens"] for t in tiers)
+    dispatch = []
+    for b, n in _bounds(max(slots), width):
+        tier = comp.dispatch.lookup((b, n, -(-n // b)))  # the shortest longest request
+        dispatch.append((b, n, tier or 0))
+    return Compact(tiers, slots, gf.plan.buffer("target.input_ids").engine_rows,
+                   tuple(dispatch))
+
+
+_EPILOGUE_TENSORS = ("verify_lens", "inject_gate", "correct_len", "bonus", "cap_trim_lens",
+                     "commit_lens", "new_seq_lens", "gated_commit_lens", "out_tokens",
+                     "sim_temperatures", "sim_seed", "block_accept_lens", "draft_tokens")
+
+
+def sglang_epilogue(sg: sc.SglangAnswer) -> tuple[dict[str, tuple[tuple[int, ...], str]], bool]:
+    """SGLang's epilogue tensors {name: (shape, dtype)} and whether its draft tokens are the
+    folded sampler's `out` (one tensor)."""
+    assert sg.runners is not None
+    live = sg.runners["dspark_draft"].live
+    epilogue = live.epilogue
+    if epilogue is None:
+        return {}, False
+    found = {name: getattr(epilogue, f"{name}_buf") for name in _EPILOGUE_TENSORS}
+    found["strided_logits"] = epilogue.strided_logits
+    found["strided_hidden"] = epilogue.strided_hidden
+    table = {name: (tuple(int(d) for d in t.shape), str(t.dtype).removeprefix("torch."))
+             for name, t in found.items() if t is not None}
+    shared = live.sampler is not None and live.sampler.out is epilogue.draft_tokens_buf
+    return table, shared
+
+
+def compare_epilogue(sg: sc.SglangAnswer, gf: sc.GraphfitAnswer) -> list[sc.Difference]:
+    """SGLang's epilogue tensors against graphfit's `target_compact` buffers at SGLang's rows
+    (module docstring)."""
+    assert gf.plan is not None
+    ours, shared = sglang_epilogue(sg)
+    comp = gf.plan.keyed.get(COMPONENT)
+    theirs = {} if comp is None else {
+        b.name: ((b.spec.reference_capacity, *b.spec.trailing), b.spec.dtype)
+        for b in comp.buffers}
+    if shared:  # one tensor: graphfit plans it as dspark_draft.sampler_out
+        out = gf.plan.buffer("dspark_draft.sampler_out")
+        theirs["draft_tokens"] = ((out.spec.reference_capacity,), out.spec.dtype)
+    diffs = [sc.Difference("epilogue", f"{COMPONENT}.{name}: SGLang {ours.get(name)}, "
+                                       f"graphfit {theirs.get(name)}",
+                           short=name not in theirs)
+             for name in sorted(set(ours) | set(theirs)) if ours.get(name) != theirs.get(name)]
+    if shared and comp is not None and "draft_tokens" in {b.name for b in comp.buffers}:
+        diffs.append(sc.Difference("epilogue", "draft tokens: one tensor with the sampler's "
+                                               "out in SGLang, two in graphfit's plan"))
+    return diffs
 
 
 OUTCOMES = {"compact": "runner", "no graphs": "no_runner", "off": "no_runner",
@@ -139,18 +199,51 @@ def compare_compact(argv: tuple[str, ...], gpu_mem_gb: float | None = 80
              for name in ("tiers", "slots", "max_num_token")
              if getattr(ours, name) != getattr(theirs, name)]
     wrong = [(a, b) for a, b in zip(ours.dispatch, theirs.dispatch, strict=True) if a != b]
-    if wrong:
+    if len(ours.dispatch) != len(theirs.dispatch) or wrong:
+        first = wrong[0] if wrong else ("-", "-")
         diffs.append(sc.Difference("compact_dispatch", f"{len(wrong)} batches differ, first "
-                                   f"(requests, tokens, tier) SGLang {wrong[0][0]}, graphfit "
-                                   f"{wrong[0][1]}"))
+                                   f"(requests, tokens, tier) SGLang {first[0]}, graphfit "
+                                   f"{first[1]}"))
+    diffs += compare_epilogue(bd.sglang(argv, gpu_mem_gb), _pasted(argv, gpu_mem_gb))
     return ("differs" if diffs else "runner"), diffs
+
+
+LAYER_KEYS = ("dspark_target_layer_ids", "dflash_config", "target_layer_ids")
+
+
+def layered_draft(path: str, key: str, layers: int) -> str:
+    """A copy of the draft at `path` naming `layers` target layer ids under `key` (SGLang
+    reads the prefixed key, else dflash_config's, else the top-level one: dspark_config.py:
+    226-311, dflash_utils.py:656-672); the ids stay within the oracle target's layers."""
+    source = Path(path) / "config.json"
+    config = json.loads(source.read_text())
+    ids = list(range(1, 2 * layers, 2))
+    if key == "dflash_config":
+        config["dflash_config"] = {**config.get("dflash_config", {}), "target_layer_ids": ids}
+    else:
+        config[key] = ids
+    out = Path(_LAYERED.name) / f"{Path(path).name}-{key}-{layers}"
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "config.json").write_text(json.dumps(config))
+    return str(out)
+
+
+_LAYERED = tempfile.TemporaryDirectory(prefix="graphfit-dspark-layered-")
 
 
 @st.composite
 def compact_lines(draw: st.DrawFn) -> tuple[tuple[str, ...], float | None]:
     """The generated DSPARK lines (sglang_dspark_compare.dspark_lines) under
-    SGLANG_RAGGED_VERIFY_MODE=compact (any other ragged value on the line dropped)."""
+    SGLANG_RAGGED_VERIFY_MODE=compact (any other ragged value on the line dropped); on half
+    the lines with a local draft, that draft names its target layer ids (under one of
+    SGLang's three keys), which size the epilogue's strided hidden."""
     argv, gb = draw(kc.dspark_lines())
     env, flags = bd.split_env(argv)
     env[VAR] = "compact"
+    flags = list(flags)
+    if "--speculative-draft-model-path" in flags and draw(st.booleans()):
+        at = flags.index("--speculative-draft-model-path") + 1
+        if (Path(flags[at]) / "config.json").is_file():
+            flags[at] = layered_draft(flags[at], draw(st.sampled_from(LAYER_KEYS)),
+                                      draw(st.integers(1, 6)))
     return (*(f"{k}={v}" for k, v in env.items()), *flags), gb

@@ -29,7 +29,9 @@ __all__ = ["DRAFT", "compare_line", "draft_dir", "dspark", "dspark_lines", "past
 RUNNER = "dspark_draft"
 # the DSPARK modes SGLang reads from its environment (graphfit.inputs.sglang_dspark_env)
 DEFAULTS: dict[str, object] = {"dspark_proposal": "sampling", "dspark_mid_fold": False,
-                                "ragged_verify_mode": "static"}
+                                "ragged_verify_mode": "static",
+                                # read from the local draft (compact's strided hidden)
+                                "dspark_target_layers": None}
 ENV_OPTIONS = tuple(DEFAULTS)
 # SGLang's spellings of each variable's values (EnvBool, environ.py:143-150; an unparseable
 # one keeps the default, environ.py:67-86)
@@ -37,9 +39,9 @@ ENV_VALUES: dict[str, tuple[str, ...]] = {
     "SGLANG_DSPARK_USE_GREEDY_DRAFT": ("1", "true", "Yes", "0", "n", "maybe"),
     "SGLANG_DSPARK_FOLDED_PROPOSAL": ("0", "false", "NO", "1", "y", "off"),
     "SGLANG_OPT_DSV41_DSPARK_MID_FOLD": ("1", "TRUE", "y", "0", "no", "2"),
-    # compact and cap-accept are refused by graphfit, run by SGLang (a documented
-    # disagreement, test_sglang_dspark_oracle.py); a value SGLang does not know fails both
-    "SGLANG_RAGGED_VERIFY_MODE": ("static", "Static", "ragged"),
+    # compact and cap-accept planned (their buffers compared by compare_buffers / the
+    # compact oracle, sglang_dspark_compact); a value SGLang does not know fails both
+    "SGLANG_RAGGED_VERIFY_MODE": ("static", "Static", "ragged", "compact", "cap-accept"),
 }
 
 

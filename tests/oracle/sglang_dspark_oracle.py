@@ -17,10 +17,24 @@ logits in the lm_head's dtype (models/dspark.py:128-142).
 The draft model runner stub's `hf_config` is the draft checkpoint's as SGLang's `get_config`
 reads it (so `sample_from_anchor` decides the width as in SGLang).
 
+Outside static verify (SGLANG_RAGGED_VERIFY_MODE=compact / cap-accept) the draft stub carries
+SGLang's own confidence head (`build_confidence_head` on the draft's hf_config, models/
+dspark.py:487-507, None under static), so the sampler allocates its confidence outputs itself
+(dspark_draft_sampler.py:69-81). Under compact with decode graphs on, the worker's
+`DsparkVerifyEpilogue` (dspark_worker_v2.py:409-417) is built here by SGLang's own class with
+max(cuda_graph_config.decode.bs) and the verify window, the sampler writing into its
+`draft_tokens_buf` (`out=`, :696-711); its strided logits / hidden are allocated by its own
+`_ensure_out` (dspark_verify.py:971-990) from compact outputs shaped as the target hands them:
+the process-wide logits buffer's float32 rows (graph_shared_output.py:62-70) and the captured
+target layers' hidden side by side (layers/aux_hidden_states.py:97-102), the layer count from
+SGLang's own `parse_dspark_draft_config` / `resolve_target_layer_ids` (dflash_utils.py:
+556-585) on the draft and target configs (model_runner_components/spec_aux_hidden_state.py:
+215-283 does the same).
+
 Glue (not SGLang logic): the draft stub's fields the sampler reads (markov_head,
-sample_from_anchor from that config, default True; confidence_head None, which is
-`build_confidence_head` under SGLANG_RAGGED_VERIFY_MODE=static, models/dspark.py:487-489);
-the noise and TP-sync objects it only stores.
+sample_from_anchor from that config, default True); the noise and TP-sync objects it only
+stores (the epilogue asks its TP sync only with the fused accept tail on); the dtypes of the
+compact outputs handed to `_ensure_out` (float32 logits, the model dtype's hidden).
 """
 
 from __future__ import annotations
@@ -52,6 +66,7 @@ def dspark_runner(r: so.Resolved, pool: int, fill: int, device: str, hidden_size
     from sglang.srt.utils.common import get_cuda_graph_batch_size_alignment
     from sglang.srt.utils.hf_transformers_utils import get_config
 
+    _compact_refusal(r)
     dmr = so._model_runner_stub(r, pool, fill, device, hidden_size, vocab_size, draft=True)
     # the draft model runner's hf_config: the draft checkpoint's, read by SGLang's get_config
     dmr.model_config.hf_config = get_config(get_spec().speculative_draft_model_path,
@@ -66,27 +81,115 @@ def dspark_runner(r: so.Resolved, pool: int, fill: int, device: str, hidden_size
                             gathered, device)
     table = dict(run.buffers)
     sampler = None
+    declared_max_bs = max(get_exec().graph.cuda_graph_config.decode.bs)
+    epilogue = _epilogue(r, dmr.model_config.hf_config, declared_max_bs, hidden_size,
+                         vocab_size)
     if envs.SGLANG_DSPARK_FOLDED_PROPOSAL.get():  # dspark_worker_v2.py:600-613
         gamma = int(get_spec().speculative_num_draft_tokens) - 1  # dspark_config.py:130-133
-        sampler = _sampler(gamma, max(get_exec().graph.cuda_graph_config.decode.bs),
-                           vocab_size, bool(envs.SGLANG_DSPARK_USE_GREEDY_DRAFT.get()), anchor)
+        sampler = _sampler(gamma, declared_max_bs, vocab_size,
+                           bool(envs.SGLANG_DSPARK_USE_GREEDY_DRAFT.get()), anchor,
+                           confidence_head=_confidence_head(dmr.model_config.hf_config),
+                           out=None if epilogue is None else epilogue.draft_tokens_buf)
         for name, tensor in (("out", sampler.out),
                              ("temperatures", sampler.params.temperatures),
                              ("greedy_mask", sampler.params.greedy_mask),
                              ("step_temperatures", sampler.params.step_temperatures),
                              ("step_logits", sampler.step_logits),
                              ("verify_ids", sampler.verify_ids),
-                             ("confidence_out", sampler.confidence_out)):
+                             ("confidence_out", sampler.confidence_out),
+                             ("confidence_raw_out", sampler.confidence_raw_out)):
             if tensor is not None:  # compared on shape and dtype (axis "tokens")
                 table[f"sampler_{name}"] = so._buffer(f"sampler_{name}", tensor, "tokens",
                                                       None, "empty")
     # live: SGLang's own input buffers (what the runner holds as `.buffers`) and the sampler
     # the worker holds beside it
-    live = types.SimpleNamespace(buffers=run.live, sampler=sampler, model_runner=dmr)
+    live = types.SimpleNamespace(buffers=run.live, sampler=sampler, model_runner=dmr,
+                                 epilogue=epilogue)
     return dataclasses.replace(run, name="dspark_draft", buffers=table, live=live)
 
 
-def _sampler(gamma: int, max_bs: int, vocab_size: int, greedy: bool, anchor: bool) -> Any:
+def _compact_refusal(r: so.Resolved) -> None:
+    """The target runner constructor's refusal under compact ragged verify
+    (decode_cuda_graph_runner.py:411-421), in SGLang's words: that constructor needs an
+    attention backend and a device, so its inline check is restated here on SGLang's own
+    `ragged_verify_compact_graphs_enabled` (:162-167) and the resolved flags it reads."""
+    from sglang.srt.model_executor.runner.decode_cuda_graph_runner import (
+        ragged_verify_compact_graphs_enabled,
+    )
+    from sglang.srt.speculative.spec_info import SpeculativeAlgorithm
+
+    algorithm = SpeculativeAlgorithm.from_string(r.speculative_algorithm)
+    if ragged_verify_compact_graphs_enabled(algorithm) and (
+            r.enable_two_batch_overlap or r.disable_cuda_graph_padding):
+        raise ValueError("Compact ragged verify does not support two-batch-overlap, LoRA, or "
+                         "disable-cuda-graph-padding (bs pads to the captured tier); disable "
+                         "SGLANG_RAGGED_VERIFY_MODE or the conflicting feature.")
+
+
+def _confidence_head(draft_hf_config: Any) -> Any:
+    """SGLang's `build_confidence_head` (models/dspark.py:487-507) on the draft's config, on
+    the meta device: None under SGLANG_RAGGED_VERIFY_MODE=static."""
+    import torch
+    from sglang.srt.models.dspark import build_confidence_head
+
+    with torch.device("meta"):
+        return build_confidence_head(draft_hf_config)
+
+
+def _target_layers(r: so.Resolved, draft_hf_config: Any) -> int:
+    """How many target layers SGLang captures for the DSPARK draft: SGLang's own
+    `parse_dspark_draft_config` ids, else `resolve_target_layer_ids` for the target's
+    num_hidden_layers (spec_aux_hidden_state.py:215-283)."""
+    import json
+
+    from sglang.srt.speculative.dflash_utils import parse_dflash_draft_config
+    from sglang.srt.speculative.dspark_components.dspark_config import (
+        parse_dspark_draft_config,
+    )
+
+    ids = parse_dspark_draft_config(draft_hf_config=draft_hf_config).target_layer_ids
+    if ids is None:
+        target = json.loads((so.oracle().model_dir / "config.json").read_text())
+        base = parse_dflash_draft_config(draft_hf_config=draft_hf_config)
+        ids = base.resolve_target_layer_ids(
+            target_num_layers=int(target["num_hidden_layers"]),
+            draft_num_layers=base.require_num_layers())
+    return len(ids)
+
+
+def _epilogue(r: so.Resolved, draft_hf_config: Any, max_bs: int, hidden_size: int,
+              vocab_size: int) -> Any:
+    """The worker's `DsparkVerifyEpilogue` when it builds one (compact mode with decode
+    graphs allowed, dspark_worker_v2.py:208-211, 409-417; the DeepSeek-V4.1 static trigger
+    needs a V4.1 target), its strided buffers allocated by `_ensure_out` as the first warmup
+    does (dspark_verify.py:1001-1002). None otherwise."""
+    import torch
+    from sglang.srt.environ import envs
+    from sglang.srt.model_executor.cuda_graph_config import Backend
+    from sglang.srt.runtime_context import get_exec, get_spec
+    from sglang.srt.speculative.dspark_components.dspark_verify import DsparkVerifyEpilogue
+    from sglang.srt.speculative.ragged_verify import ragged_verify_compact_enabled
+
+    allowed = get_exec().graph.cuda_graph_config.decode.backend != Backend.DISABLED
+    if not (ragged_verify_compact_enabled() and allowed):
+        return None
+    tp_sync = types.SimpleNamespace(enabled=lambda site: False)
+    epilogue = DsparkVerifyEpilogue(
+        max_bs=max_bs, verify_num_draft_tokens=int(get_spec().speculative_num_draft_tokens),
+        device="meta", tp_sync=tp_sync, simulated_correct_len=None,
+        simulate_fold=envs.SGLANG_DSPARK_SIMULATE_FOLD.get(),
+        fused_accept_tail=envs.SGLANG_DSPARK_FUSED_ACCEPT_TAIL.get())
+    layers = _target_layers(r, draft_hf_config)
+    logits = torch.empty((1, vocab_size), dtype=torch.float32, device="meta")
+    hidden = torch.empty((1, layers * hidden_size), dtype=torch.bfloat16, device="meta")
+    with mock.patch.object(torch.cuda, "is_current_stream_capturing", lambda: False):
+        epilogue.strided_logits = epilogue._ensure_out(None, logits)
+        epilogue.strided_hidden = epilogue._ensure_out(None, hidden)
+    return epilogue
+
+
+def _sampler(gamma: int, max_bs: int, vocab_size: int, greedy: bool, anchor: bool, *,
+             confidence_head: Any = None, out: Any = None) -> Any:
     """SGLang's `maybe_build_draft_sampler` (dspark_draft_sampler.py:205-246) on a draft
     stub, then the warmup's first `_step_logits` call (:125-140)."""
     import torch
@@ -103,11 +206,11 @@ def _sampler(gamma: int, max_bs: int, vocab_size: int, greedy: bool, anchor: boo
     finally:
         torch.set_default_dtype(previous)
     model = types.SimpleNamespace(
-        markov_head=head, sample_from_anchor=anchor, confidence_head=None,
+        markov_head=head, sample_from_anchor=anchor, confidence_head=confidence_head,
         lm_head=types.SimpleNamespace(org_vocab_size=vocab_size))
     sampler = maybe_build_draft_sampler(
         draft_model=model, gamma=gamma, max_bs=max_bs, device="meta", tp_rank=0,
-        noise=None, greedy_draft=greedy, tp_sync=None, out=None)
+        noise=None, greedy_draft=greedy, tp_sync=None, out=out)
     assert sampler is not None
     if not greedy:  # a greedy draft keeps no step logits (dspark_draft_sampler.py:189-193)
         base = torch.empty((max_bs, gamma, vocab_size), dtype=torch.bfloat16, device="meta")

@@ -188,15 +188,20 @@ def test_invalid_ragged_verify_mode_fails_both() -> None:
 
 
 @pytest.mark.parametrize("mode", ["compact", "cap-accept"])
-def test_non_static_ragged_verify_is_refused(mode: str) -> None:
-    """SGLang runs DSPARK in these modes (its argument pipeline accepts the line); graphfit
-    refuses them by name rather than plan static-mode buffers (a documented disagreement:
-    token-keyed verify graphs, the verify epilogue, the confidence head)."""
+def test_non_static_ragged_verify_lines_agree(mode: str) -> None:
+    """SGLang runs DSPARK in these modes; graphfit plans them: the draft's sampler holds
+    SGLang's confidence outputs (built by SGLang's own confidence head), compared by name,
+    shape and dtype with every other aspect of compare_line; under compact the verify
+    epilogue too (compare_compact)."""
+    from tests.oracle.sglang_dspark_compact import compare_compact
+
     argv = _env(f"SGLANG_RAGGED_VERIFY_MODE={mode}")
-    assert kc.bd.sglang(argv, 80).rejected is None
-    gf = kc.pasted(argv, 80)
-    assert gf.rejected is not None and f"SGLANG_RAGGED_VERIFY_MODE={mode}" in gf.rejected
-    assert "not modelled" in gf.rejected
+    sg = kc.bd.sglang(argv, 80)
+    assert sg.rejected is None and sg.runners is not None
+    built = set(sg.runners["dspark_draft"].buffers)
+    assert {"sampler_confidence_out", "sampler_confidence_raw_out"} <= built
+    assert kc.compare_line(argv) == ("runner", [])
+    assert compare_compact(argv) == ("runner" if mode == "compact" else "no_runner", [])
 
 
 @given(kc.dspark_lines())
@@ -261,6 +266,21 @@ def test_compact_verify_dispatch_edge(argv: tuple[str, ...], outcome: str) -> No
     from tests.oracle.sglang_dspark_compact import compare_compact
 
     assert compare_compact(argv) == (outcome, [])
+
+
+@pytest.mark.parametrize(("key", "layers"), [("dspark_target_layer_ids", 3),
+                                             ("dflash_config", 2), ("target_layer_ids", 5)])
+def test_compact_epilogue_hidden_follows_the_drafts_layers(key: str, layers: int) -> None:
+    """A draft naming its target layer ids: SGLang's own epilogue allocates its strided
+    hidden that many target hidden sizes wide, and graphfit reads the same count."""
+    from tests.oracle.sglang_dspark_compact import compare_compact, layered_draft, sglang_epilogue
+
+    argv = list(_env("SGLANG_RAGGED_VERIFY_MODE=compact"))
+    at = argv.index("--speculative-draft-model-path") + 1
+    argv[at] = layered_draft(argv[at], key, layers)
+    table, shared = sglang_epilogue(kc.bd.sglang(tuple(argv), 80))
+    assert table["strided_hidden"][0][1] == layers * 4096 and shared
+    assert compare_compact(tuple(argv)) == ("runner", [])
 
 
 @given(_compact_lines())

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import replace
+from functools import partial
 
 from graphfit.planner.core.buffers import (
     KEEP,
@@ -57,7 +58,12 @@ from graphfit.planner.engines.batch import (
 )
 from graphfit.planner.engines.sglang_dflash import RUNNER as DFLASH_RUNNER
 from graphfit.planner.engines.sglang_dflash import dflash, resolve_dflash, sampler_buffers
-from graphfit.planner.engines.sglang_dspark import dspark, dspark_runner, resolve_dspark
+from graphfit.planner.engines.sglang_dspark import (
+    dspark,
+    dspark_keyed,
+    dspark_runner,
+    resolve_dspark,
+)
 from graphfit.planner.engines.sglang_lilicorr_weights import (
     head_buffers as lilicorr_head_buffers,
 )
@@ -728,13 +734,24 @@ class SglangModel:
     def keyed_components(self, config: EngineSettings, ladders: EngineLadders
                          ) -> tuple[KeyedComponentModel, ...]:
         """The vision-encoder graphs (`vit`) when the config gives their tower and workload
-        (SglangOptions.vit; graphfit.planner.engines.sglang_vit_keyed)."""
-        del ladders  # keyed on image layouts, not on the decode ladder
+        (SglangOptions.vit; graphfit.planner.engines.sglang_vit_keyed); DSPARK's compact
+        verify graphs (`target_compact`, graphfit.planner.engines.sglang_dspark_epilogue)."""
+        # DSPARK's compact verify graphs, keyed on token tiers (sglang_dspark_epilogue)
+        compact = dspark_keyed(config, ladders.config.sizes, partial(
+            _sizes_if_graphs, config, ladders.config.sizes))
         if config.vit is None:
-            return ()
+            return compact
         from graphfit.planner.engines.sglang_vit_keyed import vit_component, vit_option
 
-        return (vit_component(*vit_option(config.vit)),)
+        return (*compact, vit_component(*vit_option(config.vit)))
+
+
+def _sizes_if_graphs(config: EngineSettings, declared: tuple[int, ...], name: str,
+                     width: int) -> tuple[int, ...]:
+    """`runner_sizes` of a runner of `width`, none when graphs are off (as sglang_runners)."""
+    if config.cudagraph_mode is CUDAGraphMode.NONE:
+        return ()
+    return runner_sizes(name, declared, width, config)
 
 
 def _show(sizes: tuple[int, ...]) -> str:

@@ -51,7 +51,14 @@ from graphfit.planner.core.buffers import KEEP, Axis, BufferSpec
 from graphfit.planner.core.enums import SpecMethod
 from graphfit.planner.core.errors import ConfigError
 from graphfit.planner.core.settings import EngineSettings
+from graphfit.planner.engines.base import KeyedComponentModel
 from graphfit.planner.engines.batch import BatchRunner
+from graphfit.planner.engines.sglang_dspark_epilogue import (
+    builds_epilogue,
+    compact_component,
+    confidence_buffers,
+    has_confidence_head,
+)
 from graphfit.planner.engines.sglang_dspark_modes import (
     check_ragged_verify,
     folds_sampler,
@@ -155,4 +162,24 @@ def dspark_runner(config: EngineSettings, declared: tuple[int, ...],
                              hidden=config.draft_hidden_size)
     if sizes and folds_sampler(config):
         buffers += sampler_buffers(config, window - 1, max(declared))
+        if has_confidence_head(config):  # compact / cap-accept (sglang_dspark_epilogue)
+            buffers += confidence_buffers(window - 1, max(declared), RUNNER)
     return BatchRunner(RUNNER, width, request_pool(config), buffers, sizes)
+
+
+def dspark_keyed(config: EngineSettings, declared: tuple[int, ...],
+                 sizes_for: Callable[[str, int], tuple[int, ...]]
+                 ) -> tuple[KeyedComponentModel, ...]:
+    """The compact verify graphs and their epilogue (`target_compact`,
+    graphfit.planner.engines.sglang_dspark_epilogue) when SGLang builds them: compact mode,
+    graphs on and a target that captures at least one batch size. `sizes_for` as in
+    `dspark_runner` (empty when graphs are off)."""
+    if not dspark(config) or not builds_epilogue(config):
+        return ()
+    window = config.uniform_query_len
+    target = sizes_for("decode", window)
+    if not target:
+        return ()
+    draft = sizes_for("DSPARK draft", draft_width(window, config.dspark_samples_anchor))
+    return (compact_component(config, target, max(declared), request_pool(config),
+                              shares_draft_tokens=bool(draft) and folds_sampler(config)),)

@@ -21,9 +21,11 @@
   (built at dspark_worker_v2.py:409-417, buffers dspark_verify.py:576-665) and the confidence head
   (models/dspark.py:487-507, whose buffers the sampler allocates, dspark_draft_sampler.py:
   69-81); "cap-accept" keeps static graphs but adds the same confidence head and turns the
-  draft's metadata glue graph off (decode_cuda_graph_runner.py:1713-1726). Neither is
-  modelled: refused with the reason. Any other value makes SGLang raise at start-up
-  (`read_ragged_verify_mode`, ragged_verify.py:19-27): refused with SGLang's words.
+  draft's metadata glue graph off (decode_cuda_graph_runner.py:1713-1726; a DeepSeek-V4
+  backend's graph, deepseek_v4_backend.py:1401-1415, that graphfit plans in no mode). Both
+  are planned by graphfit.planner.engines.sglang_dspark_epilogue. Any other value makes
+  SGLang raise at start-up (`read_ragged_verify_mode`, ragged_verify.py:19-27): refused with
+  SGLang's words.
 """
 
 from __future__ import annotations
@@ -36,35 +38,21 @@ from graphfit.planner.engines.sglang_dspark_compact import check_compact_feature
 PROPOSALS = ("sampling", "greedy", "eager")
 RAGGED_MODES = ("static", "cap-accept", "compact")  # RaggedVerifyMode, ragged_verify.py:13-16
 
-_UNMODELLED = {
-    # the token-bucket dispatch itself is modelled and checked against SGLang's runner
-    # (graphfit.planner.engines.sglang_dspark_compact); what the plan still lacks is below
-    "compact": "token bucket verify graphs modelled (sglang_dspark_compact); its verify "
-               "epilogue (dspark_verify.py:576-665) and confidence outputs "
-               "(dspark_draft_sampler.py:69-81) are not modelled",
-    "cap-accept": "a confidence head whose buffers the draft sampler holds "
-                  "(dspark_draft_sampler.py:69-81)",
-}
-
 
 def check_ragged_verify(config: EngineSettings) -> None:
-    """DSPARK under a SGLANG_RAGGED_VERIFY_MODE other than "static": refused, precisely."""
+    """DSPARK under SGLANG_RAGGED_VERIFY_MODE: SGLang's own refusals. "static", "cap-accept"
+    and "compact" are planned (compact's tiers and epilogue, cap-accept's confidence outputs:
+    graphfit.planner.engines.sglang_dspark_epilogue)."""
     mode = config.ragged_verify_mode
-    if mode == "static":
-        return
     if mode not in RAGGED_MODES:
         raise ConfigError(
             f"SGLANG_RAGGED_VERIFY_MODE={mode[:40]!r}: SGLang raises at start-up (expected "
             f"one of {', '.join(RAGGED_MODES)}; ragged_verify.py:19-27)")
     if mode == "compact" and config.cudagraph_mode is not CUDAGraphMode.NONE:
-        # SGLang's own refusal first, raised by the target runner's constructor
+        # SGLang's own refusal, raised by the target runner's constructor
         # (decode_cuda_graph_runner.py:411-421): only when decode graphs are captured
         check_compact_features(two_batch_overlap=config.two_batch_overlap, lora=False,
                                disable_padding=config.cuda_graph_padding is False)
-    if mode == "compact":
-        raise ConfigError(f"SGLANG_RAGGED_VERIFY_MODE=compact: {_UNMODELLED[mode]}")
-    raise ConfigError(f"SGLANG_RAGGED_VERIFY_MODE={mode}: DSPARK adds {_UNMODELLED[mode]}: "
-                      f"not modelled")
 
 
 def folds_sampler(config: EngineSettings) -> bool:

@@ -165,8 +165,16 @@ class SglangOptions(EngineOptions):
         DSPARK sampler also writes `verify_ids` [max_bs, gamma + 1] (dspark_draft_sampler.py:
         63-68).
     ragged_verify_mode: `SGLANG_RAGGED_VERIFY_MODE` as given (environ.py:1572, "static");
-        read by DSPARK only (spec_info.py:160-164, ragged_verify.py:19-27), which refuses
-        every value but "static" (graphfit.planner.engines.sglang_dspark_modes).
+        read by DSPARK only (spec_info.py:160-164, ragged_verify.py:19-27): "static",
+        "cap-accept" and "compact" are planned, any other value is refused as SGLang
+        refuses it (graphfit.planner.engines.sglang_dspark_modes).
+    dspark_target_layers: how many target layers' hidden states the DSPARK target captures
+        (len(`dflash_target_layer_ids`), model_runner_components/spec_aux_hidden_state.py:
+        260-283, packed side by side by layers/aux_hidden_states.py:97-102). Read from a
+        local draft's config.json (graphfit.inputs.sglang_dspark); None: unknown. Only
+        compact mode needs it: its verify epilogue keeps the strided hidden
+        [max_bs * (gamma + 1), layers * hidden] (speculative/dspark_components/
+        dspark_verify.py:971-1002; graphfit.planner.engines.sglang_dspark_epilogue).
     dflash_lilicorr_top_k: a LiLiCorr DFLASH draft's `dflash_config.lilicorr_candidate_topk`
         (lilicorr_utils.py:46-95; None: not a LiLiCorr draft): its folded sampler's candidate
         width (lilicorr_utils.py:239-290; graphfit.planner.engines.sglang_dflash).
@@ -272,6 +280,7 @@ class SglangOptions(EngineOptions):
     dspark_proposal: str = "sampling"
     dspark_mid_fold: bool = False
     ragged_verify_mode: str = "static"
+    dspark_target_layers: int | None = None
     dflash_lilicorr_top_k: int | None = None
     dflash_lilicorr_head: tuple[int, int, int] | None = None
     dflash_eager_sampler: bool = False
@@ -392,6 +401,7 @@ def _block_draft_modes(options: SglangOptions) -> None:
     if not isinstance(mode, str) or len(mode) > 64:
         raise ConfigError(f"ragged_verify_mode: must be SGLANG_RAGGED_VERIFY_MODE's value (a "
                           f"string), got {excerpt(mode)}")
+    _optional_int("dspark_target_layers", options.dspark_target_layers, 1)
     _optional_int("dflash_lilicorr_top_k", options.dflash_lilicorr_top_k, 1)
     head = options.dflash_lilicorr_head
     if head is not None:  # [hidden (0: the draft's), heads, factor_dim]
