@@ -495,3 +495,15 @@ def layout_model_dir(layout: str, architecture: str = "Qwen3MoeForCausalLM") -> 
     data["quantization_config"] = FP4_LAYOUTS[layout]
     (directory / "config.json").write_text(json.dumps(data))
     return str(directory)
+
+
+@functools.cache
+def class_model_dir(architecture: str) -> str:
+    """The unquantized Qwen3-MoE shapes of `model_dir` under another model class."""
+    so.oracle()
+    root = Path(tempfile.mkdtemp(prefix="graphfit-sglang-moe-c-"))
+    directory = sglang_stubs.write_moe_model_dir(root / "model")
+    data = json.loads((directory / "config.json").read_text())
+    data["architectures"] = [architecture]
+    (directory / "config.json").write_text(json.dumps(data))
+    return str(directory)

@@ -558,12 +558,18 @@ def test_flashinfer_megamoe_edges_are_not_vacuous() -> None:
     assert [mc.sglang(a).rejected is None for a in _fim_edge()] == FIM_STARTS
 
 
-def test_flashinfer_megamoe_not_modelled_is_one_way() -> None:
-    """A ModelOpt checkpoint without --quantization: SGLang derives the flag per model class;
-    graphfit refuses it as not modelled (never starts what SGLang refuses)."""
-    argv = (*FIM, "--model-path", mc.quantized_model_dir("NVFP4"))
-    gf = mc.graphfit_cli(argv)
-    assert gf.rejected is not None and "not modelled" in gf.rejected
+@pytest.mark.parametrize(("gpu", "arch", "starts"), [
+    ("B200", "Qwen3MoeForCausalLM", True), ("B200", "Glm4MoeForCausalLM", True),
+    ("H100", "Qwen3MoeForCausalLM", False)])
+def test_a_modelopt_checkpoint_without_quantization_agrees(gpu: str, arch: str,
+                                                           starts: bool) -> None:
+    """A ModelOpt NVFP4 checkpoint without --quantization: on SM100 the class's override
+    copies the parsed method, modelopt_fp4, into the flag (qwen3_moe.py:38-50,
+    glm4_moe.py:19-33) and the line starts; elsewhere the flag stays unset and SGLang
+    refuses (moe_hook.py:264-282). graphfit plans it as SGLang does."""
+    argv = (*FIM[:-1], gpu, "--model-path", mc.quantized_model_dir("NVFP4", arch))
+    assert (mc.sglang(argv).rejected is None) is starts
+    assert (mc.graphfit_cli(argv).rejected is None) is starts
     _check(argv)
 
 
@@ -578,8 +584,8 @@ def test_planted_flashinfer_megamoe_errors_are_caught(monkeypatch: pytest.Monkey
                                                       argv: str) -> None:
     from graphfit.planner.engines import sglang_flashinfer_megamoe as fim
 
-    line = {"mixtral": (*FIM, "--model-path",
-                        mc.layout_model_dir("hybrid_nvfp4", "MixtralForCausalLM")),
+    line = {"mixtral": (*FIM, "--model-path", mc.class_model_dir("MixtralForCausalLM"),
+                        "--quantization", "mxfp8"),
             "triton": (*FIM, "--quantization", "mxfp8", "--moe-runner-backend", "triton")}[argv]
     assert not mc.compare(line)["acceptance"]
     monkeypatch.setattr(fim, name, value)
