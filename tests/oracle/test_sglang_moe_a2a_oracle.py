@@ -595,3 +595,81 @@ def test_planted_flashinfer_megamoe_errors_are_caught(monkeypatch: pytest.Monkey
     finally:
         mc.graphfit_cli.cache_clear()
     assert diffs["acceptance"], name
+
+
+@st.composite
+def quantization_lines(draw: st.DrawFn) -> tuple[str, ...]:
+    return mc.draw(_Draws(draw), backend="quant")
+
+
+@settings(max_examples=12, deadline=None)
+@given(quantization_lines())
+def test_generated_quantization_lines_agree(argv: tuple[str, ...]) -> None:
+    """SGLang's quantization rules on every backend (graphfit.planner.engines.
+    sglang_quantization): checkpoints of each layout and class, a --quantization that may
+    clash, runners, SM100 or not, the W4A16 mode."""
+    _check(argv)
+
+
+def _quant_edge() -> list[tuple[str, ...]]:
+    nvfp4, fp8 = mc.quantized_model_dir("NVFP4"), mc.layout_model_dir("fp8")
+    modelopt_fp8 = mc.quantized_model_dir("FP8")
+    b200 = ("--moe-a2a-backend", "none", "--gpu-memory-gb", "B200")
+    h100 = ("--moe-a2a-backend", "none", "--gpu-memory-gb", "H100")
+    w4a16 = f"{mc.FIM_W4A16_ENV}=1"
+    return [
+        (*b200, "--model-path", nvfp4, "--quantization", "nvfp4_online"),  # clash
+        (*b200, "--model-path", nvfp4, "--quantization", "fp8"),  # overridden: starts
+        (*b200, "--model-path", fp8, "--quantization", "modelopt_fp4"),  # compatible: starts
+        (*b200, "--model-path", fp8, "--quantization", "mxfp8"),  # clash
+        (*h100, "--quantization", "nvfp4_online"),  # not SM100
+        # the SM100 copy of the checkpoint's method meets the runner's assert
+        (*b200, "--model-path", fp8, "--moe-runner-backend", "flashinfer_cutlass"),  # refused
+        (*h100, "--model-path", fp8, "--moe-runner-backend", "flashinfer_cutlass"),  # starts
+        (*b200, "--model-path", modelopt_fp8, "--moe-runner-backend", "flashinfer_cutlass"),
+        ("--moe-a2a-backend", "mooncake", "--gpu-memory-gb", "B200", "--moe-runner-backend",
+         "flashinfer_cutedsl", "--quantization", "modelopt_fp4"),  # cutedsl's backends
+        (w4a16, *FIM, "--quantization", "nvfp4_online"),  # W4A16: starts
+        (w4a16, f"{mc.FIM_COMBINE_ENV}=nvfp4", *FIM, "--quantization", "nvfp4_online"),
+        (*FIM, "--model-path", mc.quantized_model_dir("NVFP4", "Glm4MoeForCausalLM")),
+        (*FIM, "--model-path", mc.quantized_model_dir("NVFP4", "Qwen2MoeForCausalLM")),
+    ]
+
+
+QUANT_STARTS = [False, True, True, False, False, False, True, True, False, True, False, True,
+                False]
+
+
+@pytest.mark.parametrize("index", range(len(QUANT_STARTS)))
+def test_quantization_edge_lines_agree(index: int) -> None:
+    _check(_quant_edge()[index])
+
+
+def test_quantization_edges_are_not_vacuous() -> None:
+    """SGLang itself starts and refuses these lines."""
+    assert [mc.sglang(a).rejected is None for a in _quant_edge()] == QUANT_STARTS
+
+
+@pytest.mark.parametrize(("name", "value", "index"), [
+    # no clash rule: nvfp4_online on a ModelOpt NVFP4 checkpoint starts in graphfit only
+    ("check_clash", lambda flag, method: flag, 0),
+    # no SM100 copy of the checkpoint's method: the FP8 checkpoint with the cutlass runner
+    # starts in graphfit only, the GLM-4 MoE NVFP4 one on flashinfer_megamoe refused
+    ("DERIVING_ARCHS", frozenset(), 5),
+    ("DERIVING_ARCHS", frozenset(), 11),
+    # no runner rule: cutedsl under mooncake starts in graphfit only
+    ("check_runner", lambda *args, **kwargs: None, 8),
+])
+def test_planted_quantization_errors_are_caught(monkeypatch: pytest.MonkeyPatch, name: str,
+                                                value: object, index: int) -> None:
+    from graphfit.planner.engines import sglang_quantization as sq
+
+    line = _quant_edge()[index]
+    assert not mc.compare(line)["acceptance"]
+    monkeypatch.setattr(sq, name, value)
+    mc.graphfit_cli.cache_clear()
+    try:
+        diffs = mc.compare(line)
+    finally:
+        mc.graphfit_cli.cache_clear()
+    assert diffs["acceptance"], name
