@@ -183,8 +183,9 @@ def check_runner(runner: str, quant: str | None, sm100: bool | None, *, backend:
     flashinfer_trtllm one, which takes both)."""
     if quant == "nvfp4_online":
         if not sm100:
-            raise _refuse("nvfp4_online needs an SM100 GPU: SGLang refuses "
-                          "(arg_groups/overrides.py:1457-1461)")
+            hint = "" if sm100 is False else " (the GPU is unknown: name it, e.g. B200)"
+            raise _refuse(f"nvfp4_online needs an SM100 GPU: SGLang refuses "
+                          f"(arg_groups/overrides.py:1457-1461){hint}")
         if runner not in ("auto", "flashinfer_trtllm", "flashinfer_trtllm_routed",
                           "flashinfer_cutedsl"):
             raise _refuse(f"nvfp4_online does not take the {runner} MoE runner: SGLang "
