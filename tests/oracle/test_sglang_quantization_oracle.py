@@ -52,7 +52,7 @@ def test_every_flag_and_layout_agrees() -> None:
 
 @pytest.mark.parametrize("layout", sorted(qo.LAYOUTS))
 def test_the_parsed_method_is_sglangs(layout: str) -> None:
-    """Without --quantization SGLang's ModelConfig takes the parsed method (:2115-2116)."""
+    """Without --quantization SGLang's ModelConfig takes the parsed method (:2106-2107)."""
     theirs = qo.verify(None, qo.LAYOUTS[layout])
     method = sq.checkpoint_method(qo.LAYOUTS[layout])
     if theirs.startswith("refused"):

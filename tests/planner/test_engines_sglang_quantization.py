@@ -43,7 +43,7 @@ def test_the_modelconfig_quantization_is_the_flag_or_the_checkpoints(
         flag: str | None, method: str | None) -> None:
     """What `_verify_quantization` keeps is the flag or the checkpoint's method, a method
     SGLang knows; no checkpoint method: the flag as given; no flag: the method; the same
-    on both sides never refuses (model_config.py:2100-2150)."""
+    on both sides never refuses (model_config.py:2076-2155)."""
     quant = _clash(flag, method)
     if method is None:
         assert quant == flag
@@ -59,7 +59,7 @@ def test_the_modelconfig_quantization_is_the_flag_or_the_checkpoints(
 @given(FLAGS, METHODS)
 def test_a_clash_is_exactly_an_incompatible_flag(flag: str | None, method: str | None) -> None:
     """Refused for a known method only when the flag differs from it after the ModelOpt
-    override, is not listed as compatible and is no online requantization (:2115-2145)."""
+    override, is not listed as compatible and is no online requantization (:2106-2148)."""
     if method is None or method not in sq.KNOWN_METHODS or flag is None:
         return
     overridden = (method in ("modelopt_fp4", "modelopt_fp8") and flag not in (
@@ -145,7 +145,7 @@ def test_the_runner_rule(runner: str, quant: str | None, sm100: bool | None,
 @settings(max_examples=30, deadline=None)
 @given(BACKENDS)
 def test_a_clash_refuses_every_backend(backend: str) -> None:
-    """The clash is the ModelConfig's, before any backend's rule (model_config.py:2138-2145)."""
+    """The clash is the ModelConfig's, before any backend's rule (model_config.py:2142-2148)."""
     with pytest.raises(ConfigError, match="clashes with the checkpoint"):
         EngineConfig(engine="sglang", architecture="Qwen3MoeForCausalLM", options={
             "moe_a2a_backend": backend, "quant_method": "nvfp4_online", "sm100": True,

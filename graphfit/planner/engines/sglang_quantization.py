@@ -20,9 +20,10 @@ Three steps, in SGLang's order:
    first each method's `override_quantization_method` may replace the flag (ModelOpt FP8 /
    FP4: the checkpoint's own method unless the flag is nvfp4_online,
    layers/quantization/base_config.py:223-253; ModelOpt mixed: always, modelopt_quant.py:
-   829-835); then a different flag must be listed as compatible (:2059-2072) or be an
-   online requantization (quark_mxfp4, :545, 2134-2137). The resulting method must be one
-   SGLang knows (:2146-2150; layers/quantization/__init__.py:63-104).
+   829-835; the loop: model_config.py:2093-2104); then a different flag must be listed as
+   compatible (:2042-2055, 2108-2118) or be an online requantization (quark_mxfp4, :545,
+   2138-2141), else SGLang refuses (:2142-2148). The resulting method must be one SGLang
+   knows (:2150-2155; layers/quantization/__init__.py:63-104).
 
 Then `_moe_runner_backend_quant_constraints` (arg_groups/overrides.py:1449-1526) and
 `handle_moe_kernel_config` (moe_hook.py:70-147) check the resolved flag against the MoE runner
@@ -56,7 +57,7 @@ KNOWN_METHODS = frozenset({
     "w4afp8", "petit_nvfp4", "quark", "quark_mxfp4", "auto-round", "auto-round-int8",
     "modelslim", "quark_int4fp8_moe", "humming", "mxfp_w4a8", "mxfp4",
 })
-# _verify_quantization's compatible_quantization_methods (model_config.py:2059-2072)
+# _verify_quantization's compatible_quantization_methods (model_config.py:2042-2055)
 COMPATIBLE: dict[str, tuple[str, ...]] = {
     "modelopt_fp8": ("modelopt",), "modelopt_fp4": ("modelopt", "fp8"),
     "modelopt_mixed": ("modelopt",), "nvfp4_online": ("fp8", "modelopt_fp8"),
@@ -111,7 +112,7 @@ def _modelopt_method(config: Mapping[str, Any]) -> str | None:
 
 def checkpoint_method(config: Mapping[str, Any]) -> str | None:
     """The checkpoint's quantization method as `_verify_quantization` reads it after
-    `_parse_quant_hf_config` (model_config.py:1727-1741, 2081-2084): a ModelOpt config's
+    `_parse_quant_hf_config` (model_config.py:1727-1741, 2076-2079): a ModelOpt config's
     method from its quant_algo, else `quant_method` lower-cased. None: no quant_method and
     no ModelOpt quant_algo (SGLang then takes the flag, or refuses '' without one)."""
     method = config.get("quant_method")
@@ -157,7 +158,7 @@ def check_clash(flag: str | None, method: str | None) -> str | None:
                       f"override depends on its bits, GPU or format (layers/quantization/"
                       f"awq/awq.py:333, gptq/gptq.py:414): not modelled")
     quant = flag
-    if flag not in REQUANTIZATION:  # model_config.py:2103-2113
+    if flag not in REQUANTIZATION:  # model_config.py:2093-2104
         if method in ("modelopt_fp8", "modelopt_fp4") and flag != "nvfp4_online":
             quant = method  # base_config.py:223-253
         elif method == "modelopt_mixed":
@@ -167,10 +168,10 @@ def check_clash(flag: str | None, method: str | None) -> str | None:
     elif quant != method and method not in COMPATIBLE.get(quant, ()) and (
             quant not in REQUANTIZATION):
         raise _refuse(f"{flag} clashes with the checkpoint's quantization_config ({method}): "
-                      f"SGLang refuses (configs/model_config.py:2115-2145)")
+                      f"SGLang refuses (configs/model_config.py:2106-2148)")
     if quant not in KNOWN_METHODS:
         raise _refuse(f"the checkpoint's quantization method {quant!r} is not one SGLang "
-                      f"knows: SGLang refuses (configs/model_config.py:2146-2150)")
+                      f"knows: SGLang refuses (configs/model_config.py:2150-2155)")
     return quant
 
 
