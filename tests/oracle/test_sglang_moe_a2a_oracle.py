@@ -609,11 +609,15 @@ def _quant_edge() -> list[tuple[str, ...]]:
         (w4a16, f"{mc.FIM_COMBINE_ENV}=nvfp4", *FIM, "--quantization", "nvfp4_online"),
         (*FIM, "--model-path", mc.quantized_model_dir("NVFP4", "Glm4MoeForCausalLM")),
         (*FIM, "--model-path", mc.quantized_model_dir("NVFP4", "Qwen2MoeForCausalLM")),
+        # unquant: no flag, and no SM100 copy (serving_hook.py:692-703)
+        (*b200, "--model-path", nvfp4, "--quantization", "unquant"),
+        (*FIM, "--model-path", nvfp4, "--quantization", "unquant"),
+        (*h100, "--quantization", "gptq"),  # not a method SGLang knows on CUDA
     ]
 
 
 QUANT_STARTS = [False, True, True, False, False, False, True, True, False, True, False, True,
-                False]
+                False, True, False, False]
 
 
 @pytest.mark.parametrize("index", range(len(QUANT_STARTS)))

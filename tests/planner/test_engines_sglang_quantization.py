@@ -174,3 +174,27 @@ def test_a_pasted_line_reads_the_checkpoint_and_refuses_a_clash(tmp_path: Path) 
     errors = [ln for ln in (run.stdout + run.stderr).splitlines() if ln.startswith("error:")]
     assert len(errors) == 1 and "clashes with the checkpoint" in errors[0], run.stderr
     assert len(errors[0]) <= 200
+
+
+@settings(max_examples=30, deadline=None)
+@given(METHODS, st.sampled_from([True, False, None]),
+       st.sampled_from(sorted(sq.DERIVING_ARCHS)))
+def test_unquant_is_no_flag_and_no_copy(method: str | None, sm100: bool | None,
+                                        arch: str) -> None:
+    """`--quantization unquant` resolves to none before the ModelConfig, and opts out of the
+    SM100 copy (serving_hook.py:692-703): it never clashes, and the flag stays unset."""
+    try:
+        config = EngineConfig(engine="sglang", architecture=arch, options={
+            "quant_method": sq.UNQUANT, "checkpoint_quant_method": method, "sm100": sm100,
+            "tp_size": 2})
+    except ConfigError as exc:  # only a checkpoint method SGLang does not know
+        assert method not in sq.KNOWN_METHODS and "not one SGLang knows" in str(exc)
+        return
+    assert sq.flag_known(config) and sq.resolved_flag(config) is None
+
+
+def test_a_flag_sglang_does_not_know_on_cuda_is_refused() -> None:
+    """gptq and the MLX presets are choices but no CUDA method (model_config.py:2150-2155)."""
+    for flag in ("gptq", "mlx_q4", "mlx_q8"):
+        with pytest.raises(ConfigError, match="SGLang knows on CUDA"):
+            sq.check_clash(flag, None)

@@ -67,6 +67,7 @@ COMPATIBLE: dict[str, tuple[str, ...]] = {
     "auto-round-int8": ("compressed-tensors", "compressed_tensors"),
 }
 REQUANTIZATION = ("quark_mxfp4",)  # model_config.py:545
+UNQUANT = "unquant"  # the explicit opt-out (serving_hook.py:692-703)
 # checkpoint methods / flags whose override depends on the checkpoint's bits, the GPU or a
 # marlin format (awq/awq.py:333-350, gptq/gptq.py:414-440, moe_wna16.py:164-185,
 # humming.py:503-508, the generic modelopt flag: base_config.py:241-245)
@@ -127,12 +128,18 @@ def _refuse(why: str) -> ConfigError:
     return ConfigError(f"--quantization: {why}")
 
 
+def _flag(config: EngineSettings) -> str | None:
+    """`--quantization` as the pipeline first resolves it: unquant is none, and opts out of
+    the model overrides' copy (serving_hook.py:692-703)."""
+    return None if config.quant_method == UNQUANT else config.quant_method
+
+
 def flag_known(config: EngineSettings) -> bool:
     """Whether graphfit knows the `--quantization` SGLang's arguments carry after the model
     overrides: given, no checkpoint method, not SM100, or a class whose override is
     restated (DERIVING_ARCHS copies, KEEPING_ARCHS has none)."""
     if config.quant_method is not None or config.checkpoint_quant_method is None:
-        return True
+        return True  # given (unquant too: no copy), or nothing to copy
     if not config.sm100:
         return config.sm100 is False
     return config.architecture in DERIVING_ARCHS | KEEPING_ARCHS
@@ -142,7 +149,7 @@ def resolved_flag(config: EngineSettings) -> str | None:
     """server_args.quantization after the model overrides (step 2 above); the caller checks
     `flag_known` first."""
     if config.quant_method is not None:
-        return config.quant_method
+        return _flag(config)
     if config.sm100 and config.architecture in DERIVING_ARCHS:
         return config.checkpoint_quant_method
     return None
@@ -152,8 +159,12 @@ def check_clash(flag: str | None, method: str | None) -> str | None:
     """`_verify_quantization` for the target model (step 3 above): the ModelConfig's
     quantization, or ConfigError where SGLang refuses or graphfit does not model it."""
     if method is None:
+        if flag is not None and flag not in KNOWN_METHODS:  # gptq, mlx_q4 / mlx_q8 on CUDA
+            raise _refuse(f"{flag} is not a quantization method SGLang knows on CUDA: SGLang "
+                          f"refuses (configs/model_config.py:2150-2155)")
         return flag
-    if method in UNMODELLED_METHODS or flag in UNMODELLED_FLAGS:
+    if flag in UNMODELLED_FLAGS or (method in UNMODELLED_METHODS and (
+            flag is not None or method == "gptq")):
         raise _refuse(f"the checkpoint's {method} with --quantization {flag}: SGLang's "
                       f"override depends on its bits, GPU or format (layers/quantization/"
                       f"awq/awq.py:333, gptq/gptq.py:414): not modelled")
@@ -216,7 +227,7 @@ def check_runner(runner: str, quant: str | None, sm100: bool | None, *, backend:
 def check(config: EngineSettings) -> None:
     """Steps 2-3 and the runner rule for one line (flashinfer_megamoe's own rules:
     graphfit.planner.engines.sglang_flashinfer_megamoe)."""
-    check_clash(config.quant_method, config.checkpoint_quant_method)
+    check_clash(_flag(config), config.checkpoint_quant_method)
     backend = config.moe_a2a_backend or "none"
     if backend == "flashinfer_megamoe" or not flag_known(config):
         return
@@ -225,5 +236,6 @@ def check(config: EngineSettings) -> None:
 
 
 __all__ = ["COMPATIBLE", "DERIVING_ARCHS", "KEEPING_ARCHS", "KNOWN_METHODS", "REQUANTIZATION",
+           "UNQUANT",
            "RUNNER_QUANT", "check", "check_clash", "check_runner", "checkpoint_method",
            "flag_known", "resolved_flag"]
