@@ -23,6 +23,7 @@ from graphfit.inputs.reading import load_json, shown_path
 from graphfit.inputs.settings import FILE, Setting
 from graphfit.planner import aux_layer_ids
 from graphfit.planner.core.errors import ConfigError, brief, excerpt
+from graphfit.planner.engines.sglang_quantization import checkpoint_method
 
 WARNING = "warning: "  # a note the CLI prints as a warning
 
@@ -219,6 +220,10 @@ def quant_settings(model: str) -> list[Setting]:
         raise ConfigError(f"{shown_path(path)}: quantization_config: expected an object, got "
                           f"{excerpt(quant)}")
     out = _fp4_experts(path, quant)
+    method = checkpoint_method(quant)
+    if method is not None:  # SGLang's parsed method (sglang_quantization.checkpoint_method)
+        out.append(Setting("checkpoint_quant_method", method,
+                           f"{path}: quantization_config", FILE, weak=True))
     algo = quant.get("quant_algo")
     if algo is None:
         return out

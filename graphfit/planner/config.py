@@ -349,7 +349,8 @@ class EngineConfig:
             deepep_v2_dispatch_tokens_per_rank: int = 128,
             flashinfer_dispatch_tokens_per_rank: int | None = None,
             moe_fp4_checkpoint: bool | None = False, megamoe_combine_dtype: str = "bf16",
-            megamoe_fc2_reduce: bool = False, nvfp4_w4a16: bool = False) -> None: ...
+            megamoe_fc2_reduce: bool = False, nvfp4_w4a16: bool = False,
+            checkpoint_quant_method: str | None = None) -> None: ...
 
     def __post_init__(self) -> None:
         set_ = object.__setattr__
@@ -827,6 +828,11 @@ class EngineConfig:
     def nvfp4_w4a16(self) -> bool:
         """SglangOptions.nvfp4_w4a16."""
         return cast(bool, self._option("nvfp4_w4a16"))
+
+    @property
+    def checkpoint_quant_method(self) -> str | None:
+        """SglangOptions.checkpoint_quant_method."""
+        return cast("str | None", self._option("checkpoint_quant_method"))
 
     @property
     def moe_runner_backend(self) -> str:

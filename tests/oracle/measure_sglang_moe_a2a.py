@@ -2,7 +2,9 @@
 
     PYTHONPATH=. python tests/oracle/measure_sglang_moe_a2a.py [N] [SEED] [BACKEND]
     # default 200 lines, seed 0, every backend; BACKEND draws only that one (megamoe,
-    # deepep_v2: their GPUs, checkpoints and environment budgets)
+    # deepep_v2: their GPUs, checkpoints and environment budgets); "quant" draws the
+    # quantization lines (quantized checkpoints, a --quantization that may clash with them,
+    # MoE runners, SM100 or not) over none / deepep / mooncake / flashinfer_megamoe
 
 Prints, per aspect, how many lines agree, and the first reproducer of each difference;
 "refused (not modelled)" counts the lines SGLang starts with a backend graphfit refuses

@@ -299,9 +299,14 @@ def draw(rng: Any, backend: str | None = None) -> tuple[str, ...]:
     random.Random, or an adapter over hypothesis' draw with the same methods); `backend`
     fixes the --moe-a2a-backend (by default DeepEP on about half the lines)."""
     argv: list[str] = []
+    quantized = backend == "quant"  # the quantization lines (`_quantization`)
     if backend is None:
         backend = rng.choice(MODELLED * 3 + REFUSED + ("deepep",) * 20)
+    elif quantized:
+        backend = rng.choice(QUANT_BACKENDS)
     argv += ["--moe-a2a-backend", backend]
+    if quantized:
+        argv = _quantization(rng, argv, backend)
     if backend == "deepep":
         mode = rng.choice(("auto", "auto", "low_latency", "normal"))
         if mode != "auto":
@@ -366,6 +371,40 @@ def draw(rng: Any, backend: str | None = None) -> tuple[str, ...]:
                      rng.choice(("none", "deepep", "mooncake", "nixl", "ascend_tp",
                                  "megamoe"))]
     return tuple(argv)
+
+
+# backends the quantization lines draw (`draw(rng, "quant")`): the rules apply to every one
+QUANT_BACKENDS = ("none", "none", "deepep", "mooncake", "flashinfer_megamoe",
+                  "flashinfer_megamoe")
+QUANT_FLAGS = ("fp8", "mxfp8", "modelopt_fp4", "modelopt_fp8", "modelopt_mixed",
+               "nvfp4_online", "w4afp8", "compressed-tensors", "quark_mxfp4")
+QUANT_RUNNERS = ("flashinfer_cutlass", "flashinfer_trtllm", "flashinfer_trtllm_routed",
+                 "flashinfer_cutedsl", "flashinfer_megamoe", "triton", "deep_gemm", "cutlass")
+
+
+def _quantization(rng: Any, argv: list[str], backend: str) -> list[str]:
+    """A line for SGLang's quantization rules on any backend: a GPU (SM100 or not), a
+    checkpoint (ModelOpt NVFP4 / FP8 / MXFP8 of a class whose SM100 override copies the
+    method or of one without, a plain FP8 / FP4-expert / hybrid one, or none), a
+    --quantization that may clash with it, a MoE runner, the W4A16 mode."""
+    argv += ["--gpu-memory-gb", rng.choice(("B200", "B200", "H100"))]
+    model = rng.choice(("plain", "NVFP4", "NVFP4", "FP8", "MXFP8", "fp8", "mxfp4_experts",
+                        "hybrid_nvfp4"))
+    if model in ("NVFP4", "FP8", "MXFP8"):
+        arch = rng.choice(("Qwen3MoeForCausalLM", "Glm4MoeForCausalLM", "Qwen2MoeForCausalLM"))
+        argv += ["--model-path", quantized_model_dir(model, arch)]
+    elif model != "plain":
+        argv += ["--model-path", layout_model_dir(model)]
+    if rng.random() < 0.6:
+        argv += ["--quantization", rng.choice(QUANT_FLAGS)]
+    if rng.random() < 0.35:
+        argv += ["--moe-runner-backend", rng.choice(QUANT_RUNNERS)]
+    if backend == "flashinfer_megamoe":
+        tp = rng.choice((2, 4))
+        argv += ["--tp-size", str(tp), "--attn-dp-size", str(tp)]
+        if rng.random() < 0.3:
+            argv = [f"{FIM_W4A16_ENV}=1", *argv]
+    return argv
 
 
 def _megamoe(rng: Any, argv: list[str], backend: str) -> list[str]:
@@ -493,5 +532,17 @@ def layout_model_dir(layout: str, architecture: str = "Qwen3MoeForCausalLM") -> 
     data = json.loads((directory / "config.json").read_text())
     data["architectures"] = [architecture]
     data["quantization_config"] = FP4_LAYOUTS[layout]
+    (directory / "config.json").write_text(json.dumps(data))
+    return str(directory)
+
+
+@functools.cache
+def class_model_dir(architecture: str) -> str:
+    """The unquantized Qwen3-MoE shapes of `model_dir` under another model class."""
+    so.oracle()
+    root = Path(tempfile.mkdtemp(prefix="graphfit-sglang-moe-c-"))
+    directory = sglang_stubs.write_moe_model_dir(root / "model")
+    data = json.loads((directory / "config.json").read_text())
+    data["architectures"] = [architecture]
     (directory / "config.json").write_text(json.dumps(data))
     return str(directory)

@@ -9,7 +9,9 @@ prefill graphs are on and the default mem_fraction_static.
 
 from __future__ import annotations
 
+import functools
 import random
+from collections.abc import Callable
 
 import pytest
 from hypothesis import given, settings
@@ -44,8 +46,28 @@ class _Draws:
 
 
 @st.composite
-def lines(draw: st.DrawFn) -> tuple[str, ...]:
-    return mc.draw(_Draws(draw))
+def lines(draw: st.DrawFn, backend: str | None = None) -> tuple[str, ...]:
+    """`mc.draw`'s lines (`backend`: only that --moe-a2a-backend, or "quant")."""
+    return mc.draw(_Draws(draw), backend=backend)
+
+
+def _lines_of(backend: str) -> Callable[[], st.SearchStrategy[tuple[str, ...]]]:
+    """`lines` fixed to one backend, under the name each test's @given calls."""
+    return functools.partial(lines, backend=backend)
+
+
+def _planted(argv: tuple[str, ...], *patches: tuple[object, str, object]
+             ) -> dict[str, list[mc.sc.Difference]]:
+    """`mc.compare(argv)` with each (module, name, value) patched into graphfit, graphfit's
+    cached answers dropped before and after."""
+    with pytest.MonkeyPatch.context() as m:
+        for target, name, value in patches:
+            m.setattr(target, name, value)
+        mc.graphfit_cli.cache_clear()
+        try:
+            return mc.compare(argv)
+        finally:
+            mc.graphfit_cli.cache_clear()
 
 
 def _check(argv: tuple[str, ...]) -> None:
@@ -92,9 +114,7 @@ def test_edge_lines_agree(argv: tuple[str, ...]) -> None:
     _check(argv)
 
 
-@st.composite
-def deepep_lines(draw: st.DrawFn) -> tuple[str, ...]:
-    return mc.draw(_Draws(draw), backend="deepep")
+deepep_lines = _lines_of("deepep")
 
 
 @settings(max_examples=10, deadline=None)
@@ -161,20 +181,14 @@ def test_deepep_default_buckets_are_sglangs() -> None:
     assert all(t % 8 == 0 for t in sg.captured) and 4 not in sg.captured
 
 
-def test_a_planted_deepep_error_is_caught(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_planted_deepep_error_is_caught() -> None:
     """Drop DeepEP's bucket rewrite, or its 1 GiB, from graphfit: the comparison sees it."""
     from graphfit.planner.engines import sglang_memory, sglang_moe_a2a
 
     argv = DEEPEP_PREFILL[0]
     for target, name, value in ((sglang_moe_a2a, "deepep_prefill_buckets", lambda *a: None),
                                 (sglang_memory, "DEEPEP_BREAKABLE_PREFILL_MIB", 0)):
-        with monkeypatch.context() as m:
-            m.setattr(target, name, value)
-            mc.graphfit_cli.cache_clear()
-            try:
-                diffs = mc.compare(argv)
-            finally:
-                mc.graphfit_cli.cache_clear()
+        diffs = _planted(argv, (target, name, value))
         assert diffs["mem_fraction"], name
         if name == "deepep_prefill_buckets":
             assert diffs["prefill"]
@@ -228,20 +242,15 @@ def test_the_alignment_is_what_sglang_captures() -> None:
     assert all(b % 4 == 0 for b in sg.runners["target"].capture_bs)
 
 
-def test_a_planted_error_is_caught(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_planted_error_is_caught() -> None:
     """The comparison is not vacuous: drop the all-to-all gather from graphfit's model and
     the ladder of a deepep line at TP 4 no longer matches SGLang's."""
     from graphfit.planner.engines import sglang_moe_a2a
 
     argv = ("--moe-a2a-backend", "deepep", "--tp-size", "4", "--max-running-requests", "40",
             "--disable-prefill-cuda-graph")
-    monkeypatch.setattr(sglang_moe_a2a, "gathers_attention", lambda *a: False)
-    monkeypatch.setattr(sglang_moe_a2a, "_gathers", lambda *a: False)  # the configs' path
-    mc.graphfit_cli.cache_clear()
-    try:
-        diffs = mc.compare(argv)
-    finally:
-        mc.graphfit_cli.cache_clear()
+    diffs = _planted(argv, (sglang_moe_a2a, "gathers_attention", lambda *a: False),
+                     (sglang_moe_a2a, "_gathers", lambda *a: False))  # the configs' path
     assert diffs["target_ladder"] and diffs["target_padding"]
 
 
@@ -251,9 +260,7 @@ def test_measurement_lines_are_reproducible() -> None:
     assert "--moe-a2a-backend" in first and mc.parts(first)[3][0] == "--moe-a2a-backend"
 
 
-@st.composite
-def megamoe_lines(draw: st.DrawFn) -> tuple[str, ...]:
-    return mc.draw(_Draws(draw), backend="megamoe")
+megamoe_lines = _lines_of("megamoe")
 
 
 @settings(max_examples=12, deadline=None)
@@ -345,7 +352,7 @@ def test_dispatch_budgets_from_the_environment_agree(argv: tuple[str, ...]) -> N
     _check(argv)
 
 
-def test_planted_megamoe_errors_are_caught(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_planted_megamoe_errors_are_caught() -> None:
     """Empty the no-fallback class list, or divide the chunk by attention DP only once: the
     comparison sees a line SGLang refuses and graphfit starts, or the reverse."""
     from graphfit.planner.engines import sglang_megamoe
@@ -358,19 +365,11 @@ def test_planted_megamoe_errors_are_caught(monkeypatch: pytest.MonkeyPatch) -> N
             ("NO_FALLBACK_ARCHS", frozenset(), budget),
             ("prefill_tokens_per_rank",
              lambda c, tp, dp_, cp: real(c * dp_, tp, dp_, cp), dp)):
-        with monkeypatch.context() as m:
-            m.setattr(sglang_megamoe, name, value)
-            mc.graphfit_cli.cache_clear()
-            try:
-                diffs = mc.compare(argv)
-            finally:
-                mc.graphfit_cli.cache_clear()
+        diffs = _planted(argv, (sglang_megamoe, name, value))
         assert diffs["acceptance"], name
 
 
-@st.composite
-def deepep_v2_lines(draw: st.DrawFn) -> tuple[str, ...]:
-    return mc.draw(_Draws(draw), backend="deepep_v2")
+deepep_v2_lines = _lines_of("deepep_v2")
 
 
 @settings(max_examples=12, deadline=None)
@@ -422,26 +421,18 @@ def test_deepep_v2_edges_are_not_vacuous() -> None:
     assert started == [False, True, True, True, False, True, False, False, False, True]
 
 
-def test_planted_deepep_v2_errors_are_caught(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_planted_deepep_v2_errors_are_caught() -> None:
     """Keep prefill graphs on, or accept every class: the comparison sees it."""
     from graphfit.planner.engines import sglang_deepep_v2
 
     for name, value, argv, aspect in (
             ("prefill_off", lambda backend: False, _v2(DEEPEP_V2_EDGE[3]), "prefill_on"),
             ("REGISTERED", ("Glm4MoeForCausalLM",), _v2(DEEPEP_V2_EDGE[7]), "acceptance")):
-        with monkeypatch.context() as m:
-            m.setattr(sglang_deepep_v2, name, value)
-            mc.graphfit_cli.cache_clear()
-            try:
-                diffs = mc.compare(argv)
-            finally:
-                mc.graphfit_cli.cache_clear()
+        diffs = _planted(argv, (sglang_deepep_v2, name, value))
         assert diffs[aspect], name
 
 
-@st.composite
-def flashinfer_lines(draw: st.DrawFn) -> tuple[str, ...]:
-    return mc.draw(_Draws(draw), backend="flashinfer")
+flashinfer_lines = _lines_of("flashinfer")
 
 
 @settings(max_examples=12, deadline=None)
@@ -482,7 +473,7 @@ def test_flashinfer_edges_are_not_vacuous() -> None:
     assert started == [True, False, False, False, True, False, True, True, False]
 
 
-def test_planted_flashinfer_error_is_caught(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_planted_flashinfer_error_is_caught() -> None:
     """Drop the 4096-token floor of the default workspace: the comparison sees it."""
     from graphfit.planner.engines import sglang_flashinfer_a2a
 
@@ -490,18 +481,11 @@ def test_planted_flashinfer_error_is_caught(monkeypatch: pytest.MonkeyPatch) -> 
     argv = (*FI, "--moe-runner-backend", "deep_gemm", "--chunked-prefill-size", "4096",
             "--cuda-graph-max-bs-decode", "2000", "--max-running-requests", "8000")
     assert mc.sglang(argv).rejected is None
-    monkeypatch.setattr(sglang_flashinfer_a2a, "DEFAULT_WORKSPACE_FLOOR", 0)
-    mc.graphfit_cli.cache_clear()
-    try:
-        diffs = mc.compare(argv)
-    finally:
-        mc.graphfit_cli.cache_clear()
+    diffs = _planted(argv, (sglang_flashinfer_a2a, "DEFAULT_WORKSPACE_FLOOR", 0))
     assert diffs["acceptance"]
 
 
-@st.composite
-def flashinfer_megamoe_lines(draw: st.DrawFn) -> tuple[str, ...]:
-    return mc.draw(_Draws(draw), backend="flashinfer_megamoe")
+flashinfer_megamoe_lines = _lines_of("flashinfer_megamoe")
 
 
 @settings(max_examples=12, deadline=None)
@@ -558,12 +542,18 @@ def test_flashinfer_megamoe_edges_are_not_vacuous() -> None:
     assert [mc.sglang(a).rejected is None for a in _fim_edge()] == FIM_STARTS
 
 
-def test_flashinfer_megamoe_not_modelled_is_one_way() -> None:
-    """A ModelOpt checkpoint without --quantization: SGLang derives the flag per model class;
-    graphfit refuses it as not modelled (never starts what SGLang refuses)."""
-    argv = (*FIM, "--model-path", mc.quantized_model_dir("NVFP4"))
-    gf = mc.graphfit_cli(argv)
-    assert gf.rejected is not None and "not modelled" in gf.rejected
+@pytest.mark.parametrize(("gpu", "arch", "starts"), [
+    ("B200", "Qwen3MoeForCausalLM", True), ("B200", "Glm4MoeForCausalLM", True),
+    ("H100", "Qwen3MoeForCausalLM", False)])
+def test_a_modelopt_checkpoint_without_quantization_agrees(gpu: str, arch: str,
+                                                           starts: bool) -> None:
+    """A ModelOpt NVFP4 checkpoint without --quantization: on SM100 the class's override
+    copies the parsed method, modelopt_fp4, into the flag (qwen3_moe.py:38-50,
+    glm4_moe.py:19-33) and the line starts; elsewhere the flag stays unset and SGLang
+    refuses (moe_hook.py:264-282). graphfit plans it as SGLang does."""
+    argv = (*FIM[:-1], gpu, "--model-path", mc.quantized_model_dir("NVFP4", arch))
+    assert (mc.sglang(argv).rejected is None) is starts
+    assert (mc.graphfit_cli(argv).rejected is None) is starts
     _check(argv)
 
 
@@ -573,19 +563,88 @@ def test_flashinfer_megamoe_not_modelled_is_one_way() -> None:
     # mxfp8 no longer overrides a runner outside its list: triton refused in graphfit only
     ("MXFP8_RUNNERS", ("cutlass", "deep_gemm", "flashinfer_megamoe", "triton"), "triton"),
 ])
-def test_planted_flashinfer_megamoe_errors_are_caught(monkeypatch: pytest.MonkeyPatch,
-                                                      name: str, value: object,
+def test_planted_flashinfer_megamoe_errors_are_caught(name: str, value: object,
                                                       argv: str) -> None:
     from graphfit.planner.engines import sglang_flashinfer_megamoe as fim
 
-    line = {"mixtral": (*FIM, "--model-path",
-                        mc.layout_model_dir("hybrid_nvfp4", "MixtralForCausalLM")),
+    line = {"mixtral": (*FIM, "--model-path", mc.class_model_dir("MixtralForCausalLM"),
+                        "--quantization", "mxfp8"),
             "triton": (*FIM, "--quantization", "mxfp8", "--moe-runner-backend", "triton")}[argv]
     assert not mc.compare(line)["acceptance"]
-    monkeypatch.setattr(fim, name, value)
-    mc.graphfit_cli.cache_clear()
-    try:
-        diffs = mc.compare(line)
-    finally:
-        mc.graphfit_cli.cache_clear()
+    diffs = _planted(line, (fim, name, value))
+    assert diffs["acceptance"], name
+
+
+quantization_lines = _lines_of("quant")
+
+
+@settings(max_examples=12, deadline=None)
+@given(quantization_lines())
+def test_generated_quantization_lines_agree(argv: tuple[str, ...]) -> None:
+    """SGLang's quantization rules on every backend (graphfit.planner.engines.
+    sglang_quantization): checkpoints of each layout and class, a --quantization that may
+    clash, runners, SM100 or not, the W4A16 mode."""
+    _check(argv)
+
+
+def _quant_edge() -> list[tuple[str, ...]]:
+    nvfp4, fp8 = mc.quantized_model_dir("NVFP4"), mc.layout_model_dir("fp8")
+    modelopt_fp8 = mc.quantized_model_dir("FP8")
+    b200 = ("--moe-a2a-backend", "none", "--gpu-memory-gb", "B200")
+    h100 = ("--moe-a2a-backend", "none", "--gpu-memory-gb", "H100")
+    w4a16 = f"{mc.FIM_W4A16_ENV}=1"
+    return [
+        (*b200, "--model-path", nvfp4, "--quantization", "nvfp4_online"),  # clash
+        (*b200, "--model-path", nvfp4, "--quantization", "fp8"),  # overridden: starts
+        (*b200, "--model-path", fp8, "--quantization", "modelopt_fp4"),  # compatible: starts
+        (*b200, "--model-path", fp8, "--quantization", "mxfp8"),  # clash
+        (*h100, "--quantization", "nvfp4_online"),  # not SM100
+        # the SM100 copy of the checkpoint's method meets the runner's assert
+        (*b200, "--model-path", fp8, "--moe-runner-backend", "flashinfer_cutlass"),  # refused
+        (*h100, "--model-path", fp8, "--moe-runner-backend", "flashinfer_cutlass"),  # starts
+        (*b200, "--model-path", modelopt_fp8, "--moe-runner-backend", "flashinfer_cutlass"),
+        ("--moe-a2a-backend", "mooncake", "--gpu-memory-gb", "B200", "--moe-runner-backend",
+         "flashinfer_cutedsl", "--quantization", "modelopt_fp4"),  # cutedsl's backends
+        (w4a16, *FIM, "--quantization", "nvfp4_online"),  # W4A16: starts
+        (w4a16, f"{mc.FIM_COMBINE_ENV}=nvfp4", *FIM, "--quantization", "nvfp4_online"),
+        (*FIM, "--model-path", mc.quantized_model_dir("NVFP4", "Glm4MoeForCausalLM")),
+        (*FIM, "--model-path", mc.quantized_model_dir("NVFP4", "Qwen2MoeForCausalLM")),
+        # unquant: no flag, and no SM100 copy (serving_hook.py:692-703)
+        (*b200, "--model-path", nvfp4, "--quantization", "unquant"),
+        (*FIM, "--model-path", nvfp4, "--quantization", "unquant"),
+        (*h100, "--quantization", "gptq"),  # not a method SGLang knows on CUDA
+    ]
+
+
+QUANT_STARTS = [False, True, True, False, False, False, True, True, False, True, False, True,
+                False, True, False, False]
+
+
+@pytest.mark.parametrize("index", range(len(QUANT_STARTS)))
+def test_quantization_edge_lines_agree(index: int) -> None:
+    _check(_quant_edge()[index])
+
+
+def test_quantization_edges_are_not_vacuous() -> None:
+    """SGLang itself starts and refuses these lines."""
+    assert [mc.sglang(a).rejected is None for a in _quant_edge()] == QUANT_STARTS
+
+
+@pytest.mark.parametrize(("name", "value", "index"), [
+    # no clash rule: nvfp4_online on a ModelOpt NVFP4 checkpoint starts in graphfit only
+    ("check_clash", lambda flag, method: flag, 0),
+    # no SM100 copy of the checkpoint's method: the FP8 checkpoint with the cutlass runner
+    # starts in graphfit only, the GLM-4 MoE NVFP4 one on flashinfer_megamoe refused
+    ("DERIVING_ARCHS", frozenset(), 5),
+    ("DERIVING_ARCHS", frozenset(), 11),
+    # no runner rule: cutedsl under mooncake starts in graphfit only
+    ("check_runner", lambda *args, **kwargs: None, 8),
+])
+def test_planted_quantization_errors_are_caught(name: str, value: object,
+                                                index: int) -> None:
+    from graphfit.planner.engines import sglang_quantization as sq
+
+    line = _quant_edge()[index]
+    assert not mc.compare(line)["acceptance"]
+    diffs = _planted(line, (sq, name, value))
     assert diffs["acceptance"], name

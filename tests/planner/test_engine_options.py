@@ -157,6 +157,7 @@ VALID: dict[str, st.SearchStrategy[Any]] = {
     "megamoe_combine_dtype": st.sampled_from(["bf16", "mxfp8", "nvfp4", " NVFP4", "fp32"]),
     "megamoe_fc2_reduce": st.booleans(),
     "nvfp4_w4a16": st.booleans(),
+    "checkpoint_quant_method": st.sampled_from([None, "modelopt_fp4", "fp8", "w4afp8"]),
 }
 INVALID: dict[str, st.SearchStrategy[Any]] = {
     "vit": st.sampled_from([
@@ -267,6 +268,7 @@ INVALID: dict[str, st.SearchStrategy[Any]] = {
     "megamoe_combine_dtype": st.sampled_from([None, 16, True]),
     "megamoe_fc2_reduce": st.sampled_from([None, "1", 1]),
     "nvfp4_w4a16": st.sampled_from([None, "yes", 0]),
+    "checkpoint_quant_method": st.sampled_from(["", " ", 4, True]),
 }
 
 
@@ -528,6 +530,7 @@ def test_the_plan_3_document_writes_the_options_object() -> None:
         "megamoe_tokens_per_rank": 8192, "mori_dispatch_tokens_per_rank": 4096,
         "pplx_dispatch_tokens_per_rank": 128, "deepep_v2_dispatch_tokens_per_rank": 128,
         "flashinfer_dispatch_tokens_per_rank": None, "moe_fp4_checkpoint": False,
-        "megamoe_combine_dtype": "bf16", "megamoe_fc2_reduce": False, "nvfp4_w4a16": False}
+        "megamoe_combine_dtype": "bf16", "megamoe_fc2_reduce": False, "nvfp4_w4a16": False,
+        "checkpoint_quant_method": None}
     assert not set(config) & set(LEGACY_KEYWORDS)
     assert EngineConfig.from_dict(config).tp_size == 2

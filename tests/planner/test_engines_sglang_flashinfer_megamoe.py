@@ -24,7 +24,8 @@ def _config(**options: object) -> EngineConfig:
                                "sm100": True, "tp_size": 4, "attn_dp_size": 4,
                                "quant_method": "mxfp8"}
     arch = options.pop("architecture", "Qwen3MoeForCausalLM")
-    return EngineConfig(engine="sglang", architecture=arch, max_num_seqs=64,
+    dtype = str(options.pop("dtype", "bfloat16"))
+    return EngineConfig(engine="sglang", architecture=arch, max_num_seqs=64, dtype=dtype,
                         options={**base, **options})
 
 
@@ -85,10 +86,15 @@ def test_each_refusal_names_its_rule() -> None:
         "not a validated model class": {"architecture": "MixtralForCausalLM"},
         "without FP4 routed experts": {"quant_method": "fp8"},
         "read from its weights": {"quant_method": None, "moe_fp4_checkpoint": None},
-        "per-class rules": {"quant_method": None, "quant_algo": "NVFP4"},
+        "own rule on SM100": {"quant_method": None, "checkpoint_quant_method": "modelopt_fp4",
+                              "architecture": "DeepseekV3ForCausalLM"},
+        "may become --quantization": {"quant_method": None, "sm100": None,
+                                      "checkpoint_quant_method": "modelopt_fp4"},
         "COMBINE_DTYPE='fp32'": {"megamoe_combine_dtype": "fp32"},
         "IN_KERNEL_FC2_REDUCE=1": {"megamoe_combine_dtype": " MXFP8", "megamoe_fc2_reduce": True},
-        "W4A16=1": {"nvfp4_w4a16": True},
+        "W4A16=1 needs SGLANG_FLASHINFER_MEGAMOE_COMBINE_DTYPE=bf16": {
+            "nvfp4_w4a16": True, "megamoe_combine_dtype": "nvfp4"},
+        "W4A16=1 needs the model dtype bfloat16": {"nvfp4_w4a16": True, "dtype": "float16"},
         "attention DP over the whole TP group": {"attn_dp_size": 2},
         "not flashinfer_trtllm": {"moe_runner_backend": "flashinfer_trtllm"},
         "SM100-family GPU: SGLang refuses (moe_hook.py:335-339)$": {"sm100": False},
@@ -105,5 +111,9 @@ def test_each_refusal_names_its_rule() -> None:
     # combine with the reduce off, the draft's own default backend
     _config(quant_method=None, moe_fp4_checkpoint=True, quant_algo="MIXED_PRECISION")
     _config(megamoe_combine_dtype="nvfp4")
+    # a ModelOpt NVFP4 checkpoint without --quantization on SM100 (qwen3_moe.py:38-50), and
+    # nvfp4_online through the mega kernel in the W4A16 mode (overrides.py:1452-1483)
+    _config(quant_method=None, checkpoint_quant_method="modelopt_fp4")
+    _config(quant_method="nvfp4_online", nvfp4_w4a16=True)
     assert _config().replace(speculative_moe_a2a_backend=None).moe_a2a_backend == (
         "flashinfer_megamoe")

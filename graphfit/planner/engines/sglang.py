@@ -46,6 +46,7 @@ from graphfit.planner.engines import (
     sglang_flashinfer_megamoe,
     sglang_megamoe,
     sglang_moe_a2a,
+    sglang_quantization,
 )
 from graphfit.planner.engines import sglang_qwen3_vl as qwen3_vl
 from graphfit.planner.engines.base import ComponentModel, EngineLadders, KeyedComponentModel
@@ -607,6 +608,7 @@ class SglangModel:
         sglang_moe_a2a.check_dispatch(  # mori / pplx start-up checks
             config, default_chunked_prefill_size(config.gpu_memory_gb))
         sglang_megamoe.check_compat(config)
+        sglang_quantization.check(config)  # ModelConfig / handle_moe_kernel_config
         sglang_flashinfer_megamoe.check(config)  # handle_moe_kernel_config / handle_a2a_moe
         given_s = config.max_num_seqs
         if (given_s is not None and config.cudagraph_capture_sizes is None

@@ -23,21 +23,26 @@ Start-up refusals, in SGLang's order (`handle_moe_kernel_config` runs before
 * `validate_flashinfer_megamoe_model` (moe_hook.py:237-282): a validated model class, and an
   MXFP8 / ModelOpt NVFP4 `--quantization`, FP4 routed experts or hybrid NVFP4 MoE metadata in
   the checkpoint (configs/model_config.py:722-797; SglangOptions.moe_fp4_checkpoint). The
-  resolved --quantization is the flag; without one, SGLang derives it from a quantized
-  checkpoint by per-class rules on SM100 (arg_groups/model_overrides/*.py): graphfit refuses a
-  ModelOpt checkpoint (a quant_algo) without --quantization as not modelled;
+  resolved --quantization is the flag; without one, on SM100 the Qwen3-MoE and GLM-4 MoE
+  overrides copy the checkpoint's parsed method into it, so a ModelOpt NVFP4 checkpoint runs
+  as modelopt_fp4 (graphfit.planner.engines.sglang_quantization.resolved_flag); the other
+  validated classes' overrides are not restated: such a line is refused as not modelled;
 * `validate_flashinfer_megamoe_envs` (moe_hook.py:214-235): the combine dtype;
 * attention DP == TP, the runner auto -> flashinfer_megamoe and nothing else, an SM100 GPU
   (moe_hook.py:315-345).
 
-The W4A16 mode (SGLANG_FLASHINFER_CUTEDSL_NVFP4_W4A16=1) also checks the checkpoint's dtype
-(:318-324): graphfit refuses it as not modelled.
+The W4A16 mode (SGLANG_FLASHINFER_CUTEDSL_NVFP4_W4A16=1) lets nvfp4_online through the mega
+kernel: nvfp4_online's auto runner becomes flashinfer_megamoe and an explicit
+flashinfer_megamoe runner is kept (overrides.py:1452-1483), nvfp4_online passes the
+quantization rule (moe_hook.py:264-272); it needs the bf16 combine dtype (:216-220) and the
+model dtype bfloat16 (:318-324).
 """
 
 from __future__ import annotations
 
 from graphfit.planner.core.errors import ConfigError
 from graphfit.planner.core.settings import EngineSettings
+from graphfit.planner.engines.sglang_quantization import flag_known, resolved_flag
 
 BACKEND = "flashinfer_megamoe"
 # validate_flashinfer_megamoe_model's classes (moe_hook.py:240-254)
@@ -60,16 +65,17 @@ def _refuse(why: str) -> ConfigError:
     return ConfigError(f"flashinfer_megamoe: {why}")
 
 
-def resolved_runner(runner: str, quant: str | None, sm100: bool | None) -> str:
-    """The MoE runner after `_moe_runner_backend_quant_constraints` (overrides.py:1449-1503)
-    for a flashinfer_megamoe line without the W4A16 mode."""
+def resolved_runner(runner: str, quant: str | None, sm100: bool | None,
+                    w4a16: bool = False) -> str:
+    """The MoE runner after `_moe_runner_backend_quant_constraints` (overrides.py:1449-1510)
+    for a flashinfer_megamoe line (`w4a16`: SGLANG_FLASHINFER_CUTEDSL_NVFP4_W4A16=1)."""
     if quant == "nvfp4_online":
         if not sm100:
             raise _refuse("--quantization nvfp4_online needs an SM100 GPU: SGLang refuses "
                           "(arg_groups/overrides.py:1457-1461)")
         if runner == "auto":
-            return "flashinfer_trtllm"
-        if runner not in NVFP4_ONLINE_RUNNERS:
+            return BACKEND if w4a16 else "flashinfer_trtllm"  # :1462-1465
+        if runner not in NVFP4_ONLINE_RUNNERS and not (runner == BACKEND and w4a16):
             raise _refuse(f"--quantization nvfp4_online does not take the {runner} runner "
                           f"without SGLANG_FLASHINFER_CUTEDSL_NVFP4_W4A16=1: SGLang refuses "
                           f"(arg_groups/overrides.py:1467-1479)")
@@ -82,12 +88,11 @@ def check(config: EngineSettings) -> None:
     """Every flashinfer_megamoe start-up rule above for one line."""
     if config.moe_a2a_backend != BACKEND:
         return
-    if config.nvfp4_w4a16:
-        raise _refuse("SGLANG_FLASHINFER_CUTEDSL_NVFP4_W4A16=1 also checks the checkpoint's "
-                      "dtype and runs nvfp4_online through the mega kernel (moe_hook.py:"
-                      "318-324, overrides.py:1452-1466): not modelled")
-    quant = config.quant_method
-    runner = resolved_runner(config.moe_runner_backend, quant, config.sm100)
+    w4a16 = config.nvfp4_w4a16
+    known = flag_known(config)
+    quant = resolved_flag(config)
+    runner = (resolved_runner(config.moe_runner_backend, quant, config.sm100, w4a16) if known
+              else config.moe_runner_backend)
     arch = config.architecture
     if arch is None:
         raise _refuse("SGLang accepts only some model classes (moe_hook.py:237-262): give "
@@ -95,13 +100,19 @@ def check(config: EngineSettings) -> None:
     if arch not in VALIDATED_ARCHS:
         raise _refuse(f"{arch} is not a validated model class: SGLang refuses "
                       f"(moe_hook.py:237-262)")
+    if not known and config.sm100 is None:
+        raise _refuse("needs an SM100-family GPU (moe_hook.py:335-339), on which the "
+                      "checkpoint's quantization may become --quantization: the GPU is "
+                      "unknown: name it (--gpu-memory-gb B200 / GB200) or set sm100 in a config "
+                      "file")
+    if not known:
+        raise _refuse(f"the checkpoint's quantization ({config.checkpoint_quant_method}) "
+                      f"becomes --quantization by {arch}'s own rule on SM100 "
+                      f"(arg_groups/model_overrides/, overrides.py:764-812): not modelled; "
+                      f"give --quantization")
     fp4 = config.moe_fp4_checkpoint
-    if quant is None and not fp4 and config.quant_algo is not None:
-        raise _refuse(f"the checkpoint's quantization ({config.quant_algo}) becomes "
-                      f"--quantization by per-class rules on SM100 (arg_groups/model_overrides/"
-                      f"qwen3_moe.py:38-49, glm4_moe.py:20-32, overrides.py:780-812): not "
-                      f"modelled; give --quantization")
-    if quant not in QUANTIZATIONS and not fp4:
+    online = quant == "nvfp4_online" and w4a16  # moe_hook.py:266-270
+    if quant not in QUANTIZATIONS and not online and not fp4:
         if fp4 is None:
             raise _refuse("whether this DeepSeek-V4 checkpoint has FP4 routed experts is read "
                           "from its weights (configs/model_config.py:744-761): not modelled; "
@@ -110,12 +121,19 @@ def check(config: EngineSettings) -> None:
         raise _refuse(f"{given} without FP4 routed experts or hybrid NVFP4 MoE metadata in the "
                       f"checkpoint: SGLang refuses (moe_hook.py:264-282)")
     combine = config.megamoe_combine_dtype.strip().lower()
+    if w4a16 and combine != "bf16":
+        raise _refuse(f"SGLANG_FLASHINFER_CUTEDSL_NVFP4_W4A16=1 needs SGLANG_FLASHINFER_MEGAMOE_"
+                      f"COMBINE_DTYPE=bf16, not {combine!r}: SGLang refuses (moe_hook.py:"
+                      f"216-220)")
     if combine not in COMBINE_DTYPES:
         raise _refuse(f"SGLANG_FLASHINFER_MEGAMOE_COMBINE_DTYPE={combine!r} is not one of "
                       f"{', '.join(COMBINE_DTYPES)}: SGLang refuses (moe_hook.py:222-226)")
     if combine != "bf16" and config.megamoe_fc2_reduce:
         raise _refuse(f"SGLANG_FLASHINFER_MEGAMOE_COMBINE_DTYPE={combine} with SGLANG_FLASHINFER_"
                       f"MEGAMOE_IN_KERNEL_FC2_REDUCE=1: SGLang refuses (moe_hook.py:227-235)")
+    if w4a16 and config.dtype != "bfloat16":
+        raise _refuse(f"SGLANG_FLASHINFER_CUTEDSL_NVFP4_W4A16=1 needs the model dtype bfloat16, "
+                      f"not {config.dtype}: SGLang refuses (moe_hook.py:318-324)")
     if not (config.attn_dp_size > 1 and config.attn_dp_size == config.tp_size):
         raise _refuse(f"needs attention DP over the whole TP group (--attn-dp-size == "
                       f"--tp-size, here {config.attn_dp_size} and {config.tp_size}): SGLang "

@@ -227,6 +227,13 @@ class SglangOptions(EngineOptions):
         SGLANG_FLASHINFER_MEGAMOE_IN_KERNEL_FC2_REDUCE and SGLANG_FLASHINFER_CUTEDSL_NVFP4_W4A16
         (EnvBool, off, :1235, 1246), checked by flashinfer_megamoe's start-up
         (moe_hook.py:214-235, 318-324; graphfit.planner.engines.sglang_flashinfer_megamoe).
+    checkpoint_quant_method: the checkpoint's quantization method as SGLang's ModelConfig
+        parses its config.json `quantization_config` (configs/model_config.py:1727-1741,
+        1838-1897: a ModelOpt quant_algo becomes modelopt_fp4 / modelopt_fp8 /
+        modelopt_mixed / w4afp8 / mxfp8), read from a local model
+        (graphfit.inputs.model_config.quant_settings). `--quantization` must not clash with
+        it, and on SM100 some classes copy it into the flag
+        (graphfit.planner.engines.sglang_quantization). None: no quantization_config read.
     """
 
     engine: ClassVar[str] = "sglang"
@@ -297,6 +304,7 @@ class SglangOptions(EngineOptions):
     megamoe_combine_dtype: str = "bf16"
     megamoe_fc2_reduce: bool = False
     nvfp4_w4a16: bool = False
+    checkpoint_quant_method: str | None = None
 
     def __post_init__(self) -> None:
         gb = self.gpu_memory_gb
@@ -335,7 +343,7 @@ class SglangOptions(EngineOptions):
             set_(self, "moe_runner_backend", "auto")
         if self.sm100 is not None:
             true_false("sm100", self.sm100)
-        for name in ("quant_method", "quant_algo"):
+        for name in ("quant_method", "quant_algo", "checkpoint_quant_method"):
             value = getattr(self, name)
             if value is not None and (not isinstance(value, str) or not value.strip()):
                 raise ConfigError(f"{name}: must be a non-empty string, got {excerpt(value)}")

@@ -1,0 +1,241 @@
+"""SGLang 0.5.23's quantization resolution for every line, restated where it decides whether
+the server starts or which MoE runner it resolves.
+
+Three steps, in SGLang's order:
+
+1. `ModelConfig` parses the checkpoint's config.json `quantization_config`
+   (`_parse_quant_hf_config`, configs/model_config.py:1727-1741): a ModelOpt config (no
+   `quant_method`, or `modelopt`) becomes the method its `quant_algo` names
+   (`_parse_modelopt_quant_config`, :1838-1897), written back into that dict in place.
+   `checkpoint_method` restates it; graphfit.inputs.model_config reads it into
+   SglangOptions.checkpoint_quant_method.
+2. On an SM100 GPU, without `--quantization` (and not `--quantization unquant`,
+   serving_hook.py:695-703), a model class's override copies that parsed method into
+   `--quantization` (Qwen3-MoE family: model_overrides/qwen3_moe.py:38-50; GLM-4 MoE:
+   glm4_moe.py:15-33). `resolved_flag` restates it for those classes; a class with no
+   override keeps no flag. Other classes' overrides (DeepSeek, Nemotron-H, Beam, Kimi K3)
+   are not restated: `flag_known` says so.
+3. `ModelConfig._verify_quantization` (model_config.py:2000-2160) refuses a `--quantization`
+   that clashes with the checkpoint's method for every backend (`check_clash`):
+   first each method's `override_quantization_method` may replace the flag (ModelOpt FP8 /
+   FP4: the checkpoint's own method unless the flag is nvfp4_online,
+   layers/quantization/base_config.py:223-253; ModelOpt mixed: always, modelopt_quant.py:
+   829-835; the loop: model_config.py:2093-2104); then a different flag must be listed as
+   compatible (:2042-2055, 2108-2118) or be an online requantization (quark_mxfp4, :545,
+   2138-2141), else SGLang refuses (:2142-2148). The resulting method must be one SGLang
+   knows (:2150-2155; layers/quantization/__init__.py:63-104).
+
+Then `_moe_runner_backend_quant_constraints` (arg_groups/overrides.py:1449-1526) and
+`handle_moe_kernel_config` (moe_hook.py:70-147) check the resolved flag against the MoE runner
+for every all-to-all backend (`check_runner`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from graphfit.planner.core.errors import ConfigError
+from graphfit.planner.core.settings import EngineSettings
+
+# the classes whose SM100 override copies the checkpoint's method into --quantization
+# (model_overrides/qwen3_moe.py:30-50, glm4_moe.py:15-33)
+DERIVING_ARCHS = frozenset({
+    "Qwen3MoeForCausalLM", "Qwen3VLMoeForConditionalGeneration", "Qwen3NextForCausalLM",
+    "Qwen3_5MoeForConditionalGeneration", "InternS2PreviewForConditionalGeneration",
+    "Qwen3_5ForConditionalGeneration", "Qwen4ExpForConditionalGeneration",
+    "Glm4MoeForCausalLM",
+})
+# classes with no override that sets --quantization (none registered for them in
+# arg_groups/model_overrides/, overrides.py:764-812 covers the DeepSeek family only)
+KEEPING_ARCHS = frozenset({"Qwen2MoeForCausalLM"})
+# CUDA's QUANTIZATION_METHODS (layers/quantization/__init__.py:63-104)
+KNOWN_METHODS = frozenset({
+    "fp8", "mxfp8", "minimax_m3_nvfp4", "blockwise_int8", "modelopt", "modelopt_fp8",
+    "modelopt_fp4", "nvfp4_online", "modelopt_mixed", "w8a8_int8", "w8a8_fp8", "awq",
+    "awq_marlin", "bitsandbytes", "gguf", "gptq_marlin", "moe_wna16", "compressed-tensors",
+    "w4afp8", "petit_nvfp4", "quark", "quark_mxfp4", "auto-round", "auto-round-int8",
+    "modelslim", "quark_int4fp8_moe", "humming", "mxfp_w4a8", "mxfp4",
+})
+# _verify_quantization's compatible_quantization_methods (model_config.py:2042-2055)
+COMPATIBLE: dict[str, tuple[str, ...]] = {
+    "modelopt_fp8": ("modelopt",), "modelopt_fp4": ("modelopt", "fp8"),
+    "modelopt_mixed": ("modelopt",), "nvfp4_online": ("fp8", "modelopt_fp8"),
+    "minimax_m3_nvfp4": ("mxfp8",), "petit_nvfp4": ("modelopt",),
+    "w8a8_int8": ("compressed-tensors", "compressed_tensors"),
+    "w8a8_fp8": ("compressed-tensors", "compressed_tensors"),
+    "auto-round-int8": ("compressed-tensors", "compressed_tensors"),
+}
+REQUANTIZATION = ("quark_mxfp4",)  # model_config.py:545
+UNQUANT = "unquant"  # the explicit opt-out (serving_hook.py:692-703)
+# checkpoint methods / flags whose override depends on the checkpoint's bits, the GPU or a
+# marlin format (awq/awq.py:333-350, gptq/gptq.py:414-440, moe_wna16.py:164-185,
+# humming.py:503-508, the generic modelopt flag: base_config.py:241-245)
+UNMODELLED_METHODS = ("awq", "gptq")
+UNMODELLED_FLAGS = ("modelopt", "moe_wna16", "humming", "marlin", "awq_marlin", "gptq_marlin")
+# each FlashInfer runner's resolved --quantization values (moe_hook.py:80-147; None: bf16)
+RUNNER_QUANT: dict[str, tuple[str | None, ...]] = {
+    "flashinfer_cutlass": ("modelopt_fp4", "modelopt_fp8", "modelopt_mixed", None),
+    "flashinfer_cutedsl": ("modelopt_fp4", "modelopt_mixed", "nvfp4_online"),
+    "flashinfer_trtllm": ("modelopt_fp4", "nvfp4_online", "fp8", "mxfp8", "modelopt_fp8",
+                          "modelopt_mixed", "compressed-tensors", None),
+    "flashinfer_trtllm_routed": ("fp8", "mxfp8", "modelopt_fp4", "modelopt_mixed",
+                                 "nvfp4_online", "minimax_m3_nvfp4", None),
+}
+
+
+def _modelopt_method(config: Mapping[str, Any]) -> str | None:
+    """`_parse_modelopt_quant_config` (model_config.py:1838-1897) on a config.json
+    quantization_config (unwrapped as unwrap_modelopt_quantization_config, :116-121)."""
+    inner = config.get("quantization", config)
+    if not isinstance(inner, Mapping):
+        return None
+    nested = inner.get("quantization")
+    inner = nested if isinstance(nested, Mapping) else inner
+    algo = inner.get("quant_algo")
+    if not algo:
+        return None
+    algo = str(algo)
+    if algo == "MIXED_PRECISION":
+        layers = inner.get("quantized_layers") or {}
+        nvfp4 = isinstance(layers, Mapping) and any(
+            str(info.get("quant_algo", "")).upper() in ("NVFP4", "W4A16_NVFP4")
+            for info in layers.values() if isinstance(info, Mapping))
+        return "modelopt_mixed" if nvfp4 else "w4afp8"
+    if "FP4" in algo:  # "NVFP4" contains it
+        return "modelopt_fp4"
+    if algo == "FP8":
+        return "modelopt_fp8"
+    if algo == "MXFP8":
+        return "mxfp8"
+    return None
+
+
+def checkpoint_method(config: Mapping[str, Any]) -> str | None:
+    """The checkpoint's quantization method as `_verify_quantization` reads it after
+    `_parse_quant_hf_config` (model_config.py:1727-1741, 2076-2079): a ModelOpt config's
+    method from its quant_algo, else `quant_method` lower-cased. None: no quant_method and
+    no ModelOpt quant_algo (SGLang then takes the flag, or refuses '' without one)."""
+    method = config.get("quant_method")
+    if method is None or method == "modelopt":
+        parsed = _modelopt_method(config)
+        if parsed is not None:
+            return parsed
+    return str(method).lower() if method is not None else None
+
+
+def _refuse(why: str) -> ConfigError:
+    return ConfigError(f"--quantization: {why}")
+
+
+def _flag(config: EngineSettings) -> str | None:
+    """`--quantization` as the pipeline first resolves it: unquant is none, and opts out of
+    the model overrides' copy (serving_hook.py:692-703)."""
+    return None if config.quant_method == UNQUANT else config.quant_method
+
+
+def flag_known(config: EngineSettings) -> bool:
+    """Whether graphfit knows the `--quantization` SGLang's arguments carry after the model
+    overrides: given, no checkpoint method, not SM100, or a class whose override is
+    restated (DERIVING_ARCHS copies, KEEPING_ARCHS has none)."""
+    if config.quant_method is not None or config.checkpoint_quant_method is None:
+        return True  # given (unquant too: no copy), or nothing to copy
+    if not config.sm100:
+        return config.sm100 is False
+    return config.architecture in DERIVING_ARCHS | KEEPING_ARCHS
+
+
+def resolved_flag(config: EngineSettings) -> str | None:
+    """server_args.quantization after the model overrides (step 2 above); the caller checks
+    `flag_known` first."""
+    if config.quant_method is not None:
+        return _flag(config)
+    if config.sm100 and config.architecture in DERIVING_ARCHS:
+        return config.checkpoint_quant_method
+    return None
+
+
+def check_clash(flag: str | None, method: str | None) -> str | None:
+    """`_verify_quantization` for the target model (step 3 above): the ModelConfig's
+    quantization, or ConfigError where SGLang refuses or graphfit does not model it."""
+    if method is None:
+        if flag is not None and flag not in KNOWN_METHODS:  # gptq, mlx_q4 / mlx_q8 on CUDA
+            raise _refuse(f"{flag} is not a quantization method SGLang knows on CUDA: SGLang "
+                          f"refuses (configs/model_config.py:2150-2155)")
+        return flag
+    if flag in UNMODELLED_FLAGS or (method in UNMODELLED_METHODS and (
+            flag is not None or method == "gptq")):
+        raise _refuse(f"the checkpoint's {method} with --quantization {flag}: SGLang's "
+                      f"override depends on its bits, GPU or format (layers/quantization/"
+                      f"awq/awq.py:333, gptq/gptq.py:414): not modelled")
+    quant = flag
+    if flag not in REQUANTIZATION:  # model_config.py:2093-2104
+        if method in ("modelopt_fp8", "modelopt_fp4") and flag != "nvfp4_online":
+            quant = method  # base_config.py:223-253
+        elif method == "modelopt_mixed":
+            quant = method  # modelopt_quant.py:829-835
+    if quant is None:
+        quant = method
+    elif quant != method and method not in COMPATIBLE.get(quant, ()) and (
+            quant not in REQUANTIZATION):
+        raise _refuse(f"{flag} clashes with the checkpoint's quantization_config ({method}): "
+                      f"SGLang refuses (configs/model_config.py:2106-2148)")
+    if quant not in KNOWN_METHODS:
+        raise _refuse(f"the checkpoint's quantization method {quant!r} is not one SGLang "
+                      f"knows: SGLang refuses (configs/model_config.py:2150-2155)")
+    return quant
+
+
+def check_runner(runner: str, quant: str | None, sm100: bool | None, *, backend: str = "none",
+                 fp4_checkpoint: bool | None = False) -> None:
+    """The MoE runner against the resolved flag for any all-to-all backend but
+    flashinfer_megamoe, whose module resolves its own runner: nvfp4_online needs SM100 and
+    takes only some runners (overrides.py:1452-1483), and each FlashInfer runner takes only
+    some flags (moe_hook.py:80-147; an auto runner resolved by mxfp8 / nvfp4_online is a
+    flashinfer_trtllm one, which takes both)."""
+    if quant == "nvfp4_online":
+        if not sm100:
+            hint = "" if sm100 is False else " (the GPU is unknown: name it, e.g. B200)"
+            raise _refuse(f"nvfp4_online needs an SM100 GPU: SGLang refuses "
+                          f"(arg_groups/overrides.py:1457-1461){hint}")
+        if runner not in ("auto", "flashinfer_trtllm", "flashinfer_trtllm_routed",
+                          "flashinfer_cutedsl"):
+            raise _refuse(f"nvfp4_online does not take the {runner} MoE runner: SGLang "
+                          f"refuses (arg_groups/overrides.py:1467-1483)")
+    if quant == "mxfp8" and runner not in ("auto", "cutlass", "deep_gemm",
+                                           "flashinfer_megamoe", "flashinfer_trtllm",
+                                           "flashinfer_trtllm_routed"):
+        runner = "flashinfer_trtllm"  # overrides.py:1500-1512 (a warning), choices.py:161
+    allowed = RUNNER_QUANT.get(runner)
+    if allowed is not None and quant not in allowed:
+        if runner == "flashinfer_cutedsl" and fp4_checkpoint is not False:
+            raise _refuse(f"{quant} with the flashinfer_cutedsl MoE runner on an FP4-expert "
+                          f"checkpoint: SGLang accepts hybrid NVFP4 metadata only "
+                          f"(moe_hook.py:94-102), graphfit does not tell them apart: not "
+                          f"modelled")
+        raise _refuse(f"{quant} is not one the {runner} MoE runner takes: SGLang asserts "
+                      f"(arg_groups/moe_hook.py:80-147)")
+    if runner == "flashinfer_cutedsl":
+        if backend not in ("none", "deepep", "flashinfer"):
+            raise _refuse(f"the flashinfer_cutedsl MoE runner does not take "
+                          f"--moe-a2a-backend {backend}: SGLang asserts (moe_hook.py:107-114)")
+        if backend == "deepep" and quant == "nvfp4_online":
+            raise _refuse("nvfp4_online with the flashinfer_cutedsl runner and deepep: SGLang "
+                          "refuses (moe_hook.py:115-121)")
+
+
+def check(config: EngineSettings) -> None:
+    """Steps 2-3 and the runner rule for one line (flashinfer_megamoe's own rules:
+    graphfit.planner.engines.sglang_flashinfer_megamoe)."""
+    check_clash(_flag(config), config.checkpoint_quant_method)
+    backend = config.moe_a2a_backend or "none"
+    if backend == "flashinfer_megamoe" or not flag_known(config):
+        return
+    check_runner(config.moe_runner_backend, resolved_flag(config), config.sm100,
+                 backend=backend, fp4_checkpoint=config.moe_fp4_checkpoint)
+
+
+__all__ = ["COMPATIBLE", "DERIVING_ARCHS", "KEEPING_ARCHS", "KNOWN_METHODS", "REQUANTIZATION",
+           "UNQUANT",
+           "RUNNER_QUANT", "check", "check_clash", "check_runner", "checkpoint_method",
+           "flag_known", "resolved_flag"]
