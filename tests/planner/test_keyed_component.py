@@ -272,6 +272,8 @@ def test_cli_t5_checkpoint_plans_fixed_encoder_slots(tmp_path: Path) -> None:
     assert code == 0, err
     doc = json.loads(out)
     assert doc["config"]["options"]["encoder_fixed_slots"] is True
+    assert "refusals" not in doc["engine"] and doc["engine"]["ok"]  # padding: no refusal
+    assert "refusals" not in doc["keyed_components"]["encoder"]
     saved = tmp_path / "plan.json"
     saved.write_text(out)
     assert run_cli(["check", "--plan", str(saved)])[0] == 0
@@ -283,3 +285,49 @@ def test_cli_t5_checkpoint_plans_fixed_encoder_slots(tmp_path: Path) -> None:
     code, out, err = run_cli(["plan", "--json", *line])
     assert code == 0, err
     assert json.loads(out)["config"]["options"]["encoder_fixed_slots"] is False
+
+
+def test_cli_reports_the_batches_tensorrt_llm_refuses_with_fixed_slots(tmp_path: Path) -> None:
+    """Fixed encoder slots without padding: TensorRT-LLM raises ValueError replaying a graph
+    for every batch of its key but its capture layout (`EncDecGraphs.slot_refusals`, checked
+    against the restated engine in tests/oracle/test_trtllm_encdec_reference.py). `plan`
+    reports them under the encoder and in the engine's verdict (UNSAFE), `check` exits 1 on
+    them, the JSON plan (still graphfit.plan/3) lists them, and `check --plan` reads both
+    that file and one written before graphfit reported them."""
+    model = tmp_path / "t5"
+    model.mkdir()
+    (model / "config.json").write_text(json.dumps({
+        "architectures": ["T5ForConditionalGeneration"], "d_model": 512,
+        "relative_attention_num_buckets": 32, "torch_dtype": "bfloat16"}))
+    config = tmp_path / "t5.yaml"
+    config.write_text("max_batch_size: 8\nmax_num_tokens: 512\nmax_seq_len: 128\n"
+                      "encoder_max_batch_size: 4\nencoder_cuda_graph_config:\n"
+                      "  batch_sizes: [1, 2, 4]\n  num_tokens: [32, 64, 128]\n"
+                      "  seq_lens: [16, 64]\n  enable_padding: false\n")
+    line = ["--", "trtllm-serve", str(model), "--extra_llm_api_options", str(config)]
+    code, out, err = run_cli(["plan", *line])
+    assert code == 0, err  # graphfit's own plan is safe: its runtime replays these batches
+    assert "refused by the engine: 6 of 11 graphs, e.g. encoder graph 2,32,64" in out
+    assert "UNSAFE: encoder graph 2,32,64: TensorRT-LLM raises ValueError" in out
+    code, out, _ = run_cli(["check", *line])
+    assert code == 1 and "(e.g. [30, 2])" in " ".join(out.split())
+    code, out, err = run_cli(["plan", "--json", *line])
+    assert code == 0, err
+    doc = json.loads(out)
+    assert doc["schema"] == "graphfit.plan/3" and doc["engine"]["ok"] is False
+    refused = doc["keyed_components"]["encoder"]["refusals"]
+    assert refused == doc["engine"]["refusals"] and len(refused) == 6
+    assert refused[0]["key"] == "2,32,64" and refused[0]["example"] == [30, 2]
+    saved = tmp_path / "plan.json"
+    saved.write_text(out)
+    assert run_cli(["check", "--plan", str(saved)])[0] == 0
+    # the document an older graphfit wrote: no refusals, the engine's verdict ok
+    del doc["keyed_components"]["encoder"]["refusals"]
+    del doc["engine"]["refusals"]
+    doc["engine"]["ok"] = True
+    saved.write_text(json.dumps(doc))
+    assert run_cli(["check", "--plan", str(saved)])[0] == 0
+    doc["engine"]["ok"] = False  # but not a mix of the two
+    saved.write_text(json.dumps(doc))
+    code, _, err = run_cli(["check", "--plan", str(saved)])
+    assert code == 2 and "engine.ok" in err
