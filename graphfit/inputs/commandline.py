@@ -220,6 +220,7 @@ def read(words: Sequence[str], version: str | None = None) -> PastedLine:
             settings += model_config.quant_settings(model)  # megamoe's NVFP4 rule
         if engine is Engine.TRTLLM:  # T5-style relative attention: fixed encoder slots
             settings += trtllm_slots.fixed_slot_settings(model)
+            notes += trtllm_slots.fixed_slot_notes(model)
     if engine is Engine.SGLANG:  # its vision-encoder graphs are planned apart (graphfit vit)
         notes += sglang_vit.environment_notes(environ, model)
     draft = reader.draft_model(parsed.values)
