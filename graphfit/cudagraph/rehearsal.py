@@ -238,12 +238,17 @@ def rehearse(p: Plan, *, backend: str | Backend | None = None,
         runners.append((runner, tuple(widths)))
     # SGLang's ViT graphs (the keyed `vit` component) run through their own runner
     # (graphfit.cudagraph.vit): keyed on image layouts, not on (requests, tokens, longest)
+    # a keyed component the toy forward cannot stage (TensorRT-LLM's feature-mode encoder:
+    # per-request feature tensors, no token inputs) is skipped, and said so
+    staged = {name for name, comp in p.keyed.items()
+              if any(b.name == "input_ids" for b in comp.buffers)}
     keyed = [KeyedGraphRunner.from_plan(KeyedToyForward().to(device), p, name, session=session,
                                         device=device)
              for name, comp in p.keyed.items()
-             if comp.graph_keys and name != VIT and comp.buffers]
+             if comp.graph_keys and name != VIT and comp.buffers and name in staged]
     skipped += [name for name, comp in p.keyed.items()
-                if not comp.graph_keys or not comp.buffers]
+                if not comp.graph_keys or not comp.buffers
+                or (name != VIT and name not in staged)]
     report = session.capture()
     gen = torch.Generator().manual_seed(_SEED)
     results = []

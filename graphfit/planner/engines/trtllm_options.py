@@ -8,6 +8,7 @@ from typing import ClassVar
 
 from graphfit.planner.core.errors import ConfigError, excerpt
 from graphfit.planner.core.options import EngineOptions, int_list, positive_int, sizes
+from graphfit.planner.engines.trtllm_features import FeatureSpec
 
 # PrefillCudaGraphBackend (tensorrt_llm/llmapi/llm_args.py@0004396720:5504-5509):
 # disabled (the default), piecewise (torch.compile PiecewiseRunner graphs), breakable
@@ -85,6 +86,13 @@ class TrtllmOptions(EngineOptions):
         checkpoint decides it, not an LLM-API argument, so graphfit takes it as an input. On,
         a batch replays a key only when each request fits one slot of that key's capture
         layout, so the encoder's dispatch reads the request lengths (not only their counts).
+    encoder_feature_spec: the model class's `encoder_graph_spec()`, [feature_shape, dtype,
+        fixed_seq_len]
+        (tensorrt_llm/_torch/pyexecutor/engine/runners/encoder.py@0e91ee39be:98-128): set,
+        an encoder-decoder model's `encoder_cuda_graph_config` runs in feature mode, one
+        graph per batch size (graphfit.planner.engines.trtllm_features). The model class
+        decides it, so graphfit takes it from the checkpoint's architecture
+        (graphfit.inputs.trtllm_features) or `--config`. None: token mode.
     """
 
     engine: ClassVar[str] = "trtllm"
@@ -107,6 +115,7 @@ class TrtllmOptions(EngineOptions):
     encoder_max_num_tokens: int | None = None
     encode_only: bool = False
     encoder_fixed_slots: bool = False
+    encoder_feature_spec: tuple[tuple[int, ...], str, int] | None = None
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "draft_len_schedule",
@@ -141,6 +150,10 @@ class TrtllmOptions(EngineOptions):
         if not isinstance(self.encoder_fixed_slots, bool):
             raise ConfigError(f"encoder_fixed_slots: expected true/false, got "
                               f"{excerpt(self.encoder_fixed_slots)}")
+        if self.encoder_feature_spec is not None:
+            spec = FeatureSpec.of(self.encoder_feature_spec)
+            object.__setattr__(self, "encoder_feature_spec",
+                               (spec.shape, spec.dtype, spec.fixed_seq_len))
         if not isinstance(self.encode_only, bool):
             raise ConfigError(f"encode_only: expected true/false, got {excerpt(self.encode_only)}")
         if not isinstance(self.encoder_graph_padding, bool):
