@@ -331,3 +331,38 @@ def test_cli_reports_the_batches_tensorrt_llm_refuses_with_fixed_slots(tmp_path:
     saved.write_text(json.dumps(doc))
     code, _, err = run_cli(["check", "--plan", str(saved)])
     assert code == 2 and "engine.ok" in err
+
+
+def test_cli_whisper_checkpoint_plans_feature_mode_encoder_graphs(tmp_path: Path) -> None:
+    """A Whisper checkpoint (architecture WhisperForConditionalGeneration) gives the encoder
+    its feature spec (graphfit.inputs.trtllm_features): one graph per batch size, keyed
+    (b, b x 1500, 1500), `input_features` (9, 480000) float32 and `seq_lens` (9,); the token
+    buckets are not needed. The checkpoint's preprocessor_config.json n_samples wins;
+    `check --plan` takes the document; `rehearse` says it cannot stage these inputs."""
+    model = tmp_path / "whisper"
+    model.mkdir()
+    (model / "config.json").write_text(json.dumps({
+        "architectures": ["WhisperForConditionalGeneration"], "model_type": "whisper",
+        "d_model": 384, "max_source_positions": 1500, "torch_dtype": "float16"}))
+    config = tmp_path / "whisper.yaml"
+    config.write_text("max_batch_size: 8\nmax_num_tokens: 16384\nmax_seq_len: 1500\n"
+                      "encoder_max_batch_size: 9\nencoder_cuda_graph_config:\n"
+                      "  batch_sizes: [1, 2, 4, 8, 9]\n  enable_padding: true\n")
+    line = ["--", "trtllm-serve", str(model), "--extra_llm_api_options", str(config)]
+    code, out, err = run_cli(["plan", "--json", *line])
+    assert code == 0, err
+    doc = json.loads(out)
+    assert doc["config"]["options"]["encoder_feature_spec"] == [[480000], "float32", 1500]
+    encoder = doc["keyed_components"]["encoder"]
+    assert [g["key"] for g in encoder["graphs"]] == [[b, 1500 * b, 1500] for b in (1, 2, 4, 8, 9)]
+    assert {b["name"]: b["shape"] for b in encoder["buffers"]} == {
+        "input_features": [9, 480000], "seq_lens": [9]}
+    saved = tmp_path / "plan.json"
+    saved.write_text(out)
+    assert run_cli(["check", "--plan", str(saved)])[0] == 0
+    code, out, err = run_cli(["rehearse", *line])
+    assert code == 0 and "encoder: 5 graphs not rehearsed" in out, err
+    (model / "preprocessor_config.json").write_text(json.dumps({"n_samples": 160000}))
+    code, out, err = run_cli(["plan", "--json", *line])
+    assert code == 0, err
+    assert json.loads(out)["config"]["options"]["encoder_feature_spec"][0] == [160000]
