@@ -223,6 +223,7 @@ def read(words: Sequence[str], version: str | None = None) -> PastedLine:
             settings += trtllm_slots.fixed_slot_settings(model)
             notes += trtllm_slots.fixed_slot_notes(model)
             settings += trtllm_features.feature_spec_settings(model)  # Whisper: feature mode
+            settings += trtllm_features.mm_input_settings(model)  # a vision tower's inputs
     if engine is Engine.SGLANG:  # its vision-encoder graphs are planned apart (graphfit vit)
         notes += sglang_vit.environment_notes(environ, model)
     draft = reader.draft_model(parsed.values)

@@ -24,6 +24,19 @@ Architectures:
   docs/engines/trtllm-coverage.md.
 
 No other model class in the stored TensorRT-LLM sources defines `encoder_graph_spec`.
+
+Multimodal encoders (`MM_INPUTS`, the `mm_encoder_inputs` option): the inputs a model's
+`MultimodalEncoderGraphRunner` captures, `input_specs`, each (token rows, *dims) of a dtype.
+
+* `Glm5NextForConditionalGeneration` (GLM-5.3-Flash; model type glm5_next): the vision
+  tower's block loop, image modality only (other modalities are refused by the model), with
+  inputs `x` (vision_config.hidden_size,) in the text model's dtype (bfloat16 unless the
+  text config says), `cos` and `sin` (head_dim,) float32, head_dim = vision_config.
+  hidden_size // vision_config.num_heads (tensorrt_llm/_torch/models/
+  modeling_glm5_next_vision.py, stored copy of 52,982 characters,
+  `Glm5NextVisionModel.enable_blocks_cuda_graph`, `_image_encoder_cuda_graph_config`,
+  `_text_dtype` and `Glm5NextVisionAttention`; lines not counted). It is the only model
+  file in the stored sources that constructs a `MultimodalEncoderGraphRunner`.
 """
 
 from __future__ import annotations
@@ -60,6 +73,59 @@ def whisper_spec(data: dict[str, Any], path: Path) -> Spec:
 SPECS: dict[str, Callable[[dict[str, Any], Path], Spec]] = {
     "WhisperForConditionalGeneration": whisper_spec,
 }
+
+
+MmInputs = list[list[Any]]  # [[modality, [[name, dims, dtype], ...]], ...]
+
+
+def _dtype(value: object) -> str | None:
+    names = {"bfloat16": "bfloat16", "float16": "float16", "half": "float16",
+             "float32": "float32", "float": "float32"}
+    if isinstance(value, str):
+        return names.get(value.removeprefix("torch."))
+    return None
+
+
+def glm5_next_inputs(data: dict[str, Any], path: Path) -> MmInputs | None:
+    """GLM-5.3-Flash's image tower inputs (module docstring); None when config.json lacks
+    the vision sizes."""
+    vision = data.get("vision_config")
+    text = data.get("text_config") if isinstance(data.get("text_config"), dict) else data
+    if not isinstance(vision, dict):
+        return None
+    hidden, heads = vision.get("hidden_size"), vision.get("num_heads")
+    if not (isinstance(hidden, int) and isinstance(heads, int) and not isinstance(hidden, bool)
+            and not isinstance(heads, bool) and hidden >= 1 and heads >= 1):
+        return None
+    assert isinstance(text, dict)
+    dtype = (_dtype(text.get("dtype")) or _dtype(text.get("torch_dtype")) or "bfloat16")
+    head_dim = hidden // heads
+    if head_dim < 1:
+        return None
+    return [["image", [["x", [hidden], dtype], ["cos", [head_dim], "float32"],
+                       ["sin", [head_dim], "float32"]]]]
+
+
+MM_INPUTS: dict[str, Callable[[dict[str, Any], Path], MmInputs | None]] = {
+    "Glm5NextForConditionalGeneration": glm5_next_inputs,
+}
+
+
+def mm_input_settings(model: str) -> list[Setting]:
+    """`mm_encoder_inputs` for a checkpoint whose architecture's encoder inputs graphfit
+    knows (weak)."""
+    path = config_path(model)
+    if path is None:
+        return []
+    data = load_config(path)
+    arch = architecture(data)
+    if arch is None or arch not in MM_INPUTS:
+        return []
+    found = MM_INPUTS[arch](data, path)
+    if found is None:
+        return []
+    return [Setting("mm_encoder_inputs", found, f"{shown_path(path)}: {arch}", FILE,
+                    weak=True)]
 
 
 def architecture(data: dict[str, Any]) -> str | None:

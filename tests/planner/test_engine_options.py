@@ -81,6 +81,18 @@ VALID: dict[str, st.SearchStrategy[Any]] = {
     "encoder_feature_spec": st.none() | st.tuples(
         st.lists(st.integers(1, 480000), min_size=1, max_size=3),
         st.sampled_from(["float32", "bfloat16", "float16"]), st.integers(1, 4096)),
+    "mm_encoder_graphs": st.none() | st.lists(st.tuples(
+        st.sampled_from(["image", "video", "audio"]),
+        st.lists(st.tuples(st.integers(1, 8192), st.integers(1, 8)).filter(
+            lambda p: p[0] >= p[1]), min_size=1, max_size=4), st.booleans()),
+        max_size=3, unique_by=lambda m: m[0]),
+    "mm_encoder_inputs": st.none() | st.lists(st.tuples(
+        st.sampled_from(["image", "video", "audio"]),
+        st.lists(st.tuples(st.sampled_from(["x", "cos", "sin"]),
+                           st.lists(st.integers(1, 4096), max_size=2),
+                           st.sampled_from(["bfloat16", "float32"])),
+                 min_size=1, max_size=3, unique_by=lambda i: i[0])),
+        max_size=3, unique_by=lambda m: m[0]),
     "cuda_graph_backend_prefill": st.sampled_from([None, "breakable", "full", "disabled",
                                                    " FULL "]),
     "cuda_graph_max_bs_prefill": st.none() | st.integers(1, 65536),
@@ -209,6 +221,10 @@ INVALID: dict[str, st.SearchStrategy[Any]] = {
     "encoder_feature_spec": st.sampled_from([[], "x", [[], "float32", 1], [[8], "fp99", 1],
                                              [[8], "float32", 0], [[0], "float32", 4],
                                              [8, "float32", 4]]),
+    "mm_encoder_graphs": st.sampled_from(["x", [["image"]], [["image", [[4, 8]], True]],
+                                          [["image", [[8, 1]], 1]], [["a", [], True]] * 2]),
+    "mm_encoder_inputs": st.sampled_from(["x", [["image", []]], [["image", [["x", [0],
+                                          "float32"]]]], [["image", [["x", [4], "fp99"]]]]]),
     "cuda_graph_backend_prefill": st.sampled_from(["piecewise", "", 1, True]),
     "cuda_graph_max_bs_prefill": st.sampled_from([0, -1, True, "8"]),
     "cuda_graph_bs_prefill": st.sampled_from(["8", [], [0], {1: 2}]),

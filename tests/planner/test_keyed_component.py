@@ -366,3 +366,39 @@ def test_cli_whisper_checkpoint_plans_feature_mode_encoder_graphs(tmp_path: Path
     code, out, err = run_cli(["plan", "--json", *line])
     assert code == 0, err
     assert json.loads(out)["config"]["options"]["encoder_feature_spec"][0] == [160000]
+
+
+def test_cli_glm5_next_checkpoint_plans_its_image_encoder_graphs(tmp_path: Path) -> None:
+    """`multimodal_config.encoder_cuda_graph` with a checkpoint whose vision tower's inputs
+    graphfit knows (GLM-5.3-Flash: x (hidden,), cos and sin (head_dim,) float32) is planned as
+    the keyed `mm_encoder.image` component: one shared set of inputs for the largest graph
+    (4,097 rows) where TensorRT-LLM holds one per graph (5,122 rows); without the checkpoint
+    the graphs are only reported."""
+    model = tmp_path / "glm"
+    model.mkdir()
+    (model / "config.json").write_text(json.dumps({
+        "architectures": ["Glm5NextForConditionalGeneration"], "model_type": "glm5_next",
+        "text_config": {"hidden_size": 512, "dtype": "bfloat16"},
+        "vision_config": {"hidden_size": 256, "num_heads": 4}}))
+    config = tmp_path / "glm.yaml"
+    config.write_text("max_batch_size: 8\nmax_num_tokens: 8192\nmultimodal_config:\n"
+                      "  encoder_cuda_graph:\n    image:\n"
+                      "      buckets: [[1024, 1], [4096, 4]]\n")
+    line = ["--", "trtllm-serve", str(model), "--extra_llm_api_options", str(config)]
+    code, out, err = run_cli(["plan", "--json", *line])
+    assert code == 0, err
+    doc = json.loads(out)
+    comp = doc["keyed_components"]["mm_encoder.image"]
+    assert [g["key"] for g in comp["graphs"]] == [[1025, 2], [4097, 5]]
+    assert {b["name"]: (b["shape"], b["dtype"], b["reference_capacity"])
+            for b in comp["buffers"]} == {"x": ([4097, 256], "bfloat16", 5122),
+                                          "cos": ([4097, 64], "float32", 5122),
+                                          "sin": ([4097, 64], "float32", 5122)}
+    saved = tmp_path / "plan.json"
+    saved.write_text(out)
+    assert run_cli(["check", "--plan", str(saved)])[0] == 0
+    code, out, err = run_cli(["rehearse", *line])
+    assert code == 0 and "mm_encoder.image: 2 graphs not rehearsed" in out, err
+    (model / "config.json").write_text(json.dumps({"architectures": ["Other"]}))
+    code, out, err = run_cli(["plan", "--json", *line])
+    assert code == 0 and "keyed_components" not in json.loads(out), err

@@ -62,6 +62,7 @@ from graphfit.planner.engines.trtllm_ladders import (
     trtllm_filter,
     trtllm_sizes,
 )
+from graphfit.planner.engines.trtllm_mm_encoder import MmEncoderGraphs, mm_component
 from graphfit.planner.engines.trtllm_options import TrtllmOptions
 from graphfit.planner.engines.trtllm_prefill import (
     COMPONENT,
@@ -398,6 +399,11 @@ class TrtllmModel:
                          ) -> tuple[KeyedComponentModel, ...]:
         """The encoder-only runner's graphs (`cuda_graph_config.mode: encode`), over the batch
         sizes the graph config resolved (the declared ladder)."""
+        return (*self._encoders(config, ladders), *mm_components(config))
+
+    @staticmethod
+    def _encoders(config: EngineSettings, ladders: EngineLadders
+                  ) -> tuple[KeyedComponentModel, ...]:
         if config.encoder_graph_batch_sizes is not None:
             spec = config.encoder_feature_spec
             if spec is not None:  # the model class's encoder_graph_spec: feature mode
@@ -429,6 +435,15 @@ def check_encode(config: EngineSettings) -> None:
         if on:
             raise ConfigError(f"{name}: not with cuda_graph_config mode encode (graphfit "
                               f"plans it for an encoder-only model)")
+
+
+def mm_components(config: EngineSettings) -> tuple[KeyedComponentModel, ...]:
+    """The multimodal encoders' graphs of each modality whose inputs graphfit knows
+    (`mm_encoder_inputs`), as keyed `mm_encoder.<modality>` components
+    (graphfit.planner.engines.trtllm_mm_encoder); the other modalities stay reported."""
+    graphs, inputs = config.mm_encoder_graphs, dict(config.mm_encoder_inputs or ())
+    return tuple(mm_component(modality, MmEncoderGraphs(buckets, padding), inputs[modality])
+                 for modality, buckets, padding in graphs or () if modality in inputs)
 
 
 def check_encdec(config: EngineSettings) -> None:
