@@ -29,7 +29,6 @@ from hypothesis import strategies as st
 from graphfit import ConfigError, plan
 from graphfit.planner.core.keyed import reachable_keys
 from graphfit.planner.engines.trtllm_encdec import EncDecGraphs, encdec_graphs
-from graphfit.planner.engines.trtllm_ladders import encoder_num_tokens, encoder_seq_lens
 from tests.oracle import trtllm_reference as ref
 from tests.oracle.test_trtllm_encoder_reference import (
     _check_encoder_component,
@@ -37,23 +36,16 @@ from tests.oracle.test_trtllm_encoder_reference import (
     _even,
     _graphfit_config,
     _greedy,
+    encoder_configs,
 )
 
 Cfg = tuple[list[int], list[int], list[int], bool, int, int, int]
 
 
-@st.composite
-def encdec_configs(draw: st.DrawFn) -> Cfg:
-    padding = draw(st.booleans())
-    S, T, L = draw(st.integers(1, 8)), draw(st.integers(1, 48)), draw(st.integers(1, 24))
-    bs = draw(st.lists(st.integers(1, 12), min_size=1, max_size=5))
-    if draw(st.booleans()):  # TensorRT-LLM's own generated buckets
-        nt = list(encoder_num_tokens(draw(st.integers(1, 64)), padding))
-        sl = list(encoder_seq_lens(draw(st.integers(1, 32)), padding))
-    else:
-        nt = draw(st.lists(st.integers(1, 64), min_size=1, max_size=6))
-        sl = draw(st.lists(st.integers(1, 32), min_size=1, max_size=6))
-    return bs, nt, sl, padding, S, T, L
+def encdec_configs() -> st.SearchStrategy[Cfg]:
+    """The encoder-only tests' configs with every list non-empty (a token encoder-decoder
+    model needs both bucket lists)."""
+    return encoder_configs(min_size=1)
 
 
 def _both(cfg: Cfg, fixed: bool) -> tuple[EncDecGraphs, ref.EncDecRunnerRef]:
