@@ -397,8 +397,10 @@ class TrtllmModel:
 
     def keyed_components(self, config: EngineSettings, ladders: EngineLadders
                          ) -> tuple[KeyedComponentModel, ...]:
-        """The encoder-only runner's graphs (`cuda_graph_config.mode: encode`), over the batch
-        sizes the graph config resolved (the declared ladder)."""
+        """The encoder runner's graphs (`encoder`: encoder-only with `cuda_graph_config.mode:
+        encode`, over the batch sizes the graph config resolved; an encoder-decoder model's
+        `encoder_cuda_graph_config` in token or feature mode) and the multimodal encoders'
+        (`mm_encoder.<modality>`, for the modalities whose inputs graphfit knows)."""
         return (*self._encoders(config, ladders), *mm_components(config))
 
     @staticmethod
