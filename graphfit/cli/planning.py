@@ -119,7 +119,7 @@ def read_plan(path: Path) -> Plan:
     expected = json.loads(json.dumps(plan_json(result)))
     engine_doc = doc.get("engine") if isinstance(doc, dict) else None
     if result.refusals and isinstance(engine_doc, dict) and "refusals" not in engine_doc:
-        # written before graphfit reported the engine's refusals: the same document without
+        # written before graphfit reported the engine's refusals: compare without them
         expected = json.loads(json.dumps(plan_json(result, refusals=False)))
     difference = first_difference(doc, expected)
     if difference is not None:
