@@ -7,6 +7,7 @@ is this config safe on the engine as it is?), then graphfit's plan or the audit.
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -90,13 +91,19 @@ def _engine_document(result: Plan, verification: Any) -> dict[str, Any]:
 
 
 def plan_json(result: Plan, verification: Verification | None = None,
-              engine: Verification | None = None) -> dict[str, Any]:
+              engine: Verification | None = None, *, refusals: bool = True
+              ) -> dict[str, Any]:
     """The document `plan --json` writes (and `check --plan` accepts only exactly): with a
-    `vit` object, the proof report of SGLang's ViT graphs, when the config plans them."""
+    `vit` object, the proof report of SGLang's ViT graphs, when the config plans them.
+    `refusals=False`: without the engine's refusals (a plan file written before graphfit
+    reported them)."""
     verification = result.verify() if verification is None else verification
     engine = result.verify_engine() if engine is None else engine
+    if not refusals:
+        engine = replace(engine, refusals=())
     vit = vit_component(result)
-    return {**plan_document(result, verification), "engine": _engine_document(result, engine),
+    return {**plan_document(result, verification, refusals=refusals),
+            "engine": _engine_document(result, engine),
             **({"vit": vit_document(*vit)} if vit is not None else {})}
 
 
@@ -110,6 +117,10 @@ def read_plan(path: Path) -> Plan:
     doc, config = read_plan_file(path)
     result = plan(config)
     expected = json.loads(json.dumps(plan_json(result)))
+    engine_doc = doc.get("engine") if isinstance(doc, dict) else None
+    if result.refusals and isinstance(engine_doc, dict) and "refusals" not in engine_doc:
+        # written before graphfit reported the engine's refusals: compare without them
+        expected = json.loads(json.dumps(plan_json(result, refusals=False)))
     difference = first_difference(doc, expected)
     if difference is not None:
         raise ConfigError(f"plan {shown_path(path)}: not what graphfit writes for its config: "

@@ -100,8 +100,13 @@ def rehearse_command(
     graphs, replayed = report.graphs, report.replayed
     mismatches = sum(len(c.mismatches) for c in report.components)
     for name in report.skipped:
-        out.print(f"  {name}: not rehearsed (no graphs, or no per-token buffer for a toy "
-                  "forward to read)")
+        keyed = result.keyed.get(name)
+        if keyed is not None and keyed.graph_keys and keyed.buffers:  # feature-mode inputs
+            out.print(f"  {name}: {len(keyed.graph_keys)} graphs not rehearsed (inputs the "
+                      f"toy forward cannot stage: {', '.join(b.name for b in keyed.buffers)})")
+        else:
+            out.print(f"  {name}: not rehearsed (no graphs, or no per-token buffer for a toy "
+                      "forward to read)")
     pool = report.capture.pool_bytes
     if pool is not None:
         out.print(f"  capture pool: {pool / 2**20:.1f} MiB of device memory for "

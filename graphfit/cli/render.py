@@ -183,6 +183,10 @@ def keyed_lines(plan: Plan) -> list[str]:
         if comp.summary:
             out.append(f"  {user(comp.summary)}")
         out += [f"  {name}: {_listed(values)}" for name, values in comp.ladders]
+        if comp.refusals:
+            out.append(f"  [yellow]refused by the engine[/yellow]: {len(comp.refusals):,} of "
+                       f"{len(comp.graph_keys):,} graphs, e.g. "
+                       f"{user(comp.refusals[0].describe())}")
     return out
 
 
@@ -221,7 +225,8 @@ def engine_verdict(plan: Plan, verification: Verification) -> list[str]:
         return [f"[bold]{label}[/bold]: [bold green]SAFE[/bold green]: every reachable batch "
                 f"fits its own buffers ({verification.checked:,} checks)"]
     items = ([_short(plan, r) for r in verification.ranges()]
-             + [f.describe() for f in verification.fill_ranges])
+             + [f.describe() for f in verification.fill_ranges]
+             + [r.describe() for r in verification.refusals])
     lines = [f"[bold]{label}[/bold]: [bold red]UNSAFE[/bold red]: {items[0]}"]
     rest = items[1:]
     lines += [f"  - {line}" for line in rest[:8]]

@@ -287,18 +287,21 @@ def rehearse(p: Plan, *, backend: str | Backend | None = None,
         runners.append((runner, tuple(widths)))
     # SGLang's ViT graphs (the keyed `vit` component) run through their own runner
     # (graphfit.cudagraph.vit): keyed on image layouts, not on (requests, tokens, longest)
-    # the toy keyed forward reads token rows (input_ids / position_ids): a keyed component
-    # without token buffers has nothing for it to read and is listed as skipped; SGLang's
-    # DSPARK compact tiers run through their own runner (graphfit.cudagraph.compact)
+    # SGLang's DSPARK compact tiers run through theirs (graphfit.cudagraph.compact). The toy
+    # keyed forward reads input_ids and position_ids: a keyed component without them (no token
+    # rows; TensorRT-LLM's feature-mode encoder's per-request feature tensors) is skipped
     own = (VIT, COMPACT)
+    staged = {name for name, comp in p.keyed.items()
+              if any(b.name == "input_ids" for b in comp.buffers)}
     keyed = [KeyedGraphRunner.from_plan(KeyedToyForward().to(device), p, name, session=session,
                                         device=device)
              for name, comp in p.keyed.items()
-             if comp.graph_keys and name not in own and _reads_tokens(p, name)]
+             if comp.graph_keys and name not in own and _reads_tokens(p, name)
+             and name in staged]
     skipped += [name for name, comp in p.keyed.items()
                 if not comp.graph_keys or not comp.buffers
                 or (name == VIT and not vit_rehearsable(p))  # Kimi K3: whole-tower graphs
-                or (name not in own and not _reads_tokens(p, name))]
+                or (name not in own and not (_reads_tokens(p, name) and name in staged))]
     compact = (CompactVerifyRunner(p, session=session, device=device)
                if COMPACT in p.keyed and p.keyed[COMPACT].graph_keys else None)
     report = session.capture()

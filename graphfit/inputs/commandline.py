@@ -29,6 +29,7 @@ from graphfit.inputs import (
     renamed,
     sglang_vit,
     shell,
+    trtllm_features,
     trtllm_slots,
 )
 from graphfit.inputs.flagtable import LineReader, Parsed, Refused
@@ -220,6 +221,9 @@ def read(words: Sequence[str], version: str | None = None) -> PastedLine:
             settings += model_config.quant_settings(model)  # megamoe's NVFP4 rule
         if engine is Engine.TRTLLM:  # T5-style relative attention: fixed encoder slots
             settings += trtllm_slots.fixed_slot_settings(model)
+            notes += trtllm_slots.fixed_slot_notes(model)
+            settings += trtllm_features.feature_spec_settings(model)  # Whisper: feature mode
+            settings += trtllm_features.mm_input_settings(model)  # a vision tower's inputs
     if engine is Engine.SGLANG:  # its vision-encoder graphs are planned apart (graphfit vit)
         notes += sglang_vit.environment_notes(environ, model)
     draft = reader.draft_model(parsed.values)

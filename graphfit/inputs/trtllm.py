@@ -470,6 +470,7 @@ def _multimodal_config(origin: str, value: Any, layer: int
         raise ConfigError(f"{origin}: encoder_cuda_graph and encoder_side_stream_max_ahead > 0 "
                           f"are mutually exclusive (TensorRT-LLM refuses them too)")
     shown = []
+    planned: list[list[Any]] = []
     for modality, cfg in as_object(f"{origin}: encoder_cuda_graph", graphs).items():
         key = f"{origin}: encoder_cuda_graph.{modality}.buckets"
         raw = as_object(key, cfg).get("buckets")
@@ -480,8 +481,12 @@ def _multimodal_config(origin: str, value: Any, layer: int
         padding = as_bool(f"{origin}: encoder_cuda_graph.{modality}.enable_padding",
                           as_object(key, cfg).get("enable_padding", True))
         shown.append(MmEncoderGraphs(buckets, padding).describe(modality))
+        planned.append([modality, [list(b) for b in buckets], padding])
+    out.append(Setting("mm_encoder_graphs", planned, origin, layer))
     return out, [f"{origin}: multimodal encoder CUDA graphs ({'; '.join(shown)}); their "
-                 f"static inputs are the encoder model's and graphfit plans no buffer for them"]
+                 f"static inputs are the encoder model's: planned (the keyed "
+                 f"mm_encoder.<modality> component) for a modality whose inputs graphfit "
+                 f"knows from the checkpoint's architecture, else reported only"]
 
 
 def _optional_size(origin: str, value: Any) -> int | None:

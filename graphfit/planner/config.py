@@ -308,6 +308,9 @@ class EngineConfig:
             encoder_max_num_tokens: int | None = None,
             encode_only: bool = False,
             encoder_fixed_slots: bool = False,
+            encoder_feature_spec: tuple[tuple[int, ...], str, int] | list[object] | None = None,
+            mm_encoder_graphs: tuple[object, ...] | list[object] | None = None,
+            mm_encoder_inputs: tuple[object, ...] | list[object] | None = None,
             cuda_graph_backend_prefill: str | None = None,
             cuda_graph_max_bs_prefill: int | None = None,
             cuda_graph_bs_prefill: tuple[int, ...] | list[int] | None = None,
@@ -608,6 +611,25 @@ class EngineConfig:
     def encoder_fixed_slots(self) -> bool:
         """TrtllmOptions.encoder_fixed_slots."""
         return cast(bool, self._option("encoder_fixed_slots"))
+
+    @property
+    def encoder_feature_spec(self) -> tuple[tuple[int, ...], str, int] | None:
+        """TrtllmOptions.encoder_feature_spec."""
+        return cast("tuple[tuple[int, ...], str, int] | None",
+                    self._option("encoder_feature_spec"))
+
+    @property
+    def mm_encoder_graphs(self) -> tuple[tuple[str, tuple[tuple[int, int], ...], bool], ...] | None:
+        """TrtllmOptions.mm_encoder_graphs."""
+        return cast("tuple[tuple[str, tuple[tuple[int, int], ...], bool], ...] | None",
+                    self._option("mm_encoder_graphs"))
+
+    @property
+    def mm_encoder_inputs(self) -> tuple[tuple[str, tuple[tuple[str, tuple[int, ...], str],
+                                                          ...]], ...] | None:
+        """TrtllmOptions.mm_encoder_inputs."""
+        return cast("tuple[tuple[str, tuple[tuple[str, tuple[int, ...], str], ...]], ...] "
+                    "| None", self._option("mm_encoder_inputs"))
 
     @property
     def cuda_graph_backend_prefill(self) -> str | None:

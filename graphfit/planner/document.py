@@ -13,6 +13,11 @@ Likewise a plan with keyed components (`Plan.keyed`: TensorRT-LLM's encoder grap
 (requests, tokens, longest request), SGLang's vision-encoder graphs keyed on an image layout)
 adds a top-level `keyed_components` object, and only then (`keyed_document` says how a
 component keyed on anything else extends its entry).
+A plan whose engine raises on some reachable batches (`Plan.refusals`: TensorRT-LLM's fixed
+encoder slots without padding) adds, still as /3, a `refusals` list to that keyed
+component's entry and to the engine's verification; a plan without them writes exactly what
+it wrote before, and a plan file written before them is still read
+(graphfit.cli.planning.read_plan compares it with the document without them).
 
 Reading one back is the inputs layer's job (graphfit.inputs.plan_file): a plan file is
 accepted only when it is exactly the document graphfit writes for its config.
@@ -23,7 +28,7 @@ from __future__ import annotations
 from typing import Any
 
 from graphfit.planner.analysis.summary import plan_padding
-from graphfit.planner.core.verify import Verification
+from graphfit.planner.core.verify import EngineRefusal, Verification
 from graphfit.planner.engines.base import Scenario
 from graphfit.planner.keyed_plan import KeyedComponentPlan
 from graphfit.planner.plan import Plan
@@ -39,11 +44,13 @@ def scenario_document(scenario: Scenario) -> dict[str, Any]:
             "capture_sizes": list(scenario.sizes)}
 
 
-def plan_document(plan: Plan, verification: Verification) -> dict[str, Any]:
+def plan_document(plan: Plan, verification: Verification, *, refusals: bool = True
+                  ) -> dict[str, Any]:
     """The `--json` document (schema graphfit.plan/3): engine version, config (its engine's
     options as one object), resolved mode
     and the scenarios covered, ladders, buffers (capacity, the engine's rows and allocation),
-    verdict."""
+    verdict. `refusals=False`: the document as written before the engine's refusals were
+    reported (what an older plan file holds)."""
     return {
         "schema": PLAN_SCHEMA,
         "engine_version": plan.engine_version,
@@ -99,7 +106,8 @@ def plan_document(plan: Plan, verification: Verification) -> dict[str, Any]:
              "reference_bytes": sb.reference_bytes}
             for sb in plan.shared.values()]} if plan.shared else {}),
         **({"keyed_components": {
-            name: keyed_document(comp) for name, comp in plan.keyed.items()}}
+            name: keyed_document(comp, refusals=refusals)
+            for name, comp in plan.keyed.items()}}
            if plan.keyed else {}),
         "total_bytes": plan.total_bytes,
         "reference_bytes": plan.reference_bytes,
@@ -107,7 +115,14 @@ def plan_document(plan: Plan, verification: Verification) -> dict[str, Any]:
     }
 
 
-def keyed_document(comp: KeyedComponentPlan) -> dict[str, Any]:
+def refusals_document(refusals: tuple[EngineRefusal, ...]) -> list[dict[str, Any]]:
+    """The engine's refusals: per graph its key, the batches refused, one of them, the
+    error."""
+    return [{"key": r.key, "batches": r.batches, "example": list(r.example), "error": r.error}
+            for r in refusals]
+
+
+def keyed_document(comp: KeyedComponentPlan, *, refusals: bool = True) -> dict[str, Any]:
     """One keyed component: its bounds, the engine's bucket lists, every captured key with the
     batch that replays it, and its buffers (as a component's).
 
@@ -115,7 +130,8 @@ def keyed_document(comp: KeyedComponentPlan) -> dict[str, Any]:
     (TensorRT-LLM's encoder) writes what /3 always wrote for it. Any other adds, still as
     /3, `summary`, `bound_names` (when its bounds count other things than its key holds),
     each graph's key as the dispatch spells it (a text for an image layout) and its rows per
-    buffer (an object) where buffers read different rows."""
+    buffer (an object) where buffers read different rows; `refusals` when the engine raises
+    on some batch of its graphs."""
     per_buffer = bool(comp.dispatch.buffer_rows)
     return {
         **({"summary": comp.summary} if comp.summary else {}),
@@ -140,6 +156,8 @@ def keyed_document(comp: KeyedComponentPlan) -> dict[str, Any]:
              "fill": {"kind": b.fill.kind.value, "value": b.fill.value},
              "streams": [d.stream.value for d in b.demands]}
             for b in comp.buffers],
+        **({"refusals": refusals_document(comp.refusals)}
+           if refusals and comp.refusals else {}),
     }
 
 
@@ -155,4 +173,6 @@ def verification_document(verification: Verification) -> dict[str, Any]:
              **({"scenario": r.scenario} if r.scenario else {})}
             for r in verification.ranges()
         ],
+        **({"refusals": refusals_document(verification.refusals)}
+           if verification.refusals else {}),
     }

@@ -32,7 +32,7 @@ from graphfit.planner.core.errors import ConfigError, brief
 from graphfit.planner.core.keyed import KEY_NAMES, KeyedDispatch, split
 from graphfit.planner.core.layout import lay_out
 from graphfit.planner.core.named import find_buffer
-from graphfit.planner.core.verify import ViolationRange
+from graphfit.planner.core.verify import EngineRefusal, ViolationRange
 from graphfit.planner.engines.base import KeyedComponentModel
 
 if TYPE_CHECKING:  # plan.py builds the BufferPlans (it imports this module)
@@ -57,6 +57,7 @@ class KeyedComponentPlan:
     bound_names: tuple[str, ...] = KEY_NAMES
     key_names: tuple[str, ...] = KEY_NAMES
     summary: str = ""
+    refusals: tuple[EngineRefusal, ...] = ()
 
     @property
     def graph_keys(self) -> tuple[Any, ...]:

@@ -35,6 +35,7 @@ from graphfit.planner.core.reach import FamilyWalk, graph_keys, walk
 from graphfit.planner.core.rows import RowRule, rule_for
 from graphfit.planner.core.shape import BatchShape, occupied
 from graphfit.planner.core.verify import (
+    EngineRefusal,
     FillViolationRange,
     Verification,
     ViolationRange,
@@ -488,8 +489,16 @@ class Plan:
         This is the verdict an operator wants first ("is my vLLM/SGLang config safe as it
         is?"); `verify()` proves graphfit's own plan.
         """
-        return self.verify({b.key: b.reference_capacity for c in self._all_buffered
-                            for b in c.buffers})
+        audit = self.verify({b.key: b.reference_capacity for c in self._all_buffered
+                             for b in c.buffers})
+        return replace(audit, refusals=self.refusals) if self.refusals else audit
+
+    @property
+    def refusals(self) -> tuple[EngineRefusal, ...]:
+        """The reachable batches the engine's own code raises on replaying a graph (every
+        keyed component's `refusals`): part of the engine's verdict (`verify_engine`), not
+        of graphfit's plan (its runtime replays them) nor of an audit of capacities."""
+        return tuple(r for k in self.keyed.values() for r in k.refusals)
 
     @property
     def _all_buffered(self) -> tuple[ComponentPlan | KeyedComponentPlan, ...]:
@@ -619,7 +628,7 @@ def _sized_keyed(model: KeyedComponentModel, layout: str, alignment: int
     return KeyedComponentPlan(model.name, _placed(unplaced, layout, alignment), model.dispatch,
                               model.bounds, dict(model.witnesses), model.ladders, layout,
                               alignment, model.measure, model.bound_names, model.key_names,
-                              model.summary)
+                              model.summary, model.refusals)
 
 
 def plan(config: EngineConfig, *, layout: str = "arena",

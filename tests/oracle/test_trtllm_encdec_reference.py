@@ -29,7 +29,6 @@ from hypothesis import strategies as st
 from graphfit import ConfigError, plan
 from graphfit.planner.core.keyed import reachable_keys
 from graphfit.planner.engines.trtllm_encdec import EncDecGraphs, encdec_graphs
-from graphfit.planner.engines.trtllm_ladders import encoder_num_tokens, encoder_seq_lens
 from tests.oracle import trtllm_reference as ref
 from tests.oracle.test_trtllm_encoder_reference import (
     _check_encoder_component,
@@ -37,23 +36,16 @@ from tests.oracle.test_trtllm_encoder_reference import (
     _even,
     _graphfit_config,
     _greedy,
+    encoder_configs,
 )
 
 Cfg = tuple[list[int], list[int], list[int], bool, int, int, int]
 
 
-@st.composite
-def encdec_configs(draw: st.DrawFn) -> Cfg:
-    padding = draw(st.booleans())
-    S, T, L = draw(st.integers(1, 8)), draw(st.integers(1, 48)), draw(st.integers(1, 24))
-    bs = draw(st.lists(st.integers(1, 12), min_size=1, max_size=5))
-    if draw(st.booleans()):  # TensorRT-LLM's own generated buckets
-        nt = list(encoder_num_tokens(draw(st.integers(1, 64)), padding))
-        sl = list(encoder_seq_lens(draw(st.integers(1, 32)), padding))
-    else:
-        nt = draw(st.lists(st.integers(1, 64), min_size=1, max_size=6))
-        sl = draw(st.lists(st.integers(1, 32), min_size=1, max_size=6))
-    return bs, nt, sl, padding, S, T, L
+def encdec_configs() -> st.SearchStrategy[Cfg]:
+    """The encoder-only tests' configs with every list non-empty (a token encoder-decoder
+    model needs both bucket lists)."""
+    return encoder_configs(min_size=1)
 
 
 def _both(cfg: Cfg, fixed: bool) -> tuple[EncDecGraphs, ref.EncDecRunnerRef]:
@@ -139,6 +131,39 @@ def test_fixed_slots_key_is_the_engines_for_every_batch_of_lengths(cfg: Cfg) -> 
         assert ours.fits_slots(key, padded) != ours.slot_error(lengths)
 
 
+@settings(max_examples=40, deadline=None)
+@given(encdec_configs())
+def test_slot_refusals_are_the_keys_whose_replay_the_engine_refuses(cfg: Cfg) -> None:
+    """`slot_refusals` (what `graphfit plan` / `check` report as the engine's refusals) names
+    exactly the captured keys some batch within the bounds resolves to and then raises on
+    (`cite_fact("encdec_slot_replay")`, `prepare_encoder_decoder_inputs` 1709-1712), over
+    every multiset of request lengths (tokens capped at 20), and each key's example is such
+    a batch; with padding there are none. Without padding a key's only batch that does not
+    raise is its capture layout."""
+    ours, theirs = encdec_graphs(*cfg, fixed_slots=True), ref.encdec_runner_ref(*cfg, True)
+    captured = theirs.captured_keys()
+    padding, S, T, L = cfg[3:]
+    top = min(T, 20)
+    raising: set[tuple[int, int, int]] = set()
+    for lengths in _multisets(S, top, L):
+        seq = list(lengths)
+        if theirs.replay_raises(seq, captured):
+            key = theirs.replay_key(seq, captured)
+            assert key is not None and key[1] == sum(seq)  # no padding: exact tokens
+            raising.add(key)
+        elif not padding and (key := theirs.replay_key(seq, captured)) is not None:
+            assert lengths == tuple(sorted(ours.layouts[key], reverse=True)), lengths
+    refused = dict(ours.slot_refusals)
+    assert {k for k in refused if k[1] <= top} == raising
+    assert not padding or not refused
+    for key, example in refused.items():
+        assert theirs.replay_raises(list(example), captured), (key, example)
+        assert theirs.replay_key(list(example), captured) == key
+        assert ours.slot_error(example) and len(example) <= S and max(example) <= L
+    assert [r.key for r in ours.refusals("encoder")] == [
+        ",".join(map(str, k)) for k in refused]
+
+
 def test_fixed_slots_change_the_key_the_counts_alone_give() -> None:
     """The counts do not decide the key: [6, 4] and [5, 5] have the same (2, 10, 6) but the
     first fits no slot of the (2, 10, 8) graph's layout [8, 2] ... with padding it moves to a
@@ -155,6 +180,7 @@ def test_fixed_slots_change_the_key_the_counts_alone_give() -> None:
     assert ours.lookup((6, 4)) == theirs.replay_key([6, 4], captured) == (2, 12, 8)
     plain = encdec_graphs(*args[:3], False, *args[4:], fixed_slots=True)
     assert plain.lookup((6, 4)) == (2, 10, 8) and plain.slot_error((6, 4))
+    assert plain.slot_refusals == (((2, 10, 8), (7, 3)), ((2, 12, 8), (7, 5)))
     assert ref.encdec_runner_ref(*args[:3], False, *args[4:], True).replay_raises(
         [6, 4], captured)
     with pytest.raises(ConfigError, match="request lengths"):

@@ -52,17 +52,20 @@ def _greedy(b: int, n: int, longest: int) -> list[int]:
 
 
 @st.composite
-def encoder_configs(draw: st.DrawFn) -> tuple[list[int], list[int], list[int], bool, int, int,
-                                              int]:
+def encoder_configs(draw: st.DrawFn, min_size: int = 0
+                    ) -> tuple[list[int], list[int], list[int], bool, int, int, int]:
+    """(batch_sizes, num_tokens, seq_lens, padding, S, T, L) for both encoder runners: the
+    lists may be empty for the encoder-only runner (min_size 0: eager, or the default list),
+    not for the encoder-decoder one (min_size 1: it refuses a missing bucket list)."""
     padding = draw(st.booleans())
     S, T, L = draw(st.integers(1, 8)), draw(st.integers(1, 48)), draw(st.integers(1, 24))
-    bs = draw(st.lists(st.integers(1, 12), max_size=5))
+    bs = draw(st.lists(st.integers(1, 12), min_size=min_size, max_size=5))
     if draw(st.booleans()):  # TensorRT-LLM's own generated buckets
         nt = list(encoder_num_tokens(draw(st.integers(1, 64)), padding))
         sl = list(encoder_seq_lens(draw(st.integers(1, 32)), padding))
     else:
-        nt = draw(st.lists(st.integers(1, 64), max_size=6))
-        sl = draw(st.lists(st.integers(1, 32), max_size=6))
+        nt = draw(st.lists(st.integers(1, 64), min_size=min_size, max_size=6))
+        sl = draw(st.lists(st.integers(1, 32), min_size=min_size, max_size=6))
     return bs, nt, sl, padding, S, T, L
 
 

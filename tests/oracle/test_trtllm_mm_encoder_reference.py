@@ -18,7 +18,7 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from graphfit import ConfigError, plan
+from graphfit import ConfigError, EngineConfig, plan
 from graphfit.planner.core.keyed import reachable_keys, split
 from graphfit.planner.engines.trtllm_mm_encoder import MmEncoderGraphs
 from tests.oracle import trtllm_reference as ref
@@ -76,3 +76,42 @@ def test_plan_notes_the_graphs_and_refuses_what_the_engine_does() -> None:
         assert "num_contexts" in str(err)
     else:
         raise AssertionError("total_tokens < num_contexts accepted")
+
+
+@settings(max_examples=40, deadline=None)
+@given(mm_buckets(), st.lists(st.integers(1, 64), min_size=1, max_size=2))
+def test_planned_modality_is_the_engines_runner(cfg: tuple[list[tuple[int, int]], bool],
+                                                dims: list[int]) -> None:
+    """A modality whose inputs graphfit knows (`mm_encoder_inputs`) is planned as the keyed
+    `mm_encoder.<modality>` component: its graphs are the runner's captured keys, each batch
+    of (contexts, tokens) replays the runner's key (`ref.CITES["mm_encoder_dispatch"]`), every
+    input's TensorRT-LLM rows are the sum of the keys' (one set per key,
+    `ref.CITES["mm_encoder_capture"]`), graphfit's the largest key's (one shared set), and
+    one row less fails on the largest key's capture batch."""
+    pairs, padding = cfg
+    buckets = ref.mm_encoder_buckets(pairs)
+    theirs = ref.MmEncoderRunnerRef(buckets, padding)
+    captured = theirs.capture_all()
+    config = EngineConfig.from_dict({
+        "engine": "trtllm", "max_num_seqs": 8, "max_num_batched_tokens": 8192, "options": {
+            "mm_encoder_graphs": [["image", [list(b) for b in pairs], padding]],
+            "mm_encoder_inputs": [["image", [["x", dims, "bfloat16"],
+                                             ["cos", dims[:1], "float32"]]]]}})
+    p = plan(config)
+    comp = p.keyed["mm_encoder.image"]
+    assert set(comp.graph_keys) == set(captured)
+    for buf in comp.buffers:
+        assert buf.reference_capacity == theirs.static_rows()
+        assert buf.capacity == max(k[0] for k in captured)
+        assert buf.shape[1:] == (tuple(dims) if buf.name == "x" else tuple(dims[:1]))
+    top_c, top_t = max(c for _, c in buckets), max(t for t, _ in buckets)
+    for contexts in range(1, top_c + 1):
+        for tokens in range(contexts, min(top_t, 48) + 1):
+            lengths = [1] * (contexts - 1) + [tokens - contexts + 1]
+            got = theirs.maybe_run(lengths, captured)
+            assert comp.lookup((contexts, tokens)) == (None if got is None else got[0])
+    for key in comp.graph_keys:  # each witness is a batch that replays its key
+        assert comp.lookup(comp.witness(key)) == key
+    assert p.verify().ok and p.verify_engine().ok
+    short = p.verify(capacities={b.key: b.capacity - 1 for b in comp.buffers})
+    assert not short.ok

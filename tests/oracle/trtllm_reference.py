@@ -1888,3 +1888,163 @@ class MmEncoderRunnerRef:
     def static_rows(self) -> int:
         """`_capture_key`: every captured key materializes its own inputs of key[0] rows."""
         return sum(key[0] for key in self.capture_all())
+
+
+# --------------------------------------------------------------------------------------------
+# Feature-mode encoder CUDA graphs (an encoder-decoder model whose class has
+# `encoder_graph_spec()`, e.g. Whisper): graphfit.planner.engines.trtllm_features; and the
+# T5 model's config class (fixed sequence slots, graphfit.inputs.trtllm_slots)
+# --------------------------------------------------------------------------------------------
+
+PINS.update({
+    "modeling_t5": ("tensorrt_llm/_torch/models/modeling_t5.py",
+                    "e18ea371f26b74ea99c1533dd6e9752158a74818"),
+})
+COUNTED_TO.update({"modeling_t5": 39})
+CITES.update({
+    "t5_config_class": ("modeling_t5", "from transformers import T5Config: the T5 model's "
+                        "pretrained config is transformers' T5Config", 0),
+    "feature_mode_create": ("encoder_runner", "EncoderConfigMixin.create: encoder_graph_spec(), "
+                            "token buckets validated only without it, feature mode for an "
+                            "encoder-decoder target at TP 1, batch sizes filtered with "
+                            "fixed_seq_len tokens a request, eager when none is left", 0),
+    "feature_mode_replay": ("encoder_runner", "EncoderMixin._prepare_encoder_feature_graph_"
+                            "inputs: every request fixed_seq_len long with a (1, *feature_shape) "
+                            "feature of feature_dtype, then pad_batch and the graph key", 0),
+    "feature_mode_runner": ("cuda_graph_runner", "EncoderCUDAGraphRunnerConfig's feature fields "
+                            "(Whisper's [480000] fp32 waveform), MAX_FEATURE_PADDING_RATIO, "
+                            "FEATURE_MIRROR_SLOTS, the feature keys in __init__, the "
+                            "feature-mode static tensors", 48000),
+    "feature_mode_pad": ("cuda_graph_runner", "EncoderCUDAGraphRunner.pad_batch: feature mode "
+                         "pads with fixed_seq_len requests only within 9/8 of the batch", 64000),
+})
+LINES.update({
+    "t5_config_class": (39, 39),
+    # encoder_graph_spec 98-100, validation 102-112, feature mode 114-128, batch filter
+    # 130-140, none left 160-169, spec without feature mode 170-176, enabled 180
+    "feature_mode_create": (98, 180),
+    # _prepare_encoder_feature_graph_inputs 394-441 (the contract check 406-418, pad_batch and
+    # the key 420-430)
+    "feature_mode_replay": (394, 441),
+    # the feature fields 1183-1190, MAX_FEATURE_PADDING_RATIO 1206, FEATURE_MIRROR_SLOTS 1209,
+    # the feature keys 1222-1251, the feature-mode static tensors 1314-1353
+    "feature_mode_runner": (1183, 1353),
+    # pad_batch 1621-1684 (the dynamic padded size, then the 9/8 rule)
+    "feature_mode_pad": (1621, 1684),
+})
+MAX_FEATURE_PADDING_RATIO = 9 / 8
+FEATURE_MIRROR_SLOTS = 2
+
+
+@dataclass
+class FeatureRunnerRef:
+    """`EncoderCUDAGraphRunner` in feature mode (an encoder-decoder model) on lists of request
+    lengths: `cite_fact("feature_mode_runner")`, `cite_fact("feature_mode_pad")`,
+    `cite_fact("feature_mode_replay")`. `batch_sizes` are the filtered ones; empty: eager."""
+
+    batch_sizes: list[int]
+    padding: bool
+    feature_shape: tuple[int, ...]
+    feature_dtype: str
+    fixed_seq_len: int
+
+    def __post_init__(self) -> None:
+        self.supported_batch_sizes = sorted(self.batch_sizes)
+        self.enabled = bool(self.supported_batch_sizes)
+        self.max_supported_batch_size = (self.supported_batch_sizes[-1]
+                                         if self.enabled else 0)
+        fixed = self.fixed_seq_len
+        self.supported_num_tokens = sorted(bs * fixed for bs in self.supported_batch_sizes)
+        self.max_supported_num_tokens = self.max_supported_batch_size * fixed
+        self.supported_seq_lens = [fixed]
+        self.capture_sequence_lengths = {(bs, bs * fixed, fixed): [fixed] * bs
+                                         for bs in self.supported_batch_sizes}
+        self.capture_keys = frozenset(self.capture_sequence_lengths)
+        self.keys_by_batch_size: dict[int, list[tuple[int, int, int]]] = {}
+        for key in sorted(self.capture_keys):
+            self.keys_by_batch_size.setdefault(key[0], []).append(key)
+
+    def static_tensors(self) -> dict[str, tuple[tuple[int, ...], str]]:
+        """`_create_shared_static_tensors` in feature mode (only when enabled): name ->
+        (shape, dtype), the host mirrors included."""
+        if not self.enabled:
+            return {}
+        shape = (self.max_supported_batch_size, *self.feature_shape)
+        out = {"input_features": (shape, self.feature_dtype),
+               "seq_lens": ((self.max_supported_batch_size,), "int32")}
+        for i in range(FEATURE_MIRROR_SLOTS):
+            out[f"mirror{i}"] = (shape, self.feature_dtype)
+        return out
+
+    def dynamic_key(self, seq: list[int], allow_batch_padding: bool
+                    ) -> tuple[int, int, int] | None:
+        """`_get_dynamic_capture_key` without fixed slots."""
+        b = len(seq)
+        longest = max(seq) if seq else 0
+        for padded in (self.supported_batch_sizes if allow_batch_padding else [b]):
+            if padded < b:
+                continue
+            required = sum(seq + [1] * (padded - b))
+            for key in self.keys_by_batch_size.get(padded, []):
+                _, nt, sl = key
+                if (nt < required or nt > self.max_supported_num_tokens or sl < longest
+                        or sl not in self.supported_seq_lens or nt > padded * sl):
+                    continue
+                return key
+        return None
+
+    def pad_batch(self, seq: list[int]) -> list[int]:
+        if not self.enabled or not self.padding:
+            return seq
+        b = len(seq)
+        found = self.dynamic_key(seq, True) if self.capture_keys else None
+        padded = found[0] if found is not None else 0
+        if padded in (0, b):
+            return seq
+        if b == 0 or padded > b * MAX_FEATURE_PADDING_RATIO:
+            return seq
+        return seq + [self.fixed_seq_len] * (padded - b)
+
+    def get_graph_key(self, seq: list[int]) -> tuple[tuple[int, int, int], bool, bool]:
+        """The encoder-decoder branch of `get_graph_key`."""
+        n, b = sum(seq), len(seq)
+        longest = max(seq) if b else 0
+        if self.padding and self.capture_keys:
+            key = self.dynamic_key(seq, False)
+            if key is None:
+                return (b, 0, 0), False, False
+            return key, key[1] != n or key[2] != longest, True
+        bucket = encoder_round_up(longest, self.supported_seq_lens)
+        return (b, n, bucket), False, n <= self.max_supported_num_tokens and bucket > 0
+
+    def resolve(self, seq: list[int]) -> tuple[int, int, int] | None:
+        """`_resolve_graph_key`."""
+        if not self.enabled or len(seq) not in self.supported_batch_sizes:
+            return None
+        key, performed, ok = self.get_graph_key(seq)
+        if key not in self.capture_keys:
+            return None
+        if (not self.padding and performed) or not ok:
+            return None
+        return key
+
+    def replay_key(self, seq: list[int]) -> tuple[int, int, int] | None:
+        """The graph a batch of requests (each with a contract-conforming feature) replays:
+        any request not fixed_seq_len long keeps the batch eager."""
+        if not self.enabled or any(s != self.fixed_seq_len for s in seq):
+            return None
+        return self.resolve(self.pad_batch(list(seq)))
+
+
+def feature_runner_ref(batch_sizes: Sequence[int], padding: bool, max_batch_size: int,
+                       max_num_tokens: int, spec: tuple[tuple[int, ...], str, int],
+                       tp_size: int = 1) -> FeatureRunnerRef:
+    """`cite_fact("feature_mode_create")` for an encoder-decoder target model with
+    `encoder_cuda_graph_config` and a model spec: TP > 1 stays eager (no batch size kept);
+    else the batch sizes filtered with fixed_seq_len tokens a request."""
+    shape, dtype, fixed = spec
+    kept: list[int] = []
+    if tp_size == 1 and batch_sizes:
+        kept = filter_cuda_graph_batch_sizes(sorted(batch_sizes), max_batch_size,
+                                             max_num_tokens, fixed, padding)[0]
+    return FeatureRunnerRef(kept, padding, tuple(shape), dtype, fixed)

@@ -272,6 +272,8 @@ def test_cli_t5_checkpoint_plans_fixed_encoder_slots(tmp_path: Path) -> None:
     assert code == 0, err
     doc = json.loads(out)
     assert doc["config"]["options"]["encoder_fixed_slots"] is True
+    assert "refusals" not in doc["engine"] and doc["engine"]["ok"]  # padding: no refusal
+    assert "refusals" not in doc["keyed_components"]["encoder"]
     saved = tmp_path / "plan.json"
     saved.write_text(out)
     assert run_cli(["check", "--plan", str(saved)])[0] == 0
@@ -283,3 +285,120 @@ def test_cli_t5_checkpoint_plans_fixed_encoder_slots(tmp_path: Path) -> None:
     code, out, err = run_cli(["plan", "--json", *line])
     assert code == 0, err
     assert json.loads(out)["config"]["options"]["encoder_fixed_slots"] is False
+
+
+def test_cli_reports_the_batches_tensorrt_llm_refuses_with_fixed_slots(tmp_path: Path) -> None:
+    """Fixed encoder slots without padding: TensorRT-LLM raises ValueError replaying a graph
+    for every batch of its key but its capture layout (`EncDecGraphs.slot_refusals`, checked
+    against the restated engine in tests/oracle/test_trtllm_encdec_reference.py). `plan`
+    reports them under the encoder and in the engine's verdict (UNSAFE), `check` exits 1 on
+    them, the JSON plan (still graphfit.plan/3) lists them, and `check --plan` reads both
+    that file and one written before graphfit reported them."""
+    model = tmp_path / "t5"
+    model.mkdir()
+    (model / "config.json").write_text(json.dumps({
+        "architectures": ["T5ForConditionalGeneration"], "d_model": 512,
+        "relative_attention_num_buckets": 32, "torch_dtype": "bfloat16"}))
+    config = tmp_path / "t5.yaml"
+    config.write_text("max_batch_size: 8\nmax_num_tokens: 512\nmax_seq_len: 128\n"
+                      "encoder_max_batch_size: 4\nencoder_cuda_graph_config:\n"
+                      "  batch_sizes: [1, 2, 4]\n  num_tokens: [32, 64, 128]\n"
+                      "  seq_lens: [16, 64]\n  enable_padding: false\n")
+    line = ["--", "trtllm-serve", str(model), "--extra_llm_api_options", str(config)]
+    code, out, err = run_cli(["plan", *line])
+    assert code == 0, err  # graphfit's own plan is safe: its runtime replays these batches
+    assert "refused by the engine: 6 of 11 graphs, e.g. encoder graph 2,32,64" in out
+    assert "UNSAFE: encoder graph 2,32,64: TensorRT-LLM raises ValueError" in out
+    code, out, _ = run_cli(["check", *line])
+    assert code == 1 and "(e.g. [30, 2])" in " ".join(out.split())
+    code, out, err = run_cli(["plan", "--json", *line])
+    assert code == 0, err
+    doc = json.loads(out)
+    assert doc["schema"] == "graphfit.plan/3" and doc["engine"]["ok"] is False
+    refused = doc["keyed_components"]["encoder"]["refusals"]
+    assert refused == doc["engine"]["refusals"] and len(refused) == 6
+    assert refused[0]["key"] == "2,32,64" and refused[0]["example"] == [30, 2]
+    saved = tmp_path / "plan.json"
+    saved.write_text(out)
+    assert run_cli(["check", "--plan", str(saved)])[0] == 0
+    # the document an older graphfit wrote: no refusals, the engine's verdict ok
+    del doc["keyed_components"]["encoder"]["refusals"]
+    del doc["engine"]["refusals"]
+    doc["engine"]["ok"] = True
+    saved.write_text(json.dumps(doc))
+    assert run_cli(["check", "--plan", str(saved)])[0] == 0
+    doc["engine"]["ok"] = False  # but not a mix of the two
+    saved.write_text(json.dumps(doc))
+    code, _, err = run_cli(["check", "--plan", str(saved)])
+    assert code == 2 and "engine.ok" in err
+
+
+def test_cli_whisper_checkpoint_plans_feature_mode_encoder_graphs(tmp_path: Path) -> None:
+    """A Whisper checkpoint (architecture WhisperForConditionalGeneration) gives the encoder
+    its feature spec (graphfit.inputs.trtllm_features): one graph per batch size, keyed
+    (b, b x 1500, 1500), `input_features` (9, 480000) float32 and `seq_lens` (9,); the token
+    buckets are not needed. The checkpoint's preprocessor_config.json n_samples wins;
+    `check --plan` takes the document; `rehearse` says it cannot stage these inputs."""
+    model = tmp_path / "whisper"
+    model.mkdir()
+    (model / "config.json").write_text(json.dumps({
+        "architectures": ["WhisperForConditionalGeneration"], "model_type": "whisper",
+        "d_model": 384, "max_source_positions": 1500, "torch_dtype": "float16"}))
+    config = tmp_path / "whisper.yaml"
+    config.write_text("max_batch_size: 8\nmax_num_tokens: 16384\nmax_seq_len: 1500\n"
+                      "encoder_max_batch_size: 9\nencoder_cuda_graph_config:\n"
+                      "  batch_sizes: [1, 2, 4, 8, 9]\n  enable_padding: true\n")
+    line = ["--", "trtllm-serve", str(model), "--extra_llm_api_options", str(config)]
+    code, out, err = run_cli(["plan", "--json", *line])
+    assert code == 0, err
+    doc = json.loads(out)
+    assert doc["config"]["options"]["encoder_feature_spec"] == [[480000], "float32", 1500]
+    encoder = doc["keyed_components"]["encoder"]
+    assert [g["key"] for g in encoder["graphs"]] == [[b, 1500 * b, 1500] for b in (1, 2, 4, 8, 9)]
+    assert {b["name"]: b["shape"] for b in encoder["buffers"]} == {
+        "input_features": [9, 480000], "seq_lens": [9]}
+    saved = tmp_path / "plan.json"
+    saved.write_text(out)
+    assert run_cli(["check", "--plan", str(saved)])[0] == 0
+    code, out, err = run_cli(["rehearse", *line])
+    assert code == 0 and "encoder: 5 graphs not rehearsed" in out, err
+    (model / "preprocessor_config.json").write_text(json.dumps({"n_samples": 160000}))
+    code, out, err = run_cli(["plan", "--json", *line])
+    assert code == 0, err
+    assert json.loads(out)["config"]["options"]["encoder_feature_spec"][0] == [160000]
+
+
+def test_cli_glm5_next_checkpoint_plans_its_image_encoder_graphs(tmp_path: Path) -> None:
+    """`multimodal_config.encoder_cuda_graph` with a checkpoint whose vision tower's inputs
+    graphfit knows (GLM-5.3-Flash: x (hidden,), cos and sin (head_dim,) float32) is planned as
+    the keyed `mm_encoder.image` component: one shared set of inputs for the largest graph
+    (4,097 rows) where TensorRT-LLM holds one per graph (5,122 rows); without the checkpoint
+    the graphs are only reported."""
+    model = tmp_path / "glm"
+    model.mkdir()
+    (model / "config.json").write_text(json.dumps({
+        "architectures": ["Glm5NextForConditionalGeneration"], "model_type": "glm5_next",
+        "text_config": {"hidden_size": 512, "dtype": "bfloat16"},
+        "vision_config": {"hidden_size": 256, "num_heads": 4}}))
+    config = tmp_path / "glm.yaml"
+    config.write_text("max_batch_size: 8\nmax_num_tokens: 8192\nmultimodal_config:\n"
+                      "  encoder_cuda_graph:\n    image:\n"
+                      "      buckets: [[1024, 1], [4096, 4]]\n")
+    line = ["--", "trtllm-serve", str(model), "--extra_llm_api_options", str(config)]
+    code, out, err = run_cli(["plan", "--json", *line])
+    assert code == 0, err
+    doc = json.loads(out)
+    comp = doc["keyed_components"]["mm_encoder.image"]
+    assert [g["key"] for g in comp["graphs"]] == [[1025, 2], [4097, 5]]
+    assert {b["name"]: (b["shape"], b["dtype"], b["reference_capacity"])
+            for b in comp["buffers"]} == {"x": ([4097, 256], "bfloat16", 5122),
+                                          "cos": ([4097, 64], "float32", 5122),
+                                          "sin": ([4097, 64], "float32", 5122)}
+    saved = tmp_path / "plan.json"
+    saved.write_text(out)
+    assert run_cli(["check", "--plan", str(saved)])[0] == 0
+    code, out, err = run_cli(["rehearse", *line])
+    assert code == 0 and "mm_encoder.image: 2 graphs not rehearsed" in out, err
+    (model / "config.json").write_text(json.dumps({"architectures": ["Other"]}))
+    code, out, err = run_cli(["plan", "--json", *line])
+    assert code == 0 and "keyed_components" not in json.loads(out), err

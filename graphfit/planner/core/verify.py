@@ -171,18 +171,51 @@ class FillViolationRange:
 
 
 @dataclass(frozen=True)
+class EngineRefusal:
+    """Reachable batches the engine's own code raises on when it replays a graph: no buffer
+    goes short, the engine refuses the batch (TensorRT-LLM's fixed encoder slots without
+    padding, graphfit.planner.engines.trtllm_encdec). It fails the engine's verdict
+    (`Plan.verify_engine`) as a short buffer does: a server errors on such a batch.
+
+    `key` is the graph's key text, `batches` which batches (in words), `example` one of them
+    as the dispatch reads it, `error` what the engine raises and where."""
+
+    component: str
+    key: str
+    batches: str
+    example: tuple[int, ...]
+    error: str
+
+    def __post_init__(self) -> None:
+        for name in ("component", "key", "batches", "error"):
+            if not isinstance(getattr(self, name), str) or not getattr(self, name):
+                raise ConfigError(f"engine refusal: {name} must be a non-empty string")
+        if not isinstance(self.example, tuple) or not self.example or not all(
+                isinstance(v, int) and not isinstance(v, bool) for v in self.example):
+            raise ConfigError(f"engine refusal: example must be a tuple of integers, got "
+                              f"{excerpt(self.example)}")
+
+    def describe(self) -> str:
+        example = ", ".join(map(str, self.example))
+        return (f"{self.component} graph {self.key}: {self.error} for {self.batches} "
+                f"(e.g. [{example}])")
+
+
+@dataclass(frozen=True)
 class Verification:
-    """Result of `Plan.verify()`: every violation as ranges, and how many checks were made."""
+    """Result of `Plan.verify()`: every violation as ranges, and how many checks were made;
+    `refusals` the batches the engine's own code raises on (the engine's verdict only)."""
 
     violation_ranges: tuple[ViolationRange, ...]
     checked: int
     capacities: Mapping[str, int]
     fill_ranges: tuple[FillViolationRange, ...] = ()
     fills: Mapping[str, FillKind] = field(default_factory=dict)
+    refusals: tuple[EngineRefusal, ...] = ()
 
     @property
     def ok(self) -> bool:
-        return not self.violation_ranges and not self.fill_ranges
+        return not self.violation_ranges and not self.fill_ranges and not self.refusals
 
     @property
     def count(self) -> int:

@@ -21,6 +21,7 @@ from graphfit.planner.core.keyed import KEY_NAMES, KeyedDispatch
 from graphfit.planner.core.ladder import Ladder
 from graphfit.planner.core.options import EngineOptions, NoOptions
 from graphfit.planner.core.settings import EngineSettings
+from graphfit.planner.core.verify import EngineRefusal
 
 
 @dataclass(frozen=True)
@@ -95,7 +96,9 @@ class KeyedComponentModel:
     the bounds that replays each captured key (the planner checks it does: the proof's "one
     row less fails" is a real batch, and a runtime probes each graph with it); `ladders`
     the engine's named bucket lists, `key_names` what a key holds and `summary` one line
-    about the runner, for reports.
+    about the runner, for reports; `refusals` the reachable batches the engine's own code
+    raises on (they fail the engine's verdict, not graphfit's plan, whose runtime replays
+    them).
     """
 
     name: str
@@ -108,11 +111,17 @@ class KeyedComponentModel:
     bound_names: tuple[str, ...] = KEY_NAMES
     key_names: tuple[str, ...] = KEY_NAMES
     summary: str = ""
+    refusals: tuple[EngineRefusal, ...] = ()
 
     def __post_init__(self) -> None:
         names = [b.name for b in self.buffers]
         if len(set(names)) != len(names):
             raise ConfigError(f"{self.name}: buffer names must be unique")
+        if not isinstance(self.refusals, tuple) or not all(
+                isinstance(r, EngineRefusal) and r.component == self.name
+                for r in self.refusals):
+            raise ConfigError(f"{self.name}: refusals must be a tuple of this component's "
+                              "EngineRefusal")
         for b in self.buffers:
             if b.axis is Axis.FIXED or (b.axis is not Axis.TOKENS
                                         and b.name not in self.dispatch.buffer_rows):

@@ -52,7 +52,17 @@ from graphfit.planner.engines.batch import (
 )
 from graphfit.planner.engines.trtllm_encdec import encdec_component, encdec_graphs_of
 from graphfit.planner.engines.trtllm_encoder import encoder_component
-from graphfit.planner.engines.trtllm_ladders import TRTLLM_DEFAULT_MAX_BS, trtllm_sizes
+from graphfit.planner.engines.trtllm_features import (
+    FeatureSpec,
+    feature_component,
+    feature_graphs_of,
+)
+from graphfit.planner.engines.trtllm_ladders import (
+    TRTLLM_DEFAULT_MAX_BS,
+    trtllm_filter,
+    trtllm_sizes,
+)
+from graphfit.planner.engines.trtllm_mm_encoder import MmEncoderGraphs, mm_component
 from graphfit.planner.engines.trtllm_options import TrtllmOptions
 from graphfit.planner.engines.trtllm_prefill import (
     COMPONENT,
@@ -74,30 +84,6 @@ DECODING_TYPES = {SpecMethod.EAGLE: "Eagle3", SpecMethod.EAGLE3: "Eagle3",
                   SpecMethod.MTP: "MTP", SpecMethod.NGRAM: "NGram",
                   SpecMethod.DRAFT_MODEL: "Draft_Target", SpecMethod.DFLASH: "DFlash",
                   SpecMethod.SUFFIX: "SA"}
-
-
-def trtllm_filter(sizes: list[int], max_batch_size: int, max_num_tokens: int,
-                  tokens_per_request: int, *, padding: bool) -> list[int]:
-    """`filter_cuda_graph_batch_sizes`
-    (tensorrt_llm/_torch/pyexecutor/engine/cuda_graph.py@c0edad93fd:23-52): a pure generation
-    batch of bs requests carries bs * tokens_per_request tokens.
-
-    The limit is min(max_batch_size, max_num_tokens // tokens_per_request); nothing fits when
-    it is 0 (every batch runs eagerly). TensorRT-LLM before PR #5076 used max_num_tokens
-    itself (pass tokens_per_request=1 to replay that).
-    """
-    limit = min(max_batch_size, max_num_tokens // tokens_per_request)
-    if limit < 1:
-        return []
-    kept: list[int] = []
-    for size in sizes:
-        if size <= limit:
-            kept.append(size)
-            continue
-        if padding and (not kept or kept[-1] != limit):
-            kept.append(limit)  # users who pad to a larger size accept padding to the limit
-        break
-    return kept
 
 
 def merge_schedule(sizes: list[int], thresholds: tuple[int, ...]) -> list[int]:
@@ -411,9 +397,19 @@ class TrtllmModel:
 
     def keyed_components(self, config: EngineSettings, ladders: EngineLadders
                          ) -> tuple[KeyedComponentModel, ...]:
-        """The encoder-only runner's graphs (`cuda_graph_config.mode: encode`), over the batch
-        sizes the graph config resolved (the declared ladder)."""
+        """The encoder runner's graphs (`encoder`: encoder-only with `cuda_graph_config.mode:
+        encode`, over the batch sizes the graph config resolved; an encoder-decoder model's
+        `encoder_cuda_graph_config` in token or feature mode) and the multimodal encoders'
+        (`mm_encoder.<modality>`, for the modalities whose inputs graphfit knows)."""
+        return (*self._encoders(config, ladders), *mm_components(config))
+
+    @staticmethod
+    def _encoders(config: EngineSettings, ladders: EngineLadders
+                  ) -> tuple[KeyedComponentModel, ...]:
         if config.encoder_graph_batch_sizes is not None:
+            spec = config.encoder_feature_spec
+            if spec is not None:  # the model class's encoder_graph_spec: feature mode
+                return (feature_component(config, FeatureSpec.of(spec)),)
             return (encdec_component(config),)
         if config.cuda_graph_mode != "encode":
             return ()
@@ -443,6 +439,15 @@ def check_encode(config: EngineSettings) -> None:
                               f"plans it for an encoder-only model)")
 
 
+def mm_components(config: EngineSettings) -> tuple[KeyedComponentModel, ...]:
+    """The multimodal encoders' graphs of each modality whose inputs graphfit knows
+    (`mm_encoder_inputs`), as keyed `mm_encoder.<modality>` components
+    (graphfit.planner.engines.trtllm_mm_encoder); the other modalities stay reported."""
+    graphs, inputs = config.mm_encoder_graphs, dict(config.mm_encoder_inputs or ())
+    return tuple(mm_component(modality, MmEncoderGraphs(buckets, padding), inputs[modality])
+                 for modality, buckets, padding in graphs or () if modality in inputs)
+
+
 def check_encdec(config: EngineSettings) -> None:
     """`encoder_cuda_graph_config` is an encoder-decoder model's: its fields need it, it needs
     `encoder_max_batch_size` and is refused with `encode_only`
@@ -465,6 +470,10 @@ def check_encdec(config: EngineSettings) -> None:
         raise ConfigError("encoder_cuda_graph_config: not with cuda_graph_config mode encode "
                           "(that plans an encoder-only model; encoder_cuda_graph_config is "
                           "an encoder-decoder model's)")
+    spec = config.encoder_feature_spec
+    if spec is not None:  # feature mode: no token buckets needed (nor read)
+        feature_graphs_of(config, FeatureSpec.of(spec))
+        return
     encdec_graphs_of(config)  # refuses a missing encoder_max_batch_size or bucket list
 
 

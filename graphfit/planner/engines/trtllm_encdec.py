@@ -38,6 +38,11 @@ Sources (NVIDIA/TensorRT-LLM; tests/oracle/trtllm_reference.py `CITES` and `LINE
   tensorrt_llm/_torch/pyexecutor/engine/runners/encoder.py@0e91ee39be:375-383) raises
   ValueError for a batch whose lengths fit no slot of it: `slot_error` names those
   batches. The captured keys, and so the capacities, do not depend on slots.
+  Without padding a batch replays (b, n, L) only with exactly n tokens, the sum of the
+  layout's slots, so "each length within its slot" means "each length equal to its slot":
+  every batch of that key but its capture layout raises. `slot_refusals` lists the keys
+  for which another batch within the bounds exists, with one (the plan reports them as
+  the engine's refusals, `EngineRefusal`).
 * buffers (`_create_shared_static_tensors`, 1307-1384): `input_ids` (rows,) and
   `position_ids` (1, rows) int32 with rows = the encoder's max_num_tokens (encoder-decoder:
   1309-1312), and a pinned host `seq_lens` (largest batch size,) int32 (planned: the
@@ -55,6 +60,7 @@ from functools import cached_property
 from graphfit.planner.core.errors import ConfigError, excerpt
 from graphfit.planner.core.keyed import BatchKey, KeyedDispatch, prove_keyed, split
 from graphfit.planner.core.settings import EngineSettings
+from graphfit.planner.core.verify import EngineRefusal
 from graphfit.planner.engines.base import KeyedComponentModel
 from graphfit.planner.engines.trtllm_encoder import (
     COMPONENT,
@@ -85,6 +91,30 @@ def admit_lengths(batch: object) -> Lengths:
 def measure_lengths(lengths: Lengths) -> BatchKey:
     """(requests, tokens, longest) of a batch of request lengths."""
     return (len(lengths), sum(lengths), max(lengths))
+
+
+def other_split(slots: Lengths, low: int, cap: int) -> Lengths | None:
+    """A batch of the slots' counts (requests, tokens), each request 1..`cap` tokens and the
+    longest more than `low`, that is not the slots themselves (as a multiset), longest
+    first; None when the slots are the only one. One token moved between two requests
+    reaches another such batch whenever one exists (the reference test checks it against
+    every batch); a capture layout has at most three distinct lengths, so this is cheap."""
+    values = sorted(set(slots), reverse=True)
+    for v in values:
+        for w in values:
+            if v == w and slots.count(v) < 2:
+                continue
+            moved = list(slots)
+            moved.remove(v)
+            moved.remove(w)
+            moved += [v - 1, w + 1]
+            batch = tuple(sorted(moved, reverse=True))
+            if batch != slots and batch[-1] >= 1 and low < batch[0] <= cap:
+                return batch
+    return None
+
+
+SLOT_ERROR = "TensorRT-LLM raises ValueError (fixed sequence slots without enable_padding)"
 
 
 def round_up(value: int, supported: Sequence[int]) -> int:
@@ -206,6 +236,39 @@ class EncDecGraphs(EncoderLadders):
         return self.fixed_slots and key is not None and not self.fits_slots(key, padded)
 
     @cached_property
+    def slot_refusals(self) -> tuple[tuple[EncoderKey, Lengths], ...]:
+        """(key, a batch that raises) for each captured key some batch within the bounds
+        replays only to raise (fixed slots without padding: every batch of the key but its
+        capture layout; module docstring), smallest key first."""
+        if not self.fixed_slots or self.padding or not self.enabled:
+            return ()
+        out = []
+        for key in sorted(self.captured):
+            b, n, bucket = key
+            if b > self.max_batch_size or n > self.max_num_tokens:
+                continue
+            example = other_split(self._slots[key], self._low(bucket),
+                                  min(bucket, self.max_seq_len))
+            if example is not None:
+                out.append((key, example))
+        return tuple(out)
+
+    def refusals(self, component: str) -> tuple[EngineRefusal, ...]:
+        """`slot_refusals` as the plan reports them."""
+        return tuple(
+            EngineRefusal(component, ",".join(map(str, key)),
+                          f"every batch of {key[0]} request{'s' if key[0] > 1 else ''}, "
+                          f"{key[1]} tokens, longest "
+                          f"{self._low(key[2]) + 1}-{min(key[2], self.max_seq_len)} but its "
+                          f"capture layout "
+                          f"{list(self._slots[key])}", example, SLOT_ERROR)
+            for key, example in self.slot_refusals)
+
+    def _low(self, bucket: int) -> int:
+        i = self.length_buckets.index(bucket)
+        return self.length_buckets[i - 1] if i else 0
+
+    @cached_property
     def witnesses(self) -> dict[EncoderKey, BatchKey | Lengths]:
         """Each captured key with its capture layout (which replays it), as the dispatch's
         batch: the layout's counts, or its lengths with fixed slots."""
@@ -280,4 +343,5 @@ def encdec_component(config: EngineSettings) -> KeyedComponentModel:
                                (graphs.max_batch_size, graphs.max_num_tokens,
                                 graphs.max_seq_len), buffers, witnesses, ladders,
                                measure=measure_lengths if graphs.fixed_slots else None,
-                               summary=(FIXED_SLOTS_SUMMARY if graphs.fixed_slots else ""))
+                               summary=(FIXED_SLOTS_SUMMARY if graphs.fixed_slots else ""),
+                               refusals=graphs.refusals(COMPONENT))

@@ -179,3 +179,27 @@ def trtllm_sizes(max_bs: int, *, padding: bool) -> list[int]:
     if not sizes or sizes[-1] != max_bs:
         sizes.append(max_bs)
     return sizes
+
+
+def trtllm_filter(sizes: list[int], max_batch_size: int, max_num_tokens: int,
+                  tokens_per_request: int, *, padding: bool) -> list[int]:
+    """`filter_cuda_graph_batch_sizes`
+    (tensorrt_llm/_torch/pyexecutor/engine/cuda_graph.py@c0edad93fd:23-52): a pure generation
+    batch of bs requests carries bs * tokens_per_request tokens.
+
+    The limit is min(max_batch_size, max_num_tokens // tokens_per_request); nothing fits when
+    it is 0 (every batch runs eagerly). TensorRT-LLM before PR #5076 used max_num_tokens
+    itself (pass tokens_per_request=1 to replay that).
+    """
+    limit = min(max_batch_size, max_num_tokens // tokens_per_request)
+    if limit < 1:
+        return []
+    kept: list[int] = []
+    for size in sizes:
+        if size <= limit:
+            kept.append(size)
+            continue
+        if padding and (not kept or kept[-1] != limit):
+            kept.append(limit)  # users who pad to a larger size accept padding to the limit
+        break
+    return kept

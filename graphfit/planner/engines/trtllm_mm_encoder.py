@@ -17,9 +17,11 @@ Sources (NVIDIA/TensorRT-LLM; tests/oracle/trtllm_reference.py `CITES` and `LINE
   key's token rows (`_capture_key`, 365-377), so the runner holds the sum of the keys' rows,
   not the largest.
 
-The inputs themselves are the vision or audio model's (`input_specs`: shapes and dtypes
-graphfit does not read), so graphfit reports the graphs and their rows (`graphfit plan`'s
-note) but plans no buffer for them.
+The inputs themselves are the vision or audio model's (`input_specs`). For a modality whose
+specs graphfit knows (the `mm_encoder_inputs` option, restated per architecture by
+graphfit.inputs.trtllm_features) it plans the graphs as the keyed `mm_encoder.<modality>`
+component (`mm_component`); for any other it reports the graphs and their rows (`graphfit
+plan`'s note) but plans no buffer.
 """
 
 from __future__ import annotations
@@ -27,7 +29,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from graphfit.planner.core.errors import ConfigError
+from graphfit.planner.core.batches import Stream
+from graphfit.planner.core.buffers import ZERO, Axis, BufferSpec, Demand
+from graphfit.planner.core.dtypes import itemsize
+from graphfit.planner.core.errors import ConfigError, excerpt
+from graphfit.planner.core.keyed import KeyedDispatch
+from graphfit.planner.engines.base import KeyedComponentModel
 
 MmKey = tuple[int, int]  # (total tokens, contexts)
 
@@ -104,3 +111,77 @@ class MmEncoderGraphs:
                 f"on (total tokens, contexts), padding {'on' if self.padding else 'off'}; each "
                 f"graph's static inputs hold its own rows: {self.rows_total:,} token rows in "
                 f"all, the largest {self.rows_largest:,}")
+
+
+# --------------------------------------------------------------------------------------------
+# Planned: a modality whose encoder model's `input_specs` graphfit knows
+# (graphfit.inputs.trtllm_features MM_INPUTS, the `mm_encoder_inputs` option)
+# --------------------------------------------------------------------------------------------
+
+InputSpec = tuple[str, tuple[int, ...], str]  # (name, non-token dims, dtype)
+
+
+def mm_input_specs(value: object, modality: str) -> tuple[InputSpec, ...]:
+    """One modality's `EncoderGraphTensorSpec`s as [[name, shape, dtype], ...], validated:
+    each input has token rows (the key's total tokens) and these dims after them."""
+    if not isinstance(value, (list, tuple)) or not value:
+        raise ConfigError(f"mm_encoder_inputs.{modality}: expected [[name, shape, dtype], "
+                          f"...], got {excerpt(value)}")
+    out: list[InputSpec] = []
+    for item in value:
+        if not isinstance(item, (list, tuple)) or len(item) != 3 or not isinstance(
+                item[0], str) or not item[0] or not isinstance(item[1], (list, tuple)) \
+                or not isinstance(item[2], str):
+            raise ConfigError(f"mm_encoder_inputs.{modality}: expected [name, shape, dtype], "
+                              f"got {excerpt(item)}")
+        shape = tuple(item[1])
+        if not all(isinstance(v, int) and not isinstance(v, bool) and v >= 1 for v in shape):
+            raise ConfigError(f"mm_encoder_inputs.{modality}.{item[0]}: dims must be "
+                              f"integers >= 1, got {excerpt(item[1])}")
+        itemsize(item[2])  # ConfigError for a dtype graphfit does not know
+        out.append((item[0], shape, item[2]))
+    if len({name for name, _, _ in out}) != len(out):
+        raise ConfigError(f"mm_encoder_inputs.{modality}: input names must be unique")
+    return tuple(out)
+
+
+def mm_component(modality: str, graphs: MmEncoderGraphs, inputs: Sequence[InputSpec]
+                 ) -> KeyedComponentModel:
+    """The keyed `mm_encoder.<modality>` component: one buffer per input, a graph of key
+    (tokens, contexts) reading `tokens` rows of each. TensorRT-LLM materializes one set of
+    inputs per captured key (`_capture_key`), so its rows are the keys' sum
+    (`rows_total`); graphfit plans one set shared by the graphs, sized for the largest key.
+    A batch is (contexts, tokens), within the largest bucket's."""
+    def tokens(key: MmKey) -> int:
+        return key[0]
+
+    def admit(batch: object) -> tuple[int, int]:
+        if not isinstance(batch, (tuple, list)) or len(batch) != 2 or not all(
+                isinstance(v, int) and not isinstance(v, bool) for v in batch) \
+                or not 1 <= batch[0] <= batch[1]:
+            raise ConfigError(f"{modality} encoder batch: expected (contexts, tokens) with "
+                              f"1 <= contexts <= tokens, got {excerpt(batch)}")
+        return batch[0], batch[1]
+
+    def rule(batch: tuple[int, int]) -> MmKey | None:
+        return graphs.lookup(*batch)
+
+    witnesses: dict[MmKey, tuple[int, int]] = {}
+    for t, c in graphs.buckets:  # each key with the first bucket that captures it
+        witnesses.setdefault(graphs.key_of((t, c)), (c, t))
+    dispatch = KeyedDispatch(rule, frozenset(graphs.captured), tokens, admit=admit)
+    why = ("MultimodalEncoderGraphRunner's per-key static inputs (_capture_key: one set per "
+           "captured key; graphfit shares one)")
+    buffers = tuple(BufferSpec(name, dtype, Axis.TOKENS, (Demand(Stream.GRAPH_TOKENS),),
+                               graphs.rows_total, ZERO, trailing=shape, source=why)
+                    for name, shape, dtype in inputs)
+    bounds = (max(c for _, c in graphs.buckets), max(t for t, _ in graphs.buckets))
+    return KeyedComponentModel(
+        f"{MM_COMPONENT}.{modality}", dispatch, bounds, buffers, witnesses,
+        (("total_tokens", tuple(t for t, _ in graphs.buckets)),
+         ("num_contexts", tuple(c for _, c in graphs.buckets))),
+        bound_names=("contexts", "tokens"), key_names=("total_tokens", "contexts"),
+        summary=graphs.describe(modality))
+
+
+MM_COMPONENT = "mm_encoder"

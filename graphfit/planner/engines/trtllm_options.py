@@ -4,10 +4,13 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import ClassVar
+from typing import Any, ClassVar
 
 from graphfit.planner.core.errors import ConfigError, excerpt
 from graphfit.planner.core.options import EngineOptions, int_list, positive_int, sizes
+from graphfit.planner.engines.trtllm_features import FeatureSpec
+from graphfit.planner.engines.trtllm_ladders import mm_encoder_buckets
+from graphfit.planner.engines.trtllm_mm_encoder import InputSpec, mm_input_specs
 
 # PrefillCudaGraphBackend (tensorrt_llm/llmapi/llm_args.py@0004396720:5504-5509):
 # disabled (the default), piecewise (torch.compile PiecewiseRunner graphs), breakable
@@ -85,6 +88,23 @@ class TrtllmOptions(EngineOptions):
         checkpoint decides it, not an LLM-API argument, so graphfit takes it as an input. On,
         a batch replays a key only when each request fits one slot of that key's capture
         layout, so the encoder's dispatch reads the request lengths (not only their counts).
+    encoder_feature_spec: the model class's `encoder_graph_spec()`, [feature_shape, dtype,
+        fixed_seq_len]
+        (tensorrt_llm/_torch/pyexecutor/engine/runners/encoder.py@0e91ee39be:98-128): set,
+        an encoder-decoder model's `encoder_cuda_graph_config` runs in feature mode, one
+        graph per batch size (graphfit.planner.engines.trtllm_features). The model class
+        decides it, so graphfit takes it from the checkpoint's architecture
+        (graphfit.inputs.trtllm_features) or `--config`. None: token mode.
+    mm_encoder_graphs: `multimodal_config.encoder_cuda_graph`, [[modality, [[total_tokens,
+        num_contexts], ...], enable_padding], ...], the buckets normalized as
+        `MultimodalEncoderCudaGraphConfig._normalize` does
+        (tensorrt_llm/llmapi/llm_args.py@0004396720:545-552). None: no multimodal encoder
+        graphs.
+    mm_encoder_inputs: the encoder model's `input_specs` per modality, [[modality, [[name,
+        dims after the token axis, dtype], ...]], ...] (restated per architecture by
+        graphfit.inputs.trtllm_features). A modality with both is planned as the keyed
+        `mm_encoder.<modality>` component (graphfit.planner.engines.trtllm_mm_encoder); one
+        without inputs is only reported.
     """
 
     engine: ClassVar[str] = "trtllm"
@@ -107,6 +127,9 @@ class TrtllmOptions(EngineOptions):
     encoder_max_num_tokens: int | None = None
     encode_only: bool = False
     encoder_fixed_slots: bool = False
+    encoder_feature_spec: tuple[tuple[int, ...], str, int] | None = None
+    mm_encoder_graphs: tuple[tuple[str, tuple[tuple[int, int], ...], bool], ...] | None = None
+    mm_encoder_inputs: tuple[tuple[str, tuple[InputSpec, ...]], ...] | None = None
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "draft_len_schedule",
@@ -141,6 +164,14 @@ class TrtllmOptions(EngineOptions):
         if not isinstance(self.encoder_fixed_slots, bool):
             raise ConfigError(f"encoder_fixed_slots: expected true/false, got "
                               f"{excerpt(self.encoder_fixed_slots)}")
+        if self.encoder_feature_spec is not None:
+            spec = FeatureSpec.of(self.encoder_feature_spec)
+            object.__setattr__(self, "encoder_feature_spec",
+                               (spec.shape, spec.dtype, spec.fixed_seq_len))
+        if self.mm_encoder_graphs is not None:
+            object.__setattr__(self, "mm_encoder_graphs", _mm_graphs(self.mm_encoder_graphs))
+        if self.mm_encoder_inputs is not None:
+            object.__setattr__(self, "mm_encoder_inputs", _mm_inputs(self.mm_encoder_inputs))
         if not isinstance(self.encode_only, bool):
             raise ConfigError(f"encode_only: expected true/false, got {excerpt(self.encode_only)}")
         if not isinstance(self.encoder_graph_padding, bool):
@@ -149,6 +180,50 @@ class TrtllmOptions(EngineOptions):
         for name in ("encoder_max_batch_size", "encoder_max_num_tokens"):
             if getattr(self, name) is not None:
                 positive_int(name, getattr(self, name))
+
+
+def _modality_items(name: str, value: object) -> list[tuple[Any, ...]]:
+    if not isinstance(value, (list, tuple)):
+        raise ConfigError(f"{name}: expected a list of [modality, ...], got {excerpt(value)}")
+    items = []
+    for item in value:
+        if not isinstance(item, (list, tuple)) or len(item) < 2 or not isinstance(
+                item[0], str) or not item[0]:
+            raise ConfigError(f"{name}: expected [modality, ...], got {excerpt(item)}")
+        items.append(tuple(item))
+    if len({item[0] for item in items}) != len(items):
+        raise ConfigError(f"{name}: each modality once")
+    return items
+
+
+def _mm_graphs(value: object) -> tuple[tuple[str, tuple[tuple[int, int], ...], bool], ...]:
+    """[[modality, buckets, enable_padding], ...], buckets normalized as TensorRT-LLM does."""
+    out: list[tuple[str, tuple[tuple[int, int], ...], bool]] = []
+    for item in _modality_items("mm_encoder_graphs", value):
+        if len(item) != 3 or not isinstance(item[2], bool) or not isinstance(
+                item[1], (list, tuple)):
+            raise ConfigError(f"mm_encoder_graphs: expected [modality, [[total_tokens, "
+                              f"num_contexts], ...], enable_padding], got {excerpt(item)}")
+        pairs = []
+        for pair in item[1]:
+            if not isinstance(pair, (list, tuple)) or len(pair) != 2 or not all(
+                    isinstance(v, int) and not isinstance(v, bool) for v in pair):
+                raise ConfigError(f"mm_encoder_graphs.{item[0]}: expected [total_tokens, "
+                                  f"num_contexts], got {excerpt(pair)}")
+            pairs.append((pair[0], pair[1]))
+        out.append((item[0], mm_encoder_buckets(pairs), item[2]))
+    return tuple(out)
+
+
+def _mm_inputs(value: object) -> tuple[tuple[str, tuple[InputSpec, ...]], ...]:
+    """[[modality, [[name, dims, dtype], ...]], ...], validated."""
+    out: list[tuple[str, tuple[InputSpec, ...]]] = []
+    for item in _modality_items("mm_encoder_inputs", value):
+        if len(item) != 2:
+            raise ConfigError(f"mm_encoder_inputs: expected [modality, inputs], got "
+                              f"{excerpt(item)}")
+        out.append((item[0], mm_input_specs(item[1], item[0])))
+    return tuple(out)
 
 
 def token_counts(name: str, value: object) -> tuple[int, ...] | None:
