@@ -3,7 +3,8 @@
 (graphfit.planner.engines.sglang_mamba_memory).
 
 Read for GraniteMoeHybrid (`granite_shape`), Nemotron-H (`nemotron_h_shape`), Falcon-H1
-(`falcon_h1_shape`), Kimi-Linear (`kimi_linear_shape`), LFM2 / LFM2-MoE (`lfm2_shape`) and
+(`falcon_h1_shape`), Kimi-Linear (`kimi_linear_shape`; Kimi-K3's `text_config` too), LFM2 /
+LFM2-MoE (`lfm2_shape`) and
 the Qwen3-Next-style gated-delta-net models
 (SGLang's `Qwen3NextConfig` and the Qwen3.5 text config deriving from it,
 configs/qwen3_next.py:259-310, configs/qwen3_5.py:15-34; a Qwen3.5 model's text part under
@@ -51,6 +52,9 @@ FALCON_KEYS = ("num_hidden_layers", "mamba_n_heads", "mamba_n_groups", "mamba_d_
                "mamba_d_conv")
 FALCON_CHUNK = 256  # FalconH1Config's default mamba_chunk_size (falcon_h1.py:166)
 KIMI_LINEAR = "KimiLinearForCausalLM"
+# Kimi-K3 (configs/kimi_k3.py:79-97): a KimiLinearConfig under `text_config`, taken by
+# `kimi_linear_config` (configs/hybrid_arch.py:128-131), so the same KDA state read there
+KIMI_K3 = "KimiK3ForConditionalGeneration"
 KIMI_KEYS = ("num_heads", "head_dim", "short_conv_kernel_size")
 LFM2 = ("Lfm2ForCausalLM", "Lfm2MoeForCausalLM")
 LFM2_CONV = ("conv", "short_conv")  # lfm2.py:46-51, lfm2_moe.py:34-41
@@ -220,9 +224,10 @@ def layer_map(architecture: str, data: dict[str, Any]) -> tuple[int, ...]:
         return tuple(int(t == "mamba") for t in _nemotron_types(data) or ())
     if architecture == FALCON_H1:
         return (1,) * int(data["num_hidden_layers"])
-    if architecture == KIMI_LINEAR:
-        kda = data["linear_attn_config"]["kda_layers"]
-        return tuple(int(layer + 1 in kda) for layer in range(int(data["num_hidden_layers"])))
+    if architecture in (KIMI_LINEAR, KIMI_K3):
+        text = data["text_config"] if architecture == KIMI_K3 else data
+        kda = text["linear_attn_config"]["kda_layers"]
+        return tuple(int(layer + 1 in kda) for layer in range(int(text["num_hidden_layers"])))
     if architecture in LFM2:
         return tuple(int(t in LFM2_CONV) for t in data["layer_types"])
     text = data.get("text_config")
@@ -255,13 +260,15 @@ def mamba_state_settings(model: str) -> list[Setting]:
     architecture = (architectures[0] if isinstance(architectures, list) and architectures
                     else None)
     chunk = _plain(data, "mamba_chunk_size")  # read off the top-level config
-    if architecture in (GRANITE, KIMI_LINEAR):
+    if architecture in (GRANITE, KIMI_LINEAR, KIMI_K3):
         # its cache params take the state dtype from the environment only (no config
         # argument: mamba_utils.py:111-112, granitemoehybrid.py:310)
         # (Kimi-Linear too, kimi_linear.py:182); Kimi-Linear states no chunk size
-        # (FLA's 64 then, overrides.py:1907-1917)
+        # (FLA's 64 then, overrides.py:1907-1917); Kimi-K3's state is its text config's
         granite = architecture == GRANITE
-        shape = granite_shape(data) if granite else kimi_linear_shape(data)
+        text = data.get("text_config") if architecture == KIMI_K3 else data
+        shape = (granite_shape(data) if granite else
+                 kimi_linear_shape(text) if isinstance(text, dict) else None)
         return [] if shape is None else [
             Setting("mamba_state_shape", shape, f"{path}: linear-attention state", FILE,
                     weak=True),

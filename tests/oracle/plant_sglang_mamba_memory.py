@@ -13,11 +13,18 @@ from typing import Any
 
 from graphfit.inputs import environment
 from graphfit.inputs import mamba_state as ms
+from graphfit.inputs import sglang_mamba_env as sme
 from graphfit.planner.engines import sglang_mamba_memory as smm
 from graphfit.planner.engines import sglang_mamba_pool as smp
 from graphfit.planner.engines import sglang_reserve as sr
 from tests.oracle import sglang_mamba_memory_oracle as mm
-from tests.oracle.test_sglang_mamba_memory_oracle import SPECS, _line, agree, sglang_side
+from tests.oracle.test_sglang_mamba_memory_oracle import (
+    ENV_VALUES,
+    SPECS,
+    _line,
+    agree,
+    sglang_side,
+)
 
 ORIGINAL_CACHE_SIZE = smm.MambaMemory.cache_size
 
@@ -52,6 +59,24 @@ def _no_fixed_check(*args: Any) -> None:
     return None
 
 
+ORIGINAL_MAMBA_ENV = sme.mamba_environment
+
+
+def _env_without(field: str) -> Callable[..., Any]:
+    def read(environ: Any) -> list[Any]:
+        return [s for s in ORIGINAL_MAMBA_ENV(environ) if s.field != field]
+    return read
+
+
+def _mm_sizes_swapped(config: Any) -> float:
+    # the two reservation variables read for each other (:210-212)
+    return ORIGINAL_MM_RESERVE(config.replace(vlm_cache_size_mb=config.mm_feature_cache_mb,
+                                              mm_feature_cache_mb=config.vlm_cache_size_mb))
+
+
+ORIGINAL_MM_RESERVE = smm.mm_reserve_gb
+ENV = {f"{n}={v}": (n, v) for n, v in ENV_VALUES}
+
 PLANTS: dict[str, tuple[str, Any, Any, list[dict]]] = {
     "joint solve: D instead of D / ratio": (
         "cache_size", smm.MambaMemory, _joint_without_ratio,
@@ -81,6 +106,25 @@ PLANTS: dict[str, tuple[str, Any, Any, list[dict]]] = {
         [_line(cp=2, tp=(4, 1)), _line(shape=mm.KIMI, cp=4, tp=(4, 1))]),
     "CP: Nemotron-H's refusal dropped": (
         "NEMOTRON_H_ARCHS", smm, frozenset(), [_line(shape=mm.NEMOTRON, cp=2, tp=(4, 1))]),
+    "SGLANG_MAMBA_CONV_DTYPE ignored": (
+        "mamba_environment", sme, _env_without("mamba_conv_dtype"),
+        [_line(shape=shape, env=(ENV["SGLANG_MAMBA_CONV_DTYPE=float32"],))
+         for shape in (0, mm.KIMI)]
+        + [_line(shape=mm.LFM2, env=(ENV["SGLANG_MAMBA_CONV_DTYPE=float16"],))]),
+    "SGLANG_PP_LAYER_PARTITION ignored": (
+        "layer_partition", smm, lambda config: None,
+        [_line(pp=2, env=(ENV["SGLANG_PP_LAYER_PARTITION=0,4"],)),
+         _line(shape=mm.NEMOTRON, pp=2, env=(ENV["SGLANG_PP_LAYER_PARTITION=0,4"],)),
+         _line(pp=2, env=(ENV["SGLANG_PP_LAYER_PARTITION=a,b"],))]),
+    "SGLANG_VLM_CACHE_SIZE_MB ignored": (
+        "mamba_environment", sme, _env_without("vlm_cache_size_mb"),
+        [_line(shape=mm.QWEN35_VL, env=(ENV["SGLANG_VLM_CACHE_SIZE_MB=4096"],)),
+         _line(shape=mm.QWEN35_VL, M=3500, weights=0.55,
+               env=(ENV["SGLANG_VLM_CACHE_SIZE_MB=4096"],))]),
+    "multimodal sizes: the two variables swapped": (
+        "mm_reserve_gb", smm, _mm_sizes_swapped,
+        [_line(shape=mm.QWEN35_VL, mmt=t, env=(ENV["SGLANG_VLM_CACHE_SIZE_MB=4096"],))
+         for t in (None, "cuda_ipc")]),
     "LFM2: conv_L_cache read as the cached length": (
         "lfm2_shape", ms, _lfm2_full_kernel,
         [_line(shape=shape) for shape in (mm.LFM2, mm.LFM2_MOE)]),

@@ -113,13 +113,25 @@ LFM2_MOE_CONFIG = {
     "num_dense_layers": 1,
     "layer_types": ["conv", "full_attention", "conv", "conv"], "conv_L_cache": 4,
     "torch_dtype": "bfloat16"}
+# Kimi-K3 (configs/kimi_k3.py:79-124): Kimi-Linear's text config under `text_config`, with a
+# vision tower (multimodal: the reservation). Its KimiK3VisionConfig keeps no layer count or
+# width of its own, so SGLang's VLM fraction reads what the file adds (num_hidden_layers /
+# hidden_size, memory_hook.py:440-441; 24 / 1024 when absent, which graphfit does not assume)
+KIMI_K3_CONFIG = {
+    "architectures": ["KimiK3ForConditionalGeneration"], "model_type": "kimi_k3",
+    "text_config": {k: v for k, v in KIMI_CONFIG.items() if k != "architectures"},
+    "vision_config": {"vt_num_hidden_layers": 2, "vt_hidden_size": 256,
+                      "vt_num_attention_heads": 4, "vt_intermediate_size": 512,
+                      "num_hidden_layers": 2, "hidden_size": 256, "text_hidden_size": 1024},
+    "torch_dtype": "bfloat16"}
 NEMOTRON, FALCON, FALCON_AUTO, QWEN35_VL = GRANITE + 1, GRANITE + 2, GRANITE + 3, GRANITE + 4
-KIMI, LFM2, LFM2_MOE = GRANITE + 5, GRANITE + 6, GRANITE + 7
+KIMI, LFM2, LFM2_MOE, KIMI_K3 = GRANITE + 5, GRANITE + 6, GRANITE + 7, GRANITE + 8
 OTHER_CONFIGS = {GRANITE: ("granite", GRANITE_CONFIG), NEMOTRON: ("nemotronh", NEMOTRON_CONFIG),
                  FALCON: ("falconh1", FALCON_CONFIG),
                  FALCON_AUTO: ("falconh1auto", FALCON_AUTO_CONFIG),
                  QWEN35_VL: ("qwen35vl", QWEN35_VL_CONFIG), KIMI: ("kimilinear", KIMI_CONFIG),
-                 LFM2: ("lfm2", LFM2_CONFIG), LFM2_MOE: ("lfm2moe", LFM2_MOE_CONFIG)}
+                 LFM2: ("lfm2", LFM2_CONFIG), LFM2_MOE: ("lfm2moe", LFM2_MOE_CONFIG),
+                 KIMI_K3: ("kimik3", KIMI_K3_CONFIG)}
 ALL_SHAPES = len(SHAPES) + len(OTHER_CONFIGS)  # model_dir(0 .. ALL_SHAPES - 1)
 
 
@@ -211,15 +223,28 @@ def sized(r: so.Resolved, preload_gb: float, weights_gb: float,
 SSM_ENV = "SGLANG_MAMBA_SSM_DTYPE"  # --mamba-ssm-dtype writes it (serving_hook.py:439-440)
 
 
+# the other variables the memory solve reads (graphfit.inputs.sglang_mamba_env): each is read
+# when SGLang prices the state or sizes the cache (mamba_utils.py:68, distributed/utils.py:118,
+# kv_cache_configurator.py:210-212), so they stay set through `sized`
+OTHER_ENV = ("SGLANG_MAMBA_CONV_DTYPE", "SGLANG_PP_LAYER_PARTITION",
+             "SGLANG_VLM_CACHE_SIZE_MB", "SGLANG_MM_FEATURE_CACHE_MB")
+
+
 def resolve(argv: tuple[str, ...], gpu_gb: float, shape: int,
-            env_ssm: str | None = None) -> so.Resolved | so.Rejected:
+            env_ssm: str | None = None,
+            env: tuple[tuple[str, str], ...] = ()) -> so.Resolved | so.Rejected:
     """SGLang's resolution of one line in a fresh process's environment: what a previous
-    line's flags wrote into os.environ is dropped first; `env_ssm`:
+    line's flags (or `env`) wrote into os.environ is dropped first; `env_ssm`:
     the line's own SGLANG_MAMBA_SSM_DTYPE (read when the state shape is priced, after the
-    flag has overwritten it)."""
+    flag has overwritten it); `env`: its other variables (OTHER_ENV)."""
     import os
 
     os.environ.pop(SSM_ENV, None)
+    for name in OTHER_ENV:
+        os.environ.pop(name, None)
+    for name, value in env:
+        assert name in OTHER_ENV, name
+        os.environ[name] = value
     # and the transport a previous line's --mm-feature-transport wrote (serving_hook.py:
     # 940-942), which a line without the flag would read back as the legacy switch (:811-821)
     os.environ.pop("SGLANG_USE_CUDA_IPC_TRANSPORT", None)
