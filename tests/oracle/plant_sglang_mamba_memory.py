@@ -77,6 +77,18 @@ def _mm_sizes_swapped(config: Any) -> float:
 ORIGINAL_MM_RESERVE = smm.mm_reserve_gb
 ENV = {f"{n}={v}": (n, v) for n, v in ENV_VALUES}
 
+ORIGINAL_GLM5_KDA = ms.glm5_kda_layers
+
+
+def _glm5_one_based(text: dict[str, Any]) -> list[int] | None:
+    # a stated linear_attn_config's kda_layers read 1-based, as Kimi-Linear's (they are
+    # 0-based indices for Glm5Next, glm5_next.py:243-247)
+    if not isinstance(text.get("linear_attn_config"), dict):
+        return ORIGINAL_GLM5_KDA(text)
+    kda = text["linear_attn_config"]["kda_layers"]
+    return [i for i in range(int(text["num_hidden_layers"])) if i + 1 in kda]
+
+
 PLANTS: dict[str, tuple[str, Any, Any, list[dict]]] = {
     "joint solve: D instead of D / ratio": (
         "cache_size", smm.MambaMemory, _joint_without_ratio,
@@ -125,6 +137,21 @@ PLANTS: dict[str, tuple[str, Any, Any, list[dict]]] = {
         "mm_reserve_gb", smm, _mm_sizes_swapped,
         [_line(shape=mm.QWEN35_VL, mmt=t, env=(ENV["SGLANG_VLM_CACHE_SIZE_MB=4096"],))
          for t in (None, "cuda_ipc")]),
+    "PD prefill: the intermediate states kept": (
+        "_pd_prefill", smm, lambda config: False,
+        [_line(pd="prefill", spec=s) for s in (SPECS[1], SPECS[4])]
+        + [_line(pd="prefill", spec=SPECS[3], M=2100, weights=0.5)]),
+    "PD role switch: its refusal with speculation dropped": (
+        "check_inputs", smm, lambda config: None,
+        [_line(pd="prefill+switch", spec=SPECS[1])]),
+    "Kimi-K3: text_config not read": (
+        "KIMI_K3", ms, "none", [_line(shape=mm.KIMI_K3, tp=tp) for tp in ((1, 1), (4, 2))]),
+    "Glm5Next: linear_attn_config read 1-based": (
+        "glm5_kda_layers", ms, _glm5_one_based,
+        [_line(shape=mm.GLM5_ATTN, tp=tp) for tp in ((1, 1), (4, 1))]),
+    "Glm5Next: breakable prefill graphs off like other KDA models": (
+        "KDA_ARCHITECTURES", smp, smp.KDA_ARCHITECTURES | {"Glm5NextForConditionalGeneration"},
+        [_line(shape=mm.GLM5, tp=tp) for tp in ((1, 1), (4, 2))]),
     "LFM2: conv_L_cache read as the cached length": (
         "lfm2_shape", ms, _lfm2_full_kernel,
         [_line(shape=shape) for shape in (mm.LFM2, mm.LFM2_MOE)]),

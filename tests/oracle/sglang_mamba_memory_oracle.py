@@ -124,14 +124,44 @@ KIMI_K3_CONFIG = {
                       "vt_num_attention_heads": 4, "vt_intermediate_size": 512,
                       "num_hidden_layers": 2, "hidden_size": 256, "text_hidden_size": 1024},
     "torch_dtype": "bfloat16"}
+# Glm5Next (configs/glm5_next.py:77-337): KDA in the `layer_types` + `linear_num_heads`
+# form (4 linear layers of 6, 16 heads of 128), MLA without RoPE (its DSA check); GLM5_ATTN:
+# the top-level `linear_attn_config` form, whose kda_layers are 0-based (0, 1, 2 of 4) and
+# win over layer_types
+GLM5_TEXT = {
+    "model_type": "glm5_next_text", "hidden_size": 1024, "intermediate_size": 2048,
+    "moe_intermediate_size": 512, "num_hidden_layers": 6, "num_attention_heads": 16,
+    "num_key_value_heads": 16, "vocab_size": 32000, "max_position_embeddings": CONTEXT,
+    "n_routed_experts": 8, "num_experts_per_tok": 2, "first_k_dense_replace": 1,
+    "q_lora_rank": 512, "kv_lora_rank": 512, "qk_nope_head_dim": 128, "qk_rope_head_dim": 0,
+    "v_head_dim": 128, "pad_token_id": 0,
+    "layer_types": ["linear_attention", "linear_attention", "full_attention",
+                    "linear_attention", "linear_attention", "full_attention"],
+    "linear_num_heads": 16, "linear_head_dim": 128, "linear_conv_kernel_dim": 4,
+    "torch_dtype": "bfloat16"}
+GLM5_CONFIG = {"architectures": ["Glm5NextForConditionalGeneration"], "model_type": "glm5_next",
+               "text_config": GLM5_TEXT, "torch_dtype": "bfloat16",
+               # SGLang counts the architecture multimodal (model_config.py:2406); graphfit
+               # knows it from the vision tower (GlmOcrVisionConfig: depth as the layers)
+               "vision_config": {"depth": 2, "hidden_size": 256, "num_heads": 4,
+                                 "intermediate_size": 512, "out_hidden_size": 1024,
+                                 "swiglu_limit": 7.0}}
+GLM5_ATTN_CONFIG = {
+    **GLM5_CONFIG,
+    "text_config": {k: v for k, v in GLM5_TEXT.items() if k != "layer_types"}
+    | {"num_hidden_layers": 4},
+    "linear_attn_config": {"kda_layers": [0, 1, 2], "full_attn_layers": [3], "num_heads": 8,
+                           "head_dim": 64, "short_conv_kernel_size": 3}}
 NEMOTRON, FALCON, FALCON_AUTO, QWEN35_VL = GRANITE + 1, GRANITE + 2, GRANITE + 3, GRANITE + 4
 KIMI, LFM2, LFM2_MOE, KIMI_K3 = GRANITE + 5, GRANITE + 6, GRANITE + 7, GRANITE + 8
+GLM5, GLM5_ATTN = GRANITE + 9, GRANITE + 10
 OTHER_CONFIGS = {GRANITE: ("granite", GRANITE_CONFIG), NEMOTRON: ("nemotronh", NEMOTRON_CONFIG),
                  FALCON: ("falconh1", FALCON_CONFIG),
                  FALCON_AUTO: ("falconh1auto", FALCON_AUTO_CONFIG),
                  QWEN35_VL: ("qwen35vl", QWEN35_VL_CONFIG), KIMI: ("kimilinear", KIMI_CONFIG),
                  LFM2: ("lfm2", LFM2_CONFIG), LFM2_MOE: ("lfm2moe", LFM2_MOE_CONFIG),
-                 KIMI_K3: ("kimik3", KIMI_K3_CONFIG)}
+                 KIMI_K3: ("kimik3", KIMI_K3_CONFIG), GLM5: ("glm5next", GLM5_CONFIG),
+                 GLM5_ATTN: ("glm5nextattn", GLM5_ATTN_CONFIG)}
 ALL_SHAPES = len(SHAPES) + len(OTHER_CONFIGS)  # model_dir(0 .. ALL_SHAPES - 1)
 
 

@@ -7,7 +7,7 @@ with its vision tower
 (tests/oracle/sglang_mamba_memory_oracle), with and without speculative decoding, and with the
 line's SGLANG_MAMBA_SSM_DTYPE, SGLANG_MAMBA_CONV_DTYPE, SGLANG_PP_LAYER_PARTITION,
 SGLANG_VLM_CACHE_SIZE_MB and SGLANG_MM_FEATURE_CACHE_MB prefixes, on a disaggregated prefill
-server and on a Kimi-K3 directory."""
+server and on Kimi-K3 and Glm5Next directories."""
 
 from __future__ import annotations
 
@@ -224,6 +224,9 @@ def _line(**kw: object) -> dict:
 @example(_line(shape=mm.KIMI_K3))  # Kimi-K3: Kimi-Linear's state under text_config, a VLM
 @example(_line(shape=mm.KIMI_K3, tp=(4, 2), spec=SPECS[1], mmt="cuda_ipc"))
 @example(_line(shape=mm.KIMI_K3, pp=2, env=(ENV_VALUES[0],)))
+@example(_line(shape=mm.GLM5))  # Glm5Next: KDA by layer_types + linear_num_heads
+@example(_line(shape=mm.GLM5_ATTN, tp=(4, 1)))  # ... by a 0-based linear_attn_config
+@example(_line(shape=mm.GLM5, tp=(4, 2), spec=SPECS[1], pp=2))
 @given(LINES)
 def test_state_cache_from_memory_equals_sglang(p: dict) -> None:
     # strict: SGLang's refusals on these lines are all restated (None would be one missed)

@@ -57,8 +57,8 @@ states). Speculation on a disaggregated prefill server keeps no intermediate sta
 cache is the plain solve (`_pd_prefill`, :172-181, 3294-3298). Not restated (the cap is then
 left out, as before, and the plan says so): that server with --enable-unified-memory
 (:172-181; --enable-pd-role-switch with speculation SGLang refuses,
-pd_disaggregation_hook.py:164-196, so does graphfit), the fused draft state block (`fused_entry_bytes`,
-:3252-3258, off unless a fused draft layout is chosen) and
+pd_disaggregation_hook.py:164-196, so does graphfit), the fused draft state block
+(`fused_entry_bytes`, :3252-3258, off unless a fused draft layout is chosen) and
 SGLANG_ENABLE_POST_CAPTURE_KV_SIZING (environ.py:640, off by default).
 """
 
