@@ -4,7 +4,8 @@
 
 Read for GraniteMoeHybrid (`granite_shape`), Nemotron-H (`nemotron_h_shape`), Falcon-H1
 (`falcon_h1_shape`), Kimi-Linear (`kimi_linear_shape`; Kimi-K3's `text_config` too), Glm5Next
-(`glm5_next_shape`: KDA in its `layer_types` + `linear_num_heads` form), LFM2 /
+(`glm5_next_shape`: KDA in its `layer_types` + `linear_num_heads` form), Jet-Nemotron
+(`jet_nemotron_shape`), LFM2 /
 LFM2-MoE (`lfm2_shape`) and
 the Qwen3-Next-style gated-delta-net models
 (SGLang's `Qwen3NextConfig` and the Qwen3.5 text config deriving from it,
@@ -57,6 +58,10 @@ KIMI_LINEAR = "KimiLinearForCausalLM"
 # `kimi_linear_config` (configs/hybrid_arch.py:128-131), so the same KDA state read there
 KIMI_K3 = "KimiK3ForConditionalGeneration"
 GLM5_NEXT = "Glm5NextForConditionalGeneration"
+JET_NEMOTRON = "JetNemotronForCausalLM"
+# JetBlockConfig's fields, none defaulted (configs/jet_nemotron.py:14-23)
+JET_KEYS = ("mode", "expand_v", "num_heads", "head_dim", "norm_eps", "conv_size",
+            "dconv_generator_reduction", "dconv_implementation")
 # the top-level keys Glm5NextConfig copies into its text config (configs/glm5_next.py:8-74,
 # 305-316) that the state reads; the text config's own win
 GLM5_KEYS = ("num_hidden_layers", "linear_attn_config", "linear_head_dim", "linear_num_heads",
@@ -245,6 +250,32 @@ def glm5_next_shape(data: dict[str, Any]) -> tuple[int, ...] | None:
     return (len(kda), heads * head_dim, heads, heads, head_dim, head_dim, kernel)
 
 
+def jet_nemotron_shape(data: dict[str, Any]) -> tuple[int, ...] | None:
+    """A Jet-Nemotron config's JetBlock state (`JetNemotronConfig.mamba2_cache_params`,
+    configs/jet_nemotron.py:58-80): the "jet" entries of `layer_types` (:50-56), and from
+    `efficient_attention_config["jet"]` H = num_heads, Dk = head_dim, Dv = int(Dk x
+    expand_v): `Mamba2StateShape.create(intermediate H Dv, n_groups H, heads H, head_dim Dv,
+    state_size Dk, conv_kernel conv_size)`. Every JetBlockConfig field must be stated (the
+    dataclass has no defaults, :14-23) and `num_hidden_layers` must count `layer_types` (the
+    pipeline split reads it). None otherwise or with no jet layer."""
+    types, layers = data.get("layer_types"), _plain(data, "num_hidden_layers")
+    attention = data.get("efficient_attention_config")
+    jet = attention.get("jet") if isinstance(attention, dict) else None
+    if not isinstance(types, list) or layers != len(types) or not isinstance(jet, dict) \
+            or any(key not in jet for key in JET_KEYS):
+        return None
+    heads, k_dim, kernel = (_plain(jet, key) for key in ("num_heads", "head_dim", "conv_size"))
+    expand = jet.get("expand_v")
+    if heads is None or k_dim is None or kernel is None or kernel < 2 \
+            or isinstance(expand, bool) or not isinstance(expand, (int, float)):
+        return None
+    v_dim = int(k_dim * expand)
+    count = sum(1 for t in types if t == "jet")
+    if count == 0 or v_dim < 1:
+        return None
+    return (count, heads * v_dim, heads, heads, v_dim, k_dim, kernel)
+
+
 def lfm2_shape(data: dict[str, Any]) -> tuple[int, ...] | None:
     """An LFM2 / LFM2-MoE config's short-conv state (`Lfm2Config.mamba2_cache_params`,
     configs/lfm2.py:58-97; `Lfm2MoeConfig`'s, lfm2_moe.py:48-84): the "conv" /
@@ -293,6 +324,8 @@ def layer_map(architecture: str, data: dict[str, Any]) -> tuple[int, ...]:
         return tuple(int(layer + 1 in kda) for layer in range(int(text["num_hidden_layers"])))
     if architecture in LFM2:
         return tuple(int(t in LFM2_CONV) for t in data["layer_types"])
+    if architecture == JET_NEMOTRON:
+        return tuple(int(t == "jet") for t in data["layer_types"])
     nested = data.get("text_config")
     source = nested if isinstance(nested, dict) else data
     interval = int(source["full_attention_interval"])
@@ -356,6 +389,8 @@ def mamba_state_settings(model: str) -> list[Setting]:
         chunk = chunk or FALCON_CHUNK
     elif architecture in GDN_ARCHITECTURES:
         shape = gdn_shape(data)
+    elif architecture == JET_NEMOTRON:  # its dtype from the config (jet_nemotron.py:78-80)
+        shape = jet_nemotron_shape(data)
     elif architecture in LFM2:  # no SSM state, so its dtype does not matter
         shape = lfm2_shape(data)
         chunk = LFM2_CHUNK

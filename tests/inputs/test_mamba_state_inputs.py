@@ -323,3 +323,30 @@ def test_glm5_next_without_a_shape(tmp_path: Path, change: dict[str, Any]) -> No
     text = {k: v for k, v in {**GLM5["text_config"], **change}.items()  # type: ignore[dict-item]
             if v is not None}
     assert settings(tmp_path, {**GLM5, "text_config": text}) == {}
+
+
+JET = {"architectures": ["JetNemotronForCausalLM"], "num_hidden_layers": 3,
+       "layer_types": ["jet", "attn", "jet"], "mamba_ssm_dtype": "bfloat16",
+       "efficient_attention_config": {"jet": {
+           "mode": "chunk", "expand_v": 2.0, "num_heads": 4, "head_dim": 32,
+           "norm_eps": 1e-5, "conv_size": 4, "dconv_generator_reduction": 8,
+           "dconv_implementation": "triton"}}}
+
+
+def test_jet_nemotron_jet_block_state(tmp_path: Path) -> None:
+    """The "jet" layers; values expand_v x the key dim (configs/jet_nemotron.py:58-80); the
+    config's state dtype read (mamba2_state_dtype(self))."""
+    assert settings(tmp_path, JET, fields=()) == {
+        "mamba_state_shape": (2, 256, 4, 4, 64, 32, 4), "mamba_layer_map": (1, 0, 1),
+        "mamba_ssm_dtype": "bfloat16"}
+
+
+@pytest.mark.parametrize("change", [{"num_hidden_layers": 4}, {"layer_types": ["attn"] * 3},
+                                    {"jet": {"num_heads": 4}}, {"jet": None}])
+def test_jet_nemotron_without_a_shape(tmp_path: Path, change: dict[str, Any]) -> None:
+    """A JetBlockConfig field left out (no defaults, jet_nemotron.py:14-23), a layer count
+    that is not layer_types', or no jet layer: no shape."""
+    data = {**JET, **{k: v for k, v in change.items() if k != "jet"}}
+    if "jet" in change:
+        data["efficient_attention_config"] = {"jet": change["jet"]}
+    assert settings(tmp_path, data) == {}

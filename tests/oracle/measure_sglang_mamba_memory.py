@@ -18,6 +18,7 @@ from tests.oracle.sglang_mamba_memory_oracle import (
     ALL_SHAPES,
     GLM5,
     GLM5_ATTN,
+    JET,
     KIMI,
     KIMI_K3,
     LFM2,
@@ -90,13 +91,13 @@ def mm() -> list[dict]:
 
 
 def kinds() -> list[dict]:
-    """Kimi-Linear's KDA state (Kimi-K3's under its text_config, Glm5Next's in both forms)
-    and LFM2 / LFM2-MoE's conv-only state: TP widths, state dtype by flag and variable,
-    speculation, pipeline stages, memory left or not."""
+    """Kimi-Linear's KDA state (Kimi-K3's under its text_config, Glm5Next's in both forms),
+    Jet-Nemotron's JetBlock state and LFM2 / LFM2-MoE's conv-only state: TP widths, state
+    dtype by flag and variable, speculation, pipeline stages, memory left or not."""
     return [_line(shape=shape, tp=tp, ssm=ssm, env_ssm=env_ssm, spec=algorithm, pp=stages,
                   weights=weights)
             for shape, tp, (ssm, env_ssm), algorithm, stages, weights in itertools.product(
-                (KIMI, LFM2, LFM2_MOE, KIMI_K3, GLM5, GLM5_ATTN), TPS,
+                (KIMI, LFM2, LFM2_MOE, KIMI_K3, GLM5, GLM5_ATTN, JET), TPS,
                 ((None, None), ("bfloat16", None), (None, "float16")),
                 (None, SPECS[1]), (1, 2), (0.3, 0.9))]
 

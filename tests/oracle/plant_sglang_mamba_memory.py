@@ -78,6 +78,13 @@ ORIGINAL_MM_RESERVE = smm.mm_reserve_gb
 ENV = {f"{n}={v}": (n, v) for n, v in ENV_VALUES}
 
 ORIGINAL_GLM5_KDA = ms.glm5_kda_layers
+ORIGINAL_JET = ms.jet_nemotron_shape
+
+
+def _jet_values_as_keys(data: dict[str, Any]) -> tuple[int, ...] | None:
+    # expand_v ignored: the value heads as wide as the key heads (jet_nemotron.py:64)
+    jet = {**data["efficient_attention_config"]["jet"], "expand_v": 1}
+    return ORIGINAL_JET({**data, "efficient_attention_config": {"jet": jet}})
 
 
 def _glm5_one_based(text: dict[str, Any]) -> list[int] | None:
@@ -122,7 +129,7 @@ PLANTS: dict[str, tuple[str, Any, Any, list[dict]]] = {
         "mamba_environment", sme, _env_without("mamba_conv_dtype"),
         [_line(shape=shape, env=(ENV["SGLANG_MAMBA_CONV_DTYPE=float32"],))
          for shape in (0, mm.KIMI)]
-        + [_line(shape=mm.LFM2, env=(ENV["SGLANG_MAMBA_CONV_DTYPE=float16"],))]),
+        + [_line(shape=mm.LFM2, env=(ENV["SGLANG_MAMBA_CONV_DTYPE=float32"],))]),
     "SGLANG_PP_LAYER_PARTITION ignored": (
         "layer_partition", smm, lambda config: None,
         [_line(pp=2, env=(ENV["SGLANG_PP_LAYER_PARTITION=0,4"],)),
@@ -152,6 +159,9 @@ PLANTS: dict[str, tuple[str, Any, Any, list[dict]]] = {
     "Glm5Next: breakable prefill graphs off like other KDA models": (
         "KDA_ARCHITECTURES", smp, smp.KDA_ARCHITECTURES | {"Glm5NextForConditionalGeneration"},
         [_line(shape=mm.GLM5, tp=tp) for tp in ((1, 1), (4, 2))]),
+    "Jet-Nemotron: expand_v ignored": (
+        "jet_nemotron_shape", ms, _jet_values_as_keys,
+        [_line(shape=mm.JET, tp=tp) for tp in ((1, 1), (4, 2))]),
     "LFM2: conv_L_cache read as the cached length": (
         "lfm2_shape", ms, _lfm2_full_kernel,
         [_line(shape=shape) for shape in (mm.LFM2, mm.LFM2_MOE)]),

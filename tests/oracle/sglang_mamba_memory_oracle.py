@@ -152,16 +152,28 @@ GLM5_ATTN_CONFIG = {
     | {"num_hidden_layers": 4},
     "linear_attn_config": {"kda_layers": [0, 1, 2], "full_attn_layers": [3], "num_heads": 8,
                            "head_dim": 64, "short_conv_kernel_size": 3}}
+# Jet-Nemotron (configs/jet_nemotron.py:26-80): JetBlock layers 0, 1, 3 of 4, 8 heads of key
+# dim 64 with values 1.5 x wider (96), conv 4, bfloat16 SSM states from the config
+JET_CONFIG = {
+    "architectures": ["JetNemotronForCausalLM"], "model_type": "jet_nemotron",
+    "hidden_size": 1024, "intermediate_size": 2048, "num_hidden_layers": 4,
+    "num_attention_heads": 16, "num_key_value_heads": 4, "vocab_size": 32000,
+    "max_position_embeddings": CONTEXT, "hidden_act": "silu", "rms_norm_eps": 1e-6,
+    "rope_theta": 1000000.0, "initializer_range": 0.02, "torch_dtype": "bfloat16",
+    "layer_types": ["jet", "jet", "attn", "jet"], "mamba_ssm_dtype": "bfloat16",
+    "efficient_attention_config": {"jet": {
+        "mode": "chunk", "expand_v": 1.5, "num_heads": 8, "head_dim": 64, "norm_eps": 1e-5,
+        "conv_size": 4, "dconv_generator_reduction": 8, "dconv_implementation": "triton"}}}
 NEMOTRON, FALCON, FALCON_AUTO, QWEN35_VL = GRANITE + 1, GRANITE + 2, GRANITE + 3, GRANITE + 4
 KIMI, LFM2, LFM2_MOE, KIMI_K3 = GRANITE + 5, GRANITE + 6, GRANITE + 7, GRANITE + 8
-GLM5, GLM5_ATTN = GRANITE + 9, GRANITE + 10
+GLM5, GLM5_ATTN, JET = GRANITE + 9, GRANITE + 10, GRANITE + 11
 OTHER_CONFIGS = {GRANITE: ("granite", GRANITE_CONFIG), NEMOTRON: ("nemotronh", NEMOTRON_CONFIG),
                  FALCON: ("falconh1", FALCON_CONFIG),
                  FALCON_AUTO: ("falconh1auto", FALCON_AUTO_CONFIG),
                  QWEN35_VL: ("qwen35vl", QWEN35_VL_CONFIG), KIMI: ("kimilinear", KIMI_CONFIG),
                  LFM2: ("lfm2", LFM2_CONFIG), LFM2_MOE: ("lfm2moe", LFM2_MOE_CONFIG),
                  KIMI_K3: ("kimik3", KIMI_K3_CONFIG), GLM5: ("glm5next", GLM5_CONFIG),
-                 GLM5_ATTN: ("glm5nextattn", GLM5_ATTN_CONFIG)}
+                 GLM5_ATTN: ("glm5nextattn", GLM5_ATTN_CONFIG), JET: ("jet", JET_CONFIG)}
 ALL_SHAPES = len(SHAPES) + len(OTHER_CONFIGS)  # model_dir(0 .. ALL_SHAPES - 1)
 
 

@@ -7,7 +7,7 @@ with its vision tower
 (tests/oracle/sglang_mamba_memory_oracle), with and without speculative decoding, and with the
 line's SGLANG_MAMBA_SSM_DTYPE, SGLANG_MAMBA_CONV_DTYPE, SGLANG_PP_LAYER_PARTITION,
 SGLANG_VLM_CACHE_SIZE_MB and SGLANG_MM_FEATURE_CACHE_MB prefixes, on a disaggregated prefill
-server and on Kimi-K3 and Glm5Next directories."""
+server and on Kimi-K3, Glm5Next and Jet-Nemotron directories."""
 
 from __future__ import annotations
 
@@ -227,6 +227,8 @@ def _line(**kw: object) -> dict:
 @example(_line(shape=mm.GLM5))  # Glm5Next: KDA by layer_types + linear_num_heads
 @example(_line(shape=mm.GLM5_ATTN, tp=(4, 1)))  # ... by a 0-based linear_attn_config
 @example(_line(shape=mm.GLM5, tp=(4, 2), spec=SPECS[1], pp=2))
+@example(_line(shape=mm.JET))  # Jet-Nemotron: values 1.5 x the key dim
+@example(_line(shape=mm.JET, tp=(4, 2), spec=SPECS[1], pp=2, env_ssm="float32"))
 @given(LINES)
 def test_state_cache_from_memory_equals_sglang(p: dict) -> None:
     # strict: SGLang's refusals on these lines are all restated (None would be one missed)
