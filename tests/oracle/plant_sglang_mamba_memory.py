@@ -69,12 +69,17 @@ def _env_without(field: str) -> Callable[..., Any]:
 
 
 def _mm_sizes_swapped(config: Any) -> float:
-    # the two reservation variables read for each other (:210-212)
-    return ORIGINAL_MM_RESERVE(config.replace(vlm_cache_size_mb=config.mm_feature_cache_mb,
-                                              mm_feature_cache_mb=config.vlm_cache_size_mb))
+    # the two reservation variables read for each other (kv_cache_configurator.py:210-212)
+    if not config.multimodal:
+        return 0.0
+    vlm = smm.VLM_CACHE_MB if config.vlm_cache_size_mb is None else config.vlm_cache_size_mb
+    feature = (smm.MM_FEATURE_CACHE_MB if config.mm_feature_cache_mb is None
+               else config.mm_feature_cache_mb)
+    reserved = feature + (vlm if config.mm_feature_transport in ("cuda_ipc", "cuda_vmm")
+                          else 0)
+    return reserved / 1024
 
 
-ORIGINAL_MM_RESERVE = smm.mm_reserve_gb
 ENV = {f"{n}={v}": (n, v) for n, v in ENV_VALUES}
 
 ORIGINAL_GLM5_KDA = ms.glm5_kda_layers
