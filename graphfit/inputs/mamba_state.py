@@ -3,7 +3,10 @@
 (graphfit.planner.engines.sglang_mamba_memory).
 
 Read for GraniteMoeHybrid (`granite_shape`), Nemotron-H (`nemotron_h_shape`), Falcon-H1
-(`falcon_h1_shape`), Kimi-Linear (`kimi_linear_shape`), LFM2 / LFM2-MoE (`lfm2_shape`) and
+(`falcon_h1_shape`), Kimi-Linear (`kimi_linear_shape`; Kimi-K3's `text_config` too), Glm5Next
+(`glm5_next_shape`: KDA in its `layer_types` + `linear_num_heads` form), Jet-Nemotron
+(`jet_nemotron_shape`), LFM2 /
+LFM2-MoE (`lfm2_shape`) and
 the Qwen3-Next-style gated-delta-net models
 (SGLang's `Qwen3NextConfig` and the Qwen3.5 text config deriving from it,
 configs/qwen3_next.py:259-310, configs/qwen3_5.py:15-34; a Qwen3.5 model's text part under
@@ -51,6 +54,18 @@ FALCON_KEYS = ("num_hidden_layers", "mamba_n_heads", "mamba_n_groups", "mamba_d_
                "mamba_d_conv")
 FALCON_CHUNK = 256  # FalconH1Config's default mamba_chunk_size (falcon_h1.py:166)
 KIMI_LINEAR = "KimiLinearForCausalLM"
+# Kimi-K3 (configs/kimi_k3.py:79-97): a KimiLinearConfig under `text_config`, taken by
+# `kimi_linear_config` (configs/hybrid_arch.py:128-131), so the same KDA state read there
+KIMI_K3 = "KimiK3ForConditionalGeneration"
+GLM5_NEXT = "Glm5NextForConditionalGeneration"
+JET_NEMOTRON = "JetNemotronForCausalLM"
+# JetBlockConfig's fields, none defaulted (configs/jet_nemotron.py:14-23)
+JET_KEYS = ("mode", "expand_v", "num_heads", "head_dim", "norm_eps", "conv_size",
+            "dconv_generator_reduction", "dconv_implementation")
+# the top-level keys Glm5NextConfig copies into its text config (configs/glm5_next.py:8-74,
+# 305-316) that the state reads; the text config's own win
+GLM5_KEYS = ("num_hidden_layers", "linear_attn_config", "linear_head_dim", "linear_num_heads",
+             "linear_conv_kernel_dim", "layer_types")
 KIMI_KEYS = ("num_heads", "head_dim", "short_conv_kernel_size")
 LFM2 = ("Lfm2ForCausalLM", "Lfm2MoeForCausalLM")
 LFM2_CONV = ("conv", "short_conv")  # lfm2.py:46-51, lfm2_moe.py:34-41
@@ -182,6 +197,85 @@ def kimi_linear_shape(data: dict[str, Any]) -> tuple[int, ...] | None:
     return (linear, heads * head_dim, heads, heads, head_dim, head_dim, kernel)
 
 
+def glm5_next_text(data: dict[str, Any]) -> dict[str, Any]:
+    """Glm5Next's text config as its constructor assembles it (configs/glm5_next.py:
+    305-316): the top-level keys it copies, then `text_config`'s own over them."""
+    text = data.get("text_config")
+    top = {key: data[key] for key in GLM5_KEYS if key in data}
+    return {**top, **text} if isinstance(text, dict) else top
+
+
+def glm5_kda_layers(text: dict[str, Any]) -> list[int] | None:
+    """Glm5Next's KDA layers, 0-BASED (`is_kda_layer`: `layer_idx in kda_layers`,
+    configs/glm5_next.py:243-252; Kimi-Linear's are 1-based): the file's
+    `linear_attn_config.kda_layers`, else the "linear_attention" entries of `layer_types`
+    (the `layer_types` + `linear_num_heads` form, :198-210), stated in the file (the class's
+    every-fourth-layer fallback, :201-205, is not restated)."""
+    layers = _plain(text, "num_hidden_layers")
+    attn = text.get("linear_attn_config")
+    if layers is None:
+        return None
+    if attn is not None:
+        kda = attn.get("kda_layers") if isinstance(attn, dict) else None
+        if not isinstance(kda, list):
+            return None
+        return [i for i in range(layers) if i in kda]
+    types = text.get("layer_types")
+    if not isinstance(types, list):
+        return None
+    return [i for i, t in enumerate(types) if t == "linear_attention" and i < layers]
+
+
+def glm5_next_shape(data: dict[str, Any]) -> tuple[int, ...] | None:
+    """Glm5Next's KDA state (`Glm5NextTextConfig.mamba2_cache_params`, configs/glm5_next.py:
+    257-268): `KimiLinearStateShape` of the text config's `linear_attn_config` num_heads /
+    head_dim / short_conv_kernel_size when the file gives that dict, else of
+    linear_num_heads / linear_head_dim / linear_conv_kernel_dim (:186-225), the same
+    arithmetic as Kimi-Linear's (kimi_linear_shape). None when a key is missing or no layer
+    is a KDA layer. Its TP width is `linear_attn_tp_size()` (:260): the whole TP group under
+    CP-TP group sharing (graphfit.planner.engines.sglang_mamba_memory.state_tp)."""
+    text = glm5_next_text(data)
+    kda = glm5_kda_layers(text)
+    attn = text.get("linear_attn_config")
+    if isinstance(attn, dict):
+        values = [_plain(attn, key) for key in KIMI_KEYS]
+    else:
+        values = [_plain(text, key) for key in
+                  ("linear_num_heads", "linear_head_dim", "linear_conv_kernel_dim")]
+    if not kda or any(v is None for v in values):
+        return None
+    heads, head_dim, kernel = (int(v or 0) for v in values)
+    if kernel < 2:
+        return None
+    return (len(kda), heads * head_dim, heads, heads, head_dim, head_dim, kernel)
+
+
+def jet_nemotron_shape(data: dict[str, Any]) -> tuple[int, ...] | None:
+    """A Jet-Nemotron config's JetBlock state (`JetNemotronConfig.mamba2_cache_params`,
+    configs/jet_nemotron.py:58-80): the "jet" entries of `layer_types` (:50-56), and from
+    `efficient_attention_config["jet"]` H = num_heads, Dk = head_dim, Dv = int(Dk x
+    expand_v): `Mamba2StateShape.create(intermediate H Dv, n_groups H, heads H, head_dim Dv,
+    state_size Dk, conv_kernel conv_size)`. Every JetBlockConfig field must be stated (the
+    dataclass has no defaults, :14-23) and `num_hidden_layers` must count `layer_types` (the
+    pipeline split reads it). None otherwise or with no jet layer."""
+    types, layers = data.get("layer_types"), _plain(data, "num_hidden_layers")
+    attention = data.get("efficient_attention_config")
+    jet = attention.get("jet") if isinstance(attention, dict) else None
+    if not isinstance(types, list) or layers != len(types) or not isinstance(jet, dict) \
+            or any(key not in jet for key in JET_KEYS):
+        return None
+    heads, k_dim, kernel = (_plain(jet, key) for key in ("num_heads", "head_dim", "conv_size"))
+    expand = jet.get("expand_v")
+    if heads is None or k_dim is None or kernel is None or kernel < 2 \
+            or isinstance(expand, bool) or not isinstance(expand, (int, float)):
+        return None
+    v_dim = int(k_dim * expand)
+    count = sum(1 for t in types if t == "jet")
+    if count == 0 or v_dim < 1:
+        return None
+    return (count, heads * v_dim, heads, heads, v_dim, k_dim, kernel)
+
+
 def lfm2_shape(data: dict[str, Any]) -> tuple[int, ...] | None:
     """An LFM2 / LFM2-MoE config's short-conv state (`Lfm2Config.mamba2_cache_params`,
     configs/lfm2.py:58-97; `Lfm2MoeConfig`'s, lfm2_moe.py:48-84): the "conv" /
@@ -220,13 +314,20 @@ def layer_map(architecture: str, data: dict[str, Any]) -> tuple[int, ...]:
         return tuple(int(t == "mamba") for t in _nemotron_types(data) or ())
     if architecture == FALCON_H1:
         return (1,) * int(data["num_hidden_layers"])
-    if architecture == KIMI_LINEAR:
-        kda = data["linear_attn_config"]["kda_layers"]
-        return tuple(int(layer + 1 in kda) for layer in range(int(data["num_hidden_layers"])))
+    if architecture == GLM5_NEXT:
+        text = glm5_next_text(data)
+        kda = glm5_kda_layers(text) or []
+        return tuple(int(i in kda) for i in range(int(text["num_hidden_layers"])))
+    if architecture in (KIMI_LINEAR, KIMI_K3):
+        text = data["text_config"] if architecture == KIMI_K3 else data
+        kda = text["linear_attn_config"]["kda_layers"]
+        return tuple(int(layer + 1 in kda) for layer in range(int(text["num_hidden_layers"])))
     if architecture in LFM2:
         return tuple(int(t in LFM2_CONV) for t in data["layer_types"])
-    text = data.get("text_config")
-    source = text if isinstance(text, dict) else data
+    if architecture == JET_NEMOTRON:
+        return tuple(int(t == "jet") for t in data["layer_types"])
+    nested = data.get("text_config")
+    source = nested if isinstance(nested, dict) else data
     interval = int(source["full_attention_interval"])
     return tuple(int((layer + 1) % interval != 0)
                  for layer in range(int(source["num_hidden_layers"])))
@@ -255,13 +356,22 @@ def mamba_state_settings(model: str) -> list[Setting]:
     architecture = (architectures[0] if isinstance(architectures, list) and architectures
                     else None)
     chunk = _plain(data, "mamba_chunk_size")  # read off the top-level config
-    if architecture in (GRANITE, KIMI_LINEAR):
+    if architecture == GLM5_NEXT:  # KDA: the state dtype from the environment only
+        shape = glm5_next_shape(data)  # (KimiLinearCacheParams without a config, :268)
+        return [] if shape is None else [
+            Setting("mamba_state_shape", shape, f"{path}: linear-attention state", FILE,
+                    weak=True),
+            Setting("mamba_layer_map", layer_map(architecture, data),
+                    f"{path}: KDA layers", FILE, weak=True)]
+    if architecture in (GRANITE, KIMI_LINEAR, KIMI_K3):
         # its cache params take the state dtype from the environment only (no config
         # argument: mamba_utils.py:111-112, granitemoehybrid.py:310)
         # (Kimi-Linear too, kimi_linear.py:182); Kimi-Linear states no chunk size
-        # (FLA's 64 then, overrides.py:1907-1917)
+        # (FLA's 64 then, overrides.py:1907-1917); Kimi-K3's state is its text config's
         granite = architecture == GRANITE
-        shape = granite_shape(data) if granite else kimi_linear_shape(data)
+        text = data.get("text_config") if architecture == KIMI_K3 else data
+        shape = (granite_shape(data) if granite else
+                 kimi_linear_shape(text) if isinstance(text, dict) else None)
         return [] if shape is None else [
             Setting("mamba_state_shape", shape, f"{path}: linear-attention state", FILE,
                     weak=True),
@@ -279,6 +389,8 @@ def mamba_state_settings(model: str) -> list[Setting]:
         chunk = chunk or FALCON_CHUNK
     elif architecture in GDN_ARCHITECTURES:
         shape = gdn_shape(data)
+    elif architecture == JET_NEMOTRON:  # its dtype from the config (jet_nemotron.py:78-80)
+        shape = jet_nemotron_shape(data)
     elif architecture in LFM2:  # no SSM state, so its dtype does not matter
         shape = lfm2_shape(data)
         chunk = LFM2_CHUNK

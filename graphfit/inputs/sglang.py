@@ -422,6 +422,10 @@ FILE_KEYS: dict[str, Handler] = {
     # a multimodal model's GPU feature-transport pool, reserved before the state cache is
     # sized (kv_cache_configurator.py:202-219)
     "mm_feature_transport": field_key("mm_feature_transport", _optional_str, SG),
+    # either keeps the speculative states on a disaggregated prefill server
+    # (kv_cache_configurator.py:172-181; sglang_mamba_memory)
+    "enable_pd_role_switch": field_key("enable_pd_role_switch", as_bool, SG),
+    "enable_unified_memory": field_key("enable_unified_memory", as_bool, SG),
     # ReplaySSM speculative verify: its replay ring and the state cache sized without the
     # intermediate states (kv_cache_configurator.py:3262-3296, attention_hook.py:440-475)
     "enable_linear_replayssm_spec": _not_default(

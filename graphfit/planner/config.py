@@ -335,6 +335,9 @@ class EngineConfig:
             mamba_chunk_size: int | None = None,
             mamba_layer_map: tuple[int, ...] | list[int] | None = None,
             mm_feature_transport: str | None = None,
+            mamba_conv_dtype: str | None = None, pp_layer_partition: str | None = None,
+            vlm_cache_size_mb: int | None = None, mm_feature_cache_mb: int | None = None,
+            enable_pd_role_switch: bool = False, enable_unified_memory: bool = False,
             deepep_mode: str = "auto",
             moe_runner_backend: str = "auto",
             speculative_moe_a2a_backend: str | None = None,
@@ -705,6 +708,36 @@ class EngineConfig:
     def mamba_layer_map(self) -> tuple[int, ...] | None:
         """SglangOptions.mamba_layer_map."""
         return cast("tuple[int, ...] | None", self._option("mamba_layer_map"))
+
+    @property
+    def mamba_conv_dtype(self) -> str | None:
+        """SglangOptions.mamba_conv_dtype."""
+        return cast("str | None", self._option("mamba_conv_dtype"))
+
+    @property
+    def pp_layer_partition(self) -> str | None:
+        """SglangOptions.pp_layer_partition."""
+        return cast("str | None", self._option("pp_layer_partition"))
+
+    @property
+    def vlm_cache_size_mb(self) -> int | None:
+        """SglangOptions.vlm_cache_size_mb."""
+        return cast("int | None", self._option("vlm_cache_size_mb"))
+
+    @property
+    def mm_feature_cache_mb(self) -> int | None:
+        """SglangOptions.mm_feature_cache_mb."""
+        return cast("int | None", self._option("mm_feature_cache_mb"))
+
+    @property
+    def enable_pd_role_switch(self) -> bool:
+        """SglangOptions.enable_pd_role_switch."""
+        return cast("bool", self._option("enable_pd_role_switch"))
+
+    @property
+    def enable_unified_memory(self) -> bool:
+        """SglangOptions.enable_unified_memory."""
+        return cast("bool", self._option("enable_unified_memory"))
 
     @property
     def mamba_ssm_dtype(self) -> str | None:

@@ -271,3 +271,82 @@ def test_lfm2_state_bytes(hidden: int, kernel: int, layers: int, tp: int) -> Non
         return
     for dtype in ("float32", "bfloat16"):
         assert state.bytes_per_request(tp, dtype) == hidden // tp * (kernel - 1) * 2 * layers
+
+
+def test_kimi_k3_reads_its_text_config(tmp_path: Path) -> None:
+    """Kimi-K3: Kimi-Linear's config under `text_config` (configs/kimi_k3.py:92-97); the
+    same state, the same 1-based layers."""
+    text = {k: v for k, v in KIMI_LINEAR.items() if k != "architectures"}
+    k3 = {"architectures": ["KimiK3ForConditionalGeneration"], "text_config": text,
+          "vision_config": {}}
+    assert settings(tmp_path, k3, fields=()) == settings(tmp_path, KIMI_LINEAR, fields=())
+    assert settings(tmp_path, {**k3, "text_config": None}) == {}
+
+
+GLM5 = {"architectures": ["Glm5NextForConditionalGeneration"],
+        "text_config": {"num_hidden_layers": 5, "linear_num_heads": 16,
+                        "linear_head_dim": 64, "linear_conv_kernel_dim": 4,
+                        "layer_types": ["linear_attention", "full_attention",
+                                        "linear_attention", "linear_attention",
+                                        "full_attention"]}}
+
+
+def test_glm5_next_layer_types_form(tmp_path: Path) -> None:
+    """The `layer_types` + `linear_num_heads` form (configs/glm5_next.py:198-225): KDA where
+    the type is linear_attention, KimiLinearStateShape of linear_num_heads x
+    linear_head_dim, kernel linear_conv_kernel_dim."""
+    assert settings(tmp_path, GLM5, fields=()) == {
+        "mamba_state_shape": (3, 1024, 16, 16, 64, 64, 4), "mamba_layer_map": (1, 0, 1, 1, 0)}
+
+
+def test_glm5_next_linear_attn_config_is_zero_based(tmp_path: Path) -> None:
+    """A stated `linear_attn_config` wins over layer_types and its kda_layers are 0-based
+    layer indices (`layer_idx in kda_layers`, glm5_next.py:243-247), unlike Kimi-Linear's;
+    a top-level key is copied into the text config unless the text config has its own
+    (:305-316)."""
+    attn = {"kda_layers": [0, 4], "full_attn_layers": [1, 2, 3], "num_heads": 8,
+            "head_dim": 32, "short_conv_kernel_size": 3}
+    found = settings(tmp_path, {**GLM5, "linear_attn_config": attn}, fields=())
+    assert found == {"mamba_state_shape": (2, 256, 8, 8, 32, 32, 3),
+                     "mamba_layer_map": (1, 0, 0, 0, 1)}
+    text = {k: v for k, v in GLM5["text_config"].items() if k != "linear_num_heads"}
+    top = {**GLM5, "text_config": text, "linear_num_heads": 4}  # type: ignore[dict-item]
+    assert settings(tmp_path, top)["mamba_state_shape"] == (3, 256, 4, 4, 64, 64, 4)
+
+
+@pytest.mark.parametrize("change", [{"layer_types": None}, {"linear_head_dim": None},
+                                    {"layer_types": ["full_attention"] * 5},
+                                    {"linear_conv_kernel_dim": 1}])
+def test_glm5_next_without_a_shape(tmp_path: Path, change: dict[str, Any]) -> None:
+    """A key left out (the class defaults, e.g. every fourth layer full, are not restated)
+    or no KDA layer: no shape."""
+    text = {k: v for k, v in {**GLM5["text_config"], **change}.items()  # type: ignore[dict-item]
+            if v is not None}
+    assert settings(tmp_path, {**GLM5, "text_config": text}) == {}
+
+
+JET = {"architectures": ["JetNemotronForCausalLM"], "num_hidden_layers": 3,
+       "layer_types": ["jet", "attn", "jet"], "mamba_ssm_dtype": "bfloat16",
+       "efficient_attention_config": {"jet": {
+           "mode": "chunk", "expand_v": 2.0, "num_heads": 4, "head_dim": 32,
+           "norm_eps": 1e-5, "conv_size": 4, "dconv_generator_reduction": 8,
+           "dconv_implementation": "triton"}}}
+
+
+def test_jet_nemotron_jet_block_state(tmp_path: Path) -> None:
+    """The "jet" layers; values expand_v x the key dim (configs/jet_nemotron.py:58-80); the
+    config's state dtype read (mamba2_state_dtype(self))."""
+    assert settings(tmp_path, JET, fields=()) == {
+        "mamba_state_shape": (2, 256, 4, 4, 64, 32, 4), "mamba_layer_map": (1, 0, 1),
+        "mamba_ssm_dtype": "bfloat16"}
+
+
+@pytest.mark.parametrize("change", [{"num_hidden_layers": 4}, {"layer_types": ["attn"] * 3},
+                                    {"jet": {"num_heads": 4}}, {"jet": None}])
+def test_jet_nemotron_without_a_shape(tmp_path: Path, change: dict[str, Any]) -> None:
+    """A JetBlockConfig field left out (no defaults, jet_nemotron.py:14-23), a layer count
+    that is not layer_types', or no jet layer: no shape."""
+    data = {**JET, **{k: v for k, v in change.items() if k != "jet"}}
+    if "jet" in change:
+        data["efficient_attention_config"] = {"jet": change["jet"]}
+    assert settings(tmp_path, data) == {}

@@ -3,9 +3,11 @@ and the lines either refuses) vs SGLang 0.5.23's own code over a grid of lines o
 Qwen3-Next-shaped, GraniteMoeHybrid, Nemotron-H, Falcon-H1, Kimi-Linear and LFM2 models:
 plain, speculative (the joint solve), with the cache fixed by the flags (the weights
 refusal), with the state dtype from SGLANG_MAMBA_SSM_DTYPE, under pipeline parallelism, on a
-multimodal model, on the KDA / conv-only state shapes and with attention context parallelism.
+multimodal model, on the KDA / conv-only state shapes, with attention context parallelism and
+with the line's other variables (conv dtype, stage partition, multimodal reservation sizes)
+and on a disaggregated prefill server.
 Run: python -m tests.oracle.measure_sglang_mamba_memory [part ...]   (parts: plain, spec,
-fixed, env, pp, mm, kinds, cp; all by default)"""
+fixed, env, pp, mm, kinds, cp, envvars, pd; all by default)"""
 
 from __future__ import annotations
 
@@ -14,13 +16,18 @@ import sys
 
 from tests.oracle.sglang_mamba_memory_oracle import (
     ALL_SHAPES,
+    GLM5,
+    GLM5_ATTN,
+    JET,
     KIMI,
+    KIMI_K3,
     LFM2,
     LFM2_MOE,
     QWEN35_VL,
     SHAPES,
 )
 from tests.oracle.test_sglang_mamba_memory_oracle import (
+    ENV_VALUES,
     SPECS,
     _line,
     agree,
@@ -84,13 +91,14 @@ def mm() -> list[dict]:
 
 
 def kinds() -> list[dict]:
-    """Kimi-Linear's KDA state and LFM2 / LFM2-MoE's conv-only state: TP widths, state dtype
-    by flag and variable, speculation, pipeline stages, memory left or not."""
+    """Kimi-Linear's KDA state (Kimi-K3's under its text_config, Glm5Next's in both forms),
+    Jet-Nemotron's JetBlock state and LFM2 / LFM2-MoE's conv-only state: TP widths, state
+    dtype by flag and variable, speculation, pipeline stages, memory left or not."""
     return [_line(shape=shape, tp=tp, ssm=ssm, env_ssm=env_ssm, spec=algorithm, pp=stages,
                   weights=weights)
             for shape, tp, (ssm, env_ssm), algorithm, stages, weights in itertools.product(
-                (KIMI, LFM2, LFM2_MOE), TPS, ((None, None), ("bfloat16", None),
-                                              (None, "float16")),
+                (KIMI, LFM2, LFM2_MOE, KIMI_K3, GLM5, GLM5_ATTN, JET), TPS,
+                ((None, None), ("bfloat16", None), (None, "float16")),
                 (None, SPECS[1]), (1, 2), (0.3, 0.9))]
 
 
@@ -103,8 +111,38 @@ def cp() -> list[dict]:
                 (None, SPECS[1]), (None, 3000))]
 
 
+def envvars() -> list[dict]:
+    """The line's SGLANG_MAMBA_CONV_DTYPE (every model, with the SSM dtype flag or not),
+    SGLANG_PP_LAYER_PARTITION (every model, 2 and 3 stages, good and refused partitions) and
+    the multimodal reservation sizes (the Qwen3.5 VLM, each transport)."""
+    conv = [_line(shape=shape, tp=tp, ssm=ssm, env=(value,))
+            for shape, tp, ssm, value in itertools.product(
+                range(ALL_SHAPES), ((1, 1), (4, 2)), (None, "bfloat16"), ENV_VALUES[:4])]
+    parts = [_line(shape=shape, pp=stages, spec=algorithm, env=(value,))
+             for shape, stages, algorithm, value in itertools.product(
+                 range(ALL_SHAPES), (1, 2, 3), (None, SPECS[1]), ENV_VALUES[4:10])]
+    sizes = [_line(shape=QWEN35_VL, mmt=transport, weights=weights, M=m, env=pair)
+             for transport, weights, m, pair in itertools.product(
+                 (None, "cuda_ipc", "cuda_vmm"), (0.3, 0.55), (None, 3500),
+                 itertools.combinations((None, *ENV_VALUES[10:]), 2))
+             if pair[0] is None or pair[0][0] != pair[1][0]]  # one value a variable
+    return conv + parts + [{**p, "env": tuple(v for v in p["env"] if v)} for p in sizes]
+
+
+def pd() -> list[dict]:
+    """A disaggregated prefill server (no intermediate states: the plain solve, the fixed
+    cache's refusal without them) with and without a role switch (which SGLang refuses
+    with speculation or PP), every model."""
+    return [_line(shape=shape, pd=mode, spec=algorithm, M=m, weights=0.5 if m else 0.3,
+                  pp=stages)
+            for shape, mode, algorithm, m, stages in itertools.product(
+                range(ALL_SHAPES), ("prefill", "prefill+switch"),
+                (None, SPECS[1], SPECS[3], SPECS[4]), (None, 2100), (1, 2))]
+
+
 PARTS = {"plain": plain, "spec": spec, "fixed": fixed, "env": env, "pp": pp, "mm": mm,
-         "kinds": kinds, "cp": cp}
+         "kinds": kinds, "cp": cp, "envvars": envvars,
+         "pd": pd}
 
 
 def main(parts: list[str]) -> None:

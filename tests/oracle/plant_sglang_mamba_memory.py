@@ -13,11 +13,18 @@ from typing import Any
 
 from graphfit.inputs import environment
 from graphfit.inputs import mamba_state as ms
+from graphfit.inputs import sglang_mamba_env as sme
 from graphfit.planner.engines import sglang_mamba_memory as smm
 from graphfit.planner.engines import sglang_mamba_pool as smp
 from graphfit.planner.engines import sglang_reserve as sr
 from tests.oracle import sglang_mamba_memory_oracle as mm
-from tests.oracle.test_sglang_mamba_memory_oracle import SPECS, _line, agree, sglang_side
+from tests.oracle.test_sglang_mamba_memory_oracle import (
+    ENV_VALUES,
+    SPECS,
+    _line,
+    agree,
+    sglang_side,
+)
 
 ORIGINAL_CACHE_SIZE = smm.MambaMemory.cache_size
 
@@ -52,6 +59,48 @@ def _no_fixed_check(*args: Any) -> None:
     return None
 
 
+ORIGINAL_MAMBA_ENV = sme.mamba_environment
+
+
+def _env_without(field: str) -> Callable[..., Any]:
+    def read(environ: Any) -> list[Any]:
+        return [s for s in ORIGINAL_MAMBA_ENV(environ) if s.field != field]
+    return read
+
+
+def _mm_sizes_swapped(config: Any) -> float:
+    # the two reservation variables read for each other (kv_cache_configurator.py:210-212)
+    if not config.multimodal:
+        return 0.0
+    vlm = smm.VLM_CACHE_MB if config.vlm_cache_size_mb is None else config.vlm_cache_size_mb
+    feature = (smm.MM_FEATURE_CACHE_MB if config.mm_feature_cache_mb is None
+               else config.mm_feature_cache_mb)
+    reserved = feature + (vlm if config.mm_feature_transport in ("cuda_ipc", "cuda_vmm")
+                          else 0)
+    return reserved / 1024
+
+
+ENV = {f"{n}={v}": (n, v) for n, v in ENV_VALUES}
+
+ORIGINAL_GLM5_KDA = ms.glm5_kda_layers
+ORIGINAL_JET = ms.jet_nemotron_shape
+
+
+def _jet_values_as_keys(data: dict[str, Any]) -> tuple[int, ...] | None:
+    # expand_v ignored: the value heads as wide as the key heads (jet_nemotron.py:64)
+    jet = {**data["efficient_attention_config"]["jet"], "expand_v": 1}
+    return ORIGINAL_JET({**data, "efficient_attention_config": {"jet": jet}})
+
+
+def _glm5_one_based(text: dict[str, Any]) -> list[int] | None:
+    # a stated linear_attn_config's kda_layers read 1-based, as Kimi-Linear's (they are
+    # 0-based indices for Glm5Next, glm5_next.py:243-247)
+    if not isinstance(text.get("linear_attn_config"), dict):
+        return ORIGINAL_GLM5_KDA(text)
+    kda = text["linear_attn_config"]["kda_layers"]
+    return [i for i in range(int(text["num_hidden_layers"])) if i + 1 in kda]
+
+
 PLANTS: dict[str, tuple[str, Any, Any, list[dict]]] = {
     "joint solve: D instead of D / ratio": (
         "cache_size", smm.MambaMemory, _joint_without_ratio,
@@ -81,6 +130,43 @@ PLANTS: dict[str, tuple[str, Any, Any, list[dict]]] = {
         [_line(cp=2, tp=(4, 1)), _line(shape=mm.KIMI, cp=4, tp=(4, 1))]),
     "CP: Nemotron-H's refusal dropped": (
         "NEMOTRON_H_ARCHS", smm, frozenset(), [_line(shape=mm.NEMOTRON, cp=2, tp=(4, 1))]),
+    "SGLANG_MAMBA_CONV_DTYPE ignored": (
+        "mamba_environment", sme, _env_without("mamba_conv_dtype"),
+        [_line(shape=shape, env=(ENV["SGLANG_MAMBA_CONV_DTYPE=float32"],))
+         for shape in (0, mm.KIMI)]
+        + [_line(shape=mm.LFM2, env=(ENV["SGLANG_MAMBA_CONV_DTYPE=float32"],))]),
+    "SGLANG_PP_LAYER_PARTITION ignored": (
+        "layer_partition", smm, lambda config: None,
+        [_line(pp=2, env=(ENV["SGLANG_PP_LAYER_PARTITION=0,4"],)),
+         _line(shape=mm.NEMOTRON, pp=2, env=(ENV["SGLANG_PP_LAYER_PARTITION=0,4"],)),
+         _line(pp=2, env=(ENV["SGLANG_PP_LAYER_PARTITION=a,b"],))]),
+    "SGLANG_VLM_CACHE_SIZE_MB ignored": (
+        "mamba_environment", sme, _env_without("vlm_cache_size_mb"),
+        [_line(shape=mm.QWEN35_VL, env=(ENV["SGLANG_VLM_CACHE_SIZE_MB=4096"],)),
+         _line(shape=mm.QWEN35_VL, M=3500, weights=0.55,
+               env=(ENV["SGLANG_VLM_CACHE_SIZE_MB=4096"],))]),
+    "multimodal sizes: the two variables swapped": (
+        "mm_reserve_gb", smm, _mm_sizes_swapped,
+        [_line(shape=mm.QWEN35_VL, mmt=t, env=(ENV["SGLANG_VLM_CACHE_SIZE_MB=4096"],))
+         for t in (None, "cuda_ipc")]),
+    "PD prefill: the intermediate states kept": (
+        "_pd_prefill", smm, lambda config: False,
+        [_line(pd="prefill", spec=s) for s in (SPECS[1], SPECS[4])]
+        + [_line(pd="prefill", spec=SPECS[3], M=2100, weights=0.5)]),
+    "PD role switch: its refusal with speculation dropped": (
+        "check_inputs", smm, lambda config: None,
+        [_line(pd="prefill+switch", spec=SPECS[1])]),
+    "Kimi-K3: text_config not read": (
+        "KIMI_K3", ms, "none", [_line(shape=mm.KIMI_K3, tp=tp) for tp in ((1, 1), (4, 2))]),
+    "Glm5Next: linear_attn_config read 1-based": (
+        "glm5_kda_layers", ms, _glm5_one_based,
+        [_line(shape=mm.GLM5_ATTN, tp=tp) for tp in ((1, 1), (4, 1))]),
+    "Glm5Next: breakable prefill graphs off like other KDA models": (
+        "KDA_ARCHITECTURES", smp, smp.KDA_ARCHITECTURES | {"Glm5NextForConditionalGeneration"},
+        [_line(shape=mm.GLM5, tp=tp) for tp in ((1, 1), (4, 2))]),
+    "Jet-Nemotron: expand_v ignored": (
+        "jet_nemotron_shape", ms, _jet_values_as_keys,
+        [_line(shape=mm.JET, tp=tp) for tp in ((1, 1), (4, 2))]),
     "LFM2: conv_L_cache read as the cached length": (
         "lfm2_shape", ms, _lfm2_full_kernel,
         [_line(shape=shape) for shape in (mm.LFM2, mm.LFM2_MOE)]),

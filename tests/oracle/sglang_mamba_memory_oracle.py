@@ -113,13 +113,67 @@ LFM2_MOE_CONFIG = {
     "num_dense_layers": 1,
     "layer_types": ["conv", "full_attention", "conv", "conv"], "conv_L_cache": 4,
     "torch_dtype": "bfloat16"}
+# Kimi-K3 (configs/kimi_k3.py:79-124): Kimi-Linear's text config under `text_config`, with a
+# vision tower (multimodal: the reservation). Its KimiK3VisionConfig keeps no layer count or
+# width of its own, so SGLang's VLM fraction reads what the file adds (num_hidden_layers /
+# hidden_size, memory_hook.py:440-441; 24 / 1024 when absent, which graphfit does not assume)
+KIMI_K3_CONFIG = {
+    "architectures": ["KimiK3ForConditionalGeneration"], "model_type": "kimi_k3",
+    "text_config": {k: v for k, v in KIMI_CONFIG.items() if k != "architectures"},
+    "vision_config": {"vt_num_hidden_layers": 2, "vt_hidden_size": 256,
+                      "vt_num_attention_heads": 4, "vt_intermediate_size": 512,
+                      "num_hidden_layers": 2, "hidden_size": 256, "text_hidden_size": 1024},
+    "torch_dtype": "bfloat16"}
+# Glm5Next (configs/glm5_next.py:77-337): KDA in the `layer_types` + `linear_num_heads`
+# form (4 linear layers of 6, 16 heads of 128), MLA without RoPE (its DSA check); GLM5_ATTN:
+# the top-level `linear_attn_config` form, whose kda_layers are 0-based (0, 1, 2 of 4) and
+# win over layer_types
+GLM5_TEXT = {
+    "model_type": "glm5_next_text", "hidden_size": 1024, "intermediate_size": 2048,
+    "moe_intermediate_size": 512, "num_hidden_layers": 6, "num_attention_heads": 16,
+    "num_key_value_heads": 16, "vocab_size": 32000, "max_position_embeddings": CONTEXT,
+    "n_routed_experts": 8, "num_experts_per_tok": 2, "first_k_dense_replace": 1,
+    "q_lora_rank": 512, "kv_lora_rank": 512, "qk_nope_head_dim": 128, "qk_rope_head_dim": 0,
+    "v_head_dim": 128, "pad_token_id": 0,
+    "layer_types": ["linear_attention", "linear_attention", "full_attention",
+                    "linear_attention", "linear_attention", "full_attention"],
+    "linear_num_heads": 16, "linear_head_dim": 128, "linear_conv_kernel_dim": 4,
+    "torch_dtype": "bfloat16"}
+GLM5_CONFIG = {"architectures": ["Glm5NextForConditionalGeneration"], "model_type": "glm5_next",
+               "text_config": GLM5_TEXT, "torch_dtype": "bfloat16",
+               # SGLang counts the architecture multimodal (model_config.py:2406); graphfit
+               # knows it from the vision tower (GlmOcrVisionConfig: depth as the layers)
+               "vision_config": {"depth": 2, "hidden_size": 256, "num_heads": 4,
+                                 "intermediate_size": 512, "out_hidden_size": 1024,
+                                 "swiglu_limit": 7.0}}
+GLM5_ATTN_CONFIG = {
+    **GLM5_CONFIG,
+    "text_config": {k: v for k, v in GLM5_TEXT.items() if k != "layer_types"}
+    | {"num_hidden_layers": 4},
+    "linear_attn_config": {"kda_layers": [0, 1, 2], "full_attn_layers": [3], "num_heads": 8,
+                           "head_dim": 64, "short_conv_kernel_size": 3}}
+# Jet-Nemotron (configs/jet_nemotron.py:26-80): JetBlock layers 0, 1, 3 of 4, 8 heads of key
+# dim 64 with values 1.5 x wider (96), conv 4, bfloat16 SSM states from the config
+JET_CONFIG = {
+    "architectures": ["JetNemotronForCausalLM"], "model_type": "jet_nemotron",
+    "hidden_size": 1024, "intermediate_size": 2048, "num_hidden_layers": 4,
+    "num_attention_heads": 16, "num_key_value_heads": 4, "vocab_size": 32000,
+    "max_position_embeddings": CONTEXT, "hidden_act": "silu", "rms_norm_eps": 1e-6,
+    "rope_theta": 1000000.0, "initializer_range": 0.02, "torch_dtype": "bfloat16",
+    "layer_types": ["jet", "jet", "attn", "jet"], "mamba_ssm_dtype": "bfloat16",
+    "efficient_attention_config": {"jet": {
+        "mode": "chunk", "expand_v": 1.5, "num_heads": 8, "head_dim": 64, "norm_eps": 1e-5,
+        "conv_size": 4, "dconv_generator_reduction": 8, "dconv_implementation": "triton"}}}
 NEMOTRON, FALCON, FALCON_AUTO, QWEN35_VL = GRANITE + 1, GRANITE + 2, GRANITE + 3, GRANITE + 4
-KIMI, LFM2, LFM2_MOE = GRANITE + 5, GRANITE + 6, GRANITE + 7
+KIMI, LFM2, LFM2_MOE, KIMI_K3 = GRANITE + 5, GRANITE + 6, GRANITE + 7, GRANITE + 8
+GLM5, GLM5_ATTN, JET = GRANITE + 9, GRANITE + 10, GRANITE + 11
 OTHER_CONFIGS = {GRANITE: ("granite", GRANITE_CONFIG), NEMOTRON: ("nemotronh", NEMOTRON_CONFIG),
                  FALCON: ("falconh1", FALCON_CONFIG),
                  FALCON_AUTO: ("falconh1auto", FALCON_AUTO_CONFIG),
                  QWEN35_VL: ("qwen35vl", QWEN35_VL_CONFIG), KIMI: ("kimilinear", KIMI_CONFIG),
-                 LFM2: ("lfm2", LFM2_CONFIG), LFM2_MOE: ("lfm2moe", LFM2_MOE_CONFIG)}
+                 LFM2: ("lfm2", LFM2_CONFIG), LFM2_MOE: ("lfm2moe", LFM2_MOE_CONFIG),
+                 KIMI_K3: ("kimik3", KIMI_K3_CONFIG), GLM5: ("glm5next", GLM5_CONFIG),
+                 GLM5_ATTN: ("glm5nextattn", GLM5_ATTN_CONFIG), JET: ("jet", JET_CONFIG)}
 ALL_SHAPES = len(SHAPES) + len(OTHER_CONFIGS)  # model_dir(0 .. ALL_SHAPES - 1)
 
 
@@ -211,15 +265,28 @@ def sized(r: so.Resolved, preload_gb: float, weights_gb: float,
 SSM_ENV = "SGLANG_MAMBA_SSM_DTYPE"  # --mamba-ssm-dtype writes it (serving_hook.py:439-440)
 
 
+# the other variables the memory solve reads (graphfit.inputs.sglang_mamba_env): each is read
+# when SGLang prices the state or sizes the cache (mamba_utils.py:68, distributed/utils.py:118,
+# kv_cache_configurator.py:210-212), so they stay set through `sized`
+OTHER_ENV = ("SGLANG_MAMBA_CONV_DTYPE", "SGLANG_PP_LAYER_PARTITION",
+             "SGLANG_VLM_CACHE_SIZE_MB", "SGLANG_MM_FEATURE_CACHE_MB")
+
+
 def resolve(argv: tuple[str, ...], gpu_gb: float, shape: int,
-            env_ssm: str | None = None) -> so.Resolved | so.Rejected:
+            env_ssm: str | None = None,
+            env: tuple[tuple[str, str], ...] = ()) -> so.Resolved | so.Rejected:
     """SGLang's resolution of one line in a fresh process's environment: what a previous
-    line's flags wrote into os.environ is dropped first; `env_ssm`:
+    line's flags (or `env`) wrote into os.environ is dropped first; `env_ssm`:
     the line's own SGLANG_MAMBA_SSM_DTYPE (read when the state shape is priced, after the
-    flag has overwritten it)."""
+    flag has overwritten it); `env`: its other variables (OTHER_ENV)."""
     import os
 
     os.environ.pop(SSM_ENV, None)
+    for name in OTHER_ENV:
+        os.environ.pop(name, None)
+    for name, value in env:
+        assert name in OTHER_ENV, name
+        os.environ[name] = value
     # and the transport a previous line's --mm-feature-transport wrote (serving_hook.py:
     # 940-942), which a line without the flag would read back as the legacy switch (:811-821)
     os.environ.pop("SGLANG_USE_CUDA_IPC_TRANSPORT", None)

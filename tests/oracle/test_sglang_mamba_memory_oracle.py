@@ -4,10 +4,14 @@ SGLang 0.5.23's own `_profile_available_bytes` + `_handle_max_mamba_cache` +
 `resolve_max_num_reqs` (kv_cache_configurator.py:2990-3410) over generated lines on
 Qwen3-Next-shaped models, a GraniteMoeHybrid, a Nemotron-H, two Falcon-H1 and a Qwen3.5 one
 with its vision tower
-(tests/oracle/sglang_mamba_memory_oracle), with and without speculative decoding."""
+(tests/oracle/sglang_mamba_memory_oracle), with and without speculative decoding, and with the
+line's SGLANG_MAMBA_SSM_DTYPE, SGLANG_MAMBA_CONV_DTYPE, SGLANG_PP_LAYER_PARTITION,
+SGLANG_VLM_CACHE_SIZE_MB and SGLANG_MM_FEATURE_CACHE_MB prefixes, on a disaggregated prefill
+server and on Kimi-K3, Glm5Next and Jet-Nemotron directories."""
 
 from __future__ import annotations
 
+import shlex
 from typing import Any
 
 import pytest
@@ -30,6 +34,19 @@ from tests.oracle import sglang_oracle as so  # noqa: E402
 # with the intermediate SSM states (kv_cache_configurator.py:3344-3360)
 SPECS = (None, ("NEXTN", 3, 1, 4), ("NEXTN", 1, 1, 2), ("NEXTN", 5, 1, 6), ("NGRAM",))
 
+# (variable, value) pairs: the conv dtype (an unknown name: bfloat16), the stage partition
+# (uneven, one stage empty, wrong count or sum, not numbers: refused by both under PP,
+# ignored at one stage), the multimodal reservation sizes (0, larger, unparsable: default)
+ENV_VALUES = (
+    ("SGLANG_MAMBA_CONV_DTYPE", "float32"), ("SGLANG_MAMBA_CONV_DTYPE", "float16"),
+    ("SGLANG_MAMBA_CONV_DTYPE", "bfloat16"), ("SGLANG_MAMBA_CONV_DTYPE", "Float32"),
+    ("SGLANG_PP_LAYER_PARTITION", "1,3"), ("SGLANG_PP_LAYER_PARTITION", "0,4"),
+    ("SGLANG_PP_LAYER_PARTITION", "2,2"), ("SGLANG_PP_LAYER_PARTITION", "1, 2,1"),
+    ("SGLANG_PP_LAYER_PARTITION", "4,1"), ("SGLANG_PP_LAYER_PARTITION", "a,b"),
+    ("SGLANG_VLM_CACHE_SIZE_MB", "0"), ("SGLANG_VLM_CACHE_SIZE_MB", "4096"),
+    ("SGLANG_VLM_CACHE_SIZE_MB", "lots"), ("SGLANG_MM_FEATURE_CACHE_MB", "0"),
+    ("SGLANG_MM_FEATURE_CACHE_MB", "3072"), ("SGLANG_MM_FEATURE_CACHE_MB", " 512 "))
+
 LINES = st.fixed_dictionaries({
     # Qwen3-Next shapes, then GraniteMoeHybrid, Nemotron-H, two Falcon-H1, the Qwen3.5 VLM,
     # Kimi-Linear, LFM2 and LFM2-MoE
@@ -48,8 +65,15 @@ LINES = st.fixed_dictionaries({
     "pp": st.sampled_from((1, 1, 2, 3, 4)),  # pipeline stages: the widest stage's share
     "cp": st.sampled_from((1, 1, 1, 2)),  # --attn-cp-size: the state's attention-TP width
     "mmt": st.sampled_from((None, "cpu", "cuda_ipc", "cuda_vmm")),  # --mm-feature-transport
+    # a disaggregated prefill server: no intermediate states under speculation (:172-181)
+    # (a role switch refuses speculation and PP; --enable-unified-memory, whose own checks
+    # graphfit does not read, is left out: with speculation graphfit does not restate it)
+    "pd": st.sampled_from((None, None, None, "prefill", "prefill+switch")),
     # the line's SGLANG_MAMBA_SSM_DTYPE prefix ("fp8": one SGLang ignores with a warning)
-    "env_ssm": st.sampled_from((None, "float16", "bfloat16", "float32", "fp8"))})
+    "env_ssm": st.sampled_from((None, "float16", "bfloat16", "float32", "fp8")),
+    # the line's other variables the solve reads (sglang_mamba_memory_oracle.OTHER_ENV)
+    "env": st.lists(st.sampled_from(ENV_VALUES), max_size=3, unique_by=lambda kv: kv[0])
+    .map(tuple)})
 
 
 def argv_of(p: dict) -> tuple[str, ...]:
@@ -66,6 +90,9 @@ def argv_of(p: dict) -> tuple[str, ...]:
     argv += () if p.get("pp", 1) == 1 else ("--pp-size", str(p["pp"]))
     argv += () if p.get("cp", 1) == 1 else ("--attn-cp-size", str(p["cp"]))
     argv += () if p.get("mmt") is None else ("--mm-feature-transport", p["mmt"])
+    pd = p.get("pd")
+    argv += () if pd is None else ("--disaggregation-mode", pd.split("+")[0])
+    argv += ("--enable-pd-role-switch",) if pd == "prefill+switch" else ()
     spec = p.get("spec")
     if spec is not None:
         argv += ("--speculative-algorithm", spec[0])
@@ -82,7 +109,7 @@ def memory(p: dict) -> tuple[float, float]:
 
 
 def sglang_side(p: dict) -> mm.Sized | str:
-    r = mm.resolve(argv_of(p), p["gb"], p["shape"], p.get("env_ssm"))
+    r = mm.resolve(argv_of(p), p["gb"], p["shape"], p.get("env_ssm"), p.get("env", ()))
     if not isinstance(r, so.Resolved):
         return r.text
     preload, weights = memory(p)
@@ -92,13 +119,16 @@ def sglang_side(p: dict) -> mm.Sized | str:
 def graphfit_side(p: dict) -> Any:
     """graphfit's resolved config of the pasted line (ConfigError when it refuses it)."""
     env = () if p.get("env_ssm") is None else (f"{mm.SSM_ENV}={p['env_ssm']}",)
+    env += tuple(f"{name}={value}" for name, value in p.get("env", ()))
     line = [*env, "python", "-m", "sglang.launch_server", "--model-path",
             mm.model_dir(p["shape"]), *argv_of(p)]
     preload, weights = memory(p)
     own: dict[str, Any] = {"gpu_memory_gb": p["gb"], "weights_gb": weights}
     if p["preload"] is not None:
         own["preload_avail_gb"] = preload
-    config = resolve_values(own, environ={}, pasted=commandline.read(line)).config()
+    # pasted as one string, as a shell would take it (a value with spaces quoted)
+    config = resolve_values(own, environ={},
+                            pasted=commandline.read([shlex.join(line)])).config()
     return graphfit.plan(config).config
 
 
@@ -130,7 +160,7 @@ def _line(**kw: object) -> dict:
     return {"shape": 0, "tp": (1, 1), "gb": 80.0, "weights": 0.25, "preload": None,
             "fraction": None, "ratio": None, "ssm": None, "radix_off": False,
             "overlap": True, "S": 3000, "spec": None, "env_ssm": None, "M": None, "pp": 1, "cp": 1,
-            "mmt": None, **kw}
+            "mmt": None, "env": (), "pd": None, **kw}
 
 
 @example(_line())  # the state cache caps the pool (719 < 3000)
@@ -171,10 +201,76 @@ def _line(**kw: object) -> dict:
 @example(_line(spec=SPECS[3], S=None, ssm="bfloat16"))  # S: the speculative default 48
 @example(_line(spec=SPECS[1], radix_off=True, S=None))  # radix off: 48 slots, not memory
 @example(_line(spec=SPECS[4], overlap=False))  # NGRAM: no draft model, the same solve
+@example(_line(env=(ENV_VALUES[0],)))  # the conv state in float32
+@example(_line(shape=mm.LFM2, tp=(2, 1), env=(ENV_VALUES[1],)))  # a conv-only state in fp16
+@example(_line(env=(ENV_VALUES[3],)))  # a name SGLang does not know: bfloat16
+@example(_line(pp=2, env=(ENV_VALUES[5],)))  # 0 + 4 layers: the last stage holds all 3
+@example(_line(pp=3, spec=SPECS[1], env=(ENV_VALUES[7],)))  # 1, 2, 1: spaces pass int()
+@example(_line(shape=mm.NEMOTRON, pp=2, env=(ENV_VALUES[5],)))  # 4 of 7 layers: refused
+@example(_line(pp=2, env=(ENV_VALUES[6], ENV_VALUES[0])))  # with the conv dtype
+@example(_line(pp=2, env=(ENV_VALUES[9],)))  # not numbers: refused by both
+@example(_line(env=(ENV_VALUES[9],)))  # ... and ignored at one stage
+@example(_line(pp=3, env=(ENV_VALUES[4],)))  # 2 counts for 3 stages: refused
+@example(_line(shape=mm.QWEN35_VL, env=(ENV_VALUES[11],)))  # a 4 GiB embedding cache
+@example(_line(shape=mm.QWEN35_VL, mmt="cuda_ipc", env=(ENV_VALUES[14], ENV_VALUES[10])))
+@example(_line(shape=mm.QWEN35_VL, mmt="cuda_vmm", env=(ENV_VALUES[15], ENV_VALUES[12])))
+@example(_line(shape=mm.QWEN35_VL, M=3500, weights=0.55, env=(ENV_VALUES[11],)))  # refused
+@example(_line(pd="prefill", spec=SPECS[1]))  # PD prefill: the plain solve, no D states
+@example(_line(pd="prefill", spec=SPECS[3], M=2100, weights=0.5))  # served there (cf. above)
+@example(_line(pd="prefill", spec=SPECS[4], radix_off=True, S=None))
+@example(_line(pd="prefill+switch", spec=SPECS[1]))  # a role switch refuses speculation
+@example(_line(pd="prefill+switch", pp=2))  # ... and PP
+@example(_line(pd="prefill+switch", shape=mm.KIMI))  # ... and serves the rest
+@example(_line(shape=mm.KIMI_K3))  # Kimi-K3: Kimi-Linear's state under text_config, a VLM
+@example(_line(shape=mm.KIMI_K3, tp=(4, 2), spec=SPECS[1], mmt="cuda_ipc"))
+@example(_line(shape=mm.KIMI_K3, pp=2, env=(ENV_VALUES[0],)))
+@example(_line(shape=mm.GLM5))  # Glm5Next: KDA by layer_types + linear_num_heads
+@example(_line(shape=mm.GLM5_ATTN, tp=(4, 1)))  # ... by a 0-based linear_attn_config
+@example(_line(shape=mm.GLM5, tp=(4, 2), spec=SPECS[1], pp=2))
+@example(_line(shape=mm.JET))  # Jet-Nemotron: values 1.5 x the key dim
+@example(_line(shape=mm.JET, tp=(4, 2), spec=SPECS[1], pp=2, env_ssm="float32"))
 @given(LINES)
 def test_state_cache_from_memory_equals_sglang(p: dict) -> None:
     # strict: SGLang's refusals on these lines are all restated (None would be one missed)
     assert agree(p) is True, (argv_of(p), p, sglang_side(p))
+
+
+def test_unified_memory_with_speculation_on_a_prefill_server_is_not_restated() -> None:
+    """--enable-unified-memory keeps the speculative states on a prefill server
+    (kv_cache_configurator.py:172-181) and brings checks graphfit does not read (the transfer
+    backend's, arg_groups/kv_cache_hook.py:528-560): the state cache is left unrestated and
+    the plan says why; SGLang refuses the line on its default Mooncake backend."""
+    p = _line(pd="prefill", spec=SPECS[1])
+    line = ["python", "-m", "sglang.launch_server", "--model-path", mm.model_dir(0),
+            *argv_of(p), "--enable-unified-memory"]
+    config = resolve_values({"gpu_memory_gb": 80.0, "weights_gb": 20.0}, environ={},
+                            pasted=commandline.read(line)).config()
+    plan = graphfit.plan(config)
+    assert plan.config.mamba_memory_slots is None
+    assert "--enable-unified-memory" in dict(plan.engine_inputs)["max_mamba_cache_size"]
+    r = mm.resolve((*argv_of(p), "--enable-unified-memory"), 80.0, 0)
+    assert not isinstance(r, so.Resolved) and "Mooncake" in r.text
+
+
+def test_cp_tp_group_sharing_is_refused_not_mis_sized() -> None:
+    """Glm5Next with --enable-prefill-cp and --attn-cp-size == --tp: SGLang shares the CP
+    group with TP (arg_groups/cp_tp_group_sharing_hook.py:26-130) and splits the KDA state
+    over the whole TP group (runtime_context.py:477-486: a quarter of the bytes at TP 4);
+    graphfit's reader refuses --enable-prefill-cp, so it never sizes the state on the
+    attention-TP width there."""
+    shared = ("--tp", "4", "--attn-cp-size", "4", "--enable-prefill-cp", "--cp-strategy",
+              "interleave", "--max-running-requests", "64")
+    plain = mm.resolve(shared[:4] + shared[-2:], 80.0, mm.GLM5)
+    sharing = mm.resolve(shared, 80.0, mm.GLM5)
+    assert isinstance(plain, so.Resolved) and isinstance(sharing, so.Resolved)
+    ours, theirs = mm.sized(plain, 80.0, 20.0), mm.sized(sharing, 80.0, 20.0)
+    assert isinstance(ours, mm.Sized) and isinstance(theirs, mm.Sized)
+    assert theirs.per_request * 4 == ours.per_request
+    line = ["python", "-m", "sglang.launch_server", "--model-path", mm.model_dir(mm.GLM5),
+            *shared]
+    with pytest.raises(ConfigError, match="enable-prefill-cp"):
+        resolve_values({"gpu_memory_gb": 80.0, "weights_gb": 20.0}, environ={},
+                       pasted=commandline.read(line)).config()
 
 
 def test_without_weights_the_pool_is_not_capped() -> None:

@@ -14,15 +14,16 @@ the "mem usage" of "Load weight end", model_runner.py:1365-1378). Then, in GiB,
     max_mamba_cache_size = int((budget x 2^30 - per_req) // per_req)            (:3387-3394)
 
 with per_req the bytes one request's conv and SSM states take on this rank across every
-linear-attention layer (`mamba_cache_per_req`, configs/mamba_utils.py:116-126): the conv
-state (conv_dim / tp, conv_kernel - 1) in SGLANG_MAMBA_CONV_DTYPE (bfloat16,
-environ.py:1628, mamba_utils.py:64) and the SSM state (num_heads / tp, head_dim, state_size)
-in the `--mamba-ssm-dtype` (which sets SGLANG_MAMBA_SSM_DTYPE, arg_groups/serving_hook.py:
-439-440), else the config's `mamba_ssm_dtype`, else float32 (mamba_utils.py:47-103). The
-shape is `Mamba2StateShape.create` (mamba_utils.py:194-241): n_groups widened to tp when
-tp does not divide it (:29-38), conv_dim = intermediate + 2 x n_groups x state_size, tp the
-linear-attention TP width (the attention-TP width, runtime_context.py:477-486). A size <= 0
-is SGLang's RuntimeError (:3386-3399), graphfit's ConfigError.
+linear-attention layer (`mamba_cache_per_req`, configs/mamba_utils.py:116-126): the conv state
+(conv_dim / tp, conv_kernel - 1) in SGLANG_MAMBA_CONV_DTYPE (bfloat16 unless the line's
+environment names float32 / float16, environ.py:1628, mamba_utils.py:63-68) and the SSM state
+(num_heads / tp, head_dim, state_size) in the `--mamba-ssm-dtype` (which sets
+SGLANG_MAMBA_SSM_DTYPE, arg_groups/serving_hook.py:439-440), else the config's
+`mamba_ssm_dtype`, else float32 (mamba_utils.py:47-103). The shape is
+`Mamba2StateShape.create` (mamba_utils.py:194-241): n_groups widened to tp when tp does not
+divide it (:29-38), conv_dim = intermediate + 2 x n_groups x state_size, tp the
+linear-attention TP width (the attention-TP width, runtime_context.py:477-486). A size <= 0 is
+SGLang's RuntimeError (:3386-3399), graphfit's ConfigError.
 
 graphfit cannot measure memory: the weights' size is an explicit input (`weights_gb`, the
 "mem usage" SGLang logs) and the free memory before loading is `preload_avail_gb`, or the
@@ -32,12 +33,15 @@ CUDA context and NCCL buffers take some of it before SGLang measures).
 Speculative decoding: each request also keeps one intermediate SSM state per draft token,
 solved for jointly with the slots (`MambaMemory.cache_size`, :3344-3360); NGRAM too (any
 algorithm, :3256). Pipeline parallelism: each rank is charged the widest stage's share of the
-state layers (`stage_bytes`, :3233-3254, with SGLang's even split: SGLANG_PP_LAYER_PARTITION
-is not read). When the flags fix the cache, the fixed states (and the intermediate ones) are
-still charged to the memory after the weights, and a line that leaves none for the KV cache is
-refused (`_check_fixed_cache`, :3040-3060, 3302-3342). The state dtype may come from
+state layers (`stage_bytes`, :3233-3254, with SGLang's even split, or the stages' layer counts
+from SGLANG_PP_LAYER_PARTITION, graphfit.planner.engines.sglang_pp_partition). When the flags
+fix the cache, the fixed states (and the intermediate ones) are still charged to the memory
+after the weights, and a line that leaves none for the KV cache is refused
+(`_check_fixed_cache`, :3040-3060, 3302-3342). The state dtype may come from
 SGLANG_MAMBA_SSM_DTYPE (graphfit.inputs.environment). A multimodal model first reserves its
-embedding cache and GPU feature-transport pool (`mm_reserve_gb`, :202-219, :3035-3037).
+embedding cache and GPU feature-transport pool (`mm_reserve_gb`, :202-219, :3035-3037),
+SGLANG_VLM_CACHE_SIZE_MB and SGLANG_MM_FEATURE_CACHE_MB when the line's environment sets them
+(graphfit.inputs.sglang_mamba_env).
 
 Attention context parallelism (`--attn-cp-size`): the solve does not read it, only the
 state's TP width does -- the attention-TP width tp / (attn_dp x attn_cp) for every model
@@ -49,11 +53,13 @@ of). Nemotron-H refuses CP (`check_inputs`, parallel_hook.py:66-77).
 
 Refused by graphfit's line reader: the ReplaySSM speculative verify
 (`--enable-linear-replayssm-spec`, :3262-3296: a replay ring instead of the intermediate
-states). Not restated (the cap is then left out, as before, and the plan says so):
-speculation on a disaggregated prefill server
-(:172-181), the fused draft state block (`fused_entry_bytes`,
-:3252-3258, off unless a fused draft layout is chosen) and SGLANG_ENABLE_POST_CAPTURE_KV_SIZING
-(environ.py:640, off by default).
+states). Speculation on a disaggregated prefill server keeps no intermediate states, so its
+cache is the plain solve (`_pd_prefill`, :172-181, 3294-3298). Not restated (the cap is then
+left out, as before, and the plan says so): that server with --enable-unified-memory
+(:172-181; --enable-pd-role-switch with speculation SGLang refuses,
+pd_disaggregation_hook.py:164-196, so does graphfit), the fused draft state block
+(`fused_entry_bytes`, :3252-3258, off unless a fused draft layout is chosen) and
+SGLANG_ENABLE_POST_CAPTURE_KV_SIZING (environ.py:640, off by default).
 """
 
 from __future__ import annotations
@@ -66,7 +72,7 @@ from graphfit.planner.core.errors import ConfigError
 from graphfit.planner.core.settings import EngineSettings
 
 GIB = 1 << 30
-CONV_DTYPE_BYTES = 2  # SGLANG_MAMBA_CONV_DTYPE bfloat16 (environ.py:1628)
+DEFAULT_CONV_DTYPE = "bfloat16"  # SGLANG_MAMBA_CONV_DTYPE (environ.py:1628, mamba_utils.py:68)
 SSM_DTYPE_BYTES = {"float32": 4, "bfloat16": 2, "float16": 2}  # mamba_utils.py:60-64
 DEFAULT_SSM_DTYPE = "float32"  # mamba_utils.py:69
 VLM_CACHE_MB = 100  # SGLANG_VLM_CACHE_SIZE_MB (environ.py:1598)
@@ -121,13 +127,16 @@ class MambaStateShape:
                               f"({', '.join(SHAPE_FIELDS)}), got {len(values)}")
         return cls(*values)
 
-    def bytes_per_request(self, tp: int, ssm_dtype: str) -> int:
+    def bytes_per_request(self, tp: int, ssm_dtype: str,
+                          conv_dtype: str = DEFAULT_CONV_DTYPE) -> int:
         """`mamba_cache_per_req` on one rank of linear-attention TP width `tp`
-        (mamba_utils.py:116-126, 194-241)."""
+        (mamba_utils.py:116-126, 194-241), the conv state in `conv_dtype`
+        (SGLANG_MAMBA_CONV_DTYPE, mamba_utils.py:68)."""
         _positive_int("tp", tp)
-        if ssm_dtype not in SSM_DTYPE_BYTES:
-            raise ConfigError(f"mamba_ssm_dtype: {ssm_dtype!r} is not one of "
-                              f"{', '.join(SSM_DTYPE_BYTES)}")
+        for name, dtype in (("mamba_ssm_dtype", ssm_dtype), ("mamba_conv_dtype", conv_dtype)):
+            if dtype not in SSM_DTYPE_BYTES:
+                raise ConfigError(f"{name}: {dtype!r} is not one of "
+                                  f"{', '.join(SSM_DTYPE_BYTES)}")
         groups = self.n_groups
         if groups % tp:
             groups += tp - groups  # extra_groups_for_head_shards (mamba_utils.py:29-38)
@@ -140,7 +149,8 @@ class MambaStateShape:
                                   f"225, 230 asserts it)")
         conv = conv_dim // tp * (self.conv_kernel - 1)
         ssm = heads // tp * self.head_dim * self.state_size
-        return (conv * CONV_DTYPE_BYTES + ssm * SSM_DTYPE_BYTES[ssm_dtype]) * self.layers
+        return (conv * SSM_DTYPE_BYTES[conv_dtype] + ssm * SSM_DTYPE_BYTES[ssm_dtype]) \
+            * self.layers
 
 
 @dataclass(frozen=True)
@@ -205,20 +215,29 @@ class MambaMemory:
 
 def mm_reserve_gb(config: EngineSettings) -> float:
     """`mm_runtime_reservation_gb` (kv_cache_configurator.py:202-219): a multimodal model's
-    embedding cache, SGLANG_VLM_CACHE_SIZE_MB (100, environ.py:1598), and with a GPU feature
-    transport its pool, SGLANG_MM_FEATURE_CACHE_MB (1024, environ.py:1622), in GiB; both
-    variables at their defaults (graphfit does not read them)."""
+    embedding cache, SGLANG_VLM_CACHE_SIZE_MB (100, environ.py:1598; :210), and with a GPU
+    feature transport its pool, SGLANG_MM_FEATURE_CACHE_MB (1024, environ.py:1622; :211-212),
+    in GiB, each from the line's environment (graphfit.inputs.sglang_mamba_env) or at its
+    default."""
     if not config.multimodal:
         return 0.0
-    reserved_mb = VLM_CACHE_MB
+    reserved_mb = VLM_CACHE_MB if config.vlm_cache_size_mb is None \
+        else config.vlm_cache_size_mb
     if config.mm_feature_transport in ("cuda_ipc", "cuda_vmm"):
-        reserved_mb += MM_FEATURE_CACHE_MB
+        reserved_mb += MM_FEATURE_CACHE_MB if config.mm_feature_cache_mb is None \
+            else config.mm_feature_cache_mb
     return reserved_mb / 1024
 
 
-def pp_stage(layers: int, rank: int, pp_size: int) -> tuple[int, int]:
-    """`get_pp_indices` with SGLANG_PP_LAYER_PARTITION unset (distributed/utils.py:110-150):
-    the layers split evenly, the last `layers % pp_size` stages one more each."""
+def pp_stage(layers: int, rank: int, pp_size: int,
+             partition: tuple[int, ...] | None = None) -> tuple[int, int]:
+    """`get_pp_indices` (distributed/utils.py:110-150): the stage's layers from
+    SGLANG_PP_LAYER_PARTITION when given (`partition`, checked by
+    graphfit.planner.engines.sglang_pp_partition; :123-135), else split evenly, the last
+    `layers % pp_size` stages one more each (:136-148)."""
+    if partition is not None:
+        start = sum(partition[:rank])
+        return start, start + partition[rank]
     base, remainder = divmod(layers, pp_size)
     if rank >= pp_size - remainder:
         start = rank * (base + 1) - (pp_size - remainder)
@@ -226,15 +245,17 @@ def pp_stage(layers: int, rank: int, pp_size: int) -> tuple[int, int]:
     return rank * base, rank * base + base
 
 
-def stage_bytes(per_request: int, layer_map: tuple[int, ...] | None, pp_size: int) -> int:
+def stage_bytes(per_request: int, layer_map: tuple[int, ...] | None, pp_size: int,
+                partition: tuple[int, ...] | None = None) -> int:
     """`stage_per_req` (kv_cache_configurator.py:3233-3254): under pipeline parallelism each
     rank is charged the largest stage's share of the state layers, int(per x max stage
-    layers / all layers), so every rank sizes the same cache."""
+    layers / all layers), so every rank sizes the same cache; `partition`: the stages' layer
+    counts from SGLANG_PP_LAYER_PARTITION (get_pp_indices, :3241-3245)."""
     if pp_size <= 1 or layer_map is None:
         return per_request
     ids = [i for i, holds in enumerate(layer_map) if holds]
     widest = max(sum(1 for i in ids if start <= i < end)
-                 for start, end in (pp_stage(len(layer_map), rank, pp_size)
+                 for start, end in (pp_stage(len(layer_map), rank, pp_size, partition)
                                     for rank in range(pp_size)))
     stage = int(per_request * (widest / max(len(ids), 1)))
     if stage <= 0:  # SGLang asserts stage_per_req > 0 (:3348)
@@ -251,13 +272,28 @@ def _speculative(config: EngineSettings) -> bool:
     return config.spec_method is not SpecMethod.NONE
 
 
+def _pd_prefill(config: EngineSettings) -> bool:
+    """`_pd_prefill_skips_mamba_spec_state` (kv_cache_configurator.py:172-181): a
+    disaggregated prefill server never verifies, so it keeps no intermediate states (the
+    solve is the plain one, :3294-3298), unless a role switch or the unified memory pool
+    (CUDA: the NPU exception does not apply)."""
+    return (config.disaggregation_mode == "prefill" and not config.enable_pd_role_switch
+            and not config.enable_unified_memory)
+
+
+def _spec_states(config: EngineSettings) -> bool:
+    """SGLang's `reserves_spec_state` (:3294-3298; ReplaySSM is refused by the reader)."""
+    return _speculative(config) and not _pd_prefill(config)
+
+
 def _not_restated(config: EngineSettings, fraction: float | None = None) -> str | None:
     """Why graphfit does not size this config's state cache from memory, or None."""
-    if _speculative(config) and config.disaggregation_mode == "prefill":
-        # _pd_prefill_skips_mamba_spec_state (kv_cache_configurator.py:172-181) drops the
-        # intermediate states unless --enable-pd-role-switch / --enable-unified-memory,
-        # flags graphfit does not read
-        return "speculative decoding on a disaggregated prefill server (:172-181, 3294-3298)"
+    if _speculative(config) and config.disaggregation_mode == "prefill" \
+            and not _pd_prefill(config):
+        # the prefill server keeps the states, and unified memory changes its pools in ways
+        # not modelled (:3207-3211; a role switch with speculation is refused, check_inputs)
+        return ("speculative decoding on a disaggregated prefill server with "
+                "--enable-unified-memory (:172-181)")
     if config.pp_size > 1 and config.mamba_layer_map is None:
         return "pipeline parallelism without the model's layer map (:3233-3249)"
     missing = [what for what, value in (
@@ -289,8 +325,8 @@ def memory_of(config: EngineSettings, fraction: float | None = None,
     shape = MambaStateShape.of(config.mamba_state_shape or ())
     tp = state_tp(config)
     gpu = config.gpu_memory_gb or 0.0
-    drafts = (drafts or config.speculative_num_draft_tokens) if _speculative(config) else None
-    if _speculative(config) and drafts is None:  # pragma: no cover - resolution fills it
+    drafts = (drafts or config.speculative_num_draft_tokens) if _spec_states(config) else None
+    if _spec_states(config) and drafts is None:  # pragma: no cover - resolution fills it
         raise ConfigError("speculative_num_draft_tokens: not resolved (the joint solve of the "
                           "mamba state cache reads it, kv_cache_configurator.py:3344)")
     return MambaMemory(
@@ -302,8 +338,9 @@ def memory_of(config: EngineSettings, fraction: float | None = None,
         full_memory_ratio=(DEFAULT_FULL_MEMORY_RATIO if config.mamba_full_memory_ratio is None
                            else config.mamba_full_memory_ratio),
         bytes_per_request=stage_bytes(
-            shape.bytes_per_request(tp, config.mamba_ssm_dtype or DEFAULT_SSM_DTYPE),
-            config.mamba_layer_map, config.pp_size))
+            shape.bytes_per_request(tp, config.mamba_ssm_dtype or DEFAULT_SSM_DTYPE,
+                                    config.mamba_conv_dtype or DEFAULT_CONV_DTYPE),
+            config.mamba_layer_map, config.pp_size, layer_partition(config)))
 
 
 def resolve_memory_slots(config: EngineSettings, fraction: float | None,
@@ -351,6 +388,28 @@ def check_inputs(config: EngineSettings) -> None:
     if shape and layer_map is not None and sum(layer_map) != shape[0]:
         raise ConfigError(f"mamba_layer_map: {sum(layer_map)} mamba layers, the state shape "
                           f"says {shape[0]}")
+    if config.enable_pd_role_switch and config.disaggregation_mode != "null":
+        # the role-switch features SGLang refuses that graphfit reads (pd_disaggregation_
+        # hook.py:164-196; any model); the pool under a role switch is not restated
+        clash = [what for what, on in (
+            ("speculative decoding", _speculative(config)),
+            ("pipeline parallelism", config.pp_size > 1),
+            ("a MoE all-to-all backend", config.moe_a2a_backend != "none")) if on]
+        if clash:
+            raise ConfigError(f"--enable-pd-role-switch: SGLang refuses it with "
+                              f"{', '.join(clash)} (pd_disaggregation_hook.py:164-196)")
+    if shape:  # SGLANG_PP_LAYER_PARTITION's refusals (at model load for any model; checked
+        layer_partition(config)  # here for the hybrid models whose memory is solved)
+
+
+def layer_partition(config: EngineSettings) -> tuple[int, ...] | None:
+    """SGLANG_PP_LAYER_PARTITION as `get_pp_indices` reads it for this config: None when
+    unset or under a single stage (ignored there, distributed/utils.py:119-122); ConfigError
+    where SGLang raises (graphfit.planner.engines.sglang_pp_partition)."""
+    from graphfit.planner.engines.sglang_pp_partition import parse_partition
+
+    layers = None if config.mamba_layer_map is None else len(config.mamba_layer_map)
+    return parse_partition(config.pp_layer_partition, config.pp_size, layers)
 
 
 def _check_fixed_cache(config: EngineSettings, fraction: float | None, drafts: int | None,

@@ -80,15 +80,23 @@ def is_hybrid_mamba(architecture: str | None,
     return architecture in MAMBA_RADIX_CACHE_ARCHS
 
 
-KDA_ARCHITECTURES = frozenset({"KimiLinearForCausalLM"})
+# Kimi-K3's text config is a KimiLinearConfig (configs/kimi_k3.py:92-97), which
+# `uses_kda_attention` reads through get_text_config (model_config.py:231-244)
+# Glm5Next's text config carries both KDA forms (configs/glm5_next.py:186-225), but the one
+# rule that reads `uses_kda` here exempts it (breakable prefill graphs stay on for it,
+# arg_groups/cuda_graph_hook.py:183-191), so it is left out
+KDA_ARCHITECTURES = frozenset({"KimiLinearForCausalLM", "KimiK3ForConditionalGeneration"})
 
 
 def uses_kda(architecture: str | None, mamba_state_shape: tuple[int, ...] | None) -> bool:
     """SGLang's `uses_kda_attention` (configs/model_config.py:230-252): a config whose
-    `linear_attn_config.kda_layers` is not empty. graphfit knows it for Kimi-Linear from the
-    model directory (its state shape is read only then, graphfit.inputs.mamba_state.
-    kimi_linear_shape); the `layer_types` + `linear_num_heads` form (:245-251) and the other
-    KDA architectures are not read."""
+    `linear_attn_config.kda_layers` is not empty. graphfit knows it for Kimi-Linear and
+    Kimi-K3 from the model directory (its state shape is read only then,
+    graphfit.inputs.mamba_state.kimi_linear_shape). Read only by the breakable-prefill rule
+    (cuda_graph_hook.py:183-191), which exempts Glm5Next, the model with the `layer_types` +
+    `linear_num_heads` form (:245-251; graphfit.inputs.mamba_state.glm5_next_shape), so it
+    answers False there; the other KDA architectures (Bailing hybrids with `use_kda`) are not
+    read."""
     return architecture in KDA_ARCHITECTURES and mamba_state_shape is not None
 
 

@@ -130,6 +130,20 @@ class SglangOptions(EngineOptions):
         memory SGLang reserves before sizing the state cache (kv_cache_configurator.py:
         202-219). None: resolved to cpu (serving_hook.py:800-840; the multi-node MNNVL
         auto-selection is not modelled).
+    mamba_conv_dtype, pp_layer_partition, vlm_cache_size_mb, mm_feature_cache_mb: the
+        environment variables the mamba state cache's memory solve reads
+        (graphfit.planner.engines.sglang_mamba_env), each None at SGLang's default:
+        SGLANG_MAMBA_CONV_DTYPE (environ.py:1628, the conv state's dtype, mamba_utils.py:68;
+        None: bfloat16), SGLANG_PP_LAYER_PARTITION kept as written (the pipeline stages'
+        layer counts, distributed/utils.py:110-150, parsed where pp_size > 1; None: the even
+        split), SGLANG_VLM_CACHE_SIZE_MB and SGLANG_MM_FEATURE_CACHE_MB (environ.py:1598,
+        1622; a multimodal model's reservation, kv_cache_configurator.py:202-219; None: 100
+        and 1024 MiB).
+    enable_pd_role_switch, enable_unified_memory: `--enable-pd-role-switch` /
+        `--enable-unified-memory`; either keeps the speculative intermediate states on a
+        disaggregated prefill server (`_pd_prefill_skips_mamba_spec_state`,
+        kv_cache_configurator.py:172-181), where graphfit then does not restate the state
+        cache (they change the pools in ways not modelled, :1575-1590, 3207-3211).
     moe_a2a_backend: `--moe-a2a-backend` (arg_groups/fields/exec_.py:836-868), for a MoE
         model: any backend but "none" gathers the attention input, so the captured batch
         sizes are multiples of the attention-TP width (utils/common.py:4133-4180;
@@ -281,6 +295,12 @@ class SglangOptions(EngineOptions):
     mamba_chunk_size: int | None = None
     mamba_layer_map: tuple[int, ...] | None = None
     mm_feature_transport: str | None = None
+    mamba_conv_dtype: str | None = None
+    pp_layer_partition: str | None = None
+    vlm_cache_size_mb: int | None = None
+    mm_feature_cache_mb: int | None = None
+    enable_pd_role_switch: bool = False
+    enable_unified_memory: bool = False
     deepep_mode: str = "auto"
     moe_runner_backend: str = "auto"
     speculative_moe_a2a_backend: str | None = None
@@ -322,6 +342,8 @@ class SglangOptions(EngineOptions):
                                check_draft_extend_backend(self.mtp_draft_backend))
         true_false("frozen_kv_mtp", self.frozen_kv_mtp)
         true_false("dflash_domino", self.dflash_domino)
+        true_false("enable_pd_role_switch", self.enable_pd_role_switch)
+        true_false("enable_unified_memory", self.enable_unified_memory)
         _optional_int("dflash_selector_top_k", self.dflash_selector_top_k, 1)
         true_false("speculative_adaptive", self.speculative_adaptive)
         true_false("dspark_samples_anchor", self.dspark_samples_anchor)
@@ -454,6 +476,13 @@ def _mamba_memory_inputs(options: SglangOptions) -> None:
         set_(options, "mamba_layer_map", tuple(layer_map))
     _choice(options, "mm_feature_transport", ("cpu", "cuda_ipc", "cuda_vmm"), optional=True)
     _choice(options, "mamba_ssm_dtype", tuple(SSM_DTYPE_BYTES), optional=True)
+    _choice(options, "mamba_conv_dtype", tuple(SSM_DTYPE_BYTES), optional=True)
+    if options.pp_layer_partition is not None and not isinstance(options.pp_layer_partition,
+                                                                 str):
+        raise ConfigError(f"pp_layer_partition: expected the variable's text (comma-separated "
+                          f"layer counts), got {excerpt(options.pp_layer_partition)}")
+    _optional_int("vlm_cache_size_mb", options.vlm_cache_size_mb, 0)
+    _optional_int("mm_feature_cache_mb", options.mm_feature_cache_mb, 0)
     for name in ("mamba_full_memory_ratio", "weights_gb", "preload_avail_gb"):
         value = getattr(options, name)
         if value is None:
