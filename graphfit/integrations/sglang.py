@@ -51,7 +51,7 @@ from typing import Any
 from graphfit.planner.config import EngineConfig
 from graphfit.planner.core.errors import ConfigError, GraphfitError
 from graphfit.planner.core.verify import Verification
-from graphfit.planner.plan import Plan, plan
+from graphfit.planner.plan import BufferPlan, Plan, plan
 
 ENV = "GRAPHFIT_SGLANG"
 HOOK_TARGET = "sglang.srt.server_args.prepare_server_args"
@@ -221,6 +221,10 @@ def _live_tensors(name: str, runner: Any) -> dict[str, tuple[str, Any]]:
             f"{name}.tbo_plugin._tbo_children_num_token_non_padded", value)
     if name == "dflash_draft":
         found.update(_sampler_tensors(name, runner))
+    if name == "dspark_draft":  # the folded sampler, its confidence outputs included
+        from graphfit.integrations.sglang_dspark_live import sampler_tensors
+
+        found.update(sampler_tensors(name, runner))
     return found
 
 
@@ -329,17 +333,37 @@ def check_live_runners(server_args: Any, runners: Mapping[str, Any],
         if component is None:
             continue
         tensors = _live_tensors(name, runner)
-        for buf in component.buffers:
-            hit = tensors.get(buf.name)
-            if hit is None:
-                continue
-            attr, tensor = hit
+        found = [(buf, tensors[buf.name]) for buf in component.buffers if buf.name in tensors]
+        if name == "target":  # DSPARK's compact verify epilogue, held by its model runner
+            found += _epilogue_hits(p, name, runner)
+        for buf, (attr, tensor) in found:
             shape = tuple(int(d) for d in tensor.shape)
             dim = buf.axis_dim  # after the leading dims, fixed-size buffers' too
             capacities[buf.key] = shape[dim] if dim < len(shape) else 0
             live[buf.key] = LiveTensor(buf.key, attr, shape,
                                        str(tensor.dtype).removeprefix("torch."))
     return SglangLiveCheck(p, live, p.verify(capacities))
+
+
+def _epilogue_hits(p: Plan, name: str, runner: Any) -> list[tuple[BufferPlan, tuple[str, Any]]]:
+    """The live `DsparkVerifyEpilogue` tensors (graphfit.integrations.sglang_dspark_live)
+    paired with the plan's `target_compact` buffers; its draft tokens, when the plan files
+    them as the folded sampler's `out` (one tensor in SGLang, dspark_worker_v2.py:696-711),
+    with `dspark_draft.sampler_out`."""
+    from graphfit.integrations.sglang_dspark_live import epilogue_tensors
+    from graphfit.planner.engines.sglang_dspark_epilogue import COMPONENT
+
+    keyed = p.keyed.get(COMPONENT)
+    tensors = epilogue_tensors(name, runner)
+    if keyed is None or not tensors:
+        return []
+    hits = [(buf, tensors[buf.name]) for buf in keyed.buffers if buf.name in tensors]
+    draft = p.components.get(DRAFT_MODEL_RUNNERS["dspark_draft"][0])
+    if "draft_tokens" in tensors and draft is not None \
+            and all(buf.name != "draft_tokens" for buf in keyed.buffers):
+        hits += [(buf, tensors["draft_tokens"]) for buf in draft.buffers
+                 if buf.name == "sampler_out"]
+    return hits
 
 
 def before_capture(runner: Any, *args: Any, **kwargs: Any) -> None:
