@@ -340,9 +340,28 @@ def check_live_runners(server_args: Any, runners: Mapping[str, Any],
             shape = tuple(int(d) for d in tensor.shape)
             dim = buf.axis_dim  # after the leading dims, fixed-size buffers' too
             capacities[buf.key] = shape[dim] if dim < len(shape) else 0
+            if buf.key in _WIDTH_CHECKED and _narrow(shape[dim + 1:], buf):
+                capacities[buf.key] = 0  # no row holds what a graph writes into one
             live[buf.key] = LiveTensor(buf.key, attr, shape,
                                        str(tensor.dtype).removeprefix("torch."))
     return SglangLiveCheck(p, live, p.verify(capacities))
+
+
+# DSPARK's epilogue buffers sized by gamma / the verify window (dspark_verify.py:606-656) and
+# the confidence outputs [max_bs, gamma] (dspark_draft_sampler.py:69-81), read from the
+# worker's objects (graphfit.integrations.sglang_dspark_live): a row narrower than the plan's
+# is audited too, since the graph tail writes whole rows `[:bs]` (dspark_draft_sampler.py:
+# 167-172, dspark_verify.py:1003-1040). The strided logits / hidden and the step logits
+# are left out: SGLang sizes their width from the tensors it copies in (:971-990,
+# dspark_draft_sampler.py:125-140), so their width is no capacity
+_WIDTH_CHECKED = ("target_compact.out_tokens", "dspark_draft.sampler_confidence_out",
+                  "dspark_draft.sampler_confidence_raw_out")
+
+
+def _narrow(trailing: tuple[int, ...], buf: BufferPlan) -> bool:
+    """Whether a live tensor's rows are narrower than the plan's (`spec.trailing`)."""
+    want = buf.spec.trailing
+    return len(trailing) != len(want) or any(a < b for a, b in zip(trailing, want, strict=True))
 
 
 def _epilogue_hits(p: Plan, name: str, runner: Any) -> list[tuple[BufferPlan, tuple[str, Any]]]:

@@ -103,10 +103,12 @@ def test_live_check_reads_the_epilogue_and_the_confidence_outputs(
                 assert rows <= check.verification.capacities[f"{COMPONENT}.{name}"]
 
 
-def _short(like: Any, rows: int) -> Any:
+def _short(like: Any, rows: int, width: int | None = None) -> Any:
+    """A tensor like SGLang's with `rows` rows (and rows `width` wide)."""
     import torch
 
-    return torch.zeros((rows, *like.shape[1:]), dtype=like.dtype, device=like.device)
+    shape = (rows, *like.shape[1:]) if width is None else (rows, width)
+    return torch.zeros(shape, dtype=like.dtype, device=like.device)
 
 
 # (mode, which runner the plugin checks, holder, attribute, the key the check must name)
@@ -141,3 +143,33 @@ def test_a_planted_short_tensor_is_refused_before_capture(
     monkeypatch.setattr(obj, attr, _short(getattr(obj, attr), 3))
     with pytest.raises(gs.UnsafeServerArgsError, match=key.replace(".", r"\.")):
         gs.before_capture(graph_runner)
+
+
+# rows as many as SGLang's but narrower than what the graph tail writes into each
+NARROW = [
+    ("draft", "sampler", "confidence_out", GAMMA - 1, "dspark_draft.sampler_confidence_out"),
+    ("draft", "sampler", "confidence_raw_out", 1, "dspark_draft.sampler_confidence_raw_out"),
+    ("target", "epilogue", "out_tokens_buf", GAMMA, f"{COMPONENT}.out_tokens"),  # stride - 1
+]
+
+
+@pytest.mark.parametrize(("runner", "holder", "attr", "width", "key"), NARROW,
+                         ids=[a for _, _, a, _, _ in NARROW])
+def test_a_planted_narrow_tensor_is_refused_before_capture(
+        workers: dict[str, types.SimpleNamespace], runner: str, holder: str, attr: str,
+        width: int, key: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The confidence outputs are [max_bs, gamma] and the epilogue's out tokens
+    [max_bs, gamma + 1] (dspark_draft_sampler.py:69-81, dspark_verify.py:636-638): a live
+    tensor with every row but narrower rows is refused too, its shape in the line."""
+    w = workers["compact"]
+    for var, value in w.env.items():
+        monkeypatch.setenv(var, value)
+    monkeypatch.setenv("GRAPHFIT_SGLANG", "check")
+    obj = getattr(w, holder)
+    like = getattr(obj, attr)
+    monkeypatch.setattr(obj, attr, _short(like, like.shape[0], width))
+    check = gs.check_live_runners(w.record, {runner if runner == "target" else "dspark_draft":
+                                             getattr(w, runner)})
+    assert not check.ok and f"[{like.shape[0]}, {width}]" in check.line()
+    with pytest.raises(gs.UnsafeServerArgsError, match=key.replace(".", r"\.")):
+        gs.before_capture(getattr(w, runner))
