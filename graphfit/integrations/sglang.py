@@ -35,7 +35,9 @@ draft-extend runners', eagle_draft_cuda_graph_runner.py:294 and
 eagle_draft_extend_cuda_graph_runner.py:303; each allocated `self.buffers` just before)
 reads that runner's tensors -- every buffer graphfit models for its component, with its
 shape and dtype -- and verifies their rows against every batch SGLang's code runs
-(`check_live_runners`), refusing before the first capture in check mode. Nothing of SGLang is
+(`check_live_runners`), refusing before the first capture in check mode. DSPARK's compact
+verify epilogue and folded sampler (confidence outputs included) are read from the model
+runners' capture hooks (graphfit.integrations.sglang_dspark_live). Nothing of SGLang is
 imported at graphfit's import time.
 """
 
@@ -321,7 +323,11 @@ def check_live_runners(server_args: Any, runners: Mapping[str, Any],
     runner, its sampler's buffers read from its model runner's capture hook) to the runner
     objects (their `.buffers`) or to their input buffers. Each tensor that is a buffer of the
     runner's component counts with the rows it has (along the buffer's axis); buffers of
-    runners not given count at the rows SGLang's code allocates.
+    runners not given count at the rows SGLang's code allocates. DSPARK's objects outside
+    `.buffers` count too, read from the worker's hooks in the runners' model runners
+    (graphfit.integrations.sglang_dspark_live): the compact verify epilogue's tensors (as
+    `target_compact`, from the target runner) and the folded sampler's, its confidence
+    outputs included (from "dspark_draft").
     """
     p = plan(EngineConfig.from_sglang(server_args, **live_overrides(server_args, overrides)))
     capacities = engine_capacities(p)
