@@ -35,7 +35,9 @@ draft-extend runners', eagle_draft_cuda_graph_runner.py:294 and
 eagle_draft_extend_cuda_graph_runner.py:303; each allocated `self.buffers` just before)
 reads that runner's tensors -- every buffer graphfit models for its component, with its
 shape and dtype -- and verifies their rows against every batch SGLang's code runs
-(`check_live_runners`), refusing before the first capture in check mode. Nothing of SGLang is
+(`check_live_runners`), refusing before the first capture in check mode. DSPARK's compact
+verify epilogue and folded sampler (confidence outputs included) are read from the model
+runners' capture hooks (graphfit.integrations.sglang_dspark_live). Nothing of SGLang is
 imported at graphfit's import time.
 """
 
@@ -51,7 +53,7 @@ from typing import Any
 from graphfit.planner.config import EngineConfig
 from graphfit.planner.core.errors import ConfigError, GraphfitError
 from graphfit.planner.core.verify import Verification
-from graphfit.planner.plan import Plan, plan
+from graphfit.planner.plan import BufferPlan, Plan, plan
 
 ENV = "GRAPHFIT_SGLANG"
 HOOK_TARGET = "sglang.srt.server_args.prepare_server_args"
@@ -221,6 +223,10 @@ def _live_tensors(name: str, runner: Any) -> dict[str, tuple[str, Any]]:
             f"{name}.tbo_plugin._tbo_children_num_token_non_padded", value)
     if name == "dflash_draft":
         found.update(_sampler_tensors(name, runner))
+    if name == "dspark_draft":  # the folded sampler, its confidence outputs included
+        from graphfit.integrations.sglang_dspark_live import sampler_tensors
+
+        found.update(sampler_tensors(name, runner))
     return found
 
 
@@ -317,7 +323,11 @@ def check_live_runners(server_args: Any, runners: Mapping[str, Any],
     runner, its sampler's buffers read from its model runner's capture hook) to the runner
     objects (their `.buffers`) or to their input buffers. Each tensor that is a buffer of the
     runner's component counts with the rows it has (along the buffer's axis); buffers of
-    runners not given count at the rows SGLang's code allocates.
+    runners not given count at the rows SGLang's code allocates. DSPARK's objects outside
+    `.buffers` count too, read from the worker's hooks in the runners' model runners
+    (graphfit.integrations.sglang_dspark_live): the compact verify epilogue's tensors (as
+    `target_compact`, from the target runner) and the folded sampler's, its confidence
+    outputs included (from "dspark_draft").
     """
     p = plan(EngineConfig.from_sglang(server_args, **live_overrides(server_args, overrides)))
     capacities = engine_capacities(p)
@@ -329,17 +339,56 @@ def check_live_runners(server_args: Any, runners: Mapping[str, Any],
         if component is None:
             continue
         tensors = _live_tensors(name, runner)
-        for buf in component.buffers:
-            hit = tensors.get(buf.name)
-            if hit is None:
-                continue
-            attr, tensor = hit
+        found = [(buf, tensors[buf.name]) for buf in component.buffers if buf.name in tensors]
+        if name == "target":  # DSPARK's compact verify epilogue, held by its model runner
+            found += _epilogue_hits(p, name, runner)
+        for buf, (attr, tensor) in found:
             shape = tuple(int(d) for d in tensor.shape)
             dim = buf.axis_dim  # after the leading dims, fixed-size buffers' too
             capacities[buf.key] = shape[dim] if dim < len(shape) else 0
+            if buf.key in _WIDTH_CHECKED and _narrow(shape[dim + 1:], buf):
+                capacities[buf.key] = 0  # no row holds what a graph writes into one
             live[buf.key] = LiveTensor(buf.key, attr, shape,
                                        str(tensor.dtype).removeprefix("torch."))
     return SglangLiveCheck(p, live, p.verify(capacities))
+
+
+# DSPARK's epilogue buffers sized by gamma / the verify window (dspark_verify.py:606-656) and
+# the confidence outputs [max_bs, gamma] (dspark_draft_sampler.py:69-81), read from the
+# worker's objects (graphfit.integrations.sglang_dspark_live): a row narrower than the plan's
+# is audited too, since the graph tail writes whole rows `[:bs]` (dspark_draft_sampler.py:
+# 167-172, dspark_verify.py:1003-1040). The strided logits / hidden and the step logits
+# are left out: SGLang sizes their width from the tensors it copies in (:971-990,
+# dspark_draft_sampler.py:125-140), so their width is no capacity
+_WIDTH_CHECKED = ("target_compact.out_tokens", "dspark_draft.sampler_confidence_out",
+                  "dspark_draft.sampler_confidence_raw_out")
+
+
+def _narrow(trailing: tuple[int, ...], buf: BufferPlan) -> bool:
+    """Whether a live tensor's rows are narrower than the plan's (`spec.trailing`)."""
+    want = buf.spec.trailing
+    return len(trailing) != len(want) or any(a < b for a, b in zip(trailing, want, strict=True))
+
+
+def _epilogue_hits(p: Plan, name: str, runner: Any) -> list[tuple[BufferPlan, tuple[str, Any]]]:
+    """The live `DsparkVerifyEpilogue` tensors (graphfit.integrations.sglang_dspark_live)
+    paired with the plan's `target_compact` buffers; its draft tokens, when the plan files
+    them as the folded sampler's `out` (one tensor in SGLang, dspark_worker_v2.py:696-711),
+    with `dspark_draft.sampler_out`."""
+    from graphfit.integrations.sglang_dspark_live import epilogue_tensors
+    from graphfit.planner.engines.sglang_dspark_epilogue import COMPONENT
+
+    keyed = p.keyed.get(COMPONENT)
+    tensors = epilogue_tensors(name, runner)
+    if keyed is None or not tensors:
+        return []
+    hits = [(buf, tensors[buf.name]) for buf in keyed.buffers if buf.name in tensors]
+    draft = p.components.get(DRAFT_MODEL_RUNNERS["dspark_draft"][0])
+    if "draft_tokens" in tensors and draft is not None \
+            and all(buf.name != "draft_tokens" for buf in keyed.buffers):
+        hits += [(buf, tensors["draft_tokens"]) for buf in draft.buffers
+                 if buf.name == "sampler_out"]
+    return hits
 
 
 def before_capture(runner: Any, *args: Any, **kwargs: Any) -> None:
