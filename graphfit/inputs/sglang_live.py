@@ -20,6 +20,12 @@ ServerArgs (speculative_hook.py:388-423, 807-850), so the draft's own is given o
 ServerArgs hold none (raw ones). From the target's config only the hidden size and
 vocabulary are taken (the architecture, dtype and length keep the live path's reading as
 before: not this module's to change).
+
+UNO on a MoE model: the running server's `LoRAManager` reads the adapter's
+adapter_config.json at `uno_lora_path` (lora/lora_config.py:40-85, uno_lora.py:49-51) and
+refuses targets on the experts at load (lora/backend/uno_cublas_backend.py:100-120); the
+live check reads it through the pasted line's reader (graphfit.inputs.sglang_uno_moe), so
+both refuse the same adapters with the same reason.
 """
 
 from __future__ import annotations
@@ -27,13 +33,13 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from graphfit.inputs import model_config, sglang_draft, sglang_dspark
+from graphfit.inputs import model_config, sglang_draft, sglang_dspark, sglang_uno_moe
 from graphfit.inputs.settings import Setting
 
 KEYS = ("model_path", "speculative_algorithm", "speculative_draft_model_path",
         "json_model_override_args", "speculative_num_draft_tokens",
         "speculative_dflash_block_size", "speculative_dspark_block_size",
-        "speculative_draft_window_size")
+        "speculative_draft_window_size", "uno_lora_path")
 TARGET_FIELDS = ("hidden_size", "vocab_size")  # from the target's config.json
 BLOCK_FLAGS = {"DFLASH": "speculative_dflash_block_size",
                "DSPARK": "speculative_dspark_block_size"}
@@ -54,6 +60,10 @@ def config_settings(server_args: Any) -> dict[str, Any]:
     """EngineConfig fields from the model directories the ServerArgs name (empty for a hub
     id without local files); ConfigError where the draft would not load (SGLang's reason)."""
     values = values_of(server_args)
+    # UNO's adapter on a MoE model's experts: refused as on a pasted line (the same reader of
+    # --uno-lora-path's adapter_config.json, graphfit.inputs.sglang_uno_moe); its notes have
+    # no place in a live check's one line
+    sglang_uno_moe.line(values)
     out: dict[str, Any] = {}
     model = values["model_path"]
     if isinstance(model, str):

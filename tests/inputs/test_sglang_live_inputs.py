@@ -27,6 +27,7 @@ from graphfit.integrations import sglang as gs
 from graphfit.planner.core.errors import GraphfitError
 from graphfit.planner.plan import Plan
 from tests.helpers import run_cli
+from tests.inputs.test_sglang_uno_moe_inputs import DENSE, MOE
 
 VARIABLES = ("SGLANG_DSPARK_FOLDED_PROPOSAL", "SGLANG_DSPARK_USE_GREEDY_DRAFT",
              "SGLANG_OPT_DSV41_DSPARK_MID_FOLD", "SGLANG_DFLASH_EAGER_DRAFT_SAMPLER",
@@ -149,3 +150,61 @@ def test_config_settings_reads_only_what_server_args_cannot_carry(tmp_path: Path
     assert config_settings({"model_path": "org/hub-id", "speculative_algorithm": "DFLASH",
                             "speculative_draft_model_path": "org/draft",
                             "speculative_num_draft_tokens": 4}) == {}
+
+
+# UNO on a MoE model: the adapter's adapter_config.json at --uno-lora-path
+# (graphfit.inputs.sglang_uno_moe), read by the live path as by a pasted line
+UNO_TARGETS = ("q_proj", "o_proj", "gate_proj", "up_proj", "down_proj", "gate_up_proj",
+               "model.layers.0.mlp.down_proj", "w1", "w2")
+
+
+@st.composite
+def uno_cases(draw: st.DrawFn) -> tuple[list[str], dict[str, Any]]:
+    """(an UNO line's flags, its ServerArgs) on a MoE or a dense model whose adapter names a
+    generated list of targets, a shorthand SGLang knows or one it does not, or has no
+    adapter_config.json at all."""
+    model = model_dir(MOE if draw(st.booleans()) else DENSE)
+    targets: object = draw(st.one_of(
+        st.lists(st.sampled_from(UNO_TARGETS), max_size=5),
+        st.sampled_from(("all", "all-linear", "attention")), st.none()))
+    adapter = _root() / f"adapter-{hashlib.sha256(json.dumps(targets).encode()).hexdigest()[:12]}"
+    if not adapter.exists():
+        adapter.mkdir()
+        if targets is not None:
+            (adapter / "adapter_config.json").write_text(json.dumps(
+                {"target_modules": targets, "r": 8, "lora_alpha": 16}))
+    s = draw(st.integers(1, 32))
+    flags = ["--model-path", model, "--speculative-algorithm", "UNO", "--uno-lora-path",
+             str(adapter), "--speculative-num-draft-tokens", "4", "--attention-backend", "fa3",
+             "--max-running-requests", str(s)]
+    return flags, {"model_path": model, "speculative_algorithm": "UNO",
+                   "uno_lora_path": str(adapter), "speculative_num_draft_tokens": 4,
+                   "attention_backend": "fa3", "max_running_requests": s, "tp_size": 1,
+                   "json_model_override_args": "{}"}
+
+
+@settings(max_examples=12, deadline=None)
+@given(uno_cases())
+def test_live_uno_reads_the_adapter_as_the_pasted_line(
+        case: tuple[list[str], dict[str, Any]]) -> None:
+    """Live and pasted refuse the same UNO adapters (one on a MoE model's experts, a target
+    form SGLang does not know) with the same reason, or plan the same components."""
+    flags, args = case
+    code, out, err = run_cli(["plan", "--json", "--gpu-memory-gb", "80", "--", "python", "-m",
+                              "sglang.launch_server", *flags])
+    try:
+        live: Plan | None = gs.check_server_args(types.SimpleNamespace(**args),
+                                                 gpu_memory_gb=80).plan
+        why = ""
+    except GraphfitError as exc:
+        live, why = None, str(exc)
+    assert (code == 0) == (live is not None), (flags, err, why)
+    if live is None:
+        error = next(ln for ln in err.splitlines() if ln.startswith("error:"))
+        assert why[:60] in error, (error, why)
+        return
+    pasted = plan(EngineConfig.from_dict(json.loads(out)["config"]))
+    assert {n: {(b.name, b.shape, b.dtype) for b in c.buffers}
+            for n, c in live.components.items()} == {
+        n: {(b.name, b.shape, b.dtype) for b in c.buffers}
+        for n, c in pasted.components.items()}, flags

@@ -173,3 +173,35 @@ def test_generated_geometries_against_sglangs_own_head(
     p = plan(config)
     sizes = {b.name: b.shape for b in p.components["dflash_draft"].buffers}
     assert all(sizes[name] == tuple(t.shape) for name, t in sglangs.items())
+
+
+@pytest.mark.parametrize("off", [(), ("--disable-cuda-graph",),
+                                 ("--disable-decode-cuda-graph",)],
+                         ids=["graphs", "no-graphs", "no-decode-graphs"])
+@pytest.mark.parametrize("fields", [{"lilicorr_hidden_size": 256},
+                                    {"lilicorr_hidden_size": 0, "lilicorr_candidate_topk": 16}],
+                         ids=["h256", "h0-k16"])
+def test_head_buffers_are_counted_with_the_drafts_graphs_on_or_off(
+        off: tuple[str, ...], fields: dict[str, Any]) -> None:
+    """SGLang's draft builds the head's buffers at `load_weights` (models/lilicorr.py:
+    571-572), whether or not its graphs are captured: SGLang's own head for the line's
+    resolved ServerArgs against the pasted plan's `lilicorr_*` buffers (names, shapes,
+    dtypes, bytes) with --disable-cuda-graph, --disable-decode-cuda-graph (the draft's graphs
+    follow the decode backend, dflash_worker_v2.py:704-706) or neither, and the plan's memory
+    total holds at least their bytes."""
+    argv = line(6, *off, **fields)
+    sg = bd.sglang(argv, 80)
+    assert isinstance(sg.resolved, so.Resolved)
+    found = so._dflash_lilicorr(sg.resolved)
+    assert found is not None
+    sglangs = so.lilicorr_head_tensors(found[2])
+    p = dc.pasted(argv, 80).plan
+    assert p is not None and bool(p.graph_sizes("dflash_draft")) is not bool(off)
+    held = {b.name: b for b in p.components["dflash_draft"].buffers
+            if b.name.startswith("lilicorr_")}
+    assert set(held) == set(sglangs)
+    for name, tensor in sglangs.items():
+        assert held[name].shape == tuple(tensor.shape), name
+        assert held[name].dtype == so._describe(tensor), name
+        assert held[name].bytes == tensor.numel() * tensor.element_size(), name
+    assert p.total_bytes >= sum(b.bytes for b in held.values())

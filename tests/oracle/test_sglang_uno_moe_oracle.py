@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tests.oracle.paths import require
@@ -200,3 +200,45 @@ def test_a_uno_line_on_a_moe_model_plans_sglangs_runners(tmp_path: Path) -> None
     config = json.loads((Path(MODELS["moe"]) / "config.json").read_text())
     diffs = uc.compare_runners(sg, gf, (config["hidden_size"], config["vocab_size"]))
     assert not diffs, diffs
+
+
+def _live_and_pasted(targets: object, moe: bool) -> None:
+    """The live check (`check_server_args` on SGLang's own ServerArgs for the line, as the
+    plugin's hook gets them) and the pasted line read the same adapter_config.json: both
+    refuse with the same reason, or plan the same components (every buffer by name, shape
+    and dtype); a refusal is SGLang's own (`sglang_verdict`)."""
+    from graphfit.inputs.gpus import GPU_MEMORY_GB
+    from graphfit.integrations import sglang as gs
+    from graphfit.planner.core.errors import GraphfitError
+
+    adapter, model = _adapter(targets), MODELS["moe" if moe else "dense"]
+    argv = ("--speculative-algorithm", "UNO", "--uno-lora-path", adapter, *LINE[4:])
+    r = so.resolve(argv, gpu_mem_gb=GPU_MEMORY_GB["H100"], model=model)
+    assert isinstance(r, so.Resolved), r
+    gf, _ = uc.pasted_on(argv, "H100", model)
+    try:
+        live, why = gs.check_server_args(r.record, gpu_memory_gb=GPU_MEMORY_GB["H100"]).plan, ""
+    except GraphfitError as exc:
+        live, why = None, str(exc)
+    assert (gf.plan is None) == (live is None), (targets, moe, gf.rejected, why)
+    assert (live is None) == (sglang_verdict(adapter, moe) is not None), (targets, moe, why)
+    if gf.plan is None or live is None:
+        assert gf.rejected is not None and why[:60] in gf.rejected, (gf.rejected, why)
+        return
+    assert {n: {(b.name, b.shape, b.dtype) for b in c.buffers}
+            for n, c in live.components.items()} == {
+        n: {(b.name, b.shape, b.dtype) for b in c.buffers}
+        for n, c in gf.plan.components.items()}, (targets, moe)
+
+
+@pytest.mark.parametrize(("targets", "moe"), EDGE, ids=[f"{t}-{'moe' if m else 'dense'}"
+                                                        for t, m in EDGE])
+def test_live_check_reads_the_adapter_as_the_pasted_line(targets: object, moe: bool) -> None:
+    _live_and_pasted(targets, moe)
+
+
+@settings(max_examples=10, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from(("", "mlp.")), st.sampled_from(LEAVES)).map("".join),
+                max_size=5), st.booleans())
+def test_generated_adapters_live_and_pasted_agree(targets: list[str], moe: bool) -> None:
+    _live_and_pasted(targets, moe)

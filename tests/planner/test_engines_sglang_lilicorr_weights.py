@@ -121,3 +121,51 @@ def test_pasted_line_refuses_a_head_sglang_cannot_build(tmp_path: Path) -> None:
     code, _, err = run_cli([*LINE, "--model-path", model, "--speculative-draft-model-path",
                             draft])
     assert code == 2 and "negative width" in err
+
+
+@given(block=st.integers(2, 12), k=st.sampled_from([1, 4, 16]),
+       width=st.sampled_from([0, 1, 32, 64]), heads=st.sampled_from([1, 2, 4]),
+       factor=st.integers(1, 32), seqs=st.integers(1, 64), eager=st.booleans())
+def test_head_buffers_are_counted_with_graphs_off(
+        block: int, k: int, width: int, heads: int, factor: int, seqs: int,
+        eager: bool) -> None:
+    """SGLang builds the head's buffers when the draft's weights load (models/lilicorr.py:
+    571-572), captured graphs or not: with graphs off the draft component holds exactly
+    them (no graph input, no sampler: the sampler is built only for capture,
+    dflash_worker_v2.py:741-747), with the shapes they have with graphs on, and the plan's
+    memory grows by their bytes."""
+    if (width or 64) % heads:
+        return  # refused (test_weight_buffers_are_counted_and_never_batch_sized)
+    base = sg(speculative_num_draft_tokens=block, dflash_lilicorr_top_k=k, max_num_seqs=seqs,
+              dflash_eager_sampler=eager)
+    head = base.replace(dflash_lilicorr_head=(width, heads, factor))
+    on, off = plan(head), plan(head.replace(cudagraph_mode="NONE"))
+    bare = plan(base.replace(cudagraph_mode="NONE"))
+    assert not off.has_graphs and not bare.components["dflash_draft"].buffers
+
+    def heads_of(p: object) -> dict[str, tuple[tuple[int, ...], str, int]]:
+        return {b.name: (b.shape, b.dtype, b.bytes)
+                for b in p.components["dflash_draft"].buffers  # type: ignore[attr-defined]
+                if b.name.startswith("lilicorr_")}
+
+    assert heads_of(off) == heads_of(on) and heads_of(off)
+    assert {b.name for b in off.components["dflash_draft"].buffers} == set(heads_of(off))
+    added = sum(v[2] for v in heads_of(off).values())
+    assert off.reference_bytes == bare.reference_bytes + added
+    assert off.total_bytes >= bare.total_bytes + added
+    assert off.verify().ok
+
+
+def test_a_persistent_buffer_must_be_a_fixed_buffer_of_the_runner() -> None:
+    """BatchRunner.persistent: names of its own buffers, each with no batch rows."""
+    from graphfit.planner.core.batches import Stream
+    from graphfit.planner.core.buffers import KEEP, Axis, BufferSpec, Demand
+    from graphfit.planner.engines.batch import BatchRunner
+
+    fixed = BufferSpec("w", "float32", Axis.FIXED, (), 4, KEEP)
+    rows = BufferSpec("r", "int32", Axis.REQUESTS, (Demand(Stream.TARGET_REQUESTS),), 4, KEEP)
+    assert BatchRunner("x", 1, 4, (fixed, rows), persistent=frozenset({"w"})).persistent
+    with pytest.raises(ConfigError, match="names no buffer"):
+        BatchRunner("x", 1, 4, (fixed,), persistent=frozenset({"v"}))
+    with pytest.raises(ConfigError, match="fixed-size"):
+        BatchRunner("x", 1, 4, (fixed, rows), persistent=frozenset({"r"}))

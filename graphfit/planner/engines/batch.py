@@ -59,7 +59,10 @@ class BatchRunner:
     are private to the graph runner, so eager batches never touch them. `max_requests` may be
     0: no decode batch fits at all (TensorRT-LLM with max_num_tokens < tokens per request);
     `request_limit` bounds the requests of any batch (eager prefills too), default
-    max_requests.
+    max_requests. `persistent` names the buffers of `buffers` the engine allocates whether
+    or not it captures graphs (weight-sized tensors built when the model loads, e.g. SGLang's
+    LiLiCorr draft head, models/lilicorr.py:571-572): they stay in the component, and in the
+    plan's memory, with graphs off, where the graph inputs go.
     """
 
     name: str
@@ -69,10 +72,18 @@ class BatchRunner:
     sizes: tuple[int, ...] = ()
     eager_tokens: int = 0
     request_limit: int = 0
+    persistent: frozenset[str] = frozenset()
 
     def __post_init__(self) -> None:
         if self.width < 1 or self.max_requests < 0:
             raise ConfigError(f"{self.name}: width must be >= 1 and max_requests >= 0")
+        unknown = self.persistent - {b.name for b in self.buffers}
+        if unknown:
+            raise ConfigError(f"{self.name}: persistent names no buffer of the runner: "
+                              f"{', '.join(sorted(unknown))[:100]}")
+        if any(b.axis is not Axis.FIXED for b in self.buffers if b.name in self.persistent):
+            raise ConfigError(f"{self.name}: a persistent buffer must be fixed-size (no batch "
+                              f"rows: nothing dispatches it without graphs)")
 
 
 _VLLM_ONLY_METHODS = frozenset({SpecMethod.DFLASH, SpecMethod.DSPARK, SpecMethod.NGRAM_GPU,
@@ -156,6 +167,7 @@ def batch_components(config: EngineSettings, runners: list[BatchRunner]
             families.append(BatchFamily("prefill (eager)", streams - {Stream.GRAPH_TOKENS},
                                         1, 1, runner.eager_tokens, Requests.UP_TO_TOKENS))
         uses_buffers = graphs or runner.eager_tokens > 0
-        out.append(ComponentModel(runner.name, Unit.REQUESTS, tables,
-                                  runner.buffers if uses_buffers else (), tuple(families)))
+        kept = runner.buffers if uses_buffers else tuple(
+            b for b in runner.buffers if b.name in runner.persistent)
+        out.append(ComponentModel(runner.name, Unit.REQUESTS, tables, kept, tuple(families)))
     return tuple(out)

@@ -402,11 +402,14 @@ def sglang_runners(config: EngineSettings, ladder: Ladder) -> list[BatchRunner]:
         buffers = target_buffers(config, width, top, runner=DFLASH_RUNNER,
                                  hidden=config.draft_hidden_size)
         # a LiLiCorr head's weight-sized buffers (graphfit.planner.engines.
-        # sglang_lilicorr_weights), folded sampler or not
-        buffers += lilicorr_head_buffers(config, width)
+        # sglang_lilicorr_weights), folded sampler or not, and with the draft's graphs off
+        # too: `load_weights` builds them (models/lilicorr.py:571-572), not the capture
+        head = lilicorr_head_buffers(config, width)
+        buffers += head
         if draft:
             buffers += sampler_buffers(config, width, max(ladder.sizes))
-        runners.append(BatchRunner(DFLASH_RUNNER, width, pool, buffers, draft))
+        runners.append(BatchRunner(DFLASH_RUNNER, width, pool, buffers, draft,
+                                   persistent=frozenset(b.name for b in head)))
     elif dspark(config):  # graphfit.planner.engines.sglang_dspark
         runners.append(dspark_runner(config, ladder.sizes, sizes_for, target_buffers))
     elif frozen_kv_mtp(config):
