@@ -48,6 +48,30 @@ def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> None:
     _fetch_engine_sources(parent.config)
 
 
+_SGLANG_WRITES = ("SGLANG_", "USE_ROCM_")  # the prefixes of what SGLang's hooks write
+
+
+@pytest.fixture(autouse=True)
+def _sglang_environment_restored() -> Any:
+    """Each test starts from the process environment the one before it started from.
+
+    SGLang's argument hooks write the process environment as they resolve a line
+    (`envs.SGLANG_USE_CUDA_IPC_TRANSPORT.set(...)`, arg_groups/serving_hook.py:940;
+    `SGLANG_MAMBA_SSM_DTYPE`, :440; Qwen3-VL's cache sizes, model_overrides/qwen3_vl.py:95,
+    121; ...), as a real server does once per process. Here one process resolves thousands
+    of lines, so what one test's lines leave behind would change what a later test's lines
+    resolve to (a `cuda_ipc` line left the legacy switch on, and every ROCm line after it
+    was refused). Only the variables SGLang writes are restored; vLLM's bootstrap defaults
+    stay.
+    """
+    saved = {k: v for k, v in os.environ.items() if k.startswith(_SGLANG_WRITES)}
+    yield
+    for name in [k for k in os.environ if k.startswith(_SGLANG_WRITES)]:
+        if name not in saved:
+            del os.environ[name]
+    os.environ.update(saved)
+
+
 @pytest.fixture(scope="module")
 def va() -> Any:
     """vLLM 0.33's FlexibleArgumentParser / EngineArgs, run from the pinned sources."""
