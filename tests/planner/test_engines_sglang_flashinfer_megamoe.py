@@ -89,7 +89,7 @@ def test_each_refusal_names_its_rule() -> None:
         "DeepSeek V3 without quant_method: its weights": {
             "quant_method": None, "checkpoint_quant_method": None,
             "architecture": "DeepseekV3ForCausalLM"},
-        "NemotronHForCausalLM's override makes --moe-runner-backend auto": {
+        "NemotronHForCausalLM's override makes the auto MoE runner": {
             "quant_method": None, "checkpoint_quant_method": "modelopt_fp4",
             "architecture": "NemotronHForCausalLM"},
         "may become --quantization": {"quant_method": None, "sm100": None,

@@ -83,7 +83,7 @@ def test_nemotron_h_under_megamoe_starts_only_with_the_runner_named(
         assert str(exc).startswith("flashinfer_megamoe: "), exc
         started = False
         if runner == "auto" and method in ("modelopt_fp4", "modelopt_mixed"):
-            assert "override makes --moe-runner-backend auto" in str(exc)
+            assert "override makes the auto MoE runner" in str(exc)
     # an FP4 checkpoint passes the quantization rule; Nemotron-H does not copy mxfp8 (no
     # ModelOpt method), nor is there a flag without a checkpoint method (moe_hook.py:264-282)
     assert started == (runner == "flashinfer_megamoe"

@@ -128,10 +128,9 @@ def nemotron_h_megamoe_runner(arch: str | None, runner: str, model_quant: str | 
         return
     if model_quant is None or model_quant in MODELOPT:
         raise ConfigError(
-            f"flashinfer_megamoe: {arch}'s override makes --moe-runner-backend auto "
-            f"flashinfer_cutlass or marlin with {model_quant or 'no'} quantization "
-            f"(model_overrides/nemotron_h.py:99-121): SGLang asserts (moe_hook.py:328-334); "
-            f"give --moe-runner-backend flashinfer_megamoe")
+            f"flashinfer_megamoe: {arch}'s override makes the auto MoE runner "
+            f"flashinfer_cutlass/marlin (nemotron_h.py:99-121): SGLang asserts "
+            f"(moe_hook.py:328-334); name flashinfer_megamoe")
 
 
 __all__ = ["CITE", "DEEPSEEK_FAMILY", "KEEPS", "KIND", "MODELOPT", "NEMOTRON_H",
