@@ -97,10 +97,12 @@ def _patched(*patches: tuple[Any, str, Any]) -> Iterator[None]:
 
 
 def resolve(arch: str, flag: str | None, layout: dict[str, Any] | None, sm100: bool,
-            a2a: str = "none", runner: str = "auto") -> tuple[str, str | None, str | None]:
+            a2a: str = "none", runner: str = "auto", **model_attrs: Any
+            ) -> tuple[str, str | None, str | None]:
     """("ok", --quantization, --moe-runner-backend) after the class's overrides, or
     ("refused", message, None) where _verify_quantization or an override raises, or
-    ("weights", None, None) where SGLang reads the checkpoint's weights."""
+    ("weights", None, None) where SGLang reads the checkpoint's weights. `model_attrs`
+    replace the stubbed ModelConfig's attributes (nvfp4_moe_meta, is_fp4_experts)."""
     so.oracle()
     with sglang_stubs.stubbed():
         import sglang.srt.utils.common as common
@@ -113,6 +115,8 @@ def resolve(arch: str, flag: str | None, layout: dict[str, Any] | None, sm100: b
             mc = _model_config(arch, quant, layout)
         except ValueError as exc:
             return "refused", str(exc), None
+        for key, value in model_attrs.items():
+            setattr(mc, key, value)
         args = Args(**_DEFAULTS, quantization=quant, _quantization_explicitly_unset=unset,
                     moe_a2a_backend=a2a, moe_runner_backend=runner)
         fns = list(base._MODEL_OVERRIDE_FNS.get(arch, []))

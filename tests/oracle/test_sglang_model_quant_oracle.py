@@ -96,6 +96,25 @@ def test_the_megamoe_runner_refusal_is_sglangs(arch: str) -> None:
         assert state == "ok" and refused == (runner != "auto"), (flag, layout, runner)
 
 
+@pytest.mark.parametrize(("attrs", "quant_algo"), [
+    ({"nvfp4_moe_meta": {"group_size": 16, "exclude_modules": []}}, "MIXED_PRECISION"),
+    ({"is_fp4_experts": True}, None),
+])
+def test_deepseek_v4_megamoe_runner_is_sglangs(attrs: dict[str, object],
+                                               quant_algo: str | None) -> None:
+    """Hybrid NVFP4 metadata moves DeepSeek-V4's auto runner under flashinfer_megamoe
+    (graphfit refuses), MXFP4 routed experts do not (graphfit starts it)."""
+    state, _, runner = mo.resolve("DeepseekV4ForCausalLM", None,
+                                  {"quant_method": "fp8"}, True, "flashinfer_megamoe", **attrs)
+    try:
+        smq.deepseek_v4_megamoe_runner("DeepseekV4ForCausalLM", "auto", quant_algo, True)
+        refused = False
+    except ConfigError:
+        refused = True
+    assert state == "ok" and refused == (runner != "auto"), runner
+    assert (runner == "flashinfer_trtllm_routed") == (quant_algo is not None)  # not vacuous
+
+
 def test_a_planted_error_is_caught(monkeypatch: pytest.MonkeyPatch) -> None:
     """Treating the DeepSeek family as keeping the flag misses SGLang's SM100 copy."""
     monkeypatch.setitem(smq.KIND, "GlmMoeDsaForCausalLM", "keeps")

@@ -90,6 +90,28 @@ def test_nemotron_h_under_megamoe_starts_only_with_the_runner_named(
                        and method in ("modelopt_fp4", "modelopt_mixed"))
 
 
+@settings(max_examples=30, deadline=None)
+@given(st.sampled_from(["auto", "flashinfer_megamoe"]),
+       st.sampled_from([None, "MIXED_PRECISION", "mixed_precision", "NVFP4"]))
+def test_deepseek_v4_hybrid_metadata_under_megamoe_names_the_runner(
+        runner: str, quant_algo: str | None) -> None:
+    """An FP4 DeepSeek-V4 checkpoint whose quant_algo may carry hybrid NVFP4 metadata
+    (MIXED_PRECISION, any case: model_config.py:779-784) starts under flashinfer_megamoe
+    only with the runner named (deepseek_v4.py:66-74); other FP4 checkpoints start with
+    auto too."""
+    options = {"moe_a2a_backend": fim.BACKEND, "sm100": True, "tp_size": 4, "attn_dp_size": 4,
+               "quant_method": None, "checkpoint_quant_method": "fp8", "quant_algo": quant_algo,
+               "moe_fp4_checkpoint": True, "moe_runner_backend": runner}
+    hybrid = str(quant_algo).upper() == "MIXED_PRECISION"
+    try:
+        EngineConfig(engine="sglang", architecture="DeepseekV4ForCausalLM", max_num_seqs=64,
+                     options=options)
+    except ConfigError as exc:
+        assert hybrid and runner == "auto" and "flashinfer_trtllm_routed" in str(exc), exc
+        return
+    assert not hybrid or runner == "flashinfer_megamoe"
+
+
 def test_every_validated_megamoe_class_is_restated() -> None:
     """No validated flashinfer_megamoe class (moe_hook.py:240-254) is left unrestated."""
     assert set(smq.KIND) >= fim.VALIDATED_ARCHS

@@ -46,7 +46,10 @@ from __future__ import annotations
 
 from graphfit.planner.core.errors import ConfigError
 from graphfit.planner.core.settings import EngineSettings
-from graphfit.planner.engines.sglang_model_quant import nemotron_h_megamoe_runner
+from graphfit.planner.engines.sglang_model_quant import (
+    deepseek_v4_megamoe_runner,
+    nemotron_h_megamoe_runner,
+)
 from graphfit.planner.engines.sglang_quantization import (
     flag_known,
     resolved_flag,
@@ -148,6 +151,7 @@ def check(config: EngineSettings) -> None:
                       f"--tp-size, here {config.attn_dp_size} and {config.tp_size}): SGLang "
                       f"asserts (moe_hook.py:325-327)")
     nemotron_h_megamoe_runner(arch, runner, verified_quant(config))
+    deepseek_v4_megamoe_runner(arch, runner, config.quant_algo, fp4)
     if runner not in ("auto", BACKEND):
         raise _refuse(f"runs only with --moe-runner-backend flashinfer_megamoe or auto, not "
                       f"{runner} (as resolved by --quantization): SGLang asserts "

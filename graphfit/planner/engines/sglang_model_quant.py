@@ -133,5 +133,23 @@ def nemotron_h_megamoe_runner(arch: str | None, runner: str, model_quant: str | 
             f"(moe_hook.py:328-334); name flashinfer_megamoe")
 
 
+def deepseek_v4_megamoe_runner(arch: str | None, runner: str, quant_algo: str | None,
+                               fp4: bool | None) -> None:
+    """DeepSeek-V4's override turns `--moe-runner-backend auto` into flashinfer_trtllm_routed
+    for a checkpoint with hybrid NVFP4 MoE metadata, whatever the a2a backend
+    (deepseek_v4.py:66-74), so flashinfer_megamoe's runner assert fails (moe_hook.py:
+    328-334); MXFP4 routed experts change the runner only without an a2a backend (:75-88).
+    graphfit's moe_fp4_checkpoint holds either: with quant_algo MIXED_PRECISION (the hybrid
+    metadata's, model_config.py:779-784) it cannot tell them apart."""
+    if arch != "DeepseekV4ForCausalLM" or runner != "auto" or fp4 is not True:
+        return
+    if str(quant_algo or "").upper() == "MIXED_PRECISION":
+        raise ConfigError(
+            "flashinfer_megamoe: DeepSeek-V4 on hybrid NVFP4 metadata makes the auto MoE runner "
+            "flashinfer_trtllm_routed (deepseek_v4.py:66-74; moe_hook.py:328-334): not "
+            "modelled; name flashinfer_megamoe")
+
+
 __all__ = ["CITE", "DEEPSEEK_FAMILY", "KEEPS", "KIND", "MODELOPT", "NEMOTRON_H",
-           "RUNNER_EFFECTS", "flag_after_overrides", "kind", "nemotron_h_megamoe_runner"]
+           "RUNNER_EFFECTS", "deepseek_v4_megamoe_runner", "flag_after_overrides", "kind",
+           "nemotron_h_megamoe_runner"]
