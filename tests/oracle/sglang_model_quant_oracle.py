@@ -104,7 +104,9 @@ def resolve(arch: str, flag: str | None, layout: dict[str, Any] | None, sm100: b
     ("weights", None, None) where SGLang reads the checkpoint's weights. `model_attrs`
     replace the stubbed ModelConfig's attributes (nvfp4_moe_meta, is_fp4_experts)."""
     so.oracle()
-    with sglang_stubs.stubbed():
+    # under the same fake SM100 CUDA as sglang_quantization_oracle.verify: SGLang's method
+    # table is built at import from the platform (layers/quantization/__init__.py:63-104)
+    with sglang_stubs.stubbed(), sglang_stubs.fake_cuda(80 * 1024, capability=(10, 0)):
         import sglang.srt.utils.common as common
         from sglang.srt.arg_groups import model_override_base as base
         from sglang.srt.arg_groups import overrides
