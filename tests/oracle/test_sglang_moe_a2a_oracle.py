@@ -21,6 +21,7 @@ from tests.oracle.paths import require
 
 require("sglang")  # skip locally / fail in CI when the sources were not fetched
 
+from graphfit.planner.engines import sglang_model_quant as smq  # noqa: E402
 from tests.oracle import sglang_moe_a2a_compare as mc  # noqa: E402
 
 
@@ -635,8 +636,8 @@ def test_quantization_edges_are_not_vacuous() -> None:
     ("check_clash", lambda flag, method: flag, 0),
     # no SM100 copy of the checkpoint's method: the FP8 checkpoint with the cutlass runner
     # starts in graphfit only, the GLM-4 MoE NVFP4 one on flashinfer_megamoe refused
-    ("DERIVING_ARCHS", frozenset(), 5),
-    ("DERIVING_ARCHS", frozenset(), 11),
+    ("KIND", {a: k for a, k in smq.KIND.items() if k != "sm100_copy"}, 5),
+    ("KIND", {a: k for a, k in smq.KIND.items() if k != "sm100_copy"}, 11),
     # no runner rule: cutedsl under mooncake starts in graphfit only
     ("check_runner", lambda *args, **kwargs: None, 8),
 ])
@@ -646,5 +647,5 @@ def test_planted_quantization_errors_are_caught(name: str, value: object,
 
     line = _quant_edge()[index]
     assert not mc.compare(line)["acceptance"]
-    diffs = _planted(line, (sq, name, value))
+    diffs = _planted(line, (smq if name == "KIND" else sq, name, value))
     assert diffs["acceptance"], name

@@ -86,8 +86,12 @@ def test_each_refusal_names_its_rule() -> None:
         "not a validated model class": {"architecture": "MixtralForCausalLM"},
         "without FP4 routed experts": {"quant_method": "fp8"},
         "read from its weights": {"quant_method": None, "moe_fp4_checkpoint": None},
-        "own rule on SM100": {"quant_method": None, "checkpoint_quant_method": "modelopt_fp4",
-                              "architecture": "DeepseekV3ForCausalLM"},
+        "DeepSeek V3 without quant_method: its weights": {
+            "quant_method": None, "checkpoint_quant_method": None,
+            "architecture": "DeepseekV3ForCausalLM"},
+        "NemotronHForCausalLM's override makes the auto MoE runner": {
+            "quant_method": None, "checkpoint_quant_method": "modelopt_fp4",
+            "architecture": "NemotronHForCausalLM"},
         "may become --quantization": {"quant_method": None, "sm100": None,
                                       "checkpoint_quant_method": "modelopt_fp4"},
         "COMBINE_DTYPE='fp32'": {"megamoe_combine_dtype": "fp32"},

@@ -25,11 +25,15 @@ Start-up refusals, in SGLang's order (`handle_moe_kernel_config` runs before
   the checkpoint (configs/model_config.py:722-797; SglangOptions.moe_fp4_checkpoint). The
   resolved --quantization is the flag; without one, on SM100 the Qwen3-MoE and GLM-4 MoE
   overrides copy the checkpoint's parsed method into it, so a ModelOpt NVFP4 checkpoint runs
-  as modelopt_fp4 (graphfit.planner.engines.sglang_quantization.resolved_flag); the other
-  validated classes' overrides are not restated: such a line is refused as not modelled;
+  as modelopt_fp4 (graphfit.planner.engines.sglang_quantization.resolved_flag); so does the
+  DeepSeek family's post-process (overrides.py:763-797), Nemotron-H on any GPU
+  (nemotron_h.py:31-55), and DeepSeek-V2 / V4, Beam, Kimi K3 keep the flag
+  (graphfit.planner.engines.sglang_model_quant); DeepSeek V3 without quant_method (its
+  weights decide, overrides.py:786-797) is refused as not modelled;
 * `validate_flashinfer_megamoe_envs` (moe_hook.py:214-235): the combine dtype;
 * attention DP == TP, the runner auto -> flashinfer_megamoe and nothing else, an SM100 GPU
-  (moe_hook.py:315-345).
+  (moe_hook.py:315-345); Nemotron-H's own override has already turned auto into
+  flashinfer_cutlass / marlin for a ModelOpt or unquantized line (nemotron_h.py:99-121).
 
 The W4A16 mode (SGLANG_FLASHINFER_CUTEDSL_NVFP4_W4A16=1) lets nvfp4_online through the mega
 kernel: nvfp4_online's auto runner becomes flashinfer_megamoe and an explicit
@@ -42,7 +46,15 @@ from __future__ import annotations
 
 from graphfit.planner.core.errors import ConfigError
 from graphfit.planner.core.settings import EngineSettings
-from graphfit.planner.engines.sglang_quantization import flag_known, resolved_flag
+from graphfit.planner.engines.sglang_model_quant import (
+    deepseek_v4_megamoe_runner,
+    nemotron_h_megamoe_runner,
+)
+from graphfit.planner.engines.sglang_quantization import (
+    flag_known,
+    resolved_flag,
+    verified_quant,
+)
 
 BACKEND = "flashinfer_megamoe"
 # validate_flashinfer_megamoe_model's classes (moe_hook.py:240-254)
@@ -106,10 +118,10 @@ def check(config: EngineSettings) -> None:
                       "unknown: name it (--gpu-memory-gb B200 / GB200) or set sm100 in a config "
                       "file")
     if not known:
-        raise _refuse(f"the checkpoint's quantization ({config.checkpoint_quant_method}) "
-                      f"becomes --quantization by {arch}'s own rule on SM100 "
-                      f"(arg_groups/model_overrides/, overrides.py:764-812): not modelled; "
-                      f"give --quantization")
+        raise _refuse(f"{arch}'s override sets --quantization from what graphfit does not "
+                      f"read (DeepSeek V3 without quant_method: its weights, overrides.py:"
+                      f"786-797; Nemotron-H with unquant: nemotron_h.py:31-55): not "
+                      f"modelled; give --quantization")
     fp4 = config.moe_fp4_checkpoint
     online = quant == "nvfp4_online" and w4a16  # moe_hook.py:266-270
     if quant not in QUANTIZATIONS and not online and not fp4:
@@ -138,6 +150,8 @@ def check(config: EngineSettings) -> None:
         raise _refuse(f"needs attention DP over the whole TP group (--attn-dp-size == "
                       f"--tp-size, here {config.attn_dp_size} and {config.tp_size}): SGLang "
                       f"asserts (moe_hook.py:325-327)")
+    nemotron_h_megamoe_runner(arch, runner, verified_quant(config))
+    deepseek_v4_megamoe_runner(arch, runner, config.quant_algo, fp4)
     if runner not in ("auto", BACKEND):
         raise _refuse(f"runs only with --moe-runner-backend flashinfer_megamoe or auto, not "
                       f"{runner} (as resolved by --quantization): SGLang asserts "

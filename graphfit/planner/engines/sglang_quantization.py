@@ -12,9 +12,11 @@ Three steps, in SGLang's order:
 2. On an SM100 GPU, without `--quantization` (and not `--quantization unquant`,
    serving_hook.py:695-703), a model class's override copies that parsed method into
    `--quantization` (Qwen3-MoE family: model_overrides/qwen3_moe.py:38-50; GLM-4 MoE:
-   glm4_moe.py:15-33). `resolved_flag` restates it for those classes; a class with no
-   override keeps no flag. Other classes' overrides (DeepSeek, Nemotron-H, Beam, Kimi K3)
-   are not restated: `flag_known` says so.
+   glm4_moe.py:15-33), and so does the DeepSeek family's post-process (arg_groups/
+   overrides.py:763-797); Nemotron-H copies a ModelOpt ModelConfig quantization on any GPU
+   (nemotron_h.py:31-55); DeepSeek-V2 / V4, Beam, Kimi K3 and Qwen2-MoE keep the flag.
+   `resolved_flag` restates it (graphfit.planner.engines.sglang_model_quant); `flag_known`
+   is false where SGLang reads the weights or the class is not restated.
 3. `ModelConfig._verify_quantization` (model_config.py:2000-2160) refuses a `--quantization`
    that clashes with the checkpoint's method for every backend (`check_clash`):
    first each method's `override_quantization_method` may replace the flag (ModelOpt FP8 /
@@ -37,18 +39,15 @@ from typing import Any
 
 from graphfit.planner.core.errors import ConfigError
 from graphfit.planner.core.settings import EngineSettings
+from graphfit.planner.engines import sglang_model_quant as smq
 
 # the classes whose SM100 override copies the checkpoint's method into --quantization
-# (model_overrides/qwen3_moe.py:30-50, glm4_moe.py:15-33)
-DERIVING_ARCHS = frozenset({
-    "Qwen3MoeForCausalLM", "Qwen3VLMoeForConditionalGeneration", "Qwen3NextForCausalLM",
-    "Qwen3_5MoeForConditionalGeneration", "InternS2PreviewForConditionalGeneration",
-    "Qwen3_5ForConditionalGeneration", "Qwen4ExpForConditionalGeneration",
-    "Glm4MoeForCausalLM",
-})
-# classes with no override that sets --quantization (none registered for them in
-# arg_groups/model_overrides/, overrides.py:764-812 covers the DeepSeek family only)
-KEEPING_ARCHS = frozenset({"Qwen2MoeForCausalLM"})
+# (model_overrides/qwen3_moe.py:30-50, glm4_moe.py:15-33, arg_groups/overrides.py:763-797)
+# and those with no override that sets it (sglang_model_quant.KEEPS); Nemotron-H's copy
+# does not depend on the GPU (sglang_model_quant.NEMOTRON_H)
+DERIVING_ARCHS = frozenset(arch for arch, kind in smq.KIND.items()
+                           if kind in ("sm100_copy", "deepseek_sm100_copy"))
+KEEPING_ARCHS = frozenset(smq.KEEPS)
 # CUDA's QUANTIZATION_METHODS (layers/quantization/__init__.py:63-104)
 KNOWN_METHODS = frozenset({
     "fp8", "mxfp8", "minimax_m3_nvfp4", "blockwise_int8", "modelopt", "modelopt_fp8",
@@ -134,25 +133,35 @@ def _flag(config: EngineSettings) -> str | None:
     return None if config.quant_method == UNQUANT else config.quant_method
 
 
+def verified_quant(config: EngineSettings) -> str | None:
+    """The ModelConfig's quantization (`check_clash` on the given flag), None where SGLang
+    refuses (`check` says so itself)."""
+    try:
+        return check_clash(_flag(config), config.checkpoint_quant_method)
+    except ConfigError:
+        return None
+
+
+def _after_overrides(config: EngineSettings) -> tuple[bool, str | None]:
+    """(known, flag) after the class's model override (sglang_model_quant restates each
+    class: Qwen3-MoE / GLM-4 MoE and the DeepSeek family copy on SM100, Nemotron-H copies a
+    ModelOpt ModelConfig quantization on any GPU, the others keep the flag)."""
+    return smq.flag_after_overrides(
+        config.architecture, _flag(config), config.quant_method == UNQUANT,
+        verified_quant(config),
+        config.checkpoint_quant_method, config.sm100)
+
+
 def flag_known(config: EngineSettings) -> bool:
     """Whether graphfit knows the `--quantization` SGLang's arguments carry after the model
-    overrides: given, no checkpoint method, not SM100, or a class whose override is
-    restated (DERIVING_ARCHS copies, KEEPING_ARCHS has none)."""
-    if config.quant_method is not None or config.checkpoint_quant_method is None:
-        return True  # given (unquant too: no copy), or nothing to copy
-    if not config.sm100:
-        return config.sm100 is False
-    return config.architecture in DERIVING_ARCHS | KEEPING_ARCHS
+    overrides (graphfit.planner.engines.sglang_model_quant.flag_after_overrides)."""
+    return _after_overrides(config)[0]
 
 
 def resolved_flag(config: EngineSettings) -> str | None:
     """server_args.quantization after the model overrides (step 2 above); the caller checks
     `flag_known` first."""
-    if config.quant_method is not None:
-        return _flag(config)
-    if config.sm100 and config.architecture in DERIVING_ARCHS:
-        return config.checkpoint_quant_method
-    return None
+    return _after_overrides(config)[1]
 
 
 def check_clash(flag: str | None, method: str | None) -> str | None:
@@ -238,4 +247,4 @@ def check(config: EngineSettings) -> None:
 __all__ = ["COMPATIBLE", "DERIVING_ARCHS", "KEEPING_ARCHS", "KNOWN_METHODS", "REQUANTIZATION",
            "UNQUANT",
            "RUNNER_QUANT", "check", "check_clash", "check_runner", "checkpoint_method",
-           "flag_known", "resolved_flag"]
+           "flag_known", "resolved_flag", "verified_quant"]

@@ -1,0 +1,155 @@
+"""SGLang 0.5.23's per-model-class overrides of `--quantization` (and the MoE runner they
+pick on the way), restated as data so graphfit knows the flag SGLang's later checks see.
+
+Each class that a line may name falls in one of four kinds (`KIND`):
+
+* `sm100_copy` -- on SM100, without `--quantization` (and not `--quantization unquant`,
+  serving_hook.py:692-703), copy the checkpoint's parsed method into the flag: the Qwen3-MoE
+  family (arg_groups/model_overrides/qwen3_moe.py:30-50) and GLM-4 MoE (glm4_moe.py:15-33).
+* `deepseek_sm100_copy` -- the same copy, by the post-process pass
+  `_deepseek_moe_quant_resolution` (arg_groups/overrides.py:763-797) for
+  `_DEEPSEEK_FAMILY_ARCHS` (:745-760), DeepSeek V3 / V3.2 and GLM MoE DSA among them. One
+  exception: DeepseekV3ForCausalLM with no `quant_method` reads the safetensors headers and
+  becomes fp8 when they hold FP8 expert weights (:786-797); graphfit reads no weights, so
+  that line's flag is unknown.
+* `modelopt_any_gpu` -- Nemotron-H (model_overrides/nemotron_h.py:17-22): on any GPU, when
+  the ModelConfig's verified quantization is a ModelOpt one, the flag becomes it
+  (nemotron_h.py:31-55; a plain `modelopt` is named by its quant_algo there). It does not look
+  at `_quantization_explicitly_unset`, so `--quantization unquant` on a ModelOpt checkpoint
+  is left unknown here (whether the ModelConfig it reads saw the opt-out is not restated).
+* `keeps` -- no override sets `--quantization`: Qwen2-MoE, DeepSeek-V2 (not in the DeepSeek
+  family list), DeepSeek-V4 (deepseek_v4.py:18-88 sets attention, page size and the runner),
+  Beam (beam.py:20-45: the runner only), Kimi K3 (kimi_k3.py:51-190: attention and the runner)
+  and Kimi K3 Linear (no override registered).
+
+The MoE runner the overrides pick for `--moe-runner-backend auto` is restated in
+`RUNNER_EFFECTS` (prose data, each with file:line); `nemotron_h_megamoe_runner` applies the
+one that decides a start-up refusal under flashinfer_megamoe (moe_hook.py:328-334).
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from graphfit.planner.core.errors import ConfigError
+
+Kind = Literal["sm100_copy", "deepseek_sm100_copy", "modelopt_any_gpu", "keeps"]
+
+_QWEN3 = ("Qwen3MoeForCausalLM", "Qwen3VLMoeForConditionalGeneration", "Qwen3NextForCausalLM",
+          "Qwen3_5MoeForConditionalGeneration", "InternS2PreviewForConditionalGeneration",
+          "Qwen3_5ForConditionalGeneration", "Qwen4ExpForConditionalGeneration")
+# overrides.py:745-760 (kept in sync there with deepseek_v2.py:37-50)
+DEEPSEEK_FAMILY = ("DeepseekV3ForCausalLM", "DeepseekV32ForCausalLM",
+                   "KimiK25ForConditionalGeneration", "MistralLarge3ForCausalLM",
+                   "PixtralForConditionalGeneration", "GlmMoeDsaForCausalLM",
+                   "Glm5NextForConditionalGeneration", "HYV4ForCausalLM",
+                   "HYV4ForCausalLMNextN", "LongcatFlashForCausalLM",
+                   "LongcatFlashForCausalLMNextN", "Dots3NoteForCausalLM")
+NEMOTRON_H = ("NemotronHForCausalLM", "NemotronHPuzzleForCausalLM",
+              "NemotronH_Omni_Reasoning_V3")  # nemotron_h.py:17-21
+KEEPS = ("Qwen2MoeForCausalLM", "DeepseekV2ForCausalLM", "DeepseekV4ForCausalLM",
+         "BeamForCausalLM", "KimiK3ForConditionalGeneration", "KimiK3LinearForCausalLM")
+
+KIND: dict[str, Kind] = {
+    **dict.fromkeys(_QWEN3, "sm100_copy"), "Glm4MoeForCausalLM": "sm100_copy",
+    **dict.fromkeys(DEEPSEEK_FAMILY, "deepseek_sm100_copy"),
+    **dict.fromkeys(NEMOTRON_H, "modelopt_any_gpu"),
+    **dict.fromkeys(KEEPS, "keeps"),
+}
+CITE: dict[Kind, str] = {
+    "sm100_copy": "model_overrides/qwen3_moe.py:38-50, glm4_moe.py:15-33",
+    "deepseek_sm100_copy": "arg_groups/overrides.py:763-797",
+    "modelopt_any_gpu": "model_overrides/nemotron_h.py:31-55",
+    "keeps": "no override sets it (model_overrides/deepseek_v4.py, beam.py, kimi_k3.py)",
+}
+# the ModelConfig quantizations Nemotron-H copies (nemotron_h.py:31-36)
+MODELOPT = ("modelopt", "modelopt_fp8", "modelopt_fp4", "modelopt_mixed")
+# what each class's override does to --moe-runner-backend auto (data; file:line each)
+RUNNER_EFFECTS: dict[str, str] = {
+    "sm100_copy": "SM100, a2a none, quantization fp8/modelopt_fp4/modelopt_mixed/None -> "
+                  "flashinfer_trtllm; modelopt_mixed W4A16 experts -> marlin "
+                  "(qwen3_moe.py:51-89, glm4_moe.py:34-41)",
+    "deepseek_sm100_copy": "SM100, a2a none, not LongCat, quantization fp8/modelopt_fp8/"
+                           "modelopt_fp4/modelopt_mixed/None or Kimi int4 -> "
+                           "flashinfer_trtllm (overrides.py:798-812); HYV4 MXFP8 with JIT "
+                           "DeepGEMM -> deep_gemm (deepseek_v2.py:80-97)",
+    "modelopt_any_gpu": "W4A16 experts -> marlin (a2a none only, else ValueError); EPLB on "
+                        "SM100 a2a none -> flashinfer_trtllm_routed; ModelOpt or no "
+                        "quantization: SM100 a2a none -> flashinfer_trtllm, FP4 on SM80-90 -> "
+                        "marlin, else flashinfer_cutlass (nemotron_h.py:65-121)",
+    "DeepseekV4ForCausalLM": "hybrid NVFP4 MoE metadata -> flashinfer_trtllm_routed (any "
+                             "a2a); MXFP4 routed experts, a2a none, SM90/100/120 -> "
+                             "flashinfer_mxfp4 (deepseek_v4.py:66-88)",
+    "BeamForCausalLM": "modelopt_fp4/NVFP4, SM100, a2a none -> flashinfer_trtllm "
+                       "(beam.py:32-44)",
+    "KimiK3ForConditionalGeneration": "MXFP4-pack checkpoint on SM100/103/107 -> "
+                                      "flashinfer_mxfp4 (kimi_k3.py:172-190)",
+}
+
+
+def kind(arch: str | None) -> Kind | None:
+    """The class's override kind; None: a class graphfit has not restated."""
+    return KIND.get(arch) if arch is not None else None
+
+
+def flag_after_overrides(arch: str | None, flag: str | None, unquant: bool,
+                         model_quant: str | None, method: str | None,
+                         sm100: bool | None) -> tuple[bool, str | None]:
+    """(known, server_args.quantization after the class's override).
+
+    `flag`: the given flag (None without one or with unquant); `unquant`: `--quantization
+    unquant` was given; `model_quant`: the ModelConfig's verified quantization (what
+    sglang_quantization.check_clash returns); `method`: the checkpoint's parsed method."""
+    k = kind(arch)
+    if k == "modelopt_any_gpu":
+        if model_quant in MODELOPT:
+            return (not unquant, model_quant)  # nemotron_h.py:31-55
+        return True, flag
+    if flag is not None or unquant or (method is None and arch != "DeepseekV3ForCausalLM"):
+        return True, flag  # given, opted out, or nothing to copy
+    if sm100 is None:
+        return k == "keeps", None  # the copy needs SM100: unknown unless the class keeps
+    if not sm100 or k == "keeps":
+        return True, None
+    if k in ("sm100_copy", "deepseek_sm100_copy") and method is not None:
+        return True, method
+    # DeepseekV3ForCausalLM without quant_method reads its weights' headers
+    # (overrides.py:786-797), or a class graphfit has not restated
+    return False, None
+
+
+def nemotron_h_megamoe_runner(arch: str | None, runner: str, model_quant: str | None
+                              ) -> None:
+    """Nemotron-H's override turns `--moe-runner-backend auto` into flashinfer_cutlass or
+    marlin whenever the a2a backend is not none and the ModelConfig's quantization is a
+    ModelOpt one or none (nemotron_h.py:99-121; W4A16 experts raise first, :74-76), so
+    flashinfer_megamoe's runner assert fails (moe_hook.py:328-334)."""
+    if kind(arch) != "modelopt_any_gpu" or runner != "auto":
+        return
+    if model_quant is None or model_quant in MODELOPT:
+        raise ConfigError(
+            f"flashinfer_megamoe: {arch}'s override makes the auto MoE runner "
+            f"flashinfer_cutlass/marlin (nemotron_h.py:99-121): SGLang asserts "
+            f"(moe_hook.py:328-334); name flashinfer_megamoe")
+
+
+def deepseek_v4_megamoe_runner(arch: str | None, runner: str, quant_algo: str | None,
+                               fp4: bool | None) -> None:
+    """DeepSeek-V4's override turns `--moe-runner-backend auto` into flashinfer_trtllm_routed
+    for a checkpoint with hybrid NVFP4 MoE metadata, whatever the a2a backend
+    (deepseek_v4.py:66-74), so flashinfer_megamoe's runner assert fails (moe_hook.py:
+    328-334); MXFP4 routed experts change the runner only without an a2a backend (:75-88).
+    graphfit's moe_fp4_checkpoint holds either: with quant_algo MIXED_PRECISION (the hybrid
+    metadata's, model_config.py:779-784) it cannot tell them apart."""
+    if arch != "DeepseekV4ForCausalLM" or runner != "auto" or fp4 is not True:
+        return
+    if str(quant_algo or "").upper() == "MIXED_PRECISION":
+        raise ConfigError(
+            "flashinfer_megamoe: DeepSeek-V4 on hybrid NVFP4 metadata makes the auto MoE runner "
+            "flashinfer_trtllm_routed (deepseek_v4.py:66-74; moe_hook.py:328-334): not "
+            "modelled; name flashinfer_megamoe")
+
+
+__all__ = ["CITE", "DEEPSEEK_FAMILY", "KEEPS", "KIND", "MODELOPT", "NEMOTRON_H",
+           "RUNNER_EFFECTS", "deepseek_v4_megamoe_runner", "flag_after_overrides", "kind",
+           "nemotron_h_megamoe_runner"]
