@@ -379,11 +379,11 @@ CONFIG_FLAGS: list[ConfigFlag] = [
                expand=_draft_backend, panel=SGLANG_PANEL),
     ConfigFlag("decode_attention_backend", "--decode-attention-backend", str,
                "SGLang: the target's decode attention backend (aiter pads seq_lens with "
-               "speculative_num_draft_tokens). Default: not known (a fill of 1).",
+               "the draft tokens).",
                expand=_runner_backend("decode_attention_backend"), panel=SGLANG_PANEL),
     ConfigFlag("draft_attention_backend", "--draft-attention-backend", str,
-               "SGLang: --speculative-draft-attention-backend (the EAGLE draft-decode "
-               "runner's backend; else the decode one).",
+               "SGLang: the EAGLE draft runner's attention backend (else the decode "
+               "one).",
                expand=_runner_backend("draft_attention_backend"), panel=SGLANG_PANEL),
     ConfigFlag("enable_dp_attention", "--enable-dp-attention", bool,
                "SGLang (deprecated): use --attn-dp-size.",

@@ -53,6 +53,9 @@ LINES: list[tuple[tuple[str, ...], dict[str, int]]] = [
      {"target": 4, "draft": 4, "draft_extend": 4}),
     (_eagle(3, 1, 4, *AITER, "--enable-multi-layer-eagle"),
      {"target": 4, "mtp_draft_extend": 4}),
+    (("--max-running-requests", "33", "--speculative-algorithm", "FROZEN_KV_MTP",
+      "--speculative-num-steps", "3", "--speculative-eagle-topk", "1",
+      "--speculative-num-draft-tokens", "4", *AITER), {"frozen_drafter": 4}),
 ]
 IDS = [f"line{i}" for i in range(len(LINES))]
 

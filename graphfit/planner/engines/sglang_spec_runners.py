@@ -37,7 +37,7 @@ from graphfit.planner.core.buffers import (
 from graphfit.planner.core.enums import SpecMethod
 from graphfit.planner.core.settings import EngineSettings
 from graphfit.planner.engines.batch import graph_input
-from graphfit.planner.engines.sglang_seq_len_fill import backend_fill
+from graphfit.planner.engines.sglang_seq_len_fill import backend_fill, draft_decode_fill
 
 RUNNER = "mtp_draft_extend"
 SRC = "multi_layer_eagle_draft_extend_cuda_graph_runner.py"
@@ -175,7 +175,10 @@ def frozen_buffers(config: EngineSettings, topk: int, max_bs: int, *, gathered: 
     (`frozen_hidden_size`).
     """
     rows = max_bs * topk
-    seq_fill = FillPolicy(FillKind.SENTINEL, 1)  # the backend's seq_len fill value (:133-135)
+    # the draft backend's seq_len fill value (:133-135): with topk 1 the draft model runner's
+    # own backend (frozen_kv_mtp_worker_v2.py:259-261: the draft flag, else the decode one),
+    # else triton / trtllm_mha (:263-271), both 1
+    seq_fill = FillPolicy(FillKind.SENTINEL, draft_decode_fill(config) if topk == 1 else 1)
     inputs = f"{FROZEN_SRC}:428-430 copies the real rows only"
     specs = [
         graph_input(FROZEN_RUNNER, "req_pool_indices", "int64", Axis.TOKENS, rows, ZERO,
