@@ -128,3 +128,18 @@ def test_planted_slip_is_caught(monkeypatch: pytest.MonkeyPatch) -> None:
     runners = _sglang(argv)
     plan = _graphfit(argv)
     assert any(_fill(plan, n) != r.seq_len_fill_value for n, r in runners.items())
+
+
+@pytest.mark.parametrize(("argv", "expected"), LINES[1:6], ids=IDS[1:6])
+def test_live_server_args_fills(argv: tuple[str, ...], expected: dict[str, int]) -> None:
+    """The live path (`EngineConfig.from_sglang` on SGLang's own resolved ServerArgs, what
+    graphfit.integrations.sglang reads) plans the same fills."""
+    from graphfit.planner.config import EngineConfig
+    from graphfit.planner.plan import plan
+
+    r = so.resolve(argv)
+    assert isinstance(r, so.Resolved), r
+    runners = so.runners(r)
+    ours = plan(EngineConfig.from_sglang(r.record))
+    for name, run in runners.items():
+        assert _fill(ours, name) == run.seq_len_fill_value, name
