@@ -61,6 +61,7 @@ IDS = [f"line{i}" for i in range(len(LINES))]
 
 
 def _sglang(argv: tuple[str, ...], gpu: str | None = None) -> dict[str, so.Runner]:
+    so.oracle()  # SGLang's sources on the path before the platform override is imported
     with mo._platform(gpu or ""):
         r = so.resolve(argv)
         assert isinstance(r, so.Resolved), r
@@ -108,10 +109,14 @@ def test_translated_buffers_and_fills(argv: tuple[str, ...], expected: dict[str,
     assert not found, found
 
 
-def test_rocm_platform_named_aiter() -> None:
-    """The same comparison under SGLang's own ROCm platform override (MI300X)."""
+def test_rocm_platform_named_aiter(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The same comparison under SGLang's own ROCm platform override (MI300X), in a fresh
+    process's environment (another oracle line's --mm-feature-transport writes
+    SGLANG_USE_CUDA_IPC_TRANSPORT, serving_hook.py:940-942, which ROCm refuses, :911-913)."""
+    monkeypatch.delenv("SGLANG_USE_CUDA_IPC_TRANSPORT", raising=False)
     argv = _eagle(3, 1, 4, *AITER)
-    runners = _sglang(argv, "MI300X")
+    with mo._restored_environ():
+        runners = _sglang(argv, "MI300X")
     plan = _graphfit(argv)
     assert {n: r.seq_len_fill_value for n, r in runners.items()} == {
         "target": 4, "draft": 4, "draft_extend": 4}
