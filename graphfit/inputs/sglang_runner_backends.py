@@ -9,16 +9,22 @@ speculative_num_draft_tokens, layers/attention/aiter_backend.py:370, 3416-3417).
   runner takes as its own (`resolve_draft_attention_backend`, model_executor/model_runner.py:
   306-320) and the draft backend factory prefers (speculative/draft_utils.py:45, 55-61).
 
-The draft-extend backend is `mtp_draft_backend` (graphfit.inputs.sglang_mtp_backend). A line
-naming none keeps None: SGLang's own default by GPU and model is not restated here.
+The draft-extend backend is `mtp_draft_backend` (graphfit.inputs.sglang_mtp_backend). A
+speculative line naming no attention backend at all gets SGLang's default base backend by GPU
+and model (`settle`, graphfit.inputs.sglang_draft_default.default_target_backend: aiter on
+ROCm, attention_hook.py) for the target, the draft-decode and the draft-extend runners;
+where graphfit does not restate it the fill stays 1, with a note.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import replace
+from types import MappingProxyType
 from typing import Any
 
-from graphfit.inputs.settings import COMMAND_LINE, Setting
+from graphfit.inputs.settings import COMMAND_LINE, Resolved, Setting
+from graphfit.planner.engines.sglang_mtp_graphs import BACKEND_KEYS
 
 
 def line_settings(values: Mapping[str, Any]) -> list[Setting]:
@@ -36,3 +42,26 @@ def line_settings(values: Mapping[str, Any]) -> list[Setting]:
                            f"--speculative-draft-attention-backend {draft} "
                            f"(draft_utils.py:45, 55-61)", COMMAND_LINE))
     return out
+
+
+def settle(line: Mapping[str, Any], resolved: Resolved, gpu_given: object) -> Resolved:
+    """A speculative line naming no attention backend: SGLang's default base backend
+    (module docstring) as the target's decode backend and, where nothing set it yet, the
+    draft-extend one (`attention_backends_of` falls back to it for every phase,
+    model_override_base.py:138-152; draft_utils.py:47-66)."""
+    from graphfit.inputs.sglang_draft_default import default_target_backend, multi_layer_line
+
+    values = resolved.values
+    if (not line.get("speculative_algorithm") or any(line.get(k) for k in BACKEND_KEYS)
+            or "decode_attention_backend" in values):
+        return resolved
+    name = default_target_backend(line, gpu_given)
+    if name is None:
+        return resolved
+    said = f"SGLang's default attention backend for this GPU and model: {name}"
+    new = {"decode_attention_backend": name}
+    if "mtp_draft_backend" not in values and not multi_layer_line(values):
+        # (multi-layer EAGLE's is sglang_draft_default's, which may keep the per-step bound)
+        new["mtp_draft_backend"] = name
+    return replace(resolved, values=MappingProxyType({**values, **new}),
+                   origins=MappingProxyType({**resolved.origins, **dict.fromkeys(new, said)}))

@@ -148,3 +148,36 @@ def test_live_server_args_fills(argv: tuple[str, ...], expected: dict[str, int])
     ours = plan(EngineConfig.from_sglang(r.record))
     for name, run in runners.items():
         assert _fill(ours, name) == run.seq_len_fill_value, name
+
+
+@pytest.mark.parametrize("gpu", ["MI300X", "H100", "A100"])
+@pytest.mark.parametrize("extra", [(), ("--enable-multi-layer-eagle",),
+                                   ("--speculative-eagle-topk", "2")])
+def test_default_backend_fills(gpu: str, extra: tuple[str, ...],
+                               monkeypatch: pytest.MonkeyPatch) -> None:
+    """A line naming no attention backend: SGLang picks its default by GPU and model (aiter
+    on ROCm, under its own `override_platform`); graphfit, told the GPU, plans the same fill
+    for every runner SGLang builds."""
+    from graphfit.cli.options import build_config
+    from graphfit.inputs.gpus import GPU_MEMORY_GB
+    from graphfit.planner.plan import plan
+
+    monkeypatch.delenv("SGLANG_USE_CUDA_IPC_TRANSPORT", raising=False)
+    argv = _eagle(3, 1, 4)
+    if extra[:1] == ("--speculative-eagle-topk",):
+        argv = _eagle(3, 2, 6)
+    elif extra:
+        argv = (*argv, *extra)
+    model = str(so.oracle().model_dir)
+    with mo._restored_environ(), mo._platform(gpu):
+        r = so.resolve(argv, gpu_mem_gb=GPU_MEMORY_GB[gpu], model=model,
+                       capability=mo.CAPABILITIES.get(gpu, (9, 4)))
+        assert isinstance(r, so.Resolved), r
+        runners = so.runners(r)
+    config = build_config({"gpu_memory_gb": gpu}, environ={}, pasted=[
+        "python", "-m", "sglang.launch_server", "--model-path", model, *argv])
+    ours = plan(config)
+    if gpu == "MI300X":
+        assert runners["target"].seq_len_fill_value > 1  # aiter: the draft tokens
+    for name, run in runners.items():
+        assert _fill(ours, name) == run.seq_len_fill_value, (name, r.attention_backend)
