@@ -175,6 +175,19 @@ def _draft_backend(origin: str, value: Any) -> tuple[list[Setting], list[str]]:
             Setting("engine", Engine.SGLANG, origin)], []
 
 
+def _runner_backend(field: str) -> Callable[[str, Any], tuple[list[Setting], list[str]]]:
+    """`--decode-attention-backend` / `--draft-attention-backend`: the backend whose
+    seq_lens fill pads the target / draft-decode runner (graphfit.planner.engines.
+    sglang_seq_len_fill), on graphfit's own flag line."""
+    def expand(origin: str, value: Any) -> tuple[list[Setting], list[str]]:
+        from graphfit.inputs.settings import Setting
+        from graphfit.planner.engines.sglang_mtp_graphs import backend_name
+
+        return [Setting(field, backend_name(field, value), origin),
+                Setting("engine", Engine.SGLANG, origin)], []
+    return expand
+
+
 def _true_false(value: Any) -> bool:
     from graphfit.inputs.values import as_bool
 
@@ -364,6 +377,14 @@ CONFIG_FLAGS: list[ConfigFlag] = [
                "draft-extend graph per size, others one per step). Default: SGLang's own "
                "for the GPU --gpu-memory-gb names and --model-path.",
                expand=_draft_backend, panel=SGLANG_PANEL),
+    ConfigFlag("decode_attention_backend", "--decode-attention-backend", str,
+               "SGLang: the target's decode attention backend (aiter pads seq_lens with "
+               "the draft tokens).",
+               expand=_runner_backend("decode_attention_backend"), panel=SGLANG_PANEL),
+    ConfigFlag("draft_attention_backend", "--draft-attention-backend", str,
+               "SGLang: the EAGLE draft runner's attention backend (else the decode "
+               "one).",
+               expand=_runner_backend("draft_attention_backend"), panel=SGLANG_PANEL),
     ConfigFlag("enable_dp_attention", "--enable-dp-attention", bool,
                "SGLang (deprecated): use --attn-dp-size.",
                expand=_sglang("enable_dp_attention"), switch=True, panel=SGLANG_PANEL),

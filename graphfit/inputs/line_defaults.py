@@ -19,7 +19,13 @@ from dataclasses import replace
 from types import MappingProxyType
 from typing import Any
 
-from graphfit.inputs import sglang_draft_default, sglang_rules, sglang_uno, vllm_defaults
+from graphfit.inputs import (
+    sglang_draft_default,
+    sglang_rules,
+    sglang_runner_backends,
+    sglang_uno,
+    vllm_defaults,
+)
 from graphfit.inputs.commandline import PastedLine
 from graphfit.inputs.gpus import gpu_name
 from graphfit.inputs.settings import Resolved
@@ -122,6 +128,8 @@ def settle(line: PastedLine, resolved: Resolved, gpu_given: object,
     if line.engine is Engine.SGLANG:
         # multi-layer EAGLE's draft backend: SGLang's default by GPU and model
         resolved = sglang_draft_default.settle(line.values, resolved, gpu_given)
+        # the runners' seq_lens fills: SGLang's default backend (aiter on ROCm)
+        resolved = sglang_runner_backends.settle(line.values, resolved, gpu_given)
         # UNO naming no backend: SGLang's default must be FA3 (graphfit.inputs.sglang_uno)
         resolved = sglang_uno.settle(line.values, resolved, gpu_given)
         return settle_sglang(line, resolved)

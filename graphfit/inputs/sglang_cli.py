@@ -29,6 +29,7 @@ from graphfit.inputs import (
     sglang_model_impl,
     sglang_mtp_backend,
     sglang_rules,
+    sglang_runner_backends,
     sglang_uno,
     sglang_uno_moe,
 )
@@ -167,6 +168,7 @@ def finish(values: Mapping[str, Any], settings: list[Setting]
     notes += sglang_model_impl.multimodal_switches(values)
     a2a, a2a_notes = sglang_a2a.graphs_off(values)
     a2a += sglang_mtp_backend.line_settings(values)  # multi-layer EAGLE's draft backend
+    a2a += sglang_runner_backends.line_settings(values)  # the runners' seq_lens fills
     return (settings + sglang_args.deprecated_dp_attention(values) + roles + a2a,
             notes + a2a_notes)
 

@@ -195,6 +195,17 @@ def default_base_backend(line: Mapping[str, Any], gpu_given: object,
     return default_attention_backend(inputs), hybrid
 
 
+def default_target_backend(line: Mapping[str, Any], gpu_given: object) -> str | None:
+    """SGLang's base attention backend for a line naming none, where graphfit restates it
+    (a named GPU, a local config.json, an architecture without a model override of its own,
+    graphfit.planner.engines.sglang_arch_overrides); None otherwise. It is the target's
+    decode backend when no split flag names one (model_override_base.py:138-152)."""
+    _, _, inputs = _default_inputs(line, gpu_given, LINE_HINT)
+    if inputs is None or inputs.architecture in RESTATED:
+        return None
+    return default_attention_backend(inputs).name
+
+
 def _default_inputs(line: Mapping[str, Any], gpu_given: object, hint: str
                     ) -> tuple[DefaultBackend, bool, AttentionDefaultInputs | None]:
     """(a reason when an input is missing, whether the KV pool is hybrid, SGLang's default's
@@ -272,6 +283,11 @@ def _forced(line: Mapping[str, Any], resolved: Resolved) -> Resolved:
     return replace(resolved, values=MappingProxyType({**resolved.values, FIELD: name}),
                    origins=MappingProxyType({**resolved.origins, FIELD: said}),
                    notes=(*resolved.notes, f"multi-layer EAGLE draft backend {name}: {said}"))
+
+
+def multi_layer_line(values: Mapping[str, Any]) -> bool:
+    """Whether the line runs multi-layer EAGLE (`_multi_layer`)."""
+    return _multi_layer(values)
 
 
 def _multi_layer(values: Mapping[str, Any]) -> bool:

@@ -356,7 +356,9 @@ class EngineConfig:
             flashinfer_dispatch_tokens_per_rank: int | None = None,
             moe_fp4_checkpoint: bool | None = False, megamoe_combine_dtype: str = "bf16",
             megamoe_fc2_reduce: bool = False, nvfp4_w4a16: bool = False,
-            checkpoint_quant_method: str | None = None) -> None: ...
+            checkpoint_quant_method: str | None = None,
+            decode_attention_backend: str | None = None,
+            draft_attention_backend: str | None = None) -> None: ...
 
     def __post_init__(self) -> None:
         set_ = object.__setattr__
@@ -888,6 +890,16 @@ class EngineConfig:
     def checkpoint_quant_method(self) -> str | None:
         """SglangOptions.checkpoint_quant_method."""
         return cast("str | None", self._option("checkpoint_quant_method"))
+
+    @property
+    def decode_attention_backend(self) -> str | None:
+        """SglangOptions.decode_attention_backend."""
+        return cast("str | None", self._option("decode_attention_backend"))
+
+    @property
+    def draft_attention_backend(self) -> str | None:
+        """SglangOptions.draft_attention_backend."""
+        return cast("str | None", self._option("draft_attention_backend"))
 
     @property
     def moe_runner_backend(self) -> str:

@@ -237,7 +237,32 @@ def translated_argv(answer: SglangAnswer) -> tuple[str, ...]:
         argv.append("--enable-two-batch-overlap")
     if r.enable_multi_layer_eagle:
         argv.append("--enable-multi-layer-eagle")
-    return tuple(argv)
+    return tuple(argv) + backend_argv(r)
+
+
+def backend_argv(r: so.Resolved) -> tuple[str, ...]:
+    """The resolved attention backends whose seq_lens fills pad the runners
+    (graphfit.planner.engines.sglang_seq_len_fill), spelled with graphfit's flags: the
+    target's decode backend, the draft runner's own, and the draft-extend backend
+    (`attention_backends_of`, model_override_base.py:138-152; draft_utils.py:47-66,
+    145-149)."""
+    record = r.record
+    base = r.attention_backend
+    decode = r.decode_attention_backend or base
+    draft = getattr(record, "speculative_draft_attention_backend", None)
+    out: list[str] = []
+    if decode:
+        out += ["--decode-attention-backend", decode]
+    if not r.speculative_algorithm:
+        return tuple(out)
+    if draft:
+        out += ["--draft-attention-backend", draft]
+    mode = getattr(record, "speculative_attention_mode", None)
+    extend = draft or (decode if mode == "decode"
+                       else getattr(record, "prefill_attention_backend", None) or base)
+    if extend:
+        out += ["--mtp-draft-backend", extend]
+    return tuple(out)
 
 
 def _json_decode(r: so.Resolved) -> dict[str, Any]:

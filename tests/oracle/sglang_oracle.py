@@ -250,18 +250,51 @@ class _AttnBackendStub:
 
 
 def _seq_len_fill_value(backend: str | None) -> int:
-    """The resolved decode backend's `get_cuda_graph_seq_len_fill_value()`."""
+    """The named backend's `get_cuda_graph_seq_len_fill_value()`, from SGLang's own class.
+    aiter's answers its `num_draft_tokens`, which its constructor sets from the published
+    `speculative_num_draft_tokens` (aiter_backend.py:370, 3416-3417); that constructor needs
+    an AMD device, so the one attribute is set on a bare instance here."""
     classes = {
         "flashinfer": ("sglang.srt.layers.attention.flashinfer_backend",
                        "FlashInferAttnBackend"),
         "fa3": ("sglang.srt.layers.attention.flashattention_backend", "FlashAttentionBackend"),
         "triton": ("sglang.srt.layers.attention.triton_backend", "TritonAttnBackend"),
+        "aiter": ("sglang.srt.layers.attention.aiter_backend", "AiterAttnBackend"),
     }
     module_name, cls_name = classes.get(backend or "", classes["triton"])
     import importlib
 
     cls = getattr(importlib.import_module(module_name), cls_name)
-    return int(cls.get_cuda_graph_seq_len_fill_value(object.__new__(cls)))
+    bare = object.__new__(cls)
+    if backend == "aiter":
+        from sglang.srt.runtime_context import get_spec
+
+        bare.num_draft_tokens = get_spec().speculative_num_draft_tokens  # :370
+    return int(cls.get_cuda_graph_seq_len_fill_value(bare))
+
+
+def _draft_fills() -> tuple[int, int]:
+    """(draft-decode, draft-extend) fills of the single-layer EAGLE draft backends, named as
+    SGLang's `DraftBackendFactory._create_backend` names them (speculative/draft_utils.py:
+    47-66, 145-149): the draft runner's own backend (`--speculative-draft-attention-backend`,
+    model_runner.py:306-320), else the split decode / prefill backend (the decode one for
+    draft-extend under `--speculative-attention-mode decode`)."""
+    from sglang.srt.runtime_context import attention_backends, get_spec
+
+    prefill, decode = attention_backends()
+    draft = get_spec().speculative_draft_attention_backend
+    extend = decode if get_spec().speculative_attention_mode == "decode" else prefill
+    return _seq_len_fill_value(draft or decode), _seq_len_fill_value(draft or extend)
+
+
+def _draft_worker_fill() -> int:
+    """A DFLASH / DSPARK draft model runner's fill: its backend is SGLang's own
+    `resolve_draft_worker_attention_backend` (draft_worker_common.py:32-63)."""
+    from sglang.srt.speculative.draft_worker_common import (
+        resolve_draft_worker_attention_backend,
+    )
+
+    return _seq_len_fill_value(resolve_draft_worker_attention_backend())
 
 
 def _model_runner_stub(r: Resolved, pool_size: int, fill_value: int, device: str,
@@ -417,18 +450,23 @@ def _runners(r: Resolved, token_capacity: int, hidden_size: int, vocab_size: int
 
     algo = mr.spec_algorithm
     if algo.is_dflash():
-        out["dflash_draft"] = _dflash_runner(r, pool, fill, device, hidden_size, vocab_size)
+        out["dflash_draft"] = _dflash_runner(r, pool, _draft_worker_fill(), device,
+                                             hidden_size, vocab_size)
         return out
     if algo.is_dspark():  # tests/oracle/sglang_dspark_oracle.py
         from tests.oracle.sglang_dspark_oracle import dspark_runner
 
-        out["dspark_draft"] = dspark_runner(r, pool, fill, device, hidden_size, vocab_size)
+        out["dspark_draft"] = dspark_runner(r, pool, _draft_worker_fill(), device,
+                                            hidden_size, vocab_size)
         return out
     if algo.is_eagle() or algo.is_standalone():
         from sglang.srt.runtime_context import get_spec
 
         # the draft runners take torch.get_device_module(device): "cpu", not "meta"
-        dmr = _model_runner_stub(r, pool, fill, "cpu", hidden_size, vocab_size, draft=True)
+        draft_fill, extend_fill = _draft_fills()
+        dmr = _model_runner_stub(r, pool, draft_fill, "cpu", hidden_size, vocab_size,
+                                 draft=True)
+        dmr.draft_extend_stub = _AttnBackendStub(extend_fill)
         steps = get_spec().speculative_num_steps
         # the EAGLE-family and frozen draft graphs are captured under the draft's all-to-all
         # backend (eagle_worker_v2.py:286-296, frozen_kv_mtp_worker_v2.py:222-230)
@@ -758,7 +796,8 @@ def _no_capture(cls: type) -> type:
 def _draft_worker(mr: Any, algo: Any) -> Any:
     backend = mr.draft_attn_backend
     return types.SimpleNamespace(
-        draft_runner=mr, draft_extend_attn_backend=backend, speculative_algorithm=algo,
+        draft_runner=mr, draft_extend_attn_backend=getattr(mr, "draft_extend_stub", backend),
+        speculative_algorithm=algo,
         seed_dsa_topk_from_draft_extend=False, dsa_seed_topk_width=None, hot_token_id=None)
 
 
@@ -833,7 +872,8 @@ def _mtp_worker(dmr: Any, steps: int) -> Any:
     dense model's request pool is not hybrid, multi_layer_eagle_worker_v2.py:245-262)."""
     from sglang.srt.runtime_context import get_spec
 
-    backends = [_MtpBackendStub(dmr.attn_backend.get_cuda_graph_seq_len_fill_value())
+    stub = getattr(dmr, "draft_extend_stub", dmr.attn_backend)
+    backends = [_MtpBackendStub(stub.get_cuda_graph_seq_len_fill_value())
                 for _ in range(steps)]
     return types.SimpleNamespace(
         device=dmr.device, gpu_id=0, speculative_num_steps=steps,

@@ -88,6 +88,11 @@ from graphfit.planner.engines.sglang_reserve import (
     reserve_unfit,
     vlm_adjusted,
 )
+from graphfit.planner.engines.sglang_seq_len_fill import (
+    draft_decode_fill,
+    draft_extend_fill,
+    target_fill,
+)
 from graphfit.planner.engines.sglang_shared import share_like_sglang
 from graphfit.planner.engines.sglang_spec_runners import (
     FROZEN_RUNNER,
@@ -102,6 +107,7 @@ from graphfit.planner.engines.sglang_spec_runners import (
 )
 from graphfit.planner.engines.sglang_tbo import tbo_split_buffer
 from graphfit.planner.engines.sglang_uno import TARGET as UNO_TARGET
+from graphfit.planner.engines.sglang_uno import TREE_DRAFT as UNO_TREE_DRAFT
 from graphfit.planner.engines.sglang_uno import planned_runners as uno_planned_runners
 from graphfit.planner.engines.sglang_uno import resolve_config as resolve_uno_config
 from graphfit.planner.engines.sglang_uno import target_graphs as uno_target_graphs
@@ -110,6 +116,9 @@ from graphfit.planner.engines.sglang_uno import uno
 RELEASE = "0.5.23"
 VERSION = f"SGLang {RELEASE}"
 SEQ_LEN_FILL = FillPolicy(FillKind.SENTINEL, 1)  # FlashInfer / FA3 / Triton backends' fill
+# DecodeCudaGraphRunners built on the target model runner (UNO's tree draft runs the target
+# model with its LoRA draft adapter): the target's decode backend pads their seq_lens
+ON_TARGET = frozenset({"target", UNO_TREE_DRAFT})
 MROPE_SECTIONS = 3  # mrope_positions is [3, tokens] whatever the model (buffers.py:158)
 EAGLE3_AUX_LAYERS = 3  # draft-extend hidden states: 3 target layers (eagle_utils.py:270-276)
 SPEC_MAX_RUNNING_REQUESTS = 48  # speculative_hook.py:1087-1092 (EAGLE family), :1298 (NGRAM)
@@ -300,10 +309,15 @@ def target_buffers(config: EngineSettings, width: int, max_bs: int, *, runner: s
     """The DecodeCudaGraphRunner's buffers; `runner`/`hidden`: the same runner class built
     on a draft model runner (DFLASH's draft, graphfit.planner.engines.sglang_dflash)."""
     tokens = max_bs * width
-    specs = _slots(runner, tokens, max_bs)
+    # the model runner's backend fill (graphfit.planner.engines.sglang_seq_len_fill): the
+    # target's decode backend; a DFLASH / DSPARK draft model runner's backend is one of
+    # DRAFT_ATTENTION_BACKEND_CHOICES (aiter falls back to triton,
+    # speculative/draft_worker_common.py:32-63, arg_groups/choices.py:103-111), all fill 1
+    fill = target_fill(config) if runner in ON_TARGET else int(SEQ_LEN_FILL.value)
+    specs = _slots(runner, tokens, max_bs, seq_fill=FillPolicy(FillKind.SENTINEL, fill))
     # custom_mask: ((max_bs * seq_len_fill + max_num_token) * width,) bool, ones
     # (buffers.py:171-174), i.e. (fill + width) * width entries per request row
-    mask_per_request = (int(SEQ_LEN_FILL.value) + width) * width
+    mask_per_request = (fill + width) * width
     specs += [
         graph_input(runner, "input_embeds", config.dtype, Axis.TOKENS, tokens, KEEP,
                     trailing=(hidden or config.hidden_size,), why="allocated for every model"),
@@ -324,7 +338,8 @@ def target_buffers(config: EngineSettings, width: int, max_bs: int, *, runner: s
 
 def draft_buffers(config: EngineSettings, topk: int, steps: int, max_bs: int
                   ) -> tuple[BufferSpec, ...]:
-    specs = _slots("drafter", max_bs * topk, max_bs, steps=steps, mrope_fill=KEEP)
+    specs = _slots("drafter", max_bs * topk, max_bs, steps=steps, mrope_fill=KEEP,
+                   seq_fill=FillPolicy(FillKind.SENTINEL, draft_decode_fill(config)))
     specs += [
         graph_input("drafter", "extend_seq_lens", "int32", Axis.REQUESTS, max_bs, KEEP),
         graph_input("drafter", "topk_p", "float32", Axis.REQUESTS, max_bs, ZERO, ONLY_ZERO,
@@ -354,7 +369,8 @@ def draft_extend_buffers(config: EngineSettings, width: int, max_bs: int
                          ) -> tuple[BufferSpec, ...]:
     tokens = max_bs * width
     accepted = FillPolicy(FillKind.SENTINEL, width)  # padded requests accept every draft
-    specs = _slots("draft_extend", tokens, max_bs, mrope_fill=KEEP)
+    specs = _slots("draft_extend", tokens, max_bs, mrope_fill=KEEP,
+                   seq_fill=FillPolicy(FillKind.SENTINEL, draft_extend_fill(config)))
     specs += [
         graph_input("draft_extend", "extend_seq_lens", "int32", Axis.REQUESTS, max_bs,
                     accepted, ONLY_SENTINEL),

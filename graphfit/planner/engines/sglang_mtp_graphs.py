@@ -68,8 +68,13 @@ def check_draft_extend_backend(value: object) -> str:
     DRAFT_EXTEND_BACKENDS are kept here (the option is read only for multi-layer EAGLE):
     SGLang refuses them when that worker starts (draft_utils.py:63-64), and so does
     `mtp_graph_count`."""
+    return backend_name("mtp_draft_backend", value)
+
+
+def backend_name(field: str, value: object) -> str:
+    """An attention backend name (lower case) for the option `field`, else ConfigError."""
     if not isinstance(value, str) or not _NAME.fullmatch(value.strip().lower()):
-        raise ConfigError(f"mtp_draft_backend: expected an attention backend name, got "
+        raise ConfigError(f"{field}: expected an attention backend name, got "
                           f"{excerpt(value)}")
     return value.strip().lower()
 

@@ -99,6 +99,15 @@ def fields_from_sglang(server_args: Any) -> dict[str, Any]:
     # --quantization: megamoe's NVFP4 rule and FlashInfer's runner asserts
     # (graphfit.planner.engines.sglang_megamoe, sglang_flashinfer_a2a)
     put("quant_method", _get(server_args, "quantization"))
+    # the runners' seq_lens fills (graphfit.planner.engines.sglang_seq_len_fill): the
+    # target's decode backend (model_override_base.py:138-152) and the draft runner's own
+    decode = _get(server_args, "decode_attention_backend") or _get(server_args,
+                                                                   "attention_backend")
+    if isinstance(decode, str) and decode:
+        out["decode_attention_backend"] = decode
+    draft = _get(server_args, "speculative_draft_attention_backend")
+    if isinstance(draft, str) and draft:
+        out["draft_attention_backend"] = draft
     algorithm = _get(server_args, "speculative_algorithm")
     if algorithm:
         name = str(getattr(algorithm, "name", algorithm)).upper()

@@ -17,7 +17,7 @@ from graphfit.planner.engines.sglang_moe_a2a import (
     check_draft_choice,
     check_runner,
 )
-from graphfit.planner.engines.sglang_mtp_graphs import check_draft_extend_backend
+from graphfit.planner.engines.sglang_mtp_graphs import backend_name, check_draft_extend_backend
 
 PREFILL_BACKENDS = ("breakable", "full", "disabled")  # SGLang cuda_graph_config.py:50
 DISAGGREGATION_MODES = ("null", "prefill", "decode")  # SGLang --disaggregation-mode
@@ -248,6 +248,15 @@ class SglangOptions(EngineOptions):
         (graphfit.inputs.model_config.quant_settings). `--quantization` must not clash with
         it, and on SM100 some classes copy it into the flag
         (graphfit.planner.engines.sglang_quantization). None: no quantization_config read.
+    decode_attention_backend: the target model runner's decode attention backend,
+        `--decode-attention-backend` else `--attention-backend` (arg_groups/
+        model_override_base.py:138-152); None: not on the line. Its
+        `get_cuda_graph_seq_len_fill_value()` pads the target runner's seq_lens
+        (model_executor/runner/decode_cuda_graph_runner.py:433-434;
+        graphfit.planner.engines.sglang_seq_len_fill).
+    draft_attention_backend: `--speculative-draft-attention-backend` (speculative/
+        draft_utils.py:45, 55-61), the single-layer EAGLE draft-decode runner's backend
+        (else the decode one); None: not on the line.
     """
 
     engine: ClassVar[str] = "sglang"
@@ -325,6 +334,8 @@ class SglangOptions(EngineOptions):
     megamoe_fc2_reduce: bool = False
     nvfp4_w4a16: bool = False
     checkpoint_quant_method: str | None = None
+    decode_attention_backend: str | None = None
+    draft_attention_backend: str | None = None
 
     def __post_init__(self) -> None:
         gb = self.gpu_memory_gb
@@ -369,6 +380,9 @@ class SglangOptions(EngineOptions):
             value = getattr(self, name)
             if value is not None and (not isinstance(value, str) or not value.strip()):
                 raise ConfigError(f"{name}: must be a non-empty string, got {excerpt(value)}")
+        for name in ("decode_attention_backend", "draft_attention_backend"):
+            if getattr(self, name) is not None:
+                object.__setattr__(self, name, backend_name(name, getattr(self, name)))
         for name in ("megamoe_tokens_per_rank", "mori_dispatch_tokens_per_rank",
                      "pplx_dispatch_tokens_per_rank", "deepep_v2_dispatch_tokens_per_rank"):
             if getattr(self, name) is None:

@@ -37,6 +37,7 @@ from graphfit.planner.core.buffers import (
 from graphfit.planner.core.enums import SpecMethod
 from graphfit.planner.core.settings import EngineSettings
 from graphfit.planner.engines.batch import graph_input
+from graphfit.planner.engines.sglang_seq_len_fill import backend_fill, draft_decode_fill
 
 RUNNER = "mtp_draft_extend"
 SRC = "multi_layer_eagle_draft_extend_cuda_graph_runner.py"
@@ -79,8 +80,9 @@ def mtp_seq_len_fill(config: EngineSettings, width: int) -> int:
     """The draft-extend backend's `get_cuda_graph_seq_len_fill_value()`, which the composite
     takes from its step runners (:209-211, 595): 1 for every backend but aiter, whose fill is
     its `num_draft_tokens` = speculative_num_draft_tokens (layers/attention/aiter_backend.py:
-    370, 3416-3417), the component's width. An unknown backend (None) keeps 1."""
-    return width if config.mtp_draft_backend == "aiter" else 1
+    370, 3416-3417), the component's width (graphfit.planner.engines.sglang_seq_len_fill
+    states the rule for every runner). An unknown backend (None) keeps 1."""
+    return backend_fill(config.mtp_draft_backend, width)
 
 
 def mtp_buffers(config: EngineSettings, width: int, max_bs: int, *, gathered: bool
@@ -173,7 +175,10 @@ def frozen_buffers(config: EngineSettings, topk: int, max_bs: int, *, gathered: 
     (`frozen_hidden_size`).
     """
     rows = max_bs * topk
-    seq_fill = FillPolicy(FillKind.SENTINEL, 1)  # the backend's seq_len fill value (:133-135)
+    # the draft backend's seq_len fill value (:133-135): with topk 1 the draft model runner's
+    # own backend (frozen_kv_mtp_worker_v2.py:259-261: the draft flag, else the decode one),
+    # else triton / trtllm_mha (:263-271), both 1
+    seq_fill = FillPolicy(FillKind.SENTINEL, draft_decode_fill(config) if topk == 1 else 1)
     inputs = f"{FROZEN_SRC}:428-430 copies the real rows only"
     specs = [
         graph_input(FROZEN_RUNNER, "req_pool_indices", "int64", Axis.TOKENS, rows, ZERO,
