@@ -31,7 +31,7 @@ from dataclasses import dataclass
 
 from graphfit.planner.core.batches import Stream
 from graphfit.planner.core.buffers import ZERO, Axis, BufferSpec, Demand
-from graphfit.planner.core.dtypes import itemsize
+from graphfit.planner.core.dtypes import DTYPE_SIZES
 from graphfit.planner.core.errors import ConfigError, excerpt
 from graphfit.planner.core.keyed import KeyedDispatch
 from graphfit.planner.engines.base import KeyedComponentModel
@@ -125,23 +125,25 @@ def mm_input_specs(value: object, modality: str) -> tuple[InputSpec, ...]:
     """One modality's `EncoderGraphTensorSpec`s as [[name, shape, dtype], ...], validated:
     each input has token rows (the key's total tokens) and these dims after them."""
     if not isinstance(value, (list, tuple)) or not value:
-        raise ConfigError(f"mm_encoder_inputs.{modality}: expected [[name, shape, dtype], "
+        raise ConfigError(f"mm_encoder_inputs: {modality}: expected [[name, shape, dtype], "
                           f"...], got {excerpt(value)}")
     out: list[InputSpec] = []
     for item in value:
         if not isinstance(item, (list, tuple)) or len(item) != 3 or not isinstance(
                 item[0], str) or not item[0] or not isinstance(item[1], (list, tuple)) \
                 or not isinstance(item[2], str):
-            raise ConfigError(f"mm_encoder_inputs.{modality}: expected [name, shape, dtype], "
+            raise ConfigError(f"mm_encoder_inputs: {modality}: expected [name, shape, dtype], "
                               f"got {excerpt(item)}")
         shape = tuple(item[1])
         if not all(isinstance(v, int) and not isinstance(v, bool) and v >= 1 for v in shape):
-            raise ConfigError(f"mm_encoder_inputs.{modality}.{item[0]}: dims must be "
+            raise ConfigError(f"mm_encoder_inputs: {modality}.{item[0]}: dims must be "
                               f"integers >= 1, got {excerpt(item[1])}")
-        itemsize(item[2])  # ConfigError for a dtype graphfit does not know
+        if item[2] not in DTYPE_SIZES:
+            raise ConfigError(f"mm_encoder_inputs: {modality}.{item[0]}: dtype "
+                              f"{excerpt(item[2])} is not one graphfit knows")
         out.append((item[0], shape, item[2]))
     if len({name for name, _, _ in out}) != len(out):
-        raise ConfigError(f"mm_encoder_inputs.{modality}: input names must be unique")
+        raise ConfigError(f"mm_encoder_inputs: {modality}: input names must be unique")
     return tuple(out)
 
 

@@ -208,10 +208,14 @@ def _mm_graphs(value: object) -> tuple[tuple[str, tuple[tuple[int, int], ...], b
         for pair in item[1]:
             if not isinstance(pair, (list, tuple)) or len(pair) != 2 or not all(
                     isinstance(v, int) and not isinstance(v, bool) for v in pair):
-                raise ConfigError(f"mm_encoder_graphs.{item[0]}: expected [total_tokens, "
+                raise ConfigError(f"mm_encoder_graphs: {item[0]}: expected [total_tokens, "
                                   f"num_contexts], got {excerpt(pair)}")
             pairs.append((pair[0], pair[1]))
-        out.append((item[0], mm_encoder_buckets(pairs), item[2]))
+        try:
+            buckets = mm_encoder_buckets(pairs)
+        except ConfigError as exc:  # the field first, as every option's error says
+            raise ConfigError(f"mm_encoder_graphs: {item[0]}: {exc}") from None
+        out.append((item[0], buckets, item[2]))
     return tuple(out)
 
 
