@@ -30,18 +30,11 @@ from collections.abc import Mapping
 from graphfit.planner.core.errors import ConfigError
 from graphfit.planner.core.settings import EngineSettings
 from graphfit.planner.engines.sglang_megamoe import decode_forward
+from graphfit.planner.engines.sglang_quantization import RUNNER_QUANT
 
 RUNNERS = ("flashinfer_cutlass", "flashinfer_cutedsl", "flashinfer_trtllm",
            "flashinfer_trtllm_routed", "deep_gemm")  # moe_hook.py:531-540
-# each FlashInfer runner's --quantization values (moe_hook.py:80-147; None: bf16)
-RUNNER_QUANT: dict[str, tuple[str | None, ...]] = {
-    "flashinfer_cutlass": ("modelopt_fp4", "modelopt_fp8", "modelopt_mixed", None),
-    "flashinfer_cutedsl": ("modelopt_fp4", "modelopt_mixed", "nvfp4_online"),
-    "flashinfer_trtllm": ("modelopt_fp4", "nvfp4_online", "fp8", "mxfp8", "modelopt_fp8",
-                          "modelopt_mixed", "compressed-tensors", None),
-    "flashinfer_trtllm_routed": ("fp8", "mxfp8", "modelopt_fp4", "modelopt_mixed",
-                                 "nvfp4_online", "minimax_m3_nvfp4", None),
-}
+# each FlashInfer runner's --quantization values: sglang_quantization.RUNNER_QUANT
 DEFAULT_WORKSPACE_FLOOR = 4096  # overrides.py:1889-1894
 ENV = "SGLANG_FLASHINFER_NUM_MAX_DISPATCH_TOKENS_PER_RANK"
 

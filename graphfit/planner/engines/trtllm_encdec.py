@@ -314,19 +314,27 @@ def encdec_graphs(batch_sizes: Sequence[int], num_tokens: Sequence[int],
                         max_batch_size, max_num_tokens, max_seq_len, fixed_slots)
 
 
-def encdec_graphs_of(config: EngineSettings) -> EncDecGraphs:
-    """The encoder-decoder encoder runner of a config with `encoder_cuda_graph_config`:
-    bounds encoder_max_batch_size, encoder_max_num_tokens (or max_num_tokens) and
-    max_seq_len (graphfit's max_model_len)."""
+def encoder_bounds(config: EngineSettings) -> tuple[tuple[int, ...], int, int]:
+    """(capture batch sizes, encoder_max_batch_size, encoder token budget) of a config with
+    `encoder_cuda_graph_config`, shared by the encoder-decoder and the feature-mode encoder
+    runners; refused as TensorRT-LLM refuses a config without encoder_max_batch_size."""
     if config.encoder_graph_batch_sizes is None:
         raise ConfigError("encoder graphs: no encoder_cuda_graph_config")
     if config.encoder_max_batch_size is None:
         raise ConfigError("encoder_cuda_graph_config requires encoder_max_batch_size "
                           "(TensorRT-LLM refuses it too)")
     tokens = config.encoder_max_num_tokens or config.max_num_batched_tokens
-    return encdec_graphs(config.encoder_graph_batch_sizes, config.encoder_graph_num_tokens or (),
+    return tuple(config.encoder_graph_batch_sizes), config.encoder_max_batch_size, tokens
+
+
+def encdec_graphs_of(config: EngineSettings) -> EncDecGraphs:
+    """The encoder-decoder encoder runner of a config with `encoder_cuda_graph_config`:
+    bounds encoder_max_batch_size, encoder_max_num_tokens (or max_num_tokens) and
+    max_seq_len (graphfit's max_model_len)."""
+    sizes, max_batch_size, tokens = encoder_bounds(config)
+    return encdec_graphs(sizes, config.encoder_graph_num_tokens or (),
                          config.encoder_graph_seq_lens or (), config.encoder_graph_padding,
-                         config.encoder_max_batch_size, tokens, config.max_model_len,
+                         max_batch_size, tokens, config.max_model_len,
                          config.encoder_fixed_slots)
 
 

@@ -49,6 +49,7 @@ from graphfit.planner.core.errors import ConfigError, excerpt
 from graphfit.planner.core.keyed import BatchKey, KeyedDispatch
 from graphfit.planner.core.settings import EngineSettings
 from graphfit.planner.engines.base import KeyedComponentModel
+from graphfit.planner.engines.trtllm_encdec import encoder_bounds
 from graphfit.planner.engines.trtllm_encoder import COMPONENT, EncoderKey
 from graphfit.planner.engines.trtllm_ladders import trtllm_filter
 
@@ -196,17 +197,11 @@ def feature_graphs_of(config: EngineSettings, spec: FeatureSpec) -> FeatureGraph
     """The feature-mode encoder of a config with `encoder_cuda_graph_config` and a feature
     spec: bounds encoder_max_batch_size, encoder_max_num_tokens (or max_num_tokens) and
     max_seq_len (graphfit's max_model_len)."""
-    if config.encoder_graph_batch_sizes is None:
-        raise ConfigError("encoder graphs: no encoder_cuda_graph_config")
-    if config.encoder_max_batch_size is None:
-        raise ConfigError("encoder_cuda_graph_config requires encoder_max_batch_size "
-                          "(TensorRT-LLM refuses it too)")
-    tokens = config.encoder_max_num_tokens or config.max_num_batched_tokens
-    kept = filter_feature_batch_sizes(config.encoder_graph_batch_sizes,
-                                      config.encoder_max_batch_size, tokens,
-                                      spec.fixed_seq_len, config.encoder_graph_padding)
-    return FeatureGraphs(kept, spec, config.encoder_graph_padding,
-                         config.encoder_max_batch_size, tokens, config.max_model_len)
+    sizes, max_batch_size, tokens = encoder_bounds(config)
+    kept = filter_feature_batch_sizes(sizes, max_batch_size, tokens, spec.fixed_seq_len,
+                                      config.encoder_graph_padding)
+    return FeatureGraphs(kept, spec, config.encoder_graph_padding, max_batch_size, tokens,
+                         config.max_model_len)
 
 
 FEATURE_SUMMARY = "feature mode ({spec}): one graph per batch size{mirrors}"
