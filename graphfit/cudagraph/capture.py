@@ -232,3 +232,25 @@ class CaptureSession:
         if callable(reset):
             reset()
         self.report = None
+
+
+class SoloCapture:
+    """The session side shared by the keyed runners (`KeyedGraphRunner`, the DSPARK compact
+    runner): their graphs live in `graphs`, `release` drops them, and `capture` runs them in
+    a session of their own when no engine-wide session was given. Subclasses set `graphs`,
+    `backend` and the `SessionRunner` capture methods."""
+
+    graphs: dict[Any, Any]
+    backend: Backend
+
+    def _captured(self, events: Sequence[CaptureEvent]) -> None:
+        del events
+
+    def release(self) -> None:
+        self.graphs.clear()
+
+    def capture(self) -> None:
+        """Capture every graph without a session (a one-runner session)."""
+        session = CaptureSession(self.backend, freeze_gc=False)
+        session.add(self)  # type: ignore[arg-type]  # the subclass completes SessionRunner
+        session.capture()

@@ -23,7 +23,7 @@ from collections.abc import Mapping, Sequence
 import torch
 
 from graphfit.cudagraph.backends import Backend, Graph, get_backend
-from graphfit.cudagraph.capture import CaptureEvent, CaptureJob, CaptureSession
+from graphfit.cudagraph.capture import CaptureJob, CaptureSession, SoloCapture
 from graphfit.planner import CapacityError, ConfigError, CUDAGraphMode, GraphKey, Plan
 
 COMPONENT = "target_compact"  # the planner's keyed component of the compact tiers
@@ -42,7 +42,7 @@ def _toy(views: Mapping[str, torch.Tensor]) -> torch.Tensor:
     return out
 
 
-class CompactVerifyRunner:
+class CompactVerifyRunner(SoloCapture):
     """One graph per compact tier of `plan`, over static buffers of the plan's capacities:
     the target's token rows (`target.input_ids`) and the epilogue's request rows
     (`target_compact.verify_lens`, the output in `correct_len`'s rows)."""
@@ -98,18 +98,6 @@ class CompactVerifyRunner:
         for view in job.views.values():
             view.zero_()
         self.graphs[job.key.padded] = self.backend.capture(_toy, job.views)
-
-    def _captured(self, events: Sequence[CaptureEvent]) -> None:
-        del events
-
-    def release(self) -> None:
-        self.graphs.clear()
-
-    def capture(self) -> None:
-        """Every tier, largest first, without a session (a one-runner session)."""
-        session = CaptureSession(self.backend, freeze_gc=False)
-        session.add(self)
-        session.capture()
 
     def step(self, input_ids: torch.Tensor, lens: Sequence[int], *, eager: bool = False
              ) -> torch.Tensor:

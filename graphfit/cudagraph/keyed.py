@@ -22,7 +22,7 @@ from collections.abc import Callable, Mapping, Sequence
 import torch
 
 from graphfit.cudagraph.backends import Backend, Graph, get_backend
-from graphfit.cudagraph.capture import CaptureEvent, CaptureJob, CaptureSession
+from graphfit.cudagraph.capture import CaptureJob, CaptureSession, SoloCapture
 from graphfit.planner import (
     CapacityError,
     ConfigError,
@@ -35,7 +35,7 @@ from graphfit.planner import (
 KeyedFn = Callable[..., torch.Tensor]  # fn(views, *, longest) -> one row per token
 
 
-class KeyedGraphRunner:
+class KeyedGraphRunner(SoloCapture):
     """One graph per captured key of `dispatch`, in static buffers of `capacity` token rows
     (the planner's proof says every replayed key fits)."""
 
@@ -124,18 +124,6 @@ class KeyedGraphRunner:
         key = (job.key.num_reqs or 0, job.key.padded, longest)
         self.graphs[key] = self.backend.capture(functools.partial(self.fn, longest=longest),
                                                 job.views)
-
-    def _captured(self, events: Sequence[CaptureEvent]) -> None:
-        del events
-
-    def release(self) -> None:
-        self.graphs.clear()
-
-    def capture(self) -> None:
-        """Capture every key without a session (a one-runner session)."""
-        session = CaptureSession(self.backend, freeze_gc=False)
-        session.add(self)
-        session.capture()
 
     def step(self, input_ids: torch.Tensor, seq_lens: Sequence[int], *,
              eager: bool = False) -> torch.Tensor:
