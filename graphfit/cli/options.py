@@ -446,8 +446,9 @@ CONFIG_FLAGS: list[ConfigFlag] = [
                panel=TRTLLM_PANEL),
     ConfigFlag("max_model_len", "--max_seq_len", int, "TensorRT-LLM: max_seq_len.",
                param="max_seq_len", expand=_trtllm("max_seq_len"), panel=TRTLLM_PANEL),
-    ConfigFlag("tp_size", "--tp_size", int,
-               "trtllm-serve: tensor parallel size (no effect on graph batch sizes).",
+    ConfigFlag("tensor_parallel_size", "--tp_size", int,
+               "trtllm-serve: tensor parallel size (feature-mode encoders stay eager above 1; "
+               "the attention-DP rank count).",
                param="trtllm_tp_size", aliases=("--tensor_parallel_size",),
                expand=_trtllm("tp_size"), panel=TRTLLM_PANEL),
     ConfigFlag("config_file", "--extra_llm_api_options", str,

@@ -33,6 +33,7 @@ from graphfit.cudagraph.capture import CaptureReport, CaptureSession, ProgressFn
 from graphfit.cudagraph.compact import COMPONENT as COMPACT
 from graphfit.cudagraph.compact import CompactVerifyRunner
 from graphfit.cudagraph.keyed import KeyedGraphRunner
+from graphfit.cudagraph.keyed_buffers import KeyedBufferRunner, graph_reads, real_rows
 from graphfit.cudagraph.runner import GraphRunner
 from graphfit.planner import Axis, CUDAGraphMode, GraphfitError, GraphKey, Plan
 
@@ -62,7 +63,7 @@ class ComponentRehearsal:
 @dataclass(frozen=True)
 class Rehearsal:
     components: tuple[ComponentRehearsal, ...]
-    skipped: tuple[str, ...]  # components without graphs or without a per-token buffer
+    skipped: tuple[str, ...]  # components without graphs (or buffers), Kimi K3's ViT
     capture: CaptureReport
 
     @property
@@ -114,6 +115,90 @@ class KeyedToyForward(torch.nn.Module):
         rows = torch.stack([views["input_ids"], views["position_ids"]], dim=1).float()
         out: torch.Tensor = self.layer(rows)
         return out
+
+
+class BufferToyForward(torch.nn.Module):
+    """A keyed component's toy forward over its own buffers (per-request features, a tower's
+    token-row inputs): per buffer, the first FEATURES columns of each row through an
+    elementwise affine map of its own, one output tensor per buffer. Elementwise, so a row's
+    output does not depend on how many rows the call holds (a matmul's blocking may): the
+    real rows of a padded graph's replay equal the eager run's bit for bit."""
+
+    def __init__(self, widths: Mapping[str, int], axis_dims: Mapping[str, int]) -> None:
+        super().__init__()
+        torch.manual_seed(_SEED)
+        self.axis_dims = dict(axis_dims)
+        self.names = tuple(widths)
+        self.scales = torch.nn.ParameterList(
+            [torch.nn.Parameter(torch.randn(min(widths[n], FEATURES))) for n in self.names])
+        self.biases = torch.nn.ParameterList(
+            [torch.nn.Parameter(torch.randn(min(widths[n], FEATURES))) for n in self.names])
+
+    def forward(self, views: Mapping[str, torch.Tensor]) -> tuple[torch.Tensor, ...]:
+        out = []
+        for name, scale, bias in zip(self.names, self.scales, self.biases, strict=True):
+            view = views[name].movedim(self.axis_dims[name], 0)
+            rows = view.reshape(view.shape[0], -1)[:, :FEATURES].float()
+            out.append(rows * scale + bias)
+        return tuple(out)
+
+
+def _buffer_runner(p: Plan, name: str, session: CaptureSession, device: str
+                   ) -> KeyedBufferRunner:
+    """The runner of a keyed component whose graphs read their own buffers, with its toy
+    forward (one layer per buffer the graphs read)."""
+    comp = p.keyed[name]
+    reads = graph_reads(tuple(b.name for b in comp.buffers))
+    widths = {}
+    for b in comp.buffers:
+        if b.name in reads:
+            per_row = 1
+            for dim in (*b.shape[:b.axis_dim], *b.shape[b.axis_dim + 1:]):
+                per_row *= dim
+            widths[b.name] = max(per_row, 1)
+    dims = {b.name: b.axis_dim for b in comp.buffers if b.name in widths}
+    model = BufferToyForward(widths, dims).to(device)
+    return KeyedBufferRunner(model, p, name, session=session, device=device)
+
+
+def _batch_rows(runner: KeyedBufferRunner, counts: tuple[int, ...], gen: torch.Generator
+                ) -> dict[str, torch.Tensor]:
+    """Random real rows of a batch for each buffer the graphs read."""
+    out = {}
+    for name in runner.reads:
+        spec, full = runner.specs[name], runner.buffers[name]
+        shape = list(full.shape)
+        shape[spec.axis_dim] = real_rows(spec, counts)
+        if full.dtype.is_floating_point:
+            rows = torch.randn(shape, generator=gen).to(full.dtype)
+        else:
+            rows = torch.randint(0, 1000, shape, generator=gen).to(full.dtype)
+        out[name] = rows.to(full.device)
+    return out
+
+
+def _buffer_rehearsal(runner: KeyedBufferRunner, gen: torch.Generator) -> ComponentRehearsal:
+    """Each captured key replayed with the plan's witness batch (its real rows staged, the
+    padding filled, staging copies used in turn), against the same batch run eagerly."""
+    comp = runner.keyed
+    replayed, unreached, bad = 0, [], []
+    for key in comp.graph_keys:
+        witness = comp.witness(key)
+        counts = comp.counts(witness)
+        batch = _batch_rows(runner, counts, gen)
+        for buf in runner.buffers.values():  # poison: no stale row may leak
+            buf.fill_(-1)
+        got = runner.step(witness, batch)
+        graph_key = GraphKey(comp.dispatch.rows(key), None)
+        if runner.last_key != key:
+            unreached.append(graph_key)
+            continue
+        ref = runner.step(witness, batch, eager=True)
+        replayed += 1
+        if not all(torch.equal(a, b) for a, b in zip(got, ref, strict=True)):
+            bad.append(graph_key)
+    return ComponentRehearsal(runner.component, runner.reads, len(runner.graphs), replayed,
+                              tuple(unreached), tuple(bad))
 
 
 def _compact_rehearsal(runner: CompactVerifyRunner, gen: torch.Generator
@@ -288,20 +373,21 @@ def rehearse(p: Plan, *, backend: str | Backend | None = None,
     # SGLang's ViT graphs (the keyed `vit` component) run through their own runner
     # (graphfit.cudagraph.vit): keyed on image layouts, not on (requests, tokens, longest)
     # SGLang's DSPARK compact tiers run through theirs (graphfit.cudagraph.compact). The toy
-    # keyed forward reads input_ids and position_ids: a keyed component without them (no token
-    # rows; TensorRT-LLM's feature-mode encoder's per-request feature tensors) is skipped
+    # keyed forward reads input_ids and position_ids (the components staging them)
     own = (VIT, COMPACT)
     staged = {name for name, comp in p.keyed.items()
-              if any(b.name == "input_ids" for b in comp.buffers)}
+              if any(b.name == "input_ids" for b in comp.buffers) and _reads_tokens(p, name)}
     keyed = [KeyedGraphRunner.from_plan(KeyedToyForward().to(device), p, name, session=session,
                                         device=device)
              for name, comp in p.keyed.items()
-             if comp.graph_keys and name not in own and _reads_tokens(p, name)
-             and name in staged]
+             if comp.graph_keys and name not in own and name in staged]
+    # a keyed component whose graphs read their own buffers (TensorRT-LLM's feature-mode
+    # encoder, its multimodal encoders) runs through graphfit.cudagraph.keyed_buffers
+    buffered = [_buffer_runner(p, name, session, device) for name, comp in p.keyed.items()
+                if comp.graph_keys and comp.buffers and name not in own and name not in staged]
     skipped += [name for name, comp in p.keyed.items()
                 if not comp.graph_keys or not comp.buffers
-                or (name == VIT and not vit_rehearsable(p))  # Kimi K3: whole-tower graphs
-                or (name not in own and not (_reads_tokens(p, name) and name in staged))]
+                or (name == VIT and not vit_rehearsable(p))]  # Kimi K3: whole-tower graphs
     compact = (CompactVerifyRunner(p, session=session, device=device)
                if COMPACT in p.keyed and p.keyed[COMPACT].graph_keys else None)
     report = session.capture()
@@ -327,6 +413,7 @@ def rehearse(p: Plan, *, backend: str | Backend | None = None,
             results.append(ComponentRehearsal(runner.component, inputs, len(runner.graphs),
                                               replayed, tuple(unreached), tuple(bad)))
         results += [_keyed_rehearsal(p, k, gen) for k in keyed]
+        results += [_buffer_rehearsal(k, gen) for k in buffered]
     if vit_rehearsable(p):
         results.append(_vit_rehearsal(p, backend, device))
     if compact is not None:

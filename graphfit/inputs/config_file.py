@@ -10,6 +10,7 @@ unknown and ignored, so whole serve configs can be read.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -88,6 +89,12 @@ KEYS: dict[str, Handler] = {**_native(), **VLLM_KEYS, **sglang_args.FILE_KEYS,
                             **sglang_args.MODEL_KEYS, **trtllm_args.FILE_KEYS,
                             "cuda_graph_config": _cuda_graph_config}
 IGNORED = VLLM_IGNORED | sglang_args.IGNORED | trtllm_args.IGNORED
+# per engine, the keys its files are read with on top of KEYS once the engine is known; they
+# are not in KEYS (nor read as EngineConfig's own names): another engine's file ignores them
+ENGINE_ONLY_KEYS: dict[str, Mapping[str, Handler]] = {"trtllm": trtllm_args.TRTLLM_ONLY_KEYS}
+for _own in ENGINE_ONLY_KEYS.values():
+    for _key in _own:
+        KEYS.pop(_key, None)
 
 
 def read_mapping(path: Path) -> dict[str, Any]:
@@ -101,14 +108,18 @@ def read_mapping(path: Path) -> dict[str, Any]:
     return data
 
 
-def file_settings(path: Path) -> tuple[list[Setting], list[str]]:
-    """Settings (layer FILE) and notes from one config file."""
-    return mapping_settings(read_mapping(path), path.name)
+def file_settings(path: Path, own: Mapping[str, Handler] | None = None
+                  ) -> tuple[list[Setting], list[str]]:
+    """Settings (layer FILE) and notes from one config file (`own`: see mapping_settings)."""
+    return mapping_settings(read_mapping(path), path.name, own)
 
 
-def mapping_settings(data: dict[str, Any], name: str) -> tuple[list[Setting], list[str]]:
+def mapping_settings(data: dict[str, Any], name: str, own: Mapping[str, Handler] | None = None
+                     ) -> tuple[list[Setting], list[str]]:
     """Settings (layer FILE) and notes from a mapping of engine keys (a config file's, or
-    TensorRT-LLM's LLM API options as a dict); `name` prefixes every origin."""
+    TensorRT-LLM's LLM API options as a dict); `name` prefixes every origin. `own`: handlers
+    for keys another engine spells alike but ignores, read first when the file is known to
+    be one engine's (TensorRT-LLM's `tensor_parallel_size`, ENGINE_ONLY_KEYS)."""
     settings: list[Setting] = []
     notes: list[str] = []
     ignored: list[str] = []
@@ -118,7 +129,7 @@ def mapping_settings(data: dict[str, Any], name: str) -> tuple[list[Setting], li
             raise ConfigError(f"{brief(name)}: keys must be strings, got {excerpt(key)}")
         normalized = normalize_key(key)
         origin = f"{brief(name)}: {brief(key)}"
-        handler = KEYS.get(normalized)
+        handler = (own or {}).get(normalized) or KEYS.get(normalized)
         if handler is not None:
             found, more = handler(origin, value, FILE)
             settings += found

@@ -48,13 +48,19 @@ def resolve(command_line: Iterable[Setting], *, config_file: Path | None = None,
     """Merge every source into field values; `Resolved.config()` validates them."""
     settings: list[Setting] = []
     all_notes = list(notes)
+    line = list(command_line)
     if config_file is not None:  # the file readers (every engine's keys) only when needed
-        from graphfit.inputs.config_file import file_settings
+        from graphfit.inputs.config_file import ENGINE_ONLY_KEYS, file_settings
 
         found, more = file_settings(config_file)
+        # once the engine is known, the keys only it reads among those another engine
+        # spells alike (TensorRT-LLM's tensor_parallel_size, which vLLM files ignore)
+        own = ENGINE_ONLY_KEYS.get(_engine_of(found + line + _implied_engines(found + line)))
+        if own:
+            found, more = file_settings(config_file, own)
         settings += found
         all_notes += more
-    settings += list(command_line)
+    settings += line
     settings += _implied_engines(settings)
     if environ:
         engine = _engine_of(settings)

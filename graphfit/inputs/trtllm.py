@@ -524,16 +524,42 @@ def _encode_only(origin: str, value: Any, layer: int) -> tuple[list[Setting], li
                  f"a plan are not used there"] if on else []
 
 
+def _attention_dp(origin: str, value: Any, layer: int) -> tuple[list[Setting], list[str]]:
+    """`enable_attention_dp`: kept (the option of that name). With tensor_parallel_size > 1
+    its ranks agree on one graph batch (`CUDAGraphRunner._get_padded_batch`,
+    tensorrt_llm/_torch/pyexecutor/cuda_graph_runner.py@c0edad93fd:835-846); the plan is one
+    rank's and records the rank count."""
+    out = [Setting("engine", TR, origin, layer)]
+    if value is None:
+        return out, []
+    on = as_bool(origin, value)
+    out.append(Setting("enable_attention_dp", on, origin, layer))
+    return out, [f"{origin}: attention DP: the plan is one rank's; with tensor_parallel_size "
+                 f"> 1 each rank pads to the captured size of the largest rank's batch and all "
+                 f"ranks run eagerly unless they agree (the plan's attention_dp_ranks), which "
+                 f"needs no larger buffers"] if on else []
+
+
+def _tensor_parallel(origin: str, value: Any, layer: int) -> tuple[list[Setting], list[str]]:
+    """`tensor_parallel_size` (trtllm-serve `--tp_size` / `--tensor_parallel_size`; an explicit
+    null is the default 1): the mapping's tp_size. A feature-mode encoder stays eager at TP
+    > 1 (`EncoderConfigMixin.create`,
+    tensorrt_llm/_torch/pyexecutor/engine/runners/encoder.py@0e91ee39be:123-126), and with
+    enable_attention_dp the decode graphs' padding agrees over tp_size ranks."""
+    out = [Setting("engine", TR, origin, layer)]
+    if value is None:
+        return out, []
+    size = as_int(origin, value, minimum=1)
+    return [*out, Setting("tensor_parallel_size", size, origin, layer)], []
+
+
 FILE_KEYS: dict[str, Handler] = {
     "max_batch_size": field_key("max_num_seqs", _optional_size, TR),
     "max_num_tokens": field_key("max_num_batched_tokens", _optional_size, TR),
     "max_seq_len": field_key("max_model_len", _optional_size, TR),
     "cuda_graph_config": cuda_graph_config,
     "max_beam_width": field_key("max_beam_width", _optional_size, TR),
-    "enable_attention_dp": _noted(
-        "attention DP: the plan is one rank's; each rank pads to the captured size of the "
-        "largest rank's batch and all ranks run eagerly unless they agree (graphfit's "
-        "planner.engines.trtllm.adp_dispatch), which needs no larger buffers", unless=False),
+    "enable_attention_dp": _attention_dp,
     "prefill_cuda_graph_backend": _prefill_backend,
     "prefill_capture_num_tokens": _prefill_tokens,
     "torch_compile_config": _torch_compile_config,
@@ -550,9 +576,14 @@ FILE_KEYS: dict[str, Handler] = {
 # (tensorrt_llm/commands/serve.py@00209af149:388-591); `--config FILE` /
 # `--extra_llm_api_options FILE` are read as a config file
 SERVE_KEYS: dict[str, Handler] = {
-    "tp_size": _noted("tensor parallelism does not change the graph batch sizes"),
-    "tensor_parallel_size": _noted("tensor parallelism does not change the graph batch sizes"),
+    "tp_size": _tensor_parallel,
+    "tensor_parallel_size": _tensor_parallel,
 }
+# keys read only where the line or file is TensorRT-LLM's (a trtllm-serve line, its
+# --extra_llm_api_options YAML, a config file whose engine is trtllm): vLLM config files spell
+# `tensor_parallel_size` too, and there it stays a key graphfit ignores
+TRTLLM_ONLY_KEYS: dict[str, Handler] = {"tensor_parallel_size": _tensor_parallel}
+LINE_KEYS: dict[str, Handler] = {**FILE_KEYS, **TRTLLM_ONLY_KEYS}
 IGNORED = frozenset({
     "backend", "kv_cache_config", "moe_expert_parallel_size", "print_iter_log",
     "disable_overlap_scheduler", "stream_interval", "enable_iter_perf_stats", "moe_config",

@@ -91,7 +91,7 @@ def yaml_over_flags(settings: list[Setting], path: Path) -> tuple[list[Setting],
     field both set, replace the flag's (a note says so)."""
     from graphfit.inputs.config_file import file_settings
 
-    found, notes = file_settings(path)
+    found, notes = file_settings(path, trtllm_args.TRTLLM_ONLY_KEYS)
     from_yaml = [Setting(s.field, s.value, s.origin, COMMAND_LINE, s.weak) for s in found]
     fields = {s.field for s in from_yaml if s.field != "engine"}
     overridden = sorted({s.origin for s in settings if s.field in fields and not s.weak})
@@ -122,6 +122,6 @@ def label(entry: str) -> str:
     return str(table()["version"])
 
 
-READER = LineReader(Engine.TRTLLM, parse, trtllm_args.FILE_KEYS,
+READER = LineReader(Engine.TRTLLM, parse, trtllm_args.LINE_KEYS,
                     frozenset({"extra_llm_api_options"}), label, finish, lambda values: None,
                     DEFAULT_ORIGIN, default_note, reads_config_flag=False)

@@ -311,6 +311,7 @@ class EngineConfig:
             encoder_feature_spec: tuple[tuple[int, ...], str, int] | list[object] | None = None,
             mm_encoder_graphs: tuple[object, ...] | list[object] | None = None,
             mm_encoder_inputs: tuple[object, ...] | list[object] | None = None,
+            tensor_parallel_size: int = 1, enable_attention_dp: bool = False,
             cuda_graph_backend_prefill: str | None = None,
             cuda_graph_max_bs_prefill: int | None = None,
             cuda_graph_bs_prefill: tuple[int, ...] | list[int] | None = None,
@@ -635,6 +636,16 @@ class EngineConfig:
         """TrtllmOptions.mm_encoder_inputs."""
         return cast("tuple[tuple[str, tuple[tuple[str, tuple[int, ...], str], ...]], ...] "
                     "| None", self._option("mm_encoder_inputs"))
+
+    @property
+    def tensor_parallel_size(self) -> int:
+        """TrtllmOptions.tensor_parallel_size."""
+        return cast(int, self._option("tensor_parallel_size"))
+
+    @property
+    def enable_attention_dp(self) -> bool:
+        """TrtllmOptions.enable_attention_dp."""
+        return cast(bool, self._option("enable_attention_dp"))
 
     @property
     def cuda_graph_backend_prefill(self) -> str | None:

@@ -247,6 +247,9 @@ def test_trtllm_corpus_line(path: Path, tmp_path: Path, monkeypatch: Any) -> Non
     from graphfit.cli.options import resolve_values
 
     resolved = resolve_values({}, environ={}, pasted=line).values
+    in_yaml = any("tensor_parallel_size" in text for text in (data.get("files") or {}).values())
+    if reads["tp_size"] is not None and not in_yaml:  # (a YAML's would win, as serve.py merges)
+        assert resolved.get("tensor_parallel_size") == reads["tp_size"]
     graph = reads["cuda_graph_config"]
     if graph and graph.get("batch_sizes"):
         assert resolved["cudagraph_capture_sizes"] == tuple(sorted(set(graph["batch_sizes"])))

@@ -13,13 +13,19 @@ capacities are the rows the largest graph reads (one row less fails).
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from graphfit import ConfigError, EngineConfig, plan
 from graphfit.inputs.trtllm_features import WHISPER_POSITIONS, WHISPER_SAMPLES
-from graphfit.planner.engines.trtllm_features import FeatureSpec, filter_feature_batch_sizes
+from graphfit.planner.engines.trtllm_features import (
+    MIRROR_BUFFER,
+    FeatureSpec,
+    filter_feature_batch_sizes,
+)
 from tests.oracle import trtllm_reference as ref
 
 Spec = tuple[tuple[int, ...], str, int]
@@ -63,8 +69,12 @@ def test_plan_encoder_is_the_engines_feature_runner(cfg: tuple[list[int], bool, 
         assert list(comp.probe(key)) == theirs.capture_sequence_lengths[key]
     tensors = theirs.static_tensors()
     for buf in comp.buffers:  # TensorRT-LLM's rows are graphfit's (the largest kept size)
-        shape, dtype = tensors[buf.name] if tensors else ((0, *buf.shape[1:]), buf.dtype)
-        assert (buf.reference_capacity, *buf.shape[1:]) == shape and buf.dtype == dtype
+        # the host mirrors are planned stacked (input_features_host, leading dim 2):
+        # tests/oracle/test_trtllm_parallel_reference.py checks them
+        lead = 1 if buf.name == MIRROR_BUFFER else 0
+        name = "mirror0" if lead else buf.name
+        shape, dtype = tensors[name] if tensors else ((0, *buf.shape[1 + lead:]), buf.dtype)
+        assert (buf.reference_capacity, *buf.shape[1 + lead:]) == shape and buf.dtype == dtype
         assert buf.capacity == (shape[0] if comp.graph_keys else 0)
     fixed = spec[2]
     for b in range(1, max_bs + 1):  # every batch size, all of the contract's length or not
@@ -95,11 +105,15 @@ def test_padding_stops_at_nine_eighths() -> None:
 
 
 def test_tp_above_one_and_no_batch_size_left_stay_eager() -> None:
-    """`cite_fact("feature_mode_create")`: TP > 1 keeps the encoder eager (graphfit does not
-    read TP for TensorRT-LLM: the reference only); a token budget below one request of
-    fixed_seq_len leaves no batch size, so no graph and no buffer rows."""
+    """`cite_fact("feature_mode_create")`: TP > 1 keeps the encoder eager (graphfit's plan
+    too: tests/oracle/test_trtllm_parallel_reference.py compares it over generated lines); a
+    token budget below one request of fixed_seq_len leaves no batch size, so no graph and no
+    buffer rows."""
     spec: Spec = ((4,), "float32", 30)
     assert not ref.feature_runner_ref([1, 2], True, 4, 100, spec, tp_size=2).enabled
+    tp2 = _config([1, 2], True, 4, 100, spec)
+    eager = plan(tp2.replace(options=replace(tp2.options, tensor_parallel_size=2)))
+    assert not eager.keyed["encoder"].graph_keys
     theirs = ref.feature_runner_ref([1, 2], False, 4, 29, spec)
     comp = plan(_config([1, 2], False, 4, 29, spec)).keyed["encoder"]
     assert not theirs.enabled and not comp.graph_keys

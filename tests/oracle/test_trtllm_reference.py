@@ -27,6 +27,7 @@ from hypothesis import strategies as st
 from graphfit import ConfigError, CUDAGraphMode, Engine, EngineConfig, Plan, plan
 from graphfit.inputs.config_file import mapping_settings
 from graphfit.inputs.settings import COMMAND_LINE, Setting, merge
+from graphfit.inputs.trtllm import TRTLLM_ONLY_KEYS
 from tests.helpers import run_cli
 from tests.oracle import trtllm_reference as ref
 
@@ -38,7 +39,7 @@ def graphfit_config(raw: Mapping[str, Any]) -> EngineConfig:
     """The EngineConfig graphfit reads from TensorRT-LLM's LLM API options: the mapping goes
     through graphfit's own reader of those keys (graphfit.inputs.trtllm, what
     `--extra_llm_api_options FILE` uses), with the engine set as `--engine trtllm` does."""
-    settings, _ = mapping_settings(dict(raw), "llm_api_options")
+    settings, _ = mapping_settings(dict(raw), "llm_api_options", TRTLLM_ONLY_KEYS)
     engine = Setting("engine", Engine.TRTLLM, "--engine", COMMAND_LINE)
     return merge([*settings, engine]).config()
 

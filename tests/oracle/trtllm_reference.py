@@ -2048,3 +2048,68 @@ def feature_runner_ref(batch_sizes: Sequence[int], padding: bool, max_batch_size
         kept = filter_cuda_graph_batch_sizes(sorted(batch_sizes), max_batch_size,
                                              max_num_tokens, fixed, padding)[0]
     return FeatureRunnerRef(kept, padding, tuple(shape), dtype, fixed)
+
+
+# --------------------------------------------------------------------------------------------
+# Tensor parallelism: the attention-DP rank count; the feature-mode host mirrors' replay
+# --------------------------------------------------------------------------------------------
+
+# cuda_graph_runner.py @c0edad93fd, lines 1872-2205 counted from the pages at characters 80,000
+# and 96,000 (to the file's end), starting at `def _contains_nested_tensor` (1872, right after
+# the encoder `maybe_get_cuda_graph`, whose `return graph_attn_metadata, key` the count from
+# offset 0 puts at 1870)
+COUNTED_TO["cuda_graph_runner"] = 2205
+CITES.update({
+    "adp_ranks": ("cuda_graph_runner", "CUDAGraphRunner._get_padded_batch: with graphs on, "
+                  "enable_attention_dp and mapping.tp_size > 1 the ranks all-gather "
+                  "(can_run_cuda_graph, batch_size) and pad towards the largest", 32000),
+    "feature_mode_mirrors": ("cuda_graph_runner", "_prepare_feature_capture (the input H2D "
+                             "never captured; mirrors pooled across keys) and "
+                             "_replay_features (rotate the mirror slot, fill the batch's "
+                             "features and zero the padding up to the key's batch size, "
+                             "eager H2D of those rows, replay)", 96000),
+})
+LINES.update({
+    "adp_ranks": (835, 846),
+    # _prepare_feature_capture 2129-2157; _replay_features 2165-2205 (slot rotation 2177-2178,
+    # the fill 2187-2194, the H2D 2199-2200)
+    "feature_mode_mirrors": (2129, 2205),
+})
+
+
+def attention_dp_ranks(args: LlmArgsRef) -> int:
+    """`cite_fact("adp_ranks")`: the ranks whose batches one decode step's padding agrees
+    over: the TP ranks (the all-gather is over mapping.tp_size ranks) when attention DP is on
+    and tp_size > 1; otherwise the runner pads the one rank's batch alone."""
+    if args.enable_attention_dp and args.tensor_parallel_size > 1:
+        return args.tensor_parallel_size
+    return 1
+
+
+@dataclass
+class FeatureMirrorsRef:
+    """`cite_fact("feature_mode_mirrors")`: FEATURE_MIRROR_SLOTS pinned host tensors of
+    (max_supported_batch_size, *feature_shape) (`cite_fact("feature_mode_runner")`), used in
+    rotation: replay i fills slot i % slots, rows [0, b) with the b requests' features (one
+    row each: a feature is (1, *feature_shape)), rows [b, p) with zeros, p the key's batch
+    size, then copies rows [0, p) to the device `input_features`. An out-of-range slice would
+    raise in torch; this restatement records the rows each replay touches instead."""
+
+    rows: int  # each mirror's first dim
+    slots: int = FEATURE_MIRROR_SLOTS
+    slot: int = 0
+    touched: list[tuple[int, int]] = field(default_factory=list)  # (slot, rows) per replay
+
+    def replay(self, key: tuple[int, int, int], batch_size: int) -> tuple[int, int]:
+        """The (slot, rows) one replay of `key` for `batch_size` requests writes and reads."""
+        padded = key[0]
+        if batch_size > padded:
+            raise Rejected(f"a batch of {batch_size} replaying key {key}")
+        slot = self.slot
+        self.slot = (slot + 1) % self.slots
+        self.touched.append((slot, padded))
+        return slot, padded
+
+    def fits(self) -> bool:
+        """Whether every recorded replay stays within the mirror's rows."""
+        return all(rows <= self.rows for _, rows in self.touched)

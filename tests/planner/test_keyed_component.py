@@ -338,7 +338,7 @@ def test_cli_whisper_checkpoint_plans_feature_mode_encoder_graphs(tmp_path: Path
     its feature spec (graphfit.inputs.trtllm_features): one graph per batch size, keyed
     (b, b x 1500, 1500), `input_features` (9, 480000) float32 and `seq_lens` (9,); the token
     buckets are not needed. The checkpoint's preprocessor_config.json n_samples wins;
-    `check --plan` takes the document; `rehearse` says it cannot stage these inputs."""
+    `check --plan` takes the document; `rehearse` captures and replays its graphs."""
     model = tmp_path / "whisper"
     model.mkdir()
     (model / "config.json").write_text(json.dumps({
@@ -356,12 +356,14 @@ def test_cli_whisper_checkpoint_plans_feature_mode_encoder_graphs(tmp_path: Path
     encoder = doc["keyed_components"]["encoder"]
     assert [g["key"] for g in encoder["graphs"]] == [[b, 1500 * b, 1500] for b in (1, 2, 4, 8, 9)]
     assert {b["name"]: b["shape"] for b in encoder["buffers"]} == {
-        "input_features": [9, 480000], "seq_lens": [9]}
+        "input_features": [9, 480000], "seq_lens": [9],
+        "input_features_host": [2, 9, 480000]}
     saved = tmp_path / "plan.json"
     saved.write_text(out)
     assert run_cli(["check", "--plan", str(saved)])[0] == 0
     code, out, err = run_cli(["rehearse", *line])
-    assert code == 0 and "encoder: 5 graphs not rehearsed" in out, err
+    assert code == 0 and ("encoder: 5 graphs captured, 5 replayed == eager (inputs: "
+                          "input_features, seq_lens)") in out, err
     (model / "preprocessor_config.json").write_text(json.dumps({"n_samples": 160000}))
     code, out, err = run_cli(["plan", "--json", *line])
     assert code == 0, err
@@ -398,7 +400,8 @@ def test_cli_glm5_next_checkpoint_plans_its_image_encoder_graphs(tmp_path: Path)
     saved.write_text(out)
     assert run_cli(["check", "--plan", str(saved)])[0] == 0
     code, out, err = run_cli(["rehearse", *line])
-    assert code == 0 and "mm_encoder.image: 2 graphs not rehearsed" in out, err
+    assert code == 0 and ("mm_encoder.image: 2 graphs captured, 2 replayed == eager "
+                          "(inputs: x, cos, sin)") in out, err
     (model / "config.json").write_text(json.dumps({"architectures": ["Other"]}))
     code, out, err = run_cli(["plan", "--json", *line])
     assert code == 0 and "keyed_components" not in json.loads(out), err

@@ -129,6 +129,31 @@ def adp_dispatch(sizes: tuple[int, ...], batches: tuple[int, ...], *, padding: b
     return tuple(after)
 
 
+def attention_dp_ranks(config: EngineSettings) -> int:
+    """The ranks one decode step's graph padding agrees over: tensor_parallel_size with
+    enable_attention_dp at TP > 1, else 1 (`_get_padded_batch` all-gathers the ranks'
+    (can_run_cuda_graph, batch_size) only then,
+    tensorrt_llm/_torch/pyexecutor/cuda_graph_runner.py@c0edad93fd:835-846)."""
+    if config.enable_attention_dp and config.tensor_parallel_size > 1:
+        return config.tensor_parallel_size
+    return 1
+
+
+def plan_adp_dispatch(config: EngineSettings, sizes: tuple[int, ...],
+                      batches: tuple[int, ...]) -> tuple[int | None, ...]:
+    """`adp_dispatch` for a resolved config: one generation batch per attention-DP rank
+    (exactly `attention_dp_ranks(config)` of them), the config's padding and max_batch_size
+    (each rank's own limit: the plan is one rank's)."""
+    ranks = attention_dp_ranks(config)
+    if len(batches) != ranks:
+        raise ConfigError(f"attention DP: {len(batches)} rank batch(es) given, the config has "
+                          f"{ranks} rank(s) (tensor_parallel_size "
+                          f"{config.tensor_parallel_size}, enable_attention_dp "
+                          f"{str(config.enable_attention_dp).lower()})")
+    return adp_dispatch(sizes, batches, padding=bool(config.cuda_graph_padding),
+                        max_batch_size=config.max_num_seqs or DEFAULT_MAX_BATCH_SIZE)
+
+
 def draft_loop_tokens(config: EngineSettings) -> int:
     """draft_tokens_cuda entries per request (`PyTorchModelEngine.__init__`,
     tensorrt_llm/_torch/pyexecutor/model_engine.py@c0edad93fd:413-423 sets max_draft_loop_tokens and
@@ -489,6 +514,10 @@ def _inputs(config: EngineSettings) -> tuple[tuple[str, str], ...]:
         out.append(("enable_padding", str(config.cuda_graph_padding).lower()))
     if config.max_beam_width > 1:
         out.append(("max_beam_width", str(config.max_beam_width)))
+    if config.tensor_parallel_size > 1:
+        out.append(("tensor_parallel_size", str(config.tensor_parallel_size)))
+    if config.enable_attention_dp:
+        out.append(("attention_dp_ranks", str(attention_dp_ranks(config))))
     if config.multimodal:
         out.append(("mrope", "position ids (3, 1, T)"))
     if config.prefill_cuda_graph_backend != "disabled":

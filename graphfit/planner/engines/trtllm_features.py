@@ -27,9 +27,14 @@ Sources (NVIDIA/TensorRT-LLM):
   replays (p, p x fixed_seq_len, fixed_seq_len) when p is kept, else runs eagerly.
 * buffers (`_create_shared_static_tensors`, 1314-1353): a device `input_features`
   (largest batch size, *feature_shape) of feature_dtype, a pinned host `seq_lens` (largest
-  batch size,) int32 filled with fixed_seq_len, and two pinned host mirrors of
-  `input_features` (`FEATURE_MIRROR_SLOTS`, 1209: the host copies of the next batch, not
-  read by a graph; reported, not planned). A graph of key (b, ...) reads b rows of each.
+  batch size,) int32 filled with fixed_seq_len, and `FEATURE_MIRROR_SLOTS` (2, line 1209)
+  pinned host mirrors of `input_features`, planned as one buffer `input_features_host` of
+  leading dim 2 (graphfit's buffers carry no host/device placement: its source says pinned
+  host). A graph of key (b, ...) reads b rows of the first two; a replay of it fills b rows
+  of the next mirror slot (features, then zeros for the padding) and copies them to
+  `input_features` eagerly before the replay (`_replay_features`,
+  tensorrt_llm/_torch/pyexecutor/cuda_graph_runner.py@c0edad93fd:2165-2205; the H2D is
+  never captured, `_prepare_feature_capture`, 2129-2157), so each mirror slot needs b rows.
 
 The spec itself is the model class's, restated per architecture by the inputs layer
 (graphfit.inputs.trtllm_features) as the `encoder_feature_spec` option.
@@ -176,7 +181,7 @@ class FeatureGraphs:
         def requests(key: tuple[int, ...]) -> int:
             return key[0]
         return KeyedDispatch(self._key, self.captured, requests,
-                             buffer_rows={"input_features": requests, "seq_lens": requests})
+                             buffer_rows={name: requests for name in BUFFERS})
 
     @property
     def witnesses(self) -> dict[EncoderKey, BatchKey]:
@@ -186,7 +191,7 @@ class FeatureGraphs:
 
     @property
     def mirror_bytes(self) -> int:
-        """The two pinned host mirrors of `input_features` TensorRT-LLM also allocates."""
+        """The bytes of the pinned host mirrors of `input_features` TensorRT-LLM allocates."""
         row = itemsize(self.spec.dtype)
         for dim in self.spec.shape:
             row *= dim
@@ -196,15 +201,21 @@ class FeatureGraphs:
 def feature_graphs_of(config: EngineSettings, spec: FeatureSpec) -> FeatureGraphs:
     """The feature-mode encoder of a config with `encoder_cuda_graph_config` and a feature
     spec: bounds encoder_max_batch_size, encoder_max_num_tokens (or max_num_tokens) and
-    max_seq_len (graphfit's max_model_len)."""
+    max_seq_len (graphfit's max_model_len). At tensor_parallel_size > 1 no batch size is
+    kept: TensorRT-LLM logs that feature-mode graphs need TP 1 and keeps the encoder eager
+    (tensorrt_llm/_torch/pyexecutor/engine/runners/encoder.py@0e91ee39be:123-126; with the
+    spec still set the graphs are off whatever the buckets, 170-176)."""
     sizes, max_batch_size, tokens = encoder_bounds(config)
-    kept = filter_feature_batch_sizes(sizes, max_batch_size, tokens, spec.fixed_seq_len,
-                                      config.encoder_graph_padding)
+    kept = () if config.tensor_parallel_size > 1 else filter_feature_batch_sizes(
+        sizes, max_batch_size, tokens, spec.fixed_seq_len, config.encoder_graph_padding)
     return FeatureGraphs(kept, spec, config.encoder_graph_padding, max_batch_size, tokens,
                          config.max_model_len)
 
 
 FEATURE_SUMMARY = "feature mode ({spec}): one graph per batch size{mirrors}"
+# the host staging copy of `input_features` (its leading dim: the MIRRORS rotated slots)
+MIRROR_BUFFER = "input_features_host"
+BUFFERS = ("input_features", "seq_lens", MIRROR_BUFFER)
 
 
 def feature_component(config: EngineSettings, spec: FeatureSpec) -> KeyedComponentModel:
@@ -220,11 +231,22 @@ def feature_component(config: EngineSettings, spec: FeatureSpec) -> KeyedCompone
         BufferSpec("seq_lens", "int32", Axis.REQUESTS, (Demand(Stream.TARGET_REQUESTS),),
                    graphs.rows, FillPolicy(FillKind.SENTINEL, spec.fixed_seq_len),
                    source=why + ", pinned host"),
+        # `_feature_mirrors`: MIRRORS pinned host copies of input_features, each (rows,
+        # *shape); a replay of key (p, ...) fills p rows of the next one (the requests'
+        # features, zeros for the padding) and copies them to the device buffer outside the
+        # graph (`_replay_features`)
+        BufferSpec(MIRROR_BUFFER, spec.dtype, Axis.REQUESTS,
+                   (Demand(Stream.TARGET_REQUESTS),), graphs.rows, ZERO,
+                   leading=(MIRRORS,), trailing=spec.shape,
+                   source=(f"EncoderCUDAGraphRunner._feature_mirrors: {MIRRORS} pinned host "
+                           "slots, rotated; the staging copy _replay_features fills and "
+                           "copies to input_features before each replay")),
     )
-    mirrors = (f"; TensorRT-LLM also pins {MIRRORS} host mirrors of input_features "
-               f"({graphs.mirror_bytes:,} bytes, not read by a graph)") if graphs.enabled else ""
+    tp = config.tensor_parallel_size
+    summary = (FEATURE_SUMMARY.format(spec=spec.describe(), mirrors="") if tp == 1 else
+               f"feature mode ({spec.describe()}): eager at tensor_parallel_size {tp} "
+               f"(TensorRT-LLM's feature-mode encoder graphs need TP 1)")
     return KeyedComponentModel(
         COMPONENT, graphs.dispatch,
         (graphs.max_batch_size, graphs.max_num_tokens, graphs.max_seq_len), buffers,
-        dict(graphs.witnesses), (("batch_sizes", graphs.batch_sizes),),
-        summary=FEATURE_SUMMARY.format(spec=spec.describe(), mirrors=mirrors))
+        dict(graphs.witnesses), (("batch_sizes", graphs.batch_sizes),), summary=summary)

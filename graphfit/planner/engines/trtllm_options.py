@@ -105,6 +105,14 @@ class TrtllmOptions(EngineOptions):
         graphfit.inputs.trtllm_features). A modality with both is planned as the keyed
         `mm_encoder.<modality>` component (graphfit.planner.engines.trtllm_mm_encoder); one
         without inputs is only reported.
+    tensor_parallel_size: `tensor_parallel_size` (trtllm-serve `--tp_size`): the mapping's
+        tp_size. A feature-mode encoder stays eager at TP > 1 (`EncoderConfigMixin.create`,
+        tensorrt_llm/_torch/pyexecutor/engine/runners/encoder.py@0e91ee39be:123-126), and
+        with attention DP it is the number of ranks the decode graphs' padding agrees over.
+    enable_attention_dp: `enable_attention_dp`. With TP > 1 each of the tp_size ranks runs
+        its own batch and `CUDAGraphRunner._get_padded_batch` all-gathers them
+        (tensorrt_llm/_torch/pyexecutor/cuda_graph_runner.py@c0edad93fd:835-846); at TP 1
+        it changes nothing there. See `attention_dp_ranks`.
     """
 
     engine: ClassVar[str] = "trtllm"
@@ -130,6 +138,17 @@ class TrtllmOptions(EngineOptions):
     encoder_feature_spec: tuple[tuple[int, ...], str, int] | None = None
     mm_encoder_graphs: tuple[tuple[str, tuple[tuple[int, int], ...], bool], ...] | None = None
     mm_encoder_inputs: tuple[tuple[str, tuple[InputSpec, ...]], ...] | None = None
+    tensor_parallel_size: int = 1
+    enable_attention_dp: bool = False
+
+    @property
+    def attention_dp_ranks(self) -> int:
+        """The ranks whose batches one decode step's graph padding agrees over: tp_size with
+        attention DP at TP > 1 (`_get_padded_batch` gathers only then,
+        tensorrt_llm/_torch/pyexecutor/cuda_graph_runner.py@c0edad93fd:835), else 1."""
+        if self.enable_attention_dp and self.tensor_parallel_size > 1:
+            return self.tensor_parallel_size
+        return 1
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "draft_len_schedule",
@@ -180,6 +199,10 @@ class TrtllmOptions(EngineOptions):
         for name in ("encoder_max_batch_size", "encoder_max_num_tokens"):
             if getattr(self, name) is not None:
                 positive_int(name, getattr(self, name))
+        positive_int("tensor_parallel_size", self.tensor_parallel_size)
+        if not isinstance(self.enable_attention_dp, bool):
+            raise ConfigError(f"enable_attention_dp: expected true/false, got "
+                              f"{excerpt(self.enable_attention_dp)}")
 
 
 def _modality_items(name: str, value: object) -> list[tuple[Any, ...]]:

@@ -1,0 +1,185 @@
+"""`KeyedBufferRunner`: a plan's keyed component whose graphs read its own buffers -- per-request
+feature tensors (TensorRT-LLM's feature-mode encoder: Whisper's waveforms), a vision tower's
+token-row inputs (TensorRT-LLM's multimodal encoders) -- rather than one pair of token ids and
+positions (`graphfit.cudagraph.keyed.KeyedGraphRunner`).
+
+Every buffer of the component is allocated as the plan sized it (leading dims, its capacity
+on the scaled axis, trailing dims, its dtype; `capacities` audits other rows). A graph of key
+k is captured over the first `dispatch.rows_of(k, name)` rows of each buffer it reads, all
+taken before the first capture (a short buffer is a CapacityError there). A batch's real
+rows per buffer are its request count for a request-axis buffer and its token count for a
+token-axis one (the component's first two counts: (requests, tokens, longest) or (contexts,
+tokens)); a replay writes them, then fills the rows up to its key's with the buffer's
+padding fill.
+
+A buffer named `<name>_host` is the host staging copy of buffer `<name>` (TensorRT-LLM's
+feature mirrors): the graph does not read it. Its leading dim is the number of slots, used in
+turn; a replay fills the next slot's rows (the batch's rows, then the padding fill up to the
+key's) and copies those rows into `<name>` before the replay, as the engine's eager
+host-to-device copy does. Each slot's rows are checked against the key's before any capture.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+import torch
+
+from graphfit.cudagraph.backends import Backend, Graph, get_backend, output_tensors
+from graphfit.cudagraph.capture import CaptureJob, CaptureSession, SoloCapture
+from graphfit.cudagraph.dtypes import torch_dtype
+from graphfit.cudagraph.fill import fill_tail
+from graphfit.planner import (
+    Axis,
+    BufferPlan,
+    CapacityError,
+    ConfigError,
+    CUDAGraphMode,
+    GraphKey,
+    Plan,
+)
+
+HOST_SUFFIX = "_host"
+BufferFn = Callable[[Mapping[str, torch.Tensor]], Any]  # views -> tensor or tuple of tensors
+
+
+def staging_pairs(names: Sequence[str]) -> dict[str, str]:
+    """Buffer name -> its host staging copy's name (`<name>_host`), for the names that have
+    one."""
+    return {name[:-len(HOST_SUFFIX)]: name for name in names
+            if name.endswith(HOST_SUFFIX) and name[:-len(HOST_SUFFIX)] in names}
+
+
+def graph_reads(names: Sequence[str]) -> tuple[str, ...]:
+    """The buffers a graph reads: all but the staging copies."""
+    hosts = set(staging_pairs(names).values())
+    return tuple(n for n in names if n not in hosts)
+
+
+def real_rows(buf: BufferPlan, counts: tuple[int, ...]) -> int:
+    """A batch's real rows in `buf`: its requests on the request axis, else its tokens."""
+    if buf.axis is Axis.REQUESTS or len(counts) < 2:
+        return counts[0]
+    return counts[1]
+
+
+class KeyedBufferRunner(SoloCapture):
+    """One graph per captured key of a plan's keyed component, over its planned buffers."""
+
+    def __init__(self, fn: BufferFn, plan: Plan, component: str, *,
+                 session: CaptureSession | None = None, backend: str | Backend = "cpu",
+                 device: str = "cpu", capacities: Mapping[str, int] | None = None) -> None:
+        if not isinstance(plan, Plan):
+            raise ConfigError(f"plan: expected a Plan, got {type(plan).__name__}")
+        comp = plan.keyed.get(component)
+        if comp is None:
+            raise ConfigError(f"component: the plan has no keyed component {component!r} "
+                              f"(keyed: {', '.join(plan.keyed) or 'none'})")
+        self.fn = fn
+        self.keyed = comp
+        self.dispatch = comp.dispatch
+        self._component = component
+        self.backend = session.backend if session is not None else get_backend(backend)
+        self.specs = {b.name: b for b in comp.buffers}
+        given = dict(capacities or {})
+        unknown = sorted(set(given) - set(self.specs))
+        if unknown or not all(isinstance(v, int) and not isinstance(v, bool) and v >= 0
+                              for v in given.values()):
+            raise ConfigError(f"capacities: rows >= 0 of {component}'s buffers "
+                              f"({', '.join(self.specs)}), got {given!r}")
+        # the rows each buffer holds: the plan's, or another allocation's to audit
+        self.capacity = {name: given.get(name, b.capacity) for name, b in self.specs.items()}
+        self.buffers = {}
+        for b in comp.buffers:
+            shape = list(b.shape)
+            shape[b.axis_dim] = self.capacity[b.name]
+            self.buffers[b.name] = torch.zeros(shape, dtype=torch_dtype(b.dtype), device=device)
+        self.staging = staging_pairs(tuple(self.specs))
+        for device_name, host in self.staging.items():
+            if self.specs[host].axis_dim != 1 or self.specs[host].shape[2:] != (
+                    self.specs[device_name].shape[1:]) or self.specs[device_name].axis_dim:
+                raise ConfigError(f"{component}.{host}: a staging copy is (slots, *the shape of "
+                                  f"{device_name})")
+        self.reads = graph_reads(tuple(self.specs))
+        self.slot = 0
+        self.graphs: dict[Any, Graph] = {}
+        self.last_key: Any = None
+        self._by_text: dict[str, Any] = {}
+        if session is not None:
+            session.add(self)
+
+    @property
+    def component(self) -> str:
+        return self._component
+
+    def _rows(self, key: Any, name: str) -> int:
+        """The rows a graph of `key` reads (or stages) in `name`; CapacityError when the
+        buffer holds fewer."""
+        rows = self.dispatch.rows_of(key, name)
+        if rows > self.capacity[name]:
+            raise CapacityError(f"{self.component}.{name}", rows, self.capacity[name])
+        return rows
+
+    def _views(self, key: Any) -> dict[str, torch.Tensor]:
+        for host in self.staging.values():  # the staging slots are checked first too
+            self._rows(key, host)
+        return {name: self.buffers[name].narrow(self.specs[name].axis_dim, 0,
+                                                self._rows(key, name))
+                for name in self.reads}
+
+    def _capture_jobs(self) -> list[CaptureJob]:
+        jobs = []
+        for key in reversed(self.dispatch.sorted_keys()):
+            views = self._views(key)  # a short buffer fails before any capture
+            text = self.dispatch.key_text(key)
+            self._by_text[text] = key
+            rows = {name: int(view.shape[self.specs[name].axis_dim])
+                    for name, view in views.items()}
+            jobs.append(CaptureJob(GraphKey(self.dispatch.rows(key), None), (("key", text),),
+                                   (CUDAGraphMode.FULL,), views, rows))
+        return jobs
+
+    def _capture_job(self, job: CaptureJob, *, keep_output: bool) -> None:
+        for name, view in job.views.items():
+            fill_tail(view, self.specs[name].axis_dim, 0, self.specs[name].fill)
+        key = self._by_text[str(dict(job.variant)["key"])]
+        self.graphs[key] = self.backend.capture(self.fn, job.views)
+
+    def _stage(self, key: Any, batch: Mapping[str, torch.Tensor], counts: tuple[int, ...]
+               ) -> None:
+        """Write the batch's real rows and the padding fill up to the key's rows."""
+        slot = self.slot
+        if self.staging:
+            self.slot = (slot + 1) % self.specs[next(iter(self.staging.values()))].shape[0]
+        for name in self.reads:
+            spec, rows = self.specs[name], self._rows(key, name)
+            real = real_rows(spec, counts)
+            host_name = self.staging.get(name)
+            target = (self.buffers[host_name][slot] if host_name is not None
+                      else self.buffers[name])
+            target.narrow(spec.axis_dim, 0, real).copy_(batch[name])
+            fill_tail(target.narrow(spec.axis_dim, 0, rows), spec.axis_dim, real, spec.fill)
+            if host_name is not None:  # the eager host-to-device copy before the replay
+                self.buffers[name].narrow(spec.axis_dim, 0, rows).copy_(
+                    target.narrow(spec.axis_dim, 0, rows))
+
+    def step(self, batch_key: Any, batch: Mapping[str, torch.Tensor], *,
+             eager: bool = False) -> tuple[torch.Tensor, ...]:
+        """Run one batch (`batch_key` as the dispatch reads it; `batch` each buffer the graphs
+        read, its real rows): the captured graph its key replays, else eagerly. The output is
+        each of fn's tensors cut to the real rows of the buffer it belongs to (fn returns one
+        tensor per read buffer, in `reads` order)."""
+        counts = self.keyed.counts(batch_key)
+        for name in self.reads:
+            real = real_rows(self.specs[name], counts)
+            if name not in batch or int(batch[name].shape[self.specs[name].axis_dim]) != real:
+                raise ConfigError(f"step: {name} must hold the batch's {real} rows")
+        key = None if eager else self.dispatch.lookup(batch_key)
+        self.last_key = key
+        if key is None or key not in self.graphs:
+            return output_tensors(self.fn({name: batch[name] for name in self.reads}))
+        self._stage(key, batch, counts)
+        out = output_tensors(self.graphs[key].replay())
+        return tuple(t[:real_rows(self.specs[name], counts)]
+                     for t, name in zip(out, self.reads, strict=True))
