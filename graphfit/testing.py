@@ -336,6 +336,8 @@ def _sglang_fields(draw: st.DrawFn, *, max_seqs: int, max_k: int,
         fields["ragged_verify_mode"] = draw(st.sampled_from(
             ("static", "static", "cap-accept", *(() if refused else ("compact",)))))
         fields["dspark_target_layers"] = draw(st.integers(1, 4))
+        # SGLANG_OPT_DSV41_POST_FORWARD_CUDA_GRAPH: the epilogue's block_accept_lens
+        fields["dspark_post_forward_graph"] = draw(st.integers(0, 3)) == 0
     # prefill graphs (token counts): a small chunk keeps the prefill family short
     if draw(st.integers(0, 4)):
         fields["chunked_prefill_size"] = draw(st.integers(8, 1200))

@@ -74,6 +74,7 @@ def _native() -> dict[str, Handler]:
         "frozen_kv_mtp": as_bool,
         "dspark_samples_anchor": as_bool,
         "dspark_mid_fold": as_bool,
+        "dspark_post_forward_graph": as_bool,
         "dflash_eager_sampler": as_bool,
         "sm90": as_bool,
         "sm100": as_bool,

@@ -143,8 +143,8 @@ def _check(data: Mapping[str, Any], cfg: Mapping[str, Any]) -> None:
     if layer_ids is not None:
         if not isinstance(layer_ids, list):
             raise _Refusal("DFLASH dflash_config.target_layer_ids must be a list of ints.")
-        for x in layer_ids:
-            _optional_int(x, "DFLASH target_layer_ids entry")
+        for x in layer_ids:  # int(x) (dflash_utils.py:670): int(None) raises too
+            _optional_int(x if x is not None else [], "DFLASH target_layer_ids entry")
         if not layer_ids:
             raise _Refusal("DFLASH dflash_config.target_layer_ids must be non-empty.")
     mask = cfg.get("mask_token", data.get("mask_token"))
@@ -188,6 +188,17 @@ def _check_domino(data: Mapping[str, Any], cfg: Mapping[str, Any]) -> None:
                           1)
     if block is not None and block <= 1:
         raise _Refusal(f"DFLASH Domino requires block_size > 1, got {block}.")
+
+
+def parse_problem(data: Mapping[str, Any]) -> str | None:
+    """`parse_dflash_draft_config`'s ValueError for this config (dflash_utils.py:588-813),
+    as SGLang words it, or None: what DSPARK's own parse runs first (graphfit.inputs.
+    sglang_dspark_parse)."""
+    try:
+        _check(data, _dflash_config(data))
+    except _Refusal as exc:
+        return str(exc)
+    return None
 
 
 def overridden(data: Mapping[str, Any], overrides: Mapping[str, Any]) -> dict[str, Any]:

@@ -14,6 +14,11 @@ reads it: gamma from `dspark_block_size`, else `dflash_config.block_size`, else 
 names none and no window is given either, :816-823); `sample_from_anchor` (default True,
 dspark_config.py:29-31) decides the draft runner's width (SglangOptions.dspark_samples_anchor).
 A draft graphfit cannot read (a hub id) keeps the refusal when no gamma is given.
+
+A draft config SGLang's DSPARK parse raises on (graphfit.inputs.sglang_dspark_parse: e.g.
+`markov_rank` > 0 without `markov_head_type`, dspark_config.py:265-268) makes the argument
+hook fall back to the flags or 7 (speculative_hook.py:796-805, 814-823), but the worker parses
+it again at start-up and raises (dspark_worker_v2.py:261-265): refused with SGLang's message.
 """
 
 from __future__ import annotations
@@ -22,6 +27,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from graphfit.inputs import sglang_dspark_parse
 from graphfit.inputs.model_config import config_path
 from graphfit.inputs.reading import load_json, shown_path
 from graphfit.inputs.settings import FILE, Setting
@@ -72,6 +78,10 @@ def draft_settings(path: Path, values: Mapping[str, Any]) -> list[Setting]:
     data = load_json(path, "DSPARK draft config")
     if not isinstance(data, dict):
         raise ConfigError(f"{origin}: expected a JSON object")
+    parsed = sglang_dspark_parse.parse(data)
+    if parsed.problem is not None:
+        raise ConfigError(f"{origin}: SGLang's DSPARK worker cannot parse this draft config "
+                          f"(dspark_worker_v2.py:261-265): {parsed.problem}")
     out: list[Setting] = []
     anchor = data.get("sample_from_anchor", True)
     if not isinstance(anchor, bool):
@@ -84,7 +94,7 @@ def draft_settings(path: Path, values: Mapping[str, Any]) -> list[Setting]:
         out.append(Setting("dspark_target_layers", layers[0], layers[1], FILE))
     if values.get("speculative_dspark_block_size") is not None:
         return out  # the flag wins (speculative_hook.py:807-813)
-    gamma = draft_gamma(data, origin)
+    gamma = parsed.gamma
     window = values.get("speculative_num_draft_tokens")
     if gamma is None:
         if window is not None:
@@ -125,18 +135,3 @@ def target_layers(data: Mapping[str, Any], origin: str) -> tuple[int, str] | Non
         return None
     return as_int(f"{origin}: num_hidden_layers", layers), f"{origin}: num_hidden_layers " \
                                                            f"(one captured layer each)"
-
-
-def draft_gamma(data: Mapping[str, Any], origin: str) -> int | None:
-    """`parse_dspark_draft_config`'s gamma (dspark_config.py:295-297): the prefixed
-    `dspark_block_size`, else the DFLASH block size (dflash_config.block_size, else the
-    top-level block_size, dflash_utils.py:608-617)."""
-    nested = data.get("dflash_config")
-    raw = data.get("dspark_block_size")
-    if raw is None and isinstance(nested, dict):
-        raw = nested.get("block_size")
-    if raw is None:
-        raw = data.get("block_size")
-    if raw is None:
-        return None
-    return as_int(f"{origin}: block size", raw)

@@ -20,6 +20,7 @@ from graphfit.inputs.settings import COMMAND_LINE, Setting
 FOLDED = "SGLANG_DSPARK_FOLDED_PROPOSAL"  # environ.py:555, default on
 GREEDY = "SGLANG_DSPARK_USE_GREEDY_DRAFT"  # environ.py:554, default off
 MID_FOLD = "SGLANG_OPT_DSV41_DSPARK_MID_FOLD"  # environ.py:1891, default off
+POST_FORWARD = "SGLANG_OPT_DSV41_POST_FORWARD_CUDA_GRAPH"  # environ.py:1903, default off
 RAGGED = "SGLANG_RAGGED_VERIFY_MODE"  # environ.py:1572, default "static"
 DFLASH_EAGER = "SGLANG_DFLASH_EAGER_DRAFT_SAMPLER"  # environ.py:1569, default off (DFLASH)
 _TRUE = ("true", "1", "yes", "y")
@@ -48,6 +49,10 @@ def dspark_environment(environ: Mapping[str, str]) -> list[Setting]:
     if mid is not None:
         out.append(Setting("dspark_mid_fold", mid, f"{MID_FOLD}={environ[MID_FOLD]}",
                            COMMAND_LINE))
+    post = _bool(environ, POST_FORWARD)
+    if post is not None:
+        out.append(Setting("dspark_post_forward_graph", post,
+                           f"{POST_FORWARD}={environ[POST_FORWARD]}", COMMAND_LINE))
     eager = _bool(environ, DFLASH_EAGER)
     if eager is not None:
         out.append(Setting("dflash_eager_sampler", eager,

@@ -343,6 +343,7 @@ class EngineConfig:
             moe_runner_backend: str = "auto",
             speculative_moe_a2a_backend: str | None = None,
             dspark_proposal: str = "sampling", dspark_mid_fold: bool = False,
+            dspark_post_forward_graph: bool = False,
             ragged_verify_mode: str = "static",
             dspark_target_layers: int | None = None,
             dflash_lilicorr_top_k: int | None = None,
@@ -806,6 +807,11 @@ class EngineConfig:
     def dspark_mid_fold(self) -> bool:
         """SglangOptions.dspark_mid_fold."""
         return cast(bool, self._option("dspark_mid_fold"))
+
+    @property
+    def dspark_post_forward_graph(self) -> bool:
+        """SglangOptions.dspark_post_forward_graph."""
+        return cast(bool, self._option("dspark_post_forward_graph"))
 
     @property
     def ragged_verify_mode(self) -> str:

@@ -11,6 +11,7 @@ from graphfit.inputs.sglang_dspark_env import (
     FOLDED,
     GREEDY,
     MID_FOLD,
+    POST_FORWARD,
     RAGGED,
     dspark_environment,
 )
@@ -28,12 +29,14 @@ def _parsed(raw: str | None) -> bool | None:
 
 
 @given(folded=st.none() | SPELLED, greedy=st.none() | SPELLED, mid=st.none() | SPELLED,
-       ragged=st.none() | st.text(max_size=80), eager=st.none() | SPELLED)
+       ragged=st.none() | st.text(max_size=80), eager=st.none() | SPELLED,
+       post=st.none() | SPELLED)
 def test_dspark_environment_as_sglang_parses_it(folded: str | None, greedy: str | None,
                                                  mid: str | None, ragged: str | None,
-                                                 eager: str | None) -> None:
+                                                 eager: str | None, post: str | None) -> None:
     environ = {k: v for k, v in ((FOLDED, folded), (GREEDY, greedy), (MID_FOLD, mid),
-                                 (RAGGED, ragged), (DFLASH_EAGER, eager)) if v is not None}
+                                 (RAGGED, ragged), (DFLASH_EAGER, eager),
+                                 (POST_FORWARD, post)) if v is not None}
     got = {s.field: s.value for s in dspark_environment(environ)}
     want: dict[str, object] = {}
     if _parsed(folded) is False:
@@ -42,6 +45,8 @@ def test_dspark_environment_as_sglang_parses_it(folded: str | None, greedy: str 
         want["dspark_proposal"] = "greedy"
     if _parsed(mid) is not None:
         want["dspark_mid_fold"] = _parsed(mid)
+    if _parsed(post) is not None:  # the epilogue's block_accept_lens (sglang_dspark_epilogue)
+        want["dspark_post_forward_graph"] = _parsed(post)
     if _parsed(eager) is not None:
         want["dflash_eager_sampler"] = _parsed(eager)
     if ragged is not None:

@@ -17,6 +17,10 @@ from tests.oracle import sglang_dspark_compare as kc
 COUNTERS = {
     "an environment prefix": lambda case: bool(bd.split_env(case[0])[0]),
     "S defaulted": lambda case: "--max-running-requests" not in case[0],
+    # a local draft carrying more of the fields SGLang's DSPARK parse reads (valid or not)
+    "a draft with parsed fields": lambda case: any(
+        "graphfit-dspark-drafts-" in word and not word.endswith(kc.NO_FIELDS)
+        for word in case[0]),
     # SGLANG_RAGGED_VERIFY_MODE=compact / cap-accept: the confidence outputs (and under
     # compact the verify epilogue: measure_sglang_dspark_compact) compared too
     "compact": lambda case: bd.split_env(case[0])[0].get(

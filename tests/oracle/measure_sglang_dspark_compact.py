@@ -16,6 +16,9 @@ COUNTERS = {
     "S defaulted": lambda case: "--max-running-requests" not in case[0],
     "a draft naming its target layers": lambda case: any(
         "graphfit-dspark-layered-" in word for word in case[0]),
+    # block_accept_lens in SGLang's epilogue (EnvBool's true spellings, environ.py:143-150)
+    "SGLANG_OPT_DSV41_POST_FORWARD_CUDA_GRAPH set true": lambda case: bd.split_env(case[0])[0].get(
+        "SGLANG_OPT_DSV41_POST_FORWARD_CUDA_GRAPH", "").lower() in ("1", "true", "yes", "y"),
 }
 
 if __name__ == "__main__":

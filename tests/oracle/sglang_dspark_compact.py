@@ -150,6 +150,10 @@ def sglang_epilogue(sg: sc.SglangAnswer) -> tuple[dict[str, tuple[tuple[int, ...
     found = {name: getattr(epilogue, f"{name}_buf") for name in _EPILOGUE_TENSORS}
     found["strided_logits"] = epilogue.strided_logits
     found["strided_hidden"] = epilogue.strided_hidden
+    relay = epilogue.future_relay  # SGLANG_OPT_DSV41_DSPARK_POST_FOLD's (static path only)
+    if relay is not None:
+        found["future_relay_new_seq_lens"] = relay.new_seq_lens
+        found["future_relay_output_tokens"] = relay.output_tokens
     table = {name: (tuple(int(d) for d in t.shape), str(t.dtype).removeprefix("torch."))
              for name, t in found.items() if t is not None}
     shared = live.sampler is not None and live.sampler.out is epilogue.draft_tokens_buf

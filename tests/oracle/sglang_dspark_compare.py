@@ -11,6 +11,7 @@ SGLang's resolved values).
 from __future__ import annotations
 
 import functools
+import hashlib
 import json
 import tempfile
 from pathlib import Path
@@ -30,6 +31,7 @@ RUNNER = "dspark_draft"
 # the DSPARK modes SGLang reads from its environment (graphfit.inputs.sglang_dspark_env)
 DEFAULTS: dict[str, object] = {"dspark_proposal": "sampling", "dspark_mid_fold": False,
                                 "ragged_verify_mode": "static",
+                                "dspark_post_forward_graph": False,
                                 # read from the local draft (compact's strided hidden)
                                 "dspark_target_layers": None}
 ENV_OPTIONS = tuple(DEFAULTS)
@@ -42,6 +44,12 @@ ENV_VALUES: dict[str, tuple[str, ...]] = {
     # compact and cap-accept planned (their buffers compared by compare_buffers / the
     # compact oracle, sglang_dspark_compact); a value SGLang does not know fails both
     "SGLANG_RAGGED_VERIFY_MODE": ("static", "Static", "ragged", "compact", "cap-accept"),
+    # the V4.1 epilogue's variables (dspark_worker_v2.py:400-468, dspark_verify.py:586-661):
+    # block_accept_lens under the first; the deferred commit and the future relay need a
+    # static verify (none under compact), and there is no epilogue in static mode here
+    "SGLANG_OPT_DSV41_POST_FORWARD_CUDA_GRAPH": ("1", "true", "0", "x"),
+    "SGLANG_DSPARK_DEFER_CONTEXT_KV": ("1", "yes", "0"),
+    "SGLANG_OPT_DSV41_DSPARK_POST_FOLD": ("1", "Y", "no"),
 }
 
 
@@ -75,15 +83,20 @@ def compare_widths(sg: sc.SglangAnswer, gf: sc.GraphfitAnswer) -> list[sc.Differ
     return diffs
 
 
+NO_FIELDS = hashlib.sha256(b"{}").hexdigest()[:12]  # a draft_dir name's end without fields
 _DRAFTS = tempfile.TemporaryDirectory(prefix="graphfit-dspark-drafts-")
 
 
 @functools.cache
-def draft_dir(key: str | None, gamma: int | None, anchor: bool | None) -> str:
+def draft_dir(key: str | None, gamma: int | None, anchor: bool | None,
+              fields: str = "{}") -> str:
     """A DSPARK draft checkpoint directory: the oracle's Llama config.json plus `key`
     (dspark_block_size, block_size, or dflash_config.block_size) = gamma and
-    `sample_from_anchor` when given (SGLang reads both, dspark_config.py:29-31, 214-297)."""
-    path = Path(_DRAFTS.name) / f"draft-{key}-{gamma}-{anchor}"
+    `sample_from_anchor` when given (SGLang reads both, dspark_config.py:29-31, 214-297), then
+    `fields` (a JSON object: more keys of the config, "dflash_config" / "dspark_config" merged
+    into the nested objects; `draft_fields`)."""
+    digest = hashlib.sha256(fields.encode()).hexdigest()[:12]  # NO_FIELDS for "{}"
+    path = Path(_DRAFTS.name) / f"draft-{key}-{gamma}-{anchor}-{digest}"
     config = json.loads((so.oracle().model_dir / "config.json").read_text())
     if key == "dflash_config":
         config["dflash_config"] = {"block_size": gamma}
@@ -91,6 +104,11 @@ def draft_dir(key: str | None, gamma: int | None, anchor: bool | None) -> str:
         config[key] = gamma
     if anchor is not None:
         config["sample_from_anchor"] = anchor
+    for name, value in json.loads(fields).items():
+        if name in ("dflash_config", "dspark_config") and isinstance(value, dict):
+            config[name] = {**config.get(name, {}), **value}
+        else:
+            config[name] = value
     path.mkdir(parents=True, exist_ok=True)
     (path / "config.json").write_text(json.dumps(config))
     return str(path)
@@ -106,8 +124,8 @@ def translated(sg: sc.SglangAnswer, gf: sc.GraphfitAnswer | None = None
         options["dspark_samples_anchor"] = False
     if gf is not None and gf.plan is not None:
         config = gf.plan.config
-        options.update({k: getattr(config, k) for k in ENV_OPTIONS
-                        if getattr(config, k) != DEFAULTS[k]})
+        options.update({k: getattr(config, k, DEFAULTS[k]) for k in ENV_OPTIONS
+                        if getattr(config, k, DEFAULTS[k]) != DEFAULTS[k]})
     return bd.translated_with(sg, options)
 
 
@@ -125,6 +143,44 @@ def _samples_anchor(run: so.Runner) -> bool:
     return bool(get_dspark_sample_from_anchor(run.live.model_runner.model_config.hf_config))
 
 
+# the draft config fields SGLang's DSPARK parse reads (dspark_config.py:214-318, over
+# dflash_utils.py:588-813), each with values it accepts and values it raises on: a raise
+# makes the argument hook fall back to the flags or 7 (speculative_hook.py:796-805) and the
+# worker refuse the draft at start-up (dspark_worker_v2.py:261-265)
+DRAFT_FIELDS: dict[str, tuple[object, ...]] = {
+    "markov_rank": (0, 4, "8", 2.5, -1, "x", None),
+    "markov_head_type": ("vanilla", "GATED", "rnn", "mlp", 3, None),
+    "dspark_markov_rank": (8, 0, "2", "x", -3),
+    "dspark_markov_head_type": ("vanilla", "Rnn", "lstm"),
+    "mask_token_id": (5, 0, -1, "5", 2.0, True),
+    "dspark_noise_token_id": (7, "7", -2, "x", 1.5),
+    "dspark_block_size": ("4", 3.7, "x", 0, -2, [3]),
+    "block_size": ("3", 2.9, 0, "x"),
+    "dspark_target_layer_ids": ([1, 3], [], "x", [1, "a"], [None], ["2"]),
+    "target_layer_ids": ([0, 2], [], 5, [None]),
+    "num_target_layers": (4, 0, "x"),
+    "mask_token": ("<m>", "", 5),
+    "dflash_config": ({"output_multiplier": 0}, {"output_multiplier": "x"},
+                      {"output_multiplier": 2}, {"conv_kernel_size": 3},
+                      {"conv_kernel_size": 3, "conv_group_size": 2},
+                      {"selector_rank": 4}, {"attention_sink_bias": 1},
+                      {"attention_value_scale": True}, {"final_logit_softcapping": "y"},
+                      {"markov_rank": 2}, {"mask_token_id": "3"}, {"block_size": -1}),
+    "dspark_config": ({"markov_rank": 3}, {"markov_rank": 3, "markov_head_type": "gated"},
+                      {"markov_head_type": None}, {"mask_token_id": -4},
+                      {"mask_token_id": "9"}),
+}
+
+
+@st.composite
+def draft_fields(draw: st.DrawFn) -> str:
+    """1 to 3 of DRAFT_FIELDS with one of their values each, as a JSON object."""
+    names = draw(st.lists(st.sampled_from(sorted(DRAFT_FIELDS)), min_size=1, max_size=3,
+                          unique=True))
+    return json.dumps({name: draw(st.sampled_from(DRAFT_FIELDS[name])) for name in names},
+                      sort_keys=True)
+
+
 def dspark(*extra: str, draft: bool = True) -> tuple[str, ...]:
     argv = ["--speculative-algorithm", "DSPARK", *extra]
     return tuple(with_draft(argv) if draft else argv)
@@ -135,9 +191,11 @@ def dspark_lines(draw: st.DrawFn) -> tuple[tuple[str, ...], float | None]:
     """Generated DSPARK lines: gamma by --speculative-dspark-block-size or the verify window
     by --speculative-num-draft-tokens (or both, equal or clashing, or out of range), steps /
     topk SGLang overrides, the decode graph settings, TP / attention DP / CP, two-batch
-    overlap; the draft: the oracle's model, a local draft naming its gamma (any of SGLang's three
-    keys) and / or sample_from_anchor, or none (refused by both); a VAR=value prefix of SGLang's
-    DSPARK environment variables on half the lines; S left to SGLang on 1 line in 5."""
+    overlap; the draft: the oracle's model, a local draft naming its gamma (any of SGLang's
+    three keys) and / or sample_from_anchor, on half of those with 1 to 3 more fields
+    SGLang's parse reads (`draft_fields`, valid or not), or none (refused by both); a
+    VAR=value prefix of SGLang's DSPARK environment variables on half the lines; S left to
+    SGLang on 1 line in 5."""
     argv = [*environment(draw), *bd.running_requests(draw)]
     argv += ["--speculative-algorithm", draw(st.sampled_from(("DSPARK", "dspark")))]
     gamma = draw(st.integers(1, 15))
@@ -159,7 +217,8 @@ def dspark_lines(draw: st.DrawFn) -> tuple[tuple[str, ...], float | None]:
         argv = with_draft(argv)
     elif kind == "local":  # a draft naming its gamma and / or sample_from_anchor
         key = draw(st.sampled_from((None, "dspark_block_size", "block_size", "dflash_config")))
+        fields = draw(draft_fields()) if draw(st.booleans()) else "{}"
         argv += [DRAFT, draft_dir(key, None if key is None else draw(st.integers(1, 12)),
-                                  draw(st.sampled_from((None, True, False))))]
+                                  draw(st.sampled_from((None, True, False))), fields)]
     gb = draw(st.sampled_from((16, 24, 48, 80, 141, 192)))
     return tuple(argv), gb

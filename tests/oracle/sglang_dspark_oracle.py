@@ -174,11 +174,19 @@ def _epilogue(r: so.Resolved, draft_hf_config: Any, max_bs: int, hidden_size: in
     if not (ragged_verify_compact_enabled() and allowed):
         return None
     tp_sync = types.SimpleNamespace(enabled=lambda site: False)
+    # the V4.1 static epilogue's extras as the worker decides them (dspark_worker_v2.py:
+    # 400-431): its static support needs a deepseek_v41 target (:391; glue: the oracle's
+    # target is Llama) and static mode; the deferred commit by SGLang's own eligibility
+    # (:623-650, defer_context_kv_refusal), the future relay by post_fold (:428-431)
+    static_supported = False
+    if _defer_context_kv_eligible(static_supported):
+        raise NotImplementedError("a deferred commit under compact: not built by the oracle")
     epilogue = DsparkVerifyEpilogue(
         max_bs=max_bs, verify_num_draft_tokens=int(get_spec().speculative_num_draft_tokens),
         device="meta", tp_sync=tp_sync, simulated_correct_len=None,
         simulate_fold=envs.SGLANG_DSPARK_SIMULATE_FOLD.get(),
-        fused_accept_tail=envs.SGLANG_DSPARK_FUSED_ACCEPT_TAIL.get())
+        fused_accept_tail=envs.SGLANG_DSPARK_FUSED_ACCEPT_TAIL.get(), deferred_commit=None,
+        post_fold=static_supported and envs.SGLANG_OPT_DSV41_DSPARK_POST_FOLD.get())
     layers = _target_layers(r, draft_hf_config)
     logits = torch.empty((1, vocab_size), dtype=torch.float32, device="meta")
     hidden = torch.empty((1, layers * hidden_size), dtype=torch.bfloat16, device="meta")
@@ -186,6 +194,17 @@ def _epilogue(r: so.Resolved, draft_hf_config: Any, max_bs: int, hidden_size: in
         epilogue.strided_logits = epilogue._ensure_out(None, logits)
         epilogue.strided_hidden = epilogue._ensure_out(None, hidden)
     return epilogue
+
+
+def _defer_context_kv_eligible(static_supported: bool) -> bool:
+    """SGLang's own `DSparkWorkerV2._defer_context_kv_eligible` (dspark_worker_v2.py:623-650)
+    on a worker stub holding what it reads: `_draft_is_moe` from SGLang's own
+    `draft_is_deepseek_v4` (dspark_config.py:34-48)."""
+    from sglang.srt.speculative.dspark_components.dspark_config import draft_is_deepseek_v4
+    from sglang.srt.speculative.dspark_components.dspark_worker_v2 import DSparkWorkerV2
+
+    worker = types.SimpleNamespace(_draft_is_moe=draft_is_deepseek_v4())
+    return bool(DSparkWorkerV2._defer_context_kv_eligible(worker, static_supported))
 
 
 def _sampler(gamma: int, max_bs: int, vocab_size: int, greedy: bool, anchor: bool, *,
@@ -218,3 +237,20 @@ def _sampler(gamma: int, max_bs: int, vocab_size: int, greedy: bool, anchor: boo
         with mock.patch.object(torch.cuda, "is_current_stream_capturing", lambda: False):
             sampler._step_logits(base)
     return sampler
+
+
+def worker_parse(r: so.Resolved) -> None:
+    """What the DSPARK worker parses at start-up, graphs or not: SGLang's own
+    `parse_dspark_draft_config` on the draft's config as `get_config` reads it
+    (`resolve_runtime_config`, dspark_worker_v2.py:261-265 -> dspark_config.py:93; the
+    target's aux hidden states parse it too, spec_aux_hidden_state.py:260-267). It raises
+    where the argument hook only warned and fell back to the flags or 7
+    (speculative_hook.py:796-805): the server does not start. A hub id (no config here)
+    is left to the resolution."""
+    from sglang.srt.speculative.dspark_components.dspark_config import (
+        parse_dspark_draft_config,
+    )
+
+    config = so._draft_hf_config(r)
+    if config is not None:
+        parse_dspark_draft_config(draft_hf_config=config)

@@ -417,6 +417,10 @@ def runners(r: Resolved, *, token_capacity: int = DEFAULT_TOKEN_CAPACITY,
         # (LiLiCorrDraftModel.__init__, models/lilicorr.py:532-540), graphs or not: SGLang's
         # own parse raises here for a head it cannot rebuild (the server does not start)
         _dflash_lilicorr(r)
+    if (r.speculative_algorithm or "").upper() == "DSPARK":  # the worker's own parse
+        from tests.oracle.sglang_dspark_oracle import worker_parse
+
+        worker_parse(r)
     if r.decode_backend == "disabled":
         return {}
     with published(r):

@@ -9,10 +9,12 @@ same line pasted into `graphfit plan`, and SGLang's resolved values given to gra
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from tests.oracle.paths import require
 
@@ -290,3 +292,89 @@ def test_generated_compact_lines(case: tuple[tuple[str, ...], float | None]) -> 
     outcome, diffs = compare_compact(*case)
     assert diffs == [], "\n".join(str(d) for d in diffs[:8])
     assert outcome in ("runner", "no_runner", "rejected")
+
+
+# --- the draft's config.json as SGLang's DSPARK parse reads it (graphfit.inputs.
+# sglang_dspark_parse): a config it raises on makes the argument hook fall back to the flags
+# or 7 (speculative_hook.py:796-805) and the worker refuse the draft at start-up
+# (dspark_worker_v2.py:261-265)
+def _sglang_parse(path: str) -> tuple[object, ...]:
+    """SGLang's own `parse_dspark_draft_config` on the config its `get_config` reads:
+    ("raises",) or (gamma, number of target layer ids or None)."""
+    from sglang.srt.speculative.dspark_components.dspark_config import (
+        parse_dspark_draft_config,
+    )
+    from sglang.srt.utils.hf_transformers_utils import get_config
+
+    with so.sglang_stubs.stubbed():
+        config = get_config(path, trust_remote_code=False)
+    try:
+        parsed = parse_dspark_draft_config(draft_hf_config=config)
+    except (ValueError, TypeError):
+        return ("raises",)
+    ids = parsed.target_layer_ids
+    return (parsed.gamma, None if ids is None else len(ids))
+
+
+@settings(max_examples=300)
+@given(st.sampled_from((None, "dspark_block_size", "block_size", "dflash_config")),
+       st.integers(1, 9), kc.draft_fields())
+def test_draft_config_parse_matches_sglang(key: str | None, gamma: int, fields: str) -> None:
+    """Generated draft configs (1 to 3 of the fields SGLang's parse reads, valid or not, over
+    each gamma key): whether SGLang's parse raises, and if not the gamma and target layer
+    count it reads, equal graphfit's restatement."""
+    import json
+
+    from graphfit.inputs.sglang_dspark_parse import parse
+
+    path = kc.draft_dir(key, gamma if key else None, None, fields)
+    ours = _sglang_parse(path)
+    theirs = parse(json.loads((Path(path) / "config.json").read_text()))
+    got = ("raises",) if theirs.problem else (theirs.gamma, theirs.target_layers)
+    assert got == ours, f"{fields}: SGLang {ours}, graphfit {got} ({theirs.problem})"
+
+
+@pytest.mark.parametrize(("fields", "flags", "window"), [
+    ('{"markov_rank": 8}', (), 8),  # no head type: gamma 7, not the draft's 4
+    ('{"markov_rank": 8}', ("--speculative-num-draft-tokens", "3"), 3),  # no clash check
+    ('{"dspark_markov_head_type": "lstm"}', ("--speculative-dspark-block-size", "2"), 3),
+    ('{"dflash_config": {"output_multiplier": 0}}', (), 8),
+])
+def test_a_draft_sglang_cannot_parse_falls_back_then_is_refused(
+        fields: str, flags: tuple[str, ...], window: int) -> None:
+    """SGLang's resolution swallows the parse error and resolves the window from the flags or
+    gamma 7 (the draft's block size 4 unread), then the worker's own parse raises: the server
+    does not start. graphfit refuses the line with SGLang's message."""
+    argv = ("--speculative-algorithm", "DSPARK", kc.DRAFT,
+            kc.draft_dir("block_size", 4, None, fields), *flags)
+    sg = kc.sc.sglang(argv, 80)
+    assert isinstance(sg.resolved, so.Resolved)
+    assert sg.resolved.speculative_num_draft_tokens == window
+    assert sg.rejected is not None
+    gf = kc.pasted(argv, 80)
+    assert gf.rejected is not None and "cannot parse this draft config" in gf.rejected
+    assert kc.compare_line(argv) == ("rejected", [])
+
+
+# --- the V4.1 epilogue's variables under compact (sglang_dspark_epilogue)
+@pytest.mark.parametrize(("words", "extra"), [
+    (("SGLANG_OPT_DSV41_POST_FORWARD_CUDA_GRAPH=1",), {"block_accept_lens"}),
+    (("SGLANG_OPT_DSV41_POST_FORWARD_CUDA_GRAPH=maybe",), set()),  # unparsed: the default
+    # refused outside static verify (dspark_deferred_commit.py:280-300) / static path only
+    (("SGLANG_DSPARK_DEFER_CONTEXT_KV=1", "SGLANG_OPT_DSV41_DSPARK_POST_FOLD=1"), set()),
+])
+def test_compact_epilogue_under_the_v41_variables(words: tuple[str, ...], extra: set[str]
+                                                 ) -> None:
+    """SGLang's own epilogue under these variables holds exactly the extra tensors graphfit
+    plans (`block_accept_lens` [max_bs] int32), and no deferred commit or future relay."""
+    from tests.oracle.sglang_dspark_compact import compare_compact, sglang_epilogue
+
+    argv = _env("SGLANG_RAGGED_VERIFY_MODE=compact", *words)
+    sg = kc.bd.sglang(argv, 80)
+    table, _ = sglang_epilogue(sg)
+    plain, _ = sglang_epilogue(kc.bd.sglang(_env("SGLANG_RAGGED_VERIFY_MODE=compact"), 80))
+    assert set(table) - set(plain) == extra
+    epilogue = sg.runners["dspark_draft"].live.epilogue  # type: ignore[index]
+    assert epilogue.deferred_commit is None and epilogue.future_relay is None
+    assert compare_compact(argv) == ("runner", [])
+    assert kc.compare_line(argv) == ("runner", [])

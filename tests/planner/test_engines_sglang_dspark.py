@@ -194,7 +194,7 @@ def test_environment_modes_shape_the_sampler(gamma: int, s: int, proposal: str,
 @pytest.mark.parametrize(("env", "needle"), [
     # compact is planned (tests/planner/test_sglang_dspark_epilogue.py), but its strided
     # hidden needs the captured target layers, which a hub-id draft does not give graphfit
-    ("SGLANG_RAGGED_VERIFY_MODE=compact", "target_layer_ids"),
+    ("SGLANG_RAGGED_VERIFY_MODE=compact", "dspark_target_layers: N"),
     ("SGLANG_RAGGED_VERIFY_MODE=COMPACT", "SGLang raises at start-up"),
 ])
 def test_pasted_ragged_verify_modes_are_refused(env: str, needle: str) -> None:

@@ -92,7 +92,7 @@ def test_compact_keeps_sglangs_refusals_and_needs_the_layers() -> None:
     for kw in ({"options": {"two_batch_overlap": True}}, {"cuda_graph_padding": False}):
         with pytest.raises(ConfigError, match="two-batch-overlap"):
             plan(sg("compact", max_num_seqs=8, speculative_num_draft_tokens=4, **kw))
-    with pytest.raises(ConfigError, match="target_layer_ids"):
+    with pytest.raises(ConfigError, match="dspark_target_layers: N"):
         plan(sg("compact", max_num_seqs=8, speculative_num_draft_tokens=4,
                 options={"dspark_target_layers": None}))
     # no decode graphs: no compact graphs, no epilogue (dspark_worker_v2.py:409-412)
@@ -134,3 +134,22 @@ def test_a_bad_layer_list_is_refused(tmp_path: Path) -> None:
     code, _, err = run_cli([*LINE[:3], "SGLANG_RAGGED_VERIFY_MODE=compact", *LINE[3:],
                             "--speculative-draft-model-path", str(tmp_path)])
     assert code == 2 and "dspark_target_layer_ids" in err
+
+
+def test_a_hub_draft_under_compact_names_the_option_to_give(tmp_path: Path) -> None:
+    """A hub-id draft (no local config.json): graphfit cannot count the target layers the
+    epilogue's strided hidden holds; one `error:` line says which option gives them, and
+    giving it through --config plans the line with that count."""
+    line = [*LINE[3:], "--speculative-draft-model-path", "org/dspark-draft",
+            "--speculative-dspark-block-size", "3"]
+    code, _, err = run_cli([*LINE[:3], "SGLANG_RAGGED_VERIFY_MODE=compact", *line])
+    errors = [ln for ln in err.splitlines() if ln.strip()]
+    assert code == 2 and len(errors) == 1 and errors[0].startswith("error: ")
+    assert len(errors[0]) <= 200 and "--config FILE with dspark_target_layers: N" in errors[0]
+    (tmp_path / "layers.yaml").write_text("dspark_target_layers: 3\n")
+    code, out, err = run_cli(["plan", "--json", "--config", str(tmp_path / "layers.yaml"),
+                              "--", "SGLANG_RAGGED_VERIFY_MODE=compact", *line])
+    assert code == 0, err
+    doc = json.loads(out)
+    assert doc["config"]["options"]["dspark_target_layers"] == 3
+    assert COMPONENT in doc["keyed_components"]

@@ -22,8 +22,16 @@ What SGLang allocates (speculative/dspark_components/ of the 0.5.23 wheel):
   logits (the process-wide float32 logits buffer, graph_shared_output.py) and hidden (the
   captured target layers side by side,
   layers/aux_hidden_states.py:97-102: SglangOptions.dspark_target_layers x hidden, model
-  dtype). `block_accept_lens` needs SGLANG_OPT_DSV41_POST_FORWARD_CUDA_GRAPH (environ.py:
-  1903, off; not read by graphfit);
+  dtype); `block_accept_lens` [max_bs] int32 under SGLANG_OPT_DSV41_POST_FORWARD_CUDA_GRAPH
+  (:657-661, environ.py:1903, off: SglangOptions.dspark_post_forward_graph), written `[:bs]`
+  by the accept (build_accept_outs, :1174-1177);
+- nothing more under compact from the V4.1 static epilogue's other buffers: the deferred
+  context-KV commit (SGLANG_DSPARK_DEFER_CONTEXT_KV) is refused whenever the verify is not
+  static (`defer_context_kv_refusal`, dspark_deferred_commit.py:280-300, asked by
+  dspark_worker_v2.py:623-650, 652-668), and the future relay (FutureRelayBuffers,
+  managers/overlap_utils.py:87-102) is built only by the static path under `post_fold`
+  (dspark_verify.py:764-767, 930-946), which the worker passes as static_epilogue_supported
+  and SGLANG_OPT_DSV41_DSPARK_POST_FOLD (dspark_worker_v2.py:428-431): false under compact;
 - a graph of tier T is captured with slots(T) requests (decode_cuda_graph_runner.py:791-794)
   and its epilogue reads `[:bs]` of each per-request buffer (read_accept :948-955,
   `verify_lens_buf[:bs]` :1003), `draft_tokens[: bs * gamma]` and the strided buffers'
@@ -101,10 +109,12 @@ def epilogue_buffers(config: EngineSettings, verify: CompactVerify, declared_max
     """The epilogue's buffers, SGLang's rows (declared max_bs) as the reference."""
     layers = config.dspark_target_layers
     if layers is None:
+        # a hub-id draft (or a config naming neither layer ids nor layers): the count is
+        # SGLang's len(dflash_target_layer_ids), spec_aux_hidden_state.py:260-283
         raise ConfigError(
-            "SGLANG_RAGGED_VERIFY_MODE=compact: the verify epilogue holds every captured "
-            "target layer (dspark_verify.py:971-990): give a local draft (target_layer_ids) "
-            "or dspark_target_layers")
+            "SGLANG_RAGGED_VERIFY_MODE=compact: the epilogue holds the captured target layers "
+            "(dspark_verify.py:971-990); no local draft config names them: give --config "
+            "FILE with dspark_target_layers: N")
     bs, gamma, stride = declared_max_bs, verify.width - 1, verify.width
     out = "written by the graph's accept before it is read"
     specs = [
@@ -133,6 +143,11 @@ def epilogue_buffers(config: EngineSettings, verify: CompactVerify, declared_max
     if not shares_draft_tokens:
         specs.append(_per_request("draft_tokens", "int64", bs * gamma, "620-622",
                                   why="staged from the eager proposal"))
+    if config.dspark_post_forward_graph:  # SGLANG_OPT_DSV41_POST_FORWARD_CUDA_GRAPH
+        specs.append(_per_request(
+            "block_accept_lens", "int32", bs, "657-661",
+            why="commit_lens + cap_trim_lens, written [:bs] by the graph's accept before it "
+                "is read, :958-962, 1174-1177"))
     return tuple(specs)
 
 

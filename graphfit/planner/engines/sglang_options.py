@@ -178,6 +178,11 @@ class SglangOptions(EngineOptions):
     dspark_mid_fold: `SGLANG_OPT_DSV41_DSPARK_MID_FOLD` (environ.py:1891, off): the folded
         DSPARK sampler also writes `verify_ids` [max_bs, gamma + 1] (dspark_draft_sampler.py:
         63-68).
+    dspark_post_forward_graph: `SGLANG_OPT_DSV41_POST_FORWARD_CUDA_GRAPH` (environ.py:1903,
+        off): the DSPARK verify epilogue also allocates `block_accept_lens` [max_bs] int32
+        (dspark_verify.py:657-661), read `[:bs]` by its accept (:958-962, 1055-1067): a
+        `target_compact` buffer under compact (graphfit.planner.engines.
+        sglang_dspark_epilogue); no other buffer graphfit plans changes.
     ragged_verify_mode: `SGLANG_RAGGED_VERIFY_MODE` as given (environ.py:1572, "static");
         read by DSPARK only (spec_info.py:160-164, ragged_verify.py:19-27): "static",
         "cap-accept" and "compact" are planned, any other value is refused as SGLang
@@ -315,6 +320,7 @@ class SglangOptions(EngineOptions):
     speculative_moe_a2a_backend: str | None = None
     dspark_proposal: str = "sampling"
     dspark_mid_fold: bool = False
+    dspark_post_forward_graph: bool = False
     ragged_verify_mode: str = "static"
     dspark_target_layers: int | None = None
     dflash_lilicorr_top_k: int | None = None
@@ -441,6 +447,7 @@ def _block_draft_modes(options: SglangOptions) -> None:
 
     _choice(options, "dspark_proposal", PROPOSALS)
     true_false("dspark_mid_fold", options.dspark_mid_fold)
+    true_false("dspark_post_forward_graph", options.dspark_post_forward_graph)
     mode = options.ragged_verify_mode
     if not isinstance(mode, str) or len(mode) > 64:
         raise ConfigError(f"ragged_verify_mode: must be SGLANG_RAGGED_VERIFY_MODE's value (a "
