@@ -34,6 +34,11 @@ def vit_command(
     dp_encoder: Annotated[bool, typer.Option(
         "--dp-encoder", help="SGLang's --mm-enable-dp-encoder: the encoder runs whole on each "
                              "rank (its heads unsplit where the tower honours it)")] = False,
+    mm_attention_backend: Annotated[str | None, typer.Option(
+        "--mm-attention-backend", help="SGLang's --mm-attention-backend, if the line gives "
+                                       "one (Kimi K3: flashinfer_cudnn adds index buffers; "
+                                       "Qwen / InternVL capture with triton_attn, fa3, fa4 "
+                                       "only)")] = None,
     capacity: Annotated[str | None, typer.Option(
         "--capacity", help="audit these rows instead of the plan's: NAME=ROWS,... "
                            "(e.g. block_input=4096)")] = None,
@@ -44,7 +49,8 @@ def vit_command(
     """Plan SGLang's ViT CUDA graphs: keys, static buffers, proof (and a CPU rehearsal)."""
     out = console()
     with handled():
-        geometry = read_geometry(model, tp=tp, dp_encoder=dp_encoder)
+        geometry = read_geometry(model, tp=tp, dp_encoder=dp_encoder,
+                                 attention_backend=mm_attention_backend)
         result = plan_vit(geometry, parse_images(images, max_images))
         violations = result.verify(_capacities(capacity))
         report = None

@@ -66,8 +66,10 @@ def vit_config(config: EngineConfig, images: str | None, max_images: int,
     # --mm-enable-dp-encoder: the tower runs whole on each rank (use_data_parallel,
     # qwen2_5_vl.py:717, internvl.py:520), its heads unsplit
     attn_tp = max(1, config.tp_size // config.attn_dp_size // config.attn_cp_size)
+    backend = pasted.values.get("mm_attention_backend")
     geometry = read_geometry(pasted.model, tp=attn_tp,
-                             dp_encoder=bool(pasted.values.get("mm_enable_dp_encoder")))
+                             dp_encoder=bool(pasted.values.get("mm_enable_dp_encoder")),
+                             attention_backend=backend if isinstance(backend, str) else None)
     notes: list[str] = []
     raw = pasted.environ.get(ENV_FLAG)
     if raw is None or raw.lower() not in ENV_TRUE:

@@ -31,7 +31,9 @@ The keys read are the ones each tower's constructor reads (cited per field):
   from config.json takes that class's default (KIMI_VISION_DEFAULTS) and hidden_size /
   num_attention_heads are overwritten by the vt_ ones (:74-77): vt_hidden_size,
   vt_num_attention_heads, qkv_hidden_size (null: hidden_size, kimi_k3_vl.py:526),
-  patch_size, merge_kernel_size (square only: graphfit's merge is one size).
+  patch_size, merge_kernel_size [kh, kw] (kimi_k3_vl.py:704; a kernel wider than it is high
+  is merged as SGLang does, kimi_vl_moonvit.py:593-603).
+`--mm-attention-backend` (read_geometry's `attention_backend`) is the line's, as given.
 The dtype is the model's torch_dtype (text_config first), bfloat16 when absent.
 """
 
@@ -78,10 +80,12 @@ def _required(where: str, data: dict[str, Any], *keys: str) -> int:
     return value
 
 
-def read_geometry(model: str | Path, *, tp: int = 1, dp_encoder: bool = False) -> VitGeometry:
+def read_geometry(model: str | Path, *, tp: int = 1, dp_encoder: bool = False,
+                  attention_backend: str | None = None) -> VitGeometry:
     """The vision tower of the model directory (or config.json) `model` on attention-TP `tp`
-    (`--mm-enable-dp-encoder`: `dp_encoder`, the heads unsplit where the tower honours it);
-    ConfigError when its architecture has no ViT CUDA graph in SGLang 0.5.23."""
+    (`--mm-enable-dp-encoder`: `dp_encoder`, the heads unsplit where the tower honours it;
+    `--mm-attention-backend`: `attention_backend`); ConfigError when its architecture has no
+    ViT CUDA graph in SGLang 0.5.23, or SGLang's runner refuses the backend."""
     if isinstance(tp, bool) or not isinstance(tp, int) or tp < 1:
         raise ConfigError(f"vit: tp must be an integer >= 1, got {excerpt(tp)}")
     path = Path(model).expanduser()
@@ -127,11 +131,13 @@ def read_geometry(model: str | Path, *, tp: int = 1, dp_encoder: bool = False) -
     if dtype is None:
         raise ConfigError(f"{where}: torch_dtype {excerpt(raw_dtype)} is not one graphfit "
                           f"sizes ViT buffers in")
-    kwargs: dict[str, Any] = {"tp": tp, "dtype": dtype}
+    kwargs: dict[str, Any] = {"tp": tp, "dtype": dtype, "attention_backend": attention_backend}
     if family == "kimi_k3":
         kwargs["patch_size"] = _required(vw, vision, "patch_size")
         kwargs["qkv_hidden_size"] = _positive(vw, vision, "qkv_hidden_size")
-        kwargs["spatial_merge_size"] = _kimi_merge(vw, vision.get("merge_kernel_size"))
+        kh, kw = _kimi_merge(vw, vision.get("merge_kernel_size"))
+        kwargs["spatial_merge_size"] = kh
+        kwargs["spatial_merge_width"] = kw if kw != kh else None
     if family in ("qwen2_5_vl", "qwen3_vl"):
         kwargs["patch_size"] = _required(vw, vision, "patch_size")
         kwargs["spatial_merge_size"] = _positive(vw, vision, "spatial_merge_size") or 2
@@ -170,14 +176,14 @@ KIMI_VISION_DEFAULTS: dict[str, Any] = {
     "merge_kernel_size": [2, 2], "qkv_hidden_size": 1536}
 
 
-def _kimi_merge(where: str, value: object) -> int:
-    """Kimi K3's merge_kernel_size as one side; ConfigError unless [k, k], k >= 1."""
+def _kimi_merge(where: str, value: object) -> tuple[int, int]:
+    """Kimi K3's merge_kernel_size (kh, kw); ConfigError unless two integers >= 1."""
     if (not isinstance(value, (list, tuple)) or len(value) != 2
             or not all(isinstance(v, int) and not isinstance(v, bool) and v >= 1
-                       for v in value) or value[0] != value[1]):
-        raise ConfigError(f"{where}: merge_kernel_size: expected [k, k] (a square kernel), "
-                          f"got {excerpt(value)}")
-    return int(value[0])
+                       for v in value)):
+        raise ConfigError(f"{where}: merge_kernel_size: expected [kh, kw] (positive "
+                          f"integers), got {excerpt(value)}")
+    return int(value[0]), int(value[1])
 
 
 def bailing_mm_family(where: str, data: dict[str, Any]) -> str:

@@ -79,7 +79,8 @@ def test_kimi_rehearsal_is_refused_in_one_line(tmp_path: Path) -> None:
 def test_kimi_tower_defaults_and_a_non_square_kernel(tmp_path: Path) -> None:
     """Keys absent from config.json take SGLang's KimiK3VisionConfig defaults (hidden 1024,
     12 heads, qkv 1536, patch 14, kernel 2x2; the oracle compares them with the class);
-    a non-square merge kernel is one error line."""
+    a non-square merge kernel is planned (h by its height, w by its width; the oracle
+    compares its buffers with SGLang's entry), a bad one is one error line."""
     from graphfit.inputs.sglang_vit import read_geometry
 
     model = tmp_path / "k3d"
@@ -91,6 +92,14 @@ def test_kimi_tower_defaults_and_a_non_square_kernel(tmp_path: Path) -> None:
     assert (g.hidden_size, g.num_heads, g.head_dim, g.patch_size, g.spatial_merge_size) == (
         1024, 12, 128, 14, 2)
     config["vision_config"] = {"merge_kernel_size": [2, 4]}
+    (model / "config.json").write_text(json.dumps(config))
+    code, out, err = run_cli(["vit", str(model), "--images", "1x2x8", "--json"])
+    assert code == 0, err
+    outputs = {b["name"]: b for b in json.loads(out)["buffers"]}["outputs"]
+    assert (outputs["rows"], outputs["row_shape"]) == (2, [8, 1024])  # (2/2)(8/4) x 2*4
+    code, _out, err = run_cli(["vit", str(model), "--images", "1x2x6"])  # 6 % 4
+    assert code == 2 and "2x4" in err and len(err.strip().splitlines()) == 1
+    config["vision_config"] = {"merge_kernel_size": [2, 0]}
     (model / "config.json").write_text(json.dumps(config))
     code, _out, err = run_cli(["vit", str(model), "--images", "1x8x8"])
     assert code == 2 and "merge_kernel_size" in err and len(err.strip().splitlines()) == 1

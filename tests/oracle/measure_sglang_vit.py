@@ -11,15 +11,23 @@ tower glue, `kimi_entry`) with graphfit's buffers, plus the plan's bytes against
 entries for its cache capacity (2) of largest keys.
 Printed: agree / disagree counts, the plan's proof verdicts, and graphfit's static-buffer
 bytes next to SGLang's per-key bytes for the same keys (median ratio), both from this run.
+Issue 23's remainder, before / after in the same run ("before": main's own module,
+`--main DIR`, default /work/main, loaded from its file; skipped when absent): Kimi K3 towers
+with a merge kernel of its own width and/or `--mm-attention-backend flashinfer_cudnn`
+(every tensor a captured entry keeps), and every attention backend on the Qwen / InternVL
+runners (graphfit refuses exactly where SGLang's runner raises at capture).
 """
 
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import random
 import statistics
 import sys
+from collections import Counter
 from pathlib import Path
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
@@ -55,8 +63,107 @@ def run_options() -> tuple[int, random.Random]:
     parser = argparse.ArgumentParser()
     parser.add_argument("--configs", type=int, default=60)
     parser.add_argument("--seed", type=int, default=0)
-    args = parser.parse_args()
+    parser.add_argument("--main", default="/work/main")
+    args, _ = parser.parse_known_args()
     return args.configs, random.Random(args.seed)
+
+
+def main_module() -> Any:
+    """main's sglang_vit (the "before"), or None without a checkout at `--main`."""
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--main", default="/work/main")
+    args, _ = parser.parse_known_args()
+    path = Path(args.main) / "graphfit/planner/engines/sglang_vit.py"
+    if not path.is_file():
+        return None
+    spec = importlib.util.spec_from_file_location("main_sglang_vit", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules["main_sglang_vit"] = module  # its dataclasses look their module up
+    spec.loader.exec_module(module)
+    return module
+
+
+def _entry_agrees(mod: Any, geometry_kwargs: dict[str, Any], call: tuple[sv.Grid, ...],
+                  entry: dict[str, Any]) -> str:
+    """"agree" / "disagree" / "refused" for one module's plan of one captured key."""
+    try:
+        geometry = mod.VitGeometry("kimi_k3", **geometry_kwargs)
+        key = mod.graph_key(geometry, call)
+    except Exception:  # ConfigError of either module
+        return "refused"
+    ours = {b.name: ((b.rows, *b.row_shape), b.dtype, b.bytes)
+            for b in mod.key_buffers(geometry, key)}
+    return "agree" if ours == entry else "disagree"
+
+
+def kimi_remainder(configs: int, rng: random.Random, before: Any) -> None:
+    """Kimi K3 with non-square kernels and flashinfer_cudnn, before / after."""
+    tally: dict[str, Counter[str]] = {"after": Counter(), "before": Counter()}
+    for _ in range(configs):
+        heads, head_dim = rng.choice([1, 2, 4]), rng.choice([4, 8, 16])
+        kh, kw = rng.choice([1, 2, 3]), rng.choice([1, 2, 3])
+        backend = rng.choice([None, "flashinfer_cudnn", "flashinfer_cudnn", "fa4"])
+        kwargs: dict[str, Any] = {
+            "hidden_size": rng.choice([8, 16, 32]), "num_heads": heads,
+            "patch_size": rng.choice([1, 2]), "spatial_merge_size": kh,
+            "qkv_hidden_size": heads * head_dim}
+        call = tuple((rng.randint(1, 2), rng.randint(1, 4) * kh, rng.randint(1, 4) * kw)
+                     for _ in range(rng.randint(1, 12)))
+        entry = vo.kimi_entry(call, hidden=kwargs["hidden_size"], heads=heads,
+                              qkv=kwargs["qkv_hidden_size"], patch=kwargs["patch_size"],
+                              merge=(kh, kw), backend=backend or "auto")
+        after = {**kwargs, "spatial_merge_width": kw if kw != kh else None,
+                 "attention_backend": backend}
+        tally["after"][_entry_agrees(sv, after, call, entry)] += 1
+        if before is not None:  # main: a square kernel only (its reader refuses others),
+            # no backend (it reads none)
+            tally["before"][_entry_agrees(before, kwargs, call, entry) if kh == kw
+                            else "refused"] += 1
+    for when in ("before", "after"):
+        t = tally[when]
+        if t:
+            print(f"Kimi K3 non-square kernels / flashinfer_cudnn, {when}: {t['agree']}/"
+                  f"{configs} captured entries agree, {t['disagree']} disagree, "
+                  f"{t['refused']} refused")
+
+
+def backend_remainder(before: Any) -> None:
+    """Every attention backend on the Qwen / InternVL runners: graphfit refuses exactly where
+    SGLang's runner raises at its first capture (before: main accepts every backend, since it
+    reads none)."""
+    import torch
+
+    agree = total = raises = 0
+    for family in ("qwen2_5_vl", "qwen3_vl", "internvl"):
+        for backend in sv.ATTENTION_BACKENDS:
+            try:
+                if family == "internvl":
+                    runner = vo.internvl_runner(hidden=16, heads=2, backend=backend)
+                    runner.run(torch.zeros(2, 5, 16, dtype=torch.bfloat16))
+                else:
+                    tower = vo.qwen_runner(family, hidden=16, heads=2, patch=2, merge=2, out=8,
+                                           depth=2,
+                                           window=8 if family == "qwen2_5_vl" else None,
+                                           fullatt=(1,) if family == "qwen2_5_vl" else (),
+                                           backend=backend)
+                    vo.qwen_call(tower, ((1, 4, 4),))
+                raised = False
+            except RuntimeError:
+                raised = True
+            try:
+                sv.VitGeometry(family, 16, 2, patch_size=2, window_size=8 if family ==
+                               "qwen2_5_vl" else None, tokens_per_tile=5 if family ==
+                               "internvl" else None, attention_backend=backend)
+                refused = False
+            except Exception:
+                refused = True
+            total += 1
+            raises += raised
+            agree += raised == refused
+    print(f"Qwen / InternVL attention backends: SGLang's runner raises on {raises}/{total}; "
+          f"after: graphfit refuses exactly those, {agree}/{total} agree; before: main "
+          f"refuses none, {total - raises}/{total} agree")
 
 
 def main() -> None:
@@ -166,6 +273,10 @@ def main() -> None:
           f"shapes, dtypes, bytes) over {k3_configs} workloads; graphfit static bytes / "
           f"SGLang's bytes for its 2 largest entries: median {statistics.median(k3_ratios):.3f} "
           f"(min {min(k3_ratios):.3f}, max {max(k3_ratios):.3f})")
+    with vo.cpu_graphs():
+        before = main_module()
+        kimi_remainder(configs, rng, before)
+        backend_remainder(before)
 
 
 if __name__ == "__main__":

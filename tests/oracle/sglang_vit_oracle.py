@@ -70,7 +70,7 @@ def cpu_graphs() -> Iterator[None]:
 
 
 def _tower_modules(hidden: int, heads: int, head_dim: int, merge_unit: int, out: int,
-                   depth: int, deepstack: int) -> Any:
+                   depth: int, deepstack: int, backend: str = "fa3") -> Any:
     import torch
     from torch import nn
 
@@ -78,7 +78,7 @@ def _tower_modules(hidden: int, heads: int, head_dim: int, merge_unit: int, out:
         def __init__(self) -> None:
             super().__init__()
             self.attn = types.SimpleNamespace(num_attention_heads_per_partition=heads,
-                                              head_size=head_dim, qkv_backend_name="fa3")
+                                              head_size=head_dim, qkv_backend_name=backend)
 
         def forward(self, x: torch.Tensor, cu_seqlens: Any = None, position_embeddings: Any = None,
                     rotary_pos_emb_cos: Any = None, rotary_pos_emb_sin: Any = None,
@@ -97,10 +97,12 @@ def _tower_modules(hidden: int, heads: int, head_dim: int, merge_unit: int, out:
 def qwen_runner(family: str, *, hidden: int, heads: int, patch: int, merge: int, out: int,
                 depth: int, deepstack: int = 0, window: int | None = None,
                 fullatt: Sequence[int] = (), max_context_len: int | None = None,
-                dtype: str = "bfloat16", heads_per_rank: int | None = None) -> Any:
+                dtype: str = "bfloat16", heads_per_rank: int | None = None,
+                backend: str = "fa3") -> Any:
     """A Qwen2.5-VL / Qwen3-VL tower stand-in (module docstring) holding SGLang's real
     `ViTCudaGraphRunner`; call `qwen_call(tower, grids)` to run SGLang's own graph glue.
-    `heads_per_rank`: VisionAttention's heads per partition (default: all `heads`)."""
+    `heads_per_rank`: VisionAttention's heads per partition (default: all `heads`);
+    `backend`: the attention's qkv_backend_name (what --mm-attention-backend sets)."""
     import torch
     from sglang.srt.layers.rotary_embedding import get_rope
     from sglang.srt.models import qwen2_5_vl, qwen3_vl
@@ -109,7 +111,7 @@ def qwen_runner(family: str, *, hidden: int, heads: int, patch: int, merge: int,
 
     head_dim = hidden // heads
     blocks, merger, mergers = _tower_modules(hidden, heads_per_rank or heads, head_dim,
-                                             merge * merge, out, depth, deepstack)
+                                             merge * merge, out, depth, deepstack, backend)
     ns = types.SimpleNamespace(
         blocks=blocks, merger=merger, device=torch.device("cpu"),
         dtype=getattr(torch, dtype), spatial_merge_size=merge, spatial_merge_unit=merge * merge,
@@ -255,8 +257,8 @@ def entry_classes(model_file: str) -> tuple[str, ...]:
     return ()
 
 
-def internvl_runner(*, hidden: int, heads: int, depth: int = 2, dtype: str = "bfloat16"
-                    ) -> Any:
+def internvl_runner(*, hidden: int, heads: int, depth: int = 2, dtype: str = "bfloat16",
+                    backend: str = "fa3") -> Any:
     """SGLang's real `InternViTCudaGraphRunner` over a shape-only encoder."""
     import torch
     from sglang.srt.multimodal.internvl_vit_cuda_graph_runner import InternViTCudaGraphRunner
@@ -269,7 +271,7 @@ def internvl_runner(*, hidden: int, heads: int, depth: int = 2, dtype: str = "bf
             super().__init__()
             self.attn = types.SimpleNamespace(attn=types.SimpleNamespace(
                 num_attention_heads_per_partition=heads, head_size=head_dim,
-                qkv_backend_name="fa3"))
+                qkv_backend_name=backend))
             self.w = nn.Parameter(torch.zeros(1, dtype=getattr(torch, dtype)))
 
         def forward(self, x: torch.Tensor, cu_seqlens: Any = None, output_ws: Any = None
@@ -335,13 +337,15 @@ def kimi_outcomes(calls: Sequence[Sequence[Grid]], *, capacity: int, min_hits: i
 
 
 def kimi_entry(grids: Sequence[Grid], *, hidden: int, heads: int, qkv: int | None,
-               patch: int, merge: int, dtype: str = "bfloat16"
-               ) -> dict[str, tuple[tuple[int, ...], str, int]]:
+               patch: int, merge: int | tuple[int, int], dtype: str = "bfloat16",
+               backend: str = "auto") -> dict[str, tuple[tuple[int, ...], str, int]]:
     """What SGLang's real `KimiK3ViTCudaGraphRunner` keeps for the key of one call of
     `grids` once captured (module docstring): every tensor its `_CapturedVisionGraph`
     holds, by name (`pixel_values`: the input buffer; `outputs`: the merger's outputs, rows
     concatenated; the metadata's and its attention metadata's tensor fields by their own
-    names; complex tensors as their real view) -> (shape, dtype, bytes)."""
+    names; complex tensors as their real view) -> (shape, dtype, bytes). `merge`: the
+    merge kernel (kh, kw), or one side of a square one; `backend`: the encoder's
+    attention_backend (--mm-attention-backend, "auto" when not given)."""
     import dataclasses
 
     import torch
@@ -358,7 +362,7 @@ def kimi_entry(grids: Sequence[Grid], *, hidden: int, heads: int, qkv: int | Non
         def __init__(self) -> None:
             super().__init__()
             width = qkv or hidden
-            self.attention_backend = "auto"
+            self.attention_backend = backend
             self.attention_width = width
             self.rope_2d = k3.Rope2DPosEmbRepeated(width // heads, 512, 512)
             self.blocks = nn.ModuleList()
@@ -372,7 +376,7 @@ def kimi_entry(grids: Sequence[Grid], *, hidden: int, heads: int, qkv: int | Non
 
         def __init__(self) -> None:
             super().__init__()
-            self.merge_kernel_size = (merge, merge)
+            self.merge_kernel_size = merge if isinstance(merge, tuple) else (merge, merge)
             self.patch_embed = k3.MoonVision3dPatchEmbed(
                 out_dim=hidden, patch_size=patch, pos_emb_height=8, pos_emb_width=8,
                 pos_emb_time=4, pos_emb_interpolation_mode="bilinear")

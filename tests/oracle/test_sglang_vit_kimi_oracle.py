@@ -31,10 +31,14 @@ def towers(draw: Any) -> sv.VitGeometry:
     head_dim = draw(st.sampled_from([4, 8, 12]))
     split = draw(st.booleans())  # an attention width of its own (qkv_hidden_size)
     hidden = draw(st.sampled_from([8, 16, 24])) if split else heads * head_dim
+    kh = draw(st.sampled_from([1, 2]))
+    kw = draw(st.sampled_from([None, 1, 2, 3]))  # None: square; else a kernel kh x kw
     return sv.VitGeometry("kimi_k3", hidden, heads, patch_size=draw(st.sampled_from([1, 2, 3])),
-                          spatial_merge_size=draw(st.sampled_from([1, 2])),
+                          spatial_merge_size=kh, spatial_merge_width=kw,
                           qkv_hidden_size=heads * head_dim if split else None,
-                          dtype=draw(st.sampled_from(["bfloat16", "float32"])))
+                          dtype=draw(st.sampled_from(["bfloat16", "float32"])),
+                          attention_backend=draw(st.sampled_from(
+                              [None, "flashinfer_cudnn", "flashinfer_cudnn", "fa4"])))
 
 
 def _sglang(geometry: sv.VitGeometry, call: tuple[sv.Grid, ...]
@@ -42,7 +46,8 @@ def _sglang(geometry: sv.VitGeometry, call: tuple[sv.Grid, ...]
     with vo.cpu_graphs():
         return vo.kimi_entry(call, hidden=geometry.hidden_size, heads=geometry.num_heads,
                              qkv=geometry.qkv_hidden_size, patch=geometry.patch_size,
-                             merge=geometry.spatial_merge_size, dtype=geometry.dtype)
+                             merge=geometry.merge_kernel, dtype=geometry.dtype,
+                             backend=geometry.attention_backend or "auto")
 
 
 def _ours(geometry: sv.VitGeometry, call: tuple[sv.Grid, ...]
@@ -56,10 +61,11 @@ def _ours(geometry: sv.VitGeometry, call: tuple[sv.Grid, ...]
 @given(towers(), st.data())
 def test_every_tensor_a_captured_key_keeps_is_a_planned_buffer(geometry: sv.VitGeometry,
                                                                data: Any) -> None:
-    m = geometry.spatial_merge_size
-    side = st.integers(1, 4).map(lambda k: k * m)
-    call = tuple(data.draw(st.lists(st.tuples(st.integers(1, 2), side, side), min_size=1,
-                                    max_size=3)))
+    kh, kw = geometry.merge_kernel
+    call = tuple(data.draw(st.lists(st.tuples(st.integers(1, 2),
+                                              st.integers(1, 4).map(lambda k: k * kh),
+                                              st.integers(1, 4).map(lambda k: k * kw)),
+                                    min_size=1, max_size=11)))
     # names, shapes (complex as real pairs), dtypes and bytes: nothing SGLang keeps is missed
     assert _ours(geometry, call) == _sglang(geometry, call)
 
@@ -85,6 +91,19 @@ def test_the_plans_vit_component_sizes_and_references_sglangs_entries() -> None:
     assert comp.reference_bytes == sum(sizes[:2])
 
 
+def test_flashinfer_cudnn_pads_past_the_first_bucket() -> None:
+    """The oracle reaches flashinfer_cudnn's padding: nine images take the second bucket
+    (16) in SGLang's own metadata, and graphfit's rows say the same."""
+    geometry = sv.VitGeometry("kimi_k3", 8, 2, patch_size=1, spatial_merge_size=1,
+                              spatial_merge_width=2, qkv_hidden_size=8,
+                              attention_backend="flashinfer_cudnn")
+    call = ((1, 1, 2),) * 9
+    theirs = _sglang(geometry, call)
+    assert theirs["sequence_lengths"][0] == (16, 1, 1, 1)
+    assert theirs["packed_indptrs"][0] == (3 * 17,)
+    assert _ours(geometry, call) == theirs
+
+
 @st.composite
 def kimi_vision(draw: Any) -> dict[str, Any]:
     """A vision_config with some of the keys graphfit reads (the rest: the class default)."""
@@ -94,7 +113,7 @@ def kimi_vision(draw: Any) -> dict[str, Any]:
         "vt_num_attention_heads": heads,
         "qkv_hidden_size": draw(st.sampled_from([None, heads * 8, heads * 96])),
         "patch_size": draw(st.sampled_from([14, 16])),
-        "merge_kernel_size": draw(st.sampled_from([[2, 2], [1, 1], [3, 3]])),
+        "merge_kernel_size": draw(st.sampled_from([[2, 2], [1, 1], [3, 3], [1, 2], [2, 3]])),
         "hidden_size": 7168, "num_attention_heads": 64,  # overwritten by the vt_ aliases
     }
     keep = draw(st.sets(st.sampled_from(sorted(present))))
@@ -123,4 +142,4 @@ def test_the_tower_read_from_config_json_is_sglangs(tmp_path_factory: Any,
     g = read_geometry(path)
     assert (g.hidden_size, g.num_heads, g.head_dim, g.patch_size) == (
         hidden, heads, width // heads, cfg.patch_size)
-    assert (g.spatial_merge_size,) * 2 == tuple(cfg.merge_kernel_size)
+    assert g.merge_kernel == tuple(cfg.merge_kernel_size)

@@ -133,3 +133,19 @@ def test_a_multimodal_model_is_not_restated() -> None:
     decode = EngineConfig(engine="sglang", max_num_seqs=48, multimodal=True,
                           options={"gpu_memory_gb": 80, "disaggregation_mode": "decode"})
     assert decode.mem_fraction_static is not None
+
+
+def test_a_muse_spark_model_is_not_restated() -> None:
+    """SGLang turns post-capture KV sizing on for Muse Spark (muse_spark_hook.py:19-25), whose
+    reserve graphfit does not restate (whether it is planned, overrides.py:1791-1862): no
+    value, a note, and no "not positive" warning. Another architecture keeps its value."""
+    arch = "MuseSparkForConditionalGeneration"
+    config = EngineConfig(engine="sglang", max_num_seqs=48, architecture=arch,
+                          options={"gpu_memory_gb": 80})
+    assert config.mem_fraction_static is None
+    p = plan(config)
+    assert "post-capture KV sizing" in dict(p.engine_inputs)["mem_fraction_static"]
+    assert not any("not positive" in w for w in p.warnings)
+    other = EngineConfig(engine="sglang", max_num_seqs=48, architecture="LlamaForCausalLM",
+                         options={"gpu_memory_gb": 80})
+    assert other.mem_fraction_static is not None

@@ -20,7 +20,16 @@ round((gpu - reserved) / gpu, 3), or 0.95 when the GPU memory is
 unknown (:324-328). A multimodal model with a vision encoder, outside the PD decode role and
 without --language-only / --language-model-only (:282-289), then has that fraction lowered by
 the encoder's size (`adjust_mem_fraction_for_vlm`, :417-462): x 0.95 x a factor that falls
-0.1 per doubling of layers x hidden^2 over ViT-L/14's 24 x 1024^2, clamped to [0.8, 1.05].
+0.1 per doubling of layers x hidden^2 over ViT-L/14's 24 x 1024^2, clamped to [0.8, 1.05]
+(no vision_config: unchanged, :432-434).
+
+Post-capture KV sizing (`post_capture_kv_sizing`: SGLang's `post_capture_kv_sizing_planned`,
+arg_groups/overrides.py:1791-1862, on with SGLANG_ENABLE_POST_CAPTURE_KV_SIZING or a Muse
+Spark model, muse_spark_hook.py:19-25) reserves 1536 MiB + tp * pp / 8 GiB only
+(memory_hook.py:291-295), and a VLM then keeps a flat 8 GiB for its image encoder instead of
+the factor, whatever its vision_config (:423-431; GPU memory unknown: unchanged). Whether
+SGLang plans it is not restated: the caller says so (graphfit's config path never does, and
+leaves a Muse Spark model's default unset, graphfit.planner.engines.sglang_reserve).
 
 The hook runs before speculative resolution and before the attention-DP split of
 chunked_prefill_size, so it sees the values as given (draft tokens None counts as 1) and the
@@ -64,6 +73,8 @@ VIT_BASELINE = (24, 1024)  # ViT-L/14: layers, hidden size (memory_hook.py:444-4
 VIT_SENSITIVITY = 0.1  # per 100% more complexity (memory_hook.py:457)
 VIT_FACTOR_RANGE = (0.8, 1.05)  # memory_hook.py:459
 MLA_PREFILL_GRAPH_MIB = 1.5 * MIB_PER_GIB  # memory_hook.py:384-389
+POST_CAPTURE_RESERVE_MIB = 1536  # memory_hook.py:291-295
+POST_CAPTURE_VLM_MIB = 8 * MIB_PER_GIB  # memory_hook.py:423-431
 
 
 @dataclass(frozen=True)
@@ -110,6 +121,10 @@ class StaticMemoryInputs:
     vision: VisionEncoder | None = None  # SGLang's is_vlm with a vision_config (:282-289)
     deepep: bool = False  # --moe-a2a-backend deepep (reserve_for_deepep_a2a_mb, :402-414)
     prefill_breakable: bool = False  # the prefill backend is breakable (:391-397 with deepep)
+    # SGLang's is_vlm (:282-289) even without a vision_config (then only post-capture sizing
+    # lowers it); a `vision` implies it
+    vlm: bool = False
+    post_capture_kv_sizing: bool = False  # post_capture_kv_sizing_planned (module docstring)
 
     def __post_init__(self) -> None:
         if self.disaggregation_mode not in ("null", "prefill", "decode"):
@@ -144,7 +159,9 @@ def graph_reserve_mib(m: StaticMemoryInputs) -> float:
 
 
 def reserved_mib(m: StaticMemoryInputs) -> float:
-    """The MiB SGLang keeps outside weights + KV (memory_hook.py:295-318)."""
+    """The MiB SGLang keeps outside weights + KV (memory_hook.py:291-318)."""
+    if m.post_capture_kv_sizing:  # graphs and activations measured after capture
+        return POST_CAPTURE_RESERVE_MIB + m.tp_size * m.pp_size / 8 * MIB_PER_GIB
     if m.disaggregation_mode == "decode":
         running = m.max_running_requests or m.decode_max_bs or 1
         activation = max(running * (m.draft_tokens or 1), MIN_ACTIVATION_TOKENS)
@@ -164,12 +181,22 @@ def reserved_mib(m: StaticMemoryInputs) -> float:
 def mem_fraction_static(m: StaticMemoryInputs) -> float:
     """SGLang's default `mem_fraction_static` (memory_hook.py:324-335): rounded to 3 places,
     then (a vision-language model) lowered by its vision encoder, unrounded."""
-    if m.gpu_memory_gb is None:
-        fraction = UNKNOWN_GPU_FRACTION
-    else:
-        gpu = m.gpu_memory_gb * MIB_PER_GIB
-        fraction = round((gpu - reserved_mib(m)) / gpu, 3)
-    return fraction * m.vision.factor() if m.vision is not None else fraction
+    gpu = None if m.gpu_memory_gb is None else m.gpu_memory_gb * MIB_PER_GIB
+    fraction = UNKNOWN_GPU_FRACTION if gpu is None else round((gpu - reserved_mib(m)) / gpu, 3)
+    if not (m.vlm or m.vision is not None):
+        return fraction
+    return vlm_fraction(fraction, m.vision, post_capture_kv_sizing=m.post_capture_kv_sizing,
+                        gpu_mib=gpu)
+
+
+def vlm_fraction(fraction: float, vision: VisionEncoder | None, *,
+                 post_capture_kv_sizing: bool, gpu_mib: float | None) -> float:
+    """`adjust_mem_fraction_for_vlm` (memory_hook.py:417-462) for a VLM's fraction: with
+    post-capture KV sizing a flat 8 GiB less (GPU memory unknown: unchanged); else x the
+    vision encoder's factor (no vision_config: unchanged)."""
+    if post_capture_kv_sizing:
+        return fraction - POST_CAPTURE_VLM_MIB / gpu_mib if gpu_mib is not None else fraction
+    return fraction * vision.factor() if vision is not None else fraction
 
 
 def vlm_applies(disaggregation_mode: str, language_only: bool = False) -> bool:

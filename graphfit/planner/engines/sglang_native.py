@@ -250,7 +250,8 @@ def _decode_graphs_given(args: Any) -> tuple[bool, bool]:
 def memory_inputs_from_sglang(server_args: Any, gpu_memory_gb: float | None = None, *,
                               mla: bool = False, vision: VisionEncoder | None = None,
                               multimodal: bool = False, architecture: str | None = None,
-                              sm90: bool | None = None) -> StaticMemoryInputs:
+                              sm90: bool | None = None,
+                              post_capture_kv_sizing: bool = False) -> StaticMemoryInputs:
     """What SGLang's default mem_fraction_static reads (sglang_memory's docstring), from a raw
     ServerArgs-like object, at the point `handle_gpu_memory_settings` runs: after the CUDA
     graph hook (PD roles, prefill compatibility), before the attention backend, speculative
@@ -260,7 +261,8 @@ def memory_inputs_from_sglang(server_args: Any, gpu_memory_gb: float | None = No
     encoder); the vision adjustment applies only where SGLang's `is_vlm` holds (multimodal,
     not --language-only, not a PD decode server, memory_hook.py:283-289). `sm90`: the GPU's
     generation, for the large-Hopper Qwen3-VL decode override (graphfit.planner.engines.
-    sglang_qwen3_vl)."""
+    sglang_qwen3_vl). `post_capture_kv_sizing`: whether SGLang sizes KV after capture
+    (`post_capture_kv_sizing_planned`, not restated: the caller's)."""
     from dataclasses import replace
 
     from graphfit.planner.engines.sglang_memory import default_decode_max_bs
@@ -303,6 +305,7 @@ def memory_inputs_from_sglang(server_args: Any, gpu_memory_gb: float | None = No
         multimodal_breakable_off=breakable_prefill_refused(multimodal, architecture, lm_only)))
     cps = prefill_in.chunked_prefill_size or default_chunked_prefill_size(gpu_memory_gb)
     drafts = _get(server_args, "speculative_num_draft_tokens")
+    is_vlm = mm and vlm_applies(mode, _get(server_args, "language_only") is True)
     return StaticMemoryInputs(
         gpu_memory_gb=gpu_memory_gb, disaggregation_mode=mode,
         max_running_requests=None if S is None else int(S), decode_max_bs=max_bs,
@@ -310,7 +313,7 @@ def memory_inputs_from_sglang(server_args: Any, gpu_memory_gb: float | None = No
         prefill_sizes=len(prefill.tokens), chunked_prefill_size=cps,
         draft_tokens=None if drafts is None else int(drafts), tp_size=prefill_in.tp_size,
         pp_size=prefill_in.pp_size, attn_dp_size=prefill_in.attn_dp_size, mla=mla,
-        vision=vision if vision is not None and mm and vlm_applies(
-            mode, _get(server_args, "language_only") is True) else None,
+        vision=vision if vision is not None and is_vlm else None, vlm=is_vlm,
         deepep=prefill_in.moe_a2a_backend == "deepep",
-        prefill_breakable=prefill.phase_backend == "breakable")
+        prefill_breakable=prefill.phase_backend == "breakable",
+        post_capture_kv_sizing=post_capture_kv_sizing)

@@ -103,7 +103,7 @@ def memory_inputs(config: EngineSettings) -> StaticMemoryInputs:
         tp_size=config.tp_size, pp_size=config.pp_size, attn_dp_size=config.attn_dp_size,
         mla=config.architecture in MLA_ARCHITECTURES, vision=vision,
         deepep=config.moe_a2a_backend == "deepep",
-        prefill_breakable=prefill.phase_backend == "breakable")
+        prefill_breakable=prefill.phase_backend == "breakable", vlm=vlm_adjusted(config))
 
 
 def vlm_adjusted(config: EngineSettings) -> bool:
@@ -121,10 +121,17 @@ def _vision_unknown(config: EngineSettings) -> bool:
                                      or config.vision_hidden_size is None)
 
 
+# SGLang turns post-capture KV sizing on for these unless the environment says otherwise
+# (MUSE_SPARK_ENV_DEFAULTS, muse_spark_hook.py:14, 19-25, applied before the memory hook,
+# pipeline.py:120-122); whether it is then planned (overrides.py:1791-1862) is not restated
+POST_CAPTURE_ARCHITECTURES = frozenset({"MuseSparkForConditionalGeneration"})
+
+
 def default_fraction(config: EngineSettings) -> float | None:
     """SGLang's default mem_fraction_static for a config as given, or None where graphfit
     cannot restate it (the module docstring)."""
-    if config.gpu_memory_gb is None or _vision_unknown(config):
+    if (config.gpu_memory_gb is None or _vision_unknown(config)
+            or config.architecture in POST_CAPTURE_ARCHITECTURES):
         return None
     return mem_fraction_static(memory_inputs(config))
 
@@ -133,7 +140,8 @@ def reserve_unfit(config: EngineSettings) -> bool:
     """A resolved config whose default fraction SGLang computes as <= 0: the GPU memory is
     known and graphfit restates the default, yet `SglangModel.resolve` left it unset."""
     return (config.mem_fraction_static is None and config.gpu_memory_gb is not None
-            and not _vision_unknown(config))
+            and not _vision_unknown(config)
+            and config.architecture not in POST_CAPTURE_ARCHITECTURES)
 
 
 def reserve_bytes(gpu_memory_gb: float, fraction: float) -> int:
@@ -164,9 +172,14 @@ def reserve_line(config: EngineSettings) -> str | None:
     return line + ")"
 
 
+POST_CAPTURE_NOTE = ("not restated: SGLang turns post-capture KV sizing on for this model "
+                     "(muse_spark_hook.py:19-25), which reserves 1.5 GiB + TP x PP / 8 GiB "
+                     "(a VLM 8 GiB more) when it is planned (overrides.py:1791-1862, "
+                     "memory_hook.py:291-295, 423-431)")
 VLM_NOTE = ("not restated: SGLang lowers its default for a multimodal model by the vision "
             "encoder's size (memory_hook.py:330-335, 417-462), which needs the model "
             "directory's vision_config")
 
-__all__ = ["GIB", "MIB_PER_GIB", "RESERVE_UNFIT", "VLM_NOTE", "default_fraction",
+__all__ = ["GIB", "MIB_PER_GIB", "POST_CAPTURE_ARCHITECTURES", "POST_CAPTURE_NOTE",
+           "RESERVE_UNFIT", "VLM_NOTE", "default_fraction",
            "memory_inputs", "reserve_bytes", "reserve_line", "reserve_unfit", "vlm_adjusted"]

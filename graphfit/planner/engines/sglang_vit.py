@@ -43,9 +43,29 @@ buffers of exactly the key's size. What differs is the key and the buffers:
   [N, head_dim / 2, 2] (the same bytes) (kimi_k3_vl.py:352-367, 625-629;
   head_dim = qkv_hidden_size / heads, :552-554), `position_embeddings` [N, hidden]
   (:780-785, 204-232), `cu_seqlens` [I + 1] and `seq_lens` [I] int32 (:630-633;
-  layers/attention/vision.py:167-168). The flashinfer_cudnn attention backend adds padded
-  index tensors (vision.py:181-215) and the graph pool holds the blocks' activations: neither
-  is planned here.
+  layers/attention/vision.py:167-168). A merge kernel of its own width (merge_kernel_size
+  [kh, kw], configs/kimi_k3.py:50) is honoured as SGLang does: M = sum of (h / kh)(w / kw),
+  `outputs` rows of kh x kw (kimi_vl_moonvit.py:593-603). With `--mm-attention-backend
+  flashinfer_cudnn` (`attention_backend`) the attention metadata is
+  `prepare_flashinfer_cudnn_vision_attention_metadata`'s (kimi_k3_vl.py:637-642;
+  layers/attention/vision.py:181-215): the images padded up to P = the first of
+  BATCH_BUCKETS (8, 16, 32, 64; vision.py:114) >= I, else I rounded up to 8, and the entry
+  also keeps `packed_indptrs` [3 (P + 1)] and `sequence_lengths` [P, 1, 1, 1], int32 (the
+  padded boundaries x the attention width, three times; the padded lengths). Not per key,
+  so not planned here: that backend's 128 MiB workspace (FLASHINFER_WORKSPACE_SIZE_BYTES,
+  vision.py:110, allocated once by MoonViT3dEncoder, kimi_k3_vl.py:531-538), the rope's
+  `freqs_cis` table (Rope2DPosEmbRepeated, a [512, 512, head_dim / 2] complex64 module
+  buffer registered on the first call, eager or captured, kimi_k3_vl.py:343-353 and
+  :545-547; the graph reads the per-key `rope_freqs_cis` gathered from it before capture,
+  runner :193-198), and the blocks' activations: not tensors the entry keeps but the
+  working set of the capture in SGLang's global graph memory pool (runner :113-121), shared
+  with the language model's graphs.
+* An attention backend (`attention_backend`: SGLang's `--mm-attention-backend`, which
+  overrides the tower's own choice, vision.py:1280-1300) other than triton_attn, fa3 or fa4
+  makes the Qwen and InternVL runners raise at their first capture
+  (vit_cuda_graph_runner.py:243-250, internvl_vit_cuda_graph_runner.py:103-110, 126-133):
+  refused with that reason. Kimi K3 takes any of QKV_BACKEND_IMPL (vision.py:1052-1062;
+  anything else: its ValueError, kimi_k3_vl.py:526-530).
 
 The key space is open (any image size), so the plan needs a workload: the image grids
 (t, h, w in patches) a deployment sends and the most images (InternVL: tiles) one encoder
@@ -65,6 +85,13 @@ from itertools import pairwise, product
 from graphfit.planner.core.dtypes import itemsize
 from graphfit.planner.core.errors import ConfigError, excerpt, require_int
 
+# SGLang's multimodal attention backends (QKV_BACKEND_IMPL, layers/attention/vision.py:1052-1062)
+ATTENTION_BACKENDS = ("triton_attn", "sdpa", "fa3", "fa4", "flashinfer_cudnn", "ascend_attn",
+                      "aiter_attn", "amx_attn", "xpu_attn")
+# the ones the Qwen and InternVL runners capture with (vit_cuda_graph_runner.py:243-250)
+RUNNER_BACKENDS = ("triton_attn", "fa3", "fa4")
+# flashinfer_cudnn's image-count buckets (BATCH_BUCKETS, layers/attention/vision.py:114)
+CUDNN_BATCH_BUCKETS = (8, 16, 32, 64)
 ENV_FLAG = "SGLANG_VIT_ENABLE_CUDA_GRAPH"  # environ.py:1603 (EnvBool, default False)
 KIMI_DEFAULTS = {"capacity": 2, "min_hits": 2, "max_seqlen": 6144}  # environ.py:2120-2122
 
@@ -134,7 +161,10 @@ class VitGeometry:
     (internvl.py:81; vision.py:1132: (num_dummy_heads + num_heads) / TP per rank).
     `qkv_hidden_size`: Kimi K3's attention width (None: hidden_size), whose per-head share is
     its 2D rope's dim (kimi_k3_vl.py:526, 552-554; a multiple of 4, :322); Kimi K3's merge
-    kernel is `spatial_merge_size` square (merge_kernel_size, kimi_k3_vl.py:703).
+    kernel is `spatial_merge_size` high and `spatial_merge_width` wide (None: square;
+    merge_kernel_size [kh, kw], kimi_k3_vl.py:704; the Qwen towers' merge is one size).
+    `attention_backend`: SGLang's --mm-attention-backend (None: not given, the tower's
+    platform default, vision.py:1280-1300); see the module docstring for what it changes.
     """
 
     family: str
@@ -152,6 +182,8 @@ class VitGeometry:
     qkv_hidden_size: int | None = None
     tp: int = 1
     dtype: str = "bfloat16"
+    spatial_merge_width: int | None = None
+    attention_backend: str | None = None
 
     def __post_init__(self) -> None:
         if self.family not in FAMILIES:
@@ -166,6 +198,12 @@ class VitGeometry:
             value = getattr(self, name)
             if value is not None:
                 require_int(f"vit: {name}", value, 1)
+        if self.spatial_merge_width is not None:
+            require_int("vit: spatial_merge_width", self.spatial_merge_width, 1)
+            if self.family != "kimi_k3":
+                raise ConfigError("vit: spatial_merge_width is Kimi K3's (the Qwen towers' "
+                                  "spatial_merge_size is one size)")
+        self._check_backend()
         if self.qkv_hidden_size is not None and self.family != "kimi_k3":
             raise ConfigError("vit: qkv_hidden_size is Kimi K3's (other towers' attention is "
                               "hidden_size wide)")
@@ -189,6 +227,28 @@ class VitGeometry:
                               f"merged patch")
         itemsize(self.dtype)
         object.__setattr__(self, "fullatt_blocks", tuple(self.fullatt_blocks))
+
+    def _check_backend(self) -> None:
+        """Refuse a backend SGLang refuses for this tower, with its reason."""
+        backend = self.attention_backend
+        if backend is None:
+            return
+        if backend not in ATTENTION_BACKENDS:
+            raise ConfigError(f"vit: attention_backend {excerpt(backend)} is not one of "
+                              f"SGLang's ({', '.join(ATTENTION_BACKENDS)}; vision.py:1052)")
+        if self.family != "kimi_k3" and backend not in RUNNER_BACKENDS:
+            internvl = self.family == "internvl"
+            where = ("internvl_vit_cuda_graph_runner.py:103-110" if internvl
+                     else "vit_cuda_graph_runner.py:243-250")
+            raise ConfigError(f"vit: SGLang's runner raises '{'InternVL ' if internvl else ''}"
+                              f"ViT CUDA graph does not support attention backend: {backend}' "
+                              f"at its first capture ({where}): use "
+                              f"{', '.join(RUNNER_BACKENDS)}")
+
+    @property
+    def merge_kernel(self) -> tuple[int, int]:
+        """(kh, kw): the merge kernel's height and width in patches."""
+        return (self.spatial_merge_size, self.spatial_merge_width or self.spatial_merge_size)
 
     @property
     def head_dim(self) -> int:
@@ -238,10 +298,11 @@ def check_grid(geometry: VitGeometry, grid: Grid) -> None:
     patch_size * merge_size; the merger reshapes by merge_unit, qwen2_5_vl.py:622-625);
     so is a Kimi K3 grid's (tpool_patch_merger views each image as whole kernels,
     kimi_vl_moonvit.py:594-596)."""
-    m = geometry.spatial_merge_size
-    if geometry.family != "internvl" and (grid[1] % m or grid[2] % m):
+    kh, kw = geometry.merge_kernel
+    if geometry.family != "internvl" and (grid[1] % kh or grid[2] % kw):
+        size = f"{kh}" if kh == kw else f"{kh}x{kw}"
         raise ConfigError(f"vit: grid {grid}: h and w must be multiples of the spatial merge "
-                          f"size {m}")
+                          f"size {size}")
 
 
 def qwen3_layout(grids: Sequence[Grid]) -> tuple[int, ...]:
@@ -394,15 +455,20 @@ def key_buffers(geometry: VitGeometry, key: VitKey) -> tuple[VitBuffer, ...]:
     if g.family == "kimi_k3":  # module docstring: what a captured entry keeps
         grids = _kimi_grids(key)
         patches = sum(t * h * w for t, h, w in grids)
-        k = g.spatial_merge_size
-        merged = sum((h // k) * (w // k) for _, h, w in grids)
-        return (VitBuffer("pixel_values", patches, (3, g.patch_size, g.patch_size), dt),
-                VitBuffer("outputs", merged, (k * k, g.hidden_size), dt),
+        kh, kw = g.merge_kernel
+        merged = sum((h // kh) * (w // kw) for _, h, w in grids)
+        kimi = (VitBuffer("pixel_values", patches, (3, g.patch_size, g.patch_size), dt),
+                VitBuffer("outputs", merged, (kh * kw, g.hidden_size), dt),
                 # complex64 as its float32 (real, imag) pairs (torch.view_as_real)
                 VitBuffer("rope_freqs_cis", patches, (g.head_dim // 2, 2), "float32"),
                 VitBuffer("position_embeddings", patches, (g.hidden_size,), dt),
                 VitBuffer("cu_seqlens", len(grids) + 1, (), "int32"),
                 VitBuffer("seq_lens", len(grids), (), "int32"))
+        if g.attention_backend != "flashinfer_cudnn":
+            return kimi
+        padded = cudnn_padded_images(len(grids))
+        return (*kimi, VitBuffer("packed_indptrs", 3 * (padded + 1), (), "int32"),
+                VitBuffer("sequence_lengths", padded, (1, 1, 1), "int32"))
     tokens, layout, window = _qwen_parts(key)
     out: list[VitBuffer] = [
         VitBuffer("block_input", tokens, (1, g.hidden_size), dt),
@@ -416,6 +482,13 @@ def key_buffers(geometry: VitGeometry, key: VitKey) -> tuple[VitBuffer, ...]:
     out += [VitBuffer("rotary_cos", tokens, (g.rotary_width,), dt),
             VitBuffer("rotary_sin", tokens, (g.rotary_width,), dt)]
     return tuple(out)
+
+
+def cudnn_padded_images(images: int) -> int:
+    """flashinfer_cudnn's padded image count: the first bucket >= `images`, else `images`
+    rounded up to the first bucket (vision.py:190-193)."""
+    first = CUDNN_BATCH_BUCKETS[0]
+    return next((b for b in CUDNN_BATCH_BUCKETS if b >= images), -(-images // first) * first)
 
 
 def workspace_rows(geometry: VitGeometry, tokens_in_order: Iterable[int]) -> tuple[int, ...]:
@@ -606,7 +679,9 @@ def _kimi_sizes(key: VitKey) -> list[int]:
     return [t * h * w for t, h, w in _kimi_grids(key)]
 
 
-__all__ = ["BAILING_MM_ARCHITECTURES", "BAILING_MM_TOWERS", "ENV_FLAG", "FAMILIES",
+__all__ = ["ATTENTION_BACKENDS", "BAILING_MM_ARCHITECTURES", "BAILING_MM_TOWERS",
+           "CUDNN_BATCH_BUCKETS", "ENV_FLAG", "FAMILIES", "RUNNER_BACKENDS",
+           "cudnn_padded_images",
            "KIMI_DEFAULTS", "REFUSED_ARCHITECTURES", "VIT_ARCHITECTURES", "VitBuffer",
            "VitGeometry", "VitPlan", "VitViolation", "VitWorkload", "graph_key",
            "key_buffers", "key_calls", "key_fill", "kimi_outcomes", "plan_vit",

@@ -15,7 +15,7 @@ its document, `check --plan`, `--capacity vit.<buffer>=N` audits and graphfit's 
   patch tokens for the block input / workspace / rotary views, boundaries for the int32
   cu_seqlens buffers (sequences + 1), tiles for InternVL's input; Kimi K3: patches for its
   pixel, rope and position buffers, merged tokens for its outputs, images (+ 1) for its
-  int32 boundaries;
+  int32 boundaries (flashinfer_cudnn: the padded images' index buffers, sglang_vit);
 * reference: SGLang allocates a buffer set per key (and grows its rotary workspace through
   every pair; Kimi K3 keeps at most its cache capacity of sets, `VitPlan.held_keys`), so
   each buffer's reference rows are the sum over those keys of what SGLang
