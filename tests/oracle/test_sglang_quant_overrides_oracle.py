@@ -4,7 +4,8 @@
 (tests.oracle.sglang_quant_cases; first every overridden flag on each named layout of
 tests.oracle.sglang_quantization_oracle at SM75 and SM100), each run through SGLang's own
 method on a fake CUDA GPU of that capability (tests.oracle.sglang_quantization_oracle.
-verify). graphfit models every case (no "not modelled"); each rule has a planted error the comparison catches."""
+verify). graphfit models every case (no "not modelled"); each rule has a planted error the
+comparison catches."""
 
 from __future__ import annotations
 
