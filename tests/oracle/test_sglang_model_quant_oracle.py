@@ -118,3 +118,50 @@ def test_a_planted_error_is_caught(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setitem(smq.KIND, "GlmMoeDsaForCausalLM", "keeps")
     assert graphfit("GlmMoeDsaForCausalLM", None, "modelopt_nvfp4", True) == ("ok", None)
     assert _sglang("GlmMoeDsaForCausalLM", None, "modelopt_nvfp4", True)[1] == "modelopt_fp4"
+
+
+def test_a_copied_flag_is_verified_again_as_sglang_does() -> None:
+    """Where a class's override copies the checkpoint's method into --quantization, the
+    worker's ModelConfig verifies that flag (SGLang's own `_verify_quantization` on the
+    copy); graphfit's check_copy refuses exactly where it does (a copied gptq: no Marlin
+    upgrade, and no CUDA method)."""
+    from graphfit import EngineConfig
+
+    wrong, refused = [], 0
+    for arch, layout in itertools.product(ARCHS, (*LAYOUTS[1:], "gptq_4bit", "awq_4bit")):
+        config = qo.LAYOUTS[layout]
+        state, quant, _ = _sglang(arch, None, layout, True)
+        if state != "ok" or quant is None:
+            continue
+        theirs = qo.verify(quant, config)
+        try:  # the options' own validation runs sglang_quantization.check
+            settings = EngineConfig(engine="sglang", architecture=arch, max_num_seqs=8,
+                                    options={"checkpoint_quant_method":
+                                             sq.checkpoint_method(config), "sm100": True,
+                                             "checkpoint_quant_config":
+                                             sq.effective_config(config),
+                                             "gpu_capability": 100})
+            sq.check_copy(settings)
+            ours = False
+        except ConfigError:
+            ours = True
+        refused += ours
+        if ours != theirs.startswith(("refused", "crash")):
+            wrong.append(f"{arch} {layout} copies {quant}: graphfit refuses={ours}, SGLang "
+                         f"{theirs[:80]}")
+    assert not wrong, "\n".join(wrong[:8])
+    assert refused > 0  # not vacuous: a copied gptq is refused
+
+
+def test_a_planted_copy_error_is_caught(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Skipping the second verification starts a copied gptq SGLang's worker refuses."""
+    monkeypatch.setattr(sq, "check_copy", lambda config: None)
+    from graphfit import EngineConfig
+
+    config = qo.LAYOUTS["gptq_4bit"]
+    state, quant, _ = _sglang("Qwen3MoeForCausalLM", None, "gptq_4bit", True)
+    assert state == "ok" and qo.verify(quant, config).startswith("refused")
+    settings = EngineConfig(engine="sglang", architecture="Qwen3MoeForCausalLM", max_num_seqs=8,
+                            options={"checkpoint_quant_method": "gptq", "sm100": True,
+                                     "checkpoint_quant_config": config, "gpu_capability": 100})
+    sq.check(settings)  # starts: the planted error

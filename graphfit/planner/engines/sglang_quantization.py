@@ -296,12 +296,34 @@ def check_runner(runner: str, quant: str | None, sm100: bool | None, *, backend:
                           "refuses (moe_hook.py:115-121)")
 
 
+def check_copy(config: EngineSettings) -> None:
+    """The flag a model override copied is verified again where the model is loaded: the
+    worker builds its own ModelConfig from the final arguments (ModelConfig.from_server_args,
+    model_config.py:2000-2160), where a copied `gptq` has no Marlin upgrade (the override
+    answers only without a flag, gptq/gptq.py:419-430) and is no CUDA method, and a copied
+    config.json method clashes with a ModelSlim / hf_quant_config.json config."""
+    copied = resolved_flag(config)
+    if copied is None or copied == _flag(config):
+        return
+    try:
+        check_clash(copied, config.checkpoint_quant_method,
+                    overrides.quant_config(config.checkpoint_quant_config),
+                    config.gpu_capability)
+    except ConfigError as exc:
+        why = str(exc).removeprefix("--quantization: ")
+        raise _refuse(f"{config.architecture}'s model override copies {copied!r} into it; "
+                      f"then {why}") from None
+
+
 def check(config: EngineSettings) -> None:
     """Steps 2-3 and the runner rule for one line (flashinfer_megamoe's own rules:
     graphfit.planner.engines.sglang_flashinfer_megamoe)."""
     _verify(config)
+    if not flag_known(config):
+        return
+    check_copy(config)
     backend = config.moe_a2a_backend or "none"
-    if backend == "flashinfer_megamoe" or not flag_known(config):
+    if backend == "flashinfer_megamoe":
         return
     check_runner(config.moe_runner_backend, resolved_flag(config), config.sm100,
                  backend=backend, fp4_checkpoint=config.moe_fp4_checkpoint)
@@ -309,5 +331,5 @@ def check(config: EngineSettings) -> None:
 
 __all__ = ["COMPATIBLE", "DERIVING_ARCHS", "KEEPING_ARCHS", "KNOWN_METHODS", "REQUANTIZATION",
            "UNQUANT",
-           "RUNNER_QUANT", "check", "check_clash", "check_runner", "checkpoint_method",
-           "flag_known", "resolved_flag", "verified_quant"]
+           "RUNNER_QUANT", "check", "check_clash", "check_copy", "check_runner",
+           "checkpoint_method", "flag_known", "resolved_flag", "verified_quant"]
