@@ -230,11 +230,12 @@ def test_an_unknown_gpu_asks_for_it_only_where_the_answer_changes(flag: str | No
 def test_a_config_file_method_alone_refuses_what_hangs_on_the_rest_of_the_config() -> None:
     """An awq / gptq method without its config, or a generic modelopt flag without the
     quant_algo, is refused as not modelled; a flag that does not read them is answered."""
-    for flag, method in ((None, "awq"), ("moe_wna16", "gptq"), ("modelopt", "fp8"),
-                         ("modelopt", "mxfp8")):
+    for flag, method in ((None, "gptq"), ("awq_marlin", "awq"), ("moe_wna16", "gptq"),
+                         ("modelopt", "fp8"), ("modelopt", "mxfp8")):
         with pytest.raises(ConfigError, match="not modelled"):
             sq.check_clash(flag, method, None, 90)
     assert sq.check_clash("awq", "awq", None, 90) == "awq"
+    assert sq.check_clash(None, "awq", None, 90) == "awq"  # or awq_marlin: it starts
     assert sq.check_clash("modelopt", "modelopt_fp4", None, 90) == "modelopt_fp4"
 
 

@@ -72,7 +72,10 @@ UNQUANT = "unquant"  # the explicit opt-out (serving_hook.py:692-703)
 # gptq checkpoint hangs on its bits (awq/awq.py:333-350, gptq/gptq.py:414-440,
 # moe_wna16.py:164-185), and the methods a generic modelopt flag resolves without its
 # quant_algo (base_config.py:241-253, modelopt_quant.py:829-835)
-MARLIN_FLAGS = (None, "marlin", "awq_marlin", "gptq_marlin", "moe_wna16")
+# (an awq checkpoint without a flag starts either way, as awq or awq_marlin)
+MARLIN_FLAGS: dict[str, tuple[str | None, ...]] = {
+    "awq": ("marlin", "awq_marlin", "moe_wna16"),
+    "gptq": (None, "marlin", "gptq_marlin", "moe_wna16")}
 MODELOPT_KNOWN = ("modelopt_fp8", "modelopt_fp4", "modelopt_mixed", "w4afp8")
 # each FlashInfer runner's resolved --quantization values (moe_hook.py:80-147; None: bf16)
 RUNNER_QUANT: dict[str, tuple[str | None, ...]] = {
@@ -228,7 +231,7 @@ def check_clash(flag: str | None, method: str | None,
     refused as not modelled. `capability`: the GPU's (80: SM80), None unknown."""
     if cfg is None and method is not None:
         lowered = method.lower()
-        if (lowered in ("awq", "gptq") and flag in MARLIN_FLAGS) or (
+        if flag in MARLIN_FLAGS.get(lowered, ()) or (
                 flag == "modelopt" and lowered not in MODELOPT_KNOWN):
             raise _refuse(f"the checkpoint's {method} with --quantization {flag}: SGLang's "
                           f"override reads the checkpoint's bits / quant_algo (layers/"
