@@ -302,9 +302,10 @@ def check_runner(runner: str, quant: str | None, sm100: bool | None, *, backend:
 def check_copy(config: EngineSettings) -> None:
     """The flag a model override copied is verified again where the model is loaded: the
     scheduler builds its own ModelConfig from the final arguments (managers/scheduler.py:794;
-    its constructor verifies, configs/model_config.py:891, 2000-2160), where a copied `gptq` has no Marlin upgrade (the override
-    answers only without a flag, gptq/gptq.py:419-430) and is no CUDA method, and a copied
-    config.json method clashes with a ModelSlim / hf_quant_config.json config."""
+    its constructor verifies, configs/model_config.py:891, 2000-2160), where a copied `gptq`
+    has no Marlin upgrade (the override answers only without a flag, gptq/gptq.py:419-430)
+    and is no CUDA method, and a copied config.json method clashes with a ModelSlim /
+    hf_quant_config.json config."""
     copied = resolved_flag(config)
     if copied is None or copied == _flag(config):
         return
