@@ -30,6 +30,23 @@ GPU_CAPABILITY_MAJOR: dict[str, int] = {
 }
 
 
+# name -> CUDA compute capability as major * 10 + minor (the figure SGLang's quantization
+# overrides compare, e.g. marlin_utils.py:73-79: T4 7.5, A10 / A10G 8.6, L4 / L40 / L40S /
+# RTX 4090 8.9, RTX 5090 12.0)
+GPU_CAPABILITY: dict[str, int] = {
+    "T4": 75, "A10": 86, "A10G": 86, "L4": 89, "RTX4090": 89, "RTX5090": 120, "A100-40GB": 80,
+    "L40": 89, "L40S": 89, "A100": 80, "A100-80GB": 80, "H100": 90, "H100-NVL": 90, "H20": 90,
+    "H200": 90, "B200": 100, "GB200": 100,
+}
+
+
+def gpu_capability(value: object) -> int | None:
+    """SglangOptions.gpu_capability for a named NVIDIA GPU; None for a figure in GiB or an
+    AMD name (the capability is unknown, or not CUDA's)."""
+    name = gpu_name(value)
+    return GPU_CAPABILITY.get(name) if name else None
+
+
 def gpu_sm90(value: object) -> bool | None:
     """SGLang's `is_sm90_supported()` (utils/common.py:274-285, 331-335: capability major 9
     and CUDA >= 12.3) for a named GPU: True for a Hopper name (CUDA >= 12.3 assumed: a Hopper

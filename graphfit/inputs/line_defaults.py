@@ -36,6 +36,7 @@ from graphfit.planner.engines.registry import default_version
 GPU_FIELD = "gpu_memory_gb"
 SM90_FIELD = "sm90"
 SM100_FIELD = "sm100"
+CAPABILITY_FIELD = "gpu_capability"
 DEFAULT_GPU_NOTE = "no --gpu-memory-gb: an 80 GB GPU is assumed"
 BATCHED_DP_BACKENDS = frozenset({"deepep_low_latency", "nixl_ep"})  # parallel.py:796-804
 
@@ -72,7 +73,8 @@ def settle_vllm(line: PastedLine, resolved: Resolved, gpu_given: object,
     row = vllm_defaults.release(version)
     gib = values.pop(GPU_FIELD, None)
     origins.pop(GPU_FIELD, None)
-    for field in (SM90_FIELD, SM100_FIELD):  # SGLang's (graphfit.inputs.gpus.gpu_sm90 / 100)
+    # SGLang's (graphfit.inputs.gpus.gpu_sm90 / 100 / gpu_capability)
+    for field in (SM90_FIELD, SM100_FIELD, CAPABILITY_FIELD):
         values.pop(field, None)
         origins.pop(field, None)
     assumed = gib is None

@@ -21,8 +21,10 @@ from typing import Any
 
 from graphfit.inputs.reading import load_json, shown_path
 from graphfit.inputs.settings import FILE, Setting
+from graphfit.inputs.sglang_quant_files import checkpoint_quant
 from graphfit.planner import aux_layer_ids
 from graphfit.planner.core.errors import ConfigError, brief, excerpt
+from graphfit.planner.engines.sglang_quant_overrides import quant_config_text
 from graphfit.planner.engines.sglang_quantization import checkpoint_method
 
 WARNING = "warning: "  # a note the CLI prints as a warning
@@ -205,33 +207,39 @@ def vision_settings(model: str) -> list[Setting]:
 
 
 def quant_settings(model: str) -> list[Setting]:
-    """SGLang's view of a local checkpoint's quantization: `quantization_config.quant_algo`
-    of its config.json as written (SGLang's `ModelConfig.hf_quant_config` is that dict,
-    configs/model_config.py:722-727; megamoe looks for "FP4" in it, arg_groups/
-    mega_moe_hook.py:67-75). None for a hub id, an unquantized checkpoint or no quant_algo
-    (SGLang's hf_quant_config.json fallback, model_config.py:1743-1822, is not read)."""
+    """SGLang's view of a local checkpoint's quantization: the config `_verify_quantization`
+    reads, from config.json or the model directory's ModelSlim / hf_quant_config.json file
+    (graphfit.inputs.sglang_quant_files; SglangOptions.checkpoint_quant_config), config.json's
+    `quantization_config.quant_method` as the model overrides copy it (case kept,
+    checkpoint_quant_method) and its `quant_algo` as written (SGLang's
+    `ModelConfig.hf_quant_config` is that dict, configs/model_config.py:722-727; megamoe
+    looks for "FP4" in it, arg_groups/mega_moe_hook.py:67-75). Nothing for a hub id or an
+    unquantized checkpoint."""
     path = config_path(model)
     if path is None:
         return []
-    quant = load_config(path).get("quantization_config")
+    data = load_config(path)
+    folder = Path(model).expanduser()
+    cfg, source = checkpoint_quant(path, data, folder if folder.is_dir() else None)
+    verified = [] if cfg is None else [Setting(
+        "checkpoint_quant_config", quant_config_text(cfg),
+        f"{source}: the quantization config SGLang verifies", FILE, weak=True)]
+    quant = data.get("quantization_config")
     if quant is None:
-        return []
-    if not isinstance(quant, dict):
-        raise ConfigError(f"{shown_path(path)}: quantization_config: expected an object, got "
-                          f"{excerpt(quant)}")
+        return verified
     out = _fp4_experts(path, quant)
     method = checkpoint_method(quant)
-    if method is not None:  # SGLang's parsed method (sglang_quantization.checkpoint_method)
+    if method is not None and method.strip():  # what get_quantization_config returns
         out.append(Setting("checkpoint_quant_method", method,
                            f"{path}: quantization_config", FILE, weak=True))
     algo = quant.get("quant_algo")
     if algo is None:
-        return out
+        return [*out, *verified]
     if not isinstance(algo, str) or not algo.strip():
         raise ConfigError(f"{shown_path(path)}: quantization_config.quant_algo: expected a "
                           f"name, got {excerpt(algo)}")
     return [Setting("quant_algo", algo, f"{path}: quantization_config.quant_algo", FILE,
-                    weak=True), *out]
+                    weak=True), *out, *verified]
 
 
 def _fp4_experts(path: Path, quant: dict[str, Any]) -> list[Setting]:

@@ -359,6 +359,7 @@ class EngineConfig:
             moe_fp4_checkpoint: bool | None = False, megamoe_combine_dtype: str = "bf16",
             megamoe_fc2_reduce: bool = False, nvfp4_w4a16: bool = False,
             checkpoint_quant_method: str | None = None,
+            checkpoint_quant_config: Any = None, gpu_capability: int | None = None,
             decode_attention_backend: str | None = None,
             draft_attention_backend: str | None = None) -> None: ...
 
@@ -907,6 +908,16 @@ class EngineConfig:
     def checkpoint_quant_method(self) -> str | None:
         """SglangOptions.checkpoint_quant_method."""
         return cast("str | None", self._option("checkpoint_quant_method"))
+
+    @property
+    def checkpoint_quant_config(self) -> str | None:
+        """SglangOptions.checkpoint_quant_config."""
+        return cast("str | None", self._option("checkpoint_quant_config"))
+
+    @property
+    def gpu_capability(self) -> int | None:
+        """SglangOptions.gpu_capability."""
+        return cast("int | None", self._option("gpu_capability"))
 
     @property
     def decode_attention_backend(self) -> str | None:

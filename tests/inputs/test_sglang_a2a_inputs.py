@@ -110,7 +110,8 @@ def test_the_checkpoint_quant_algo_is_read(tmp_path: Path) -> None:
     (tmp_path / "config.json").write_text(json.dumps({"quantization_config": {
         "quant_method": "modelopt", "quant_algo": "NVFP4"}}))
     assert [(s.field, s.value) for s in model_config.quant_settings(str(tmp_path))] == [
-        ("quant_algo", "NVFP4"), ("checkpoint_quant_method", "modelopt_fp4")]
+        ("quant_algo", "NVFP4"), ("checkpoint_quant_method", "modelopt_fp4"),
+        ("checkpoint_quant_config", '{"quant_algo": "NVFP4", "quant_method": "modelopt_fp4"}')]
     (tmp_path / "config.json").write_text(json.dumps({"quantization_config": 3}))
     with pytest.raises(ConfigError, match="quantization_config"):
         model_config.quant_settings(str(tmp_path))

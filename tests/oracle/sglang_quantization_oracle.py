@@ -3,8 +3,10 @@ on one checkpoint quantization_config and one `--quantization`, for the target m
 graphfit.planner.engines.sglang_quantization.check_clash restates.
 
 The method runs on a ModelConfig built without its constructor: only the attributes it reads
-(hf_config.quantization_config, model_path: an empty directory, so no ModelSlim file and no
-hf_quant_config.json, quantization, is_draft_model) are set.
+(hf_config.quantization_config / compression_config, model_path, quantization,
+is_draft_model, revision) are set. model_path is an empty directory unless `model_dir` names a
+local checkpoint (its hf_quant_config.json and quant_model_description.json are then SGLang's
+to read); the GPU is a fake CUDA one of the given compute capability (SM100 by default).
 """
 
 from __future__ import annotations
@@ -43,7 +45,15 @@ LAYOUTS: dict[str, dict[str, Any]] = {
     "compressed": {"quant_method": "compressed-tensors"},
     "mxfp4": {"quant_method": "mxfp4"},
     "unknown": {"quant_method": "bitnet"},
+    "awq_4bit": {"quant_method": "awq", "bits": 4, "group_size": 128, "zero_point": True},
+    "awq_8bit": {"quant_method": "awq", "bits": 8, "group_size": 128, "zero_point": True},
+    "gptq_4bit": {"quant_method": "gptq", "bits": 4, "group_size": 128, "sym": True,
+                  "desc_act": False},
+    "gptq_marlin_format": {"quant_method": "gptq", "bits": 4, "group_size": 128, "sym": True,
+                           "desc_act": True, "checkpoint_format": "marlin"},
 }
+# flags added since the first 17 (the measurement's 238 pairs are FLAGS[:17] x the first 14)
+MORE_FLAGS = ("gptq_marlin", "humming", "awq", "gptq")
 
 
 @functools.cache
@@ -51,15 +61,26 @@ def _empty_dir() -> str:
     return tempfile.mkdtemp(prefix="graphfit-sglang-quant-")
 
 
-def verify(flag: str | None, layout: dict[str, Any]) -> str:
-    """SGLang's resolved ModelConfig.quantization ("None" for none), or "refused: ..."."""
+def verify(flag: str | None, layout: dict[str, Any] | None,
+           capability: tuple[int, int] = (10, 0), model_dir: str | None = None,
+           compression: dict[str, Any] | None = None) -> str:
+    """SGLang's resolved ModelConfig.quantization ("None" for none), "refused: ..." where it
+    raises ValueError, or "crash: ..." where it stops with another exception. `layout`:
+    config.json's quantization_config (None: absent); `compression`: its
+    compression_config."""
     so.oracle()
-    with sglang_stubs.stubbed(), sglang_stubs.fake_cuda(80 * 1024, capability=(10, 0)):
+    with sglang_stubs.stubbed(), sglang_stubs.fake_cuda(80 * 1024, capability=capability):
         from sglang.srt.configs.model_config import ModelConfig
 
         config = ModelConfig.__new__(ModelConfig)
-        config.hf_config = types.SimpleNamespace(quantization_config=copy.deepcopy(layout))
-        config.model_path = _empty_dir()
+        hf = types.SimpleNamespace()
+        if layout is not None:
+            hf.quantization_config = copy.deepcopy(layout)
+        if compression is not None:
+            hf.compression_config = copy.deepcopy(compression)
+        config.hf_config = hf
+        config.model_path = model_dir or _empty_dir()
+        config.revision = None
         config.quantization = flag
         config.is_draft_model = False
         config.is_draft_quantization_explicit = False
@@ -67,4 +88,6 @@ def verify(flag: str | None, layout: dict[str, Any]) -> str:
             config._verify_quantization()
         except ValueError as exc:
             return f"refused: {exc}"
+        except (AttributeError, TypeError) as exc:
+            return f"crash: {type(exc).__name__}: {exc}"
         return str(config.quantization)

@@ -31,9 +31,10 @@ def graphfit(arch: str, flag: str | None, layout: str | None, sm100: bool
              ) -> tuple[str, str | None]:
     """("ok", flag) / ("unknown", None) / ("refused", None) in the oracle's words."""
     method = sq.checkpoint_method(qo.LAYOUTS[layout]) if layout else None
+    cfg = sq.effective_config(qo.LAYOUTS[layout]) if layout else None
     given = None if flag == "unquant" else flag
     try:
-        model_quant = sq.check_clash(given, method)
+        model_quant = sq.check_clash(given, method, cfg, 100)  # the fake CUDA is SM100
     except ConfigError as exc:
         return ("not modelled" if "not modelled" in str(exc) else "refused"), None
     known, resolved = smq.flag_after_overrides(arch, given, flag == "unquant", model_quant,
@@ -49,7 +50,7 @@ def _sglang(arch: str, flag: str | None, layout: str | None, sm100: bool,
 def test_every_class_flag_layout_and_gpu_agrees() -> None:
     """The flag after the overrides agrees wherever graphfit says it knows it; graphfit's
     unknowns are exactly SGLang's weight reads and Nemotron-H's unquant copy."""
-    wrong, unknown, copies = [], 0, 0
+    wrong, unknown, copies, upper_copies = [], 0, 0, 0
     for arch, flag, layout, sm100 in itertools.product(ARCHS, FLAGS, LAYOUTS, (True, False)):
         ours = graphfit(arch, flag, layout, sm100)
         state, quant, _ = _sglang(arch, flag, layout, sm100)
@@ -62,11 +63,7 @@ def test_every_class_flag_layout_and_gpu_agrees() -> None:
                              f"SGLang {state} {quant}")
             continue
         raw = str((qo.LAYOUTS[layout] if layout else {}).get("quant_method", ""))
-        if state == "ok" and flag is None and quant == raw != raw.lower():
-            # SGLang copies quant_method verbatim ("FP8"); graphfit holds it lower-cased
-            # (SglangOptions.checkpoint_quant_method): a divergence the notes list as left
-            assert ours == ("ok", raw.lower()), (arch, layout, ours)
-            continue
+        upper_copies += state == "ok" and flag is None and quant == raw != raw.lower()
         if state == "weights" or (ours[0] == "refused") != (state == "refused") or (
                 state == "ok" and ours[1] != quant):
             wrong.append(f"{arch} {flag} {layout} sm100={sm100}: graphfit {ours}, SGLang "
@@ -74,6 +71,7 @@ def test_every_class_flag_layout_and_gpu_agrees() -> None:
         copies += state == "ok" and flag is None and quant is not None
     assert not wrong, f"{len(wrong)} differ:\n" + "\n".join(wrong[:12])
     assert copies > 20 and 0 < unknown < 60  # not vacuous: many copies, few unknowns
+    assert upper_copies > 0  # SGLang copies "FP8" as written, and so does graphfit
 
 
 @pytest.mark.parametrize("arch", ARCHS)
@@ -120,3 +118,50 @@ def test_a_planted_error_is_caught(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setitem(smq.KIND, "GlmMoeDsaForCausalLM", "keeps")
     assert graphfit("GlmMoeDsaForCausalLM", None, "modelopt_nvfp4", True) == ("ok", None)
     assert _sglang("GlmMoeDsaForCausalLM", None, "modelopt_nvfp4", True)[1] == "modelopt_fp4"
+
+
+def test_a_copied_flag_is_verified_again_as_sglang_does() -> None:
+    """Where a class's override copies the checkpoint's method into --quantization, the
+    worker's ModelConfig verifies that flag (SGLang's own `_verify_quantization` on the
+    copy); graphfit's check_copy refuses exactly where it does (a copied gptq: no Marlin
+    upgrade, and no CUDA method)."""
+    from graphfit import EngineConfig
+
+    wrong, refused = [], 0
+    for arch, layout in itertools.product(ARCHS, (*LAYOUTS[1:], "gptq_4bit", "awq_4bit")):
+        config = qo.LAYOUTS[layout]
+        state, quant, _ = _sglang(arch, None, layout, True)
+        if state != "ok" or quant is None:
+            continue
+        theirs = qo.verify(quant, config)
+        try:  # the options' own validation runs sglang_quantization.check
+            settings = EngineConfig(engine="sglang", architecture=arch, max_num_seqs=8,
+                                    options={"checkpoint_quant_method":
+                                             sq.checkpoint_method(config), "sm100": True,
+                                             "checkpoint_quant_config":
+                                             sq.effective_config(config),
+                                             "gpu_capability": 100})
+            sq.check_copy(settings)
+            ours = False
+        except ConfigError:
+            ours = True
+        refused += ours
+        if ours != theirs.startswith(("refused", "crash")):
+            wrong.append(f"{arch} {layout} copies {quant}: graphfit refuses={ours}, SGLang "
+                         f"{theirs[:80]}")
+    assert not wrong, "\n".join(wrong[:8])
+    assert refused > 0  # not vacuous: a copied gptq is refused
+
+
+def test_a_planted_copy_error_is_caught(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Skipping the second verification starts a copied gptq SGLang's worker refuses."""
+    monkeypatch.setattr(sq, "check_copy", lambda config: None)
+    from graphfit import EngineConfig
+
+    config = qo.LAYOUTS["gptq_4bit"]
+    state, quant, _ = _sglang("Qwen3MoeForCausalLM", None, "gptq_4bit", True)
+    assert state == "ok" and qo.verify(quant, config).startswith("refused")
+    settings = EngineConfig(engine="sglang", architecture="Qwen3MoeForCausalLM", max_num_seqs=8,
+                            options={"checkpoint_quant_method": "gptq", "sm100": True,
+                                     "checkpoint_quant_config": config, "gpu_capability": 100})
+    sq.check(settings)  # starts: the planted error

@@ -633,7 +633,7 @@ def test_quantization_edges_are_not_vacuous() -> None:
 
 @pytest.mark.parametrize(("name", "value", "index"), [
     # no clash rule: nvfp4_online on a ModelOpt NVFP4 checkpoint starts in graphfit only
-    ("check_clash", lambda flag, method: flag, 0),
+    ("check_clash", lambda flag, method, *rest: flag, 0),
     # no SM100 copy of the checkpoint's method: the FP8 checkpoint with the cutlass runner
     # starts in graphfit only, the GLM-4 MoE NVFP4 one on flashinfer_megamoe refused
     ("KIND", {a: k for a, k in smq.KIND.items() if k != "sm100_copy"}, 5),

@@ -203,3 +203,50 @@ def test_a_flag_sglang_does_not_know_on_cuda_is_refused() -> None:
     for flag in ("gptq", "mlx_q4", "mlx_q8"):
         with pytest.raises(ConfigError, match="SGLang knows on CUDA"):
             sq.check_clash(flag, None)
+
+
+AWQ = {"quant_method": "awq", "bits": 4, "group_size": 128, "zero_point": True}
+
+
+@settings(max_examples=60, deadline=None)
+@given(flag=st.sampled_from([None, "awq", "awq_marlin", "moe_wna16", "gptq_marlin"]),
+       capability=st.sampled_from([70, 75, 80, 90, 100, 120]))
+def test_an_unknown_gpu_asks_for_it_only_where_the_answer_changes(flag: str | None,
+                                                                  capability: int) -> None:
+    """Without a capability graphfit answers as every GPU would, or names the GPU."""
+    def answer(cap: int | None) -> str | None:
+        try:
+            return sq.check_clash(flag, "awq", AWQ, cap)
+        except ConfigError as exc:
+            return "name" if "name the GPU" in str(exc) else "refused"
+
+    every = {answer(cap) == "refused" for cap in (70, 75, 80, 90, 100, 120)}
+    unknown = answer(None)
+    assert (unknown == "name") == (every == {True, False})
+    if unknown not in ("name", "refused"):
+        assert answer(capability) != "refused"
+
+
+def test_a_config_file_method_alone_refuses_what_hangs_on_the_rest_of_the_config() -> None:
+    """An awq / gptq method without its config, or a generic modelopt flag without the
+    quant_algo, is refused as not modelled; a flag that does not read them is answered."""
+    for flag, method in ((None, "gptq"), ("awq_marlin", "awq"), ("moe_wna16", "gptq"),
+                         ("modelopt", "fp8"), ("modelopt", "mxfp8")):
+        with pytest.raises(ConfigError, match="not modelled"):
+            sq.check_clash(flag, method, None, 90)
+    assert sq.check_clash("awq", "awq", None, 90) == "awq"
+    assert sq.check_clash(None, "awq", None, 90) == "awq"  # or awq_marlin: it starts
+    assert sq.check_clash("modelopt", "modelopt_fp4", None, 90) == "modelopt_fp4"
+
+
+def test_an_upper_case_method_is_copied_as_written_and_verified_lower_cased() -> None:
+    """get_quantization_config hands the SM100 copy "FP8" (utils/common.py:3849-3854);
+    _verify_quantization lower-cases it (model_config.py:2076-2078)."""
+    assert sq.checkpoint_method({"quant_method": "FP8"}) == "FP8"
+    assert sq.check_clash(None, "FP8", {"quant_method": "FP8"}, 90) == "fp8"
+    config = EngineConfig(engine="sglang", architecture="Qwen3MoeForCausalLM", options={
+        "checkpoint_quant_method": "FP8", "sm100": True, "gpu_capability": 100,
+        "checkpoint_quant_config": {"quant_method": "FP8"}, "tp_size": 2})
+    assert sq.resolved_flag(config) == "FP8"
+    with pytest.raises(ConfigError, match="MoE runner takes"):
+        sq.check_runner("flashinfer_trtllm", "FP8", True)  # moe_hook.py:123-135 asserts

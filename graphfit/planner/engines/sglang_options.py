@@ -18,6 +18,7 @@ from graphfit.planner.engines.sglang_moe_a2a import (
     check_runner,
 )
 from graphfit.planner.engines.sglang_mtp_graphs import backend_name, check_draft_extend_backend
+from graphfit.planner.engines.sglang_quant_overrides import quant_config_text
 
 PREFILL_BACKENDS = ("breakable", "full", "disabled")  # SGLang cuda_graph_config.py:50
 DISAGGREGATION_MODES = ("null", "prefill", "decode")  # SGLang --disaggregation-mode
@@ -251,8 +252,21 @@ class SglangOptions(EngineOptions):
         1838-1897: a ModelOpt quant_algo becomes modelopt_fp4 / modelopt_fp8 /
         modelopt_mixed / w4afp8 / mxfp8), read from a local model
         (graphfit.inputs.model_config.quant_settings). `--quantization` must not clash with
-        it, and on SM100 some classes copy it into the flag
-        (graphfit.planner.engines.sglang_quantization). None: no quantization_config read.
+        it, and on SM100 some classes copy it into the flag with its case as written
+        (get_quantization_config, utils/common.py:3849-3854; graphfit.planner.engines.
+        sglang_quantization). None: no quantization_config read.
+    checkpoint_quant_config: the quantization config SGLang's `_verify_quantization` reads
+        (configs/model_config.py:2060-2071: a ModelSlim quant_model_description.json, else
+        config.json's quantization_config, else its compression_config, else a local
+        hf_quant_config.json), as canonical JSON text (a mapping given is stored so); its
+        bits / group size / zero point / quant_algo decide the awq -> awq_marlin,
+        gptq -> gptq_marlin, moe_wna16 and generic modelopt overrides
+        (graphfit.planner.engines.sglang_quant_overrides). None: not read; then only
+        checkpoint_quant_method is known.
+    gpu_capability: the serving GPU's CUDA compute capability as major * 10 + minor (80 for
+        an A100, 90 for an H100), from a GPU name (graphfit.inputs.gpus); the Marlin and
+        AWQ overrides need SM80 / SM75 (marlin_utils.py:78-79, awq/awq.py:108-116). None:
+        unknown.
     decode_attention_backend: the target model runner's decode attention backend,
         `--decode-attention-backend` else `--attention-backend` (arg_groups/
         model_override_base.py:138-152); None: not on the line. Its
@@ -340,6 +354,8 @@ class SglangOptions(EngineOptions):
     megamoe_fc2_reduce: bool = False
     nvfp4_w4a16: bool = False
     checkpoint_quant_method: str | None = None
+    checkpoint_quant_config: str | None = None
+    gpu_capability: int | None = None
     decode_attention_backend: str | None = None
     draft_attention_backend: str | None = None
 
@@ -386,6 +402,8 @@ class SglangOptions(EngineOptions):
             value = getattr(self, name)
             if value is not None and (not isinstance(value, str) or not value.strip()):
                 raise ConfigError(f"{name}: must be a non-empty string, got {excerpt(value)}")
+        set_(self, "checkpoint_quant_config", quant_config_text(self.checkpoint_quant_config))
+        _optional_int("gpu_capability", self.gpu_capability, 10)
         for name in ("decode_attention_backend", "draft_attention_backend"):
             if getattr(self, name) is not None:
                 object.__setattr__(self, name, backend_name(name, getattr(self, name)))

@@ -35,11 +35,12 @@ for every all-to-all backend (`check_runner`).
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, cast
 
 from graphfit.planner.core.errors import ConfigError
 from graphfit.planner.core.settings import EngineSettings
 from graphfit.planner.engines import sglang_model_quant as smq
+from graphfit.planner.engines import sglang_quant_overrides as overrides
 
 # the classes whose SM100 override copies the checkpoint's method into --quantization
 # (model_overrides/qwen3_moe.py:30-50, glm4_moe.py:15-33, arg_groups/overrides.py:763-797)
@@ -65,13 +66,17 @@ COMPATIBLE: dict[str, tuple[str, ...]] = {
     "w8a8_fp8": ("compressed-tensors", "compressed_tensors"),
     "auto-round-int8": ("compressed-tensors", "compressed_tensors"),
 }
-REQUANTIZATION = ("quark_mxfp4",)  # model_config.py:545
+REQUANTIZATION = overrides.REQUANTIZATION  # model_config.py:545
 UNQUANT = "unquant"  # the explicit opt-out (serving_hook.py:692-703)
-# checkpoint methods / flags whose override depends on the checkpoint's bits, the GPU or a
-# marlin format (awq/awq.py:333-350, gptq/gptq.py:414-440, moe_wna16.py:164-185,
-# humming.py:503-508, the generic modelopt flag: base_config.py:241-245)
-UNMODELLED_METHODS = ("awq", "gptq")
-UNMODELLED_FLAGS = ("modelopt", "moe_wna16", "humming", "marlin", "awq_marlin", "gptq_marlin")
+# with only the checkpoint's method known (no config), the flags whose answer on an awq /
+# gptq checkpoint hangs on its bits (awq/awq.py:333-350, gptq/gptq.py:414-440,
+# moe_wna16.py:164-185), and the methods a generic modelopt flag resolves without its
+# quant_algo (base_config.py:241-253, modelopt_quant.py:829-835)
+# (an awq checkpoint without a flag starts either way, as awq or awq_marlin)
+MARLIN_FLAGS: dict[str, tuple[str | None, ...]] = {
+    "awq": ("marlin", "awq_marlin", "moe_wna16"),
+    "gptq": (None, "marlin", "gptq_marlin", "moe_wna16")}
+MODELOPT_KNOWN = ("modelopt_fp8", "modelopt_fp4", "modelopt_mixed", "w4afp8")
 # each FlashInfer runner's resolved --quantization values (moe_hook.py:80-147; None: bf16)
 RUNNER_QUANT: dict[str, tuple[str | None, ...]] = {
     "flashinfer_cutlass": ("modelopt_fp4", "modelopt_fp8", "modelopt_mixed", None),
@@ -110,17 +115,61 @@ def _modelopt_method(config: Mapping[str, Any]) -> str | None:
     return None
 
 
-def checkpoint_method(config: Mapping[str, Any]) -> str | None:
-    """The checkpoint's quantization method as `_verify_quantization` reads it after
-    `_parse_quant_hf_config` (model_config.py:1727-1741, 2076-2079): a ModelOpt config's
-    method from its quant_algo, else `quant_method` lower-cased. None: no quant_method and
-    no ModelOpt quant_algo (SGLang then takes the flag, or refuses '' without one)."""
-    method = config.get("quant_method")
-    if method is None or method == "modelopt":
-        parsed = _modelopt_method(config)
+def parsed_quantization_config(config: Mapping[str, Any]) -> dict[str, Any]:
+    """config.json's `quantization_config` after `_parse_quant_hf_config` (model_config.py:
+    1727-1741): a ModelOpt config (no `quant_method`, or `modelopt`) gets the method and
+    quant_algo its `quant_algo` names written over it (:1740-1741)."""
+    out = dict(config)
+    method = out.get("quant_method")
+    if "quant_method" not in out or method == "modelopt":
+        parsed = _modelopt_method(out)
         if parsed is not None:
-            return parsed
-    return str(method).lower() if method is not None else None
+            out.update(quant_method=parsed, quant_algo=_algo(out))
+    return out
+
+
+def _algo(config: Mapping[str, Any]) -> object:
+    inner = config.get("quantization", config)
+    nested = inner.get("quantization") if isinstance(inner, Mapping) else None
+    inner = nested if isinstance(nested, Mapping) else inner
+    return inner.get("quant_algo") if isinstance(inner, Mapping) else None
+
+
+def hf_quant_config_file(data: Mapping[str, Any]) -> dict[str, Any] | None:
+    """The config `_parse_quant_hf_config` takes from a local `hf_quant_config.json`
+    (model_config.py:1814-1822): `_parse_modelopt_quant_config`'s answer, the method and
+    quant_algo only (None: an algorithm it does not name, so no quantization). MXFP8's extra
+    fields (:1879-1895) are not kept: no rule graphfit restates reads them."""
+    method = _modelopt_method(data)
+    return None if method is None else {"quant_method": method, "quant_algo": _algo(data)}
+
+
+def effective_config(quantization_config: Mapping[str, Any] | None,
+                     compression_config: Mapping[str, Any] | None = None,
+                     hf_quant_config: Mapping[str, Any] | None = None,
+                     modelslim: Mapping[str, Any] | None = None) -> dict[str, Any] | None:
+    """The one config `_verify_quantization` reads (model_config.py:2060-2071): a ModelSlim
+    `quant_model_description.json` (its own keys plus quant_method modelslim, :1824-1836)
+    wins; else config.json's `quantization_config` (parsed), else its `compression_config`
+    (compressed-tensors' old key, :1743-1745), else a local `hf_quant_config.json`
+    (:1746-1822); each later file is read only when the earlier ones are absent."""
+    if modelslim is not None:
+        return {**modelslim, "quant_method": "modelslim"}
+    if quantization_config is not None:
+        return parsed_quantization_config(quantization_config)
+    if compression_config is not None:
+        return dict(compression_config)
+    return hf_quant_config_file(hf_quant_config) if hf_quant_config is not None else None
+
+
+def checkpoint_method(config: Mapping[str, Any]) -> str | None:
+    """The `quant_method` of config.json's `quantization_config` after
+    `_parse_quant_hf_config` (model_config.py:1727-1741): a ModelOpt config's method from its
+    quant_algo, else `quant_method` with its case as written (what `get_quantization_config`
+    hands the model overrides' SM100 copy, utils/common.py:3849-3854; `_verify_quantization`
+    lower-cases it, :2076-2078). None: no quant_method and no ModelOpt quant_algo."""
+    method = parsed_quantization_config(config).get("quant_method")
+    return method if isinstance(method, str) else None
 
 
 def _refuse(why: str) -> ConfigError:
@@ -133,11 +182,18 @@ def _flag(config: EngineSettings) -> str | None:
     return None if config.quant_method == UNQUANT else config.quant_method
 
 
+def _verify(config: EngineSettings) -> str | None:
+    """check_clash on the line's flag, checkpoint config and GPU."""
+    return check_clash(_flag(config), config.checkpoint_quant_method,
+                       overrides.quant_config(config.checkpoint_quant_config),
+                       config.gpu_capability)
+
+
 def verified_quant(config: EngineSettings) -> str | None:
     """The ModelConfig's quantization (`check_clash` on the given flag), None where SGLang
     refuses (`check` says so itself)."""
     try:
-        return check_clash(_flag(config), config.checkpoint_quant_method)
+        return _verify(config)
     except ConfigError:
         return None
 
@@ -164,35 +220,45 @@ def resolved_flag(config: EngineSettings) -> str | None:
     return _after_overrides(config)[1]
 
 
-def check_clash(flag: str | None, method: str | None) -> str | None:
-    """`_verify_quantization` for the target model (step 3 above): the ModelConfig's
-    quantization, or ConfigError where SGLang refuses or graphfit does not model it."""
-    if method is None:
-        if flag is not None and flag not in KNOWN_METHODS:  # gptq, mlx_q4 / mlx_q8 on CUDA
-            raise _refuse(f"{flag} is not a quantization method SGLang knows on CUDA: SGLang "
-                          f"refuses (configs/model_config.py:2150-2155)")
-        return flag
-    if flag in UNMODELLED_FLAGS or (method in UNMODELLED_METHODS and (
-            flag is not None or method == "gptq")):
-        raise _refuse(f"the checkpoint's {method} with --quantization {flag}: SGLang's "
-                      f"override depends on its bits, GPU or format (layers/quantization/"
-                      f"awq/awq.py:333, gptq/gptq.py:414): not modelled")
-    quant = flag
-    if flag not in REQUANTIZATION:  # model_config.py:2093-2104
-        if method in ("modelopt_fp8", "modelopt_fp4") and flag != "nvfp4_online":
-            quant = method  # base_config.py:223-253
-        elif method == "modelopt_mixed":
-            quant = method  # modelopt_quant.py:829-835
-    if quant is None:
-        quant = method
-    elif quant != method and method not in COMPATIBLE.get(quant, ()) and (
-            quant not in REQUANTIZATION):
-        raise _refuse(f"{flag} clashes with the checkpoint's quantization_config ({method}): "
-                      f"SGLang refuses (configs/model_config.py:2106-2148)")
-    if quant not in KNOWN_METHODS:
-        raise _refuse(f"the checkpoint's quantization method {quant!r} is not one SGLang "
-                      f"knows: SGLang refuses (configs/model_config.py:2150-2155)")
-    return quant
+def check_clash(flag: str | None, method: str | None,
+                cfg: Mapping[str, Any] | None = None, capability: int | None = None
+                ) -> str | None:
+    """`_verify_quantization` for the target model (step 3 above,
+    sglang_quant_overrides.verify): the ModelConfig's quantization, or ConfigError where
+    SGLang refuses. `cfg`: the checkpoint's quantization config as SGLang reads it
+    (`effective_config`); without it only `method` is known (a `--config` file's
+    checkpoint_quant_method), and a flag or checkpoint whose override reads more of it is
+    refused as not modelled. `capability`: the GPU's (80: SM80), None unknown."""
+    if cfg is None and method is not None:
+        lowered = method.lower()
+        if flag in MARLIN_FLAGS.get(lowered, ()) or (
+                flag == "modelopt" and lowered not in MODELOPT_KNOWN):
+            raise _refuse(f"the checkpoint's {method} with --quantization {flag}: SGLang's "
+                          f"override reads the checkpoint's bits / quant_algo (layers/"
+                          f"quantization/awq/awq.py:333, gptq/gptq.py:414, base_config.py:"
+                          f"241): give the model directory or checkpoint_quant_config: not "
+                          f"modelled")
+        cfg = {"quant_method": method}
+    if capability is not None:
+        return overrides.verify(flag, cfg, capability, COMPATIBLE, KNOWN_METHODS)
+    # an unknown GPU: one answer on each side of the capabilities the overrides compare
+    # (SM75 for AWQ under moe_wna16, SM80 for Marlin)
+    answers: list[str | ConfigError | None] = []
+    for assumed in (70, overrides.AWQ_MIN_CAPABILITY, overrides.MARLIN_MIN_CAPABILITY):
+        try:
+            answers.append(overrides.verify(flag, cfg, assumed, COMPATIBLE, KNOWN_METHODS))
+        except ConfigError as exc:
+            answers.append(exc)
+    refusals = [a for a in answers if isinstance(a, ConfigError)]
+    if len(refusals) == len(answers):
+        raise refusals[-1]
+    if refusals:
+        raise _refuse(f"{flag or 'no flag'} on a {method or 'quantized'} checkpoint starts on "
+                      f"some GPUs only (Marlin needs SM80, AWQ SM75: marlin_utils.py:78-79, "
+                      f"awq/awq.py:108-116): name the GPU (--gpu-memory-gb A100 / T4)")
+    # accepted on every GPU: the answers differ at most as awq / awq_marlin or gptq_marlin /
+    # moe_wna16 do, which no later rule graphfit restates reads; the SM80+ one is returned
+    return cast("str | None", answers[-1])
 
 
 def check_runner(runner: str, quant: str | None, sm100: bool | None, *, backend: str = "none",
@@ -233,12 +299,35 @@ def check_runner(runner: str, quant: str | None, sm100: bool | None, *, backend:
                           "refuses (moe_hook.py:115-121)")
 
 
+def check_copy(config: EngineSettings) -> None:
+    """The flag a model override copied is verified again where the model is loaded: the
+    scheduler builds its own ModelConfig from the final arguments (managers/scheduler.py:794;
+    its constructor verifies, configs/model_config.py:891, 2000-2160), where a copied `gptq`
+    has no Marlin upgrade (the override answers only without a flag, gptq/gptq.py:419-430)
+    and is no CUDA method, and a copied config.json method clashes with a ModelSlim /
+    hf_quant_config.json config."""
+    copied = resolved_flag(config)
+    if copied is None or copied == _flag(config):
+        return
+    try:
+        check_clash(copied, config.checkpoint_quant_method,
+                    overrides.quant_config(config.checkpoint_quant_config),
+                    config.gpu_capability)
+    except ConfigError as exc:
+        why = str(exc).removeprefix("--quantization: ")
+        raise _refuse(f"{config.architecture}'s model override copies {copied!r} into it; "
+                      f"then {why}") from None
+
+
 def check(config: EngineSettings) -> None:
     """Steps 2-3 and the runner rule for one line (flashinfer_megamoe's own rules:
     graphfit.planner.engines.sglang_flashinfer_megamoe)."""
-    check_clash(_flag(config), config.checkpoint_quant_method)
+    _verify(config)
+    if not flag_known(config):
+        return
+    check_copy(config)
     backend = config.moe_a2a_backend or "none"
-    if backend == "flashinfer_megamoe" or not flag_known(config):
+    if backend == "flashinfer_megamoe":
         return
     check_runner(config.moe_runner_backend, resolved_flag(config), config.sm100,
                  backend=backend, fp4_checkpoint=config.moe_fp4_checkpoint)
@@ -246,5 +335,5 @@ def check(config: EngineSettings) -> None:
 
 __all__ = ["COMPATIBLE", "DERIVING_ARCHS", "KEEPING_ARCHS", "KNOWN_METHODS", "REQUANTIZATION",
            "UNQUANT",
-           "RUNNER_QUANT", "check", "check_clash", "check_runner", "checkpoint_method",
-           "flag_known", "resolved_flag", "verified_quant"]
+           "RUNNER_QUANT", "check", "check_clash", "check_copy", "check_runner",
+           "checkpoint_method", "flag_known", "resolved_flag", "verified_quant"]

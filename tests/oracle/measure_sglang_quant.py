@@ -1,0 +1,102 @@
+"""Agreement counts: graphfit's `--quantization` verification vs SGLang 0.5.23's own
+`ModelConfig._verify_quantization`, three ways:
+
+1. the first 17 flags x 14 checkpoint layouts of tests.oracle.sglang_quantization_oracle on
+   SM100 (the 238 pairs the earlier figure counted: "42 of 238 not modelled");
+2. N generated flag x quantization_config x GPU-capability cases (tests.oracle.
+   sglang_quant_cases);
+3. N // 4 generated local checkpoint directories (config.json, hf_quant_config.json, a
+   ModelSlim description) read by graphfit's reader and by SGLang with that model_path.
+
+Run: python -m tests.oracle.measure_sglang_quant [N] [SEED]  (default 3000 23). Run with
+PYTHONPATH=/path/to/an/older/checkout for that checkout's figure on part 1 (it falls back
+to the older check_clash(flag, method))."""
+
+from __future__ import annotations
+
+import itertools
+import random
+import sys
+import tempfile
+from pathlib import Path
+
+from graphfit.planner.core.errors import ConfigError
+from graphfit.planner.engines import sglang_quantization as sq
+from tests.oracle import sglang_quantization_oracle as qo
+
+
+def _old_style(flag: str | None, layout: dict) -> str:
+    """An older graphfit's answer (check_clash on the parsed method only)."""
+    try:
+        return str(sq.check_clash(flag, sq.checkpoint_method(layout)))
+    except ConfigError as exc:
+        return ("not modelled: " if "not modelled" in str(exc) else "refused: ") + str(exc)
+
+
+def _compare(rows: list[tuple[str, str, str]]) -> tuple[list[str], dict[str, int]]:
+    if not hasattr(sq, "effective_config"):
+        return _old_compare(rows)
+    from tests.oracle import sglang_quant_cases as qc  # not importable against older checkouts
+
+    return qc.compare(rows)
+
+
+def _old_compare(rows: list[tuple[str, str, str]]) -> tuple[list[str], dict[str, int]]:
+    wrong: list[str] = []
+    counts = {"cases": len(rows), "accepted": 0, "refused": 0, "crash": 0, "not modelled": 0}
+    for label, mine, theirs in rows:
+        counts["not modelled"] += mine.startswith("not modelled")
+        counts["refused" if theirs.startswith("refused") else "accepted"] += 1
+        if mine.startswith("not modelled") or mine.startswith("refused") != theirs.startswith(
+                "refused") or (not theirs.startswith("refused") and mine != theirs):
+            wrong.append(f"{label}: graphfit {mine[:110]} | SGLang {theirs[:110]}")
+    return wrong, counts
+
+
+def _show(title: str, wrong: list[str], counts: dict[str, int]) -> None:
+    agree = counts["cases"] - len(wrong)
+    print(f"{title}: {agree} of {counts['cases']} agree, {len(wrong)} differ "
+          f"({counts['not modelled']} of them refused by graphfit as not modelled); SGLang "
+          f"accepts {counts['accepted']}, refuses {counts['refused']}, stops on "
+          f"{counts['crash']}")
+    for line in wrong[:5]:
+        print("  DIFFER", line)
+
+
+def main() -> None:
+    count = int(sys.argv[1]) if len(sys.argv) > 1 else 3000
+    seed = int(sys.argv[2]) if len(sys.argv) > 2 else 23
+    new = hasattr(sq, "effective_config")
+    names = list(qo.LAYOUTS)[:14]
+    if not new:
+        rows = [(f"{flag} on {name}", _old_style(flag, qo.LAYOUTS[name]),
+                 qo.verify(flag, qo.LAYOUTS[name]))
+                for flag, name in itertools.product(qo.FLAGS[:17], names)]
+        _show("1. 17 flags x 14 layouts on SM100", *_compare(rows))
+        return
+    from tests.oracle import sglang_quant_cases as qc
+
+    rows = [(f"{flag} on {name}", qc.from_layout(flag, qo.LAYOUTS[name], 100),
+             qo.verify(flag, qo.LAYOUTS[name]))
+            for flag, name in itertools.product(qo.FLAGS[:17], names)]
+    _show("1. 17 flags x 14 layouts on SM100", *_compare(rows))
+    rows = [(f"{flag} on {cfg} at SM{cap}", qc.from_layout(flag, cfg, cap),
+             qo.verify(flag, cfg, divmod(cap, 10))) for flag, cfg, cap in qc.cases(count, seed)]
+    _show(f"2. {count} generated flag x config x GPU cases (seed {seed})", *_compare(rows))
+    from tests.oracle import test_sglang_quant_files_oracle as files
+
+    rng, root, rows = random.Random(seed), Path(tempfile.mkdtemp()), []
+    for index in range(count // 4):
+        config, others = files.checkpoint(rng)
+        folder = root / f"ckpt{index}"
+        qc.write_checkpoint(folder, config, others)
+        flag, cap = rng.choice(qc.FLAGS), rng.choice(qc.CAPABILITIES)
+        rows.append((f"{folder.name} {flag} SM{cap}", files._graphfit(str(folder), flag, cap),
+                     qo.verify(flag, config.get("quantization_config"), divmod(cap, 10),
+                               model_dir=str(folder),
+                               compression=config.get("compression_config"))))
+    _show(f"3. {count // 4} generated local checkpoints (seed {seed})", *_compare(rows))
+
+
+if __name__ == "__main__":
+    main()
