@@ -140,19 +140,18 @@ def sglang_global_tokens(sg: sc.SglangAnswer, mlp_gather: bool) -> int:
     return int(buffers.global_num_tokens_gpu.shape[0])
 
 
-def sglang_padded(run: so.Runner, mlp_gather: bool, local: int, ranks: tuple[int, ...]
-                  ) -> int | None:
+def sglang_padded(run: so.Runner, mlp_gather: bool, local: int, ranks: tuple[int, ...],
+                  padding: bool = True) -> int | None:
     """The batch SGLang's runner replays on a rank with `local` requests, every rank's in
-    `ranks` (decode_cuda_graph_runner.py:871-890, 1624-1628); None: eager."""
+    `ranks` (decode_cuda_graph_runner.py:871-890, 1624-1628): the key, then can_run and
+    `_pad_to_bucket` as for one rank (sglang_compare.sglang_decode_pad); None: eager."""
     from sglang.srt.model_executor.runner.decode_cuda_graph_runner import (
         DecodeCudaGraphRunner,
     )
 
     batch = types.SimpleNamespace(original_global_num_tokens_cpu=list(ranks))
     key = DecodeCudaGraphRunner._max_dp_batch_size(batch) if mlp_gather else local
-    if key > run.max_bs:
-        return None
-    return so.pad_to_bucket(key, run.capture_bs)
+    return sc.sglang_decode_pad(run, key, padding)
 
 
 def per_rank(sg: sc.SglangAnswer, gf: sc.GraphfitAnswer, algorithm: str
@@ -186,7 +185,7 @@ def per_rank(sg: sc.SglangAnswer, gf: sc.GraphfitAnswer, algorithm: str
         run = sg.runners[name]
         for ranks in batches:
             for local in sorted(set(ranks) - {0}):
-                want = sglang_padded(run, mlp, local, ranks)
+                want = sglang_padded(run, mlp, local, ranks, not r.disable_cuda_graph_padding)
                 key = graph_batch(gather, local, ranks)
                 got = sc.graphfit_decode_pad(plan, name, run.width, key)
                 if want != got:

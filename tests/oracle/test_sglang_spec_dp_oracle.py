@@ -34,21 +34,35 @@ def _dspark(*extra: str) -> tuple[str, ...]:
     return kc.dspark("--speculative-num-draft-tokens", "8", *extra)
 
 
+def _no_head(algorithm: str) -> tuple[str, ...]:
+    return (_dflash if algorithm == "DFLASH" else _dspark)("--tp-size", "2", "--attn-dp-size",
+                                                          "2")
+
+
+CP_DSPARK = _dspark(*DP, "--attn-cp-size", "2", "--tp-size", "8")
+TP8_LIST = _dspark("--tp-size", "8", "--attn-dp-size", "2", "--enable-dp-lm-head",
+                   "--cuda-graph-bs-decode", "1", "2", "3", "4", "6", "8", "12")
+
 EDGE: list[tuple[tuple[str, ...], str]] = [
     (_dflash(*DP), "no_runner"),  # the draft runs eager (dflash_worker_v2.py:718-725)
     (_dflash(*DP, "--max-running-requests", "40", "--enable-two-batch-overlap"), "no_runner"),
-    (_dflash("--tp-size", "2", "--attn-dp-size", "2"), "rejected"),  # speculative_hook.py:307
+    (_no_head("DFLASH"), "rejected"),  # speculative_hook.py:307
     (_dflash(*DP, "--attn-cp-size", "2", "--tp-size", "8"), "rejected"),  # :310-313
     (_dspark(*DP), "runner"),
     (_dspark(*DP, "--max-running-requests", "40"), "runner"),
     (_dspark(*DP, "--enable-two-batch-overlap"), "runner"),
     # attention TP 4: the target captures multiples of 4, the dense draft every size
-    (_dspark("--tp-size", "8", "--attn-dp-size", "2", "--enable-dp-lm-head",
-             "--cuda-graph-bs-decode", "1", "2", "3", "4", "6", "8", "12"), "runner"),
+    (TP8_LIST, "runner"),
     (_dspark("--tp-size", "4", "--attn-dp-size", "4", "--enable-dp-lm-head",
              "--max-running-requests", "7", "--disable-cuda-graph-padding"), "runner"),
-    (_dspark("--tp-size", "2", "--attn-dp-size", "2"), "rejected"),  # :674-676
-    (_dspark(*DP, "--attn-cp-size", "2", "--tp-size", "8"), "rejected"),  # :697-701
+    # no padding: a rank replays only when the largest rank's batch is captured (found by
+    # the generated lines: the oracle padded it)
+    ((*kc.dspark("--max-running-requests", "417", "--disable-cuda-graph-padding",
+                 "--enable-two-batch-overlap", "--tp-size", "4", "--attn-dp-size", "4",
+                 "--enable-dp-lm-head", draft=False),
+      dc.DRAFT, kc.draft_dir("dspark_block_size", 3, True)), "runner"),
+    (_no_head("DSPARK"), "rejected"),  # :674-676
+    (CP_DSPARK, "rejected"),  # :697-701
     (_dspark(*DP, "--disable-cuda-graph"), "no_runner"),
     # --enable-dp-lm-head without attention DP: SGLang turns it off (overrides.py:1366-1370)
     (_dspark("--enable-dp-lm-head"), "runner"),
@@ -72,7 +86,7 @@ def test_dense_dspark_draft_keys_by_its_own_batch() -> None:
     batch, one count per DP rank), the dense DSPARK draft does not (its own batch, one
     count). With attention TP 4 the target's 8 tokens per request align every size; the
     draft's 7 would keep only multiples of 4 were it gathered, and keeps them all."""
-    argv = EDGE[7][0]
+    argv = TP8_LIST
     sg = kc.bd.sglang(argv, 80)
     assert sg.runners is not None
     assert dp.sglang_gathers(sg, "DSPARK") == {"target": (True, False),
@@ -113,9 +127,9 @@ def test_eager_lilicorr_draft_keeps_its_head(tmp_path: Path) -> None:
 
 def test_sglangs_refusal_reasons_are_graphfits() -> None:
     """The refusals graphfit restates carry SGLang's own sentence."""
-    for argv, words in ((EDGE[2][0], "requires --enable-dp-lm-head"),
-                        (EDGE[9][0], "requires --enable-dp-lm-head"),
-                        (EDGE[10][0], "does not support context parallel")):
+    for argv, words in ((_no_head("DFLASH"), "requires --enable-dp-lm-head"),
+                        (_no_head("DSPARK"), "requires --enable-dp-lm-head"),
+                        (CP_DSPARK, "does not support context parallel")):
         sg, gf = kc.bd.sglang(argv, 80), kc.bd.pasted(argv, 80)
         assert sg.rejected is not None and words in sg.rejected
         assert gf.rejected is not None and words in gf.rejected
