@@ -56,3 +56,23 @@ def test_dp_lm_head_with_replicas_only_is_sglangs_assert() -> None:
     with pytest.raises(ConfigError, match="requires attention DP"):
         sglang_spec_dp.line({"enable_dp_lm_head": True, "dp_size": 2, "attn_dp_size": 1})
     sglang_spec_dp.line({"enable_dp_lm_head": True, "dp_size": 1, "attn_dp_size": 1})
+
+
+def test_live_path_reads_the_draft_kind(tmp_path: Path) -> None:
+    """The live check's reader (graphfit.inputs.sglang_live) refuses the same draft."""
+    from graphfit.inputs.sglang_live import config_settings
+
+    server_args = _values(_draft(tmp_path, "DeepseekV4ForCausalLM"), tp_size=2)
+    with pytest.raises(ConfigError, match="not modelled"):
+        config_settings(server_args)
+    config_settings({**server_args, "attn_dp_size": 1})  # no attention DP: not this rule
+
+
+def test_the_plan_says_how_each_runner_keys() -> None:
+    from graphfit import EngineConfig, plan
+
+    config = EngineConfig(engine="sglang", spec_method="dspark", max_num_seqs=16,
+                          speculative_num_draft_tokens=4,
+                          options={"tp_size": 4, "attn_dp_size": 2, "enable_dp_lm_head": True})
+    shown = dict(plan(config).engine_inputs)["attn_dp_size"]
+    assert "largest rank's batch" in shown and "rank's own batch" in shown

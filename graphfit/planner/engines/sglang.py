@@ -97,6 +97,7 @@ from graphfit.planner.engines.sglang_seq_len_fill import (
 )
 from graphfit.planner.engines.sglang_shared import share_like_sglang
 from graphfit.planner.engines.sglang_spec_dp import dflash_draft_graphs, draft_gather
+from graphfit.planner.engines.sglang_spec_dp import shown as spec_dp_shown
 from graphfit.planner.engines.sglang_spec_runners import (
     FROZEN_RUNNER,
     auto_multi_layer,
@@ -261,7 +262,9 @@ def _ladder_inputs(config: EngineSettings, listed: list[tuple[str, str]],
     for name, value in (("tp_size", config.tp_size), ("attn_dp_size", config.attn_dp_size),
                         ("attn_cp_size", config.attn_cp_size)):
         if value > 1:
-            out.append((name, str(value)))
+            # a block draft under attention DP: how each runner keys (sglang_spec_dp)
+            keyed = spec_dp_shown(config) if name == "attn_dp_size" else None
+            out.append((name, keyed or str(value)))
     if config.two_batch_overlap:
         out.append(("enable_two_batch_overlap", "true"))
     if config.gpu_memory_gb is not None:

@@ -142,6 +142,21 @@ def draft_gather(config: EngineSettings) -> Gather:
     return target_gather(config)
 
 
+def shown(config: EngineSettings) -> str | None:
+    """The plan's `attn_dp_size` input line for a block draft under attention DP: how each
+    runner keys its graphs (None: not a block draft under attention DP)."""
+    if not attention_dp(config) or config.spec_method not in (SpecMethod.DFLASH,
+                                                              SpecMethod.DSPARK):
+        return None
+    if config.spec_method is SpecMethod.DFLASH:
+        draft = "the DFLASH draft runs eager (dflash_worker_v2.py:718-725)"
+    else:
+        draft = ("the DSPARK draft by the rank's own batch (decode_cuda_graph_runner.py:"
+                 "766-789)")
+    return (f"{config.attn_dp_size}: the target keys its graphs by the largest rank's batch, "
+            f"{draft}")
+
+
 def graph_batch(gather: Gather, local: int, ranks: tuple[int, ...]) -> int:
     """The batch a runner keys its graph by on a rank whose own batch is `local`, with every
     rank's batch in `ranks` (`can_run_graph` / `replay_prepare`, decode_cuda_graph_runner.py:
