@@ -22,8 +22,10 @@ from typing import Any
 
 from graphfit.inputs.model_config import config_path
 from graphfit.inputs.reading import load_json, shown_path
+from graphfit.inputs.settings import COMMAND_LINE, Setting
 from graphfit.planner.core.errors import ConfigError
 
+COORDINATION = "SGLANG_ENABLE_DP_SPEC_PREFILL_COORDINATION"  # environ.py:1558, EnvBool, off
 DEEPSEEK_V4 = ("DeepseekV4ForCausalLM", "DeepseekV4ForCausalLMNextN",
                "DeepseekV4ForCausalLMDSpark")  # configs/model_config.py:395-400
 
@@ -96,3 +98,14 @@ def _architecture(data: object, overrides: object) -> str | None:
     if isinstance(found, list) and found and isinstance(found[0], str):
         return found[0]
     return None
+
+
+def environment(environ: Mapping[str, str]) -> list[Setting]:
+    """SGLANG_ENABLE_DP_SPEC_PREFILL_COORDINATION as SGLang's EnvBool parses it (environ.py:
+    143-150: true/1/yes/y, false/0/no/n, any case; another value warns and keeps the default
+    off, :67-86, so no setting)."""
+    raw = environ.get(COORDINATION)
+    if raw is None or raw.lower() not in ("true", "1", "yes", "y", "false", "0", "no", "n"):
+        return []
+    return [Setting("dp_spec_prefill_coordination", raw.lower() in ("true", "1", "yes", "y"),
+                    f"{COORDINATION}={raw}", COMMAND_LINE)]

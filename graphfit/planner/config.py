@@ -339,7 +339,7 @@ class EngineConfig:
             mamba_conv_dtype: str | None = None, pp_layer_partition: str | None = None,
             vlm_cache_size_mb: int | None = None, mm_feature_cache_mb: int | None = None,
             enable_pd_role_switch: bool = False, enable_unified_memory: bool = False,
-            enable_dp_lm_head: bool = False,
+            enable_dp_lm_head: bool = False, dp_spec_prefill_coordination: bool = False,
             deepep_mode: str = "auto",
             moe_runner_backend: str = "auto",
             speculative_moe_a2a_backend: str | None = None,
@@ -759,6 +759,11 @@ class EngineConfig:
     def enable_dp_lm_head(self) -> bool:
         """SglangOptions.enable_dp_lm_head."""
         return cast("bool", self._option("enable_dp_lm_head"))
+
+    @property
+    def dp_spec_prefill_coordination(self) -> bool:
+        """SglangOptions.dp_spec_prefill_coordination."""
+        return cast("bool", self._option("dp_spec_prefill_coordination"))
 
     @property
     def mamba_ssm_dtype(self) -> str | None:

@@ -76,3 +76,23 @@ def test_the_plan_says_how_each_runner_keys() -> None:
                           options={"tp_size": 4, "attn_dp_size": 2, "enable_dp_lm_head": True})
     shown = dict(plan(config).engine_inputs)["attn_dp_size"]
     assert "largest rank's batch" in shown and "rank's own batch" in shown
+
+
+@pytest.mark.parametrize(("raw", "value"), [("1", True), ("TRUE", True), ("y", True),
+                                            ("0", False), ("No", False), ("maybe", None),
+                                            ("", None)])
+def test_coordination_variable_is_read_as_sglangs_envbool(raw: str, value: bool | None) -> None:
+    """EnvBool's spellings (environ.py:143-150); another value keeps the default off
+    (environ.py:67-86): no setting."""
+    found = {s.field: s.value for s in sglang_spec_dp.environment(
+        {sglang_spec_dp.COORDINATION: raw})}
+    assert found.get("dp_spec_prefill_coordination") == value
+
+
+def test_coordination_refuses_dflash_with_sglangs_reason() -> None:
+    from graphfit import EngineConfig, plan
+
+    with pytest.raises(ConfigError, match="single-layer EAGLE, EAGLE3 or DSPARK"):
+        plan(EngineConfig(engine="sglang", spec_method="dflash", max_num_seqs=16,
+                          speculative_num_draft_tokens=4,
+                          options={"dp_spec_prefill_coordination": True}))

@@ -157,3 +157,46 @@ def test_deepseek_v4_dspark_draft_is_refused(tp: str, words: str) -> None:
     assert dp.sglang_gathers(sg, "DSPARK")["dspark_draft"][0] is True  # DP-global keys
     gf = kc.bd.pasted(argv, 80)
     assert gf.rejected is not None and words in gf.rejected
+
+
+C = "SGLANG_ENABLE_DP_SPEC_PREFILL_COORDINATION"
+COORDINATION_EDGE: list[tuple[tuple[str, ...], str]] = [
+    ((f"{C}=1", *_dflash()), "rejected"),  # DFLASH, any parallelism (speculative_hook.py:252)
+    ((f"{C}=true", *_dflash(*DP)), "rejected"),
+    ((f"{C}=1", *_dspark(*DP)), "runner"),
+    ((f"{C}=Y", *_dspark()), "runner"),
+    ((f"{C}=0", *_dflash(*DP)), "no_runner"),
+    ((f"{C}=maybe", *_dflash(*DP)), "no_runner"),  # unparsable: SGLang keeps it off
+    ((f"{C}=1", "SGLANG_RAGGED_VERIFY_MODE=compact", *_dspark(*DP)), "rejected"),  # :683-696
+]
+
+
+@pytest.mark.parametrize(("argv", "outcome"), COORDINATION_EDGE,
+                         ids=[_id(a) for a, _ in COORDINATION_EDGE])
+def test_prefill_coordination_lines(argv: tuple[str, ...], outcome: str) -> None:
+    """SGLANG_ENABLE_DP_SPEC_PREFILL_COORDINATION on a pasted line's prefix, as SGLang runs
+    under it: every aspect of the comparison."""
+    assert dp.compare_line(argv) == (outcome, [])
+
+
+EAGLE = ("--speculative-algorithm", "EAGLE", "--speculative-num-steps", "3",
+         "--speculative-eagle-topk", "1", "--speculative-num-draft-tokens", "4")
+
+
+@pytest.mark.parametrize(("argv", "refused"), [
+    ((f"{C}=1", *dc.with_draft(list(EAGLE))), False),
+    ((f"{C}=1", *dc.with_draft([*EAGLE, "--enable-multi-layer-eagle"])), True),
+    ((f"{C}=1", "--max-running-requests", "8"), True),  # no speculation at all
+    ((f"{C}=1", *dc.with_draft(["--speculative-algorithm", "STANDALONE",
+                                "--speculative-num-steps", "3", "--speculative-eagle-topk",
+                                "1", "--speculative-num-draft-tokens", "4"])), True),
+])
+def test_prefill_coordination_acceptance(argv: tuple[str, ...], refused: bool) -> None:
+    """The other algorithms: SGLang's acceptance (single-layer EAGLE / EAGLE3 / DSPARK only,
+    speculative_hook.py:252-258) is graphfit's, with SGLang's sentence."""
+    sg, gf = kc.bd.sglang(argv, 80), kc.bd.pasted(argv, 80)
+    assert (sg.rejected is not None, gf.rejected is not None) == (refused, refused), (
+        sg.rejected, gf.rejected)
+    if refused:
+        assert sg.rejected is not None and "coordination requires" in sg.rejected
+        assert gf.rejected is not None and "coordination requires" in gf.rejected

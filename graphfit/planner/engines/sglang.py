@@ -96,7 +96,11 @@ from graphfit.planner.engines.sglang_seq_len_fill import (
     target_fill,
 )
 from graphfit.planner.engines.sglang_shared import share_like_sglang
-from graphfit.planner.engines.sglang_spec_dp import dflash_draft_graphs, draft_gather
+from graphfit.planner.engines.sglang_spec_dp import (
+    check_coordination,
+    dflash_draft_graphs,
+    draft_gather,
+)
 from graphfit.planner.engines.sglang_spec_dp import shown as spec_dp_shown
 from graphfit.planner.engines.sglang_spec_runners import (
     FROZEN_RUNNER,
@@ -674,6 +678,7 @@ class SglangModel:
             # SGLang turns it off and runs the static parameters (_maybe_disable_adaptive,
             # speculative_hook.py:1374-1389)
             changes["speculative_adaptive"] = False
+        check_coordination(config)  # SGLANG_ENABLE_DP_SPEC_PREFILL_COORDINATION (sglang_spec_dp)
         changes.update(adaptive.resolve_adaptive(config) if kept_on
                        else _resolve_speculation(config))
         if config.multi_layer_eagle and not multi_layer_eagle(config):

@@ -4,12 +4,12 @@ SGLang's argument checks (restated with SGLang's reasons, on CUDA):
 
 * DFLASH (`_handle_dflash`, arg_groups/speculative_hook.py:303-316): `--enable-dp-lm-head`
   is required (the greedy projection and the selector borrow the target's head), context
-  parallelism is refused, and so is SGLANG_ENABLE_DP_SPEC_PREFILL_COORDINATION (graphfit
-  does not read that variable; its default is off, environ.py:1558).
+  parallelism is refused; SGLANG_ENABLE_DP_SPEC_PREFILL_COORDINATION is refused with DFLASH
+  whatever the parallelism (`check_coordination`, :252-258).
 * DSPARK (`_handle_dspark`, :674-711): `--enable-dp-lm-head` is required; the target's
-  all-to-all backend must be none, megamoe or mori; with a backend (or the coordination
-  variable) the ragged verify mode must be static; context parallelism is refused; a
-  `--speculative-moe-a2a-backend` must equal the target's backend.
+  all-to-all backend must be none, megamoe or mori; with a backend or the coordination
+  variable (`dp_spec_prefill_coordination`) the ragged verify mode must be static; context
+  parallelism is refused; a `--speculative-moe-a2a-backend` must equal the target's backend.
 
 The graphs, per attention-DP rank (graphfit plans one rank; every rank captures the same):
 
@@ -99,7 +99,8 @@ def check_dspark(config: EngineSettings) -> None:
         raise ConfigError(f"moe_a2a_backend: DSpark with dp attention supports moe_a2a_backend "
                           f"'none' (built-in TP MoE), 'megamoe', or 'mori', got {backend!r} "
                           f"(speculative_hook.py:677-682)")
-    if backend != "none" and config.ragged_verify_mode != "static":
+    if ((backend != "none" or config.dp_spec_prefill_coordination)
+            and config.ragged_verify_mode != "static"):
         raise ConfigError("SGLANG_RAGGED_VERIFY_MODE: DSpark DP MoE or prefill coordination "
                           "requires SGLANG_RAGGED_VERIFY_MODE=static (speculative_hook.py:"
                           "683-696)")
@@ -117,6 +118,23 @@ def check_dspark(config: EngineSettings) -> None:
         raise ConfigError(f"SGLANG_RAGGED_VERIFY_MODE={config.ragged_verify_mode}: DSPARK's "
                           f"ragged verify under attention DP is not modelled (graphfit plans "
                           f"the static mode there)")
+
+
+def check_coordination(config: EngineSettings) -> None:
+    """SGLANG_ENABLE_DP_SPEC_PREFILL_COORDINATION (`dp_spec_prefill_coordination`): SGLang
+    allows it with single-layer EAGLE / EAGLE3 (NEXTN is EAGLE by then) or DSPARK only
+    (speculative_hook.py:252-258), so never with DFLASH; it changes scheduling, no graph.
+    The multi-layer switch is the one given (an architecture's override turning it on is not
+    restated here)."""
+    if not config.dp_spec_prefill_coordination:
+        return
+    method = config.spec_method
+    single_eagle = (method in (SpecMethod.EAGLE, SpecMethod.EAGLE3, SpecMethod.MTP)
+                    and not config.multi_layer_eagle and not config.frozen_kv_mtp)
+    if not (single_eagle or method is SpecMethod.DSPARK):
+        raise ConfigError("SGLANG_ENABLE_DP_SPEC_PREFILL_COORDINATION: DP spec/prefill "
+                          "coordination requires single-layer EAGLE, EAGLE3 or DSPARK "
+                          "(speculative_hook.py:252-258)")
 
 
 def dflash_draft_graphs(config: EngineSettings) -> bool:
