@@ -319,9 +319,11 @@ def _sglang_fields(draw: st.DrawFn, *, max_seqs: int, max_k: int,
         fields["cudagraph_mode"] = "NONE"
     tp = 1 if method == "uno" else draw(st.sampled_from((1, 1, 2, 4, 8)))  # UNO: TP = 1
     fields["tp_size"] = tp
-    no_dp = ("ngram", "draft_model", "dflash", "dspark")  # SGLang / graphfit refuse DP there
+    no_dp = ("ngram", "draft_model")  # SGLang refuses DP there
     if tp > 1 and method not in no_dp and draw(st.booleans()):
         fields["attn_dp_size"] = draw(st.sampled_from([d for d in (2, 4, 8) if tp % d == 0]))
+        if method in ("dflash", "dspark"):  # SGLang requires it (sglang_spec_dp)
+            fields["enable_dp_lm_head"] = True
     elif tp > 1 and draw(st.integers(0, 3)) == 0:
         fields["attn_cp_size"] = 2
     tree_uno = method == "uno" and "speculative_eagle_topk" in fields  # no TBO there
@@ -335,6 +337,8 @@ def _sglang_fields(draw: st.DrawFn, *, max_seqs: int, max_k: int,
         refused = fields["two_batch_overlap"] or not fields["cuda_graph_padding"]
         fields["ragged_verify_mode"] = draw(st.sampled_from(
             ("static", "static", "cap-accept", *(() if refused else ("compact",)))))
+        if "attn_dp_size" in fields:  # attention DP: static only (sglang_spec_dp)
+            fields["ragged_verify_mode"] = "static"
         fields["dspark_target_layers"] = draw(st.integers(1, 4))
         # SGLANG_OPT_DSV41_POST_FORWARD_CUDA_GRAPH: the epilogue's block_accept_lens
         fields["dspark_post_forward_graph"] = draw(st.integers(0, 3)) == 0

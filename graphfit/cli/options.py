@@ -369,6 +369,10 @@ CONFIG_FLAGS: list[ConfigFlag] = [
                "SGLang: two-batch overlap (even batch sizes).",
                param="enable_two_batch_overlap", expand=_sglang("enable_two_batch_overlap"),
                switch=True, panel=SGLANG_PANEL),
+    ConfigFlag("enable_dp_lm_head", "--enable-dp-lm-head", bool,
+               "SGLang: the LM head on the attention-TP group (DFLASH / DSPARK need it under "
+               "attention DP).", param="enable_dp_lm_head",
+               expand=_sglang("enable_dp_lm_head"), switch=True, panel=SGLANG_PANEL),
     ConfigFlag("multi_layer_eagle", "--enable-multi-layer-eagle", bool,
                "SGLang: multi-layer EAGLE (one draft-extend graph per step, no draft-decode "
                "graphs).", param="enable_multi_layer_eagle",

@@ -76,6 +76,7 @@ def _native() -> dict[str, Handler]:
         "dspark_mid_fold": as_bool,
         "dspark_post_forward_graph": as_bool,
         "dflash_eager_sampler": as_bool,
+        "dp_spec_prefill_coordination": as_bool,
         "sm90": as_bool,
         "sm100": as_bool,
         "gpu_memory_gb": gpu_memory_gb,

@@ -98,6 +98,7 @@ def sglang_environment(environ: Mapping[str, str]) -> list[Setting]:
     it cannot parse keeps the default, :78-86); then DSPARK's modes (sglang_dspark_env)."""
     from graphfit.inputs.sglang_dspark_env import dspark_environment  # DSPARK's modes
     from graphfit.inputs.sglang_mamba_env import mamba_environment  # the mamba memory solve
+    from graphfit.inputs.sglang_spec_dp import environment as spec_dp_environment
 
     out: list[Setting] = []
     raw = environ.get(ENV_SINGLE_CG)
@@ -117,7 +118,8 @@ def sglang_environment(environ: Mapping[str, str]) -> list[Setting]:
                               f"in SGLang; graphfit models budgets >= 0")
         out.append(Setting(field, value, f"{name}={given}", COMMAND_LINE))
     return [*out, *_mamba_ssm_dtype(environ), *_megamoe_env(environ),
-            *dspark_environment(environ), *mamba_environment(environ)]
+            *dspark_environment(environ), *mamba_environment(environ),
+            *spec_dp_environment(environ)]  # DP spec / prefill coordination
 
 
 # flashinfer_megamoe's variables (environ.py:1235, 1240, 1246) -> SglangOptions fields

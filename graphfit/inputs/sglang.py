@@ -426,6 +426,8 @@ FILE_KEYS: dict[str, Handler] = {
     # (kv_cache_configurator.py:172-181; sglang_mamba_memory)
     "enable_pd_role_switch": field_key("enable_pd_role_switch", as_bool, SG),
     "enable_unified_memory": field_key("enable_unified_memory", as_bool, SG),
+    # DFLASH / DSPARK under attention DP need it (graphfit.planner.engines.sglang_spec_dp)
+    "enable_dp_lm_head": field_key("enable_dp_lm_head", as_bool, SG),
     # ReplaySSM speculative verify: its replay ring and the state cache sized without the
     # intermediate states (kv_cache_configurator.py:3262-3296, attention_hook.py:440-475)
     "enable_linear_replayssm_spec": _not_default(

@@ -30,6 +30,7 @@ from graphfit.inputs import (
     sglang_mtp_backend,
     sglang_rules,
     sglang_runner_backends,
+    sglang_spec_dp,
     sglang_uno,
     sglang_uno_moe,
 )
@@ -161,6 +162,7 @@ def finish(values: Mapping[str, Any], settings: list[Setting]
     notes = list(role_notes)
     settings = sglang_args.dflash_line(values, settings, notes)
     settings = sglang_dspark.line(values, settings)
+    sglang_spec_dp.line(values)  # attention DP: the LM-head flag, DSPARK's draft kind
     settings = sglang_uno.line(values, settings)  # UNO's checks on flags the plan lacks
     notes += sglang_uno_moe.line(values)  # UNO's adapter on a MoE model's experts
     frozen, frozen_notes = sglang_draft.frozen_draft_settings(values)  # Gemma 4 drafts

@@ -33,13 +33,20 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from graphfit.inputs import model_config, sglang_draft, sglang_dspark, sglang_uno_moe
+from graphfit.inputs import (
+    model_config,
+    sglang_draft,
+    sglang_dspark,
+    sglang_spec_dp,
+    sglang_uno_moe,
+)
 from graphfit.inputs.settings import Setting
 
 KEYS = ("model_path", "speculative_algorithm", "speculative_draft_model_path",
         "json_model_override_args", "speculative_num_draft_tokens",
         "speculative_dflash_block_size", "speculative_dspark_block_size",
-        "speculative_draft_window_size", "uno_lora_path")
+        "speculative_draft_window_size", "uno_lora_path", "attn_dp_size", "tp_size",
+        "attn_cp_size", "enable_dp_attention", "dp_size")
 TARGET_FIELDS = ("hidden_size", "vocab_size")  # from the target's config.json
 BLOCK_FLAGS = {"DFLASH": "speculative_dflash_block_size",
                "DSPARK": "speculative_dspark_block_size"}
@@ -64,6 +71,8 @@ def config_settings(server_args: Any) -> dict[str, Any]:
     # --uno-lora-path's adapter_config.json, graphfit.inputs.sglang_uno_moe); its notes have
     # no place in a live check's one line
     sglang_uno_moe.line(values)
+    # DSPARK under attention DP: a dense draft only (graphfit.inputs.sglang_spec_dp)
+    sglang_spec_dp.dspark_draft(values, sglang_spec_dp.attention_dp_size(values))
     out: dict[str, Any] = {}
     model = values["model_path"]
     if isinstance(model, str):

@@ -113,11 +113,26 @@ def live_overrides(server_args: Any, overrides: Mapping[str, Any],
     return {**config_settings(server_args), **environment_overrides(overrides, environ)}
 
 
+def from_sglang(server_args: Any, environ: Mapping[str, str] | None = None,
+                **overrides: Any) -> EngineConfig:
+    """The config of an SGLang server, for an engine developer embedding graphfit: its
+    `ServerArgs` (`EngineConfig.from_sglang`, which reads them alone) plus what the running
+    server reads beside them (`live_overrides`): the model directories they name -- the
+    draft's config.json, the target's, UNO's `adapter_config.json` at `uno_lora_path`
+    (graphfit.inputs.sglang_uno_moe: an adapter on a MoE model's experts is refused with the
+    reason a pasted line gets, as SGLang's LoRA manager refuses it at load,
+    lora/backend/uno_cublas_backend.py:100-120) -- and the process environment
+    (`environ`, default os.environ). A value the caller passes wins; ConfigError where the
+    server would not start or graphfit cannot model it."""
+    return EngineConfig.from_sglang(server_args,
+                                    **live_overrides(server_args, overrides, environ))
+
+
 def check_server_args(server_args: Any, **overrides: Any) -> SglangCheck:
     """Plan SGLang's ServerArgs and verify the engine's own sizing (ConfigError when the
     arguments leave a needed value to later start-up, e.g. max_running_requests). The
-    server's environment switches and model directories count too (`live_overrides`)."""
-    p = plan(EngineConfig.from_sglang(server_args, **live_overrides(server_args, overrides)))
+    server's environment switches and model directories count too (`from_sglang`)."""
+    p = plan(from_sglang(server_args, **overrides))
     return SglangCheck(p, p.verify(engine_capacities(p)))
 
 
@@ -329,7 +344,7 @@ def check_live_runners(server_args: Any, runners: Mapping[str, Any],
     `target_compact`, from the target runner) and the folded sampler's, its confidence
     outputs included (from "dspark_draft").
     """
-    p = plan(EngineConfig.from_sglang(server_args, **live_overrides(server_args, overrides)))
+    p = plan(from_sglang(server_args, **overrides))
     capacities = engine_capacities(p)
     live: dict[str, LiveTensor] = {}
     for name, runner in runners.items():

@@ -339,6 +339,7 @@ class EngineConfig:
             mamba_conv_dtype: str | None = None, pp_layer_partition: str | None = None,
             vlm_cache_size_mb: int | None = None, mm_feature_cache_mb: int | None = None,
             enable_pd_role_switch: bool = False, enable_unified_memory: bool = False,
+            enable_dp_lm_head: bool = False, dp_spec_prefill_coordination: bool = False,
             deepep_mode: str = "auto",
             moe_runner_backend: str = "auto",
             speculative_moe_a2a_backend: str | None = None,
@@ -755,6 +756,16 @@ class EngineConfig:
         return cast("bool", self._option("enable_unified_memory"))
 
     @property
+    def enable_dp_lm_head(self) -> bool:
+        """SglangOptions.enable_dp_lm_head."""
+        return cast("bool", self._option("enable_dp_lm_head"))
+
+    @property
+    def dp_spec_prefill_coordination(self) -> bool:
+        """SglangOptions.dp_spec_prefill_coordination."""
+        return cast("bool", self._option("dp_spec_prefill_coordination"))
+
+    @property
     def mamba_ssm_dtype(self) -> str | None:
         """SglangOptions.mamba_ssm_dtype."""
         return cast("str | None", self._option("mamba_ssm_dtype"))
@@ -1077,7 +1088,9 @@ class EngineConfig:
     def from_sglang(cls, server_args: Any, **overrides: Any) -> EngineConfig:
         """The config of an SGLang server: duck-typed on its `ServerArgs` (raw or resolved;
         see graphfit.planner.engines.sglang_native). SGLang leaves max_running_requests to
-        its scheduler when not given: pass `max_num_seqs=` then."""
+        its scheduler when not given: pass `max_num_seqs=` then. It reads the ServerArgs
+        alone (the planner reads no file); `graphfit.integrations.sglang.from_sglang` reads
+        the model directories, UNO's adapter_config.json and the environment beside them."""
         from graphfit.planner.engines.sglang_native import fields_from_sglang
 
         return cls._from_fields("from_sglang", {**fields_from_sglang(server_args), **overrides})

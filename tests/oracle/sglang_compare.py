@@ -235,9 +235,19 @@ def translated_argv(answer: SglangAnswer) -> tuple[str, ...]:
              "--attn-cp-size", str(r.attn_cp_size)]
     if r.enable_two_batch_overlap:
         argv.append("--enable-two-batch-overlap")
+    if _dp_lm_head(r):  # DFLASH / DSPARK under attention DP need it (speculative_hook.py)
+        argv.append("--enable-dp-lm-head")
     if r.enable_multi_layer_eagle:
         argv.append("--enable-multi-layer-eagle")
     return tuple(argv) + backend_argv(r)
+
+
+def _dp_lm_head(r: so.Resolved) -> bool:
+    """SGLang's resolved `enable_dp_lm_head` (off again with one DP rank, overrides.py:
+    1366-1370)."""
+    from sglang.srt.arg_groups.overrides import resolving_view
+
+    return bool(resolving_view(r.record).enable_dp_lm_head)
 
 
 def backend_argv(r: so.Resolved) -> tuple[str, ...]:
@@ -388,6 +398,9 @@ def compare_components(sg: SglangAnswer, gf: GraphfitAnswer) -> list[Difference]
     # the prefill runner is compared on the very line by sglang_plan_prefill (here graphfit
     # is given SGLang's resolved decode values only)
     theirs.discard("prefill")
+    # a component that captures nothing is no graph runner: an eager draft's load-time
+    # buffers (DFLASH's LiLiCorr head under attention DP, sglang_spec_dp)
+    theirs = {n for n in theirs if n != "dflash_draft" or gf.plan.graph_sizes(n)}
     out = []
     for name in sorted(ours - theirs):
         out.append(Difference("components", f"SGLang builds runner {name}; graphfit has none"))

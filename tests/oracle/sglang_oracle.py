@@ -454,8 +454,13 @@ def _runners(r: Resolved, token_capacity: int, hidden_size: int, vocab_size: int
 
     algo = mr.spec_algorithm
     if algo.is_dflash():
-        out["dflash_draft"] = _dflash_runner(r, pool, _draft_worker_fill(), device,
-                                             hidden_size, vocab_size)
+        from sglang.srt.runtime_context import get_parallel
+
+        # `init_cuda_graphs` keeps the draft eager while the target's attention DP is on
+        # (dflash_worker_v2.py:718-725): SGLang's own published flag decides
+        if not get_parallel().attn_dp_enabled:
+            out["dflash_draft"] = _dflash_runner(r, pool, _draft_worker_fill(), device,
+                                                 hidden_size, vocab_size)
         return out
     if algo.is_dspark():  # tests/oracle/sglang_dspark_oracle.py
         from tests.oracle.sglang_dspark_oracle import dspark_runner

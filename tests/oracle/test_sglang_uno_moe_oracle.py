@@ -202,11 +202,13 @@ def test_a_uno_line_on_a_moe_model_plans_sglangs_runners(tmp_path: Path) -> None
     assert not diffs, diffs
 
 
-def _live_and_pasted(targets: object, moe: bool) -> None:
+def _live_and_pasted(targets: object, moe: bool, entry: str = "check_server_args") -> None:
     """The live check (`check_server_args` on SGLang's own ServerArgs for the line, as the
-    plugin's hook gets them) and the pasted line read the same adapter_config.json: both
+    plugin's hook gets them), or the library entry point an embedding engine developer calls
+    (`from_sglang`, then `plan`), and the pasted line read the same adapter_config.json: both
     refuse with the same reason, or plan the same components (every buffer by name, shape
     and dtype); a refusal is SGLang's own (`sglang_verdict`)."""
+    from graphfit import plan
     from graphfit.inputs.gpus import GPU_MEMORY_GB
     from graphfit.integrations import sglang as gs
     from graphfit.planner.core.errors import GraphfitError
@@ -216,8 +218,11 @@ def _live_and_pasted(targets: object, moe: bool) -> None:
     r = so.resolve(argv, gpu_mem_gb=GPU_MEMORY_GB["H100"], model=model)
     assert isinstance(r, so.Resolved), r
     gf, _ = uc.pasted_on(argv, "H100", model)
+    gb = GPU_MEMORY_GB["H100"]
     try:
-        live, why = gs.check_server_args(r.record, gpu_memory_gb=GPU_MEMORY_GB["H100"]).plan, ""
+        live, why = (gs.check_server_args(r.record, gpu_memory_gb=gb).plan
+                     if entry == "check_server_args" else
+                     plan(gs.from_sglang(r.record, environ={}, gpu_memory_gb=gb))), ""
     except GraphfitError as exc:
         live, why = None, str(exc)
     assert (gf.plan is None) == (live is None), (targets, moe, gf.rejected, why)
@@ -235,6 +240,15 @@ def _live_and_pasted(targets: object, moe: bool) -> None:
                                                         for t, m in EDGE])
 def test_live_check_reads_the_adapter_as_the_pasted_line(targets: object, moe: bool) -> None:
     _live_and_pasted(targets, moe)
+
+
+@pytest.mark.parametrize(("targets", "moe"), EDGE, ids=[f"{t}-{'moe' if m else 'dense'}"
+                                                        for t, m in EDGE])
+def test_library_entry_point_reads_the_adapter(targets: object, moe: bool) -> None:
+    """`graphfit.integrations.sglang.from_sglang`: an engine developer's config of the
+    server refuses the adapters SGLang's LoRA manager refuses, with the pasted line's
+    reason."""
+    _live_and_pasted(targets, moe, "from_sglang")
 
 
 @settings(max_examples=10, deadline=None)

@@ -96,6 +96,12 @@ from graphfit.planner.engines.sglang_seq_len_fill import (
     target_fill,
 )
 from graphfit.planner.engines.sglang_shared import share_like_sglang
+from graphfit.planner.engines.sglang_spec_dp import (
+    check_coordination,
+    dflash_draft_graphs,
+    draft_gather,
+)
+from graphfit.planner.engines.sglang_spec_dp import shown as spec_dp_shown
 from graphfit.planner.engines.sglang_spec_runners import (
     FROZEN_RUNNER,
     auto_multi_layer,
@@ -169,21 +175,24 @@ def attn_tp_size(config: EngineSettings) -> int:
     return config.tp_size // config.attn_dp_size // config.attn_cp_size
 
 
-def batch_alignment(config: EngineSettings) -> int:
-    """`get_cuda_graph_batch_size_alignment` (utils/common.py:4163-4175) on CUDA."""
+def batch_alignment(config: EngineSettings, gathered: bool | None = None) -> int:
+    """`get_cuda_graph_batch_size_alignment` (utils/common.py:4163-4175) on CUDA;
+    `gathered`: the runner's own `require_gathered_buffer` (None: the config's)."""
     align = 2 if config.two_batch_overlap else 1
-    if gathered_buffer(config):
+    if gathered_buffer(config) if gathered is None else gathered:
         align *= attn_tp_size(config)
     if align % config.attn_cp_size:
         align *= config.attn_cp_size
     return align
 
 
-def runner_sizes(name: str, sizes: Iterable[int], width: int, config: EngineSettings
-                 ) -> tuple[int, ...]:
+def runner_sizes(name: str, sizes: Iterable[int], width: int, config: EngineSettings,
+                 gathered: bool | None = None) -> tuple[int, ...]:
     """`get_batch_sizes_to_capture` (base_cuda_graph_runner.py:65-110) for a runner of
-    `width` tokens per request (the draft runners pass the default width 1)."""
-    align = batch_alignment(config)
+    `width` tokens per request (the draft runners pass the default width 1); `gathered`: the
+    runner's own `require_gathered_buffer` (None: the config's; DSPARK's dense draft under
+    attention DP, graphfit.planner.engines.sglang_spec_dp)."""
+    align = batch_alignment(config, gathered)
     pool = round_up(request_pool(config), align)
     listed = list(sizes)
     if max(listed) > pool:
@@ -257,7 +266,9 @@ def _ladder_inputs(config: EngineSettings, listed: list[tuple[str, str]],
     for name, value in (("tp_size", config.tp_size), ("attn_dp_size", config.attn_dp_size),
                         ("attn_cp_size", config.attn_cp_size)):
         if value > 1:
-            out.append((name, str(value)))
+            # a block draft under attention DP: how each runner keys (sglang_spec_dp)
+            keyed = spec_dp_shown(config) if name == "attn_dp_size" else None
+            out.append((name, keyed or str(value)))
     if config.two_batch_overlap:
         out.append(("enable_two_batch_overlap", "true"))
     if config.gpu_memory_gb is not None:
@@ -295,11 +306,14 @@ def _slots(runner: str, tokens: int, max_bs: int, *, steps: int = 1,
     ]
 
 
-def global_num_tokens(runner: str, config: EngineSettings) -> list[BufferSpec]:
+def global_num_tokens(runner: str, config: EngineSettings, mlp_gather: bool | None = None
+                      ) -> list[BufferSpec]:
     """`global_num_tokens_gpu` / `global_num_tokens_for_logprob_gpu` (buffers.py:212-217;
     the draft runners' eagle_draft_cuda_graph_runner.py:235-246): one int32 per attention-DP
-    rank when the MLP input is gathered across them (attention DP), else one."""
-    ranks = config.attn_dp_size if gathered_buffer(config) else 1
+    rank when the MLP input is gathered across them (attention DP), else one; `mlp_gather`:
+    the runner's own `require_mlp_tp_gather` (None: the config's)."""
+    gathers = gathered_buffer(config) if mlp_gather is None else mlp_gather
+    ranks = config.attn_dp_size if gathers else 1
     return [BufferSpec(name, "int32", Axis.FIXED, (), ranks, KEEP,
                        source=f"{runner}: buffers.py:212-217 (set to the padded token count "
                               f"before each replay)")
@@ -307,9 +321,11 @@ def global_num_tokens(runner: str, config: EngineSettings) -> list[BufferSpec]:
 
 
 def target_buffers(config: EngineSettings, width: int, max_bs: int, *, runner: str = "target",
-                   hidden: int | None = None) -> tuple[BufferSpec, ...]:
+                   hidden: int | None = None, mlp_gather: bool | None = None
+                   ) -> tuple[BufferSpec, ...]:
     """The DecodeCudaGraphRunner's buffers; `runner`/`hidden`: the same runner class built
-    on a draft model runner (DFLASH's draft, graphfit.planner.engines.sglang_dflash)."""
+    on a draft model runner (DFLASH's draft, graphfit.planner.engines.sglang_dflash);
+    `mlp_gather`: that runner's own `require_mlp_tp_gather` (`global_num_tokens`)."""
     tokens = max_bs * width
     # the model runner's backend fill (graphfit.planner.engines.sglang_seq_len_fill): the
     # target's decode backend; a DFLASH / DSPARK draft model runner's backend is one of
@@ -333,7 +349,7 @@ def target_buffers(config: EngineSettings, width: int, max_bs: int, *, runner: s
     ]
     if runner == "target":
         specs += mamba_track_buffers(config, max_bs)
-    specs += global_num_tokens(runner, config)
+    specs += global_num_tokens(runner, config, mlp_gather)
     specs.append(tbo_split_buffer(runner))
     return tuple(specs)
 
@@ -415,21 +431,33 @@ def sglang_runners(config: EngineSettings, ladder: Ladder) -> list[BatchRunner]:
     if dflash(config):
         # the draft model's own DecodeCudaGraphRunner, TARGET_VERIFY of the block
         # (graphfit.planner.engines.sglang_dflash)
-        draft = sizes_for("DFLASH draft", width)
-        top = draft[-1] if draft else 0
-        buffers = target_buffers(config, width, top, runner=DFLASH_RUNNER,
-                                 hidden=config.draft_hidden_size)
         # a LiLiCorr head's weight-sized buffers (graphfit.planner.engines.
         # sglang_lilicorr_weights), folded sampler or not, and with the draft's graphs off
         # too: `load_weights` builds them (models/lilicorr.py:571-572), not the capture
         head = lilicorr_head_buffers(config, width)
-        buffers += head
-        if draft:
-            buffers += sampler_buffers(config, width, max(ladder.sizes))
-        runners.append(BatchRunner(DFLASH_RUNNER, width, pool, buffers, draft,
-                                   persistent=frozenset(b.name for b in head)))
+        if dflash_draft_graphs(config):
+            draft = sizes_for("DFLASH draft", width)
+            top = draft[-1] if draft else 0
+            buffers = target_buffers(config, width, top, runner=DFLASH_RUNNER,
+                                     hidden=config.draft_hidden_size) + head
+            if draft:
+                buffers += sampler_buffers(config, width, max(ladder.sizes))
+            runners.append(BatchRunner(DFLASH_RUNNER, width, pool, buffers, draft,
+                                       persistent=frozenset(b.name for b in head)))
+        elif head:  # attention DP: the draft runs eager, its head stays (sglang_spec_dp)
+            runners.append(BatchRunner(DFLASH_RUNNER, width, pool, head,
+                                       persistent=frozenset(b.name for b in head)))
     elif dspark(config):  # graphfit.planner.engines.sglang_dspark
-        runners.append(dspark_runner(config, ladder.sizes, sizes_for, target_buffers))
+        # the draft runner's own gather requirements: under attention DP its dense draft
+        # keys and aligns by the local batch (graphfit.planner.engines.sglang_spec_dp)
+        gather = draft_gather(config)
+
+        def draft_sizes(name: str, runner_width: int) -> tuple[int, ...]:
+            return (runner_sizes(name, ladder.sizes, runner_width, config, gather.any)
+                    if graphs else ())
+
+        runners.append(dspark_runner(config, ladder.sizes, draft_sizes,
+                                     partial(target_buffers, mlp_gather=gather.mlp)))
     elif frozen_kv_mtp(config):
         # the frozen draft loop only (width topk, filtered with it), no draft-extend graphs
         # (frozen_kv_mtp_worker_v2.py:179-183, 380-399; frozen_kv_mtp_cuda_graph_runner.py:
@@ -650,6 +678,7 @@ class SglangModel:
             # SGLang turns it off and runs the static parameters (_maybe_disable_adaptive,
             # speculative_hook.py:1374-1389)
             changes["speculative_adaptive"] = False
+        check_coordination(config)  # SGLANG_ENABLE_DP_SPEC_PREFILL_COORDINATION (sglang_spec_dp)
         changes.update(adaptive.resolve_adaptive(config) if kept_on
                        else _resolve_speculation(config))
         if config.multi_layer_eagle and not multi_layer_eagle(config):

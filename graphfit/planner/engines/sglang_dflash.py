@@ -22,8 +22,8 @@ eager (:892-893).
 What SGLang refuses or turns off (modelled here as a refusal with the reason, or as no draft
 graphs): pp_size != 1 (speculative_hook.py:319-322); a block size <= 0 or one that differs
 from --speculative-num-draft-tokens (:368-382); a draft window smaller than the block
-(:427-434); attention DP: the draft runs eager and needs --enable-dp-lm-head (:303-316,
-dflash_worker_v2.py:718-724).
+(:427-434). Under attention DP SGLang needs --enable-dp-lm-head and the draft runs eager
+(:303-316, dflash_worker_v2.py:718-725): graphfit.planner.engines.sglang_spec_dp.
 """
 
 from __future__ import annotations
@@ -33,6 +33,7 @@ from graphfit.planner.core.enums import SpecMethod
 from graphfit.planner.core.errors import ConfigError
 from graphfit.planner.core.settings import EngineSettings
 from graphfit.planner.engines.sglang_lilicorr_weights import token_table
+from graphfit.planner.engines.sglang_spec_dp import check_dflash
 
 RUNNER = "dflash_draft"  # graphfit's component name for the draft's DecodeCudaGraphRunner
 BLOCK_DEFAULT = 16  # speculative_hook.py:414-421 when the draft config names no block size
@@ -58,11 +59,7 @@ def resolve_dflash(config: EngineSettings) -> dict[str, object]:
     if config.pp_size != 1:
         raise ConfigError(f"pp_size: SGLang's DFLASH supports pp_size 1 only "
                           f"(speculative_hook.py:319-322), got {config.pp_size}")
-    if config.attn_dp_size > 1:
-        raise ConfigError(
-            "attn_dp_size: DFLASH with attention DP needs --enable-dp-lm-head and runs its "
-            "draft eager (speculative_hook.py:303-316, dflash_worker_v2.py:718-724): not "
-            "modelled")
+    check_dflash(config)  # attention DP (graphfit.planner.engines.sglang_spec_dp)
     return {"num_speculative_tokens": 1, "speculative_eagle_topk": 1,
             "speculative_num_draft_tokens": block}
 

@@ -37,9 +37,9 @@ confidence head exists only outside static mode (models/dspark.py:487-489).
 
 What SGLang refuses, restated here: pp_size != 1 outside PD prefill (speculative_hook.py:
 714-718); a block size <= 0 (:807-812); num_draft_tokens != gamma + 1 (:826-835);
-num_draft_tokens < 2 (:846-850). Not modelled (refused with the reason): attention DP (needs
---enable-dp-lm-head; the dense draft keys its graphs by the local batch, decode_cuda_graph_
-runner.py:776-789), pipeline parallelism.
+num_draft_tokens < 2 (:846-850). Attention DP (--enable-dp-lm-head; the dense draft keys its
+graphs by the local batch, decode_cuda_graph_runner.py:776-789): graphfit.planner.engines.
+sglang_spec_dp. Not modelled (refused with the reason): pipeline parallelism.
 """
 
 from __future__ import annotations
@@ -65,6 +65,7 @@ from graphfit.planner.engines.sglang_dspark_modes import (
     keeps_step_logits,
 )
 from graphfit.planner.engines.sglang_pool import request_pool
+from graphfit.planner.engines.sglang_spec_dp import check_dspark
 
 RUNNER = "dspark_draft"  # graphfit's component name for the draft's DecodeCudaGraphRunner
 GAMMA_DEFAULT = 7  # DEFAULT_DSPARK_GAMMA, dspark_config.py:21
@@ -92,11 +93,7 @@ def resolve_dspark(config: EngineSettings) -> dict[str, object]:
             f"pp_size: SGLang's DSPARK supports pp_size 1 only outside PD prefill "
             f"(speculative_hook.py:714-718), got {config.pp_size}")
     check_ragged_verify(config)  # SGLang's environment (sglang_dspark_modes)
-    if config.attn_dp_size > 1:
-        raise ConfigError(
-            "attn_dp_size: DSPARK with attention DP needs --enable-dp-lm-head and keys its "
-            "draft graphs by the local batch (speculative_hook.py:674-676, decode_cuda_graph_"
-            "runner.py:776-789): not modelled")
+    check_dspark(config)  # attention DP (graphfit.planner.engines.sglang_spec_dp)
     return {"num_speculative_tokens": 1, "speculative_eagle_topk": 1,
             "speculative_num_draft_tokens": window}
 

@@ -88,6 +88,8 @@ def fields_from_sglang(server_args: Any) -> dict[str, Any]:
     put("attn_cp_size", _get(server_args, "attn_cp_size"))
     if _get(server_args, "enable_two_batch_overlap") is True:
         out["two_batch_overlap"] = True
+    if _get(server_args, "enable_dp_lm_head") is True:  # DFLASH / DSPARK under attention DP
+        out["enable_dp_lm_head"] = True
     a2a = _get(server_args, "moe_a2a_backend")
     if a2a is not None:
         out["moe_a2a_backend"] = str(a2a)

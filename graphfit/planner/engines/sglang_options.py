@@ -145,6 +145,15 @@ class SglangOptions(EngineOptions):
         disaggregated prefill server (`_pd_prefill_skips_mamba_spec_state`,
         kv_cache_configurator.py:172-181), where graphfit then does not restate the state
         cache (they change the pools in ways not modelled, :1575-1590, 3207-3211).
+    enable_dp_lm_head: `--enable-dp-lm-head` (arg_groups/fields/parallel.py:199): the LM head
+        on the attention-TP group. DFLASH and DSPARK need it under attention DP
+        (speculative_hook.py:303-316, 674-676); SGLang turns it off with one DP rank
+        (overrides.py:1366-1370). It changes no graph buffer graphfit plans
+        (graphfit.planner.engines.sglang_spec_dp).
+    dp_spec_prefill_coordination: `SGLANG_ENABLE_DP_SPEC_PREFILL_COORDINATION` (environ.py:1558,
+        off): SGLang allows it with single-layer EAGLE / EAGLE3 / DSPARK only, not with DFLASH
+        under attention DP, and with DSPARK under attention DP in static ragged verify only
+        (speculative_hook.py:252-258, 313-317, 683-696). It changes scheduling, no graph.
     moe_a2a_backend: `--moe-a2a-backend` (arg_groups/fields/exec_.py:836-868), for a MoE
         model: any backend but "none" gathers the attention input, so the captured batch
         sizes are multiples of the attention-TP width (utils/common.py:4133-4180;
@@ -329,6 +338,8 @@ class SglangOptions(EngineOptions):
     mm_feature_cache_mb: int | None = None
     enable_pd_role_switch: bool = False
     enable_unified_memory: bool = False
+    enable_dp_lm_head: bool = False
+    dp_spec_prefill_coordination: bool = False
     deepep_mode: str = "auto"
     moe_runner_backend: str = "auto"
     speculative_moe_a2a_backend: str | None = None
@@ -377,6 +388,8 @@ class SglangOptions(EngineOptions):
         true_false("dflash_domino", self.dflash_domino)
         true_false("enable_pd_role_switch", self.enable_pd_role_switch)
         true_false("enable_unified_memory", self.enable_unified_memory)
+        true_false("enable_dp_lm_head", self.enable_dp_lm_head)
+        true_false("dp_spec_prefill_coordination", self.dp_spec_prefill_coordination)
         _optional_int("dflash_selector_top_k", self.dflash_selector_top_k, 1)
         true_false("speculative_adaptive", self.speculative_adaptive)
         true_false("dspark_samples_anchor", self.dspark_samples_anchor)

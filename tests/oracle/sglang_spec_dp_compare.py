@@ -1,0 +1,194 @@
+"""SGLang 0.5.23's DFLASH and DSPARK under attention DP: SGLang's own checks and runners
+against graphfit (graphfit.planner.engines.sglang_spec_dp).
+
+A line is a generated DFLASH or DSPARK line (sglang_dflash_compare / sglang_dspark_compare)
+with its parallel flags replaced by attention DP (`--tp-size T --attn-dp-size D`, D > 1),
+`--enable-dp-lm-head` on most lines, context parallelism on a few. It is compared as the
+block-draft lines are (sglang_block_drafts.compare_line: acceptance, ladders, widths, padding,
+components, buffers, fills, the translated values), plus what only attention DP changes, per
+rank, with SGLang's own code:
+
+* the gather requirements of each runner SGLang builds: SGLang's own
+  `DecodeCudaGraphRunner.decode_graph_gather_requirements` on the target's model runner and on
+  the draft's (whose `_forward_is_dp_local` reads the draft checkpoint), against graphfit's
+  `target_gather` / `draft_gather`;
+* the `global_num_tokens` buffers: SGLang's own `DecodeInputBuffers.create` with the
+  published `num_dp_ranks` and that runner's MLP gather, against graphfit's planned counts;
+* the graph key and padded batch of every rank for generated per-rank batches: SGLang's own
+  `_max_dp_batch_size` (under an MLP gather) or the rank's batch, padded by its own
+  `_pad_to_bucket` over the runner's capture list, against graphfit's `graph_batch` padded by
+  `Plan.pad` on the pasted line's plan.
+
+Glue (not SGLang logic): the forward batch handed to `_max_dp_batch_size` carries only the
+per-rank request counts it reads; the model-runner stubs of sglang_oracle.
+"""
+
+from __future__ import annotations
+
+import random
+import types
+from typing import Any
+
+from hypothesis import strategies as st
+
+from tests.oracle import sglang_block_drafts as bd
+from tests.oracle import sglang_compare as sc
+from tests.oracle import sglang_dflash_compare as dc
+from tests.oracle import sglang_dspark_compare as kc
+from tests.oracle import sglang_oracle as so
+
+PARALLEL = ("--tp-size", "--attn-dp-size", "--attn-cp-size")
+DRAFTS = {"DFLASH": "dflash_draft", "DSPARK": "dspark_draft"}
+Line = tuple[tuple[str, ...], float | None]
+
+
+def _algorithm(argv: tuple[str, ...]) -> str:
+    return argv[argv.index("--speculative-algorithm") + 1].upper()
+
+
+def _without(argv: tuple[str, ...], flags: tuple[str, ...]) -> list[str]:
+    out: list[str] = []
+    skip = False
+    for word in argv:
+        if skip:
+            skip = False
+        elif word in flags:
+            skip = True
+        else:
+            out.append(word)
+    return out
+
+
+@st.composite
+def dp_lines(draw: st.DrawFn) -> Line:
+    """A generated DFLASH or DSPARK line under attention DP (module docstring). DSPARK lines
+    keep SGLang's default static ragged verify (compact / cap-accept under attention DP are
+    refused by graphfit as not modelled: docs/engines/sglang-coverage.md)."""
+    algorithm = draw(st.sampled_from(("DFLASH", "DSPARK")))
+    argv, gb = draw(dc.dflash_lines() if algorithm == "DFLASH" else kc.dspark_lines())
+    words = [w for w in _without(argv, PARALLEL)
+             if not w.startswith("SGLANG_RAGGED_VERIFY_MODE=") or w.endswith("=static")]
+    tp = draw(st.sampled_from((2, 4, 4, 8)))
+    dp = draw(st.sampled_from([d for d in (2, 4, 8) if tp % d == 0]))
+    words += ["--tp-size", str(tp), "--attn-dp-size", str(dp)]
+    if draw(st.integers(0, 4)) > 0:
+        words.append("--enable-dp-lm-head")
+    if draw(st.integers(0, 7)) == 0:  # refused by both (speculative_hook.py:310-313, 697-701)
+        words += ["--attn-cp-size", "2"]
+    return tuple(words), gb
+
+
+def compare_line(argv: tuple[str, ...], gpu_mem_gb: float | None = 80
+                 ) -> tuple[str, list[sc.Difference]]:
+    """(outcome, differences): the block-draft comparison of the line, then, when both plan
+    with decode graphs, the per-rank aspects (module docstring)."""
+    algorithm = _algorithm(argv)
+    compare = dc.compare_line if algorithm == "DFLASH" else kc.compare_line
+    outcome, diffs = compare(argv, gpu_mem_gb)
+    if outcome not in ("runner", "no_runner"):
+        return outcome, diffs
+    sg, gf = bd.sglang(argv, gpu_mem_gb), bd.pasted(argv, gpu_mem_gb)
+    assert sg.runners is not None and gf.plan is not None
+    if not sc._gf_graphs(gf) or "target" not in sg.runners:
+        return outcome, diffs
+    diffs = per_rank(sg, gf, algorithm)
+    return ("differs" if diffs else outcome), diffs
+
+
+def sglang_gathers(sg: sc.SglangAnswer, algorithm: str) -> dict[str, tuple[bool, bool]]:
+    """SGLang's own (mlp, attn) gather requirements of every decode runner it builds, read
+    from `decode_graph_gather_requirements` on the target's model runner and the draft's."""
+    from sglang.srt.model_executor.runner.decode_cuda_graph_runner import (
+        DecodeCudaGraphRunner,
+    )
+
+    r = sg.resolved
+    assert isinstance(r, so.Resolved) and sg.runners is not None
+    out: dict[str, tuple[bool, bool]] = {}
+    with so.published(r):
+        target = so._model_runner_stub(r, 1, 1, "meta", 64, 128, draft=False)
+        out["target"] = _bools(DecodeCudaGraphRunner.decode_graph_gather_requirements(target))
+        draft = sg.runners.get(DRAFTS[algorithm])
+        if draft is not None:
+            runner = draft.live.model_runner
+            out[DRAFTS[algorithm]] = _bools(
+                DecodeCudaGraphRunner.decode_graph_gather_requirements(runner))
+    return out
+
+
+def _bools(pair: Any) -> tuple[bool, bool]:
+    return bool(pair[0]), bool(pair[1])
+
+
+def sglang_global_tokens(sg: sc.SglangAnswer, mlp_gather: bool) -> int:
+    """The entries of `global_num_tokens_gpu` SGLang's own `DecodeInputBuffers.create`
+    allocates for a runner with this MLP gather and the published `num_dp_ranks`
+    (decode_cuda_graph_runner.py:470-486)."""
+    import torch
+    from sglang.srt.model_executor.runner_utils.buffers import DecodeInputBuffers
+    from sglang.srt.runtime_context import get_parallel
+
+    r = sg.resolved
+    assert isinstance(r, so.Resolved)
+    with so.published(r):
+        buffers = DecodeInputBuffers.create(
+            device=torch.device("meta"), max_bs=1, max_num_token=1, hidden_size=8,
+            next_token_logits_buffer=torch.empty((1, 8), device="meta"), dtype=torch.bfloat16,
+            num_dp_ranks=get_parallel().num_dp_ranks, pp_size=1, is_encoder_decoder=False,
+            require_mlp_tp_gather=mlp_gather, seq_len_fill_value=1, encoder_len_fill_value=0,
+            num_tokens_per_req=1, cache_loc_dtype=torch.int64, enable_mamba_track=False)
+    return int(buffers.global_num_tokens_gpu.shape[0])
+
+
+def sglang_padded(run: so.Runner, mlp_gather: bool, local: int, ranks: tuple[int, ...],
+                  padding: bool = True) -> int | None:
+    """The batch SGLang's runner replays on a rank with `local` requests, every rank's in
+    `ranks` (decode_cuda_graph_runner.py:871-890, 1624-1628): the key, then can_run and
+    `_pad_to_bucket` as for one rank (sglang_compare.sglang_decode_pad); None: eager."""
+    from sglang.srt.model_executor.runner.decode_cuda_graph_runner import (
+        DecodeCudaGraphRunner,
+    )
+
+    batch = types.SimpleNamespace(original_global_num_tokens_cpu=list(ranks))
+    key = DecodeCudaGraphRunner._max_dp_batch_size(batch) if mlp_gather else local
+    return sc.sglang_decode_pad(run, key, padding)
+
+
+def per_rank(sg: sc.SglangAnswer, gf: sc.GraphfitAnswer, algorithm: str
+             ) -> list[sc.Difference]:
+    """Gather requirements, `global_num_tokens` counts and every rank's padded batch for
+    generated per-rank batches, runner by runner (module docstring)."""
+    from graphfit.planner.engines.sglang_spec_dp import draft_gather, graph_batch, target_gather
+
+    assert sg.runners is not None and gf.plan is not None
+    plan = gf.plan
+    config = plan.config
+    ours = sglang_gathers(sg, algorithm)
+    diffs: list[sc.Difference] = []
+    r = sg.resolved
+    assert isinstance(r, so.Resolved)
+    rng = random.Random(" ".join(sg.resolved.argv))
+    pool = sg.max_requests
+    batches = [tuple(rng.randint(0, pool) for _ in range(r.attn_dp_size)) for _ in range(12)]
+    for name, (mlp, attn) in ours.items():
+        gather = target_gather(config) if name == "target" else draft_gather(config)
+        if (gather.mlp, gather.attn) != (mlp, attn):
+            diffs.append(sc.Difference("gather", f"{name}: SGLang (mlp, attn) {(mlp, attn)}, "
+                                                 f"graphfit {(gather.mlp, gather.attn)}"))
+            continue
+        planned = {b.name: b for b in plan.components[name].buffers}
+        count = sglang_global_tokens(sg, mlp)
+        theirs = planned.get("global_num_tokens_gpu")
+        if theirs is None or theirs.shape != (count,):
+            diffs.append(sc.Difference("global_num_tokens", f"{name}: SGLang ({count},), "
+                                       f"graphfit {None if theirs is None else theirs.shape}"))
+        run = sg.runners[name]
+        for ranks in batches:
+            for local in sorted(set(ranks) - {0}):
+                want = sglang_padded(run, mlp, local, ranks, not r.disable_cuda_graph_padding)
+                key = graph_batch(gather, local, ranks)
+                got = sc.graphfit_decode_pad(plan, name, run.width, key)
+                if want != got:
+                    diffs.append(sc.Difference("rank_padding", f"{name}: ranks {ranks}, local "
+                                               f"{local}: SGLang {want}, graphfit {got}"))
+    return diffs[:8]
