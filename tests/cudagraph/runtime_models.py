@@ -23,6 +23,21 @@ SEED = EngineConfig(max_num_seqs=33, num_speculative_tokens=3, spec_method="dfla
 VOCAB = 64
 
 
+class TinyPrefill(torch.nn.Module):
+    """Token embedding plus positions (`input_ids`, `position_ids`): what a piecewise prefill
+    segment between attentions reads."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        torch.manual_seed(0)
+        self.emb = torch.nn.Embedding(VOCAB, 8)
+        self.out = torch.nn.Linear(8, 8)
+
+    def graph_fn(self, views: Mapping[str, torch.Tensor]) -> torch.Tensor:
+        x = self.emb(views["input_ids"] % VOCAB) + 0.01 * views["position_ids"].unsqueeze(-1)
+        return self.out(torch.tanh(x))
+
+
 class TinyTarget(torch.nn.Module):
     """Per-token embedding plus a per-request term read through query_start_loc/seq_lens.
 

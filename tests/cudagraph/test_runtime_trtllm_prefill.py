@@ -7,29 +7,12 @@ above the largest one, in the same persistent buffers as TensorRT-LLM's eager co
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-
 import pytest
 import torch
 
 from graphfit import CUDAGraphMode, EngineConfig, plan
 from graphfit.cudagraph import GraphRunner, StaticBuffers
-
-VOCAB = 64
-
-
-class TinyPrefill(torch.nn.Module):
-    """Token embedding plus positions: what a piecewise segment between attentions reads."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        torch.manual_seed(0)
-        self.emb = torch.nn.Embedding(VOCAB, 8)
-        self.out = torch.nn.Linear(8, 8)
-
-    def graph_fn(self, views: Mapping[str, torch.Tensor]) -> torch.Tensor:
-        x = self.emb(views["input_ids"] % VOCAB) + 0.01 * views["position_ids"].unsqueeze(-1)
-        return self.out(torch.tanh(x))
+from tests.cudagraph.runtime_models import VOCAB, TinyPrefill
 
 
 @pytest.mark.parametrize("backend", ["piecewise", "breakable"])
