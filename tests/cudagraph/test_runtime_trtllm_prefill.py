@@ -12,7 +12,7 @@ import torch
 
 from graphfit import CUDAGraphMode, EngineConfig, plan
 from graphfit.cudagraph import GraphRunner, StaticBuffers
-from tests.cudagraph.runtime_models import VOCAB, TinyPrefill
+from tests.cudagraph.runtime_models import VOCAB, TinyPrefill, step_equals_eager
 
 
 @pytest.mark.parametrize("backend", ["piecewise", "breakable"])
@@ -34,9 +34,4 @@ def test_prefill_component_runs_on_graphfit_runtime(backend: str) -> None:
         batch = {"input_ids": torch.randint(0, VOCAB, (n,), generator=gen,
                                                dtype=torch.int32),
                  "position_ids": torch.arange(n, dtype=torch.int32)}
-        out = runner.step(batch, num_reqs=reqs)
-        d = runner.last_dispatch
-        assert d is not None and (None if d.mode is CUDAGraphMode.NONE else d.padded) == padded
-        expected = runner.step(batch, num_reqs=reqs, eager=True)
-        assert out.shape[0] == n
-        torch.testing.assert_close(out, expected)
+        step_equals_eager(runner, batch, reqs, padded)
