@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable, Mapping, Sequence
+from typing import TYPE_CHECKING
 
 import torch
 
@@ -31,7 +32,9 @@ from graphfit.planner import (
     KeyedDispatch,
     Plan,
 )
-from graphfit.planner.keyed_plan import KeyedComponentPlan
+
+if TYPE_CHECKING:  # the type only: the runtime reaches the planner through graphfit.planner
+    from graphfit.planner.keyed_plan import KeyedComponentPlan
 
 KeyedFn = Callable[..., torch.Tensor]  # fn(views, *, longest) -> one row per token
 
