@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable, Mapping, Sequence
+from typing import TYPE_CHECKING
 
 import torch
 
@@ -32,7 +33,22 @@ from graphfit.planner import (
     Plan,
 )
 
+if TYPE_CHECKING:  # the type only: the runtime reaches the planner through graphfit.planner
+    from graphfit.planner.keyed_plan import KeyedComponentPlan
+
 KeyedFn = Callable[..., torch.Tensor]  # fn(views, *, longest) -> one row per token
+
+
+def keyed_component(plan: Plan, component: str) -> KeyedComponentPlan:
+    """`plan.keyed[component]`, refused with one error naming the keyed components there:
+    both keyed runners (tokens only, or every planned buffer) start from it."""
+    if not isinstance(plan, Plan):
+        raise ConfigError(f"plan: expected a Plan, got {type(plan).__name__}")
+    comp = plan.keyed.get(component)
+    if comp is None:
+        raise ConfigError(f"component: the plan has no keyed component {component!r} "
+                          f"(keyed: {', '.join(plan.keyed) or 'none'})")
+    return comp
 
 
 class KeyedGraphRunner(SoloCapture):
@@ -73,12 +89,7 @@ class KeyedGraphRunner(SoloCapture):
                   device: str = "cpu") -> KeyedGraphRunner:
         """The runner of a plan's keyed component: its dispatch, and static buffers of the
         rows the plan sized (`Plan.keyed[component]`; the proof covers every key)."""
-        if not isinstance(plan, Plan):
-            raise ConfigError(f"plan: expected a Plan, got {type(plan).__name__}")
-        comp = plan.keyed.get(component)
-        if comp is None:
-            raise ConfigError(f"component: the plan has no keyed component {component!r} "
-                              f"(keyed: {', '.join(plan.keyed) or 'none'})")
+        comp = keyed_component(plan, component)
         capacity = min((b.capacity for b in comp.buffers if b.axis.value == "tokens"),
                        default=0)
         seq_lens = next((b.capacity for b in comp.buffers

@@ -30,6 +30,7 @@ from graphfit.cudagraph.backends import Backend, Graph, get_backend, output_tens
 from graphfit.cudagraph.capture import CaptureJob, CaptureSession, SoloCapture
 from graphfit.cudagraph.dtypes import torch_dtype
 from graphfit.cudagraph.fill import fill_tail
+from graphfit.cudagraph.keyed import keyed_component
 from graphfit.planner import (
     Axis,
     BufferPlan,
@@ -70,12 +71,7 @@ class KeyedBufferRunner(SoloCapture):
     def __init__(self, fn: BufferFn, plan: Plan, component: str, *,
                  session: CaptureSession | None = None, backend: str | Backend = "cpu",
                  device: str = "cpu", capacities: Mapping[str, int] | None = None) -> None:
-        if not isinstance(plan, Plan):
-            raise ConfigError(f"plan: expected a Plan, got {type(plan).__name__}")
-        comp = plan.keyed.get(component)
-        if comp is None:
-            raise ConfigError(f"component: the plan has no keyed component {component!r} "
-                              f"(keyed: {', '.join(plan.keyed) or 'none'})")
+        comp = keyed_component(plan, component)
         self.fn = fn
         self.keyed = comp
         self.dispatch = comp.dispatch

@@ -510,34 +510,35 @@ def _noted(why: str, *, unless: Any = _NEVER) -> Handler:
     return handle
 
 
-def _encode_only(origin: str, value: Any, layer: int) -> tuple[list[Setting], list[str]]:
-    """`encode_only`: noted (graphfit plans the encode path from cuda_graph_config mode
-    encode), and kept so that `encoder_cuda_graph_config` beside it is refused as TensorRT-LLM
-    refuses it (tensorrt_llm/llmapi/llm_args.py@0004396720:5730-5747)."""
-    out = [Setting("engine", TR, origin, layer)]
-    if value is None:
-        return out, []
-    on = as_bool(origin, value)
-    out.append(Setting("encode_only", on, origin, layer))
-    return out, [f"{origin}: the encode() path: graphfit plans its graphs from "
-                 f"cuda_graph_config mode encode (the encoder component); the decode graphs of "
-                 f"a plan are not used there"] if on else []
+def _switch(field: str, note: str) -> Handler:
+    """A boolean key kept as the option `field`, with `note` said while it is on (a null is
+    unset: no setting, no note)."""
+    def handle(origin: str, value: Any, layer: int) -> tuple[list[Setting], list[str]]:
+        out = [Setting("engine", TR, origin, layer)]
+        if value is None:
+            return out, []
+        on = as_bool(origin, value)
+        out.append(Setting(field, on, origin, layer))
+        return out, [f"{origin}: {note}"] if on else []
+    return handle
 
 
-def _attention_dp(origin: str, value: Any, layer: int) -> tuple[list[Setting], list[str]]:
-    """`enable_attention_dp`: kept (the option of that name). With tensor_parallel_size > 1
-    its ranks agree on one graph batch (`CUDAGraphRunner._get_padded_batch`,
-    tensorrt_llm/_torch/pyexecutor/cuda_graph_runner.py@c0edad93fd:835-846); the plan is one
-    rank's and records the rank count."""
-    out = [Setting("engine", TR, origin, layer)]
-    if value is None:
-        return out, []
-    on = as_bool(origin, value)
-    out.append(Setting("enable_attention_dp", on, origin, layer))
-    return out, [f"{origin}: attention DP: the plan is one rank's; with tensor_parallel_size "
-                 f"> 1 each rank pads to the captured size of the largest rank's batch and all "
-                 f"ranks run eagerly unless they agree (the plan's attention_dp_ranks), which "
-                 f"needs no larger buffers"] if on else []
+# `encode_only`: noted (graphfit plans the encode path from cuda_graph_config mode encode),
+# and kept so that `encoder_cuda_graph_config` beside it is refused as TensorRT-LLM refuses
+# it (tensorrt_llm/llmapi/llm_args.py@0004396720:5730-5747)
+_encode_only = _switch(
+    "encode_only",
+    "the encode() path: graphfit plans its graphs from cuda_graph_config mode encode (the "
+    "encoder component); the decode graphs of a plan are not used there")
+# `enable_attention_dp`: kept (the option of that name). With tensor_parallel_size > 1 its
+# ranks agree on one graph batch (`CUDAGraphRunner._get_padded_batch`,
+# tensorrt_llm/_torch/pyexecutor/cuda_graph_runner.py@c0edad93fd:835-846); the plan is one
+# rank's and records the rank count
+_attention_dp = _switch(
+    "enable_attention_dp",
+    "attention DP: the plan is one rank's; with tensor_parallel_size > 1 each rank pads to "
+    "the captured size of the largest rank's batch and all ranks run eagerly unless they "
+    "agree (the plan's attention_dp_ranks), which needs no larger buffers")
 
 
 def _tensor_parallel(origin: str, value: Any, layer: int) -> tuple[list[Setting], list[str]]:

@@ -6,7 +6,8 @@ from collections.abc import Callable, Mapping
 
 import torch
 
-from graphfit import EngineConfig
+from graphfit import CUDAGraphMode, EngineConfig
+from graphfit.cudagraph import GraphRunner
 
 # the toy models read the V1 model runner's buffers (arange, slot_mapping_buffer, ...): every
 # config here pins runner v1 and vLLM 0.33.0 (0.33 itself defaults to the V2 runner; 0.34
@@ -21,6 +22,33 @@ SEED = EngineConfig(max_num_seqs=33, num_speculative_tokens=3, spec_method="dfla
                     engine_version="0.33.0",
                     hidden_size=16)
 VOCAB = 64
+
+
+class TinyPrefill(torch.nn.Module):
+    """Token embedding plus positions (`input_ids`, `position_ids`): what a piecewise prefill
+    segment between attentions reads."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        torch.manual_seed(0)
+        self.emb = torch.nn.Embedding(VOCAB, 8)
+        self.out = torch.nn.Linear(8, 8)
+
+    def graph_fn(self, views: Mapping[str, torch.Tensor]) -> torch.Tensor:
+        x = self.emb(views["input_ids"] % VOCAB) + 0.01 * views["position_ids"].unsqueeze(-1)
+        return self.out(torch.tanh(x))
+
+
+def step_equals_eager(runner: GraphRunner, batch: Mapping[str, torch.Tensor], reqs: int,
+                      padded: int | None) -> None:
+    """One prefill step of `runner`: it replays the graph of `padded` tokens (None: runs
+    eagerly), returns one row per real token, and equals the eager forward."""
+    out = runner.step(batch, num_reqs=reqs)
+    d = runner.last_dispatch
+    assert d is not None and (None if d.mode is CUDAGraphMode.NONE else d.padded) == padded
+    expected = runner.step(batch, num_reqs=reqs, eager=True)
+    assert out.shape[0] == batch["input_ids"].shape[0]
+    torch.testing.assert_close(out, expected)
 
 
 class TinyTarget(torch.nn.Module):

@@ -12,21 +12,17 @@ import torch
 from graphfit import CUDAGraphMode, EngineConfig, plan
 from graphfit.cudagraph import GraphRunner, StaticBuffers
 from graphfit.planner.core.errors import CapacityError
+from tests.cudagraph import runtime_models
+from tests.cudagraph.runtime_models import VOCAB, step_equals_eager
 
-VOCAB = 64
 CONFIG = EngineConfig(engine="sglang", max_num_seqs=8, hidden_size=16, dtype="float32",
                       chunked_prefill_size=64, cuda_graph_bs_prefill=(8, 16, 48),
                       max_cudagraph_capture_size=4)
 
 
-class TinyPrefill(torch.nn.Module):
-    """Token embedding plus positions, and a per-request term read through extend_seq_lens."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        torch.manual_seed(0)
-        self.emb = torch.nn.Embedding(VOCAB, 8)
-        self.out = torch.nn.Linear(8, 8)
+class TinyPrefill(runtime_models.TinyPrefill):
+    """Token embedding plus SGLang's `positions`, and a per-request term read through
+    extend_seq_lens."""
 
     def graph_fn(self, views: Mapping[str, torch.Tensor]) -> torch.Tensor:
         x = self.emb(views["input_ids"] % VOCAB) + 0.01 * views["positions"].unsqueeze(-1)
@@ -59,12 +55,7 @@ def test_prefill_component_runs_on_graphfit_runtime(backend: str) -> None:
         if limit is not None and reqs > limit:
             padded = None  # prefill_cuda_graph_runner.py:1363-1364
         batch = _batch(n, reqs, gen)
-        out = runner.step(batch, num_reqs=reqs)
-        d = runner.last_dispatch
-        assert d is not None and (None if d.mode is CUDAGraphMode.NONE else d.padded) == padded
-        expected = runner.step(batch, num_reqs=reqs, eager=True)
-        assert out.shape[0] == n
-        torch.testing.assert_close(out, expected)
+        step_equals_eager(runner, batch, reqs, padded)
     # a prefill above the largest graph is SGLang's eager path on its own tensors: the
     # plan's buffers hold graph replays only, and the runtime says so rather than slice short
     with pytest.raises(CapacityError):

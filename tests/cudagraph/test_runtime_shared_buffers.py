@@ -6,8 +6,6 @@ prefill graphs is the case."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-
 import pytest
 import torch
 from hypothesis import given, settings
@@ -16,8 +14,7 @@ from hypothesis import strategies as st
 from graphfit import ConfigError, EngineConfig, plan
 from graphfit.cudagraph import GraphRunner, SharedBuffers, StaticBuffers
 from graphfit.cudagraph.rehearsal import rehearse
-
-VOCAB = 64
+from tests.cudagraph.runtime_models import VOCAB, TinyPrefill
 
 
 def _plan(T: int = 64, S: int = 8, counts: tuple[int, ...] = (8, 16, 48),
@@ -84,18 +81,6 @@ def test_pool_mistakes_are_config_errors() -> None:
     partial = SharedBuffers.allocate(p, names=["position_ids"])
     with pytest.raises(ConfigError, match="has no buffer 'input_ids'"):
         StaticBuffers.allocate(p, "cpu", "prefill", shared=partial)
-
-
-class TinyPrefill(torch.nn.Module):
-    def __init__(self) -> None:
-        super().__init__()
-        torch.manual_seed(0)
-        self.emb = torch.nn.Embedding(VOCAB, 8)
-        self.out = torch.nn.Linear(8, 8)
-
-    def graph_fn(self, views: Mapping[str, torch.Tensor]) -> torch.Tensor:
-        x = self.emb(views["input_ids"] % VOCAB) + 0.01 * views["position_ids"].unsqueeze(-1)
-        return self.out(torch.tanh(x))
 
 
 def test_prefill_graphs_in_shared_buffers_equal_eager() -> None:

@@ -7,29 +7,12 @@ above the largest one, in the same persistent buffers as TensorRT-LLM's eager co
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-
 import pytest
 import torch
 
 from graphfit import CUDAGraphMode, EngineConfig, plan
 from graphfit.cudagraph import GraphRunner, StaticBuffers
-
-VOCAB = 64
-
-
-class TinyPrefill(torch.nn.Module):
-    """Token embedding plus positions: what a piecewise segment between attentions reads."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        torch.manual_seed(0)
-        self.emb = torch.nn.Embedding(VOCAB, 8)
-        self.out = torch.nn.Linear(8, 8)
-
-    def graph_fn(self, views: Mapping[str, torch.Tensor]) -> torch.Tensor:
-        x = self.emb(views["input_ids"] % VOCAB) + 0.01 * views["position_ids"].unsqueeze(-1)
-        return self.out(torch.tanh(x))
+from tests.cudagraph.runtime_models import VOCAB, TinyPrefill, step_equals_eager
 
 
 @pytest.mark.parametrize("backend", ["piecewise", "breakable"])
@@ -51,9 +34,4 @@ def test_prefill_component_runs_on_graphfit_runtime(backend: str) -> None:
         batch = {"input_ids": torch.randint(0, VOCAB, (n,), generator=gen,
                                                dtype=torch.int32),
                  "position_ids": torch.arange(n, dtype=torch.int32)}
-        out = runner.step(batch, num_reqs=reqs)
-        d = runner.last_dispatch
-        assert d is not None and (None if d.mode is CUDAGraphMode.NONE else d.padded) == padded
-        expected = runner.step(batch, num_reqs=reqs, eager=True)
-        assert out.shape[0] == n
-        torch.testing.assert_close(out, expected)
+        step_equals_eager(runner, batch, reqs, padded)

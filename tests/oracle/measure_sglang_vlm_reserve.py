@@ -25,13 +25,11 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-from graphfit.inputs.model_config import read_model
 from graphfit.planner.engines.sglang_memory import (
     VisionEncoder,
     mem_fraction_static,
     vlm_fraction,
 )
-from graphfit.planner.engines.sglang_native import memory_inputs_from_sglang
 from tests.oracle import measure_sglang_reserve_models as mr
 from tests.oracle import sglang_oracle as so
 from tests.oracle import test_sglang_memory_oracle as tm
@@ -87,15 +85,9 @@ def pipeline_figures(n: int, rng: random.Random) -> None:
         if isinstance(sg, so.Rejected) or not asked:
             continue
         raw, theirs = sg
-        vision, multimodal, arch = None, False, None
-        if model is not None:
-            info = read_model(Path(model) / "config.json")
-            vision = VisionEncoder(info.vision_layers or 1, info.vision_hidden_size or 1)
-            multimodal, arch = info.multimodal, info.architecture
         try:
-            ours = [mem_fraction_static(memory_inputs_from_sglang(
-                raw, gb, vision=vision, multimodal=multimodal, architecture=arch, sm90=True,
-                post_capture_kv_sizing=flag)) for flag in (asked[-1], False)]
+            ours = [mem_fraction_static(tv.graphfit_inputs(raw, gb, model, flag))
+                    for flag in (asked[-1], False)]
         except Exception as exc:  # a line graphfit refuses: not counted
             first.setdefault(name, f"refused: {exc}")
             continue

@@ -19,20 +19,19 @@ import sys
 import time
 from typing import Any
 
-from graphfit import ConfigError, Engine, EngineConfig, plan
-from graphfit.inputs.config_file import mapping_settings
-from graphfit.inputs.settings import COMMAND_LINE, Setting, merge
-from graphfit.inputs.trtllm import TRTLLM_ONLY_KEYS
+from graphfit import ConfigError, EngineConfig, plan
+from graphfit.inputs.settings import COMMAND_LINE, Setting
 from graphfit.planner.engines.trtllm import attention_dp_ranks, plan_adp_dispatch
 from graphfit.planner.engines.trtllm_features import MIRROR_BUFFER
 from tests.oracle import trtllm_reference as ref
+from tests.oracle.test_trtllm_reference import graphfit_config
 
 
 def _config(raw: dict[str, Any], *extra: Setting, drop_tp: bool = False) -> EngineConfig:
+    """graphfit's reading of the line (the tests' reader), `tensor_parallel_size` dropped
+    with `drop_tp` (what graphfit computed before it read the key)."""
     line = {k: v for k, v in raw.items() if not (drop_tp and k == "tensor_parallel_size")}
-    found, _ = mapping_settings(line, "llm_api_options", TRTLLM_ONLY_KEYS)
-    engine = Setting("engine", Engine.TRTLLM, "--engine", COMMAND_LINE)
-    return merge([*found, *extra, engine]).config()
+    return graphfit_config(line, *extra)
 
 
 def _decode(rng: random.Random, drop_tp: bool) -> tuple[bool, int, int]:

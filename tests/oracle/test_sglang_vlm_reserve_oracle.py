@@ -22,6 +22,7 @@ import tempfile
 import types
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from hypothesis import given, settings
@@ -33,6 +34,7 @@ require("sglang")
 
 from graphfit import ConfigError  # noqa: E402
 from graphfit.planner.engines.sglang_memory import (  # noqa: E402
+    StaticMemoryInputs,
     VisionEncoder,
     mem_fraction_static,
     vlm_fraction,
@@ -113,27 +115,36 @@ def post_capture_env() -> Iterator[list[bool]]:
             os.environ["SGLANG_ENABLE_POST_CAPTURE_KV_SIZING"] = saved
 
 
+def graphfit_inputs(raw: Any, gb: float | None, model: str | None,
+                    post_capture: bool) -> StaticMemoryInputs:
+    """graphfit's memory inputs for SGLang's resolved arguments `raw`: the vision tower,
+    multimodal flag and architecture read from the model directory's config.json (as
+    graphfit reads them), on an SM90 GPU of `gb` GB, with SGLang's own post-capture answer
+    as the caller's input (the measure script reads its lines through this too)."""
+    from graphfit.inputs.model_config import read_model
+
+    vision, multimodal, arch = None, False, None
+    if model is not None:
+        info = read_model(Path(model) / "config.json")
+        vision = VisionEncoder(info.vision_layers or 1, info.vision_hidden_size or 1)
+        multimodal, arch = info.multimodal, info.architecture
+    return memory_inputs_from_sglang(raw, gb, vision=vision, multimodal=multimodal,
+                                     architecture=arch, sm90=True,
+                                     post_capture_kv_sizing=post_capture)
+
+
 @functools.cache
 def compare(argv: tuple[str, ...], gb: float | None, name: str) -> tuple[list[str], bool | None]:
     """(disagreements, SGLang's post-capture answer or None when it did not ask); cached here
     (the non-vacuity test reads the grid's answers again)."""
-    from graphfit.inputs.model_config import read_model
-
     model = model_dir(name)
     with post_capture_env() as asked:
         sg = fresh_fraction(argv, gb, model)
     if isinstance(sg, so.Rejected) or not asked:
         return [], None
     raw, theirs = sg
-    vision, multimodal, arch = None, False, None
-    if model is not None:
-        info = read_model(Path(model) / "config.json")
-        vision = VisionEncoder(info.vision_layers or 1, info.vision_hidden_size or 1)
-        multimodal, arch = info.multimodal, info.architecture
     try:
-        ours = mem_fraction_static(memory_inputs_from_sglang(
-            raw, gb, vision=vision, multimodal=multimodal, architecture=arch, sm90=True,
-            post_capture_kv_sizing=asked[-1]))
+        ours = mem_fraction_static(graphfit_inputs(raw, gb, model, asked[-1]))
     except ConfigError as exc:
         assert "not modelled" in str(exc) or "given" in str(exc)
         return [], asked[-1]

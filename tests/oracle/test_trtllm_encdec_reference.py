@@ -34,10 +34,10 @@ from tests.oracle.test_trtllm_encoder_reference import (
     _check_encoder_component,
     _check_proof,
     _even,
-    _graphfit_config,
     _greedy,
     encoder_configs,
 )
+from tests.oracle.test_trtllm_reference import graphfit_config
 
 Cfg = tuple[list[int], list[int], list[int], bool, int, int, int]
 
@@ -249,7 +249,7 @@ def test_plan_encoder_component_is_the_engines_encdec_runner(raw: dict[str, Any]
     reachable batch's key are the restated engine's; proven, one row less fails; the decoder's
     own graphs are planned beside it."""
     theirs, bounds = ref.encdec_runner_from_args(raw)
-    p = plan(_graphfit_config(raw))
+    p = plan(graphfit_config(raw))
     comp = p.keyed["encoder"]
     captured, tokens, seq_lens = _check_encoder_component(comp, theirs, bounds)
     assert p.capture_sizes  # the decoder's graphs (cuda_graph_config) stay planned
@@ -282,4 +282,4 @@ def test_refused_as_the_engine_does(raw: dict[str, Any], match: str) -> None:
     `cite_fact("encdec_bucket_check")`); the last is graphfit's (an encoder-only plan and an
     encoder-decoder one at once)."""
     with pytest.raises(ConfigError, match=match):
-        plan(_graphfit_config({"max_seq_len": 32, **raw}))
+        plan(graphfit_config({"max_seq_len": 32, **raw}))

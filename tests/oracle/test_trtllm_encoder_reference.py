@@ -21,13 +21,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from graphfit import ConfigError, Engine, EngineConfig, plan
-from graphfit.inputs.config_file import mapping_settings
-from graphfit.inputs.settings import COMMAND_LINE, Setting, merge
+from graphfit import ConfigError, plan
 from graphfit.planner.core.keyed import check_key, reachable_keys
 from graphfit.planner.engines.trtllm_encoder import EncoderGraphs, capture_layout, encoder_graphs
 from graphfit.planner.engines.trtllm_ladders import encoder_num_tokens, encoder_seq_lens
 from tests.oracle import trtllm_reference as ref
+from tests.oracle.test_trtllm_reference import graphfit_config
 
 
 def _even(b: int, n: int, longest: int) -> list[int]:
@@ -162,14 +161,6 @@ def test_reachable_keys_are_exactly_the_splits() -> None:
 # --------------------------------------------------------------------------------------------
 
 
-def _graphfit_config(raw: dict[str, Any]) -> EngineConfig:
-    """The EngineConfig graphfit reads from these LLM-API options (graphfit.inputs.trtllm, what
-    `--extra_llm_api_options FILE` uses), with `--engine trtllm`."""
-    settings, _ = mapping_settings(dict(raw), "llm_api_options")
-    return merge([*settings, Setting("engine", Engine.TRTLLM, "--engine", COMMAND_LINE)]
-                 ).config()
-
-
 @st.composite
 def encode_args(draw: st.DrawFn) -> dict[str, Any]:
     """LLM-API arguments of an encoder-only model with encoder CUDA graphs: the mode given or
@@ -233,7 +224,7 @@ def test_plan_encoder_component_is_the_engines_runner(raw: dict[str, Any]) -> No
     plan is proven (padded <= capacity for every key, one row less fails on a reachable
     batch) and no decode graph is planned beside it."""
     theirs = ref.encoder_runner_from_args(raw)
-    p = plan(_graphfit_config(raw))
+    p = plan(graphfit_config(raw))
     comp = p.keyed["encoder"]
     captured, tokens, _ = _check_encoder_component(
         comp, theirs, (raw["max_batch_size"], raw["max_num_tokens"], raw["max_seq_len"]))
@@ -275,9 +266,9 @@ def test_graph_config_accepted_and_refused_as_the_engine_does(graph: dict[str, A
         return
     except ref.Rejected:
         with pytest.raises(ConfigError):
-            plan(_graphfit_config(raw))
+            plan(graphfit_config(raw))
         return
-    p = plan(_graphfit_config(raw))
+    p = plan(graphfit_config(raw))
     if mode == "decode":
         assert not p.keyed
         return

@@ -22,7 +22,7 @@ from graphfit import ConfigError, EngineConfig, plan
 from graphfit.planner.core.keyed import reachable_keys, split
 from graphfit.planner.engines.trtllm_mm_encoder import MmEncoderGraphs
 from tests.oracle import trtllm_reference as ref
-from tests.oracle.test_trtllm_encoder_reference import _graphfit_config
+from tests.oracle.test_trtllm_reference import graphfit_config
 
 
 @st.composite
@@ -63,7 +63,7 @@ def test_captured_keys_and_dispatch_are_the_engines(cfg: tuple[list[tuple[int, i
 def test_plan_notes_the_graphs_and_refuses_what_the_engine_does() -> None:
     raw: dict[str, Any] = {"multimodal_config": {"encoder_cuda_graph": {"image": {
         "buckets": [[1024, 1], [4096, 4], [1024, 1]]}}}}
-    p = plan(_graphfit_config(raw))
+    p = plan(graphfit_config(raw))
     assert not p.keyed  # no buffer planned: the inputs are the vision model's
     with_padding = MmEncoderGraphs(((1024, 1), (4096, 4)))
     assert with_padding.captured == ((1025, 2), (4097, 5))
@@ -71,7 +71,7 @@ def test_plan_notes_the_graphs_and_refuses_what_the_engine_does() -> None:
     bad: dict[str, Any] = {"multimodal_config": {"encoder_cuda_graph": {"image": {
         "buckets": [[2, 4]]}}}}
     try:
-        plan(_graphfit_config(bad))
+        plan(graphfit_config(bad))
     except ConfigError as err:
         assert "num_contexts" in str(err)
     else:

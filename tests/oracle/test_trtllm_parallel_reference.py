@@ -22,22 +22,13 @@ import yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from graphfit import ConfigError, Engine, EngineConfig, plan
-from graphfit.inputs.config_file import mapping_settings
-from graphfit.inputs.settings import COMMAND_LINE, Setting, merge
-from graphfit.inputs.trtllm import TRTLLM_ONLY_KEYS
+from graphfit import ConfigError, plan
+from graphfit.inputs.settings import COMMAND_LINE, Setting
 from graphfit.planner.engines.trtllm import attention_dp_ranks, plan_adp_dispatch
 from graphfit.planner.engines.trtllm_features import MIRROR_BUFFER
 from tests.helpers import run_cli
 from tests.oracle import trtllm_reference as ref
-
-
-def _config(raw: dict[str, Any], *extra: Setting) -> EngineConfig:
-    """graphfit's reading of LLM-API options, as `--extra_llm_api_options FILE` reads them
-    (`extra`: what the checkpoint adds, e.g. the model class's feature spec)."""
-    found, _ = mapping_settings(dict(raw), "llm_api_options", TRTLLM_ONLY_KEYS)
-    engine = Setting("engine", Engine.TRTLLM, "--engine", COMMAND_LINE)
-    return merge([*found, *extra, engine]).config()
+from tests.oracle.test_trtllm_reference import graphfit_config
 
 
 @st.composite
@@ -64,7 +55,7 @@ def test_attention_dp_ranks_and_dispatch_are_the_engines(case: tuple[dict[str, A
     raw, seed = case
     args = ref.llm_args(raw)
     engine = ref.model_engine(args)
-    p = plan(_config(raw))
+    p = plan(graphfit_config(raw))
     ranks = ref.attention_dp_ranks(args)
     assert attention_dp_ranks(p.config) == ranks, (ref.cite_fact("adp_ranks"), raw)
     shown = dict(p.engine_inputs)
@@ -133,7 +124,7 @@ def test_feature_mode_tp_and_host_mirrors_are_the_engines(
     gcfg = raw["encoder_cuda_graph_config"]
     theirs = ref.feature_runner_ref(sizes, gcfg["enable_padding"], raw["encoder_max_batch_size"],
                                     raw["encoder_max_num_tokens"], spec, tp_size=tp)
-    config = _config(raw, Setting("encoder_feature_spec", [list(shape), dtype, fixed],
+    config = graphfit_config(raw, Setting("encoder_feature_spec", [list(shape), dtype, fixed],
                                   "the model class", COMMAND_LINE))
     assert config.tensor_parallel_size == tp
     p = plan(config)

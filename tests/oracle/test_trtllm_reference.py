@@ -35,13 +35,15 @@ from tests.oracle import trtllm_reference as ref
 # graphfit's side: TensorRT-LLM LLM-API arguments through graphfit's public API
 # --------------------------------------------------------------------------------------------
 
-def graphfit_config(raw: Mapping[str, Any]) -> EngineConfig:
+def graphfit_config(raw: Mapping[str, Any], *extra: Setting) -> EngineConfig:
     """The EngineConfig graphfit reads from TensorRT-LLM's LLM API options: the mapping goes
     through graphfit's own reader of those keys (graphfit.inputs.trtllm, what
-    `--extra_llm_api_options FILE` uses), with the engine set as `--engine trtllm` does."""
+    `--extra_llm_api_options FILE` uses), with the engine set as `--engine trtllm` does
+    (`extra`: what the checkpoint adds, e.g. the model class's feature spec). Every
+    test_trtllm_* module reads its lines through this one reader."""
     settings, _ = mapping_settings(dict(raw), "llm_api_options", TRTLLM_ONLY_KEYS)
     engine = Setting("engine", Engine.TRTLLM, "--engine", COMMAND_LINE)
-    return merge([*settings, engine]).config()
+    return merge([*settings, *extra, engine]).config()
 
 
 def graph_sizes(p: Plan) -> tuple[int, ...]:

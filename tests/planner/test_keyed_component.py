@@ -252,22 +252,36 @@ def test_cli_encoder_decoder_plan_check_capacity_and_rehearse(tmp_path: Path) ->
     assert "encoder: 19 graphs captured, 19 replayed == eager" in out
 
 
+def _serve_line(tmp_path: Path, name: str, checkpoint: dict[str, object], options: str
+                ) -> tuple[Path, list[str]]:
+    """(the checkpoint directory, the trtllm-serve line): a local checkpoint `name` with this
+    config.json, served with these LLM-API options as --extra_llm_api_options."""
+    model = tmp_path / name
+    model.mkdir()
+    (model / "config.json").write_text(json.dumps(checkpoint))
+    config = tmp_path / f"{name}.yaml"
+    config.write_text(options)
+    return model, ["--", "trtllm-serve", str(model), "--extra_llm_api_options", str(config)]
+
+
+# a T5-style checkpoint (relative attention) and its encoder graphs, padding on or off
+T5_CHECKPOINT = {"architectures": ["T5ForConditionalGeneration"], "d_model": 512,
+                 "relative_attention_num_buckets": 32, "torch_dtype": "bfloat16"}
+
+
+def _t5_options(padding: bool) -> str:
+    return ("max_batch_size: 8\nmax_num_tokens: 512\nmax_seq_len: 128\n"
+            "encoder_max_batch_size: 4\nencoder_cuda_graph_config:\n"
+            "  batch_sizes: [1, 2, 4]\n  num_tokens: [32, 64, 128]\n"
+            f"  seq_lens: [16, 64]\n  enable_padding: {'true' if padding else 'false'}\n")
+
+
 def test_cli_t5_checkpoint_plans_fixed_encoder_slots(tmp_path: Path) -> None:
     """A local T5-style checkpoint (config.json with relative_attention_num_buckets) turns on
     TensorRT-LLM's fixed encoder slots: the plan's encoder dispatch reads request lengths
     (its witnesses are the capture layouts), `check --plan` accepts the document and
     `rehearse` replays every graph; the same line without the key plans count keys."""
-    model = tmp_path / "t5"
-    model.mkdir()
-    (model / "config.json").write_text(json.dumps({
-        "architectures": ["T5ForConditionalGeneration"], "d_model": 512,
-        "relative_attention_num_buckets": 32, "torch_dtype": "bfloat16"}))
-    config = tmp_path / "t5.yaml"
-    config.write_text("max_batch_size: 8\nmax_num_tokens: 512\nmax_seq_len: 128\n"
-                      "encoder_max_batch_size: 4\nencoder_cuda_graph_config:\n"
-                      "  batch_sizes: [1, 2, 4]\n  num_tokens: [32, 64, 128]\n"
-                      "  seq_lens: [16, 64]\n  enable_padding: true\n")
-    line = ["--", "trtllm-serve", str(model), "--extra_llm_api_options", str(config)]
+    model, line = _serve_line(tmp_path, "t5", T5_CHECKPOINT, _t5_options(True))
     code, out, err = run_cli(["plan", "--json", *line])
     assert code == 0, err
     doc = json.loads(out)
@@ -294,17 +308,7 @@ def test_cli_reports_the_batches_tensorrt_llm_refuses_with_fixed_slots(tmp_path:
     reports them under the encoder and in the engine's verdict (UNSAFE), `check` exits 1 on
     them, the JSON plan (still graphfit.plan/3) lists them, and `check --plan` reads both
     that file and one written before graphfit reported them."""
-    model = tmp_path / "t5"
-    model.mkdir()
-    (model / "config.json").write_text(json.dumps({
-        "architectures": ["T5ForConditionalGeneration"], "d_model": 512,
-        "relative_attention_num_buckets": 32, "torch_dtype": "bfloat16"}))
-    config = tmp_path / "t5.yaml"
-    config.write_text("max_batch_size: 8\nmax_num_tokens: 512\nmax_seq_len: 128\n"
-                      "encoder_max_batch_size: 4\nencoder_cuda_graph_config:\n"
-                      "  batch_sizes: [1, 2, 4]\n  num_tokens: [32, 64, 128]\n"
-                      "  seq_lens: [16, 64]\n  enable_padding: false\n")
-    line = ["--", "trtllm-serve", str(model), "--extra_llm_api_options", str(config)]
+    _, line = _serve_line(tmp_path, "t5", T5_CHECKPOINT, _t5_options(False))
     code, out, err = run_cli(["plan", *line])
     assert code == 0, err  # graphfit's own plan is safe: its runtime replays these batches
     assert "refused by the engine: 6 of 11 graphs, e.g. encoder graph 2,32,64" in out
@@ -339,16 +343,12 @@ def test_cli_whisper_checkpoint_plans_feature_mode_encoder_graphs(tmp_path: Path
     (b, b x 1500, 1500), `input_features` (9, 480000) float32 and `seq_lens` (9,); the token
     buckets are not needed. The checkpoint's preprocessor_config.json n_samples wins;
     `check --plan` takes the document; `rehearse` captures and replays its graphs."""
-    model = tmp_path / "whisper"
-    model.mkdir()
-    (model / "config.json").write_text(json.dumps({
+    model, line = _serve_line(tmp_path, "whisper", {
         "architectures": ["WhisperForConditionalGeneration"], "model_type": "whisper",
-        "d_model": 384, "max_source_positions": 1500, "torch_dtype": "float16"}))
-    config = tmp_path / "whisper.yaml"
-    config.write_text("max_batch_size: 8\nmax_num_tokens: 16384\nmax_seq_len: 1500\n"
-                      "encoder_max_batch_size: 9\nencoder_cuda_graph_config:\n"
-                      "  batch_sizes: [1, 2, 4, 8, 9]\n  enable_padding: true\n")
-    line = ["--", "trtllm-serve", str(model), "--extra_llm_api_options", str(config)]
+        "d_model": 384, "max_source_positions": 1500, "torch_dtype": "float16"},
+        "max_batch_size: 8\nmax_num_tokens: 16384\nmax_seq_len: 1500\n"
+        "encoder_max_batch_size: 9\nencoder_cuda_graph_config:\n"
+        "  batch_sizes: [1, 2, 4, 8, 9]\n  enable_padding: true\n")
     code, out, err = run_cli(["plan", "--json", *line])
     assert code == 0, err
     doc = json.loads(out)
@@ -376,17 +376,12 @@ def test_cli_glm5_next_checkpoint_plans_its_image_encoder_graphs(tmp_path: Path)
     the keyed `mm_encoder.image` component: one shared set of inputs for the largest graph
     (4,097 rows) where TensorRT-LLM holds one per graph (5,122 rows); without the checkpoint
     the graphs are only reported."""
-    model = tmp_path / "glm"
-    model.mkdir()
-    (model / "config.json").write_text(json.dumps({
+    model, line = _serve_line(tmp_path, "glm", {
         "architectures": ["Glm5NextForConditionalGeneration"], "model_type": "glm5_next",
         "text_config": {"hidden_size": 512, "dtype": "bfloat16"},
-        "vision_config": {"hidden_size": 256, "num_heads": 4}}))
-    config = tmp_path / "glm.yaml"
-    config.write_text("max_batch_size: 8\nmax_num_tokens: 8192\nmultimodal_config:\n"
-                      "  encoder_cuda_graph:\n    image:\n"
-                      "      buckets: [[1024, 1], [4096, 4]]\n")
-    line = ["--", "trtllm-serve", str(model), "--extra_llm_api_options", str(config)]
+        "vision_config": {"hidden_size": 256, "num_heads": 4}},
+        "max_batch_size: 8\nmax_num_tokens: 8192\nmultimodal_config:\n"
+        "  encoder_cuda_graph:\n    image:\n      buckets: [[1024, 1], [4096, 4]]\n")
     code, out, err = run_cli(["plan", "--json", *line])
     assert code == 0, err
     doc = json.loads(out)

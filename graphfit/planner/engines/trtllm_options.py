@@ -7,7 +7,13 @@ from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from graphfit.planner.core.errors import ConfigError, excerpt
-from graphfit.planner.core.options import EngineOptions, int_list, positive_int, sizes
+from graphfit.planner.core.options import (
+    EngineOptions,
+    int_list,
+    positive_int,
+    sizes,
+    true_false,
+)
 from graphfit.planner.engines.trtllm_features import FeatureSpec
 from graphfit.planner.engines.trtllm_ladders import mm_encoder_buckets
 from graphfit.planner.engines.trtllm_mm_encoder import InputSpec, mm_input_specs
@@ -154,35 +160,20 @@ class TrtllmOptions(EngineOptions):
         object.__setattr__(self, "draft_len_schedule",
                            sizes("draft_len_schedule", self.draft_len_schedule))
         positive_int("max_beam_width", self.max_beam_width)
-        if not isinstance(self.parallel_draft, bool):
-            raise ConfigError(
-                f"parallel_draft: expected true/false, got {excerpt(self.parallel_draft)}")
-        backend = self.prefill_cuda_graph_backend
-        if not isinstance(backend, str) or backend.strip().lower() not in PREFILL_BACKENDS:
-            raise ConfigError(f"prefill_cuda_graph_backend: {excerpt(backend)} is not one of "
-                              f"{', '.join(PREFILL_BACKENDS)}")
-        object.__setattr__(self, "prefill_cuda_graph_backend", backend.strip().lower())
+        true_false("parallel_draft", self.parallel_draft)
+        object.__setattr__(self, "prefill_cuda_graph_backend", _one_of(
+            "prefill_cuda_graph_backend", self.prefill_cuda_graph_backend, PREFILL_BACKENDS))
         object.__setattr__(self, "prefill_capture_num_tokens",
                            token_counts("prefill_capture_num_tokens",
                                         self.prefill_capture_num_tokens))
-        if not isinstance(self.torch_compile, bool):
-            raise ConfigError(
-                f"torch_compile: expected true/false, got {excerpt(self.torch_compile)}")
-        mode = self.cuda_graph_mode
-        if not isinstance(mode, str) or mode.strip().lower() not in GRAPH_MODES:
-            raise ConfigError(f"cuda_graph_mode: {excerpt(mode)} is not one of "
-                              f"{', '.join(GRAPH_MODES)}")
-        object.__setattr__(self, "cuda_graph_mode", mode.strip().lower())
-        for name in ("encode_num_tokens", "encode_seq_lens"):
+        true_false("torch_compile", self.torch_compile)
+        object.__setattr__(self, "cuda_graph_mode",
+                           _one_of("cuda_graph_mode", self.cuda_graph_mode, GRAPH_MODES))
+        for name in ("encode_num_tokens", "encode_seq_lens", "encoder_graph_batch_sizes",
+                     "encoder_graph_num_tokens", "encoder_graph_seq_lens"):
             value = sizes(name, getattr(self, name))
             object.__setattr__(self, name, None if value is None else tuple(sorted(set(value))))
-        for name in ("encoder_graph_batch_sizes", "encoder_graph_num_tokens",
-                     "encoder_graph_seq_lens"):
-            value = sizes(name, getattr(self, name))
-            object.__setattr__(self, name, None if value is None else tuple(sorted(set(value))))
-        if not isinstance(self.encoder_fixed_slots, bool):
-            raise ConfigError(f"encoder_fixed_slots: expected true/false, got "
-                              f"{excerpt(self.encoder_fixed_slots)}")
+        true_false("encoder_fixed_slots", self.encoder_fixed_slots)
         if self.encoder_feature_spec is not None:
             spec = FeatureSpec.of(self.encoder_feature_spec)
             object.__setattr__(self, "encoder_feature_spec",
@@ -191,18 +182,20 @@ class TrtllmOptions(EngineOptions):
             object.__setattr__(self, "mm_encoder_graphs", _mm_graphs(self.mm_encoder_graphs))
         if self.mm_encoder_inputs is not None:
             object.__setattr__(self, "mm_encoder_inputs", _mm_inputs(self.mm_encoder_inputs))
-        if not isinstance(self.encode_only, bool):
-            raise ConfigError(f"encode_only: expected true/false, got {excerpt(self.encode_only)}")
-        if not isinstance(self.encoder_graph_padding, bool):
-            raise ConfigError(f"encoder_graph_padding: expected true/false, got "
-                              f"{excerpt(self.encoder_graph_padding)}")
+        true_false("encode_only", self.encode_only)
+        true_false("encoder_graph_padding", self.encoder_graph_padding)
         for name in ("encoder_max_batch_size", "encoder_max_num_tokens"):
             if getattr(self, name) is not None:
                 positive_int(name, getattr(self, name))
         positive_int("tensor_parallel_size", self.tensor_parallel_size)
-        if not isinstance(self.enable_attention_dp, bool):
-            raise ConfigError(f"enable_attention_dp: expected true/false, got "
-                              f"{excerpt(self.enable_attention_dp)}")
+        true_false("enable_attention_dp", self.enable_attention_dp)
+
+
+def _one_of(name: str, value: object, choices: tuple[str, ...]) -> str:
+    """`value` trimmed and lower-cased, one of `choices`; ConfigError naming them otherwise."""
+    if not isinstance(value, str) or value.strip().lower() not in choices:
+        raise ConfigError(f"{name}: {excerpt(value)} is not one of {', '.join(choices)}")
+    return value.strip().lower()
 
 
 def _modality_items(name: str, value: object) -> list[tuple[Any, ...]]:
