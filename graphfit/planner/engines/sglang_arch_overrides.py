@@ -45,6 +45,12 @@ from graphfit.planner.engines.sglang_attn_default import (
     checked,
     generic_default,
 )
+from graphfit.planner.engines.sglang_backend_checks import (
+    ResolvedAttention,
+    check_model_hook,
+    check_resolved,
+    resolved_page,
+)
 
 BASE = "attention_backend"
 PREFILL = "prefill_attention_backend"
@@ -165,6 +171,10 @@ class OverrideInputs:
     qsa: bool = False
     dcp_size: int = 1
     mla_unknown: bool = False  # an MLA-shaped config outside graphfit's MLA list
+    # the line's --attention-backend and --speculative-draft-attention-backend: set only
+    # where a line naming the draft backend itself is checked (`draft_extend_default`)
+    base_flag: str | None = None
+    draft_flag: str | None = None
 
     def __post_init__(self) -> None:
         if self.mode not in MODES:
@@ -175,7 +185,8 @@ class OverrideInputs:
 
     @property
     def all_unset(self) -> bool:
-        return self.prefill_flag is None and self.decode_flag is None
+        return self.prefill_flag is None and self.decode_flag is None and (
+            self.base_flag is None)
 
 
 class _NotRestated(Exception):
@@ -200,13 +211,16 @@ def _special(inp: OverrideInputs) -> dict[str, str]:
             return {}
         if gpu == "sm100" and d.topk in (None, 1):
             out = {BASE: "trtllm_mha"}
-            if algo in ("EAGLE", "NEXTN", "DSPARK"):
+            if algo in ("EAGLE", "NEXTN", "DSPARK") and inp.draft_flag is None:
                 out[DRAFT] = "trtllm_mha"
             return out
         out = {BASE: "triton"}
-        if algo in ("EAGLE", "NEXTN", "DFLASH", "DSPARK"):
+        if algo in ("EAGLE", "NEXTN", "DFLASH", "DSPARK") and inp.draft_flag is None:
             out[DRAFT] = "flashinfer"
         return out
+    if inp.base_flag is not None and arch in QWEN3_5 | QWEN4_EXP | QWEN3_VL | GRANITE_HYBRID:
+        return {}  # these write only with no --attention-backend (qwen3_5.py:26,
+        # qwen4_exp.py:57, qwen3_vl.py:129, granitemoehybrid.py:18)
     if arch in QWEN3_5 or arch in QWEN4_EXP:  # qwen3_5.py:26-48, qwen4_exp.py:57-71
         if arch in QWEN4_EXP and inp.qsa:
             raise _NotRestated("Qwen4-Exp's compressed QSA draft builds QwenSparseAttnBackend "
@@ -258,11 +272,57 @@ def overrides_of(inp: OverrideInputs) -> tuple[dict[str, str], str]:
         if arch not in rule.architectures:
             continue
         room = (rule.when == ALWAYS or (rule.when == ALL_UNSET and inp.all_unset)
-                or (rule.when == BASE_UNSET))  # the base is unset wherever this is asked
+                or (rule.when == BASE_UNSET and inp.base_flag is None))
         name = rule.pick(inp.default.gpu) if room else None
         return ({rule.field: name} if name else {}), rule.where
     where = next((w for archs, w in SPECIAL_WHERE if arch in archs), "")
     return _special(inp), where
+
+
+# the models whose override (or default branch) writes a base backend whenever the line names
+# none, each pick on its model's assert list (RULES above; olmo2.py:24-30, exaone.py:24-29):
+# for the line-level checks below every such pick passes, and triton stands for it
+BASE_WRITERS = frozenset({"Gemma4ForConditionalGeneration", "Gemma4ForCausalLM",
+                          "Gemma4UnifiedForConditionalGeneration", "Llama4ForCausalLM",
+                          "Llama4ForConditionalGeneration", "Olmo2ForCausalLM",
+                          "Exaone4ForCausalLM", "ExaoneMoEForCausalLM", "ExaoneMoeForCausalLM"})
+
+
+def line_refusals(architecture: str, base: str | None, prefill: str | None,
+                  decode: str | None, *, swa_pattern: bool = False) -> None:
+    """SGLang's refusals, independent of the GPU, of a multi-layer EAGLE line that names its
+    draft-extend backend itself (`draft_extend_default` covers the lines that do not):
+    IQuest-Q1 refuses multi-layer EAGLE whatever the backends (iquest_q1.py:15-53); Moss-VL's
+    prefill backend must be flashinfer (moss_vl.py:18-30); the model hook's backend lists
+    (graphfit.planner.engines.sglang_backend_checks.check_model_hook) on the line's flags."""
+    if architecture in IQUEST:
+        raise _refuse(architecture, "iquest_q1.py:15-53",
+                      "IQuest Q1 MTP drafting does not support multi-layer EAGLE")
+    if not (base or prefill or decode):
+        return  # every override's own pick passes its model's checks (RULES, `_special`)
+    if architecture in MOSS_VL and (prefill or base) != "flashinfer":
+        raise _refuse(architecture, "moss_vl.py:18-30",
+                      "MossVLForConditionalGeneration requires flashinfer prefill attention")
+    if base is None and architecture in BASE_WRITERS:
+        base = "triton"
+    check_model_hook(architecture, base, prefill, decode, swa_pattern=swa_pattern)
+
+
+def override_page(inp: OverrideInputs, base: str | None) -> int | None:
+    """The page size after the model override (the line's, or the override's), where it can
+    matter to SGLang's topk > 1 page-tree check (graphfit.planner.engines.
+    sglang_backend_checks): DeepSeek-V4 256 over any line (deepseek_v4.py:51-61, GPU);
+    MiniMax-M3 128 for fa4 / trtllm_mha on SM100 and fa3 on Hopper when the line gives none
+    (minimax_m3.py:160-168, 180-187). The others write a page size only with trtllm_mha
+    (refused at topk > 1 anyway) or not at all."""
+    arch, gpu = inp.default.architecture, inp.default.gpu
+    if forced_base(arch) is not None:
+        return 256
+    if inp.default.page_size is None and arch in MINIMAX_M3 and (
+            (gpu == "sm100" and base in ("fa4", "trtllm_mha"))
+            or (gpu == "hopper" and base == "fa3")):
+        return 128
+    return inp.default.page_size
 
 
 def forced_base(architecture: str, gpu: str = OTHER) -> tuple[str, str] | None:
@@ -290,13 +350,14 @@ def draft_extend_default(inp: OverrideInputs) -> DefaultBackend:
         raise _refuse(d.architecture, "moss_vl.py:23-30",
                       "MossVLForConditionalGeneration requires flashinfer prefill attention")
     origin = f"{d.architecture}'s override on {d.gpu} (model_overrides/{where})"
-    base = written.get(BASE)
+    base = written.get(BASE) or inp.base_flag
+    prefill = written.get(PREFILL) or inp.prefill_flag
+    decode = written.get(DECODE) or inp.decode_flag
+    check_model_hook(d.architecture, base, prefill, decode)  # model_hook.py, before defaults
     if base is not None:  # a backend outside the deterministic list is refused
         base = checked(d, DefaultBackend(base, origin)).name
     elif d.deterministic:
         base = generic_default(d).name  # the deterministic pick (overrides.py:1092-1115)
-    prefill = written.get(PREFILL) or inp.prefill_flag
-    decode = written.get(DECODE) or inp.decode_flag
     if prefill is not None and prefill == decode:
         base = prefill  # overrides.py:1128-1131
     if base is None:
@@ -307,8 +368,12 @@ def draft_extend_default(inp: OverrideInputs) -> DefaultBackend:
         base = generic_default(d).name
     if base == "fa3" and d.kv_cache_dtype == "fp8_e5m2":
         base = "triton"  # overrides.py:1262-1270
+    check_resolved(ResolvedAttention(
+        d.gpu, base, prefill, decode, d.topk or 1,
+        resolved_page(override_page(inp, base), base, prefill, decode),
+        d.kv_cache_dtype))
     phase = decode if inp.mode == "decode" else prefill
-    draft = written.get(DRAFT) or phase or base
+    draft = written.get(DRAFT) or inp.draft_flag or phase or base
     if not written:
         return DefaultBackend(draft, f"{d.architecture}'s override leaves {d.gpu} to SGLang's "
                                      f"default (model_overrides/{where}): {draft}")
