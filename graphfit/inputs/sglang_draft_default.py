@@ -309,8 +309,12 @@ def _line_refusals(line: Mapping[str, Any], gpu_given: object, hint: str) -> Non
     base = _flag(line, "attention_backend")
     prefill = _flag(line, "prefill_attention_backend")
     decode = _flag(line, "decode_attention_backend")
+    algorithm = line.get("speculative_algorithm")
     line_refusals(str(fields["architecture"]), base, prefill, decode,
-                  swa_pattern=bool(fields["sliding_window_pattern"]))
+                  swa_pattern=bool(fields["sliding_window_pattern"]),
+                  algorithm=str(algorithm) if algorithm else None,
+                  topk=_line_int(line, "speculative_eagle_topk"),
+                  kv_cache_dtype=_flag(line, "kv_cache_dtype"))
     found, _, inputs = _default_inputs(line, gpu_given, hint)
     if inputs is None:
         return

@@ -251,9 +251,40 @@ OVERRIDE_SHAPES: tuple[tuple[str, str, dict[str, Any]], ...] = (
     ("minicpm_dense", "MiniCPMSALAForCausalLM", {"model_type": "minicpm_sala"}),
     ("MiMoV2ForCausalLM", "MiMoV2ForCausalLM",
      {"hybrid_layer_pattern": [0, 1] * 16, "sliding_window": 512}),
+    # SGLang's own InklingModelConfig (configs/inkling.py:17-) over the Llama shape
+    ("InklingForConditionalGeneration", "InklingForConditionalGeneration",
+     {"model_type": "inkling_model"}),
 )
 # MLA-shaped (DeepSeek-V3 config.json) under another architecture name
 MLA_OVERRIDE_SHAPES = ("KimiK3ForConditionalGeneration",)
+
+
+def write_deepseek_v4_dir(directory: Any) -> str:
+    """A DeepSeek-V4 config.json: the literal defaults of SGLang's own `DeepSeekV4Config`
+    dataclass (configs/deepseek_v4.py:47-, read off its source: importing sglang.srt.configs
+    pulls multimodal packages the CPU oracle lacks) with 4 layers and the sliding window
+    its loader reads."""
+    import ast
+    import json
+    from pathlib import Path
+
+    from tests.oracle.paths import source_root
+
+    tree = ast.parse((source_root("sglang") / "sglang/srt/configs/deepseek_v4.py").read_text())
+    cls = next(n for n in ast.walk(tree)
+               if isinstance(n, ast.ClassDef) and n.name == "DeepSeekV4Config")
+    data: dict[str, Any] = {}
+    for node in cls.body:
+        if isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name) and (
+                isinstance(node.value, ast.Constant)):
+            data[node.target.id] = node.value.value
+    data.update(architectures=["DeepseekV4ForCausalLM"], model_type="deepseek_v4",
+                num_hidden_layers=4, compress_ratios=[0, 4, 128, 4, 0],
+                torch_dtype="bfloat16", sliding_window=128)
+    path = Path(directory)
+    path.mkdir(parents=True, exist_ok=True)
+    (path / "config.json").write_text(json.dumps(data))
+    return str(path)
 
 
 def override_model_dirs(root: Any) -> dict[str, str]:
@@ -275,4 +306,7 @@ def override_model_dirs(root: Any) -> dict[str, str]:
         data = json.loads((path / "config.json").read_text())
         (path / "config.json").write_text(json.dumps({**data, "architectures": [arch]}))
         out[arch] = str(path)
+    from pathlib import Path
+
+    out["DeepseekV4ForCausalLM"] = write_deepseek_v4_dir(Path(root) / "DeepseekV4ForCausalLM")
     return out

@@ -139,6 +139,7 @@ GRANITE_HYBRID = frozenset({"GraniteMoeHybridForCausalLM"})
 MOSS_VL = frozenset({"MossVLForConditionalGeneration"})
 KIMI_K3 = frozenset({"KimiK3ForConditionalGeneration"})
 IQUEST = frozenset({"IQuestQ1ForCausalLM", "IQuestQ1MTP"})
+DEEPSEEK_V4 = frozenset({"DeepseekV4ForCausalLM"})
 # each special branch's override, file:lines under arg_groups/model_overrides/
 SPECIAL_WHERE: tuple[tuple[frozenset[str], str], ...] = (
     (NEMOTRON_H, "nemotron_h.py:123-148"), (QWEN3_5, "qwen3_5.py:26-48"),
@@ -224,7 +225,8 @@ def _special(inp: OverrideInputs) -> dict[str, str]:
     if arch in QWEN3_5 or arch in QWEN4_EXP:  # qwen3_5.py:26-48, qwen4_exp.py:57-71
         if arch in QWEN4_EXP and inp.qsa:
             raise _NotRestated("Qwen4-Exp's compressed QSA draft builds QwenSparseAttnBackend "
-                               "(draft_utils.py:123-124): counted per step")
+                               "(draft_utils.py:123-124, 171-181), which captures one graph "
+                               "per step (qwen_sparse_attn_backend.py:218): counted per step")
         if gpu != "sm100":
             return {}
         generic = generic_default(replace(d, deterministic=False, kv_cache_dtype=None))
@@ -258,8 +260,7 @@ def _special(inp: OverrideInputs) -> dict[str, str]:
                                "restated")
         if gpu == "sm100" and inp.all_unset and algo != "DSPARK":
             return {PREFILL: "trtllm_mla", DECODE: "trtllm_mla"}
-        raise _NotRestated("Kimi-K3 off SM100 takes SGLang's MLA default, which graphfit "
-                           "does not restate for it")
+        return {}  # off SM100 SGLang's MLA default (Kimi-K3 is MLA: sglang_attn_default)
     return {}
 
 
@@ -288,13 +289,39 @@ BASE_WRITERS = frozenset({"Gemma4ForConditionalGeneration", "Gemma4ForCausalLM",
                           "Exaone4ForCausalLM", "ExaoneMoEForCausalLM", "ExaoneMoeForCausalLM"})
 
 
+def model_refusals(architecture: str, algorithm: str | None, topk: int | None,
+                   kv_cache_dtype: str | None) -> None:
+    """SGLang's refusals of a DeepSeek-V4 line whatever the backends
+    (`apply_deepseek_v4_defaults`, from model_hook.py:258-265): a KV cache dtype other than
+    fp8_e4m3 / bfloat16 (auto becomes fp8_e4m3: `_deepseek_v4_kv_cache_dtype`,
+    arg_groups/overrides.py:892-913); speculation other than EAGLE (as given on the line: the
+    hook runs before NEXTN becomes EAGLE) or DSPARK, and EAGLE with topk > 1
+    (arg_groups/deepseek_v4_hook.py:148-158)."""
+    if architecture not in DEEPSEEK_V4:
+        return
+    if kv_cache_dtype not in (None, "auto", "fp8_e4m3", "bfloat16"):
+        raise ConfigError(f"SGLang refuses --kv-cache-dtype {kv_cache_dtype} on {architecture}"
+                          f" (arg_groups/overrides.py:892-913); use fp8_e4m3 or bfloat16")
+    where = "arg_groups/deepseek_v4_hook.py:148-158"
+    if algorithm is not None and algorithm not in ("EAGLE", "DSPARK"):
+        raise ConfigError(f"SGLang refuses {algorithm} on {architecture}: only EAGLE and "
+                          f"DSPARK ({where}); use --speculative-algorithm EAGLE")
+    if algorithm == "EAGLE" and (topk or 1) > 1:
+        raise ConfigError(f"SGLang refuses EAGLE topk {topk} on {architecture}: topk 1 only "
+                          f"({where}); use --speculative-eagle-topk 1")
+
+
 def line_refusals(architecture: str, base: str | None, prefill: str | None,
-                  decode: str | None, *, swa_pattern: bool = False) -> None:
+                  decode: str | None, *, swa_pattern: bool = False,
+                  algorithm: str | None = None, topk: int | None = None,
+                  kv_cache_dtype: str | None = None) -> None:
     """SGLang's refusals, independent of the GPU, of a multi-layer EAGLE line that names its
     draft-extend backend itself (`draft_extend_default` covers the lines that do not):
     IQuest-Q1 refuses multi-layer EAGLE whatever the backends (iquest_q1.py:15-53); Moss-VL's
     prefill backend must be flashinfer (moss_vl.py:18-30); the model hook's backend lists
-    (graphfit.planner.engines.sglang_backend_checks.check_model_hook) on the line's flags."""
+    (graphfit.planner.engines.sglang_backend_checks.check_model_hook) on the line's flags;
+    `model_refusals`."""
+    model_refusals(architecture, algorithm, topk, kv_cache_dtype)
     if architecture in IQUEST:
         raise _refuse(architecture, "iquest_q1.py:15-53",
                       "IQuest Q1 MTP drafting does not support multi-layer EAGLE")
@@ -341,6 +368,7 @@ def draft_extend_default(inp: OverrideInputs) -> DefaultBackend:
     name None with the reason where graphfit does not restate it; ConfigError where SGLang
     refuses the line."""
     d = inp.default
+    model_refusals(d.architecture, d.speculative_algorithm, d.topk, d.kv_cache_dtype)
     try:
         written, where = overrides_of(inp)
     except _NotRestated as exc:

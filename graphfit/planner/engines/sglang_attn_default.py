@@ -97,6 +97,8 @@ MLA_ARCHITECTURES = frozenset({
     "DotsVLMForCausalLM", "Dots3NoteForCausalLM", "Dots3NoteForCausalLMNextN",
     "MistralLarge3ForCausalLM", "MistralLarge3ForCausalLMEagle",
     "KimiK25ForConditionalGeneration", "Eagle3DeepseekV2ForCausalLM", "GigaChat35ForCausalLM",
+    # Kimi-K3 is MLA by its architecture alone (configs/model_config.py:1463-1475)
+    "KimiK3ForConditionalGeneration",
     "GigaChat35ForCausalLMNextN", "MiniCPM3ForCausalLM",
 })
 # architectures SGLang's DSA test names; a DSA checkpoint also carries `index_topk`

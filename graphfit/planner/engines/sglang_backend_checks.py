@@ -58,7 +58,7 @@ TOPK_ONE_BACKENDS = ("trtllm_mha",)  # speculative_hook.py:1176-1180
 
 
 def _refused(said: str, where: str, fix: str) -> ConfigError:
-    return ConfigError(f"{fix}: SGLang refuses this line: {said} ({where})")
+    return ConfigError(f"SGLang refuses {said} ({where}); {fix}")
 
 
 def _phases(base: str | None, prefill: str | None, decode: str | None
@@ -72,26 +72,26 @@ def check_model_hook(architecture: str, base: str | None, prefill: str | None,
     """Stage 1 (module docstring): the backends after the model override, before SGLang's
     default fills an unset base; ConfigError in SGLang's words where its assert fails."""
     pre, dec = _phases(base, prefill, decode)
-    fix = "name an attention backend the model supports (--attention-backend)"
+    got = f"prefill {pre}, decode {dec}"
     if architecture == "GptOssForCausalLM" and not (pre in GPT_OSS_BACKENDS
                                                     and dec in GPT_OSS_BACKENDS):
-        raise _refused(f"GptOssForCausalLM requires one of {', '.join(GPT_OSS_BACKENDS)}, "
-                       f"got prefill {pre}, decode {dec}", f"{HOOK}:515-543", fix)
+        raise _refused(f"GptOssForCausalLM with {got}", f"{HOOK}:515-543",
+                       "name triton, trtllm_mha, fa3, fa4 or aiter for both")
     if architecture in LLAMA4 and base not in LLAMA4_BACKENDS:
-        raise _refused(f"{', '.join(LLAMA4_BACKENDS)} is required for Llama4, got {base}",
-                       f"{HOOK}:615-630", fix)
+        raise _refused(f"Llama4 with the {base} backend", f"{HOOK}:615-630",
+                       "name fa3, triton, trtllm_mha or aiter")
     if architecture in GEMMA4 and not (pre in GEMMA4_BACKENDS and dec in GEMMA4_BACKENDS):
-        raise _refused(f"Gemma4 only supports {', '.join(GEMMA4_BACKENDS)}, got prefill "
-                       f"{pre}, decode {dec}", f"{HOOK}:636-660", fix)
+        raise _refused(f"Gemma4 with {got}", f"{HOOK}:636-660",
+                       "name trtllm_mha, triton, fa4 or aiter for both")
     if architecture in EXAONE and swa_pattern and base not in EXAONE_SWA_BACKENDS:
-        raise _refused(f"one of {', '.join(EXAONE_SWA_BACKENDS)} is required for "
-                       f"{architecture}, got {base}", f"{HOOK}:668-681", fix)
+        raise _refused(f"{architecture} (sliding window) with the {base} backend",
+                       f"{HOOK}:668-681", "name fa3, triton or trtllm_mha")
     if architecture == "Olmo2ForCausalLM" and base == "flashinfer":
-        raise _refused("FlashInfer can significantly degrade Olmo models",
-                       f"{HOOK}:682-692", fix)
+        raise _refused("Olmo2 with flashinfer (it degrades Olmo models)",
+                       f"{HOOK}:682-692", "name another attention backend")
     if architecture in LFM2 and base == "triton":
-        raise _refused(f"{architecture} does not support the triton attention backend",
-                       f"{HOOK}:716-722", fix)
+        raise _refused(f"{architecture} with triton (its first layer may not be attention)",
+                       f"{HOOK}:716-722", "name another attention backend")
 
 
 @dataclass(frozen=True)
@@ -119,38 +119,34 @@ class ResolvedAttention:
 def check_resolved(r: ResolvedAttention) -> None:
     """Stage 2 (module docstring), in SGLang's order; ConfigError in SGLang's words."""
     pre, dec = _phases(r.base, r.prefill, r.decode)
+    other = "name another attention backend"
     if "trtllm_mla" in (r.base, r.decode):
         if r.gpu not in BLACKWELL:
-            raise _refused("the TRTLLM MLA backend is only supported on Blackwell GPUs",
-                           "arg_groups/overrides.py:1208-1213",
-                           "name another attention backend")
+            raise _refused(f"trtllm_mla off Blackwell (on {r.gpu})",
+                           "arg_groups/overrides.py:1208-1213", other)
         if r.kv_cache_dtype not in MLA_KV_DTYPES:
-            raise _refused("the TensorRT-LLM MLA backend only supports kv-cache-dtype "
-                           f"fp8_e4m3, bf16 or auto, got {r.kv_cache_dtype}",
+            raise _refused(f"trtllm_mla with {r.kv_cache_dtype} KV (fp8_e4m3, bf16, auto only)",
                            "arg_groups/overrides.py:1214-1217",
-                           "use --kv-cache-dtype fp8_e4m3 or name another attention backend")
+                           f"use --kv-cache-dtype fp8_e4m3 or {other}")
     for phase, name, where in (("prefill", pre, "199-206"), ("decode", dec, "222-227")):
         if name == "trtllm_mha" and r.gpu not in TRTLLM_MHA_GPUS:
-            raise _refused(f"the TRTLLM MHA backend for {phase} needs Hopper, SM100 or SM120, "
-                           f"not {r.gpu}", f"arg_groups/attention_hook.py:{where}",
-                           "name another attention backend")
+            raise _refused(f"trtllm_mha for {phase} on {r.gpu} (Hopper, SM100, SM120 only)",
+                           f"arg_groups/attention_hook.py:{where}", other)
     if pre == "trtllm_mha" and r.gpu in FP8_E4M3_PREFILL_REFUSED and (
             r.kv_cache_dtype == "fp8_e4m3"):
-        raise _refused("TRTLLM FMHAv2 prefill on SM120 does not support fp8_e4m3 KV cache",
+        raise _refused("trtllm_mha (FMHAv2) prefill with fp8_e4m3 KV on SM120",
                        "arg_groups/attention_hook.py:207-221",
-                       "use another --kv-cache-dtype or name another attention backend")
+                       f"use another --kv-cache-dtype or {other}")
     topk_one = next((n for n in (pre, dec) if n in TOPK_ONE_BACKENDS), None)
     if r.topk > 1 and topk_one is not None:
-        raise _refused(f"{topk_one} (SGLang's pick here) only supports topk 1, got {r.topk}",
+        raise _refused(f"{topk_one} with topk {r.topk} (topk 1 only)",
                        "arg_groups/speculative_hook.py:1176-1180",
-                       "use --speculative-eagle-topk 1 or name another attention backend")
+                       f"use --speculative-eagle-topk 1 or {other}")
     if r.topk > 1 and r.page_size > 1 and r.base not in PAGE_TREE_BACKENDS:
-        raise _refused(f"topk {r.topk} with page size {r.page_size} is only supported on "
-                       f"{' / '.join(PAGE_TREE_BACKENDS)}, got {r.base} (SGLang's pick here)",
+        raise _refused(f"topk {r.topk} with page size {r.page_size} on {r.base} (only "
+                       f"{', '.join(PAGE_TREE_BACKENDS)})",
                        "arg_groups/speculative_hook.py:1267-1282",
-                       "use --speculative-eagle-topk 1, --page-size 1 or name another "
-                       "attention backend")
-
+                       f"use topk 1 or {other}")
 
 
 def resolved_page(page: int | None, base: str | None, prefill: str | None,
