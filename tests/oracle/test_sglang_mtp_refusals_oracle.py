@@ -182,7 +182,7 @@ def test_line_refusals_need_no_gpu(name: str, plant: bool,
     `test_sglang_picks_refused_like_sglang`), so graphfit refuses the line with the GPU
     given in GiB too (no generation known); planted away (`line_refusals` a no-op), it
     plans the line, which the test catches."""
-    gpu, shape, topk, extra, _ = EDGES[name]
+    _, shape, topk, extra, _ = EDGES[name]
     if plant:
         monkeypatch.setattr(dd, "line_refusals", lambda *a, **k: None)
     ours = _graphfit_default(_override_line(topk, extra), "80", MODELS[shape], None)

@@ -23,12 +23,18 @@ Two conditions recur: ALL_UNSET (`is_attention_backend_not_set`, model_override_
 176-182: none of the three attention flags on the line) and BASE_UNSET
 (`cfg.attention_backend is None`; a split flag may be set).
 
+SGLang's later checks of the set resolved here (the model hook's lists, trtllm_mha / trtllm_mla
+limits, the topk > 1 page-tree rule) are graphfit.planner.engines.sglang_backend_checks;
+DeepSeek-V4's own refusals are `model_refusals`; the refusals that hold whatever the GPU, for a
+line naming its draft backend itself, are `line_refusals`.
+
 Not restated (name None, said why; the plan keeps the per-step count): Kimi-K3 with
-`--dcp-size` > 1 (its DCP branch needs FlashInfer's signature, kimi_k3.py:54-120), Kimi-K3
-off SM100 (an MLA-shaped config outside graphfit's MLA list), Qwen4-Exp with a compressed QSA
+`--dcp-size` > 1 (its DCP branch needs FlashInfer's signature, kimi_k3.py:54-120; graphfit
+refuses `--dcp-size` > 1 as not modelled anyway), Qwen4-Exp with a compressed QSA
 indexer (the draft-extend steps build `QwenSparseAttnBackend`, draft_utils.py:123-124, 171-181:
 per step, which the bound already counts) and MiniCPM under SGLANG_MINICPM_FORCE_DENSE (it only
 renames `minicpm_*` flags the line gives, minicpm.py:28-43, so with none it changes nothing).
+Kimi-K3 off SM100 takes SGLang's MLA default (it is MLA by its architecture).
 Platforms graphfit does not plan (CPU AMX, Intel XPU, MPS, NPU) are left out of the tables.
 """
 
