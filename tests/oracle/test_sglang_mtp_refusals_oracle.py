@@ -24,6 +24,7 @@ from tests.oracle.paths import require
 require("sglang")  # skip locally / fail in CI when the sources were not fetched
 
 from graphfit.inputs import sglang_draft_default as dd  # noqa: E402
+from graphfit.planner.engines import sglang_arch_overrides as ao  # noqa: E402
 from graphfit.planner.engines import sglang_backend_checks as bc  # noqa: E402
 from tests.oracle import sglang_mtp_oracle as mo  # noqa: E402
 from tests.oracle.test_sglang_mtp_oracle import (  # noqa: E402
@@ -48,6 +49,7 @@ EDGES: dict[str, tuple[str, str, int, tuple[str, ...], str]] = {
     "trtllm_mha topk, Olmo2 default": ("B200", "olmo2", 2, (), "refused"),
     "page tree, override page 128": ("B200", "MiniMaxM3SparseForCausalLM", 2, (), "refused"),
     "page tree, aiter on ROCm": ("MI300X", "llama", 2, ("--page-size", "16"), "refused"),
+    "page tree, QSA page 64": ("MI300X", "qwen4_exp_qsa", 2, (), "refused"),
     "trtllm_mla KV dtype, override": ("B200", "KimiK3ForConditionalGeneration", 1,
                                       ("--kv-cache-dtype", "fp8_e5m2"), "refused"),
     "trtllm_mla KV dtype, DeepSeek": ("B200", "mla", 1, ("--kv-cache-dtype", "fp8_e5m2"),
@@ -133,6 +135,8 @@ PLANTED: tuple[tuple[str, str, Callable[[pytest.MonkeyPatch], None]], ...] = (
      lambda m: _no_rule(m, bc, "PAGE_TREE_BACKENDS", ANY)),
     ("page tree", "page tree, aiter on ROCm",
      lambda m: _no_rule(m, bc, "PAGE_TREE_BACKENDS", ANY)),
+    ("override page sizes", "page tree, QSA page 64",
+     lambda m: _no_rule(m, ao, "override_page", lambda inp, base: inp.default.page_size)),
     ("MLA KV dtypes", "trtllm_mla KV dtype, override",
      lambda m: _no_rule(m, bc, "MLA_KV_DTYPES", frozenset(
          {*bc.MLA_KV_DTYPES, "fp8_e5m2"}))),
@@ -207,3 +211,14 @@ def test_generated_lines_never_planned_where_sglang_refuses(
     argv = _override_line(topk, tuple(x for extra in extras for x in extra))
     verdict = default_verdict(argv, gpu, MODELS[shape], None)
     assert not verdict.startswith(("differ", "skip")), (gpu, shape, argv, verdict)
+
+
+@pytest.mark.parametrize("gpu", ["A100", "H100", "B200", "RTX5090", "MI300X"])
+def test_qwen4_exp_qsa_counts_per_step_like_sglang(gpu: str) -> None:
+    """A compressed-QSA Qwen4-Exp: SGLang's factory builds its QwenSparseAttnBackend for the
+    draft-extend steps (given the model's QSA profile as the worker does) and captures one
+    graph per step; graphfit names no backend and counts per step, the same count."""
+    argv = _override_line(1, ())
+    sglang = mo.default_case(argv, gpu, MODELS["qwen4_exp_qsa"], None)
+    assert not isinstance(sglang, str) and sglang[:2] == (3, "qsa"), sglang
+    assert _graphfit_default(argv, gpu, MODELS["qwen4_exp_qsa"], None) == (3, None)

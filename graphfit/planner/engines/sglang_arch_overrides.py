@@ -156,6 +156,9 @@ SPECIAL_WHERE: tuple[tuple[frozenset[str], str], ...] = (
 SPECIAL = frozenset().union(*(archs for archs, _ in SPECIAL_WHERE))
 RESTATED = frozenset().union(*(r.architectures for r in RULES)) | SPECIAL
 LARGE_HOPPER_MIB = 60 * 1024  # qwen3_vl.py:25
+QSA_WHY = ("Qwen4-Exp's compressed QSA draft builds QwenSparseAttnBackend (draft_utils.py:"
+           "123-124, 171-181), which captures one graph per step (qwen_sparse_attn_backend.py:"
+           "218, base_attn_backend.py:153-160): counted per step, SGLang's own count")
 
 
 @dataclass(frozen=True)
@@ -229,10 +232,6 @@ def _special(inp: OverrideInputs) -> dict[str, str]:
         return {}  # these write only with no --attention-backend (qwen3_5.py:26,
         # qwen4_exp.py:57, qwen3_vl.py:129, granitemoehybrid.py:18)
     if arch in QWEN3_5 or arch in QWEN4_EXP:  # qwen3_5.py:26-48, qwen4_exp.py:57-71
-        if arch in QWEN4_EXP and inp.qsa:
-            raise _NotRestated("Qwen4-Exp's compressed QSA draft builds QwenSparseAttnBackend "
-                               "(draft_utils.py:123-124, 171-181), which captures one graph "
-                               "per step (qwen_sparse_attn_backend.py:218): counted per step")
         if gpu != "sm100":
             return {}
         generic = generic_default(replace(d, deterministic=False, kv_cache_dtype=None))
@@ -351,6 +350,8 @@ def override_page(inp: OverrideInputs, base: str | None) -> int | None:
     arch, gpu = inp.default.architecture, inp.default.gpu
     if forced_base(arch) is not None:
         return 256
+    if arch in QWEN4_EXP and inp.qsa:
+        return 64  # compressed QSA's page size over any line (qwen4_exp.py:89-96)
     if inp.default.page_size is None and arch in MINIMAX_M3 and (
             (gpu == "sm100" and base in ("fa4", "trtllm_mha"))
             or (gpu == "hopper" and base == "fa3")):
@@ -383,6 +384,9 @@ def draft_extend_default(inp: OverrideInputs) -> DefaultBackend:
             "flashinfer"):  # moss_vl.py:23-30: the prefill backend must be flashinfer
         raise _refuse(d.architecture, "moss_vl.py:23-30",
                       "MossVLForConditionalGeneration requires flashinfer prefill attention")
+    qsa = d.architecture in QWEN4_EXP and inp.qsa
+    if qsa:  # the override's page size 64 reaches SGLang's default (qwen4_exp.py:89-96)
+        d = replace(d, page_size=64)
     origin = f"{d.architecture}'s override on {d.gpu} (model_overrides/{where})"
     base = written.get(BASE) or inp.base_flag
     prefill = written.get(PREFILL) or inp.prefill_flag
@@ -406,6 +410,8 @@ def draft_extend_default(inp: OverrideInputs) -> DefaultBackend:
         d.gpu, base, prefill, decode, d.topk or 1,
         resolved_page(override_page(inp, base), base, prefill, decode),
         d.kv_cache_dtype))
+    if qsa:
+        return DefaultBackend(None, QSA_WHY)
     phase = decode if inp.mode == "decode" else prefill
     draft = written.get(DRAFT) or inp.draft_flag or phase or base
     if not written:
