@@ -21,6 +21,8 @@ from graphfit.inputs.gpus import GPU_CAPABILITY_MAJOR, GPU_MEMORY_GB, gpu_name
 from graphfit.inputs.model_config import config_path, load_config
 from graphfit.inputs.settings import Resolved
 from graphfit.planner.engines.sglang_arch_overrides import (
+    QSA_WHY,
+    QWEN4_EXP,
     RESTATED,
     OverrideInputs,
     draft_extend_default,
@@ -281,6 +283,8 @@ def settle(line: Mapping[str, Any], resolved: Resolved, gpu_given: object,
     if FIELD in values and _multi_layer(values) and line.get("speculative_algorithm"):
         if draft_extend_backend(line):
             _line_refusals(line, gpu_given, hint)
+        if _qsa_model(line):
+            return _qsa(resolved)
         return _forced(line, resolved)
     if (FIELD in values or not _multi_layer(values)
             or not line.get("speculative_algorithm") or draft_extend_backend(line)):
@@ -326,6 +330,30 @@ def _line_refusals(line: Mapping[str, Any], gpu_given: object, hint: str) -> Non
     if base is None:
         found = default_attention_backend(inputs)
     _check_generic(line, inputs, DefaultBackend(base, "the line") if base else found)
+
+
+def _qsa_model(line: Mapping[str, Any]) -> bool:
+    """A Qwen4-Exp whose local config.json has a compressed QSA indexer (`parse_qsa_profile`,
+    layers/attention/qsa/config.py:78-88)."""
+    model = line.get("model_path")
+    path = config_path(str(model)) if isinstance(model, str) else None
+    if path is None:
+        return False
+    data = load_config(path)
+    return (model_inputs(data)[0]["architecture"] in QWEN4_EXP
+            and _text(data).get("indexer_n_heads") is not None)
+
+
+def _qsa(resolved: Resolved) -> Resolved:
+    """Its draft-extend steps run SGLang's own QSA backend whatever the line names
+    (draft_utils.py:122-124): the named backend is dropped, the count is per step (QSA_WHY)."""
+    values = {k: v for k, v in resolved.values.items() if k != FIELD}
+    origins = {k: v for k, v in resolved.origins.items() if k != FIELD}
+    return replace(resolved, values=MappingProxyType(values),
+                   origins=MappingProxyType(origins),
+                   notes=(*resolved.notes, f"multi-layer EAGLE draft-extend graphs counted "
+                                           f"per step: {QSA_WHY}; the line's backend is not "
+                                           f"used for them"))
 
 
 def _forced(line: Mapping[str, Any], resolved: Resolved) -> Resolved:

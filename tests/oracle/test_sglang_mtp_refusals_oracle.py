@@ -213,12 +213,26 @@ def test_generated_lines_never_planned_where_sglang_refuses(
     assert not verdict.startswith(("differ", "skip")), (gpu, shape, argv, verdict)
 
 
+QSA_LINES = ((), ("--attention-backend", "fa3"), ("--prefill-attention-backend", "triton"))
+
+
+@pytest.mark.parametrize("extra", QSA_LINES)
 @pytest.mark.parametrize("gpu", ["A100", "H100", "B200", "RTX5090", "MI300X"])
-def test_qwen4_exp_qsa_counts_per_step_like_sglang(gpu: str) -> None:
+def test_qwen4_exp_qsa_counts_per_step_like_sglang(gpu: str, extra: tuple[str, ...]) -> None:
     """A compressed-QSA Qwen4-Exp: SGLang's factory builds its QwenSparseAttnBackend for the
-    draft-extend steps (given the model's QSA profile as the worker does) and captures one
-    graph per step; graphfit names no backend and counts per step, the same count."""
-    argv = _override_line(1, ())
+    draft-extend steps whatever the line names (given the model's QSA profile as the worker
+    does) and captures one graph per step; graphfit names no backend and counts per step, the
+    same count (a line's fa3 used to give one graph: fewer than SGLang captures)."""
+    argv = _override_line(1, extra)
     sglang = mo.default_case(argv, gpu, MODELS["qwen4_exp_qsa"], None)
     assert not isinstance(sglang, str) and sglang[:2] == (3, "qsa"), sglang
     assert _graphfit_default(argv, gpu, MODELS["qwen4_exp_qsa"], None) == (3, None)
+
+
+def test_qwen4_exp_qsa_planted_error_is_caught(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Planted: the line's backend kept on a QSA model (`_qsa_model` always False): a line's
+    fa3 counts one graph where SGLang captures one per step."""
+    monkeypatch.setattr(dd, "_qsa_model", lambda line: False)
+    argv = _override_line(1, ("--attention-backend", "fa3"))
+    verdict = default_verdict(argv, "H100", MODELS["qwen4_exp_qsa"], None)
+    assert verdict.startswith("differ"), verdict
