@@ -21,10 +21,13 @@ from graphfit.inputs.gpus import GPU_CAPABILITY_MAJOR, GPU_MEMORY_GB, gpu_name
 from graphfit.inputs.model_config import config_path, load_config
 from graphfit.inputs.settings import Resolved
 from graphfit.planner.engines.sglang_arch_overrides import (
+    QSA_WHY,
+    QWEN4_EXP,
     RESTATED,
     OverrideInputs,
     draft_extend_default,
     forced_base,
+    line_refusals,
 )
 from graphfit.planner.engines.sglang_attn_default import (
     DSA_ARCHITECTURES,
@@ -34,6 +37,11 @@ from graphfit.planner.engines.sglang_attn_default import (
     AttentionDefaultInputs,
     DefaultBackend,
     default_attention_backend,
+)
+from graphfit.planner.engines.sglang_backend_checks import (
+    ResolvedAttention,
+    check_resolved,
+    resolved_page,
 )
 from graphfit.planner.engines.sglang_mtp_graphs import FLASH_ATTENTION, draft_extend_backend
 
@@ -121,6 +129,7 @@ def default_draft_backend(line: Mapping[str, Any], gpu_given: object,
         found = draft_extend_default(override_inputs(line, gpu_given, inputs, found))
     elif inputs is not None:
         found = default_attention_backend(inputs)
+        _check_generic(line, inputs, found)
     if found.name is None:
         return None, found.why
     if found.name in FLASH_ATTENTION and hybrid:
@@ -129,6 +138,23 @@ def default_draft_backend(line: Mapping[str, Any], gpu_given: object,
                       f"553-560), not modelled")
     return found.name, (f"SGLang's default attention backend on {gpu_name(gpu_given)}: "
                         f"{found.why}; assumes CUDA >= 12.8 and flashinfer installed")
+
+
+def _check_generic(line: Mapping[str, Any], inputs: AttentionDefaultInputs,
+                   found: DefaultBackend) -> None:
+    """SGLang's checks of the backend set it resolved for an architecture without a model
+    override of its own (graphfit.planner.engines.sglang_backend_checks; the DeepSeek DSA
+    page size is 64 x its index pool on CUDA, deepseek_v2.py:159-175)."""
+    if found.name is None:
+        return
+    prefill = _flag(line, "prefill_attention_backend")
+    decode = _flag(line, "decode_attention_backend")
+    page = inputs.page_size
+    if found.name == "dsa" and inputs.gpu != "rocm":
+        page = 64
+    check_resolved(ResolvedAttention(
+        inputs.gpu, found.name, prefill, decode, inputs.topk or 1,
+        resolved_page(page, found.name, prefill, decode), inputs.kv_cache_dtype))
 
 
 def override_inputs(line: Mapping[str, Any], gpu_given: object,
@@ -161,7 +187,9 @@ def override_inputs(line: Mapping[str, Any], gpu_given: object,
         # parse_qsa_profile (layers/attention/qsa/config.py:78-88)
         qsa=text.get("indexer_n_heads") is not None,
         dcp_size=dcp or 1,
-        mla_unknown=found.name is None and "MLA" in found.why)
+        mla_unknown=found.name is None and "MLA" in found.why,
+        base_flag=_flag(line, "attention_backend"),
+        draft_flag=_flag(line, "speculative_draft_attention_backend"))
 
 
 # MiniCPMHybridConfig's names of its full-attention mixer (configs/minicpm.py:6-15)
@@ -231,7 +259,10 @@ def _default_inputs(line: Mapping[str, Any], gpu_given: object, hint: str
         kv_cache_dtype=str(kv_dtype) if kv_dtype else None,
         # `--rl-on-policy-target` turns deterministic inference on (attention_hook.py:586-593)
         deterministic=(line.get("enable_deterministic_inference") is True
-                       or line.get("rl_on_policy_target") is not None), **fields)
+                       or line.get("rl_on_policy_target") is not None),
+        all_unset=not any(line.get(k) for k in (
+            "attention_backend", "prefill_attention_backend", "decode_attention_backend")),
+        **fields)
     if not fields["mla"] and _text(data).get("kv_lora_rank") is not None:
         # SGLang makes more architectures MLA on config conditions (configs/model_config.py:
         # 1435-1515) than graphfit lists: an MLA-shaped config outside the list stays unknown
@@ -250,6 +281,10 @@ def settle(line: Mapping[str, Any], resolved: Resolved, gpu_given: object,
     backend (module docstring); a note says why when it is not restated."""
     values = resolved.values
     if FIELD in values and _multi_layer(values) and line.get("speculative_algorithm"):
+        if draft_extend_backend(line):
+            _line_refusals(line, gpu_given, hint)
+        if _qsa_model(line):
+            return _qsa(resolved)
         return _forced(line, resolved)
     if (FIELD in values or not _multi_layer(values)
             or not line.get("speculative_algorithm") or draft_extend_backend(line)):
@@ -262,6 +297,63 @@ def settle(line: Mapping[str, Any], resolved: Resolved, gpu_given: object,
                    origins=MappingProxyType({**resolved.origins, FIELD: said}),
                    notes=(*resolved.notes, f"multi-layer EAGLE draft backend {name}: {said}; "
                                            f"give {hint} to be sure"))
+
+
+def _line_refusals(line: Mapping[str, Any], gpu_given: object, hint: str) -> None:
+    """A multi-layer EAGLE line naming its draft-extend backend, on a model with a local
+    config.json: the refusals of the model's override and SGLang's model hook that do not
+    depend on the GPU (graphfit.planner.engines.sglang_arch_overrides.line_refusals); with
+    a named GPU too, SGLang's checks of the whole backend set it resolves around the line's
+    flags (the override's or the default's base: sglang_backend_checks)."""
+    model = line.get("model_path")
+    path = config_path(str(model)) if isinstance(model, str) else None
+    if path is None:
+        return
+    fields = model_inputs(load_config(path))[0]
+    base = _flag(line, "attention_backend")
+    prefill = _flag(line, "prefill_attention_backend")
+    decode = _flag(line, "decode_attention_backend")
+    algorithm = line.get("speculative_algorithm")
+    line_refusals(str(fields["architecture"]), base, prefill, decode,
+                  swa_pattern=bool(fields["sliding_window_pattern"]),
+                  algorithm=str(algorithm) if algorithm else None,
+                  topk=_line_int(line, "speculative_eagle_topk"),
+                  kv_cache_dtype=_flag(line, "kv_cache_dtype"))
+    found, _, inputs = _default_inputs(line, gpu_given, hint)
+    if inputs is None:
+        return
+    if inputs.architecture in RESTATED:
+        draft_extend_default(override_inputs(line, gpu_given, inputs, found))
+        return
+    if prefill is not None and prefill == decode:
+        base = prefill  # overrides.py:1128-1131
+    if base is None:
+        found = default_attention_backend(inputs)
+    _check_generic(line, inputs, DefaultBackend(base, "the line") if base else found)
+
+
+def _qsa_model(line: Mapping[str, Any]) -> bool:
+    """A Qwen4-Exp whose local config.json has a compressed QSA indexer (`parse_qsa_profile`,
+    layers/attention/qsa/config.py:78-88)."""
+    model = line.get("model_path")
+    path = config_path(str(model)) if isinstance(model, str) else None
+    if path is None:
+        return False
+    data = load_config(path)
+    return (model_inputs(data)[0]["architecture"] in QWEN4_EXP
+            and _text(data).get("indexer_n_heads") is not None)
+
+
+def _qsa(resolved: Resolved) -> Resolved:
+    """Its draft-extend steps run SGLang's own QSA backend whatever the line names
+    (draft_utils.py:122-124): the named backend is dropped, the count is per step (QSA_WHY)."""
+    values = {k: v for k, v in resolved.values.items() if k != FIELD}
+    origins = {k: v for k, v in resolved.origins.items() if k != FIELD}
+    return replace(resolved, values=MappingProxyType(values),
+                   origins=MappingProxyType(origins),
+                   notes=(*resolved.notes, f"multi-layer EAGLE draft-extend graphs counted "
+                                           f"per step: {QSA_WHY}; the line's backend is not "
+                                           f"used for them"))
 
 
 def _forced(line: Mapping[str, Any], resolved: Resolved) -> Resolved:

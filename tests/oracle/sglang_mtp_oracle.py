@@ -67,8 +67,15 @@ def _bare_base() -> Any:
     return object.__new__(stub)
 
 
-def _draft_extend_backend(steps: int, topk: int) -> tuple[str, Any]:
-    """(the stamped backend name, the backend) SGLang's factory builds for one step."""
+def _bare_qsa() -> Any:
+    from sglang.srt.layers.attention.qwen_sparse_attn_backend import QwenSparseAttnBackend
+
+    return object.__new__(QwenSparseAttnBackend)
+
+
+def _draft_extend_backend(steps: int, topk: int, qsa_profile: Any = None) -> tuple[str, Any]:
+    """(the stamped backend name, the backend) SGLang's factory builds for one step, with the
+    model's QSA profile as the worker passes it (multi_layer_eagle_worker_v2.py:392-400)."""
     import sglang.srt.speculative.draft_utils as du
     from sglang.srt.model_executor.model_runner import resolve_draft_attention_backend
 
@@ -76,7 +83,11 @@ def _draft_extend_backend(steps: int, topk: int) -> tuple[str, Any]:
         draft_attention_backend=resolve_draft_attention_backend(
             draft_attention_backend=None, is_draft_worker=True),
         model_config=types.SimpleNamespace(hf_config=object(), hf_text_config=object()))
-    factory = du.DraftBackendFactory(runner, topk, steps)
+    factory = du.DraftBackendFactory(runner, topk, steps, qsa_profile=qsa_profile)
+    # QwenSparseAttnBackend's constructor needs a GPU runner: a bare instance, stamped by
+    # SGLang's own `_stamp_qsa` (draft_utils.py:165-181)
+    factory._create_qwen_qsa_draft_extend_backend = (  # type: ignore[method-assign]
+        lambda: (factory._stamp_qsa(b := _bare_qsa()), b)[1])
     for name in dir(du.DraftBackendFactory):
         if (name.startswith("_create_") and name.endswith("_prefill_backend")
                 and name not in _FA_BUILDERS):
@@ -97,11 +108,14 @@ def mtp_graphs(r: so.Resolved, env: str | None) -> tuple[int, str]:
     """(graphs per capture size, the draft-extend backend name) SGLang decides for `r`."""
     with so.published(r), _environment(env):
         import sglang.srt.speculative.multi_layer_eagle_worker_v2 as worker
+        from sglang.srt.layers.attention.qsa.config import parse_qsa_profile
         from sglang.srt.runtime_context import get_spec
 
         steps = int(get_spec().speculative_num_steps)
         topk = int(get_spec().speculative_eagle_topk or 1)
-        built = [_draft_extend_backend(steps, topk) for _ in range(steps)]
+        model_config = getattr(r.record, "_model_config", None)  # resolve's own ModelConfig
+        qsa = parse_qsa_profile(getattr(model_config, "hf_config", None))
+        built = [_draft_extend_backend(steps, topk, qsa) for _ in range(steps)]
         fake = types.SimpleNamespace(
             draft_runner_list=[types.SimpleNamespace(attn_backend=b) for _, b in built],
             device="cuda", gpu_id=0, _specialized_graph_memory_usage={},
@@ -251,9 +265,44 @@ OVERRIDE_SHAPES: tuple[tuple[str, str, dict[str, Any]], ...] = (
     ("minicpm_dense", "MiniCPMSALAForCausalLM", {"model_type": "minicpm_sala"}),
     ("MiMoV2ForCausalLM", "MiMoV2ForCausalLM",
      {"hybrid_layer_pattern": [0, 1] * 16, "sliding_window": 512}),
+    # a compressed QSA indexer (layers/attention/qsa/config.py:9-15, 47-75: block topk 512)
+    ("qwen4_exp_qsa", "Qwen4ExpForConditionalGeneration",
+     {"indexer_n_heads": 8, "indexer_kv_heads": 1, "indexer_head_dim": 128,
+      "indexer_budget": 2048, "indexer_compress_ratio": 4}),
+    # SGLang's own InklingModelConfig (configs/inkling.py:17-) over the Llama shape
+    ("InklingForConditionalGeneration", "InklingForConditionalGeneration",
+     {"model_type": "inkling_model"}),
 )
 # MLA-shaped (DeepSeek-V3 config.json) under another architecture name
 MLA_OVERRIDE_SHAPES = ("KimiK3ForConditionalGeneration",)
+
+
+def write_deepseek_v4_dir(directory: Any) -> str:
+    """A DeepSeek-V4 config.json: the literal defaults of SGLang's own `DeepSeekV4Config`
+    dataclass (configs/deepseek_v4.py:47-, read off its source: importing sglang.srt.configs
+    pulls multimodal packages the CPU oracle lacks) with 4 layers and the sliding window
+    its loader reads."""
+    import ast
+    import json
+    from pathlib import Path
+
+    from tests.oracle.paths import source_root
+
+    tree = ast.parse((source_root("sglang") / "sglang/srt/configs/deepseek_v4.py").read_text())
+    cls = next(n for n in ast.walk(tree)
+               if isinstance(n, ast.ClassDef) and n.name == "DeepSeekV4Config")
+    data: dict[str, Any] = {}
+    for node in cls.body:
+        if isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name) and (
+                isinstance(node.value, ast.Constant)):
+            data[node.target.id] = node.value.value
+    data.update(architectures=["DeepseekV4ForCausalLM"], model_type="deepseek_v4",
+                num_hidden_layers=4, compress_ratios=[0, 4, 128, 4, 0],
+                torch_dtype="bfloat16", sliding_window=128)
+    path = Path(directory)
+    path.mkdir(parents=True, exist_ok=True)
+    (path / "config.json").write_text(json.dumps(data))
+    return str(path)
 
 
 def override_model_dirs(root: Any) -> dict[str, str]:
@@ -275,4 +324,7 @@ def override_model_dirs(root: Any) -> dict[str, str]:
         data = json.loads((path / "config.json").read_text())
         (path / "config.json").write_text(json.dumps({**data, "architectures": [arch]}))
         out[arch] = str(path)
+    from pathlib import Path
+
+    out["DeepseekV4ForCausalLM"] = write_deepseek_v4_dir(Path(root) / "DeepseekV4ForCausalLM")
     return out

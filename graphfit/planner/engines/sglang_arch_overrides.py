@@ -23,12 +23,18 @@ Two conditions recur: ALL_UNSET (`is_attention_backend_not_set`, model_override_
 176-182: none of the three attention flags on the line) and BASE_UNSET
 (`cfg.attention_backend is None`; a split flag may be set).
 
+SGLang's later checks of the set resolved here (the model hook's lists, trtllm_mha / trtllm_mla
+limits, the topk > 1 page-tree rule) are graphfit.planner.engines.sglang_backend_checks;
+DeepSeek-V4's own refusals are `model_refusals`; the refusals that hold whatever the GPU, for a
+line naming its draft backend itself, are `line_refusals`.
+
 Not restated (name None, said why; the plan keeps the per-step count): Kimi-K3 with
-`--dcp-size` > 1 (its DCP branch needs FlashInfer's signature, kimi_k3.py:54-120), Kimi-K3
-off SM100 (an MLA-shaped config outside graphfit's MLA list), Qwen4-Exp with a compressed QSA
+`--dcp-size` > 1 (its DCP branch needs FlashInfer's signature, kimi_k3.py:54-120; graphfit
+refuses `--dcp-size` > 1 as not modelled anyway), Qwen4-Exp with a compressed QSA
 indexer (the draft-extend steps build `QwenSparseAttnBackend`, draft_utils.py:123-124, 171-181:
 per step, which the bound already counts) and MiniCPM under SGLANG_MINICPM_FORCE_DENSE (it only
 renames `minicpm_*` flags the line gives, minicpm.py:28-43, so with none it changes nothing).
+Kimi-K3 off SM100 takes SGLang's MLA default (it is MLA by its architecture).
 Platforms graphfit does not plan (CPU AMX, Intel XPU, MPS, NPU) are left out of the tables.
 """
 
@@ -44,6 +50,12 @@ from graphfit.planner.engines.sglang_attn_default import (
     DefaultBackend,
     checked,
     generic_default,
+)
+from graphfit.planner.engines.sglang_backend_checks import (
+    ResolvedAttention,
+    check_model_hook,
+    check_resolved,
+    resolved_page,
 )
 
 BASE = "attention_backend"
@@ -133,6 +145,7 @@ GRANITE_HYBRID = frozenset({"GraniteMoeHybridForCausalLM"})
 MOSS_VL = frozenset({"MossVLForConditionalGeneration"})
 KIMI_K3 = frozenset({"KimiK3ForConditionalGeneration"})
 IQUEST = frozenset({"IQuestQ1ForCausalLM", "IQuestQ1MTP"})
+DEEPSEEK_V4 = frozenset({"DeepseekV4ForCausalLM"})
 # each special branch's override, file:lines under arg_groups/model_overrides/
 SPECIAL_WHERE: tuple[tuple[frozenset[str], str], ...] = (
     (NEMOTRON_H, "nemotron_h.py:123-148"), (QWEN3_5, "qwen3_5.py:26-48"),
@@ -143,6 +156,9 @@ SPECIAL_WHERE: tuple[tuple[frozenset[str], str], ...] = (
 SPECIAL = frozenset().union(*(archs for archs, _ in SPECIAL_WHERE))
 RESTATED = frozenset().union(*(r.architectures for r in RULES)) | SPECIAL
 LARGE_HOPPER_MIB = 60 * 1024  # qwen3_vl.py:25
+QSA_WHY = ("Qwen4-Exp's compressed QSA draft builds QwenSparseAttnBackend (draft_utils.py:"
+           "123-124, 171-181), which captures one graph per step (qwen_sparse_attn_backend.py:"
+           "218, base_attn_backend.py:153-160): counted per step, SGLang's own count")
 
 
 @dataclass(frozen=True)
@@ -165,6 +181,10 @@ class OverrideInputs:
     qsa: bool = False
     dcp_size: int = 1
     mla_unknown: bool = False  # an MLA-shaped config outside graphfit's MLA list
+    # the line's --attention-backend and --speculative-draft-attention-backend: set only
+    # where a line naming the draft backend itself is checked (`draft_extend_default`)
+    base_flag: str | None = None
+    draft_flag: str | None = None
 
     def __post_init__(self) -> None:
         if self.mode not in MODES:
@@ -175,7 +195,8 @@ class OverrideInputs:
 
     @property
     def all_unset(self) -> bool:
-        return self.prefill_flag is None and self.decode_flag is None
+        return self.prefill_flag is None and self.decode_flag is None and (
+            self.base_flag is None)
 
 
 class _NotRestated(Exception):
@@ -200,17 +221,17 @@ def _special(inp: OverrideInputs) -> dict[str, str]:
             return {}
         if gpu == "sm100" and d.topk in (None, 1):
             out = {BASE: "trtllm_mha"}
-            if algo in ("EAGLE", "NEXTN", "DSPARK"):
+            if algo in ("EAGLE", "NEXTN", "DSPARK") and inp.draft_flag is None:
                 out[DRAFT] = "trtllm_mha"
             return out
         out = {BASE: "triton"}
-        if algo in ("EAGLE", "NEXTN", "DFLASH", "DSPARK"):
+        if algo in ("EAGLE", "NEXTN", "DFLASH", "DSPARK") and inp.draft_flag is None:
             out[DRAFT] = "flashinfer"
         return out
+    if inp.base_flag is not None and arch in QWEN3_5 | QWEN4_EXP | QWEN3_VL | GRANITE_HYBRID:
+        return {}  # these write only with no --attention-backend (qwen3_5.py:26,
+        # qwen4_exp.py:57, qwen3_vl.py:129, granitemoehybrid.py:18)
     if arch in QWEN3_5 or arch in QWEN4_EXP:  # qwen3_5.py:26-48, qwen4_exp.py:57-71
-        if arch in QWEN4_EXP and inp.qsa:
-            raise _NotRestated("Qwen4-Exp's compressed QSA draft builds QwenSparseAttnBackend "
-                               "(draft_utils.py:123-124): counted per step")
         if gpu != "sm100":
             return {}
         generic = generic_default(replace(d, deterministic=False, kv_cache_dtype=None))
@@ -244,8 +265,7 @@ def _special(inp: OverrideInputs) -> dict[str, str]:
                                "restated")
         if gpu == "sm100" and inp.all_unset and algo != "DSPARK":
             return {PREFILL: "trtllm_mla", DECODE: "trtllm_mla"}
-        raise _NotRestated("Kimi-K3 off SM100 takes SGLang's MLA default, which graphfit "
-                           "does not restate for it")
+        return {}  # off SM100 SGLang's MLA default (Kimi-K3 is MLA: sglang_attn_default)
     return {}
 
 
@@ -258,11 +278,85 @@ def overrides_of(inp: OverrideInputs) -> tuple[dict[str, str], str]:
         if arch not in rule.architectures:
             continue
         room = (rule.when == ALWAYS or (rule.when == ALL_UNSET and inp.all_unset)
-                or (rule.when == BASE_UNSET))  # the base is unset wherever this is asked
+                or (rule.when == BASE_UNSET and inp.base_flag is None))
         name = rule.pick(inp.default.gpu) if room else None
         return ({rule.field: name} if name else {}), rule.where
     where = next((w for archs, w in SPECIAL_WHERE if arch in archs), "")
     return _special(inp), where
+
+
+# the models whose override (or default branch) writes a base backend whenever the line names
+# none, each pick on its model's assert list (RULES above; olmo2.py:24-30, exaone.py:24-29):
+# for the line-level checks below every such pick passes, and triton stands for it
+BASE_WRITERS = frozenset({"Gemma4ForConditionalGeneration", "Gemma4ForCausalLM",
+                          "Gemma4UnifiedForConditionalGeneration", "Llama4ForCausalLM",
+                          "Llama4ForConditionalGeneration", "Olmo2ForCausalLM",
+                          "Exaone4ForCausalLM", "ExaoneMoEForCausalLM", "ExaoneMoeForCausalLM"})
+
+
+def model_refusals(architecture: str, algorithm: str | None, topk: int | None,
+                   kv_cache_dtype: str | None) -> None:
+    """SGLang's refusals of a DeepSeek-V4 line whatever the backends
+    (`apply_deepseek_v4_defaults`, from model_hook.py:258-265): a KV cache dtype other than
+    fp8_e4m3 / bfloat16 (auto becomes fp8_e4m3: `_deepseek_v4_kv_cache_dtype`,
+    arg_groups/overrides.py:892-913); speculation other than EAGLE (as given on the line: the
+    hook runs before NEXTN becomes EAGLE) or DSPARK, and EAGLE with topk > 1
+    (arg_groups/deepseek_v4_hook.py:148-158)."""
+    if architecture not in DEEPSEEK_V4:
+        return
+    if kv_cache_dtype not in (None, "auto", "fp8_e4m3", "bfloat16"):
+        raise ConfigError(f"SGLang refuses --kv-cache-dtype {kv_cache_dtype} on {architecture}"
+                          f" (arg_groups/overrides.py:892-913); use fp8_e4m3 or bfloat16")
+    where = "arg_groups/deepseek_v4_hook.py:148-158"
+    if algorithm is not None and algorithm not in ("EAGLE", "DSPARK"):
+        raise ConfigError(f"SGLang refuses {algorithm} on {architecture}: only EAGLE and "
+                          f"DSPARK ({where}); use --speculative-algorithm EAGLE")
+    if algorithm == "EAGLE" and (topk or 1) > 1:
+        raise ConfigError(f"SGLang refuses EAGLE topk {topk} on {architecture}: topk 1 only "
+                          f"({where}); use --speculative-eagle-topk 1")
+
+
+def line_refusals(architecture: str, base: str | None, prefill: str | None,
+                  decode: str | None, *, swa_pattern: bool = False,
+                  algorithm: str | None = None, topk: int | None = None,
+                  kv_cache_dtype: str | None = None) -> None:
+    """SGLang's refusals, independent of the GPU, of a multi-layer EAGLE line that names its
+    draft-extend backend itself (`draft_extend_default` covers the lines that do not):
+    IQuest-Q1 refuses multi-layer EAGLE whatever the backends (iquest_q1.py:15-53); Moss-VL's
+    prefill backend must be flashinfer (moss_vl.py:18-30); the model hook's backend lists
+    (graphfit.planner.engines.sglang_backend_checks.check_model_hook) on the line's flags;
+    `model_refusals`."""
+    model_refusals(architecture, algorithm, topk, kv_cache_dtype)
+    if architecture in IQUEST:
+        raise _refuse(architecture, "iquest_q1.py:15-53",
+                      "IQuest Q1 MTP drafting does not support multi-layer EAGLE")
+    if not (base or prefill or decode):
+        return  # every override's own pick passes its model's checks (RULES, `_special`)
+    if architecture in MOSS_VL and (prefill or base) != "flashinfer":
+        raise _refuse(architecture, "moss_vl.py:18-30",
+                      "MossVLForConditionalGeneration requires flashinfer prefill attention")
+    if base is None and architecture in BASE_WRITERS:
+        base = "triton"
+    check_model_hook(architecture, base, prefill, decode, swa_pattern=swa_pattern)
+
+
+def override_page(inp: OverrideInputs, base: str | None) -> int | None:
+    """The page size after the model override (the line's, or the override's), where it can
+    matter to SGLang's topk > 1 page-tree check (graphfit.planner.engines.
+    sglang_backend_checks): DeepSeek-V4 256 over any line (deepseek_v4.py:51-61, GPU);
+    MiniMax-M3 128 for fa4 / trtllm_mha on SM100 and fa3 on Hopper when the line gives none
+    (minimax_m3.py:160-168, 180-187). The others write a page size only with trtllm_mha
+    (refused at topk > 1 anyway) or not at all."""
+    arch, gpu = inp.default.architecture, inp.default.gpu
+    if forced_base(arch) is not None:
+        return 256
+    if arch in QWEN4_EXP and inp.qsa:
+        return 64  # compressed QSA's page size over any line (qwen4_exp.py:89-96)
+    if inp.default.page_size is None and arch in MINIMAX_M3 and (
+            (gpu == "sm100" and base in ("fa4", "trtllm_mha"))
+            or (gpu == "hopper" and base == "fa3")):
+        return 128
+    return inp.default.page_size
 
 
 def forced_base(architecture: str, gpu: str = OTHER) -> tuple[str, str] | None:
@@ -281,6 +375,7 @@ def draft_extend_default(inp: OverrideInputs) -> DefaultBackend:
     name None with the reason where graphfit does not restate it; ConfigError where SGLang
     refuses the line."""
     d = inp.default
+    model_refusals(d.architecture, d.speculative_algorithm, d.topk, d.kv_cache_dtype)
     try:
         written, where = overrides_of(inp)
     except _NotRestated as exc:
@@ -289,14 +384,18 @@ def draft_extend_default(inp: OverrideInputs) -> DefaultBackend:
             "flashinfer"):  # moss_vl.py:23-30: the prefill backend must be flashinfer
         raise _refuse(d.architecture, "moss_vl.py:23-30",
                       "MossVLForConditionalGeneration requires flashinfer prefill attention")
+    qsa = d.architecture in QWEN4_EXP and inp.qsa
+    if qsa:  # the override's page size 64 reaches SGLang's default (qwen4_exp.py:89-96)
+        d = replace(d, page_size=64)
     origin = f"{d.architecture}'s override on {d.gpu} (model_overrides/{where})"
-    base = written.get(BASE)
+    base = written.get(BASE) or inp.base_flag
+    prefill = written.get(PREFILL) or inp.prefill_flag
+    decode = written.get(DECODE) or inp.decode_flag
+    check_model_hook(d.architecture, base, prefill, decode)  # model_hook.py, before defaults
     if base is not None:  # a backend outside the deterministic list is refused
         base = checked(d, DefaultBackend(base, origin)).name
     elif d.deterministic:
         base = generic_default(d).name  # the deterministic pick (overrides.py:1092-1115)
-    prefill = written.get(PREFILL) or inp.prefill_flag
-    decode = written.get(DECODE) or inp.decode_flag
     if prefill is not None and prefill == decode:
         base = prefill  # overrides.py:1128-1131
     if base is None:
@@ -307,8 +406,14 @@ def draft_extend_default(inp: OverrideInputs) -> DefaultBackend:
         base = generic_default(d).name
     if base == "fa3" and d.kv_cache_dtype == "fp8_e5m2":
         base = "triton"  # overrides.py:1262-1270
+    check_resolved(ResolvedAttention(
+        d.gpu, base, prefill, decode, d.topk or 1,
+        resolved_page(override_page(inp, base), base, prefill, decode),
+        d.kv_cache_dtype))
+    if qsa:
+        return DefaultBackend(None, QSA_WHY)
     phase = decode if inp.mode == "decode" else prefill
-    draft = written.get(DRAFT) or phase or base
+    draft = written.get(DRAFT) or inp.draft_flag or phase or base
     if not written:
         return DefaultBackend(draft, f"{d.architecture}'s override leaves {d.gpu} to SGLang's "
                                      f"default (model_overrides/{where}): {draft}")

@@ -97,6 +97,8 @@ MLA_ARCHITECTURES = frozenset({
     "DotsVLMForCausalLM", "Dots3NoteForCausalLM", "Dots3NoteForCausalLMNextN",
     "MistralLarge3ForCausalLM", "MistralLarge3ForCausalLMEagle",
     "KimiK25ForConditionalGeneration", "Eagle3DeepseekV2ForCausalLM", "GigaChat35ForCausalLM",
+    # Kimi-K3 is MLA by its architecture alone (configs/model_config.py:1463-1475)
+    "KimiK3ForConditionalGeneration",
     "GigaChat35ForCausalLMNextN", "MiniCPM3ForCausalLM",
 })
 # architectures SGLang's DSA test names; a DSA checkpoint also carries `index_topk`
@@ -155,6 +157,7 @@ class AttentionDefaultInputs:
     page_size: int | None = None
     kv_cache_dtype: str | None = None
     deterministic: bool = False
+    all_unset: bool = True  # no --attention-backend / --prefill- / --decode- flag on the line
 
     def __post_init__(self) -> None:
         if self.gpu not in GPU_KINDS:
@@ -218,10 +221,12 @@ def default_attention_backend(inp: AttentionDefaultInputs) -> DefaultBackend:
             f"{inp.architecture}'s override on {inp.gpu} (model_overrides/"
             f"{'olmo2.py:24-30' if inp.architecture in OLMO2 else 'exaone.py:24-29'})")
         return _checked(inp, _fp8_e5m2(inp, name, why))
-    if inp.architecture in DEEPSEEK_FAMILY and inp.dsa:
+    # both DeepSeek branches need none of the three backend flags on the line
+    # (`is_attention_backend_not_set`, deepseek_v2.py:101, 176-180)
+    if inp.architecture in DEEPSEEK_FAMILY and inp.dsa and inp.all_unset:
         return _checked(inp, DefaultBackend(
             "dsa", "DeepSeek DSA checkpoint (model_overrides/deepseek_v2.py:98-102)"))
-    if inp.architecture in DEEPSEEK_FAMILY and inp.gpu == "sm100":
+    if inp.architecture in DEEPSEEK_FAMILY and inp.gpu == "sm100" and inp.all_unset:
         return _checked(inp, DefaultBackend(
             "trtllm_mla", "DeepSeek V3 family on SM100 (deepseek_v2.py:174-184)"))
     return generic_default(inp)

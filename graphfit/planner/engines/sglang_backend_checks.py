@@ -1,0 +1,165 @@
+"""SGLang 0.5.23's refusals of an attention-backend set it resolved itself (a model override or
+its generic default), for multi-layer EAGLE lines that name no backend for the draft.
+
+Why: graphfit.inputs.sglang_rules refuses what SGLang refuses about the backends a pasted line
+NAMES; a backend SGLang picks itself (graphfit.planner.engines.sglang_arch_overrides,
+sglang_attn_default) meets the same checks later in SGLang's argument pipeline
+(arg_groups/pipeline.py:225-306), and a line graphfit planned there was refused by SGLang
+(trtllm_mha from an override with topk 2, say). Two stages, in SGLang's order:
+
+1. `check_model_hook`: `handle_model_specific_adjustments` (arg_groups/model_hook.py:140-),
+   run right after the model overrides and BEFORE the generic default fills an unset base
+   (pipeline.py:225, 242), asserts a backend list per architecture on
+   `attention_backends_of(resolved_view(...))` (model_override_base.py:138-152), so an unset
+   phase (None) fails the membership tests too:
+   GPT-OSS (model_hook.py:515-543), Llama 4 (:615-630, the base), Gemma 4 (:636-660),
+   Exaone 4 with a sliding-window pattern (:668-681, the base), Olmo2 (:682-692: the base is
+   not flashinfer), LFM2 (:716-722: the base is not triton).
+2. `check_resolved`, once the backend is final:
+   * `_mla_kv_cache_dtype_checks` (arg_groups/overrides.py:1203-1219): trtllm_mla as the base
+     or decode backend needs Blackwell and a KV cache dtype of fp8_e4m3 / bf16 / auto;
+   * `_handle_attention_backend_compatibility` (arg_groups/attention_hook.py:198-227):
+     trtllm_mha as the prefill or decode backend needs Hopper / SM100 / SM120, and as the
+     prefill backend on SM120 no fp8_e4m3 KV cache (SGLANG_SKIP_SOFTMAX_PREFILL_THRESHOLD_
+     SCALE_FACTOR unset assumed);
+   * `_handle_eagle_family` (arg_groups/speculative_hook.py:1176-1180): trtllm_mha as the
+     prefill or decode backend needs topk 1;
+   * (:1267-1282) topk > 1 with a resolved page size > 1 needs a base backend of flashinfer,
+     fa3 or triton (the page size after the model overrides and `_page_size_default`,
+     overrides.py:1341-1363: 1 on CUDA and ROCm without SGLANG_AITER_KV_CACHE_LAYOUT), and
+     after `_mla_backend_page_constraints` (overrides.py:1144-1187): flashmla 64,
+     trtllm_mla / cutedsl_mla 32 or 64, trtllm_mha 16 to 128 (`resolved_page`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from graphfit.planner.core.errors import ConfigError, excerpt
+
+HOOK = "arg_groups/model_hook.py"
+GPT_OSS_BACKENDS = ("triton", "trtllm_mha", "fa3", "fa4", "ascend", "intel_amx", "intel_xpu",
+                    "aiter")  # model_hook.py:523-532
+GEMMA4_BACKENDS = ("trtllm_mha", "triton", "fa4", "ascend", "intel_xpu", "intel_amx",
+                   "aiter")  # model_hook.py:645-653
+LLAMA4_BACKENDS = ("fa3", "aiter", "triton", "ascend", "trtllm_mha", "intel_xpu")  # :622-629
+EXAONE_SWA_BACKENDS = ("fa3", "triton", "trtllm_mha")  # model_hook.py:677
+GEMMA4 = frozenset({"Gemma4ForConditionalGeneration", "Gemma4ForCausalLM",
+                    "Gemma4UnifiedForConditionalGeneration"})
+LLAMA4 = frozenset({"Llama4ForConditionalGeneration", "Llama4ForCausalLM"})
+EXAONE = frozenset({"Exaone4ForCausalLM", "ExaoneMoEForCausalLM", "ExaoneMoeForCausalLM"})
+LFM2 = frozenset({"Lfm2ForCausalLM", "Lfm2MoeForCausalLM"})
+PAGE_TREE_BACKENDS = ("flashinfer", "fa3", "triton")  # speculative_hook.py:1271
+MLA_KV_DTYPES = frozenset({None, "auto", "fp8_e4m3", "bf16"})  # overrides.py:1214
+BLACKWELL = frozenset({"sm100", "sm120"})
+TRTLLM_MHA_GPUS = frozenset({"hopper", "sm100", "sm120"})  # attention_hook.py:200-202, 222-224
+FP8_E4M3_PREFILL_REFUSED = frozenset({"sm120"})  # attention_hook.py:207-221 (FMHAv2)
+TOPK_ONE_BACKENDS = ("trtllm_mha",)  # speculative_hook.py:1176-1180
+
+
+def _refused(said: str, where: str, fix: str) -> ConfigError:
+    return ConfigError(f"SGLang refuses {said} ({where}); {fix}")
+
+
+def _phases(base: str | None, prefill: str | None, decode: str | None
+            ) -> tuple[str | None, str | None]:
+    """`attention_backends_of` (model_override_base.py:138-152)."""
+    return prefill or base, decode or base
+
+
+def check_model_hook(architecture: str, base: str | None, prefill: str | None,
+                     decode: str | None, *, swa_pattern: bool = False) -> None:
+    """Stage 1 (module docstring): the backends after the model override, before SGLang's
+    default fills an unset base; ConfigError in SGLang's words where its assert fails."""
+    pre, dec = _phases(base, prefill, decode)
+    got = f"prefill {pre}, decode {dec}"
+    if architecture == "GptOssForCausalLM" and not (pre in GPT_OSS_BACKENDS
+                                                    and dec in GPT_OSS_BACKENDS):
+        raise _refused(f"GptOssForCausalLM with {got}", f"{HOOK}:515-543",
+                       "name triton, trtllm_mha, fa3, fa4 or aiter for both")
+    if architecture in LLAMA4 and base not in LLAMA4_BACKENDS:
+        raise _refused(f"Llama4 with the {base} backend", f"{HOOK}:615-630",
+                       "name fa3, triton, trtllm_mha or aiter")
+    if architecture in GEMMA4 and not (pre in GEMMA4_BACKENDS and dec in GEMMA4_BACKENDS):
+        raise _refused(f"Gemma4 with {got}", f"{HOOK}:636-660",
+                       "name trtllm_mha, triton, fa4 or aiter for both")
+    if architecture in EXAONE and swa_pattern and base not in EXAONE_SWA_BACKENDS:
+        raise _refused(f"{architecture} (sliding window) with the {base} backend",
+                       f"{HOOK}:668-681", "name fa3, triton or trtllm_mha")
+    if architecture == "Olmo2ForCausalLM" and base == "flashinfer":
+        raise _refused("Olmo2 with flashinfer (it degrades Olmo models)",
+                       f"{HOOK}:682-692", "name another attention backend")
+    if architecture in LFM2 and base == "triton":
+        raise _refused(f"{architecture} with triton (its first layer may not be attention)",
+                       f"{HOOK}:716-722", "name another attention backend")
+
+
+@dataclass(frozen=True)
+class ResolvedAttention:
+    """The attention backends SGLang resolved for a line (base; the split fields, None where
+    they fall back to the base), on a GPU kind (graphfit.planner.engines.sglang_attn_default.
+    GPU_KINDS), with the line's speculative topk (1 when absent), the resolved page size and
+    the KV cache dtype (None: auto)."""
+
+    gpu: str
+    base: str | None
+    prefill: str | None
+    decode: str | None
+    topk: int = 1
+    page_size: int = 1
+    kv_cache_dtype: str | None = None
+
+    def __post_init__(self) -> None:
+        for name in ("topk", "page_size"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+                raise ConfigError(f"{name}: must be an int >= 1, got {excerpt(value)}")
+
+
+def check_resolved(r: ResolvedAttention) -> None:
+    """Stage 2 (module docstring), in SGLang's order; ConfigError in SGLang's words."""
+    pre, dec = _phases(r.base, r.prefill, r.decode)
+    other = "name another attention backend"
+    if "trtllm_mla" in (r.base, r.decode):
+        if r.gpu not in BLACKWELL:
+            raise _refused(f"trtllm_mla off Blackwell (on {r.gpu})",
+                           "arg_groups/overrides.py:1208-1213", other)
+        if r.kv_cache_dtype not in MLA_KV_DTYPES:
+            raise _refused(f"trtllm_mla with {r.kv_cache_dtype} KV (fp8_e4m3, bf16, auto only)",
+                           "arg_groups/overrides.py:1214-1217",
+                           f"use --kv-cache-dtype fp8_e4m3 or {other}")
+    for phase, name, where in (("prefill", pre, "199-206"), ("decode", dec, "222-227")):
+        if name == "trtllm_mha" and r.gpu not in TRTLLM_MHA_GPUS:
+            raise _refused(f"trtllm_mha for {phase} on {r.gpu} (Hopper, SM100, SM120 only)",
+                           f"arg_groups/attention_hook.py:{where}", other)
+    if pre == "trtllm_mha" and r.gpu in FP8_E4M3_PREFILL_REFUSED and (
+            r.kv_cache_dtype == "fp8_e4m3"):
+        raise _refused("trtllm_mha (FMHAv2) prefill with fp8_e4m3 KV on SM120",
+                       "arg_groups/attention_hook.py:207-221",
+                       f"use another --kv-cache-dtype or {other}")
+    topk_one = next((n for n in (pre, dec) if n in TOPK_ONE_BACKENDS), None)
+    if r.topk > 1 and topk_one is not None:
+        raise _refused(f"{topk_one} with topk {r.topk} (topk 1 only)",
+                       "arg_groups/speculative_hook.py:1176-1180",
+                       f"use --speculative-eagle-topk 1 or {other}")
+    if r.topk > 1 and r.page_size > 1 and r.base not in PAGE_TREE_BACKENDS:
+        raise _refused(f"topk {r.topk} with page size {r.page_size} on {r.base} (only "
+                       f"{', '.join(PAGE_TREE_BACKENDS)})",
+                       "arg_groups/speculative_hook.py:1267-1282",
+                       f"use topk 1 or {other}")
+
+
+def resolved_page(page: int | None, base: str | None, prefill: str | None,
+                  decode: str | None) -> int:
+    """The page size the speculative hook sees (module docstring), from the one after the
+    model override (None: unset): `_mla_backend_page_constraints` (overrides.py:1144-1187)
+    makes it 64 for flashmla, 32 or 64 for trtllm_mla / cutedsl_mla and 16 to 128 for
+    trtllm_mha, else `_page_size_default` (overrides.py:1341-1363) makes an unset one 1."""
+    names = {base, decode}
+    if "flashmla" in names:
+        page = 64
+    if names & {"trtllm_mla", "cutedsl_mla"} or prefill == "cutedsl_mla":
+        page = page if page in (32, 64) else 64
+    if "trtllm_mha" in names or prefill == "trtllm_mha":
+        page = page if page in (16, 32, 64, 128) else 64
+    return page or 1
