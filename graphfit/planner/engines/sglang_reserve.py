@@ -14,15 +14,19 @@ MLA models (graphfit's MLA architectures) reserve a flat 1.5 GiB for their prefi
 --language-only has its fraction lowered by its vision encoder's size
 (`adjust_mem_fraction_for_vlm`, memory_hook.py:283-289, 330-335, 417-462), read from the model
 directory's `vision_config` (SglangOptions.vision_layers / vision_hidden_size).
+Whether SGLang sizes KV after capture (SGLANG_ENABLE_POST_CAPTURE_KV_SIZING, on by default for
+Muse Spark; then 1.5 GiB + TP x PP / 8 GiB, a VLM a flat 8 GiB more, whatever its encoder):
+graphfit.planner.engines.sglang_post_capture, from SglangOptions.post_capture_kv_sizing.
 
 Not filled in (None) where SGLang's default is not positive (a PD decode server's activation
 reserve for running requests x draft tokens can exceed a small GPU; `graphfit plan` warns), and
 where graphfit cannot restate SGLang's value: GPU memory unknown (SGLang reads it from the
 device; graphfit's 0.95 fallback would be a guess) and a multimodal model whose vision
 encoder's size is not known (no model directory, or a vision_config that does not state it;
-`graphfit plan` says so). Chunking off (`chunked_prefill_size` <= 0) is refused by
-SglangOptions anyway. Without a model directory graphfit takes the model as text-only, as the
-line it shows says.
+`graphfit plan` says so) unless SGLang sizes KV after capture, and post-capture sizing under
+--enable-unified-memory (sglang_post_capture.UNIFIED_NOT_MODELLED). Chunking off
+(`chunked_prefill_size` <= 0) is refused by SglangOptions anyway. Without a model directory
+graphfit takes the model as text-only, as the line it shows says.
 MLA models: oracle-tested in tests/oracle/test_sglang_memory_oracle.py and
 tests/oracle/test_sglang_mla_reserve_oracle.py.
 """
