@@ -59,6 +59,8 @@ def generate(rng: random.Random) -> tuple[tuple[str, ...], float, str, str | Non
         argv += ["--tp", str(tp)]
     if rng.random() < 0.2:
         argv += ["--pp-size", "2"]
+    if rng.random() < 0.25:
+        argv.append(rng.choice(pc.DECLINING))
     return (tuple(argv), rng.choice(pc.GPUS), rng.choice(pc.MODELS), rng.choice(pc.VALUES))
 
 

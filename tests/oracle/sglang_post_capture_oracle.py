@@ -122,3 +122,5 @@ def disagreement(theirs: float, ours: float | str | None) -> str | None:
 VALUES = (None, "1", "true", "YES", "y", "0", "false", "No", "bogus", "", "on", "2")
 MODELS = ("llama", "muse", "vl")
 GPUS = (24, 48, 80, 141)
+DECLINING = ("--enable-kv-cache-sharding", "--enable-memory-saver",
+             "--prefill-only-disable-kv-cache")

@@ -40,7 +40,9 @@ GRID = [(a, g, n, v) for n in pc.MODELS for v in (None, "1", "0", "bogus") for a
     ((*S, *BREAKABLE), 80), (S, 80), ((*S, *BREAKABLE, "--chunked-prefill-size", "16384"), 141),
     ((*S, *BREAKABLE, "--tp", "4"), 48),
     # chunked prefill (8192 on 80 GB) above the largest prefill graph: declined (:1844-1854)
-    ((*S, *BREAKABLE, "--cuda-graph-max-bs-prefill", "2048"), 80))]
+    ((*S, *BREAKABLE, "--cuda-graph-max-bs-prefill", "2048"), 80),
+    ((*S, *BREAKABLE, "--enable-memory-saver"), 80),
+    ((*S, *BREAKABLE, "--prefill-only-disable-kv-cache"), 80))]
 
 
 @pytest.mark.parametrize(("argv", "gb", "name", "value"), GRID,
@@ -76,6 +78,8 @@ def lines(draw: st.DrawFn) -> tuple[tuple[str, ...], float, str, str | None]:
         argv += ["--tp", str(tp)]
     if draw(st.integers(0, 4)) == 0:
         argv += ["--pp-size", "2"]
+    if draw(st.integers(0, 3)) == 0:  # flags that turn post-capture sizing off (:1799-1814)
+        argv.append(draw(st.sampled_from(pc.DECLINING)))
     return (tuple(argv), draw(st.sampled_from(pc.GPUS)), draw(st.sampled_from(pc.MODELS)),
             draw(st.sampled_from(pc.VALUES)))
 

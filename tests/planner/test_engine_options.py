@@ -182,6 +182,7 @@ VALID: dict[str, st.SearchStrategy[Any]] = {
     "megamoe_fc2_reduce": st.booleans(),
     "nvfp4_w4a16": st.booleans(),
     "post_capture_kv_sizing": st.none() | st.booleans(),
+    "post_capture_declined": st.booleans(),
     "checkpoint_quant_method": st.sampled_from([None, "modelopt_fp4", "fp8", "w4afp8"]),
     "decode_attention_backend": st.sampled_from([None, "aiter", "FA3", " triton "]),
     "draft_attention_backend": st.sampled_from([None, "aiter", "flashinfer"]),
@@ -312,6 +313,7 @@ INVALID: dict[str, st.SearchStrategy[Any]] = {
     "megamoe_fc2_reduce": st.sampled_from([None, "1", 1]),
     "nvfp4_w4a16": st.sampled_from([None, "yes", 0]),
     "post_capture_kv_sizing": st.sampled_from(["1", 0, "true"]),
+    "post_capture_declined": st.sampled_from([None, "1", 0]),
     "checkpoint_quant_method": st.sampled_from(["", " ", 4, True]),
     "decode_attention_backend": st.sampled_from(["", "fa-3", 3, True, "x" * 41]),
     "draft_attention_backend": st.sampled_from(["", "ai ter", 1.5, ["aiter"]]),
@@ -580,7 +582,8 @@ def test_the_plan_3_document_writes_the_options_object() -> None:
         "pplx_dispatch_tokens_per_rank": 128, "deepep_v2_dispatch_tokens_per_rank": 128,
         "flashinfer_dispatch_tokens_per_rank": None, "moe_fp4_checkpoint": False,
         "megamoe_combine_dtype": "bf16", "megamoe_fc2_reduce": False, "nvfp4_w4a16": False,
-        "post_capture_kv_sizing": None, "checkpoint_quant_method": None,
+        "post_capture_kv_sizing": None, "post_capture_declined": False,
+        "checkpoint_quant_method": None,
         "decode_attention_backend": None,
         "draft_attention_backend": None}
     assert not set(config) & set(LEGACY_KEYWORDS)

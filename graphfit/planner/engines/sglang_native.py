@@ -320,7 +320,10 @@ def memory_inputs_from_sglang(server_args: Any, gpu_memory_gb: float | None = No
             mla=mla, disaggregation_mode=mode, decode_graphs=decode_on,
             prefill_graphs=prefill.phase_backend != "disabled",
             prefill_max_tokens=max(prefill.tokens, default=0), chunked_prefill_size=cps,
-            unified_memory=_get(server_args, "enable_unified_memory") is True))
+            unified_memory=_get(server_args, "enable_unified_memory") is True,
+            declined=any(_get(server_args, name) is True for name in (
+                "enable_kv_cache_sharding", "enable_memory_saver",
+                "prefill_only_disable_kv_cache"))))
     return StaticMemoryInputs(
         gpu_memory_gb=gpu_memory_gb, disaggregation_mode=mode,
         max_running_requests=None if S is None else int(S), decode_max_bs=max_bs,

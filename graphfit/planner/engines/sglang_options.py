@@ -251,6 +251,9 @@ class SglangOptions(EngineOptions):
         then on for a Muse Spark model only (muse_spark_hook.py:19-25). Whether SGLang then
         sizes KV after capture, and so its default reserve: graphfit.planner.engines.
         sglang_post_capture.
+    post_capture_declined: --enable-kv-cache-sharding, --enable-memory-saver or
+        --prefill-only-disable-kv-cache given, each of which turns post-capture KV sizing off
+        (overrides.py:1799-1800, 1811-1814); graphfit models nothing else of them.
     checkpoint_quant_method: the checkpoint's quantization method as SGLang's ModelConfig
         parses its config.json `quantization_config` (configs/model_config.py:1727-1741,
         1838-1897: a ModelOpt quant_algo becomes modelopt_fp4 / modelopt_fp8 /
@@ -345,6 +348,7 @@ class SglangOptions(EngineOptions):
     megamoe_fc2_reduce: bool = False
     nvfp4_w4a16: bool = False
     post_capture_kv_sizing: bool | None = None
+    post_capture_declined: bool = False
     checkpoint_quant_method: str | None = None
     decode_attention_backend: str | None = None
     draft_attention_backend: str | None = None
@@ -408,6 +412,7 @@ class SglangOptions(EngineOptions):
         true_false("nvfp4_w4a16", self.nvfp4_w4a16)
         if self.post_capture_kv_sizing is not None:
             true_false("post_capture_kv_sizing", self.post_capture_kv_sizing)
+        true_false("post_capture_declined", self.post_capture_declined)
         if not isinstance(self.megamoe_combine_dtype, str):
             raise ConfigError(f"megamoe_combine_dtype: must be a string, got "
                               f"{excerpt(self.megamoe_combine_dtype)}")

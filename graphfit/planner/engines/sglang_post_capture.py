@@ -18,10 +18,11 @@ graphs off or a chunked-prefill size above the largest prefill capture size (:18
 ceiling in 0.5.23, prefill_buffer_ceiling.py); a DeepSeek-V4 or MiniMax-M3 sparse model
 (:1856-1860, configs/model_config.py:395-431). Under --enable-unified-memory the answer depends
 on the model's hybrid-SWA layout and the speculative algorithm (:1826-1836), not restated here.
-Inputs graphfit does not read and that also decline (a pasted line lists their flags as ignored):
---enable-kv-cache-sharding (:1798-1799), a device other than CUDA, --dcp-size > 1 (refused by
-graphfit anyway), --prefill-only-disable-kv-cache, --enable-memory-saver, the Mooncake memory
-pool / EFA variables (:1810-1821) and PP dynamic chunking (:1878-1879).
+--enable-kv-cache-sharding (:1799-1800), --prefill-only-disable-kv-cache and
+--enable-memory-saver (:1811-1814) decline too (`declined`: graphfit reads them only for
+this). Inputs graphfit does not read and that also decline (a pasted line lists their flags
+as ignored): a device other than CUDA, --dcp-size > 1 (refused by graphfit anyway), the
+Mooncake memory pool / EFA variables (:1815-1822) and PP dynamic chunking (:1878-1879).
 """
 
 from __future__ import annotations
@@ -62,6 +63,8 @@ class PostCaptureInputs:
     prefill_max_tokens: int  # max(cuda_graph_config.prefill.bs), 0 when none
     chunked_prefill_size: int
     unified_memory: bool = False
+    # --enable-kv-cache-sharding, --enable-memory-saver, --prefill-only-disable-kv-cache
+    declined: bool = False
 
     def __post_init__(self) -> None:
         if self.disaggregation_mode not in ("null", "prefill", "decode"):
@@ -77,7 +80,7 @@ UNIFIED_NOT_MODELLED = ("post-capture KV sizing under --enable-unified-memory: S
 def planned(p: PostCaptureInputs) -> bool:
     """SGLang's `post_capture_kv_sizing_planned` (overrides.py:1791-1862) over graphfit's
     inputs; ConfigError where graphfit cannot restate it (unified memory with the switch on)."""
-    if not p.switch or p.mla:
+    if not p.switch or p.mla or p.declined:
         return False
     if p.unified_memory:
         raise ConfigError(UNIFIED_NOT_MODELLED)

@@ -111,7 +111,7 @@ def memory_inputs(config: EngineSettings) -> StaticMemoryInputs:
         architecture=config.architecture, mla=mla, disaggregation_mode=mode,
         decode_graphs=decode_on, prefill_graphs=prefill.phase_backend != "disabled",
         prefill_max_tokens=max(prefill.tokens, default=0), chunked_prefill_size=cps,
-        unified_memory=config.enable_unified_memory))
+        unified_memory=config.enable_unified_memory, declined=config.post_capture_declined))
     return StaticMemoryInputs(
         gpu_memory_gb=config.gpu_memory_gb, disaggregation_mode=mode,
         max_running_requests=S, decode_max_bs=max_bs, decode_graphs=decode_on,
