@@ -23,6 +23,7 @@ ENV_V2_RUNNER = "VLLM_USE_V2_MODEL_RUNNER"
 ENV_SINGLE_CG = "SGLANG_ENABLE_SINGLE_CG_DRAFT"
 ENV_MAMBA_SSM_DTYPE = "SGLANG_MAMBA_SSM_DTYPE"
 ENV_POST_CAPTURE = "SGLANG_ENABLE_POST_CAPTURE_KV_SIZING"  # sglang_post_capture
+ENV_MOONCAKE_POOL = "SGLANG_MOONCAKE_CUSTOM_MEM_POOL"
 MAMBA_SSM_DTYPES = ("float32", "bfloat16", "float16")  # configs/mamba_utils.py:60-64
 # SGLang's EnvBool spellings (environ.py:143-150)
 _SGLANG_TRUE = ("true", "1", "yes", "y")
@@ -151,12 +152,19 @@ def _post_capture(environ: Mapping[str, str]) -> list[Setting]:
     in the environment, even one SGLang cannot parse (it warns and reads the default, off,
     :67-86), keeps a Muse Spark model's default (on) from applying, since that default is set
     only when the name is absent (muse_spark_hook.py:50-54, `is_set`, environ.py:89-90): so an
-    unparsable value is recorded as off, an absent one as nothing."""
+    unparsable value is recorded as off, an absent one as nothing. SGLANG_MOONCAKE_CUSTOM_MEM_POOL
+    (EnvStr, unset by default, environ.py:864) set to anything turns post-capture sizing off
+    (arg_groups/overrides.py:1815-1816)."""
+    out: list[Setting] = []
     raw = environ.get(ENV_POST_CAPTURE)
-    if raw is None:
-        return []
-    return [Setting("post_capture_kv_sizing", raw.lower() in _SGLANG_TRUE,
-                    f"{ENV_POST_CAPTURE}={raw}", COMMAND_LINE)]
+    if raw is not None:
+        out.append(Setting("post_capture_kv_sizing", raw.lower() in _SGLANG_TRUE,
+                           f"{ENV_POST_CAPTURE}={raw}", COMMAND_LINE))
+    pool = environ.get(ENV_MOONCAKE_POOL)
+    if pool is not None:  # an EnvStr: any value, even empty, is not None (:1815-1816)
+        out.append(Setting("post_capture_declined", True, f"{ENV_MOONCAKE_POOL}={pool}",
+                           COMMAND_LINE))
+    return out
 
 
 def _mamba_ssm_dtype(environ: Mapping[str, str]) -> list[Setting]:

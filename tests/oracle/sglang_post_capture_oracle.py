@@ -50,7 +50,8 @@ def model_dir(name: str) -> str:
 
 
 @contextlib.contextmanager
-def environment(value: str | None) -> Iterator[list[bool]]:
+def environment(value: str | None, extra: tuple[tuple[str, str], ...] = ()
+                ) -> Iterator[list[bool]]:
     """The variable set to `value` (None: unset) for one SGLang resolution, the environment
     restored after it, and SGLang's own planned answers as the memory hook gets them."""
     so.oracle()
@@ -68,6 +69,7 @@ def environment(value: str | None) -> Iterator[list[bool]]:
     os.environ.pop(ENV, None)
     if value is not None:
         os.environ[ENV] = value
+    os.environ.update(extra)
     memory_hook.post_capture_kv_sizing_planned = spy
     try:
         yield asked
@@ -77,20 +79,22 @@ def environment(value: str | None) -> Iterator[list[bool]]:
         os.environ.update(saved)
 
 
-def sglang_fraction(argv: tuple[str, ...], gb: float, name: str, value: str | None
+def sglang_fraction(argv: tuple[str, ...], gb: float, name: str, value: str | None,
+                    extra: tuple[tuple[str, str], ...] = ()
                     ) -> tuple[float, bool | None] | None:
     """SGLang's fraction and its planned answer (None: not asked), or None where SGLang
-    refuses the line."""
-    with environment(value) as asked:
+    refuses the line; `extra`: other variables in its environment."""
+    with environment(value, extra) as asked:
         got = po.mem_fraction.__wrapped__(argv, gb, model_dir(name), AMPERE)
     if isinstance(got, so.Rejected):
         return None
     return got[1], (asked[-1] if asked else None)
 
 
-def graphfit_line(argv: tuple[str, ...], name: str, value: str | None) -> list[str]:
+def graphfit_line(argv: tuple[str, ...], name: str, value: str | None,
+                  extra: tuple[tuple[str, str], ...] = ()) -> list[str]:
     """The line as a user pastes it: the environment prefix, then SGLang's launcher."""
-    prefix = [] if value is None else [f"{ENV}={value}"]
+    prefix = [f"{k}={v}" for k, v in extra] + ([] if value is None else [f"{ENV}={value}"])
     return [*prefix, "python", "-m", "sglang.launch_server", "--model-path", model_dir(name),
             *argv]
 

@@ -143,3 +143,16 @@ def test_the_live_path_reads_the_process_environment() -> None:
     assert environment_overrides({}, environ={pc.ENV: "yes"})["post_capture_kv_sizing"] is True
     assert environment_overrides({}, environ={pc.ENV: "?"})["post_capture_kv_sizing"] is False
     assert "post_capture_kv_sizing" not in environment_overrides({}, environ={})
+
+
+@pytest.mark.parametrize("name", pc.MODELS)
+@pytest.mark.parametrize("value", [None, "1"])
+def test_a_mooncake_memory_pool_turns_it_off(name: str, value: str | None) -> None:
+    """SGLANG_MOONCAKE_CUSTOM_MEM_POOL set (to anything) turns post-capture sizing off
+    (overrides.py:1815-1816): graphfit's plan of the prefixed line vs SGLang's."""
+    argv = (*S, *BREAKABLE)
+    extra = (("SGLANG_MOONCAKE_CUSTOM_MEM_POOL", "NVLINK"),)
+    sg = pc.sglang_fraction(argv, 80, name, value, extra)
+    assert sg is not None and sg[1] is False
+    ours = pc.graphfit_fraction(pc.graphfit_line(argv, name, value, extra), 80)
+    assert pc.disagreement(sg[0], ours) is None

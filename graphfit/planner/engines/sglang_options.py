@@ -252,8 +252,9 @@ class SglangOptions(EngineOptions):
         sizes KV after capture, and so its default reserve: graphfit.planner.engines.
         sglang_post_capture.
     post_capture_declined: --enable-kv-cache-sharding, --enable-memory-saver or
-        --prefill-only-disable-kv-cache given, each of which turns post-capture KV sizing off
-        (overrides.py:1799-1800, 1811-1814); graphfit models nothing else of them.
+        --prefill-only-disable-kv-cache given, or SGLANG_MOONCAKE_CUSTOM_MEM_POOL set, each of
+        which turns post-capture KV sizing off (overrides.py:1799-1800, 1811-1816); graphfit
+        models nothing else of them.
     checkpoint_quant_method: the checkpoint's quantization method as SGLang's ModelConfig
         parses its config.json `quantization_config` (configs/model_config.py:1727-1741,
         1838-1897: a ModelOpt quant_algo becomes modelopt_fp4 / modelopt_fp8 /

@@ -19,10 +19,11 @@ ceiling in 0.5.23, prefill_buffer_ceiling.py); a DeepSeek-V4 or MiniMax-M3 spars
 (:1856-1860, configs/model_config.py:395-431). Under --enable-unified-memory the answer depends
 on the model's hybrid-SWA layout and the speculative algorithm (:1826-1836), not restated here.
 --enable-kv-cache-sharding (:1799-1800), --prefill-only-disable-kv-cache and
---enable-memory-saver (:1811-1814) decline too (`declined`: graphfit reads them only for
-this). Inputs graphfit does not read and that also decline (a pasted line lists their flags
-as ignored): a device other than CUDA, --dcp-size > 1 (refused by graphfit anyway), the
-Mooncake memory pool / EFA variables (:1815-1822) and PP dynamic chunking (:1878-1879).
+--enable-memory-saver (:1811-1814) decline too, and so does SGLANG_MOONCAKE_CUSTOM_MEM_POOL
+set to anything (:1815-1816) (`declined`: graphfit reads them only for this). Inputs graphfit
+does not read and that also decline (a pasted line lists their flags as ignored): a device
+other than CUDA, --dcp-size > 1 (refused by graphfit anyway), MOONCAKE_PROTOCOL=efa with the
+Mooncake transfer backend (:1817-1822) and PP dynamic chunking (:1878-1879).
 """
 
 from __future__ import annotations
@@ -63,7 +64,8 @@ class PostCaptureInputs:
     prefill_max_tokens: int  # max(cuda_graph_config.prefill.bs), 0 when none
     chunked_prefill_size: int
     unified_memory: bool = False
-    # --enable-kv-cache-sharding, --enable-memory-saver, --prefill-only-disable-kv-cache
+    # --enable-kv-cache-sharding, --enable-memory-saver, --prefill-only-disable-kv-cache,
+    # SGLANG_MOONCAKE_CUSTOM_MEM_POOL
     declined: bool = False
 
     def __post_init__(self) -> None:
