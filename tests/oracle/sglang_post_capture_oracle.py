@@ -31,13 +31,16 @@ _MODELS: dict[str, str] = {}
 
 
 def model_dir(name: str) -> str:
-    """A model directory: `llama` (text), `muse` (Muse Spark), `vl` (a small Qwen3-VL)."""
+    """A model directory: `llama` (text), `muse` (Muse Spark), `vl` (a small Qwen3-VL), `mla`
+    (DeepSeek-V3-shaped)."""
     if name not in _MODELS:
         root = Path(tempfile.mkdtemp(prefix="graphfit-post-capture-")) / name
         if name == "llama":
             sglang_stubs.write_model_dir(root)
         elif name == "vl":
             sglang_stubs.write_qwen3_vl_model_dir(root, 4, 1024)
+        elif name == "mla":
+            sglang_stubs.write_mla_model_dir(root)
         else:
             sglang_stubs.write_model_dir(root, architecture=MUSE)
             data = json.loads((root / "config.json").read_text())
@@ -124,7 +127,7 @@ def disagreement(theirs: float, ours: float | str | None) -> str | None:
 
 
 VALUES = (None, "1", "true", "YES", "y", "0", "false", "No", "bogus", "", "on", "2")
-MODELS = ("llama", "muse", "vl")
+MODELS = ("llama", "muse", "vl", "mla")
 GPUS = (24, 48, 80, 141)
 DECLINING = ("--enable-kv-cache-sharding", "--enable-memory-saver",
              "--prefill-only-disable-kv-cache")

@@ -36,7 +36,7 @@ def compare(argv: tuple[str, ...], gb: float, name: str, value: str | None
     return pc.disagreement(theirs, ours), asked
 
 
-GRID = [(a, g, n, v) for n in pc.MODELS for v in (None, "1", "0", "bogus") for a, g in (
+GRID = [(a, g, n, v) for n in pc.MODELS[:3] for v in (None, "1", "0", "bogus") for a, g in (
     ((*S, *BREAKABLE), 80), (S, 80), ((*S, *BREAKABLE, "--chunked-prefill-size", "16384"), 141),
     ((*S, *BREAKABLE, "--tp", "4"), 48),
     # chunked prefill (8192 on 80 GB) above the largest prefill graph: declined (:1844-1854)
@@ -104,6 +104,15 @@ def test_grid_is_not_vacuous() -> None:
     assert {True, False} <= {v for (_, _, _, value), v in answers.items() if value == "1"}
 
 
+def test_an_mla_model_keeps_its_reserve() -> None:
+    """An MLA model: SGLang declines with the variable on (overrides.py:1808-1810), on a line
+    where a text model is sized after capture; graphfit's fraction equals SGLang's."""
+    line = ((*S, *BREAKABLE), 80)
+    assert compare(*line, "llama", "1")[1] is True
+    assert compare(*line, "mla", "1") == (None, False)
+    assert isinstance(pc.graphfit_fraction(pc.graphfit_line(line[0], "mla", "1"), 80), float)
+
+
 @settings(max_examples=200)
 @given(st.none() | st.sampled_from(pc.VALUES[1:]) | st.text(max_size=6),
        st.sampled_from([pc.MUSE, "LlamaForCausalLM"]))
@@ -145,7 +154,7 @@ def test_the_live_path_reads_the_process_environment() -> None:
     assert "post_capture_kv_sizing" not in environment_overrides({}, environ={})
 
 
-@pytest.mark.parametrize("name", pc.MODELS)
+@pytest.mark.parametrize("name", pc.MODELS[:3])
 @pytest.mark.parametrize("value", [None, "1"])
 def test_a_mooncake_memory_pool_turns_it_off(name: str, value: str | None) -> None:
     """SGLANG_MOONCAKE_CUSTOM_MEM_POOL set (to anything) turns post-capture sizing off
