@@ -3,7 +3,9 @@
 model runner); SGLang's `SGLANG_ENABLE_SINGLE_CG_DRAFT` (multi-layer EAGLE's draft-extend graph
 count, graphfit.planner.engines.sglang_mtp_graphs), its MoE all-to-all token budgets
 (`SGLANG_BUDGETS`: megamoe, mori, pplx, DeepEP v2, FlashInfer) and `SGLANG_MAMBA_SSM_DTYPE`
-(a hybrid mamba model's state dtype, graphfit.planner.engines.sglang_mamba_memory); none of
+(a hybrid mamba model's state dtype, graphfit.planner.engines.sglang_mamba_memory),
+`SGLANG_ENABLE_POST_CAPTURE_KV_SIZING` (the memory reserve, graphfit.planner.engines.
+sglang_post_capture); none of
 TensorRT-LLM's is modelled.
 
 A module of its own, without the value readers, because every command consults the environment
@@ -20,6 +22,8 @@ from graphfit.planner.core.errors import ConfigError
 ENV_V2_RUNNER = "VLLM_USE_V2_MODEL_RUNNER"
 ENV_SINGLE_CG = "SGLANG_ENABLE_SINGLE_CG_DRAFT"
 ENV_MAMBA_SSM_DTYPE = "SGLANG_MAMBA_SSM_DTYPE"
+ENV_POST_CAPTURE = "SGLANG_ENABLE_POST_CAPTURE_KV_SIZING"  # sglang_post_capture
+ENV_MOONCAKE_POOL = "SGLANG_MOONCAKE_CUSTOM_MEM_POOL"
 MAMBA_SSM_DTYPES = ("float32", "bfloat16", "float16")  # configs/mamba_utils.py:60-64
 # SGLang's EnvBool spellings (environ.py:143-150)
 _SGLANG_TRUE = ("true", "1", "yes", "y")
@@ -117,7 +121,7 @@ def sglang_environment(environ: Mapping[str, str]) -> list[Setting]:
             raise ConfigError(f"{name}={given}: a negative token budget refuses every line "
                               f"in SGLang; graphfit models budgets >= 0")
         out.append(Setting(field, value, f"{name}={given}", COMMAND_LINE))
-    return [*out, *_mamba_ssm_dtype(environ), *_megamoe_env(environ),
+    return [*out, *_post_capture(environ), *_mamba_ssm_dtype(environ), *_megamoe_env(environ),
             *dspark_environment(environ), *mamba_environment(environ),
             *spec_dp_environment(environ)]  # DP spec / prefill coordination
 
@@ -141,6 +145,26 @@ def _megamoe_env(environ: Mapping[str, str]) -> list[Setting]:
     raw = environ.get(ENV_MEGAMOE_COMBINE)
     if raw is not None:
         out.append(Setting("megamoe_combine_dtype", raw, f"{ENV_MEGAMOE_COMBINE}={raw}",
+                           COMMAND_LINE))
+    return out
+
+
+def _post_capture(environ: Mapping[str, str]) -> list[Setting]:
+    """SGLANG_ENABLE_POST_CAPTURE_KV_SIZING (EnvBool, off, environ.py:640, 143-150). Any value
+    in the environment, even one SGLang cannot parse (it warns and reads the default, off,
+    :67-86), keeps a Muse Spark model's default (on) from applying, since that default is set
+    only when the name is absent (muse_spark_hook.py:50-54, `is_set`, environ.py:89-90): so an
+    unparsable value is recorded as off, an absent one as nothing. SGLANG_MOONCAKE_CUSTOM_MEM_POOL
+    (EnvStr, unset by default, environ.py:864) set to anything turns post-capture sizing off
+    (arg_groups/overrides.py:1815-1816)."""
+    out: list[Setting] = []
+    raw = environ.get(ENV_POST_CAPTURE)
+    if raw is not None:
+        out.append(Setting("post_capture_kv_sizing", raw.lower() in _SGLANG_TRUE,
+                           f"{ENV_POST_CAPTURE}={raw}", COMMAND_LINE))
+    pool = environ.get(ENV_MOONCAKE_POOL)
+    if pool is not None:  # an EnvStr: any value, even empty, is not None (:1815-1816)
+        out.append(Setting("post_capture_declined", True, f"{ENV_MOONCAKE_POOL}={pool}",
                            COMMAND_LINE))
     return out
 

@@ -369,6 +369,19 @@ def _noted(why: str) -> Handler:
     return handle
 
 
+def _declines_post_capture(origin: str, value: Any, layer: int
+                           ) -> tuple[list[Setting], list[str]]:
+    """A flag graphfit reads only as one that turns post-capture KV sizing off
+    (`post_capture_kv_sizing_planned`, arg_groups/overrides.py:1799-1800, 1811-1814;
+    graphfit.planner.engines.sglang_post_capture); its other effects are not modelled."""
+    if not as_bool(origin, value):
+        return [Setting("engine", SG, origin, layer)], []
+    return ([Setting("post_capture_declined", True, origin, layer),
+             Setting("engine", SG, origin, layer)],
+            [f"{origin}: read only as turning post-capture KV sizing off (overrides.py:"
+             f"1791-1821); its other effects are not modelled"])
+
+
 GATHER = "it changes the decode batch-size alignment, utils/common.py:4066-4150"
 REJECTION_SAMPLING = ("rejection sampling adds the drafter's draft_probs (max_bs x vocab, "
                       "float32), eagle_draft_cuda_graph_runner.py:199-205")
@@ -462,6 +475,10 @@ FILE_KEYS: dict[str, Handler] = {
     "debug_tensor_dump_output_folder": _not_default(None, "tensor dump mode, "
                                                     "serving_hook.py:542-561"),
     "dcp_size": _not_default(1, "decode context parallelism, cuda_graph_hook.py:219-223"),
+    # inputs of post_capture_kv_sizing_planned that turn it off (sglang_post_capture)
+    "enable_kv_cache_sharding": _declines_post_capture,
+    "enable_memory_saver": _declines_post_capture,
+    "prefill_only_disable_kv_cache": _declines_post_capture,
     "cuda_graph_max_seq_len_prefill": _not_default(None, "context-bounded prefill replay"),
     "cuda_graph_prefill_max_context": _not_default(None, "context-bounded prefill replay"),
     "cuda_graph_max_bs_prefill": _ranked("cuda_graph_max_bs_prefill", _positive, PER_PHASE),

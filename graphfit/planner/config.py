@@ -359,6 +359,7 @@ class EngineConfig:
             flashinfer_dispatch_tokens_per_rank: int | None = None,
             moe_fp4_checkpoint: bool | None = False, megamoe_combine_dtype: str = "bf16",
             megamoe_fc2_reduce: bool = False, nvfp4_w4a16: bool = False,
+            post_capture_kv_sizing: bool | None = None, post_capture_declined: bool = False,
             checkpoint_quant_method: str | None = None,
             checkpoint_quant_config: Any = None, gpu_capability: int | None = None,
             decode_attention_backend: str | None = None,
@@ -914,6 +915,16 @@ class EngineConfig:
     def nvfp4_w4a16(self) -> bool:
         """SglangOptions.nvfp4_w4a16."""
         return cast(bool, self._option("nvfp4_w4a16"))
+
+    @property
+    def post_capture_kv_sizing(self) -> bool | None:
+        """SglangOptions.post_capture_kv_sizing."""
+        return cast("bool | None", self._option("post_capture_kv_sizing"))
+
+    @property
+    def post_capture_declined(self) -> bool:
+        """SglangOptions.post_capture_declined."""
+        return cast(bool, self._option("post_capture_declined"))
 
     @property
     def checkpoint_quant_method(self) -> str | None:

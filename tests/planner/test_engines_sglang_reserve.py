@@ -135,17 +135,35 @@ def test_a_multimodal_model_is_not_restated() -> None:
     assert decode.mem_fraction_static is not None
 
 
-def test_a_muse_spark_model_is_not_restated() -> None:
-    """SGLang turns post-capture KV sizing on for Muse Spark (muse_spark_hook.py:19-25), whose
-    reserve graphfit does not restate (whether it is planned, overrides.py:1791-1862): no
-    value, a note, and no "not positive" warning. Another architecture keeps its value."""
-    arch = "MuseSparkForConditionalGeneration"
-    config = EngineConfig(engine="sglang", max_num_seqs=48, architecture=arch,
-                          options={"gpu_memory_gb": 80})
+def _sglang(arch: str, **options: object) -> EngineConfig:
+    return EngineConfig(engine="sglang", max_num_seqs=48, architecture=arch,
+                        options={"gpu_memory_gb": 80, "cuda_graph_backend_prefill": "breakable",
+                                 **options})
+
+
+MUSE, LLAMA = "MuseSparkForConditionalGeneration", "LlamaForCausalLM"
+
+
+def test_muse_spark_sizes_kv_after_capture_unless_the_environment_says_no() -> None:
+    """SGLang turns SGLANG_ENABLE_POST_CAPTURE_KV_SIZING on for Muse Spark when the variable is
+    absent (muse_spark_hook.py:19-25, 50-54): its default is another model's with the variable
+    on, and with the variable off (or unparsable, read as off) another model's default. Post-
+    capture sizing reserves less (memory_hook.py:291-295): a larger fraction."""
+    assert _sglang(MUSE).mem_fraction_static == _sglang(
+        LLAMA, post_capture_kv_sizing=True).mem_fraction_static
+    assert _sglang(MUSE, post_capture_kv_sizing=False).mem_fraction_static == _sglang(
+        LLAMA).mem_fraction_static
+    on, off = _sglang(LLAMA, post_capture_kv_sizing=True), _sglang(LLAMA)
+    assert on.mem_fraction_static is not None and off.mem_fraction_static is not None
+    assert on.mem_fraction_static > off.mem_fraction_static
+    assert "after capture" in dict(plan(on).engine_inputs)["mem_fraction_static"]
+
+
+def test_unified_memory_with_post_capture_is_not_restated() -> None:
+    """Under --enable-unified-memory SGLang's answer depends on the hybrid-SWA pool
+    (overrides.py:1826-1836): no value and no "not positive" warning."""
+    config = _sglang(MUSE, enable_unified_memory=True)
     assert config.mem_fraction_static is None
-    p = plan(config)
-    assert "post-capture KV sizing" in dict(p.engine_inputs)["mem_fraction_static"]
-    assert not any("not positive" in w for w in p.warnings)
-    other = EngineConfig(engine="sglang", max_num_seqs=48, architecture="LlamaForCausalLM",
-                         options={"gpu_memory_gb": 80})
-    assert other.mem_fraction_static is not None
+    assert not any("not positive" in w for w in plan(config).warnings)
+    assert _sglang(MUSE, enable_unified_memory=True,
+                   post_capture_kv_sizing=False).mem_fraction_static is not None

@@ -81,8 +81,6 @@ from graphfit.planner.engines.sglang_pool import (
 from graphfit.planner.engines.sglang_prefill import default_chunked_prefill_size
 from graphfit.planner.engines.sglang_prefill_plan import prefill_component, prefill_graphs
 from graphfit.planner.engines.sglang_reserve import (
-    POST_CAPTURE_ARCHITECTURES,
-    POST_CAPTURE_NOTE,
     RESERVE_UNFIT,
     VLM_NOTE,
     default_fraction,
@@ -758,9 +756,6 @@ class SglangModel:
             shown = [*shown, ("mem_fraction_static", reserve)]
         elif reserve_unfit(config):
             warnings.append(RESERVE_UNFIT)
-        elif (config.mem_fraction_static is None and config.gpu_memory_gb is not None
-              and config.architecture in POST_CAPTURE_ARCHITECTURES):
-            shown = [*shown, ("mem_fraction_static", POST_CAPTURE_NOTE)]
         elif (config.mem_fraction_static is None and config.gpu_memory_gb is not None
               and vlm_adjusted(config)):
             shown = [*shown, ("mem_fraction_static", VLM_NOTE)]

@@ -59,7 +59,9 @@ left out, as before, and the plan says so): that server with --enable-unified-me
 (:172-181; --enable-pd-role-switch with speculation SGLang refuses,
 pd_disaggregation_hook.py:164-196, so does graphfit), the fused draft state block
 (`fused_entry_bytes`, :3252-3258, off unless a fused draft layout is chosen) and
-SGLANG_ENABLE_POST_CAPTURE_KV_SIZING (environ.py:640, off by default).
+SGLANG_ENABLE_POST_CAPTURE_KV_SIZING on (environ.py:640, off by default; on for Muse Spark,
+graphfit.planner.engines.sglang_post_capture): the state then keeps a pre-capture activation
+slack (:3020-3030).
 """
 
 from __future__ import annotations
@@ -294,6 +296,12 @@ def _not_restated(config: EngineSettings, fraction: float | None = None) -> str 
         # not modelled (:3207-3211; a role switch with speculation is refused, check_inputs)
         return ("speculative decoding on a disaggregated prefill server with "
                 "--enable-unified-memory (:172-181)")
+    from graphfit.planner.engines.sglang_post_capture import switch_on
+
+    if switch_on(config.post_capture_kv_sizing, config.architecture):
+        # the state then keeps a pre-capture activation slack (:3020-3030), not restated
+        return ("SGLANG_ENABLE_POST_CAPTURE_KV_SIZING on (post-capture KV sizing, "
+                ":3020-3030)")
     if config.pp_size > 1 and config.mamba_layer_map is None:
         return "pipeline parallelism without the model's layer map (:3233-3249)"
     missing = [what for what, value in (

@@ -28,8 +28,8 @@ arg_groups/overrides.py:1791-1862, on with SGLANG_ENABLE_POST_CAPTURE_KV_SIZING 
 Spark model, muse_spark_hook.py:19-25) reserves 1536 MiB + tp * pp / 8 GiB only
 (memory_hook.py:291-295), and a VLM then keeps a flat 8 GiB for its image encoder instead of
 the factor, whatever its vision_config (:423-431; GPU memory unknown: unchanged). Whether
-SGLang plans it is not restated: the caller says so (graphfit's config path never does, and
-leaves a Muse Spark model's default unset, graphfit.planner.engines.sglang_reserve).
+SGLang plans it is graphfit.planner.engines.sglang_post_capture's answer, given here as an
+input.
 
 The hook runs before speculative resolution and before the attention-DP split of
 chunked_prefill_size, so it sees the values as given (draft tokens None counts as 1) and the

@@ -253,7 +253,8 @@ def memory_inputs_from_sglang(server_args: Any, gpu_memory_gb: float | None = No
                               mla: bool = False, vision: VisionEncoder | None = None,
                               multimodal: bool = False, architecture: str | None = None,
                               sm90: bool | None = None,
-                              post_capture_kv_sizing: bool = False) -> StaticMemoryInputs:
+                              post_capture_kv_sizing: bool | None = None,
+                              post_capture_env: bool | None = None) -> StaticMemoryInputs:
     """What SGLang's default mem_fraction_static reads (sglang_memory's docstring), from a raw
     ServerArgs-like object, at the point `handle_gpu_memory_settings` runs: after the CUDA
     graph hook (PD roles, prefill compatibility), before the attention backend, speculative
@@ -263,11 +264,18 @@ def memory_inputs_from_sglang(server_args: Any, gpu_memory_gb: float | None = No
     encoder); the vision adjustment applies only where SGLang's `is_vlm` holds (multimodal,
     not --language-only, not a PD decode server, memory_hook.py:283-289). `sm90`: the GPU's
     generation, for the large-Hopper Qwen3-VL decode override (graphfit.planner.engines.
-    sglang_qwen3_vl). `post_capture_kv_sizing`: whether SGLang sizes KV after capture
-    (`post_capture_kv_sizing_planned`, not restated: the caller's)."""
+    sglang_qwen3_vl). `post_capture_kv_sizing`: whether SGLang sizes KV after capture; None:
+    graphfit's restatement (graphfit.planner.engines.sglang_post_capture) from
+    `post_capture_env`, SGLANG_ENABLE_POST_CAPTURE_KV_SIZING as graphfit's environment reader
+    records it (None: not in the environment), the architecture and these arguments."""
     from dataclasses import replace
 
     from graphfit.planner.engines.sglang_memory import default_decode_max_bs
+    from graphfit.planner.engines.sglang_post_capture import (
+        PostCaptureInputs,
+        planned,
+        switch_on,
+    )
     from graphfit.planner.engines.sglang_prefill import (
         default_chunked_prefill_size,
         resolve_prefill,
@@ -308,6 +316,16 @@ def memory_inputs_from_sglang(server_args: Any, gpu_memory_gb: float | None = No
     cps = prefill_in.chunked_prefill_size or default_chunked_prefill_size(gpu_memory_gb)
     drafts = _get(server_args, "speculative_num_draft_tokens")
     is_vlm = mm and vlm_applies(mode, _get(server_args, "language_only") is True)
+    if post_capture_kv_sizing is None:
+        post_capture_kv_sizing = planned(PostCaptureInputs(
+            switch=switch_on(post_capture_env, architecture), architecture=architecture,
+            mla=mla, disaggregation_mode=mode, decode_graphs=decode_on,
+            prefill_graphs=prefill.phase_backend != "disabled",
+            prefill_max_tokens=max(prefill.tokens, default=0), chunked_prefill_size=cps,
+            unified_memory=_get(server_args, "enable_unified_memory") is True,
+            declined=any(_get(server_args, name) is True for name in (
+                "enable_kv_cache_sharding", "enable_memory_saver",
+                "prefill_only_disable_kv_cache"))))
     return StaticMemoryInputs(
         gpu_memory_gb=gpu_memory_gb, disaggregation_mode=mode,
         max_running_requests=None if S is None else int(S), decode_max_bs=max_bs,

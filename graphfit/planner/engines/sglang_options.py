@@ -256,6 +256,15 @@ class SglangOptions(EngineOptions):
         SGLANG_FLASHINFER_MEGAMOE_IN_KERNEL_FC2_REDUCE and SGLANG_FLASHINFER_CUTEDSL_NVFP4_W4A16
         (EnvBool, off, :1235, 1246), checked by flashinfer_megamoe's start-up
         (moe_hook.py:214-235, 318-324; graphfit.planner.engines.sglang_flashinfer_megamoe).
+    post_capture_kv_sizing: SGLANG_ENABLE_POST_CAPTURE_KV_SIZING as SGLang reads it (EnvBool,
+        environ.py:640; a value it cannot parse is off, :67-86); None: not in the environment,
+        then on for a Muse Spark model only (muse_spark_hook.py:19-25). Whether SGLang then
+        sizes KV after capture, and so its default reserve: graphfit.planner.engines.
+        sglang_post_capture.
+    post_capture_declined: --enable-kv-cache-sharding, --enable-memory-saver or
+        --prefill-only-disable-kv-cache given, or SGLANG_MOONCAKE_CUSTOM_MEM_POOL set, each of
+        which turns post-capture KV sizing off (overrides.py:1799-1800, 1811-1816); graphfit
+        models nothing else of them.
     checkpoint_quant_method: the checkpoint's quantization method as SGLang's ModelConfig
         parses its config.json `quantization_config` (configs/model_config.py:1727-1741,
         1838-1897: a ModelOpt quant_algo becomes modelopt_fp4 / modelopt_fp8 /
@@ -364,6 +373,8 @@ class SglangOptions(EngineOptions):
     megamoe_combine_dtype: str = "bf16"
     megamoe_fc2_reduce: bool = False
     nvfp4_w4a16: bool = False
+    post_capture_kv_sizing: bool | None = None
+    post_capture_declined: bool = False
     checkpoint_quant_method: str | None = None
     checkpoint_quant_config: str | None = None
     gpu_capability: int | None = None
@@ -431,6 +442,9 @@ class SglangOptions(EngineOptions):
             true_false("moe_fp4_checkpoint", self.moe_fp4_checkpoint)
         true_false("megamoe_fc2_reduce", self.megamoe_fc2_reduce)
         true_false("nvfp4_w4a16", self.nvfp4_w4a16)
+        if self.post_capture_kv_sizing is not None:
+            true_false("post_capture_kv_sizing", self.post_capture_kv_sizing)
+        true_false("post_capture_declined", self.post_capture_declined)
         if not isinstance(self.megamoe_combine_dtype, str):
             raise ConfigError(f"megamoe_combine_dtype: must be a string, got "
                               f"{excerpt(self.megamoe_combine_dtype)}")

@@ -14,15 +14,19 @@ MLA models (graphfit's MLA architectures) reserve a flat 1.5 GiB for their prefi
 --language-only has its fraction lowered by its vision encoder's size
 (`adjust_mem_fraction_for_vlm`, memory_hook.py:283-289, 330-335, 417-462), read from the model
 directory's `vision_config` (SglangOptions.vision_layers / vision_hidden_size).
+Whether SGLang sizes KV after capture (SGLANG_ENABLE_POST_CAPTURE_KV_SIZING, on by default for
+Muse Spark; then 1.5 GiB + TP x PP / 8 GiB, a VLM a flat 8 GiB more, whatever its encoder):
+graphfit.planner.engines.sglang_post_capture, from SglangOptions.post_capture_kv_sizing.
 
 Not filled in (None) where SGLang's default is not positive (a PD decode server's activation
 reserve for running requests x draft tokens can exceed a small GPU; `graphfit plan` warns), and
 where graphfit cannot restate SGLang's value: GPU memory unknown (SGLang reads it from the
 device; graphfit's 0.95 fallback would be a guess) and a multimodal model whose vision
 encoder's size is not known (no model directory, or a vision_config that does not state it;
-`graphfit plan` says so). Chunking off (`chunked_prefill_size` <= 0) is refused by
-SglangOptions anyway. Without a model directory graphfit takes the model as text-only, as the
-line it shows says.
+`graphfit plan` says so) unless SGLang sizes KV after capture, and post-capture sizing under
+--enable-unified-memory (sglang_post_capture.UNIFIED_NOT_MODELLED). Chunking off
+(`chunked_prefill_size` <= 0) is refused by SglangOptions anyway. Without a model directory
+graphfit takes the model as text-only, as the line it shows says.
 MLA models: oracle-tested in tests/oracle/test_sglang_memory_oracle.py and
 tests/oracle/test_sglang_mla_reserve_oracle.py.
 """
@@ -30,6 +34,7 @@ tests/oracle/test_sglang_mla_reserve_oracle.py.
 from __future__ import annotations
 
 from graphfit.planner.core.enums import CUDAGraphMode
+from graphfit.planner.core.errors import ConfigError
 from graphfit.planner.core.settings import EngineSettings
 from graphfit.planner.engines import sglang_qwen3_vl as qwen3_vl
 from graphfit.planner.engines.sglang_mamba_pool import uses_kda
@@ -43,6 +48,11 @@ from graphfit.planner.engines.sglang_memory import (
 from graphfit.planner.engines.sglang_multimodal import (
     breakable_prefill_refused,
     sglang_multimodal,
+)
+from graphfit.planner.engines.sglang_post_capture import (
+    PostCaptureInputs,
+    planned,
+    switch_on,
 )
 
 GIB = 1 << 30
@@ -95,15 +105,22 @@ def memory_inputs(config: EngineSettings) -> StaticMemoryInputs:
     layers, width = config.vision_layers, config.vision_hidden_size
     vision = (VisionEncoder(layers, width) if vlm_adjusted(config) and layers is not None
               and width is not None else None)
+    mla = config.architecture in MLA_ARCHITECTURES
+    post = planned(PostCaptureInputs(
+        switch=switch_on(config.post_capture_kv_sizing, config.architecture),
+        architecture=config.architecture, mla=mla, disaggregation_mode=mode,
+        decode_graphs=decode_on, prefill_graphs=prefill.phase_backend != "disabled",
+        prefill_max_tokens=max(prefill.tokens, default=0), chunked_prefill_size=cps,
+        unified_memory=config.enable_unified_memory, declined=config.post_capture_declined))
     return StaticMemoryInputs(
         gpu_memory_gb=config.gpu_memory_gb, disaggregation_mode=mode,
         max_running_requests=S, decode_max_bs=max_bs, decode_graphs=decode_on,
         prefill_graphs=prefill.phase_backend != "disabled", prefill_sizes=len(prefill.tokens),
         chunked_prefill_size=cps, draft_tokens=config.speculative_num_draft_tokens,
         tp_size=config.tp_size, pp_size=config.pp_size, attn_dp_size=config.attn_dp_size,
-        mla=config.architecture in MLA_ARCHITECTURES, vision=vision,
-        deepep=config.moe_a2a_backend == "deepep",
-        prefill_breakable=prefill.phase_backend == "breakable", vlm=vlm_adjusted(config))
+        mla=mla, vision=vision, deepep=config.moe_a2a_backend == "deepep",
+        prefill_breakable=prefill.phase_backend == "breakable", vlm=vlm_adjusted(config),
+        post_capture_kv_sizing=post)
 
 
 def vlm_adjusted(config: EngineSettings) -> bool:
@@ -115,23 +132,34 @@ def vlm_adjusted(config: EngineSettings) -> bool:
             and vlm_applies(config.disaggregation_mode))
 
 
+def post_capture(config: EngineSettings) -> bool | None:
+    """Whether SGLang sizes KV after capture for this config (graphfit.planner.engines.
+    sglang_post_capture); None where graphfit does not restate the answer."""
+    try:
+        return memory_inputs(config).post_capture_kv_sizing
+    except ConfigError:
+        return None
+
+
 def _vision_unknown(config: EngineSettings) -> bool:
-    """A VLM whose vision encoder's size graphfit was not told: its default is not restated."""
+    """A VLM whose vision encoder's size graphfit was not told: its default is not restated,
+    unless SGLang sizes KV after capture (then a flat 8 GiB, whatever the encoder,
+    memory_hook.py:423-431)."""
     return vlm_adjusted(config) and (config.vision_layers is None
-                                     or config.vision_hidden_size is None)
+                                     or config.vision_hidden_size is None) and (
+        post_capture(config) is not True)
 
 
-# SGLang turns post-capture KV sizing on for these unless the environment says otherwise
-# (MUSE_SPARK_ENV_DEFAULTS, muse_spark_hook.py:14, 19-25, applied before the memory hook,
-# pipeline.py:120-122); whether it is then planned (overrides.py:1791-1862) is not restated
-POST_CAPTURE_ARCHITECTURES = frozenset({"MuseSparkForConditionalGeneration"})
+def _restated(config: EngineSettings) -> bool:
+    """graphfit restates SGLang's default for this config (the module docstring)."""
+    return (config.gpu_memory_gb is not None and not _vision_unknown(config)
+            and post_capture(config) is not None)
 
 
 def default_fraction(config: EngineSettings) -> float | None:
     """SGLang's default mem_fraction_static for a config as given, or None where graphfit
     cannot restate it (the module docstring)."""
-    if (config.gpu_memory_gb is None or _vision_unknown(config)
-            or config.architecture in POST_CAPTURE_ARCHITECTURES):
+    if not _restated(config):
         return None
     return mem_fraction_static(memory_inputs(config))
 
@@ -139,9 +167,7 @@ def default_fraction(config: EngineSettings) -> float | None:
 def reserve_unfit(config: EngineSettings) -> bool:
     """A resolved config whose default fraction SGLang computes as <= 0: the GPU memory is
     known and graphfit restates the default, yet `SglangModel.resolve` left it unset."""
-    return (config.mem_fraction_static is None and config.gpu_memory_gb is not None
-            and not _vision_unknown(config)
-            and config.architecture not in POST_CAPTURE_ARCHITECTURES)
+    return config.mem_fraction_static is None and _restated(config)
 
 
 def reserve_bytes(gpu_memory_gb: float, fraction: float) -> int:
@@ -158,7 +184,13 @@ def reserve_line(config: EngineSettings) -> str | None:
     from graphfit.planner.engines.sglang_prefill import MLA_ARCHITECTURES
 
     left = reserve_bytes(gb, fraction) / GIB
-    if vlm_adjusted(config):
+    post = post_capture(config) is True
+    if post and vlm_adjusted(config):
+        model = ("a vision-language model sizing KV after capture (1.5 GiB + TP x PP / 8 GiB "
+                 "+ 8 GiB for its encoder, :291-295, 423-431)")
+    elif post:
+        model = "a model sizing KV after capture (1.5 GiB + TP x PP / 8 GiB, :291-295)"
+    elif vlm_adjusted(config):
         model = "a vision-language model (x its vision encoder's factor, :417-462)"
     elif config.architecture in MLA_ARCHITECTURES:
         model = "an MLA model (1.5 GiB for prefill graphs, :384-389)"
@@ -172,14 +204,10 @@ def reserve_line(config: EngineSettings) -> str | None:
     return line + ")"
 
 
-POST_CAPTURE_NOTE = ("not restated: SGLang turns post-capture KV sizing on for this model "
-                     "(muse_spark_hook.py:19-25), which reserves 1.5 GiB + TP x PP / 8 GiB "
-                     "(a VLM 8 GiB more) when it is planned (overrides.py:1791-1862, "
-                     "memory_hook.py:291-295, 423-431)")
 VLM_NOTE = ("not restated: SGLang lowers its default for a multimodal model by the vision "
             "encoder's size (memory_hook.py:330-335, 417-462), which needs the model "
             "directory's vision_config")
 
-__all__ = ["GIB", "MIB_PER_GIB", "POST_CAPTURE_ARCHITECTURES", "POST_CAPTURE_NOTE",
-           "RESERVE_UNFIT", "VLM_NOTE", "default_fraction",
-           "memory_inputs", "reserve_bytes", "reserve_line", "reserve_unfit", "vlm_adjusted"]
+__all__ = ["GIB", "MIB_PER_GIB", "RESERVE_UNFIT", "VLM_NOTE", "default_fraction",
+           "memory_inputs", "post_capture", "reserve_bytes", "reserve_line", "reserve_unfit",
+           "vlm_adjusted"]
