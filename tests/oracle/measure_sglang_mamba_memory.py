@@ -5,9 +5,9 @@ plain, speculative (the joint solve), with the cache fixed by the flags (the wei
 refusal), with the state dtype from SGLANG_MAMBA_SSM_DTYPE, under pipeline parallelism, on a
 multimodal model, on the KDA / conv-only state shapes, with attention context parallelism and
 with the line's other variables (conv dtype, stage partition, multimodal reservation sizes)
-and on a disaggregated prefill server.
+and on a disaggregated prefill server; the Bailing, GigaChat3.5 and Zaya states (hybrids).
 Run: python -m tests.oracle.measure_sglang_mamba_memory [part ...]   (parts: plain, spec,
-fixed, env, pp, mm, kinds, cp, envvars, pd; all by default)"""
+fixed, env, pp, mm, kinds, cp, envvars, pd, hybrids; all by default)"""
 
 from __future__ import annotations
 
@@ -16,6 +16,10 @@ import sys
 
 from tests.oracle.sglang_mamba_memory_oracle import (
     ALL_SHAPES,
+    BAILING_KDA,
+    BAILING_LIGHTNING,
+    GIGACHAT,
+    GIGACHAT_FULL,
     GLM5,
     GLM5_ATTN,
     JET,
@@ -25,6 +29,8 @@ from tests.oracle.sglang_mamba_memory_oracle import (
     LFM2_MOE,
     QWEN35_VL,
     SHAPES,
+    ZAYA,
+    ZAYA_LIST,
 )
 from tests.oracle.test_sglang_mamba_memory_oracle import (
     ENV_VALUES,
@@ -140,9 +146,23 @@ def pd() -> list[dict]:
                 (None, SPECS[1], SPECS[3], SPECS[4]), (None, 2100), (1, 2))]
 
 
+def hybrids() -> list[dict]:
+    """The Bailing hybrids (lightning's SSM-only state, KDA), GigaChat3.5 (registry-only GDN,
+    both layer forms) and Zaya (the head-split and whole conv states, both layer forms):
+    TP widths with attention DP (Zaya's model refuses it), state dtype by flag and
+    variable, the conv dtype, speculation, pipeline stages, memory left or not."""
+    return [_line(shape=shape, tp=tp, ssm=ssm, env_ssm=env_ssm, spec=algorithm, pp=stages,
+                  weights=weights, env=conv)
+            for shape, tp, (ssm, env_ssm), algorithm, stages, weights, conv in
+            itertools.product(
+                (BAILING_LIGHTNING, BAILING_KDA, GIGACHAT, GIGACHAT_FULL, ZAYA, ZAYA_LIST),
+                TPS, ((None, None), ("bfloat16", None), (None, "float16")),
+                (None, SPECS[1]), (1, 2), (0.3, 0.9), ((), (ENV_VALUES[0],)))]
+
+
 PARTS = {"plain": plain, "spec": spec, "fixed": fixed, "env": env, "pp": pp, "mm": mm,
          "kinds": kinds, "cp": cp, "envvars": envvars,
-         "pd": pd}
+         "pd": pd, "hybrids": hybrids}
 
 
 def main(parts: list[str]) -> None:
