@@ -5,9 +5,10 @@ plain, speculative (the joint solve), with the cache fixed by the flags (the wei
 refusal), with the state dtype from SGLANG_MAMBA_SSM_DTYPE, under pipeline parallelism, on a
 multimodal model, on the KDA / conv-only state shapes, with attention context parallelism and
 with the line's other variables (conv dtype, stage partition, multimodal reservation sizes)
-and on a disaggregated prefill server; the Bailing, GigaChat3.5 and Zaya states (hybrids).
+and on a disaggregated prefill server; the Bailing, GigaChat3.5 and Zaya states (hybrids);
+a decode server (decode).
 Run: python -m tests.oracle.measure_sglang_mamba_memory [part ...]   (parts: plain, spec,
-fixed, env, pp, mm, kinds, cp, envvars, pd, hybrids; all by default)"""
+fixed, env, pp, mm, kinds, cp, envvars, pd, hybrids, decode; all by default)"""
 
 from __future__ import annotations
 
@@ -160,9 +161,19 @@ def hybrids() -> list[dict]:
                 (None, SPECS[1]), (1, 2), (0.3, 0.9), ((), (ENV_VALUES[0],)))]
 
 
+def decode() -> list[dict]:
+    """A disaggregated decode server (its radix cache off, pd_disaggregation_hook.py:98-127):
+    the fixed cache of --max-running-requests (or the speculative default 48) and its
+    refusal when it leaves no KV memory, or the memory solve without a request count;
+    every model."""
+    return [_line(shape=shape, pd="decode", spec=algorithm, S=s, weights=0.3)
+            for shape, algorithm, s in itertools.product(
+                range(ALL_SHAPES), (None, SPECS[1], SPECS[4]), (None, 3000))]
+
+
 PARTS = {"plain": plain, "spec": spec, "fixed": fixed, "env": env, "pp": pp, "mm": mm,
          "kinds": kinds, "cp": cp, "envvars": envvars,
-         "pd": pd, "hybrids": hybrids}
+         "pd": pd, "hybrids": hybrids, "decode": decode}
 
 
 def main(parts: list[str]) -> None:
