@@ -8,7 +8,7 @@ Read for GraniteMoeHybrid (`granite_shape`), Nemotron-H (`nemotron_h_shape`), Fa
 (`jet_nemotron_shape`), LFM2 /
 LFM2-MoE (`lfm2_shape`), the Bailing hybrids (`bailing_shape`: KDA or lightning),
 GigaChat3.5 (`gigachat_shape`, registered only through configs/linear_attn_model_registry.py),
-Zaya (`zaya_shape`) and
+Zaya (`zaya_shape`), LFM2-VL (`lfm2_shape` of its text_config) and
 the Qwen3-Next-style gated-delta-net models
 (SGLang's `Qwen3NextConfig` and the Qwen3.5 text config deriving from it,
 configs/qwen3_next.py:259-310, configs/qwen3_5.py:15-34; a Qwen3.5 model's text part under
@@ -70,6 +70,8 @@ GLM5_KEYS = ("num_hidden_layers", "linear_attn_config", "linear_head_dim", "line
              "linear_conv_kernel_dim", "layer_types")
 KIMI_KEYS = ("num_heads", "head_dim", "short_conv_kernel_size")
 LFM2 = ("Lfm2ForCausalLM", "Lfm2MoeForCausalLM")
+# LFM2-VL: LFM2's conv state from its text_config (configs/lfm2_vl.py:38-103)
+LFM2_VL = "Lfm2VlForConditionalGeneration"
 LFM2_CONV = ("conv", "short_conv")  # lfm2.py:46-51, lfm2_moe.py:34-41
 LFM2_CHUNK = 1  # the `mamba_chunk_size` property (lfm2.py:53-56, lfm2_moe.py:43-46)
 # Bailing hybrids: the config class is chosen by model_type (BailingHybridConfig,
@@ -334,9 +336,9 @@ def bailing_shape(data: dict[str, Any]) -> tuple[int, ...] | None:
     KDA state `KimiLinearStateShape.create(num_heads = num_attention_heads, head_dim,
     conv_kernel_size)`, Kimi-Linear's arithmetic (kimi_linear_shape); without it the
     lightning layers' SSM-only state `Mamba2StateShape.create(intermediate 0, n_groups 0,
-    num_heads = num_attention_heads (num_linear_key_value_heads, :144), head_dim,
+    num_heads = num_attention_heads (num_linear_key_value_heads, :147), head_dim,
     state_size = head_dim, conv_kernel 1)`. head_dim must be stated (null would be
-    hidden_size // num_attention_heads, :128, but transformers' field validation refuses
+    hidden_size // num_attention_heads, :129, but transformers' field validation refuses
     a null head_dim on the pinned stack). Both built without the config, so the state
     dtype comes from the environment only (mamba_utils.py:111-112). None when a key is
     missing or no layer is a linear one."""
@@ -354,7 +356,7 @@ def bailing_shape(data: dict[str, Any]) -> tuple[int, ...] | None:
 
 
 def gigachat_layers(data: dict[str, Any]) -> list[int] | None:
-    """GigaChat3.5's GDN layers (`_resolve_layer_types`, configs/gigachat35.py:159-188):
+    """GigaChat3.5's GDN layers (`_resolve_layer_types`, configs/gigachat35.py:157-195):
     the "linear_attention" entries of `layer_types` (one per layer; "attention" /
     "full_attention" the others, any other name a ValueError), else every layer but those
     in `full_attention_layers`, else every layer. None where SGLang raises."""
@@ -379,9 +381,9 @@ def gigachat_layers(data: dict[str, Any]) -> list[int] | None:
 
 def gigachat_shape(data: dict[str, Any]) -> tuple[int, ...] | None:
     """GigaChat3.5's GDN state (`GigaChat35Config.mamba2_cache_params`, configs/
-    gigachat35.py:207-234), registered only through the linear-attention registry
+    gigachat35.py:209-234), registered only through the linear-attention registry
     (:237-252): Qwen3-Next's arithmetic (gdn_shape) on its `gigachat_layers`. Its dtype
-    from the config (mamba2_state_dtype(self), :233)."""
+    from the config (mamba2_state_dtype(self), :232)."""
     linear = gigachat_layers(data)
     values = [_plain(data, key) for key in GIGACHAT_KEYS]
     if not linear or any(v is None for v in values):
@@ -463,6 +465,8 @@ def layer_map(architecture: str, data: dict[str, Any]) -> tuple[int, ...]:
         return tuple(int(layer + 1 in kda) for layer in range(int(text["num_hidden_layers"])))
     if architecture in LFM2:
         return tuple(int(t in LFM2_CONV) for t in data["layer_types"])
+    if architecture == LFM2_VL:
+        return tuple(int(t in LFM2_CONV) for t in data["text_config"]["layer_types"])
     if architecture == JET_NEMOTRON:
         return tuple(int(t == "jet") for t in data["layer_types"])
     if architecture in (BAILING, GIGACHAT, ZAYA):
@@ -540,6 +544,10 @@ def mamba_state_settings(model: str) -> list[Setting]:
     elif architecture in LFM2:  # no SSM state, so its dtype does not matter
         shape = lfm2_shape(data)
         chunk = LFM2_CHUNK
+    elif architecture == LFM2_VL:  # the text config's (lfm2_vl.py:70-103), chunk 1 (:57-59)
+        text = data.get("text_config")
+        shape = lfm2_shape(text) if isinstance(text, dict) else None
+        chunk = LFM2_CHUNK
     elif architecture == BAILING and data.get("model_type") == BAILING_TYPE:
         # both cache params built without the config: the dtype from the environment only
         # (bailing_hybrid.py:224, 236); no mamba_chunk_size, so FLA's 64
@@ -549,7 +557,7 @@ def mamba_state_settings(model: str) -> list[Setting]:
                     weak=True),
             Setting("mamba_layer_map", layer_map(architecture, data),
                     f"{path}: layer_group_size", FILE, weak=True)]
-    elif architecture == GIGACHAT:  # its dtype from the config (gigachat35.py:233)
+    elif architecture == GIGACHAT:  # its dtype from the config (gigachat35.py:232)
         shape = gigachat_shape(data)
     elif architecture == ZAYA:  # an empty SSM state: its dtype does not matter
         shape = zaya_shape(data)

@@ -28,6 +28,7 @@ from tests.oracle.sglang_mamba_memory_oracle import (
     KIMI_K3,
     LFM2,
     LFM2_MOE,
+    LFM2_VL,
     QWEN35_VL,
     SHAPES,
     ZAYA,
@@ -149,14 +150,16 @@ def pd() -> list[dict]:
 
 def hybrids() -> list[dict]:
     """The Bailing hybrids (lightning's SSM-only state, KDA), GigaChat3.5 (registry-only GDN,
-    both layer forms) and Zaya (the head-split and whole conv states, both layer forms):
+    both layer forms), Zaya (the head-split and whole conv states, both layer forms) and
+    LFM2-VL (LFM2's conv state, not routed through the mamba radix cache):
     TP widths with attention DP (Zaya's model refuses it), state dtype by flag and
     variable, the conv dtype, speculation, pipeline stages, memory left or not."""
     return [_line(shape=shape, tp=tp, ssm=ssm, env_ssm=env_ssm, spec=algorithm, pp=stages,
                   weights=weights, env=conv)
             for shape, tp, (ssm, env_ssm), algorithm, stages, weights, conv in
             itertools.product(
-                (BAILING_LIGHTNING, BAILING_KDA, GIGACHAT, GIGACHAT_FULL, ZAYA, ZAYA_LIST),
+                (BAILING_LIGHTNING, BAILING_KDA, GIGACHAT, GIGACHAT_FULL, ZAYA, ZAYA_LIST,
+                 LFM2_VL),
                 TPS, ((None, None), ("bfloat16", None), (None, "float16")),
                 (None, SPECS[1]), (1, 2), (0.3, 0.9), ((), (ENV_VALUES[0],)))]
 

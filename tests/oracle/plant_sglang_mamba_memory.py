@@ -108,7 +108,7 @@ ORIGINAL_ZAYA = ms.zaya_shape
 
 def _bailing_kv_heads(data: dict[str, Any]) -> tuple[int, ...] | None:
     # the linear heads taken from num_key_value_heads (they are num_attention_heads,
-    # num_linear_key_value_heads, bailing_hybrid.py:144)
+    # num_linear_key_value_heads, bailing_hybrid.py:147)
     return ORIGINAL_BAILING({**data, "num_attention_heads": data["num_key_value_heads"]})
 
 
@@ -215,6 +215,9 @@ PLANTS: dict[str, tuple[str, Any, Any, list[dict]]] = {
     "Glm5Next without a vision tower: no embedding-cache reserve": (
         "MULTIMODAL_BY_ARCHITECTURE", smm, frozenset(),
         [_line(shape=mm.GLM5_TEXT_ONLY, mmt=t) for t in (None, "cuda_ipc")]),
+    "LFM2-VL: not counted as mamba-ish": (
+        "MAMBAISH_ONLY_ARCHS", smp, frozenset(),
+        [_line(shape=mm.LFM2_VL, M=3000, weights=0.5), _line(shape=mm.LFM2_VL)]),
     "PD decode: the radix cache kept on": (
         "radix_off", smp, lambda config: config.disable_radix_cache,
         [_line(pd="decode"), _line(pd="decode", spec=SPECS[1]),

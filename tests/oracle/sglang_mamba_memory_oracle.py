@@ -157,6 +157,15 @@ GLM5_ATTN_CONFIG = {
 # 202-219, 3034-3037), while the VLM fraction has no vision_config to read
 # (memory_hook.py:431-433)
 GLM5_TEXT_ONLY_CONFIG = {k: v for k, v in GLM5_CONFIG.items() if k != "vision_config"}
+# LFM2-VL (configs/lfm2_vl.py:38-103): LFM2's conv state under text_config, a SigLIP2 tower;
+# mamba-ish but not routed through the hybrid-mamba radix cache (overrides.py:369-399)
+LFM2_VL_CONFIG = {
+    "architectures": ["Lfm2VlForConditionalGeneration"], "model_type": "lfm2_vl",
+    "text_config": {k: v for k, v in LFM2_CONFIG.items() if k != "architectures"},
+    "vision_config": {"model_type": "siglip2_vision_model", "hidden_size": 256,
+                      "num_hidden_layers": 2, "num_attention_heads": 4,
+                      "intermediate_size": 512, "patch_size": 16, "num_patches": 256},
+    "torch_dtype": "bfloat16"}
 # Jet-Nemotron (configs/jet_nemotron.py:26-80): JetBlock layers 0, 1, 3 of 4, 8 heads of key
 # dim 64 with values 1.5 x wider (96), conv 4, bfloat16 SSM states from the config
 JET_CONFIG = {
@@ -215,7 +224,7 @@ KIMI, LFM2, LFM2_MOE, KIMI_K3 = GRANITE + 5, GRANITE + 6, GRANITE + 7, GRANITE +
 GLM5, GLM5_ATTN, JET = GRANITE + 9, GRANITE + 10, GRANITE + 11
 BAILING_LIGHTNING, BAILING_KDA, GIGACHAT = GRANITE + 12, GRANITE + 13, GRANITE + 14
 GIGACHAT_FULL, ZAYA, ZAYA_LIST = GRANITE + 15, GRANITE + 16, GRANITE + 17
-GLM5_TEXT_ONLY = GRANITE + 18
+GLM5_TEXT_ONLY, LFM2_VL = GRANITE + 18, GRANITE + 19
 OTHER_CONFIGS = {GRANITE: ("granite", GRANITE_CONFIG), NEMOTRON: ("nemotronh", NEMOTRON_CONFIG),
                  FALCON: ("falconh1", FALCON_CONFIG),
                  FALCON_AUTO: ("falconh1auto", FALCON_AUTO_CONFIG),
@@ -228,7 +237,8 @@ OTHER_CONFIGS = {GRANITE: ("granite", GRANITE_CONFIG), NEMOTRON: ("nemotronh", N
                  GIGACHAT: ("gigachat35", GIGACHAT_CONFIG),
                  GIGACHAT_FULL: ("gigachat35full", GIGACHAT_FULL_CONFIG),
                  ZAYA: ("zaya", ZAYA_CONFIG), ZAYA_LIST: ("zayalist", ZAYA_LIST_CONFIG),
-                 GLM5_TEXT_ONLY: ("glm5nexttext", GLM5_TEXT_ONLY_CONFIG)}
+                 GLM5_TEXT_ONLY: ("glm5nexttext", GLM5_TEXT_ONLY_CONFIG),
+                 LFM2_VL: ("lfm2vl", LFM2_VL_CONFIG)}
 ALL_SHAPES = len(SHAPES) + len(OTHER_CONFIGS)  # model_dir(0 .. ALL_SHAPES - 1)
 
 

@@ -8,7 +8,8 @@ with its vision tower
 line's SGLANG_MAMBA_SSM_DTYPE, SGLANG_MAMBA_CONV_DTYPE, SGLANG_PP_LAYER_PARTITION,
 SGLANG_VLM_CACHE_SIZE_MB and SGLANG_MM_FEATURE_CACHE_MB prefixes, on a disaggregated prefill
 server and on Kimi-K3, Glm5Next, Jet-Nemotron, Bailing hybrid (lightning and KDA),
-GigaChat3.5 (registered only through the linear-attention registry) and Zaya directories."""
+GigaChat3.5 (registered only through the linear-attention registry), Zaya and LFM2-VL
+directories, and on decode servers."""
 
 from __future__ import annotations
 
@@ -241,6 +242,8 @@ def _line(**kw: object) -> dict:
 @example(_line(shape=mm.ZAYA_LIST, tp=(2, 1), pp=2, env=(ENV_VALUES[0],)))  # zaya_layers
 @example(_line(shape=mm.GLM5_TEXT_ONLY))  # no vision tower: the embedding cache still held
 @example(_line(pd="decode", spec=SPECS[1]))  # decode: radix off, 3000 fixed slots: refused
+@example(_line(shape=mm.LFM2_VL, M=3000, weights=0.5))  # LFM2-VL: 3 slots a request, no
+@example(_line(shape=mm.LFM2_VL, tp=(4, 2), spec=SPECS[1]))  # strategy resolution
 @given(LINES)
 def test_state_cache_from_memory_equals_sglang(p: dict) -> None:
     # strict: SGLang's refusals on these lines are all restated (None would be one missed)
@@ -335,3 +338,28 @@ def test_rl_on_policy_target_leaves_the_state_cache(spec: tuple | None) -> None:
                          ).config
     assert (ours.mamba_memory_slots, ours.mem_fraction_static, request_pool(ours)) == (
         theirs.cache_size, theirs.mem_fraction_static, theirs.pool)
+
+
+@pytest.mark.parametrize("strategy", ["extra_buffer", "no_buffer"])
+def test_lfm2_vl_is_not_routed_through_the_mamba_radix_cache(strategy: str) -> None:
+    """LFM2-VL's state is mamba-ish (configs/hybrid_arch.py:84) but SGLang does not route it
+    through the hybrid-mamba radix cache (overrides.py:369-399): an explicit extra buffer is
+    refused (model_hook.py:1059-1066), no_buffer is served with the overlap schedule on (no
+    validation runs), and both sides size the same cache."""
+    argv = ("--mamba-radix-cache-strategy", strategy, "--max-mamba-cache-size", "3000")
+    r = mm.resolve(argv, 80.0, mm.LFM2_VL)
+    line = ["python", "-m", "sglang.launch_server", "--model-path", mm.model_dir(mm.LFM2_VL),
+            *argv]
+    try:
+        ours = graphfit.plan(resolve_values({"gpu_memory_gb": 80.0, "weights_gb": 20.0},
+                                            environ={}, pasted=commandline.read(line)).config()
+                             ).config
+    except ConfigError:
+        ours = None
+    if strategy == "extra_buffer":
+        assert not isinstance(r, so.Resolved) and "needs mamba state" in r.text
+        assert ours is None
+        return
+    assert isinstance(r, so.Resolved) and ours is not None
+    theirs = mm.sized(r, 80.0, 20.0)
+    assert isinstance(theirs, mm.Sized) and request_pool(ours) == theirs.pool == 1000

@@ -63,6 +63,12 @@ MAMBA_EXTRA_BUFFER_ARCHS = frozenset({
 # (configs/linear_attn_model_registry.py:28-41, get_linear_attn_spec :74-80, read at
 # overrides.py:469-471): GigaChat3.5 (configs/gigachat35.py:241-252, no extra buffer)
 REGISTRY_MAMBA_ARCHS = frozenset({"GigaChat35ForCausalLM", "GigaChat35ForCausalLMNextN"})
+# the architectures whose config is mamba-ish (configs/hybrid_arch.py:78-90: their state
+# cache is sized and caps the pool, kv_cache_configurator.py:3134-3137) but which are not
+# routed through the hybrid-mamba radix cache (overrides.py:369-399, 456-471): "auto" stays
+# unresolved (no extra buffer, the overlap schedule kept), an explicit extra buffer is refused
+# (model_hook.py:1059-1066). LFM2-VL (configs/lfm2_vl.py:62-103), with its state read.
+MAMBAISH_ONLY_ARCHS = frozenset({"Lfm2VlForConditionalGeneration"})
 STRATEGIES = ("auto", "no_buffer", "extra_buffer", "extra_buffer_lazy")  # exec_.py:512-519
 BASE_RATIO = 3  # kv_cache_configurator.py:227
 SKIP_LOCK_DROP = 1  # :228
@@ -79,7 +85,7 @@ def is_hybrid_mamba(architecture: str | None,
     only with a mamba layer (overrides.py:461-466, configs/hybrid_arch.py:99-105), which
     graphfit knows from the model directory's `layer_types` (its state shape is read then,
     graphfit.inputs.mamba_state)."""
-    if architecture == GRANITE:
+    if architecture == GRANITE or architecture in MAMBAISH_ONLY_ARCHS:
         return mamba_state_shape is not None
     return architecture in MAMBA_RADIX_CACHE_ARCHS or architecture in REGISTRY_MAMBA_ARCHS
 
@@ -135,6 +141,7 @@ class MambaCache:
     pipeline: bool = False  # pp_size > 1: the overlap schedule is turned off afterwards
     disaggregation_mode: str = "null"  # --disaggregation-mode (mamba_hook.py:123-128)
     attention_backend: str | None = None  # --attention-backend as given (mamba_hook.py:161)
+    radix_routed: bool = True  # False: MAMBAISH_ONLY_ARCHS (no strategy resolution)
 
     def __post_init__(self) -> None:
         m = self.max_mamba_cache_size
@@ -146,7 +153,12 @@ class MambaCache:
         if isinstance(self.page_size, bool) or not isinstance(self.page_size, int) \
                 or self.page_size < 1:
             raise ConfigError(f"page_size: must be a positive integer, got {self.page_size!r}")
-        if not self.disable_radix_cache:
+        if not self.disable_radix_cache and not self.radix_routed:
+            if self.strategy in ("extra_buffer", "extra_buffer_lazy"):
+                raise ConfigError(f"--mamba-radix-cache-strategy {self.strategy} needs the "
+                                  f"hybrid-mamba radix cache, which SGLang does not use for "
+                                  f"{self.architecture} (model_hook.py:1062-1066)")
+        elif not self.disable_radix_cache:
             if self.strategy == "no_buffer" and self.overlap:
                 # arg_groups/mamba_hook.py:157-160
                 raise ConfigError("--mamba-radix-cache-strategy no_buffer needs "
@@ -198,7 +210,7 @@ class MambaCache:
         (overrides.py:453-486): "auto" becomes extra_buffer when the overlap schedule or
         paging is wanted and the architecture supports it on triton, else no_buffer, which
         turns the overlap schedule off. Without the radix cache nothing is resolved."""
-        if self.disable_radix_cache or self.strategy != "auto":
+        if self.disable_radix_cache or self.strategy != "auto" or not self.radix_routed:
             return self.strategy, self.overlap
         if (self.overlap or self.page_size > 1) and self.supports_extra_buffer():
             return "extra_buffer", self.overlap
@@ -271,6 +283,7 @@ def cache_of(config: EngineSettings) -> MambaCache:
                       disable_radix_cache=radix_off(config),
                       disaggregation_mode=config.disaggregation_mode,
                       attention_backend=config.attention_backend,
+                      radix_routed=config.architecture not in MAMBAISH_ONLY_ARCHS,
                       strategy=config.mamba_radix_cache_strategy,
                       overlap=not config.disable_overlap_schedule,
                       page_size=config.page_size,
