@@ -6,7 +6,9 @@ Read for GraniteMoeHybrid (`granite_shape`), Nemotron-H (`nemotron_h_shape`), Fa
 (`falcon_h1_shape`), Kimi-Linear (`kimi_linear_shape`; Kimi-K3's `text_config` too), Glm5Next
 (`glm5_next_shape`: KDA in its `layer_types` + `linear_num_heads` form), Jet-Nemotron
 (`jet_nemotron_shape`), LFM2 /
-LFM2-MoE (`lfm2_shape`) and
+LFM2-MoE (`lfm2_shape`), the Bailing hybrids (`bailing_shape`: KDA or lightning),
+GigaChat3.5 (`gigachat_shape`, registered only through configs/linear_attn_model_registry.py),
+Zaya (`zaya_shape`), LFM2-VL (`lfm2_shape` of its text_config) and
 the Qwen3-Next-style gated-delta-net models
 (SGLang's `Qwen3NextConfig` and the Qwen3.5 text config deriving from it,
 configs/qwen3_next.py:259-310, configs/qwen3_5.py:15-34; a Qwen3.5 model's text part under
@@ -68,8 +70,22 @@ GLM5_KEYS = ("num_hidden_layers", "linear_attn_config", "linear_head_dim", "line
              "linear_conv_kernel_dim", "layer_types")
 KIMI_KEYS = ("num_heads", "head_dim", "short_conv_kernel_size")
 LFM2 = ("Lfm2ForCausalLM", "Lfm2MoeForCausalLM")
+# LFM2-VL: LFM2's conv state from its text_config (configs/lfm2_vl.py:38-103)
+LFM2_VL = "Lfm2VlForConditionalGeneration"
 LFM2_CONV = ("conv", "short_conv")  # lfm2.py:46-51, lfm2_moe.py:34-41
 LFM2_CHUNK = 1  # the `mamba_chunk_size` property (lfm2.py:53-56, lfm2_moe.py:43-46)
+# Bailing hybrids: the config class is chosen by model_type (BailingHybridConfig,
+# configs/bailing_hybrid.py:48-49); BailingMoeV2_5ForCausalLM the architecture that carries it
+BAILING = "BailingMoeV2_5ForCausalLM"
+BAILING_TYPE = "bailing_hybrid"
+# the registry-only GDN model (configs/gigachat35.py:237-252)
+GIGACHAT = "GigaChat35ForCausalLM"
+GIGACHAT_KEYS = ("num_hidden_layers", "linear_conv_kernel_dim", "linear_key_head_dim",
+                 "linear_value_head_dim", "linear_num_key_heads", "linear_num_value_heads")
+GIGACHAT_FULL = ("attention", "full_attention")  # gigachat35.py:14-16
+ZAYA = "ZayaForCausalLM"
+ZAYA_CCA_TIME = 2  # ZayaConfig's cca_time0 / cca_time1 defaults (configs/zaya.py:84-85)
+ZAYA_QUERY_GROUPS = 2  # its num_query_groups default (zaya.py:44)
 
 
 def _plain(data: dict[str, Any], key: str) -> int | None:
@@ -293,6 +309,131 @@ def lfm2_shape(data: dict[str, Any]) -> tuple[int, ...] | None:
     return None if conv == 0 else (conv, hidden, 1, 1, hidden, 0, kernel)
 
 
+def _first_nonzero(data: dict[str, Any], key: str) -> int | None:
+    """Zaya's per-layer list read as its constructor does: the first non-zero entry
+    (configs/zaya.py:140-159); None when the list is absent or empty."""
+    values = data.get(key)
+    if not isinstance(values, list) or not values:
+        return None
+    return next((v for v in values if v), None)
+
+
+def bailing_layers(data: dict[str, Any]) -> list[int] | None:
+    """A Bailing hybrid's linear-attention layers (`linear_layer_ids`, configs/
+    bailing_hybrid.py:172-204): with an integer `layer_group_size` g every layer l with
+    (l + 1) % g != 0. The class default 1 (no linear layer) is not restated; a list
+    schedule is left unread (transformers' config validation refuses it on the pinned
+    stack)."""
+    layers, group = _plain(data, "num_hidden_layers"), _plain(data, "layer_group_size")
+    if layers is None or group is None:
+        return None
+    return [layer for layer in range(layers) if (layer + 1) % group != 0]
+
+
+def bailing_shape(data: dict[str, Any]) -> tuple[int, ...] | None:
+    """A Bailing hybrid's state (`BailingHybridConfig.mamba2_cache_params`, configs/
+    bailing_hybrid.py:213-236). With a `short_conv_kernel_size` (`use_kda`, :156-158) the
+    KDA state `KimiLinearStateShape.create(num_heads = num_attention_heads, head_dim,
+    conv_kernel_size)`, Kimi-Linear's arithmetic (kimi_linear_shape); without it the
+    lightning layers' SSM-only state `Mamba2StateShape.create(intermediate 0, n_groups 0,
+    num_heads = num_attention_heads (num_linear_key_value_heads, :147), head_dim,
+    state_size = head_dim, conv_kernel 1)`. head_dim must be stated (null would be
+    hidden_size // num_attention_heads, :129, but transformers' field validation refuses
+    a null head_dim on the pinned stack). Both built without the config, so the state
+    dtype comes from the environment only (mamba_utils.py:111-112). None when a key is
+    missing or no layer is a linear one."""
+    linear = bailing_layers(data)
+    heads, head_dim = _plain(data, "num_attention_heads"), _plain(data, "head_dim")
+    kernel = data.get("short_conv_kernel_size")
+    if not linear or heads is None or head_dim is None:
+        return None
+    if kernel is None:
+        return (len(linear), 0, 0, heads, head_dim, head_dim, 1)
+    kernel = _plain(data, "short_conv_kernel_size")
+    if kernel is None or kernel < 2:
+        return None
+    return (len(linear), heads * head_dim, heads, heads, head_dim, head_dim, kernel)
+
+
+def gigachat_layers(data: dict[str, Any]) -> list[int] | None:
+    """GigaChat3.5's GDN layers (`_resolve_layer_types`, configs/gigachat35.py:157-195):
+    the "linear_attention" entries of `layer_types` (one per layer; "attention" /
+    "full_attention" the others, any other name a ValueError), else every layer but those
+    in `full_attention_layers`, else every layer. None where SGLang raises."""
+    layers = _plain(data, "num_hidden_layers")
+    types, full = data.get("layer_types"), data.get("full_attention_layers")
+    if layers is None:
+        return None
+    if types is not None:
+        if not isinstance(types, list) or len(types) != layers \
+                or any(t != "linear_attention" and t not in GIGACHAT_FULL for t in types):
+            return None
+        return [i for i, t in enumerate(types) if t == "linear_attention"]
+    if full is None:
+        return list(range(layers))
+    if not isinstance(full, list) or any(
+            isinstance(i, bool) or not isinstance(i, int) or not -layers <= i < layers
+            for i in full):
+        return None
+    gone = {i % layers for i in full}
+    return [i for i in range(layers) if i not in gone]
+
+
+def gigachat_shape(data: dict[str, Any]) -> tuple[int, ...] | None:
+    """GigaChat3.5's GDN state (`GigaChat35Config.mamba2_cache_params`, configs/
+    gigachat35.py:209-234), registered only through the linear-attention registry
+    (:237-252): Qwen3-Next's arithmetic (gdn_shape) on its `gigachat_layers`. Its dtype
+    from the config (mamba2_state_dtype(self), :232)."""
+    linear = gigachat_layers(data)
+    values = [_plain(data, key) for key in GIGACHAT_KEYS]
+    if not linear or any(v is None for v in values):
+        return None
+    _, kernel, k_dim, v_dim, k_heads, v_heads = (int(v or 0) for v in values)
+    if kernel < 2:
+        return None
+    return (len(linear), v_dim * v_heads, k_heads, v_heads, v_dim, k_dim, kernel)
+
+
+def zaya_layers(data: dict[str, Any]) -> list[int] | None:
+    """Zaya's state layers (`linear_layer_ids` = its attention layers, configs/zaya.py:
+    231-239): the "a" entries of `zaya_layers` when the file gives a non-empty list (which
+    then also sets the layer count, :111-115), else the even layers of num_hidden_layers."""
+    listed = data.get("zaya_layers")
+    if isinstance(listed, list) and listed:
+        return [i for i, t in enumerate(listed) if t == "a"]
+    layers = _plain(data, "num_hidden_layers")
+    return None if layers is None else list(range(0, layers, 2))
+
+
+def zaya_shape(data: dict[str, Any]) -> tuple[int, ...] | None:
+    """Zaya's CCA state (`ZayaConfig.mamba2_cache_params`, configs/zaya.py:245-303): per
+    layer a head-split conv state (C / tp, P) and a whole one (hidden_size, 1), with C =
+    (num_attention_heads + num_key_value_heads) x head_dim and P = (cca_time0 - 1) +
+    (cca_time1 - 1); its SSM state (1, 1, 0) is empty. Given as (layers, C, 1, 1, 1, 0,
+    P + 1, hidden_size): the conv-only form plus conv_full (sglang_mamba_memory.
+    MambaStateShape). num_attention_heads is `cca_num_q_heads`' first non-zero entry when
+    that list is given (:140-145), head_dim `kv_channels` when head_dim is null (:165-167);
+    a file whose num_query_groups (or its list's) differs from num_key_value_heads SGLang
+    refuses (:170-172): no shape then. None when a key is missing or P is 0."""
+    layers = zaya_layers(data)
+    hidden, kv = _plain(data, "hidden_size"), _plain(data, "num_key_value_heads")
+    heads = _first_nonzero(data, "cca_num_q_heads") or _plain(data, "num_attention_heads")
+    groups = _first_nonzero(data, "num_query_groups_list") or data.get(
+        "num_query_groups", ZAYA_QUERY_GROUPS)
+    head_dim = _plain(data, "head_dim") if "head_dim" in data else 128  # zaya.py:54
+    if "head_dim" in data and data["head_dim"] is None:
+        head_dim = _plain(data, "kv_channels")
+    times = [data.get(key, ZAYA_CCA_TIME) for key in ("cca_time0", "cca_time1")]
+    if not layers or hidden is None or kv is None or heads is None or head_dim is None \
+            or groups != kv or any(isinstance(t, bool) or not isinstance(t, int) or t < 1
+                                   for t in times):
+        return None
+    padding = sum(times) - 2
+    if padding < 1:
+        return None
+    return (len(layers), (heads + kv) * head_dim, 1, 1, 1, 0, padding + 1, hidden)
+
+
 def _nemotron_types(data: dict[str, Any]) -> list[Any] | None:
     types = data.get("layers_block_type")
     pattern = data.get("hybrid_override_pattern")
@@ -324,8 +465,17 @@ def layer_map(architecture: str, data: dict[str, Any]) -> tuple[int, ...]:
         return tuple(int(layer + 1 in kda) for layer in range(int(text["num_hidden_layers"])))
     if architecture in LFM2:
         return tuple(int(t in LFM2_CONV) for t in data["layer_types"])
+    if architecture == LFM2_VL:
+        return tuple(int(t in LFM2_CONV) for t in data["text_config"]["layer_types"])
     if architecture == JET_NEMOTRON:
         return tuple(int(t == "jet") for t in data["layer_types"])
+    if architecture in (BAILING, GIGACHAT, ZAYA):
+        ids = (bailing_layers(data) if architecture == BAILING else
+               gigachat_layers(data) if architecture == GIGACHAT else zaya_layers(data)) or []
+        listed = data.get("zaya_layers") if architecture == ZAYA else None
+        count = len(listed) if isinstance(listed, list) and listed \
+            else int(data["num_hidden_layers"])
+        return tuple(int(i in ids) for i in range(count))
     nested = data.get("text_config")
     source = nested if isinstance(nested, dict) else data
     interval = int(source["full_attention_interval"])
@@ -394,6 +544,24 @@ def mamba_state_settings(model: str) -> list[Setting]:
     elif architecture in LFM2:  # no SSM state, so its dtype does not matter
         shape = lfm2_shape(data)
         chunk = LFM2_CHUNK
+    elif architecture == LFM2_VL:  # the text config's (lfm2_vl.py:70-103), chunk 1 (:57-59)
+        text = data.get("text_config")
+        shape = lfm2_shape(text) if isinstance(text, dict) else None
+        chunk = LFM2_CHUNK
+    elif architecture == BAILING and data.get("model_type") == BAILING_TYPE:
+        # both cache params built without the config: the dtype from the environment only
+        # (bailing_hybrid.py:224, 236); no mamba_chunk_size, so FLA's 64
+        shape = bailing_shape(data)
+        return [] if shape is None else [
+            Setting("mamba_state_shape", shape, f"{path}: linear-attention state", FILE,
+                    weak=True),
+            Setting("mamba_layer_map", layer_map(architecture, data),
+                    f"{path}: layer_group_size", FILE, weak=True)]
+    elif architecture == GIGACHAT:  # its dtype from the config (gigachat35.py:232)
+        shape = gigachat_shape(data)
+    elif architecture == ZAYA:  # an empty SSM state: its dtype does not matter
+        shape = zaya_shape(data)
+        chunk = None
     else:
         return []
     if shape is None:

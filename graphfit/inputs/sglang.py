@@ -441,6 +441,10 @@ FILE_KEYS: dict[str, Handler] = {
     "enable_unified_memory": field_key("enable_unified_memory", as_bool, SG),
     # DFLASH / DSPARK under attention DP need it (graphfit.planner.engines.sglang_spec_dp)
     "enable_dp_lm_head": field_key("enable_dp_lm_head", as_bool, SG),
+    # a decode server's radix cache is off (pd_disaggregation_hook.py:98-127; the mamba pool
+    # reads that, sglang_mamba_pool.radix_off); turning it back on is experimental there
+    "disaggregation_decode_enable_radix_cache": _not_default(
+        False, "the decode server's experimental radix cache, pd_disaggregation_hook.py:99"),
     # ReplaySSM speculative verify: its replay ring and the state cache sized without the
     # intermediate states (kv_cache_configurator.py:3262-3296, attention_hook.py:440-475)
     "enable_linear_replayssm_spec": _not_default(

@@ -5,9 +5,10 @@ plain, speculative (the joint solve), with the cache fixed by the flags (the wei
 refusal), with the state dtype from SGLANG_MAMBA_SSM_DTYPE, under pipeline parallelism, on a
 multimodal model, on the KDA / conv-only state shapes, with attention context parallelism and
 with the line's other variables (conv dtype, stage partition, multimodal reservation sizes)
-and on a disaggregated prefill server.
+and on a disaggregated prefill server; the Bailing, GigaChat3.5 and Zaya states (hybrids);
+a decode server (decode).
 Run: python -m tests.oracle.measure_sglang_mamba_memory [part ...]   (parts: plain, spec,
-fixed, env, pp, mm, kinds, cp, envvars, pd; all by default)"""
+fixed, env, pp, mm, kinds, cp, envvars, pd, hybrids, decode; all by default)"""
 
 from __future__ import annotations
 
@@ -16,6 +17,10 @@ import sys
 
 from tests.oracle.sglang_mamba_memory_oracle import (
     ALL_SHAPES,
+    BAILING_KDA,
+    BAILING_LIGHTNING,
+    GIGACHAT,
+    GIGACHAT_FULL,
     GLM5,
     GLM5_ATTN,
     JET,
@@ -23,8 +28,11 @@ from tests.oracle.sglang_mamba_memory_oracle import (
     KIMI_K3,
     LFM2,
     LFM2_MOE,
+    LFM2_VL,
     QWEN35_VL,
     SHAPES,
+    ZAYA,
+    ZAYA_LIST,
 )
 from tests.oracle.test_sglang_mamba_memory_oracle import (
     ENV_VALUES,
@@ -140,9 +148,35 @@ def pd() -> list[dict]:
                 (None, SPECS[1], SPECS[3], SPECS[4]), (None, 2100), (1, 2))]
 
 
+def hybrids() -> list[dict]:
+    """The Bailing hybrids (lightning's SSM-only state, KDA), GigaChat3.5 (registry-only GDN,
+    both layer forms), Zaya (the head-split and whole conv states, both layer forms) and
+    LFM2-VL (LFM2's conv state, not routed through the mamba radix cache):
+    TP widths with attention DP (Zaya's model refuses it), state dtype by flag and
+    variable, the conv dtype, speculation, pipeline stages, memory left or not."""
+    return [_line(shape=shape, tp=tp, ssm=ssm, env_ssm=env_ssm, spec=algorithm, pp=stages,
+                  weights=weights, env=conv)
+            for shape, tp, (ssm, env_ssm), algorithm, stages, weights, conv in
+            itertools.product(
+                (BAILING_LIGHTNING, BAILING_KDA, GIGACHAT, GIGACHAT_FULL, ZAYA, ZAYA_LIST,
+                 LFM2_VL),
+                TPS, ((None, None), ("bfloat16", None), (None, "float16")),
+                (None, SPECS[1]), (1, 2), (0.3, 0.9), ((), (ENV_VALUES[0],)))]
+
+
+def decode() -> list[dict]:
+    """A disaggregated decode server (its radix cache off, pd_disaggregation_hook.py:98-127):
+    the fixed cache of --max-running-requests (or the speculative default 48) and its
+    refusal when it leaves no KV memory, or the memory solve without a request count;
+    every model."""
+    return [_line(shape=shape, pd="decode", spec=algorithm, S=s, weights=0.3)
+            for shape, algorithm, s in itertools.product(
+                range(ALL_SHAPES), (None, SPECS[1], SPECS[4]), (None, 3000))]
+
+
 PARTS = {"plain": plain, "spec": spec, "fixed": fixed, "env": env, "pp": pp, "mm": mm,
          "kinds": kinds, "cp": cp, "envvars": envvars,
-         "pd": pd}
+         "pd": pd, "hybrids": hybrids, "decode": decode}
 
 
 def main(parts: list[str]) -> None:

@@ -7,6 +7,7 @@ label holds one of the words)"""
 from __future__ import annotations
 
 import contextlib
+import copy
 import sys
 from collections.abc import Callable, Iterator
 from typing import Any
@@ -101,6 +102,28 @@ def _glm5_one_based(text: dict[str, Any]) -> list[int] | None:
     return [i for i in range(int(text["num_hidden_layers"])) if i + 1 in kda]
 
 
+ORIGINAL_BAILING, ORIGINAL_GIGACHAT_LAYERS = ms.bailing_shape, ms.gigachat_layers
+ORIGINAL_ZAYA = ms.zaya_shape
+
+
+def _bailing_kv_heads(data: dict[str, Any]) -> tuple[int, ...] | None:
+    # the linear heads taken from num_key_value_heads (they are num_attention_heads,
+    # num_linear_key_value_heads, bailing_hybrid.py:147)
+    return ORIGINAL_BAILING({**data, "num_attention_heads": data["num_key_value_heads"]})
+
+
+def _gigachat_all_linear(data: dict[str, Any]) -> list[int] | None:
+    # full_attention_layers ignored: every layer linear (gigachat35.py:183-188)
+    return ORIGINAL_GIGACHAT_LAYERS({k: v for k, v in data.items()
+                                     if k != "full_attention_layers"})
+
+
+def _zaya_no_full_conv(data: dict[str, Any]) -> tuple[int, ...] | None:
+    # the whole (hidden_size, 1) conv state left out (zaya.py:286-287)
+    shape = ORIGINAL_ZAYA(data)
+    return None if shape is None else shape[:7]
+
+
 PLANTS: dict[str, tuple[str, Any, Any, list[dict]]] = {
     "joint solve: D instead of D / ratio": (
         "cache_size", smm.MambaMemory, _joint_without_ratio,
@@ -167,6 +190,38 @@ PLANTS: dict[str, tuple[str, Any, Any, list[dict]]] = {
     "Jet-Nemotron: expand_v ignored": (
         "jet_nemotron_shape", ms, _jet_values_as_keys,
         [_line(shape=mm.JET, tp=tp) for tp in ((1, 1), (4, 2))]),
+    "Bailing: linear heads from num_key_value_heads": (
+        "bailing_shape", ms, _bailing_kv_heads,
+        [_line(shape=shape, tp=tp) for shape in (mm.BAILING_LIGHTNING, mm.BAILING_KDA)
+         for tp in ((1, 1), (4, 1))]),
+    "Bailing: every g-th layer read as the linear one": (
+        "bailing_layers", ms, lambda data: [
+            i for i in range(int(data["num_hidden_layers"]))
+            if (i + 1) % int(data["layer_group_size"]) == 0],
+        [_line(shape=shape, pp=stages) for shape in (mm.BAILING_LIGHTNING, mm.BAILING_KDA)
+         for stages in (1, 2)]),
+    "GigaChat3.5: registry-only arch not hybrid": (
+        "REGISTRY_MAMBA_ARCHS", smp, frozenset(),
+        [_line(shape=shape) for shape in (mm.GIGACHAT, mm.GIGACHAT_FULL)]),
+    "GigaChat3.5: full_attention_layers ignored": (
+        "gigachat_layers", ms, _gigachat_all_linear,
+        [_line(shape=mm.GIGACHAT_FULL, tp=tp) for tp in ((1, 1), (4, 1))]),
+    "Zaya: the whole conv state dropped": (
+        "zaya_shape", ms, _zaya_no_full_conv,
+        [_line(shape=shape, tp=tp) for shape in (mm.ZAYA, mm.ZAYA_LIST)
+         for tp in ((1, 1), (4, 1))]),
+    "Zaya: attention DP accepted (the state on the attention-TP width)": (
+        "ZAYA", smm, "none", [_line(shape=shape, tp=(4, 2)) for shape in (mm.ZAYA, mm.ZAYA_LIST)]),
+    "Glm5Next without a vision tower: no embedding-cache reserve": (
+        "MULTIMODAL_BY_ARCHITECTURE", smm, frozenset(),
+        [_line(shape=mm.GLM5_TEXT_ONLY, mmt=t) for t in (None, "cuda_ipc")]),
+    "LFM2-VL: not counted as mamba-ish": (
+        "MAMBAISH_ONLY_ARCHS", smp, frozenset(),
+        [_line(shape=mm.LFM2_VL, M=3000, weights=0.5), _line(shape=mm.LFM2_VL)]),
+    "PD decode: the radix cache kept on": (
+        "radix_off", smp, lambda config: config.disable_radix_cache,
+        [_line(pd="decode"), _line(pd="decode", spec=SPECS[1]),
+         _line(pd="decode", spec=SPECS[4], S=None)]),
     "LFM2: conv_L_cache read as the cached length": (
         "lfm2_shape", ms, _lfm2_full_kernel,
         [_line(shape=shape) for shape in (mm.LFM2, mm.LFM2_MOE)]),
@@ -183,8 +238,49 @@ def planted(name: str, owner: Any, replacement: Callable[..., Any]) -> Iterator[
         setattr(owner, name, original)
 
 
+def _pool_lines(**kw: Any) -> dict:
+    from tests.oracle.test_sglang_mamba_pool_oracle import _line as pool_line
+    return pool_line(**kw)
+
+
+# plants of the pool's strategy checks, run over the pool oracle's lines
+# (tests/oracle/test_sglang_mamba_pool_oracle)
+POOL_PLANTS: dict[str, tuple[str, Any, Any, list[dict]]] = {
+    "PD: extra_buffer_lazy accepted": (
+        "_check_extra_buffer", smp.MambaCache,
+        lambda self: ORIGINAL_CHECK(_with(self, disaggregation_mode="null")),
+        [_pool_lines(M=100, strategy="extra_buffer_lazy", pd="prefill")]),
+    "no_buffer: trtllm_mha accepted": (
+        "__post_init__", smp.MambaCache,
+        lambda self: ORIGINAL_POST(_with(self, attention_backend=None)),
+        [_pool_lines(M=100, overlap=False, attn="trtllm_mha")]),
+}
+ORIGINAL_CHECK = smp.MambaCache._check_extra_buffer
+ORIGINAL_POST = smp.MambaCache.__post_init__
+
+
+def _with(cache: smp.MambaCache, **fields: Any) -> smp.MambaCache:
+    # a copy with other fields, built without running the (planted) checks again
+    other = copy.copy(cache)
+    for name, value in fields.items():
+        object.__setattr__(other, name, value)
+    return other
+
+
 def main(only: list[str]) -> None:
-    for label, (name, owner, replacement, lines) in PLANTS.items():
+    from tests.oracle import test_sglang_mamba_pool_oracle as pool
+
+    def pool_agree(p: dict, theirs: Any) -> bool | None:
+        return pool.agree(p)
+
+    groups = [(PLANTS, agree, sglang_side), (POOL_PLANTS, pool_agree, lambda p: None)]
+    for plants, agree_, side in groups:
+        _run(plants, agree_, side, only)
+
+
+def _run(plants: dict[str, tuple[str, Any, Any, list[dict]]], agree: Any, sglang_side: Any,
+         only: list[str]) -> None:
+    for label, (name, owner, replacement, lines) in plants.items():
         if only and not any(word in label for word in only):
             continue
         theirs = [sglang_side(p) for p in lines]

@@ -152,6 +152,20 @@ GLM5_ATTN_CONFIG = {
     | {"num_hidden_layers": 4},
     "linear_attn_config": {"kda_layers": [0, 1, 2], "full_attn_layers": [3], "num_heads": 8,
                            "head_dim": 64, "short_conv_kernel_size": 3}}
+# Glm5Next without a vision tower: still multimodal to SGLang by its architecture
+# (model_config.py:2406), so the embedding cache is reserved (kv_cache_configurator.py:
+# 202-219, 3034-3037), while the VLM fraction has no vision_config to read
+# (memory_hook.py:431-433)
+GLM5_TEXT_ONLY_CONFIG = {k: v for k, v in GLM5_CONFIG.items() if k != "vision_config"}
+# LFM2-VL (configs/lfm2_vl.py:38-103): LFM2's conv state under text_config, a SigLIP2 tower;
+# mamba-ish but not routed through the hybrid-mamba radix cache (overrides.py:369-399)
+LFM2_VL_CONFIG = {
+    "architectures": ["Lfm2VlForConditionalGeneration"], "model_type": "lfm2_vl",
+    "text_config": {k: v for k, v in LFM2_CONFIG.items() if k != "architectures"},
+    "vision_config": {"model_type": "siglip2_vision_model", "hidden_size": 256,
+                      "num_hidden_layers": 2, "num_attention_heads": 4,
+                      "intermediate_size": 512, "patch_size": 16, "num_patches": 256},
+    "torch_dtype": "bfloat16"}
 # Jet-Nemotron (configs/jet_nemotron.py:26-80): JetBlock layers 0, 1, 3 of 4, 8 heads of key
 # dim 64 with values 1.5 x wider (96), conv 4, bfloat16 SSM states from the config
 JET_CONFIG = {
@@ -164,16 +178,67 @@ JET_CONFIG = {
     "efficient_attention_config": {"jet": {
         "mode": "chunk", "expand_v": 1.5, "num_heads": 8, "head_dim": 64, "norm_eps": 1e-5,
         "conv_size": 4, "dconv_generator_reduction": 8, "dconv_implementation": "triton"}}}
+# Bailing hybrids (configs/bailing_hybrid.py:48-236), BailingHybridConfig by model_type:
+# BAILING_LIGHTNING: no short conv, so the lightning layers' SSM-only state (H, D, D), 3
+# linear layers of 4 (layer_group_size 4); BAILING_KDA: a
+# short conv, so the KDA state, layers 0, 2 linear (layer_group_size 2)
+BAILING_LIGHTNING_CONFIG = {
+    "architectures": ["BailingMoeV2_5ForCausalLM"], "model_type": "bailing_hybrid",
+    "hidden_size": 1024, "intermediate_size": 2048, "num_hidden_layers": 4,
+    "num_attention_heads": 16, "num_key_value_heads": 4, "head_dim": 64,
+    "vocab_size": 32000, "max_position_embeddings": CONTEXT, "layer_group_size": 4,
+    "num_experts": 8, "num_experts_per_tok": 2, "moe_intermediate_size": 256,
+    "pad_token_id": 0, "eos_token_id": 1, "torch_dtype": "bfloat16"}
+BAILING_KDA_CONFIG = {**BAILING_LIGHTNING_CONFIG, "head_dim": 128, "layer_group_size": 2,
+                      "short_conv_kernel_size": 4, "num_attention_heads": 8}
+# GigaChat3.5 (configs/gigachat35.py), reached only through the linear-attention registry:
+# GDN layers from layer_types (3 of 4); GIGACHAT_FULL: from full_attention_layers (4 of 6),
+# 4 key heads (widened at no TP of 1/2/4), the config's bfloat16 states
+GIGACHAT_CONFIG = {
+    "architectures": ["GigaChat35ForCausalLM"], "model_type": "gigachat3_5",
+    "hidden_size": 1024, "num_hidden_layers": 4, "num_attention_heads": 16,
+    "num_key_value_heads": 16, "vocab_size": 32000, "max_position_embeddings": CONTEXT,
+    "layer_types": ["linear_attention", "linear_attention", "full_attention",
+                    "linear_attention"],
+    "linear_conv_kernel_dim": 4, "linear_key_head_dim": 128, "linear_value_head_dim": 128,
+    "linear_num_key_heads": 8, "linear_num_value_heads": 16, "torch_dtype": "bfloat16"}
+GIGACHAT_FULL_CONFIG = {
+    **{k: v for k, v in GIGACHAT_CONFIG.items() if k != "layer_types"},
+    "num_hidden_layers": 6, "full_attention_layers": [2, -1], "linear_num_key_heads": 4,
+    "linear_value_head_dim": 64, "linear_conv_kernel_dim": 3, "mamba_ssm_dtype": "bfloat16"}
+# Zaya (configs/zaya.py): CCA state layers are its attention layers, the even ones of 6;
+# ZAYA_LIST: from `zaya_layers` ("a" entries, 2 of 5) with per-layer query-head lists and
+# longer CCA windows (P = 2 + 1)
+ZAYA_CONFIG = {
+    "architectures": ["ZayaForCausalLM"], "model_type": "zaya", "hidden_size": 1024,
+    "num_hidden_layers": 6, "num_attention_heads": 8, "num_key_value_heads": 4,
+    "num_query_groups": 4, "head_dim": 128, "vocab_size": 32000,
+    "max_position_embeddings": CONTEXT, "torch_dtype": "bfloat16"}
+ZAYA_LIST_CONFIG = {
+    **ZAYA_CONFIG, "num_hidden_layers": 80, "zaya_layers": ["a", 16, "a", 16, 8],
+    "cca_num_q_heads": [0, 16, 0, 16, 0], "num_query_groups_list": [4, 0, 4, 0, 0],
+    "head_dim": None, "kv_channels": 64, "cca_time0": 3, "cca_time1": 2,
+    "hidden_size": 2048}
 NEMOTRON, FALCON, FALCON_AUTO, QWEN35_VL = GRANITE + 1, GRANITE + 2, GRANITE + 3, GRANITE + 4
 KIMI, LFM2, LFM2_MOE, KIMI_K3 = GRANITE + 5, GRANITE + 6, GRANITE + 7, GRANITE + 8
 GLM5, GLM5_ATTN, JET = GRANITE + 9, GRANITE + 10, GRANITE + 11
+BAILING_LIGHTNING, BAILING_KDA, GIGACHAT = GRANITE + 12, GRANITE + 13, GRANITE + 14
+GIGACHAT_FULL, ZAYA, ZAYA_LIST = GRANITE + 15, GRANITE + 16, GRANITE + 17
+GLM5_TEXT_ONLY, LFM2_VL = GRANITE + 18, GRANITE + 19
 OTHER_CONFIGS = {GRANITE: ("granite", GRANITE_CONFIG), NEMOTRON: ("nemotronh", NEMOTRON_CONFIG),
                  FALCON: ("falconh1", FALCON_CONFIG),
                  FALCON_AUTO: ("falconh1auto", FALCON_AUTO_CONFIG),
                  QWEN35_VL: ("qwen35vl", QWEN35_VL_CONFIG), KIMI: ("kimilinear", KIMI_CONFIG),
                  LFM2: ("lfm2", LFM2_CONFIG), LFM2_MOE: ("lfm2moe", LFM2_MOE_CONFIG),
                  KIMI_K3: ("kimik3", KIMI_K3_CONFIG), GLM5: ("glm5next", GLM5_CONFIG),
-                 GLM5_ATTN: ("glm5nextattn", GLM5_ATTN_CONFIG), JET: ("jet", JET_CONFIG)}
+                 GLM5_ATTN: ("glm5nextattn", GLM5_ATTN_CONFIG), JET: ("jet", JET_CONFIG),
+                 BAILING_LIGHTNING: ("bailinglightning", BAILING_LIGHTNING_CONFIG),
+                 BAILING_KDA: ("bailingkda", BAILING_KDA_CONFIG),
+                 GIGACHAT: ("gigachat35", GIGACHAT_CONFIG),
+                 GIGACHAT_FULL: ("gigachat35full", GIGACHAT_FULL_CONFIG),
+                 ZAYA: ("zaya", ZAYA_CONFIG), ZAYA_LIST: ("zayalist", ZAYA_LIST_CONFIG),
+                 GLM5_TEXT_ONLY: ("glm5nexttext", GLM5_TEXT_ONLY_CONFIG),
+                 LFM2_VL: ("lfm2vl", LFM2_VL_CONFIG)}
 ALL_SHAPES = len(SHAPES) + len(OTHER_CONFIGS)  # model_dir(0 .. ALL_SHAPES - 1)
 
 
@@ -211,6 +276,7 @@ class Sized:
     pool: int
     mem_fraction_static: float
     per_request: int
+    radix_off: bool = False  # SGLang's resolved disable_radix_cache (get_memory())
 
 
 def sized(r: so.Resolved, preload_gb: float, weights_gb: float,
@@ -224,7 +290,7 @@ def sized(r: so.Resolved, preload_gb: float, weights_gb: float,
             mambaish_config,
         )
         from sglang.srt.mem_cache import kv_cache_configurator as kvc
-        from sglang.srt.runtime_context import get_parallel, get_schedule
+        from sglang.srt.runtime_context import get_memory, get_parallel, get_schedule
         from sglang.srt.speculative.spec_info import SpeculativeAlgorithm
 
     # one process stands for the rank: no WORLD group to reduce over (the measured figure
@@ -248,6 +314,11 @@ def sized(r: so.Resolved, preload_gb: float, weights_gb: float,
         this._handle_max_mamba_cache = functools.partial(cls._handle_max_mamba_cache, this)
         measured = kvc.get_available_gpu_memory
         kvc.get_available_gpu_memory = lambda *a, **k: preload_gb - weights_gb
+        parallel = get_parallel()
+        if type(cfg).__name__ == "ZayaConfig" and parallel.attn_tp_size != parallel.tp_size:
+            # the model's own assertion at load, before the cache is sized (models/zaya.py:
+            # 911-916), on SGLang's own resolved parallel state
+            return "AssertionError: attention DP is not supported for ZAYA1"
         try:
             try:
                 per_request = int(cfg.mamba2_cache_params.mamba_cache_per_req)
@@ -259,7 +330,8 @@ def sized(r: so.Resolved, preload_gb: float, weights_gb: float,
             kvc.get_available_gpu_memory = measured
         schedule = get_schedule()
         return Sized(int(schedule.max_mamba_cache_size), pool,
-                     float(schedule.mem_fraction_static), per_request)
+                     float(schedule.mem_fraction_static), per_request,
+                     bool(get_memory().disable_radix_cache))
 
 
 SSM_ENV = "SGLANG_MAMBA_SSM_DTYPE"  # --mamba-ssm-dtype writes it (serving_hook.py:439-440)

@@ -7,7 +7,9 @@ with its vision tower
 (tests/oracle/sglang_mamba_memory_oracle), with and without speculative decoding, and with the
 line's SGLANG_MAMBA_SSM_DTYPE, SGLANG_MAMBA_CONV_DTYPE, SGLANG_PP_LAYER_PARTITION,
 SGLANG_VLM_CACHE_SIZE_MB and SGLANG_MM_FEATURE_CACHE_MB prefixes, on a disaggregated prefill
-server and on Kimi-K3, Glm5Next and Jet-Nemotron directories."""
+server and on Kimi-K3, Glm5Next, Jet-Nemotron, Bailing hybrid (lightning and KDA),
+GigaChat3.5 (registered only through the linear-attention registry), Zaya and LFM2-VL
+directories, and on decode servers."""
 
 from __future__ import annotations
 
@@ -49,7 +51,7 @@ ENV_VALUES = (
 
 LINES = st.fixed_dictionaries({
     # Qwen3-Next shapes, then GraniteMoeHybrid, Nemotron-H, two Falcon-H1, the Qwen3.5 VLM,
-    # Kimi-Linear, LFM2 and LFM2-MoE
+    # Kimi-Linear, LFM2, LFM2-MoE, ..., Bailing, GigaChat3.5 and Zaya (mm.OTHER_CONFIGS)
     "shape": st.sampled_from(range(mm.ALL_SHAPES)),
     "tp": st.sampled_from(((1, 1), (2, 1), (4, 1), (4, 2), (2, 2))),
     "gb": st.sampled_from((24.0, 40.0, 80.0, 141.0)),
@@ -67,8 +69,9 @@ LINES = st.fixed_dictionaries({
     "mmt": st.sampled_from((None, "cpu", "cuda_ipc", "cuda_vmm")),  # --mm-feature-transport
     # a disaggregated prefill server: no intermediate states under speculation (:172-181)
     # (a role switch refuses speculation and PP; --enable-unified-memory, whose own checks
-    # graphfit does not read, is left out: with speculation graphfit does not restate it)
-    "pd": st.sampled_from((None, None, None, "prefill", "prefill+switch")),
+    # graphfit does not read, is left out: with speculation graphfit does not restate it);
+    # a decode server: its radix cache off (pd_disaggregation_hook.py:98-127)
+    "pd": st.sampled_from((None, None, None, "prefill", "prefill+switch", "decode")),
     # the line's SGLANG_MAMBA_SSM_DTYPE prefix ("fp8": one SGLang ignores with a warning)
     "env_ssm": st.sampled_from((None, "float16", "bfloat16", "float32", "fp8")),
     # the line's other variables the solve reads (sglang_mamba_memory_oracle.OTHER_ENV)
@@ -148,7 +151,9 @@ def agree(p: dict, theirs: mm.Sized | str | None = None) -> bool | None:
         return False
     # a request count: given, or the speculative hook's default 48 (speculative_hook.py)
     counted = p["S"] is not None or p.get("spec") is not None
-    from_memory = not (p["radix_off"] and counted) and p.get("M") is None
+    # the radix cache as SGLang resolved it (a decode server turns it off,
+    # pd_disaggregation_hook.py:98-127)
+    from_memory = not (theirs.radix_off and counted) and p.get("M") is None
     if from_memory and ours.mamba_memory_slots != theirs.cache_size:
         return False
     if ours.mem_fraction_static != theirs.mem_fraction_static:
@@ -229,6 +234,16 @@ def _line(**kw: object) -> dict:
 @example(_line(shape=mm.GLM5, tp=(4, 2), spec=SPECS[1], pp=2))
 @example(_line(shape=mm.JET))  # Jet-Nemotron: values 1.5 x the key dim
 @example(_line(shape=mm.JET, tp=(4, 2), spec=SPECS[1], pp=2, env_ssm="float32"))
+@example(_line(shape=mm.BAILING_LIGHTNING))  # Bailing lightning: an SSM-only state
+@example(_line(shape=mm.BAILING_KDA, tp=(4, 1), env_ssm="bfloat16"))  # KDA: env dtype only
+@example(_line(shape=mm.GIGACHAT_FULL, tp=(4, 1), pp=3))  # registry-only GDN: full layers
+@example(_line(shape=mm.ZAYA, tp=(4, 1)))  # Zaya: (C / tp, P) + (hidden, 1) conv states
+@example(_line(shape=mm.ZAYA, tp=(4, 2)))  # attention DP: the model's assertion
+@example(_line(shape=mm.ZAYA_LIST, tp=(2, 1), pp=2, env=(ENV_VALUES[0],)))  # zaya_layers
+@example(_line(shape=mm.GLM5_TEXT_ONLY))  # no vision tower: the embedding cache still held
+@example(_line(pd="decode", spec=SPECS[1]))  # decode: radix off, 3000 fixed slots: refused
+@example(_line(shape=mm.LFM2_VL, M=3000, weights=0.5))  # LFM2-VL: 3 slots a request, no
+@example(_line(shape=mm.LFM2_VL, tp=(4, 2), spec=SPECS[1]))  # strategy resolution
 @given(LINES)
 def test_state_cache_from_memory_equals_sglang(p: dict) -> None:
     # strict: SGLang's refusals on these lines are all restated (None would be one missed)
@@ -303,3 +318,48 @@ def test_granite_chunk_size_decides_the_page(page: int) -> None:
     except ConfigError:
         graphfit_refuses = True
     assert (not isinstance(r, so.Resolved)) == graphfit_refuses == (page == 192)
+
+
+@pytest.mark.parametrize("spec", [None, SPECS[1]])
+def test_rl_on_policy_target_leaves_the_state_cache(spec: tuple | None) -> None:
+    """--rl-on-policy-target turns deterministic inference on (attention_hook.py:586-593)
+    but leaves the state cache, the static fraction and the pool SGLang sizes as they are
+    (the solve reads none of it): graphfit's figures match SGLang's with the flag too."""
+    p = _line(spec=spec)
+    argv = (*argv_of(p), "--rl-on-policy-target", "fsdp")
+    r = mm.resolve(argv, p["gb"], p["shape"])
+    assert isinstance(r, so.Resolved)
+    preload, weights = memory(p)
+    theirs = mm.sized(r, preload, weights)
+    assert isinstance(theirs, mm.Sized)
+    line = ["python", "-m", "sglang.launch_server", "--model-path", mm.model_dir(0), *argv]
+    ours = graphfit.plan(resolve_values({"gpu_memory_gb": p["gb"], "weights_gb": weights},
+                                        environ={}, pasted=commandline.read(line)).config()
+                         ).config
+    assert (ours.mamba_memory_slots, ours.mem_fraction_static, request_pool(ours)) == (
+        theirs.cache_size, theirs.mem_fraction_static, theirs.pool)
+
+
+@pytest.mark.parametrize("strategy", ["extra_buffer", "no_buffer"])
+def test_lfm2_vl_is_not_routed_through_the_mamba_radix_cache(strategy: str) -> None:
+    """LFM2-VL's state is mamba-ish (configs/hybrid_arch.py:84) but SGLang does not route it
+    through the hybrid-mamba radix cache (overrides.py:369-399): an explicit extra buffer is
+    refused (model_hook.py:1059-1066), no_buffer is served with the overlap schedule on (no
+    validation runs), and both sides size the same cache."""
+    argv = ("--mamba-radix-cache-strategy", strategy, "--max-mamba-cache-size", "3000")
+    r = mm.resolve(argv, 80.0, mm.LFM2_VL)
+    line = ["python", "-m", "sglang.launch_server", "--model-path", mm.model_dir(mm.LFM2_VL),
+            *argv]
+    try:
+        ours = graphfit.plan(resolve_values({"gpu_memory_gb": 80.0, "weights_gb": 20.0},
+                                            environ={}, pasted=commandline.read(line)).config()
+                             ).config
+    except ConfigError:
+        ours = None
+    if strategy == "extra_buffer":
+        assert not isinstance(r, so.Resolved) and "needs mamba state" in r.text
+        assert ours is None
+        return
+    assert isinstance(r, so.Resolved) and ours is not None
+    theirs = mm.sized(r, 80.0, 20.0)
+    assert isinstance(theirs, mm.Sized) and request_pool(ours) == theirs.pool == 1000

@@ -8,6 +8,7 @@ from __future__ import annotations
 import contextlib
 import os
 from collections.abc import Iterator
+from types import SimpleNamespace
 
 import pytest
 from hypothesis import example, given
@@ -22,6 +23,7 @@ from graphfit.planner.engines.sglang_mamba_pool import (  # noqa: E402
     STRATEGIES,
     MambaCache,
     mamba_request_pool,
+    radix_off,
 )
 from graphfit.planner.engines.sglang_pool import kv_request_pool  # noqa: E402
 from tests.oracle import sglang_mamba_oracle as mo  # noqa: E402
@@ -50,6 +52,11 @@ LINES = st.fixed_dictionaries({
     "dp": st.sampled_from((1, 2, 4)), "skip": st.booleans(),
     "backend": st.sampled_from(("triton", "triton", "flashinfer", "cutedsl")),
     "track": st.sampled_from((256, 256, 100, 48, 32)),
+    # a disaggregated server (decode: its radix cache off, pd_disaggregation_hook.py:98-127;
+    # extra_buffer_lazy refused under PD, mamba_hook.py:125) and --attention-backend
+    # trtllm_mha (refused with no_buffer, mamba_hook.py:161)
+    "pd": st.sampled_from((None, None, "prefill", "decode")),
+    "attn": st.sampled_from((None, None, "trtllm_mha")),
     "capacity": st.sampled_from((2, 700, 40_000, 500_000, 3_000_000)) | st.integers(2, 10**6)})
 
 
@@ -71,13 +78,20 @@ def argv_of(p: dict) -> tuple[str, ...]:
         argv += ("--linear-attn-backend", p["backend"])
     if p.get("track", 256) != 256:
         argv += ("--mamba-track-interval", str(p["track"]))
+    if p.get("pd") is not None:
+        argv += ("--disaggregation-mode", p["pd"])
+    if p.get("attn") is not None:
+        argv += ("--attention-backend", p["attn"])
     return argv
 
 
 def graphfit_pool(p: dict) -> int:
     """graphfit's pool; ConfigError when it refuses the line."""
+    pd = p.get("pd") or "null"
+    off = radix_off(SimpleNamespace(disable_radix_cache=p["radix_off"], disaggregation_mode=pd))
     cache = MambaCache(mo.ARCHITECTURE, max_mamba_cache_size=p["M"],
-                       disable_radix_cache=p["radix_off"], strategy=p["strategy"],
+                       disable_radix_cache=off, strategy=p["strategy"],
+                       disaggregation_mode=pd, attention_backend=p.get("attn"),
                        overlap=p["overlap"], page_size=p["page"], skip_decode_lock=p["skip"],
                        linear_attn_backend=p.get("backend", "triton"),
                        track_interval=p.get("track", 256))
@@ -113,7 +127,8 @@ def agree(p: dict) -> bool | None:
 
 def _line(**kw: object) -> dict:
     return {"M": None, "S": None, "radix_off": False, "strategy": "auto", "overlap": True,
-            "page": 1, "dp": 1, "skip": False, "capacity": 500_000, **kw}
+            "page": 1, "dp": 1, "skip": False, "capacity": 500_000, "pd": None, "attn": None,
+            **kw}
 
 
 @example(_line(M=100))  # extra buffer under overlap: 5 slots a request
@@ -125,6 +140,11 @@ def _line(**kw: object) -> dict:
 @example(_line(M=100, strategy="extra_buffer", backend="cutedsl"))  # refused by both
 @example(_line(M=100, page=64, track=100))  # track interval not a page multiple: both refuse
 @example(_line(M=100, page=16, track=48))  # 48 = 3 pages: served
+@example(_line(M=100, strategy="extra_buffer_lazy", pd="prefill"))  # refused under PD
+@example(_line(M=100, strategy="extra_buffer_lazy", pd="decode"))  # radix off there: served
+@example(_line(M=100, pd="decode", S=40))  # 1 slot a request on a decode server
+@example(_line(M=100, overlap=False, attn="trtllm_mha"))  # no_buffer: refused by both
+@example(_line(M=100, attn="trtllm_mha"))  # extra_buffer: served
 @given(LINES)
 def test_mamba_pool_equals_sglang(p: dict) -> None:
     assert agree(p) is not False, (argv_of(p), p, sglang_pool(p))

@@ -134,7 +134,9 @@ VALID: dict[str, st.SearchStrategy[Any]] = {
     "disable_overlap_schedule": st.booleans(),
     "page_size": st.integers(1, 256),
     "mamba_state_shape": st.none() | st.lists(st.integers(1, 4096), min_size=6, max_size=6)
-    .map(lambda v: [*v, 4]) | st.just([3, 1024, 1, 1, 1024, 0, 3]),  # LFM2: conv only
+    .map(lambda v: [*v, 4]) | st.just([3, 1024, 1, 1, 1024, 0, 3])  # LFM2: conv only
+    | st.just([3, 0, 0, 16, 64, 64, 1])  # Bailing lightning: SSM only
+    | st.just([3, 1280, 1, 1, 1, 0, 3, 1024]),  # Zaya: + a whole conv state
     "mamba_ssm_dtype": st.sampled_from([None, "float32", "bfloat16", " Float16 "]),
     "mamba_full_memory_ratio": st.none() | st.floats(0.01, 10),
     "weights_gb": st.none() | st.floats(0, 200),
@@ -285,7 +287,9 @@ INVALID: dict[str, st.SearchStrategy[Any]] = {
     "page_size": st.integers(-3, 0) | st.sampled_from([True, None, "16"]),
     "mamba_state_shape": st.sampled_from(["4", [1, 2, 3], [0, 1, 1, 1, 1, 1, 4],
                                           [1, 1, 1, 1, 1, 1, 1], [1, 1, 1, 1, 1, True, 4],
-                                          [1, 1, 1, 1, 1, -1, 4], [1, 1, 0, 1, 1, 0, 4]]),
+                                          [1, 1, 1, 1, 1, -1, 4], [1, 1, 0, 1, 1, 0, 4],
+                                          [1, 0, 0, 1, 1, 0, 1], [1, 1, 1, 1, 1, 1, 4, 0, 1],
+                                          [1, 0, 1, 1, 1, 1, 1]]),
     "mamba_ssm_dtype": st.sampled_from(["fp8", "", 1, True]),
     "mamba_full_memory_ratio": st.sampled_from([0, -0.5, True, "0.9", float("nan")]),
     "weights_gb": st.sampled_from([-1, True, "10", float("inf"), float("nan")]),

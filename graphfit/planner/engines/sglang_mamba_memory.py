@@ -81,8 +81,15 @@ VLM_CACHE_MB = 100  # SGLANG_VLM_CACHE_SIZE_MB (environ.py:1598)
 MM_FEATURE_CACHE_MB = 1024  # SGLANG_MM_FEATURE_CACHE_MB (environ.py:1622)
 DEFAULT_FULL_MEMORY_RATIO = 0.9  # arg_groups/fields/schedule.py:220-227 (fallback)
 NEMOTRON_H_ARCHS = frozenset({"NemotronHForCausalLM", "NemotronHPuzzleForCausalLM"})
+ZAYA = "ZayaForCausalLM"
+# hybrid architectures SGLang counts multimodal by name (configs/model_config.py:2406) whose
+# config.json may carry no vision tower, so graphfit's `multimodal` is not set for them
+MULTIMODAL_BY_ARCHITECTURE = frozenset({"Glm5NextForConditionalGeneration"})
 SHAPE_FIELDS = ("layers", "intermediate_size", "n_groups", "num_heads", "head_dim",
                 "state_size", "conv_kernel")
+# the optional eighth field: the elements of a per-layer conv state every rank holds whole
+# (Zaya's previous-hidden-state conv, (hidden_size, 1), configs/zaya.py:284-288)
+FULL_CONV_FIELD = "conv_full"
 
 
 def _positive_int(name: str, value: object) -> int:
@@ -103,7 +110,12 @@ class MambaStateShape:
     (`KimiLinearStateShape`) has the same arithmetic (graphfit.inputs.mamba_state.
     kimi_linear_shape). state_size 0: a conv-only state (LFM2's short conv, configs/lfm2.py:
     80-91), for which SGLang passes num_heads = the TP width, so no SSM state and no heads
-    to divide (num_heads is then ignored)."""
+    to divide (num_heads is then ignored). intermediate_size 0, n_groups 0 and conv_kernel
+    1: an SSM-only state (the Bailing lightning layers' `Mamba2StateShape.create(
+    intermediate_size=0, n_groups=0, conv_kernel=1)`, configs/bailing_hybrid.py:226-234:
+    a conv state of (0, 0)). conv_full: the elements of one more per-layer conv state that
+    every rank holds whole (Zaya's (hidden_size, 1) beside its head-split (C / tp, P)
+    state, configs/zaya.py:273-297, whose SSM state (1, 1, 0) is empty: state_size 0)."""
 
     layers: int
     intermediate_size: int
@@ -112,21 +124,34 @@ class MambaStateShape:
     head_dim: int
     state_size: int
     conv_kernel: int
+    conv_full: int = 0
+
+    def ssm_only(self) -> bool:
+        """The SSM-only form (class docstring): no conv state at all."""
+        return (self.intermediate_size, self.n_groups, self.conv_kernel) == (0, 0, 1)
 
     def __post_init__(self) -> None:
         for name in SHAPE_FIELDS:
             if name == "state_size" and self.state_size == 0:
                 continue  # the conv-only state (class docstring)
+            if name in ("intermediate_size", "n_groups", "conv_kernel") and self.ssm_only():
+                continue  # the SSM-only state (class docstring)
             _positive_int(name, getattr(self, name))
-        if self.conv_kernel < 2:
+        if self.ssm_only() and self.state_size == 0:
+            raise ConfigError("mamba state: an SSM-only state needs a state_size")
+        if self.conv_kernel < 2 and not self.ssm_only():
             raise ConfigError(f"mamba state conv_kernel: must be >= 2, got {self.conv_kernel}")
+        if self.conv_full:
+            _positive_int(FULL_CONV_FIELD, self.conv_full)
 
     @classmethod
     def of(cls, values: tuple[int, ...]) -> MambaStateShape:
-        """From SglangOptions.mamba_state_shape (the fields in SHAPE_FIELDS' order)."""
-        if len(values) != len(SHAPE_FIELDS):
+        """From SglangOptions.mamba_state_shape (the fields in SHAPE_FIELDS' order, then
+        conv_full when the state has one)."""
+        if len(values) not in (len(SHAPE_FIELDS), len(SHAPE_FIELDS) + 1):
             raise ConfigError(f"mamba_state_shape: expected {len(SHAPE_FIELDS)} integers "
-                              f"({', '.join(SHAPE_FIELDS)}), got {len(values)}")
+                              f"({', '.join(SHAPE_FIELDS)}) and an optional "
+                              f"{FULL_CONV_FIELD}, got {len(values)}")
         return cls(*values)
 
     def bytes_per_request(self, tp: int, ssm_dtype: str,
@@ -149,7 +174,7 @@ class MambaStateShape:
                 raise ConfigError(f"mamba state {what} {total} is not divisible by the "
                                   f"linear-attention TP width {tp} (SGLang mamba_utils.py:"
                                   f"225, 230 asserts it)")
-        conv = conv_dim // tp * (self.conv_kernel - 1)
+        conv = conv_dim // tp * (self.conv_kernel - 1) + self.conv_full
         ssm = heads // tp * self.head_dim * self.state_size
         return (conv * SSM_DTYPE_BYTES[conv_dtype] + ssm * SSM_DTYPE_BYTES[ssm_dtype]) \
             * self.layers
@@ -220,8 +245,11 @@ def mm_reserve_gb(config: EngineSettings) -> float:
     embedding cache, SGLANG_VLM_CACHE_SIZE_MB (100, environ.py:1598; :210), and with a GPU
     feature transport its pool, SGLANG_MM_FEATURE_CACHE_MB (1024, environ.py:1622; :211-212),
     in GiB, each from the line's environment (graphfit.inputs.sglang_mamba_env) or at its
-    default."""
-    if not config.multimodal:
+    default. "Multimodal" is SGLang's `is_multimodal`, by architecture name
+    (`multimodal_model_archs`, configs/model_config.py:2391-2522): graphfit's `multimodal`
+    (a vision tower in the config), or a hybrid architecture SGLang lists whose file may
+    come without one (Glm5Next, MULTIMODAL_BY_ARCHITECTURE)."""
+    if not (config.multimodal or config.architecture in MULTIMODAL_BY_ARCHITECTURE):
         return 0.0
     reserved_mb = VLM_CACHE_MB if config.vlm_cache_size_mb is None \
         else config.vlm_cache_size_mb
@@ -316,7 +344,11 @@ def _not_restated(config: EngineSettings, fraction: float | None = None) -> str 
 def state_tp(config: EngineSettings) -> int:
     """The linear-attention TP width a state is split over: the attention-TP width
     tp / (attn_dp x attn_cp) (runtime_context.py:73, 477-486; no CP-TP group sharing for
-    the models graphfit reads, module docstring)."""
+    the models graphfit reads, module docstring); Zaya's the whole TP group
+    (`get_parallel().tp_size`, configs/zaya.py:268-271; attention DP / CP it refuses,
+    check_inputs)."""
+    if config.architecture == ZAYA:
+        return max(1, config.tp_size)
     return max(1, config.tp_size // config.attn_dp_size // config.attn_cp_size)
 
 
@@ -360,7 +392,7 @@ def resolve_memory_slots(config: EngineSettings, fraction: float | None,
     `changes`: the resolution so far. Its draft tokens apply; its request count only under
     speculation, which SGLang's speculative hook fills before the configurator runs (for a
     plain line graphfit's stand-in for the KV-sized pool is not SGLang's figure)."""
-    from graphfit.planner.engines.sglang_mamba_pool import is_hybrid_mamba
+    from graphfit.planner.engines.sglang_mamba_pool import is_hybrid_mamba, radix_off
 
     check_inputs(config)
     done = changes or {}
@@ -372,7 +404,7 @@ def resolve_memory_slots(config: EngineSettings, fraction: float | None,
     if (not is_hybrid_mamba(config.architecture, config.mamba_state_shape)
             or config.mamba_memory_slots is not None):
         return {}
-    if config.max_mamba_cache_size is not None or (config.disable_radix_cache
+    if config.max_mamba_cache_size is not None or (radix_off(config)
                                                    and requests is not None):
         _check_fixed_cache(config, fraction, drafts, requests)
         return {}
@@ -392,6 +424,12 @@ def check_inputs(config: EngineSettings) -> None:
         # architectures whose configs carry them
         raise ConfigError("attn_cp_size: Nemotron-H does not support attention context "
                           "parallelism (SGLang parallel_hook.py:66-77)")
+    if config.architecture == ZAYA and config.mamba_state_shape \
+            and config.attn_dp_size * config.attn_cp_size > 1:
+        # its attention asserts the attention-TP group is the whole TP group at load
+        # (models/zaya.py:910-915), after the arguments resolve
+        raise ConfigError("attn_dp_size / attn_cp_size: Zaya's attention needs the attention-"
+                          "TP width to be the whole TP group (SGLang models/zaya.py:912)")
     shape, layer_map = config.mamba_state_shape, config.mamba_layer_map
     if shape and layer_map is not None and sum(layer_map) != shape[0]:
         raise ConfigError(f"mamba_layer_map: {sum(layer_map)} mamba layers, the state shape "
@@ -462,8 +500,10 @@ def memory_line(config: EngineSettings) -> str | None:
         why = _not_restated(config)
         if why is None:  # every input known: --disable-radix-cache with a request count
             return None
-        radix = ("--max-running-requests per DP group with --disable-radix-cache when "
-                 "given, else " if config.disable_radix_cache else "")
+        from graphfit.planner.engines.sglang_mamba_pool import radix_off
+
+        radix = ("--max-running-requests per DP group with the radix cache off when "
+                 "given, else " if radix_off(config) else "")
         return (f"{radix}sized by SGLang from GPU memory (kv_cache_configurator.py:3362-"
                 f"3394); not restated ({why}), so the request pool is not capped by it")
     given = ("given" if config.preload_avail_gb is not None else

@@ -59,6 +59,16 @@ MAMBA_EXTRA_BUFFER_ARCHS = frozenset({
     "KimiK3ForConditionalGeneration", "InklingForConditionalGeneration",
     "InklingForConditionalGenerationMTP",
 })
+# the architectures a linear-attention registry spec names with uses_mamba_radix_cache
+# (configs/linear_attn_model_registry.py:28-41, get_linear_attn_spec :74-80, read at
+# overrides.py:469-471): GigaChat3.5 (configs/gigachat35.py:241-252, no extra buffer)
+REGISTRY_MAMBA_ARCHS = frozenset({"GigaChat35ForCausalLM", "GigaChat35ForCausalLMNextN"})
+# the architectures whose config is mamba-ish (configs/hybrid_arch.py:78-90: their state
+# cache is sized and caps the pool, kv_cache_configurator.py:3134-3137) but which are not
+# routed through the hybrid-mamba radix cache (overrides.py:369-399, 456-471): "auto" stays
+# unresolved (no extra buffer, the overlap schedule kept), an explicit extra buffer is refused
+# (model_hook.py:1059-1066). LFM2-VL (configs/lfm2_vl.py:62-103), with its state read.
+MAMBAISH_ONLY_ARCHS = frozenset({"Lfm2VlForConditionalGeneration"})
 STRATEGIES = ("auto", "no_buffer", "extra_buffer", "extra_buffer_lazy")  # exec_.py:512-519
 BASE_RATIO = 3  # kv_cache_configurator.py:227
 SKIP_LOCK_DROP = 1  # :228
@@ -75,9 +85,9 @@ def is_hybrid_mamba(architecture: str | None,
     only with a mamba layer (overrides.py:461-466, configs/hybrid_arch.py:99-105), which
     graphfit knows from the model directory's `layer_types` (its state shape is read then,
     graphfit.inputs.mamba_state)."""
-    if architecture == GRANITE:
+    if architecture == GRANITE or architecture in MAMBAISH_ONLY_ARCHS:
         return mamba_state_shape is not None
-    return architecture in MAMBA_RADIX_CACHE_ARCHS
+    return architecture in MAMBA_RADIX_CACHE_ARCHS or architecture in REGISTRY_MAMBA_ARCHS
 
 
 # Kimi-K3's text config is a KimiLinearConfig (configs/kimi_k3.py:92-97), which
@@ -129,6 +139,9 @@ class MambaCache:
     draft_tokens: int | None = None
     chunk_size: int = 64
     pipeline: bool = False  # pp_size > 1: the overlap schedule is turned off afterwards
+    disaggregation_mode: str = "null"  # --disaggregation-mode (mamba_hook.py:123-128)
+    attention_backend: str | None = None  # --attention-backend as given (mamba_hook.py:161)
+    radix_routed: bool = True  # False: MAMBAISH_ONLY_ARCHS (no strategy resolution)
 
     def __post_init__(self) -> None:
         m = self.max_mamba_cache_size
@@ -140,7 +153,12 @@ class MambaCache:
         if isinstance(self.page_size, bool) or not isinstance(self.page_size, int) \
                 or self.page_size < 1:
             raise ConfigError(f"page_size: must be a positive integer, got {self.page_size!r}")
-        if not self.disable_radix_cache:
+        if not self.disable_radix_cache and not self.radix_routed:
+            if self.strategy in ("extra_buffer", "extra_buffer_lazy"):
+                raise ConfigError(f"--mamba-radix-cache-strategy {self.strategy} needs the "
+                                  f"hybrid-mamba radix cache, which SGLang does not use for "
+                                  f"{self.architecture} (model_hook.py:1062-1066)")
+        elif not self.disable_radix_cache:
             if self.strategy == "no_buffer" and self.overlap:
                 # arg_groups/mamba_hook.py:157-160
                 raise ConfigError("--mamba-radix-cache-strategy no_buffer needs "
@@ -154,6 +172,9 @@ class MambaCache:
                                   "overlap schedule (SGLang kv_cache_configurator.py:3073)")
             if self.resolved()[0] in ("extra_buffer", "extra_buffer_lazy"):
                 self._check_extra_buffer()
+            if self.resolved()[0] == "no_buffer" and self.attention_backend == "trtllm_mha":
+                raise ConfigError("--mamba-radix-cache-strategy no_buffer does not support "
+                                  "--attention-backend trtllm_mha (SGLang mamba_hook.py:161)")
 
     def _check_extra_buffer(self) -> None:
         """`validate_mamba_extra_buffer`'s checks graphfit can see (arg_groups/mamba_hook.py:
@@ -167,6 +188,12 @@ class MambaCache:
                 f"--mamba-radix-cache-strategy {self.strategy}: {self.architecture} with "
                 f"--linear-attn-backend {self.linear_attn_backend} has no extra buffer (SGLang "
                 f"mamba_hook.py:117, overrides.py:438-450); use no_buffer")
+        if self.strategy == "extra_buffer_lazy" and self.disaggregation_mode != "null":
+            # the PD decode pool has no lazy slots (a decode server only gets here with its
+            # radix cache on, which graphfit's reader refuses as not modelled: radix_off)
+            raise ConfigError("--mamba-radix-cache-strategy extra_buffer_lazy is not supported "
+                              "under PD disaggregation; use extra_buffer (SGLang "
+                              "mamba_hook.py:125)")
         if self.draft_tokens is not None and self.track_interval < self.draft_tokens:
             raise ConfigError(f"--mamba-track-interval {self.track_interval} is below the "
                               f"{self.draft_tokens} draft tokens (SGLang mamba_hook.py:133)")
@@ -183,7 +210,7 @@ class MambaCache:
         (overrides.py:453-486): "auto" becomes extra_buffer when the overlap schedule or
         paging is wanted and the architecture supports it on triton, else no_buffer, which
         turns the overlap schedule off. Without the radix cache nothing is resolved."""
-        if self.disable_radix_cache or self.strategy != "auto":
+        if self.disable_radix_cache or self.strategy != "auto" or not self.radix_routed:
             return self.strategy, self.overlap
         if (self.overlap or self.page_size > 1) and self.supports_extra_buffer():
             return "extra_buffer", self.overlap
@@ -241,11 +268,22 @@ def mamba_request_pool(kv_pool: int, cache: MambaCache, attn_dp_size: int,
     return kv_pool if cap is None else min(kv_pool, cap)
 
 
+def radix_off(config: EngineSettings) -> bool:
+    """The radix cache off: `--disable-radix-cache`, or a disaggregated decode server, whose
+    radix cache SGLang turns off unless --disaggregation-decode-enable-radix-cache
+    (pd_disaggregation_hook.py:98-127; that experimental flag graphfit's reader refuses as
+    not modelled)."""
+    return config.disable_radix_cache or config.disaggregation_mode == "decode"
+
+
 def cache_of(config: EngineSettings) -> MambaCache:
     """The config's mamba-cache flags (SglangOptions) for a hybrid mamba architecture."""
     assert config.architecture is not None
     return MambaCache(config.architecture, max_mamba_cache_size=config.max_mamba_cache_size,
-                      disable_radix_cache=config.disable_radix_cache,
+                      disable_radix_cache=radix_off(config),
+                      disaggregation_mode=config.disaggregation_mode,
+                      attention_backend=config.attention_backend,
+                      radix_routed=config.architecture not in MAMBAISH_ONLY_ARCHS,
                       strategy=config.mamba_radix_cache_strategy,
                       overlap=not config.disable_overlap_schedule,
                       page_size=config.page_size,

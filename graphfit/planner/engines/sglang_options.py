@@ -110,7 +110,8 @@ class SglangOptions(EngineOptions):
         config.json (graphfit.planner.engines.sglang_mamba_memory.SHAPE_FIELDS: layers,
         intermediate_size, n_groups, num_heads, head_dim, state_size, conv_kernel, as
         `Mamba2StateShape.create` reads them, configs/mamba_utils.py:194-241; state_size 0:
-        LFM2's conv-only state, lfm2.py:80-91). None: not known. mamba_ssm_dtype:
+        LFM2's conv-only state, lfm2.py:80-91; then an optional conv_full, Zaya's whole
+        per-layer conv state, zaya.py:284-288). None: not known. mamba_ssm_dtype:
         `--mamba-ssm-dtype` (arg_groups/fields/exec_.py:490-496) or the config's
         `mamba_ssm_dtype` (mamba_utils.py:47-103); None: float32.
         mamba_full_memory_ratio: `--mamba-full-memory-ratio` (fields/schedule.py:220-227);
@@ -525,7 +526,7 @@ def _mamba_memory_inputs(options: SglangOptions) -> None:
         if isinstance(shape, (str, bytes)) or not isinstance(shape, (tuple, list)):
             raise ConfigError(f"mamba_state_shape: expected {len(SHAPE_FIELDS)} integers, "
                               f"got {excerpt(shape)}")
-        for value in shape:  # 0 only as the state size (MambaStateShape checks it)
+        for value in shape:  # 0 where MambaStateShape allows it (it checks which)
             _optional_int("mamba_state_shape", value, 0)
         try:
             MambaStateShape.of(tuple(shape))
