@@ -17,7 +17,11 @@ rank, with SGLang's own code:
 * the graph key and padded batch of every rank for generated per-rank batches: SGLang's own
   `_max_dp_batch_size` (under an MLP gather) or the rank's batch, padded by its own
   `_pad_to_bucket` over the runner's capture list, against graphfit's `graph_batch` padded by
-  `Plan.pad` on the pasted line's plan.
+  `Plan.pad` on the pasted line's plan;
+* under compact ragged verify (SGLANG_RAGGED_VERIFY_MODE=compact) the target is keyed by token
+  tier instead: the compact oracle (sglang_dspark_compact.compare_compact) and every rank's
+  tier, idle ranks included (`compact_ranks`: SGLang's own worker / planner layout code
+  against graphfit's `target_compact` dispatch of `sglang_spec_dp.compact_requests`).
 
 Glue (not SGLang logic): the forward batch handed to `_max_dp_batch_size` carries only the
 per-rank request counts it reads; the model-runner stubs of sglang_oracle.
