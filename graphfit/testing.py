@@ -337,8 +337,8 @@ def _sglang_fields(draw: st.DrawFn, *, max_seqs: int, max_k: int,
         refused = fields["two_batch_overlap"] or not fields["cuda_graph_padding"]
         fields["ragged_verify_mode"] = draw(st.sampled_from(
             ("static", "static", "cap-accept", *(() if refused else ("compact",)))))
-        if "attn_dp_size" in fields:  # attention DP: static only (sglang_spec_dp)
-            fields["ragged_verify_mode"] = "static"
+        # attention DP keeps every mode: no all-to-all backend or coordination is drawn
+        # (those need static, speculative_hook.py:683-696; sglang_spec_dp)
         fields["dspark_target_layers"] = draw(st.integers(1, 4))
         # SGLANG_OPT_DSV41_POST_FORWARD_CUDA_GRAPH: the epilogue's block_accept_lens
         fields["dspark_post_forward_graph"] = draw(st.integers(0, 3)) == 0

@@ -78,6 +78,21 @@ def test_the_plan_says_how_each_runner_keys() -> None:
     assert "largest rank's batch" in shown and "rank's own batch" in shown
 
 
+def test_the_plan_says_how_compact_verify_keys() -> None:
+    """Compact ragged verify under attention DP is planned; the input line says the target
+    keys by the rank's own tier (sglang_spec_dp.compact_requests)."""
+    from graphfit import EngineConfig, plan
+
+    options = {"tp_size": 4, "attn_dp_size": 2, "enable_dp_lm_head": True,
+               "ragged_verify_mode": "compact", "dspark_target_layers": 2}
+    config = EngineConfig(engine="sglang", spec_method="dspark", max_num_seqs=16,
+                          speculative_num_draft_tokens=4, options=options)
+    planned = plan(config)
+    shown = dict(planned.engine_inputs)["attn_dp_size"]
+    assert "rank's own tier" in shown and "largest rank's batch" not in shown
+    assert "target_compact" in planned.keyed
+
+
 @pytest.mark.parametrize(("raw", "value"), [("1", True), ("TRUE", True), ("y", True),
                                             ("0", False), ("No", False), ("maybe", None),
                                             ("", None)])

@@ -5,7 +5,7 @@ attention DP (not a test).
 
 Prints how many lines both plan with the draft's graphs (DSPARK), both plan without draft
 graphs (DFLASH's eager draft), both reject, and how many differ (with the first differences);
-how many lines were DFLASH / DSPARK, carried --enable-dp-lm-head
+how many lines were DFLASH / DSPARK, carried --enable-dp-lm-head, compact or cap-accept
 (tests/oracle/sglang_spec_dp_compare, tests/oracle/sglang_block_drafts.measure).
 """
 
@@ -18,6 +18,8 @@ COUNTERS = {
     "DFLASH": lambda case: "DFLASH" in (w.upper() for w in case[0]),
     "DSPARK": lambda case: "DSPARK" in (w.upper() for w in case[0]),
     "--enable-dp-lm-head": lambda case: "--enable-dp-lm-head" in case[0],
+    "compact": lambda case: "SGLANG_RAGGED_VERIFY_MODE=compact" in case[0],
+    "cap-accept": lambda case: "SGLANG_RAGGED_VERIFY_MODE=cap-accept" in case[0],
 }
 
 if __name__ == "__main__":

@@ -17,7 +17,11 @@ rank, with SGLang's own code:
 * the graph key and padded batch of every rank for generated per-rank batches: SGLang's own
   `_max_dp_batch_size` (under an MLP gather) or the rank's batch, padded by its own
   `_pad_to_bucket` over the runner's capture list, against graphfit's `graph_batch` padded by
-  `Plan.pad` on the pasted line's plan.
+  `Plan.pad` on the pasted line's plan;
+* under compact ragged verify (SGLANG_RAGGED_VERIFY_MODE=compact) the target is keyed by token
+  tier instead: the compact oracle (sglang_dspark_compact.compare_compact) and every rank's
+  tier, idle ranks included (`compact_ranks`: SGLang's own worker / planner layout code
+  against graphfit's `target_compact` dispatch of `sglang_spec_dp.compact_requests`).
 
 Glue (not SGLang logic): the forward batch handed to `_max_dp_batch_size` carries only the
 per-rank request counts it reads; the model-runner stubs of sglang_oracle.
@@ -34,6 +38,7 @@ from hypothesis import strategies as st
 from tests.oracle import sglang_block_drafts as bd
 from tests.oracle import sglang_compare as sc
 from tests.oracle import sglang_dflash_compare as dc
+from tests.oracle import sglang_dspark_compact as cd
 from tests.oracle import sglang_dspark_compare as kc
 from tests.oracle import sglang_oracle as so
 
@@ -61,13 +66,15 @@ def _without(argv: tuple[str, ...], flags: tuple[str, ...]) -> list[str]:
 
 @st.composite
 def dp_lines(draw: st.DrawFn) -> Line:
-    """A generated DFLASH or DSPARK line under attention DP (module docstring). DSPARK lines
-    keep SGLang's default static ragged verify (compact / cap-accept under attention DP are
-    refused by graphfit as not modelled: docs/engines/sglang-coverage.md)."""
+    """A generated DFLASH or DSPARK line under attention DP (module docstring); half the
+    DSPARK lines get cap-accept or compact ragged verify (the rest keep the generator's)."""
     algorithm = draw(st.sampled_from(("DFLASH", "DSPARK")))
     argv, gb = draw(dc.dflash_lines() if algorithm == "DFLASH" else kc.dspark_lines())
-    words = [w for w in _without(argv, PARALLEL)
-             if not w.startswith("SGLANG_RAGGED_VERIFY_MODE=") or w.endswith("=static")]
+    words = _without(argv, PARALLEL)
+    if algorithm == "DSPARK" and draw(st.booleans()):  # a ragged verify mode on 1 in 2
+        mode = draw(st.sampled_from(("cap-accept", "compact", "compact")))
+        words = [f"{cd.VAR}={mode}",
+                 *(w for w in words if not w.startswith(f"{cd.VAR}="))]
     tp = draw(st.sampled_from((2, 4, 4, 8)))
     dp = draw(st.sampled_from([d for d in (2, 4, 8) if tp % d == 0]))
     words += ["--tp-size", str(tp), "--attn-dp-size", str(dp)]
@@ -91,8 +98,15 @@ def compare_line(argv: tuple[str, ...], gpu_mem_gb: float | None = 80
     assert sg.runners is not None and gf.plan is not None
     if not sc._gf_graphs(gf) or "target" not in sg.runners:
         return outcome, diffs
-    diffs = per_rank(sg, gf, algorithm)
+    diffs = per_rank(sg, gf, algorithm, compact(argv))
+    if compact(argv):
+        diffs += cd.compare_compact(argv, gpu_mem_gb)[1]
     return ("differs" if diffs else outcome), diffs
+
+
+def compact(argv: tuple[str, ...]) -> bool:
+    """Whether the line asks for compact ragged verify (its VAR=value prefix)."""
+    return bd.split_env(argv)[0].get(cd.VAR) == "compact"
 
 
 def sglang_gathers(sg: sc.SglangAnswer, algorithm: str) -> dict[str, tuple[bool, bool]]:
@@ -154,8 +168,8 @@ def sglang_padded(run: so.Runner, mlp_gather: bool, local: int, ranks: tuple[int
     return sc.sglang_decode_pad(run, key, padding)
 
 
-def per_rank(sg: sc.SglangAnswer, gf: sc.GraphfitAnswer, algorithm: str
-             ) -> list[sc.Difference]:
+def per_rank(sg: sc.SglangAnswer, gf: sc.GraphfitAnswer, algorithm: str,
+             compact_verify: bool = False) -> list[sc.Difference]:
     """Gather requirements, `global_num_tokens` counts and every rank's padded batch for
     generated per-rank batches, runner by runner (module docstring)."""
     from graphfit.planner.engines.sglang_spec_dp import draft_gather, graph_batch, target_gather
@@ -183,6 +197,12 @@ def per_rank(sg: sc.SglangAnswer, gf: sc.GraphfitAnswer, algorithm: str
             diffs.append(sc.Difference("global_num_tokens", f"{name}: SGLang ({count},), "
                                        f"graphfit {None if theirs is None else theirs.shape}"))
         run = sg.runners[name]
+        if name == "target" and compact_verify:
+            # compact: the target verifies by token tier only, never by the batch-size path
+            # this loop replays (can_run_graph, decode_cuda_graph_runner.py:850-858); each
+            # rank's tier is compared by compact_ranks
+            diffs += compact_ranks(sg, plan, run.width, batches)
+            continue
         for ranks in batches:
             for local in sorted(set(ranks) - {0}):
                 want = sglang_padded(run, mlp, local, ranks, not r.disable_cuda_graph_padding)
@@ -192,3 +212,88 @@ def per_rank(sg: sc.SglangAnswer, gf: sc.GraphfitAnswer, algorithm: str
                     diffs.append(sc.Difference("rank_padding", f"{name}: ranks {ranks}, local "
                                                f"{local}: SGLang {want}, graphfit {got}"))
     return diffs[:8]
+
+
+def sglang_compact_tier(sg: sc.SglangAnswer, width: int, local: int, ranks: tuple[int, ...]
+                        ) -> int | None:
+    """The tier SGLang's target replays on a rank with `local` requests verifying in full,
+    every rank's request count in `ranks`, under compact ragged verify (None: eager), from
+    SGLang's own code on CPU: an idle rank's layout from the worker's own
+    `_idle_verify_ragged_layout` (dspark_worker_v2.py:892-904, with its own
+    `_dp_verify_tier_num_tokens` :906-916 and `draft_is_deepseek_v4`), a busy rank's from
+    `uniform_ragged_layout` (dspark_planner.py:679-711) with the DP-global request count
+    SGLang passes a dense draft (None, dspark_worker_v2.py:976-981: `_draft_is_moe` is
+    `draft_is_deepseek_v4()`, :199); then `_can_run_ragged_verify_graph`'s bounds
+    (decode_cuda_graph_runner.py:931-934). Glue: the runner and worker stubs carry only the
+    attributes those read (the tiers from SGLang's `_build_ragged_verify_token_buckets`)."""
+    import functools
+
+    from sglang.srt.model_executor.runner.decode_cuda_graph_runner import (
+        DecodeCudaGraphRunner,
+    )
+    from sglang.srt.speculative.dspark_components.dspark_config import draft_is_deepseek_v4
+    from sglang.srt.speculative.dspark_components.dspark_planner import uniform_ragged_layout
+    from sglang.srt.speculative.dspark_components.dspark_worker_v2 import DSparkWorkerV2
+    from sglang.srt.speculative.ragged_verify import RaggedVerifyMode
+
+    assert sg.runners is not None
+    target = sg.runners["target"]
+    runner = object.__new__(DecodeCudaGraphRunner)
+    runner.capture_bs = list(target.capture_bs)
+    runner.captured_req_width = width
+    runner.max_bs = max(target.capture_bs)
+    runner.ragged_verify_mode = True
+    runner.capture_num_tokens = runner._build_ragged_verify_token_buckets()
+    model_runner = types.SimpleNamespace(decode_cuda_graph_runner=runner)
+    r = sg.resolved
+    assert isinstance(r, so.Resolved)
+    with so.published(r):
+        is_moe = draft_is_deepseek_v4()
+        if local == 0:
+            worker = types.SimpleNamespace(
+                _draft_is_moe=is_moe, device="cpu", verify_num_draft_tokens=width,
+                model_runner=model_runner,
+                _verify_planner=types.SimpleNamespace(is_compact_mode=True))
+            worker._dp_verify_tier_num_tokens = functools.partial(
+                DSparkWorkerV2._dp_verify_tier_num_tokens, worker)
+            batch = types.SimpleNamespace(global_num_tokens=list(ranks),
+                                          global_spec_verify_tier_num_tokens=None)
+            layout = DSparkWorkerV2._idle_verify_ragged_layout(worker, batch)
+            requests = max(ranks)
+        else:
+            assert not is_moe, "a DeepSeek-V4 draft is refused under attention DP"
+            layout = uniform_ragged_layout(
+                bs=local, device="cpu", verify_num_draft_tokens=width,
+                ragged_verify_mode=RaggedVerifyMode.COMPACT, model_runner=model_runner,
+                tier_num_reqs=None)
+            requests = local
+    if layout is None:
+        return None
+    tier = int(layout.graph_num_tokens)
+    tiers = runner.capture_num_tokens
+    admitted = tier <= tiers[-1] and requests <= runner._ragged_capture_slots(tier)
+    return tier if admitted else None
+
+
+def compact_ranks(sg: sc.SglangAnswer, plan: Any, width: int,
+                  batches: list[tuple[int, ...]]) -> list[sc.Difference]:
+    """Every rank's compact verify tier, idle ranks included: SGLang's (sglang_compact_tier)
+    against graphfit's `target_compact` dispatch of the full verify of `compact_requests`."""
+    from graphfit.planner.engines.sglang_dspark_epilogue import COMPONENT
+    from graphfit.planner.engines.sglang_spec_dp import compact_requests
+
+    if COMPONENT not in plan.keyed:
+        return [sc.Difference("compact_rank", "graphfit plans no compact verify component")]
+    dispatch = plan.keyed[COMPONENT].dispatch
+    diffs: list[sc.Difference] = []
+    for ranks in batches:
+        if not any(ranks):
+            continue
+        for local in sorted(set(ranks)):
+            want = sglang_compact_tier(sg, width, local, ranks)
+            n = compact_requests(local, ranks)
+            got = dispatch.lookup((n, n * width, width))
+            if want != got:
+                diffs.append(sc.Difference("compact_rank", f"ranks {ranks}, local {local}: "
+                                           f"SGLang tier {want}, graphfit {got}"))
+    return diffs

@@ -159,6 +159,51 @@ def test_deepseek_v4_dspark_draft_is_refused(tp: str, words: str) -> None:
     assert gf.rejected is not None and words in gf.rejected
 
 
+R = "SGLANG_RAGGED_VERIFY_MODE"
+RAGGED_EDGE: list[tuple[tuple[str, ...], str]] = [
+    # compact: token tiers per rank (a busy rank its own requests, an idle one the largest's)
+    ((f"{R}=compact", *_dspark(*DP)), "runner"),
+    ((f"{R}=compact", *_dspark(*DP, "--max-running-requests", "40")), "runner"),
+    ((f"{R}=compact", *TP8_LIST), "runner"),  # attention TP 4, a declared list
+    # four ranks: idle ranks among busy ones of different sizes
+    ((f"{R}=compact", *_dspark("--tp-size", "4", "--attn-dp-size", "4",
+                               "--enable-dp-lm-head", "--max-running-requests", "64")),
+     "runner"),
+    ((f"{R}=compact", *_dspark("--tp-size", "8", "--attn-dp-size", "8",
+                               "--enable-dp-lm-head", "--max-running-requests", "9")),
+     "runner"),
+    # SGLang's runner refuses compact with two-batch overlap (decode_cuda_graph_runner.py:
+    # 411-421)
+    ((f"{R}=compact", *_dspark(*DP, "--enable-two-batch-overlap")), "rejected"),
+    # cap-accept keeps the batch-size verify graphs, keyed by the largest rank's batch
+    ((f"{R}=cap-accept", *_dspark(*DP)), "runner"),
+    ((f"{R}=cap-accept", *_dspark(*DP, "--max-running-requests", "40",
+                                  "--enable-two-batch-overlap")), "runner"),
+    ((f"{R}=compact", *_no_head("DSPARK")), "rejected"),  # speculative_hook.py:674-676
+]
+
+
+@pytest.mark.parametrize(("argv", "outcome"), RAGGED_EDGE, ids=[_id(a) for a, _ in RAGGED_EDGE])
+def test_ragged_verify_lines(argv: tuple[str, ...], outcome: str) -> None:
+    """Compact / cap-accept ragged verify under attention DP, every aspect of the comparison
+    (compact: the dispatch, the epilogue and every rank's tier, sglang_spec_dp_compare)."""
+    assert dp.compare_line(argv) == (outcome, [])
+
+
+def test_compact_tier_is_the_ranks_own_unless_idle() -> None:
+    """SGLang's own worker and planner code: a busy rank's compact tier follows its own
+    requests, not the largest rank's; an idle rank replays the largest rank's tier."""
+    argv = (f"{R}=compact", *_dspark(*DP, "--max-running-requests", "40"))
+    sg = kc.bd.sglang(argv, 80)
+    assert sg.runners is not None
+    width = sg.runners["target"].width
+    own = dp.sglang_compact_tier(sg, width, 1, (1, 9))
+    idle = dp.sglang_compact_tier(sg, width, 0, (0, 9))
+    assert own == dp.sglang_compact_tier(sg, width, 1, (1,)) != dp.sglang_compact_tier(
+        sg, width, 9, (9,))
+    assert idle == dp.sglang_compact_tier(sg, width, 9, (9,))
+
+
 C = "SGLANG_ENABLE_DP_SPEC_PREFILL_COORDINATION"
 COORDINATION_EDGE: list[tuple[tuple[str, ...], str]] = [
     ((f"{C}=1", *_dflash()), "rejected"),  # DFLASH, any parallelism (speculative_hook.py:252)

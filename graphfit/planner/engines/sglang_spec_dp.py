@@ -30,7 +30,15 @@ The graphs, per attention-DP rank (graphfit plans one rank; every rank captures 
   all-to-all backend with more than one attention-TP rank, utils/common.py:4133-4156), and
   its `global_num_tokens` buffers hold one count. A DeepSeek-V4 draft keeps the DP-global
   path and its own attention backend: not modelled (graphfit.inputs.sglang_spec_dp refuses
-  it), nor are compact / cap-accept ragged verify under attention DP.
+  it);
+* SGLANG_RAGGED_VERIFY_MODE under attention DP (allowed with backend none and no
+  coordination): cap-accept keeps the batch-size verify graphs above. Compact files the
+  target's verify graphs under token tiers (graphfit.planner.engines.sglang_dspark_compact),
+  which its runner takes before any batch-size key (decode_cuda_graph_runner.py:850-858,
+  1608-1621), so the largest-rank key does not apply: each rank replays the tier of its own
+  requests, an idle rank that of the largest rank's (`compact_requests`); the tiers, slots,
+  `global_num_tokens` count (one per DP rank, captured as [tier] * ranks, :740-745) and the
+  epilogue are the single-rank ones.
 
 `--enable-dp-lm-head` itself sizes no graph input (the logits buffers keep the vocabulary
 rows, decode_cuda_graph_runner.py:466-477) and, with --moe-dense-tp-size unset (graphfit's
@@ -114,10 +122,6 @@ def check_dspark(config: EngineSettings) -> None:
                           f"--speculative-moe-a2a-backend; with dp attention it must match the "
                           f"target moe_a2a_backend={backend!r} (got {draft!r}; "
                           f"speculative_hook.py:702-711)")
-    if config.ragged_verify_mode != "static":
-        raise ConfigError(f"SGLANG_RAGGED_VERIFY_MODE={config.ragged_verify_mode}: DSPARK's "
-                          f"ragged verify under attention DP is not modelled (graphfit plans "
-                          f"the static mode there)")
 
 
 def check_coordination(config: EngineSettings) -> None:
@@ -171,8 +175,12 @@ def shown(config: EngineSettings) -> str | None:
     else:
         draft = ("the DSPARK draft by the rank's own batch (decode_cuda_graph_runner.py:"
                  "766-789)")
-    return (f"{config.attn_dp_size}: the target keys its graphs by the largest rank's batch, "
-            f"{draft}")
+    if config.spec_method is SpecMethod.DSPARK and config.ragged_verify_mode == "compact":
+        target = ("the target's compact verify by the rank's own tier, an idle rank's by the "
+                  "largest rank's (dspark_worker_v2.py:892-916, 976-981)")
+    else:
+        target = "the target keys its graphs by the largest rank's batch"
+    return f"{config.attn_dp_size}: {target}, {draft}"
 
 
 def graph_batch(gather: Gather, local: int, ranks: tuple[int, ...]) -> int:
@@ -183,3 +191,26 @@ def graph_batch(gather: Gather, local: int, ranks: tuple[int, ...]) -> int:
     if local not in ranks:
         raise ConfigError(f"graph_batch: the rank's batch {local} is not among {ranks}")
     return max(ranks) if gather.mlp else local
+
+
+def compact_requests(local: int, ranks: tuple[int, ...]) -> int:
+    """The requests whose full verify (`requests * width` tokens) picks a rank's compact verify
+    tier (SGLANG_RAGGED_VERIFY_MODE=compact) under attention DP, with every rank's batch in
+    `ranks`. The target's compact runner never keys by the largest rank's batch
+    (can_run_graph / replay_prepare take the ragged layout's tier first,
+    decode_cuda_graph_runner.py:850-858, 1608-1621); the layout's tier comes from the
+    DSPARK worker:
+
+    * a busy rank's layout is its own: the DP-global request count and the gathered tier
+      agreement apply to a DeepSeek-V4 (MoE) draft only (`global_num_reqs`,
+      dspark_worker_v2.py:976-981; `_dp_verify_tier_num_tokens`, :906-916), which graphfit
+      refuses under attention DP, so a dense draft's tier follows the rank's own requests
+      (dspark_planner.py:424, 729-744);
+    * an idle rank (no request) replays a uniform layout of the LARGEST rank's request count
+      (`_idle_verify_ragged_layout`, dspark_worker_v2.py:892-904; idle_ragged_layout,
+      dspark_planner.py:639-651).
+
+    The tier is then the compact dispatch's (graphfit.planner.engines.sglang_dspark_compact)."""
+    if local not in ranks:
+        raise ConfigError(f"compact_requests: the rank's batch {local} is not among {ranks}")
+    return local if local > 0 else max(ranks)
