@@ -17,7 +17,7 @@ import shlex
 from typing import Any
 
 import pytest
-from hypothesis import example, given
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from tests.oracle.paths import require
@@ -245,6 +245,7 @@ def _line(**kw: object) -> dict:
 @example(_line(shape=mm.LFM2_VL, M=3000, weights=0.5))  # LFM2-VL: 3 slots a request, no
 @example(_line(shape=mm.LFM2_VL, tp=(4, 2), spec=SPECS[1]))  # strategy resolution
 @given(LINES)
+@settings(max_examples=25)  # 76 pinned examples above; the measure script draws thousands
 def test_state_cache_from_memory_equals_sglang(p: dict) -> None:
     # strict: SGLang's refusals on these lines are all restated (None would be one missed)
     assert agree(p) is True, (argv_of(p), p, sglang_side(p))
