@@ -319,17 +319,26 @@ def model_refusals(architecture: str, algorithm: str | None, topk: int | None,
 def line_refusals(architecture: str, base: str | None, prefill: str | None,
                   decode: str | None, *, swa_pattern: bool = False,
                   algorithm: str | None = None, topk: int | None = None,
-                  kv_cache_dtype: str | None = None) -> None:
-    """SGLang's refusals, independent of the GPU, of a multi-layer EAGLE line that names its
-    draft-extend backend itself (`draft_extend_default` covers the lines that do not):
-    IQuest-Q1 refuses multi-layer EAGLE whatever the backends (iquest_q1.py:15-53); Moss-VL's
-    prefill backend must be flashinfer (moss_vl.py:18-30); the model hook's backend lists
-    (graphfit.planner.engines.sglang_backend_checks.check_model_hook) on the line's flags;
-    `model_refusals`."""
+                  kv_cache_dtype: str | None = None, multi_layer: bool = True) -> None:
+    """SGLang's refusals, independent of the GPU, of a line that names its backends itself
+    (for multi-layer EAGLE, `draft_extend_default` covers the lines that do not):
+    IQuest-Q1 refuses a backend other than fa3 (iquest_q1.py:19-23), topk > 1 (:31-34) and
+    multi-layer EAGLE (:35-36, with `multi_layer`); Moss-VL's prefill backend must be flashinfer (moss_vl.py:18-30);
+    the model hook's backend lists (graphfit.planner.engines.sglang_backend_checks.
+    check_model_hook) on the line's flags; `model_refusals`. SGLang runs all but IQuest's
+    on every line (arg_groups/pipeline.py:225-306)."""
     model_refusals(architecture, algorithm, topk, kv_cache_dtype)
     if architecture in IQUEST:
-        raise _refuse(architecture, "iquest_q1.py:15-53",
-                      "IQuest Q1 MTP drafting does not support multi-layer EAGLE")
+        if any(name not in (None, "fa3") for name in (base, prefill, decode)):
+            raise _refuse(architecture, "iquest_q1.py:19-23", "IQuestQ1 requires FA3 "
+                          "attention for both prefill and decode")
+        if (topk or 1) > 1:
+            raise _refuse(architecture, "iquest_q1.py:31-34",
+                          "IQuestQ1 speculative decoding requires --speculative-eagle-topk 1")
+        if multi_layer:
+            raise _refuse(architecture, "iquest_q1.py:15-53",
+                          "IQuest Q1 MTP drafting does not support multi-layer EAGLE")
+        return  # its override writes fa3 for what the line leaves unset (iquest_q1.py:41-47)
     if not (base or prefill or decode):
         return  # every override's own pick passes its model's checks (RULES, `_special`)
     if architecture in MOSS_VL and (prefill or base) != "flashinfer":
