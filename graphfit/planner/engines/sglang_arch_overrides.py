@@ -323,10 +323,10 @@ def line_refusals(architecture: str, base: str | None, prefill: str | None,
     """SGLang's refusals, independent of the GPU, of a line that names its backends itself
     (for multi-layer EAGLE, `draft_extend_default` covers the lines that do not):
     IQuest-Q1 refuses a backend other than fa3 (iquest_q1.py:19-23), topk > 1 (:31-34) and
-    multi-layer EAGLE (:35-36, with `multi_layer`); Moss-VL's prefill backend must be flashinfer (moss_vl.py:18-30);
-    the model hook's backend lists (graphfit.planner.engines.sglang_backend_checks.
-    check_model_hook) on the line's flags; `model_refusals`. SGLang runs all but IQuest's
-    on every line (arg_groups/pipeline.py:225-306)."""
+    multi-layer EAGLE (:35-36, only with `multi_layer`); Moss-VL's prefill backend must be
+    flashinfer (moss_vl.py:18-30); the model hook's backend lists (graphfit.planner.engines.
+    sglang_backend_checks.check_model_hook) on the line's flags; `model_refusals`. SGLang
+    runs all of them on every line (arg_groups/pipeline.py:225-306)."""
     model_refusals(architecture, algorithm, topk, kv_cache_dtype)
     if architecture in IQUEST:
         if any(name not in (None, "fa3") for name in (base, prefill, decode)):
