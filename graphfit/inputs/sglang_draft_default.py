@@ -21,6 +21,7 @@ from graphfit.inputs.gpus import GPU_CAPABILITY_MAJOR, GPU_MEMORY_GB, gpu_name
 from graphfit.inputs.model_config import config_path, load_config
 from graphfit.inputs.settings import Resolved
 from graphfit.planner.core.errors import ConfigError
+from graphfit.planner.engines.sglang import EAGLE_TREE_DEFAULTS, TREE_DEFAULT_ARCHS
 from graphfit.planner.engines.sglang_arch_overrides import (
     IQUEST,
     QSA_WHY,
@@ -144,7 +145,7 @@ def default_draft_backend(line: Mapping[str, Any], gpu_given: object,
 
 
 def _check_generic(line: Mapping[str, Any], inputs: AttentionDefaultInputs,
-                   found: DefaultBackend) -> None:
+                   found: DefaultBackend, topk: int | None = None) -> None:
     """SGLang's checks of the backend set it resolved for an architecture without a model
     override of its own (graphfit.planner.engines.sglang_backend_checks; the DeepSeek DSA
     page size is 64 x its index pool on CUDA, deepseek_v2.py:159-175)."""
@@ -156,7 +157,7 @@ def _check_generic(line: Mapping[str, Any], inputs: AttentionDefaultInputs,
     if found.name == "dsa" and inputs.gpu != "rocm":
         page = 64
     check_resolved(ResolvedAttention(
-        inputs.gpu, found.name, prefill, decode, inputs.topk or 1,
+        inputs.gpu, found.name, prefill, decode, topk or inputs.topk or 1,
         resolved_page(page, found.name, prefill, decode), inputs.kv_cache_dtype))
 
 
@@ -321,11 +322,15 @@ def every_line_checks(line: Mapping[str, Any], gpu_given: object, hint: str = LI
         return
     if not algorithm:
         line = {k: v for k, v in line.items() if k != "speculative_eagle_topk"}
-    _line_refusals(line, gpu_given, hint, multi_layer=False)
+    # no steps, topk nor draft tokens: SGLang picks them AFTER the attention default
+    # (speculative_hook.py:1159-1174), so only the checks see the picked topk
+    auto = bool(algorithm) and algorithm != "STANDALONE" and not any(line.get(k) for k in (
+        "speculative_num_steps", "speculative_eagle_topk", "speculative_num_draft_tokens"))
+    _line_refusals(line, gpu_given, hint, multi_layer=False, auto_params=auto)
 
 
 def _line_refusals(line: Mapping[str, Any], gpu_given: object, hint: str,
-                   multi_layer: bool = True) -> None:
+                   multi_layer: bool = True, auto_params: bool = False) -> None:
     """A line naming its backends (multi-layer EAGLE: its draft-extend backend), or any line
     with `multi_layer` False (`every_line_checks`), on a model with a local
     config.json: the refusals of the model's override and SGLang's model hook that do not
@@ -363,7 +368,10 @@ def _line_refusals(line: Mapping[str, Any], gpu_given: object, hint: str,
         base = prefill  # overrides.py:1128-1131
     if base is None:
         found = default_attention_backend(inputs)
-    _check_generic(line, inputs, DefaultBackend(base, "the line") if base else found)
+    topk = None
+    if auto_params and fields["architecture"] in TREE_DEFAULT_ARCHS:
+        topk = EAGLE_TREE_DEFAULTS[1]  # `_auto_choose_speculative_params`, :1439-1459
+    _check_generic(line, inputs, DefaultBackend(base, "the line") if base else found, topk)
 
 
 def _qsa_model(line: Mapping[str, Any]) -> bool:

@@ -89,8 +89,8 @@ def test_flag_line_takes_the_backend_or_sglangs_default(tmp_path: Path) -> None:
 
 def _recorded(monkeypatch: pytest.MonkeyPatch) -> list[tuple[dict[str, object], bool]]:
     seen: list[tuple[dict[str, object], bool]] = []
-    monkeypatch.setattr(dd, "_line_refusals", lambda line, gpu, hint, multi_layer=True:
-                        seen.append((dict(line), multi_layer)))
+    monkeypatch.setattr(dd, "_line_refusals", lambda line, gpu, hint, multi_layer=True,
+                        auto_params=False: seen.append((dict(line), multi_layer)))
     return seen
 
 
@@ -117,3 +117,16 @@ def test_no_speculation_reaches_no_topk_rule(monkeypatch: pytest.MonkeyPatch) ->
     seen = _recorded(monkeypatch)
     dd.every_line_checks({"speculative_eagle_topk": 2, "page_size": 16}, "H100")
     assert seen == [({"page_size": 16}, False)]
+
+
+def test_automatic_topk_reaches_the_checks_only(monkeypatch: pytest.MonkeyPatch,
+                                                tmp_path: Path) -> None:
+    """EAGLE with no steps / topk / draft tokens: SGLang picks them after its attention
+    default (speculative_hook.py:1159-1174), so the checks see its pick, the default not."""
+    seen: list[bool] = []
+    monkeypatch.setattr(dd, "_line_refusals", lambda line, gpu, hint, multi_layer=True,
+                        auto_params=False: seen.append(auto_params))
+    dd.every_line_checks({"speculative_algorithm": "EAGLE"}, "H100")
+    dd.every_line_checks({"speculative_algorithm": "STANDALONE"}, "H100")
+    dd.every_line_checks({"speculative_algorithm": "EAGLE", "speculative_num_steps": 3}, "H100")
+    assert seen == [True, False, False]

@@ -1,5 +1,6 @@
 """Refusal counts: SGLang 0.5.23's own checks of the attention backend it resolves, on lines
-OTHER than multi-layer EAGLE (none, EAGLE topk 1 / 2, NEXTN topk 2), vs graphfit's plan of
+OTHER than multi-layer EAGLE (none, EAGLE topk 1 / 2, NEXTN topk 2, EAGLE with SGLang's
+automatic steps / topk), vs graphfit's plan of
 the same pasted line, over every model shape of tests/oracle/test_sglang_mtp_oracle.py x 6
 GPUs x a few line variants. "skip" = SGLang refuses, graphfit plans (the gap this counts).
 Run: python -m tests.oracle.measure_sglang_backend_checks [--verbose]"""
@@ -18,7 +19,8 @@ SPEC: tuple[tuple[str, ...], ...] = (
     ("--speculative-algorithm", "EAGLE", "--speculative-num-steps", "3",
      "--speculative-num-draft-tokens", "4", "--speculative-eagle-topk", "2"),
     ("--speculative-algorithm", "NEXTN", "--speculative-num-steps", "2",
-     "--speculative-num-draft-tokens", "4", "--speculative-eagle-topk", "2"))
+     "--speculative-num-draft-tokens", "4", "--speculative-eagle-topk", "2"),
+    ("--speculative-algorithm", "EAGLE"))  # SGLang picks steps / topk / draft tokens
 EXTRAS: tuple[tuple[str, ...], ...] = (
     (), ("--kv-cache-dtype", "fp8_e5m2"), ("--decode-attention-backend", "flashinfer"),
     ("--page-size", "16"))

@@ -28,7 +28,7 @@ from graphfit.planner.engines import sglang_backend_checks as bc  # noqa: E402
 from tests.oracle import measure_sglang_backend_checks as m  # noqa: E402
 from tests.oracle.test_sglang_mtp_refusals_oracle import ANY, MODELS, REASONS  # noqa: E402
 
-NONE, EAGLE1, EAGLE2, NEXTN2 = m.SPEC
+NONE, EAGLE1, EAGLE2, NEXTN2, EAGLE_AUTO = m.SPEC
 # before REASONS' catch-all "IQuest" (its multi-layer refusal)
 IQUEST_REASONS = {"independent draft model path": "speculative_hook.py:1014-1023",
                   "requires --speculative-eagle-topk 1": "iquest_q1.py:31-34"}
@@ -41,6 +41,8 @@ EDGES: dict[str, tuple[str, str, tuple[str, ...], str]] = {
     "page tree, aiter on ROCm": ("MI300X", "llama", (*EAGLE2, "--page-size", "16"),
                                  "refused"),
     "page tree, page 1 plans": ("MI300X", "llama", EAGLE2, "plan"),
+    "page tree, Llama's automatic topk 4": ("MI300X", "llama", (*EAGLE_AUTO, "--page-size", "16"),
+                                            "refused"),
     "trtllm_mla KV dtype, override, no spec": (
         "B200", "KimiK3ForConditionalGeneration", ("--kv-cache-dtype", "fp8_e5m2"),
         "refused"),
@@ -102,6 +104,8 @@ def _set(monkeypatch: pytest.MonkeyPatch, module: Any, name: str, value: Any) ->
 PLANTED: tuple[tuple[str, Callable[[pytest.MonkeyPatch], None]], ...] = (
     ("trtllm_mha topk, override, EAGLE", lambda p: _set(p, bc, "TOPK_ONE_BACKENDS", ())),
     ("page tree, aiter on ROCm", lambda p: _set(p, bc, "PAGE_TREE_BACKENDS", ANY)),
+    ("page tree, Llama's automatic topk 4", lambda p: _set(
+        p, dd, "EAGLE_TREE_DEFAULTS", (5, 1, 8))),
     ("trtllm_mla KV dtype, override, no spec", lambda p: _set(
         p, bc, "MLA_KV_DTYPES", frozenset({*bc.MLA_KV_DTYPES, "fp8_e5m2"}))),
     ("trtllm_mha prefill off Hopper, no spec", lambda p: _set(
@@ -149,8 +153,8 @@ PAIRS = [(gpu, shape) for gpu in m.GPUS for shape in sorted(MODELS)
 def test_generated_lines_refused_like_sglang(pair: tuple[str, str], spec: tuple[str, ...],
                                              extra: tuple[str, ...]) -> None:
     """Generated lines off multi-layer EAGLE (every model shape, 6 GPUs, no speculation /
-    EAGLE topk 1, 2 / NEXTN topk 2, page size, KV dtype, a split flag): never a line SGLang
-    refuses and graphfit plans, nor the reverse."""
+    EAGLE topk 1, 2 / NEXTN topk 2 / EAGLE with SGLang's automatic topk, page size, KV
+    dtype, a split flag): never a line SGLang refuses and graphfit plans, nor the reverse."""
     gpu, shape = pair
     argv = ("--max-running-requests", "33", *spec, *extra)
     said = m.verdict(argv, gpu, MODELS[shape])
