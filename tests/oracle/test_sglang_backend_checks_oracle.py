@@ -30,8 +30,9 @@ from tests.oracle.test_sglang_mtp_refusals_oracle import ANY, MODELS, REASONS  #
 
 NONE, EAGLE1, EAGLE2, NEXTN2, EAGLE_AUTO = m.SPEC
 # before REASONS' catch-all "IQuest" (its multi-layer refusal)
-IQUEST_REASONS = {"independent draft model path": "speculative_hook.py:1014-1023",
-                  "requires --speculative-eagle-topk 1": "iquest_q1.py:31-34"}
+EXTRA_REASONS = {"independent draft model path": "speculative_hook.py:1014-1023",
+                  "requires --speculative-eagle-topk 1": "iquest_q1.py:31-34",
+                  "with topk == 1 is supported for": "deepseek_v4_hook.py:148-158"}
 
 # one line per rule: (gpu, model shape, the line, SGLang's verdict graphfit must share)
 EDGES: dict[str, tuple[str, str, tuple[str, ...], str]] = {
@@ -61,6 +62,8 @@ EDGES: dict[str, tuple[str, str, tuple[str, ...], str]] = {
     "Moss-VL prefill, no spec": ("H100", "MossVLForConditionalGeneration",
                                  ("--prefill-attention-backend", "triton"), "refused"),
     "trtllm_mha, no spec plans": ("B200", "BeamForCausalLM", NONE, "plan"),
+    "DeepSeek-V4 EAGLE, automatic topk": ("H100", "DeepseekV4ForCausalLM", EAGLE_AUTO,
+                                          "refused"),
     "IQuest-Q1 EAGLE, no draft model": ("H100", "IQuestQ1ForCausalLM", EAGLE1, "refused"),
     "IQuest-Q1 topk 2, NEXTN": ("H100", "IQuestQ1ForCausalLM", NEXTN2, "refused"),
     "IQuest-Q1, no spec plans": ("A100", "IQuestQ1ForCausalLM", NONE, "plan"),
@@ -83,7 +86,7 @@ def _same_reason(name: str) -> bool:
     sglang, ours = m._sglang(argv, gpu, model), m._graphfit(argv, gpu, model)
     if sglang is None or ours is None:
         return False
-    sites = [site for words, site in IQUEST_REASONS.items() if words in sglang] or [
+    sites = [site for words, site in EXTRA_REASONS.items() if words in sglang] or [
         site for words, site in REASONS.items() if words in sglang]
     return len(sites) == 1 and sites[0] in ours
 

@@ -300,8 +300,8 @@ def model_refusals(architecture: str, algorithm: str | None, topk: int | None,
     (`apply_deepseek_v4_defaults`, from model_hook.py:258-265): a KV cache dtype other than
     fp8_e4m3 / bfloat16 (auto becomes fp8_e4m3: `_deepseek_v4_kv_cache_dtype`,
     arg_groups/overrides.py:892-913); speculation other than EAGLE (as given on the line: the
-    hook runs before NEXTN becomes EAGLE) or DSPARK, and EAGLE with topk > 1
-    (arg_groups/deepseek_v4_hook.py:148-158)."""
+    hook runs before NEXTN becomes EAGLE) or DSPARK, and EAGLE with a topk other than 1,
+    none given included (arg_groups/deepseek_v4_hook.py:148-158)."""
     if architecture not in DEEPSEEK_V4:
         return
     if kv_cache_dtype not in (None, "auto", "fp8_e4m3", "bfloat16"):
@@ -311,8 +311,9 @@ def model_refusals(architecture: str, algorithm: str | None, topk: int | None,
     if algorithm is not None and algorithm not in ("EAGLE", "DSPARK"):
         raise ConfigError(f"SGLang refuses {algorithm} on {architecture}: only EAGLE and "
                           f"DSPARK ({where}); use --speculative-algorithm EAGLE")
-    if algorithm == "EAGLE" and (topk or 1) > 1:
-        raise ConfigError(f"SGLang refuses EAGLE topk {topk} on {architecture}: topk 1 only "
+    if algorithm == "EAGLE" and topk != 1:  # `== 1`: no topk (SGLang picks later) fails too
+        raise ConfigError(f"SGLang refuses EAGLE topk {topk or 'unset'} on {architecture}: "
+                          f"topk 1 only "
                           f"({where}); use --speculative-eagle-topk 1")
 
 
