@@ -21,7 +21,6 @@ from graphfit.inputs.gpus import GPU_CAPABILITY_MAJOR, GPU_MEMORY_GB, gpu_name
 from graphfit.inputs.model_config import config_path, load_config
 from graphfit.inputs.settings import Resolved
 from graphfit.planner.core.errors import ConfigError
-from graphfit.planner.engines.sglang import EAGLE_TREE_DEFAULTS, TREE_DEFAULT_ARCHS
 from graphfit.planner.engines.sglang_arch_overrides import (
     IQUEST,
     QSA_WHY,
@@ -52,6 +51,10 @@ FIELD = "mtp_draft_backend"
 LINE_HINT = "--attention-backend on the line"  # how the user names the backend
 ROCM = frozenset({"MI300X", "MI325X"})
 EAGLE_FAMILY = frozenset({"EAGLE", "EAGLE3", "NEXTN", "STANDALONE"})  # spec_info.py:262-264
+# `_auto_choose_speculative_params` (speculative_hook.py:1439-1459): (steps, topk, draft
+# tokens) for these architectures; the planner's engine model keeps its own copy, private to it
+TREE_DEFAULT_ARCHS = frozenset({"LlamaForCausalLM", "Grok1ForCausalLM", "Grok1VForCausalLM"})
+EAGLE_TREE_DEFAULTS = (5, 4, 8)
 ADA = frozenset({"L4", "L40", "L40S", "RTX4090"})  # capability 8.9
 _KINDS = {7: "turing", 8: "ampere", 9: "hopper", 10: "sm100", 12: "sm120"}
 # config.json keys of hybrid linear-attention (mamba / linear) layer schedules

@@ -130,3 +130,12 @@ def test_automatic_topk_reaches_the_checks_only(monkeypatch: pytest.MonkeyPatch,
     dd.every_line_checks({"speculative_algorithm": "STANDALONE"}, "H100")
     dd.every_line_checks({"speculative_algorithm": "EAGLE", "speculative_num_steps": 3}, "H100")
     assert seen == [True, False, False]
+
+
+def test_automatic_params_copy_matches_the_planners() -> None:
+    """The inputs layer keeps its own copy of SGLang's automatic (steps, topk, draft tokens)
+    table (the planner's engine model is private to it): the two must not drift."""
+    from graphfit.planner.engines import sglang
+
+    assert dd.TREE_DEFAULT_ARCHS == sglang.TREE_DEFAULT_ARCHS
+    assert dd.EAGLE_TREE_DEFAULTS == sglang.EAGLE_TREE_DEFAULTS
