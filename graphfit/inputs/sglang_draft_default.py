@@ -20,7 +20,9 @@ from typing import Any
 from graphfit.inputs.gpus import GPU_CAPABILITY_MAJOR, GPU_MEMORY_GB, gpu_name
 from graphfit.inputs.model_config import config_path, load_config
 from graphfit.inputs.settings import Resolved
+from graphfit.planner.core.errors import ConfigError
 from graphfit.planner.engines.sglang_arch_overrides import (
+    IQUEST,
     QSA_WHY,
     QWEN4_EXP,
     RESTATED,
@@ -48,6 +50,11 @@ from graphfit.planner.engines.sglang_mtp_graphs import FLASH_ATTENTION, draft_ex
 FIELD = "mtp_draft_backend"
 LINE_HINT = "--attention-backend on the line"  # how the user names the backend
 ROCM = frozenset({"MI300X", "MI325X"})
+EAGLE_FAMILY = frozenset({"EAGLE", "EAGLE3", "NEXTN", "STANDALONE"})  # spec_info.py:262-264
+# `_auto_choose_speculative_params` (speculative_hook.py:1439-1459): (steps, topk, draft
+# tokens) for these architectures; the planner's engine model keeps its own copy, private to it
+TREE_DEFAULT_ARCHS = frozenset({"LlamaForCausalLM", "Grok1ForCausalLM", "Grok1VForCausalLM"})
+EAGLE_TREE_DEFAULTS = (5, 4, 8)
 ADA = frozenset({"L4", "L40", "L40S", "RTX4090"})  # capability 8.9
 _KINDS = {7: "turing", 8: "ampere", 9: "hopper", 10: "sm100", 12: "sm120"}
 # config.json keys of hybrid linear-attention (mamba / linear) layer schedules
@@ -141,7 +148,7 @@ def default_draft_backend(line: Mapping[str, Any], gpu_given: object,
 
 
 def _check_generic(line: Mapping[str, Any], inputs: AttentionDefaultInputs,
-                   found: DefaultBackend) -> None:
+                   found: DefaultBackend, topk: int | None = None) -> None:
     """SGLang's checks of the backend set it resolved for an architecture without a model
     override of its own (graphfit.planner.engines.sglang_backend_checks; the DeepSeek DSA
     page size is 64 x its index pool on CUDA, deepseek_v2.py:159-175)."""
@@ -153,7 +160,7 @@ def _check_generic(line: Mapping[str, Any], inputs: AttentionDefaultInputs,
     if found.name == "dsa" and inputs.gpu != "rocm":
         page = 64
     check_resolved(ResolvedAttention(
-        inputs.gpu, found.name, prefill, decode, inputs.topk or 1,
+        inputs.gpu, found.name, prefill, decode, topk or inputs.topk or 1,
         resolved_page(page, found.name, prefill, decode), inputs.kv_cache_dtype))
 
 
@@ -276,9 +283,11 @@ def _default_inputs(line: Mapping[str, Any], gpu_given: object, hint: str
 
 
 def settle(line: Mapping[str, Any], resolved: Resolved, gpu_given: object,
-           hint: str = LINE_HINT) -> Resolved:
+           hint: str = LINE_HINT, every_line: bool = True) -> Resolved:
     """Set `mtp_draft_backend` to SGLang's default for a multi-layer EAGLE line naming no
-    backend (module docstring); a note says why when it is not restated."""
+    backend (module docstring); a note says why when it is not restated. A pasted line
+    (`every_line`) that is not multi-layer EAGLE meets SGLang's checks of its resolved
+    backends too (`every_line_checks`)."""
     values = resolved.values
     if FIELD in values and _multi_layer(values) and line.get("speculative_algorithm"):
         if draft_extend_backend(line):
@@ -286,8 +295,11 @@ def settle(line: Mapping[str, Any], resolved: Resolved, gpu_given: object,
         if _qsa_model(line):
             return _qsa(resolved)
         return _forced(line, resolved)
-    if (FIELD in values or not _multi_layer(values)
-            or not line.get("speculative_algorithm") or draft_extend_backend(line)):
+    if not _multi_layer(values):
+        if every_line:
+            every_line_checks(line, gpu_given, hint)
+        return resolved
+    if FIELD in values or not line.get("speculative_algorithm") or draft_extend_backend(line):
         return resolved
     name, said = default_draft_backend(line, gpu_given, hint)
     if name is None:
@@ -299,8 +311,31 @@ def settle(line: Mapping[str, Any], resolved: Resolved, gpu_given: object,
                                            f"give {hint} to be sure"))
 
 
-def _line_refusals(line: Mapping[str, Any], gpu_given: object, hint: str) -> None:
-    """A multi-layer EAGLE line naming its draft-extend backend, on a model with a local
+def every_line_checks(line: Mapping[str, Any], gpu_given: object, hint: str = LINE_HINT
+                      ) -> None:
+    """SGLang's checks of the backend set it resolves (`_line_refusals`), on a line that is
+    not multi-layer EAGLE: SGLang runs them on every line (arg_groups/pipeline.py:225-306),
+    not only where graphfit restates a draft-extend backend. Without speculation the topk
+    rules do not run: only `_handle_eagle_family` holds them (speculative/spec_info.py:
+    262-264, for EAGLE / EAGLE3 / STANDALONE; NEXTN becomes EAGLE). A line with another
+    algorithm (DFLASH, DSPARK, UNO, NGRAM, FROZEN_KV_MTP: their own hooks, other modules)
+    is not checked here."""
+    algorithm = str(line.get("speculative_algorithm") or "").upper()
+    if algorithm and algorithm not in EAGLE_FAMILY:
+        return
+    if not algorithm:
+        line = {k: v for k, v in line.items() if k != "speculative_eagle_topk"}
+    # no steps, topk nor draft tokens: SGLang picks them AFTER the attention default
+    # (speculative_hook.py:1159-1174), so only the checks see the picked topk
+    auto = bool(algorithm) and algorithm != "STANDALONE" and not any(line.get(k) for k in (
+        "speculative_num_steps", "speculative_eagle_topk", "speculative_num_draft_tokens"))
+    _line_refusals(line, gpu_given, hint, multi_layer=False, auto_params=auto)
+
+
+def _line_refusals(line: Mapping[str, Any], gpu_given: object, hint: str,
+                   multi_layer: bool = True, auto_params: bool = False) -> None:
+    """A line naming its backends (multi-layer EAGLE: its draft-extend backend), or any line
+    with `multi_layer` False (`every_line_checks`), on a model with a local
     config.json: the refusals of the model's override and SGLang's model hook that do not
     depend on the GPU (graphfit.planner.engines.sglang_arch_overrides.line_refusals); with
     a named GPU too, SGLang's checks of the whole backend set it resolves around the line's
@@ -318,7 +353,14 @@ def _line_refusals(line: Mapping[str, Any], gpu_given: object, hint: str) -> Non
                   swa_pattern=bool(fields["sliding_window_pattern"]),
                   algorithm=str(algorithm) if algorithm else None,
                   topk=_line_int(line, "speculative_eagle_topk"),
-                  kv_cache_dtype=_flag(line, "kv_cache_dtype"))
+                  kv_cache_dtype=_flag(line, "kv_cache_dtype"), multi_layer=multi_layer)
+    if not multi_layer and fields["architecture"] in IQUEST:
+        if (algorithm and fields["architecture"] == "IQuestQ1ForCausalLM"
+                and line.get("speculative_draft_model_path") in (None, model)):
+            raise ConfigError("SGLang refuses IQuestQ1ForCausalLM speculation without its own "
+                              "draft model (arg_groups/speculative_hook.py:1014-1023); give "
+                              "--speculative-draft-model-path")
+        return  # its override's fa3 everywhere (line_refusals), no resolved-set refusal
     found, _, inputs = _default_inputs(line, gpu_given, hint)
     if inputs is None:
         return
@@ -329,7 +371,10 @@ def _line_refusals(line: Mapping[str, Any], gpu_given: object, hint: str) -> Non
         base = prefill  # overrides.py:1128-1131
     if base is None:
         found = default_attention_backend(inputs)
-    _check_generic(line, inputs, DefaultBackend(base, "the line") if base else found)
+    topk = None
+    if auto_params and fields["architecture"] in TREE_DEFAULT_ARCHS:
+        topk = EAGLE_TREE_DEFAULTS[1]  # `_auto_choose_speculative_params`, :1439-1459
+    _check_generic(line, inputs, DefaultBackend(base, "the line") if base else found, topk)
 
 
 def _qsa_model(line: Mapping[str, Any]) -> bool:
@@ -404,4 +449,6 @@ def settle_flags(resolved: Resolved, model_path: object, gpu_given: object) -> R
         return resolved
     line = {"model_path": model_path, "speculative_algorithm": values.get("spec_method"),
             "speculative_eagle_topk": values.get("speculative_eagle_topk")}
-    return settle(line, resolved, gpu_given, "--mtp-draft-backend")
+    # graphfit's own flags are not a whole SGLang line (a backend named by another graphfit
+    # flag is missing here): the every-line checks need the pasted line
+    return settle(line, resolved, gpu_given, "--mtp-draft-backend", every_line=False)

@@ -85,3 +85,57 @@ def test_flag_line_takes_the_backend_or_sglangs_default(tmp_path: Path) -> None:
     for bad in ("FA3!", "torch_native"):
         code, _, err = run_cli([*FLAGS, "--mtp-draft-backend", bad])
         assert code == 2 and err.startswith("error:") and len(err.splitlines()) == 1, err
+
+
+def _recorded(monkeypatch: pytest.MonkeyPatch) -> list[tuple[dict[str, object], bool]]:
+    seen: list[tuple[dict[str, object], bool]] = []
+    monkeypatch.setattr(dd, "_line_refusals", lambda line, gpu, hint, multi_layer=True,
+                        auto_params=False: seen.append((dict(line), multi_layer)))
+    return seen
+
+
+@pytest.mark.parametrize("algorithm", ["EAGLE", "EAGLE3", "NEXTN", "STANDALONE", "eagle"])
+def test_every_line_checks_the_eagle_family(algorithm: str,
+                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    """EAGLE-family lines (SGLang's `_handle_eagle_family`) are checked with their topk and
+    without IQuest's multi-layer refusal (test_sglang_backend_checks_oracle compares them)."""
+    seen = _recorded(monkeypatch)
+    dd.every_line_checks({"speculative_algorithm": algorithm, "speculative_eagle_topk": 2}, "H100")
+    assert seen == [({"speculative_algorithm": algorithm, "speculative_eagle_topk": 2}, False)]
+
+
+@pytest.mark.parametrize("algorithm", ["DFLASH", "DSPARK", "NGRAM", "FROZEN_KV_MTP", "UNO"])
+def test_every_line_leaves_other_algorithms(algorithm: str,
+                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    seen = _recorded(monkeypatch)
+    dd.every_line_checks({"speculative_algorithm": algorithm, "speculative_eagle_topk": 2}, "H100")
+    assert seen == []
+
+
+def test_no_speculation_reaches_no_topk_rule(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Without speculation SGLang never reaches its topk rules: a stray topk is dropped."""
+    seen = _recorded(monkeypatch)
+    dd.every_line_checks({"speculative_eagle_topk": 2, "page_size": 16}, "H100")
+    assert seen == [({"page_size": 16}, False)]
+
+
+def test_automatic_topk_reaches_the_checks_only(monkeypatch: pytest.MonkeyPatch,
+                                                tmp_path: Path) -> None:
+    """EAGLE with no steps / topk / draft tokens: SGLang picks them after its attention
+    default (speculative_hook.py:1159-1174), so the checks see its pick, the default not."""
+    seen: list[bool] = []
+    monkeypatch.setattr(dd, "_line_refusals", lambda line, gpu, hint, multi_layer=True,
+                        auto_params=False: seen.append(auto_params))
+    dd.every_line_checks({"speculative_algorithm": "EAGLE"}, "H100")
+    dd.every_line_checks({"speculative_algorithm": "STANDALONE"}, "H100")
+    dd.every_line_checks({"speculative_algorithm": "EAGLE", "speculative_num_steps": 3}, "H100")
+    assert seen == [True, False, False]
+
+
+def test_automatic_params_copy_matches_the_planners() -> None:
+    """The inputs layer keeps its own copy of SGLang's automatic (steps, topk, draft tokens)
+    table (the planner's engine model is private to it): the two must not drift."""
+    from graphfit.planner.engines import sglang
+
+    assert dd.TREE_DEFAULT_ARCHS == sglang.TREE_DEFAULT_ARCHS
+    assert dd.EAGLE_TREE_DEFAULTS == sglang.EAGLE_TREE_DEFAULTS

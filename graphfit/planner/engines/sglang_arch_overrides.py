@@ -300,8 +300,8 @@ def model_refusals(architecture: str, algorithm: str | None, topk: int | None,
     (`apply_deepseek_v4_defaults`, from model_hook.py:258-265): a KV cache dtype other than
     fp8_e4m3 / bfloat16 (auto becomes fp8_e4m3: `_deepseek_v4_kv_cache_dtype`,
     arg_groups/overrides.py:892-913); speculation other than EAGLE (as given on the line: the
-    hook runs before NEXTN becomes EAGLE) or DSPARK, and EAGLE with topk > 1
-    (arg_groups/deepseek_v4_hook.py:148-158)."""
+    hook runs before NEXTN becomes EAGLE) or DSPARK, and EAGLE with a topk other than 1,
+    none given included (arg_groups/deepseek_v4_hook.py:148-158)."""
     if architecture not in DEEPSEEK_V4:
         return
     if kv_cache_dtype not in (None, "auto", "fp8_e4m3", "bfloat16"):
@@ -311,25 +311,35 @@ def model_refusals(architecture: str, algorithm: str | None, topk: int | None,
     if algorithm is not None and algorithm not in ("EAGLE", "DSPARK"):
         raise ConfigError(f"SGLang refuses {algorithm} on {architecture}: only EAGLE and "
                           f"DSPARK ({where}); use --speculative-algorithm EAGLE")
-    if algorithm == "EAGLE" and (topk or 1) > 1:
-        raise ConfigError(f"SGLang refuses EAGLE topk {topk} on {architecture}: topk 1 only "
+    if algorithm == "EAGLE" and topk != 1:  # `== 1`: no topk (SGLang picks later) fails too
+        raise ConfigError(f"SGLang refuses EAGLE topk {topk or 'unset'} on {architecture}: "
+                          f"topk 1 only "
                           f"({where}); use --speculative-eagle-topk 1")
 
 
 def line_refusals(architecture: str, base: str | None, prefill: str | None,
                   decode: str | None, *, swa_pattern: bool = False,
                   algorithm: str | None = None, topk: int | None = None,
-                  kv_cache_dtype: str | None = None) -> None:
-    """SGLang's refusals, independent of the GPU, of a multi-layer EAGLE line that names its
-    draft-extend backend itself (`draft_extend_default` covers the lines that do not):
-    IQuest-Q1 refuses multi-layer EAGLE whatever the backends (iquest_q1.py:15-53); Moss-VL's
-    prefill backend must be flashinfer (moss_vl.py:18-30); the model hook's backend lists
-    (graphfit.planner.engines.sglang_backend_checks.check_model_hook) on the line's flags;
-    `model_refusals`."""
+                  kv_cache_dtype: str | None = None, multi_layer: bool = True) -> None:
+    """SGLang's refusals, independent of the GPU, of a line that names its backends itself
+    (for multi-layer EAGLE, `draft_extend_default` covers the lines that do not):
+    IQuest-Q1 refuses a backend other than fa3 (iquest_q1.py:19-23), topk > 1 (:31-34) and
+    multi-layer EAGLE (:35-36, only with `multi_layer`); Moss-VL's prefill backend must be
+    flashinfer (moss_vl.py:18-30); the model hook's backend lists (graphfit.planner.engines.
+    sglang_backend_checks.check_model_hook) on the line's flags; `model_refusals`. SGLang
+    runs all of them on every line (arg_groups/pipeline.py:225-306)."""
     model_refusals(architecture, algorithm, topk, kv_cache_dtype)
     if architecture in IQUEST:
-        raise _refuse(architecture, "iquest_q1.py:15-53",
-                      "IQuest Q1 MTP drafting does not support multi-layer EAGLE")
+        if any(name not in (None, "fa3") for name in (base, prefill, decode)):
+            raise _refuse(architecture, "iquest_q1.py:19-23", "IQuestQ1 requires FA3 "
+                          "attention for both prefill and decode")
+        if (topk or 1) > 1:
+            raise _refuse(architecture, "iquest_q1.py:31-34",
+                          "IQuestQ1 speculative decoding requires --speculative-eagle-topk 1")
+        if multi_layer:
+            raise _refuse(architecture, "iquest_q1.py:15-53",
+                          "IQuest Q1 MTP drafting does not support multi-layer EAGLE")
+        return  # its override writes fa3 for what the line leaves unset (iquest_q1.py:41-47)
     if not (base or prefill or decode):
         return  # every override's own pick passes its model's checks (RULES, `_special`)
     if architecture in MOSS_VL and (prefill or base) != "flashinfer":

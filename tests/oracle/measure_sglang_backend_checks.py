@@ -1,0 +1,86 @@
+"""Refusal counts: SGLang 0.5.23's own checks of the attention backend it resolves, on lines
+OTHER than multi-layer EAGLE (none, EAGLE topk 1 / 2, NEXTN topk 2, EAGLE with SGLang's
+automatic steps / topk), vs graphfit's plan of
+the same pasted line, over every model shape of tests/oracle/test_sglang_mtp_oracle.py x 6
+GPUs x a few line variants. "skip" = SGLang refuses, graphfit plans (the gap this counts).
+Run: python -m tests.oracle.measure_sglang_backend_checks [--verbose]"""
+
+from __future__ import annotations
+
+import sys
+
+from tests.oracle import sglang_mtp_oracle as mo
+from tests.oracle import test_sglang_mtp_oracle as t
+
+GPUS = (*mo.CAPABILITIES, *mo.PLATFORMS)
+SPEC: tuple[tuple[str, ...], ...] = (
+    (), ("--speculative-algorithm", "EAGLE", "--speculative-num-steps", "3",
+         "--speculative-num-draft-tokens", "4", "--speculative-eagle-topk", "1"),
+    ("--speculative-algorithm", "EAGLE", "--speculative-num-steps", "3",
+     "--speculative-num-draft-tokens", "4", "--speculative-eagle-topk", "2"),
+    ("--speculative-algorithm", "NEXTN", "--speculative-num-steps", "2",
+     "--speculative-num-draft-tokens", "4", "--speculative-eagle-topk", "2"),
+    ("--speculative-algorithm", "EAGLE"))  # SGLang picks steps / topk / draft tokens
+EXTRAS: tuple[tuple[str, ...], ...] = (
+    (), ("--kv-cache-dtype", "fp8_e5m2"), ("--decode-attention-backend", "flashinfer"),
+    ("--page-size", "16"))
+
+
+def grid() -> list[tuple[str, str, str, tuple[str, ...]]]:
+    models = {**{s: t._SHAPES[s] for s in t.SHAPES}, **t._OVERRIDES}
+    return [(gpu, shape, models[shape], ("--max-running-requests", "33", *spec, *extra))
+            for shape in sorted(models) for gpu in GPUS for spec in SPEC for extra in EXTRAS
+            if not (shape == "vl" and gpu in mo.PLATFORMS)]
+
+
+def _sglang(argv: tuple[str, ...], gpu: str, model: str) -> str | None:
+    """SGLang's refusal's text, or None where its resolve accepts the line."""
+    from graphfit.inputs.gpus import GPU_MEMORY_GB
+    from tests.oracle import sglang_oracle as so
+
+    so.oracle()
+    with mo._restored_environ(), mo._platform(gpu):
+        r = so.resolve(argv, gpu_mem_gb=GPU_MEMORY_GB[gpu], model=model,
+                       capability=mo.CAPABILITIES.get(gpu, (9, 4)))
+    return None if isinstance(r, so.Resolved) else r.text
+
+
+def _graphfit(argv: tuple[str, ...], gpu: str, model: str) -> str | None:
+    """graphfit's error, or None where it plans the line (graphfit.cli.options.build_config,
+    the merge `graphfit plan` runs, then the plan)."""
+    from graphfit.cli.options import build_config
+    from graphfit.planner.core.errors import GraphfitError
+    from graphfit.planner.plan import plan
+
+    try:
+        plan(build_config({"gpu_memory_gb": gpu}, environ={}, pasted=[
+            "python", "-m", "sglang.launch_server", "--model-path", model, *argv]))
+    except GraphfitError as exc:
+        return str(exc)
+    return None
+
+
+def verdict(argv: tuple[str, ...], gpu: str, model: str) -> str:
+    """"plan" (both plan), "refused" (both refuse), "skip: ..." (SGLang refuses, graphfit
+    plans), "over: ..." (graphfit refuses, SGLang plans)."""
+    sglang, ours = _sglang(argv, gpu, model), _graphfit(argv, gpu, model)
+    if sglang is None:
+        return "plan" if ours is None else f"over: graphfit refuses: {ours}"
+    return "refused" if ours is not None else f"skip: SGLang refuses: {sglang}"
+
+
+def main() -> None:
+    verbose = "--verbose" in sys.argv
+    tally: dict[str, int] = {}
+    for gpu, shape, model, argv in grid():
+        said = verdict(argv, gpu, model)
+        key = said.split(":", 1)[0]
+        tally[key] = tally.get(key, 0) + 1
+        if key == "skip" or (verbose and key == "over"):
+            print(key.upper(), gpu, shape, " ".join(argv[2:]), said[:220])
+    print(f"not multi-layer EAGLE, {sum(tally.values())} lines: "
+          + ", ".join(f"{k} {v}" for k, v in sorted(tally.items())))
+
+
+if __name__ == "__main__":
+    main()
