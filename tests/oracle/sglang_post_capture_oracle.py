@@ -104,16 +104,7 @@ def graphfit_line(argv: tuple[str, ...], name: str, value: str | None,
 
 def graphfit_fraction(line: list[str], gb: float) -> float | str | None:
     """graphfit's mem_fraction_static for a pasted line, or its refusal's message."""
-    from graphfit import ConfigError
-    from graphfit.cli.options import resolve_values
-    from graphfit.inputs import commandline
-
-    try:
-        config = resolve_values({"gpu_memory_gb": gb}, environ={},
-                                pasted=commandline.read(line)).config()
-    except ConfigError as exc:
-        return str(exc)
-    return config.mem_fraction_static
+    return po.pasted_mem_fraction(line, gb)
 
 
 def disagreement(theirs: float, ours: float | str | None) -> str | None:

@@ -192,6 +192,21 @@ def prefill(argv: tuple[str, ...], gb: float | None = 80, model: str | None = No
                          fills, multimodal)
 
 
+def pasted_mem_fraction(line: list[str], gb: float) -> float | str | None:
+    """graphfit's `mem_fraction_static` for a pasted SGLang line on a `gb` GB GPU, read as the
+    CLI reads it (no environment of its own), or its refusal's message."""
+    from graphfit import ConfigError
+    from graphfit.cli.options import resolve_values
+    from graphfit.inputs import commandline
+
+    try:
+        config = resolve_values({"gpu_memory_gb": gb}, environ={},
+                                pasted=commandline.read(line)).config()
+    except ConfigError as exc:
+        return str(exc)
+    return config.mem_fraction_static
+
+
 @functools.lru_cache(maxsize=4096)
 def mem_fraction(argv: tuple[str, ...], gb: float | None = 80, model: str | None = None,
                  capability: tuple[int, int] | None = None

@@ -317,16 +317,8 @@ AMPERE = (8, 0)
 def config_fraction_for(argv: tuple[str, ...], gb: float, name: str) -> float | str | None:
     """graphfit's fraction for a pasted line naming the model directory (the CLI's path);
     compare with SGLang's on an `AMPERE` device."""
-    from graphfit.cli.options import resolve_values
-    from graphfit.inputs import commandline
-
-    line = ["python", "-m", "sglang.launch_server", "--model-path", model_dir(name), *argv]
-    try:
-        config = resolve_values({"gpu_memory_gb": gb}, environ={},
-                                pasted=commandline.read(line)).config()
-    except ConfigError as exc:
-        return str(exc)
-    return config.mem_fraction_static
+    return po.pasted_mem_fraction(
+        ["python", "-m", "sglang.launch_server", "--model-path", model_dir(name), *argv], gb)
 
 
 @pytest.mark.parametrize(("argv", "gb", "name"), [

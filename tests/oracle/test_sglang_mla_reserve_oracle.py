@@ -16,8 +16,8 @@ from tests.oracle.paths import require
 
 require("sglang")
 
-from graphfit.planner.core.errors import ConfigError  # noqa: E402
 from tests.oracle import sglang_oracle as so  # noqa: E402
+from tests.oracle import sglang_prefill_oracle as po  # noqa: E402
 from tests.oracle import sglang_stubs  # noqa: E402
 from tests.oracle.test_sglang_memory_oracle import lines  # noqa: E402
 
@@ -37,16 +37,8 @@ def sglang_fraction(argv: tuple[str, ...], gb: float) -> float | None:
 
 
 def graphfit_fraction(argv: tuple[str, ...], gb: float) -> float | str | None:
-    from graphfit.cli.options import resolve_values
-    from graphfit.inputs import commandline
-
-    line = ["python", "-m", "sglang.launch_server", "--model-path", mla_dir(), *argv]
-    try:
-        config = resolve_values({"gpu_memory_gb": gb}, environ={},
-                                pasted=commandline.read(line)).config()
-    except ConfigError as exc:
-        return str(exc)
-    return config.mem_fraction_static
+    return po.pasted_mem_fraction(
+        ["python", "-m", "sglang.launch_server", "--model-path", mla_dir(), *argv], gb)
 
 
 def compare(argv: tuple[str, ...], gb: float) -> str | None:

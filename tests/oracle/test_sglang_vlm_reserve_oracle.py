@@ -17,10 +17,8 @@ from __future__ import annotations
 
 import contextlib
 import functools
-import os
 import tempfile
 import types
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -41,6 +39,7 @@ from graphfit.planner.engines.sglang_memory import (  # noqa: E402
 )
 from graphfit.planner.engines.sglang_native import memory_inputs_from_sglang  # noqa: E402
 from tests.oracle import sglang_oracle as so  # noqa: E402
+from tests.oracle import sglang_post_capture_oracle as pc  # noqa: E402
 from tests.oracle import sglang_prefill_oracle as po  # noqa: E402
 from tests.oracle import sglang_stubs  # noqa: E402
 
@@ -87,32 +86,10 @@ def fresh_fraction(argv: tuple[str, ...], gb: float | None, model: str | None
     return po.mem_fraction.__wrapped__(argv, gb, model)
 
 
-@contextlib.contextmanager
-def post_capture_env() -> Iterator[list[bool]]:
+def post_capture_env() -> contextlib.AbstractContextManager[list[bool]]:
     """SGLANG_ENABLE_POST_CAPTURE_KV_SIZING=1 for one resolution, and SGLang's own
     `post_capture_kv_sizing_planned` answers as the memory hook gets them."""
-    so.oracle()
-    from sglang.srt.arg_groups import memory_hook
-
-    asked: list[bool] = []
-    real = memory_hook.post_capture_kv_sizing_planned
-
-    def spy(server_args: object) -> bool:
-        answer = bool(real(server_args))
-        asked.append(answer)
-        return answer
-
-    saved = os.environ.get("SGLANG_ENABLE_POST_CAPTURE_KV_SIZING")
-    os.environ["SGLANG_ENABLE_POST_CAPTURE_KV_SIZING"] = "1"
-    memory_hook.post_capture_kv_sizing_planned = spy
-    try:
-        yield asked
-    finally:
-        memory_hook.post_capture_kv_sizing_planned = real
-        if saved is None:
-            os.environ.pop("SGLANG_ENABLE_POST_CAPTURE_KV_SIZING", None)
-        else:
-            os.environ["SGLANG_ENABLE_POST_CAPTURE_KV_SIZING"] = saved
+    return pc.environment("1")
 
 
 def graphfit_inputs(raw: Any, gb: float | None, model: str | None,
