@@ -30,7 +30,7 @@ directory's config.json); nothing is downloaded, so a hub id leaves the block to
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -62,6 +62,9 @@ class DflashDraft:
     lilicorr_top_k: int = 0  # dflash_config.lilicorr_candidate_topk (0: not LiLiCorr)
     # [lilicorr_hidden_size, lilicorr_num_heads, lilicorr_factor_dim] (None: not LiLiCorr)
     lilicorr_head: tuple[int, int, int] | None = None
+    # the block of the config as written, when the override args change it: the checkpoint's
+    # weights were saved at this block (None: no override changes the block)
+    saved_block: int | None = None
 
     def __post_init__(self) -> None:
         if self.block_size is not None and self.block_size < 1:
@@ -249,7 +252,12 @@ def read(model: str, override_args: Any = None) -> DflashDraft | None:
         return None
     data = model_config.load_config(path)
     overrides = _override_args(override_args)
-    return parse(overridden(data, overrides) if overrides else data, path)
+    if not overrides:
+        return parse(data, path)
+    draft, saved = parse(overridden(data, overrides), path), parse(data, path)
+    if saved.problem is None and saved.resolved_block != draft.resolved_block:
+        return replace(draft, saved_block=saved.resolved_block)
+    return draft
 
 
 def _override_args(value: Any) -> dict[str, Any]:
@@ -288,6 +296,13 @@ def dflash_draft_settings(values: Mapping[str, Any], explicit_block: bool
     if draft.head not in ("dflash", "domino", "selector", "lilicorr"):
         raise ConfigError(f"{where}: a {draft.head} DFLASH draft is not modelled: "
                           f"{UNMODELLED_HEADS[draft.head]}")
+    if draft.head == "lilicorr" and draft.saved_block is not None:
+        # the head is built at the overridden block (models/lilicorr.py:536-541, the draft's
+        # ModelConfig applies the override, model_config.py:612-626); its slot_embedding and
+        # relative_slot_bias (:196-203) are sized by it, the checkpoint's by its own block
+        raise ConfigError(f"{where}: SGLang's LiLiCorr draft would not load (weight_utils.py:"
+                          f"1582): the override block_size {draft.resolved_block} sizes its "
+                          f"head; its weights were saved at {draft.saved_block}")
     found: list[Setting] = []
     notes: list[str] = []
     if draft.head == "selector":  # SglangOptions.dflash_selector_top_k

@@ -82,6 +82,10 @@ def draft_settings(path: Path, values: Mapping[str, Any]) -> list[Setting]:
     if parsed.problem is not None:
         raise ConfigError(f"{origin}: SGLang's DSPARK worker cannot parse this draft config "
                           f"(dspark_worker_v2.py:261-265): {parsed.problem}")
+    problem = sglang_dspark_parse.worker_problem(parsed, target_vocab(values))
+    if problem is not None:
+        raise ConfigError(f"{origin}: SGLang's DSPARK worker refuses this draft "
+                          f"(dspark_config.py:94-128): {problem}")
     out: list[Setting] = []
     anchor = data.get("sample_from_anchor", True)
     if not isinstance(anchor, bool):
@@ -108,6 +112,23 @@ def draft_settings(path: Path, values: Mapping[str, Any]) -> list[Setting]:
                 f"{gamma} + 1 ({origin}); SGLang refuses (speculative_hook.py:826-835)")
     out.append(Setting("speculative_num_draft_tokens", gamma + 1, where, FILE))
     return out
+
+
+def target_vocab(values: Mapping[str, Any]) -> int | None:
+    """The target's embedding rows as the DSPARK worker reads them (`padded_vocab_size`,
+    else `vocab_size`, of its text config; dspark_worker_v2.py:250-254); None when the
+    target's config.json is not local or names neither."""
+    model = values.get("model_path")
+    path = config_path(str(model)) if model else None
+    if path is None:
+        return None
+    data = load_json(path, "model config")
+    if not isinstance(data, dict):
+        return None
+    text = data.get("text_config")
+    text = text if isinstance(text, dict) else data
+    rows = text.get("padded_vocab_size") or text.get("vocab_size")
+    return rows if isinstance(rows, int) and not isinstance(rows, bool) else None
 
 
 def target_layers(data: Mapping[str, Any], origin: str) -> tuple[int, str] | None:

@@ -53,6 +53,8 @@ class DsparkDraft:
     gamma: int | None = None  # None: the config names no block size
     target_layers: int | None = None  # len(target_layer_ids); None: the config names none
     problem: str | None = None  # the ValueError SGLang raises (then nothing else is read)
+    markov_rank: int = 0  # 0: the config names none (SGLang's default)
+    mask_token_id: int | None = None  # None: the config names none
 
     def __post_init__(self) -> None:
         if self.problem is not None and (self.gamma, self.target_layers) != (None, None):
@@ -141,8 +143,28 @@ def _parse(data: Mapping[str, Any]) -> DsparkDraft:
                           f"got {excerpt(ids, 40)}.")
         for x in ids:
             _int(x, "dspark_target_layer_ids entry")
-        return DsparkDraft(gamma, len(ids))
-    return DsparkDraft(gamma, _layer_ids(data))
+        return DsparkDraft(gamma, len(ids), markov_rank=rank, mask_token_id=mask_id)
+    return DsparkDraft(gamma, _layer_ids(data), markov_rank=rank, mask_token_id=mask_id)
+
+
+def worker_problem(draft: DsparkDraft, target_vocab: int | None) -> str | None:
+    """`resolve_runtime_config` (dspark_config.py:84-135), which the worker runs on the parsed
+    draft at start-up (dspark_worker_v2.py:261-265) with the target's embedding rows
+    (`padded_vocab_size`, else `vocab_size`, :250-254): a Markov head is required
+    (markov_rank > 0, :94-98), and a mask token id (:119-122) below the target's vocabulary
+    (:123-128; `target_vocab` None: the target's config is not local, left unchecked). The
+    gamma check (:100-105) cannot fire: the argument hook always sets the window first
+    (speculative_hook.py:806-850). None: the worker starts."""
+    if draft.problem is not None:
+        return draft.problem
+    if draft.markov_rank <= 0:
+        return f"DSpark draft requires markov_rank > 0; got markov_rank={draft.markov_rank}."
+    if draft.mask_token_id is None:
+        return "DSpark requires mask_token_id to be set in the draft model config."
+    if target_vocab is not None and draft.mask_token_id >= target_vocab:
+        return (f"DSpark mask_token_id={draft.mask_token_id} is outside the target vocab "
+                f"size {target_vocab}.")
+    return None
 
 
 def _block(data: Mapping[str, Any]) -> int | None:
@@ -164,4 +186,4 @@ def _nested_dflash(data: Mapping[str, Any]) -> Mapping[str, Any]:
     return _nested(data, "dflash_config")
 
 
-__all__ = ["HEAD_TYPES", "DsparkDraft", "parse"]
+__all__ = ["HEAD_TYPES", "DsparkDraft", "parse", "worker_problem"]

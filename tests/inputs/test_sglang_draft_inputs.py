@@ -200,3 +200,26 @@ def test_a_selector_draft_is_planned_with_its_sampler(tmp_path: Path) -> None:
     top = max(p.capture_sizes)
     assert p.buffer("dflash_draft.sampler_candidate_out").shape == (top, 4, 8)
     assert p.buffer("dflash_draft.sampler_out").shape == (top * 4,)
+
+
+def test_a_lilicorr_override_block_is_refused_in_one_line(tmp_path: Path) -> None:
+    """An override block_size other than the block the draft's config was saved with: SGLang
+    builds the head at the override and its weights do not fit (the oracle shows it,
+    tests/oracle/test_sglang_lilicorr_weights_oracle.py); the same block plans."""
+    head = {"lilicorr_candidate_topk": 4, "lilicorr_hidden_size": 0, "lilicorr_num_layers": 1,
+            "lilicorr_num_heads": 4, "lilicorr_mlp_ratio": 2.0, "lilicorr_factor_dim": 16,
+            "lilicorr_vector_eps": 1e-6, "lilicorr_logit_scale": 1.0}
+    root = tmp_path / ("d" * 60)  # a long path: the error still fits one line
+    root.mkdir()
+    draft = _draft(root, {"architectures": ["LiLiCorrDraftModel"], "block_size": 8,
+                          "dflash_config": head})
+    for block, refused in ((16, True), (4, True), (8, False)):
+        code, _, text = _planned(["--speculative-draft-model-path", draft,
+                                  "--json-model-override-args",
+                                  json.dumps({"block_size": block})])
+        errors = [ln for ln in text.splitlines() if ln.startswith("error:")]
+        if refused:
+            assert code == 2 and len(errors) == 1 and "saved at 8" in errors[0], text
+            assert len(errors[0]) <= 200
+        else:
+            assert code == 0, text

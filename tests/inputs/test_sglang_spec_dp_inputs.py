@@ -13,7 +13,9 @@ from graphfit.planner.core.errors import ConfigError
 
 
 def _draft(tmp_path: Path, arch: str) -> str:
-    (tmp_path / "config.json").write_text(json.dumps({"architectures": [arch]}))
+    (tmp_path / "config.json").write_text(json.dumps({
+        "architectures": [arch], "markov_rank": 1, "markov_head_type": "vanilla",
+        "mask_token_id": 0}))  # the DSPARK worker requires both (dspark_config.py:94-128)
     return str(tmp_path)
 
 

@@ -22,7 +22,7 @@ from tests.oracle import sglang_block_drafts as bd
 from tests.oracle import sglang_compare as sc
 from tests.oracle import sglang_oracle as so
 from tests.oracle.sglang_block_drafts import pasted, shared_flags
-from tests.oracle.sglang_dflash_compare import DRAFT, with_draft
+from tests.oracle.sglang_dflash_compare import DRAFT
 
 __all__ = ["DRAFT", "compare_line", "draft_dir", "dspark", "dspark_lines", "pasted",
            "translated"]
@@ -83,6 +83,8 @@ def compare_widths(sg: sc.SglangAnswer, gf: sc.GraphfitAnswer) -> list[sc.Differ
     return diffs
 
 
+# a working DSPARK draft's Markov head and mask token id (draft_dir)
+WORKER_FIELDS = (("markov_rank", 1), ("markov_head_type", "vanilla"), ("mask_token_id", 0))
 NO_FIELDS = hashlib.sha256(b"{}").hexdigest()[:12]  # a draft_dir name's end without fields
 _DRAFTS = tempfile.TemporaryDirectory(prefix="graphfit-dspark-drafts-")
 
@@ -104,6 +106,12 @@ def draft_dir(key: str | None, gamma: int | None, anchor: bool | None,
         config[key] = gamma
     if anchor is not None:
         config["sample_from_anchor"] = anchor
+    # the Markov head and mask token id SGLang's worker requires (dspark_config.py:94-128),
+    # at the top level where `fields` naming either (nested or not) replace or shadow them
+    if "markov" not in fields:
+        config.update(WORKER_FIELDS[:2])
+    if "mask_token" not in fields and "noise_token" not in fields:
+        config.update(WORKER_FIELDS[2:])
     for name, value in json.loads(fields).items():
         if name in ("dflash_config", "dspark_config") and isinstance(value, dict):
             config[name] = {**config.get(name, {}), **value}
@@ -152,7 +160,7 @@ DRAFT_FIELDS: dict[str, tuple[object, ...]] = {
     "markov_head_type": ("vanilla", "GATED", "rnn", "mlp", 3, None),
     "dspark_markov_rank": (8, 0, "2", "x", -3),
     "dspark_markov_head_type": ("vanilla", "Rnn", "lstm"),
-    "mask_token_id": (5, 0, -1, "5", 2.0, True),
+    "mask_token_id": (5, 0, -1, "5", 2.0, True, 128255, 128256),  # the target's rows
     "dspark_noise_token_id": (7, "7", -2, "x", 1.5),
     "dspark_block_size": ("4", 3.7, "x", 0, -2, [3]),
     "block_size": ("3", 2.9, 0, "x"),
@@ -179,6 +187,12 @@ def draft_fields(draw: st.DrawFn) -> str:
                           unique=True))
     return json.dumps({name: draw(st.sampled_from(DRAFT_FIELDS[name])) for name in names},
                       sort_keys=True)
+
+
+def with_draft(argv: list[str]) -> list[str]:
+    """`argv` with the oracle's working DSPARK draft: the oracle's model plus the Markov head
+    and mask token id SGLang's worker requires (draft_dir, WORKER_FIELDS)."""
+    return [*argv, DRAFT, draft_dir(None, None, None)]
 
 
 def dspark(*extra: str, draft: bool = True) -> tuple[str, ...]:

@@ -248,9 +248,17 @@ def worker_parse(r: so.Resolved) -> None:
     (speculative_hook.py:796-805): the server does not start. A hub id (no config here)
     is left to the resolution."""
     from sglang.srt.speculative.dspark_components.dspark_config import (
-        parse_dspark_draft_config,
+        resolve_runtime_config,
     )
+    from sglang.srt.utils.hf_transformers_utils import get_config
 
     config = so._draft_hf_config(r)
     if config is not None:
-        parse_dspark_draft_config(draft_hf_config=config)
+        # the worker's own start-up check on the parse: markov_rank > 0, a mask token id
+        # below the target's embedding rows (dspark_config.py:84-135), the rows read as
+        # dspark_worker_v2.py:250-254 reads them (the oracle's targets have no text config)
+        target = get_config(str(r.record.model_path), trust_remote_code=False)
+        rows = getattr(target, "padded_vocab_size", None) or target.vocab_size
+        resolve_runtime_config(draft_hf_config=config,
+                               speculative_num_draft_tokens=r.speculative_num_draft_tokens,
+                               target_vocab_size=int(rows))

@@ -38,6 +38,7 @@ import contextlib
 import dataclasses
 import functools
 import io
+import json
 import tempfile
 import types
 from dataclasses import dataclass, field
@@ -399,7 +400,6 @@ _MOE_TOPK_ATTRS = ("num_experts_per_tok", "num_experts_per_token", "top_k_expert
 
 def _moe_model(record: Any) -> bool:
     """Whether the record's model config.json names a per-token expert count."""
-    import json
 
     path = Path(str(getattr(record, "model_path", ""))) / "config.json"
     if not path.is_file():
@@ -581,18 +581,36 @@ def _dflash_runner(r: Resolved, pool: int, fill: int, device: str, hidden_size: 
     return dataclasses.replace(run, name="dflash_draft", buffers=table, live=live)
 
 
-def _draft_hf_config(r: Resolved) -> Any:
+def _draft_hf_config(r: Resolved, *, overridden: bool = False) -> Any:
     """The draft checkpoint's config as SGLang's own `get_config` reads it, or None (no draft
-    path, or a hub id offline: no config here)."""
+    path, or a hub id offline: no config here). `overridden`: with the line's
+    `--json-model-override-args` applied, as the draft's `ModelConfig` reads it
+    (model_config.py:950-975 -> :612-626); without: the config the weights were saved with."""
     from sglang.srt.utils.hf_transformers_utils import get_config
 
     path = getattr(r.record, "speculative_draft_model_path", None)
     if path is None:
         return None
+    overrides = json.loads(getattr(r.record, "json_model_override_args", None) or "{}") \
+        if overridden else {}
     try:
-        return get_config(str(path), trust_remote_code=False)
+        return get_config(str(path), trust_remote_code=False, model_override_args=overrides)
     except (OSError, ValueError):
         return None
+
+
+def _load_checkpoint_head(head: Any, saved: Any) -> None:
+    """The checkpoint's LiLiCorr head weights (the shapes `saved`, the head built from the
+    config as written, holds) loaded into `head` by SGLang's own `default_weight_loader`
+    (model_loader/weight_utils.py:1574-1586), whose size assertion fails when the line's
+    override args built the head at another block than the checkpoint's. Glue: every
+    parameter goes through the default loader (the head's linears' own loaders check the same
+    sizes)."""
+    from sglang.srt.model_loader.weight_utils import default_weight_loader
+
+    params = dict(head.named_parameters())
+    for name, weight in saved.named_parameters():
+        default_weight_loader(params[name], weight)
 
 
 def _dflash_selector(r: Resolved) -> Any:
@@ -619,8 +637,9 @@ def _dflash_lilicorr(r: Resolved) -> Any:
     """(the LiLiCorr head's config as SGLang's own `parse_lilicorr_draft_config` reads it,
     the draft's hidden size, SGLang's own head: `_lilicorr_head`) when the draft's model class
     (`architectures[0]` among SGLang's own `models/lilicorr.py` entry classes) is a
-    `LiLiCorrDraftModel`; None otherwise. Raises where SGLang's draft does not load."""
-    config = _draft_hf_config(r)
+    `LiLiCorrDraftModel`; None otherwise. Raises where SGLang's draft does not load. The
+    config is the draft `ModelConfig`'s: the line's override args applied."""
+    config = _draft_hf_config(r, overridden=True)
     if config is None:
         return None
     with sglang_stubs.stubbed():  # both import Triton kernel modules
@@ -638,7 +657,10 @@ def _lilicorr_head(parsed: Any, config: Any, r: Resolved) -> Any:
     """SGLang's own `LiLiCorrHead` as `LiLiCorrDraftModel.__init__` builds it
     (models/lilicorr.py:532-541: the draft's hidden size, the draft's trained block, its own
     `parse_dflash_draft_config(...).resolve_block_size(default=16)` as models/dflash.py:700-703
-    takes it), on the meta device in the model dtype (bfloat16), then set to the worker's
+    takes it, on the config with the line's override args), on the meta device in the model
+    dtype (bfloat16); the checkpoint's weights (saved at the block of the config as written)
+    loaded into it (`_load_checkpoint_head`, as `load_weights` does, :553-569), then set to
+    the worker's
     block (`set_block_size`, dflash_worker_v2.py:523 -> models/lilicorr.py:549-551, which
     raises for a block the head was not trained for) and materialized as `load_weights`
     does (:571-572)."""
@@ -648,17 +670,22 @@ def _lilicorr_head(parsed: Any, config: Any, r: Resolved) -> Any:
         import sglang.srt.models.lilicorr as models
         from sglang.srt.speculative.dflash_utils import parse_dflash_draft_config
 
-    trained = parse_dflash_draft_config(draft_hf_config=config).resolve_block_size(default=16)
-    before = torch.get_default_dtype()
-    torch.set_default_dtype(torch.bfloat16)
-    try:
-        with torch.device("meta"):
-            head = models.LiLiCorrHead(
-                model_hidden_size=int(config.hidden_size), block_size=int(trained),
-                rms_norm_eps=float(getattr(config, "rms_norm_eps", 1e-6)), config=parsed)
-    finally:
-        torch.set_default_dtype(before)
-    head.set_active_block_size(int(r.speculative_num_draft_tokens or trained))
+    def build(config: Any) -> Any:
+        trained = parse_dflash_draft_config(draft_hf_config=config).resolve_block_size(
+            default=16)
+        before = torch.get_default_dtype()
+        torch.set_default_dtype(torch.bfloat16)
+        try:
+            with torch.device("meta"):
+                return models.LiLiCorrHead(
+                    model_hidden_size=int(config.hidden_size), block_size=int(trained),
+                    rms_norm_eps=float(getattr(config, "rms_norm_eps", 1e-6)), config=parsed)
+        finally:
+            torch.set_default_dtype(before)
+
+    head = build(config)
+    _load_checkpoint_head(head, build(_draft_hf_config(r)))
+    head.set_active_block_size(int(r.speculative_num_draft_tokens or head.block_size))
     parameter = head.slot_embedding
     head.materialize_inference_buffers(parameter.device, parameter.dtype)
     return head

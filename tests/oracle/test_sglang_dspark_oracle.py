@@ -9,6 +9,7 @@ same line pasted into `graphfit plan`, and SGLang's resolved values given to gra
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
@@ -160,9 +161,32 @@ ENV_EDGE: list[tuple[tuple[str, ...], set[str]]] = [
      {"out", "temperatures", "greedy_mask", "step_temperatures", "step_logits"}),
     # S left to SGLang (48): the sampler sized from the unclamped decode list (256 at 80 GB)
     (("SGLANG_DSPARK_USE_GREEDY_DRAFT=1", "--speculative-algorithm", "DSPARK",
-      "--speculative-num-draft-tokens", "4", kc.DRAFT, str(so.oracle().model_dir)),
+      "--speculative-num-draft-tokens", "4", kc.DRAFT, kc.draft_dir(None, None, None)),
      {"out", "temperatures", "greedy_mask", "step_temperatures"}),
 ]
+
+
+@pytest.mark.parametrize(("fields", "words"), [
+    ({"markov_rank": 0}, "markov_rank > 0"),  # dspark_config.py:94-98
+    ({"markov_head_type": "gated"}, "markov_rank > 0"),  # the rank defaults to 0 (:241-250)
+    ({"mask_token": "<m>"}, "mask_token_id to be set"),  # :119-122 (a token, no id)
+    ({"mask_token_id": 128256}, "outside the target vocab size 128256"),  # :123-128
+    ({"dflash_config": {"mask_token_id": 128256}}, "outside the target vocab"),
+    ({"mask_token_id": 128255}, None),  # the last row
+    ({"dspark_markov_rank": 2, "dspark_noise_token_id": 3}, None),  # prefixed: no head type
+])
+def test_the_workers_start_up_checks(fields: dict[str, object], words: str | None) -> None:
+    """SGLang's worker refuses a draft with no Markov head or without a mask token id below
+    the target's embedding rows (`resolve_runtime_config`, run by the oracle's runners on
+    SGLang's own parse): both refuse, graphfit with SGLang's reason, or both plan."""
+    argv = (*kc.dspark("--speculative-dspark-block-size", "4", draft=False), kc.DRAFT,
+            kc.draft_dir(None, None, None, json.dumps(fields, sort_keys=True)))
+    verdict, diffs = kc.compare_line(argv, 80)
+    assert diffs == []
+    assert (verdict == "rejected") is (words is not None), verdict
+    if words is not None:
+        gf = kc.pasted(argv, 80)
+        assert gf.rejected is not None and words in gf.rejected
 
 
 @pytest.mark.parametrize(("argv", "sampler"), ENV_EDGE,

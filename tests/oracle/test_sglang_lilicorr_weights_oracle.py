@@ -88,6 +88,34 @@ def test_heads_sglang_cannot_build(block: int, extra: tuple[str, ...], fields: d
     assert gf.rejected is not None and words in gf.rejected
 
 
+@pytest.mark.parametrize(("block", "override", "extra", "refused"), [
+    (8, {"block_size": 16}, (), True),  # a larger head: the weights are smaller
+    (16, {"block_size": 8}, (), True),  # a smaller head: the line's block would fit, not them
+    (8, {"block_size": 16}, ("--speculative-num-draft-tokens", "4"), True),
+    (8, {"block_size": 8}, (), False),  # the block it was saved at
+    (8, {"rms_norm_eps": 1e-5}, (), False),  # the override leaves the block alone
+    (8, {"block_size": 16, "dflash_config": {**FIELDS, "block_size": 8}}, (), False),
+], ids=["8to16", "16to8", "8to16-line4", "8to8", "no-block", "nested-wins"])
+def test_an_override_block_against_the_saved_weights(block: int, override: dict[str, Any],
+                                                     extra: tuple[str, ...],
+                                                     refused: bool) -> None:
+    """`--json-model-override-args` naming another block_size: SGLang's draft ModelConfig
+    builds the head at the overridden block; the checkpoint's weights (saved at the block
+    of the config as written) go through SGLang's own `default_weight_loader`. Both refuse,
+    graphfit with the sizes, or both plan."""
+    import json
+
+    argv = (*line(block, *extra), "--json-model-override-args", json.dumps(override))
+    verdict, diffs = dc.compare_line(argv)
+    assert diffs == []
+    assert (verdict == "rejected") is refused
+    if refused:
+        sg = bd.sglang(argv, 80)
+        assert sg.runners is None and "Attempted to load weight" in str(sg.runner_error)
+        gf = dc.pasted(argv, 80)
+        assert gf.rejected is not None and "weights were saved at" in gf.rejected
+
+
 def _embedding(vocab: int, width: int, tp: int) -> Any:
     """SGLang's own VocabParallelEmbedding for rank 0 of `tp` (on meta)."""
     import torch

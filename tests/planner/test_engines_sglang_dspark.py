@@ -134,7 +134,9 @@ def test_pasted_line_reads_a_local_draft(tmp_path: Path) -> None:
     def line(config: dict[str, object], *extra: str) -> tuple[int, dict[str, Any], str]:
         draft = tmp_path / f"d{len(list(tmp_path.iterdir()))}"
         draft.mkdir()
-        (draft / "config.json").write_text(json.dumps(config))
+        # the Markov head and mask token id SGLang's worker requires (dspark_config.py:94-128)
+        worker = {"markov_rank": 1, "markov_head_type": "vanilla", "mask_token_id": 0}
+        (draft / "config.json").write_text(json.dumps({**worker, **config}))
         code, out, err = run_cli([*LINE, "--speculative-draft-model-path", str(draft), *extra])
         return code, (json.loads(out)["config"] if code == 0 else {}), err
 

@@ -21,6 +21,9 @@ from graphfit.planner.core.keyed import reachable_keys
 from graphfit.planner.engines.sglang_dspark_epilogue import COMPONENT
 from tests.helpers import run_cli
 
+# the Markov head and mask token id SGLang's DSPARK worker requires (dspark_config.py:94-128)
+WORKER = {"markov_rank": 1, "markov_head_type": "vanilla", "mask_token_id": 0}
+
 
 def sg(mode: str, **kw: object) -> EngineConfig:
     options = {"ragged_verify_mode": mode, "dspark_target_layers": 3,
@@ -114,7 +117,7 @@ LINE = ["plan", "--json", "--", "python", "-m", "sglang.launch_server", "--model
 ])
 def test_pasted_compact_line_reads_the_captured_layers(tmp_path: Path, draft: dict[str, object],
                                                        layers: int) -> None:
-    (tmp_path / "config.json").write_text(json.dumps({"block_size": 3, **draft}))
+    (tmp_path / "config.json").write_text(json.dumps({"block_size": 3, **WORKER, **draft}))
     code, out, err = run_cli([*LINE[:3], "SGLANG_RAGGED_VERIFY_MODE=compact", *LINE[3:],
                               "--speculative-draft-model-path", str(tmp_path)])
     assert code == 0, err

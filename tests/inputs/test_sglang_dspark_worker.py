@@ -1,0 +1,54 @@
+"""graphfit.inputs.sglang_dspark_parse.worker_problem and its refusal on a pasted DSPARK line:
+the DSPARK worker's start-up checks (a Markov head, a mask token id below the target's
+vocabulary). tests/oracle/test_sglang_dspark_oracle.py compares them with SGLang's own
+`resolve_runtime_config`."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from graphfit.inputs.sglang_dspark_parse import DsparkDraft, worker_problem
+from tests.helpers import run_cli
+
+
+@given(rank=st.integers(0, 4), mask=st.none() | st.integers(0, 300),
+       vocab=st.none() | st.integers(1, 300))
+def test_the_worker_starts_only_with_a_head_and_a_mask_in_the_vocabulary(
+        rank: int, mask: int | None, vocab: int | None) -> None:
+    problem = worker_problem(DsparkDraft(7, None, markov_rank=rank, mask_token_id=mask), vocab)
+    starts = rank > 0 and mask is not None and (vocab is None or mask < vocab)
+    assert (problem is None) is starts
+
+
+def test_a_parse_problem_comes_first() -> None:
+    assert worker_problem(DsparkDraft(problem="bad"), 10) == "bad"
+
+
+def _dir(root: Path, name: str, config: dict[str, Any]) -> str:
+    directory = root / name
+    directory.mkdir()
+    (directory / "config.json").write_text(json.dumps({
+        "architectures": ["LlamaForCausalLM"], "model_type": "llama", "hidden_size": 1024,
+        "num_hidden_layers": 2, "num_attention_heads": 8, "vocab_size": 1000,
+        "torch_dtype": "bfloat16", **config}))
+    return str(directory)
+
+
+def test_a_pasted_line_is_refused_in_one_line(tmp_path: Path) -> None:
+    target = _dir(tmp_path, "target", {})
+    head = {"markov_rank": 1, "markov_head_type": "vanilla"}
+    for name, fields, said in (("norank", {"mask_token_id": 3}, "markov_rank > 0"),
+                               ("nomask", head, "mask_token_id to be set"),
+                               ("far", {**head, "mask_token_id": 1000}, "vocab size 1000")):
+        draft = _dir(tmp_path, name * 20, fields)
+        code, _, text = run_cli(["plan", "--json", "--", "python", "-m", "sglang.launch_server",
+                                 "--model-path", target, "--speculative-algorithm", "DSPARK",
+                                 "--speculative-draft-model-path", draft])
+        errors = [ln for ln in text.splitlines() if ln.startswith("error:")]
+        assert code == 2 and len(errors) == 1 and said in errors[0], text
+        assert len(errors[0]) <= 200, errors[0]
