@@ -41,6 +41,7 @@ from graphfit.planner.engines.sglang_attn_default import (
     default_attention_backend,
 )
 from graphfit.planner.engines.sglang_backend_checks import (
+    NGRAM_BFS_BREADTH,
     ResolvedAttention,
     check_resolved,
     resolved_page,
@@ -148,7 +149,8 @@ def default_draft_backend(line: Mapping[str, Any], gpu_given: object,
 
 
 def _check_generic(line: Mapping[str, Any], inputs: AttentionDefaultInputs,
-                   found: DefaultBackend, topk: int | None = None) -> None:
+                   found: DefaultBackend, topk: int | None = None, ngram: bool = False
+                   ) -> None:
     """SGLang's checks of the backend set it resolved for an architecture without a model
     override of its own (graphfit.planner.engines.sglang_backend_checks; the DeepSeek DSA
     page size is 64 x its index pool on CUDA, deepseek_v2.py:159-175)."""
@@ -161,7 +163,7 @@ def _check_generic(line: Mapping[str, Any], inputs: AttentionDefaultInputs,
         page = 64
     check_resolved(ResolvedAttention(
         inputs.gpu, found.name, prefill, decode, topk or inputs.topk or 1,
-        resolved_page(page, found.name, prefill, decode), inputs.kv_cache_dtype))
+        resolved_page(page, found.name, prefill, decode), inputs.kv_cache_dtype, ngram))
 
 
 def override_inputs(line: Mapping[str, Any], gpu_given: object,
@@ -318,22 +320,32 @@ def every_line_checks(line: Mapping[str, Any], gpu_given: object, hint: str = LI
     not only where graphfit restates a draft-extend backend. Without speculation the topk
     rules do not run: only `_handle_eagle_family` holds them (speculative/spec_info.py:
     262-264, for EAGLE / EAGLE3 / STANDALONE; NEXTN becomes EAGLE). A line with another
-    algorithm (DFLASH, DSPARK, UNO, NGRAM, FROZEN_KV_MTP: their own hooks, other modules)
-    is not checked here."""
+    algorithm (DFLASH, DSPARK, NGRAM, FROZEN_KV_MTP, UNO) gets the checks that run on every
+    line (the model hook, model_hook.py:515-722; trtllm_mla, overrides.py:1203-1219;
+    trtllm_mha's GPUs, attention_hook.py:198-227) with topk 1 for the EAGLE topk rules
+    (speculative_hook.py:1176-1180, :1267-1282 live in `_handle_eagle_family` only; DFLASH
+    and DSPARK force topk 1, :351-366, :774-789); NGRAM meets `_handle_ngram`'s own page
+    rule with its BFS breadth as topk (:1309-1313, :1356-1366). The default still sees the
+    line's topk: SGLang's attention default runs before the speculative hook."""
     algorithm = str(line.get("speculative_algorithm") or "").upper()
-    if algorithm and algorithm not in EAGLE_FAMILY:
-        return
     if not algorithm:
         line = {k: v for k, v in line.items() if k != "speculative_eagle_topk"}
+    checked = None  # EAGLE family: the line's topk (or SGLang's automatic one)
+    if algorithm == "NGRAM":  # `_handle_ngram` makes topk the BFS breadth (:1309-1313)
+        checked = _line_int(line, "speculative_ngram_max_bfs_breadth") or NGRAM_BFS_BREADTH
+    elif algorithm and algorithm not in EAGLE_FAMILY:
+        checked = 1
     # no steps, topk nor draft tokens: SGLang picks them AFTER the attention default
     # (speculative_hook.py:1159-1174), so only the checks see the picked topk
-    auto = bool(algorithm) and algorithm != "STANDALONE" and not any(line.get(k) for k in (
+    auto = algorithm in EAGLE_FAMILY - {"STANDALONE"} and not any(line.get(k) for k in (
         "speculative_num_steps", "speculative_eagle_topk", "speculative_num_draft_tokens"))
-    _line_refusals(line, gpu_given, hint, multi_layer=False, auto_params=auto)
+    _line_refusals(line, gpu_given, hint, multi_layer=False, auto_params=auto,
+                   checked_topk=checked, ngram=algorithm == "NGRAM")
 
 
 def _line_refusals(line: Mapping[str, Any], gpu_given: object, hint: str,
-                   multi_layer: bool = True, auto_params: bool = False) -> None:
+                   multi_layer: bool = True, auto_params: bool = False,
+                   checked_topk: int | None = None, ngram: bool = False) -> None:
     """A line naming its backends (multi-layer EAGLE: its draft-extend backend), or any line
     with `multi_layer` False (`every_line_checks`), on a model with a local
     config.json: the refusals of the model's override and SGLang's model hook that do not
@@ -365,16 +377,20 @@ def _line_refusals(line: Mapping[str, Any], gpu_given: object, hint: str,
     if inputs is None:
         return
     if inputs.architecture in RESTATED:
-        draft_extend_default(override_inputs(line, gpu_given, inputs, found))
+        # NGRAM's page rule is not run on an override's pick: graphfit's resolved page there
+        # is not SGLang's for NGRAM lines (measured: both skip and over), so topk 1
+        draft_extend_default(replace(override_inputs(line, gpu_given, inputs, found),
+                                     checked_topk=1 if ngram else checked_topk))
         return
     if prefill is not None and prefill == decode:
         base = prefill  # overrides.py:1128-1131
     if base is None:
         found = default_attention_backend(inputs)
-    topk = None
+    topk = checked_topk
     if auto_params and fields["architecture"] in TREE_DEFAULT_ARCHS:
         topk = EAGLE_TREE_DEFAULTS[1]  # `_auto_choose_speculative_params`, :1439-1459
-    _check_generic(line, inputs, DefaultBackend(base, "the line") if base else found, topk)
+    _check_generic(line, inputs, DefaultBackend(base, "the line") if base else found, topk,
+                   ngram)
 
 
 def _qsa_model(line: Mapping[str, Any]) -> bool:

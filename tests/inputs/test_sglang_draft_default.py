@@ -90,7 +90,7 @@ def test_flag_line_takes_the_backend_or_sglangs_default(tmp_path: Path) -> None:
 def _recorded(monkeypatch: pytest.MonkeyPatch) -> list[tuple[dict[str, object], bool]]:
     seen: list[tuple[dict[str, object], bool]] = []
     monkeypatch.setattr(dd, "_line_refusals", lambda line, gpu, hint, multi_layer=True,
-                        auto_params=False: seen.append((dict(line), multi_layer)))
+                        auto_params=False, **_: seen.append((dict(line), multi_layer)))
     return seen
 
 
@@ -105,11 +105,17 @@ def test_every_line_checks_the_eagle_family(algorithm: str,
 
 
 @pytest.mark.parametrize("algorithm", ["DFLASH", "DSPARK", "NGRAM", "FROZEN_KV_MTP", "UNO"])
-def test_every_line_leaves_other_algorithms(algorithm: str,
+def test_every_line_checks_other_algorithms(algorithm: str,
                                             monkeypatch: pytest.MonkeyPatch) -> None:
-    seen = _recorded(monkeypatch)
-    dd.every_line_checks({"speculative_algorithm": algorithm, "speculative_eagle_topk": 2}, "H100")
-    assert seen == []
+    """Other algorithms (s31b): checked, the EAGLE topk rules seeing topk 1, NGRAM its own
+    page rule with its BFS breadth (test_sglang_backend_checks_oracle compares them)."""
+    seen: list[tuple[object, object]] = []
+    monkeypatch.setattr(dd, "_line_refusals", lambda line, gpu, hint, multi_layer=True,
+                        auto_params=False, checked_topk=None, ngram=False: seen.append(
+                            (checked_topk, ngram)))
+    dd.every_line_checks({"speculative_algorithm": algorithm, "speculative_eagle_topk": 2,
+                          "speculative_ngram_max_bfs_breadth": 3}, "H100")
+    assert seen == [(3, True) if algorithm == "NGRAM" else (1, False)]
 
 
 def test_no_speculation_reaches_no_topk_rule(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -125,7 +131,7 @@ def test_automatic_topk_reaches_the_checks_only(monkeypatch: pytest.MonkeyPatch,
     default (speculative_hook.py:1159-1174), so the checks see its pick, the default not."""
     seen: list[bool] = []
     monkeypatch.setattr(dd, "_line_refusals", lambda line, gpu, hint, multi_layer=True,
-                        auto_params=False: seen.append(auto_params))
+                        auto_params=False, **_: seen.append(auto_params))
     dd.every_line_checks({"speculative_algorithm": "EAGLE"}, "H100")
     dd.every_line_checks({"speculative_algorithm": "STANDALONE"}, "H100")
     dd.every_line_checks({"speculative_algorithm": "EAGLE", "speculative_num_steps": 3}, "H100")

@@ -3,7 +3,10 @@ OTHER than multi-layer EAGLE (none, EAGLE topk 1 / 2, NEXTN topk 2, EAGLE with S
 automatic steps / topk), vs graphfit's plan of
 the same pasted line, over every model shape of tests/oracle/test_sglang_mtp_oracle.py x 6
 GPUs x a few line variants. "skip" = SGLang refuses, graphfit plans (the gap this counts).
-Run: python -m tests.oracle.measure_sglang_backend_checks [--verbose]"""
+With `--algorithms DFLASH,DSPARK,NGRAM,FROZEN_KV_MTP,UNO` (any of them) the speculation
+variants are lines of those algorithms instead (`other_spec`: a draft checkpoint where the
+algorithm needs one, NGRAM with topk 1 and 2).
+Run: python -m tests.oracle.measure_sglang_backend_checks [--verbose] [--algorithms A,B]"""
 
 from __future__ import annotations
 
@@ -26,10 +29,36 @@ EXTRAS: tuple[tuple[str, ...], ...] = (
     ("--page-size", "16"))
 
 
-def grid() -> list[tuple[str, str, str, tuple[str, ...]]]:
+OTHER = ("DFLASH", "DSPARK", "NGRAM", "FROZEN_KV_MTP", "UNO")
+
+
+def other_spec(algorithm: str) -> tuple[tuple[str, ...], ...]:
+    """Lines of an algorithm outside the EAGLE family: SGLang runs its backend checks on
+    them too, without the EAGLE topk rules."""
+    from tests.oracle import sglang_dflash_compare as dc
+    from tests.oracle import sglang_dspark_compare as kc
+    from tests.oracle import test_sglang_frozen_draft_oracle as fd
+
+    algo = ("--speculative-algorithm", algorithm)
+    if algorithm == "DFLASH":
+        return ((*algo, dc.DRAFT, dc.draft_dir({"block_size": 8})),)
+    if algorithm == "DSPARK":
+        return ((*algo, kc.DRAFT, kc.draft_dir("dspark_block_size", 8, None)),)
+    if algorithm == "NGRAM":
+        return tuple((*algo, "--speculative-eagle-topk", k, "--speculative-num-draft-tokens",
+                      "8") for k in ("1", "2"))
+    if algorithm == "FROZEN_KV_MTP":
+        return (fd.spec("FROZEN_KV_MTP", fd.gemma_draft())[2:],)
+    if algorithm == "UNO":
+        return ((*algo, "--uno-lora-path", "/tmp/uno", "--speculative-num-draft-tokens", "4"),)
+    raise ValueError(f"unknown algorithm {algorithm}; one of {', '.join(OTHER)}")
+
+
+def grid(specs: tuple[tuple[str, ...], ...] = SPEC
+         ) -> list[tuple[str, str, str, tuple[str, ...]]]:
     models = {**{s: t._SHAPES[s] for s in t.SHAPES}, **t._OVERRIDES}
     return [(gpu, shape, models[shape], ("--max-running-requests", "33", *spec, *extra))
-            for shape in sorted(models) for gpu in GPUS for spec in SPEC for extra in EXTRAS
+            for shape in sorted(models) for gpu in GPUS for spec in specs for extra in EXTRAS
             if not (shape == "vl" and gpu in mo.PLATFORMS)]
 
 
@@ -71,14 +100,19 @@ def verdict(argv: tuple[str, ...], gpu: str, model: str) -> str:
 
 def main() -> None:
     verbose = "--verbose" in sys.argv
+    specs, label = SPEC, "not multi-layer EAGLE"
+    if "--algorithms" in sys.argv:
+        names = sys.argv[sys.argv.index("--algorithms") + 1].upper().split(",")
+        specs = tuple(line for name in names for line in other_spec(name))
+        label = "/".join(names)
     tally: dict[str, int] = {}
-    for gpu, shape, model, argv in grid():
+    for gpu, shape, model, argv in grid(specs):
         said = verdict(argv, gpu, model)
         key = said.split(":", 1)[0]
         tally[key] = tally.get(key, 0) + 1
         if key == "skip" or (verbose and key == "over"):
             print(key.upper(), gpu, shape, " ".join(argv[2:]), said[:220])
-    print(f"not multi-layer EAGLE, {sum(tally.values())} lines: "
+    print(f"{label}, {sum(tally.values())} lines: "
           + ", ".join(f"{k} {v}" for k, v in sorted(tally.items())))
 
 

@@ -185,6 +185,11 @@ class OverrideInputs:
     # where a line naming the draft backend itself is checked (`draft_extend_default`)
     base_flag: str | None = None
     draft_flag: str | None = None
+    # the topk SGLang's resolved-set checks see where it differs from the line's (an
+    # algorithm outside the EAGLE family: 1, or NGRAM's BFS breadth), and NGRAM's own page
+    # rule instead of the EAGLE ones (sglang_backend_checks.ngram_page; every_line_checks)
+    checked_topk: int | None = None
+    ngram: bool = False
 
     def __post_init__(self) -> None:
         if self.mode not in MODES:
@@ -323,7 +328,8 @@ def line_refusals(architecture: str, base: str | None, prefill: str | None,
                   kv_cache_dtype: str | None = None, multi_layer: bool = True) -> None:
     """SGLang's refusals, independent of the GPU, of a line that names its backends itself
     (for multi-layer EAGLE, `draft_extend_default` covers the lines that do not):
-    IQuest-Q1 refuses a backend other than fa3 (iquest_q1.py:19-23), topk > 1 (:31-34) and
+    IQuest-Q1 refuses a backend other than fa3 (iquest_q1.py:19-23), an algorithm other
+    than EAGLE / NEXTN (:24-26), topk > 1 (:31-34) and
     multi-layer EAGLE (:35-36, only with `multi_layer`); Moss-VL's prefill backend must be
     flashinfer (moss_vl.py:18-30); the model hook's backend lists (graphfit.planner.engines.
     sglang_backend_checks.check_model_hook) on the line's flags; `model_refusals`. SGLang
@@ -333,6 +339,9 @@ def line_refusals(architecture: str, base: str | None, prefill: str | None,
         if any(name not in (None, "fa3") for name in (base, prefill, decode)):
             raise _refuse(architecture, "iquest_q1.py:19-23", "IQuestQ1 requires FA3 "
                           "attention for both prefill and decode")
+        if algorithm and algorithm.upper() not in ("EAGLE", "NEXTN"):
+            raise _refuse(architecture, "iquest_q1.py:24-26",
+                          "IQuest Q1 MTP requires serial EAGLE or NEXTN drafting")
         if (topk or 1) > 1:
             raise _refuse(architecture, "iquest_q1.py:31-34",
                           "IQuestQ1 speculative decoding requires --speculative-eagle-topk 1")
@@ -417,9 +426,9 @@ def draft_extend_default(inp: OverrideInputs) -> DefaultBackend:
     if base == "fa3" and d.kv_cache_dtype == "fp8_e5m2":
         base = "triton"  # overrides.py:1262-1270
     check_resolved(ResolvedAttention(
-        d.gpu, base, prefill, decode, d.topk or 1,
+        d.gpu, base, prefill, decode, inp.checked_topk or d.topk or 1,
         resolved_page(override_page(inp, base), base, prefill, decode),
-        d.kv_cache_dtype))
+        d.kv_cache_dtype, ngram=inp.ngram))
     if qsa:
         return DefaultBackend(None, QSA_WHY)
     phase = decode if inp.mode == "decode" else prefill

@@ -28,7 +28,12 @@ sglang_attn_default) meets the same checks later in SGLang's argument pipeline
      fa3 or triton (the page size after the model overrides and `_page_size_default`,
      overrides.py:1341-1363: 1 on CUDA and ROCm without SGLANG_AITER_KV_CACHE_LAYOUT), and
      after `_mla_backend_page_constraints` (overrides.py:1144-1187): flashmla 64,
-     trtllm_mla / cutedsl_mla 32 or 64, trtllm_mha 16 to 128 (`resolved_page`).
+     trtllm_mla / cutedsl_mla 32 or 64, trtllm_mha 16 to 128 (`resolved_page`);
+   * NGRAM lines (`ngram`) skip the two EAGLE rules above and meet `_handle_ngram`'s own:
+     topk (the BFS breadth) > 1 with a resolved page size > 1 on a flashinfer base only
+     (speculative_hook.py:1356-1366). DFLASH, DSPARK, FROZEN_KV_MTP and UNO lines meet only
+     the GPU / KV rules (their handlers hold no topk x backend rule; DFLASH and DSPARK force
+     topk 1): graphfit.inputs.sglang_draft_default.every_line_checks passes them topk 1.
 """
 
 from __future__ import annotations
@@ -55,6 +60,11 @@ BLACKWELL = frozenset({"sm100", "sm120"})
 TRTLLM_MHA_GPUS = frozenset({"hopper", "sm100", "sm120"})  # attention_hook.py:200-202, 222-224
 FP8_E4M3_PREFILL_REFUSED = frozenset({"sm120"})  # attention_hook.py:207-221 (FMHAv2)
 TOPK_ONE_BACKENDS = ("trtllm_mha",)  # speculative_hook.py:1176-1180
+NGRAM_PAGE_TREE_BACKEND = "flashinfer"  # speculative_hook.py:1359
+# --speculative-ngram-max-bfs-breadth's default (arg_groups/fields/spec.py:256-259): NGRAM's
+# topk (speculative_hook.py:1309-1313)
+NGRAM_BFS_BREADTH = 10
+
 
 
 def _refused(said: str, where: str, fix: str) -> ConfigError:
@@ -108,6 +118,8 @@ class ResolvedAttention:
     topk: int = 1
     page_size: int = 1
     kv_cache_dtype: str | None = None
+    # an NGRAM line: its own page rule (`ngram_page`) instead of the EAGLE family's topk rules
+    ngram: bool = False
 
     def __post_init__(self) -> None:
         for name in ("topk", "page_size"):
@@ -137,6 +149,9 @@ def check_resolved(r: ResolvedAttention) -> None:
         raise _refused("trtllm_mha (FMHAv2) prefill with fp8_e4m3 KV on SM120",
                        "arg_groups/attention_hook.py:207-221",
                        f"use another --kv-cache-dtype or {other}")
+    if r.ngram:
+        ngram_page(r)
+        return
     topk_one = next((n for n in (pre, dec) if n in TOPK_ONE_BACKENDS), None)
     if r.topk > 1 and topk_one is not None:
         raise _refused(f"{topk_one} with topk {r.topk} (topk 1 only)",
@@ -147,6 +162,18 @@ def check_resolved(r: ResolvedAttention) -> None:
                        f"{', '.join(PAGE_TREE_BACKENDS)})",
                        "arg_groups/speculative_hook.py:1267-1282",
                        f"use topk 1 or {other}")
+
+
+def ngram_page(r: ResolvedAttention) -> None:
+    """NGRAM's own tree check, in `_handle_ngram` after its topk became the BFS breadth
+    (speculative_hook.py:1310-1314): topk > 1 with a resolved page size > 1 runs on a
+    flashinfer base only (:1356-1366); NGRAM has no trtllm_mha topk rule (that one is the
+    EAGLE family's, :1176-1180)."""
+    if r.topk > 1 and r.page_size > 1 and r.base != NGRAM_PAGE_TREE_BACKEND:
+        raise _refused(f"NGRAM topk {r.topk} with page size {r.page_size} on {r.base} (only "
+                       f"{NGRAM_PAGE_TREE_BACKEND})", "arg_groups/speculative_hook.py:1356-1366",
+                       f"use --speculative-ngram-max-bfs-breadth 1 or --attention-backend "
+                       f"{NGRAM_PAGE_TREE_BACKEND}")
 
 
 def resolved_page(page: int | None, base: str | None, prefill: str | None,
