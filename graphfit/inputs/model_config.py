@@ -98,6 +98,17 @@ def config_path(model: str) -> Path | None:
     return None
 
 
+def local_config(model: str) -> dict[str, Any] | None:
+    """The JSON object of the config.json a model argument names locally; None for a hub id
+    or a file that is not an object (the readers that only look for optional keys treat both
+    as "the file does not say"; a file that cannot be read is still an error)."""
+    path = config_path(model)
+    if path is None:
+        return None
+    data = load_json(path, "model config")
+    return data if isinstance(data, dict) else None
+
+
 def looks_local(model: str) -> bool:
     """Whether a model argument is a filesystem path rather than a hub id ("org/name"):
     absolute, ~, ./ or ../, or more than one slash."""

@@ -13,7 +13,6 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from graphfit.inputs import model_config
-from graphfit.inputs.reading import load_json
 from graphfit.inputs.settings import Setting
 from graphfit.inputs.values import as_str
 from graphfit.planner.core.errors import ConfigError
@@ -74,11 +73,8 @@ def dense_model(model: Any) -> bool:
     no per-token expert count: SGLang's graph runners then never see the backend."""
     if not isinstance(model, str):
         return False
-    path = model_config.config_path(model)
-    if path is None:
-        return False
-    data = load_json(path, "model config")
-    if not isinstance(data, dict):
+    data = model_config.local_config(model)
+    if data is None:
         return False
     text = data.get("text_config")
     keys = set(data) | (set(text) if isinstance(text, dict) else set())

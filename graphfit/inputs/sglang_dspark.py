@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from graphfit.inputs import sglang_dspark_parse
-from graphfit.inputs.model_config import config_path
+from graphfit.inputs.model_config import config_path, local_config
 from graphfit.inputs.reading import load_json, shown_path
 from graphfit.inputs.settings import FILE, Setting
 from graphfit.inputs.values import as_int
@@ -119,11 +119,8 @@ def target_vocab(values: Mapping[str, Any]) -> int | None:
     else `vocab_size`, of its text config; dspark_worker_v2.py:250-254); None when the
     target's config.json is not local or names neither."""
     model = values.get("model_path")
-    path = config_path(str(model)) if model else None
-    if path is None:
-        return None
-    data = load_json(path, "model config")
-    if not isinstance(data, dict):
+    data = local_config(str(model)) if model else None
+    if data is None:
         return None
     text = data.get("text_config")
     text = text if isinstance(text, dict) else data
