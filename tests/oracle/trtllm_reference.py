@@ -2113,3 +2113,59 @@ class FeatureMirrorsRef:
     def fits(self) -> bool:
         """Whether every recorded replay stays within the mirror's rows."""
         return all(rows <= self.rows for _, rows in self.touched)
+
+
+# --------------------------------------------------------------------------------------------
+# Where the encoder runners' static tensors live (device or host): graphfit's placements
+# --------------------------------------------------------------------------------------------
+
+# cuda_graph_runner.py @c0edad93fd (counted from offset 0, as encoder_seq_lens_host above):
+# `_create_shared_static_tensors` 1307-1384; token mode from 1355: the device dict 1355-1361,
+# `shared_static_tensors_cpu` 1362-1381 (input_ids 1363-1367, position_ids 1368-1372, the
+# seq_lens comment and entry 1373-1380), `_arange_max` 1383-1384; feature mode 1314-1353
+CITES.update({
+    "encoder_token_placement": ("cuda_graph_runner", "EncoderCUDAGraphRunner._create_shared_"
+                                "static_tensors, token mode: device input_ids / position_ids, "
+                                "pinned host copies of both and seq_lens "
+                                "(shared_static_tensors_cpu), host _arange_max", 56000),
+})
+LINES.update({"encoder_token_placement": (1307, 1384)})
+
+DEVICE, HOST = "device", "host"
+
+
+def token_mode_tensors(max_total_tokens: int, max_batch_size: int
+                       ) -> dict[tuple[str, str], tuple[tuple[int, ...], str]]:
+    """`cite_fact("encoder_token_placement")`: (placement, the engine's name) -> (shape,
+    dtype) of every tensor a token-mode `EncoderCUDAGraphRunner` allocates (only when its
+    graphs are on): on the device `input_ids` (rows,) and `position_ids` (1, rows); in host
+    memory (pinned when `prefer_pinned()`) copies of both of the same shapes and `seq_lens`
+    (max_batch_size,), and the pageable `_arange_max` (rows,), all int32. rows =
+    max_total_tokens (min(largest token bucket, max_num_tokens) encoder-only, max_num_tokens
+    encoder-decoder: `cite_fact("encdec_static_rows")`), max_batch_size the largest kept
+    batch size."""
+    rows = (max_total_tokens,)
+    return {(DEVICE, "input_ids"): (rows, "int32"),
+            (DEVICE, "position_ids"): ((1, max_total_tokens), "int32"),
+            (HOST, "input_ids"): (rows, "int32"),
+            (HOST, "position_ids"): ((1, max_total_tokens), "int32"),
+            (HOST, "seq_lens"): ((max_batch_size,), "int32"),
+            (HOST, "_arange_max"): (rows, "int32")}
+
+
+def feature_mode_tensors(runner: FeatureRunnerRef
+                         ) -> dict[tuple[str, str], tuple[tuple[int, ...], str]]:
+    """`cite_fact("feature_mode_runner")`: (placement, name) -> (shape, dtype) in feature
+    mode: the device `input_features`; the pinned host `seq_lens` (the only entry of
+    `shared_static_tensors_cpu` there) and the FEATURE_MIRROR_SLOTS host mirrors."""
+    return {(HOST if name != "input_features" else DEVICE, name): value
+            for name, value in runner.static_tensors().items()}
+
+
+def placed_bytes(tensors: Mapping[tuple[str, str], tuple[tuple[int, ...], str]],
+                 placement: str) -> int:
+    """The bytes of the tensors at `placement` (int32 / float32: 4 bytes, bfloat16 /
+    float16: 2)."""
+    size = {"int32": 4, "float32": 4, "bfloat16": 2, "float16": 2}
+    return sum(size[dtype] * math.prod(shape)
+               for (where, _), (shape, dtype) in tensors.items() if where == placement)
