@@ -57,6 +57,9 @@ PINS: dict[str, tuple[str, str]] = {
                        "13b902ed484086bc3d00a3ee80a79edb082fb1ab"),
     "piecewise_optimizer": ("tensorrt_llm/_torch/compilation/piecewise_optimizer.py",
                             "05fff03d90c7f5ff23b19d3f25da4018e3d864ad"),
+    # a 2025 copy (96,466 characters): the executor's attention-DP dummy requests
+    "py_executor": ("tensorrt_llm/_torch/pyexecutor/py_executor.py",
+                    "9521caf4696c1fb79b0f946f0d980f8f0ebd3e64"),
     # older copies, read to say what changed
     "model_engine_2025": ("tensorrt_llm/_torch/pyexecutor/model_engine.py",
                           "001e67005b4f64b69b0045456870be48ab7b2cf0"),
@@ -153,6 +156,7 @@ COUNTED_TO: dict[str, int] = {
     "micro_batch_scheduler": 279,
     "runners_common": 148,
     "piecewise_optimizer": 238,
+    "py_executor": 1521,
     "model_engine_2025": 0,
     "cuda_graph_runner_1.0.0rc4": 0,
     "serve_2025": 0,
@@ -2169,3 +2173,67 @@ def placed_bytes(tensors: Mapping[tuple[str, str], tuple[tuple[int, ...], str]],
     size = {"int32": 4, "float32": 4, "bfloat16": 2, "float16": 2}
     return sum(size[dtype] * math.prod(shape)
                for (where, _), (shape, dtype) in tensors.items() if where == placement)
+
+
+# --------------------------------------------------------------------------------------------
+# Attention DP's idle ranks (the executor's dummy requests) and the ranks' gathered counts
+# --------------------------------------------------------------------------------------------
+
+# py_executor.py @9521caf469 (the index's one stored version with a commit, a 2025 copy):
+# lines counted from offset 0 through the pages at 16,000 .. 64,000 (to line 1521). A newer
+# stored copy (117,686 characters, commit not given by the index) keeps the same rule and
+# always adds a generation dummy (is_gen=True) with max_total_draft_tokens draft tokens.
+CITES.update({
+    "adp_idle_dummy": ("py_executor", "PyExecutor._pad_attention_dp_dummy_request (a rank "
+                       "with no active request while expected_num_active_requests > 0 adds "
+                       "one dummy request, id 0, generation unless the rank took a context "
+                       "request, with max_draft_tokens draft tokens)", 64000),
+    "adp_expected_requests": ("py_executor", "PyExecutor._fetch_new_requests: the ranks "
+                              "all-gather their active counts; expected_num_active_requests "
+                              "= max(ceil((total + new) / tp_size), the largest rank's)",
+                              48000),
+    "adp_all_rank_counts": ("runners_common", "get_all_rank_num_tokens / "
+                            "get_all_rank_ctx_requests: tp_allgather of the rank's count with "
+                            "enable_attention_dp, None otherwise (helix CP: ceil(tokens / "
+                            "cp_size) over tp x cp ranks)", 0),
+})
+LINES.update({
+    # _pad_attention_dp_dummy_request 1490-1520 (the dummy 1509-1520); called before
+    # scheduling in every executor loop (713, 870, 1014)
+    "adp_idle_dummy": (1490, 1520),
+    # _fetch_new_requests 1184-1307: the all-gather 1186-1191, expected 1241-1246,
+    # has_context_request 1248 and 1289-1297
+    "adp_expected_requests": (1184, 1307),
+    # get_all_rank_num_tokens 22-41 (helix CP 32-39), get_all_rank_ctx_requests 44-53
+    "adp_all_rank_counts": (22, 53),
+})
+
+
+def adp_batches_with_dummies(active: Sequence[int], tp_size: int,
+                             new_requests: int = 0) -> list[int] | None:
+    """`cite_fact("adp_expected_requests")`, `cite_fact("adp_idle_dummy")`: each attention-DP
+    rank's active requests once the executor pads the idle ones, for ranks holding `active`
+    requests (generation requests, no disaggregated transfer) and `new_requests` new ones
+    arriving (0: a generation-only step). None when no step runs (no rank holds or receives a
+    request). expected = max(ceil((sum(active) + new) / tp_size), max(active)); a rank with
+    no active request while expected > 0 gets one dummy request (a generation request: it
+    took no context request)."""
+    if len(active) != tp_size:
+        raise Rejected(f"{len(active)} ranks' counts for tp_size {tp_size}")
+    expected = max(-(-(sum(active) + new_requests) // tp_size), max(active))
+    if expected == 0:
+        return None
+    return [1 if a == 0 else a for a in active]
+
+
+def all_rank_counts(own: int, others: Sequence[int], enable_attention_dp: bool,
+                    tp_size: int) -> list[int] | None:
+    """`cite_fact("adp_all_rank_counts")`: what `get_all_rank_num_tokens` /
+    `get_all_rank_ctx_requests` return on a rank holding `own` (no helix CP): the tp group's
+    all-gather (this rank's count at its place, the others' around it) with
+    enable_attention_dp, None without."""
+    if not enable_attention_dp:
+        return None
+    if len(others) != tp_size - 1:
+        raise Rejected(f"{len(others)} other ranks for tp_size {tp_size}")
+    return [own, *others]

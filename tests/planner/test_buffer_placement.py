@@ -15,20 +15,18 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-
-tomllib = pytest.importorskip("tomllib")  # Python 3.11+ (the example is TOML)
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from graphfit import ConfigError, EngineConfig, plan
 from graphfit.inputs.engine_file import description_from_data
+from graphfit.planner.core.batches import Stream
 from graphfit.planner.core.buffers import (
     Axis,
     BufferSpec,
     Demand,
     Placement,
 )
-from graphfit.planner.core.batches import Stream
 from graphfit.planner.core.layout import lay_out
 from graphfit.planner.document import plan_document
 from graphfit.planner.engines.described import register_description
@@ -42,7 +40,8 @@ STAGE_REQ = {"name": "stage_lens", "dtype": "int32", "rows": "requests", "alloca
 
 
 def _described(name: str, host: bool) -> None:
-    data: dict[str, Any] = tomllib.loads(EXAMPLE.read_text())
+    toml = pytest.importorskip("tomllib")  # Python 3.11+ (the example is TOML)
+    data: dict[str, Any] = toml.loads(EXAMPLE.read_text())
     data["name"] = name
     if host:  # host buffers first: they must not shift any device buffer's offset
         for comp in data["components"]:
