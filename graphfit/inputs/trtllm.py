@@ -558,7 +558,9 @@ def _pipeline_parallel(origin: str, value: Any, layer: int
                        ) -> tuple[list[Setting], list[str]]:
     """`pipeline_parallel_size` (trtllm-serve `--pp_size`; null is the default 1): 1 plans as
     before; more is refused as not modelled -- graphfit's plan is one rank holding every
-    layer (its graphs read token ids and positions), not one pipeline stage's."""
+    layer, while with pipeline stages the executor keeps pp_size micro batches in flight
+    (tensorrt_llm/_torch/pyexecutor/py_executor.py@9521caf469:238-242) in a loop of its own
+    (`_executor_loop_pp`, from tensorrt_llm/_torch/pyexecutor/py_executor.py@9521caf469:694)."""
     size = 1 if value is None else as_int(origin, value, minimum=1)
     if size > 1:
         raise ConfigError(f"{origin}: {size} pipeline stages are not modelled (graphfit plans "

@@ -1353,7 +1353,11 @@ class EncoderRunnerRef:
 
     def static_rows(self) -> int:
         """`_create_shared_static_tensors` (encoder-only): input_ids (rows,), position_ids
-        (1, rows), rows = min(max_supported_num_tokens, max_num_tokens)."""
+        (1, rows), rows = min(max_supported_num_tokens, max_num_tokens); allocated only when
+        the graphs are on (`cite_fact("encoder_seq_lens_host")`, line 1268): 0 rows
+        otherwise."""
+        if not self.enabled:
+            return 0
         return min(self.max_supported_num_tokens, self.max_num_tokens)
 
     def seq_lens_rows(self) -> int:

@@ -241,10 +241,11 @@ def test_cli_encoder_decoder_plan_check_capacity_and_rehearse(tmp_path: Path) ->
     # rows (tensorrt_llm/_torch/pyexecutor/cuda_graph_runner.py@c0edad93fd:1355-1381)
     assert sizes == {"input_ids": (1024, 4096), "position_ids": (1024, 4096),
                      "seq_lens": (8, 8), "input_ids_host": (1024, 4096),
-                     "position_ids_host": (1024, 4096)}
+                     "position_ids_host": (1024, 4096), "arange_max": (1024, 4096)}
     placed = {b["name"]: b.get("placement", "device") for b in encoder["buffers"]}
     assert placed == {"input_ids": "device", "position_ids": "device", "seq_lens": "host",
-                      "input_ids_host": "host", "position_ids_host": "host"}
+                      "input_ids_host": "host", "position_ids_host": "host",
+                      "arange_max": "host"}
     encoder["buffers"][2]["capacity"] -= 1
     saved.write_text(json.dumps(doc))
     code, _, err = run_cli(["check", "--plan", str(saved)])

@@ -136,8 +136,10 @@ class EncoderGraphs(EncoderLadders):
 
     @property
     def static_rows(self) -> int:
-        """TensorRT-LLM's `input_ids` / `position_ids` rows (encoder-only)."""
-        return min(self.max_graph_tokens, self.max_num_tokens)
+        """TensorRT-LLM's `input_ids` / `position_ids` rows (encoder-only): none while its
+        graphs are off, when the runner creates no static tensor (the seq_lens citation:
+        tensorrt_llm/_torch/pyexecutor/cuda_graph_runner.py@c0edad93fd:1217-1380)."""
+        return min(self.max_graph_tokens, self.max_num_tokens) if self.enabled else 0
 
     def capture_shapes(self) -> Iterator[EncoderKey]:
         """`_encoder_capture_shapes` (encoder-only): the shapes warmed up and captured."""
