@@ -157,8 +157,8 @@ def _buffers_table(plan: Plan, columns: tuple[str, ...]) -> Table:
               "saved": human_bytes(max(plan.reference_bytes - plan.total_bytes, 0))}
     add_row(table, *(totals.get(c, "") for c in columns))
     if plan.host_bytes or plan.host_reference_bytes:
-        # pinned host staging buffers: not GPU memory, so not in the device total above
-        host = {"buffer": "total host (pinned)", "bytes": human_bytes(plan.host_bytes),
+        # host buffers (pinned staging tensors): not GPU memory, so not in the device total
+        host = {"buffer": "total host", "bytes": human_bytes(plan.host_bytes),
                 "saved": human_bytes(max(plan.host_reference_bytes - plan.host_bytes, 0))}
         add_row(table, *(host.get(c, "") for c in columns))
     return table
