@@ -342,7 +342,9 @@ def plan_figure(plan: Plan, verification: Verification | None = None) -> Figure:
     layout = Layout.of(fig, [("panel", 1)] * len(comps) + [("row", _rows_for(notes))])
     own = plan.verify()
     fig.suptitle(f"graphfit plan: {_config_title(plan)}\n"
-                 f"persistent buffers {human_bytes(plan.total_bytes)}; graphfit's plan "
+                 f"persistent buffers {human_bytes(plan.total_bytes)}"
+                 f"{f' (+{human_bytes(plan.host_bytes)} host)' if plan.host_bytes else ''}"
+                 f"; graphfit's plan "
                  f"{'SAFE' if own.ok else 'UNSAFE'} over {own.checked:,} batch/buffer checks",
                  fontsize=11, x=0.01, ha="left")
     for k, comp in enumerate(comps):

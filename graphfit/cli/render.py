@@ -146,7 +146,8 @@ def _buffers_table(plan: Plan, columns: tuple[str, ...]) -> Table:
                      "axis": b.axis.value, "capacity": str(b.capacity),
                      "engine rows": str(b.engine_rows),
                      "engine formula": str(b.reference_capacity),
-                     "bytes": (human_bytes(b.bytes) if first_user
+                     "bytes": ((human_bytes(b.bytes) + ("" if b.on_device else " host"))
+                               if first_user
                                else f"= {plan.shared[b.shared].users[0].key}"),
                      "saved": saved,
                      "pad fill": b.fill.describe()}
@@ -155,6 +156,11 @@ def _buffers_table(plan: Plan, columns: tuple[str, ...]) -> Table:
     totals = {"buffer": "total", "bytes": human_bytes(plan.total_bytes),
               "saved": human_bytes(max(plan.reference_bytes - plan.total_bytes, 0))}
     add_row(table, *(totals.get(c, "") for c in columns))
+    if plan.host_bytes or plan.host_reference_bytes:
+        # host buffers (pinned staging tensors): not GPU memory, so not in the device total
+        host = {"buffer": "total host", "bytes": human_bytes(plan.host_bytes),
+                "saved": human_bytes(max(plan.host_reference_bytes - plan.host_bytes, 0))}
+        add_row(table, *(host.get(c, "") for c in columns))
     return table
 
 

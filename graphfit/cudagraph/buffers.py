@@ -65,8 +65,14 @@ def _resized(buf: BufferPlan, capacity: int) -> BufferPlan:
 def _relayout(bufs: list[BufferPlan], layout: str, alignment: int) -> list[BufferPlan]:
     """Offsets as the planner lays them out (`lay_out`), for buffers whose capacity changed;
     shared buffers are outside the arena."""
-    offsets = iter(lay_out([b.bytes for b in bufs if not b.shared], layout, alignment)[0])
-    return [b if b.shared else dataclasses.replace(b, offset=next(offsets)) for b in bufs]
+    offsets = iter(lay_out([b.bytes for b in bufs if _in_arena(b)], layout, alignment)[0])
+    return [dataclasses.replace(b, offset=next(offsets)) if _in_arena(b) else b for b in bufs]
+
+
+def _in_arena(buf: BufferPlan) -> bool:
+    """Whether `buf` sits in its component's device arena: its own (not shared) device
+    buffers do; host buffers are separate pinned allocations, as the planner lays them."""
+    return not buf.shared and buf.on_device
 
 
 def _check_layout(component: ComponentPlan, bufs: list[BufferPlan]) -> int:
@@ -75,7 +81,7 @@ def _check_layout(component: ComponentPlan, bufs: list[BufferPlan]) -> int:
     A plan built by hand (or edited) with overlapping or misaligned offsets is refused, not
     allocated: two buffers sharing bytes would corrupt each other silently.
     """
-    own = [b for b in bufs if not b.shared]
+    own = [b for b in bufs if _in_arena(b)]
     offsets, total = lay_out([b.bytes for b in own], component.layout, component.alignment)
     for buf, expected in zip(own, offsets):
         if buf.offset != expected:
@@ -185,7 +191,8 @@ class StaticBuffers(Mapping[str, torch.Tensor]):
         tensors: dict[str, torch.Tensor] = {}
         arena: torch.Tensor | None = None
         total = _check_layout(comp, specs)
-        own = [b for b in specs if not b.shared]
+        own = [b for b in specs if _in_arena(b)]
+        hosted = [b for b in specs if not b.shared and not b.on_device]
         pool = _pool_for(plan, comp, specs, dev, shared)
         for buf in specs:
             if buf.shared:
@@ -200,13 +207,16 @@ class StaticBuffers(Mapping[str, torch.Tensor]):
                 for buf in own:
                     tensors[buf.name] = torch.zeros(buf.shape, dtype=torch_dtype(buf.dtype),
                                                     device=dev)
+            for buf in hosted:  # pinned host memory beside a GPU's buffers, as engines stage
+                tensors[buf.name] = torch.zeros(buf.shape, dtype=torch_dtype(buf.dtype),
+                                                device="cpu", pin_memory=dev.type == "cuda")
         except (RuntimeError, OverflowError, MemoryError, TypeError, ValueError) as exc:
             # out of memory, or sizes past what torch takes (int64 overflow)
             raise ConfigError(f"allocate: {component} needs {total:,} bytes on {dev}, which "
                               f"cannot be allocated ({' '.join(str(exc).split())[:80]})"
                               ) from None
         out = cls(plan, comp, specs, tensors, arena, total)
-        for buf in own:
+        for buf in (*own, *hosted):
             if buf.init == "arange":
                 out.reset_arange(buf.name)
         return out

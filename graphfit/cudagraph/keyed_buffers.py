@@ -13,7 +13,8 @@ tokens)); a replay writes them, then fills the rows up to its key's with the buf
 padding fill.
 
 A buffer named `<name>_host` is the host staging copy of buffer `<name>` (TensorRT-LLM's
-feature mirrors): the graph does not read it. Its leading dim is the number of slots, used in
+feature mirrors): the graph does not read it, and with host placement it is allocated in host
+memory (pinned beside a CUDA device). Its leading dim is the number of slots, used in
 turn; a replay fills the next slot's rows (the batch's rows, then the padding fill up to the
 key's) and copies those rows into `<name>` before the replay, as the engine's eager
 host-to-device copy does. Each slot's rows are checked against the key's before any capture.
@@ -87,11 +88,17 @@ class KeyedBufferRunner(SoloCapture):
         # the rows each buffer holds: the plan's, or another allocation's to audit
         self.capacity = {name: given.get(name, b.capacity) for name, b in self.specs.items()}
         self.buffers = {}
+        self.staging = staging_pairs(tuple(self.specs))
+        hosted = {h for h in self.staging.values() if not self.specs[h].on_device}
+        on_gpu = torch.device(device).type == "cuda"
         for b in comp.buffers:
             shape = list(b.shape)
             shape[b.axis_dim] = self.capacity[b.name]
-            self.buffers[b.name] = torch.zeros(shape, dtype=torch_dtype(b.dtype), device=device)
-        self.staging = staging_pairs(tuple(self.specs))
+            # a host staging copy lives in (pinned) host memory, as the engine's mirrors do;
+            # every buffer a graph reads is on the runner's device
+            where = "cpu" if b.name in hosted else device
+            self.buffers[b.name] = torch.zeros(shape, dtype=torch_dtype(b.dtype), device=where,
+                                               pin_memory=b.name in hosted and on_gpu)
         for device_name, host in self.staging.items():
             if self.specs[host].axis_dim != 1 or self.specs[host].shape[2:] != (
                     self.specs[device_name].shape[1:]) or self.specs[device_name].axis_dim:

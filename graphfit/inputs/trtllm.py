@@ -554,6 +554,57 @@ def _tensor_parallel(origin: str, value: Any, layer: int) -> tuple[list[Setting]
     return [*out, Setting("tensor_parallel_size", size, origin, layer)], []
 
 
+def _pipeline_parallel(origin: str, value: Any, layer: int
+                       ) -> tuple[list[Setting], list[str]]:
+    """`pipeline_parallel_size` (trtllm-serve `--pp_size`; null is the default 1): 1 plans as
+    before; more is refused as not modelled -- graphfit's plan is one rank holding every
+    layer, while with pipeline stages the executor keeps pp_size micro batches in flight
+    (tensorrt_llm/_torch/pyexecutor/py_executor.py@9521caf469:238-242) in a loop of its own
+    (`_executor_loop_pp`, from tensorrt_llm/_torch/pyexecutor/py_executor.py@9521caf469:694)."""
+    size = 1 if value is None else as_int(origin, value, minimum=1)
+    if size > 1:
+        raise ConfigError(f"{origin}: {size} pipeline stages are not modelled (graphfit plans "
+                          "one rank holding every layer, not a pipeline stage); plan with 1")
+    return [Setting("engine", TR, origin, layer)], []
+
+
+def _context_parallel(origin: str, value: Any, layer: int
+                      ) -> tuple[list[Setting], list[str]]:
+    """`context_parallel_size` (trtllm-serve `--cp_size`; null is 1): more than 1 is refused
+    as not modelled: with helix context parallelism the ranks' token counts that the
+    prefill graphs' attention-DP padding reads are ceil(tokens / cp_size) gathered over
+    tp x cp ranks (`get_all_rank_num_tokens`,
+    tensorrt_llm/_torch/pyexecutor/engine/runners/common.py@13b902ed48:32-39), a split
+    graphfit does not plan."""
+    size = 1 if value is None else as_int(origin, value, minimum=1)
+    if size > 1:
+        raise ConfigError(f"{origin}: {size} context-parallel ranks are not modelled (context "
+                          "parallelism splits each rank's tokens over them); plan with 1")
+    return [Setting("engine", TR, origin, layer)], []
+
+
+EP_NOTE = ("moe_expert_parallel_size {size}: read; it changes no graph or buffer graphfit "
+           "plans (the graph padding and token counts are gathered over the tensor-parallel "
+           "ranks)")
+
+
+def _expert_parallel(origin: str, value: Any, layer: int) -> tuple[list[Setting], list[str]]:
+    """`moe_expert_parallel_size` (trtllm-serve `--ep_size`; null: TensorRT-LLM picks it):
+    checked, and noted as read without effect: the decode graphs' attention-DP padding
+    all-gathers over mapping.tp_size ranks
+    (tensorrt_llm/_torch/pyexecutor/cuda_graph_runner.py@c0edad93fd:835-846), the prefill
+    graphs' token counts over the tp group
+    (tensorrt_llm/_torch/pyexecutor/engine/runners/common.py@13b902ed48:22-53), and the
+    static tensors' rows read no parallel size
+    (tensorrt_llm/_torch/pyexecutor/cuda_graph_runner.py@c0edad93fd:189-215): experts spread
+    over ranks change the MoE weights and all-to-all, which graphfit does not plan."""
+    out = [Setting("engine", TR, origin, layer)]
+    if value is None:
+        return out, []
+    size = as_int(origin, value, minimum=1)
+    return out, [EP_NOTE.format(size=size)]
+
+
 FILE_KEYS: dict[str, Handler] = {
     "max_batch_size": field_key("max_num_seqs", _optional_size, TR),
     "max_num_tokens": field_key("max_num_batched_tokens", _optional_size, TR),
@@ -579,11 +630,17 @@ FILE_KEYS: dict[str, Handler] = {
 SERVE_KEYS: dict[str, Handler] = {
     "tp_size": _tensor_parallel,
     "tensor_parallel_size": _tensor_parallel,
+    "pipeline_parallel_size": _pipeline_parallel,
+    "context_parallel_size": _context_parallel,
+    "moe_expert_parallel_size": _expert_parallel,
 }
 # keys read only where the line or file is TensorRT-LLM's (a trtllm-serve line, its
 # --extra_llm_api_options YAML, a config file whose engine is trtllm): vLLM config files spell
 # `tensor_parallel_size` too, and there it stays a key graphfit ignores
-TRTLLM_ONLY_KEYS: dict[str, Handler] = {"tensor_parallel_size": _tensor_parallel}
+TRTLLM_ONLY_KEYS: dict[str, Handler] = {"tensor_parallel_size": _tensor_parallel,
+                                        "pipeline_parallel_size": _pipeline_parallel,
+                                        "context_parallel_size": _context_parallel,
+                                        "moe_expert_parallel_size": _expert_parallel}
 LINE_KEYS: dict[str, Handler] = {**FILE_KEYS, **TRTLLM_ONLY_KEYS}
 IGNORED = frozenset({
     "backend", "kv_cache_config", "moe_expert_parallel_size", "print_iter_log",

@@ -9,6 +9,11 @@ A plan with buffers shared between components (`Plan.shared`) adds, still as /3,
 `"shared": name` to each user's buffer entry and a top-level `shared_buffers` list (name,
 users, shape, capacity, bytes, counted once in `total_bytes`); a plan without them writes
 exactly the /3 document it wrote before, so no reader of /3 sees a change it cannot skip.
+A plan with host buffers (`BufferSpec.placement`, pinned host staging tensors) adds, still
+as /3, `"placement": "host"` to those buffers' entries and `host_bytes` /
+`host_reference_bytes` beside the `total_bytes` / `reference_bytes` (device figures) of the
+plan and of each component holding one; an entry without `placement` is a device buffer, so
+a plan without host buffers writes what it wrote before.
 Likewise a plan with keyed components (`Plan.keyed`: TensorRT-LLM's encoder graphs keyed on
 (requests, tokens, longest request), SGLang's vision-encoder graphs keyed on an image layout)
 adds a top-level `keyed_components` object, and only then (`keyed_document` says how a
@@ -31,7 +36,7 @@ from graphfit.planner.analysis.summary import plan_padding
 from graphfit.planner.core.verify import EngineRefusal, Verification
 from graphfit.planner.engines.base import Scenario
 from graphfit.planner.keyed_plan import KeyedComponentPlan
-from graphfit.planner.plan import Plan
+from graphfit.planner.plan import BufferPlan, ComponentPlan, Plan
 
 PLAN_SCHEMA = "graphfit.plan/3"
 # the older ones are upgraded on reading (graphfit.inputs.plan_file)
@@ -72,6 +77,7 @@ def plan_document(plan: Plan, verification: Verification, *, refusals: bool = Tr
                 "alignment": comp.alignment,
                 "total_bytes": comp.total_bytes,
                 "reference_bytes": comp.reference_bytes,
+                **_host_totals(comp),
                 "buffers": [
                     {
                         "name": b.name, "dtype": b.dtype, "axis": b.axis.value,
@@ -82,6 +88,7 @@ def plan_document(plan: Plan, verification: Verification, *, refusals: bool = Tr
                         "fill": {"kind": b.fill.kind.value, "value": b.fill.value},
                         "streams": [d.stream.value for d in b.demands],
                         **({"shared": b.shared} if b.shared else {}),
+                        **_placement(b),
                     }
                     for b in comp.buffers
                 ],
@@ -111,8 +118,31 @@ def plan_document(plan: Plan, verification: Verification, *, refusals: bool = Tr
            if plan.keyed else {}),
         "total_bytes": plan.total_bytes,
         "reference_bytes": plan.reference_bytes,
+        **_host_totals(plan),
         "verification": verification_document(verification),
     }
+
+
+def _placement(buffer: BufferPlan) -> dict[str, Any]:
+    """A host buffer's `"placement": "host"`; nothing for a device buffer, so a buffer entry
+    without the field (every plan file written before placements) reads as device."""
+    return {} if buffer.on_device else {"placement": buffer.placement.value}
+
+
+def _host_totals(part: Plan | ComponentPlan | KeyedComponentPlan) -> dict[str, Any]:
+    """`host_bytes` / `host_reference_bytes` where host buffers are planned (their bytes are
+    not in `total_bytes`, the device figure); nothing otherwise."""
+    if not any(not b.on_device for b in _buffers_of(part)):
+        return {}
+    return {"host_bytes": part.host_bytes, "host_reference_bytes": part.host_reference_bytes}
+
+
+def _buffers_of(part: Plan | ComponentPlan | KeyedComponentPlan) -> list[BufferPlan]:
+    if isinstance(part, Plan):
+        comps: list[ComponentPlan | KeyedComponentPlan] = [*part.components.values(),
+                                                           *part.keyed.values()]
+        return [b for c in comps for b in c.buffers]
+    return list(part.buffers)
 
 
 def refusals_document(refusals: tuple[EngineRefusal, ...]) -> list[dict[str, Any]]:
@@ -148,13 +178,14 @@ def keyed_document(comp: KeyedComponentPlan, *, refusals: bool = True) -> dict[s
         "alignment": comp.alignment,
         "total_bytes": comp.total_bytes,
         "reference_bytes": comp.reference_bytes,
+        **_host_totals(comp),
         "buffers": [
             {"name": b.name, "dtype": b.dtype, "axis": b.axis.value, "shape": list(b.shape),
              "capacity": b.capacity, "engine_rows": b.engine_rows,
              "reference_capacity": b.reference_capacity, "bytes": b.bytes,
              "reference_bytes": b.reference_bytes, "offset": b.offset,
              "fill": {"kind": b.fill.kind.value, "value": b.fill.value},
-             "streams": [d.stream.value for d in b.demands]}
+             "streams": [d.stream.value for d in b.demands], **_placement(b)}
             for b in comp.buffers],
         **({"refusals": refusals_document(comp.refusals)}
            if refusals and comp.refusals else {}),

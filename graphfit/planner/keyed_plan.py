@@ -66,11 +66,22 @@ class KeyedComponentPlan:
 
     @property
     def total_bytes(self) -> int:
-        return lay_out([b.bytes for b in self.buffers], self.layout, self.alignment)[1]
+        """Device bytes: the arena of its device buffers (host ones are `host_bytes`)."""
+        return lay_out([b.bytes for b in self.buffers if b.on_device], self.layout,
+                       self.alignment)[1]
 
     @property
     def reference_bytes(self) -> int:
-        return sum(b.reference_bytes for b in self.buffers)
+        return sum(b.reference_bytes for b in self.buffers if b.on_device)
+
+    @property
+    def host_bytes(self) -> int:
+        """Bytes of its host buffers (separate pinned allocations, outside the arena)."""
+        return sum(b.bytes for b in self.buffers if not b.on_device)
+
+    @property
+    def host_reference_bytes(self) -> int:
+        return sum(b.reference_bytes for b in self.buffers if not b.on_device)
 
     def buffer(self, name: str) -> BufferPlan:
         return find_buffer(self.name, self.buffers, name)

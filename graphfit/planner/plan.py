@@ -23,7 +23,14 @@ from types import MappingProxyType
 
 from graphfit.planner.config import EngineConfig
 from graphfit.planner.core.batches import BatchFamily, Stream
-from graphfit.planner.core.buffers import Axis, BufferSpec, Demand, FillKind, FillPolicy
+from graphfit.planner.core.buffers import (
+    Axis,
+    BufferSpec,
+    Demand,
+    FillKind,
+    FillPolicy,
+    Placement,
+)
 from graphfit.planner.core.dispatch import Dispatch, DispatchTables, GraphKey
 from graphfit.planner.core.dtypes import itemsize
 from graphfit.planner.core.enums import CUDAGraphMode, Unit
@@ -152,6 +159,17 @@ class BufferPlan:
         """The plan-level shared buffer this one is ("" for a buffer of its own): it sits
         outside its component's arena and its bytes count once, in `Plan.shared`."""
         return self.spec.shared
+
+    @property
+    def placement(self) -> Placement:
+        """Where the engine allocates it (device, or pinned host memory)."""
+        return self.spec.placement
+
+    @property
+    def on_device(self) -> bool:
+        """Whether it lives on the device (in its component's arena, counted in
+        `total_bytes`); host buffers count in `host_bytes`."""
+        return self.spec.placement is Placement.DEVICE
 
 
 @dataclass(frozen=True)
@@ -284,13 +302,23 @@ class ComponentPlan:
 
     @property
     def total_bytes(self) -> int:
-        """Bytes its own buffers need: the arena size with alignment, else their sum (shared
-        buffers are counted once, in `Plan.total_bytes`)."""
-        return lay_out([b.bytes for b in self.own_buffers], self.layout, self.alignment)[1]
+        """Device bytes its own buffers need: the arena size with alignment, else their sum
+        (shared buffers are counted once, in `Plan.total_bytes`; host buffers in
+        `host_bytes`)."""
+        return device_bytes(self.own_buffers, self.layout, self.alignment)
 
     @property
     def reference_bytes(self) -> int:
-        return sum(b.reference_bytes for b in self.own_buffers)
+        return sum(b.reference_bytes for b in self.own_buffers if b.on_device)
+
+    @property
+    def host_bytes(self) -> int:
+        """Host bytes of its own host buffers (separate pinned allocations, no arena)."""
+        return sum(b.bytes for b in self.own_buffers if not b.on_device)
+
+    @property
+    def host_reference_bytes(self) -> int:
+        return sum(b.reference_bytes for b in self.own_buffers if not b.on_device)
 
     @property
     def padded_streams(self) -> frozenset[Stream]:
@@ -357,7 +385,8 @@ class Plan:
 
     @property
     def total_bytes(self) -> int:
-        """Every component's own buffers plus each shared buffer once."""
+        """Device bytes: every component's own device buffers plus each shared buffer once
+        (host buffers are `host_bytes`)."""
         return (sum(c.total_bytes for c in self.components.values())
                 + sum(s.bytes for s in self.shared.values())
                 + sum(k.total_bytes for k in self.keyed.values()))
@@ -367,6 +396,18 @@ class Plan:
         return (sum(c.reference_bytes for c in self.components.values())
                 + sum(s.reference_bytes for s in self.shared.values())
                 + sum(k.reference_bytes for k in self.keyed.values()))
+
+    @property
+    def host_bytes(self) -> int:
+        """Host bytes: the buffers the engine allocates in (pinned) host memory (never
+        shared: `BufferSpec`); 0 for a plan without them."""
+        return (sum(c.host_bytes for c in self.components.values())
+                + sum(k.host_bytes for k in self.keyed.values()))
+
+    @property
+    def host_reference_bytes(self) -> int:
+        return (sum(c.host_reference_bytes for c in self.components.values())
+                + sum(k.host_reference_bytes for k in self.keyed.values()))
 
     def component(self, name: str) -> ComponentPlan:
         try:
@@ -586,13 +627,21 @@ def _sized(model: ComponentModel, layout: str, alignment: int) -> ComponentPlan:
                          model.graphs_per_size)
 
 
+def device_bytes(buffers: Iterable[BufferPlan], layout: str, alignment: int) -> int:
+    """The device arena (or the sum of separate allocations) of `buffers`' own device
+    buffers: what the planner and the runtime count as GPU memory."""
+    return lay_out([b.bytes for b in buffers if b.on_device and not b.shared], layout,
+                   alignment)[1]
+
+
 def _placed(buffers: tuple[BufferPlan, ...], layout: str, alignment: int
             ) -> tuple[BufferPlan, ...]:
-    """Arena offsets for a component's own buffers (`lay_out`); shared ones sit at 0, outside
-    its arena."""
-    own = [b for b in buffers if not b.shared]
+    """Arena offsets for a component's own device buffers (`lay_out`); shared and host ones
+    sit at 0, outside its arena."""
+    own = [b for b in buffers if not b.shared and b.on_device]
     offsets = iter(lay_out([b.bytes for b in own], layout, alignment)[0])
-    return tuple(b if b.shared else replace(b, offset=next(offsets)) for b in buffers)
+    return tuple(replace(b, offset=next(offsets)) if not b.shared and b.on_device else
+                 replace(b, offset=0) for b in buffers)
 
 
 def _share(components: dict[str, ComponentPlan]

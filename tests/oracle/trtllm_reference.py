@@ -57,6 +57,9 @@ PINS: dict[str, tuple[str, str]] = {
                        "13b902ed484086bc3d00a3ee80a79edb082fb1ab"),
     "piecewise_optimizer": ("tensorrt_llm/_torch/compilation/piecewise_optimizer.py",
                             "05fff03d90c7f5ff23b19d3f25da4018e3d864ad"),
+    # a 2025 copy (96,466 characters): the executor's attention-DP dummy requests
+    "py_executor": ("tensorrt_llm/_torch/pyexecutor/py_executor.py",
+                    "9521caf4696c1fb79b0f946f0d980f8f0ebd3e64"),
     # older copies, read to say what changed
     "model_engine_2025": ("tensorrt_llm/_torch/pyexecutor/model_engine.py",
                           "001e67005b4f64b69b0045456870be48ab7b2cf0"),
@@ -153,6 +156,7 @@ COUNTED_TO: dict[str, int] = {
     "micro_batch_scheduler": 279,
     "runners_common": 148,
     "piecewise_optimizer": 238,
+    "py_executor": 1521,
     "model_engine_2025": 0,
     "cuda_graph_runner_1.0.0rc4": 0,
     "serve_2025": 0,
@@ -1349,7 +1353,11 @@ class EncoderRunnerRef:
 
     def static_rows(self) -> int:
         """`_create_shared_static_tensors` (encoder-only): input_ids (rows,), position_ids
-        (1, rows), rows = min(max_supported_num_tokens, max_num_tokens)."""
+        (1, rows), rows = min(max_supported_num_tokens, max_num_tokens); allocated only when
+        the graphs are on (`cite_fact("encoder_seq_lens_host")`, line 1268): 0 rows
+        otherwise."""
+        if not self.enabled:
+            return 0
         return min(self.max_supported_num_tokens, self.max_num_tokens)
 
     def seq_lens_rows(self) -> int:
@@ -2113,3 +2121,123 @@ class FeatureMirrorsRef:
     def fits(self) -> bool:
         """Whether every recorded replay stays within the mirror's rows."""
         return all(rows <= self.rows for _, rows in self.touched)
+
+
+# --------------------------------------------------------------------------------------------
+# Where the encoder runners' static tensors live (device or host): graphfit's placements
+# --------------------------------------------------------------------------------------------
+
+# cuda_graph_runner.py @c0edad93fd (counted from offset 0, as encoder_seq_lens_host above):
+# `_create_shared_static_tensors` 1307-1384; token mode from 1355: the device dict 1355-1361,
+# `shared_static_tensors_cpu` 1362-1381 (input_ids 1363-1367, position_ids 1368-1372, the
+# seq_lens comment and entry 1373-1380), `_arange_max` 1383-1384; feature mode 1314-1353
+CITES.update({
+    "encoder_token_placement": ("cuda_graph_runner", "EncoderCUDAGraphRunner._create_shared_"
+                                "static_tensors, token mode: device input_ids / position_ids, "
+                                "pinned host copies of both and seq_lens "
+                                "(shared_static_tensors_cpu), host _arange_max", 56000),
+})
+LINES.update({"encoder_token_placement": (1307, 1384)})
+
+DEVICE, HOST = "device", "host"
+
+
+def token_mode_tensors(max_total_tokens: int, max_batch_size: int
+                       ) -> dict[tuple[str, str], tuple[tuple[int, ...], str]]:
+    """`cite_fact("encoder_token_placement")`: (placement, the engine's name) -> (shape,
+    dtype) of every tensor a token-mode `EncoderCUDAGraphRunner` allocates (only when its
+    graphs are on): on the device `input_ids` (rows,) and `position_ids` (1, rows); in host
+    memory (pinned when `prefer_pinned()`) copies of both of the same shapes and `seq_lens`
+    (max_batch_size,), and the pageable `_arange_max` (rows,), all int32. rows =
+    max_total_tokens (min(largest token bucket, max_num_tokens) encoder-only, max_num_tokens
+    encoder-decoder: `cite_fact("encdec_static_rows")`), max_batch_size the largest kept
+    batch size."""
+    rows = (max_total_tokens,)
+    return {(DEVICE, "input_ids"): (rows, "int32"),
+            (DEVICE, "position_ids"): ((1, max_total_tokens), "int32"),
+            (HOST, "input_ids"): (rows, "int32"),
+            (HOST, "position_ids"): ((1, max_total_tokens), "int32"),
+            (HOST, "seq_lens"): ((max_batch_size,), "int32"),
+            (HOST, "_arange_max"): (rows, "int32")}
+
+
+def feature_mode_tensors(runner: FeatureRunnerRef
+                         ) -> dict[tuple[str, str], tuple[tuple[int, ...], str]]:
+    """`cite_fact("feature_mode_runner")`: (placement, name) -> (shape, dtype) in feature
+    mode: the device `input_features`; the pinned host `seq_lens` (the only entry of
+    `shared_static_tensors_cpu` there) and the FEATURE_MIRROR_SLOTS host mirrors."""
+    return {(HOST if name != "input_features" else DEVICE, name): value
+            for name, value in runner.static_tensors().items()}
+
+
+def placed_bytes(tensors: Mapping[tuple[str, str], tuple[tuple[int, ...], str]],
+                 placement: str) -> int:
+    """The bytes of the tensors at `placement` (int32 / float32: 4 bytes, bfloat16 /
+    float16: 2)."""
+    size = {"int32": 4, "float32": 4, "bfloat16": 2, "float16": 2}
+    return sum(size[dtype] * math.prod(shape)
+               for (where, _), (shape, dtype) in tensors.items() if where == placement)
+
+
+# --------------------------------------------------------------------------------------------
+# Attention DP's idle ranks (the executor's dummy requests) and the ranks' gathered counts
+# --------------------------------------------------------------------------------------------
+
+# py_executor.py @9521caf469 (the index's one stored version with a commit, a 2025 copy):
+# lines counted from offset 0 through the pages at 16,000 .. 64,000 (to line 1521). A newer
+# stored copy (117,686 characters, commit not given by the index) keeps the same rule and
+# always adds a generation dummy (is_gen=True) with max_total_draft_tokens draft tokens.
+CITES.update({
+    "adp_idle_dummy": ("py_executor", "PyExecutor._pad_attention_dp_dummy_request (a rank "
+                       "with no active request while expected_num_active_requests > 0 adds "
+                       "one dummy request, id 0, generation unless the rank took a context "
+                       "request, with max_draft_tokens draft tokens)", 64000),
+    "adp_expected_requests": ("py_executor", "PyExecutor._fetch_new_requests: the ranks "
+                              "all-gather their active counts; expected_num_active_requests "
+                              "= max(ceil((total + new) / tp_size), the largest rank's)",
+                              48000),
+    "adp_all_rank_counts": ("runners_common", "get_all_rank_num_tokens / "
+                            "get_all_rank_ctx_requests: tp_allgather of the rank's count with "
+                            "enable_attention_dp, None otherwise (helix CP: ceil(tokens / "
+                            "cp_size) over tp x cp ranks)", 0),
+})
+LINES.update({
+    # _pad_attention_dp_dummy_request 1490-1520 (the dummy 1509-1520); called before
+    # scheduling in every executor loop (713, 870, 1014)
+    "adp_idle_dummy": (1490, 1520),
+    # _fetch_new_requests 1184-1307: the all-gather 1186-1191, expected 1241-1246,
+    # has_context_request 1248 and 1289-1297
+    "adp_expected_requests": (1184, 1307),
+    # get_all_rank_num_tokens 22-41 (helix CP 32-39), get_all_rank_ctx_requests 44-53
+    "adp_all_rank_counts": (22, 53),
+})
+
+
+def adp_batches_with_dummies(active: Sequence[int], tp_size: int,
+                             new_requests: int = 0) -> list[int] | None:
+    """`cite_fact("adp_expected_requests")`, `cite_fact("adp_idle_dummy")`: each attention-DP
+    rank's active requests once the executor pads the idle ones, for ranks holding `active`
+    requests (generation requests, no disaggregated transfer) and `new_requests` new ones
+    arriving (0: a generation-only step). None when no step runs (no rank holds or receives a
+    request). expected = max(ceil((sum(active) + new) / tp_size), max(active)); a rank with
+    no active request while expected > 0 gets one dummy request (a generation request: it
+    took no context request)."""
+    if len(active) != tp_size:
+        raise Rejected(f"{len(active)} ranks' counts for tp_size {tp_size}")
+    expected = max(-(-(sum(active) + new_requests) // tp_size), max(active))
+    if expected == 0:
+        return None
+    return [1 if a == 0 else a for a in active]
+
+
+def all_rank_counts(own: int, others: Sequence[int], enable_attention_dp: bool,
+                    tp_size: int) -> list[int] | None:
+    """`cite_fact("adp_all_rank_counts")`: what `get_all_rank_num_tokens` /
+    `get_all_rank_ctx_requests` return on a rank holding `own` (no helix CP): the tp group's
+    all-gather (this rank's count at its place, the others' around it) with
+    enable_attention_dp, None without."""
+    if not enable_attention_dp:
+        return None
+    if len(others) != tp_size - 1:
+        raise Rejected(f"{len(others)} other ranks for tp_size {tp_size}")
+    return [own, *others]

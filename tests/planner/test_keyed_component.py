@@ -237,8 +237,15 @@ def test_cli_encoder_decoder_plan_check_capacity_and_rehearse(tmp_path: Path) ->
     encoder = doc["keyed_components"]["encoder"]
     assert encoder["bounds"] == [8, 4096, 512] and doc["ladder"]["capture_sizes"]
     sizes = {b["name"]: (b["capacity"], b["reference_capacity"]) for b in encoder["buffers"]}
+    # the pinned host staging copies (shared_static_tensors_cpu) have the device tensors'
+    # rows (tensorrt_llm/_torch/pyexecutor/cuda_graph_runner.py@c0edad93fd:1355-1381)
     assert sizes == {"input_ids": (1024, 4096), "position_ids": (1024, 4096),
-                     "seq_lens": (8, 8)}
+                     "seq_lens": (8, 8), "input_ids_host": (1024, 4096),
+                     "position_ids_host": (1024, 4096), "arange_max": (1024, 4096)}
+    placed = {b["name"]: b.get("placement", "device") for b in encoder["buffers"]}
+    assert placed == {"input_ids": "device", "position_ids": "device", "seq_lens": "host",
+                      "input_ids_host": "host", "position_ids_host": "host",
+                      "arange_max": "host"}
     encoder["buffers"][2]["capacity"] -= 1
     saved.write_text(json.dumps(doc))
     code, _, err = run_cli(["check", "--plan", str(saved)])

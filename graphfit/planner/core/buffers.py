@@ -38,6 +38,17 @@ class FillKind(Vocabulary):
     COPY_REAL_ROWS = "copy-real-rows"  # repeat the last real row (keeps cumsums monotone)
 
 
+class Placement(Vocabulary):
+    """Where a buffer's memory lives. The planner counts device and host bytes apart and lays
+    only the device buffers out in a component's arena: an engine that stages a graph's
+    inputs in pinned host memory (read by a captured H2D copy, or copied before each replay)
+    plans those staging tensors as host buffers, so the GPU memory a plan claims is the GPU
+    memory the engine allocates. Engine-neutral: any engine model may mark any buffer."""
+
+    DEVICE = "device"
+    HOST = "host"
+
+
 @dataclass(frozen=True)
 class FillPolicy:
     kind: FillKind = FillKind.ZERO
@@ -105,6 +116,9 @@ class BufferSpec:
     with the same `shared` name is one tensor, sized for the most rows any of them needs and
     allocated and counted once (an engine whose prefill graphs and decode graphs read the
     same persistent token buffer). "" is a buffer of its own component.
+    `placement` is where it lives (`Placement`; device unless the engine allocates it in
+    host memory): host buffers sit outside the component's device arena and their bytes are
+    counted apart (`host_bytes`).
     """
 
     name: str
@@ -119,8 +133,19 @@ class BufferSpec:
     source: str = ""
     safe_fills: frozenset[FillKind] | None = None
     shared: str = ""
+    placement: Placement = Placement.DEVICE
 
     def __post_init__(self) -> None:
+        try:
+            object.__setattr__(self, "placement", Placement(self.placement))
+        except (ValueError, TypeError, ConfigError):
+            raise ConfigError(f"{self.name}: placement must be one of "
+                              f"{', '.join(p.value for p in Placement)}, got "
+                              f"{excerpt(self.placement)}") from None
+        if self.shared and self.placement is Placement.HOST:
+            # one tensor several components' graphs read sits on the device (the runtime's
+            # shared pool is one device's); a host staging copy belongs to one runner
+            raise ConfigError(f"{self.name}: a shared buffer is a device buffer, not host")
         if not isinstance(self.shared, str) or (self.shared and not _SHARED_NAME.fullmatch(
                 self.shared)):
             raise ConfigError(f"{self.name}: shared must be a buffer name (letters, digits, "
@@ -134,6 +159,11 @@ class BufferSpec:
 
     def fill_is_safe(self, kind: FillKind) -> bool:
         return self.safe_fills is None or kind in self.safe_fills
+
+
+def on_host(spec: BufferSpec) -> BufferSpec:
+    """The spec as a host buffer (pinned host memory the engine stages a graph's inputs in)."""
+    return replace(spec, placement=Placement.HOST)
 
 
 def as_shared(spec: BufferSpec, name: str | None = None) -> BufferSpec:

@@ -27,7 +27,14 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from graphfit.planner.core.batches import BatchFamily, Requests, Stream
-from graphfit.planner.core.buffers import Axis, BufferSpec, Demand, FillKind, FillPolicy
+from graphfit.planner.core.buffers import (
+    Axis,
+    BufferSpec,
+    Demand,
+    FillKind,
+    FillPolicy,
+    Placement,
+)
 from graphfit.planner.core.dispatch import NO_GRAPH, Dispatch, DispatchTables
 from graphfit.planner.core.enums import (
     CUDAGraphMode,
@@ -226,7 +233,8 @@ class DescribedEngine:
             if rule.safe_fills is not None else None
         return BufferSpec(rule.name, rule.dtype, axis, demands, allocates,
                           FillPolicy(FillKind(rule.fill), rule.fill_value), (), trailing,
-                          rule.init, source=f"{role}: described", safe_fills=safe)
+                          rule.init, source=f"{role}: described", safe_fills=safe,
+                          placement=Placement(rule.placement))
 
 
 def register_description(description: EngineDescription, *, default: bool = False

@@ -14,7 +14,7 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-from graphfit.planner.core.buffers import FillKind
+from graphfit.planner.core.buffers import FillKind, Placement
 from graphfit.planner.core.dtypes import DTYPE_SIZES
 from graphfit.planner.core.enums import CUDAGraphMode, Unit
 from graphfit.planner.core.errors import ConfigError, excerpt
@@ -35,6 +35,7 @@ GRAPH_MODES = {"FULL": CUDAGraphMode.FULL, "PIECEWISE": CUDAGraphMode.PIECEWISE,
 FAMILY_KINDS = ("mixed", "prefill", "uniform_decode")
 ROWS = ("tokens", "requests", "fixed")
 FILLS = tuple(k.value for k in FillKind)
+PLACEMENTS = tuple(p.value for p in Placement)
 MAX_COMPONENTS = 8
 MAX_BUFFERS = 64  # per component
 MAX_LISTED_SIZES = 4096
@@ -194,7 +195,8 @@ class BufferRule:
     n + 1 entries of a cumulative offsets array) or "fixed"; `allocates` is the rows the
     engine's own code allocates (a formula; required for fixed buffers). `fill`: what the
     padded tail holds on a replay (zero, keep, sentinel with `fill_value`, copy-real-rows);
-    `safe_fills`: the fills that keep a replay correct (None: any)."""
+    `safe_fills`: the fills that keep a replay correct (None: any). `placement`: "device", or
+    "host" for a (pinned) host staging tensor, counted apart from the device bytes."""
 
     name: str
     dtype: str
@@ -206,9 +208,13 @@ class BufferRule:
     fill_value: float = 0
     safe_fills: tuple[str, ...] | None = None
     init: str = "zeros"
+    placement: str = "device"
 
     def __post_init__(self) -> None:
         _name("buffer.name", self.name)
+        if self.placement not in PLACEMENTS:
+            raise ConfigError(f"buffer {self.name}: placement {excerpt(self.placement)} is not "
+                              f"one of {', '.join(PLACEMENTS)}")
         what = f"buffer {self.name}"
         if not isinstance(self.dtype, str) or self.dtype not in DTYPE_SIZES:
             raise ConfigError(f"{what}: dtype {excerpt(self.dtype)} is not one of "

@@ -59,6 +59,7 @@ from graphfit.planner.engines.trtllm_features import (
 )
 from graphfit.planner.engines.trtllm_ladders import (
     TRTLLM_DEFAULT_MAX_BS,
+    prefill_padding,
     trtllm_filter,
     trtllm_sizes,
 )
@@ -139,19 +140,78 @@ def attention_dp_ranks(config: EngineSettings) -> int:
     return 1
 
 
-def plan_adp_dispatch(config: EngineSettings, sizes: tuple[int, ...],
-                      batches: tuple[int, ...]) -> tuple[int | None, ...]:
-    """`adp_dispatch` for a resolved config: one generation batch per attention-DP rank
-    (exactly `attention_dp_ranks(config)` of them), the config's padding and max_batch_size
-    (each rank's own limit: the plan is one rank's)."""
+def _check_ranks(config: EngineSettings, given: int, what: str) -> int:
+    """The config's attention-DP rank count, after checking `given` per-rank values match
+    it (one error line naming the two)."""
     ranks = attention_dp_ranks(config)
-    if len(batches) != ranks:
-        raise ConfigError(f"attention DP: {len(batches)} rank batch(es) given, the config has "
+    if given != ranks:
+        raise ConfigError(f"attention DP: {given} rank {what} given, the config has "
                           f"{ranks} rank(s) (tensor_parallel_size "
                           f"{config.tensor_parallel_size}, enable_attention_dp "
                           f"{str(config.enable_attention_dp).lower()})")
-    return adp_dispatch(sizes, batches, padding=bool(config.cuda_graph_padding),
+    return ranks
+
+
+def with_idle_dummies(batches: tuple[int, ...]) -> tuple[int, ...]:
+    """The generation batches the ranks all-gather when some hold no request: the executor
+    gives an idle rank one dummy generation request whenever another rank holds one, so its
+    batch is 1. With enable_attention_dp, `PyExecutor._pad_attention_dp_dummy_request`
+    (tensorrt_llm/_torch/pyexecutor/py_executor.py@9521caf469:1490-1520, called before
+    every step's scheduling) adds one dummy request, with the step's draft tokens, to a rank
+    holding no active request while the expected count is above 0; that count is the most
+    any rank holds or the ranks' average rounded up (`_fetch_new_requests`,
+    tensorrt_llm/_torch/pyexecutor/py_executor.py@9521caf469:1241-1246), so above 0 exactly
+    when some rank holds a request. ConfigError when none does: then no step runs."""
+    if any(b < 0 for b in batches):
+        raise ConfigError("attention DP: a rank's batch is a request count >= 0")
+    if batches and max(batches) < 1:
+        raise ConfigError("attention DP: no rank holds a request, so no step runs (an idle "
+                          "rank gets a dummy request only while another rank is busy)")
+    return tuple(max(b, 1) for b in batches)
+
+
+def plan_adp_dispatch(config: EngineSettings, sizes: tuple[int, ...],
+                      batches: tuple[int, ...]) -> tuple[int | None, ...]:
+    """`adp_dispatch` for a resolved config: one generation batch per attention-DP rank
+    (exactly `attention_dp_ranks(config)` of them; 0 for an idle rank, which joins with the
+    executor's dummy request, `with_idle_dummies`), the config's padding and max_batch_size
+    (each rank's own limit: the plan is one rank's)."""
+    _check_ranks(config, len(batches), "batch(es)")
+    ranks = with_idle_dummies(batches) if attention_dp_ranks(config) > 1 else batches
+    return adp_dispatch(sizes, ranks, padding=bool(config.cuda_graph_padding),
                         max_batch_size=config.max_num_seqs or DEFAULT_MAX_BATCH_SIZE)
+
+
+def plan_prefill_padding(config: EngineSettings, sizes: tuple[int, ...], total_tokens: int,
+                         context_requests: int, all_rank_tokens: tuple[int, ...] | None = None,
+                         all_rank_context_requests: tuple[int, ...] | None = None
+                         ) -> tuple[int, bool, tuple[int, ...] | None]:
+    """`trtllm_ladders.prefill_padding` for a resolved config, with the ranks' lists checked
+    against it: TensorRT-LLM all-gathers every rank's token count and context-request count
+    over the tensor-parallel group only with enable_attention_dp (`get_all_rank_num_tokens`
+    / `get_all_rank_ctx_requests`,
+    tensorrt_llm/_torch/pyexecutor/engine/runners/common.py@13b902ed48:22-53; None
+    otherwise), so with attention DP each list holds `attention_dp_ranks(config)` counts and
+    this rank's own among them, and without it no list is given. One error line otherwise."""
+    if not config.enable_attention_dp:
+        if all_rank_tokens is not None or all_rank_context_requests is not None:
+            raise ConfigError("prefill padding: ranks' counts given but enable_attention_dp "
+                              "is off (TensorRT-LLM gathers none)")
+        return prefill_padding(sizes, total_tokens, context_requests)
+    if all_rank_tokens is None:
+        raise ConfigError("prefill padding: enable_attention_dp gathers every rank's token "
+                          "count; give one per rank")
+    _check_ranks(config, len(all_rank_tokens), "token count(s)")
+    if all_rank_context_requests is not None:
+        _check_ranks(config, len(all_rank_context_requests), "context count(s)")
+        if context_requests not in all_rank_context_requests:
+            raise ConfigError(f"prefill padding: this rank's {context_requests} context "
+                              f"request(s) are none of the ranks' {all_rank_context_requests}")
+    if total_tokens not in all_rank_tokens:
+        raise ConfigError(f"prefill padding: this rank's {total_tokens} tokens are none of the "
+                          f"ranks' counts {all_rank_tokens}")
+    return prefill_padding(sizes, total_tokens, context_requests, all_rank_tokens,
+                           all_rank_context_requests)
 
 
 def draft_loop_tokens(config: EngineSettings) -> int:

@@ -46,7 +46,7 @@ from dataclasses import dataclass
 from functools import cached_property
 
 from graphfit.planner.core.batches import Stream
-from graphfit.planner.core.buffers import PAD_TRUE, ZERO, Axis, BufferSpec, Demand
+from graphfit.planner.core.buffers import PAD_TRUE, ZERO, Axis, BufferSpec, Demand, Placement
 from graphfit.planner.core.errors import ConfigError
 from graphfit.planner.core.keyed import BatchKey, KeyedDispatch, prove_keyed
 from graphfit.planner.core.settings import EngineSettings
@@ -136,8 +136,10 @@ class EncoderGraphs(EncoderLadders):
 
     @property
     def static_rows(self) -> int:
-        """TensorRT-LLM's `input_ids` / `position_ids` rows (encoder-only)."""
-        return min(self.max_graph_tokens, self.max_num_tokens)
+        """TensorRT-LLM's `input_ids` / `position_ids` rows (encoder-only): none while its
+        graphs are off, when the runner creates no static tensor (the seq_lens citation:
+        tensorrt_llm/_torch/pyexecutor/cuda_graph_runner.py@c0edad93fd:1217-1380)."""
+        return min(self.max_graph_tokens, self.max_num_tokens) if self.enabled else 0
 
     def capture_shapes(self) -> Iterator[EncoderKey]:
         """`_encoder_capture_shapes` (encoder-only): the shapes warmed up and captured."""
@@ -251,20 +253,41 @@ def seq_lens_buffer(rows: int) -> BufferSpec:
     return BufferSpec("seq_lens", "int32", Axis.REQUESTS, (Demand(Stream.TARGET_REQUESTS),),
                       rows, PAD_TRUE,
                       source="EncoderCUDAGraphRunner's pinned host seq_lens "
-                             "(_create_shared_static_tensors)")
+                             "(_create_shared_static_tensors)", placement=Placement.HOST)
+
+
+HOST_COPY = "{}_host"  # a host staging copy's name: the device buffer's, suffixed
+ARANGE_BUFFER = "arange_max"
 
 
 def encoder_buffers(rows: int, seq_lens_rows: int, why: str) -> tuple[BufferSpec, ...]:
     """An `EncoderCUDAGraphRunner`'s static `input_ids` (rows,) and `position_ids` (1, rows)
-    int32 (a graph of key (b, n, L) reads n rows) and its host `seq_lens`
-    (`_create_shared_static_tensors`): the same three buffers for the encoder-only and the
-    encoder-decoder runner, which differ only in `rows`."""
+    int32 (a graph of key (b, n, L) reads n rows), their pinned host staging copies of the
+    same shapes (`shared_static_tensors_cpu`, planned as `input_ids_host` /
+    `position_ids_host`, host placement: a replay fills n rows there and copies them to the
+    device tensors), its host `seq_lens` and the host `arange_max` (rows,) int32 the replay
+    builds position ids from (`_create_shared_static_tensors`,
+    tensorrt_llm/_torch/pyexecutor/cuda_graph_runner.py@c0edad93fd:1355-1384): the same
+    buffers for the encoder-only and the encoder-decoder runner, which differ only in
+    `rows`."""
+    host = why + ", pinned host staging copy (shared_static_tensors_cpu)"
     return (
         BufferSpec("input_ids", "int32", Axis.TOKENS, (Demand(Stream.GRAPH_TOKENS),), rows,
                    ZERO, source=why),
         BufferSpec("position_ids", "int32", Axis.TOKENS, (Demand(Stream.GRAPH_TOKENS),), rows,
                    ZERO, leading=(1,), source=why),
-        seq_lens_buffer(seq_lens_rows))
+        seq_lens_buffer(seq_lens_rows),
+        BufferSpec(HOST_COPY.format("input_ids"), "int32", Axis.TOKENS,
+                   (Demand(Stream.GRAPH_TOKENS),), rows, ZERO, source=host,
+                   placement=Placement.HOST),
+        BufferSpec(HOST_COPY.format("position_ids"), "int32", Axis.TOKENS,
+                   (Demand(Stream.GRAPH_TOKENS),), rows, ZERO, leading=(1,), source=host,
+                   placement=Placement.HOST),
+        # `_arange_max`: a host (pageable) arange the replay slices to build the packed
+        # position_ids in place
+        BufferSpec(ARANGE_BUFFER, "int32", Axis.TOKENS, (Demand(Stream.GRAPH_TOKENS),), rows,
+                   ZERO, init="arange", source=why + ", host arange (_arange_max)",
+                   placement=Placement.HOST))
 
 
 def encoder_graphs_of(config: EngineSettings, batch_sizes: Sequence[int]) -> EncoderGraphs:

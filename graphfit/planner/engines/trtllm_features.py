@@ -29,9 +29,10 @@ Sources (NVIDIA/TensorRT-LLM):
   (largest batch size, *feature_shape) of feature_dtype, a pinned host `seq_lens` (largest
   batch size,) int32 filled with fixed_seq_len, and `FEATURE_MIRROR_SLOTS` (2, line 1209)
   pinned host mirrors of `input_features`, planned as one buffer `input_features_host` of
-  leading dim 2 (graphfit's buffers carry no host/device placement: its source says pinned
-  host). A graph of key (b, ...) reads b rows of the first two; a replay of it fills b rows
-  of the next mirror slot (features, then zeros for the padding) and copies them to
+  leading dim 2; both host tensors are planned with host placement
+  (`BufferSpec.placement`), counted in the plan's host bytes, not its device bytes. A
+  graph of key (b, ...) reads b rows of the first two; a replay of it fills b rows of the
+  next mirror slot (features, then zeros for the padding) and copies them to
   `input_features` eagerly before the replay (`_replay_features`,
   tensorrt_llm/_torch/pyexecutor/cuda_graph_runner.py@c0edad93fd:2165-2205; the H2D is
   never captured, `_prepare_feature_capture`, 2129-2157), so each mirror slot needs b rows.
@@ -48,7 +49,15 @@ from dataclasses import dataclass
 from functools import cached_property
 
 from graphfit.planner.core.batches import Stream
-from graphfit.planner.core.buffers import ZERO, Axis, BufferSpec, Demand, FillKind, FillPolicy
+from graphfit.planner.core.buffers import (
+    ZERO,
+    Axis,
+    BufferSpec,
+    Demand,
+    FillKind,
+    FillPolicy,
+    Placement,
+)
 from graphfit.planner.core.dtypes import itemsize
 from graphfit.planner.core.errors import ConfigError, excerpt
 from graphfit.planner.core.keyed import BatchKey, KeyedDispatch
@@ -230,7 +239,7 @@ def feature_component(config: EngineSettings, spec: FeatureSpec) -> KeyedCompone
                    trailing=spec.shape, source=why),
         BufferSpec("seq_lens", "int32", Axis.REQUESTS, (Demand(Stream.TARGET_REQUESTS),),
                    graphs.rows, FillPolicy(FillKind.SENTINEL, spec.fixed_seq_len),
-                   source=why + ", pinned host"),
+                   source=why + ", pinned host", placement=Placement.HOST),
         # `_feature_mirrors`: MIRRORS pinned host copies of input_features, each (rows,
         # *shape); a replay of key (p, ...) fills p rows of the next one (the requests'
         # features, zeros for the padding) and copies them to the device buffer outside the
@@ -240,7 +249,8 @@ def feature_component(config: EngineSettings, spec: FeatureSpec) -> KeyedCompone
                    leading=(MIRRORS,), trailing=spec.shape,
                    source=(f"EncoderCUDAGraphRunner._feature_mirrors: {MIRRORS} pinned host "
                            "slots, rotated; the staging copy _replay_features fills and "
-                           "copies to input_features before each replay")),
+                           "copies to input_features before each replay"),
+                   placement=Placement.HOST),
     )
     tp = config.tensor_parallel_size
     summary = (FEATURE_SUMMARY.format(spec=spec.describe(), mirrors="") if tp == 1 else

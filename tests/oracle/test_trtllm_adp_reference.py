@@ -1,0 +1,146 @@
+"""Attention DP's idle ranks and the ranks' gathered counts: graphfit against the restated
+engine (tests/oracle/trtllm_reference.py).
+
+* A rank holding no request joins the step with the executor's dummy generation request
+  (`ref.cite_fact("adp_idle_dummy")`, the expected count `ref.cite_fact(
+  "adp_expected_requests")`): over generated configs and per-rank request counts with idle
+  ranks, graphfit's `plan_adp_dispatch` is the engine's padding of the batches the ranks
+  all-gather after the dummies; with no request anywhere no step runs and graphfit refuses.
+* The prefill graphs' attention-DP padding reads the ranks' token and context counts the
+  engine all-gathers only with enable_attention_dp, one per tensor-parallel rank
+  (`ref.cite_fact("adp_all_rank_counts")`): graphfit's `plan_prefill_padding` is
+  `get_padding_params` on those lists, and refuses, in one line, a list of another length,
+  a list without attention DP, none with it, or one that omits the rank's own count.
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from graphfit import ConfigError, plan
+from graphfit.planner.engines.trtllm import (
+    attention_dp_ranks,
+    plan_adp_dispatch,
+    plan_prefill_padding,
+)
+from tests.oracle import trtllm_reference as ref
+from tests.oracle.test_trtllm_parallel_reference import parallel_lines
+from tests.oracle.test_trtllm_reference import graphfit_config
+
+
+@settings(max_examples=40, deadline=None)
+@given(parallel_lines())
+def test_idle_ranks_join_with_the_executors_dummy(case: tuple[dict[str, Any], int]) -> None:
+    raw, seed = case
+    args = ref.llm_args(raw)
+    engine = ref.model_engine(args)
+    p = plan(graphfit_config(raw))
+    sizes = p.capture_sizes if p.has_graphs else ()
+    ranks = attention_dp_ranks(p.config)
+    if ranks == 1:
+        return
+    rng = random.Random(seed)
+    for _ in range(20):
+        active = [rng.choice([0, 0, rng.randint(1, raw["max_batch_size"])])
+                  for _ in range(ranks)]
+        joined = ref.adp_batches_with_dummies(active, ranks)
+        if joined is None:
+            with pytest.raises(ConfigError, match="no rank holds a request"):
+                plan_adp_dispatch(p.config, sizes, tuple(active))
+            continue
+        assert plan_adp_dispatch(p.config, sizes, tuple(active)) == engine.adp_dispatch(
+            joined), (ref.cite_fact("adp_idle_dummy"), raw, active)
+    with pytest.raises(ConfigError, match=">= 0"):
+        plan_adp_dispatch(p.config, sizes, (-1,) + (1,) * (ranks - 1))
+
+
+@st.composite
+def prefill_cases(draw: st.DrawFn) -> tuple[dict[str, Any], list[int], list[int], int]:
+    raw: dict[str, Any] = {"max_batch_size": draw(st.integers(1, 64)),
+                           "max_num_tokens": draw(st.integers(64, 4096)),
+                           "tensor_parallel_size": draw(st.integers(1, 6)),
+                           "enable_attention_dp": draw(st.booleans()),
+                           "prefill_cuda_graph_backend": draw(st.sampled_from(
+                               ["piecewise", "breakable", "disabled"]))}
+    if draw(st.booleans()):
+        raw["prefill_capture_num_tokens"] = draw(st.lists(st.integers(1, 4096), min_size=1,
+                                                          max_size=6))
+    tp = raw["tensor_parallel_size"]
+    tokens = draw(st.lists(st.integers(1, 5000), min_size=tp, max_size=tp))
+    contexts = draw(st.lists(st.integers(0, 3), min_size=tp, max_size=tp))
+    return raw, tokens, contexts, draw(st.integers(0, tp - 1))
+
+
+@settings(max_examples=60, deadline=None)
+@given(prefill_cases())
+def test_prefill_padding_reads_the_ranks_counts_the_engine_gathers(
+        case: tuple[dict[str, Any], list[int], list[int], int]) -> None:
+    raw, tokens, contexts, me = case
+    p = plan(graphfit_config(raw))
+    sizes = p.graph_sizes("prefill") if "prefill" in p.components else ()
+    tp, adp = raw["tensor_parallel_size"], raw["enable_attention_dp"]
+    own, own_ctx = tokens[me], contexts[me]
+    others = tokens[:me] + tokens[me + 1:]
+    other_ctx = contexts[:me] + contexts[me + 1:]
+    all_tokens = ref.all_rank_counts(own, others, adp, tp)
+    all_ctx = ref.all_rank_counts(own_ctx, other_ctx, adp, tp)
+    backend = "piecewise" if sizes else "disabled"
+    want = ref.get_padding_params(own, own_ctx, all_tokens, backend, list(sizes), all_ctx)
+    got = plan_prefill_padding(p.config, tuple(sizes), own, own_ctx,
+                               None if all_tokens is None else tuple(all_tokens),
+                               None if all_ctx is None else tuple(all_ctx))
+    assert (got[0], got[1], None if got[2] is None else list(got[2])) == want, (
+        ref.cite_fact("adp_all_rank_counts"), raw)
+    if adp:  # one count more, or none at all, is not what the engine gathers
+        for bad, match in (((*(all_tokens or ()), own), "rank token count"),
+                           (None, "give one per rank")):
+            with pytest.raises(ConfigError, match=match) as err:
+                plan_prefill_padding(p.config, tuple(sizes), own, own_ctx, bad)
+            assert "\n" not in str(err.value) and len(str(err.value)) <= 200
+        missing = tuple(t + own for t in tokens)  # no entry is this rank's count
+        with pytest.raises(ConfigError, match="none of the ranks"):
+            plan_prefill_padding(p.config, tuple(sizes), own, own_ctx, missing)
+    else:
+        with pytest.raises(ConfigError, match="enable_attention_dp is off"):
+            plan_prefill_padding(p.config, tuple(sizes), own, own_ctx, tuple(tokens))
+
+
+def test_parallel_sizes_read_refused_or_noted(tmp_path: Any) -> None:
+    """pipeline_parallel_size / context_parallel_size above 1 are refused as not modelled
+    (one error line, exit 2), on the serve line and in its YAML; 1 plans as before. A
+    moe_expert_parallel_size is read and noted: the plan is the same document (the graph
+    padding and the ranks' counts gather over the tp group, `ref.cite_fact("adp_padding")`,
+    `ref.cite_fact("adp_all_rank_counts")`). A vLLM config file's pipeline_parallel_size
+    stays a key graphfit ignores there."""
+    import yaml
+
+    from tests.helpers import run_cli
+
+    base = ["trtllm-serve", "meta-llama/Llama-3.1-8B", "--tp_size", "4", "--max_batch_size",
+            "64"]
+    for flag, word in (("--pp_size", "pipeline stages"),
+                       ("--pipeline_parallel_size", "pipeline stages"),
+                       ("--cp_size", "context-parallel ranks")):
+        code, _, err = run_cli(["plan", "--", *base, flag, "2"])
+        lines = err.strip().splitlines()
+        assert code == 2 and len(lines) == 1 and word in lines[0] and len(lines[0]) <= 200
+    options = tmp_path / "o.yaml"
+    options.write_text(yaml.safe_dump({"pipeline_parallel_size": 2}))
+    code, _, err = run_cli(["plan", "--", *base, "--extra_llm_api_options", str(options)])
+    assert code == 2 and "pipeline stages are not modelled" in err
+    code, plain, _ = run_cli(["plan", "--json", "--", *base])
+    assert code == 0
+    for extra in (["--pp_size", "1"], ["--cp_size", "1"], ["--ep_size", "4"]):
+        code, out, err = run_cli(["plan", "--json", "--", *base, *extra])
+        assert code == 0 and out == plain, extra
+    code, out, err = run_cli(["plan", "--", *base, "--ep_size", "4"])
+    assert code == 0 and "moe_expert_parallel_size 4: read" in out + err
+    vllm = tmp_path / "vllm.yaml"
+    vllm.write_text(yaml.safe_dump({"pipeline_parallel_size": 2, "max_num_seqs": 64}))
+    code, out, err = run_cli(["plan", "--config", str(vllm)])
+    assert code == 0, err

@@ -1,0 +1,104 @@
+"""Where TensorRT-LLM's encoder runners keep their static tensors, and graphfit's placements.
+
+`EncoderCUDAGraphRunner._create_shared_static_tensors` (`ref.cite_fact(
+"encoder_token_placement")`, feature mode `ref.cite_fact("feature_mode_runner")`) allocates
+device tensors the graphs read and host tensors it stages them in (pinned copies of
+`input_ids` / `position_ids`, `seq_lens`, the feature mirrors, the pageable `_arange_max`).
+Over generated configs of the three runners (encoder-only, encoder-decoder, feature mode):
+every tensor the engine allocates is a planned buffer of its placement, shape (at the
+engine's rows) and dtype, none is planned that the engine does not allocate, and the plan's
+device and host reference bytes are the engine's device and host bytes. The device figure
+holds no host byte.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from hypothesis import given, settings
+
+from graphfit import plan
+from graphfit.inputs.settings import COMMAND_LINE, Setting
+from graphfit.planner.core.layout import lay_out
+from graphfit.planner.engines.trtllm_features import MIRROR_BUFFER
+from graphfit.planner.keyed_plan import KeyedComponentPlan
+from tests.oracle import trtllm_reference as ref
+from tests.oracle.test_trtllm_encdec_reference import encdec_args
+from tests.oracle.test_trtllm_encoder_reference import encode_args
+from tests.oracle.test_trtllm_parallel_reference import feature_lines
+from tests.oracle.test_trtllm_reference import graphfit_config
+
+# graphfit's buffer -> the engine's tensor (placement, name in its dict or attribute)
+TOKEN_NAMES = {"input_ids": (ref.DEVICE, "input_ids"),
+               "position_ids": (ref.DEVICE, "position_ids"),
+               "input_ids_host": (ref.HOST, "input_ids"),
+               "position_ids_host": (ref.HOST, "position_ids"),
+               "seq_lens": (ref.HOST, "seq_lens"),
+               "arange_max": (ref.HOST, "_arange_max")}
+
+
+def _engine_view(comp: KeyedComponentPlan) -> dict[tuple[str, str], tuple[tuple[int, ...],
+                                                                          str]]:
+    """The planned buffers as the engine's tensors: (placement, engine name) -> (shape at
+    the engine's rows, dtype)."""
+    out = {}
+    for b in comp.buffers:
+        shape = (*b.spec.leading, b.reference_capacity, *b.spec.trailing)
+        out[TOKEN_NAMES[b.name]] = (shape, b.dtype)
+    return out
+
+
+def _device_figure_has_no_host_byte(p: Any, comp: KeyedComponentPlan) -> None:
+    device = [b for b in comp.buffers if b.on_device]
+    assert comp.total_bytes == lay_out([b.bytes for b in device], comp.layout,
+                                       comp.alignment)[1]
+    assert comp.host_bytes == sum(b.bytes for b in comp.buffers if not b.on_device)
+    assert p.host_bytes == comp.host_bytes  # the encoders' are a plan's only host buffers
+
+
+def _check_token_runner(raw: dict[str, Any], theirs: Any) -> None:
+    p = plan(graphfit_config(raw))
+    comp = p.keyed["encoder"]
+    _device_figure_has_no_host_byte(p, comp)
+    if not theirs.enabled:  # graphs off: the runner creates no static tensor at all
+        assert (comp.reference_bytes, comp.host_reference_bytes) == (0, 0), raw
+        return
+    tensors = ref.token_mode_tensors(theirs.static_rows(), theirs.seq_lens_rows())
+    assert _engine_view(comp) == tensors, (ref.cite_fact("encoder_token_placement"), raw)
+    assert comp.reference_bytes == ref.placed_bytes(tensors, ref.DEVICE)
+    assert comp.host_reference_bytes == ref.placed_bytes(tensors, ref.HOST)
+
+
+@settings(max_examples=40, deadline=None)
+@given(encode_args())
+def test_encoder_only_runner_placements_are_the_engines(raw: dict[str, Any]) -> None:
+    _check_token_runner(raw, ref.encoder_runner_from_args(raw))
+
+
+@settings(max_examples=30, deadline=None)
+@given(encdec_args())
+def test_encoder_decoder_runner_placements_are_the_engines(raw: dict[str, Any]) -> None:
+    _check_token_runner(raw, ref.encdec_runner_from_args(raw)[0])
+
+
+@settings(max_examples=30, deadline=None)
+@given(feature_lines())
+def test_feature_mode_placements_are_the_engines(
+        case: tuple[dict[str, Any], list[int], int, tuple[Any, ...]]) -> None:
+    raw, sizes, tp, spec = case
+    shape, dtype, fixed = spec
+    gcfg = raw["encoder_cuda_graph_config"]
+    theirs = ref.feature_runner_ref(sizes, gcfg["enable_padding"], raw["encoder_max_batch_size"],
+                                    raw["encoder_max_num_tokens"], spec, tp_size=tp)
+    p = plan(graphfit_config(raw, Setting("encoder_feature_spec", [list(shape), dtype, fixed],
+                                          "the model class", COMMAND_LINE)))
+    comp = p.keyed["encoder"]
+    _device_figure_has_no_host_byte(p, comp)
+    tensors = ref.feature_mode_tensors(theirs)
+    placed = {b.name: b.placement.value for b in comp.buffers}
+    assert placed == {"input_features": ref.DEVICE, "seq_lens": ref.HOST,
+                      MIRROR_BUFFER: ref.HOST}, ref.cite_fact("feature_mode_runner")
+    assert {where for where, name in tensors if name == "seq_lens"} <= {ref.HOST}
+    assert comp.reference_bytes == ref.placed_bytes(tensors, ref.DEVICE)
+    assert comp.host_reference_bytes == ref.placed_bytes(tensors, ref.HOST), (
+        ref.cite_fact("feature_mode_runner"), raw)
