@@ -307,3 +307,20 @@ def test_the_environment_reads_mooncake_protocol() -> None:
     assert environment_overrides({}, environ={"MOONCAKE_PROTOCOL": "EFA"})[
         "mooncake_protocol"] == "EFA"
     assert "mooncake_protocol" not in environment_overrides({}, environ={})
+
+
+@pytest.mark.parametrize("extra", [("--pp-size", "2"), ("--pp-size", "2",
+                                                        "--enable-dynamic-chunking"),
+                                   ("--enable-dynamic-chunking",)])
+def test_pp_dynamic_chunking_skips_megamoes_prefill_check(extra: tuple[str, ...]) -> None:
+    """--enable-dynamic-chunking, now read, also skips megamoe's prefill token check under PP
+    (mega_moe_hook.py:188-189): a budget below the chunk is refused without it, accepted with
+    it, by both (tests/oracle/sglang_moe_a2a_compare)."""
+    from tests.oracle import sglang_moe_a2a_compare as moe
+
+    argv = ("SGLANG_OPT_DEEPGEMM_MEGA_MOE_NUM_MAX_TOKENS_PER_RANK=1024", "--moe-a2a-backend",
+            "megamoe", "--gpu-memory-gb", "H100", "--chunked-prefill-size", "8192",
+            "--max-running-requests", "16", *extra)
+    sg, gf = moe.sglang(argv), moe.graphfit_cli(argv)
+    assert (sg.rejected is None) == (gf.rejected is None)
+    assert (sg.rejected is None) == ("--enable-dynamic-chunking" in extra and "--pp-size" in extra)

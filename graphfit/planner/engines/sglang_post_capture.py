@@ -147,6 +147,28 @@ def planned(p: PostCaptureInputs) -> bool:
     return p.architecture not in SPARSE_ARCHITECTURES
 
 
+def pre_capture_activation_reserve_mb(disaggregation_mode: str, running_requests: int,
+                                      draft_tokens: int | None, chunked_prefill_size: int,
+                                      max_prefill_tokens: int, tp_size: int, pp_size: int,
+                                      gpu_mib: float | None) -> float:
+    """`pre_capture_activation_reserve_mb` (runtime_context.py:1797-1819), in MiB: the
+    activation slack a hybrid mamba model's state cache keeps under post-capture sizing
+    (mem_cache/kv_cache_configurator.py:3020-3030), since that state is allocated before
+    capture. `running_requests`: a decode server's max_running_requests, else its decode
+    max_bs, else 1 (:1801-1805); `gpu_mib`: the device's memory (get_device_memory_capacity,
+    MiB)."""
+    if disaggregation_mode == "decode":
+        tokens = max(running_requests * (draft_tokens or 1), 2048)
+    elif chunked_prefill_size > 0:
+        tokens = max(chunked_prefill_size, 2048)
+    else:
+        tokens = max(max_prefill_tokens, 2048)
+    reserved = 512 + tokens * 1.5 + tp_size * pp_size / 8 * 1024
+    if gpu_mib is not None and gpu_mib > 60 * 1024:
+        reserved = max(reserved, 10 * 1024)
+    return reserved
+
+
 __all__ = ["ENV_POST_CAPTURE", "MUSE_SPARK_ARCHITECTURES", "SPARSE_ARCHITECTURES",
            "UNIFIED_DECLINING_DRAFTS", "UNIFIED_NOT_MODELLED", "PostCaptureInputs", "planned",
-           "prefill_buffer_tokens", "switch_on"]
+           "pre_capture_activation_reserve_mb", "prefill_buffer_tokens", "switch_on"]
