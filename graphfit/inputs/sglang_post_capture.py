@@ -59,9 +59,8 @@ def hybrid_swa(data: dict[str, Any]) -> bool:
         if "BeamForCausalLM" in names:
             types = text.get("layer_types")
             return isinstance(types, list) and "sliding_attention" in types
-        if "LagunaForCausalLM" in names and not text.get("sliding_window"):
-            return False
-        return True
+        # Laguna only with a sliding window
+        return not ("LagunaForCausalLM" in names and not text.get("sliding_window"))
     return bool(text.get("is_hybrid_swa", False))
 
 

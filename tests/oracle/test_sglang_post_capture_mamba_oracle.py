@@ -116,7 +116,9 @@ def grid(**kw: Any) -> tuple[str | None, bool | None]:
 GRID = [dict(post=post, extra=BREAKABLE, **kw) for post in ("1", None) for kw in (
     {}, {"gb": 141.0}, {"gb": 24.0, "weights": 0.1}, {"tp": (2, 1), "S": None, "fraction": 0.95},
     {"pd": "decode", "S": 48}, {"shape": mm.GRANITE}, {"spec": ("NEXTN", 3, 1, 4)},
-    {"M": 4000, "weights": 0.5})] + [{"post": "0", "extra": BREAKABLE}]
+    {"M": 4000, "weights": 0.5})] + [{"post": "0", "extra": BREAKABLE}, {
+        # a 2048-token chunk: the reserve's 10 GiB floor on a GPU above 60 GiB decides
+        "post": "1", "extra": (*BREAKABLE, "--chunked-prefill-size", "2048")}]
 
 
 @pytest.mark.parametrize("kw", GRID, ids=[str(sorted(kw.items())) for kw in GRID])
