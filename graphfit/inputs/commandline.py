@@ -27,6 +27,7 @@ from graphfit.inputs import (
     mamba_state,
     model_config,
     renamed,
+    sglang_post_capture,
     sglang_vit,
     shell,
     trtllm_features,
@@ -219,6 +220,7 @@ def read(words: Sequence[str], version: str | None = None) -> PastedLine:
             settings += model_config.vision_settings(model)
             settings += mamba_state.mamba_state_settings(model)
             settings += model_config.quant_settings(model)  # megamoe's NVFP4 rule
+            settings += sglang_post_capture.hybrid_swa_settings(model)  # unified memory
         if engine is Engine.TRTLLM:  # T5-style relative attention: fixed encoder slots
             settings += trtllm_slots.fixed_slot_settings(model)
             notes += trtllm_slots.fixed_slot_notes(model)

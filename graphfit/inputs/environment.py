@@ -4,8 +4,8 @@ model runner); SGLang's `SGLANG_ENABLE_SINGLE_CG_DRAFT` (multi-layer EAGLE's dra
 count, graphfit.planner.engines.sglang_mtp_graphs), its MoE all-to-all token budgets
 (`SGLANG_BUDGETS`: megamoe, mori, pplx, DeepEP v2, FlashInfer) and `SGLANG_MAMBA_SSM_DTYPE`
 (a hybrid mamba model's state dtype, graphfit.planner.engines.sglang_mamba_memory),
-`SGLANG_ENABLE_POST_CAPTURE_KV_SIZING` (the memory reserve, graphfit.planner.engines.
-sglang_post_capture); none of
+`SGLANG_ENABLE_POST_CAPTURE_KV_SIZING`, `SGLANG_MOONCAKE_CUSTOM_MEM_POOL` and
+`MOONCAKE_PROTOCOL` (the memory reserve, graphfit.planner.engines.sglang_post_capture); none of
 TensorRT-LLM's is modelled.
 
 A module of its own, without the value readers, because every command consults the environment
@@ -24,6 +24,7 @@ ENV_SINGLE_CG = "SGLANG_ENABLE_SINGLE_CG_DRAFT"
 ENV_MAMBA_SSM_DTYPE = "SGLANG_MAMBA_SSM_DTYPE"
 ENV_POST_CAPTURE = "SGLANG_ENABLE_POST_CAPTURE_KV_SIZING"  # sglang_post_capture
 ENV_MOONCAKE_POOL = "SGLANG_MOONCAKE_CUSTOM_MEM_POOL"
+ENV_MOONCAKE_PROTOCOL = "MOONCAKE_PROTOCOL"  # sglang_post_capture (environ.py:887)
 MAMBA_SSM_DTYPES = ("float32", "bfloat16", "float16")  # configs/mamba_utils.py:60-64
 # SGLang's EnvBool spellings (environ.py:143-150)
 _SGLANG_TRUE = ("true", "1", "yes", "y")
@@ -156,7 +157,8 @@ def _post_capture(environ: Mapping[str, str]) -> list[Setting]:
     only when the name is absent (muse_spark_hook.py:50-54, `is_set`, environ.py:89-90): so an
     unparsable value is recorded as off, an absent one as nothing. SGLANG_MOONCAKE_CUSTOM_MEM_POOL
     (EnvStr, unset by default, environ.py:864) set to anything turns post-capture sizing off
-    (arg_groups/overrides.py:1815-1816)."""
+    (arg_groups/overrides.py:1815-1816). MOONCAKE_PROTOCOL (EnvStr, "rdma", environ.py:887),
+    "efa" in any case, turns it off with the Mooncake transfer backend (:1817-1822)."""
     out: list[Setting] = []
     raw = environ.get(ENV_POST_CAPTURE)
     if raw is not None:
@@ -165,6 +167,10 @@ def _post_capture(environ: Mapping[str, str]) -> list[Setting]:
     pool = environ.get(ENV_MOONCAKE_POOL)
     if pool is not None:  # an EnvStr: any value, even empty, is not None (:1815-1816)
         out.append(Setting("post_capture_declined", True, f"{ENV_MOONCAKE_POOL}={pool}",
+                           COMMAND_LINE))
+    protocol = environ.get(ENV_MOONCAKE_PROTOCOL)
+    if protocol is not None:  # an EnvStr kept as written; "efa" in any case declines
+        out.append(Setting("mooncake_protocol", protocol, f"{ENV_MOONCAKE_PROTOCOL}={protocol}",
                            COMMAND_LINE))
     return out
 

@@ -16,7 +16,14 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from graphfit.inputs import mamba_state, model_config, sglang_a2a, sglang_draft, sglang_dspark
+from graphfit.inputs import (
+    mamba_state,
+    model_config,
+    sglang_a2a,
+    sglang_draft,
+    sglang_dspark,
+    sglang_post_capture,
+)
 from graphfit.inputs.keys import Handler, field_key
 from graphfit.inputs.reading import parse_json
 from graphfit.inputs.settings import COMMAND_LINE, Setting
@@ -324,6 +331,7 @@ def model_path(origin: str, value: Any, layer: int) -> tuple[list[Setting], list
     vision = model_config.vision_settings(as_str(origin, value))
     vision += mamba_state.mamba_state_settings(as_str(origin, value))
     vision += model_config.quant_settings(as_str(origin, value))
+    vision += sglang_post_capture.hybrid_swa_settings(as_str(origin, value))
     return [*found, *vision, Setting("engine", SG, origin, layer)], notes
 
 
@@ -493,6 +501,11 @@ FILE_KEYS: dict[str, Handler] = {
     "speculative_ngram_max_bfs_breadth": _noted(
         "NGRAM's BFS breadth sets no graph shape (the verify width is "
         "--speculative-num-draft-tokens)"),
+    # post-capture KV sizing's other inputs (graphfit.inputs.sglang_post_capture)
+    "device": sglang_post_capture.device,
+    "disaggregation_transfer_backend": field_key("disaggregation_transfer_backend", as_str, SG),
+    "enable_dynamic_chunking": field_key("dynamic_chunking", as_bool, SG),
+    "max_prefill_tokens": field_key("max_prefill_tokens", _positive, SG),
 }
 # keys a config file may hold that a pasted line's reader consumes itself
 MODEL_KEYS: dict[str, Handler] = {"model_path": model_path}
@@ -509,7 +522,7 @@ LINE_KEYS: dict[str, Handler] = {**FILE_KEYS, "enable_dp_attention": _dp_attenti
 IGNORED = frozenset({
     "tokenizer_path", "ep_size",
     "decode_attention_backend", "prefill_attention_backend", "speculative_draft_model_path",
-    "speculative_draft_model_revision", "max_prefill_tokens", "schedule_policy",
+    "speculative_draft_model_revision", "schedule_policy",
     "enable_torch_compile", "torch_compile_max_bs", "log_level", "random_seed",
     "enable_metrics", "speculative_accept_threshold_single",
     "speculative_accept_threshold_acc", "speculative_token_map", "speculative_attention_mode",

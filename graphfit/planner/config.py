@@ -363,7 +363,11 @@ class EngineConfig:
             checkpoint_quant_method: str | None = None,
             checkpoint_quant_config: Any = None, gpu_capability: int | None = None,
             decode_attention_backend: str | None = None,
-            draft_attention_backend: str | None = None) -> None: ...
+            draft_attention_backend: str | None = None,
+            mooncake_protocol: str = "rdma",
+            disaggregation_transfer_backend: str = "mooncake",
+            dynamic_chunking: bool = False, max_prefill_tokens: int = 16384,
+            hybrid_swa: bool | None = None) -> None: ...
 
     def __post_init__(self) -> None:
         set_ = object.__setattr__
@@ -925,6 +929,31 @@ class EngineConfig:
     def post_capture_declined(self) -> bool:
         """SglangOptions.post_capture_declined."""
         return cast(bool, self._option("post_capture_declined"))
+
+    @property
+    def mooncake_protocol(self) -> str:
+        """SglangOptions.mooncake_protocol."""
+        return cast(str, self._option("mooncake_protocol"))
+
+    @property
+    def disaggregation_transfer_backend(self) -> str:
+        """SglangOptions.disaggregation_transfer_backend."""
+        return cast(str, self._option("disaggregation_transfer_backend"))
+
+    @property
+    def dynamic_chunking(self) -> bool:
+        """SglangOptions.dynamic_chunking."""
+        return cast(bool, self._option("dynamic_chunking"))
+
+    @property
+    def max_prefill_tokens(self) -> int:
+        """SglangOptions.max_prefill_tokens."""
+        return cast(int, self._option("max_prefill_tokens"))
+
+    @property
+    def hybrid_swa(self) -> bool | None:
+        """SglangOptions.hybrid_swa."""
+        return cast("bool | None", self._option("hybrid_swa"))
 
     @property
     def checkpoint_quant_method(self) -> str | None:

@@ -280,10 +280,17 @@ class Sized:
 
 
 def sized(r: so.Resolved, preload_gb: float, weights_gb: float,
-          token_capacity: int = 10**8) -> Sized | str:
-    """SGLang's state cache and pool for this rank, or the text of its refusal."""
+          token_capacity: int = 10**8, gpu_gb: float | None = None) -> Sized | str:
+    """SGLang's state cache and pool for this rank, or the text of its refusal. Whether KV is
+    sized after capture is SGLang's own answer on the resolved arguments
+    (`is_post_capture_kv_active`, kv_pool_runtime.py:34-48, on CUDA; the variable
+    SGLANG_ENABLE_POST_CAPTURE_KV_SIZING as os.environ holds it); `gpu_gb`: the device's
+    memory `get_device_memory_capacity` reports then (runtime_context.py:1817)."""
     with sglang_stubs.stubbed():
-        from sglang.srt.arg_groups.overrides import model_config_of
+        from sglang.srt.arg_groups.overrides import (
+            model_config_of,
+            post_capture_kv_sizing_planned,
+        )
         from sglang.srt.configs.hybrid_arch import (
             hybrid_gdn_config,
             hybrid_kda_config,
@@ -308,12 +315,15 @@ def sized(r: so.Resolved, preload_gb: float, weights_gb: float,
             spec_algorithm=SpeculativeAlgorithm.from_string(r.speculative_algorithm),
             hybrid_gdn_config=hybrid_gdn_config(mc), hybrid_kda_config=hybrid_kda_config(mc),
             extra_mamba_cache_bytes_per_req=0, fused_entry_bytes=lambda kind: None,
-            post_capture_kv_active=False, device="cuda", gpu_id=0)
+            post_capture_kv_active=bool(post_capture_kv_sizing_planned(r.record)),
+            device="cuda", gpu_id=0)
         cls = kvc.KVCacheConfigurator
         this._calculate_mamba_ratio = functools.partial(cls._calculate_mamba_ratio, this)
         this._handle_max_mamba_cache = functools.partial(cls._handle_max_mamba_cache, this)
-        measured = kvc.get_available_gpu_memory
+        measured, capacity = kvc.get_available_gpu_memory, kvc.get_device_memory_capacity
         kvc.get_available_gpu_memory = lambda *a, **k: preload_gb - weights_gb
+        kvc.get_device_memory_capacity = lambda *a, **k: (  # MiB, as nvidia-smi reports
+            None if gpu_gb is None else gpu_gb * 1024)
         parallel = get_parallel()
         if type(cfg).__name__ == "ZayaConfig" and parallel.attn_tp_size != parallel.tp_size:
             # the model's own assertion at load, before the cache is sized (models/zaya.py:
@@ -328,6 +338,7 @@ def sized(r: so.Resolved, preload_gb: float, weights_gb: float,
                 return f"{type(exc).__name__}: {exc}"
         finally:
             kvc.get_available_gpu_memory = measured
+            kvc.get_device_memory_capacity = capacity
         schedule = get_schedule()
         return Sized(int(schedule.max_mamba_cache_size), pool,
                      float(schedule.mem_fraction_static), per_request,

@@ -30,12 +30,33 @@ MUSE = "MuseSparkForConditionalGeneration"
 _MODELS: dict[str, str] = {}
 
 
+# the fields SGLang's ModelConfig reads for a DeepSeek-V4 class on top of the Llama shapes
+# (configs/model_config.py:1418-1428: an MHA model, hybrid SWA, :2651-2660)
+DSV4_FIELDS = {"qk_rope_head_dim": 64, "head_dim": 512, "sliding_window": 128,
+               "index_head_dim": 128, "compress_ratios": [0, 4, 128, 4], "num_hidden_layers": 4,
+               "rope_scaling": None}
+SPARSE = {"dsv4": ("DeepseekV4ForCausalLM", DSV4_FIELDS),
+          "minimax": ("MiniMaxM3SparseForCausalLM", {}),
+          "minimax_vl": ("MiniMaxM3SparseForConditionalGeneration", {}),
+          # hybrid-SWA models, for --enable-unified-memory (configs/model_config.py:2651-2697)
+          "gemma4": ("Gemma4ForCausalLM", {}),
+          "swa_optin": ("MistralForCausalLM", {"is_hybrid_swa": True}),
+          "beam_full": ("BeamForCausalLM", {"layer_types": ["full_attention"] * 32}),
+          "beam_swa": ("BeamForCausalLM", {"layer_types": ["sliding_attention"] * 32})}
+
+
 def model_dir(name: str) -> str:
     """A model directory: `llama` (text), `muse` (Muse Spark), `vl` (a small Qwen3-VL), `mla`
-    (DeepSeek-V3-shaped)."""
+    (DeepSeek-V3-shaped), or one of SPARSE: a Llama-shaped config.json under another class
+    (DeepSeek-V4 and MiniMax-M3 sparse; hybrid-SWA models), with that class's own fields."""
     if name not in _MODELS:
         root = Path(tempfile.mkdtemp(prefix="graphfit-post-capture-")) / name
-        if name == "llama":
+        if name in SPARSE:
+            architecture, fields = SPARSE[name]
+            sglang_stubs.write_model_dir(root, architecture=architecture)
+            data = json.loads((root / "config.json").read_text())
+            (root / "config.json").write_text(json.dumps({**data, **fields}))
+        elif name == "llama":
             sglang_stubs.write_model_dir(root)
         elif name == "vl":
             sglang_stubs.write_qwen3_vl_model_dir(root, 4, 1024)

@@ -165,3 +165,162 @@ def test_a_mooncake_memory_pool_turns_it_off(name: str, value: str | None) -> No
     assert sg is not None and sg[1] is False
     ours = pc.graphfit_fraction(pc.graphfit_line(argv, name, value, extra), 80)
     assert pc.disagreement(sg[0], ours) is None
+
+
+# ------------------------------------------------------------------------------------------
+# issue 23 s32k: the predicate's other inputs (the device, Mooncake over EFA, PP dynamic
+# chunking, unified memory) and the DeepSeek-V4 / MiniMax-M3 sparse classes
+# ------------------------------------------------------------------------------------------
+
+LINE = (*S, *BREAKABLE)
+
+
+@functools.cache
+def compare_env(argv: tuple[str, ...], name: str, value: str | None,
+                extra: tuple[tuple[str, str], ...] = (), gb: float = 80
+                ) -> tuple[str | None, bool | None]:
+    """`compare` with other variables in both environments."""
+    sg = pc.sglang_fraction(argv, gb, name, value, extra)
+    if sg is None:
+        return None, None
+    ours = pc.graphfit_fraction(pc.graphfit_line(argv, name, value, extra), gb)
+    return pc.disagreement(sg[0], ours), sg[1]
+
+
+EFA = (("MOONCAKE_PROTOCOL", "efa"),)
+NEW_GRID = [
+    # Mooncake over EFA (:1817-1822): any case; another transfer backend keeps it
+    (LINE, "llama", "1", EFA), (LINE, "llama", "1", (("MOONCAKE_PROTOCOL", "EFA"),)),
+    (LINE, "llama", "1", (("MOONCAKE_PROTOCOL", "rdma"),)),
+    ((*LINE, "--disaggregation-transfer-backend", "nixl"), "llama", "1", EFA),
+    ((*LINE, "--disaggregation-transfer-backend", "mooncake"), "muse", None, EFA),
+    # PP dynamic chunking (:1865-1883): the buffer grows past the largest prefill graph
+    ((*LINE, "--pp-size", "2", "--enable-dynamic-chunking"), "llama", "1", ()),
+    ((*LINE, "--enable-dynamic-chunking"), "llama", "1", ()),
+    ((*LINE, "--pp-size", "2", "--enable-dynamic-chunking", "--chunked-prefill-size", "2048",
+      "--max-prefill-tokens", "4096"), "llama", "1", ()),
+    ((*LINE, "--pp-size", "2", "--enable-dynamic-chunking", "--chunked-prefill-size", "2048",
+      "--max-prefill-tokens", "16384", "--cuda-graph-max-bs-prefill", "16384"), "llama", "1",
+     ()),
+    # the device: an index is stripped (serving_hook.py:650-660)
+    ((*LINE, "--device", "cuda:1"), "llama", "1", ()),
+    ((*LINE, "--device", "cuda"), "muse", None, ()),
+    # unified memory (:1826-1836): a hybrid-SWA model only
+    ((*LINE, "--enable-unified-memory"), "llama", "1", ()),
+    ((*LINE, "--enable-unified-memory"), "gemma4", "1", ()),
+    ((*LINE, "--enable-unified-memory"), "swa_optin", "1", ()),
+    ((*LINE, "--enable-unified-memory"), "beam_full", "1", ()),
+    ((*LINE, "--enable-unified-memory"), "beam_swa", "1", ()),
+    ((*LINE, "--enable-unified-memory"), "muse", None, ()),
+    # DeepSeek-V4 / MiniMax-M3 sparse (:1856-1860), with and without unified memory
+    (LINE, "dsv4", "1", ()), (LINE, "minimax", "1", ()), (LINE, "minimax_vl", "1", ()),
+    ((*LINE, "--enable-unified-memory"), "minimax", "1", ()),
+    (LINE, "beam_full", "1", ()),
+]
+
+
+@pytest.mark.parametrize(("argv", "name", "value", "extra"), NEW_GRID,
+                         ids=[f"{n}:{v}:{e}:{' '.join(a[len(LINE):])}"
+                              for a, n, v, e in NEW_GRID])
+def test_the_other_inputs_equal_sglang(argv: tuple[str, ...], name: str, value: str | None,
+                                       extra: tuple[tuple[str, str], ...]) -> None:
+    assert compare_env(argv, name, value, extra)[0] is None
+
+
+def test_the_other_inputs_are_not_vacuous() -> None:
+    """Each input flips SGLang's answer on a line it otherwise plans post-capture."""
+    answers = {(a, n, v, e): compare_env(a, n, v, e)[1] for a, n, v, e in NEW_GRID}
+    assert compare_env(LINE, "llama", "1")[1] is True
+    assert answers[(LINE, "llama", "1", EFA)] is False
+    assert answers[((*LINE, "--disaggregation-transfer-backend", "nixl"), "llama", "1",
+                    EFA)] is True
+    assert answers[((*LINE, "--pp-size", "2", "--enable-dynamic-chunking"), "llama", "1",
+                    ())] is False
+    assert answers[((*LINE, "--enable-dynamic-chunking"), "llama", "1", ())] is True
+    assert answers[((*LINE, "--enable-unified-memory"), "llama", "1", ())] is False
+    assert answers[((*LINE, "--enable-unified-memory"), "gemma4", "1", ())] is True
+    assert answers[((*LINE, "--enable-unified-memory"), "beam_full", "1", ())] is False
+    assert answers[(LINE, "beam_full", "1", ())] is True
+    for sparse in ("dsv4", "minimax", "minimax_vl"):
+        assert answers[(LINE, sparse, "1", ())] is False
+
+
+@pytest.mark.parametrize("device", ["cpu", "npu", "xpu"])
+def test_another_device_is_one_error_line(device: str) -> None:
+    """SGLang turns post-capture sizing off on another device (:1805) and plans it with that
+    platform's backends; graphfit refuses the line as not modelled, in one line."""
+    ours = pc.graphfit_fraction(pc.graphfit_line((*LINE, "--device", device), "llama", "1"), 80)
+    assert isinstance(ours, str) and "not modelled" in ours and "\n" not in ours
+    assert len(ours) <= 200
+
+
+@settings(max_examples=25)
+@given(st.integers(0, 2**32 - 1))
+def test_generated_lines_with_the_other_inputs(seed: int) -> None:
+    """Lines drawn as the measure's new grid draws them (tests/oracle/
+    measure_sglang_post_capture.generate_new)."""
+    import random
+
+    from tests.oracle.measure_sglang_post_capture import generate_new
+
+    argv, gb, name, value, extra = generate_new(random.Random(seed))
+    assert compare_env(argv, name, value, extra, gb)[0] is None
+
+
+ARCHS = sorted({"BeamForCausalLM", "LagunaForCausalLM", "Gemma4ForCausalLM",
+                "DeepseekV4ForCausalLM", "GptOssForCausalLM", "MiMoV2FlashForCausalLM",
+                "LlamaForCausalLM", "MistralForCausalLM", "Qwen3ForCausalLM",
+                "MiniMaxM3SparseForCausalLM"})
+
+
+@settings(max_examples=150)
+@given(st.lists(st.sampled_from(ARCHS), min_size=1, max_size=2),
+       st.lists(st.sampled_from(["sliding_attention", "full_attention"]), max_size=3),
+       st.sampled_from([None, 0, 4096]), st.sampled_from([None, True, False]),
+       st.booleans())
+def test_the_hybrid_swa_reader_is_sglangs(classes: list[str], types: list[str],
+                                          window: int | None, opt_in: bool | None,
+                                          nested: bool) -> None:
+    """graphfit's `hybrid_swa` over a config.json vs SGLang's `is_hybrid_swa_model` over the
+    same class list and text config (configs/model_config.py:2651-2697)."""
+    from types import SimpleNamespace
+
+    from graphfit.inputs.sglang_post_capture import hybrid_swa
+
+    text: dict[str, object] = {"layer_types": types, "hidden_size": 64}
+    if window is not None:
+        text["sliding_window"] = window
+    if opt_in is not None:
+        text["is_hybrid_swa"] = opt_in
+    data = {"architectures": classes, "text_config": text} if nested else {
+        "architectures": classes, **text}
+    pc.so.oracle()
+    from sglang.srt.configs.model_config import is_hybrid_swa_model
+
+    assert hybrid_swa(data) == is_hybrid_swa_model(classes, SimpleNamespace(**text))
+
+
+def test_the_environment_reads_mooncake_protocol() -> None:
+    """MOONCAKE_PROTOCOL is read from a line's prefix and the live process environment."""
+    from graphfit.integrations.sglang import environment_overrides
+
+    assert environment_overrides({}, environ={"MOONCAKE_PROTOCOL": "EFA"})[
+        "mooncake_protocol"] == "EFA"
+    assert "mooncake_protocol" not in environment_overrides({}, environ={})
+
+
+@pytest.mark.parametrize("extra", [("--pp-size", "2"), ("--pp-size", "2",
+                                                        "--enable-dynamic-chunking"),
+                                   ("--enable-dynamic-chunking",)])
+def test_pp_dynamic_chunking_skips_megamoes_prefill_check(extra: tuple[str, ...]) -> None:
+    """--enable-dynamic-chunking, now read, also skips megamoe's prefill token check under PP
+    (mega_moe_hook.py:188-189): a budget below the chunk is refused without it, accepted with
+    it, by both (tests/oracle/sglang_moe_a2a_compare)."""
+    from tests.oracle import sglang_moe_a2a_compare as moe
+
+    argv = ("SGLANG_OPT_DEEPGEMM_MEGA_MOE_NUM_MAX_TOKENS_PER_RANK=1024", "--moe-a2a-backend",
+            "megamoe", "--gpu-memory-gb", "H100", "--chunked-prefill-size", "8192",
+            "--max-running-requests", "16", *extra)
+    sg, gf = moe.sglang(argv), moe.graphfit_cli(argv)
+    assert (sg.rejected is None) == (gf.rejected is None)
+    assert (sg.rejected is None) == ("--enable-dynamic-chunking" in extra and "--pp-size" in extra)

@@ -193,6 +193,11 @@ VALID: dict[str, st.SearchStrategy[Any]] = {
     "gpu_capability": st.sampled_from([None, 75, 80, 90, 100]),
     "decode_attention_backend": st.sampled_from([None, "aiter", "FA3", " triton "]),
     "draft_attention_backend": st.sampled_from([None, "aiter", "flashinfer"]),
+    "mooncake_protocol": st.sampled_from(["rdma", "efa", "EFA", ""]),
+    "disaggregation_transfer_backend": st.sampled_from(["mooncake", "nixl", "mooncake_tcp"]),
+    "dynamic_chunking": st.booleans(),
+    "max_prefill_tokens": st.integers(1, 10**6),
+    "hybrid_swa": st.none() | st.booleans(),
 }
 INVALID: dict[str, st.SearchStrategy[Any]] = {
     "vit": st.sampled_from([
@@ -330,6 +335,11 @@ INVALID: dict[str, st.SearchStrategy[Any]] = {
     "gpu_capability": st.sampled_from([True, 9, "80", 8.0]),
     "decode_attention_backend": st.sampled_from(["", "fa-3", 3, True, "x" * 41]),
     "draft_attention_backend": st.sampled_from(["", "ai ter", 1.5, ["aiter"]]),
+    "mooncake_protocol": st.sampled_from([None, 1, True]),
+    "disaggregation_transfer_backend": st.sampled_from([None, "tcp", "MOONCAKE", 1]),
+    "dynamic_chunking": st.sampled_from([None, "1", 0]),
+    "max_prefill_tokens": st.sampled_from([None, 0, -1, "16k", True]),
+    "hybrid_swa": st.sampled_from(["yes", 1, 0]),
 }
 
 
@@ -599,6 +609,8 @@ def test_the_plan_3_document_writes_the_options_object() -> None:
         "post_capture_kv_sizing": None, "post_capture_declined": False,
         "checkpoint_quant_method": None, "checkpoint_quant_config": None,
         "gpu_capability": None, "decode_attention_backend": None,
-        "draft_attention_backend": None}
+        "draft_attention_backend": None, "mooncake_protocol": "rdma",
+        "disaggregation_transfer_backend": "mooncake", "dynamic_chunking": False,
+        "max_prefill_tokens": 16384, "hybrid_swa": None}
     assert not set(config) & set(LEGACY_KEYWORDS)
     assert EngineConfig.from_dict(config).tp_size == 2

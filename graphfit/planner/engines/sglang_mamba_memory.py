@@ -59,9 +59,10 @@ left out, as before, and the plan says so): that server with --enable-unified-me
 (:172-181; --enable-pd-role-switch with speculation SGLang refuses,
 pd_disaggregation_hook.py:164-196, so does graphfit), the fused draft state block
 (`fused_entry_bytes`, :3252-3258, off unless a fused draft layout is chosen) and
-SGLANG_ENABLE_POST_CAPTURE_KV_SIZING on (environ.py:640, off by default; on for Muse Spark,
-graphfit.planner.engines.sglang_post_capture): the state then keeps a pre-capture activation
-slack (:3020-3030).
+post-capture KV sizing where graphfit leaves it undecided (unified memory without a
+config.json, graphfit.planner.engines.sglang_post_capture). Where SGLang sizes KV after
+capture, the state, allocated before capture, keeps at least the pre-capture activation
+reserve as slack (:3020-3030; `post_capture_slack_gb`, issue 23 s32k).
 """
 
 from __future__ import annotations
@@ -194,10 +195,13 @@ class MambaMemory:
     draft_tokens: int | None = None  # speculative decoding's D (the joint solve)
     reserve_gb: float = 0.0  # a multimodal model's post-sizing reservation (mm_reserve_gb)
     slots_per_request: int = 1  # `_calculate_mamba_ratio`, read by the joint solve only
+    # under post-capture KV sizing, the least activation slack the state keeps, in GiB
+    # (kv_cache_configurator.py:3020-3030; graphfit.planner.engines.sglang_post_capture)
+    min_slack_gb: float = 0.0
 
     def __post_init__(self) -> None:
         for name in ("preload_avail_gb", "weights_gb", "mem_fraction_static",
-                     "full_memory_ratio", "reserve_gb"):
+                     "full_memory_ratio", "reserve_gb", "min_slack_gb"):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, (int, float)) \
                     or not value >= 0 or value == float("inf"):
@@ -212,6 +216,8 @@ class MambaMemory:
         3007, 3037), in SGLang's order of float operations."""
         available = self.preload_avail_gb - self.weights_gb
         slack = self.preload_avail_gb * (1 - self.mem_fraction_static)
+        if self.min_slack_gb:  # post-capture sizing (:3020-3030)
+            slack = max(slack, self.min_slack_gb)
         return available - slack - self.reserve_gb
 
     def cache_size(self) -> int:
@@ -324,12 +330,12 @@ def _not_restated(config: EngineSettings, fraction: float | None = None) -> str 
         # not modelled (:3207-3211; a role switch with speculation is refused, check_inputs)
         return ("speculative decoding on a disaggregated prefill server with "
                 "--enable-unified-memory (:172-181)")
-    from graphfit.planner.engines.sglang_post_capture import switch_on
+    from graphfit.planner.engines.sglang_reserve import post_capture
 
-    if switch_on(config.post_capture_kv_sizing, config.architecture):
-        # the state then keeps a pre-capture activation slack (:3020-3030), not restated
-        return ("SGLANG_ENABLE_POST_CAPTURE_KV_SIZING on (post-capture KV sizing, "
-                ":3020-3030)")
+    if post_capture(config) is None:
+        # whether the state keeps the pre-capture activation slack (:3020-3030) is not known
+        return ("post-capture KV sizing not restated here (graphfit.planner.engines."
+                "sglang_post_capture, :3020-3030)")
     if config.pp_size > 1 and config.mamba_layer_map is None:
         return "pipeline parallelism without the model's layer map (:3233-3249)"
     missing = [what for what, value in (
@@ -371,6 +377,7 @@ def memory_of(config: EngineSettings, fraction: float | None = None,
                           "mamba state cache reads it, kv_cache_configurator.py:3344)")
     return MambaMemory(
         draft_tokens=drafts, reserve_gb=mm_reserve_gb(config),
+        min_slack_gb=post_capture_slack_gb(config, drafts),
         slots_per_request=cache_of(config).slots_per_request() if drafts else 1,
         preload_avail_gb=config.preload_avail_gb or gpu,
         weights_gb=config.weights_gb or 0.0,
@@ -381,6 +388,29 @@ def memory_of(config: EngineSettings, fraction: float | None = None,
             shape.bytes_per_request(tp, config.mamba_ssm_dtype or DEFAULT_SSM_DTYPE,
                                     config.mamba_conv_dtype or DEFAULT_CONV_DTYPE),
             config.mamba_layer_map, config.pp_size, layer_partition(config)))
+
+
+def post_capture_slack_gb(config: EngineSettings, drafts: int | None) -> float:
+    """The activation slack the state keeps when SGLang sizes KV after capture (`_profile_
+    available_bytes`, kv_cache_configurator.py:3020-3030): `pre_capture_activation_reserve_mb`
+    (runtime_context.py:1797-1819, graphfit.planner.engines.sglang_post_capture) over the
+    resolved settings, in GiB; 0 when SGLang does not size KV after capture. The exemption of
+    a capped FULL-prefill PD prefill server (:3012-3019) needs --prefill-max-requests, which
+    graphfit does not read (SGLang's default None never exempts)."""
+    from graphfit.planner.engines.sglang_post_capture import pre_capture_activation_reserve_mb
+    from graphfit.planner.engines.sglang_prefill import default_chunked_prefill_size
+    from graphfit.planner.engines.sglang_reserve import post_capture
+
+    if post_capture(config) is not True:
+        return 0.0
+    sizes = config.cudagraph_capture_sizes
+    decode_max = config.max_cudagraph_capture_size or (max(sizes) if sizes else None)
+    chunked = config.chunked_prefill_size or default_chunked_prefill_size(config.gpu_memory_gb)
+    gpu = config.gpu_memory_gb
+    return pre_capture_activation_reserve_mb(
+        config.disaggregation_mode, config.max_num_seqs or decode_max or 1, drafts, chunked,
+        config.max_prefill_tokens, config.tp_size, config.pp_size,
+        None if gpu is None else gpu * 1024) / 1024
 
 
 def resolve_memory_slots(config: EngineSettings, fraction: float | None,

@@ -117,11 +117,13 @@ def check_compat(config: _Megamoe) -> None:
 
 def check_budget(*, architecture: str | None, quant_algo: str | None,
                  quant_method: str | None, budget: int, disaggregation_mode: str,
-                 decode_tokens: int, prefill: tuple[int, int, int, int] | None) -> None:
+                 decode_tokens: int, prefill: tuple[int, int, int, int] | None,
+                 dynamic_pp: bool = False) -> None:
     """`validate_mega_moe_token_budget_for_model` / `validate_mega_moe_token_budget`
     (mega_moe_hook.py:78-91, 161-256). `decode_tokens`: `decode_tokens_per_rank`;
     `prefill`: (chunked_prefill_size as the check sees it, tp, attn_dp, attn_cp), None when
-    chunked prefill is off (-1: refused for these models, :191-197)."""
+    chunked prefill is off (-1: refused for these models, :191-197); `dynamic_pp`: --pp-size > 1
+    with --enable-dynamic-chunking."""
     nvfp4 = needs_token_budget("", quant_algo, quant_method)
     if architecture is None and not nvfp4:
         raise ConfigError("megamoe: whether SGLang bounds the tokens per rank depends on the "
@@ -135,8 +137,8 @@ def check_budget(*, architecture: str | None, quant_algo: str | None,
                           f"> {ENV}={budget} (mega_moe_hook.py:171-183)")
     if disaggregation_mode == "decode":
         return  # :184-186
-    # :188-189 skips the prefill check under PP with --enable-dynamic-chunking, a flag
-    # graphfit's readers do not take: the check applies
+    if dynamic_pp:  # PP with --enable-dynamic-chunking skips the prefill check (:188-189)
+        return
     if prefill is None:
         raise ConfigError(f"megamoe: {label} needs chunked prefill on (--chunked-prefill-size "
                           f"> 0, mega_moe_hook.py:191-197)")
@@ -208,7 +210,8 @@ def check_line(config: EngineSettings, changes: Mapping[str, object], speculativ
     check_budget(architecture=config.architecture, quant_algo=config.quant_algo,
                  quant_method=config.quant_method, budget=config.megamoe_tokens_per_rank,
                  disaggregation_mode=config.disaggregation_mode, decode_tokens=decode,
-                 prefill=(chunk, config.tp_size, config.attn_dp_size, config.attn_cp_size))
+                 prefill=(chunk, config.tp_size, config.attn_dp_size, config.attn_cp_size),
+                 dynamic_pp=config.pp_size > 1 and config.dynamic_chunking)
 
 
 __all__ = ["DEFAULT_TOKENS_PER_RANK", "ENV", "NO_FALLBACK_ARCHS", "NVFP4_METHODS",

@@ -254,7 +254,10 @@ def memory_inputs_from_sglang(server_args: Any, gpu_memory_gb: float | None = No
                               multimodal: bool = False, architecture: str | None = None,
                               sm90: bool | None = None,
                               post_capture_kv_sizing: bool | None = None,
-                              post_capture_env: bool | None = None) -> StaticMemoryInputs:
+                              post_capture_env: bool | None = None,
+                              mooncake_protocol: str = "rdma",
+                              hybrid_swa: bool | None = None,
+                              mamba: bool = False) -> StaticMemoryInputs:
     """What SGLang's default mem_fraction_static reads (sglang_memory's docstring), from a raw
     ServerArgs-like object, at the point `handle_gpu_memory_settings` runs: after the CUDA
     graph hook (PD roles, prefill compatibility), before the attention backend, speculative
@@ -267,7 +270,9 @@ def memory_inputs_from_sglang(server_args: Any, gpu_memory_gb: float | None = No
     sglang_qwen3_vl). `post_capture_kv_sizing`: whether SGLang sizes KV after capture; None:
     graphfit's restatement (graphfit.planner.engines.sglang_post_capture) from
     `post_capture_env`, SGLANG_ENABLE_POST_CAPTURE_KV_SIZING as graphfit's environment reader
-    records it (None: not in the environment), the architecture and these arguments."""
+    records it (None: not in the environment), the architecture and these arguments;
+    `mooncake_protocol` (MOONCAKE_PROTOCOL), `hybrid_swa` and `mamba` (the model's layout, for
+    --enable-unified-memory): the predicate's other inputs a ServerArgs does not carry."""
     from dataclasses import replace
 
     from graphfit.planner.engines.sglang_memory import default_decode_max_bs
@@ -325,7 +330,8 @@ def memory_inputs_from_sglang(server_args: Any, gpu_memory_gb: float | None = No
             unified_memory=_get(server_args, "enable_unified_memory") is True,
             declined=any(_get(server_args, name) is True for name in (
                 "enable_kv_cache_sharding", "enable_memory_saver",
-                "prefill_only_disable_kv_cache"))))
+                "prefill_only_disable_kv_cache")),
+            **post_capture_args(server_args, mooncake_protocol, hybrid_swa, mamba)))
     return StaticMemoryInputs(
         gpu_memory_gb=gpu_memory_gb, disaggregation_mode=mode,
         max_running_requests=None if S is None else int(S), decode_max_bs=max_bs,
@@ -337,3 +343,23 @@ def memory_inputs_from_sglang(server_args: Any, gpu_memory_gb: float | None = No
         deepep=prefill_in.moe_a2a_backend == "deepep",
         prefill_breakable=prefill.phase_backend == "breakable",
         post_capture_kv_sizing=post_capture_kv_sizing)
+
+
+def post_capture_args(server_args: Any, mooncake_protocol: str, hybrid_swa: bool | None,
+                      mamba: bool) -> dict[str, Any]:
+    """The PostCaptureInputs fields a raw ServerArgs gives beyond the memory hook's own
+    (graphfit.planner.engines.sglang_post_capture): the device with its index stripped
+    (serving_hook.py:650-660; unset: CUDA, graphfit's only platform), the transfer backend, PP
+    dynamic chunking and the speculative algorithm as typed."""
+    device = _get(server_args, "device")
+    algorithm = _get(server_args, "speculative_algorithm")
+    return {
+        "device": "cuda" if device is None else str(device).split(":")[0],
+        "transfer_backend": str(_get(server_args, "disaggregation_transfer_backend")
+                                or "mooncake"),
+        "mooncake_protocol": mooncake_protocol, "pp_size": int(_get(server_args, "pp_size") or 1),
+        "dynamic_chunking": _get(server_args, "enable_dynamic_chunking") is True,
+        "max_prefill_tokens": max(int(_get(server_args, "max_prefill_tokens") or 0), 0)
+        if _get(server_args, "max_prefill_tokens") is not None else 16384,
+        "hybrid_swa": hybrid_swa, "mamba": mamba,
+        "spec_algorithm": None if algorithm is None else str(algorithm)}

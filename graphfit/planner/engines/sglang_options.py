@@ -295,6 +295,14 @@ class SglangOptions(EngineOptions):
     draft_attention_backend: `--speculative-draft-attention-backend` (speculative/
         draft_utils.py:45, 55-61), the single-layer EAGLE draft-decode runner's backend
         (else the decode one); None: not on the line.
+    mooncake_protocol, disaggregation_transfer_backend, dynamic_chunking, max_prefill_tokens,
+    hybrid_swa: what else post-capture KV sizing reads (graphfit.planner.engines.
+        sglang_post_capture): MOONCAKE_PROTOCOL (EnvStr "rdma", environ.py:887),
+        `--disaggregation-transfer-backend` (default mooncake, fields/disagg.py:65-71),
+        `--enable-dynamic-chunking` and `--max-prefill-tokens` (16384, fields/schedule.py:
+        67-82; `max_prefill_buffer_tokens`, overrides.py:1865-1883) and whether the model is
+        hybrid-SWA (`is_hybrid_swa_model`, configs/model_config.py:2651-2697; None: no local
+        config.json read), which decides it under --enable-unified-memory (:1826-1836).
     """
 
     engine: ClassVar[str] = "sglang"
@@ -381,6 +389,11 @@ class SglangOptions(EngineOptions):
     gpu_capability: int | None = None
     decode_attention_backend: str | None = None
     draft_attention_backend: str | None = None
+    mooncake_protocol: str = "rdma"
+    disaggregation_transfer_backend: str = "mooncake"
+    dynamic_chunking: bool = False
+    max_prefill_tokens: int = 16384
+    hybrid_swa: bool | None = None
 
     def __post_init__(self) -> None:
         gb = self.gpu_memory_gb
@@ -446,6 +459,7 @@ class SglangOptions(EngineOptions):
         if self.post_capture_kv_sizing is not None:
             true_false("post_capture_kv_sizing", self.post_capture_kv_sizing)
         true_false("post_capture_declined", self.post_capture_declined)
+        _post_capture_inputs(self)
         if not isinstance(self.megamoe_combine_dtype, str):
             raise ConfigError(f"megamoe_combine_dtype: must be a string, got "
                               f"{excerpt(self.megamoe_combine_dtype)}")
@@ -573,6 +587,29 @@ def _choice(options: SglangOptions, name: str, choices: Collection[str], *,
     if not isinstance(value, str) or value.strip().lower() not in choices:
         raise ConfigError(f"{name}: {excerpt(value)} is not one of {', '.join(choices)}")
     object.__setattr__(options, name, value.strip().lower())
+
+
+# --disaggregation-transfer-backend's choices (arg_groups/choices.py:122-129)
+TRANSFER_BACKENDS = ("mooncake", "nixl", "ascend", "fake", "mori", "mooncake_tcp")
+
+
+def _post_capture_inputs(options: SglangOptions) -> None:
+    """The s32k inputs of post-capture KV sizing (graphfit.planner.engines.
+    sglang_post_capture): MOONCAKE_PROTOCOL, the transfer backend, PP dynamic chunking, the
+    model's hybrid-SWA layout."""
+    if not isinstance(options.mooncake_protocol, str):
+        raise ConfigError(f"mooncake_protocol: must be a string, got "
+                          f"{excerpt(options.mooncake_protocol)}")
+    if options.disaggregation_transfer_backend not in TRANSFER_BACKENDS:
+        raise ConfigError(f"disaggregation_transfer_backend: must be one of "
+                          f"{', '.join(TRANSFER_BACKENDS)}, got "
+                          f"{excerpt(options.disaggregation_transfer_backend)}")
+    true_false("dynamic_chunking", options.dynamic_chunking)
+    if options.max_prefill_tokens is None:
+        raise ConfigError(f"max_prefill_tokens: must be an integer in 1..{MAX_INT}, got None")
+    _optional_int("max_prefill_tokens", options.max_prefill_tokens, 1)
+    if options.hybrid_swa is not None:
+        true_false("hybrid_swa", options.hybrid_swa)
 
 
 def _optional_int(name: str, value: object, minimum: int) -> None:

@@ -16,18 +16,26 @@ decode graphs off outside a PD prefill server (:1838-1842); outside a PD decode 
 graphs off or a chunked-prefill size above the largest prefill capture size (:1844-1854;
 `max_prefill_buffer_tokens`, :1865-1883, is the chunked-prefill size: no provider registers a
 ceiling in 0.5.23, prefill_buffer_ceiling.py); a DeepSeek-V4 or MiniMax-M3 sparse model
-(:1856-1860, configs/model_config.py:395-431). Under --enable-unified-memory the answer depends
-on the model's hybrid-SWA layout and the speculative algorithm (:1826-1836), not restated here.
+(:1856-1860, configs/model_config.py:395-431).
 --enable-kv-cache-sharding (:1799-1800), --prefill-only-disable-kv-cache and
 --enable-memory-saver (:1811-1814) decline too, and so does SGLANG_MOONCAKE_CUSTOM_MEM_POOL
-set to anything (:1815-1816) (`declined`: graphfit reads them only for this). Inputs graphfit
-does not read and that also decline (a pasted line lists their flags as ignored): a device
-other than CUDA, --dcp-size > 1 (refused by graphfit anyway), MOONCAKE_PROTOCOL=efa with the
-Mooncake transfer backend (:1817-1822) and PP dynamic chunking (:1878-1879).
+set to anything (:1815-1816) (`declined`: graphfit reads them only for this).
+Also restated (issue 23 s32k): a device other than CUDA (:1805; SGLang strips an index,
+"cuda:1" is "cuda", serving_hook.py:650-660; a pasted line or config file naming another
+device is refused as not modelled, graphfit.inputs.sglang_post_capture, so this serves a raw
+ServerArgs); MOONCAKE_PROTOCOL (an EnvStr, "rdma", environ.py:887) "efa" in any case with the
+Mooncake transfer backend (the default, arg_groups/fields/disagg.py:65-71; :1817-1822); PP
+dynamic chunking, which raises the prefill buffer to max(chunked, --max-prefill-tokens,
+ceil(1.25 x chunked)) under --pp-size > 1 (`max_prefill_buffer_tokens`, :1865-1883); and
+--enable-unified-memory, which keeps post-capture sizing only for a hybrid-SWA model
+(`is_hybrid_swa_model`, configs/model_config.py:2651-2697) without a mamba-like state and
+without an EAGLE / EAGLE3 / FROZEN_KV_MTP / NEXTN / STANDALONE / DFLASH / DSPARK draft
+(:1826-1836; spec_info.py:50-66, 102-130). --dcp-size > 1 (:1807) is refused by graphfit.
 """
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 from graphfit.planner.core.errors import ConfigError
@@ -67,33 +75,100 @@ class PostCaptureInputs:
     # --enable-kv-cache-sharding, --enable-memory-saver, --prefill-only-disable-kv-cache,
     # SGLANG_MOONCAKE_CUSTOM_MEM_POOL
     declined: bool = False
+    device: str = "cuda"  # SGLang's device, its index stripped (serving_hook.py:650-660)
+    transfer_backend: str = "mooncake"  # --disaggregation-transfer-backend
+    mooncake_protocol: str = "rdma"  # MOONCAKE_PROTOCOL (environ.py:887)
+    pp_size: int = 1
+    dynamic_chunking: bool = False  # --enable-dynamic-chunking
+    max_prefill_tokens: int = 16384  # --max-prefill-tokens (fields/schedule.py:71-82)
+    # under unified memory: is_hybrid_swa (None: no config.json read), a mamba-like state,
+    # the speculative algorithm as SGLang names it (None: none)
+    hybrid_swa: bool | None = None
+    mamba: bool = False
+    spec_algorithm: str | None = None
 
     def __post_init__(self) -> None:
         if self.disaggregation_mode not in ("null", "prefill", "decode"):
             raise ConfigError(f"disaggregation_mode: {self.disaggregation_mode!r} is not one "
                               f"of null, prefill, decode")
+        for name, least in (("pp_size", 1), ("max_prefill_tokens", 0)):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int) or value < least:
+                raise ConfigError(f"{name}: expected an integer >= {least}, got {value!r}")
 
 
 UNIFIED_NOT_MODELLED = ("post-capture KV sizing under --enable-unified-memory: SGLang's answer "
-                        "depends on the hybrid-SWA pool and the draft pools "
-                        "(overrides.py:1826-1836), not modelled")
+                        "depends on whether the model is hybrid-SWA (overrides.py:1826-1836, "
+                        "configs/model_config.py:2651-2697), read from a local config.json: "
+                        "pass --model-path DIR")
+# speculative algorithms whose draft pools the unified-memory solver budgets again after
+# capture: is_eagle (EAGLE, EAGLE3, FROZEN_KV_MTP; NEXTN is an alias of EAGLE,
+# spec_info.py:50-66, 102-109), is_standalone, is_dflash_family (DFLASH, DSPARK, :126-130)
+UNIFIED_DECLINING_DRAFTS = frozenset({"EAGLE", "EAGLE3", "FROZEN_KV_MTP", "NEXTN",
+                                      "STANDALONE", "DFLASH", "DSPARK"})
+
+
+def prefill_buffer_tokens(p: PostCaptureInputs) -> int:
+    """`max_prefill_buffer_tokens` (overrides.py:1865-1883): the chunked-prefill size, raised
+    under PP dynamic chunking to the larger of --max-prefill-tokens and 1.25 x the chunk (no
+    ceiling provider is registered in 0.5.23, prefill_buffer_ceiling.py)."""
+    chunked = max(p.chunked_prefill_size, 0)
+    if p.dynamic_chunking and p.pp_size > 1 and chunked:
+        return max(chunked, p.max_prefill_tokens, math.ceil(chunked * 1.25))
+    return chunked
+
+
+def _unified_keeps(p: PostCaptureInputs) -> bool:
+    """Under --enable-unified-memory (overrides.py:1826-1836): only the hybrid-SWA byte pool is
+    resized after capture, and not with a draft pool the solver budgets again."""
+    if p.hybrid_swa is None:
+        raise ConfigError(UNIFIED_NOT_MODELLED)
+    if not p.hybrid_swa or p.mamba:
+        return False
+    return (p.spec_algorithm or "").upper() not in UNIFIED_DECLINING_DRAFTS
 
 
 def planned(p: PostCaptureInputs) -> bool:
     """SGLang's `post_capture_kv_sizing_planned` (overrides.py:1791-1862) over graphfit's
-    inputs; ConfigError where graphfit cannot restate it (unified memory with the switch on)."""
-    if not p.switch or p.mla or p.declined:
+    inputs; ConfigError where graphfit cannot restate it (unified memory with the switch on
+    and no model config read)."""
+    if not p.switch or p.device != "cuda" or p.mla or p.declined:
         return False
-    if p.unified_memory:
-        raise ConfigError(UNIFIED_NOT_MODELLED)
+    if p.transfer_backend == "mooncake" and p.mooncake_protocol.lower() == "efa":
+        return False  # :1817-1822
+    if p.unified_memory and not _unified_keeps(p):
+        return False
     if p.disaggregation_mode != "prefill" and not p.decode_graphs:
         return False
     if p.disaggregation_mode != "decode" and (
             not p.prefill_graphs or p.chunked_prefill_size <= 0
-            or p.chunked_prefill_size > p.prefill_max_tokens):
+            or prefill_buffer_tokens(p) > p.prefill_max_tokens):
         return False
     return p.architecture not in SPARSE_ARCHITECTURES
 
 
+def pre_capture_activation_reserve_mb(disaggregation_mode: str, running_requests: int,
+                                      draft_tokens: int | None, chunked_prefill_size: int,
+                                      max_prefill_tokens: int, tp_size: int, pp_size: int,
+                                      gpu_mib: float | None) -> float:
+    """`pre_capture_activation_reserve_mb` (runtime_context.py:1797-1819), in MiB: the
+    activation slack a hybrid mamba model's state cache keeps under post-capture sizing
+    (mem_cache/kv_cache_configurator.py:3020-3030), since that state is allocated before
+    capture. `running_requests`: a decode server's max_running_requests, else its decode
+    max_bs, else 1 (:1801-1805); `gpu_mib`: the device's memory (get_device_memory_capacity,
+    MiB)."""
+    if disaggregation_mode == "decode":
+        tokens = max(running_requests * (draft_tokens or 1), 2048)
+    elif chunked_prefill_size > 0:
+        tokens = max(chunked_prefill_size, 2048)
+    else:
+        tokens = max(max_prefill_tokens, 2048)
+    reserved = 512 + tokens * 1.5 + tp_size * pp_size / 8 * 1024
+    if gpu_mib is not None and gpu_mib > 60 * 1024:
+        reserved = max(reserved, 10 * 1024)
+    return reserved
+
+
 __all__ = ["ENV_POST_CAPTURE", "MUSE_SPARK_ARCHITECTURES", "SPARSE_ARCHITECTURES",
-           "UNIFIED_NOT_MODELLED", "PostCaptureInputs", "planned", "switch_on"]
+           "UNIFIED_DECLINING_DRAFTS", "UNIFIED_NOT_MODELLED", "PostCaptureInputs", "planned",
+           "pre_capture_activation_reserve_mb", "prefill_buffer_tokens", "switch_on"]

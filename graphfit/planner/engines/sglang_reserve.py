@@ -24,7 +24,8 @@ where graphfit cannot restate SGLang's value: GPU memory unknown (SGLang reads i
 device; graphfit's 0.95 fallback would be a guess) and a multimodal model whose vision
 encoder's size is not known (no model directory, or a vision_config that does not state it;
 `graphfit plan` says so) unless SGLang sizes KV after capture, and post-capture sizing under
---enable-unified-memory (sglang_post_capture.UNIFIED_NOT_MODELLED). Chunking off
+--enable-unified-memory when the model's config.json was not read
+(sglang_post_capture.UNIFIED_NOT_MODELLED). Chunking off
 (`chunked_prefill_size` <= 0) is refused by SglangOptions anyway. Without a model directory
 graphfit takes the model as text-only, as the line it shows says.
 MLA models: oracle-tested in tests/oracle/test_sglang_memory_oracle.py and
@@ -33,7 +34,7 @@ tests/oracle/test_sglang_mla_reserve_oracle.py.
 
 from __future__ import annotations
 
-from graphfit.planner.core.enums import CUDAGraphMode
+from graphfit.planner.core.enums import CUDAGraphMode, SpecMethod
 from graphfit.planner.core.errors import ConfigError
 from graphfit.planner.core.settings import EngineSettings
 from graphfit.planner.engines import sglang_qwen3_vl as qwen3_vl
@@ -56,6 +57,12 @@ from graphfit.planner.engines.sglang_post_capture import (
 )
 
 GIB = 1 << 30
+# graphfit's speculative method -> a name SGLang's `SpeculativeAlgorithm.from_string` reads
+# the same way for post-capture sizing under unified memory (sglang_post_capture: MTP is
+# NEXTN or FROZEN_KV_MTP, both `is_eagle`)
+SPEC_NAMES = {SpecMethod.EAGLE: "EAGLE", SpecMethod.EAGLE3: "EAGLE3", SpecMethod.MTP: "NEXTN",
+              SpecMethod.DRAFT_MODEL: "STANDALONE", SpecMethod.DFLASH: "DFLASH",
+              SpecMethod.DSPARK: "DSPARK", SpecMethod.NGRAM: "NGRAM", SpecMethod.UNO: "UNO"}
 RESERVE_UNFIT = ("SGLang's default mem_fraction_static is not positive here: its activation + "
                  "graph reserve exceeds the GPU's memory (memory_hook.py:295-328), so weights "
                  "and KV get nothing; pass --mem-fraction-static or fewer running requests x "
@@ -111,7 +118,12 @@ def memory_inputs(config: EngineSettings) -> StaticMemoryInputs:
         architecture=config.architecture, mla=mla, disaggregation_mode=mode,
         decode_graphs=decode_on, prefill_graphs=prefill.phase_backend != "disabled",
         prefill_max_tokens=max(prefill.tokens, default=0), chunked_prefill_size=cps,
-        unified_memory=config.enable_unified_memory, declined=config.post_capture_declined))
+        unified_memory=config.enable_unified_memory, declined=config.post_capture_declined,
+        transfer_backend=config.disaggregation_transfer_backend,
+        mooncake_protocol=config.mooncake_protocol, pp_size=config.pp_size,
+        dynamic_chunking=config.dynamic_chunking, max_prefill_tokens=config.max_prefill_tokens,
+        hybrid_swa=config.hybrid_swa, mamba=config.mamba_state_shape is not None,
+        spec_algorithm=SPEC_NAMES.get(config.spec_method)))
     return StaticMemoryInputs(
         gpu_memory_gb=config.gpu_memory_gb, disaggregation_mode=mode,
         max_running_requests=S, decode_max_bs=max_bs, decode_graphs=decode_on,
