@@ -363,7 +363,9 @@ class EngineConfig:
             checkpoint_quant_method: str | None = None,
             checkpoint_quant_config: Any = None, gpu_capability: int | None = None,
             decode_attention_backend: str | None = None,
-            draft_attention_backend: str | None = None) -> None: ...
+            draft_attention_backend: str | None = None,
+            checkpoint_fp8_experts: bool | None = None,
+            kimi_mxfp4_pack: bool | None = None) -> None: ...
 
     def __post_init__(self) -> None:
         set_ = object.__setattr__
@@ -950,6 +952,16 @@ class EngineConfig:
     def draft_attention_backend(self) -> str | None:
         """SglangOptions.draft_attention_backend."""
         return cast("str | None", self._option("draft_attention_backend"))
+
+    @property
+    def checkpoint_fp8_experts(self) -> bool | None:
+        """SglangOptions.checkpoint_fp8_experts."""
+        return cast("bool | None", self._option("checkpoint_fp8_experts"))
+
+    @property
+    def kimi_mxfp4_pack(self) -> bool | None:
+        """SglangOptions.kimi_mxfp4_pack."""
+        return cast("bool | None", self._option("kimi_mxfp4_pack"))
 
     @property
     def moe_runner_backend(self) -> str:

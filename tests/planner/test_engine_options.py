@@ -193,6 +193,8 @@ VALID: dict[str, st.SearchStrategy[Any]] = {
     "gpu_capability": st.sampled_from([None, 75, 80, 90, 100]),
     "decode_attention_backend": st.sampled_from([None, "aiter", "FA3", " triton "]),
     "draft_attention_backend": st.sampled_from([None, "aiter", "flashinfer"]),
+    "checkpoint_fp8_experts": st.none() | st.booleans(),
+    "kimi_mxfp4_pack": st.none() | st.booleans(),
 }
 INVALID: dict[str, st.SearchStrategy[Any]] = {
     "vit": st.sampled_from([
@@ -330,6 +332,8 @@ INVALID: dict[str, st.SearchStrategy[Any]] = {
     "gpu_capability": st.sampled_from([True, 9, "80", 8.0]),
     "decode_attention_backend": st.sampled_from(["", "fa-3", 3, True, "x" * 41]),
     "draft_attention_backend": st.sampled_from(["", "ai ter", 1.5, ["aiter"]]),
+    "checkpoint_fp8_experts": st.sampled_from(["yes", 1, "true"]),
+    "kimi_mxfp4_pack": st.sampled_from([0, "no", "False"]),
 }
 
 
@@ -599,6 +603,7 @@ def test_the_plan_3_document_writes_the_options_object() -> None:
         "post_capture_kv_sizing": None, "post_capture_declined": False,
         "checkpoint_quant_method": None, "checkpoint_quant_config": None,
         "gpu_capability": None, "decode_attention_backend": None,
-        "draft_attention_backend": None}
+        "draft_attention_backend": None, "checkpoint_fp8_experts": None,
+        "kimi_mxfp4_pack": None}
     assert not set(config) & set(LEGACY_KEYWORDS)
     assert EngineConfig.from_dict(config).tp_size == 2
