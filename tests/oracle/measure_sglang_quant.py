@@ -10,7 +10,11 @@
 4. N // 10 generated DeepSeek V3 checkpoint directories (safetensors headers, tests.oracle.
    sglang_safetensors_cases), a line without `--quantization` on each: the flag after
    SGLang's `_deepseek_moe_quant_resolution` (its own header read) against graphfit's
-   (graphfit's "unknown" counts as not modelled); then the header read alone on N // 4 more.
+   (graphfit's "unknown" counts as not modelled); then the header read alone on N // 4 more;
+5. every (class, flag, layout, GPU, a2a backend) of tests.oracle.test_sglang_model_quant_oracle's
+   runner grid, a2a backend not none, runner auto: the MoE runner SGLang's own model
+   overrides pick (or their refusal) against graphfit's (sglang_quantization.class_runner; a
+   graphfit without it keeps the given runner).
 
 Run: python -m tests.oracle.measure_sglang_quant [N] [SEED]  (default 3000 23). Run with
 PYTHONPATH=/path/to/an/older/checkout for that checkout's figure on part 1 (it falls back
@@ -78,6 +82,7 @@ def main() -> None:
                 for flag, name in itertools.product(qo.FLAGS[:17], names)]
         _show("1. 17 flags x 14 layouts on SM100", *_compare(rows))
         deepseek(count, seed)
+        runners()
         return
     from tests.oracle import sglang_quant_cases as qc
 
@@ -102,6 +107,44 @@ def main() -> None:
                                compression=config.get("compression_config"))))
     _show(f"3. {count // 4} generated local checkpoints (seed {seed})", *_compare(rows))
     deepseek(count, seed)
+    runners()
+
+
+def runners() -> None:
+    """Part 5 (runs against an older graphfit too: without class_runner the runner stays)."""
+    from graphfit.planner.engines import sglang_model_quant as smq
+    from tests.oracle import test_sglang_model_quant_oracle as t
+
+    new = hasattr(smq, "class_runner")
+    cases = wrong = unknown = 0
+    shown: list[str] = []
+    for arch, flag, name, sm100, a2a in itertools.product(
+            t.RUNNER_ARCHS, t.RUNNER_FLAGS, t.RUNNER_LAYOUTS, (True, False), t.A2AS[1:]):
+        state, _, runner = t._sglang_runner(arch, flag, name, sm100, a2a)
+        if state == "weights":
+            continue
+        cases += 1
+        if new:
+            ours = t._graphfit_runner(arch, flag, name, sm100, a2a)
+        else:
+            layout = t.RUNNER_LAYOUTS[name]
+            method = sq.checkpoint_method(layout) if layout else None
+            try:
+                sq.check_clash(flag, method, sq.effective_config(layout) if layout else None,
+                               100)
+                ours = ("ok", "auto")
+            except ConfigError:
+                ours = ("refused", None)
+        unknown += ours[0] == "unknown"
+        theirs = (state, runner if state == "ok" else None)
+        if ours != theirs:
+            wrong += 1
+            shown.append(f"{arch} {flag} {name} sm100={sm100} {a2a}: graphfit {ours} | "
+                         f"SGLang {theirs}")
+    print(f"5. {cases} class x flag x layout x GPU x a2a lines, runner auto: {cases - wrong} "
+          f"agree, {wrong} differ ({unknown} of them unknown to graphfit, not modelled)")
+    for line in shown[:5]:
+        print("  DIFFER", line)
 
 
 def deepseek(count: int, seed: int) -> None:

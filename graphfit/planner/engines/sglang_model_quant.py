@@ -126,7 +126,7 @@ def flag_after_overrides(arch: str | None, flag: str | None, unquant: bool,
 
 
 # the runners each all-to-all backend lets past (an override's pick is checked after it,
-# arg_groups/pipeline.py:76 then 294-295): deepep_v2 moe_hook.py:400-419, pplx :599-602,
+# arg_groups/pipeline.py:225 then 294-295): deepep_v2 moe_hook.py:400-419, pplx :599-602,
 # flashinfer :531-540, flashinfer_megamoe :328-334
 A2A_RUNNERS: dict[str, tuple[str, ...]] = {
     "deepep_v2": ("deep_gemm", "auto"), "pplx": ("deep_gemm", "auto"),
