@@ -21,7 +21,12 @@ from typing import Any
 
 from graphfit.inputs.reading import load_json, shown_path
 from graphfit.inputs.settings import FILE, Setting
-from graphfit.inputs.sglang_quant_files import checkpoint_quant
+from graphfit.inputs.sglang_quant_files import (
+    checkpoint_quant,
+    hf_quantization_config,
+    mxfp4_pack,
+)
+from graphfit.inputs.sglang_safetensors import fp8_experts
 from graphfit.planner import aux_layer_ids
 from graphfit.planner.core.errors import ConfigError, brief, excerpt
 from graphfit.planner.engines.sglang_quant_overrides import quant_config_text
@@ -235,7 +240,12 @@ def quant_settings(model: str) -> list[Setting]:
     verified = [] if cfg is None else [Setting(
         "checkpoint_quant_config", quant_config_text(cfg),
         f"{source}: the quantization config SGLang verifies", FILE, weak=True)]
-    quant = data.get("quantization_config")
+    verified += _fp8_experts(data, folder)
+    pack = mxfp4_pack(data)
+    if pack is not None:
+        verified.append(Setting("kimi_mxfp4_pack", pack,
+                                f"{path}: text_config.quantization_config", FILE, weak=True))
+    quant = hf_quantization_config(path, data)
     if quant is None:
         return verified
     out = _fp4_experts(path, quant)
@@ -251,6 +261,21 @@ def quant_settings(model: str) -> list[Setting]:
                           f"name, got {excerpt(algo)}")
     return [Setting("quant_algo", algo, f"{path}: quantization_config.quant_algo", FILE,
                     weak=True), *out, *verified]
+
+
+def _fp8_experts(data: dict[str, Any], folder: Path) -> list[Setting]:
+    """SglangOptions.checkpoint_fp8_experts where SGLang reads the safetensors headers: a
+    DeepseekV3ForCausalLM model directory (architectures[0]) whose quantization_config
+    names no method (arg_groups/overrides.py:766-797; get_quantization_config,
+    utils/common.py:3849-3854, on the ModelOpt-parsed config). Nothing elsewhere."""
+    classes = data.get("architectures")
+    quant = data.get("quantization_config")
+    if not folder.is_dir() or not isinstance(classes, list) or not classes or (
+            classes[0] != "DeepseekV3ForCausalLM") or (
+            isinstance(quant, dict) and checkpoint_method(quant) is not None):
+        return []
+    return [Setting("checkpoint_fp8_experts", fp8_experts(folder),
+                    f"{folder}: the safetensors headers' expert weights", FILE, weak=True)]
 
 
 def _fp4_experts(path: Path, quant: dict[str, Any]) -> list[Setting]:

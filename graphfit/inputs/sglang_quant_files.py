@@ -40,13 +40,41 @@ def _key(path: Path, data: dict[str, Any], key: str) -> dict[str, Any] | None:
     return value
 
 
+def hf_quantization_config(config_json: Path, data: dict[str, Any]) -> dict[str, Any] | None:
+    """config.json's `quantization_config` as SGLang's hf_config holds it: a Kimi K3 model
+    (model_type kimi_k3) takes its text_config's when that has one (KimiK3Config copies it
+    over the top-level one, configs/kimi_k3.py:92-97, 113-114)."""
+    text = data.get("text_config") if data.get("model_type") == "kimi_k3" else None
+    if isinstance(text, dict) and text.get("quantization_config") is not None:
+        return _key(config_json, text, "quantization_config")
+    return _key(config_json, data, "quantization_config")
+
+
+def mxfp4_pack(data: dict[str, Any]) -> bool | None:
+    """`_is_mxfp4_pack_quantized` (arg_groups/model_override_base.py:366-377) on a Kimi K3
+    config.json: its text_config's quantization_config (KimiLinearConfig keeps the key as
+    given) has a config group whose format names mxfp4. None for another model type."""
+    if data.get("model_type") != "kimi_k3":
+        return None
+    text = data.get("text_config")
+    qc = text.get("quantization_config") if isinstance(text, dict) else None
+    if not isinstance(qc, dict):
+        return False
+    groups = qc.get("config_groups") or {}
+    if not isinstance(groups, dict):
+        raise ConfigError(f"text_config.quantization_config.config_groups: expected an "
+                          f"object, got {excerpt(groups)} (SGLang stops reading it)")
+    return any("mxfp4" in str(g.get("format", "")) for g in groups.values()
+               if isinstance(g, dict))
+
+
 def checkpoint_quant(config_json: Path, data: dict[str, Any], folder: Path | None
                      ) -> tuple[dict[str, Any] | None, Path | None]:
     """(the config `_verify_quantization` reads, the file it came from), or (None, None)
     when the checkpoint has none. `config_json`: the model's config.json, `data`: its
     object; `folder`: the model directory (SGLang's model_path), None when the model was
     named by its config.json file (no directory for SGLang to look in)."""
-    quant = _key(config_json, data, "quantization_config")
+    quant = hf_quantization_config(config_json, data)
     compression = _key(config_json, data, "compression_config")
     modelslim = hf_quant = None
     if folder is not None and (folder / MODELSLIM).is_file():  # model_config.py:1828
@@ -64,4 +92,4 @@ def checkpoint_quant(config_json: Path, data: dict[str, Any], folder: Path | Non
     return cfg, config_json
 
 
-__all__ = ["HF_QUANT", "MODELSLIM", "checkpoint_quant"]
+__all__ = ["HF_QUANT", "MODELSLIM", "checkpoint_quant", "hf_quantization_config", "mxfp4_pack"]

@@ -367,7 +367,9 @@ class EngineConfig:
             mooncake_protocol: str = "rdma",
             disaggregation_transfer_backend: str = "mooncake",
             dynamic_chunking: bool = False, max_prefill_tokens: int = 16384,
-            hybrid_swa: bool | None = None) -> None: ...
+            hybrid_swa: bool | None = None,
+            checkpoint_fp8_experts: bool | None = None,
+            kimi_mxfp4_pack: bool | None = None) -> None: ...
 
     def __post_init__(self) -> None:
         set_ = object.__setattr__
@@ -979,6 +981,16 @@ class EngineConfig:
     def draft_attention_backend(self) -> str | None:
         """SglangOptions.draft_attention_backend."""
         return cast("str | None", self._option("draft_attention_backend"))
+
+    @property
+    def checkpoint_fp8_experts(self) -> bool | None:
+        """SglangOptions.checkpoint_fp8_experts."""
+        return cast("bool | None", self._option("checkpoint_fp8_experts"))
+
+    @property
+    def kimi_mxfp4_pack(self) -> bool | None:
+        """SglangOptions.kimi_mxfp4_pack."""
+        return cast("bool | None", self._option("kimi_mxfp4_pack"))
 
     @property
     def moe_runner_backend(self) -> str:

@@ -19,7 +19,9 @@ registered override function (`_MODEL_OVERRIDE_FNS[arch]`, model_override_base.p
   ran (hf_config: architectures, the layout's quantization_config, mlp_hidden_act relu2;
   model_path: an empty directory), with
   `nvfp4_moe_meta` None and `is_fp4_experts` False (DeepSeek-V4's runner override);
-* `has_fp8_weights_in_checkpoint` (utils/common.py:3857) -> raises `ReadsWeights`;
+* `has_fp8_weights_in_checkpoint` (utils/common.py:3857) -> raises `ReadsWeights`, unless
+  `model_path` names a checkpoint directory: then SGLang's own function reads its
+  safetensors headers (server_args.model_path is that directory);
 * `is_flashinfer_available` in deepseek_v4 -> False (its dense-GEMM override only).
 """
 
@@ -97,8 +99,8 @@ def _patched(*patches: tuple[Any, str, Any]) -> Iterator[None]:
 
 
 def resolve(arch: str, flag: str | None, layout: dict[str, Any] | None, sm100: bool,
-            a2a: str = "none", runner: str = "auto", **model_attrs: Any
-            ) -> tuple[str, str | None, str | None]:
+            a2a: str = "none", runner: str = "auto", model_path: str | None = None,
+            **model_attrs: Any) -> tuple[str, str | None, str | None]:
     """("ok", --quantization, --moe-runner-backend) after the class's overrides, or
     ("refused", message, None) where _verify_quantization or an override raises, or
     ("weights", None, None) where SGLang reads the checkpoint's weights. `model_attrs`
@@ -119,7 +121,8 @@ def resolve(arch: str, flag: str | None, layout: dict[str, Any] | None, sm100: b
             return "refused", str(exc), None
         for key, value in model_attrs.items():
             setattr(mc, key, value)
-        args = Args(**_DEFAULTS, quantization=quant, _quantization_explicitly_unset=unset,
+        args = Args(**{**_DEFAULTS, "model_path": model_path or _DEFAULTS["model_path"]},
+                    quantization=quant, _quantization_explicitly_unset=unset,
                     moe_a2a_backend=a2a, moe_runner_backend=runner)
         fns = list(base._MODEL_OVERRIDE_FNS.get(arch, []))
         fns += [fn for pred, fn in base._PREDICATE_OVERRIDE_FNS if pred(arch)]
@@ -127,8 +130,9 @@ def resolve(arch: str, flag: str | None, layout: dict[str, Any] | None, sm100: b
         def weights(_path: str) -> bool:
             raise ReadsWeights
 
-        patches: list[tuple[Any, str, Any]] = [
-            (common, "has_fp8_weights_in_checkpoint", weights),
+        patches: list[tuple[Any, str, Any]] = [] if model_path else [
+            (common, "has_fp8_weights_in_checkpoint", weights)]
+        patches += [
             (overrides, "get_platform", lambda: _platform(sm100)),
             (overrides, "model_config_of", lambda _view: mc),
             (base, "model_config_of", lambda _view: mc)]
@@ -152,3 +156,30 @@ def resolve(arch: str, flag: str | None, layout: dict[str, Any] | None, sm100: b
         except (ValueError, AssertionError) as exc:
             return "refused", str(exc), None
         return "ok", args.quantization, args.moe_runner_backend
+
+
+def nvfp4_moe_meta(layout: dict[str, Any] | None) -> Any:
+    """ModelConfig's `nvfp4_moe_meta` for a config.json quantization_config, computed by
+    SGLang's own lines (configs/model_config.py:774-795, cut out of `__init__` by their
+    comments and run on a namespace holding only hf_config)."""
+    import inspect
+    import logging
+    import textwrap
+
+    so.oracle()
+    with sglang_stubs.stubbed():
+        from sglang.srt.configs import model_config as module
+
+        source = inspect.getsource(module.ModelConfig.__init__)
+        start = source.index("# Handle hybrid NVFP4 moe")
+        end = source.index("# Check model type", start)
+        line_start = source.rindex("\n", 0, start) + 1
+        block = textwrap.dedent(source[line_start:end].rstrip() + "\n")
+        hf = types.SimpleNamespace()
+        if layout is not None:
+            hf.quantization_config = copy.deepcopy(layout)
+        self = types.SimpleNamespace(hf_config=hf)
+        scope = {"self": self, "_quant_config_to_dict": module._quant_config_to_dict,
+                 "Optional": Any, "logger": logging.getLogger("oracle")}
+        exec(compile(block, module.__file__, "exec"), scope)
+        return self.nvfp4_moe_meta

@@ -5,7 +5,9 @@ sglang_model_quant_oracle lists, after its own `_verify_quantization`."""
 
 from __future__ import annotations
 
+import functools
 import itertools
+from typing import Any
 
 import pytest
 
@@ -165,3 +167,120 @@ def test_a_planted_copy_error_is_caught(monkeypatch: pytest.MonkeyPatch) -> None
                             options={"checkpoint_quant_method": "gptq", "sm100": True,
                                      "checkpoint_quant_config": config, "gpu_capability": 100})
     sq.check(settings)  # starts: the planted error
+
+
+RUNNER_ARCHS = ("NemotronHForCausalLM", "NemotronH_Omni_Reasoning_V3", "DeepseekV4ForCausalLM",
+                "KimiK3ForConditionalGeneration", "Qwen3MoeForCausalLM",
+                "DeepseekV3ForCausalLM", "BeamForCausalLM")
+RUNNER_FLAGS = (None, "fp8")
+RUNNER_LAYOUTS: dict[str, dict[str, object] | None] = {
+    "none": None, **{name: qo.LAYOUTS[name] for name in (
+        "modelopt_nvfp4", "modelopt_fp8", "modelopt_mixed_nvfp4", "hybrid_nvfp4", "fp8_block",
+        "fp8_mxfp4_experts")},
+    "w4a16_experts": {"quant_method": "modelopt", "quant_algo": "MIXED_PRECISION",
+                      "quantized_layers": {"model.layers.1.mixer.experts.0":
+                                           {"quant_algo": "W4A16_NVFP4"}}},
+    "qwen_w4a16_experts": {"quant_method": "modelopt", "quant_algo": "MIXED_PRECISION",
+                           "quantized_layers": {"model.layers.1.mlp.experts":
+                                                {"quant_algo": "w4a16_nvfp4"}}},
+    "kimi_mxfp4_pack": {"quant_method": "compressed-tensors", "config_groups": {
+        "group_0": {"format": "mxfp4-pack-quantized", "weights": {"num_bits": 4}}}},
+    "kimi_int4_pack": {"quant_method": "compressed-tensors", "config_groups": {
+        "group_0": {"format": "pack-quantized"}}},
+}
+A2AS = ("none", "deepep_v2", "pplx", "flashinfer", "flashinfer_megamoe")
+
+
+@functools.cache
+def _meta(name: str) -> Any:
+    return mo.nvfp4_moe_meta(RUNNER_LAYOUTS[name])
+
+
+@functools.cache
+def _sglang_runner(arch: str, flag: str | None, name: str, sm100: bool, a2a: str
+                   ) -> tuple[str, str | None, str | None]:
+    """SGLang's answer (computed once: the plants change graphfit only)."""
+    return mo.resolve(arch, flag, RUNNER_LAYOUTS[name], sm100, a2a,
+                      nvfp4_moe_meta=_meta(name))
+
+
+def _graphfit_runner(arch: str, flag: str | None, name: str, sm100: bool, a2a: str,
+                     runner: str = "auto") -> tuple[str, str | None]:
+    """("ok", runner) / ("unknown", None) / ("refused", None) after the class's override."""
+    from graphfit.inputs.sglang_quant_files import mxfp4_pack
+
+    layout = RUNNER_LAYOUTS[name]
+    method = sq.checkpoint_method(layout) if layout else None
+    cfg = sq.effective_config(layout) if layout else None
+    try:
+        model_quant = sq.check_clash(flag, method, cfg, 100)
+        known, quant = smq.flag_after_overrides(arch, flag, False, model_quant, method, sm100)
+        if not known:
+            return "unknown", None
+        meta = _meta(name)  # SGLang's own lines: the input both sides get
+        pack = mxfp4_pack({"model_type": "kimi_k3", "text_config": {
+            "quantization_config": layout}}) if arch.startswith("KimiK3") else None
+        known, picked = smq.class_runner(arch, runner, a2a, sm100, 100 if sm100 else 90,
+                                         model_quant, quant, cfg, meta is not None, pack)
+    except ConfigError:
+        return "refused", None
+    return ("ok", picked) if known else ("unknown", None)
+
+
+def test_the_class_runner_under_each_a2a_backend_is_sglangs() -> None:
+    """The MoE runner a class's override picks from auto under an all-to-all backend (and
+    Nemotron-H's W4A16 refusals) agree with SGLang's own overrides (nvfp4_moe_meta from
+    SGLang's own lines, model_config.py:774-795)."""
+    wrong, picked = [], set()
+    for arch, flag, name, sm100, a2a in itertools.product(
+            RUNNER_ARCHS, RUNNER_FLAGS, RUNNER_LAYOUTS, (True, False), A2AS):
+        ours = _graphfit_runner(arch, flag, name, sm100, a2a)
+        if ours[0] == "unknown":
+            continue
+        state, _, runner = _sglang_runner(arch, flag, name, sm100, a2a)
+        if state == "weights":
+            continue
+        if a2a == "none" and state == "ok" and ours[0] == "ok":
+            # under none graphfit keeps the pick only where it refuses or must (W4A16)
+            ok = ours[1] == runner or ours[1] == "auto"
+        else:
+            ok = (ours[0], ours[1] if ours[0] == "ok" else None) == (
+                state, runner if state == "ok" else None)
+        if not ok:
+            wrong.append(f"{arch} {flag} {name} sm100={sm100} {a2a}: graphfit {ours}, "
+                         f"SGLang {state} {runner}")
+        if state == "ok" and a2a != "none":
+            picked.add(str(runner))
+    assert not wrong, f"{len(wrong)} differ:\n" + "\n".join(wrong[:12])
+    # not vacuous: each a2a-independent pick happens
+    assert {"flashinfer_cutlass", "flashinfer_trtllm_routed", "flashinfer_mxfp4",
+            "auto"} <= picked, picked
+
+
+@pytest.mark.parametrize("plant", ["no kimi pick", "no v4 pick", "nemotron marlin off"])
+def test_a_planted_class_runner_error_is_caught(plant: str,
+                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    """Dropping one class's pick (Kimi K3's MXFP4 runner, DeepSeek-V4's routed runner) or
+    Nemotron-H's SM80-90 marlin makes some line differ from SGLang."""
+    original = smq.class_runner
+
+    def planted(arch: str | None, runner: str, a2a: str, sm100: bool | None,
+                capability: int | None, *rest: object) -> tuple[bool, str]:
+        if plant == "no kimi pick" and arch == "KimiK3ForConditionalGeneration":
+            return True, runner
+        if plant == "no v4 pick" and arch == "DeepseekV4ForCausalLM":
+            return True, runner
+        if plant == "nemotron marlin off":
+            capability = 100
+        return original(arch, runner, a2a, sm100, capability, *rest)  # type: ignore[arg-type]
+    monkeypatch.setattr(smq, "class_runner", planted)
+    hits = 0
+    for arch, flag, name, a2a in itertools.product(RUNNER_ARCHS, RUNNER_FLAGS, RUNNER_LAYOUTS,
+                                                   A2AS[1:]):
+        sm100 = plant != "nemotron marlin off"
+        ours = _graphfit_runner(arch, flag, name, sm100, a2a)
+        if ours[0] != "ok":
+            continue
+        state, _, runner = _sglang_runner(arch, flag, name, sm100, a2a)
+        hits += state == "ok" and runner != ours[1]
+    assert hits > 0, plant

@@ -107,3 +107,91 @@ def test_an_unknown_gpu_is_refused_only_where_the_gpu_decides() -> None:
             wrong.append(f"{flag} on {cfg}: graphfit {mine[:80]} | SGLang {theirs}")
     assert not wrong, "\n".join(wrong[:8])
     assert asked > 0  # not vacuous: some cases hang on the GPU
+
+
+# the config keys an override may read, each with values on both sides of its rule
+_KEY_VALUES: dict[str, tuple[Any, ...]] = {
+    "bits": (4, 8), "group_size": (128, 7), "zero_point": (True, False),
+    "sym": (True, False), "desc_act": (True, False), "checkpoint_format": ("gptq", "marlin"),
+    "quant_algo": ("FP8", "NVFP4", "INT4_AWQ")}
+_METHODS = ("awq", "gptq", "fp8", "mxfp8", "compressed-tensors", "modelopt_fp4")
+_SAMPLES = 10
+
+
+def _method_alone(flag: str | None, method: str) -> str:
+    """graphfit's answer from checkpoint_quant_method alone (a config file's line)."""
+    from graphfit.planner.core.errors import ConfigError
+    from graphfit.planner.engines import sglang_quantization as sq
+
+    try:
+        return str(sq.check_clash(flag, method, None, 90))
+    except ConfigError as exc:
+        return f"asks: {exc}" if "give checkpoint_quant_config" in str(exc) else f"refused: {exc}"
+
+
+def _method_alone_wrong() -> tuple[list[str], int, int]:
+    import random
+
+    rng, wrong, asked, varied = random.Random(SEED), [], 0, 0
+    for flag, method in itertools.product([*qo.FLAGS, *qo.MORE_FLAGS], _METHODS):
+        alone = _method_alone(flag, method)
+        named = {key for key in _KEY_VALUES if key in alone.split("(")[0]}
+        # every combination of the named keys' values, the other keys drawn (twice each)
+        grid = [dict(zip(sorted(named), values, strict=True)) for values in
+                itertools.product(*(_KEY_VALUES[k] for k in sorted(named)))] * 2
+        configs = [{"quant_method": method, **{k: rng.choice(v) for k, v in
+                                               _KEY_VALUES.items()}, **fixed}
+                   for fixed in (grid if named else [{}] * _SAMPLES)]
+        answers = [qo.verify(flag, cfg, (9, 0)) for cfg in configs]
+        if not alone.startswith("asks"):
+            if any(not qc.same(alone, theirs) for theirs in answers):
+                wrong.append(f"{flag} on {method}: graphfit {alone[:60]} on the method alone, "
+                             f"SGLang {sorted(set(answers))[:3]}")
+            continue
+        asked += 1
+        varied += len({a[:7] if a.startswith(("refused", "crash")) else a
+                       for a in answers}) > 1
+        for cfg, theirs in zip(configs, answers, strict=True):
+            kept = {k: v for k, v in cfg.items() if k == "quant_method" or k in named}
+            mine = qc.ours(flag, kept, method, 90)
+            if not qc.same(mine, theirs):
+                wrong.append(f"{flag} on {cfg}: graphfit {mine[:60]} from {sorted(named)}, "
+                             f"SGLang {theirs[:60]}")
+    return wrong, asked, varied
+
+
+def test_a_method_alone_asks_for_exactly_the_keys_sglang_reads() -> None:
+    """With only checkpoint_quant_method, graphfit answers where SGLang's answer does not
+    depend on the rest of the config (drawn values of every key an override reads), and
+    otherwise asks for keys that are enough: SGLang's answer on a full config equals
+    graphfit's on the method plus the keys it named."""
+    wrong, asked, varied = _method_alone_wrong()
+    assert not wrong, f"{len(wrong)} differ:\n" + "\n".join(wrong[:8])
+    assert asked >= 5 and varied >= 3, (asked, varied)  # not vacuous: the keys matter
+
+
+def _fewer_keys(drop: str, flag_only: str | None = None) -> Callable[..., Any]:
+    from graphfit.planner.engines import sglang_quantization as sq
+
+    original = sq._missing_keys
+
+    def planted(method: str, flag: str | None) -> tuple[str, str] | None:
+        if flag_only is not None and flag == flag_only and method in sq.MODELOPT_KNOWN:
+            return None  # the rule before s32q: a ModelOpt method decides alone
+        got = original(method, flag)
+        if got is None:
+            return None
+        return ", ".join(k for k in got[0].split(", ") if k != drop), got[1]
+    return planted
+
+
+@pytest.mark.parametrize(("drop", "flag_only"), [("zero_point", None), ("sym", None),
+                                                 ("", "modelopt")])
+def test_a_planted_missing_key_error_is_caught(drop: str, flag_only: str | None,
+                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    """Asking for one key too few (awq's zero_point, gptq's sym), or answering a generic
+    modelopt flag on a ModelOpt method without its quant_algo, differs from SGLang."""
+    from graphfit.planner.engines import sglang_quantization as sq
+
+    monkeypatch.setattr(sq, "_missing_keys", _fewer_keys(drop, flag_only))
+    assert _method_alone_wrong()[0]

@@ -198,6 +198,8 @@ VALID: dict[str, st.SearchStrategy[Any]] = {
     "dynamic_chunking": st.booleans(),
     "max_prefill_tokens": st.integers(1, 10**6),
     "hybrid_swa": st.none() | st.booleans(),
+    "checkpoint_fp8_experts": st.none() | st.booleans(),
+    "kimi_mxfp4_pack": st.none() | st.booleans(),
 }
 INVALID: dict[str, st.SearchStrategy[Any]] = {
     "vit": st.sampled_from([
@@ -340,6 +342,8 @@ INVALID: dict[str, st.SearchStrategy[Any]] = {
     "dynamic_chunking": st.sampled_from([None, "1", 0]),
     "max_prefill_tokens": st.sampled_from([None, 0, -1, "16k", True]),
     "hybrid_swa": st.sampled_from(["yes", 1, 0]),
+    "checkpoint_fp8_experts": st.sampled_from(["yes", 1, "true"]),
+    "kimi_mxfp4_pack": st.sampled_from([0, "no", "False"]),
 }
 
 
@@ -611,6 +615,8 @@ def test_the_plan_3_document_writes_the_options_object() -> None:
         "gpu_capability": None, "decode_attention_backend": None,
         "draft_attention_backend": None, "mooncake_protocol": "rdma",
         "disaggregation_transfer_backend": "mooncake", "dynamic_chunking": False,
-        "max_prefill_tokens": 16384, "hybrid_swa": None}
+        "max_prefill_tokens": 16384, "hybrid_swa": None,
+        "checkpoint_fp8_experts": None,
+        "kimi_mxfp4_pack": None}
     assert not set(config) & set(LEGACY_KEYWORDS)
     assert EngineConfig.from_dict(config).tp_size == 2

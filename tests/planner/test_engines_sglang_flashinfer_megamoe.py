@@ -86,7 +86,7 @@ def test_each_refusal_names_its_rule() -> None:
         "not a validated model class": {"architecture": "MixtralForCausalLM"},
         "without FP4 routed experts": {"quant_method": "fp8"},
         "read from its weights": {"quant_method": None, "moe_fp4_checkpoint": None},
-        "DeepSeek V3 without quant_method: its weights": {
+        "DeepSeek V3 without quant_method: safetensors headers not local": {
             "quant_method": None, "checkpoint_quant_method": None,
             "architecture": "DeepseekV3ForCausalLM"},
         "NemotronHForCausalLM's override makes the auto MoE runner": {

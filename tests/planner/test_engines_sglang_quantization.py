@@ -111,7 +111,7 @@ def test_the_sm100_copy(flag: str | None, method: str | None, sm100: bool | None
         return
     if not sq.flag_known(config):
         assert flag is None
-        if method is None:  # only DeepSeek V3 reads its weights' headers (overrides.py:786-797)
+        if method is None:  # DeepSeek V3 reads its headers (overrides.py:791-807): unread
             assert arch == "DeepseekV3ForCausalLM" and sm100 is not False
             return
         assert sm100 is None or (sm100 and arch not in sq.DERIVING_ARCHS | sq.KEEPING_ARCHS)
@@ -229,14 +229,17 @@ def test_an_unknown_gpu_asks_for_it_only_where_the_answer_changes(flag: str | No
 
 def test_a_config_file_method_alone_refuses_what_hangs_on_the_rest_of_the_config() -> None:
     """An awq / gptq method without its config, or a generic modelopt flag without the
-    quant_algo, is refused as not modelled; a flag that does not read them is answered."""
-    for flag, method in ((None, "gptq"), ("awq_marlin", "awq"), ("moe_wna16", "gptq"),
-                         ("modelopt", "fp8"), ("modelopt", "mxfp8")):
-        with pytest.raises(ConfigError, match="not modelled"):
+    quant_algo, is refused with one line naming the keys to add; a flag that does not read
+    them is answered (tests/oracle/test_sglang_quant_overrides_oracle.py checks the keys
+    against SGLang)."""
+    for flag, method, key in ((None, "gptq", "desc_act"), ("awq_marlin", "awq", "zero_point"),
+                              ("moe_wna16", "gptq", "bits"), ("modelopt", "fp8", "quant_algo"),
+                              ("modelopt", "modelopt_fp4", "quant_algo")):
+        with pytest.raises(ConfigError, match="give checkpoint_quant_config") as exc:
             sq.check_clash(flag, method, None, 90)
+        assert key in str(exc.value) and len(str(exc.value)) <= 200
     assert sq.check_clash("awq", "awq", None, 90) == "awq"
     assert sq.check_clash(None, "awq", None, 90) == "awq"  # or awq_marlin: it starts
-    assert sq.check_clash("modelopt", "modelopt_fp4", None, 90) == "modelopt_fp4"
 
 
 def test_an_upper_case_method_is_copied_as_written_and_verified_lower_cased() -> None:

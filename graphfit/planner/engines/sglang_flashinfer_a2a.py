@@ -30,7 +30,7 @@ from collections.abc import Mapping
 from graphfit.planner.core.errors import ConfigError
 from graphfit.planner.core.settings import EngineSettings
 from graphfit.planner.engines.sglang_megamoe import decode_forward
-from graphfit.planner.engines.sglang_quantization import RUNNER_QUANT
+from graphfit.planner.engines.sglang_quantization import RUNNER_QUANT, class_runner
 
 RUNNERS = ("flashinfer_cutlass", "flashinfer_cutedsl", "flashinfer_trtllm",
            "flashinfer_trtllm_routed", "deep_gemm")  # moe_hook.py:531-540
@@ -85,10 +85,10 @@ def check(config: EngineSettings, changes: Mapping[str, object], *, speculative:
         raise ConfigError(f"flashinfer needs attention DP over the whole TP group "
                           f"(--attn-dp-size == --tp-size, here {config.attn_dp_size} and "
                           f"{config.tp_size}): SGLang asserts (moe_hook.py:471-488)")
-    if config.moe_runner_backend not in RUNNERS:
+    runner = class_runner(config)[1]  # a model class's override may pick it from auto
+    if runner not in RUNNERS:
         raise ConfigError(f"flashinfer runs with --moe-runner-backend {', '.join(RUNNERS)}, "
-                          f"not {config.moe_runner_backend}: SGLang asserts (moe_hook.py:"
-                          f"531-540)")
+                          f"not {runner}: SGLang asserts (moe_hook.py:531-540)")
     chunk = (config.chunked_prefill_size or chunk_default) // config.attn_dp_size
     required = 0
     if config.disaggregation_mode != "decode":

@@ -29,7 +29,8 @@ Start-up refusals, in SGLang's order (`handle_moe_kernel_config` runs before
   DeepSeek family's post-process (overrides.py:763-797), Nemotron-H on any GPU
   (nemotron_h.py:31-55), and DeepSeek-V2 / V4, Beam, Kimi K3 keep the flag
   (graphfit.planner.engines.sglang_model_quant); DeepSeek V3 without quant_method (its
-  weights decide, overrides.py:786-797) is refused as not modelled;
+  safetensors headers decide, overrides.py:791-807) is read from a local model directory
+  (SglangOptions.checkpoint_fp8_experts) and refused as not modelled without one;
 * `validate_flashinfer_megamoe_envs` (moe_hook.py:214-235): the combine dtype;
 * attention DP == TP, the runner auto -> flashinfer_megamoe and nothing else, an SM100 GPU
   (moe_hook.py:315-345); Nemotron-H's own override has already turned auto into
@@ -52,6 +53,7 @@ from graphfit.planner.engines.sglang_model_quant import (
 )
 from graphfit.planner.engines.sglang_quantization import (
     flag_known,
+    hybrid_nvfp4,
     resolved_flag,
     verified_quant,
 )
@@ -119,9 +121,9 @@ def check(config: EngineSettings) -> None:
                       "file")
     if not known:
         raise _refuse(f"{arch}'s override sets --quantization from what graphfit does not "
-                      f"read (DeepSeek V3 without quant_method: its weights, overrides.py:"
-                      f"786-797; Nemotron-H with unquant: nemotron_h.py:31-55): not "
-                      f"modelled; give --quantization")
+                      f"read (DeepSeek V3 without quant_method: safetensors headers not "
+                      f"local, overrides.py:791-807; Nemotron-H with unquant: nemotron_h.py:"
+                      f"31-55): not modelled; give --quantization")
     fp4 = config.moe_fp4_checkpoint
     online = quant == "nvfp4_online" and w4a16  # moe_hook.py:266-270
     if quant not in QUANTIZATIONS and not online and not fp4:
@@ -151,7 +153,7 @@ def check(config: EngineSettings) -> None:
                       f"--tp-size, here {config.attn_dp_size} and {config.tp_size}): SGLang "
                       f"asserts (moe_hook.py:325-327)")
     nemotron_h_megamoe_runner(arch, runner, verified_quant(config))
-    deepseek_v4_megamoe_runner(arch, runner, config.quant_algo, fp4)
+    deepseek_v4_megamoe_runner(arch, runner, config.quant_algo, fp4, hybrid_nvfp4(config))
     if runner not in ("auto", BACKEND):
         raise _refuse(f"runs only with --moe-runner-backend flashinfer_megamoe or auto, not "
                       f"{runner} (as resolved by --quantization): SGLang asserts "

@@ -10,8 +10,9 @@ Each class that a line may name falls in one of four kinds (`KIND`):
   `_deepseek_moe_quant_resolution` (arg_groups/overrides.py:763-797) for
   `_DEEPSEEK_FAMILY_ARCHS` (:745-760), DeepSeek V3 / V3.2 and GLM MoE DSA among them. One
   exception: DeepseekV3ForCausalLM with no `quant_method` reads the safetensors headers and
-  becomes fp8 when they hold FP8 expert weights (:786-797); graphfit reads no weights, so
-  that line's flag is unknown.
+  becomes fp8 when they hold FP8 expert weights (:786-807); graphfit reads the same headers
+  from a local model directory (graphfit.inputs.sglang_safetensors,
+  SglangOptions.checkpoint_fp8_experts); without them (a hub id) that line's flag is unknown.
 * `modelopt_any_gpu` -- Nemotron-H (model_overrides/nemotron_h.py:17-22): on any GPU, when
   the ModelConfig's verified quantization is a ModelOpt one, the flag becomes it
   (nemotron_h.py:31-55; a plain `modelopt` is named by its quant_algo there). It does not look
@@ -29,7 +30,8 @@ one that decides a start-up refusal under flashinfer_megamoe (moe_hook.py:328-33
 
 from __future__ import annotations
 
-from typing import Literal
+from collections.abc import Mapping
+from typing import Any, Literal
 
 from graphfit.planner.core.errors import ConfigError
 
@@ -94,12 +96,14 @@ def kind(arch: str | None) -> Kind | None:
 
 def flag_after_overrides(arch: str | None, flag: str | None, unquant: bool,
                          model_quant: str | None, method: str | None,
-                         sm100: bool | None) -> tuple[bool, str | None]:
+                         sm100: bool | None, fp8_experts: bool | None = None
+                         ) -> tuple[bool, str | None]:
     """(known, server_args.quantization after the class's override).
 
     `flag`: the given flag (None without one or with unquant); `unquant`: `--quantization
     unquant` was given; `model_quant`: the ModelConfig's verified quantization (what
-    sglang_quantization.check_clash returns); `method`: the checkpoint's parsed method."""
+    sglang_quantization.check_clash returns); `method`: the checkpoint's parsed method;
+    `fp8_experts`: whether its safetensors hold FP8 expert weights (None: not read)."""
     k = kind(arch)
     if k == "modelopt_any_gpu":
         if model_quant in MODELOPT:
@@ -113,9 +117,138 @@ def flag_after_overrides(arch: str | None, flag: str | None, unquant: bool,
         return True, None
     if k in ("sm100_copy", "deepseek_sm100_copy") and method is not None:
         return True, method
-    # DeepseekV3ForCausalLM without quant_method reads its weights' headers
-    # (overrides.py:786-797), or a class graphfit has not restated
+    if arch == "DeepseekV3ForCausalLM" and fp8_experts is not None:
+        # without quant_method SGLang reads the headers: FP8 experts -> fp8, else none
+        # (overrides.py:791-807, utils/common.py:3857-3921)
+        return True, "fp8" if fp8_experts else None
+    # the headers were not read (a hub id), or a class graphfit has not restated
     return False, None
+
+
+# the runners each all-to-all backend lets past (an override's pick is checked after it,
+# arg_groups/pipeline.py:225 then 294-295): deepep_v2 moe_hook.py:400-419, pplx :599-602,
+# flashinfer :531-540, flashinfer_megamoe :328-334
+A2A_RUNNERS: dict[str, tuple[str, ...]] = {
+    "deepep_v2": ("deep_gemm", "auto"), "pplx": ("deep_gemm", "auto"),
+    "flashinfer": ("flashinfer_cutlass", "flashinfer_cutedsl", "flashinfer_trtllm",
+                   "flashinfer_trtllm_routed", "deep_gemm"),
+    "flashinfer_megamoe": ("flashinfer_megamoe", "auto")}
+A2A_CITE = {"deepep_v2": "moe_hook.py:403-419", "pplx": "moe_hook.py:599-602",
+            "flashinfer": "moe_hook.py:531-540", "flashinfer_megamoe": "moe_hook.py:328-334"}
+KIMI_MXFP4_SMS = (100, 103, 107)  # kimi_k3.py:181
+
+
+def w4a16_experts(cfg: Mapping[str, Any] | None) -> bool | None:
+    """Nemotron-H's `has_w4a16_moe_layers` (nemotron_h.py:64-71): a quantized layer under
+    ".experts." with quant_algo W4A16_NVFP4; None when the config is not known."""
+    if cfg is None:
+        return None
+    layers = cfg.get("quantized_layers", {})
+    if not isinstance(layers, Mapping):
+        return None
+    return any(isinstance(info, Mapping) and info.get("quant_algo") == "W4A16_NVFP4"
+               and ".experts." in str(name) for name, info in layers.items())
+
+
+def qwen3_w4a16_experts(cfg: Mapping[str, Any] | None) -> bool | None:
+    """The Qwen3-MoE family's test (qwen3_moe.py:17-26, 51-54): a quantized layer whose name
+    holds ".experts" with quant_algo W4A16_NVFP4 in any case; None: the config is unknown."""
+    if cfg is None:
+        return None
+    layers = cfg.get("quantized_layers", {})
+    if not isinstance(layers, Mapping):
+        return None
+    return any(isinstance(info, Mapping) and ".experts" in str(name)
+               and str(info.get("quant_algo", "")).upper() == "W4A16_NVFP4"
+               for name, info in layers.items())
+
+
+def _qwen3_runner(arch: str | None, runner: str, a2a: str, quant: str | None,
+                  cfg: Mapping[str, Any] | None, w4a16_env: bool) -> tuple[bool, str]:
+    """The Qwen3-MoE family on SM100 with W4A16_NVFP4 experts (qwen3_moe.py:51-76): the
+    runner must be auto / marlin (or flashinfer_cutedsl under none / flashinfer with
+    SGLANG_FLASHINFER_CUTEDSL_NVFP4_W4A16), and auto becomes marlin whatever the a2a."""
+    w4a16 = quant == "modelopt_mixed" and qwen3_w4a16_experts(cfg)
+    if w4a16 is None:
+        return False, runner
+    if not w4a16:
+        return True, runner
+    cutedsl = runner == "flashinfer_cutedsl" and a2a in ("none", "flashinfer") and w4a16_env
+    if runner not in ("auto", "marlin") and not cutedsl:
+        raise ConfigError(f"{arch}: W4A16_NVFP4 MoE layers need --moe-runner-backend marlin "
+                          f"(or flashinfer_cutedsl with its W4A16 mode): SGLang refuses "
+                          f"(model_overrides/qwen3_moe.py:63-71)")
+    return True, "marlin" if runner == "auto" else runner
+
+
+def class_runner(arch: str | None, runner: str, a2a: str, sm100: bool | None,
+                 capability: int | None, model_quant: str | None, quant: str | None,
+                 cfg: Mapping[str, Any] | None, hybrid: bool | None,
+                 kimi_pack: bool | None, w4a16_env: bool = False) -> tuple[bool, str]:
+    """(known, `--moe-runner-backend` after the class's override) where the pick holds
+    under an all-to-all backend (a2a none's picks are flashinfer_trtllm-family runners that
+    take the quantizations they were picked for, RUNNER_EFFECTS). `model_quant`: the
+    ModelConfig's quantization; `quant`: the flag after the override; `cfg`: the checkpoint's
+    quantization config; `hybrid`: hybrid NVFP4 MoE metadata (model_config.py:775-784);
+    `kimi_pack`: a Kimi K3 MXFP4 pack; `w4a16_env`: SGLANG_FLASHINFER_CUTEDSL_NVFP4_W4A16.
+    Nemotron-H's W4A16 experts refuse any a2a backend and any runner but marlin
+    (nemotron_h.py:73-80), the Qwen3-MoE family's any runner but marlin / the CuTe DSL W4A16
+    one (qwen3_moe.py:55-76): ConfigError."""
+    k = kind(arch)
+    if arch in _QWEN3 and sm100:  # its override runs on SM100 only (qwen3_moe.py:40)
+        known, picked = _qwen3_runner(arch, runner, a2a, quant, cfg, w4a16_env)
+        if picked != runner or not known:
+            return known, picked
+    elif arch in _QWEN3 and sm100 is None and quant == "modelopt_mixed" and (
+            qwen3_w4a16_experts(cfg) is not False):
+        return False, runner
+    modelopt = model_quant in MODELOPT
+    if k == "modelopt_any_gpu" and modelopt and quant == "modelopt_mixed" and (
+            w4a16_experts(cfg) is not False):
+        if w4a16_experts(cfg) is None:
+            return False, runner
+        if a2a != "none":
+            raise ConfigError(f"{arch}: W4A16_NVFP4 MoE layers need --moe-a2a-backend none: "
+                              f"SGLang refuses (model_overrides/nemotron_h.py:73-76)")
+        if runner not in ("auto", "marlin"):
+            raise ConfigError(f"{arch}: W4A16_NVFP4 MoE layers need --moe-runner-backend "
+                              f"marlin: SGLang refuses (model_overrides/nemotron_h.py:77-80)")
+        return True, "marlin"  # :81-82
+    if a2a == "none":
+        return True, runner
+    if k == "modelopt_any_gpu":
+        if runner != "auto" or not (modelopt or model_quant is None):
+            return True, runner
+        fp4 = model_quant in ("modelopt_fp4", "modelopt_mixed") or quant == "modelopt_fp4"
+        if not fp4:
+            return True, "flashinfer_cutlass"  # nemotron_h.py:121
+        if capability is None:
+            return (True, "flashinfer_cutlass") if sm100 else (False, runner)
+        return True, "marlin" if 80 <= capability < 100 else "flashinfer_cutlass"  # :107-119
+    if runner != "auto":
+        return True, runner
+    if arch == "DeepseekV4ForCausalLM":
+        if hybrid is None:
+            return False, runner
+        return True, "flashinfer_trtllm_routed" if hybrid else runner  # deepseek_v4.py:66-74
+    if arch == "KimiK3ForConditionalGeneration":
+        gpu = (sm100 and capability in KIMI_MXFP4_SMS) if capability is not None else sm100
+        if gpu is False or kimi_pack is False:
+            return True, runner
+        if gpu is None or kimi_pack is None:
+            return False, runner
+        return True, "flashinfer_mxfp4"  # kimi_k3.py:172-190
+    return True, runner
+
+
+def check_a2a_runner(arch: str | None, given: str, picked: str, a2a: str) -> None:
+    """The runner a class's override picked from auto, against what the a2a backend takes."""
+    allowed = A2A_RUNNERS.get(a2a)
+    if allowed is None or picked == given or picked in allowed:
+        return
+    raise ConfigError(f"{a2a}: {arch}'s override makes the auto MoE runner "
+                      f"{picked} (sglang_model_quant.RUNNER_EFFECTS): SGLang refuses "
+                      f"({A2A_CITE[a2a]})")
 
 
 def nemotron_h_megamoe_runner(arch: str | None, runner: str, model_quant: str | None
@@ -134,14 +267,22 @@ def nemotron_h_megamoe_runner(arch: str | None, runner: str, model_quant: str | 
 
 
 def deepseek_v4_megamoe_runner(arch: str | None, runner: str, quant_algo: str | None,
-                               fp4: bool | None) -> None:
+                               fp4: bool | None, hybrid: bool | None = None) -> None:
     """DeepSeek-V4's override turns `--moe-runner-backend auto` into flashinfer_trtllm_routed
     for a checkpoint with hybrid NVFP4 MoE metadata, whatever the a2a backend
     (deepseek_v4.py:66-74), so flashinfer_megamoe's runner assert fails (moe_hook.py:
     328-334); MXFP4 routed experts change the runner only without an a2a backend (:75-88).
     graphfit's moe_fp4_checkpoint holds either: with quant_algo MIXED_PRECISION (the hybrid
-    metadata's, model_config.py:779-784) it cannot tell them apart."""
-    if arch != "DeepseekV4ForCausalLM" or runner != "auto" or fp4 is not True:
+    metadata's, model_config.py:779-784) it cannot tell them apart unless `hybrid` (read
+    from the checkpoint's quantization config, sglang_quantization.hybrid_nvfp4) says."""
+    if arch != "DeepseekV4ForCausalLM" or runner != "auto" or hybrid is False:
+        return
+    if hybrid:
+        raise ConfigError(
+            "flashinfer_megamoe: DeepSeek-V4 on hybrid NVFP4 metadata makes the auto MoE runner "
+            "flashinfer_trtllm_routed (deepseek_v4.py:66-74): SGLang asserts (moe_hook.py:"
+            "328-334); name flashinfer_megamoe")
+    if fp4 is not True:
         return
     if str(quant_algo or "").upper() == "MIXED_PRECISION":
         raise ConfigError(
@@ -150,6 +291,7 @@ def deepseek_v4_megamoe_runner(arch: str | None, runner: str, quant_algo: str | 
             "modelled; name flashinfer_megamoe")
 
 
-__all__ = ["CITE", "DEEPSEEK_FAMILY", "KEEPS", "KIND", "MODELOPT", "NEMOTRON_H",
-           "RUNNER_EFFECTS", "deepseek_v4_megamoe_runner", "flag_after_overrides", "kind",
-           "nemotron_h_megamoe_runner"]
+__all__ = ["A2A_RUNNERS", "CITE", "DEEPSEEK_FAMILY", "KEEPS", "KIND", "MODELOPT",
+           "NEMOTRON_H", "RUNNER_EFFECTS", "check_a2a_runner", "class_runner",
+           "deepseek_v4_megamoe_runner", "flag_after_overrides", "kind",
+           "nemotron_h_megamoe_runner", "qwen3_w4a16_experts", "w4a16_experts"]

@@ -303,6 +303,15 @@ class SglangOptions(EngineOptions):
         67-82; `max_prefill_buffer_tokens`, overrides.py:1865-1883) and whether the model is
         hybrid-SWA (`is_hybrid_swa_model`, configs/model_config.py:2651-2697; None: no local
         config.json read), which decides it under --enable-unified-memory (:1826-1836).
+    checkpoint_fp8_experts: whether the checkpoint's safetensors hold FP8 expert weights, as
+        SGLang's `has_fp8_weights_in_checkpoint` reads the headers (utils/common.py:
+        3857-3921; graphfit.inputs.sglang_safetensors): a DeepseekV3ForCausalLM checkpoint
+        without `quant_method` then runs as fp8 on SM100 (arg_groups/overrides.py:791-807).
+        None: not read (a hub id, another class).
+    kimi_mxfp4_pack: whether a Kimi K3 checkpoint's text_config quantization_config has an
+        MXFP4 config group (`_is_mxfp4_pack_quantized`, arg_groups/model_override_base.py:
+        366-377), which makes its auto MoE runner flashinfer_mxfp4 on SM100 / 103 / 107
+        (model_overrides/kimi_k3.py:172-190). None: not read.
     """
 
     engine: ClassVar[str] = "sglang"
@@ -394,6 +403,8 @@ class SglangOptions(EngineOptions):
     dynamic_chunking: bool = False
     max_prefill_tokens: int = 16384
     hybrid_swa: bool | None = None
+    checkpoint_fp8_experts: bool | None = None
+    kimi_mxfp4_pack: bool | None = None
 
     def __post_init__(self) -> None:
         gb = self.gpu_memory_gb
@@ -442,6 +453,9 @@ class SglangOptions(EngineOptions):
                 raise ConfigError(f"{name}: must be a non-empty string, got {excerpt(value)}")
         set_(self, "checkpoint_quant_config", quant_config_text(self.checkpoint_quant_config))
         _optional_int("gpu_capability", self.gpu_capability, 10)
+        for name in ("checkpoint_fp8_experts", "kimi_mxfp4_pack"):
+            if getattr(self, name) is not None:
+                true_false(name, getattr(self, name))
         for name in ("decode_attention_backend", "draft_attention_backend"):
             if getattr(self, name) is not None:
                 object.__setattr__(self, name, backend_name(name, getattr(self, name)))

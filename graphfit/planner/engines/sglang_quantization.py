@@ -37,7 +37,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, cast
 
-from graphfit.planner.core.errors import ConfigError
+from graphfit.planner.core.errors import ConfigError, excerpt
 from graphfit.planner.core.settings import EngineSettings
 from graphfit.planner.engines import sglang_model_quant as smq
 from graphfit.planner.engines import sglang_quant_overrides as overrides
@@ -205,7 +205,7 @@ def _after_overrides(config: EngineSettings) -> tuple[bool, str | None]:
     return smq.flag_after_overrides(
         config.architecture, _flag(config), config.quant_method == UNQUANT,
         verified_quant(config),
-        config.checkpoint_quant_method, config.sm100)
+        config.checkpoint_quant_method, config.sm100, config.checkpoint_fp8_experts)
 
 
 def flag_known(config: EngineSettings) -> bool:
@@ -220,6 +220,26 @@ def resolved_flag(config: EngineSettings) -> str | None:
     return _after_overrides(config)[1]
 
 
+def _missing_keys(method: str, flag: str | None) -> tuple[str, str] | None:
+    """(the quantization-config keys, where SGLang reads them) an override needs beyond the
+    method for this flag; None where the method alone decides. awq under marlin / awq_marlin:
+    bits, group_size, zero_point (awq/awq.py:332-355, 402-424); gptq without a flag or under
+    marlin / gptq_marlin: bits, group_size, sym, desc_act, checkpoint_format (gptq/gptq.py:
+    44-49, 413-481); either under moe_wna16: bits (and desc_act for gptq, moe_wna16.py:
+    168-185); a generic modelopt flag: quant_algo, whatever the method
+    (base_config.py:238-244)."""
+    if flag == "modelopt":  # its quant_algo wins over any method (base_config.py:240-244)
+        return "quant_algo", "layers/quantization/base_config.py:238-244"
+    if flag not in MARLIN_FLAGS.get(method, ()):
+        return None
+    if flag == "moe_wna16":
+        keys = "bits" if method == "awq" else "bits, desc_act"
+        return keys, "layers/quantization/moe_wna16.py:168-185"
+    if method == "awq":
+        return "bits, group_size, zero_point", "awq/awq.py:332-355, 402-424"
+    return "bits, group_size, sym, desc_act, checkpoint_format", "gptq/gptq.py:44-49, 413-481"
+
+
 def check_clash(flag: str | None, method: str | None,
                 cfg: Mapping[str, Any] | None = None, capability: int | None = None
                 ) -> str | None:
@@ -227,17 +247,16 @@ def check_clash(flag: str | None, method: str | None,
     sglang_quant_overrides.verify): the ModelConfig's quantization, or ConfigError where
     SGLang refuses. `cfg`: the checkpoint's quantization config as SGLang reads it
     (`effective_config`); without it only `method` is known (a `--config` file's
-    checkpoint_quant_method), and a flag or checkpoint whose override reads more of it is
-    refused as not modelled. `capability`: the GPU's (80: SM80), None unknown."""
+    checkpoint_quant_method), and where an override reads more of it (`_missing_keys`) the
+    line is refused asking for those keys. `capability`: the GPU's (80: SM80), None unknown."""
     if cfg is None and method is not None:
         lowered = method.lower()
-        if flag in MARLIN_FLAGS.get(lowered, ()) or (
-                flag == "modelopt" and lowered not in MODELOPT_KNOWN):
-            raise _refuse(f"the checkpoint's {method} with --quantization {flag}: SGLang's "
-                          f"override reads the checkpoint's bits / quant_algo (layers/"
-                          f"quantization/awq/awq.py:333, gptq/gptq.py:414, base_config.py:"
-                          f"241): give the model directory or checkpoint_quant_config: not "
-                          f"modelled")
+        missing = _missing_keys(lowered, flag)
+        if missing is not None:
+            keys, cite = missing
+            raise _refuse(f"{flag or 'no flag'} on a {excerpt(method)} checkpoint: SGLang "
+                          f"decides on its {keys} ({cite}): give checkpoint_quant_config "
+                          f"with them")
         cfg = {"quant_method": method}
     if capability is not None:
         return overrides.verify(flag, cfg, capability, COMPATIBLE, KNOWN_METHODS)
@@ -319,6 +338,32 @@ def check_copy(config: EngineSettings) -> None:
                       f"then {why}") from None
 
 
+def hybrid_nvfp4(config: EngineSettings) -> bool | None:
+    """The ModelConfig's `nvfp4_moe_meta` is set (configs/model_config.py:775-784: quant_algo
+    MIXED_PRECISION, moe_quant_algo NVFP4, a group_size, names upper-cased) -- read from
+    checkpoint_quant_config when that is config.json's (its quant_algo is the one
+    quant_algo holds), else from moe_fp4_checkpoint where that says no FP4 at all; None
+    where graphfit cannot tell."""
+    cfg = overrides.quant_config(config.checkpoint_quant_config)
+    if config.moe_fp4_checkpoint is False:
+        return False
+    if cfg is not None and cfg.get("quant_algo") == config.quant_algo:
+        return (str(cfg.get("quant_algo", "")).upper() == "MIXED_PRECISION"
+                and str(cfg.get("moe_quant_algo", "")).upper() == "NVFP4"
+                and cfg.get("group_size") is not None)
+    return None
+
+
+def class_runner(config: EngineSettings) -> tuple[bool, str]:
+    """(known, `--moe-runner-backend` after the class's override under the line's a2a
+    backend: sglang_model_quant.class_runner)."""
+    return smq.class_runner(
+        config.architecture, config.moe_runner_backend, config.moe_a2a_backend or "none",
+        config.sm100, config.gpu_capability, verified_quant(config), resolved_flag(config),
+        overrides.quant_config(config.checkpoint_quant_config), hybrid_nvfp4(config),
+        config.kimi_mxfp4_pack, config.nvfp4_w4a16)
+
+
 def check(config: EngineSettings) -> None:
     """Steps 2-3 and the runner rule for one line (flashinfer_megamoe's own rules:
     graphfit.planner.engines.sglang_flashinfer_megamoe)."""
@@ -327,13 +372,24 @@ def check(config: EngineSettings) -> None:
         return
     check_copy(config)
     backend = config.moe_a2a_backend or "none"
+    if backend == "flashinfer_megamoe" and config.architecture in (
+            *smq.NEMOTRON_H, "DeepseekV4ForCausalLM"):
+        return  # their picks there: sglang_flashinfer_megamoe (nemotron_h_megamoe_runner ...)
+    known, runner = class_runner(config)
+    if not known and backend in smq.A2A_RUNNERS:
+        raise ConfigError(f"{backend}: {config.architecture}'s override may pick the auto MoE "
+                          f"runner from checkpoint fields graphfit did not read "
+                          f"(sglang_model_quant.RUNNER_EFFECTS): not modelled; give the model "
+                          f"directory or name the runner")
+    smq.check_a2a_runner(config.architecture, config.moe_runner_backend, runner, backend)
     if backend == "flashinfer_megamoe":
         return
-    check_runner(config.moe_runner_backend, resolved_flag(config), config.sm100,
+    check_runner(runner, resolved_flag(config), config.sm100,
                  backend=backend, fp4_checkpoint=config.moe_fp4_checkpoint)
 
 
 __all__ = ["COMPATIBLE", "DERIVING_ARCHS", "KEEPING_ARCHS", "KNOWN_METHODS", "REQUANTIZATION",
            "UNQUANT",
-           "RUNNER_QUANT", "check", "check_clash", "check_copy", "check_runner",
+           "RUNNER_QUANT", "check", "check_clash", "check_copy", "check_runner", "class_runner",
+           "hybrid_nvfp4",
            "checkpoint_method", "flag_known", "resolved_flag", "verified_quant"]
