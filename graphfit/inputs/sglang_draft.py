@@ -245,13 +245,13 @@ def parse(data: Mapping[str, Any], path: Path) -> DflashDraft:
     return DflashDraft(path, block, head, selector_top_k=top_k)
 
 
-def read(model: str, override_args: Any = None) -> DflashDraft | None:
+def read(model: str, overrides_given: Any = None) -> DflashDraft | None:
     """The DFLASH facts of a local draft model (None: no local config.json, e.g. a hub id)."""
     path = model_config.config_path(model)
     if path is None:
         return None
     data = model_config.load_config(path)
-    overrides = _override_args(override_args)
+    overrides = override_args(overrides_given)
     if not overrides:
         return parse(data, path)
     draft, saved = parse(overridden(data, overrides), path), parse(data, path)
@@ -260,8 +260,10 @@ def read(model: str, override_args: Any = None) -> DflashDraft | None:
     return draft
 
 
-def _override_args(value: Any) -> dict[str, Any]:
-    """`--json-model-override-args` (a JSON object; SGLang's default is "{}")."""
+def override_args(value: Any) -> dict[str, Any]:
+    """`--json-model-override-args` (a JSON object; SGLang's default is "{}"), which SGLang
+    applies to the draft's config as to the target's (DFLASH here, DSPARK in
+    graphfit.inputs.sglang_dspark)."""
     if value is None or value == "{}":
         return {}
     parsed = parse_json(value, "--json-model-override-args") if isinstance(value, str) \

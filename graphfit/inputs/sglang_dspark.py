@@ -27,10 +27,11 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from graphfit.inputs import sglang_dspark_parse
+from graphfit.inputs import sglang_dspark_minimax, sglang_dspark_parse
 from graphfit.inputs.model_config import config_path, local_config
 from graphfit.inputs.reading import load_json, shown_path
 from graphfit.inputs.settings import FILE, Setting
+from graphfit.inputs.sglang_draft import overridden, override_args
 from graphfit.inputs.values import as_int
 from graphfit.planner.core.enums import Engine
 from graphfit.planner.core.errors import ConfigError, excerpt
@@ -75,9 +76,17 @@ def line(values: Mapping[str, Any], settings: list[Setting]) -> list[Setting]:
 def draft_settings(path: Path, values: Mapping[str, Any]) -> list[Setting]:
     """What `_handle_dspark` and the draft model runner read from the draft's config.json."""
     origin = shown_path(path)
-    data = load_json(path, "DSPARK draft config")
-    if not isinstance(data, dict):
+    written = load_json(path, "DSPARK draft config")
+    if not isinstance(written, dict):
         raise ConfigError(f"{origin}: expected a JSON object")
+    # SGLang reads the draft with the line's override args applied, in the argument hook
+    # (read_draft_checkpoint_config, dspark_config.py:146-154) and in the draft's ModelConfig
+    # whose hf_config the worker checks (model_config.py:950-975 -> :612-626;
+    # dspark_worker_v2.py:261-265)
+    overrides = override_args(values.get("json_model_override_args"))
+    data = overridden(written, overrides) if overrides else written
+    if sglang_dspark_minimax.is_minimax(data):
+        raise ConfigError(f"{origin}: {sglang_dspark_minimax.refusal(data, target_vocab(values))}")
     parsed = sglang_dspark_parse.parse(data)
     if parsed.problem is not None:
         raise ConfigError(f"{origin}: SGLang's DSPARK worker cannot parse this draft config "
@@ -87,10 +96,10 @@ def draft_settings(path: Path, values: Mapping[str, Any]) -> list[Setting]:
         raise ConfigError(f"{origin}: SGLang's DSPARK worker refuses this draft "
                           f"(dspark_config.py:94-128): {problem}")
     out: list[Setting] = []
-    anchor = data.get("sample_from_anchor", True)
-    if not isinstance(anchor, bool):
-        raise ConfigError(f"{origin}: sample_from_anchor: expected true or false, got "
-                          f"{excerpt(anchor)}")
+    # `bool(config.sample_from_anchor)`, default True (get_dspark_sample_from_anchor,
+    # dspark_config.py:29-31, read by models/dspark.py:531 and model_runner.py:883-886): any
+    # JSON value, Python's truth ("false" is true, null / 0 / "" are false)
+    anchor = bool(data.get("sample_from_anchor", True))
     out.append(Setting("dspark_samples_anchor", anchor, f"{origin}: sample_from_anchor",
                        FILE))
     layers = target_layers(data, origin)
@@ -122,6 +131,9 @@ def target_vocab(values: Mapping[str, Any]) -> int | None:
     data = local_config(str(model)) if model else None
     if data is None:
         return None
+    # the target's ModelConfig applies the same override args (model_config.py:612-626)
+    overrides = override_args(values.get("json_model_override_args"))
+    data = overridden(data, overrides) if overrides else data
     text = data.get("text_config")
     text = text if isinstance(text, dict) else data
     rows = text.get("padded_vocab_size") or text.get("vocab_size")
