@@ -32,6 +32,7 @@ from graphfit.inputs.model_config import config_path, local_config
 from graphfit.inputs.reading import load_json, shown_path
 from graphfit.inputs.settings import FILE, Setting
 from graphfit.inputs.sglang_draft import overridden, override_args
+from graphfit.inputs.sglang_spec_dp import DEEPSEEK_V4, attention_dp_size, dspark_draft
 from graphfit.inputs.values import as_int
 from graphfit.planner.core.enums import Engine
 from graphfit.planner.core.errors import ConfigError, excerpt
@@ -95,6 +96,18 @@ def draft_settings(path: Path, values: Mapping[str, Any]) -> list[Setting]:
     if problem is not None:
         raise ConfigError(f"{origin}: SGLang's DSPARK worker refuses this draft "
                           f"(dspark_config.py:94-128): {problem}")
+    first = data.get("architectures")
+    first = first[0] if isinstance(first, list) and first else None
+    if first in DEEPSEEK_V4:
+        # under attention DP SGLang's worker refuses it first when attention TP > 1
+        # (dspark_worker_v2.py:211-222): that reason, from the attention-DP reader
+        dspark_draft(values, attention_dp_size(values))
+        # draft_is_deepseek_v4 (dspark_config.py:34-48): a MoE draft on SGLang's dsv4
+        # attention backend (dspark_worker_v2.py:199, 227-236) and, under a V4.1 target, the
+        # static verify epilogue (:400-468), neither restated by graphfit's DSPARK model
+        raise ConfigError(f"{origin}: a DeepSeek-V4 (MoE) DSPARK draft ({first}) is not "
+                          f"modelled: its dsv4 attention backend and V4.1 static epilogue "
+                          f"(dspark_worker_v2.py:199-236, 400-468)")
     out: list[Setting] = []
     # `bool(config.sample_from_anchor)`, default True (get_dspark_sample_from_anchor,
     # dspark_config.py:29-31, read by models/dspark.py:531 and model_runner.py:883-886): any

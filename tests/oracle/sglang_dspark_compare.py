@@ -241,8 +241,8 @@ def dspark_lines(draw: st.DrawFn) -> tuple[tuple[str, ...], float | None]:
     three keys) and / or sample_from_anchor, on half of those with 1 to 3 more fields
     SGLang's parse reads (`draft_fields`, valid or not), or none (refused by both); on 1
     oracle draft in 4 one the worker refuses (WORKER_REFUSED); `--json-model-override-args`
-    on 1 line with a draft in 4 (`override_args`); a VAR=value prefix of SGLang's DSPARK environment variables on half the lines; S left to
-    SGLang on 1 line in 5."""
+    on 1 line with a draft in 4 (`override_args`); a VAR=value prefix of SGLang's DSPARK
+    environment variables on half the lines; S left to SGLang on 1 line in 5."""
     argv = [*environment(draw), *bd.running_requests(draw)]
     argv += ["--speculative-algorithm", draw(st.sampled_from(("DSPARK", "dspark")))]
     gamma = draw(st.integers(1, 15))

@@ -152,7 +152,7 @@ def _sglang_minimax(path: str) -> tuple[str, ...]:
         config = get_config(path, trust_remote_code=False)
         try:
             text = configure_minimax_m3_dspark(config)
-        except Exception as exc:  # noqa: BLE001 - SGLang's own exception, compared by type
+        except Exception as exc:  # SGLang's own exception, compared by type
             return ("rewrite", type(exc).__name__)
         try:
             resolve_runtime_config(draft_hf_config=text, speculative_num_draft_tokens=5,
@@ -206,3 +206,32 @@ def test_a_minimax_draft_line_is_refused_in_one_line(tmp_path: Path) -> None:
         errors = [ln for ln in out.splitlines() if ln.startswith("error:")]
         assert code == 2 and len(errors) == 1 and said in errors[0], out
         assert len(errors[0]) <= 200, errors[0]
+
+
+@pytest.mark.parametrize(("written", "override"), [
+    ("DeepseekV4ForCausalLM", None), ("DeepseekV4ForCausalLMDSpark", None),
+    ("DeepseekV4ForCausalLMNextN", None), ("DeepseekV3ForCausalLM", None),
+    ("LlamaForCausalLM", ["DeepseekV4ForCausalLM"]),  # the override makes it one
+    ("DeepseekV4ForCausalLM", ["LlamaForCausalLM"]),  # and unmakes it
+])
+def test_a_deepseek_v4_draft_is_refused_as_not_modelled(written: str,
+                                                        override: list[str] | None) -> None:
+    """SGLang's own `is_deepseek_v4` on the draft config its `draft_is_deepseek_v4` reads
+    (get_config with the line's override args, dspark_config.py:34-48) decides whether the
+    worker takes the MoE path; graphfit refuses exactly those drafts as not modelled and
+    plans the others."""
+    fields = json.dumps({"architectures": [written]})
+    path = kc.draft_dir("dspark_block_size", 4, None, fields)
+    overrides = {"architectures": override} if override else {}
+    with so.sglang_stubs.stubbed():
+        from sglang.srt.configs.model_config import is_deepseek_v4
+        from sglang.srt.utils.hf_transformers_utils import get_config
+
+        moe = is_deepseek_v4(get_config(path, trust_remote_code=False,
+                                        model_override_args=overrides))
+    argv = (*kc.dspark(draft=False), kc.DRAFT, path,
+            *(("--json-model-override-args", json.dumps(overrides)) if override else ()))
+    gf = kc.pasted(argv, 80)
+    refused = gf.rejected is not None and "DeepSeek-V4 (MoE) DSPARK draft" in gf.rejected
+    assert refused is moe, gf.rejected
+    assert (gf.rejected is None) is not moe, gf.rejected
