@@ -275,7 +275,7 @@ def _head_weights(data: Mapping[str, Any]) -> dict[str, object]:
     exists), the head's resolved width (0: the draft's, lilicorr_utils.py:42-44), its layer
     count, heads (`relative_slot_bias`, `same_slot_bias`), MLP width int(width x mlp_ratio)
     (:129), factor width and candidate top-k (`rank_embedding`); vector_eps and logit_scale
-    size nothing (lilicorr_utils.py:59). Empty when a value does not convert (the parse has
+    size nothing (lilicorr_utils.py:55). Empty when a value does not convert (the parse has
     accepted both configs, so only the draft's own hidden size can fail here)."""
     cfg = _dflash_config(data)
     try:

@@ -103,11 +103,11 @@ def draft_settings(path: Path, values: Mapping[str, Any]) -> list[Setting]:
         # (dspark_worker_v2.py:211-222): that reason, from the attention-DP reader
         dspark_draft(values, attention_dp_size(values))
         # draft_is_deepseek_v4 (dspark_config.py:34-48): a MoE draft on SGLang's dsv4
-        # attention backend (dspark_worker_v2.py:199, 227-236) and, under a V4.1 target, the
+        # attention backend (dspark_worker_v2.py:199, 226-238) and, under a V4.1 target, the
         # static verify epilogue (:400-468), neither restated by graphfit's DSPARK model
         raise ConfigError(f"{origin}: a DeepSeek-V4 (MoE) DSPARK draft ({first}) is not "
                           f"modelled: its dsv4 attention backend and V4.1 static epilogue "
-                          f"(dspark_worker_v2.py:199-236, 400-468)")
+                          f"(dspark_worker_v2.py:199-238, 400-468)")
     out: list[Setting] = []
     # `bool(config.sample_from_anchor)`, default True (get_dspark_sample_from_anchor,
     # dspark_config.py:29-31, read by models/dspark.py:531 and model_runner.py:883-886): any

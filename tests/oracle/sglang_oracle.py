@@ -608,7 +608,7 @@ def _load_checkpoint_head(head: Any, saved: Any) -> None:
     sizes). A saved name the head lacks is dropped, as the base loader drops an unresolved
     name (models/dflash.py:936-939), and SGLang's own `check_head_weight_coverage` (models/
     lilicorr.py:459-483) then refuses missing or extra head tensors, as `load_weights` does
-    (:563)."""
+    (:568)."""
     from sglang.srt.model_loader.weight_utils import default_weight_loader
 
     with sglang_stubs.stubbed():
