@@ -11,9 +11,15 @@ A local draft (`--speculative-draft-model-path DIR` with a config.json) is read 
 reads it: gamma from `dspark_block_size`, else `dflash_config.block_size`, else a top-level
 `block_size` (dspark_config.py:214-296 via dflash_utils.py:608-617), used when
 --speculative-dspark-block-size is not given (speculative_hook.py:814-840; 7 when the draft
-names none and no window is given either, :816-823); `sample_from_anchor` (default True,
-dspark_config.py:29-31) decides the draft runner's width (SglangOptions.dspark_samples_anchor).
+names none and no window is given either, :816-823); `sample_from_anchor` (bool() of any
+value, default True, dspark_config.py:29-31) decides the draft runner's width (SglangOptions.dspark_samples_anchor).
 A draft graphfit cannot read (a hub id) keeps the refusal when no gamma is given.
+
+The draft's config is read with `--json-model-override-args` applied, as SGLang's hook and
+the draft's ModelConfig read it (dspark_config.py:146-154, model_config.py:612-626), and so
+are the target's embedding rows. A MiniMax M3.1 draft is rewritten first
+(graphfit.inputs.sglang_dspark_minimax; refused: SGLang's reason, else not modelled); a
+DeepSeek-V4 (MoE) draft is refused as not modelled.
 
 A draft config SGLang's DSPARK parse raises on (graphfit.inputs.sglang_dspark_parse: e.g.
 `markov_rank` > 0 without `markov_head_type`, dspark_config.py:265-268) makes the argument
