@@ -12,7 +12,8 @@ reads it: gamma from `dspark_block_size`, else `dflash_config.block_size`, else 
 `block_size` (dspark_config.py:214-296 via dflash_utils.py:608-617), used when
 --speculative-dspark-block-size is not given (speculative_hook.py:814-840; 7 when the draft
 names none and no window is given either, :816-823); `sample_from_anchor` (bool() of any
-value, default True, dspark_config.py:29-31) decides the draft runner's width (SglangOptions.dspark_samples_anchor).
+value, default True, dspark_config.py:29-31) decides the draft runner's width
+(SglangOptions.dspark_samples_anchor).
 A draft graphfit cannot read (a hub id) keeps the refusal when no gamma is given.
 
 The draft's config is read with `--json-model-override-args` applied, as SGLang's hook and
