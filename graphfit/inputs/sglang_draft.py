@@ -65,6 +65,9 @@ class DflashDraft:
     # the block of the config as written, when the override args change it: the checkpoint's
     # weights were saved at this block (None: no override changes the block)
     saved_block: int | None = None
+    # the LiLiCorr head geometry the override args changed against the config as written
+    # ("lilicorr_num_layers 2 -> 3"; None: the head's weights keep their shapes)
+    saved_head: str | None = None
 
     def __post_init__(self) -> None:
         if self.block_size is not None and self.block_size < 1:
@@ -245,23 +248,53 @@ def parse(data: Mapping[str, Any], path: Path) -> DflashDraft:
     return DflashDraft(path, block, head, selector_top_k=top_k)
 
 
-def read(model: str, override_args: Any = None) -> DflashDraft | None:
+def read(model: str, overrides_given: Any = None) -> DflashDraft | None:
     """The DFLASH facts of a local draft model (None: no local config.json, e.g. a hub id)."""
     path = model_config.config_path(model)
     if path is None:
         return None
     data = model_config.load_config(path)
-    overrides = _override_args(override_args)
+    overrides = override_args(overrides_given)
     if not overrides:
         return parse(data, path)
-    draft, saved = parse(overridden(data, overrides), path), parse(data, path)
+    changed = overridden(data, overrides)
+    draft, saved = parse(changed, path), parse(data, path)
     if saved.problem is None and saved.resolved_block != draft.resolved_block:
         return replace(draft, saved_block=saved.resolved_block)
+    if draft.problem is None and saved.problem is None and draft.head == saved.head == "lilicorr":
+        ours, theirs = _head_weights(changed), _head_weights(data)
+        moved = [f"{k} {theirs[k]} -> {v}" for k, v in ours.items() if theirs.get(k) != v]
+        if moved and theirs:
+            return replace(draft, saved_head=", ".join(moved))
     return draft
 
 
-def _override_args(value: Any) -> dict[str, Any]:
-    """`--json-model-override-args` (a JSON object; SGLang's default is "{}")."""
+def _head_weights(data: Mapping[str, Any]) -> dict[str, object]:
+    """What sizes a LiLiCorr head's parameters (`LiLiCorrHead.__init__`, models/lilicorr.py:
+    155-236): the draft's hidden size (the input projections, and whether `token_proj`
+    exists), the head's resolved width (0: the draft's, lilicorr_utils.py:42-44), its layer
+    count, heads (`relative_slot_bias`, `same_slot_bias`), MLP width int(width x mlp_ratio)
+    (:129), factor width and candidate top-k (`rank_embedding`); vector_eps and logit_scale
+    size nothing (lilicorr_utils.py:55). Empty when a value does not convert (the parse has
+    accepted both configs, so only the draft's own hidden size can fail here)."""
+    cfg = _dflash_config(data)
+    try:
+        model = int(data["hidden_size"])
+        width = int(cfg["lilicorr_hidden_size"]) or model
+        return {"hidden_size": model, "lilicorr_hidden_size": width,
+                "lilicorr_num_layers": int(cfg["lilicorr_num_layers"]),
+                "lilicorr_num_heads": int(cfg["lilicorr_num_heads"]),
+                "mlp_width": int(width * float(cfg["lilicorr_mlp_ratio"])),
+                "lilicorr_factor_dim": int(cfg["lilicorr_factor_dim"]),
+                "lilicorr_candidate_topk": int(cfg["lilicorr_candidate_topk"])}
+    except (KeyError, TypeError, ValueError, OverflowError):
+        return {}
+
+
+def override_args(value: Any) -> dict[str, Any]:
+    """`--json-model-override-args` (a JSON object; SGLang's default is "{}"), which SGLang
+    applies to the draft's config as to the target's (DFLASH here, DSPARK in
+    graphfit.inputs.sglang_dspark)."""
     if value is None or value == "{}":
         return {}
     parsed = parse_json(value, "--json-model-override-args") if isinstance(value, str) \
@@ -303,6 +336,13 @@ def dflash_draft_settings(values: Mapping[str, Any], explicit_block: bool
         raise ConfigError(f"{where}: SGLang's LiLiCorr draft would not load (weight_utils.py:"
                           f"1582): the override block_size {draft.resolved_block} sizes its "
                           f"head; its weights were saved at {draft.saved_block}")
+    if draft.head == "lilicorr" and draft.saved_head is not None:
+        # the head is built from the overridden dflash_config; a parameter of another shape
+        # fails the loader's size assertion (weight_utils.py:1582), a missing or extra one the
+        # head's coverage check (models/lilicorr.py:459-483)
+        raise ConfigError(f"{where}: SGLang's LiLiCorr draft would not load (models/lilicorr."
+                          f"py:459-483): the override sizes its head {draft.saved_head}; the "
+                          f"weights were saved at the config as written")
     found: list[Setting] = []
     notes: list[str] = []
     if draft.head == "selector":  # SglangOptions.dflash_selector_top_k

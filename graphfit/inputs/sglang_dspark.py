@@ -11,9 +11,16 @@ A local draft (`--speculative-draft-model-path DIR` with a config.json) is read 
 reads it: gamma from `dspark_block_size`, else `dflash_config.block_size`, else a top-level
 `block_size` (dspark_config.py:214-296 via dflash_utils.py:608-617), used when
 --speculative-dspark-block-size is not given (speculative_hook.py:814-840; 7 when the draft
-names none and no window is given either, :816-823); `sample_from_anchor` (default True,
-dspark_config.py:29-31) decides the draft runner's width (SglangOptions.dspark_samples_anchor).
+names none and no window is given either, :816-823); `sample_from_anchor` (bool() of any
+value, default True, dspark_config.py:29-31) decides the draft runner's width
+(SglangOptions.dspark_samples_anchor).
 A draft graphfit cannot read (a hub id) keeps the refusal when no gamma is given.
+
+The draft's config is read with `--json-model-override-args` applied, as SGLang's hook and
+the draft's ModelConfig read it (dspark_config.py:146-154, model_config.py:612-626), and so
+are the target's embedding rows. A MiniMax M3.1 draft is rewritten first
+(graphfit.inputs.sglang_dspark_minimax; refused: SGLang's reason, else not modelled); a
+DeepSeek-V4 (MoE) draft is refused as not modelled.
 
 A draft config SGLang's DSPARK parse raises on (graphfit.inputs.sglang_dspark_parse: e.g.
 `markov_rank` > 0 without `markov_head_type`, dspark_config.py:265-268) makes the argument
@@ -27,10 +34,12 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from graphfit.inputs import sglang_dspark_parse
+from graphfit.inputs import sglang_dspark_minimax, sglang_dspark_parse
 from graphfit.inputs.model_config import config_path, local_config
 from graphfit.inputs.reading import load_json, shown_path
 from graphfit.inputs.settings import FILE, Setting
+from graphfit.inputs.sglang_draft import overridden, override_args
+from graphfit.inputs.sglang_spec_dp import DEEPSEEK_V4, attention_dp_size, dspark_draft
 from graphfit.inputs.values import as_int
 from graphfit.planner.core.enums import Engine
 from graphfit.planner.core.errors import ConfigError, excerpt
@@ -75,9 +84,17 @@ def line(values: Mapping[str, Any], settings: list[Setting]) -> list[Setting]:
 def draft_settings(path: Path, values: Mapping[str, Any]) -> list[Setting]:
     """What `_handle_dspark` and the draft model runner read from the draft's config.json."""
     origin = shown_path(path)
-    data = load_json(path, "DSPARK draft config")
-    if not isinstance(data, dict):
+    written = load_json(path, "DSPARK draft config")
+    if not isinstance(written, dict):
         raise ConfigError(f"{origin}: expected a JSON object")
+    # SGLang reads the draft with the line's override args applied, in the argument hook
+    # (read_draft_checkpoint_config, dspark_config.py:146-154) and in the draft's ModelConfig
+    # whose hf_config the worker checks (model_config.py:950-975 -> :612-626;
+    # dspark_worker_v2.py:261-265)
+    overrides = override_args(values.get("json_model_override_args"))
+    data = overridden(written, overrides) if overrides else written
+    if sglang_dspark_minimax.is_minimax(data):
+        raise ConfigError(f"{origin}: {sglang_dspark_minimax.refusal(data, target_vocab(values))}")
     parsed = sglang_dspark_parse.parse(data)
     if parsed.problem is not None:
         raise ConfigError(f"{origin}: SGLang's DSPARK worker cannot parse this draft config "
@@ -86,11 +103,23 @@ def draft_settings(path: Path, values: Mapping[str, Any]) -> list[Setting]:
     if problem is not None:
         raise ConfigError(f"{origin}: SGLang's DSPARK worker refuses this draft "
                           f"(dspark_config.py:94-128): {problem}")
+    first = data.get("architectures")
+    first = first[0] if isinstance(first, list) and first else None
+    if first in DEEPSEEK_V4:
+        # under attention DP SGLang's worker refuses it first when attention TP > 1
+        # (dspark_worker_v2.py:211-222): that reason, from the attention-DP reader
+        dspark_draft(values, attention_dp_size(values))
+        # draft_is_deepseek_v4 (dspark_config.py:34-48): a MoE draft on SGLang's dsv4
+        # attention backend (dspark_worker_v2.py:199, 226-238) and, under a V4.1 target, the
+        # static verify epilogue (:400-468), neither restated by graphfit's DSPARK model
+        raise ConfigError(f"{origin}: a DeepSeek-V4 (MoE) DSPARK draft ({first}) is not "
+                          f"modelled: its dsv4 attention backend and V4.1 static epilogue "
+                          f"(dspark_worker_v2.py:199-238, 400-468)")
     out: list[Setting] = []
-    anchor = data.get("sample_from_anchor", True)
-    if not isinstance(anchor, bool):
-        raise ConfigError(f"{origin}: sample_from_anchor: expected true or false, got "
-                          f"{excerpt(anchor)}")
+    # `bool(config.sample_from_anchor)`, default True (get_dspark_sample_from_anchor,
+    # dspark_config.py:29-31, read by models/dspark.py:531 and model_runner.py:883-886): any
+    # JSON value, Python's truth ("false" is true, null / 0 / "" are false)
+    anchor = bool(data.get("sample_from_anchor", True))
     out.append(Setting("dspark_samples_anchor", anchor, f"{origin}: sample_from_anchor",
                        FILE))
     layers = target_layers(data, origin)
@@ -122,6 +151,9 @@ def target_vocab(values: Mapping[str, Any]) -> int | None:
     data = local_config(str(model)) if model else None
     if data is None:
         return None
+    # the target's ModelConfig applies the same override args (model_config.py:612-626)
+    overrides = override_args(values.get("json_model_override_args"))
+    data = overridden(data, overrides) if overrides else data
     text = data.get("text_config")
     text = text if isinstance(text, dict) else data
     rows = text.get("padded_vocab_size") or text.get("vocab_size")

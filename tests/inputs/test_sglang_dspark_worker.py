@@ -52,3 +52,54 @@ def test_a_pasted_line_is_refused_in_one_line(tmp_path: Path) -> None:
         errors = [ln for ln in text.splitlines() if ln.startswith("error:")]
         assert code == 2 and len(errors) == 1 and said in errors[0], text
         assert len(errors[0]) <= 200, errors[0]
+
+
+def test_the_override_args_reach_the_draft_and_the_targets_rows(tmp_path: Path) -> None:
+    """`--json-model-override-args` applies to the draft's config and the target's, as
+    SGLang's get_config does for both ModelConfigs (model_config.py:612-626): the gamma,
+    the worker checks and the vocabulary bound follow the overridden values."""
+    target = _dir(tmp_path, "target", {})
+    draft = _dir(tmp_path, "draft", {"markov_rank": 1, "markov_head_type": "vanilla",
+                                     "mask_token_id": 999, "dspark_block_size": 4})
+
+    def plan(override: dict[str, Any]) -> tuple[int, str]:
+        code, out, err = run_cli(["plan", "--json", "--", "python", "-m",
+                                  "sglang.launch_server", "--model-path", target,
+                                  "--speculative-algorithm", "DSPARK",
+                                  "--speculative-draft-model-path", draft,
+                                  "--json-model-override-args", json.dumps(override)])
+        return code, out if code == 0 else err
+
+    code, out = plan({"dspark_block_size": 6})
+    assert code == 0 and json.loads(out)["config"]["speculative_num_draft_tokens"] == 7
+    code, out = plan({"sample_from_anchor": "false"})  # bool("false"): samples the anchor
+    assert code == 0 and json.loads(out)["config"]["options"]["dspark_samples_anchor"] is True
+    code, out = plan({"markov_rank": 0})
+    assert code == 2 and "markov_rank > 0" in out
+    code, out = plan({"vocab_size": 999})  # the target's rows shrink under the mask id
+    assert code == 2 and "vocab size 999" in out
+
+
+def test_minimax_and_deepseek_v4_drafts_are_refused_in_one_line(tmp_path: Path) -> None:
+    """A MiniMax M3.1 draft: SGLang's rewrite reason when it raises, else not modelled; a
+    DeepSeek-V4 draft: not modelled (graphfit.inputs.sglang_dspark_minimax / sglang_dspark)."""
+    target = _dir(tmp_path, "target", {})
+    minimax = {"architectures": ["DSparkMiniMaxDraftModel"],
+               "dspark_config": {"use_dense_ffn": True, "ffn_hidden_size": 512},
+               "dspark_block_size": 4, "dspark_markov_rank": 1, "dspark_noise_token_id": 7,
+               "dflash_config": {"num_target_layers": 4, "num_hidden_layers": 1,
+                                 "target_layer_ids": [0, 3]}}
+    for name, fields, said in (
+            ("mm", minimax, "not modelled"),
+            ("mmsparse", {**minimax, "dspark_config": {}}, "dense draft FFN"),
+            ("mmids", {**minimax, "dflash_config": {**minimax["dflash_config"],
+                                                    "target_layer_ids": [4]}}, "capture layer"),
+            ("v4", {"architectures": ["DeepseekV4ForCausalLM"], "markov_rank": 1,
+                    "markov_head_type": "vanilla", "mask_token_id": 3}, "DeepSeek-V4 (MoE)")):
+        draft = _dir(tmp_path, name * 12, fields)
+        code, _, text = run_cli(["plan", "--json", "--", "python", "-m", "sglang.launch_server",
+                                 "--model-path", target, "--speculative-algorithm", "DSPARK",
+                                 "--speculative-draft-model-path", draft])
+        errors = [ln for ln in text.splitlines() if ln.startswith("error:")]
+        assert code == 2 and len(errors) == 1 and said in errors[0], text
+        assert len(errors[0]) <= 200, errors[0]

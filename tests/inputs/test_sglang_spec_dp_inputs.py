@@ -67,7 +67,9 @@ def test_live_path_reads_the_draft_kind(tmp_path: Path) -> None:
     server_args = _values(_draft(tmp_path, "DeepseekV4ForCausalLM"), tp_size=2)
     with pytest.raises(ConfigError, match="not modelled"):
         config_settings(server_args)
-    config_settings({**server_args, "attn_dp_size": 1})  # no attention DP: not this rule
+    # no attention DP: not this rule, but the DSPARK reader's own (a MoE draft, not modelled)
+    with pytest.raises(ConfigError, match=r"DeepSeek-V4 \(MoE\) DSPARK draft"):
+        config_settings({**server_args, "attn_dp_size": 1})
 
 
 def test_the_plan_says_how_each_runner_keys() -> None:

@@ -20,6 +20,8 @@ COUNTERS = {
     "S defaulted": lambda case: "--max-running-requests" not in case[0],
     "a LiLiCorr draft": lambda case: _lilicorr(case[0]),
     "an environment prefix": lambda case: bool(bd.split_env(case[0])[0]),
+    # override args replacing a LiLiCorr draft's dflash_config (dc.head_override)
+    "a lilicorr_* override": lambda case: any("lilicorr_" in word for word in case[0]),
 }
 
 

@@ -177,7 +177,39 @@ DRAFT_FIELDS: dict[str, tuple[object, ...]] = {
     "dspark_config": ({"markov_rank": 3}, {"markov_rank": 3, "markov_head_type": "gated"},
                       {"markov_head_type": None}, {"mask_token_id": -4},
                       {"mask_token_id": "9"}),
+    # any JSON value: SGLang takes bool() of it (dspark_config.py:29-31)
+    "sample_from_anchor": ("false", 0, None, 1, "", [0], "no"),
 }
+
+# drafts SGLang parses but its worker refuses at start-up (dspark_config.py:94-128), or whose
+# parse raises, drawn on the oracle's own draft (`draft_dir` keeps WORKER_FIELDS' other keys)
+WORKER_REFUSED = ('{"markov_rank": 0}', '{"dspark_markov_rank": 0}',
+                  '{"mask_token_id": 128256}', '{"mask_token_id": 250000}',
+                  '{"dspark_noise_token_id": null}', '{"markov_rank": 2}',
+                  '{"markov_head_type": "lstm"}', '{"mask_token_id": 128255}')
+
+# `--json-model-override-args` values SGLang applies to the draft's config (and the
+# target's) before the hook's and the worker's parse (dspark_config.py:146-154,
+# model_config.py:950-975): the keys graphfit's DSPARK reader reads, accepted or refused
+OVERRIDE_FIELDS: dict[str, tuple[object, ...]] = {
+    "sample_from_anchor": (False, True, "false", 0, None),
+    "markov_rank": (0, 2, "x"),
+    "markov_head_type": ("gated", "lstm"),
+    "mask_token_id": (3, 128256, -1),
+    "dspark_block_size": (3, 9, "x"),
+    "block_size": (5, 0),
+    "dflash_config": ({"block_size": 6}, {"markov_rank": 0}, {"target_layer_ids": [0, 1]}),
+    "dspark_target_layer_ids": ([0, 1, 2], []),
+}
+
+
+@st.composite
+def override_args(draw: st.DrawFn) -> str:
+    """1 or 2 of OVERRIDE_FIELDS with one of their values each, as a JSON object."""
+    names = draw(st.lists(st.sampled_from(sorted(OVERRIDE_FIELDS)), min_size=1, max_size=2,
+                          unique=True))
+    return json.dumps({n: draw(st.sampled_from(OVERRIDE_FIELDS[n])) for n in names},
+                      sort_keys=True)
 
 
 @st.composite
@@ -207,9 +239,10 @@ def dspark_lines(draw: st.DrawFn) -> tuple[tuple[str, ...], float | None]:
     topk SGLang overrides, the decode graph settings, TP / attention DP / CP, two-batch
     overlap; the draft: the oracle's model, a local draft naming its gamma (any of SGLang's
     three keys) and / or sample_from_anchor, on half of those with 1 to 3 more fields
-    SGLang's parse reads (`draft_fields`, valid or not), or none (refused by both); a
-    VAR=value prefix of SGLang's DSPARK environment variables on half the lines; S left to
-    SGLang on 1 line in 5."""
+    SGLang's parse reads (`draft_fields`, valid or not), or none (refused by both); on 1
+    oracle draft in 4 one the worker refuses (WORKER_REFUSED); `--json-model-override-args`
+    on 1 line with a draft in 4 (`override_args`); a VAR=value prefix of SGLang's DSPARK
+    environment variables on half the lines; S left to SGLang on 1 line in 5."""
     argv = [*environment(draw), *bd.running_requests(draw)]
     argv += ["--speculative-algorithm", draw(st.sampled_from(("DSPARK", "dspark")))]
     gamma = draw(st.integers(1, 15))
@@ -227,12 +260,16 @@ def dspark_lines(draw: st.DrawFn) -> tuple[tuple[str, ...], float | None]:
                                       ["--speculative-dspark-block-size", "0"])))
     argv += shared_flags(draw)
     kind = draw(st.sampled_from(("oracle", "oracle", "local", "local", "local", "missing")))
-    if kind == "oracle":  # the oracle's model: no gamma, samples from the anchor
+    if kind == "oracle" and draw(st.integers(0, 3)) == 0:  # one the worker refuses
+        argv += [DRAFT, draft_dir(None, None, None, draw(st.sampled_from(WORKER_REFUSED)))]
+    elif kind == "oracle":  # the oracle's model: no gamma, samples from the anchor
         argv = with_draft(argv)
     elif kind == "local":  # a draft naming its gamma and / or sample_from_anchor
         key = draw(st.sampled_from((None, "dspark_block_size", "block_size", "dflash_config")))
         fields = draw(draft_fields()) if draw(st.booleans()) else "{}"
         argv += [DRAFT, draft_dir(key, None if key is None else draw(st.integers(1, 12)),
                                   draw(st.sampled_from((None, True, False))), fields)]
+    if kind != "missing" and draw(st.integers(0, 3)) == 0:
+        argv += ["--json-model-override-args", draw(override_args())]
     gb = draw(st.sampled_from((16, 24, 48, 80, 141, 192)))
     return tuple(argv), gb

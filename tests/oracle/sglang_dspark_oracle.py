@@ -40,6 +40,7 @@ compact outputs handed to `_ensure_out` (float32 logits, the model dtype's hidde
 from __future__ import annotations
 
 import dataclasses
+import json
 import types
 from typing import Any
 from unittest import mock
@@ -69,8 +70,12 @@ def dspark_runner(r: so.Resolved, pool: int, fill: int, device: str, hidden_size
     _compact_refusal(r)
     dmr = so._model_runner_stub(r, pool, fill, device, hidden_size, vocab_size, draft=True)
     # the draft model runner's hf_config: the draft checkpoint's, read by SGLang's get_config
-    dmr.model_config.hf_config = get_config(get_spec().speculative_draft_model_path,
-                                            trust_remote_code=False)
+    # with the line's override args, as the draft's ModelConfig reads it (model_config.py:
+    # 950-975 -> :612-626)
+    dmr.model_config.hf_config = get_config(
+        get_spec().speculative_draft_model_path, trust_remote_code=False,
+        model_override_args=json.loads(getattr(r.record, "json_model_override_args", None)
+                                       or "{}"))
     anchor = get_dspark_sample_from_anchor(dmr.model_config.hf_config)
     width = int(ModelRunner.decode_num_tokens_per_req(dmr, num_draft_tokens=None))
     mlp_gather, attn_gather = DecodeCudaGraphRunner.decode_graph_gather_requirements(dmr)
@@ -252,12 +257,14 @@ def worker_parse(r: so.Resolved) -> None:
     )
     from sglang.srt.utils.hf_transformers_utils import get_config
 
-    config = so._draft_hf_config(r)
+    config = so._draft_hf_config(r, overridden=True)
     if config is not None:
         # the worker's own start-up check on the parse: markov_rank > 0, a mask token id
         # below the target's embedding rows (dspark_config.py:84-135), the rows read as
         # dspark_worker_v2.py:250-254 reads them (the oracle's targets have no text config)
-        target = get_config(str(r.record.model_path), trust_remote_code=False)
+        target = get_config(str(r.record.model_path), trust_remote_code=False,
+                            model_override_args=json.loads(
+                                getattr(r.record, "json_model_override_args", None) or "{}"))
         rows = getattr(target, "padded_vocab_size", None) or target.vocab_size
         resolve_runtime_config(draft_hf_config=config,
                                speculative_num_draft_tokens=r.speculative_num_draft_tokens,

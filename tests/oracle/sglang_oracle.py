@@ -605,12 +605,22 @@ def _load_checkpoint_head(head: Any, saved: Any) -> None:
     (model_loader/weight_utils.py:1574-1586), whose size assertion fails when the line's
     override args built the head at another block than the checkpoint's. Glue: every
     parameter goes through the default loader (the head's linears' own loaders check the same
-    sizes)."""
+    sizes). A saved name the head lacks is dropped, as the base loader drops an unresolved
+    name (models/dflash.py:936-939), and SGLang's own `check_head_weight_coverage` (models/
+    lilicorr.py:459-483) then refuses missing or extra head tensors, as `load_weights` does
+    (:568)."""
     from sglang.srt.model_loader.weight_utils import default_weight_loader
 
+    with sglang_stubs.stubbed():
+        from sglang.srt.models.lilicorr import check_head_weight_coverage
+
     params = dict(head.named_parameters())
+    seen = set()
     for name, weight in saved.named_parameters():
-        default_weight_loader(params[name], weight)
+        seen.add(f"lilicorr.{name}")
+        if name in params:
+            default_weight_loader(params[name], weight)
+    check_head_weight_coverage(head, seen)
 
 
 def _dflash_selector(r: Resolved) -> Any:
@@ -669,8 +679,9 @@ def _lilicorr_head(parsed: Any, config: Any, r: Resolved) -> Any:
     with sglang_stubs.stubbed():
         import sglang.srt.models.lilicorr as models
         from sglang.srt.speculative.dflash_utils import parse_dflash_draft_config
+        from sglang.srt.speculative.lilicorr_utils import parse_lilicorr_draft_config
 
-    def build(config: Any) -> Any:
+    def build(config: Any, parsed: Any) -> Any:
         trained = parse_dflash_draft_config(draft_hf_config=config).resolve_block_size(
             default=16)
         before = torch.get_default_dtype()
@@ -683,8 +694,17 @@ def _lilicorr_head(parsed: Any, config: Any, r: Resolved) -> Any:
         finally:
             torch.set_default_dtype(before)
 
-    head = build(config)
-    _load_checkpoint_head(head, build(_draft_hf_config(r)))
+    head = build(config, parsed)
+    # the checkpoint's head: built from the config as written, its own lilicorr_* fields
+    # (glue: a written config SGLang could not parse names no checkpoint geometry; then
+    # nothing is loaded)
+    written = _draft_hf_config(r)
+    try:
+        saved = build(written, parse_lilicorr_draft_config(draft_hf_config=written))
+    except ValueError:
+        saved = None
+    if saved is not None:
+        _load_checkpoint_head(head, saved)
     head.set_active_block_size(int(r.speculative_num_draft_tokens or head.block_size))
     parameter = head.slot_embedding
     head.materialize_inference_buffers(parameter.device, parameter.dtype)

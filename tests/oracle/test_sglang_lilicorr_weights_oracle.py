@@ -116,6 +116,41 @@ def test_an_override_block_against_the_saved_weights(block: int, override: dict[
         assert gf.rejected is not None and "weights were saved at" in gf.rejected
 
 
+@pytest.mark.parametrize(("saved", "override", "refused"), [
+    ({}, {"lilicorr_num_layers": 2}, True),  # a layer the checkpoint lacks (:469-475)
+    ({"lilicorr_num_layers": 2}, {"lilicorr_num_layers": 1}, True),  # an extra one (:476-483)
+    ({}, {"lilicorr_num_heads": 8}, True),  # relative_slot_bias / same_slot_bias
+    ({}, {"lilicorr_mlp_ratio": 2.5}, True),  # the MLP width int(4096 x 2.5)
+    ({}, {"lilicorr_mlp_ratio": 2.0000001}, False),  # int() keeps the width 8192
+    ({}, {"lilicorr_factor_dim": 32}, True),  # out_head / in_head / anchor_out_head
+    ({}, {"lilicorr_candidate_topk": 8}, True),  # rank_embedding
+    ({}, {"lilicorr_hidden_size": 256}, True),  # a narrower head: token_proj appears
+    ({}, {"lilicorr_hidden_size": 4096}, False),  # 0 resolves to the draft's 4096
+    ({}, {"lilicorr_vector_eps": 1e-3, "lilicorr_logit_scale": 2.0}, False),  # no shape
+], ids=["layers+", "layers-", "heads", "mlp", "mlp-int", "factor", "topk", "h256", "h4096",
+        "eps"])
+def test_an_override_head_against_the_saved_weights(saved: dict[str, Any],
+                                                    override: dict[str, Any],
+                                                    refused: bool) -> None:
+    """`--json-model-override-args` replacing `dflash_config` with other `lilicorr_*` head
+    fields: SGLang's draft builds the head from the overridden config and loads the
+    checkpoint's head (saved at the config as written) through its own loader and coverage
+    check. Both refuse, graphfit naming the moved geometry, or both plan."""
+    import json
+
+    argv = (*line(6, **saved), "--json-model-override-args",
+            json.dumps({"dflash_config": {**FIELDS, **saved, **override}}))
+    verdict, diffs = dc.compare_line(argv)
+    assert diffs == []
+    assert (verdict == "rejected") is refused, verdict
+    if refused:
+        sg = bd.sglang(argv, 80)
+        assert sg.runners is None and any(words in str(sg.runner_error) for words in (
+            "Attempted to load weight", "LiLiCorr checkpoint")), sg.runner_error
+        gf = dc.pasted(argv, 80)
+        assert gf.rejected is not None and "weights were saved at" in gf.rejected
+
+
 def _embedding(vocab: int, width: int, tp: int) -> Any:
     """SGLang's own VocabParallelEmbedding for rank 0 of `tp` (on meta)."""
     import torch

@@ -152,8 +152,10 @@ def test_pasted_line_reads_a_local_draft(tmp_path: Path) -> None:
     assert code == 0 and c["speculative_num_draft_tokens"] == 4
     code, _, err = line({"dspark_block_size": 3}, "--speculative-num-draft-tokens", "5")
     assert code == 2 and "gamma 3 + 1" in err
-    code, _, err = line({"sample_from_anchor": "no"}, "--speculative-dspark-block-size", "2")
-    assert code == 2 and "sample_from_anchor" in err
+    # SGLang takes bool() of any value (dspark_config.py:29-31): "no" is true, 0 false
+    for value, anchor in (("no", True), (0, False)):
+        code, c, _ = line({"sample_from_anchor": value}, "--speculative-dspark-block-size", "2")
+        assert code == 0 and c["options"]["dspark_samples_anchor"] is anchor
 
 
 def test_config_file_option(tmp_path: Path) -> None:
