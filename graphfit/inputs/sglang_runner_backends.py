@@ -9,6 +9,11 @@ speculative_num_draft_tokens, layers/attention/aiter_backend.py:370, 3416-3417).
   runner takes as its own (`resolve_draft_attention_backend`, model_executor/model_runner.py:
   306-320) and the draft backend factory prefers (speculative/draft_utils.py:45, 55-61).
 
+* `dsa_index_kpool`: the draft model's config.json `index_kpool` (`kpool_settings`; the
+  draft is `--speculative-draft-model-path`, else the target, as SGLang defaults it for the
+  DSA architectures, arg_groups/speculative_hook.py:1120-1145), which a DSA draft-extend
+  backend reads (`get_dsa_index_kpool`, configs/model_config.py:530-531; dsa_backend.py:533).
+
 The draft-extend backend is `mtp_draft_backend` (graphfit.inputs.sglang_mtp_backend). A
 speculative line naming no attention backend at all gets SGLang's default base backend by GPU
 and model (`settle`, graphfit.inputs.sglang_draft_default.default_target_backend: aiter on
@@ -23,7 +28,8 @@ from dataclasses import replace
 from types import MappingProxyType
 from typing import Any
 
-from graphfit.inputs.settings import COMMAND_LINE, Resolved, Setting
+from graphfit.inputs.settings import COMMAND_LINE, FILE, Resolved, Setting
+from graphfit.planner.core.errors import ConfigError, excerpt
 from graphfit.planner.engines.sglang_mtp_graphs import BACKEND_KEYS
 
 
@@ -41,7 +47,32 @@ def line_settings(values: Mapping[str, Any]) -> list[Setting]:
         out.append(Setting("draft_attention_backend", draft.strip().lower(),
                            f"--speculative-draft-attention-backend {draft} "
                            f"(draft_utils.py:45, 55-61)", COMMAND_LINE))
-    return out
+    return [*out, *kpool_settings(values)]
+
+
+def kpool_settings(values: Mapping[str, Any]) -> list[Setting]:
+    """`dsa_index_kpool` from the draft model's config.json on a speculative line (module
+    docstring): nothing for 1 / absent, a hub id or no speculation; a ConfigError for a value
+    SGLang cannot use (its `> 1` test and page split, dsa_backend.py:533-534, want an
+    integer >= 1)."""
+    from graphfit.inputs.model_config import config_path, local_config
+    from graphfit.inputs.reading import shown_path
+
+    model = values.get("speculative_draft_model_path") or values.get("model_path")
+    if not values.get("speculative_algorithm") or not isinstance(model, str):
+        return []
+    data = local_config(model)
+    if data is None or "index_kpool" not in data:
+        return []
+    value = data["index_kpool"]
+    where = f"{shown_path(config_path(model) or model)}: index_kpool"
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        raise ConfigError(f"{where}: expected an integer >= 1 (SGLang's DSA index kpool, "
+                          f"dsa_backend.py:533-534), got {excerpt(value)}")
+    if value == 1:
+        return []
+    return [Setting("dsa_index_kpool", value, f"{where} (the draft's DSA index kpool, "
+                    f"configs/model_config.py:530-531)", FILE)]
 
 
 def settle(line: Mapping[str, Any], resolved: Resolved, gpu_given: object) -> Resolved:

@@ -363,7 +363,8 @@ class EngineConfig:
             checkpoint_quant_method: str | None = None,
             checkpoint_quant_config: Any = None, gpu_capability: int | None = None,
             decode_attention_backend: str | None = None,
-            draft_attention_backend: str | None = None) -> None: ...
+            draft_attention_backend: str | None = None,
+            dsa_index_kpool: int = 1) -> None: ...
 
     def __post_init__(self) -> None:
         set_ = object.__setattr__
@@ -950,6 +951,11 @@ class EngineConfig:
     def draft_attention_backend(self) -> str | None:
         """SglangOptions.draft_attention_backend."""
         return cast("str | None", self._option("draft_attention_backend"))
+
+    @property
+    def dsa_index_kpool(self) -> int:
+        """SglangOptions.dsa_index_kpool."""
+        return cast("int", self._option("dsa_index_kpool"))
 
     @property
     def moe_runner_backend(self) -> str:

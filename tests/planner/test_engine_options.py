@@ -193,6 +193,7 @@ VALID: dict[str, st.SearchStrategy[Any]] = {
     "gpu_capability": st.sampled_from([None, 75, 80, 90, 100]),
     "decode_attention_backend": st.sampled_from([None, "aiter", "FA3", " triton "]),
     "draft_attention_backend": st.sampled_from([None, "aiter", "flashinfer"]),
+    "dsa_index_kpool": st.sampled_from([1, 2, 4]),
 }
 INVALID: dict[str, st.SearchStrategy[Any]] = {
     "vit": st.sampled_from([
@@ -330,6 +331,7 @@ INVALID: dict[str, st.SearchStrategy[Any]] = {
     "gpu_capability": st.sampled_from([True, 9, "80", 8.0]),
     "decode_attention_backend": st.sampled_from(["", "fa-3", 3, True, "x" * 41]),
     "draft_attention_backend": st.sampled_from(["", "ai ter", 1.5, ["aiter"]]),
+    "dsa_index_kpool": st.sampled_from([0, -1, True, 2.0, "4", None]),
 }
 
 
@@ -599,6 +601,6 @@ def test_the_plan_3_document_writes_the_options_object() -> None:
         "post_capture_kv_sizing": None, "post_capture_declined": False,
         "checkpoint_quant_method": None, "checkpoint_quant_config": None,
         "gpu_capability": None, "decode_attention_backend": None,
-        "draft_attention_backend": None}
+        "draft_attention_backend": None, "dsa_index_kpool": 1}
     assert not set(config) & set(LEGACY_KEYWORDS)
     assert EngineConfig.from_dict(config).tp_size == 2

@@ -295,6 +295,12 @@ class SglangOptions(EngineOptions):
     draft_attention_backend: `--speculative-draft-attention-backend` (speculative/
         draft_utils.py:45, 55-61), the single-layer EAGLE draft-decode runner's backend
         (else the decode one); None: not on the line.
+    dsa_index_kpool: the draft model's config.json `index_kpool` (SGLang's
+        `get_dsa_index_kpool`, configs/model_config.py:530-531; 1 when absent). A DSA
+        draft-extend backend holds it (dsa_backend.py:533) and, above 1, the single-layer
+        EAGLE draft-extend runner's seq_lens fill becomes at least the draft width + it
+        (eagle_draft_extend_cuda_graph_runner.py:62-71; graphfit.planner.engines.
+        sglang_seq_len_fill).
     """
 
     engine: ClassVar[str] = "sglang"
@@ -381,6 +387,7 @@ class SglangOptions(EngineOptions):
     gpu_capability: int | None = None
     decode_attention_backend: str | None = None
     draft_attention_backend: str | None = None
+    dsa_index_kpool: int = 1
 
     def __post_init__(self) -> None:
         gb = self.gpu_memory_gb
@@ -432,6 +439,7 @@ class SglangOptions(EngineOptions):
         for name in ("decode_attention_backend", "draft_attention_backend"):
             if getattr(self, name) is not None:
                 object.__setattr__(self, name, backend_name(name, getattr(self, name)))
+        positive_int("dsa_index_kpool", self.dsa_index_kpool)
         for name in ("megamoe_tokens_per_rank", "mori_dispatch_tokens_per_rank",
                      "pplx_dispatch_tokens_per_rank", "deepep_v2_dispatch_tokens_per_rank"):
             if getattr(self, name) is None:
