@@ -30,7 +30,6 @@ from typing import Any
 
 from graphfit.inputs.settings import COMMAND_LINE, FILE, Resolved, Setting
 from graphfit.planner.core.errors import ConfigError, excerpt
-from graphfit.planner.engines.sglang_mtp_graphs import BACKEND_KEYS
 
 
 def line_settings(values: Mapping[str, Any]) -> list[Setting]:
@@ -76,21 +75,25 @@ def kpool_settings(values: Mapping[str, Any]) -> list[Setting]:
 
 
 def settle(line: Mapping[str, Any], resolved: Resolved, gpu_given: object) -> Resolved:
-    """A speculative line naming no attention backend: SGLang's default base backend
-    (module docstring) as the target's decode backend and, where nothing set it yet, the
-    draft-extend one (`attention_backends_of` falls back to it for every phase,
-    model_override_base.py:138-152; draft_utils.py:47-66)."""
+    """A speculative line naming no `--attention-backend`: SGLang's default base backend
+    (module docstring; chosen whenever the base is unset and the split flags do not name one
+    backend for both phases, `_attention_backend_default`, overrides.py:1125-1139) for every
+    runner whose own flag the line leaves out: the target's decode backend and, where nothing
+    set it yet, the draft-extend one (`attention_backends_of` falls back to the base for each
+    phase, model_override_base.py:138-152; draft_utils.py:47-66)."""
     from graphfit.inputs.sglang_draft_default import default_target_backend, multi_layer_line
 
     values = resolved.values
-    if (not line.get("speculative_algorithm") or any(line.get(k) for k in BACKEND_KEYS)
-            or "decode_attention_backend" in values):
+    prefill = line.get("prefill_attention_backend")
+    if (not line.get("speculative_algorithm") or line.get("attention_backend")
+            or (prefill and prefill == line.get("decode_attention_backend"))
+            or ("decode_attention_backend" in values and "mtp_draft_backend" in values)):
         return resolved
     name = default_target_backend(line, gpu_given)
     if name is None:
         return resolved
     said = f"SGLang's default attention backend for this GPU and model: {name}"
-    new = {"decode_attention_backend": name}
+    new = {} if "decode_attention_backend" in values else {"decode_attention_backend": name}
     if "mtp_draft_backend" not in values and not multi_layer_line(values):
         # (multi-layer EAGLE's is sglang_draft_default's, which may keep the per-step bound)
         new["mtp_draft_backend"] = name

@@ -14,7 +14,8 @@ bytes next to SGLang's per-key bytes for the same keys (median ratio), both from
 Issue 23's remainder, before / after in the same run ("before": main's own module,
 `--main DIR`, default /work/main, loaded from its file; skipped when absent): Kimi K3 towers
 with a merge kernel of its own width and/or `--mm-attention-backend flashinfer_cudnn`
-(every tensor a captured entry keeps), and every attention backend on the Qwen / InternVL
+(every tensor a captured entry keeps, and the encoder's 128 MiB flashinfer_cudnn workspace
+every captured graph reads, from SGLang's own encoder constructor), and every attention backend on the Qwen / InternVL
 runners (graphfit refuses exactly where SGLang's runner raises at capture).
 """
 
@@ -113,6 +114,12 @@ def kimi_remainder(configs: int, rng: random.Random, before: Any) -> None:
         entry = vo.kimi_entry(call, hidden=kwargs["hidden_size"], heads=heads,
                               qkv=kwargs["qkv_hidden_size"], patch=kwargs["patch_size"],
                               merge=(kh, kw), backend=backend or "auto")
+        # what the captured graph reads: its entry's tensors and the one workspace SGLang's
+        # encoder constructor hands every block under flashinfer_cudnn (issue 23, s32v)
+        for ws in vo.kimi_encoder_workspaces(hidden=kwargs["hidden_size"], heads=heads,
+                                             qkv=kwargs["qkv_hidden_size"],
+                                             backend=backend or "auto"):
+            entry = {**entry, "attention_workspace": ws}
         after = {**kwargs, "spatial_merge_width": kw if kw != kh else None,
                  "attention_backend": backend}
         tally["after"][_entry_agrees(sv, after, call, entry)] += 1
@@ -124,8 +131,8 @@ def kimi_remainder(configs: int, rng: random.Random, before: Any) -> None:
         t = tally[when]
         if t:
             print(f"Kimi K3 non-square kernels / flashinfer_cudnn, {when}: {t['agree']}/"
-                  f"{configs} captured entries agree, {t['disagree']} disagree, "
-                  f"{t['refused']} refused")
+                  f"{configs} captured graphs agree (entry + encoder workspace), "
+                  f"{t['disagree']} disagree, {t['refused']} refused")
 
 
 def backend_remainder(before: Any) -> None:

@@ -254,3 +254,47 @@ def test_dsa_lines_reach_the_kpool_rule(tmp_path_factory: Any) -> None:
         assert isinstance(r, so.Resolved), r
         seen[extra[1]] = so.runners(r)["draft_extend"].seq_len_fill_value
     assert seen == {"dsa": 8, "flashmla": 1}
+
+
+# -- SGLang's default base backend behind a line naming only some backend flags --------------
+
+PARTIAL = [
+    ("--prefill-attention-backend", "triton"),
+    ("--decode-attention-backend", "triton"),
+    ("--speculative-draft-attention-backend", "triton"),
+    ("--speculative-attention-mode", "decode"),
+    ("--prefill-attention-backend", "triton", "--speculative-attention-mode", "decode"),
+    ("--decode-attention-backend", "triton", "--prefill-attention-backend", "triton"),
+]
+
+
+@pytest.mark.parametrize("gpu", ["MI300X", "H100"])
+@pytest.mark.parametrize("extra", PARTIAL, ids=["-".join(p[::2]).replace("--", "")
+                                                 for p in PARTIAL])
+def test_partial_backend_flags_fill_from_sglangs_default(
+        gpu: str, extra: tuple[str, ...], monkeypatch: pytest.MonkeyPatch) -> None:
+    """A speculative line naming a split flag but no --attention-backend: SGLang picks its
+    default base backend (overrides.py:1125-1139) for every phase the line leaves out
+    (model_override_base.py:138-152), aiter on ROCm; graphfit, told the GPU, plans every
+    runner's fill as SGLang's runners hold it."""
+    from graphfit.cli.options import build_config
+    from graphfit.inputs.gpus import GPU_MEMORY_GB
+    from graphfit.planner.plan import plan
+
+    monkeypatch.delenv("SGLANG_USE_CUDA_IPC_TRANSPORT", raising=False)
+    argv = _eagle(3, 1, 4, *extra)
+    model = str(so.oracle().model_dir)
+    with mo._restored_environ(), mo._platform(gpu):
+        r = so.resolve(argv, gpu_mem_gb=GPU_MEMORY_GB[gpu], model=model,
+                       capability=mo.CAPABILITIES.get(gpu, (9, 4)))
+        assert isinstance(r, so.Resolved), r
+        runners = so.runners(r)
+    config = build_config({"gpu_memory_gb": gpu}, environ={}, pasted=[
+        "python", "-m", "sglang.launch_server", "--model-path", model, *argv])
+    ours = plan(config)
+    fills = {name: run.seq_len_fill_value for name, run in runners.items()}
+    # non-vacuity: on ROCm some runner is on SGLang's default aiter (fill 4) unless the
+    # line names one backend for both phases (then the base is that one)
+    assert (max(fills.values()) > 1) == (gpu == "MI300X" and extra != PARTIAL[-1]), fills
+    for name, run in runners.items():
+        assert _fill(ours, name) == run.seq_len_fill_value, (name, fills)

@@ -135,8 +135,8 @@ BAILING_MM_TOWERS = {  # bailing_mm.py:81-90
     "qwen3_vl_moe": "qwen3_vl",
     "Qwen2_5_VisionTransformer": "qwen2_5_vl",
 }
-# Architectures whose tower builds a ViT CUDA-graph runner that never serves a call; the
-# reason graphfit refuses to plan them.
+# Architectures whose tower builds a ViT CUDA-graph runner graphfit does not plan, with the
+# reason: one that never serves a call (RADIO), or a tower built by a constructor not restated.
 # internvl.py:353-357 (the graph path returns a tuple); radio.py:509-511, 564-565, 601-602
 # (each RADIO path reads a BaseModelOutput): every call fails once its graph is captured
 _RADIO = ("its RADIO encoder returns a tuple under ViT graphs (internvl.py:356-357), RadioModel "
@@ -146,6 +146,21 @@ REFUSED_ARCHITECTURES = {  # nano_nemotron_vl.py:91 (RadioModel), 494-498 (Entry
     "NemotronH_Nano_Omni_Reasoning_V3": _RADIO,
     "NemotronH_Omni_Reasoning_V3": _RADIO,
 }
+# Subclasses of Qwen3VLForConditionalGeneration whose constructor (super().__init__) builds
+# Qwen3-VL's tower, Qwen3VLMoeVisionModel (qwen3_vl.py:1315-1340), so SGLang does capture ViT
+# graphs for them; each reads its own config class and text model, which graphfit does not
+# restate yet: refused with that reason rather than "no ViT CUDA graph"
+_QWEN3_SUBCLASS = ("a Qwen3-VL subclass: qwen3_vl.py:1332 builds its ViT-graph tower; graphfit "
+                   "does not restate its constructor and config yet")
+REFUSED_ARCHITECTURES.update(dict.fromkeys((
+    "Qwen3_5ForConditionalGeneration",  # qwen3_5.py:2374, 2387, 3021
+    "Qwen3_5MoeForConditionalGeneration",  # qwen3_5.py:2586, 2601, 3021
+    "InternS1ProForConditionalGeneration",  # interns1pro.py:191, 203, 251
+    "Cosmos3ForConditionalGeneration",  # cosmos3.py:38, 97, 116
+    "Qwen4ExpForConditionalGeneration",  # qwen4_exp.py:2220, 2240, 2694
+    "InternS2MobiusForConditionalGeneration",  # interns2_mobius.py:802, 823, 837 (of Qwen3.5)
+    "InternS2PreviewForConditionalGeneration",  # interns2preview.py:5, 9 (of Qwen3.5-MoE)
+), _QWEN3_SUBCLASS))
 # the most keys a plan enumerates (each ordered choice of images is one key)
 MAX_KEYS = 20_000
 
