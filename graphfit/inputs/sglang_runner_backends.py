@@ -15,10 +15,12 @@ speculative_num_draft_tokens, layers/attention/aiter_backend.py:370, 3416-3417).
   backend reads (`get_dsa_index_kpool`, configs/model_config.py:530-531; dsa_backend.py:533).
 
 The draft-extend backend is `mtp_draft_backend` (graphfit.inputs.sglang_mtp_backend). A
-speculative line naming no attention backend at all gets SGLang's default base backend by GPU
+speculative line naming no `--attention-backend` gets SGLang's default base backend by GPU
 and model (`settle`, graphfit.inputs.sglang_draft_default.default_target_backend: aiter on
-ROCm, attention_hook.py) for the target, the draft-decode and the draft-extend runners;
-where graphfit does not restate it the fill stays 1, with a note.
+ROCm, attention_hook.py) for each of the target, draft-decode and draft-extend runners whose
+own flag it leaves out (split flags naming one backend for both phases make that the base,
+overrides.py:1125-1139); where graphfit does not restate it the fill stays 1, with a note
+(every CUDA backend's fill is 1 anyway: only ROCm's aiter differs).
 """
 
 from __future__ import annotations

@@ -16,6 +16,7 @@ GPU named. Printed: lines SGLang resolved, and for how many every runner's fill 
 (overall, on the DSA lines whose draft-extend backend is DSA with kpool > 1, on lines naming
 only some backend flags on ROCm).
 
+`--dsa`: DSA models only (index_kpool 2 or 4), backend names dsa / nsa / flashmla.
 `--graphfit DIR`: import graphfit from DIR (e.g. /work/main, the "before") while the oracle
 stays this checkout's; the same seed draws the same lines.
 """
@@ -39,6 +40,8 @@ def _args() -> argparse.Namespace:
     parser.add_argument("--lines", type=int, default=120)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--graphfit", default=None)
+    parser.add_argument("--dsa", action="store_true",
+                        help="DSA models with index_kpool 2 or 4 only, DSA-heavy flags")
     return parser.parse_args()
 
 
@@ -73,6 +76,8 @@ def _dsa_model(root: Path, kpool: int) -> str:
 
 def _line(rng: random.Random, dsa: bool) -> tuple[str, ...]:
     names = ["dsa", "dsa", "flashmla", "triton"] if dsa else ["triton", "aiter", "fa3"]
+    if ARGS.dsa:
+        names = ["dsa", "nsa", "flashmla"]
     flags = rng.choice(FLAGS)
     flags = tuple(f.format(b=rng.choice(names), c=rng.choice(names)) for f in flags)
     steps = rng.randint(1, 4)
@@ -93,11 +98,10 @@ def main() -> None:
     import os
 
     logging.disable(logging.WARNING)
+    import graphfit
     from graphfit.cli.options import build_config
     from graphfit.inputs.gpus import GPU_MEMORY_GB
     from graphfit.planner.plan import plan
-
-    import graphfit
     print(f"graphfit from {Path(graphfit.__file__).parent.parent}")
     rng = random.Random(ARGS.seed)
     root = Path(tempfile.mkdtemp(prefix="gf-fill-"))
@@ -106,8 +110,8 @@ def main() -> None:
     tally: dict[str, Counter[str]] = {"all": Counter(), "dsa kpool": Counter(),
                                        "partial flags, ROCm": Counter()}
     for _ in range(ARGS.lines):
-        dsa = rng.random() < 0.6
-        kpool = rng.choice([1, 2, 4])
+        dsa = ARGS.dsa or rng.random() < 0.6
+        kpool = rng.choice([2, 4] if ARGS.dsa else [1, 2, 4])
         model = models[kpool] if dsa else str(so.oracle().model_dir)
         gpu = rng.choice(["MI300X", "H100"])
         argv = _line(rng, dsa)

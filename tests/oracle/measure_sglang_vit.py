@@ -15,8 +15,9 @@ Issue 23's remainder, before / after in the same run ("before": main's own modul
 `--main DIR`, default /work/main, loaded from its file; skipped when absent): Kimi K3 towers
 with a merge kernel of its own width and/or `--mm-attention-backend flashinfer_cudnn`
 (every tensor a captured entry keeps, and the encoder's 128 MiB flashinfer_cudnn workspace
-every captured graph reads, from SGLang's own encoder constructor), and every attention backend on the Qwen / InternVL
-runners (graphfit refuses exactly where SGLang's runner raises at capture).
+every captured graph reads, from SGLang's own encoder constructor), and every attention
+backend on the Qwen / InternVL runners (graphfit refuses exactly where SGLang's runner raises
+at capture).
 """
 
 from __future__ import annotations

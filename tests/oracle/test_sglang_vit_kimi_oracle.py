@@ -53,7 +53,7 @@ def _sglang(geometry: sv.VitGeometry, call: tuple[sv.Grid, ...]
                               backend=backend)
         workspaces = _workspaces(geometry)
     assert len(workspaces) <= 1, workspaces  # one per encoder, shared by its blocks
-    return {**entry, **{"attention_workspace": w for w in workspaces}}
+    return {**entry, **({"attention_workspace": workspaces[0]} if workspaces else {})}
 
 
 def _workspaces(geometry: sv.VitGeometry) -> tuple[tuple[tuple[int, ...], str, int], ...]:

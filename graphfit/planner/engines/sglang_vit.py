@@ -708,7 +708,8 @@ def _kimi_sizes(key: VitKey) -> list[int]:
 
 
 __all__ = ["ATTENTION_BACKENDS", "BAILING_MM_ARCHITECTURES", "BAILING_MM_TOWERS",
-           "CUDNN_BATCH_BUCKETS", "CUDNN_WORKSPACE_BYTES", "ENV_FLAG", "FAMILIES", "RUNNER_BACKENDS",
+           "CUDNN_BATCH_BUCKETS", "CUDNN_WORKSPACE_BYTES", "ENV_FLAG", "FAMILIES",
+           "RUNNER_BACKENDS",
            "cudnn_padded_images",
            "KIMI_DEFAULTS", "REFUSED_ARCHITECTURES", "VIT_ARCHITECTURES", "VitBuffer",
            "VitGeometry", "VitPlan", "VitViolation", "VitWorkload", "graph_key",

@@ -99,7 +99,7 @@ def vit_pairs_completed(value: object) -> object:
             n not in tower for n in order if n not in _LATER_FIELDS):
         return value
     defaults = {f.name: f.default for f in fields(VitGeometry)}
-    given = dict(p for p in value if p[0] not in _WORKLOAD)  # type: ignore[misc]
+    given = {p[0]: p[1] for p in value if p[0] not in _WORKLOAD}
     completed = [[n, given[n] if n in given else defaults[n]] for n in order]
     return [*completed, *(p for p in value if p[0] in _WORKLOAD)]
 
