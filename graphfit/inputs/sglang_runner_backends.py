@@ -54,10 +54,11 @@ def line_settings(values: Mapping[str, Any]) -> list[Setting]:
 def kpool_settings(values: Mapping[str, Any]) -> list[Setting]:
     """`dsa_index_kpool` from the draft model's config.json on a speculative line (module
     docstring): nothing for 1 / absent, a hub id or no speculation; a ConfigError for a value
-    SGLang cannot use (its `> 1` test and page split, dsa_backend.py:533-534, want an
-    integer >= 1)."""
+    a DSA model's backend cannot use (its `> 1` test and page split, dsa_backend.py:533-534,
+    want an integer >= 1; another architecture's value is never read: nothing)."""
     from graphfit.inputs.model_config import config_path, local_config
     from graphfit.inputs.reading import shown_path
+    from graphfit.planner.engines.sglang_attn_default import DSA_ARCHITECTURES
 
     model = values.get("speculative_draft_model_path") or values.get("model_path")
     if not values.get("speculative_algorithm") or not isinstance(model, str):
@@ -68,6 +69,9 @@ def kpool_settings(values: Mapping[str, Any]) -> list[Setting]:
     value = data["index_kpool"]
     where = f"{shown_path(config_path(model) or model)}: index_kpool"
     if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        archs = data.get("architectures")
+        if not (isinstance(archs, list) and archs and archs[0] in DSA_ARCHITECTURES):
+            return []
         raise ConfigError(f"{where}: expected an integer >= 1 (SGLang's DSA index kpool, "
                           f"dsa_backend.py:533-534), got {excerpt(value)}")
     if value == 1:

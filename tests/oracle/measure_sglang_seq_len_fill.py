@@ -47,8 +47,11 @@ def _args() -> argparse.Namespace:
 
 ARGS = _args()
 sys.path.insert(0, str(ROOT))
-if ARGS.graphfit:  # graphfit from elsewhere, the oracle from here
-    sys.path.insert(0, str(Path(ARGS.graphfit).resolve()))
+if ARGS.graphfit:  # graphfit from elsewhere, the oracle (`tests`) from here: only the
+    # package is put on the path (a link in a fresh folder), not the other checkout's tests
+    _only = Path(tempfile.mkdtemp(prefix="gf-before-"))
+    (_only / "graphfit").symlink_to(Path(ARGS.graphfit).resolve() / "graphfit")
+    sys.path.insert(0, str(_only))
 
 import logging  # noqa: E402
 
@@ -102,7 +105,7 @@ def main() -> None:
     from graphfit.cli.options import build_config
     from graphfit.inputs.gpus import GPU_MEMORY_GB
     from graphfit.planner.plan import plan
-    print(f"graphfit from {Path(graphfit.__file__).parent.parent}")
+    print(f"graphfit from {Path(graphfit.__file__).resolve().parent.parent}")
     rng = random.Random(ARGS.seed)
     root = Path(tempfile.mkdtemp(prefix="gf-fill-"))
     so.oracle()

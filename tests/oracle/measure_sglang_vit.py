@@ -124,10 +124,15 @@ def kimi_remainder(configs: int, rng: random.Random, before: Any) -> None:
         after = {**kwargs, "spatial_merge_width": kw if kw != kh else None,
                  "attention_backend": backend}
         tally["after"][_entry_agrees(sv, after, call, entry)] += 1
-        if before is not None:  # main: a square kernel only (its reader refuses others),
-            # no backend (it reads none)
-            tally["before"][_entry_agrees(before, kwargs, call, entry) if kh == kw
-                            else "refused"] += 1
+        if before is not None:
+            fields = set(getattr(before.VitGeometry, "__dataclass_fields__", {}))
+            if {"spatial_merge_width", "attention_backend"} <= fields:
+                # a main that reads both (s28v and later): the same tower
+                tally["before"][_entry_agrees(before, after, call, entry)] += 1
+            else:  # an older main: a square kernel only (its reader refuses others), no
+                # backend (it reads none)
+                tally["before"][_entry_agrees(before, kwargs, call, entry) if kh == kw
+                                else "refused"] += 1
     for when in ("before", "after"):
         t = tally[when]
         if t:
