@@ -147,7 +147,7 @@ def backend_remainder(before: Any) -> None:
     reads none)."""
     import torch
 
-    agree = total = raises = 0
+    agree = total = raises = before_agree = 0
     for family in ("qwen2_5_vl", "qwen3_vl", "internvl"):
         for backend in sv.ATTENTION_BACKENDS:
             try:
@@ -164,19 +164,29 @@ def backend_remainder(before: Any) -> None:
                 raised = False
             except RuntimeError:
                 raised = True
-            try:
-                sv.VitGeometry(family, 16, 2, patch_size=2, window_size=8 if family ==
-                               "qwen2_5_vl" else None, tokens_per_tile=5 if family ==
-                               "internvl" else None, attention_backend=backend)
-                refused = False
-            except Exception:
-                refused = True
+            refused = _refuses(sv, family, backend)
             total += 1
             raises += raised
             agree += raised == refused
+            if before is not None:
+                fields = set(getattr(before.VitGeometry, "__dataclass_fields__", {}))
+                # a main that reads no backend refuses none
+                was = "attention_backend" in fields and _refuses(before, family, backend)
+                before_agree += raised == was
     print(f"Qwen / InternVL attention backends: SGLang's runner raises on {raises}/{total}; "
-          f"after: graphfit refuses exactly those, {agree}/{total} agree; before: main "
-          f"refuses none, {total - raises}/{total} agree")
+          f"after: graphfit refuses exactly those, {agree}/{total} agree; before (main): "
+          + (f"{before_agree}/{total} agree" if before is not None else "not run"))
+
+
+def _refuses(mod: Any, family: str, backend: str) -> bool:
+    """Whether `mod`'s VitGeometry refuses a small tower of `family` under `backend`."""
+    try:
+        mod.VitGeometry(family, 16, 2, patch_size=2, window_size=8 if family == "qwen2_5_vl"
+                        else None, tokens_per_tile=5 if family == "internvl" else None,
+                        attention_backend=backend)
+    except Exception:
+        return True
+    return False
 
 
 def main() -> None:
