@@ -97,7 +97,7 @@ def settle(line: Mapping[str, Any], resolved: Resolved, gpu_given: object) -> Re
         return resolved
     name = default_target_backend(line, gpu_given)
     if name is None:
-        return resolved
+        return _unknown_on_rocm(resolved, gpu_given)
     said = f"SGLang's default attention backend for this GPU and model: {name}"
     new = {} if "decode_attention_backend" in values else {"decode_attention_backend": name}
     if "mtp_draft_backend" not in values and not multi_layer_line(values):
@@ -105,3 +105,19 @@ def settle(line: Mapping[str, Any], resolved: Resolved, gpu_given: object) -> Re
         new["mtp_draft_backend"] = name
     return replace(resolved, values=MappingProxyType({**values, **new}),
                    origins=MappingProxyType({**resolved.origins, **dict.fromkeys(new, said)}))
+
+
+def _unknown_on_rocm(resolved: Resolved, gpu_given: object) -> Resolved:
+    """A note when SGLang's default backend is not restated on a ROCm GPU: there it may be
+    aiter (MHA models; MLA ones with 16 or 128 KV heads per rank, model_override_base.py:
+    325-346), whose fill is the draft tokens, not the 1 graphfit then plans. (On a CUDA GPU
+    every backend SGLang may pick fills 1: no note.)"""
+    from graphfit.inputs.gpus import gpu_name
+    from graphfit.inputs.sglang_draft_default import ROCM
+
+    if gpu_name(gpu_given) not in ROCM:
+        return resolved
+    note = ("seq_lens fills: SGLang's default attention backend on ROCm (aiter for MHA "
+            "models, model_override_base.py:325-346) is not restated for this line (no local "
+            "config.json, or a model override): graphfit pads with 1; name --attention-backend")
+    return replace(resolved, notes=(*resolved.notes, note))

@@ -1,7 +1,8 @@
-"""The draft's `index_kpool` on a pasted SGLang line (graphfit.inputs.sglang_runner_backends
-`kpool_settings`): a value a DSA model's backend cannot use is one error line (exit 2); another
-architecture's value is never read by SGLang (dsa_backend.py:533 is the only reader), so it is
-ignored. The fill it feeds is compared with SGLang's runners in
+"""The seq_lens fill inputs of a pasted SGLang line (graphfit.inputs.sglang_runner_backends):
+the draft's `index_kpool` (`kpool_settings`: a value a DSA model's backend cannot use is one
+error line, exit 2; another architecture's value is never read by SGLang, dsa_backend.py:533
+being the only reader, so it is ignored) and the note when SGLang's default backend is not
+restated on ROCm. The fills are compared with SGLang's runners in
 tests/oracle/test_sglang_seq_len_fill_oracle.py."""
 
 from __future__ import annotations
@@ -45,3 +46,14 @@ def test_another_architectures_kpool_is_ignored(tmp_path: Path) -> None:
                               "--speculative-draft-model-path", str(model)])
     assert code == 0, err
     assert json.loads(out)["config"]["options"]["dsa_index_kpool"] == 1
+
+
+@pytest.mark.parametrize(("gpu", "noted"), [("MI300X", True), ("H100", False)])
+def test_an_unrestated_default_on_rocm_is_noted(gpu: str, noted: bool) -> None:
+    """No local config.json: SGLang's default backend is not restated. On ROCm it may be aiter
+    (fill = draft tokens), so the 1 graphfit plans is noted; on CUDA every backend fills 1."""
+    code, out, err = run_cli(["plan", "--gpu-memory-gb", gpu, "--", "python", "-m",
+                              "sglang.launch_server", "--model-path", "org/model", *EAGLE,
+                              "--speculative-draft-model-path", "org/draft"])
+    assert code == 0, err
+    assert ("seq_lens fills: SGLang's default attention backend on ROCm" in err) == noted
