@@ -52,7 +52,7 @@ def test_another_architectures_kpool_is_ignored(tmp_path: Path) -> None:
 def test_an_unrestated_default_on_rocm_is_noted(gpu: str, noted: bool) -> None:
     """No local config.json: SGLang's default backend is not restated. On ROCm it may be aiter
     (fill = draft tokens), so the 1 graphfit plans is noted; on CUDA every backend fills 1."""
-    code, out, err = run_cli(["plan", "--gpu-memory-gb", gpu, "--", "python", "-m",
+    code, _, err = run_cli(["plan", "--gpu-memory-gb", gpu, "--", "python", "-m",
                               "sglang.launch_server", "--model-path", "org/model", *EAGLE,
                               "--speculative-draft-model-path", "org/draft"])
     assert code == 0, err
