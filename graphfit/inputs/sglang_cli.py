@@ -188,5 +188,9 @@ def label(entry: str) -> str:
 READER = LineReader(Engine.SGLANG, parse, sglang_args.LINE_KEYS,
                     frozenset({"model_path", "speculative_draft_model_path",
                                "enable_multimodal", "model_impl",
-                               "uno_lora_path"}),  # read by graphfit.inputs.sglang_uno
+                               "uno_lora_path",  # read by graphfit.inputs.sglang_uno
+                               # the vision tower's: read by `plan --vit-images`
+                               # (graphfit.cli.vit_plan); without ViT graphs
+                               # (SGLANG_VIT_ENABLE_CUDA_GRAPH) they shape no graph
+                               "mm_attention_backend", "mm_enable_dp_encoder"}),
                     label, finish, draft_model)
