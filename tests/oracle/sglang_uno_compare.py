@@ -190,10 +190,62 @@ def compare_runners(sg: sc.SglangAnswer, gf: sc.GraphfitAnswer,
                                                        f"{[lora[name].get(k) for k in keys[:3]]}"
                                                        f", graphfit "
                                                        f"{[ours_lora.get(k) for k in keys[:3]]}"))
+    for name in sorted(set(runners) & set(planned)):
+        diffs += compare_forwards(built, name, planned[name], gf.plan.graph_sizes(name))
     if built.moe_lora_buffers:
         diffs.append(sc.Difference("moe_lora", f"SGLang allocated {sorted(built.moe_lora_buffers)}"
                                                f", graphfit plans none"))
     return diffs
+
+
+def graphfit_rows(comp: Any, name: str, size: int) -> int | None:
+    """Rows graphfit's own row rule gives buffer `name` of a planned component for a uniform
+    decode of `size` requests at the component's width (the most over its batch families);
+    None when graphfit plans no such buffer."""
+    from graphfit.planner.core.verify import family_rules
+
+    specs = comp.specs or tuple(b.spec for b in comp.buffers)
+    rules = comp.rules or family_rules(specs, comp.walks)
+    width = comp.tables.uniform_query_len
+    for spec, per_family in zip(specs, rules, strict=True):
+        if spec.name == name:
+            found = [r.rows(size * width, size) for r in per_family if r is not None]
+            return max(found) if found else None
+    return None
+
+
+def compare_forwards(built: Any, name: str, comp: Any, sizes: tuple[int, ...]
+                     ) -> list[sc.Difference]:
+    """SGLang's capture forwards of one runner (tests/oracle/sglang_uno_runner.Forward)
+    against graphfit's plan of that component: every key's size is a captured size of the
+    plan, `capture_prepare` builds that many requests, each buffer slice the ForwardBatch
+    carries has exactly graphfit's rows for the size and fits graphfit's capacity, and the
+    LoRA routing active in a LoRA draft forward has the per-size share of graphfit's
+    retained state (`retained_segments` for that one size)."""
+    from graphfit.planner.engines.sglang_uno import retained_segments
+
+    diffs: list[sc.Difference] = []
+    capacity = {b.name: b.capacity for b in comp.buffers}
+    width = comp.tables.uniform_query_len
+    for f in built.forwards[name]:
+        where = f"{name} size {f.size} {f.variant or ''}".rstrip()
+        if f.batch_size != f.size or f.size not in sizes:
+            diffs.append(sc.Difference(f"{name}_capture", f"{where}: SGLang built "
+                                                          f"{f.batch_size} requests"))
+        for buf, rows in f.rows:
+            ours = graphfit_rows(comp, buf, f.size)
+            if ours != rows or rows > capacity.get(buf, -1):
+                diffs.append(sc.Difference(f"{name}_slices", f"{where}: {buf} SGLang "
+                                                             f"{rows} rows, graphfit {ours} "
+                                                             f"of {capacity.get(buf)}"))
+        if f.lora_draft:
+            share = {b.name.removeprefix("uno_lora_"): b.reference_capacity
+                     for b in retained_segments(width, (f.size,))}
+            got = {field: n for field, n in f.lora}
+            if any(share.get(field) != n for field, n in got.items()) or not got:
+                diffs.append(sc.Difference(f"{name}_lora_routing", f"{where}: SGLang {got}, "
+                                                                   f"graphfit {share}"))
+    return diffs[:8]
 
 
 def compare_line(argv: tuple[str, ...], gpu_mem_gb: float | None = 80
