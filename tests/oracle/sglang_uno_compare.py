@@ -11,8 +11,11 @@ size (decode_cuda_graph_runner.py:1318-1366: "lora" and "nolora" for the linear 
 F > 1), which runner's graphs run with the adapter's retained routing (`capture_draft`,
 uno_lora.py:78-88), and the LoRA batch infos left on SGLang's `UnoCublasLoRABackend`
 (lora/backend/uno_cublas_backend.py) by `LoRAManager`'s own methods (lora_manager.py:152-160,
-581-612) on a manager without a model. Only the recorded forwards and graphs (CUDA) are not
-run.
+581-612) on a manager without a model. The capture runs SGLang's whole `capture()` with a
+recording model (`compare_forwards`: the rows `capture_prepare` slices per captured size
+against graphfit's row rule and capacity, the LoRA routing per size) and `load_batch` on
+live batches (`compare_replays`: graph key, variants, padded rows). Only the graphs
+themselves (CUDA recording and replay) and the model's kernels are not run.
 
 graphfit's side: `graphfit plan --json -- python -m sglang.launch_server ...` on the same line.
 """
@@ -192,6 +195,7 @@ def compare_runners(sg: sc.SglangAnswer, gf: sc.GraphfitAnswer,
                                                        f"{[ours_lora.get(k) for k in keys[:3]]}"))
     for name in sorted(set(runners) & set(planned)):
         diffs += compare_forwards(built, name, planned[name], gf.plan.graph_sizes(name))
+    diffs += compare_replays(sg, gf, built, planned)
     if built.moe_lora_buffers:
         diffs.append(sc.Difference("moe_lora", f"SGLang allocated {sorted(built.moe_lora_buffers)}"
                                                f", graphfit plans none"))
@@ -245,6 +249,48 @@ def compare_forwards(built: Any, name: str, comp: Any, sizes: tuple[int, ...]
             if any(share.get(field) != n for field, n in got.items()) or not got:
                 diffs.append(sc.Difference(f"{name}_lora_routing", f"{where}: SGLang {got}, "
                                                                    f"graphfit {share}"))
+    return diffs[:8]
+
+
+def compare_replays(sg: sc.SglangAnswer, gf: sc.GraphfitAnswer, built: Any,
+                    planned: dict[str, Any]) -> list[sc.Difference]:
+    """SGLang's own `load_batch` (tests/oracle/sglang_uno_runner.replays) on live batches of
+    every captured size and one past it, in each UNO phase the runner serves, against
+    graphfit's plan: the graph key's size is graphfit's padded size for that decode, the
+    phases replay as many graphs per size as graphfit counts, and every slot's filled and
+    padded rows equal graphfit's row rule at the padded size and fit its capacity."""
+    from tests.oracle import sglang_uno_runner as ur
+
+    r = sg.resolved
+    assert isinstance(r, so.Resolved) and gf.plan is not None
+    pool = min(sg.max_requests, gf.plan.config.max_num_seqs)
+    raws = {n for run in built.runners.values() for s in run.capture_bs for n in (s, s + 1)}
+    found = ur.replays(r, built, tuple(sorted(n for n in raws if n <= pool)))
+    diffs: list[sc.Difference] = []
+    for name, replayed in found.items():
+        comp = planned.get(name)
+        if comp is None:
+            continue
+        width = comp.tables.uniform_query_len
+        capacity = {b.name: b.capacity for b in comp.buffers}
+        variants: dict[int, set[str | None]] = {}
+        for rp in replayed:
+            where = f"{name} raw {rp.raw} {rp.phase}"
+            ours = sc.graphfit_decode_pad(gf.plan, name, width, rp.raw)
+            if rp.key[0] != ours or rp.padded != ours:
+                diffs.append(sc.Difference(f"{name}_replay_key", f"{where}: SGLang key "
+                                                                 f"{rp.key}, graphfit {ours}"))
+            variants.setdefault(rp.key[0], set()).add(rp.key[1])
+            for buf, rows in rp.rows:
+                want = graphfit_rows(comp, buf, rp.padded)
+                if want != rows or rows > capacity.get(buf, -1):
+                    diffs.append(sc.Difference(f"{name}_replay_rows", f"{where}: {buf} SGLang "
+                                                                      f"{rows}, graphfit {want}"
+                                                                      f" of {capacity.get(buf)}"))
+        if any(len(v) != comp.graphs_per_size for v in variants.values()):
+            diffs.append(sc.Difference(f"{name}_replay_variants", f"SGLang {variants}, "
+                                                                  f"graphfit "
+                                                                  f"{comp.graphs_per_size}"))
     return diffs[:8]
 
 

@@ -39,8 +39,8 @@ is SGLang's LoRAManager without a model over SGLang's UNO backend
 `is_current_stream_capturing` -> False (a warm-up forward: nothing is being captured), the
 two-batch-overlap plugin allocates on the meta device. What stays CUDA-only: the third,
 recorded forward under `torch.cuda.graph` (full_cuda_graph_backend.py:185-200), the model's
-kernels, and replay (`execute` -> `load_batch` over a live ForwardBatch from the scheduler,
-:1981-2030), which the oracle does not run.
+kernels, and the graph replay itself. `replays` runs SGLang's `load_batch` (:1521-1713) on
+ForwardBatches the oracle builds (the scheduler's are not run) under the same glue.
 """
 
 from __future__ import annotations
@@ -330,4 +330,78 @@ def _forwards(seen: list[tuple[Any, Any]], run: Any) -> list[Forward]:
         out.append(Forward(int(key.size), key.variant_label, int(batch.batch_size),
                            tuple(rows), type(batch.spec_info).__name__, lora,
                            info is not None and id(info) in retained))
+    return out
+
+
+@dataclass(frozen=True)
+class Replay:
+    """What SGLang's own `DecodeCudaGraphRunner.load_batch` (decode_cuda_graph_runner.py:
+    1521-1713: the registry's `fill_from`, the padding, the replay metadata view and the graph
+    key) made of a live batch of `raw` requests: the padded size, the token count, the graph
+    key (size, LoRA variant) it would replay, and the rows each enabled slot fills or resets
+    (`_padded_n`, cuda_graph_buffer_registry.py:234-240)."""
+
+    raw: int
+    phase: str  # the spec input's type: UNO_DRAFT / UNO_VERIFY, or the tree target's verify
+    padded: int
+    raw_num_tokens: int
+    key: tuple[int, str | None]
+    rows: tuple[tuple[str, int], ...]
+
+
+def replays(r: so.Resolved, built: BuiltUno, raws: tuple[int, ...]) -> dict[str, list[Replay]]:
+    """Each built runner's `load_batch` on a real ForwardBatch of `raw` decoding requests
+    (the shapes a scheduler hands it: raw x width tokens, one row per request), for both UNO
+    phases where the runner serves both (linear: the LoRA draft and the verify share the
+    runner, `_resolve_lora_variant`, uno_cuda_graph_runner.py:108-120); glue as in `build`,
+    the graph replay itself not run."""
+    import torch
+
+    out: dict[str, list[Replay]] = {}
+    with so.published(r), _glue():
+        from sglang.srt.model_executor.forward_batch_info import (
+            CaptureHiddenMode,
+            ForwardBatch,
+        )
+        from sglang.srt.speculative.spec_info import SpecInputType
+        from sglang.srt.speculative.uno_info import UnoForwardInput
+
+        for name, table in built.runners.items():
+            run = table.live
+            width = int(run.captured_req_width)
+            tree_target = run._tree_mode and not run._tree_draft_mode
+            phases = ((None,) if tree_target else (SpecInputType.UNO_DRAFT,) if
+                      run._tree_draft_mode else (SpecInputType.UNO_DRAFT,
+                                                 SpecInputType.UNO_VERIFY))
+            found: list[Replay] = []
+            for raw in (n for n in raws if n <= run.max_bs):
+                tokens = raw * width
+                for phase in phases:
+                    spec = (run.get_spec_info(tokens) if phase is None else UnoForwardInput(
+                        spec_input_type=phase, positions=torch.arange(tokens),
+                        draft_token_num=width))
+                    ints = {"dtype": torch.int64}
+                    batch = ForwardBatch(
+                        forward_mode=run.capture_forward_mode, batch_size=raw,
+                        input_ids=torch.ones(tokens, **ints),
+                        req_pool_indices=torch.ones(raw, **ints),
+                        seq_lens=torch.full((raw,), 5, **ints),
+                        seq_lens_cpu=torch.full((raw,), 5, **ints),
+                        out_cache_loc=torch.ones(tokens, **ints), seq_lens_sum=5 * raw,
+                        positions=torch.arange(tokens), spec_info=spec,
+                        spec_algorithm=run.model_runner.spec_algorithm,
+                        capture_hidden_mode=getattr(spec, "capture_hidden_mode", None)
+                        or CaptureHiddenMode.NULL)
+                    run.load_batch(batch)
+                    key = run._replay_graph_key
+                    registry = run.buffer_registry
+                    rows = tuple(
+                        (slot_name, int(slot._padded_n(run.bs, run.bs * width)))
+                        for slot_name in registry.slot_names()
+                        if (slot := registry.get_slot(slot_name)).enabled
+                        and slot.buffer is not None and slot.axis in ("bs", "tokens"))
+                    found.append(Replay(raw, "verify" if phase is None else phase.name,
+                                        int(run.bs), int(run.raw_num_token),
+                                        (int(key.size), key.variant_label), rows))
+            out[name] = found
     return out

@@ -11,7 +11,11 @@ sglang_uno, with SGLang's own code on CPU.
   registry) against graphfit's runners and buffers. The pasted-line tests below go further:
   SGLang's own `UnoDecodeCudaGraphRunner` is built by its constructor and its capture loop
   run on CPU (tests/oracle/sglang_uno_runner.py), so which runner captures the LoRA draft,
-  the graphs recorded per size and the LoRA state it leaves are SGLang's objects.
+  the graphs recorded per size and the LoRA state it leaves are SGLang's objects. Since s32u
+  its whole `capture()` runs (warm-up, `capture_prepare`, every `capture_one_shape` with a
+  recording model) and `load_batch` replays live batches: the rows SGLang slices and pads per
+  size are compared with graphfit's row rule and capacities (sglang_uno_compare.
+  compare_forwards / compare_replays).
 """
 
 from __future__ import annotations
@@ -602,3 +606,37 @@ def test_planted_slice_errors_show(monkeypatch: pytest.MonkeyPatch) -> None:
     outcome, diffs = uc.compare_line(PASTED[2][0], 80)
     assert outcome == "differs" and any(d.aspect == "uno_draft_lora_routing"
                                         for d in diffs), diffs
+
+
+def test_replays_are_sglangs_own() -> None:
+    """SGLang's `load_batch` ran on live batches: a linear line's draft phase replays the
+    "lora" graph and its verify the "nolora" one of the same padded size; a batch one past a
+    captured size pads to the next one."""
+    from tests.oracle import sglang_uno_runner as ur
+
+    sg = uc.sc.sglang(PASTED[0][0], 80)
+    built = uc.built_runners(sg)
+    sizes = built.runners["target"].capture_bs
+    found = ur.replays(sg.resolved, built, (sizes[1], sizes[1] + 1))["target"]
+    assert [(rp.phase, rp.key) for rp in found] == [
+        ("UNO_DRAFT", (sizes[1], "lora")), ("UNO_VERIFY", (sizes[1], "nolora")),
+        ("UNO_DRAFT", (sizes[2], "lora")), ("UNO_VERIFY", (sizes[2], "nolora"))]
+
+
+def test_planted_replay_errors_show(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Against SGLang's own `load_batch`: a captured size missing from graphfit's ladder
+    (graphfit pads past it) or one graph per size for the linear target is reported by the
+    replay comparison."""
+    real = engine.uno_planned_runners
+
+    def dropped(config: Any, pool: int, sizes_for: Any, buffers_for: Any) -> Any:
+        return real(config, pool, lambda name, width: tuple(
+            s for s in sizes_for(name, width) if s != 3), buffers_for)
+
+    monkeypatch.setattr(engine, "uno_planned_runners", dropped)
+    outcome, diffs = uc.compare_line(PASTED[0][0], 80)
+    assert outcome == "differs" and any(d.aspect == "target_replay_key" for d in diffs), diffs
+    monkeypatch.undo()
+    monkeypatch.setattr(engine, "uno_target_graphs", lambda config: 1)
+    outcome, diffs = uc.compare_line(PASTED[0][0], 80)
+    assert any(d.aspect == "target_replay_variants" for d in diffs), diffs
