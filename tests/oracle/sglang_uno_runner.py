@@ -37,7 +37,9 @@ is SGLang's LoRAManager without a model over SGLang's UNO backend
 `_forks_draft_metadata_prep` answers False (its DSPARK-draft test, decode_cuda_graph_runner.py
 :610-633, is False for UNO; its import needs DeepSeek-V4 kernels), `torch.cpu` gets
 `is_current_stream_capturing` -> False (a warm-up forward: nothing is being captured), the
-two-batch-overlap plugin allocates on the meta device. What stays CUDA-only: the third,
+two-batch-overlap plugin allocates on the meta device, `freeze_gc` (base_cuda_graph_runner.py:
+46-61: `gc.collect` / `gc.freeze` around the loop, Python memory only, about a second per
+build in a test process) is a null context. What stays CUDA-only: the third,
 recorded forward under `torch.cuda.graph` (full_cuda_graph_backend.py:185-200), the model's
 kernels, and the graph replay itself. `replays` runs SGLang's `load_batch` (:1521-1713) on
 ForwardBatches the oracle builds (the scheduler's are not run) under the same glue.
@@ -207,7 +209,8 @@ def _glue() -> Iterator[None]:
 
     cls = dmod.DecodeCudaGraphRunner
     saved = (dmod.resolve_decode_backend, tbo.get_device, dmod.graph_capture,
-             dmod.get_or_create_global_graph_capture_stream, cls._forks_draft_metadata_prep)
+             dmod.get_or_create_global_graph_capture_stream, cls._forks_draft_metadata_prep,
+             dmod.freeze_gc)
     pool = input_buffers._forward_input_buffer_pool
     kept = dict(pool)
     pool.clear()
@@ -217,6 +220,7 @@ def _glue() -> Iterator[None]:
     dmod.graph_capture = _graph_capture
     dmod.get_or_create_global_graph_capture_stream = lambda: None
     cls._forks_draft_metadata_prep = no_fork  # type: ignore[method-assign]
+    dmod.freeze_gc = lambda enable: contextlib.nullcontext()  # Python GC only, 1 s a build
     if added:
         torch.cpu.is_current_stream_capturing = lambda: False  # type: ignore[attr-defined]
     try:
@@ -225,7 +229,7 @@ def _glue() -> Iterator[None]:
     finally:
         (dmod.resolve_decode_backend, tbo.get_device, dmod.graph_capture,
          dmod.get_or_create_global_graph_capture_stream,
-         cls._forks_draft_metadata_prep) = saved
+         cls._forks_draft_metadata_prep, dmod.freeze_gc) = saved
         if added:
             del torch.cpu.is_current_stream_capturing  # type: ignore[attr-defined]
         pool.clear()
