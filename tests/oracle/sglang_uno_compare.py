@@ -254,9 +254,10 @@ def compare_forwards(built: Any, name: str, comp: Any, sizes: tuple[int, ...]
 
 def compare_replays(sg: sc.SglangAnswer, gf: sc.GraphfitAnswer, built: Any,
                     planned: dict[str, Any]) -> list[sc.Difference]:
-    """SGLang's own `load_batch` (tests/oracle/sglang_uno_runner.replays) on live batches of
-    every captured size and one past it, in each UNO phase the runner serves, against
-    graphfit's plan: the graph key's size is graphfit's padded size for that decode, the
+    """SGLang's own `can_run_graph` and `load_batch` (tests/oracle/sglang_uno_runner.replays)
+    on live batches of every captured size and one past it, in each UNO phase the runner
+    serves, against graphfit's plan: the graph key's size is graphfit's padded size for that
+    decode (eager on both sides where SGLang's `can_run_graph` refuses it), the
     phases replay as many graphs per size as graphfit counts, and every slot's filled and
     padded rows equal graphfit's row rule at the padded size and fit its capacity."""
     from tests.oracle import sglang_uno_runner as ur
@@ -277,9 +278,11 @@ def compare_replays(sg: sc.SglangAnswer, gf: sc.GraphfitAnswer, built: Any,
         for rp in replayed:
             where = f"{name} raw {rp.raw} {rp.phase}"
             ours = sc.graphfit_decode_pad(gf.plan, name, width, rp.raw)
-            if rp.key[0] != ours or rp.padded != ours:
+            if (rp.key[0] if rp.key else None) != ours or (rp.padded or None) != ours:
                 diffs.append(sc.Difference(f"{name}_replay_key", f"{where}: SGLang key "
                                                                  f"{rp.key}, graphfit {ours}"))
+            if rp.key is None:
+                continue  # eager: nothing loaded
             variants.setdefault(rp.key[0], set()).add(rp.key[1])
             for buf, rows in rp.rows:
                 want = graphfit_rows(comp, buf, rp.padded)

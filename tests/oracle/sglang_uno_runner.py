@@ -183,6 +183,9 @@ class _GraphBackend:
     def capture_session(self, stream: Any) -> Iterator[None]:
         yield
 
+    def can_run(self, forward_batch: Any, shape_key: Any) -> bool:
+        return shape_key in self.keys  # full_cuda_graph_backend.py:218-219
+
     def capture_one(self, shape_key: Any, forward_fn: Any, capture_inputs: Any = None,
                     post_warmup_hook: Any = None) -> None:
         self.keys.append(shape_key)
@@ -347,14 +350,15 @@ class Replay:
 
     raw: int
     phase: str  # the spec input's type: UNO_DRAFT / UNO_VERIFY, or the tree target's verify
-    padded: int
+    padded: int  # 0: SGLang's `can_run_graph` refuses the batch (eager), nothing loaded
     raw_num_tokens: int
-    key: tuple[int, str | None]
+    key: tuple[int, str | None] | None
     rows: tuple[tuple[str, int], ...]
 
 
 def replays(r: so.Resolved, built: BuiltUno, raws: tuple[int, ...]) -> dict[str, list[Replay]]:
-    """Each built runner's `load_batch` on a real ForwardBatch of `raw` decoding requests
+    """Each built runner's `can_run_graph` and `load_batch` on a real ForwardBatch of `raw`
+    decoding requests
     (the shapes a scheduler hands it: raw x width tokens, one row per request), for both UNO
     phases where the runner serves both (linear: the LoRA draft and the verify share the
     runner, `_resolve_lora_variant`, uno_cuda_graph_runner.py:108-120); glue as in `build`,
@@ -396,6 +400,10 @@ def replays(r: so.Resolved, built: BuiltUno, raws: tuple[int, ...]) -> dict[str,
                         spec_algorithm=run.model_runner.spec_algorithm,
                         capture_hidden_mode=getattr(spec, "capture_hidden_mode", None)
                         or CaptureHiddenMode.NULL)
+                    phase_name = "verify" if phase is None else phase.name
+                    if not run.can_run_graph(batch):  # :845-900 (no padding: exact keys)
+                        found.append(Replay(raw, phase_name, 0, tokens, None, ()))
+                        continue
                     run.load_batch(batch)
                     key = run._replay_graph_key
                     registry = run.buffer_registry
@@ -404,8 +412,7 @@ def replays(r: so.Resolved, built: BuiltUno, raws: tuple[int, ...]) -> dict[str,
                         for slot_name in registry.slot_names()
                         if (slot := registry.get_slot(slot_name)).enabled
                         and slot.buffer is not None and slot.axis in ("bs", "tokens"))
-                    found.append(Replay(raw, "verify" if phase is None else phase.name,
-                                        int(run.bs), int(run.raw_num_token),
+                    found.append(Replay(raw, phase_name, int(run.bs), int(run.raw_num_token),
                                         (int(key.size), key.variant_label), rows))
             out[name] = found
     return out
