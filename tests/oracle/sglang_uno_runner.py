@@ -399,7 +399,12 @@ def replays(r: so.Resolved, built: BuiltUno, raws: tuple[int, ...]) -> dict[str,
                         positions=torch.arange(tokens), spec_info=spec,
                         spec_algorithm=run.model_runner.spec_algorithm,
                         capture_hidden_mode=getattr(spec, "capture_hidden_mode", None)
-                        or CaptureHiddenMode.NULL)
+                        or CaptureHiddenMode.NULL,
+                        # the scheduler's two-batch-overlap split point, assumed found:
+                        # `can_run_tbo` (forward_batch_info.py:2266-2268, read by
+                        # decode_cuda_graph_runner.py:907-909); not modelled here
+                        tbo_split_seq_index=raw // 2 if run.enable_two_batch_overlap
+                        else None)
                     phase_name = "verify" if phase is None else phase.name
                     if not run.can_run_graph(batch):  # :845-900 (no padding: exact keys)
                         found.append(Replay(raw, phase_name, 0, tokens, None, ()))
