@@ -468,3 +468,12 @@ def settle_flags(resolved: Resolved, model_path: object, gpu_given: object) -> R
     # graphfit's own flags are not a whole SGLang line (a backend named by another graphfit
     # flag is missing here): the every-line checks need the pasted line
     return settle(line, resolved, gpu_given, "--mtp-draft-backend", every_line=False)
+
+
+def default_inputs(line: Mapping[str, Any], gpu_given: object, hint: str = LINE_HINT
+                   ) -> tuple[DefaultBackend, AttentionDefaultInputs | None]:
+    """`_default_inputs` without the hybrid flag, for the UNO line's pair
+    (graphfit.inputs.sglang_uno_default.override_sides): the reason an input is missing
+    (or an MLA-shaped config outside graphfit's list) and SGLang's default's inputs."""
+    found, _, inputs = _default_inputs(line, gpu_given, hint)
+    return found, inputs
