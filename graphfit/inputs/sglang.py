@@ -491,8 +491,8 @@ FILE_KEYS: dict[str, Handler] = {
                                           PER_PHASE),
     "disable_prefill_cuda_graph": _prefill_off,
     "speculative_ngram_max_bfs_breadth": _noted(
-        "NGRAM's BFS breadth sets no graph shape (the verify width is "
-        "--speculative-num-draft-tokens)"),
+        "NGRAM's BFS breadth is its topk (a pasted line's, graphfit.inputs.sglang_ngram); "
+        "it sets no graph shape (the verify width is --speculative-num-draft-tokens)"),
 }
 # keys a config file may hold that a pasted line's reader consumes itself
 MODEL_KEYS: dict[str, Handler] = {"model_path": model_path}
