@@ -16,7 +16,14 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from graphfit.inputs import mamba_state, model_config, sglang_a2a, sglang_draft, sglang_dspark
+from graphfit.inputs import (
+    mamba_state,
+    model_config,
+    sglang_a2a,
+    sglang_draft,
+    sglang_dspark,
+    sglang_mamba_flags,
+)
 from graphfit.inputs.keys import Handler, field_key
 from graphfit.inputs.reading import parse_json
 from graphfit.inputs.settings import COMMAND_LINE, Setting
@@ -493,6 +500,9 @@ FILE_KEYS: dict[str, Handler] = {
     "speculative_ngram_max_bfs_breadth": _noted(
         "NGRAM's BFS breadth sets no graph shape (the verify width is "
         "--speculative-num-draft-tokens)"),
+    # value checks SGLang runs for every model (arg_groups/mamba_hook.py:19-28)
+    "mamba_cache_philox_rounds": sglang_mamba_flags.philox_rounds,
+    "mamba_max_states_per_path": sglang_mamba_flags.max_states_per_path,
 }
 # keys a config file may hold that a pasted line's reader consumes itself
 MODEL_KEYS: dict[str, Handler] = {"model_path": model_path}

@@ -363,7 +363,8 @@ class EngineConfig:
             checkpoint_quant_method: str | None = None,
             checkpoint_quant_config: Any = None, gpu_capability: int | None = None,
             decode_attention_backend: str | None = None,
-            draft_attention_backend: str | None = None) -> None: ...
+            draft_attention_backend: str | None = None,
+            mamba_head_counts: tuple[int, int] | None = None) -> None: ...
 
     def __post_init__(self) -> None:
         set_ = object.__setattr__
@@ -950,6 +951,11 @@ class EngineConfig:
     def draft_attention_backend(self) -> str | None:
         """SglangOptions.draft_attention_backend."""
         return cast("str | None", self._option("draft_attention_backend"))
+
+    @property
+    def mamba_head_counts(self) -> tuple[int, int] | None:
+        """SglangOptions.mamba_head_counts."""
+        return cast("tuple[int, int] | None", self._option("mamba_head_counts"))
 
     @property
     def moe_runner_backend(self) -> str:

@@ -193,6 +193,7 @@ VALID: dict[str, st.SearchStrategy[Any]] = {
     "gpu_capability": st.sampled_from([None, 75, 80, 90, 100]),
     "decode_attention_backend": st.sampled_from([None, "aiter", "FA3", " triton "]),
     "draft_attention_backend": st.sampled_from([None, "aiter", "flashinfer"]),
+    "mamba_head_counts": st.sampled_from([None, (8, 4), [16, 16], (1, 1)]),
 }
 INVALID: dict[str, st.SearchStrategy[Any]] = {
     "vit": st.sampled_from([
@@ -330,6 +331,8 @@ INVALID: dict[str, st.SearchStrategy[Any]] = {
     "gpu_capability": st.sampled_from([True, 9, "80", 8.0]),
     "decode_attention_backend": st.sampled_from(["", "fa-3", 3, True, "x" * 41]),
     "draft_attention_backend": st.sampled_from(["", "ai ter", 1.5, ["aiter"]]),
+    "mamba_head_counts": st.sampled_from(["8,4", (8,), (8, 0), (8, True), [4.0, 2], (1, 2, 3),
+                                             (None, 4)]),
 }
 
 
@@ -599,6 +602,6 @@ def test_the_plan_3_document_writes_the_options_object() -> None:
         "post_capture_kv_sizing": None, "post_capture_declined": False,
         "checkpoint_quant_method": None, "checkpoint_quant_config": None,
         "gpu_capability": None, "decode_attention_backend": None,
-        "draft_attention_backend": None}
+        "draft_attention_backend": None, "mamba_head_counts": None}
     assert not set(config) & set(LEGACY_KEYWORDS)
     assert EngineConfig.from_dict(config).tp_size == 2
