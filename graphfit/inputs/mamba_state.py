@@ -33,7 +33,9 @@ from graphfit.inputs.settings import FILE, Setting
 
 GDN_ARCHITECTURES = frozenset({
     "Qwen3NextForCausalLM", "Qwen3_5ForCausalLM", "Qwen3_5MoeForCausalLM",
-    "Qwen3_5ForConditionalGeneration", "Qwen3_5MoeForConditionalGeneration"})
+    "Qwen3_5ForConditionalGeneration", "Qwen3_5MoeForConditionalGeneration",
+    # InternS2PreviewConfig derives from Qwen3_5MoeConfig (configs/interns2preview.py:16-24)
+    "InternS2PreviewForConditionalGeneration"})
 GDN_KEYS = ("num_hidden_layers", "full_attention_interval", "linear_conv_kernel_dim",
             "linear_key_head_dim", "linear_value_head_dim", "linear_num_key_heads",
             "linear_num_value_heads")
@@ -84,8 +86,25 @@ GIGACHAT_KEYS = ("num_hidden_layers", "linear_conv_kernel_dim", "linear_key_head
                  "linear_value_head_dim", "linear_num_key_heads", "linear_num_value_heads")
 GIGACHAT_FULL = ("attention", "full_attention")  # gigachat35.py:14-16
 ZAYA = "ZayaForCausalLM"
+QWEN4_EXP = "Qwen4ExpForConditionalGeneration"
 ZAYA_CCA_TIME = 2  # ZayaConfig's cca_time0 / cca_time1 defaults (configs/zaya.py:84-85)
 ZAYA_QUERY_GROUPS = 2  # its num_query_groups default (zaya.py:44)
+# pure state-space models (configs/mamba.py, configs/mamba2.py): every layer a mamba layer
+MAMBA1 = ("MambaForCausalLM", "FalconMambaForCausalLM")  # model_config.py:156-159
+MAMBA1_KEYS = ("num_hidden_layers", "hidden_size", "state_size", "conv_kernel")
+MAMBA1_CHUNK = 256  # _MAMBA1_CACHE_CHUNK_SIZE (configs/mamba.py:22-24)
+MAMBA2 = "Mamba2ForCausalLM"
+MAMBA2_KEYS = ("num_hidden_layers", "intermediate_size", "n_groups", "num_heads",
+               "head_dim", "state_size", "conv_kernel")
+# MiniCPM-SALA (configs/minicpm.py:6-27): the config class by model_type minicpm_sala
+MINICPM = "MiniCPMSALAForCausalLM"
+MINICPM_TYPE = "minicpm_sala"
+MINICPM_MIXERS = {"minicpm4": "minicpm4", "minicpm": "minicpm4", "standard": "minicpm4",
+                  "attention": "minicpm4", "attn": "minicpm4", "lightning": "lightning-attn",
+                  "lightning_attn": "lightning-attn", "lightning-attn": "lightning-attn"}
+# Nemotron-H Nano VL V2: a NemotronHConfig under llm_config (configs/nano_nemotron_vl.py:
+# 79-86), the mamba-ish config (hybrid_arch.py:96-97)
+NEMOTRON_VL = "NemotronH_Nano_VL_V2"
 
 
 def _plain(data: dict[str, Any], key: str) -> int | None:
@@ -107,6 +126,42 @@ def gdn_shape(data: dict[str, Any]) -> tuple[int, ...] | None:
     if linear == 0 or kernel < 2:
         return None
     return (linear, v_dim * v_heads, k_heads, v_heads, v_dim, k_dim, kernel)
+
+
+def qwen4_exp_layers(text: dict[str, Any]) -> list[int] | None:
+    """Qwen4-Exp's GDN layers (Qwen3NextConfig.linear_layer_ids over Qwen4ExpTextConfig's
+    `layers_block_type`, configs/qwen4_exp.py:79-91, qwen3_next.py:259-277): the
+    "linear_attention" entries of the text config's `layer_types` when given (the attention
+    kinds are renamed "attention", any other name kept), else Qwen3-Next's interval rule."""
+    types = text.get("layer_types")
+    if types is None:
+        layers, interval = _plain(text, "num_hidden_layers"), _plain(text,
+                                                                     "full_attention_interval")
+        if layers is None or interval is None:
+            return None
+        return [i for i in range(layers) if (i + 1) % interval != 0]
+    if not isinstance(types, list):
+        return None
+    return [i for i, t in enumerate(types) if t == "linear_attention"]
+
+
+def qwen4_exp_shape(data: dict[str, Any]) -> tuple[int, ...] | None:
+    """Qwen4-Exp's GDN state: its text config derives from Qwen3NextConfig (configs/
+    qwen4_exp.py:15-97), so Qwen3-Next's arithmetic (gdn_shape) on `qwen4_exp_layers`. The
+    PLE short-conv states (`short_conv_state_shape`, :93-110) are priced apart, in the
+    request pool (kv_cache_configurator.py:1612-1632), not in the state cache's memory solve
+    (`extra_mamba_cache_bytes_per_req` is 0, :350, 3290-3292), so they do not change it."""
+    text = data.get("text_config")
+    if not isinstance(text, dict):
+        return None
+    linear = qwen4_exp_layers(text)
+    values = [_plain(text, key) for key in GDN_KEYS[2:]]
+    if not linear or any(v is None for v in values):
+        return None
+    kernel, k_dim, v_dim, k_heads, v_heads = (int(v or 0) for v in values)
+    if kernel < 2:
+        return None
+    return (len(linear), v_dim * v_heads, k_heads, v_heads, v_dim, k_dim, kernel)
 
 
 def granite_shape(data: dict[str, Any]) -> tuple[int, ...] | None:
@@ -322,12 +377,26 @@ def bailing_layers(data: dict[str, Any]) -> list[int] | None:
     """A Bailing hybrid's linear-attention layers (`linear_layer_ids`, configs/
     bailing_hybrid.py:172-204): with an integer `layer_group_size` g every layer l with
     (l + 1) % g != 0. The class default 1 (no linear layer) is not restated; a list
-    schedule is left unread (transformers' config validation refuses it on the pinned
-    stack)."""
+    schedule transformers' config validation refuses on the pinned stack (_bailing_fields)."""
     layers, group = _plain(data, "num_hidden_layers"), _plain(data, "layer_group_size")
     if layers is None or group is None:
         return None
     return [layer for layer in range(layers) if (layer + 1) % group != 0]
+
+
+def _bailing_fields(data: dict[str, Any]) -> None:
+    """transformers 5.25's field validation of BailingHybridConfig, which SGLang's parse
+    runs on the pinned stack: a list `layer_group_size` and a null `head_dim` are refused
+    ("Field 'layer_group_size' expected int, got list"), so SGLang never builds the list
+    schedule (configs/bailing_hybrid.py:172-204) or the hidden_size // heads fallback (:129)."""
+    from graphfit.planner.core.errors import ConfigError
+
+    for key in ("layer_group_size", "head_dim"):
+        value = data.get(key, 0)
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise ConfigError(f"{key}: SGLang's config parse refuses it on its pinned "
+                              f"transformers: Field '{key}' expected int, got "
+                              f"{type(value).__name__} (configs/bailing_hybrid.py)")
 
 
 def bailing_shape(data: dict[str, Any]) -> tuple[int, ...] | None:
@@ -434,6 +503,95 @@ def zaya_shape(data: dict[str, Any]) -> tuple[int, ...] | None:
     return (len(layers), (heads + kv) * head_dim, 1, 1, 1, 0, padding + 1, hidden)
 
 
+def mamba1_shape(data: dict[str, Any]) -> tuple[int, ...] | None:
+    """A pure Mamba-1 / Falcon-Mamba state (`_mamba1_cache_params`, configs/mamba.py:27-38):
+    every layer, `Mamba2StateShape.create_full_rank(intermediate_size, state_size,
+    conv_kernel)` (mamba_utils.py:245-290) with transformers' intermediate_size =
+    int(expand x hidden_size), which its MambaConfig sets over any the file gives; given as
+    (layers, I, 0, I, 1, state_size, conv_kernel) (sglang_mamba_memory.MambaStateShape's
+    full-rank form). None when a key is missing."""
+    values = [_plain(data, key) for key in MAMBA1_KEYS]
+    expand = data.get("expand")
+    if any(v is None for v in values) or isinstance(expand, bool) \
+            or not isinstance(expand, (int, float)) or expand <= 0:
+        return None
+    layers, hidden, state, kernel = (int(v or 0) for v in values)
+    intermediate = int(expand * hidden)
+    if intermediate < 1 or kernel < 2:
+        return None
+    return (layers, intermediate, 0, intermediate, 1, state, kernel)
+
+
+def mamba2_shape(data: dict[str, Any]) -> tuple[int, ...] | None:
+    """A pure Mamba-2 state (`Mamba2Config.mamba2_cache_params`, configs/mamba2.py:40-57):
+    every layer, `Mamba2StateShape.create` of the file's intermediate_size, n_groups,
+    num_heads, head_dim, state_size and conv_kernel. Transformers 5.25's Mamba2Config sets
+    no intermediate_size, so a file without one is SGLang's AttributeError when it prices
+    the state: refused here with it. None when another key is missing."""
+    if "intermediate_size" not in data:
+        from graphfit.planner.core.errors import ConfigError
+
+        raise ConfigError("Mamba2ForCausalLM: SGLang fails with \"'Mamba2Config' object has no "
+                          "attribute 'intermediate_size'\" (configs/mamba2.py:50) when "
+                          "config.json does not state it")
+    values = [_plain(data, key) for key in MAMBA2_KEYS]
+    if any(v is None for v in values) or int(values[-1] or 0) < 2:
+        return None
+    return tuple(int(v or 0) for v in values)
+
+
+def minicpm_layers(data: dict[str, Any]) -> list[int] | None:
+    """MiniCPM-SALA's lightning layers (`lightning_layer_ids`, configs/minicpm.py:93-104,
+    191-194): `mixer_types` by SGLang's aliases, repeated over num_hidden_layers. None when
+    not stated or where SGLang raises (more types than layers, an unknown name)."""
+    layers, mixers = _plain(data, "num_hidden_layers"), data.get("mixer_types")
+    if layers is None or not isinstance(mixers, list) or not mixers or len(mixers) > layers \
+            or any(not isinstance(m, str) or m not in MINICPM_MIXERS for m in mixers):
+        return None
+    kinds = [MINICPM_MIXERS[m] for m in mixers] * (layers // len(mixers) + 1)
+    return [i for i in range(layers) if kinds[i] == "lightning-attn"]
+
+
+def minicpm_shape(data: dict[str, Any]) -> tuple[int, ...] | None:
+    """MiniCPM-SALA's lightning state (`MiniCPMHybridConfig.mamba2_cache_params`, configs/
+    minicpm.py:147-169): the SSM-only `Mamba2StateShape.create(intermediate 0, n_groups 0,
+    num_heads = lightning_nkv, head_dim = lightning_head_dim, state_size = the same, conv
+    kernel 1)` over the attention-TP width; lightning_nkv falls back to num_key_value_heads,
+    lightning_head_dim to head_dim, then hidden_size // num_attention_heads (:77-79,
+    105-113), each stated in the file. SGLang refuses lightning layers whose query and KV head
+    counts differ (:114-123): refused here with its words. None when a key is missing."""
+    lightning = minicpm_layers(data)
+    if not lightning:
+        return None
+    kv = _plain(data, "lightning_nkv") if data.get("lightning_nkv") is not None \
+        else _plain(data, "num_key_value_heads")
+    nh = _plain(data, "lightning_nh") if data.get("lightning_nh") is not None \
+        else _plain(data, "num_attention_heads")
+    head_dim = _plain(data, "lightning_head_dim") or _plain(data, "head_dim")
+    if head_dim is None and data.get("head_dim") is None \
+            and data.get("lightning_head_dim") is None:
+        hidden, heads = _plain(data, "hidden_size"), _plain(data, "num_attention_heads")
+        head_dim = hidden // heads if hidden is not None and heads is not None else None
+    if kv is None or nh is None or not head_dim:
+        return None
+    if nh != kv:
+        from graphfit.planner.core.errors import ConfigError
+
+        raise ConfigError("MiniCPM Lightning attention requires equal query and KV head counts "
+                          f"(SGLang configs/minicpm.py:114-123): lightning_nh={nh}, "
+                          f"lightning_nkv={kv}")
+    return (len(lightning), 0, 0, kv, head_dim, head_dim, 1)
+
+
+def zaya_head_counts(data: dict[str, Any]) -> tuple[int, int] | None:
+    """Zaya's (num_attention_heads, num_query_groups) as its config sets them (the first
+    non-zero entry of a per-layer list, configs/zaya.py:140-152), read where its state is:
+    the attention asserts the TP width divides both at load (models/zaya.py:917-925)."""
+    heads = _first_nonzero(data, "cca_num_q_heads") or _plain(data, "num_attention_heads")
+    kv = _plain(data, "num_key_value_heads")  # == num_query_groups, or no state (zaya_shape)
+    return None if heads is None or kv is None else (heads, kv)
+
+
 def _nemotron_types(data: dict[str, Any]) -> list[Any] | None:
     types = data.get("layers_block_type")
     pattern = data.get("hybrid_override_pattern")
@@ -469,6 +627,19 @@ def layer_map(architecture: str, data: dict[str, Any]) -> tuple[int, ...]:
         return tuple(int(t in LFM2_CONV) for t in data["text_config"]["layer_types"])
     if architecture == JET_NEMOTRON:
         return tuple(int(t == "jet") for t in data["layer_types"])
+    if architecture in (*MAMBA1, MAMBA2):
+        return (1,) * int(data["num_hidden_layers"])
+    if architecture == MINICPM:
+        ids = minicpm_layers(data) or []
+        return tuple(int(i in ids) for i in range(int(data["num_hidden_layers"])))
+    if architecture == NEMOTRON_VL:
+        return layer_map(NEMOTRON_H[0], data["llm_config"])
+    if architecture == QWEN4_EXP:
+        text = data["text_config"]
+        ids = qwen4_exp_layers(text) or []
+        count = len(text["layer_types"]) if isinstance(text.get("layer_types"), list) \
+            else int(text["num_hidden_layers"])
+        return tuple(int(i in ids) for i in range(count))
     if architecture in (BAILING, GIGACHAT, ZAYA):
         ids = (bailing_layers(data) if architecture == BAILING else
                gigachat_layers(data) if architecture == GIGACHAT else zaya_layers(data)) or []
@@ -506,6 +677,20 @@ def mamba_state_settings(model: str) -> list[Setting]:
     architecture = (architectures[0] if isinstance(architectures, list) and architectures
                     else None)
     chunk = _plain(data, "mamba_chunk_size")  # read off the top-level config
+    env_only: tuple[int, ...] | None = None  # a state whose dtype is the environment's only
+    if architecture in MAMBA1:  # no config to the cache params (mamba.py:38, mamba_utils.py:111)
+        env_only, chunk = mamba1_shape(data), MAMBA1_CHUNK
+    elif architecture == MAMBA2:  # mamba2.py:54-56; chunk_size aliased (:31-35)
+        env_only, chunk = mamba2_shape(data), _plain(data, "chunk_size")
+    elif architecture == MINICPM and data.get("model_type") == MINICPM_TYPE:  # minicpm.py:169
+        env_only = minicpm_shape(data)
+    if env_only is not None:
+        return [Setting("mamba_state_shape", env_only, f"{path}: linear-attention state",
+                        FILE, weak=True),
+                Setting("mamba_layer_map", layer_map(str(architecture), data),
+                        f"{path}: layers", FILE, weak=True),
+                *([Setting("mamba_chunk_size", chunk, f"{path}: mamba_chunk_size", FILE,
+                           weak=True)] if chunk else [])]
     if architecture == GLM5_NEXT:  # KDA: the state dtype from the environment only
         shape = glm5_next_shape(data)  # (KimiLinearCacheParams without a config, :268)
         return [] if shape is None else [
@@ -551,6 +736,7 @@ def mamba_state_settings(model: str) -> list[Setting]:
     elif architecture == BAILING and data.get("model_type") == BAILING_TYPE:
         # both cache params built without the config: the dtype from the environment only
         # (bailing_hybrid.py:224, 236); no mamba_chunk_size, so FLA's 64
+        _bailing_fields(data)
         shape = bailing_shape(data)
         return [] if shape is None else [
             Setting("mamba_state_shape", shape, f"{path}: linear-attention state", FILE,
@@ -559,6 +745,11 @@ def mamba_state_settings(model: str) -> list[Setting]:
                     f"{path}: layer_group_size", FILE, weak=True)]
     elif architecture == GIGACHAT:  # its dtype from the config (gigachat35.py:232)
         shape = gigachat_shape(data)
+    elif architecture == QWEN4_EXP:  # the text config's dtype (mamba_utils.py:75-80)
+        shape = qwen4_exp_shape(data)
+    elif architecture == NEMOTRON_VL:  # its llm_config's state and dtype (nemotron_h.py:
+        llm = data.get("llm_config")  # 424-439); the chunk size read off the top level
+        shape = nemotron_h_shape(llm) if isinstance(llm, dict) else None
     elif architecture == ZAYA:  # an empty SSM state: its dtype does not matter
         shape = zaya_shape(data)
         chunk = None
@@ -573,7 +764,11 @@ def mamba_state_settings(model: str) -> list[Setting]:
     if chunk is not None:  # (overrides.py:1916-1917)
         out.append(Setting("mamba_chunk_size", chunk, f"{path}: mamba_chunk_size", FILE,
                            weak=True))
-    dtype = ssm_dtype(data)
+    counts = zaya_head_counts(data) if architecture == ZAYA else None
+    if counts is not None:
+        out.append(Setting("mamba_head_counts", counts, f"{path}: attention head counts",
+                           FILE, weak=True))
+    dtype = ssm_dtype(data["llm_config"] if architecture == NEMOTRON_VL else data)
     if dtype is not None:
         out.append(Setting("mamba_ssm_dtype", dtype, f"{path}: mamba_ssm_dtype", FILE,
                            weak=True))

@@ -22,6 +22,7 @@ from graphfit.inputs import (
     sglang_a2a,
     sglang_draft,
     sglang_dspark,
+    sglang_mamba_flags,
     sglang_post_capture,
 )
 from graphfit.inputs.keys import Handler, field_key
@@ -506,6 +507,9 @@ FILE_KEYS: dict[str, Handler] = {
     "disaggregation_transfer_backend": field_key("disaggregation_transfer_backend", as_str, SG),
     "enable_dynamic_chunking": field_key("dynamic_chunking", as_bool, SG),
     "max_prefill_tokens": field_key("max_prefill_tokens", _positive, SG),
+    # value checks SGLang runs for every model (arg_groups/mamba_hook.py:19-28)
+    "mamba_cache_philox_rounds": sglang_mamba_flags.philox_rounds,
+    "mamba_max_states_per_path": sglang_mamba_flags.max_states_per_path,
 }
 # keys a config file may hold that a pasted line's reader consumes itself
 MODEL_KEYS: dict[str, Handler] = {"model_path": model_path}

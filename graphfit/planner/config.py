@@ -370,7 +370,8 @@ class EngineConfig:
             hybrid_swa: bool | None = None,
             checkpoint_fp8_experts: bool | None = None,
             kimi_mxfp4_pack: bool | None = None,
-            dsa_index_kpool: int = 1) -> None: ...
+            dsa_index_kpool: int = 1,
+            mamba_head_counts: tuple[int, int] | None = None) -> None: ...
 
     def __post_init__(self) -> None:
         set_ = object.__setattr__
@@ -997,6 +998,11 @@ class EngineConfig:
     def dsa_index_kpool(self) -> int:
         """SglangOptions.dsa_index_kpool."""
         return cast("int", self._option("dsa_index_kpool"))
+
+    @property
+    def mamba_head_counts(self) -> tuple[int, int] | None:
+        """SglangOptions.mamba_head_counts."""
+        return cast("tuple[int, int] | None", self._option("mamba_head_counts"))
 
     @property
     def moe_runner_backend(self) -> str:

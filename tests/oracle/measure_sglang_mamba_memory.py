@@ -6,9 +6,12 @@ refusal), with the state dtype from SGLANG_MAMBA_SSM_DTYPE, under pipeline paral
 multimodal model, on the KDA / conv-only state shapes, with attention context parallelism and
 with the line's other variables (conv dtype, stage partition, multimodal reservation sizes)
 and on a disaggregated prefill server; the Bailing, GigaChat3.5 and Zaya states (hybrids);
-a decode server (decode).
+a decode server (decode); the pure Mamba-1 / Falcon-Mamba / Mamba-2 models, MiniCPM-SALA,
+Nemotron-H Nano VL V2 and InternS2-Preview (families, families_modes); Zaya's head counts
+and Qwen4-Exp (families_more).
 Run: python -m tests.oracle.measure_sglang_mamba_memory [part ...]   (parts: plain, spec,
-fixed, env, pp, mm, kinds, cp, envvars, pd, hybrids, decode; all by default)"""
+fixed, env, pp, mm, kinds, cp, envvars, pd, hybrids, decode, families, families_modes,
+families_more; all by default)"""
 
 from __future__ import annotations
 
@@ -19,20 +22,30 @@ from tests.oracle.sglang_mamba_memory_oracle import (
     ALL_SHAPES,
     BAILING_KDA,
     BAILING_LIGHTNING,
+    FALCON_MAMBA,
     GIGACHAT,
     GIGACHAT_FULL,
     GLM5,
     GLM5_ATTN,
+    INTERNS2,
     JET,
     KIMI,
     KIMI_K3,
     LFM2,
     LFM2_MOE,
     LFM2_VL,
+    MAMBA1,
+    MAMBA2,
+    MAMBA2_BARE,
+    MINICPM,
+    NEMOTRON_VL,
+    QWEN4_EXP,
     QWEN35_VL,
     SHAPES,
     ZAYA,
+    ZAYA_GQA,
     ZAYA_LIST,
+    ZAYA_ODD,
 )
 from tests.oracle.test_sglang_mamba_memory_oracle import (
     ENV_VALUES,
@@ -174,9 +187,50 @@ def decode() -> list[dict]:
                 range(ALL_SHAPES), (None, SPECS[1], SPECS[4]), (None, 3000))]
 
 
+NEW_FAMILIES = (MAMBA1, FALCON_MAMBA, MAMBA2, MAMBA2_BARE, MINICPM, NEMOTRON_VL, INTERNS2)
+
+
+def families() -> list[dict]:
+    """Issue 23's remaining families (configs/hybrid_arch.py:46-108): pure Mamba-1 /
+    Falcon-Mamba (full-rank state, whole TP group), Mamba-2 (with and without the
+    intermediate_size transformers no longer sets), MiniCPM-SALA (lightning's SSM-only state,
+    radix cache off, attention DP refused), Nemotron-H Nano VL V2 (its llm_config's state)
+    and InternS2-Preview (Qwen3.5-MoE's GDN state): TP widths with attention DP, state dtype
+    by flag and variable, the conv dtype, speculation, pipeline stages."""
+    return [_line(shape=shape, tp=tp, ssm=ssm, env_ssm=env_ssm, spec=algorithm, pp=stages,
+                  weights=0.3, env=conv)
+            for shape, tp, (ssm, env_ssm), algorithm, stages, conv in itertools.product(
+                NEW_FAMILIES, TPS, ((None, None), ("bfloat16", None), (None, "float16")),
+                (None, SPECS[1]), (1, 2), ((), (ENV_VALUES[0],)))]
+
+
+def families_modes() -> list[dict]:
+    """The same families with the cache fixed or the radix cache off (with and without a
+    request count), attention CP, a disaggregated prefill / decode server, memory left or
+    not (a fixed cache of 40000 the memory cannot hold)."""
+    return [_line(shape=shape, tp=tp, cp=cp, radix_off=radix_off, S=s, M=m, pd=pd,
+                  weights=0.5 if m else 0.3, spec=algorithm)
+            for shape, (tp, cp), (radix_off, s, m), pd, algorithm in itertools.product(
+                NEW_FAMILIES, (((1, 1), 1), ((4, 1), 2), ((4, 2), 2)),
+                ((False, 3000, None), (True, None, None), (True, 3000, None),
+                 (False, 3000, 4000), (False, 3000, 40000)),
+                (None, "prefill", "decode"), (None, SPECS[1]))]
+
+
+def families_more() -> list[dict]:
+    """Zaya's head-count assertions at load (both lists, an odd and a non-multiple head
+    count) and Qwen4-Exp's GDN state (its PLE short-conv states priced apart): TP widths with
+    attention DP, speculation, pipeline stages, a decode server, state dtypes."""
+    return [_line(shape=shape, tp=tp, spec=algorithm, pp=stages, pd=pd, ssm=ssm)
+            for shape, tp, algorithm, stages, pd, ssm in itertools.product(
+                (ZAYA, ZAYA_LIST, ZAYA_ODD, ZAYA_GQA, QWEN4_EXP), ((1, 1), (2, 1), *TPS[1:]),
+                (None, SPECS[1]), (1, 2), (None, "decode"), (None, "float32"))]
+
+
 PARTS = {"plain": plain, "spec": spec, "fixed": fixed, "env": env, "pp": pp, "mm": mm,
          "kinds": kinds, "cp": cp, "envvars": envvars,
-         "pd": pd, "hybrids": hybrids, "decode": decode}
+         "pd": pd, "hybrids": hybrids, "decode": decode, "families": families,
+         "families_modes": families_modes, "families_more": families_more}
 
 
 def main(parts: list[str]) -> None:

@@ -124,6 +124,35 @@ def _zaya_no_full_conv(data: dict[str, Any]) -> tuple[int, ...] | None:
     return None if shape is None else shape[:7]
 
 
+
+ORIGINAL_MAMBA1, ORIGINAL_MAMBA2 = ms.mamba1_shape, ms.mamba2_shape
+ORIGINAL_MINICPM = ms.minicpm_layers
+
+
+def _mamba1_one_group(data: dict[str, Any]) -> tuple[int, ...] | None:
+    # create() with one group: conv_dim = I + 2 x state (it is I alone, mamba_utils.py:274)
+    shape = ORIGINAL_MAMBA1(data)
+    return None if shape is None else (shape[0], shape[1], 1, *shape[3:])
+
+
+def _mamba2_from_expand(data: dict[str, Any]) -> tuple[int, ...] | None:
+    # intermediate_size taken as expand x hidden_size when the file lacks it
+    return ORIGINAL_MAMBA2({"intermediate_size": int(data["expand"] * data["hidden_size"]),
+                            **data})
+
+
+def _minicpm_unrepeated(data: dict[str, Any]) -> list[int] | None:
+    # only the listed mixer types, not repeated over num_hidden_layers (minicpm.py:103-104)
+    layers = ORIGINAL_MINICPM(data)
+    return None if layers is None else [i for i in layers if i < len(data["mixer_types"])]
+
+
+def _qwen4_interval(text: dict[str, Any]) -> list[int] | None:
+    layers, interval = text["num_hidden_layers"], text["full_attention_interval"]
+    return [i for i in range(layers) if (i + 1) % interval != 0]
+
+
+
 PLANTS: dict[str, tuple[str, Any, Any, list[dict]]] = {
     "joint solve: D instead of D / ratio": (
         "cache_size", smm.MambaMemory, _joint_without_ratio,
@@ -225,6 +254,45 @@ PLANTS: dict[str, tuple[str, Any, Any, list[dict]]] = {
     "LFM2: conv_L_cache read as the cached length": (
         "lfm2_shape", ms, _lfm2_full_kernel,
         [_line(shape=shape) for shape in (mm.LFM2, mm.LFM2_MOE)]),
+    "Pure Mamba: the state on the attention-TP width": (
+        "WHOLE_TP_ARCHS", smm, frozenset({smm.ZAYA}),
+        [_line(shape=shape, tp=(4, 2)) for shape in (mm.MAMBA1, mm.FALCON_MAMBA, mm.MAMBA2)]),
+    "Mamba-1: the conv over B and C too (one group)": (
+        "mamba1_shape", ms, _mamba1_one_group,
+        [_line(shape=shape, tp=tp) for shape in (mm.MAMBA1, mm.FALCON_MAMBA)
+         for tp in ((1, 1), (4, 1))]),
+    "Mamba-2: a file without intermediate_size planned": (
+        "mamba2_shape", ms, _mamba2_from_expand,
+        [_line(shape=mm.MAMBA2_BARE, tp=tp) for tp in ((1, 1), (4, 1))]),
+    "MiniCPM-SALA: the radix cache kept on": (
+        "radix_off", smp, lambda config: config.disable_radix_cache,
+        # little memory left: 3 slots a request with the radix cache would cap the pool
+        [_line(shape=mm.MINICPM, weights=w) for w in (0.78, 0.8)]
+        + [_line(shape=mm.MINICPM, weights=0.8, spec=SPECS[1])]),
+    "MiniCPM-SALA: attention DP accepted": (
+        "MINICPM_ARCHS", smm, frozenset(), [_line(shape=mm.MINICPM, tp=(4, 2))]),
+    "MiniCPM-SALA: mixer_types not repeated over the layers": (
+        "minicpm_layers", ms, _minicpm_unrepeated,
+        [_line(shape=mm.MINICPM, S=None, radix_off=True, tp=tp) for tp in ((1, 1), (4, 1))]),
+    "Nemotron-H Nano VL: the VLM fraction applied": (
+        "VISION_CONFIG_UNREAD", sr, frozenset(),
+        [_line(shape=mm.NEMOTRON_VL, tp=tp) for tp in ((1, 1), (4, 1))]),
+    "Nemotron-H Nano VL: attention CP accepted": (
+        "NEMOTRON_VL", smm, "none", [_line(shape=mm.NEMOTRON_VL, tp=(4, 1), cp=2)]),
+    "InternS2-Preview: not read as a GDN model": (
+        "GDN_ARCHITECTURES", ms,
+        ms.GDN_ARCHITECTURES - {"InternS2PreviewForConditionalGeneration"},
+        [_line(shape=mm.INTERNS2, tp=tp) for tp in ((1, 1), (4, 2))]),
+    "Qwen4-Exp: layer_types ignored (the interval rule)": (
+        "qwen4_exp_layers", ms, _qwen4_interval,
+        [_line(shape=mm.QWEN4_EXP, tp=tp) for tp in ((1, 1), (4, 1))]),
+    "Bailing: a list layer_group_size / null head_dim planned": (
+        "_bailing_fields", ms, lambda data: None,
+        [_line(shape=mm.BAILING_LIST), _line(shape=mm.BAILING_NULL_HEAD)]),
+    "Zaya: the head-count assertions dropped": (
+        "_check_zaya_heads", smm, lambda counts, tp: None,
+        [_line(shape=mm.ZAYA_ODD, tp=(4, 1)), _line(shape=mm.ZAYA_GQA),
+         _line(shape=mm.ZAYA_GQA, tp=(2, 1))]),
 }
 
 

@@ -219,12 +219,96 @@ ZAYA_LIST_CONFIG = {
     "cca_num_q_heads": [0, 16, 0, 16, 0], "num_query_groups_list": [4, 0, 4, 0, 0],
     "head_dim": None, "kv_channels": 64, "cca_time0": 3, "cca_time1": 2,
     "hidden_size": 2048}
+# Zaya with head counts its attention refuses at some TP widths (models/zaya.py:917-925,
+# 460-471): ZAYA_ODD 6 query heads over 2 groups (TP 4 divides neither), ZAYA_GQA 8 over 3
+# (not a multiple: refused at any width)
+ZAYA_ODD_CONFIG = {**ZAYA_CONFIG, "num_attention_heads": 6, "num_key_value_heads": 2,
+                   "num_query_groups": 2, "head_dim": 64}
+ZAYA_GQA_CONFIG = {**ZAYA_CONFIG, "num_key_value_heads": 3, "num_query_groups": 3,
+                   "head_dim": 64}
+# Bailing hybrids transformers' field validation refuses in SGLang's parse on the pinned
+# stack: a list layer_group_size, a null head_dim
+BAILING_LIST_CONFIG = {**BAILING_LIGHTNING_CONFIG, "layer_group_size": [0, 1, 1, 0]}
+BAILING_NULL_HEAD_CONFIG = {**BAILING_LIGHTNING_CONFIG, "head_dim": None}
+# Qwen4-Exp (configs/qwen4_exp.py:15-175): Qwen3-Next's GDN state on the text config's
+# `layer_types` (5 linear of 8), with PLE short-conv layers (priced apart, in the request
+# pool) and an mHC count; a vision tower in the file
+QWEN4_EXP_CONFIG = {
+    "architectures": ["Qwen4ExpForConditionalGeneration"], "model_type": "qwen4_exp",
+    "text_config": {
+        **QWEN35_VL_CONFIG["text_config"], "model_type": "qwen4_exp_text", "hc_count": 4,
+        "ple_layer_ids": [2, 3], "eos_token_id": 1, "num_experts": 8,
+        "num_experts_per_tok": 2, "moe_intermediate_size": 512,
+        "shared_expert_intermediate_size": 512,
+        "layer_types": ["linear_attention", "linear_attention", "linear_attention",
+                        "full_attention", "linear_attention", "qwen_sparse_attention",
+                        "linear_attention", "full_attention"]},
+    "vision_config": {**QWEN35_VL_CONFIG["vision_config"], "model_type": "qwen4_exp"},
+    "torch_dtype": "bfloat16"}
+# ... without a vision tower: its config builds a default one (qwen4_exp.py:151-155)
+QWEN4_EXP_BARE_CONFIG = {k: v for k, v in QWEN4_EXP_CONFIG.items() if k != "vision_config"}
+# Pure Mamba-1 / Falcon-Mamba (configs/mamba.py:27-81): every layer a mamba layer, the
+# full-rank state `create_full_rank` (mamba_utils.py:245-290) of transformers' intermediate
+# size expand x hidden_size, over the whole TP group; the dtype from the environment only
+MAMBA1_CONFIG = {
+    "architectures": ["MambaForCausalLM"], "model_type": "mamba", "hidden_size": 768,
+    "num_hidden_layers": 4, "vocab_size": 50280, "state_size": 16, "expand": 2,
+    "conv_kernel": 4, "torch_dtype": "bfloat16", "mamba_ssm_dtype": "bfloat16"}
+FALCON_MAMBA_CONFIG = {
+    "architectures": ["FalconMambaForCausalLM"], "model_type": "falcon_mamba",
+    "hidden_size": 1024, "num_hidden_layers": 6, "vocab_size": 65024, "state_size": 16,
+    "expand": 2, "conv_kernel": 3, "torch_dtype": "bfloat16"}
+# Mamba-2 (configs/mamba2.py:22-57): `Mamba2StateShape.create` of the file's
+# intermediate_size (transformers 5.25's Mamba2Config sets none, so a file without it is
+# an AttributeError at SGLang's cache params: MAMBA2_BARE), 2 groups (widened at TP 4)
+MAMBA2_CONFIG = {
+    "architectures": ["Mamba2ForCausalLM"], "model_type": "mamba2", "hidden_size": 1024,
+    "num_hidden_layers": 4, "vocab_size": 32768, "state_size": 128, "expand": 2,
+    "conv_kernel": 4, "num_heads": 32, "head_dim": 64, "n_groups": 2, "chunk_size": 128,
+    "intermediate_size": 2048, "torch_dtype": "bfloat16"}
+MAMBA2_BARE_CONFIG = {k: v for k, v in MAMBA2_CONFIG.items() if k != "intermediate_size"}
+# MiniCPM-SALA (configs/minicpm.py:18-194): lightning layers by `mixer_types` (repeated over
+# the layers), the SSM-only state (lightning_nkv, head_dim, head_dim); its override turns
+# the radix cache off and refuses attention DP (arg_groups/model_overrides/minicpm.py:14-26)
+MINICPM_CONFIG = {
+    "architectures": ["MiniCPMSALAForCausalLM"], "model_type": "minicpm_sala",
+    "hidden_size": 1024, "num_hidden_layers": 5, "num_attention_heads": 16,
+    "num_key_value_heads": 4, "vocab_size": 32000, "max_position_embeddings": CONTEXT,
+    "mixer_types": ["lightning", "lightning_attn", "minicpm4"], "lightning_nh": 8,
+    "lightning_nkv": 8, "lightning_head_dim": 64, "torch_dtype": "bfloat16"}
+# Nemotron-H Nano VL V2 (configs/nano_nemotron_vl.py:42-116): a NemotronHConfig under
+# `llm_config` (mamba2_config returns it, hybrid_arch.py:96-97), multimodal by its
+# architecture; not routed through the hybrid-mamba radix cache
+NEMOTRON_VL_CONFIG = {
+    "architectures": ["NemotronH_Nano_VL_V2"], "model_type": "NemotronH_Nano_VL_V2",
+    "llm_config": {k: v for k, v in NEMOTRON_CONFIG.items() if k != "architectures"}
+    | {"architectures": ["NemotronHForCausalLM"]},
+    "vision_config": {"model_type": "radio", "hidden_size": 256, "num_hidden_layers": 2,
+                      "num_attention_heads": 4, "image_size": 224, "patch_size": 16},
+    "force_image_size": 224, "patch_size": 16, "torch_dtype": "bfloat16",
+    # stated, as the checkpoints do (the class default is a stubbed import on CPU)
+    "norm_mean": [0.485, 0.456, 0.406], "norm_std": [0.229, 0.224, 0.225]}
+# InternS2-Preview (configs/interns2preview.py): a Qwen3.5-MoE config, its GDN text config
+# under text_config, with a vision tower
+INTERNS2_CONFIG = {
+    **QWEN35_VL_CONFIG, "architectures": ["InternS2PreviewForConditionalGeneration"],
+    "model_type": "intern_s2_preview",
+    "text_config": {**QWEN35_VL_CONFIG["text_config"], "model_type": "qwen3_5_moe_text",
+                    "num_experts": 8, "num_experts_per_tok": 2, "moe_intermediate_size": 512,
+                    "shared_expert_intermediate_size": 512},
+    "vision_config": {**QWEN35_VL_CONFIG["vision_config"], "model_type": "intern_s2_preview"}}
 NEMOTRON, FALCON, FALCON_AUTO, QWEN35_VL = GRANITE + 1, GRANITE + 2, GRANITE + 3, GRANITE + 4
 KIMI, LFM2, LFM2_MOE, KIMI_K3 = GRANITE + 5, GRANITE + 6, GRANITE + 7, GRANITE + 8
 GLM5, GLM5_ATTN, JET = GRANITE + 9, GRANITE + 10, GRANITE + 11
 BAILING_LIGHTNING, BAILING_KDA, GIGACHAT = GRANITE + 12, GRANITE + 13, GRANITE + 14
 GIGACHAT_FULL, ZAYA, ZAYA_LIST = GRANITE + 15, GRANITE + 16, GRANITE + 17
 GLM5_TEXT_ONLY, LFM2_VL = GRANITE + 18, GRANITE + 19
+MAMBA1, FALCON_MAMBA, MAMBA2 = GRANITE + 20, GRANITE + 21, GRANITE + 22
+MAMBA2_BARE = GRANITE + 23
+MINICPM, NEMOTRON_VL, INTERNS2 = GRANITE + 24, GRANITE + 25, GRANITE + 26
+ZAYA_ODD, ZAYA_GQA = GRANITE + 27, GRANITE + 28
+QWEN4_EXP, BAILING_LIST, BAILING_NULL_HEAD = GRANITE + 29, GRANITE + 30, GRANITE + 31
+QWEN4_EXP_BARE = GRANITE + 32  # undrawn: keep it after every drawn one
 OTHER_CONFIGS = {GRANITE: ("granite", GRANITE_CONFIG), NEMOTRON: ("nemotronh", NEMOTRON_CONFIG),
                  FALCON: ("falconh1", FALCON_CONFIG),
                  FALCON_AUTO: ("falconh1auto", FALCON_AUTO_CONFIG),
@@ -238,14 +322,28 @@ OTHER_CONFIGS = {GRANITE: ("granite", GRANITE_CONFIG), NEMOTRON: ("nemotronh", N
                  GIGACHAT_FULL: ("gigachat35full", GIGACHAT_FULL_CONFIG),
                  ZAYA: ("zaya", ZAYA_CONFIG), ZAYA_LIST: ("zayalist", ZAYA_LIST_CONFIG),
                  GLM5_TEXT_ONLY: ("glm5nexttext", GLM5_TEXT_ONLY_CONFIG),
-                 LFM2_VL: ("lfm2vl", LFM2_VL_CONFIG)}
+                 LFM2_VL: ("lfm2vl", LFM2_VL_CONFIG),
+                 MAMBA1: ("mamba1", MAMBA1_CONFIG),
+                 FALCON_MAMBA: ("falconmamba", FALCON_MAMBA_CONFIG),
+                 MAMBA2: ("mamba2", MAMBA2_CONFIG),
+                 MAMBA2_BARE: ("mamba2bare", MAMBA2_BARE_CONFIG),
+                 MINICPM: ("minicpmsala", MINICPM_CONFIG),
+                 NEMOTRON_VL: ("nemotronhvl", NEMOTRON_VL_CONFIG),
+                 INTERNS2: ("interns2", INTERNS2_CONFIG),
+                 ZAYA_ODD: ("zayaodd", ZAYA_ODD_CONFIG), ZAYA_GQA: ("zayagqa", ZAYA_GQA_CONFIG),
+                 QWEN4_EXP: ("qwen4exp", QWEN4_EXP_CONFIG),
+                 BAILING_LIST: ("bailinglist", BAILING_LIST_CONFIG),
+                 BAILING_NULL_HEAD: ("bailingnullhead", BAILING_NULL_HEAD_CONFIG)}
+# directories model_dir writes that the generated lines do not draw (ALL_SHAPES leaves them
+# out): Qwen4-Exp without a vision tower, whose cap graphfit leaves unrestated
+UNDRAWN_CONFIGS = {QWEN4_EXP_BARE: ("qwen4expbare", QWEN4_EXP_BARE_CONFIG)}
 ALL_SHAPES = len(SHAPES) + len(OTHER_CONFIGS)  # model_dir(0 .. ALL_SHAPES - 1)
 
 
 @functools.cache
 def model_dir(shape: int) -> str:
-    if shape in OTHER_CONFIGS:
-        name, data = OTHER_CONFIGS[shape]
+    if shape in OTHER_CONFIGS or shape in UNDRAWN_CONFIGS:
+        name, data = OTHER_CONFIGS.get(shape) or UNDRAWN_CONFIGS[shape]
         directory = Path(tempfile.mkdtemp(prefix=f"graphfit-sglang-{name}-"))
         (directory / "config.json").write_text(json.dumps(data))
         return str(directory)
@@ -329,12 +427,21 @@ def sized(r: so.Resolved, preload_gb: float, weights_gb: float,
             # the model's own assertion at load, before the cache is sized (models/zaya.py:
             # 911-916), on SGLang's own resolved parallel state
             return "AssertionError: attention DP is not supported for ZAYA1"
+        if type(cfg).__name__ == "ZayaConfig":
+            # its attention's and CCA's head-count assertions at load (models/zaya.py:917-925,
+            # then 460-471), on SGLang's own ZayaConfig (the per-layer lists resolved by it)
+            # and resolved TP width
+            heads, groups, tp = cfg.num_attention_heads, cfg.num_query_groups, parallel.tp_size
+            if heads % tp or groups % tp:
+                return f"AssertionError: head counts ({heads}, {groups}) not divisible by {tp}"
+            if heads % groups:
+                return "AssertionError: num_q_heads must be a multiple of num_k_heads"
         try:
             try:
                 per_request = int(cfg.mamba2_cache_params.mamba_cache_per_req)
                 cls._profile_available_bytes(this, preload_gb)
                 pool = int(cls.resolve_max_num_reqs(this, token_capacity))
-            except (RuntimeError, ValueError, AssertionError) as exc:
+            except (RuntimeError, ValueError, AssertionError, AttributeError) as exc:
                 return f"{type(exc).__name__}: {exc}"
         finally:
             kvc.get_available_gpu_memory = measured

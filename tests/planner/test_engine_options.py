@@ -201,6 +201,7 @@ VALID: dict[str, st.SearchStrategy[Any]] = {
     "checkpoint_fp8_experts": st.none() | st.booleans(),
     "kimi_mxfp4_pack": st.none() | st.booleans(),
     "dsa_index_kpool": st.sampled_from([1, 2, 4]),
+    "mamba_head_counts": st.sampled_from([None, (8, 4), [16, 16], (1, 1)]),
 }
 INVALID: dict[str, st.SearchStrategy[Any]] = {
     "vit": st.sampled_from([
@@ -346,6 +347,8 @@ INVALID: dict[str, st.SearchStrategy[Any]] = {
     "checkpoint_fp8_experts": st.sampled_from(["yes", 1, "true"]),
     "kimi_mxfp4_pack": st.sampled_from([0, "no", "False"]),
     "dsa_index_kpool": st.sampled_from([0, -1, True, 2.0, "4", None]),
+    "mamba_head_counts": st.sampled_from(["8,4", (8,), (8, 0), (8, True), [4.0, 2], (1, 2, 3),
+                                             (None, 4)]),
 }
 
 
@@ -619,6 +622,7 @@ def test_the_plan_3_document_writes_the_options_object() -> None:
         "disaggregation_transfer_backend": "mooncake", "dynamic_chunking": False,
         "max_prefill_tokens": 16384, "hybrid_swa": None,
         "checkpoint_fp8_experts": None,
-        "kimi_mxfp4_pack": None, "dsa_index_kpool": 1}
+        "kimi_mxfp4_pack": None, "dsa_index_kpool": 1,
+        "mamba_head_counts": None}
     assert not set(config) & set(LEGACY_KEYWORDS)
     assert EngineConfig.from_dict(config).tp_size == 2

@@ -82,7 +82,14 @@ VLM_CACHE_MB = 100  # SGLANG_VLM_CACHE_SIZE_MB (environ.py:1598)
 MM_FEATURE_CACHE_MB = 1024  # SGLANG_MM_FEATURE_CACHE_MB (environ.py:1622)
 DEFAULT_FULL_MEMORY_RATIO = 0.9  # arg_groups/fields/schedule.py:220-227 (fallback)
 NEMOTRON_H_ARCHS = frozenset({"NemotronHForCausalLM", "NemotronHPuzzleForCausalLM"})
+QWEN4_EXP = "Qwen4ExpForConditionalGeneration"
+NEMOTRON_VL = "NemotronH_Nano_VL_V2"  # a NemotronHConfig text config (nano_nemotron_vl.py:79-86)
 ZAYA = "ZayaForCausalLM"
+# the states split over the whole TP group (`get_parallel().tp_size`): Zaya's (configs/
+# zaya.py:268-271) and the pure state-space models' (configs/mamba.py:30-32, mamba2.py:43-46)
+WHOLE_TP_ARCHS = frozenset({ZAYA, "MambaForCausalLM", "FalconMambaForCausalLM",
+                            "Mamba2ForCausalLM"})
+MINICPM_ARCHS = frozenset({"MiniCPMForCausalLM", "MiniCPMSALAForCausalLM"})
 # hybrid architectures SGLang counts multimodal by name (configs/model_config.py:2406) whose
 # config.json may carry no vision tower, so graphfit's `multimodal` is not set for them
 MULTIMODAL_BY_ARCHITECTURE = frozenset({"Glm5NextForConditionalGeneration"})
@@ -116,7 +123,11 @@ class MambaStateShape:
     intermediate_size=0, n_groups=0, conv_kernel=1)`, configs/bailing_hybrid.py:226-234:
     a conv state of (0, 0)). conv_full: the elements of one more per-layer conv state that
     every rank holds whole (Zaya's (hidden_size, 1) beside its head-split (C / tp, P)
-    state, configs/zaya.py:273-297, whose SSM state (1, 1, 0) is empty: state_size 0)."""
+    state, configs/zaya.py:273-297, whose SSM state (1, 1, 0) is empty: state_size 0).
+    n_groups 0 with head_dim 1 and num_heads = intermediate_size: the full-rank Mamba-1
+    state (`Mamba2StateShape.create_full_rank`, mamba_utils.py:245-290, configs/mamba.py:
+    27-38): the conv over the intermediate size only and an SSM state of (I / tp, 1,
+    state_size), whose intermediate size tp must divide (asserted, :270-273)."""
 
     layers: int
     intermediate_size: int
@@ -131,10 +142,17 @@ class MambaStateShape:
         """The SSM-only form (class docstring): no conv state at all."""
         return (self.intermediate_size, self.n_groups, self.conv_kernel) == (0, 0, 1)
 
+    def full_rank(self) -> bool:
+        """The full-rank Mamba-1 form (class docstring)."""
+        return (self.n_groups == 0 and self.head_dim == 1 and self.state_size > 0
+                and self.num_heads == self.intermediate_size)
+
     def __post_init__(self) -> None:
         for name in SHAPE_FIELDS:
             if name == "state_size" and self.state_size == 0:
                 continue  # the conv-only state (class docstring)
+            if name == "n_groups" and self.full_rank():
+                continue  # the full-rank state (class docstring)
             if name in ("intermediate_size", "n_groups", "conv_kernel") and self.ssm_only():
                 continue  # the SSM-only state (class docstring)
             _positive_int(name, getattr(self, name))
@@ -165,6 +183,9 @@ class MambaStateShape:
             if dtype not in SSM_DTYPE_BYTES:
                 raise ConfigError(f"{name}: {dtype!r} is not one of "
                                   f"{', '.join(SSM_DTYPE_BYTES)}")
+        if self.full_rank() and self.intermediate_size % tp:
+            raise ConfigError(f"Mamba-1 intermediate_size ({self.intermediate_size}) must be "
+                              f"divisible by tp_world_size ({tp}) (SGLang mamba_utils.py:270)")
         groups = self.n_groups
         if groups % tp:
             groups += tp - groups  # extra_groups_for_head_shards (mamba_utils.py:29-38)
@@ -336,6 +357,11 @@ def _not_restated(config: EngineSettings, fraction: float | None = None) -> str 
         # whether the state keeps the pre-capture activation slack (:3020-3030) is not known
         return ("post-capture KV sizing not restated here (graphfit.planner.engines."
                 "sglang_post_capture, :3020-3030)")
+    if config.architecture == QWEN4_EXP and not config.multimodal:
+        # its config builds a default vision tower when the file has none (configs/
+        # qwen4_exp.py:151-155), which lowers SGLang's default fraction (memory_hook.py:
+        # 417-462) by a size graphfit is not told
+        return "Qwen4-Exp without a vision_config (a default vision tower, qwen4_exp.py:151-155)"
     if config.pp_size > 1 and config.mamba_layer_map is None:
         return "pipeline parallelism without the model's layer map (:3233-3249)"
     missing = [what for what, value in (
@@ -352,8 +378,8 @@ def state_tp(config: EngineSettings) -> int:
     tp / (attn_dp x attn_cp) (runtime_context.py:73, 477-486; no CP-TP group sharing for
     the models graphfit reads, module docstring); Zaya's the whole TP group
     (`get_parallel().tp_size`, configs/zaya.py:268-271; attention DP / CP it refuses,
-    check_inputs)."""
-    if config.architecture == ZAYA:
+    check_inputs), and the pure Mamba-1 / Mamba-2 models' (WHOLE_TP_ARCHS)."""
+    if config.architecture in WHOLE_TP_ARCHS:
         return max(1, config.tp_size)
     return max(1, config.tp_size // config.attn_dp_size // config.attn_cp_size)
 
@@ -449,17 +475,24 @@ def check_inputs(config: EngineSettings) -> None:
     if config.mm_feature_transport == "cuda_vmm" and config.pp_size != 1:
         raise ConfigError("mm_feature_transport: cuda_vmm does not support pipeline "
                           "parallelism (SGLang serving_hook.py:891-897)")
-    if config.architecture in NEMOTRON_H_ARCHS and config.attn_cp_size > 1:
+    if (config.architecture in NEMOTRON_H_ARCHS or config.architecture == NEMOTRON_VL) \
+            and config.attn_cp_size > 1:
         # by model_type nemotron_h / nemotron_h_puzzle in SGLang; graphfit knows the two
-        # architectures whose configs carry them
+        # architectures whose configs carry them, and Nemotron-H Nano VL V2, whose text config
+        # (the NemotronHConfig under llm_config) it reads (parallel_hook.py:105-111)
         raise ConfigError("attn_cp_size: Nemotron-H does not support attention context "
                           "parallelism (SGLang parallel_hook.py:66-77)")
+    if config.architecture in MINICPM_ARCHS and config.attn_dp_size > 1:
+        raise ConfigError("attn_dp_size: MiniCPM does not support DP attention (SGLang "
+                          "arg_groups/model_overrides/minicpm.py:14-18)")
     if config.architecture == ZAYA and config.mamba_state_shape \
             and config.attn_dp_size * config.attn_cp_size > 1:
         # its attention asserts the attention-TP group is the whole TP group at load
         # (models/zaya.py:910-915), after the arguments resolve
         raise ConfigError("attn_dp_size / attn_cp_size: Zaya's attention needs the attention-"
                           "TP width to be the whole TP group (SGLang models/zaya.py:912)")
+    if config.architecture == ZAYA and config.mamba_state_shape:
+        _check_zaya_heads(config.mamba_head_counts, max(1, config.tp_size))
     shape, layer_map = config.mamba_state_shape, config.mamba_layer_map
     if shape and layer_map is not None and sum(layer_map) != shape[0]:
         raise ConfigError(f"mamba_layer_map: {sum(layer_map)} mamba layers, the state shape "
@@ -476,6 +509,26 @@ def check_inputs(config: EngineSettings) -> None:
                               f"{', '.join(clash)} (pd_disaggregation_hook.py:164-196)")
     if shape:  # SGLANG_PP_LAYER_PARTITION's refusals (at model load for any model; checked
         layer_partition(config)  # here for the hybrid models whose memory is solved)
+
+
+def _check_zaya_heads(counts: tuple[int, int] | None, tp: int) -> None:
+    """Zaya's head-count assertions at load, in SGLang's order: its attention's (both counts
+    divisible by the TP width, models/zaya.py:917-925), then its CCA's (the query heads a
+    multiple of the key heads, :460-462). The attention's own runs before, with the
+    attention-DP one (check_inputs)."""
+    if counts is None:
+        return
+    heads, groups = counts
+    if heads % tp:
+        raise ConfigError(f"tp_size: num_attention_heads ({heads}) must be divisible by tp_size "
+                          f"({tp}) for ZAYA1 head-parallel attention (SGLang models/zaya.py:"
+                          f"917-920)")
+    if groups % tp:
+        raise ConfigError(f"tp_size: num_query_groups ({groups}) must be divisible by tp_size "
+                          f"({tp}) (SGLang models/zaya.py:921-925)")
+    if heads % groups:
+        raise ConfigError("num_q_heads must be a multiple of num_k_heads (ZAYA1's CCA, SGLang "
+                          "models/zaya.py:460-462)")
 
 
 def layer_partition(config: EngineSettings) -> tuple[int, ...] | None:

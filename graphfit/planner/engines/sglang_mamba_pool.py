@@ -67,8 +67,17 @@ REGISTRY_MAMBA_ARCHS = frozenset({"GigaChat35ForCausalLM", "GigaChat35ForCausalL
 # cache is sized and caps the pool, kv_cache_configurator.py:3134-3137) but which are not
 # routed through the hybrid-mamba radix cache (overrides.py:369-399, 456-471): "auto" stays
 # unresolved (no extra buffer, the overlap schedule kept), an explicit extra buffer is refused
-# (model_hook.py:1059-1066). LFM2-VL (configs/lfm2_vl.py:62-103), with its state read.
-MAMBAISH_ONLY_ARCHS = frozenset({"Lfm2VlForConditionalGeneration"})
+# (model_hook.py:1059-1066). LFM2-VL (configs/lfm2_vl.py:62-103), the pure state-space models
+# (configs/mamba.py, mamba2.py; hybrid_arch.py:78-90), MiniCPM-SALA (hybrid_arch.py:46-51;
+# its radix cache is off anyway, `radix_off`) and Nemotron-H Nano VL V2 (:96-97), each with
+# its state read.
+MAMBAISH_ONLY_ARCHS = frozenset({
+    "Lfm2VlForConditionalGeneration", "MambaForCausalLM", "FalconMambaForCausalLM",
+    "Mamba2ForCausalLM", "MiniCPMSALAForCausalLM", "NemotronH_Nano_VL_V2"})
+# MiniCPM-SALA with lightning (or sparse) layers: its override turns the radix cache off
+# (arg_groups/model_overrides/minicpm.py:19-26); graphfit knows the lightning layers (the
+# state shape is read then)
+MINICPM_SALA = "MiniCPMSALAForCausalLM"
 STRATEGIES = ("auto", "no_buffer", "extra_buffer", "extra_buffer_lazy")  # exec_.py:512-519
 BASE_RATIO = 3  # kv_cache_configurator.py:227
 SKIP_LOCK_DROP = 1  # :228
@@ -272,8 +281,9 @@ def radix_off(config: EngineSettings) -> bool:
     """The radix cache off: `--disable-radix-cache`, or a disaggregated decode server, whose
     radix cache SGLang turns off unless --disaggregation-decode-enable-radix-cache
     (pd_disaggregation_hook.py:98-127; that experimental flag graphfit's reader refuses as
-    not modelled)."""
-    return config.disable_radix_cache or config.disaggregation_mode == "decode"
+    not modelled), or MiniCPM-SALA with lightning layers (MINICPM_SALA)."""
+    return (config.disable_radix_cache or config.disaggregation_mode == "decode"
+            or (config.architecture == MINICPM_SALA and config.mamba_state_shape is not None))
 
 
 def cache_of(config: EngineSettings) -> MambaCache:

@@ -126,7 +126,9 @@ class SglangOptions(EngineOptions):
         state (the model config's `mamba2_cache_params.layers`); under pipeline parallelism
         SGLang charges each rank the largest stage's share of the state
         (kv_cache_configurator.py:3233-3249). None: not known (its sum must be the shape's
-        layer count).
+        layer count). mamba_head_counts: Zaya's (num_attention_heads, num_query_groups),
+        which its attention asserts the TP width divides at load (models/zaya.py:917-925,
+        460-471; graphfit.planner.engines.sglang_mamba_memory.check_inputs); None: not read.
         mm_feature_transport: `--mm-feature-transport` (arg_groups/fields/mm.py:144-157);
         for a multimodal model a GPU transport (cuda_ipc / cuda_vmm) adds its pool to the
         memory SGLang reserves before sizing the state cache (kv_cache_configurator.py:
@@ -412,6 +414,7 @@ class SglangOptions(EngineOptions):
     checkpoint_fp8_experts: bool | None = None
     kimi_mxfp4_pack: bool | None = None
     dsa_index_kpool: int = 1
+    mamba_head_counts: tuple[int, int] | None = None
 
     def __post_init__(self) -> None:
         gb = self.gpu_memory_gb
@@ -569,6 +572,15 @@ def _mamba_memory_inputs(options: SglangOptions) -> None:
         except ConfigError as exc:  # the field named first, as every option error is
             raise ConfigError(f"mamba_state_shape: {exc}") from None
         set_(options, "mamba_state_shape", tuple(shape))
+    counts = options.mamba_head_counts
+    if counts is not None:
+        if isinstance(counts, (str, bytes)) or not isinstance(counts, (tuple, list)) \
+                or len(counts) != 2:
+            raise ConfigError(f"mamba_head_counts: expected 2 integers (num_attention_heads, "
+                              f"num_query_groups), got {excerpt(counts)}")
+        for value in counts:  # None is no head count
+            _optional_int("mamba_head_counts", 0 if value is None else value, 1)
+        set_(options, "mamba_head_counts", tuple(counts))
     layer_map = options.mamba_layer_map
     if layer_map is not None:
         if isinstance(layer_map, (str, bytes)) or not isinstance(layer_map, (tuple, list)) \

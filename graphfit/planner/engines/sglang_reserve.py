@@ -63,6 +63,10 @@ GIB = 1 << 30
 SPEC_NAMES = {SpecMethod.EAGLE: "EAGLE", SpecMethod.EAGLE3: "EAGLE3", SpecMethod.MTP: "NEXTN",
               SpecMethod.DRAFT_MODEL: "STANDALONE", SpecMethod.DFLASH: "DFLASH",
               SpecMethod.DSPARK: "DSPARK", SpecMethod.NGRAM: "NGRAM", SpecMethod.UNO: "UNO"}
+# multimodal architectures whose SGLang config class keeps the vision config as
+# `raw_vision_config` (configs/nano_nemotron_vl.py:84-88), so `adjust_mem_fraction_for_vlm`
+# finds no `vision_config` and leaves the fraction as it is (memory_hook.py:432-434)
+VISION_CONFIG_UNREAD = frozenset({"NemotronH_Nano_VL_V2"})
 RESERVE_UNFIT = ("SGLang's default mem_fraction_static is not positive here: its activation + "
                  "graph reserve exceeds the GPU's memory (memory_hook.py:295-328), so weights "
                  "and KV get nothing; pass --mem-fraction-static or fewer running requests x "
@@ -111,7 +115,8 @@ def memory_inputs(config: EngineSettings) -> StaticMemoryInputs:
     cps = config.chunked_prefill_size or default_chunked_prefill_size(config.gpu_memory_gb)
     layers, width = config.vision_layers, config.vision_hidden_size
     vision = (VisionEncoder(layers, width) if vlm_adjusted(config) and layers is not None
-              and width is not None else None)
+              and width is not None and config.architecture not in VISION_CONFIG_UNREAD
+              else None)
     mla = config.architecture in MLA_ARCHITECTURES
     post = planned(PostCaptureInputs(
         switch=switch_on(config.post_capture_kv_sizing, config.architecture),
@@ -157,6 +162,8 @@ def _vision_unknown(config: EngineSettings) -> bool:
     """A VLM whose vision encoder's size graphfit was not told: its default is not restated,
     unless SGLang sizes KV after capture (then a flat 8 GiB, whatever the encoder,
     memory_hook.py:423-431)."""
+    if config.architecture in VISION_CONFIG_UNREAD:  # the fraction unchanged
+        return False
     return vlm_adjusted(config) and (config.vision_layers is None
                                      or config.vision_hidden_size is None) and (
         post_capture(config) is not True)

@@ -1,0 +1,125 @@
+"""The mamba state cache sized from GPU memory for issue 23's remaining families, graphfit vs
+SGLang 0.5.23's own `_profile_available_bytes` + `_handle_max_mamba_cache` +
+`resolve_max_num_reqs` (tests/oracle/sglang_mamba_memory_oracle): the pure Mamba-1 /
+Falcon-Mamba models (full-rank state over the whole TP group, configs/mamba.py:27-81), Mamba-2
+(configs/mamba2.py, refused without the intermediate_size transformers no longer sets),
+MiniCPM-SALA (lightning's SSM-only state, its override's radix-cache-off and attention-DP
+refusal, arg_groups/model_overrides/minicpm.py:14-26), Nemotron-H Nano VL V2 (its
+llm_config's state; the fraction unchanged, its class keeps no `vision_config`),
+InternS2-Preview (Qwen3.5-MoE's GDN state), Qwen4-Exp (GDN on `layer_types`, its PLE
+short-conv states priced apart) and Zaya's head-count assertions at load
+(models/zaya.py:917-925, 460-471). Kept small (< 60 s on one core): the measure script's
+parts `families`, `families_modes` and `families_more` run the large grids."""
+
+from __future__ import annotations
+
+import shlex
+
+import pytest
+from hypothesis import example, given, settings
+from hypothesis import strategies as st
+
+from tests.oracle.paths import require
+
+require("sglang")
+
+from graphfit.cli.options import resolve_values  # noqa: E402
+from graphfit.inputs import commandline  # noqa: E402
+from graphfit.planner.core.errors import ConfigError  # noqa: E402
+from graphfit.planner.engines.sglang_pool import mamba_memory_shown  # noqa: E402
+from tests.oracle import sglang_mamba_memory_oracle as mm  # noqa: E402
+from tests.oracle.test_sglang_mamba_memory_oracle import (  # noqa: E402
+    ENV_VALUES,
+    SPECS,
+    _line,
+    agree,
+    argv_of,
+    sglang_side,
+)
+
+FAMILIES = (mm.MAMBA1, mm.FALCON_MAMBA, mm.MAMBA2, mm.MAMBA2_BARE, mm.MINICPM, mm.NEMOTRON_VL,
+            mm.INTERNS2, mm.QWEN4_EXP, mm.ZAYA_ODD, mm.ZAYA_GQA, mm.BAILING_LIST,
+            mm.BAILING_NULL_HEAD)
+
+LINES = st.fixed_dictionaries({
+    "shape": st.sampled_from(FAMILIES),
+    "tp": st.sampled_from(((1, 1), (2, 1), (4, 1), (4, 2))),
+    "ssm": st.sampled_from((None, "bfloat16")),
+    "spec": st.sampled_from((None, SPECS[1])),
+    "pp": st.sampled_from((1, 2)),
+    "radix_off": st.booleans(),
+    "S": st.none() | st.sampled_from((64, 3000)),
+    "weights": st.sampled_from((0.3, 0.9)),
+    "env": st.sampled_from(((), (ENV_VALUES[0],)))})
+
+
+@example({"shape": mm.MAMBA1, "tp": (4, 2)})  # the whole TP group under attention DP
+@example({"shape": mm.FALCON_MAMBA, "tp": (2, 1), "env_ssm": "bfloat16"})  # env dtype only
+@example({"shape": mm.MAMBA2, "tp": (4, 1)})  # 2 groups widened to 4
+@example({"shape": mm.MAMBA2_BARE})  # SGLang's AttributeError: refused by both
+@example({"shape": mm.MINICPM, "S": None, "radix_off": False})  # radix off by its override
+@example({"shape": mm.MINICPM, "tp": (4, 2)})  # "MiniCPM does not support DP attention"
+@example({"shape": mm.NEMOTRON_VL, "tp": (4, 1), "cp": 2})  # Nemotron-H refuses CP
+@example({"shape": mm.NEMOTRON_VL, "spec": SPECS[1]})  # the fraction as SGLang leaves it
+@example({"shape": mm.INTERNS2, "tp": (4, 2), "pp": 2})
+@example({"shape": mm.QWEN4_EXP, "spec": SPECS[1]})  # GDN on layer_types, PLE apart
+@example({"shape": mm.ZAYA_ODD, "tp": (4, 1)})  # 6 heads over TP 4: refused by both
+@example({"shape": mm.ZAYA_ODD, "tp": (2, 1)})  # ... served at TP 2
+@example({"shape": mm.ZAYA_GQA})  # 8 query heads over 3 groups: refused at any width
+@example({"shape": mm.BAILING_LIST})  # transformers' field validation: refused by both
+@given(LINES)
+@settings(max_examples=8, deadline=None)  # 14 pinned above; the measure draws ~1500
+def test_new_families_state_cache_equals_sglang(p: dict) -> None:
+    line = _line(**p)
+    assert agree(line) is True, (argv_of(line), line, sglang_side(line))
+
+
+def _plan_of(shape: int, *argv: str):  # type: ignore[no-untyped-def]
+    import graphfit
+
+    line = ["python", "-m", "sglang.launch_server", "--model-path", mm.model_dir(shape),
+            "--max-running-requests", "3000", *argv]
+    config = resolve_values({"gpu_memory_gb": 80.0, "weights_gb": 20.0}, environ={},
+                            pasted=commandline.read([shlex.join(line)])).config()
+    return graphfit.plan(config)
+
+
+def test_qwen4_exp_without_a_vision_tower_is_left_unrestated() -> None:
+    """Its config builds a default vision tower (configs/qwen4_exp.py:151-155) whose size
+    lowers SGLang's default fraction: graphfit leaves the cap out and says why, while SGLang
+    sizes the cache (with the tower in the file both agree, the generated lines above)."""
+    theirs = sglang_side(_line(shape=mm.QWEN4_EXP_BARE))
+    assert isinstance(theirs, mm.Sized) and theirs.cache_size > 0
+    config = _plan_of(mm.QWEN4_EXP_BARE).config
+    assert config.mamba_memory_slots is None
+    shown = mamba_memory_shown(config)
+    assert shown is not None and "Qwen4-Exp without a vision_config" in shown[1], shown
+
+
+@pytest.mark.parametrize("tp", ("2", "4"))
+def test_zaya_refusals_carry_sglang_reason(tp: str) -> None:
+    """The refusal names SGLang's assertion (models/zaya.py:917-925), as one error line."""
+    with pytest.raises(ConfigError) as exc:
+        _plan_of(mm.ZAYA_GQA, "--tp", tp)
+    assert "num_query_groups (3) must be divisible by tp_size" in str(exc.value)
+    assert len(str(exc.value)) <= 200
+
+
+@pytest.mark.parametrize(("flag", "value"), [
+    ("--mamba-cache-philox-rounds", "-1"), ("--mamba-cache-philox-rounds", "0"),
+    ("--mamba-cache-philox-rounds", "7"), ("--mamba-max-states-per-path", "0"),
+    ("--mamba-max-states-per-path", "-2"), ("--mamba-max-states-per-path", "-1"),
+    ("--mamba-max-states-per-path", "3")])
+def test_mamba_flag_values_refused_as_sglang_refuses(flag: str, value: str) -> None:
+    """`handle_mamba_backend`'s value checks (arg_groups/mamba_hook.py:19-28), which SGLang
+    runs for every model: graphfit refuses exactly the values SGLang's own resolution does."""
+    from tests.oracle import sglang_oracle as so
+
+    theirs = so.resolve((flag, value), gpu_mem_gb=80, model=mm.model_dir(0))
+    try:
+        _plan_of(0, flag, value)
+        ours_refused = False
+    except ConfigError as exc:
+        ours_refused = True
+        assert flag in str(exc) and len(str(exc)) <= 200
+    assert ours_refused == isinstance(theirs, so.Rejected), getattr(theirs, "text", theirs)
