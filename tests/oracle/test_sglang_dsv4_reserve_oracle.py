@@ -75,3 +75,25 @@ def test_the_rule_is_not_vacuous() -> None:
 def test_generated_dsv4_lines_equal_sglang(seed: int) -> None:
     argv, gb, value = generate(random.Random(seed))
     assert compare(argv, gb, value) is None
+
+
+RAW = [(a, g) for a, g, v in GRID if v is None] + [((*S, "--tp", "2"), 48), (S, 24)]
+
+
+@pytest.mark.parametrize(("argv", "gb"), RAW, ids=[f"{' '.join(a)}@{g}" for a, g in RAW])
+def test_the_raw_server_args_path_equals_sglang(argv: tuple[str, ...], gb: float) -> None:
+    """`sglang_native.memory_inputs_from_sglang` (a raw ServerArgs, the live path) applies the
+    same rule: SGLang's fraction from the arguments as given, the architecture from the caller."""
+    from graphfit.planner.engines.sglang_memory import mem_fraction_static
+    from graphfit.planner.engines.sglang_native import memory_inputs_from_sglang
+    from tests.oracle import sglang_oracle as so
+    from tests.oracle import sglang_post_capture_oracle as pc
+    from tests.oracle import sglang_prefill_oracle as po
+
+    with pc.environment(None):
+        sg = po.mem_fraction.__wrapped__(argv, gb, pc.model_dir(DSV4), pc.AMPERE)
+    assert not isinstance(sg, so.Rejected)
+    raw, theirs = sg
+    ours = mem_fraction_static(memory_inputs_from_sglang(
+        raw, gb, architecture="DeepseekV4ForCausalLM"))
+    assert ours == theirs
