@@ -53,3 +53,12 @@ def only_graphfit_errors(call: Any) -> Any:
         return call()
     except GraphfitError:
         return None
+
+
+def saved_plan(tmp_path: Path, out: str) -> Path:
+    """`out` (a `plan --json` document) written to tmp_path/plan.json, a file `check --plan`
+    accepts (exit 0); the path, for the callers that edit it and check again."""
+    saved = tmp_path / "plan.json"
+    saved.write_text(out)
+    assert run_cli(["check", "--plan", str(saved)])[0] == 0
+    return saved

@@ -33,6 +33,18 @@ from graphfit.planner.plan import Plan
 if TYPE_CHECKING:  # `plan --json` never imports rich
     from rich.console import Console
 
+def stale_plan_hint(difference: str) -> str | None:
+    """Why a plan file's `vit` component differs, when the difference is one graphfit made
+    itself: Kimi K3's flashinfer_cudnn workspace (FLASHINFER_WORKSPACE_SIZE_BYTES,
+    layers/attention/vision.py:110; kimi_k3_vl.py:531-537), planned since issue 23 (s32v),
+    is missing from a file written before (None otherwise)."""
+    if difference.startswith("keyed_components.vit.") and difference.endswith(
+            "attention_workspace: missing"):
+        return ("written before graphfit planned the ViT's 128 MiB flashinfer_cudnn workspace "
+                "(vision.py:110): plan again")
+    return None
+
+
 VitImagesOpt = Annotated[str | None, typer.Option(
     "--vit-images", help="SGLang: also plan the vision-encoder (ViT) CUDA graphs for these "
     "image grids, TxHxW in patches, comma-separated; the tower is the pasted line's "

@@ -17,6 +17,7 @@ TORCH_DTYPES: Mapping[str, torch.dtype] = MappingProxyType({
     "int32": torch.int32,
     "int64": torch.int64,
     "bool": torch.bool,
+    "uint8": torch.uint8,
 })
 
 

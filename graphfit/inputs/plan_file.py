@@ -49,6 +49,8 @@ def read_plan_file(path: str | Path) -> tuple[dict[str, Any], EngineConfig]:
     else:
         doc = _with_later_options(doc, config)
         config = doc["config"]
+    doc = _with_later_vit_fields(doc)
+    config = doc["config"]
     try:
         return doc, EngineConfig.from_dict(config)
     except ConfigError as exc:
@@ -134,6 +136,22 @@ def _with_later_options(doc: dict[str, Any], config: dict[str, Any]) -> dict[str
     defaults = cls().to_dict()
     completed = {name: options[name] if name in options else defaults[name] for name in names}
     return {**doc, "config": {**config, "options": completed}}
+
+
+def _with_later_vit_fields(doc: dict[str, Any]) -> dict[str, Any]:
+    """SGLang's `vit` option as graphfit writes it now, when the document was written before
+    some of the tower's fields existed (`vit_pairs_completed`: filled in at the defaults
+    its writer planned); anything else is left as it stands."""
+    config = doc["config"]
+    options = config.get("options")
+    if not isinstance(options, dict) or "vit" not in options:
+        return doc
+    from graphfit.planner.engines.sglang_vit_keyed import vit_pairs_completed
+
+    completed = vit_pairs_completed(options["vit"])
+    if completed is options["vit"]:
+        return doc
+    return {**doc, "config": {**config, "options": {**options, "vit": completed}}}
 
 
 def _as_written(key: str, value: object) -> bool:

@@ -28,6 +28,7 @@ from graphfit.inputs import (
     sglang_dspark,
     sglang_model_impl,
     sglang_mtp_backend,
+    sglang_ngram,
     sglang_rules,
     sglang_runner_backends,
     sglang_spec_dp,
@@ -162,6 +163,7 @@ def finish(values: Mapping[str, Any], settings: list[Setting]
     notes = list(role_notes)
     settings = sglang_args.dflash_line(values, settings, notes)
     settings = sglang_dspark.line(values, settings)
+    settings = sglang_ngram.line(values, settings, notes)  # NGRAM's topk: its BFS breadth
     sglang_spec_dp.line(values)  # attention DP: the LM-head flag, DSPARK's draft kind
     settings = sglang_uno.line(values, settings)  # UNO's checks on flags the plan lacks
     notes += sglang_uno_moe.line(values)  # UNO's adapter on a MoE model's experts
@@ -188,5 +190,9 @@ def label(entry: str) -> str:
 READER = LineReader(Engine.SGLANG, parse, sglang_args.LINE_KEYS,
                     frozenset({"model_path", "speculative_draft_model_path",
                                "enable_multimodal", "model_impl",
-                               "uno_lora_path"}),  # read by graphfit.inputs.sglang_uno
+                               "uno_lora_path",  # read by graphfit.inputs.sglang_uno
+                               # the vision tower's: read by `plan --vit-images`
+                               # (graphfit.cli.vit_plan); without ViT graphs
+                               # (SGLANG_VIT_ENABLE_CUDA_GRAPH) they shape no graph
+                               "mm_attention_backend", "mm_enable_dp_encoder"}),
                     label, finish, draft_model)

@@ -44,6 +44,7 @@ from graphfit.planner.engines.sglang_backend_checks import (
     NGRAM_BFS_BREADTH,
     ResolvedAttention,
     check_resolved,
+    fa4_page,
     resolved_page,
 )
 from graphfit.planner.engines.sglang_mtp_graphs import FLASH_ATTENTION, draft_extend_backend
@@ -163,7 +164,9 @@ def _check_generic(line: Mapping[str, Any], inputs: AttentionDefaultInputs,
         page = 64
     check_resolved(ResolvedAttention(
         inputs.gpu, found.name, prefill, decode, topk or inputs.topk or 1,
-        resolved_page(page, found.name, prefill, decode), inputs.kv_cache_dtype, ngram))
+        resolved_page(page, found.name, prefill, decode,
+                      fa4_page(inputs.gpu, inputs.mla, inputs.topk, inputs.architecture)),
+        inputs.kv_cache_dtype, ngram))
 
 
 def override_inputs(line: Mapping[str, Any], gpu_given: object,
@@ -377,10 +380,8 @@ def _line_refusals(line: Mapping[str, Any], gpu_given: object, hint: str,
     if inputs is None:
         return
     if inputs.architecture in RESTATED:
-        # NGRAM's page rule is not run on an override's pick: graphfit's resolved page there
-        # is not SGLang's for NGRAM lines (measured: both skip and over), so topk 1
         draft_extend_default(replace(override_inputs(line, gpu_given, inputs, found),
-                                     checked_topk=1 if ngram else checked_topk))
+                                     checked_topk=checked_topk, ngram=ngram))
         return
     if prefill is not None and prefill == decode:
         base = prefill  # overrides.py:1128-1131
@@ -468,3 +469,12 @@ def settle_flags(resolved: Resolved, model_path: object, gpu_given: object) -> R
     # graphfit's own flags are not a whole SGLang line (a backend named by another graphfit
     # flag is missing here): the every-line checks need the pasted line
     return settle(line, resolved, gpu_given, "--mtp-draft-backend", every_line=False)
+
+
+def default_inputs(line: Mapping[str, Any], gpu_given: object, hint: str = LINE_HINT
+                   ) -> tuple[DefaultBackend, AttentionDefaultInputs | None]:
+    """`_default_inputs` without the hybrid flag, for the UNO line's pair
+    (graphfit.inputs.sglang_uno_default.override_sides): the reason an input is missing
+    (or an MLA-shaped config outside graphfit's list) and SGLang's default's inputs."""
+    found, _, inputs = _default_inputs(line, gpu_given, hint)
+    return found, inputs

@@ -37,6 +37,7 @@ from graphfit.inputs import (
     model_config,
     sglang_draft,
     sglang_dspark,
+    sglang_runner_backends,
     sglang_spec_dp,
     sglang_uno_moe,
 )
@@ -78,6 +79,8 @@ def config_settings(server_args: Any) -> dict[str, Any]:
     if isinstance(model, str):
         found, _ = model_config.model_settings(model, "model")
         out.update({k: v for k, v in _fields(found).items() if k in TARGET_FIELDS})
+    # the draft's DSA index kpool (its draft-extend seq_lens fill, sglang_runner_backends)
+    out.update(_fields(sglang_runner_backends.kpool_settings(values)))
     name = str(values["speculative_algorithm"] or "").upper()
     draft = values["speculative_draft_model_path"]
     if name not in BLOCK_FLAGS or not isinstance(draft, str):

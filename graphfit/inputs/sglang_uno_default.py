@@ -18,22 +18,46 @@ Two cases are decided without the missing input:
 * The GPU given in GiB with a model graphfit restates: SGLang's default is evaluated on one
   GPU of every generation SGLang's probes tell apart (graphfit.planner.engines.
   sglang_attn_default.GPU_KINDS); when none gives fa3, no GPU name would.
+
+With the GPU named and a local config.json, an architecture with a model override graphfit
+restates (graphfit.planner.engines.sglang_arch_overrides.RESTATED) gets its whole resolved pair
+from `override_sides`: SGLang's model hook runs the override (arg_groups/pipeline.py:225,
+model_hook.py), then the attention hook's default (pipeline.py:242, overrides.py:1126-1140)
+and fp8_e5m2 fallback (overrides.py:1262-1270), all before `_handle_uno` reads
+`attention_backends_of` (pipeline.py:306, speculative_hook.py:606-611). That order is
+`draft_extend_default`'s; a side is its answer for the phase (its `mode`), since a UNO line
+names no draft backend and no override writes one for UNO (nemotron_h.py:123-148 writes it
+for EAGLE / NEXTN / DFLASH / DSPARK only).
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import replace
 from typing import Any
 
-from graphfit.inputs.sglang_draft_default import default_base_backend, gpu_kind
-from graphfit.planner.engines.sglang_attn_default import GPU_KINDS
+from graphfit.inputs.sglang_draft_default import (
+    default_base_backend,
+    default_inputs,
+    gpu_kind,
+    override_inputs,
+)
+from graphfit.planner.engines.sglang_arch_overrides import (
+    MODES,
+    QWEN4_EXP,
+    RESTATED,
+    RULES,
+    SPECIAL_WHERE,
+    draft_extend_default,
+)
+from graphfit.planner.engines.sglang_attn_default import GPU_KINDS, DefaultBackend
 
 # one GPU graphfit knows for each generation (graphfit.inputs.gpus, sglang_draft_default)
 KIND_GPUS = {"turing": "T4", "ampere": "A100", "ada": "L40S", "hopper": "H100",
              "sm100": "B200", "sm120": "RTX5090", "rocm": "MI300X"}
 NEEDS = "UNO needs FA3 (speculative_hook.py:606-611)"
 PIN = "--attention-backend fa3"
-__all__ = ["KIND_GPUS", "never_fa3"]
+__all__ = ["KIND_GPUS", "never_fa3", "override_sides", "override_where"]
 
 
 def _fp8_e5m2(values: Mapping[str, Any]) -> bool:
@@ -56,3 +80,32 @@ def never_fa3(values: Mapping[str, Any], gpu_given: object) -> str | None:
         found.add(backend.name)
     return (f"--speculative-algorithm: {NEEDS}; SGLang's default for this line and model is "
             f"{'/'.join(sorted(found))} on every GPU, never fa3: name {PIN}")[:200]
+
+
+def override_where(architecture: str) -> str:
+    """The file:line of the architecture's model override (arg_groups/model_overrides/)."""
+    for rule in RULES:
+        if architecture in rule.architectures:
+            return rule.where
+    return next((where for archs, where in SPECIAL_WHERE if architecture in archs), "")
+
+
+def override_sides(values: Mapping[str, Any], gpu_given: object
+                   ) -> tuple[DefaultBackend, DefaultBackend] | None:
+    """SGLang's resolved (prefill, decode) backends for a UNO line on an architecture whose
+    model override graphfit restates (module docstring), each name None with the reason where
+    graphfit does not restate it (Kimi-K3 with --dcp-size > 1, an MLA-shaped config outside
+    graphfit's list); None for another architecture, a GPU not named or no local
+    config.json (the generic default's path). ConfigError where SGLang refuses the line in
+    the override or its checks of the resolved set, with SGLang's reason."""
+    found, inputs = default_inputs(values, gpu_given)
+    if inputs is None or inputs.architecture not in RESTATED:
+        return None
+    base = replace(override_inputs(values, gpu_given, inputs, found),
+                   draft_flag=None, checked_topk=1)
+    if inputs.architecture in QWEN4_EXP and base.qsa:
+        # compressed QSA's page size 64 reaches the default (qwen4_exp.py:89-96); the pair,
+        # not QSA's own draft-extend backend, is what UNO reads
+        base = replace(base, qsa=False, default=replace(inputs, page_size=64))
+    prefill, decode = (draft_extend_default(replace(base, mode=mode)) for mode in MODES)
+    return prefill, decode

@@ -554,6 +554,16 @@ def _tensor_parallel(origin: str, value: Any, layer: int) -> tuple[list[Setting]
     return [*out, Setting("tensor_parallel_size", size, origin, layer)], []
 
 
+def _one_only(origin: str, value: Any, layer: int, refused: str
+              ) -> tuple[list[Setting], list[str]]:
+    """A parallel size graphfit plans only at 1 (null is 1): more is refused, in one line,
+    as `refused` (the reason it is not modelled)."""
+    size = 1 if value is None else as_int(origin, value, minimum=1)
+    if size > 1:
+        raise ConfigError(f"{origin}: {size} {refused}; plan with 1")
+    return [Setting("engine", TR, origin, layer)], []
+
+
 def _pipeline_parallel(origin: str, value: Any, layer: int
                        ) -> tuple[list[Setting], list[str]]:
     """`pipeline_parallel_size` (trtllm-serve `--pp_size`; null is the default 1): 1 plans as
@@ -561,11 +571,8 @@ def _pipeline_parallel(origin: str, value: Any, layer: int
     layer, while with pipeline stages the executor keeps pp_size micro batches in flight
     (tensorrt_llm/_torch/pyexecutor/py_executor.py@9521caf469:238-242) in a loop of its own
     (`_executor_loop_pp`, from tensorrt_llm/_torch/pyexecutor/py_executor.py@9521caf469:694)."""
-    size = 1 if value is None else as_int(origin, value, minimum=1)
-    if size > 1:
-        raise ConfigError(f"{origin}: {size} pipeline stages are not modelled (graphfit plans "
-                          "one rank holding every layer, not a pipeline stage); plan with 1")
-    return [Setting("engine", TR, origin, layer)], []
+    return _one_only(origin, value, layer, "pipeline stages are not modelled (graphfit plans "
+                     "one rank holding every layer, not a pipeline stage)")
 
 
 def _context_parallel(origin: str, value: Any, layer: int
@@ -576,11 +583,8 @@ def _context_parallel(origin: str, value: Any, layer: int
     tp x cp ranks (`get_all_rank_num_tokens`,
     tensorrt_llm/_torch/pyexecutor/engine/runners/common.py@13b902ed48:32-39), a split
     graphfit does not plan."""
-    size = 1 if value is None else as_int(origin, value, minimum=1)
-    if size > 1:
-        raise ConfigError(f"{origin}: {size} context-parallel ranks are not modelled (context "
-                          "parallelism splits each rank's tokens over them); plan with 1")
-    return [Setting("engine", TR, origin, layer)], []
+    return _one_only(origin, value, layer, "context-parallel ranks are not modelled (context "
+                     "parallelism splits each rank's tokens over them)")
 
 
 EP_NOTE = ("moe_expert_parallel_size {size}: read; it changes no graph or buffer graphfit "

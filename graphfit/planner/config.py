@@ -369,7 +369,8 @@ class EngineConfig:
             dynamic_chunking: bool = False, max_prefill_tokens: int = 16384,
             hybrid_swa: bool | None = None,
             checkpoint_fp8_experts: bool | None = None,
-            kimi_mxfp4_pack: bool | None = None) -> None: ...
+            kimi_mxfp4_pack: bool | None = None,
+            dsa_index_kpool: int = 1) -> None: ...
 
     def __post_init__(self) -> None:
         set_ = object.__setattr__
@@ -991,6 +992,11 @@ class EngineConfig:
     def kimi_mxfp4_pack(self) -> bool | None:
         """SglangOptions.kimi_mxfp4_pack."""
         return cast("bool | None", self._option("kimi_mxfp4_pack"))
+
+    @property
+    def dsa_index_kpool(self) -> int:
+        """SglangOptions.dsa_index_kpool."""
+        return cast("int", self._option("dsa_index_kpool"))
 
     @property
     def moe_runner_backend(self) -> str:

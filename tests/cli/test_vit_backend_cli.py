@@ -53,7 +53,9 @@ def test_the_pasted_lines_backend_reaches_the_plan(tmp_path: Path) -> None:
     code, out, err = run_cli(["plan", "--json", "--vit-images", "1x4x4", "--", *line])
     assert code == 0, err
     names = {b["name"] for b in json.loads(out)["keyed_components"]["vit"]["buffers"]}
-    assert {"packed_indptrs", "sequence_lengths"} <= names
+    assert {"packed_indptrs", "sequence_lengths", "attention_workspace"} <= names
+    # the flag is read (the vit component's), not listed as ignored
+    assert "ignored: --mm-attention-backend" not in err
 
 
 @pytest.mark.parametrize("backend", ["sdpa", "flashinfer_cudnn"])

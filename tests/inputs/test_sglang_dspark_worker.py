@@ -39,19 +39,24 @@ def _dir(root: Path, name: str, config: dict[str, Any]) -> str:
     return str(directory)
 
 
+def _refused_in_one_line(target: str, draft: str, said: str) -> None:
+    """The pasted DSPARK line with `draft` exits 2 with one `error:` line (<= 200 chars)
+    that holds `said`."""
+    code, _, text = run_cli(["plan", "--json", "--", "python", "-m", "sglang.launch_server",
+                             "--model-path", target, "--speculative-algorithm", "DSPARK",
+                             "--speculative-draft-model-path", draft])
+    errors = [ln for ln in text.splitlines() if ln.startswith("error:")]
+    assert code == 2 and len(errors) == 1 and said in errors[0], text
+    assert len(errors[0]) <= 200, errors[0]
+
+
 def test_a_pasted_line_is_refused_in_one_line(tmp_path: Path) -> None:
     target = _dir(tmp_path, "target", {})
     head = {"markov_rank": 1, "markov_head_type": "vanilla"}
     for name, fields, said in (("norank", {"mask_token_id": 3}, "markov_rank > 0"),
                                ("nomask", head, "mask_token_id to be set"),
                                ("far", {**head, "mask_token_id": 1000}, "vocab size 1000")):
-        draft = _dir(tmp_path, name * 20, fields)
-        code, _, text = run_cli(["plan", "--json", "--", "python", "-m", "sglang.launch_server",
-                                 "--model-path", target, "--speculative-algorithm", "DSPARK",
-                                 "--speculative-draft-model-path", draft])
-        errors = [ln for ln in text.splitlines() if ln.startswith("error:")]
-        assert code == 2 and len(errors) == 1 and said in errors[0], text
-        assert len(errors[0]) <= 200, errors[0]
+        _refused_in_one_line(target, _dir(tmp_path, name * 20, fields), said)
 
 
 def test_the_override_args_reach_the_draft_and_the_targets_rows(tmp_path: Path) -> None:
@@ -96,10 +101,4 @@ def test_minimax_and_deepseek_v4_drafts_are_refused_in_one_line(tmp_path: Path) 
                                                     "target_layer_ids": [4]}}, "capture layer"),
             ("v4", {"architectures": ["DeepseekV4ForCausalLM"], "markov_rank": 1,
                     "markov_head_type": "vanilla", "mask_token_id": 3}, "DeepSeek-V4 (MoE)")):
-        draft = _dir(tmp_path, name * 12, fields)
-        code, _, text = run_cli(["plan", "--json", "--", "python", "-m", "sglang.launch_server",
-                                 "--model-path", target, "--speculative-algorithm", "DSPARK",
-                                 "--speculative-draft-model-path", draft])
-        errors = [ln for ln in text.splitlines() if ln.startswith("error:")]
-        assert code == 2 and len(errors) == 1 and said in errors[0], text
-        assert len(errors[0]) <= 200, errors[0]
+        _refused_in_one_line(target, _dir(tmp_path, name * 12, fields), said)

@@ -127,6 +127,12 @@ def test_unnamed_backend_on_hopper_is_planned_with_a_note(tmp_path: Path) -> Non
     ("H100", ("--speculative-num-draft-tokens", "4", "--prefill-attention-backend", "fa3",
               "--speculative-eagle-topk", "1", "--page-size", "16"), "got fa3 / flashinfer"),
     ("80", ("--speculative-num-draft-tokens", "4"), "GPU's name"),
+    # a named non-fa3 side: SGLang's pair once the other side's default is known (A100:
+    # flashinfer), a refusal naming that side without the GPU's name
+    ("A100", ("--speculative-num-draft-tokens", "4", "--decode-attention-backend", "triton"),
+     "got flashinfer / triton"),
+    ("80", ("--speculative-num-draft-tokens", "4", "--decode-attention-backend", "triton"),
+     "the line names decode triton"),
 ])
 def test_unnamed_backend_refusals_say_why(tmp_path: Path, gpu: str, extra: tuple[str, ...],
                                           reason: str) -> None:
@@ -134,6 +140,17 @@ def test_unnamed_backend_refusals_say_why(tmp_path: Path, gpu: str, extra: tuple
     errors = [ln for ln in err.splitlines() if ln.startswith("error:")]
     assert code == 2 and len(errors) == 1, err
     assert reason in errors[0] and len(errors[0]) <= 200, errors
+
+
+def test_override_architecture_is_restated(tmp_path: Path) -> None:
+    """An architecture with a model override (GPT-OSS: fa3 on Hopper, trtllm_mha on SM100,
+    model_overrides/gpt_oss.py:29-44): planned on H100 with a note naming the override,
+    refused on B200 with the pair (graphfit.inputs.sglang_uno_default.override_sides)."""
+    model = _model(tmp_path, architectures=["GptOssForCausalLM"], model_type="gpt_oss")
+    code, _, err = _unnamed(model, "H100", "--speculative-num-draft-tokens", "4")
+    assert code == 0 and "GptOssForCausalLM's override (gpt_oss.py:29-44)" in err, err
+    code, _, err = _unnamed(model, "B200", "--speculative-num-draft-tokens", "4")
+    assert code == 2 and "got trtllm_mha / trtllm_mha" in err, err
 
 
 def test_unnamed_backend_without_a_local_config_is_refused() -> None:

@@ -14,8 +14,10 @@ bytes next to SGLang's per-key bytes for the same keys (median ratio), both from
 Issue 23's remainder, before / after in the same run ("before": main's own module,
 `--main DIR`, default /work/main, loaded from its file; skipped when absent): Kimi K3 towers
 with a merge kernel of its own width and/or `--mm-attention-backend flashinfer_cudnn`
-(every tensor a captured entry keeps), and every attention backend on the Qwen / InternVL
-runners (graphfit refuses exactly where SGLang's runner raises at capture).
+(every tensor a captured entry keeps, and the encoder's 128 MiB flashinfer_cudnn workspace
+every captured graph reads, from SGLang's own encoder constructor), and every attention
+backend on the Qwen / InternVL runners (graphfit refuses exactly where SGLang's runner raises
+at capture).
 """
 
 from __future__ import annotations
@@ -113,19 +115,30 @@ def kimi_remainder(configs: int, rng: random.Random, before: Any) -> None:
         entry = vo.kimi_entry(call, hidden=kwargs["hidden_size"], heads=heads,
                               qkv=kwargs["qkv_hidden_size"], patch=kwargs["patch_size"],
                               merge=(kh, kw), backend=backend or "auto")
+        # what the captured graph reads: its entry's tensors and the one workspace SGLang's
+        # encoder constructor hands every block under flashinfer_cudnn (issue 23, s32v)
+        for ws in vo.kimi_encoder_workspaces(hidden=kwargs["hidden_size"], heads=heads,
+                                             qkv=kwargs["qkv_hidden_size"],
+                                             backend=backend or "auto"):
+            entry = {**entry, "attention_workspace": ws}
         after = {**kwargs, "spatial_merge_width": kw if kw != kh else None,
                  "attention_backend": backend}
         tally["after"][_entry_agrees(sv, after, call, entry)] += 1
-        if before is not None:  # main: a square kernel only (its reader refuses others),
-            # no backend (it reads none)
-            tally["before"][_entry_agrees(before, kwargs, call, entry) if kh == kw
-                            else "refused"] += 1
+        if before is not None:
+            fields = set(getattr(before.VitGeometry, "__dataclass_fields__", {}))
+            if {"spatial_merge_width", "attention_backend"} <= fields:
+                # a main that reads both (s28v and later): the same tower
+                tally["before"][_entry_agrees(before, after, call, entry)] += 1
+            else:  # an older main: a square kernel only (its reader refuses others), no
+                # backend (it reads none)
+                tally["before"][_entry_agrees(before, kwargs, call, entry) if kh == kw
+                                else "refused"] += 1
     for when in ("before", "after"):
         t = tally[when]
         if t:
             print(f"Kimi K3 non-square kernels / flashinfer_cudnn, {when}: {t['agree']}/"
-                  f"{configs} captured entries agree, {t['disagree']} disagree, "
-                  f"{t['refused']} refused")
+                  f"{configs} captured graphs agree (entry + encoder workspace), "
+                  f"{t['disagree']} disagree, {t['refused']} refused")
 
 
 def backend_remainder(before: Any) -> None:
@@ -134,7 +147,7 @@ def backend_remainder(before: Any) -> None:
     reads none)."""
     import torch
 
-    agree = total = raises = 0
+    agree = total = raises = before_agree = 0
     for family in ("qwen2_5_vl", "qwen3_vl", "internvl"):
         for backend in sv.ATTENTION_BACKENDS:
             try:
@@ -151,19 +164,29 @@ def backend_remainder(before: Any) -> None:
                 raised = False
             except RuntimeError:
                 raised = True
-            try:
-                sv.VitGeometry(family, 16, 2, patch_size=2, window_size=8 if family ==
-                               "qwen2_5_vl" else None, tokens_per_tile=5 if family ==
-                               "internvl" else None, attention_backend=backend)
-                refused = False
-            except Exception:
-                refused = True
+            refused = _refuses(sv, family, backend)
             total += 1
             raises += raised
             agree += raised == refused
+            if before is not None:
+                fields = set(getattr(before.VitGeometry, "__dataclass_fields__", {}))
+                # a main that reads no backend refuses none
+                was = "attention_backend" in fields and _refuses(before, family, backend)
+                before_agree += raised == was
     print(f"Qwen / InternVL attention backends: SGLang's runner raises on {raises}/{total}; "
-          f"after: graphfit refuses exactly those, {agree}/{total} agree; before: main "
-          f"refuses none, {total - raises}/{total} agree")
+          f"after: graphfit refuses exactly those, {agree}/{total} agree; before (main): "
+          + (f"{before_agree}/{total} agree" if before is not None else "not run"))
+
+
+def _refuses(mod: Any, family: str, backend: str) -> bool:
+    """Whether `mod`'s VitGeometry refuses a small tower of `family` under `backend`."""
+    try:
+        mod.VitGeometry(family, 16, 2, patch_size=2, window_size=8 if family == "qwen2_5_vl"
+                        else None, tokens_per_tile=5 if family == "internvl" else None,
+                        attention_backend=backend)
+    except Exception:
+        return True
+    return False
 
 
 def main() -> None:

@@ -14,7 +14,6 @@ the same restatement.
 
 from __future__ import annotations
 
-import importlib.util
 import random
 import sys
 from pathlib import Path
@@ -23,23 +22,15 @@ from typing import Any
 from hypothesis import HealthCheck, Phase, given, settings
 
 
-def _reference() -> Any:
-    spec = importlib.util.spec_from_file_location(
-        "trtllm_reference_measured", Path(__file__).with_name("trtllm_reference.py"))
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module
-
-
 def main() -> int:
     from graphfit import ConfigError, plan
     from graphfit.planner.engines.trtllm import attention_dp_ranks, plan_adp_dispatch
+    from tests.helpers import load_module
     from tests.oracle.test_trtllm_parallel_reference import parallel_lines
     from tests.oracle.test_trtllm_reference import graphfit_config
 
-    ref = _reference()
+    ref = load_module(Path(__file__).with_name("trtllm_reference.py"),
+                      "trtllm_reference_measured")
     n = int(sys.argv[1]) if len(sys.argv) > 1 else 200
     counts = {"total": 0, "agree": 0}
 

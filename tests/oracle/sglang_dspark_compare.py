@@ -203,22 +203,24 @@ OVERRIDE_FIELDS: dict[str, tuple[object, ...]] = {
 }
 
 
+def _some_fields(draw: st.DrawFn, table: dict[str, tuple[object, ...]], most: int) -> str:
+    """1 to `most` of `table`'s fields with one of their values each, as a JSON object."""
+    names = draw(st.lists(st.sampled_from(sorted(table)), min_size=1, max_size=most,
+                          unique=True))
+    return json.dumps({name: draw(st.sampled_from(table[name])) for name in names},
+                      sort_keys=True)
+
+
 @st.composite
 def override_args(draw: st.DrawFn) -> str:
     """1 or 2 of OVERRIDE_FIELDS with one of their values each, as a JSON object."""
-    names = draw(st.lists(st.sampled_from(sorted(OVERRIDE_FIELDS)), min_size=1, max_size=2,
-                          unique=True))
-    return json.dumps({n: draw(st.sampled_from(OVERRIDE_FIELDS[n])) for n in names},
-                      sort_keys=True)
+    return _some_fields(draw, OVERRIDE_FIELDS, 2)
 
 
 @st.composite
 def draft_fields(draw: st.DrawFn) -> str:
     """1 to 3 of DRAFT_FIELDS with one of their values each, as a JSON object."""
-    names = draw(st.lists(st.sampled_from(sorted(DRAFT_FIELDS)), min_size=1, max_size=3,
-                          unique=True))
-    return json.dumps({name: draw(st.sampled_from(DRAFT_FIELDS[name])) for name in names},
-                      sort_keys=True)
+    return _some_fields(draw, DRAFT_FIELDS, 3)
 
 
 def with_draft(argv: list[str]) -> list[str]:

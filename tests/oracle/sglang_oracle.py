@@ -261,6 +261,8 @@ def _seq_len_fill_value(backend: str | None) -> int:
         "fa3": ("sglang.srt.layers.attention.flashattention_backend", "FlashAttentionBackend"),
         "triton": ("sglang.srt.layers.attention.triton_backend", "TritonAttnBackend"),
         "aiter": ("sglang.srt.layers.attention.aiter_backend", "AiterAttnBackend"),
+        "dsa": ("sglang.srt.layers.attention.dsa_backend", "DeepseekSparseAttnBackend"),
+        "nsa": ("sglang.srt.layers.attention.dsa_backend", "DeepseekSparseAttnBackend"),
     }
     module_name, cls_name = classes.get(backend or "", classes["triton"])
     import importlib
@@ -286,6 +288,29 @@ def _draft_fills() -> tuple[int, int]:
     draft = get_spec().speculative_draft_attention_backend
     extend = decode if get_spec().speculative_attention_mode == "decode" else prefill
     return _seq_len_fill_value(draft or decode), _seq_len_fill_value(draft or extend)
+
+
+def _draft_extend_stub(r: Resolved, fill: int) -> _AttnBackendStub:
+    """The single-layer draft-extend backend as its runner reads it: the fill, and, when it
+    is SGLang's `DeepseekSparseAttnBackend` (`dsa` / `nsa`, draft_utils.py:139-140, 214-218),
+    the `dsa_index_kpool` its constructor takes from the draft model's config
+    (dsa_backend.py:533: SGLang's own `get_dsa_index_kpool` on the draft's config.json), which
+    `resolve_draft_extend_seq_len_fill_value` reads (eagle_draft_extend_cuda_graph_runner.py:
+    62-71)."""
+    from sglang.srt.configs.model_config import get_dsa_index_kpool
+    from sglang.srt.runtime_context import attention_backends, get_spec
+
+    stub = _AttnBackendStub(fill)
+    prefill, decode = attention_backends()
+    spec = get_spec()
+    name = spec.speculative_draft_attention_backend or (
+        decode if spec.speculative_attention_mode == "decode" else prefill)
+    draft = getattr(r.record, "speculative_draft_model_path", None) or r.record.model_path
+    config = Path(str(draft)) / "config.json"
+    if name in ("dsa", "nsa") and config.is_file():
+        hf = types.SimpleNamespace(**json.loads(config.read_text()))
+        stub.dsa_index_kpool = get_dsa_index_kpool(hf)  # type: ignore[attr-defined]
+    return stub
 
 
 def _draft_worker_fill() -> int:
@@ -475,7 +500,7 @@ def _runners(r: Resolved, token_capacity: int, hidden_size: int, vocab_size: int
         draft_fill, extend_fill = _draft_fills()
         dmr = _model_runner_stub(r, pool, draft_fill, "cpu", hidden_size, vocab_size,
                                  draft=True)
-        dmr.draft_extend_stub = _AttnBackendStub(extend_fill)
+        dmr.draft_extend_stub = _draft_extend_stub(r, extend_fill)
         steps = get_spec().speculative_num_steps
         # the EAGLE-family and frozen draft graphs are captured under the draft's all-to-all
         # backend (eagle_worker_v2.py:286-296, frozen_kv_mtp_worker_v2.py:222-230)

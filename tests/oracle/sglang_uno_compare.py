@@ -11,8 +11,11 @@ size (decode_cuda_graph_runner.py:1318-1366: "lora" and "nolora" for the linear 
 F > 1), which runner's graphs run with the adapter's retained routing (`capture_draft`,
 uno_lora.py:78-88), and the LoRA batch infos left on SGLang's `UnoCublasLoRABackend`
 (lora/backend/uno_cublas_backend.py) by `LoRAManager`'s own methods (lora_manager.py:152-160,
-581-612) on a manager without a model. Only the recorded forwards and graphs (CUDA) are not
-run.
+581-612) on a manager without a model. The capture runs SGLang's whole `capture()` with a
+recording model (`compare_forwards`: the rows `capture_prepare` slices per captured size
+against graphfit's row rule and capacity, the LoRA routing per size) and `load_batch` on
+live batches (`compare_replays`: graph key, variants, padded rows). Only the graphs
+themselves (CUDA recording and replay) and the model's kernels are not run.
 
 graphfit's side: `graphfit plan --json -- python -m sglang.launch_server ...` on the same line.
 """
@@ -190,10 +193,108 @@ def compare_runners(sg: sc.SglangAnswer, gf: sc.GraphfitAnswer,
                                                        f"{[lora[name].get(k) for k in keys[:3]]}"
                                                        f", graphfit "
                                                        f"{[ours_lora.get(k) for k in keys[:3]]}"))
+    for name in sorted(set(runners) & set(planned)):
+        diffs += compare_forwards(built, name, planned[name], gf.plan.graph_sizes(name))
+    diffs += compare_replays(sg, gf, built, planned)
     if built.moe_lora_buffers:
         diffs.append(sc.Difference("moe_lora", f"SGLang allocated {sorted(built.moe_lora_buffers)}"
                                                f", graphfit plans none"))
     return diffs
+
+
+def graphfit_rows(comp: Any, name: str, size: int) -> int | None:
+    """Rows graphfit's own row rule gives buffer `name` of a planned component for a uniform
+    decode of `size` requests at the component's width (the most over its batch families);
+    None when graphfit plans no such buffer."""
+    from graphfit.planner.core.verify import family_rules
+
+    specs = comp.specs or tuple(b.spec for b in comp.buffers)
+    rules = comp.rules or family_rules(specs, comp.walks)
+    width = comp.tables.uniform_query_len
+    for spec, per_family in zip(specs, rules, strict=True):
+        if spec.name == name:
+            found = [r.rows(size * width, size) for r in per_family if r is not None]
+            return max(found) if found else None
+    return None
+
+
+def compare_forwards(built: Any, name: str, comp: Any, sizes: tuple[int, ...]
+                     ) -> list[sc.Difference]:
+    """SGLang's capture forwards of one runner (tests/oracle/sglang_uno_runner.Forward)
+    against graphfit's plan of that component: every key's size is a captured size of the
+    plan, `capture_prepare` builds that many requests, each buffer slice the ForwardBatch
+    carries has exactly graphfit's rows for the size and fits graphfit's capacity, and the
+    LoRA routing active in a LoRA draft forward has the per-size share of graphfit's
+    retained state (`retained_segments` for that one size)."""
+    from graphfit.planner.engines.sglang_uno import retained_segments
+
+    diffs: list[sc.Difference] = []
+    capacity = {b.name: b.capacity for b in comp.buffers}
+    width = comp.tables.uniform_query_len
+    for f in built.forwards[name]:
+        where = f"{name} size {f.size} {f.variant or ''}".rstrip()
+        if f.batch_size != f.size or f.size not in sizes:
+            diffs.append(sc.Difference(f"{name}_capture", f"{where}: SGLang built "
+                                                          f"{f.batch_size} requests"))
+        for buf, rows in f.rows:
+            ours = graphfit_rows(comp, buf, f.size)
+            if ours != rows or rows > capacity.get(buf, -1):
+                diffs.append(sc.Difference(f"{name}_slices", f"{where}: {buf} SGLang "
+                                                             f"{rows} rows, graphfit {ours} "
+                                                             f"of {capacity.get(buf)}"))
+        if f.lora_draft:
+            share = {b.name.removeprefix("uno_lora_"): b.reference_capacity
+                     for b in retained_segments(width, (f.size,))}
+            got = {field: n for field, n in f.lora}
+            if any(share.get(field) != n for field, n in got.items()) or not got:
+                diffs.append(sc.Difference(f"{name}_lora_routing", f"{where}: SGLang {got}, "
+                                                                   f"graphfit {share}"))
+    return diffs[:8]
+
+
+def compare_replays(sg: sc.SglangAnswer, gf: sc.GraphfitAnswer, built: Any,
+                    planned: dict[str, Any]) -> list[sc.Difference]:
+    """SGLang's own `can_run_graph` and `load_batch` (tests/oracle/sglang_uno_runner.replays)
+    on live batches of every captured size and one past it, in each UNO phase the runner
+    serves, against graphfit's plan: the graph key's size is graphfit's padded size for that
+    decode (eager on both sides where SGLang's `can_run_graph` refuses it), the
+    phases replay as many graphs per size as graphfit counts, and every slot's filled and
+    padded rows equal graphfit's row rule at the padded size and fit its capacity."""
+    from tests.oracle import sglang_uno_runner as ur
+
+    r = sg.resolved
+    assert isinstance(r, so.Resolved) and gf.plan is not None
+    pool = min(sg.max_requests, gf.plan.config.max_num_seqs)
+    raws = {n for run in built.runners.values() for s in run.capture_bs for n in (s, s + 1)}
+    found = ur.replays(r, built, tuple(sorted(n for n in raws if n <= pool)))
+    diffs: list[sc.Difference] = []
+    for name, replayed in found.items():
+        comp = planned.get(name)
+        if comp is None:
+            continue
+        width = comp.tables.uniform_query_len
+        capacity = {b.name: b.capacity for b in comp.buffers}
+        variants: dict[int, set[str | None]] = {}
+        for rp in replayed:
+            where = f"{name} raw {rp.raw} {rp.phase}"
+            ours = sc.graphfit_decode_pad(gf.plan, name, width, rp.raw)
+            if (rp.key[0] if rp.key else None) != ours or (rp.padded or None) != ours:
+                diffs.append(sc.Difference(f"{name}_replay_key", f"{where}: SGLang key "
+                                                                 f"{rp.key}, graphfit {ours}"))
+            if rp.key is None:
+                continue  # eager: nothing loaded
+            variants.setdefault(rp.key[0], set()).add(rp.key[1])
+            for buf, rows in rp.rows:
+                want = graphfit_rows(comp, buf, rp.padded)
+                if want != rows or rows > capacity.get(buf, -1):
+                    diffs.append(sc.Difference(f"{name}_replay_rows", f"{where}: {buf} SGLang "
+                                                                      f"{rows}, graphfit {want}"
+                                                                      f" of {capacity.get(buf)}"))
+        if any(len(v) != comp.graphs_per_size for v in variants.values()):
+            diffs.append(sc.Difference(f"{name}_replay_variants", f"SGLang {variants}, "
+                                                                  f"graphfit "
+                                                                  f"{comp.graphs_per_size}"))
+    return diffs[:8]
 
 
 def compare_line(argv: tuple[str, ...], gpu_mem_gb: float | None = 80

@@ -422,6 +422,51 @@ def kimi_entry(grids: Sequence[Grid], *, hidden: int, heads: int, qkv: int | Non
     return out
 
 
+def kimi_encoder_workspaces(*, hidden: int, heads: int, qkv: int | None, backend: str,
+                            layers: int = 3) -> tuple[tuple[tuple[int, ...], str, int], ...]:
+    """Run SGLang's own `MoonViT3dEncoder.__init__` (models/kimi_k3_vl.py:522-559) on a
+    (faked) CUDA device with `--mm-attention-backend` = `backend` ("auto": none given) and
+    return each distinct `attention_workspace` tensor it hands its blocks, as (shape, dtype,
+    bytes). Stubbed: the multimodal config (`get_mm`), the blocks (recorders of their
+    keywords) and the CUDA allocation (`torch.empty` on a cuda device lands on `meta`: the
+    shape and dtype are SGLang's, no memory)."""
+    import torch
+    from sglang.srt.models import kimi_k3_vl as k3
+    from torch import nn
+
+    seen: list[Any] = []
+
+    class Block(nn.Module):
+        def __init__(self, **kwargs: Any) -> None:
+            super().__init__()
+            seen.append(kwargs.get("attention_workspace"))
+
+    real_empty = torch.empty
+
+    def empty(*args: Any, **kwargs: Any) -> Any:
+        device = kwargs.get("device")
+        if device is not None and torch.device(device).type == "cuda":
+            kwargs["device"] = "meta"
+        return real_empty(*args, **kwargs)
+
+    saved = (k3.get_mm, k3.MoonViTEncoderLayer, torch.empty, torch.cuda.current_device)
+    k3.get_mm = lambda: types.SimpleNamespace(  # type: ignore[assignment]
+        mm_attention_backend=None if backend == "auto" else backend)
+    k3.MoonViTEncoderLayer = Block  # type: ignore[assignment,misc]
+    torch.empty = empty  # type: ignore[assignment]
+    torch.cuda.current_device = lambda: 0
+    try:
+        k3.MoonViT3dEncoder(hidden, layers, {"num_heads": heads, "hidden_dim": hidden,
+                                             "qkv_hidden_size": qkv})
+    finally:
+        (k3.get_mm, k3.MoonViTEncoderLayer, torch.empty,
+         torch.cuda.current_device) = saved  # type: ignore[assignment,misc]
+    assert len(seen) == layers
+    distinct = {id(t): t for t in seen if t is not None}
+    return tuple((tuple(t.shape), str(t.dtype).removeprefix("torch."),
+                  t.numel() * t.element_size()) for t in distinct.values())
+
+
 def bailing_mm_tower(vision: dict[str, Any], *, data_parallel: bool,
                      model_class: str = "BailingMMNativeForConditionalGeneration"
                      ) -> tuple[str, dict[str, Any]]:

@@ -217,9 +217,10 @@ def test_generated_lines_refused_like_sglang(pair: tuple[str, str], spec: tuple[
     assert said.split(":", 1)[0] in ("plan", "refused"), (gpu, shape, argv, said)
 
 
-# DFLASH and FROZEN_KV_MTP: no known gap left. NGRAM on an override's pick (its page rule is
-# not run there), DSPARK on Kimi-K3 with fp8_e5m2 and UNO on defaults graphfit does not
-# restate are known gaps, measured by `measure_sglang_backend_checks --algorithms ...`
+# DFLASH and FROZEN_KV_MTP: no known gap left. NGRAM (the overrides' picks included) and
+# Kimi-K3's DSPARK are drawn in tests/oracle/test_sglang_ngram_oracle.py (s32n); UNO on
+# defaults graphfit does not restate is a known gap, measured by
+# `measure_sglang_backend_checks --algorithms ...`
 OTHER_SPECS = [*m.other_spec("DFLASH"), *m.other_spec("FROZEN_KV_MTP")]
 
 

@@ -181,3 +181,120 @@ def test_default_backend_fills(gpu: str, extra: tuple[str, ...],
         assert runners["target"].seq_len_fill_value > 1  # aiter: the draft tokens
     for name, run in runners.items():
         assert _fill(ours, name) == run.seq_len_fill_value, (name, r.attention_backend)
+
+
+# -- the DSA draft-extend fill: width + the draft's index kpool ------------------------------
+
+DSA_LINES: list[tuple[int, tuple[str, ...]]] = [
+    (4, ("--attention-backend", "dsa")),
+    (2, ("--attention-backend", "nsa")),  # the deprecated alias, the same class
+    (1, ("--attention-backend", "dsa")),  # kpool 1: the backend's own fill
+    (4, ("--attention-backend", "dsa", "--speculative-draft-attention-backend", "triton")),
+    (4, ("--decode-attention-backend", "dsa", "--prefill-attention-backend", "flashmla")),
+    (3, ("--decode-attention-backend", "flashmla", "--prefill-attention-backend", "dsa")),
+    (4, ("--decode-attention-backend", "dsa", "--prefill-attention-backend", "flashmla",
+         "--speculative-attention-mode", "decode")),
+    (4, ("--attention-backend", "dsa", "--enable-multi-layer-eagle")),
+    (4, ("--attention-backend", "flashmla")),
+]
+DSA_IDS = [f"kpool{k}-{'-'.join(a.lstrip('-')[:12] for a in argv[1::2])}"
+           for k, argv in DSA_LINES]
+
+
+def _dsa_model(root: Any, kpool: int) -> str:
+    """A DeepSeek-V3.2 (DSA) config.json with `index_kpool` (SGLang reads it through
+    `get_dsa_index_kpool`, configs/model_config.py:530-531); EAGLE's draft is the target's
+    checkpoint (speculative_hook.py:1120-1145)."""
+    import json
+    from pathlib import Path
+
+    from tests.oracle import sglang_stubs as ss
+
+    path = ss.write_mla_model_dir(Path(root) / f"dsa{kpool}")
+    data = json.loads((path / "config.json").read_text())
+    data.update({"architectures": ["DeepseekV32ForCausalLM"], "model_type": "deepseek_v32",
+                 "index_topk": 2048, "index_n_heads": 64, "index_head_dim": 128,
+                 "index_kpool": kpool})
+    (path / "config.json").write_text(json.dumps(data))
+    return str(path)
+
+
+@pytest.mark.parametrize(("kpool", "extra"), DSA_LINES, ids=DSA_IDS)
+def test_dsa_draft_extend_fill_is_sglangs(kpool: int, extra: tuple[str, ...],
+                                          tmp_path_factory: Any) -> None:
+    """SGLang's single-layer draft-extend runner resolves its fill through
+    `resolve_draft_extend_seq_len_fill_value` (eagle_draft_extend_cuda_graph_runner.py:62-71)
+    on a backend that, when it is DeepseekSparseAttnBackend, holds the draft config's kpool;
+    graphfit, reading the same config.json from the pasted line, plans every runner's fill
+    as SGLang's runners hold it (multi-layer EAGLE's composite takes the plain fill)."""
+    from graphfit.cli.options import build_config
+    from graphfit.planner.plan import plan
+
+    model = _dsa_model(tmp_path_factory.mktemp("dsa"), kpool)
+    argv = _eagle(3, 1, 4, *extra)
+    so.oracle()
+    r = so.resolve(argv, model=model)
+    assert isinstance(r, so.Resolved), r
+    runners = so.runners(r)
+    config = build_config({}, environ={}, pasted=[
+        "python", "-m", "sglang.launch_server", "--model-path", model, *argv])
+    ours = plan(config)
+    for name, run in runners.items():
+        assert _fill(ours, name) == run.seq_len_fill_value, name
+
+
+def test_dsa_lines_reach_the_kpool_rule(tmp_path_factory: Any) -> None:
+    """Non-vacuity: on these lines SGLang's draft-extend fill is the width + kpool (4 + 4)
+    where the draft-extend backend is DSA, and 1 where it is not."""
+    model = _dsa_model(tmp_path_factory.mktemp("dsa"), 4)
+    so.oracle()
+    seen = {}
+    for extra in (("--attention-backend", "dsa"), ("--attention-backend", "flashmla")):
+        r = so.resolve(_eagle(3, 1, 4, *extra), model=model)
+        assert isinstance(r, so.Resolved), r
+        seen[extra[1]] = so.runners(r)["draft_extend"].seq_len_fill_value
+    assert seen == {"dsa": 8, "flashmla": 1}
+
+
+# -- SGLang's default base backend behind a line naming only some backend flags --------------
+
+PARTIAL = [
+    ("--prefill-attention-backend", "triton"),
+    ("--decode-attention-backend", "triton"),
+    ("--speculative-draft-attention-backend", "triton"),
+    ("--speculative-attention-mode", "decode"),
+    ("--prefill-attention-backend", "triton", "--speculative-attention-mode", "decode"),
+    ("--decode-attention-backend", "triton", "--prefill-attention-backend", "triton"),
+]
+
+
+@pytest.mark.parametrize("gpu", ["MI300X", "H100"])
+@pytest.mark.parametrize("extra", PARTIAL, ids=["-".join(p[::2]).replace("--", "")
+                                                 for p in PARTIAL])
+def test_partial_backend_flags_fill_from_sglangs_default(
+        gpu: str, extra: tuple[str, ...], monkeypatch: pytest.MonkeyPatch) -> None:
+    """A speculative line naming a split flag but no --attention-backend: SGLang picks its
+    default base backend (overrides.py:1125-1139) for every phase the line leaves out
+    (model_override_base.py:138-152), aiter on ROCm; graphfit, told the GPU, plans every
+    runner's fill as SGLang's runners hold it."""
+    from graphfit.cli.options import build_config
+    from graphfit.inputs.gpus import GPU_MEMORY_GB
+    from graphfit.planner.plan import plan
+
+    monkeypatch.delenv("SGLANG_USE_CUDA_IPC_TRANSPORT", raising=False)
+    argv = _eagle(3, 1, 4, *extra)
+    model = str(so.oracle().model_dir)
+    with mo._restored_environ(), mo._platform(gpu):
+        r = so.resolve(argv, gpu_mem_gb=GPU_MEMORY_GB[gpu], model=model,
+                       capability=mo.CAPABILITIES.get(gpu, (9, 4)))
+        assert isinstance(r, so.Resolved), r
+        runners = so.runners(r)
+    config = build_config({"gpu_memory_gb": gpu}, environ={}, pasted=[
+        "python", "-m", "sglang.launch_server", "--model-path", model, *argv])
+    ours = plan(config)
+    fills = {name: run.seq_len_fill_value for name, run in runners.items()}
+    # non-vacuity: on ROCm some runner is on SGLang's default aiter (fill 4) unless the
+    # line names one backend for both phases (then the base is that one)
+    assert (max(fills.values()) > 1) == (gpu == "MI300X" and extra != PARTIAL[-1]), fills
+    for name, run in runners.items():
+        assert _fill(ours, name) == run.seq_len_fill_value, (name, fills)

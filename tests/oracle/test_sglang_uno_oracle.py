@@ -11,7 +11,11 @@ sglang_uno, with SGLang's own code on CPU.
   registry) against graphfit's runners and buffers. The pasted-line tests below go further:
   SGLang's own `UnoDecodeCudaGraphRunner` is built by its constructor and its capture loop
   run on CPU (tests/oracle/sglang_uno_runner.py), so which runner captures the LoRA draft,
-  the graphs recorded per size and the LoRA state it leaves are SGLang's objects.
+  the graphs recorded per size and the LoRA state it leaves are SGLang's objects. Since s32u
+  its whole `capture()` runs (warm-up, `capture_prepare`, every `capture_one_shape` with a
+  recording model) and `load_batch` replays live batches: the rows SGLang slices and pads per
+  size are compared with graphfit's row rule and capacities (sglang_uno_compare.
+  compare_forwards / compare_replays).
 """
 
 from __future__ import annotations
@@ -526,13 +530,113 @@ def test_uno_lines_without_a_backend_or_gpu_name_follow_sglang(
 
 
 def test_fp8_e5m2_uno_line_without_a_backend_is_refused_on_any_model() -> None:
-    """An fp8_e5m2 KV cache: refused with SGLang's reason even for an architecture whose
-    override graphfit does not restate (Qwen3-VL) or with the GPU in GiB; SGLang refuses it
-    on every fake GPU."""
+    """An fp8_e5m2 KV cache: refused with SGLang's reason on an architecture with a model
+    override (Qwen3-VL) with the GPU in GiB (never fa3 on any GPU), and with the GPU named
+    with the pair SGLang names after Qwen3-VL's large-Hopper decode override
+    (graphfit.inputs.sglang_uno_default.override_sides); SGLang refuses it on every fake GPU."""
     line = _LINES[4]
     assert "fp8_e5m2" in line
-    for gpu in ("H100", "80"):
-        gf, _ = uc.pasted_on(line, gpu, _SHAPES["vl"])
-        assert gf.rejected is not None and "never fa3 on any GPU or model" in gf.rejected
+    gf, _ = uc.pasted_on(line, "80", _SHAPES["vl"])
+    assert gf.rejected is not None and "never fa3 on any GPU or model" in gf.rejected
+    gf, _ = uc.pasted_on(line, "H100", _SHAPES["vl"])
+    assert gf.rejected is not None and "got triton / flashinfer" in gf.rejected
+    r = uc.sglang_on(line, "H100", _SHAPES["vl"]).resolved
+    assert isinstance(r, so.Rejected) and "prefill='triton', decode='flashinfer'" in r.text
     assert not any(_sglang_accepts(line, gpu, _SHAPES[shape]) for gpu in uc.DEFAULT_GPUS
                    for shape in ("vl", "llama", "mla"))
+
+
+# --------------------------------------------------------------------------------------------
+# The capture itself: SGLang's runner's own `capture()` (warm-up, capture loop, every
+# `capture_one_shape` and `capture_prepare`) with a recording model (sglang_uno_runner)
+# --------------------------------------------------------------------------------------------
+
+def test_capture_forwards_are_sglangs_own() -> None:
+    """The capture ran SGLang's code, not a recorder of the loop: each graph key got the
+    backend's two warm-up forwards, `capture_prepare` built the key's batch, the linear
+    target's "lora" forwards carry the size's retained routing (2 * bs segments, uno_lora.py:
+    78-88) and its "nolora" ones none; the tree's target verifies (EagleVerifyInput) with no
+    routing, its draft runner forwards UNO_DRAFT inputs with it."""
+    linear = uc.built_runners(uc.sc.sglang(PASTED[0][0], 80))
+    forwards = linear.forwards["target"]
+    assert len(forwards) == 2 * len(linear.keys["target"]) > 0
+    width = linear.runners["target"].width
+    for f in forwards:
+        rows = dict(f.rows)
+        assert f.batch_size == f.size and rows["input_ids"] == f.size * width
+        assert rows["seq_lens"] == f.size and f.spec_input == "UnoForwardInput"
+        assert (dict(f.lora).get("seg_lens") == 2 * f.size) == (f.variant == "lora")
+    tree = uc.built_runners(uc.sc.sglang(PASTED[2][0], 80))
+    assert {f.spec_input for f in tree.forwards["target"]} == {"EagleVerifyInput"}
+    assert not any(f.lora for f in tree.forwards["target"])
+    assert all(f.lora_draft for f in tree.forwards[uc.TREE_DRAFT])
+
+
+def test_planted_slice_errors_show(monkeypatch: pytest.MonkeyPatch) -> None:
+    """graphfit's per-size rows against the slices SGLang's capture takes: seq_lens planned
+    per token instead of per request, or one LoRA segment per request instead of UNO's two
+    ([1, F - 1], uno_lora.py:78-88), is reported by the capture comparison."""
+    from dataclasses import replace
+
+    from graphfit.planner.engines import sglang_uno as planner_uno
+
+    real = engine.uno_planned_runners
+
+    def per_token(config: Any, pool: int, sizes_for: Any, buffers_for: Any) -> Any:
+        def planted(name: str, width: int, top: int) -> Any:
+            specs = buffers_for(name, width, top)
+            tokens = next(b.demands for b in specs if b.name == "input_ids")
+            return tuple(replace(b, demands=tokens) if b.name == "seq_lens" else b
+                         for b in specs)
+
+        return real(config, pool, sizes_for, planted)
+
+    monkeypatch.setattr(engine, "uno_planned_runners", per_token)
+    outcome, diffs = uc.compare_line(PASTED[0][0], 80)
+    assert outcome == "differs" and any(d.aspect == "target_slices" for d in diffs), diffs
+    monkeypatch.undo()
+    real_segments = planner_uno.retained_segments
+
+    def one_per_request(width: int, sizes: tuple[int, ...]) -> Any:
+        return tuple(replace(b, reference_capacity=b.reference_capacity // 2)
+                     if b.name in ("uno_lora_seg_lens", "uno_lora_weight_indices") else b
+                     for b in real_segments(width, sizes))
+
+    monkeypatch.setattr(planner_uno, "retained_segments", one_per_request)
+    outcome, diffs = uc.compare_line(PASTED[2][0], 80)
+    assert outcome == "differs" and any(d.aspect == "uno_draft_lora_routing"
+                                        for d in diffs), diffs
+
+
+def test_replays_are_sglangs_own() -> None:
+    """SGLang's `load_batch` ran on live batches: a linear line's draft phase replays the
+    "lora" graph and its verify the "nolora" one of the same padded size; a batch one past a
+    captured size pads to the next one."""
+    from tests.oracle import sglang_uno_runner as ur
+
+    sg = uc.sc.sglang(PASTED[0][0], 80)
+    built = uc.built_runners(sg)
+    sizes = built.runners["target"].capture_bs
+    found = ur.replays(sg.resolved, built, (sizes[1], sizes[1] + 1))["target"]
+    assert [(rp.phase, rp.key) for rp in found] == [
+        ("UNO_DRAFT", (sizes[1], "lora")), ("UNO_VERIFY", (sizes[1], "nolora")),
+        ("UNO_DRAFT", (sizes[2], "lora")), ("UNO_VERIFY", (sizes[2], "nolora"))]
+
+
+def test_planted_replay_errors_show(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Against SGLang's own `load_batch`: a captured size missing from graphfit's ladder
+    (graphfit pads past it) or one graph per size for the linear target is reported by the
+    replay comparison."""
+    real = engine.uno_planned_runners
+
+    def dropped(config: Any, pool: int, sizes_for: Any, buffers_for: Any) -> Any:
+        return real(config, pool, lambda name, width: tuple(
+            s for s in sizes_for(name, width) if s != 3), buffers_for)
+
+    monkeypatch.setattr(engine, "uno_planned_runners", dropped)
+    outcome, diffs = uc.compare_line(PASTED[0][0], 80)
+    assert outcome == "differs" and any(d.aspect == "target_replay_key" for d in diffs), diffs
+    monkeypatch.undo()
+    monkeypatch.setattr(engine, "uno_target_graphs", lambda config: 1)
+    outcome, diffs = uc.compare_line(PASTED[0][0], 80)
+    assert any(d.aspect == "target_replay_variants" for d in diffs), diffs

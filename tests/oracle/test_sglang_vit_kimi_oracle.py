@@ -43,11 +43,23 @@ def towers(draw: Any) -> sv.VitGeometry:
 
 def _sglang(geometry: sv.VitGeometry, call: tuple[sv.Grid, ...]
             ) -> dict[str, tuple[tuple[int, ...], str, int]]:
+    """What SGLang's captured graph of `call` reads: its entry's tensors, and the one
+    workspace SGLang's encoder constructor hands every block (flashinfer_cudnn)."""
+    backend = geometry.attention_backend or "auto"
     with vo.cpu_graphs():
-        return vo.kimi_entry(call, hidden=geometry.hidden_size, heads=geometry.num_heads,
-                             qkv=geometry.qkv_hidden_size, patch=geometry.patch_size,
-                             merge=geometry.merge_kernel, dtype=geometry.dtype,
-                             backend=geometry.attention_backend or "auto")
+        entry = vo.kimi_entry(call, hidden=geometry.hidden_size, heads=geometry.num_heads,
+                              qkv=geometry.qkv_hidden_size, patch=geometry.patch_size,
+                              merge=geometry.merge_kernel, dtype=geometry.dtype,
+                              backend=backend)
+        workspaces = _workspaces(geometry)
+    assert len(workspaces) <= 1, workspaces  # one per encoder, shared by its blocks
+    return {**entry, **({"attention_workspace": workspaces[0]} if workspaces else {})}
+
+
+def _workspaces(geometry: sv.VitGeometry) -> tuple[tuple[tuple[int, ...], str, int], ...]:
+    return vo.kimi_encoder_workspaces(hidden=geometry.hidden_size, heads=geometry.num_heads,
+                                      qkv=geometry.qkv_hidden_size,
+                                      backend=geometry.attention_backend or "auto")
 
 
 def _ours(geometry: sv.VitGeometry, call: tuple[sv.Grid, ...]
@@ -89,6 +101,34 @@ def test_the_plans_vit_component_sizes_and_references_sglangs_entries() -> None:
     sizes = sorted((sum(b for _, _, b in e.values()) for e in entries.values()),
                    reverse=True)
     assert comp.reference_bytes == sum(sizes[:2])
+
+
+def test_flashinfer_cudnn_workspace_is_planned_once_for_every_key() -> None:
+    """Under flashinfer_cudnn SGLang's encoder allocates one workspace its blocks share
+    (kimi_k3_vl.py:531-537, 549-555): every key's graph reads it, so the plan's component
+    has it on every key at SGLang's size, and the reference bytes count it once beside the
+    cache capacity (2) of the largest captured entries; no other backend allocates one."""
+    geometry = sv.VitGeometry("kimi_k3", 16, 2, patch_size=2, spatial_merge_size=2,
+                              qkv_hidden_size=16, attention_backend="flashinfer_cudnn")
+    workload = sv.VitWorkload(((1, 4, 4), (1, 6, 2), (2, 4, 8)), 2)
+    config = EngineConfig.from_dict({"engine": "sglang", "max_num_seqs": 4,
+                                     "options": {"vit": vit_pairs(geometry, workload)}})
+    comp = graphfit_plan(config).keyed["vit"]
+    with vo.cpu_graphs():
+        (workspace,) = _workspaces(geometry)
+        entries = [vo.kimi_entry(comp.witness(key), hidden=16, heads=2, qkv=16, patch=2,
+                                 merge=2, backend="flashinfer_cudnn")
+                   for key in comp.graph_keys]
+        others = {b: vo.kimi_encoder_workspaces(hidden=16, heads=2, qkv=16, backend=b)
+                  for b in ("auto", *sv.ATTENTION_BACKENDS) if b != "flashinfer_cudnn"}
+    assert all(comp.rows(key)["attention_workspace"] == workspace[0][0]
+               for key in comp.graph_keys)
+    buf = next(b for b in comp.buffers if b.name == "attention_workspace")
+    assert (buf.capacity, buf.dtype) == (workspace[0][0], workspace[1])
+    sizes = sorted((sum(b for _, _, b in e.values()) for e in entries), reverse=True)
+    assert comp.reference_bytes == sum(sizes[:2]) + workspace[2]
+    assert sv.plan_vit(geometry, workload).sglang_bytes == comp.reference_bytes
+    assert not any(others.values()), others
 
 
 def test_flashinfer_cudnn_pads_past_the_first_bucket() -> None:

@@ -22,7 +22,7 @@ import yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from graphfit import ConfigError, plan
+from graphfit import ConfigError, EngineConfig, plan
 from graphfit.inputs.settings import COMMAND_LINE, Setting
 from graphfit.planner.engines.trtllm import attention_dp_ranks, plan_adp_dispatch
 from graphfit.planner.engines.trtllm_features import MIRROR_BUFFER
@@ -111,6 +111,20 @@ def feature_lines(draw: st.DrawFn) -> tuple[dict[str, Any], list[int], int, tupl
     return raw, sizes, tp, (shape, dtype, fixed)
 
 
+def feature_case(case: tuple[dict[str, Any], list[int], int, tuple[Any, ...]]
+                 ) -> tuple[Any, EngineConfig]:
+    """A `feature_lines` case as the engine's feature-mode runner (`ref.feature_runner_ref`)
+    and graphfit's config of it (the spec as the model class's `encoder_feature_spec`)."""
+    raw, sizes, tp, spec = case
+    shape, dtype, fixed = spec
+    theirs = ref.feature_runner_ref(sizes, raw["encoder_cuda_graph_config"]["enable_padding"],
+                                    raw["encoder_max_batch_size"],
+                                    raw["encoder_max_num_tokens"], spec, tp_size=tp)
+    return theirs, graphfit_config(raw, Setting("encoder_feature_spec",
+                                                [list(shape), dtype, fixed],
+                                                "the model class", COMMAND_LINE))
+
+
 @settings(max_examples=60, deadline=None)
 @given(feature_lines())
 def test_feature_mode_tp_and_host_mirrors_are_the_engines(
@@ -119,13 +133,9 @@ def test_feature_mode_tp_and_host_mirrors_are_the_engines(
     1 `encoder.input_features_host` is TensorRT-LLM's two mirrors stacked, and every batch
     that replays a graph (replayed in turn, the slots rotating) touches no more rows of its
     slot than planned; one row less, the largest graph's replay goes short."""
-    raw, sizes, tp, spec = case
+    raw, _, tp, spec = case
     shape, dtype, fixed = spec
-    gcfg = raw["encoder_cuda_graph_config"]
-    theirs = ref.feature_runner_ref(sizes, gcfg["enable_padding"], raw["encoder_max_batch_size"],
-                                    raw["encoder_max_num_tokens"], spec, tp_size=tp)
-    config = graphfit_config(raw, Setting("encoder_feature_spec", [list(shape), dtype, fixed],
-                                  "the model class", COMMAND_LINE))
+    theirs, config = feature_case(case)
     assert config.tensor_parallel_size == tp
     p = plan(config)
     comp = p.keyed["encoder"]

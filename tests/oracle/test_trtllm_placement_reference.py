@@ -18,14 +18,13 @@ from typing import Any
 from hypothesis import given, settings
 
 from graphfit import plan
-from graphfit.inputs.settings import COMMAND_LINE, Setting
 from graphfit.planner.core.layout import lay_out
 from graphfit.planner.engines.trtllm_features import MIRROR_BUFFER
 from graphfit.planner.keyed_plan import KeyedComponentPlan
 from tests.oracle import trtllm_reference as ref
 from tests.oracle.test_trtllm_encdec_reference import encdec_args
 from tests.oracle.test_trtllm_encoder_reference import encode_args
-from tests.oracle.test_trtllm_parallel_reference import feature_lines
+from tests.oracle.test_trtllm_parallel_reference import feature_case, feature_lines
 from tests.oracle.test_trtllm_reference import graphfit_config
 
 # graphfit's buffer -> the engine's tensor (placement, name in its dict or attribute)
@@ -85,13 +84,9 @@ def test_encoder_decoder_runner_placements_are_the_engines(raw: dict[str, Any]) 
 @given(feature_lines())
 def test_feature_mode_placements_are_the_engines(
         case: tuple[dict[str, Any], list[int], int, tuple[Any, ...]]) -> None:
-    raw, sizes, tp, spec = case
-    shape, dtype, fixed = spec
-    gcfg = raw["encoder_cuda_graph_config"]
-    theirs = ref.feature_runner_ref(sizes, gcfg["enable_padding"], raw["encoder_max_batch_size"],
-                                    raw["encoder_max_num_tokens"], spec, tp_size=tp)
-    p = plan(graphfit_config(raw, Setting("encoder_feature_spec", [list(shape), dtype, fixed],
-                                          "the model class", COMMAND_LINE)))
+    raw = case[0]
+    theirs, config = feature_case(case)
+    p = plan(config)
     comp = p.keyed["encoder"]
     _device_figure_has_no_host_byte(p, comp)
     tensors = ref.feature_mode_tensors(theirs)

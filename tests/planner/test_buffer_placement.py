@@ -30,7 +30,7 @@ from graphfit.planner.core.buffers import (
 from graphfit.planner.core.layout import lay_out
 from graphfit.planner.document import plan_document
 from graphfit.planner.engines.described import register_description
-from tests.helpers import ROOT, run_cli
+from tests.helpers import ROOT, run_cli, saved_plan
 
 EXAMPLE = ROOT / "examples" / "engines" / "tiny_spec.toml"
 STAGE = {"name": "stage_ids", "dtype": "int64", "rows": "tokens", "allocates": "T",
@@ -145,9 +145,7 @@ def test_plan_file_reads_entries_without_placement_as_device(tmp_path: Path) -> 
     line = ["--", "trtllm-serve", "bert", "--extra_llm_api_options", str(config)]
     code, out, err = run_cli(["plan", "--json", *line])
     assert code == 0, err
-    saved = tmp_path / "plan.json"
-    saved.write_text(out)
-    assert run_cli(["check", "--plan", str(saved)])[0] == 0
+    saved = saved_plan(tmp_path, out)
     doc = json.loads(out)
     encoder = doc["keyed_components"]["encoder"]
     assert encoder["host_bytes"] == sum(b["bytes"] for b in encoder["buffers"]

@@ -200,6 +200,7 @@ VALID: dict[str, st.SearchStrategy[Any]] = {
     "hybrid_swa": st.none() | st.booleans(),
     "checkpoint_fp8_experts": st.none() | st.booleans(),
     "kimi_mxfp4_pack": st.none() | st.booleans(),
+    "dsa_index_kpool": st.sampled_from([1, 2, 4]),
 }
 INVALID: dict[str, st.SearchStrategy[Any]] = {
     "vit": st.sampled_from([
@@ -344,6 +345,7 @@ INVALID: dict[str, st.SearchStrategy[Any]] = {
     "hybrid_swa": st.sampled_from(["yes", 1, 0]),
     "checkpoint_fp8_experts": st.sampled_from(["yes", 1, "true"]),
     "kimi_mxfp4_pack": st.sampled_from([0, "no", "False"]),
+    "dsa_index_kpool": st.sampled_from([0, -1, True, 2.0, "4", None]),
 }
 
 
@@ -617,6 +619,6 @@ def test_the_plan_3_document_writes_the_options_object() -> None:
         "disaggregation_transfer_backend": "mooncake", "dynamic_chunking": False,
         "max_prefill_tokens": 16384, "hybrid_swa": None,
         "checkpoint_fp8_experts": None,
-        "kimi_mxfp4_pack": None}
+        "kimi_mxfp4_pack": None, "dsa_index_kpool": 1}
     assert not set(config) & set(LEGACY_KEYWORDS)
     assert EngineConfig.from_dict(config).tp_size == 2

@@ -21,7 +21,7 @@ from graphfit.planner.document import plan_document
 from graphfit.planner.engines.base import KeyedComponentModel
 from graphfit.planner.keyed_plan import KeyedComponentPlan, keyed_capacities, keyed_rows
 from graphfit.planner.plan import BufferPlan
-from tests.helpers import run_cli
+from tests.helpers import run_cli, saved_plan
 
 
 def encode_config(S: int = 8, T: int = 256, L: int = 64, *, padding: bool = True,
@@ -193,9 +193,7 @@ def test_cli_plan_json_check_and_capacity(tmp_path: Path) -> None:
     assert "encoder.input_ids" in out and "SAFE" in out
     code, out, err = run_cli(["plan", "--engine", "trtllm", "--config", str(config), "--json"])
     assert code == 0, err
-    saved = tmp_path / "plan.json"
-    saved.write_text(out)
-    assert run_cli(["check", "--plan", str(saved)])[0] == 0
+    saved = saved_plan(tmp_path, out)
     doc = json.loads(out)
     doc["keyed_components"]["encoder"]["buffers"][0]["capacity"] -= 1
     saved.write_text(json.dumps(doc))
@@ -230,9 +228,7 @@ def test_cli_encoder_decoder_plan_check_capacity_and_rehearse(tmp_path: Path) ->
     assert "encoder.seq_lens" in out and "target.input_ids" in out
     code, out, err = run_cli(["plan", "--json", *line])
     assert code == 0, err
-    saved = tmp_path / "plan.json"
-    saved.write_text(out)
-    assert run_cli(["check", "--plan", str(saved)])[0] == 0
+    saved = saved_plan(tmp_path, out)
     doc = json.loads(out)
     encoder = doc["keyed_components"]["encoder"]
     assert encoder["bounds"] == [8, 4096, 512] and doc["ladder"]["capture_sizes"]
@@ -295,9 +291,7 @@ def test_cli_t5_checkpoint_plans_fixed_encoder_slots(tmp_path: Path) -> None:
     assert doc["config"]["options"]["encoder_fixed_slots"] is True
     assert "refusals" not in doc["engine"] and doc["engine"]["ok"]  # padding: no refusal
     assert "refusals" not in doc["keyed_components"]["encoder"]
-    saved = tmp_path / "plan.json"
-    saved.write_text(out)
-    assert run_cli(["check", "--plan", str(saved)])[0] == 0
+    saved_plan(tmp_path, out)
     code, out, err = run_cli(["plan", *line])
     assert code == 0 and "fixed sequence slots (relative attention)" in out, err
     code, out, err = run_cli(["rehearse", *line])
@@ -329,9 +323,7 @@ def test_cli_reports_the_batches_tensorrt_llm_refuses_with_fixed_slots(tmp_path:
     refused = doc["keyed_components"]["encoder"]["refusals"]
     assert refused == doc["engine"]["refusals"] and len(refused) == 6
     assert refused[0]["key"] == "2,32,64" and refused[0]["example"] == [30, 2]
-    saved = tmp_path / "plan.json"
-    saved.write_text(out)
-    assert run_cli(["check", "--plan", str(saved)])[0] == 0
+    saved = saved_plan(tmp_path, out)
     # the document an older graphfit wrote: no refusals, the engine's verdict ok
     del doc["keyed_components"]["encoder"]["refusals"]
     del doc["engine"]["refusals"]
@@ -365,9 +357,7 @@ def test_cli_whisper_checkpoint_plans_feature_mode_encoder_graphs(tmp_path: Path
     assert {b["name"]: b["shape"] for b in encoder["buffers"]} == {
         "input_features": [9, 480000], "seq_lens": [9],
         "input_features_host": [2, 9, 480000]}
-    saved = tmp_path / "plan.json"
-    saved.write_text(out)
-    assert run_cli(["check", "--plan", str(saved)])[0] == 0
+    saved_plan(tmp_path, out)
     code, out, err = run_cli(["rehearse", *line])
     assert code == 0 and ("encoder: 5 graphs captured, 5 replayed == eager (inputs: "
                           "input_features, seq_lens)") in out, err
@@ -398,9 +388,7 @@ def test_cli_glm5_next_checkpoint_plans_its_image_encoder_graphs(tmp_path: Path)
             for b in comp["buffers"]} == {"x": ([4097, 256], "bfloat16", 5122),
                                           "cos": ([4097, 64], "float32", 5122),
                                           "sin": ([4097, 64], "float32", 5122)}
-    saved = tmp_path / "plan.json"
-    saved.write_text(out)
-    assert run_cli(["check", "--plan", str(saved)])[0] == 0
+    saved_plan(tmp_path, out)
     code, out, err = run_cli(["rehearse", *line])
     assert code == 0 and ("mm_encoder.image: 2 graphs captured, 2 replayed == eager "
                           "(inputs: x, cos, sin)") in out, err

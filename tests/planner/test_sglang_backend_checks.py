@@ -79,3 +79,15 @@ def test_bad_values_are_refused() -> None:
         bc.ResolvedAttention("hopper", "fa3", None, None, topk=0)
     with pytest.raises(ConfigError, match="page_size"):
         bc.ResolvedAttention("hopper", "fa3", None, None, page_size=True)
+
+
+def test_fa4_page_only_on_sm100_mha_topk_one() -> None:
+    """`_fa4_page_constraint` (overrides.py:1273-1297): 128 over any page where fa4 is one of
+    the three backends, on SM100, without MLA, at topk <= 1 (DiffusionGemma: 1)."""
+    fa4 = bc.fa4_page("sm100", False, None, "LlamaForCausalLM")
+    assert fa4 == 128 and bc.resolved_page(16, "fa4", None, None, fa4) == 128
+    assert bc.resolved_page(16, "triton", None, "fa4", fa4) == 128
+    assert bc.resolved_page(16, "triton", None, None, fa4) == 16  # fa4 not used: no change
+    assert bc.fa4_page("sm100", False, 1, "DiffusionGemmaForBlockDiffusion") == 1
+    for args in (("hopper", False, 1), ("sm100", True, 1), ("sm100", False, 2)):
+        assert bc.fa4_page(*args, "LlamaForCausalLM") is None

@@ -10,6 +10,7 @@ DTYPE_SIZES: dict[str, int] = {
     "int32": 4,
     "int64": 8,
     "bool": 1,
+    "uint8": 1,  # raw byte workspaces (e.g. SGLang's flashinfer_cudnn ViT workspace)
 }
 
 

@@ -55,6 +55,7 @@ from graphfit.planner.engines.sglang_backend_checks import (
     ResolvedAttention,
     check_model_hook,
     check_resolved,
+    fa4_page,
     resolved_page,
 )
 
@@ -151,7 +152,7 @@ SPECIAL_WHERE: tuple[tuple[frozenset[str], str], ...] = (
     (NEMOTRON_H, "nemotron_h.py:123-148"), (QWEN3_5, "qwen3_5.py:26-48"),
     (QWEN4_EXP, "qwen4_exp.py:57-71"), (QWEN3_VL, "qwen3_vl.py:85-130"),
     (MINIMAX_M3, "minimax_m3.py:56-192"), (MINICPM, "minicpm.py:44-62"),
-    (GRANITE_HYBRID, "granitemoehybrid.py:15-19"), (KIMI_K3, "kimi_k3.py:122-135"),
+    (GRANITE_HYBRID, "granitemoehybrid.py:15-19"), (KIMI_K3, "kimi_k3.py:122-149"),
     (IQUEST, "iquest_q1.py:35-36"))
 SPECIAL = frozenset().union(*(archs for archs, _ in SPECIAL_WHERE))
 RESTATED = frozenset().union(*(r.architectures for r in RULES)) | SPECIAL
@@ -264,11 +265,11 @@ def _special(inp: OverrideInputs) -> dict[str, str]:
         return {}
     if arch in GRANITE_HYBRID:  # granitemoehybrid.py:15-19
         return {BASE: "flashinfer"} if inp.mamba_layers and gpu == "sm100" else {}
-    if arch in KIMI_K3:  # kimi_k3.py:54-135
+    if arch in KIMI_K3:  # kimi_k3.py:54-149
         if inp.dcp_size > 1:
             raise _NotRestated("Kimi-K3 with --dcp-size > 1 (kimi_k3.py:54-120) is not "
                                "restated")
-        if gpu == "sm100" and inp.all_unset and algo != "DSPARK":
+        if gpu == "sm100" and inp.all_unset:  # DSPARK too (:146-149), verify on decode
             return {PREFILL: "trtllm_mla", DECODE: "trtllm_mla"}
         return {}  # off SM100 SGLang's MLA default (Kimi-K3 is MLA: sglang_attn_default)
     return {}
@@ -361,16 +362,23 @@ def line_refusals(architecture: str, base: str | None, prefill: str | None,
 
 def override_page(inp: OverrideInputs, base: str | None) -> int | None:
     """The page size after the model override (the line's, or the override's), where it can
-    matter to SGLang's topk > 1 page-tree check (graphfit.planner.engines.
-    sglang_backend_checks): DeepSeek-V4 256 over any line (deepseek_v4.py:51-61, GPU);
-    MiniMax-M3 128 for fa4 / trtllm_mha on SM100 and fa3 on Hopper when the line gives none
-    (minimax_m3.py:160-168, 180-187). The others write a page size only with trtllm_mha
-    (refused at topk > 1 anyway) or not at all."""
+    matter to SGLang's topk > 1 page-tree checks (graphfit.planner.engines.
+    sglang_backend_checks), from `base`: the backend the override wrote, else the line's
+    `--attention-backend` (what the override itself reads, before SGLang's generic default
+    and the fa3 fp8_e5m2 fallback): DeepSeek-V4 256 over any line (deepseek_v4.py:51-61, GPU);
+    Qwen4-Exp's compressed QSA 64 over any line (qwen4_exp.py:89-96); Qwen3.5 / Qwen3-Next /
+    Qwen4-Exp on SM100 with no `--attention-backend` 64 for trtllm_mha, else 1, over the
+    line's (qwen3_5.py:25-49, qwen4_exp.py:57-71); MiniMax-M3 128 for fa4 / trtllm_mha on
+    SM100 and fa3 on Hopper when the line gives none (minimax_m3.py:160-168, 180-187). The
+    others write a page size only with trtllm_mha (16 to 128 kept, resolved_page) or not at
+    all."""
     arch, gpu = inp.default.architecture, inp.default.gpu
     if forced_base(arch) is not None:
         return 256
     if arch in QWEN4_EXP and inp.qsa:
         return 64  # compressed QSA's page size over any line (qwen4_exp.py:89-96)
+    if arch in QWEN3_5 | QWEN4_EXP and gpu == "sm100" and inp.base_flag is None:
+        return 64 if base == "trtllm_mha" else 1
     if inp.default.page_size is None and arch in MINIMAX_M3 and (
             (gpu == "sm100" and base in ("fa4", "trtllm_mha"))
             or (gpu == "hopper" and base == "fa3")):
@@ -427,7 +435,8 @@ def draft_extend_default(inp: OverrideInputs) -> DefaultBackend:
         base = "triton"  # overrides.py:1262-1270
     check_resolved(ResolvedAttention(
         d.gpu, base, prefill, decode, inp.checked_topk or d.topk or 1,
-        resolved_page(override_page(inp, base), base, prefill, decode),
+        resolved_page(override_page(inp, written.get(BASE) or inp.base_flag), base, prefill,
+                      decode, fa4_page(d.gpu, d.mla, d.topk, d.architecture)),
         d.kv_cache_dtype, ngram=inp.ngram))
     if qsa:
         return DefaultBackend(None, QSA_WHY)

@@ -58,6 +58,8 @@ PAGE_TREE_BACKENDS = ("flashinfer", "fa3", "triton")  # speculative_hook.py:1271
 MLA_KV_DTYPES = frozenset({None, "auto", "fp8_e4m3", "bf16"})  # overrides.py:1214
 BLACKWELL = frozenset({"sm100", "sm120"})
 TRTLLM_MHA_GPUS = frozenset({"hopper", "sm100", "sm120"})  # attention_hook.py:200-202, 222-224
+FA4 = "fa4"
+DIFFUSION_GEMMA = "DiffusionGemmaForBlockDiffusion"  # overrides.py:1289-1292: page 1
 FP8_E4M3_PREFILL_REFUSED = frozenset({"sm120"})  # attention_hook.py:207-221 (FMHAv2)
 TOPK_ONE_BACKENDS = ("trtllm_mha",)  # speculative_hook.py:1176-1180
 NGRAM_PAGE_TREE_BACKEND = "flashinfer"  # speculative_hook.py:1359
@@ -177,11 +179,14 @@ def ngram_page(r: ResolvedAttention) -> None:
 
 
 def resolved_page(page: int | None, base: str | None, prefill: str | None,
-                  decode: str | None) -> int:
+                  decode: str | None, fa4: int | None = None) -> int:
     """The page size the speculative hook sees (module docstring), from the one after the
     model override (None: unset): `_mla_backend_page_constraints` (overrides.py:1144-1187)
     makes it 64 for flashmla, 32 or 64 for trtllm_mla / cutedsl_mla and 16 to 128 for
-    trtllm_mha, else `_page_size_default` (overrides.py:1341-1363) makes an unset one 1."""
+    trtllm_mha; then `_fa4_page_constraint` (attention_hook.py:241, overrides.py:1273-1297)
+    sets `fa4` (`fa4_page`: 128, or None where its conditions fail) over any page when fa4
+    is one of the three backends; else `_page_size_default` (overrides.py:1341-1363) makes
+    an unset one 1."""
     names = {base, decode}
     if "flashmla" in names:
         page = 64
@@ -189,4 +194,16 @@ def resolved_page(page: int | None, base: str | None, prefill: str | None,
         page = page if page in (32, 64) else 64
     if "trtllm_mha" in names or prefill == "trtllm_mha":
         page = page if page in (16, 32, 64, 128) else 64
+    if fa4 is not None and FA4 in {base, prefill, decode}:
+        page = fa4
     return page or 1
+
+
+def fa4_page(gpu: str, mla: bool, line_topk: int | None, architecture: str) -> int | None:
+    """The page `_fa4_page_constraint` (overrides.py:1273-1297) writes where fa4 is the base,
+    prefill or decode backend: on SM100, for a model without an MLA backend, with the topk
+    the attention hook sees (the line's; NGRAM's BFS breadth comes later, speculative_hook.py:
+    1309-1313) <= 1: 128, or 1 for DiffusionGemma (:1289-1292); None where it does not run."""
+    if gpu != "sm100" or mla or (line_topk or 0) > 1:
+        return None
+    return 1 if architecture == DIFFUSION_GEMMA else 128

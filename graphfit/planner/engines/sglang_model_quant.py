@@ -138,13 +138,20 @@ A2A_CITE = {"deepep_v2": "moe_hook.py:403-419", "pplx": "moe_hook.py:599-602",
 KIMI_MXFP4_SMS = (100, 103, 107)  # kimi_k3.py:181
 
 
-def w4a16_experts(cfg: Mapping[str, Any] | None) -> bool | None:
-    """Nemotron-H's `has_w4a16_moe_layers` (nemotron_h.py:64-71): a quantized layer under
-    ".experts." with quant_algo W4A16_NVFP4; None when the config is not known."""
+def _quantized_layers(cfg: Mapping[str, Any] | None) -> Mapping[Any, Any] | None:
+    """The quant config's `quantized_layers` table ({} when absent) both W4A16 expert tests
+    read; None when the config is unknown or the table is not a mapping."""
     if cfg is None:
         return None
     layers = cfg.get("quantized_layers", {})
-    if not isinstance(layers, Mapping):
+    return layers if isinstance(layers, Mapping) else None
+
+
+def w4a16_experts(cfg: Mapping[str, Any] | None) -> bool | None:
+    """Nemotron-H's `has_w4a16_moe_layers` (nemotron_h.py:64-71): a quantized layer under
+    ".experts." with quant_algo W4A16_NVFP4; None when the config is not known."""
+    layers = _quantized_layers(cfg)
+    if layers is None:
         return None
     return any(isinstance(info, Mapping) and info.get("quant_algo") == "W4A16_NVFP4"
                and ".experts." in str(name) for name, info in layers.items())
@@ -153,10 +160,8 @@ def w4a16_experts(cfg: Mapping[str, Any] | None) -> bool | None:
 def qwen3_w4a16_experts(cfg: Mapping[str, Any] | None) -> bool | None:
     """The Qwen3-MoE family's test (qwen3_moe.py:17-26, 51-54): a quantized layer whose name
     holds ".experts" with quant_algo W4A16_NVFP4 in any case; None: the config is unknown."""
-    if cfg is None:
-        return None
-    layers = cfg.get("quantized_layers", {})
-    if not isinstance(layers, Mapping):
+    layers = _quantized_layers(cfg)
+    if layers is None:
         return None
     return any(isinstance(info, Mapping) and ".experts" in str(name)
                and str(info.get("quant_algo", "")).upper() == "W4A16_NVFP4"

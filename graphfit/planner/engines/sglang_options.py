@@ -312,6 +312,12 @@ class SglangOptions(EngineOptions):
         MXFP4 config group (`_is_mxfp4_pack_quantized`, arg_groups/model_override_base.py:
         366-377), which makes its auto MoE runner flashinfer_mxfp4 on SM100 / 103 / 107
         (model_overrides/kimi_k3.py:172-190). None: not read.
+    dsa_index_kpool: the draft model's config.json `index_kpool` (SGLang's
+        `get_dsa_index_kpool`, configs/model_config.py:530-531; 1 when absent). A DSA
+        draft-extend backend holds it (dsa_backend.py:533) and, above 1, the single-layer
+        EAGLE draft-extend runner's seq_lens fill becomes at least the draft width + it
+        (eagle_draft_extend_cuda_graph_runner.py:62-71; graphfit.planner.engines.
+        sglang_seq_len_fill).
     """
 
     engine: ClassVar[str] = "sglang"
@@ -405,6 +411,7 @@ class SglangOptions(EngineOptions):
     hybrid_swa: bool | None = None
     checkpoint_fp8_experts: bool | None = None
     kimi_mxfp4_pack: bool | None = None
+    dsa_index_kpool: int = 1
 
     def __post_init__(self) -> None:
         gb = self.gpu_memory_gb
@@ -459,6 +466,7 @@ class SglangOptions(EngineOptions):
         for name in ("decode_attention_backend", "draft_attention_backend"):
             if getattr(self, name) is not None:
                 object.__setattr__(self, name, backend_name(name, getattr(self, name)))
+        positive_int("dsa_index_kpool", self.dsa_index_kpool)
         for name in ("megamoe_tokens_per_rank", "mori_dispatch_tokens_per_rank",
                      "pplx_dispatch_tokens_per_rank", "deepep_v2_dispatch_tokens_per_rank"):
             if getattr(self, name) is None:

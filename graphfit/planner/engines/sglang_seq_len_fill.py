@@ -28,9 +28,18 @@ set from the process-wide `speculative_num_draft_tokens` in its constructor (:37
 the draft backends alike. Ascend (NPU) answers 0
 (hardware_backend/npu/attention/ascend_backend.py:1132-1133).
 
-Left out: a DSA draft-extend backend with an index KPool wider than 1 raises the draft-extend
-fill to at least width + kpool (eagle_draft_extend_cuda_graph_runner.py:66-70); graphfit does
-not model that KPool.
+The single-layer EAGLE draft-extend runner then raises its backend's fill when that backend
+pools the DSA index (`resolve_draft_extend_seq_len_fill_value`,
+eagle_draft_extend_cuda_graph_runner.py:62-71): a backend (or the `full_attn_backend` it
+wraps) whose `dsa_index_kpool` is above 1 pads with at least the captured width
+(`speculative_num_draft_tokens`, speculative/spec_utils.py:102-103; runner :153, 160) + that
+kpool. Only `DeepseekSparseAttnBackend` holds the attribute (dsa_backend.py:533:
+`get_dsa_index_kpool`, the draft model's config.json `index_kpool`, default 1,
+configs/model_config.py:530-531); the draft-extend factory builds it for `dsa` and its alias
+`nsa` (draft_utils.py:139-140, 214-218), and the only wrapper it applies (Inkling, Dots3:
+attention_registry.py:310-326) wraps no DSA model. Multi-layer EAGLE's composite takes the
+step backends' plain fill (multi_layer_eagle_draft_extend_cuda_graph_runner.py:209-211), so
+the kpool rule is the single-layer runner's alone.
 """
 
 from __future__ import annotations
@@ -41,6 +50,8 @@ from graphfit.planner.core.settings import EngineSettings
 AITER = "aiter"
 # backends whose fill is not 1, with where SGLang says so
 ZERO_FILL = frozenset({"ascend"})  # ascend_backend.py:1132-1133
+# draft-extend backends that are DeepseekSparseAttnBackend (draft_utils.py:139-140, 214-218)
+DSA_BACKENDS = frozenset({"dsa", "nsa"})
 
 
 def backend_fill(backend: str | None, num_draft_tokens: int | None) -> int:
@@ -86,5 +97,12 @@ def draft_decode_fill(config: EngineSettings) -> int:
 
 
 def draft_extend_fill(config: EngineSettings) -> int:
-    """The (single- or multi-layer) EAGLE draft-extend runner's seq_lens fill."""
-    return backend_fill(config.mtp_draft_backend, num_draft_tokens(config))
+    """The single-layer EAGLE draft-extend runner's seq_lens fill: its backend's, raised to
+    the captured width + the DSA index kpool when that backend is DSA and the kpool is above
+    1 (module docstring; multi-layer EAGLE's composite: sglang_spec_runners.mtp_seq_len_fill)."""
+    drafts = num_draft_tokens(config)
+    fill = backend_fill(config.mtp_draft_backend, drafts)
+    kpool = config.dsa_index_kpool
+    if config.mtp_draft_backend in DSA_BACKENDS and kpool > 1 and drafts is not None:
+        fill = max(fill, drafts + kpool)  # eagle_draft_extend_cuda_graph_runner.py:68-70
+    return fill

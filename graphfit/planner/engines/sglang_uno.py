@@ -307,14 +307,18 @@ def unnamed_backend(values: Mapping[str, Any]) -> bool:
 
 
 def check_line_with_default(values: Mapping[str, Any], default: str | None,
-                            missing: str) -> UnoShape:
+                            missing: str, sides: tuple[str, str] | None = None) -> UnoShape:
     """`check_line` for a line that leaves a side to SGLang's default base backend `default`
     (`_attention_backend_default`, overrides.py:1126-1140; a side not named falls back to it,
     model_override_base.py:138-152), resolved by the attention hook before `_handle_uno`
     reads the pair (ATTENTION_ORDER). `default` None: graphfit cannot restate it, and the
-    line is refused naming what is `missing`."""
+    line is refused naming what is `missing`. `sides`: the whole (prefill, decode) pair SGLang
+    resolved, where a model override wrote a split side itself (Moss-VL's prefill, Qwen3-VL's
+    decode, Kimi-K3's pair: graphfit.inputs.sglang_uno_default.override_sides)."""
     _cuda_only(values)
     found = line_of(values)
+    if sides is not None:
+        return resolve_uno(replace(found, attention=sides))
     if default is None:
         resolve_uno(replace(found, attention=("fa3", "fa3")))
         raise ConfigError(f"--speculative-algorithm: UNO needs FA3 (speculative_hook.py:"

@@ -51,9 +51,13 @@ buffers of exactly the key's size. What differs is the key and the buffers:
   layers/attention/vision.py:181-215): the images padded up to P = the first of
   BATCH_BUCKETS (8, 16, 32, 64; vision.py:114) >= I, else I rounded up to 8, and the entry
   also keeps `packed_indptrs` [3 (P + 1)] and `sequence_lengths` [P, 1, 1, 1], int32 (the
-  padded boundaries x the attention width, three times; the padded lengths). Not per key,
-  so not planned here: that backend's 128 MiB workspace (FLASHINFER_WORKSPACE_SIZE_BYTES,
-  vision.py:110, allocated once by MoonViT3dEncoder, kimi_k3_vl.py:531-538), the rope's
+  padded boundaries x the attention width, three times; the padded lengths). That backend's
+  128 MiB workspace (FLASHINFER_WORKSPACE_SIZE_BYTES, vision.py:110: a uint8 tensor
+  MoonViT3dEncoder allocates once on a CUDA device and hands to every block's attention,
+  kimi_k3_vl.py:531-537, 549-555, 428-433) is read by every captured graph, so it is planned as
+  the buffer `attention_workspace` of 128 MiB rows on every key (`WORKLOAD_FREE_BUFFERS`:
+  its rows are the same for every key, and SGLang holds it once, not per key: `sglang_bytes`
+  counts it once). Not per key, so not planned here: the rope's
   `freqs_cis` table (Rope2DPosEmbRepeated, a [512, 512, head_dim / 2] complex64 module
   buffer registered on the first call, eager or captured, kimi_k3_vl.py:343-353 and
   :545-547; the graph reads the per-key `rope_freqs_cis` gathered from it before capture,
@@ -92,6 +96,11 @@ ATTENTION_BACKENDS = ("triton_attn", "sdpa", "fa3", "fa4", "flashinfer_cudnn", "
 RUNNER_BACKENDS = ("triton_attn", "fa3", "fa4")
 # flashinfer_cudnn's image-count buckets (BATCH_BUCKETS, layers/attention/vision.py:114)
 CUDNN_BATCH_BUCKETS = (8, 16, 32, 64)
+# flashinfer_cudnn's workspace: FLASHINFER_WORKSPACE_SIZE_BYTES (layers/attention/vision.py:110)
+CUDNN_WORKSPACE_BYTES = 128 * 1024 * 1024
+# buffers whose rows do not depend on the key: SGLang allocates them once per encoder
+# (kimi_k3_vl.py:531-538), so its own bytes count them once however many graphs it holds
+WORKLOAD_FREE_BUFFERS = frozenset({"attention_workspace"})
 ENV_FLAG = "SGLANG_VIT_ENABLE_CUDA_GRAPH"  # environ.py:1603 (EnvBool, default False)
 KIMI_DEFAULTS = {"capacity": 2, "min_hits": 2, "max_seqlen": 6144}  # environ.py:2120-2122
 
@@ -126,8 +135,8 @@ BAILING_MM_TOWERS = {  # bailing_mm.py:81-90
     "qwen3_vl_moe": "qwen3_vl",
     "Qwen2_5_VisionTransformer": "qwen2_5_vl",
 }
-# Architectures whose tower builds a ViT CUDA-graph runner that never serves a call; the
-# reason graphfit refuses to plan them.
+# Architectures whose tower builds a ViT CUDA-graph runner graphfit does not plan, with the
+# reason: one that never serves a call (RADIO), or a tower built by a constructor not restated.
 # internvl.py:353-357 (the graph path returns a tuple); radio.py:509-511, 564-565, 601-602
 # (each RADIO path reads a BaseModelOutput): every call fails once its graph is captured
 _RADIO = ("its RADIO encoder returns a tuple under ViT graphs (internvl.py:356-357), RadioModel "
@@ -137,6 +146,21 @@ REFUSED_ARCHITECTURES = {  # nano_nemotron_vl.py:91 (RadioModel), 494-498 (Entry
     "NemotronH_Nano_Omni_Reasoning_V3": _RADIO,
     "NemotronH_Omni_Reasoning_V3": _RADIO,
 }
+# Subclasses of Qwen3VLForConditionalGeneration whose constructor (super().__init__) builds
+# Qwen3-VL's tower, Qwen3VLMoeVisionModel (qwen3_vl.py:1315-1340), so SGLang does capture ViT
+# graphs for them; each reads its own config class and text model, which graphfit does not
+# restate yet: refused with that reason rather than "no ViT CUDA graph"
+_QWEN3_SUBCLASS = ("a Qwen3-VL subclass: qwen3_vl.py:1332 builds its ViT-graph tower; graphfit "
+                   "does not restate its constructor and config yet")
+REFUSED_ARCHITECTURES.update(dict.fromkeys((
+    "Qwen3_5ForConditionalGeneration",  # qwen3_5.py:2374, 2387, 3021
+    "Qwen3_5MoeForConditionalGeneration",  # qwen3_5.py:2586, 2601, 3021
+    "InternS1ProForConditionalGeneration",  # interns1pro.py:191, 203, 251
+    "Cosmos3ForConditionalGeneration",  # cosmos3.py:38, 97, 116
+    "Qwen4ExpForConditionalGeneration",  # qwen4_exp.py:2220, 2240, 2694
+    "InternS2MobiusForConditionalGeneration",  # interns2_mobius.py:802, 823, 837 (of Qwen3.5)
+    "InternS2PreviewForConditionalGeneration",  # interns2preview.py:5, 9 (of Qwen3.5-MoE)
+), _QWEN3_SUBCLASS))
 # the most keys a plan enumerates (each ordered choice of images is one key)
 MAX_KEYS = 20_000
 
@@ -468,7 +492,9 @@ def key_buffers(geometry: VitGeometry, key: VitKey) -> tuple[VitBuffer, ...]:
             return kimi
         padded = cudnn_padded_images(len(grids))
         return (*kimi, VitBuffer("packed_indptrs", 3 * (padded + 1), (), "int32"),
-                VitBuffer("sequence_lengths", padded, (1, 1, 1), "int32"))
+                VitBuffer("sequence_lengths", padded, (1, 1, 1), "int32"),
+                # the encoder's one workspace every block's attention writes through
+                VitBuffer("attention_workspace", CUDNN_WORKSPACE_BYTES, (), "uint8"))
     tokens, layout, window = _qwen_parts(key)
     out: list[VitBuffer] = [
         VitBuffer("block_input", tokens, (1, g.hidden_size), dt),
@@ -641,12 +667,14 @@ def plan_vit(geometry: VitGeometry, workload: VitWorkload, *,
     plan = VitPlan(geometry, workload, keys, tuple(reach[k] for k in keys),
                    tuple(caps.items()), buffers, max_graphs, 0, tuple(notes))
     per_key_bytes = sum(b.bytes for k in plan.held_keys for b in key_buffers(geometry, k)
-                        if not b.name.startswith("rotary_"))
+                        if not b.name.startswith("rotary_")
+                        and b.name not in WORKLOAD_FREE_BUFFERS)
+    once = sum(b.bytes for b in buffers if b.name in WORKLOAD_FREE_BUFFERS)
     rotary = 0
     if geometry.family in ("qwen2_5_vl", "qwen3_vl"):
         width_bytes = geometry.rotary_width * itemsize(geometry.dtype)
         rotary = 2 * width_bytes * sum(workspace_rows(geometry, (_tokens(k) for k in keys)))
-    return replace(plan, sglang_bytes=per_key_bytes + rotary)
+    return replace(plan, sglang_bytes=per_key_bytes + rotary + once)
 
 
 
@@ -680,10 +708,11 @@ def _kimi_sizes(key: VitKey) -> list[int]:
 
 
 __all__ = ["ATTENTION_BACKENDS", "BAILING_MM_ARCHITECTURES", "BAILING_MM_TOWERS",
-           "CUDNN_BATCH_BUCKETS", "ENV_FLAG", "FAMILIES", "RUNNER_BACKENDS",
+           "CUDNN_BATCH_BUCKETS", "CUDNN_WORKSPACE_BYTES", "ENV_FLAG", "FAMILIES",
+           "RUNNER_BACKENDS",
            "cudnn_padded_images",
            "KIMI_DEFAULTS", "REFUSED_ARCHITECTURES", "VIT_ARCHITECTURES", "VitBuffer",
            "VitGeometry", "VitPlan", "VitViolation", "VitWorkload", "graph_key",
            "key_buffers", "key_calls", "key_fill", "kimi_outcomes", "plan_vit",
            "qwen2_5_full_layout", "qwen2_5_window_layout", "qwen3_layout", "reachable_calls",
-           "reachable_keys", "workspace_rows"]
+           "reachable_keys", "WORKLOAD_FREE_BUFFERS", "workspace_rows"]

@@ -15,11 +15,13 @@ its document, `check --plan`, `--capacity vit.<buffer>=N` audits and graphfit's 
   patch tokens for the block input / workspace / rotary views, boundaries for the int32
   cu_seqlens buffers (sequences + 1), tiles for InternVL's input; Kimi K3: patches for its
   pixel, rope and position buffers, merged tokens for its outputs, images (+ 1) for its
-  int32 boundaries (flashinfer_cudnn: the padded images' index buffers, sglang_vit);
+  int32 boundaries (flashinfer_cudnn: the padded images' index buffers, sglang_vit, and the
+  encoder's 128 MiB workspace, the same rows on every key);
 * reference: SGLang allocates a buffer set per key (and grows its rotary workspace through
   every pair; Kimi K3 keeps at most its cache capacity of sets, `VitPlan.held_keys`), so
   each buffer's reference rows are the sum over those keys of what SGLang
-  holds for it: the component's reference bytes are `VitPlan.sglang_bytes`.
+  holds for it (flashinfer_cudnn's workspace: once, SGLang allocates one per encoder):
+  the component's reference bytes are `VitPlan.sglang_bytes`.
 
 The workload and the tower are the SGLang option `vit` (SglangOptions): `vit_option`
 validates and normalizes it, `vit_pairs` writes it.
@@ -39,6 +41,7 @@ from graphfit.planner.core.keyed import KeyedDispatch
 from graphfit.planner.core.settings import EngineSettings
 from graphfit.planner.engines.base import KeyedComponentModel
 from graphfit.planner.engines.sglang_vit import (
+    WORKLOAD_FREE_BUFFERS,
     Grid,
     VitGeometry,
     VitKey,
@@ -61,6 +64,9 @@ _SOURCES = {  # where SGLang allocates each (multimodal/vit_cuda_graph_runner.py
                "107-128, 193-198)",
 }
 _WORKLOAD = ("images", "max_images")
+# VitGeometry fields added after plan files with a `vit` option were first written
+# (issue 23, s28v): an older file lacks them and was planned at their defaults
+_LATER_FIELDS = ("spatial_merge_width", "attention_backend")
 
 
 def vit_pairs(geometry: VitGeometry, workload: VitWorkload) -> tuple[tuple[str, Any], ...]:
@@ -68,6 +74,34 @@ def vit_pairs(geometry: VitGeometry, workload: VitWorkload) -> tuple[tuple[str, 
     image grids and max_images (pairs, so a config stays hashable and JSON-ready)."""
     tower = tuple((f.name, getattr(geometry, f.name)) for f in fields(VitGeometry))
     return (*tower, ("images", workload.grids), ("max_images", workload.max_images))
+
+
+def vit_pairs_completed(value: object) -> object:
+    """An option value as a plan file written before some VitGeometry fields existed holds
+    it (`spatial_merge_width` and `attention_backend` came later): [name, value] pairs
+    naming the tower's fields in the class's order, then the workload, lacking both later
+    fields, which its writer planned at their defaults (a square merge; no backend read)
+    -- filled in at their places, as JSON writes them. Anything else (not pairs, an unknown
+    or repeated name, fields out of order) is returned as it stands, for `vit_option` and
+    the document comparison to refuse."""
+    order = [f.name for f in fields(VitGeometry)]
+    if not isinstance(value, list) or not all(
+            isinstance(p, list) and len(p) == 2 and isinstance(p[0], str) for p in value):
+        return value
+    names = [p[0] for p in value]
+    tower = [n for n in names if n not in _WORKLOAD]
+    if len(set(names)) != len(names) or tower != [n for n in order if n in tower] \
+            or not set(tower) <= set(order) or names[len(tower):] != [
+                n for n in names if n in _WORKLOAD]:
+        return value
+    # both fields came in one change: a writer knew all of them or none
+    if any(n in tower for n in _LATER_FIELDS) or any(
+            n not in tower for n in order if n not in _LATER_FIELDS):
+        return value
+    defaults = {f.name: f.default for f in fields(VitGeometry)}
+    given = {p[0]: p[1] for p in value if p[0] not in _WORKLOAD}
+    completed = [[n, given[n] if n in given else defaults[n]] for n in order]
+    return [*completed, *(p for p in value if p[0] in _WORKLOAD)]
 
 
 def vit_option(value: object) -> tuple[VitGeometry, VitWorkload]:
@@ -191,6 +225,8 @@ def _reference_rows(result: VitPlan, name: str) -> int:
     (the rotary pair: every workspace it grows through, keys in first-seen order)."""
     if name.startswith("rotary_"):
         return sum(workspace_rows(result.geometry, (_first_rows(k) for k in result.keys)))
+    if name in WORKLOAD_FREE_BUFFERS:  # one per encoder, however many graphs
+        return result.capacity(name)
     return sum(_rows(result.geometry, name, k) for k in result.held_keys)
 
 
@@ -239,4 +275,5 @@ def vit_plan_of(config: EngineSettings) -> VitPlan | None:
     return None if value is None else plan_vit(*vit_option(value))
 
 
-__all__ = ["COMPONENT", "key_text", "vit_component", "vit_option", "vit_pairs", "vit_plan_of"]
+__all__ = ["COMPONENT", "key_text", "vit_component", "vit_option", "vit_pairs",
+           "vit_pairs_completed", "vit_plan_of"]

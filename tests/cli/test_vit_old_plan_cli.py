@@ -1,0 +1,98 @@
+"""Plan files with SGLang's `vit` component written by older graphfit versions
+(`check --plan`: graphfit.inputs.plan_file, graphfit.planner.engines.sglang_vit_keyed
+`vit_pairs_completed`). The files under tests/cli/data were written by graphfit itself:
+
+* `vit-plan-before-s28v-*.json` by commit d82b628^1, before the tower's fields
+  `spatial_merge_width` and `attention_backend` existed (its `vit` pairs lack them; it
+  planned a square merge and no backend) -- read as written, their plans unchanged since;
+* `vit-plan-c91e348-kimi_k3-flashinfer_cudnn.json` by main c91e348, before the encoder's
+  128 MiB flashinfer_cudnn workspace was planned -- refused, in one line that says so.
+
+A plan file is never trusted: anything else that differs is still refused."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from tests.helpers import ROOT, run_cli
+
+pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
+DATA = ROOT / "tests" / "cli" / "data"
+BEFORE = ("vit-plan-before-s28v-qwen2_5.json", "vit-plan-before-s28v-kimi_k3.json")
+CUDNN = DATA / "vit-plan-c91e348-kimi_k3-flashinfer_cudnn.json"
+
+
+def _one_error(err: str) -> str:
+    lines = err.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: ") and len(lines[0]) <= 207, err
+    return lines[0]
+
+
+@pytest.mark.parametrize("name", BEFORE)
+def test_a_plan_written_before_the_later_tower_fields_is_read(name: str) -> None:
+    path = DATA / name
+    old = json.loads(path.read_text())
+    written = [p[0] for p in old["config"]["options"]["vit"]]
+    assert "attention_backend" not in written and "spatial_merge_width" not in written
+    code, out, err = run_cli(["check", "--plan", str(path)])
+    assert code == 0 and "SAFE" in out, err
+
+
+@pytest.mark.parametrize("name", BEFORE)
+def test_an_edit_of_an_old_plan_is_still_refused(name: str, tmp_path: Path) -> None:
+    old = json.loads((DATA / name).read_text())
+    pairs = old["config"]["options"]["vit"]
+    edits = {
+        "reordered": [pairs[1], pairs[0], *pairs[2:]],
+        "unknown": [*pairs[:3], ["vision_dtype", "bfloat16"], *pairs[3:]],
+        "a later field set": [*pairs[:-2], ["attention_backend", "fa3"], *pairs[-2:]],
+        "rows": None,
+    }
+    for what, vit in edits.items():
+        doc = json.loads(json.dumps(old))
+        if vit is None:
+            graph = doc["keyed_components"]["vit"]["graphs"][0]["rows"]
+            first = next(iter(graph))
+            graph[first] += 1
+        else:
+            doc["config"]["options"]["vit"] = vit
+        path = tmp_path / f"{what}.json"
+        path.write_text(json.dumps(doc))
+        code, out, err = run_cli(["check", "--plan", str(path)])
+        assert code == 2 and out == "", what
+        _one_error(err)
+
+
+def test_a_kimi_flashinfer_cudnn_plan_without_the_workspace_is_one_clear_line() -> None:
+    code, out, err = run_cli(["check", "--plan", str(CUDNN)])
+    assert code == 2 and out == ""
+    line = _one_error(err)
+    assert "128 MiB flashinfer_cudnn workspace" in line and "plan again" in line, line
+
+
+def test_the_same_config_planned_now_has_the_workspace(tmp_path: Path) -> None:
+    """What graphfit writes now for that file's config is accepted: the workspace on every
+    key, once in the reference bytes."""
+    old = json.loads(CUDNN.read_text())
+    model = tmp_path / "k3"
+    model.mkdir()
+    (model / "config.json").write_text(json.dumps({
+        "architectures": ["KimiK3ForConditionalGeneration"],
+        "vision_config": {"vt_hidden_size": 64, "vt_num_attention_heads": 4,
+                          "qkv_hidden_size": 64, "merge_kernel_size": [2, 2]}}))
+    line = ["SGLANG_VIT_ENABLE_CUDA_GRAPH=1", "python", "-m", "sglang.launch_server",
+            "--model-path", str(model), "--max-running-requests", "4",
+            "--mm-attention-backend", "flashinfer_cudnn"]
+    code, out, err = run_cli(["plan", "--json", "--vit-images", "1x4x4,1x8x4",
+                              "--vit-max-images", "2", "--", *line])
+    assert code == 0, err
+    doc = json.loads(out)
+    assert doc["config"]["options"]["vit"] == old["config"]["options"]["vit"]
+    vit = doc["keyed_components"]["vit"]
+    assert all(g["rows"]["attention_workspace"] == 128 * 2**20 for g in vit["graphs"])
+    (tmp_path / "now.json").write_text(out)
+    code, out, err = run_cli(["check", "--plan", str(tmp_path / "now.json")])
+    assert code == 0 and "SAFE" in out, err
