@@ -282,6 +282,7 @@ def memory_inputs_from_sglang(server_args: Any, gpu_memory_gb: float | None = No
         switch_on,
     )
     from graphfit.planner.engines.sglang_prefill import (
+        deepseek_v4_breakable_off,
         default_chunked_prefill_size,
         resolve_prefill,
     )
@@ -317,7 +318,8 @@ def memory_inputs_from_sglang(server_args: Any, gpu_memory_gb: float | None = No
     mm = sglang_multimodal(multimodal, architecture, lm_only)
     prefill = resolve_prefill(replace(
         prefill_in, attention_backend=None, attn_dp_size=1,
-        multimodal_breakable_off=breakable_prefill_refused(multimodal, architecture, lm_only)))
+        multimodal_breakable_off=breakable_prefill_refused(multimodal, architecture, lm_only),
+        deepseek_v4_breakable_off=deepseek_v4_breakable_off(architecture)))
     cps = prefill_in.chunked_prefill_size or default_chunked_prefill_size(gpu_memory_gb)
     drafts = _get(server_args, "speculative_num_draft_tokens")
     is_vlm = mm and vlm_applies(mode, _get(server_args, "language_only") is True)

@@ -10,8 +10,9 @@ phase's `bs` list carries token counts (cuda_graph_config.py:66-70). The backend
    `--cuda-graph-backend-prefill`, `--cuda-graph-max-bs-prefill`, `--cuda-graph-bs-prefill`,
    then the JSON `--cuda-graph-config '{"prefill": {...}}'` (highest); each locks its key;
 2. compatibility, only when the backend is not locked (cuda_graph_hook.py:138-176, 179-258):
-   pipeline parallelism disables breakable; so do attention CP without prefill-CP BCG and
-   two-batch overlap;
+   pipeline parallelism disables breakable; so do a KDA model, a DeepSeek-V4 model (its c4
+   indexer scratch would pin the capture pool, :193-202; graphfit refuses prefill CP, the
+   exception), attention CP without prefill-CP BCG and two-batch overlap;
 3. PD roles (cuda_graph_hook.py:557-576): a decode server disables prefill graphs unless the
    backend is locked;
 4. the torch_native / flex_attention attention backends disable both phases
@@ -78,6 +79,19 @@ MLA_ARCHITECTURES = sglang_attn_default.MLA_ARCHITECTURES | frozenset({
     "BailingMoeV3VLForConditionalGeneration", "SarvamMLAForCausalLM"})
 GRAPHLESS_ATTENTION = frozenset({"torch_native", "flex_attention"})  # attention_hook.py:124-160
 DISAGGREGATION_MODES = ("null", "prefill", "decode")
+# `is_deepseek_v4` (configs/model_config.py:395-400): breakable prefill graphs off by default
+DEEPSEEK_V4 = frozenset({"DeepseekV4ForCausalLM", "DeepseekV4ForCausalLMNextN",
+                         "DeepseekV4ForCausalLMDSpark"})
+DEEPSEEK_V4_PREFILL_OFF = ("DeepSeek-V4: breakable prefill graphs off (heavy capture-pool "
+                           "memory pressure, cuda_graph_hook.py:193-202)")
+
+
+def deepseek_v4_breakable_off(architecture: str | None) -> bool:
+    """A DeepSeek-V4 target, whose breakable prefill graphs SGLang turns off unless the
+    backend is given (`disable_breakable_cudagraph_if_incompatible`, cuda_graph_hook.py:
+    193-202). The exception, prefill CP with its own graphs (`supports_prefill_cp_bcg`,
+    layers/cp/bcg/__init__.py:42-64), needs --enable-prefill-cp, which graphfit refuses."""
+    return architecture in DEEPSEEK_V4
 
 
 def prefill_token_ladder(max_tokens: int) -> list[int]:
@@ -129,6 +143,9 @@ class PrefillInputs:
     # a KDA hybrid linear-attention model (sglang_mamba_pool.uses_kda): breakable prefill
     # graphs off unless the backend is given (cuda_graph_hook.py:183-191)
     kda_breakable_off: bool = False
+    # a DeepSeek-V4 model (deepseek_v4_breakable_off): breakable prefill graphs off unless the
+    # backend is given (cuda_graph_hook.py:193-202)
+    deepseek_v4_breakable_off: bool = False
     # the capture batch's bounds (cuda_graph_setup.py:578-603); None: not binding
     request_pool: int | None = None  # req_to_token_pool.size (one attention-DP group's)
     context_length: int | None = None  # the model's context length
@@ -240,6 +257,8 @@ def _backend(inputs: PrefillInputs) -> tuple[str, str]:
     if inputs.kda_breakable_off:
         return DISABLED, "KDA hybrid linear attention: breakable prefill graphs off " \
                          "(cuda_graph_hook.py:183-191)"
+    if inputs.deepseek_v4_breakable_off:
+        return DISABLED, DEEPSEEK_V4_PREFILL_OFF
     if inputs.attn_cp_size > 1:
         return DISABLED, "attention CP without prefill-CP breakable graphs " \
                          "(cuda_graph_hook.py:212-218)"

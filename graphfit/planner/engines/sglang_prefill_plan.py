@@ -47,6 +47,7 @@ from graphfit.planner.engines.sglang_prefill import (
     PrefillBuffer,
     PrefillGraphs,
     PrefillInputs,
+    deepseek_v4_breakable_off,
     prefill_buffers,
     resolve_prefill,
 )
@@ -71,6 +72,7 @@ def prefill_inputs(config: EngineSettings) -> PrefillInputs:
         disaggregation_mode=config.disaggregation_mode,
         mla=config.architecture in MLA_ARCHITECTURES,
         kda_breakable_off=uses_kda(config.architecture, config.mamba_state_shape),
+        deepseek_v4_breakable_off=deepseek_v4_breakable_off(config.architecture),
         multimodal_breakable_off=breakable_prefill_refused(
             config.multimodal, config.architecture),
         request_pool=request_pool(config), context_length=config.max_model_len,

@@ -79,6 +79,7 @@ def memory_inputs(config: EngineSettings) -> StaticMemoryInputs:
     from graphfit.planner.engines.sglang_prefill import (
         MLA_ARCHITECTURES,
         PrefillInputs,
+        deepseek_v4_breakable_off,
         default_chunked_prefill_size,
         resolve_prefill,
     )
@@ -110,6 +111,7 @@ def memory_inputs(config: EngineSettings) -> StaticMemoryInputs:
         disaggregation_mode=config.disaggregation_mode,
         mla=config.architecture in MLA_ARCHITECTURES, moe_a2a_backend=config.moe_a2a_backend,
         kda_breakable_off=uses_kda(config.architecture, config.mamba_state_shape),
+        deepseek_v4_breakable_off=deepseek_v4_breakable_off(config.architecture),
         multimodal_breakable_off=breakable_prefill_refused(
             config.multimodal, config.architecture)))
     cps = config.chunked_prefill_size or default_chunked_prefill_size(config.gpu_memory_gb)
