@@ -39,6 +39,7 @@ from graphfit.inputs import (
     sglang_dspark,
     sglang_spec_dp,
     sglang_uno_moe,
+    target_overrides,
 )
 from graphfit.inputs.settings import Setting
 
@@ -67,6 +68,15 @@ def config_settings(server_args: Any) -> dict[str, Any]:
     """EngineConfig fields from the model directories the ServerArgs name (empty for a hub
     id without local files); ConfigError where the draft would not load (SGLang's reason)."""
     values = values_of(server_args)
+    model = values["model_path"]
+    target = model_config.config_path(model) if isinstance(model, str) else None
+    # the running server's target ModelConfig has the override args applied
+    # (graphfit.inputs.target_overrides)
+    with target_overrides.applied(target, values["json_model_override_args"]):
+        return _read(values)
+
+
+def _read(values: Mapping[str, Any]) -> dict[str, Any]:
     # UNO's adapter on a MoE model's experts: refused as on a pasted line (the same reader of
     # --uno-lora-path's adapter_config.json, graphfit.inputs.sglang_uno_moe); its notes have
     # no place in a live check's one line
