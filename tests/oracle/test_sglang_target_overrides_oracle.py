@@ -184,3 +184,33 @@ def test_rope_scaling_merges_as_in_sglang(tmp_path: Path, overrides: dict[str, A
         mrope = model_config.read_model(tmp_path / "config.json").mrope
     # SGLang's test is the key's presence (layers/rotary_embedding/factory.py:242)
     assert mrope == ("mrope_section" in rope), rope
+
+
+AWQ = {"quant_method": "awq", "bits": 4, "group_size": 128, "zero_point": True}
+
+
+@pytest.mark.parametrize(("overrides", "flags"), [
+    ({"quantization_config": {"quant_method": "fp8"}}, ("--quantization", "awq")),
+    ({"quantization_config": AWQ}, ("--quantization", "fp8")),
+    ({"quantization_config": {"quant_method": "fp8"}}, ()),
+    ({"quantization_config": {"quant_method": "bogus"}}, ()),
+    ({"quantization_config": {"quant_method": "fp8"}}, ("--quantization", "fp8")),
+])
+def test_an_overridden_quantization_config_is_verified_as_in_sglang(
+        overrides: dict[str, Any], flags: tuple[str, ...]) -> None:
+    """`_verify_quantization` reads the overridden hf_config's quantization_config
+    (configs/model_config.py:1727-1741, 2056-2155): graphfit accepts and refuses the same
+    lines (graphfit.inputs.model_config.quant_settings on the overridden config)."""
+    from graphfit.cli.options import build_config
+    from graphfit.planner.core.errors import GraphfitError
+
+    model = t.dirs()["llama"]
+    argv = ("--json-model-override-args", json.dumps(overrides), *flags)
+    sglang_starts = isinstance(so.resolve(argv, model=model), so.Resolved)
+    try:
+        build_config({}, environ={}, pasted=[
+            "python", "-m", "sglang.launch_server", "--model-path", model, *argv])
+        graphfit_plans = True
+    except GraphfitError:
+        graphfit_plans = False
+    assert sglang_starts == graphfit_plans
