@@ -5,7 +5,7 @@ things come from that directory rather than from the flags:
 
 * the block size when the line gives neither `--speculative-num-draft-tokens` nor
   `--speculative-dflash-block-size`: `_handle_dflash` loads the draft's HF config (with
-  `--json-model-override-args` applied, hf_transformers/config.py:446-466) and takes
+  `--json-model-override-args` applied, hf_transformers/config.py:405-424) and takes
   `parse_dflash_draft_config(...).resolve_block_size()` -- `dflash_config.block_size`, else
   the top-level `block_size` (dflash_utils.py:608-616), `int()`-converted and >= 1
   (dflash_utils.py:501-517) -- or 16 when the config names none (speculative_hook.py:
@@ -208,7 +208,7 @@ def parse_problem(data: Mapping[str, Any]) -> str | None:
 
 
 def overridden(data: Mapping[str, Any], overrides: Mapping[str, Any]) -> dict[str, Any]:
-    """`get_config(..., model_override_args)` (hf_transformers/config.py:446-466), the rule
+    """`get_config(..., model_override_args)` (hf_transformers/config.py:405-424), the rule
     the target's config gets too (graphfit.inputs.target_overrides.apply)."""
     return target_overrides.apply(data, overrides)
 

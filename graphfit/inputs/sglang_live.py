@@ -8,7 +8,7 @@ graphfit.inputs.sglang_dspark) and its `VAR=value` prefix (graphfit.inputs.envir
 SGLANG_DFLASH_EAGER_DRAFT_SAMPLER and the DSPARK modes among them). The running process reads
 the same things: its draft worker loads the draft's config.json from
 `speculative_draft_model_path` with `json_model_override_args` (hf_transformers/config.py:
-446-466; the head's class is `architectures[0]`, models/dflash.py:1317-1324,
+405-424; the head's class is `architectures[0]`, models/dflash.py:1317-1324,
 models/lilicorr.py:575; DSPARK's `sample_from_anchor`, dspark_config.py:29-31), its target
 the model's (hidden size and vocabulary: the LiLiCorr token table's width check and rows,
 models/lilicorr.py:448-456), and `envs` reads `os.environ` of the process (environ.py:

@@ -4,7 +4,7 @@ SGLang never reads the target's config.json raw: every hook and runner reads
 `ModelConfig.hf_config` (`model_config_of(server_args)`, e.g. cuda_graph_hook.py:188-199,
 attention_hook.py:624-625), built by `get_config(model_path, model_override_args=
 json.loads(json_model_override_args))` (configs/model_config.py:612-626). `get_config` applies
-the overrides after loading (utils/hf_transformers/config.py:446-466), key by key, in the
+the overrides after loading (utils/hf_transformers/config.py:405-424), key by key, in the
 order the JSON object gives them:
 
 * a dict given for a key whose current value is a sub-config (a `PretrainedConfig`:
@@ -43,9 +43,9 @@ from graphfit.planner.core.errors import ConfigError, excerpt
 FLAG = "--json-model-override-args"
 # keys that HF's composite configs hold as PretrainedConfig sub-configs (merged, not replaced)
 SUB_CONFIGS = frozenset({"text_config", "vision_config", "audio_config"})
-# dict-valued keys merged into a dict they replace (hf_transformers/config.py:457-463)
+# dict-valued keys merged into a dict they replace (hf_transformers/config.py:415-422)
 MERGED_DICTS = frozenset({"rope_scaling", "rope_parameters"})
-WHERE = "utils/hf_transformers/config.py:446-466"
+WHERE = "utils/hf_transformers/config.py:405-424"
 
 
 def parse(value: object) -> dict[str, Any]:

@@ -2,7 +2,7 @@
 
 SGLang side: `so.resolve` of the line (its real `prepare_server_args` + `resolve_once`, which
 builds the target `ModelConfig` with the override args applied, configs/model_config.py:
-612-626 -> utils/hf_transformers/config.py:446-466), then what it resolved from that config:
+612-626 -> utils/hf_transformers/config.py:405-424), then what it resolved from that config:
 the model facts graphfit sizes buffers with (`ModelConfig.hidden_size`, `.vocab_size`,
 `.context_len`, `.num_hidden_layers`, `hf_config.architectures[0]`, `model_config_of`,
 arg_groups/model_override_base.py:192) and the architecture-dependent defaults of the

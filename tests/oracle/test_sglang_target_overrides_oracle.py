@@ -1,7 +1,7 @@
 """`--json-model-override-args` on the TARGET model's config.json vs SGLang 0.5.23.
 
 SGLang applies the override args to the target's HF config before any hook or runner reads
-it (configs/model_config.py:612-626 -> utils/hf_transformers/config.py:446-466); graphfit's
+it (configs/model_config.py:612-626 -> utils/hf_transformers/config.py:405-424); graphfit's
 readers of the target's config.json see the same overridden config
 (graphfit.inputs.target_overrides). Compared against SGLang's own resolve on CPU
 (tests/oracle/sglang_target_overrides.py): the model facts its ModelConfig holds and the
@@ -168,7 +168,7 @@ def test_falsy_override_json_is_no_override(value: str) -> None:
     {"rope_scaling": {"factor": 1.0}}, {"rope_scaling": {"mrope_section": None}},
     {"rope_scaling": None}])
 def test_rope_scaling_merges_as_in_sglang(tmp_path: Path, overrides: dict[str, Any]) -> None:
-    """A `rope_scaling` dict merges into the written one (hf_transformers/config.py:457-463):
+    """A `rope_scaling` dict merges into the written one (hf_transformers/config.py:415-422):
     an M-RoPE section the override does not name is kept, as SGLang's hf_config keeps it."""
     from sglang.srt.arg_groups.model_override_base import model_config_of
 
