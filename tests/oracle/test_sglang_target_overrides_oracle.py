@@ -214,3 +214,22 @@ def test_an_overridden_quantization_config_is_verified_as_in_sglang(
     except GraphfitError:
         graphfit_plans = False
     assert sglang_starts == graphfit_plans
+
+
+@pytest.mark.parametrize("overrides", [
+    {"linear_num_value_heads": 64}, {"linear_value_head_dim": 256, "linear_conv_kernel_dim": 2},
+    {"num_hidden_layers": 8}, {"full_attention_interval": 2}, {"mamba_ssm_dtype": "float16"},
+])
+def test_an_overridden_mamba_state_sizes_the_cache_as_in_sglang(
+        monkeypatch: pytest.MonkeyPatch, overrides: dict[str, Any]) -> None:
+    """A Qwen3-Next model whose state shape, layer map or SSM dtype the override args move:
+    the state cache SGLang sizes from memory on its overridden config
+    (tests/oracle/test_sglang_mamba_memory_oracle.agree: cache size, static fraction, request
+    pool) equals graphfit's, whose mamba readers see the same config."""
+    from tests.oracle import test_sglang_mamba_memory_oracle as tm
+
+    written = tm.argv_of
+    monkeypatch.setattr(tm, "argv_of", lambda p: (
+        *written(p), "--json-model-override-args", json.dumps(overrides)))
+    p = tm._line(S=None, radix_off=True)  # sized from memory
+    assert tm.agree(p) is True
