@@ -233,3 +233,31 @@ def test_an_overridden_mamba_state_sizes_the_cache_as_in_sglang(
         *written(p), "--json-model-override-args", json.dumps(overrides)))
     p = tm._line(S=None, radix_off=True)  # sized from memory
     assert tm.agree(p) is True
+
+
+UNIFIED = ("--max-running-requests", "48", "--cuda-graph-backend-prefill", "breakable",
+           "--enable-unified-memory")
+
+
+@pytest.mark.parametrize(("name", "overrides"), [
+    ("llama", {"is_hybrid_swa": True}), ("llama", {"architectures": ["Gemma4ForCausalLM"]}),
+    ("swa_optin", {"is_hybrid_swa": False}),
+    ("beam_full", {"layer_types": ["sliding_attention"] * 32}),
+    ("beam_swa", {"layer_types": ["full_attention"] * 32}),
+])
+def test_an_overridden_hybrid_swa_fact_decides_unified_memory_as_in_sglang(
+        name: str, overrides: dict[str, Any]) -> None:
+    """Under --enable-unified-memory post-capture KV sizing depends on `is_hybrid_swa_model`
+    of the overridden config (arg_groups/overrides.py:1826-1836, configs/model_config.py:
+    2651-2697): SGLang's static fraction (its memory hook, tests/oracle/
+    sglang_post_capture_oracle) equals graphfit's on the pasted line, and SGLang's planned
+    answer is the opposite of the same line without the override args."""
+    from tests.oracle import sglang_post_capture_oracle as pc
+
+    argv = (*UNIFIED, "--json-model-override-args", json.dumps(overrides))
+    sg = pc.sglang_fraction(argv, 80, name, "1")
+    plain = pc.sglang_fraction(UNIFIED, 80, name, "1")
+    assert sg is not None and plain is not None
+    assert sg[1] != plain[1]  # the override decides it
+    ours = pc.graphfit_fraction(pc.graphfit_line(argv, name, "1"), 80)
+    assert pc.disagreement(sg[0], ours) is None, (sg, ours)
