@@ -27,7 +27,7 @@ from graphfit.inputs.sglang_quant_files import (
     mxfp4_pack,
 )
 from graphfit.inputs.sglang_safetensors import fp8_experts
-from graphfit.inputs.target_overrides import on_load
+from graphfit.inputs.target_overrides import on_load, shown
 from graphfit.planner import aux_layer_ids
 from graphfit.planner.core.errors import ConfigError, brief, excerpt
 from graphfit.planner.engines.sglang_quant_overrides import quant_config_text
@@ -159,7 +159,7 @@ def load_config(path: Path) -> dict[str, Any]:
 
 def read_model(path: Path) -> ModelInfo:
     """Read a config.json; text values come from `text_config` when the model nests them."""
-    origin = shown_path(path)
+    origin = shown(path, shown_path(path))
     data = load_config(path)
     text = data.get("text_config", {})
     if text is None:

@@ -126,3 +126,12 @@ def on_load(path: Path, data: Any) -> Any:
     if target is None or not isinstance(data, dict) or _resolved(path) != target.path:
         return data
     return apply(data, target.overrides)
+
+
+def shown(path: Path, origin: str) -> str:
+    """An error origin naming `path`: with the override args said when they apply to it, so a
+    bad value they set is not blamed on the file alone."""
+    target = _TARGET.get()
+    if target is None or _resolved(path) != target.path:
+        return origin
+    return f"{origin} (with {FLAG})"

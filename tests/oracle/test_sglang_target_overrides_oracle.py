@@ -261,3 +261,16 @@ def test_an_overridden_hybrid_swa_fact_decides_unified_memory_as_in_sglang(
     assert sg[1] != plain[1]  # the override decides it
     ours = pc.graphfit_fraction(pc.graphfit_line(argv, name, "1"), 80)
     assert pc.disagreement(sg[0], ours) is None, (sg, ours)
+
+
+def test_a_bad_overridden_value_names_the_override_args() -> None:
+    """A value the override args set that graphfit cannot size buffers with is one error
+    line naming the flag beside the file (the file alone holds a good value)."""
+    model = t.dirs()["llama"]
+    code, _, text = run_cli(["plan", "--json", "--", "python", "-m", "sglang.launch_server",
+                             "--model-path", model, "--json-model-override-args",
+                             '{"vocab_size": -1}'])
+    errors = [ln for ln in text.splitlines() if ln.startswith("error:")]
+    assert code == 2 and len(errors) == 1, text
+    assert "--json-model-override-args" in errors[0] and "vocab_size" in errors[0], errors
+    assert len(errors[0]) <= 200
