@@ -274,3 +274,25 @@ def test_a_bad_overridden_value_names_the_override_args() -> None:
     assert code == 2 and len(errors) == 1, text
     assert "--json-model-override-args" in errors[0] and "vocab_size" in errors[0], errors
     assert len(errors[0]) <= 200
+
+
+def test_a_config_files_override_args_apply_to_its_model(tmp_path: Path) -> None:
+    """A graphfit config file naming `model_path` and `json_model_override_args` (SGLang's
+    keys): the model's config.json is read with them applied, as SGLang's ModelConfig holds
+    it (before: the key was ignored as unknown)."""
+    so.oracle()
+    from sglang.srt.arg_groups.model_override_base import model_config_of
+
+    from graphfit.cli.options import resolve_values
+
+    model = t.dirs()["llama"]
+    value = json.dumps({"hidden_size": 2048, "architectures": ["Olmo2ForCausalLM"]})
+    r = so.resolve(("--json-model-override-args", value), model=model)
+    assert isinstance(r, so.Resolved), r
+    mc = model_config_of(r.record)
+    path = tmp_path / "c.yaml"
+    path.write_text(json.dumps({"engine": "sglang", "model_path": model,
+                                "json_model_override_args": value}))
+    got = resolve_values({"config_file": str(path)}, environ={}).values
+    assert (got["hidden_size"], got["architecture"]) == (
+        mc.hidden_size, mc.hf_config.architectures[0])
