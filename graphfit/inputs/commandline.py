@@ -18,6 +18,7 @@ weak settings, so any explicit value wins.
 
 from __future__ import annotations
 
+import contextlib
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -30,6 +31,7 @@ from graphfit.inputs import (
     sglang_post_capture,
     sglang_vit,
     shell,
+    target_overrides,
     trtllm_features,
     trtllm_slots,
 )
@@ -205,38 +207,49 @@ def read(words: Sequence[str], version: str | None = None) -> PastedLine:
                  f"parser reads it: planned as a {release} line (--engine-version overrides)",
                  *notes]
         label = reader.label(entry)
-    notes = [*renamed.environment_notes(engine, environ), *notes]
-    settings, more = _map(reader, parsed, label)
-    if release is not None:
-        settings.append(Setting("engine_version", release, label, COMMAND_LINE, weak=True))
-    notes = [*notes, *more]
-    settings, more = reader.finish(parsed.values, settings)
-    notes += more
-    if model:
-        found, more = model_config.model_settings(model, "model")
-        settings += found
+    with target(engine, model, parsed.values):  # SGLang: the override args on the target
+        notes = [*renamed.environment_notes(engine, environ), *notes]
+        settings, more = _map(reader, parsed, label)
+        if release is not None:
+            settings.append(Setting("engine_version", release, label, COMMAND_LINE, weak=True))
+        notes = [*notes, *more]
+        settings, more = reader.finish(parsed.values, settings)
         notes += more
-        if engine is Engine.SGLANG:  # the memory reserve of a vision-language model
-            settings += model_config.vision_settings(model)
-            settings += mamba_state.mamba_state_settings(model)
-            settings += model_config.quant_settings(model)  # megamoe's NVFP4 rule
-            settings += sglang_post_capture.hybrid_swa_settings(model)  # unified memory
-        if engine is Engine.TRTLLM:  # T5-style relative attention: fixed encoder slots
-            settings += trtllm_slots.fixed_slot_settings(model)
-            notes += trtllm_slots.fixed_slot_notes(model)
-            settings += trtllm_features.feature_spec_settings(model)  # Whisper: feature mode
-            settings += trtllm_features.mm_input_settings(model)  # a vision tower's inputs
-    if engine is Engine.SGLANG:  # its vision-encoder graphs are planned apart (graphfit vit)
-        notes += sglang_vit.environment_notes(environ, model)
-    draft = reader.draft_model(parsed.values)
-    if draft:
-        method = next((s.value for s in reversed(settings) if s.field == "spec_method"),
-                      None) if engine is Engine.VLLM else None
-        found, more = model_config.draft_settings(draft, "draft model", method)
-        settings += found
-        notes += more
+        if model:
+            found, more = model_config.model_settings(model, "model")
+            settings += found
+            notes += more
+            if engine is Engine.SGLANG:  # the memory reserve of a vision-language model
+                settings += model_config.vision_settings(model)
+                settings += mamba_state.mamba_state_settings(model)
+                settings += model_config.quant_settings(model)  # megamoe's NVFP4 rule
+                settings += sglang_post_capture.hybrid_swa_settings(model)  # unified memory
+            if engine is Engine.TRTLLM:  # T5-style relative attention: fixed encoder slots
+                settings += trtllm_slots.fixed_slot_settings(model)
+                notes += trtllm_slots.fixed_slot_notes(model)
+                settings += trtllm_features.feature_spec_settings(model)  # Whisper: feature mode
+                settings += trtllm_features.mm_input_settings(model)  # a vision tower's inputs
+        if engine is Engine.SGLANG:  # its vision-encoder graphs are planned apart (graphfit vit)
+            notes += sglang_vit.environment_notes(environ, model)
+        draft = reader.draft_model(parsed.values)
+        if draft:
+            method = next((s.value for s in reversed(settings) if s.field == "spec_method"),
+                          None) if engine is Engine.VLLM else None
+            found, more = model_config.draft_settings(draft, "draft model", method)
+            settings += found
+            notes += more
     return PastedLine(engine, label, entry, dict(parsed.values), tuple(parsed.spellings),
                       model, environ, tuple(settings), tuple(notes))
+
+
+def target(engine: Engine, model: str | None, values: Mapping[str, Any]
+            ) -> contextlib.AbstractContextManager[None]:
+    """SGLang applies `--json-model-override-args` to the target's config before any hook
+    reads it (graphfit.inputs.target_overrides): so do the readers of this line."""
+    if engine is not Engine.SGLANG:
+        return contextlib.nullcontext()
+    return target_overrides.applied(model_config.config_path(model) if model else None,
+                                    values.get("json_model_override_args"))
 
 
 def refusal(engine: Engine, label: str, argv: Sequence[str], reason: str) -> str:

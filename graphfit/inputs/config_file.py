@@ -10,15 +10,18 @@ unknown and ignored, so whole serve configs can be read.
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 from graphfit.inputs import sglang as sglang_args
+from graphfit.inputs import target_overrides
 from graphfit.inputs import trtllm as trtllm_args
 from graphfit.inputs import vllm as vllm_args
 from graphfit.inputs.gpus import gpu_memory_gb
 from graphfit.inputs.keys import Handler, field_key, raw
+from graphfit.inputs.model_config import config_path
 from graphfit.inputs.reading import load_data, shown_path
 from graphfit.inputs.settings import CONFIG_FIELDS, FILE, Setting
 from graphfit.inputs.values import (
@@ -99,6 +102,19 @@ for _own in ENGINE_ONLY_KEYS.values():
         KEYS.pop(_key, None)
 
 
+OVERRIDES = "json_model_override_args"
+
+
+def _target(data: Mapping[Any, Any]) -> contextlib.AbstractContextManager[None]:
+    """SGLang's `json_model_override_args` beside `model_path` in one file: applied to that
+    model's config.json as SGLang applies it (graphfit.inputs.target_overrides)."""
+    keys = {normalize_key(k): v for k, v in data.items() if isinstance(k, str)}
+    model = keys.get("model_path")
+    if OVERRIDES not in keys or not isinstance(model, str):
+        return contextlib.nullcontext()
+    return target_overrides.applied(config_path(model), keys[OVERRIDES])
+
+
 def read_mapping(path: Path) -> dict[str, Any]:
     """The file's top-level mapping (graphfit.inputs.reading: bounded, strict JSON or YAML)."""
     origin = shown_path(path)
@@ -133,9 +149,12 @@ def mapping_settings(data: dict[str, Any], name: str, own: Mapping[str, Handler]
         origin = f"{brief(name)}: {brief(key)}"
         handler = (own or {}).get(normalized) or KEYS.get(normalized)
         if handler is not None:
-            found, more = handler(origin, value, FILE)
+            with _target(data):
+                found, more = handler(origin, value, FILE)
             settings += found
             notes += more
+        elif normalized == OVERRIDES:  # read with model_path (`_target`)
+            target_overrides.parse(value)
         elif normalized in IGNORED:
             ignored.append(key)
         else:

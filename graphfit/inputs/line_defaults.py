@@ -26,7 +26,7 @@ from graphfit.inputs import (
     sglang_uno,
     vllm_defaults,
 )
-from graphfit.inputs.commandline import PastedLine
+from graphfit.inputs.commandline import PastedLine, target
 from graphfit.inputs.gpus import gpu_name
 from graphfit.inputs.settings import Resolved
 from graphfit.planner.config import EngineConfig
@@ -128,11 +128,13 @@ def settle(line: PastedLine, resolved: Resolved, gpu_given: object,
     if line.engine is Engine.VLLM:
         return settle_vllm(line, resolved, gpu_given, skip)
     if line.engine is Engine.SGLANG:
-        # multi-layer EAGLE's draft backend: SGLang's default by GPU and model
-        resolved = sglang_draft_default.settle(line.values, resolved, gpu_given)
-        # the runners' seq_lens fills: SGLang's default backend (aiter on ROCm)
-        resolved = sglang_runner_backends.settle(line.values, resolved, gpu_given)
-        # UNO naming no backend: SGLang's default must be FA3 (graphfit.inputs.sglang_uno)
-        resolved = sglang_uno.settle(line.values, resolved, gpu_given)
-        return settle_sglang(line, resolved)
+        # the model facts read here see the override args too (graphfit.inputs.target_overrides)
+        with target(line.engine, line.model, line.values):
+            # multi-layer EAGLE's draft backend: SGLang's default by GPU and model
+            resolved = sglang_draft_default.settle(line.values, resolved, gpu_given)
+            # the runners' seq_lens fills: SGLang's default backend (aiter on ROCm)
+            resolved = sglang_runner_backends.settle(line.values, resolved, gpu_given)
+            # UNO naming no backend: SGLang's default must be FA3 (graphfit.inputs.sglang_uno)
+            resolved = sglang_uno.settle(line.values, resolved, gpu_given)
+            return settle_sglang(line, resolved)
     return resolved

@@ -666,11 +666,12 @@ def mamba_state_settings(model: str) -> list[Setting]:
     """Weak settings for SglangOptions.mamba_state_shape / mamba_ssm_dtype from a local
     model's config.json, none for other models, a hub id or a file that does not say."""
     from graphfit.inputs.model_config import config_path
+    from graphfit.inputs.target_overrides import on_load
 
     path = config_path(model)
     if path is None:
         return []
-    data = load_json(path, "model config")
+    data = on_load(path, load_json(path, "model config"))
     if not isinstance(data, dict):
         return []
     architectures = data.get("architectures")

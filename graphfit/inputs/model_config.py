@@ -27,6 +27,7 @@ from graphfit.inputs.sglang_quant_files import (
     mxfp4_pack,
 )
 from graphfit.inputs.sglang_safetensors import fp8_experts
+from graphfit.inputs.target_overrides import on_load, shown
 from graphfit.planner import aux_layer_ids
 from graphfit.planner.core.errors import ConfigError, brief, excerpt
 from graphfit.planner.engines.sglang_quant_overrides import quant_config_text
@@ -110,7 +111,7 @@ def local_config(model: str) -> dict[str, Any] | None:
     path = config_path(model)
     if path is None:
         return None
-    data = load_json(path, "model config")
+    data = on_load(path, load_json(path, "model config"))
     return data if isinstance(data, dict) else None
 
 
@@ -147,8 +148,10 @@ def _uses_mrope(data: dict[str, Any]) -> bool:
 
 
 def load_config(path: Path) -> dict[str, Any]:
-    """A config.json as its JSON object (bounded and strict: graphfit.inputs.reading)."""
-    data = load_json(path, "model config")
+    """A config.json as its JSON object (bounded and strict: graphfit.inputs.reading); the
+    target's with SGLang's `--json-model-override-args` applied while a line is read
+    (graphfit.inputs.target_overrides)."""
+    data = on_load(path, load_json(path, "model config"))
     if not isinstance(data, dict):
         raise ConfigError(f"{shown_path(path)}: expected a JSON object")
     return data
@@ -156,7 +159,7 @@ def load_config(path: Path) -> dict[str, Any]:
 
 def read_model(path: Path) -> ModelInfo:
     """Read a config.json; text values come from `text_config` when the model nests them."""
-    origin = shown_path(path)
+    origin = shown(path, shown_path(path))
     data = load_config(path)
     text = data.get("text_config", {})
     if text is None:

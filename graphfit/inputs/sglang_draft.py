@@ -5,7 +5,7 @@ things come from that directory rather than from the flags:
 
 * the block size when the line gives neither `--speculative-num-draft-tokens` nor
   `--speculative-dflash-block-size`: `_handle_dflash` loads the draft's HF config (with
-  `--json-model-override-args` applied, hf_transformers/config.py:446-466) and takes
+  `--json-model-override-args` applied, hf_transformers/config.py:405-424) and takes
   `parse_dflash_draft_config(...).resolve_block_size()` -- `dflash_config.block_size`, else
   the top-level `block_size` (dflash_utils.py:608-616), `int()`-converted and >= 1
   (dflash_utils.py:501-517) -- or 16 when the config names none (speculative_hook.py:
@@ -34,8 +34,8 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from graphfit.inputs import model_config
-from graphfit.inputs.reading import parse_json, shown_path
+from graphfit.inputs import model_config, target_overrides
+from graphfit.inputs.reading import shown_path
 from graphfit.inputs.settings import COMMAND_LINE, FILE, Setting
 from graphfit.inputs.sglang_lilicorr import LilicorrRefusal, candidate_topk, head_geometry
 from graphfit.planner.core.enums import SpecMethod
@@ -208,16 +208,9 @@ def parse_problem(data: Mapping[str, Any]) -> str | None:
 
 
 def overridden(data: Mapping[str, Any], overrides: Mapping[str, Any]) -> dict[str, Any]:
-    """`get_config(..., model_override_args)` (hf_transformers/config.py:446-466): each key
-    set on the config; a dict given for a sub-config (text_config) updates it."""
-    out = dict(data)
-    for key, value in overrides.items():
-        current = out.get(key)
-        if isinstance(value, dict) and key == "text_config" and isinstance(current, dict):
-            out[key] = {**current, **value}
-        else:
-            out[key] = value
-    return out
+    """`get_config(..., model_override_args)` (hf_transformers/config.py:405-424), the rule
+    the target's config gets too (graphfit.inputs.target_overrides.apply)."""
+    return target_overrides.apply(data, overrides)
 
 
 def parse(data: Mapping[str, Any], path: Path) -> DflashDraft:
@@ -292,17 +285,10 @@ def _head_weights(data: Mapping[str, Any]) -> dict[str, object]:
 
 
 def override_args(value: Any) -> dict[str, Any]:
-    """`--json-model-override-args` (a JSON object; SGLang's default is "{}"), which SGLang
-    applies to the draft's config as to the target's (DFLASH here, DSPARK in
-    graphfit.inputs.sglang_dspark)."""
-    if value is None or value == "{}":
-        return {}
-    parsed = parse_json(value, "--json-model-override-args") if isinstance(value, str) \
-        else value
-    if not isinstance(parsed, dict):
-        raise ConfigError(f"--json-model-override-args: expected a JSON object, got "
-                          f"{excerpt(parsed)}")
-    return parsed
+    """`--json-model-override-args` (SGLang's default is "{}"), which SGLang applies to the
+    draft's config as to the target's (DFLASH here, DSPARK in graphfit.inputs.sglang_dspark;
+    read as graphfit.inputs.target_overrides.parse reads it)."""
+    return target_overrides.parse(value)
 
 
 def dflash_draft_settings(values: Mapping[str, Any], explicit_block: bool

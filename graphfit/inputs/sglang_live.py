@@ -8,7 +8,7 @@ graphfit.inputs.sglang_dspark) and its `VAR=value` prefix (graphfit.inputs.envir
 SGLANG_DFLASH_EAGER_DRAFT_SAMPLER and the DSPARK modes among them). The running process reads
 the same things: its draft worker loads the draft's config.json from
 `speculative_draft_model_path` with `json_model_override_args` (hf_transformers/config.py:
-446-466; the head's class is `architectures[0]`, models/dflash.py:1317-1324,
+405-424; the head's class is `architectures[0]`, models/dflash.py:1317-1324,
 models/lilicorr.py:575; DSPARK's `sample_from_anchor`, dspark_config.py:29-31), its target
 the model's (hidden size and vocabulary: the LiLiCorr token table's width check and rows,
 models/lilicorr.py:448-456), and `envs` reads `os.environ` of the process (environ.py:
@@ -40,6 +40,7 @@ from graphfit.inputs import (
     sglang_runner_backends,
     sglang_spec_dp,
     sglang_uno_moe,
+    target_overrides,
 )
 from graphfit.inputs.settings import Setting
 
@@ -68,6 +69,15 @@ def config_settings(server_args: Any) -> dict[str, Any]:
     """EngineConfig fields from the model directories the ServerArgs name (empty for a hub
     id without local files); ConfigError where the draft would not load (SGLang's reason)."""
     values = values_of(server_args)
+    model = values["model_path"]
+    target = model_config.config_path(model) if isinstance(model, str) else None
+    # the running server's target ModelConfig has the override args applied
+    # (graphfit.inputs.target_overrides)
+    with target_overrides.applied(target, values["json_model_override_args"]):
+        return _read(values)
+
+
+def _read(values: Mapping[str, Any]) -> dict[str, Any]:
     # UNO's adapter on a MoE model's experts: refused as on a pasted line (the same reader of
     # --uno-lora-path's adapter_config.json, graphfit.inputs.sglang_uno_moe); its notes have
     # no place in a live check's one line

@@ -239,7 +239,20 @@ def translated_argv(answer: SglangAnswer) -> tuple[str, ...]:
         argv.append("--enable-dp-lm-head")
     if r.enable_multi_layer_eagle:
         argv.append("--enable-multi-layer-eagle")
-    return tuple(argv) + backend_argv(r)
+    return tuple(argv) + backend_argv(r) + _overridden_model(r)
+
+
+def _overridden_model(r: so.Resolved) -> tuple[str, ...]:
+    """graphfit's flags carry no `--json-model-override-args`: the target's hidden size and
+    vocabulary SGLang's ModelConfig holds with them applied (configs/model_config.py:612-626,
+    the runners' sizes, decode_cuda_graph_runner.py:474-476) as --hidden-size / --vocab-size;
+    nothing for a line without override args (the model directory's own values)."""
+    if not json.loads(getattr(r.record, "json_model_override_args", None) or "{}"):
+        return ()
+    from sglang.srt.arg_groups.model_override_base import model_config_of
+
+    mc = model_config_of(r.record)
+    return ("--hidden-size", str(mc.hidden_size), "--vocab-size", str(mc.vocab_size))
 
 
 def _dp_lm_head(r: so.Resolved) -> bool:

@@ -448,8 +448,22 @@ def runners(r: Resolved, *, token_capacity: int = DEFAULT_TOKEN_CAPACITY,
         worker_parse(r)
     if r.decode_backend == "disabled":
         return {}
+    hidden_size, vocab_size = _overridden_sizes(r, hidden_size, vocab_size)
     with published(r):
         return _runners(r, token_capacity, hidden_size, vocab_size, device)
+
+
+def _overridden_sizes(r: Resolved, hidden_size: int, vocab_size: int) -> tuple[int, int]:
+    """Glue: the runners size their buffers by the target ModelConfig's hidden size and
+    vocabulary (decode_cuda_graph_runner.py:474-476); on a line with
+    `--json-model-override-args` those are the overridden config's (model_config.py:612-626),
+    read from SGLang's own ModelConfig; other lines keep the caller's sizes."""
+    if not json.loads(getattr(r.record, "json_model_override_args", None) or "{}"):
+        return hidden_size, vocab_size
+    from sglang.srt.arg_groups.model_override_base import model_config_of
+
+    mc = model_config_of(r.record)
+    return int(mc.hidden_size), int(mc.vocab_size)
 
 
 def _runners(r: Resolved, token_capacity: int, hidden_size: int, vocab_size: int,
