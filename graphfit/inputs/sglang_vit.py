@@ -17,6 +17,12 @@ The keys read are the ones each tower's constructor reads (cited per field):
   internvl.py:522 and interns1.py:39), whether or not the encoder then runs data-parallel;
   only InternVL's tower runs data-parallel with --mm-enable-dp-encoder (internvl.py:520,
   542-545), Intern-S1's is built without it (interns1.py:62: heads always split);
+* the Qwen3-VL subclasses (Qwen3.5 / Qwen3.5-MoE, Intern-S1-Pro, Intern-S2 Mobius / Preview,
+  Cosmos3, Qwen4-Exp: VIT_ARCHITECTURES): Qwen3-VL's keys and tower; a key absent from
+  config.json takes SGLang's Qwen3VLVisionConfig default (QWEN3_VISION_DEFAULTS), except for
+  Intern-S1-Pro, whose remote-code config has none (spatial_merge_size, out_hidden_size
+  required, deepstack
+  [] as its constructor sets, interns1pro.py:199-201);
 * Qwen3-Omni MoE (qwen3_omni_moe.py:432-502, 551-552, 732): Qwen3-VL's keys under
   thinker_config (its vision encoder subclasses Qwen3VLMoeVisionModel, built without
   use_data_parallel: heads always split);
@@ -50,6 +56,9 @@ from graphfit.planner.engines.sglang_vit import (
     BAILING_MM_ARCHITECTURES,
     BAILING_MM_TOWERS,
     ENV_FLAG,
+    QWEN3_CLASS_CONFIG,
+    QWEN3_REMOTE_CONFIG,
+    QWEN3_VISION_DEFAULTS,
     REFUSED_ARCHITECTURES,
     VIT_ARCHITECTURES,
 )
@@ -119,6 +128,14 @@ def read_geometry(model: str | Path, *, tp: int = 1, dp_encoder: bool = False,
     text_key = "llm_config" if arch in BAILING_MM_ARCHITECTURES else "text_config"
     text = data.get(text_key) if isinstance(data.get(text_key), dict) else {}
     vw = f"{where}: vision_config"
+    if arch in QWEN3_CLASS_CONFIG:  # SGLang's Qwen3VLVisionConfig subclass fills the rest
+        vision = {**QWEN3_VISION_DEFAULTS, **vision}
+    if arch in QWEN3_REMOTE_CONFIG:  # remote code: no default but deepstack (interns1pro.py:200)
+        vision = {"deepstack_visual_indexes": [], **vision}
+        # read by the tower with no default: qwen3_vl.py:385, 395 (merger projection on)
+        _required(vw, vision, "spatial_merge_size")
+        if not vision.get("disable_merger_proj"):
+            _required(vw, vision, "out_hidden_size")
     if family == "kimi_k3":
         vision = {**KIMI_VISION_DEFAULTS, **vision}
         hidden = _required(vw, vision, "vt_hidden_size")

@@ -87,3 +87,21 @@ def test_refused_towers_are_one_error_line(tmp_path: Path, config: dict[str, Any
     lines = err.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("error:") and len(lines[0]) <= 200
     assert " ... " not in lines[0]  # short enough to keep its citation whole
+
+
+@pytest.mark.parametrize("model_class", ["Qwen3_5MoeForConditionalGeneration",
+                                         "InternS1ProForConditionalGeneration"])
+def test_qwen3_subclass_through_graphfit_vit(tmp_path: Path, model_class: str) -> None:
+    """A Qwen3-VL subclass is planned by `graphfit vit` as a Qwen3-VL tower; Intern-S1-Pro's
+    remote-code config without spatial_merge_size is one error line, exit 2 (SGLang's tower
+    reads it with no default: the oracle test shows SGLang's constructor failing too)."""
+    vision = {"hidden_size": 64, "num_heads": 4, "patch_size": 16}
+    model = _write(tmp_path / "m", {"architectures": [model_class], "vision_config": vision})
+    code, out, err = run_cli(["vit", str(model), "--images", "1x4x4", "--max-images", "1"])
+    if model_class in sv.QWEN3_REMOTE_CONFIG:
+        assert code == 2 and out == "", (out, err)
+        assert err.startswith("error: ") and "spatial_merge_size missing" in err
+        assert len(err.strip().splitlines()) == 1 and len(err.strip()) <= 200
+    else:
+        assert code == 0, err
+        assert "PROVEN SAFE" in out and "qwen3_vl" in out, out

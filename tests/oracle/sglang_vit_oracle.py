@@ -551,3 +551,69 @@ def radio_with_graphs(*, hidden: int, heads: int, tokens: int, images: int
     except (AssertionError, AttributeError) as exc:
         outcome["dynamic"] = f"{type(exc).__name__}: {exc}"
     return outcome, tuple(runner.graphs)
+
+
+# The Qwen3-VL subclasses SGLang 0.5.23 registers: architecture -> (its model file, the config
+# class SGLang parses its config.json into: configs/__init__.py; None: remote code, a plain
+# PretrainedConfig). Each constructor ends in Qwen3VLForConditionalGeneration.__init__.
+QWEN3_SUBCLASSES: dict[str, tuple[str, str | None]] = {
+    "Qwen3_5ForConditionalGeneration": ("qwen3_5", "qwen3_5.Qwen3_5Config"),
+    "Qwen3_5MoeForConditionalGeneration": ("qwen3_5", "qwen3_5.Qwen3_5MoeConfig"),
+    "InternS1ProForConditionalGeneration": ("interns1pro", None),
+    "Cosmos3ForConditionalGeneration": ("cosmos3", "cosmos3.Cosmos3Config"),
+    "Qwen4ExpForConditionalGeneration": ("qwen4_exp", "qwen4_exp.Qwen4ExpConfig"),
+    "InternS2MobiusForConditionalGeneration": ("interns2_mobius",
+                                               "interns2_mobius.InternS2MobiusConfig"),
+    "InternS2PreviewForConditionalGeneration": ("interns2preview",
+                                                "interns2preview.InternS2PreviewConfig"),
+}
+
+
+class _TowerBuilt(Exception):
+    """Raised by the tower recorder: the rest of the model's constructor is not needed."""
+
+
+def qwen3_subclass_tower(model_class: str, config: dict[str, Any], *, data_parallel: bool
+                         ) -> tuple[str, dict[str, Any]]:
+    """Run SGLang's own constructor of the Qwen3-VL subclass `model_class` on `config` (a
+    config.json, parsed by SGLang's own config class) up to the vision tower it builds: (the
+    tower class, that call's keywords with its defaults filled in; `vision_config` the config
+    object itself). Stubbed: the parallel / multimodal state (--mm-enable-dp-encoder =
+    `data_parallel`) and the tower class (a recorder that stops the constructor once called)."""
+    import importlib
+    import inspect
+
+    from sglang.srt.models import qwen3_vl
+    from transformers import PretrainedConfig
+
+    model_file, config_class = QWEN3_SUBCLASSES[model_class]
+    if config_class is None:  # trust_remote_code: whatever the file holds, as attributes
+        cfg: Any = PretrainedConfig(**{k: v for k, v in config.items()
+                                       if k != "vision_config"})
+        cfg.vision_config = PretrainedConfig(**config.get("vision_config", {}))
+    else:
+        module, name = config_class.split(".")
+        cfg = getattr(importlib.import_module(f"sglang.srt.configs.{module}"), name)(**config)
+    built: list[tuple[str, dict[str, Any]]] = []
+    real = qwen3_vl.Qwen3VLMoeVisionModel
+
+    def recorder(*args: Any, **kwargs: Any) -> Any:
+        bound = inspect.signature(real).bind(*args, **kwargs)
+        bound.apply_defaults()
+        built.append((real.__name__, dict(bound.arguments)))
+        raise _TowerBuilt
+
+    saved = (qwen3_vl.get_parallel, qwen3_vl.get_mm, real)
+    qwen3_vl.get_parallel = lambda: types.SimpleNamespace(  # type: ignore[assignment]
+        pp_group=types.SimpleNamespace(is_first_rank=True))
+    qwen3_vl.get_mm = lambda: types.SimpleNamespace(  # type: ignore[assignment]
+        mm_enable_dp_encoder=data_parallel)
+    qwen3_vl.Qwen3VLMoeVisionModel = recorder  # type: ignore[assignment,misc]
+    try:
+        cls = getattr(importlib.import_module(f"sglang.srt.models.{model_file}"), model_class)
+        with contextlib.suppress(_TowerBuilt):
+            cls(cfg)
+    finally:
+        qwen3_vl.get_parallel, qwen3_vl.get_mm, qwen3_vl.Qwen3VLMoeVisionModel = saved  # type: ignore[assignment,misc]
+    assert len(built) == 1, built
+    return built[0]

@@ -104,6 +104,15 @@ def bailing_agrees(case: BailingCase) -> int:
     assert (geometry.heads_per_rank, geometry.head_dim) == heads
     dtype = case.config["llm_config"]["torch_dtype"]  # SGLang's model dtype: the text config's
     assert geometry.dtype == dtype
+    return _runner_agrees(geometry, v, dtype, kwargs.get("max_context_len"), heads[0],
+                          case.workload)
+
+
+def _runner_agrees(geometry: sv.VitGeometry, v: dict[str, Any], dtype: str,
+                   max_context_len: int | None, heads_per_rank: int,
+                   workload: sv.VitWorkload) -> int:
+    """Every reachable call through SGLang's runner and glue built from the tower's values
+    `v` equals graphfit's plan of `geometry`: keys, buffers, rotary pairs, tight capacities."""
     qwen2_5 = geometry.family == "qwen2_5_vl"
     runner = vo.qwen_runner(
         geometry.family, hidden=v["hidden_size"], heads=v["num_heads"], patch=v["patch_size"],
@@ -111,11 +120,11 @@ def bailing_agrees(case: BailingCase) -> int:
         deepstack=0 if qwen2_5 else len(v["deepstack_visual_indexes"]),
         window=v["window_size"] if qwen2_5 else None,
         fullatt=v["fullatt_block_indexes"] if qwen2_5 else (),
-        max_context_len=kwargs.get("max_context_len"), dtype=dtype, heads_per_rank=heads[0])
-    for call in sv.reachable_calls(case.workload):
+        max_context_len=max_context_len, dtype=dtype, heads_per_rank=heads_per_rank)
+    for call in sv.reachable_calls(workload):
         vo.qwen_call(runner, call)
     sglang = vo.qwen_state(runner)
-    keys = sv.reachable_keys(geometry, case.workload)
+    keys = sv.reachable_keys(geometry, workload)
     assert keys == sglang["keys"]
     for key in keys:
         ours = {b.name: ((b.rows, *b.row_shape), b.dtype)
@@ -123,11 +132,87 @@ def bailing_agrees(case: BailingCase) -> int:
         assert ours == sglang["buffers"][key], key
     tokens = [int(str(k[0])) for k in keys]
     assert sv.workspace_rows(geometry, tokens) == sglang["workspace_rows"]
-    plan = sv.plan_vit(geometry, case.workload)
+    plan = sv.plan_vit(geometry, workload)
     assert plan.verify() == ()
     for name, cap in plan.capacities:  # tight: the largest key's rows
         assert cap == max(sglang["buffers"][k][name][0][0] for k in keys)
     return len(keys)
+
+
+@dataclass(frozen=True)
+class SubclassCase:
+    """A config.json of one of the Qwen3-VL subclasses (vo.QWEN3_SUBCLASSES), as the others."""
+
+    model_class: str
+    config: dict[str, Any]
+    tp: int
+    dp_encoder: bool
+    workload: sv.VitWorkload
+
+
+def subclass_case(rng: random.Random, model_class: str | None = None) -> SubclassCase:
+    """Keys a config class defaults (spatial_merge_size, deepstack_visual_indexes,
+    out_hidden_size) are left out at random: SGLang's class default (or, for a remote-code
+    config, SGLang's AttributeError) is then what graphfit must match."""
+    heads = rng.choice([1, 2, 4, 8])
+    head_dim = rng.choice([8, 16])
+    merge = rng.choice([1, 2])
+    vision: dict[str, Any] = {"hidden_size": heads * head_dim, "num_heads": heads,
+                              "patch_size": rng.choice([2, 14, 16])}
+    if rng.random() < 0.7:
+        vision["spatial_merge_size"] = merge
+    else:
+        merge = 2
+    if rng.random() < 0.7:
+        vision["out_hidden_size"] = head_dim
+    if rng.random() < 0.5:
+        vision["deepstack_visual_indexes"] = list(range(rng.randint(0, 2)))
+    model_class = model_class or rng.choice(sorted(vo.QWEN3_SUBCLASSES))
+    config = {"architectures": [model_class], "vision_config": vision,
+              "text_config": {"torch_dtype": rng.choice(["bfloat16", "float16"])}}
+    tp = rng.choice([t for t in (1, 2, 4) if heads % t == 0])
+    grids = tuple((rng.randint(1, 2), rng.randint(1, 5) * merge, rng.randint(1, 5) * merge)
+                  for _ in range(rng.randint(1, 3)))
+    workload = sv.VitWorkload(grids, rng.randint(1, 3 if len(grids) < 3 else 2))
+    return SubclassCase(model_class, config, tp, rng.random() < 0.5, workload)
+
+
+def subclass_agrees(case: SubclassCase) -> int:
+    """Assert graphfit == SGLang for `case`: SGLang's own constructor (on its own config
+    class) builds Qwen3-VL's tower with the vision config and use_data_parallel it passes;
+    graphfit plans the family `qwen3_vl` with those values (heads per rank through SGLang's
+    VisionAttention, then every key and buffer through SGLang's runner); the keys compared,
+    0 when both refuse (SGLang's AttributeError: a key the remote-code config lacks)."""
+    with tempfile.TemporaryDirectory() as where:
+        path = Path(where) / "config.json"
+        path.write_text(json.dumps(case.config))
+        try:
+            tower, kwargs = vo.qwen3_subclass_tower(case.model_class, case.config,
+                                                    data_parallel=case.dp_encoder)
+            vc = kwargs["vision_config"]
+            v = {k: getattr(vc, k) for k in ("hidden_size", "num_heads", "patch_size",
+                                             "spatial_merge_size", "out_hidden_size",
+                                             "deepstack_visual_indexes")}
+        except AttributeError as exc:
+            try:
+                read_geometry(path, tp=case.tp, dp_encoder=case.dp_encoder)
+            except ConfigError as ours:
+                assert "missing" in str(ours), ours
+                return 0
+            raise AssertionError(f"graphfit plans what SGLang cannot build: {exc}") from exc
+        geometry = read_geometry(path, tp=case.tp, dp_encoder=case.dp_encoder)
+    assert tower == "Qwen3VLMoeVisionModel"
+    assert geometry.family == SGLANG_TOWER_FAMILY[tower]
+    assert geometry.deepstack == len(v["deepstack_visual_indexes"])
+    assert (geometry.patch_size, geometry.spatial_merge_size) == (v["patch_size"],
+                                                                  v["spatial_merge_size"])
+    assert geometry.out_hidden_size in (None, v["out_hidden_size"])
+    heads = vo.vision_attention_heads(hidden=v["hidden_size"], heads=v["num_heads"], dummy=0,
+                                      tp=case.tp, data_parallel=kwargs["use_data_parallel"])
+    assert (geometry.heads_per_rank, geometry.head_dim) == heads
+    dtype = case.config["text_config"]["torch_dtype"]
+    assert geometry.dtype == dtype
+    return _runner_agrees(geometry, v, dtype, None, heads[0], case.workload)
 
 
 def radio_refused(model: Path) -> str:
@@ -139,4 +224,5 @@ def radio_refused(model: Path) -> str:
     raise AssertionError("graphfit planned a RADIO tower")
 
 
-__all__ = ["BailingCase", "bailing_agrees", "bailing_case", "radio_refused"]
+__all__ = ["BailingCase", "SubclassCase", "bailing_agrees", "bailing_case", "radio_refused",
+           "subclass_agrees", "subclass_case"]

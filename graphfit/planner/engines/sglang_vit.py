@@ -120,7 +120,32 @@ VIT_ARCHITECTURES = {
     "InternS1ForConditionalGeneration": "internvl",
     # kimi_k3.py:3443, 3500, 3876 (its KimiK3VisionTower: kimi_k3_vl.py:809-828)
     "KimiK3ForConditionalGeneration": "kimi_k3",
+    # Subclasses of Qwen3VLForConditionalGeneration: each constructor ends in its
+    # super().__init__, which builds Qwen3VLMoeVisionModel(config.vision_config,
+    # use_data_parallel=--mm-enable-dp-encoder) (qwen3_vl.py:1315-1340), and none replaces
+    # self.visual; each vision config class derives from Qwen3VLVisionConfig (its defaults:
+    # configs/qwen3_vl.py:8-39), Intern-S1-Pro's is remote code (QWEN3_REMOTE_CONFIG)
+    "Qwen3_5ForConditionalGeneration": "qwen3_vl",  # qwen3_5.py:2374, 2387; configs/qwen3_5.py:7
+    "Qwen3_5MoeForConditionalGeneration": "qwen3_vl",  # qwen3_5.py:2586, 2601; configs :112
+    "InternS1ProForConditionalGeneration": "qwen3_vl",  # interns1pro.py:191, 203-208
+    "Cosmos3ForConditionalGeneration": "qwen3_vl",  # cosmos3.py:38, 97; configs/cosmos3.py:17
+    "Qwen4ExpForConditionalGeneration": "qwen3_vl",  # qwen4_exp.py:2220, 2240; configs :7
+    # interns2_mobius.py:802, 823 (of Qwen3.5); configs/interns2_mobius.py:10
+    "InternS2MobiusForConditionalGeneration": "qwen3_vl",
+    # interns2preview.py:5 (of Qwen3.5-MoE, no constructor); configs/interns2preview.py:8
+    "InternS2PreviewForConditionalGeneration": "qwen3_vl",
 }
+# the subclasses whose config SGLang parses with a Qwen3VLVisionConfig (a key absent from
+# config.json takes that class's default); Intern-S1-Pro's config is remote code: no default
+# but its own deepstack_visual_indexes = [] when absent (interns1pro.py:199-201)
+QWEN3_REMOTE_CONFIG = frozenset({"InternS1ProForConditionalGeneration"})
+QWEN3_CLASS_CONFIG = frozenset({
+    "Qwen3_5ForConditionalGeneration", "Qwen3_5MoeForConditionalGeneration",
+    "Cosmos3ForConditionalGeneration", "Qwen4ExpForConditionalGeneration",
+    "InternS2MobiusForConditionalGeneration", "InternS2PreviewForConditionalGeneration"})
+# Qwen3VLVisionConfig's defaults for what graphfit reads (configs/qwen3_vl.py:16-21)
+QWEN3_VISION_DEFAULTS = {"spatial_merge_size": 2, "out_hidden_size": 3584,
+                         "deepstack_visual_indexes": [8, 16, 24]}
 FAMILIES = ("qwen2_5_vl", "qwen3_vl", "internvl", "kimi_k3")
 # Bailing MM v1/v2 (bailing_mm.py:46, 262, 266-269): the tower is the one vision_config names,
 # its architectures[0], else its model_type (bailing_mm.py:79-80); any other name is SGLang's
@@ -146,21 +171,6 @@ REFUSED_ARCHITECTURES = {  # nano_nemotron_vl.py:91 (RadioModel), 494-498 (Entry
     "NemotronH_Nano_Omni_Reasoning_V3": _RADIO,
     "NemotronH_Omni_Reasoning_V3": _RADIO,
 }
-# Subclasses of Qwen3VLForConditionalGeneration whose constructor (super().__init__) builds
-# Qwen3-VL's tower, Qwen3VLMoeVisionModel (qwen3_vl.py:1315-1340), so SGLang does capture ViT
-# graphs for them; each reads its own config class and text model, which graphfit does not
-# restate yet: refused with that reason rather than "no ViT CUDA graph"
-_QWEN3_SUBCLASS = ("a Qwen3-VL subclass: qwen3_vl.py:1332 builds its ViT-graph tower; graphfit "
-                   "does not restate its constructor and config yet")
-REFUSED_ARCHITECTURES.update(dict.fromkeys((
-    "Qwen3_5ForConditionalGeneration",  # qwen3_5.py:2374, 2387, 3021
-    "Qwen3_5MoeForConditionalGeneration",  # qwen3_5.py:2586, 2601, 3021
-    "InternS1ProForConditionalGeneration",  # interns1pro.py:191, 203, 251
-    "Cosmos3ForConditionalGeneration",  # cosmos3.py:38, 97, 116
-    "Qwen4ExpForConditionalGeneration",  # qwen4_exp.py:2220, 2240, 2694
-    "InternS2MobiusForConditionalGeneration",  # interns2_mobius.py:802, 823, 837 (of Qwen3.5)
-    "InternS2PreviewForConditionalGeneration",  # interns2preview.py:5, 9 (of Qwen3.5-MoE)
-), _QWEN3_SUBCLASS))
 # the most keys a plan enumerates (each ordered choice of images is one key)
 MAX_KEYS = 20_000
 
@@ -711,7 +721,8 @@ __all__ = ["ATTENTION_BACKENDS", "BAILING_MM_ARCHITECTURES", "BAILING_MM_TOWERS"
            "CUDNN_BATCH_BUCKETS", "CUDNN_WORKSPACE_BYTES", "ENV_FLAG", "FAMILIES",
            "RUNNER_BACKENDS",
            "cudnn_padded_images",
-           "KIMI_DEFAULTS", "REFUSED_ARCHITECTURES", "VIT_ARCHITECTURES", "VitBuffer",
+           "KIMI_DEFAULTS", "QWEN3_CLASS_CONFIG", "QWEN3_REMOTE_CONFIG", "QWEN3_VISION_DEFAULTS",
+           "REFUSED_ARCHITECTURES", "VIT_ARCHITECTURES", "VitBuffer",
            "VitGeometry", "VitPlan", "VitViolation", "VitWorkload", "graph_key",
            "key_buffers", "key_calls", "key_fill", "kimi_outcomes", "plan_vit",
            "qwen2_5_full_layout", "qwen2_5_window_layout", "qwen3_layout", "reachable_calls",
