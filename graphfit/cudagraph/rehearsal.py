@@ -246,32 +246,49 @@ def _reads_tokens(p: Plan, name: str) -> bool:
 
 def _keyed_rehearsal(p: Plan, runner: KeyedGraphRunner, gen: torch.Generator
                      ) -> ComponentRehearsal:
-    """Each captured key replayed with the plan's witness batch (one split of its counts),
-    against the same batch run eagerly."""
+    """Each captured key replayed with the plan's witness batch (one split of its counts)
+    and, where one reaches the same key, the witness with one token less (a padded tail for
+    the staged rows to zero), each against the same batch run eagerly (one replay counted per
+    key)."""
     comp = p.keyed[runner.component]
     replayed, unreached, bad = 0, [], []
     for key in sorted(runner.graphs):
-        lens = comp.probe(key)
-        ids = torch.randint(0, 1000, (sum(lens),), generator=gen, dtype=torch.int32
-                            ).to(runner.input_ids.device)
-        runner.input_ids.fill_(-1)  # poison: a row the batch does not write must not leak
-        runner.position_ids.fill_(-1)
-        for copies in runner.staging.values():  # the host staging copies too
-            copies.fill_(-1)
-        got = runner.step(ids, lens)
+        witness = tuple(comp.probe(key))
         graph_key = GraphKey(runner.dispatch.rows(key), key[0])
-        if runner.last_key != key:
+        reached = equal = True
+        for lens in (witness, *_one_token_less(witness)):
+            ids = torch.randint(0, 1000, (sum(lens),), generator=gen, dtype=torch.int32
+                                ).to(runner.input_ids.device)
+            runner.input_ids.fill_(-1)  # poison: a row the batch does not write must not leak
+            runner.position_ids.fill_(-1)
+            for copies in runner.staging.values():  # the host staging copies too
+                copies.fill_(-1)
+            got = runner.step(ids, lens)
+            if runner.last_key != key:
+                reached = reached and lens != witness  # a shorter batch may take another key
+                continue
+            ref = runner.step(ids, lens, eager=True)
+            equal = equal and torch.equal(got, ref) and _staged_tokens(runner, key, ids, lens)
+        if not reached:
             unreached.append(graph_key)
             continue
-        ref = runner.step(ids, lens, eager=True)
         replayed += 1
-        if not torch.equal(got, ref) or not _staged_tokens(runner, key, ids, lens):
+        if not equal:
             bad.append(graph_key)
     # a buffer refilled from its host staging copy is named as such in the report
     inputs = tuple(f"{n} (staged from host)" if n in runner.staging else n
                    for n in ("input_ids", "position_ids"))
     return ComponentRehearsal(runner.component, inputs, len(runner.graphs), replayed,
                               tuple(unreached), tuple(bad))
+
+
+def _one_token_less(lens: tuple[int, ...]) -> tuple[tuple[int, ...], ...]:
+    """The batch with its longest request one token shorter (none when every request has
+    one token)."""
+    top = max(range(len(lens)), key=lambda i: lens[i])
+    if lens[top] < 2:
+        return ()
+    return (tuple(n - (i == top) for i, n in enumerate(lens)),)
 
 
 def _staged_tokens(runner: KeyedGraphRunner, key: tuple[int, ...], ids: torch.Tensor,

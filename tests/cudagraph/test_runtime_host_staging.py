@@ -136,6 +136,13 @@ def _stale_host_row(runner: KeyedGraphRunner, name: str, device: torch.Tensor,
     device[:rows].copy_(host[:rows])
 
 
+def _stale_tail_row(runner: KeyedGraphRunner, name: str, device: torch.Tensor,
+                    host: torch.Tensor, rows: int) -> None:
+    if name == "input_ids" and int(host[rows - 1]) == 0:  # a zero-filled padding row
+        host[rows - 1] = 7
+    device[:rows].copy_(host[:rows])
+
+
 def _short_copy(runner: KeyedGraphRunner, name: str, device: torch.Tensor,
                 host: torch.Tensor, rows: int) -> None:
     device[:rows - 1].copy_(host[:rows - 1])
@@ -146,7 +153,8 @@ def _no_copy(runner: KeyedGraphRunner, name: str, device: torch.Tensor, host: to
     del runner, name, device, host, rows
 
 
-@pytest.mark.parametrize("planted", [_stale_host_row, _short_copy, _no_copy])
+@pytest.mark.parametrize("planted", [_stale_host_row, _stale_tail_row, _short_copy,
+                                     _no_copy])
 def test_planted_staging_errors_fail_the_rehearsal(planted: Plant,
                                                    monkeypatch: pytest.MonkeyPatch) -> None:
     p = _plan(SMALL)
