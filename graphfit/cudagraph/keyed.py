@@ -12,6 +12,14 @@ A plan whose component also has a request-axis `seq_lens` buffer (TensorRT-LLM's
 sequence lengths) gets it too, of the planned rows: a replay writes the batch's lengths and
 1 for each padding request (the engine's one-token dummies), and a key with more requests
 than it holds is refused before any capture.
+
+A plan that declares a host staging copy of `input_ids` or `position_ids` (a host buffer
+whose `BufferPlan.stages` names it: TensorRT-LLM's pinned `shared_static_tensors_cpu`) gets
+those copies too, in host memory (pinned beside a CUDA device), of the copy's rows and slots
+(the copy's leading dim, used in turn, else one): a replay writes the batch's rows and the
+zero tail up to its key's rows there, then copies those rows into the device buffer before
+the replay. A plan without the relation (older plan files) writes the device buffers in
+place, as before.
 """
 
 from __future__ import annotations
@@ -31,12 +39,14 @@ from graphfit.planner import (
     GraphKey,
     KeyedDispatch,
     Plan,
+    staging_slots,
 )
 
 if TYPE_CHECKING:  # the type only: the runtime reaches the planner through graphfit.planner
     from graphfit.planner.keyed_plan import KeyedComponentPlan
 
 KeyedFn = Callable[..., torch.Tensor]  # fn(views, *, longest) -> one row per token
+STAGED = ("input_ids", "position_ids")  # the token buffers a host copy may stage
 
 
 def keyed_component(plan: Plan, component: str) -> KeyedComponentPlan:
@@ -58,7 +68,8 @@ class KeyedGraphRunner(SoloCapture):
     def __init__(self, fn: KeyedFn, dispatch: KeyedDispatch, capacity: int, *,
                  session: CaptureSession | None = None, backend: str | Backend = "cpu",
                  component: str = "encoder", device: str = "cpu",
-                 seq_lens_capacity: int | None = None) -> None:
+                 seq_lens_capacity: int | None = None,
+                 staging: Mapping[str, tuple[int, int]] | None = None) -> None:
         if not isinstance(dispatch, KeyedDispatch):
             raise ConfigError(f"dispatch: expected a KeyedDispatch, got "
                               f"{type(dispatch).__name__}")
@@ -78,10 +89,28 @@ class KeyedGraphRunner(SoloCapture):
         # host-side, as the engine's (pinned there; plain CPU memory here)
         self.seq_lens = (None if seq_lens_capacity is None
                          else torch.ones(seq_lens_capacity, dtype=torch.int32))
+        self.staging = self._host_copies(dict(staging or {}), device)
+        self._turn = 0
         self.graphs: dict[tuple[int, ...], Graph] = {}
         self.last_key: tuple[int, ...] | None = None
         if session is not None:
             session.add(self)
+
+    @staticmethod
+    def _host_copies(staging: dict[str, tuple[int, int]], device: str
+                     ) -> dict[str, torch.Tensor]:
+        """Token buffer name -> its host staging copies (slots, rows) int32, pinned beside a
+        CUDA device."""
+        out = {}
+        for name, shape in staging.items():
+            if name not in STAGED or not isinstance(shape, tuple) or len(shape) != 2 or not all(
+                    isinstance(v, int) and not isinstance(v, bool) and v >= 0 for v in shape
+            ) or shape[0] < 1:
+                raise ConfigError(f"staging: (slots >= 1, rows >= 0) for {' or '.join(STAGED)},"
+                                  f" got {name!r}: {shape!r}")
+            out[name] = torch.zeros(shape, dtype=torch.int32, device="cpu",
+                                    pin_memory=torch.device(device).type == "cuda")
+        return out
 
     @classmethod
     def from_plan(cls, fn: KeyedFn, plan: Plan, component: str = "encoder", *,
@@ -94,8 +123,19 @@ class KeyedGraphRunner(SoloCapture):
                        default=0)
         seq_lens = next((b.capacity for b in comp.buffers
                          if b.name == "seq_lens" and b.axis.value == "requests"), None)
+        # the host staging copies the plan declares, of their slots and rows
+        specs = {b.name: b.spec for b in comp.buffers}
+        staging = {}
+        for b in comp.buffers:
+            if b.stages in STAGED:
+                slots = staging_slots(b.spec, specs[b.stages])
+                if slots is None:
+                    raise ConfigError(f"{component}.{b.name}: a staging copy is (slots, *the "
+                                      f"shape of {b.stages}) or its shape")
+                staging[b.stages] = (slots, b.capacity)
         return cls(fn, comp.dispatch, capacity, session=session, backend=backend,
-                   component=component, device=device, seq_lens_capacity=seq_lens)
+                   component=component, device=device, seq_lens_capacity=seq_lens,
+                   staging=staging)
 
     @property
     def component(self) -> str:
@@ -104,6 +144,10 @@ class KeyedGraphRunner(SoloCapture):
     def _views(self, rows: int) -> dict[str, torch.Tensor]:
         if rows > self.input_ids.shape[0]:
             raise CapacityError(f"{self.component}.input_ids", rows, self.input_ids.shape[0])
+        for name, copies in self.staging.items():  # the staging copies are checked first too
+            if rows > copies.shape[1]:
+                raise CapacityError(f"{self.component}.{name} (host staging copy)", rows,
+                                    copies.shape[1])
         return {"input_ids": self.input_ids[:rows], "position_ids": self.position_ids[:rows]}
 
     def _stage_seq_lens(self, key: tuple[int, ...], lens: Sequence[int]) -> None:
@@ -136,6 +180,12 @@ class KeyedGraphRunner(SoloCapture):
         self.graphs[key] = self.backend.capture(functools.partial(self.fn, longest=longest),
                                                 job.views)
 
+    def _refill(self, name: str, device: torch.Tensor, host: torch.Tensor, rows: int
+                ) -> None:
+        """Copy the `rows` a graph reads of `name` from its host staging copy to the device
+        buffer (host to device, before the replay)."""
+        device[:rows].copy_(host[:rows])
+
     def step(self, input_ids: torch.Tensor, seq_lens: Sequence[int], *,
              eager: bool = False) -> torch.Tensor:
         """Run one batch (packed `input_ids`, one length per request): the captured graph
@@ -158,10 +208,15 @@ class KeyedGraphRunner(SoloCapture):
             return self.fn(views, longest=max(lens))
         rows = self.dispatch.rows(key)
         self._stage_seq_lens(key, lens)
-        self.input_ids[:n].copy_(input_ids)
-        self.input_ids[n:rows].zero_()
-        self.position_ids[:n].copy_(positions)
-        self.position_ids[n:rows].zero_()
+        turn, self._turn = self._turn, self._turn + 1
+        for name, values in (("input_ids", input_ids), ("position_ids", positions)):
+            device = self.input_ids if name == "input_ids" else self.position_ids
+            copies = self.staging.get(name)
+            target = device if copies is None else copies[turn % copies.shape[0]]
+            target[:n].copy_(values)
+            target[n:rows].zero_()
+            if copies is not None:  # the host-to-device copy of the key's rows, then replay
+                self._refill(name, device, target, rows)
         out = self.graphs[key].replay()
         assert isinstance(out, torch.Tensor)
         return out[:n]

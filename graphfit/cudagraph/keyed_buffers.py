@@ -12,12 +12,13 @@ token-axis one (the component's first two counts: (requests, tokens, longest) or
 tokens)); a replay writes them, then fills the rows up to its key's with the buffer's
 padding fill.
 
-A buffer named `<name>_host` is the host staging copy of buffer `<name>` (TensorRT-LLM's
-feature mirrors): the graph does not read it, and with host placement it is allocated in host
-memory (pinned beside a CUDA device). Its leading dim is the number of slots, used in
-turn; a replay fills the next slot's rows (the batch's rows, then the padding fill up to the
-key's) and copies those rows into `<name>` before the replay, as the engine's eager
-host-to-device copy does. Each slot's rows are checked against the key's before any capture.
+A host buffer the plan declares the staging copy of buffer X (`BufferPlan.stages`; TensorRT-
+LLM's feature mirrors) is not read by the graph, and is allocated in host memory (pinned
+beside a CUDA device). Its shape is X's, or (slots, *X's shape) for copies used in turn; a
+replay fills the next slot's rows (the batch's rows, then the padding fill up to the key's)
+and copies those rows into X before the replay, as the engine's eager host-to-device copy
+does. Each slot's rows are checked against the key's before any capture. A plan without the
+relation (older plan files) stages nothing: each buffer is written in place.
 """
 
 from __future__ import annotations
@@ -40,23 +41,21 @@ from graphfit.planner import (
     CUDAGraphMode,
     GraphKey,
     Plan,
+    staging_slots,
 )
 
-HOST_SUFFIX = "_host"
 BufferFn = Callable[[Mapping[str, torch.Tensor]], Any]  # views -> tensor or tuple of tensors
 
 
-def staging_pairs(names: Sequence[str]) -> dict[str, str]:
-    """Buffer name -> its host staging copy's name (`<name>_host`), for the names that have
-    one."""
-    return {name[:-len(HOST_SUFFIX)]: name for name in names
-            if name.endswith(HOST_SUFFIX) and name[:-len(HOST_SUFFIX)] in names}
+def staging_pairs(buffers: Sequence[BufferPlan]) -> dict[str, str]:
+    """Staged buffer name -> the name of its host staging copy, as the plan declares them
+    (`BufferPlan.stages`)."""
+    return {b.stages: b.name for b in buffers if b.stages}
 
 
-def graph_reads(names: Sequence[str]) -> tuple[str, ...]:
+def graph_reads(buffers: Sequence[BufferPlan]) -> tuple[str, ...]:
     """The buffers a graph reads: all but the staging copies."""
-    hosts = set(staging_pairs(names).values())
-    return tuple(n for n in names if n not in hosts)
+    return tuple(b.name for b in buffers if not b.stages)
 
 
 def real_rows(buf: BufferPlan, counts: tuple[int, ...]) -> int:
@@ -88,7 +87,7 @@ class KeyedBufferRunner(SoloCapture):
         # the rows each buffer holds: the plan's, or another allocation's to audit
         self.capacity = {name: given.get(name, b.capacity) for name, b in self.specs.items()}
         self.buffers = {}
-        self.staging = staging_pairs(tuple(self.specs))
+        self.staging = staging_pairs(comp.buffers)
         hosted = {h for h in self.staging.values() if not self.specs[h].on_device}
         on_gpu = torch.device(device).type == "cuda"
         for b in comp.buffers:
@@ -99,12 +98,16 @@ class KeyedBufferRunner(SoloCapture):
             where = "cpu" if b.name in hosted else device
             self.buffers[b.name] = torch.zeros(shape, dtype=torch_dtype(b.dtype), device=where,
                                                pin_memory=b.name in hosted and on_gpu)
-        for device_name, host in self.staging.items():
-            if self.specs[host].axis_dim != 1 or self.specs[host].shape[2:] != (
-                    self.specs[device_name].shape[1:]) or self.specs[device_name].axis_dim:
-                raise ConfigError(f"{component}.{host}: a staging copy is (slots, *the shape of "
-                                  f"{device_name})")
-        self.reads = graph_reads(tuple(self.specs))
+        # staged name -> slots of its copy (1: the copy has the staged buffer's own shape);
+        # the planner checked the pairs (graphfit.planner.core.buffers.check_staging)
+        self.slots = {}
+        for staged, host in self.staging.items():
+            slots = staging_slots(self.specs[host].spec, self.specs[staged].spec)
+            if slots is None:
+                raise ConfigError(f"{component}.{host}: a staging copy is (slots, *the shape "
+                                  f"of {staged}) or its shape")
+            self.slots[staged] = slots
+        self.reads = graph_reads(comp.buffers)
         self.slot = 0
         self.graphs: dict[Any, Graph] = {}
         self.last_key: Any = None
@@ -152,20 +155,27 @@ class KeyedBufferRunner(SoloCapture):
     def _stage(self, key: Any, batch: Mapping[str, torch.Tensor], counts: tuple[int, ...]
                ) -> None:
         """Write the batch's real rows and the padding fill up to the key's rows."""
-        slot = self.slot
-        if self.staging:
-            self.slot = (slot + 1) % self.specs[next(iter(self.staging.values()))].shape[0]
+        slot = self.slot  # the copies' slot this replay fills (each copy's modulo its slots)
+        self.slot = (slot + 1) % max(self.slots.values(), default=1)
         for name in self.reads:
             spec, rows = self.specs[name], self._rows(key, name)
             real = real_rows(spec, counts)
             host_name = self.staging.get(name)
-            target = (self.buffers[host_name][slot] if host_name is not None
-                      else self.buffers[name])
+            target = self.buffers[name]
+            if host_name is not None:  # the slot of the copy used this time
+                target = self.buffers[host_name]
+                if len(self.specs[host_name].spec.leading) > len(spec.spec.leading):
+                    target = target[slot % self.slots[name]]
             target.narrow(spec.axis_dim, 0, real).copy_(batch[name])
             fill_tail(target.narrow(spec.axis_dim, 0, rows), spec.axis_dim, real, spec.fill)
             if host_name is not None:  # the eager host-to-device copy before the replay
-                self.buffers[name].narrow(spec.axis_dim, 0, rows).copy_(
-                    target.narrow(spec.axis_dim, 0, rows))
+                self._refill(name, target, rows)
+
+    def _refill(self, name: str, host: torch.Tensor, rows: int) -> None:
+        """Copy the `rows` a graph reads of `name` from its host staging copy's slot `host`
+        to the device buffer (host to device, before the replay)."""
+        axis = self.specs[name].axis_dim
+        self.buffers[name].narrow(axis, 0, rows).copy_(host.narrow(axis, 0, rows))
 
     def step(self, batch_key: Any, batch: Mapping[str, torch.Tensor], *,
              eager: bool = False) -> tuple[torch.Tensor, ...]:

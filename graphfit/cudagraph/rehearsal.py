@@ -32,6 +32,7 @@ from graphfit.cudagraph.buffers import SharedBuffers, StaticBuffers
 from graphfit.cudagraph.capture import CaptureReport, CaptureSession, ProgressFn
 from graphfit.cudagraph.compact import COMPONENT as COMPACT
 from graphfit.cudagraph.compact import CompactVerifyRunner
+from graphfit.cudagraph.fill import fill_tail
 from graphfit.cudagraph.keyed import KeyedGraphRunner
 from graphfit.cudagraph.keyed_buffers import KeyedBufferRunner, graph_reads, real_rows
 from graphfit.cudagraph.runner import GraphRunner
@@ -148,7 +149,7 @@ def _buffer_runner(p: Plan, name: str, session: CaptureSession, device: str
     """The runner of a keyed component whose graphs read their own buffers, with its toy
     forward (one layer per buffer the graphs read)."""
     comp = p.keyed[name]
-    reads = graph_reads(tuple(b.name for b in comp.buffers))
+    reads = graph_reads(comp.buffers)
     widths = {}
     for b in comp.buffers:
         if b.name in reads:
@@ -193,11 +194,14 @@ def _buffer_rehearsal(runner: KeyedBufferRunner, gen: torch.Generator) -> Compon
         if runner.last_key != key:
             unreached.append(graph_key)
             continue
+        staged = _staged_rows(runner, key, batch, counts)
         ref = runner.step(witness, batch, eager=True)
         replayed += 1
-        if not all(torch.equal(a, b) for a, b in zip(got, ref, strict=True)):
+        if not staged or not all(torch.equal(a, b) for a, b in zip(got, ref, strict=True)):
             bad.append(graph_key)
-    return ComponentRehearsal(runner.component, runner.reads, len(runner.graphs), replayed,
+    inputs = tuple(f"{n} (staged from host)" if n in runner.staging else n
+                   for n in runner.reads)
+    return ComponentRehearsal(runner.component, inputs, len(runner.graphs), replayed,
                               tuple(unreached), tuple(bad))
 
 
@@ -242,27 +246,80 @@ def _reads_tokens(p: Plan, name: str) -> bool:
 
 def _keyed_rehearsal(p: Plan, runner: KeyedGraphRunner, gen: torch.Generator
                      ) -> ComponentRehearsal:
-    """Each captured key replayed with the plan's witness batch (one split of its counts),
-    against the same batch run eagerly."""
+    """Each captured key replayed with the plan's witness batch (one split of its counts)
+    and, where one reaches the same key, the witness with one token less (a padded tail for
+    the staged rows to zero), each against the same batch run eagerly (one replay counted per
+    key)."""
     comp = p.keyed[runner.component]
     replayed, unreached, bad = 0, [], []
     for key in sorted(runner.graphs):
-        lens = comp.probe(key)
-        ids = torch.randint(0, 1000, (sum(lens),), generator=gen, dtype=torch.int32
-                            ).to(runner.input_ids.device)
-        runner.input_ids.fill_(-1)  # poison: a row the batch does not write must not leak
-        runner.position_ids.fill_(-1)
-        got = runner.step(ids, lens)
+        witness = tuple(comp.probe(key))
         graph_key = GraphKey(runner.dispatch.rows(key), key[0])
-        if runner.last_key != key:
+        reached = equal = True
+        for lens in (witness, *_one_token_less(witness)):
+            ids = torch.randint(0, 1000, (sum(lens),), generator=gen, dtype=torch.int32
+                                ).to(runner.input_ids.device)
+            runner.input_ids.fill_(-1)  # poison: a row the batch does not write must not leak
+            runner.position_ids.fill_(-1)
+            for copies in runner.staging.values():  # the host staging copies too
+                copies.fill_(-1)
+            got = runner.step(ids, lens)
+            if runner.last_key != key:
+                reached = reached and lens != witness  # a shorter batch may take another key
+                continue
+            ref = runner.step(ids, lens, eager=True)
+            equal = equal and torch.equal(got, ref) and _staged_tokens(runner, key, ids, lens)
+        if not reached:
             unreached.append(graph_key)
             continue
-        ref = runner.step(ids, lens, eager=True)
         replayed += 1
-        if not torch.equal(got, ref):
+        if not equal:
             bad.append(graph_key)
-    return ComponentRehearsal(runner.component, ("input_ids", "position_ids"),
-                              len(runner.graphs), replayed, tuple(unreached), tuple(bad))
+    # a buffer refilled from its host staging copy is named as such in the report
+    inputs = tuple(f"{n} (staged from host)" if n in runner.staging else n
+                   for n in ("input_ids", "position_ids"))
+    return ComponentRehearsal(runner.component, inputs, len(runner.graphs), replayed,
+                              tuple(unreached), tuple(bad))
+
+
+def _one_token_less(lens: tuple[int, ...]) -> tuple[tuple[int, ...], ...]:
+    """The batch with its longest request one token shorter (none when every request has
+    one token)."""
+    top = max(range(len(lens)), key=lambda i: lens[i])
+    if lens[top] < 2:
+        return ()
+    return (tuple(n - (i == top) for i, n in enumerate(lens)),)
+
+
+def _staged_tokens(runner: KeyedGraphRunner, key: tuple[int, ...], ids: torch.Tensor,
+                   lens: tuple[int, ...]) -> bool:
+    """Whether the device token rows the replayed graph read are the batch's ids and
+    per-request positions, then zeros up to the key's rows: what the engine's replay stages
+    (a stale host row or a short host-to-device copy leaves a poisoned row there, which the
+    real rows' output alone may not show)."""
+    rows = runner.dispatch.rows(key)
+    pad = torch.zeros(rows - len(ids), dtype=torch.int32)
+    positions = torch.cat([torch.arange(n, dtype=torch.int32) for n in lens])
+    want = {"input_ids": torch.cat([ids.cpu().to(torch.int32), pad]),
+            "position_ids": torch.cat([positions, pad])}
+    return all(torch.equal(getattr(runner, name)[:rows].cpu(), tensor)
+               for name, tensor in want.items())
+
+
+def _staged_rows(runner: KeyedBufferRunner, key: object, batch: Mapping[str, torch.Tensor],
+                 counts: tuple[int, ...]) -> bool:
+    """Whether each staged buffer's device rows the replayed graph read are the batch's
+    rows, then its padding fill up to the key's rows (refilled from its host copy)."""
+    for name in runner.staging:
+        spec = runner.specs[name]
+        rows, real = runner.dispatch.rows_of(key, name), real_rows(spec, counts)
+        got = runner.buffers[name].narrow(spec.axis_dim, 0, rows).cpu()
+        want = torch.empty_like(got)
+        want.narrow(spec.axis_dim, 0, real).copy_(batch[name].cpu())
+        fill_tail(want, spec.axis_dim, real, spec.fill)
+        if not torch.equal(got, want):
+            return False
+    return True
 
 
 def vit_rehearsable(p: Plan) -> bool:

@@ -15,7 +15,14 @@ from typing import TYPE_CHECKING, Any
 
 from graphfit.planner.config import CompatibilityFormWarning, EngineConfig
 from graphfit.planner.core.batches import BatchFamily, Requests, Stream
-from graphfit.planner.core.buffers import PAD_SLOT_ID, Axis, Demand, FillKind, FillPolicy
+from graphfit.planner.core.buffers import (
+    PAD_SLOT_ID,
+    Axis,
+    Demand,
+    FillKind,
+    FillPolicy,
+    staging_slots,
+)
 from graphfit.planner.core.dispatch import Dispatch, GraphKey, static_requests
 from graphfit.planner.core.enums import CUDAGraphMode, Engine, LadderPolicy, SpecMethod, Unit
 from graphfit.planner.core.errors import (
@@ -73,7 +80,7 @@ __all__ = [
     "LadderRule", "register_description",
     # for graphfit's own layers (the runtime): row counting, layout, error messages
     "MAX_INT", "BatchShape", "brief", "excerpt", "lay_out", "real_requests", "static_requests",
-    "KeyedDispatch",
+    "KeyedDispatch", "staging_slots",
     # SGLang's vision-encoder graphs (engines/sglang_vit.py)
     "VitGeometry", "VitPlan", "VitWorkload", "plan_vit", "vit_plan_of",
     # for the inputs layer: the aux layers a vLLM draft config names

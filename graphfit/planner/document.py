@@ -13,7 +13,8 @@ A plan with host buffers (`BufferSpec.placement`, pinned host staging tensors) a
 as /3, `"placement": "host"` to those buffers' entries and `host_bytes` /
 `host_reference_bytes` beside the `total_bytes` / `reference_bytes` (device figures) of the
 plan and of each component holding one; an entry without `placement` is a device buffer, so
-a plan without host buffers writes what it wrote before.
+a plan without host buffers writes what it wrote before. A host staging copy also carries
+`"stages": "<device buffer>"`; an entry without it stages nothing.
 Likewise a plan with keyed components (`Plan.keyed`: TensorRT-LLM's encoder graphs keyed on
 (requests, tokens, longest request), SGLang's vision-encoder graphs keyed on an image layout)
 adds a top-level `keyed_components` object, and only then (`keyed_document` says how a
@@ -124,9 +125,15 @@ def plan_document(plan: Plan, verification: Verification, *, refusals: bool = Tr
 
 
 def _placement(buffer: BufferPlan) -> dict[str, Any]:
-    """A host buffer's `"placement": "host"`; nothing for a device buffer, so a buffer entry
+    """A host buffer's `"placement": "host"` (and `"stages"`, the device buffer it is the
+    staging copy of, where it is one); nothing for a device buffer, so a buffer entry
     without the field (every plan file written before placements) reads as device."""
-    return {} if buffer.on_device else {"placement": buffer.placement.value}
+    if buffer.on_device:
+        return {}
+    # a staging copy names the device buffer it refills; absent: no staging (every plan
+    # file written before the relation)
+    return {"placement": buffer.placement.value,
+            **({"stages": buffer.stages} if buffer.stages else {})}
 
 
 def _host_totals(part: Plan | ComponentPlan | KeyedComponentPlan) -> dict[str, Any]:

@@ -166,6 +166,12 @@ class BufferPlan:
         return self.spec.placement
 
     @property
+    def stages(self) -> str:
+        """The device buffer this host buffer is the staging copy of ("" for none): the
+        runtime refills that buffer from this one before each replay."""
+        return self.spec.stages
+
+    @property
     def on_device(self) -> bool:
         """Whether it lives on the device (in its component's arena, counted in
         `total_bytes`); host buffers count in `host_bytes`."""

@@ -64,6 +64,9 @@ def _check_token_runner(raw: dict[str, Any], theirs: Any) -> None:
         return
     tensors = ref.token_mode_tensors(theirs.static_rows(), theirs.seq_lens_rows())
     assert _engine_view(comp) == tensors, (ref.cite_fact("encoder_token_placement"), raw)
+    # each host copy stages (refills before a replay) the device tensor the engine's does
+    staged = {TOKEN_NAMES[b.name]: TOKEN_NAMES[b.stages] for b in comp.buffers if b.stages}
+    assert staged == ref.TOKEN_STAGING, (ref.cite_fact("encoder_token_staging"), raw)
     assert comp.reference_bytes == ref.placed_bytes(tensors, ref.DEVICE)
     assert comp.host_reference_bytes == ref.placed_bytes(tensors, ref.HOST)
 

@@ -2241,3 +2241,45 @@ def all_rank_counts(own: int, others: Sequence[int], enable_attention_dp: bool,
     if len(others) != tp_size - 1:
         raise Rejected(f"{len(others)} other ranks for tp_size {tp_size}")
     return [own, *others]
+
+
+# --------------------------------------------------------------------------------------------
+# Token mode's host staging: what a replay writes in the pinned copies and copies to the device
+# --------------------------------------------------------------------------------------------
+
+# cuda_graph_runner.py @c0edad93fd, counted on from 2205 (the end of `_replay_features`) and
+# back from `_prepare_feature_capture` (2129), over the page at characters 88,500 (read from
+# `return graph_attn_metadata, key`, 1870): `_stage_inputs` 1884-1931 (the host dict chosen
+# 1891 when `_capture_h2d_copy`, input_ids 1897-1907, packed positions from `_arange_max`
+# 1911-1918, their zero tail 1931); `_prepare_token_capture` 2065-2127 (the slices 2078-2090,
+# `copy_inputs` 2096-2101: host -> device, the key's padded_num_tokens rows; captured into the
+# graph in pinned mode, `capture_h2d` 2117-2125); the token `replay` 2207-2231
+# (`retire_staging` 2220, `_stage_inputs` 2225, the graph replay 2231)
+COUNTED_TO["cuda_graph_runner"] = 2231
+CITES.update({
+    "encoder_token_staging": ("cuda_graph_runner", "EncoderCUDAGraphRunner._stage_inputs / "
+                              "_prepare_token_capture.copy_inputs / replay: the batch's ids "
+                              "and packed positions written in the pinned host copies, zeros "
+                              "up to the key's padded_num_tokens, those rows copied host -> "
+                              "device before the graph runs", 88000),
+})
+LINES.update({"encoder_token_staging": (1884, 2231)})
+
+# host copy -> the device tensor it refills (token mode, pinned: `_capture_h2d_copy`)
+TOKEN_STAGING = {(HOST, "input_ids"): (DEVICE, "input_ids"),
+                 (HOST, "position_ids"): (DEVICE, "position_ids")}
+
+
+def token_mode_staged_rows(padded_num_tokens: int, input_ids: Sequence[int],
+                           seq_lens: Sequence[int]) -> dict[str, list[int]]:
+    """`cite_fact("encoder_token_staging")`: the device rows [0, padded_num_tokens) a token-
+    mode replay of a key with that token count reads after its host-to-device copy, for a
+    batch without caller position ids: `input_ids` the batch's ids then 0s, `position_ids`
+    (row 0 of the (1, rows) tensor) each request's 0..len-1 (the `_arange_max` slices) then
+    0s. Every other row is untouched by the replay."""
+    n = len(input_ids)
+    if sum(seq_lens) != n or n > padded_num_tokens:
+        raise Rejected(f"{n} tokens (lengths {list(seq_lens)}) into {padded_num_tokens} rows")
+    positions = [p for length in seq_lens for p in range(length)]
+    pad = [0] * (padded_num_tokens - n)
+    return {"input_ids": [int(i) for i in input_ids] + pad, "position_ids": positions + pad}

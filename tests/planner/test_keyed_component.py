@@ -360,7 +360,7 @@ def test_cli_whisper_checkpoint_plans_feature_mode_encoder_graphs(tmp_path: Path
     saved_plan(tmp_path, out)
     code, out, err = run_cli(["rehearse", *line])
     assert code == 0 and ("encoder: 5 graphs captured, 5 replayed == eager (inputs: "
-                          "input_features, seq_lens)") in out, err
+                          "input_features (staged from host), seq_lens)") in out, err
     (model / "preprocessor_config.json").write_text(json.dumps({"n_samples": 160000}))
     code, out, err = run_cli(["plan", "--json", *line])
     assert code == 0, err

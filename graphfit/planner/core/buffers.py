@@ -119,6 +119,11 @@ class BufferSpec:
     `placement` is where it lives (`Placement`; device unless the engine allocates it in
     host memory): host buffers sit outside the component's device arena and their bytes are
     counted apart (`host_bytes`).
+    `stages` names the device buffer of the same component this host buffer is the staging
+    copy of ("" for none): the runtime writes a batch's rows (and the padding fill) here and
+    copies the rows a graph reads into that buffer before each replay, as an engine whose
+    graphs read a device tensor refilled from pinned host memory does. Its shape is the
+    staged buffer's, or (slots, *that shape) for copies used in turn (`staging_slots`).
     """
 
     name: str
@@ -134,8 +139,17 @@ class BufferSpec:
     safe_fills: frozenset[FillKind] | None = None
     shared: str = ""
     placement: Placement = Placement.DEVICE
+    stages: str = ""
 
     def __post_init__(self) -> None:
+        if not isinstance(self.stages, str) or (self.stages and not _SHARED_NAME.fullmatch(
+                self.stages)):
+            raise ConfigError(f"{self.name}: stages must be a buffer name (letters, digits, "
+                              f"_), got {excerpt(self.stages)}")
+        if self.stages and (self.stages == self.name or self.placement is Placement.DEVICE):
+            # a staging copy is the host side of a host-to-device refill of another buffer
+            raise ConfigError(f"{self.name}: a staging copy is a host buffer that stages "
+                              "another buffer")
         try:
             object.__setattr__(self, "placement", Placement(self.placement))
         except (ValueError, TypeError, ConfigError):
@@ -159,6 +173,40 @@ class BufferSpec:
 
     def fill_is_safe(self, kind: FillKind) -> bool:
         return self.safe_fills is None or kind in self.safe_fills
+
+
+def staging_slots(copy: BufferSpec, staged: BufferSpec) -> int | None:
+    """How many copies of `staged` the host buffer `copy` holds: 1 for its own shape, n for
+    (n, *its shape) (copies used in turn); None when neither (the pair is refused)."""
+    if copy.axis is not staged.axis or copy.trailing != staged.trailing \
+            or copy.dtype != staged.dtype:
+        return None
+    if copy.leading == staged.leading:
+        return 1
+    if len(copy.leading) == len(staged.leading) + 1 and copy.leading[1:] == staged.leading \
+            and copy.leading[0] >= 1:
+        return copy.leading[0]
+    return None
+
+
+def check_staging(component: str, buffers: tuple[BufferSpec, ...]) -> None:
+    """Each staging copy names a device buffer of the component, of its shape (or of slots
+    of it), staged by no other copy: ConfigError naming the first that does not."""
+    by_name = {b.name: b for b in buffers}
+    seen: set[str] = set()
+    for b in buffers:
+        if not b.stages:
+            continue
+        staged = by_name.get(b.stages)
+        if staged is None or staged.placement is not Placement.DEVICE or staged.stages:
+            raise ConfigError(f"{component}.{b.name}: stages {b.stages!r}, which is not a "
+                              "device buffer of the component")
+        if b.stages in seen:
+            raise ConfigError(f"{component}.{b.name}: {b.stages} has another staging copy")
+        seen.add(b.stages)
+        if staging_slots(b, staged) is None:
+            raise ConfigError(f"{component}.{b.name}: a staging copy is (slots, *the shape "
+                              f"of {b.stages}) or its shape, with its dtype and axis")
 
 
 def on_host(spec: BufferSpec) -> BufferSpec:

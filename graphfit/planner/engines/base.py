@@ -13,7 +13,7 @@ from dataclasses import dataclass, replace
 from typing import Any, Protocol
 
 from graphfit.planner.core.batches import BatchFamily
-from graphfit.planner.core.buffers import Axis, BufferSpec, as_shared
+from graphfit.planner.core.buffers import Axis, BufferSpec, as_shared, check_staging
 from graphfit.planner.core.dispatch import DispatchTables
 from graphfit.planner.core.enums import CUDAGraphMode, Engine, EngineName, LadderPolicy, Unit
 from graphfit.planner.core.errors import ConfigError, excerpt
@@ -73,6 +73,7 @@ class ComponentModel:
         names = [b.name for b in self.buffers]
         if len(set(names)) != len(names):
             raise ConfigError(f"{self.name}: buffer names must be unique")
+        check_staging(self.name, self.buffers)
         if isinstance(self.graphs_per_size, bool) or not isinstance(
                 self.graphs_per_size, int) or self.graphs_per_size < 1:
             raise ConfigError(f"{self.name}: graphs_per_size must be an int >= 1")
@@ -117,6 +118,7 @@ class KeyedComponentModel:
         names = [b.name for b in self.buffers]
         if len(set(names)) != len(names):
             raise ConfigError(f"{self.name}: buffer names must be unique")
+        check_staging(self.name, self.buffers)
         if not isinstance(self.refusals, tuple) or not all(
                 isinstance(r, EngineRefusal) and r.component == self.name
                 for r in self.refusals):

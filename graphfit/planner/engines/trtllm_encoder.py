@@ -279,10 +279,10 @@ def encoder_buffers(rows: int, seq_lens_rows: int, why: str) -> tuple[BufferSpec
         seq_lens_buffer(seq_lens_rows),
         BufferSpec(HOST_COPY.format("input_ids"), "int32", Axis.TOKENS,
                    (Demand(Stream.GRAPH_TOKENS),), rows, ZERO, source=host,
-                   placement=Placement.HOST),
+                   placement=Placement.HOST, stages="input_ids"),
         BufferSpec(HOST_COPY.format("position_ids"), "int32", Axis.TOKENS,
                    (Demand(Stream.GRAPH_TOKENS),), rows, ZERO, leading=(1,), source=host,
-                   placement=Placement.HOST),
+                   placement=Placement.HOST, stages="position_ids"),
         # `_arange_max`: a host (pageable) arange the replay slices to build the packed
         # position_ids in place
         BufferSpec(ARANGE_BUFFER, "int32", Axis.TOKENS, (Demand(Stream.GRAPH_TOKENS),), rows,

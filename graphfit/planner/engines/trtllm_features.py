@@ -250,7 +250,7 @@ def feature_component(config: EngineSettings, spec: FeatureSpec) -> KeyedCompone
                    source=(f"EncoderCUDAGraphRunner._feature_mirrors: {MIRRORS} pinned host "
                            "slots, rotated; the staging copy _replay_features fills and "
                            "copies to input_features before each replay"),
-                   placement=Placement.HOST),
+                   placement=Placement.HOST, stages="input_features"),
     )
     tp = config.tensor_parallel_size
     summary = (FEATURE_SUMMARY.format(spec=spec.describe(), mirrors="") if tp == 1 else

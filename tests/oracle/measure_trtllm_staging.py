@@ -1,0 +1,118 @@
+"""Token-mode host staging in `graphfit rehearse`, measured (not a test;
+tests/cudagraph/test_runtime_host_staging.py is):
+
+    python -m tests.oracle.measure_trtllm_staging 100 --before /work/main
+
+Generates N TensorRT-LLM encoder-only lines (tests/oracle/test_trtllm_encoder_reference.py
+`encode_args`), plans each, captures its encoder graphs with the rehearsal's toy forward
+(`KeyedGraphRunner.from_plan`, CPU backend) and replays each captured key's witness batch
+with random ids, the device and host buffers poisoned first. Prints, for this checkout and
+for the graphfit at `--before` (run in a subprocess on the same lines): the replays, those
+that went through host staging copies the plan declares, and those whose device rows equal
+the rows the engine's replay stages (`trtllm_reference.token_mode_staged_rows`), and whose
+output equals the eager run.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+from hypothesis import HealthCheck, Phase, given, settings
+
+
+def emit(lines: list[dict[str, Any]]) -> list[int]:
+    """[replays, through host copies, staged rows == the engine's, output == eager]."""
+    import torch
+
+    from graphfit import ConfigError, plan
+    from graphfit.cudagraph import CaptureSession
+    from graphfit.cudagraph.keyed import KeyedGraphRunner
+    from graphfit.cudagraph.rehearsal import KeyedToyForward
+    from tests.helpers import load_module
+    from tests.oracle.test_trtllm_reference import graphfit_config
+
+    # this checkout's restatement of the engine, whichever graphfit is on sys.path
+    ref = load_module(Path(__file__).resolve().parent / "trtllm_reference.py",
+                      "staging_trtllm_reference")
+
+    counts = [0, 0, 0, 0]
+    gen = torch.Generator().manual_seed(0)
+    for raw in lines:
+        try:
+            p = plan(graphfit_config(raw))
+        except ConfigError:
+            continue
+        comp = p.keyed.get("encoder")
+        if comp is None or not comp.graph_keys:
+            continue
+        session = CaptureSession("cpu", freeze_gc=False)
+        runner = KeyedGraphRunner.from_plan(KeyedToyForward(), p, session=session)
+        session.capture()
+        staging = getattr(runner, "staging", {})
+        for key in sorted(runner.graphs):
+            lens = list(comp.probe(key))
+            ids = torch.randint(0, 1000, (sum(lens),), generator=gen, dtype=torch.int32)
+            for tensor in (runner.input_ids, runner.position_ids, *staging.values()):
+                tensor.fill_(-1)
+            with torch.no_grad():
+                got = runner.step(ids, lens)
+                if runner.last_key != key:
+                    continue
+                ref_out = runner.step(ids, lens, eager=True)
+            rows = runner.dispatch.rows(key)
+            want = ref.token_mode_staged_rows(rows, ids.tolist(), lens)
+            counts[0] += 1
+            counts[1] += bool(staging)
+            counts[2] += (runner.input_ids[:rows].tolist() == want["input_ids"]
+                          and runner.position_ids[:rows].tolist() == want["position_ids"])
+            counts[3] += torch.equal(got, ref_out)
+    return counts
+
+
+def _draw(n: int) -> list[dict[str, Any]]:
+    from tests.oracle.test_trtllm_encoder_reference import encode_args
+
+    lines: list[dict[str, Any]] = []
+
+    @settings(max_examples=n, database=None, deadline=None, phases=[Phase.generate],
+              suppress_health_check=list(HealthCheck), derandomize=True)
+    @given(encode_args())
+    def draw(raw: dict[str, Any]) -> None:
+        lines.append(raw)
+
+    draw()
+    return lines
+
+
+def _print(label: str, c: list[int]) -> None:
+    print(f"{label}: replays {c[0]}; through the plan's host staging copies {c[1]}/{c[0]}; "
+          f"device rows == the engine's staged rows {c[2]}/{c[0]}; output == eager "
+          f"{c[3]}/{c[0]}")
+
+
+def main() -> int:
+    args = sys.argv[1:]
+    if args and args[0] == "--emit":  # the subprocess: lines on stdin, counts on stdout
+        print(json.dumps(emit(json.loads(sys.stdin.read()))))
+        return 0
+    n = int(args[0]) if args else 100
+    lines = _draw(n)
+    print(f"encoder-only lines: {len(lines)}")
+    _print("this checkout", emit(lines))
+    if "--before" in args:
+        before = Path(args[args.index("--before") + 1])
+        env = {**os.environ, "PYTHONPATH": str(before)}
+        done = subprocess.run([sys.executable, str(Path(__file__).resolve()), "--emit"],
+                              input=json.dumps(lines), capture_output=True, text=True,
+                              env=env, check=True, cwd=before)
+        _print("--before", json.loads(done.stdout))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
