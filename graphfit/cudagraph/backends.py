@@ -25,7 +25,7 @@ import types
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Protocol, TypeAlias
+from typing import Any, ClassVar, Protocol, TypeAlias
 
 import torch
 
@@ -83,6 +83,9 @@ class CPUBackend:
     """Static-shape replay without a GPU: fn always sees the captured views, nothing else."""
 
     name: str = "cpu"
+    # a staging copy run by the graph function repeats at each replay (graphfit.cudagraph.
+    # staging): the function is the graph
+    records_copies: ClassVar[bool] = True
 
     def capture(self, fn: GraphFn, views: dict[str, torch.Tensor]) -> CPUGraph:
         output_tensors(fn(views))  # warm-up, and fail at capture on a bad return type
@@ -144,6 +147,8 @@ class CUDABackend:
 
     warmup: int = 3
     name: str = "cuda"
+    # a host-to-device copy from pinned memory in the graph function is captured as a node
+    records_copies: ClassVar[bool] = True
     pool: Any = field(default=None, repr=False)
     stream: torch.cuda.Stream | None = field(default=None, repr=False)
 

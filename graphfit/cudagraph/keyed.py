@@ -17,9 +17,17 @@ A plan that declares a host staging copy of `input_ids` or `position_ids` (a hos
 whose `BufferPlan.stages` names it: TensorRT-LLM's pinned `shared_static_tensors_cpu`) gets
 those copies too, in host memory (pinned beside a CUDA device), of the copy's rows and slots
 (the copy's leading dim, used in turn, else one): a replay writes the batch's rows and the
-zero tail up to its key's rows there, then copies those rows into the device buffer before
-the replay. A plan without the relation (older plan files) writes the device buffers in
-place, as before.
+zero tail up to its key's rows there. A one-slot copy's host-to-device copy of the key's rows
+is recorded inside the captured graph (`graphfit.cudagraph.staging`), so a replay reads
+whatever the copy holds when it runs, as the engine's pinned-mode graph does; a copy of
+several slots cannot be (the graph would read one fixed slot), so its rows are copied
+eagerly before the replay. A plan without the relation (older plan files) writes the device
+buffers in place, as before.
+
+A plan that declares a token-axis buffer filled once with 0, 1, 2, ... (`init` "arange":
+TensorRT-LLM's host `_arange_max`) gets it, of the planned rows: each request's positions are
+its first rows, copied slice by slice (no fresh `torch.arange` per batch); without one the
+positions are built with `torch.arange`.
 """
 
 from __future__ import annotations
@@ -32,6 +40,7 @@ import torch
 
 from graphfit.cudagraph.backends import Backend, Graph, get_backend
 from graphfit.cudagraph.capture import CaptureJob, CaptureSession, SoloCapture
+from graphfit.cudagraph.staging import Retirement, recording_copies, records_copies
 from graphfit.planner import (
     CapacityError,
     ConfigError,
@@ -69,7 +78,8 @@ class KeyedGraphRunner(SoloCapture):
                  session: CaptureSession | None = None, backend: str | Backend = "cpu",
                  component: str = "encoder", device: str = "cpu",
                  seq_lens_capacity: int | None = None,
-                 staging: Mapping[str, tuple[int, int]] | None = None) -> None:
+                 staging: Mapping[str, tuple[int, int]] | None = None,
+                 arange_rows: int | None = None, arange_on_host: bool = True) -> None:
         if not isinstance(dispatch, KeyedDispatch):
             raise ConfigError(f"dispatch: expected a KeyedDispatch, got "
                               f"{type(dispatch).__name__}")
@@ -90,6 +100,18 @@ class KeyedGraphRunner(SoloCapture):
         self.seq_lens = (None if seq_lens_capacity is None
                          else torch.ones(seq_lens_capacity, dtype=torch.int32))
         self.staging = self._host_copies(dict(staging or {}), device)
+        # the copies whose host-to-device copy the graph records (one slot: a fixed address)
+        # (eager on a backend that records no copies: graphfit.cudagraph.staging)
+        self.recorded = frozenset(n for n, c in self.staging.items()
+                                  if c.shape[0] == 1 and records_copies(self.backend))
+        self._retirement = Retirement()
+        bad = isinstance(arange_rows, bool) or not isinstance(arange_rows, int) \
+            or arange_rows < 0
+        if arange_rows is not None and bad:
+            raise ConfigError(f"arange_rows: expected rows >= 0, got {arange_rows!r}")
+        # the plan's arange (filled once), where the positions come from
+        self.arange = None if arange_rows is None else torch.arange(
+            arange_rows, dtype=torch.int32, device="cpu" if arange_on_host else device)
         self._turn = 0
         self.graphs: dict[tuple[int, ...], Graph] = {}
         self.last_key: tuple[int, ...] | None = None
@@ -133,9 +155,13 @@ class KeyedGraphRunner(SoloCapture):
                     raise ConfigError(f"{component}.{b.name}: a staging copy is (slots, *the "
                                       f"shape of {b.stages}) or its shape")
                 staging[b.stages] = (slots, b.capacity)
+        # the index buffer the positions are sliced from, where the plan declares one
+        arange = next((b for b in comp.buffers if b.init == "arange"
+                       and b.axis.value == "tokens" and not b.stages), None)
         return cls(fn, comp.dispatch, capacity, session=session, backend=backend,
                    component=component, device=device, seq_lens_capacity=seq_lens,
-                   staging=staging)
+                   staging=staging, arange_rows=None if arange is None else arange.capacity,
+                   arange_on_host=arange is None or not arange.on_device)
 
     @property
     def component(self) -> str:
@@ -177,14 +203,38 @@ class KeyedGraphRunner(SoloCapture):
         if not isinstance(longest, int):
             raise ConfigError(f"capture: longest must be an int, got {longest!r}")
         key = (job.key.num_reqs or 0, job.key.padded, longest)
-        self.graphs[key] = self.backend.capture(functools.partial(self.fn, longest=longest),
-                                                job.views)
+        rows = job.key.padded
+        copies = []
+        for name in sorted(self.recorded):  # captured over zeros, as the views
+            host, device = self.staging[name][0], self._device(name)
+            host[:rows].zero_()
+            copies.append(functools.partial(self._refill, name, device, host, rows))
+        fn = recording_copies(functools.partial(self.fn, longest=longest), copies)
+        self.graphs[key] = self.backend.capture(fn, job.views)
+
+    def _device(self, name: str) -> torch.Tensor:
+        return self.input_ids if name == "input_ids" else self.position_ids
 
     def _refill(self, name: str, device: torch.Tensor, host: torch.Tensor, rows: int
                 ) -> None:
         """Copy the `rows` a graph reads of `name` from its host staging copy to the device
-        buffer (host to device, before the replay)."""
-        device[:rows].copy_(host[:rows])
+        buffer: recorded in the graph for a one-slot copy, else eagerly before the replay
+        (non-blocking: an async copy from pinned memory on CUDA, a plain copy on the CPU)."""
+        device[:rows].copy_(host[:rows], non_blocking=True)
+
+    def _write_positions(self, target: torch.Tensor, lens: Sequence[int]) -> None:
+        """Each request's positions 0..len-1 into `target`'s rows, packed: slices of the
+        plan's arange (the engine's `_arange_max[:len]`), else `torch.arange`."""
+        offset = 0
+        for k in lens:
+            if self.arange is None:
+                ramp = torch.arange(k, dtype=torch.int32)
+            elif k > self.arange.shape[0]:
+                raise CapacityError(f"{self.component}.arange", k, self.arange.shape[0])
+            else:
+                ramp = self.arange[:k]
+            target[offset:offset + k].copy_(ramp)
+            offset += k
 
     def step(self, input_ids: torch.Tensor, seq_lens: Sequence[int], *,
              eager: bool = False) -> torch.Tensor:
@@ -194,8 +244,6 @@ class KeyedGraphRunner(SoloCapture):
         n = sum(lens)
         if not lens or min(lens) < 1 or int(input_ids.shape[0]) != n:
             raise ConfigError("step: seq_lens must be >= 1 each and sum to len(input_ids)")
-        positions = torch.cat([torch.arange(k, dtype=torch.int32, device=input_ids.device)
-                               for k in lens])
         # a dispatch reads the (requests, tokens, longest) counts by default, else the
         # lengths themselves (TensorRT-LLM's fixed sequence slots: graphfit.planner.engines.
         # trtllm_encdec)
@@ -203,20 +251,28 @@ class KeyedGraphRunner(SoloCapture):
         key = None if eager else self.dispatch.lookup(batch)
         self.last_key = key
         if key is None or key not in self.graphs:
+            positions = torch.empty(n, dtype=torch.int32, device=input_ids.device)
+            self._write_positions(positions, lens)
             views: Mapping[str, torch.Tensor] = {"input_ids": input_ids.to(torch.int32),
                                                  "position_ids": positions}
             return self.fn(views, longest=max(lens))
         rows = self.dispatch.rows(key)
+        self._retirement.wait()  # the last replay's recorded copies have read the host rows
         self._stage_seq_lens(key, lens)
         turn, self._turn = self._turn, self._turn + 1
-        for name, values in (("input_ids", input_ids), ("position_ids", positions)):
-            device = self.input_ids if name == "input_ids" else self.position_ids
+        for name in STAGED:
+            device = self._device(name)
             copies = self.staging.get(name)
             target = device if copies is None else copies[turn % copies.shape[0]]
-            target[:n].copy_(values)
+            if name == "input_ids":
+                target[:n].copy_(input_ids)
+            else:
+                self._write_positions(target, lens)
             target[n:rows].zero_()
-            if copies is not None:  # the host-to-device copy of the key's rows, then replay
+            if copies is not None and name not in self.recorded:  # eager H2D, then replay
                 self._refill(name, device, target, rows)
         out = self.graphs[key].replay()
+        if self.recorded:
+            self._retirement.replayed(self.input_ids.device)
         assert isinstance(out, torch.Tensor)
         return out[:n]

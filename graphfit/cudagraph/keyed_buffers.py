@@ -15,14 +15,18 @@ padding fill.
 A host buffer the plan declares the staging copy of buffer X (`BufferPlan.stages`; TensorRT-
 LLM's feature mirrors) is not read by the graph, and is allocated in host memory (pinned
 beside a CUDA device). Its shape is X's, or (slots, *X's shape) for copies used in turn; a
-replay fills the next slot's rows (the batch's rows, then the padding fill up to the key's)
-and copies those rows into X before the replay, as the engine's eager host-to-device copy
-does. Each slot's rows are checked against the key's before any capture. A plan without the
-relation (older plan files) stages nothing: each buffer is written in place.
+replay fills the next slot's rows (the batch's rows, then the padding fill up to the key's).
+A one-slot copy's host-to-device copy of the key's rows is recorded inside the captured
+graph (`graphfit.cudagraph.staging`: a replay reads what the copy holds when it runs, as
+TensorRT-LLM's token-mode graph does); a copy of several slots is copied eagerly before the
+replay, as the engine's feature mirrors are (a captured copy would read one fixed slot). Each
+slot's rows are checked against the key's before any capture. A plan without the relation
+(older plan files) stages nothing: each buffer is written in place.
 """
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
@@ -33,6 +37,7 @@ from graphfit.cudagraph.capture import CaptureJob, CaptureSession, SoloCapture
 from graphfit.cudagraph.dtypes import torch_dtype
 from graphfit.cudagraph.fill import fill_tail
 from graphfit.cudagraph.keyed import keyed_component
+from graphfit.cudagraph.staging import Retirement, recording_copies, records_copies
 from graphfit.planner import (
     Axis,
     BufferPlan,
@@ -107,6 +112,11 @@ class KeyedBufferRunner(SoloCapture):
                 raise ConfigError(f"{component}.{host}: a staging copy is (slots, *the shape "
                                   f"of {staged}) or its shape")
             self.slots[staged] = slots
+        # the staged buffers whose host-to-device copy the graph records (one slot)
+        # (eager on a backend that records no copies: graphfit.cudagraph.staging)
+        self.recorded = frozenset(n for n, k in self.slots.items()
+                                  if k == 1 and records_copies(self.backend))
+        self._retirement = Retirement()
         self.reads = graph_reads(comp.buffers)
         self.slot = 0
         self.graphs: dict[Any, Graph] = {}
@@ -150,7 +160,13 @@ class KeyedBufferRunner(SoloCapture):
         for name, view in job.views.items():
             fill_tail(view, self.specs[name].axis_dim, 0, self.specs[name].fill)
         key = self._by_text[str(dict(job.variant)["key"])]
-        self.graphs[key] = self.backend.capture(self.fn, job.views)
+        copies = []
+        for name in sorted(self.recorded):  # captured over the fill, as the views
+            spec, host, rows = self.specs[name], self.buffers[self.staging[name]], \
+                job.rows[name]
+            fill_tail(host.narrow(spec.axis_dim, 0, rows), spec.axis_dim, 0, spec.fill)
+            copies.append(functools.partial(self._refill, name, host, rows))
+        self.graphs[key] = self.backend.capture(recording_copies(self.fn, copies), job.views)
 
     def _stage(self, key: Any, batch: Mapping[str, torch.Tensor], counts: tuple[int, ...]
                ) -> None:
@@ -168,14 +184,16 @@ class KeyedBufferRunner(SoloCapture):
                     target = target[slot % self.slots[name]]
             target.narrow(spec.axis_dim, 0, real).copy_(batch[name])
             fill_tail(target.narrow(spec.axis_dim, 0, rows), spec.axis_dim, real, spec.fill)
-            if host_name is not None:  # the eager host-to-device copy before the replay
+            if host_name is not None and name not in self.recorded:  # eager H2D, then replay
                 self._refill(name, target, rows)
 
     def _refill(self, name: str, host: torch.Tensor, rows: int) -> None:
         """Copy the `rows` a graph reads of `name` from its host staging copy's slot `host`
-        to the device buffer (host to device, before the replay)."""
+        to the device buffer: recorded in the graph for a one-slot copy, else eagerly before
+        the replay (non-blocking: async from pinned memory on CUDA)."""
         axis = self.specs[name].axis_dim
-        self.buffers[name].narrow(axis, 0, rows).copy_(host.narrow(axis, 0, rows))
+        self.buffers[name].narrow(axis, 0, rows).copy_(host.narrow(axis, 0, rows),
+                                                       non_blocking=True)
 
     def step(self, batch_key: Any, batch: Mapping[str, torch.Tensor], *,
              eager: bool = False) -> tuple[torch.Tensor, ...]:
@@ -192,7 +210,10 @@ class KeyedBufferRunner(SoloCapture):
         self.last_key = key
         if key is None or key not in self.graphs:
             return output_tensors(self.fn({name: batch[name] for name in self.reads}))
+        self._retirement.wait()  # the last replay's recorded copies have read the host rows
         self._stage(key, batch, counts)
         out = output_tensors(self.graphs[key].replay())
+        if self.recorded:
+            self._retirement.replayed(self.buffers[next(iter(self.recorded))].device)
         return tuple(t[:real_rows(self.specs[name], counts)]
                      for t, name in zip(out, self.reads, strict=True))

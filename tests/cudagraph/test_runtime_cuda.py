@@ -71,3 +71,31 @@ def test_cuda_rehearsal_replays_every_graph_equal_to_eager() -> None:
         assert result.ok and result.graphs == sum(len(p.graph_keys(n)) for n in p.components
                                                   if n not in result.skipped)
         assert result.capture.pool_bytes is not None and result.capture.pool_bytes >= 0
+
+
+def test_cuda_token_staging_copy_is_recorded_in_the_graph() -> None:
+    """Issue 23 (s35c), never run in that session (no GPU): a token-mode encoder plan's
+    pinned one-slot host copies are copied host -> device inside the captured CUDA graph, so
+    a replay of the graph alone reads a batch written in the host copy only."""
+    from graphfit.cudagraph import CaptureSession
+    from graphfit.cudagraph.keyed import KeyedGraphRunner
+    from graphfit.cudagraph.rehearsal import KeyedToyForward, rehearse
+    from tests.cudagraph.test_runtime_host_staging import SMALL, _plan
+
+    p = _plan(SMALL)
+    assert rehearse(p, device="cuda").ok
+    session = CaptureSession("cuda", freeze_gc=False)
+    runner = KeyedGraphRunner.from_plan(KeyedToyForward().cuda(), p, session=session,
+                                        device="cuda")
+    session.capture()
+    assert runner.recorded == frozenset({"input_ids", "position_ids"})
+    assert all(c.is_pinned() for c in runner.staging.values())
+    lens = (3, 2)
+    ids = torch.arange(5, dtype=torch.int32, device="cuda")
+    runner.step(ids, lens)
+    key = runner.last_key
+    assert key in runner.graphs
+    runner.staging["input_ids"][0, :5].copy_(ids.cpu() + 7)
+    out = runner.graphs[key].replay()
+    torch.cuda.synchronize()
+    assert torch.equal(out[:5], runner.step(ids + 7, lens, eager=True))

@@ -26,8 +26,8 @@ from hypothesis import given, settings
 from graphfit import ConfigError, EngineConfig, plan
 from graphfit.cudagraph import CaptureSession
 from graphfit.cudagraph.keyed import KeyedGraphRunner
-from graphfit.cudagraph.keyed_buffers import KeyedBufferRunner
-from graphfit.cudagraph.rehearsal import KeyedToyForward, rehearse
+from graphfit.cudagraph.keyed_buffers import KeyedBufferRunner, graph_reads
+from graphfit.cudagraph.rehearsal import KeyedToyForward, _batch_rows, rehearse
 from graphfit.planner.core.batches import Stream
 from graphfit.planner.core.buffers import (
     ZERO,
@@ -263,3 +263,143 @@ def test_plan_file_names_the_staged_buffer_and_reads_without_it(tmp_path: Path) 
     saved.write_text(json.dumps(doc))
     code, _, err = run_cli(["check", "--plan", str(saved)])
     assert code == 2 and f"keyed_components.encoder.buffers[{index}]" in err, err
+
+
+# ---------------------------------------------------------------------------------------------
+# The host-to-device copy recorded in the graph; positions from the plan's arange (issue 23,
+# s35c). TensorRT-LLM captures the token-mode copy inside the graph (`capture_h2d`,
+# ref.cite_fact("encoder_token_staging")), so a replay reads what the host copy holds when it
+# runs; its feature mirrors (several, used in turn) are copied eagerly.
+# ---------------------------------------------------------------------------------------------
+
+def _replay_reads_host(runner: KeyedGraphRunner, lens: tuple[int, ...],
+                       gen: torch.Generator) -> bool:
+    """Stage one batch through `step`, then write another batch of the same lengths in the
+    host copies only and replay the graph itself: whether it ran on the second batch (its
+    output equals that batch's eager run)."""
+    first = torch.randint(0, 1000, (sum(lens),), generator=gen, dtype=torch.int32)
+    runner.step(first, lens)
+    key = runner.last_key
+    assert key is not None and key in runner.graphs
+    second = first + 1  # the same lengths, so the same positions
+    runner.staging["input_ids"][0, :len(first)].copy_(second)
+    out = runner.graphs[key].replay()
+    assert isinstance(out, torch.Tensor)
+    return torch.equal(out[:len(first)], runner.step(second, lens, eager=True))
+
+
+def test_the_graph_records_the_host_to_device_copy() -> None:
+    """After a replay, a new batch written in the one-slot host copy alone is what the next
+    replay of the same graph reads (no eager copy between); with the relation stripped
+    nothing is staged, so nothing is recorded."""
+    p = _plan(SMALL)
+    runner = _runner(p)
+    assert runner.recorded == frozenset({"input_ids", "position_ids"})
+    gen = torch.Generator().manual_seed(3)
+    for lens in _batches(p, gen, 12):
+        runner.step(torch.zeros(sum(lens), dtype=torch.int32), lens)
+        if runner.last_key in runner.graphs:
+            assert _replay_reads_host(runner, lens, gen), lens
+    old = _runner(_without_staging(p))
+    assert old.recorded == frozenset() and old.staging == {}
+    # the compiled backend records no copy: the rows are copied eagerly before its replay
+    compiled = KeyedGraphRunner.from_plan(KeyedToyForward(), p, backend="compiled")
+    assert set(compiled.staging) == {"input_ids", "position_ids"}
+    assert compiled.recorded == frozenset()
+
+
+def test_positions_come_from_the_plans_arange() -> None:
+    """The runner slices its positions from the plan's `arange_max` (init "arange"), of the
+    planned rows; a plan without one falls back to torch.arange with the same rows."""
+    p = _plan(SMALL)
+    arange = next(b for b in p.keyed["encoder"].buffers if b.init == "arange")
+    runner = _runner(p)
+    assert runner.arange is not None and runner.arange.device.type == "cpu"
+    assert runner.arange.tolist() == list(range(arange.capacity))
+    comp = p.keyed["encoder"]
+    stripped = dataclasses.replace(comp, buffers=tuple(
+        b for b in comp.buffers if b.init != "arange"))
+    bare = _runner(dataclasses.replace(p, keyed={**p.keyed, "encoder": stripped}))
+    assert bare.arange is None
+    gen = torch.Generator().manual_seed(4)
+    for lens in _batches(p, gen, 10):
+        ids = torch.randint(0, 1000, (sum(lens),), generator=gen, dtype=torch.int32)
+        assert torch.equal(runner.step(ids, lens), bare.step(ids, lens)), lens
+
+
+def _corrupt_arange(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Plant: the runner's arange has a wrong row (graph and eager both read it, so only the
+    rehearsal's device-row check against the engine's positions can see it)."""
+    real = KeyedGraphRunner.from_plan
+
+    def planted(*args: Any, **kwargs: Any) -> KeyedGraphRunner:
+        runner = real(*args, **kwargs)
+        assert runner.arange is not None
+        runner.arange[1] = 5
+        return runner
+
+    monkeypatch.setattr(KeyedGraphRunner, "from_plan", planted)
+
+
+def _stale_host_position(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Plant: the step leaves the last real position row of the host copy unwritten (it holds
+    the rehearsal's poison when the recorded copy runs)."""
+    real = KeyedGraphRunner._write_positions
+
+    def planted(self: KeyedGraphRunner, target: torch.Tensor, lens: Any) -> None:
+        saved = target[sum(lens) - 1].clone()
+        real(self, target, lens)
+        if any(target.data_ptr() == c.data_ptr() for c in self.staging.values()):
+            target[sum(lens) - 1] = saved  # only in a host copy, never the eager run's
+
+    monkeypatch.setattr(KeyedGraphRunner, "_write_positions", planted)
+
+
+@pytest.mark.parametrize("plant", [_corrupt_arange, _stale_host_position])
+def test_planted_position_errors_fail_the_rehearsal(
+        plant: Callable[[pytest.MonkeyPatch], None], monkeypatch: pytest.MonkeyPatch) -> None:
+    p = _plan(SMALL)
+    assert rehearse(p).ok
+    plant(monkeypatch)
+    encoder = next(c for c in rehearse(p).components if c.component == "encoder")
+    assert encoder.mismatches, plant.__name__
+
+
+def _one_slot_feature_plan() -> Plan:
+    """The feature-mode plan with one mirror (its host copy of input_features' own shape):
+    the copy a buffer-keyed graph records."""
+    p = _feature_plan()
+    comp = p.keyed["encoder"]
+    buffers = tuple(dataclasses.replace(b, spec=dataclasses.replace(b.spec, leading=()))
+                    if b.stages else b for b in comp.buffers)
+    check_staging("encoder", tuple(b.spec for b in buffers))
+    return dataclasses.replace(p, keyed={**p.keyed, "encoder": dataclasses.replace(
+        comp, buffers=buffers)})
+
+
+def test_buffer_keyed_copies_record_only_a_one_slot_copy() -> None:
+    """Rotated mirrors (2 slots) are copied eagerly, as the engine's; a one-slot copy is
+    recorded, and a replay of the graph alone reads what the host copy holds then."""
+    rotated = _feature_plan()
+    reads = graph_reads(rotated.keyed["encoder"].buffers)
+
+    def double(views: Any) -> tuple[torch.Tensor, ...]:
+        return tuple(views[name] * 2 for name in reads)
+
+    assert KeyedBufferRunner(double, rotated, "encoder").recorded == frozenset()
+    one = _one_slot_feature_plan()
+    assert rehearse(one).ok
+    runner = KeyedBufferRunner(double, one, "encoder")
+    assert runner.recorded == frozenset({"input_features"})
+    runner.capture()
+    key = max(runner.graphs, key=runner.dispatch.rows)
+    witness = runner.keyed.witness(key)
+    counts = runner.keyed.counts(witness)
+    batch = _batch_rows(runner, counts, torch.Generator().manual_seed(5))
+    runner.step(witness, batch)
+    real = batch["input_features"].shape[0]
+    host = runner.buffers[runner.staging["input_features"]]
+    host[:real] = 3.0  # the host copy alone
+    out = runner.graphs[key].replay()
+    feature = out[reads.index("input_features")]
+    assert torch.equal(feature[:real], torch.full_like(batch["input_features"], 6.0))

@@ -10,7 +10,10 @@ with random ids, the device and host buffers poisoned first. Prints, for this ch
 for the graphfit at `--before` (run in a subprocess on the same lines): the replays, those
 that went through host staging copies the plan declares, and those whose device rows equal
 the rows the engine's replay stages (`trtllm_reference.token_mode_staged_rows`), and whose
-output equals the eager run.
+output equals the eager run; then those whose graph, replayed alone after a second batch of
+the same lengths was written in the host copy only, ran on that batch (the host-to-device
+copy recorded in the graph, as the engine's `capture_h2d`), and the lines whose positions
+come from the plan's arange buffer.
 """
 
 from __future__ import annotations
@@ -26,7 +29,8 @@ from hypothesis import HealthCheck, Phase, given, settings
 
 
 def emit(lines: list[dict[str, Any]]) -> list[int]:
-    """[replays, through host copies, staged rows == the engine's, output == eager]."""
+    """[replays, through host copies, staged rows == the engine's, output == eager, the H2D
+    copy recorded in the graph, lines, lines with positions from the plan's arange]."""
     import torch
 
     from graphfit import ConfigError, plan
@@ -40,7 +44,7 @@ def emit(lines: list[dict[str, Any]]) -> list[int]:
     ref = load_module(Path(__file__).resolve().parent / "trtllm_reference.py",
                       "staging_trtllm_reference")
 
-    counts = [0, 0, 0, 0]
+    counts = [0, 0, 0, 0, 0, 0, 0]
     gen = torch.Generator().manual_seed(0)
     for raw in lines:
         try:
@@ -54,6 +58,8 @@ def emit(lines: list[dict[str, Any]]) -> list[int]:
         runner = KeyedGraphRunner.from_plan(KeyedToyForward(), p, session=session)
         session.capture()
         staging = getattr(runner, "staging", {})
+        counts[5] += 1
+        counts[6] += getattr(runner, "arange", None) is not None
         for key in sorted(runner.graphs):
             lens = list(comp.probe(key))
             ids = torch.randint(0, 1000, (sum(lens),), generator=gen, dtype=torch.int32)
@@ -71,6 +77,13 @@ def emit(lines: list[dict[str, Any]]) -> list[int]:
             counts[2] += (runner.input_ids[:rows].tolist() == want["input_ids"]
                           and runner.position_ids[:rows].tolist() == want["position_ids"])
             counts[3] += torch.equal(got, ref_out)
+            if "input_ids" in staging:  # a second batch in the host copy only, then replay
+                second = ids + 1
+                staging["input_ids"][0, :len(ids)].copy_(second)
+                with torch.no_grad():
+                    out = runner.graphs[key].replay()
+                    want_out = runner.step(second, lens, eager=True)
+                counts[4] += torch.equal(out[:len(ids)], want_out)
     return counts
 
 
@@ -92,7 +105,8 @@ def _draw(n: int) -> list[dict[str, Any]]:
 def _print(label: str, c: list[int]) -> None:
     print(f"{label}: replays {c[0]}; through the plan's host staging copies {c[1]}/{c[0]}; "
           f"device rows == the engine's staged rows {c[2]}/{c[0]}; output == eager "
-          f"{c[3]}/{c[0]}")
+          f"{c[3]}/{c[0]}; H2D copy recorded in the graph {c[4]}/{c[0]}; positions from "
+          f"the plan's arange on {c[6]}/{c[5]} lines")
 
 
 def main() -> int:
