@@ -36,7 +36,7 @@ from graphfit.cudagraph.fill import fill_tail
 from graphfit.cudagraph.keyed import KeyedGraphRunner
 from graphfit.cudagraph.keyed_buffers import KeyedBufferRunner, graph_reads, real_rows
 from graphfit.cudagraph.runner import GraphRunner
-from graphfit.planner import Axis, CUDAGraphMode, GraphfitError, GraphKey, Plan
+from graphfit.planner import Axis, CUDAGraphMode, FillKind, GraphfitError, GraphKey, Plan
 
 VIT = "vit"  # SGLang's vision-encoder graphs' keyed component (its own runner)
 
@@ -351,7 +351,8 @@ def _token_inputs(p: Plan, bufs: StaticBuffers) -> dict[str, int]:
     out = {}
     for name in bufs:
         rule = component.row_rule(name)
-        if rule is None or rule.single != ("tokens", 0) or bufs.spec(name).init == "arange":
+        if rule is None or rule.single != ("tokens", 0) or bufs.spec(name).init == "arange" \
+                or bufs.spec(name).stages:  # a host staging copy: the graph reads its buffer
             continue
         tensor = bufs[name]
         axis = bufs.spec(name).axis_dim
@@ -390,6 +391,7 @@ def _batch(p: Plan, runner: GraphRunner, gen: torch.Generator, tokens: int, reqs
         rule = component.row_rule(name)
         assert rule is not None
         spec, full = runner.buffers.spec(name), runner.buffers[name]
+        written = runner.buffers[runner.staging.get(name, name)]  # where the batch is written
         shape = list(full.shape)
         shape[spec.axis_dim] = rule.rows(tokens, reqs)
         if full.dtype.is_floating_point:  # drawn on the CPU generator: same rows on any device
@@ -398,8 +400,67 @@ def _batch(p: Plan, runner: GraphRunner, gen: torch.Generator, tokens: int, reqs
             rows = torch.randint(0, 2, shape, generator=gen).bool()
         else:
             rows = torch.randint(0, 1000, shape, generator=gen).to(full.dtype)
-        out[name] = rows.to(full.device)
+        out[name] = rows.to(written.device)
     return out
+
+
+def _staged_inputs(runner: GraphRunner, batch: Mapping[str, torch.Tensor],
+                   eager: bool = False) -> bool:
+    """Whether each staged input's device rows the step read are the batch's rows followed
+    (on a replay) by its padding fill up to the graph's rows: what its host staging copy
+    held. The buffers are poisoned before each step, so a missed or stale copy shows."""
+    dispatch = runner.last_dispatch
+    key = None if eager or dispatch is None or dispatch.mode is CUDAGraphMode.NONE \
+        else runner.key(dispatch)
+    for name in runner.staging:
+        if name not in batch:
+            continue
+        spec = runner.buffers.spec(name)
+        real = int(batch[name].shape[spec.axis_dim])
+        rows = real if key is None else runner.graphs[key].static_rows[name]
+        expected = torch.empty_like(runner.buffers.view(name, rows), device="cpu")
+        expected.narrow(spec.axis_dim, 0, real).copy_(batch[name].cpu())
+        if spec.fill.kind is not FillKind.KEEP:
+            fill_tail(expected, spec.axis_dim, real, spec.fill)
+        else:
+            rows = real
+            expected = expected.narrow(spec.axis_dim, 0, real)
+        if not torch.equal(runner.buffers.view(name, rows).cpu(), expected):
+            return False
+    return True
+
+
+def _shorter(runner: GraphRunner, key: GraphKey, probe: tuple[int, int, bool]
+             ) -> tuple[tuple[int, int, bool], ...]:
+    """For a runner with host staging copies: a mixed batch one token shorter than the probe
+    that still replays `key`, so the padded tail goes through the copies too (none when
+    there is no such batch, or nothing is staged)."""
+    tokens, reqs, _ = probe
+    if not runner.staging or tokens < 2:
+        return ()
+    shorter = (tokens - 1, min(reqs, tokens - 1), False)
+    try:
+        dispatch = runner.dispatch(shorter[0], num_reqs=shorter[1])
+    except GraphfitError:
+        return ()
+    if dispatch.mode is CUDAGraphMode.NONE or runner.key(dispatch) != key:
+        return ()
+    return (shorter,)
+
+
+def _replay_equals_eager(runner: GraphRunner, batch: Mapping[str, torch.Tensor], reqs: int,
+                         uniform: bool) -> bool:
+    """The batch replayed and run eagerly, each after poisoning the inputs and staging
+    copies: equal outputs, and every staged input's device rows what its copy held."""
+    poisoned = (*runner.graph_inputs, *runner.staging.values())
+    runner.buffers.poison(poisoned)
+    got = runner.step(batch, num_reqs=reqs, uniform_decode=uniform)
+    got = got.clone() if isinstance(got, torch.Tensor) else got
+    staged = _staged_inputs(runner, batch)
+    runner.buffers.poison(poisoned)
+    ref = runner.step(batch, num_reqs=reqs, uniform_decode=uniform, eager=True)
+    assert isinstance(got, torch.Tensor) and isinstance(ref, torch.Tensor)
+    return staged and torch.equal(got, ref) and _staged_inputs(runner, batch, eager=True)
 
 
 def rehearse(p: Plan, *, backend: str | Backend | None = None,
@@ -458,16 +519,14 @@ def rehearse(p: Plan, *, backend: str | Backend | None = None,
                 if probe is None:
                     unreached.append(key)
                     continue
-                tokens, reqs, uniform = probe
-                batch = _batch(p, runner, gen, tokens, reqs)
-                runner.buffers.poison(runner.graph_inputs)
-                got = runner.step(batch, num_reqs=reqs, uniform_decode=uniform)
-                ref = runner.step(batch, num_reqs=reqs, uniform_decode=uniform, eager=True)
-                replayed += 1
-                assert isinstance(got, torch.Tensor) and isinstance(ref, torch.Tensor)
-                if not torch.equal(got, ref):
-                    bad.append(key)
-            results.append(ComponentRehearsal(runner.component, inputs, len(runner.graphs),
+                for tokens, reqs, uniform in (probe, *_shorter(runner, key, probe)):
+                    batch = _batch(p, runner, gen, tokens, reqs)
+                    replayed += 1
+                    if not _replay_equals_eager(runner, batch, reqs, uniform):
+                        bad.append(key)
+            shown = tuple(f"{n} (staged from host)" if n in runner.staging else n
+                          for n in inputs)
+            results.append(ComponentRehearsal(runner.component, shown, len(runner.graphs),
                                               replayed, tuple(unreached), tuple(bad)))
         results += [_keyed_rehearsal(p, k, gen) for k in keyed]
         results += [_buffer_rehearsal(k, gen) for k in buffered]

@@ -43,6 +43,7 @@ from graphfit.planner import (
     brief,
     excerpt,
     real_requests,
+    staging_slots,
     static_requests,
 )
 
@@ -75,6 +76,10 @@ class CapturedGraph:
     fills: tuple[TailFill, ...]
     graph: Graph
     tail_fillers: tuple[dict[int, Callable[[], object] | None], ...] = field(
+        default=(), repr=False, compare=False)
+    # (device view, host view) of each staged input: the rows the graph reads, copied from
+    # the buffer's host staging copy before each replay
+    refills: tuple[tuple[torch.Tensor, torch.Tensor], ...] = field(
         default=(), repr=False, compare=False)
 
 
@@ -138,7 +143,12 @@ class GraphRunner:
         self.max_num_seqs = tables.max_num_seqs
         # the component's own decode width: q for vLLM, SGLang's verify / draft widths
         self.uniform_query_len = tables.uniform_query_len
-        self._rules: dict[str, RowRule] = _graph_input_rules(plan, buffers, graph_inputs)
+        # staged buffer -> its host staging copy (`BufferPlan.stages`): a batch's rows and
+        # the padding fill are written into the copy, then copied to the buffer the graph
+        # reads before each replay (and before an eager run)
+        self.staging: Mapping[str, str] = MappingProxyType(_staging(buffers))
+        self._rules: dict[str, RowRule] = _graph_input_rules(plan, buffers, graph_inputs,
+                                                             self.staging)
         self.graph_inputs = tuple(self._rules)
         # which inputs may be written (not arange buffers), and along which dim
         self._arange = frozenset(n for n in self._rules if buffers.spec(n).init == "arange")
@@ -190,7 +200,20 @@ class GraphRunner:
     def _static(self, key: GraphKey) -> tuple[dict[str, torch.Tensor], dict[str, int]]:
         rows = {name: rule.rows(key.padded, key.num_reqs or 0)
                 for name, rule in self._rules.items()}
+        for name, n in rows.items():  # a short staging copy fails before any capture too
+            if name in self.staging:
+                self.buffers.view(self.staging[name], n)
         return {name: self.buffers.view(name, n) for name, n in rows.items()}, rows
+
+    def _written(self, name: str, n: int) -> torch.Tensor:
+        """The n rows a batch writes for graph input `name`: its host staging copy's when it
+        has one, else its own (CapacityError when short)."""
+        return self.buffers.view(self.staging.get(name, name), n)
+
+    def _refills(self, rows: Mapping[str, int]) -> tuple[tuple[torch.Tensor, torch.Tensor], ...]:
+        """(device rows, host rows) of each staged input, `rows[name]` rows of each."""
+        return tuple((self.buffers.view(name, rows[name]), self._written(name, rows[name]))
+                     for name in self._rules if name in self.staging)
 
     def capture(self) -> CaptureStats:
         """Capture every dispatchable shape (and variant), largest first, into one pool.
@@ -240,14 +263,18 @@ class GraphRunner:
     def _capture_job(self, job: CaptureJob, *, keep_output: bool) -> None:
         """Capture one graph; check its output rows; hold its outputs weakly unless kept."""
         views, rows = job.views, job.rows
+        # a staged input's tail is filled in its host copy, then copied with the real rows
         fills = tuple(
-            TailFill(name, views[name], self.buffers.spec(name).axis_dim,
+            TailFill(name, self._written(name, rows[name]), self.buffers.spec(name).axis_dim,
                      self._rules[name], self.buffers.spec(name).fill, rows[name])
             for name in self._rules if self.buffers.spec(name).fill.kind
             is not FillKind.KEEP)
+        refills = self._refills(rows)
         # capture runs a batch of padding only: its KV writes, say, hit slot -1
         for fill in fills:
             fill_tail(fill.view, fill.axis, 0, fill.policy)
+        for device_rows, host_rows in refills:
+            _copy_rows(device_rows, host_rows)
         graph = self.backend.capture(self._variant_fn(job.variant), views)
         self._check_output_rows(graph.replay(), job.key)
         if not keep_output:
@@ -257,7 +284,7 @@ class GraphRunner:
         fillers: tuple[dict[int, Callable[[], object] | None], ...] = tuple(
             {} for _ in fills)
         captured = CapturedGraph(job.key, job.modes, MappingProxyType(views),
-                                 MappingProxyType(rows), fills, graph, fillers)
+                                 MappingProxyType(rows), fills, graph, fillers, refills)
         graphs = self._graph_sets.setdefault(job.variant, {})
         graphs[job.key] = captured
         if job.variant == self.default_variant:
@@ -403,11 +430,12 @@ class GraphRunner:
             dispatch = self.dispatch(n, num_reqs=r, uniform_decode=uniform_decode)
         keep = r if self.outputs == "requests" else n
         if eager or dispatch.mode is CUDAGraphMode.NONE:
-            views = {name: self.buffers.view(name, rule.rows(n, r))
-                     for name, rule in self._rules.items()}
+            real = {name: rule.rows(n, r) for name, rule in self._rules.items()}
+            views = {name: self.buffers.view(name, rows) for name, rows in real.items()}
             eager_run = functools.partial(_eager, self._variant_fn(variant_key), views)
             return self._prepared_step(dispatch, None, variant_key, n, r, inputs, destinations,
-                                       (), eager_run, keep, keep)
+                                       _refill_steps(self._refills(real)), eager_run, keep,
+                                       keep)
         graph = self._graph_for(graphs, dispatch, n)
         for name, dst in zip(inputs, destinations):
             if dst.shape[self._axis_dim[name]] > graph.static_rows[name]:
@@ -416,9 +444,9 @@ class GraphRunner:
         run: Callable[[], Outputs] = graph.graph.replay
         if self.before_replay is not None:
             run = _hooked(self.before_replay, run, graph.key, n, r)
+        fills = (*_tail_fills(graph, n, r), *_refill_steps(graph.refills))
         return self._prepared_step(dispatch, graph.key, variant_key, n, r, inputs, destinations,
-                                   _tail_fills(graph, n, r), run, self._output_rows(graph.key),
-                                   keep)
+                                   fills, run, self._output_rows(graph.key), keep)
 
     def replay(self, prepared: PreparedStep,
                inputs: Mapping[str, torch.Tensor] | None = None) -> Outputs:
@@ -471,7 +499,7 @@ class GraphRunner:
         """Each input's destination view, in the order of `inputs`, checked against it."""
         dsts: list[torch.Tensor] = []
         for name, tensor in inputs.items():
-            dst = self.buffers.view(name, self._rule(name).rows(n, r))  # CapacityError first
+            dst = self._written(name, self._rule(name).rows(n, r))  # CapacityError first
             if dst.shape != tensor.shape:
                 raise BatchError(f"inputs: {name} has shape {tuple(tensor.shape)}, "
                                  f"expected {tuple(dst.shape)}")
@@ -580,16 +608,36 @@ def _backend_of(backend: str | Backend, session: CaptureSession | None) -> Backe
     return session.backend
 
 
+def _staging(buffers: StaticBuffers) -> dict[str, str]:
+    """Staged buffer -> its host staging copy, each copy of the staged buffer's own shape
+    (the planner checked the pairs; a copy of several slots is the keyed runners' kind)."""
+    out = {}
+    for name, spec in buffers.specs.items():
+        if spec.stages:
+            if staging_slots(spec.spec, buffers.spec(spec.stages).spec) != 1:
+                raise ConfigError(f"{spec.key}: GraphRunner stages through a copy of "
+                                  f"{spec.stages}'s own shape, not slots of it")
+            out[spec.stages] = name
+    return out
+
+
 def _graph_input_rules(plan: Plan, buffers: StaticBuffers,
-                       graph_inputs: Sequence[str] | None) -> dict[str, RowRule]:
-    """Each graph input's row rule (default: every buffer a graph can read)."""
+                       graph_inputs: Sequence[str] | None,
+                       staging: Mapping[str, str]) -> dict[str, RowRule]:
+    """Each graph input's row rule (default: every buffer a graph can read, which is not a
+    host staging copy: the graph reads the buffer the copy stages)."""
     component = plan.component(buffers.name)
+    copies = {host: staged for staged, host in staging.items()}
     rules = {name: component.row_rule(name) for name in buffers.specs}
     if graph_inputs is None:
-        graph_inputs = [name for name, rule in rules.items() if rule is not None]
+        graph_inputs = [name for name, rule in rules.items()
+                        if rule is not None and name not in copies]
     out: dict[str, RowRule] = {}
     for name in graph_inputs:
         buffers.spec(name)  # UnknownBufferError names the known buffers
+        if name in copies:
+            raise ConfigError(f"graph_inputs: {buffers.spec(name).key} is the host staging "
+                              f"copy of {copies[name]}; the graph reads {copies[name]}")
         rule = rules[name]
         if rule is None:
             raise ConfigError(
@@ -615,6 +663,18 @@ def _tail_fills(graph: CapturedGraph, n: int, r: int) -> tuple[Callable[[], obje
         if filler is not None:
             fills.append(filler)
     return tuple(fills)
+
+
+def _copy_rows(device_rows: torch.Tensor, host_rows: torch.Tensor) -> None:
+    """The host-to-device copy of a staged input's rows, before a replay or an eager run."""
+    device_rows.copy_(host_rows)
+
+
+def _refill_steps(refills: Sequence[tuple[torch.Tensor, torch.Tensor]]
+                  ) -> tuple[Callable[[], object], ...]:
+    """Each staged input's copy as a step run after the tail fills."""
+    return tuple(functools.partial(_copy_rows, device_rows, host_rows)
+                 for device_rows, host_rows in refills)
 
 
 def _check_inputs(inputs: object) -> None:

@@ -241,7 +241,8 @@ JSON = st.recursive(
                                        "sizes", "grid", "start", "step", "max", "families",
                                        "kind", "buffers", "dtype", "rows", "allocates",
                                        "dispatch", "mixed", "uniform", "padding", "fill",
-                                       "trailing", "offset", "bogus"]), inner, max_size=6),
+                                       "trailing", "offset", "placement", "stages",
+                                       "bogus"]), inner, max_size=6),
     max_leaves=30)
 
 

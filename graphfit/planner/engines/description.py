@@ -14,7 +14,15 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-from graphfit.planner.core.buffers import FillKind, Placement
+from graphfit.planner.core.batches import Stream
+from graphfit.planner.core.buffers import (
+    Axis,
+    BufferSpec,
+    Demand,
+    FillKind,
+    Placement,
+    check_staging,
+)
 from graphfit.planner.core.dtypes import DTYPE_SIZES
 from graphfit.planner.core.enums import CUDAGraphMode, Unit
 from graphfit.planner.core.errors import ConfigError, excerpt
@@ -196,7 +204,10 @@ class BufferRule:
     engine's own code allocates (a formula; required for fixed buffers). `fill`: what the
     padded tail holds on a replay (zero, keep, sentinel with `fill_value`, copy-real-rows);
     `safe_fills`: the fills that keep a replay correct (None: any). `placement`: "device", or
-    "host" for a (pinned) host staging tensor, counted apart from the device bytes."""
+    "host" for a (pinned) host staging tensor, counted apart from the device bytes.
+    `stages`: on a host buffer, the device buffer of the same component it is the staging
+    copy of (the runtime writes a batch here and copies the rows a graph reads to that
+    buffer before each replay); "" for none."""
 
     name: str
     dtype: str
@@ -209,12 +220,18 @@ class BufferRule:
     safe_fills: tuple[str, ...] | None = None
     init: str = "zeros"
     placement: str = "device"
+    stages: str = ""
 
     def __post_init__(self) -> None:
         _name("buffer.name", self.name)
         if self.placement not in PLACEMENTS:
             raise ConfigError(f"buffer {self.name}: placement {excerpt(self.placement)} is not "
                               f"one of {', '.join(PLACEMENTS)}")
+        if self.stages != "":
+            _name(f"buffer {self.name}.stages", self.stages)
+            if self.placement != "host":
+                raise ConfigError(f"buffer {self.name}: stages {self.stages!r} needs placement "
+                                  "= \"host\" (a staging copy lives in host memory)")
         what = f"buffer {self.name}"
         if not isinstance(self.dtype, str) or self.dtype not in DTYPE_SIZES:
             raise ConfigError(f"{what}: dtype {excerpt(self.dtype)} is not one of "
@@ -282,6 +299,38 @@ class ComponentRule:
                               "graphs only (dispatch.mixed must be NONE)")
         if not isinstance(self.speculative, bool):
             raise ConfigError(f"component {self.name}: speculative must be true or false")
+        _check_staging(self.name, self.buffers)
+
+
+def _shape_token(formula: Formula, tokens: dict[str, int]) -> int:
+    """A trailing dim as a number that two dims share exactly when their formulas are the
+    same (an integer, or the same text up to spaces): shapes compared before any config."""
+    if isinstance(formula, int):
+        return formula
+    text = "".join(formula.split())
+    return int(text) if text.isdigit() else tokens.setdefault(text, -1 - len(tokens))
+
+
+def _check_staging(component: str, rules: tuple[BufferRule, ...]) -> None:
+    """The staging pairs checked by the planner's own rules (`check_staging`: the copy names
+    a device buffer of the component, one copy per buffer, the same dtype, axis and trailing
+    shape) on config-free stand-ins of the buffers, plus the same `offset` (the rows a batch
+    needs in both), so a bad pair is refused when the description is read."""
+    if not any(rule.stages for rule in rules):
+        return
+    tokens: dict[str, int] = {}
+    specs = tuple(
+        BufferSpec(rule.name, rule.dtype, Axis(rule.rows),
+                   () if rule.rows == "fixed" else (Demand(Stream.TARGET_TOKENS),), 0,
+                   trailing=tuple(_shape_token(d, tokens) for d in rule.trailing),
+                   placement=Placement(rule.placement), stages=rule.stages)
+        for rule in rules)
+    check_staging(f"component {component}", specs)
+    by_name = {rule.name: rule for rule in rules}
+    for rule in rules:
+        if rule.stages and by_name[rule.stages].offset != rule.offset:
+            raise ConfigError(f"component {component}.{rule.name}: a staging copy has the "
+                              f"offset of {rule.stages} ({by_name[rule.stages].offset})")
 
 
 @dataclass(frozen=True)
