@@ -361,8 +361,9 @@ def _token_inputs(p: Plan, bufs: StaticBuffers) -> dict[str, int]:
 
 
 def _probe(runner: GraphRunner, key: GraphKey) -> tuple[int, int, bool] | None:
-    """(tokens, requests, uniform) of a batch with exactly `key.padded` tokens that the plan
-    dispatches to `key`; None when none of the candidates does."""
+    """(tokens, requests, uniform) of a batch the plan dispatches to `key`: one with exactly
+    `key.padded` tokens where the scheduler can build it, else the largest uniform batch
+    (q tokens a request) that pads to it; None when none of the candidates does."""
     n, q, top = key.padded, runner.uniform_query_len, runner.max_num_seqs
     candidates: list[tuple[int, int, bool]] = []
     if key.num_reqs is not None:
@@ -370,6 +371,11 @@ def _probe(runner: GraphRunner, key: GraphKey) -> tuple[int, int, bool] | None:
     if q and n % q == 0 and n // q <= top:
         candidates.append((n, n // q, True))
     candidates += [(n, r, False) for r in dict.fromkeys((min(n, top), 1))]
+    if q:  # a uniform batch that pads to `n` without filling it: the only kind of batch a
+        # component with uniform decode graphs alone (a proposer) reaches where q does not
+        # divide the key, or the key needs more than max_num_seqs requests
+        reqs = min(n // q, top)
+        candidates.append((reqs * q, reqs, True))
     for tokens, reqs, uniform in candidates:
         if reqs < 1 or reqs > top or reqs > tokens:
             continue

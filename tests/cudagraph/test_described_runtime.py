@@ -181,3 +181,24 @@ def test_graphfit_testing_generates_described_engine_plans() -> None:
     check()
     with pytest.raises(AssertionError, match="draft_tok"):
         assert_plan_safe(tiny_plan(), {"proposer.draft_tok": "S*q"})
+
+
+@settings(max_examples=12, deadline=None)
+@given(st.sampled_from(sorted((ROOT / "examples" / "engines").glob("*.toml"))),
+       st.integers(1, 12), st.integers(0, 4))
+def test_rehearse_reaches_every_graph_of_the_shipped_engine_files(path: Path, seqs: int,
+                                                                  k: int) -> None:
+    """`graphfit rehearse` finds a batch for every captured graph: a proposer whose graphs
+    are uniform decodes of q = 1 + k tokens a request is reached by a batch that pads to its
+    key (q need not divide the key, and the key may need more than S requests to be full)."""
+    from graphfit.cudagraph.rehearsal import rehearse
+
+    engine = load_engine_file(path)
+    p = plan(EngineConfig(engine=engine.engine, engine_version=engine.release,
+                          max_num_seqs=seqs, max_num_batched_tokens=T,
+                          num_speculative_tokens=k))
+    if not p.verify().ok:  # the S*q variant: refused at capture (tested above)
+        return
+    report = rehearse(p)
+    assert report.ok, [(c.component, c.unreached, c.mismatches) for c in report.components]
+    assert all(c.replayed >= c.graphs for c in report.components)
