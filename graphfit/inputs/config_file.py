@@ -16,8 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from graphfit.inputs import sglang as sglang_args
-from graphfit.inputs import sglang_ngram
-from graphfit.inputs import target_overrides
+from graphfit.inputs import sglang_ngram, target_overrides
 from graphfit.inputs import trtllm as trtllm_args
 from graphfit.inputs import vllm as vllm_args
 from graphfit.inputs.gpus import gpu_memory_gb
