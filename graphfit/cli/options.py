@@ -353,7 +353,7 @@ CONFIG_FLAGS: list[ConfigFlag] = [
                "SGLang: draft steps.", param="speculative_num_steps",
                expand=_sglang("speculative_num_steps"), panel=SGLANG_PANEL),
     ConfigFlag("speculative_eagle_topk", "--speculative-eagle-topk", int,
-               "SGLang: draft branching (draft runner width).",
+               "SGLang: draft branching (draft runner width; NGRAM: its BFS breadth).",
                expand=_sglang("speculative_eagle_topk"), panel=SGLANG_PANEL),
     ConfigFlag("speculative_num_draft_tokens", "--speculative-num-draft-tokens", int,
                "SGLang: tokens verified per request (verify width).",

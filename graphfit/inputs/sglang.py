@@ -500,7 +500,7 @@ FILE_KEYS: dict[str, Handler] = {
                                           PER_PHASE),
     "disable_prefill_cuda_graph": _prefill_off,
     "speculative_ngram_max_bfs_breadth": _noted(
-        "NGRAM's BFS breadth is its topk (a pasted line's, graphfit.inputs.sglang_ngram); "
+        "NGRAM's BFS breadth is its topk (a pasted line's or a config file's, sglang_ngram); "
         "it sets no graph shape (the verify width is --speculative-num-draft-tokens)"),
     # post-capture KV sizing's other inputs (graphfit.inputs.sglang_post_capture)
     "device": sglang_post_capture.device,

@@ -45,6 +45,7 @@ from graphfit.planner.engines.sglang_backend_checks import (
     ResolvedAttention,
     check_resolved,
     fa4_page,
+    nvfp4_phases,
     resolved_page,
 )
 from graphfit.planner.engines.sglang_mtp_graphs import FLASH_ATTENTION, draft_extend_backend
@@ -157,14 +158,17 @@ def _check_generic(line: Mapping[str, Any], inputs: AttentionDefaultInputs,
     page size is 64 x its index pool on CUDA, deepseek_v2.py:159-175)."""
     if found.name is None:
         return
-    prefill = _flag(line, "prefill_attention_backend")
-    decode = _flag(line, "decode_attention_backend")
+    prefill, decode = nvfp4_phases(
+        inputs.gpu, inputs.kv_cache_dtype,
+        _flag(line, "prefill_attention_backend") or _flag(line, "attention_backend"),
+        _flag(line, "prefill_attention_backend"), _flag(line, "decode_attention_backend"))
+    base = prefill if prefill is not None and prefill == decode else found.name  # :1128-1131
     page = inputs.page_size
     if found.name == "dsa" and inputs.gpu != "rocm":
         page = 64
     check_resolved(ResolvedAttention(
-        inputs.gpu, found.name, prefill, decode, topk or inputs.topk or 1,
-        resolved_page(page, found.name, prefill, decode,
+        inputs.gpu, base, prefill, decode, topk or inputs.topk or 1,
+        resolved_page(page, base, prefill, decode,
                       fa4_page(inputs.gpu, inputs.mla, inputs.topk, inputs.architecture)),
         inputs.kv_cache_dtype, ngram))
 

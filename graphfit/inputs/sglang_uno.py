@@ -36,7 +36,12 @@ from graphfit.inputs.sglang_draft_default import (
     default_inputs,
     every_line_checks,
 )
-from graphfit.inputs.sglang_uno_default import never_fa3, override_sides, override_where
+from graphfit.inputs.sglang_uno_default import (
+    every_gpu_sides,
+    never_fa3,
+    override_sides,
+    override_where,
+)
 from graphfit.planner.core.errors import ConfigError
 from graphfit.planner.engines.sglang_attn_default import DefaultBackend
 from graphfit.planner.engines.sglang_uno import (
@@ -91,7 +96,7 @@ def settle(values: Mapping[str, Any], resolved: Resolved, gpu_given: object) -> 
     default on this GPU and model is FA3, else refused with SGLang's reason."""
     if not _uno(values) or not unnamed_backend(values):
         return resolved
-    sides = override_sides(values, gpu_given)
+    sides = override_sides(values, gpu_given) or every_gpu_sides(values, gpu_given)
     if sides is not None:
         return _settle_override(values, resolved, gpu_given, sides)
     found, _ = default_base_backend(values, gpu_given, PIN)

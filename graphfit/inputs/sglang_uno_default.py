@@ -42,6 +42,7 @@ from graphfit.inputs.sglang_draft_default import (
     gpu_kind,
     override_inputs,
 )
+from graphfit.planner.core.errors import ConfigError
 from graphfit.planner.engines.sglang_arch_overrides import (
     MODES,
     QWEN4_EXP,
@@ -57,7 +58,7 @@ KIND_GPUS = {"turing": "T4", "ampere": "A100", "ada": "L40S", "hopper": "H100",
              "sm100": "B200", "sm120": "RTX5090", "rocm": "MI300X"}
 NEEDS = "UNO needs FA3 (speculative_hook.py:606-611)"
 PIN = "--attention-backend fa3"
-__all__ = ["KIND_GPUS", "never_fa3", "override_sides", "override_where"]
+__all__ = ["KIND_GPUS", "every_gpu_sides", "never_fa3", "override_sides", "override_where"]
 
 
 def _fp8_e5m2(values: Mapping[str, Any]) -> bool:
@@ -90,22 +91,63 @@ def override_where(architecture: str) -> str:
     return next((where for archs, where in SPECIAL_WHERE if architecture in archs), "")
 
 
-def override_sides(values: Mapping[str, Any], gpu_given: object
+def override_sides(values: Mapping[str, Any], gpu_given: object, mem_gb: float | None = None
                    ) -> tuple[DefaultBackend, DefaultBackend] | None:
     """SGLang's resolved (prefill, decode) backends for a UNO line on an architecture whose
     model override graphfit restates (module docstring), each name None with the reason where
     graphfit does not restate it (Kimi-K3 with --dcp-size > 1, an MLA-shaped config outside
     graphfit's list); None for another architecture, a GPU not named or no local
     config.json (the generic default's path). ConfigError where SGLang refuses the line in
-    the override or its checks of the resolved set, with SGLang's reason."""
+    the override or its checks of the resolved set, with SGLang's reason. `mem_gb`: the
+    GPU's memory the override reads (the named GPU's where None)."""
     found, inputs = default_inputs(values, gpu_given)
     if inputs is None or inputs.architecture not in RESTATED:
         return None
     base = replace(override_inputs(values, gpu_given, inputs, found),
                    draft_flag=None, checked_topk=1)
+    if mem_gb is not None:
+        base = replace(base, gpu_mem_gb=mem_gb)
     if inputs.architecture in QWEN4_EXP and base.qsa:
         # compressed QSA's page size 64 reaches the default (qwen4_exp.py:89-96); the pair,
         # not QSA's own draft-extend backend, is what UNO reads
         base = replace(base, qsa=False, default=replace(inputs, page_size=64))
     prefill, decode = (draft_extend_default(replace(base, mode=mode)) for mode in MODES)
     return prefill, decode
+
+
+def _gib(gpu_given: object) -> float | None:
+    try:
+        return float(str(gpu_given))
+    except ValueError:
+        return None
+
+
+def every_gpu_sides(values: Mapping[str, Any], gpu_given: object
+                    ) -> tuple[DefaultBackend, DefaultBackend] | None:
+    """With the GPU given in GiB, an architecture whose model override graphfit restates:
+    `override_sides` on one GPU of every generation SGLang's probes tell apart (KIND_GPUS),
+    each with the given memory (the overrides read it, qwen3_5.py:25-49). Where every
+    generation gives the same answer, no GPU name could change it: that pair, or that
+    refusal (ConfigError); None where they differ (the GPU's name decides) or the
+    architecture takes the generic default's path."""
+    mem_gb = _gib(gpu_given)
+    if gpu_kind(gpu_given) is not None or mem_gb is None:
+        return None
+    answers: set[tuple[str, ...]] = set()
+    pair: tuple[DefaultBackend, DefaultBackend] | None = None
+    for kind in GPU_KINDS:
+        try:
+            sides = override_sides(values, KIND_GPUS[kind], mem_gb)
+        except ConfigError as exc:
+            answers.add(("refused", str(exc)))
+            continue
+        if sides is None or None in (sides[0].name, sides[1].name):
+            return None  # not an override graphfit restates, or a side it does not
+        pair = sides
+        answers.add(("pair", str(sides[0].name), str(sides[1].name)))
+    if len(answers) != 1:
+        return None
+    (answer,) = answers
+    if answer[0] == "refused":
+        raise ConfigError(f"{answer[1]} (on every GPU)"[:200])
+    return pair

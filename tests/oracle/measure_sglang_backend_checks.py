@@ -6,7 +6,12 @@ GPUs x a few line variants. "skip" = SGLang refuses, graphfit plans (the gap thi
 With `--algorithms DFLASH,DSPARK,NGRAM,FROZEN_KV_MTP,UNO` (any of them) the speculation
 variants are lines of those algorithms instead (`other_spec`: a draft checkpoint where the
 algorithm needs one, NGRAM with topk 1 and 2).
-Run: python -m tests.oracle.measure_sglang_backend_checks [--verbose] [--algorithms A,B]"""
+With `--append "FLAGS"` every line gets those flags too (s34a: `--kv-cache-dtype nvfp4`).
+With `--gib` (s34a): UNO lines naming no backend on the override architectures with the GPU
+given in GiB (24 / 80 / 141): "same" where SGLang answers alike on every GPU of the grid with
+that memory, and whether graphfit answers ("agree" / "differ") or asks for the GPU's name.
+Run: python -m tests.oracle.measure_sglang_backend_checks [--verbose] [--algorithms A,B]
+[--append "FLAGS"]"""
 
 from __future__ import annotations
 
@@ -98,13 +103,41 @@ def verdict(argv: tuple[str, ...], gpu: str, model: str) -> str:
     return "refused" if ours is not None else f"skip: SGLang refuses: {sglang}"
 
 
+def gib() -> None:
+    """The `--gib` tally (module docstring)."""
+    from tests.oracle import test_sglang_uno_default_oracle as ud
+
+    tally: dict[str, int] = {}
+    for shape in ud.GIB_SHAPES:
+        for extra in sorted(ud.EXTRAS):
+            for size in (24.0, 80.0, 141.0):
+                answers, ours = ud.by_gib(shape, extra, size)
+                same = "same" if len(answers) == 1 else "differ by GPU"
+                said = "asks" if ours == "asks" else (
+                    "agree" if ours in answers else "differ" if ud.gib_differences(
+                        shape, extra, size) else "agree (verdict)")
+                if said == "differ":
+                    print("DIFFER", shape, extra, size, answers, ours)
+                key = f"{same} / graphfit {said}"
+                tally[key] = tally.get(key, 0) + 1
+    print(f"UNO override lines, GPU in GiB, {sum(tally.values())} lines: "
+          + ", ".join(f"{k} {v}" for k, v in sorted(tally.items())))
+
+
 def main() -> None:
+    if "--gib" in sys.argv:
+        gib()
+        return
     verbose = "--verbose" in sys.argv
     specs, label = SPEC, "not multi-layer EAGLE"
     if "--algorithms" in sys.argv:
         names = sys.argv[sys.argv.index("--algorithms") + 1].upper().split(",")
         specs = tuple(line for name in names for line in other_spec(name))
         label = "/".join(names)
+    if "--append" in sys.argv:
+        more = tuple(sys.argv[sys.argv.index("--append") + 1].split())
+        specs = tuple((*line, *more) for line in specs)
+        label += " + " + " ".join(more)
     tally: dict[str, int] = {}
     for gpu, shape, model, argv in grid(specs):
         said = verdict(argv, gpu, model)

@@ -37,6 +37,8 @@ from tests.oracle.test_sglang_mtp_refusals_oracle import MODELS  # noqa: E402
 
 NGRAM1, NGRAM2 = m.other_spec("NGRAM")  # --speculative-eagle-topk 1 / 2, 8 draft tokens
 PAGE16 = ("--page-size", "16")
+NVFP4 = ("--kv-cache-dtype", "nvfp4")
+BREADTH1 = ("--speculative-ngram-max-bfs-breadth", "1")
 
 # (gpu, model shape, the line after the NGRAM spec, SGLang's verdict graphfit must share)
 EDGES: dict[str, tuple[str, str, tuple[str, ...], str]] = {
@@ -56,8 +58,19 @@ EDGES: dict[str, tuple[str, str, tuple[str, ...], str]] = {
         *NGRAM1, "--kv-cache-dtype", "fp8_e5m2"), "refused"),
     "MiniMax-M3 Hopper split flag, page 1 plans": ("H100", "MiniMaxM3SparseForCausalLM", (
         *NGRAM1, "--decode-attention-backend", "flashinfer"), "plan"),
+    # s34a: SM100 native NVFP4 KV, trtllm_mha decode written by the NVFP4 hook
+    # (kv_cache_hook.py:78-93), NGRAM breadth 1 only (:189-203)
+    "SM100 nvfp4 KV, breadth 10 refused": ("B200", "llama", (*NGRAM1, *NVFP4), "refused"),
+    "SM100 nvfp4 KV, default flashinfer, breadth 10 refused": ("B200", "llama", (
+        *NGRAM2, *NVFP4), "refused"),
+    "SM100 nvfp4 KV, breadth 1 plans": ("B200", "llama", (*NGRAM2, *NVFP4, *BREADTH1), "plan"),
+    "SM100 nvfp4 KV, named trtllm_mha": ("B200", "llama", (
+        *NGRAM1, *NVFP4, "--attention-backend", "trtllm_mha"), "refused"),
+    "SM120 nvfp4 KV, breadth 10 plans": ("RTX5090", "llama", (*NGRAM1, *NVFP4), "plan"),
+    "Hopper nvfp4 KV refused": ("H100", "llama", (*NGRAM1, *NVFP4, *BREADTH1), "refused"),
 }
 SITE = "speculative_hook.py:1356-1366"
+NVFP4_SITE = "kv_cache_hook.py:189-203"
 
 
 def _argv(spec: tuple[str, ...]) -> tuple[str, ...]:
@@ -119,6 +132,8 @@ def differences(argv: tuple[str, ...], gpu: str, model: str,
             return [f"skip: SGLang refuses ({sg.text[:160]}), graphfit plans"]
         if "supported for the 'flashinfer' backend" in sg.text and SITE not in ours:
             return [f"other reason: SGLang's page rule, graphfit: {ours[:160]}"]
+        if "SM100 native NVFP4 NGRAM" in sg.text and NVFP4_SITE not in ours:
+            return [f"other reason: SGLang's NVFP4 breadth rule, graphfit: {ours[:160]}"]
         return []
     if isinstance(ours, str):
         return [f"over: SGLang plans, graphfit refuses: {ours[:160]}"]
@@ -165,6 +180,13 @@ def test_ngram_topk_is_sglangs(spec: tuple[str, ...], monkeypatch: pytest.Monkey
 
 
 ORIGINAL_PAGE, ORIGINAL_DEFAULT = sao.override_page, dd.draft_extend_default
+ORIGINAL_KV4 = bc.kv4
+
+
+def _no_nvfp4_phases(p: pytest.MonkeyPatch) -> None:
+    """The NVFP4 hook's (prefill, decode) rewrite dropped: graphfit's own pair stays."""
+    p.setattr(dd, "nvfp4_phases", lambda gpu, kv, explicit, pre, dec: (pre, dec))
+    p.setattr(sao, "nvfp4_phases", lambda gpu, kv, explicit, pre, dec: (pre, dec))
 
 
 def _no_fa4(p: pytest.MonkeyPatch) -> None:
@@ -199,6 +221,20 @@ PLANTED: tuple[tuple[str, Callable[[pytest.MonkeyPatch], None]], ...] = (
         sn, "line", lambda values, settings, notes: settings)),
     ("topk is the BFS breadth, not the line's", lambda p: p.setattr(
         sn, "BFS_BREADTH_DEFAULT", 4)),
+    # s34a: the NVFP4 KV rules not run (main e5f573b), or the breadth rule read off
+    # graphfit's resolved pair (the default's base) instead of the NVFP4 hook's decode
+    ("SM100 nvfp4 KV, breadth 10 refused", lambda p: p.setattr(bc, "kv4", lambda *a: None)),
+    ("Hopper nvfp4 KV refused", lambda p: p.setattr(bc, "kv4", lambda *a: None)),
+    ("SM100 nvfp4 KV, default flashinfer, breadth 10 refused", _no_nvfp4_phases),
+    ("SM100 nvfp4 KV, breadth 1 plans", _no_nvfp4_phases),
+    # the rule widened to SM120 (its hook: SM100 only, kv_cache_hook.py:141-146)
+    ("SM120 nvfp4 KV, breadth 10 plans", lambda p: p.setattr(
+        bc, "kv4", lambda r, pre, dec: ORIGINAL_KV4(replace(r, gpu="sm100"), pre, dec))),
+    # SM120's pair not rewritten: graphfit's page 1 where SGLang's trtllm_mha decode has 64
+    ("SM120 nvfp4 KV, breadth 10 plans", _no_nvfp4_phases),
+    # the breadth rule ahead of the page rule's reason check: the named trtllm_mha line
+    # must cite the NVFP4 rule (SGLang's kv hook runs before the speculative one)
+    ("SM100 nvfp4 KV, named trtllm_mha", lambda p: p.setattr(bc, "kv4", lambda *a: None)),
 )
 
 
@@ -229,6 +265,67 @@ def test_generated_ngram_lines_like_sglang(pair: tuple[str, str], spec: tuple[st
     with pytest.MonkeyPatch.context() as monkeypatch:
         found = differences(argv, gpu, MODELS[shape], monkeypatch)
     assert not found, (gpu, shape, argv, found)
+
+
+def _as_file(argv: tuple[str, ...], model: str) -> dict[str, Any]:
+    """The line's flags as a `--config` file's SGLang keys (ints typed as YAML would)."""
+    pairs = dict(zip(argv[::2], argv[1::2], strict=True))
+    return {"model-path": model, **{k.lstrip("-"): int(v) if v.isdigit() else v
+                                    for k, v in pairs.items()}}
+
+
+def file_differences(argv: tuple[str, ...], gpu: str, model: str, tmp: Any) -> list[str]:
+    """Where graphfit's plan of the line written as a config file (s34a) parts from SGLang's
+    resolve of the line: the verdict, and the resolved topk / steps / draft tokens."""
+    import json
+
+    from graphfit.cli.options import build_config
+    from graphfit.planner.core.errors import GraphfitError
+    from graphfit.planner.plan import plan
+    from tests.oracle import sglang_oracle as so
+
+    path = tmp / "serve.json"
+    path.write_text(json.dumps(_as_file(argv, model)))
+    sg = _sglang(argv, gpu, model)
+    try:
+        ours = plan(build_config({"gpu_memory_gb": gpu, "config_file": str(path)},
+                                 environ={})).config
+    except GraphfitError as exc:
+        return [] if not isinstance(sg, so.Resolved) else [f"over: {str(exc)[:160]}"]
+    if not isinstance(sg, so.Resolved):
+        return []  # the file path runs no backend checks (a pasted line's reader does)
+    got = (ours.speculative_eagle_topk, ours.num_speculative_tokens,
+           ours.speculative_num_draft_tokens)
+    want = (sg.speculative_eagle_topk, sg.speculative_num_steps,
+            sg.speculative_num_draft_tokens)
+    return [] if got == want else [f"(topk, steps, draft tokens): SGLang {want}, file {got}"]
+
+
+FILE_LINES = (NGRAM1, NGRAM2, (*NGRAM2, *BREADTH1), (*NGRAM1, "--speculative-ngram-max-bfs-"
+              "breadth", "4"), ("--speculative-algorithm", "NGRAM",
+                                "--speculative-ngram-max-bfs-breadth", "3"))
+
+
+@settings(max_examples=12)
+@given(st.sampled_from(FILE_LINES), st.sampled_from(("H100", "B200")))
+def test_config_file_ngram_topk_like_sglang(spec: tuple[str, ...], gpu: str) -> None:
+    """A config file's NGRAM topk / steps / draft tokens are SGLang's for the same keys as a
+    line (its breadth, default 10, over the file's speculative-eagle-topk)."""
+    import tempfile
+    from pathlib import Path
+
+    with tempfile.TemporaryDirectory() as tmp:
+        found = file_differences(_argv(spec), gpu, MODELS["llama"], Path(tmp))
+    assert not found, (spec, found)
+
+
+@pytest.mark.parametrize("spec", (NGRAM2, (*NGRAM1, "--speculative-ngram-max-bfs-breadth",
+                                           "4")), ids=("default breadth", "breadth 4"))
+def test_config_file_planted(spec: tuple[str, ...], monkeypatch: pytest.MonkeyPatch,
+                             tmp_path: Any) -> None:
+    """The file's own speculative-eagle-topk kept as NGRAM's topk (main e5f573b): caught."""
+    monkeypatch.setattr(sn, "file", lambda data, settings, notes, name: settings)
+    assert file_differences(_argv(spec), "H100", MODELS["llama"], tmp_path)
 
 
 # Kimi-K3's DSPARK line on SM100 (s32n): its override writes trtllm_mla for DSPARK too

@@ -119,3 +119,76 @@ def test_generated_uno_lines_without_a_backend(case: tuple[str, str], extra: str
     gpu, shape = case
     sglang, ours = compared(gpu, shape, _argv(extra))
     assert ours == sglang, (gpu, shape, extra, sglang, ours)
+
+
+# s34a: the GPU given in GiB on an override architecture. SGLang's answer on each GPU of the
+# grid with that memory: where every one gives the same verdict and reason, graphfit gives it
+# too (graphfit.inputs.sglang_uno_default.every_gpu_sides); elsewhere it asks for the name.
+ASKS = "needs the GPU's name"
+OTHER = ("other",)
+
+
+def by_gib(shape: str, extra: str, gib: float) -> tuple[set[str], str]:
+    """(SGLang's answers over the grid's GPUs with `gib` GiB, graphfit's with the GiB)."""
+    from graphfit.inputs.gpus import gpu_name
+    from tests.oracle import sglang_oracle as so
+
+    so.oracle()
+    argv = _argv(extra)
+    answers = set()
+    for gpu in m.GPUS:
+        assert gpu_name(gpu), gpu
+        with m.mo._restored_environ(), m.mo._platform(gpu):
+            r = so.resolve(argv, gpu_mem_gb=gib, model=MODELS[shape],
+                           capability=m.mo.CAPABILITIES.get(gpu, (9, 4)))
+        answers.add("plan" if isinstance(r, so.Resolved) else f"refused {reason(r.text)}")
+    ours = m._graphfit(argv, str(gib), MODELS[shape])
+    return answers, ("plan" if ours is None else
+                     "asks" if ASKS in ours else f"refused {reason(ours)}")
+
+
+def gib_differences(shape: str, extra: str, gib: float) -> list[str]:
+    answers, ours = by_gib(shape, extra, gib)
+    if len(answers) > 1:  # the name decides: graphfit must not answer for it
+        return [] if ours == "asks" or (ours.startswith("refused") and all(
+            a.startswith("refused") for a in answers)) else [f"answers {answers}, ours {ours}"]
+    (answer,) = answers
+    if answer.startswith("refused") and ours == f"refused {OTHER}":
+        return []  # graphfit's reason names no pair (never_fa3's fp8_e5m2 rule): verdict only
+    return [] if ours in (answer, "asks") else [f"SGLang {answer} on every GPU, ours {ours}"]
+
+
+GIB_EDGES = {  # (shape, extra, GiB) -> graphfit answers (not "asks")
+    "IQuest-Q1 without its draft, every GPU": ("IQuestQ1ForCausalLM", "none", 80.0),
+    "Moss-VL's assert, every GPU": ("MossVLForConditionalGeneration", "named triton", 80.0),
+    "GPT-OSS named triton, every GPU": ("GptOssForCausalLM", "named triton", 141.0),
+}
+
+
+@pytest.mark.parametrize("edge", sorted(GIB_EDGES))
+def test_gib_override_answers_like_sglang(edge: str) -> None:
+    shape, extra, gib = GIB_EDGES[edge]
+    answers, ours = by_gib(shape, extra, gib)
+    assert len(answers) == 1 and ours == next(iter(answers)), (edge, answers, ours)
+
+
+def test_gib_override_planted(monkeypatch: pytest.MonkeyPatch) -> None:
+    """every_gpu_sides answering from one GPU (the B200's pair) though the GPUs differ."""
+    from graphfit.inputs import sglang_uno_default as ud
+
+    original = ud.override_sides
+    monkeypatch.setattr(gu, "every_gpu_sides", lambda values, gpu: original(
+        values, "B200", float(gpu)))
+    assert gib_differences("GptOssForCausalLM", "none", 80.0)
+
+
+GIB_SHAPES = sorted(s for s in MODELS if not s.islower())  # the override architectures
+
+
+@settings(max_examples=12, deadline=None)
+@given(st.sampled_from(GIB_SHAPES), st.sampled_from(sorted(EXTRAS)),
+       st.sampled_from((24.0, 80.0, 141.0)))
+def test_generated_gib_override_lines(shape: str, extra: str, gib: float) -> None:
+    """Override architectures with the GPU in GiB: graphfit answers only SGLang's answer on
+    every GPU, else asks for the GPU's name."""
+    assert not gib_differences(shape, extra, gib), (shape, extra, gib)

@@ -56,6 +56,7 @@ from graphfit.planner.engines.sglang_backend_checks import (
     check_model_hook,
     check_resolved,
     fa4_page,
+    nvfp4_phases,
     resolved_page,
 )
 
@@ -423,6 +424,7 @@ def draft_extend_default(inp: OverrideInputs) -> DefaultBackend:
         base = checked(d, DefaultBackend(base, origin)).name
     elif d.deterministic:
         base = generic_default(d).name  # the deterministic pick (overrides.py:1092-1115)
+    prefill, decode = nvfp4_phases(d.gpu, d.kv_cache_dtype, prefill or base, prefill, decode)
     if prefill is not None and prefill == decode:
         base = prefill  # overrides.py:1128-1131
     if base is None:

@@ -34,6 +34,11 @@ sglang_attn_default) meets the same checks later in SGLang's argument pipeline
      (speculative_hook.py:1356-1366). DFLASH, DSPARK, FROZEN_KV_MTP and UNO lines meet only
      the GPU / KV rules (their handlers hold no topk x backend rule; DFLASH and DSPARK force
      topk 1): graphfit.inputs.sglang_draft_default.every_line_checks passes them topk 1.
+   * an nvfp4 KV cache: `nvfp4_phases` (kv_cache_hook.py:34-99, before the default fills the
+     base, pipeline.py:241) writes its prefill / decode backends; `kv4` (:112-203, after the
+     attention hook, before the speculative one, pipeline.py:254-306): SM100 / SM120 only
+     on CUDA, and on SM100 an NGRAM BFS breadth (its topk) of 1 (trtllm_mha verifies a
+     linear chain only).
 """
 
 from __future__ import annotations
@@ -66,6 +71,10 @@ NGRAM_PAGE_TREE_BACKEND = "flashinfer"  # speculative_hook.py:1359
 # --speculative-ngram-max-bfs-breadth's default (arg_groups/fields/spec.py:256-259): NGRAM's
 # topk (speculative_hook.py:1309-1313)
 NGRAM_BFS_BREADTH = 10
+NVFP4 = "nvfp4"
+NVFP4_GPUS = frozenset({"sm100", "sm120"})  # kv_cache_hook.py:124-131 (rocm: not CUDA)
+KV4_HOOK = "arg_groups/kv_cache_hook.py"
+NVFP4_PREFILL = ("flashinfer", "trtllm_mha")  # kv_cache_hook.py:18-24
 
 
 
@@ -151,6 +160,7 @@ def check_resolved(r: ResolvedAttention) -> None:
         raise _refused("trtllm_mha (FMHAv2) prefill with fp8_e4m3 KV on SM120",
                        "arg_groups/attention_hook.py:207-221",
                        f"use another --kv-cache-dtype or {other}")
+    kv4(r, pre, dec)
     if r.ngram:
         ngram_page(r)
         return
@@ -164,6 +174,49 @@ def check_resolved(r: ResolvedAttention) -> None:
                        f"{', '.join(PAGE_TREE_BACKENDS)})",
                        "arg_groups/speculative_hook.py:1267-1282",
                        f"use topk 1 or {other}")
+
+
+def nvfp4_phases(gpu: str, kv_cache_dtype: str | None, explicit: str | None,
+                 prefill: str | None, decode: str | None) -> tuple[str | None, str | None]:
+    """The (prefill, decode) flags after `handle_nvfp4_prefill_kv_dequant_dtype`
+    (kv_cache_hook.py:34-99, pipeline.py:241, before the default fills the base), for
+    `--prefill-kv-cache-dequant-dtype auto`: `explicit` (the prefill or base backend set so
+    far: the line's, the model override's) picks the workspace (flashinfer: fp8_e4m3,
+    trtllm_mha: native nvfp4; unset: native on SM100 only), then prefill is that workspace's
+    backend and decode trtllm_mha. Unchanged without an nvfp4 KV cache."""
+    if kv_cache_dtype != NVFP4:
+        return prefill, decode
+    if explicit is not None and explicit not in NVFP4_PREFILL:
+        raise _refused(f"an nvfp4 KV cache with the {explicit} prefill backend (flashinfer or "
+                       f"trtllm_mha only)", f"{KV4_HOOK}:47-56", "drop the backend flag")
+    native = explicit == "trtllm_mha" or (explicit is None and gpu == "sm100")
+    if native and gpu != "sm100":
+        raise _refused(f"native NVFP4 prefill (trtllm_mha) on {gpu} (SM100 only)",
+                       f"{KV4_HOOK}:59-63", "use --prefill-kv-cache-dequant-dtype fp8_e4m3")
+    target = "trtllm_mha" if native else "flashinfer"
+    if prefill not in (None, target):
+        raise _refused(f"an nvfp4 KV cache with prefill backend {prefill} ({target} here)",
+                       f"{KV4_HOOK}:65-76", "drop --prefill-attention-backend")
+    if decode not in (None, "trtllm_mha"):
+        raise _refused(f"an nvfp4 KV cache with decode backend {decode} (trtllm_mha only)",
+                       f"{KV4_HOOK}:78-84", "drop --decode-attention-backend")
+    return target, "trtllm_mha"
+
+
+def kv4(r: ResolvedAttention, prefill: str | None, decode: str | None) -> None:
+    """`handle_kv4_compatibility` on an nvfp4 KV cache (module docstring), given the resolved
+    prefill / decode backends (`nvfp4_phases` wrote them): a CUDA GPU off SM100 / SM120
+    (:124-131), then on SM100 with trtllm_mha as a phase (:141-146) an NGRAM BFS breadth
+    (its topk) other than 1 (:189-203)."""
+    if r.kv_cache_dtype != NVFP4:
+        return
+    if r.gpu not in NVFP4_GPUS and r.gpu != "rocm":
+        raise _refused(f"--kv-cache-dtype nvfp4 on {r.gpu} (Blackwell SM100 or SM120 only)",
+                       f"{KV4_HOOK}:124-131", "use --kv-cache-dtype fp4_mx_block16")
+    if r.ngram and r.topk != 1 and r.gpu == "sm100" and "trtllm_mha" in (prefill, decode):
+        raise _refused(f"SM100 native NVFP4 NGRAM with BFS breadth {r.topk} (trtllm_mha "
+                       f"verifies a linear chain only)", f"{KV4_HOOK}:189-203",
+                       "use --speculative-ngram-max-bfs-breadth 1")
 
 
 def ngram_page(r: ResolvedAttention) -> None:
