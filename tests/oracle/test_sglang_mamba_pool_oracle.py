@@ -88,7 +88,8 @@ def argv_of(p: dict) -> tuple[str, ...]:
 def graphfit_pool(p: dict) -> int:
     """graphfit's pool; ConfigError when it refuses the line."""
     pd = p.get("pd") or "null"
-    off = radix_off(SimpleNamespace(disable_radix_cache=p["radix_off"], disaggregation_mode=pd))
+    off = radix_off(SimpleNamespace(disable_radix_cache=p["radix_off"], disaggregation_mode=pd,
+                                    architecture=mo.ARCHITECTURE, mamba_state_shape=None))
     cache = MambaCache(mo.ARCHITECTURE, max_mamba_cache_size=p["M"],
                        disable_radix_cache=off, strategy=p["strategy"],
                        disaggregation_mode=pd, attention_backend=p.get("attn"),
