@@ -583,7 +583,6 @@ def _tower_reads(real: type, kwargs: dict[str, Any]) -> None:
     the config; the patch embedding, which reads the config, stays real): an attribute its
     vision config lacks is SGLang's own AttributeError, what a config.json without it gets."""
     import torch.nn as nn
-
     from sglang.srt.models import qwen3_vl
 
     def empty(*args: Any, **kw: Any) -> Any:
