@@ -20,9 +20,10 @@ The keys read are the ones each tower's constructor reads (cited per field):
 * the Qwen3-VL subclasses (Qwen3.5 / Qwen3.5-MoE, Intern-S1-Pro, Intern-S2 Mobius / Preview,
   Cosmos3, Qwen4-Exp: VIT_ARCHITECTURES): Qwen3-VL's keys and tower; a key absent from
   config.json takes SGLang's Qwen3VLVisionConfig default (QWEN3_VISION_DEFAULTS), except for
-  Intern-S1-Pro, whose remote-code config has none (spatial_merge_size, out_hidden_size
-  required, deepstack
-  [] as its constructor sets, interns1pro.py:199-201);
+  Intern-S1-Pro, whose remote-code config has none (every key the tower reads with no
+  default required, `_remote_keys`; deepstack [] as its constructor sets,
+  interns1pro.py:199-201); plain Qwen3-VL / Qwen3-VL-MoE: transformers' vision config
+  class, whose absent deepstack_visual_indexes is (8, 16, 24) (QWEN3_PLAIN_CONFIG);
 * Qwen3-Omni MoE (qwen3_omni_moe.py:432-502, 551-552, 732): Qwen3-VL's keys under
   thinker_config (its vision encoder subclasses Qwen3VLMoeVisionModel, built without
   use_data_parallel: heads always split);
@@ -57,6 +58,7 @@ from graphfit.planner.engines.sglang_vit import (
     BAILING_MM_TOWERS,
     ENV_FLAG,
     QWEN3_CLASS_CONFIG,
+    QWEN3_PLAIN_CONFIG,
     QWEN3_REMOTE_CONFIG,
     QWEN3_VISION_DEFAULTS,
     REFUSED_ARCHITECTURES,
@@ -130,12 +132,12 @@ def read_geometry(model: str | Path, *, tp: int = 1, dp_encoder: bool = False,
     vw = f"{where}: vision_config"
     if arch in QWEN3_CLASS_CONFIG:  # SGLang's Qwen3VLVisionConfig subclass fills the rest
         vision = {**QWEN3_VISION_DEFAULTS, **vision}
+    if arch in QWEN3_PLAIN_CONFIG:  # transformers' Qwen3VLVisionConfig default (8, 16, 24)
+        vision = {"deepstack_visual_indexes": QWEN3_VISION_DEFAULTS["deepstack_visual_indexes"],
+                  **vision}
     if arch in QWEN3_REMOTE_CONFIG:  # remote code: no default but deepstack (interns1pro.py:200)
         vision = {"deepstack_visual_indexes": [], **vision}
-        # read by the tower with no default: qwen3_vl.py:385, 395 (merger projection on)
-        _required(vw, vision, "spatial_merge_size")
-        if not vision.get("disable_merger_proj"):
-            _required(vw, vision, "out_hidden_size")
+        _remote_keys(vw, vision)
     if family == "kimi_k3":
         vision = {**KIMI_VISION_DEFAULTS, **vision}
         hidden = _required(vw, vision, "vt_hidden_size")
@@ -185,6 +187,30 @@ def read_geometry(model: str | Path, *, tp: int = 1, dp_encoder: bool = False,
     if dp_encoder:  # use_data_parallel: VisionAttention's tp_size 1 (vision.py:1123)
         kwargs["tp"] = 1
     return VitGeometry(family, hidden, heads, **kwargs)
+
+
+# keys Qwen3-VL's tower reads with no default that size no graph (qwen3_vl.py:380, 387, 455;
+# its patch embedding's in_channels, :189), and those read once per block (:446, 448)
+QWEN3_UNSIZED_KEYS = ("num_position_embeddings", "temporal_patch_size", "in_channels", "depth")
+QWEN3_BLOCK_KEYS = ("intermediate_size", "hidden_act")
+
+
+def _remote_keys(where: str, vision: dict[str, Any]) -> None:
+    """A remote-code (Intern-S1-Pro) vision config: each key Qwen3-VL's tower constructor
+    reads unconditionally must be written, or SGLang's constructor fails with an
+    AttributeError; graphfit refuses with one line naming the first absent key. Read at
+    qwen3_vl.py:385 (spatial_merge_size), 395 and 459 (out_hidden_size: the merger's width,
+    read even with disable_merger_proj), the unsized keys, and the per-block keys when depth
+    is not 0."""
+    _required(where, vision, "spatial_merge_size")
+    _required(where, vision, "out_hidden_size")
+    keys = list(QWEN3_UNSIZED_KEYS)
+    if vision.get("depth") != 0:
+        keys += QWEN3_BLOCK_KEYS
+    for key in keys:
+        if vision.get(key) is None:
+            raise ConfigError(f"{where}: {key} missing (read with no default by SGLang's "
+                              f"Qwen3-VL tower, qwen3_vl.py:380-455; remote-code config)")
 
 
 # KimiK3VisionConfig's defaults for what graphfit reads (configs/kimi_k3.py:11, 17-20, 27)

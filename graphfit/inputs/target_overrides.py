@@ -5,7 +5,8 @@ SGLang never reads the target's config.json raw: every hook and runner reads
 attention_hook.py:624-625), built by `get_config(model_path, model_override_args=
 json.loads(json_model_override_args))` (configs/model_config.py:612-626). `get_config` applies
 the overrides after loading (utils/hf_transformers/config.py:405-424), key by key, in the
-order the JSON object gives them:
+order the JSON object gives them (a DeepSeek-V4.1 config's object flattened first, as the
+config itself is: graphfit.inputs.deepseek_v41):
 
 * a dict given for a key whose current value is a sub-config (a `PretrainedConfig`:
   `text_config`, `vision_config`, `audio_config` of a composite config) updates it key by
@@ -38,6 +39,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from graphfit.inputs import deepseek_v41
 from graphfit.planner.core.errors import ConfigError, excerpt
 
 FLAG = "--json-model-override-args"
@@ -120,12 +122,20 @@ def applied(config: Path | None, value: object) -> Iterator[None]:
 
 
 def on_load(path: Path, data: Any) -> Any:
-    """A loaded config.json object as SGLang sees it: overridden when `path` is the target's
-    of the line being read, else as written."""
+    """A loaded config.json object as SGLang sees it: a DeepSeek-V4.1 config flattened as its
+    config class does (graphfit.inputs.deepseek_v41), then overridden when `path` is the
+    target's of the line being read, the override object flattened first for V4.1
+    (utils/hf_transformers/config.py:406-407); else as written."""
+    v41 = deepseek_v41.is_v41(data)
+    if v41:
+        data = deepseek_v41.normalize(data, str(path))
     target = _TARGET.get()
     if target is None or not isinstance(data, dict) or _resolved(path) != target.path:
         return data
-    return apply(data, target.overrides)
+    overrides = target.overrides
+    if v41:
+        overrides = deepseek_v41.normalize(overrides, f"{path} ({FLAG})")
+    return apply(data, overrides)
 
 
 def shown(path: Path, origin: str) -> str:

@@ -569,6 +569,52 @@ QWEN3_SUBCLASSES: dict[str, tuple[str, str | None]] = {
 }
 
 
+# plain Qwen3-VL: its config is transformers' class (AutoConfig; no SGLang registry entry),
+# whose vision defaults include deepstack_visual_indexes (8, 16, 24)
+QWEN3_PLAIN: dict[str, tuple[str, str | None]] = {
+    "Qwen3VLForConditionalGeneration": ("qwen3_vl", "transformers.Qwen3VLConfig"),
+    "Qwen3VLMoeForConditionalGeneration": ("qwen3_vl_moe", "transformers.Qwen3VLMoeConfig"),
+}
+
+
+def _tower_reads(real: type, kwargs: dict[str, Any]) -> None:
+    """Run the real tower constructor (`Qwen3VLMoeVisionModel.__init__`, qwen3_vl.py:367-489)
+    on the recorded call with its submodules replaced by empty modules (they take values, not
+    the config; the patch embedding, which reads the config, stays real): an attribute its
+    vision config lacks is SGLang's own AttributeError, what a config.json without it gets."""
+    import torch.nn as nn
+    from sglang.srt.models import qwen3_vl
+
+    def empty(*args: Any, **kw: Any) -> Any:
+        return nn.Identity()
+
+    def conv(*args: Any, **kw: Any) -> Any:
+        return nn.Linear(1, 1)  # a weight for the tower's device property (:495-497)
+
+    names = ("get_exec", "VocabParallelEmbedding", "is_dp_attention_enabled", "get_rope",
+             "Qwen3_VisionBlock", "Qwen3VLMoeVisionPatchMerger", "Conv3dLayer",
+             "graph_runners_dict", "get_parallel", "get_mm")
+    saved = {n: getattr(qwen3_vl, n) for n in names}
+    stubs = {
+        "get_exec": lambda: types.SimpleNamespace(kernel=types.SimpleNamespace(
+            enable_precise_embedding_interpolation=False)),
+        "VocabParallelEmbedding": empty, "is_dp_attention_enabled": lambda: False,
+        "get_rope": empty, "Qwen3_VisionBlock": empty, "Qwen3VLMoeVisionPatchMerger": empty,
+        "Conv3dLayer": conv, "graph_runners_dict": {"cpu": empty, "cuda": empty},
+        "get_parallel": lambda: types.SimpleNamespace(
+            pp_group=types.SimpleNamespace(is_first_rank=True), tp_size=1),
+        "get_mm": lambda: types.SimpleNamespace(mm_attention_backend="fa3"),
+    }
+    try:
+        for n, stub in stubs.items():
+            setattr(qwen3_vl, n, stub)
+        tower = real.__new__(real)
+        real.__init__(tower, **{k: v for k, v in kwargs.items() if k != "self"})
+    finally:
+        for n, value in saved.items():
+            setattr(qwen3_vl, n, value)
+
+
 class _TowerBuilt(Exception):
     """Raised by the tower recorder: the rest of the model's constructor is not needed."""
 
@@ -586,14 +632,15 @@ def qwen3_subclass_tower(model_class: str, config: dict[str, Any], *, data_paral
     from sglang.srt.models import qwen3_vl
     from transformers import PretrainedConfig
 
-    model_file, config_class = QWEN3_SUBCLASSES[model_class]
+    model_file, config_class = {**QWEN3_SUBCLASSES, **QWEN3_PLAIN}[model_class]
     if config_class is None:  # trust_remote_code: whatever the file holds, as attributes
         cfg: Any = PretrainedConfig(**{k: v for k, v in config.items()
                                        if k != "vision_config"})
         cfg.vision_config = PretrainedConfig(**config.get("vision_config", {}))
     else:
         module, name = config_class.split(".")
-        cfg = getattr(importlib.import_module(f"sglang.srt.configs.{module}"), name)(**config)
+        package = module if module == "transformers" else f"sglang.srt.configs.{module}"
+        cfg = getattr(importlib.import_module(package), name)(**config)
     built: list[tuple[str, dict[str, Any]]] = []
     real = qwen3_vl.Qwen3VLMoeVisionModel
 
@@ -601,6 +648,7 @@ def qwen3_subclass_tower(model_class: str, config: dict[str, Any], *, data_paral
         bound = inspect.signature(real).bind(*args, **kwargs)
         bound.apply_defaults()
         built.append((real.__name__, dict(bound.arguments)))
+        _tower_reads(real, dict(bound.arguments))  # SGLang's AttributeError, if any
         raise _TowerBuilt
 
     saved = (qwen3_vl.get_parallel, qwen3_vl.get_mm, real)

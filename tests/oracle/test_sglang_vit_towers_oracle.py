@@ -13,6 +13,7 @@ import json
 import random
 import tempfile
 from pathlib import Path
+from typing import Any
 
 import pytest
 from hypothesis import given, settings
@@ -146,7 +147,13 @@ def test_qwen3_subclass_keys_and_buffers_equal_sglang(seed: int) -> None:
         towers.subclass_agrees(case)
 
 
-@pytest.mark.parametrize("model_class", sorted(vo.QWEN3_SUBCLASSES))
+# keys Qwen3-VL's tower reads with no default beyond the sized ones (qwen3_vl.py:380, 387,
+# 446, 448, 455, 189): a class config defaults them, Intern-S1-Pro's remote code does not
+REMOTE_KEYS = {"num_position_embeddings": 64, "temporal_patch_size": 2, "in_channels": 3,
+               "depth": 2, "intermediate_size": 64, "hidden_act": "gelu_pytorch_tanh"}
+
+
+@pytest.mark.parametrize("model_class", sorted({**vo.QWEN3_SUBCLASSES, **vo.QWEN3_PLAIN}))
 def test_every_qwen3_subclass_is_planned_as_sglang_builds_it(model_class: str) -> None:
     """Non-vacuity per class: a config with every key (keys compared > 0), then ones without
     the defaulted keys, or only out_hidden_size (SGLang's class default, or for Intern-S1-Pro's
@@ -154,8 +161,8 @@ def test_every_qwen3_subclass_is_planned_as_sglang_builds_it(model_class: str) -
     rng = random.Random(3)
     case = towers.subclass_case(rng, model_class)
     full = {"hidden_size": 32, "num_heads": 2, "patch_size": 14, "spatial_merge_size": 1,
-            "out_hidden_size": 16, "deepstack_visual_indexes": [0]}
-    bare = {"hidden_size": 32, "num_heads": 2, "patch_size": 14}
+            "out_hidden_size": 16, "deepstack_visual_indexes": [0], **REMOTE_KEYS}
+    bare = {"hidden_size": 32, "num_heads": 2, "patch_size": 14, **REMOTE_KEYS}
     no_out = {k: v for k, v in full.items() if k != "out_hidden_size"}
     outcomes = []
     for vision, dp in ((full, False), (bare, True), (no_out, False)):
@@ -167,3 +174,44 @@ def test_every_qwen3_subclass_is_planned_as_sglang_builds_it(model_class: str) -
     assert outcomes[0] > 0
     for n in outcomes[1:]:
         assert (n == 0) == (model_class in sv.QWEN3_REMOTE_CONFIG)
+
+
+@pytest.mark.parametrize("model_class", ["InternS1ProForConditionalGeneration",
+                                         "Qwen3VLForConditionalGeneration"])
+@pytest.mark.parametrize("key", sorted(REMOTE_KEYS))
+def test_a_tower_key_without_a_default_is_refused_as_sglang_fails(model_class: str,
+                                                                    key: str) -> None:
+    """One key the tower reads unconditionally left out: Intern-S1-Pro's remote-code config
+    makes SGLang's constructor fail (its AttributeError) and graphfit refuses with one error
+    naming the key; plain Qwen3-VL's class default fills it and both plan."""
+    vision = {"hidden_size": 32, "num_heads": 2, "patch_size": 14, "spatial_merge_size": 1,
+              "out_hidden_size": 16, **{k: v for k, v in REMOTE_KEYS.items() if k != key}}
+    config = {"architectures": [model_class], "vision_config": vision,
+              "text_config": {"torch_dtype": "bfloat16"}}
+    one = towers.SubclassCase(model_class, config, 1, False,
+                              sv.VitWorkload(((1, 2, 4),), 1))
+    with vo.cpu_graphs():
+        compared = towers.subclass_agrees(one)
+    assert (compared == 0) == (model_class in sv.QWEN3_REMOTE_CONFIG)
+
+
+@pytest.mark.parametrize(("drop", "extra", "planned"), [
+    (("intermediate_size", "hidden_act"), {"depth": 0}, True),  # no block built: not read
+    (("out_hidden_size",), {"disable_merger_proj": True}, False),  # :459 reads it anyway
+])
+def test_intern_s1_pro_keys_read_only_sometimes(drop: tuple[str, ...], extra: dict[str, Any],
+                                                planned: bool) -> None:
+    """The edges of Intern-S1-Pro's required keys: the per-block keys with depth 0 (SGLang
+    builds no block, graphfit plans), out_hidden_size under disable_merger_proj (the merger
+    still reads it: both refuse)."""
+    model_class = "InternS1ProForConditionalGeneration"
+    vision = {"hidden_size": 32, "num_heads": 2, "patch_size": 14, "spatial_merge_size": 1,
+              "out_hidden_size": 16, **REMOTE_KEYS, **extra}
+    vision = {k: v for k, v in vision.items() if k not in drop}
+    config = {"architectures": [model_class], "vision_config": vision,
+              "text_config": {"torch_dtype": "bfloat16"}}
+    one = towers.SubclassCase(model_class, config, 1, False,
+                              sv.VitWorkload(((1, 2, 4),), 1))
+    with vo.cpu_graphs():
+        compared = towers.subclass_agrees(one)
+    assert (compared > 0) == planned

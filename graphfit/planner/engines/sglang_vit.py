@@ -143,6 +143,13 @@ QWEN3_CLASS_CONFIG = frozenset({
     "Qwen3_5ForConditionalGeneration", "Qwen3_5MoeForConditionalGeneration",
     "Cosmos3ForConditionalGeneration", "Qwen4ExpForConditionalGeneration",
     "InternS2MobiusForConditionalGeneration", "InternS2PreviewForConditionalGeneration"})
+# plain Qwen3-VL (qwen3_vl.py:1297) and Qwen3-VL-MoE (qwen3_vl_moe.py:197): config.json loads
+# with transformers' Qwen3VLConfig / Qwen3VLMoeConfig (no SGLang registry entry), whose vision
+# config defaults deepstack_visual_indexes to (8, 16, 24) as SGLang's copy does
+# (configs/qwen3_vl.py:21, 478); only deepstack is filled for them (the others keep graphfit's
+# reading: spatial_merge_size 2, out_hidden_size unknown)
+QWEN3_PLAIN_CONFIG = frozenset({"Qwen3VLForConditionalGeneration",
+                                "Qwen3VLMoeForConditionalGeneration"})
 # Qwen3VLVisionConfig's defaults for what graphfit reads (configs/qwen3_vl.py:16-21)
 QWEN3_VISION_DEFAULTS = {"spatial_merge_size": 2, "out_hidden_size": 3584,
                          "deepstack_visual_indexes": [8, 16, 24]}
@@ -721,7 +728,8 @@ __all__ = ["ATTENTION_BACKENDS", "BAILING_MM_ARCHITECTURES", "BAILING_MM_TOWERS"
            "CUDNN_BATCH_BUCKETS", "CUDNN_WORKSPACE_BYTES", "ENV_FLAG", "FAMILIES",
            "RUNNER_BACKENDS",
            "cudnn_padded_images",
-           "KIMI_DEFAULTS", "QWEN3_CLASS_CONFIG", "QWEN3_REMOTE_CONFIG", "QWEN3_VISION_DEFAULTS",
+           "KIMI_DEFAULTS", "QWEN3_CLASS_CONFIG", "QWEN3_PLAIN_CONFIG", "QWEN3_REMOTE_CONFIG",
+           "QWEN3_VISION_DEFAULTS",
            "REFUSED_ARCHITECTURES", "VIT_ARCHITECTURES", "VitBuffer",
            "VitGeometry", "VitPlan", "VitViolation", "VitWorkload", "graph_key",
            "key_buffers", "key_calls", "key_fill", "kimi_outcomes", "plan_vit",

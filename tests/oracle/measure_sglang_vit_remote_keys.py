@@ -1,0 +1,50 @@
+"""`PYTHONPATH=. python -m tests.oracle.measure_sglang_vit_remote_keys N SEED [MAIN]`: N generated
+Qwen3-VL / subclass configs (tests/oracle/sglang_vit_towers.subclass_case, remote keys left
+out at random) compared with SGLang's own constructor and runner (`subclass_agrees`), once with
+this tree's read_geometry (after) and once with MAIN's graphfit/inputs/sglang_vit.py (before,
+default /work/main), same configs."""
+
+from __future__ import annotations
+
+import importlib.util
+import random
+import sys
+from pathlib import Path
+
+from tests.oracle import sglang_vit_oracle as vo
+from tests.oracle import sglang_vit_towers as towers
+
+
+def _count(cases: list[towers.SubclassCase]) -> tuple[int, int]:
+    agree = 0
+    for case in cases:
+        try:
+            with vo.cpu_graphs():
+                towers.subclass_agrees(case)
+            agree += 1
+        except AssertionError:
+            pass
+    return agree, len(cases) - agree
+
+
+def main(n: int, seed: int, main_dir: str) -> None:
+    rng = random.Random(seed)
+    cases = [towers.subclass_case(rng) for _ in range(n)]
+    after = _count(cases)
+    spec = importlib.util.spec_from_file_location(
+        "main_sglang_vit", Path(main_dir) / "graphfit/inputs/sglang_vit.py")
+    assert spec and spec.loader
+    old = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(old)
+    mine = towers.read_geometry
+    towers.read_geometry = old.read_geometry  # type: ignore[attr-defined]
+    try:
+        before = _count(cases)
+    finally:
+        towers.read_geometry = mine  # type: ignore[attr-defined]
+    print(f"before ({main_dir}): {before[0]} agree, {before[1]} differ of {n}")
+    print(f"after: {after[0]} agree, {after[1]} differ of {n}")
+
+
+if __name__ == "__main__":
+    main(int(sys.argv[1]), int(sys.argv[2]), sys.argv[3] if len(sys.argv) > 3 else "/work/main")
