@@ -123,3 +123,53 @@ def test_mamba_flag_values_refused_as_sglang_refuses(flag: str, value: str) -> N
         ours_refused = True
         assert flag in str(exc) and len(str(exc)) <= 200
     assert ours_refused == isinstance(theirs, so.Rejected), getattr(theirs, "text", theirs)
+
+
+def _resolved(gpu: object, *argv: str):  # type: ignore[no-untyped-def]
+    line = ["python", "-m", "sglang.launch_server", "--model-path", mm.model_dir(0),
+            "--max-running-requests", "3000", *argv]
+    return resolve_values({"gpu_memory_gb": gpu, "weights_gb": 20.0}, environ={},
+                          pasted=commandline.read([shlex.join(line)]))
+
+
+ROUNDING = ("--enable-mamba-cache-stochastic-rounding",)
+FP16 = ("--mamba-ssm-dtype", "float16")
+INT8 = ("--enable-int8-mamba-checkpoint",)
+
+
+@pytest.mark.parametrize("gpu", ("H100", "B200"))
+@pytest.mark.parametrize("argv", [
+    ROUNDING, (*ROUNDING, "--mamba-ssm-dtype", "bfloat16"), (*ROUNDING, *FP16),
+    (*ROUNDING, *FP16, "--mamba-backend", "flashinfer"), ("--mamba-backend", "flashinfer"),
+    INT8, (*INT8, "--enable-hierarchical-cache"), (*INT8, "--enable-hicache"),
+    (*INT8, "--radix-cache-backend", "mooncake"), (*INT8, "--enable-lmcache"),
+    ("--enable-hierarchical-cache",)], ids=" ".join)
+def test_mamba_hook_cross_flag_refusals_as_sglang(argv: tuple[str, ...], gpu: str) -> None:
+    """`handle_mamba_backend`'s stochastic-rounding checks (mamba_hook.py:30-52) and
+    `handle_int8_mamba_checkpoint` (:75-99) on SGLang's own resolution on the named GPU's
+    capability: graphfit refuses exactly those lines, with SGLang's reason in one line."""
+    from tests.oracle import sglang_oracle as so
+
+    theirs = so.resolve(argv, gpu_mem_gb=80, model=mm.model_dir(0),
+                        capability=(10, 0) if gpu == "B200" else None)
+    try:
+        _resolved(gpu, *argv).config()
+        ours: str | None = None
+    except ConfigError as exc:
+        ours = str(exc)
+        assert len(ours) <= 200 and "\n" not in ours
+    if isinstance(theirs, so.Rejected):
+        assert ours is not None, theirs.text
+        words = ("float16, got", "SM100 with CUDA >= 12.8", "host-offload path",
+                 "built-in mamba radix cache", "LMCache is not int8-aware")
+        assert [w in ours for w in words] == [w in theirs.text for w in words], (ours, theirs)
+    else:
+        assert ours is None, ours
+
+
+def test_stochastic_rounding_on_an_unknown_generation_is_noted() -> None:
+    """A GPU given in GiB: the SM100 check cannot be made, so the plan says SGLang makes it
+    (mamba_hook.py:44-52); naming the GPU settles it (the test above)."""
+    notes = _resolved(80.0, *ROUNDING, *FP16).notes
+    assert any("refuses it below SM100" in n for n in notes), notes
+    assert not any("below SM100" in n for n in _resolved(80.0, *FP16).notes)
