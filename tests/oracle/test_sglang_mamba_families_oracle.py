@@ -173,3 +173,19 @@ def test_stochastic_rounding_on_an_unknown_generation_is_noted() -> None:
     notes = _resolved(80.0, *ROUNDING, *FP16).notes
     assert any("refuses it below SM100" in n for n in notes), notes
     assert not any("below SM100" in n for n in _resolved(80.0, *FP16).notes)
+
+
+@pytest.mark.parametrize("shape", (mm.QWEN4_EXP_HC1, mm.QWEN4_EXP_NO_EOS,
+                                   mm.QWEN4_EXP_EOS_LIST, mm.QWEN4_EXP_EOS_TEXT),
+                         ids=("hc_count 1", "no eos", "eos list", "eos text"))
+def test_qwen4_exp_config_refusals_as_sglang(shape: int) -> None:
+    """Qwen4-Exp's text config refusals on SGLang's stack (hc_count <= 1; PLE layers without
+    eos_token_id: transformers 5.25's validate_architecture) and its PLE embedding's
+    `int(config.eos_token_id)` at load (models/qwen4_exp.py:597; the oracle's `sized`):
+    refused by both, graphfit in one line naming the key."""
+    line = _line(shape=shape)
+    assert agree(line) is True, (line, sglang_side(line))
+    with pytest.raises(ConfigError) as exc:
+        _plan_of(shape)
+    assert str(exc.value).startswith(("hc_count", "eos_token_id"))
+    assert len(str(exc.value)) <= 200
