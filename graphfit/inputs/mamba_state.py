@@ -103,8 +103,9 @@ MINICPM_MIXERS = {"minicpm4": "minicpm4", "minicpm": "minicpm4", "standard": "mi
                   "attention": "minicpm4", "attn": "minicpm4", "lightning": "lightning-attn",
                   "lightning_attn": "lightning-attn", "lightning-attn": "lightning-attn"}
 # Nemotron-H Nano VL V2: a NemotronHConfig under llm_config (configs/nano_nemotron_vl.py:
-# 79-86), the mamba-ish config (hybrid_arch.py:96-97)
-NEMOTRON_VL = "NemotronH_Nano_VL_V2"
+# 79-86), the mamba-ish config (hybrid_arch.py:96-97); Nano Omni V3's config is that class
+# under its own model_type (:180-186)
+NEMOTRON_VL = ("NemotronH_Nano_VL_V2", "NemotronH_Nano_Omni_Reasoning_V3")
 
 
 def _plain(data: dict[str, Any], key: str) -> int | None:
@@ -664,7 +665,7 @@ def layer_map(architecture: str, data: dict[str, Any]) -> tuple[int, ...]:
     if architecture == MINICPM:
         ids = minicpm_layers(data) or []
         return tuple(int(i in ids) for i in range(int(data["num_hidden_layers"])))
-    if architecture == NEMOTRON_VL:
+    if architecture in NEMOTRON_VL:
         return layer_map(NEMOTRON_H[0], data["llm_config"])
     if architecture == QWEN4_EXP:
         text = data["text_config"]
@@ -779,7 +780,7 @@ def mamba_state_settings(model: str) -> list[Setting]:
         shape = gigachat_shape(data)
     elif architecture == QWEN4_EXP:  # the text config's dtype (mamba_utils.py:75-80)
         shape = qwen4_exp_shape(data)
-    elif architecture == NEMOTRON_VL:  # its llm_config's state and dtype (nemotron_h.py:
+    elif architecture in NEMOTRON_VL:  # its llm_config's state and dtype (nemotron_h.py:
         llm = data.get("llm_config")  # 424-439); the chunk size read off the top level
         shape = nemotron_h_shape(llm) if isinstance(llm, dict) else None
     elif architecture == ZAYA:  # an empty SSM state: its dtype does not matter
@@ -800,7 +801,7 @@ def mamba_state_settings(model: str) -> list[Setting]:
     if counts is not None:
         out.append(Setting("mamba_head_counts", counts, f"{path}: attention head counts",
                            FILE, weak=True))
-    dtype = ssm_dtype(data["llm_config"] if architecture == NEMOTRON_VL else data)
+    dtype = ssm_dtype(data["llm_config"] if architecture in NEMOTRON_VL else data)
     if dtype is not None:
         out.append(Setting("mamba_ssm_dtype", dtype, f"{path}: mamba_ssm_dtype", FILE,
                            weak=True))

@@ -298,6 +298,10 @@ NEMOTRON_VL_CONFIG = {
     "force_image_size": 224, "patch_size": 16, "torch_dtype": "bfloat16",
     # stated, as the checkpoints do (the class default is a stubbed import on CPU)
     "norm_mean": [0.485, 0.456, 0.406], "norm_std": [0.229, 0.224, 0.225]}
+# Nemotron-H Nano Omni V3 (configs/nano_nemotron_vl.py:180-186): the Nano VL V2 class under
+# its own model_type, not in the radix-cache list (arg_groups/overrides.py:369-399)
+NANO_OMNI_CONFIG = {**NEMOTRON_VL_CONFIG, "architectures": ["NemotronH_Nano_Omni_Reasoning_V3"],
+                    "model_type": "NemotronH_Nano_Omni_Reasoning_V3"}
 # InternS2-Preview (configs/interns2preview.py): a Qwen3.5-MoE config, its GDN text config
 # under text_config, with a vision tower
 INTERNS2_CONFIG = {
@@ -321,6 +325,7 @@ QWEN4_EXP, BAILING_LIST, BAILING_NULL_HEAD = GRANITE + 29, GRANITE + 30, GRANITE
 QWEN4_EXP_BARE = GRANITE + 32  # undrawn: keep it after every drawn one
 QWEN4_EXP_HC1, QWEN4_EXP_NO_EOS = GRANITE + 33, GRANITE + 34  # undrawn too
 QWEN4_EXP_EOS_LIST, QWEN4_EXP_EOS_TEXT = GRANITE + 35, GRANITE + 36
+NANO_OMNI = GRANITE + 37
 OTHER_CONFIGS = {GRANITE: ("granite", GRANITE_CONFIG), NEMOTRON: ("nemotronh", NEMOTRON_CONFIG),
                  FALCON: ("falconh1", FALCON_CONFIG),
                  FALCON_AUTO: ("falconh1auto", FALCON_AUTO_CONFIG),
@@ -352,7 +357,8 @@ UNDRAWN_CONFIGS = {QWEN4_EXP_BARE: ("qwen4expbare", QWEN4_EXP_BARE_CONFIG),
                    QWEN4_EXP_HC1: ("qwen4exphc1", QWEN4_EXP_HC1_CONFIG),
                    QWEN4_EXP_NO_EOS: ("qwen4expnoeos", QWEN4_EXP_NO_EOS_CONFIG),
                    QWEN4_EXP_EOS_LIST: ("qwen4expeoslist", QWEN4_EXP_EOS_LIST_CONFIG),
-                   QWEN4_EXP_EOS_TEXT: ("qwen4expeostext", QWEN4_EXP_EOS_TEXT_CONFIG)}
+                   QWEN4_EXP_EOS_TEXT: ("qwen4expeostext", QWEN4_EXP_EOS_TEXT_CONFIG),
+                   NANO_OMNI: ("nanoomni", NANO_OMNI_CONFIG)}
 ALL_SHAPES = len(SHAPES) + len(OTHER_CONFIGS)  # model_dir(0 .. ALL_SHAPES - 1)
 
 

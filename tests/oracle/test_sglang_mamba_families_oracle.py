@@ -39,7 +39,7 @@ from tests.oracle.test_sglang_mamba_memory_oracle import (  # noqa: E402
 
 FAMILIES = (mm.MAMBA1, mm.FALCON_MAMBA, mm.MAMBA2, mm.MAMBA2_BARE, mm.MINICPM, mm.NEMOTRON_VL,
             mm.INTERNS2, mm.QWEN4_EXP, mm.ZAYA_ODD, mm.ZAYA_GQA, mm.BAILING_LIST,
-            mm.BAILING_NULL_HEAD)
+            mm.BAILING_NULL_HEAD, mm.NANO_OMNI)
 
 LINES = st.fixed_dictionaries({
     "shape": st.sampled_from(FAMILIES),
@@ -61,6 +61,8 @@ LINES = st.fixed_dictionaries({
 @example({"shape": mm.MINICPM, "tp": (4, 2)})  # "MiniCPM does not support DP attention"
 @example({"shape": mm.NEMOTRON_VL, "tp": (4, 1), "cp": 2})  # Nemotron-H refuses CP
 @example({"shape": mm.NEMOTRON_VL, "spec": SPECS[1]})  # the fraction as SGLang leaves it
+@example({"shape": mm.NANO_OMNI, "tp": (4, 1), "cp": 2})  # Nano Omni V3: Nano VL's class
+@example({"shape": mm.NANO_OMNI, "spec": SPECS[1], "S": None})
 @example({"shape": mm.INTERNS2, "tp": (4, 2), "pp": 2})
 @example({"shape": mm.QWEN4_EXP, "spec": SPECS[1]})  # GDN on layer_types, PLE apart
 @example({"shape": mm.ZAYA_ODD, "tp": (4, 1)})  # 6 heads over TP 4: refused by both
