@@ -191,3 +191,23 @@ def test_qwen4_exp_config_refusals_as_sglang(shape: int) -> None:
         _plan_of(shape)
     assert str(exc.value).startswith(("hc_count", "eos_token_id"))
     assert len(str(exc.value)) <= 200
+
+
+@pytest.mark.parametrize("argv", [(*ROUNDING, *FP16), FP16], ids=" ".join)
+def test_stochastic_rounding_off_cuda_as_sglang(argv: tuple[str, ...]) -> None:
+    """A named ROCm GPU: SGLang's platform is not CUDA (`override_platform(is_cuda=False)`,
+    its own scoped override), so stochastic rounding is refused (mamba_hook.py:38-43)."""
+    from tests.oracle import sglang_oracle as so
+
+    so.oracle()
+    from sglang.srt.runtime_context import override_platform
+
+    with override_platform(is_cuda=False, is_hip=True):
+        theirs = so.resolve(argv, gpu_mem_gb=80, model=mm.model_dir(0))
+    try:
+        _resolved("MI300X", *argv).config()
+        ours: str | None = None
+    except ConfigError as exc:
+        ours = str(exc)
+    assert (ours is not None) == isinstance(theirs, so.Rejected), (ours, theirs)
+    assert ours is None or "only supported on NVIDIA CUDA" in ours
