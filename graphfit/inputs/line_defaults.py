@@ -21,6 +21,7 @@ from typing import Any
 
 from graphfit.inputs import (
     sglang_draft_default,
+    sglang_mamba_flags,
     sglang_rules,
     sglang_runner_backends,
     sglang_uno,
@@ -136,5 +137,7 @@ def settle(line: PastedLine, resolved: Resolved, gpu_given: object,
             resolved = sglang_runner_backends.settle(line.values, resolved, gpu_given)
             # UNO naming no backend: SGLang's default must be FA3 (graphfit.inputs.sglang_uno)
             resolved = sglang_uno.settle(line.values, resolved, gpu_given)
+            # stochastic rounding's GPU checks (graphfit.inputs.sglang_mamba_flags)
+            resolved = sglang_mamba_flags.settle(line.values, resolved, gpu_given)
             return settle_sglang(line, resolved)
     return resolved

@@ -103,8 +103,9 @@ MINICPM_MIXERS = {"minicpm4": "minicpm4", "minicpm": "minicpm4", "standard": "mi
                   "attention": "minicpm4", "attn": "minicpm4", "lightning": "lightning-attn",
                   "lightning_attn": "lightning-attn", "lightning-attn": "lightning-attn"}
 # Nemotron-H Nano VL V2: a NemotronHConfig under llm_config (configs/nano_nemotron_vl.py:
-# 79-86), the mamba-ish config (hybrid_arch.py:96-97)
-NEMOTRON_VL = "NemotronH_Nano_VL_V2"
+# 79-86), the mamba-ish config (hybrid_arch.py:96-97); Nano Omni V3's config is that class
+# under its own model_type (:180-186)
+NEMOTRON_VL = ("NemotronH_Nano_VL_V2", "NemotronH_Nano_Omni_Reasoning_V3")
 
 
 def _plain(data: dict[str, Any], key: str) -> int | None:
@@ -145,6 +146,37 @@ def qwen4_exp_layers(text: dict[str, Any]) -> list[int] | None:
     return [i for i, t in enumerate(types) if t == "linear_attention"]
 
 
+QWEN4_TEXT = "transformers 5.25 Qwen4ExpTextConfig"
+
+
+def _qwen4_exp_checks(text: dict[str, Any]) -> None:
+    """The text config's own refusals on SGLang's pinned stack: transformers 5.25's
+    `Qwen4ExpTextConfig.validate_architecture` (configuration_qwen4_exp.py:191-192, the same
+    words as SGLang's configs/qwen4_exp.py:42-43) refuses hc_count <= 1, and with PLE layers
+    an unset or empty eos_token_id (:251-252); its field validation a text eos_token_id; with
+    PLE layers SGLang's N-gram embedding then takes `int(config.eos_token_id)` at load
+    (models/qwen4_exp.py:597), which a list of ids fails."""
+    from graphfit.planner.core.errors import ConfigError, excerpt
+
+    hc = text.get("hc_count", 4)
+    if isinstance(hc, int) and not isinstance(hc, bool) and hc <= 1:
+        raise ConfigError(f"hc_count: Qwen4-Exp requires hc_count > 1, got {hc} "
+                          f"({QWEN4_TEXT}, as SGLang configs/qwen4_exp.py:42-43)")
+    eos = text.get("eos_token_id")
+    if isinstance(eos, str):
+        raise ConfigError(f"eos_token_id: {QWEN4_TEXT}'s field validation refuses "
+                          f"{excerpt(eos)}: expected int, list[int] or null")
+    if not text.get("ple_layer_ids"):
+        return
+    if eos is None or eos == []:
+        raise ConfigError(f"eos_token_id: eos_token_id must be set when Qwen4-Exp PLE layers "
+                          f"are enabled ({QWEN4_TEXT}.validate_architecture)")
+    if isinstance(eos, list):
+        raise ConfigError("eos_token_id: SGLang's PLE N-gram embedding takes "
+                          "int(config.eos_token_id) at load, which a list fails "
+                          "(models/qwen4_exp.py:597)")
+
+
 def qwen4_exp_shape(data: dict[str, Any]) -> tuple[int, ...] | None:
     """Qwen4-Exp's GDN state: its text config derives from Qwen3NextConfig (configs/
     qwen4_exp.py:15-97), so Qwen3-Next's arithmetic (gdn_shape) on `qwen4_exp_layers`. The
@@ -154,6 +186,7 @@ def qwen4_exp_shape(data: dict[str, Any]) -> tuple[int, ...] | None:
     text = data.get("text_config")
     if not isinstance(text, dict):
         return None
+    _qwen4_exp_checks(text)
     linear = qwen4_exp_layers(text)
     values = [_plain(text, key) for key in GDN_KEYS[2:]]
     if not linear or any(v is None for v in values):
@@ -632,7 +665,7 @@ def layer_map(architecture: str, data: dict[str, Any]) -> tuple[int, ...]:
     if architecture == MINICPM:
         ids = minicpm_layers(data) or []
         return tuple(int(i in ids) for i in range(int(data["num_hidden_layers"])))
-    if architecture == NEMOTRON_VL:
+    if architecture in NEMOTRON_VL:
         return layer_map(NEMOTRON_H[0], data["llm_config"])
     if architecture == QWEN4_EXP:
         text = data["text_config"]
@@ -748,7 +781,7 @@ def mamba_state_settings(model: str) -> list[Setting]:
         shape = gigachat_shape(data)
     elif architecture == QWEN4_EXP:  # the text config's dtype (mamba_utils.py:75-80)
         shape = qwen4_exp_shape(data)
-    elif architecture == NEMOTRON_VL:  # its llm_config's state and dtype (nemotron_h.py:
+    elif architecture in NEMOTRON_VL:  # its llm_config's state and dtype (nemotron_h.py:
         llm = data.get("llm_config")  # 424-439); the chunk size read off the top level
         shape = nemotron_h_shape(llm) if isinstance(llm, dict) else None
     elif architecture == ZAYA:  # an empty SSM state: its dtype does not matter
@@ -769,7 +802,7 @@ def mamba_state_settings(model: str) -> list[Setting]:
     if counts is not None:
         out.append(Setting("mamba_head_counts", counts, f"{path}: attention head counts",
                            FILE, weak=True))
-    dtype = ssm_dtype(data["llm_config"] if architecture == NEMOTRON_VL else data)
+    dtype = ssm_dtype(data["llm_config"] if architecture in NEMOTRON_VL else data)
     if dtype is not None:
         out.append(Setting("mamba_ssm_dtype", dtype, f"{path}: mamba_ssm_dtype", FILE,
                            weak=True))

@@ -26,6 +26,7 @@ from graphfit.inputs import (
     sglang_a2a,
     sglang_draft,
     sglang_dspark,
+    sglang_mamba_flags,
     sglang_model_impl,
     sglang_mtp_backend,
     sglang_ngram,
@@ -170,6 +171,7 @@ def finish(values: Mapping[str, Any], settings: list[Setting]
     frozen, frozen_notes = sglang_draft.frozen_draft_settings(values)  # Gemma 4 drafts
     settings, notes = settings + frozen, notes + frozen_notes
     notes += sglang_model_impl.multimodal_switches(values)
+    notes += sglang_mamba_flags.line(values)  # mamba_hook.py's checks across flags
     a2a, a2a_notes = sglang_a2a.graphs_off(values)
     a2a += sglang_mtp_backend.line_settings(values)  # multi-layer EAGLE's draft backend
     a2a += sglang_runner_backends.line_settings(values)  # the runners' seq_lens fills

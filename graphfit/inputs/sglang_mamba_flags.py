@@ -2,13 +2,31 @@
 `handle_mamba_backend` (arg_groups/mamba_hook.py:19-28) runs for every model and refuses a
 negative `--mamba-cache-philox-rounds` and a `--mamba-max-states-per-path` that is 0 or below
 -1. A value SGLang accepts changes no graph buffer graphfit plans (the Philox rounds of
-stochastic rounding, the radix tree's per-path state cap): noted and ignored."""
+stochastic rounding, the radix tree's per-path state cap): noted and ignored.
+
+The same hook's checks across flags, and `handle_int8_mamba_checkpoint` (:75-99), run right
+after it (arg_groups/pipeline.py:247-252), are restated on a pasted line (`line`, `settle`):
+
+* `--enable-mamba-cache-stochastic-rounding` needs `--mamba-ssm-dtype float16` as given on the
+  line (:30-37; nothing earlier in the pipeline sets the field: the ReplaySSM default of
+  attention_hook.py:506-516 comes later), a CUDA GPU (:38-43) and, on the default
+  `--mamba-backend triton`, an SM100 GPU (:44-52): checked once the GPU is named, noted when
+  it is a figure in GiB (its generation unknown);
+* `--mamba-backend flashinfer` needs the installed FlashInfer's `flashinfer.mamba` (:54-72):
+  a fact of the serving machine, noted, not checked;
+* `--enable-int8-mamba-checkpoint` with `--enable-hierarchical-cache`, `--radix-cache-backend`
+  or `--enable-lmcache`: refused with SGLang's words (:83-99).
+
+None of these flags changes a graph buffer graphfit plans."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from dataclasses import replace
 from typing import Any
 
-from graphfit.inputs.settings import Setting
+from graphfit.inputs.gpus import GPU_CAPABILITY_MAJOR, gpu_name, gpu_sm100
+from graphfit.inputs.settings import Resolved, Setting
 from graphfit.planner.core.enums import Engine
 from graphfit.planner.core.errors import ConfigError, excerpt
 
@@ -43,3 +61,69 @@ def max_states_per_path(origin: str, value: Any, layer: int
                           f"positive integer, got {count} (SGLang mamba_hook.py:24-28)")
     return ([Setting("engine", Engine.SGLANG, origin, layer)],
             [f"{origin}: the radix tree's per-path state cap sets no graph shape"])
+
+
+ROUNDING = "--enable-mamba-cache-stochastic-rounding"
+HOOK = "SGLang arg_groups/mamba_hook.py"
+
+
+def line(values: Mapping[str, Any]) -> list[str]:
+    """The checks of `handle_mamba_backend` / `handle_int8_mamba_checkpoint` that need no GPU
+    (module docstring), in SGLang's order; the notes for what SGLang checks on the machine."""
+    notes = []
+    if values.get("enable_mamba_cache_stochastic_rounding"):
+        dtype = values.get("mamba_ssm_dtype")
+        if dtype != "float16":
+            raise ConfigError(f"{ROUNDING}: Stochastic rounding for the Mamba SSM cache "
+                              f"requires --mamba-ssm-dtype float16, got {dtype!r} "
+                              f"({HOOK}:30-37)")
+    if values.get("mamba_backend") == "flashinfer":
+        notes.append(f"--mamba-backend flashinfer: SGLang refuses it at start-up unless the "
+                     f"installed FlashInfer has its mamba module ({HOOK}:54-72); sets no "
+                     f"graph shape")
+    if values.get("enable_int8_mamba_checkpoint"):
+        _int8_checkpoint(values)
+    return notes
+
+
+def _int8_checkpoint(values: Mapping[str, Any]) -> None:
+    """`handle_int8_mamba_checkpoint` (mamba_hook.py:75-99): the host-offload path, a custom
+    radix-cache backend and LMCache are not int8-aware."""
+    flag = "--enable-int8-mamba-checkpoint"
+    if values.get("enable_hierarchical_cache"):
+        raise ConfigError(f"{flag}: not supported together with --enable-hierarchical-cache: "
+                          f"the host-offload path is not int8-aware ({HOOK}:83-88)")
+    backend = values.get("radix_cache_backend")
+    if backend is not None:
+        raise ConfigError(f"{flag}: only supports the built-in mamba radix cache; "
+                          f"--radix-cache-backend={excerpt(backend)} is not int8-aware "
+                          f"({HOOK}:89-94)"[:200])
+    if values.get("enable_lmcache"):
+        raise ConfigError(f"{flag}: not supported together with --enable-lmcache: LMCache "
+                          f"is not int8-aware ({HOOK}:95-99)")
+
+
+def settle(values: Mapping[str, Any], resolved: Resolved, gpu_given: object) -> Resolved:
+    """Stochastic rounding's GPU checks (mamba_hook.py:38-52) once the GPU is known: a named
+    GPU that is not CUDA's, or (on the triton backend) not SM100, is refused with SGLang's
+    reason; a figure in GiB plans with a note (SGLang refuses it below SM100)."""
+    if not values.get("enable_mamba_cache_stochastic_rounding"):
+        return resolved
+    name = gpu_name(gpu_given)
+    if name and name not in GPU_CAPABILITY_MAJOR:
+        raise ConfigError(f"{ROUNDING}: Stochastic rounding for the Mamba SSM cache is only "
+                          f"supported on NVIDIA CUDA platforms, not {name} ({HOOK}:38-43)")
+    if (values.get("mamba_backend") or "triton") != "triton":
+        return resolved
+    sm100 = resolved.values.get("sm100")
+    sm100 = gpu_sm100(gpu_given) if sm100 is None else bool(sm100)
+    if sm100 is False:
+        raise ConfigError(f"{ROUNDING}: with --mamba-backend triton it requires SM100 with "
+                          f"CUDA >= 12.8; on H100/SM90 run with --mamba-backend flashinfer "
+                          f"({HOOK}:44-52)")
+    if sm100 is None:
+        return replace(resolved, notes=(
+            *resolved.notes,
+            f"{ROUNDING} on --mamba-backend triton: SGLang refuses it below SM100 with CUDA "
+            f">= 12.8 ({HOOK}:44-52); name the GPU (--gpu-memory-gb B200) to check"))
+    return resolved

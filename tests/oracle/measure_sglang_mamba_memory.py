@@ -38,6 +38,7 @@ from tests.oracle.sglang_mamba_memory_oracle import (
     MAMBA2,
     MAMBA2_BARE,
     MINICPM,
+    NANO_OMNI,
     NEMOTRON_VL,
     QWEN4_EXP,
     QWEN35_VL,
@@ -227,10 +228,28 @@ def families_more() -> list[dict]:
                 (None, SPECS[1]), (1, 2), (None, "decode"), (None, "float32"))]
 
 
+def families_omni() -> list[dict]:
+    """Nemotron-H Nano Omni V3 (the Nano VL V2 config class under its own model_type,
+    configs/nano_nemotron_vl.py:180-186): the `families` and `families_modes` grids on it."""
+    return [_line(shape=shape, tp=tp, ssm=ssm, env_ssm=env_ssm, spec=algorithm, pp=stages,
+                  weights=0.3, env=conv)
+            for shape, tp, (ssm, env_ssm), algorithm, stages, conv in itertools.product(
+                (NANO_OMNI,), TPS, ((None, None), ("bfloat16", None), (None, "float16")),
+                (None, SPECS[1]), (1, 2), ((), (ENV_VALUES[0],)))] + [
+        _line(shape=shape, tp=tp, cp=cp, radix_off=radix_off, S=s, M=m, pd=pd,
+              weights=0.5 if m else 0.3, spec=algorithm)
+        for shape, (tp, cp), (radix_off, s, m), pd, algorithm in itertools.product(
+            (NANO_OMNI,), (((1, 1), 1), ((4, 1), 2), ((4, 2), 2)),
+            ((False, 3000, None), (True, None, None), (True, 3000, None),
+             (False, 3000, 4000), (False, 3000, 40000)),
+            (None, "prefill", "decode"), (None, SPECS[1]))]
+
+
 PARTS = {"plain": plain, "spec": spec, "fixed": fixed, "env": env, "pp": pp, "mm": mm,
          "kinds": kinds, "cp": cp, "envvars": envvars,
          "pd": pd, "hybrids": hybrids, "decode": decode, "families": families,
-         "families_modes": families_modes, "families_more": families_more}
+         "families_modes": families_modes, "families_more": families_more,
+         "families_omni": families_omni}
 
 
 def main(parts: list[str]) -> None:

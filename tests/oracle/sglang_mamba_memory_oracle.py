@@ -247,6 +247,16 @@ QWEN4_EXP_CONFIG = {
     "torch_dtype": "bfloat16"}
 # ... without a vision tower: its config builds a default one (qwen4_exp.py:151-155)
 QWEN4_EXP_BARE_CONFIG = {k: v for k, v in QWEN4_EXP_CONFIG.items() if k != "vision_config"}
+# ... with one mHC stream (refused by its config, qwen4_exp.py:42-43), and PLE layers without
+# the eos_token_id the N-gram embedding pads with (models/qwen4_exp.py:597) / with a list
+QWEN4_EXP_HC1_CONFIG = {**QWEN4_EXP_CONFIG,
+                        "text_config": {**QWEN4_EXP_CONFIG["text_config"], "hc_count": 1}}
+QWEN4_EXP_NO_EOS_CONFIG = {**QWEN4_EXP_CONFIG, "text_config": {
+    k: v for k, v in QWEN4_EXP_CONFIG["text_config"].items() if k != "eos_token_id"}}
+QWEN4_EXP_EOS_LIST_CONFIG = {**QWEN4_EXP_CONFIG, "text_config": {
+    **QWEN4_EXP_CONFIG["text_config"], "eos_token_id": [1, 2]}}
+QWEN4_EXP_EOS_TEXT_CONFIG = {**QWEN4_EXP_CONFIG, "text_config": {
+    **QWEN4_EXP_CONFIG["text_config"], "eos_token_id": "1", "ple_layer_ids": []}}
 # Pure Mamba-1 / Falcon-Mamba (configs/mamba.py:27-81): every layer a mamba layer, the
 # full-rank state `create_full_rank` (mamba_utils.py:245-290) of transformers' intermediate
 # size expand x hidden_size, over the whole TP group; the dtype from the environment only
@@ -288,6 +298,10 @@ NEMOTRON_VL_CONFIG = {
     "force_image_size": 224, "patch_size": 16, "torch_dtype": "bfloat16",
     # stated, as the checkpoints do (the class default is a stubbed import on CPU)
     "norm_mean": [0.485, 0.456, 0.406], "norm_std": [0.229, 0.224, 0.225]}
+# Nemotron-H Nano Omni V3 (configs/nano_nemotron_vl.py:180-186): the Nano VL V2 class under
+# its own model_type, not in the radix-cache list (arg_groups/overrides.py:369-399)
+NANO_OMNI_CONFIG = {**NEMOTRON_VL_CONFIG, "architectures": ["NemotronH_Nano_Omni_Reasoning_V3"],
+                    "model_type": "NemotronH_Nano_Omni_Reasoning_V3"}
 # InternS2-Preview (configs/interns2preview.py): a Qwen3.5-MoE config, its GDN text config
 # under text_config, with a vision tower
 INTERNS2_CONFIG = {
@@ -309,6 +323,9 @@ MINICPM, NEMOTRON_VL, INTERNS2 = GRANITE + 24, GRANITE + 25, GRANITE + 26
 ZAYA_ODD, ZAYA_GQA = GRANITE + 27, GRANITE + 28
 QWEN4_EXP, BAILING_LIST, BAILING_NULL_HEAD = GRANITE + 29, GRANITE + 30, GRANITE + 31
 QWEN4_EXP_BARE = GRANITE + 32  # undrawn: keep it after every drawn one
+QWEN4_EXP_HC1, QWEN4_EXP_NO_EOS = GRANITE + 33, GRANITE + 34  # undrawn too
+QWEN4_EXP_EOS_LIST, QWEN4_EXP_EOS_TEXT = GRANITE + 35, GRANITE + 36
+NANO_OMNI = GRANITE + 37
 OTHER_CONFIGS = {GRANITE: ("granite", GRANITE_CONFIG), NEMOTRON: ("nemotronh", NEMOTRON_CONFIG),
                  FALCON: ("falconh1", FALCON_CONFIG),
                  FALCON_AUTO: ("falconh1auto", FALCON_AUTO_CONFIG),
@@ -336,7 +353,12 @@ OTHER_CONFIGS = {GRANITE: ("granite", GRANITE_CONFIG), NEMOTRON: ("nemotronh", N
                  BAILING_NULL_HEAD: ("bailingnullhead", BAILING_NULL_HEAD_CONFIG)}
 # directories model_dir writes that the generated lines do not draw (ALL_SHAPES leaves them
 # out): Qwen4-Exp without a vision tower, whose cap graphfit leaves unrestated
-UNDRAWN_CONFIGS = {QWEN4_EXP_BARE: ("qwen4expbare", QWEN4_EXP_BARE_CONFIG)}
+UNDRAWN_CONFIGS = {QWEN4_EXP_BARE: ("qwen4expbare", QWEN4_EXP_BARE_CONFIG),
+                   QWEN4_EXP_HC1: ("qwen4exphc1", QWEN4_EXP_HC1_CONFIG),
+                   QWEN4_EXP_NO_EOS: ("qwen4expnoeos", QWEN4_EXP_NO_EOS_CONFIG),
+                   QWEN4_EXP_EOS_LIST: ("qwen4expeoslist", QWEN4_EXP_EOS_LIST_CONFIG),
+                   QWEN4_EXP_EOS_TEXT: ("qwen4expeostext", QWEN4_EXP_EOS_TEXT_CONFIG),
+                   NANO_OMNI: ("nanoomni", NANO_OMNI_CONFIG)}
 ALL_SHAPES = len(SHAPES) + len(OTHER_CONFIGS)  # model_dir(0 .. ALL_SHAPES - 1)
 
 
@@ -436,6 +458,14 @@ def sized(r: so.Resolved, preload_gb: float, weights_gb: float,
                 return f"AssertionError: head counts ({heads}, {groups}) not divisible by {tp}"
             if heads % groups:
                 return "AssertionError: num_q_heads must be a multiple of num_k_heads"
+        text = getattr(mc.hf_config, "text_config", None)
+        if type(text).__name__ == "Qwen4ExpTextConfig" and text.ple_layer_ids:
+            # its PLE N-gram embedding's `int(config.eos_token_id)` at load (models/
+            # qwen4_exp.py:597), on SGLang's own text config
+            try:
+                int(getattr(text, "eos_token_id", None))  # type: ignore[arg-type]
+            except (TypeError, ValueError) as exc:
+                return f"{type(exc).__name__}: {exc}"
         try:
             try:
                 per_request = int(cfg.mamba2_cache_params.mamba_cache_per_req)

@@ -39,7 +39,7 @@ from tests.oracle.test_sglang_mamba_memory_oracle import (  # noqa: E402
 
 FAMILIES = (mm.MAMBA1, mm.FALCON_MAMBA, mm.MAMBA2, mm.MAMBA2_BARE, mm.MINICPM, mm.NEMOTRON_VL,
             mm.INTERNS2, mm.QWEN4_EXP, mm.ZAYA_ODD, mm.ZAYA_GQA, mm.BAILING_LIST,
-            mm.BAILING_NULL_HEAD)
+            mm.BAILING_NULL_HEAD, mm.NANO_OMNI)
 
 LINES = st.fixed_dictionaries({
     "shape": st.sampled_from(FAMILIES),
@@ -61,6 +61,8 @@ LINES = st.fixed_dictionaries({
 @example({"shape": mm.MINICPM, "tp": (4, 2)})  # "MiniCPM does not support DP attention"
 @example({"shape": mm.NEMOTRON_VL, "tp": (4, 1), "cp": 2})  # Nemotron-H refuses CP
 @example({"shape": mm.NEMOTRON_VL, "spec": SPECS[1]})  # the fraction as SGLang leaves it
+@example({"shape": mm.NANO_OMNI, "tp": (4, 1), "cp": 2})  # Nano Omni V3: Nano VL's class
+@example({"shape": mm.NANO_OMNI, "spec": SPECS[1], "S": None})
 @example({"shape": mm.INTERNS2, "tp": (4, 2), "pp": 2})
 @example({"shape": mm.QWEN4_EXP, "spec": SPECS[1]})  # GDN on layer_types, PLE apart
 @example({"shape": mm.ZAYA_ODD, "tp": (4, 1)})  # 6 heads over TP 4: refused by both
@@ -123,3 +125,89 @@ def test_mamba_flag_values_refused_as_sglang_refuses(flag: str, value: str) -> N
         ours_refused = True
         assert flag in str(exc) and len(str(exc)) <= 200
     assert ours_refused == isinstance(theirs, so.Rejected), getattr(theirs, "text", theirs)
+
+
+def _resolved(gpu: object, *argv: str):  # type: ignore[no-untyped-def]
+    line = ["python", "-m", "sglang.launch_server", "--model-path", mm.model_dir(0),
+            "--max-running-requests", "3000", *argv]
+    return resolve_values({"gpu_memory_gb": gpu, "weights_gb": 20.0}, environ={},
+                          pasted=commandline.read([shlex.join(line)]))
+
+
+ROUNDING = ("--enable-mamba-cache-stochastic-rounding",)
+FP16 = ("--mamba-ssm-dtype", "float16")
+INT8 = ("--enable-int8-mamba-checkpoint",)
+
+
+@pytest.mark.parametrize("gpu", ("H100", "B200"))
+@pytest.mark.parametrize("argv", [
+    ROUNDING, (*ROUNDING, "--mamba-ssm-dtype", "bfloat16"), (*ROUNDING, *FP16),
+    (*ROUNDING, *FP16, "--mamba-backend", "flashinfer"), ("--mamba-backend", "flashinfer"),
+    INT8, (*INT8, "--enable-hierarchical-cache"), (*INT8, "--enable-hicache"),
+    (*INT8, "--radix-cache-backend", "mooncake"), (*INT8, "--enable-lmcache"),
+    ("--enable-hierarchical-cache",)], ids=" ".join)
+def test_mamba_hook_cross_flag_refusals_as_sglang(argv: tuple[str, ...], gpu: str) -> None:
+    """`handle_mamba_backend`'s stochastic-rounding checks (mamba_hook.py:30-52) and
+    `handle_int8_mamba_checkpoint` (:75-99) on SGLang's own resolution on the named GPU's
+    capability: graphfit refuses exactly those lines, with SGLang's reason in one line."""
+    from tests.oracle import sglang_oracle as so
+
+    theirs = so.resolve(argv, gpu_mem_gb=80, model=mm.model_dir(0),
+                        capability=(10, 0) if gpu == "B200" else None)
+    try:
+        _resolved(gpu, *argv).config()
+        ours: str | None = None
+    except ConfigError as exc:
+        ours = str(exc)
+        assert len(ours) <= 200 and "\n" not in ours
+    if isinstance(theirs, so.Rejected):
+        assert ours is not None, theirs.text
+        words = ("float16, got", "SM100 with CUDA >= 12.8", "host-offload path",
+                 "built-in mamba radix cache", "LMCache is not int8-aware")
+        assert [w in ours for w in words] == [w in theirs.text for w in words], (ours, theirs)
+    else:
+        assert ours is None, ours
+
+
+def test_stochastic_rounding_on_an_unknown_generation_is_noted() -> None:
+    """A GPU given in GiB: the SM100 check cannot be made, so the plan says SGLang makes it
+    (mamba_hook.py:44-52); naming the GPU settles it (the test above)."""
+    notes = _resolved(80.0, *ROUNDING, *FP16).notes
+    assert any("refuses it below SM100" in n for n in notes), notes
+    assert not any("below SM100" in n for n in _resolved(80.0, *FP16).notes)
+
+
+@pytest.mark.parametrize("shape", (mm.QWEN4_EXP_HC1, mm.QWEN4_EXP_NO_EOS,
+                                   mm.QWEN4_EXP_EOS_LIST, mm.QWEN4_EXP_EOS_TEXT),
+                         ids=("hc_count 1", "no eos", "eos list", "eos text"))
+def test_qwen4_exp_config_refusals_as_sglang(shape: int) -> None:
+    """Qwen4-Exp's text config refusals on SGLang's stack (hc_count <= 1; PLE layers without
+    eos_token_id: transformers 5.25's validate_architecture) and its PLE embedding's
+    `int(config.eos_token_id)` at load (models/qwen4_exp.py:597; the oracle's `sized`):
+    refused by both, graphfit in one line naming the key."""
+    line = _line(shape=shape)
+    assert agree(line) is True, (line, sglang_side(line))
+    with pytest.raises(ConfigError) as exc:
+        _plan_of(shape)
+    assert str(exc.value).startswith(("hc_count", "eos_token_id"))
+    assert len(str(exc.value)) <= 200
+
+
+@pytest.mark.parametrize("argv", [(*ROUNDING, *FP16), FP16], ids=" ".join)
+def test_stochastic_rounding_off_cuda_as_sglang(argv: tuple[str, ...]) -> None:
+    """A named ROCm GPU: SGLang's platform is not CUDA (`override_platform(is_cuda=False)`,
+    its own scoped override), so stochastic rounding is refused (mamba_hook.py:38-43)."""
+    from tests.oracle import sglang_oracle as so
+
+    so.oracle()
+    from sglang.srt.runtime_context import override_platform
+
+    with override_platform(is_cuda=False, is_hip=True):
+        theirs = so.resolve(argv, gpu_mem_gb=80, model=mm.model_dir(0))
+    try:
+        _resolved("MI300X", *argv).config()
+        ours: str | None = None
+    except ConfigError as exc:
+        ours = str(exc)
+    assert (ours is not None) == isinstance(theirs, so.Rejected), (ours, theirs)
+    assert ours is None or "only supported on NVIDIA CUDA" in ours

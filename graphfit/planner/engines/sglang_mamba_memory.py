@@ -83,7 +83,8 @@ MM_FEATURE_CACHE_MB = 1024  # SGLANG_MM_FEATURE_CACHE_MB (environ.py:1622)
 DEFAULT_FULL_MEMORY_RATIO = 0.9  # arg_groups/fields/schedule.py:220-227 (fallback)
 NEMOTRON_H_ARCHS = frozenset({"NemotronHForCausalLM", "NemotronHPuzzleForCausalLM"})
 QWEN4_EXP = "Qwen4ExpForConditionalGeneration"
-NEMOTRON_VL = "NemotronH_Nano_VL_V2"  # a NemotronHConfig text config (nano_nemotron_vl.py:79-86)
+# a NemotronHConfig text config (nano_nemotron_vl.py:79-86), Nano Omni V3's too (:180-186)
+NEMOTRON_VL = frozenset({"NemotronH_Nano_VL_V2", "NemotronH_Nano_Omni_Reasoning_V3"})
 ZAYA = "ZayaForCausalLM"
 # the states split over the whole TP group (`get_parallel().tp_size`): Zaya's (configs/
 # zaya.py:268-271) and the pure state-space models' (configs/mamba.py:30-32, mamba2.py:43-46)
@@ -475,11 +476,12 @@ def check_inputs(config: EngineSettings) -> None:
     if config.mm_feature_transport == "cuda_vmm" and config.pp_size != 1:
         raise ConfigError("mm_feature_transport: cuda_vmm does not support pipeline "
                           "parallelism (SGLang serving_hook.py:891-897)")
-    if (config.architecture in NEMOTRON_H_ARCHS or config.architecture == NEMOTRON_VL) \
+    if (config.architecture in NEMOTRON_H_ARCHS or config.architecture in NEMOTRON_VL) \
             and config.attn_cp_size > 1:
         # by model_type nemotron_h / nemotron_h_puzzle in SGLang; graphfit knows the two
-        # architectures whose configs carry them, and Nemotron-H Nano VL V2, whose text config
-        # (the NemotronHConfig under llm_config) it reads (parallel_hook.py:105-111)
+        # architectures whose configs carry them, and Nemotron-H Nano VL V2 / Nano Omni V3,
+        # whose text config (the NemotronHConfig under llm_config) it reads
+        # (parallel_hook.py:105-111)
         raise ConfigError("attn_cp_size: Nemotron-H does not support attention context "
                           "parallelism (SGLang parallel_hook.py:66-77)")
     if config.architecture in MINICPM_ARCHS and config.attn_dp_size > 1:

@@ -69,11 +69,13 @@ REGISTRY_MAMBA_ARCHS = frozenset({"GigaChat35ForCausalLM", "GigaChat35ForCausalL
 # unresolved (no extra buffer, the overlap schedule kept), an explicit extra buffer is refused
 # (model_hook.py:1059-1066). LFM2-VL (configs/lfm2_vl.py:62-103), the pure state-space models
 # (configs/mamba.py, mamba2.py; hybrid_arch.py:78-90), MiniCPM-SALA (hybrid_arch.py:46-51;
-# its radix cache is off anyway, `radix_off`) and Nemotron-H Nano VL V2 (:96-97), each with
+# its radix cache is off anyway, `radix_off`) and Nemotron-H Nano VL V2 / Nano Omni V3
+# (:96-97, a subclass: configs/nano_nemotron_vl.py:180-186), each with
 # its state read.
 MAMBAISH_ONLY_ARCHS = frozenset({
     "Lfm2VlForConditionalGeneration", "MambaForCausalLM", "FalconMambaForCausalLM",
-    "Mamba2ForCausalLM", "MiniCPMSALAForCausalLM", "NemotronH_Nano_VL_V2"})
+    "Mamba2ForCausalLM", "MiniCPMSALAForCausalLM", "NemotronH_Nano_VL_V2",
+    "NemotronH_Nano_Omni_Reasoning_V3"})
 # MiniCPM-SALA with lightning (or sparse) layers: its override turns the radix cache off
 # (arg_groups/model_overrides/minicpm.py:19-26); graphfit knows the lightning layers (the
 # state shape is read then)
