@@ -196,5 +196,8 @@ READER = LineReader(Engine.SGLANG, parse, sglang_args.LINE_KEYS,
                                # the vision tower's: read by `plan --vit-images`
                                # (graphfit.cli.vit_plan); without ViT graphs
                                # (SGLANG_VIT_ENABLE_CUDA_GRAPH) they shape no graph
-                               "mm_attention_backend", "mm_enable_dp_encoder"}),
+                               "mm_attention_backend", "mm_enable_dp_encoder",
+                               # applied to the target's and the draft's config.json where
+                               # graphfit reads them (graphfit.inputs.target_overrides)
+                               "json_model_override_args"}),
                     label, finish, draft_model)

@@ -296,3 +296,16 @@ def test_a_config_files_override_args_apply_to_its_model(tmp_path: Path) -> None
     got = resolve_values({"config_file": str(path)}, environ={}).values
     assert (got["hidden_size"], got["architecture"]) == (
         mc.hidden_size, mc.hf_config.architectures[0])
+
+
+def test_the_override_args_are_not_called_ignored() -> None:
+    """graphfit applies the flag (the hidden size the plan reads is the overridden one), so
+    no note may list it among the flags "not modelled, ignored"."""
+    model = t.dirs()["llama"]
+    code, _, text = run_cli(["plan", "--", "python", "-m", "sglang.launch_server",
+                             "--model-path", model, "--json-model-override-args",
+                             '{"hidden_size": 2048}'])
+    assert code == 0, text
+    assert "hidden 2048" in text, text
+    assert not [ln for ln in text.splitlines()
+                if "ignored" in ln and "--json-model-override-args" in ln], text
