@@ -1,6 +1,7 @@
 """Agreement counts for SGLang's context length (ModelConfig.context_len vs graphfit's
 max_model_len) over N generated config.json files and lines
-(tests/oracle/sglang_context_length_oracle.py), and the request pool SGLang sizes from it on\nlines with --max-total-tokens.
+(tests/oracle/sglang_context_length_oracle.py), and the request pool SGLang sizes from it on
+lines with --max-total-tokens.
 
     python -m tests.oracle.measure_sglang_context_length [N] [SEED]   # default 80, 35
 """

@@ -22,9 +22,10 @@ import json
 import os
 import random
 import tempfile
+from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 from tests.oracle import sglang_oracle as so
 
