@@ -28,6 +28,7 @@ from graphfit.inputs import (
     mamba_state,
     model_config,
     renamed,
+    sglang_context_length,
     sglang_post_capture,
     sglang_vit,
     shell,
@@ -216,10 +217,13 @@ def read(words: Sequence[str], version: str | None = None) -> PastedLine:
         settings, more = reader.finish(parsed.values, settings)
         notes += more
         if model:
-            found, more = model_config.model_settings(model, "model")
+            found, more = model_config.model_settings(model, "model",
+                                                       sglang=engine is Engine.SGLANG)
             settings += found
             notes += more
             if engine is Engine.SGLANG:  # the memory reserve of a vision-language model
+                sglang_context_length.check_flag(parsed.values.get("context_length"),
+                                                 model_config.sglang_length(model), environ)
                 settings += model_config.vision_settings(model)
                 settings += mamba_state.mamba_state_settings(model)
                 settings += model_config.quant_settings(model)  # megamoe's NVFP4 rule

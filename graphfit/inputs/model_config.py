@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from graphfit.inputs import sglang_context_length
 from graphfit.inputs.reading import load_json, shown_path
 from graphfit.inputs.settings import FILE, Setting
 from graphfit.inputs.sglang_quant_files import (
@@ -27,7 +28,7 @@ from graphfit.inputs.sglang_quant_files import (
     mxfp4_pack,
 )
 from graphfit.inputs.sglang_safetensors import fp8_experts
-from graphfit.inputs.target_overrides import on_load, shown
+from graphfit.inputs.target_overrides import on_load, overrides_for, shown
 from graphfit.planner import aux_layer_ids
 from graphfit.planner.core.errors import ConfigError, brief, excerpt
 from graphfit.planner.engines.sglang_quant_overrides import quant_config_text
@@ -62,6 +63,9 @@ class ModelInfo:
     # the vision encoder's size (vision_config), for SGLang's memory reserve; None: not said
     vision_layers: int | None = None
     vision_hidden_size: int | None = None
+    # SGLang's context length (first key, RoPE factor; graphfit.inputs.sglang_context_length),
+    # None: no length key
+    sglang_context_length: int | None = None
 
     @property
     def dtype(self) -> str:
@@ -157,6 +161,12 @@ def load_config(path: Path) -> dict[str, Any]:
     return data
 
 
+def _written(path: Path) -> dict[str, Any]:
+    """A config.json as written (no override args), {} when not an object."""
+    data = load_json(path, "model config")
+    return data if isinstance(data, dict) else {}
+
+
 def read_model(path: Path) -> ModelInfo:
     """Read a config.json; text values come from `text_config` when the model nests them."""
     origin = shown(path, shown_path(path))
@@ -183,6 +193,12 @@ def read_model(path: Path) -> ModelInfo:
     mrope = _uses_mrope(text) or _uses_mrope(data)
     multimodal = mrope or any(k in data for k in ("vision_config", "audio_config"))
     vision_layers, vision_hidden = _vision_size(data.get("vision_config"))
+    # SGLang's context length reads hf_text_config's RoPE dict (a nested model's text_config,
+    # common.py:547-612) as transformers standardized it before the override args
+    rope = (sglang_context_length.standardized(text) if text else
+            sglang_context_length.sglang_rope(_written(path), overrides_for(path)))
+    sglang_length = sglang_context_length.context_length(
+        origin, rope, lambda k: number(k, null_ok=k != "max_position_embeddings"))
     return ModelInfo(path=path, architecture=architecture,
                      hidden_size=number("hidden_size"),
                      torch_dtype=dtype, max_position_embeddings=min(lengths) if lengths else None,
@@ -190,7 +206,8 @@ def read_model(path: Path) -> ModelInfo:
                      vocab_size=number("vocab_size"),
                      mrope=mrope, multimodal=multimodal,
                      aux_layers=len(aux_layer_ids(types.SimpleNamespace(**data))),
-                     vision_layers=vision_layers, vision_hidden_size=vision_hidden)
+                     vision_layers=vision_layers, vision_hidden_size=vision_hidden,
+                     sglang_context_length=sglang_length)
 
 
 def _vision_size(vision: object) -> tuple[int | None, int | None]:
@@ -319,9 +336,12 @@ def _dtype(origin: str, data: dict[str, Any], prefix: str) -> str | None:
     return None
 
 
-def model_settings(model: str, origin: str) -> tuple[list[Setting], list[str]]:
+def model_settings(model: str, origin: str, *, sglang: bool = False
+                   ) -> tuple[list[Setting], list[str]]:
     """Weak settings from the target model's config.json, and one note saying what was read
-    (or that a hub id without local files leaves graphfit's defaults)."""
+    (or that a hub id without local files leaves graphfit's defaults). `sglang`: the length is
+    SGLang's context length (first length key, scaled by a RoPE factor;
+    graphfit.inputs.sglang_context_length), not vLLM's smallest key."""
     path = config_path(model)
     if path is None:
         if looks_local(model) and not os.path.lexists(Path(model).expanduser()):
@@ -337,7 +357,11 @@ def model_settings(model: str, origin: str) -> tuple[list[Setting], list[str]]:
     if info.hidden_size:
         settings.append(Setting("hidden_size", info.hidden_size, f"{where}: hidden_size", FILE,
                                 weak=True))
-    if info.max_position_embeddings:
+    if sglang and info.sglang_context_length:
+        settings.append(Setting("max_model_len", info.sglang_context_length,
+                                f"{where}: SGLang's context length (get_context_length)", FILE,
+                                weak=True))
+    elif not sglang and info.max_position_embeddings:
         settings.append(Setting("max_model_len", info.max_position_embeddings,
                                 f"{where}: max_position_embeddings", FILE, weak=True))
     if info.multimodal:
@@ -350,6 +374,12 @@ def model_settings(model: str, origin: str) -> tuple[list[Setting], list[str]]:
         settings.append(Setting("vocab_size", info.vocab_size, f"{where}: vocab_size", FILE,
                                 weak=True))
     return settings, [f"model: {info.describe()} (from {path})"]
+
+
+def sglang_length(model: str) -> int | None:
+    """SGLang's derived context length of a local model (None: a hub id, or no length key)."""
+    path = config_path(model)
+    return None if path is None else read_model(path).sglang_context_length
 
 
 def draft_settings(model: str, origin: str, method: object = None

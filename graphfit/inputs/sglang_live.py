@@ -87,7 +87,7 @@ def _read(values: Mapping[str, Any]) -> dict[str, Any]:
     out: dict[str, Any] = {}
     model = values["model_path"]
     if isinstance(model, str):
-        found, _ = model_config.model_settings(model, "model")
+        found, _ = model_config.model_settings(model, "model", sglang=True)
         out.update({k: v for k, v in _fields(found).items() if k in TARGET_FIELDS})
     # the draft's DSA index kpool (its draft-extend seq_lens fill, sglang_runner_backends)
     out.update(_fields(sglang_runner_backends.kpool_settings(values)))

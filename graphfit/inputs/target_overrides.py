@@ -145,3 +145,14 @@ def shown(path: Path, origin: str) -> str:
     if target is None or _resolved(path) != target.path:
         return origin
     return f"{origin} (with {FLAG})"
+
+
+def overrides_for(path: Path) -> Mapping[str, Any]:
+    """The override args applied to `path` while the current line is read ({}: none), for a
+    reader that must apply them after its own normalization of the written file
+    (graphfit.inputs.sglang_context_length: transformers standardizes the written RoPE dict
+    before get_config sets the overrides)."""
+    target = _TARGET.get()
+    if target is None or _resolved(path) != target.path:
+        return {}
+    return target.overrides

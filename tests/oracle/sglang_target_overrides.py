@@ -110,11 +110,9 @@ def facts_verdict(argv: tuple[str, ...], model: str, gpu: str) -> str:
         if isinstance(sg, str) and isinstance(gf, str):
             return "refused"
         return f"differ: SGLang {str(sg)[:120]}, graphfit {str(gf)[:120]}"
-    # SGLang's context_len scales by a rope_scaling factor (get_context_length,
-    # utils/hf_transformers/common.py:677-700); graphfit's max_model_len is vLLM's for every
-    # engine: a gap with or without override args, so the length is not compared there
-    skip = {"max_model_len"} if "rope_scaling" in " ".join(argv) else set()
-    diff = {k: (sg[k], gf[k]) for k in sg if k not in skip and sg[k] != gf[k]}
+    # the length too on rope_scaling lines: graphfit reads SGLang's context length
+    # (graphfit.inputs.sglang_context_length, get_context_length's RoPE factor)
+    diff = {k: (sg[k], gf[k]) for k in sg if sg[k] != gf[k]}
     return "agree" if not diff else f"differ: (SGLang, graphfit) {diff}"
 
 

@@ -1,0 +1,182 @@
+"""SGLang's context length (ModelConfig.context_len) vs graphfit's max_model_len on SGLang lines.
+
+SGLang side: `so.resolve` of the line on a generated config.json (its real
+`prepare_server_args` + `resolve_once` build the target `ModelConfig`, whose
+`_derive_context_length`, configs/model_config.py:1291-1329, calls `get_context_length`,
+utils/hf_transformers/common.py:677-700, on the config transformers loaded), read back as
+`model_config_of(record).context_len`, or its refusal.
+graphfit side: the same pasted line (its environment assignments included) through
+`build_config`, read as `max_model_len`, or its error.
+
+Draws: which of SGLang's length keys the file writes (one or several, with values that make
+the first-key and smallest-key rules differ), the RoPE dict (none, linear / dynamic / yarn /
+longrope / llama3 / default under `rope_type` or `type`, integer or fractional factors, with or
+without original_max_position_embeddings; written, or given by --json-model-override-args),
+a `--context-length` at, below or above the derived length, and the environment variable
+that allows a longer one.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+from tests.oracle import sglang_oracle as so
+
+LENGTH_KEYS = ("max_sequence_length", "seq_length", "max_seq_len", "model_max_length",
+               "max_position_embeddings")
+TYPES = ("linear", "dynamic", "yarn", "longrope", "llama3", "default")
+ALLOW = "SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN"
+BASE = {"architectures": ["LlamaForCausalLM"], "model_type": "llama", "hidden_size": 4096,
+        "intermediate_size": 14336, "num_attention_heads": 32, "num_key_value_heads": 8,
+        "num_hidden_layers": 32, "vocab_size": 128256, "rms_norm_eps": 1e-5,
+        "rope_theta": 500000.0, "torch_dtype": "bfloat16", "hidden_act": "silu",
+        "tie_word_embeddings": False}
+
+
+def draw_rope(rng: random.Random) -> dict[str, Any] | None:
+    """A RoPE scaling dict (None: no rope_scaling)."""
+    if rng.random() < 0.2:
+        return None
+    kind = rng.choice(TYPES)
+    rope: dict[str, Any] = {rng.choice(("rope_type", "type")): kind,
+                            "factor": rng.choice((2, 2.0, 4.0, 1.5, 2.5, 8.0))}
+    if kind == "llama3":
+        rope.update(low_freq_factor=1.0, high_freq_factor=4.0)
+    if kind == "longrope":
+        rope.update(short_factor=[1.0] * 64, long_factor=[2.0] * 64)
+    if kind == "llama3" or rng.random() < 0.3:
+        rope["original_max_position_embeddings"] = rng.choice((2048, 4096, 8192))
+    return rope
+
+
+@contextmanager
+def environment(env: dict[str, str]) -> Iterator[None]:
+    """SGLang reads its environment variables from os.environ (environ.py EnvField.get)."""
+    saved = {k: os.environ.get(k) for k in env}
+    os.environ.update(env)
+    try:
+        yield
+    finally:
+        for k, v in saved.items():
+            if v is None:
+                os.environ.pop(k, None)
+            else:
+                os.environ[k] = v
+
+
+def case(rng: random.Random, root: str) -> tuple[str, tuple[str, ...], dict[str, str]]:
+    """(model directory, flags, environment) for one generated line."""
+    config = dict(BASE)
+    keys = rng.sample(LENGTH_KEYS, rng.randint(1, 3))
+    for key in keys:
+        config[key] = rng.choice((2048, 4096, 8192, 32768, 131072))
+    rope = draw_rope(rng)
+    argv: list[str] = []
+    name = rng.choice(("rope_scaling", "rope_scaling", "rope_parameters"))
+    if rope is not None and rng.random() < 0.3:
+        argv += ["--json-model-override-args", json.dumps({name: rope})]
+    elif rope is not None:
+        config[name] = rope
+    directory = Path(tempfile.mkdtemp(dir=root))
+    (directory / "config.json").write_text(json.dumps(config))
+    env: dict[str, str] = {}
+    if rng.random() < 0.4:  # the request pool then follows the context length
+        argv += ["--max-total-tokens", str(rng.choice((100000, 400000, 1500000)))]
+    if rng.random() < 0.35:
+        argv += ["--context-length", str(rng.choice((1024, 8192, 65536, 262144, 1048576)))]
+        if rng.random() < 0.4:
+            env[ALLOW] = rng.choice(("1", "true", "0", "maybe"))
+    return str(directory), tuple(argv), env
+
+
+def sglang_length(model: str, argv: tuple[str, ...], env: dict[str, str]) -> int | str:
+    """SGLang's ModelConfig.context_len for the line, or its refusal."""
+    so.oracle()
+    with environment(env):
+        r = so.resolve(argv, model=model)
+    if not isinstance(r, so.Resolved):
+        return r.text
+    from sglang.srt.arg_groups.model_override_base import model_config_of
+
+    return int(model_config_of(r.record).context_len)
+
+
+def graphfit_length(model: str, argv: tuple[str, ...], env: dict[str, str]) -> int | str:
+    """graphfit's max_model_len for the same pasted line, or its error."""
+    from graphfit.cli.options import build_config
+    from graphfit.planner.core.errors import GraphfitError
+
+    words = [f"{k}={v}" for k, v in env.items()]
+    try:
+        config = build_config({"gpu_memory_gb": "H100"}, environ={}, pasted=[
+            *words, "python", "-m", "sglang.launch_server", "--model-path", model, *argv])
+    except GraphfitError as exc:
+        return str(exc)
+    return config.max_model_len
+
+
+def verdict(model: str, argv: tuple[str, ...], env: dict[str, str]) -> str:
+    """"agree" / "refused" (both) / "differ: ..."."""
+    sg, gf = sglang_length(model, argv, env), graphfit_length(model, argv, env)
+    if isinstance(sg, str) and isinstance(gf, str):
+        return "refused"
+    if sg == gf:
+        return "agree"
+    return f"differ: SGLang {str(sg)[:100]}, graphfit {str(gf)[:100]}"
+
+
+def sglang_pool(model: str, argv: tuple[str, ...], env: dict[str, str]) -> int | str:
+    """SGLang's request pool (req_to_token_pool.size) for a line with --max-total-tokens:
+    its own `resolve_max_num_reqs` (kv_cache_configurator.py:3119-3132) on its real
+    ModelConfig (context_len) with the token capacity capped at --max-total-tokens
+    (:3096-3105; the GPU's own capacity taken as larger, as sglang_oracle does)."""
+    import types
+
+    so.oracle()
+    with environment(env):
+        r = so.resolve(argv, model=model)
+    if not isinstance(r, so.Resolved):
+        return r.text
+    from sglang.srt.arg_groups.model_override_base import model_config_of
+
+    from tests.oracle import sglang_stubs
+
+    with sglang_stubs.stubbed():
+        from sglang.srt.mem_cache.kv_cache_configurator import KVCacheConfigurator
+    this = types.SimpleNamespace(attn_dp_size=max(1, r.attn_dp_size), mambaish_config=None,
+                                 model_config=model_config_of(r.record))
+    capacity = min(so.DEFAULT_TOKEN_CAPACITY, int(r.record.max_total_tokens))
+    with so.published(r):
+        return int(KVCacheConfigurator.resolve_max_num_reqs(this, capacity))
+
+
+def graphfit_pool(model: str, argv: tuple[str, ...], env: dict[str, str]) -> int | str:
+    """graphfit's request pool for the same pasted line (sglang_pool.request_pool)."""
+    from graphfit.cli.options import build_config
+    from graphfit.planner.core.errors import GraphfitError
+    from graphfit.planner.engines.sglang_pool import request_pool
+
+    words = [f"{k}={v}" for k, v in env.items()]
+    try:
+        return request_pool(build_config({"gpu_memory_gb": "H100"}, environ={}, pasted=[
+            *words, "python", "-m", "sglang.launch_server", "--model-path", model, *argv]))
+    except GraphfitError as exc:
+        return str(exc)
+
+
+def pool_verdict(model: str, argv: tuple[str, ...], env: dict[str, str]) -> str:
+    """The request pool on a --max-total-tokens line: "agree" / "refused" / "differ: ..."
+    ("n/a" without the flag)."""
+    if "--max-total-tokens" not in argv:
+        return "n/a"
+    sg, gf = sglang_pool(model, argv, env), graphfit_pool(model, argv, env)
+    if isinstance(sg, str) and isinstance(gf, str):
+        return "refused"
+    return "agree" if sg == gf else f"differ: SGLang {str(sg)[:100]}, graphfit {str(gf)[:100]}"
