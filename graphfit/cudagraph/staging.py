@@ -54,10 +54,11 @@ class Retirement:
     """The wait before a host copy a graph records is written again: on CUDA the recorded
     copy reads the host memory when the replay executes, after `replay()` returned, so the
     next batch's host writes first wait for the event recorded after the last replay
-    (TensorRT-LLM's `retire_staging`, tensorrt_llm/_torch/pyexecutor/cuda_graph_runner.py@
-    c0edad93fd:2159-2163, waited on at the start of the token `replay` and its event recorded
-    after the graph replay, 2207-2231). Nothing to wait for on the CPU (replays are
-    synchronous)."""
+    (TensorRT-LLM's `retire_staging`,
+    tensorrt_llm/_torch/pyexecutor/cuda_graph_runner.py@c0edad93fd:2159-2163, waited on at
+    the start of the token `replay`, its event recorded after the graph replay,
+    tensorrt_llm/_torch/pyexecutor/cuda_graph_runner.py@c0edad93fd:2207-2231). Nothing to
+    wait for on the CPU (replays are synchronous)."""
 
     def __init__(self) -> None:
         self._event: torch.cuda.Event | None = None
