@@ -119,12 +119,15 @@ def sglang_side(p: dict) -> mm.Sized | str:
     return mm.sized(r, preload, weights)
 
 
-def graphfit_side(p: dict) -> Any:
-    """graphfit's resolved config of the pasted line (ConfigError when it refuses it)."""
+def graphfit_side(p: dict, argv: tuple[str, ...] | None = None,
+                  more_env: tuple[str, ...] = ()) -> Any:
+    """graphfit's resolved config of the pasted line (ConfigError when it refuses it);
+    `argv` / `more_env` replace the flags and add NAME=value prefixes (the post-capture
+    oracle's lines)."""
     env = () if p.get("env_ssm") is None else (f"{mm.SSM_ENV}={p['env_ssm']}",)
-    env += tuple(f"{name}={value}" for name, value in p.get("env", ()))
+    env += tuple(f"{name}={value}" for name, value in p.get("env", ())) + more_env
     line = [*env, "python", "-m", "sglang.launch_server", "--model-path",
-            mm.model_dir(p["shape"]), *argv_of(p)]
+            mm.model_dir(p["shape"]), *(argv_of(p) if argv is None else argv)]
     preload, weights = memory(p)
     own: dict[str, Any] = {"gpu_memory_gb": p["gb"], "weights_gb": weights}
     if p["preload"] is not None:

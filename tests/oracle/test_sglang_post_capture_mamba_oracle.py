@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import functools
 import os
-import shlex
 from typing import Any
 
 import pytest
@@ -22,9 +21,6 @@ from tests.oracle.paths import require
 
 require("sglang")
 
-import graphfit  # noqa: E402
-from graphfit.cli.options import resolve_values  # noqa: E402
-from graphfit.inputs import commandline  # noqa: E402
 from graphfit.planner.core.errors import ConfigError  # noqa: E402
 from tests.oracle import sglang_mamba_memory_oracle as mm  # noqa: E402
 from tests.oracle import sglang_oracle as so  # noqa: E402
@@ -33,6 +29,9 @@ from tests.oracle.test_sglang_mamba_memory_oracle import (  # noqa: E402
     _line,
     argv_of,
     memory,
+)
+from tests.oracle.test_sglang_mamba_memory_oracle import (  # noqa: E402
+    graphfit_side as memory_graphfit_side,
 )
 
 ENV = "SGLANG_ENABLE_POST_CAPTURE_KV_SIZING"
@@ -67,18 +66,8 @@ def sglang_side(p: dict) -> tuple[mm.Sized | str, bool | None]:
 
 
 def graphfit_side(p: dict) -> Any:
-    env = () if p.get("env_ssm") is None else (f"{mm.SSM_ENV}={p['env_ssm']}",)
-    env += tuple(f"{name}={value}" for name, value in p.get("env", ()))
-    env += () if p["post"] is None else (f"{ENV}={p['post']}",)
-    line = [*env, "python", "-m", "sglang.launch_server", "--model-path",
-            mm.model_dir(p["shape"]), *_argv(p)]
-    preload, weights = memory(p)
-    own: dict[str, Any] = {"gpu_memory_gb": p["gb"], "weights_gb": weights}
-    if p["preload"] is not None:
-        own["preload_avail_gb"] = preload
-    config = resolve_values(own, environ={},
-                            pasted=commandline.read([shlex.join(line)])).config()
-    return graphfit.plan(config).config
+    return memory_graphfit_side(p, _argv(p),
+                                () if p["post"] is None else (f"{ENV}={p['post']}",))
 
 
 def compare(p: dict) -> tuple[str | None, bool | None]:
