@@ -2283,3 +2283,59 @@ def token_mode_staged_rows(padded_num_tokens: int, input_ids: Sequence[int],
     positions = [p for length in seq_lens for p in range(length)]
     pad = [0] * (padded_num_tokens - n)
     return {"input_ids": [int(i) for i in input_ids] + pad, "position_ids": positions + pad}
+
+
+# --------------------------------------------------------------------------------------------
+# Each encoder graph's device sequence lengths (`_seq_lens_cuda`); which host tensors are pinned
+# --------------------------------------------------------------------------------------------
+
+# cuda_graph_runner.py @c0edad93fd, counted from offset 0 (the count that put
+# `return graph_attn_metadata, key` at 1870, and back from it): `maybe_get_cuda_graph`'s first
+# sighting of a key 1835-1870 (`create_cuda_graph_metadata(padded_batch_size, False, 0,
+# self.cuda_graph_meta_buffers, encode_only=True)` 1839-1845, kept as
+# `graph_metadata[key]["attn_metadata"]` by `capture`; `bind_encoder_cuda_graph_seq_lens` on
+# the runner's host seq_lens 1852-1855); `_prepare_token_capture`'s warm-up copy into
+# `_seq_lens_cuda` 2104-2113 and `capture_h2d` 2118-2125 (the copy recorded in the graph);
+# `_prepare_feature_capture`'s one eager copy 2151-2155. `__init__`: `_capture_h2d_copy =
+# prefer_pinned()` with its comment 1289-1292 (the count from offset 0: `if self.enabled:` is
+# 1268). The (b,) int32 shape of each key's `_seq_lens_cuda`: the graph metadata's seq_lens
+# (ones of padded_batch_size, encode_only) copied to the device by the seq_lens setter, in
+# tensorrt_llm/_torch/attention_backend/interface.py (stored copy 44,753 characters, commit
+# not given by the index; read, not counted): `create_cuda_graph_metadata` sets
+# `_seq_lens_cuda = None`, so the setter allocates a fresh device tensor per key.
+CITES.update({
+    "encoder_graph_seq_lens_cuda": ("cuda_graph_runner", "EncoderCUDAGraphRunner."
+                                    "maybe_get_cuda_graph: one graph attention metadata per "
+                                    "new key (its own _seq_lens_cuda of the key's padded "
+                                    "batch size), bound to the host seq_lens; refilled by a "
+                                    "copy captured in the graph (token mode) or copied once "
+                                    "(feature mode)", 72000),
+    "encoder_pinned_capture": ("cuda_graph_runner", "EncoderCUDAGraphRunner.__init__: "
+                               "_capture_h2d_copy = prefer_pinned() (captured H2D copies "
+                               "need pinned host sources; pageable: copied before the "
+                               "replay)", 56000),
+})
+LINES.update({"encoder_graph_seq_lens_cuda": (1835, 2157),
+              "encoder_pinned_capture": (1289, 1292)})
+
+# host copy -> the device tensor it refills, the graphs' lengths included
+TOKEN_STAGING_ALL = {**TOKEN_STAGING, (HOST, "seq_lens"): (DEVICE, "_seq_lens_cuda")}
+
+
+def graph_seq_lens_cuda(captured: Sequence[tuple[int, ...]] | set[tuple[int, int, int]]
+                        ) -> dict[tuple[int, ...], tuple[tuple[int, ...], str]]:
+    """`cite_fact("encoder_graph_seq_lens_cuda")`: captured key -> (shape, dtype) of the
+    device `_seq_lens_cuda` its graph attention metadata owns: (key[0],) int32, one tensor per
+    captured key, alive as long as the graph."""
+    return {tuple(key): ((key[0],), "int32") for key in captured}
+
+
+def pinned_host_tensors(feature_mode: bool) -> frozenset[str]:
+    """`cite_fact("encoder_token_placement")`, `cite_fact("feature_mode_runner")`: the host
+    tensors allocated with `pin_memory=prefer_pinned()` (pinned on a system where
+    `prefer_pinned()` holds: `cite_fact("encoder_pinned_capture")`): token mode's copies of
+    `input_ids` / `position_ids` and `seq_lens` (not `_arange_max`, a plain `torch.arange`);
+    feature mode's `seq_lens` and every mirror."""
+    if feature_mode:
+        return frozenset({"seq_lens", *(f"mirror{i}" for i in range(FEATURE_MIRROR_SLOTS))})
+    return frozenset({"input_ids", "position_ids", "seq_lens"})
