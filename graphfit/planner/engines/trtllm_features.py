@@ -36,6 +36,11 @@ Sources (NVIDIA/TensorRT-LLM):
   `input_features` eagerly before the replay (`_replay_features`,
   tensorrt_llm/_torch/pyexecutor/cuda_graph_runner.py@c0edad93fd:2165-2205; the H2D is
   never captured, `_prepare_feature_capture`, 2129-2157), so each mirror slot needs b rows.
+  Both host tensors are pinned (`BufferSpec.pinned`). Each captured key's graph attention
+  metadata also owns a device `_seq_lens_cuda` (b,) int32, copied once from the host
+  `seq_lens` at capture (2151-2155): planned as `seq_lens_cuda` (trtllm_encoder's
+  `seq_lens_device_buffer`), staged by the host `seq_lens`; a one-slot pinned copy, so the
+  runtime records it in the graph (the same values each replay: the lengths are fixed).
 
 The spec itself is the model class's, restated per architecture by the inputs layer
 (graphfit.inputs.trtllm_features) as the `encoder_feature_spec` option.
