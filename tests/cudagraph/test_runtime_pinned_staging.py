@@ -194,3 +194,26 @@ def test_plan_file_marks_pinned_host_buffers_and_refuses_one_without(tmp_path: P
     saved.write_text(json.dumps(doc))
     code, _, err = run_cli(["check", "--plan", str(saved)])
     assert code == 2 and f"keyed_components.encoder.buffers[{index}]" in err, err
+
+
+def test_buffer_keyed_runner_records_only_pinned_copies() -> None:
+    """Feature mode: the pinned one-slot host `seq_lens` has its copy into `seq_lens_cuda`
+    recorded; declared pageable, it is copied eagerly, and the rehearsal still passes."""
+    from graphfit import EngineConfig
+    from graphfit.cudagraph.keyed_buffers import KeyedBufferRunner
+
+    p = plan(EngineConfig.from_dict({
+        "engine": "trtllm", "max_num_seqs": 8, "max_num_batched_tokens": 256,
+        "max_model_len": 64, "options": {
+            "encoder_graph_batch_sizes": [1, 2, 4, 8], "encoder_graph_padding": True,
+            "encoder_max_batch_size": 8, "encoder_max_num_tokens": 100,
+            "encoder_feature_spec": [[6], "float32", 3]}}))
+    comp = p.keyed["encoder"]
+    assert {b.name for b in comp.buffers if b.pinned} == {"seq_lens", "input_features_host"}
+
+    def fn(views: Any) -> tuple[torch.Tensor, ...]:
+        return tuple(views[n].float() for n in ("input_features", "seq_lens_cuda"))
+
+    assert KeyedBufferRunner(fn, p, "encoder").recorded == {"seq_lens_cuda"}
+    assert KeyedBufferRunner(fn, _pageable(p), "encoder").recorded == frozenset()
+    assert rehearse(_pageable(p)).ok
