@@ -137,7 +137,7 @@ def kimi_remainder(configs: int, rng: random.Random, before: Any) -> None:
         t = tally[when]
         if t:
             print(f"Kimi K3 non-square kernels / flashinfer_cudnn, {when}: {t['agree']}/"
-                  f"{configs} captured graphs agree (entry + encoder workspace), "
+                  f"{configs} captured graphs agree (entry + encoder workspace + rope table), "
                   f"{t['disagree']} disagree, {t['refused']} refused")
 
 
