@@ -132,3 +132,21 @@ def check_flag(given: object, derived: int | None, environ: Mapping[str, str]) -
     raise ConfigError(f"--context-length {given} is greater than the model's derived context "
                       f"length ({derived}); SGLang refuses it unless {ALLOW_LONGER}=1 "
                       "(configs/model_config.py:1296-1316)")
+
+
+def check_draft(target: object, draft: int | None, environ: Mapping[str, str]) -> None:
+    """SGLang's refusal of a draft model shorter than the target: every draft worker builds
+    its ModelConfig with the target's context length (speculative/draft_worker_common.py:100,
+    eagle_worker_v2.py:229, standalone_worker_v2.py:93, ...; managers/tp_worker.py:481) and
+    `_derive_context_length` refuses one above the draft's derived length unless
+    SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN or CI (configs/model_config.py:1295-1316;
+    allowed, the draft runs at the target's length, :1307-1312, so nothing graphfit plans
+    changes). `draft`: the draft's derived length (None: not known, not checked)."""
+    if (draft is None or isinstance(target, bool) or not isinstance(target, int)
+            or target <= draft):
+        return
+    if any(environ.get(name, "").lower() in _TRUE for name in (ALLOW_LONGER, IN_CI)):
+        return
+    raise ConfigError(f"the target's context length {target} is greater than the draft "
+                      f"model's derived context length ({draft}); SGLang refuses it unless "
+                      f"{ALLOW_LONGER}=1 (configs/model_config.py:1296-1316)")

@@ -107,3 +107,65 @@ def test_scaled_length_sizes_the_request_pool() -> None:
     argv = ("--max-total-tokens", "400000")
     assert t.pool_verdict(model, argv, {}) == "agree"
     assert t.sglang_length(model, argv, {}) == t.graphfit_length(model, argv, {})
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_generated_draft_lines_agree(seed: int) -> None:
+    """A STANDALONE line with a local draft: the draft worker's context length (the
+    target's) or SGLang's refusal of a draft shorter than the target, by both."""
+    model, draft, argv, env = t.draft_case(random.Random(2000 + seed), _ROOT)
+    assert t.draft_verdict(model, draft, argv, env) in ("agree", "refused", "asked"), argv
+
+
+NO_KEY_EDGES: list[tuple[dict[str, Any], tuple[str, ...]]] = [
+    # no length key: the class default, scaled by a linear dict like a written length
+    ({"model_type": "llama"}, ()),
+    ({"model_type": "qwen2", "rope_scaling": LINEAR}, ()),
+    ({"model_type": "mistral"}, ("--context-length", "262144")),
+    ({"model_type": "phi3"}, ()),
+    ({"model_type": "gpt2"}, ()),
+    # the GPT-2 family's n_positions is max_position_embeddings (attribute_map)
+    ({"model_type": "gpt2", "n_positions": 16384}, ()),
+    ({"model_type": "gptj", "n_positions": 16384, "max_position_embeddings": 4096}, ()),
+]
+
+
+@pytest.mark.parametrize(("written", "argv"), NO_KEY_EDGES)
+def test_class_defaults_agree(written: dict[str, Any], argv: tuple[str, ...]) -> None:
+    config = {k: v for k, v in t.BASE.items()}
+    directory = Path(tempfile.mkdtemp(dir=_ROOT))
+    (directory / "config.json").write_text(json.dumps({**config, **written}))
+    assert t.verdict(str(directory), argv, {}) in ("agree", "refused"), (written, argv)
+
+
+def test_unknown_class_default_is_asked_in_one_line() -> None:
+    """A class whose default graphfit does not restate: SGLang takes it (a number), graphfit
+    asks for --context-length in one line, and plans with it once given."""
+    model = _model(model_type="xglm")
+    assert isinstance(t.sglang_length(model, (), {}), int)
+    gf = t.graphfit_length(model, (), {})
+    assert isinstance(gf, str) and "\n" not in gf and len(gf) <= 200, gf
+    assert "--context-length" in gf
+    argv = ("--context-length", "1024")
+    assert t.sglang_length(model, argv, {}) == t.graphfit_length(model, argv, {}) == 1024
+
+
+@pytest.mark.parametrize(("length", "env"), [(4096, {}), (8192, {}), (8192, {t.ALLOW: "1"})])
+def test_config_file_context_length_checked(length: int, env: dict[str, str]) -> None:
+    """`context_length` and `model_path` in a graphfit config file: refused or kept as
+    SGLang refuses or keeps the same --context-length (configs/model_config.py:1295-1316)."""
+    from graphfit.cli.options import build_config
+    from graphfit.planner.core.errors import GraphfitError
+
+    model = _model(max_position_embeddings=4096)
+    path = Path(tempfile.mkdtemp(dir=_ROOT)) / "graphfit.json"
+    path.write_text(json.dumps({"engine": "sglang", "model_path": model,
+                                "context_length": length}))
+    sg = t.sglang_length(model, ("--context-length", str(length)), env)
+    try:
+        gf: int | str = build_config({"gpu_memory_gb": "H100", "engine": "sglang",
+                                      "config_file": str(path)},
+                                     environ=env).max_model_len
+    except GraphfitError as exc:
+        gf = str(exc)
+    assert sg == gf or (isinstance(sg, str) and isinstance(gf, str)), (sg, gf)
