@@ -224,7 +224,7 @@ def read(words: Sequence[str], version: str | None = None) -> PastedLine:
             if engine is Engine.SGLANG:  # the memory reserve of a vision-language model
                 sglang_context_length.check_flag(parsed.values.get("context_length"),
                                                  model_config.sglang_length(model), environ)
-                model_config.ask_length(model, parsed.values.get("context_length"))
+                notes += model_config.ask_length(model, parsed.values.get("context_length"))
                 settings += model_config.vision_settings(model)
                 settings += mamba_state.mamba_state_settings(model)
                 settings += model_config.quant_settings(model)  # megamoe's NVFP4 rule

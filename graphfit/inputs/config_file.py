@@ -173,18 +173,18 @@ def mapping_settings(data: dict[str, Any], name: str, own: Mapping[str, Handler]
 
 
 def sglang_length_check(path: Path, settings: list[Setting], environ: Mapping[str, str]
-                        ) -> None:
+                        ) -> list[str]:
     """A config file's `model_path` on an SGLang plan, checked as SGLang checks it
     (graphfit.inputs.sglang_context_length.check_flag, configs/model_config.py:1295-1316): a
     context length (the file's `context_length` or graphfit's flag) above the model's derived
     one is refused unless the environment allows it; none given where graphfit does not know
-    the class default SGLang takes asks for one (model_config.ask_length)."""
+    the class default SGLang takes: a warning asking for one (model_config.ask_length)."""
     keys = {normalize_key(k): v for k, v in read_mapping(path).items() if isinstance(k, str)}
     model = keys.get("model_path")
     if not isinstance(model, str):
-        return
+        return []
     given = merge([s for s in settings if s.field == "max_model_len" and not s.weak]
                   ).values.get("max_model_len")
     with _target(keys):
         sglang_context_length.check_flag(given, model_config.sglang_length(model), environ)
-        model_config.ask_length(model, given)
+        return model_config.ask_length(model, given)

@@ -390,14 +390,15 @@ def sglang_length(model: str) -> int | None:
     return None if path is None else read_model(path).sglang_context_length
 
 
-def ask_length(model: str, given: object) -> None:
-    """Refuse a local model whose context length SGLang takes from a class default graphfit
-    does not know (graphfit.inputs.sglang_class_lengths), unless `given` (--context-length)
-    replaces it; silent for a hub id."""
+def ask_length(model: str, given: object) -> list[str]:
+    """A warning asking for `--context-length` when SGLang takes a local model's length from
+    a class default graphfit does not know (graphfit.inputs.sglang_class_lengths): graphfit's
+    own default then stands, as for a hub id. None when `given` replaces it, for a hub id or
+    a length graphfit knows."""
     path = config_path(model)
     if given is not None or path is None or read_model(path).sglang_context_length is not None:
-        return
-    raise ConfigError(sglang_class_lengths.ask(shown_path(path), _written(path)))
+        return []
+    return [WARNING + sglang_class_lengths.ask(shown_path(path), _written(path))]
 
 
 def draft_settings(model: str, origin: str, method: object = None

@@ -78,7 +78,7 @@ def resolve(command_line: Iterable[Setting], *, config_file: Path | None = None,
     if config_file is not None and _engine_of(settings) == Engine.SGLANG.value:
         from graphfit.inputs.config_file import sglang_length_check
 
-        sglang_length_check(config_file, settings, environ or {})
+        all_notes += sglang_length_check(config_file, settings, environ or {})
     return merge(settings, all_notes)
 
 

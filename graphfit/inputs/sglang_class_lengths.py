@@ -8,7 +8,8 @@ below (transformers 5.25, the oracle's; `models/<type>/configuration_<type>.py:<
 sets only max_position_embeddings among SGLang's length keys (common.py:668-674). Any other
 model type (a multimodal class, whose text sub-config
 carries the default; a class SGLang replaces with its own, `_CONFIG_REGISTRY`, common.py:117;
-or one not listed) is unknown: graphfit asks for `--context-length` rather than guess.
+or one not listed) is unknown: graphfit warns and asks for `--context-length` (its own default
+length stands meanwhile, as for a hub id with no local files).
 
 The GPT-2 family spells max_position_embeddings `n_positions`, hidden_size `n_embd`,
 num_hidden_layers `n_layer` and num_attention_heads `n_head` (their `attribute_map`,
@@ -96,4 +97,5 @@ def ask(origin: str, data: Mapping[str, Any]) -> str:
     """graphfit's question when it cannot know the length SGLang takes (one line)."""
     kind = model_type(data)
     return (f"{origin}: no context length key, and graphfit does not know the class default "
-            f"SGLang takes for model_type {kind!r:.40}; pass --context-length")
+            f"SGLang takes for model_type {kind!r:.40}: graphfit's max length is used (pass "
+            "--context-length)")

@@ -140,13 +140,29 @@ def graphfit_length(model: str, argv: tuple[str, ...], env: dict[str, str]) -> i
     return config.max_model_len
 
 
+def graphfit_asks(model: str, argv: tuple[str, ...], env: dict[str, str]) -> str | None:
+    """graphfit's warning asking for --context-length on the line (None: none)."""
+    from graphfit.cli.options import read_pasted, resolve_values
+    from graphfit.planner.core.errors import GraphfitError
+
+    words = [f"{k}={v}" for k, v in env.items()]
+    values: dict[str, object] = {"gpu_memory_gb": "H100"}
+    try:
+        notes = resolve_values(values, environ={}, pasted=read_pasted([
+            *words, "python", "-m", "sglang.launch_server", "--model-path", model, *argv],
+            values)).notes
+    except GraphfitError:
+        return None
+    return next((n for n in notes if "class default" in n), None)
+
+
 def verdict(model: str, argv: tuple[str, ...], env: dict[str, str]) -> str:
     """"agree" / "refused" (both) / "asked" (graphfit asks for --context-length where it
-    does not know the class default SGLang takes) / "differ: ..."."""
+    does not know the class default SGLang takes, and warns) / "differ: ..."."""
     sg, gf = sglang_length(model, argv, env), graphfit_length(model, argv, env)
     if isinstance(sg, str) and isinstance(gf, str):
         return "refused"
-    if isinstance(sg, int) and isinstance(gf, str) and "class default" in gf:
+    if isinstance(sg, int) and sg != gf and graphfit_asks(model, argv, env):
         return "asked"
     if sg == gf:
         return "agree"
@@ -200,7 +216,7 @@ def pool_verdict(model: str, argv: tuple[str, ...], env: dict[str, str]) -> str:
     sg, gf = sglang_pool(model, argv, env), graphfit_pool(model, argv, env)
     if isinstance(sg, str) and isinstance(gf, str):
         return "refused"
-    if isinstance(sg, int) and isinstance(gf, str) and "class default" in gf:
+    if isinstance(sg, int) and sg != gf and graphfit_asks(model, argv, env):
         return "asked"
     return "agree" if sg == gf else f"differ: SGLang {str(sg)[:100]}, graphfit {str(gf)[:100]}"
 
@@ -250,6 +266,6 @@ def draft_verdict(model: str, draft: str, argv: tuple[str, ...], env: dict[str, 
     sg, gf = sglang_draft_length(model, draft, argv, env), graphfit_length(model, argv, env)
     if isinstance(sg, str) and isinstance(gf, str):
         return "refused"
-    if isinstance(sg, int) and isinstance(gf, str) and "class default" in gf:
+    if isinstance(sg, int) and sg != gf and graphfit_asks(model, argv, env):
         return "asked"
     return "agree" if sg == gf else f"differ: SGLang {str(sg)[:100]}, graphfit {str(gf)[:100]}"

@@ -140,13 +140,14 @@ def test_class_defaults_agree(written: dict[str, Any], argv: tuple[str, ...]) ->
 
 def test_unknown_class_default_is_asked_in_one_line() -> None:
     """A class whose default graphfit does not restate: SGLang takes it (a number), graphfit
-    asks for --context-length in one line, and plans with it once given."""
+    warns in one line asking for --context-length, and follows the flag once given."""
     model = _model(model_type="xglm")
     assert isinstance(t.sglang_length(model, (), {}), int)
-    gf = t.graphfit_length(model, (), {})
-    assert isinstance(gf, str) and "\n" not in gf and len(gf) <= 200, gf
-    assert "--context-length" in gf
+    asked = t.graphfit_asks(model, (), {})
+    assert asked is not None and "\n" not in asked and len(asked) <= 200, asked
+    assert "--context-length" in asked
     argv = ("--context-length", "1024")
+    assert t.graphfit_asks(model, argv, {}) is None
     assert t.sglang_length(model, argv, {}) == t.graphfit_length(model, argv, {}) == 1024
 
 
