@@ -170,3 +170,29 @@ def test_config_file_context_length_checked(length: int, env: dict[str, str]) ->
     except GraphfitError as exc:
         gf = str(exc)
     assert sg == gf or (isinstance(sg, str) and isinstance(gf, str)), (sg, gf)
+
+
+@pytest.mark.parametrize("kind", t.ALIASED)
+@pytest.mark.parametrize("both", [False, True])
+def test_gpt2_names_read_as_transformers_reads_them(kind: str, both: bool) -> None:
+    """The GPT-2 family's n_embd / n_positions (attribute_map): SGLang's hidden size and
+    context length (ModelConfig, via the config object) equal graphfit's, with only the
+    class's names written, or both spellings with different values."""
+    from graphfit.cli.options import build_config
+
+    t.so.oracle()
+    from sglang.srt.arg_groups.model_override_base import model_config_of
+
+    written: dict[str, Any] = {k: v for k, v in t.BASE.items()
+                               if k not in ("hidden_size", "num_hidden_layers")}
+    written.update(model_type=kind, n_embd=2048, n_layer=12, n_positions=16384)
+    if both:
+        written.update(hidden_size=3072, num_hidden_layers=20, max_position_embeddings=4096)
+    directory = Path(tempfile.mkdtemp(dir=_ROOT))
+    (directory / "config.json").write_text(json.dumps(written))
+    r = t.so.resolve((), model=str(directory))
+    assert isinstance(r, t.so.Resolved), r
+    sg = model_config_of(r.record)
+    gf = build_config({"gpu_memory_gb": "H100"}, environ={}, pasted=[
+        "python", "-m", "sglang.launch_server", "--model-path", str(directory)])
+    assert (sg.hidden_size, sg.context_len) == (gf.hidden_size, gf.max_model_len)
