@@ -183,8 +183,11 @@ def read_model(path: Path) -> ModelInfo:
         # the GPT-2 family's own spellings (n_positions, n_embd, ...) are the same attribute
         # to transformers (attribute_map; graphfit.inputs.sglang_class_lengths.ALIASES)
         spelled = sglang_class_lengths.spelling
-        return (_int(text, spelled(text, key), origin, sub, null_ok=null_ok)
-                or _int(data, spelled(data, key), origin, null_ok=null_ok))
+        found = (_int(text, spelled(text, key), origin, sub, null_ok=null_ok)
+                 or _int(data, spelled(data, key), origin, null_ok=null_ok))
+        if found is None and not text and key not in data:  # the class's own default
+            return sglang_class_lengths.class_fact(data, key)
+        return found
 
     # vLLM skips a null length key (config/model.py _get_and_verify_max_len); graphfit too,
     # except max_position_embeddings, the one its buffers are sized by

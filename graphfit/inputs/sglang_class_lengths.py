@@ -37,6 +37,8 @@ CLASS_LENGTHS: Mapping[str, int] = {
     "phi": 2048,  # :72
     "phi3": 4096,  # :70
     "deepseek_v3": 4096,  # :105
+    "deepseek_v41": 4096,  # SGLang's DeepseekV3Config subclass (configs/deepseek_v41.py:43)
+    "deepseek_v41_text": 4096,  # its subclass (configs/deepseek_v41.py:74)
     "gpt2": 1024,  # n_positions, :78
     "gptj": 2048,  # n_positions, :68
     "gpt_bigcode": 1024,  # n_positions, :59
@@ -70,6 +72,24 @@ ALIASES: Mapping[str, Mapping[str, str]] = {
     "gptj": _GPT2_NAMES,  # gptj/configuration_gptj.py attribute_map
     "gpt_bigcode": _GPT2_NAMES,  # gpt_bigcode/configuration_gpt_bigcode.py attribute_map
 }
+
+
+_DEEPSEEK_V3 = {"hidden_size": 7168, "vocab_size": 129280, "num_hidden_layers": 61,
+                "max_position_embeddings": 4096}
+# model_type -> class defaults of the facts graphfit reads (hidden size, vocabulary, layers,
+# length) where a config that writes none of them still loads: transformers' DeepseekV3Config
+# (deepseek_v3/configuration_deepseek_v3.py:83-105), which SGLang's DeepSeek-V4.1 classes
+# subclass (configs/deepseek_v41.py:3, 43, 74)
+CLASS_FACTS: Mapping[str, Mapping[str, int]] = {
+    "deepseek_v3": _DEEPSEEK_V3,
+    "deepseek_v41": _DEEPSEEK_V3,
+    "deepseek_v41_text": _DEEPSEEK_V3,
+}
+
+
+def class_fact(data: Mapping[str, Any], key: str) -> int | None:
+    """`key`'s class default for this config's class (CLASS_FACTS; None: not restated)."""
+    return CLASS_FACTS.get(model_type(data) or "", {}).get(key)
 
 
 def model_type(data: Mapping[str, Any]) -> str | None:
