@@ -103,9 +103,9 @@ def context_length(origin: str, rope: object, number: Callable[[str], int | None
                    ) -> int | None:
     """SGLang's derived context length: the first length key `number(key)` reads (a positive
     integer, None: absent or null) times the factor of `rope` (the RoPE dict SGLang's
-    config carries: `sglang_rope`). None when no length key is present: SGLang's 2048
-    (common.py:700) is not taken over, since the model class's transformers defaults (not in
-    config.json) would apply first."""
+    config carries: `sglang_rope`). None when no length key is present: the model class's
+    default applies before SGLang's 2048 (common.py:700), which the caller restates where it
+    knows it (graphfit.inputs.sglang_class_lengths)."""
     for key in CONTEXT_LENGTH_KEYS:
         value = number(key)
         if value is not None:
@@ -122,8 +122,8 @@ def check_flag(given: object, derived: int | None, environ: Mapping[str, str]) -
     """SGLang's refusal of a `--context-length` above the derived one (configs/
     model_config.py:1295-1316), unless SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN or
     SGLANG_IS_IN_CI is true (then it warns and keeps the flag, :1302-1307); a value EnvBool
-    cannot parse keeps the default off (environ.py:67-86). Not checked when the config gives
-    no length key (the model class's defaults, not restated)."""
+    cannot parse keeps the default off (environ.py:67-86). Not checked when the derived
+    length is unknown (no length key under a class graphfit does not restate)."""
     if (derived is None or isinstance(given, bool) or not isinstance(given, int)
             or given <= derived):
         return

@@ -35,8 +35,9 @@ CLASS_DEFAULTS = {"vision_n_layers": 0}
 
 def _draw(rng: random.Random) -> tuple[dict[str, Any], dict[str, Any]]:
     """(config.json object, override object): each fact written at the top level, in
-    text_config, both (different values) or neither (DeepseekV3Config's default); a vision_config with some keys and some flat
-    `vision_*` keys already written; overrides at the top level, nested or both."""
+    text_config, both (different values) or neither (DeepseekV3Config's default); a
+    vision_config with some keys and some flat `vision_*` keys already written; overrides at
+    the top level, nested or both."""
     model_type = rng.choice(("deepseek_v41", "deepseek_v41_text"))
     config: dict[str, Any] = {"model_type": model_type, "architectures": [rng.choice(
         ("DeepseekV41ForCausalLM", "DeepseekV4ForCausalLM", "DeepseekV3ForCausalLM"))]}
