@@ -62,6 +62,20 @@ CLASS_LENGTHS: Mapping[str, int] = {
     "seed_oss": 524288,  # :68
     "smollm3": 32768,  # :78
     "ministral": 131072,  # :73
+    "apertus": 65536,  # :70
+    "arcee": 4096,  # :68
+    "exaone4": 2048,  # :85
+    "exaone_moe": 2048,  # :92
+    "glm4_moe_lite": 202752,  # :99
+    "granitemoe": 2048,  # :66
+    "lfm2": 128000,  # :64
+    "lfm2_moe": 128000,  # :75
+    "minicpm3": 32768,  # :94
+    "minimax_m2": 196608,  # :79
+    "ministral3": 262144,  # :81
+    "persimmon": 16384,  # :47
+    "phimoe": 131072,  # :69
+    "sarvam_moe": 131072,  # :97
 }
 
 _GPT2_NAMES = {"max_position_embeddings": "n_positions", "hidden_size": "n_embd",

@@ -37,7 +37,7 @@ def main() -> None:
             shown += 1
             written = json.loads((Path(model) / "config.json").read_text())
             keys = {k: written[k] for k in (*t.LENGTH_KEYS, "n_positions", "model_type",
-                                            "rope_scaling")
+                                            "rope_scaling", "rope_parameters")
                     if k in written}
             print("DIFFER", keys, argv, env, "|", v[:220], "|", p[:120])
     drafts: Counter[str] = Counter()
