@@ -224,6 +224,7 @@ def read(words: Sequence[str], version: str | None = None) -> PastedLine:
             if engine is Engine.SGLANG:  # the memory reserve of a vision-language model
                 sglang_context_length.check_flag(parsed.values.get("context_length"),
                                                  model_config.sglang_length(model), environ)
+                notes += model_config.ask_length(model, parsed.values.get("context_length"))
                 settings += model_config.vision_settings(model)
                 settings += mamba_state.mamba_state_settings(model)
                 settings += model_config.quant_settings(model)  # megamoe's NVFP4 rule
@@ -240,6 +241,12 @@ def read(words: Sequence[str], version: str | None = None) -> PastedLine:
             method = next((s.value for s in reversed(settings) if s.field == "spec_method"),
                           None) if engine is Engine.VLLM else None
             found, more = model_config.draft_settings(draft, "draft model", method)
+            if engine is Engine.SGLANG and model and str(parsed.values.get(
+                    "speculative_algorithm")).upper() != "NGRAM":  # at the target's length
+                given = parsed.values.get("context_length") or model_config.sglang_length(model)
+                with target(engine, draft, parsed.values):  # the draft's config gets them too
+                    sglang_context_length.check_draft(  # (configs/model_config.py:962)
+                        given, model_config.sglang_length(draft), environ)
             settings += found
             notes += more
     return PastedLine(engine, label, entry, dict(parsed.values), tuple(parsed.spellings),

@@ -15,15 +15,15 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from graphfit.inputs import model_config, sglang_context_length, sglang_ngram, target_overrides
 from graphfit.inputs import sglang as sglang_args
-from graphfit.inputs import sglang_ngram, target_overrides
 from graphfit.inputs import trtllm as trtllm_args
 from graphfit.inputs import vllm as vllm_args
 from graphfit.inputs.gpus import gpu_memory_gb
 from graphfit.inputs.keys import Handler, field_key, raw
 from graphfit.inputs.model_config import config_path
 from graphfit.inputs.reading import load_data, shown_path
-from graphfit.inputs.settings import CONFIG_FIELDS, FILE, Setting
+from graphfit.inputs.settings import CONFIG_FIELDS, FILE, Setting, merge
 from graphfit.inputs.values import (
     as_bool,
     as_sizes,
@@ -170,3 +170,21 @@ def mapping_settings(data: dict[str, Any], name: str, own: Mapping[str, Handler]
         notes.append(f"{brief(name)}: unknown keys, ignored: {listed(unknown)}")
     # SGLang's NGRAM topk is its BFS breadth, in a file as on a pasted line
     return sglang_ngram.file(data, settings, notes, brief(name)), notes
+
+
+def sglang_length_check(path: Path, settings: list[Setting], environ: Mapping[str, str]
+                        ) -> list[str]:
+    """A config file's `model_path` on an SGLang plan, checked as SGLang checks it
+    (graphfit.inputs.sglang_context_length.check_flag, configs/model_config.py:1295-1316): a
+    context length (the file's `context_length` or graphfit's flag) above the model's derived
+    one is refused unless the environment allows it; none given where graphfit does not know
+    the class default SGLang takes: a warning asking for one (model_config.ask_length)."""
+    keys = {normalize_key(k): v for k, v in read_mapping(path).items() if isinstance(k, str)}
+    model = keys.get("model_path")
+    if not isinstance(model, str):
+        return []
+    given = merge([s for s in settings if s.field == "max_model_len" and not s.weak]
+                  ).values.get("max_model_len")
+    with _target(keys):
+        sglang_context_length.check_flag(given, model_config.sglang_length(model), environ)
+        return model_config.ask_length(model, given)

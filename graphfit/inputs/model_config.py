@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from graphfit.inputs import sglang_context_length
+from graphfit.inputs import sglang_class_lengths, sglang_context_length
 from graphfit.inputs.reading import load_json, shown_path
 from graphfit.inputs.settings import FILE, Setting
 from graphfit.inputs.sglang_quant_files import (
@@ -63,8 +63,9 @@ class ModelInfo:
     # the vision encoder's size (vision_config), for SGLang's memory reserve; None: not said
     vision_layers: int | None = None
     vision_hidden_size: int | None = None
-    # SGLang's context length (first key, RoPE factor; graphfit.inputs.sglang_context_length),
-    # None: no length key
+    # SGLang's context length (first key, RoPE factor; graphfit.inputs.sglang_context_length;
+    # no key: the class default, graphfit.inputs.sglang_class_lengths), None: no key and a
+    # class graphfit does not know
     sglang_context_length: int | None = None
 
     @property
@@ -179,8 +180,14 @@ def read_model(path: Path) -> ModelInfo:
     sub = "text_config."
 
     def number(key: str, *, null_ok: bool = False) -> int | None:
-        return (_int(text, key, origin, sub, null_ok=null_ok)
-                or _int(data, key, origin, null_ok=null_ok))
+        # the GPT-2 family's own spellings (n_positions, n_embd, ...) are the same attribute
+        # to transformers (attribute_map; graphfit.inputs.sglang_class_lengths.ALIASES)
+        spelled = sglang_class_lengths.spelling
+        found = (_int(text, spelled(text, key), origin, sub, null_ok=null_ok)
+                 or _int(data, spelled(data, key), origin, null_ok=null_ok))
+        if found is None and not text and key not in data:  # the class's own default
+            return sglang_class_lengths.class_fact(data, key)
+        return found
 
     # vLLM skips a null length key (config/model.py _get_and_verify_max_len); graphfit too,
     # except max_position_embeddings, the one its buffers are sized by
@@ -199,6 +206,9 @@ def read_model(path: Path) -> ModelInfo:
             sglang_context_length.sglang_rope(_written(path), overrides_for(path)))
     sglang_length = sglang_context_length.context_length(
         origin, rope, lambda k: number(k, null_ok=k != "max_position_embeddings"))
+    default = None if text else sglang_class_lengths.class_length(data)
+    if sglang_length is None and default is not None:  # the class default, scaled alike
+        sglang_length = int(sglang_context_length.rope_factor(origin, rope) * default)
     return ModelInfo(path=path, architecture=architecture,
                      hidden_size=number("hidden_size"),
                      torch_dtype=dtype, max_position_embeddings=min(lengths) if lengths else None,
@@ -377,9 +387,21 @@ def model_settings(model: str, origin: str, *, sglang: bool = False
 
 
 def sglang_length(model: str) -> int | None:
-    """SGLang's derived context length of a local model (None: a hub id, or no length key)."""
+    """SGLang's derived context length of a local model (None: a hub id, or no length key
+    and a class graphfit does not know)."""
     path = config_path(model)
     return None if path is None else read_model(path).sglang_context_length
+
+
+def ask_length(model: str, given: object) -> list[str]:
+    """A warning asking for `--context-length` when SGLang takes a local model's length from
+    a class default graphfit does not know (graphfit.inputs.sglang_class_lengths): graphfit's
+    own default then stands, as for a hub id. None when `given` replaces it, for a hub id or
+    a length graphfit knows."""
+    path = config_path(model)
+    if given is not None or path is None or read_model(path).sglang_context_length is not None:
+        return []
+    return [WARNING + sglang_class_lengths.ask(shown_path(path), _written(path))]
 
 
 def draft_settings(model: str, origin: str, method: object = None

@@ -75,6 +75,10 @@ def resolve(command_line: Iterable[Setting], *, config_file: Path | None = None,
                 settings += env
             elif env:
                 all_notes.append(f"{env[0].origin}: ignored for engine {engine}")
+    if config_file is not None and _engine_of(settings) == Engine.SGLANG.value:
+        from graphfit.inputs.config_file import sglang_length_check
+
+        all_notes += sglang_length_check(config_file, settings, environ or {})
     return merge(settings, all_notes)
 
 

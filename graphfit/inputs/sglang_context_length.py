@@ -103,9 +103,9 @@ def context_length(origin: str, rope: object, number: Callable[[str], int | None
                    ) -> int | None:
     """SGLang's derived context length: the first length key `number(key)` reads (a positive
     integer, None: absent or null) times the factor of `rope` (the RoPE dict SGLang's
-    config carries: `sglang_rope`). None when no length key is present: SGLang's 2048
-    (common.py:700) is not taken over, since the model class's transformers defaults (not in
-    config.json) would apply first."""
+    config carries: `sglang_rope`). None when no length key is present: the model class's
+    default applies before SGLang's 2048 (common.py:700), which the caller restates where it
+    knows it (graphfit.inputs.sglang_class_lengths)."""
     for key in CONTEXT_LENGTH_KEYS:
         value = number(key)
         if value is not None:
@@ -122,8 +122,8 @@ def check_flag(given: object, derived: int | None, environ: Mapping[str, str]) -
     """SGLang's refusal of a `--context-length` above the derived one (configs/
     model_config.py:1295-1316), unless SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN or
     SGLANG_IS_IN_CI is true (then it warns and keeps the flag, :1302-1307); a value EnvBool
-    cannot parse keeps the default off (environ.py:67-86). Not checked when the config gives
-    no length key (the model class's defaults, not restated)."""
+    cannot parse keeps the default off (environ.py:67-86). Not checked when the derived
+    length is unknown (no length key under a class graphfit does not restate)."""
     if (derived is None or isinstance(given, bool) or not isinstance(given, int)
             or given <= derived):
         return
@@ -132,3 +132,21 @@ def check_flag(given: object, derived: int | None, environ: Mapping[str, str]) -
     raise ConfigError(f"--context-length {given} is greater than the model's derived context "
                       f"length ({derived}); SGLang refuses it unless {ALLOW_LONGER}=1 "
                       "(configs/model_config.py:1296-1316)")
+
+
+def check_draft(target: object, draft: int | None, environ: Mapping[str, str]) -> None:
+    """SGLang's refusal of a draft model shorter than the target: every draft worker builds
+    its ModelConfig with the target's context length (speculative/draft_worker_common.py:100,
+    eagle_worker_v2.py:229, standalone_worker_v2.py:93, ...; managers/tp_worker.py:481) and
+    `_derive_context_length` refuses one above the draft's derived length unless
+    SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN or CI (configs/model_config.py:1295-1316;
+    allowed, the draft runs at the target's length, :1307-1312, so nothing graphfit plans
+    changes). `draft`: the draft's derived length (None: not known, not checked)."""
+    if (draft is None or isinstance(target, bool) or not isinstance(target, int)
+            or target <= draft):
+        return
+    if any(environ.get(name, "").lower() in _TRUE for name in (ALLOW_LONGER, IN_CI)):
+        return
+    raise ConfigError(f"the target's context length {target} is greater than the draft "
+                      f"model's derived context length ({draft}); SGLang refuses it unless "
+                      f"{ALLOW_LONGER}=1 (configs/model_config.py:1296-1316)")

@@ -9,11 +9,16 @@ order the JSON object gives them (a DeepSeek-V4.1 config's object flattened firs
 config itself is: graphfit.inputs.deepseek_v41):
 
 * a dict given for a key whose current value is a sub-config (a `PretrainedConfig`:
-  `text_config`, `vision_config`, `audio_config` of a composite config) updates it key by
-  key (`PretrainedConfig.update`: a shallow setattr of each key);
+  `text_config`, `vision_config`, `audio_config` of a composite config, and the other
+  sub-configs of the classes in CLASS_SUB_CONFIGS: Qwen-Omni's thinker / talker, the
+  `llm_config` of Bailing-MM, InternVL and Nemotron-H Nano VL, DeepSeek-VL2's
+  `language_config`) updates it key by key (`PretrainedConfig.update`: a shallow setattr of
+  each key);
 * a dict given for `rope_scaling` / `rope_parameters` whose current value is a dict is
   merged into it (`{**current, **value}`);
-* any other value replaces the key, and a key the config lacks is added.
+* any other value replaces the key, and a key the config lacks is added: so a dict-valued
+  key that is not a sub-config of its class (`quantization_config`, `linear_attn_config`,
+  ... and any key of a class not listed) is replaced whole.
 
 An empty or other falsy JSON value (`{}`, `null`, `[]`, `0`, `false`) is no override
 (`if model_override_args:`); a truthy non-object crashes `get_config` on `.items()`; text
@@ -45,6 +50,18 @@ from graphfit.planner.core.errors import ConfigError, excerpt
 FLAG = "--json-model-override-args"
 # keys that HF's composite configs hold as PretrainedConfig sub-configs (merged, not replaced)
 SUB_CONFIGS = frozenset({"text_config", "vision_config", "audio_config"})
+# model_type -> its class's other sub-configs (held as PretrainedConfig, so merged):
+# transformers 5.25's Qwen2.5-Omni / Qwen3-Omni `sub_configs`, SGLang's BailingMM2Config,
+# DeepseekVL2Config, InternVLChatConfig (configs/internvl.py:315-319) and
+# NemotronH_Nano_VL_V2 (configs/nano_nemotron_vl.py:82-92)
+CLASS_SUB_CONFIGS: Mapping[str, frozenset[str]] = {
+    "qwen3_omni_moe": frozenset({"thinker_config", "talker_config", "code2wav_config"}),
+    "qwen2_5_omni": frozenset({"thinker_config", "talker_config", "token2wav_config"}),
+    "bailingmm_moe_v2_lite": frozenset({"llm_config"}),
+    "internvl_chat": frozenset({"llm_config"}),
+    "NemotronH_Nano_VL_V2": frozenset({"llm_config"}),
+    "deepseek_vl_v2": frozenset({"language_config", "projector_config"}),
+}
 # dict-valued keys merged into a dict they replace (hf_transformers/config.py:415-422)
 MERGED_DICTS = frozenset({"rope_scaling", "rope_parameters"})
 WHERE = "utils/hf_transformers/config.py:405-424"
@@ -77,10 +94,13 @@ def apply(data: Mapping[str, Any], overrides: Mapping[str, Any]) -> dict[str, An
     """The config.json object with the overrides applied as `get_config` applies them
     (module docstring); `data` is not changed."""
     out = dict(data)
+    kind = data.get("model_type")
+    subs = SUB_CONFIGS | CLASS_SUB_CONFIGS.get(kind if isinstance(kind, str) else "",
+                                               frozenset())
     for key, value in overrides.items():
         current = out.get(key)
         if isinstance(value, dict) and isinstance(current, dict) and (
-                key in SUB_CONFIGS or key in MERGED_DICTS):
+                key in subs or key in MERGED_DICTS):
             out[key] = {**current, **value}
         else:
             out[key] = value

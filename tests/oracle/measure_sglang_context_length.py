@@ -1,7 +1,8 @@
 """Agreement counts for SGLang's context length (ModelConfig.context_len vs graphfit's
 max_model_len) over N generated config.json files and lines
 (tests/oracle/sglang_context_length_oracle.py), and the request pool SGLang sizes from it on
-lines with --max-total-tokens.
+lines with --max-total-tokens, and N/3 STANDALONE lines with a local draft (the draft
+worker's context length or SGLang's refusal of it).
 
     python -m tests.oracle.measure_sglang_context_length [N] [SEED]   # default 80, 35
 """
@@ -35,12 +36,24 @@ def main() -> None:
         if (v.startswith("differ") or p.startswith("differ")) and shown < 10:
             shown += 1
             written = json.loads((Path(model) / "config.json").read_text())
-            keys = {k: written[k] for k in (*t.LENGTH_KEYS, "rope_scaling") if k in written}
+            keys = {k: written[k] for k in (*t.LENGTH_KEYS, "n_positions", "model_type",
+                                            "rope_scaling", "rope_parameters")
+                    if k in written}
             print("DIFFER", keys, argv, env, "|", v[:220], "|", p[:120])
+    drafts: Counter[str] = Counter()
+    for _ in range(n // 3):  # STANDALONE lines with a local draft (draft_case)
+        model, draft, argv, env = t.draft_case(rng, root)
+        v = t.draft_verdict(model, draft, argv, env)
+        drafts[v.split(":", 1)[0]] += 1
+        if v.startswith("differ") and shown < 10:
+            shown += 1
+            print("DIFFER draft", argv, env, "|", v[:220])
     print(f"{n} lines (seed {seed})")
     print("context length:", ", ".join(f"{k} {v}" for k, v in sorted(counts.items())))
     print("request pool (--max-total-tokens lines):",
           ", ".join(f"{k} {v}" for k, v in sorted(pools.items())))
+    print(f"{n // 3} lines with a local draft (its context length):",
+          ", ".join(f"{k} {v}" for k, v in sorted(drafts.items())))
 
 
 if __name__ == "__main__":

@@ -13,7 +13,11 @@ the first-key and smallest-key rules differ), the RoPE dict (none, linear / dyna
 longrope / llama3 / default under `rope_type` or `type`, integer or fractional factors, with or
 without original_max_position_embeddings; written, or given by --json-model-override-args),
 a `--context-length` at, below or above the derived length, and the environment variable
-that allows a longer one.
+that allows a longer one. Issue 23 (s37c): a file with NO length key under a drawn
+`model_type` (one graphfit knows the class default of, BLOOM's class without one, or a class
+graphfit does not know: graphfit then asks for --context-length), the GPT-2 family's
+`n_positions` spelling of max_position_embeddings (transformers' attribute_map), and a local
+draft model whose derived length is below the target's (`draft_verdict`).
 """
 
 from __future__ import annotations
@@ -38,6 +42,16 @@ BASE = {"architectures": ["LlamaForCausalLM"], "model_type": "llama", "hidden_si
         "num_hidden_layers": 32, "vocab_size": 128256, "rms_norm_eps": 1e-5,
         "rope_theta": 500000.0, "torch_dtype": "bfloat16", "hidden_act": "silu",
         "tie_word_embeddings": False}
+
+
+# model types drawn for a file with no length key: classes whose default graphfit restates,
+# BLOOM (no length default: get_context_length's 2048) and classes graphfit does not know
+KNOWN_TYPES = ("llama", "mistral", "qwen2", "qwen3", "gemma2", "granite", "falcon",
+               "deepseek_v3", "gpt2", "gptj", "gpt_bigcode", "olmoe", "glm4_moe",
+               "starcoder2", "cohere")
+UNKNOWN_TYPES = ("xglm",)
+ALIASED = ("gpt2", "gptj", "gpt_bigcode")  # max_position_embeddings -> n_positions
+ASKED = "--context-length"  # graphfit's question names the flag
 
 
 def draw_rope(rng: random.Random) -> dict[str, Any] | None:
@@ -74,9 +88,13 @@ def environment(env: dict[str, str]) -> Iterator[None]:
 def case(rng: random.Random, root: str) -> tuple[str, tuple[str, ...], dict[str, str]]:
     """(model directory, flags, environment) for one generated line."""
     config = dict(BASE)
-    keys = rng.sample(LENGTH_KEYS, rng.randint(1, 3))
+    keys = rng.sample(LENGTH_KEYS, rng.randint(1, 3)) if rng.random() < 0.7 else []
+    if rng.random() < 0.4 or not keys:
+        config["model_type"] = rng.choice(KNOWN_TYPES + UNKNOWN_TYPES)
     for key in keys:
         config[key] = rng.choice((2048, 4096, 8192, 32768, 131072))
+    if config["model_type"] in ALIASED and rng.random() < 0.5:
+        config["n_positions"] = rng.choice((2048, 16384))
     rope = draw_rope(rng)
     argv: list[str] = []
     name = rng.choice(("rope_scaling", "rope_scaling", "rope_parameters"))
@@ -122,11 +140,30 @@ def graphfit_length(model: str, argv: tuple[str, ...], env: dict[str, str]) -> i
     return config.max_model_len
 
 
+def graphfit_asks(model: str, argv: tuple[str, ...], env: dict[str, str]) -> str | None:
+    """graphfit's warning asking for --context-length on the line (None: none)."""
+    from graphfit.cli.options import read_pasted, resolve_values
+    from graphfit.planner.core.errors import GraphfitError
+
+    words = [f"{k}={v}" for k, v in env.items()]
+    values: dict[str, object] = {"gpu_memory_gb": "H100"}
+    try:
+        notes = resolve_values(values, environ={}, pasted=read_pasted([
+            *words, "python", "-m", "sglang.launch_server", "--model-path", model, *argv],
+            values)).notes
+    except GraphfitError:
+        return None
+    return next((n for n in notes if "class default" in n), None)
+
+
 def verdict(model: str, argv: tuple[str, ...], env: dict[str, str]) -> str:
-    """"agree" / "refused" (both) / "differ: ..."."""
+    """"agree" / "refused" (both) / "asked" (graphfit asks for --context-length where it
+    does not know the class default SGLang takes, and warns) / "differ: ..."."""
     sg, gf = sglang_length(model, argv, env), graphfit_length(model, argv, env)
     if isinstance(sg, str) and isinstance(gf, str):
         return "refused"
+    if isinstance(sg, int) and sg != gf and graphfit_asks(model, argv, env):
+        return "asked"
     if sg == gf:
         return "agree"
     return f"differ: SGLang {str(sg)[:100]}, graphfit {str(gf)[:100]}"
@@ -179,4 +216,56 @@ def pool_verdict(model: str, argv: tuple[str, ...], env: dict[str, str]) -> str:
     sg, gf = sglang_pool(model, argv, env), graphfit_pool(model, argv, env)
     if isinstance(sg, str) and isinstance(gf, str):
         return "refused"
+    if isinstance(sg, int) and sg != gf and graphfit_asks(model, argv, env):
+        return "asked"
+    return "agree" if sg == gf else f"differ: SGLang {str(sg)[:100]}, graphfit {str(gf)[:100]}"
+
+
+def draft_case(rng: random.Random, root: str) -> tuple[str, str, tuple[str, ...], dict[str, str]]:
+    """(target, draft, flags, environment): a STANDALONE line whose local draft writes its
+    own length (sometimes none, under a class default), maybe below the target's."""
+    target, argv, env = case(rng, root)
+    draft = dict(BASE, num_hidden_layers=2)
+    if rng.random() < 0.8:
+        draft["max_position_embeddings"] = rng.choice((2048, 4096, 32768, 131072))
+    else:
+        draft["model_type"] = rng.choice(("llama", "qwen2", "mistral"))
+    directory = Path(tempfile.mkdtemp(dir=root))
+    (directory / "config.json").write_text(json.dumps(draft))
+    argv = (*argv, "--speculative-algorithm", "STANDALONE", "--speculative-draft-model-path",
+            str(directory), "--speculative-num-steps", "2", "--speculative-eagle-topk", "1",
+            "--speculative-num-draft-tokens", "3")
+    return target, str(directory), argv, env
+
+
+def sglang_draft_length(model: str, draft: str, argv: tuple[str, ...], env: dict[str, str]
+                        ) -> int | str:
+    """The draft worker's ModelConfig.context_len as SGLang builds it (from_server_args with
+    the target's context_len, managers/tp_worker.py:481, draft_worker_common.py:100), or the
+    refusal of the target's line or of the draft's config."""
+    so.oracle()
+    with environment(env):
+        r = so.resolve(argv, model=model)
+        if not isinstance(r, so.Resolved):
+            return r.text
+        from sglang.srt.arg_groups.model_override_base import model_config_of
+        from sglang.srt.configs.model_config import ModelConfig
+
+        target = model_config_of(r.record).context_len
+        try:
+            built = ModelConfig.from_server_args(r.record, model_path=draft,
+                                                 is_draft_model=True, context_length=target)
+        except Exception as exc:  # SGLang's refusal, as text
+            return f"{type(exc).__name__}: {exc}"
+    return int(built.context_len)
+
+
+def draft_verdict(model: str, draft: str, argv: tuple[str, ...], env: dict[str, str]) -> str:
+    """"agree" (graphfit plans the line at the draft's length) / "refused" / "asked" /
+    "differ: ..." for a line with a local draft."""
+    sg, gf = sglang_draft_length(model, draft, argv, env), graphfit_length(model, argv, env)
+    if isinstance(sg, str) and isinstance(gf, str):
+        return "refused"
+    if isinstance(sg, int) and sg != gf and graphfit_asks(model, argv, env):
+        return "asked"
     return "agree" if sg == gf else f"differ: SGLang {str(sg)[:100]}, graphfit {str(gf)[:100]}"

@@ -128,3 +128,50 @@ def case(rng: random.Random) -> tuple[str, str, tuple[str, ...]]:
     """(gpu, base directory name, line) drawn from `rng`."""
     base = rng.choice(BASES)
     return rng.choice(GPUS), base, line(draw_overrides(rng), rng.choice((1, 2)))
+
+
+# (model_type, architecture, dict-valued keys) whose override SUB_CASES draws: sub-configs
+# of their class (merged by SGLang) and plain dict attributes (replaced)
+SUB_CASES: tuple[tuple[str, str, tuple[str, ...]], ...] = (
+    ("qwen3_omni_moe", "Qwen3OmniMoeForConditionalGeneration",
+     ("thinker_config", "talker_config", "code2wav_config")),
+    ("qwen2_5_omni", "Qwen2_5OmniModel", ("thinker_config", "talker_config",
+                                          "token2wav_config")),
+    ("bailingmm_moe_v2_lite", "BailingMoeV2ForCausalLM", ("llm_config",)),
+    ("deepseek_vl_v2", "DeepseekVL2ForCausalLM", ("language_config", "projector_config")),
+    ("llama", "LlamaForCausalLM", ("quantization_config", "linear_attn_config")),
+)
+
+
+def sub_case(rng: random.Random) -> tuple[dict[str, Any], dict[str, Any], str]:
+    """(config.json object, override object, the dict-valued key drawn)."""
+    kind, arch, keys = rng.choice(SUB_CASES)
+    key = rng.choice(keys)
+    written = {name: rng.choice((1, 2, 3)) for name in rng.sample(("a", "b", "c", "d"), 2)}
+    override = {name: rng.choice((7, 8)) for name in rng.sample(("a", "b", "c", "d"), 2)}
+    return {"model_type": kind, "architectures": [arch], key: written}, {key: override}, key
+
+
+def sub_verdict(config: dict[str, Any], overrides: dict[str, Any], key: str) -> str:
+    """The drawn key's a/b/c/d after the override: SGLang's get_config (its sub-config's
+    attributes, or the dict) vs graphfit's loader under the same override text."""
+    from pathlib import Path
+
+    from graphfit.inputs import model_config, target_overrides
+    from tests.oracle import sglang_stubs as ss
+
+    so.oracle()
+    with tempfile.TemporaryDirectory(prefix="graphfit-sub-config-") as root:
+        path = Path(root) / "config.json"
+        path.write_text(json.dumps(config))
+        with ss.stubbed():
+            from sglang.srt.utils.hf_transformers.config import get_config
+
+            value = getattr(get_config(root, trust_remote_code=False,
+                                       model_override_args=overrides), key, None)
+        sg = {k: (value.get(k) if isinstance(value, dict) else getattr(value, k, None))
+              for k in "abcd"}
+        with target_overrides.applied(path, json.dumps(overrides)):
+            data = model_config.load_config(path).get(key)
+        gf = {k: data.get(k) if isinstance(data, dict) else None for k in "abcd"}
+    return "agree" if sg == gf else f"differ: {key} SGLang {sg}, graphfit {gf}"

@@ -107,3 +107,92 @@ def test_scaled_length_sizes_the_request_pool() -> None:
     argv = ("--max-total-tokens", "400000")
     assert t.pool_verdict(model, argv, {}) == "agree"
     assert t.sglang_length(model, argv, {}) == t.graphfit_length(model, argv, {})
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_generated_draft_lines_agree(seed: int) -> None:
+    """A STANDALONE line with a local draft: the draft worker's context length (the
+    target's) or SGLang's refusal of a draft shorter than the target, by both."""
+    model, draft, argv, env = t.draft_case(random.Random(2000 + seed), _ROOT)
+    assert t.draft_verdict(model, draft, argv, env) in ("agree", "refused", "asked"), argv
+
+
+NO_KEY_EDGES: list[tuple[dict[str, Any], tuple[str, ...]]] = [
+    # no length key: the class default, scaled by a linear dict like a written length
+    ({"model_type": "llama"}, ()),
+    ({"model_type": "qwen2", "rope_scaling": LINEAR}, ()),
+    ({"model_type": "mistral"}, ("--context-length", "262144")),
+    ({"model_type": "phi3"}, ()),
+    ({"model_type": "gpt2"}, ()),
+    # the GPT-2 family's n_positions is max_position_embeddings (attribute_map)
+    ({"model_type": "gpt2", "n_positions": 16384}, ()),
+    ({"model_type": "gptj", "n_positions": 16384, "max_position_embeddings": 4096}, ()),
+]
+
+
+@pytest.mark.parametrize(("written", "argv"), NO_KEY_EDGES)
+def test_class_defaults_agree(written: dict[str, Any], argv: tuple[str, ...]) -> None:
+    config = {k: v for k, v in t.BASE.items()}
+    directory = Path(tempfile.mkdtemp(dir=_ROOT))
+    (directory / "config.json").write_text(json.dumps({**config, **written}))
+    assert t.verdict(str(directory), argv, {}) in ("agree", "refused"), (written, argv)
+
+
+def test_unknown_class_default_is_asked_in_one_line() -> None:
+    """A class whose default graphfit does not restate: SGLang takes it (a number), graphfit
+    warns in one line asking for --context-length, and follows the flag once given."""
+    model = _model(model_type="xglm")
+    assert isinstance(t.sglang_length(model, (), {}), int)
+    asked = t.graphfit_asks(model, (), {})
+    assert asked is not None and "\n" not in asked and len(asked) <= 200, asked
+    assert "--context-length" in asked
+    argv = ("--context-length", "1024")
+    assert t.graphfit_asks(model, argv, {}) is None
+    assert t.sglang_length(model, argv, {}) == t.graphfit_length(model, argv, {}) == 1024
+
+
+@pytest.mark.parametrize(("length", "env"), [(4096, {}), (8192, {}), (8192, {t.ALLOW: "1"})])
+def test_config_file_context_length_checked(length: int, env: dict[str, str]) -> None:
+    """`context_length` and `model_path` in a graphfit config file: refused or kept as
+    SGLang refuses or keeps the same --context-length (configs/model_config.py:1295-1316)."""
+    from graphfit.cli.options import build_config
+    from graphfit.planner.core.errors import GraphfitError
+
+    model = _model(max_position_embeddings=4096)
+    path = Path(tempfile.mkdtemp(dir=_ROOT)) / "graphfit.json"
+    path.write_text(json.dumps({"engine": "sglang", "model_path": model,
+                                "context_length": length}))
+    sg = t.sglang_length(model, ("--context-length", str(length)), env)
+    try:
+        gf: int | str = build_config({"gpu_memory_gb": "H100", "engine": "sglang",
+                                      "config_file": str(path)},
+                                     environ=env).max_model_len
+    except GraphfitError as exc:
+        gf = str(exc)
+    assert sg == gf or (isinstance(sg, str) and isinstance(gf, str)), (sg, gf)
+
+
+@pytest.mark.parametrize("kind", t.ALIASED)
+@pytest.mark.parametrize("both", [False, True])
+def test_gpt2_names_read_as_transformers_reads_them(kind: str, both: bool) -> None:
+    """The GPT-2 family's n_embd / n_positions (attribute_map): SGLang's hidden size and
+    context length (ModelConfig, via the config object) equal graphfit's, with only the
+    class's names written, or both spellings with different values."""
+    from graphfit.cli.options import build_config
+
+    t.so.oracle()
+    from sglang.srt.arg_groups.model_override_base import model_config_of
+
+    written: dict[str, Any] = {k: v for k, v in t.BASE.items()
+                               if k not in ("hidden_size", "num_hidden_layers")}
+    written.update(model_type=kind, n_embd=2048, n_layer=12, n_positions=16384)
+    if both:
+        written.update(hidden_size=3072, num_hidden_layers=20, max_position_embeddings=4096)
+    directory = Path(tempfile.mkdtemp(dir=_ROOT))
+    (directory / "config.json").write_text(json.dumps(written))
+    r = t.so.resolve((), model=str(directory))
+    assert isinstance(r, t.so.Resolved), r
+    sg = model_config_of(r.record)
+    gf = build_config({"gpu_memory_gb": "H100"}, environ={}, pasted=[
+        "python", "-m", "sglang.launch_server", "--model-path", str(directory)])
+    assert (sg.hidden_size, sg.context_len) == (gf.hidden_size, gf.max_model_len)

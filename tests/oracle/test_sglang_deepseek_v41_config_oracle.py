@@ -35,14 +35,15 @@ CLASS_DEFAULTS = {"vision_n_layers": 0}
 
 def _draw(rng: random.Random) -> tuple[dict[str, Any], dict[str, Any]]:
     """(config.json object, override object): each fact written at the top level, in
-    text_config or both (different values); a vision_config with some keys and some flat
-    `vision_*` keys already written; overrides at the top level, nested or both."""
+    text_config, both (different values) or neither (DeepseekV3Config's default); a
+    vision_config with some keys and some flat `vision_*` keys already written; overrides at
+    the top level, nested or both."""
     model_type = rng.choice(("deepseek_v41", "deepseek_v41_text"))
     config: dict[str, Any] = {"model_type": model_type, "architectures": [rng.choice(
         ("DeepseekV41ForCausalLM", "DeepseekV4ForCausalLM", "DeepseekV3ForCausalLM"))]}
     text: dict[str, Any] = {"model_type": "deepseek_v41_text"}
     for key in FACTS:
-        where = rng.choice(("top", "text", "both"))
+        where = rng.choice(("top", "text", "both", "none"))
         if where in ("top", "both"):
             config[key] = rng.choice((512, 1024, 4096))
         if where in ("text", "both"):
@@ -107,6 +108,11 @@ def _compare(config: dict[str, Any], overrides: dict[str, Any]) -> dict[str, Any
 
 
 EDGES: tuple[tuple[dict[str, Any], dict[str, Any]], ...] = (
+    # no fact written anywhere: DeepseekV3Config's defaults (hidden 7168, vocab 129280,
+    # 61 layers, 4096 positions), an override setting one of them
+    ({"model_type": "deepseek_v41", "architectures": ["DeepseekV41ForCausalLM"],
+      "text_config": {"model_type": "deepseek_v41_text"}}, {}),
+    ({"model_type": "deepseek_v41_text"}, {"text_config": {"hidden_size": 2048}}),
     # top-level length over the nested one; V4.1 architecture renamed; vision keys renamed
     ({"model_type": "deepseek_v41", "architectures": ["DeepseekV41ForCausalLM"],
       "max_position_embeddings": 4096,

@@ -309,3 +309,13 @@ def test_the_override_args_are_not_called_ignored() -> None:
     assert "hidden 2048" in text, text
     assert not [ln for ln in text.splitlines()
                 if "ignored" in ln and "--json-model-override-args" in ln], text
+
+
+@pytest.mark.parametrize("seed", range(10))
+def test_other_sub_configs_merge_and_plain_dicts_are_replaced(seed: int) -> None:
+    """A dict override on a class's other sub-config (Qwen-Omni's thinker, Bailing-MM's
+    llm_config, DeepSeek-VL2's language_config, ...) is merged key by key, on a plain dict
+    key (quantization_config) replaced whole: graphfit's loader equals SGLang's get_config
+    (utils/hf_transformers/config.py:411-424)."""
+    config, overrides, key = t.sub_case(random.Random(3000 + seed))
+    assert t.sub_verdict(config, overrides, key) == "agree", (config, overrides)
