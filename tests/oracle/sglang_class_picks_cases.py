@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any
 
 ARCHS = ("NemotronHForCausalLM", "NemotronH_Omni_Reasoning_V3", "NemotronHPuzzleForCausalLM",
+         "Qwen3MoeForCausalLM",
          "HYV4ForCausalLM", "HYV4ForCausalLMNextN")
 W4A16_EXPERTS = {"model.layers.1.mixer.experts.0": {"quant_algo": "W4A16_NVFP4"},
                  "model.layers.0.mixer.in_proj": {"quant_algo": "FP8"}}

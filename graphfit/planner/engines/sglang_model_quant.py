@@ -75,9 +75,11 @@ RUNNER_EFFECTS: dict[str, str] = {
     "deepseek_sm100_copy": "SM100, a2a none, not LongCat, quantization fp8/modelopt_fp8/"
                            "modelopt_fp4/modelopt_mixed/None or Kimi int4 -> "
                            "flashinfer_trtllm (overrides.py:798-812); HYV4 MXFP8 with JIT "
-                           "DeepGEMM -> deep_gemm (deepseek_v2.py:80-97)",
+                           "DeepGEMM -> deep_gemm, any a2a (deepseek_v2.py:80-97; "
+                           "sglang_class_picks)",
     "modelopt_any_gpu": "W4A16 experts -> marlin (a2a none only, else ValueError); EPLB on "
-                        "SM100 a2a none -> flashinfer_trtllm_routed; ModelOpt or no "
+                        "SM100 a2a none -> flashinfer_trtllm_routed (sglang_class_picks); "
+                        "ModelOpt or no "
                         "quantization: SM100 a2a none -> flashinfer_trtllm, FP4 on SM80-90 -> "
                         "marlin, else flashinfer_cutlass (nemotron_h.py:65-121)",
     "DeepseekV4ForCausalLM": "hybrid NVFP4 MoE metadata -> flashinfer_trtllm_routed (any "
