@@ -214,8 +214,8 @@ def class_runner(arch: str | None, runner: str, a2a: str, sm100: bool | None,
     k = kind(arch)
     hf = picks.hf_dict(hf_quant, cfg)
     hyv4 = picks.hyv4_runner(arch, runner, hf, deepgemm)  # deepseek_v2.py:80-97, any a2a
-    if hyv4 is not None:
-        return hyv4
+    if hyv4 is not None and (hyv4[0] or a2a == "flashinfer"):
+        return hyv4  # unknown matters only where auto and deep_gemm part (moe_hook.py:531-540)
     if arch in _QWEN3 and sm100:  # its override runs on SM100 only (qwen3_moe.py:40)
         known, picked = _qwen3_runner(arch, runner, a2a, quant, cfg, w4a16_env)
         if picked != runner or not known:
