@@ -37,11 +37,16 @@ def stale_plan_hint(difference: str) -> str | None:
     """Why a plan file's `vit` component differs, when the difference is one graphfit made
     itself: Kimi K3's flashinfer_cudnn workspace (FLASHINFER_WORKSPACE_SIZE_BYTES,
     layers/attention/vision.py:110; kimi_k3_vl.py:531-537), planned since issue 23 (s32v),
-    is missing from a file written before (None otherwise)."""
-    if difference.startswith("keyed_components.vit.") and difference.endswith(
-            "attention_workspace: missing"):
+    is missing from a file written before; so is Kimi K3's rope freqs_cis table
+    (kimi_k3_vl.py:350-353), planned since s37v (None otherwise)."""
+    if not difference.startswith("keyed_components.vit."):
+        return None
+    if difference.endswith("attention_workspace: missing"):
         return ("written before graphfit planned the ViT's 128 MiB flashinfer_cudnn workspace "
                 "(vision.py:110): plan again")
+    if difference.endswith("rope_freqs_table: missing"):
+        return ("written before graphfit planned Kimi K3's ViT rope freqs_cis table "
+                "(kimi_k3_vl.py:350-353): plan again")
     return None
 
 

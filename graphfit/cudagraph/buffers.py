@@ -207,9 +207,11 @@ class StaticBuffers(Mapping[str, torch.Tensor]):
                 for buf in own:
                     tensors[buf.name] = torch.zeros(buf.shape, dtype=torch_dtype(buf.dtype),
                                                     device=dev)
-            for buf in hosted:  # pinned host memory beside a GPU's buffers, as engines stage
+            for buf in hosted:  # host memory, pinned beside a GPU where the plan says the
+                # engine pins it (BufferPlan.pinned), pageable otherwise
                 tensors[buf.name] = torch.zeros(buf.shape, dtype=torch_dtype(buf.dtype),
-                                                device="cpu", pin_memory=dev.type == "cuda")
+                                                device="cpu",
+                                                pin_memory=buf.pinned and dev.type == "cuda")
         except (RuntimeError, OverflowError, MemoryError, TypeError, ValueError) as exc:
             # out of memory, or sizes past what torch takes (int64 overflow)
             raise ConfigError(f"allocate: {component} needs {total:,} bytes on {dev}, which "

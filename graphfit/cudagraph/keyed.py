@@ -28,12 +28,22 @@ A plan that declares a token-axis buffer filled once with 0, 1, 2, ... (`init` "
 TensorRT-LLM's host `_arange_max`) gets it, of the planned rows: each request's positions are
 its first rows, copied slice by slice (no fresh `torch.arange` per batch); without one the
 positions are built with `torch.arange`.
+
+A plan whose host `seq_lens` stages a device buffer (`seq_lens_cuda`: the device sequence
+lengths TensorRT-LLM's graph attention metadata reads) gets that device buffer too: a replay
+writes the host lengths, and the copy of the key's request rows to the device is recorded
+in the graph (or copied eagerly before the replay, as the staging copies above).
+
+Only a host buffer the plan declares pinned (`BufferPlan.pinned`) is allocated pinned beside
+a CUDA device and has its copy recorded in the graph: a graph's memcpy node reads a pinned
+source; a pageable copy is copied eagerly before each replay (TensorRT-LLM captures its
+copies only when `prefer_pinned()`).
 """
 
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from typing import TYPE_CHECKING
 
 import torch
@@ -79,7 +89,9 @@ class KeyedGraphRunner(SoloCapture):
                  component: str = "encoder", device: str = "cpu",
                  seq_lens_capacity: int | None = None,
                  staging: Mapping[str, tuple[int, int]] | None = None,
-                 arange_rows: int | None = None, arange_on_host: bool = True) -> None:
+                 arange_rows: int | None = None, arange_on_host: bool = True,
+                 seq_lens_on_device: bool = False,
+                 pinned: Collection[str] | None = None) -> None:
         if not isinstance(dispatch, KeyedDispatch):
             raise ConfigError(f"dispatch: expected a KeyedDispatch, got "
                               f"{type(dispatch).__name__}")
@@ -96,14 +108,28 @@ class KeyedGraphRunner(SoloCapture):
         if seq_lens_capacity is not None and bad:
             raise ConfigError(f"seq_lens_capacity: expected rows >= 0, got "
                               f"{seq_lens_capacity!r}")
-        # host-side, as the engine's (pinned there; plain CPU memory here)
+        # the host buffers allocated pinned (beside a CUDA device): the plan's, else all
+        self.pinned = frozenset((*STAGED, "seq_lens") if pinned is None else pinned)
+        on_gpu = torch.device(device).type == "cuda"
+        # host-side, as the engine's (pinned there where the plan says so)
         self.seq_lens = (None if seq_lens_capacity is None
-                         else torch.ones(seq_lens_capacity, dtype=torch.int32))
-        self.staging = self._host_copies(dict(staging or {}), device)
-        # the copies whose host-to-device copy the graph records (one slot: a fixed address)
-        # (eager on a backend that records no copies: graphfit.cudagraph.staging)
+                         else torch.ones(seq_lens_capacity, dtype=torch.int32,
+                                         pin_memory="seq_lens" in self.pinned and on_gpu))
+        if seq_lens_on_device and self.seq_lens is None:
+            raise ConfigError("seq_lens_on_device: needs the host seq_lens it is refilled from")
+        # the graphs' device copy of the host lengths, where the plan declares one
+        self.seq_lens_cuda = (torch.ones_like(self.seq_lens, device=device)
+                              if seq_lens_on_device and self.seq_lens is not None else None)
+        self.staging = self._host_copies(dict(staging or {}), device, self.pinned)
+        # the copies whose host-to-device copy the graph records (one slot: a fixed address;
+        # pinned: a graph's memcpy node reads pinned memory) (eager on a backend that records
+        # no copies: graphfit.cudagraph.staging)
         self.recorded = frozenset(n for n, c in self.staging.items()
-                                  if c.shape[0] == 1 and records_copies(self.backend))
+                                  if c.shape[0] == 1 and records_copies(self.backend)
+                                  and n in self.pinned)
+        self.seq_lens_recorded = (self.seq_lens_cuda is not None
+                                  and records_copies(self.backend)
+                                  and "seq_lens" in self.pinned)
         self._retirement = Retirement()
         bad = isinstance(arange_rows, bool) or not isinstance(arange_rows, int) \
             or arange_rows < 0
@@ -119,10 +145,10 @@ class KeyedGraphRunner(SoloCapture):
             session.add(self)
 
     @staticmethod
-    def _host_copies(staging: dict[str, tuple[int, int]], device: str
-                     ) -> dict[str, torch.Tensor]:
+    def _host_copies(staging: dict[str, tuple[int, int]], device: str,
+                     pinned: Collection[str]) -> dict[str, torch.Tensor]:
         """Token buffer name -> its host staging copies (slots, rows) int32, pinned beside a
-        CUDA device."""
+        CUDA device where `pinned` names it."""
         out = {}
         for name, shape in staging.items():
             if name not in STAGED or not isinstance(shape, tuple) or len(shape) != 2 or not all(
@@ -131,7 +157,8 @@ class KeyedGraphRunner(SoloCapture):
                 raise ConfigError(f"staging: (slots >= 1, rows >= 0) for {' or '.join(STAGED)},"
                                   f" got {name!r}: {shape!r}")
             out[name] = torch.zeros(shape, dtype=torch.int32, device="cpu",
-                                    pin_memory=torch.device(device).type == "cuda")
+                                    pin_memory=name in pinned
+                                    and torch.device(device).type == "cuda")
         return out
 
     @classmethod
@@ -143,8 +170,12 @@ class KeyedGraphRunner(SoloCapture):
         comp = keyed_component(plan, component)
         capacity = min((b.capacity for b in comp.buffers if b.axis.value == "tokens"),
                        default=0)
-        seq_lens = next((b.capacity for b in comp.buffers
-                         if b.name == "seq_lens" and b.axis.value == "requests"), None)
+        host_lens = next((b for b in comp.buffers
+                          if b.name == "seq_lens" and b.axis.value == "requests"), None)
+        seq_lens = None if host_lens is None else host_lens.capacity
+        # the host buffers the plan pins: a staging copy under the name it stages
+        pinned = {b.stages if b.stages in STAGED else b.name for b in comp.buffers
+                  if b.pinned}
         # the host staging copies the plan declares, of their slots and rows
         specs = {b.name: b.spec for b in comp.buffers}
         staging = {}
@@ -161,7 +192,9 @@ class KeyedGraphRunner(SoloCapture):
         return cls(fn, comp.dispatch, capacity, session=session, backend=backend,
                    component=component, device=device, seq_lens_capacity=seq_lens,
                    staging=staging, arange_rows=None if arange is None else arange.capacity,
-                   arange_on_host=arange is None or not arange.on_device)
+                   arange_on_host=arange is None or not arange.on_device,
+                   seq_lens_on_device=host_lens is not None and bool(host_lens.stages),
+                   pinned=pinned)
 
     @property
     def component(self) -> str:
@@ -182,6 +215,9 @@ class KeyedGraphRunner(SoloCapture):
             return
         if key[0] > self.seq_lens.shape[0]:
             raise CapacityError(f"{self.component}.seq_lens", key[0], self.seq_lens.shape[0])
+        if self.seq_lens_cuda is not None and key[0] > self.seq_lens_cuda.shape[0]:
+            raise CapacityError(f"{self.component}.seq_lens_cuda", key[0],
+                                self.seq_lens_cuda.shape[0])
         self.seq_lens[:len(lens)].copy_(torch.tensor(list(lens), dtype=torch.int32))
         self.seq_lens[len(lens):key[0]].fill_(1)
 
@@ -209,6 +245,10 @@ class KeyedGraphRunner(SoloCapture):
             host, device = self.staging[name][0], self._device(name)
             host[:rows].zero_()
             copies.append(functools.partial(self._refill, name, device, host, rows))
+        if self.seq_lens_recorded:  # the request rows of the graph's device lengths
+            assert self.seq_lens is not None and self.seq_lens_cuda is not None
+            copies.append(functools.partial(self._refill, "seq_lens", self.seq_lens_cuda,
+                                            self.seq_lens, key[0]))
         fn = recording_copies(functools.partial(self.fn, longest=longest), copies)
         self.graphs[key] = self.backend.capture(fn, job.views)
 
@@ -222,12 +262,14 @@ class KeyedGraphRunner(SoloCapture):
         (non-blocking: an async copy from pinned memory on CUDA, a plain copy on the CPU)."""
         device[:rows].copy_(host[:rows], non_blocking=True)
 
-    def _write_positions(self, target: torch.Tensor, lens: Sequence[int]) -> None:
+    def _write_positions(self, target: torch.Tensor, lens: Sequence[int], *,
+                         staged: bool = True) -> None:
         """Each request's positions 0..len-1 into `target`'s rows, packed: slices of the
-        plan's arange (the engine's `_arange_max[:len]`), else `torch.arange`."""
+        plan's arange (the engine's `_arange_max[:len]`, which only its graph replays stage
+        from), else (or for an eager batch, `staged` False) `torch.arange`."""
         offset = 0
         for k in lens:
-            if self.arange is None:
+            if self.arange is None or not staged:
                 ramp = torch.arange(k, dtype=torch.int32)
             elif k > self.arange.shape[0]:
                 raise CapacityError(f"{self.component}.arange", k, self.arange.shape[0])
@@ -252,13 +294,18 @@ class KeyedGraphRunner(SoloCapture):
         self.last_key = key
         if key is None or key not in self.graphs:
             positions = torch.empty(n, dtype=torch.int32, device=input_ids.device)
-            self._write_positions(positions, lens)
+            # an eager batch may hold a request longer than the plan's arange rows (sized for
+            # the graphs' tokens): its positions are built, not sliced
+            self._write_positions(positions, lens, staged=False)
             views: Mapping[str, torch.Tensor] = {"input_ids": input_ids.to(torch.int32),
                                                  "position_ids": positions}
             return self.fn(views, longest=max(lens))
         rows = self.dispatch.rows(key)
         self._retirement.wait()  # the last replay's recorded copies have read the host rows
         self._stage_seq_lens(key, lens)
+        if self.seq_lens_cuda is not None and not self.seq_lens_recorded:
+            assert self.seq_lens is not None
+            self._refill("seq_lens", self.seq_lens_cuda, self.seq_lens, key[0])
         turn, self._turn = self._turn, self._turn + 1
         for name in STAGED:
             device = self._device(name)
@@ -272,7 +319,7 @@ class KeyedGraphRunner(SoloCapture):
             if copies is not None and name not in self.recorded:  # eager H2D, then replay
                 self._refill(name, device, target, rows)
         out = self.graphs[key].replay()
-        if self.recorded:
+        if self.recorded or self.seq_lens_recorded:
             self._retirement.replayed(self.input_ids.device)
         assert isinstance(out, torch.Tensor)
         return out[:n]

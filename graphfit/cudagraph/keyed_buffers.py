@@ -13,13 +13,17 @@ tokens)); a replay writes them, then fills the rows up to its key's with the buf
 padding fill.
 
 A host buffer the plan declares the staging copy of buffer X (`BufferPlan.stages`; TensorRT-
-LLM's feature mirrors) is not read by the graph, and is allocated in host memory (pinned
-beside a CUDA device). Its shape is X's, or (slots, *X's shape) for copies used in turn; a
-replay fills the next slot's rows (the batch's rows, then the padding fill up to the key's).
-A one-slot copy's host-to-device copy of the key's rows is recorded inside the captured
+LLM's feature mirrors, its host `seq_lens` staging the graphs' `seq_lens_cuda`) is not read
+by the graph, and is allocated in host memory (pinned beside a CUDA device where the plan
+says the engine pins it, `BufferPlan.pinned`; pageable otherwise). Its shape is X's, or
+(slots, *X's shape) for copies used in turn; a replay fills the next slot's rows (the
+batch's rows, then the padding fill up to the key's).
+A one-slot copy the plan declares pinned (`BufferPlan.pinned`) has its host-to-device copy
+of the key's rows recorded inside the captured
 graph (`graphfit.cudagraph.staging`: a replay reads what the copy holds when it runs, as
 TensorRT-LLM's token-mode graph does); a copy of several slots is copied eagerly before the
-replay, as the engine's feature mirrors are (a captured copy would read one fixed slot). Each
+replay, as the engine's feature mirrors are (a captured copy would read one fixed slot), and
+so is a pageable one (a graph's memcpy node needs a pinned source). Each
 slot's rows are checked against the key's before any capture. A plan without the relation
 (older plan files) stages nothing: each buffer is written in place.
 """
@@ -102,7 +106,8 @@ class KeyedBufferRunner(SoloCapture):
             # every buffer a graph reads is on the runner's device
             where = "cpu" if b.name in hosted else device
             self.buffers[b.name] = torch.zeros(shape, dtype=torch_dtype(b.dtype), device=where,
-                                               pin_memory=b.name in hosted and on_gpu)
+                                               pin_memory=b.name in hosted and b.pinned
+                                               and on_gpu)
         # staged name -> slots of its copy (1: the copy has the staged buffer's own shape);
         # the planner checked the pairs (graphfit.planner.core.buffers.check_staging)
         self.slots = {}
@@ -114,8 +119,12 @@ class KeyedBufferRunner(SoloCapture):
             self.slots[staged] = slots
         # the staged buffers whose host-to-device copy the graph records (one slot)
         # (eager on a backend that records no copies: graphfit.cudagraph.staging)
+        # a graph records a host-to-device copy only from pinned memory (the plan's
+        # `pinned`): a pageable copy is copied eagerly, as TensorRT-LLM stages without pinned
+        # memory
         self.recorded = frozenset(n for n, k in self.slots.items()
-                                  if k == 1 and records_copies(self.backend))
+                                  if k == 1 and records_copies(self.backend)
+                                  and self.specs[self.staging[n]].pinned)
         self._retirement = Retirement()
         self.reads = graph_reads(comp.buffers)
         self.slot = 0

@@ -263,6 +263,8 @@ def _keyed_rehearsal(p: Plan, runner: KeyedGraphRunner, gen: torch.Generator
             runner.position_ids.fill_(-1)
             for copies in runner.staging.values():  # the host staging copies too
                 copies.fill_(-1)
+            if runner.seq_lens_cuda is not None:  # and the graphs' device lengths
+                runner.seq_lens_cuda.fill_(-1)
             got = runner.step(ids, lens)
             if runner.last_key != key:
                 reached = reached and lens != witness  # a shorter batch may take another key
@@ -296,13 +298,22 @@ def _staged_tokens(runner: KeyedGraphRunner, key: tuple[int, ...], ids: torch.Te
     """Whether the device token rows the replayed graph read are the batch's ids and
     per-request positions, then zeros up to the key's rows: what the engine's replay stages
     (a stale host row or a short host-to-device copy leaves a poisoned row there, which the
-    real rows' output alone may not show)."""
+    real rows' output alone may not show); and, where the plan has the graphs' device
+    lengths (`seq_lens_cuda`), the key's request rows there: the batch's lengths, then 1 for
+    each one-token dummy."""
     rows = runner.dispatch.rows(key)
     pad = torch.zeros(rows - len(ids), dtype=torch.int32)
     positions = torch.cat([torch.arange(n, dtype=torch.int32) for n in lens])
     want = {"input_ids": torch.cat([ids.cpu().to(torch.int32), pad]),
             "position_ids": torch.cat([positions, pad])}
-    return all(torch.equal(getattr(runner, name)[:rows].cpu(), tensor)
+    if runner.seq_lens_cuda is not None:  # the batch's lengths, then 1 per one-token dummy
+        b = key[0]
+        want["seq_lens_cuda"] = torch.tensor([*lens, *[1] * (b - len(lens))],
+                                             dtype=torch.int32)
+        rows_of = {"seq_lens_cuda": b}
+    else:
+        rows_of = {}
+    return all(torch.equal(getattr(runner, name)[:rows_of.get(name, rows)].cpu(), tensor)
                for name, tensor in want.items())
 
 

@@ -19,7 +19,8 @@ A draft graphfit cannot read (a hub id) keeps the refusal when no gamma is given
 The draft's config is read with `--json-model-override-args` applied, as SGLang's hook and
 the draft's ModelConfig read it (dspark_config.py:146-154, model_config.py:612-626), and so
 are the target's embedding rows. A MiniMax M3.1 draft is rewritten first
-(graphfit.inputs.sglang_dspark_minimax; refused: SGLang's reason, else not modelled); a
+(graphfit.inputs.sglang_dspark_minimax: refused with SGLang's reason, not modelled at TP > 1,
+else read from its rewritten config); a
 DeepSeek-V4 (MoE) draft is refused as not modelled.
 
 A draft config SGLang's DSPARK parse raises on (graphfit.inputs.sglang_dspark_parse: e.g.
@@ -94,7 +95,15 @@ def draft_settings(path: Path, values: Mapping[str, Any]) -> list[Setting]:
     overrides = override_args(values.get("json_model_override_args"))
     data = overridden(written, overrides) if overrides else written
     if sglang_dspark_minimax.is_minimax(data):
-        raise ConfigError(f"{origin}: {sglang_dspark_minimax.refusal(data, target_vocab(values))}")
+        # SGLang's rewrite, the draft model's constructors and the worker's checks, else
+        # not modelled at TP > 1 (graphfit.inputs.sglang_dspark_minimax); a draft SGLang
+        # starts at TP 1 is planned on its rewritten config, which the worker, the model and
+        # the draft runner read (model_config.py:1020-1029)
+        tp, attn_tp = _tp_sizes(values)
+        problem = sglang_dspark_minimax.refusal(data, target_vocab(values), tp, attn_tp)
+        if problem is not None:
+            raise ConfigError(f"{origin}: {problem}")
+        data = sglang_dspark_minimax.configured(data)
     parsed = sglang_dspark_parse.parse(data)
     if parsed.problem is not None:
         raise ConfigError(f"{origin}: SGLang's DSPARK worker cannot parse this draft config "
@@ -141,6 +150,23 @@ def draft_settings(path: Path, values: Mapping[str, Any]) -> list[Setting]:
                 f"{gamma} + 1 ({origin}); SGLang refuses (speculative_hook.py:826-835)")
     out.append(Setting("speculative_num_draft_tokens", gamma + 1, where, FILE))
     return out
+
+
+def _tp_sizes(values: Mapping[str, Any]) -> tuple[int, int | None]:
+    """The line's TP size and the draft's attention TP size: the target's (tp / attn CP,
+    draft_parallel.py:53-63) without attention DP; None under it (the draft's own group)."""
+    tp = _positive(values.get("tp_size") or values.get("tp"))
+    if attention_dp_size(values) > 1:
+        return tp, None
+    return tp, max(1, tp // _positive(values.get("attn_cp_size")))
+
+
+def _positive(value: Any) -> int:
+    try:
+        number = int(value)
+    except (TypeError, ValueError):
+        return 1
+    return number if number > 0 else 1
 
 
 def target_vocab(values: Mapping[str, Any]) -> int | None:

@@ -1,5 +1,5 @@
 """A MiniMax M3.1 DSPARK draft (`architectures: ["DSparkMiniMaxDraftModel"]`) in SGLang 0.5.23:
-why it does not start, else why graphfit does not plan it.
+whether SGLang starts it, and what of it graphfit plans.
 
 SGLang rewrites such a draft's config before anything reads it: the argument hook
 (`read_draft_checkpoint_config`, speculative/dspark_components/dspark_config.py:155-158, inside
@@ -8,13 +8,40 @@ draft's ModelConfig (`_config_draft_model`, configs/model_config.py:1020-1029) b
 `configure_minimax_m3_dspark` (configs/minimax_vl.py:64-111). That rewrite raises on a
 checkpoint without the dense draft FFN, without the dflash_config / dspark_* fields it reads, or
 with capture layer ids not unique and inside the target depth; the server then never starts.
-The rewritten config is what the DSPARK worker parses and checks (dspark_worker_v2.py:261-265;
-graphfit.inputs.sglang_dspark_parse), so those refusals come next, with SGLang's messages.
 
-A draft that passes all of them loads `DSparkMiniMaxDraftModel` (models/dspark_minimax.py:175):
-MiniMax-M3 attention layers with the draft's own sliding window and `layer_types`
-(:32-41, minimax_vl.py:89-91), whose KV pool and attention-backend buffers graphfit's DSPARK
-draft runner (a dense Llama-shaped draft) does not restate; it is refused as not modelled.
+The draft worker then builds `DSparkMiniMaxDraftModel` (models/dspark_minimax.py:175;
+`build_draft_tp_worker`, speculative/draft_worker_common.py:66-115, before the worker's own
+checks at dspark_worker_v2.py:261-265) on the rewritten config. Its constructors raise on:
+a key they read unguarded that the config lacks (`use_gemma_norm`, dspark_minimax.py:112;
+`hidden_size`, `num_attention_heads`, `num_key_value_heads`, `rms_norm_eps`,
+models/minimax_m3.py:741-752, 867-871; `hidden_act`, :313), an activation other than silu /
+swigluoai (:334-354), heads not divisible by the attention TP size (:750-760), a
+`qk_norm_type` SGLang does not know (:909) or the default "per_layer" one at attention TP > 1
+(:858-865 calls `MiniMaxM2RMSNormTP` without its `num_heads`, models/minimax_m2.py:291: a
+TypeError), and `layer_types` / `sliding_window` that `get_dflash_attention_sliding_window_size`
+refuses (dspark_minimax.py:38-40 -> speculative/dflash_utils.py:388-417). The DSPARK parse
+and the worker's checks on the rewritten config come next (graphfit.inputs.sglang_dspark_parse).
+
+What graphfit plans (graphfit.planner.engines.sglang_dspark, the dense draft's rules): the
+draft runner is the same `DecodeCudaGraphRunner` whatever the draft's layers
+(dspark_worker_v2.py:581-621); of the model it reads the draft ModelConfig's hidden size,
+vocabulary and dtype (decode_cuda_graph_runner.py:470-500) and the model's
+`sample_from_anchor` (models/dspark.py:531), all from the rewritten config; its backend is the
+draft worker's, chosen without the model (`resolve_draft_worker_attention_backend`,
+draft_worker_common.py:31-63), its page size the target's (dspark_worker_v2.py:188). The
+MiniMax-M3 attention layers size the draft's own KV pool (head_dim, KV heads), which graphfit's
+plan does not hold for any DSPARK draft, and one sliding window for every layer when any is
+sliding (dspark_minimax.py:38-41), which sizes no graph buffer here.
+
+Not modelled, refused with the reason: TP > 1. The MiniMax draft declares vocab-parallel draft
+logits (`supports_vocab_parallel_draft_logits`, dspark_minimax.py:176): at lm_head TP > 1 its
+Markov step exchanges per-shard candidates through `make_vocab_gather` or its base logits go
+through a multimem all-gather (models/dspark.py:550-574), and its target-hidden projection
+goes through another (`_fc_gatherer`, dspark_minimax.py:139-141). Those allocate
+symmetric-memory buffers only where the GPUs offer NVLink multicast
+(device_communicators/triton_symm_mem_ag.py:523-551, vocab_gather.py:198-226), which a
+launch line does not say. At TP 1 none is built (triton_symm_mem_ag.py:535-536,
+models/dspark.py:556-559, vocab_gather.py:211-212).
 """
 
 from __future__ import annotations
@@ -81,20 +108,105 @@ def configured(data: Mapping[str, Any]) -> dict[str, Any]:
     return text
 
 
-def refusal(data: Mapping[str, Any], target_vocab: int | None) -> str:
+def refusal(data: Mapping[str, Any], target_vocab: int | None, tp_size: int = 1,
+            attn_tp: int | None = 1) -> str | None:
     """The one-line reason a MiniMax M3.1 DSPARK draft is refused: SGLang's own (its rewrite,
-    then the DSPARK parse and the worker's checks on the rewritten config), else as not
-    modelled (module docstring)."""
+    the draft model's constructors, then the DSPARK parse and the worker's checks on the
+    rewritten config), else as not modelled at TP > 1 (module docstring); None: planned.
+    `attn_tp`: the draft's attention TP size (None: not known, under attention DP)."""
     try:
         text = configured(data)
     except _Raises as exc:
         return f"SGLang's MiniMax M3.1 DSPARK draft rewrite raises ({SITE}): {exc}"
+    built = build_problem(text, "text_config" in data, attn_tp)
+    if built is not None:
+        return f"SGLang's MiniMax M3.1 DSPARK draft fails to build ({built}"
     parsed = sglang_dspark_parse.parse(text)
+    if parsed.problem is not None:
+        return (f"SGLang's DSPARK worker cannot parse this draft config "
+                f"(dspark_worker_v2.py:261-265): {parsed.problem}")
     problem = sglang_dspark_parse.worker_problem(parsed, target_vocab)
     if problem is not None:
         return f"SGLang's DSPARK worker refuses this draft (dspark_config.py:84-135): {problem}"
-    return (f"a MiniMax M3.1 DSPARK draft ({ARCHITECTURE}, models/dspark_minimax.py:175) is "
-            f"not modelled: its MiniMax-M3 attention layers' buffers are not restated")
+    if tp_size > 1:
+        return (f"a MiniMax M3.1 DSPARK draft at TP {tp_size} is not modelled: its "
+                f"vocab-parallel logits and fc all-gathers use NVLink-multicast buffers "
+                f"(models/dspark.py:550-574, dspark_minimax.py:139)")
+    return None
+
+
+# keys the draft model's constructors read as attributes (no default): the backbone
+# (dspark_minimax.py:112, 127), MiniMaxM3Attention (minimax_m3.py:741-752, 867-871) and
+# MiniMaxM3MLP (:313-314)
+CONSTRUCTOR_KEYS = ("use_gemma_norm", "hidden_size", "num_attention_heads",
+                    "num_key_value_heads", "rms_norm_eps", "hidden_act")
+QK_NORMS = ("per_layer", "per_head", "multi_head")  # minimax_m3.py:858-909
+
+
+def build_problem(text: Mapping[str, Any], nested: bool, attn_tp: int | None) -> str | None:
+    """Why `DSparkMiniMaxDraftModel(config)` raises on the rewritten config `text` (module
+    docstring), as "site): reason"; None when it builds. `nested`: the text config was a
+    `text_config` dict, rebuilt as a bare PretrainedConfig (minimax_vl.py:66-68) whose
+    missing keys raise; a top-level config keeps its class's defaults, which graphfit does
+    not restate (refused as not modelled)."""
+    for key in CONSTRUCTOR_KEYS:
+        if key not in text:
+            if nested or key == "use_gemma_norm":  # no config class defines it
+                return f"dspark_minimax.py:104-127, minimax_m3.py:741-871): AttributeError: " \
+                       f"no attribute {key!r}"
+            return (f"not modelled: {key!r} is left to the "
+                    f"{excerpt(text.get('model_type'), 20)} config class's default")
+    act = text["hidden_act"]
+    if act not in ("silu", "swigluoai"):
+        return f"minimax_m3.py:334-354): ValueError: Unsupported activation: {excerpt(act, 20)}"
+    if act == "swigluoai":
+        for key in ("swiglu_alpha", "swiglu_limit"):
+            if key not in text:
+                return f"minimax_m3.py:338-339): AttributeError: no attribute {key!r}"
+            try:
+                float(text[key])
+            except (TypeError, ValueError) as exc:
+                return f"minimax_m3.py:338-339): {type(exc).__name__}: float({key})"
+    heads, kv = text["num_attention_heads"], text["num_key_value_heads"]
+    tp = attn_tp or 1
+    if not _ints(heads, kv):
+        return "minimax_m3.py:749-760): the head counts are not integers"
+    if heads % tp or (kv % tp if kv >= tp else tp % kv):
+        return (f"minimax_m3.py:750-760): AssertionError: {heads} heads / {kv} KV heads at "
+                f"attention TP {tp}")
+    norm = text.get("qk_norm_type", "per_layer")
+    if norm not in QK_NORMS:
+        return f"minimax_m3.py:909): ValueError: Invalid qk_norm_type: {excerpt(norm, 20)}"
+    if norm == "per_layer" and tp > 1:
+        return ("minimax_m3.py:858-865, minimax_m2.py:291): TypeError: MiniMaxM2RMSNormTP() "
+                "missing 'num_heads' (the per_layer QK norm at attention TP > 1)")
+    return _window_problem(text)
+
+
+def _window_problem(text: Mapping[str, Any]) -> str | None:
+    """`get_dflash_attention_sliding_window_size(config)` (dflash_utils.py:388-417), called by
+    every DSparkMiniMaxAttention (dspark_minimax.py:38-40): `layer_types` must be a list;
+    with a "sliding_attention" entry, `sliding_window` must be there and take int()."""
+    site = "dspark_minimax.py:38-40, dflash_utils.py:388-417): ValueError: "
+    kinds = text.get("layer_types")
+    if kinds is None:
+        return None
+    if not isinstance(kinds, list):
+        return site + "DFLASH config.layer_types must be a sequence of attention type strings."
+    if "sliding_attention" not in kinds:
+        return None
+    window = text.get("sliding_window")
+    if window is None:
+        return site + "DFLASH sliding_attention layers require config.sliding_window."
+    try:
+        int(window)
+    except (TypeError, ValueError) as exc:
+        return f"dspark_minimax.py:38-40, dflash_utils.py:417): {type(exc).__name__}"
+    return None
+
+
+def _ints(*values: Any) -> bool:
+    return all(isinstance(v, int) and not isinstance(v, bool) and v > 0 for v in values)
 
 
 def _attribute(config: Mapping[str, Any], key: str) -> Any:
@@ -130,4 +242,4 @@ def _call(function: Any, value: Any) -> Any:
         raise _Raises(f"{type(exc).__name__}: {excerpt(str(exc), 60)}") from None
 
 
-__all__ = ["ARCHITECTURE", "configured", "is_minimax", "refusal"]
+__all__ = ["ARCHITECTURE", "build_problem", "configured", "is_minimax", "refusal"]

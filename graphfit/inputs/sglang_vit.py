@@ -19,14 +19,16 @@ The keys read are the ones each tower's constructor reads (cited per field):
   542-545), Intern-S1's is built without it (interns1.py:62: heads always split);
 * the Qwen3-VL subclasses (Qwen3.5 / Qwen3.5-MoE, Intern-S1-Pro, Intern-S2 Mobius / Preview,
   Cosmos3, Qwen4-Exp: VIT_ARCHITECTURES): Qwen3-VL's keys and tower; a key absent from
-  config.json takes SGLang's Qwen3VLVisionConfig default (QWEN3_VISION_DEFAULTS), except for
-  Intern-S1-Pro, whose remote-code config has none (every key the tower reads with no
-  default required, `_remote_keys`; deepstack [] as its constructor sets,
-  interns1pro.py:199-201); plain Qwen3-VL / Qwen3-VL-MoE: transformers' vision config
-  class, whose absent deepstack_visual_indexes is (8, 16, 24) (QWEN3_PLAIN_CONFIG);
+  config.json (or the whole vision_config) takes its config class's default
+  (QWEN3_DEFAULTED: hidden_size 1152, num_heads 16, patch_size 16, spatial_merge_size 2,
+  out_hidden_size 3584, deepstack (8, 16, 24)), as for plain Qwen3-VL / Qwen3-VL-MoE
+  (transformers' classes), except for Intern-S1-Pro, whose remote-code config has none
+  (every key the tower reads with no default required, `_remote_keys`; deepstack [] as its
+  constructor sets, interns1pro.py:199-201);
 * Qwen3-Omni MoE (qwen3_omni_moe.py:432-502, 551-552, 732): Qwen3-VL's keys under
   thinker_config (its vision encoder subclasses Qwen3VLMoeVisionModel, built without
-  use_data_parallel: heads always split);
+  use_data_parallel: heads always split), defaulted by Qwen3OmniMoeVisionEncoderConfig;
+* Bailing MoE V3 VL: the same defaults but deepstack [] (configs/bailing_hybrid.py:254-261);
 * Bailing MM v1/v2 (bailing_mm.py:46-98, 262-269): the tower vision_config names
   (architectures[0], else model_type; `bailing_mm_family`), with that family's keys above;
   Qwen2.5's max_context_len is None there (not passed, :93-98); dtype from llm_config;
@@ -57,10 +59,8 @@ from graphfit.planner.engines.sglang_vit import (
     BAILING_MM_ARCHITECTURES,
     BAILING_MM_TOWERS,
     ENV_FLAG,
-    QWEN3_CLASS_CONFIG,
-    QWEN3_PLAIN_CONFIG,
+    QWEN3_DEFAULTED,
     QWEN3_REMOTE_CONFIG,
-    QWEN3_VISION_DEFAULTS,
     REFUSED_ARCHITECTURES,
     VIT_ARCHITECTURES,
 )
@@ -120,21 +120,18 @@ def read_geometry(model: str | Path, *, tp: int = 1, dp_encoder: bool = False,
                           f"SGLang 0.5.23 (those that do: "
                           f"{', '.join(sorted((*VIT_ARCHITECTURES, *BAILING_MM_ARCHITECTURES)))})")
     if arch in NESTED:  # Qwen3-Omni: the tower is the thinker's (qwen3_omni_moe.py:551-552)
-        data = data.get(NESTED[arch])
+        data = _or_default(arch, data.get(NESTED[arch]))
         if not isinstance(data, dict):
             raise ConfigError(f"{where}: {NESTED[arch]}: expected an object")
         where = f"{where}: {NESTED[arch]}"
-    vision = data.get("vision_config")
+    vision = _or_default(arch, data.get("vision_config"))
     if not isinstance(vision, dict):
         raise ConfigError(f"{where}: vision_config: expected an object")
     text_key = "llm_config" if arch in BAILING_MM_ARCHITECTURES else "text_config"
     text = data.get(text_key) if isinstance(data.get(text_key), dict) else {}
     vw = f"{where}: vision_config"
-    if arch in QWEN3_CLASS_CONFIG:  # SGLang's Qwen3VLVisionConfig subclass fills the rest
-        vision = {**QWEN3_VISION_DEFAULTS, **vision}
-    if arch in QWEN3_PLAIN_CONFIG:  # transformers' Qwen3VLVisionConfig default (8, 16, 24)
-        vision = {"deepstack_visual_indexes": QWEN3_VISION_DEFAULTS["deepstack_visual_indexes"],
-                  **vision}
+    if arch in QWEN3_DEFAULTED:  # the vision config class fills every absent key
+        vision = {**QWEN3_DEFAULTED[arch], **vision}
     if arch in QWEN3_REMOTE_CONFIG:  # remote code: no default but deepstack (interns1pro.py:200)
         vision = {"deepstack_visual_indexes": [], **vision}
         _remote_keys(vw, vision)
@@ -187,6 +184,12 @@ def read_geometry(model: str | Path, *, tp: int = 1, dp_encoder: bool = False,
     if dp_encoder:  # use_data_parallel: VisionAttention's tp_size 1 (vision.py:1123)
         kwargs["tp"] = 1
     return VitGeometry(family, hidden, heads, **kwargs)
+
+
+def _or_default(arch: str | None, value: Any) -> Any:
+    """A sub-config absent (or null) in config.json: {} where the architecture's config
+    class builds its default one from no arguments (QWEN3_DEFAULTED), else as written."""
+    return {} if value is None and arch in QWEN3_DEFAULTED else value
 
 
 # keys Qwen3-VL's tower reads with no default that size no graph (qwen3_vl.py:380, 387, 455;

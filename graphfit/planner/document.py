@@ -14,7 +14,10 @@ as /3, `"placement": "host"` to those buffers' entries and `host_bytes` /
 `host_reference_bytes` beside the `total_bytes` / `reference_bytes` (device figures) of the
 plan and of each component holding one; an entry without `placement` is a device buffer, so
 a plan without host buffers writes what it wrote before. A host staging copy also carries
-`"stages": "<device buffer>"`; an entry without it stages nothing.
+`"stages": "<device buffer>"`; an entry without it stages nothing. A host buffer the engine
+pins (`BufferSpec.pinned`) carries `"pinned": true`; an entry without it is pageable host
+memory (a plan file written before the field reads its host buffers as pageable, so a
+TensorRT-LLM encoder plan file written before is refused by `check --plan`, naming the field).
 Likewise a plan with keyed components (`Plan.keyed`: TensorRT-LLM's encoder graphs keyed on
 (requests, tokens, longest request), SGLang's vision-encoder graphs keyed on an image layout)
 adds a top-level `keyed_components` object, and only then (`keyed_document` says how a
@@ -133,7 +136,8 @@ def _placement(buffer: BufferPlan) -> dict[str, Any]:
     # a staging copy names the device buffer it refills; absent: no staging (every plan
     # file written before the relation)
     return {"placement": buffer.placement.value,
-            **({"stages": buffer.stages} if buffer.stages else {})}
+            **({"stages": buffer.stages} if buffer.stages else {}),
+            **({"pinned": True} if buffer.pinned else {})}
 
 
 def _host_totals(part: Plan | ComponentPlan | KeyedComponentPlan) -> dict[str, Any]:

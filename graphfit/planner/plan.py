@@ -172,6 +172,12 @@ class BufferPlan:
         return self.spec.stages
 
     @property
+    def pinned(self) -> bool:
+        """Whether the engine allocates this host buffer in pinned (page-locked) memory: only
+        a pinned staging copy's host-to-device copy can be recorded in a graph."""
+        return self.spec.pinned
+
+    @property
     def on_device(self) -> bool:
         """Whether it lives on the device (in its component's arena, counted in
         `total_bytes`); host buffers count in `host_bytes`."""

@@ -176,7 +176,14 @@ def test_nested_and_mapped_towers(tmp_path: Path) -> None:
                                                     "image_size": [448, 448],
                                                     "patch_size": [14, 14]}})
     assert read_geometry(s1, tp=4, dp_encoder=True).heads_per_rank == 7  # 28 heads / 4
+    # no thinker_config: the config class builds its default thinker, whose default vision
+    # config is the tower; a top-level vision_config is not read (the oracle's
+    # test_qwen3_omni_and_bailing_v3_defaults_are_their_config_classes compares with it)
+    top = _write(tmp_path / "top", {"architectures": ["Qwen3OmniMoeForConditionalGeneration"],
+                                    "vision_config": {**vision, "hidden_size": 64}})
+    g = read_geometry(top)
+    assert (g.hidden_size, g.num_heads, g.patch_size) == (1152, 16, 16)
     broken = _write(tmp_path / "broken", {"architectures": ["Qwen3OmniMoeForConditionalGeneration"],
-                                          "vision_config": vision})
+                                          "thinker_config": [vision]})
     with pytest.raises(ConfigError, match="thinker_config"):
         read_geometry(broken)

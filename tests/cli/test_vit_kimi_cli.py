@@ -41,7 +41,8 @@ def test_kimi_buffers_are_planned_counted_and_reproven(tmp_path: Path) -> None:
     keyed = doc["keyed_components"]["vit"]
     caps = {b["name"]: b["capacity"] for b in keyed["buffers"]}
     assert set(caps) == {"pixel_values", "outputs", "rope_freqs_cis", "position_embeddings",
-                         "cu_seqlens", "seq_lens"}
+                         "cu_seqlens", "seq_lens", "rope_freqs_table"}
+    assert caps["rope_freqs_table"] == 512 * 512  # the tower's (y, x) rope table
     # the capturable calls: images of at most 6144 patches (the 2x80x80 one never is)
     small = [g for g in GRIDS if g[0] * g[1] * g[2] <= 6144]
     calls = [(g,) for g in small] + [(a, b) for a in small for b in small]

@@ -96,6 +96,11 @@ def _check_staged(runner: KeyedGraphRunner, p: Plan, gen: torch.Generator, extra
         assert runner.input_ids[:rows].tolist() == want["input_ids"], (
             ref.cite_fact("encoder_token_staging"), lens, key)
         assert runner.position_ids[:rows].tolist() == want["position_ids"], (lens, key)
+        if runner.seq_lens_cuda is not None:  # the graph's device lengths: the batch's, then
+            # one per one-token dummy (`ref.cite_fact("encoder_graph_seq_lens_cuda")`)
+            b = key[0]
+            assert runner.seq_lens_cuda[:b].tolist() == [*lens, *[1] * (b - len(lens))], (
+                ref.cite_fact("encoder_graph_seq_lens_cuda"), lens, key)
     return replays
 
 
@@ -108,9 +113,11 @@ def test_token_mode_batches_stage_through_the_declared_host_copies(raw: dict[str
     if not comp.graph_keys:
         return  # graphs off or none captured: nothing stages (covered by SMALL below)
     declared = {(ref.HOST, b.stages): (ref.DEVICE, b.stages) for b in comp.buffers
-                if b.stages}
+                if b.stages in ("input_ids", "position_ids")}
     assert declared == ref.TOKEN_STAGING, ref.cite_fact("encoder_token_staging")
+    assert comp.buffer("seq_lens").stages == "seq_lens_cuda"
     runner = _runner(p)
+    assert runner.seq_lens_cuda is not None and runner.seq_lens_recorded
     assert set(runner.staging) == {"input_ids", "position_ids"}
     assert all(t.device.type == "cpu" for t in runner.staging.values())
     gen = torch.Generator().manual_seed(0)
@@ -192,7 +199,8 @@ def test_feature_mode_stages_as_declared_and_planted_errors_fail(
     """The feature mirrors stage `input_features` because the plan says so (`stages`), and a
     short copy or a stale mirror row fails the rehearsal."""
     p = _feature_plan()
-    assert {b.stages for b in p.keyed["encoder"].buffers} == {"", "input_features"}
+    assert {b.stages for b in p.keyed["encoder"].buffers} == {"", "input_features",
+                                                              "seq_lens_cuda"}
     assert rehearse(p).ok
     monkeypatch.setattr(KeyedBufferRunner, "_refill", planted)
     encoder = next(c for c in rehearse(p).components if c.component == "encoder")
@@ -256,7 +264,8 @@ def test_plan_file_names_the_staged_buffer_and_reads_without_it(tmp_path: Path) 
     doc = json.loads(out)
     entries = doc["keyed_components"]["encoder"]["buffers"]
     assert {b["name"]: b["stages"] for b in entries if "stages" in b} == {
-        "input_ids_host": "input_ids", "position_ids_host": "position_ids"}
+        "input_ids_host": "input_ids", "position_ids_host": "position_ids",
+        "seq_lens": "seq_lens_cuda"}
     assert "stages" not in json.dumps(doc["components"])  # no other buffer carries it
     index = next(i for i, b in enumerate(entries) if "stages" in b)
     del entries[index]["stages"]
@@ -346,9 +355,9 @@ def _stale_host_position(monkeypatch: pytest.MonkeyPatch) -> None:
     the rehearsal's poison when the recorded copy runs)."""
     real = KeyedGraphRunner._write_positions
 
-    def planted(self: KeyedGraphRunner, target: torch.Tensor, lens: Any) -> None:
+    def planted(self: KeyedGraphRunner, target: torch.Tensor, lens: Any, **kw: Any) -> None:
         saved = target[sum(lens) - 1].clone()
-        real(self, target, lens)
+        real(self, target, lens, **kw)
         if any(target.data_ptr() == c.data_ptr() for c in self.staging.values()):
             target[sum(lens) - 1] = saved  # only in a host copy, never the eager run's
 
@@ -386,11 +395,13 @@ def test_buffer_keyed_copies_record_only_a_one_slot_copy() -> None:
     def double(views: Any) -> tuple[torch.Tensor, ...]:
         return tuple(views[name] * 2 for name in reads)
 
-    assert KeyedBufferRunner(double, rotated, "encoder").recorded == frozenset()
+    # (the pinned one-slot host seq_lens's copy into the graphs' seq_lens_cuda is recorded)
+    assert KeyedBufferRunner(double, rotated, "encoder").recorded == frozenset(
+        {"seq_lens_cuda"})
     one = _one_slot_feature_plan()
     assert rehearse(one).ok
     runner = KeyedBufferRunner(double, one, "encoder")
-    assert runner.recorded == frozenset({"input_features"})
+    assert runner.recorded == frozenset({"input_features", "seq_lens_cuda"})
     runner.capture()
     key = max(runner.graphs, key=runner.dispatch.rows)
     witness = runner.keyed.witness(key)

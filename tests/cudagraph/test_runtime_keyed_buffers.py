@@ -39,7 +39,7 @@ def _mm_plan() -> Plan:
 
 def _runner(p: Plan, name: str, **kw: object) -> KeyedBufferRunner:
     """The component's runner with the rehearsal's toy forward (one layer per read buffer)."""
-    reads = [b for b in p.keyed[name].buffers if b.name != MIRROR_BUFFER]
+    reads = [b for b in p.keyed[name].buffers if not b.stages]  # not the staging copies
     widths = {b.name: math.prod(d for i, d in enumerate(b.shape) if i != b.axis_dim)
               for b in reads}
     model = BufferToyForward(widths, {b.name: b.axis_dim for b in reads})
@@ -57,7 +57,8 @@ def test_feature_batches_equal_eager_and_rotate_the_mirrors() -> None:
     with torch.no_grad():
         for b in range(1, 10):
             batch = {"input_features": torch.randn((b, *SHAPE), generator=gen),
-                     "seq_lens": torch.full((b,), FIXED, dtype=torch.int32)}
+                     # the graphs read the device lengths, staged from the host seq_lens
+                     "seq_lens_cuda": torch.full((b,), FIXED, dtype=torch.int32)}
             slot = runner.slot
             got = runner.step((b, b * FIXED, FIXED), batch)
             key = comp.lookup((b, b * FIXED, FIXED))

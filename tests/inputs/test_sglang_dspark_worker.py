@@ -86,8 +86,9 @@ def test_the_override_args_reach_the_draft_and_the_targets_rows(tmp_path: Path) 
 
 
 def test_minimax_and_deepseek_v4_drafts_are_refused_in_one_line(tmp_path: Path) -> None:
-    """A MiniMax M3.1 draft: SGLang's rewrite reason when it raises, else not modelled; a
-    DeepSeek-V4 draft: not modelled (graphfit.inputs.sglang_dspark_minimax / sglang_dspark)."""
+    """A MiniMax M3.1 draft: SGLang's rewrite reason when it raises, its model constructor's
+    when that raises (no `use_gemma_norm`); a DeepSeek-V4 draft: not modelled
+    (graphfit.inputs.sglang_dspark_minimax / sglang_dspark)."""
     target = _dir(tmp_path, "target", {})
     minimax = {"architectures": ["DSparkMiniMaxDraftModel"],
                "dspark_config": {"use_dense_ffn": True, "ffn_hidden_size": 512},
@@ -95,7 +96,7 @@ def test_minimax_and_deepseek_v4_drafts_are_refused_in_one_line(tmp_path: Path) 
                "dflash_config": {"num_target_layers": 4, "num_hidden_layers": 1,
                                  "target_layer_ids": [0, 3]}}
     for name, fields, said in (
-            ("mm", minimax, "not modelled"),
+            ("mm", minimax, "no attribute 'use_gemma_norm'"),
             ("mmsparse", {**minimax, "dspark_config": {}}, "dense draft FFN"),
             ("mmids", {**minimax, "dflash_config": {**minimax["dflash_config"],
                                                     "target_layer_ids": [4]}}, "capture layer"),

@@ -1,8 +1,10 @@
 """`PYTHONPATH=. python -m tests.oracle.measure_sglang_vit_remote_keys N SEED [MAIN]`: N generated
-Qwen3-VL / subclass configs (tests/oracle/sglang_vit_towers.subclass_case, remote keys left
-out at random) compared with SGLang's own constructor and runner (`subclass_agrees`), once with
-this tree's read_geometry (after) and once with MAIN's graphfit/inputs/sglang_vit.py (before,
-default /work/main), same configs."""
+Qwen3-VL / subclass configs (tests/oracle/sglang_vit_towers.subclass_case, remote keys and
+class-defaulted keys left out at random) compared with SGLang's own constructor and runner
+(`subclass_agrees`), then N Qwen3-Omni MoE / Bailing MoE V3 VL configs (`defaulted_case`,
+their config classes' defaults: `defaulted_agrees`), once with this tree's read_geometry
+(after) and once with MAIN's graphfit/inputs/sglang_vit.py (before, default /work/main), same
+configs. A refusal of a config SGLang builds counts as a difference."""
 
 from __future__ import annotations
 
@@ -11,6 +13,7 @@ import random
 import sys
 from pathlib import Path
 
+from graphfit.planner.core.errors import ConfigError
 from tests.oracle import sglang_vit_oracle as vo
 from tests.oracle import sglang_vit_towers as towers
 
@@ -18,11 +21,13 @@ from tests.oracle import sglang_vit_towers as towers
 def _count(cases: list[towers.SubclassCase]) -> tuple[int, int]:
     agree = 0
     for case in cases:
+        agrees = (towers.defaulted_agrees if case.model_class in towers.DEFAULTED_CLASSES
+                  else towers.subclass_agrees)
         try:
             with vo.cpu_graphs():
-                towers.subclass_agrees(case)
+                agrees(case)
             agree += 1
-        except AssertionError:
+        except (AssertionError, ConfigError):  # ConfigError: refused what SGLang builds
             pass
     return agree, len(cases) - agree
 
@@ -30,7 +35,8 @@ def _count(cases: list[towers.SubclassCase]) -> tuple[int, int]:
 def main(n: int, seed: int, main_dir: str) -> None:
     rng = random.Random(seed)
     cases = [towers.subclass_case(rng) for _ in range(n)]
-    after = _count(cases)
+    others = [towers.defaulted_case(rng) for _ in range(n)]
+    after, after_others = _count(cases), _count(others)
     spec = importlib.util.spec_from_file_location(
         "main_sglang_vit", Path(main_dir) / "graphfit/inputs/sglang_vit.py")
     assert spec and spec.loader
@@ -39,11 +45,13 @@ def main(n: int, seed: int, main_dir: str) -> None:
     mine = towers.read_geometry
     towers.read_geometry = old.read_geometry  # type: ignore[attr-defined]
     try:
-        before = _count(cases)
+        before, before_others = _count(cases), _count(others)
     finally:
         towers.read_geometry = mine  # type: ignore[attr-defined]
     print(f"before ({main_dir}): {before[0]} agree, {before[1]} differ of {n}")
     print(f"after: {after[0]} agree, {after[1]} differ of {n}")
+    print(f"Qwen3-Omni / Bailing V3 before: {before_others[0]} agree, {before_others[1]} "
+          f"differ of {n}; after: {after_others[0]} agree, {after_others[1]} differ of {n}")
 
 
 if __name__ == "__main__":

@@ -10,6 +10,11 @@ lines), 20 per-rank request counts each, those with an idle rank, and whether gr
 
 The reference is loaded from this file's directory, so an older checkout is measured against
 the same restatement.
+
+Since issue 23 (s37t) it also measures a generation-only disaggregated server on the same
+lines (`trtllm_reference.adp_disagg_dummies`: requests waiting for their KV cache are held,
+not active): graphfit's `plan_adp_dispatch(.., waiting=)`; a checkout without `waiting` is
+given the ranks' ready counts alone (its non-disaggregated rule).
 """
 
 from __future__ import annotations
@@ -32,7 +37,34 @@ def main() -> int:
     ref = load_module(Path(__file__).with_name("trtllm_reference.py"),
                       "trtllm_reference_measured")
     n = int(sys.argv[1]) if len(sys.argv) > 1 else 200
-    counts = {"total": 0, "agree": 0}
+    counts = {"total": 0, "agree": 0, "disagg": 0, "disagg_agree": 0}
+
+    def disagg(p: Any, engine: Any, sizes: Any, ranks: int, rng: random.Random, top: int
+               ) -> None:
+        states = (ref.GEN_READY, ref.GEN_INIT, ref.GEN_TRANSFER)
+        active = [[rng.choice(states) for _ in range(rng.choice([0, rng.randint(1, top)]))]
+                  for _ in range(ranks)]
+        new = [(ref.GENERATION_ONLY, rng.randint(1, 64))
+               for _ in range(rng.choice([0, rng.randint(1, ranks)]))]
+        _, taken = ref.adp_assign_new_requests([len(a) for a in active],
+                                               [m for _, m in new], ranks)
+        ready = tuple(a.count(ref.GEN_READY) for a in active)
+        if 0 not in ready:
+            return
+        waiting = tuple(len(a) - r + len(t) for a, r, t in zip(active, ready, taken,
+                                                               strict=True))
+        theirs = ref.adp_disagg_dummies(active, new, ranks)
+        want = ("refused" if theirs is None else
+                engine.adp_dispatch([c + (d is not None) for c, d in theirs]))
+        try:
+            try:
+                got: Any = plan_adp_dispatch(p.config, sizes, ready, waiting=waiting)
+            except TypeError:  # a checkout before the disaggregated rule
+                got = plan_adp_dispatch(p.config, sizes, ready)
+        except ConfigError:
+            got = "refused"
+        counts["disagg"] += 1
+        counts["disagg_agree"] += got == want
 
     @settings(max_examples=n, derandomize=True, database=None, deadline=None,
               phases=[Phase.generate], suppress_health_check=list(HealthCheck))
@@ -59,10 +91,16 @@ def main() -> int:
                 got = "refused"
             counts["total"] += 1
             counts["agree"] += got == want
+        drng = random.Random(seed + 1)
+        for _ in range(20):
+            disagg(p, engine, sizes, ranks, drng, raw["max_batch_size"])
 
     run()
     print(f"batch sets with an idle rank: {counts['total']}; graphfit == the engine after its "
           f"dummy requests: {counts['agree']}/{counts['total']}")
+    print(f"generation-server batch sets with a rank holding no ready request: "
+          f"{counts['disagg']}; graphfit == the engine after its dummy requests: "
+          f"{counts['disagg_agree']}/{counts['disagg']}")
     return 0
 
 

@@ -12,7 +12,8 @@ a subprocess), and prints, for both in the same run:
   component's) are unchanged;
 * encoder lines whose device reference bytes equal the bytes of the device tensors the
   restated engine allocates (tests/oracle/trtllm_reference.py `token_mode_tensors`,
-  `feature_mode_tensors`), and whose host reference bytes equal its host tensors' (the
+  `feature_mode_tensors`, and since issue 23 s37t each captured key's `_seq_lens_cuda`,
+  `graph_seq_lens_cuda`), and whose host reference bytes equal its host tensors' (the
   checkout before reports no host bytes).
 """
 
@@ -103,13 +104,20 @@ def _engine_bytes(case: dict[str, Any]) -> tuple[int, int] | None:
                                         (tuple(shape), dtype, fixed),
                                         tp_size=raw["tensor_parallel_size"])
         tensors = ref.feature_mode_tensors(theirs)
+        keys: Any = theirs.capture_keys if theirs.enabled else set()
     else:
         runner = (ref.encoder_runner_from_args(raw) if case["kind"] == "encode"
                   else ref.encdec_runner_from_args(raw)[0])
         if not runner.enabled:
             return 0, 0
         tensors = ref.token_mode_tensors(runner.static_rows(), runner.seq_lens_rows())
-    return ref.placed_bytes(tensors, ref.DEVICE), ref.placed_bytes(tensors, ref.HOST)
+        keys = runner.captured_keys()
+    # each captured key's graph attention metadata owns a device `_seq_lens_cuda` (issue 23,
+    # s37t: `ref.cite_fact("encoder_graph_seq_lens_cuda")`)
+    graphs = {(ref.DEVICE, f"_seq_lens_cuda{k}"): v
+              for k, v in ref.graph_seq_lens_cuda(keys).items()}
+    return (ref.placed_bytes(tensors, ref.DEVICE) + ref.placed_bytes(graphs, ref.DEVICE),
+            ref.placed_bytes(tensors, ref.HOST))
 
 
 def main() -> int:

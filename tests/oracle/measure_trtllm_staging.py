@@ -13,7 +13,9 @@ the rows the engine's replay stages (`trtllm_reference.token_mode_staged_rows`),
 output equals the eager run; then those whose graph, replayed alone after a second batch of
 the same lengths was written in the host copy only, ran on that batch (the host-to-device
 copy recorded in the graph, as the engine's `capture_h2d`), and the lines whose positions
-come from the plan's arange buffer.
+come from the plan's arange buffer. Since issue 23 (s37t): the replays whose graphs' device
+lengths (`seq_lens_cuda`, the engine's per-key `_seq_lens_cuda`) hold the batch's lengths
+then 1 per dummy (`trtllm_reference.cite_fact("encoder_graph_seq_lens_cuda")`).
 """
 
 from __future__ import annotations
@@ -44,7 +46,7 @@ def emit(lines: list[dict[str, Any]]) -> list[int]:
     ref = load_module(Path(__file__).resolve().parent / "trtllm_reference.py",
                       "staging_trtllm_reference")
 
-    counts = [0, 0, 0, 0, 0, 0, 0]
+    counts = [0, 0, 0, 0, 0, 0, 0, 0]
     gen = torch.Generator().manual_seed(0)
     for raw in lines:
         try:
@@ -63,7 +65,9 @@ def emit(lines: list[dict[str, Any]]) -> list[int]:
         for key in sorted(runner.graphs):
             lens = list(comp.probe(key))
             ids = torch.randint(0, 1000, (sum(lens),), generator=gen, dtype=torch.int32)
-            for tensor in (runner.input_ids, runner.position_ids, *staging.values()):
+            lengths = getattr(runner, "seq_lens_cuda", None)
+            for tensor in (runner.input_ids, runner.position_ids, *staging.values(),
+                           *([] if lengths is None else [lengths])):
                 tensor.fill_(-1)
             with torch.no_grad():
                 got = runner.step(ids, lens)
@@ -77,6 +81,8 @@ def emit(lines: list[dict[str, Any]]) -> list[int]:
             counts[2] += (runner.input_ids[:rows].tolist() == want["input_ids"]
                           and runner.position_ids[:rows].tolist() == want["position_ids"])
             counts[3] += torch.equal(got, ref_out)
+            counts[7] += lengths is not None and lengths[:key[0]].tolist() == [
+                *lens, *[1] * (key[0] - len(lens))]
             if "input_ids" in staging:  # a second batch in the host copy only, then replay
                 second = ids + 1
                 staging["input_ids"][0, :len(ids)].copy_(second)
@@ -106,7 +112,8 @@ def _print(label: str, c: list[int]) -> None:
     print(f"{label}: replays {c[0]}; through the plan's host staging copies {c[1]}/{c[0]}; "
           f"device rows == the engine's staged rows {c[2]}/{c[0]}; output == eager "
           f"{c[3]}/{c[0]}; H2D copy recorded in the graph {c[4]}/{c[0]}; positions from "
-          f"the plan's arange on {c[6]}/{c[5]} lines")
+          f"the plan's arange on {c[6]}/{c[5]} lines; graphs' device lengths == the "
+          f"engine's {c[7] if len(c) > 7 else 0}/{c[0]}")
 
 
 def main() -> int:

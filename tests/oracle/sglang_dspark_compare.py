@@ -24,8 +24,8 @@ from tests.oracle import sglang_oracle as so
 from tests.oracle.sglang_block_drafts import pasted, shared_flags
 from tests.oracle.sglang_dflash_compare import DRAFT
 
-__all__ = ["DRAFT", "compare_line", "draft_dir", "dspark", "dspark_lines", "pasted",
-           "translated"]
+__all__ = ["DRAFT", "compare_line", "draft_dir", "dspark", "dspark_lines", "minimax_dir",
+           "pasted", "translated"]
 
 RUNNER = "dspark_draft"
 # the DSPARK modes SGLang reads from its environment (graphfit.inputs.sglang_dspark_env)
@@ -65,8 +65,16 @@ def environment(draw: st.DrawFn) -> list[str]:
 def compare_line(argv: tuple[str, ...], gpu_mem_gb: float | None = 80
                  ) -> tuple[str, list[sc.Difference]]:
     """(outcome, differences), as sglang_block_drafts.compare_line for the DSPARK draft
-    runner, plus both runners' widths on the pasted line."""
-    return bd.compare_line(argv, gpu_mem_gb, RUNNER, compare_widths, translated)
+    runner, plus both runners' widths on the pasted line; "not_modelled" (no difference,
+    counted apart) for a MiniMax M3.1 draft at TP > 1 that SGLang builds and graphfit
+    refuses as not modelled (graphfit.inputs.sglang_dspark_minimax)."""
+    outcome, diffs = bd.compare_line(argv, gpu_mem_gb, RUNNER, compare_widths, translated)
+    if outcome == "differs" and [d.aspect for d in diffs] == ["acceptance"]:
+        said = diffs[0].detail  # "SGLang accepts; graphfit rejects (its reason)"
+        if said.startswith("SGLang accepts") and "MiniMax M3.1 DSPARK draft at TP" in said \
+                and "not modelled" in said:
+            return "not_modelled", []
+    return outcome, diffs
 
 
 def compare_widths(sg: sc.SglangAnswer, gf: sc.GraphfitAnswer) -> list[sc.Difference]:
@@ -130,6 +138,10 @@ def translated(sg: sc.SglangAnswer, gf: sc.GraphfitAnswer | None = None
     options: dict[str, object] = {}
     if sg.runners and RUNNER in sg.runners and not _samples_anchor(sg.runners[RUNNER]):
         options["dspark_samples_anchor"] = False
+    if sg.runners and RUNNER in sg.runners:  # the draft ModelConfig's hidden size
+        hidden = int(sg.runners[RUNNER].live.model_runner.model_config.hidden_size)
+        if hidden != so.DEFAULT_HIDDEN:  # a MiniMax draft's own (the dense ones share it)
+            options["draft_hidden_size"] = hidden
     if gf is not None and gf.plan is not None:
         config = gf.plan.config
         options.update({k: getattr(config, k, DEFAULTS[k]) for k in ENV_OPTIONS
@@ -223,6 +235,75 @@ def draft_fields(draw: st.DrawFn) -> str:
     return _some_fields(draw, DRAFT_FIELDS, 3)
 
 
+# a MiniMax M3.1 DSPARK draft SGLang builds: the oracle's Llama config rewritten by
+# configure_minimax_m3_dspark (minimax_vl.py:64-111) with the keys the MiniMax-M3 layers read
+# (models/dspark_minimax.py:112; minimax_m3.py:741-909)
+MINIMAX_BASE: dict[str, object] = {
+    "architectures": ["DSparkMiniMaxDraftModel"], "use_gemma_norm": False,
+    "dspark_config": {"use_dense_ffn": True, "ffn_hidden_size": 1024},
+    "dspark_block_size": 4, "dspark_markov_rank": 1, "dspark_noise_token_id": 7,
+    "dflash_config": {"num_target_layers": 8, "num_hidden_layers": 2,
+                      "target_layer_ids": [1, 5], "block_size": 4}}
+# fields replaced (None: removed) on a MiniMax draft: what its layers, the rewrite, the parse
+# and the runner read, accepted or refused by SGLang
+MINIMAX_FIELDS: dict[str, tuple[object, ...]] = {
+    "use_gemma_norm": (True, None),
+    "hidden_size": (2048, 1024),
+    "hidden_act": ("gelu", "swigluoai"),
+    "qk_norm_type": ("per_head", "multi_head", "per_layer", "rms"),
+    "sliding_window": (512, "x", "64"),
+    "sample_from_anchor": (False, 0, True),
+    "dspark_block_size": (2, 9),
+    "dspark_markov_rank": (0, 3),
+    "num_attention_heads": (16, 8),
+    "num_key_value_heads": (3, 1, None),
+    "swiglu_alpha": (1.702,),
+    # the draft's layer_types reach its layers through dflash_config (minimax_vl.py:89-91)
+    "dflash_config": ({"target_layer_ids": [0, 2, 4]}, {"target_layer_ids": [9]},
+                      {"layer_types": ["sliding_attention"] * 2},
+                      {"layer_types": ["sliding_attention", "full_attention"]},
+                      {"layer_types": ["full_attention"] * 2}, {"layer_types": "x"},
+                      {"layer_types": ["sliding_attention"]}),
+}
+
+
+@functools.cache
+def minimax_dir(fields: str = "{}") -> str:
+    """A MiniMax M3.1 DSPARK draft checkpoint directory: the oracle's Llama config with
+    MINIMAX_BASE, then `fields` (a JSON object; null removes a key, "dflash_config" merges;
+    "nested": true puts the non-dspark keys under text_config)."""
+    digest = hashlib.sha256(fields.encode()).hexdigest()[:12]
+    path = Path(_DRAFTS.name) / f"minimax-{digest}"
+    config = {**json.loads((so.oracle().model_dir / "config.json").read_text()),
+              **MINIMAX_BASE}
+    extra = json.loads(fields)
+    nested = extra.pop("nested", False)
+    for name, value in extra.items():
+        if name == "dflash_config":
+            config[name] = {**config[name], **value}  # type: ignore[dict-item]
+        elif value is None:
+            config.pop(name, None)
+        else:
+            config[name] = value
+    if nested:
+        config = {"architectures": config["architectures"], "model_type": "llama",
+                  "text_config": {k: v for k, v in config.items() if not k.startswith("dspark_")},
+                  **{k: v for k, v in config.items() if k.startswith("dspark_")}}
+    path.mkdir(parents=True, exist_ok=True)
+    (path / "config.json").write_text(json.dumps(config))
+    return str(path)
+
+
+@st.composite
+def minimax_fields(draw: st.DrawFn) -> str:
+    """0 to 2 of MINIMAX_FIELDS with one of their values each, nested on 1 draft in 4."""
+    names = draw(st.lists(st.sampled_from(sorted(MINIMAX_FIELDS)), max_size=2, unique=True))
+    fields = {name: draw(st.sampled_from(MINIMAX_FIELDS[name])) for name in names}
+    if draw(st.integers(0, 3)) == 0:
+        fields["nested"] = True
+    return json.dumps(fields, sort_keys=True)
+
+
 def with_draft(argv: list[str]) -> list[str]:
     """`argv` with the oracle's working DSPARK draft: the oracle's model plus the Markov head
     and mask token id SGLang's worker requires (draft_dir, WORKER_FIELDS)."""
@@ -241,7 +322,8 @@ def dspark_lines(draw: st.DrawFn) -> tuple[tuple[str, ...], float | None]:
     topk SGLang overrides, the decode graph settings, TP / attention DP / CP, two-batch
     overlap; the draft: the oracle's model, a local draft naming its gamma (any of SGLang's
     three keys) and / or sample_from_anchor, on half of those with 1 to 3 more fields
-    SGLang's parse reads (`draft_fields`, valid or not), or none (refused by both); on 1
+    SGLang's parse reads (`draft_fields`, valid or not), a MiniMax M3.1 draft on 1 line in 4
+    (`minimax_dir`, `minimax_fields`), or none (refused by both); on 1
     oracle draft in 4 one the worker refuses (WORKER_REFUSED); `--json-model-override-args`
     on 1 line with a draft in 4 (`override_args`); a VAR=value prefix of SGLang's DSPARK
     environment variables on half the lines; S left to SGLang on 1 line in 5."""
@@ -261,8 +343,11 @@ def dspark_lines(draw: st.DrawFn) -> tuple[tuple[str, ...], float | None]:
         argv += draw(st.sampled_from((["--speculative-num-draft-tokens", "1"],
                                       ["--speculative-dspark-block-size", "0"])))
     argv += shared_flags(draw)
-    kind = draw(st.sampled_from(("oracle", "oracle", "local", "local", "local", "missing")))
-    if kind == "oracle" and draw(st.integers(0, 3)) == 0:  # one the worker refuses
+    kind = draw(st.sampled_from(("oracle", "oracle", "local", "local", "local", "missing",
+                                 "minimax", "minimax")))
+    if kind == "minimax":  # a MiniMax M3.1 draft (MINIMAX_BASE, minimax_fields)
+        argv += [DRAFT, minimax_dir(draw(minimax_fields()))]
+    elif kind == "oracle" and draw(st.integers(0, 3)) == 0:  # one the worker refuses
         argv += [DRAFT, draft_dir(None, None, None, draw(st.sampled_from(WORKER_REFUSED)))]
     elif kind == "oracle":  # the oracle's model: no gamma, samples from the anchor
         argv = with_draft(argv)

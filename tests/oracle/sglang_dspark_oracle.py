@@ -15,7 +15,11 @@ allocated by calling the sampler's own `_step_logits` as the warmup does (:125-1
 logits in the lm_head's dtype (models/dspark.py:128-142).
 
 The draft model runner stub's `hf_config` is the draft checkpoint's as SGLang's `get_config`
-reads it (so `sample_from_anchor` decides the width as in SGLang).
+reads it (so `sample_from_anchor` decides the width as in SGLang); a MiniMax M3.1 draft's is
+rewritten by SGLang's own `configure_minimax_m3_dspark` as its ModelConfig does
+(model_config.py:1020-1029), the stub's hidden size is the rewritten config's, and SGLang's
+own `DSparkMiniMaxDraftModel` is built on it (meta device) before the worker's checks, as
+`build_draft_tp_worker` does (`minimax_model`).
 
 Outside static verify (SGLANG_RAGGED_VERIFY_MODE=compact / cap-accept) the draft stub carries
 SGLang's own confidence head (`build_confidence_head` on the draft's hf_config, models/
@@ -72,10 +76,17 @@ def dspark_runner(r: so.Resolved, pool: int, fill: int, device: str, hidden_size
     # the draft model runner's hf_config: the draft checkpoint's, read by SGLang's get_config
     # with the line's override args, as the draft's ModelConfig reads it (model_config.py:
     # 950-975 -> :612-626)
-    dmr.model_config.hf_config = get_config(
+    dmr.model_config.hf_config = minimax_rewritten(get_config(
         get_spec().speculative_draft_model_path, trust_remote_code=False,
         model_override_args=json.loads(getattr(r.record, "json_model_override_args", None)
-                                       or "{}"))
+                                       or "{}")))
+    # the draft ModelConfig's hidden size (model_config.py:1566, its hf_text_config's; a
+    # MiniMax draft's rewritten config), which the runner reads (decode_cuda_graph_runner.py:
+    # 474); the oracle's dense drafts share the target's
+    from sglang.srt.utils.hf_transformers.common import get_hf_text_config
+
+    dmr.model_config.hidden_size = int(get_hf_text_config(dmr.model_config.hf_config)
+                                       .hidden_size)
     anchor = get_dspark_sample_from_anchor(dmr.model_config.hf_config)
     width = int(ModelRunner.decode_num_tokens_per_req(dmr, num_draft_tokens=None))
     mlp_gather, attn_gather = DecodeCudaGraphRunner.decode_graph_gather_requirements(dmr)
@@ -257,7 +268,9 @@ def worker_parse(r: so.Resolved) -> None:
     )
     from sglang.srt.utils.hf_transformers_utils import get_config
 
-    config = so._draft_hf_config(r, overridden=True)
+    config = minimax_rewritten(so._draft_hf_config(r, overridden=True))
+    if config is not None and is_minimax(config):
+        minimax_model(r, config)  # built before the worker's own checks (module docstring)
     if config is not None:
         # the worker's own start-up check on the parse: markov_rank > 0, a mask token id
         # below the target's embedding rows (dspark_config.py:84-135), the rows read as
@@ -269,3 +282,46 @@ def worker_parse(r: so.Resolved) -> None:
         resolve_runtime_config(draft_hf_config=config,
                                speculative_num_draft_tokens=r.speculative_num_draft_tokens,
                                target_vocab_size=int(rows))
+
+
+MINIMAX = "DSparkMiniMaxDraftModel"
+
+
+def is_minimax(config: Any) -> bool:
+    return list(getattr(config, "architectures", None) or [])[:1] == [MINIMAX]
+
+
+def minimax_rewritten(config: Any) -> Any:
+    """The draft's hf_config as its ModelConfig holds it: a MiniMax M3.1 DSPARK draft
+    rewritten by SGLang's own `configure_minimax_m3_dspark` (model_config.py:1020-1029,
+    unguarded: its exception is the server's), any other unchanged."""
+    if config is None or list(getattr(config, "architectures", None) or [])[:1] != [MINIMAX]:
+        return config
+    from sglang.srt.configs.minimax_vl import configure_minimax_m3_dspark
+
+    return configure_minimax_m3_dspark(config)
+
+
+def minimax_model(r: so.Resolved, config: Any) -> Any:
+    """SGLang's own `DSparkMiniMaxDraftModel(config)` (models/dspark_minimax.py:175), built as
+    `build_draft_tp_worker` builds the draft model (draft_worker_common.py:66-115) before the
+    worker's own checks (dspark_worker_v2.py:226-265), on the meta device under the line's
+    published parallel layout: whatever its constructors raise, the server does not start.
+    Glue: this process's ranks (0) and a TP group of the line's size that the multimem
+    gatherer only asks its size (triton_symm_mem_ag.py:459-493; no collective is built)."""
+    import torch
+
+    with so.sglang_stubs.stubbed(), so.published(r):
+        from sglang.srt.models.dspark_minimax import DSparkMiniMaxDraftModel
+        from sglang.srt.runtime_context import get_parallel
+
+        size = int(r.record.tp_size)
+        group = types.SimpleNamespace(world_size=size, rank_in_group=0)
+        with get_parallel().override(tp_rank=0, attn_tp_rank=0, tp_group=group,
+                                     moe_tp_group=group), torch.device("meta"):
+            try:
+                return DSparkMiniMaxDraftModel(config)
+            except RuntimeError as exc:  # the glue, not SGLang: fail the oracle itself
+                if "has not been written" in str(exc):
+                    raise AssertionError(f"oracle glue: {exc}") from exc
+                raise

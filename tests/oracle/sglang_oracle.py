@@ -433,8 +433,11 @@ def _moe_model(record: Any) -> bool:
     return any(attr in config for attr in _MOE_TOPK_ATTRS)
 
 
+DEFAULT_HIDDEN = 4096  # the oracle model's hidden size, the runners' default
+
+
 def runners(r: Resolved, *, token_capacity: int = DEFAULT_TOKEN_CAPACITY,
-            hidden_size: int = 4096, vocab_size: int = 128256,
+            hidden_size: int = DEFAULT_HIDDEN, vocab_size: int = 128256,
             device: str = "meta") -> dict[str, Runner]:
     """The decode graph runners SGLang builds for `r`, with capture lists and buffers."""
     if (r.speculative_algorithm or "").upper() == "DFLASH":

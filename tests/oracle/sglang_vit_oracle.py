@@ -341,11 +341,13 @@ def kimi_entry(grids: Sequence[Grid], *, hidden: int, heads: int, qkv: int | Non
                backend: str = "auto") -> dict[str, tuple[tuple[int, ...], str, int]]:
     """What SGLang's real `KimiK3ViTCudaGraphRunner` keeps for the key of one call of
     `grids` once captured (module docstring): every tensor its `_CapturedVisionGraph`
-    holds, by name (`pixel_values`: the input buffer; `outputs`: the merger's outputs, rows
-    concatenated; the metadata's and its attention metadata's tensor fields by their own
-    names; complex tensors as their real view) -> (shape, dtype, bytes). `merge`: the
-    merge kernel (kh, kw), or one side of a square one; `backend`: the encoder's
-    attention_backend (--mm-attention-backend, "auto" when not given)."""
+    holds and every module buffer the tower registered during the call, by name
+    (`pixel_values`: the input buffer; `outputs`: the merger's outputs, rows concatenated;
+    the metadata's and its attention metadata's tensor fields by their own names;
+    `rope_freqs_table`: the rope's freqs_cis; complex tensors as their real view) ->
+    (shape, dtype, bytes). `merge`: the merge kernel (kh, kw), or one side of a square
+    one; `backend`: the encoder's attention_backend (--mm-attention-backend, "auto" when
+    not given)."""
     import dataclasses
 
     import torch
@@ -393,6 +395,7 @@ def kimi_entry(grids: Sequence[Grid], *, hidden: int, heads: int, qkv: int | Non
     torch.cuda.memory_allocated = lambda device=None: 0  # type: ignore[assignment]
     torch.cuda.memory_reserved = lambda device=None: 0  # type: ignore[assignment]
     key = tuple((int(t), int(h), int(w)) for t, h, w in grids)
+    loaded = {name for name, _ in tower.named_buffers()}  # what the constructor built
     try:
         patches = sum(t * h * w for t, h, w in key)
         pixels = torch.zeros(patches, 3, patch, patch, dtype=torch_dtype)
@@ -419,7 +422,16 @@ def kimi_entry(grids: Sequence[Grid], *, hidden: int, heads: int, qkv: int | Non
             if isinstance(value, torch.Tensor):
                 assert f.name not in out, f.name
                 out[f.name] = described(value)
+    # module buffers the tower registered during the call (kept for the process): the 2D
+    # rope's freqs_cis table (kimi_k3_vl.py:350-353), named as graphfit names it; any other
+    # would keep its dotted name and match no planned buffer
+    for name, value in tower.named_buffers():
+        if name not in loaded:  # rows as get_freqs_cis reads them: (y, x) flattened (:358-363)
+            out[KIMI_LAZY_BUFFERS.get(name, name)] = described(value.flatten(end_dim=1))
     return out
+
+
+KIMI_LAZY_BUFFERS = {"encoder.rope_2d.freqs_cis": "rope_freqs_table"}
 
 
 def kimi_encoder_workspaces(*, hidden: int, heads: int, qkv: int | None, backend: str,

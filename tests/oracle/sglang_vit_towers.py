@@ -159,6 +159,11 @@ def subclass_case(rng: random.Random, model_class: str | None = None) -> Subclas
     merge = rng.choice([1, 2])
     vision: dict[str, Any] = {"hidden_size": heads * head_dim, "num_heads": heads,
                               "patch_size": rng.choice([2, 14, 16])}
+    if rng.random() < 0.2:  # the tower's width and heads left to the class (1152, 16)
+        del vision["hidden_size"], vision["num_heads"]
+        heads = 16
+    if rng.random() < 0.2:
+        del vision["patch_size"]
     if rng.random() < 0.7:
         vision["spatial_merge_size"] = merge
     else:
@@ -178,8 +183,13 @@ def subclass_case(rng: random.Random, model_class: str | None = None) -> Subclas
             vision[key] = value
     model_class = model_class or rng.choice(sorted({**vo.QWEN3_SUBCLASSES,
                                                     **vo.QWEN3_PLAIN}))
-    config = {"architectures": [model_class], "vision_config": vision,
-              "text_config": {"torch_dtype": rng.choice(["bfloat16", "float16"])}}
+    config: dict[str, Any] = {
+        "architectures": [model_class], "vision_config": vision,
+        "text_config": {"torch_dtype": rng.choice(["bfloat16", "float16"])}}
+    if rng.random() < 0.1 and model_class not in sv.QWEN3_REMOTE_CONFIG:
+        # no vision_config: the config class builds its default one
+        del config["vision_config"]
+        heads, merge = 16, 2
     tp = rng.choice([t for t in (1, 2, 4) if heads % t == 0])
     grids = tuple((rng.randint(1, 2), rng.randint(1, 5) * merge, rng.randint(1, 5) * merge)
                   for _ in range(rng.randint(1, 3)))
@@ -216,13 +226,97 @@ def subclass_agrees(case: SubclassCase) -> int:
     assert geometry.deepstack == len(v["deepstack_visual_indexes"])
     assert (geometry.patch_size, geometry.spatial_merge_size) == (v["patch_size"],
                                                                   v["spatial_merge_size"])
-    assert geometry.out_hidden_size in (None, v["out_hidden_size"])
+    assert geometry.out_hidden_size == v["out_hidden_size"]
+    assert (geometry.hidden_size, geometry.num_heads) == (v["hidden_size"], v["num_heads"])
     heads = vo.vision_attention_heads(hidden=v["hidden_size"], heads=v["num_heads"], dummy=0,
                                       tp=case.tp, data_parallel=kwargs["use_data_parallel"])
     assert (geometry.heads_per_rank, geometry.head_dim) == heads
     dtype = case.config["text_config"]["torch_dtype"]
     assert geometry.dtype == dtype
     return _runner_agrees(geometry, v, dtype, None, heads[0], case.workload)
+
+
+# architectures whose vision config class is not one the subclass oracle runs, with the class
+# SGLang loads their config.json with (Qwen3-Omni: transformers', SGLang registers none;
+# Bailing MoE V3 VL: SGLang's own, configs/bailing_hybrid.py:239-261) and where the tower's
+# vision config sits in it
+DEFAULTED_CLASSES = {
+    "Qwen3OmniMoeForConditionalGeneration": ("transformers", "Qwen3OmniMoeConfig",
+                                             "thinker_config"),
+    "BailingMoeV3VLForConditionalGeneration": ("sglang.srt.configs.bailing_hybrid",
+                                               "BailingMoeV3VLConfig", None),
+}
+TOWER_KEYS = ("hidden_size", "num_heads", "patch_size", "spatial_merge_size",
+              "out_hidden_size", "deepstack_visual_indexes")
+
+
+def defaulted_case(rng: random.Random, model_class: str | None = None) -> SubclassCase:
+    """A Qwen3-Omni MoE or Bailing MoE V3 VL config.json whose vision keys (or whole
+    vision_config, or Qwen3-Omni's whole thinker_config) are left out at random."""
+    model_class = model_class or rng.choice(sorted(DEFAULTED_CLASSES))
+    heads = rng.choice([1, 2, 4])
+    vision: dict[str, Any] = {"hidden_size": heads * 8, "num_heads": heads,
+                              "patch_size": rng.choice([2, 14]), "spatial_merge_size": 1,
+                              "out_hidden_size": 24, "deepstack_visual_indexes": [0, 1]}
+    for key in ("patch_size", "spatial_merge_size", "out_hidden_size",
+                "deepstack_visual_indexes"):
+        if rng.random() < 0.35:
+            del vision[key]
+    if rng.random() < 0.3:
+        del vision["hidden_size"], vision["num_heads"]
+        heads = 16
+    merge = vision.get("spatial_merge_size", 2)
+    inner: dict[str, Any] = {"vision_config": vision}
+    if rng.random() < 0.15:
+        del inner["vision_config"]
+        heads, merge = 16, 2
+    _module, _name, nest = DEFAULTED_CLASSES[model_class]
+    config: dict[str, Any] = {"architectures": [model_class]}
+    if nest is None:
+        config.update(inner)
+    elif rng.random() < 0.85:
+        config[nest] = inner
+    else:
+        heads, merge = 16, 2
+    tp = rng.choice([t for t in (1, 2, 4) if heads % t == 0])
+    grids = tuple((rng.randint(1, 2), rng.randint(1, 4) * merge, rng.randint(1, 4) * merge)
+                  for _ in range(rng.randint(1, 2)))
+    return SubclassCase(model_class, config, tp, False, sv.VitWorkload(grids, 2))
+
+
+def defaulted_vision(case: SubclassCase) -> dict[str, Any]:
+    """The tower's values from the vision config SGLang's config loading builds for
+    `case.config` (the config class named in DEFAULTED_CLASSES, run on the file's keys)."""
+    import importlib
+
+    module, name, nest = DEFAULTED_CLASSES[case.model_class]
+    cfg = getattr(importlib.import_module(module), name)(**case.config)
+    holder = cfg if nest is None else getattr(cfg, nest)
+    vc = holder.vision_config
+    return {k: getattr(vc, k) for k in TOWER_KEYS}
+
+
+def defaulted_agrees(case: SubclassCase) -> int:
+    """Assert graphfit == SGLang for a DEFAULTED_CLASSES config: every tower value graphfit
+    reads equals the config class's, the heads per rank SGLang's VisionAttention's (these
+    towers split their heads: Qwen3-Omni always, qwen3_omni_moe.py:441-446; Bailing V3 with
+    the encoder not data-parallel, as drawn), and every reachable call through SGLang's runner
+    gives graphfit's keys and buffers; the keys compared."""
+    v = defaulted_vision(case)
+    with tempfile.TemporaryDirectory() as where:
+        path = Path(where) / "config.json"
+        path.write_text(json.dumps(case.config))
+        geometry = read_geometry(path, tp=case.tp)
+    assert geometry.family == "qwen3_vl"
+    assert (geometry.hidden_size, geometry.num_heads, geometry.patch_size,
+            geometry.spatial_merge_size, geometry.out_hidden_size, geometry.deepstack) == (
+        v["hidden_size"], v["num_heads"], v["patch_size"], v["spatial_merge_size"],
+        v["out_hidden_size"], len(v["deepstack_visual_indexes"] or ())), v
+    heads = vo.vision_attention_heads(hidden=v["hidden_size"], heads=v["num_heads"], dummy=0,
+                                      tp=case.tp, data_parallel=False)
+    assert (geometry.heads_per_rank, geometry.head_dim) == heads
+    # the dtype is not what these cases vary (bfloat16 when absent, the reader's rule)
+    return _runner_agrees(geometry, v, geometry.dtype, None, heads[0], case.workload)
 
 
 def radio_refused(model: Path) -> str:
@@ -234,5 +328,6 @@ def radio_refused(model: Path) -> str:
     raise AssertionError("graphfit planned a RADIO tower")
 
 
-__all__ = ["BailingCase", "SubclassCase", "bailing_agrees", "bailing_case", "radio_refused",
+__all__ = ["BailingCase", "SubclassCase", "bailing_agrees", "bailing_case", "defaulted_agrees",
+           "defaulted_case", "radio_refused",
            "subclass_agrees", "subclass_case"]

@@ -163,13 +163,19 @@ def _sglang_minimax(path: str) -> tuple[str, ...]:
 
 
 def _graphfit_minimax(config: dict[str, Any]) -> tuple[str, ...]:
-    from graphfit.inputs.sglang_dspark_minimax import is_minimax, refusal
+    """graphfit's rewrite, then its DSPARK parse and worker checks on the rewritten config
+    (the draft model's constructors in between: test_sglang_dspark_minimax_oracle.py)."""
+    from graphfit.inputs import sglang_dspark_parse as parse
+    from graphfit.inputs.sglang_dspark_minimax import configured, is_minimax, refusal
 
     assert is_minimax(config)
-    said = refusal(config, VOCAB)
+    said = refusal(config, VOCAB) or ""
     if "rewrite raises" in said:
         return ("rewrite", said.split("): ", 1)[1].split(":", 1)[0])
-    return ("worker",) if "worker refuses" in said else ("starts",)
+    parsed = parse.parse(configured(config))
+    if parsed.problem is not None or parse.worker_problem(parsed, VOCAB) is not None:
+        return ("worker",)
+    return ("starts",)
 
 
 @settings(max_examples=120, deadline=None)
@@ -186,14 +192,20 @@ def test_minimax_rewrite_matches_sglang(config: dict[str, Any]) -> None:
 
 
 def test_a_minimax_draft_line_is_refused_in_one_line(tmp_path: Path) -> None:
-    """A MiniMax M3.1 draft that SGLang starts is refused as not modelled; one the rewrite
-    raises on with SGLang's reason; one `error:` line of <= 200 characters either way."""
+    """A MiniMax M3.1 draft that SGLang starts at TP 1 is planned (graphfit's exit 0;
+    compared with SGLang's own runners in test_sglang_dspark_minimax_oracle.py); one the
+    rewrite or the model's constructor raises on is refused with SGLang's reason, one at TP 2
+    as not modelled; one `error:` line of <= 200 characters either way."""
     from tests.helpers import run_cli
 
     config = json.loads((so.oracle().model_dir / "config.json").read_text())
-    for name, extra, said in (("ok", {}, "not modelled"),
+    for name, extra, said in (("ok", {"use_gemma_norm": False}, None),
+                              ("tp2", {"use_gemma_norm": False, "qk_norm_type": "per_head",
+                                       "tp": 2}, "not modelled"),
+                              ("no-gemma", {}, "use_gemma_norm"),
                               ("sparse", {"dspark_config": {"use_dense_ffn": False}},
                                "dense draft FFN")):
+        tp = str(extra.pop("tp", 1))
         directory = tmp_path / name
         directory.mkdir()
         (directory / "config.json").write_text(json.dumps({
@@ -202,8 +214,12 @@ def test_a_minimax_draft_line_is_refused_in_one_line(tmp_path: Path) -> None:
         code, _, out = run_cli(["plan", "--json", "--", "python", "-m",
                                 "sglang.launch_server", "--model-path",
                                 str(so.oracle().model_dir), "--speculative-algorithm",
-                                "DSPARK", "--speculative-draft-model-path", str(directory)])
+                                "DSPARK", "--speculative-draft-model-path", str(directory),
+                                "--tp-size", tp])
         errors = [ln for ln in out.splitlines() if ln.startswith("error:")]
+        if said is None:
+            assert code == 0 and not errors, out
+            continue
         assert code == 2 and len(errors) == 1 and said in errors[0], out
         assert len(errors[0]) <= 200, errors[0]
 

@@ -165,7 +165,8 @@ def test_every_qwen3_subclass_is_planned_as_sglang_builds_it(model_class: str) -
     bare = {"hidden_size": 32, "num_heads": 2, "patch_size": 14, **REMOTE_KEYS}
     no_out = {k: v for k, v in full.items() if k != "out_hidden_size"}
     outcomes = []
-    for vision, dp in ((full, False), (bare, True), (no_out, False)):
+    # {}: every tower key the class's default (hidden 1152, 16 heads, patch 16, ...: s37v)
+    for vision, dp in ((full, False), (bare, True), (no_out, False), ({}, False)):
         config = {**case.config, "vision_config": vision}
         grids = ((1, 2, 4), (2, 4, 2))
         one = towers.SubclassCase(model_class, config, 2, dp, sv.VitWorkload(grids, 2))
@@ -215,3 +216,30 @@ def test_intern_s1_pro_keys_read_only_sometimes(drop: tuple[str, ...], extra: di
     with vo.cpu_graphs():
         compared = towers.subclass_agrees(one)
     assert (compared > 0) == planned
+
+
+@pytest.mark.parametrize("model_class", sorted(towers.DEFAULTED_CLASSES))
+def test_qwen3_omni_and_bailing_v3_defaults_are_their_config_classes(model_class: str) -> None:
+    """Qwen3-Omni MoE (transformers' Qwen3OmniMoeConfig) and Bailing MoE V3 VL (SGLang's
+    BailingMoeV3VLConfig): a vision config with every key, with none, none at all, and
+    generated ones with keys left out; every tower value graphfit reads is the config
+    class's, and SGLang's runner gives graphfit's keys and buffers."""
+    grids = sv.VitWorkload(((1, 2, 4), (2, 4, 2)), 2)
+    full = {"hidden_size": 32, "num_heads": 2, "patch_size": 14, "spatial_merge_size": 1,
+            "out_hidden_size": 16, "deepstack_visual_indexes": [0]}
+    nest = towers.DEFAULTED_CLASSES[model_class][2]
+    configs: list[dict[str, Any]] = []
+    for inner in ({"vision_config": full}, {"vision_config": {}}, {}):
+        configs.append(inner if nest is None else {nest: inner})
+    if nest is not None:
+        configs.append({})  # no thinker_config: the class's default thinker
+    compared = []
+    with vo.cpu_graphs():
+        for body in configs:
+            case = towers.SubclassCase(model_class, {"architectures": [model_class], **body},
+                                       2, False, grids)
+            compared.append(towers.defaulted_agrees(case))
+        rng = random.Random(5)
+        for _ in range(4):
+            compared.append(towers.defaulted_agrees(towers.defaulted_case(rng, model_class)))
+    assert all(n > 0 for n in compared), compared

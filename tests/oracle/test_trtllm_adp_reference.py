@@ -11,6 +11,13 @@ engine (tests/oracle/trtllm_reference.py).
   (`ref.cite_fact("adp_all_rank_counts")`): graphfit's `plan_prefill_padding` is
   `get_padding_params` on those lists, and refuses, in one line, a list of another length,
   a list without attention DP, none with it, or one that omits the rank's own count.
+* Disaggregated serving (`ref.cite_fact("adp_disagg_idle")`, issue 23 s37t): on a
+  generation-only server a rank's requests still receiving their KV cache (new
+  generation-only requests start so) are held but not active, so a rank holding only those
+  gets the dummy while any rank holds a request; graphfit's `plan_adp_dispatch(..,
+  waiting=)` is the engine's padding of the batches after those dummies. On a context-only
+  server a rank that takes a context-only request counts it, so no dummy is ever a context
+  request.
 """
 
 from __future__ import annotations
@@ -27,6 +34,7 @@ from graphfit.planner.engines.trtllm import (
     attention_dp_ranks,
     plan_adp_dispatch,
     plan_prefill_padding,
+    with_idle_dummies_disaggregated,
 )
 from tests.oracle import trtllm_reference as ref
 from tests.oracle.test_trtllm_parallel_reference import parallel_lines
@@ -144,3 +152,72 @@ def test_parallel_sizes_read_refused_or_noted(tmp_path: Any) -> None:
     vllm.write_text(yaml.safe_dump({"pipeline_parallel_size": 2, "max_num_seqs": 64}))
     code, out, err = run_cli(["plan", "--config", str(vllm)])
     assert code == 0, err
+
+
+def _disagg_ranks(rng: random.Random, ranks: int, top: int, states: tuple[str, ...]
+                  ) -> list[list[str]]:
+    return [[rng.choice(states) for _ in range(rng.choice([0, 0, rng.randint(1, top)]))]
+            for _ in range(ranks)]
+
+
+@settings(max_examples=40, deadline=None)
+@given(parallel_lines())
+def test_generation_servers_idle_ranks_join_with_the_executors_dummy(
+        case: tuple[dict[str, Any], int]) -> None:
+    raw, seed = case
+    engine = ref.model_engine(ref.llm_args(raw))
+    p = plan(graphfit_config(raw))
+    sizes = p.capture_sizes if p.has_graphs else ()
+    ranks = attention_dp_ranks(p.config)
+    if ranks == 1:
+        return
+    rng = random.Random(seed)
+    top = raw["max_batch_size"]
+    for _ in range(20):
+        active = _disagg_ranks(rng, ranks, top, (ref.GEN_READY, ref.GEN_INIT,
+                                                 ref.GEN_TRANSFER))
+        new = [(ref.GENERATION_ONLY, rng.randint(1, 64))
+               for _ in range(rng.choice([0, 0, rng.randint(1, ranks)]))]
+        theirs = ref.adp_disagg_dummies(active, new, ranks)
+        # what each rank holds once the new requests are spread (the engine's rule)
+        _, taken = ref.adp_assign_new_requests([len(a) for a in active],
+                                               [n for _, n in new], ranks)
+        ready = tuple(a.count(ref.GEN_READY) for a in active)
+        waiting = tuple(len(a) - r + len(t) for a, r, t in zip(active, ready, taken,
+                                                               strict=True))
+        if theirs is None:
+            with pytest.raises(ConfigError, match="no rank holds a request"):
+                plan_adp_dispatch(p.config, sizes, ready, waiting)
+            continue
+        assert all(d in (None, "generation") for _, d in theirs), theirs
+        joined = [c + (d is not None) for c, d in theirs]
+        assert plan_adp_dispatch(p.config, sizes, ready, waiting) == engine.adp_dispatch(
+            joined), (ref.cite_fact("adp_disagg_idle"), raw, active, new)
+    with pytest.raises(ConfigError, match="waiting counts"):
+        plan_adp_dispatch(p.config, sizes, (1,) * ranks, (0,) * (ranks + 1))
+
+
+def test_context_servers_dummies_are_generation_requests() -> None:
+    """A context-only server's rank that takes a context-only request counts it active, so
+    `has_context_request` never meets an idle rank: every dummy is a generation request."""
+    rng = random.Random(7)
+    seen = 0
+    for _ in range(400):
+        ranks = rng.randint(2, 8)
+        active = _disagg_ranks(rng, ranks, 6, (ref.CTX, ref.GEN_READY))
+        new = [(ref.CONTEXT_ONLY, rng.randint(1, 64))
+               for _ in range(rng.choice([0, rng.randint(1, 2 * ranks)]))]
+        theirs = ref.adp_disagg_dummies(active, new, ranks)
+        if theirs is None:
+            continue
+        _, taken = ref.adp_assign_new_requests([len(a) for a in active],
+                                               [n for _, n in new], ranks)
+        for (counted, dummy), mine in zip(theirs, taken, strict=True):
+            assert dummy != "context", (ref.cite_fact("adp_disagg_idle"), active, new)
+            if mine:
+                assert counted >= 1 and dummy is None
+        seen += sum(d is not None for _, d in theirs)
+        ready = tuple(c for c, _ in theirs)
+        assert with_idle_dummies_disaggregated(ready, (0,) * ranks) == tuple(
+            c + (d is not None) for c, d in theirs)
+    assert seen > 0  # idle ranks occurred

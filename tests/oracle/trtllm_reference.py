@@ -2283,3 +2283,135 @@ def token_mode_staged_rows(padded_num_tokens: int, input_ids: Sequence[int],
     positions = [p for length in seq_lens for p in range(length)]
     pad = [0] * (padded_num_tokens - n)
     return {"input_ids": [int(i) for i in input_ids] + pad, "position_ids": positions + pad}
+
+
+# --------------------------------------------------------------------------------------------
+# Each encoder graph's device sequence lengths (`_seq_lens_cuda`); which host tensors are pinned
+# --------------------------------------------------------------------------------------------
+
+# cuda_graph_runner.py @c0edad93fd, counted from offset 0 (the count that put
+# `return graph_attn_metadata, key` at 1870, and back from it): `maybe_get_cuda_graph`'s first
+# sighting of a key 1835-1870 (`create_cuda_graph_metadata(padded_batch_size, False, 0,
+# self.cuda_graph_meta_buffers, encode_only=True)` 1839-1845, kept as
+# `graph_metadata[key]["attn_metadata"]` by `capture`; `bind_encoder_cuda_graph_seq_lens` on
+# the runner's host seq_lens 1852-1855); `_prepare_token_capture`'s warm-up copy into
+# `_seq_lens_cuda` 2104-2113 and `capture_h2d` 2118-2125 (the copy recorded in the graph);
+# `_prepare_feature_capture`'s one eager copy 2151-2155. `__init__`: `_capture_h2d_copy =
+# prefer_pinned()` with its comment 1289-1292 (the count from offset 0: `if self.enabled:` is
+# 1268). The (b,) int32 shape of each key's `_seq_lens_cuda`: the graph metadata's seq_lens
+# (ones of padded_batch_size, encode_only) copied to the device by the seq_lens setter, in
+# tensorrt_llm/_torch/attention_backend/interface.py (stored copy 44,753 characters, commit
+# not given by the index; read, not counted): `create_cuda_graph_metadata` sets
+# `_seq_lens_cuda = None`, so the setter allocates a fresh device tensor per key.
+CITES.update({
+    "encoder_graph_seq_lens_cuda": ("cuda_graph_runner", "EncoderCUDAGraphRunner."
+                                    "maybe_get_cuda_graph: one graph attention metadata per "
+                                    "new key (its own _seq_lens_cuda of the key's padded "
+                                    "batch size), bound to the host seq_lens; refilled by a "
+                                    "copy captured in the graph (token mode) or copied once "
+                                    "(feature mode)", 72000),
+    "encoder_pinned_capture": ("cuda_graph_runner", "EncoderCUDAGraphRunner.__init__: "
+                               "_capture_h2d_copy = prefer_pinned() (captured H2D copies "
+                               "need pinned host sources; pageable: copied before the "
+                               "replay)", 56000),
+})
+LINES.update({"encoder_graph_seq_lens_cuda": (1835, 2157),
+              "encoder_pinned_capture": (1289, 1292)})
+
+# host copy -> the device tensor it refills, the graphs' lengths included
+TOKEN_STAGING_ALL = {**TOKEN_STAGING, (HOST, "seq_lens"): (DEVICE, "_seq_lens_cuda")}
+
+
+def graph_seq_lens_cuda(captured: Sequence[tuple[int, ...]] | set[tuple[int, int, int]]
+                        ) -> dict[tuple[int, ...], tuple[tuple[int, ...], str]]:
+    """`cite_fact("encoder_graph_seq_lens_cuda")`: captured key -> (shape, dtype) of the
+    device `_seq_lens_cuda` its graph attention metadata owns: (key[0],) int32, one tensor per
+    captured key, alive as long as the graph."""
+    return {tuple(key): ((key[0],), "int32") for key in captured}
+
+
+def pinned_host_tensors(feature_mode: bool) -> frozenset[str]:
+    """`cite_fact("encoder_token_placement")`, `cite_fact("feature_mode_runner")`: the host
+    tensors allocated with `pin_memory=prefer_pinned()` (pinned on a system where
+    `prefer_pinned()` holds: `cite_fact("encoder_pinned_capture")`): token mode's copies of
+    `input_ids` / `position_ids` and `seq_lens` (not `_arange_max`, a plain `torch.arange`);
+    feature mode's `seq_lens` and every mirror."""
+    if feature_mode:
+        return frozenset({"seq_lens", *(f"mirror{i}" for i in range(FEATURE_MIRROR_SLOTS))})
+    return frozenset({"input_ids", "position_ids", "seq_lens"})
+
+
+# --------------------------------------------------------------------------------------------
+# Attention DP's idle ranks in disaggregated serving (context-only / generation-only servers)
+# --------------------------------------------------------------------------------------------
+
+# py_executor.py @9521caf469 (counted as adp_idle_dummy above): with a KV cache transceiver
+# (disaggregated serving) `_pad_attention_dp_dummy_request` counts only the active requests
+# not in generation-init state and not in generation-side transmission (1499-1506); a rank
+# counting none gets one dummy while expected > 0 (1508-1520), `is_gen=not
+# has_context_request`. `_fetch_new_requests` all-gathers len(active_requests), waiting ones
+# included (1186-1191), computes expected from it (1241-1246), spreads the new requests over
+# the ranks below expected, longest first, on a heap of (tokens, requests left, rank)
+# (1250-1287), and with a transceiver sets has_context_request only when the rank took a
+# context-only request (1289-1295).
+CITES.update({
+    "adp_disagg_idle": ("py_executor", "PyExecutor._pad_attention_dp_dummy_request with a "
+                        "kv_cache_transceiver: requests in generation init or KV "
+                        "transmission are not counted active; _fetch_new_requests: "
+                        "has_context_request only for a context-only request", 48000),
+})
+LINES.update({"adp_disagg_idle": (1184, 1520)})
+
+GEN_READY, CTX, GEN_INIT, GEN_TRANSFER = "generation", "context", "gen_init", "gen_transfer"
+WAITING = frozenset({GEN_INIT, GEN_TRANSFER})  # a generation request whose KV is arriving
+CONTEXT_ONLY, GENERATION_ONLY = "context_only", "generation_only"
+
+
+def adp_assign_new_requests(active: Sequence[int], new_lengths: Sequence[int], tp_size: int
+                            ) -> tuple[int, list[list[int]]]:
+    """`cite_fact("adp_disagg_idle")` (`_fetch_new_requests`): expected, and the indices of
+    the new requests each rank takes: the ranks below expected, on a heap of (context tokens
+    taken, requests still to take, rank), take the new requests longest first."""
+    if len(active) != tp_size:
+        raise Rejected(f"{len(active)} ranks' counts for tp_size {tp_size}")
+    expected = max(-(-(sum(active) + len(new_lengths)) // tp_size), max(active))
+    taken: list[list[int]] = [[] for _ in range(tp_size)]
+    if not new_lengths:
+        return expected, taken
+    heap = [(0, expected - a, rank) for rank, a in enumerate(active) if expected - a > 0]
+    import heapq
+    heapq.heapify(heap)
+    order = sorted(range(len(new_lengths)), key=lambda i: new_lengths[i], reverse=True)
+    for i in order:  # a stable sort on the length, longest first, as `sorted(.., reverse)`
+        tokens, left, rank = heapq.heappop(heap)
+        taken[rank].append(i)
+        if left - 1 > 0:
+            heapq.heappush(heap, (tokens + new_lengths[i], left - 1, rank))
+    return expected, taken
+
+
+def adp_disagg_dummies(active: Sequence[Sequence[str]], new: Sequence[tuple[str, int]],
+                       tp_size: int) -> list[tuple[int, str | None]] | None:
+    """`cite_fact("adp_disagg_idle")`: per rank, with a KV cache transceiver, the requests
+    it counts active after the step's new requests (`active`: each rank's requests by
+    state; `new`: (request type, input length) of the requests arriving) and the dummy it
+    adds: None, "generation" or "context" (`is_gen=not has_context_request`). A new
+    generation-only request starts in generation init (not counted); a context-only one is
+    a context request (counted). None when no rank adds anything and none counts a request
+    (every rank idle: no step)."""
+    expected, taken = adp_assign_new_requests([len(a) for a in active],
+                                              [n for _, n in new], tp_size)
+    out: list[tuple[int, str | None]] = []
+    for rank in range(tp_size):
+        mine = [new[i][0] for i in taken[rank]]
+        states = [*active[rank], *(GEN_INIT if t == GENERATION_ONLY else CTX for t in mine)]
+        assert expected >= len(states)  # the executor's own assertion
+        counted = sum(s not in WAITING for s in states)
+        has_context = CONTEXT_ONLY in mine
+        dummy = None
+        if expected - counted > 0 and counted == 0:
+            dummy = "context" if has_context else "generation"
+        out.append((counted, dummy))
+    if all(c == 0 and d is None for c, d in out):
+        return None
+    return out

@@ -235,13 +235,17 @@ def test_cli_encoder_decoder_plan_check_capacity_and_rehearse(tmp_path: Path) ->
     sizes = {b["name"]: (b["capacity"], b["reference_capacity"]) for b in encoder["buffers"]}
     # the pinned host staging copies (shared_static_tensors_cpu) have the device tensors'
     # rows (tensorrt_llm/_torch/pyexecutor/cuda_graph_runner.py@c0edad93fd:1355-1381)
+    # and each captured key's graph owns a device _seq_lens_cuda of its batch size (planned
+    # once, of the largest; the engine's rows summed over the keys: issue 23, s37t)
+    per_graph = sum(g["key"][0] for g in encoder["graphs"])
     assert sizes == {"input_ids": (1024, 4096), "position_ids": (1024, 4096),
                      "seq_lens": (8, 8), "input_ids_host": (1024, 4096),
-                     "position_ids_host": (1024, 4096), "arange_max": (1024, 4096)}
+                     "position_ids_host": (1024, 4096), "arange_max": (1024, 4096),
+                     "seq_lens_cuda": (8, per_graph)}
     placed = {b["name"]: b.get("placement", "device") for b in encoder["buffers"]}
     assert placed == {"input_ids": "device", "position_ids": "device", "seq_lens": "host",
                       "input_ids_host": "host", "position_ids_host": "host",
-                      "arange_max": "host"}
+                      "arange_max": "host", "seq_lens_cuda": "device"}
     encoder["buffers"][2]["capacity"] -= 1
     saved.write_text(json.dumps(doc))
     code, _, err = run_cli(["check", "--plan", str(saved)])
@@ -356,11 +360,13 @@ def test_cli_whisper_checkpoint_plans_feature_mode_encoder_graphs(tmp_path: Path
     assert [g["key"] for g in encoder["graphs"]] == [[b, 1500 * b, 1500] for b in (1, 2, 4, 8, 9)]
     assert {b["name"]: b["shape"] for b in encoder["buffers"]} == {
         "input_features": [9, 480000], "seq_lens": [9],
-        "input_features_host": [2, 9, 480000]}
+        "input_features_host": [2, 9, 480000], "seq_lens_cuda": [9]}
     saved_plan(tmp_path, out)
     code, out, err = run_cli(["rehearse", *line])
+    # the graphs read the device lengths, refilled from the host seq_lens (issue 23, s37t)
     assert code == 0 and ("encoder: 5 graphs captured, 5 replayed == eager (inputs: "
-                          "input_features (staged from host), seq_lens)") in out, err
+                          "input_features (staged from host), seq_lens_cuda (staged from "
+                          "host))") in out, err
     (model / "preprocessor_config.json").write_text(json.dumps({"n_samples": 160000}))
     code, out, err = run_cli(["plan", "--json", *line])
     assert code == 0, err

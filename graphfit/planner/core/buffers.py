@@ -124,6 +124,12 @@ class BufferSpec:
     copies the rows a graph reads into that buffer before each replay, as an engine whose
     graphs read a device tensor refilled from pinned host memory does. Its shape is the
     staged buffer's, or (slots, *that shape) for copies used in turn (`staging_slots`).
+    `pinned` says whether the engine allocates a host buffer in page-locked memory (False:
+    pageable; a device buffer is never pinned). A graph can record a host-to-device copy
+    only from pinned memory (a captured memcpy node reads its source when the graph
+    replays), so the runtime allocates pinned host buffers pinned beside a CUDA device and
+    records a one-slot staging copy in the graph only from a pinned copy; a pageable copy is
+    copied eagerly before each replay.
     """
 
     name: str
@@ -140,8 +146,12 @@ class BufferSpec:
     shared: str = ""
     placement: Placement = Placement.DEVICE
     stages: str = ""
+    pinned: bool = False
 
     def __post_init__(self) -> None:
+        if not isinstance(self.pinned, bool):
+            raise ConfigError(f"{self.name}: pinned must be true or false, got "
+                              f"{excerpt(self.pinned)}")
         if not isinstance(self.stages, str) or (self.stages and not _SHARED_NAME.fullmatch(
                 self.stages)):
             raise ConfigError(f"{self.name}: stages must be a buffer name (letters, digits, "
@@ -160,6 +170,8 @@ class BufferSpec:
             # one tensor several components' graphs read sits on the device (the runtime's
             # shared pool is one device's); a host staging copy belongs to one runner
             raise ConfigError(f"{self.name}: a shared buffer is a device buffer, not host")
+        if self.pinned and self.placement is Placement.DEVICE:
+            raise ConfigError(f"{self.name}: pinned is for a host buffer (placement host)")
         if not isinstance(self.shared, str) or (self.shared and not _SHARED_NAME.fullmatch(
                 self.shared)):
             raise ConfigError(f"{self.name}: shared must be a buffer name (letters, digits, "
@@ -209,9 +221,10 @@ def check_staging(component: str, buffers: tuple[BufferSpec, ...]) -> None:
                               f"of {b.stages}) or its shape, with its dtype and axis")
 
 
-def on_host(spec: BufferSpec) -> BufferSpec:
-    """The spec as a host buffer (pinned host memory the engine stages a graph's inputs in)."""
-    return replace(spec, placement=Placement.HOST)
+def on_host(spec: BufferSpec, pinned: bool = True) -> BufferSpec:
+    """The spec as a host buffer (host memory the engine stages a graph's inputs in; pinned
+    unless told otherwise)."""
+    return replace(spec, placement=Placement.HOST, pinned=pinned)
 
 
 def as_shared(spec: BufferSpec, name: str | None = None) -> BufferSpec:

@@ -234,7 +234,8 @@ class DescribedEngine:
         return BufferSpec(rule.name, rule.dtype, axis, demands, allocates,
                           FillPolicy(FillKind(rule.fill), rule.fill_value), (), trailing,
                           rule.init, source=f"{role}: described", safe_fills=safe,
-                          placement=Placement(rule.placement), stages=rule.stages)
+                          placement=Placement(rule.placement), stages=rule.stages,
+                          pinned=rule.pinned)
 
 
 def register_description(description: EngineDescription, *, default: bool = False

@@ -207,7 +207,9 @@ class BufferRule:
     "host" for a (pinned) host staging tensor, counted apart from the device bytes.
     `stages`: on a host buffer, the device buffer of the same component it is the staging
     copy of (the runtime writes a batch here and copies the rows a graph reads to that
-    buffer before each replay); "" for none."""
+    buffer before each replay); "" for none. `pinned`: on a host buffer, whether the engine
+    allocates it page-locked (`pin_memory=True`): only a pinned copy's host-to-device copy
+    is recorded in the graph, a pageable one is copied before each replay."""
 
     name: str
     dtype: str
@@ -221,9 +223,16 @@ class BufferRule:
     init: str = "zeros"
     placement: str = "device"
     stages: str = ""
+    pinned: bool = False
 
     def __post_init__(self) -> None:
         _name("buffer.name", self.name)
+        if not isinstance(self.pinned, bool):
+            raise ConfigError(f"buffer {self.name}: pinned must be true or false, got "
+                              f"{excerpt(self.pinned)}")
+        if self.pinned and self.placement != "host":
+            raise ConfigError(f"buffer {self.name}: pinned needs placement = \"host\" (only "
+                              "host memory is pinned)")
         if self.placement not in PLACEMENTS:
             raise ConfigError(f"buffer {self.name}: placement {excerpt(self.placement)} is not "
                               f"one of {', '.join(PLACEMENTS)}")

@@ -57,13 +57,15 @@ buffers of exactly the key's size. What differs is the key and the buffers:
   kimi_k3_vl.py:531-537, 549-555, 428-433) is read by every captured graph, so it is planned as
   the buffer `attention_workspace` of 128 MiB rows on every key (`WORKLOAD_FREE_BUFFERS`:
   its rows are the same for every key, and SGLang holds it once, not per key: `sglang_bytes`
-  counts it once). Not per key, so not planned here: the rope's
-  `freqs_cis` table (Rope2DPosEmbRepeated, a [512, 512, head_dim / 2] complex64 module
-  buffer registered on the first call, eager or captured, kimi_k3_vl.py:343-353 and
-  :545-547; the graph reads the per-key `rope_freqs_cis` gathered from it before capture,
-  runner :193-198), and the blocks' activations: not tensors the entry keeps but the
-  working set of the capture in SGLang's global graph memory pool (runner :113-121), shared
-  with the language model's graphs.
+  counts it once). So is the rope's `freqs_cis` table (`KIMI_ROPE_TABLE`:
+  Rope2DPosEmbRepeated's [512, 512, head_dim / 2] complex64 module buffer, registered at the
+  first call, eager or captured, and kept, kimi_k3_vl.py:343-353, 545-547), planned as
+  `rope_freqs_table`, 512 x 512 rows of [head_dim / 2, 2] float32 on every key (every key's
+  `rope_freqs_cis` is gathered from it, runner :193-198). Not planned: the blocks'
+  activations, not tensors the entry keeps but the working set of the capture in SGLang's
+  global graph memory pool (runner :113-121), shared with the language model's graphs, whose
+  size depends on the attention kernel and the fused rope picked on the GPU
+  (kimi_k3_vl.py:455-484).
 * An attention backend (`attention_backend`: SGLang's `--mm-attention-backend`, which
   overrides the tower's own choice, vision.py:1280-1300) other than triton_attn, fa3 or fa4
   makes the Qwen and InternVL runners raise at their first capture
@@ -100,7 +102,13 @@ CUDNN_BATCH_BUCKETS = (8, 16, 32, 64)
 CUDNN_WORKSPACE_BYTES = 128 * 1024 * 1024
 # buffers whose rows do not depend on the key: SGLang allocates them once per encoder
 # (kimi_k3_vl.py:531-538), so its own bytes count them once however many graphs it holds
-WORKLOAD_FREE_BUFFERS = frozenset({"attention_workspace"})
+# Kimi K3's 2D rope table: `Rope2DPosEmbRepeated(head_dim, 512, 512)` (kimi_k3_vl.py:545-547)
+# registers `freqs_cis`, complex64 [512, 512, head_dim / 2], as a module buffer on the tower's
+# device at the first encoder call, eager or captured (:343-353; built at :327-341), and keeps
+# it for the process: every key's metadata is gathered from it (:625-629) before the capture
+# and replay (runner :193-198). One per tower (issue 23, s37v).
+KIMI_ROPE_TABLE = (512, 512)
+WORKLOAD_FREE_BUFFERS = frozenset({"attention_workspace", "rope_freqs_table"})
 ENV_FLAG = "SGLANG_VIT_ENABLE_CUDA_GRAPH"  # environ.py:1603 (EnvBool, default False)
 KIMI_DEFAULTS = {"capacity": 2, "min_hits": 2, "max_seqlen": 6144}  # environ.py:2120-2122
 
@@ -153,6 +161,27 @@ QWEN3_PLAIN_CONFIG = frozenset({"Qwen3VLForConditionalGeneration",
 # Qwen3VLVisionConfig's defaults for what graphfit reads (configs/qwen3_vl.py:16-21)
 QWEN3_VISION_DEFAULTS = {"spatial_merge_size": 2, "out_hidden_size": 3584,
                          "deepstack_visual_indexes": [8, 16, 24]}
+# Every vision key graphfit reads, as the Qwen3 tower's config classes default it (issue 23,
+# s37v): SGLang's Qwen3VLVisionConfig and Qwen3VLMoeVisionConfig (configs/qwen3_vl.py:10-21,
+# 466-478), transformers' Qwen3VLVisionConfig / Qwen3VLMoeVisionConfig /
+# Qwen3OmniMoeVisionEncoderConfig (the same values; SGLang's copy of the last:
+# configs/qwen3_omni.py:58-71). QWEN3_VISION_DEFAULTS above keeps the keys main filled.
+QWEN3_CONFIG_DEFAULTS: dict[str, object] = {"hidden_size": 1152, "num_heads": 16,
+                                            "patch_size": 16, **QWEN3_VISION_DEFAULTS}
+# architecture -> the defaults its config class gives an absent vision key, and whether an
+# absent vision_config is that class built with no arguments:
+# * the class-config subclasses and plain Qwen3-VL / -MoE: QWEN3_CONFIG_DEFAULTS;
+# * Qwen3-Omni MoE: transformers' Qwen3OmniMoeConfig (SGLang registers none), its thinker's
+#   Qwen3OmniMoeVisionEncoderConfig; an absent thinker_config is {} (configs/qwen3_omni.py:
+#   560-578, the same in transformers), an absent vision_config the default (:214-217);
+# * Bailing MoE V3 VL: SGLang's BailingMoeV3VLConfig sets deepstack_visual_indexes [] when
+#   absent, then Qwen3VLMoeVisionConfig (configs/bailing_hybrid.py:254-261).
+QWEN3_DEFAULTED: dict[str, dict[str, object]] = {
+    **{arch: QWEN3_CONFIG_DEFAULTS for arch in sorted(QWEN3_CLASS_CONFIG | QWEN3_PLAIN_CONFIG)},
+    "Qwen3OmniMoeForConditionalGeneration": QWEN3_CONFIG_DEFAULTS,
+    "BailingMoeV3VLForConditionalGeneration": {**QWEN3_CONFIG_DEFAULTS,
+                                               "deepstack_visual_indexes": []},
+}
 FAMILIES = ("qwen2_5_vl", "qwen3_vl", "internvl", "kimi_k3")
 # Bailing MM v1/v2 (bailing_mm.py:46, 262, 266-269): the tower is the one vision_config names,
 # its architectures[0], else its model_type (bailing_mm.py:79-80); any other name is SGLang's
@@ -504,7 +533,11 @@ def key_buffers(geometry: VitGeometry, key: VitKey) -> tuple[VitBuffer, ...]:
                 VitBuffer("rope_freqs_cis", patches, (g.head_dim // 2, 2), "float32"),
                 VitBuffer("position_embeddings", patches, (g.hidden_size,), dt),
                 VitBuffer("cu_seqlens", len(grids) + 1, (), "int32"),
-                VitBuffer("seq_lens", len(grids), (), "int32"))
+                VitBuffer("seq_lens", len(grids), (), "int32"),
+                # the rope table the metadata is gathered from (KIMI_ROPE_TABLE), one row
+                # per (y, x) position
+                VitBuffer("rope_freqs_table", KIMI_ROPE_TABLE[0] * KIMI_ROPE_TABLE[1],
+                          (g.head_dim // 2, 2), "float32"))
         if g.attention_backend != "flashinfer_cudnn":
             return kimi
         padded = cudnn_padded_images(len(grids))
@@ -726,10 +759,11 @@ def _kimi_sizes(key: VitKey) -> list[int]:
 
 __all__ = ["ATTENTION_BACKENDS", "BAILING_MM_ARCHITECTURES", "BAILING_MM_TOWERS",
            "CUDNN_BATCH_BUCKETS", "CUDNN_WORKSPACE_BYTES", "ENV_FLAG", "FAMILIES",
+           "KIMI_ROPE_TABLE",
            "RUNNER_BACKENDS",
            "cudnn_padded_images",
            "KIMI_DEFAULTS", "QWEN3_CLASS_CONFIG", "QWEN3_PLAIN_CONFIG", "QWEN3_REMOTE_CONFIG",
-           "QWEN3_VISION_DEFAULTS",
+           "QWEN3_VISION_DEFAULTS", "QWEN3_CONFIG_DEFAULTS", "QWEN3_DEFAULTED",
            "REFUSED_ARCHITECTURES", "VIT_ARCHITECTURES", "VitBuffer",
            "VitGeometry", "VitPlan", "VitViolation", "VitWorkload", "graph_key",
            "key_buffers", "key_calls", "key_fill", "kimi_outcomes", "plan_vit",

@@ -170,14 +170,50 @@ def with_idle_dummies(batches: tuple[int, ...]) -> tuple[int, ...]:
     return tuple(max(b, 1) for b in batches)
 
 
+def with_idle_dummies_disaggregated(ready: tuple[int, ...], waiting: tuple[int, ...]
+                                    ) -> tuple[int, ...]:
+    """`with_idle_dummies` on a disaggregated server (context-only or generation-only), where
+    a rank's generation requests whose KV cache is still arriving from the context server
+    (`waiting`: in generation init or in transmission) are held but not active: the
+    executor counts a rank's active requests without them
+    (tensorrt_llm/_torch/pyexecutor/py_executor.py@9521caf469:1499-1506) but all-gathers
+    len(active_requests), waiting ones included, for the expected count
+    (tensorrt_llm/_torch/pyexecutor/py_executor.py@9521caf469:1186-1191), so a rank with no
+    ready request gets one dummy whenever any rank holds a request, ready or waiting
+    (1508-1520). That dummy is a generation request: `is_gen=not has_context_request`, and
+    has_context_request is set only when the rank took a context-only request this step
+    (tensorrt_llm/_torch/pyexecutor/py_executor.py@9521caf469:1289-1295), which the rank
+    then counts active, so it adds no dummy. `ready`: each rank's ready generation batch
+    (its decode step's requests, new context-only requests excluded); ConfigError when no
+    rank holds any request."""
+    if len(waiting) != len(ready):
+        raise ConfigError(f"attention DP: {len(waiting)} ranks' waiting counts for "
+                          f"{len(ready)} batches")
+    if any(b < 0 for b in (*ready, *waiting)):
+        raise ConfigError("attention DP: a rank's batch is a request count >= 0")
+    if ready and max(r + w for r, w in zip(ready, waiting, strict=True)) < 1:
+        raise ConfigError("attention DP: no rank holds a request, so no step runs (an idle "
+                          "rank gets a dummy request only while another rank holds one)")
+    return tuple(max(b, 1) for b in ready)
+
+
 def plan_adp_dispatch(config: EngineSettings, sizes: tuple[int, ...],
-                      batches: tuple[int, ...]) -> tuple[int | None, ...]:
+                      batches: tuple[int, ...], waiting: tuple[int, ...] | None = None
+                      ) -> tuple[int | None, ...]:
     """`adp_dispatch` for a resolved config: one generation batch per attention-DP rank
     (exactly `attention_dp_ranks(config)` of them; 0 for an idle rank, which joins with the
     executor's dummy request, `with_idle_dummies`), the config's padding and max_batch_size
-    (each rank's own limit: the plan is one rank's)."""
+    (each rank's own limit: the plan is one rank's). `waiting`: on a disaggregated server,
+    each rank's requests still receiving their KV cache (held, not active:
+    `with_idle_dummies_disaggregated`); None outside disaggregated serving."""
     _check_ranks(config, len(batches), "batch(es)")
-    ranks = with_idle_dummies(batches) if attention_dp_ranks(config) > 1 else batches
+    if waiting is not None and attention_dp_ranks(config) > 1:
+        ranks = with_idle_dummies_disaggregated(batches, waiting)
+    elif waiting is not None:
+        _check_ranks(config, len(waiting), "waiting count(s)")
+        ranks = batches
+    else:
+        ranks = with_idle_dummies(batches) if attention_dp_ranks(config) > 1 else batches
     return adp_dispatch(sizes, ranks, padding=bool(config.cuda_graph_padding),
                         max_batch_size=config.max_num_seqs or DEFAULT_MAX_BATCH_SIZE)
 

@@ -70,6 +70,7 @@ from graphfit.planner.engines.trtllm_encoder import (
     capture_layout,
     encoder_buffers,
     encoder_graphs,
+    graph_requests,
 )
 
 FIXED_SLOTS_SUMMARY = ("fixed sequence slots (relative attention): a batch replays the first "
@@ -344,7 +345,8 @@ def encdec_component(config: EngineSettings) -> KeyedComponentModel:
     graphs = encdec_graphs_of(config)
     buffers = encoder_buffers(graphs.static_rows, graphs.seq_lens_rows,
                               "EncoderCUDAGraphRunner's static inputs, encoder-decoder "
-                              "(_create_shared_static_tensors)")
+                              "(_create_shared_static_tensors)",
+                              graph_requests(graphs.dispatch.captured))
     ladders = graphs.ladders
     witnesses: dict[tuple[int, ...], BatchKey | Lengths] = dict(graphs.witnesses.items())
     return KeyedComponentModel(COMPONENT, graphs.dispatch,

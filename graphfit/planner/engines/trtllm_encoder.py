@@ -32,7 +32,20 @@ Sources (NVIDIA/TensorRT-LLM; tests/oracle/trtllm_reference.py `CITES` and `LINE
   1355-1381): `input_ids` (rows,) and `position_ids` (1, rows) int32 with rows = min(largest
   token bucket, max_num_tokens), and a pinned host `seq_lens` (largest batch size,) int32,
   planned too (capacity: the largest captured key's batch size). A graph of key (b, n, L)
-  reads n token rows and b requests.
+  reads n token rows and b requests. Host tensors are pinned when `prefer_pinned()`
+  (1362-1380; planned `pinned`), `_arange_max` is pageable (1383-1384): the runner records
+  its host-to-device copies in the graph only from pinned memory
+  (tensorrt_llm/_torch/pyexecutor/cuda_graph_runner.py@c0edad93fd:1289-1292).
+* the graphs' device sequence lengths: `maybe_get_cuda_graph` creates each new key's graph
+  attention metadata (tensorrt_llm/_torch/pyexecutor/cuda_graph_runner.py@c0edad93fd:1835-1870,
+  `create_cuda_graph_metadata(padded_batch_size, .., encode_only=True)` 1839-1845), kept in
+  `graph_metadata[key]` for the graph's life; that metadata's `_seq_lens_cuda` (b,) int32
+  device tensor is read by the graph and refilled from the host `seq_lens` slice it is bound
+  to (1852-1855) by a copy captured in the graph (token mode, `capture_h2d`, 2118-2125) or
+  copied once at capture (feature mode, 2151-2155). graphfit plans one `seq_lens_cuda`
+  (largest batch size,) device buffer every graph reads its first b rows of, staged by the
+  host `seq_lens`; its reference rows are the engine's, one tensor per captured key: the sum
+  of the captured keys' batch sizes.
 
 Encoder-decoder and feature-mode encoders (fixed sequence slots, `capture_keys` built from
 layouts) and multimodal-encoder buckets are not modelled here.
@@ -41,12 +54,20 @@ layouts) and multimodal-encoder buckets are not modelled here.
 from __future__ import annotations
 
 from bisect import bisect_left
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from functools import cached_property
 
 from graphfit.planner.core.batches import Stream
-from graphfit.planner.core.buffers import PAD_TRUE, ZERO, Axis, BufferSpec, Demand, Placement
+from graphfit.planner.core.buffers import (
+    PAD_TRUE,
+    ZERO,
+    Axis,
+    BufferSpec,
+    Demand,
+    FillPolicy,
+    Placement,
+)
 from graphfit.planner.core.errors import ConfigError
 from graphfit.planner.core.keyed import BatchKey, KeyedDispatch, prove_keyed
 from graphfit.planner.core.settings import EngineSettings
@@ -241,26 +262,46 @@ def padded_requests(key: tuple[int, ...]) -> int:
     return key[0]
 
 
-# the request-axis buffer's own rows rule (KeyedDispatch.buffer_rows); the token buffers read
+SEQ_LENS_DEVICE = "seq_lens_cuda"  # the graphs' device copy of the host seq_lens
+
+# the request-axis buffers' own rows rule (KeyedDispatch.buffer_rows); the token buffers read
 # the key's padded tokens (key[1])
-SEQ_LENS_ROWS = {"seq_lens": padded_requests}
+SEQ_LENS_ROWS = {"seq_lens": padded_requests, SEQ_LENS_DEVICE: padded_requests}
 
 
-def seq_lens_buffer(rows: int) -> BufferSpec:
+def seq_lens_buffer(rows: int, fill: FillPolicy = PAD_TRUE) -> BufferSpec:
     """The runner's pinned host `seq_lens` (largest batch size,) int32: each graph's attention
     metadata reads its first b entries, one-token dummies padded with 1
-    (`_create_shared_static_tensors`, `pad_batch`)."""
+    (`_create_shared_static_tensors`, `pad_batch`); the staging copy of `seq_lens_cuda`."""
     return BufferSpec("seq_lens", "int32", Axis.REQUESTS, (Demand(Stream.TARGET_REQUESTS),),
-                      rows, PAD_TRUE,
+                      rows, fill,
                       source="EncoderCUDAGraphRunner's pinned host seq_lens "
-                             "(_create_shared_static_tensors)", placement=Placement.HOST)
+                             "(_create_shared_static_tensors)", placement=Placement.HOST,
+                      stages=SEQ_LENS_DEVICE, pinned=True)
+
+
+def graph_requests(captured: Iterable[tuple[int, ...]]) -> int:
+    """The engine's `_seq_lens_cuda` rows over all its graphs: one (b,) tensor per captured
+    key (its graph attention metadata's), b = key[0]."""
+    return sum(padded_requests(key) for key in captured)
+
+
+def seq_lens_device_buffer(reference_rows: int, fill: FillPolicy = PAD_TRUE) -> BufferSpec:
+    """The graphs' device sequence lengths, (largest batch size,) int32 in graphfit's plan (a
+    graph of key (b, ..) reads b rows, refilled from the host `seq_lens`); the engine
+    allocates one (b,) `_seq_lens_cuda` per captured key (`reference_rows`: their sum)."""
+    return BufferSpec(SEQ_LENS_DEVICE, "int32", Axis.REQUESTS,
+                      (Demand(Stream.TARGET_REQUESTS),), reference_rows, fill,
+                      source="each encoder graph's attention metadata _seq_lens_cuda "
+                             "(create_cuda_graph_metadata, one per captured key)")
 
 
 HOST_COPY = "{}_host"  # a host staging copy's name: the device buffer's, suffixed
 ARANGE_BUFFER = "arange_max"
 
 
-def encoder_buffers(rows: int, seq_lens_rows: int, why: str) -> tuple[BufferSpec, ...]:
+def encoder_buffers(rows: int, seq_lens_rows: int, why: str, graph_rows: int
+                    ) -> tuple[BufferSpec, ...]:
     """An `EncoderCUDAGraphRunner`'s static `input_ids` (rows,) and `position_ids` (1, rows)
     int32 (a graph of key (b, n, L) reads n rows), their pinned host staging copies of the
     same shapes (`shared_static_tensors_cpu`, planned as `input_ids_host` /
@@ -279,15 +320,16 @@ def encoder_buffers(rows: int, seq_lens_rows: int, why: str) -> tuple[BufferSpec
         seq_lens_buffer(seq_lens_rows),
         BufferSpec(HOST_COPY.format("input_ids"), "int32", Axis.TOKENS,
                    (Demand(Stream.GRAPH_TOKENS),), rows, ZERO, source=host,
-                   placement=Placement.HOST, stages="input_ids"),
+                   placement=Placement.HOST, stages="input_ids", pinned=True),
         BufferSpec(HOST_COPY.format("position_ids"), "int32", Axis.TOKENS,
                    (Demand(Stream.GRAPH_TOKENS),), rows, ZERO, leading=(1,), source=host,
-                   placement=Placement.HOST, stages="position_ids"),
+                   placement=Placement.HOST, stages="position_ids", pinned=True),
         # `_arange_max`: a host (pageable) arange the replay slices to build the packed
         # position_ids in place
         BufferSpec(ARANGE_BUFFER, "int32", Axis.TOKENS, (Demand(Stream.GRAPH_TOKENS),), rows,
                    ZERO, init="arange", source=why + ", host arange (_arange_max)",
-                   placement=Placement.HOST))
+                   placement=Placement.HOST),
+        seq_lens_device_buffer(graph_rows))
 
 
 def encoder_graphs_of(config: EngineSettings, batch_sizes: Sequence[int]) -> EncoderGraphs:
@@ -309,7 +351,8 @@ def encoder_component(config: EngineSettings, batch_sizes: Sequence[int]
     graphs = encoder_graphs_of(config, batch_sizes)
     buffers = encoder_buffers(graphs.static_rows, graphs.seq_lens_rows,
                               "EncoderCUDAGraphRunner's static inputs "
-                              "(_create_shared_static_tensors)")
+                              "(_create_shared_static_tensors)",
+                              graph_requests(graphs.captured))
     ladders = graphs.ladders
     witnesses: dict[tuple[int, ...], BatchKey] = {
         key: batch for key, batch in graphs.witnesses.items()}

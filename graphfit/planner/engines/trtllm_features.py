@@ -36,6 +36,11 @@ Sources (NVIDIA/TensorRT-LLM):
   `input_features` eagerly before the replay (`_replay_features`,
   tensorrt_llm/_torch/pyexecutor/cuda_graph_runner.py@c0edad93fd:2165-2205; the H2D is
   never captured, `_prepare_feature_capture`, 2129-2157), so each mirror slot needs b rows.
+  Both host tensors are pinned (`BufferSpec.pinned`). Each captured key's graph attention
+  metadata also owns a device `_seq_lens_cuda` (b,) int32, copied once from the host
+  `seq_lens` at capture (2151-2155): planned as `seq_lens_cuda` (trtllm_encoder's
+  `seq_lens_device_buffer`), staged by the host `seq_lens`; a one-slot pinned copy, so the
+  runtime records it in the graph (the same values each replay: the lengths are fixed).
 
 The spec itself is the model class's, restated per architecture by the inputs layer
 (graphfit.inputs.trtllm_features) as the `encoder_feature_spec` option.
@@ -64,7 +69,13 @@ from graphfit.planner.core.keyed import BatchKey, KeyedDispatch
 from graphfit.planner.core.settings import EngineSettings
 from graphfit.planner.engines.base import KeyedComponentModel
 from graphfit.planner.engines.trtllm_encdec import encoder_bounds
-from graphfit.planner.engines.trtllm_encoder import COMPONENT, EncoderKey
+from graphfit.planner.engines.trtllm_encoder import (
+    COMPONENT,
+    SEQ_LENS_DEVICE,
+    EncoderKey,
+    graph_requests,
+    seq_lens_device_buffer,
+)
 from graphfit.planner.engines.trtllm_ladders import trtllm_filter
 
 # `EncoderCUDAGraphRunner.MAX_FEATURE_PADDING_RATIO` = 9 / 8
@@ -224,7 +235,7 @@ def feature_graphs_of(config: EngineSettings, spec: FeatureSpec) -> FeatureGraph
 FEATURE_SUMMARY = "feature mode ({spec}): one graph per batch size{mirrors}"
 # the host staging copy of `input_features` (its leading dim: the MIRRORS rotated slots)
 MIRROR_BUFFER = "input_features_host"
-BUFFERS = ("input_features", "seq_lens", MIRROR_BUFFER)
+BUFFERS = ("input_features", "seq_lens", MIRROR_BUFFER, SEQ_LENS_DEVICE)
 
 
 def feature_component(config: EngineSettings, spec: FeatureSpec) -> KeyedComponentModel:
@@ -232,14 +243,15 @@ def feature_component(config: EngineSettings, spec: FeatureSpec) -> KeyedCompone
     spec's dtype and the host `seq_lens` (rows,) int32 filled with fixed_seq_len, TensorRT-
     LLM's rows the largest kept batch size."""
     graphs = feature_graphs_of(config, spec)
+    fixed = FillPolicy(FillKind.SENTINEL, spec.fixed_seq_len)
     why = "EncoderCUDAGraphRunner's feature-mode static inputs (_create_shared_static_tensors)"
     buffers = (
         BufferSpec("input_features", spec.dtype, Axis.REQUESTS,
                    (Demand(Stream.TARGET_REQUESTS),), graphs.rows, ZERO,
                    trailing=spec.shape, source=why),
         BufferSpec("seq_lens", "int32", Axis.REQUESTS, (Demand(Stream.TARGET_REQUESTS),),
-                   graphs.rows, FillPolicy(FillKind.SENTINEL, spec.fixed_seq_len),
-                   source=why + ", pinned host", placement=Placement.HOST),
+                   graphs.rows, fixed, source=why + ", pinned host",
+                   placement=Placement.HOST, stages=SEQ_LENS_DEVICE, pinned=True),
         # `_feature_mirrors`: MIRRORS pinned host copies of input_features, each (rows,
         # *shape); a replay of key (p, ...) fills p rows of the next one (the requests'
         # features, zeros for the padding) and copies them to the device buffer outside the
@@ -250,7 +262,10 @@ def feature_component(config: EngineSettings, spec: FeatureSpec) -> KeyedCompone
                    source=(f"EncoderCUDAGraphRunner._feature_mirrors: {MIRRORS} pinned host "
                            "slots, rotated; the staging copy _replay_features fills and "
                            "copies to input_features before each replay"),
-                   placement=Placement.HOST, stages="input_features"),
+                   placement=Placement.HOST, stages="input_features", pinned=True),
+        # each captured key's graph attention metadata's `_seq_lens_cuda`, copied once from
+        # the host seq_lens at capture (`_prepare_feature_capture`)
+        seq_lens_device_buffer(graph_requests(graphs.captured), fixed),
     )
     tp = config.tensor_parallel_size
     summary = (FEATURE_SUMMARY.format(spec=spec.describe(), mirrors="") if tp == 1 else
