@@ -110,7 +110,9 @@ def jit_deepgemm(env: bool, device_sm: int, sm120_apis: bool = True) -> bool:
     import sys
 
     so.oracle()
-    with sglang_stubs.stubbed():
+    # under resolve's fake SM100 CUDA: the first import builds SGLang's method table from the
+    # platform (layers/quantization/__init__.py:63-104), which later oracles then reuse
+    with sglang_stubs.stubbed(), sglang_stubs.fake_cuda(80 * 1024, capability=(10, 0)):
         from sglang.srt.layers.deep_gemm_wrapper import configurer
 
         stub = types.ModuleType("deep_gemm")
