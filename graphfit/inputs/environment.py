@@ -129,7 +129,9 @@ def sglang_environment(environ: Mapping[str, str]) -> list[Setting]:
 
 # flashinfer_megamoe's variables (environ.py:1235, 1240, 1246) -> SglangOptions fields
 MEGAMOE_BOOLS = {"SGLANG_FLASHINFER_MEGAMOE_IN_KERNEL_FC2_REDUCE": "megamoe_fc2_reduce",
-                 "SGLANG_FLASHINFER_CUTEDSL_NVFP4_W4A16": "nvfp4_w4a16"}
+                 "SGLANG_FLASHINFER_CUTEDSL_NVFP4_W4A16": "nvfp4_w4a16",
+                 # HYV4's deep_gemm pick (environ.py:1348; sglang_class_picks)
+                 "SGLANG_ENABLE_JIT_DEEPGEMM": "jit_deepgemm"}
 ENV_MEGAMOE_COMBINE = "SGLANG_FLASHINFER_MEGAMOE_COMBINE_DTYPE"
 
 

@@ -31,8 +31,13 @@ from graphfit.inputs.sglang_safetensors import fp8_experts
 from graphfit.inputs.target_overrides import on_load, overrides_for, shown
 from graphfit.planner import aux_layer_ids
 from graphfit.planner.core.errors import ConfigError, brief, excerpt
+from graphfit.planner.engines.sglang_class_picks import HYV4
+from graphfit.planner.engines.sglang_model_quant import NEMOTRON_H
 from graphfit.planner.engines.sglang_quant_overrides import quant_config_text
-from graphfit.planner.engines.sglang_quantization import checkpoint_method
+from graphfit.planner.engines.sglang_quantization import (
+    checkpoint_method,
+    parsed_quantization_config,
+)
 
 WARNING = "warning: "  # a note the CLI prints as a warning
 
@@ -276,6 +281,7 @@ def quant_settings(model: str) -> list[Setting]:
         verified.append(Setting("kimi_mxfp4_pack", pack,
                                 f"{path}: text_config.quantization_config", FILE, weak=True))
     quant = hf_quantization_config(path, data)
+    verified += _hf_config_quant(path, data, quant)
     if quant is None:
         return verified
     out = _fp4_experts(path, quant)
@@ -291,6 +297,23 @@ def quant_settings(model: str) -> list[Setting]:
                           f"name, got {excerpt(algo)}")
     return [Setting("quant_algo", algo, f"{path}: quantization_config.quant_algo", FILE,
                     weak=True), *out, *verified]
+
+
+HF_QUANT_READERS = (*NEMOTRON_H, *HYV4)  # model_overrides/nemotron_h.py, deepseek_v2.py:80
+
+
+def _hf_config_quant(path: Path, data: dict[str, Any], quant: dict[str, Any] | None
+                     ) -> list[Setting]:
+    """SglangOptions.hf_config_quant for the classes whose override reads
+    hf_config.quantization_config beyond its method (Nemotron-H, HYV4:
+    graphfit.planner.engines.sglang_class_picks): config.json's, ModelOpt-parsed in place as
+    SGLang does (configs/model_config.py:1727-1741), or "absent". Nothing for other classes."""
+    classes = data.get("architectures")
+    if not isinstance(classes, list) or not classes or classes[0] not in HF_QUANT_READERS:
+        return []
+    value = "absent" if quant is None else quant_config_text(parsed_quantization_config(quant))
+    return [Setting("hf_config_quant", value, f"{path}: quantization_config", FILE,
+                    weak=True)]
 
 
 def _fp8_experts(data: dict[str, Any], folder: Path) -> list[Setting]:

@@ -22,6 +22,7 @@ from graphfit.inputs import (
     sglang_a2a,
     sglang_draft,
     sglang_dspark,
+    sglang_eplb,
     sglang_mamba_flags,
     sglang_post_capture,
 )
@@ -510,6 +511,8 @@ FILE_KEYS: dict[str, Handler] = {
     # value checks SGLang runs for every model (arg_groups/mamba_hook.py:19-28)
     "mamba_cache_philox_rounds": sglang_mamba_flags.philox_rounds,
     "mamba_max_states_per_path": sglang_mamba_flags.max_states_per_path,
+    # Nemotron-H's expert-remap rules (graphfit.inputs.sglang_eplb)
+    **sglang_eplb.KEYS,
 }
 # keys a config file may hold that a pasted line's reader consumes itself
 MODEL_KEYS: dict[str, Handler] = {"model_path": model_path}

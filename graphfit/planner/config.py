@@ -371,7 +371,10 @@ class EngineConfig:
             checkpoint_fp8_experts: bool | None = None,
             kimi_mxfp4_pack: bool | None = None,
             dsa_index_kpool: int = 1,
-            mamba_head_counts: tuple[int, int] | None = None) -> None: ...
+            mamba_head_counts: tuple[int, int] | None = None,
+            enable_eplb: bool = False, ep_num_redundant_experts: int = 0,
+            init_expert_location: str = "trivial", jit_deepgemm: bool = True,
+            hf_config_quant: Any = None) -> None: ...
 
     def __post_init__(self) -> None:
         set_ = object.__setattr__
@@ -1003,6 +1006,31 @@ class EngineConfig:
     def mamba_head_counts(self) -> tuple[int, int] | None:
         """SglangOptions.mamba_head_counts."""
         return cast("tuple[int, int] | None", self._option("mamba_head_counts"))
+
+    @property
+    def enable_eplb(self) -> bool:
+        """SglangOptions.enable_eplb."""
+        return cast(bool, self._option("enable_eplb"))
+
+    @property
+    def ep_num_redundant_experts(self) -> int:
+        """SglangOptions.ep_num_redundant_experts."""
+        return cast(int, self._option("ep_num_redundant_experts"))
+
+    @property
+    def init_expert_location(self) -> str:
+        """SglangOptions.init_expert_location."""
+        return cast(str, self._option("init_expert_location"))
+
+    @property
+    def jit_deepgemm(self) -> bool:
+        """SglangOptions.jit_deepgemm."""
+        return cast(bool, self._option("jit_deepgemm"))
+
+    @property
+    def hf_config_quant(self) -> str | None:
+        """SglangOptions.hf_config_quant."""
+        return cast("str | None", self._option("hf_config_quant"))
 
     @property
     def moe_runner_backend(self) -> str:

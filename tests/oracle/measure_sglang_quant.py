@@ -14,7 +14,10 @@
 5. every (class, flag, layout, GPU, a2a backend) of tests.oracle.test_sglang_model_quant_oracle's
    runner grid, a2a backend not none, runner auto: the MoE runner SGLang's own model
    overrides pick (or their refusal) against graphfit's (sglang_quantization.class_runner; a
-   graphfit without it keeps the given runner).
+   graphfit without it keeps the given runner);
+6. N // 2 generated model directories for Nemotron-H's expert remap, HYV4's deep_gemm pick and
+   the ModelOpt config the overrides read (tests.oracle.sglang_class_picks_cases; also
+   `python -m tests.oracle.measure_sglang_class_picks`, which can score another checkout).
 
 Run: python -m tests.oracle.measure_sglang_quant [N] [SEED]  (default 3000 23). Run with
 PYTHONPATH=/path/to/an/older/checkout for that checkout's figure on part 1 (it falls back
@@ -83,6 +86,7 @@ def main() -> None:
         _show("1. 17 flags x 14 layouts on SM100", *_compare(rows))
         deepseek(count, seed)
         runners()
+        class_picks(count, seed)
         return
     from tests.oracle import sglang_quant_cases as qc
 
@@ -108,6 +112,7 @@ def main() -> None:
     _show(f"3. {count // 4} generated local checkpoints (seed {seed})", *_compare(rows))
     deepseek(count, seed)
     runners()
+    class_picks(count, seed)
 
 
 def runners() -> None:
@@ -182,6 +187,19 @@ def deepseek(count: int, seed: int) -> None:
     wrong, counts = st.compare(root / "headers", count // 4, seed)
     print(f"   header read alone on {count // 4} directories: {count // 4 - len(wrong)} "
           f"agree, {len(wrong)} differ; SGLang finds FP8 experts in {counts['fp8']}")
+
+
+def class_picks(count: int, seed: int) -> None:
+    """Part 6: tests.oracle.sglang_class_picks_cases over N // 2 model directories."""
+    from tests.oracle import sglang_class_picks_cases as cp
+
+    with tempfile.TemporaryDirectory(prefix="class-picks-") as root:
+        counts, lines = cp.run(count // 2, seed, Path(root))
+    print(f"6. {count // 2} Nemotron-H remap / HYV4 / hf_quant_config.json lines (seed {seed}): "
+          f"{counts['agree']} agree, {counts['differ']} differ, {counts['not modelled']} not "
+          f"modelled")
+    for line in [x for x in lines if not x.startswith("not modelled")][:5]:
+        print("  DIFFER", line)
 
 
 if __name__ == "__main__":

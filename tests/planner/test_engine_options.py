@@ -202,6 +202,11 @@ VALID: dict[str, st.SearchStrategy[Any]] = {
     "kimi_mxfp4_pack": st.none() | st.booleans(),
     "dsa_index_kpool": st.sampled_from([1, 2, 4]),
     "mamba_head_counts": st.sampled_from([None, (8, 4), [16, 16], (1, 1)]),
+    "enable_eplb": st.booleans(),
+    "ep_num_redundant_experts": st.sampled_from([0, 2, 32]),
+    "init_expert_location": st.sampled_from(["trivial", "/tmp/location.json"]),
+    "jit_deepgemm": st.booleans(),
+    "hf_config_quant": st.sampled_from([None, "absent", {"quant_algo": "MXFP8"}]),
 }
 INVALID: dict[str, st.SearchStrategy[Any]] = {
     "vit": st.sampled_from([
@@ -349,6 +354,11 @@ INVALID: dict[str, st.SearchStrategy[Any]] = {
     "dsa_index_kpool": st.sampled_from([0, -1, True, 2.0, "4", None]),
     "mamba_head_counts": st.sampled_from(["8,4", (8,), (8, 0), (8, True), [4.0, 2], (1, 2, 3),
                                              (None, 4)]),
+    "enable_eplb": st.sampled_from([None, "1", 0]),
+    "ep_num_redundant_experts": st.sampled_from([None, -1, True, "2"]),
+    "init_expert_location": st.sampled_from([None, "", " ", 3]),
+    "jit_deepgemm": st.sampled_from([None, "yes", 1]),
+    "hf_config_quant": st.sampled_from(["", "[1]", 4, ["fp8"]]),
 }
 
 
@@ -623,6 +633,7 @@ def test_the_plan_3_document_writes_the_options_object() -> None:
         "max_prefill_tokens": 16384, "hybrid_swa": None,
         "checkpoint_fp8_experts": None,
         "kimi_mxfp4_pack": None, "dsa_index_kpool": 1,
-        "mamba_head_counts": None}
+        "mamba_head_counts": None, "enable_eplb": False, "ep_num_redundant_experts": 0,
+        "init_expert_location": "trivial", "jit_deepgemm": True, "hf_config_quant": None}
     assert not set(config) & set(LEGACY_KEYWORDS)
     assert EngineConfig.from_dict(config).tp_size == 2

@@ -34,6 +34,7 @@ from collections.abc import Mapping
 from typing import Any, Literal
 
 from graphfit.planner.core.errors import ConfigError
+from graphfit.planner.engines import sglang_class_picks as picks
 
 Kind = Literal["sm100_copy", "deepseek_sm100_copy", "modelopt_any_gpu", "keeps"]
 
@@ -74,9 +75,11 @@ RUNNER_EFFECTS: dict[str, str] = {
     "deepseek_sm100_copy": "SM100, a2a none, not LongCat, quantization fp8/modelopt_fp8/"
                            "modelopt_fp4/modelopt_mixed/None or Kimi int4 -> "
                            "flashinfer_trtllm (overrides.py:798-812); HYV4 MXFP8 with JIT "
-                           "DeepGEMM -> deep_gemm (deepseek_v2.py:80-97)",
+                           "DeepGEMM -> deep_gemm, any a2a (deepseek_v2.py:80-97; "
+                           "sglang_class_picks)",
     "modelopt_any_gpu": "W4A16 experts -> marlin (a2a none only, else ValueError); EPLB on "
-                        "SM100 a2a none -> flashinfer_trtllm_routed; ModelOpt or no "
+                        "SM100 a2a none -> flashinfer_trtllm_routed (sglang_class_picks); "
+                        "ModelOpt or no "
                         "quantization: SM100 a2a none -> flashinfer_trtllm, FP4 on SM80-90 -> "
                         "marlin, else flashinfer_cutlass (nemotron_h.py:65-121)",
     "DeepseekV4ForCausalLM": "hybrid NVFP4 MoE metadata -> flashinfer_trtllm_routed (any "
@@ -96,18 +99,22 @@ def kind(arch: str | None) -> Kind | None:
 
 def flag_after_overrides(arch: str | None, flag: str | None, unquant: bool,
                          model_quant: str | None, method: str | None,
-                         sm100: bool | None, fp8_experts: bool | None = None
+                         sm100: bool | None, fp8_experts: bool | None = None, *,
+                         hf_quant: Mapping[str, Any] | str | None = None
                          ) -> tuple[bool, str | None]:
     """(known, server_args.quantization after the class's override).
 
     `flag`: the given flag (None without one or with unquant); `unquant`: `--quantization
     unquant` was given; `model_quant`: the ModelConfig's verified quantization (what
     sglang_quantization.check_clash returns); `method`: the checkpoint's parsed method;
-    `fp8_experts`: whether its safetensors hold FP8 expert weights (None: not read)."""
+    `fp8_experts`: whether its safetensors hold FP8 expert weights (None: not read);
+    `hf_quant`: config.json's quantization_config (sglang_class_picks; a plain `modelopt`
+    is named by its quant_algo, nemotron_h.py:45-52)."""
     k = kind(arch)
     if k == "modelopt_any_gpu":
-        if model_quant in MODELOPT:
-            return (not unquant, model_quant)  # nemotron_h.py:31-55
+        if model_quant in MODELOPT:  # nemotron_h.py:31-55
+            known, named = picks.modelopt_flag(model_quant, hf_quant)
+            return (known and not unquant, named)
         return True, flag
     if flag is not None or unquant or (method is None and arch != "DeepseekV3ForCausalLM"):
         return True, flag  # given, opted out, or nothing to copy
@@ -189,7 +196,10 @@ def _qwen3_runner(arch: str | None, runner: str, a2a: str, quant: str | None,
 def class_runner(arch: str | None, runner: str, a2a: str, sm100: bool | None,
                  capability: int | None, model_quant: str | None, quant: str | None,
                  cfg: Mapping[str, Any] | None, hybrid: bool | None,
-                 kimi_pack: bool | None, w4a16_env: bool = False) -> tuple[bool, str]:
+                 kimi_pack: bool | None, w4a16_env: bool = False, *,
+                 hf_quant: Mapping[str, Any] | str | None = None, remap: bool = False,
+                 enable_eplb: bool = False, deepgemm: bool | None = False
+                 ) -> tuple[bool, str]:
     """(known, `--moe-runner-backend` after the class's override) where the pick holds
     under an all-to-all backend (a2a none's picks are flashinfer_trtllm-family runners that
     take the quantizations they were picked for, RUNNER_EFFECTS). `model_quant`: the
@@ -198,8 +208,14 @@ def class_runner(arch: str | None, runner: str, a2a: str, sm100: bool | None,
     `kimi_pack`: a Kimi K3 MXFP4 pack; `w4a16_env`: SGLANG_FLASHINFER_CUTEDSL_NVFP4_W4A16.
     Nemotron-H's W4A16 experts refuse any a2a backend and any runner but marlin
     (nemotron_h.py:73-80), the Qwen3-MoE family's any runner but marlin / the CuTe DSL W4A16
-    one (qwen3_moe.py:55-76): ConfigError."""
+    one (qwen3_moe.py:55-76): ConfigError. `hf_quant`, `remap`, `enable_eplb`,
+    `deepgemm`: config.json's quantization_config, Nemotron-H's expert remap and EPLB flag,
+    JIT DeepGEMM (sglang_class_picks: Nemotron-H's remap refusals and pick, HYV4's pick)."""
     k = kind(arch)
+    hf = picks.hf_dict(hf_quant, cfg)
+    hyv4 = picks.hyv4_runner(arch, runner, hf, deepgemm)  # deepseek_v2.py:80-97, any a2a
+    if hyv4 is not None and (hyv4[0] or a2a == "flashinfer"):
+        return hyv4  # unknown matters only where auto and deep_gemm part (moe_hook.py:531-540)
     if arch in _QWEN3 and sm100:  # its override runs on SM100 only (qwen3_moe.py:40)
         known, picked = _qwen3_runner(arch, runner, a2a, quant, cfg, w4a16_env)
         if picked != runner or not known:
@@ -208,6 +224,11 @@ def class_runner(arch: str | None, runner: str, a2a: str, sm100: bool | None,
             qwen3_w4a16_experts(cfg) is not False):
         return False, runner
     modelopt = model_quant in MODELOPT
+    if k == "modelopt_any_gpu":
+        picks.check_expert_remap(arch, runner, a2a, enable_eplb, remap)  # :57-63
+        if modelopt:
+            picks.check_mixed_dict(arch, quant, hf)  # :65-72
+        cfg = hf if isinstance(hf, Mapping) else None  # the W4A16 test reads hf_config's
     if k == "modelopt_any_gpu" and modelopt and quant == "modelopt_mixed" and (
             w4a16_experts(cfg) is not False):
         if w4a16_experts(cfg) is None:
@@ -219,6 +240,10 @@ def class_runner(arch: str | None, runner: str, a2a: str, sm100: bool | None,
             raise ConfigError(f"{arch}: W4A16_NVFP4 MoE layers need --moe-runner-backend "
                               f"marlin: SGLang refuses (model_overrides/nemotron_h.py:77-80)")
         return True, "marlin"  # :81-82
+    if k == "modelopt_any_gpu" and remap:
+        pick = picks.remap_runner(runner, a2a, sm100)  # nemotron_h.py:87-98
+        if pick is not None:
+            return pick
     if a2a == "none":
         return True, runner
     if k == "modelopt_any_gpu":

@@ -320,6 +320,22 @@ class SglangOptions(EngineOptions):
         EAGLE draft-extend runner's seq_lens fill becomes at least the draft width + it
         (eagle_draft_extend_cuda_graph_runner.py:62-71; graphfit.planner.engines.
         sglang_seq_len_fill).
+    enable_eplb, ep_num_redundant_experts, init_expert_location: `--enable-eplb`,
+        `--ep-num-redundant-experts` (0) and `--init-expert-location` ("trivial"). Any of
+        them on (EPLB, a redundant expert, a non-trivial location) is Nemotron-H's "expert
+        remap" (model_overrides/nemotron_h.py:57-63), which refuses some runners (:152-180)
+        and picks flashinfer_trtllm_routed from auto on SM100 without an a2a backend
+        (:87-98; graphfit.planner.engines.sglang_model_quant.expert_remap_runner).
+    jit_deepgemm: SGLANG_ENABLE_JIT_DEEPGEMM (EnvBool True, environ.py:1348); with an SM90+
+        GPU and deep_gemm installed it is `ENABLE_JIT_DEEPGEMM` (deep_gemm_wrapper/
+        configurer.py:32-55), which makes HYV4 MXFP8's auto MoE runner deep_gemm
+        (model_overrides/deepseek_v2.py:80-97).
+    hf_config_quant: config.json's `quantization_config` as SGLang's hf_config holds it
+        after the in-place ModelOpt parse (configs/model_config.py:1727-1741), the dict the
+        model overrides read -- not a ModelSlim / hf_quant_config.json config, which never
+        reaches hf_config (:1814-1836). "absent": a local config.json without one; None: not
+        read (checkpoint_quant_config stands in). Read for Nemotron-H and HYV4
+        (graphfit.planner.engines.sglang_class_picks).
     """
 
     engine: ClassVar[str] = "sglang"
@@ -415,6 +431,11 @@ class SglangOptions(EngineOptions):
     kimi_mxfp4_pack: bool | None = None
     dsa_index_kpool: int = 1
     mamba_head_counts: tuple[int, int] | None = None
+    enable_eplb: bool = False
+    ep_num_redundant_experts: int = 0
+    init_expert_location: str = "trivial"
+    jit_deepgemm: bool = True
+    hf_config_quant: str | None = None
 
     def __post_init__(self) -> None:
         gb = self.gpu_memory_gb
@@ -524,6 +545,28 @@ class SglangOptions(EngineOptions):
 
             set_(self, "vit", vit_pairs(*vit_option(self.vit)))
         _block_draft_modes(self)
+        _expert_remap_inputs(self)
+
+
+def _expert_remap_inputs(options: SglangOptions) -> None:
+    """Validate the expert-remap flags and SGLANG_ENABLE_JIT_DEEPGEMM (sglang_model_quant
+    reads them for Nemotron-H's and HYV4's MoE runner picks)."""
+    true_false("enable_eplb", options.enable_eplb)
+    true_false("jit_deepgemm", options.jit_deepgemm)
+    if options.hf_config_quant not in (None, "absent"):
+        try:
+            text = quant_config_text(options.hf_config_quant)
+        except ConfigError as exc:
+            raise ConfigError(str(exc).replace("checkpoint_quant_config", "hf_config_quant",
+                                               1)) from None
+        object.__setattr__(options, "hf_config_quant", text)
+    if options.ep_num_redundant_experts is None:
+        raise ConfigError("ep_num_redundant_experts: must be an integer >= 0, got None")
+    _optional_int("ep_num_redundant_experts", options.ep_num_redundant_experts, 0)
+    location = options.init_expert_location
+    if not isinstance(location, str) or not location.strip() or len(location) > 4096:
+        raise ConfigError(f"init_expert_location: must be --init-expert-location's value (a "
+                          f"string), got {excerpt(location)}")
 
 
 def _block_draft_modes(options: SglangOptions) -> None:

@@ -39,6 +39,7 @@ from typing import Any, cast
 
 from graphfit.planner.core.errors import ConfigError, excerpt
 from graphfit.planner.core.settings import EngineSettings
+from graphfit.planner.engines import sglang_class_picks as picks
 from graphfit.planner.engines import sglang_model_quant as smq
 from graphfit.planner.engines import sglang_quant_overrides as overrides
 
@@ -205,7 +206,24 @@ def _after_overrides(config: EngineSettings) -> tuple[bool, str | None]:
     return smq.flag_after_overrides(
         config.architecture, _flag(config), config.quant_method == UNQUANT,
         verified_quant(config),
-        config.checkpoint_quant_method, config.sm100, config.checkpoint_fp8_experts)
+        config.checkpoint_quant_method, config.sm100, config.checkpoint_fp8_experts,
+        hf_quant=hf_config_quant(config))
+
+
+def hf_config_quant(config: EngineSettings) -> Mapping[str, Any] | str | None:
+    """The dict the model overrides read as hf_config.quantization_config
+    (SglangOptions.hf_config_quant; sglang_class_picks): config.json's, "absent", or
+    -- not read -- the line's checkpoint config standing in for it."""
+    text = config.hf_config_quant
+    if text == picks.ABSENT:
+        return picks.ABSENT
+    return picks.hf_dict(overrides.quant_config(text),
+                         overrides.quant_config(config.checkpoint_quant_config))
+
+
+def _remap(config: EngineSettings) -> bool:
+    return picks.expert_remap(config.enable_eplb, config.ep_num_redundant_experts,
+                              config.init_expert_location)
 
 
 def flag_known(config: EngineSettings) -> bool:
@@ -361,13 +379,21 @@ def class_runner(config: EngineSettings) -> tuple[bool, str]:
         config.architecture, config.moe_runner_backend, config.moe_a2a_backend or "none",
         config.sm100, config.gpu_capability, verified_quant(config), resolved_flag(config),
         overrides.quant_config(config.checkpoint_quant_config), hybrid_nvfp4(config),
-        config.kimi_mxfp4_pack, config.nvfp4_w4a16)
+        config.kimi_mxfp4_pack, config.nvfp4_w4a16, hf_quant=hf_config_quant(config),
+        remap=_remap(config), enable_eplb=config.enable_eplb,
+        deepgemm=picks.jit_deepgemm(config.jit_deepgemm, config.gpu_capability))
 
 
 def check(config: EngineSettings) -> None:
     """Steps 2-3 and the runner rule for one line (flashinfer_megamoe's own rules:
     graphfit.planner.engines.sglang_flashinfer_megamoe)."""
     _verify(config)
+    if smq.kind(config.architecture) == "modelopt_any_gpu":  # nemotron_h.py:38-63
+        picks.check_plain_modelopt(config.architecture, verified_quant(config),
+                                   hf_config_quant(config))
+        picks.check_expert_remap(config.architecture, config.moe_runner_backend,
+                                 config.moe_a2a_backend or "none", config.enable_eplb,
+                                 _remap(config))
     if not flag_known(config):
         return
     check_copy(config)
@@ -376,6 +402,14 @@ def check(config: EngineSettings) -> None:
             *smq.NEMOTRON_H, "DeepseekV4ForCausalLM"):
         return  # their picks there: sglang_flashinfer_megamoe (nemotron_h_megamoe_runner ...)
     known, runner = class_runner(config)
+    if not known and backend == "none" and _remap(config) and config.sm100 is None and (
+            smq.kind(config.architecture) == "modelopt_any_gpu") and (
+            resolved_flag(config) not in RUNNER_QUANT[picks.ROUTED]):
+        raise ConfigError(f"{config.architecture}: with EPLB / redundant experts its override "
+                          f"makes the auto MoE runner {picks.ROUTED} on SM100 only "
+                          f"(nemotron_h.py:87-98), which does not take "
+                          f"{resolved_flag(config)} (moe_hook.py:135-146); the GPU is "
+                          f"unknown: name it (--gpu-memory-gb B200 / H100 ...)")
     if not known and backend in smq.A2A_RUNNERS:
         raise ConfigError(f"{backend}: {config.architecture}'s override may pick the auto MoE "
                           f"runner from checkpoint fields graphfit did not read "
@@ -384,12 +418,19 @@ def check(config: EngineSettings) -> None:
     smq.check_a2a_runner(config.architecture, config.moe_runner_backend, runner, backend)
     if backend == "flashinfer_megamoe":
         return
-    check_runner(runner, resolved_flag(config), config.sm100,
-                 backend=backend, fp4_checkpoint=config.moe_fp4_checkpoint)
+    try:
+        check_runner(runner, resolved_flag(config), config.sm100,
+                     backend=backend, fp4_checkpoint=config.moe_fp4_checkpoint)
+    except ConfigError as exc:
+        if runner == config.moe_runner_backend or "is not one the" not in str(exc):
+            raise
+        raise ConfigError(f"--quantization: {resolved_flag(config)} is not one the {runner} "
+                          f"MoE runner takes, which {config.architecture}'s override picked "
+                          f"from auto: SGLang asserts (moe_hook.py:80-147)") from None
 
 
 __all__ = ["COMPATIBLE", "DERIVING_ARCHS", "KEEPING_ARCHS", "KNOWN_METHODS", "REQUANTIZATION",
            "UNQUANT",
            "RUNNER_QUANT", "check", "check_clash", "check_copy", "check_runner", "class_runner",
-           "hybrid_nvfp4",
+           "hf_config_quant", "hybrid_nvfp4",
            "checkpoint_method", "flag_known", "resolved_flag", "verified_quant"]
