@@ -510,6 +510,8 @@ FILE_KEYS: dict[str, Handler] = {
     # value checks SGLang runs for every model (arg_groups/mamba_hook.py:19-28)
     "mamba_cache_philox_rounds": sglang_mamba_flags.philox_rounds,
     "mamba_max_states_per_path": sglang_mamba_flags.max_states_per_path,
+    # Inkling's stream conv states sharded over attention TP (sglang_mamba_inkling)
+    "enable_scattered_sconv": field_key("enable_scattered_sconv", as_bool, SG),
 }
 # keys a config file may hold that a pasted line's reader consumes itself
 MODEL_KEYS: dict[str, Handler] = {"model_path": model_path}

@@ -371,7 +371,9 @@ class EngineConfig:
             checkpoint_fp8_experts: bool | None = None,
             kimi_mxfp4_pack: bool | None = None,
             dsa_index_kpool: int = 1,
-            mamba_head_counts: tuple[int, int] | None = None) -> None: ...
+            mamba_head_counts: tuple[int, int] | None = None,
+            inkling_conv_state: tuple[int, ...] | None = None,
+            enable_scattered_sconv: bool = False) -> None: ...
 
     def __post_init__(self) -> None:
         set_ = object.__setattr__
@@ -1003,6 +1005,16 @@ class EngineConfig:
     def mamba_head_counts(self) -> tuple[int, int] | None:
         """SglangOptions.mamba_head_counts."""
         return cast("tuple[int, int] | None", self._option("mamba_head_counts"))
+
+    @property
+    def inkling_conv_state(self) -> tuple[int, ...] | None:
+        """SglangOptions.inkling_conv_state."""
+        return cast("tuple[int, ...] | None", self._option("inkling_conv_state"))
+
+    @property
+    def enable_scattered_sconv(self) -> bool:
+        """SglangOptions.enable_scattered_sconv."""
+        return cast(bool, self._option("enable_scattered_sconv"))
 
     @property
     def moe_runner_backend(self) -> str:

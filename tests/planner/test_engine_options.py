@@ -202,6 +202,9 @@ VALID: dict[str, st.SearchStrategy[Any]] = {
     "kimi_mxfp4_pack": st.none() | st.booleans(),
     "dsa_index_kpool": st.sampled_from([1, 2, 4]),
     "mamba_head_counts": st.sampled_from([None, (8, 4), [16, 16], (1, 1)]),
+    "inkling_conv_state": st.sampled_from([None, (6, 4, 4, 64, 2, 128, 1024),
+                                           [16, 2, 1, 1, 1, 1, 1]]),
+    "enable_scattered_sconv": st.booleans(),
 }
 INVALID: dict[str, st.SearchStrategy[Any]] = {
     "vit": st.sampled_from([
@@ -349,6 +352,10 @@ INVALID: dict[str, st.SearchStrategy[Any]] = {
     "dsa_index_kpool": st.sampled_from([0, -1, True, 2.0, "4", None]),
     "mamba_head_counts": st.sampled_from(["8,4", (8,), (8, 0), (8, True), [4.0, 2], (1, 2, 3),
                                              (None, 4)]),
+    "inkling_conv_state": st.sampled_from(["6,4", (6, 4), (6, 1, 4, 64, 2, 128, 1024),
+                                           (6, 4, 0, 64, 2, 128, 1024),
+                                           (6, 4, True, 64, 2, 128, 1024)]),
+    "enable_scattered_sconv": st.sampled_from([1, "yes", None]),
 }
 
 
@@ -623,6 +630,7 @@ def test_the_plan_3_document_writes_the_options_object() -> None:
         "max_prefill_tokens": 16384, "hybrid_swa": None,
         "checkpoint_fp8_experts": None,
         "kimi_mxfp4_pack": None, "dsa_index_kpool": 1,
-        "mamba_head_counts": None}
+        "mamba_head_counts": None, "inkling_conv_state": None,
+        "enable_scattered_sconv": False}
     assert not set(config) & set(LEGACY_KEYWORDS)
     assert EngineConfig.from_dict(config).tp_size == 2
