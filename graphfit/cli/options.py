@@ -600,7 +600,14 @@ def resolve_values(values: Mapping[str, Any], environ: Mapping[str, str] | None 
             *resolved.notes, *default_notes(pasted, resolved.origins, resolved.values)))
         resolved = settle(pasted, resolved, values.get("gpu_memory_gb"),
                           _skipped_fields(skip))
-    elif values.get("model_path") is not None:
+    if config_file is not None:
+        from graphfit.inputs.config_file import read_mapping
+        from graphfit.inputs.sglang_mamba_flags import settle_file
+
+        # stochastic rounding's GPU checks on the file's SGLang keys (sglang_mamba_flags)
+        resolved = settle_file(read_mapping(config_file), config_file.name, resolved,
+                               values.get("gpu_memory_gb"))
+    if pasted is None and values.get("model_path") is not None:
         from graphfit.inputs.sglang_draft_default import settle_flags
 
         # graphfit's own SGLang flags: multi-layer EAGLE's draft backend, SGLang's default

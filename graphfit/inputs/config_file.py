@@ -15,7 +15,13 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from graphfit.inputs import model_config, sglang_context_length, sglang_ngram, target_overrides
+from graphfit.inputs import (
+    model_config,
+    sglang_context_length,
+    sglang_mamba_flags,
+    sglang_ngram,
+    target_overrides,
+)
 from graphfit.inputs import sglang as sglang_args
 from graphfit.inputs import trtllm as trtllm_args
 from graphfit.inputs import vllm as vllm_args
@@ -92,6 +98,8 @@ VLLM_KEYS: dict[str, Handler] = {**vllm_args.FILE_KEYS, "speculative_config": _s
                                   "o": vllm_args.FILE_KEYS["optimization_level"]}
 KEYS: dict[str, Handler] = {**_native(), **VLLM_KEYS, **sglang_args.FILE_KEYS,
                             **sglang_args.MODEL_KEYS, **trtllm_args.FILE_KEYS,
+                            # mamba_hook.py's cross-flag checks read them (`mapping_settings`)
+                            **sglang_mamba_flags.FILE_KEYS,
                             "cuda_graph_config": _cuda_graph_config}
 IGNORED = VLLM_IGNORED | sglang_args.IGNORED | trtllm_args.IGNORED
 # per engine, the keys its files are read with on top of KEYS once the engine is known; they
@@ -168,6 +176,8 @@ def mapping_settings(data: dict[str, Any], name: str, own: Mapping[str, Handler]
         notes.append(f"{brief(name)}: not modelled, ignored: {listed(ignored)}")
     if unknown:
         notes.append(f"{brief(name)}: unknown keys, ignored: {listed(unknown)}")
+    # mamba_hook.py's checks across keys, in a file as on a pasted line
+    notes += sglang_mamba_flags.file(data, brief(name))
     # SGLang's NGRAM topk is its BFS breadth, in a file as on a pasted line
     return sglang_ngram.file(data, settings, notes, brief(name)), notes
 

@@ -105,7 +105,19 @@ MINICPM_MIXERS = {"minicpm4": "minicpm4", "minicpm": "minicpm4", "standard": "mi
 # Nemotron-H Nano VL V2: a NemotronHConfig under llm_config (configs/nano_nemotron_vl.py:
 # 79-86), the mamba-ish config (hybrid_arch.py:96-97); Nano Omni V3's config is that class
 # under its own model_type (:180-186)
-NEMOTRON_VL = ("NemotronH_Nano_VL_V2", "NemotronH_Nano_Omni_Reasoning_V3")
+NEMOTRON_VL = ("NemotronH_Nano_VL_V2", "NemotronH_Nano_Omni_Reasoning_V3",
+               "NemotronH_Omni_Reasoning_V3")
+# the full Nemotron-H Omni V3 (configs/nano_nemotron_vl.py:189-198): Nano Omni V3's class
+# under model_type nemotron_h_omni, its llm_config's layer names aliased first (:33-39)
+NEMOTRON_OMNI = "NemotronH_Omni_Reasoning_V3"
+OMNI_TYPE = "nemotron_h_omni"
+OMNI_ALIASES = {"linear_attention": "mamba", "full_attention": "attention"}
+OMNI_TEMPORAL = 2  # the top-level video_temporal_patch_size default (transformers 5.25)
+# Inkling (configs/inkling.py): the config class by model_type; its multimodal wrapper holds
+# the text config under text_config (:309-358), the state is the text config's (:404-405)
+INKLING = ("InklingForConditionalGeneration", "InklingForConditionalGenerationMTP")
+INKLING_TYPES = ("inkling_mm_model", "inkling_model")
+INKLING_CHUNK = 64  # its `mamba_chunk_size` property (inkling.py:210-215)
 
 
 def _plain(data: dict[str, Any], key: str) -> int | None:
@@ -625,6 +637,114 @@ def zaya_head_counts(data: dict[str, Any]) -> tuple[int, int] | None:
     return None if heads is None or kv is None else (heads, kv)
 
 
+def omni_llm_config(data: dict[str, Any]) -> dict[str, Any]:
+    """The full Omni V3's config as SGLang's class holds it: `_nemotron_h_compatible_config`
+    renames the llm_config's `layers_block_type` / `mtp_layers_block_type` entries
+    linear_attention -> mamba, full_attention -> attention (configs/nano_nemotron_vl.py:
+    33-39, 189-198), before the NemotronHConfig reads them. The file is first parsed by
+    transformers 5.25's own `nemotron_h_omni` class (SGLang's registration loses to it,
+    utils/hf_transformers/common.py:282-289), whose `validate_architecture` refuses a vision
+    config whose `video_temporal_patch_size` differs from the top level's (default 2, the
+    vision default 2 only when vision_config is absent): refused here with its words."""
+    from graphfit.planner.core.errors import ConfigError
+
+    vision = data.get("vision_config")
+    top = data.get("video_temporal_patch_size", OMNI_TEMPORAL)
+    theirs = vision.get("video_temporal_patch_size") if isinstance(vision, dict) \
+        else OMNI_TEMPORAL
+    if theirs != top:
+        raise ConfigError(f"vision_config.video_temporal_patch_size: ({theirs}) and "
+                          f"`video_temporal_patch_size` ({top}) must be equal (transformers "
+                          f"5.25 NemotronH_Omni_Reasoning_V3_Config, as SGLang loads it)")
+    llm = data.get("llm_config")
+    if not isinstance(llm, dict):
+        return data
+    llm = dict(llm)
+    for key in ("layers_block_type", "mtp_layers_block_type"):
+        if isinstance(llm.get(key), list):
+            llm[key] = [OMNI_ALIASES.get(v, v) if isinstance(v, str) else v for v in llm[key]]
+    return {**data, "llm_config": llm}
+
+
+def _inkling_int(text: dict[str, Any], key: str, default: int | None) -> int | None:
+    """A text-config value as `InklingModelConfig.__init__` takes it: the file's, else the
+    class default (configs/inkling.py:24-75); None where the file's is not a positive int."""
+    if key not in text or text[key] is None:
+        return default
+    return _plain(text, key)
+
+
+def inkling_text(data: dict[str, Any]) -> dict[str, Any] | None:
+    """The dict SGLang builds InklingModelConfig from: the wrapper's `text_config` (an
+    absent or null one: every class default, inkling.py:329-333) or the file itself for a
+    bare `inkling_model`; None for another model_type (SGLang then builds another class)."""
+    kind = data.get("model_type")
+    if kind == INKLING_TYPES[0]:
+        text = data.get("text_config")
+        return text if isinstance(text, dict) else {} if text is None else None
+    return data if kind == INKLING_TYPES[1] else None
+
+
+def inkling_state(data: dict[str, Any]) -> tuple[int, ...] | None:
+    """Inkling's conv-state inputs (graphfit.planner.engines.sglang_mamba_inkling.
+    INKLING_FIELDS) as its text config resolves them (configs/inkling.py:77-88): head_dim
+    defaults to hidden_size // num_attention_heads, the sliding-window head count / head dim
+    to the full ones, sconv_kernel_size to 4, the rest to the class defaults (hidden 1536,
+    16 layers, 12 heads, 4 KV heads). The banded-MTP assertion (:106-126, on the text
+    config's own `mtp_local_layer_ids`) is SGLang's refusal, restated. None when a value is
+    not a positive integer."""
+    text = inkling_text(data)
+    if text is None:
+        return None
+    hidden = _inkling_int(text, "hidden_size", 1536)
+    heads = _inkling_int(text, "num_attention_heads", 12)
+    layers = _inkling_int(text, "num_hidden_layers", 16)
+    kv = _inkling_int(text, "num_key_value_heads", 4)
+    kernel = _inkling_int(text, "sconv_kernel_size", 4)
+    if hidden is None or heads is None or layers is None or kv is None or kernel is None:
+        return None
+    head_dim = _inkling_int(text, "head_dim", hidden // heads)
+    swa_kv = _inkling_int(text, "swa_num_key_value_heads", kv)
+    swa_dim = _inkling_int(text, "swa_head_dim", head_dim)
+    if head_dim is None or swa_kv is None or swa_dim is None or kernel < 2:
+        return None
+    _inkling_mtp_checks(text, swa_kv, swa_dim)
+    return (layers, kernel, kv, head_dim, swa_kv, swa_dim, hidden)
+
+
+def _inkling_mtp_checks(text: dict[str, Any], swa_kv: int, swa_dim: int) -> None:
+    """InklingModelConfig's assertions on its own `mtp_local_layer_ids` (inkling.py:106-126):
+    unique, in [0, num_nextn_predict_layers), and the banded MTP head geometry equal to the
+    trunk's sliding-window geometry (its conv-state cache is sized from the trunk's)."""
+    from graphfit.planner.core.errors import ConfigError
+
+    ids = text.get("mtp_local_layer_ids")
+    if not isinstance(ids, list) or not ids:
+        return
+    depth = text.get("num_nextn_predict_layers", 8)
+    if len(set(map(repr, ids))) != len(ids):
+        raise ConfigError(f"mtp_local_layer_ids: must be unique: {excerpt_ids(ids)} (SGLang "
+                          f"configs/inkling.py:107-110 asserts it)")
+    if not all(isinstance(i, int) and isinstance(depth, int) and 0 <= i < depth for i in ids):
+        raise ConfigError(f"mtp_local_layer_ids: must be in [0, {depth}): {excerpt_ids(ids)} "
+                          f"(SGLang configs/inkling.py:111-114 asserts it)")
+    mtp_kv = text.get("mtp_swa_num_key_value_heads")
+    mtp_dim = text.get("mtp_swa_head_dim")
+    mtp_kv = swa_kv if mtp_kv is None else mtp_kv
+    mtp_dim = swa_dim if mtp_dim is None else mtp_dim
+    if (mtp_kv, mtp_dim) != (swa_kv, swa_dim):
+        raise ConfigError(f"mtp_swa_num_key_value_heads / mtp_swa_head_dim: banded MTP head "
+                          f"geometry must match the trunk swa geometry: kv_heads {mtp_kv} vs "
+                          f"{swa_kv}, head_dim {mtp_dim} vs {swa_dim} (SGLang configs/"
+                          f"inkling.py:118-126)"[:200])
+
+
+def excerpt_ids(ids: list[Any]) -> str:
+    """A layer-id list, shortened for one error line."""
+    text = repr(ids)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
 def _nemotron_types(data: dict[str, Any]) -> list[Any] | None:
     types = data.get("layers_block_type")
     pattern = data.get("hybrid_override_pattern")
@@ -710,6 +830,8 @@ def mamba_state_settings(model: str) -> list[Setting]:
     architectures = data.get("architectures")
     architecture = (architectures[0] if isinstance(architectures, list) and architectures
                     else None)
+    if architecture == NEMOTRON_OMNI and data.get("model_type") == OMNI_TYPE:
+        data = omni_llm_config(data)  # the class by model_type (nano_nemotron_vl.py:190)
     chunk = _plain(data, "mamba_chunk_size")  # read off the top-level config
     env_only: tuple[int, ...] | None = None  # a state whose dtype is the environment's only
     if architecture in MAMBA1:  # no config to the cache params (mamba.py:38, mamba_utils.py:111)
@@ -725,6 +847,14 @@ def mamba_state_settings(model: str) -> list[Setting]:
                         f"{path}: layers", FILE, weak=True),
                 *([Setting("mamba_chunk_size", chunk, f"{path}: mamba_chunk_size", FILE,
                            weak=True)] if chunk else [])]
+    if architecture in INKLING:  # bfloat16 conv states only (inkling.py:253), every layer
+        state = inkling_state(data)
+        return [] if state is None else [
+            Setting("inkling_conv_state", state, f"{path}: Inkling short-conv state", FILE,
+                    weak=True),
+            Setting("mamba_layer_map", (1,) * state[0], f"{path}: layers", FILE, weak=True),
+            Setting("mamba_chunk_size", INKLING_CHUNK, f"{path}: mamba_chunk_size", FILE,
+                    weak=True)]
     if architecture == GLM5_NEXT:  # KDA: the state dtype from the environment only
         shape = glm5_next_shape(data)  # (KimiLinearCacheParams without a config, :268)
         return [] if shape is None else [

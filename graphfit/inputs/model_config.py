@@ -204,7 +204,11 @@ def read_model(path: Path) -> ModelInfo:
                     and isinstance(architectures[0], str) else None)
     mrope = _uses_mrope(text) or _uses_mrope(data)
     multimodal = mrope or any(k in data for k in ("vision_config", "audio_config"))
-    vision_layers, vision_hidden = _vision_size(data.get("vision_config"))
+    vision = data.get("vision_config")
+    if vision is None and architecture in DEFAULT_VISION_TOWERS:
+        # the config class builds its default vision tower (DEFAULT_VISION_TOWERS)
+        multimodal, vision = True, DEFAULT_VISION_TOWERS[architecture]
+    vision_layers, vision_hidden = _vision_size(vision)
     # SGLang's context length reads hf_text_config's RoPE dict (a nested model's text_config,
     # common.py:547-612) as transformers standardized it before the override args
     rope = (sglang_context_length.standardized(text) if text else
@@ -223,6 +227,15 @@ def read_model(path: Path) -> ModelInfo:
                      aux_layers=len(aux_layer_ids(types.SimpleNamespace(**data))),
                      vision_layers=vision_layers, vision_hidden_size=vision_hidden,
                      sglang_context_length=sglang_length)
+
+
+# multimodal architectures whose SGLang config class builds a default vision tower when
+# config.json has no (or a null) vision_config: Qwen4-Exp's `Qwen4ExpVisionConfig()`
+# (configs/qwen4_exp.py:151-155), SGLang's own Qwen3VLVisionConfig with its defaults
+# (configs/qwen3_vl.py:8-24: hidden_size 1152; its `depth` 27 has no attribute_map to
+# num_hidden_layers, so the VLM fraction takes getattr's fallback 24, memory_hook.py:440-441)
+DEFAULT_VISION_TOWERS: dict[str, dict[str, int]] = {
+    "Qwen4ExpForConditionalGeneration": {"num_hidden_layers": 24, "hidden_size": 1152}}
 
 
 def _vision_size(vision: object) -> tuple[int | None, int | None]:

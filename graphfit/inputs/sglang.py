@@ -513,6 +513,8 @@ FILE_KEYS: dict[str, Handler] = {
     "mamba_max_states_per_path": sglang_mamba_flags.max_states_per_path,
     # Nemotron-H's expert-remap rules (graphfit.inputs.sglang_eplb)
     **sglang_eplb.KEYS,
+    # Inkling's stream conv states sharded over attention TP (sglang_mamba_inkling)
+    "enable_scattered_sconv": field_key("enable_scattered_sconv", as_bool, SG),
 }
 # keys a config file may hold that a pasted line's reader consumes itself
 MODEL_KEYS: dict[str, Handler] = {"model_path": model_path}

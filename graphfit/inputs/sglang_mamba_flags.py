@@ -17,7 +17,9 @@ after it (arg_groups/pipeline.py:247-252), are restated on a pasted line (`line`
 * `--enable-int8-mamba-checkpoint` with `--enable-hierarchical-cache`, `--radix-cache-backend`
   or `--enable-lmcache`: refused with SGLang's words (:83-99).
 
-None of these flags changes a graph buffer graphfit plans."""
+The same checks apply to a graphfit config file (`--config`) that holds these SGLang keys
+(`FILE_KEYS`, `file`, `settle_file`): the cross-key refusals as the file is read, the GPU
+checks once the GPU is known. None of these flags changes a graph buffer graphfit plans."""
 
 from __future__ import annotations
 
@@ -26,7 +28,9 @@ from dataclasses import replace
 from typing import Any
 
 from graphfit.inputs.gpus import GPU_CAPABILITY_MAJOR, gpu_name, gpu_sm100
+from graphfit.inputs.keys import Handler
 from graphfit.inputs.settings import Resolved, Setting
+from graphfit.inputs.values import as_bool, as_str, normalize_key
 from graphfit.planner.core.enums import Engine
 from graphfit.planner.core.errors import ConfigError, excerpt
 
@@ -127,3 +131,73 @@ def settle(values: Mapping[str, Any], resolved: Resolved, gpu_given: object) -> 
             f"{ROUNDING} on --mamba-backend triton: SGLang refuses it below SM100 with CUDA "
             f">= 12.8 ({HOOK}:44-52); name the GPU (--gpu-memory-gb B200) to check"))
     return resolved
+
+
+# SGLang's choices for --mamba-backend (arg_groups/fields/exec_.py; flags/sglang.json)
+MAMBA_BACKENDS = ("triton", "flashinfer")
+
+
+def _switch(origin: str, value: Any, layer: int) -> tuple[list[Setting], list[str]]:
+    """A store_true flag of mamba_hook.py's checks, as a config-file key: a boolean, read
+    across keys by `file`."""
+    as_bool(origin, value)
+    return [Setting("engine", Engine.SGLANG, origin, layer)], []
+
+
+def _backend(origin: str, value: Any, layer: int) -> tuple[list[Setting], list[str]]:
+    """--mamba-backend as a config-file key: one of SGLang's choices."""
+    if as_str(origin, value) not in MAMBA_BACKENDS:
+        raise ConfigError(f"{origin}: invalid choice {excerpt(value)} (choose from "
+                          f"{', '.join(MAMBA_BACKENDS)})")
+    return [Setting("engine", Engine.SGLANG, origin, layer)], []
+
+
+def _cache_backend(origin: str, value: Any, layer: int) -> tuple[list[Setting], list[str]]:
+    """--radix-cache-backend as a config-file key (any name; null: the built-in cache)."""
+    if value is not None:
+        as_str(origin, value)
+    return [Setting("engine", Engine.SGLANG, origin, layer)], []
+
+
+# the config-file keys `file` reads across (a pasted line's flags are read by `line`)
+FILE_KEYS: dict[str, Handler] = {
+    "enable_mamba_cache_stochastic_rounding": _switch, "mamba_backend": _backend,
+    "enable_int8_mamba_checkpoint": _switch, "enable_hierarchical_cache": _switch,
+    "enable_hicache": _switch, "radix_cache_backend": _cache_backend,
+    "enable_lmcache": _switch}
+
+
+def file_values(data: Mapping[Any, Any]) -> dict[str, Any]:
+    """A config file's keys as SGLang's fields (dashes or underscores; --enable-hicache is
+    --enable-hierarchical-cache's other spelling)."""
+    values = {normalize_key(k): v for k, v in data.items() if isinstance(k, str)}
+    if "enable_hicache" in values:
+        values.setdefault("enable_hierarchical_cache", values["enable_hicache"])
+    return values
+
+
+def file(data: Mapping[Any, Any], name: str) -> list[str]:
+    """`line`'s checks on a config file's keys (module docstring); a refusal names the
+    file."""
+    try:
+        return [f"{name}: {note}" for note in line(file_values(data))]
+    except ConfigError as exc:
+        raise _named(name, exc) from None
+
+
+def settle_file(data: Mapping[Any, Any], name: str, resolved: Resolved,
+                gpu_given: object) -> Resolved:
+    """`settle`'s GPU checks on a config file's keys once the GPU is known (the file's own
+    gpu_memory_gb when no flag gives one)."""
+    values = file_values(data)
+    try:
+        return settle(values, resolved, gpu_given if gpu_given is not None
+                      else values.get("gpu_memory_gb"))
+    except ConfigError as exc:
+        raise _named(name, exc) from None
+
+
+def _named(name: str, exc: ConfigError) -> ConfigError:
+    """The refusal with the file's name in front when the line stays within 200 chars."""
+    text = f"{name}: {exc}"
+    return ConfigError(text if len(text) <= 200 else str(exc))

@@ -374,7 +374,9 @@ class EngineConfig:
             mamba_head_counts: tuple[int, int] | None = None,
             enable_eplb: bool = False, ep_num_redundant_experts: int = 0,
             init_expert_location: str = "trivial", jit_deepgemm: bool = True,
-            hf_config_quant: Any = None) -> None: ...
+            hf_config_quant: Any = None,
+            inkling_conv_state: tuple[int, ...] | None = None,
+            enable_scattered_sconv: bool = False) -> None: ...
 
     def __post_init__(self) -> None:
         set_ = object.__setattr__
@@ -1031,6 +1033,16 @@ class EngineConfig:
     def hf_config_quant(self) -> str | None:
         """SglangOptions.hf_config_quant."""
         return cast("str | None", self._option("hf_config_quant"))
+
+    @property
+    def inkling_conv_state(self) -> tuple[int, ...] | None:
+        """SglangOptions.inkling_conv_state."""
+        return cast("tuple[int, ...] | None", self._option("inkling_conv_state"))
+
+    @property
+    def enable_scattered_sconv(self) -> bool:
+        """SglangOptions.enable_scattered_sconv."""
+        return cast(bool, self._option("enable_scattered_sconv"))
 
     @property
     def moe_runner_backend(self) -> str:

@@ -11,7 +11,7 @@ Nemotron-H Nano VL V2 and InternS2-Preview (families, families_modes); Zaya's he
 and Qwen4-Exp (families_more).
 Run: python -m tests.oracle.measure_sglang_mamba_memory [part ...]   (parts: plain, spec,
 fixed, env, pp, mm, kinds, cp, envvars, pd, hybrids, decode, families, families_modes,
-families_more; all by default)"""
+families_more, families_omni, omni_full, inkling, qwen4_exp_bare; all by default)"""
 
 from __future__ import annotations
 
@@ -27,6 +27,10 @@ from tests.oracle.sglang_mamba_memory_oracle import (
     GIGACHAT_FULL,
     GLM5,
     GLM5_ATTN,
+    INKLING,
+    INKLING_DEFAULTS,
+    INKLING_MTP_BAD,
+    INKLING_ODD,
     INTERNS2,
     JET,
     KIMI,
@@ -40,7 +44,10 @@ from tests.oracle.sglang_mamba_memory_oracle import (
     MINICPM,
     NANO_OMNI,
     NEMOTRON_VL,
+    OMNI_FULL,
+    OMNI_FULL_ODD,
     QWEN4_EXP,
+    QWEN4_EXP_BARE,
     QWEN35_VL,
     SHAPES,
     ZAYA,
@@ -228,28 +235,77 @@ def families_more() -> list[dict]:
                 (None, SPECS[1]), (1, 2), (None, "decode"), (None, "float32"))]
 
 
-def families_omni() -> list[dict]:
-    """Nemotron-H Nano Omni V3 (the Nano VL V2 config class under its own model_type,
-    configs/nano_nemotron_vl.py:180-186): the `families` and `families_modes` grids on it."""
+def _omni_grid(shapes: tuple[int, ...]) -> list[dict]:
+    """The `families` and `families_modes` grids on `shapes`."""
     return [_line(shape=shape, tp=tp, ssm=ssm, env_ssm=env_ssm, spec=algorithm, pp=stages,
                   weights=0.3, env=conv)
             for shape, tp, (ssm, env_ssm), algorithm, stages, conv in itertools.product(
-                (NANO_OMNI,), TPS, ((None, None), ("bfloat16", None), (None, "float16")),
+                shapes, TPS, ((None, None), ("bfloat16", None), (None, "float16")),
                 (None, SPECS[1]), (1, 2), ((), (ENV_VALUES[0],)))] + [
         _line(shape=shape, tp=tp, cp=cp, radix_off=radix_off, S=s, M=m, pd=pd,
               weights=0.5 if m else 0.3, spec=algorithm)
         for shape, (tp, cp), (radix_off, s, m), pd, algorithm in itertools.product(
-            (NANO_OMNI,), (((1, 1), 1), ((4, 1), 2), ((4, 2), 2)),
+            shapes, (((1, 1), 1), ((4, 1), 2), ((4, 2), 2)),
             ((False, 3000, None), (True, None, None), (True, 3000, None),
              (False, 3000, 4000), (False, 3000, 40000)),
             (None, "prefill", "decode"), (None, SPECS[1]))]
+
+
+def families_omni() -> list[dict]:
+    """Nemotron-H Nano Omni V3 (the Nano VL V2 config class under its own model_type,
+    configs/nano_nemotron_vl.py:180-186): the `families` and `families_modes` grids on it."""
+    return _omni_grid((NANO_OMNI,))
+
+
+def omni_full() -> list[dict]:
+    """The full Nemotron-H Omni V3 (configs/nano_nemotron_vl.py:189-198: layer names
+    aliased; a vision tower whose video_temporal_patch_size transformers' class refuses):
+    the same grids on both files."""
+    return _omni_grid((OMNI_FULL, OMNI_FULL_ODD))
+
+
+def qwen4_exp_bare() -> list[dict]:
+    """Qwen4-Exp without a vision_config (its class's default tower, configs/qwen4_exp.py:
+    151-155, lowers the fraction): the `families_more` grid plus GPU sizes and transports."""
+    return [_line(shape=QWEN4_EXP_BARE, tp=tp, spec=algorithm, pp=stages, pd=pd, ssm=ssm,
+                  gb=gb, mmt=mmt)
+            for tp, algorithm, stages, pd, ssm, gb, mmt in itertools.product(
+                ((1, 1), (2, 1), *TPS[1:]), (None, SPECS[1]), (1, 2), (None, "decode"),
+                (None, "float32"), (24.0, 80.0), (None, "cuda_ipc"))]
+
+
+INKLINGS = (INKLING, INKLING_DEFAULTS, INKLING_ODD, INKLING_MTP_BAD)
+SCATTERED = ("--enable-scattered-sconv",)
+
+
+def inkling() -> list[dict]:
+    """Inkling's short-conv state (configs/inkling.py:217-256; the MTP architecture, the
+    class defaults, a hidden size TP 4 does not divide, a banded MTP geometry its config
+    refuses): TP widths with attention DP, --enable-scattered-sconv, speculation, pipeline
+    stages, the state dtype flag and conv dtype variable (both ignored: bfloat16), then the
+    cache fixed (one the memory cannot hold), the radix cache off, a decode server, the
+    overlap schedule off."""
+    return [_line(shape=shape, tp=tp, more=more, spec=algorithm, pp=stages, ssm=ssm,
+                  weights=weights, env=conv)
+            for shape, tp, more, algorithm, stages, (ssm, conv), weights in itertools.product(
+                INKLINGS, ((1, 1), (4, 1), (4, 2), (8, 1)), ((), SCATTERED),
+                (None, SPECS[1]), (1, 2), ((None, ()), ("float16", (ENV_VALUES[0],))),
+                (0.3,))] + [
+        _line(shape=shape, tp=tp, more=more, radix_off=radix_off, S=s, M=m, pd=pd,
+              weights=0.5 if m else 0.3, overlap=overlap)
+        for shape, tp, more, (radix_off, s, m), pd, overlap in itertools.product(
+            INKLINGS, ((1, 1), (4, 2)), ((), SCATTERED),
+            ((False, 3000, None), (True, None, None), (True, 3000, None),
+             (False, 3000, 4000), (False, 3000, 400000)),
+            (None, "decode"), (True, False))]
 
 
 PARTS = {"plain": plain, "spec": spec, "fixed": fixed, "env": env, "pp": pp, "mm": mm,
          "kinds": kinds, "cp": cp, "envvars": envvars,
          "pd": pd, "hybrids": hybrids, "decode": decode, "families": families,
          "families_modes": families_modes, "families_more": families_more,
-         "families_omni": families_omni}
+         "families_omni": families_omni, "omni_full": omni_full,
+         "inkling": inkling, "qwen4_exp_bare": qwen4_exp_bare}
 
 
 def main(parts: list[str]) -> None:

@@ -302,6 +302,53 @@ NEMOTRON_VL_CONFIG = {
 # its own model_type, not in the radix-cache list (arg_groups/overrides.py:369-399)
 NANO_OMNI_CONFIG = {**NEMOTRON_VL_CONFIG, "architectures": ["NemotronH_Nano_Omni_Reasoning_V3"],
                     "model_type": "NemotronH_Nano_Omni_Reasoning_V3"}
+# the full Nemotron-H Omni V3 (configs/nano_nemotron_vl.py:189-198): Nano Omni V3's class
+# under model_type nemotron_h_omni, its llm_config's layers_block_type in the new names
+# (linear_attention / full_attention, aliased by its class, :33-39) and the vision tower's
+# video_temporal_patch_size as transformers' own class requires it; OMNI_FULL_ODD without
+# it (None against the top level's 2: transformers' validate_architecture refuses it)
+OMNI_FULL_CONFIG = {
+    **NEMOTRON_VL_CONFIG, "architectures": ["NemotronH_Omni_Reasoning_V3"],
+    "model_type": "nemotron_h_omni",
+    "vision_config": {**NEMOTRON_VL_CONFIG["vision_config"], "video_temporal_patch_size": 2},
+    "llm_config": {
+        **{k: v for k, v in NEMOTRON_CONFIG.items() if k != "hybrid_override_pattern"},
+        "layers_block_type": ["linear_attention", "mlp", "linear_attention", "full_attention",
+                              "mlp", "linear_attention", "moe"],
+        "n_routed_experts": 8, "num_experts_per_tok": 2, "moe_intermediate_size": 256}}
+OMNI_FULL_ODD_CONFIG = {**OMNI_FULL_CONFIG, "vision_config": NEMOTRON_VL_CONFIG["vision_config"]}
+# Inkling (configs/inkling.py): six bf16 conv states a layer over every layer (two full-KV,
+# two sliding-window-KV, two stream wide, :217-256), the KV widths max(1, heads // TP) x
+# head dim; 2 sliding-window KV heads of 128 (replicated past TP 2); its override's
+# mamba_full_memory_ratio 0.1 and extra buffer (model_overrides/inkling.py:41-60)
+INKLING_CONFIG = {
+    "architectures": ["InklingForConditionalGeneration"], "model_type": "inkling_mm_model",
+    "text_config": {
+        "model_type": "inkling_model", "hidden_size": 1024, "intermediate_size": 2048,
+        "num_hidden_layers": 6, "num_attention_heads": 16, "num_key_value_heads": 4,
+        "head_dim": 64, "swa_num_key_value_heads": 2, "swa_head_dim": 128,
+        "local_layer_ids": [0, 1, 3, 4], "sliding_window_size": 512, "use_sconv": True,
+        "sconv_kernel_size": 4, "vocab_size": 32000, "max_position_embeddings": CONTEXT},
+    "torch_dtype": "bfloat16"}
+# ... a text config leaving most to the class defaults (1536 wide, 12 heads of 128, 4 KV
+# heads, inkling.py:24-88), 5 layers, kernel 3, with a banded draft depth from mtp_config
+# (:334-344); INKLING_MTP: the same file under the MTP architecture (served as the target it
+# is multimodal by default, configs/model_config.py:690-702: the cap left unrestated)
+INKLING_DEFAULTS_CONFIG = {
+    "architectures": ["InklingForConditionalGeneration"], "model_type": "inkling_mm_model",
+    "text_config": {"num_hidden_layers": 5, "local_layer_ids": [1, 2], "vocab_size": 32000,
+                    "max_position_embeddings": CONTEXT, "sconv_kernel_size": 3},
+    "mtp_config": {"n_layers": 2, "local_layer_ids": [1]}, "torch_dtype": "bfloat16"}
+INKLING_MTP_CONFIG = {**INKLING_DEFAULTS_CONFIG,
+                      "architectures": ["InklingForConditionalGenerationMTP"]}
+# ... a hidden size TP 4 does not divide (--enable-scattered-sconv asserts it, :237-239)
+INKLING_ODD_CONFIG = {**INKLING_CONFIG, "text_config": {
+    **INKLING_CONFIG["text_config"], "hidden_size": 1026, "num_attention_heads": 18,
+    "head_dim": 57}}
+# ... a banded MTP head geometry the config asserts equal to the trunk's (:118-126)
+INKLING_MTP_BAD_CONFIG = {**INKLING_CONFIG, "text_config": {
+    **INKLING_CONFIG["text_config"], "num_nextn_predict_layers": 2,
+    "mtp_local_layer_ids": [1], "mtp_swa_head_dim": 64}}
 # InternS2-Preview (configs/interns2preview.py): a Qwen3.5-MoE config, its GDN text config
 # under text_config, with a vision tower
 INTERNS2_CONFIG = {
@@ -326,6 +373,9 @@ QWEN4_EXP_BARE = GRANITE + 32  # undrawn: keep it after every drawn one
 QWEN4_EXP_HC1, QWEN4_EXP_NO_EOS = GRANITE + 33, GRANITE + 34  # undrawn too
 QWEN4_EXP_EOS_LIST, QWEN4_EXP_EOS_TEXT = GRANITE + 35, GRANITE + 36
 NANO_OMNI = GRANITE + 37
+OMNI_FULL, OMNI_FULL_ODD = GRANITE + 38, GRANITE + 39
+INKLING, INKLING_DEFAULTS, INKLING_ODD = GRANITE + 40, GRANITE + 41, GRANITE + 42
+INKLING_MTP_BAD, INKLING_MTP = GRANITE + 43, GRANITE + 44
 OTHER_CONFIGS = {GRANITE: ("granite", GRANITE_CONFIG), NEMOTRON: ("nemotronh", NEMOTRON_CONFIG),
                  FALCON: ("falconh1", FALCON_CONFIG),
                  FALCON_AUTO: ("falconh1auto", FALCON_AUTO_CONFIG),
@@ -358,7 +408,14 @@ UNDRAWN_CONFIGS = {QWEN4_EXP_BARE: ("qwen4expbare", QWEN4_EXP_BARE_CONFIG),
                    QWEN4_EXP_NO_EOS: ("qwen4expnoeos", QWEN4_EXP_NO_EOS_CONFIG),
                    QWEN4_EXP_EOS_LIST: ("qwen4expeoslist", QWEN4_EXP_EOS_LIST_CONFIG),
                    QWEN4_EXP_EOS_TEXT: ("qwen4expeostext", QWEN4_EXP_EOS_TEXT_CONFIG),
-                   NANO_OMNI: ("nanoomni", NANO_OMNI_CONFIG)}
+                   NANO_OMNI: ("nanoomni", NANO_OMNI_CONFIG),
+                   OMNI_FULL: ("omnifull", OMNI_FULL_CONFIG),
+                   OMNI_FULL_ODD: ("omnifullodd", OMNI_FULL_ODD_CONFIG),
+                   INKLING: ("inkling", INKLING_CONFIG),
+                   INKLING_DEFAULTS: ("inklingdefaults", INKLING_DEFAULTS_CONFIG),
+                   INKLING_ODD: ("inklingodd", INKLING_ODD_CONFIG),
+                   INKLING_MTP_BAD: ("inklingmtpbad", INKLING_MTP_BAD_CONFIG),
+                   INKLING_MTP: ("inklingmtp", INKLING_MTP_CONFIG)}
 ALL_SHAPES = len(SHAPES) + len(OTHER_CONFIGS)  # model_dir(0 .. ALL_SHAPES - 1)
 
 
@@ -425,7 +482,10 @@ def sized(r: so.Resolved, preload_gb: float, weights_gb: float,
     world = types.SimpleNamespace(cpu_group=None)
     with so.published(r), get_parallel().override(world_group=world):
         mc = model_config_of(r.record)
-        cfg = mambaish_config(mc)
+        try:
+            cfg = mambaish_config(mc)
+        except AssertionError as exc:  # Inkling's scattered-sconv assertion (inkling.py:237)
+            return f"AssertionError: {exc}"
         this = types.SimpleNamespace(
             attn_dp_size=max(1, r.attn_dp_size), pp_size=get_parallel().pp_size,
             mambaish_config=cfg,

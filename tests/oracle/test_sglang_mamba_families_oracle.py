@@ -26,7 +26,6 @@ require("sglang")
 from graphfit.cli.options import resolve_values  # noqa: E402
 from graphfit.inputs import commandline  # noqa: E402
 from graphfit.planner.core.errors import ConfigError  # noqa: E402
-from graphfit.planner.engines.sglang_pool import mamba_memory_shown  # noqa: E402
 from tests.oracle import sglang_mamba_memory_oracle as mm  # noqa: E402
 from tests.oracle.test_sglang_mamba_memory_oracle import (  # noqa: E402
     ENV_VALUES,
@@ -86,16 +85,15 @@ def _plan_of(shape: int, *argv: str):  # type: ignore[no-untyped-def]
     return graphfit.plan(config)
 
 
-def test_qwen4_exp_without_a_vision_tower_is_left_unrestated() -> None:
+def test_qwen4_exp_without_a_vision_tower_sizes_the_cache_as_sglang() -> None:
     """Its config builds a default vision tower (configs/qwen4_exp.py:151-155) whose size
-    lowers SGLang's default fraction: graphfit leaves the cap out and says why, while SGLang
-    sizes the cache (with the tower in the file both agree, the generated lines above)."""
+    lowers SGLang's default fraction: graphfit reads that default tower (graphfit.inputs.
+    model_config.DEFAULT_VISION_TOWERS) and sizes the same cache at the same fraction."""
     theirs = sglang_side(_line(shape=mm.QWEN4_EXP_BARE))
     assert isinstance(theirs, mm.Sized) and theirs.cache_size > 0
+    assert agree(_line(shape=mm.QWEN4_EXP_BARE), theirs) is True
     config = _plan_of(mm.QWEN4_EXP_BARE).config
-    assert config.mamba_memory_slots is None
-    shown = mamba_memory_shown(config)
-    assert shown is not None and "Qwen4-Exp without a vision_config" in shown[1], shown
+    assert config.mamba_memory_slots is not None and config.multimodal
 
 
 @pytest.mark.parametrize("tp", ("2", "4"))

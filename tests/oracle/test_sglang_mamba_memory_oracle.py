@@ -96,6 +96,7 @@ def argv_of(p: dict) -> tuple[str, ...]:
     pd = p.get("pd")
     argv += () if pd is None else ("--disaggregation-mode", pd.split("+")[0])
     argv += ("--enable-pd-role-switch",) if pd == "prefill+switch" else ()
+    argv += tuple(p.get("more", ()))  # other flags (the Inkling lines' scattered sconv)
     spec = p.get("spec")
     if spec is not None:
         argv += ("--speculative-algorithm", spec[0])

@@ -207,6 +207,9 @@ VALID: dict[str, st.SearchStrategy[Any]] = {
     "init_expert_location": st.sampled_from(["trivial", "/tmp/location.json"]),
     "jit_deepgemm": st.booleans(),
     "hf_config_quant": st.sampled_from([None, "absent", {"quant_algo": "MXFP8"}]),
+    "inkling_conv_state": st.sampled_from([None, (6, 4, 4, 64, 2, 128, 1024),
+                                           [16, 2, 1, 1, 1, 1, 1]]),
+    "enable_scattered_sconv": st.booleans(),
 }
 INVALID: dict[str, st.SearchStrategy[Any]] = {
     "vit": st.sampled_from([
@@ -359,6 +362,10 @@ INVALID: dict[str, st.SearchStrategy[Any]] = {
     "init_expert_location": st.sampled_from([None, "", " ", 3]),
     "jit_deepgemm": st.sampled_from([None, "yes", 1]),
     "hf_config_quant": st.sampled_from(["", "[1]", 4, ["fp8"]]),
+    "inkling_conv_state": st.sampled_from(["6,4", (6, 4), (6, 1, 4, 64, 2, 128, 1024),
+                                           (6, 4, 0, 64, 2, 128, 1024),
+                                           (6, 4, True, 64, 2, 128, 1024)]),
+    "enable_scattered_sconv": st.sampled_from([1, "yes", None]),
 }
 
 
@@ -634,6 +641,8 @@ def test_the_plan_3_document_writes_the_options_object() -> None:
         "checkpoint_fp8_experts": None,
         "kimi_mxfp4_pack": None, "dsa_index_kpool": 1,
         "mamba_head_counts": None, "enable_eplb": False, "ep_num_redundant_experts": 0,
-        "init_expert_location": "trivial", "jit_deepgemm": True, "hf_config_quant": None}
+        "init_expert_location": "trivial", "jit_deepgemm": True, "hf_config_quant": None,
+        "inkling_conv_state": None,
+        "enable_scattered_sconv": False}
     assert not set(config) & set(LEGACY_KEYWORDS)
     assert EngineConfig.from_dict(config).tp_size == 2

@@ -83,8 +83,11 @@ MM_FEATURE_CACHE_MB = 1024  # SGLANG_MM_FEATURE_CACHE_MB (environ.py:1622)
 DEFAULT_FULL_MEMORY_RATIO = 0.9  # arg_groups/fields/schedule.py:220-227 (fallback)
 NEMOTRON_H_ARCHS = frozenset({"NemotronHForCausalLM", "NemotronHPuzzleForCausalLM"})
 QWEN4_EXP = "Qwen4ExpForConditionalGeneration"
+INKLING_MTP = "InklingForConditionalGenerationMTP"
 # a NemotronHConfig text config (nano_nemotron_vl.py:79-86), Nano Omni V3's too (:180-186)
-NEMOTRON_VL = frozenset({"NemotronH_Nano_VL_V2", "NemotronH_Nano_Omni_Reasoning_V3"})
+# and the full Omni V3's (:189-198)
+NEMOTRON_VL = frozenset({"NemotronH_Nano_VL_V2", "NemotronH_Nano_Omni_Reasoning_V3",
+                         "NemotronH_Omni_Reasoning_V3"})
 ZAYA = "ZayaForCausalLM"
 # the states split over the whole TP group (`get_parallel().tp_size`): Zaya's (configs/
 # zaya.py:268-271) and the pure state-space models' (configs/mamba.py:30-32, mamba2.py:43-46)
@@ -359,15 +362,23 @@ def _not_restated(config: EngineSettings, fraction: float | None = None) -> str 
         return ("post-capture KV sizing not restated here (graphfit.planner.engines."
                 "sglang_post_capture, :3020-3030)")
     if config.architecture == QWEN4_EXP and not config.multimodal:
-        # its config builds a default vision tower when the file has none (configs/
-        # qwen4_exp.py:151-155), which lowers SGLang's default fraction (memory_hook.py:
-        # 417-462) by a size graphfit is not told
+        # SGLang counts it multimodal, with a default vision tower when the file has none
+        # (configs/qwen4_exp.py:151-155; read from a local config.json, graphfit.inputs.
+        # model_config.DEFAULT_VISION_TOWERS), which lowers the default fraction
+        # (memory_hook.py:417-462): a config not known multimodal is left unrestated
         return "Qwen4-Exp without a vision_config (a default vision tower, qwen4_exp.py:151-155)"
+    if config.architecture == INKLING_MTP:
+        # served as the target, SGLang counts it multimodal (only the non-MTP architecture is
+        # text-only by default, configs/model_config.py:690-702), so its vision tower lowers
+        # the default fraction by a size graphfit is not told
+        return ("Inkling's MTP architecture served as the target (multimodal by default: "
+                "model_config.py:690-702)")
     if config.pp_size > 1 and config.mamba_layer_map is None:
         return "pipeline parallelism without the model's layer map (:3233-3249)"
     missing = [what for what, value in (
         ("--gpu-memory-gb", config.gpu_memory_gb), ("--weights-gb", config.weights_gb),
-        ("the model directory's linear-attention config", config.mamba_state_shape),
+        ("the model directory's linear-attention config",
+         config.mamba_state_shape or config.inkling_conv_state),
         ("mem_fraction_static", fraction or config.mem_fraction_static)) if value is None]
     if missing:
         return f"needs {', '.join(missing)}"
@@ -395,7 +406,6 @@ def memory_of(config: EngineSettings, fraction: float | None = None,
         return None
     from graphfit.planner.engines.sglang_mamba_pool import cache_of
 
-    shape = MambaStateShape.of(config.mamba_state_shape or ())
     tp = state_tp(config)
     gpu = config.gpu_memory_gb or 0.0
     drafts = (drafts or config.speculative_num_draft_tokens) if _spec_states(config) else None
@@ -409,12 +419,36 @@ def memory_of(config: EngineSettings, fraction: float | None = None,
         preload_avail_gb=config.preload_avail_gb or gpu,
         weights_gb=config.weights_gb or 0.0,
         mem_fraction_static=fraction or config.mem_fraction_static or 0.0,
-        full_memory_ratio=(DEFAULT_FULL_MEMORY_RATIO if config.mamba_full_memory_ratio is None
+        full_memory_ratio=(default_full_memory_ratio(config)
+                           if config.mamba_full_memory_ratio is None
                            else config.mamba_full_memory_ratio),
-        bytes_per_request=stage_bytes(
-            shape.bytes_per_request(tp, config.mamba_ssm_dtype or DEFAULT_SSM_DTYPE,
-                                    config.mamba_conv_dtype or DEFAULT_CONV_DTYPE),
-            config.mamba_layer_map, config.pp_size, layer_partition(config)))
+        bytes_per_request=stage_bytes(state_bytes(config, tp), config.mamba_layer_map,
+                                      config.pp_size, layer_partition(config)))
+
+
+def default_full_memory_ratio(config: EngineSettings) -> float:
+    """--mamba-full-memory-ratio when none is given: the Inkling override's 0.1
+    (arg_groups/model_overrides/inkling.py:43-44), else 0.9."""
+    from graphfit.planner.engines.sglang_mamba_inkling import (
+        INKLING_ARCHS,
+        INKLING_FULL_MEMORY_RATIO,
+    )
+
+    return (INKLING_FULL_MEMORY_RATIO if config.architecture in INKLING_ARCHS
+            else DEFAULT_FULL_MEMORY_RATIO)
+
+
+def state_bytes(config: EngineSettings, tp: int) -> int:
+    """One request's state bytes on a rank of linear-attention TP width `tp`: Inkling's conv
+    states (graphfit.planner.engines.sglang_mamba_inkling) or `MambaStateShape`'s."""
+    if config.inkling_conv_state is not None:
+        from graphfit.planner.engines.sglang_mamba_inkling import InklingConvState
+
+        return InklingConvState.of(config.inkling_conv_state).bytes_per_request(
+            tp, config.enable_scattered_sconv)
+    shape = MambaStateShape.of(config.mamba_state_shape or ())
+    return shape.bytes_per_request(tp, config.mamba_ssm_dtype or DEFAULT_SSM_DTYPE,
+                                   config.mamba_conv_dtype or DEFAULT_CONV_DTYPE)
 
 
 def post_capture_slack_gb(config: EngineSettings, drafts: int | None) -> float:
@@ -495,7 +529,8 @@ def check_inputs(config: EngineSettings) -> None:
                           "TP width to be the whole TP group (SGLang models/zaya.py:912)")
     if config.architecture == ZAYA and config.mamba_state_shape:
         _check_zaya_heads(config.mamba_head_counts, max(1, config.tp_size))
-    shape, layer_map = config.mamba_state_shape, config.mamba_layer_map
+    shape = config.mamba_state_shape or config.inkling_conv_state
+    layer_map = config.mamba_layer_map
     if shape and layer_map is not None and sum(layer_map) != shape[0]:
         raise ConfigError(f"mamba_layer_map: {sum(layer_map)} mamba layers, the state shape "
                           f"says {shape[0]}")

@@ -31,6 +31,7 @@ from dataclasses import dataclass
 
 from graphfit.planner.core.errors import ConfigError
 from graphfit.planner.core.settings import EngineSettings
+from graphfit.planner.engines.sglang_mamba_inkling import INKLING_ARCHS
 
 # the architectures whose server arguments route through the hybrid-mamba radix cache
 # (arg_groups/overrides.py:369-399); GraniteMoeHybrid only with a "mamba" layer (:461-466)
@@ -87,6 +88,10 @@ SKIP_LOCK_NO_BUFFER_ADD = 1  # :229
 
 
 GRANITE = "GraniteMoeHybridForCausalLM"
+# Inkling (INKLING_ARCHS): always mamba-ish (its cache params are never None, configs/
+# hybrid_arch.py:91-95, configs/inkling.py:217-256), its override turns the mamba radix cache
+# on unless the radix cache is off and pins the extra buffer for "auto"
+# (model_overrides/inkling.py:45-60)
 
 
 def is_hybrid_mamba(architecture: str | None,
@@ -98,7 +103,8 @@ def is_hybrid_mamba(architecture: str | None,
     graphfit.inputs.mamba_state)."""
     if architecture == GRANITE or architecture in MAMBAISH_ONLY_ARCHS:
         return mamba_state_shape is not None
-    return architecture in MAMBA_RADIX_CACHE_ARCHS or architecture in REGISTRY_MAMBA_ARCHS
+    return (architecture in MAMBA_RADIX_CACHE_ARCHS or architecture in REGISTRY_MAMBA_ARCHS
+            or architecture in INKLING_ARCHS)
 
 
 # Kimi-K3's text config is a KimiLinearConfig (configs/kimi_k3.py:92-97), which
@@ -221,6 +227,9 @@ class MambaCache:
         (overrides.py:453-486): "auto" becomes extra_buffer when the overlap schedule or
         paging is wanted and the architecture supports it on triton, else no_buffer, which
         turns the overlap schedule off. Without the radix cache nothing is resolved."""
+        if self.architecture in INKLING_ARCHS and self.strategy == "auto":
+            # its override pins the extra buffer (model_overrides/inkling.py:55-56)
+            return "extra_buffer", self.overlap
         if self.disable_radix_cache or self.strategy != "auto" or not self.radix_routed:
             return self.strategy, self.overlap
         if (self.overlap or self.page_size > 1) and self.supports_extra_buffer():

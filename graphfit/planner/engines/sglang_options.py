@@ -129,6 +129,11 @@ class SglangOptions(EngineOptions):
         layer count). mamba_head_counts: Zaya's (num_attention_heads, num_query_groups),
         which its attention asserts the TP width divides at load (models/zaya.py:917-925,
         460-471; graphfit.planner.engines.sglang_mamba_memory.check_inputs); None: not read.
+        inkling_conv_state: Inkling's short-conv state read from its text config
+        (graphfit.planner.engines.sglang_mamba_inkling.INKLING_FIELDS; configs/inkling.py:
+        217-256), priced in place of mamba_state_shape; None: not read.
+        enable_scattered_sconv: `--enable-scattered-sconv` (fields/exec_.py:740-743), which
+        shards Inkling's stream conv states over the attention-TP width (inkling.py:234-240).
         mm_feature_transport: `--mm-feature-transport` (arg_groups/fields/mm.py:144-157);
         for a multimodal model a GPU transport (cuda_ipc / cuda_vmm) adds its pool to the
         memory SGLang reserves before sizing the state cache (kv_cache_configurator.py:
@@ -436,6 +441,8 @@ class SglangOptions(EngineOptions):
     init_expert_location: str = "trivial"
     jit_deepgemm: bool = True
     hf_config_quant: str | None = None
+    inkling_conv_state: tuple[int, ...] | None = None
+    enable_scattered_sconv: bool = False
 
     def __post_init__(self) -> None:
         gb = self.gpu_memory_gb
@@ -615,6 +622,18 @@ def _mamba_memory_inputs(options: SglangOptions) -> None:
         except ConfigError as exc:  # the field named first, as every option error is
             raise ConfigError(f"mamba_state_shape: {exc}") from None
         set_(options, "mamba_state_shape", tuple(shape))
+    inkling = options.inkling_conv_state
+    if inkling is not None:
+        from graphfit.planner.engines.sglang_mamba_inkling import INKLING_FIELDS, InklingConvState
+
+        if isinstance(inkling, (str, bytes)) or not isinstance(inkling, (tuple, list)):
+            raise ConfigError(f"inkling_conv_state: expected {len(INKLING_FIELDS)} integers, "
+                              f"got {excerpt(inkling)}")
+        InklingConvState.of(tuple(inkling))
+        set_(options, "inkling_conv_state", tuple(inkling))
+    if not isinstance(options.enable_scattered_sconv, bool):
+        raise ConfigError(f"enable_scattered_sconv: expected true or false, got "
+                          f"{excerpt(options.enable_scattered_sconv)}")
     counts = options.mamba_head_counts
     if counts is not None:
         if isinstance(counts, (str, bytes)) or not isinstance(counts, (tuple, list)) \

@@ -64,10 +64,11 @@ SPEC_NAMES = {SpecMethod.EAGLE: "EAGLE", SpecMethod.EAGLE3: "EAGLE3", SpecMethod
               SpecMethod.DRAFT_MODEL: "STANDALONE", SpecMethod.DFLASH: "DFLASH",
               SpecMethod.DSPARK: "DSPARK", SpecMethod.NGRAM: "NGRAM", SpecMethod.UNO: "UNO"}
 # multimodal architectures whose SGLang config class keeps the vision config as
-# `raw_vision_config` (configs/nano_nemotron_vl.py:84-88; Nano Omni V3's subclass, :180-186),
-# so `adjust_mem_fraction_for_vlm` finds no `vision_config` and leaves the fraction as it is
-# (memory_hook.py:432-434)
-VISION_CONFIG_UNREAD = frozenset({"NemotronH_Nano_VL_V2", "NemotronH_Nano_Omni_Reasoning_V3"})
+# `raw_vision_config` (configs/nano_nemotron_vl.py:84-88; Nano Omni V3's subclass, :180-186,
+# and the full Omni V3's, :189-198), so `adjust_mem_fraction_for_vlm` finds no
+# `vision_config` and leaves the fraction as it is (memory_hook.py:432-434)
+VISION_CONFIG_UNREAD = frozenset({"NemotronH_Nano_VL_V2", "NemotronH_Nano_Omni_Reasoning_V3",
+                                  "NemotronH_Omni_Reasoning_V3"})
 RESERVE_UNFIT = ("SGLang's default mem_fraction_static is not positive here: its activation + "
                  "graph reserve exceeds the GPU's memory (memory_hook.py:295-328), so weights "
                  "and KV get nothing; pass --mem-fraction-static or fewer running requests x "
