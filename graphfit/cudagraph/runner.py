@@ -30,6 +30,7 @@ from graphfit.cudagraph.backends import Backend, Graph, GraphFn, Outputs, get_ba
 from graphfit.cudagraph.buffers import StaticBuffers
 from graphfit.cudagraph.capture import CaptureEvent, CaptureJob, CaptureSession, Variant
 from graphfit.cudagraph.fill import fill_tail, tail_filler
+from graphfit.cudagraph.staging import Retirement, recording_copies, records_copies
 from graphfit.planner import (
     BatchError,
     ConfigError,
@@ -160,6 +161,14 @@ class GraphRunner:
             for staged, host in self.staging.items()})
         self.turns = math.lcm(*self.slots.values()) if self.slots else 1
         self._turn = 0
+        # the staged inputs whose host-to-device copy each graph records (a one-slot copy the
+        # plan declares pinned: a graph's memcpy node reads a fixed, page-locked address; a
+        # backend that records no copies, a pageable or a slotted copy: copied before the
+        # replay), and the wait before their host copies are written again
+        self.recorded = frozenset(
+            staged for staged, host in self.staging.items() if self.slots[staged] == 1
+            and buffers.specs[host].pinned and records_copies(self.backend))
+        self._retirement = Retirement()
         self._rules: dict[str, RowRule] = _graph_input_rules(plan, buffers, graph_inputs,
                                                              self.staging)
         self.graph_inputs = tuple(self._rules)
@@ -226,12 +235,14 @@ class GraphRunner:
         slots = self.slots.get(name, 1)
         return view[turn % slots] if slots > 1 else view
 
-    def _refills(self, rows: Mapping[str, int], turn: int = 0
+    def _refills(self, rows: Mapping[str, int], turn: int = 0, *,
+                 skip: frozenset[str] = frozenset()
                  ) -> tuple[tuple[torch.Tensor, torch.Tensor], ...]:
-        """(device rows, host rows) of each staged input, `rows[name]` rows of each."""
+        """(device rows, host rows) of each staged input (but `skip`), `rows[name]` rows of
+        each."""
         return tuple((self.buffers.view(name, rows[name]),
                       self._written(name, rows[name], turn))
-                     for name in self._rules if name in self.staging)
+                     for name in self._rules if name in self.staging and name not in skip)
 
     def _fills(self, rows: Mapping[str, int], turn: int) -> tuple[TailFill, ...]:
         """Each filled input's tail, in its host copy (the turn's slot) when staged."""
@@ -293,12 +304,15 @@ class GraphRunner:
         # a staged input's tail is filled in its host copy, then copied with the real rows
         fills = self._fills(rows, 0)
         refills = self._refills(rows)
+        recorded = tuple(functools.partial(_copy_rows, *pair) for pair in self._refills(
+            rows, skip=frozenset(self.staging) - self.recorded))
         # capture runs a batch of padding only: its KV writes, say, hit slot -1
         for fill in fills:
             fill_tail(fill.view, fill.axis, 0, fill.policy)
         for device_rows, host_rows in refills:
             _copy_rows(device_rows, host_rows)
-        graph = self.backend.capture(self._variant_fn(job.variant), views)
+        graph = self.backend.capture(
+            recording_copies(self._variant_fn(job.variant), recorded), views)
         self._check_output_rows(graph.replay(), job.key)
         if not keep_output:
             weakened = getattr(graph, "weakened", None)
@@ -306,13 +320,16 @@ class GraphRunner:
                 graph = weakened()
         fillers: tuple[dict[int, Callable[[], object] | None], ...] = tuple(
             {} for _ in fills)
+        # before a replay, the copies the graph does not record (each turn's slot)
         turns: tuple[tuple[tuple[TailFill, ...], tuple[dict[int, Callable[[], object] | None],
                                                         ...],
                            tuple[tuple[torch.Tensor, torch.Tensor], ...]], ...] = tuple(
-            (self._fills(rows, t), tuple({} for _ in fills), self._refills(rows, t))
+            (self._fills(rows, t), tuple({} for _ in fills),
+             self._refills(rows, t, skip=self.recorded))
             for t in range(1, self.turns))
         captured = CapturedGraph(job.key, job.modes, MappingProxyType(views),
-                                 MappingProxyType(rows), fills, graph, fillers, refills, turns)
+                                 MappingProxyType(rows), fills, graph, fillers,
+                                 self._refills(rows, skip=self.recorded), turns)
         graphs = self._graph_sets.setdefault(job.variant, {})
         graphs[job.key] = captured
         if job.variant == self.default_variant:
@@ -505,10 +522,17 @@ class GraphRunner:
         return self._run(prepared, inputs)
 
     def _run(self, prepared: PreparedStep, inputs: Mapping[str, torch.Tensor]) -> Outputs:
+        if self.recorded:  # the last replay's recorded copies have read the host copies
+            self._retirement.wait()
         if torch.is_grad_enabled():
             with torch.no_grad():
-                return _execute(prepared, inputs)
-        return _execute(prepared, inputs)
+                out = _execute(prepared, inputs)
+        else:
+            out = _execute(prepared, inputs)
+        if self.recorded and prepared.key is not None:
+            name = next(iter(self.recorded))
+            self._retirement.replayed(self.buffers[name].device)
+        return out
 
     def _prepared_step(self, dispatch: Dispatch, key: GraphKey | None, variant: Variant,
                        n: int, r: int, inputs: Mapping[str, torch.Tensor],

@@ -111,10 +111,10 @@ def test_planted_slot_errors_fail(tmp_path: Path, monkeypatch: pytest.MonkeyPatc
     assert torch.equal(runner.step({"tok_ids": ids}), _fn({"tok_ids": ids}))
     original_refills = GraphRunner._refills
 
-    def stale(self: GraphRunner, rows: Any, turn: int = 0) -> Any:
+    def stale(self: GraphRunner, rows: Any, turn: int = 0, **kw: Any) -> Any:
+        names = [n for n in self._rules if n in self.staging and n not in kw.get("skip", ())]
         return tuple((d, other_slot(self, name, rows[name], turn)) for (d, _), name in zip(
-            original_refills(self, rows, turn), [n for n in self._rules
-                                                 if n in self.staging], strict=True))
+            original_refills(self, rows, turn, **kw), names, strict=True))
 
     monkeypatch.setattr(GraphRunner, "_refills", stale)
     planted = GraphRunner(_fn, p, StaticBuffers.allocate(p, "cpu", "target"),
@@ -122,3 +122,33 @@ def test_planted_slot_errors_fail(tmp_path: Path, monkeypatch: pytest.MonkeyPatc
     results = [torch.equal(planted.step({"tok_ids": ids + i}), _fn({"tok_ids": ids + i}))
                for i in range(3)]
     assert not all(results)
+
+
+@pytest.mark.parametrize(("pinned", "slots", "recorded"), [
+    (True, 1, True), (False, 1, False), (True, 2, False)])
+def test_only_a_pinned_one_slot_copy_is_recorded(tmp_path: Path, pinned: bool, slots: int,
+                                                 recorded: bool) -> None:
+    """A graph replayed alone after a second batch was written into the host copy only runs
+    on that batch exactly when the copy is recorded in it: one slot and pinned, as
+    TensorRT-LLM's token-mode `capture_h2d` (`ref.cite_fact("encoder_pinned_capture")`);
+    a pageable or slotted copy is copied before each replay instead."""
+    name = f"tiny-rec-{pinned}-{slots}".lower()
+    text = EXAMPLE.read_text().replace('name = "tiny-staged"', f'name = "{name}"')
+    text = text.replace("pinned = true", f"pinned = {str(pinned).lower()}\nslots = {slots}", 1)
+    path = tmp_path / f"{name}.toml"
+    path.write_text(text)
+    load_engine_file(path)
+    p = plan(EngineConfig(engine=name, max_num_seqs=6, max_num_batched_tokens=64))
+    bufs = StaticBuffers.allocate(p, "cpu", "target")
+    runner = GraphRunner(_fn, p, bufs, graph_inputs=("tok_ids",))
+    assert (runner.recorded == {"tok_ids"}) == recorded
+    ids = torch.arange(8, dtype=torch.int32) + 3
+    assert torch.equal(runner.step({"tok_ids": ids}), _fn({"tok_ids": ids}))
+    key = runner.key(runner.last_dispatch) if runner.last_dispatch else None
+    assert key is not None
+    second = ids + 100
+    bufs["tok_ids_host"].reshape(slots, -1)[0, :8].copy_(second)  # the host copy only
+    out = runner.graphs[key].graph.replay()
+    assert isinstance(out, torch.Tensor)
+    assert torch.equal(out[:8], _fn({"tok_ids": second})) == recorded
+    assert rehearse(p).ok
