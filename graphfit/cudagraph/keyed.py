@@ -38,6 +38,17 @@ Only a host buffer the plan declares pinned (`BufferPlan.pinned`) is allocated p
 a CUDA device and has its copy recorded in the graph: a graph's memcpy node reads a pinned
 source; a pageable copy is copied eagerly before each replay (TensorRT-LLM captures its
 copies only when `prefer_pinned()`).
+
+A plan whose component has a `capture_offsets_cuda` device buffer (TensorRT-LLM's fixed
+sequence slots: graphfit.planner.engines.trtllm_encdec) gets it, of the planned rows: each
+captured key's boundaries (0, then the running sum of its capture layout, the key's witness)
+are written once, at capture, into the key's own region of it (the plan's rows of the key
+there are the region's end, b + 1 rows each), and never again. Its graph reads them as the
+requests' boundaries (`fn`'s views `cu_seqlens`, with `seq_lens` the slots' lengths); a
+replay puts each request in a slot of its layout (in order when each fits its slot, else
+longest to longest, as the engine's `_get_sequence_slot_mapping`), its tokens at the slot's
+offset, zeros elsewhere, the slots' lengths in `seq_lens` (1 for a dummy), and gathers each
+request's rows back in request order. An eager run reads the packed batch's boundaries.
 """
 
 from __future__ import annotations
@@ -66,6 +77,7 @@ if TYPE_CHECKING:  # the type only: the runtime reaches the planner through grap
 
 KeyedFn = Callable[..., torch.Tensor]  # fn(views, *, longest) -> one row per token
 STAGED = ("input_ids", "position_ids")  # the token buffers a host copy may stage
+SLOT_OFFSETS = "capture_offsets_cuda"  # fixed slots' per-key boundaries (device)
 
 
 def keyed_component(plan: Plan, component: str) -> KeyedComponentPlan:
@@ -91,7 +103,9 @@ class KeyedGraphRunner(SoloCapture):
                  staging: Mapping[str, tuple[int, int]] | None = None,
                  arange_rows: int | None = None, arange_on_host: bool = True,
                  seq_lens_on_device: bool = False,
-                 pinned: Collection[str] | None = None) -> None:
+                 pinned: Collection[str] | None = None,
+                 slot_layouts: Mapping[tuple[int, ...], Sequence[int]] | None = None,
+                 slot_regions: Mapping[tuple[int, ...], int] | None = None) -> None:
         if not isinstance(dispatch, KeyedDispatch):
             raise ConfigError(f"dispatch: expected a KeyedDispatch, got "
                               f"{type(dispatch).__name__}")
@@ -139,10 +153,75 @@ class KeyedGraphRunner(SoloCapture):
         self.arange = None if arange_rows is None else torch.arange(
             arange_rows, dtype=torch.int32, device="cpu" if arange_on_host else device)
         self._turn = 0
+        self.slot_layouts, self.slot_regions, self.capture_offsets = self._slot_buffers(
+            slot_layouts, slot_regions, device)
+        self.last_slots: tuple[int, ...] = ()  # each request's token offset, last replay
         self.graphs: dict[tuple[int, ...], Graph] = {}
         self.last_key: tuple[int, ...] | None = None
         if session is not None:
             session.add(self)
+
+    def _slot_buffers(self, layouts: Mapping[tuple[int, ...], Sequence[int]] | None,
+                      ends: Mapping[tuple[int, ...], int] | None, device: str
+                      ) -> tuple[dict[tuple[int, ...], tuple[int, ...]],
+                                 dict[tuple[int, ...], tuple[int, int]], torch.Tensor | None]:
+        """Fixed slots: each captured key's capture layout (b slots summing to its tokens),
+        its region [end - b - 1, end) of the boundaries buffer, and that buffer (the most
+        rows any region ends at)."""
+        if layouts is None and ends is None:
+            return {}, {}, None
+        if layouts is None or ends is None:
+            raise ConfigError("fixed slots: slot_layouts and slot_regions go together")
+        out_layouts, regions = {}, {}
+        for key in self.dispatch.captured:
+            layout, end = layouts.get(key), ends.get(key)
+            ok = (isinstance(layout, (tuple, list)) and len(layout) == key[0]
+                  and all(isinstance(v, int) and v >= 1 for v in layout)
+                  and sum(layout) == key[1] and isinstance(end, int)
+                  and not isinstance(end, bool) and end >= key[0] + 1)
+            if not ok:
+                raise ConfigError(f"fixed slots: key {key}: expected a layout of {key[0]} "
+                                  f"slots summing to {key[1]} and a region end >= "
+                                  f"{key[0] + 1}, got {layout!r}, {end!r}")
+            assert isinstance(layout, (tuple, list)) and isinstance(end, int)
+            out_layouts[key] = tuple(layout)
+            regions[key] = (end - key[0] - 1, end)
+        rows = max((e for _, e in regions.values()), default=0)
+        return out_layouts, regions, torch.zeros(rows, dtype=torch.int32, device=device)
+
+    def slot_mapping(self, key: tuple[int, ...], lens: Sequence[int]) -> list[int] | None:
+        """Each request's slot of `key`'s layout: in order when every request fits its
+        slot, else longest request to longest slot (ties by index); None when one does
+        not fit (the engine raises ValueError replaying such a batch)."""
+        layout = self.slot_layouts[key]
+        if len(layout) != len(lens):
+            return None
+        if all(n <= c for n, c in zip(lens, layout, strict=True)):
+            return list(range(len(lens)))
+        order = sorted(range(len(lens)), key=lambda i: (-lens[i], i))
+        slots = sorted(range(len(layout)), key=lambda i: (-layout[i], i))
+        out = [0] * len(lens)
+        for src, slot in zip(order, slots, strict=True):
+            if lens[src] > layout[slot]:
+                return None
+            out[src] = slot
+        return out
+
+    def _boundaries(self, key: tuple[int, ...]) -> torch.Tensor:
+        assert self.capture_offsets is not None
+        start, end = self.slot_regions[key]
+        return self.capture_offsets[start:end]
+
+    def _slot_views(self, key: tuple[int, ...]) -> dict[str, torch.Tensor]:
+        """The boundaries and lengths a fixed-slot graph reads (none without slots)."""
+        if self.capture_offsets is None:
+            return {}
+        lens = self.seq_lens_cuda if self.seq_lens_cuda is not None else self.seq_lens
+        if lens is None:
+            raise ConfigError(f"{self.component}: fixed slots need the plan's seq_lens")
+        if key[0] > lens.shape[0]:
+            raise CapacityError(f"{self.component}.seq_lens", key[0], lens.shape[0])
+        return {"cu_seqlens": self._boundaries(key), "seq_lens": lens[:key[0]]}
 
     @staticmethod
     def _host_copies(staging: dict[str, tuple[int, int]], device: str,
@@ -189,12 +268,17 @@ class KeyedGraphRunner(SoloCapture):
         # the index buffer the positions are sliced from, where the plan declares one
         arange = next((b for b in comp.buffers if b.init == "arange"
                        and b.axis.value == "tokens" and not b.stages), None)
+        # fixed slots: each key's capture layout (its witness) and region of the boundaries
+        slots = any(b.name == SLOT_OFFSETS and b.on_device for b in comp.buffers)
+        layouts = {k: tuple(comp.witness(k)) for k in comp.dispatch.captured} if slots else None
+        regions = ({k: comp.dispatch.rows_of(k, SLOT_OFFSETS) for k in comp.dispatch.captured}
+                   if slots else None)
         return cls(fn, comp.dispatch, capacity, session=session, backend=backend,
                    component=component, device=device, seq_lens_capacity=seq_lens,
                    staging=staging, arange_rows=None if arange is None else arange.capacity,
                    arange_on_host=arange is None or not arange.on_device,
                    seq_lens_on_device=host_lens is not None and bool(host_lens.stages),
-                   pinned=pinned)
+                   pinned=pinned, slot_layouts=layouts, slot_regions=regions)
 
     @property
     def component(self) -> str:
@@ -239,6 +323,13 @@ class KeyedGraphRunner(SoloCapture):
         if not isinstance(longest, int):
             raise ConfigError(f"capture: longest must be an int, got {longest!r}")
         key = (job.key.num_reqs or 0, job.key.padded, longest)
+        views = dict(job.views)
+        if self.capture_offsets is not None:  # written once: the graph's fixed boundaries
+            bounds = [0]
+            for length in self.slot_layouts[key]:
+                bounds.append(bounds[-1] + length)
+            self._boundaries(key).copy_(torch.tensor(bounds, dtype=torch.int32))
+            views.update(self._slot_views(key))
         rows = job.key.padded
         copies = []
         for name in sorted(self.recorded):  # captured over zeros, as the views
@@ -250,7 +341,7 @@ class KeyedGraphRunner(SoloCapture):
             copies.append(functools.partial(self._refill, "seq_lens", self.seq_lens_cuda,
                                             self.seq_lens, key[0]))
         fn = recording_copies(functools.partial(self.fn, longest=longest), copies)
-        self.graphs[key] = self.backend.capture(fn, job.views)
+        self.graphs[key] = self.backend.capture(fn, views)
 
     def _device(self, name: str) -> torch.Tensor:
         return self.input_ids if name == "input_ids" else self.position_ids
@@ -261,6 +352,51 @@ class KeyedGraphRunner(SoloCapture):
         buffer: recorded in the graph for a one-slot copy, else eagerly before the replay
         (non-blocking: an async copy from pinned memory on CUDA, a plain copy on the CPU)."""
         device[:rows].copy_(host[:rows], non_blocking=True)
+
+    def _slotted_step(self, key: tuple[int, ...], input_ids: torch.Tensor,
+                      lens: list[int]) -> torch.Tensor:
+        """A fixed-slot replay: each request (and one-token dummy) in its slot of the key's
+        layout, the slots' lengths in `seq_lens`, tokens and positions at the slots'
+        offsets (zeros elsewhere), the output gathered back in request order."""
+        padded = [*lens, *[1] * (key[0] - len(lens))]
+        mapping = self.slot_mapping(key, padded)
+        if mapping is None:
+            raise ConfigError(f"{self.component}: request lengths {lens} fit no slot of key "
+                              f"{key}'s layout {list(self.slot_layouts[key])}")
+        slot_lens = [0] * key[0]
+        for src, slot in enumerate(mapping):
+            slot_lens[slot] = padded[src]
+        bounds = [0]
+        for length in self.slot_layouts[key]:
+            bounds.append(bounds[-1] + length)
+        rows = self.dispatch.rows(key)
+        self._retirement.wait()
+        self._stage_seq_lens(key, slot_lens)
+        if self.seq_lens_cuda is not None and not self.seq_lens_recorded:
+            assert self.seq_lens is not None
+            self._refill("seq_lens", self.seq_lens_cuda, self.seq_lens, key[0])
+        self.last_slots = tuple(bounds[mapping[i]] for i in range(len(lens)))
+        turn, self._turn = self._turn, self._turn + 1
+        for name in STAGED:
+            device = self._device(name)
+            copies = self.staging.get(name)
+            target = device if copies is None else copies[turn % copies.shape[0]]
+            target[:rows].zero_()
+            source = 0
+            for dest, k in zip(self.last_slots, lens, strict=True):
+                if name == "input_ids":
+                    target[dest:dest + k].copy_(input_ids[source:source + k])
+                else:
+                    self._write_positions(target[dest:dest + k], [k])
+                source += k
+            if copies is not None and name not in self.recorded:
+                self._refill(name, device, target, rows)
+        out = self.graphs[key].replay()
+        if self.recorded or self.seq_lens_recorded:
+            self._retirement.replayed(self.input_ids.device)
+        assert isinstance(out, torch.Tensor)
+        return torch.cat([out[dest:dest + k] for dest, k in zip(self.last_slots, lens,
+                                                                  strict=True)])
 
     def _write_positions(self, target: torch.Tensor, lens: Sequence[int], *,
                          staged: bool = True) -> None:
@@ -297,9 +433,16 @@ class KeyedGraphRunner(SoloCapture):
             # an eager batch may hold a request longer than the plan's arange rows (sized for
             # the graphs' tokens): its positions are built, not sliced
             self._write_positions(positions, lens, staged=False)
-            views: Mapping[str, torch.Tensor] = {"input_ids": input_ids.to(torch.int32),
-                                                 "position_ids": positions}
+            views: dict[str, torch.Tensor] = {"input_ids": input_ids.to(torch.int32),
+                                              "position_ids": positions}
+            if self.capture_offsets is not None:  # the packed batch's own boundaries
+                bounds = torch.tensor([0, *lens], dtype=torch.int32).cumsum(0)
+                views["cu_seqlens"] = bounds.to(torch.int32).to(input_ids.device)
+                views["seq_lens"] = torch.tensor(lens, dtype=torch.int32,
+                                                 device=input_ids.device)
             return self.fn(views, longest=max(lens))
+        if self.capture_offsets is not None:
+            return self._slotted_step(key, input_ids, lens)
         rows = self.dispatch.rows(key)
         self._retirement.wait()  # the last replay's recorded copies have read the host rows
         self._stage_seq_lens(key, lens)

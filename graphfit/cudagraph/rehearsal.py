@@ -104,7 +104,10 @@ class ToyForward(torch.nn.Module):
 
 class KeyedToyForward(torch.nn.Module):
     """A keyed component's toy forward: one linear layer over (input id, position) per token
-    (the longest-request bucket the graph bakes in changes no real row)."""
+    (the longest-request bucket the graph bakes in changes no real row). Given requests'
+    boundaries (`cu_seqlens`, with `seq_lens`: fixed slots), each request's real tokens also
+    see the sum of its real input ids, added elementwise (exact, so a replay's real rows equal
+    the eager run's bit for bit): a wrong boundary or length changes them."""
 
     def __init__(self) -> None:
         super().__init__()
@@ -115,6 +118,14 @@ class KeyedToyForward(torch.nn.Module):
         del longest
         rows = torch.stack([views["input_ids"], views["position_ids"]], dim=1).float()
         out: torch.Tensor = self.layer(rows)
+        if "cu_seqlens" in views:
+            bounds, lens = views["cu_seqlens"].long(), views["seq_lens"].long()
+            index = torch.arange(rows.shape[0], device=rows.device)
+            owner = torch.bucketize(index, bounds[1:], right=True).clamp(max=lens.shape[0] - 1)
+            real = (index - bounds[owner]) < lens[owner]
+            ids = views["input_ids"].float() * real
+            sums = torch.zeros(lens.shape[0], device=rows.device).index_add_(0, owner, ids)
+            out = out + (sums[owner] * real).unsqueeze(1) * 0.001
         return out
 
 
@@ -265,6 +276,7 @@ def _keyed_rehearsal(p: Plan, runner: KeyedGraphRunner, gen: torch.Generator
                 copies.fill_(-1)
             if runner.seq_lens_cuda is not None:  # and the graphs' device lengths
                 runner.seq_lens_cuda.fill_(-1)
+            # (a fixed-slot graph's boundaries are written once, at capture: not poisoned)
             got = runner.step(ids, lens)
             if runner.last_key != key:
                 reached = reached and lens != witness  # a shorter batch may take another key
@@ -280,6 +292,8 @@ def _keyed_rehearsal(p: Plan, runner: KeyedGraphRunner, gen: torch.Generator
     # a buffer refilled from its host staging copy is named as such in the report
     inputs = tuple(f"{n} (staged from host)" if n in runner.staging else n
                    for n in ("input_ids", "position_ids"))
+    if runner.capture_offsets is not None:  # fixed slots' boundaries, written at capture
+        inputs += ("capture_offsets_cuda (fixed per graph)",)
     return ComponentRehearsal(runner.component, inputs, len(runner.graphs), replayed,
                               tuple(unreached), tuple(bad))
 
@@ -306,15 +320,54 @@ def _staged_tokens(runner: KeyedGraphRunner, key: tuple[int, ...], ids: torch.Te
     positions = torch.cat([torch.arange(n, dtype=torch.int32) for n in lens])
     want = {"input_ids": torch.cat([ids.cpu().to(torch.int32), pad]),
             "position_ids": torch.cat([positions, pad])}
+    padded = [*lens, *[1] * (key[0] - len(lens))]
+    if runner.capture_offsets is not None:  # fixed slots: each request at its slot's offset
+        return _slotted_tokens(runner, key, ids, lens, padded)
     if runner.seq_lens_cuda is not None:  # the batch's lengths, then 1 per one-token dummy
         b = key[0]
-        want["seq_lens_cuda"] = torch.tensor([*lens, *[1] * (b - len(lens))],
-                                             dtype=torch.int32)
+        want["seq_lens_cuda"] = torch.tensor(padded, dtype=torch.int32)
         rows_of = {"seq_lens_cuda": b}
     else:
         rows_of = {}
     return all(torch.equal(getattr(runner, name)[:rows_of.get(name, rows)].cpu(), tensor)
                for name, tensor in want.items())
+
+
+def _slotted_tokens(runner: KeyedGraphRunner, key: tuple[int, ...], ids: torch.Tensor,
+                    lens: tuple[int, ...], padded: list[int]) -> bool:
+    """Fixed slots: the key's boundaries are its layout's running sums; each request's ids
+    and positions sit at the offset of a slot that holds it (distinct slots), zeros
+    elsewhere; the device lengths are the slots' (1 for a dummy, 0 for none)."""
+    layout = runner.slot_layouts[key]
+    bounds = [0]
+    for length in layout:
+        bounds.append(bounds[-1] + length)
+    if runner._boundaries(key).cpu().tolist() != bounds:
+        return False
+    starts = runner.last_slots
+    slot_of = {b: i for i, b in enumerate(bounds[:-1])}
+    slots = [slot_of.get(s) for s in starts]
+    if None in slots or len(set(slots)) != len(slots) or any(
+            n > layout[i] for n, i in zip(lens, slots, strict=True) if i is not None):
+        return False
+    rows = runner.dispatch.rows(key)
+    want_ids = torch.zeros(rows, dtype=torch.int32)
+    want_pos = torch.zeros(rows, dtype=torch.int32)
+    slot_lens = [0] * key[0]
+    source = 0
+    for start, n, slot in zip(starts, lens, slots, strict=True):
+        want_ids[start:start + n] = ids[source:source + n].cpu()
+        want_pos[start:start + n] = torch.arange(n, dtype=torch.int32)
+        slot_lens[slot or 0] = n
+        source += n
+    free = [i for i in range(key[0]) if i not in slots]
+    for i, n in zip(free, padded[len(lens):], strict=True):  # the dummies' slots
+        slot_lens[i] = n
+    device_lens = runner.seq_lens_cuda if runner.seq_lens_cuda is not None else runner.seq_lens
+    assert device_lens is not None
+    return (torch.equal(runner.input_ids[:rows].cpu(), want_ids)
+            and torch.equal(runner.position_ids[:rows].cpu(), want_pos)
+            and device_lens[:key[0]].cpu().tolist() == slot_lens)
 
 
 def _staged_rows(runner: KeyedBufferRunner, key: object, batch: Mapping[str, torch.Tensor],

@@ -17,6 +17,7 @@ never-padded context stream are not graph inputs: write and read them outside th
 from __future__ import annotations
 
 import functools
+import math
 from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass, field
 from operator import attrgetter
@@ -29,6 +30,7 @@ from graphfit.cudagraph.backends import Backend, Graph, GraphFn, Outputs, get_ba
 from graphfit.cudagraph.buffers import StaticBuffers
 from graphfit.cudagraph.capture import CaptureEvent, CaptureJob, CaptureSession, Variant
 from graphfit.cudagraph.fill import fill_tail, tail_filler
+from graphfit.cudagraph.staging import Retirement, recording_copies, records_copies
 from graphfit.planner import (
     BatchError,
     ConfigError,
@@ -80,6 +82,11 @@ class CapturedGraph:
     # (device view, host view) of each staged input: the rows the graph reads, copied from
     # the buffer's host staging copy before each replay
     refills: tuple[tuple[torch.Tensor, torch.Tensor], ...] = field(
+        default=(), repr=False, compare=False)
+    # turns 1.. of slotted staging copies: (fills, their prepared fillers, refills) on the
+    # turn's slots (turn 0 is the fields above)
+    turns: tuple[tuple[tuple[TailFill, ...], tuple[dict[int, Callable[[], object] | None], ...],
+                       tuple[tuple[torch.Tensor, torch.Tensor], ...]], ...] = field(
         default=(), repr=False, compare=False)
 
 
@@ -147,6 +154,21 @@ class GraphRunner:
         # the padding fill are written into the copy, then copied to the buffer the graph
         # reads before each replay (and before an eager run)
         self.staging: Mapping[str, str] = MappingProxyType(_staging(buffers))
+        # staged buffer -> slots of its host copy (used in turn: a step writes the next
+        # slot, copied before the replay; a turn of the runner is the slots' common period)
+        self.slots: Mapping[str, int] = MappingProxyType({
+            staged: staging_slots(buffers.spec(host).spec, buffers.spec(staged).spec) or 1
+            for staged, host in self.staging.items()})
+        self.turns = math.lcm(*self.slots.values()) if self.slots else 1
+        self._turn = 0
+        # the staged inputs whose host-to-device copy each graph records (a one-slot copy the
+        # plan declares pinned: a graph's memcpy node reads a fixed, page-locked address; a
+        # backend that records no copies, a pageable or a slotted copy: copied before the
+        # replay), and the wait before their host copies are written again
+        self.recorded = frozenset(
+            staged for staged, host in self.staging.items() if self.slots[staged] == 1
+            and buffers.specs[host].pinned and records_copies(self.backend))
+        self._retirement = Retirement()
         self._rules: dict[str, RowRule] = _graph_input_rules(plan, buffers, graph_inputs,
                                                              self.staging)
         self.graph_inputs = tuple(self._rules)
@@ -205,15 +227,31 @@ class GraphRunner:
                 self.buffers.view(self.staging[name], n)
         return {name: self.buffers.view(name, n) for name, n in rows.items()}, rows
 
-    def _written(self, name: str, n: int) -> torch.Tensor:
+    def _written(self, name: str, n: int, turn: int = 0) -> torch.Tensor:
         """The n rows a batch writes for graph input `name`: its host staging copy's when it
-        has one, else its own (CapacityError when short)."""
-        return self.buffers.view(self.staging.get(name, name), n)
+        has one (the turn's slot of a slotted copy), else its own (CapacityError when
+        short)."""
+        view = self.buffers.view(self.staging.get(name, name), n)
+        slots = self.slots.get(name, 1)
+        return view[turn % slots] if slots > 1 else view
 
-    def _refills(self, rows: Mapping[str, int]) -> tuple[tuple[torch.Tensor, torch.Tensor], ...]:
-        """(device rows, host rows) of each staged input, `rows[name]` rows of each."""
-        return tuple((self.buffers.view(name, rows[name]), self._written(name, rows[name]))
-                     for name in self._rules if name in self.staging)
+    def _refills(self, rows: Mapping[str, int], turn: int = 0, *,
+                 skip: frozenset[str] = frozenset()
+                 ) -> tuple[tuple[torch.Tensor, torch.Tensor], ...]:
+        """(device rows, host rows) of each staged input (but `skip`), `rows[name]` rows of
+        each."""
+        return tuple((self.buffers.view(name, rows[name]),
+                      self._written(name, rows[name], turn))
+                     for name in self._rules if name in self.staging and name not in skip)
+
+    def _fills(self, rows: Mapping[str, int], turn: int) -> tuple[TailFill, ...]:
+        """Each filled input's tail, in its host copy (the turn's slot) when staged."""
+        return tuple(
+            TailFill(name, self._written(name, rows[name], turn),
+                     self.buffers.spec(name).axis_dim, self._rules[name],
+                     self.buffers.spec(name).fill, rows[name])
+            for name in self._rules if self.buffers.spec(name).fill.kind
+            is not FillKind.KEEP)
 
     def capture(self) -> CaptureStats:
         """Capture every dispatchable shape (and variant), largest first, into one pool.
@@ -264,18 +302,17 @@ class GraphRunner:
         """Capture one graph; check its output rows; hold its outputs weakly unless kept."""
         views, rows = job.views, job.rows
         # a staged input's tail is filled in its host copy, then copied with the real rows
-        fills = tuple(
-            TailFill(name, self._written(name, rows[name]), self.buffers.spec(name).axis_dim,
-                     self._rules[name], self.buffers.spec(name).fill, rows[name])
-            for name in self._rules if self.buffers.spec(name).fill.kind
-            is not FillKind.KEEP)
+        fills = self._fills(rows, 0)
         refills = self._refills(rows)
+        recorded = tuple(functools.partial(_copy_rows, *pair) for pair in self._refills(
+            rows, skip=frozenset(self.staging) - self.recorded))
         # capture runs a batch of padding only: its KV writes, say, hit slot -1
         for fill in fills:
             fill_tail(fill.view, fill.axis, 0, fill.policy)
         for device_rows, host_rows in refills:
             _copy_rows(device_rows, host_rows)
-        graph = self.backend.capture(self._variant_fn(job.variant), views)
+        graph = self.backend.capture(
+            recording_copies(self._variant_fn(job.variant), recorded), views)
         self._check_output_rows(graph.replay(), job.key)
         if not keep_output:
             weakened = getattr(graph, "weakened", None)
@@ -283,8 +320,16 @@ class GraphRunner:
                 graph = weakened()
         fillers: tuple[dict[int, Callable[[], object] | None], ...] = tuple(
             {} for _ in fills)
+        # before a replay, the copies the graph does not record (each turn's slot)
+        turns: tuple[tuple[tuple[TailFill, ...], tuple[dict[int, Callable[[], object] | None],
+                                                        ...],
+                           tuple[tuple[torch.Tensor, torch.Tensor], ...]], ...] = tuple(
+            (self._fills(rows, t), tuple({} for _ in fills),
+             self._refills(rows, t, skip=self.recorded))
+            for t in range(1, self.turns))
         captured = CapturedGraph(job.key, job.modes, MappingProxyType(views),
-                                 MappingProxyType(rows), fills, graph, fillers, refills)
+                                 MappingProxyType(rows), fills, graph, fillers,
+                                 self._refills(rows, skip=self.recorded), turns)
         graphs = self._graph_sets.setdefault(job.variant, {})
         graphs[job.key] = captured
         if job.variant == self.default_variant:
@@ -387,8 +432,10 @@ class GraphRunner:
         made then and holds for the same shapes, so a step is the copies, fills and replay.
         """
         inputs = inputs if inputs is not None else {}
+        turn = self._turn
+        self._turn = (turn + 1) % self.turns  # slotted staging copies: the next slot each
         try:
-            key: tuple[object, ...] | None = (
+            key: tuple[object, ...] | None = (turn,
                 num_tokens, type(num_tokens), num_reqs, type(num_reqs), uniform_decode,
                 dispatch, eager, None if variant is None else tuple(
                     (k, v, type(v)) for k, v in variant.items()),  # 1 != True
@@ -399,7 +446,7 @@ class GraphRunner:
         if prepared is None:
             prepared = self.prepare(inputs, num_tokens=num_tokens, num_reqs=num_reqs,
                                     uniform_decode=uniform_decode, dispatch=dispatch,
-                                    eager=eager, variant=variant)
+                                    eager=eager, variant=variant, turn=turn)
             if key is not None:
                 if len(self._prepared) >= _PREPARED_LIMIT:
                     self._prepared.clear()
@@ -410,9 +457,11 @@ class GraphRunner:
     def prepare(self, inputs: Mapping[str, torch.Tensor] | None = None, *,
                 num_tokens: int | None = None, num_reqs: int | None = None,
                 uniform_decode: bool = False, dispatch: Dispatch | None = None,
-                eager: bool = False, variant: Mapping[str, Hashable] | None = None
-                ) -> PreparedStep:
-        """Check a batch and fix how it runs, without running it (`step`'s arguments).
+                eager: bool = False, variant: Mapping[str, Hashable] | None = None,
+                turn: int = 0) -> PreparedStep:
+        """Check a batch and fix how it runs, without running it (`step`'s arguments;
+        `turn`: which slot of each slotted host staging copy the batch is written in, turn
+        modulo its slots; `step` moves to the next turn every call).
 
         The one place a batch is validated: counts, each input's destination view (a batch
         past a buffer is a CapacityError, before the dispatch), shapes, dtypes, devices, the
@@ -425,7 +474,9 @@ class GraphRunner:
             raise BatchError(f"dispatch: expected a Dispatch, got {excerpt(dispatch)}")
         variant_key, graphs = self._variant_graphs(variant)
         n, r = self._batch_counts(inputs, num_tokens, num_reqs, uniform_decode)
-        destinations = self._destinations(inputs, n, r)
+        if type(turn) is not int or not 0 <= turn < self.turns:
+            raise BatchError(f"turn: expected 0..{self.turns - 1}, got {excerpt(turn)}")
+        destinations = self._destinations(inputs, n, r, turn)
         if dispatch is None:  # after the views: a batch past a buffer is a CapacityError
             dispatch = self.dispatch(n, num_reqs=r, uniform_decode=uniform_decode)
         keep = r if self.outputs == "requests" else n
@@ -434,7 +485,7 @@ class GraphRunner:
             views = {name: self.buffers.view(name, rows) for name, rows in real.items()}
             eager_run = functools.partial(_eager, self._variant_fn(variant_key), views)
             return self._prepared_step(dispatch, None, variant_key, n, r, inputs, destinations,
-                                       _refill_steps(self._refills(real)), eager_run, keep,
+                                       _refill_steps(self._refills(real, turn)), eager_run, keep,
                                        keep)
         graph = self._graph_for(graphs, dispatch, n)
         for name, dst in zip(inputs, destinations):
@@ -444,7 +495,8 @@ class GraphRunner:
         run: Callable[[], Outputs] = graph.graph.replay
         if self.before_replay is not None:
             run = _hooked(self.before_replay, run, graph.key, n, r)
-        fills = (*_tail_fills(graph, n, r), *_refill_steps(graph.refills))
+        fills = (*_tail_fills(graph, n, r, turn), *_refill_steps(
+            graph.turns[turn - 1][2] if turn else graph.refills))
         return self._prepared_step(dispatch, graph.key, variant_key, n, r, inputs, destinations,
                                    fills, run, self._output_rows(graph.key), keep)
 
@@ -470,10 +522,17 @@ class GraphRunner:
         return self._run(prepared, inputs)
 
     def _run(self, prepared: PreparedStep, inputs: Mapping[str, torch.Tensor]) -> Outputs:
+        if self.recorded:  # the last replay's recorded copies have read the host copies
+            self._retirement.wait()
         if torch.is_grad_enabled():
             with torch.no_grad():
-                return _execute(prepared, inputs)
-        return _execute(prepared, inputs)
+                out = _execute(prepared, inputs)
+        else:
+            out = _execute(prepared, inputs)
+        if self.recorded and prepared.key is not None:
+            name = next(iter(self.recorded))
+            self._retirement.replayed(self.buffers[name].device)
+        return out
 
     def _prepared_step(self, dispatch: Dispatch, key: GraphKey | None, variant: Variant,
                        n: int, r: int, inputs: Mapping[str, torch.Tensor],
@@ -494,12 +553,12 @@ class GraphRunner:
             raise BatchError(f"num_reqs: must be an integer >= 0, got {excerpt(r)}")
         return n, r
 
-    def _destinations(self, inputs: Mapping[str, torch.Tensor], n: int, r: int
-                      ) -> tuple[torch.Tensor, ...]:
+    def _destinations(self, inputs: Mapping[str, torch.Tensor], n: int, r: int,
+                      turn: int = 0) -> tuple[torch.Tensor, ...]:
         """Each input's destination view, in the order of `inputs`, checked against it."""
         dsts: list[torch.Tensor] = []
         for name, tensor in inputs.items():
-            dst = self._written(name, self._rule(name).rows(n, r))  # CapacityError first
+            dst = self._written(name, self._rule(name).rows(n, r), turn)  # CapacityError 1st
             if dst.shape != tensor.shape:
                 raise BatchError(f"inputs: {name} has shape {tuple(tensor.shape)}, "
                                  f"expected {tuple(dst.shape)}")
@@ -609,14 +668,14 @@ def _backend_of(backend: str | Backend, session: CaptureSession | None) -> Backe
 
 
 def _staging(buffers: StaticBuffers) -> dict[str, str]:
-    """Staged buffer -> its host staging copy, each copy of the staged buffer's own shape
-    (the planner checked the pairs; a copy of several slots is the keyed runners' kind)."""
+    """Staged buffer -> its host staging copy, of the staged buffer's own shape or slots of
+    it (the planner checked the pairs; refused here when neither)."""
     out = {}
     for name, spec in buffers.specs.items():
         if spec.stages:
-            if staging_slots(spec.spec, buffers.spec(spec.stages).spec) != 1:
-                raise ConfigError(f"{spec.key}: GraphRunner stages through a copy of "
-                                  f"{spec.stages}'s own shape, not slots of it")
+            if staging_slots(spec.spec, buffers.spec(spec.stages).spec) is None:
+                raise ConfigError(f"{spec.key}: a staging copy has {spec.stages}'s shape or "
+                                  f"(slots, *its shape)")
             out[spec.stages] = name
     return out
 
@@ -647,11 +706,14 @@ def _graph_input_rules(plan: Plan, buffers: StaticBuffers,
     return out
 
 
-def _tail_fills(graph: CapturedGraph, n: int, r: int) -> tuple[Callable[[], object], ...]:
+def _tail_fills(graph: CapturedGraph, n: int, r: int, turn: int = 0
+                ) -> tuple[Callable[[], object], ...]:
     """The prepared fills of a graph's padded tails for a batch of n tokens, r requests
-    (`fill.tail_filler`, kept on the graph per real row count and reused)."""
+    (`fill.tail_filler`, kept on the graph per turn and real row count and reused)."""
     fills: list[Callable[[], object]] = []
-    for fill, fillers in zip(graph.fills, graph.tail_fillers):
+    these, their_fillers = ((graph.fills, graph.tail_fillers) if not turn
+                            else graph.turns[turn - 1][:2])
+    for fill, fillers in zip(these, their_fillers):
         real = fill.rule.rows(n, r)
         if real > fill.static_rows:
             raise BatchError(f"batch: {fill.name} needs {real} rows, the graph for "

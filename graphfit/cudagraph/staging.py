@@ -7,9 +7,9 @@ tensorrt_llm/_torch/pyexecutor/cuda_graph_runner.py@c0edad93fd:2065-2127; its `c
 2117-2125, is called by `capture`, just above, inside `torch.cuda.graph` before the
 forward): a replay then re-reads whatever the host copy holds when it runs. Its feature mode
 does not (`_prepare_feature_capture`, 2129-2157): its mirrors are used in turn, and a
-captured copy would read one fixed mirror. The keyed runners follow the same rule from the
-plan alone: a one-slot copy (`BufferPlan.stages`, the staged buffer's own shape) is
-recorded, a copy of several slots is copied eagerly.
+captured copy would read one fixed mirror. The keyed runners and `GraphRunner` follow the
+same rule from the plan alone: a one-slot copy (`BufferPlan.stages`, the staged buffer's
+own shape) is recorded, a copy of several slots is copied eagerly.
 
 On the CPU backend a graph is its function over the captured views, so the copies run at each
 replay, reading the host copy then: the same static-shape semantics (the graph reads only

@@ -57,7 +57,8 @@ _KEYS: dict[str, tuple[str, ...]] = {
     "dispatch": ("mixed", "uniform", "padding"),
     "family": ("kind", "max", "width"),
     "buffer": ("name", "dtype", "rows", "allocates", "trailing", "offset", "fill",
-               "fill_value", "safe_fills", "init", "placement", "stages", "pinned"),
+               "fill_value", "safe_fills", "init", "placement", "stages", "pinned",
+               "slots"),
 }
 
 

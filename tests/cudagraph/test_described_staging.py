@@ -217,7 +217,7 @@ def _stale_copy(device_rows: torch.Tensor, host_rows: torch.Tensor) -> None:
     device_rows.copy_(torch.zeros_like(host_rows))
 
 
-def _real_rows_only(graph: Any, n: int, r: int) -> tuple[()]:
+def _real_rows_only(graph: Any, n: int, r: int, turn: int = 0) -> tuple[()]:
     return ()
 
 

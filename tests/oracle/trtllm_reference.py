@@ -2415,3 +2415,82 @@ def adp_disagg_dummies(active: Sequence[Sequence[str]], new: Sequence[tuple[str,
     if all(c == 0 and d is None for c, d in out):
         return None
     return out
+
+
+# --------------------------------------------------------------------------------------------
+# Fixed sequence slots' boundaries: each encoder-decoder graph's `capture_offsets_cuda`
+# --------------------------------------------------------------------------------------------
+
+# cuda_graph_runner.py @c0edad93fd, counted on from `return graph_attn_metadata, key` (1870)
+# and from `_get_sequence_slot_mapping`'s end (1523; `_get_valid_graph_key` at 1542 agrees):
+# `maybe_get_cuda_graph` with `use_fixed_sequence_slots` allocates, per new key,
+# `capture_offsets_cuda = torch.tensor(capture_offsets, dtype=torch.int32, device="cuda")`
+# and sets it as cu_q_seqlens and cu_kv_seqlens (1856-1865); `_get_capture_sequence_offsets`
+# 0 then the running sum of the key's capture layout, ValueError unless the last is key[1]
+# (1531-1540); `_stage_inputs` hands a slotted batch to `_stage_encoder_decoder_inputs`
+# (1893-1895), which zeroes the key's token rows and copies each source request's ids and
+# `_arange_max[:len]` positions to its slot's offset (1933-1991); `restore_encoder_decoder_
+# output` gathers each request's rows from its slot's offset, in request order (1993-2013).
+CITES.update({
+    "encdec_capture_offsets": ("cuda_graph_runner", "EncoderCUDAGraphRunner."
+                               "maybe_get_cuda_graph: with fixed sequence slots, one (b + 1,) "
+                               "int32 device capture_offsets_cuda per new key, its "
+                               "cu_q_seqlens and cu_kv_seqlens", 88000),
+    "encdec_capture_offset_values": ("cuda_graph_runner", "EncoderCUDAGraphRunner."
+                                     "_get_capture_sequence_offsets", 72000),
+    "encdec_slot_scatter": ("cuda_graph_runner", "EncoderCUDAGraphRunner."
+                            "_stage_encoder_decoder_inputs / restore_encoder_decoder_output",
+                            88000),
+})
+LINES.update({"encdec_capture_offsets": (1856, 1865),
+              "encdec_capture_offset_values": (1531, 1540),
+              "encdec_slot_scatter": (1893, 2013)})
+
+
+def capture_sequence_offsets(runner: EncDecRunnerRef, key: tuple[int, int, int]) -> list[int]:
+    """`cite_fact("encdec_capture_offset_values")`: 0, then the running sum of the key's
+    capture layout; Rejected (the engine's ValueError) unless it ends at key[1]."""
+    offsets = [0]
+    for length in runner.layouts[key]:
+        offsets.append(offsets[-1] + length)
+    if offsets[-1] != key[1]:
+        raise Rejected(f"layout of {key} holds {offsets[-1]} tokens")
+    return offsets
+
+
+def graph_capture_offsets(runner: EncDecRunnerRef
+                          ) -> dict[tuple[int, int, int], tuple[list[int], str]]:
+    """`cite_fact("encdec_capture_offsets")`: captured key -> (values, dtype) of the device
+    tensor its graph metadata owns, with fixed slots only (none without)."""
+    if not runner.fixed_slots:
+        return {}
+    return {key: (capture_sequence_offsets(runner, key), "int32")
+            for key in runner.captured_keys()}
+
+
+def slotted_replay(runner: EncDecRunnerRef, key: tuple[int, int, int], seq: list[int],
+                   input_ids: list[int], output_rows: Sequence[Any]
+                   ) -> tuple[list[int], list[int], list[int], list[Any]]:
+    """`cite_fact("encdec_slot_replay")` then `cite_fact("encdec_slot_scatter")`: a replay of
+    `seq` (the real requests' lengths, request order) on captured `key`: the staged device
+    input_ids and position_ids rows [0, key[1]), the slot-ordered seq_lens the metadata reads
+    (dummies 1), and the rows `restore_encoder_decoder_output` returns from a graph output
+    `output_rows` (one item per row)."""
+    padded = list(seq) + [1] * (key[0] - len(seq))
+    mapping = runner.slot_mapping(key, padded)
+    if mapping is None:
+        raise Rejected(f"Encoder sequence lengths {padded} are not compatible with {key}")
+    slot_lens = [0] * len(padded)
+    for src, slot in enumerate(mapping):
+        slot_lens[slot] = padded[src]
+    offsets = capture_sequence_offsets(runner, key)
+    ids, positions = [0] * key[1], [0] * key[1]
+    source = 0
+    out: list[Any] = []
+    for src, length in enumerate(seq):
+        dest = offsets[mapping[src]]
+        ids[dest:dest + length] = input_ids[source:source + length]
+        positions[dest:dest + length] = list(range(length))
+        out += list(output_rows[dest:dest + length])
+        source += length
+    return ids, positions, slot_lens, out

@@ -232,7 +232,8 @@ class DescribedEngine:
         safe = frozenset(FillKind(k) for k in rule.safe_fills) \
             if rule.safe_fills is not None else None
         return BufferSpec(rule.name, rule.dtype, axis, demands, allocates,
-                          FillPolicy(FillKind(rule.fill), rule.fill_value), (), trailing,
+                          FillPolicy(FillKind(rule.fill), rule.fill_value),
+                          (rule.slots,) if rule.slots > 1 else (), trailing,
                           rule.init, source=f"{role}: described", safe_fills=safe,
                           placement=Placement(rule.placement), stages=rule.stages,
                           pinned=rule.pinned)

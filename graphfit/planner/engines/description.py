@@ -209,7 +209,10 @@ class BufferRule:
     copy of (the runtime writes a batch here and copies the rows a graph reads to that
     buffer before each replay); "" for none. `pinned`: on a host buffer, whether the engine
     allocates it page-locked (`pin_memory=True`): only a pinned copy's host-to-device copy
-    is recorded in the graph, a pageable one is copied before each replay."""
+    is recorded in the graph, a pageable one is copied before each replay. `slots`: on a
+    staging copy, how many copies of the staged buffer it holds, used in turn (a leading
+    dim; more than one is copied before each replay, never recorded: a graph would read one
+    fixed slot, as TensorRT-LLM's feature mirrors)."""
 
     name: str
     dtype: str
@@ -224,9 +227,17 @@ class BufferRule:
     placement: str = "device"
     stages: str = ""
     pinned: bool = False
+    slots: int = 1
 
     def __post_init__(self) -> None:
         _name("buffer.name", self.name)
+        if isinstance(self.slots, bool) or not isinstance(self.slots, int) or \
+                not 1 <= self.slots <= 64:
+            raise ConfigError(f"buffer {self.name}: slots must be an integer in 1..64, got "
+                              f"{excerpt(self.slots)}")
+        if self.slots > 1 and not self.stages:
+            raise ConfigError(f"buffer {self.name}: slots needs stages (only a host staging "
+                              "copy holds several copies of a buffer)")
         if not isinstance(self.pinned, bool):
             raise ConfigError(f"buffer {self.name}: pinned must be true or false, got "
                               f"{excerpt(self.pinned)}")
@@ -332,6 +343,7 @@ def _check_staging(component: str, rules: tuple[BufferRule, ...]) -> None:
         BufferSpec(rule.name, rule.dtype, Axis(rule.rows),
                    () if rule.rows == "fixed" else (Demand(Stream.TARGET_TOKENS),), 0,
                    trailing=tuple(_shape_token(d, tokens) for d in rule.trailing),
+                   leading=(rule.slots,) if rule.slots > 1 else (),
                    placement=Placement(rule.placement), stages=rule.stages)
         for rule in rules)
     check_staging(f"component {component}", specs)

@@ -48,15 +48,28 @@ Sources (NVIDIA/TensorRT-LLM; tests/oracle/trtllm_reference.py `CITES` and `LINE
   1309-1312), and a pinned host `seq_lens` (largest batch size,) int32 (planned: the
   largest captured key's batch size). A graph of key (b, n, L) reads n token rows and b
   sequence lengths.
+* fixed slots' boundaries: with fixed sequence slots `maybe_get_cuda_graph` gives each new
+  key's graph attention metadata a device `capture_offsets_cuda`, the (b + 1,) int32
+  cumulative offsets of the key's capture layout (`_get_capture_sequence_offsets`, the last
+  offset checked to be the key's tokens), set as both `cu_q_seqlens` and `cu_kv_seqlens`
+  and never rewritten: a replay scatters each request into its slot at those offsets
+  (`_stage_encoder_decoder_inputs`) and gathers the output back
+  (`restore_encoder_decoder_output`)
+  (tensorrt_llm/_torch/pyexecutor/cuda_graph_runner.py@c0edad93fd:1856-1865). graphfit plans
+  one `capture_offsets_cuda` device buffer holding every captured key's offsets in a region
+  of its own (keys in order), so the key's graph reads the rows up to its region's end and
+  the capacity, like the engine's tensors, is the sum of b + 1 over the captured keys.
 """
 
 from __future__ import annotations
 
 from bisect import bisect_left
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 from functools import cached_property
 
+from graphfit.planner.core.batches import Stream
+from graphfit.planner.core.buffers import ZERO, Axis, BufferSpec, Demand
 from graphfit.planner.core.errors import ConfigError, excerpt
 from graphfit.planner.core.keyed import BatchKey, KeyedDispatch, prove_keyed, split
 from graphfit.planner.core.settings import EngineSettings
@@ -113,6 +126,38 @@ def other_split(slots: Lengths, low: int, cap: int) -> Lengths | None:
             if batch != slots and batch[-1] >= 1 and low < batch[0] <= cap:
                 return batch
     return None
+
+
+CAPTURE_OFFSETS = "capture_offsets_cuda"  # fixed slots' per-key boundaries (device)
+
+
+def capture_offsets(layout: Sequence[int]) -> tuple[int, ...]:
+    """`_get_capture_sequence_offsets`: 0, then the running sum of the layout's slots."""
+    out = [0]
+    for length in layout:
+        out.append(out[-1] + length)
+    return tuple(out)
+
+
+def offset_regions(captured: Iterable[EncoderKey]) -> dict[EncoderKey, tuple[int, int]]:
+    """Each captured key's rows [start, end) in graphfit's one `capture_offsets_cuda`
+    buffer: b + 1 rows each, keys in sorted order, back to back (the engine allocates one
+    (b + 1,) tensor per key, so the buffer's rows are theirs)."""
+    out, start = {}, 0
+    for key in sorted(captured):
+        out[key] = (start, start + key[0] + 1)
+        start += key[0] + 1
+    return out
+
+
+def capture_offsets_buffer(rows: int) -> BufferSpec:
+    """The fixed slots' boundaries, int32 on the device: every captured key's (b + 1,)
+    offsets in its own region, written once at capture and read by its graph as the
+    attention's cu_q_seqlens / cu_kv_seqlens."""
+    return BufferSpec(CAPTURE_OFFSETS, "int32", Axis.REQUESTS,
+                      (Demand(Stream.TARGET_REQUESTS, offset=1),), rows, ZERO,
+                      source="each fixed-slot encoder graph's capture_offsets_cuda "
+                             "(maybe_get_cuda_graph, one per captured key)")
 
 
 SLOT_ERROR = "TensorRT-LLM raises ValueError (fixed sequence slots without enable_padding)"
@@ -279,8 +324,15 @@ class EncDecGraphs(EncoderLadders):
     @cached_property
     def dispatch(self) -> KeyedDispatch:
         if self.fixed_slots:
+            regions = offset_regions(self.captured)
+
+            def region_end(key: EncoderKey) -> int:  # a key's graph reads up to its region
+                return regions[key][1] if key in regions else key[0] + 1
+
+            # the boundaries buffer exists only with captured keys (component below)
+            rows = {**SEQ_LENS_ROWS, CAPTURE_OFFSETS: region_end} if regions else SEQ_LENS_ROWS
             return KeyedDispatch(self._key, frozenset(self.captured), lambda key: key[1],
-                                 buffer_rows=SEQ_LENS_ROWS, admit=admit_lengths)
+                                 buffer_rows=rows, admit=admit_lengths)
         return KeyedDispatch(self._key, frozenset(self.captured), lambda key: key[1],
                              buffer_rows=SEQ_LENS_ROWS)
 
@@ -347,6 +399,9 @@ def encdec_component(config: EngineSettings) -> KeyedComponentModel:
                               "EncoderCUDAGraphRunner's static inputs, encoder-decoder "
                               "(_create_shared_static_tensors)",
                               graph_requests(graphs.dispatch.captured))
+    if graphs.fixed_slots and graphs.captured:
+        ends = offset_regions(graphs.captured).values()
+        buffers = (*buffers, capture_offsets_buffer(max(end for _, end in ends)))
     ladders = graphs.ladders
     witnesses: dict[tuple[int, ...], BatchKey | Lengths] = dict(graphs.witnesses.items())
     return KeyedComponentModel(COMPONENT, graphs.dispatch,
