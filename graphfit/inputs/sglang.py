@@ -510,6 +510,9 @@ FILE_KEYS: dict[str, Handler] = {
     # value checks SGLang runs for every model (arg_groups/mamba_hook.py:19-28)
     "mamba_cache_philox_rounds": sglang_mamba_flags.philox_rounds,
     "mamba_max_states_per_path": sglang_mamba_flags.max_states_per_path,
+    # a capped FULL-prefill PD prefill server keeps no pre-capture slack for the mamba state
+    # (kv_cache_configurator.py:3011-3030; graphfit.planner.engines.sglang_mamba_memory)
+    "prefill_max_requests": field_key("prefill_max_requests", _positive, SG),
 }
 # keys a config file may hold that a pasted line's reader consumes itself
 MODEL_KEYS: dict[str, Handler] = {"model_path": model_path}

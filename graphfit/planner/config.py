@@ -371,7 +371,8 @@ class EngineConfig:
             checkpoint_fp8_experts: bool | None = None,
             kimi_mxfp4_pack: bool | None = None,
             dsa_index_kpool: int = 1,
-            mamba_head_counts: tuple[int, int] | None = None) -> None: ...
+            mamba_head_counts: tuple[int, int] | None = None,
+            prefill_max_requests: int | None = None) -> None: ...
 
     def __post_init__(self) -> None:
         set_ = object.__setattr__
@@ -1003,6 +1004,11 @@ class EngineConfig:
     def mamba_head_counts(self) -> tuple[int, int] | None:
         """SglangOptions.mamba_head_counts."""
         return cast("tuple[int, int] | None", self._option("mamba_head_counts"))
+
+    @property
+    def prefill_max_requests(self) -> int | None:
+        """SglangOptions.prefill_max_requests."""
+        return cast("int | None", self._option("prefill_max_requests"))
 
     @property
     def moe_runner_backend(self) -> str:

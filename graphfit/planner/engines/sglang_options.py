@@ -129,6 +129,10 @@ class SglangOptions(EngineOptions):
         layer count). mamba_head_counts: Zaya's (num_attention_heads, num_query_groups),
         which its attention asserts the TP width divides at load (models/zaya.py:917-925,
         460-471; graphfit.planner.engines.sglang_mamba_memory.check_inputs); None: not read.
+        prefill_max_requests: `--prefill-max-requests` (arg_groups/fields/schedule.py:82-85,
+        None: no cap): with --max-mamba-cache-size and a FULL prefill backend whose given
+        full_prefill_max_req is at least it, a PD prefill server keeps no pre-capture slack
+        for the state (kv_cache_configurator.py:3011-3030; sglang_mamba_memory).
         mm_feature_transport: `--mm-feature-transport` (arg_groups/fields/mm.py:144-157);
         for a multimodal model a GPU transport (cuda_ipc / cuda_vmm) adds its pool to the
         memory SGLang reserves before sizing the state cache (kv_cache_configurator.py:
@@ -415,6 +419,7 @@ class SglangOptions(EngineOptions):
     kimi_mxfp4_pack: bool | None = None
     dsa_index_kpool: int = 1
     mamba_head_counts: tuple[int, int] | None = None
+    prefill_max_requests: int | None = None
 
     def __post_init__(self) -> None:
         gb = self.gpu_memory_gb
@@ -581,6 +586,8 @@ def _mamba_memory_inputs(options: SglangOptions) -> None:
         for value in counts:  # None is no head count
             _optional_int("mamba_head_counts", 0 if value is None else value, 1)
         set_(options, "mamba_head_counts", tuple(counts))
+    # below 1 the scheduler admits no prefill request (schedule_policy.py:1398)
+    _optional_int("prefill_max_requests", options.prefill_max_requests, 1)
     layer_map = options.mamba_layer_map
     if layer_map is not None:
         if isinstance(layer_map, (str, bytes)) or not isinstance(layer_map, (tuple, list)) \
