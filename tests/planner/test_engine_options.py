@@ -202,6 +202,7 @@ VALID: dict[str, st.SearchStrategy[Any]] = {
     "kimi_mxfp4_pack": st.none() | st.booleans(),
     "dsa_index_kpool": st.sampled_from([1, 2, 4]),
     "mamba_head_counts": st.sampled_from([None, (8, 4), [16, 16], (1, 1)]),
+    "prefill_max_requests": st.none() | st.integers(1, 4096),
 }
 INVALID: dict[str, st.SearchStrategy[Any]] = {
     "vit": st.sampled_from([
@@ -349,6 +350,7 @@ INVALID: dict[str, st.SearchStrategy[Any]] = {
     "dsa_index_kpool": st.sampled_from([0, -1, True, 2.0, "4", None]),
     "mamba_head_counts": st.sampled_from(["8,4", (8,), (8, 0), (8, True), [4.0, 2], (1, 2, 3),
                                              (None, 4)]),
+    "prefill_max_requests": st.sampled_from([0, -1, True, 2.0, "4"]),
 }
 
 
@@ -623,6 +625,6 @@ def test_the_plan_3_document_writes_the_options_object() -> None:
         "max_prefill_tokens": 16384, "hybrid_swa": None,
         "checkpoint_fp8_experts": None,
         "kimi_mxfp4_pack": None, "dsa_index_kpool": 1,
-        "mamba_head_counts": None}
+        "mamba_head_counts": None, "prefill_max_requests": None}
     assert not set(config) & set(LEGACY_KEYWORDS)
     assert EngineConfig.from_dict(config).tp_size == 2

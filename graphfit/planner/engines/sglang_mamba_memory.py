@@ -68,7 +68,7 @@ reserve as slack (:3020-3030; `post_capture_slack_gb`, issue 23 s32k).
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import cast
 
 from graphfit.planner.core.errors import ConfigError
@@ -433,14 +433,14 @@ def post_capture_slack_gb(config: EngineSettings, drafts: int | None) -> float:
         default_chunked_prefill_size,
         resolve_prefill,
     )
-    from graphfit.planner.engines.sglang_prefill_plan import prefill_inputs
-    from graphfit.planner.engines.sglang_reserve import post_capture
+    from graphfit.planner.engines.sglang_reserve import hook_prefill_inputs, post_capture
 
     if post_capture(config) is not True:
         return 0.0
     if capped_full_prefill_role(
             config.disaggregation_mode,
-            resolve_prefill(prefill_inputs(config, pool=False)).phase_backend,
+            resolve_prefill(replace(hook_prefill_inputs(config),
+                                    attn_dp_size=config.attn_dp_size)).phase_backend,
             config.max_mamba_cache_size, config.prefill_max_requests,
             config.full_prefill_max_req):
         return 0.0

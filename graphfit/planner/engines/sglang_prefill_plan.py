@@ -59,11 +59,9 @@ _TOKEN_FILLS: dict[str, FillPolicy] = {  # build_prefill_registry: PaddingPolicy
     "input_embeds": ZERO}
 
 
-def prefill_inputs(config: EngineSettings, *, pool: bool = True) -> PrefillInputs:
+def prefill_inputs(config: EngineSettings) -> PrefillInputs:
     """What SGLang's prefill-graph resolution reads, from graphfit's config (the request pool
-    and context length bound the capture batch, cuda_graph_setup.py:578-603). `pool=False`:
-    without the request pool, as the arguments leave the phase before the runner setup (the
-    KV pool's configurator reads that, before the pool size is known)."""
+    and context length bound the capture batch, cuda_graph_setup.py:578-603)."""
     return PrefillInputs(
         backend=config.cuda_graph_backend_prefill, max_tokens=config.cuda_graph_max_bs_prefill,
         tokens=config.cuda_graph_bs_prefill, chunked_prefill_size=config.chunked_prefill_size,
@@ -77,8 +75,7 @@ def prefill_inputs(config: EngineSettings, *, pool: bool = True) -> PrefillInput
         deepseek_v4_breakable_off=deepseek_v4_breakable_off(config.architecture),
         multimodal_breakable_off=breakable_prefill_refused(
             config.multimodal, config.architecture),
-        request_pool=request_pool(config) if pool else None,
-        context_length=config.max_model_len,
+        request_pool=request_pool(config), context_length=config.max_model_len,
         full_max_requests=config.full_prefill_max_req, moe_a2a_backend=config.moe_a2a_backend)
 
 
