@@ -183,7 +183,7 @@ def test_the_capped_full_prefill_exemption_is_not_vacuous() -> None:
 
 
 @settings(max_examples=3, deadline=None)
-@given(LINES.filter(lambda p: p["pd"] != "prefill+switch"),
+@given(LINES,
        st.sampled_from(("1", "1", None)), st.none() | st.integers(1, 12),
        st.none() | st.integers(1, 12), st.sampled_from(("full", "full", "breakable")),
        st.integers(100, 3000))
