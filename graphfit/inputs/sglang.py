@@ -515,6 +515,9 @@ FILE_KEYS: dict[str, Handler] = {
     **sglang_eplb.KEYS,
     # Inkling's stream conv states sharded over attention TP (sglang_mamba_inkling)
     "enable_scattered_sconv": field_key("enable_scattered_sconv", as_bool, SG),
+    # a capped FULL-prefill PD prefill server keeps no pre-capture slack for the mamba state
+    # (kv_cache_configurator.py:3011-3030; graphfit.planner.engines.sglang_mamba_memory)
+    "prefill_max_requests": field_key("prefill_max_requests", _positive, SG),
 }
 # keys a config file may hold that a pasted line's reader consumes itself
 MODEL_KEYS: dict[str, Handler] = {"model_path": model_path}

@@ -376,7 +376,8 @@ class EngineConfig:
             init_expert_location: str = "trivial", jit_deepgemm: bool = True,
             hf_config_quant: Any = None,
             inkling_conv_state: tuple[int, ...] | None = None,
-            enable_scattered_sconv: bool = False) -> None: ...
+            enable_scattered_sconv: bool = False,
+            prefill_max_requests: int | None = None) -> None: ...
 
     def __post_init__(self) -> None:
         set_ = object.__setattr__
@@ -1043,6 +1044,11 @@ class EngineConfig:
     def enable_scattered_sconv(self) -> bool:
         """SglangOptions.enable_scattered_sconv."""
         return cast(bool, self._option("enable_scattered_sconv"))
+
+    @property
+    def prefill_max_requests(self) -> int | None:
+        """SglangOptions.prefill_max_requests."""
+        return cast("int | None", self._option("prefill_max_requests"))
 
     @property
     def moe_runner_backend(self) -> str:

@@ -10,6 +10,7 @@ SGLANG_ENABLE_POST_CAPTURE_KV_SIZING set, unset or off."""
 from __future__ import annotations
 
 import functools
+import json
 import os
 from typing import Any
 
@@ -78,6 +79,13 @@ def compare(p: dict) -> tuple[str | None, bool | None]:
         ours = graphfit_side(p)
     except ConfigError as exc:
         ours = str(exc)
+    return verdict(p, theirs, active, ours)
+
+
+def verdict(p: dict, theirs: mm.Sized | str, active: bool | None,
+            ours: Any) -> tuple[str | None, bool | None]:
+    """`compare` over both sides computed (`ours`: graphfit's resolved config, or anything
+    with its mamba_memory_slots and mem_fraction_static, or its refusal's text)."""
     if isinstance(theirs, str):
         return (None if isinstance(ours, str) else f"SGLang refuses ({theirs[:80]})"), None
     if isinstance(ours, str):
@@ -129,4 +137,59 @@ def test_post_capture_changes_the_state_cache() -> None:
 def test_generated_mamba_lines_with_the_switch(p: dict, post: str | None,
                                                breakable: bool) -> None:
     p = {**p, "post": post, "extra": BREAKABLE if breakable else ()}
+    assert compare(p)[0] is None
+
+
+# issue 23 s37m: a PD prefill server with FULL prefill graphs whose --prefill-max-requests is
+# within the graphs' given request slots (full_prefill_max_req), the state cache fixed by
+# --max-mamba-cache-size: SGLang keeps no pre-capture slack for the state
+# (`capped_full_prefill_role`, kv_cache_configurator.py:3011-3030), so the weights refusal
+# (:3040-3060) comes later than with the slack.
+def full_prefill(slots: int | None, cap: int | None, backend: str = "full") -> tuple[str, ...]:
+    """The line's FULL prefill graphs (`--cuda-graph-config`, cuda_graph_config.py:75-86)
+    with `slots` request slots given, and its --prefill-max-requests `cap`."""
+    phase: dict[str, Any] = {"backend": backend}
+    if slots is not None:
+        phase["full_prefill_max_req"] = slots
+    argv: tuple[str, ...] = ("--cuda-graph-config", json.dumps({"prefill": phase}))
+    return argv + (() if cap is None else ("--prefill-max-requests", str(cap)))
+
+
+# weights 0.85 of 80 GB, 1000 fixed slots: served only without the 10 GiB slack
+CAPPED = {"post": "1", "pd": "prefill", "M": 1000, "weights": 0.85}
+CAPPED_GRID = [dict(CAPPED, extra=full_prefill(slots, cap, backend), **kw)
+               for slots, cap, backend, kw in (
+                   (4, 4, "full", {}), (4, 5, "full", {}), (None, 1, "full", {}),
+                   (4, 4, "breakable", {}), (4, 4, "full", {"pd": None}),
+                   (6, 6, "full", {"shape": mm.GRANITE, "weights": 0.8}))]
+
+
+@functools.cache
+def _capped_sglang(slots: int | None, cap: int | None) -> tuple[mm.Sized | str, bool | None]:
+    return sglang_side(_line(**dict(CAPPED, extra=full_prefill(slots, cap))))
+
+
+@pytest.mark.parametrize("kw", CAPPED_GRID, ids=[str(sorted(kw.items())) for kw in CAPPED_GRID])
+def test_capped_full_prefill_server_keeps_no_state_slack_as_sglang(kw: dict) -> None:
+    assert grid(**kw)[0] is None
+
+
+def test_the_capped_full_prefill_exemption_is_not_vacuous() -> None:
+    """SGLang serves the capped line and refuses it with the cap one above the slots: the
+    exemption decides (both sized after capture)."""
+    served, refused = _capped_sglang(4, 4), _capped_sglang(4, 5)
+    assert isinstance(served[0], mm.Sized) and served[1] is True
+    assert isinstance(refused[0], str) and "no GPU memory" in refused[0]
+
+
+@settings(max_examples=3, deadline=None)
+@given(LINES,
+       st.sampled_from(("1", "1", None)), st.none() | st.integers(1, 12),
+       st.none() | st.integers(1, 12), st.sampled_from(("full", "full", "breakable")),
+       st.integers(100, 3000))
+def test_generated_pd_prefill_lines_with_a_request_cap(p: dict, post: str | None,
+                                                      slots: int | None, cap: int | None,
+                                                      backend: str, fixed: int) -> None:
+    p = {**p, "post": post, "pd": "prefill", "M": fixed,
+         "extra": full_prefill(slots, cap, backend)}
     assert compare(p)[0] is None

@@ -210,6 +210,7 @@ VALID: dict[str, st.SearchStrategy[Any]] = {
     "inkling_conv_state": st.sampled_from([None, (6, 4, 4, 64, 2, 128, 1024),
                                            [16, 2, 1, 1, 1, 1, 1]]),
     "enable_scattered_sconv": st.booleans(),
+    "prefill_max_requests": st.none() | st.integers(1, 4096),
 }
 INVALID: dict[str, st.SearchStrategy[Any]] = {
     "vit": st.sampled_from([
@@ -366,6 +367,7 @@ INVALID: dict[str, st.SearchStrategy[Any]] = {
                                            (6, 4, 0, 64, 2, 128, 1024),
                                            (6, 4, True, 64, 2, 128, 1024)]),
     "enable_scattered_sconv": st.sampled_from([1, "yes", None]),
+    "prefill_max_requests": st.sampled_from([0, -1, True, 2.0, "4"]),
 }
 
 
@@ -643,6 +645,7 @@ def test_the_plan_3_document_writes_the_options_object() -> None:
         "mamba_head_counts": None, "enable_eplb": False, "ep_num_redundant_experts": 0,
         "init_expert_location": "trivial", "jit_deepgemm": True, "hf_config_quant": None,
         "inkling_conv_state": None,
-        "enable_scattered_sconv": False}
+        "enable_scattered_sconv": False,
+        "prefill_max_requests": None}
     assert not set(config) & set(LEGACY_KEYWORDS)
     assert EngineConfig.from_dict(config).tp_size == 2

@@ -47,6 +47,7 @@ from graphfit.planner.engines import (
     sglang_megamoe,
     sglang_moe_a2a,
     sglang_quantization,
+    sglang_unified_memory,
 )
 from graphfit.planner.engines import sglang_qwen3_vl as qwen3_vl
 from graphfit.planner.engines.base import ComponentModel, EngineLadders, KeyedComponentModel
@@ -714,6 +715,8 @@ class SglangModel:
             # after the memory default above, as SGLang's moe hook follows its memory hook
             changes["cudagraph_mode"] = CUDAGraphMode.NONE
             changes["cuda_graph_backend_prefill"] = "disabled"
+        # after the speculative hook (pipeline.py:304-306, 338)
+        sglang_unified_memory.check_config(config, changes)
         return changes
 
     def ladders(self, config: EngineSettings) -> EngineLadders:

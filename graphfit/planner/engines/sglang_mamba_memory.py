@@ -68,7 +68,7 @@ reserve as slack (:3020-3030; `post_capture_slack_gb`, issue 23 s32k).
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import cast
 
 from graphfit.planner.core.errors import ConfigError
@@ -455,14 +455,28 @@ def post_capture_slack_gb(config: EngineSettings, drafts: int | None) -> float:
     """The activation slack the state keeps when SGLang sizes KV after capture (`_profile_
     available_bytes`, kv_cache_configurator.py:3020-3030): `pre_capture_activation_reserve_mb`
     (runtime_context.py:1797-1819, graphfit.planner.engines.sglang_post_capture) over the
-    resolved settings, in GiB; 0 when SGLang does not size KV after capture. The exemption of
-    a capped FULL-prefill PD prefill server (:3012-3019) needs --prefill-max-requests, which
-    graphfit does not read (SGLang's default None never exempts)."""
-    from graphfit.planner.engines.sglang_post_capture import pre_capture_activation_reserve_mb
-    from graphfit.planner.engines.sglang_prefill import default_chunked_prefill_size
-    from graphfit.planner.engines.sglang_reserve import post_capture
+    resolved settings, in GiB; 0 when SGLang does not size KV after capture, and for a capped
+    FULL-prefill PD prefill server (`capped_full_prefill_role`, :3011-3020: its
+    --prefill-max-requests within the given full_prefill_max_req, the cache fixed by
+    --max-mamba-cache-size), whose slack is the fraction's alone."""
+    from graphfit.planner.engines.sglang_post_capture import (
+        capped_full_prefill_role,
+        pre_capture_activation_reserve_mb,
+    )
+    from graphfit.planner.engines.sglang_prefill import (
+        default_chunked_prefill_size,
+        resolve_prefill,
+    )
+    from graphfit.planner.engines.sglang_reserve import hook_prefill_inputs, post_capture
 
     if post_capture(config) is not True:
+        return 0.0
+    if capped_full_prefill_role(
+            config.disaggregation_mode,
+            resolve_prefill(replace(hook_prefill_inputs(config),
+                                    attn_dp_size=config.attn_dp_size)).phase_backend,
+            config.max_mamba_cache_size, config.prefill_max_requests,
+            config.full_prefill_max_req):
         return 0.0
     sizes = config.cudagraph_capture_sizes
     decode_max = config.max_cudagraph_capture_size or (max(sizes) if sizes else None)

@@ -62,6 +62,8 @@ def fields_from_sglang(server_args: Any) -> dict[str, Any]:
             out[name] = value
 
     put("max_num_seqs", _get(server_args, "max_running_requests"))
+    # the capped FULL-prefill PD prefill server's mamba slack (sglang_mamba_memory)
+    put("prefill_max_requests", _get(server_args, "prefill_max_requests"))
     put("max_model_len", _get(server_args, "context_length"))
     decode = _decode_phase(server_args)
     max_bs = decode.get("max_bs", _get(server_args, "cuda_graph_max_bs_decode"))

@@ -134,6 +134,10 @@ class SglangOptions(EngineOptions):
         217-256), priced in place of mamba_state_shape; None: not read.
         enable_scattered_sconv: `--enable-scattered-sconv` (fields/exec_.py:740-743), which
         shards Inkling's stream conv states over the attention-TP width (inkling.py:234-240).
+        prefill_max_requests: `--prefill-max-requests` (arg_groups/fields/schedule.py:82-85,
+        None: no cap): with --max-mamba-cache-size and a FULL prefill backend whose given
+        full_prefill_max_req is at least it, a PD prefill server keeps no pre-capture slack
+        for the state (kv_cache_configurator.py:3011-3030; sglang_mamba_memory).
         mm_feature_transport: `--mm-feature-transport` (arg_groups/fields/mm.py:144-157);
         for a multimodal model a GPU transport (cuda_ipc / cuda_vmm) adds its pool to the
         memory SGLang reserves before sizing the state cache (kv_cache_configurator.py:
@@ -443,6 +447,7 @@ class SglangOptions(EngineOptions):
     hf_config_quant: str | None = None
     inkling_conv_state: tuple[int, ...] | None = None
     enable_scattered_sconv: bool = False
+    prefill_max_requests: int | None = None
 
     def __post_init__(self) -> None:
         gb = self.gpu_memory_gb
@@ -643,6 +648,8 @@ def _mamba_memory_inputs(options: SglangOptions) -> None:
         for value in counts:  # None is no head count
             _optional_int("mamba_head_counts", 0 if value is None else value, 1)
         set_(options, "mamba_head_counts", tuple(counts))
+    # below 1 the scheduler admits no prefill request (schedule_policy.py:1398)
+    _optional_int("prefill_max_requests", options.prefill_max_requests, 1)
     layer_map = options.mamba_layer_map
     if layer_map is not None:
         if isinstance(layer_map, (str, bytes)) or not isinstance(layer_map, (tuple, list)) \

@@ -169,6 +169,24 @@ def pre_capture_activation_reserve_mb(disaggregation_mode: str, running_requests
     return reserved
 
 
+def capped_full_prefill_role(disaggregation_mode: str, prefill_backend: str,
+                             max_mamba_cache_size: int | None,
+                             prefill_max_requests: int | None,
+                             full_prefill_max_req: int | None) -> bool:
+    """`capped_full_prefill_role` (mem_cache/kv_cache_configurator.py:3011-3020): a PD prefill
+    server whose FULL prefill graphs hold every prefill batch (--prefill-max-requests at most
+    the graphs' request slots), with the state cache fixed by --max-mamba-cache-size, keeps
+    no pre-capture activation slack for its mamba state (:3021-3035). The slots are
+    cuda_graph_config.prefill.full_prefill_max_req as given: the runner setup fills its
+    default (chunked // 512) only at capture (cuda_graph_setup.py:581-589), after the pool
+    (model_runner.py:1004), so a line that leaves it unset is never exempt."""
+    return (disaggregation_mode == "prefill" and prefill_backend == "full"
+            and max_mamba_cache_size is not None and prefill_max_requests is not None
+            and full_prefill_max_req is not None
+            and prefill_max_requests <= full_prefill_max_req)
+
+
 __all__ = ["ENV_POST_CAPTURE", "MUSE_SPARK_ARCHITECTURES", "SPARSE_ARCHITECTURES",
-           "UNIFIED_DECLINING_DRAFTS", "UNIFIED_NOT_MODELLED", "PostCaptureInputs", "planned",
+           "UNIFIED_DECLINING_DRAFTS", "UNIFIED_NOT_MODELLED", "PostCaptureInputs",
+           "capped_full_prefill_role", "planned",
            "pre_capture_activation_reserve_mb", "prefill_buffer_tokens", "switch_on"]

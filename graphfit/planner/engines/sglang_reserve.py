@@ -34,6 +34,8 @@ tests/oracle/test_sglang_mla_reserve_oracle.py.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from graphfit.planner.core.enums import CUDAGraphMode, SpecMethod
 from graphfit.planner.core.errors import ConfigError
 from graphfit.planner.core.settings import EngineSettings
@@ -56,6 +58,9 @@ from graphfit.planner.engines.sglang_post_capture import (
     switch_on,
 )
 
+if TYPE_CHECKING:  # imported where used, as the other sglang_prefill names
+    from graphfit.planner.engines.sglang_prefill import PrefillInputs
+
 GIB = 1 << 30
 # graphfit's speculative method -> a name SGLang's `SpeculativeAlgorithm.from_string` reads
 # the same way for post-capture sizing under unified memory (sglang_post_capture: MTP is
@@ -75,13 +80,35 @@ RESERVE_UNFIT = ("SGLang's default mem_fraction_static is not positive here: its
                  "draft tokens")
 
 
+def hook_prefill_inputs(config: EngineSettings) -> PrefillInputs:
+    """The prefill-graph resolution's inputs as the memory hook sees them: before the
+    attention-backend rule and the attention-DP re-clamp, without the request pool and
+    context length, which only filter what the runner captures."""
+    from graphfit.planner.engines.sglang_prefill import (
+        MLA_ARCHITECTURES,
+        PrefillInputs,
+        deepseek_v4_breakable_off,
+    )
+
+    return PrefillInputs(
+        backend=config.cuda_graph_backend_prefill, max_tokens=config.cuda_graph_max_bs_prefill,
+        tokens=config.cuda_graph_bs_prefill, chunked_prefill_size=config.chunked_prefill_size,
+        max_total_tokens=config.max_total_tokens, pp_size=config.pp_size,
+        gpu_memory_gb=config.gpu_memory_gb, tp_size=config.tp_size,
+        attn_cp_size=config.attn_cp_size, two_batch_overlap=config.two_batch_overlap,
+        disaggregation_mode=config.disaggregation_mode,
+        mla=config.architecture in MLA_ARCHITECTURES, moe_a2a_backend=config.moe_a2a_backend,
+        kda_breakable_off=uses_kda(config.architecture, config.mamba_state_shape),
+        deepseek_v4_breakable_off=deepseek_v4_breakable_off(config.architecture),
+        multimodal_breakable_off=breakable_prefill_refused(
+            config.multimodal, config.architecture))
+
+
 def memory_inputs(config: EngineSettings) -> StaticMemoryInputs:
     """What `handle_gpu_memory_settings` reads, from a config as given (not yet resolved)."""
     from graphfit.planner.engines.sglang_memory import default_decode_max_bs
     from graphfit.planner.engines.sglang_prefill import (
         MLA_ARCHITECTURES,
-        PrefillInputs,
-        deepseek_v4_breakable_off,
         default_chunked_prefill_size,
         resolve_prefill,
     )
@@ -104,18 +131,7 @@ def memory_inputs(config: EngineSettings) -> StaticMemoryInputs:
     # the prefill graphs as the hook sees them: before the attention-backend rule and the
     # attention-DP re-clamp; the request pool and context length only filter what the runner
     # captures, not the list's length
-    prefill = resolve_prefill(PrefillInputs(
-        backend=config.cuda_graph_backend_prefill, max_tokens=config.cuda_graph_max_bs_prefill,
-        tokens=config.cuda_graph_bs_prefill, chunked_prefill_size=config.chunked_prefill_size,
-        max_total_tokens=config.max_total_tokens, pp_size=config.pp_size,
-        gpu_memory_gb=config.gpu_memory_gb, tp_size=config.tp_size,
-        attn_cp_size=config.attn_cp_size, two_batch_overlap=config.two_batch_overlap,
-        disaggregation_mode=config.disaggregation_mode,
-        mla=config.architecture in MLA_ARCHITECTURES, moe_a2a_backend=config.moe_a2a_backend,
-        kda_breakable_off=uses_kda(config.architecture, config.mamba_state_shape),
-        deepseek_v4_breakable_off=deepseek_v4_breakable_off(config.architecture),
-        multimodal_breakable_off=breakable_prefill_refused(
-            config.multimodal, config.architecture)))
+    prefill = resolve_prefill(hook_prefill_inputs(config))
     cps = config.chunked_prefill_size or default_chunked_prefill_size(config.gpu_memory_gb)
     layers, width = config.vision_layers, config.vision_hidden_size
     vision = (VisionEncoder(layers, width) if vlm_adjusted(config) and layers is not None
