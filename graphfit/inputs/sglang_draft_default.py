@@ -176,7 +176,17 @@ def _check_generic(line: Mapping[str, Any], inputs: AttentionDefaultInputs,
         resolved_page(page, base, prefill, decode,
                       fa4_page(inputs.gpu, inputs.mla, inputs.topk, inputs.architecture)),
         inputs.kv_cache_dtype, ngram, inputs.mla, _algorithm(line),
-        _flag(line, "speculative_draft_attention_backend")))
+        _flag(line, "speculative_draft_attention_backend"), **pool_flags(line)))
+
+
+def pool_flags(line: Mapping[str, Any]) -> dict[str, bool]:
+    """The line's pool flags `kv4` reads (graphfit.planner.engines.sglang_backend_checks.
+    ResolvedAttention): unified memory, PD disaggregation, a host cache tier."""
+    mode = _flag(line, "disaggregation_mode")
+    return {"unified_memory": line.get("enable_unified_memory") is True,
+            "disaggregated": mode not in (None, "null"),
+            "host_pool": line.get("enable_hierarchical_cache") is True
+            or line.get("enable_lmcache") is True}
 
 
 def _algorithm(line: Mapping[str, Any]) -> str | None:
@@ -217,7 +227,7 @@ def override_inputs(line: Mapping[str, Any], gpu_given: object,
         mla_unknown=found.name is None and "MLA" in found.why,
         base_flag=_flag(line, "attention_backend"),
         draft_flag=_flag(line, "speculative_draft_attention_backend"),
-        dequant_flag=_flag(line, DEQUANT), algorithm=_algorithm(line))
+        dequant_flag=_flag(line, DEQUANT), algorithm=_algorithm(line), **pool_flags(line))
 
 
 # MiniCPMHybridConfig's names of its full-attention mixer (configs/minicpm.py:6-15)
@@ -441,7 +451,8 @@ def _iquest_nvfp4(line: Mapping[str, Any], gpu_given: object, hint: str, base: s
     check_resolved(ResolvedAttention(
         inputs.gpu, base, prefill, decode, 1,
         resolved_page(inputs.page_size, base, prefill, decode), kv, False, inputs.mla,
-        _algorithm(line), _flag(line, "speculative_draft_attention_backend")))
+        _algorithm(line), _flag(line, "speculative_draft_attention_backend"),
+        **pool_flags(line)))
 
 
 def _qsa_model(line: Mapping[str, Any]) -> bool:

@@ -12,9 +12,9 @@ given in GiB (24 / 80 / 141): "same" where SGLang answers alike on every GPU of 
 that memory, and whether graphfit answers ("agree" / "differ") or asks for the GPU's name.
 With `--nvfp4` (s37a): FP4 KV-cache lines (`NVFP4_EXTRAS`: nvfp4 alone, with a named
 flashinfer base, each `--prefill-kv-cache-dequant-dtype`, a named draft backend; the
-dequant flag without nvfp4; fp4_mx_block16) x `NVFP4_SPECS` (no speculation, EAGLE topk 1 /
-2 / automatic, NEXTN topk 2, DFLASH, NGRAM breadth 10, FROZEN_KV_MTP, UNO) on the Hopper /
-SM100 / SM120 GPUs, every model shape plus an MLA axis outside the DeepSeek override
+dequant flag without nvfp4; fp4_mx_block16) x `nvfp4_specs` (no speculation, EAGLE topk 1 /
+2 / automatic, DFLASH, NGRAM breadth 10, UNO) on SM100 / SM120 (B200, RTX5090),
+every model shape plus an MLA axis outside the DeepSeek override
 (`mla_v2`: DeepseekV2ForCausalLM, whose base SGLang's generic default picks).
 Run: python -m tests.oracle.measure_sglang_backend_checks [--verbose] [--algorithms A,B]
 [--append "FLAGS"] [--nvfp4]"""
@@ -80,12 +80,13 @@ NVFP4_EXTRAS: tuple[tuple[str, ...], ...] = (
     NVFP4, (*NVFP4, "--attention-backend", "flashinfer"), (*NVFP4, DEQUANT, "fp8_e4m3"),
     (*NVFP4, DEQUANT, "nvfp4"), (*NVFP4, "--speculative-draft-attention-backend", "triton"),
     (DEQUANT, "fp8_e4m3"), ("--kv-cache-dtype", "fp4_mx_block16"))
-NVFP4_GPUS = ("H100", "B200", "RTX5090")
+NVFP4_GPUS = ("B200", "RTX5090")  # the GPUs an nvfp4 KV cache runs on (kv_cache_hook.py:124-131)
 
 
 def nvfp4_specs() -> tuple[tuple[str, ...], ...]:
     """`--nvfp4`'s speculation variants (module docstring)."""
-    return (*SPEC, *other_spec("DFLASH"), other_spec("NGRAM")[1], *other_spec("FROZEN_KV_MTP"),
+    none, eagle1, eagle2, _, eagle_auto = SPEC
+    return (none, eagle1, eagle2, eagle_auto, *other_spec("DFLASH"), other_spec("NGRAM")[1],
             *other_spec("UNO"))
 
 

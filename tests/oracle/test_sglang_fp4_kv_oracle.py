@@ -54,6 +54,9 @@ REASONS = {
     "requires Blackwell SM100 or SM120": f"{HOOK}:124-131",
     "does not yet support DFLASH": f"{HOOK}:165-175",
     "does not yet support DSPARK": f"{HOOK}:165-175",
+    "does not yet support --enable-unified-memory": f"{HOOK}:132-137",
+    "does not yet support PD": f"{HOOK}:251-256",
+    "hierarchical KV cache or LMCache": f"{HOOK}:257-263",
     "breadth-1 NGRAM; got": f"{HOOK}:176-188",
     "--speculative-ngram-max-bfs-breadth=1": f"{HOOK}:189-203",
     "--speculative-draft-attention-backend=trtllm_mha": f"{HOOK}:225-230",
@@ -103,6 +106,13 @@ EDGES: dict[str, tuple[str, str, tuple[str, ...], str]] = {
     "fp4_mx_block16 on Hopper's fa3": ("H100", "llama", FP4MX, "refused"),
     "fp4_mx_block16 on SM100's trtllm_mha plans": ("B200", "llama", FP4MX, "plan"),
     "fp4_mx_block16 off CUDA": ("MI300X", "llama", FP4MX, "refused"),
+    "unified memory": ("RTX5090", "llama", (*NVFP4, "--enable-unified-memory"), "refused"),
+    "PD disaggregation on the SM100 native pair": ("B200", "llama", (
+        *NVFP4, "--disaggregation-mode", "prefill"), "refused"),
+    "LMCache on the SM100 native pair": ("B200", "llama", (*NVFP4, "--enable-lmcache"),
+                                         "refused"),
+    "hierarchical cache on SM120 plans": ("RTX5090", "llama", (
+        *NVFP4, "--enable-hierarchical-cache"), "plan"),
 }
 
 
@@ -169,6 +179,11 @@ PLANTED: tuple[tuple[str, Callable[[pytest.MonkeyPatch], None]], ...] = (
     # fp4_mx_block16 outside the KV4 rules
     ("fp4_mx_block16 on Hopper's fa3", lambda p: _set(p, bc, "FP4_KV", frozenset({"nvfp4"}))),
     ("fp4_mx_block16 off CUDA", lambda p: _set(p, bc, "FP4_KV", frozenset({"nvfp4"}))),
+    # the pool flags not read from the line
+    ("unified memory", lambda p: _set(p, dd, "pool_flags", lambda line: {})),
+    ("PD disaggregation on the SM100 native pair", lambda p: _set(
+        p, dd, "pool_flags", lambda line: {})),
+    ("LMCache on the SM100 native pair", lambda p: _set(p, dd, "pool_flags", lambda line: {})),
 )
 
 

@@ -197,6 +197,11 @@ class OverrideInputs:
     # case; None: no speculation), for `nvfp4_phases` and `kv4`
     dequant_flag: str | None = None
     algorithm: str | None = None
+    # the line's pool flags kv4 reads (ResolvedAttention.unified_memory, disaggregated,
+    # host_pool)
+    unified_memory: bool = False
+    disaggregated: bool = False
+    host_pool: bool = False
 
     def __post_init__(self) -> None:
         if self.mode not in MODES:
@@ -446,7 +451,8 @@ def draft_extend_default(inp: OverrideInputs) -> DefaultBackend:
         resolved_page(override_page(inp, written.get(BASE) or inp.base_flag), base, prefill,
                       decode, fa4_page(d.gpu, d.mla, d.topk, d.architecture)),
         d.kv_cache_dtype, ngram=inp.ngram, mla=d.mla, algorithm=inp.algorithm,
-        draft_backend=written.get(DRAFT) or inp.draft_flag))
+        draft_backend=written.get(DRAFT) or inp.draft_flag, unified_memory=inp.unified_memory,
+        disaggregated=inp.disaggregated, host_pool=inp.host_pool))
     if qsa:
         return DefaultBackend(None, QSA_WHY)
     phase = decode if inp.mode == "decode" else prefill

@@ -156,6 +156,11 @@ class ResolvedAttention:
     mla: bool = False
     algorithm: str | None = None
     draft_backend: str | None = None
+    # --enable-unified-memory; --disaggregation-mode other than null; hierarchical cache or
+    # LMCache (host pools): kv4's pool rules (kv_cache_hook.py:132-137, 251-263)
+    unified_memory: bool = False
+    disaggregated: bool = False
+    host_pool: bool = False
 
     def __post_init__(self) -> None:
         for name in ("topk", "page_size"):
@@ -266,9 +271,19 @@ def kv4(r: ResolvedAttention, prefill: str | None, decode: str | None) -> None:
     if r.kv_cache_dtype == NVFP4 and r.gpu not in NVFP4_GPUS:
         raise _refused(f"--kv-cache-dtype nvfp4 on {r.gpu} (Blackwell SM100 or SM120 only)",
                        f"{KV4_HOOK}:124-131", "use --kv-cache-dtype fp4_mx_block16")
+    if r.unified_memory:
+        raise _refused("an FP4 KV cache with --enable-unified-memory (its pool has no FP4 "
+                       "block scales)", f"{KV4_HOOK}:132-137", "drop --enable-unified-memory")
     native = r.kv_cache_dtype == NVFP4 and r.gpu == "sm100" and "trtllm_mha" in (
         prefill, decode)  # :141-146
     _native_spec(r, native)
+    if native and r.disaggregated:
+        raise _refused("SM100 native NVFP4 (trtllm_mha) with PD disaggregation",
+                       f"{KV4_HOOK}:251-256", "use another --kv-cache-dtype")
+    if native and r.host_pool:
+        raise _refused("SM100 native NVFP4 (trtllm_mha) with a hierarchical cache or LMCache",
+                       f"{KV4_HOOK}:257-263", "drop the host cache or use another "
+                       "--kv-cache-dtype")
     _kv4_lists(r, prefill, decode)
 
 
