@@ -13,8 +13,8 @@ that memory, and whether graphfit answers ("agree" / "differ") or asks for the G
 With `--nvfp4` (s37a): FP4 KV-cache lines (`NVFP4_EXTRAS`: nvfp4 alone, with a named
 flashinfer base, each `--prefill-kv-cache-dequant-dtype`, a named draft backend; the
 dequant flag without nvfp4; fp4_mx_block16) x `nvfp4_specs` (no speculation, EAGLE topk 1 /
-2 / automatic, DFLASH, NGRAM breadth 10, UNO) on SM100 / SM120 (B200, RTX5090),
-every model shape plus an MLA axis outside the DeepSeek override
+2 / automatic, DFLASH, NGRAM breadth 10) on SM100 / SM120 (B200, RTX5090), the
+`NVFP4_SHAPES` models: an MLA axis outside the DeepSeek override
 (`mla_v2`: DeepseekV2ForCausalLM, whose base SGLang's generic default picks).
 Run: python -m tests.oracle.measure_sglang_backend_checks [--verbose] [--algorithms A,B]
 [--append "FLAGS"] [--nvfp4]"""
@@ -67,11 +67,12 @@ def other_spec(algorithm: str) -> tuple[tuple[str, ...], ...]:
 
 def grid(specs: tuple[tuple[str, ...], ...] = SPEC,
          extras: tuple[tuple[str, ...], ...] = EXTRAS, gpus: tuple[str, ...] = GPUS,
-         more: dict[str, str] | None = None) -> list[tuple[str, str, str, tuple[str, ...]]]:
+         more: dict[str, str] | None = None, shapes: tuple[str, ...] | None = None
+         ) -> list[tuple[str, str, str, tuple[str, ...]]]:
     models = {**{s: t._SHAPES[s] for s in t.SHAPES}, **t._OVERRIDES, **(more or {})}
     return [(gpu, shape, models[shape], ("--max-running-requests", "33", *spec, *extra))
-            for shape in sorted(models) for gpu in gpus for spec in specs for extra in extras
-            if not (shape == "vl" and gpu in mo.PLATFORMS)]
+            for shape in sorted(shapes or models) for gpu in gpus for spec in specs
+            for extra in extras if not (shape == "vl" and gpu in mo.PLATFORMS)]
 
 
 NVFP4 = ("--kv-cache-dtype", "nvfp4")
@@ -83,11 +84,18 @@ NVFP4_EXTRAS: tuple[tuple[str, ...], ...] = (
 NVFP4_GPUS = ("B200", "RTX5090")  # the GPUs an nvfp4 KV cache runs on (kv_cache_hook.py:124-131)
 
 
+# `--nvfp4`'s models: the MHA / MLA shapes and the overrides that name a backend before the
+# nvfp4 hook or hold their own backend rules
+NVFP4_SHAPES = ("llama", "moe", "mla", "mla_v2", "sinks", "asym", "gemma3", "olmo2",
+                "BeamForCausalLM", "DeepseekV4ForCausalLM", "GptOssForCausalLM",
+                "IQuestQ1ForCausalLM", "KimiK3ForConditionalGeneration",
+                "MiniMaxM3SparseForCausalLM", "Qwen3_5ForConditionalGeneration")
+
+
 def nvfp4_specs() -> tuple[tuple[str, ...], ...]:
     """`--nvfp4`'s speculation variants (module docstring)."""
     none, eagle1, eagle2, _, eagle_auto = SPEC
-    return (none, eagle1, eagle2, eagle_auto, *other_spec("DFLASH"), other_spec("NGRAM")[1],
-            *other_spec("UNO"))
+    return (none, eagle1, eagle2, eagle_auto, *other_spec("DFLASH"), other_spec("NGRAM")[1])
 
 
 _MLA_DIR: list[str] = []
@@ -186,7 +194,7 @@ def main() -> None:
         label += " + " + " ".join(more)
     lines = grid(specs)
     if "--nvfp4" in sys.argv:
-        lines = grid(nvfp4_specs(), NVFP4_EXTRAS, NVFP4_GPUS, mla_v2())
+        lines = grid(nvfp4_specs(), NVFP4_EXTRAS, NVFP4_GPUS, mla_v2(), NVFP4_SHAPES)
         label = "FP4 KV lines"
     tally: dict[str, int] = {}
     for gpu, shape, model, argv in lines:
