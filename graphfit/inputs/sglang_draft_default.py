@@ -42,6 +42,7 @@ from graphfit.planner.engines.sglang_attn_default import (
     named_before_default,
 )
 from graphfit.planner.engines.sglang_backend_checks import (
+    FP4_KV,
     NGRAM_BFS_BREADTH,
     ResolvedAttention,
     check_resolved,
@@ -432,13 +433,14 @@ def _iquest_nvfp4(line: Mapping[str, Any], gpu_given: object, hint: str, base: s
     before `handle_nvfp4_prefill_kv_dequant_dtype` reads the pair (pipeline.py:225-241):
     with an nvfp4 KV cache and auto its fa3 is refused (kv_cache_hook.py:47-56); a named
     workspace dtype rewrites the pair, which then meets SGLang's checks of the resolved set
-    (graphfit.planner.engines.sglang_backend_checks.check_resolved)."""
+    (graphfit.planner.engines.sglang_backend_checks.check_resolved), as fp4_mx_block16's fa3
+    does (the KV4 MHA list, kv_cache_hook.py:266-316)."""
     if base is None and prefill is None and decode is None:
         base = "fa3"
     elif base is None:
         prefill, decode = prefill or "fa3", decode or "fa3"
     kv = _flag(line, "kv_cache_dtype")
-    if kv != "nvfp4" and _flag(line, DEQUANT) in (None, "auto"):
+    if kv not in FP4_KV and _flag(line, DEQUANT) in (None, "auto"):
         return
     _, _, inputs = _default_inputs(line, gpu_given, hint)
     gpu = inputs.gpu if inputs is not None else "sm100"  # the hook's GPU test: SM100 alone

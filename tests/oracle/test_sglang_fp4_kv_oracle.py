@@ -4,7 +4,8 @@ argument pipeline on CPU (tests/oracle/sglang_oracle.py) for the same pasted lin
 * `handle_nvfp4_prefill_kv_dequant_dtype` (arg_groups/kv_cache_hook.py:34-99) reads the
   backend a MODEL OVERRIDE or deterministic inference named before it (pipeline.py:225-241):
   the DeepSeek V3 family's SM100 trtllm_mla (model_overrides/deepseek_v2.py:176-187), Olmo2's
-  fa3 (olmo2.py:24-30), IQuest-Q1's fa3 (iquest_q1.py:41-48) are refused (:47-56);
+  fa3 (olmo2.py:24-30), IQuest-Q1's fa3 (iquest_q1.py:41-48), deterministic inference's pick
+  (overrides.py:1092-1115) are refused (:47-56);
 * `--prefill-kv-cache-dequant-dtype` (read by that hook alone) picks the prefill workspace,
   is refused without nvfp4 (:39-45) and native off SM100 (:59-63);
 * `handle_kv4_compatibility` (:112-318): an MLA model's native pair (base trtllm_mha) is
@@ -81,6 +82,8 @@ EDGES: dict[str, tuple[str, str, tuple[str, ...], str]] = {
     "DeepSeek V3 fp8 workspace keeps trtllm_mla": ("B200", "mla", (
         *NVFP4, DEQUANT, "fp8_e4m3"), "refused"),
     "Olmo2 fa3 on SM120": ("RTX5090", "olmo2", NVFP4, "refused"),
+    "deterministic triton on SM120 (DeepSeek-shaped)": ("RTX5090", "mla", (
+        *NVFP4, "--enable-deterministic-inference"), "refused"),
     "IQuest-Q1 fa3": ("B200", "IQuestQ1ForCausalLM", NVFP4, "refused"),
     "dequant without nvfp4": ("B200", "llama", (DEQUANT, "fp8_e4m3"), "refused"),
     "dequant nvfp4 on SM120": ("RTX5090", "llama", (*NVFP4, DEQUANT, "nvfp4"), "refused"),
@@ -106,6 +109,7 @@ EDGES: dict[str, tuple[str, str, tuple[str, ...], str]] = {
     "fp4_mx_block16 on Hopper's fa3": ("H100", "llama", FP4MX, "refused"),
     "fp4_mx_block16 on SM100's trtllm_mha plans": ("B200", "llama", FP4MX, "plan"),
     "fp4_mx_block16 off CUDA": ("MI300X", "llama", FP4MX, "refused"),
+    "fp4_mx_block16 on IQuest-Q1's fa3": ("B200", "IQuestQ1ForCausalLM", FP4MX, "refused"),
     "unified memory": ("RTX5090", "llama", (*NVFP4, "--enable-unified-memory"), "refused"),
     "PD disaggregation on the SM100 native pair": ("B200", "llama", (
         *NVFP4, "--disaggregation-mode", "prefill"), "refused"),
@@ -154,7 +158,10 @@ PLANTED: tuple[tuple[str, Callable[[pytest.MonkeyPatch], None]], ...] = (
     ("DeepSeek V3 SM100 override trtllm_mla", lambda p: _set(
         p, dd, "named_before_default", lambda inputs: None)),
     ("Olmo2 fa3 on SM120", lambda p: _set(p, dd, "named_before_default", lambda inputs: None)),
+    ("deterministic triton on SM120 (DeepSeek-shaped)", lambda p: _set(
+        p, dd, "named_before_default", lambda inputs: None)),
     ("IQuest-Q1 fa3", lambda p: _set(p, dd, "_iquest_nvfp4", lambda *a: None)),
+    ("fp4_mx_block16 on IQuest-Q1's fa3", lambda p: _set(p, dd, "FP4_KV", frozenset())),
     # the MLA list widened to trtllm_mha
     ("MLA native pair, DeepSeek V2", lambda p: _set(p, bc, "KV4_LISTS", {
         **bc.KV4_LISTS, (False, True): (*bc.KV4_LISTS[(False, True)], "trtllm_mha")})),
