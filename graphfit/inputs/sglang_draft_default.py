@@ -39,18 +39,22 @@ from graphfit.planner.engines.sglang_attn_default import (
     AttentionDefaultInputs,
     DefaultBackend,
     default_attention_backend,
+    named_before_default,
 )
 from graphfit.planner.engines.sglang_backend_checks import (
+    FP4_KV,
     NGRAM_BFS_BREADTH,
     ResolvedAttention,
     check_resolved,
     fa4_page,
+    nvfp4_draft,
     nvfp4_phases,
     resolved_page,
 )
 from graphfit.planner.engines.sglang_mtp_graphs import FLASH_ATTENTION, draft_extend_backend
 
 FIELD = "mtp_draft_backend"
+DEQUANT = "prefill_kv_cache_dequant_dtype"
 LINE_HINT = "--attention-backend on the line"  # how the user names the backend
 ROCM = frozenset({"MI300X", "MI325X"})
 EAGLE_FAMILY = frozenset({"EAGLE", "EAGLE3", "NEXTN", "STANDALONE"})  # spec_info.py:262-264
@@ -160,8 +164,10 @@ def _check_generic(line: Mapping[str, Any], inputs: AttentionDefaultInputs,
         return
     prefill, decode = nvfp4_phases(
         inputs.gpu, inputs.kv_cache_dtype,
-        _flag(line, "prefill_attention_backend") or _flag(line, "attention_backend"),
-        _flag(line, "prefill_attention_backend"), _flag(line, "decode_attention_backend"))
+        _flag(line, "prefill_attention_backend") or _flag(line, "attention_backend")
+        or named_before_default(inputs),
+        _flag(line, "prefill_attention_backend"), _flag(line, "decode_attention_backend"),
+        _flag(line, DEQUANT))
     base = prefill if prefill is not None and prefill == decode else found.name  # :1128-1131
     page = inputs.page_size
     if found.name == "dsa" and inputs.gpu != "rocm":
@@ -170,7 +176,23 @@ def _check_generic(line: Mapping[str, Any], inputs: AttentionDefaultInputs,
         inputs.gpu, base, prefill, decode, topk or inputs.topk or 1,
         resolved_page(page, base, prefill, decode,
                       fa4_page(inputs.gpu, inputs.mla, inputs.topk, inputs.architecture)),
-        inputs.kv_cache_dtype, ngram))
+        inputs.kv_cache_dtype, ngram, inputs.mla, _algorithm(line),
+        _flag(line, "speculative_draft_attention_backend"), **pool_flags(line)))
+
+
+def pool_flags(line: Mapping[str, Any]) -> dict[str, bool]:
+    """The line's pool flags `kv4` reads (graphfit.planner.engines.sglang_backend_checks.
+    ResolvedAttention): unified memory, PD disaggregation, a host cache tier."""
+    mode = _flag(line, "disaggregation_mode")
+    return {"unified_memory": line.get("enable_unified_memory") is True,
+            "disaggregated": mode not in (None, "null"),
+            "host_pool": line.get("enable_hierarchical_cache") is True
+            or line.get("enable_lmcache") is True}
+
+
+def _algorithm(line: Mapping[str, Any]) -> str | None:
+    value = line.get("speculative_algorithm")
+    return str(value).upper() if value else None
 
 
 def override_inputs(line: Mapping[str, Any], gpu_given: object,
@@ -205,7 +227,8 @@ def override_inputs(line: Mapping[str, Any], gpu_given: object,
         dcp_size=dcp or 1,
         mla_unknown=found.name is None and "MLA" in found.why,
         base_flag=_flag(line, "attention_backend"),
-        draft_flag=_flag(line, "speculative_draft_attention_backend"))
+        draft_flag=_flag(line, "speculative_draft_attention_backend"),
+        dequant_flag=_flag(line, DEQUANT), algorithm=_algorithm(line), **pool_flags(line))
 
 
 # MiniCPMHybridConfig's names of its full-attention mixer (configs/minicpm.py:6-15)
@@ -303,7 +326,7 @@ def settle(line: Mapping[str, Any], resolved: Resolved, gpu_given: object,
             _line_refusals(line, gpu_given, hint)
         if _qsa_model(line):
             return _qsa(resolved)
-        return _forced(line, resolved)
+        return _nvfp4_draft(line, _forced(line, resolved), gpu_given)
     if not _multi_layer(values):
         if every_line:
             every_line_checks(line, gpu_given, hint)
@@ -311,6 +334,11 @@ def settle(line: Mapping[str, Any], resolved: Resolved, gpu_given: object,
     if FIELD in values or not line.get("speculative_algorithm") or draft_extend_backend(line):
         return resolved
     name, said = default_draft_backend(line, gpu_given, hint)
+    kind = gpu_kind(gpu_given)
+    nvfp4 = nvfp4_draft(kind, _flag(line, "kv_cache_dtype"), _decode_mode(line)) if (
+        kind is not None and not _flag(line, "speculative_draft_attention_backend")) else None
+    if nvfp4 is not None and name is not None:
+        name, said = nvfp4, f"{said}; {NVFP4_DRAFT_WHY}"
     if name is None:
         return replace(resolved, notes=(
             *resolved.notes, f"multi-layer EAGLE draft-extend graphs counted per step: {said}"))
@@ -379,7 +407,8 @@ def _line_refusals(line: Mapping[str, Any], gpu_given: object, hint: str,
             raise ConfigError("SGLang refuses IQuestQ1ForCausalLM speculation without its own "
                               "draft model (arg_groups/speculative_hook.py:1014-1023); give "
                               "--speculative-draft-model-path")
-        return  # its override's fa3 everywhere (line_refusals), no resolved-set refusal
+        _iquest_nvfp4(line, gpu_given, hint, base, prefill, decode)
+        return  # its override's fa3 everywhere (line_refusals), no other resolved-set refusal
     found, _, inputs = _default_inputs(line, gpu_given, hint)
     if inputs is None:
         return
@@ -396,6 +425,36 @@ def _line_refusals(line: Mapping[str, Any], gpu_given: object, hint: str,
         topk = EAGLE_TREE_DEFAULTS[1]  # `_auto_choose_speculative_params`, :1439-1459
     _check_generic(line, inputs, DefaultBackend(base, "the line") if base else found, topk,
                    ngram)
+
+
+def _iquest_nvfp4(line: Mapping[str, Any], gpu_given: object, hint: str, base: str | None,
+                  prefill: str | None, decode: str | None) -> None:
+    """IQuest-Q1's override writes fa3 where the line names no backend (iquest_q1.py:41-48)
+    before `handle_nvfp4_prefill_kv_dequant_dtype` reads the pair (pipeline.py:225-241):
+    with an nvfp4 KV cache and auto its fa3 is refused (kv_cache_hook.py:47-56); a named
+    workspace dtype rewrites the pair, which then meets SGLang's checks of the resolved set
+    (graphfit.planner.engines.sglang_backend_checks.check_resolved), as fp4_mx_block16's fa3
+    does (the KV4 MHA list, kv_cache_hook.py:266-316)."""
+    if base is None and prefill is None and decode is None:
+        base = "fa3"
+    elif base is None:
+        prefill, decode = prefill or "fa3", decode or "fa3"
+    kv = _flag(line, "kv_cache_dtype")
+    if kv not in FP4_KV and _flag(line, DEQUANT) in (None, "auto"):
+        return
+    _, _, inputs = _default_inputs(line, gpu_given, hint)
+    gpu = inputs.gpu if inputs is not None else "sm100"  # the hook's GPU test: SM100 alone
+    prefill, decode = nvfp4_phases(gpu, kv, prefill or base, prefill, decode,
+                                   _flag(line, DEQUANT))
+    if inputs is None:
+        return
+    if prefill is not None and prefill == decode:
+        base = prefill  # overrides.py:1128-1131
+    check_resolved(ResolvedAttention(
+        inputs.gpu, base, prefill, decode, 1,
+        resolved_page(inputs.page_size, base, prefill, decode), kv, False, inputs.mla,
+        _algorithm(line), _flag(line, "speculative_draft_attention_backend"),
+        **pool_flags(line)))
 
 
 def _qsa_model(line: Mapping[str, Any]) -> bool:
@@ -441,6 +500,32 @@ def _forced(line: Mapping[str, Any], resolved: Resolved) -> Resolved:
     return replace(resolved, values=MappingProxyType({**resolved.values, FIELD: name}),
                    origins=MappingProxyType({**resolved.origins, FIELD: said}),
                    notes=(*resolved.notes, f"multi-layer EAGLE draft backend {name}: {said}"))
+
+
+NVFP4_DRAFT_WHY = ("an nvfp4 KV cache's pair sets the draft-extend backend "
+                   "(arg_groups/kv_cache_hook.py:34-99, 204-224)")
+
+
+def _decode_mode(line: Mapping[str, Any]) -> bool:
+    return line.get("speculative_attention_mode") == "decode"
+
+
+def _nvfp4_draft(line: Mapping[str, Any], resolved: Resolved, gpu_given: object) -> Resolved:
+    """A line naming its backends, with an nvfp4 KV cache and no draft backend: the nvfp4
+    hooks' pair, not the named flags, runs the draft-extend steps
+    (graphfit.planner.engines.sglang_backend_checks.nvfp4_draft); the line's flags are
+    checked against that pair already (`_line_refusals`)."""
+    kind = gpu_kind(gpu_given)
+    if kind is None or _flag(line, "speculative_draft_attention_backend") or not (
+            resolved.values.get(FIELD)):
+        return resolved
+    name = nvfp4_draft(kind, _flag(line, "kv_cache_dtype"), _decode_mode(line))
+    if name is None or name == resolved.values.get(FIELD):
+        return resolved
+    return replace(resolved, values=MappingProxyType({**resolved.values, FIELD: name}),
+                   origins=MappingProxyType({**resolved.origins, FIELD: NVFP4_DRAFT_WHY}),
+                   notes=(*resolved.notes, f"multi-layer EAGLE draft backend {name}: "
+                                           f"{NVFP4_DRAFT_WHY}"))
 
 
 def multi_layer_line(values: Mapping[str, Any]) -> bool:

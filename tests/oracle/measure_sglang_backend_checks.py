@@ -10,8 +10,14 @@ With `--append "FLAGS"` every line gets those flags too (s34a: `--kv-cache-dtype
 With `--gib` (s34a): UNO lines naming no backend on the override architectures with the GPU
 given in GiB (24 / 80 / 141): "same" where SGLang answers alike on every GPU of the grid with
 that memory, and whether graphfit answers ("agree" / "differ") or asks for the GPU's name.
+With `--nvfp4` (s37a): FP4 KV-cache lines (`NVFP4_EXTRAS`: nvfp4 alone, with a named
+flashinfer base, each `--prefill-kv-cache-dequant-dtype`, a named draft backend; the
+dequant flag without nvfp4; fp4_mx_block16) x `nvfp4_specs` (no speculation, EAGLE topk 1 /
+2 / automatic, DFLASH, NGRAM breadth 10) on SM100 / SM120 (B200, RTX5090), the
+`NVFP4_SHAPES` models: an MLA axis outside the DeepSeek override
+(`mla_v2`: DeepseekV2ForCausalLM, whose base SGLang's generic default picks).
 Run: python -m tests.oracle.measure_sglang_backend_checks [--verbose] [--algorithms A,B]
-[--append "FLAGS"]"""
+[--append "FLAGS"] [--nvfp4]"""
 
 from __future__ import annotations
 
@@ -59,12 +65,60 @@ def other_spec(algorithm: str) -> tuple[tuple[str, ...], ...]:
     raise ValueError(f"unknown algorithm {algorithm}; one of {', '.join(OTHER)}")
 
 
-def grid(specs: tuple[tuple[str, ...], ...] = SPEC
+def grid(specs: tuple[tuple[str, ...], ...] = SPEC,
+         extras: tuple[tuple[str, ...], ...] = EXTRAS, gpus: tuple[str, ...] = GPUS,
+         more: dict[str, str] | None = None, shapes: tuple[str, ...] | None = None
          ) -> list[tuple[str, str, str, tuple[str, ...]]]:
-    models = {**{s: t._SHAPES[s] for s in t.SHAPES}, **t._OVERRIDES}
+    models = {**{s: t._SHAPES[s] for s in t.SHAPES}, **t._OVERRIDES, **(more or {})}
     return [(gpu, shape, models[shape], ("--max-running-requests", "33", *spec, *extra))
-            for shape in sorted(models) for gpu in GPUS for spec in specs for extra in EXTRAS
-            if not (shape == "vl" and gpu in mo.PLATFORMS)]
+            for shape in sorted(shapes or models) for gpu in gpus for spec in specs
+            for extra in extras if not (shape == "vl" and gpu in mo.PLATFORMS)]
+
+
+NVFP4 = ("--kv-cache-dtype", "nvfp4")
+DEQUANT = "--prefill-kv-cache-dequant-dtype"
+NVFP4_EXTRAS: tuple[tuple[str, ...], ...] = (
+    NVFP4, (*NVFP4, "--attention-backend", "flashinfer"), (*NVFP4, DEQUANT, "fp8_e4m3"),
+    (*NVFP4, DEQUANT, "nvfp4"), (*NVFP4, "--speculative-draft-attention-backend", "triton"),
+    (DEQUANT, "fp8_e4m3"), ("--kv-cache-dtype", "fp4_mx_block16"))
+NVFP4_GPUS = ("B200", "RTX5090")  # the GPUs an nvfp4 KV cache runs on (kv_cache_hook.py:124-131)
+
+
+# `--nvfp4`'s models: the MHA / MLA shapes and the overrides that name a backend before the
+# nvfp4 hook or hold their own backend rules
+NVFP4_SHAPES = ("llama", "moe", "mla", "mla_v2", "sinks", "asym", "gemma3", "olmo2",
+                "BeamForCausalLM", "DeepseekV4ForCausalLM", "GptOssForCausalLM",
+                "IQuestQ1ForCausalLM", "KimiK3ForConditionalGeneration",
+                "MiniMaxM3SparseForCausalLM", "Qwen3_5ForConditionalGeneration")
+
+
+def nvfp4_specs() -> tuple[tuple[str, ...], ...]:
+    """`--nvfp4`'s speculation variants (module docstring)."""
+    none, eagle1, eagle2, _, eagle_auto = SPEC
+    return (none, eagle1, eagle2, eagle_auto, *other_spec("DFLASH"), other_spec("NGRAM")[1])
+
+
+_MLA_DIR: list[str] = []
+
+
+def mla_v2() -> dict[str, str]:
+    """The MLA axis outside the DeepSeek V3 family's override: a DeepseekV2ForCausalLM
+    (MLA by its architecture, configs/model_config.py; no SM100 trtllm_mla override,
+    deepseek_v2.py:37-50)."""
+    import json
+    import tempfile
+    from pathlib import Path
+
+    from tests.oracle import sglang_stubs as ss
+
+    if not _MLA_DIR:
+        root = Path(tempfile.mkdtemp(prefix="graphfit-mla-v2-"))
+        path = ss.write_mla_model_dir(root / "mla_v2")
+        data = json.loads((path / "config.json").read_text())
+        (path / "config.json").write_text(json.dumps(
+            {**data, "architectures": ["DeepseekV2ForCausalLM"], "model_type": "deepseek_v2"}))
+        _MLA_DIR.append(str(path))
+    return {"mla_v2": _MLA_DIR[0]}
 
 
 def _sglang(argv: tuple[str, ...], gpu: str, model: str) -> str | None:
@@ -138,8 +192,12 @@ def main() -> None:
         more = tuple(sys.argv[sys.argv.index("--append") + 1].split())
         specs = tuple((*line, *more) for line in specs)
         label += " + " + " ".join(more)
+    lines = grid(specs)
+    if "--nvfp4" in sys.argv:
+        lines = grid(nvfp4_specs(), NVFP4_EXTRAS, NVFP4_GPUS, mla_v2(), NVFP4_SHAPES)
+        label = "FP4 KV lines"
     tally: dict[str, int] = {}
-    for gpu, shape, model, argv in grid(specs):
+    for gpu, shape, model, argv in lines:
         said = verdict(argv, gpu, model)
         key = said.split(":", 1)[0]
         tally[key] = tally.get(key, 0) + 1

@@ -185,8 +185,8 @@ ORIGINAL_KV4 = bc.kv4
 
 def _no_nvfp4_phases(p: pytest.MonkeyPatch) -> None:
     """The NVFP4 hook's (prefill, decode) rewrite dropped: graphfit's own pair stays."""
-    p.setattr(dd, "nvfp4_phases", lambda gpu, kv, explicit, pre, dec: (pre, dec))
-    p.setattr(sao, "nvfp4_phases", lambda gpu, kv, explicit, pre, dec: (pre, dec))
+    p.setattr(dd, "nvfp4_phases", lambda gpu, kv, explicit, pre, dec, *a: (pre, dec))
+    p.setattr(sao, "nvfp4_phases", lambda gpu, kv, explicit, pre, dec, *a: (pre, dec))
 
 
 def _no_fa4(p: pytest.MonkeyPatch) -> None:

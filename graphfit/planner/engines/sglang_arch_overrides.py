@@ -56,6 +56,7 @@ from graphfit.planner.engines.sglang_backend_checks import (
     check_model_hook,
     check_resolved,
     fa4_page,
+    nvfp4_draft,
     nvfp4_phases,
     resolved_page,
 )
@@ -192,6 +193,15 @@ class OverrideInputs:
     # rule instead of the EAGLE ones (sglang_backend_checks.ngram_page; every_line_checks)
     checked_topk: int | None = None
     ngram: bool = False
+    # (s37a) the line's --prefill-kv-cache-dequant-dtype (None: auto) and algorithm (upper
+    # case; None: no speculation), for `nvfp4_phases` and `kv4`
+    dequant_flag: str | None = None
+    algorithm: str | None = None
+    # the line's pool flags kv4 reads (ResolvedAttention.unified_memory, disaggregated,
+    # host_pool)
+    unified_memory: bool = False
+    disaggregated: bool = False
+    host_pool: bool = False
 
     def __post_init__(self) -> None:
         if self.mode not in MODES:
@@ -424,7 +434,8 @@ def draft_extend_default(inp: OverrideInputs) -> DefaultBackend:
         base = checked(d, DefaultBackend(base, origin)).name
     elif d.deterministic:
         base = generic_default(d).name  # the deterministic pick (overrides.py:1092-1115)
-    prefill, decode = nvfp4_phases(d.gpu, d.kv_cache_dtype, prefill or base, prefill, decode)
+    prefill, decode = nvfp4_phases(d.gpu, d.kv_cache_dtype, prefill or base, prefill, decode,
+                                   inp.dequant_flag)
     if prefill is not None and prefill == decode:
         base = prefill  # overrides.py:1128-1131
     if base is None:
@@ -439,11 +450,14 @@ def draft_extend_default(inp: OverrideInputs) -> DefaultBackend:
         d.gpu, base, prefill, decode, inp.checked_topk or d.topk or 1,
         resolved_page(override_page(inp, written.get(BASE) or inp.base_flag), base, prefill,
                       decode, fa4_page(d.gpu, d.mla, d.topk, d.architecture)),
-        d.kv_cache_dtype, ngram=inp.ngram))
+        d.kv_cache_dtype, ngram=inp.ngram, mla=d.mla, algorithm=inp.algorithm,
+        draft_backend=written.get(DRAFT) or inp.draft_flag, unified_memory=inp.unified_memory,
+        disaggregated=inp.disaggregated, host_pool=inp.host_pool))
     if qsa:
         return DefaultBackend(None, QSA_WHY)
     phase = decode if inp.mode == "decode" else prefill
-    draft = written.get(DRAFT) or inp.draft_flag or phase or base
+    draft = written.get(DRAFT) or inp.draft_flag or nvfp4_draft(
+        d.gpu, d.kv_cache_dtype, inp.mode == "decode") or phase or base
     if not written:
         return DefaultBackend(draft, f"{d.architecture}'s override leaves {d.gpu} to SGLang's "
                                      f"default (model_overrides/{where}): {draft}")

@@ -209,6 +209,23 @@ def _mla(inp: AttentionDefaultInputs) -> tuple[str, str]:
 
 def default_attention_backend(inp: AttentionDefaultInputs) -> DefaultBackend:
     """SGLang's base attention backend when the line names none (module docstring)."""
+    return override_default(inp) or generic_default(inp)
+
+
+def named_before_default(inp: AttentionDefaultInputs) -> str | None:
+    """The base a model override or deterministic inference names before
+    `handle_nvfp4_prefill_kv_dequant_dtype` reads it (pipeline.py:225-241), for a line naming
+    no backend; None where SGLang's generic default fills it only after that hook
+    (`_attention_backend_default`, overrides.py:1126-1139)."""
+    found = override_default(inp)
+    if found is not None:
+        return found.name
+    return _deterministic(inp)[0] if inp.deterministic else None
+
+
+def override_default(inp: AttentionDefaultInputs) -> DefaultBackend | None:
+    """The base a model override graphfit restates names for a line naming no backend
+    (`default_attention_backend`); None where the override names nothing."""
     if inp.architecture == "WhisperForConditionalGeneration" and not inp.deterministic:
         return DefaultBackend("flashinfer", f"Whisper ({HOOK})")
     if inp.architecture in OWN_BACKEND:
@@ -229,7 +246,7 @@ def default_attention_backend(inp: AttentionDefaultInputs) -> DefaultBackend:
     if inp.architecture in DEEPSEEK_FAMILY and inp.gpu == "sm100" and inp.all_unset:
         return _checked(inp, DefaultBackend(
             "trtllm_mla", "DeepSeek V3 family on SM100 (deepseek_v2.py:174-184)"))
-    return generic_default(inp)
+    return None
 
 
 def generic_default(inp: AttentionDefaultInputs) -> DefaultBackend:

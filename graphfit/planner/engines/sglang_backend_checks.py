@@ -39,6 +39,15 @@ sglang_attn_default) meets the same checks later in SGLang's argument pipeline
      attention hook, before the speculative one, pipeline.py:254-306): SM100 / SM120 only
      on CUDA, and on SM100 an NGRAM BFS breadth (its topk) of 1 (trtllm_mha verifies a
      linear chain only).
+   * (s37a) `--prefill-kv-cache-dequant-dtype` (read by that hook alone: no kernel, pool or
+     buffer reads it) picks the prefill workspace instead of the backend set so far, and is
+     refused without an nvfp4 KV cache (kv_cache_hook.py:39-45); `kv4` also holds the
+     rules for an FP4 KV cache (nvfp4 or fp4_mx_block16) that depend on the model and the
+     algorithm: the SM100 native pair refuses DFLASH / DSPARK and every algorithm but
+     EAGLE / EAGLE3 / NEXTN / NGRAM (:159-188) and a named draft backend other than
+     trtllm_mha (:205-230); the backend lists by MLA / MHA (:266-316), so an MLA model's
+     native pair (base trtllm_mha, overrides.py:1128-1131) is refused; off CUDA it is
+     refused outright (:317-318).
 """
 
 from __future__ import annotations
@@ -75,6 +84,17 @@ NVFP4 = "nvfp4"
 NVFP4_GPUS = frozenset({"sm100", "sm120"})  # kv_cache_hook.py:124-131 (rocm: not CUDA)
 KV4_HOOK = "arg_groups/kv_cache_hook.py"
 NVFP4_PREFILL = ("flashinfer", "trtllm_mha")  # kv_cache_hook.py:18-24
+# `_NVFP4_PREFILL_BACKEND` (kv_cache_hook.py:25-28): the prefill workspace dtype's backend
+NVFP4_WORKSPACE = {"fp8_e4m3": "flashinfer", "nvfp4": "trtllm_mha"}
+DEQUANT_AUTO = "auto"
+FP4_KV = frozenset({NVFP4, "fp4_mx_block16"})  # kv_cache_hook.py:117
+NATIVE_SPEC = frozenset({"EAGLE", "EAGLE3", "NEXTN", "NGRAM"})  # kv_cache_hook.py:159-164
+PREFIX_WRITERS = frozenset({"DFLASH", "DSPARK"})  # kv_cache_hook.py:165-175
+# the backend lists of an FP4 KV cache (kv_cache_hook.py:278-316): (prefill fa4?, MLA?)
+KV4_LISTS = {(True, True): ("flashinfer", "trtllm_mla"),
+             (True, False): ("triton", "torch_native", "flex_attention"),
+             (False, True): ("flashinfer", "trtllm_mla"),
+             (False, False): ("triton", "torch_native", "flex_attention", "trtllm_mha")}
 
 
 
@@ -131,6 +151,16 @@ class ResolvedAttention:
     kv_cache_dtype: str | None = None
     # an NGRAM line: its own page rule (`ngram_page`) instead of the EAGLE family's topk rules
     ngram: bool = False
+    # (s37a) an MLA model, the line's algorithm (upper case; None: no speculation) and its
+    # --speculative-draft-attention-backend: `kv4`'s model and algorithm rules
+    mla: bool = False
+    algorithm: str | None = None
+    draft_backend: str | None = None
+    # --enable-unified-memory; --disaggregation-mode other than null; hierarchical cache or
+    # LMCache (host pools): kv4's pool rules (kv_cache_hook.py:132-137, 251-263)
+    unified_memory: bool = False
+    disaggregated: bool = False
+    host_pool: bool = False
 
     def __post_init__(self) -> None:
         for name in ("topk", "page_size"):
@@ -177,23 +207,34 @@ def check_resolved(r: ResolvedAttention) -> None:
 
 
 def nvfp4_phases(gpu: str, kv_cache_dtype: str | None, explicit: str | None,
-                 prefill: str | None, decode: str | None) -> tuple[str | None, str | None]:
+                 prefill: str | None, decode: str | None, requested: str | None = None
+                 ) -> tuple[str | None, str | None]:
     """The (prefill, decode) flags after `handle_nvfp4_prefill_kv_dequant_dtype`
-    (kv_cache_hook.py:34-99, pipeline.py:241, before the default fills the base), for
-    `--prefill-kv-cache-dequant-dtype auto`: `explicit` (the prefill or base backend set so
-    far: the line's, the model override's) picks the workspace (flashinfer: fp8_e4m3,
-    trtllm_mha: native nvfp4; unset: native on SM100 only), then prefill is that workspace's
-    backend and decode trtllm_mha. Unchanged without an nvfp4 KV cache."""
+    (kv_cache_hook.py:34-99, pipeline.py:241, before the default fills the base).
+    `requested` is `--prefill-kv-cache-dequant-dtype` (None: auto); other than auto it is
+    refused without an nvfp4 KV cache (:39-45). Auto: `explicit` (the prefill or base
+    backend set so far: the line's, a model override's, deterministic inference's) picks
+    the workspace (flashinfer: fp8_e4m3, trtllm_mha: native nvfp4; unset: native on SM100
+    only); a named dtype picks it whatever `explicit` says. Then prefill is that
+    workspace's backend and decode trtllm_mha. Unchanged without an nvfp4 KV cache."""
+    requested = requested or DEQUANT_AUTO
     if kv_cache_dtype != NVFP4:
+        if requested != DEQUANT_AUTO:
+            raise _refused(f"--prefill-kv-cache-dequant-dtype {requested} without an nvfp4 KV "
+                           f"cache", f"{KV4_HOOK}:39-45",
+                           "drop the flag or use --kv-cache-dtype nvfp4")
         return prefill, decode
-    if explicit is not None and explicit not in NVFP4_PREFILL:
-        raise _refused(f"an nvfp4 KV cache with the {explicit} prefill backend (flashinfer or "
-                       f"trtllm_mha only)", f"{KV4_HOOK}:47-56", "drop the backend flag")
-    native = explicit == "trtllm_mha" or (explicit is None and gpu == "sm100")
+    if requested == DEQUANT_AUTO:
+        if explicit is not None and explicit not in NVFP4_PREFILL:
+            raise _refused(f"an nvfp4 KV cache with the {explicit} prefill backend (flashinfer "
+                           f"or trtllm_mha only)", f"{KV4_HOOK}:47-56", "drop the backend flag")
+        native = explicit == "trtllm_mha" or (explicit is None and gpu == "sm100")
+    else:
+        native = requested == NVFP4
     if native and gpu != "sm100":
         raise _refused(f"native NVFP4 prefill (trtllm_mha) on {gpu} (SM100 only)",
                        f"{KV4_HOOK}:59-63", "use --prefill-kv-cache-dequant-dtype fp8_e4m3")
-    target = "trtllm_mha" if native else "flashinfer"
+    target = NVFP4_WORKSPACE[NVFP4 if native else "fp8_e4m3"]
     if prefill not in (None, target):
         raise _refused(f"an nvfp4 KV cache with prefill backend {prefill} ({target} here)",
                        f"{KV4_HOOK}:65-76", "drop --prefill-attention-backend")
@@ -203,20 +244,86 @@ def nvfp4_phases(gpu: str, kv_cache_dtype: str | None, explicit: str | None,
     return target, "trtllm_mha"
 
 
+def nvfp4_draft(gpu: str, kv_cache_dtype: str | None, decode_mode: bool) -> str | None:
+    """The backend multi-layer EAGLE's draft-extend steps run with an nvfp4 KV cache and no
+    draft backend named: on SM100 trtllm_mha (`handle_kv4_compatibility` writes it as the
+    draft backend, kv_cache_hook.py:204-224: decode is always trtllm_mha there); on SM120
+    the phase the speculative attention mode picks (draft_utils.py:47-66) from the pair the
+    nvfp4 hook wrote: prefill flashinfer (native prefill is SM100's, :59-63), decode
+    trtllm_mha. None without nvfp4 or on another GPU (refused, `kv4`)."""
+    if kv_cache_dtype != NVFP4 or gpu not in NVFP4_GPUS:
+        return None
+    if gpu == "sm100" or decode_mode:
+        return "trtllm_mha"
+    return NVFP4_WORKSPACE["fp8_e4m3"]
+
+
 def kv4(r: ResolvedAttention, prefill: str | None, decode: str | None) -> None:
-    """`handle_kv4_compatibility` on an nvfp4 KV cache (module docstring), given the resolved
-    prefill / decode backends (`nvfp4_phases` wrote them): a CUDA GPU off SM100 / SM120
-    (:124-131), then on SM100 with trtllm_mha as a phase (:141-146) an NGRAM BFS breadth
-    (its topk) other than 1 (:189-203)."""
-    if r.kv_cache_dtype != NVFP4:
+    """`handle_kv4_compatibility` on an FP4 KV cache (module docstring), given the resolved
+    prefill / decode backends (`nvfp4_phases` wrote them for nvfp4), in SGLang's order."""
+    if r.kv_cache_dtype not in FP4_KV:
         return
-    if r.gpu not in NVFP4_GPUS and r.gpu != "rocm":
+    if r.gpu == "rocm":
+        if r.kv_cache_dtype == NVFP4:
+            return  # the attention hook refused its trtllm_mha decode first (check_resolved)
+        raise _refused(f"--kv-cache-dtype {r.kv_cache_dtype} off CUDA", f"{KV4_HOOK}:317-318",
+                       "use another --kv-cache-dtype")
+    if r.kv_cache_dtype == NVFP4 and r.gpu not in NVFP4_GPUS:
         raise _refused(f"--kv-cache-dtype nvfp4 on {r.gpu} (Blackwell SM100 or SM120 only)",
                        f"{KV4_HOOK}:124-131", "use --kv-cache-dtype fp4_mx_block16")
-    if r.ngram and r.topk != 1 and r.gpu == "sm100" and "trtllm_mha" in (prefill, decode):
+    if r.unified_memory:
+        raise _refused("an FP4 KV cache with --enable-unified-memory (its pool has no FP4 "
+                       "block scales)", f"{KV4_HOOK}:132-137", "drop --enable-unified-memory")
+    native = r.kv_cache_dtype == NVFP4 and r.gpu == "sm100" and "trtllm_mha" in (
+        prefill, decode)  # :141-146
+    _native_spec(r, native)
+    if native and r.disaggregated:
+        raise _refused("SM100 native NVFP4 (trtllm_mha) with PD disaggregation",
+                       f"{KV4_HOOK}:251-256", "use another --kv-cache-dtype")
+    if native and r.host_pool:
+        raise _refused("SM100 native NVFP4 (trtllm_mha) with a hierarchical cache or LMCache",
+                       f"{KV4_HOOK}:257-263", "drop the host cache or use another "
+                       "--kv-cache-dtype")
+    _kv4_lists(r, prefill, decode)
+
+
+def _native_spec(r: ResolvedAttention, native: bool) -> None:
+    """The SM100 native pair's speculation rules (kv_cache_hook.py:141-230)."""
+    algorithm = r.algorithm
+    if not native or algorithm is None:
+        return
+    if algorithm in PREFIX_WRITERS:
+        raise _refused(f"SM100 native NVFP4 speculation with {algorithm}", f"{KV4_HOOK}:165-175",
+                       "use EAGLE / NEXTN or NGRAM, or --prefill-kv-cache-dequant-dtype "
+                       "fp8_e4m3 with --attention-backend flashinfer")
+    if algorithm not in NATIVE_SPEC:
+        raise _refused(f"SM100 native NVFP4 speculation with {algorithm} (EAGLE, EAGLE3, "
+                       f"NEXTN, breadth-1 NGRAM only)", f"{KV4_HOOK}:176-188",
+                       "use another --speculative-algorithm")
+    if r.ngram and r.topk != 1:
         raise _refused(f"SM100 native NVFP4 NGRAM with BFS breadth {r.topk} (trtllm_mha "
                        f"verifies a linear chain only)", f"{KV4_HOOK}:189-203",
                        "use --speculative-ngram-max-bfs-breadth 1")
+    if algorithm != "NGRAM" and r.draft_backend not in (None, "trtllm_mha"):
+        raise _refused(f"SM100 native NVFP4 speculation with draft backend {r.draft_backend} "
+                       f"(trtllm_mha only)", f"{KV4_HOOK}:225-230",
+                       "drop --speculative-draft-attention-backend")
+
+
+def _kv4_lists(r: ResolvedAttention, prefill: str | None, decode: str | None) -> None:
+    """The FP4 KV cache's backend lists (kv_cache_hook.py:266-316): none for a split pair
+    whose prefill is not fa4; else, by MLA / MHA, the decode backend (fa4 prefill) or the
+    base (overrides.py:1128-1131 made it the shared phase) must be listed."""
+    if prefill != decode and prefill != FA4:
+        return
+    listed = KV4_LISTS[(prefill == FA4, r.mla)]
+    name = decode if prefill == FA4 else r.base
+    if name not in listed:
+        kind = "MLA" if r.mla else "MHA"
+        what = "decode" if prefill == FA4 else "attention"
+        raise _refused(f"an FP4 KV cache on an {kind} model with {what} backend {name} "
+                       f"({', '.join(listed)} only)", f"{KV4_HOOK}:266-316",
+                       "name a listed backend or use another --kv-cache-dtype")
 
 
 def ngram_page(r: ResolvedAttention) -> None:
