@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from graphfit.inputs import sglang as sglang_args
-from graphfit.inputs import sglang_ngram, target_overrides
+from graphfit.inputs import sglang_minimax_target, sglang_ngram, target_overrides
 from graphfit.inputs import trtllm as trtllm_args
 from graphfit.inputs import vllm as vllm_args
 from graphfit.inputs.gpus import gpu_memory_gb
@@ -168,5 +168,8 @@ def mapping_settings(data: dict[str, Any], name: str, own: Mapping[str, Handler]
         notes.append(f"{brief(name)}: not modelled, ignored: {listed(ignored)}")
     if unknown:
         notes.append(f"{brief(name)}: unknown keys, ignored: {listed(unknown)}")
+    keys = {normalize_key(k): v for k, v in data.items() if isinstance(k, str)}
+    if "model_path" in keys:  # SGLang's spelling: a MiniMax-M3 target it cannot build
+        sglang_minimax_target.line(keys)  # (json_model_override_args read with it)
     # SGLang's NGRAM topk is its BFS breadth, in a file as on a pasted line
     return sglang_ngram.file(data, settings, notes, brief(name)), notes
