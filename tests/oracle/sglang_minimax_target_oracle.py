@@ -12,8 +12,12 @@ SGLang's own model class is built under that layout:
 - nested: `MiniMaxM3Model(text_config)`, the text model the VL wrapper builds
   (minimax_vl.py:137-142), on the text config as `MiniMaxVLBaseConfig` coerces it
   (SGLang's own `_coerce_sub_config`, configs/minimax_vl.py:10-23, 43). The wrapper itself is
-  not built: its CLIP tower wants keys a test config need not carry (minimax_vl_common.py:64)
-  and under this transformers (5.25) `get_config` leaves `text_config` a dict.
+  not built: under this transformers (5.25) `MiniMaxM3VLConfig(**json)` ends with
+  `text_config` a plain dict although its `__init__` coerces it, and the wrapper then asserts
+  `text_hidden_size is required` (minimax_m3_vl.py:109-110) at any TP, before its text model
+  (measured with a full CLIP vision config; its tower also wants 14 keys,
+  minimax_vl_common.py:40-64). That environment-dependent failure is not graphfit's rule; the
+  text model is what decides the QK-norm rule wherever the wrapper gets that far.
 
 Glue (not SGLang logic): this process's ranks (0), TP / pipeline groups that only answer their
 size / first-last rank / a CPU group of None, and no CUDA side stream (`get_stream` returns None:
