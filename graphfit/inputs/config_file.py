@@ -19,6 +19,7 @@ from graphfit.inputs import (
     model_config,
     sglang_context_length,
     sglang_mamba_flags,
+    sglang_minimax_target,
     sglang_ngram,
     target_overrides,
 )
@@ -178,6 +179,9 @@ def mapping_settings(data: dict[str, Any], name: str, own: Mapping[str, Handler]
         notes.append(f"{brief(name)}: unknown keys, ignored: {listed(unknown)}")
     # mamba_hook.py's checks across keys, in a file as on a pasted line
     notes += sglang_mamba_flags.file(data, brief(name))
+    keys = {normalize_key(k): v for k, v in data.items() if isinstance(k, str)}
+    if "model_path" in keys:  # SGLang's spelling: a MiniMax-M3 target it cannot build
+        sglang_minimax_target.line(keys)  # (json_model_override_args read with it)
     # SGLang's NGRAM topk is its BFS breadth, in a file as on a pasted line
     return sglang_ngram.file(data, settings, notes, brief(name)), notes
 

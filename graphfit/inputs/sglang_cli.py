@@ -27,6 +27,7 @@ from graphfit.inputs import (
     sglang_draft,
     sglang_dspark,
     sglang_mamba_flags,
+    sglang_minimax_target,
     sglang_model_impl,
     sglang_mtp_backend,
     sglang_ngram,
@@ -166,6 +167,7 @@ def finish(values: Mapping[str, Any], settings: list[Setting]
     settings = sglang_dspark.line(values, settings)
     settings = sglang_ngram.line(values, settings, notes)  # NGRAM's topk: its BFS breadth
     sglang_spec_dp.line(values)  # attention DP: the LM-head flag, DSPARK's draft kind
+    sglang_minimax_target.line(values)  # a MiniMax-M3 target SGLang cannot build
     settings = sglang_uno.line(values, settings)  # UNO's checks on flags the plan lacks
     notes += sglang_uno_moe.line(values)  # UNO's adapter on a MoE model's experts
     frozen, frozen_notes = sglang_draft.frozen_draft_settings(values)  # Gemma 4 drafts

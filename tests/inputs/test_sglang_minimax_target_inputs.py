@@ -1,0 +1,97 @@
+"""A MiniMax-M3 target SGLang cannot build (graphfit.inputs.sglang_minimax_target): the
+per_layer QK norm at attention TP > 1 and an unknown qk_norm_type are refused with one `error:`
+line (exit 2) on a pasted line, through SGLang's `--config`, graphfit's own `--config` file
+and `from_sglang`; attention DP that leaves attention TP 1 plans. (SGLang's own class decides
+the same lines in tests/oracle/test_sglang_minimax_target_oracle.py.)"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from types import SimpleNamespace
+
+import pytest
+
+from graphfit.integrations.sglang import from_sglang
+from graphfit.planner.core.errors import ConfigError
+from tests.helpers import run_cli
+
+TEXT = {"model_type": "minimax_m2", "hidden_size": 1024, "num_attention_heads": 8,
+        "num_key_value_heads": 4, "num_hidden_layers": 2, "vocab_size": 1024,
+        "max_position_embeddings": 4096, "rms_norm_eps": 1e-5, "hidden_act": "silu",
+        "intermediate_size": 1024, "use_gemma_norm": False, "torch_dtype": "bfloat16"}
+
+
+def _model(root: Path, nested: bool = False, **fields: object) -> str:
+    text = {**TEXT, **fields}
+    config = ({"architectures": ["MiniMaxM3SparseForConditionalGeneration"],
+               "model_type": "minimax_m3_vl", "text_config": text, "vision_config": {}}
+              if nested else {"architectures": ["MiniMaxM3SparseForCausalLM"], **text})
+    (root / "config.json").write_text(json.dumps(config))
+    return str(root)
+
+
+def _plan(*flags: str) -> tuple[int, str]:
+    code, _, err = run_cli(["plan", "--gpu-memory-gb", "80", "--", "python", "-m",
+                            "sglang.launch_server", *flags])
+    errors = [ln for ln in err.splitlines() if ln.startswith("error:")]
+    assert len(errors) <= 1 and all(len(e) <= 200 for e in errors), err
+    return code, (errors[0] if errors else "")
+
+
+@pytest.mark.parametrize("nested", [False, True])
+@pytest.mark.parametrize(("flags", "refused"), [
+    (("--tp-size", "2"), True), (("--tp-size", "4", "--attn-dp-size", "2"), True),
+    (("--tp-size", "2", "--attn-dp-size", "2"), False), (("--tp-size", "1"), False),
+    (("--tp-size", "4", "--dp-size", "4", "--enable-dp-attention"), False)])
+def test_per_layer_norm_at_attention_tp(tmp_path: Path, nested: bool, flags: tuple[str, ...],
+                                        refused: bool) -> None:
+    code, said = _plan("--model-path", _model(tmp_path, nested), *flags)
+    if refused:
+        assert code == 2 and "minimax_m3.py:858-865" in said and "TypeError" in said, said
+    else:
+        assert code == 0, said
+
+
+def test_other_norms_and_overrides(tmp_path: Path) -> None:
+    for norm in ("per_head", "multi_head"):
+        code, said = _plan("--model-path", _model(tmp_path, qk_norm_type=norm), "--tp-size", "2")
+        assert code == 0, said
+    code, said = _plan("--model-path", _model(tmp_path, qk_norm_type="rms"))
+    assert code == 2 and "minimax_m3.py:909" in said and "ValueError" in said, said
+    # --json-model-override-args reaches the target's config as SGLang's get_config applies it
+    path = _model(tmp_path)
+    code, said = _plan("--model-path", path, "--tp-size", "2", "--json-model-override-args",
+                       '{"qk_norm_type": "per_head"}')
+    assert code == 0, said
+    code, said = _plan("--model-path", _model(tmp_path, qk_norm_type="per_head"), "--tp-size",
+                       "2", "--json-model-override-args", '{"qk_norm_type": "per_layer"}')
+    assert code == 2 and "858-865" in said, said
+
+
+def test_encoder_only_vl_builds_no_text_model(tmp_path: Path) -> None:
+    """minimax_m3_vl.py:129-135: `--encoder-only` builds no MiniMaxM3Model."""
+    path = _model(tmp_path, nested=True)
+    from graphfit.inputs.sglang_minimax_target import line
+
+    line({"model_path": path, "tp_size": 2, "encoder_only": True})
+    with pytest.raises(ConfigError, match="858-865"):
+        line({"model_path": path, "tp_size": 2})
+
+
+def test_config_files_and_from_sglang(tmp_path: Path) -> None:
+    path = _model(tmp_path)
+    sglang_yaml = tmp_path / "sglang.yaml"
+    sglang_yaml.write_text(f"model-path: {path}\ntp-size: 2\n")
+    code, said = _plan("--config", str(sglang_yaml))
+    assert code == 2 and "858-865" in said, said
+    code, _, err = run_cli(["plan", "--engine", "sglang", "--config", str(sglang_yaml)])
+    assert code == 2 and "858-865" in err and err.count("error:") == 1, err
+    ok = tmp_path / "ok.yaml"
+    ok.write_text(f"model-path: {path}\ntp-size: 2\nattn-dp-size: 2\n")
+    code, _, err = run_cli(["plan", "--engine", "sglang", "--config", str(ok)])
+    assert code == 0, err
+    with pytest.raises(ConfigError, match="858-865"):
+        from_sglang(SimpleNamespace(model_path=path, tp_size=4, attn_dp_size=2))
+    assert from_sglang(SimpleNamespace(model_path=path, tp_size=4, attn_dp_size=4),
+                       max_num_seqs=16) is not None

@@ -1,0 +1,114 @@
+"""SGLang 0.5.23's MiniMax-M3 TARGET model class built by SGLang's own code on the meta device
+(the oracle side of graphfit.inputs.sglang_minimax_target).
+
+A target directory holds a small dense MiniMax-M3 config.json (`moe_layer_freq` all 0, no
+`sparse_attention_config`), top level (`MiniMaxM3SparseForCausalLM`) or nested under
+`text_config` (`MiniMaxM3SparseForConditionalGeneration`). SGLang's argument pipeline resolves
+a line on it (sglang_oracle.resolve) and publishes its parallel layout (attention TP = tp //
+attn_dp // attn_cp, runtime_context.py:73-76); SGLang's `get_config` reads the directory and
+SGLang's own model class is built under that layout:
+
+- top level: `MiniMaxM3SparseForCausalLM(config)` whole (minimax_m3.py:1972-2030);
+- nested: `MiniMaxM3Model(text_config)`, the text model the VL wrapper builds
+  (minimax_vl.py:137-142), on the text config as `MiniMaxVLBaseConfig` coerces it
+  (SGLang's own `_coerce_sub_config`, configs/minimax_vl.py:10-23, 43). The wrapper itself is
+  not built: under this transformers (5.25) `MiniMaxM3VLConfig(**json)` ends with
+  `text_config` a plain dict although its `__init__` coerces it, and the wrapper then asserts
+  `text_hidden_size is required` (minimax_m3_vl.py:109-110) at any TP, before its text model
+  (measured with a full CLIP vision config; its tower also wants 14 keys,
+  minimax_vl_common.py:40-64). That environment-dependent failure is not graphfit's rule; the
+  text model is what decides the QK-norm rule wherever the wrapper gets that far.
+
+Glue (not SGLang logic): this process's ranks (0), TP / pipeline groups that only answer their
+size / first-last rank / a CPU group of None, and no CUDA side stream (`get_stream` returns None:
+there is no CUDA here; the stream is used in forward only, minimax_m3.py:1864).
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import json
+import tempfile
+import types
+from pathlib import Path
+from typing import Any
+
+from tests.oracle import sglang_oracle as so
+
+TEXT: dict[str, Any] = {
+    "model_type": "minimax_m2", "hidden_size": 1024, "num_attention_heads": 8,
+    "num_key_value_heads": 4, "num_hidden_layers": 2, "vocab_size": 1024,
+    "max_position_embeddings": 4096, "rms_norm_eps": 1e-5, "hidden_act": "silu",
+    "intermediate_size": 1024, "dense_intermediate_size": 1024, "use_gemma_norm": False,
+    "moe_layer_freq": [0, 0]}
+CAUSAL = "MiniMaxM3SparseForCausalLM"
+VL = "MiniMaxM3SparseForConditionalGeneration"
+_DIRS = tempfile.TemporaryDirectory(prefix="graphfit-minimax-target-")
+
+
+def target_dir(fields: dict[str, Any], nested: bool) -> str:
+    """A MiniMax-M3 target directory: TEXT with `fields` (None removes a key), top level or
+    under `text_config` of the VL wrapper's config."""
+    text = {**TEXT, **fields}
+    text = {k: v for k, v in text.items() if v is not None}
+    if nested:
+        config: dict[str, Any] = {"architectures": [VL], "model_type": "minimax_m3_vl",
+                                  "torch_dtype": "bfloat16", "text_config": text,
+                                  "vision_config": {"model_type": "clip_vision_model"}}
+    else:
+        config = {"architectures": [CAUSAL], **text, "torch_dtype": "bfloat16"}
+    body = json.dumps(config, sort_keys=True)
+    path = Path(_DIRS.name) / hashlib.sha256(body.encode()).hexdigest()[:12]
+    path.mkdir(parents=True, exist_ok=True)
+    (path / "config.json").write_text(body)
+    return str(path)
+
+
+@functools.cache
+def resolved(tp: int, attn_dp: int) -> so.Resolved:
+    """SGLang's resolution of a line on the base target at this TP / attention DP (its
+    published layout is what the attention constructors read)."""
+    r = so.resolve(["--model-path", target_dir({}, False), "--tp-size", str(tp),
+                    "--attn-dp-size", str(attn_dp)])
+    assert isinstance(r, so.Resolved), r
+    return r
+
+
+def build(path: str, tp: int, attn_dp: int) -> str | None:
+    """SGLang's own model class on `path`'s config under the line's layout: the exception's
+    "Type: message" where SGLang raises (the server does not start), None where it builds."""
+    import torch
+
+    r = resolved(tp, attn_dp)
+    with so.sglang_stubs.stubbed(), so.published(r):
+        import sglang.srt.models.minimax_m3 as m3
+        from sglang.srt.configs.minimax_vl import _coerce_sub_config
+        from sglang.srt.runtime_context import get_parallel
+        from sglang.srt.utils.hf_transformers_utils import get_config
+
+        config = get_config(path, trust_remote_code=False)
+        group = types.SimpleNamespace(world_size=tp, rank_in_group=0, cpu_group=None)
+        pp = types.SimpleNamespace(world_size=1, rank_in_group=0, is_first_rank=True,
+                                   is_last_rank=True)
+        stream = m3.get_stream
+        m3.get_stream = lambda name: None  # glue: no CUDA side stream on CPU
+        try:
+            with get_parallel().override(tp_rank=0, attn_tp_rank=0, pp_rank=0,
+                                         tp_group=group, moe_tp_group=group, pp_group=pp), \
+                    torch.device("meta"):
+                if list(config.architectures or [])[:1] == [VL]:
+                    text = config.text_config
+                    m3.MiniMaxM3Model(config=_coerce_sub_config(text, "mixtral")
+                                      if isinstance(text, dict) else text)
+                else:
+                    m3.MiniMaxM3SparseForCausalLM(config)
+        except RuntimeError as exc:  # the glue, not SGLang: fail the oracle itself
+            if "has not been written" in str(exc):
+                raise AssertionError(f"oracle glue: {exc}") from exc
+            return f"RuntimeError: {exc}"
+        except (TypeError, ValueError, AssertionError, AttributeError) as exc:
+            return f"{type(exc).__name__}: {exc}"
+        finally:
+            m3.get_stream = stream
+    return None
