@@ -106,11 +106,16 @@ def live_overrides(server_args: Any, overrides: Mapping[str, Any],
     """What the running server reads beside its ServerArgs, as a pasted line with the same
     `VAR=value` prefix reads it: the model directories the ServerArgs name (the draft's head
     kind and geometry, DSPARK's `sample_from_anchor`, the draft's and the target's widths:
-    graphfit.inputs.sglang_live) and the process environment (`environment_overrides`); a
-    value the caller passes wins."""
+    graphfit.inputs.sglang_live), post-capture KV sizing's inputs (the device, the transfer
+    backend, PP dynamic chunking, --max-prefill-tokens, unified memory with the model's
+    hybrid-SWA layout, and the rest the predicate reads: graphfit.inputs.
+    sglang_live_post_capture) and the process environment (`environment_overrides`, with
+    MOONCAKE_PROTOCOL); a value the caller passes wins."""
+    from graphfit.inputs import sglang_live_post_capture
     from graphfit.inputs.sglang_live import config_settings
 
-    return {**config_settings(server_args), **environment_overrides(overrides, environ)}
+    return {**config_settings(server_args), **sglang_live_post_capture.settings(server_args),
+            **environment_overrides(overrides, environ)}
 
 
 def from_sglang(server_args: Any, environ: Mapping[str, str] | None = None,
