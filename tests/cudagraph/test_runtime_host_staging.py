@@ -251,10 +251,10 @@ def test_bad_staging_relations_are_one_error() -> None:
     check_staging("c", (ids, _spec("h", stages="ids", host=True, leading=(2,))))  # 2 slots
 
 
-def test_plan_file_names_the_staged_buffer_and_reads_without_it(tmp_path: Path) -> None:
-    """The plan document marks each host copy with the buffer it stages (`"stages"`), and
-    nothing else; a file without the field (written before the relation) reads as no
-    staging, so `check --plan` refuses it naming the entry."""
+def encoder_plan_file(tmp_path: Path) -> tuple[Path, dict[str, Any], list[dict[str, Any]]]:
+    """SMALL planned through the CLI (`plan --json` on a trtllm-serve line) and saved where
+    `check --plan` accepts it: (the file, the document, the encoder's buffer entries), for the
+    tests that take a field out of an entry (also tests/cudagraph/test_runtime_pinned_staging)."""
     config = tmp_path / "encode.yaml"
     config.write_text(json.dumps(SMALL))
     line = ["--", "trtllm-serve", "bert", "--extra_llm_api_options", str(config)]
@@ -262,16 +262,30 @@ def test_plan_file_names_the_staged_buffer_and_reads_without_it(tmp_path: Path) 
     assert code == 0, err
     saved = saved_plan(tmp_path, out)
     doc = json.loads(out)
-    entries = doc["keyed_components"]["encoder"]["buffers"]
+    return saved, doc, doc["keyed_components"]["encoder"]["buffers"]
+
+
+def check_refuses_entry_without(saved: Path, doc: dict[str, Any], index: int, field: str
+                                ) -> None:
+    """`check --plan` refuses the document once `field` is taken out of the encoder's buffer
+    entry `index` (a file written before the field), naming that entry."""
+    del doc["keyed_components"]["encoder"]["buffers"][index][field]
+    saved.write_text(json.dumps(doc))
+    code, _, err = run_cli(["check", "--plan", str(saved)])
+    assert code == 2 and f"keyed_components.encoder.buffers[{index}]" in err, err
+
+
+def test_plan_file_names_the_staged_buffer_and_reads_without_it(tmp_path: Path) -> None:
+    """The plan document marks each host copy with the buffer it stages (`"stages"`), and
+    nothing else; a file without the field (written before the relation) reads as no
+    staging, so `check --plan` refuses it naming the entry."""
+    saved, doc, entries = encoder_plan_file(tmp_path)
     assert {b["name"]: b["stages"] for b in entries if "stages" in b} == {
         "input_ids_host": "input_ids", "position_ids_host": "position_ids",
         "seq_lens": "seq_lens_cuda"}
     assert "stages" not in json.dumps(doc["components"])  # no other buffer carries it
     index = next(i for i, b in enumerate(entries) if "stages" in b)
-    del entries[index]["stages"]
-    saved.write_text(json.dumps(doc))
-    code, _, err = run_cli(["check", "--plan", str(saved)])
-    assert code == 2 and f"keyed_components.encoder.buffers[{index}]" in err, err
+    check_refuses_entry_without(saved, doc, index, "stages")
 
 
 # ---------------------------------------------------------------------------------------------

@@ -16,7 +16,6 @@ dummy, recorded in the graph from the pinned host `seq_lens`.
 from __future__ import annotations
 
 import dataclasses
-import json
 from pathlib import Path
 from typing import Any
 
@@ -25,29 +24,22 @@ import torch
 from hypothesis import given, settings
 
 from graphfit import ConfigError, plan
-from graphfit.cudagraph import CaptureSession
 from graphfit.cudagraph.keyed import KeyedGraphRunner
-from graphfit.cudagraph.rehearsal import KeyedToyForward, rehearse
+from graphfit.cudagraph.rehearsal import rehearse
 from graphfit.inputs.engine_file import description_from_data
 from graphfit.planner.core.batches import Stream
 from graphfit.planner.core.buffers import ZERO, Axis, BufferSpec, Demand, Placement
 from graphfit.planner.plan import Plan
-from tests.helpers import run_cli, saved_plan
+from tests.cudagraph.test_runtime_host_staging import (
+    SMALL,
+    _batches,
+    _runner,
+    check_refuses_entry_without,
+    encoder_plan_file,
+)
 from tests.oracle import trtllm_reference as ref
 from tests.oracle.test_trtllm_encoder_reference import encode_args
 from tests.oracle.test_trtllm_reference import graphfit_config
-
-SMALL = {"max_batch_size": 4, "max_num_tokens": 32, "max_seq_len": 16,
-         "cuda_graph_config": {"mode": "encode", "batch_sizes": [1, 2, 4],
-                               "num_tokens": [8, 16, 32], "seq_lens": [4, 16],
-                               "enable_padding": True}}
-
-
-def _runner(p: Plan) -> KeyedGraphRunner:
-    session = CaptureSession("cpu", freeze_gc=False)
-    runner = KeyedGraphRunner.from_plan(KeyedToyForward(), p, session=session)
-    session.capture()
-    return runner
 
 
 def _pageable(p: Plan) -> Plan:
@@ -62,18 +54,6 @@ def _pageable(p: Plan) -> Plan:
 def _lengths(runner: KeyedGraphRunner, key: tuple[int, ...], lens: list[int]) -> list[int]:
     assert runner.seq_lens_cuda is not None
     return [int(v) for v in runner.seq_lens_cuda[:key[0]]]
-
-
-def _batches(p: Plan, gen: torch.Generator, extra: int) -> list[list[int]]:
-    comp = p.keyed["encoder"]
-    out = [list(comp.probe(key)) for key in sorted(comp.graph_keys)]
-    top_b, top_n, top_l = comp.bounds
-    for _ in range(extra):
-        b = int(torch.randint(1, max(top_b, 1) + 1, (), generator=gen))
-        lens = [int(torch.randint(1, max(top_l, 1) + 1, (), generator=gen)) for _ in range(b)]
-        if sum(lens) <= top_n:
-            out.append(lens)
-    return out
 
 
 @settings(max_examples=20, deadline=None)
@@ -94,7 +74,7 @@ def test_pinned_and_pageable_plans_replay_the_engines_lengths(raw: dict[str, Any
     assert pinned.recorded == {"input_ids", "position_ids"} and pinned.seq_lens_recorded
     assert pageable.recorded == frozenset() and not pageable.seq_lens_recorded
     gen = torch.Generator().manual_seed(0)
-    for lens in _batches(p, gen, 6):
+    for lens in map(list, _batches(p, gen, 6)):
         ids = torch.randint(0, 1000, (sum(lens),), generator=gen, dtype=torch.int32)
         for runner in (pinned, pageable):
             assert runner.seq_lens_cuda is not None
@@ -179,21 +159,11 @@ def test_engine_files_declare_pinned_host_buffers() -> None:
 def test_plan_file_marks_pinned_host_buffers_and_refuses_one_without(tmp_path: Path) -> None:
     """`"pinned": true` on the host buffers the engine pins, nowhere else; a file whose entry
     lost it (written before the field) is refused by `check --plan`, naming the entry."""
-    config = tmp_path / "encode.yaml"
-    config.write_text(json.dumps(SMALL))
-    line = ["--", "trtllm-serve", "bert", "--extra_llm_api_options", str(config)]
-    code, out, err = run_cli(["plan", "--json", *line])
-    assert code == 0, err
-    saved = saved_plan(tmp_path, out)
-    doc = json.loads(out)
-    entries = doc["keyed_components"]["encoder"]["buffers"]
+    saved, doc, entries = encoder_plan_file(tmp_path)
     assert {b["name"] for b in entries if b.get("pinned")} == {
         "input_ids_host", "position_ids_host", "seq_lens"}
     index = next(i for i, b in enumerate(entries) if b.get("pinned"))
-    del entries[index]["pinned"]
-    saved.write_text(json.dumps(doc))
-    code, _, err = run_cli(["check", "--plan", str(saved)])
-    assert code == 2 and f"keyed_components.encoder.buffers[{index}]" in err, err
+    check_refuses_entry_without(saved, doc, index, "pinned")
 
 
 def test_buffer_keyed_runner_records_only_pinned_copies() -> None:

@@ -19,8 +19,6 @@ eager.
 from __future__ import annotations
 
 import json
-import os
-import subprocess
 import sys
 from pathlib import Path
 from typing import Any
@@ -108,18 +106,9 @@ def main() -> int:
     if args and args[0] == "--emit":  # the subprocess: configs on stdin, counts on stdout
         print(json.dumps(emit(json.loads(sys.stdin.read()))))
         return 0
-    n = int(args[0]) if args else 100
-    cfgs = _draw(n)
-    print(f"fixed-slot encoder-decoder configs: {len(cfgs)}")
-    _print("this checkout", emit(cfgs))
-    if "--before" in args:
-        before = Path(args[args.index("--before") + 1])
-        env = {**os.environ, "PYTHONPATH": str(before)}
-        done = subprocess.run([sys.executable, str(Path(__file__).resolve()), "--emit"],
-                              input=json.dumps(cfgs), capture_output=True, text=True,
-                              env=env, check=True, cwd=before)
-        _print("--before", json.loads(done.stdout))
-    return 0
+    from tests.oracle.measure_before import measure
+
+    return measure(__file__, args, "fixed-slot encoder-decoder configs", _draw, emit, _print)
 
 
 if __name__ == "__main__":

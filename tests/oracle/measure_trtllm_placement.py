@@ -20,10 +20,7 @@ a subprocess), and prints, for both in the same run:
 from __future__ import annotations
 
 import json
-import os
-import subprocess
 import sys
-from pathlib import Path
 from typing import Any
 
 from hypothesis import HealthCheck, Phase, given, settings
@@ -125,18 +122,13 @@ def main() -> int:
     if args and args[0] == "--emit":  # the subprocess: cases on stdin, figures on stdout
         print(json.dumps(emit(json.loads(sys.stdin.read()))))
         return 0
+    from tests.oracle.measure_before import emit_before
+
     n = int(args[0]) if args else 100
-    before = Path(args[args.index("--before") + 1]) if "--before" in args else None
     cases = _draw(n)
     after = emit(cases)
-    old: list[Any] = [None] * len(cases)
-    if before is not None:
-        # the other checkout's graphfit and tests (this file run by path, from there)
-        env = {**os.environ, "PYTHONPATH": str(before)}
-        done = subprocess.run([sys.executable, str(Path(__file__).resolve()), "--emit"],
-                              input=json.dumps(cases), capture_output=True, text=True,
-                              env=env, check=True, cwd=before)
-        old = json.loads(done.stdout)
+    # the other checkout's graphfit and tests (this file run by path, from there)
+    old: list[Any] = emit_before(__file__, args, cases) or [None] * len(cases)
     plain = [(a, b) for c, a, b in zip(cases, after, old, strict=True)
              if a is not None and a["host"] == 0 and c["kind"] == "config"]
     same = sum(b is not None and {k: a[k] for k in ("total", "reference", "components",

@@ -21,8 +21,6 @@ then 1 per dummy (`trtllm_reference.cite_fact("encoder_graph_seq_lens_cuda")`).
 from __future__ import annotations
 
 import json
-import os
-import subprocess
 import sys
 from pathlib import Path
 from typing import Any
@@ -121,18 +119,9 @@ def main() -> int:
     if args and args[0] == "--emit":  # the subprocess: lines on stdin, counts on stdout
         print(json.dumps(emit(json.loads(sys.stdin.read()))))
         return 0
-    n = int(args[0]) if args else 100
-    lines = _draw(n)
-    print(f"encoder-only lines: {len(lines)}")
-    _print("this checkout", emit(lines))
-    if "--before" in args:
-        before = Path(args[args.index("--before") + 1])
-        env = {**os.environ, "PYTHONPATH": str(before)}
-        done = subprocess.run([sys.executable, str(Path(__file__).resolve()), "--emit"],
-                              input=json.dumps(lines), capture_output=True, text=True,
-                              env=env, check=True, cwd=before)
-        _print("--before", json.loads(done.stdout))
-    return 0
+    from tests.oracle.measure_before import measure
+
+    return measure(__file__, args, "encoder-only lines", _draw, emit, _print)
 
 
 if __name__ == "__main__":

@@ -31,6 +31,7 @@ from tests.oracle.test_sglang_mamba_memory_oracle import (  # noqa: E402
     ENV_VALUES,
     SPECS,
     _line,
+    _plan_of,
     agree,
     argv_of,
     sglang_side,
@@ -73,16 +74,6 @@ LINES = st.fixed_dictionaries({
 def test_new_families_state_cache_equals_sglang(p: dict) -> None:
     line = _line(**p)
     assert agree(line) is True, (argv_of(line), line, sglang_side(line))
-
-
-def _plan_of(shape: int, *argv: str):  # type: ignore[no-untyped-def]
-    import graphfit
-
-    line = ["python", "-m", "sglang.launch_server", "--model-path", mm.model_dir(shape),
-            "--max-running-requests", "3000", *argv]
-    config = resolve_values({"gpu_memory_gb": 80.0, "weights_gb": 20.0}, environ={},
-                            pasted=commandline.read([shlex.join(line)])).config()
-    return graphfit.plan(config)
 
 
 def test_qwen4_exp_without_a_vision_tower_sizes_the_cache_as_sglang() -> None:

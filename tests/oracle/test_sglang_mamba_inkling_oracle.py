@@ -11,8 +11,6 @@ small (< 60 s on one core): the measure script's parts `inkling`, `omni_full` an
 
 from __future__ import annotations
 
-import shlex
-
 import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
@@ -21,8 +19,6 @@ from tests.oracle.paths import require
 
 require("sglang")
 
-from graphfit.cli.options import resolve_values  # noqa: E402
-from graphfit.inputs import commandline  # noqa: E402
 from graphfit.planner.core.errors import ConfigError  # noqa: E402
 from graphfit.planner.engines.sglang_pool import mamba_memory_shown  # noqa: E402
 from tests.oracle import sglang_mamba_memory_oracle as mm  # noqa: E402
@@ -30,6 +26,7 @@ from tests.oracle.test_sglang_mamba_memory_oracle import (  # noqa: E402
     ENV_VALUES,
     SPECS,
     _line,
+    _plan_of,
     agree,
     argv_of,
     sglang_side,
@@ -67,16 +64,6 @@ LINES = st.fixed_dictionaries({
 def test_hybrid_leftovers_state_cache_equals_sglang(p: dict) -> None:
     line = _line(**p)
     assert agree(line) is True, (argv_of(line), line, sglang_side(line))
-
-
-def _plan_of(shape: int, *argv: str):  # type: ignore[no-untyped-def]
-    import graphfit
-
-    line = ["python", "-m", "sglang.launch_server", "--model-path", mm.model_dir(shape),
-            "--max-running-requests", "3000", *argv]
-    config = resolve_values({"gpu_memory_gb": 80.0, "weights_gb": 20.0}, environ={},
-                            pasted=commandline.read([shlex.join(line)])).config()
-    return graphfit.plan(config)
 
 
 def test_inkling_mtp_architecture_as_target_is_left_unrestated() -> None:

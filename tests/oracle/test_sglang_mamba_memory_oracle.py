@@ -139,6 +139,17 @@ def graphfit_side(p: dict, argv: tuple[str, ...] | None = None,
     return graphfit.plan(config).config
 
 
+def _plan_of(shape: int, *argv: str) -> Any:
+    """graphfit's plan of a plain line (80 GB, 20 GB of weights, 3000 requests) of `shape`
+    with `argv` added; raises ConfigError where graphfit refuses it (the families' and
+    hybrid leftovers' refusal tests)."""
+    line = ["python", "-m", "sglang.launch_server", "--model-path", mm.model_dir(shape),
+            "--max-running-requests", "3000", *argv]
+    config = resolve_values({"gpu_memory_gb": 80.0, "weights_gb": 20.0}, environ={},
+                            pasted=commandline.read([shlex.join(line)])).config()
+    return graphfit.plan(config)
+
+
 def agree(p: dict, theirs: mm.Sized | str | None = None) -> bool | None:
     """True: the same state cache size (when SGLang sizes it from memory), static fraction
     and, with --max-running-requests, request pool, or both refuse; False: they differ or

@@ -29,7 +29,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from graphfit import ConfigError, plan
+from graphfit import ConfigError, Plan, plan
 from graphfit.planner.engines.trtllm import (
     attention_dp_ranks,
     plan_adp_dispatch,
@@ -41,15 +41,20 @@ from tests.oracle.test_trtllm_parallel_reference import parallel_lines
 from tests.oracle.test_trtllm_reference import graphfit_config
 
 
+def _engine_and_plan(raw: dict[str, Any]) -> tuple[Any, Plan, tuple[int, ...], int]:
+    """A generated line's restated engine, graphfit's plan, its capture sizes (none without
+    graphs) and its attention-DP ranks."""
+    engine = ref.model_engine(ref.llm_args(raw))
+    p = plan(graphfit_config(raw))
+    sizes = p.capture_sizes if p.has_graphs else ()
+    return engine, p, sizes, attention_dp_ranks(p.config)
+
+
 @settings(max_examples=40, deadline=None)
 @given(parallel_lines())
 def test_idle_ranks_join_with_the_executors_dummy(case: tuple[dict[str, Any], int]) -> None:
     raw, seed = case
-    args = ref.llm_args(raw)
-    engine = ref.model_engine(args)
-    p = plan(graphfit_config(raw))
-    sizes = p.capture_sizes if p.has_graphs else ()
-    ranks = attention_dp_ranks(p.config)
+    engine, p, sizes, ranks = _engine_and_plan(raw)
     if ranks == 1:
         return
     rng = random.Random(seed)
@@ -165,10 +170,7 @@ def _disagg_ranks(rng: random.Random, ranks: int, top: int, states: tuple[str, .
 def test_generation_servers_idle_ranks_join_with_the_executors_dummy(
         case: tuple[dict[str, Any], int]) -> None:
     raw, seed = case
-    engine = ref.model_engine(ref.llm_args(raw))
-    p = plan(graphfit_config(raw))
-    sizes = p.capture_sizes if p.has_graphs else ()
-    ranks = attention_dp_ranks(p.config)
+    engine, p, sizes, ranks = _engine_and_plan(raw)
     if ranks == 1:
         return
     rng = random.Random(seed)

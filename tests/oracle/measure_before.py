@@ -1,0 +1,46 @@
+"""The `--before CHECKOUT` half the TensorRT-LLM measure scripts share (not a test): the
+script's own `emit` run again in a subprocess whose graphfit and tests come from the other
+checkout, on the very items this checkout measured, so both figures come from one draw.
+
+Only the parent process imports this module: the subprocess (the script run by path with
+`--emit`) must not, since an older checkout has no such module.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+
+def emit_before(script: str, args: list[str], items: Any) -> Any | None:
+    """`script --emit` run with the checkout after `--before` in `args` on its PYTHONPATH
+    and as its directory, `items` as JSON on stdin; its JSON answer, or None without
+    `--before`."""
+    if "--before" not in args:
+        return None
+    before = Path(args[args.index("--before") + 1])
+    env = {**os.environ, "PYTHONPATH": str(before)}
+    done = subprocess.run([sys.executable, str(Path(script).resolve()), "--emit"],
+                          input=json.dumps(items), capture_output=True, text=True,
+                          env=env, check=True, cwd=before)
+    return json.loads(done.stdout)
+
+
+def measure(script: str, args: list[str], title: str, draw: Callable[[int], list[Any]],
+            emit: Callable[[list[Any]], list[int]],
+            show: Callable[[str, list[int]], None]) -> int:
+    """Draw N items (`args[0]`, default 100), print how many under `title`, then this
+    checkout's counts and, with `--before`, the other checkout's on the same items."""
+    n = int(args[0]) if args else 100
+    items = draw(n)
+    print(f"{title}: {len(items)}")
+    show("this checkout", emit(items))
+    old = emit_before(script, args, items)
+    if old is not None:
+        show("--before", old)
+    return 0
