@@ -448,6 +448,10 @@ class SglangOptions(EngineOptions):
     inkling_conv_state: tuple[int, ...] | None = None
     enable_scattered_sconv: bool = False
     prefill_max_requests: int | None = None
+    ep_size: int = 1
+    ep_join_mode: str | None = None
+    ep_dispatch_algorithm: str | None = None
+    moe_block_experts: tuple[int, ...] | None = None
 
     def __post_init__(self) -> None:
         gb = self.gpu_memory_gb
@@ -650,6 +654,7 @@ def _mamba_memory_inputs(options: SglangOptions) -> None:
         set_(options, "mamba_head_counts", tuple(counts))
     # below 1 the scheduler admits no prefill request (schedule_policy.py:1398)
     _optional_int("prefill_max_requests", options.prefill_max_requests, 1)
+    _eplb_inputs(options)
     layer_map = options.mamba_layer_map
     if layer_map is not None:
         if isinstance(layer_map, (str, bytes)) or not isinstance(layer_map, (tuple, list)) \
@@ -723,3 +728,18 @@ def _optional_int(name: str, value: object, minimum: int) -> None:
 
 
 __all__ = ["SglangOptions"]
+
+
+def _eplb_inputs(options: SglangOptions) -> None:
+    """Validate EPLB's start-up inputs (graphfit.planner.engines.sglang_eplb_checks)."""
+    positive_int("ep_size", options.ep_size)
+    _choice(options, "ep_join_mode", ("scale", "recover"), optional=True)
+    _choice(options, "ep_dispatch_algorithm", ("dynamic", "fake", "lp", "static"),
+            optional=True)
+    counts = options.moe_block_experts
+    if counts is not None:
+        if isinstance(counts, (str, bytes)) or not isinstance(counts, (tuple, list)) or any(
+                isinstance(v, bool) or not isinstance(v, int) or v < 1 for v in counts):
+            raise ConfigError(f"moe_block_experts: must be a list of routed-expert counts "
+                              f"(integers >= 1), got {excerpt(counts)}")
+        object.__setattr__(options, "moe_block_experts", tuple(counts))
