@@ -583,6 +583,7 @@ def _expert_remap_inputs(options: SglangOptions) -> None:
     if not isinstance(location, str) or not location.strip() or len(location) > 4096:
         raise ConfigError(f"init_expert_location: must be --init-expert-location's value (a "
                           f"string), got {excerpt(location)}")
+    _eplb_inputs(options)
 
 
 def _block_draft_modes(options: SglangOptions) -> None:
@@ -654,7 +655,6 @@ def _mamba_memory_inputs(options: SglangOptions) -> None:
         set_(options, "mamba_head_counts", tuple(counts))
     # below 1 the scheduler admits no prefill request (schedule_policy.py:1398)
     _optional_int("prefill_max_requests", options.prefill_max_requests, 1)
-    _eplb_inputs(options)
     layer_map = options.mamba_layer_map
     if layer_map is not None:
         if isinstance(layer_map, (str, bytes)) or not isinstance(layer_map, (tuple, list)) \
