@@ -31,7 +31,7 @@ from graphfit.inputs.sglang_safetensors import fp8_experts
 from graphfit.inputs.target_overrides import on_load, overrides_for, shown
 from graphfit.planner import aux_layer_ids
 from graphfit.planner.core.errors import ConfigError, brief, excerpt
-from graphfit.planner.engines.sglang_class_picks import HYV4
+from graphfit.planner.engines.sglang_class_picks import HYV4, PUZZLE
 from graphfit.planner.engines.sglang_model_quant import NEMOTRON_H
 from graphfit.planner.engines.sglang_quant_overrides import quant_config_text
 from graphfit.planner.engines.sglang_quantization import (
@@ -295,6 +295,7 @@ def quant_settings(model: str) -> list[Setting]:
                                 f"{path}: text_config.quantization_config", FILE, weak=True))
     quant = hf_quantization_config(path, data)
     verified += _hf_config_quant(path, data, quant)
+    verified += puzzle_block_experts(path, data)
     if quant is None:
         return verified
     out = _fp4_experts(path, quant)
@@ -327,6 +328,24 @@ def _hf_config_quant(path: Path, data: dict[str, Any], quant: dict[str, Any] | N
     value = "absent" if quant is None else quant_config_text(parsed_quantization_config(quant))
     return [Setting("hf_config_quant", value, f"{path}: quantization_config", FILE,
                     weak=True)]
+
+
+def puzzle_block_experts(path: Path, data: dict[str, Any]) -> list[Setting]:
+    """SglangOptions.moe_block_experts for a NemotronHPuzzle config.json: block_configs'
+    `n_routed_experts` of each block whose `block_type` is "moe", the counts Nemotron-H's
+    override compares under an expert remap (model_overrides/nemotron_h.py:169-180).
+    Nothing for other classes, or where the list or a MoE block's count is not plain (the
+    remap rule then says it is not modelled)."""
+    classes = data.get("architectures")
+    blocks = data.get("block_configs")
+    if not isinstance(classes, list) or not classes or classes[0] != PUZZLE or (
+            not isinstance(blocks, list)) or not all(isinstance(b, dict) for b in blocks):
+        return []
+    counts = [b.get("n_routed_experts") for b in blocks if b.get("block_type") == "moe"]
+    if any(isinstance(c, bool) or not isinstance(c, int) or c < 1 for c in counts):
+        return []
+    return [Setting("moe_block_experts", tuple(counts),
+                    f"{path}: block_configs[*].n_routed_experts", FILE, weak=True)]
 
 
 def _fp8_experts(data: dict[str, Any], folder: Path) -> list[Setting]:

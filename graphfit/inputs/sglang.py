@@ -511,7 +511,7 @@ FILE_KEYS: dict[str, Handler] = {
     # value checks SGLang runs for every model (arg_groups/mamba_hook.py:19-28)
     "mamba_cache_philox_rounds": sglang_mamba_flags.philox_rounds,
     "mamba_max_states_per_path": sglang_mamba_flags.max_states_per_path,
-    # Nemotron-H's expert-remap rules (graphfit.inputs.sglang_eplb)
+    # Nemotron-H's expert-remap rules, EPLB's start-up checks (graphfit.inputs.sglang_eplb)
     **sglang_eplb.KEYS,
     # Inkling's stream conv states sharded over attention TP (sglang_mamba_inkling)
     "enable_scattered_sconv": field_key("enable_scattered_sconv", as_bool, SG),
@@ -532,7 +532,7 @@ LINE_KEYS: dict[str, Handler] = {**FILE_KEYS, "enable_dp_attention": _dp_attenti
                                   "speculative_adaptive": _after_the_engine,
                                   "speculative_adaptive_config": _after_the_engine}
 IGNORED = frozenset({
-    "tokenizer_path", "ep_size",
+    "tokenizer_path",
     "decode_attention_backend", "prefill_attention_backend", "speculative_draft_model_path",
     "speculative_draft_model_revision", "schedule_policy",
     "enable_torch_compile", "torch_compile_max_bs", "log_level", "random_seed",

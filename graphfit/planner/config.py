@@ -377,7 +377,9 @@ class EngineConfig:
             hf_config_quant: Any = None,
             inkling_conv_state: tuple[int, ...] | None = None,
             enable_scattered_sconv: bool = False,
-            prefill_max_requests: int | None = None) -> None: ...
+            prefill_max_requests: int | None = None, ep_size: int = 1,
+            ep_join_mode: str | None = None, ep_dispatch_algorithm: str | None = None,
+            moe_block_experts: tuple[int, ...] | None = None) -> None: ...
 
     def __post_init__(self) -> None:
         set_ = object.__setattr__
@@ -1049,6 +1051,26 @@ class EngineConfig:
     def prefill_max_requests(self) -> int | None:
         """SglangOptions.prefill_max_requests."""
         return cast("int | None", self._option("prefill_max_requests"))
+
+    @property
+    def ep_size(self) -> int:
+        """SglangOptions.ep_size."""
+        return cast(int, self._option("ep_size"))
+
+    @property
+    def ep_join_mode(self) -> str | None:
+        """SglangOptions.ep_join_mode."""
+        return cast("str | None", self._option("ep_join_mode"))
+
+    @property
+    def ep_dispatch_algorithm(self) -> str | None:
+        """SglangOptions.ep_dispatch_algorithm."""
+        return cast("str | None", self._option("ep_dispatch_algorithm"))
+
+    @property
+    def moe_block_experts(self) -> tuple[int, ...] | None:
+        """SglangOptions.moe_block_experts."""
+        return cast("tuple[int, ...] | None", self._option("moe_block_experts"))
 
     @property
     def moe_runner_backend(self) -> str:

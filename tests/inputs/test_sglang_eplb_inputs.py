@@ -55,3 +55,37 @@ def test_the_dict_the_overrides_read_reaches_the_options(
         assert value is None
     else:  # "absent", or the in-place ModelOpt parse (the method written over it)
         assert value is not None and expected in value
+
+
+@pytest.mark.parametrize(("key", "value", "parsed", "cited"), [
+    ("ep_size", "4", 4, "parallel_hook.py:750-791"),
+    ("ep_join_mode", "scale", "scale", "parallel_hook.py:790-791"),
+    ("ep_dispatch_algorithm", "static", "static", "parallel_hook.py:762-788")])
+def test_the_ep_flags_set_their_options(key: str, value: object, parsed: object,
+                                        cited: str) -> None:
+    settings, notes = sglang_eplb.KEYS[key](f"--{key}", value, 1)
+    assert {s.field: s.value for s in settings}[key] == parsed
+    assert notes and cited in notes[0]
+
+
+def test_ep_size_below_one_is_one_error() -> None:
+    with pytest.raises(ConfigError) as info:
+        sglang_eplb.KEYS["ep_size"]("--ep-size", 0, 1)
+    assert len(str(info.value)) <= 200 and "\n" not in str(info.value)
+
+
+@pytest.mark.parametrize(("arch", "blocks", "expected"), [
+    ("NemotronHPuzzleForCausalLM", [{"block_type": "mamba"},
+                                    {"block_type": "moe", "n_routed_experts": 64},
+                                    {"block_type": "moe", "n_routed_experts": 128}], (64, 128)),
+    ("NemotronHPuzzleForCausalLM", [{"block_type": "moe", "n_routed_experts": "64"}], None),
+    ("NemotronHPuzzleForCausalLM", "not a list", None),
+    ("NemotronHForCausalLM", [{"block_type": "moe", "n_routed_experts": 8}], None)])
+def test_a_puzzles_block_expert_counts_reach_the_options(
+        tmp_path: Path, arch: str, blocks: object, expected: tuple[int, ...] | None) -> None:
+    """block_configs' MoE counts, in order, for NemotronHPuzzle only; anything not plain
+    leaves them unread (the remap rule then says not modelled)."""
+    (tmp_path / "config.json").write_text(json.dumps({"architectures": [arch],
+                                                      "block_configs": blocks}))
+    found = {s.field: s.value for s in model_config.quant_settings(str(tmp_path))}
+    assert found.get("moe_block_experts") == expected

@@ -45,6 +45,8 @@ RUNNERS = ("auto",) * 5 + ("flashinfer_trtllm", "flashinfer_cutedsl",
                            "flashinfer_cutlass")
 A2AS = ("none",) * 4 + ("deepep_v2", "flashinfer", "pplx")
 AUTO_KEPT = ("auto", "flashinfer_trtllm", "flashinfer_cutlass", "marlin")
+JOIN_MODES = (None,) * 6 + ("scale", "recover")
+DISPATCHES = (None,) * 6 + ("static", "lp", "dynamic", "fake")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -62,6 +64,11 @@ class Case:
     redundant: int
     location: str
     jit_env: bool
+    tp: int = 1
+    ep_size: int = 1
+    join_mode: str | None = None
+    dispatch: str | None = None
+    blocks: tuple[int, ...] = ()  # NemotronHPuzzle: each MoE block's n_routed_experts
 
     @property
     def capability(self) -> int:
@@ -72,7 +79,8 @@ class Case:
         remap = f"eplb={int(self.enable_eplb)} red={self.redundant} loc={self.location}"
         return (f"{self.arch} {files} {json.dumps(self.config_quant)[:70]} --quantization "
                 f"{self.flag} runner={self.runner} a2a={self.a2a} sm{self.capability} "
-                f"{remap} jit={int(self.jit_env)}")
+                f"{remap} jit={int(self.jit_env)} tp={self.tp} ep={self.ep_size} "
+                f"join={self.join_mode} dispatch={self.dispatch} blocks={list(self.blocks)}")
 
 
 def _config_quant(rng: random.Random) -> dict[str, Any] | None:
@@ -101,11 +109,16 @@ def draw(rng: random.Random) -> Case:
         others["quant_model_description.json"] = {"model.layers.0.mixer.in_proj.weight":
                                                   "W8A8"}
     remap = rng.random() < 0.5
-    return Case(arch, config_quant, others, rng.choice(FLAGS), rng.choice(RUNNERS),
+    case = Case(arch, config_quant, others, rng.choice(FLAGS), rng.choice(RUNNERS),
                 rng.choice(A2AS), rng.random() < 0.6, remap and rng.random() < 0.7,
                 rng.choice((0, 0, 2)) if remap else 0,
                 rng.choice(("trivial", "trivial", "/tmp/loc.json")) if remap else "trivial",
                 rng.random() < 0.75)
+    tp = rng.choice((1, 2, 4, 8))
+    blocks = tuple(rng.choice((64, 128)) for _ in range(rng.choice((1, 2, 3))))
+    return dataclasses.replace(
+        case, tp=tp, ep_size=rng.choice((1, tp, tp)), join_mode=rng.choice(JOIN_MODES),
+        dispatch=rng.choice(DISPATCHES), blocks=blocks if arch == ARCHS[2] else ())
 
 
 def write(folder: Path, case: Case) -> None:
@@ -115,25 +128,38 @@ def write(folder: Path, case: Case) -> None:
     config: dict[str, Any] = {"architectures": [case.arch], "mlp_hidden_act": "relu2"}
     if case.config_quant is not None:
         config["quantization_config"] = case.config_quant
+    if case.arch == ARCHS[2]:  # NemotronHPuzzleConfig takes block_configs (nemotron_h.py:530)
+        config["block_configs"] = _block_configs(case.blocks)
     (folder / "config.json").write_text(json.dumps(config))
     for name, data in case.others.items():
         (folder / name).write_text(json.dumps(data))
 
 
+def _block_configs(counts: tuple[int, ...]) -> list[dict[str, Any]]:
+    """A Puzzle's block list: a mamba block, then one MoE block per count."""
+    return [{"block_type": "mamba"}, *({"block_type": "moe", "n_routed_experts": n}
+                                       for n in counts)]
+
+
 def sglang(case: Case, folder: Path) -> tuple[str, str | None, str | None]:
-    """SGLang's own answer (tests.oracle.sglang_model_quant_oracle.resolve)."""
+    """SGLang's own answer: EPLB's start-up checks (tests.oracle.sglang_eplb_oracle), then
+    the class's overrides (tests.oracle.sglang_model_quant_oracle.resolve)."""
+    from tests.oracle import sglang_eplb_oracle as eo
     from tests.oracle import sglang_model_quant_oracle as mo
     from tests.oracle import sglang_quantization_oracle as qo
 
-    if case.arch == "NemotronHPuzzleForCausalLM" and (
-            case.enable_eplb or case.redundant or case.location != "trivial"):
-        return "unknown", "block_configs not generated", None  # nemotron_h.py:169-180
+    stop = eo.check(enable_eplb=case.enable_eplb, init_expert_location=case.location,
+                    ep_size=case.ep_size, tp_size=case.tp, moe_a2a_backend=case.a2a,
+                    ep_join_mode=case.join_mode, ep_dispatch_algorithm=case.dispatch)
+    if stop is not None:
+        return "refused", f"handle_eplb_and_dispatch: {stop}", None
     jit = mo.jit_deepgemm(case.jit_env, case.capability)
     args = {"enable_eplb": case.enable_eplb, "ep_num_redundant_experts": case.redundant,
             "init_expert_location": case.location}
+    hf = {"block_configs": _block_configs(case.blocks)} if case.arch == ARCHS[2] else {}
     answer = mo.resolve(case.arch, case.flag, case.config_quant, case.sm100, case.a2a,
                         case.runner, model_dir=str(folder), args=args, jit=jit,
-                        kernel=case.a2a == "none")
+                        kernel=case.a2a == "none", hf_attrs=hf)
     if answer[0] == "ok" and answer[1] is not None and answer[1] != case.flag:
         # a copied flag: the worker's own ModelConfig verifies it again against the
         # directory's files (managers/scheduler.py:794; SGLang's _verify_quantization)
@@ -154,15 +180,24 @@ def graphfit(case: Case, folder: Path) -> tuple[str, str | None, str | None]:
     from graphfit.planner.engines.sglang_options import SglangOptions
 
     try:
+        from graphfit.planner.engines import sglang_eplb_checks as eplb_checks
+    except ImportError:
+        eplb_checks = None  # type: ignore[assignment]
+
+    try:
         settings = {s.field: s.value for s in model_config.quant_settings(str(folder))}
         options = {**settings, "sm100": case.sm100, "gpu_capability": case.capability,
                    "quant_method": case.flag, "moe_runner_backend": case.runner,
                    "moe_a2a_backend": case.a2a, "enable_eplb": case.enable_eplb,
                    "ep_num_redundant_experts": case.redundant,
-                   "init_expert_location": case.location, "jit_deepgemm": case.jit_env}
+                   "init_expert_location": case.location, "jit_deepgemm": case.jit_env,
+                   "tp_size": case.tp, "ep_size": case.ep_size,
+                   "ep_join_mode": case.join_mode, "ep_dispatch_algorithm": case.dispatch}
         known_fields = {f.name for f in dataclasses.fields(SglangOptions)}
         config = EngineConfig(engine="sglang", architecture=case.arch, max_num_seqs=8,
                               options={k: v for k, v in options.items() if k in known_fields})
+        if eplb_checks is not None:  # a graphfit without them ignores those flags
+            eplb_checks.check(config)
         if case.a2a == "none":
             sq.check(config)
         elif sq.flag_known(config):

@@ -142,7 +142,7 @@ def jit_deepgemm(env: bool, device_sm: int, sm120_apis: bool = True) -> bool:
 def resolve(arch: str, flag: str | None, layout: dict[str, Any] | None, sm100: bool,
             a2a: str = "none", runner: str = "auto", model_path: str | None = None, *,
             model_dir: str | None = None, args: dict[str, Any] | None = None,
-            jit: bool = False, kernel: bool = False,
+            jit: bool = False, kernel: bool = False, hf_attrs: dict[str, Any] | None = None,
             **model_attrs: Any) -> tuple[str, str | None, str | None]:
     """("ok", --quantization, --moe-runner-backend) after the class's overrides, or
     ("refused", message, None) where _verify_quantization or an override raises, or
@@ -151,7 +151,8 @@ def resolve(arch: str, flag: str | None, layout: dict[str, Any] | None, sm100: b
     SGLang reads the checkpoint's weights. `model_attrs` replace the stubbed ModelConfig's
     attributes (nvfp4_moe_meta, is_fp4_experts); `model_dir`: the ModelConfig's model_path
     (its ModelSlim / hf_quant_config.json files are read); `args`: server arguments over
-    the defaults (enable_eplb ...); `jit`: deep_gemm_wrapper.ENABLE_JIT_DEEPGEMM; `kernel`:
+    the defaults (enable_eplb ...); `hf_attrs`: further hf_config attributes (block_configs);
+    `jit`: deep_gemm_wrapper.ENABLE_JIT_DEEPGEMM; `kernel`:
     then SGLang's own `handle_moe_kernel_config` (moe_hook.py:70-162: the runner resolved
     by quantization, overrides.py:1449-1526, and each runner's quantization assert) on
     the result, views and passes stubbed as plain attribute writes (`_kernel_config`)."""
@@ -173,6 +174,8 @@ def resolve(arch: str, flag: str | None, layout: dict[str, Any] | None, sm100: b
             return "refused", str(exc), None
         for key, value in model_attrs.items():
             setattr(mc, key, value)
+        for key, value in (hf_attrs or {}).items():  # config.json keys (block_configs)
+            setattr(mc.hf_config, key, value)
         args = Args(**{**_DEFAULTS, "model_path": model_path or _DEFAULTS["model_path"],
                        **(args or {})},
                     quantization=quant, _quantization_explicitly_unset=unset,

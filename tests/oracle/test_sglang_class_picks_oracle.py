@@ -1,14 +1,16 @@
 """graphfit == SGLang 0.5.23 on Nemotron-H's expert-remap rules (model_overrides/
 nemotron_h.py:57-98, 152-180), HYV4's deep_gemm pick (deepseek_v2.py:80-97) and the
 ModelOpt / W4A16 config those overrides read from config.json but not from a local
-hf_quant_config.json or a ModelSlim description (nemotron_h.py:38-72): generated model
-directories read by graphfit's reader and by SGLang's own ModelConfig and override code
-(tests.oracle.sglang_class_picks_cases; SGLang's JIT DeepGEMM switch by its own
-`_compute_enable_deep_gemm`)."""
+hf_quant_config.json or a ModelSlim description (nemotron_h.py:38-72), NemotronHPuzzle's
+block_configs under a remap (:169-180) and EPLB's start-up checks (parallel_hook.py:750-791):
+generated model directories read by graphfit's reader and by SGLang's own ModelConfig,
+override and hook code (tests.oracle.sglang_class_picks_cases; SGLang's JIT DeepGEMM switch
+by its own `_compute_enable_deep_gemm`; its EPLB checks by tests.oracle.sglang_eplb_oracle)."""
 
 from __future__ import annotations
 
 import functools
+import itertools
 import random
 from collections.abc import Callable
 from pathlib import Path
@@ -19,9 +21,12 @@ from tests.oracle.paths import require
 
 require("sglang")  # skip locally / fail in CI when the sources were not fetched
 
+from graphfit.planner.core.errors import ConfigError  # noqa: E402
 from graphfit.planner.engines import sglang_class_picks as picks  # noqa: E402
+from graphfit.planner.engines import sglang_eplb_checks as eplb  # noqa: E402
 from graphfit.planner.engines import sglang_quantization as sq  # noqa: E402
 from tests.oracle import sglang_class_picks_cases as cases  # noqa: E402
+from tests.oracle import sglang_eplb_oracle as eo  # noqa: E402
 from tests.oracle import sglang_model_quant_oracle as mo  # noqa: E402
 
 COUNT, SEED = 360, 11
@@ -71,6 +76,50 @@ def test_every_generated_line_agrees(root: str) -> None:
     assert {picks.ROUTED, "deep_gemm"} <= runners, runners
     messages = " ".join(str(theirs[1]) for theirs in answers if theirs[0] != "ok")
     assert "quantization_config" in messages and "routes inside the kernel" in messages
+    # EPLB's own refusals and the Puzzle's block check happen too
+    assert "AssertionError" in messages and "different physical replica" in messages
+    assert "same routed expert count" in messages
+
+
+# every --moe-a2a-backend choice (arg_groups/fields/exec_.py:836-868)
+A2A_CHOICES = ("none", "deepep", "deepep_v2", "mooncake", "nixl", "mori", "ascend_fuseep",
+               "ascend_tp", "flashinfer", "flashinfer_megamoe", "megamoe", "pplx")
+
+
+@functools.cache
+def _grid() -> tuple[tuple[tuple[object, ...], str | None], ...]:
+    """(line, SGLang's refusal or None) over every a2a backend, join mode and dispatch
+    algorithm, by SGLang's own `_a2a_ep_size` + `handle_eplb_and_dispatch`."""
+    grid = itertools.product((False, True), ("trivial", "/tmp/loc.json"), (1, 2), (1, 2),
+                             A2A_CHOICES, (None, "scale", "recover"),
+                             (None, "static", "lp", "dynamic", "fake"))
+    return tuple((line, eo.check(
+        enable_eplb=line[0], init_expert_location=line[1], ep_size=line[2],
+        tp_size=line[3], moe_a2a_backend=line[4], ep_join_mode=line[5],
+        ep_dispatch_algorithm=line[6])) for line in grid)
+
+
+def _grid_wrong() -> list[str]:
+    wrong = []
+    for (on, _location, ep, tp, a2a, join, dispatch), theirs in _grid():
+        try:
+            eplb.check_eplb(bool(on), join, dispatch, ep, tp, a2a)  # type: ignore[arg-type]
+            ours = None
+        except ConfigError as exc:
+            ours = str(exc)
+            assert len(ours) <= 200
+        if (ours is None) != (theirs is None):
+            wrong.append(f"{(on, ep, tp, a2a, join, dispatch)}: {ours}; SGLang {theirs}")
+    return wrong
+
+
+def test_eplb_checks_are_sglangs() -> None:
+    """graphfit's EPLB checks refuse exactly the lines SGLang's own `_a2a_ep_size` +
+    `handle_eplb_and_dispatch` refuse, over a grid of every a2a backend, join mode and
+    dispatch algorithm."""
+    wrong = _grid_wrong()
+    assert not wrong, "\n".join(wrong[:10])
+    assert sum(theirs is not None for _, theirs in _grid()) > 100
 
 
 def test_jit_deepgemm_is_sglangs() -> None:
@@ -108,17 +157,40 @@ def _case_sensitive_mxfp8(m: pytest.MonkeyPatch) -> None:
     m.setattr(picks, "hyv4_mxfp8", lambda hf: original(hf) and "mxfp8" not in str(hf))
 
 
+def _puzzle_first_block_only(m: pytest.MonkeyPatch) -> None:
+    original = picks.check_expert_remap
+    m.setattr(picks, "check_expert_remap", lambda *args: original(
+        *args[:5], args[5][:1] if len(args) > 5 and args[5] else None))
+
+
+def _ep_size_as_given(m: pytest.MonkeyPatch) -> None:
+    # --ep-size read as given under an a2a backend that spans the TP group
+    m.setattr(eplb, "resolved_ep_size", lambda ep_size, tp_size, a2a: ep_size)
+
+
+def _no_eplb_ep_check(m: pytest.MonkeyPatch) -> None:
+    m.setattr(eplb, "resolved_ep_size", lambda ep_size, tp_size, a2a: 2)
+
+
+def _dispatch_any_a2a(m: pytest.MonkeyPatch) -> None:
+    m.setattr(eplb, "PER_RANK_PICKS", ("lp",))  # static forgotten
+
+
 PLANTS: dict[str, Callable[[pytest.MonkeyPatch], None]] = {
     "no remap pick": _no_remap_pick, "no hyv4 pick": _no_hyv4_pick,
     "no remap checks": _no_remap_checks, "effective config read": _effective_config_read,
     "case-sensitive MXFP8": _case_sensitive_mxfp8,
+    "puzzle first block only": _puzzle_first_block_only,
+    "ep_size as given": _ep_size_as_given, "no EPLB ep_size check": _no_eplb_ep_check,
+    "static dispatch forgotten": _dispatch_any_a2a,
 }
 
 
 @pytest.mark.parametrize("plant", sorted(PLANTS))
 def test_a_planted_error_is_caught(plant: str, root: str,
                                    monkeypatch: pytest.MonkeyPatch) -> None:
-    """Each rule, broken on purpose, makes some drawn line differ from SGLang."""
+    """Each rule, broken on purpose, makes some drawn line (or, for the EPLB checks, some
+    line of the grid) differ from SGLang."""
     _lines(root)
     PLANTS[plant](monkeypatch)
-    assert _score(root)[1], plant
+    assert _score(root)[1] or _grid_wrong(), plant

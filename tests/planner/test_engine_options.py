@@ -211,6 +211,10 @@ VALID: dict[str, st.SearchStrategy[Any]] = {
                                            [16, 2, 1, 1, 1, 1, 1]]),
     "enable_scattered_sconv": st.booleans(),
     "prefill_max_requests": st.none() | st.integers(1, 4096),
+    "ep_size": st.integers(1, 16),
+    "ep_join_mode": st.sampled_from([None, "scale", "recover"]),
+    "ep_dispatch_algorithm": st.sampled_from([None, "dynamic", "fake", "lp", "static"]),
+    "moe_block_experts": st.none() | st.lists(st.integers(1, 512), max_size=4).map(tuple),
 }
 INVALID: dict[str, st.SearchStrategy[Any]] = {
     "vit": st.sampled_from([
@@ -368,6 +372,10 @@ INVALID: dict[str, st.SearchStrategy[Any]] = {
                                            (6, 4, True, 64, 2, 128, 1024)]),
     "enable_scattered_sconv": st.sampled_from([1, "yes", None]),
     "prefill_max_requests": st.sampled_from([0, -1, True, 2.0, "4"]),
+    "ep_size": st.sampled_from([0, -2, True, 2.0, "2", None]),
+    "ep_join_mode": st.sampled_from(["", "scaled", 1]),
+    "ep_dispatch_algorithm": st.sampled_from(["", "auto", 0]),
+    "moe_block_experts": st.sampled_from(["8", [0], [True], [2.0], 3]),
 }
 
 
@@ -646,6 +654,7 @@ def test_the_plan_3_document_writes_the_options_object() -> None:
         "init_expert_location": "trivial", "jit_deepgemm": True, "hf_config_quant": None,
         "inkling_conv_state": None,
         "enable_scattered_sconv": False,
-        "prefill_max_requests": None}
+        "prefill_max_requests": None, "ep_size": 1, "ep_join_mode": None,
+        "ep_dispatch_algorithm": None, "moe_block_experts": None}
     assert not set(config) & set(LEGACY_KEYWORDS)
     assert EngineConfig.from_dict(config).tp_size == 2

@@ -42,6 +42,7 @@ from graphfit.planner.core.settings import EngineSettings
 from graphfit.planner.engines import sglang_adaptive as adaptive
 from graphfit.planner.engines import (
     sglang_deepep_v2,
+    sglang_eplb_checks,
     sglang_flashinfer_a2a,
     sglang_flashinfer_megamoe,
     sglang_megamoe,
@@ -657,6 +658,7 @@ class SglangModel:
             config, default_chunked_prefill_size(config.gpu_memory_gb))
         sglang_megamoe.check_compat(config)
         sglang_quantization.check(config)  # ModelConfig / handle_moe_kernel_config
+        sglang_eplb_checks.check(config)  # handle_eplb_and_dispatch
         sglang_flashinfer_megamoe.check(config)  # handle_moe_kernel_config / handle_a2a_moe
         given_s = config.max_num_seqs
         if (given_s is not None and config.cudagraph_capture_sizes is None

@@ -6,7 +6,8 @@ runner checks see the runner SGLang's later hooks see.
   redundant expert (`--ep-num-redundant-experts` > 0) or a non-trivial
   `--init-expert-location`. It refuses the flashinfer_trtllm runner, and with EPLB the
   flashinfer_cutedsl runner without an a2a backend (`_validate_expert_remap`, :152-168);
-  NemotronHPuzzle's per-block expert counts (:169-180) are not read here. Without W4A16
+  NemotronHPuzzle needs one routed-expert count over its block_configs' MoE blocks
+  (:169-180; graphfit.inputs.model_config reads them). Without W4A16
   experts, an auto runner on SM100 without an a2a backend becomes flashinfer_trtllm_routed
   (:87-98), whose quantization assert (moe_hook.py:135-146) takes neither modelopt_fp8
   nor compressed-tensors.
@@ -56,9 +57,11 @@ def hf_dict(hf_quant: Mapping[str, Any] | str | None,
 
 
 def check_expert_remap(arch: str | None, runner: str, a2a: str, enable_eplb: bool,
-                       remap: bool) -> None:
+                       remap: bool, block_experts: tuple[int, ...] | None = None) -> None:
     """`_validate_expert_remap` (nemotron_h.py:152-180), run by Nemotron-H's override
-    whenever an expert remap is on, before any runner pick."""
+    whenever an expert remap is on, before any runner pick. `block_experts`:
+    NemotronHPuzzle's routed-expert count of each MoE block (config.json block_configs;
+    None: not read)."""
     if not remap:
         return
     if runner == "flashinfer_trtllm":
@@ -69,10 +72,15 @@ def check_expert_remap(arch: str | None, runner: str, a2a: str, enable_eplb: boo
         raise ConfigError(f"{arch}: flashinfer_cutedsl without an a2a backend cannot migrate "
                           f"expert scales under EPLB: SGLang refuses (model_overrides/"
                           f"nemotron_h.py:159-168)")
-    if arch == PUZZLE:
+    if arch == PUZZLE and block_experts is None:
         raise ConfigError(f"{arch}: EPLB / redundant experts need one routed-expert count "
-                          f"on every MoE block (nemotron_h.py:169-180); graphfit does not "
-                          f"read block_configs: not modelled")
+                          f"on every MoE block (nemotron_h.py:169-180); block_configs was "
+                          f"not read (give the model directory): not modelled")
+    if arch == PUZZLE and len(set(block_experts or ())) > 1:
+        raise ConfigError(f"{arch}: EPLB / redundant experts need the same routed-expert "
+                          f"count on every MoE block, block_configs has "
+                          f"{sorted(set(block_experts or ()))}: SGLang refuses "
+                          f"(model_overrides/nemotron_h.py:169-180)")
 
 
 def remap_runner(runner: str, a2a: str, sm100: bool | None) -> tuple[bool, str] | None:

@@ -198,8 +198,8 @@ def class_runner(arch: str | None, runner: str, a2a: str, sm100: bool | None,
                  cfg: Mapping[str, Any] | None, hybrid: bool | None,
                  kimi_pack: bool | None, w4a16_env: bool = False, *,
                  hf_quant: Mapping[str, Any] | str | None = None, remap: bool = False,
-                 enable_eplb: bool = False, deepgemm: bool | None = False
-                 ) -> tuple[bool, str]:
+                 enable_eplb: bool = False, deepgemm: bool | None = False,
+                 block_experts: tuple[int, ...] | None = None) -> tuple[bool, str]:
     """(known, `--moe-runner-backend` after the class's override) where the pick holds
     under an all-to-all backend (a2a none's picks are flashinfer_trtllm-family runners that
     take the quantizations they were picked for, RUNNER_EFFECTS). `model_quant`: the
@@ -210,7 +210,8 @@ def class_runner(arch: str | None, runner: str, a2a: str, sm100: bool | None,
     (nemotron_h.py:73-80), the Qwen3-MoE family's any runner but marlin / the CuTe DSL W4A16
     one (qwen3_moe.py:55-76): ConfigError. `hf_quant`, `remap`, `enable_eplb`,
     `deepgemm`: config.json's quantization_config, Nemotron-H's expert remap and EPLB flag,
-    JIT DeepGEMM (sglang_class_picks: Nemotron-H's remap refusals and pick, HYV4's pick)."""
+    JIT DeepGEMM (sglang_class_picks: Nemotron-H's remap refusals and pick, HYV4's pick);
+    `block_experts`: NemotronHPuzzle's per-MoE-block routed-expert counts."""
     k = kind(arch)
     hf = picks.hf_dict(hf_quant, cfg)
     hyv4 = picks.hyv4_runner(arch, runner, hf, deepgemm)  # deepseek_v2.py:80-97, any a2a
@@ -225,7 +226,8 @@ def class_runner(arch: str | None, runner: str, a2a: str, sm100: bool | None,
         return False, runner
     modelopt = model_quant in MODELOPT
     if k == "modelopt_any_gpu":
-        picks.check_expert_remap(arch, runner, a2a, enable_eplb, remap)  # :57-63
+        picks.check_expert_remap(arch, runner, a2a, enable_eplb, remap,  # :57-63
+                                 block_experts)
         if modelopt:
             picks.check_mixed_dict(arch, quant, hf)  # :65-72
         cfg = hf if isinstance(hf, Mapping) else None  # the W4A16 test reads hf_config's

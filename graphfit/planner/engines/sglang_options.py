@@ -448,6 +448,10 @@ class SglangOptions(EngineOptions):
     inkling_conv_state: tuple[int, ...] | None = None
     enable_scattered_sconv: bool = False
     prefill_max_requests: int | None = None
+    ep_size: int = 1
+    ep_join_mode: str | None = None
+    ep_dispatch_algorithm: str | None = None
+    moe_block_experts: tuple[int, ...] | None = None
 
     def __post_init__(self) -> None:
         gb = self.gpu_memory_gb
@@ -579,6 +583,7 @@ def _expert_remap_inputs(options: SglangOptions) -> None:
     if not isinstance(location, str) or not location.strip() or len(location) > 4096:
         raise ConfigError(f"init_expert_location: must be --init-expert-location's value (a "
                           f"string), got {excerpt(location)}")
+    _eplb_inputs(options)
 
 
 def _block_draft_modes(options: SglangOptions) -> None:
@@ -723,3 +728,18 @@ def _optional_int(name: str, value: object, minimum: int) -> None:
 
 
 __all__ = ["SglangOptions"]
+
+
+def _eplb_inputs(options: SglangOptions) -> None:
+    """Validate EPLB's start-up inputs (graphfit.planner.engines.sglang_eplb_checks)."""
+    positive_int("ep_size", options.ep_size)
+    _choice(options, "ep_join_mode", ("scale", "recover"), optional=True)
+    _choice(options, "ep_dispatch_algorithm", ("dynamic", "fake", "lp", "static"),
+            optional=True)
+    counts = options.moe_block_experts
+    if counts is not None:
+        if isinstance(counts, (str, bytes)) or not isinstance(counts, (tuple, list)) or any(
+                isinstance(v, bool) or not isinstance(v, int) or v < 1 for v in counts):
+            raise ConfigError(f"moe_block_experts: must be a list of routed-expert counts "
+                              f"(integers >= 1), got {excerpt(counts)}")
+        object.__setattr__(options, "moe_block_experts", tuple(counts))

@@ -381,7 +381,8 @@ def class_runner(config: EngineSettings) -> tuple[bool, str]:
         overrides.quant_config(config.checkpoint_quant_config), hybrid_nvfp4(config),
         config.kimi_mxfp4_pack, config.nvfp4_w4a16, hf_quant=hf_config_quant(config),
         remap=_remap(config), enable_eplb=config.enable_eplb,
-        deepgemm=picks.jit_deepgemm(config.jit_deepgemm, config.gpu_capability))
+        deepgemm=picks.jit_deepgemm(config.jit_deepgemm, config.gpu_capability),
+        block_experts=config.moe_block_experts)
 
 
 def check(config: EngineSettings) -> None:
@@ -393,7 +394,7 @@ def check(config: EngineSettings) -> None:
                                    hf_config_quant(config))
         picks.check_expert_remap(config.architecture, config.moe_runner_backend,
                                  config.moe_a2a_backend or "none", config.enable_eplb,
-                                 _remap(config))
+                                 _remap(config), config.moe_block_experts)
     if not flag_known(config):
         return
     check_copy(config)
