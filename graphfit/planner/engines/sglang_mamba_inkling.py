@@ -45,10 +45,10 @@ class InklingConvState:
         for name in INKLING_FIELDS:
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-                raise ConfigError(f"inkling_conv_state {name}: must be a positive integer, "
+                raise ConfigError(f"inkling_conv_state: {name} must be a positive integer, "
                                   f"got {value!r}")
         if self.conv_kernel < 2:
-            raise ConfigError(f"inkling_conv_state conv_kernel: must be >= 2, got "
+            raise ConfigError(f"inkling_conv_state: conv_kernel must be >= 2, got "
                               f"{self.conv_kernel}")
 
     @classmethod
