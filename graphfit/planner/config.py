@@ -377,7 +377,8 @@ class EngineConfig:
             hf_config_quant: Any = None,
             inkling_conv_state: tuple[int, ...] | None = None,
             enable_scattered_sconv: bool = False,
-            prefill_max_requests: int | None = None) -> None: ...
+            prefill_max_requests: int | None = None,
+            prefill_attention_backend: str | None = None) -> None: ...
 
     def __post_init__(self) -> None:
         set_ = object.__setattr__
@@ -1049,6 +1050,11 @@ class EngineConfig:
     def prefill_max_requests(self) -> int | None:
         """SglangOptions.prefill_max_requests."""
         return cast("int | None", self._option("prefill_max_requests"))
+
+    @property
+    def prefill_attention_backend(self) -> str | None:
+        """SglangOptions.prefill_attention_backend."""
+        return cast("str | None", self._option("prefill_attention_backend"))
 
     @property
     def moe_runner_backend(self) -> str:

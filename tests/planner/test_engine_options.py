@@ -211,6 +211,7 @@ VALID: dict[str, st.SearchStrategy[Any]] = {
                                            [16, 2, 1, 1, 1, 1, 1]]),
     "enable_scattered_sconv": st.booleans(),
     "prefill_max_requests": st.none() | st.integers(1, 4096),
+    "prefill_attention_backend": st.sampled_from([None, "fa3", "FA4", " flashinfer "]),
 }
 INVALID: dict[str, st.SearchStrategy[Any]] = {
     "vit": st.sampled_from([
@@ -368,6 +369,7 @@ INVALID: dict[str, st.SearchStrategy[Any]] = {
                                            (6, 4, True, 64, 2, 128, 1024)]),
     "enable_scattered_sconv": st.sampled_from([1, "yes", None]),
     "prefill_max_requests": st.sampled_from([0, -1, True, 2.0, "4"]),
+    "prefill_attention_backend": st.sampled_from(["", "fa-3", 3, True, "x" * 41]),
 }
 
 
@@ -646,6 +648,6 @@ def test_the_plan_3_document_writes_the_options_object() -> None:
         "init_expert_location": "trivial", "jit_deepgemm": True, "hf_config_quant": None,
         "inkling_conv_state": None,
         "enable_scattered_sconv": False,
-        "prefill_max_requests": None}
+        "prefill_max_requests": None, "prefill_attention_backend": None}
     assert not set(config) & set(LEGACY_KEYWORDS)
     assert EngineConfig.from_dict(config).tp_size == 2
