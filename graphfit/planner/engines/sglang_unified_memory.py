@@ -133,6 +133,17 @@ def full_prefill_kept(prefill: str | None, decode: str | None) -> bool | None:
     return None if None in (prefill, decode) else True
 
 
+def why_prefill_off(config: EngineSettings) -> str:
+    """Why a unified-memory config plans no prefill graphs when its backend reads disabled:
+    the flags, or SGLang's FULL fallback, which leaves the same disabled value."""
+    flags = "disabled by the flags"
+    if not config.enable_unified_memory or full_prefill_kept(
+            config.prefill_attention_backend, config.decode_attention_backend) is not False:
+        return flags
+    return (f"{flags} or, for FULL graphs, by --enable-unified-memory off fa3 / fa4 "
+            f"(kv_cache_hook.py:690-712)")
+
+
 def final_algorithm(config: EngineSettings) -> str | None:
     """The algorithm as SGLang's ServerArgs hold it after the speculative hook: NEXTN and
     EAGLE are EAGLE, or FROZEN_KV_MTP for a Gemma4 assistant draft (speculative_hook.py:
@@ -175,13 +186,13 @@ def check_config(config: EngineSettings, changes: dict[str, object]) -> None:
     kept = full_prefill_kept(prefill, decode)
     if kept is None:
         raise ConfigError("--enable-unified-memory with FULL prefill graphs: SGLang keeps "
-                          "them only on fa3 / fa4 (kv_cache_hook.py:690-712); the attention "
-                          "backend is not known here (not modelled): name --attention-backend "
-                          "or the GPU (--gpu-memory-gb H100) with a local config.json")
+                          "them only on fa3 / fa4 (kv_cache_hook.py:690-712); backend unknown "
+                          "(not modelled): name --attention-backend or the GPU")
     if not kept:
         changes["cuda_graph_backend_prefill"] = "disabled"
 
 
 __all__ = ["FULL_PREFILL_BACKENDS", "PD_TRANSFER_BACKENDS", "SPEC_MHA_AUDITED",
            "SPEC_VERIFY_AUDITED", "UNIFIED_ALGORITHMS", "backend_check", "check",
-           "check_config", "final_algorithm", "full_prefill_kept", "pd_check"]
+           "check_config", "final_algorithm", "full_prefill_kept", "pd_check",
+           "why_prefill_off"]
