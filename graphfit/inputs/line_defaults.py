@@ -24,6 +24,7 @@ from graphfit.inputs import (
     sglang_mamba_flags,
     sglang_rules,
     sglang_runner_backends,
+    sglang_unified_backends,
     sglang_uno,
     vllm_defaults,
 )
@@ -135,6 +136,8 @@ def settle(line: PastedLine, resolved: Resolved, gpu_given: object,
             resolved = sglang_draft_default.settle(line.values, resolved, gpu_given)
             # the runners' seq_lens fills: SGLang's default backend (aiter on ROCm)
             resolved = sglang_runner_backends.settle(line.values, resolved, gpu_given)
+            # unified memory's backend checks: SGLang's default for an unnamed phase
+            resolved = sglang_unified_backends.settle(line.values, resolved, gpu_given)
             # UNO naming no backend: SGLang's default must be FA3 (graphfit.inputs.sglang_uno)
             resolved = sglang_uno.settle(line.values, resolved, gpu_given)
             # stochastic rounding's GPU checks (graphfit.inputs.sglang_mamba_flags)

@@ -34,6 +34,7 @@ from graphfit.inputs import (
     sglang_rules,
     sglang_runner_backends,
     sglang_spec_dp,
+    sglang_unified_backends,
     sglang_uno,
     sglang_uno_moe,
 )
@@ -177,6 +178,7 @@ def finish(values: Mapping[str, Any], settings: list[Setting]
     a2a, a2a_notes = sglang_a2a.graphs_off(values)
     a2a += sglang_mtp_backend.line_settings(values)  # multi-layer EAGLE's draft backend
     a2a += sglang_runner_backends.line_settings(values)  # the runners' seq_lens fills
+    a2a += sglang_unified_backends.line_settings(values)  # unified memory's backend checks
     return (settings + sglang_args.deprecated_dp_attention(values) + roles + a2a,
             notes + a2a_notes)
 

@@ -379,7 +379,8 @@ class EngineConfig:
             enable_scattered_sconv: bool = False,
             prefill_max_requests: int | None = None, ep_size: int = 1,
             ep_join_mode: str | None = None, ep_dispatch_algorithm: str | None = None,
-            moe_block_experts: tuple[int, ...] | None = None) -> None: ...
+            moe_block_experts: tuple[int, ...] | None = None,
+            prefill_attention_backend: str | None = None) -> None: ...
 
     def __post_init__(self) -> None:
         set_ = object.__setattr__
@@ -1071,6 +1072,11 @@ class EngineConfig:
     def moe_block_experts(self) -> tuple[int, ...] | None:
         """SglangOptions.moe_block_experts."""
         return cast("tuple[int, ...] | None", self._option("moe_block_experts"))
+
+    @property
+    def prefill_attention_backend(self) -> str | None:
+        """SglangOptions.prefill_attention_backend."""
+        return cast("str | None", self._option("prefill_attention_backend"))
 
     @property
     def moe_runner_backend(self) -> str:

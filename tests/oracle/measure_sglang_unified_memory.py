@@ -2,9 +2,12 @@
 of tests/oracle/sglang_unified_memory_oracle.MODELS x its ALGORITHMS (and none) x topk 1 / 2 x
 SGLANG_ENABLE_POST_CAPTURE_KV_SIZING on / unset, resolved by SGLang 0.5.23's own pipeline and
 planned by graphfit: this tree ("after") and /work/main's graphfit in a child process on the
-same lines ("before", or the tree named by GRAPHFIT_BEFORE).
+same lines ("before", or the tree named by GRAPHFIT_BEFORE). Then (issue 23 s39u) `count`
+generated lines (tests/oracle/sglang_unified_backends_oracle.generate, seed `seed`) with
+attention-backend flags, PD roles and FULL prefill graphs, compared on SGLang's refusal, final
+prefill-graph backend and fraction, before and after the same way.
 
-    PYTHONPATH=. python -m tests.oracle.measure_sglang_unified_memory
+    PYTHONPATH=. python -m tests.oracle.measure_sglang_unified_memory [count [seed]]
 """
 
 from __future__ import annotations
@@ -17,6 +20,7 @@ import sys
 from collections import Counter
 
 from tests.oracle import sglang_post_capture_oracle as pc
+from tests.oracle import sglang_unified_backends_oracle as ub
 from tests.oracle import sglang_unified_memory_oracle as um
 
 CHILD = """
@@ -24,6 +28,58 @@ import json, sys
 from tests.oracle import sglang_prefill_oracle as po
 print(json.dumps([po.pasted_mem_fraction(line, gb) for line, gb in json.load(sys.stdin)]))
 """
+
+
+# graphfit's prefill backend and fraction (or refusal) in the "before" tree, by GPU name
+CHILD_BACKENDS = """
+import json, sys
+from graphfit import ConfigError
+from graphfit.cli.options import resolve_values
+from graphfit.inputs import commandline
+from graphfit.planner.engines.sglang_prefill_plan import prefill_graphs
+
+def plan(line, gpu):
+    try:
+        config = resolve_values({"gpu_memory_gb": gpu}, environ={},
+                                pasted=commandline.read(line)).config()
+        return [prefill_graphs(config).backend, config.mem_fraction_static]
+    except ConfigError as exc:
+        return str(exc)
+
+print(json.dumps([plan(line, gpu) for line, gpu in json.load(sys.stdin)]))
+"""
+
+
+def _before(child: str, payload: list[object]) -> list[object]:
+    tree = os.environ.get("GRAPHFIT_BEFORE", "/work/main")
+    done = subprocess.run([sys.executable, "-c", child], input=json.dumps(payload),
+                          capture_output=True, text=True, check=True,
+                          env={**os.environ, "PYTHONPATH": tree}, cwd=tree)
+    return list(json.loads(done.stdout.strip().splitlines()[-1]))
+
+
+def backends(count: int, seed: int) -> None:
+    """The generated s39u lines (module docstring)."""
+    cases = ub.generate(count, seed)
+    lines = [pc.graphfit_line(argv, name, value) for name, argv, _, value in cases]
+    before = _before(CHILD_BACKENDS, [(line, gpu) for line, (_, _, gpu, _) in
+                                      zip(lines, cases, strict=True)])
+    tally: Counter[str] = Counter()
+    for (name, argv, gpu, value), old in zip(cases, before, strict=True):
+        theirs = ub.sglang_side(argv, name, gpu, value)
+        tally["SGLang refuses" if theirs is None else f"SGLang plans ({theirs[0]})"] += 1
+        old_plan = old if isinstance(old, str) else (str(old[0]), old[1])
+        for side, ours in (("before", old_plan), ("after", ub.graphfit_side(
+                argv, name, gpu, value))):
+            differ = ub.verdict(theirs, ours)
+            unmodelled = theirs is not None and isinstance(ours, str)
+            tally[f"{side}: " + ("refuses as not modelled" if unmodelled else
+                                 "agree" if differ is None else "disagree")] += 1
+            if differ and side == "after":
+                print("DIFFER", name, gpu, value, " ".join(argv[:14]), "|", differ[:140])
+    print(f"-- {count} generated lines, seed {seed}")
+    for key in sorted(tally):
+        print(f"{key}: {tally[key]}")
 
 
 def main() -> None:
@@ -51,6 +107,8 @@ def main() -> None:
                 print("DIFFER", name, algorithm, topk, value, theirs, str(ours)[:120])
     for key in sorted(tally):
         print(f"{key}: {tally[key]}")
+    args = sys.argv[1:]
+    backends(int(args[0]) if args else 200, int(args[1]) if len(args) > 1 else 39)
 
 
 if __name__ == "__main__":

@@ -215,6 +215,7 @@ VALID: dict[str, st.SearchStrategy[Any]] = {
     "ep_join_mode": st.sampled_from([None, "scale", "recover"]),
     "ep_dispatch_algorithm": st.sampled_from([None, "dynamic", "fake", "lp", "static"]),
     "moe_block_experts": st.none() | st.lists(st.integers(1, 512), max_size=4).map(tuple),
+    "prefill_attention_backend": st.sampled_from([None, "fa3", "FA4", " flashinfer "]),
 }
 INVALID: dict[str, st.SearchStrategy[Any]] = {
     "vit": st.sampled_from([
@@ -376,6 +377,7 @@ INVALID: dict[str, st.SearchStrategy[Any]] = {
     "ep_join_mode": st.sampled_from(["", "scaled", 1]),
     "ep_dispatch_algorithm": st.sampled_from(["", "auto", 0]),
     "moe_block_experts": st.sampled_from(["8", [0], [True], [2.0], 3]),
+    "prefill_attention_backend": st.sampled_from(["", "fa-3", 3, True, "x" * 41]),
 }
 
 
@@ -655,6 +657,7 @@ def test_the_plan_3_document_writes_the_options_object() -> None:
         "inkling_conv_state": None,
         "enable_scattered_sconv": False,
         "prefill_max_requests": None, "ep_size": 1, "ep_join_mode": None,
-        "ep_dispatch_algorithm": None, "moe_block_experts": None}
+        "ep_dispatch_algorithm": None, "moe_block_experts": None,
+        "prefill_attention_backend": None}
     assert not set(config) & set(LEGACY_KEYWORDS)
     assert EngineConfig.from_dict(config).tp_size == 2

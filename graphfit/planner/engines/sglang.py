@@ -747,7 +747,9 @@ class SglangModel:
                 f"{pool}{' per attention-DP group' if config.attn_dp_size > 1 else ''})")
         prefill = prefill_graphs(config)
         if prefill.why_off and prefill.backend == "disabled":
-            warnings.append(f"no prefill graphs: {prefill.why_off}")
+            why = (sglang_unified_memory.why_prefill_off(config)  # the FULL fallback
+                   if prefill.why_off == "disabled by the flags" else prefill.why_off)
+            warnings.append(f"no prefill graphs: {why}")
         if prefill.on:
             shown = [*shown, ("cuda_graph_backend_prefill",
                               f"{prefill.backend}: {_show(prefill.captured)} tokens "

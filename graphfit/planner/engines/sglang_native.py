@@ -112,6 +112,10 @@ def fields_from_sglang(server_args: Any) -> dict[str, Any]:
     draft = _get(server_args, "speculative_draft_attention_backend")
     if isinstance(draft, str) and draft:
         out["draft_attention_backend"] = draft
+    prefill = _get(server_args, "prefill_attention_backend") or _get(server_args,
+                                                                     "attention_backend")
+    if isinstance(prefill, str) and prefill:  # unified memory's checks (sglang_unified_memory)
+        out["prefill_attention_backend"] = prefill
     algorithm = _get(server_args, "speculative_algorithm")
     if algorithm:
         name = str(getattr(algorithm, "name", algorithm)).upper()

@@ -138,6 +138,12 @@ class SglangOptions(EngineOptions):
         None: no cap): with --max-mamba-cache-size and a FULL prefill backend whose given
         full_prefill_max_req is at least it, a PD prefill server keeps no pre-capture slack
         for the state (kv_cache_configurator.py:3011-3030; sglang_mamba_memory).
+        prefill_attention_backend: the target's prefill attention backend,
+        `--prefill-attention-backend` else `--attention-backend`, else SGLang's default
+        where graphfit restates it (`attention_backends_of`, arg_groups/
+        model_override_base.py:138-152); None: not known. With decode_attention_backend
+        it is the pair --enable-unified-memory's checks read (kv_cache_hook.py:613-641,
+        690-712; graphfit.planner.engines.sglang_unified_memory).
         mm_feature_transport: `--mm-feature-transport` (arg_groups/fields/mm.py:144-157);
         for a multimodal model a GPU transport (cuda_ipc / cuda_vmm) adds its pool to the
         memory SGLang reserves before sizing the state cache (kv_cache_configurator.py:
@@ -452,6 +458,7 @@ class SglangOptions(EngineOptions):
     ep_join_mode: str | None = None
     ep_dispatch_algorithm: str | None = None
     moe_block_experts: tuple[int, ...] | None = None
+    prefill_attention_backend: str | None = None
 
     def __post_init__(self) -> None:
         gb = self.gpu_memory_gb
@@ -503,7 +510,8 @@ class SglangOptions(EngineOptions):
         for name in ("checkpoint_fp8_experts", "kimi_mxfp4_pack"):
             if getattr(self, name) is not None:
                 true_false(name, getattr(self, name))
-        for name in ("decode_attention_backend", "draft_attention_backend"):
+        for name in ("decode_attention_backend", "draft_attention_backend",
+                     "prefill_attention_backend"):
             if getattr(self, name) is not None:
                 object.__setattr__(self, name, backend_name(name, getattr(self, name)))
         positive_int("dsa_index_kpool", self.dsa_index_kpool)

@@ -1,0 +1,78 @@
+"""The target's (prefill, decode) attention backends a pasted SGLang 0.5.23 line resolves to,
+for `--enable-unified-memory`'s checks (graphfit.planner.engines.sglang_unified_memory): the
+speculative algorithms' audited backends (arg_groups/kv_cache_hook.py:613-641, 500-525) and
+the FULL prefill graphs' fallback off fa3 / fa4 (:690-712) read both phases through
+`attention_backends_of` (arg_groups/model_override_base.py:138-152): a split flag, else the
+base `--attention-backend`.
+
+* `prefill_attention_backend`: `--prefill-attention-backend`, else `--attention-backend`
+  (decode_attention_backend is graphfit.inputs.sglang_runner_backends');
+* `settle`: a unified-memory line naming neither for a phase gets SGLang's default base backend
+  by GPU and model where graphfit restates it (`default_target_backend`,
+  graphfit.inputs.sglang_draft_default), or the Gemma 4 override's: triton, trtllm_mha on
+  SM100, whenever `--attention-backend` is not given (model_overrides/gemma4.py:17-44);
+  otherwise the phase stays unknown (None) and the planner refuses only where the answer
+  depends on it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import replace
+from types import MappingProxyType
+from typing import Any
+
+from graphfit.inputs.settings import COMMAND_LINE, Resolved, Setting
+
+PHASES = ("prefill_attention_backend", "decode_attention_backend")
+# the Gemma 4 override's architectures; the diffusion one is always triton (gemma4.py:17-34)
+GEMMA4 = frozenset({"Gemma4ForConditionalGeneration", "Gemma4ForCausalLM",
+                    "Gemma4UnifiedForConditionalGeneration", "DiffusionGemmaForBlockDiffusion"})
+
+
+def line_settings(values: Mapping[str, Any]) -> list[Setting]:
+    """The prefill phase's backend the line's flags give (none for a line naming neither)."""
+    prefill = values.get("prefill_attention_backend") or values.get("attention_backend")
+    if not isinstance(prefill, str) or not prefill.strip():
+        return []
+    flag = ("--prefill-attention-backend" if values.get("prefill_attention_backend")
+            else "--attention-backend")
+    return [Setting("prefill_attention_backend", prefill.strip().lower(),
+                    f"{flag} {prefill} (model_override_base.py:138-152)", COMMAND_LINE)]
+
+
+def settle(line: Mapping[str, Any], resolved: Resolved, gpu_given: object) -> Resolved:
+    """SGLang's default base backend for the phases a unified-memory line leaves unnamed
+    (module docstring); the line unchanged where graphfit does not restate the default."""
+    from graphfit.inputs.sglang_draft_default import default_target_backend
+
+    values = resolved.values
+    missing = [name for name in PHASES if not values.get(name)]
+    if not line.get("enable_unified_memory") or not missing:
+        return resolved
+    name = default_target_backend(line, gpu_given) or _gemma4(line, gpu_given)
+    if name is None:
+        return resolved
+    said = f"SGLang's default attention backend for this GPU and model: {name}"
+    new = dict.fromkeys(missing, name)
+    return replace(resolved, values=MappingProxyType({**values, **new}),
+                   origins=MappingProxyType({**resolved.origins, **dict.fromkeys(new, said)}))
+
+
+def _gemma4(line: Mapping[str, Any], gpu_given: object) -> str | None:
+    """The Gemma 4 override's base backend (module docstring); None for another model, no
+    local config.json or no named GPU."""
+    from graphfit.inputs.model_config import config_path, load_config
+    from graphfit.inputs.sglang_draft_default import gpu_kind
+
+    kind, model = gpu_kind(gpu_given), line.get("model_path")
+    path = config_path(model) if isinstance(model, str) and not line.get(
+        "attention_backend") else None
+    if kind is None or path is None:
+        return None
+    names = load_config(path).get("architectures")
+    architecture = names[0] if isinstance(names, list) and names else None
+    if architecture not in GEMMA4:
+        return None
+    sm100 = kind == "sm100" and architecture != "DiffusionGemmaForBlockDiffusion"
+    return "trtllm_mha" if sm100 else "triton"
