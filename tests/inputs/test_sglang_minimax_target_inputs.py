@@ -1,7 +1,9 @@
 """A MiniMax-M3 target SGLang cannot build (graphfit.inputs.sglang_minimax_target): the
 per_layer QK norm at attention TP > 1 and an unknown qk_norm_type are refused with one `error:`
 line (exit 2) on a pasted line, through SGLang's `--config`, graphfit's own `--config` file
-and `from_sglang`; attention DP that leaves attention TP 1 plans. (SGLang's own class decides
+and `from_sglang`; attention DP that leaves attention TP 1 plans. The other constructor
+checks (heads vs attention TP, sparse layers, a dense MLP's activation) refuse on a pasted
+line, the first failing layer deciding. (SGLang's own class decides
 the same lines in tests/oracle/test_sglang_minimax_target_oracle.py.)"""
 
 from __future__ import annotations

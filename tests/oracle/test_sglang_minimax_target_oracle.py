@@ -104,7 +104,8 @@ def test_per_layer_default_under_attention_dp() -> None:
 def test_sparse_and_shape_checks() -> None:
     """Each new check on its own, both ways: a per_head sparse model starts at attention TP 2
     and 8; per_layer sparse fails at attention TP 1 (the sparse assertion, not the TP > 1
-    TypeError); 3 index heads, 6 attention heads and 3 KV heads fail at attention TP 2 / 4;
+    TypeError); 3 index heads, 6 attention heads and 3 KV heads fail at attention TP 2 / 4 (fewer
+    KV or index heads than ranks: when they do not divide it), 2 KV heads start at 8;
     gelu fails, swigluoai with its constants starts; a config without the sparse layer list
     fails; the first failing layer (attention, then MLP) decides."""
     per_head = {"qk_norm_type": "per_head"}
@@ -115,6 +116,10 @@ def test_sparse_and_shape_checks() -> None:
                          {**_SPARSE, "sparse_num_index_heads": 3}}, 2),
                        ({**per_head, "num_attention_heads": 6}, 4),
                        ({**per_head, "num_key_value_heads": 3}, 2),
+                       ({**per_head, "num_key_value_heads": 3}, 4),  # fewer: replicated
+                       ({**per_head, "num_key_value_heads": 2}, 8),
+                       ({**per_head, "sparse_attention_config":
+                         {**_SPARSE, "sparse_num_index_heads": 3}}, 4),
                        ({**per_head, **ACTS[1]}, 1), ({**per_head, **ACTS[2]}, 1),
                        ({**per_head, "sparse_attention_config": FIELDS[
                            "sparse_attention_config"][4]}, 1),
