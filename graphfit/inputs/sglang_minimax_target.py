@@ -1,26 +1,35 @@
-"""A MiniMax-M3 TARGET model whose attention layers SGLang 0.5.23 cannot build: the
-`qk_norm_type` rule of `MiniMaxM3Attention` (models/minimax_m3.py:858-909), restated so a line
-SGLang would never start is refused with SGLang's reason instead of planned.
+"""A MiniMax-M3 TARGET model SGLang 0.5.23 cannot build: the checks of its decoder layers'
+constructors (models/minimax_m3.py), restated so a line SGLang would never start is refused
+with SGLang's reason instead of planned.
 
-Both target classes build every decoder layer's attention with that constructor:
-`MiniMaxM3SparseForCausalLM` -> `MiniMaxM3Model` (minimax_m3.py:2000, 1866-1879) ->
-`MiniMaxM3DecoderLayer` (:1714-1721), and the VL wrapper
-`MiniMaxM3SparseForConditionalGeneration` the same `MiniMaxM3Model` on `config.text_config`
-(models/minimax_m3_vl.py:137-142; with `--encoder-only` it builds no text model, :129-135).
-The constructor reads `qk_norm_type` with default "per_layer" (minimax_m3.py:776; no HF config
-class defines it: MiniMaxM2Config in transformers 5.25 has no such attribute, and the VL
-config's text config falls back to a bare PretrainedConfig or that class,
-configs/minimax_vl.py:10-23). At attention TP > 1 the per_layer branch calls
-`MiniMaxM2RMSNormTP(hidden, eps=...)` without its required `num_heads`
-(minimax_m3.py:858-865, models/minimax_m2.py:291): a TypeError on every rank, so the server
-never starts. A name outside per_layer / per_head / multi_head raises ValueError at any TP
-(:909). The attention TP size is `tp // attn_dp // attn_cp` (runtime_context.py:73-76), so the
-same per_layer model starts at TP 2 with attention DP 2 and fails at TP 4 with attention DP 2.
+Both target classes build every decoder layer with them: `MiniMaxM3SparseForCausalLM` ->
+`MiniMaxM3Model` (minimax_m3.py:2000, 1866-1879) -> `MiniMaxM3DecoderLayer` (:1698-1741), and
+the VL wrapper `MiniMaxM3SparseForConditionalGeneration` the same `MiniMaxM3Model` on
+`config.text_config` (models/minimax_m3_vl.py:137-142; with `--encoder-only` it builds no text
+model, :129-135). Layer by layer, in SGLang's order:
 
-Not restated here: a sparse-attention layer (`sparse_attention_config`) asserts per_head at
-any TP (minimax_m3.py:779-783); which of the two errors a per_layer sparse model raises first
-depends on its first layer's kind, and both refuse the line, but the assertion alone (attention
-TP 1) is left to SGLang (module tests generate dense models only).
+- the decoder layer reads `sparse_attention_config["sparse_attention_freq"]` (KeyError without
+  it, :1704 -> configs/model_config.py:461); a non-zero entry makes the layer sparse;
+- `MiniMaxM3Attention`: attention heads divisible by the attention TP size (:750); KV heads
+  divisible by it, or dividing it when fewer (:754-761); on a sparse layer `qk_norm_type` must
+  be per_head (:779-783), the index keys present (:785-786) and the index heads shard the same
+  way (:788-792); then the QK norm: the per_layer default (:776; no HF config class defines
+  it) at attention TP > 1 calls `MiniMaxM2RMSNormTP` without its required `num_heads`
+  (:858-865, models/minimax_m2.py:291, TypeError), a name outside per_layer / per_head /
+  multi_head raises ValueError (:909);
+- a dense layer's `MiniMaxM3MLP` (`moe_layer_freq[i] == 0`; none means every layer is MoE,
+  :1791-1793): silu, or swigluoai with `swiglu_alpha` / `swiglu_limit` (:334-338), else
+  ValueError (:351-354).
+
+The attention TP size is `tp // attn_dp // attn_cp` (runtime_context.py:73-76), so the same
+per_layer model starts at TP 2 with attention DP 2 and fails at TP 4 with attention DP 2.
+
+Not restated: the VL wrapper's `text_hidden_size is required` (minimax_m3_vl.py:109-110) is
+unreachable on a server start under transformers 5.19.0 (the version SGLang 0.5.23's wheel
+pins) as under 5.25: ModelConfig turns a dict `text_config` into a config object first
+(model_config.py:636, utils/hf_transformers/common.py:566-572) and a text config without
+hidden_size fails there earlier (model_config.py:1566). Keys every HF class defaults
+(`hidden_act`, heads) are not checked for absence; MoE layers' own checks are not restated.
 """
 
 from __future__ import annotations
@@ -46,8 +55,9 @@ def attention_tp(values: Mapping[str, Any]) -> int:
 
 def problem(data: Mapping[str, Any], attn_tp: int, encoder_only: bool = False) -> str | None:
     """Why SGLang's MiniMax-M3 target class fails to build on this config.json (module
-    docstring), as one line; None when this rule has nothing to say (another architecture,
-    an encoder-only VL server, or a norm SGLang builds)."""
+    docstring), as one line; None when these rules have nothing to say (another architecture,
+    an encoder-only VL server, or a model SGLang builds). Layers are walked in SGLang's
+    order (each decoder layer's attention, then its MLP), so the first failure is SGLang's."""
     names = data.get("architectures")
     arch = names[0] if isinstance(names, list) and names else None
     if arch not in (CAUSAL, VL) or (arch == VL and encoder_only):
@@ -55,15 +65,87 @@ def problem(data: Mapping[str, Any], attn_tp: int, encoder_only: bool = False) -
     text = data.get("text_config") if arch == VL else data
     if not isinstance(text, dict):
         return None  # the wrapper's own config problems are not this rule's
+    count = text.get("num_hidden_layers")
+    for layer in range(count if isinstance(count, int) and count > 0 else 1):
+        said = _layer(text, layer, attn_tp)
+        if said is not None:
+            where = f" at attention TP {attn_tp}" if said.startswith("@") else ""
+            return f"SGLang cannot build {arch}{where}: {said.lstrip('@')}"
+    return None
+
+
+def _layer(text: Mapping[str, Any], layer: int, attn_tp: int) -> str | None:
+    """One `MiniMaxM3DecoderLayer` (minimax_m3.py:1698-1741): its sparse-layer pick, its
+    attention's checks, then its dense MLP's. A leading "@" marks a reason that depends on
+    the attention TP size."""
+    sparse = text.get("sparse_attention_config")
+    is_sparse = False
+    if isinstance(sparse, dict):
+        freq = sparse.get("sparse_attention_freq")
+        if freq is None:  # get_minimax_sparse_layer_ids reads it unconditionally
+            return ("sparse_attention_config has no 'sparse_attention_freq' (KeyError, "
+                    "models/minimax_m3.py:1704, configs/model_config.py:461)")
+        is_sparse = isinstance(freq, list) and layer < len(freq) and freq[layer] != 0
+    return _attention(text, sparse if is_sparse else None, attn_tp) or _mlp(text, layer)
+
+
+def _attention(text: Mapping[str, Any], sparse: Mapping[str, Any] | None,
+               attn_tp: int) -> str | None:
+    """`MiniMaxM3Attention.__init__` (minimax_m3.py:732-909) in its own order."""
+    heads, kv = text.get("num_attention_heads"), text.get("num_key_value_heads")
+    if isinstance(heads, int) and heads > 0 and heads % attn_tp:
+        return (f"@{excerpt(heads, 12)} attention heads are not divisible by it (AssertionError, "
+                f"models/minimax_m3.py:750)")
+    if isinstance(kv, int) and kv > 0 and not _shards(kv, attn_tp):
+        return (f"@{excerpt(kv, 12)} KV heads do not shard over it (AssertionError, "
+                f"models/minimax_m3.py:756-761)")
     norm = text.get("qk_norm_type", "per_layer")  # minimax_m3.py:776
+    if sparse is not None:
+        if norm != "per_head":
+            return (f"sparse attention only supports qk_norm_type='per_head', got "
+                    f"{excerpt(norm, 20)} (AssertionError, models/minimax_m3.py:779-783)")
+        for key in ("sparse_num_index_heads", "sparse_index_dim"):
+            if key not in sparse:
+                return (f"sparse_attention_config has no {key!r} (KeyError, "
+                        f"models/minimax_m3.py:785-786)")
+        idx = sparse["sparse_num_index_heads"]
+        if isinstance(idx, int) and idx > 0 and not _shards(idx, attn_tp):
+            return (f"@{excerpt(idx, 12)} sparse index heads do not shard over it "
+                    f"(AssertionError, models/minimax_m3.py:789-792)")
     if norm not in QK_NORMS:
-        return (f"SGLang cannot build {arch}: Invalid qk_norm_type: {excerpt(norm, 20)} "
+        return (f"Invalid qk_norm_type: {excerpt(norm, 20)} "
                 f"(ValueError, models/minimax_m3.py:909)")
     if norm == "per_layer" and attn_tp > 1:
-        return (f"SGLang cannot build {arch} at attention TP {attn_tp}: the per_layer QK "
-                f"norm calls MiniMaxM2RMSNormTP without num_heads (TypeError, "
-                f"models/minimax_m3.py:858-865)")
+        return ("@the per_layer QK norm calls MiniMaxM2RMSNormTP without num_heads "
+                "(TypeError, models/minimax_m3.py:858-865)")
     return None
+
+
+def _mlp(text: Mapping[str, Any], layer: int) -> str | None:
+    """A dense layer's `MiniMaxM3MLP` (moe_layer_freq[layer] == 0, minimax_m3.py:1722-1741;
+    no moe_layer_freq means every layer is MoE, :1791-1793): silu, or swigluoai with its two
+    constants, else it raises (:334-354). MoE layers pick their activation without raising
+    (:441)."""
+    freq = text.get("moe_layer_freq")
+    if not isinstance(freq, list) or layer >= len(freq) or freq[layer] != 0:
+        return None
+    act = text.get("hidden_act", "silu")  # MiniMaxM2Config's default
+    if act == "swigluoai":
+        for key in ("swiglu_alpha", "swiglu_limit"):
+            if key not in text:
+                return (f"hidden_act swigluoai needs {key}, which the config lacks "
+                        f"(AttributeError, models/minimax_m3.py:337-338)")
+        return None
+    if act != "silu":
+        return (f"Unsupported activation: {excerpt(act, 20)}. Only silu is supported for "
+                f"now. (ValueError, models/minimax_m3.py:351-354)")
+    return None
+
+
+def _shards(heads: int, attn_tp: int) -> bool:
+    """SGLang's head-sharding rule: more heads than ranks split evenly, fewer are replicated
+    on a whole number of ranks each (minimax_m3.py:754-761, 788-792)."""
+    return heads % attn_tp == 0 if heads >= attn_tp else attn_tp % heads == 0
 
 
 def line(values: Mapping[str, Any]) -> None:

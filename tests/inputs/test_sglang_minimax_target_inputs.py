@@ -1,7 +1,9 @@
 """A MiniMax-M3 target SGLang cannot build (graphfit.inputs.sglang_minimax_target): the
 per_layer QK norm at attention TP > 1 and an unknown qk_norm_type are refused with one `error:`
 line (exit 2) on a pasted line, through SGLang's `--config`, graphfit's own `--config` file
-and `from_sglang`; attention DP that leaves attention TP 1 plans. (SGLang's own class decides
+and `from_sglang`; attention DP that leaves attention TP 1 plans. The other constructor
+checks (heads vs attention TP, sparse layers, a dense MLP's activation) refuse on a pasted
+line, the first failing layer deciding. (SGLang's own class decides
 the same lines in tests/oracle/test_sglang_minimax_target_oracle.py.)"""
 
 from __future__ import annotations
@@ -95,3 +97,47 @@ def test_config_files_and_from_sglang(tmp_path: Path) -> None:
         from_sglang(SimpleNamespace(model_path=path, tp_size=4, attn_dp_size=2))
     assert from_sglang(SimpleNamespace(model_path=path, tp_size=4, attn_dp_size=4),
                        max_num_seqs=16) is not None
+
+
+_SPARSE = {"sparse_attention_freq": [0, 1], "sparse_num_index_heads": 4, "sparse_index_dim": 64}
+
+
+@pytest.mark.parametrize("nested", [False, True])
+@pytest.mark.parametrize(("fields", "tp", "site"), [
+    ({"num_attention_heads": 6, "head_dim": 128}, "4", "AssertionError, models/minimax_m3.py:750"),
+    ({"num_key_value_heads": 3}, "2", "AssertionError, models/minimax_m3.py:756-761"),
+    ({"sparse_attention_config": _SPARSE, "qk_norm_type": "per_layer"}, "1", "779-783"),
+    ({"sparse_attention_config": {**_SPARSE, "sparse_num_index_heads": 3}}, "2", "789-792"),
+    ({"sparse_attention_config": {"sparse_num_index_heads": 4}}, "1", "KeyError"),
+    ({"moe_layer_freq": [0, 0], "hidden_act": "gelu"}, "1", "ValueError, models/minimax_m3.py:351"),
+    ({"moe_layer_freq": [0, 0], "hidden_act": "swigluoai"}, "1", "AttributeError"),
+    ({"sparse_attention_config": _SPARSE}, "8", None),
+    ({"moe_layer_freq": [1, 1], "hidden_act": "gelu"}, "1", None),
+    ({"moe_layer_freq": [0, 0], "hidden_act": "swigluoai", "swiglu_alpha": 1.7,
+      "swiglu_limit": 7.0}, "1", None)])
+def test_constructor_checks(tmp_path: Path, nested: bool, fields: dict[str, object], tp: str,
+                            site: str | None) -> None:
+    """Heads vs attention TP, a sparse layer's norm / keys / index heads, a dense MLP's
+    activation: refused with SGLang's exception and site, or planned (per_head unless set)."""
+    model = _model(tmp_path, nested, **{"qk_norm_type": "per_head", **fields})
+    code, said = _plan("--model-path", model, "--tp-size", tp)
+    if site is None:
+        assert code == 0, said
+    else:
+        assert code == 2 and site in said and "SGLang cannot build" in said, said
+
+
+def test_first_failing_layer_decides() -> None:
+    """Layers in SGLang's order, attention before MLP: a dense first layer's activation
+    error comes before the second (sparse) layer's norm assertion, and a sparse first
+    layer's assertion before its own MLP's activation."""
+    from graphfit.inputs.sglang_minimax_target import problem
+
+    base = {"architectures": ["MiniMaxM3SparseForCausalLM"], "num_hidden_layers": 2,
+            "num_attention_heads": 8, "num_key_value_heads": 4, "hidden_act": "gelu",
+            "moe_layer_freq": [0, 0]}
+    first = problem({**base, "sparse_attention_config": _SPARSE}, 1)
+    assert first is not None and "Unsupported activation" in first
+    second = problem({**base, "sparse_attention_config": {**_SPARSE,
+                                                          "sparse_attention_freq": [1, 0]}}, 1)
+    assert second is not None and "779-783" in second

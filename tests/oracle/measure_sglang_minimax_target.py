@@ -1,21 +1,26 @@
-"""Measure graphfit against SGLang's own MiniMax-M3 target class over every generated
-combination: `python -m tests.oracle.measure_sglang_minimax_target` prints how many lines
+"""Measure graphfit against SGLang's own MiniMax-M3 target class over generated combinations:
+`python -m tests.oracle.measure_sglang_minimax_target [COUNT] [SEED]` (default 400 draws,
+seed 7, from the test module's layouts x nested x fields x activations) prints how many lines
 SGLang builds / refuses and how many graphfit's answer agrees with (test module's compare)."""
 
 from __future__ import annotations
 
-import itertools
+import random
+import sys
 from collections import Counter
 
 from tests.oracle import test_sglang_minimax_target_oracle as t
 
 
-def main() -> None:
+def main(count: int = 400, seed: int = 7) -> None:
+    rng = random.Random(seed)
     counts: Counter[str] = Counter()
-    for (tp, dp), nested, norm, kv in itertools.product(
-            t.LAYOUTS, (False, True), t.FIELDS["qk_norm_type"], (4, 2)):
-        fields = {"qk_norm_type": norm, "num_key_value_heads": kv}
-        theirs = t.mo.build(t.mo.target_dir(fields, nested), tp, dp)
+    for _ in range(count):
+        tp, dp = rng.choice(t.LAYOUTS)
+        nested = rng.choice((False, True))
+        fields = {k: rng.choice(v) for k, v in t.FIELDS.items()}
+        fields.update(rng.choice(t.ACTS))
+        theirs = t.mo.build(t.mo.target_dir({"head_dim": 128, **fields}, nested), tp, dp)
         counts["sglang refuses" if theirs else "sglang builds"] += 1
         try:
             t._compare(fields, nested, tp, dp)
@@ -27,4 +32,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    main(*(int(a) for a in sys.argv[1:3]))

@@ -1,23 +1,29 @@
 """SGLang 0.5.23's MiniMax-M3 TARGET model class built by SGLang's own code on the meta device
 (the oracle side of graphfit.inputs.sglang_minimax_target).
 
-A target directory holds a small dense MiniMax-M3 config.json (`moe_layer_freq` all 0, no
-`sparse_attention_config`), top level (`MiniMaxM3SparseForCausalLM`) or nested under
-`text_config` (`MiniMaxM3SparseForConditionalGeneration`). SGLang's argument pipeline resolves
-a line on it (sglang_oracle.resolve) and publishes its parallel layout (attention TP = tp //
+A target directory holds a small MiniMax-M3 config.json with dense MLPs (`moe_layer_freq` all
+0) and, where generated, a `sparse_attention_config` (sparse attention layers), top level
+(`MiniMaxM3SparseForCausalLM`) or nested under `text_config`
+(`MiniMaxM3SparseForConditionalGeneration`). SGLang's argument pipeline resolves a line on it
+(sglang_oracle.resolve) and publishes its parallel layout (attention TP = tp //
 attn_dp // attn_cp, runtime_context.py:73-76); SGLang's `get_config` reads the directory and
 SGLang's own model class is built under that layout:
 
 - top level: `MiniMaxM3SparseForCausalLM(config)` whole (minimax_m3.py:1972-2030);
 - nested: `MiniMaxM3Model(text_config)`, the text model the VL wrapper builds
-  (minimax_vl.py:137-142), on the text config as `MiniMaxVLBaseConfig` coerces it
-  (SGLang's own `_coerce_sub_config`, configs/minimax_vl.py:10-23, 43). The wrapper itself is
-  not built: under this transformers (5.25) `MiniMaxM3VLConfig(**json)` ends with
-  `text_config` a plain dict although its `__init__` coerces it, and the wrapper then asserts
-  `text_hidden_size is required` (minimax_m3_vl.py:109-110) at any TP, before its text model
-  (measured with a full CLIP vision config; its tower also wants 14 keys,
-  minimax_vl_common.py:40-64). That environment-dependent failure is not graphfit's rule; the
-  text model is what decides the QK-norm rule wherever the wrapper gets that far.
+  (minimax_m3_vl.py:137-142), on the text config as the server hands it over: SGLang's
+  `ModelConfig` runs `get_hf_text_config` on the loaded config (configs/model_config.py:636),
+  which turns a plain-dict `text_config` into a `PretrainedConfig` in place
+  (utils/hf_transformers/common.py:566-572) before the loader builds the model with that
+  same `hf_config` (model_loader/loader.py:293-296). The oracle calls that same function.
+  (`get_config` alone leaves `text_config` a dict under transformers 5.19.0, the version
+  SGLang 0.5.23's wheel pins, and 5.25 alike: `MiniMaxM3VLConfig` has no `__init__` of its
+  own, so transformers' dataclass wrapper replaces the inherited one that coerces it,
+  transformers configuration_utils `__init_subclass__`. The wrapper's `text_hidden_size is
+  required` assertion, minimax_m3_vl.py:109-110, therefore never sees a dict on a server
+  start; a text config without hidden_size fails earlier, model_config.py:1566.) The wrapper
+  itself is not built (its CLIP tower wants 14 more keys, minimax_vl_common.py:40-64); the
+  text model is what decides these rules.
 
 Glue (not SGLang logic): this process's ranks (0), TP / pipeline groups that only answer their
 size / first-last rank / a CPU group of None, and no CUDA side stream (`get_stream` returns None:
@@ -26,6 +32,7 @@ there is no CUDA here; the stream is used in forward only, minimax_m3.py:1864).
 
 from __future__ import annotations
 
+import copy
 import functools
 import hashlib
 import json
@@ -83,11 +90,11 @@ def build(path: str, tp: int, attn_dp: int) -> str | None:
     r = resolved(tp, attn_dp)
     with so.sglang_stubs.stubbed(), so.published(r):
         import sglang.srt.models.minimax_m3 as m3
-        from sglang.srt.configs.minimax_vl import _coerce_sub_config
         from sglang.srt.runtime_context import get_parallel
-        from sglang.srt.utils.hf_transformers_utils import get_config
+        from sglang.srt.utils.hf_transformers_utils import get_config, get_hf_text_config
 
-        config = get_config(path, trust_remote_code=False)
+        # ModelConfig's own copy (model_config.py:619-621): get_hf_text_config edits it
+        config = copy.deepcopy(get_config(path, trust_remote_code=False))
         group = types.SimpleNamespace(world_size=tp, rank_in_group=0, cpu_group=None)
         pp = types.SimpleNamespace(world_size=1, rank_in_group=0, is_first_rank=True,
                                    is_last_rank=True)
@@ -98,16 +105,14 @@ def build(path: str, tp: int, attn_dp: int) -> str | None:
                                          tp_group=group, moe_tp_group=group, pp_group=pp), \
                     torch.device("meta"):
                 if list(config.architectures or [])[:1] == [VL]:
-                    text = config.text_config
-                    m3.MiniMaxM3Model(config=_coerce_sub_config(text, "mixtral")
-                                      if isinstance(text, dict) else text)
+                    m3.MiniMaxM3Model(config=get_hf_text_config(config))
                 else:
                     m3.MiniMaxM3SparseForCausalLM(config)
         except RuntimeError as exc:  # the glue, not SGLang: fail the oracle itself
             if "has not been written" in str(exc):
                 raise AssertionError(f"oracle glue: {exc}") from exc
             return f"RuntimeError: {exc}"
-        except (TypeError, ValueError, AssertionError, AttributeError) as exc:
+        except (TypeError, ValueError, AssertionError, AttributeError, KeyError) as exc:
             return f"{type(exc).__name__}: {exc}"
         finally:
             m3.get_stream = stream

@@ -1,12 +1,14 @@
-"""A MiniMax-M3 TARGET model at attention TP > 1, against SGLang's own model class
+"""A MiniMax-M3 TARGET model's constructor checks, against SGLang's own model class
 (tests/oracle/sglang_minimax_target_oracle.py builds it on the meta device under the line's
 published layout): graphfit refuses a pasted line with SGLang's reason exactly where SGLang's
-constructor raises (the per_layer QK norm at attention TP > 1, minimax_m3.py:858-865; an
-unknown qk_norm_type, :909), and plans it where SGLang builds the model.
+constructor raises, and plans it where SGLang builds the model. The checks: attention heads
+and KV heads against the attention TP size (minimax_m3.py:750-761), a sparse attention layer's
+per_head norm, keys and index heads (:779-792, :1704), the per_layer QK norm at attention
+TP > 1 (:858-865), an unknown qk_norm_type (:909), a dense MLP's activation (:334-354).
 
-Generated: MiniMax-M3 configs (qk_norm_type absent / per_layer / per_head / multi_head / an
-unknown name, KV heads, gemma norm, top level or nested in the VL wrapper's text_config) x
-(TP, attention DP) layouts whose attention TP is 1, 2 or 4.
+Generated: MiniMax-M3 configs (qk_norm_type, attention / KV heads, activation, sparse
+attention config, gemma norm, top level or nested in the VL wrapper's text_config) x
+(TP, attention DP) layouts whose attention TP is 1, 2, 4 or 8.
 """
 
 from __future__ import annotations
@@ -23,13 +25,27 @@ require("sglang")  # skip locally / fail in CI when the sources were not fetched
 from tests.oracle import sglang_compare as sc  # noqa: E402
 from tests.oracle import sglang_minimax_target_oracle as mo  # noqa: E402
 
-# (tp, attention DP): attention TP 1 (1/1, 2/2, 4/4), 2 (2/1, 4/2), 4 (4/1)
-LAYOUTS = ((1, 1), (2, 1), (4, 1), (2, 2), (4, 2), (4, 4))
+# (tp, attention DP): attention TP 1 (1/1, 2/2, 4/4), 2 (2/1, 4/2), 4 (4/1, 8/2), 8 (8/1)
+LAYOUTS = ((1, 1), (2, 1), (4, 1), (2, 2), (4, 2), (4, 4), (8, 1), (8, 2))
+_SPARSE = {"sparse_attention_freq": [0, 1], "sparse_num_index_heads": 4,
+           "sparse_index_dim": 64}
 FIELDS: dict[str, tuple[Any, ...]] = {
     "qk_norm_type": (None, "per_layer", "per_head", "multi_head", "rms"),
-    "num_key_value_heads": (4, 8, 2),
+    "num_attention_heads": (8, 6, 16),
+    "num_key_value_heads": (4, 8, 2, 3),
     "use_gemma_norm": (False, True),
+    "sparse_attention_config": (
+        None, _SPARSE, {**_SPARSE, "sparse_attention_freq": [1, 1],
+                        "sparse_num_index_heads": 2},
+        {**_SPARSE, "sparse_attention_freq": [1, 0], "sparse_num_index_heads": 3},
+        {"sparse_num_index_heads": 4, "sparse_index_dim": 64},
+        {"sparse_attention_freq": [0, 1], "sparse_num_index_heads": 4}),
 }
+# the activation with its constants (None removes a key)
+ACTS: tuple[dict[str, Any], ...] = (
+    {}, {"hidden_act": "gelu"},
+    {"hidden_act": "swigluoai", "swiglu_alpha": 1.702, "swiglu_limit": 7.0},
+    {"hidden_act": "swigluoai"})
 
 
 def graphfit_line(path: str, tp: int, attn_dp: int) -> tuple[int, str]:
@@ -47,6 +63,7 @@ def graphfit_line(path: str, tp: int, attn_dp: int) -> tuple[int, str]:
 
 
 def _compare(fields: dict[str, Any], nested: bool, tp: int, attn_dp: int) -> None:
+    fields = {"head_dim": 128, **fields}  # heads that do not divide hidden_size
     path = mo.target_dir(fields, nested)
     theirs = mo.build(path, tp, attn_dp)
     code, said = graphfit_line(path, tp, attn_dp)
@@ -61,14 +78,15 @@ def _compare(fields: dict[str, Any], nested: bool, tp: int, attn_dp: int) -> Non
     assert len(said) <= 200, case
 
 
-@settings(max_examples=24, deadline=None)
+@settings(max_examples=30, deadline=None)
 @given(st.sampled_from(LAYOUTS), st.booleans(),
-       st.fixed_dictionaries({k: st.sampled_from(v) for k, v in FIELDS.items()}))
+       st.fixed_dictionaries({k: st.sampled_from(v) for k, v in FIELDS.items()}),
+       st.sampled_from(ACTS))
 def test_minimax_target_matches_sglang(layout: tuple[int, int], nested: bool,
-                                       fields: dict[str, Any]) -> None:
+                                       fields: dict[str, Any], act: dict[str, Any]) -> None:
     """graphfit refuses exactly the generated lines SGLang's own model class cannot build,
     with SGLang's exception and site; it plans the others."""
-    _compare(fields, nested, *layout)
+    _compare({**fields, **act}, nested, *layout)
 
 
 def test_per_layer_default_under_attention_dp() -> None:
@@ -81,3 +99,33 @@ def test_per_layer_default_under_attention_dp() -> None:
     _compare({"qk_norm_type": "per_head"}, False, 4, 1)
     assert mo.build(mo.target_dir({}, False), 2, 2) is None
     assert "num_heads" in str(mo.build(mo.target_dir({}, False), 4, 2))
+
+
+def test_sparse_and_shape_checks() -> None:
+    """Each new check on its own, both ways: a per_head sparse model starts at attention TP 2
+    and 8; per_layer sparse fails at attention TP 1 (the sparse assertion, not the TP > 1
+    TypeError); 3 index heads, 6 attention heads and 3 KV heads fail at attention TP 2 / 4 (fewer
+    KV or index heads than ranks: when they do not divide it), 2 KV heads start at 8;
+    gelu fails, swigluoai with its constants starts; a config without the sparse layer list
+    fails; the first failing layer (attention, then MLP) decides."""
+    per_head = {"qk_norm_type": "per_head"}
+    for fields, tp in (({**per_head, "sparse_attention_config": _SPARSE}, 2),
+                       ({**per_head, "sparse_attention_config": _SPARSE}, 8),
+                       ({"sparse_attention_config": _SPARSE}, 1),
+                       ({**per_head, "sparse_attention_config":
+                         {**_SPARSE, "sparse_num_index_heads": 3}}, 2),
+                       ({**per_head, "num_attention_heads": 6}, 4),
+                       ({**per_head, "num_key_value_heads": 3}, 2),
+                       ({**per_head, "num_key_value_heads": 3}, 4),  # fewer: replicated
+                       ({**per_head, "num_key_value_heads": 2}, 8),
+                       ({**per_head, "sparse_attention_config":
+                         {**_SPARSE, "sparse_num_index_heads": 3}}, 4),
+                       ({**per_head, **ACTS[1]}, 1), ({**per_head, **ACTS[2]}, 1),
+                       ({**per_head, "sparse_attention_config": FIELDS[
+                           "sparse_attention_config"][4]}, 1),
+                       # order: layer 0's MLP before layer 1's attention, and the reverse
+                       ({"sparse_attention_config": _SPARSE, **ACTS[1]}, 1),
+                       ({"sparse_attention_config": FIELDS["sparse_attention_config"][3],
+                         **ACTS[1]}, 1)):
+        for nested in (False, True):
+            _compare(fields, nested, tp, 1)
