@@ -247,6 +247,7 @@ def read(words: Sequence[str], version: str | None = None) -> PastedLine:
                 with target(engine, draft, parsed.values):  # the draft's config gets them too
                     sglang_context_length.check_draft(  # (configs/model_config.py:962)
                         given, model_config.sglang_length(draft), environ)
+                    notes += model_config.ask_draft_length(draft)  # unknown: not checked
             settings += found
             notes += more
     return PastedLine(engine, label, entry, dict(parsed.values), tuple(parsed.spellings),

@@ -213,11 +213,20 @@ def read_model(path: Path) -> ModelInfo:
     # common.py:547-612) as transformers standardized it before the override args
     rope = (sglang_context_length.standardized(text) if text else
             sglang_context_length.sglang_rope(_written(path), overrides_for(path)))
-    sglang_length = sglang_context_length.context_length(
-        origin, rope, lambda k: number(k, null_ok=k != "max_position_embeddings"))
-    default = None if text else sglang_class_lengths.class_length(data)
-    if sglang_length is None and default is not None:  # the class default, scaled alike
-        sglang_length = int(sglang_context_length.rope_factor(origin, rope) * default)
+    # a length key the file does not write is the class's default (scaled alike, as SGLang
+    # reads it off the loaded config; graphfit.inputs.sglang_class_lengths)
+    defaults = {} if text else sglang_class_lengths.class_keys_with(
+        data, sglang_context_length.sglang_rope(_written(path), overrides_for(path)))
+
+    def length_key(key: str) -> int | None:
+        found = number(key, null_ok=key != "max_position_embeddings")
+        if found is None and not sglang_class_lengths.written(data, key):
+            return defaults.get(key)
+        return found
+
+    sglang_length = sglang_context_length.context_length(origin, rope, length_key)
+    if sglang_length is None and not text and sglang_class_lengths.no_length_class(data):
+        sglang_length = sglang_context_length.NO_KEY_LENGTH  # common.py:700, not scaled
     return ModelInfo(path=path, architecture=architecture,
                      hidden_size=number("hidden_size"),
                      torch_dtype=dtype, max_position_embeddings=min(lengths) if lengths else None,
@@ -446,6 +455,16 @@ def sglang_length(model: str) -> int | None:
     and a class graphfit does not know)."""
     path = config_path(model)
     return None if path is None else read_model(path).sglang_context_length
+
+
+def ask_draft_length(draft: str) -> list[str]:
+    """A warning that a local draft model's context length, taken from a class default
+    graphfit does not know, is not checked against the target's (SGLang refuses a draft
+    shorter than the target: sglang_context_length.check_draft). [] when known or a hub id."""
+    path = config_path(draft)
+    if path is None or read_model(path).sglang_context_length is not None:
+        return []
+    return [WARNING + sglang_class_lengths.ask(shown_path(path), _written(path), draft=True)]
 
 
 def ask_length(model: str, given: object) -> list[str]:

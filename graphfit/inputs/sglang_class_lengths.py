@@ -78,6 +78,54 @@ CLASS_LENGTHS: Mapping[str, int] = {
     "sarvam_moe": 131072,  # :97
 }
 
+# SGLang's OWN config classes (its `_CONFIG_REGISTRY`, utils/hf_transformers/common.py:117-180,
+# 199-250) whose loaded config is its own text config (get_hf_text_config returns it,
+# common.py:547-612): the class defaults of SGLang's length keys, in configs/<file>.py:<line>.
+# A class that defaults an EARLIER key than the one a file writes (ChatGLM's seq_length,
+# Step-3.5's max_seq_len) gives that default first (common.py:695-698).
+OWN_CLASS_KEYS: Mapping[str, Mapping[str, int]] = {
+    "afmoe": {"max_position_embeddings": 131072},  # afmoe.py:20
+    "bailing_hybrid": {"max_position_embeddings": 32768},  # bailing_hybrid.py:69
+    "beam": {"max_position_embeddings": 1048576},  # beam.py:56
+    # chatglm.py:27, :57 (max_position_embeddings = seq_length)
+    "chatglm": {"seq_length": 2048, "max_position_embeddings": 2048},
+    "dbrx": {"max_seq_len": 2048},  # dbrx.py:234 (max_position_embeddings is it, :226)
+    "deepseek_v32": {"max_position_embeddings": 4096},  # DeepseekV3Config alias, common.py:207
+    "deepseek_v4": {"max_position_embeddings": 4096},  # DeepseekV3Config alias, common.py:210
+    "kimi_k2": {"max_position_embeddings": 4096},  # DeepseekV3Config alias, common.py:230
+    "exaone": {"max_position_embeddings": 2048},  # exaone.py:147
+    "falcon_h1": {"max_position_embeddings": 8192},  # falcon_h1.py:157
+    "gigachat3_5": {"max_position_embeddings": 4096},  # gigachat35.py:41
+    "hy_v4": {"max_position_embeddings": 262144},  # hy_v4.py:19
+    "kimi_linear": {"max_position_embeddings": 4096},  # kimi_linear.py:63
+    "laguna": {"max_position_embeddings": 131072},  # laguna.py:98
+    "longcat_flash": {"max_position_embeddings": 131072},  # longcat_flash.py:32
+    "minicpm_sala": {"max_position_embeddings": 32768},  # minicpm.py:47
+    "muse_glimmer": {"max_position_embeddings": 16384},  # muse_glimmer.py:93
+    "nanbeige": {"max_position_embeddings": 4096},  # nanbeige.py:131
+    "nemotron_h": {"max_position_embeddings": 4096},  # nemotron_h.py:271
+    "olmo3": {"max_position_embeddings": 2048},  # olmo3.py:43
+    "qwen3_next": {"max_position_embeddings": 32768},  # qwen3_next.py:193
+    "qwen3_5_text": {"max_position_embeddings": 32768},  # qwen3_5.py:15 (Qwen3NextConfig's)
+    "qwen3_5_moe_text": {"max_position_embeddings": 32768},  # qwen3_5.py (Qwen3NextConfig's)
+    "qwen4_exp_text": {"max_position_embeddings": 32768},  # qwen4_exp.py:15 (Qwen3NextConfig's)
+    "interns2_mobius_text": {"max_position_embeddings": 32768},  # interns2_mobius.py:17
+    "spark2_5": {"max_position_embeddings": 8192},  # spark2_5.py:22
+    "step3p5": {"max_seq_len": 128000, "max_position_embeddings": 128000},  # step3p5.py:17, :25
+}
+# SGLang's own classes that rewrite the RoPE dict they are given (beam.py:23-37, :137;
+# hy_v4.py:85-90; laguna.py:40-80): a factor written there does not scale their default as
+# get_context_length's reading of a standard dict would; graphfit restates the default only
+# when no RoPE factor is given, and asks otherwise (not modelled)
+REWRITES_ROPE = frozenset({"beam", "hy_v4", "laguna"})
+# SGLang's own text classes that default none of the length keys: get_context_length's 2048
+# (common.py:700), NOT scaled by a RoPE factor (the factor multiplies a key's value only)
+NO_LENGTH_CLASSES = frozenset({
+    "falcon_mamba", "mamba", "mamba2",  # mamba.py:41, :64, mamba2.py:22 (HF Mamba classes)
+    "jet_nemotron",  # jet_nemotron.py:35 (max_position_embeddings: None)
+    "k2_horizon", "xllm",  # k2_horizon.py:25, :29
+})
+
 _GPT2_NAMES = {"max_position_embeddings": "n_positions", "hidden_size": "n_embd",
                "num_hidden_layers": "n_layer", "num_attention_heads": "n_head"}
 # model_type -> {standard name: the class's own spelling} (transformers' attribute_map)
@@ -85,6 +133,11 @@ ALIASES: Mapping[str, Mapping[str, str]] = {
     "gpt2": _GPT2_NAMES,  # gpt2/configuration_gpt2.py:70-75
     "gptj": _GPT2_NAMES,  # gptj/configuration_gptj.py attribute_map
     "gpt_bigcode": _GPT2_NAMES,  # gpt_bigcode/configuration_gpt_bigcode.py attribute_map
+    # SGLang's own classes with an attribute_map (their real config.json files write these)
+    "dbrx": {"hidden_size": "d_model", "num_hidden_layers": "n_layers",  # dbrx.py:222-227
+             "num_attention_heads": "n_heads", "max_position_embeddings": "max_seq_len"},
+    "chatglm": {"num_hidden_layers": "num_layers"},  # chatglm.py:14-16
+    "exaone": {"num_hidden_layers": "num_layers"},  # exaone.py:142
 }
 
 
@@ -121,15 +174,43 @@ def spelling(data: Mapping[str, Any], key: str) -> str:
     return key
 
 
-def class_length(data: Mapping[str, Any]) -> int | None:
-    """max_position_embeddings as the config's class defaults it (None: a class graphfit
-    does not know, or no model_type)."""
-    return CLASS_LENGTHS.get(model_type(data) or "")
+def written(data: Mapping[str, Any], key: str) -> bool:
+    """Whether the file sets `key` on the loaded config: under its own name, or under the
+    name transformers' attribute_map stores it as, or as the standard name of which `key`
+    is the class's own spelling (DBRX's max_seq_len is max_position_embeddings)."""
+    aliases = ALIASES.get(model_type(data) or "", {})
+    names = {key, aliases.get(key, key), *(k for k, v in aliases.items() if v == key)}
+    return any(name in data for name in names)
 
 
-def ask(origin: str, data: Mapping[str, Any]) -> str:
-    """graphfit's question when it cannot know the length SGLang takes (one line)."""
+def class_keys(data: Mapping[str, Any]) -> Mapping[str, int]:
+    """SGLang's length keys the config's class defaults ({}: none, or a class graphfit does
+    not know): CLASS_LENGTHS (transformers' classes) and OWN_CLASS_KEYS (SGLang's own)."""
+    kind = model_type(data) or ""
+    if kind in OWN_CLASS_KEYS:
+        return OWN_CLASS_KEYS[kind]
+    length = CLASS_LENGTHS.get(kind)
+    return {} if length is None else {"max_position_embeddings": length}
+
+
+def class_keys_with(data: Mapping[str, Any], rope: object) -> Mapping[str, int]:
+    """class_keys, except for a class that rewrites a RoPE dict it is given (REWRITES_ROPE)
+    when `rope` (the dict SGLang's config would carry) has a factor: {} (not known)."""
+    if (model_type(data) or "") in REWRITES_ROPE and isinstance(rope, dict) and "factor" in rope:
+        return {}
+    return class_keys(data)
+
+
+def no_length_class(data: Mapping[str, Any]) -> bool:
+    """Whether the config's class defaults no length key (NO_LENGTH_CLASSES): 2048."""
+    return (model_type(data) or "") in NO_LENGTH_CLASSES
+
+
+def ask(origin: str, data: Mapping[str, Any], *, draft: bool = False) -> str:
+    """graphfit's question when it cannot know the length SGLang takes (one line); for a
+    draft model, that it cannot check the draft against the target's length."""
     kind = model_type(data)
+    then = ("SGLang refuses the line if it is below the target's context length (not checked)"
+            if draft else "graphfit's max length is used (pass --context-length)")
     return (f"{origin}: no context length key, and graphfit does not know the class default "
-            f"SGLang takes for model_type {kind!r:.40}: graphfit's max length is used (pass "
-            "--context-length)")
+            f"SGLang takes for model_type {kind!r:.40}: {then}")

@@ -48,7 +48,11 @@ BASE = {"architectures": ["LlamaForCausalLM"], "model_type": "llama", "hidden_si
 # BLOOM (no length default: get_context_length's 2048) and classes graphfit does not know
 KNOWN_TYPES = ("llama", "mistral", "qwen2", "qwen3", "gemma2", "granite", "falcon",
                "deepseek_v3", "gpt2", "gptj", "gpt_bigcode", "olmoe", "glm4_moe",
-               "starcoder2", "cohere")
+               "starcoder2", "cohere",
+               # SGLang's own config classes (issue 23, s39c): graphfit.inputs.
+               # sglang_class_lengths.OWN_CLASS_KEYS / NO_LENGTH_CLASSES
+               "qwen3_next", "nemotron_h", "olmo3", "kimi_linear", "chatglm", "dbrx",
+               "step3p5", "mamba", "hy_v4")
 UNKNOWN_TYPES = ("xglm",)
 ALIASED = ("gpt2", "gptj", "gpt_bigcode")  # max_position_embeddings -> n_positions
 ASKED = "--context-length"  # graphfit's question names the flag
@@ -221,6 +225,11 @@ def pool_verdict(model: str, argv: tuple[str, ...], env: dict[str, str]) -> str:
     return "agree" if sg == gf else f"differ: SGLang {str(sg)[:100]}, graphfit {str(gf)[:100]}"
 
 
+# a draft with no length key: classes graphfit knows (transformers' and SGLang's own) and
+# one it does not (graphfit then warns that it cannot check the draft: "asked")
+DRAFT_TYPES = ("llama", "qwen2", "mistral", "olmo3", "mamba", "qwen3_next", "xglm")
+
+
 def draft_case(rng: random.Random, root: str) -> tuple[str, str, tuple[str, ...], dict[str, str]]:
     """(target, draft, flags, environment): a STANDALONE line whose local draft writes its
     own length (sometimes none, under a class default), maybe below the target's."""
@@ -229,7 +238,7 @@ def draft_case(rng: random.Random, root: str) -> tuple[str, str, tuple[str, ...]
     if rng.random() < 0.8:
         draft["max_position_embeddings"] = rng.choice((2048, 4096, 32768, 131072))
     else:
-        draft["model_type"] = rng.choice(("llama", "qwen2", "mistral"))
+        draft["model_type"] = rng.choice(DRAFT_TYPES)
     directory = Path(tempfile.mkdtemp(dir=root))
     (directory / "config.json").write_text(json.dumps(draft))
     argv = (*argv, "--speculative-algorithm", "STANDALONE", "--speculative-draft-model-path",
@@ -268,4 +277,23 @@ def draft_verdict(model: str, draft: str, argv: tuple[str, ...], env: dict[str, 
         return "refused"
     if isinstance(sg, int) and sg != gf and graphfit_asks(model, argv, env):
         return "asked"
+    if sg != gf and isinstance(gf, int) and draft_asked(model, argv, env):
+        return "asked"  # a draft class default graphfit does not know: warned, not checked
     return "agree" if sg == gf else f"differ: SGLang {str(sg)[:100]}, graphfit {str(gf)[:100]}"
+
+
+def draft_asked(model: str, argv: tuple[str, ...], env: dict[str, str]) -> bool:
+    """Whether graphfit warns that it cannot check the line's draft (its class default
+    unknown) and no other asking warning stands for the target."""
+    from graphfit.cli.options import read_pasted, resolve_values
+    from graphfit.planner.core.errors import GraphfitError
+
+    words = [f"{k}={v}" for k, v in env.items()]
+    values: dict[str, object] = {"gpu_memory_gb": "H100"}
+    try:
+        notes = resolve_values(values, environ={}, pasted=read_pasted([
+            *words, "python", "-m", "sglang.launch_server", "--model-path", model, *argv],
+            values)).notes
+    except GraphfitError:
+        return False
+    return any("class default" in n and "(not checked)" in n for n in notes)

@@ -1,0 +1,128 @@
+"""SGLang's OWN config classes (its `_CONFIG_REGISTRY`, utils/hf_transformers/common.py:117-180)
+with no length key written, their attribute_map names, and drafts under them, against SGLang
+0.5.23's own ModelConfig (issue 23, s39c): graphfit.inputs.sglang_class_lengths.OWN_CLASS_KEYS,
+NO_LENGTH_CLASSES and ALIASES. SGLang loads config.json through the class
+(utils/hf_transformers/config.py:228) and get_context_length reads the first length key the
+loaded config holds, its class default included, times the RoPE factor, else 2048 unscaled
+(common.py:677-700). Runs with SGLang's sources (tests/oracle/paths.require)."""
+
+from __future__ import annotations
+
+import json
+import random
+import tempfile
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from graphfit.inputs.sglang_class_lengths import NO_LENGTH_CLASSES, OWN_CLASS_KEYS, REWRITES_ROPE
+from tests.oracle import sglang_context_length_oracle as t
+from tests.oracle.paths import require
+
+require("sglang")
+
+_ROOT = tempfile.mkdtemp(prefix="graphfit-own-class-lengths-test-")
+LINEAR = {"type": "linear", "factor": 2.0}  # Nanbeige's validator wants "type" (nanbeige.py)
+
+
+def _model(**written: Any) -> str:
+    directory = Path(tempfile.mkdtemp(dir=_ROOT))
+    (directory / "config.json").write_text(json.dumps({**t.BASE, **written}))
+    return str(directory)
+
+
+@pytest.mark.parametrize("kind", sorted(OWN_CLASS_KEYS) + sorted(NO_LENGTH_CLASSES))
+def test_own_class_default_is_sglangs(kind: str) -> None:
+    """No length key, a linear factor 2 dict: SGLang's context length (the class default
+    scaled, or 2048 unscaled for a class with none) is graphfit's; a class that rewrites
+    its RoPE dict: without one, and graphfit asks when one is written."""
+    model = _model(model_type=kind, **({} if kind in REWRITES_ROPE else {"rope_scaling": LINEAR}))
+    sg = t.sglang_length(model, (), {})
+    assert isinstance(sg, int), sg  # SGLang loads every listed class
+    assert sg == t.graphfit_length(model, (), {}), kind
+    assert t.graphfit_asks(model, (), {}) is None  # known: no question
+    if kind in REWRITES_ROPE:
+        assert t.verdict(_model(model_type=kind, rope_scaling=LINEAR), (), {}) in (
+            "agree", "asked")
+
+
+# a class defaulting an EARLIER key than the one the file writes takes that default
+# (ChatGLM's seq_length, Step-3.5's max_seq_len); DBRX's max_position_embeddings IS its
+# max_seq_len (attribute_map)
+EARLIER: list[dict[str, Any]] = [
+    {"model_type": "chatglm", "max_position_embeddings": 16384},
+    {"model_type": "chatglm", "seq_length": 8192, "max_position_embeddings": 16384},
+    {"model_type": "step3p5", "max_position_embeddings": 16384},
+    {"model_type": "step3p5", "max_seq_len": 65536, "max_position_embeddings": 16384},
+    {"model_type": "dbrx", "max_position_embeddings": 16384},
+    {"model_type": "dbrx", "max_seq_len": 32768},
+    {"model_type": "qwen3_next", "seq_length": 65536},
+]
+
+
+@pytest.mark.parametrize("written", EARLIER)
+def test_earlier_class_key_wins(written: dict[str, Any]) -> None:
+    model = _model(**written)
+    sg = t.sglang_length(model, (), {})
+    assert isinstance(sg, int), sg
+    assert sg == t.graphfit_length(model, (), {}), written
+
+
+# real config.json files of these classes write the class's own names
+NATIVE: list[dict[str, Any]] = [
+    {"model_type": "dbrx", "d_model": 2048, "n_layers": 12, "n_heads": 16, "max_seq_len": 32768},
+    {"model_type": "chatglm", "num_layers": 12, "seq_length": 32768, "hidden_size": 3072},
+    {"model_type": "exaone", "num_layers": 12, "hidden_size": 3072},
+]
+_DROPPED = ("hidden_size", "num_hidden_layers", "num_attention_heads")  # BASE's standard names
+
+
+@pytest.mark.parametrize("written", NATIVE)
+def test_own_class_names_read_as_sglang_reads_them(written: dict[str, Any]) -> None:
+    """attribute_map names (dbrx.py:222-227, chatglm.py:14-16, exaone.py:142): SGLang's
+    hidden size, layer count and context length (its ModelConfig) are graphfit's."""
+    from graphfit.inputs.model_config import read_model
+
+    t.so.oracle()
+    from sglang.srt.arg_groups.model_override_base import model_config_of
+
+    config = {k: v for k, v in t.BASE.items() if k not in _DROPPED}
+    directory = Path(tempfile.mkdtemp(dir=_ROOT))
+    (directory / "config.json").write_text(json.dumps({**config, **written}))
+    r = t.so.resolve((), model=str(directory))
+    assert isinstance(r, t.so.Resolved), r
+    sg = model_config_of(r.record)
+    info = read_model(directory / "config.json")
+    assert (sg.hidden_size, sg.num_hidden_layers, sg.context_len) == (
+        info.hidden_size, info.num_hidden_layers, info.sglang_context_length), written
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_generated_draft_lines_with_class_defaults(seed: int) -> None:
+    """STANDALONE lines whose draft writes no length key (t.DRAFT_TYPES, SGLang's own
+    classes among them): agree, refused by both, or a draft class graphfit does not know
+    (warned: "asked")."""
+    rng = random.Random(3000 + seed)
+    while True:
+        model, draft, argv, env = t.draft_case(rng, _ROOT)
+        if "max_position_embeddings" not in json.loads((Path(draft) / "config.json")
+                                                       .read_text()):
+            break
+    assert t.draft_verdict(model, draft, argv, env) in ("agree", "refused", "asked"), argv
+
+
+def test_unknown_draft_class_is_warned_in_one_line() -> None:
+    """A draft under a class graphfit does not know, shorter than the target: SGLang
+    refuses the line; graphfit cannot check it and says so in one warning."""
+    target = _model(max_position_embeddings=131072)
+    draft = _model(model_type="xglm", num_hidden_layers=2)
+    argv = ("--speculative-algorithm", "STANDALONE", "--speculative-draft-model-path", draft,
+            "--speculative-num-steps", "2", "--speculative-eagle-topk", "1",
+            "--speculative-num-draft-tokens", "3")
+    assert isinstance(t.sglang_draft_length(target, draft, argv, {}), str)  # refused
+    assert t.draft_asked(target, argv, {})
+    known = _model(model_type="olmo3", num_hidden_layers=2)  # 2048: checked, refused by both
+    argv_known = tuple(known if a == draft else a for a in argv)
+    assert t.draft_verdict(target, known, argv_known, {}) == "refused"
+    assert not t.draft_asked(target, argv_known, {})
