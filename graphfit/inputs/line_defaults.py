@@ -21,6 +21,7 @@ from typing import Any
 
 from graphfit.inputs import (
     sglang_draft_default,
+    sglang_inkling_prefill,
     sglang_mamba_flags,
     sglang_rules,
     sglang_runner_backends,
@@ -142,5 +143,7 @@ def settle(line: PastedLine, resolved: Resolved, gpu_given: object,
             resolved = sglang_uno.settle(line.values, resolved, gpu_given)
             # stochastic rounding's GPU checks (graphfit.inputs.sglang_mamba_flags)
             resolved = sglang_mamba_flags.settle(line.values, resolved, gpu_given)
+            # Inkling's FULL prefill graphs (graphfit.inputs.sglang_inkling_prefill)
+            resolved = sglang_inkling_prefill.settle(line.values, resolved)
             return settle_sglang(line, resolved)
     return resolved

@@ -67,7 +67,11 @@ def _prefill_max(config: EngineSettings) -> int:
     give: a max derived from a given --cuda-graph-bs-prefill is clamped too, the list kept;
     attention DP is always on here), whatever list is given with it. 0 when prefill graphs
     are off or the max is clamped (then at most the chunk per rank)."""
+    from graphfit.planner.engines.sglang_prefill import full_prefill_by_default
+
     backend = config.cuda_graph_backend_prefill
+    if backend is None and full_prefill_by_default(config.architecture):
+        backend = "full"  # Inkling's default, locked (cuda_graph_hook.py:349-372)
     on = backend != "disabled" if backend is not None else config.pp_size == 1
     if not on or config.disaggregation_mode == "decode":
         return 0

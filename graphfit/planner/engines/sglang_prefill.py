@@ -55,6 +55,7 @@ from dataclasses import dataclass
 from graphfit.planner.core.errors import ConfigError
 from graphfit.planner.core.ladder import check_size_count, round_up
 from graphfit.planner.engines import sglang_attn_default, sglang_moe_a2a
+from graphfit.planner.engines.sglang_mamba_inkling import INKLING_ARCHS
 from graphfit.planner.engines.sglang_multimodal import MULTIMODAL_PREFILL_OFF
 
 BREAKABLE = "breakable"
@@ -92,6 +93,18 @@ def deepseek_v4_breakable_off(architecture: str | None) -> bool:
     193-202). The exception, prefill CP with its own graphs (`supports_prefill_cp_bcg`,
     layers/cp/bcg/__init__.py:42-64), needs --enable-prefill-cp, which graphfit refuses."""
     return architecture in DEEPSEEK_V4
+
+
+def full_prefill_by_default(architecture: str | None) -> bool:
+    """An Inkling target, for which SGLang declares `--cuda-graph-backend-prefill full`
+    before any cuda-graph resolution unless the line gives that flag or
+    `--disable-prefill-cuda-graph` (`apply_inkling_prefill_cuda_graph_default`,
+    cuda_graph_hook.py:349-372, run at arg_groups/pipeline.py:185). Declared as the flag, it
+    locks the phase's backend (cuda_graph_hook.py:70-71, 101), so none of the default's
+    compatibility rules (pipeline parallelism, PD decode, :143, :569) turn it off. The hook's
+    other exit, a model path of the `instance://` connector (:360), serves weights graphfit
+    does not read (its architecture comes from a config file)."""
+    return architecture in INKLING_ARCHS
 
 
 def prefill_token_ladder(max_tokens: int) -> list[int]:
@@ -146,6 +159,9 @@ class PrefillInputs:
     # a DeepSeek-V4 model (deepseek_v4_breakable_off): breakable prefill graphs off unless the
     # backend is given (cuda_graph_hook.py:193-202)
     deepseek_v4_breakable_off: bool = False
+    # an Inkling model (full_prefill_by_default): with no backend given, the full backend,
+    # as if given (cuda_graph_hook.py:349-372)
+    full_by_default: bool = False
     # the capture batch's bounds (cuda_graph_setup.py:578-603); None: not binding
     request_pool: int | None = None  # req_to_token_pool.size (one attention-DP group's)
     context_length: int | None = None  # the model's context length
@@ -251,6 +267,8 @@ def _backend(inputs: PrefillInputs) -> tuple[str, str]:
                           f"(attention_hook.py:124-160)")
     if inputs.backend is not None:
         return inputs.backend, ("disabled by the flags" if inputs.backend == DISABLED else "")
+    if inputs.full_by_default:  # Inkling: declared as the flag, locked (cuda_graph_hook.py:
+        return FULL, ""  # 349-372)
     if inputs.pp_size > 1:
         return DISABLED, "pipeline parallelism: breakable prefill graphs are opt-in " \
                          "(cuda_graph_hook.py:144-157)"

@@ -48,6 +48,7 @@ from graphfit.planner.engines.sglang_prefill import (
     PrefillGraphs,
     PrefillInputs,
     deepseek_v4_breakable_off,
+    full_prefill_by_default,
     prefill_buffers,
     resolve_prefill,
 )
@@ -73,6 +74,7 @@ def prefill_inputs(config: EngineSettings) -> PrefillInputs:
         mla=config.architecture in MLA_ARCHITECTURES,
         kda_breakable_off=uses_kda(config.architecture, config.mamba_state_shape),
         deepseek_v4_breakable_off=deepseek_v4_breakable_off(config.architecture),
+        full_by_default=full_prefill_by_default(config.architecture),
         multimodal_breakable_off=breakable_prefill_refused(
             config.multimodal, config.architecture),
         request_pool=request_pool(config), context_length=config.max_model_len,

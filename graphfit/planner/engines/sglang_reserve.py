@@ -88,6 +88,7 @@ def hook_prefill_inputs(config: EngineSettings) -> PrefillInputs:
         MLA_ARCHITECTURES,
         PrefillInputs,
         deepseek_v4_breakable_off,
+        full_prefill_by_default,
     )
 
     return PrefillInputs(
@@ -100,6 +101,7 @@ def hook_prefill_inputs(config: EngineSettings) -> PrefillInputs:
         mla=config.architecture in MLA_ARCHITECTURES, moe_a2a_backend=config.moe_a2a_backend,
         kda_breakable_off=uses_kda(config.architecture, config.mamba_state_shape),
         deepseek_v4_breakable_off=deepseek_v4_breakable_off(config.architecture),
+        full_by_default=full_prefill_by_default(config.architecture),  # Inkling
         multimodal_breakable_off=breakable_prefill_refused(
             config.multimodal, config.architecture))
 
