@@ -82,7 +82,7 @@ NVFP4_EXTRAS: tuple[tuple[str, ...], ...] = (
     NVFP4, (*NVFP4, "--attention-backend", "flashinfer"), (*NVFP4, DEQUANT, "fp8_e4m3"),
     (*NVFP4, DEQUANT, "nvfp4"), (*NVFP4, "--speculative-draft-attention-backend", "triton"),
     (DEQUANT, "fp8_e4m3"), ("--kv-cache-dtype", "fp4_mx_block16"))
-# (s39a) fp4_mx_block16 lines naming fa4: the KV4 FA4 lists (kv_cache_hook.py:266-295), which
+# (s39a) fp4_mx_block16 lines naming fa4: the KV4 FA4 lists (kv_cache_hook.py:276-295), which
 # only fp4_mx_block16 reaches (nvfp4's prefill is flashinfer or trtllm_mha, :65-76)
 FP4MX = ("--kv-cache-dtype", "fp4_mx_block16")
 FA4_EXTRAS: tuple[tuple[str, ...], ...] = (

@@ -15,7 +15,7 @@ argument pipeline on CPU (tests/oracle/sglang_oracle.py) for the same pasted lin
 * the EAGLE family's trtllm_mha topk rule (speculative_hook.py:1176-1180) on the pair the
   nvfp4 hook rewrote.
 
-* (s39a) the KV4 FA4 lists (:268-291), which only fp4_mx_block16 reaches, on MHA and MLA
+* (s39a) the KV4 FA4 lists (:276-295), which only fp4_mx_block16 reaches, on MHA and MLA
   models; SM100's mixed pair rewriting `--speculative-attention-mode` to decode (:232-249),
   which leaves multi-layer EAGLE's draft-extend backend and graph count as they were.
 
@@ -123,7 +123,7 @@ EDGES: dict[str, tuple[str, str, tuple[str, ...], str]] = {
                                          "refused"),
     "hierarchical cache on SM120 plans": ("RTX5090", "llama", (
         *NVFP4, "--enable-hierarchical-cache"), "plan"),
-    # (s39a) the KV4 FA4 lists (kv_cache_hook.py:268-291): fp4_mx_block16 naming fa4
+    # (s39a) the KV4 FA4 lists (kv_cache_hook.py:276-295): fp4_mx_block16 naming fa4
     "fp4_mx_block16, fa4 for both, MHA": ("B200", "llama", (*FP4MX, *FA4), "refused"),
     "fp4_mx_block16, fa4 for both, MLA": ("B200", "mla_v2", (*FP4MX, *FA4), "refused"),
     "fp4_mx_block16, fa4 prefill + triton, MHA plans": ("B200", "llama", (
