@@ -12,12 +12,13 @@ given in GiB (24 / 80 / 141): "same" where SGLang answers alike on every GPU of 
 that memory, and whether graphfit answers ("agree" / "differ") or asks for the GPU's name.
 With `--nvfp4` (s37a): FP4 KV-cache lines (`NVFP4_EXTRAS`: nvfp4 alone, with a named
 flashinfer base, each `--prefill-kv-cache-dequant-dtype`, a named draft backend; the
-dequant flag without nvfp4; fp4_mx_block16) x `nvfp4_specs` (no speculation, EAGLE topk 1 /
+dequant flag without nvfp4; fp4_mx_block16; s39a: fp4_mx_block16 naming fa4, `FA4_EXTRAS`,
+alone with `--fa4`) x `nvfp4_specs` (no speculation, EAGLE topk 1 /
 2 / automatic, DFLASH, NGRAM breadth 10) on SM100 / SM120 (B200, RTX5090), the
 `NVFP4_SHAPES` models: an MLA axis outside the DeepSeek override
 (`mla_v2`: DeepseekV2ForCausalLM, whose base SGLang's generic default picks).
 Run: python -m tests.oracle.measure_sglang_backend_checks [--verbose] [--algorithms A,B]
-[--append "FLAGS"] [--nvfp4]"""
+[--append "FLAGS"] [--nvfp4] [--fa4]"""
 
 from __future__ import annotations
 
@@ -81,6 +82,15 @@ NVFP4_EXTRAS: tuple[tuple[str, ...], ...] = (
     NVFP4, (*NVFP4, "--attention-backend", "flashinfer"), (*NVFP4, DEQUANT, "fp8_e4m3"),
     (*NVFP4, DEQUANT, "nvfp4"), (*NVFP4, "--speculative-draft-attention-backend", "triton"),
     (DEQUANT, "fp8_e4m3"), ("--kv-cache-dtype", "fp4_mx_block16"))
+# (s39a) fp4_mx_block16 lines naming fa4: the KV4 FA4 lists (kv_cache_hook.py:276-295), which
+# only fp4_mx_block16 reaches (nvfp4's prefill is flashinfer or trtllm_mha, :65-76)
+FP4MX = ("--kv-cache-dtype", "fp4_mx_block16")
+FA4_EXTRAS: tuple[tuple[str, ...], ...] = (
+    (*FP4MX, "--attention-backend", "fa4"),
+    (*FP4MX, "--prefill-attention-backend", "fa4", "--decode-attention-backend", "triton"),
+    (*FP4MX, "--prefill-attention-backend", "fa4", "--decode-attention-backend", "flashinfer"),
+    (*FP4MX, "--prefill-attention-backend", "fa4"))
+NVFP4_EXTRAS = (*NVFP4_EXTRAS, *FA4_EXTRAS)
 NVFP4_GPUS = ("B200", "RTX5090")  # the GPUs an nvfp4 KV cache runs on (kv_cache_hook.py:124-131)
 
 
@@ -196,6 +206,9 @@ def main() -> None:
     if "--nvfp4" in sys.argv:
         lines = grid(nvfp4_specs(), NVFP4_EXTRAS, NVFP4_GPUS, mla_v2(), NVFP4_SHAPES)
         label = "FP4 KV lines"
+    if "--fa4" in sys.argv:
+        lines = grid(nvfp4_specs(), FA4_EXTRAS, NVFP4_GPUS, mla_v2(), NVFP4_SHAPES)
+        label = "fp4_mx_block16 lines naming fa4"
     tally: dict[str, int] = {}
     for gpu, shape, model, argv in lines:
         said = verdict(argv, gpu, model)

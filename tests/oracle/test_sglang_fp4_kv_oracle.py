@@ -15,6 +15,10 @@ argument pipeline on CPU (tests/oracle/sglang_oracle.py) for the same pasted lin
 * the EAGLE family's trtllm_mha topk rule (speculative_hook.py:1176-1180) on the pair the
   nvfp4 hook rewrote.
 
+* (s39a) the KV4 FA4 lists (:276-295), which only fp4_mx_block16 reaches, on MHA and MLA
+  models; SM100's mixed pair rewriting `--speculative-attention-mode` to decode (:232-249),
+  which leaves multi-layer EAGLE's draft-extend backend and graph count as they were.
+
 Graphfit must give SGLang's verdict and cite SGLang's place; each rule planted away is caught.
 The whole grid: `python -m tests.oracle.measure_sglang_backend_checks --nvfp4`.
 """
@@ -44,6 +48,8 @@ NVFP4, DEQUANT = m.NVFP4, m.DEQUANT
 FP4MX = ("--kv-cache-dtype", "fp4_mx_block16")
 DRAFT = "--speculative-draft-attention-backend"
 HOOK = "kv_cache_hook.py"
+FA4, FA4_PRE = ("--attention-backend", "fa4"), ("--prefill-attention-backend", "fa4")
+DECODE = "--decode-attention-backend"
 
 # SGLang's words -> the place graphfit must cite
 REASONS = {
@@ -117,6 +123,19 @@ EDGES: dict[str, tuple[str, str, tuple[str, ...], str]] = {
                                          "refused"),
     "hierarchical cache on SM120 plans": ("RTX5090", "llama", (
         *NVFP4, "--enable-hierarchical-cache"), "plan"),
+    # (s39a) the KV4 FA4 lists (kv_cache_hook.py:276-295): fp4_mx_block16 naming fa4
+    "fp4_mx_block16, fa4 for both, MHA": ("B200", "llama", (*FP4MX, *FA4), "refused"),
+    "fp4_mx_block16, fa4 for both, MLA": ("B200", "mla_v2", (*FP4MX, *FA4), "refused"),
+    "fp4_mx_block16, fa4 prefill + triton, MHA plans": ("B200", "llama", (
+        *FP4MX, *FA4_PRE, DECODE, "triton"), "plan"),
+    "fp4_mx_block16, fa4 prefill + triton, MLA": ("B200", "mla_v2", (
+        *FP4MX, *FA4_PRE, DECODE, "triton"), "refused"),
+    "fp4_mx_block16, fa4 prefill + flashinfer, MHA": ("RTX5090", "llama", (
+        *FP4MX, *FA4_PRE, DECODE, "flashinfer"), "refused"),
+    "fp4_mx_block16, fa4 prefill + flashinfer, MLA plans": ("B200", "mla_v2", (
+        *FP4MX, *FA4_PRE, DECODE, "flashinfer"), "plan"),
+    "fp4_mx_block16, fa4 prefill over SM100's trtllm_mha": ("B200", "llama", (
+        *FP4MX, *FA4_PRE), "refused"),
 }
 
 
@@ -191,6 +210,14 @@ PLANTED: tuple[tuple[str, Callable[[pytest.MonkeyPatch], None]], ...] = (
     ("PD disaggregation on the SM100 native pair", lambda p: _set(
         p, dd, "pool_flags", lambda line: {})),
     ("LMCache on the SM100 native pair", lambda p: _set(p, dd, "pool_flags", lambda line: {})),
+    # (s39a) the KV4 FA4 lists: widened, swapped, or an fa4 prefill taken as a split pair
+    ("fp4_mx_block16, fa4 for both, MHA", lambda p: _set(p, bc, "KV4_LISTS", {
+        **bc.KV4_LISTS, (True, False): (*bc.KV4_LISTS[(True, False)], "fa4")})),
+    ("fp4_mx_block16, fa4 prefill + triton, MLA", lambda p: _set(p, bc, "KV4_LISTS", {
+        **bc.KV4_LISTS, (True, True): (*bc.KV4_LISTS[(True, True)], "triton")})),
+    ("fp4_mx_block16, fa4 prefill + flashinfer, MHA", lambda p: _set(p, bc, "FA4", "no_fa4")),
+    ("fp4_mx_block16, fa4 prefill + flashinfer, MLA plans", lambda p: _set(p, bc, "KV4_LISTS", {
+        **bc.KV4_LISTS, (True, True): bc.KV4_LISTS[(True, False)]})),
 )
 
 
@@ -264,3 +291,53 @@ def test_multi_layer_nvfp4_generated(gpu: str, shape: str, extra: tuple[str, ...
     """Generated multi-layer EAGLE nvfp4 lines: agree, a bound, or both refuse."""
     said = _mtp(gpu, shape, extra)
     assert not said.startswith(("differ", "skip")), (gpu, shape, extra, said)
+
+
+# (s39a) SM100's mixed nvfp4 pair (prefill flashinfer, decode trtllm_mha) with speculation:
+# SGLang rewrites `--speculative-attention-mode prefill` to decode (kv_cache_hook.py:232-249).
+# The mode picks the draft-extend phase only where no draft backend is set
+# (draft_utils.py:47-66, 145-149), but SGLang sets trtllm_mha as the draft backend first on
+# the same pair (:204-224), so the draft-extend backend and graph count stay trtllm_mha's.
+MODE_EDGES = {
+    "SM100 fp8 workspace, the mode left at prefill": ("B200", "llama", (DEQUANT, "fp8_e4m3")),
+    "SM100 flashinfer base, unequal K/V widths": (
+        "B200", "asym", ("--attention-backend", "flashinfer")),
+    "SM100 fp8 workspace, attention sinks": ("B200", "sinks", (DEQUANT, "fp8_e4m3")),
+}
+
+
+def _sglang_mode(gpu: str, shape: str, extra: tuple[str, ...]) -> str | None:
+    """The speculative attention mode SGLang's pipeline resolves for the multi-layer line."""
+    from sglang.srt.arg_groups.overrides import resolving_view
+
+    from graphfit.inputs.gpus import GPU_MEMORY_GB
+    from tests.oracle import sglang_mtp_oracle as mo
+    from tests.oracle import sglang_oracle as so
+    from tests.oracle import test_sglang_mtp_oracle as t
+
+    argv = (*t._default_line(3, 1, None, "nvfp4"), *extra)
+    so.oracle()
+    with mo._restored_environ(), mo._platform(gpu):
+        r = so.resolve(argv, gpu_mem_gb=GPU_MEMORY_GB[gpu], model=ALL.get(shape)
+                       or t._SHAPES[shape], capability=mo.CAPABILITIES[gpu])
+    return str(resolving_view(r.record).speculative_attention_mode) if isinstance(
+        r, so.Resolved) else None
+
+
+@pytest.mark.parametrize("name", sorted(MODE_EDGES))
+def test_sm100_mode_switch_keeps_the_draft_backend(name: str) -> None:
+    """SGLang rewrites the mode on each edge (the switch is reached); graphfit's draft-extend
+    backend and count equal SGLang's all the same."""
+    assert _sglang_mode(*MODE_EDGES[name]) == "decode", name
+    assert _mtp(*MODE_EDGES[name]) == "agree", _mtp(*MODE_EDGES[name])
+
+
+def test_sm100_mode_switch_planted(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The draft backend SGLang sets on SM100 ignored, the rewritten mode's phase taken as on
+    SM120 but from the LINE's mode (prefill: the fp8 workspace's flashinfer): every edge
+    differs."""
+    real = bc.nvfp4_draft
+    monkeypatch.setattr(dd, "nvfp4_draft", lambda gpu, kv, decode_mode: real(
+        "sm120" if gpu == "sm100" else gpu, kv, decode_mode))
+    for name, edge in MODE_EDGES.items():
+        assert _mtp(*edge).startswith("differ"), name

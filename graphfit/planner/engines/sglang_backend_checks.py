@@ -250,7 +250,14 @@ def nvfp4_draft(gpu: str, kv_cache_dtype: str | None, decode_mode: bool) -> str 
     draft backend, kv_cache_hook.py:204-224: decode is always trtllm_mha there); on SM120
     the phase the speculative attention mode picks (draft_utils.py:47-66) from the pair the
     nvfp4 hook wrote: prefill flashinfer (native prefill is SM100's, :59-63), decode
-    trtllm_mha. None without nvfp4 or on another GPU (refused, `kv4`)."""
+    trtllm_mha. None without nvfp4 or on another GPU (refused, `kv4`). SM100's mixed pair
+    (prefill flashinfer, decode trtllm_mha) also has its `--speculative-attention-mode`
+    rewritten to decode (:232-249). That routes target verify to trtllm_mha
+    (layers/attention/hybrid_attn_backend.py:64-88) and skips the prefill child's own
+    graph state (:148-154), neither of which graphfit plans for any backend (the seq_lens
+    fill is the decode child's either way, :156-159); it would pick the draft-extend phase
+    too, but the draft backend written just before wins (draft_utils.py:47-66), so the
+    answer here is trtllm_mha whatever the mode (s39a)."""
     if kv_cache_dtype != NVFP4 or gpu not in NVFP4_GPUS:
         return None
     if gpu == "sm100" or decode_mode:
