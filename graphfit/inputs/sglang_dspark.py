@@ -40,7 +40,12 @@ from graphfit.inputs.model_config import config_path, local_config
 from graphfit.inputs.reading import load_json, shown_path
 from graphfit.inputs.settings import FILE, Setting
 from graphfit.inputs.sglang_draft import overridden, override_args
-from graphfit.inputs.sglang_spec_dp import DEEPSEEK_V4, attention_dp_size, dspark_draft
+from graphfit.inputs.sglang_spec_dp import (
+    DEEPSEEK_V4,
+    attention_dp_size,
+    dspark_draft,
+    size_or_one,
+)
 from graphfit.inputs.values import as_int
 from graphfit.planner.core.enums import Engine
 from graphfit.planner.core.errors import ConfigError, excerpt
@@ -155,18 +160,10 @@ def draft_settings(path: Path, values: Mapping[str, Any]) -> list[Setting]:
 def _tp_sizes(values: Mapping[str, Any]) -> tuple[int, int | None]:
     """The line's TP size and the draft's attention TP size: the target's (tp / attn CP,
     draft_parallel.py:53-63) without attention DP; None under it (the draft's own group)."""
-    tp = _positive(values.get("tp_size") or values.get("tp"))
+    tp = size_or_one(values.get("tp_size") or values.get("tp"))
     if attention_dp_size(values) > 1:
         return tp, None
-    return tp, max(1, tp // _positive(values.get("attn_cp_size")))
-
-
-def _positive(value: Any) -> int:
-    try:
-        number = int(value)
-    except (TypeError, ValueError):
-        return 1
-    return number if number > 0 else 1
+    return tp, max(1, tp // size_or_one(values.get("attn_cp_size")))
 
 
 def target_vocab(values: Mapping[str, Any]) -> int | None:

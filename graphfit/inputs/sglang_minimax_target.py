@@ -39,7 +39,7 @@ from typing import Any
 
 from graphfit.inputs.model_config import local_config
 from graphfit.inputs.sglang_draft import overridden, override_args
-from graphfit.inputs.sglang_spec_dp import attention_dp_size
+from graphfit.inputs.sglang_spec_dp import attention_dp_size, size_or_one
 from graphfit.planner.core.errors import ConfigError, excerpt
 
 CAUSAL = "MiniMaxM3SparseForCausalLM"  # minimax_m3.py:2274
@@ -49,8 +49,8 @@ QK_NORMS = ("per_layer", "per_head", "multi_head")  # minimax_m3.py:858-909
 
 def attention_tp(values: Mapping[str, Any]) -> int:
     """`derive_attn_tp_size` (runtime_context.py:73-76): tp // attn_dp // attn_cp."""
-    tp = _positive(values.get("tp_size") or values.get("tp"))
-    return tp // attention_dp_size(values) // _positive(values.get("attn_cp_size"))
+    tp = size_or_one(values.get("tp_size") or values.get("tp"))
+    return tp // attention_dp_size(values) // size_or_one(values.get("attn_cp_size"))
 
 
 def problem(data: Mapping[str, Any], attn_tp: int, encoder_only: bool = False) -> str | None:
@@ -161,14 +161,6 @@ def line(values: Mapping[str, Any]) -> None:
     said = problem(data, attention_tp(values), values.get("encoder_only") is True)
     if said is not None:
         raise ConfigError(said)
-
-
-def _positive(value: Any) -> int:
-    try:
-        number = int(value)
-    except (TypeError, ValueError):
-        return 1
-    return number if number > 0 else 1
 
 
 __all__ = ["attention_tp", "line", "problem"]

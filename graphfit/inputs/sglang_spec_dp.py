@@ -45,6 +45,13 @@ def attention_dp_size(values: Mapping[str, Any]) -> int:
     return attn
 
 
+def size_or_one(value: Any) -> int:
+    """A parallel size as given (`--tp-size`, `--attn-cp-size`, ...), 1 where it is absent or
+    not a positive integer: the flag's own reader says what is wrong with it."""
+    number = _int(value, 1)
+    return number if number > 0 else 1
+
+
 def line(values: Mapping[str, Any]) -> None:
     """The pasted line's checks (module docstring)."""
     attn_dp = attention_dp_size(values)
