@@ -22,8 +22,9 @@ SG = Engine.SGLANG
 NOTE = ("read only for Nemotron-H's MoE runner rules (model_overrides/nemotron_h.py:57-98, "
         "152-180) and EPLB's start-up checks (parallel_hook.py:750-791); other rules on it "
         "are not modelled")
-EP_NOTE = ("read only for EPLB's start-up checks (parallel_hook.py:750-791); SGLang's other "
-           "rules on it (e.g. moe_hook.py:161, model_hook.py:569) are not modelled")
+EP_NOTE = ("read for EPLB's start-up checks (parallel_hook.py:750-791) and the MoE runners' "
+           "(moe_hook.py:89-105, 161-167); other rules on it (e.g. model_hook.py:569) are not "
+           "modelled")
 JOIN_NOTE = ("read only for EPLB's ep_size check (parallel_hook.py:790-791); elastic EP's own "
              "start-up rules (parallel_hook.py:566-745) are not modelled")
 DISPATCH_NOTE = "read for its a2a check (parallel_hook.py:762-788)"

@@ -42,7 +42,7 @@ FLAGS = (None, None, None, "modelopt_mixed", "modelopt_fp8", "modelopt_fp4", "fp
          "modelopt")
 RUNNERS = ("auto",) * 5 + ("flashinfer_trtllm", "flashinfer_cutedsl",
                            "flashinfer_trtllm_routed", "marlin", "deep_gemm",
-                           "flashinfer_cutlass")
+                           "flashinfer_cutlass", "cutlass")
 A2AS = ("none",) * 4 + ("deepep_v2", "flashinfer", "pplx")
 AUTO_KEPT = ("auto", "flashinfer_trtllm", "flashinfer_cutlass", "marlin")
 JOIN_MODES = (None,) * 6 + ("scale", "recover")
@@ -117,7 +117,7 @@ def draw(rng: random.Random) -> Case:
     tp = rng.choice((1, 2, 4, 8))
     blocks = tuple(rng.choice((64, 128)) for _ in range(rng.choice((1, 2, 3))))
     return dataclasses.replace(
-        case, tp=tp, ep_size=rng.choice((1, tp, tp)), join_mode=rng.choice(JOIN_MODES),
+        case, tp=tp, ep_size=rng.choice((1, tp, tp, min(2, tp))), join_mode=rng.choice(JOIN_MODES),
         dispatch=rng.choice(DISPATCHES), blocks=blocks if arch == ARCHS[2] else ())
 
 
@@ -155,7 +155,8 @@ def sglang(case: Case, folder: Path) -> tuple[str, str | None, str | None]:
         return "refused", f"handle_eplb_and_dispatch: {stop}", None
     jit = mo.jit_deepgemm(case.jit_env, case.capability)
     args = {"enable_eplb": case.enable_eplb, "ep_num_redundant_experts": case.redundant,
-            "init_expert_location": case.location}
+            "init_expert_location": case.location, "ep_size": case.ep_size,
+            "tp_size": case.tp}
     hf = {"block_configs": _block_configs(case.blocks)} if case.arch == ARCHS[2] else {}
     answer = mo.resolve(case.arch, case.flag, case.config_quant, case.sm100, case.a2a,
                         case.runner, model_dir=str(folder), args=args, jit=jit,

@@ -224,8 +224,9 @@ def resolve(arch: str, flag: str | None, layout: dict[str, Any] | None, sm100: b
 def _kernel_config(args: Args, mc: Any) -> None:
     """SGLang's `handle_moe_kernel_config` on the resolved arguments: its views are the
     namespace, its post-process pass writes what the pass returns (the fusion-disable pass,
-    which refuses nothing, is skipped), ep_size is 1; the runner the class left is put
-    back afterwards."""
+    which refuses nothing, is skipped), ep_size the line's (`args`' ep_size, else 1: no a2a
+    backend runs here, so it is the resolved one, overrides.py:1611-1620); the runner the
+    class left is put back afterwards."""
     from sglang.srt.arg_groups import moe_hook, overrides
 
     def post(server_args: Any, fn: Any) -> None:
@@ -233,7 +234,7 @@ def _kernel_config(args: Args, mc: Any) -> None:
             for key, value in fn(server_args).items():
                 setattr(server_args, key, value)
 
-    args.ep_size = 1
+    args.ep_size = getattr(args, "ep_size", 1)
     picked = args.moe_runner_backend  # reported as the class left it (the pass's rewrite
     # by quantization is graphfit's check_runner, not the class pick compared)
     with _patched((moe_hook, "resolving_view", lambda a: a),

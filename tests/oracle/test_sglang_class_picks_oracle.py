@@ -2,7 +2,8 @@
 nemotron_h.py:57-98, 152-180), HYV4's deep_gemm pick (deepseek_v2.py:80-97) and the
 ModelOpt / W4A16 config those overrides read from config.json but not from a local
 hf_quant_config.json or a ModelSlim description (nemotron_h.py:38-72), NemotronHPuzzle's
-block_configs under a remap (:169-180) and EPLB's start-up checks (parallel_hook.py:750-791):
+block_configs under a remap (:169-180), EPLB's start-up checks (parallel_hook.py:750-791) and
+the MoE runners' expert-parallel asserts (moe_hook.py:89-92, 102-105, 161-167):
 generated model directories read by graphfit's reader and by SGLang's own ModelConfig,
 override and hook code (tests.oracle.sglang_class_picks_cases; SGLang's JIT DeepGEMM switch
 by its own `_compute_enable_deep_gemm`; its EPLB checks by tests.oracle.sglang_eplb_oracle)."""
@@ -29,7 +30,7 @@ from tests.oracle import sglang_class_picks_cases as cases  # noqa: E402
 from tests.oracle import sglang_eplb_oracle as eo  # noqa: E402
 from tests.oracle import sglang_model_quant_oracle as mo  # noqa: E402
 
-COUNT, SEED = 360, 11
+COUNT, SEED = 360, 13
 
 
 @functools.cache
@@ -134,6 +135,50 @@ def test_jit_deepgemm_is_sglangs() -> None:
                 assert answers == {ours}, (env, sm)
 
 
+KERNEL_RUNNERS = ("auto", "cutlass", "flashinfer_cutlass", "flashinfer_cutedsl",
+                  "flashinfer_trtllm")
+KERNEL_QUANTS = (None, "fp8", "mxfp8", "modelopt_fp4", "modelopt_fp8", "nvfp4_online")
+KERNEL_SIZES = ((1, 4), (2, 4), (4, 4), (2, 1))  # (ep_size, tp_size)
+
+
+@functools.cache
+def _kernel_grid() -> tuple[tuple[tuple[str, str | None, int, int], str | None], ...]:
+    """(line, SGLang's refusal or None): SGLang's own `handle_moe_kernel_config` (moe_hook.py:
+    70-167) with the line's ep_size and tp_size, on a model without class overrides, SM100."""
+    out = []
+    for runner, quant, (ep, tp) in itertools.product(KERNEL_RUNNERS, KERNEL_QUANTS,
+                                                      KERNEL_SIZES):
+        answer = mo.resolve("LlamaForCausalLM", quant, None, True, "none", runner,
+                            kernel=True, args={"ep_size": ep, "tp_size": tp})
+        out.append(((runner, quant, ep, tp), answer[1] if answer[0] != "ok" else None))
+    return tuple(out)
+
+
+def _kernel_wrong() -> list[str]:
+    wrong = []
+    for (runner, quant, ep, tp), theirs in _kernel_grid():
+        try:
+            sq.check_runner(runner, quant, True)
+            eplb.check_runner_ep(sq.kernel_runner(runner, quant), quant, ep, tp, "none")
+            ours = None
+        except ConfigError as exc:
+            ours = str(exc)
+            assert len(ours) <= 200
+        if (ours is None) != (theirs is None):
+            wrong.append(f"{(runner, quant, ep, tp)}: {ours}; SGLang {theirs}")
+    return wrong
+
+
+def test_moe_runner_ep_rules_are_sglangs() -> None:
+    """graphfit's MoE runner checks (flags and expert-parallel sizes) refuse exactly the lines
+    SGLang's own `handle_moe_kernel_config` refuses, over runners x flags x (ep, tp)."""
+    wrong = _kernel_wrong()
+    assert not wrong, "\n".join(wrong[:10])
+    messages = " ".join(str(theirs) for _, theirs in _kernel_grid())
+    assert "only supported with ep_size == 1" in messages
+    assert "must be 1 or the same as the tensor parallel size" in messages
+
+
 def _no_remap_pick(m: pytest.MonkeyPatch) -> None:
     m.setattr(picks, "remap_runner", lambda runner, a2a, sm100: None)
 
@@ -176,6 +221,23 @@ def _dispatch_any_a2a(m: pytest.MonkeyPatch) -> None:
     m.setattr(eplb, "PER_RANK_PICKS", ("lp",))  # static forgotten
 
 
+def _cutlass_any_ep(m: pytest.MonkeyPatch) -> None:
+    m.setattr(eplb, "CUTLASS_EP_ONE", ("fp8",))  # mxfp8 forgotten
+
+
+def _flashinfer_ep_any(m: pytest.MonkeyPatch) -> None:
+    m.setattr(eplb, "EP_ONE_OR_TP", ("flashinfer_cutlass",))  # cutedsl forgotten
+
+
+def _ep_before_resolution(m: pytest.MonkeyPatch) -> None:
+    # the ep check on the runner as given, before mxfp8's swap to flashinfer_trtllm
+    m.setattr(sq, "kernel_runner", lambda runner, quant: runner)
+
+
+def _no_runner_ep_check(m: pytest.MonkeyPatch) -> None:
+    m.setattr(eplb, "check_runner_ep", lambda *args: None)
+
+
 PLANTS: dict[str, Callable[[pytest.MonkeyPatch], None]] = {
     "no remap pick": _no_remap_pick, "no hyv4 pick": _no_hyv4_pick,
     "no remap checks": _no_remap_checks, "effective config read": _effective_config_read,
@@ -183,6 +245,9 @@ PLANTS: dict[str, Callable[[pytest.MonkeyPatch], None]] = {
     "puzzle first block only": _puzzle_first_block_only,
     "ep_size as given": _ep_size_as_given, "no EPLB ep_size check": _no_eplb_ep_check,
     "static dispatch forgotten": _dispatch_any_a2a,
+    "cutlass mxfp8 ep forgotten": _cutlass_any_ep, "cutedsl ep forgotten": _flashinfer_ep_any,
+    "ep check before mxfp8 swap": _ep_before_resolution,
+    "no runner ep check": _no_runner_ep_check,
 }
 
 
@@ -193,4 +258,4 @@ def test_a_planted_error_is_caught(plant: str, root: str,
     line of the grid) differ from SGLang."""
     _lines(root)
     PLANTS[plant](monkeypatch)
-    assert _score(root)[1] or _grid_wrong(), plant
+    assert _score(root)[1] or _grid_wrong() or _kernel_wrong(), plant

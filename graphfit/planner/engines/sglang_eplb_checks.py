@@ -16,6 +16,12 @@ The a2a backend is the line's (`--moe-a2a-backend`), as graphfit resolves it; ba
 model override or Waterfill forces (overrides.py:1595-1607) are not applied here. EPLB's
 recorder (`expert_distribution_recorder_mode` stat, :752-760) and its buffers are runtime
 state outside the CUDA graphs and memory pools graphfit plans.
+
+The MoE runners' own expert-parallel rules (`handle_moe_kernel_config`, moe_hook.py:70-167),
+on the runner the kernel sees (after mxfp8's swap) and the resolved ep_size:
+* the FlashInfer Cutlass and CuteDSL runners take ep_size 1 or the tensor-parallel size
+  (moe_hook.py:89-92, 102-105);
+* the Cutlass runner under fp8 / mxfp8 takes ep_size 1 only (moe_hook.py:161-167).
 """
 
 from __future__ import annotations
@@ -48,10 +54,29 @@ def check_eplb(enable_eplb: bool, join_mode: str | None, dispatch: str | None,
                           f"(arg_groups/parallel_hook.py:790-791)")
 
 
+EP_ONE_OR_TP = ("flashinfer_cutlass", "flashinfer_cutedsl")  # moe_hook.py:80, 94
+CUTLASS_EP_ONE = ("fp8", "mxfp8")  # moe_hook.py:161-164
+
+
+def check_runner_ep(runner: str, quant: str | None, ep_size: int, tp_size: int,
+                    a2a: str) -> None:
+    """The MoE runner's expert-parallel asserts (moe_hook.py:89-92, 102-105, 161-167)."""
+    resolved = resolved_ep_size(ep_size, tp_size, a2a)
+    if runner in EP_ONE_OR_TP and resolved not in (1, tp_size):
+        raise ConfigError(f"the {runner} MoE runner takes an expert-parallel size of 1 or "
+                          f"the tensor-parallel size {tp_size}, got {resolved}: SGLang "
+                          f"asserts (arg_groups/moe_hook.py:89-92, 102-105)")
+    if runner == "cutlass" and quant in CUTLASS_EP_ONE and resolved != 1:
+        raise ConfigError(f"the cutlass MoE runner with {quant} takes an expert-parallel size "
+                          f"of 1 only, got {resolved}: SGLang asserts "
+                          f"(arg_groups/moe_hook.py:161-167)")
+
+
 def check(config: EngineSettings) -> None:
     """EPLB's start-up checks on one line."""
     check_eplb(config.enable_eplb, config.ep_join_mode, config.ep_dispatch_algorithm,
                config.ep_size, config.tp_size, config.moe_a2a_backend or "none")
 
 
-__all__ = ["NOT_SPANNING", "check", "check_eplb", "resolved_ep_size"]
+__all__ = ["CUTLASS_EP_ONE", "EP_ONE_OR_TP", "NOT_SPANNING", "check", "check_eplb",
+           "check_runner_ep", "resolved_ep_size"]

@@ -249,14 +249,7 @@ def class_runner(arch: str | None, runner: str, a2a: str, sm100: bool | None,
     if a2a == "none":
         return True, runner
     if k == "modelopt_any_gpu":
-        if runner != "auto" or not (modelopt or model_quant is None):
-            return True, runner
-        fp4 = model_quant in ("modelopt_fp4", "modelopt_mixed") or quant == "modelopt_fp4"
-        if not fp4:
-            return True, "flashinfer_cutlass"  # nemotron_h.py:121
-        if capability is None:
-            return (True, "flashinfer_cutlass") if sm100 else (False, runner)
-        return True, "marlin" if 80 <= capability < 100 else "flashinfer_cutlass"  # :107-119
+        return nemotron_h_pick(runner, model_quant, quant, sm100, capability)
     if runner != "auto":
         return True, runner
     if arch == "DeepseekV4ForCausalLM":
@@ -271,6 +264,21 @@ def class_runner(arch: str | None, runner: str, a2a: str, sm100: bool | None,
             return False, runner
         return True, "flashinfer_mxfp4"  # kimi_k3.py:172-190
     return True, runner
+
+
+def nemotron_h_pick(runner: str, model_quant: str | None, quant: str | None,
+                    sm100: bool | None, capability: int | None) -> tuple[bool, str]:
+    """(known, runner) Nemotron-H's override makes of `--moe-runner-backend auto` off
+    SGLang's SM100 / no-a2a branch (model_overrides/nemotron_h.py:99-121): marlin for FP4
+    experts on SM80-90, else flashinfer_cutlass."""
+    if runner != "auto" or not (model_quant in MODELOPT or model_quant is None):
+        return True, runner
+    fp4 = model_quant in ("modelopt_fp4", "modelopt_mixed") or quant == "modelopt_fp4"
+    if not fp4:
+        return True, "flashinfer_cutlass"  # nemotron_h.py:121
+    if capability is None:
+        return (True, "flashinfer_cutlass") if sm100 else (False, runner)
+    return True, "marlin" if 80 <= capability < 100 else "flashinfer_cutlass"  # :107-119
 
 
 def check_a2a_runner(arch: str | None, given: str, picked: str, a2a: str) -> None:

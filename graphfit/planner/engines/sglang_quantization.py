@@ -40,6 +40,7 @@ from typing import Any, cast
 from graphfit.planner.core.errors import ConfigError, excerpt
 from graphfit.planner.core.settings import EngineSettings
 from graphfit.planner.engines import sglang_class_picks as picks
+from graphfit.planner.engines import sglang_eplb_checks as eplb_checks
 from graphfit.planner.engines import sglang_model_quant as smq
 from graphfit.planner.engines import sglang_quant_overrides as overrides
 
@@ -298,6 +299,16 @@ def check_clash(flag: str | None, method: str | None,
     return cast("str | None", answers[-1])
 
 
+def kernel_runner(runner: str, quant: str | None) -> str:
+    """The runner SGLang's MoE asserts see: mxfp8 swaps a runner it does not take for
+    flashinfer_trtllm (overrides.py:1500-1512, a warning; choices.py:161)."""
+    if quant == "mxfp8" and runner not in ("auto", "cutlass", "deep_gemm",
+                                           "flashinfer_megamoe", "flashinfer_trtllm",
+                                           "flashinfer_trtllm_routed"):
+        return "flashinfer_trtllm"
+    return runner
+
+
 def check_runner(runner: str, quant: str | None, sm100: bool | None, *, backend: str = "none",
                  fp4_checkpoint: bool | None = False) -> None:
     """The MoE runner against the resolved flag for any all-to-all backend but
@@ -314,10 +325,7 @@ def check_runner(runner: str, quant: str | None, sm100: bool | None, *, backend:
                           "flashinfer_cutedsl"):
             raise _refuse(f"nvfp4_online does not take the {runner} MoE runner: SGLang "
                           f"refuses (arg_groups/overrides.py:1467-1483)")
-    if quant == "mxfp8" and runner not in ("auto", "cutlass", "deep_gemm",
-                                           "flashinfer_megamoe", "flashinfer_trtllm",
-                                           "flashinfer_trtllm_routed"):
-        runner = "flashinfer_trtllm"  # overrides.py:1500-1512 (a warning), choices.py:161
+    runner = kernel_runner(runner, quant)
     allowed = RUNNER_QUANT.get(runner)
     if allowed is not None and quant not in allowed:
         if runner == "flashinfer_cutedsl" and fp4_checkpoint is not False:
@@ -428,10 +436,44 @@ def check(config: EngineSettings) -> None:
         raise ConfigError(f"--quantization: {resolved_flag(config)} is not one the {runner} "
                           f"MoE runner takes, which {config.architecture}'s override picked "
                           f"from auto: SGLang asserts (moe_hook.py:80-147)") from None
+    _check_runner_ep(config, runner, backend)
+
+
+def _check_runner_ep(config: EngineSettings, runner: str, backend: str) -> None:
+    """The kernel's expert-parallel asserts (sglang_eplb_checks.check_runner_ep) on the
+    runner it sees: where graphfit keeps Nemotron-H's auto (no a2a backend; its pick takes
+    the flag), the pick is named here -- flashinfer_trtllm on SM100 (nemotron_h.py:102-106),
+    else nemotron_h_pick."""
+    known = True
+    if backend == "none" and runner == "auto" and smq.kind(
+            config.architecture) == "modelopt_any_gpu":
+        if config.sm100:
+            runner = "flashinfer_trtllm"
+        else:
+            known, runner = smq.nemotron_h_pick(runner, verified_quant(config),
+                                                resolved_flag(config), False,
+                                                config.gpu_capability)
+            if config.sm100 is None and known:
+                known = runner not in eplb_checks.EP_ONE_OR_TP  # or flashinfer_trtllm
+    quant = resolved_flag(config)
+    if known:
+        eplb_checks.check_runner_ep(kernel_runner(runner, quant), quant, config.ep_size,
+                                    config.tp_size, backend)
+        return
+    try:
+        eplb_checks.check_runner_ep(kernel_runner("flashinfer_cutlass", quant), quant,
+                                    config.ep_size,
+                                    config.tp_size, backend)
+    except ConfigError:
+        raise ConfigError(f"{config.architecture}: its auto MoE runner may be "
+                          f"flashinfer_cutlass by GPU (nemotron_h.py:99-121), which takes "
+                          f"ep_size 1 or tp_size (moe_hook.py:89-92): not modelled; name the "
+                          f"GPU") from None
 
 
 __all__ = ["COMPATIBLE", "DERIVING_ARCHS", "KEEPING_ARCHS", "KNOWN_METHODS", "REQUANTIZATION",
            "UNQUANT",
            "RUNNER_QUANT", "check", "check_clash", "check_copy", "check_runner", "class_runner",
+           "kernel_runner",
            "hf_config_quant", "hybrid_nvfp4",
            "checkpoint_method", "flag_known", "resolved_flag", "verified_quant"]
