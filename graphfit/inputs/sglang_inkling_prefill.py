@@ -41,14 +41,16 @@ def _hook_exits(line: Mapping[str, Any]) -> bool:
             or (connector is not None and connector.group(1) == "instance"))
 
 
-def settle(line: Mapping[str, Any], resolved: Resolved) -> Resolved:
+def settle(line: Mapping[str, Any], resolved: Resolved,
+           legacy_origin: str = LEGACY_ORIGIN) -> Resolved:
     """`resolved` with Inkling's FULL prefill backend where SGLang's hook declares it: the
-    prefill backend unset, or set only by `--disable-cuda-graph`."""
+    prefill backend unset, or set only by `--disable-cuda-graph` (whose origin is
+    `legacy_origin`: the live check names it after the ServerArgs' field)."""
     values = resolved.values
     if values.get("architecture") not in INKLING_ARCHS or _hook_exits(line):
         return resolved
     given = values.get(FIELD)
-    if given is not None and resolved.origins.get(FIELD) != LEGACY_ORIGIN:
+    if given is not None and resolved.origins.get(FIELD) != legacy_origin:
         return resolved  # a higher rank (the JSON config, an attention backend) decides
     settled, origins = dict(values), dict(resolved.origins)
     settled[FIELD], origins[FIELD] = FULL, ORIGIN

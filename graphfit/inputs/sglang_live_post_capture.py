@@ -26,7 +26,7 @@ A value the ServerArgs leave at None (unset) gives nothing: the option's default
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 from graphfit.inputs import model_config, sglang_post_capture
@@ -47,26 +47,34 @@ MODEL_FIELDS = frozenset({"architecture", "multimodal", "vision_layers", "vision
 _READ_ELSEWHERE = frozenset({"engine", "cudagraph_mode"})
 
 
-def _value(server_args: Any, key: str) -> Any:
+def field_value(server_args: Any, key: str) -> Any:
     if isinstance(server_args, Mapping):
         return server_args.get(key)
     return getattr(server_args, key, None)
+
+
+def flag_settings(server_args: Any, keys: Iterable[str]) -> list[Setting]:
+    """The settings the pasted line's handlers (graphfit.inputs.sglang.FILE_KEYS) give for
+    the ServerArgs' `keys` that are set, each named `server_args.<key>`; ConfigError with
+    the pasted line's reason where a value is refused."""
+    from graphfit.inputs.sglang import FILE_KEYS
+
+    found: list[Setting] = []
+    for key in keys:
+        value = field_value(server_args, key)
+        if value is None:
+            continue
+        got, _ = FILE_KEYS[key](f"server_args.{key}", value, COMMAND_LINE)
+        found += got
+    return found
 
 
 def settings(server_args: Any) -> dict[str, Any]:
     """EngineConfig fields for post-capture sizing from the ServerArgs (and the local model
     directory it names); ConfigError with the pasted line's reason where a flag is refused
     (another device than CUDA among them)."""
-    from graphfit.inputs.sglang import FILE_KEYS
-
-    found: list[Setting] = []
-    for key in KEYS:
-        value = _value(server_args, key)
-        if value is None:
-            continue
-        got, _ = FILE_KEYS[key](f"server_args.{key}", value, COMMAND_LINE)
-        found += got
-    model = _value(server_args, "model_path")
+    found = flag_settings(server_args, KEYS)
+    model = field_value(server_args, "model_path")
     if isinstance(model, str):
         found += sglang_post_capture.hybrid_swa_settings(model)
         facts, _ = model_config.model_settings(model, "model", sglang=True)
@@ -76,4 +84,4 @@ def settings(server_args: Any) -> dict[str, Any]:
     return {k: v for k, v in values.items() if k not in _READ_ELSEWHERE}
 
 
-__all__ = ["KEYS", "settings"]
+__all__ = ["KEYS", "field_value", "flag_settings", "settings"]

@@ -109,12 +109,15 @@ def live_overrides(server_args: Any, overrides: Mapping[str, Any],
     graphfit.inputs.sglang_live), post-capture KV sizing's inputs (the device, the transfer
     backend, PP dynamic chunking, --max-prefill-tokens, unified memory with the model's
     hybrid-SWA layout, and the rest the predicate reads: graphfit.inputs.
-    sglang_live_post_capture) and the process environment (`environment_overrides`, with
-    MOONCAKE_PROTOCOL); a value the caller passes wins."""
-    from graphfit.inputs import sglang_live_post_capture
+    sglang_live_post_capture), the mamba cap, the EPLB fields and Inkling's FULL prefill
+    default (graphfit.inputs.sglang_live_flags) and the process environment
+    (`environment_overrides`, with MOONCAKE_PROTOCOL); a value the caller passes wins."""
+    from graphfit.inputs import sglang_live_flags, sglang_live_post_capture
     from graphfit.inputs.sglang_live import config_settings
 
-    return {**config_settings(server_args), **sglang_live_post_capture.settings(server_args),
+    post = sglang_live_post_capture.settings(server_args)
+    flags = sglang_live_flags.settings(server_args, post.get("architecture"))
+    return {**config_settings(server_args), **post, **flags,
             **environment_overrides(overrides, environ)}
 
 

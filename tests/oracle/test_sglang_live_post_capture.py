@@ -82,6 +82,9 @@ def compare(case: grid.Case) -> str:
     if isinstance(pasted, str) or isinstance(live, str):
         assert isinstance(pasted, str) and isinstance(live, str), \
             f"{where}: pasted {pasted}, live {live}"
+        if "SGLang cannot build" in live:  # a model SGLang's loader fails on (s38m), alike
+            assert live.split(": ")[-1] == pasted.split(": ")[-1], f"{where}: {live}, {pasted}"
+            return "refused"
         assert "not modelled" in live and "not modelled" in pasted, f"{where}: live {live}"
         return "refused"
     assert live == pasted, f"{where}: (decision, fraction) live {live}, pasted {pasted}"

@@ -1,0 +1,63 @@
+"""Flags of a live SGLang 0.5.23 ServerArgs that the ServerArgs-only reader
+(graphfit.planner.engines.sglang_native.fields_from_sglang) leaves out, read for the live check
+(graphfit.integrations.sglang.from_sglang) through the pasted line's own handlers
+(graphfit.inputs.sglang.FILE_KEYS), so a live check plans what a pasted line with the same
+flags plans:
+
+- `max_mamba_cache_size` (the mamba state pool's cap, memory_hook / pool_configurator;
+  graphfit.inputs.sglang's handler and the planner's mamba sizing);
+- the expert-parallel / EPLB fields (`enable_eplb`, `ep_num_redundant_experts`,
+  `init_expert_location`, `ep_size`, `ep_join_mode`, `ep_dispatch_algorithm`:
+  graphfit.inputs.sglang_eplb; EPLB's start-up checks, arg_groups/parallel_hook.py:750-791,
+  and Nemotron-H's runner rules, model_overrides/nemotron_h.py:57-98, 152-180);
+- Inkling's FULL prefill default (`apply_inkling_prefill_cuda_graph_default`, arg_groups/
+  cuda_graph_hook.py:349-372) through the pasted line's rule (graphfit.inputs.
+  sglang_inkling_prefill.settle). The hook declares its answer into `_resolved_overrides`
+  (arg_groups/overrides.py:110-134), never into the fields, so a ServerArgs reads the same
+  whether the hook has run or not; the rule matters where `disable_cuda_graph` alone turned the
+  prefill backend off (the per-phase declaration outranks it, cuda_graph_hook.py:54-71).
+
+SGLang's own field defaults (fields/exec_.py:914-922, 970; fields/schedule.py:216) equal
+graphfit's, so a field at its default plans as an absent flag.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from graphfit.inputs import sglang_eplb, sglang_inkling_prefill
+from graphfit.inputs.settings import COMMAND_LINE, Setting, merge
+from graphfit.inputs.sglang_live_post_capture import field_value, flag_settings
+
+KEYS = ("max_mamba_cache_size", *sglang_eplb.KEYS)
+# what the Inkling rule reads: the prefill flags and the JSON phase that outranks the default
+PREFILL_KEYS = ("disable_cuda_graph", "disable_prefill_cuda_graph",
+                "cuda_graph_backend_prefill", "cuda_graph_config")
+LINE_KEYS = ("model_path", "cuda_graph_backend_prefill", "disable_prefill_cuda_graph")
+LEGACY_ORIGIN = "server_args.disable_cuda_graph"
+
+
+def inkling_prefill(server_args: Any, architecture: str | None) -> dict[str, Any]:
+    """`cuda_graph_backend_prefill: full` where the pasted line's rule declares Inkling's
+    default over the ServerArgs' flags (`architecture`: the live reading of the model's
+    config.json); empty otherwise (the ServerArgs-only reader's answer stands)."""
+    found = flag_settings(server_args, PREFILL_KEYS)
+    if architecture is not None:
+        found.append(Setting("architecture", architecture, "model", COMMAND_LINE))
+    line = {key: field_value(server_args, key) for key in LINE_KEYS}
+    settled = sglang_inkling_prefill.settle(line, merge(found), LEGACY_ORIGIN)
+    field = sglang_inkling_prefill.FIELD
+    if settled.origins.get(field) != sglang_inkling_prefill.ORIGIN:
+        return {}
+    return {field: settled.values[field]}
+
+
+def settings(server_args: Any, architecture: str | None) -> dict[str, Any]:
+    """EngineConfig fields from the ServerArgs' mamba cap and EPLB fields, and Inkling's
+    prefill default; ConfigError with the pasted line's reason where a value is refused."""
+    values = merge(flag_settings(server_args, KEYS)).values
+    out = {k: v for k, v in values.items() if k != "engine"}
+    return {**out, **inkling_prefill(server_args, architecture)}
+
+
+__all__ = ["KEYS", "inkling_prefill", "settings"]
