@@ -273,6 +273,16 @@ def default_target_backend(line: Mapping[str, Any], gpu_given: object) -> str | 
     return default_attention_backend(inputs).name
 
 
+def generic_base_backend(line: Mapping[str, Any], gpu_given: object) -> str | None:
+    """SGLang's generic base backend (`_attention_backend_default`, overrides.py:1126-1140;
+    graphfit.planner.engines.sglang_attn_default.generic_default) for a line whose model
+    override did not fire; None where the GPU or the config.json is missing."""
+    from graphfit.planner.engines.sglang_attn_default import generic_default
+
+    _, _, inputs = _default_inputs(line, gpu_given, LINE_HINT)
+    return None if inputs is None else generic_default(inputs).name
+
+
 def _default_inputs(line: Mapping[str, Any], gpu_given: object, hint: str
                     ) -> tuple[DefaultBackend, bool, AttentionDefaultInputs | None]:
     """(a reason when an input is missing, whether the KV pool is hybrid, SGLang's default's

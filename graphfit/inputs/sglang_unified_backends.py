@@ -10,7 +10,9 @@ base `--attention-backend`.
 * `settle`: a unified-memory line naming neither for a phase gets SGLang's default base backend
   by GPU and model where graphfit restates it (`default_target_backend`,
   graphfit.inputs.sglang_draft_default), or the Gemma 4 override's: triton, trtllm_mha on
-  SM100, whenever `--attention-backend` is not given (model_overrides/gemma4.py:17-44);
+  SM100, whenever `--attention-backend` is not given (model_overrides/gemma4.py:17-44), or
+  Inkling's: fa4 on Hopper / SM100, else triton, when no attention flag is given
+  (inkling.py:68-73; a split flag leaves the generic default for the other phase);
   otherwise the phase stays unknown (None) and the planner refuses only where the answer
   depends on it.
 """
@@ -28,6 +30,9 @@ PHASES = ("prefill_attention_backend", "decode_attention_backend")
 # the Gemma 4 override's architectures; the diffusion one is always triton (gemma4.py:17-34)
 GEMMA4 = frozenset({"Gemma4ForConditionalGeneration", "Gemma4ForCausalLM",
                     "Gemma4UnifiedForConditionalGeneration", "DiffusionGemmaForBlockDiffusion"})
+# the model overrides restated here: Gemma 4's and Inkling's (inkling.py:68-73, issue 23 s40h)
+UNIFIED_OVERRIDES = GEMMA4 | {"InklingForConditionalGeneration",
+                              "InklingForConditionalGenerationMTP"}
 
 
 def line_settings(values: Mapping[str, Any]) -> list[Setting]:
@@ -50,7 +55,7 @@ def settle(line: Mapping[str, Any], resolved: Resolved, gpu_given: object) -> Re
     missing = [name for name in PHASES if not values.get(name)]
     if not line.get("enable_unified_memory") or not missing:
         return resolved
-    name = default_target_backend(line, gpu_given) or _gemma4(line, gpu_given)
+    name = default_target_backend(line, gpu_given) or _override_base(line, gpu_given)
     if name is None:
         return resolved
     said = f"SGLang's default attention backend for this GPU and model: {name}"
@@ -59,20 +64,28 @@ def settle(line: Mapping[str, Any], resolved: Resolved, gpu_given: object) -> Re
                    origins=MappingProxyType({**resolved.origins, **dict.fromkeys(new, said)}))
 
 
-def _gemma4(line: Mapping[str, Any], gpu_given: object) -> str | None:
-    """The Gemma 4 override's base backend (module docstring); None for another model, no
-    local config.json or no named GPU."""
+def _override_base(line: Mapping[str, Any], gpu_given: object) -> str | None:
+    """The base backend of a model override graphfit restates for unified memory (Gemma 4,
+    gemma4.py:17-44; Inkling, inkling.py:68-73: fa4 on Hopper / SM100, else triton, when the
+    line names no attention backend at all), from its table (graphfit.planner.engines.
+    sglang_arch_overrides.RULES); an override the line's flags keep from firing leaves SGLang's
+    generic default (overrides.py:1126-1140). None for another model, no local config.json
+    or no named GPU."""
     from graphfit.inputs.model_config import config_path, load_config
-    from graphfit.inputs.sglang_draft_default import gpu_kind
+    from graphfit.inputs.sglang_draft_default import generic_base_backend, gpu_kind
+    from graphfit.planner.engines.sglang_arch_overrides import ALL_UNSET, BASE, RULES
 
     kind, model = gpu_kind(gpu_given), line.get("model_path")
-    path = config_path(model) if isinstance(model, str) and not line.get(
-        "attention_backend") else None
+    path = config_path(model) if isinstance(model, str) else None
     if kind is None or path is None:
         return None
     names = load_config(path).get("architectures")
     architecture = names[0] if isinstance(names, list) and names else None
-    if architecture not in GEMMA4:
+    rule = next((r for r in RULES if architecture in r.architectures and r.field == BASE
+                 and r.architectures <= UNIFIED_OVERRIDES), None)
+    if rule is None:
         return None
-    sm100 = kind == "sm100" and architecture != "DiffusionGemmaForBlockDiffusion"
-    return "trtllm_mha" if sm100 else "triton"
+    flags = ("attention_backend",) + (PHASES if rule.when == ALL_UNSET else ())
+    if any(line.get(name) for name in flags):  # the override does not fire
+        return generic_base_backend(line, gpu_given)
+    return rule.pick(kind)

@@ -23,7 +23,11 @@ graphfit.inputs.sglang_unified_backends where restated):
 * FULL prefill graphs fall back to disabled unless both phases run fa3 / fa4 (:690-712): only
   that family builds the FULL block table (`_init_full_cg_prefill_metadata`). SGLang warns and
   boots. The hook runs after the memory hook (pipeline.py:218 vs :338), so the fraction keeps
-  the FULL graphs' reserve (memory_hook.py:380-392); only the captured plan changes.
+  the FULL graphs' reserve (memory_hook.py:380-392); only the captured plan changes. The
+  run-time `capped_full_prefill_role` (kv_cache_configurator.py:3011-3020) reads the
+  fallen-back backend, but only under post-capture sizing, which unified memory never gives
+  a mamba-like model (overrides.py:1826-1831): graphfit's order is moot there (issue 23 s40h,
+  tests/oracle/test_sglang_unified_inkling_oracle.py).
 
 Where a phase's backend is unknown (no flag; the GPU or config.json missing for the default)
 the speculative checks are skipped (as the hybrid-SWA one), and a FULL prefill line is
