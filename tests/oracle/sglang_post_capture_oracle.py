@@ -36,8 +36,10 @@ DSV4_FIELDS = {"qk_rope_head_dim": 64, "head_dim": 512, "sliding_window": 128,
                "index_head_dim": 128, "compress_ratios": [0, 4, 128, 4], "num_hidden_layers": 4,
                "rope_scaling": None}
 SPARSE = {"dsv4": ("DeepseekV4ForCausalLM", DSV4_FIELDS),
-          "minimax": ("MiniMaxM3SparseForCausalLM", {}),
-          "minimax_vl": ("MiniMaxM3SparseForConditionalGeneration", {}),
+          # per_head: the default per_layer QK norm cannot be built at attention TP > 1
+          # (models/minimax_m3.py:858-865; graphfit.inputs.sglang_minimax_target)
+          "minimax": ("MiniMaxM3SparseForCausalLM", {"qk_norm_type": "per_head"}),
+          "minimax_vl": ("MiniMaxM3SparseForConditionalGeneration", {"qk_norm_type": "per_head"}),
           # hybrid-SWA models, for --enable-unified-memory (configs/model_config.py:2651-2697)
           "gemma4": ("Gemma4ForCausalLM", {}),
           "swa_optin": ("MistralForCausalLM", {"is_hybrid_swa": True}),

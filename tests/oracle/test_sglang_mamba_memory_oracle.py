@@ -266,19 +266,17 @@ def test_state_cache_from_memory_equals_sglang(p: dict) -> None:
     assert agree(p) is True, (argv_of(p), p, sglang_side(p))
 
 
-def test_unified_memory_with_speculation_on_a_prefill_server_is_not_restated() -> None:
-    """--enable-unified-memory keeps the speculative states on a prefill server
-    (kv_cache_configurator.py:172-181) and brings checks graphfit does not read (the transfer
-    backend's, arg_groups/kv_cache_hook.py:528-560): the state cache is left unrestated and
-    the plan says why; SGLang refuses the line on its default Mooncake backend."""
+def test_unified_memory_with_speculation_on_a_prefill_server_is_refused_as_sglang_refuses_it(
+) -> None:
+    """--enable-unified-memory with speculation on a PD server over the default Mooncake
+    backend: SGLang refuses it (arg_groups/kv_cache_hook.py:547-553), and so does graphfit,
+    with that place (restated since s39u), rather than planning a state cache it does not size."""
     p = _line(pd="prefill", spec=SPECS[1])
     line = ["python", "-m", "sglang.launch_server", "--model-path", mm.model_dir(0),
             *argv_of(p), "--enable-unified-memory"]
-    config = resolve_values({"gpu_memory_gb": 80.0, "weights_gb": 20.0}, environ={},
-                            pasted=commandline.read(line)).config()
-    plan = graphfit.plan(config)
-    assert plan.config.mamba_memory_slots is None
-    assert "--enable-unified-memory" in dict(plan.engine_inputs)["max_mamba_cache_size"]
+    with pytest.raises(ConfigError, match=r"kv_cache_hook\.py:547-553"):
+        graphfit.plan(resolve_values({"gpu_memory_gb": 80.0, "weights_gb": 20.0}, environ={},
+                                     pasted=commandline.read(line)).config())
     r = mm.resolve((*argv_of(p), "--enable-unified-memory"), 80.0, 0)
     assert not isinstance(r, so.Resolved) and "Mooncake" in r.text
 
