@@ -177,12 +177,16 @@ def load_failure(data: Mapping[str, Any]) -> str | None:
             and not (kind == "qwen4_exp" and data.get("rope_parameters"))):  # its own wins
         holders.append(("text_config.", text))
     for prefix, holder in holders:
-        rope = holder.get("rope_scaling") or holder.get("rope_parameters")
+        key = "rope_scaling" if holder.get("rope_scaling") else "rope_parameters"
+        rope = holder.get(key)
         kind_of_rope = rope.get("rope_type") or rope.get("type") if isinstance(rope, dict) else None
-        if kind_of_rope in _NEEDS_MPE and "original_max_position_embeddings" not in holder:
-            return (f"SGLang fails loading it: a {prefix}rope {kind_of_rope!s:.20} dict needs "
-                    f"max_position_embeddings, which model_type {kind!r} has not set "
-                    "(transformers modeling_rope_utils.py:860)")
+        # measured: yarn fails under either key (its validator reads max_position_embeddings,
+        # :1022); llama3 / longrope under rope_scaling (standardized by transformers' setter)
+        fails = kind_of_rope == "yarn" or (key == "rope_scaling" and kind_of_rope in _NEEDS_MPE)
+        if fails and "original_max_position_embeddings" not in holder:
+            return (f"SGLang fails loading it: transformers' RoPE checks of {prefix}{key} "
+                    f"({kind_of_rope}) read max_position_embeddings, which model_type {kind!r} "
+                    "has not set there (modeling_rope_utils.py:860, :1022)")
     return None
 
 
