@@ -224,7 +224,25 @@ def read_model(path: Path) -> ModelInfo:
             return defaults.get(key)
         return found
 
-    sglang_length = sglang_context_length.context_length(origin, rope, length_key)
+    multimodal_keys = sglang_class_lengths.text_class_keys(data)
+    failure = sglang_class_lengths.load_failure(_written(path))
+    if failure is not None:
+        raise ConfigError(f"{origin}: {failure}")
+    if multimodal_keys is not None and not sglang_class_lengths.top_level_text(data):
+        # SGLang's own multimodal class: get_context_length reads its text sub-config, built
+        # from `text_config` alone, so a top-level length key or RoPE dict does not reach it;
+        # a key the text config does not write is the text class's default
+        # (sglang_class_lengths.TEXT_CLASS_KEYS), under the text config's RoPE dict
+        def text_key(key: str) -> int | None:
+            found = _int(text, key, origin, sub, null_ok=key != "max_position_embeddings")
+            return multimodal_keys.get(key) if found is None and key not in text else found
+
+        sglang_length = sglang_context_length.context_length(
+            origin, sglang_context_length.standardized(text) if text else None, text_key)
+    else:
+        if multimodal_keys is not None:  # Qwen4-Exp's text-only form: the top-level keys
+            defaults = multimodal_keys
+        sglang_length = sglang_context_length.context_length(origin, rope, length_key)
     if sglang_length is None and not text and sglang_class_lengths.no_length_class(data):
         sglang_length = sglang_context_length.NO_KEY_LENGTH  # common.py:700, not scaled
     return ModelInfo(path=path, architecture=architecture,

@@ -5,11 +5,12 @@ SGLang loads config.json through transformers' config class for its `model_type`
 class's default, and `get_context_length` (utils/hf_transformers/common.py:677-700) reads that
 default before its own 2048 (:700). graphfit restates the defaults of the text-only classes
 below (transformers 5.25, the oracle's; `models/<type>/configuration_<type>.py:<line>`): each
-sets only max_position_embeddings among SGLang's length keys (common.py:668-674). Any other
-model type (a multimodal class, whose text sub-config
-carries the default; a class SGLang replaces with its own, `_CONFIG_REGISTRY`, common.py:117;
-or one not listed) is unknown: graphfit warns and asks for `--context-length` (its own default
-length stands meanwhile, as for a hub id with no local files).
+sets only max_position_embeddings among SGLang's length keys (common.py:668-674). SGLang's own
+classes (`_CONFIG_REGISTRY`, common.py:117) are restated below: text classes (OWN_CLASS_KEYS,
+NO_LENGTH_CLASSES) and multimodal ones, whose text sub-config carries the default
+(TEXT_CLASS_KEYS). Any other model type is unknown: graphfit warns and asks for
+`--context-length` (its own default length stands meanwhile, as for a hub id with no local
+files).
 
 The GPT-2 family spells max_position_embeddings `n_positions`, hidden_size `n_embd`,
 num_hidden_layers `n_layer` and num_attention_heads `n_head` (their `attribute_map`,
@@ -125,6 +126,82 @@ NO_LENGTH_CLASSES = frozenset({
     "jet_nemotron",  # jet_nemotron.py:35 (max_position_embeddings: None)
     "k2_horizon", "xllm",  # k2_horizon.py:25, :29
 })
+
+# SGLang's own MULTIMODAL classes that build their text sub-config from `text_config` (a dict,
+# or the sub-config class's defaults when absent): get_hf_text_config returns that sub-config
+# (common.py:547-612) and get_context_length reads its length keys (:668-700), so with no
+# length key written the TEXT class's defaults apply, scaled by the text config's RoPE dict.
+# model_type -> those defaults (configs/<file>.py:<line> where the text config is built, then
+# where the default is set)
+TEXT_CLASS_KEYS: Mapping[str, Mapping[str, int]] = {
+    # qwen3_5.py:100-103, Qwen3_5TextConfig(Qwen3NextConfig): qwen3_next.py:193
+    "qwen3_5": {"max_position_embeddings": 32768},
+    "qwen3_5_moe": {"max_position_embeddings": 32768},  # qwen3_5.py (Qwen3_5MoeTextConfig)
+    "intern_s2_preview": {"max_position_embeddings": 32768},  # interns2preview.py:16-20
+    "interns2_mobius": {"max_position_embeddings": 32768},  # interns2_mobius.py:34-48
+    "qwen4_exp": {"max_position_embeddings": 32768},  # qwen4_exp.py:158-161 (Qwen3Next's)
+    "step3_vl": {"max_seq_len": 65536},  # step3_vl.py:161-164, Step3TextConfig :47
+    # step3p7.py:75-82, Step3p5Config: step3p5.py:17, :25
+    "step3p7": {"max_seq_len": 128000, "max_position_embeddings": 128000},
+    "kimi_vl": {"max_position_embeddings": 2048},  # kimi_vl.py:29-32, deepseekvl2.py:583
+    # locate_anything.py:44-47, transformers' Qwen2Config (qwen2/configuration_qwen2.py:67)
+    "locateanything": {"max_position_embeddings": 32768},
+}
+# Qwen4-Exp's text-only checkpoints: with no text_config and hidden_size and
+# num_hidden_layers at the top level, the top-level keys (its RoPE dict included) build the
+# text config (qwen4_exp.py:143-150, :161); the other classes' default text config takes none
+
+
+# the multimodal classes whose TEXT config has no max_position_embeddings either (Step3-VL's
+# Step3TextConfig sets max_seq_len only, step3_vl.py:47, :125), and Qwen4-Exp, whose parent
+# config takes its text config's RoPE dict (qwen4_exp.py:169-171): a dict nested in
+# text_config reaches a config object with no max_position_embeddings
+NESTED_ROPE_FAILS = frozenset({"step3_vl", "qwen4_exp"})
+# RoPE types transformers' standardization gives original_max_position_embeddings from
+# self.max_position_embeddings (modeling_rope_utils.py:853-860; the argument is read even
+# when the dict has the key)
+_NEEDS_MPE = frozenset({"llama3", "yarn", "longrope"})
+
+
+def load_failure(data: Mapping[str, Any]) -> str | None:
+    """Why SGLang fails to load a multimodal class's config.json (None: it loads): a
+    llama3 / yarn / longrope RoPE dict on a config object with no max_position_embeddings
+    (the parent class; NESTED_ROPE_FAILS) raises AttributeError in transformers'
+    standardize_rope_params (modeling_rope_utils.py:860) while the class is built."""
+    kind = model_type(data) or ""
+    if kind not in TEXT_CLASS_KEYS:  # Qwen4-Exp's text-only form too: its parent takes them
+        return None
+    text = data.get("text_config")
+    holders = [("", data)]
+    if (isinstance(text, dict) and kind in NESTED_ROPE_FAILS
+            and not (kind == "qwen4_exp" and data.get("rope_parameters"))):  # its own wins
+        holders.append(("text_config.", text))
+    for prefix, holder in holders:
+        key = "rope_scaling" if holder.get("rope_scaling") else "rope_parameters"
+        rope = holder.get(key)
+        kind_of_rope = rope.get("rope_type") or rope.get("type") if isinstance(rope, dict) else None
+        # measured: yarn fails under either key (its validator reads max_position_embeddings,
+        # :1022); llama3 / longrope under rope_scaling (standardized by transformers' setter)
+        fails = kind_of_rope == "yarn" or (key == "rope_scaling" and kind_of_rope in _NEEDS_MPE)
+        if fails and "original_max_position_embeddings" not in holder:
+            return (f"SGLang fails loading it: transformers' RoPE checks of {prefix}{key} "
+                    f"({kind_of_rope}) read max_position_embeddings, which model_type {kind!r} "
+                    "has not set there (modeling_rope_utils.py:860, :1022)")
+    return None
+
+
+def text_class_keys(data: Mapping[str, Any]) -> Mapping[str, int] | None:
+    """The text sub-config's default length keys for SGLang's own multimodal class
+    (TEXT_CLASS_KEYS); None for any other class."""
+    return TEXT_CLASS_KEYS.get(model_type(data) or "")
+
+
+def top_level_text(data: Mapping[str, Any]) -> bool:
+    """Whether the text config SGLang builds takes the file's top-level keys: a nested
+    `text_config` written, no; Qwen4-Exp's text-only form (qwen4_exp.py:143-150), yes."""
+    return (model_type(data) == "qwen4_exp" and data.get("text_config") is None
+            and "hidden_size" in data and "num_hidden_layers" in data)
+
 
 _GPT2_NAMES = {"max_position_embeddings": "n_positions", "hidden_size": "n_embd",
                "num_hidden_layers": "n_layer", "num_attention_heads": "n_head"}

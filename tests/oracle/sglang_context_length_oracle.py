@@ -54,6 +54,12 @@ KNOWN_TYPES = ("llama", "mistral", "qwen2", "qwen3", "gemma2", "granite", "falco
                "qwen3_next", "nemotron_h", "olmo3", "kimi_linear", "chatglm", "dbrx",
                "step3p5", "mamba", "hy_v4")
 UNKNOWN_TYPES = ("xglm",)
+# SGLang's own multimodal classes (issue 23, s40c): graphfit.inputs.sglang_class_lengths.
+# TEXT_CLASS_KEYS; the generator writes their text keys top-level or nested in text_config
+MULTIMODAL_TYPES = ("qwen3_5", "qwen3_5_moe", "qwen4_exp", "interns2_mobius", "step3_vl",
+                    "step3p7", "kimi_vl", "locateanything", "intern_s2_preview")
+_TEXT_KEYS = ("hidden_size", "intermediate_size", "num_attention_heads", "num_key_value_heads",
+              "num_hidden_layers", "vocab_size", "rms_norm_eps", "rope_theta", "hidden_act")
 ALIASED = ("gpt2", "gptj", "gpt_bigcode")  # max_position_embeddings -> n_positions
 ASKED = "--context-length"  # graphfit's question names the flag
 
@@ -94,7 +100,7 @@ def case(rng: random.Random, root: str) -> tuple[str, tuple[str, ...], dict[str,
     config = dict(BASE)
     keys = rng.sample(LENGTH_KEYS, rng.randint(1, 3)) if rng.random() < 0.7 else []
     if rng.random() < 0.4 or not keys:
-        config["model_type"] = rng.choice(KNOWN_TYPES + UNKNOWN_TYPES)
+        config["model_type"] = rng.choice(KNOWN_TYPES + UNKNOWN_TYPES + MULTIMODAL_TYPES)
     for key in keys:
         config[key] = rng.choice((2048, 4096, 8192, 32768, 131072))
     if config["model_type"] in ALIASED and rng.random() < 0.5:
@@ -106,6 +112,9 @@ def case(rng: random.Random, root: str) -> tuple[str, tuple[str, ...], dict[str,
         argv += ["--json-model-override-args", json.dumps({name: rope})]
     elif rope is not None:
         config[name] = rope
+    if config["model_type"] in MULTIMODAL_TYPES and rng.random() < 0.5:
+        moved = set(_TEXT_KEYS) | set(LENGTH_KEYS) | {"rope_scaling", "rope_parameters"}
+        config["text_config"] = {k: config.pop(k) for k in list(config) if k in moved}
     directory = Path(tempfile.mkdtemp(dir=root))
     (directory / "config.json").write_text(json.dumps(config))
     env: dict[str, str] = {}

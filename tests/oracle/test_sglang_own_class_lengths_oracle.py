@@ -16,7 +16,12 @@ from typing import Any
 
 import pytest
 
-from graphfit.inputs.sglang_class_lengths import NO_LENGTH_CLASSES, OWN_CLASS_KEYS, REWRITES_ROPE
+from graphfit.inputs.sglang_class_lengths import (
+    NO_LENGTH_CLASSES,
+    OWN_CLASS_KEYS,
+    REWRITES_ROPE,
+    TEXT_CLASS_KEYS,
+)
 from tests.oracle import sglang_context_length_oracle as t
 from tests.oracle.paths import require
 
@@ -126,3 +131,59 @@ def test_unknown_draft_class_is_warned_in_one_line() -> None:
     argv_known = tuple(known if a == draft else a for a in argv)
     assert t.draft_verdict(target, known, argv_known, {}) == "refused"
     assert not t.draft_asked(target, argv_known, {})
+
+
+# SGLang's own MULTIMODAL classes (issue 23, s40c): no length key written anywhere, the text
+# keys top-level (a default text config built from nothing: a top-level RoPE dict does not
+# reach it, except Qwen4-Exp's text-only form) or nested in text_config (its RoPE dict scales
+# the text class's default)
+_TEXT = {k: v for k, v in t.BASE.items() if k in t._TEXT_KEYS}
+MULTIMODAL: list[tuple[str, bool]] = [(kind, nested) for kind in sorted(TEXT_CLASS_KEYS)
+                                      for nested in (False, True)]
+
+
+@pytest.mark.parametrize(("kind", "nested"), MULTIMODAL)
+def test_multimodal_class_default_is_sglangs(kind: str, nested: bool) -> None:
+    """SGLang's context length (its ModelConfig over the class's text sub-config) is
+    graphfit's, and graphfit no longer asks, with a linear factor-2 dict written beside the
+    text keys."""
+    top = {k: v for k, v in t.BASE.items() if k not in _TEXT}
+    text = {**_TEXT, "rope_scaling": LINEAR}
+    model = _model(**(top | {"model_type": kind, "text_config": text} if nested
+                      else top | text | {"model_type": kind}))
+    sg = t.sglang_length(model, (), {})
+    assert isinstance(sg, int), sg  # SGLang loads every listed class
+    assert sg == t.graphfit_length(model, (), {}), (kind, nested)
+    assert t.graphfit_asks(model, (), {}) is None
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_generated_multimodal_lines(seed: int) -> None:
+    """Generated lines under the multimodal classes (t.MULTIMODAL_TYPES: length keys, RoPE
+    dicts, override args, --context-length drawn): agree or refused by both."""
+    rng = random.Random(4000 + seed)
+    while True:
+        model, argv, env = t.case(rng, _ROOT)
+        kind = json.loads((Path(model) / "config.json").read_text()).get("model_type")
+        if kind in t.MULTIMODAL_TYPES:
+            break
+    assert t.verdict(model, argv, env) in ("agree", "refused"), (kind, argv)
+
+
+YARN = {"rope_type": "yarn", "factor": 2.0, "original_max_position_embeddings": 4096}
+
+
+@pytest.mark.parametrize(("kind", "nested"), [("qwen3_5", False), ("kimi_vl", False),
+                                              ("qwen4_exp", False),
+                                              ("step3_vl", True), ("qwen4_exp", True),
+                                              ("qwen3_5", True)])
+def test_multimodal_rope_dict_load_failure(kind: str, nested: bool) -> None:
+    """A yarn dict on a config object with no max_position_embeddings (the parent; Step3-VL's
+    text config; Qwen4-Exp's parent taking the nested dict): SGLang fails to load it and
+    graphfit refuses in one line; nested under Qwen3.5 it loads, and both agree."""
+    top = {k: v for k, v in t.BASE.items() if k not in _TEXT}
+    text = {**_TEXT, "rope_scaling": YARN}
+    model = _model(**(top | {"model_type": kind, "text_config": text} if nested
+                      else top | text | {"model_type": kind}))
+    expected = "agree" if (kind, nested) == ("qwen3_5", True) else "refused"
+    assert t.verdict(model, (), {}) == expected, t.sglang_length(model, (), {})
