@@ -126,6 +126,8 @@ class KeyedBufferRunner(SoloCapture):
                                   if k == 1 and records_copies(self.backend)
                                   and self.specs[self.staging[n]].pinned)
         self._retirement = Retirement()
+        self._recorded_device = (self.buffers[next(iter(self.recorded))].device
+                                 if self.recorded else None)
         self.reads = graph_reads(comp.buffers)
         self.slot = 0
         self.graphs: dict[Any, Graph] = {}
@@ -222,7 +224,7 @@ class KeyedBufferRunner(SoloCapture):
         self._retirement.wait()  # the last replay's recorded copies have read the host rows
         self._stage(key, batch, counts)
         out = output_tensors(self.graphs[key].replay())
-        if self.recorded:
-            self._retirement.replayed(self.buffers[next(iter(self.recorded))].device)
+        if self._recorded_device is not None:
+            self._retirement.replayed(self._recorded_device)
         return tuple(t[:real_rows(self.specs[name], counts)]
                      for t, name in zip(out, self.reads, strict=True))

@@ -169,6 +169,10 @@ class GraphRunner:
             staged for staged, host in self.staging.items() if self.slots[staged] == 1
             and buffers.specs[host].pinned and records_copies(self.backend))
         self._retirement = Retirement()
+        # the device whose stream the recorded copies run on (fixed: looked up once, not per
+        # replay)
+        self._recorded_device = (self.buffers[next(iter(self.recorded))].device
+                                 if self.recorded else None)
         self._rules: dict[str, RowRule] = _graph_input_rules(plan, buffers, graph_inputs,
                                                              self.staging)
         self.graph_inputs = tuple(self._rules)
@@ -529,9 +533,8 @@ class GraphRunner:
                 out = _execute(prepared, inputs)
         else:
             out = _execute(prepared, inputs)
-        if self.recorded and prepared.key is not None:
-            name = next(iter(self.recorded))
-            self._retirement.replayed(self.buffers[name].device)
+        if self._recorded_device is not None and prepared.key is not None:
+            self._retirement.replayed(self._recorded_device)
         return out
 
     def _prepared_step(self, dispatch: Dispatch, key: GraphKey | None, variant: Variant,

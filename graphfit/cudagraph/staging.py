@@ -61,16 +61,19 @@ class Retirement:
     wait for on the CPU (replays are synchronous)."""
 
     def __init__(self) -> None:
-        self._event: torch.cuda.Event | None = None
+        self._event: torch.cuda.Event | None = None  # made on the first CUDA replay, reused
+        self._pending = False
 
     def wait(self) -> None:
         """Block until the last recorded replay no longer reads the host copies."""
-        if self._event is not None:
+        if self._pending and self._event is not None:
             self._event.synchronize()
-            self._event = None
+            self._pending = False
 
     def replayed(self, device: torch.device) -> None:
         """Mark a replay that reads host copies, on `device`'s current stream."""
         if device.type == "cuda":
-            self._event = torch.cuda.Event()  # type: ignore[no-untyped-call]
+            if self._event is None:
+                self._event = torch.cuda.Event()  # type: ignore[no-untyped-call]
             self._event.record(torch.cuda.current_stream(device))
+            self._pending = True
