@@ -570,7 +570,14 @@ def _pipeline_parallel(origin: str, value: Any, layer: int
     before; more is refused as not modelled -- graphfit's plan is one rank holding every
     layer, while with pipeline stages the executor keeps pp_size micro batches in flight
     (tensorrt_llm/_torch/pyexecutor/py_executor.py@9521caf469:238-242) in a loop of its own
-    (`_executor_loop_pp`, from tensorrt_llm/_torch/pyexecutor/py_executor.py@9521caf469:694)."""
+    (`_executor_loop_pp`, from tensorrt_llm/_torch/pyexecutor/py_executor.py@9521caf469:694).
+    A stage's static inputs and its received hidden states would need no plan of their own
+    (tensorrt_llm/_torch/pyexecutor/cuda_graph_runner.py@c0edad93fd:189-215 reads no pipeline
+    size; tensorrt_llm/_torch/models/modeling_utils.py@cb4c622cf5:163-188 receives into a tensor
+    the forward makes), and that 2025 executor schedules each micro batch as without stages
+    (tensorrt_llm/_torch/pyexecutor/py_executor.py@9521caf469:715), but no executor of the
+    pinned runner's era was read, nor speculation, prefill or encoder graphs on a stage
+    (docs/engines/trtllm-coverage.md, s41t)."""
     return _one_only(origin, value, layer, "pipeline stages are not modelled (graphfit plans "
                      "one rank holding every layer, not a pipeline stage)")
 

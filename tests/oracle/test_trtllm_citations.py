@@ -31,8 +31,8 @@ COMMIT = re.compile(r"@ ?(?P<hex>[0-9a-f]{7,40})\b")
 FILE_NAME = re.compile(
     r"\b(?:llm_args|model_engine|cuda_graph_runner|eagle3_dynamic_tree|mtp_dynamic_tree"
     r"|piecewise_optimizer|microBatchScheduler)\.(?:py|cpp)\b"
-    r"|\b(?:engine/cuda_graph|runners/common|decoder/runner|runners/encoder|commands/serve)"
-    r"\.py\b")
+    r"|\b(?:engine/cuda_graph|runners/common|decoder/runner|runners/encoder|commands/serve"
+    r"|attention_backend/interface|distributed/moe_alltoall)\.py\b")
 
 # Old-form TensorRT-LLM citations still present, per file (a citation that names both a file
 # and a commit apart counts twice): none. The last one (the coverage doc's "Left" note on an

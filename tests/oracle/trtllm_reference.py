@@ -2300,9 +2300,9 @@ def token_mode_staged_rows(padded_num_tokens: int, input_ids: Sequence[int],
 # prefer_pinned()` with its comment 1289-1292 (the count from offset 0: `if self.enabled:` is
 # 1268). The (b,) int32 shape of each key's `_seq_lens_cuda`: the graph metadata's seq_lens
 # (ones of padded_batch_size, encode_only) copied to the device by the seq_lens setter, in
-# tensorrt_llm/_torch/attention_backend/interface.py (stored copy 44,753 characters, commit
-# not given by the index; read, not counted): `create_cuda_graph_metadata` sets
-# `_seq_lens_cuda = None`, so the setter allocates a fresh device tensor per key.
+# attention_backend/interface.py, pinned below (`cite_fact("graph_metadata_fresh_seq_lens")`,
+# `cite_fact("seq_lens_setter")`): `create_cuda_graph_metadata` sets `_seq_lens_cuda = None`,
+# so the setter allocates a fresh device tensor per key.
 CITES.update({
     "encoder_graph_seq_lens_cuda": ("cuda_graph_runner", "EncoderCUDAGraphRunner."
                                     "maybe_get_cuda_graph: one graph attention metadata per "
@@ -2494,3 +2494,110 @@ def slotted_replay(runner: EncDecRunnerRef, key: tuple[int, int, int], seq: list
         out += list(output_rows[dest:dest + length])
         source += length
     return ids, positions, slot_lens, out
+
+
+# --------------------------------------------------------------------------------------------
+# The graph attention metadata's `_seq_lens_cuda`, pinned (attention_backend/interface.py);
+# why one device buffer shared by every encoder graph reads what the engine's per-key tensors do
+# --------------------------------------------------------------------------------------------
+
+# attention_backend/interface.py @51ea5c9637: the one stored copy whose commit the index gives
+# (25,803 characters), counted from offset 0 through `return cuda_graph_metadata` (321). Its
+# `create_cuda_graph_metadata` has no `encode_only` parameter, which the pinned runner passes
+# (cuda_graph_runner.py @c0edad93fd:1839-1845): it is older than the runner. The newer stored
+# copy (44,753 characters, commit not given) has the same seq_lens setter and, with
+# `encode_only`, the same `_seq_lens_cuda = None` then `seq_lens = torch.ones((b,), int)`;
+# what is cited here reads the same in both. `seq_lens` setter 174-196: pins the host lengths;
+# when the metadata is a CUDA graph's and already holds `_seq_lens_cuda`, copies into it in
+# place (185-190: "do not reallocate if we are using CUDA graphs"), else allocates it with
+# `.cuda()` (192); a cross sub-metadata gets the same tensor (194-196).
+# `create_cuda_graph_metadata` 279-321: a copy of the metadata, `is_cuda_graph` True (293-295);
+# unless it is the cross sub-metadata, `_seq_lens_cuda = None` then `seq_lens = ones((b,))`
+# (299-304), so the setter allocates a fresh (b,) int32 device tensor for this graph.
+# cuda_graph_runner.py @c0edad93fd: `maybe_get_cuda_graph` falls back to eager for metadata
+# with a cross sub-metadata (1827-1833), so no encoder graph shares its tensor with one.
+PINS["attention_interface"] = ("tensorrt_llm/_torch/attention_backend/interface.py",
+                               "51ea5c963794a4818ad8396a77d147fa901435d9")
+COUNTED_TO["attention_interface"] = 321
+CITES.update({
+    "seq_lens_setter": ("attention_interface", "AttentionMetadata.seq_lens setter: a CUDA "
+                        "graph's metadata holding _seq_lens_cuda is copied into in place, "
+                        "else _seq_lens_cuda is allocated from the host lengths", 0),
+    "graph_metadata_fresh_seq_lens": ("attention_interface", "AttentionMetadata."
+                                      "create_cuda_graph_metadata: _seq_lens_cuda = None, "
+                                      "then seq_lens = ones((max_batch_size,), int)", 0),
+    "encoder_graph_no_cross": ("cuda_graph_runner", "EncoderCUDAGraphRunner."
+                               "maybe_get_cuda_graph: eager for attention metadata with a "
+                               "cross sub-metadata", 84000),
+})
+LINES.update({"seq_lens_setter": (174, 196),
+              "graph_metadata_fresh_seq_lens": (299, 304),
+              "encoder_graph_no_cross": (1827, 1833)})
+
+
+class GraphSeqLensRef:
+    """The engine's device lengths over a run of encoder graph replays: one (b,) int32 tensor
+    per captured key (`cite_fact("graph_metadata_fresh_seq_lens")`, allocated by
+    `cite_fact("seq_lens_setter")` from ones), and a replay of key k first refills k's tensor
+    from the host lengths (the copy captured in the graph, or, pageable, copied before it:
+    `cite_fact("encoder_graph_seq_lens_cuda")`), then the graph reads it. No other metadata
+    aliases it (`cite_fact("encoder_graph_no_cross")`)."""
+
+    def __init__(self, captured: Sequence[tuple[int, ...]]) -> None:
+        self.tensors = {tuple(key): [1] * key[0] for key in captured}
+
+    def replay(self, key: tuple[int, ...], host_lens: Sequence[int]) -> tuple[list[int],
+                                                                               list[int]]:
+        """(what key's tensor held before this replay, what its graph reads in it)."""
+        before = list(self.tensors[tuple(key)])
+        self.tensors[tuple(key)] = [int(v) for v in host_lens[:key[0]]]
+        return before, list(self.tensors[tuple(key)])
+
+
+# --------------------------------------------------------------------------------------------
+# MoE all-to-all workspace (NVLinkOneSided): read, not planned (docs/engines/trtllm-coverage.md,
+# "Left")
+# --------------------------------------------------------------------------------------------
+
+# distributed/moe_alltoall.py @97317b1d7b (15,361 characters; the one stored copy), counted
+# from offset 0 to 200. `MoeAlltoAll._WORKSPACE`: one workspace per process (40);
+# `get_aux_data_size`: a C++ op, `torch.ops.trtllm.moe_a2a_get_aux_data_size(ep_size,
+# max_num_tokens, eplb_stats_num_experts)` (45-51), whose source was not read;
+# `calculate_required_workspace_size` 54-88: the aux size, then ep_size * max_num_tokens rows of
+# hidden_size * itemsize (dispatch), top_k * 4 twice (expert ids, scales), the extra payload
+# bytes and hidden_size * itemsize again (combine), each padded to 128 bytes;
+# `TRTLLM_MOE_A2A_WORKSPACE_MB` replaces the size (143-151); the first instance allocates it as
+# `MnnvlMemory(mapping, workspace_size_per_rank)` and `moe_a2a_initialize` (180-198), later
+# ones assert the same size, tokens, ranks and EPLB experts (199-).
+PINS["moe_alltoall"] = ("tensorrt_llm/_torch/distributed/moe_alltoall.py",
+                        "97317b1d7b2e2b700ba79b60fcfda1897fab32c6")
+COUNTED_TO["moe_alltoall"] = 200
+CITES.update({
+    "moe_a2a_aux_size": ("moe_alltoall", "MoeAlltoAll.get_aux_data_size: a C++ op "
+                         "(moe_a2a_get_aux_data_size)", 0),
+    "moe_a2a_workspace_size": ("moe_alltoall", "MoeAlltoAll.calculate_required_workspace_"
+                               "size: aux + ep_size x max_num_tokens x (2 hidden_size x "
+                               "itemsize + 8 top_k + extra), 128-byte aligned", 0),
+    "moe_a2a_env_override": ("moe_alltoall", "MoeAlltoAll.__init__: TRTLLM_MOE_A2A_"
+                             "WORKSPACE_MB replaces the computed size", 0),
+    "moe_a2a_singleton": ("moe_alltoall", "MoeAlltoAll.__init__: the first instance "
+                          "allocates the process's MNNVL workspace", 0),
+})
+LINES.update({"moe_a2a_aux_size": (45, 51),
+              "moe_a2a_workspace_size": (54, 88),
+              "moe_a2a_env_override": (143, 151),
+              "moe_a2a_singleton": (180, 198)})
+
+
+# models/modeling_utils.py @cb4c622cf5 (39,573 characters; the one stored copy whose commit the
+# index gives), counted from offset 0 to 323 (the end of `DecoderModel.__pp_init__`): read for
+# the pipeline-parallel refusal (docs/engines/trtllm-coverage.md, s41t). `skip_forward` swaps a
+# module's forward for its `skip_forward` (149-160); `forward_after_recv` receives the stage's
+# hidden states (and residual) with `pp_recv` into the tensors the layer is called with, inside
+# the forward (163-188); `DecoderModel.__pp_init__` skips the embedding on a later stage and the
+# norm on an earlier one (274-295), skips the layers outside `mapping.pp_layers` (299-314) and
+# wraps the stage's first layer with `forward_after_recv`, its last with `forward_before_send`
+# (315-322).
+PINS["modeling_utils"] = ("tensorrt_llm/_torch/models/modeling_utils.py",
+                          "cb4c622cf5bb97009451f7f44609498a48a2b11d")
+COUNTED_TO["modeling_utils"] = 323

@@ -289,7 +289,10 @@ def graph_requests(captured: Iterable[tuple[int, ...]]) -> int:
 def seq_lens_device_buffer(reference_rows: int, fill: FillPolicy = PAD_TRUE) -> BufferSpec:
     """The graphs' device sequence lengths, (largest batch size,) int32 in graphfit's plan (a
     graph of key (b, ..) reads b rows, refilled from the host `seq_lens`); the engine
-    allocates one (b,) `_seq_lens_cuda` per captured key (`reference_rows`: their sum)."""
+    allocates one (b,) `_seq_lens_cuda` per captured key (`reference_rows`: their sum;
+    tensorrt_llm/_torch/attention_backend/interface.py@51ea5c9637:299-304 and the setter's
+    allocation, 174-196). One buffer serves every key because each replay refills the rows its
+    graph reads before reading them (tests/oracle/test_trtllm_shared_seq_lens_reference.py)."""
     return BufferSpec(SEQ_LENS_DEVICE, "int32", Axis.REQUESTS,
                       (Demand(Stream.TARGET_REQUESTS),), reference_rows, fill,
                       source="each encoder graph's attention metadata _seq_lens_cuda "
