@@ -57,6 +57,9 @@ PLANTS: dict[str, Callable[[], Any]] = {
         else self.line.swa_prefix_tails),
     "state dtype always float32": lambda: mock.patch.dict(
         dp.STATE_DTYPE_BYTES, {"bfloat16": 4}),
+    "budget without the slack": lambda: mock.patch.object(
+        dp, "budget_bytes", lambda weights, fraction, preload: int(
+            (preload - weights) * (1 << 30))),
 }
 
 

@@ -62,6 +62,8 @@ class Case:
     # default mem_fraction_static (the preload memory taken as the whole GPU), not `budget`
     gpu_gb: float | None = None
     weights_gb: float = 0.0
+    extra_slots: int | None = None  # --disaggregation-decode-extra-slots
+    decode_radix: bool = False  # --disaggregation-decode-enable-radix-cache
 
     def argv(self) -> tuple[str, ...]:
         out: list[str] = ["--page-size", str(self.page)]
@@ -83,6 +85,10 @@ class Case:
             out.append("--disable-radix-cache")
         if self.chunk is not None:
             out += ["--chunked-prefill-size", str(self.chunk)]
+        if self.extra_slots is not None:
+            out += ["--disaggregation-decode-extra-slots", str(self.extra_slots)]
+        if self.decode_radix:
+            out.append("--disaggregation-decode-enable-radix-cache")
         return tuple(out)
 
 
@@ -185,6 +191,8 @@ def graphfit_side(case: Case, module: Any = None) -> dict[str, int] | str:
             chunked_prefill_size=(default_chunked_prefill_size(case.gpu_gb or 80)
                                   if case.chunk is None else case.chunk),
             state_dtype=case.state_dtype or "float32",
+            disaggregation_decode_extra_slots=case.extra_slots,
+            decode_radix_cache=case.decode_radix,
             model_type="deepseek_v41" if case.v41 else "deepseek_v4")
         budget = case.budget
         if case.gpu_gb is not None:
@@ -252,7 +260,9 @@ def generate(rng: random.Random) -> Case:
         swa_ratio=rng.choice((None, None, None, 0.1, 0.5, 0.02)),
         tails=rng.choice((None, None, None, 0, 32)), no_radix=rng.random() < 0.2,
         chunk=rng.choice((None, None, 2048, 16384)),
-        state_dtype=rng.choice((None, None, None, "bfloat16")), v41=v41_type)
+        state_dtype=rng.choice((None, None, None, "bfloat16")), v41=v41_type,
+        extra_slots=rng.choice((None, None, 0, 8)) if mode == "decode" else None,
+        decode_radix=mode == "decode" and rng.random() < 0.3)
 
 
 def generate_gpu(rng: random.Random) -> Case:

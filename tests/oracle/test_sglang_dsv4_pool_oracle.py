@@ -44,6 +44,14 @@ GRID = [
     Case(**V4, ratios=FLASH, sources=(), budget=GIB // 4, v41=True),  # cap leaves nothing
     Case(**V4, ratios=FLASH, sources=(), budget=40 * GIB, v41=True, tails=0,
          chunk=16384, dp=2),
+    # decode with the radix cache kept (prefix tails 4 x requests) / extra slots given
+    Case(**V4, ratios=FLASH, sources=(), budget=40 * GIB, v41=True, mode="decode",
+         requests=32, decode_radix=True),
+    Case(**V4, ratios=FLASH, sources=(), budget=40 * GIB, v41=True, mode="decode",
+         requests=32, extra_slots=8),
+    # a --gpu-memory-gb line: each side's own fraction and budget; one whose weights leave none
+    Case(**V4, ratios=FLASH, sources=(), budget=0, v41=True, gpu_gb=141.0, weights_gb=70.0),
+    Case(**V4, ratios=FLASH, sources=(), budget=0, gpu_gb=80.0, weights_gb=76.0),
 ]
 
 
@@ -61,6 +69,9 @@ def test_grid_covers_both_modes_and_refusals() -> None:
     assert ratio and len(ratio) < len(sized)  # ratio mode, and cap mode for the rest
     assert {r.split(":")[0] for r in refused} >= {"AssertionError", "ValueError",
                                                   "RuntimeError"}
+    # the decode variants differ from each other and from the plain decode line
+    decode = [_sglang_cached(c) for c in GRID[3:4] + GRID[11:13]]
+    assert len({str(r) for r in decode}) == 3
 
 
 @settings(max_examples=12, deadline=None, derandomize=True)

@@ -1,5 +1,6 @@
 """graphfit's DeepSeek-V4 pool restatement on its own: invariants and refusals (the figures
-themselves are compared with SGLang's configurator in tests/oracle/test_sglang_dsv4_pool_oracle.py)."""
+themselves are compared with SGLang's configurator in
+tests/oracle/test_sglang_dsv4_pool_oracle.py)."""
 
 from __future__ import annotations
 
@@ -55,7 +56,8 @@ def test_cap_mode_only_without_the_overrides_ratio() -> None:
     lambda: dp.Dsv4Pool(_shape(), dp.resolved_inputs(max_running_requests=None,
                                                      draft_tokens=11, spec_steps=10)),
     lambda: dp.budget_bytes(79.0, 0.9, 80.0),
-    lambda: dp.Dsv4Pool(_shape(), dp.resolved_inputs(max_running_requests=None)).pools(GIB // 8),
+    lambda: dp.Dsv4Pool(_shape(), dp.resolved_inputs(max_running_requests=None)).pools(
+        GIB // 8),
 ])
 def test_refusals_are_config_errors(make: object) -> None:
     with pytest.raises(ConfigError):
@@ -68,3 +70,15 @@ def test_shape_from_config_uses_sglangs_defaults() -> None:
             shape.window_size) == (448, 64, 128, 128)
     with pytest.raises(ConfigError):
         dp.Dsv4Shape.of({"compress_ratios": "4"}, 4096)
+
+
+def test_not_modelled_names_each_path() -> None:
+    assert dp.not_modelled({}) is None
+    assert dp.not_modelled({"SGLANG_DSV4_KV_LAYOUT": "auto"}, capability=(9, 0)) is None
+    said = [dp.not_modelled({"SGLANG_OPT_USE_ONLINE_COMPRESS": "1"}),
+            dp.not_modelled({"SGLANG_DSV4_KV_LAYOUT": "v41"}),
+            dp.not_modelled({}, capability=(10, 0)),
+            dp.not_modelled({}, dsv4_attn_backend="trtllm"),
+            dp.not_modelled({}, pp_size=2), dp.not_modelled({}, hisparse=True),
+            dp.not_modelled({}, encoder_replay=True)]
+    assert all(said) and len(set(said)) == len(said)

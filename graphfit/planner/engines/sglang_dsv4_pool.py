@@ -23,7 +23,8 @@ A DeepSeek-V4 model with SWA layers is sized by `DSV4PoolConfigurator`
   cap mode, the SWA pool itself (`_get_swa_fixed_bytes`, :1448-1455). Cap mode
   (`_resolve_swa_cap_tokens`, :1328-1351) is on when `--max-running-requests` is known
   (DeepSeek-V4's default is 256, deepseek_v4_hook.py:138-144) and `--swa-full-tokens-ratio`
-  is not given: the SWA pool is `compute_swa_request_cap` (:924-968) plus 4 x requests
+  is not set -- DeepSeek-V4's override sets it, so only V4.1 gets there
+  (`operator_swa_ratio`): the SWA pool is `compute_swa_request_cap` (:924-968) plus 4 x requests
   cached prefix tails of window + page (:1309-1326), page aligned.
 * **Reserved pages** (`_get_low_ratio_kv_padding_bytes`, :1406-1435): ratio 1 / 2 layers
   reserve one logical page of latents and the indexer's own 64-slot pages
@@ -292,7 +293,7 @@ class Dsv4Pools:
     request_pool: int  # resolve_max_num_reqs over full_tokens (sglang_pool.kv_request_pool)
     bytes_per_full_token: float
     bytes_per_swa_token: float
-    fixed_bytes: int | float
+    fixed_bytes: float
 
 
 @dataclass(frozen=True)
