@@ -8,7 +8,10 @@ and budgets. A draw one side refuses must be refused by the other.
 
 from __future__ import annotations
 
+import json
 import random
+import shutil
+from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
@@ -80,3 +83,41 @@ def test_generated(seed: int) -> None:
     case = generate(random.Random(seed))
     assert not str(_sglang_cached(case)).startswith("rejected"), case
     assert compare(case) is None, case
+
+
+@pytest.mark.parametrize("fields", [
+    {},  # the oracle directory's own DeepSeek-V4 fields, SGLang's DeepSeekV4Config
+    {"qk_nope_head_dim": 128, "window_size": 64, "compress_ratios": [0, 4, 128, 4, 128]},
+    {"sliding_window": 256, "window_size": 64, "index_head_dim": 64, "head_dim": 256,
+     "qk_rope_head_dim": 32, "kv_source_layer_ids": [1, 2]},
+    {"model_type": "deepseek_v41", "kv_source_layer_ids": [0, 3],
+     "compress_ratios": [1, 4, 128, 2, 0]},
+])
+def test_shape_is_what_sglangs_model_config_reads(fields: dict[str, object],
+                                                  tmp_path: Path) -> None:
+    """`Dsv4Shape.of(config.json)` vs SGLang's own ModelConfig (configs/model_config.py:
+    1418-1429) and the configurator's stage slice, for the same directory."""
+    from tests.oracle import sglang_oracle as so
+    from tests.oracle import sglang_post_capture_oracle as pc
+    from tests.oracle import sglang_stubs
+
+    root = tmp_path / "dsv4"
+    shutil.copytree(pc.model_dir("dsv4"), root)
+    data = {**json.loads((root / "config.json").read_text()), "model_type": "deepseek_v4",
+            **fields}
+    (root / "config.json").write_text(json.dumps(data))
+    with pc.environment(None):
+        r = so.resolve((), gpu_mem_gb=80, model=str(root), capability=(9, 0))
+        assert not isinstance(r, so.Rejected), r
+        with so.published(r), sglang_stubs.stubbed():
+            from sglang.srt.arg_groups.model_override_base import model_config_of
+
+            mc = model_config_of(r.record)
+            theirs = (mc.qk_nope_head_dim, mc.qk_rope_head_dim, mc.index_head_dim,
+                      tuple(mc.compress_ratios[:mc.num_hidden_layers]),
+                      tuple(mc.hf_config.kv_source_layer_ids), mc.sliding_window_size)
+    from graphfit.planner.engines.sglang_dsv4_pool import Dsv4Shape
+
+    ours = Dsv4Shape.of(data, 4096)
+    assert (ours.qk_nope_head_dim, ours.qk_rope_head_dim, ours.index_head_dim,
+            ours.compress_ratios, ours.kv_source_layer_ids, ours.window_size) == theirs

@@ -64,12 +64,11 @@ def test_refusals_are_config_errors(make: object) -> None:
         make()  # type: ignore[operator]
 
 
-def test_shape_from_config_uses_sglangs_defaults() -> None:
-    shape = dp.Dsv4Shape.of({"compress_ratios": [0, 4, 128]}, 4096)
-    assert (shape.qk_nope_head_dim, shape.qk_rope_head_dim, shape.index_head_dim,
-            shape.window_size) == (448, 64, 128, 128)
+def test_shape_from_config_refuses_what_sglang_cannot_read() -> None:
     with pytest.raises(ConfigError):
-        dp.Dsv4Shape.of({"compress_ratios": "4"}, 4096)
+        dp.Dsv4Shape.of({"compress_ratios": "4", "head_dim": 512}, 4096)
+    with pytest.raises(ConfigError):  # no head_dim: SGLang's ModelConfig fails
+        dp.Dsv4Shape.of({"compress_ratios": [0, 4]}, 4096)
 
 
 def test_not_modelled_names_each_path() -> None:

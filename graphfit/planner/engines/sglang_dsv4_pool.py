@@ -128,16 +128,15 @@ class Dsv4Shape:
 
     @classmethod
     def of(cls, config: Mapping[str, object], context_len: int) -> Dsv4Shape:
-        """The shape from a (flattened) config.json; SGLang's defaults for absent keys
-        (configs/deepseek_v4.py: index_head_dim 128, qk 448 / 64, window 128)."""
-        def ints(key: str) -> tuple[int, ...]:
-            value = config.get(key) or []
-            if not isinstance(value, list) or not all(
-                    isinstance(v, int) and not isinstance(v, bool) for v in value):
-                raise ConfigError(f"DeepSeek-V4 {key}: a list of integers, got {value!r}")
-            return tuple(value)
-
-        def one(key: str, default: int) -> int:
+        """The shape from a (flattened) config.json as SGLang's `ModelConfig` reads it
+        (configs/model_config.py:1418-1429): the nope width is `head_dim` -
+        `qk_rope_head_dim` (not the file's qk_nope_head_dim), the window is the first of
+        sliding_window_size / sliding_window / window_size (`_get_sliding_window_size`,
+        :1961-1966), and the configurator takes the compress ratios of the stage's layers only
+        (`compress_ratios[0:num_hidden_layers]`, pool_configurator.py:1116-1118). Defaults are
+        `DeepSeekV4Config`'s (configs/deepseek_v4.py: index_head_dim 128, qk_rope_head_dim 64,
+        window_size 128, 43 layers); a missing `head_dim` fails SGLang's load."""
+        def one(key: str, default: int | None) -> int:
             value = config.get(key, default)
             if value is None:
                 value = default
@@ -145,9 +144,21 @@ class Dsv4Shape:
                 raise ConfigError(f"DeepSeek-V4 {key}: an integer, got {value!r}")
             return value
 
-        return cls(one("qk_nope_head_dim", 448), one("qk_rope_head_dim", 64),
-                   one("index_head_dim", 128), ints("compress_ratios"),
-                   ints("kv_source_layer_ids"), one("window_size", 128), context_len)
+        def ints(key: str) -> tuple[int, ...]:
+            value = config.get(key) or []
+            if not isinstance(value, list) or not all(
+                    isinstance(v, int) and not isinstance(v, bool) for v in value):
+                raise ConfigError(f"DeepSeek-V4 {key}: a list of integers, got {value!r}")
+            return tuple(value)
+
+        rope = one("qk_rope_head_dim", 64)
+        window = next((config[k] for k in ("sliding_window_size", "sliding_window")
+                       if config.get(k) is not None), config.get("window_size"))
+        layers = one("num_hidden_layers", 43)
+        return cls(one("head_dim", None) - rope, rope, one("index_head_dim", 128),
+                   ints("compress_ratios")[:layers], ints("kv_source_layer_ids"),
+                   window if isinstance(window, int) and not isinstance(window, bool)
+                   else one("window_size", 128), context_len)
 
     @property
     def head_dim(self) -> int:
