@@ -2,7 +2,7 @@
 what the vocab-parallel draft logits change, and which of it a launch line decides.
 
 The worker hands the draft the target's `lm_head` (dspark_worker_v2.py:307-323 ->
-`DSparkDraftMixin.attach_shared_modules`, models/dspark.py:551-574). The MiniMax draft declares
+`DSparkDraftMixin.attach_shared_modules`, models/dspark.py:550-574). The MiniMax draft declares
 vocab-parallel draft logits (`supports_vocab_parallel_draft_logits`, dspark_minimax.py:176), so
 at lm_head TP > 1 (`lm_head.tp_size`: the TP size, vocab_parallel_embedding.py:258-263, outside
 attention DP) one of two paths is taken:
@@ -17,19 +17,19 @@ attention DP) one of two paths is taken:
   `SGLANG_DSPARK_NVLINK_VOCAB_GATHER` is off (environ.py:565, default on) or the TP group has
   no custom all-reduce (`--disable-custom-all-reduce`: `set_custom_all_reduce`,
   distributed/bootstrap.py:252, so `ca_comm` stays None, parallel_state.py:478, 502;
-  `_nvlink_ca_comm`, vocab_gather.py:159-166). Otherwise whether the NVLink gather and its
-  symmetric-memory `pull_out` [TP * rows, vocab / TP] (vocab_gather.py:96-108), held by the
+  `_nvlink_ca_comm`, vocab_gather.py:170-182). Otherwise whether the NVLink gather and its
+  symmetric-memory `pull_out` [TP * rows, vocab / TP] (vocab_gather.py:103-115), held by the
   captured draft graphs, exist depends on the custom all-reduce's multicast plane
-  (`has_multicast`, :164-165) and the rendezvous' multicast alias (:103-104): facts of the
+  (`has_multicast`, :175) and the rendezvous' multicast alias (:103-108): facts of the
   GPUs and their NVLink fabric, not of the line: refused as not modelled.
   The folded sampler's kept step logits are then gathered whole: width the head's vocabulary
   (`step_logits_width`, dspark_draft.py:191-193), which equals the target's `org_vocab_size`
   that the unsharded width is (dspark_draft_sampler.py:200-202) once the shard check passed:
   the sampler's buffers are those of TP 1.
 - any other head, or the shard switch off: the base logits go through a `MultimemAllGatherer`
-  (models/dspark.py:570-573) whose symmetric buffer [max_tokens, vocab] bf16 is built by the
-  warmup's eager call (triton_symm_mem_ag.py:512-551) only where the rendezvous gives a
-  multicast pointer (:541-549): refused as not modelled.
+  (models/dspark.py:569-573) whose symmetric buffer [max_tokens, vocab] bf16 is built by the
+  warmup's eager call (triton_symm_mem_ag.py:523-551) only where the rendezvous gives a
+  multicast pointer (:543-551): refused as not modelled.
 
 The target-hidden projection's `_fc_gatherer` (dspark_minimax.py:139-141, 167-172) runs only in
 the eager KV injection (`write_target_hidden_kv`, models/dspark.py:838-853, called by
@@ -58,7 +58,7 @@ def tp_problem(text: Mapping[str, Any], tp_size: int, lm_vocab: int | None,
     if head != "vanilla" or not flag(environ, W2_TP_SHARD, True):
         return (f"a MiniMax M3.1 DSPARK draft at TP {tp_size} (unsharded Markov head) is not "
                 f"modelled: its base-logit gather's buffer needs NVLink multicast "
-                f"(models/dspark.py:570-573, triton_symm_mem_ag.py:541-549)")
+                f"(models/dspark.py:569-573, triton_symm_mem_ag.py:543-551)")
     vocab = text.get("vocab_size")
     if lm_vocab is None or not isinstance(vocab, int) or isinstance(vocab, bool):
         return (f"a MiniMax M3.1 DSPARK draft at TP {tp_size} is not modelled without the "
@@ -68,7 +68,7 @@ def tp_problem(text: Mapping[str, Any], tp_size: int, lm_vocab: int | None,
                 f"lm_head.org_vocab_size {lm_vocab} != markov vocab_size {vocab}")
     if flag(environ, NVLINK_GATHER, True) and custom_all_reduce:
         return (f"a MiniMax M3.1 DSPARK draft at TP {tp_size} is not modelled: its vocab "
-                f"gather's buffer needs NVLink multicast (vocab_gather.py:96-108, 159-166); "
+                f"gather's buffer needs NVLink multicast (vocab_gather.py:103-115, 170-182); "
                 f"--disable-custom-all-reduce or {NVLINK_GATHER}=0 plans it")
     return None
 

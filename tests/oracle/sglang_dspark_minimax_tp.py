@@ -1,13 +1,13 @@
 """SGLang's own answer for a MiniMax M3.1 DSPARK draft at lm_head TP > 1: its
 `DSparkMiniMaxDraftModel` built on the meta device, then its own `attach_shared_modules`
-(models/dspark.py:551-574: the Markov head's TP shard and `make_vocab_gather`, or the base
+(models/dspark.py:550-574: the Markov head's TP shard and `make_vocab_gather`, or the base
 logits' `MultimemAllGatherer`) on the target's lm_head, and the base-logit gatherer's own
-`_build` (triton_symm_mem_ag.py:512-551) as the warmup's eager call runs it.
+`_build` (triton_symm_mem_ag.py:523-551) as the warmup's eager call runs it.
 
 The GPUs' part is played twice: a TP group whose custom all-reduce has an NVLink multicast
 plane and whose symmetric-memory rendezvous gives a multicast alias, and one whose does not.
 The symmetric buffers SGLang keeps are read off its own objects (the NVLink gather's
-`pull_out`, vocab_gather.py:96-108; the state `_build` returns, triton_symm_mem_ag.py:541-550;
+`pull_out`, vocab_gather.py:103-115; the state `_build` returns, triton_symm_mem_ag.py:543-551;
 the allocations themselves, `_alloc_symm` and `create_state`, are glue on meta). Outcome:
 
 - "raises": SGLang's exception (the server does not start), the same on both;
@@ -89,7 +89,7 @@ def _attached(r: so.Resolved, config: Any, vocab: int, tp: int, custom_all_reduc
         model.attach_shared_modules(embed_tokens=None, lm_head=lm_head)
         shard = model.markov_head.vocab_shard
         pull_out = getattr(getattr(shard, "gather", None), "pull_out", None)
-        if pull_out is not None:  # kept only with a multicast alias (vocab_gather.py:96-108)
+        if pull_out is not None:  # kept only with a multicast alias (vocab_gather.py:103-115)
             buffers.append(tuple(pull_out.shape))
         gatherer = model._base_logits_gatherer
         if gatherer is not None and gatherer._state is gatherer._UNINIT:
@@ -97,7 +97,7 @@ def _attached(r: so.Resolved, config: Any, vocab: int, tp: int, custom_all_reduc
             # outside capture (CPU torch cannot answer the capture query itself)
             state = gatherer._build(torch.empty((8, lm_head.num_embeddings_per_partition),
                                                 dtype=torch.bfloat16, device="meta"))
-            if state is not None and state is not gatherer._UNINIT:  # kept (:541-550)
+            if state is not None and state is not gatherer._UNINIT:  # kept (:543-551)
                 buffers.append((state.max_token_num, state.hidden_dim))
         return buffers, int(_step_logits_width(model))
 
