@@ -131,6 +131,11 @@ def refusal(data: Mapping[str, Any], target_vocab: int | None, tp_size: int = 1,
     problem = sglang_dspark_parse.worker_problem(parsed, target_vocab)
     if problem is not None:
         return f"SGLang's DSPARK worker refuses this draft (dspark_config.py:84-135): {problem}"
+    if "text_config" in data and "vocab_size" not in text:
+        # the Markov head reads config.vocab_size (build_markov_head, models/dspark.py:393),
+        # after the parse's markov_rank check (:523-530); a bare PretrainedConfig has none
+        return ("SGLang's MiniMax M3.1 DSPARK draft fails to build (models/dspark.py:393): "
+                "AttributeError: no attribute 'vocab_size'")
     if tp_size > 1 and attn_tp is None:
         return (f"a MiniMax M3.1 DSPARK draft at TP {tp_size} under attention DP is not "
                 f"modelled: its lm_head's TP group (vocab_parallel_embedding.py:258-263) "

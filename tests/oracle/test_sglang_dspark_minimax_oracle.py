@@ -194,3 +194,21 @@ def test_minimax_tp_edges(fields: str, environ: dict[str, str], car: bool,
     assert kt.outcome(_resolved(2), kc.minimax_dir(fields), VOCAB, 2, environ, car)[0] \
         == expected
     _agrees(fields, 2, environ, car)
+
+
+@pytest.mark.parametrize("tp", [1, 2])
+@pytest.mark.parametrize("fields", ['{"nested": true, "vocab_size": null}',
+                                    '{"nested": true, "vocab_size": null, '
+                                    '"qk_norm_type": "per_head"}',
+                                    '{"nested": true, "qk_norm_type": "per_head"}'])
+def test_a_nested_draft_without_vocab_size(fields: str, tp: int) -> None:
+    """A nested text config without `vocab_size`: SGLang's Markov head raises
+    (models/dspark.py:393) at any TP; graphfit refuses with that reason exactly then."""
+    from graphfit.inputs.sglang_dspark_minimax import refusal
+
+    data: dict[str, Any] = json.loads(
+        (kc.Path(kc.minimax_dir(fields)) / "config.json").read_text())
+    said = refusal(data, VOCAB, tp, tp, VOCAB, {}, False)
+    theirs = _sglang(fields, tp)
+    assert (said is not None and "not modelled" not in said) == (theirs is not None), \
+        (fields, tp, said, theirs)
