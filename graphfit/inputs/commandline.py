@@ -29,6 +29,7 @@ from graphfit.inputs import (
     model_config,
     renamed,
     sglang_context_length,
+    sglang_dspark_env,
     sglang_post_capture,
     sglang_vit,
     shell,
@@ -214,7 +215,8 @@ def read(words: Sequence[str], version: str | None = None) -> PastedLine:
         if release is not None:
             settings.append(Setting("engine_version", release, label, COMMAND_LINE, weak=True))
         notes = [*notes, *more]
-        settings, more = reader.finish(parsed.values, settings)
+        with sglang_dspark_env.line_environment(environ):  # DSPARK's draft reads it
+            settings, more = reader.finish(parsed.values, settings)
         notes += more
         if model:
             found, more = model_config.model_settings(model, "model",

@@ -40,6 +40,7 @@ from graphfit.inputs.model_config import config_path, local_config
 from graphfit.inputs.reading import load_json, shown_path
 from graphfit.inputs.settings import FILE, Setting
 from graphfit.inputs.sglang_draft import overridden, override_args
+from graphfit.inputs.sglang_dspark_env import line_environ
 from graphfit.inputs.sglang_spec_dp import (
     DEEPSEEK_V4,
     attention_dp_size,
@@ -105,7 +106,9 @@ def draft_settings(path: Path, values: Mapping[str, Any]) -> list[Setting]:
         # starts at TP 1 is planned on its rewritten config, which the worker, the model and
         # the draft runner read (model_config.py:1020-1029)
         tp, attn_tp = _tp_sizes(values)
-        problem = sglang_dspark_minimax.refusal(data, target_vocab(values), tp, attn_tp)
+        problem = sglang_dspark_minimax.refusal(
+            data, target_vocab(values), tp, attn_tp, target_vocab(values, padded=False),
+            line_environ(), not values.get("disable_custom_all_reduce"))
         if problem is not None:
             raise ConfigError(f"{origin}: {problem}")
         data = sglang_dspark_minimax.configured(data)
@@ -166,10 +169,11 @@ def _tp_sizes(values: Mapping[str, Any]) -> tuple[int, int | None]:
     return tp, max(1, tp // size_or_one(values.get("attn_cp_size")))
 
 
-def target_vocab(values: Mapping[str, Any]) -> int | None:
+def target_vocab(values: Mapping[str, Any], padded: bool = True) -> int | None:
     """The target's embedding rows as the DSPARK worker reads them (`padded_vocab_size`,
-    else `vocab_size`, of its text config; dspark_worker_v2.py:250-254); None when the
-    target's config.json is not local or names neither."""
+    else `vocab_size`, of its text config; dspark_worker_v2.py:250-254), or with `padded`
+    false its `vocab_size`, its lm_head's `org_vocab_size` (vocab_parallel_embedding.py:270);
+    None when the target's config.json is not local or names neither."""
     model = values.get("model_path")
     data = local_config(str(model)) if model else None
     if data is None:
@@ -179,7 +183,7 @@ def target_vocab(values: Mapping[str, Any]) -> int | None:
     data = overridden(data, overrides) if overrides else data
     text = data.get("text_config")
     text = text if isinstance(text, dict) else data
-    rows = text.get("padded_vocab_size") or text.get("vocab_size")
+    rows = (text.get("padded_vocab_size") if padded else None) or text.get("vocab_size")
     return rows if isinstance(rows, int) and not isinstance(rows, bool) else None
 
 

@@ -13,7 +13,9 @@ DFLASH one outside DFLASH).
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import contextlib
+import contextvars
+from collections.abc import Iterator, Mapping
 
 from graphfit.inputs.settings import COMMAND_LINE, Setting
 
@@ -33,6 +35,34 @@ def _bool(environ: Mapping[str, str], name: str) -> bool | None:
         return None
     value = raw.lower()
     return True if value in _TRUE else False if value in _FALSE else None
+
+
+def flag(environ: Mapping[str, str], name: str, default: bool) -> bool:
+    """An EnvBool as SGLang reads it: unset or unparsable keeps `default`."""
+    value = _bool(environ, name)
+    return default if value is None else value
+
+
+# the pasted line's VAR=value prefix while its flags are read (graphfit.inputs.commandline),
+# for the draft readers that decide a refusal on it (sglang_dspark_minimax_tp); empty for a
+# config file or a live check, i.e. SGLang's defaults
+_LINE_ENVIRON: contextvars.ContextVar[Mapping[str, str] | None] = contextvars.ContextVar(
+    "line_environ", default=None)
+
+
+@contextlib.contextmanager
+def line_environment(environ: Mapping[str, str]) -> Iterator[None]:
+    """Make the pasted line's environment readable by `line_environ()` inside the block."""
+    token = _LINE_ENVIRON.set(dict(environ))
+    try:
+        yield
+    finally:
+        _LINE_ENVIRON.reset(token)
+
+
+def line_environ() -> Mapping[str, str]:
+    """The pasted line's environment being read (module-level default: none)."""
+    return _LINE_ENVIRON.get() or {}
 
 
 def dspark_environment(environ: Mapping[str, str]) -> list[Setting]:

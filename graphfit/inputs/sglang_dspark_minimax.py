@@ -33,15 +33,12 @@ MiniMax-M3 attention layers size the draft's own KV pool (head_dim, KV heads), w
 plan does not hold for any DSPARK draft, and one sliding window for every layer when any is
 sliding (dspark_minimax.py:38-41), which sizes no graph buffer here.
 
-Not modelled, refused with the reason: TP > 1. The MiniMax draft declares vocab-parallel draft
-logits (`supports_vocab_parallel_draft_logits`, dspark_minimax.py:176): at lm_head TP > 1 its
-Markov step exchanges per-shard candidates through `make_vocab_gather` or its base logits go
-through a multimem all-gather (models/dspark.py:550-574), and its target-hidden projection
-goes through another (`_fc_gatherer`, dspark_minimax.py:139-141). Those allocate
-symmetric-memory buffers only where the GPUs offer NVLink multicast
-(device_communicators/triton_symm_mem_ag.py:523-551, vocab_gather.py:198-226), which a
-launch line does not say. At TP 1 none is built (triton_symm_mem_ag.py:535-536,
-models/dspark.py:556-559, vocab_gather.py:211-212).
+At TP > 1 (graphfit.inputs.sglang_dspark_minimax_tp): the draft's vocab-parallel logits
+(`supports_vocab_parallel_draft_logits`, dspark_minimax.py:176; models/dspark.py:550-574) shard
+its Markov head, which SGLang refuses when the draft's vocabulary is not the target's, and
+exchange the shards over the NCCL ring (no buffer: planned, TP 1's buffers) or an NVLink
+multicast gather whose symmetric buffer the GPUs decide (refused as not modelled). The
+projection's `_fc_gatherer` (dspark_minimax.py:139-141) runs only eagerly (no graph buffer).
 """
 
 from __future__ import annotations
@@ -50,7 +47,7 @@ import copy
 from collections.abc import Mapping
 from typing import Any
 
-from graphfit.inputs import sglang_dspark_parse
+from graphfit.inputs import sglang_dspark_minimax_tp, sglang_dspark_parse
 from graphfit.planner.core.errors import excerpt
 
 ARCHITECTURE = "DSparkMiniMaxDraftModel"  # dspark_config.py:155, model_config.py:1023
@@ -109,11 +106,17 @@ def configured(data: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def refusal(data: Mapping[str, Any], target_vocab: int | None, tp_size: int = 1,
-            attn_tp: int | None = 1) -> str | None:
+            attn_tp: int | None = 1, lm_vocab: int | None = None,
+            environ: Mapping[str, str] | None = None,
+            custom_all_reduce: bool = True) -> str | None:
     """The one-line reason a MiniMax M3.1 DSPARK draft is refused: SGLang's own (its rewrite,
     the draft model's constructors, then the DSPARK parse and the worker's checks on the
-    rewritten config), else as not modelled at TP > 1 (module docstring); None: planned.
-    `attn_tp`: the draft's attention TP size (None: not known, under attention DP)."""
+    rewritten config, then the Markov head's TP shard), else as not modelled where its graph
+    buffers at TP > 1 depend on the GPUs (graphfit.inputs.sglang_dspark_minimax_tp) or under
+    attention DP; None: planned. `attn_tp`: the draft's attention TP size (None: not known,
+    under attention DP); `lm_vocab`: the target's vocab_size (its lm_head's org_vocab_size);
+    `environ`: the line's VAR=value prefix; `custom_all_reduce`: no
+    --disable-custom-all-reduce."""
     try:
         text = configured(data)
     except _Raises as exc:
@@ -128,10 +131,18 @@ def refusal(data: Mapping[str, Any], target_vocab: int | None, tp_size: int = 1,
     problem = sglang_dspark_parse.worker_problem(parsed, target_vocab)
     if problem is not None:
         return f"SGLang's DSPARK worker refuses this draft (dspark_config.py:84-135): {problem}"
+    if "text_config" in data and "vocab_size" not in text:
+        # the Markov head reads config.vocab_size (build_markov_head, models/dspark.py:393),
+        # after the parse's markov_rank check (:523-530); a bare PretrainedConfig has none
+        return ("SGLang's MiniMax M3.1 DSPARK draft fails to build (models/dspark.py:393): "
+                "AttributeError: no attribute 'vocab_size'")
+    if tp_size > 1 and attn_tp is None:
+        return (f"a MiniMax M3.1 DSPARK draft at TP {tp_size} under attention DP is not "
+                f"modelled: its lm_head's TP group (vocab_parallel_embedding.py:258-263) "
+                f"decides the vocab-parallel gathers (models/dspark.py:550-574)")
     if tp_size > 1:
-        return (f"a MiniMax M3.1 DSPARK draft at TP {tp_size} is not modelled: its "
-                f"vocab-parallel logits and fc all-gathers use NVLink-multicast buffers "
-                f"(models/dspark.py:550-574, dspark_minimax.py:139)")
+        return sglang_dspark_minimax_tp.tp_problem(text, tp_size, lm_vocab, environ or {},
+                                                   custom_all_reduce)
     return None
 
 

@@ -103,3 +103,33 @@ def test_minimax_and_deepseek_v4_drafts_are_refused_in_one_line(tmp_path: Path) 
             ("v4", {"architectures": ["DeepseekV4ForCausalLM"], "markov_rank": 1,
                     "markov_head_type": "vanilla", "mask_token_id": 3}, "DeepSeek-V4 (MoE)")):
         _refused_in_one_line(target, _dir(tmp_path, name * 12, fields), said)
+
+
+def test_a_minimax_draft_at_tp2_reads_the_line_environment(tmp_path: Path) -> None:
+    """A MiniMax M3.1 draft at TP 2 (graphfit.inputs.sglang_dspark_minimax_tp): SGLang's
+    defaults keep an NVLink-multicast vocab gather the GPUs decide (not modelled); the pasted
+    line's `SGLANG_DSPARK_NVLINK_VOCAB_GATHER=0` prefix or --disable-custom-all-reduce takes
+    the NCCL ring (planned); an unparsable value keeps SGLang's default (environ.py:67-86).
+    The rules' agreement with SGLang's own attach: test_sglang_dspark_minimax_oracle.py."""
+    target = _dir(tmp_path, "target", {})
+    draft = _dir(tmp_path, "minimax", {
+        "architectures": ["DSparkMiniMaxDraftModel"], "use_gemma_norm": False,
+        "num_key_value_heads": 2, "rms_norm_eps": 1e-5, "hidden_act": "silu",
+        "qk_norm_type": "per_head",
+        "dspark_config": {"use_dense_ffn": True, "ffn_hidden_size": 512},
+        "dspark_block_size": 4, "dspark_markov_rank": 1, "dspark_noise_token_id": 7,
+        "dflash_config": {"num_target_layers": 4, "num_hidden_layers": 1,
+                          "target_layer_ids": [0, 3]}})
+    for prefix, flags, planned in (((), (), False),
+                                   (("SGLANG_DSPARK_NVLINK_VOCAB_GATHER=0",), (), True),
+                                   (("SGLANG_DSPARK_NVLINK_VOCAB_GATHER=maybe",), (), False),
+                                   ((), ("--disable-custom-all-reduce",), True)):
+        code, _, text = run_cli(["plan", "--json", "--", *prefix, "python", "-m",
+                                 "sglang.launch_server", "--model-path", target,
+                                 "--speculative-algorithm", "DSPARK", "--tp-size", "2",
+                                 "--speculative-draft-model-path", draft, *flags])
+        errors = [ln for ln in text.splitlines() if ln.startswith("error:")]
+        if planned:
+            assert code == 0 and not errors, text
+        else:
+            assert code == 2 and len(errors) == 1 and "NVLink multicast" in errors[0], text

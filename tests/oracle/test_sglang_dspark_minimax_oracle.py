@@ -45,6 +45,13 @@ LINES = [
     ("{}", 2),
     ('{"qk_norm_type": "per_head"}', 2),
 ]
+# at TP 2 on the NCCL ring (module graphfit.inputs.sglang_dspark_minimax_tp): planned
+TP_LINES = [
+    ('{"qk_norm_type": "per_head"}', ("--disable-custom-all-reduce",)),
+    ('{"qk_norm_type": "multi_head", "sample_from_anchor": false}',
+     ("--disable-custom-all-reduce", "--cuda-graph-max-bs-decode", "24")),
+    ('{"qk_norm_type": "per_head"}', ("SGLANG_DSPARK_NVLINK_VOCAB_GATHER=0",)),
+]
 
 
 @pytest.mark.parametrize(("fields", "tp"), LINES)
@@ -56,6 +63,17 @@ def test_minimax_draft_lines(fields: str, tp: int) -> None:
     outcome, diffs = kc.compare_line(argv, 80)
     assert diffs == [] and outcome != "differs", (fields, tp, diffs)
     assert outcome != "not_modelled" or tp > 1, (fields, tp)
+
+
+@pytest.mark.parametrize(("fields", "extra"), TP_LINES)
+def test_minimax_draft_lines_at_tp2(fields: str, extra: tuple[str, ...]) -> None:
+    """A MiniMax draft SGLang builds at TP 2 with no symmetric buffer (the NCCL ring) is
+    planned, and the plan agrees with SGLang's runners and folded sampler."""
+    env = tuple(word for word in extra if "=" in word)  # the line's VAR=value prefix
+    argv = (*env, "--speculative-algorithm", "DSPARK", "--tp-size", "2",
+            *(word for word in extra if "=" not in word), kc.DRAFT, kc.minimax_dir(fields))
+    outcome, diffs = kc.compare_line(argv, 80)
+    assert outcome == "runner" and diffs == [], (fields, outcome, diffs)
 
 
 @functools.cache
@@ -108,3 +126,89 @@ def test_minimax_construction_matches_sglang(tp: int, fields: str) -> None:
     ours_refuse = said is not None and "at TP" not in said
     assert ours_refuse == (theirs is not None), (fields, tp, said, theirs)
     assert (said is None) == (tp == 1 and theirs is None), (fields, tp, said, theirs)
+
+
+# at TP > 1 (graphfit.inputs.sglang_dspark_minimax_tp): the draft's vocabulary, its Markov
+# head type, SGLang's two switches and --disable-custom-all-reduce, on a draft that builds at
+# attention TP > 1 (a per_head QK norm; the default per_layer one raises there)
+TP_FIELDS: dict[str, tuple[object, ...]] = {
+    "vocab_size": (VOCAB, VOCAB, 1000),
+    "dspark_markov_head_type": ("vanilla", "Vanilla", "gated"),
+    "qk_norm_type": ("per_head", "per_head", "multi_head", "per_layer"),
+}
+TP_ENV = {"SGLANG_DSPARK_OPT_MARKOV_W2_TP_SHARD": ("0", "1", "no", "x"),
+          "SGLANG_DSPARK_NVLINK_VOCAB_GATHER": ("0", "false", "1", "maybe")}
+
+
+@st.composite
+def _tp_draft(draw: st.DrawFn) -> tuple[str, dict[str, str], bool]:
+    fields = {name: draw(st.sampled_from(values)) for name, values in TP_FIELDS.items()}
+    names = draw(st.lists(st.sampled_from(sorted(TP_ENV)), max_size=2, unique=True))
+    environ = {name: draw(st.sampled_from(TP_ENV[name])) for name in names}
+    return json.dumps(fields, sort_keys=True), environ, draw(st.booleans())
+
+
+def _agrees(fields: str, tp: int, environ: dict[str, str], car: bool) -> None:
+    """SGLang's own model + attach_shared_modules on both GPU kinds against graphfit."""
+    from graphfit.inputs.sglang_dspark_minimax import refusal
+    from tests.oracle import sglang_dspark_minimax_tp as kt
+
+    path = kc.minimax_dir(fields)
+    data: dict[str, Any] = json.loads((kc.Path(path) / "config.json").read_text())
+    said = refusal(data, VOCAB, tp, tp, VOCAB, environ, car)
+    theirs, width = kt.outcome(_resolved(tp), path, VOCAB, tp, environ, car)
+    if said is not None and "config class's default" in said:
+        return
+    ours = ("plain" if said is None else "gpus" if "not modelled" in said else "raises")
+    assert ours == theirs, (fields, tp, environ, car, said, theirs)
+    if theirs == "plain":  # graphfit plans the sampler's step logits with the target's rows
+        assert width == VOCAB, (fields, tp, width)
+
+
+@settings(max_examples=24, deadline=None)
+@given(st.sampled_from((2, 4)), _tp_draft())
+def test_minimax_tp_gathers_match_sglang(tp: int, drawn: tuple[str, dict[str, str], bool]
+                                         ) -> None:
+    """At TP > 1 graphfit plans exactly where SGLang's own attach keeps no symmetric buffer
+    on either GPU kind (and the sampler's step logits keep the target's rows), refuses with
+    SGLang's reason exactly where it raises, and as not modelled exactly where the buffer
+    exists only on multicast GPUs."""
+    fields, environ, car = drawn
+    _agrees(fields, tp, environ, car)
+
+
+@pytest.mark.parametrize(("fields", "environ", "car", "expected"), [
+    ('{"qk_norm_type": "per_head"}', {}, True, "gpus"),  # SGLang's defaults
+    ('{"qk_norm_type": "per_head"}', {}, False, "plain"),  # --disable-custom-all-reduce
+    ('{"qk_norm_type": "per_head"}', {"SGLANG_DSPARK_NVLINK_VOCAB_GATHER": "0"}, True,
+     "plain"),
+    ('{"qk_norm_type": "per_head", "vocab_size": 1000}', {}, False, "raises"),
+    ('{"qk_norm_type": "per_head"}', {"SGLANG_DSPARK_OPT_MARKOV_W2_TP_SHARD": "0"}, False,
+     "gpus"),
+])
+def test_minimax_tp_edges(fields: str, environ: dict[str, str], car: bool,
+                          expected: str) -> None:
+    """The edges: SGLang's own outcome is the one expected, and graphfit agrees."""
+    from tests.oracle import sglang_dspark_minimax_tp as kt
+
+    assert kt.outcome(_resolved(2), kc.minimax_dir(fields), VOCAB, 2, environ, car)[0] \
+        == expected
+    _agrees(fields, 2, environ, car)
+
+
+@pytest.mark.parametrize("tp", [1, 2])
+@pytest.mark.parametrize("fields", ['{"nested": true, "vocab_size": null}',
+                                    '{"nested": true, "vocab_size": null, '
+                                    '"qk_norm_type": "per_head"}',
+                                    '{"nested": true, "qk_norm_type": "per_head"}'])
+def test_a_nested_draft_without_vocab_size(fields: str, tp: int) -> None:
+    """A nested text config without `vocab_size`: SGLang's Markov head raises
+    (models/dspark.py:393) at any TP; graphfit refuses with that reason exactly then."""
+    from graphfit.inputs.sglang_dspark_minimax import refusal
+
+    data: dict[str, Any] = json.loads(
+        (kc.Path(kc.minimax_dir(fields)) / "config.json").read_text())
+    said = refusal(data, VOCAB, tp, tp, VOCAB, {}, False)
+    theirs = _sglang(fields, tp)
+    assert (said is not None and "not modelled" not in said) == (theirs is not None), \
+        (fields, tp, said, theirs)

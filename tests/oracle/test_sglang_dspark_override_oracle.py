@@ -204,8 +204,20 @@ def test_a_minimax_draft_line_is_refused_in_one_line(tmp_path: Path) -> None:
                                        "tp": 2}, "not modelled"),
                               ("no-gemma", {}, "use_gemma_norm"),
                               ("sparse", {"dspark_config": {"use_dense_ffn": False}},
-                               "dense draft FFN")):
+                               "dense draft FFN"),
+                              # TP 2 on the NCCL ring: planned (sglang_dspark_minimax_tp)
+                              ("ring", {"use_gemma_norm": False, "qk_norm_type": "per_head",
+                                        "tp": 2, "flags": ["--disable-custom-all-reduce"]},
+                               None),
+                              ("vocab", {"use_gemma_norm": False, "qk_norm_type": "per_head",
+                                         "vocab_size": 1000, "tp": 2,
+                                         "flags": ["--disable-custom-all-reduce"]},
+                               "org_vocab_size 128256 != markov vocab_size 1000"),
+                              ("gated", {"use_gemma_norm": False, "qk_norm_type": "per_head",
+                                         "dspark_markov_head_type": "gated", "tp": 2},
+                               "not modelled")):
         tp = str(extra.pop("tp", 1))
+        flags = list(extra.pop("flags", []))
         directory = tmp_path / name
         directory.mkdir()
         (directory / "config.json").write_text(json.dumps({
@@ -215,7 +227,7 @@ def test_a_minimax_draft_line_is_refused_in_one_line(tmp_path: Path) -> None:
                                 "sglang.launch_server", "--model-path",
                                 str(so.oracle().model_dir), "--speculative-algorithm",
                                 "DSPARK", "--speculative-draft-model-path", str(directory),
-                                "--tp-size", tp])
+                                "--tp-size", tp, *flags])
         errors = [ln for ln in out.splitlines() if ln.startswith("error:")]
         if said is None:
             assert code == 0 and not errors, out

@@ -1,0 +1,76 @@
+"""A MiniMax M3.1 DSPARK draft (`DSparkMiniMaxDraftModel`) at lm_head TP > 1 in SGLang 0.5.23:
+what the vocab-parallel draft logits change, and which of it a launch line decides.
+
+The worker hands the draft the target's `lm_head` (dspark_worker_v2.py:307-323 ->
+`DSparkDraftMixin.attach_shared_modules`, models/dspark.py:550-574). The MiniMax draft declares
+vocab-parallel draft logits (`supports_vocab_parallel_draft_logits`, dspark_minimax.py:176), so
+at lm_head TP > 1 (`lm_head.tp_size`: the TP size, vocab_parallel_embedding.py:258-263, outside
+attention DP) one of two paths is taken:
+
+- a `VanillaMarkov` head (markov_head_type "vanilla", the default, models/dspark.py:392-396)
+  with `SGLANG_DSPARK_OPT_MARKOV_W2_TP_SHARD` on (environ.py:559, default on): the head is
+  sharded (`configure_tp_shard`, models/dspark.py:201-236). It raises, and the server does not
+  start, when the target lm_head's `org_vocab_size` (the target's `vocab_size`,
+  vocab_parallel_embedding.py:270) differs from the head's vocabulary (the draft config's
+  `vocab_size`, models/dspark.py:393). Its per-step exchange is `make_vocab_gather`
+  (vocab_gather.py:198-226): the NCCL ring, which holds no buffer, when
+  `SGLANG_DSPARK_NVLINK_VOCAB_GATHER` is off (environ.py:565, default on) or the TP group has
+  no custom all-reduce (`--disable-custom-all-reduce`: `set_custom_all_reduce`,
+  distributed/bootstrap.py:252, so `ca_comm` stays None, parallel_state.py:478, 502;
+  `_nvlink_ca_comm`, vocab_gather.py:170-182). Otherwise whether the NVLink gather and its
+  symmetric-memory `pull_out` [TP * rows, vocab / TP] (vocab_gather.py:103-115), held by the
+  captured draft graphs, exist depends on the custom all-reduce's multicast plane
+  (`has_multicast`, :175) and the rendezvous' multicast alias (:103-108): facts of the
+  GPUs and their NVLink fabric, not of the line: refused as not modelled.
+  The folded sampler's kept step logits are then gathered whole: width the head's vocabulary
+  (`step_logits_width`, dspark_draft.py:191-193), which equals the target's `org_vocab_size`
+  that the unsharded width is (dspark_draft_sampler.py:200-202) once the shard check passed:
+  the sampler's buffers are those of TP 1.
+- any other head, or the shard switch off: the base logits go through a `MultimemAllGatherer`
+  (models/dspark.py:569-573) whose symmetric buffer [max_tokens, vocab] bf16 is built by the
+  warmup's eager call (triton_symm_mem_ag.py:523-551) only where the rendezvous gives a
+  multicast pointer (:543-551): refused as not modelled.
+
+The target-hidden projection's `_fc_gatherer` (dspark_minimax.py:139-141, 167-172) runs only in
+the eager KV injection (`write_target_hidden_kv`, models/dspark.py:838-853, called by
+dspark_kv_inject.py:223, 257): its buffer, if any, is memory outside every graph, like the
+draft's KV pool that graphfit's plan holds for no DSPARK draft.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from graphfit.inputs.sglang_dspark_env import flag
+
+W2_TP_SHARD = "SGLANG_DSPARK_OPT_MARKOV_W2_TP_SHARD"  # environ.py:559, default on
+NVLINK_GATHER = "SGLANG_DSPARK_NVLINK_VOCAB_GATHER"  # environ.py:565, default on
+
+
+def tp_problem(text: Mapping[str, Any], tp_size: int, lm_vocab: int | None,
+               environ: Mapping[str, str], custom_all_reduce: bool) -> str | None:
+    """Why the rewritten MiniMax draft config `text` is refused at lm_head TP `tp_size` > 1
+    (module docstring): SGLang's own ValueError, or "not modelled" where the GPUs decide a
+    graph buffer; None: planned with TP 1's rules (no buffer of its own). `lm_vocab`: the
+    target's `vocab_size` (None: its config is not local)."""
+    head = str(text.get("markov_head_type", "vanilla")).lower()  # models/dspark.py:392
+    if head != "vanilla" or not flag(environ, W2_TP_SHARD, True):
+        return (f"a MiniMax M3.1 DSPARK draft at TP {tp_size} (unsharded Markov head) is not "
+                f"modelled: its base-logit gather's buffer needs NVLink multicast "
+                f"(models/dspark.py:569-573, triton_symm_mem_ag.py:543-551)")
+    vocab = text.get("vocab_size")
+    if lm_vocab is None or not isinstance(vocab, int) or isinstance(vocab, bool):
+        return (f"a MiniMax M3.1 DSPARK draft at TP {tp_size} is not modelled without the "
+                f"target's and the draft's vocab_size (models/dspark.py:204-209)")
+    if vocab != lm_vocab:
+        return (f"SGLang's Markov TP shard raises (models/dspark.py:204-209): ValueError: "
+                f"lm_head.org_vocab_size {lm_vocab} != markov vocab_size {vocab}")
+    if flag(environ, NVLINK_GATHER, True) and custom_all_reduce:
+        return (f"a MiniMax M3.1 DSPARK draft at TP {tp_size} is not modelled: its vocab "
+                f"gather's buffer needs NVLink multicast (vocab_gather.py:103-115, 170-182); "
+                f"--disable-custom-all-reduce or {NVLINK_GATHER}=0 plans it")
+    return None
+
+
+__all__ = ["NVLINK_GATHER", "W2_TP_SHARD", "tp_problem"]
