@@ -196,6 +196,22 @@ BAILING_MM_TOWERS = {  # bailing_mm.py:81-90
     "qwen3_vl_moe": "qwen3_vl",
     "Qwen2_5_VisionTransformer": "qwen2_5_vl",
 }
+# Bailing MM v2's registered config class (issue 23, s41v): a config.json whose model_type is
+# BAILING_MM2_MODEL_TYPE loads with SGLang's BailingMM2Config (registry keyed by model_type,
+# utils/hf_transformers/common.py:117-122; reloaded through it, utils/hf_transformers/
+# config.py:281-295), whichever of the two Bailing MM classes it names. Its vision_config is
+# Qwen3VLMoeVisionConfig(**vision_config), or Qwen3VLMoeVisionConfig() when absent or null
+# (configs/bailing_moe_v2.py:150-154): an absent key takes that class's default
+# (configs/qwen3_vl.py:461-478), model_type "qwen3_vl_moe" included, so a vision_config naming
+# no tower builds Qwen3-VL's (bailing_mm.py:79-87). That class has no window_size nor
+# fullatt_block_indexes: the Qwen2.5 tower it may name reads both with no default
+# (qwen2_5_vl.py:379-380). A non-null audio_config is refused by the model
+# (bailing_mm.py:66-70; the config class first refuses a non-object one,
+# configs/bailing_moe_v2.py:140-149).
+BAILING_MM2_MODEL_TYPE = "bailingmm_moe_v2_lite"
+BAILING_MM2_VISION_DEFAULTS: dict[str, object] = {**QWEN3_CONFIG_DEFAULTS,
+                                                  "model_type": "qwen3_vl_moe"}
+BAILING_MM2_QWEN2_5_KEYS = ("window_size", "fullatt_block_indexes")
 # Architectures whose tower builds a ViT CUDA-graph runner graphfit does not plan, with the
 # reason: one that never serves a call (RADIO), or a tower built by a constructor not restated.
 # internvl.py:353-357 (the graph path returns a tuple); radio.py:509-511, 564-565, 601-602
@@ -757,7 +773,8 @@ def _kimi_sizes(key: VitKey) -> list[int]:
     return [t * h * w for t, h, w in _kimi_grids(key)]
 
 
-__all__ = ["ATTENTION_BACKENDS", "BAILING_MM_ARCHITECTURES", "BAILING_MM_TOWERS",
+__all__ = ["ATTENTION_BACKENDS", "BAILING_MM2_MODEL_TYPE", "BAILING_MM2_QWEN2_5_KEYS",
+           "BAILING_MM2_VISION_DEFAULTS", "BAILING_MM_ARCHITECTURES", "BAILING_MM_TOWERS",
            "CUDNN_BATCH_BUCKETS", "CUDNN_WORKSPACE_BYTES", "ENV_FLAG", "FAMILIES",
            "KIMI_ROPE_TABLE",
            "RUNNER_BACKENDS",
