@@ -344,6 +344,14 @@ def settle(line: Mapping[str, Any], resolved: Resolved, gpu_given: object,
     if FIELD in values or not line.get("speculative_algorithm") or draft_extend_backend(line):
         return resolved
     name, said = default_draft_backend(line, gpu_given, hint)
+    if name is None:  # no local config.json on ROCm: graphfit's --architecture may decide it
+        from graphfit.inputs.sglang_runner_backends import rocm_by_class
+
+        by_class = rocm_by_class(line, values.get("architecture"), gpu_given)
+        if by_class is not None:
+            name, said = by_class, (f"SGLang's default attention backend on ROCm for "
+                                    f"{values.get('architecture')} (--architecture; no local "
+                                    f"config.json)")
     kind = gpu_kind(gpu_given)
     nvfp4 = nvfp4_draft(kind, _flag(line, "kv_cache_dtype"), _decode_mode(line)) if (
         kind is not None and not _flag(line, "speculative_draft_attention_backend")) else None

@@ -704,6 +704,19 @@ class VitPlan:
                      if b.rows > caps.get(b.name, 0))
 
 
+# Kimi K3's blocks' activations (issue 23, s41v): the tensors the tower allocates and frees
+# inside its capture (qkv, rope, attention, MLP; kimi_k3_vl.py:446-484), in the process-wide
+# graph pool every runner shares (runner :113-114, model_executor/runner_utils/pool.py:
+# 109-115). No entry keeps them and no replay input is written into them, so graphfit's
+# runtime needs no static buffer for them; what they cost is pool memory: the capture's
+# reserved growth after reusing the blocks earlier captures freed into the same pool, which
+# SGLang itself only measures on the GPU (`reserved_delta_mib`, runner :108-109, 135-149).
+KIMI_ACTIVATIONS_NOTE = (
+    "not counted: the tower blocks' activations, freed inside the capture into SGLang's "
+    "shared graph pool (pool.py:109-115): pool memory, not a buffer; SGLang logs it per "
+    "capture as reserved_delta_mib (kimi_k3_vit_cuda_graph_runner.py:135-149)")
+
+
 def plan_vit(geometry: VitGeometry, workload: VitWorkload, *,
              kimi: dict[str, int | None] | None = None) -> VitPlan:
     """The `vit` component's plan for `workload` (module docstring)."""
@@ -723,6 +736,7 @@ def plan_vit(geometry: VitGeometry, workload: VitWorkload, *,
         notes.append(f"Kimi K3 keeps at most {cap} graphs (SGLANG_KIMI_K3_VIT_CUDA_GRAPH_"
                      f"CACHE_CAPACITY), captured at a key's call number {k['min_hits']} "
                      f"(MIN_HITS); the rest of the {len(keys)} capturable keys run eagerly")
+        notes.append(KIMI_ACTIVATIONS_NOTE)
     caps: dict[str, int] = {}
     shapes: dict[str, VitBuffer] = {}
     for key in keys:
@@ -776,7 +790,7 @@ def _kimi_sizes(key: VitKey) -> list[int]:
 __all__ = ["ATTENTION_BACKENDS", "BAILING_MM2_MODEL_TYPE", "BAILING_MM2_QWEN2_5_KEYS",
            "BAILING_MM2_VISION_DEFAULTS", "BAILING_MM_ARCHITECTURES", "BAILING_MM_TOWERS",
            "CUDNN_BATCH_BUCKETS", "CUDNN_WORKSPACE_BYTES", "ENV_FLAG", "FAMILIES",
-           "KIMI_ROPE_TABLE",
+           "KIMI_ACTIVATIONS_NOTE", "KIMI_ROPE_TABLE",
            "RUNNER_BACKENDS",
            "cudnn_padded_images",
            "KIMI_DEFAULTS", "QWEN3_CLASS_CONFIG", "QWEN3_PLAIN_CONFIG", "QWEN3_REMOTE_CONFIG",
