@@ -20,7 +20,7 @@ from tests.oracle import sglang_rocm_class_default as rc  # noqa: E402
 
 # a few classes of each kind: plain MHA (restated: aiter, fill = draft tokens), an override
 # restated by class (Olmo2: triton), MLA and a model override read from config (not restated)
-CLASSES = ("LlamaForCausalLM", "Qwen3ForCausalLM", "olmo2", "sinks", "mla", "vl")
+CLASSES = ("LlamaForCausalLM", "Qwen3ForCausalLM", "olmo2", "sinks", "mla", "Lfm2ForCausalLM")
 
 
 @pytest.fixture(scope="module")
