@@ -98,6 +98,8 @@ def settle(line: Mapping[str, Any], resolved: Resolved, gpu_given: object) -> Re
     name = default_target_backend(line, gpu_given)
     said = f"SGLang's default attention backend for this GPU and model: {name}"
     if name is None:
+        from graphfit.inputs.sglang_draft_default import rocm_by_class
+
         name = rocm_by_class(line, values.get("architecture"), gpu_given)
         said = (f"SGLang's default attention backend on ROCm for {values.get('architecture')} "
                 f"(--architecture; no local config.json): {name}")
@@ -109,38 +111,6 @@ def settle(line: Mapping[str, Any], resolved: Resolved, gpu_given: object) -> Re
         new["mtp_draft_backend"] = name
     return replace(resolved, values=MappingProxyType({**values, **new}),
                    origins=MappingProxyType({**resolved.origins, **dict.fromkeys(new, said)}))
-
-
-def rocm_by_class(line: Mapping[str, Any], architecture: object, gpu_given: object
-                   ) -> str | None:
-    """SGLang's default base backend on a ROCm GPU for a model with no local config.json,
-    from graphfit's `--architecture` where the class alone decides it
-    (graphfit.planner.engines.sglang_rocm_default); None otherwise."""
-    from graphfit.inputs.gpus import gpu_name
-    from graphfit.inputs.model_config import config_path
-    from graphfit.inputs.sglang_draft_default import ROCM
-    from graphfit.planner.engines.sglang_rocm_default import rocm_default_by_class
-
-    model = line.get("model_path")
-    if (gpu_name(gpu_given) not in ROCM or not isinstance(architecture, str)
-            or (isinstance(model, str) and config_path(model) is not None)):
-        return None
-
-    def number(key: str) -> int | None:
-        value = line.get(key)
-        return int(value) if isinstance(value, int) and not isinstance(value, bool) else None
-
-    algorithm, kv_dtype = line.get("speculative_algorithm"), line.get("kv_cache_dtype")
-    return rocm_default_by_class(
-        architecture, speculative_algorithm=str(algorithm) if algorithm else None,
-        topk=number("speculative_eagle_topk"), page_size=number("page_size"),
-        kv_cache_dtype=str(kv_dtype) if kv_dtype else None,
-        # `--rl-on-policy-target` turns deterministic inference on (attention_hook.py:586-593)
-        deterministic=(line.get("enable_deterministic_inference") is True
-                       or line.get("rl_on_policy_target") is not None),
-        all_unset=not any(line.get(k) for k in (
-            "attention_backend", "prefill_attention_backend", "decode_attention_backend"))
-    ).name
 
 
 def _unknown_on_rocm(resolved: Resolved, gpu_given: object) -> Resolved:

@@ -62,7 +62,7 @@ def _fills_sglang(line: tuple[str, ...], model_dir: str) -> dict[str, int] | str
 
 def _plan(line: tuple[str, ...], arch: str, before: bool) -> tuple[Any, list[str]]:
     from graphfit.cli.options import read_pasted, resolve_values
-    from graphfit.inputs import sglang_runner_backends as rb
+    from graphfit.inputs import sglang_draft_default as rb
     from graphfit.planner.plan import plan
 
     saved = rb.rocm_by_class
