@@ -365,32 +365,33 @@ def settle(line: Mapping[str, Any], resolved: Resolved, gpu_given: object,
 
 
 def rocm_by_class(line: Mapping[str, Any], architecture: object, gpu_given: object
-                   ) -> str | None:
+                  ) -> str | None:
     """SGLang's default base backend on a ROCm GPU for a model with no local config.json,
     from graphfit's `--architecture` where the class alone decides it
-    (graphfit.planner.engines.sglang_rocm_default); None otherwise."""
-    from graphfit.planner.engines.sglang_rocm_default import rocm_default_by_class
+    (graphfit.planner.engines.sglang_rocm_default); None otherwise. SGLang's checks of the
+    backend set it then resolves run as for a model read from config.json (`_check_generic`:
+    ConfigError where SGLang refuses, e.g. aiter under a page tree)."""
+    from graphfit.planner.engines.sglang_rocm_default import rocm_class_inputs
 
     model = line.get("model_path")
     if (gpu_name(gpu_given) not in ROCM or not isinstance(architecture, str)
             or (isinstance(model, str) and config_path(model) is not None)):
         return None
-
-    def number(key: str) -> int | None:
-        value = line.get(key)
-        return int(value) if isinstance(value, int) and not isinstance(value, bool) else None
-
     algorithm, kv_dtype = line.get("speculative_algorithm"), line.get("kv_cache_dtype")
-    return rocm_default_by_class(
+    inputs = rocm_class_inputs(
         architecture, speculative_algorithm=str(algorithm) if algorithm else None,
-        topk=number("speculative_eagle_topk"), page_size=number("page_size"),
+        topk=_line_int(line, "speculative_eagle_topk"), page_size=_line_int(line, "page_size"),
         kv_cache_dtype=str(kv_dtype) if kv_dtype else None,
         # `--rl-on-policy-target` turns deterministic inference on (attention_hook.py:586-593)
         deterministic=(line.get("enable_deterministic_inference") is True
                        or line.get("rl_on_policy_target") is not None),
         all_unset=not any(line.get(k) for k in (
-            "attention_backend", "prefill_attention_backend", "decode_attention_backend"))
-    ).name
+            "attention_backend", "prefill_attention_backend", "decode_attention_backend")))
+    if inputs is None:
+        return None
+    found = default_attention_backend(inputs)
+    _check_generic(line, inputs, found)
+    return found.name
 
 
 def every_line_checks(line: Mapping[str, Any], gpu_given: object, hint: str = LINE_HINT

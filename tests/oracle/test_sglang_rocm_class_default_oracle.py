@@ -49,11 +49,23 @@ def test_planted_errors_are_caught(dirs: dict[str, str], name: str, plant: str,
     """Planted: ROCm's MHA default read as triton (fill 1 where SGLang's aiter pads with the
     draft tokens); Olmo2's override skipped (SGLang's triton, graphfit's generic aiter).
     Each comparison must then differ."""
+    from graphfit.inputs import sglang_draft_default as dd
     from graphfit.planner.engines import sglang_attn_default as ad
-    from graphfit.planner.engines import sglang_rocm_default as rd
 
     assert rc.verdict(rc.LINES[0], dirs[name]) == "agree"
     wrong = ((lambda inp: ad.DefaultBackend("triton", "planted")) if plant == "triton"
              else ad.generic_default)
-    monkeypatch.setattr(rd, "default_attention_backend", wrong)
+    monkeypatch.setattr(dd, "default_attention_backend", wrong)
     assert rc.verdict(rc.LINES[0], dirs[name]).startswith("differ")
+
+
+def test_page_tree_under_the_class_default_refused_by_both(dirs: dict[str, str]) -> None:
+    """SGLang's checks of the backend it resolved run on the class path too: topk 2 with page
+    size 16 on ROCm's aiter default is SGLang's refusal (speculative_hook.py:1267-1282), and
+    graphfit's, from `--architecture` alone."""
+    from graphfit.planner.core.errors import ConfigError
+
+    line = (*rc.LINES[1], "--page-size", "16")
+    assert rc.verdict(line, dirs["LlamaForCausalLM"]).startswith("refused")
+    with pytest.raises(ConfigError, match="aiter"):
+        rc._plan(line, "LlamaForCausalLM", before=False)

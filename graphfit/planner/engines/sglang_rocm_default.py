@@ -59,19 +59,28 @@ UNKNOWN_BY_CLASS = (CONFIG_SHAPED | MLA_ARCHITECTURES | DEEPSEEK_FAMILY | EXAONE
                     | RESTATED)
 
 
-def rocm_default_by_class(architecture: str, *, speculative_algorithm: str | None,
-                          topk: int | None, page_size: int | None,
-                          kv_cache_dtype: str | None, deterministic: bool,
-                          all_unset: bool) -> DefaultBackend:
-    """SGLang's default base backend on ROCm for a model known only by its class (module
-    docstring); name None (with the reason) where the class alone does not decide it."""
+def rocm_class_inputs(architecture: str, *, speculative_algorithm: str | None,
+                      topk: int | None, page_size: int | None, kv_cache_dtype: str | None,
+                      deterministic: bool, all_unset: bool) -> AttentionDefaultInputs | None:
+    """SGLang's default's inputs on ROCm for a model known only by its class (module
+    docstring); None where the class alone does not decide the default."""
     if architecture in UNKNOWN_BY_CLASS:
-        return DefaultBackend(None, f"{architecture}: SGLang's default on ROCm reads its "
-                                    f"config.json (MLA heads, or its model override)")
-    return default_attention_backend(AttentionDefaultInputs(
+        return None
+    return AttentionDefaultInputs(
         gpu="rocm", architecture=architecture, speculative_algorithm=speculative_algorithm,
         topk=topk, page_size=page_size, kv_cache_dtype=kv_cache_dtype,
-        deterministic=deterministic, all_unset=all_unset))
+        deterministic=deterministic, all_unset=all_unset)
 
 
-__all__ = ["CONFIG_SHAPED", "UNKNOWN_BY_CLASS", "rocm_default_by_class"]
+def rocm_default_by_class(architecture: str, **line: object) -> DefaultBackend:
+    """SGLang's default base backend on ROCm for a model known only by its class; name None
+    (with the reason) where the class alone does not decide it. `line`: rocm_class_inputs'
+    keywords."""
+    inputs = rocm_class_inputs(architecture, **line)  # type: ignore[arg-type]
+    if inputs is None:
+        return DefaultBackend(None, f"{architecture}: SGLang's default on ROCm reads its "
+                                    f"config.json (MLA heads, or its model override)")
+    return default_attention_backend(inputs)
+
+
+__all__ = ["CONFIG_SHAPED", "UNKNOWN_BY_CLASS", "rocm_class_inputs", "rocm_default_by_class"]
