@@ -530,7 +530,11 @@ LINE_KEYS: dict[str, Handler] = {**FILE_KEYS, "enable_dp_attention": _dp_attenti
                                   # SGLang may turn adaptive speculation off itself
                                   # (graphfit.inputs.sglang_rules.adaptive_fallback)
                                   "speculative_adaptive": _after_the_engine,
-                                  "speculative_adaptive_config": _after_the_engine}
+                                  "speculative_adaptive_config": _after_the_engine,
+                                  # refused as not modelled after SGLang's unified-memory
+                                  # checks on such a line (graphfit.inputs.
+                                  # sglang_unified_switches), else at once there
+                                  "dcp_size": _after_the_engine}
 IGNORED = frozenset({
     "tokenizer_path",
     "decode_attention_backend", "prefill_attention_backend", "speculative_draft_model_path",
