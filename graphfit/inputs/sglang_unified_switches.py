@@ -75,12 +75,15 @@ def cache_checks(values: Mapping[str, Any]) -> None:
 def line(values: Mapping[str, Any]) -> list[Setting]:
     """SGLang's cross-flag checks, then the unified-memory line's switches as one setting
     (none off unified memory, where `--dcp-size` > 1 is refused as not modelled here)."""
-    cache_checks(values)
     dcp = _dcp(values)
+    if dcp < 1:
+        raise ConfigError(f"--dcp-size: must be >= 1, got {dcp} (SGLang refuses, "
+                          f"parallel_hook.py:243-248)")
+    cache_checks(values)
     if not values.get("enable_unified_memory"):
         if dcp > 1:
             raise ConfigError(f"--dcp-size: {dcp} is not modelled (decode context "
-                              f"parallelism, cuda_graph_hook.py:219-223)")
+                              f"parallelism, cuda_graph_hook.py:213-216)")
         return []
     names = {switch for flag, switch in FLAG_SWITCHES.items() if values.get(flag) is True}
     if values.get("hicache_storage_backend") == "file":

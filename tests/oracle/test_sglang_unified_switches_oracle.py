@@ -52,6 +52,8 @@ GRID: list[us.Case] = [
                "--kv-cache-dtype", "fp8_e5m2"), "H100", None, ()),  # 19: triton, FULL off
     ("swa_optin", (*BR, *um.spec_argv("swa_optin", "DFLASH"), "--attention-backend",
                    "flashinfer", *DCP), "A100", None, ()),  # 20 (:510-516)
+    ("llama", (*BR, *DCP, "--attention-backend", "flashinfer"), "A100", None,
+     ()),  # 21: MLA only (:727), the backend allowed
 ]
 
 
@@ -77,3 +79,12 @@ def test_the_grid_is_not_vacuous() -> None:
 def test_generated_lines(seed: int) -> None:
     differ = [(case, d) for case in us.generate(8, seed) if (d := us.compare(case)[2])]
     assert not differ
+
+
+def test_refusals_carry_sglangs_reason() -> None:
+    """Where SGLang refuses a grid line, graphfit refuses it with SGLang's reason, not "as not
+    modelled" (the DCP lines were all "not modelled" before s41u)."""
+    for case in GRID:
+        theirs, ours, _ = us.compare(case)
+        if theirs is None:
+            assert isinstance(ours, str) and "not modelled" not in ours, (case, ours)

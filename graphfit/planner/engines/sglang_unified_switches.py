@@ -19,7 +19,7 @@ is captured; graphfit planned such lines as if the switch were absent.
   backends within flashinfer / trtllm_mla / cutedsl_mla, unset ones discarded (:751-761).
   DSPARK / DFLASH verify without flashinfer under DCP (`_assert_spec_verify_backends`,
   :510-516; sglang_unified_memory.backend_check). A line that passes is still refused as not
-  modelled: graphfit does not plan decode context parallelism (cuda_graph_hook.py:219-223).
+  modelled: graphfit does not plan decode context parallelism (cuda_graph_hook.py:213-216).
 
 The switches arrive as SglangOptions.unified_switches (names in SWITCHES, read from the line by
 graphfit.inputs.sglang_unified_switches) and SglangOptions.disable_lazy_compaction (the
@@ -124,7 +124,7 @@ def dcp_gate(switches: frozenset[str], *, mla: bool, hybrid_swa: bool | None,
                           f"layers, got {sorted(str(b) for b in named)} (SGLang refuses, "
                           f"{WHERE}:748-761)")
     raise ConfigError("--dcp-size: decode context parallelism is not modelled (SGLang's "
-                      "unified-memory checks pass; cuda_graph_hook.py:219-223)")
+                      "unified-memory checks pass; cuda_graph_hook.py:213-216)")
 
 
 __all__ = ["DCP_BACKENDS", "SWITCHES", "cache_switches", "dcp_gate", "pd_switches"]
