@@ -56,7 +56,7 @@ def settle(line: Mapping[str, Any], resolved: Resolved, gpu_given: object) -> Re
 
     if not line.get("enable_unified_memory"):
         return resolved
-    resolved = _fp8_fallback(line, resolved)
+    resolved = _fp8_fallback(line, _forced(line, resolved, gpu_given))
     values = resolved.values
     missing = [name for name in PHASES if not values.get(name)]
     if not missing:
@@ -67,6 +67,33 @@ def settle(line: Mapping[str, Any], resolved: Resolved, gpu_given: object) -> Re
     said = f"SGLang's default attention backend for this GPU and model: {name}"
     new = dict.fromkeys(missing, name)
     return replace(resolved, values=MappingProxyType({**values, **new}),
+                   origins=MappingProxyType({**resolved.origins, **dict.fromkeys(new, said)}))
+
+
+def _forced(line: Mapping[str, Any], resolved: Resolved, gpu_given: object) -> Resolved:
+    """An override that writes the base whatever the line names (DeepSeek-V4's dsv4,
+    deepseek_v4.py:24; graphfit.planner.engines.sglang_arch_overrides.forced_base): the phases
+    without their own split flag read it (attention_backends_of, model_override_base.py:
+    138-152)."""
+    from graphfit.inputs.model_config import config_path, load_config
+    from graphfit.inputs.sglang_draft_default import gpu_kind
+    from graphfit.planner.engines.sglang_arch_overrides import OTHER, forced_base
+
+    model = line.get("model_path")
+    path = config_path(model) if isinstance(model, str) else None
+    if path is None:
+        return resolved
+    names = load_config(path).get("architectures")
+    architecture = names[0] if isinstance(names, list) and names else None
+    forced = forced_base(architecture, gpu_kind(gpu_given) or OTHER) if isinstance(
+        architecture, str) else None
+    if forced is None:
+        return resolved
+    new = {name: forced[0] for name in PHASES if not line.get(name)}
+    if not new:
+        return resolved
+    said = f"the model override's base {forced[0]} (model_overrides/{forced[1]})"
+    return replace(resolved, values=MappingProxyType({**resolved.values, **new}),
                    origins=MappingProxyType({**resolved.origins, **dict.fromkeys(new, said)}))
 
 

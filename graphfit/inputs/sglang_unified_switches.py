@@ -3,6 +3,8 @@
 sglang_unified_switches), and SGLang's own cross-flag checks on the same flags that run before
 them (`handle_cache_compatibility`, arg_groups/kv_cache_hook.py:351-412, pipeline.py:334):
 
+* `--enable-page-major-kv-layout` only with `--enable-unified-memory` (:781-789, the hook
+  before the unified one, pipeline.py:336);
 * `--disaggregation-decode-retraction-backup host_pool` only on a PD decode server (:352-360)
   and not with `--dcp-size` > 1 (:361-365);
 * `--enable-hierarchical-cache` not with the radix cache off (:393-397): `--disable-radix-cache`
@@ -75,6 +77,11 @@ def cache_checks(values: Mapping[str, Any]) -> None:
 def line(values: Mapping[str, Any]) -> list[Setting]:
     """SGLang's cross-flag checks, then the unified-memory line's switches as one setting
     (none off unified memory, where `--dcp-size` > 1 is refused as not modelled here)."""
+    if values.get("enable_page_major_kv_layout") is True and not values.get(
+            "enable_unified_memory"):
+        raise ConfigError("--enable-page-major-kv-layout without --enable-unified-memory is "
+                          "temporarily unsupported; add --enable-unified-memory or drop it "
+                          "(SGLang refuses, kv_cache_hook.py:781-789)")
     dcp = _dcp(values)
     if dcp < 1:
         raise ConfigError(f"--dcp-size: must be >= 1, got {dcp} (SGLang refuses, "

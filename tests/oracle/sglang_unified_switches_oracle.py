@@ -41,14 +41,15 @@ def _switches(rng: random.Random, mode: str | None) -> tuple[str, ...]:
 
 
 def generate(count: int, seed: int) -> list[Case]:
-    """`count` lines: a model (an MLA one without a draft), FULL or breakable prefill graphs,
+    """`count` lines: a model (an MLA one without a draft; now and then DeepSeek-V4, whose
+    override writes dsv4 over a named backend), FULL or breakable prefill graphs,
     no draft / EAGLE / DFLASH, backend flags, a PD role over mooncake (or none), the switches,
     `--dcp-size 2` at TP 2, a base fa3 with fp8_e5m2, the lazy-compaction variable, a GPU and
     SGLANG_ENABLE_POST_CAPTURE_KV_SIZING 1 / unset."""
     rng = random.Random(seed)
     out: list[Case] = []
     for _ in range(count):
-        name = rng.choice(MODELS)
+        name = "dsv4" if rng.random() < 0.06 else rng.choice(MODELS)
         mla = name == "mla"
         spec = () if mla else um.spec_argv(name, rng.choice((None, "EAGLE", "DFLASH")), 1)
         if mla and rng.random() < 0.7:

@@ -54,6 +54,11 @@ GRID: list[us.Case] = [
                    "flashinfer", *DCP), "A100", None, ()),  # 20 (:510-516)
     ("llama", (*BR, *DCP, "--attention-backend", "flashinfer"), "A100", None,
      ()),  # 21: MLA only (:727), the backend allowed
+    ("dsv4", ("--enable-unified-memory", "--cuda-graph-backend-prefill", "full",
+              "--max-running-requests", "48", "--attention-backend", "fa3"), "H100", None,
+     ()),  # 22: the override's dsv4 over a named fa3, off the page-major list (:820-827)
+    ("llama", (*BR[1:], "--enable-page-major-kv-layout"), "A100", None, ()),  # 23 (:783)
+    ("llama", (*BR, "--enable-page-major-kv-layout"), "A100", None, ()),  # 24: served
 ]
 
 
@@ -66,7 +71,7 @@ def test_the_grid_is_not_vacuous() -> None:
     """SGLang serves the control lines and refuses the switched ones; the DCP line it serves
     graphfit refuses as not modelled, and the fp8_e5m2 line turns FULL graphs off."""
     outcomes = [ub.sglang_side(c[1], c[0], c[2], c[3], c[4]) for c in GRID]
-    served = {1, 3, 8, 12, 17, 19}
+    served = {1, 3, 8, 12, 17, 19, 24}
     assert {i for i, o in enumerate(outcomes) if o is not None} == served
     ours = us.compare(GRID[17])[1]
     assert isinstance(ours, str) and "not modelled" in ours

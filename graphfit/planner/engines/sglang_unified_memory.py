@@ -186,13 +186,14 @@ def check_config(config: EngineSettings, changes: dict[str, object]) -> None:
     mla = config.architecture in MLA_ARCHITECTURES
     mamba = is_hybrid_mamba(config.architecture, config.mamba_state_shape)
     mode = config.disaggregation_mode
+    prefill, decode = config.prefill_attention_backend, config.decode_attention_backend
+    sw.page_major(prefill, decode, mla=mla)  # the hook before (pipeline.py:336)
     pd_check(mode, config.disaggregation_transfer_backend, config.pp_size, algorithm)
     sw.pd_switches(mode, config.disable_lazy_compaction, switches, mla=mla, mamba=mamba,
                    hybrid_swa=config.hybrid_swa)
     topk = changes.get("speculative_eagle_topk", config.speculative_eagle_topk)
     check(algorithm, topk if isinstance(topk, int) and algorithm is not None else None,
           config.hybrid_swa, mamba, False)
-    prefill, decode = config.prefill_attention_backend, config.decode_attention_backend
     backend_check(algorithm, prefill, decode, config.draft_attention_backend, mla,
                   "dcp" in switches)
     check(None, None, None, False, config.two_batch_overlap)  # after the backends (:653)

@@ -21,6 +21,10 @@ is captured; graphfit planned such lines as if the switch were absent.
   :510-516; sglang_unified_memory.backend_check). A line that passes is still refused as not
   modelled: graphfit does not plan decode context parallelism (cuda_graph_hook.py:213-216).
 
+Before all of these, the page-major KV layout --enable-unified-memory implies
+(`handle_page_major_kv_layout`, :770-827, run at pipeline.py:336) allows only its listed
+attention backends: `page_major`.
+
 The switches arrive as SglangOptions.unified_switches (names in SWITCHES, read from the line by
 graphfit.inputs.sglang_unified_switches) and SglangOptions.disable_lazy_compaction (the
 variable, graphfit.inputs.environment). A fact graphfit does not know (`hybrid_swa` None: no
@@ -42,10 +46,28 @@ SWITCHES = frozenset({
     "hierarchical_cache",  # --enable-hierarchical-cache / --enable-hicache
     "dcp",  # --dcp-size > 1
 })
+# the page-major layout's allow-lists, which --enable-unified-memory implies
+# (`handle_page_major_kv_layout`, kv_cache_hook.py:770-827): MLA models, else MHA / SWA ones
+PAGE_MAJOR_MLA = frozenset({"triton", "fa3", "trtllm_mla", "flashinfer", "cutedsl_mla",
+                            "flashmla"})
+PAGE_MAJOR_MHA = frozenset({"triton", "fa3", "fa4", "flashinfer", "trtllm_mha"})
 # the backends that read the widened DCP ids through the unified pool (kv_cache_hook.py:751)
 DCP_BACKENDS = frozenset({"flashinfer", "trtllm_mla", "cutedsl_mla"})
 WHERE = "kv_cache_hook.py"
 UM = "--enable-unified-memory"
+
+
+def page_major(prefill: str | None, decode: str | None, *, mla: bool) -> None:
+    """The page-major layout's attention allow-list, checked before the unified hook
+    (pipeline.py:336 vs 338; kv_cache_hook.py:800-827); unknown phases are discarded there
+    too. Models with asymmetric K / V rows (`has_asymmetric_kv`: triton / fa3 / fa4 only,
+    :810-811) are not told apart: the MHA list is checked for them."""
+    allowed = PAGE_MAJOR_MLA if mla else PAGE_MAJOR_MHA
+    named = {prefill, decode} - {None}
+    if not named <= allowed:
+        raise ConfigError(f"--enable-unified-memory implies --enable-page-major-kv-layout, "
+                          f"whose resolved attention backends {sorted(str(b) for b in named)} "
+                          f"must be in {sorted(allowed)} (SGLang refuses, {WHERE}:770-827)")
 
 
 def pd_switches(disaggregation_mode: str, lazy_disabled: bool, switches: frozenset[str],
@@ -127,4 +149,5 @@ def dcp_gate(switches: frozenset[str], *, mla: bool, hybrid_swa: bool | None,
                       "unified-memory checks pass; cuda_graph_hook.py:213-216)")
 
 
-__all__ = ["DCP_BACKENDS", "SWITCHES", "cache_switches", "dcp_gate", "pd_switches"]
+__all__ = ["DCP_BACKENDS", "PAGE_MAJOR_MHA", "PAGE_MAJOR_MLA", "SWITCHES", "cache_switches",
+           "dcp_gate", "page_major", "pd_switches"]
