@@ -35,6 +35,7 @@ from graphfit.inputs import (
     sglang_runner_backends,
     sglang_spec_dp,
     sglang_unified_backends,
+    sglang_unified_switches,
     sglang_uno,
     sglang_uno_moe,
 )
@@ -179,6 +180,7 @@ def finish(values: Mapping[str, Any], settings: list[Setting]
     a2a += sglang_mtp_backend.line_settings(values)  # multi-layer EAGLE's draft backend
     a2a += sglang_runner_backends.line_settings(values)  # the runners' seq_lens fills
     a2a += sglang_unified_backends.line_settings(values)  # unified memory's backend checks
+    a2a += sglang_unified_switches.line(values)  # its cache / DCP switches (s41u)
     return (settings + sglang_args.deprecated_dp_attention(values) + roles + a2a,
             notes + a2a_notes)
 

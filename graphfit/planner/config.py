@@ -380,7 +380,9 @@ class EngineConfig:
             prefill_max_requests: int | None = None, ep_size: int = 1,
             ep_join_mode: str | None = None, ep_dispatch_algorithm: str | None = None,
             moe_block_experts: tuple[int, ...] | None = None,
-            prefill_attention_backend: str | None = None) -> None: ...
+            prefill_attention_backend: str | None = None,
+            disable_lazy_compaction: bool = False,
+            unified_switches: tuple[str, ...] | None = None) -> None: ...
 
     def __post_init__(self) -> None:
         set_ = object.__setattr__
@@ -1077,6 +1079,16 @@ class EngineConfig:
     def prefill_attention_backend(self) -> str | None:
         """SglangOptions.prefill_attention_backend."""
         return cast("str | None", self._option("prefill_attention_backend"))
+
+    @property
+    def disable_lazy_compaction(self) -> bool:
+        """SglangOptions.disable_lazy_compaction."""
+        return cast(bool, self._option("disable_lazy_compaction"))
+
+    @property
+    def unified_switches(self) -> tuple[str, ...] | None:
+        """SglangOptions.unified_switches."""
+        return cast("tuple[str, ...] | None", self._option("unified_switches"))
 
     @property
     def moe_runner_backend(self) -> str:

@@ -19,6 +19,7 @@ from graphfit.planner.engines.sglang_moe_a2a import (
 )
 from graphfit.planner.engines.sglang_mtp_graphs import backend_name, check_draft_extend_backend
 from graphfit.planner.engines.sglang_quant_overrides import quant_config_text
+from graphfit.planner.engines.sglang_unified_switches import SWITCHES
 
 PREFILL_BACKENDS = ("breakable", "full", "disabled")  # SGLang cuda_graph_config.py:50
 DISAGGREGATION_MODES = ("null", "prefill", "decode")  # SGLang --disaggregation-mode
@@ -144,6 +145,12 @@ class SglangOptions(EngineOptions):
         model_override_base.py:138-152); None: not known. With decode_attention_backend
         it is the pair --enable-unified-memory's checks read (kv_cache_hook.py:613-641,
         690-712; graphfit.planner.engines.sglang_unified_memory).
+        disable_lazy_compaction: SGLANG_DISABLE_LAZY_COMPACTION (EnvBool, off, environ.py:
+        602); unified_switches: the cache / parallelism switches a unified-memory line sets
+        (names in graphfit.planner.engines.sglang_unified_switches.SWITCHES, kept sorted;
+        None: none).
+        Both feed --enable-unified-memory's start-up refusals (kv_cache_hook.py:554-587,
+        658-688; sglang_unified_switches).
         mm_feature_transport: `--mm-feature-transport` (arg_groups/fields/mm.py:144-157);
         for a multimodal model a GPU transport (cuda_ipc / cuda_vmm) adds its pool to the
         memory SGLang reserves before sizing the state cache (kv_cache_configurator.py:
@@ -459,6 +466,8 @@ class SglangOptions(EngineOptions):
     ep_dispatch_algorithm: str | None = None
     moe_block_experts: tuple[int, ...] | None = None
     prefill_attention_backend: str | None = None
+    disable_lazy_compaction: bool = False
+    unified_switches: tuple[str, ...] | None = None
 
     def __post_init__(self) -> None:
         gb = self.gpu_memory_gb
@@ -553,6 +562,7 @@ class SglangOptions(EngineOptions):
         positive_int("page_size", self.page_size)
         _choice(self, "mamba_radix_cache_strategy", MAMBA_STRATEGIES)
         _mamba_memory_inputs(self)
+        _unified_inputs(self)
         _optional_int("mamba_memory_slots", self.mamba_memory_slots, 1)
         _choice(self, "linear_attn_backend", LINEAR_ATTN_BACKENDS)
         positive_int("mamba_track_interval", self.mamba_track_interval)
@@ -735,6 +745,19 @@ def _optional_int(name: str, value: object, minimum: int) -> None:
                           f"{excerpt(value)}")
 
 
+def _unified_inputs(options: SglangOptions) -> None:
+    """Validate --enable-unified-memory's switch inputs (sglang_unified_switches)."""
+    true_false("disable_lazy_compaction", options.disable_lazy_compaction)
+    switches = options.unified_switches
+    if switches is None:
+        return
+    if isinstance(switches, (str, bytes)) or not isinstance(switches, (tuple, list)) or any(
+            not isinstance(name, str) or name not in SWITCHES for name in switches):
+        raise ConfigError(f"unified_switches: expected names among {sorted(SWITCHES)}, got "
+                          f"{excerpt(switches)}")
+    object.__setattr__(options, "unified_switches", tuple(sorted(set(switches))))
+
+
 __all__ = ["SglangOptions"]
 
 
@@ -751,3 +774,4 @@ def _eplb_inputs(options: SglangOptions) -> None:
             raise ConfigError(f"moe_block_experts: must be a list of routed-expert counts "
                               f"(integers >= 1), got {excerpt(counts)}")
         object.__setattr__(options, "moe_block_experts", tuple(counts))
+
