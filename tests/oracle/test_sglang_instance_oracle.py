@@ -33,12 +33,13 @@ from tests.oracle import sglang_stubs  # noqa: E402
 INSTANCE = "instance://10.0.0.1:5000/inkling"
 INKLING = "InklingForConditionalGeneration"
 REASON = "connector/remote_instance.py:19"
-FLAGS = st.lists(st.sampled_from([
+FLAG_POOL: list[tuple[str, ...]] = [
     ("--cuda-graph-backend-prefill", "breakable"), ("--cuda-graph-backend-prefill", "full"),
     ("--disable-prefill-cuda-graph",), ("--disable-cuda-graph",),
     ("--cuda-graph-max-bs-prefill", "512"), ("--mem-fraction-static", "0.8"),
     ("--tp", "2"), ("--attention-backend", "triton"), ("--chunked-prefill-size", "4096"),
-    ("--cuda-graph-max-bs", "64")]), max_size=4, unique=True)
+    ("--cuda-graph-max-bs-decode", "64")]
+FLAGS = st.lists(st.sampled_from(FLAG_POOL), max_size=4, unique=True)
 
 
 def _sglang_frame(argv: list[str]) -> str:
@@ -87,7 +88,7 @@ def test_instance_path_refused_on_graphfit_entries(how: str, tmp_path: Path) -> 
     from graphfit.integrations.sglang import from_sglang
 
     values = {"engine": "sglang", "architecture": INKLING, "gpu_memory_gb": 80.0}
-    with pytest.raises(ConfigError, match="remote_instance.py:19"):
+    with pytest.raises(ConfigError, match=r"remote_instance\.py:19"):
         if how == "flags":
             resolve_values({**values, "model_path": INSTANCE}, environ={}).config()
         elif how == "file":
