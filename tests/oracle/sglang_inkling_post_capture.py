@@ -10,8 +10,10 @@ its environment prefix) planned, or its refusal's message."""
 
 from __future__ import annotations
 
+import contextlib
 import random
 import traceback
+from collections.abc import Iterator
 from typing import Any
 
 from tests.oracle import sglang_mamba_memory_oracle as mm
@@ -25,10 +27,28 @@ MODELS = {"inkling": mm.INKLING, "defaults": mm.INKLING_DEFAULTS, "mtp": mm.INKL
 UNIFIED = ("--enable-unified-memory",)
 
 
+@contextlib.contextmanager
+def unpublished() -> Iterator[None]:
+    """No config namespace published, as in the launcher's process when it resolves
+    (launch_server.py:29): an earlier oracle call's `publish` (sglang_oracle.published) is
+    set aside (`RuntimeContext._config_bags`, runtime_context.py:984, 1065-1069) and put
+    back after."""
+    from sglang.srt import runtime_context
+
+    context = runtime_context._CONTEXT
+    saved = context._config_bags
+    context._config_bags = None
+    try:
+        yield
+    finally:
+        context._config_bags = saved
+
+
 def sglang_side(argv: tuple[str, ...], model: str, gpu: str, value: str | None) -> Side:
     gb, capability = ub.GPUS[gpu]
     o = so.oracle()
-    with pc.environment(value), sglang_stubs.fake_cuda(so._gpu_mib(gb), capability=capability):
+    with (pc.environment(value), unpublished(),
+          sglang_stubs.fake_cuda(so._gpu_mib(gb), capability=capability)):
         try:
             record = o.server_args.prepare_server_args(
                 ["--model-path", mm.model_dir(MODELS[model]), *argv])
