@@ -35,6 +35,10 @@ LINES = [  # (argv, model, gpu, SGLANG_ENABLE_POST_CAPTURE_KV_SIZING, SGLang fai
     (U, "inkling", "H100", None, False),  # the switch off
     (B, "inkling", "H100", "1", False),  # no unified memory: the branch is not reached
     ((*U, "--enable-memory-saver"), "inkling", "H100", "1", False),  # declined before it
+    # the MTP architecture served as the target is multimodal: its VLM-lowered fraction
+    # (InklingVisionConfig's getattr fallbacks, memory_hook.py:440-441)
+    (B, "mtp", "H100", None, False),
+    ((*U, "--tp", "2"), "mtp", "A100", "0", False),
 ]
 
 
@@ -50,13 +54,9 @@ def test_inkling_post_capture_line_equals_sglang(argv: tuple[str, ...], model: s
 
 
 def test_drawn_inkling_post_capture_lines_equal_sglang() -> None:
-    """Drawn on the two InklingForConditionalGeneration configs: the MTP architecture served
-    as the target is multimodal (configs/model_config.py:691-697 spares only the other), and
-    its VLM-lowered default fraction is a gap of its own, whatever the variable (the measure
-    counts it)."""
     rng = random.Random(41)
     for _ in range(4):
-        line = ipc.draw(rng, ("inkling", "defaults"))
+        line = ipc.draw(rng)
         verdict, theirs, ours = ipc.outcome(line)
         assert verdict in ("agree", "both fail", "graphfit: not modelled"), (line, theirs, ours)
 
