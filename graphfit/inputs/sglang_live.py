@@ -37,6 +37,7 @@ from graphfit.inputs import (
     model_config,
     sglang_draft,
     sglang_dspark,
+    sglang_instance,
     sglang_minimax_target,
     sglang_runner_backends,
     sglang_spec_dp,
@@ -87,6 +88,8 @@ def _read(values: Mapping[str, Any]) -> dict[str, Any]:
     sglang_spec_dp.dspark_draft(values, sglang_spec_dp.attention_dp_size(values))
     # a MiniMax-M3 target SGLang cannot build (graphfit.inputs.sglang_minimax_target)
     sglang_minimax_target.line(values)
+    # an instance:// model path SGLang cannot resolve (graphfit.inputs.sglang_instance)
+    sglang_instance.check("model_path", values["model_path"])
     out: dict[str, Any] = {}
     model = values["model_path"]
     if isinstance(model, str):
