@@ -73,24 +73,43 @@ def target_dir(fields: dict[str, Any], nested: bool) -> str:
 
 
 @functools.cache
-def resolved(tp: int, attn_dp: int) -> so.Resolved:
-    """SGLang's resolution of a line on the base target at this TP / attention DP (its
-    published layout is what the attention constructors read)."""
+def resolved(tp: int, attn_dp: int, extra: tuple[str, ...] = ()) -> so.Resolved:
+    """SGLang's resolution of a line on the base target at this TP / attention DP, with
+    `extra` flags (--ep-size, --disable-shared-experts-fusion, ...): its published layout is
+    what the attention and MoE constructors read."""
     r = so.resolve(["--model-path", target_dir({}, False), "--tp-size", str(tp),
-                    "--attn-dp-size", str(attn_dp)])
+                    "--attn-dp-size", str(attn_dp), *extra])
     assert isinstance(r, so.Resolved), r
     return r
 
 
-def build(path: str, tp: int, attn_dp: int) -> str | None:
+def _site(exc: BaseException) -> str:
+    """The innermost frame inside SGLang's sources that the exception passed through, as
+    "path:line" under sglang/srt/ (a config's AttributeError is raised by transformers, read
+    by SGLang's line)."""
+    import traceback
+
+    site = "?"
+    for frame in traceback.extract_tb(exc.__traceback__):
+        if "/sglang/srt/" in frame.filename:
+            site = f"{frame.filename.split('/sglang/srt/', 1)[1]}:{frame.lineno}"
+    return site
+
+
+def build(path: str, tp: int, attn_dp: int, extra: tuple[str, ...] = ()) -> str | None:
     """SGLang's own model class on `path`'s config under the line's layout: the exception's
-    "Type: message" where SGLang raises (the server does not start), None where it builds."""
+    "Type: message @ site" where SGLang raises (the server does not start), None where it
+    builds. Like the loader (model_loader/loader.py:291-298) it first resolves shared-expert
+    fusion with the model class's own hooks, on an SM 90 CUDA device (glue: this process has
+    no GPU, and the hooks ask `_is_cuda` / `_device_sm`), and builds under that result."""
     import torch
 
-    r = resolved(tp, attn_dp)
+    r = resolved(tp, attn_dp, extra)
     with so.sglang_stubs.stubbed(), so.published(r):
         import sglang.srt.models.minimax_m3 as m3
-        from sglang.srt.runtime_context import get_parallel
+        import sglang.srt.models.minimax_m3_vl as m3vl
+        from sglang.srt.layers.moe.utils import resolve_shared_experts_config
+        from sglang.srt.runtime_context import get_model, get_parallel
         from sglang.srt.utils.hf_transformers_utils import get_config, get_hf_text_config
 
         # ModelConfig's own copy (model_config.py:619-621): get_hf_text_config edits it
@@ -98,22 +117,41 @@ def build(path: str, tp: int, attn_dp: int) -> str | None:
         group = types.SimpleNamespace(world_size=tp, rank_in_group=0, cpu_group=None)
         pp = types.SimpleNamespace(world_size=1, rank_in_group=0, is_first_rank=True,
                                    is_last_rank=True)
-        stream = m3.get_stream
+        saved = [(mod, name, getattr(mod, name)) for mod in (m3, m3vl)
+                 for name in ("_is_cuda", "_device_sm")] + [(m3, "get_stream", m3.get_stream)]
         m3.get_stream = lambda name: None  # glue: no CUDA side stream on CPU
+        for mod in (m3, m3vl):  # glue: the device the loader asks about (an H100)
+            mod._is_cuda, mod._device_sm = True, 90
         try:
+            # MoE groups of the published sizes: the TP group itself where as wide
+            # (distributed/parallel_state.py:2894, 2923)
+            ep, moe_tp = get_parallel().moe_ep_size, get_parallel().moe_tp_size
+            ep_group = group if ep == tp else types.SimpleNamespace(
+                world_size=ep, rank_in_group=0, cpu_group=None)
+            moe_tp_group = group if moe_tp == tp else types.SimpleNamespace(
+                world_size=moe_tp, rank_in_group=0, cpu_group=None)
             with get_parallel().override(tp_rank=0, attn_tp_rank=0, pp_rank=0,
-                                         tp_group=group, moe_tp_group=group, pp_group=pp), \
+                                         moe_ep_rank=0, moe_tp_rank=0, tp_group=group,
+                                         moe_tp_group=moe_tp_group, moe_ep_group=ep_group,
+                                         pp_group=pp), \
                     torch.device("meta"):
-                if list(config.architectures or [])[:1] == [VL]:
-                    m3.MiniMaxM3Model(config=get_hf_text_config(config))
-                else:
-                    m3.MiniMaxM3SparseForCausalLM(config)
+                vl = list(config.architectures or [])[:1] == [VL]
+                text = get_hf_text_config(config)  # ModelConfig's call (model_config.py:636)
+                cls = m3vl.MiniMaxM3SparseForConditionalGeneration if vl else \
+                    m3.MiniMaxM3SparseForCausalLM
+                shared = resolve_shared_experts_config(cls, config, None)
+                with get_model().override(shared_experts=shared):
+                    if vl:
+                        m3.MiniMaxM3Model(config=text)
+                    else:
+                        m3.MiniMaxM3SparseForCausalLM(config)
         except RuntimeError as exc:  # the glue, not SGLang: fail the oracle itself
             if "has not been written" in str(exc):
                 raise AssertionError(f"oracle glue: {exc}") from exc
-            return f"RuntimeError: {exc}"
+            return f"RuntimeError: {exc} @ {_site(exc)}"
         except (TypeError, ValueError, AssertionError, AttributeError, KeyError) as exc:
-            return f"{type(exc).__name__}: {exc}"
+            return f"{type(exc).__name__}: {exc} @ {_site(exc)}"
         finally:
-            m3.get_stream = stream
+            for mod, name, value in saved:
+                setattr(mod, name, value)
     return None

@@ -13,6 +13,7 @@ attention config, gemma norm, top level or nested in the VL wrapper's text_confi
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from hypothesis import given, settings
@@ -27,6 +28,8 @@ from tests.oracle import sglang_minimax_target_oracle as mo  # noqa: E402
 
 # (tp, attention DP): attention TP 1 (1/1, 2/2, 4/4), 2 (2/1, 4/2), 4 (4/1, 8/2), 8 (8/1)
 LAYOUTS = ((1, 1), (2, 1), (4, 1), (2, 2), (4, 2), (4, 4), (8, 1), (8, 2))
+# --ep-size (MoE-TP = tp // ep) and --disable-shared-experts-fusion, drawn with a layout
+EPS = (1, 1, 2, 4, 8)
 _SPARSE = {"sparse_attention_freq": [0, 1], "sparse_num_index_heads": 4,
            "sparse_index_dim": 64}
 FIELDS: dict[str, tuple[Any, ...]] = {
@@ -41,19 +44,39 @@ FIELDS: dict[str, tuple[Any, ...]] = {
         {"sparse_num_index_heads": 4, "sparse_index_dim": 64},
         {"sparse_attention_freq": [0, 1], "sparse_num_index_heads": 4}),
 }
+# the MLP side: which layers are MoE (None: all), experts, widths, shared experts
+MOE_FIELDS: dict[str, tuple[Any, ...]] = {
+    "moe_layer_freq": ([0, 0], [1, 1], [0, 1], None),
+    "num_local_experts": (8, 6, 2, None),
+    "num_experts_per_tok": (2, None),
+    "intermediate_size": (1024, 1000, 1002, None),
+    "dense_intermediate_size": (1024, 1002, None),
+    "n_shared_experts": (None, 1, 2, 0),
+}
+# the MoE layer's own keys (None removes a key)
+MOE_KEYS: tuple[dict[str, Any], ...] = (
+    {"swiglu_alpha": 1.702, "swiglu_limit": 7.0, "scoring_func": "sigmoid"},
+    {"scoring_func": "sigmoid"}, {"swiglu_alpha": 1.702, "swiglu_limit": 7.0})
 # the activation with its constants (None removes a key)
 ACTS: tuple[dict[str, Any], ...] = (
     {}, {"hidden_act": "gelu"},
     {"hidden_act": "swigluoai", "swiglu_alpha": 1.702, "swiglu_limit": 7.0},
-    {"hidden_act": "swigluoai"})
+    {"hidden_act": "swigluoai"}, {"hidden_act": None})
 
 
-def graphfit_line(path: str, tp: int, attn_dp: int) -> tuple[int, str]:
+def flags(ep: int, fusion_off: bool) -> tuple[str, ...]:
+    """The line's MoE flags."""
+    return (("--ep-size", str(ep)) if ep > 1 else ()) + (
+        ("--disable-shared-experts-fusion",) if fusion_off else ())
+
+
+def graphfit_line(path: str, tp: int, attn_dp: int,
+                  extra: tuple[str, ...] = ()) -> tuple[int, str]:
     """graphfit's reading of the pasted launch line: (exit code, last error line or "")."""
     from graphfit.cli.options import PASTED
 
     token = PASTED.set(("python", "-m", "sglang.launch_server", "--model-path", path,
-                        "--tp-size", str(tp), "--attn-dp-size", str(attn_dp)))
+                        "--tp-size", str(tp), "--attn-dp-size", str(attn_dp), *extra))
     try:  # `graphfit plan --gpu-memory-gb 80 -- python -m sglang.launch_server ...`
         code, _, output = sc.run_graphfit(["plan", "--gpu-memory-gb", "80"])
     finally:
@@ -62,19 +85,30 @@ def graphfit_line(path: str, tp: int, attn_dp: int) -> tuple[int, str]:
     return code, (errors[-1] if errors else "")
 
 
-def _compare(fields: dict[str, Any], nested: bool, tp: int, attn_dp: int) -> None:
+def cites(said: str, site: str) -> bool:
+    """Whether graphfit's reason cites SGLang's raising line: one of its "path:a[-b]" names
+    the same file with the line in range."""
+    path, _, line = site.rpartition(":")
+    for name, first, last in re.findall(r"([\w/]+\.py):(\d+)(?:-(\d+))?", said):
+        if name == path and int(first) <= int(line) <= int(last or first):
+            return True
+    return False
+
+
+def _compare(fields: dict[str, Any], nested: bool, tp: int, attn_dp: int,
+             extra: tuple[str, ...] = ()) -> None:
     fields = {"head_dim": 128, **fields}  # heads that do not divide hidden_size
     path = mo.target_dir(fields, nested)
-    theirs = mo.build(path, tp, attn_dp)
-    code, said = graphfit_line(path, tp, attn_dp)
-    case = (fields, nested, tp, attn_dp, theirs, code, said)
+    theirs = mo.build(path, tp, attn_dp, extra)
+    code, said = graphfit_line(path, tp, attn_dp, extra)
+    case = (fields, nested, tp, attn_dp, extra, theirs, code, said)
     if theirs is None:  # SGLang builds it: graphfit plans the line
         assert code == 0, case
         return
     assert code == 2 and "SGLang cannot build" in said, case
-    # the same exception as SGLang's, at the same site
-    kind = theirs.split(":", 1)[0]
-    assert f"({kind}, models/minimax_m3.py:" in said, case
+    # the same exception as SGLang's, citing the line SGLang raised at
+    kind, site = theirs.split(":", 1)[0], theirs.rsplit(" @ ", 1)[1]
+    assert f"({kind}, " in said and cites(said, site), case
     assert len(said) <= 200, case
 
 
@@ -87,6 +121,22 @@ def test_minimax_target_matches_sglang(layout: tuple[int, int], nested: bool,
     """graphfit refuses exactly the generated lines SGLang's own model class cannot build,
     with SGLang's exception and site; it plans the others."""
     _compare({**fields, **act}, nested, *layout)
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.sampled_from(LAYOUTS), st.sampled_from(EPS), st.booleans(), st.booleans(),
+       st.fixed_dictionaries({k: st.sampled_from(v) for k, v in MOE_FIELDS.items()}),
+       st.sampled_from(MOE_KEYS), st.sampled_from(ACTS))
+def test_minimax_target_moe_matches_sglang(layout: tuple[int, int], ep: int, fusion_off: bool,
+                                           nested: bool, fields: dict[str, Any],
+                                           keys: dict[str, Any], act: dict[str, Any]) -> None:
+    """The MLP side (MoE layers, their experts and shared experts, dense layers) with a
+    per_head norm: graphfit refuses exactly where SGLang's class raises, citing its line."""
+    tp, attn_dp = layout
+    if tp % ep:
+        ep = tp
+    _compare({"qk_norm_type": "per_head", **fields, **keys, **act}, nested, tp, attn_dp,
+             flags(ep, fusion_off))
 
 
 def test_per_layer_default_under_attention_dp() -> None:
