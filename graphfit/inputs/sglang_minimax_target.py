@@ -46,6 +46,7 @@ from graphfit.inputs.sglang_minimax_moe import (
     layer_problem,
     quantization,
 )
+from graphfit.inputs.sglang_minimax_vision import tower_problem
 from graphfit.inputs.sglang_spec_dp import attention_dp_size, size_or_one
 from graphfit.planner.core.errors import ConfigError, excerpt
 from graphfit.planner.engines.sglang_eplb_checks import resolved_ep_size
@@ -62,13 +63,15 @@ def attention_tp(values: Mapping[str, Any]) -> int:
 
 
 def problem(data: Mapping[str, Any], attn_tp: int, encoder_only: bool = False,
-            moe: MoeLayout | None = None) -> str | None:
+            moe: MoeLayout | None = None, tower_tp: int | None = None) -> str | None:
     """Why SGLang's MiniMax-M3 target class fails to build on this config.json (module
     docstring), as one line; None when these rules have nothing to say (another architecture,
     an encoder-only VL server, or a model SGLang builds). The loader's shared-expert fusion
     comes first (before any layer, encoder-only included); then layers are walked in SGLang's
     order (each decoder layer's attention, then its MLP), so the first failure is SGLang's.
-    `moe` defaults to TP = attention TP with no expert parallelism."""
+    The VL wrapper builds its vision tower (graphfit.inputs.sglang_minimax_vision) between
+    the two, on `tower_tp` ranks (default: the attention TP size). `moe` defaults to TP =
+    attention TP with no expert parallelism."""
     names = data.get("architectures")
     arch = names[0] if isinstance(names, list) and names else None
     if arch not in (CAUSAL, VL):
@@ -78,8 +81,10 @@ def problem(data: Mapping[str, Any], attn_tp: int, encoder_only: bool = False,
         return None  # the wrapper's own config problems are not this rule's
     moe = moe or build_layout(attn_tp, 1, 1, "none", 0, False, None)
     said = fusion_problem(text, moe, arch == VL)
-    if said is None and arch == VL and encoder_only:
-        return None
+    if said is None and arch == VL:
+        said = tower_problem(data, text, attn_tp if tower_tp is None else tower_tp)
+        if said is None and encoder_only:
+            return None
     count = text.get("num_hidden_layers")
     for layer in range(count if isinstance(count, int) and count > 0 else 1):
         if said is not None:
@@ -178,8 +183,9 @@ def line(values: Mapping[str, Any]) -> None:
         return
     overrides = override_args(values.get("json_model_override_args"))
     data = overridden(data, overrides) if overrides else data
-    said = problem(data, attention_tp(values), values.get("encoder_only") is True,
-                   moe_layout(values, data))
+    attn_tp = attention_tp(values)
+    said = problem(data, attn_tp, values.get("encoder_only") is True, moe_layout(values, data),
+                   1 if values.get("mm_enable_dp_encoder") is True else attn_tp)
     if said is not None:
         raise ConfigError(said)
 

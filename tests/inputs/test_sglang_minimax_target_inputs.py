@@ -27,10 +27,21 @@ TEXT = {"model_type": "minimax_m2", "hidden_size": 1024, "num_attention_heads": 
         "swiglu_limit": 7.0, "scoring_func": "sigmoid", "dense_intermediate_size": 1024}
 
 
-def _model(root: Path, nested: bool = False, **fields: object) -> str:
+# every key SGLang's CLIPVisionConfig requires (models/minimax_vl_common.py:40-64)
+TOWER = {"model_type": "clip_vision_model", "hidden_size": 128, "intermediate_size": 128,
+         "num_hidden_layers": 1, "num_attention_heads": 8, "num_channels": 3,
+         "image_size": 28, "patch_size": 14, "hidden_act": "gelu", "layer_norm_eps": 1e-5,
+         "position_embedding_type": "rope", "rope_mode": "3d", "rope_theta": 10000.0,
+         "vision_segment_max_frames": None,
+         "img_token_compression_config": {"temporal_patch_size": 2, "spatial_merge_size": 2}}
+
+
+def _model(root: Path, nested: bool = False, vision: dict[str, object] | None = None,
+           **fields: object) -> str:
     text = {k: v for k, v in {**TEXT, **fields}.items() if v is not None}  # None removes
     config = ({"architectures": ["MiniMaxM3SparseForConditionalGeneration"],
-               "model_type": "minimax_m3_vl", "text_config": text, "vision_config": {}}
+               "model_type": "minimax_m3_vl", "text_config": text,
+               "vision_config": {**TOWER, **(vision or {})}}
               if nested else {"architectures": ["MiniMaxM3SparseForCausalLM"], **text})
     (root / "config.json").write_text(json.dumps(config))
     return str(root)
@@ -185,3 +196,28 @@ def test_moe_layer_checks(tmp_path: Path, nested: bool) -> None:
                   nested, **per_head, scoring_func=None)
     code, said = _plan("--model-path", bare)
     assert code == 2 and "AttributeError, models/minimax_m3.py:447" in said, said
+
+
+def test_vision_tower_checks(tmp_path: Path) -> None:
+    """The VL wrapper's CLIP tower (graphfit.inputs.sglang_minimax_vision), built before the
+    text model and under --encoder-only too: a key CLIPVisionConfig lacks, heads over the
+    attention TP (whole with --mm-enable-dp-encoder), a live check and a config file.
+    (SGLang's own wrapper decides the same in tests/oracle/test_sglang_minimax_target_oracle.py.)"""
+    bare = _model(_dir(tmp_path, "bare"), True, {"rope_mode": None}, qk_norm_type="per_head")
+    import json as _json
+    data = _json.loads((Path(bare) / "config.json").read_text())
+    del data["vision_config"]["rope_mode"]
+    (Path(bare) / "config.json").write_text(_json.dumps(data))
+    code, said = _plan("--model-path", bare, "--encoder-only")
+    assert code == 2 and "TypeError, models/minimax_vl_common.py:64" in said, said
+    odd = _model(_dir(tmp_path, "odd"), True, {"num_attention_heads": 3, "hidden_size": 96},
+                 qk_norm_type="per_head")
+    code, said = _plan("--model-path", odd, "--tp-size", "2")
+    assert code == 2 and "layers/attention/vision.py:1132-1134" in said, said
+    assert _plan("--model-path", odd, "--tp-size", "2", "--mm-enable-dp-encoder")[0] == 0
+    with pytest.raises(ConfigError, match=r"vision\.py:1132"):
+        from_sglang(SimpleNamespace(model_path=odd, tp_size=2))
+    yaml = tmp_path / "vl.yaml"
+    yaml.write_text(f"model-path: {odd}\ntp-size: 2\n")
+    code, _, err = run_cli(["plan", "--engine", "sglang", "--config", str(yaml)])
+    assert code == 2 and "vision.py:1132-1134" in err and err.count("error:") == 1, err

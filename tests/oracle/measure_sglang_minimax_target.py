@@ -1,8 +1,9 @@
 """Measure graphfit against SGLang's own MiniMax-M3 target class over generated combinations:
 `python -m tests.oracle.measure_sglang_minimax_target [COUNT] [SEED] [BEFORE]` (default 400
-draws, seed 7). Even draws come from the attention family (the test module's layouts x nested
-x FIELDS x ACTS, dense MLPs), odd draws from the MLP family (layouts x --ep-size x
---disable-shared-experts-fusion x nested x MOE_FIELDS x MOE_KEYS x ACTS, per_head norm). It
+draws, seed 7), in turn from three families: attention (the test module's layouts x nested x
+FIELDS x ACTS, dense MLPs), MLP (layouts x --ep-size x --disable-shared-experts-fusion x
+nested x MOE_FIELDS x MOE_KEYS x ACTS, per_head norm) and vision (the VL wrapper: layouts x
+--mm-enable-dp-encoder x VISIONS x per_head / per_layer norm x silu / gelu). It
 prints how many lines SGLang builds / refuses and how many graphfit's answer agrees with (the
 test module's compare: same verdict, same exception, SGLang's raising line cited).
 
@@ -23,36 +24,44 @@ from typing import Any
 
 from tests.oracle import test_sglang_minimax_target_oracle as t
 
+Draw = tuple[str, dict[str, Any], bool, int, int, tuple[str, ...], dict[str, Any] | None]
 
-def draws(count: int, seed: int) -> list[tuple[dict[str, Any], bool, int, int, tuple[str, ...]]]:
-    """The generated lines: (fields, nested, tp, attention DP, extra flags)."""
+
+def draws(count: int, seed: int) -> list[Draw]:
+    """The generated lines: (family, fields, nested, tp, attention DP, extra flags, vision)."""
     rng = random.Random(seed)
-    out = []
+    out: list[Draw] = []
     for i in range(count):
         tp, dp = rng.choice(t.LAYOUTS)
         nested = rng.choice((False, True))
-        if i % 2 == 0:
+        if i % 3 == 0:
             fields = {k: rng.choice(v) for k, v in t.FIELDS.items()}
             fields.update(rng.choice(t.ACTS))
-            out.append((fields, nested, tp, dp, ()))
-            continue
-        ep, off = rng.choice(t.EPS), rng.choice((False, True))
-        fields = {"qk_norm_type": "per_head",
-                  **{k: rng.choice(v) for k, v in t.MOE_FIELDS.items()}}
-        fields.update(rng.choice(t.MOE_KEYS))
-        fields.update(rng.choice(t.ACTS))
-        out.append((fields, nested, tp, dp, t.flags(ep if tp % ep == 0 else tp, off)))
+            out.append(("attention", fields, nested, tp, dp, (), None))
+        elif i % 3 == 1:
+            ep, off = rng.choice(t.EPS), rng.choice((False, True))
+            fields = {"qk_norm_type": "per_head",
+                      **{k: rng.choice(v) for k, v in t.MOE_FIELDS.items()}}
+            fields.update(rng.choice(t.MOE_KEYS))
+            fields.update(rng.choice(t.ACTS))
+            out.append(("mlp", fields, nested, tp, dp,
+                        t.flags(ep if tp % ep == 0 else tp, off), None))
+        else:
+            fields = {"qk_norm_type": rng.choice(("per_head", "per_layer")),
+                      **rng.choice(t.ACTS[:2])}
+            extra = ("--mm-enable-dp-encoder",) if rng.choice((False, True)) else ()
+            out.append(("vision", fields, True, tp, dp, extra, rng.choice(t.VISIONS)))
     return out
 
 
 def measure(count: int, seed: int) -> None:
     counts: Counter[str] = Counter()
-    for fields, nested, tp, dp, extra in draws(count, seed):
-        family = "mlp" if "moe_layer_freq" in fields else "attention"
-        theirs = t.mo.build(t.mo.target_dir({"head_dim": 128, **fields}, nested), tp, dp, extra)
+    for family, fields, nested, tp, dp, extra, vision in draws(count, seed):
+        theirs = t.mo.build(t.mo.target_dir({"head_dim": 128, **fields}, nested, vision), tp,
+                            dp, extra)
         counts[f"{family}: sglang {'refuses' if theirs else 'builds'}"] += 1
         try:
-            t._compare(fields, nested, tp, dp, extra)
+            t._compare(fields, nested, tp, dp, extra, vision)
             counts[f"{family}: agree"] += 1
         except AssertionError as exc:
             counts[f"{family}: differ"] += 1
