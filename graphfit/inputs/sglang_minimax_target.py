@@ -17,9 +17,11 @@ model, :129-135). Layer by layer, in SGLang's order:
   it) at attention TP > 1 calls `MiniMaxM2RMSNormTP` without its required `num_heads`
   (:858-865, models/minimax_m2.py:291, TypeError), a name outside per_layer / per_head /
   multi_head raises ValueError (:909);
-- a dense layer's `MiniMaxM3MLP` (`moe_layer_freq[i] == 0`; none means every layer is MoE,
-  :1791-1793): silu, or swigluoai with `swiglu_alpha` / `swiglu_limit` (:334-338), else
-  ValueError (:351-354).
+- the layer's MLP, dense or MoE: graphfit.inputs.sglang_minimax_moe (which also holds the
+  loader's shared-expert fusion check that precedes every layer).
+
+The VL wrapper builds its vision tower first (graphfit.inputs.sglang_minimax_vision), after
+the fusion check and before the text layers, `--encoder-only` included.
 
 The attention TP size is `tp // attn_dp // attn_cp` (runtime_context.py:73-76), so the same
 per_layer model starts at TP 2 with attention DP 2 and fails at TP 4 with attention DP 2.
@@ -28,8 +30,8 @@ Not restated: the VL wrapper's `text_hidden_size is required` (minimax_m3_vl.py:
 unreachable on a server start under transformers 5.19.0 (the version SGLang 0.5.23's wheel
 pins) as under 5.25: ModelConfig turns a dict `text_config` into a config object first
 (model_config.py:636, utils/hf_transformers/common.py:566-572) and a text config without
-hidden_size fails there earlier (model_config.py:1566). Keys every HF class defaults
-(`hidden_act`, heads) are not checked for absence; MoE layers' own checks are not restated.
+hidden_size fails there earlier (model_config.py:1566). Attention heads absent from the
+config are not checked for absence.
 """
 
 from __future__ import annotations

@@ -4,11 +4,16 @@ published layout): graphfit refuses a pasted line with SGLang's reason exactly w
 constructor raises, and plans it where SGLang builds the model. The checks: attention heads
 and KV heads against the attention TP size (minimax_m3.py:750-761), a sparse attention layer's
 per_head norm, keys and index heads (:779-792, :1704), the per_layer QK norm at attention
-TP > 1 (:858-865), an unknown qk_norm_type (:909), a dense MLP's activation (:334-354).
+TP > 1 (:858-865), an unknown qk_norm_type (:909), a dense MLP's activation (:334-354); the
+MoE side (graphfit.inputs.sglang_minimax_moe: the loader's fusion assert, MiniMaxM3MoE,
+FusedMoE's splits, shared experts, MLP widths) and the VL wrapper's vision tower
+(graphfit.inputs.sglang_minimax_vision). Each refusal must name SGLang's exception and cite
+the line SGLang raised at (the innermost SGLang frame, `cites`).
 
 Generated: MiniMax-M3 configs (qk_norm_type, attention / KV heads, activation, sparse
 attention config, gemma norm, top level or nested in the VL wrapper's text_config) x
-(TP, attention DP) layouts whose attention TP is 1, 2, 4 or 8.
+(TP, attention DP) layouts whose attention TP is 1, 2, 4 or 8; MoE fields x --ep-size x
+--disable-shared-experts-fusion; tower variations x --mm-enable-dp-encoder.
 """
 
 from __future__ import annotations
