@@ -50,7 +50,12 @@ KEYS = ("model_path", "speculative_algorithm", "speculative_draft_model_path",
         "json_model_override_args", "speculative_num_draft_tokens",
         "speculative_dflash_block_size", "speculative_dspark_block_size",
         "speculative_draft_window_size", "uno_lora_path", "attn_dp_size", "tp_size",
-        "attn_cp_size", "enable_dp_attention", "dp_size", "encoder_only")
+        "attn_cp_size", "enable_dp_attention", "dp_size", "encoder_only",
+        # a MiniMax-M3 target's MoE layers (graphfit.inputs.sglang_minimax_moe)
+        "ep_size", "moe_a2a_backend", "moe_dp_size", "ep_num_redundant_experts",
+        "disable_shared_experts_fusion", "quantization",
+        # and its VL wrapper's vision tower (graphfit.inputs.sglang_minimax_vision)
+        "mm_enable_dp_encoder")
 TARGET_FIELDS = ("hidden_size", "vocab_size")  # from the target's config.json
 BLOCK_FLAGS = {"DFLASH": "speculative_dflash_block_size",
                "DSPARK": "speculative_dspark_block_size"}
