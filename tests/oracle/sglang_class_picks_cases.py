@@ -143,7 +143,8 @@ def _block_configs(counts: tuple[int, ...]) -> list[dict[str, Any]]:
 
 def sglang(case: Case, folder: Path) -> tuple[str, str | None, str | None]:
     """SGLang's own answer: EPLB's and elastic EP's start-up checks (tests.oracle.
-    sglang_eplb_oracle), then the class's overrides (tests.oracle.sglang_model_quant_oracle.resolve)."""
+    sglang_eplb_oracle), then the class's overrides (tests.oracle.sglang_model_quant_oracle.
+    resolve)."""
     from tests.oracle import sglang_eplb_oracle as eo
     from tests.oracle import sglang_model_quant_oracle as mo
     from tests.oracle import sglang_quantization_oracle as qo
