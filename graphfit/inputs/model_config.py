@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from graphfit.inputs import sglang_class_lengths, sglang_context_length
+from graphfit.inputs import sglang_class_lengths, sglang_context_length, sglang_own_rope
 from graphfit.inputs.reading import load_json, shown_path
 from graphfit.inputs.settings import FILE, Setting
 from graphfit.inputs.sglang_quant_files import (
@@ -225,7 +225,8 @@ def read_model(path: Path) -> ModelInfo:
         return found
 
     multimodal_keys = sglang_class_lengths.text_class_keys(data)
-    failure = sglang_class_lengths.load_failure(_written(path))
+    failure = (sglang_class_lengths.load_failure(_written(path))
+               or sglang_own_rope.load_failure(_written(path), overrides_for(path)))
     if failure is not None:
         raise ConfigError(f"{origin}: {failure}")
     if multimodal_keys is not None and not sglang_class_lengths.top_level_text(data):

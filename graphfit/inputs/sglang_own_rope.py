@@ -1,0 +1,139 @@
+"""The RoPE dict some of SGLang's own config classes carry, and the files they fail to load.
+
+`get_context_length` (utils/hf_transformers/common.py:677-700) scales the first length key by
+the `factor` of the RoPE dict left on the loaded config. For transformers' own classes that
+dict is the standardized one (graphfit.inputs.sglang_context_length.standardized); SGLang's
+own classes below (SGLang 0.5.23 `configs/<file>.py`, transformers 5.25, the oracle's) take it
+differently, because their `__init__` does not name `rope_parameters` or calls
+`PreTrainedConfig.__init__` before setting the attributes transformers' RoPE code reads:
+
+* no dict written: no dict on the loaded config (`RAW_CLASSES` but Kimi-Linear, and
+  Qwen3-Next): transformers' RoPE conversion runs only for a class with a `rope_parameters`
+  attribute or a `rope_scaling` kwarg (configuration_utils.py:472-479), so an override dict
+  replaces nothing and is standardized on its own (config.py:411-424, the setter :730-739);
+* a written `rope_parameters` (`RAW_CLASSES`) reaches `PreTrainedConfig.__init__` as a plain
+  kwarg and is set as written (configuration_utils.py:510-517), not standardized, then
+  validated at the end of that `__init__` (huggingface_hub dataclasses.py:276 ->
+  modeling_rope_utils.py:913): llama3 needs `rope_theta` in the dict (:1088-1094), yarn and
+  longrope `original_max_position_embeddings` (:990-994, :1035-1040), else KeyError; yarn
+  with it reads `max_position_embeddings` (:1022) and longrope `hidden_size` (:1042), which
+  OLMo-3 and Qwen3-Next set only after that call (olmo3.py:67, :75-76; qwen3_next.py:221,
+  :223-224) and Mamba not at all unless written (mamba.py:41-71): AttributeError. Those
+  two then replace the dict by their `rope_scaling` argument (olmo3.py:90,
+  qwen3_next.py:235; none written: no dict);
+* Mamba has no `max_position_embeddings` (mamba.py:41-71), so standardizing a llama3 / yarn /
+  longrope `rope_scaling` (written: configuration_utils.py:474-479; by the override args, the
+  setter :739) raises AttributeError (modeling_rope_utils.py:860), unless the file writes
+  `max_position_embeddings` and the dict comes by the override args (set by then);
+* HY-V4 (hy_v4.py:9-90) calls `PreTrainedConfig.__init__` first (:51), so a written llama3 /
+  yarn / longrope `rope_scaling` is standardized before `max_position_embeddings` is set (:60):
+  AttributeError; any other written `rope_scaling` is then replaced by its `rope_parameters`
+  (:85-89): the written one as written, else `{"rope_theta": 1e7, "rope_type": "default"}`;
+  a written `rope_parameters` without `rope_theta` fails at :90 (KeyError).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+# classes that set a written `rope_parameters` as written (measured through the oracle:
+# tests/oracle/test_sglang_own_rope_oracle.py)
+RAW_CLASSES = frozenset({"chatglm", "dbrx", "olmo3", "mamba", "kimi_linear", "nemotron_h",
+                         "qwen3_next"})
+# classes whose loaded config has no RoPE dict when the file writes none (chatglm.py,
+# dbrx.py, nemotron_h.py, mamba.py: no rope attribute; olmo3.py:90, qwen3_next.py:235: the
+# rope_scaling argument, None)
+NO_DICT_CLASSES = frozenset({"chatglm", "dbrx", "olmo3", "mamba", "nemotron_h", "qwen3_next"})
+# classes without max_position_embeddings / hidden_size when validation reads them: set
+# after PreTrainedConfig.__init__ (olmo3.py:67, :75-76; qwen3_next.py:221, :223-224); Mamba
+# sets no max_position_embeddings (mamba.py:41-71: only a written one is there)
+_LATE_LENGTH = frozenset({"olmo3", "qwen3_next"})
+_LATE_HIDDEN = frozenset({"olmo3", "qwen3_next"})
+# classes that then replace the dict by their rope_scaling argument (olmo3.py:90,
+# qwen3_next.py:235; none written: no dict)
+_RESETS = frozenset({"olmo3", "qwen3_next"})
+_NEEDS_ORIGINAL = frozenset({"llama3", "yarn", "longrope"})  # modeling_rope_utils.py:853-860
+HY_V4_DEFAULT = {"rope_theta": 10000000.0, "rope_type": "default"}  # hy_v4.py:85-89
+
+
+def _kind(data: Mapping[str, Any]) -> str:
+    value = data.get("model_type")
+    return value if isinstance(value, str) else ""
+
+
+def _rope_type(rope: Mapping[str, Any]) -> object:
+    return rope.get("rope_type", rope.get("type", "default"))
+
+
+def modelled(data: Mapping[str, Any]) -> bool:
+    """Whether this module restates the class's loaded RoPE dict."""
+    return _kind(data) in RAW_CLASSES | NO_DICT_CLASSES | {"hy_v4"}
+
+
+def loaded_rope(data: Mapping[str, Any], standard: object) -> object:
+    """The RoPE dict on the loaded config before the override args (None: none) for a class
+    `modelled` restates; `standard`: the standardized dict transformers' own classes would
+    carry (what a written `rope_scaling` gives these classes too). A file `load_failure`
+    refuses is not asked about."""
+    kind = _kind(data)
+    written = data.get("rope_parameters")
+    if kind == "hy_v4":
+        return dict(written) if isinstance(written, dict) else dict(HY_V4_DEFAULT)
+    scaling = data.get("rope_scaling")
+    if isinstance(scaling, dict) and scaling:
+        return standard
+    if kind in RAW_CLASSES and isinstance(written, dict) and written:
+        if kind in _RESETS:  # replaced by the rope_scaling argument, none
+            return None
+        # validation names the type (modeling_rope_utils.py:903-904)
+        return {**written, "rope_type": _rope_type(written)}
+    if kind in NO_DICT_CLASSES:
+        return None
+    return standard
+
+
+def load_failure(data: Mapping[str, Any], overrides: Mapping[str, Any]) -> str | None:
+    """Why SGLang fails to load this class's config.json with these override args (None:
+    it loads, or a class this module does not restate)."""
+    kind = _kind(data)
+    written = data.get("rope_parameters")
+    scaling = data.get("rope_scaling")
+    where = f"model_type {kind!r}"
+    if kind == "hy_v4":
+        if isinstance(scaling, dict) and _rope_type(scaling) in _NEEDS_ORIGINAL:
+            return (f"{where} standardizes a {_rope_type(scaling)} rope_scaling before it sets "
+                    "max_position_embeddings: AttributeError (hy_v4.py:51, :60; "
+                    "modeling_rope_utils.py:860)")
+        if isinstance(written, dict) and "rope_theta" not in written:
+            return (f"{where} reads rope_parameters['rope_theta'], which the written dict has "
+                    "not: KeyError (hy_v4.py:90)")
+        return None
+    if kind == "mamba":
+        type_written = _rope_type(scaling) if isinstance(scaling, dict) and scaling else None
+        over = overrides.get("rope_scaling")
+        type_over = _rope_type(over) if isinstance(over, dict) and over else None
+        if (type_written in _NEEDS_ORIGINAL or (
+                type_over in _NEEDS_ORIGINAL and "max_position_embeddings" not in data)):
+            return (f"{where} has no max_position_embeddings, which transformers reads "
+                    "standardizing a llama3 / yarn / longrope rope_scaling: AttributeError "
+                    "(mamba.py:41-71; modeling_rope_utils.py:860)")
+    if (kind not in RAW_CLASSES or not isinstance(written, dict) or not written
+            or (isinstance(scaling, dict) and scaling)):
+        return None
+    rope_type = _rope_type(written)
+    missing = ({"rope_theta"} if rope_type == "llama3" else set()) | (
+        {"original_max_position_embeddings"} if rope_type in _NEEDS_ORIGINAL else set())
+    missing -= set(written)
+    if missing:
+        return (f"{where} keeps the written rope_parameters as written, and transformers' "
+                f"{rope_type} check needs {', '.join(sorted(missing))} in it: KeyError "
+                "(configuration_utils.py:510-517; modeling_rope_utils.py:1170)")
+    late_length = kind in _LATE_LENGTH or (kind == "mamba"
+                                           and "max_position_embeddings" not in data)
+    late = ("max_position_embeddings" if rope_type == "yarn" and late_length else
+            "hidden_size" if rope_type == "longrope" and kind in _LATE_HIDDEN else None)
+    if late is not None:
+        return (f"{where} has not set {late} when transformers checks its {rope_type} "
+                "rope_parameters: AttributeError (modeling_rope_utils.py:1022, :1042)")
+    return None
