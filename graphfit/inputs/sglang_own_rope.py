@@ -16,7 +16,8 @@ differently, because their `__init__` does not name `rope_parameters` or calls
   validated at the end of that `__init__` (huggingface_hub dataclasses.py:276 ->
   modeling_rope_utils.py:913): llama3 needs `rope_theta` in the dict (:1088-1094), yarn and
   longrope `original_max_position_embeddings` (:990-994, :1035-1040), else KeyError; yarn
-  with it reads `max_position_embeddings` (:1022) and longrope `hidden_size` (:1042), which
+  and llama3 with them read `max_position_embeddings` (:1022, :1124) and longrope
+  `hidden_size` (:1042), which
   OLMo-3 and Qwen3-Next set only after that call (olmo3.py:67, :75-76; qwen3_next.py:221,
   :223-224) and Mamba not at all unless written (mamba.py:41-71): AttributeError. Those
   two then replace the dict by their `rope_scaling` argument (olmo3.py:90,
@@ -99,7 +100,7 @@ def load_failure(data: Mapping[str, Any], overrides: Mapping[str, Any]) -> str |
     kind = _kind(data)
     written = data.get("rope_parameters")
     scaling = data.get("rope_scaling")
-    where = f"model_type {kind!r}"
+    where = f"SGLang fails loading it: model_type {kind!r}"
     if kind == "hy_v4":
         if isinstance(scaling, dict) and _rope_type(scaling) in _NEEDS_ORIGINAL:
             return (f"{where} standardizes a {_rope_type(scaling)} rope_scaling before it sets "
@@ -131,9 +132,9 @@ def load_failure(data: Mapping[str, Any], overrides: Mapping[str, Any]) -> str |
                 "(configuration_utils.py:510-517; modeling_rope_utils.py:1170)")
     late_length = kind in _LATE_LENGTH or (kind == "mamba"
                                            and "max_position_embeddings" not in data)
-    late = ("max_position_embeddings" if rope_type == "yarn" and late_length else
+    late = ("max_position_embeddings" if rope_type in ("yarn", "llama3") and late_length else
             "hidden_size" if rope_type == "longrope" and kind in _LATE_HIDDEN else None)
     if late is not None:
         return (f"{where} has not set {late} when transformers checks its {rope_type} "
-                "rope_parameters: AttributeError (modeling_rope_utils.py:1022, :1042)")
+                "rope_parameters: AttributeError (modeling_rope_utils.py:1022, :1042, :1124)")
     return None

@@ -17,7 +17,8 @@ that allows a longer one. Issue 23 (s37c): a file with NO length key under a dra
 `model_type` (one graphfit knows the class default of, BLOOM's class without one, or a class
 graphfit does not know: graphfit then asks for --context-length), the GPT-2 family's
 `n_positions` spelling of max_position_embeddings (transformers' attribute_map), and a local
-draft model whose derived length is below the target's (`draft_verdict`).
+draft model whose derived length is below the target's (`draft_verdict`). Issue 23 (s41c): a
+`rope_theta` inside the drawn dict now and then (graphfit.inputs.sglang_own_rope).
 """
 
 from __future__ import annotations
@@ -77,6 +78,8 @@ def draw_rope(rng: random.Random) -> dict[str, Any] | None:
         rope.update(short_factor=[1.0] * 64, long_factor=[2.0] * 64)
     if kind == "llama3" or rng.random() < 0.3:
         rope["original_max_position_embeddings"] = rng.choice((2048, 4096, 8192))
+    if rng.random() < 0.1:  # in the dict: llama3's validation and HY-V4 read it (s41c)
+        rope["rope_theta"] = 1000000.0
     return rope
 
 
