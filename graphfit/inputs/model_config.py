@@ -19,7 +19,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from graphfit.inputs import sglang_class_lengths, sglang_context_length, sglang_own_rope
+from graphfit.inputs import (
+    sglang_class_lengths,
+    sglang_context_length,
+    sglang_own_rope,
+    sglang_sub_configs,
+)
 from graphfit.inputs.reading import load_json, shown_path
 from graphfit.inputs.settings import FILE, Setting
 from graphfit.inputs.sglang_quant_files import (
@@ -225,11 +230,32 @@ def read_model(path: Path) -> ModelInfo:
         return found
 
     multimodal_keys = sglang_class_lengths.text_class_keys(data)
+    model_type = sglang_class_lengths.model_type(data) or ""
+    sub_config = sglang_sub_configs.sub_config(data)
     failure = (sglang_class_lengths.load_failure(_written(path))
-               or sglang_own_rope.load_failure(_written(path), overrides_for(path)))
+               or sglang_own_rope.load_failure(_written(path), overrides_for(path))
+               or sglang_sub_configs.load_failure(data)
+               or (None if sub_config is None or not sub_config.prefix else
+                   sglang_own_rope.load_failure(sub_config.values, {}, model_type)))
     if failure is not None:
         raise ConfigError(f"{origin}: {failure}")
-    if multimodal_keys is not None and not sglang_class_lengths.top_level_text(data):
+    if sub_config is not None:
+        # llm_config / language_config classes: the sub-config's keys, else its class's
+        # default, under its RoPE dict (graphfit.inputs.sglang_sub_configs)
+        values = sub_config.values
+
+        def sub_key(key: str) -> int | None:
+            found = _int(dict(values), key, origin, sub_config.prefix,
+                         null_ok=key != "max_position_embeddings")
+            default = sub_config.default if key == "max_position_embeddings" else None
+            return default if found is None and key not in values else found
+
+        sub_rope = sglang_context_length.standardized(values)
+        if sglang_own_rope.modelled(values, model_type):  # SGLang's own text classes
+            sub_rope = sglang_own_rope.loaded_rope(values, sub_rope, model_type)
+        sglang_length = None if sglang_sub_configs.unknown_rope(sub_config) else (
+            sglang_context_length.context_length(origin, sub_rope, sub_key))
+    elif multimodal_keys is not None and not sglang_class_lengths.top_level_text(data):
         # SGLang's own multimodal class: get_context_length reads its text sub-config, built
         # from `text_config` alone, so a top-level length key or RoPE dict does not reach it;
         # a key the text config does not write is the text class's default

@@ -1,0 +1,151 @@
+"""SGLang's own multimodal classes whose text config is `llm_config` / `language_config`.
+
+`get_hf_text_config` returns `llm_config`, else `language_config`, before `text_config`
+(SGLang 0.5.23 utils/hf_transformers/common.py:547-612, priority at :589-600), and
+`get_context_length` reads that sub-config's length keys (:668-700). The classes below build
+it from the dict under that name alone (their class defaults where the dict leaves a key
+out; none written: all defaults), so a top-level length key or RoPE dict does not reach it:
+
+* InternVL (`internvl_chat`, configs/internvl.py:307-325): the class follows
+  `llm_config["architectures"][0]`: LlamaConfig (2048, transformers 5.25
+  llama/configuration_llama.py:70), InternLM2Config (2048, internvl.py:89; also when no
+  `llm_config` is written, :307-311), Qwen2Config (32768, qwen2 :67), Qwen3MoeConfig
+  (32768, qwen3_moe :84), Qwen3Config (32768, qwen3 :69), GptOssConfig (131072, gpt_oss
+  :63); another architecture raises ValueError (:322-325), a dict without `architectures`
+  TypeError (:314, indexing None);
+* Janus (`multi_modality`, configs/janus_pro.py:152-156): LlamaConfig (2048);
+* DeepSeek-VL2 (`deepseek_vl_v2`, configs/deepseekvl2.py:675-679): SGLang's DeepseekV2Config
+  (2048, deepseekvl2.py:583);
+* Bailing-MM (`bailingmm_moe_v2_lite`, configs/bailing_moe_v2.py:157-161): BailingMoeV2Config
+  (16384, bailing_moe_v2.py:42);
+* Dots-VLM (`dots_vlm`, configs/dots_vlm.py:67) builds DeepseekV2Config from the TOP-LEVEL
+  keys: read there, default 2048.
+
+The sub-config's RoPE dict scales the length as get_context_length reads it (:679-693).
+graphfit restates transformers' standardized reading for the transformers classes (Llama,
+Qwen, GPT-OSS) and InternLM2's `rope_scaling` (refused unless exactly a linear / dynamic
+`type` and a `factor` >= 1, internvl.py:120-158; then standardized as transformers' own).
+SGLang's DeepseekV2Config and BailingMoeV2Config standardize a `rope_scaling` and keep a
+`rope_parameters` as written (graphfit.inputs.sglang_own_rope, called with the sub-config's
+dict; Bailing-MM's rope_type rewrite, bailing_moe_v2.py:166-171, keeps the factor and
+`original_max_position_embeddings` get_context_length reads). InternLM2's `rope_parameters`
+is not restated: with a RoPE factor there graphfit asks for `--context-length`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+_LLAMA = 2048
+_QWEN = 32768
+# InternVL: llm_config's architectures[0] -> (its class's default length, whether graphfit
+# restates the class's RoPE reading: transformers' classes, yes)
+INTERNVL_CLASSES: Mapping[str, tuple[int, bool]] = {
+    "LlamaForCausalLM": (_LLAMA, True),
+    # a rope_scaling it validates (internvl.py:120-158) is then standardized as transformers'
+    # own (a rope_parameters dict is not restated)
+    "InternLM2ForCausalLM": (2048, True),
+    "Qwen2ForCausalLM": (_QWEN, True),
+    "Qwen3MoeForCausalLM": (_QWEN, True),
+    "Qwen3ForCausalLM": (_QWEN, True),
+    "GptOssForCausalLM": (131072, True),
+}
+# model_type -> (the attribute holding the text config, its default length, RoPE restated)
+SUB_CONFIGS: Mapping[str, tuple[str, int, bool]] = {
+    "multi_modality": ("language_config", _LLAMA, True),
+    "deepseek_vl_v2": ("language_config", 2048, True),
+    "bailingmm_moe_v2_lite": ("llm_config", 16384, True),
+    "internvl_chat": ("llm_config", 2048, False),  # by architecture: INTERNVL_CLASSES
+}
+TOP_LEVEL = {"dots_vlm": 2048}  # dots_vlm.py:67 -> deepseekvl2.py:583
+
+
+@dataclass(frozen=True)
+class SubConfig:
+    """The dict SGLang builds the text config from, the class's default length
+    (max_position_embeddings, the only length key these classes default), and whether
+    graphfit restates how the class reads a RoPE dict."""
+
+    values: Mapping[str, Any]
+    prefix: str
+    default: int
+    rope_known: bool
+
+    def __post_init__(self) -> None:
+        if self.default <= 0:
+            raise ValueError(f"default: expected a positive length, got {self.default}")
+
+
+def _kind(data: Mapping[str, Any]) -> str:
+    value = data.get("model_type")
+    return value if isinstance(value, str) else ""
+
+
+def _architecture(sub: Mapping[str, Any]) -> object:
+    names = sub.get("architectures")
+    return names[0] if isinstance(names, list) and names else None
+
+
+def sub_config(data: Mapping[str, Any]) -> SubConfig | None:
+    """The text config SGLang reads the length from for these classes (None: another
+    class, or a file `load_failure` refuses)."""
+    kind = _kind(data)
+    if kind in TOP_LEVEL:
+        return SubConfig(data, "", TOP_LEVEL[kind], True)
+    if kind not in SUB_CONFIGS:
+        return None
+    name, default, known = SUB_CONFIGS[kind]
+    sub = data.get(name)
+    values: Mapping[str, Any] = sub if isinstance(sub, dict) else {}
+    if kind == "internvl_chat" and isinstance(sub, dict):
+        found = INTERNVL_CLASSES.get(str(_architecture(values)))
+        if found is None:
+            return None
+        default, known = found
+        if _architecture(values) == "InternLM2ForCausalLM" and values.get("rope_parameters"):
+            known = False
+    return SubConfig(values, f"{name}.", default, known)
+
+
+def load_failure(data: Mapping[str, Any]) -> str | None:
+    """Why SGLang fails to build InternVL's llm_config (None: it builds, or another class)."""
+    if _kind(data) != "internvl_chat":
+        return None
+    sub = data.get("llm_config")
+    if not isinstance(sub, dict):  # none: InternLM2's defaults (internvl.py:307-311)
+        return None
+    architecture = _architecture(sub)
+    if architecture is None:
+        return ("SGLang fails loading it: llm_config has no architectures, which InternVL "
+                "indexes (TypeError, configs/internvl.py:314)")
+    if architecture not in INTERNVL_CLASSES:
+        return (f"SGLang refuses llm_config's architecture {str(architecture)[:60]!r}: "
+                "Unsupported architecture (configs/internvl.py:322-325)")
+    rope = sub.get("rope_scaling")
+    if architecture == "InternLM2ForCausalLM" and rope is not None and not _internlm2_rope(rope):
+        return ("SGLang refuses llm_config.rope_scaling: InternLM2 takes exactly `type` "
+                "(linear or dynamic) and `factor` >= 1 (configs/internvl.py:134-158)")
+    return None
+
+
+def _internlm2_rope(rope: object) -> bool:
+    """InternLM2Config._rope_scaling_validation (internvl.py:134-158) passes."""
+    if not isinstance(rope, dict) or len(rope) != 2:
+        return False
+    factor = rope.get("factor")
+    return (rope.get("type") in ("linear", "dynamic") and isinstance(factor, (int, float))
+            and not isinstance(factor, bool) and factor >= 1.0)
+
+
+def rope_of(sub: SubConfig) -> object:
+    """The sub-config's written RoPE dict (None: none)."""
+    return sub.values.get("rope_scaling") or sub.values.get("rope_parameters")
+
+
+def unknown_rope(sub: SubConfig) -> bool:
+    """Whether the sub-config writes a RoPE factor its class reads in a way graphfit does
+    not restate (graphfit then asks for --context-length)."""
+    rope = rope_of(sub)
+    return not sub.rope_known and isinstance(rope, dict) and "factor" in rope
