@@ -232,11 +232,20 @@ def read_model(path: Path) -> ModelInfo:
     multimodal_keys = sglang_class_lengths.text_class_keys(data)
     model_type = sglang_class_lengths.model_type(data) or ""
     sub_config = sglang_sub_configs.sub_config(data)
+    if sub_config is not None and not sub_config.prefix:  # the override args set the parent
+        sub_config = sglang_sub_configs.sub_config(_written(path))
     failure = (sglang_class_lengths.load_failure(_written(path))
                or sglang_own_rope.load_failure(_written(path), overrides_for(path))
                or sglang_sub_configs.load_failure(data)
                or (None if sub_config is None or not sub_config.prefix else
-                   sglang_own_rope.load_failure(sub_config.values, {}, model_type)))
+                   # InternVL's parent takes llm_config's attributes before the override
+                   # args are set (utils/hf_transformers/config.py:303-306)
+                   sglang_own_rope.load_failure(
+                       _written(path),
+                       {} if model_type == "internvl_chat" else overrides_for(path),
+                       sglang_own_rope.PARENT)
+                   or sglang_own_rope.load_failure(sub_config.values, {},
+                                                   sub_config.own_class(model_type))))
     if failure is not None:
         raise ConfigError(f"{origin}: {failure}")
     if sub_config is not None:
@@ -251,10 +260,10 @@ def read_model(path: Path) -> ModelInfo:
             return default if found is None and key not in values else found
 
         sub_rope = sglang_context_length.standardized(values)
-        if sglang_own_rope.modelled(values, model_type):  # SGLang's own text classes
-            sub_rope = sglang_own_rope.loaded_rope(values, sub_rope, model_type)
-        sglang_length = None if sglang_sub_configs.unknown_rope(sub_config) else (
-            sglang_context_length.context_length(origin, sub_rope, sub_key))
+        own_class = sub_config.own_class(model_type)
+        if own_class and sglang_own_rope.modelled(values, own_class):  # SGLang's own classes
+            sub_rope = sglang_own_rope.loaded_rope(values, sub_rope, own_class)
+        sglang_length = sglang_context_length.context_length(origin, sub_rope, sub_key)
     elif multimodal_keys is not None and not sglang_class_lengths.top_level_text(data):
         # SGLang's own multimodal class: get_context_length reads its text sub-config, built
         # from `text_config` alone, so a top-level length key or RoPE dict does not reach it;

@@ -53,7 +53,10 @@ RAW_CLASSES = frozenset({"chatglm", "dbrx", "olmo3", "mamba", "kimi_linear", "ne
                          # text configs SGLang builds with its DeepseekV2Config
                          # (deepseekvl2.py:550-641) or BailingMoeV2Config (bailing_moe_v2.py:
                          # 19-111), and Dots-VLM's parent (dots_vlm.py:61-62)
-                         "deepseek_vl_v2", "bailingmm_moe_v2_lite", "dots_vlm"})
+                         "deepseek_vl_v2", "bailingmm_moe_v2_lite", "dots_vlm",
+                         "internlm2",  # InternVL's InternLM2Config (internvl.py:80-131)
+                         # the parents of the llm_config / language_config classes
+                         "multimodal parent"})
 # classes whose loaded config has no RoPE dict when the file writes none (chatglm.py,
 # dbrx.py, nemotron_h.py, mamba.py: no rope attribute; olmo3.py:90, qwen3_next.py:235: the
 # rope_scaling argument, None)
@@ -62,7 +65,10 @@ NO_DICT_CLASSES = frozenset({"chatglm", "dbrx", "olmo3", "mamba", "nemotron_h", 
                          # text configs SGLang builds with its DeepseekV2Config
                          # (deepseekvl2.py:550-641) or BailingMoeV2Config (bailing_moe_v2.py:
                          # 19-111), and Dots-VLM's parent (dots_vlm.py:61-62)
-                         "deepseek_vl_v2", "bailingmm_moe_v2_lite", "dots_vlm"})
+                         "deepseek_vl_v2", "bailingmm_moe_v2_lite", "dots_vlm",
+                         "internlm2",  # InternVL's InternLM2Config (internvl.py:80-131)
+                         # the parents of the llm_config / language_config classes
+                         "multimodal parent"})
 # classes without max_position_embeddings / hidden_size when validation reads them: set
 # after PreTrainedConfig.__init__ (olmo3.py:67, :75-76; qwen3_next.py:221, :223-224); Mamba
 # sets no max_position_embeddings (mamba.py:41-71: only a written one is there)
@@ -73,7 +79,11 @@ _LATE_HIDDEN = frozenset({"olmo3", "qwen3_next"})
 _RESETS = frozenset({"olmo3", "qwen3_next"})
 # classes with no max_position_embeddings unless the file writes one (mamba.py:41-71;
 # Dots-VLM's parent config, dots_vlm.py:58-69)
-_NO_LENGTH_ATTR = frozenset({"mamba", "dots_vlm"})
+_NO_LENGTH_ATTR = frozenset({"mamba", "dots_vlm", "multimodal parent"})
+# the parent configs of InternVL, Janus, DeepSeek-VL2 and Bailing-MM call
+# PreTrainedConfig.__init__ with the top-level keys and hold no max_position_embeddings of
+# their own (internvl.py:299, janus_pro.py:137, deepseekvl2.py:667, bailing_moe_v2.py:172)
+PARENT = "multimodal parent"
 _NEEDS_ORIGINAL = frozenset({"llama3", "yarn", "longrope"})  # modeling_rope_utils.py:853-860
 HY_V4_DEFAULT = {"rope_theta": 10000000.0, "rope_type": "default"}  # hy_v4.py:85-89
 

@@ -28,8 +28,8 @@ Qwen, GPT-OSS) and InternLM2's `rope_scaling` (refused unless exactly a linear /
 SGLang's DeepseekV2Config and BailingMoeV2Config standardize a `rope_scaling` and keep a
 `rope_parameters` as written (graphfit.inputs.sglang_own_rope, called with the sub-config's
 dict; Bailing-MM's rope_type rewrite, bailing_moe_v2.py:166-171, keeps the factor and
-`original_max_position_embeddings` get_context_length reads). InternLM2's `rope_parameters`
-is not restated: with a RoPE factor there graphfit asks for `--context-length`.
+`original_max_position_embeddings` get_context_length reads), as InternLM2 its
+`rope_parameters` (internvl.py:99-131 names rope_scaling only).
 """
 
 from __future__ import annotations
@@ -40,38 +40,45 @@ from typing import Any
 
 _LLAMA = 2048
 _QWEN = 32768
-# InternVL: llm_config's architectures[0] -> (its class's default length, whether graphfit
-# restates the class's RoPE reading: transformers' classes, yes)
-INTERNVL_CLASSES: Mapping[str, tuple[int, bool]] = {
-    "LlamaForCausalLM": (_LLAMA, True),
+# InternVL: llm_config's architectures[0] -> its class's default length
+INTERNVL_CLASSES: Mapping[str, int] = {
+    "LlamaForCausalLM": _LLAMA,
     # a rope_scaling it validates (internvl.py:120-158) is then standardized as transformers'
-    # own (a rope_parameters dict is not restated)
-    "InternLM2ForCausalLM": (2048, True),
-    "Qwen2ForCausalLM": (_QWEN, True),
-    "Qwen3MoeForCausalLM": (_QWEN, True),
-    "Qwen3ForCausalLM": (_QWEN, True),
-    "GptOssForCausalLM": (131072, True),
+    # own, a rope_parameters kept as written (graphfit.inputs.sglang_own_rope, "internlm2")
+    "InternLM2ForCausalLM": 2048,
+    "Qwen2ForCausalLM": _QWEN,
+    "Qwen3MoeForCausalLM": _QWEN,
+    "Qwen3ForCausalLM": _QWEN,
+    "GptOssForCausalLM": 131072,
 }
-# model_type -> (the attribute holding the text config, its default length, RoPE restated)
-SUB_CONFIGS: Mapping[str, tuple[str, int, bool]] = {
-    "multi_modality": ("language_config", _LLAMA, True),
-    "deepseek_vl_v2": ("language_config", 2048, True),
-    "bailingmm_moe_v2_lite": ("llm_config", 16384, True),
-    "internvl_chat": ("llm_config", 2048, False),  # by architecture: INTERNVL_CLASSES
+# model_type -> (the attribute holding the text config, its default length)
+SUB_CONFIGS: Mapping[str, tuple[str, int]] = {
+    "multi_modality": ("language_config", _LLAMA),
+    "deepseek_vl_v2": ("language_config", 2048),
+    "bailingmm_moe_v2_lite": ("llm_config", 16384),
+    "internvl_chat": ("llm_config", 2048),  # by architecture: INTERNVL_CLASSES
 }
 TOP_LEVEL = {"dots_vlm": 2048}  # dots_vlm.py:67 -> deepseekvl2.py:583
 
 
 @dataclass(frozen=True)
 class SubConfig:
-    """The dict SGLang builds the text config from, the class's default length
-    (max_position_embeddings, the only length key these classes default), and whether
-    graphfit restates how the class reads a RoPE dict."""
+    """The dict SGLang builds the text config from (`prefix`: its name and a dot, "" for
+    the top level) and the class's default length (max_position_embeddings, the only length
+    key these classes default)."""
 
     values: Mapping[str, Any]
     prefix: str
     default: int
-    rope_known: bool
+
+    def own_class(self, model_type: str) -> str:
+        """The class graphfit.inputs.sglang_own_rope restates for this sub-config's RoPE
+        dict: InternVL's InternLM2Config, else the model type (its DeepseekV2Config /
+        BailingMoeV2Config sub-configs); a transformers class is not one of them."""
+        if model_type == "internvl_chat":
+            built = _architecture(self.values) if self.values else "InternLM2ForCausalLM"
+            return "internlm2" if built == "InternLM2ForCausalLM" else ""
+        return model_type
 
     def __post_init__(self) -> None:
         if self.default <= 0:
@@ -93,20 +100,18 @@ def sub_config(data: Mapping[str, Any]) -> SubConfig | None:
     class, or a file `load_failure` refuses)."""
     kind = _kind(data)
     if kind in TOP_LEVEL:
-        return SubConfig(data, "", TOP_LEVEL[kind], True)
+        return SubConfig(data, "", TOP_LEVEL[kind])
     if kind not in SUB_CONFIGS:
         return None
-    name, default, known = SUB_CONFIGS[kind]
+    name, default = SUB_CONFIGS[kind]
     sub = data.get(name)
     values: Mapping[str, Any] = sub if isinstance(sub, dict) else {}
     if kind == "internvl_chat" and isinstance(sub, dict):
         found = INTERNVL_CLASSES.get(str(_architecture(values)))
         if found is None:
             return None
-        default, known = found
-        if _architecture(values) == "InternLM2ForCausalLM" and values.get("rope_parameters"):
-            known = False
-    return SubConfig(values, f"{name}.", default, known)
+        default = found
+    return SubConfig(values, f"{name}.", default)
 
 
 def load_failure(data: Mapping[str, Any]) -> str | None:
@@ -138,14 +143,3 @@ def _internlm2_rope(rope: object) -> bool:
     return (rope.get("type") in ("linear", "dynamic") and isinstance(factor, (int, float))
             and not isinstance(factor, bool) and factor >= 1.0)
 
-
-def rope_of(sub: SubConfig) -> object:
-    """The sub-config's written RoPE dict (None: none)."""
-    return sub.values.get("rope_scaling") or sub.values.get("rope_parameters")
-
-
-def unknown_rope(sub: SubConfig) -> bool:
-    """Whether the sub-config writes a RoPE factor its class reads in a way graphfit does
-    not restate (graphfit then asks for --context-length)."""
-    rope = rope_of(sub)
-    return not sub.rope_known and isinstance(rope, dict) and "factor" in rope
