@@ -55,6 +55,9 @@ RAW_CLASSES = frozenset({"chatglm", "dbrx", "olmo3", "mamba", "kimi_linear", "ne
                          # 19-111), and Dots-VLM's parent (dots_vlm.py:61-62)
                          "deepseek_vl_v2", "bailingmm_moe_v2_lite", "dots_vlm",
                          "internlm2",  # InternVL's InternLM2Config (internvl.py:80-131)
+                         # MiniMax-M3-VL's plain text config and its parent
+                         # (minimax_vl.py:26-57; common.py:565-571)
+                         "minimax_m3_vl",
                          # the parents of the llm_config / language_config classes
                          "multimodal parent"})
 # classes whose loaded config has no RoPE dict when the file writes none (chatglm.py,
@@ -67,6 +70,9 @@ NO_DICT_CLASSES = frozenset({"chatglm", "dbrx", "olmo3", "mamba", "nemotron_h", 
                          # 19-111), and Dots-VLM's parent (dots_vlm.py:61-62)
                          "deepseek_vl_v2", "bailingmm_moe_v2_lite", "dots_vlm",
                          "internlm2",  # InternVL's InternLM2Config (internvl.py:80-131)
+                         # MiniMax-M3-VL's plain text config and its parent
+                         # (minimax_vl.py:26-57; common.py:565-571)
+                         "minimax_m3_vl",
                          # the parents of the llm_config / language_config classes
                          "multimodal parent"})
 # classes without max_position_embeddings / hidden_size when validation reads them: set
@@ -79,7 +85,7 @@ _LATE_HIDDEN = frozenset({"olmo3", "qwen3_next"})
 _RESETS = frozenset({"olmo3", "qwen3_next"})
 # classes with no max_position_embeddings unless the file writes one (mamba.py:41-71;
 # Dots-VLM's parent config, dots_vlm.py:58-69)
-_NO_LENGTH_ATTR = frozenset({"mamba", "dots_vlm", "multimodal parent"})
+_NO_LENGTH_ATTR = frozenset({"mamba", "dots_vlm", "multimodal parent", "minimax_m3_vl"})
 # the parent configs of InternVL, Janus, DeepSeek-VL2 and Bailing-MM call
 # PreTrainedConfig.__init__ with the top-level keys and hold no max_position_embeddings of
 # their own (internvl.py:299, janus_pro.py:137, deepseekvl2.py:667, bailing_moe_v2.py:172)

@@ -19,7 +19,13 @@ out; none written: all defaults), so a top-level length key or RoPE dict does no
 * Bailing-MM (`bailingmm_moe_v2_lite`, configs/bailing_moe_v2.py:157-161): BailingMoeV2Config
   (16384, bailing_moe_v2.py:42);
 * Dots-VLM (`dots_vlm`, configs/dots_vlm.py:67) builds DeepseekV2Config from the TOP-LEVEL
-  keys: read there, default 2048.
+  keys: read there, default 2048;
+* MiniMax-M3-VL (`minimax_m3_vl`, configs/minimax_vl.py:26-61): measured through the oracle,
+  the loaded `text_config` is the written dict (the coercion of :10-23, :44 does not
+  survive transformers' load), which get_hf_text_config turns into a plain PretrainedConfig
+  (common.py:565-571): no class default (2048 with no key, :700), its RoPE dict as the
+  plain class takes it (graphfit.inputs.sglang_own_rope); no `text_config` written: the
+  parent config's own top-level keys; a null one fails SGLang's assert (common.py:605).
 
 The sub-config's RoPE dict scales the length as get_context_length reads it (:679-693).
 graphfit restates transformers' standardized reading for the transformers classes (Llama,
@@ -59,6 +65,7 @@ SUB_CONFIGS: Mapping[str, tuple[str, int]] = {
     "internvl_chat": ("llm_config", 2048),  # by architecture: INTERNVL_CLASSES
 }
 TOP_LEVEL = {"dots_vlm": 2048}  # dots_vlm.py:67 -> deepseekvl2.py:583
+MINIMAX_M3_VL = "minimax_m3_vl"
 
 
 @dataclass(frozen=True)
@@ -69,7 +76,7 @@ class SubConfig:
 
     values: Mapping[str, Any]
     prefix: str
-    default: int
+    default: int | None  # None: the class defaults no length key (2048, common.py:700)
 
     def own_class(self, model_type: str) -> str:
         """The class graphfit.inputs.sglang_own_rope restates for this sub-config's RoPE
@@ -81,7 +88,7 @@ class SubConfig:
         return model_type
 
     def __post_init__(self) -> None:
-        if self.default <= 0:
+        if self.default is not None and self.default <= 0:
             raise ValueError(f"default: expected a positive length, got {self.default}")
 
 
@@ -99,6 +106,10 @@ def sub_config(data: Mapping[str, Any]) -> SubConfig | None:
     """The text config SGLang reads the length from for these classes (None: another
     class, or a file `load_failure` refuses)."""
     kind = _kind(data)
+    if kind == MINIMAX_M3_VL:  # the written text_config dict, else the parent config
+        text = data.get("text_config")
+        return (SubConfig(text, "text_config.", None) if isinstance(text, dict)
+                else SubConfig(data, "", None))
     if kind in TOP_LEVEL:
         return SubConfig(data, "", TOP_LEVEL[kind])
     if kind not in SUB_CONFIGS:
@@ -115,7 +126,11 @@ def sub_config(data: Mapping[str, Any]) -> SubConfig | None:
 
 
 def load_failure(data: Mapping[str, Any]) -> str | None:
-    """Why SGLang fails to build InternVL's llm_config (None: it builds, or another class)."""
+    """Why SGLang fails to build InternVL's llm_config or read MiniMax-M3-VL's text config
+    (None: it builds, or another class)."""
+    if _kind(data) == MINIMAX_M3_VL and "text_config" in data and data["text_config"] is None:
+        return ("SGLang fails loading it: text_config is null, and get_hf_text_config asserts "
+                "it has num_attention_heads (utils/hf_transformers/common.py:605)")
     if _kind(data) != "internvl_chat":
         return None
     sub = data.get("llm_config")

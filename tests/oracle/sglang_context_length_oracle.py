@@ -65,7 +65,7 @@ MULTIMODAL_TYPES = ("qwen3_5", "qwen3_5_moe", "qwen4_exp", "interns2_mobius", "s
 # reads the top level), InternVL's under a drawn architecture
 SUB_CONFIG_TYPES = {"internvl_chat": "llm_config", "multi_modality": "language_config",
                     "deepseek_vl_v2": "language_config", "bailingmm_moe_v2_lite": "llm_config",
-                    "dots_vlm": None}
+                    "dots_vlm": None, "minimax_m3_vl": "text_config"}
 INTERNVL_ARCHITECTURES = ("LlamaForCausalLM", "InternLM2ForCausalLM", "Qwen2ForCausalLM",
                           "Qwen3MoeForCausalLM", "Qwen3ForCausalLM", "GptOssForCausalLM",
                           "MistralForCausalLM")  # the last one refused (internvl.py:322-325)

@@ -1,5 +1,6 @@
 """SGLang's own multimodal classes whose text config is `llm_config` / `language_config`
-(InternVL, Janus, DeepSeek-VL2, Bailing-MM) or is built from the top level (Dots-VLM),
+(InternVL, Janus, DeepSeek-VL2, Bailing-MM), is built from the top level (Dots-VLM), or
+is MiniMax-M3-VL's `text_config` dict as a plain PretrainedConfig,
 against SGLang 0.5.23's own ModelConfig (issue 23, s41c): graphfit.inputs.sglang_sub_configs.
 get_hf_text_config returns that sub-config (utils/hf_transformers/common.py:547-612) and
 get_context_length reads its keys, its class defaults and its RoPE dict (:668-700). Runs with
@@ -16,7 +17,12 @@ from typing import Any
 
 import pytest
 
-from graphfit.inputs.sglang_sub_configs import INTERNVL_CLASSES, SUB_CONFIGS, TOP_LEVEL
+from graphfit.inputs.sglang_sub_configs import (
+    INTERNVL_CLASSES,
+    MINIMAX_M3_VL,
+    SUB_CONFIGS,
+    TOP_LEVEL,
+)
 from tests.oracle import sglang_context_length_oracle as t
 from tests.oracle.paths import require
 
@@ -44,13 +50,17 @@ def _model(config: dict[str, Any]) -> str:
     return str(directory)
 
 
-@pytest.mark.parametrize("model_type", sorted(SUB_CONFIGS) + sorted(TOP_LEVEL))
+CLASSES = [*sorted(SUB_CONFIGS), *sorted(TOP_LEVEL), MINIMAX_M3_VL]
+
+
+@pytest.mark.parametrize("model_type", CLASSES)
 def test_sub_config_length_is_sglangs(model_type: str) -> None:
     """The text keys nested (or top-level), a RoPE dict of each type under either name in
     the sub-config or at the top, with or without a length key: SGLang's context length is
     graphfit's, both refuse, or graphfit asks where it does not restate the class."""
     rng = random.Random(model_type)
-    name = SUB_CONFIGS[model_type][0] if model_type in SUB_CONFIGS else None
+    name = (SUB_CONFIGS[model_type][0] if model_type in SUB_CONFIGS else
+            "text_config" if model_type == MINIMAX_M3_VL else None)
     for kind, key, nested in itertools.product(
             ("linear", "yarn", "llama3", "longrope", "default"),
             ("rope_scaling", "rope_parameters"), (True, False)):
@@ -70,7 +80,7 @@ def test_sub_config_length_is_sglangs(model_type: str) -> None:
 def test_no_sub_config_written_takes_the_class_default() -> None:
     """No sub-config and no length key: the sub-config class's default (SGLang's own), not
     graphfit's; InternVL's by llm_config's architecture, an unsupported one refused."""
-    for model_type in sorted(SUB_CONFIGS) + sorted(TOP_LEVEL):
+    for model_type in CLASSES:
         model = _model(dict(t.BASE, model_type=model_type))
         sg = t.sglang_length(model, (), {})
         assert isinstance(sg, int) and sg == t.graphfit_length(model, (), {}), model_type
