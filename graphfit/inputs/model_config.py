@@ -248,10 +248,14 @@ def read_model(path: Path) -> ModelInfo:
                        sglang_own_rope.PARENT)
                    or sglang_own_rope.load_failure(sub_config.values, {},
                                                    sub_config.own_class(model_type))))
-    if failure is None and multimodal_keys is not None:
-        # the text_config classes' parents take the top-level dict the same way
-        failure = sglang_own_rope.load_failure(_written(path), overrides_for(path),
-                                               sglang_own_rope.PARENT)
+    if failure is None and multimodal_keys is not None and not sglang_class_lengths.top_level_text(
+            data):  # the text_config classes' parents take the top-level dict the same way
+        # (Qwen4-Exp's parent with a nested text config holds that config's RoPE dict and
+        # length after load, qwen4_exp.py:169-171: measured, the override args' dicts load)
+        failure = sglang_own_rope.load_failure(
+            _written(path), {} if model_type == "qwen4_exp"
+            and not sglang_class_lengths.top_level_text(data) else overrides_for(path),
+            sglang_own_rope.PARENT)
     if failure is not None:
         raise ConfigError(f"{origin}: {failure}")
     if sub_config is not None:

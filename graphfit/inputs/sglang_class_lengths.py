@@ -176,7 +176,7 @@ def load_failure(data: Mapping[str, Any]) -> str | None:
     # a top-level dict: the parent config's checks, graphfit.inputs.sglang_own_rope.PARENT
     # (issue 23, s41c: a yarn rope_parameters dict with its original_max_position_embeddings
     # loads when max_position_embeddings is written at the top)
-    holders: list[tuple[str, Mapping[str, Any]]] = []
+    holders: list[tuple[str, Mapping[str, Any]]] = [("", data)] if top_level_text(data) else []
     if (isinstance(text, dict) and kind in NESTED_ROPE_FAILS
             and not (kind == "qwen4_exp" and data.get("rope_parameters"))):  # its own wins
         holders.append(("text_config.", text))

@@ -26,7 +26,7 @@ require("sglang")
 
 _ROOT = tempfile.mkdtemp(prefix="graphfit-own-rope-test-")
 # the model types (the sub-config classes' entries: tests/oracle/test_sglang_sub_configs_oracle)
-CLASSES = sorted(RAW_CLASSES | NO_DICT_CLASSES | {"hy_v4"} - {
+CLASSES = sorted((RAW_CLASSES | NO_DICT_CLASSES | {"hy_v4"}) - {
     "internlm2", PARENT, "deepseek_vl_v2", "bailingmm_moe_v2_lite", "minimax_m3_vl"})
 KINDS = ("linear", "yarn", "llama3", "longrope", "default")
 
