@@ -25,6 +25,7 @@ from graphfit.inputs import (
     flagtable,
     sglang_a2a,
     sglang_draft,
+    sglang_draft_shape,
     sglang_dspark,
     sglang_mamba_flags,
     sglang_minimax_target,
@@ -173,6 +174,8 @@ def finish(values: Mapping[str, Any], settings: list[Setting]
     notes += sglang_uno_moe.line(values)  # UNO's adapter on a MoE model's experts
     frozen, frozen_notes = sglang_draft.frozen_draft_settings(values)  # Gemma 4 drafts
     settings, notes = settings + frozen, notes + frozen_notes
+    shape, shape_notes = sglang_draft_shape.settings(values)  # the draft's vocab / dtype
+    settings, notes = settings + shape, notes + shape_notes
     notes += sglang_model_impl.multimodal_switches(values)
     notes += sglang_mamba_flags.line(values)  # mamba_hook.py's checks across flags
     a2a, a2a_notes = sglang_a2a.graphs_off(values)

@@ -36,6 +36,7 @@ from typing import Any
 from graphfit.inputs import (
     model_config,
     sglang_draft,
+    sglang_draft_shape,
     sglang_dspark,
     sglang_minimax_target,
     sglang_runner_backends,
@@ -49,7 +50,8 @@ KEYS = ("model_path", "speculative_algorithm", "speculative_draft_model_path",
         "json_model_override_args", "speculative_num_draft_tokens",
         "speculative_dflash_block_size", "speculative_dspark_block_size",
         "speculative_draft_window_size", "uno_lora_path", "attn_dp_size", "tp_size",
-        "attn_cp_size", "enable_dp_attention", "dp_size", "encoder_only")
+        "attn_cp_size", "enable_dp_attention", "dp_size", "encoder_only",
+        "dtype", "speculative_token_map")  # the last two: graphfit.inputs.sglang_draft_shape
 TARGET_FIELDS = ("hidden_size", "vocab_size")  # from the target's config.json
 BLOCK_FLAGS = {"DFLASH": "speculative_dflash_block_size",
                "DSPARK": "speculative_dspark_block_size"}
@@ -94,6 +96,9 @@ def _read(values: Mapping[str, Any]) -> dict[str, Any]:
         out.update({k: v for k, v in _fields(found).items() if k in TARGET_FIELDS})
     # the draft's DSA index kpool (its draft-extend seq_lens fill, sglang_runner_backends)
     out.update(_fields(sglang_runner_backends.kpool_settings(values)))
+    # an EAGLE-family draft's own vocabulary, dtype, aux width (graphfit.inputs.
+    # sglang_draft_shape), as a pasted line reads them
+    out.update(_fields(sglang_draft_shape.settings(values)[0]))
     name = str(values["speculative_algorithm"] or "").upper()
     draft = values["speculative_draft_model_path"]
     if name not in BLOCK_FLAGS or not isinstance(draft, str):

@@ -380,7 +380,9 @@ class EngineConfig:
             prefill_max_requests: int | None = None, ep_size: int = 1,
             ep_join_mode: str | None = None, ep_dispatch_algorithm: str | None = None,
             moe_block_experts: tuple[int, ...] | None = None,
-            prefill_attention_backend: str | None = None) -> None: ...
+            prefill_attention_backend: str | None = None,
+            draft_vocab_size: int | None = None, draft_dtype: str | None = None,
+            draft_extend_hidden_size: int | None = None) -> None: ...
 
     def __post_init__(self) -> None:
         set_ = object.__setattr__
@@ -1077,6 +1079,21 @@ class EngineConfig:
     def prefill_attention_backend(self) -> str | None:
         """SglangOptions.prefill_attention_backend."""
         return cast("str | None", self._option("prefill_attention_backend"))
+
+    @property
+    def draft_vocab_size(self) -> int | None:
+        """SglangOptions.draft_vocab_size."""
+        return cast("int | None", self._option("draft_vocab_size"))
+
+    @property
+    def draft_dtype(self) -> str | None:
+        """SglangOptions.draft_dtype."""
+        return cast("str | None", self._option("draft_dtype"))
+
+    @property
+    def draft_extend_hidden_size(self) -> int | None:
+        """SglangOptions.draft_extend_hidden_size."""
+        return cast("int | None", self._option("draft_extend_hidden_size"))
 
     @property
     def moe_runner_backend(self) -> str:

@@ -61,6 +61,11 @@ from graphfit.planner.engines.batch import (
 )
 from graphfit.planner.engines.sglang_dflash import RUNNER as DFLASH_RUNNER
 from graphfit.planner.engines.sglang_dflash import dflash, resolve_dflash, sampler_buffers
+from graphfit.planner.engines.sglang_draft_shape import (
+    draft_dtype,
+    draft_extend_hidden,
+    draft_vocab,
+)
 from graphfit.planner.engines.sglang_dspark import (
     dspark,
     dspark_keyed,
@@ -128,7 +133,6 @@ SEQ_LEN_FILL = FillPolicy(FillKind.SENTINEL, 1)  # FlashInfer / FA3 / Triton bac
 # model with its LoRA draft adapter): the target's decode backend pads their seq_lens
 ON_TARGET = frozenset({"target", UNO_TREE_DRAFT})
 MROPE_SECTIONS = 3  # mrope_positions is [3, tokens] whatever the model (buffers.py:158)
-EAGLE3_AUX_LAYERS = 3  # draft-extend hidden states: 3 target layers (eagle_utils.py:270-276)
 SPEC_MAX_RUNNING_REQUESTS = 48  # speculative_hook.py:1087-1092 (EAGLE family), :1298 (NGRAM)
 POOL_ESTIMATE_FLOOR = 2048  # kv_cache_configurator.py:3123-3124: 2048..4096 without S
 NGRAM_DRAFT_TOKENS = 12  # speculative_hook.py:1315-1321
@@ -367,7 +371,7 @@ def draft_buffers(config: EngineSettings, topk: int, steps: int, max_bs: int
     ]
     if config.spec_method is not SpecMethod.DRAFT_MODEL:  # the draft's spec_hidden_size
         hidden = config.draft_hidden_size or config.hidden_size
-        specs.append(graph_input("drafter", "hidden_states", config.dtype, Axis.REQUESTS,
+        specs.append(graph_input("drafter", "hidden_states", draft_dtype(config), Axis.REQUESTS,
                                  max_bs, ZERO, ONLY_ZERO, trailing=(hidden,)))
     # per-request sampling parameters, allocated always and read only under rejection
     # sampling (eagle_draft_cuda_graph_runner.py:225-233, copied in at :676-690)
@@ -398,18 +402,18 @@ def draft_extend_buffers(config: EngineSettings, width: int, max_bs: int
                     accepted, ONLY_SENTINEL),
         graph_input("draft_extend", "select_index", "int64", Axis.REQUESTS, max_bs, KEEP,
                     why="initialised to each request's last row; stale rows stay in range"),
+        # the draft's vocabulary (graphfit.planner.engines.sglang_draft_shape)
         graph_input("draft_extend", "next_token_logits_buffer", "float32", Axis.REQUESTS,
-                    max_bs, KEEP, trailing=(config.vocab_size,),
+                    max_bs, KEEP, trailing=(draft_vocab(config),),
                     why="a view of the process-wide logits buffer (graph_shared_output.py)"),
     ]
     if config.spec_method is not SpecMethod.DRAFT_MODEL:
-        # EAGLE3 reads 3 target layers; the others the draft's spec_hidden_size
-        # (get_draft_input_from_target_hidden_dim, eagle_utils.py:237-276)
-        hidden = config.draft_hidden_size or config.hidden_size
-        if config.spec_method is SpecMethod.EAGLE3:
-            hidden = config.hidden_size * EAGLE3_AUX_LAYERS
-        specs.append(graph_input("draft_extend", "hidden_states", config.dtype, Axis.TOKENS,
-                                 tokens, KEEP, trailing=(hidden,)))
+        # EAGLE3 reads its aux target layers; the others the draft's spec_hidden_size
+        # (get_draft_input_from_target_hidden_dim, eagle_utils.py:237-276), in the draft's
+        # dtype (graphfit.planner.engines.sglang_draft_shape)
+        specs.append(graph_input("draft_extend", "hidden_states", draft_dtype(config),
+                                 Axis.TOKENS, tokens, KEEP,
+                                 trailing=(draft_extend_hidden(config),)))
     return tuple(specs)
 
 
