@@ -27,6 +27,7 @@ from graphfit.inputs import (
     sglang_draft,
     sglang_draft_shape,
     sglang_dspark,
+    sglang_dspark_mask,
     sglang_mamba_flags,
     sglang_minimax_target,
     sglang_model_impl,
@@ -167,6 +168,7 @@ def finish(values: Mapping[str, Any], settings: list[Setting]
     notes = list(role_notes)
     settings = sglang_args.dflash_line(values, settings, notes)
     settings = sglang_dspark.line(values, settings)
+    notes += sglang_dspark_mask.unchecked_note(values)  # a hub-id target: said, not checked
     settings = sglang_ngram.line(values, settings, notes)  # NGRAM's topk: its BFS breadth
     sglang_spec_dp.line(values)  # attention DP: the LM-head flag, DSPARK's draft kind
     sglang_minimax_target.line(values)  # a MiniMax-M3 target SGLang cannot build
