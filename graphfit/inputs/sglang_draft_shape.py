@@ -5,7 +5,9 @@ is_draft_model=True)`, configs/model_config.py:923-975: the line's --dtype and
 --json-model-override-args, the draft's own config), and the draft runners size their buffers
 from it (graphfit.planner.engines.sglang_draft_shape says which). This module reads, for a
 local `--speculative-draft-model-path` with --speculative-algorithm EAGLE / EAGLE3 / NEXTN /
-STANDALONE / FROZEN_KV_MTP:
+STANDALONE / FROZEN_KV_MTP (and DFLASH, whose draft runner is a DecodeCudaGraphRunner on the
+draft model runner: its logits are the draft ModelConfig's `vocab_size` wide and its
+input_embeds in its dtype, decode_cuda_graph_runner.py:474-478):
 
 * `draft_vocab_size`: the draft-extend runners' logits columns -- the config's
   `draft_vocab_size`, else `hot_vocab_size`, else its (text) `vocab_size`
@@ -38,7 +40,7 @@ from graphfit.inputs.reading import shown_path
 from graphfit.inputs.settings import FILE, Setting
 from graphfit.planner.core.errors import ConfigError, excerpt
 
-ALGORITHMS = frozenset({"EAGLE", "EAGLE3", "NEXTN", "STANDALONE", "FROZEN_KV_MTP"})
+ALGORITHMS = frozenset({"EAGLE", "EAGLE3", "NEXTN", "STANDALONE", "FROZEN_KV_MTP", "DFLASH"})
 # _STR_DTYPE_TO_TORCH_DTYPE (model_config.py:2274-2280) for --dtype; a config's dtype string
 # is a torch attribute name (transformers turns it into torch.<name> when it loads the file)
 FLAG_DTYPES = {"half": "float16", "float16": "float16", "float": "float32",
@@ -176,7 +178,10 @@ def settings(values: Mapping[str, Any]) -> tuple[list[Setting], list[str]]:
                           f"vocab_size={target_vocab} and draft vocab_size={vocab} "
                           f"(standalone_worker_v2.py:190-201)")
     if method != "FROZEN_KV_MTP":  # no draft-extend runner (frozen_kv_mtp_worker_v2.py:179)
-        width = logits_width(data, where, method)
+        # DFLASH's draft runner is a DecodeCudaGraphRunner: the draft ModelConfig's
+        # vocab_size (decode_cuda_graph_runner.py:474-478)
+        width = (_own_vocab(data, where) if method == "DFLASH"
+                 else logits_width(data, where, method))
         if width is not None:
             out.append(Setting("draft_vocab_size", width, f"{origin} (logits width)", FILE,
                                weak=True))

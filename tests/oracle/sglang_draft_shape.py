@@ -64,6 +64,9 @@ def line(algo: str, path: str, *extra: str, steps: int = 3, topk: int = 1, draft
 def compare(argv: tuple[str, ...]) -> tuple[str, list[sc.Difference]]:
     """(outcome, differences): "planned" (both plan, the same draft buffers), "rejected"
     (both refuse), "differs"."""
+    if "DFLASH" in argv:  # the block-draft comparison (sglang_block_drafts)
+        got, diffs = dc.compare_line(argv)
+        return ("planned" if got in ("runner", "no_runner") else got), diffs
     sg = sc.sglang(argv, 80)
     gf = dc.pasted(argv, 80)
     diffs = sc.compare_acceptance(sg, gf)
@@ -84,16 +87,17 @@ VOCABS = st.sampled_from([TARGET_VOCAB, 32000, 16384, 151936])
 
 @st.composite
 def lines(draw: st.DrawFn) -> tuple[str, ...]:
-    """An EAGLE / EAGLE3 / NEXTN / STANDALONE line over a generated draft config: its dtype
-    (or none), the --dtype flag, its vocabulary keys, EAGLE3's aux keys, multi-layer EAGLE."""
-    algo = draw(st.sampled_from(["EAGLE", "EAGLE3", "NEXTN", "STANDALONE"]))
+    """An EAGLE / EAGLE3 / NEXTN / STANDALONE / DFLASH line over a generated draft config: its
+    dtype (or none), the --dtype flag, its vocabulary keys, EAGLE3's aux keys, multi-layer
+    EAGLE, DFLASH's block."""
+    algo = draw(st.sampled_from(["EAGLE", "EAGLE3", "NEXTN", "STANDALONE", "DFLASH"]))
     extra: dict[str, Any] = {}
     dtype = draw(DTYPES)
     if dtype is not None:
         extra[draw(st.sampled_from(["torch_dtype", "dtype"]))] = dtype
     extra["vocab_size"] = draw(VOCABS)
-    arch = "LlamaForCausalLMEagle3" if algo == "EAGLE3" else (
-        "LlamaForCausalLM" if algo == "STANDALONE" else "LlamaForCausalLMEagle")
+    arch = {"EAGLE3": "LlamaForCausalLMEagle3", "STANDALONE": "LlamaForCausalLM",
+            "DFLASH": "DFlashDraftModel"}.get(algo, "LlamaForCausalLMEagle")
     if algo == "EAGLE3":
         extra["draft_vocab_size"] = draw(VOCABS)
         if draw(st.booleans()):
@@ -107,6 +111,8 @@ def lines(draw: st.DrawFn) -> tuple[str, ...]:
             extra["num_aux_hidden_states"] = draw(st.integers(1, 5))
         elif aux == "off":
             extra["eagle_config"] = {"use_aux_hidden_state": False}
+    elif algo == "DFLASH":
+        extra["block_size"] = draw(st.integers(2, 8))
     elif algo != "STANDALONE":
         key = draw(st.sampled_from([None, "draft_vocab_size", "hot_vocab_size"]))
         if key is not None:
@@ -115,6 +121,9 @@ def lines(draw: st.DrawFn) -> tuple[str, ...]:
     flag = draw(FLAG_DTYPES)
     if flag is not None:
         flags += ["--dtype", flag]
+    if algo == "DFLASH":
+        return ("--max-running-requests", str(draw(st.sampled_from([8, 24, 48]))),
+                "--speculative-algorithm", "DFLASH", *flags, dc.DRAFT, draft(arch, **extra))
     if algo != "STANDALONE" and draw(st.booleans()):
         flags.append("--enable-multi-layer-eagle")
     steps, topk, drafts = draw(st.sampled_from([(3, 1, 4), (2, 1, 3), (1, 1, 2)]))

@@ -545,8 +545,8 @@ def _runners(r: Resolved, token_capacity: int, hidden_size: int, vocab_size: int
 
 
 def _draft_model_config(r: Resolved, dmr: Any) -> None:
-    """The draft model runner's ModelConfig fields the EAGLE-family runners read (its
-    hf_config, vocab_size, dtype, hidden_size, spec_hidden_size), from SGLang's own
+    """The draft model runner's ModelConfig fields the EAGLE-family and DFLASH draft runners
+    read (its hf_config, vocab_size, dtype, hidden_size, spec_hidden_size), from SGLang's own
     `ModelConfig.from_server_args(..., is_draft_model=True)` (configs/model_config.py:
     923-975) of a local draft directory: the line's --dtype and override args, the draft's
     config.json. A hub id (nothing to read offline) keeps the stub's target values. A
@@ -603,6 +603,7 @@ def _dflash_runner(r: Resolved, pool: int, fill: int, device: str, hidden_size: 
     from sglang.srt.utils.common import get_cuda_graph_batch_size_alignment
 
     dmr = _model_runner_stub(r, pool, fill, device, hidden_size, vocab_size, draft=True)
+    _draft_model_config(r, dmr)  # the draft's own vocabulary and dtype (:474-478)
     width = int(ModelRunner.decode_num_tokens_per_req(dmr, num_draft_tokens=None))
     mlp_gather, attn_gather = DecodeCudaGraphRunner.decode_graph_gather_requirements(dmr)
     gathered = bool(mlp_gather or attn_gather)
@@ -873,7 +874,7 @@ def _target_runner(mr: Any, capture_bs: tuple[int, ...], width: int, pool: int, 
               else mr.graph_shared_output.get_logits_buffer(vocab, rows=max_num_token))
     buffers = DecodeInputBuffers.create(
         device=torch.device(device), max_bs=max_bs, max_num_token=max_num_token,
-        hidden_size=hidden, next_token_logits_buffer=logits, dtype=torch.bfloat16,
+        hidden_size=hidden, next_token_logits_buffer=logits, dtype=mr.model_config.dtype,
         num_dp_ranks=1, pp_size=1, is_encoder_decoder=False, require_mlp_tp_gather=mlp_gather,
         seq_len_fill_value=fill, encoder_len_fill_value=0, num_tokens_per_req=width,
         cache_loc_dtype=torch.int64, enable_mamba_track=False)

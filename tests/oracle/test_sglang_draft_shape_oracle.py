@@ -5,7 +5,8 @@ SGLang's side: its argument pipeline on the line, its own `ModelConfig` of the g
 directory (tests/oracle/sglang_oracle.py `_draft_model_config`) under its real runner
 constructors (EAGLEDraftCudaGraphRunner, EAGLEDraftExtendCudaGraphRunner, the multi-layer
 composite) and its own STANDALONE vocabulary check; graphfit's side: the same line pasted into
-`graphfit plan` (tests/oracle/sglang_draft_shape). Larger counts:
+`graphfit plan` (tests/oracle/sglang_draft_shape). A DFLASH draft's DecodeCudaGraphRunner
+takes its logits width and input_embeds dtype from the same draft ModelConfig. Larger counts:
 `python -m tests.oracle.measure_sglang_draft_shape 150`.
 """
 
@@ -51,6 +52,11 @@ LINES: list[tuple[tuple[str, ...], str, dict[tuple[str, str], str]]] = [
     (ds.line("STANDALONE", ds.draft("LlamaForCausalLM", vocab_size=32000)), "rejected", {}),
     (ds.line("STANDALONE", ds.draft("LlamaForCausalLM", torch_dtype="float16")), "planned",
      {("draft", "hidden_states"): "absent"}),
+    (("--max-running-requests", "24", "--speculative-algorithm", "DFLASH", "--dtype", "auto",
+      "--speculative-draft-model-path", ds.draft("DFlashDraftModel", vocab_size=32000,
+                                                 torch_dtype="float16", block_size=4)),
+     "planned", {("dflash_draft", "next_token_logits_buffer"): "columns",
+                 ("dflash_draft", "input_embeds"): "dtype"}),
 ]
 
 
@@ -103,6 +109,9 @@ def test_planted_errors_show(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.undo()
     monkeypatch.setattr(shape, "_target_vocab", lambda values: None)  # no STANDALONE check
     assert ds.compare(LINES[7][0])[0] == "differs"
+    monkeypatch.undo()
+    monkeypatch.setattr(shape, "_own_vocab", lambda data, where: None)  # DFLASH: target's
+    assert any("next_token_logits_buffer shape" in d.detail for d in ds.compare(LINES[9][0])[1])
 
 
 def test_draft_vocab_logits_rows_are_a_known_gap() -> None:

@@ -340,11 +340,15 @@ def target_buffers(config: EngineSettings, width: int, max_bs: int, *, runner: s
     # custom_mask: ((max_bs * seq_len_fill + max_num_token) * width,) bool, ones
     # (buffers.py:171-174), i.e. (fill + width) * width entries per request row
     mask_per_request = (fill + width) * width
+    # a DFLASH draft's runner sizes these from the draft's ModelConfig
+    # (decode_cuda_graph_runner.py:474-478; graphfit.planner.engines.sglang_draft_shape)
+    on_draft = runner == DFLASH_RUNNER
     specs += [
-        graph_input(runner, "input_embeds", config.dtype, Axis.TOKENS, tokens, KEEP,
+        graph_input(runner, "input_embeds", draft_dtype(config) if on_draft else config.dtype,
+                    Axis.TOKENS, tokens, KEEP,
                     trailing=(hidden or config.hidden_size,), why="allocated for every model"),
         graph_input(runner, "next_token_logits_buffer", "float32", Axis.TOKENS, tokens, KEEP,
-                    trailing=(config.vocab_size,),
+                    trailing=(draft_vocab(config) if on_draft else config.vocab_size,),
                     why="a view of the process-wide logits buffer (graph_shared_output.py)"),
         graph_input(runner, "custom_mask", "bool", Axis.REQUESTS, max_bs * mask_per_request,
                     KEEP, scale=mask_per_request,
