@@ -16,7 +16,8 @@ input_embeds in its dtype, decode_cuda_graph_runner.py:474-478):
   vocab_size, models/llama_eagle3.py:306-308; elsewhere a null width leaves SGLang allocating
   a (rows, None) tensor, refused here);
 * `draft_dtype`: `_get_and_verify_dtype(draft text config, --dtype)` (model_config.py:881,
-  2284-2345): an explicit --dtype wins, else the config's `dtype` / `torch_dtype`, a float32
+  2284-2345): an explicit --dtype wins, else the text config's `dtype` / `torch_dtype` (a
+  text_config without one carries the top level's, as SGLang's hf_text_config reads it), a float32
   (or unset) one becoming float16 (bfloat16 for a gemma model type);
 * `draft_extend_hidden_size` for EAGLE3: `get_draft_input_from_target_hidden_dim`
   (eagle_utils.py:237-276).
@@ -71,6 +72,8 @@ def draft_dtype(data: Mapping[str, Any], flag: object) -> str | None:
         return FLAG_DTYPES.get(flag.lower())
     text = _text(data)
     written = text.get("dtype") or text.get("torch_dtype")
+    if written is None:  # a text sub-config without one carries the top level's
+        written = data.get("dtype") or data.get("torch_dtype")
     if written is None:
         config = "float32"
     elif isinstance(written, str) and written.removeprefix("torch.") in CONFIG_DTYPES:
