@@ -124,7 +124,8 @@ def sglang_environment(environ: Mapping[str, str]) -> list[Setting]:
         out.append(Setting(field, value, f"{name}={given}", COMMAND_LINE))
     return [*out, *_post_capture(environ), *_mamba_ssm_dtype(environ), *_megamoe_env(environ),
             *dspark_environment(environ), *mamba_environment(environ),
-            *spec_dp_environment(environ)]  # DP spec / prefill coordination
+            *spec_dp_environment(environ),  # DP spec / prefill coordination
+            *_lazy_compaction(environ)]  # unified memory's PD check (s41u)
 
 
 # flashinfer_megamoe's variables (environ.py:1235, 1240, 1246) -> SglangOptions fields
@@ -175,6 +176,20 @@ def _post_capture(environ: Mapping[str, str]) -> list[Setting]:
         out.append(Setting("mooncake_protocol", protocol, f"{ENV_MOONCAKE_PROTOCOL}={protocol}",
                            COMMAND_LINE))
     return out
+
+
+ENV_LAZY_COMPACTION = "SGLANG_DISABLE_LAZY_COMPACTION"
+
+
+def _lazy_compaction(environ: Mapping[str, str]) -> list[Setting]:
+    """SGLANG_DISABLE_LAZY_COMPACTION (EnvBool, off, environ.py:602, 143-150): on, a unified-
+    memory PD line is refused (kv_cache_hook.py:554-557; graphfit.planner.engines.
+    sglang_unified_switches). A value SGLang cannot parse keeps the default (:67-86)."""
+    raw = environ.get(ENV_LAZY_COMPACTION)
+    if raw is None or raw.lower() not in (*_SGLANG_TRUE, *_SGLANG_FALSE):
+        return []
+    return [Setting("disable_lazy_compaction", raw.lower() in _SGLANG_TRUE,
+                    f"{ENV_LAZY_COMPACTION}={raw}", COMMAND_LINE)]
 
 
 def _mamba_ssm_dtype(environ: Mapping[str, str]) -> list[Setting]:

@@ -261,8 +261,13 @@ def read_model(path: Path) -> ModelInfo:
 # (configs/qwen4_exp.py:151-155), SGLang's own Qwen3VLVisionConfig with its defaults
 # (configs/qwen3_vl.py:8-24: hidden_size 1152; its `depth` 27 has no attribute_map to
 # num_hidden_layers, so the VLM fraction takes getattr's fallback 24, memory_hook.py:440-441)
+# Inkling's `InklingMMConfig` builds `InklingVisionConfig()` (configs/inkling.py:284-306,
+# 309-345), which has neither attribute: the VLM fraction takes getattr's fallbacks 24 and
+# 1024 (memory_hook.py:440-441). Only the MTP architecture served as the target is
+# multimodal by default (configs/model_config.py:691-697 spares the other).
 DEFAULT_VISION_TOWERS: dict[str, dict[str, int]] = {
-    "Qwen4ExpForConditionalGeneration": {"num_hidden_layers": 24, "hidden_size": 1152}}
+    "Qwen4ExpForConditionalGeneration": {"num_hidden_layers": 24, "hidden_size": 1152},
+    "InklingForConditionalGenerationMTP": {"num_hidden_layers": 24, "hidden_size": 1024}}
 
 
 def _vision_size(vision: object) -> tuple[int | None, int | None]:

@@ -23,6 +23,7 @@ from graphfit.inputs import (
     sglang_draft,
     sglang_dspark,
     sglang_eplb,
+    sglang_instance,
     sglang_mamba_flags,
     sglang_post_capture,
 )
@@ -329,6 +330,7 @@ def model_path(origin: str, value: Any, layer: int) -> tuple[list[Setting], list
     gives the model class (SGLang's EAGLE defaults), hidden and vocab size, dtype and length;
     explicit flags win over them. Not in FILE_KEYS: a pasted line's reader reads the model
     itself."""
+    sglang_instance.check(origin, value)  # an instance:// path SGLang cannot resolve
     found, notes = model_config.model_settings(as_str(origin, value), origin, sglang=True)
     vision = model_config.vision_settings(as_str(origin, value))
     vision += mamba_state.mamba_state_settings(as_str(origin, value))
@@ -488,7 +490,7 @@ FILE_KEYS: dict[str, Handler] = {
     "enable_mis": _not_default(False, "multi-item scoring, attention_hook.py:535-553"),
     "debug_tensor_dump_output_folder": _not_default(None, "tensor dump mode, "
                                                     "serving_hook.py:542-561"),
-    "dcp_size": _not_default(1, "decode context parallelism, cuda_graph_hook.py:219-223"),
+    "dcp_size": _not_default(1, "decode context parallelism, cuda_graph_hook.py:213-216"),
     # inputs of post_capture_kv_sizing_planned that turn it off (sglang_post_capture)
     "enable_kv_cache_sharding": _declines_post_capture,
     "enable_memory_saver": _declines_post_capture,
@@ -530,7 +532,11 @@ LINE_KEYS: dict[str, Handler] = {**FILE_KEYS, "enable_dp_attention": _dp_attenti
                                   # SGLang may turn adaptive speculation off itself
                                   # (graphfit.inputs.sglang_rules.adaptive_fallback)
                                   "speculative_adaptive": _after_the_engine,
-                                  "speculative_adaptive_config": _after_the_engine}
+                                  "speculative_adaptive_config": _after_the_engine,
+                                  # refused as not modelled after SGLang's unified-memory
+                                  # checks on such a line (graphfit.inputs.
+                                  # sglang_unified_switches), else at once there
+                                  "dcp_size": _after_the_engine}
 IGNORED = frozenset({
     "tokenizer_path",
     "decode_attention_backend", "prefill_attention_backend", "speculative_draft_model_path",

@@ -28,6 +28,7 @@ from graphfit.inputs import (
     sglang_draft_shape,
     sglang_dspark,
     sglang_dspark_mask,
+    sglang_instance,
     sglang_mamba_flags,
     sglang_minimax_target,
     sglang_model_impl,
@@ -37,6 +38,7 @@ from graphfit.inputs import (
     sglang_runner_backends,
     sglang_spec_dp,
     sglang_unified_backends,
+    sglang_unified_switches,
     sglang_uno,
     sglang_uno_moe,
 )
@@ -164,6 +166,7 @@ def finish(values: Mapping[str, Any], settings: list[Setting]
     promotion: graphfit.inputs.sglang_draft) and --enable-multimodal / --model-impl
     (graphfit.inputs.sglang_model_impl) are read here too.
     (max_running_requests left open is the engine model's to imply.)"""
+    sglang_instance.check("--model-path", values.get("model_path"))  # SGLang cannot resolve
     roles, role_notes = sglang_rules.role_settings(values)
     notes = list(role_notes)
     settings = sglang_args.dflash_line(values, settings, notes)
@@ -184,6 +187,7 @@ def finish(values: Mapping[str, Any], settings: list[Setting]
     a2a += sglang_mtp_backend.line_settings(values)  # multi-layer EAGLE's draft backend
     a2a += sglang_runner_backends.line_settings(values)  # the runners' seq_lens fills
     a2a += sglang_unified_backends.line_settings(values)  # unified memory's backend checks
+    a2a += sglang_unified_switches.line(values)  # its cache / DCP switches (s41u)
     return (settings + sglang_args.deprecated_dp_attention(values) + roles + a2a,
             notes + a2a_notes)
 

@@ -344,6 +344,12 @@ def settle(line: Mapping[str, Any], resolved: Resolved, gpu_given: object,
     if FIELD in values or not line.get("speculative_algorithm") or draft_extend_backend(line):
         return resolved
     name, said = default_draft_backend(line, gpu_given, hint)
+    if name is None:  # no local config.json on ROCm: graphfit's --architecture may decide it
+        by_class = rocm_by_class(line, values.get("architecture"), gpu_given)
+        if by_class is not None:
+            name, said = by_class, (f"SGLang's default attention backend on ROCm for "
+                                    f"{values.get('architecture')} (--architecture; no local "
+                                    f"config.json)")
     kind = gpu_kind(gpu_given)
     nvfp4 = nvfp4_draft(kind, _flag(line, "kv_cache_dtype"), _decode_mode(line)) if (
         kind is not None and not _flag(line, "speculative_draft_attention_backend")) else None
@@ -356,6 +362,36 @@ def settle(line: Mapping[str, Any], resolved: Resolved, gpu_given: object,
                    origins=MappingProxyType({**resolved.origins, FIELD: said}),
                    notes=(*resolved.notes, f"multi-layer EAGLE draft backend {name}: {said}; "
                                            f"give {hint} to be sure"))
+
+
+def rocm_by_class(line: Mapping[str, Any], architecture: object, gpu_given: object
+                  ) -> str | None:
+    """SGLang's default base backend on a ROCm GPU for a model with no local config.json,
+    from graphfit's `--architecture` where the class alone decides it
+    (graphfit.planner.engines.sglang_rocm_default); None otherwise. SGLang's checks of the
+    backend set it then resolves run as for a model read from config.json (`_check_generic`:
+    ConfigError where SGLang refuses, e.g. aiter under a page tree)."""
+    from graphfit.planner.engines.sglang_rocm_default import rocm_class_inputs
+
+    model = line.get("model_path")
+    if (gpu_name(gpu_given) not in ROCM or not isinstance(architecture, str)
+            or (isinstance(model, str) and config_path(model) is not None)):
+        return None
+    algorithm, kv_dtype = line.get("speculative_algorithm"), line.get("kv_cache_dtype")
+    inputs = rocm_class_inputs(
+        architecture, speculative_algorithm=str(algorithm) if algorithm else None,
+        topk=_line_int(line, "speculative_eagle_topk"), page_size=_line_int(line, "page_size"),
+        kv_cache_dtype=str(kv_dtype) if kv_dtype else None,
+        # `--rl-on-policy-target` turns deterministic inference on (attention_hook.py:586-593)
+        deterministic=(line.get("enable_deterministic_inference") is True
+                       or line.get("rl_on_policy_target") is not None),
+        all_unset=not any(line.get(k) for k in (
+            "attention_backend", "prefill_attention_backend", "decode_attention_backend")))
+    if inputs is None:
+        return None
+    found = default_attention_backend(inputs)
+    _check_generic(line, inputs, found)
+    return found.name
 
 
 def every_line_checks(line: Mapping[str, Any], gpu_given: object, hint: str = LINE_HINT

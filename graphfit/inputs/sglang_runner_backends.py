@@ -96,9 +96,15 @@ def settle(line: Mapping[str, Any], resolved: Resolved, gpu_given: object) -> Re
             or ("decode_attention_backend" in values and "mtp_draft_backend" in values)):
         return resolved
     name = default_target_backend(line, gpu_given)
+    said = f"SGLang's default attention backend for this GPU and model: {name}"
+    if name is None:
+        from graphfit.inputs.sglang_draft_default import rocm_by_class
+
+        name = rocm_by_class(line, values.get("architecture"), gpu_given)
+        said = (f"SGLang's default attention backend on ROCm for {values.get('architecture')} "
+                f"(--architecture; no local config.json): {name}")
     if name is None:
         return _unknown_on_rocm(resolved, gpu_given)
-    said = f"SGLang's default attention backend for this GPU and model: {name}"
     new = {} if "decode_attention_backend" in values else {"decode_attention_backend": name}
     if "mtp_draft_backend" not in values and not multi_layer_line(values):
         # (multi-layer EAGLE's is sglang_draft_default's, which may keep the per-step bound)
@@ -119,5 +125,6 @@ def _unknown_on_rocm(resolved: Resolved, gpu_given: object) -> Resolved:
         return resolved
     note = ("seq_lens fills: SGLang's default attention backend on ROCm (aiter for MHA "
             "models, model_override_base.py:325-346) is not restated for this line (no local "
-            "config.json, or a model override): graphfit pads with 1; name --attention-backend")
+            "config.json, or a model override): graphfit pads with 1; name --attention-backend "
+            "(or, without a config.json, graphfit's --architecture)")
     return replace(resolved, notes=(*resolved.notes, note))

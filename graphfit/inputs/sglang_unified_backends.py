@@ -14,7 +14,10 @@ base `--attention-backend`.
   Inkling's: fa4 on Hopper / SM100, else triton, when no attention flag is given
   (inkling.py:68-73; a split flag leaves the generic default for the other phase);
   otherwise the phase stays unknown (None) and the planner refuses only where the answer
-  depends on it.
+  depends on it;
+* a named base fa3 with `--kv-cache-dtype fp8_e5m2` is triton by the time the unified hook
+  reads it (overrides.py:1262-1270): the phases that read the base read triton (issue 23
+  s41u, `_fp8_fallback`).
 """
 
 from __future__ import annotations
@@ -51,9 +54,12 @@ def settle(line: Mapping[str, Any], resolved: Resolved, gpu_given: object) -> Re
     (module docstring); the line unchanged where graphfit does not restate the default."""
     from graphfit.inputs.sglang_draft_default import default_target_backend
 
+    if not line.get("enable_unified_memory"):
+        return resolved
+    resolved = _fp8_fallback(line, _forced(line, resolved, gpu_given))
     values = resolved.values
     missing = [name for name in PHASES if not values.get(name)]
-    if not line.get("enable_unified_memory") or not missing:
+    if not missing:
         return resolved
     name = default_target_backend(line, gpu_given) or _override_base(line, gpu_given)
     if name is None:
@@ -61,6 +67,49 @@ def settle(line: Mapping[str, Any], resolved: Resolved, gpu_given: object) -> Re
     said = f"SGLang's default attention backend for this GPU and model: {name}"
     new = dict.fromkeys(missing, name)
     return replace(resolved, values=MappingProxyType({**values, **new}),
+                   origins=MappingProxyType({**resolved.origins, **dict.fromkeys(new, said)}))
+
+
+def _forced(line: Mapping[str, Any], resolved: Resolved, gpu_given: object) -> Resolved:
+    """An override that writes the base whatever the line names (DeepSeek-V4's dsv4,
+    deepseek_v4.py:24; graphfit.planner.engines.sglang_arch_overrides.forced_base): the phases
+    without their own split flag read it (attention_backends_of, model_override_base.py:
+    138-152)."""
+    from graphfit.inputs.model_config import config_path, load_config
+    from graphfit.inputs.sglang_draft_default import gpu_kind
+    from graphfit.planner.engines.sglang_arch_overrides import OTHER, forced_base
+
+    model = line.get("model_path")
+    path = config_path(model) if isinstance(model, str) else None
+    if path is None:
+        return resolved
+    names = load_config(path).get("architectures")
+    architecture = names[0] if isinstance(names, list) and names else None
+    forced = forced_base(architecture, gpu_kind(gpu_given) or OTHER) if isinstance(
+        architecture, str) else None
+    if forced is None:
+        return resolved
+    new = {name: forced[0] for name in PHASES if not line.get(name)}
+    if not new:
+        return resolved
+    said = f"the model override's base {forced[0]} (model_overrides/{forced[1]})"
+    return replace(resolved, values=MappingProxyType({**resolved.values, **new}),
+                   origins=MappingProxyType({**resolved.origins, **dict.fromkeys(new, said)}))
+
+
+def _fp8_fallback(line: Mapping[str, Any], resolved: Resolved) -> Resolved:
+    """A named base fa3 with `--kv-cache-dtype fp8_e5m2` is triton once the defaults ran
+    (`_attention_backend_fa3_fp8_fallback`, overrides.py:1262-1270), before the unified hook
+    reads the phases (pipeline.py:338): a phase without its own split flag reads triton."""
+    base = str(line.get("attention_backend") or "").strip().lower()
+    if base != "fa3" or str(line.get("kv_cache_dtype") or "").strip().lower() != "fp8_e5m2":
+        return resolved
+    new = {name: "triton" for name in PHASES if not line.get(name)}
+    if not new:
+        return resolved
+    said = ("--attention-backend fa3 with --kv-cache-dtype fp8_e5m2: triton "
+            "(overrides.py:1262-1270)")
+    return replace(resolved, values=MappingProxyType({**resolved.values, **new}),
                    origins=MappingProxyType({**resolved.origins, **dict.fromkeys(new, said)}))
 
 

@@ -32,7 +32,10 @@ The keys read are the ones each tower's constructor reads (cited per field):
 * Bailing MM v1/v2 (bailing_mm.py:46-98, 262-269): the tower vision_config names
   (architectures[0], else model_type; `bailing_mm_family`), with that family's keys above;
   Qwen2.5's max_context_len is None there (not passed, :93-98); dtype from llm_config;
-  data-parallel with --mm-enable-dp-encoder (:59, 97);
+  data-parallel with --mm-enable-dp-encoder (:59, 97); a config.json of model_type
+  "bailingmm_moe_v2_lite" loads with SGLang's BailingMM2Config (`bailing_mm2_config`): absent
+  vision keys take Qwen3VLMoeVisionConfig's defaults (no tower named: Qwen3-VL's), a Qwen2.5
+  tower must write window_size and fullatt_block_indexes, and an audio_config is refused;
 * Nemotron Nano VL (RADIO tower, nano_nemotron_vl.py:91, 494-498): refused
   (REFUSED_ARCHITECTURES: its runner's output never reaches the model);
 * Kimi K3 (kimi_k3.py:3500, kimi_k3_vl.py:700-714, 552-554, 723-724): vision_config is
@@ -53,9 +56,13 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from graphfit.inputs.model_config import local_config
 from graphfit.inputs.reading import load_json
 from graphfit.planner import ConfigError, VitGeometry, VitWorkload, excerpt
 from graphfit.planner.engines.sglang_vit import (
+    BAILING_MM2_MODEL_TYPE,
+    BAILING_MM2_QWEN2_5_KEYS,
+    BAILING_MM2_VISION_DEFAULTS,
     BAILING_MM_ARCHITECTURES,
     BAILING_MM_TOWERS,
     ENV_FLAG,
@@ -65,6 +72,8 @@ from graphfit.planner.engines.sglang_vit import (
     VIT_ARCHITECTURES,
 )
 
+# towers SGLANG_VIT_ENABLE_CUDA_GRAPH leaves eager (the refusal's reason says why)
+EAGER_TOWERS = frozenset({"MiniMaxM3SparseForConditionalGeneration"})
 # architectures whose tower config sits one level down
 NESTED = {"Qwen3OmniMoeForConditionalGeneration": "thinker_config"}
 _DTYPES = {"bfloat16": "bfloat16", "float16": "float16", "half": "float16",
@@ -113,6 +122,10 @@ def read_geometry(model: str | Path, *, tp: int = 1, dp_encoder: bool = False,
     if arch in REFUSED_ARCHITECTURES:
         # no path: the reason's citations must survive the one-line error's length limit
         raise ConfigError(f"{arch}: not planned: {REFUSED_ARCHITECTURES[arch]}")
+    bailing_mm2 = (arch in BAILING_MM_ARCHITECTURES
+                   and data.get("model_type") == BAILING_MM2_MODEL_TYPE)
+    if bailing_mm2:
+        data = bailing_mm2_config(where, data)
     family = (bailing_mm_family(where, data) if arch in BAILING_MM_ARCHITECTURES
               else VIT_ARCHITECTURES.get(arch or ""))
     if family is None:
@@ -160,6 +173,12 @@ def read_geometry(model: str | Path, *, tp: int = 1, dp_encoder: bool = False,
         kwargs["out_hidden_size"] = _positive(vw, vision, "out_hidden_size")
     if family == "qwen2_5_vl":
         kwargs["window_size"] = _required(vw, vision, "window_size")
+        if bailing_mm2:  # Qwen3VLMoeVisionConfig has neither key (qwen2_5_vl.py:379-380)
+            for key in BAILING_MM2_QWEN2_5_KEYS:
+                if key not in vision:
+                    raise ConfigError(f"{vw}: {key} missing (read with no default by SGLang's "
+                                      f"Qwen2.5 tower, qwen2_5_vl.py:379-380; BailingMM2Config "
+                                      f"gives none)")
         kwargs["fullatt_blocks"] = tuple(vision.get("fullatt_block_indexes") or ())
     if family == "qwen2_5_vl" and arch not in BAILING_MM_ARCHITECTURES:
         # Bailing MM builds the tower without max_context_len (bailing_mm.py:93-98)
@@ -232,6 +251,25 @@ def _kimi_merge(where: str, value: object) -> tuple[int, int]:
     return int(value[0]), int(value[1])
 
 
+def bailing_mm2_config(where: str, data: dict[str, Any]) -> dict[str, Any]:
+    """A Bailing MM config.json of model_type "bailingmm_moe_v2_lite" as SGLang's
+    BailingMM2Config loads it (graphfit.planner.engines.sglang_vit.BAILING_MM2_MODEL_TYPE):
+    vision_config's absent keys (or an absent / null vision_config) take
+    Qwen3VLMoeVisionConfig's defaults; ConfigError for a non-null audio_config, which SGLang
+    refuses (bailing_mm.py:66-70; a non-object one already in the config class,
+    configs/bailing_moe_v2.py:140-149)."""
+    audio = data.get("audio_config")
+    if audio is not None:
+        raise ConfigError(f"{where}: audio_config: Audio is not supported by the Bailing SGLang "
+                          f"port; use an image/video-only checkpoint (bailing_mm.py:66-70)")
+    vision = data.get("vision_config")
+    if vision is None:
+        vision = {}
+    if not isinstance(vision, dict):
+        return data  # refused below as not an object (SGLang keeps it, then reads model_type)
+    return {**data, "vision_config": {**BAILING_MM2_VISION_DEFAULTS, **vision}}
+
+
 def bailing_mm_family(where: str, data: dict[str, Any]) -> str:
     """The tower family Bailing MM v1/v2 builds: vision_config's architectures[0], else its
     model_type (bailing_mm.py:79-92); ConfigError for what SGLang itself refuses, and for a
@@ -263,6 +301,12 @@ def environment_notes(environ: Mapping[str, str], model: str | None) -> list[str
     raw = environ.get(ENV_FLAG)
     if raw is None or raw.lower() not in ENV_TRUE:
         return []
+    data = local_config(model) if model else None
+    names = data.get("architectures") if data else None
+    arch = names[0] if isinstance(names, list) and names else None
+    if arch in EAGER_TOWERS:  # a tower the flag leaves eager: no graph to plan
+        return [f"{ENV_FLAG}={raw}: {arch}: {REFUSED_ARCHITECTURES[arch]}; no ViT graph "
+                f"to plan"]
     return [f"{ENV_FLAG}={raw}: SGLang captures vision-encoder graphs per image shape: "
             f"--vit-images TxHxW,... plans them here as `vit` (or graphfit vit "
             f"{model or 'MODEL_DIR'} --images TxHxW,...)"]
@@ -285,4 +329,5 @@ def parse_images(text: str, max_images: int) -> VitWorkload:
     return VitWorkload(tuple(grids), max_images)
 
 
-__all__ = ["bailing_mm_family", "environment_notes", "parse_images", "read_geometry"]
+__all__ = ["bailing_mm2_config", "bailing_mm_family", "environment_notes", "parse_images",
+           "read_geometry"]

@@ -381,6 +381,8 @@ class EngineConfig:
             ep_join_mode: str | None = None, ep_dispatch_algorithm: str | None = None,
             moe_block_experts: tuple[int, ...] | None = None,
             prefill_attention_backend: str | None = None,
+            disable_lazy_compaction: bool = False,
+            unified_switches: tuple[str, ...] | None = None,
             draft_vocab_size: int | None = None, draft_dtype: str | None = None,
             draft_extend_hidden_size: int | None = None) -> None: ...
 
@@ -1079,6 +1081,16 @@ class EngineConfig:
     def prefill_attention_backend(self) -> str | None:
         """SglangOptions.prefill_attention_backend."""
         return cast("str | None", self._option("prefill_attention_backend"))
+
+    @property
+    def disable_lazy_compaction(self) -> bool:
+        """SglangOptions.disable_lazy_compaction."""
+        return cast(bool, self._option("disable_lazy_compaction"))
+
+    @property
+    def unified_switches(self) -> tuple[str, ...] | None:
+        """SglangOptions.unified_switches."""
+        return cast("tuple[str, ...] | None", self._option("unified_switches"))
 
     @property
     def draft_vocab_size(self) -> int | None:

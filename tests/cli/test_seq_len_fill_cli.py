@@ -57,3 +57,18 @@ def test_an_unrestated_default_on_rocm_is_noted(gpu: str, noted: bool) -> None:
                               "--speculative-draft-model-path", "org/draft"])
     assert code == 0, err
     assert ("seq_lens fills: SGLang's default attention backend on ROCm" in err) == noted
+
+
+@pytest.mark.parametrize(("arch", "noted"), [("LlamaForCausalLM", False),
+                                             ("DeepseekV3ForCausalLM", True)])
+def test_rocm_default_from_graphfits_architecture(arch: str, noted: bool) -> None:
+    """No local config.json, but graphfit's --architecture: an MHA class with no model
+    override gets SGLang's ROCm default (aiter: every runner pads with the 4 draft tokens);
+    an MLA class (its KV heads decide) keeps fill 1 and the note."""
+    code, out, err = run_cli(["plan", "--json", "--gpu-memory-gb", "MI300X", "--architecture",
+                              arch, "--", "python", "-m", "sglang.launch_server",
+                              "--model-path", "org/model", *EAGLE])
+    assert code == 0, err
+    assert ("seq_lens fills: SGLang's default attention backend on ROCm" in err) == noted
+    options = json.loads(out)["config"]["options"]
+    assert (options["decode_attention_backend"] == "aiter") == (not noted)

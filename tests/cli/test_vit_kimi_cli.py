@@ -104,3 +104,18 @@ def test_kimi_tower_defaults_and_a_non_square_kernel(tmp_path: Path) -> None:
     (model / "config.json").write_text(json.dumps(config))
     code, _out, err = run_cli(["vit", str(model), "--images", "1x8x8"])
     assert code == 2 and "merge_kernel_size" in err and len(err.strip().splitlines()) == 1
+
+
+def test_kimi_activations_are_named_as_not_counted() -> None:
+    """Kimi K3's plan says its blocks' activations are pool memory it does not count
+    (graphfit.planner.engines.sglang_vit.KIMI_ACTIVATIONS_NOTE), and where SGLang logs them."""
+    from graphfit.planner.engines import sglang_vit as sv
+
+    geometry = sv.VitGeometry("kimi_k3", 64, 4, patch_size=14, spatial_merge_size=2)
+    plan = sv.plan_vit(geometry, sv.VitWorkload(((1, 4, 4),), 1))
+    assert sv.KIMI_ACTIVATIONS_NOTE in plan.notes
+    assert "reserved_delta_mib" in sv.KIMI_ACTIVATIONS_NOTE
+    qwen = sv.plan_vit(sv.VitGeometry("qwen3_vl", 64, 4, patch_size=14, spatial_merge_size=2,
+                                      out_hidden_size=8, deepstack=0),
+                       sv.VitWorkload(((1, 4, 4),), 1))
+    assert sv.KIMI_ACTIVATIONS_NOTE not in qwen.notes

@@ -105,3 +105,20 @@ def test_qwen3_subclass_through_graphfit_vit(tmp_path: Path, model_class: str) -
     else:
         assert code == 0, err
         assert "PROVEN SAFE" in out and "qwen3_vl" in out, out
+
+
+def test_bailing_mm2_config_without_vision_config(tmp_path: Path) -> None:
+    """model_type bailingmm_moe_v2_lite with no vision_config: SGLang's BailingMM2Config builds
+    the default Qwen3VLMoeVisionConfig (configs/bailing_moe_v2.py:150-154), so the tower is
+    Qwen3-VL's at its class defaults; with an audio_config it is one error line."""
+    config = {"architectures": ["BailingMM2NativeForConditionalGeneration"],
+              "model_type": "bailingmm_moe_v2_lite", "llm_config": {"torch_dtype": "bfloat16"}}
+    (tmp_path / "config.json").write_text(json.dumps(config))
+    code, out, err = run_cli(["vit", str(tmp_path), "--images", "1x32x32"])
+    assert code == 0, err
+    assert "qwen3_vl tower (hidden 1152, 16 heads per rank, bfloat16)" in out
+    (tmp_path / "config.json").write_text(json.dumps({**config, "audio_config": {}}))
+    code, out, err = run_cli(["vit", str(tmp_path), "--images", "1x32x32"])
+    lines = err.strip().splitlines()
+    assert code == 2 and len(lines) == 1 and len(lines[0]) <= 200, err
+    assert "Audio is not supported" in lines[0]

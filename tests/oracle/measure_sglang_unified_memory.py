@@ -5,7 +5,9 @@ planned by graphfit: this tree ("after") and /work/main's graphfit in a child pr
 same lines ("before", or the tree named by GRAPHFIT_BEFORE). Then (issue 23 s39u) `count`
 generated lines (tests/oracle/sglang_unified_backends_oracle.generate, seed `seed`) with
 attention-backend flags, PD roles and FULL prefill graphs, compared on SGLang's refusal, final
-prefill-graph backend and fraction, before and after the same way.
+prefill-graph backend and fraction, before and after the same way. Then (issue 23 s41u)
+`count` lines of tests/oracle/sglang_unified_switches_oracle.generate (same seed): the cache
+and parallelism switches, DCP and the fa3 fp8_e5m2 fallback, compared the same way.
 
     PYTHONPATH=. python -m tests.oracle.measure_sglang_unified_memory [count [seed]]
 """
@@ -22,6 +24,7 @@ from collections import Counter
 from tests.oracle import sglang_post_capture_oracle as pc
 from tests.oracle import sglang_unified_backends_oracle as ub
 from tests.oracle import sglang_unified_memory_oracle as um
+from tests.oracle import sglang_unified_switches_oracle as us
 
 CHILD = """
 import json, sys
@@ -82,6 +85,31 @@ def backends(count: int, seed: int) -> None:
         print(f"{key}: {tally[key]}")
 
 
+def switches(count: int, seed: int) -> None:
+    """The generated s41u lines (module docstring)."""
+    cases = us.generate(count, seed)
+    before = _before(CHILD_BACKENDS, [(pc.graphfit_line(argv, name, value, extra), gpu)
+                                      for name, argv, gpu, value, extra in cases])
+    tally: Counter[str] = Counter()
+    for case, old in zip(cases, before, strict=True):
+        theirs, new, _ = us.compare(case)
+        tally["SGLang refuses" if theirs is None else f"SGLang plans ({theirs[0]})"] += 1
+        old_plan = old if isinstance(old, str) else (str(old[0]), old[1])
+        for side, ours in (("before", old_plan), ("after", new)):
+            differ = ub.verdict(theirs, ours)
+            unmodelled = theirs is not None and isinstance(ours, str)
+            tally[f"{side}: " + ("refuses as not modelled" if unmodelled else
+                                 "agree" if differ is None else "disagree")] += 1
+            if theirs is None and isinstance(ours, str) and "not modelled" in ours:
+                tally[f"{side}: both refuse, graphfit as not modelled"] += 1
+            if differ and side == "after":
+                print("DIFFER", case[0], case[2], case[4], " ".join(case[1][5:]), "|",
+                      differ[:140])
+    print(f"-- {count} generated switch lines (s41u), seed {seed}")
+    for key in sorted(tally):
+        print(f"{key}: {tally[key]}")
+
+
 def main() -> None:
     cases = [(name, algorithm, topk, value) for name, algorithm, topk, value in itertools.product(
         um.MODELS, (None, *um.ALGORITHMS), (1, 2), ("1", None))
@@ -108,7 +136,9 @@ def main() -> None:
     for key in sorted(tally):
         print(f"{key}: {tally[key]}")
     args = sys.argv[1:]
-    backends(int(args[0]) if args else 200, int(args[1]) if len(args) > 1 else 39)
+    count, seed = (int(args[0]) if args else 200), (int(args[1]) if len(args) > 1 else 39)
+    backends(count, seed)
+    switches(count, seed)
 
 
 if __name__ == "__main__":

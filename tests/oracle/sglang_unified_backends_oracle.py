@@ -32,10 +32,12 @@ def _value(backend: Any) -> str:
     return str(getattr(backend, "value", backend))
 
 
-def sglang_side(argv: tuple[str, ...], name: str, gpu: str, value: str | None) -> Outcome:
-    """SGLang's final prefill-graph backend and fraction, or None where it refuses."""
+def sglang_side(argv: tuple[str, ...], name: str, gpu: str, value: str | None,
+                extra: tuple[tuple[str, str], ...] = ()) -> Outcome:
+    """SGLang's final prefill-graph backend and fraction, or None where it refuses (`extra`:
+    more environment variables, issue 23 s41u)."""
     gb, capability = GPUS[gpu]
-    with pc.environment(value):
+    with pc.environment(value, extra):
         r = so.resolve(argv, gpu_mem_gb=gb, model=pc.model_dir(name), capability=capability)
     if isinstance(r, so.Rejected):
         return None
@@ -45,15 +47,15 @@ def sglang_side(argv: tuple[str, ...], name: str, gpu: str, value: str | None) -
     return _value(cfg.cuda_graph_config.prefill.backend), float(cfg.mem_fraction_static)
 
 
-def graphfit_side(argv: tuple[str, ...], name: str, gpu: str, value: str | None
-                  ) -> tuple[str, float | None] | str:
+def graphfit_side(argv: tuple[str, ...], name: str, gpu: str, value: str | None,
+                  extra: tuple[tuple[str, str], ...] = ()) -> tuple[str, float | None] | str:
     """graphfit's planned prefill-graph backend and fraction, or its refusal's message."""
     from graphfit import ConfigError
     from graphfit.cli.options import resolve_values
     from graphfit.inputs import commandline
     from graphfit.planner.engines.sglang_prefill_plan import prefill_graphs
 
-    line = pc.graphfit_line(argv, name, value)
+    line = pc.graphfit_line(argv, name, value, extra)
     try:
         config = resolve_values({"gpu_memory_gb": gpu}, environ={},
                                 pasted=commandline.read(line)).config()

@@ -480,13 +480,14 @@ def kimi_encoder_workspaces(*, hidden: int, heads: int, qkv: int | None, backend
 
 
 def bailing_mm_tower(vision: dict[str, Any], *, data_parallel: bool,
-                     model_class: str = "BailingMMNativeForConditionalGeneration"
-                     ) -> tuple[str, dict[str, Any]]:
+                     model_class: str = "BailingMMNativeForConditionalGeneration",
+                     config: Any = None) -> tuple[str, dict[str, Any]]:
     """Run SGLang's own Bailing MM constructor (models/bailing_mm.py) for a config whose
     vision_config holds `vision`: (the tower class it builds, that call's keywords with the
     class's defaults filled in). Stubbed: the parallel / multimodal state (first PP rank,
     --mm-enable-dp-encoder = `data_parallel`), the text model, and the two tower classes
-    (recorders: the choice and the keywords are what is compared). ValueError is SGLang's."""
+    (recorders: the choice and the keywords are what is compared). ValueError is SGLang's.
+    `config`: a config object SGLang loaded (then `vision` is not read)."""
     import inspect
 
     from sglang.srt.models import bailing_mm, qwen3_vl
@@ -501,11 +502,12 @@ def bailing_mm_tower(vision: dict[str, Any], *, data_parallel: bool,
             return types.SimpleNamespace()
         return make
 
-    config = types.SimpleNamespace(
-        llm_config=types.SimpleNamespace(rope_parameters={}), mlp_depth=1,
-        audio_config=None, vision_config=types.SimpleNamespace(**vision))
-    if not hasattr(config.vision_config, "architectures"):
-        config.vision_config.architectures = None
+    if config is None:  # else SGLang's own config object (BailingMM2Config), used as loaded
+        config = types.SimpleNamespace(
+            llm_config=types.SimpleNamespace(rope_parameters={}), mlp_depth=1,
+            audio_config=None, vision_config=types.SimpleNamespace(**vision))
+        if not hasattr(config.vision_config, "architectures"):
+            config.vision_config.architectures = None
     saved = (bailing_mm.get_parallel, bailing_mm.get_mm, bailing_mm.BailingMoeV2ForCausalLM,
              bailing_mm.Qwen2_5_VisionTransformer, qwen3_vl.Qwen3VLMoeVisionModel)
     bailing_mm.get_parallel = lambda: types.SimpleNamespace(  # type: ignore[assignment]

@@ -319,6 +319,128 @@ def defaulted_agrees(case: SubclassCase) -> int:
     return _runner_agrees(geometry, v, geometry.dtype, None, heads[0], case.workload)
 
 
+# Bailing MM v2's registered config class (issue 23, s41v): config.json files of model_type
+# "bailingmm_moe_v2_lite" are loaded by SGLang's BailingMM2Config.from_pretrained, as
+# get_config does for a registered model_type (utils/hf_transformers/config.py:281-295)
+MM2_MODEL_TYPE = "bailingmm_moe_v2_lite"
+MM2_KEYS = ("hidden_size", "num_heads", "patch_size", "spatial_merge_size",
+            "out_hidden_size", "deepstack_visual_indexes", "window_size",
+            "fullatt_block_indexes")
+
+
+def mm2_case(rng: random.Random) -> BailingCase:
+    """A Bailing MM config.json of model_type bailingmm_moe_v2_lite: its vision_config absent,
+    null, or with keys left out at random (the tower's name too: architectures, model_type,
+    neither), now and then an audio_config (SGLang refuses it) or num_attention_heads instead
+    of num_heads (which the config class does not read)."""
+    heads = rng.choice([1, 2, 4])
+    merge = rng.choice([1, 2])
+    patch = rng.choice([2, 14])
+    vision: dict[str, Any] = {
+        "hidden_size": heads * 8, "num_heads": heads, "patch_size": patch,
+        "spatial_merge_size": merge, "out_hidden_size": 8,
+        "window_size": rng.randint(1, 3) * merge * patch,
+        "fullatt_block_indexes": rng.choice([[], [1]]),
+        "deepstack_visual_indexes": list(range(rng.randint(0, 2)))}
+    for key in ("patch_size", "spatial_merge_size", "out_hidden_size",
+                "deepstack_visual_indexes", "window_size", "fullatt_block_indexes"):
+        if rng.random() < 0.3:
+            del vision[key]
+    if rng.random() < 0.25:
+        del vision["hidden_size"], vision["num_heads"]
+        heads = 16
+    elif rng.random() < 0.15:  # heads under the other name: the class keeps num_heads 16
+        vision["num_attention_heads"] = vision.pop("num_heads")
+        vision["hidden_size"] = 16 * 8
+        heads = 16
+    if "window_size" in vision:  # whole merged patches of the class-defaulted sizes too
+        vision["window_size"] = (rng.randint(1, 3) * vision.get("patch_size", 16)
+                                 * vision.get("spatial_merge_size", 2))
+    name = rng.choice((*TOWER_NAMES, None))
+    if name is not None and rng.random() < 0.5:
+        vision["architectures"] = [name]
+    elif name is not None:
+        vision["model_type"] = name
+    config: dict[str, Any] = {
+        "architectures": [rng.choice(sv.BAILING_MM_ARCHITECTURES)],
+        "model_type": MM2_MODEL_TYPE,
+        "llm_config": {"torch_dtype": rng.choice(["bfloat16", "float16"])}}
+    roll = rng.random()
+    if roll < 0.8:
+        config["vision_config"] = vision
+    elif roll < 0.9:
+        config["vision_config"] = None
+    if rng.random() < 0.1:
+        config["audio_config"] = {}
+    if "vision_config" not in config or config["vision_config"] is None:
+        heads = 16
+    tp = rng.choice([t for t in (1, 2, 4) if heads % t == 0])
+    grids = tuple((rng.randint(1, 2), rng.randint(1, 3) * 2, rng.randint(1, 3) * 2)
+                  for _ in range(rng.randint(1, 2)))
+    return BailingCase(config["architectures"][0], config, tp, rng.random() < 0.3,
+                       sv.VitWorkload(grids, 2))
+
+
+def _refused(path: Path, case: BailingCase, *words: str) -> int:
+    """0 when graphfit refuses `path` with one of `words` in its reason (SGLang refused)."""
+    try:
+        read_geometry(path, tp=case.tp, dp_encoder=case.dp_encoder)
+    except ConfigError as ours:
+        assert any(w in str(ours) for w in words), ours
+        return 0
+    raise AssertionError(f"graphfit plans what SGLang refuses: {case.config}")
+
+
+def mm2_agrees(case: BailingCase) -> int:
+    """Assert graphfit == SGLang for a `mm2_case`: SGLang's BailingMM2Config.from_pretrained
+    loads the file, SGLang's Bailing constructor picks the tower from that config object, the
+    Qwen2.5 tower's reads of window_size / fullatt_block_indexes (qwen2_5_vl.py:379-380) run
+    on it, and graphfit refuses exactly what fails there (the config class's TypeError, the
+    model's ValueError, the tower's AttributeError); otherwise graphfit's tower family, every
+    tower value it reads, heads per rank (SGLang's VisionAttention) and every reachable call
+    through SGLang's runner equal SGLang's. The keys compared (0: both refuse)."""
+    from sglang.srt.configs.bailing_moe_v2 import BailingMM2Config
+
+    with tempfile.TemporaryDirectory() as where:
+        path = Path(where) / "config.json"
+        path.write_text(json.dumps(case.config))
+        try:
+            cfg = BailingMM2Config.from_pretrained(where)
+            tower, kwargs = vo.bailing_mm_tower({}, data_parallel=case.dp_encoder,
+                                                model_class=case.model_class, config=cfg)
+            vc = kwargs["vision_config"]
+            if tower == "Qwen2_5_VisionTransformer":
+                _ = (vc.fullatt_block_indexes, vc.window_size)  # qwen2_5_vl.py:379-380
+        except ValueError as exc:
+            if "Unsupported Bailing vision architecture" in str(exc):
+                return _refused(path, case, "not a tower Bailing MM builds",
+                                "names no architectures")
+            assert "Audio is not supported" in str(exc), exc
+            return _refused(path, case, "Audio is not supported")
+        except AttributeError:
+            return _refused(path, case, "missing")
+        geometry = read_geometry(path, tp=case.tp, dp_encoder=case.dp_encoder)
+    v = {k: getattr(vc, k, None) for k in MM2_KEYS}
+    assert geometry.family == SGLANG_TOWER_FAMILY[tower]
+    qwen2_5 = geometry.family == "qwen2_5_vl"
+    assert (geometry.hidden_size, geometry.num_heads, geometry.patch_size,
+            geometry.spatial_merge_size, geometry.out_hidden_size) == (
+        v["hidden_size"], v["num_heads"], v["patch_size"], v["spatial_merge_size"],
+        v["out_hidden_size"]), v
+    if qwen2_5:
+        assert (geometry.window_size, geometry.fullatt_blocks) == (
+            v["window_size"], tuple(v["fullatt_block_indexes"] or ())), v
+    else:
+        assert geometry.deepstack == len(v["deepstack_visual_indexes"] or ()), v
+    heads = vo.vision_attention_heads(hidden=v["hidden_size"], heads=v["num_heads"], dummy=0,
+                                      tp=case.tp, data_parallel=kwargs["use_data_parallel"])
+    assert (geometry.heads_per_rank, geometry.head_dim) == heads
+    dtype = case.config["llm_config"]["torch_dtype"]
+    assert geometry.dtype == dtype
+    return _runner_agrees(geometry, v, dtype, kwargs.get("max_context_len"), heads[0],
+                          case.workload)
+
+
 def radio_refused(model: Path) -> str:
     """graphfit's refusal for a Nemotron Nano VL config.json (its ConfigError text)."""
     try:
@@ -329,5 +451,5 @@ def radio_refused(model: Path) -> str:
 
 
 __all__ = ["BailingCase", "SubclassCase", "bailing_agrees", "bailing_case", "defaulted_agrees",
-           "defaulted_case", "radio_refused",
+           "defaulted_case", "mm2_agrees", "mm2_case", "radio_refused",
            "subclass_agrees", "subclass_case"]

@@ -243,3 +243,59 @@ def test_qwen3_omni_and_bailing_v3_defaults_are_their_config_classes(model_class
         for _ in range(4):
             compared.append(towers.defaulted_agrees(towers.defaulted_case(rng, model_class)))
     assert all(n > 0 for n in compared), compared
+
+
+MM2_FULL = {"hidden_size": 32, "num_heads": 2, "patch_size": 14, "spatial_merge_size": 1,
+            "out_hidden_size": 16, "deepstack_visual_indexes": [0], "window_size": 28,
+            "fullatt_block_indexes": [1]}
+
+
+def _mm2(model_class: str, body: dict[str, Any], tp: int = 2) -> towers.BailingCase:
+    config = {"architectures": [model_class], "model_type": towers.MM2_MODEL_TYPE,
+              "llm_config": {"torch_dtype": "bfloat16"}, **body}
+    return towers.BailingCase(model_class, config, tp, False,
+                              sv.VitWorkload(((1, 2, 4), (2, 4, 2)), 2))
+
+
+@pytest.mark.parametrize("model_class", sv.BAILING_MM_ARCHITECTURES)
+def test_bailing_mm2_config_defaults_are_sglangs(model_class: str) -> None:
+    """A config.json of model_type bailingmm_moe_v2_lite is SGLang's BailingMM2Config
+    (configs/bailing_moe_v2.py:128-154): loaded by SGLang's own class, the Bailing
+    constructor picks the tower from it and SGLang's runner gives the keys and buffers
+    graphfit's plan must equal; what SGLang refuses (an audio_config, a Qwen2.5 tower without
+    window_size / fullatt_block_indexes, which the Qwen3-VL vision config class lacks)
+    graphfit refuses. Planned (keys compared > 0) or refused (0) as listed."""
+    qwen2_5 = {"architectures": ["Qwen2_5_VisionTransformer"]}
+    bodies: list[tuple[dict[str, Any], bool]] = [
+        ({"vision_config": MM2_FULL}, True),  # no tower named: the class's qwen3_vl_moe
+        ({"vision_config": {}}, True),  # every key the class's
+        ({"vision_config": None}, True),
+        ({}, True),
+        ({"vision_config": {**MM2_FULL, **qwen2_5}}, True),
+        ({"vision_config": {**qwen2_5, "window_size": 64, "fullatt_block_indexes": []}},
+         True),  # the Qwen2.5 tower with the Qwen3-VL class's sizes
+        ({"vision_config": qwen2_5}, False),  # window_size: AttributeError in SGLang
+        ({"vision_config": {k: v for k, v in {**MM2_FULL, **qwen2_5}.items()
+                            if k != "fullatt_block_indexes"}}, False),  # the same
+        ({"vision_config": {"model_type": "SiglipVisionModel"}}, False),
+        ({"vision_config": MM2_FULL, "audio_config": {}}, False),
+        ({"vision_config": {"num_attention_heads": 4, "hidden_size": 128}}, True),
+    ]
+    compared = []
+    with vo.cpu_graphs():
+        for body, planned in bodies:
+            keys = towers.mm2_agrees(_mm2(model_class, body))
+            assert (keys > 0) == planned, body
+            compared.append(keys)
+        rng = random.Random(11)
+        for _ in range(6):
+            towers.mm2_agrees(towers.mm2_case(rng))
+    assert sum(compared) > 0
+
+
+def test_bailing_mm2_audio_refused_in_one_line(tmp_path: Path) -> None:
+    """graphfit's refusal of a BailingMM2Config checkpoint with audio quotes SGLang's reason."""
+    (tmp_path / "config.json").write_text(json.dumps(
+        _mm2(sv.BAILING_MM_ARCHITECTURES[1], {"audio_config": {}}).config))
+    with pytest.raises(ConfigError, match="Audio is not supported by the Bailing SGLang port"):
+        read_geometry(tmp_path)

@@ -216,6 +216,9 @@ VALID: dict[str, st.SearchStrategy[Any]] = {
     "ep_dispatch_algorithm": st.sampled_from([None, "dynamic", "fake", "lp", "static"]),
     "moe_block_experts": st.none() | st.lists(st.integers(1, 512), max_size=4).map(tuple),
     "prefill_attention_backend": st.sampled_from([None, "fa3", "FA4", " flashinfer "]),
+    "disable_lazy_compaction": st.booleans(),
+    "unified_switches": st.sampled_from([None, (), ("dcp",), ["enable_lmcache", "dcp"],
+                                         ("hicache_storage_file", "decode_offload_kvcache")]),
     "draft_vocab_size": st.none() | st.integers(1, 1 << 20),
     "draft_dtype": st.sampled_from([None, "float16", " BFloat16 ", "float32"]),
     "draft_extend_hidden_size": st.none() | st.integers(1, 1 << 16),
@@ -381,6 +384,8 @@ INVALID: dict[str, st.SearchStrategy[Any]] = {
     "ep_dispatch_algorithm": st.sampled_from(["", "auto", 0]),
     "moe_block_experts": st.sampled_from(["8", [0], [True], [2.0], 3]),
     "prefill_attention_backend": st.sampled_from(["", "fa-3", 3, True, "x" * 41]),
+    "disable_lazy_compaction": st.sampled_from([1, "yes", None]),
+    "unified_switches": st.sampled_from(["dcp", ("lmcache",), (1,), 3, ("dcp", None)]),
     "draft_vocab_size": st.sampled_from([0, -1, True, "32000", 2.0]),
     "draft_dtype": st.sampled_from(["", "fp8", "half", 1, True]),
     "draft_extend_hidden_size": st.sampled_from([0, -1, True, "4096", 1.5]),
@@ -664,7 +669,8 @@ def test_the_plan_3_document_writes_the_options_object() -> None:
         "enable_scattered_sconv": False,
         "prefill_max_requests": None, "ep_size": 1, "ep_join_mode": None,
         "ep_dispatch_algorithm": None, "moe_block_experts": None,
-        "prefill_attention_backend": None, "draft_vocab_size": None, "draft_dtype": None,
+        "prefill_attention_backend": None, "disable_lazy_compaction": False,
+        "unified_switches": None, "draft_vocab_size": None, "draft_dtype": None,
         "draft_extend_hidden_size": None}
     assert not set(config) & set(LEGACY_KEYWORDS)
     assert EngineConfig.from_dict(config).tp_size == 2

@@ -194,7 +194,7 @@ def prefill_inputs_from_sglang(server_args: Any, gpu_memory_gb: float | None = N
             raise ConfigError(f"{name}: {what} is not modelled for prefill graphs")
     if (_get(server_args, "dcp_size") or 1) > 1:
         raise ConfigError("dcp_size: decode context parallelism is not modelled for prefill "
-                          "graphs (cuda_graph_hook.py:219-223)")
+                          "graphs (cuda_graph_hook.py:213-216)")
     a2a = str(_get(server_args, "moe_a2a_backend") or "none")
     phase = _prefill_phase(server_args)
     for key in ("max_context_size", "full_prefill_prefix_chunk_tokens", "max_seq_len"):

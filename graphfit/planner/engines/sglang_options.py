@@ -19,6 +19,7 @@ from graphfit.planner.engines.sglang_moe_a2a import (
 )
 from graphfit.planner.engines.sglang_mtp_graphs import backend_name, check_draft_extend_backend
 from graphfit.planner.engines.sglang_quant_overrides import quant_config_text
+from graphfit.planner.engines.sglang_unified_switches import SWITCHES
 
 PREFILL_BACKENDS = ("breakable", "full", "disabled")  # SGLang cuda_graph_config.py:50
 DISAGGREGATION_MODES = ("null", "prefill", "decode")  # SGLang --disaggregation-mode
@@ -144,6 +145,12 @@ class SglangOptions(EngineOptions):
         model_override_base.py:138-152); None: not known. With decode_attention_backend
         it is the pair --enable-unified-memory's checks read (kv_cache_hook.py:613-641,
         690-712; graphfit.planner.engines.sglang_unified_memory).
+        disable_lazy_compaction: SGLANG_DISABLE_LAZY_COMPACTION (EnvBool, off, environ.py:
+        602); unified_switches: the cache / parallelism switches a unified-memory line sets
+        (names in graphfit.planner.engines.sglang_unified_switches.SWITCHES, kept sorted;
+        None: none).
+        Both feed --enable-unified-memory's start-up refusals (kv_cache_hook.py:554-587,
+        658-688; sglang_unified_switches).
         draft_vocab_size: the EAGLE-family draft-extend runners' logits columns, read from
         the DRAFT's config.json: its `draft_vocab_size`, else `hot_vocab_size`, else its own
         `vocab_size` (eagle_draft_extend_cuda_graph_runner.py:233-247,
@@ -472,6 +479,8 @@ class SglangOptions(EngineOptions):
     ep_dispatch_algorithm: str | None = None
     moe_block_experts: tuple[int, ...] | None = None
     prefill_attention_backend: str | None = None
+    disable_lazy_compaction: bool = False
+    unified_switches: tuple[str, ...] | None = None
     draft_vocab_size: int | None = None
     draft_dtype: str | None = None
     draft_extend_hidden_size: int | None = None
@@ -570,6 +579,7 @@ class SglangOptions(EngineOptions):
         positive_int("page_size", self.page_size)
         _choice(self, "mamba_radix_cache_strategy", MAMBA_STRATEGIES)
         _mamba_memory_inputs(self)
+        _unified_inputs(self)
         _optional_int("mamba_memory_slots", self.mamba_memory_slots, 1)
         _choice(self, "linear_attn_backend", LINEAR_ATTN_BACKENDS)
         positive_int("mamba_track_interval", self.mamba_track_interval)
@@ -750,6 +760,19 @@ def _optional_int(name: str, value: object, minimum: int) -> None:
                               or not minimum <= value <= MAX_INT):
         raise ConfigError(f"{name}: must be an integer in {minimum}..{MAX_INT}, got "
                           f"{excerpt(value)}")
+
+
+def _unified_inputs(options: SglangOptions) -> None:
+    """Validate --enable-unified-memory's switch inputs (sglang_unified_switches)."""
+    true_false("disable_lazy_compaction", options.disable_lazy_compaction)
+    switches = options.unified_switches
+    if switches is None:
+        return
+    if isinstance(switches, (str, bytes)) or not isinstance(switches, (tuple, list)) or any(
+            not isinstance(name, str) or name not in SWITCHES for name in switches):
+        raise ConfigError(f"unified_switches: expected names among {sorted(SWITCHES)}, got "
+                          f"{excerpt(switches)}")
+    object.__setattr__(options, "unified_switches", tuple(sorted(set(switches))))
 
 
 __all__ = ["SglangOptions"]

@@ -196,16 +196,39 @@ BAILING_MM_TOWERS = {  # bailing_mm.py:81-90
     "qwen3_vl_moe": "qwen3_vl",
     "Qwen2_5_VisionTransformer": "qwen2_5_vl",
 }
+# Bailing MM v2's registered config class (issue 23, s41v): a config.json whose model_type is
+# BAILING_MM2_MODEL_TYPE loads with SGLang's BailingMM2Config (registry keyed by model_type,
+# utils/hf_transformers/common.py:117-122; reloaded through it, utils/hf_transformers/
+# config.py:281-295), whichever of the two Bailing MM classes it names. Its vision_config is
+# Qwen3VLMoeVisionConfig(**vision_config), or Qwen3VLMoeVisionConfig() when absent or null
+# (configs/bailing_moe_v2.py:150-154): an absent key takes that class's default
+# (configs/qwen3_vl.py:461-478), model_type "qwen3_vl_moe" included, so a vision_config naming
+# no tower builds Qwen3-VL's (bailing_mm.py:79-87). That class has no window_size nor
+# fullatt_block_indexes: the Qwen2.5 tower it may name reads both with no default
+# (qwen2_5_vl.py:379-380). A non-null audio_config is refused by the model
+# (bailing_mm.py:66-70; the config class first refuses a non-object one,
+# configs/bailing_moe_v2.py:140-149).
+BAILING_MM2_MODEL_TYPE = "bailingmm_moe_v2_lite"
+BAILING_MM2_VISION_DEFAULTS: dict[str, object] = {**QWEN3_CONFIG_DEFAULTS,
+                                                  "model_type": "qwen3_vl_moe"}
+BAILING_MM2_QWEN2_5_KEYS = ("window_size", "fullatt_block_indexes")
 # Architectures whose tower builds a ViT CUDA-graph runner graphfit does not plan, with the
 # reason: one that never serves a call (RADIO), or a tower built by a constructor not restated.
 # internvl.py:353-357 (the graph path returns a tuple); radio.py:509-511, 564-565, 601-602
 # (each RADIO path reads a BaseModelOutput): every call fails once its graph is captured
 _RADIO = ("its RADIO encoder returns a tuple under ViT graphs (internvl.py:356-357), RadioModel "
           "wants a BaseModelOutput (radio.py:510, 565)")
+# MiniMax-M3-VL's tower (models/minimax_m3_vl.py:115 -> minimax_vl_common.py:755, 773, 430):
+# no module of it reads SGLANG_VIT_ENABLE_CUDA_GRAPH or builds a ViT graph runner, and its
+# encoder always hands VisionAttention forward_metadata (minimax_vl_common.py:733-751), which
+# every backend takes before its graph branch (layers/attention/vision.py:480-487, 552-558)
+NO_VIT_GRAPH = ("its CLIP tower (minimax_vl_common.py:430) has no ViT graph runner and always "
+                "passes forward_metadata (:733-751): SGLang runs it eager")
 REFUSED_ARCHITECTURES = {  # nano_nemotron_vl.py:91 (RadioModel), 494-498 (EntryClass)
     "NemotronH_Nano_VL_V2": _RADIO,
     "NemotronH_Nano_Omni_Reasoning_V3": _RADIO,
     "NemotronH_Omni_Reasoning_V3": _RADIO,
+    "MiniMaxM3SparseForConditionalGeneration": NO_VIT_GRAPH,
 }
 # the most keys a plan enumerates (each ordered choice of images is one key)
 MAX_KEYS = 20_000
@@ -688,6 +711,19 @@ class VitPlan:
                      if b.rows > caps.get(b.name, 0))
 
 
+# Kimi K3's blocks' activations (issue 23, s41v): the tensors the tower allocates and frees
+# inside its capture (qkv, rope, attention, MLP; kimi_k3_vl.py:446-484), in the process-wide
+# graph pool every runner shares (runner :113-114, model_executor/runner_utils/pool.py:
+# 109-115). No entry keeps them and no replay input is written into them, so graphfit's
+# runtime needs no static buffer for them; what they cost is pool memory: the capture's
+# reserved growth after reusing the blocks earlier captures freed into the same pool, which
+# SGLang itself only measures on the GPU (`reserved_delta_mib`, runner :108-109, 135-149).
+KIMI_ACTIVATIONS_NOTE = (
+    "not counted: the tower blocks' activations, freed inside the capture into SGLang's "
+    "shared graph pool (pool.py:109-115): pool memory, not a buffer; SGLang logs it per "
+    "capture as reserved_delta_mib (kimi_k3_vit_cuda_graph_runner.py:135-149)")
+
+
 def plan_vit(geometry: VitGeometry, workload: VitWorkload, *,
              kimi: dict[str, int | None] | None = None) -> VitPlan:
     """The `vit` component's plan for `workload` (module docstring)."""
@@ -707,6 +743,7 @@ def plan_vit(geometry: VitGeometry, workload: VitWorkload, *,
         notes.append(f"Kimi K3 keeps at most {cap} graphs (SGLANG_KIMI_K3_VIT_CUDA_GRAPH_"
                      f"CACHE_CAPACITY), captured at a key's call number {k['min_hits']} "
                      f"(MIN_HITS); the rest of the {len(keys)} capturable keys run eagerly")
+        notes.append(KIMI_ACTIVATIONS_NOTE)
     caps: dict[str, int] = {}
     shapes: dict[str, VitBuffer] = {}
     for key in keys:
@@ -757,14 +794,15 @@ def _kimi_sizes(key: VitKey) -> list[int]:
     return [t * h * w for t, h, w in _kimi_grids(key)]
 
 
-__all__ = ["ATTENTION_BACKENDS", "BAILING_MM_ARCHITECTURES", "BAILING_MM_TOWERS",
+__all__ = ["ATTENTION_BACKENDS", "BAILING_MM2_MODEL_TYPE", "BAILING_MM2_QWEN2_5_KEYS",
+           "BAILING_MM2_VISION_DEFAULTS", "BAILING_MM_ARCHITECTURES", "BAILING_MM_TOWERS",
            "CUDNN_BATCH_BUCKETS", "CUDNN_WORKSPACE_BYTES", "ENV_FLAG", "FAMILIES",
-           "KIMI_ROPE_TABLE",
+           "KIMI_ACTIVATIONS_NOTE", "KIMI_ROPE_TABLE",
            "RUNNER_BACKENDS",
            "cudnn_padded_images",
            "KIMI_DEFAULTS", "QWEN3_CLASS_CONFIG", "QWEN3_PLAIN_CONFIG", "QWEN3_REMOTE_CONFIG",
            "QWEN3_VISION_DEFAULTS", "QWEN3_CONFIG_DEFAULTS", "QWEN3_DEFAULTED",
-           "REFUSED_ARCHITECTURES", "VIT_ARCHITECTURES", "VitBuffer",
+           "NO_VIT_GRAPH", "REFUSED_ARCHITECTURES", "VIT_ARCHITECTURES", "VitBuffer",
            "VitGeometry", "VitPlan", "VitViolation", "VitWorkload", "graph_key",
            "key_buffers", "key_calls", "key_fill", "kimi_outcomes", "plan_vit",
            "qwen2_5_full_layout", "qwen2_5_window_layout", "qwen3_layout", "reachable_calls",

@@ -1,0 +1,106 @@
+"""The cache and parallelism switches of a pasted SGLang 0.5.23 line that
+`--enable-unified-memory`'s start-up checks read (graphfit.planner.engines.
+sglang_unified_switches), and SGLang's own cross-flag checks on the same flags that run before
+them (`handle_cache_compatibility`, arg_groups/kv_cache_hook.py:351-412, pipeline.py:334):
+
+* `--enable-page-major-kv-layout` only with `--enable-unified-memory` (:781-789, the hook
+  before the unified one, pipeline.py:336);
+* `--disaggregation-decode-retraction-backup host_pool` only on a PD decode server (:352-360)
+  and not with `--dcp-size` > 1 (:361-365);
+* `--enable-hierarchical-cache` not with the radix cache off (:393-397): `--disable-radix-cache`
+  or a PD decode server, which turns it off (pd_disaggregation_hook.py:98-127);
+* `--disaggregation-decode-enable-offload-kvcache` only on the decode side (:399-403), with a
+  `--hicache-storage-backend` (:404-407), and not with host-pool retraction (:408-413).
+
+Why here: graphfit does not otherwise read these flags, so without this a line SGLang refuses
+at start-up would be planned. `--dcp-size` > 1 stays "not modelled" (the graphs under decode
+context parallelism are not planned), but on a unified-memory line SGLang's own refusals
+come first, so there the planner refuses, after the unified checks.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from graphfit.inputs.settings import COMMAND_LINE, Setting
+from graphfit.planner.core.errors import ConfigError
+
+WHERE = "kv_cache_hook.py"
+# SGLang's store-true flags -> graphfit's switch names (sglang_unified_switches.SWITCHES)
+FLAG_SWITCHES = {"enable_hisparse": "enable_hisparse",
+                 "disaggregation_decode_enable_offload_kvcache": "decode_offload_kvcache",
+                 "enable_lmcache": "enable_lmcache",
+                 "enable_unified_cache_external_linker": "external_linker",
+                 "enable_hierarchical_cache": "hierarchical_cache"}
+
+
+def _dcp(values: Mapping[str, Any]) -> int:
+    value = values.get("dcp_size")
+    return value if isinstance(value, int) and not isinstance(value, bool) else 1
+
+
+def cache_checks(values: Mapping[str, Any]) -> None:
+    """`handle_cache_compatibility`'s refusals on these flags (module docstring)."""
+    retraction = values.get("disaggregation_decode_retraction_backup")
+    mode = values.get("disaggregation_mode") or "null"
+    if retraction == "host_pool":
+        if mode != "decode":
+            raise ConfigError(f"--disaggregation-decode-retraction-backup host_pool is only "
+                              f"supported on a PD decode server (SGLang refuses, "
+                              f"{WHERE}:352-360)")
+        if _dcp(values) > 1:
+            raise ConfigError(f"--disaggregation-decode-retraction-backup host_pool does not "
+                              f"support --dcp-size > 1 (SGLang refuses, {WHERE}:361-365)")
+    # a decode server's radix cache is off unless re-enabled (pd_disaggregation_hook.py:98-127)
+    radix_off = values.get("disable_radix_cache") is True or (
+        mode == "decode" and not values.get("disaggregation_decode_enable_radix_cache"))
+    if values.get("enable_hierarchical_cache") is True and radix_off:
+        off = "a PD decode server" if mode == "decode" else "--disable-radix-cache"
+        raise ConfigError(f"--enable-hierarchical-cache needs the radix cache, which {off} "
+                          f"turns off (SGLang refuses, {WHERE}:393-397, "
+                          f"pd_disaggregation_hook.py:98-127)")
+    if not values.get("disaggregation_decode_enable_offload_kvcache"):
+        return
+    flag = "--disaggregation-decode-enable-offload-kvcache"
+    if mode != "decode":
+        raise ConfigError(f"{flag} is only supported for the decode side (SGLang refuses, "
+                          f"{WHERE}:399-403)")
+    if values.get("hicache_storage_backend") is None:
+        raise ConfigError(f"{flag} needs --hicache-storage-backend (SGLang refuses, "
+                          f"{WHERE}:404-407)")
+    if retraction == "host_pool":
+        raise ConfigError(f"{flag} and --disaggregation-decode-retraction-backup host_pool "
+                          f"both build a decode host pool (SGLang refuses, {WHERE}:408-413)")
+
+
+def line(values: Mapping[str, Any]) -> list[Setting]:
+    """SGLang's cross-flag checks, then the unified-memory line's switches as one setting
+    (none off unified memory, where `--dcp-size` > 1 is refused as not modelled here)."""
+    if values.get("enable_page_major_kv_layout") is True and not values.get(
+            "enable_unified_memory"):
+        raise ConfigError("--enable-page-major-kv-layout without --enable-unified-memory is "
+                          "temporarily unsupported; add --enable-unified-memory or drop it "
+                          "(SGLang refuses, kv_cache_hook.py:781-789)")
+    dcp = _dcp(values)
+    if dcp < 1:
+        raise ConfigError(f"--dcp-size: must be >= 1, got {dcp} (SGLang refuses, "
+                          f"parallel_hook.py:243-248)")
+    cache_checks(values)
+    if not values.get("enable_unified_memory"):
+        if dcp > 1:
+            raise ConfigError(f"--dcp-size: {dcp} is not modelled (decode context "
+                              f"parallelism, cuda_graph_hook.py:213-216)")
+        return []
+    names = {switch for flag, switch in FLAG_SWITCHES.items() if values.get(flag) is True}
+    if values.get("hicache_storage_backend") == "file":
+        names.add("hicache_storage_file")
+    if values.get("disaggregation_decode_retraction_backup") == "host_pool":
+        names.add("retraction_host_pool")
+    if dcp > 1:
+        names.add("dcp")
+    if not names:
+        return []
+    shown = ", ".join(sorted(names))
+    return [Setting("unified_switches", tuple(sorted(names)),
+                    f"the line's {shown} (kv_cache_hook.py:554-587, 658-688)", COMMAND_LINE)]
