@@ -25,7 +25,9 @@ from graphfit.inputs import (
     flagtable,
     sglang_a2a,
     sglang_draft,
+    sglang_draft_shape,
     sglang_dspark,
+    sglang_dspark_mask,
     sglang_instance,
     sglang_mamba_flags,
     sglang_minimax_target,
@@ -169,6 +171,7 @@ def finish(values: Mapping[str, Any], settings: list[Setting]
     notes = list(role_notes)
     settings = sglang_args.dflash_line(values, settings, notes)
     settings = sglang_dspark.line(values, settings)
+    notes += sglang_dspark_mask.unchecked_note(values)  # a hub-id target: said, not checked
     settings = sglang_ngram.line(values, settings, notes)  # NGRAM's topk: its BFS breadth
     sglang_spec_dp.line(values)  # attention DP: the LM-head flag, DSPARK's draft kind
     sglang_minimax_target.line(values)  # a MiniMax-M3 target SGLang cannot build
@@ -176,6 +179,8 @@ def finish(values: Mapping[str, Any], settings: list[Setting]
     notes += sglang_uno_moe.line(values)  # UNO's adapter on a MoE model's experts
     frozen, frozen_notes = sglang_draft.frozen_draft_settings(values)  # Gemma 4 drafts
     settings, notes = settings + frozen, notes + frozen_notes
+    shape, shape_notes = sglang_draft_shape.settings(values)  # the draft's vocab / dtype
+    settings, notes = settings + shape, notes + shape_notes
     notes += sglang_model_impl.multimodal_switches(values)
     notes += sglang_mamba_flags.line(values)  # mamba_hook.py's checks across flags
     a2a, a2a_notes = sglang_a2a.graphs_off(values)

@@ -36,6 +36,7 @@ from typing import Any
 from graphfit.inputs import (
     model_config,
     sglang_draft,
+    sglang_draft_shape,
     sglang_dspark,
     sglang_instance,
     sglang_minimax_target,
@@ -55,7 +56,9 @@ KEYS = ("model_path", "speculative_algorithm", "speculative_draft_model_path",
         "ep_size", "moe_a2a_backend", "moe_dp_size", "ep_num_redundant_experts",
         "disable_shared_experts_fusion", "quantization",
         # and its VL wrapper's vision tower (graphfit.inputs.sglang_minimax_vision)
-        "mm_enable_dp_encoder")
+        "mm_enable_dp_encoder",
+        # an EAGLE-family draft's shape (graphfit.inputs.sglang_draft_shape)
+        "dtype", "speculative_token_map")
 TARGET_FIELDS = ("hidden_size", "vocab_size")  # from the target's config.json
 BLOCK_FLAGS = {"DFLASH": "speculative_dflash_block_size",
                "DSPARK": "speculative_dspark_block_size"}
@@ -102,6 +105,9 @@ def _read(values: Mapping[str, Any]) -> dict[str, Any]:
         out.update({k: v for k, v in _fields(found).items() if k in TARGET_FIELDS})
     # the draft's DSA index kpool (its draft-extend seq_lens fill, sglang_runner_backends)
     out.update(_fields(sglang_runner_backends.kpool_settings(values)))
+    # an EAGLE-family draft's own vocabulary, dtype, aux width (graphfit.inputs.
+    # sglang_draft_shape), as a pasted line reads them
+    out.update(_fields(sglang_draft_shape.settings(values)[0]))
     name = str(values["speculative_algorithm"] or "").upper()
     draft = values["speculative_draft_model_path"]
     if name not in BLOCK_FLAGS or not isinstance(draft, str):

@@ -386,7 +386,9 @@ class EngineConfig:
             moe_dp_size: int = 1, elastic_ep_backend: str | None = None,
             node_rank: int = 0, ep_join_rank_offset: int = 0,
             max_ep_size: int | None = None, elastic_ep_initial_size: int | None = None,
-            eplb_algorithm: str = "auto") -> None: ...
+            eplb_algorithm: str = "auto",
+            draft_vocab_size: int | None = None, draft_dtype: str | None = None,
+            draft_extend_hidden_size: int | None = None) -> None: ...
 
     def __post_init__(self) -> None:
         set_ = object.__setattr__
@@ -1128,6 +1130,21 @@ class EngineConfig:
     def eplb_algorithm(self) -> str:
         """SglangOptions.eplb_algorithm."""
         return cast(str, self._option("eplb_algorithm"))
+
+    @property
+    def draft_vocab_size(self) -> int | None:
+        """SglangOptions.draft_vocab_size."""
+        return cast("int | None", self._option("draft_vocab_size"))
+
+    @property
+    def draft_dtype(self) -> str | None:
+        """SglangOptions.draft_dtype."""
+        return cast("str | None", self._option("draft_dtype"))
+
+    @property
+    def draft_extend_hidden_size(self) -> int | None:
+        """SglangOptions.draft_extend_hidden_size."""
+        return cast("int | None", self._option("draft_extend_hidden_size"))
 
     @property
     def moe_runner_backend(self) -> str:

@@ -31,7 +31,9 @@ RUNNER = "dflash_draft"
 # the draft-config options the translated flags cannot carry (graphfit.inputs.sglang_draft)
 SAMPLER_OPTIONS = ("dflash_domino", "dflash_selector_top_k", "dflash_lilicorr_top_k",
                    "dflash_lilicorr_head",
-                   "dflash_eager_sampler")  # the last from the line's environment
+                   "dflash_eager_sampler",  # from the line's environment
+                   # the draft's own vocabulary and dtype (graphfit.inputs.sglang_draft_shape)
+                   "draft_vocab_size", "draft_dtype")
 
 
 def compare_line(argv: tuple[str, ...], gpu_mem_gb: float | None = 80

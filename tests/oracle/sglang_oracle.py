@@ -517,6 +517,9 @@ def _runners(r: Resolved, token_capacity: int, hidden_size: int, vocab_size: int
         draft_fill, extend_fill = _draft_fills()
         dmr = _model_runner_stub(r, pool, draft_fill, "cpu", hidden_size, vocab_size,
                                  draft=True)
+        _draft_model_config(r, dmr)  # the draft's own vocabulary, dtype and widths
+        if algo.is_standalone():
+            _standalone_vocab(dmr, vocab_size)
         dmr.draft_extend_stub = _draft_extend_stub(r, extend_fill)
         steps = get_spec().speculative_num_steps
         # the EAGLE-family and frozen draft graphs are captured under the draft's all-to-all
@@ -541,6 +544,43 @@ def _runners(r: Resolved, token_capacity: int, hidden_size: int, vocab_size: int
     return out
 
 
+def _draft_model_config(r: Resolved, dmr: Any) -> None:
+    """The draft model runner's ModelConfig fields the EAGLE-family and DFLASH draft runners
+    read (its hf_config, vocab_size, dtype, hidden_size, spec_hidden_size), from SGLang's own
+    `ModelConfig.from_server_args(..., is_draft_model=True)` (configs/model_config.py:
+    923-975) of a local draft directory: the line's --dtype and override args, the draft's
+    config.json. A hub id (nothing to read offline) keeps the stub's target values. A
+    config SGLang's ModelConfig refuses raises (the server does not start)."""
+    from sglang.srt.configs.model_config import ModelConfig
+
+    path = getattr(r.record, "speculative_draft_model_path", None)
+    if path is None or not (Path(str(path)) / "config.json").is_file():
+        return
+    mc = ModelConfig.from_server_args(r.record, model_path=str(path), is_draft_model=True)
+    hf_config = mc.hf_config
+    if (getattr(hf_config, "draft_vocab_size", 0) is None
+            and (hf_config.architectures or [""])[0] == "LlamaForCausalLMEagle3"
+            and not hf_config.tie_word_embeddings):
+        # glue for the model the oracle does not build: LlamaForCausalLMEagle3.__init__
+        # sets a null draft_vocab_size to vocab_size on this config (llama_eagle3.py:306-308)
+        hf_config.draft_vocab_size = hf_config.vocab_size
+    for name in ("vocab_size", "dtype", "hidden_size", "spec_hidden_size"):
+        setattr(dmr.model_config, name, getattr(mc, name))
+    dmr.model_config.hf_config = hf_config
+
+
+def _standalone_vocab(dmr: Any, target_vocab: int) -> None:
+    """SGLang's own `StandaloneWorkerV2._validate_vocab_compatibility`
+    (standalone_worker_v2.py:185-210) on the draft model runner's vocabulary (no tokenizers
+    here: the size check only)."""
+    from sglang.srt.speculative.standalone_worker_v2 import StandaloneWorkerV2
+
+    worker = types.SimpleNamespace(_draft_worker=types.SimpleNamespace(
+        draft_runner=dmr, draft_worker=types.SimpleNamespace(tokenizer=None)))
+    StandaloneWorkerV2._validate_vocab_compatibility(worker, target_vocab_size=target_vocab,
+                                                     target_tokenizer=None)
+
+
 def _dflash_runner(r: Resolved, pool: int, fill: int, device: str, hidden_size: int,
                    vocab_size: int) -> Runner:
     """DFLASH's draft graphs: the draft TpModelWorker's own DecodeCudaGraphRunner
@@ -563,6 +603,7 @@ def _dflash_runner(r: Resolved, pool: int, fill: int, device: str, hidden_size: 
     from sglang.srt.utils.common import get_cuda_graph_batch_size_alignment
 
     dmr = _model_runner_stub(r, pool, fill, device, hidden_size, vocab_size, draft=True)
+    _draft_model_config(r, dmr)  # the draft's own vocabulary and dtype (:474-478)
     width = int(ModelRunner.decode_num_tokens_per_req(dmr, num_draft_tokens=None))
     mlp_gather, attn_gather = DecodeCudaGraphRunner.decode_graph_gather_requirements(dmr)
     gathered = bool(mlp_gather or attn_gather)
@@ -833,7 +874,7 @@ def _target_runner(mr: Any, capture_bs: tuple[int, ...], width: int, pool: int, 
               else mr.graph_shared_output.get_logits_buffer(vocab, rows=max_num_token))
     buffers = DecodeInputBuffers.create(
         device=torch.device(device), max_bs=max_bs, max_num_token=max_num_token,
-        hidden_size=hidden, next_token_logits_buffer=logits, dtype=torch.bfloat16,
+        hidden_size=hidden, next_token_logits_buffer=logits, dtype=mr.model_config.dtype,
         num_dp_ranks=1, pp_size=1, is_encoder_decoder=False, require_mlp_tp_gather=mlp_gather,
         seq_len_fill_value=fill, encoder_len_fill_value=0, num_tokens_per_req=width,
         cache_loc_dtype=torch.int64, enable_mamba_track=False)

@@ -78,6 +78,13 @@ LINES = [
     (spec("EAGLE3", gemma_draft(backbone_hidden_size=2560)), "rejected", None),
     (spec("FROZEN_KV_MTP", gemma_draft(backbone_hidden_size=2560), 3, 1, 4,
           "--disable-cuda-graph-padding", "--tp-size", "2"), "frozen", 2560),
+    # the draft's dtype (graphfit.inputs.sglang_draft_shape): the text sub-config's own,
+    # else the top level's; float32 becomes bfloat16 for a gemma model type
+    (spec("FROZEN_KV_MTP", gemma_draft(backbone_hidden_size=2560, torch_dtype="float16")),
+     "frozen", 2560),
+    (spec("FROZEN_KV_MTP", gemma_draft(backbone_hidden_size=2560, torch_dtype="float16",
+                                       text_config={**TEXT, "torch_dtype": "float32"})),
+     "frozen", 2560),
 ]
 
 

@@ -226,6 +226,9 @@ VALID: dict[str, st.SearchStrategy[Any]] = {
     "max_ep_size": st.none() | st.integers(-2, 64),
     "elastic_ep_initial_size": st.none() | st.integers(-2, 64),
     "eplb_algorithm": st.sampled_from(["auto", "deepseek", "elasticity_aware"]),
+    "draft_vocab_size": st.none() | st.integers(1, 1 << 20),
+    "draft_dtype": st.sampled_from([None, "float16", " BFloat16 ", "float32"]),
+    "draft_extend_hidden_size": st.none() | st.integers(1, 1 << 16),
 }
 INVALID: dict[str, st.SearchStrategy[Any]] = {
     "vit": st.sampled_from([
@@ -397,6 +400,9 @@ INVALID: dict[str, st.SearchStrategy[Any]] = {
     "max_ep_size": st.sampled_from([True, 2.0, "2"]),
     "elastic_ep_initial_size": st.sampled_from([True, 2.0, "2"]),
     "eplb_algorithm": st.sampled_from(["", " ", 3, None, "x" * 65]),
+    "draft_vocab_size": st.sampled_from([0, -1, True, "32000", 2.0]),
+    "draft_dtype": st.sampled_from(["", "fp8", "half", 1, True]),
+    "draft_extend_hidden_size": st.sampled_from([0, -1, True, "4096", 1.5]),
 }
 
 
@@ -680,6 +686,8 @@ def test_the_plan_3_document_writes_the_options_object() -> None:
         "prefill_attention_backend": None, "disable_lazy_compaction": False,
         "unified_switches": None, "moe_dp_size": 1, "elastic_ep_backend": None,
         "node_rank": 0, "ep_join_rank_offset": 0, "max_ep_size": None,
-        "elastic_ep_initial_size": None, "eplb_algorithm": "auto"}
+        "elastic_ep_initial_size": None, "eplb_algorithm": "auto",
+        "draft_vocab_size": None, "draft_dtype": None,
+        "draft_extend_hidden_size": None}
     assert not set(config) & set(LEGACY_KEYWORDS)
     assert EngineConfig.from_dict(config).tp_size == 2

@@ -63,6 +63,11 @@ from graphfit.planner.engines.batch import (
 )
 from graphfit.planner.engines.sglang_dflash import RUNNER as DFLASH_RUNNER
 from graphfit.planner.engines.sglang_dflash import dflash, resolve_dflash, sampler_buffers
+from graphfit.planner.engines.sglang_draft_shape import (
+    draft_dtype,
+    draft_extend_hidden,
+    draft_vocab,
+)
 from graphfit.planner.engines.sglang_dspark import (
     dspark,
     dspark_keyed,
@@ -130,7 +135,6 @@ SEQ_LEN_FILL = FillPolicy(FillKind.SENTINEL, 1)  # FlashInfer / FA3 / Triton bac
 # model with its LoRA draft adapter): the target's decode backend pads their seq_lens
 ON_TARGET = frozenset({"target", UNO_TREE_DRAFT})
 MROPE_SECTIONS = 3  # mrope_positions is [3, tokens] whatever the model (buffers.py:158)
-EAGLE3_AUX_LAYERS = 3  # draft-extend hidden states: 3 target layers (eagle_utils.py:270-276)
 SPEC_MAX_RUNNING_REQUESTS = 48  # speculative_hook.py:1087-1092 (EAGLE family), :1298 (NGRAM)
 POOL_ESTIMATE_FLOOR = 2048  # kv_cache_configurator.py:3123-3124: 2048..4096 without S
 NGRAM_DRAFT_TOKENS = 12  # speculative_hook.py:1315-1321
@@ -338,11 +342,15 @@ def target_buffers(config: EngineSettings, width: int, max_bs: int, *, runner: s
     # custom_mask: ((max_bs * seq_len_fill + max_num_token) * width,) bool, ones
     # (buffers.py:171-174), i.e. (fill + width) * width entries per request row
     mask_per_request = (fill + width) * width
+    # a DFLASH draft's runner sizes these from the draft's ModelConfig
+    # (decode_cuda_graph_runner.py:474-478; graphfit.planner.engines.sglang_draft_shape)
+    on_draft = runner == DFLASH_RUNNER
     specs += [
-        graph_input(runner, "input_embeds", config.dtype, Axis.TOKENS, tokens, KEEP,
+        graph_input(runner, "input_embeds", draft_dtype(config) if on_draft else config.dtype,
+                    Axis.TOKENS, tokens, KEEP,
                     trailing=(hidden or config.hidden_size,), why="allocated for every model"),
         graph_input(runner, "next_token_logits_buffer", "float32", Axis.TOKENS, tokens, KEEP,
-                    trailing=(config.vocab_size,),
+                    trailing=(draft_vocab(config) if on_draft else config.vocab_size,),
                     why="a view of the process-wide logits buffer (graph_shared_output.py)"),
         graph_input(runner, "custom_mask", "bool", Axis.REQUESTS, max_bs * mask_per_request,
                     KEEP, scale=mask_per_request,
@@ -369,7 +377,7 @@ def draft_buffers(config: EngineSettings, topk: int, steps: int, max_bs: int
     ]
     if config.spec_method is not SpecMethod.DRAFT_MODEL:  # the draft's spec_hidden_size
         hidden = config.draft_hidden_size or config.hidden_size
-        specs.append(graph_input("drafter", "hidden_states", config.dtype, Axis.REQUESTS,
+        specs.append(graph_input("drafter", "hidden_states", draft_dtype(config), Axis.REQUESTS,
                                  max_bs, ZERO, ONLY_ZERO, trailing=(hidden,)))
     # per-request sampling parameters, allocated always and read only under rejection
     # sampling (eagle_draft_cuda_graph_runner.py:225-233, copied in at :676-690)
@@ -400,18 +408,18 @@ def draft_extend_buffers(config: EngineSettings, width: int, max_bs: int
                     accepted, ONLY_SENTINEL),
         graph_input("draft_extend", "select_index", "int64", Axis.REQUESTS, max_bs, KEEP,
                     why="initialised to each request's last row; stale rows stay in range"),
+        # the draft's vocabulary (graphfit.planner.engines.sglang_draft_shape)
         graph_input("draft_extend", "next_token_logits_buffer", "float32", Axis.REQUESTS,
-                    max_bs, KEEP, trailing=(config.vocab_size,),
+                    max_bs, KEEP, trailing=(draft_vocab(config),),
                     why="a view of the process-wide logits buffer (graph_shared_output.py)"),
     ]
     if config.spec_method is not SpecMethod.DRAFT_MODEL:
-        # EAGLE3 reads 3 target layers; the others the draft's spec_hidden_size
-        # (get_draft_input_from_target_hidden_dim, eagle_utils.py:237-276)
-        hidden = config.draft_hidden_size or config.hidden_size
-        if config.spec_method is SpecMethod.EAGLE3:
-            hidden = config.hidden_size * EAGLE3_AUX_LAYERS
-        specs.append(graph_input("draft_extend", "hidden_states", config.dtype, Axis.TOKENS,
-                                 tokens, KEEP, trailing=(hidden,)))
+        # EAGLE3 reads its aux target layers; the others the draft's spec_hidden_size
+        # (get_draft_input_from_target_hidden_dim, eagle_utils.py:237-276), in the draft's
+        # dtype (graphfit.planner.engines.sglang_draft_shape)
+        specs.append(graph_input("draft_extend", "hidden_states", draft_dtype(config),
+                                 Axis.TOKENS, tokens, KEEP,
+                                 trailing=(draft_extend_hidden(config),)))
     return tuple(specs)
 
 

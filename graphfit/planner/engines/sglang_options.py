@@ -151,6 +151,19 @@ class SglangOptions(EngineOptions):
         None: none).
         Both feed --enable-unified-memory's start-up refusals (kv_cache_hook.py:554-587,
         658-688; sglang_unified_switches).
+        draft_vocab_size: the EAGLE-family draft-extend runners' logits columns, read from
+        the DRAFT's config.json: its `draft_vocab_size`, else `hot_vocab_size`, else its own
+        `vocab_size` (eagle_draft_extend_cuda_graph_runner.py:233-247,
+        multi_layer_eagle_draft_extend_cuda_graph_runner.py:647-653); None: the target's
+        vocab_size (graphfit.inputs.sglang_draft_shape).
+        draft_dtype: the draft ModelConfig's dtype (`_get_and_verify_dtype` of the draft's
+        own config with --dtype, configs/model_config.py:881, 2284-2345), the draft runners'
+        hidden_states dtype (eagle_utils.py:279-290, eagle_draft_extend_cuda_graph_runner.
+        py:182-196); None: the target's dtype.
+        draft_extend_hidden_size: an EAGLE3 draft's aux hidden-state width (its
+        `target_hidden_size` or hidden size times its aux layer count,
+        `get_draft_input_from_target_hidden_dim`, eagle_utils.py:237-276); None: three
+        target layers.
         mm_feature_transport: `--mm-feature-transport` (arg_groups/fields/mm.py:144-157);
         for a multimodal model a GPU transport (cuda_ipc / cuda_vmm) adds its pool to the
         memory SGLang reserves before sizing the state cache (kv_cache_configurator.py:
@@ -484,6 +497,9 @@ class SglangOptions(EngineOptions):
     max_ep_size: int | None = None
     elastic_ep_initial_size: int | None = None
     eplb_algorithm: str = "auto"
+    draft_vocab_size: int | None = None
+    draft_dtype: str | None = None
+    draft_extend_hidden_size: int | None = None
 
     def __post_init__(self) -> None:
         gb = self.gpu_memory_gb
@@ -540,6 +556,7 @@ class SglangOptions(EngineOptions):
             if getattr(self, name) is not None:
                 object.__setattr__(self, name, backend_name(name, getattr(self, name)))
         positive_int("dsa_index_kpool", self.dsa_index_kpool)
+        _draft_shape_inputs(self)
         for name in ("megamoe_tokens_per_rank", "mori_dispatch_tokens_per_rank",
                      "pplx_dispatch_tokens_per_rank", "deepep_v2_dispatch_tokens_per_rank"):
             if getattr(self, name) is None:
@@ -808,3 +825,15 @@ def _elastic_inputs(options: SglangOptions) -> None:
     algorithm = options.eplb_algorithm
     if not isinstance(algorithm, str) or not algorithm.strip() or len(algorithm) > 64:
         raise ConfigError(f"eplb_algorithm: must be a name, got {excerpt(algorithm)}")
+
+
+DRAFT_DTYPES = ("float16", "bfloat16", "float32")  # _STR_DTYPE_TO_TORCH_DTYPE's values
+
+
+def _draft_shape_inputs(options: SglangOptions) -> None:
+    """Validate the draft's own vocabulary, dtype and aux width (graphfit.inputs.
+    sglang_draft_shape)."""
+    _optional_int("draft_vocab_size", options.draft_vocab_size, 1)
+    _optional_int("draft_extend_hidden_size", options.draft_extend_hidden_size, 1)
+    if options.draft_dtype is not None:
+        _choice(options, "draft_dtype", DRAFT_DTYPES)

@@ -72,11 +72,16 @@ def _key(component: str, spec: BufferSpec) -> tuple[object, ...] | None:
 
 
 def _name(key: tuple[object, ...], names: Iterable[tuple[object, ...]]) -> str:
-    """The shared buffer's name: `graph_shared_logits`, else `pool_<field>` with the element
-    count when several pool entries have that field name."""
-    if key[0] == LOGITS_SHARED:
-        return LOGITS_SHARED
+    """The shared buffer's name: `graph_shared_logits` (with the vocabulary when the draft's
+    differs from the target's), else `pool_<field>` with the element count when several pool
+    entries have that field name."""
     same = [k for k in names if k[0] == key[0]]
+    if key[0] == LOGITS_SHARED:
+        # one tensor per vocabulary (graph_shared_output.py:62-73): a draft whose vocabulary
+        # is not the target's has its own (graphfit.planner.engines.sglang_draft_shape)
+        trailing = key[2]
+        assert isinstance(trailing, tuple)
+        return LOGITS_SHARED if len(same) == 1 else f"{LOGITS_SHARED}_{trailing[0]}"
     return f"pool_{key[0]}" if len(same) == 1 else f"pool_{key[0]}_{key[1]}"
 
 

@@ -37,13 +37,17 @@ from graphfit.planner.core.buffers import (
 from graphfit.planner.core.enums import SpecMethod
 from graphfit.planner.core.settings import EngineSettings
 from graphfit.planner.engines.batch import graph_input
+from graphfit.planner.engines.sglang_draft_shape import (
+    draft_dtype,
+    draft_extend_hidden,
+    draft_vocab,
+)
 from graphfit.planner.engines.sglang_seq_len_fill import backend_fill, draft_decode_fill
 
 RUNNER = "mtp_draft_extend"
 SRC = "multi_layer_eagle_draft_extend_cuda_graph_runner.py"
 KERNEL = "kernels/ops/speculative/multi_layer_eagle.py"
 MROPE_SECTIONS = 3  # mrope_positions is [3, tokens] (:671)
-EAGLE3_AUX_LAYERS = 3  # get_draft_input_from_target_hidden_dim (eagle_utils.py:237-276)
 NO_ACCEPT = FillPolicy(FillKind.SENTINEL, -1)  # num_accept_tokens[:bs].fill_(-1) (:779)
 # architectures whose model override turns multi-layer EAGLE on for --speculative-algorithm
 # EAGLE (NEXTN is renamed EAGLE first, speculative_hook.py:109-116)
@@ -69,11 +73,9 @@ def auto_multi_layer(config: EngineSettings) -> bool:
 
 
 def mtp_hidden_size(config: EngineSettings) -> int:
-    """`get_draft_input_from_target_hidden_dim` (eagle_utils.py:237-276): EAGLE3 reads three
-    target layers, the others the draft's spec_hidden_size."""
-    if config.spec_method is SpecMethod.EAGLE3:
-        return config.hidden_size * EAGLE3_AUX_LAYERS
-    return config.draft_hidden_size or config.hidden_size
+    """`get_draft_input_from_target_hidden_dim` (eagle_utils.py:237-276): EAGLE3 reads its
+    aux target layers, the others the draft's spec_hidden_size (sglang_draft_shape)."""
+    return draft_extend_hidden(config)
 
 
 def mtp_seq_len_fill(config: EngineSettings, width: int) -> int:
@@ -103,7 +105,7 @@ def mtp_buffers(config: EngineSettings, width: int, max_bs: int, *, gathered: bo
                     why=f"allocated as ones (:669); {stale}"),
         graph_input(RUNNER, "mrope_positions", "int64", Axis.TOKENS, tokens, KEEP,
                     leading=(MROPE_SECTIONS,), why="allocated for every model (:671)"),
-        graph_input(RUNNER, "hidden_states", config.dtype, Axis.TOKENS, tokens, KEEP,
+        graph_input(RUNNER, "hidden_states", draft_dtype(config), Axis.TOKENS, tokens, KEEP,
                     trailing=(mtp_hidden_size(config),),
                     why=f"{KERNEL}:795-796 copies the real rows only"),
         graph_input(RUNNER, "seq_lens", "int32", Axis.REQUESTS, max_bs, seq_fill,
@@ -128,7 +130,7 @@ def mtp_buffers(config: EngineSettings, width: int, max_bs: int, *, gathered: bo
     logits_axis, logits_rows = ((Axis.TOKENS, tokens) if gathered
                                 else (Axis.REQUESTS, max_bs))
     specs.append(graph_input(RUNNER, "next_token_logits_buffer", "float32", logits_axis,
-                             logits_rows, KEEP, trailing=(config.vocab_size,),
+                             logits_rows, KEEP, trailing=(draft_vocab(config),),
                              why="one row per request unless attention DP gathers "
                                  "(:689-695); written by the graph"))
     if gathered:
@@ -197,7 +199,8 @@ def frozen_buffers(config: EngineSettings, topk: int, max_bs: int, *, gathered: 
                     trailing=(topk,), why="never copied in by execute (the graph's own)"),
         graph_input(FROZEN_RUNNER, "topk_index", "int64", Axis.REQUESTS, max_bs, KEEP,
                     trailing=(topk,), why="never copied in by execute (the graph's own)"),
-        graph_input(FROZEN_RUNNER, "hidden_states", config.dtype, Axis.REQUESTS, max_bs, KEEP,
+        graph_input(FROZEN_RUNNER, "hidden_states", draft_dtype(config), Axis.REQUESTS,
+                    max_bs, KEEP,
                     trailing=(frozen_hidden_size(config),), why=inputs),
         graph_input(FROZEN_RUNNER, "bonus_tokens", "int64", Axis.REQUESTS, max_bs, KEEP,
                     why=inputs),

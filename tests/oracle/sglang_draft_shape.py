@@ -1,0 +1,131 @@
+"""EAGLE-family drafts whose vocabulary, dtype or aux width differ from the target's: SGLang
+0.5.23's real runner constructors (EAGLEDraftCudaGraphRunner, EAGLEDraftExtendCudaGraphRunner,
+the multi-layer composite, FrozenKVMTPCudaGraphRunner) built on a draft model runner whose
+ModelConfig is SGLang's own of a generated local draft directory (tests/oracle/sglang_oracle.py
+`_draft_model_config`), against `graphfit plan` of the same pasted line.
+
+Shared by test_sglang_draft_shape_oracle.py (a few fixed and generated lines) and
+measure_sglang_draft_shape.py (many generated lines; before/after in one run).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import tempfile
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+from hypothesis import strategies as st
+
+from tests.oracle import sglang_compare as sc
+from tests.oracle import sglang_dflash_compare as dc
+
+# the oracle's target (tests/oracle/sglang_stubs.py write_model_dir): Llama, hidden 4096,
+# vocab 128256, bfloat16
+TARGET_HIDDEN, TARGET_VOCAB = 4096, 128256
+BASE = {"model_type": "llama", "hidden_size": TARGET_HIDDEN, "num_hidden_layers": 1,
+        "num_attention_heads": 32, "num_key_value_heads": 8, "head_dim": 128,
+        "intermediate_size": 14336, "vocab_size": TARGET_VOCAB,
+        "max_position_embeddings": 131072, "rms_norm_eps": 1e-5, "rope_theta": 500000.0,
+        "hidden_act": "silu", "tie_word_embeddings": False}
+
+
+@lru_cache(maxsize=1)
+def _root() -> Path:
+    return Path(tempfile.mkdtemp(prefix="graphfit-sglang-draft-shape-"))
+
+
+def draft(architecture: str, **extra: Any) -> str:
+    """A draft model directory named by its content (SGLang's answers are cached per line);
+    a key given as `_drop_<key>` is removed from the base config."""
+    config: dict[str, Any] = {"architectures": [architecture], **BASE}
+    for key, value in extra.items():
+        if key.startswith("_drop_"):
+            config.pop(key.removeprefix("_drop_"), None)
+        else:
+            config[key] = value
+    text = json.dumps(config, sort_keys=True)
+    directory = _root() / hashlib.sha256(text.encode()).hexdigest()[:12]
+    if not directory.exists():
+        directory.mkdir()
+        (directory / "config.json").write_text(text)
+    return str(directory)
+
+
+def line(algo: str, path: str, *extra: str, steps: int = 3, topk: int = 1, drafts: int = 4,
+         max_running: int = 24) -> tuple[str, ...]:
+    return ("--max-running-requests", str(max_running), "--speculative-algorithm", algo,
+            "--speculative-num-steps", str(steps), "--speculative-eagle-topk", str(topk),
+            "--speculative-num-draft-tokens", str(drafts), *extra, dc.DRAFT, path)
+
+
+def compare(argv: tuple[str, ...]) -> tuple[str, list[sc.Difference]]:
+    """(outcome, differences): "planned" (both plan, the same draft buffers), "rejected"
+    (both refuse), "differs"."""
+    if "DFLASH" in argv:  # the block-draft comparison (sglang_block_drafts)
+        got, diffs = dc.compare_line(argv)
+        return ("planned" if got in ("runner", "no_runner") else got), diffs
+    sg = sc.sglang(argv, 80)
+    gf = dc.pasted(argv, 80)
+    diffs = sc.compare_acceptance(sg, gf)
+    if diffs:
+        return "differs", diffs
+    if sg.rejected is not None:
+        return "rejected", []
+    assert sg.runners is not None
+    diffs += (sc.compare_target_ladder(sg, gf) + sc.compare_components(sg, gf)
+              + sc.compare_draft_ladder(sg, gf) + sc.compare_buffers(sg, gf))
+    return ("differs" if diffs else "planned"), diffs
+
+
+DTYPES = st.sampled_from([None, "float16", "bfloat16", "float32"])
+FLAG_DTYPES = st.sampled_from([None, "auto", "float16", "bfloat16", "half"])
+VOCABS = st.sampled_from([TARGET_VOCAB, 32000, 16384, 151936])
+
+
+@st.composite
+def lines(draw: st.DrawFn) -> tuple[str, ...]:
+    """An EAGLE / EAGLE3 / NEXTN / STANDALONE / DFLASH line over a generated draft config: its
+    dtype (or none), the --dtype flag, its vocabulary keys, EAGLE3's aux keys, multi-layer
+    EAGLE, DFLASH's block."""
+    algo = draw(st.sampled_from(["EAGLE", "EAGLE3", "NEXTN", "STANDALONE", "DFLASH"]))
+    extra: dict[str, Any] = {}
+    dtype = draw(DTYPES)
+    if dtype is not None:
+        extra[draw(st.sampled_from(["torch_dtype", "dtype"]))] = dtype
+    extra["vocab_size"] = draw(VOCABS)
+    arch = {"EAGLE3": "LlamaForCausalLMEagle3", "STANDALONE": "LlamaForCausalLM",
+            "DFLASH": "DFlashDraftModel"}.get(algo, "LlamaForCausalLMEagle")
+    if algo == "EAGLE3":
+        extra["draft_vocab_size"] = draw(VOCABS)
+        if draw(st.booleans()):
+            extra["target_hidden_size"] = draw(st.sampled_from([TARGET_HIDDEN, 2048, 5120]))
+        aux = draw(st.sampled_from([None, "ids", "count", "off"]))
+        if aux == "ids":
+            extra["eagle_config"] = {"eagle_aux_hidden_state_layer_ids":
+                                     draw(st.lists(st.integers(1, 30), min_size=1,
+                                                   max_size=5))}
+        elif aux == "count":
+            extra["num_aux_hidden_states"] = draw(st.integers(1, 5))
+        elif aux == "off":
+            extra["eagle_config"] = {"use_aux_hidden_state": False}
+    elif algo == "DFLASH":
+        extra["block_size"] = draw(st.integers(2, 8))
+    elif algo != "STANDALONE":
+        key = draw(st.sampled_from([None, "draft_vocab_size", "hot_vocab_size"]))
+        if key is not None:
+            extra[key] = draw(VOCABS)
+    flags: list[str] = []
+    flag = draw(FLAG_DTYPES)
+    if flag is not None:
+        flags += ["--dtype", flag]
+    if algo == "DFLASH":
+        return ("--max-running-requests", str(draw(st.sampled_from([8, 24, 48]))),
+                "--speculative-algorithm", "DFLASH", *flags, dc.DRAFT, draft(arch, **extra))
+    if algo != "STANDALONE" and draw(st.booleans()):
+        flags.append("--enable-multi-layer-eagle")
+    steps, topk, drafts = draw(st.sampled_from([(3, 1, 4), (2, 1, 3), (1, 1, 2)]))
+    return line(algo, draft(arch, **extra), *flags, steps=steps, topk=topk, drafts=drafts,
+                max_running=draw(st.sampled_from([8, 24, 48])))
