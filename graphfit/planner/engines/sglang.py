@@ -42,6 +42,7 @@ from graphfit.planner.core.settings import EngineSettings
 from graphfit.planner.engines import sglang_adaptive as adaptive
 from graphfit.planner.engines import (
     sglang_deepep_v2,
+    sglang_dsv4_plan,
     sglang_eplb_checks,
     sglang_flashinfer_a2a,
     sglang_flashinfer_megamoe,
@@ -590,6 +591,16 @@ def _check_frozen(config: EngineSettings) -> None:
 
 def _resolve_requests(config: EngineSettings) -> dict[str, object]:
     """max_running_requests when not given: 48 with speculation, else the KV-sized pool."""
+    if sglang_dsv4_plan.applies(config):  # DeepSeek-V4's 256, before the speculative 48
+        found = sglang_dsv4_plan.resolve(config)
+        default, _ = default_decode_max_bs(config.gpu_memory_gb, config.tp_size)
+        if ("max_num_seqs" in found and config.cudagraph_capture_sizes is None
+                and config.max_cudagraph_capture_size is None
+                and default > sglang_dsv4_plan.DEFAULT_MAX_RUNNING_REQUESTS):
+            # the memory hook ran before the model hook set 256 (pipeline.py:218, 225), so
+            # cuda_graph_config.decode.bs keeps its default; the runners cut it at the pool
+            found["max_cudagraph_capture_size"] = default
+        return found
     if config.max_num_seqs is not None:
         return {}
     if speculative(config) and not uno(config):  # UNO keeps the KV-sized pool (sglang_uno)
@@ -660,6 +671,7 @@ class SglangModel:
         sglang_quantization.check(config)  # ModelConfig / handle_moe_kernel_config
         sglang_eplb_checks.check(config)  # handle_eplb_and_dispatch
         sglang_flashinfer_megamoe.check(config)  # handle_moe_kernel_config / handle_a2a_moe
+        sglang_dsv4_plan.check(config)  # the decode radix cache (handle_pd_disaggregation)
         given_s = config.max_num_seqs
         if (given_s is not None and config.cudagraph_capture_sizes is None
                 and config.max_cudagraph_capture_size is None):
@@ -768,6 +780,8 @@ class SglangModel:
             shown = [*shown, ("mem_fraction_static", VLM_NOTE)]
         mamba = mamba_memory_shown(config)  # a hybrid mamba model's state cache
         shown = shown if mamba is None else [*shown, mamba]
+        dsv4 = sglang_dsv4_plan.shown(config)  # DeepSeek-V4's KV pools
+        shown = shown if dsv4 is None else [*shown, dsv4]
         return EngineLadders(declared, Ladder(captured, tuple(warnings)),
                              inputs=_ladder_inputs(config, shown, declared.sizes))
 
