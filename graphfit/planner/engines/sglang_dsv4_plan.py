@@ -34,6 +34,7 @@ from graphfit.planner.core.settings import EngineSettings
 from graphfit.planner.engines.sglang_dsv4_pool import (
     DEFAULT_MAX_RUNNING_REQUESTS,
     PAGE_SIZE,
+    STATE_DTYPE_BYTES,
     Dsv4Pool,
     Dsv4Pools,
     Dsv4Shape,
@@ -55,9 +56,17 @@ def applies(config: EngineSettings) -> bool:
 
 
 def check(config: EngineSettings) -> None:
-    """The decode radix cache's refusals: SGLang's (pd_disaggregation_hook.py:99-109 with the
+    """A DeepSeek-V4 line's SGLANG_DSV4_COMPRESS_STATE_DTYPE outside SGLang's four names
+    (pool_configurator.py:136-145, whatever graphfit knows of the memory); the decode radix
+    cache's refusals: SGLang's (pd_disaggregation_hook.py:99-109 with the
     fake transfer backend; speculative_hook.py:163-173 with an algorithm other than EAGLE /
     EAGLE3 / NEXTN / DSPARK), then graphfit's for a model other than DeepSeek-V4."""
+    dtype = config.dsv4_state_dtype
+    if applies(config) and dtype is not None \
+            and dtype.strip().lower() not in STATE_DTYPE_BYTES:
+        raise ConfigError(f"Unsupported SGLANG_DSV4_COMPRESS_STATE_DTYPE="
+                          f"{dtype.strip().lower()!r}. Expected one of: float32, fp32, "
+                          f"bfloat16, bf16. (SGLang pool_configurator.py:136-145)")
     if not (config.disaggregation_decode_enable_radix_cache
             and config.disaggregation_mode == "decode"):
         return
@@ -92,16 +101,24 @@ def resolve(config: EngineSettings) -> dict[str, object]:
     return changes
 
 
-def why_not(config: EngineSettings) -> str | None:
-    """Why graphfit does not size this (resolved) DeepSeek-V4 config's pools, or None."""
-    from graphfit.planner.engines.sglang_reserve import post_capture
-
+def layout_unmodelled(config: EngineSettings) -> str | None:
+    """Why graphfit does not restate this config's pool layout at all, or None."""
     if config.dsv4_env_unmodelled is not None:
         return config.dsv4_env_unmodelled
     if config.pp_size > 1:
         return "pipeline stages' layer slices"
     if (config.gpu_capability or 0) >= 100 or config.sm100:
         return "SM100's layouts and indexer pages"
+    return None
+
+
+def why_not(config: EngineSettings) -> str | None:
+    """Why graphfit does not size this (resolved) DeepSeek-V4 config's pools, or None."""
+    from graphfit.planner.engines.sglang_reserve import post_capture
+
+    layout = layout_unmodelled(config)
+    if layout is not None:
+        return layout
     if config.max_total_tokens is not None:
         return ("--max-total-tokens, which re-derives the pools from a token count "
                 "(pool_configurator.py:1703-1712)")
@@ -148,13 +165,17 @@ def pool_of(config: EngineSettings) -> Dsv4Pool:
 def pools(config: EngineSettings) -> Dsv4Pools | None:
     """SGLang's pool sizes for a resolved DeepSeek-V4 config, None where `why_not` says;
     ConfigError where SGLang refuses the line."""
-    if not applies(config) or why_not(config) is not None:
+    if not applies(config):
+        return None
+    if config.dsv4_pool_shape is not None and layout_unmodelled(config) is None:
+        pool = pool_of(config)  # SGLang's refusals that need no memory figure (the ring)
+    if why_not(config) is not None:
         return None
     assert config.weights_gb is not None and config.gpu_memory_gb is not None
     assert config.mem_fraction_static is not None
     budget = budget_bytes(config.weights_gb, config.mem_fraction_static,
                           config.preload_avail_gb or config.gpu_memory_gb)
-    return pool_of(config).pools(budget)
+    return pool.pools(budget)
 
 
 def shown(config: EngineSettings) -> tuple[str, str] | None:
