@@ -114,15 +114,18 @@ def shape_of(data: Mapping[str, Any]) -> tuple[tuple[int, ...], tuple[int, ...],
     """SglangOptions.dsv4_pool_shape from a (flattened) config.json: ((qk_nope_head_dim,
     qk_rope_head_dim, index_head_dim, window, V4.1 0/1), compress_ratios of the layers,
     kv_source_layer_ids), as `Dsv4Shape.of` reads them; None for another architecture or a
-    file without compress_ratios.
-    ConfigError where SGLang's DeepSeek-V4 config would not load (a missing head_dim)."""
+    file without compress_ratios or head_dim. ConfigError where SGLang's pools refuse the
+    shape (an unsupported compress ratio, deepseek_v4_memory_pool.py:97-99)."""
     from graphfit.planner.engines.sglang_dsv4_pool import Dsv4Shape
 
     classes = data.get("architectures")
     if not isinstance(classes, list) or not classes or classes[0] != ARCHITECTURE:
         return None
-    if not data.get("compress_ratios"):  # DeepSeekV4Config's default [] (configs/
-        return None  # deepseek_v4.py:105): no compressed layer, nothing graphfit restates
+    if not data.get("compress_ratios") or data.get("head_dim") is None:
+        # DeepSeekV4Config's default [] (configs/deepseek_v4.py:105): no compressed layer;
+        # no head_dim: SGLang's argument pipeline passes, its ModelConfig fails later at
+        # load -- either way nothing graphfit restates (the plan says the shape is missing)
+        return None
     shape = Dsv4Shape.of(data, 1)
     v41 = 1 if data.get("model_type") == "deepseek_v41" else 0
     return ((shape.qk_nope_head_dim, shape.qk_rope_head_dim, shape.index_head_dim,
