@@ -2,7 +2,8 @@
 `--gpu-memory-gb` draws (tests/oracle/sglang_dsv4_pool_oracle.generate_gpu) written as model
 directories, the seven figures the plan shows (full, SWA, c4, c128, c4 state, c128 state,
 request pool) vs SGLang 0.5.23's own pipeline, ModelConfig and configurator
-(tests/oracle/sglang_dsv4_plan_oracle). "after": this tree. "before": the tree named by
+(tests/oracle/sglang_dsv4_plan_oracle); DRAWS plain lines and DRAWS more with a
+`--max-total-tokens` (`with_cap`). "after": this tree. "before": the tree named by
 GRAPHFIT_BEFORE (default /work/main), the same pasted lines planned there in a child process:
 what its plan shows, and whether its request pool equals SGLang's.
 
@@ -11,6 +12,7 @@ what its plan shows, and whether its request pool equals SGLang's.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import random
@@ -61,7 +63,9 @@ def main() -> None:
     count = int(sys.argv[1]) if len(sys.argv) > 1 else 60
     seed = int(sys.argv[2]) if len(sys.argv) > 2 else 23
     rng = random.Random(seed)
-    cases = [po.generate_gpu(rng) for _ in range(count)]
+    cases: list[po.Case] = [po.generate_gpu(rng) for _ in range(count)]
+    # and as many again with a --max-total-tokens (sglang_dsv4_plan_oracle.with_cap)
+    cases += [pl.with_cap(po.generate_gpu(rng), rng) for _ in range(count)]
     tree = os.environ.get("GRAPHFIT_BEFORE", "/work/main")
     old = before(cases, tree)
     tally_before: Counter[str] = Counter()
@@ -80,6 +84,12 @@ def main() -> None:
             assert isinstance(sglang, dict)
             tally_before["no pools shown; request pool " + (
                 "agrees" if value == sglang["requests"] else "differs")] += 1
+        cap = getattr(case, "max_total_tokens", None)
+        if cap is not None and isinstance(sglang, dict) and isinstance(
+                free := pl.sglang_side(po.Case(**{f.name: getattr(case, f.name)
+                                                  for f in dataclasses.fields(po.Case)})),
+                dict) and free["full"] > cap:
+            tally_after["of which --max-total-tokens binds"] += 1
         differ = pl.compare(case)
         if differ is not None:
             tally_after["disagree"] += 1
@@ -88,7 +98,8 @@ def main() -> None:
             tally_after[f"both refuse ({str(sglang).split(':')[0]})"] += 1
         else:
             tally_after["all seven agree"] += 1
-    print(f"{count} generated DeepSeek-V4 --gpu-memory-gb lines (seed {seed}): "
+    print(f"{2 * count} generated DeepSeek-V4 --gpu-memory-gb lines ({count} with "
+          f"--max-total-tokens, seed {seed}): "
           f"before (graphfit at {tree}): {dict(sorted(tally_before.items()))}; "
           f"after (this tree): {dict(sorted(tally_after.items()))}")
 

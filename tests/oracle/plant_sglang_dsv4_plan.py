@@ -58,6 +58,7 @@ def _no_v41(data: Any) -> Any:
 
 REAL_SHAPE = sglang_dsv4.shape_of
 REAL_BUDGET = plan.budget_bytes
+REAL_CAPPED = plan.capped
 PLANTS: dict[str, Any] = {
     "no DeepSeek-V4 default of 256 requests (2048 per DP group)": lambda: _resolve(
         _old_default),
@@ -72,15 +73,21 @@ PLANTS: dict[str, Any] = {
     "--swa-prefix-tails ignored": lambda: _inputs(swa_prefix_tails=None),
     "--swa-full-tokens-ratio ignored": lambda: _inputs(swa_full_tokens_ratio=None),
     "SGLANG_DSV4_COMPRESS_STATE_DTYPE ignored": lambda: _inputs(state_dtype="float32"),
+    "--max-total-tokens ignored": lambda: mock.patch.object(
+        plan, "capped", lambda pool, sized, cap: sized),
+    "the capped full pool not page aligned": lambda: mock.patch.object(
+        plan, "capped", lambda pool, sized, cap: REAL_CAPPED(pool, sized, cap // 128 * 128)),
 }
 
 
 def main() -> None:
     count = int(sys.argv[1]) if len(sys.argv) > 1 else 20
     rng = random.Random(int(sys.argv[2]) if len(sys.argv) > 2 else 11)
-    cases = [*GRID, *(po.generate_gpu(rng) for _ in range(count))]
+    cases = [*GRID, *(po.generate_gpu(rng) for _ in range(count)),
+             *(pl.with_cap(po.generate_gpu(rng), rng) for _ in range(count))]
     differ = sum(pl.compare(c) is not None for c in cases)
-    print(f"{len(cases)} lines (grid {len(GRID)} + {count} drawn): unplanted {differ} differ")
+    print(f"{len(cases)} lines (grid {len(GRID)} + {count} drawn + {count} drawn with "
+          f"--max-total-tokens): unplanted {differ} differ")
     for name, plant in PLANTS.items():
         with plant():
             caught = sum(pl.compare(c) is not None for c in cases)

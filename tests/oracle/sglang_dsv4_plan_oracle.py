@@ -11,7 +11,9 @@ max_position_embeddings (the context) and, for V4.1, model_type deepseek_v41.
 SGLang's side: the line resolved by its own argument pipeline over that directory, the record
 published, its own ModelConfig of the directory (`model_config_of`), its own
 `_profile_available_bytes` with the one measured figure (free memory after the weights)
-replaced by gpu - weights, its `DSV4PoolConfigurator.calculate_pool_sizes`,
+replaced by gpu - weights, its `DSV4PoolConfigurator.calculate_pool_sizes`, the
+`--max-total-tokens` constraint as `config_from_budget` applies it (its own
+`_apply_token_constraints`, then `calculate_pool_sizes_from_max_tokens`),
 `resolve_max_num_reqs` and `finalize_with_max_running_requests`
 (tests/oracle/sglang_dsv4_pool_oracle._profiled / _configure's calls, here over the real
 ModelConfig).
@@ -25,12 +27,15 @@ tree's plan shows and its request pool.
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import json
+import random
 import re
 import shutil
 import tempfile
 import types
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -40,6 +45,25 @@ from tests.oracle import sglang_post_capture_oracle as pc
 from tests.oracle import sglang_stubs
 
 FIELDS = po.FIELDS
+
+
+@dataclass(frozen=True)
+class PlanCase(po.Case):
+    """A draw with `--max-total-tokens` (None: not on the line)."""
+
+    max_total_tokens: int | None = None
+
+    def argv(self) -> tuple[str, ...]:
+        extra = () if self.max_total_tokens is None else (
+            "--max-total-tokens", str(self.max_total_tokens))
+        return (*super().argv(), *extra)
+
+
+def with_cap(case: po.Case, rng: random.Random) -> PlanCase:
+    """The draw with a `--max-total-tokens` from 200 to 2e8 tokens (log-uniform), which
+    caps the full pool on some draws and not on others."""
+    return PlanCase(**dataclasses.asdict(case),
+                    max_total_tokens=int(10 ** rng.uniform(2.3, 8.3)))
 LINE = re.compile(r"full (\d+) tokens, SWA (\d+), c4 (\d+), c128 (\d+), c4 state (\d+), "
                   r"c128 state (\d+); request pool (\d+)")
 
@@ -102,6 +126,11 @@ def _configure(r: Any, budget: int) -> dict[str, int] | str:
     try:
         configurator = DSV4PoolConfigurator(kvc)  # type: ignore[arg-type]
         config = configurator.calculate_pool_sizes(budget, page)
+        # `config_from_budget`'s token constraints (kv_cache_configurator.py:3211-3226)
+        max_tokens = KVCacheConfigurator._apply_token_constraints(
+            kvc, config.max_total_num_tokens)  # type: ignore[arg-type]
+        if max_tokens != config.max_total_num_tokens:
+            config = configurator.calculate_pool_sizes_from_max_tokens(max_tokens, page)
         config.max_running_requests = KVCacheConfigurator.resolve_max_num_reqs(
             kvc, config.max_total_num_tokens)  # type: ignore[arg-type]
         config = configurator.finalize_with_max_running_requests(config)

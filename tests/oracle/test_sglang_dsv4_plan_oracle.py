@@ -19,6 +19,7 @@ from tests.oracle.paths import require
 require("sglang")
 
 from tests.oracle import sglang_dsv4_plan_oracle as pl  # noqa: E402
+from tests.oracle.sglang_dsv4_plan_oracle import PlanCase  # noqa: E402
 from tests.oracle.sglang_dsv4_pool_oracle import Case, generate_gpu  # noqa: E402
 
 V4 = dict(nope=448, rope=64, index=128, window=128, context=65536, page=256, budget=0)
@@ -40,6 +41,16 @@ GRID = [
     Case(**V4, ratios=(1, 2, 4, 128, 0, 2), sources=(0, 1, 5), gpu_gb=80.0, weights_gb=50.0,
          v41=True),
     Case(**V4, ratios=FLASH, sources=(), gpu_gb=192.0, weights_gb=100.0, chunk=16384, dp=2),
+    # --max-total-tokens: binding (ratio / cap mode), above the budget's pool, below the SWA
+    # floor (refused by both)
+    PlanCase(**V4, ratios=FLASH, sources=(), gpu_gb=80.0, weights_gb=40.0,
+             max_total_tokens=1_000_000),
+    PlanCase(**V4, ratios=FLASH, sources=(), gpu_gb=141.0, weights_gb=70.0, v41=True,
+             max_total_tokens=300_000),
+    PlanCase(**V4, ratios=FLASH, sources=(), gpu_gb=80.0, weights_gb=40.0,
+             max_total_tokens=10**12),
+    PlanCase(**V4, ratios=FLASH, sources=(), gpu_gb=80.0, weights_gb=40.0,
+             max_total_tokens=3000),
     # refused by both: past the c4 ring, weights leaving nothing, a bad ratio / tails / dtype,
     # the decode radix cache with the fake transfer backend is in test_refusals
     Case(**V4, ratios=FLASH, sources=(), gpu_gb=80.0, weights_gb=40.0, drafts=11),
@@ -64,6 +75,9 @@ def test_grid_is_not_vacuous() -> None:
     assert {r["requests"] for r in sized} >= {256, 16}
     ratio = [r for r in sized if r["swa"] == int(r["full"] * 0.1) // 256 * 256]
     assert ratio and len(ratio) < len(sized)
+    capped = [pl.sglang_side(c) for c in GRID[10:13]]
+    assert [r["full"] for r in capped if isinstance(r, dict)][:2] == [
+        1_000_000 // 256 * 256, 300_000 // 256 * 256]  # the caps bind, page aligned
     decode = {str(pl.sglang_side(c)) for c in GRID[3:6]}
     assert len(decode) == 3  # extra slots, radix cache and default differ
     assert {r.split(":")[0] for r in refused} >= {"AssertionError", "ValueError", "rejected"}
@@ -72,7 +86,10 @@ def test_grid_is_not_vacuous() -> None:
 @settings(max_examples=8, deadline=None, derandomize=True)
 @given(st.integers(0, 2**31))
 def test_generated(seed: int) -> None:
-    case = generate_gpu(random.Random(seed))
+    rng = random.Random(seed)
+    case = generate_gpu(rng)
+    if rng.random() < 0.5:
+        case = pl.with_cap(case, rng)
     # graphfit's --weights-gb keeps two decimals; so does the draw
     assert pl.compare(case) is None, case
 

@@ -105,7 +105,6 @@ def test_the_runners_are_bounded_by_the_pool_shown(tmp_path: Path) -> None:
 @pytest.mark.parametrize("values, flags, why", [
     ({}, [], "needs --weights-gb"),
     ({"weights_gb": 40.0}, ["--pp-size", "2"], "pipeline stages"),
-    ({"weights_gb": 40.0}, ["--max-total-tokens", "100000"], "--max-total-tokens"),
 ])
 def test_what_is_not_restated_is_said(tmp_path: Path, values: dict[str, object],
                                       flags: list[str], why: str) -> None:
@@ -134,3 +133,13 @@ def test_a_bad_shape_option_is_refused(shape: object) -> None:
     with pytest.raises(ConfigError, match="dsv4_pool_shape"):
         graphfit.EngineConfig(engine="sglang", max_num_seqs=8,
                               options={"dsv4_pool_shape": shape})
+
+
+def test_max_total_tokens_caps_the_full_pool(tmp_path: Path) -> None:
+    """Below what the budget buys, the full pool is the page-aligned cap (kv_cache_
+    configurator.py:3090-3117, pool_configurator.py:1463-1466); above, nothing changes."""
+    model = _model(tmp_path)
+    free = _pools(_pasted(model, [], weights_gb=40.0))
+    assert _pools(_pasted(model, ["--max-total-tokens", str(10**12)], weights_gb=40.0)) == free
+    capped = _pools(_pasted(model, ["--max-total-tokens", "100000"], weights_gb=40.0))
+    assert capped.startswith(f"full {100000 // 256 * 256} tokens")

@@ -17,7 +17,8 @@ The pools are sized from the byte budget `_profile_available_bytes` hands the co
 the free memory before loading (`--preload-avail-gb`, else the GPU's whole memory, as for the
 mamba state cache) with the resolved `mem_fraction_static`. Where an input is missing or the
 line takes a path graphfit does not restate (`why_not`), the plan says so and the request
-pool stays `--max-running-requests` per attention-DP group, as before.
+pool stays `--max-running-requests` per attention-DP group, as before. `--max-total-tokens`
+below what the budget buys re-derives the pools from that count (`capped`).
 
 The decode server's radix cache (`--disaggregation-decode-enable-radix-cache`) is read for
 DeepSeek-V4 (it keeps prefix tails in the SWA pool, pool_configurator.py:1309-1326) with
@@ -27,6 +28,8 @@ graphfit.planner.engines.sglang_mamba_pool.radix_off).
 """
 
 from __future__ import annotations
+
+from dataclasses import replace
 
 from graphfit.planner.core.enums import SpecMethod
 from graphfit.planner.core.errors import ConfigError
@@ -42,6 +45,7 @@ from graphfit.planner.engines.sglang_dsv4_pool import (
     decode_extra_slots,
     resolved_inputs,
 )
+from graphfit.planner.engines.sglang_kv_requests import kv_request_pool
 
 DEEPSEEK_V4 = "DeepseekV4ForCausalLM"
 RADIX = "disaggregation_decode_enable_radix_cache"
@@ -119,9 +123,6 @@ def why_not(config: EngineSettings) -> str | None:
     layout = layout_unmodelled(config)
     if layout is not None:
         return layout
-    if config.max_total_tokens is not None:
-        return ("--max-total-tokens, which re-derives the pools from a token count "
-                "(pool_configurator.py:1703-1712)")
     if config.enable_unified_memory:
         return "--enable-unified-memory's pools"
     missing = [what for what, value in (
@@ -175,7 +176,37 @@ def pools(config: EngineSettings) -> Dsv4Pools | None:
     assert config.mem_fraction_static is not None
     budget = budget_bytes(config.weights_gb, config.mem_fraction_static,
                           config.preload_avail_gb or config.gpu_memory_gb)
-    return pool.pools(budget)
+    sized = pool.pools(budget)
+    cap = config.max_total_tokens
+    return sized if cap is None or cap >= sized.full_tokens else capped(pool, sized, cap)
+
+
+def capped(pool: Dsv4Pool, sized: Dsv4Pools, cap: int) -> Dsv4Pools:
+    """`--max-total-tokens` below the full pool the budget buys: SGLang caps the token
+    capacity (`_apply_token_constraints`, kv_cache_configurator.py:3090-3117) and re-derives
+    the pools from that count (`config_from_budget`, :3211-3226, `calculate_pool_sizes_from_
+    max_tokens` -> `_compute_dsv4_sizes`, pool_configurator.py:1463-1500, 1703-1712): the full
+    pool page aligned, the SWA pool from it (ratio mode, validated) or the cap, the compressed
+    pools and the c4 state from those; then the request pool and the c128 state as before."""
+    line, page = pool.line, pool.line.page_size
+    full = cap // page * page
+    swa_cap = pool.swa_cap_tokens()
+    if swa_cap is None:
+        swa = int(full * pool.swa_ratio()) // page * page
+        if pool.shape.window_size + page >= swa:
+            raise ConfigError(f"SWA pool ({swa} tokens) cannot hold even one request "
+                              f"(pool_configurator.py:198-216): --max-total-tokens {cap}")
+    else:
+        swa = swa_cap
+    if full <= 0:
+        raise ConfigError(f"max_total_tokens: {cap} is below one page ({page} tokens); the "
+                          f"DeepSeek-V4 pools would hold no request (not modelled)")
+    requests = kv_request_pool(full, pool.shape.context_len, line.max_running_requests,
+                               line.attn_dp_size)
+    return replace(sized, full_tokens=full, swa_tokens=swa, c4_tokens=full // 4,
+                   c128_tokens=full // 128, c4_state=swa // page * pool.rings.get(4, 0),
+                   c128_state=line.slots(requests) * pool.rings.get(128, 0),
+                   request_pool=requests)
 
 
 def shown(config: EngineSettings) -> tuple[str, str] | None:
