@@ -9,6 +9,7 @@ SGLang (tests/oracle/sglang_dsv4_plan_oracle). Unplanted first: 0 must differ.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import random
 import sys
 from collections.abc import Callable, Iterator
@@ -76,7 +77,8 @@ PLANTS: dict[str, Any] = {
     "--max-total-tokens ignored": lambda: mock.patch.object(
         plan, "capped", lambda pool, sized, cap: sized),
     "the capped full pool not page aligned": lambda: mock.patch.object(
-        plan, "capped", lambda pool, sized, cap: REAL_CAPPED(pool, sized, cap // 128 * 128)),
+        plan, "capped", lambda pool, sized, cap: dataclasses.replace(
+            REAL_CAPPED(pool, sized, cap), full_tokens=cap)),
 }
 
 
