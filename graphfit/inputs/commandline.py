@@ -30,6 +30,7 @@ from graphfit.inputs import (
     renamed,
     sglang_context_length,
     sglang_dspark_env,
+    sglang_dsv4,
     sglang_post_capture,
     sglang_vit,
     shell,
@@ -231,6 +232,7 @@ def read(words: Sequence[str], version: str | None = None) -> PastedLine:
                 settings += mamba_state.mamba_state_settings(model)
                 settings += model_config.quant_settings(model)  # megamoe's NVFP4 rule
                 settings += sglang_post_capture.hybrid_swa_settings(model)  # unified memory
+                settings += sglang_dsv4.shape_settings(model)  # DeepSeek-V4's KV pools
             if engine is Engine.TRTLLM:  # T5-style relative attention: fixed encoder slots
                 settings += trtllm_slots.fixed_slot_settings(model)
                 notes += trtllm_slots.fixed_slot_notes(model)

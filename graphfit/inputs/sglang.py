@@ -22,6 +22,7 @@ from graphfit.inputs import (
     sglang_a2a,
     sglang_draft,
     sglang_dspark,
+    sglang_dsv4,
     sglang_eplb,
     sglang_instance,
     sglang_mamba_flags,
@@ -336,6 +337,7 @@ def model_path(origin: str, value: Any, layer: int) -> tuple[list[Setting], list
     vision += mamba_state.mamba_state_settings(as_str(origin, value))
     vision += model_config.quant_settings(as_str(origin, value))
     vision += sglang_post_capture.hybrid_swa_settings(as_str(origin, value))
+    vision += sglang_dsv4.shape_settings(as_str(origin, value))
     return [*found, *vision, Setting("engine", SG, origin, layer)], notes
 
 
@@ -455,8 +457,6 @@ FILE_KEYS: dict[str, Handler] = {
     "enable_dp_lm_head": field_key("enable_dp_lm_head", as_bool, SG),
     # a decode server's radix cache is off (pd_disaggregation_hook.py:98-127; the mamba pool
     # reads that, sglang_mamba_pool.radix_off); turning it back on is experimental there
-    "disaggregation_decode_enable_radix_cache": _not_default(
-        False, "the decode server's experimental radix cache, pd_disaggregation_hook.py:99"),
     # ReplaySSM speculative verify: its replay ring and the state cache sized without the
     # intermediate states (kv_cache_configurator.py:3262-3296, attention_hook.py:440-475)
     "enable_linear_replayssm_spec": _not_default(
@@ -520,6 +520,9 @@ FILE_KEYS: dict[str, Handler] = {
     # a capped FULL-prefill PD prefill server keeps no pre-capture slack for the mamba state
     # (kv_cache_configurator.py:3011-3030; graphfit.planner.engines.sglang_mamba_memory)
     "prefill_max_requests": field_key("prefill_max_requests", _positive, SG),
+    # DeepSeek-V4's KV pools (graphfit.inputs.sglang_dsv4; the decode server's radix cache
+    # is refused for other models by graphfit.planner.engines.sglang_dsv4_plan.check)
+    **sglang_dsv4.KEYS,
 }
 # keys a config file may hold that a pasted line's reader consumes itself
 MODEL_KEYS: dict[str, Handler] = {"model_path": model_path}

@@ -38,6 +38,7 @@ from graphfit.inputs import (
     sglang_draft,
     sglang_draft_shape,
     sglang_dspark,
+    sglang_dsv4,
     sglang_instance,
     sglang_minimax_target,
     sglang_runner_backends,
@@ -103,6 +104,8 @@ def _read(values: Mapping[str, Any]) -> dict[str, Any]:
     if isinstance(model, str):
         found, _ = model_config.model_settings(model, "model", sglang=True)
         out.update({k: v for k, v in _fields(found).items() if k in TARGET_FIELDS})
+        # DeepSeek-V4's KV pool shape (graphfit.inputs.sglang_dsv4), as a pasted line reads it
+        out.update(_fields(sglang_dsv4.shape_settings(model)))
     # the draft's DSA index kpool (its draft-extend seq_lens fill, sglang_runner_backends)
     out.update(_fields(sglang_runner_backends.kpool_settings(values)))
     # an EAGLE-family draft's own vocabulary, dtype, aux width (graphfit.inputs.

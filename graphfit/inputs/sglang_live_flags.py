@@ -10,6 +10,9 @@ flags plans:
   `init_expert_location`, `ep_size`, `ep_join_mode`, `ep_dispatch_algorithm`:
   graphfit.inputs.sglang_eplb; EPLB's start-up checks, arg_groups/parallel_hook.py:750-791,
   and Nemotron-H's runner rules, model_overrides/nemotron_h.py:57-98, 152-180);
+- DeepSeek-V4's KV pool flags (`swa_full_tokens_ratio`, `swa_prefix_tails`,
+  `disaggregation_decode_extra_slots`, `disaggregation_decode_enable_radix_cache`:
+  graphfit.inputs.sglang_dsv4, read by graphfit.planner.engines.sglang_dsv4_plan);
 - Inkling's FULL prefill default (`apply_inkling_prefill_cuda_graph_default`, arg_groups/
   cuda_graph_hook.py:349-372) through the pasted line's rule (graphfit.inputs.
   sglang_inkling_prefill.settle). The hook declares its answer into `_resolved_overrides`
@@ -25,11 +28,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from graphfit.inputs import sglang_eplb, sglang_inkling_prefill
+from graphfit.inputs import sglang_dsv4, sglang_eplb, sglang_inkling_prefill
 from graphfit.inputs.settings import COMMAND_LINE, Setting, merge
 from graphfit.inputs.sglang_live_post_capture import field_value, flag_settings
 
-KEYS = ("max_mamba_cache_size", *sglang_eplb.KEYS)
+KEYS = ("max_mamba_cache_size", *sglang_eplb.KEYS, *sglang_dsv4.KEYS)
 # what the Inkling rule reads: the prefill flags and the JSON phase that outranks the default
 PREFILL_KEYS = ("disable_cuda_graph", "disable_prefill_cuda_graph",
                 "cuda_graph_backend_prefill", "cuda_graph_config")

@@ -388,7 +388,14 @@ class EngineConfig:
             max_ep_size: int | None = None, elastic_ep_initial_size: int | None = None,
             eplb_algorithm: str = "auto",
             draft_vocab_size: int | None = None, draft_dtype: str | None = None,
-            draft_extend_hidden_size: int | None = None) -> None: ...
+            draft_extend_hidden_size: int | None = None,
+            swa_full_tokens_ratio: float | None = None,
+            swa_prefix_tails: int | None = None,
+            disaggregation_decode_extra_slots: int | None = None,
+            disaggregation_decode_enable_radix_cache: bool = False,
+            dsv4_pool_shape: Any = None,
+            dsv4_state_dtype: str | None = None,
+            dsv4_env_unmodelled: str | None = None) -> None: ...
 
     def __post_init__(self) -> None:
         set_ = object.__setattr__
@@ -1145,6 +1152,43 @@ class EngineConfig:
     def draft_extend_hidden_size(self) -> int | None:
         """SglangOptions.draft_extend_hidden_size."""
         return cast("int | None", self._option("draft_extend_hidden_size"))
+
+    @property
+    def swa_full_tokens_ratio(self) -> float | None:
+        """SglangOptions.swa_full_tokens_ratio."""
+        return cast("float | None", self._option("swa_full_tokens_ratio"))
+
+    @property
+    def swa_prefix_tails(self) -> int | None:
+        """SglangOptions.swa_prefix_tails."""
+        return cast("int | None", self._option("swa_prefix_tails"))
+
+    @property
+    def disaggregation_decode_extra_slots(self) -> int | None:
+        """SglangOptions.disaggregation_decode_extra_slots."""
+        return cast("int | None", self._option("disaggregation_decode_extra_slots"))
+
+    @property
+    def disaggregation_decode_enable_radix_cache(self) -> bool:
+        """SglangOptions.disaggregation_decode_enable_radix_cache."""
+        return cast("bool", self._option("disaggregation_decode_enable_radix_cache"))
+
+    @property
+    def dsv4_pool_shape(
+            self) -> tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...]] | None:
+        """SglangOptions.dsv4_pool_shape."""
+        return cast("tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...]] | None",
+                    self._option("dsv4_pool_shape"))
+
+    @property
+    def dsv4_state_dtype(self) -> str | None:
+        """SglangOptions.dsv4_state_dtype."""
+        return cast("str | None", self._option("dsv4_state_dtype"))
+
+    @property
+    def dsv4_env_unmodelled(self) -> str | None:
+        """SglangOptions.dsv4_env_unmodelled."""
+        return cast("str | None", self._option("dsv4_env_unmodelled"))
 
     @property
     def moe_runner_backend(self) -> str:

@@ -229,6 +229,17 @@ VALID: dict[str, st.SearchStrategy[Any]] = {
     "draft_vocab_size": st.none() | st.integers(1, 1 << 20),
     "draft_dtype": st.sampled_from([None, "float16", " BFloat16 ", "float32"]),
     "draft_extend_hidden_size": st.none() | st.integers(1, 1 << 16),
+    "swa_full_tokens_ratio": st.none() | st.floats(0.001, 1.0),
+    "swa_prefix_tails": st.none() | st.integers(0, 4096),
+    "disaggregation_decode_extra_slots": st.none() | st.integers(0, 512),
+    "disaggregation_decode_enable_radix_cache": st.booleans(),
+    "dsv4_pool_shape": st.none() | st.tuples(
+        st.tuples(st.integers(1, 512), st.integers(1, 128), st.integers(1, 256),
+                  st.integers(1, 1024), st.integers(0, 1)),
+        st.lists(st.sampled_from([0, 1, 2, 4, 128]), min_size=1, max_size=8),
+        st.lists(st.integers(0, 8), max_size=4)),
+    "dsv4_state_dtype": st.sampled_from([None, "float32", "bf16", " BF16 ", "fp8"]),
+    "dsv4_env_unmodelled": st.sampled_from([None, "online c128 (SGLANG_OPT_USE_ONLINE_COMPRESS)"]),
 }
 INVALID: dict[str, st.SearchStrategy[Any]] = {
     "vit": st.sampled_from([
@@ -403,6 +414,16 @@ INVALID: dict[str, st.SearchStrategy[Any]] = {
     "draft_vocab_size": st.sampled_from([0, -1, True, "32000", 2.0]),
     "draft_dtype": st.sampled_from(["", "fp8", "half", 1, True]),
     "draft_extend_hidden_size": st.sampled_from([0, -1, True, "4096", 1.5]),
+    "swa_full_tokens_ratio": st.sampled_from([0, -0.1, 1.5, True, "0.5", float("nan")]),
+    "swa_prefix_tails": st.sampled_from([-1, True, "4", 1.5]),
+    "disaggregation_decode_extra_slots": st.sampled_from([-1, True, "8", 2.0]),
+    "disaggregation_decode_enable_radix_cache": st.sampled_from([None, "true", 1]),
+    "dsv4_pool_shape": st.sampled_from(["x", [1, 2, 3], [[1, 1, 1, 1], [4], []],
+                                        [[1, 1, 1, 1, 2], [4], []], [[1, 1, 1, 1, 0], [3], []],
+                                        [[1, 1, 1, 1, 0], [], []], [[0, 1, 1, 1, 0], [4], []],
+                                        [[1, 1, 1, 1, 0], [True], []]]),
+    "dsv4_state_dtype": st.sampled_from([1, True, "x" * 201]),
+    "dsv4_env_unmodelled": st.sampled_from([1, False, ["x"]]),
 }
 
 
@@ -688,6 +709,10 @@ def test_the_plan_3_document_writes_the_options_object() -> None:
         "node_rank": 0, "ep_join_rank_offset": 0, "max_ep_size": None,
         "elastic_ep_initial_size": None, "eplb_algorithm": "auto",
         "draft_vocab_size": None, "draft_dtype": None,
-        "draft_extend_hidden_size": None}
+        "draft_extend_hidden_size": None,
+        "swa_full_tokens_ratio": None,
+        "swa_prefix_tails": None, "disaggregation_decode_extra_slots": None,
+        "disaggregation_decode_enable_radix_cache": False, "dsv4_pool_shape": None,
+        "dsv4_state_dtype": None, "dsv4_env_unmodelled": None}
     assert not set(config) & set(LEGACY_KEYWORDS)
     assert EngineConfig.from_dict(config).tp_size == 2

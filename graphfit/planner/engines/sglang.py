@@ -42,6 +42,7 @@ from graphfit.planner.core.settings import EngineSettings
 from graphfit.planner.engines import sglang_adaptive as adaptive
 from graphfit.planner.engines import (
     sglang_deepep_v2,
+    sglang_dsv4_plan,
     sglang_elastic_ep,
     sglang_ep_rules,
     sglang_eplb_checks,
@@ -600,6 +601,16 @@ def _check_frozen(config: EngineSettings) -> None:
 
 def _resolve_requests(config: EngineSettings) -> dict[str, object]:
     """max_running_requests when not given: 48 with speculation, else the KV-sized pool."""
+    if sglang_dsv4_plan.applies(config):  # DeepSeek-V4's 256, before the speculative 48
+        found = sglang_dsv4_plan.resolve(config)
+        default, _ = default_decode_max_bs(config.gpu_memory_gb, config.tp_size)
+        if ("max_num_seqs" in found and config.cudagraph_capture_sizes is None
+                and config.max_cudagraph_capture_size is None
+                and default > sglang_dsv4_plan.DEFAULT_MAX_RUNNING_REQUESTS):
+            # the memory hook ran before the model hook set 256 (pipeline.py:218, 225), so
+            # cuda_graph_config.decode.bs keeps its default; the runners cut it at the pool
+            found["max_cudagraph_capture_size"] = default
+        return found
     if config.max_num_seqs is not None:
         return {}
     if speculative(config) and not uno(config):  # UNO keeps the KV-sized pool (sglang_uno)
@@ -675,6 +686,7 @@ class SglangModel:
             config.moe_runner_backend, quant))
         sglang_elastic_ep.check(config)  # handle_elastic_ep before scale-up
         sglang_flashinfer_megamoe.check(config)  # handle_moe_kernel_config / handle_a2a_moe
+        sglang_dsv4_plan.check(config)  # the decode radix cache (handle_pd_disaggregation)
         given_s = config.max_num_seqs
         if (given_s is not None and config.cudagraph_capture_sizes is None
                 and config.max_cudagraph_capture_size is None):
@@ -783,6 +795,8 @@ class SglangModel:
             shown = [*shown, ("mem_fraction_static", VLM_NOTE)]
         mamba = mamba_memory_shown(config)  # a hybrid mamba model's state cache
         shown = shown if mamba is None else [*shown, mamba]
+        dsv4 = sglang_dsv4_plan.shown(config)  # DeepSeek-V4's KV pools
+        shown = shown if dsv4 is None else [*shown, dsv4]
         return EngineLadders(declared, Ladder(captured, tuple(warnings)),
                              inputs=_ladder_inputs(config, shown, declared.sizes))
 

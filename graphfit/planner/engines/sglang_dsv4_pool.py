@@ -53,7 +53,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from graphfit.planner.core.errors import ConfigError
-from graphfit.planner.engines.sglang_pool import kv_request_pool
+from graphfit.planner.engines.sglang_kv_requests import kv_request_pool
 
 V4_TOKEN_BYTES = 576 + 8  # KVLayout.V4: 576 data + 8 scale bytes (kv_layout.py:49-70)
 V4_PAGE_ALIGN = 576  # KVLayout.V4.page_align (kv_layout.py:90-98)

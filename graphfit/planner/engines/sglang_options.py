@@ -380,6 +380,20 @@ class SglangOptions(EngineOptions):
         reaches hf_config (:1814-1836). "absent": a local config.json without one; None: not
         read (checkpoint_quant_config stands in). Read for Nemotron-H and HYV4
         (graphfit.planner.engines.sglang_class_picks).
+    swa_full_tokens_ratio, swa_prefix_tails, disaggregation_decode_extra_slots,
+    disaggregation_decode_enable_radix_cache: the server arguments of those names
+        (graphfit.inputs.sglang_dsv4), as given (None: not on the line; the extra slots are
+        filled by resolution on a DeepSeek-V4 decode server, pd_disaggregation_hook.py:
+        128-142). A DeepSeek-V4 model's KV pools read them (graphfit.planner.engines.
+        sglang_dsv4_plan).
+    dsv4_pool_shape: a DeepSeek-V4 config.json's pool shape (graphfit.inputs.sglang_dsv4.
+        shape_of): [[qk_nope_head_dim, qk_rope_head_dim, index_head_dim, sliding window,
+        1 for a deepseek_v41 model_type else 0], compress_ratios, kv_source_layer_ids].
+        None: not read (another model, a hub id).
+    dsv4_state_dtype: SGLANG_DSV4_COMPRESS_STATE_DTYPE as written (None: unset, float32,
+        environ.py:1832); checked for a DeepSeek-V4 model only, as SGLang does
+        (pool_configurator.py:136-145). dsv4_env_unmodelled: why the environment leaves the
+        DeepSeek-V4 pools unrestated (`sglang_dsv4_pool.not_modelled`), None: it does not.
     """
 
     engine: ClassVar[str] = "sglang"
@@ -500,6 +514,13 @@ class SglangOptions(EngineOptions):
     draft_vocab_size: int | None = None
     draft_dtype: str | None = None
     draft_extend_hidden_size: int | None = None
+    swa_full_tokens_ratio: float | None = None
+    swa_prefix_tails: int | None = None
+    disaggregation_decode_extra_slots: int | None = None
+    disaggregation_decode_enable_radix_cache: bool = False
+    dsv4_pool_shape: tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...]] | None = None
+    dsv4_state_dtype: str | None = None
+    dsv4_env_unmodelled: str | None = None
 
     def __post_init__(self) -> None:
         gb = self.gpu_memory_gb
@@ -613,6 +634,7 @@ class SglangOptions(EngineOptions):
             set_(self, "vit", vit_pairs(*vit_option(self.vit)))
         _block_draft_modes(self)
         _expert_remap_inputs(self)
+        _dsv4_pool_inputs(self)
 
 
 def _expert_remap_inputs(options: SglangOptions) -> None:
@@ -837,3 +859,51 @@ def _draft_shape_inputs(options: SglangOptions) -> None:
     _optional_int("draft_extend_hidden_size", options.draft_extend_hidden_size, 1)
     if options.draft_dtype is not None:
         _choice(options, "draft_dtype", DRAFT_DTYPES)
+
+
+def _dsv4_pool_inputs(options: SglangOptions) -> None:
+    """Validate DeepSeek-V4's KV pool inputs (graphfit.planner.engines.sglang_dsv4_plan)."""
+    ratio = options.swa_full_tokens_ratio
+    if ratio is not None:
+        if isinstance(ratio, bool) or not isinstance(ratio, (int, float)) \
+                or not 0 < ratio <= 1.0:  # kv_cache_hook.py:427-428
+            raise ConfigError(f"swa_full_tokens_ratio: must be a number in (0, 1.0], got "
+                              f"{excerpt(ratio)}")
+        object.__setattr__(options, "swa_full_tokens_ratio", float(ratio))
+    _optional_int("swa_prefix_tails", options.swa_prefix_tails, 0)
+    _optional_int("disaggregation_decode_extra_slots",
+                  options.disaggregation_decode_extra_slots, 0)
+    true_false("disaggregation_decode_enable_radix_cache",
+               options.disaggregation_decode_enable_radix_cache)
+    for name in ("dsv4_state_dtype", "dsv4_env_unmodelled"):
+        value = getattr(options, name)
+        if value is not None and (not isinstance(value, str) or len(value) > 200):
+            raise ConfigError(f"{name}: must be a string (at most 200 characters), got "
+                              f"{excerpt(value)}")
+    shape = options.dsv4_pool_shape
+    if shape is None:
+        return
+    from graphfit.planner.engines.sglang_dsv4_pool import Dsv4Shape
+
+    def ints(part: object) -> tuple[int, ...]:
+        if isinstance(part, (str, bytes)) or not isinstance(part, (tuple, list)) or any(
+                isinstance(v, bool) or not isinstance(v, int) or not 0 <= v <= MAX_INT
+                for v in part):
+            raise ConfigError(f"dsv4_pool_shape: expected [[nope, rope, index, window, v41], "
+                              f"[ratios], [kv source layers]] of integers, got "
+                              f"{excerpt(shape)}")
+        return tuple(part)
+
+    if isinstance(shape, (str, bytes)) or not isinstance(shape, (tuple, list)) \
+            or len(shape) != 3:
+        raise ConfigError(f"dsv4_pool_shape: expected [[nope, rope, index, window, v41], "
+                          f"[ratios], [kv source layers]], got {excerpt(shape)}")
+    head, ratios, sources = (ints(part) for part in shape)
+    if len(head) != 5 or head[4] not in (0, 1):
+        raise ConfigError(f"dsv4_pool_shape: expected [nope, rope, index, window, v41 0 or 1] "
+                          f"first, got {excerpt(list(head))}")
+    try:
+        Dsv4Shape(head[0], head[1], head[2], ratios, sources, head[3], 1)
+    except ConfigError as exc:  # the field named first, as every option error is
+        raise ConfigError(f"dsv4_pool_shape: {exc}") from None
+    object.__setattr__(options, "dsv4_pool_shape", (head, ratios, sources))

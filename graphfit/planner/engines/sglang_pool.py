@@ -14,8 +14,13 @@ KV capacity binds only when --max-total-tokens (max_total_tokens) is given.
 
 from __future__ import annotations
 
-from graphfit.planner.core.errors import ConfigError
 from graphfit.planner.core.settings import EngineSettings
+from graphfit.planner.engines.sglang_kv_requests import (  # re-exported
+    ESTIMATE_MAX,
+    ESTIMATE_MIN,
+    REQUESTS_PER_CONTEXT,
+    kv_request_pool,
+)
 from graphfit.planner.engines.sglang_mamba_pool import (
     MambaCache,
     cache_of,
@@ -23,28 +28,8 @@ from graphfit.planner.engines.sglang_mamba_pool import (
     mamba_request_pool,
 )
 
-ESTIMATE_MIN, ESTIMATE_MAX = 2048, 4096
-REQUESTS_PER_CONTEXT = 512
-
-
-def _positive(name: str, value: object) -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-        raise ConfigError(f"{name}: must be a positive integer, got {value!r}")
-    return value
-
-
-def kv_request_pool(token_capacity: int, context_length: int,
-                    max_running_requests: int | None = None, attn_dp_size: int = 1) -> int:
-    """Requests one scheduler's pool holds for a KV cache of `token_capacity` tokens."""
-    _positive("token_capacity", token_capacity)
-    _positive("context_length", context_length)
-    _positive("attn_dp_size", attn_dp_size)
-    if max_running_requests is not None:
-        _positive("max_running_requests", max_running_requests)
-        return min(max(1, max_running_requests // attn_dp_size), token_capacity // 2)
-    estimate = int(token_capacity / context_length * REQUESTS_PER_CONTEXT)
-    estimate = max(min(estimate, ESTIMATE_MAX), ESTIMATE_MIN)
-    return min(estimate, token_capacity // 2)
+__all__ = ["ESTIMATE_MAX", "ESTIMATE_MIN", "REQUESTS_PER_CONTEXT", "kv_request_pool",
+           "mamba_cache", "mamba_memory_shown", "request_pool"]
 
 
 def request_pool(config: EngineSettings) -> int:
@@ -52,11 +37,18 @@ def request_pool(config: EngineSettings) -> int:
     bound): max_running_requests per attention-DP group, and with --max-total-tokens the KV
     pool's bound too (`kv_request_pool`: SGLang caps its token capacity at max_total_tokens,
     kv_cache_configurator.py:3096-3105; a GPU too small to hold that many tokens would bind
-    tighter, which graphfit cannot know). A hybrid mamba model's state cache caps it again
+    tighter, which graphfit cannot know). A DeepSeek-V4 model whose pools graphfit sizes from
+    memory gets SGLang's pool over its full KV pool (graphfit.planner.engines.
+    sglang_dsv4_plan). A hybrid mamba model's state cache caps it again
     when its size is fixed by the flags or graphfit restates its size from memory
     (sglang_mamba_pool, sglang_mamba_memory, kv_cache_configurator.py:3134)."""
     if config.max_total_tokens is None:
         pool = max(1, config.max_num_seqs // config.attn_dp_size)
+        from graphfit.planner.engines.sglang_dsv4_plan import pools
+
+        sized = pools(config)  # DeepSeek-V4's pools from memory (sglang_dsv4_plan)
+        if sized is not None:
+            pool = sized.request_pool
     else:
         pool = kv_request_pool(config.max_total_tokens, config.max_model_len,
                                config.max_num_seqs, config.attn_dp_size)

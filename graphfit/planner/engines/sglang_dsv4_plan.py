@@ -1,0 +1,237 @@
+"""A DeepSeek-V4 / V4.1 plan's KV pools and request pool as SGLang 0.5.23 sizes them: the
+restated `DSV4PoolConfigurator` (graphfit.planner.engines.sglang_dsv4_pool) fed from the plan's
+resolved config, so the request pool the graph runners are bounded by is SGLang's
+`resolve_max_num_reqs` over the full KV pool (kv_cache_configurator.py:3119-3133, 3182-3189).
+
+Resolution (SGLang's order, arg_groups/pipeline.py): the PD hook first defaults a decode
+server's `--disaggregation-decode-extra-slots` from the LINE's `--max-running-requests`
+(pd_disaggregation_hook.py:128-142, before any default exists), then DeepSeek-V4's model hook
+sets `--max-running-requests` 256 when the line gives none (deepseek_v4_hook.py:138-144,
+from model_hook.py:258-265), before the speculative hook, whose 48 then never applies
+(speculative_hook's default fills only an unset value). The memory hook ran before both
+(pipeline.py:218 vs :225), so the default decode max_bs is not clamped to 256: SGLang's
+cuda_graph_config.decode.bs keeps it and the runners cut it at the pool.
+
+The pools are sized from the byte budget `_profile_available_bytes` hands the configurator
+(kv_cache_configurator.py:2990-3060): graphfit takes the weights' size (`--weights-gb`) and
+the free memory before loading (`--preload-avail-gb`, else the GPU's whole memory, as for the
+mamba state cache) with the resolved `mem_fraction_static`. Where an input is missing or the
+line takes a path graphfit does not restate (`why_not`), the plan says so and the request
+pool stays `--max-running-requests` per attention-DP group, as before. `--max-total-tokens`
+below what the budget buys re-derives the pools from that count (`capped`).
+
+The decode server's radix cache (`--disaggregation-decode-enable-radix-cache`) is read for
+DeepSeek-V4 (it keeps prefix tails in the SWA pool, pool_configurator.py:1309-1326) with
+SGLang's refusals (pd_disaggregation_hook.py:99-109, speculative_hook.py:163-173); for another
+model it stays refused as not modelled (the hybrid mamba pools read the radix cache,
+graphfit.planner.engines.sglang_mamba_pool.radix_off).
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from graphfit.planner.core.enums import SpecMethod
+from graphfit.planner.core.errors import ConfigError
+from graphfit.planner.core.settings import EngineSettings
+from graphfit.planner.engines.sglang_dsv4_pool import (
+    DEFAULT_MAX_RUNNING_REQUESTS,
+    PAGE_SIZE,
+    STATE_DTYPE_BYTES,
+    Dsv4Pool,
+    Dsv4Pools,
+    Dsv4Shape,
+    budget_bytes,
+    decode_extra_slots,
+    resolved_inputs,
+)
+from graphfit.planner.engines.sglang_kv_requests import kv_request_pool
+
+DEEPSEEK_V4 = "DeepseekV4ForCausalLM"
+RADIX = "disaggregation_decode_enable_radix_cache"
+# --speculative-algorithm values the decode radix cache accepts (speculative_hook.py:163-173;
+# NEXTN is EAGLE by then)
+RADIX_ALGORITHMS = (SpecMethod.NONE, SpecMethod.EAGLE, SpecMethod.EAGLE3, SpecMethod.MTP,
+                    SpecMethod.DSPARK)
+
+
+def applies(config: EngineSettings) -> bool:
+    return config.architecture == DEEPSEEK_V4
+
+
+def check(config: EngineSettings) -> None:
+    """A DeepSeek-V4 line's SGLANG_DSV4_COMPRESS_STATE_DTYPE outside SGLang's four names
+    (pool_configurator.py:136-145, whatever graphfit knows of the memory); the decode radix
+    cache's refusals: SGLang's (pd_disaggregation_hook.py:99-109 with the
+    fake transfer backend; speculative_hook.py:163-173 with an algorithm other than EAGLE /
+    EAGLE3 / NEXTN / DSPARK), then graphfit's for a model other than DeepSeek-V4."""
+    dtype = config.dsv4_state_dtype
+    if applies(config) and dtype is not None \
+            and dtype.strip().lower() not in STATE_DTYPE_BYTES:
+        raise ConfigError(f"Unsupported SGLANG_DSV4_COMPRESS_STATE_DTYPE="
+                          f"{dtype.strip().lower()!r}. Expected one of: float32, fp32, "
+                          f"bfloat16, bf16. (SGLang pool_configurator.py:136-145)")
+    if not (config.disaggregation_decode_enable_radix_cache
+            and config.disaggregation_mode == "decode"):
+        return
+    if config.disaggregation_transfer_backend == "fake":
+        raise ConfigError("--disaggregation-decode-enable-radix-cache is incompatible with "
+                          "--disaggregation-transfer-backend fake (SGLang "
+                          "pd_disaggregation_hook.py:105-109)")
+    if config.spec_method not in RADIX_ALGORITHMS or config.frozen_kv_mtp:
+        name = "FROZEN_KV_MTP" if config.frozen_kv_mtp else {
+            SpecMethod.DRAFT_MODEL: "STANDALONE"}.get(config.spec_method,
+                                                      config.spec_method.name)
+        raise ConfigError(f"--disaggregation-decode-enable-radix-cache is incompatible with "
+                          f"speculative decoding (--speculative-algorithm {name}) (SGLang "
+                          f"speculative_hook.py:163-173)")
+    if not applies(config):
+        raise ConfigError("--disaggregation-decode-enable-radix-cache: True is not modelled "
+                          "(the decode server's experimental radix cache, "
+                          "pd_disaggregation_hook.py:99; graphfit reads it for DeepSeek-V4 only)")
+
+
+def resolve(config: EngineSettings) -> dict[str, object]:
+    """A DeepSeek-V4 line's request count and decode extra slots (module docstring)."""
+    if not applies(config):
+        return {}
+    changes: dict[str, object] = {}
+    if config.disaggregation_mode == "decode" \
+            and config.disaggregation_decode_extra_slots is None:
+        changes["disaggregation_decode_extra_slots"] = decode_extra_slots(
+            None, config.max_num_seqs, config.attn_dp_size)
+    if config.max_num_seqs is None:
+        changes["max_num_seqs"] = DEFAULT_MAX_RUNNING_REQUESTS
+    return changes
+
+
+def layout_unmodelled(config: EngineSettings) -> str | None:
+    """Why graphfit does not restate this config's pool layout at all, or None."""
+    if config.dsv4_env_unmodelled is not None:
+        return config.dsv4_env_unmodelled
+    if config.pp_size > 1:
+        return "pipeline stages' layer slices"
+    if (config.gpu_capability or 0) >= 100 or config.sm100:
+        return "SM100's layouts and indexer pages"
+    return None
+
+
+def why_not(config: EngineSettings) -> str | None:
+    """Why graphfit does not size this (resolved) DeepSeek-V4 config's pools, or None."""
+    from graphfit.planner.engines.sglang_reserve import post_capture
+
+    layout = layout_unmodelled(config)
+    if layout is not None:
+        return layout
+    if config.enable_unified_memory:
+        return "--enable-unified-memory's pools"
+    missing = [what for what, value in (
+        ("--gpu-memory-gb", config.gpu_memory_gb), ("--weights-gb", config.weights_gb),
+        ("the model directory's DeepSeek-V4 config.json", config.dsv4_pool_shape),
+        ("mem_fraction_static", config.mem_fraction_static)) if value is None]
+    if missing:
+        return f"needs {', '.join(missing)}"
+    if post_capture(config) is not False:
+        return "post-capture KV sizing's budget (kv_cache_configurator.py:3020-3030)"
+    return None
+
+
+def pool_of(config: EngineSettings) -> Dsv4Pool:
+    """The restated configurator for a (resolved) config whose shape is known."""
+    from graphfit.planner.engines.sglang_prefill import default_chunked_prefill_size
+
+    assert config.dsv4_pool_shape is not None
+    head, ratios, sources = config.dsv4_pool_shape
+    shape = Dsv4Shape(head[0], head[1], head[2], ratios, sources, head[3],
+                      config.max_model_len)
+    spec = config.spec_method is not SpecMethod.NONE
+    line = resolved_inputs(
+        page_size=PAGE_SIZE, max_running_requests=config.max_num_seqs,
+        draft_tokens=config.speculative_num_draft_tokens if spec else None,
+        spec_steps=(config.num_speculative_tokens or None) if spec else None,
+        attn_dp_size=config.attn_dp_size, dp_size=config.attn_dp_size,
+        disaggregation_mode=config.disaggregation_mode,
+        disaggregation_decode_extra_slots=config.disaggregation_decode_extra_slots,
+        swa_full_tokens_ratio=config.swa_full_tokens_ratio,
+        swa_prefix_tails=config.swa_prefix_tails,
+        disable_radix_cache=config.disable_radix_cache,
+        decode_radix_cache=config.disaggregation_decode_enable_radix_cache,
+        chunked_prefill_size=(config.chunked_prefill_size
+                              or default_chunked_prefill_size(config.gpu_memory_gb)),
+        state_dtype=(config.dsv4_state_dtype or "float32").strip().lower(),
+        model_type="deepseek_v41" if head[4] else "deepseek_v4")
+    return Dsv4Pool(shape, line)
+
+
+def pools(config: EngineSettings) -> Dsv4Pools | None:
+    """SGLang's pool sizes for a resolved DeepSeek-V4 config, None where `why_not` says;
+    ConfigError where SGLang refuses the line."""
+    if not applies(config):
+        return None
+    if config.dsv4_pool_shape is not None and layout_unmodelled(config) is None:
+        pool = pool_of(config)  # SGLang's refusals that need no memory figure (the ring)
+    if why_not(config) is not None:
+        return None
+    assert config.weights_gb is not None and config.gpu_memory_gb is not None
+    assert config.mem_fraction_static is not None
+    budget = budget_bytes(config.weights_gb, config.mem_fraction_static,
+                          config.preload_avail_gb or config.gpu_memory_gb)
+    sized = pool.pools(budget)
+    cap = config.max_total_tokens
+    return sized if cap is None or cap >= sized.full_tokens else capped(pool, sized, cap)
+
+
+def capped(pool: Dsv4Pool, sized: Dsv4Pools, cap: int) -> Dsv4Pools:
+    """`--max-total-tokens` below the full pool the budget buys: SGLang caps the token
+    capacity (`_apply_token_constraints`, kv_cache_configurator.py:3090-3117) and re-derives
+    the pools from that count (`config_from_budget`, :3211-3226, `calculate_pool_sizes_from_
+    max_tokens` -> `_compute_dsv4_sizes`, pool_configurator.py:1463-1500, 1703-1712): the full
+    pool page aligned, the SWA pool from it (ratio mode, validated) or the cap, the compressed
+    pools and the c4 state from those; then the request pool and the c128 state as before."""
+    line, page = pool.line, pool.line.page_size
+    full = cap // page * page
+    swa_cap = pool.swa_cap_tokens()
+    if swa_cap is None:
+        swa = int(full * pool.swa_ratio()) // page * page
+        if pool.shape.window_size + page >= swa:
+            raise ConfigError(f"SWA pool ({swa} tokens) cannot hold even one request "
+                              f"(pool_configurator.py:198-216): --max-total-tokens {cap}")
+    else:
+        swa = swa_cap
+    if full <= 0:
+        raise ConfigError(f"max_total_tokens: {cap} is below one page ({page} tokens); the "
+                          f"DeepSeek-V4 pools would hold no request (not modelled)")
+    requests = kv_request_pool(full, pool.shape.context_len, line.max_running_requests,
+                               line.attn_dp_size)
+    return replace(sized, full_tokens=full, swa_tokens=swa, c4_tokens=full // 4,
+                   c128_tokens=full // 128, c4_state=swa // page * pool.rings.get(4, 0),
+                   c128_state=line.slots(requests) * pool.rings.get(128, 0),
+                   request_pool=requests)
+
+
+def shown(config: EngineSettings) -> tuple[str, str] | None:
+    """The plan's line on a DeepSeek-V4 model's KV pools: the sizes and what they assumed, or
+    why they are not restated; None for another model."""
+    if not applies(config):
+        return None
+    why = why_not(config)
+    if why is not None:
+        return ("dsv4_kv_pools", f"sized by SGLang from GPU memory (pool_configurator.py:"
+                                 f"1638-1701); not restated ({why}), so the request pool is "
+                                 f"--max-running-requests per DP group")
+    sized = pools(config)
+    assert sized is not None
+    preload = ("given" if config.preload_avail_gb is not None else
+               "assumed: the whole GPU, --preload-avail-gb")
+    gpu = "" if config.gpu_capability is not None else ", a GPU before SM100 assumed"
+    return ("dsv4_kv_pools",
+            f"full {sized.full_tokens} tokens, SWA {sized.swa_tokens}, c4 {sized.c4_tokens}, "
+            f"c128 {sized.c128_tokens}, c4 state {sized.c4_state}, c128 state "
+            f"{sized.c128_state}; request pool {sized.request_pool} per DP group "
+            f"(pool_configurator.py:1638-1701, kv_cache_configurator.py:3119-3133); free "
+            f"before loading {config.preload_avail_gb or config.gpu_memory_gb:g} GiB "
+            f"({preload}){gpu}")
+
+
+__all__ = ["DEEPSEEK_V4", "DEFAULT_MAX_RUNNING_REQUESTS", "applies", "check", "pools", "resolve",
+           "shown", "why_not"]

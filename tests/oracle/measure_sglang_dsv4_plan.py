@@ -1,0 +1,108 @@
+"""Figures for `graphfit plan` on pasted DeepSeek-V4 / V4.1 lines: generated
+`--gpu-memory-gb` draws (tests/oracle/sglang_dsv4_pool_oracle.generate_gpu) written as model
+directories, the seven figures the plan shows (full, SWA, c4, c128, c4 state, c128 state,
+request pool) vs SGLang 0.5.23's own pipeline, ModelConfig and configurator
+(tests/oracle/sglang_dsv4_plan_oracle); DRAWS plain lines and DRAWS more with a
+`--max-total-tokens` (`with_cap`). "after": this tree. "before": the tree named by
+GRAPHFIT_BEFORE (default /work/main), the same pasted lines planned there in a child process:
+what its plan shows, and whether its request pool equals SGLang's.
+
+    PYTHONPATH=. python -m tests.oracle.measure_sglang_dsv4_plan [DRAWS] [SEED]
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import os
+import random
+import subprocess
+import sys
+from collections import Counter
+
+from tests.oracle import sglang_dsv4_plan_oracle as pl
+from tests.oracle import sglang_dsv4_pool_oracle as po
+
+# the before tree's plan of each line, read through its public API only
+CHILD = r'''
+import json, re, sys
+import graphfit
+from graphfit import ConfigError
+from graphfit.cli.options import resolve_values
+from graphfit.inputs import commandline
+from graphfit.planner.engines.sglang_pool import request_pool
+LINE = re.compile(r"full (\d+) tokens, SWA (\d+), c4 (\d+), c128 (\d+), c4 state (\d+), "
+                  r"c128 state (\d+); request pool (\d+)")
+out = []
+for argv, gpu, weights, dtype in json.load(sys.stdin):
+    prefix = [] if dtype is None else ["SGLANG_DSV4_COMPRESS_STATE_DTYPE=" + dtype]
+    try:
+        config = resolve_values({"gpu_memory_gb": gpu, "weights_gb": weights}, environ={},
+                                pasted=commandline.read([*prefix, *argv])).config()
+        plan = graphfit.plan(config)
+    except ConfigError as exc:
+        out.append(["refused", str(exc)[:100]])
+        continue
+    shown = dict(plan.engine_inputs).get("dsv4_kv_pools")
+    found = LINE.search(shown or "")
+    out.append(["pools", [int(v) for v in found.groups()]] if found else
+               ["pool", request_pool(plan.config)])
+print(json.dumps(out))
+'''
+
+
+def before(cases: list[po.Case], tree: str) -> list[list[object]]:
+    lines = [[pl.line(c), c.gpu_gb, c.weights_gb, c.state_dtype] for c in cases]
+    done = subprocess.run([sys.executable, "-c", CHILD], input=json.dumps(lines),
+                          capture_output=True, text=True, check=True, cwd=tree,
+                          env={**os.environ, "PYTHONPATH": tree})
+    return list(json.loads(done.stdout))
+
+
+def main() -> None:
+    count = int(sys.argv[1]) if len(sys.argv) > 1 else 60
+    seed = int(sys.argv[2]) if len(sys.argv) > 2 else 23
+    rng = random.Random(seed)
+    cases: list[po.Case] = [po.generate_gpu(rng) for _ in range(count)]
+    # and as many again with a --max-total-tokens (sglang_dsv4_plan_oracle.with_cap)
+    cases += [pl.with_cap(po.generate_gpu(rng), rng) for _ in range(count)]
+    tree = os.environ.get("GRAPHFIT_BEFORE", "/work/main")
+    old = before(cases, tree)
+    tally_before: Counter[str] = Counter()
+    tally_after: Counter[str] = Counter()
+    for case, (kind, value) in zip(cases, old, strict=True):
+        sglang = pl.sglang_side(case)
+        refused = isinstance(sglang, str)
+        if kind == "refused":
+            tally_before["both refuse" if refused else "graphfit refuses, SGLang sizes"] += 1
+        elif refused:
+            tally_before["SGLang refuses, graphfit plans"] += 1
+        elif kind == "pools":
+            same = dict(zip(po.FIELDS, value, strict=True)) == sglang  # type: ignore[arg-type]
+            tally_before["all seven agree" if same else "pools shown, differ"] += 1
+        else:
+            assert isinstance(sglang, dict)
+            tally_before["no pools shown; request pool " + (
+                "agrees" if value == sglang["requests"] else "differs")] += 1
+        cap = getattr(case, "max_total_tokens", None)
+        if cap is not None and isinstance(sglang, dict) and isinstance(
+                free := pl.sglang_side(po.Case(**{f.name: getattr(case, f.name)
+                                                  for f in dataclasses.fields(po.Case)})),
+                dict) and free["full"] > cap:
+            tally_after["of which --max-total-tokens binds"] += 1
+        differ = pl.compare(case)
+        if differ is not None:
+            tally_after["disagree"] += 1
+            print(f"  differs: {case}: {differ}")
+        elif refused:
+            tally_after[f"both refuse ({str(sglang).split(':')[0]})"] += 1
+        else:
+            tally_after["all seven agree"] += 1
+    print(f"{2 * count} generated DeepSeek-V4 --gpu-memory-gb lines ({count} with "
+          f"--max-total-tokens, seed {seed}): "
+          f"before (graphfit at {tree}): {dict(sorted(tally_before.items()))}; "
+          f"after (this tree): {dict(sorted(tally_after.items()))}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,100 @@
+"""Planted errors in graphfit's DeepSeek-V4 plan wiring (graphfit.planner.engines.
+sglang_dsv4_plan, graphfit.inputs.sglang_dsv4), each patched in-process only and undone,
+and how many lines of the plan oracle's grid + generated draws each makes differ from
+SGLang (tests/oracle/sglang_dsv4_plan_oracle). Unplanted first: 0 must differ.
+
+    PYTHONPATH=. python -m tests.oracle.plant_sglang_dsv4_plan [DRAWS] [SEED]
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import random
+import sys
+from collections.abc import Callable, Iterator
+from typing import Any
+from unittest import mock
+
+from graphfit.inputs import sglang_dsv4
+from graphfit.planner.engines import sglang_dsv4_plan as plan
+from tests.oracle import sglang_dsv4_plan_oracle as pl
+from tests.oracle import sglang_dsv4_pool_oracle as po
+from tests.oracle.test_sglang_dsv4_plan_oracle import GRID
+
+
+def _inputs(**forced: Any) -> Any:
+    real = plan.resolved_inputs
+    return mock.patch.object(plan, "resolved_inputs",
+                             lambda **kw: real(**{**kw, **forced}))
+
+
+@contextlib.contextmanager
+def _resolve(fix: Callable[[Any, dict[str, object]], None]) -> Iterator[None]:
+    real = plan.resolve
+
+    def planted(config: Any) -> dict[str, object]:
+        out = real(config)
+        fix(config, out)
+        return out
+    with mock.patch.object(plan, "resolve", planted):
+        yield
+
+
+def _old_default(config: Any, out: dict[str, object]) -> None:
+    if "max_num_seqs" in out:  # graphfit's pre-wiring default, not DeepSeek-V4's 256
+        out["max_num_seqs"] = 2048 * config.attn_dp_size
+
+
+def _slots_per_line(config: Any, out: dict[str, object]) -> None:
+    if "disaggregation_decode_extra_slots" in out:  # the line's requests, not per DP rank
+        out["disaggregation_decode_extra_slots"] = plan.decode_extra_slots(
+            None, config.max_num_seqs, 1)
+
+
+def _no_v41(data: Any) -> Any:
+    shape = REAL_SHAPE(data)
+    return None if shape is None else ((*shape[0][:4], 0), shape[1], shape[2])
+
+
+REAL_SHAPE = sglang_dsv4.shape_of
+REAL_BUDGET = plan.budget_bytes
+REAL_CAPPED = plan.capped
+PLANTS: dict[str, Any] = {
+    "no DeepSeek-V4 default of 256 requests (2048 per DP group)": lambda: _resolve(
+        _old_default),
+    "decode extra slots from the line's requests, not per DP rank": lambda: _resolve(
+        _slots_per_line),
+    "model_type deepseek_v41 not read (V4.1 in ratio mode)": lambda: mock.patch.object(
+        sglang_dsv4, "shape_of", _no_v41),
+    "the budget without the fraction's slack": lambda: mock.patch.object(
+        plan, "budget_bytes", lambda w, f, p: REAL_BUDGET(w, 0.999, p)),
+    "--disaggregation-decode-enable-radix-cache ignored": lambda: _inputs(
+        decode_radix_cache=False),
+    "--swa-prefix-tails ignored": lambda: _inputs(swa_prefix_tails=None),
+    "--swa-full-tokens-ratio ignored": lambda: _inputs(swa_full_tokens_ratio=None),
+    "SGLANG_DSV4_COMPRESS_STATE_DTYPE ignored": lambda: _inputs(state_dtype="float32"),
+    "--max-total-tokens ignored": lambda: mock.patch.object(
+        plan, "capped", lambda pool, sized, cap: sized),
+    "the capped full pool not page aligned": lambda: mock.patch.object(
+        plan, "capped", lambda pool, sized, cap: dataclasses.replace(
+            REAL_CAPPED(pool, sized, cap), full_tokens=cap)),
+}
+
+
+def main() -> None:
+    count = int(sys.argv[1]) if len(sys.argv) > 1 else 20
+    rng = random.Random(int(sys.argv[2]) if len(sys.argv) > 2 else 11)
+    cases = [*GRID, *(po.generate_gpu(rng) for _ in range(count)),
+             *(pl.with_cap(po.generate_gpu(rng), rng) for _ in range(count))]
+    differ = sum(pl.compare(c) is not None for c in cases)
+    print(f"{len(cases)} lines (grid {len(GRID)} + {count} drawn + {count} drawn with "
+          f"--max-total-tokens): unplanted {differ} differ")
+    for name, plant in PLANTS.items():
+        with plant():
+            caught = sum(pl.compare(c) is not None for c in cases)
+        print(f"  planted {name}: {caught} differ -> {'caught' if caught else 'MISSED'}")
+
+
+if __name__ == "__main__":
+    main()

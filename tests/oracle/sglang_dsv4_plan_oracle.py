@@ -1,0 +1,187 @@
+"""DeepSeek-V4's KV pools and request pool as `graphfit plan` shows them for a pasted line,
+vs SGLang 0.5.23 (shared by tests/oracle/test_sglang_dsv4_plan_oracle.py and
+tests/oracle/measure_sglang_dsv4_plan.py).
+
+Each draw (tests/oracle/sglang_dsv4_pool_oracle.generate_gpu: a DeepSeek-V4 / V4.1 shape, a
+line with `--gpu-memory-gb`, the weights' size) is written as a model directory: the
+oracle's DeepSeek-V4 config.json with the drawn head_dim (nope + rope), qk_rope_head_dim,
+index_head_dim, compress_ratios, kv_source_layer_ids, sliding_window, num_hidden_layers,
+max_position_embeddings (the context) and, for V4.1, model_type deepseek_v41.
+
+SGLang's side: the line resolved by its own argument pipeline over that directory, the record
+published, its own ModelConfig of the directory (`model_config_of`), its own
+`_profile_available_bytes` with the one measured figure (free memory after the weights)
+replaced by gpu - weights, its `DSV4PoolConfigurator.calculate_pool_sizes`, the
+`--max-total-tokens` constraint as `config_from_budget` applies it (its own
+`_apply_token_constraints`, then `calculate_pool_sizes_from_max_tokens`),
+`resolve_max_num_reqs` and `finalize_with_max_running_requests`
+(tests/oracle/sglang_dsv4_pool_oracle._profiled / _configure's calls, here over the real
+ModelConfig).
+
+graphfit's side: the pasted line (`python -m sglang.launch_server --model-path DIR ...`)
+through graphfit's line reader with --gpu-memory-gb / --weights-gb, planned
+(`graphfit.plan`), the figures read back from the plan's `dsv4_kv_pools` line
+(`Plan.engine_inputs`) -- or, for "before" (another tree, in a child process), whatever that
+tree's plan shows and its request pool.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+import json
+import random
+import re
+import shutil
+import tempfile
+import types
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from tests.oracle import sglang_dsv4_pool_oracle as po
+from tests.oracle import sglang_oracle as so
+from tests.oracle import sglang_post_capture_oracle as pc
+from tests.oracle import sglang_stubs
+
+FIELDS = po.FIELDS
+
+
+@dataclass(frozen=True)
+class PlanCase(po.Case):
+    """A draw with `--max-total-tokens` (None: not on the line)."""
+
+    max_total_tokens: int | None = None
+
+    def argv(self) -> tuple[str, ...]:
+        extra = () if self.max_total_tokens is None else (
+            "--max-total-tokens", str(self.max_total_tokens))
+        return (*super().argv(), *extra)
+
+
+def with_cap(case: po.Case, rng: random.Random) -> PlanCase:
+    """The draw with a `--max-total-tokens` from 200 to 2e8 tokens (log-uniform), which
+    caps the full pool on some draws and not on others."""
+    return PlanCase(**dataclasses.asdict(case),
+                    max_total_tokens=int(10 ** rng.uniform(2.3, 8.3)))
+LINE = re.compile(r"full (\d+) tokens, SWA (\d+), c4 (\d+), c128 (\d+), c4 state (\d+), "
+                  r"c128 state (\d+); request pool (\d+)")
+
+
+@functools.cache
+def model_dir(case: po.Case) -> str:
+    """The draw's model directory (module docstring)."""
+    root = Path(tempfile.mkdtemp(prefix="graphfit-dsv4-plan-")) / "dsv4"
+    shutil.copytree(pc.model_dir("dsv4"), root)
+    data = json.loads((root / "config.json").read_text())
+    data.update({"head_dim": case.nope + case.rope, "qk_rope_head_dim": case.rope,
+                 "index_head_dim": case.index, "compress_ratios": list(case.ratios),
+                 "kv_source_layer_ids": list(case.sources), "sliding_window": case.window,
+                 "num_hidden_layers": len(case.ratios),
+                 "max_position_embeddings": case.context})
+    if case.v41:
+        data["model_type"] = "deepseek_v41"
+    (root / "config.json").write_text(json.dumps(data))
+    return str(root)
+
+
+def line(case: po.Case) -> list[str]:
+    return ["python", "-m", "sglang.launch_server", "--model-path", model_dir(case),
+            *case.argv()]
+
+
+@functools.cache
+def sglang_side(case: po.Case) -> dict[str, int] | str:
+    """SGLang's figures for the draw, or its refusal (the exception's first words)."""
+    with pc.environment(None, (("SGLANG_DSV4_COMPRESS_STATE_DTYPE", case.state_dtype),)
+                        if case.state_dtype else ()):
+        r = so.resolve(case.argv(), gpu_mem_gb=case.gpu_gb, model=model_dir(case),
+                       capability=(9, 0))
+        if isinstance(r, so.Rejected):
+            return f"rejected: {r.text}"[:160]
+        with so.published(r), sglang_stubs.stubbed():
+            budget = po._profiled(case, r)
+            if isinstance(budget, str):
+                return budget
+            return _configure(r, budget)
+
+
+def _configure(r: Any, budget: int) -> dict[str, int] | str:
+    """SGLang's configurator over its own ModelConfig of the draw's directory."""
+    from sglang.srt.arg_groups.model_override_base import model_config_of
+    from sglang.srt.mem_cache.kv_cache_configurator import KVCacheConfigurator
+    from sglang.srt.model_executor.pool_configurator import DSV4PoolConfigurator
+    from sglang.srt.runtime_context import get_schedule, get_spec
+    from sglang.srt.speculative.spec_info import SpeculativeAlgorithm
+
+    mc = model_config_of(r.record)
+    page = get_schedule().page_size
+    kvc = types.SimpleNamespace(
+        kv_cache_dtype_str="fp8_e4m3", model_config=mc,
+        layer_info=types.SimpleNamespace(start_layer=0, end_layer=mc.num_hidden_layers),
+        pp_size=1, sliding_window_size=mc.sliding_window_size, page_size=page,
+        attn_dp_size=max(1, r.attn_dp_size), mambaish_config=None,
+        spec_algorithm=SpeculativeAlgorithm.from_string(get_spec().speculative_algorithm),
+        spec_aux_config=None)
+    try:
+        configurator = DSV4PoolConfigurator(kvc)  # type: ignore[arg-type]
+        config = configurator.calculate_pool_sizes(budget, page)
+        # `config_from_budget`'s token constraints (kv_cache_configurator.py:3211-3226)
+        max_tokens = KVCacheConfigurator._apply_token_constraints(
+            kvc, config.max_total_num_tokens)  # type: ignore[arg-type]
+        if max_tokens != config.max_total_num_tokens:
+            config = configurator.calculate_pool_sizes_from_max_tokens(max_tokens, page)
+        config.max_running_requests = KVCacheConfigurator.resolve_max_num_reqs(
+            kvc, config.max_total_num_tokens)  # type: ignore[arg-type]
+        config = configurator.finalize_with_max_running_requests(config)
+    except (AssertionError, ValueError, RuntimeError, ZeroDivisionError) as exc:
+        return f"{type(exc).__name__}: {exc}"[:160]
+    return {"full": config.full_max_total_num_tokens, "swa": config.swa_max_total_num_tokens,
+            "c4": config.c4_max_total_num_tokens, "c128": config.c128_max_total_num_tokens,
+            "c4_state": config.c4_state_pool_size, "c128_state": config.c128_state_pool_size,
+            "requests": int(config.max_running_requests)}
+
+
+def graphfit_side(case: po.Case) -> dict[str, int] | str:
+    """The figures `graphfit plan` shows for the pasted line, or its refusal / reason."""
+    return plan_figures(line(case), case.gpu_gb, case.weights_gb, case.state_dtype)
+
+
+def plan_figures(argv: list[str], gpu_gb: float | None, weights_gb: float,
+                 state_dtype: str | None) -> dict[str, int] | str:
+    """The public path: graphfit's reader of a pasted line, `graphfit.plan`, the plan's
+    `dsv4_kv_pools` line. Runs in any tree (the measure's "before" calls it in a child)."""
+    import graphfit
+    from graphfit import ConfigError
+    from graphfit.cli.options import resolve_values
+    from graphfit.inputs import commandline
+
+    prefix = [] if state_dtype is None else [f"SGLANG_DSV4_COMPRESS_STATE_DTYPE={state_dtype}"]
+    try:
+        config = resolve_values({"gpu_memory_gb": gpu_gb, "weights_gb": weights_gb},
+                                environ={},
+                                pasted=commandline.read([*prefix, *argv])).config()
+        plan = graphfit.plan(config)
+    except ConfigError as exc:
+        return f"ConfigError: {exc}"[:160]
+    shown = dict(plan.engine_inputs).get("dsv4_kv_pools")
+    if shown is None:
+        from graphfit.planner.engines.sglang_pool import request_pool
+
+        return f"not shown (request pool {request_pool(plan.config)})"
+    found = LINE.search(shown)
+    if found is None:
+        return f"not restated: {shown}"[:160]
+    return dict(zip(FIELDS, (int(v) for v in found.groups()), strict=True))
+
+
+def compare(case: po.Case) -> str | None:
+    """None where both refuse or every figure agrees."""
+    sg = sglang_side(case)
+    gf = graphfit_side(case)
+    if isinstance(sg, str) or isinstance(gf, str):
+        if isinstance(sg, str) and isinstance(gf, str) and gf.startswith("ConfigError"):
+            return None
+        return f"SGLang {sg}, graphfit {gf}"
+    diff = [f"{k}: SGLang {sg[k]}, graphfit {gf[k]}" for k in FIELDS if sg[k] != gf[k]]
+    return "; ".join(diff) or None

@@ -1,0 +1,147 @@
+"""`graphfit plan` on a pasted DeepSeek-V4 / V4.1 `sglang.launch_server` line with
+--gpu-memory-gb / --weights-gb: the KV pools and the request pool the plan shows
+(graphfit.planner.engines.sglang_dsv4_plan) vs SGLang 0.5.23's own argument pipeline,
+ModelConfig, `_profile_available_bytes` and `DSV4PoolConfigurator` over the same model
+directory (tests/oracle/sglang_dsv4_plan_oracle.py). A line one side refuses the other must
+refuse, graphfit in one `error:` line.
+"""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from tests.oracle.paths import require
+
+require("sglang")
+
+from tests.oracle import sglang_dsv4_plan_oracle as pl  # noqa: E402
+from tests.oracle.sglang_dsv4_plan_oracle import PlanCase  # noqa: E402
+from tests.oracle.sglang_dsv4_pool_oracle import Case, generate_gpu  # noqa: E402
+
+V4 = dict(nope=448, rope=64, index=128, window=128, context=65536, page=256, budget=0)
+FLASH = (0, 0) + (4, 128) * 6 + (4,)
+GRID = [
+    Case(**V4, ratios=FLASH, sources=(), gpu_gb=80.0, weights_gb=40.0),  # ratio 0.1, 256
+    Case(**V4, ratios=FLASH, sources=(), gpu_gb=141.0, weights_gb=70.0, v41=True),  # cap
+    Case(**V4, ratios=FLASH, sources=(), gpu_gb=80.0, weights_gb=30.0, v41=True, requests=64,
+         dp=4),
+    Case(**V4, ratios=FLASH, sources=(), gpu_gb=96.0, weights_gb=40.0, v41=True,
+         mode="decode", requests=32),  # extra slots 2 x 32, radix off
+    Case(**V4, ratios=FLASH, sources=(), gpu_gb=96.0, weights_gb=40.0, v41=True,
+         mode="decode", requests=32, decode_radix=True),  # prefix tails kept
+    Case(**V4, ratios=FLASH, sources=(), gpu_gb=96.0, weights_gb=40.0, v41=True,
+         mode="decode", requests=32, extra_slots=8),
+    Case(**V4, ratios=FLASH, sources=(), gpu_gb=80.0, weights_gb=40.0, drafts=4),  # EAGLE
+    Case(**V4, ratios=FLASH, sources=(), gpu_gb=80.0, weights_gb=40.0, swa_ratio=0.5,
+         state_dtype="bfloat16", tails=16),
+    Case(**V4, ratios=(1, 2, 4, 128, 0, 2), sources=(0, 1, 5), gpu_gb=80.0, weights_gb=50.0,
+         v41=True),
+    Case(**V4, ratios=FLASH, sources=(), gpu_gb=192.0, weights_gb=100.0, chunk=16384, dp=2),
+    # --max-total-tokens: binding (ratio / cap mode), above the budget's pool, below the SWA
+    # floor (refused by both)
+    PlanCase(**V4, ratios=FLASH, sources=(), gpu_gb=80.0, weights_gb=40.0,
+             max_total_tokens=1_000_000),
+    PlanCase(**V4, ratios=FLASH, sources=(), gpu_gb=141.0, weights_gb=70.0, v41=True,
+             max_total_tokens=300_000),
+    PlanCase(**V4, ratios=FLASH, sources=(), gpu_gb=80.0, weights_gb=40.0,
+             max_total_tokens=10**12),
+    PlanCase(**V4, ratios=FLASH, sources=(), gpu_gb=80.0, weights_gb=40.0,
+             max_total_tokens=3000),
+    # refused by both: past the c4 ring, weights leaving nothing, a bad ratio / tails / dtype,
+    # the decode radix cache with the fake transfer backend is in test_refusals
+    Case(**V4, ratios=FLASH, sources=(), gpu_gb=80.0, weights_gb=40.0, drafts=11),
+    Case(**V4, ratios=FLASH, sources=(), gpu_gb=80.0, weights_gb=76.0),
+    Case(**V4, ratios=FLASH, sources=(), gpu_gb=80.0, weights_gb=40.0, swa_ratio=1.5),
+    Case(**V4, ratios=FLASH, sources=(), gpu_gb=80.0, weights_gb=40.0, tails=-1),
+    Case(**V4, ratios=FLASH, sources=(), gpu_gb=80.0, weights_gb=40.0, state_dtype="fp8"),
+]
+
+
+@pytest.mark.parametrize("case", GRID, ids=[str(i) for i in range(len(GRID))])
+def test_grid(case: Case) -> None:
+    assert pl.compare(case) is None
+
+
+def test_grid_is_not_vacuous() -> None:
+    """Both modes sized, the request pool below 256 somewhere, refusals of several kinds."""
+    results = [pl.sglang_side(c) for c in GRID]
+    sized = [r for r in results if isinstance(r, dict)]
+    refused = [r for r in results if isinstance(r, str)]
+    assert len(sized) >= 9 and len(refused) >= 4
+    assert {r["requests"] for r in sized} >= {256, 16}
+    ratio = [r for r in sized if r["swa"] == int(r["full"] * 0.1) // 256 * 256]
+    assert ratio and len(ratio) < len(sized)
+    capped = [pl.sglang_side(c) for c in GRID[10:13]]
+    assert [r["full"] for r in capped if isinstance(r, dict)][:2] == [
+        1_000_000 // 256 * 256, 300_000 // 256 * 256]  # the caps bind, page aligned
+    decode = {str(pl.sglang_side(c)) for c in GRID[3:6]}
+    assert len(decode) == 3  # extra slots, radix cache and default differ
+    assert {r.split(":")[0] for r in refused} >= {"AssertionError", "ValueError", "rejected"}
+
+
+@settings(max_examples=8, deadline=None, derandomize=True)
+@given(st.integers(0, 2**31))
+def test_generated(seed: int) -> None:
+    rng = random.Random(seed)
+    case = generate_gpu(rng)
+    if rng.random() < 0.5:
+        case = pl.with_cap(case, rng)
+    # graphfit's --weights-gb keeps two decimals; so does the draw
+    assert pl.compare(case) is None, case
+
+
+def test_refusals_are_one_error_line() -> None:
+    """The CLI refuses what SGLang refuses, in one `error:` line, exit 2."""
+    from tests.helpers import run_cli
+    from tests.oracle import sglang_oracle as so
+
+    base = GRID[0]
+    for extra in (["--swa-full-tokens-ratio", "1.5"], ["--swa-prefix-tails", "-1"],
+                  ["--disaggregation-mode", "decode",
+                   "--disaggregation-decode-enable-radix-cache",
+                   "--disaggregation-transfer-backend", "fake"]):
+        r = so.resolve([*base.argv(), *extra], gpu_mem_gb=80, model=pl.model_dir(base),
+                       capability=(9, 0))
+        assert isinstance(r, so.Rejected), extra
+        code, out, err = run_cli(["plan", "--gpu-memory-gb", "80", "--weights-gb", "40", "--",
+                                  *pl.line(base), *extra])
+        assert code == 2 and out == "" and err.startswith("error: "), err
+        assert len(err.strip().splitlines()) == 1 and len(err.strip()) <= 200 + 7, err
+
+
+def test_other_models_keep_the_decode_radix_refusal() -> None:
+    from tests.helpers import run_cli
+    from tests.oracle import sglang_post_capture_oracle as pc
+
+    code, _, err = run_cli(["plan", "--gpu-memory-gb", "80", "--", "python", "-m",
+                            "sglang.launch_server", "--model-path", pc.model_dir("llama"),
+                            "--disaggregation-mode", "decode",
+                            "--disaggregation-decode-enable-radix-cache"])
+    assert code == 2 and "not modelled" in err and len(err.strip().splitlines()) == 1
+
+
+def test_without_weights_the_plan_says_why() -> None:
+    """No --weights-gb: the pools are not restated and the plan says so; the request pool is
+    still SGLang's DeepSeek-V4 default, 256 (deepseek_v4_hook.py:138-144), which SGLang's
+    pipeline resolves."""
+    from tests.oracle import sglang_oracle as so
+
+    case = GRID[0]
+    got = pl.plan_figures(pl.line(case), case.gpu_gb, 0.0, None)
+    assert isinstance(got, dict)  # weights 0 is a figure, not a missing one
+    import graphfit
+    from graphfit.cli.options import resolve_values
+    from graphfit.inputs import commandline
+
+    config = resolve_values({"gpu_memory_gb": 80.0}, environ={},
+                            pasted=commandline.read(pl.line(case))).config()
+    plan = graphfit.plan(config)
+    shown = dict(plan.engine_inputs)["dsv4_kv_pools"]
+    assert "not restated (needs --weights-gb)" in shown
+    r = so.resolve(case.argv(), gpu_mem_gb=80, model=pl.model_dir(case), capability=(9, 0))
+    assert not isinstance(r, so.Rejected)
+    assert plan.config.max_num_seqs == r.max_running_requests == 256

@@ -1,0 +1,145 @@
+"""DeepSeek-V4's KV pools in `graphfit plan` (graphfit.planner.engines.sglang_dsv4_plan):
+the same figures from a pasted line, an SGLang `--config` file and a live ServerArgs; the
+request pool every runner is bounded by is the one the plan shows; what is not restated is
+said. (The figures themselves are compared with SGLang in
+tests/oracle/test_sglang_dsv4_plan_oracle.py.)"""
+
+from __future__ import annotations
+
+import json
+import re
+import types
+from pathlib import Path
+
+import pytest
+
+import graphfit
+from graphfit import ConfigError
+from graphfit.cli.options import resolve_values
+from graphfit.inputs import commandline
+from graphfit.integrations.sglang import from_sglang
+from graphfit.planner.engines.sglang_pool import request_pool
+
+FIELDS = {"architectures": ["DeepseekV4ForCausalLM"], "model_type": "deepseek_v4",
+          "hidden_size": 1024, "num_attention_heads": 8, "num_key_value_heads": 8,
+          "vocab_size": 32000, "torch_dtype": "bfloat16", "max_position_embeddings": 65536,
+          "qk_rope_head_dim": 64, "head_dim": 512, "sliding_window": 128,
+          "index_head_dim": 128, "compress_ratios": [0, 4, 128, 4, 128, 4],
+          "num_hidden_layers": 6}
+FLAGS = ["--max-running-requests", "32", "--disaggregation-mode", "decode",
+         "--swa-prefix-tails", "8", "--disaggregation-decode-extra-slots", "4",
+         "--disaggregation-decode-enable-radix-cache", "--swa-full-tokens-ratio", "0.25"]
+
+
+def _model(tmp_path: Path, **changes: object) -> str:
+    root = tmp_path / "dsv4"
+    root.mkdir(exist_ok=True)
+    (root / "config.json").write_text(json.dumps({**FIELDS, **changes}))
+    return str(root)
+
+
+def _pasted(model: str, flags: list[str], **values: object) -> graphfit.Plan:
+    line = ["python", "-m", "sglang.launch_server", "--model-path", model, *flags]
+    config = resolve_values({"gpu_memory_gb": 80.0, **values}, environ={},
+                            pasted=commandline.read(line)).config()
+    return graphfit.plan(config)
+
+
+def _pools(plan: graphfit.Plan) -> str:
+    return dict(plan.engine_inputs)["dsv4_kv_pools"]
+
+
+def test_live_server_args_plan_what_the_pasted_line_plans(tmp_path: Path) -> None:
+    model = _model(tmp_path)
+    pasted = _pasted(model, FLAGS, weights_gb=40.0)
+    args = types.SimpleNamespace(
+        model_path=model, max_running_requests=32, disaggregation_mode="decode",
+        swa_prefix_tails=8, disaggregation_decode_extra_slots=4,
+        disaggregation_decode_enable_radix_cache=True, swa_full_tokens_ratio=0.25)
+    live = graphfit.plan(from_sglang(args, environ={}, gpu_memory_gb=80.0, weights_gb=40.0))
+    assert _pools(live) == _pools(pasted) and "full " in _pools(pasted)
+
+
+def test_a_config_file_reads_the_flags(tmp_path: Path) -> None:
+    model = _model(tmp_path)
+    pasted = _pasted(model, FLAGS, weights_gb=40.0)
+    yaml = tmp_path / "sglang.yaml"
+    yaml.write_text("max-running-requests: 32\ndisaggregation-mode: decode\n"
+                    "swa-prefix-tails: 8\ndisaggregation-decode-extra-slots: 4\n"
+                    "disaggregation-decode-enable-radix-cache: true\n"
+                    "swa-full-tokens-ratio: 0.25\n")
+    from_file = _pasted(model, ["--config", str(yaml)], weights_gb=40.0)
+    assert _pools(from_file) == _pools(pasted)
+
+
+def test_every_flag_moves_a_figure(tmp_path: Path) -> None:
+    """Each of the four flags changes what the plan shows (none is read and dropped)."""
+    model = _model(tmp_path, model_type="deepseek_v41")  # cap mode: tails and slots count
+    base = ["--max-running-requests", "32", "--disaggregation-mode", "decode"]
+    shown = {_pools(_pasted(model, [*base, *extra], weights_gb=40.0)) for extra in (
+        [], ["--swa-prefix-tails", "8"], ["--disaggregation-decode-extra-slots", "4"],
+        ["--disaggregation-decode-enable-radix-cache"], ["--swa-full-tokens-ratio", "0.25"])}
+    assert len(shown) == 5
+
+
+def test_the_runners_are_bounded_by_the_pool_shown(tmp_path: Path) -> None:
+    """A budget that binds (a V4.1 cap-mode line whose weights leave the fixed pools and
+    about 300 full tokens): the plan's request pool, below DeepSeek-V4's 256 requests, is
+    every runner's bound."""
+    from graphfit.planner.engines.sglang_dsv4_plan import pool_of
+
+    model = _model(tmp_path, model_type="deepseek_v41")
+    first = _pasted(model, [], weights_gb=40.0)
+    pool = pool_of(first.config)
+    need = pool.fixed_bytes(256) + 300 * pool.bytes_per_full_token() + pool.padding_bytes(300)
+    fraction = first.config.mem_fraction_static
+    assert fraction is not None
+    plan = _pasted(model, [], weights_gb=80.0 * fraction - need / (1 << 30))
+    found = re.search(r"request pool (\d+)", _pools(plan))
+    assert found is not None and int(found.group(1)) < 256
+    assert int(found.group(1)) == request_pool(plan.config)
+    assert plan.config.max_num_seqs == 256  # DeepSeek-V4's default (deepseek_v4_hook.py:138)
+    assert max(plan.capture_sizes) <= int(found.group(1))
+
+
+@pytest.mark.parametrize("values, flags, why", [
+    ({}, [], "needs --weights-gb"),
+    ({"weights_gb": 40.0}, ["--pp-size", "2"], "pipeline stages"),
+])
+def test_what_is_not_restated_is_said(tmp_path: Path, values: dict[str, object],
+                                      flags: list[str], why: str) -> None:
+    plan = _pasted(_model(tmp_path), flags, **values)
+    assert f"not restated ({why}" in _pools(plan)
+
+
+def test_the_environment_that_changes_the_layout_is_said(tmp_path: Path) -> None:
+    line = ["SGLANG_OPT_USE_ONLINE_COMPRESS=1", "python", "-m", "sglang.launch_server",
+            "--model-path", _model(tmp_path)]
+    config = resolve_values({"gpu_memory_gb": 80.0, "weights_gb": 40.0}, environ={},
+                            pasted=commandline.read(line)).config()
+    assert "not restated (online c128" in _pools(graphfit.plan(config))
+
+
+def test_another_model_ignores_the_environment_and_the_ratio(tmp_path: Path) -> None:
+    model = _model(tmp_path, architectures=["LlamaForCausalLM"], model_type="llama")
+    plan = _pasted(model, ["--swa-full-tokens-ratio", "0.5", "--max-running-requests", "8"],
+                   weights_gb=4.0)
+    assert "dsv4_kv_pools" not in dict(plan.engine_inputs)
+
+
+@pytest.mark.parametrize("shape", [
+    "x", [[1, 1, 1, 1], [4], []], [[1, 1, 1, 1, 0], [3], []], [[1, 1, 1, 1, 0], [], []]])
+def test_a_bad_shape_option_is_refused(shape: object) -> None:
+    with pytest.raises(ConfigError, match="dsv4_pool_shape"):
+        graphfit.EngineConfig(engine="sglang", max_num_seqs=8,
+                              options={"dsv4_pool_shape": shape})
+
+
+def test_max_total_tokens_caps_the_full_pool(tmp_path: Path) -> None:
+    """Below what the budget buys, the full pool is the page-aligned cap (kv_cache_
+    configurator.py:3090-3117, pool_configurator.py:1463-1466); above, nothing changes."""
+    model = _model(tmp_path)
+    free = _pools(_pasted(model, [], weights_gb=40.0))
+    assert _pools(_pasted(model, ["--max-total-tokens", str(10**12)], weights_gb=40.0)) == free
+    capped = _pools(_pasted(model, ["--max-total-tokens", "100000"], weights_gb=40.0))
+    assert capped.startswith(f"full {100000 // 256 * 256} tokens")
