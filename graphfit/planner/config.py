@@ -382,7 +382,8 @@ class EngineConfig:
             moe_block_experts: tuple[int, ...] | None = None,
             prefill_attention_backend: str | None = None,
             disable_lazy_compaction: bool = False,
-            unified_switches: tuple[str, ...] | None = None) -> None: ...
+            unified_switches: tuple[str, ...] | None = None, dcp_size: int = 1,
+            dcp_comm_backend: str | None = None) -> None: ...
 
     def __post_init__(self) -> None:
         set_ = object.__setattr__
@@ -1089,6 +1090,16 @@ class EngineConfig:
     def unified_switches(self) -> tuple[str, ...] | None:
         """SglangOptions.unified_switches."""
         return cast("tuple[str, ...] | None", self._option("unified_switches"))
+
+    @property
+    def dcp_size(self) -> int:
+        """SglangOptions.dcp_size."""
+        return cast(int, self._option("dcp_size"))
+
+    @property
+    def dcp_comm_backend(self) -> str | None:
+        """SglangOptions.dcp_comm_backend."""
+        return cast("str | None", self._option("dcp_comm_backend"))
 
     @property
     def moe_runner_backend(self) -> str:

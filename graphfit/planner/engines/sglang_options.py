@@ -151,6 +151,9 @@ class SglangOptions(EngineOptions):
         None: none).
         Both feed --enable-unified-memory's start-up refusals (kv_cache_hook.py:554-587,
         658-688; sglang_unified_switches).
+        dcp_size: `--dcp-size` (decode context parallelism, parallel_hook.py:243-248);
+        dcp_comm_backend: `--dcp-comm-backend` (a2a / ag_rs / fi_a2a; None: SGLang's
+        default, overrides.py:1374-1396). Both read by graphfit.planner.engines.sglang_dcp.
         mm_feature_transport: `--mm-feature-transport` (arg_groups/fields/mm.py:144-157);
         for a multimodal model a GPU transport (cuda_ipc / cuda_vmm) adds its pool to the
         memory SGLang reserves before sizing the state cache (kv_cache_configurator.py:
@@ -468,6 +471,8 @@ class SglangOptions(EngineOptions):
     prefill_attention_backend: str | None = None
     disable_lazy_compaction: bool = False
     unified_switches: tuple[str, ...] | None = None
+    dcp_size: int = 1
+    dcp_comm_backend: str | None = None
 
     def __post_init__(self) -> None:
         gb = self.gpu_memory_gb
@@ -756,6 +761,8 @@ def _unified_inputs(options: SglangOptions) -> None:
         raise ConfigError(f"unified_switches: expected names among {sorted(SWITCHES)}, got "
                           f"{excerpt(switches)}")
     object.__setattr__(options, "unified_switches", tuple(sorted(set(switches))))
+    positive_int("dcp_size", options.dcp_size)
+    _choice(options, "dcp_comm_backend", ("a2a", "ag_rs", "fi_a2a"), optional=True)
 
 
 __all__ = ["SglangOptions"]
