@@ -29,6 +29,8 @@ SERVED: list[dc.Case] = [
     # (cuda_graph_hook.py:143-144)
     (("--tp-size", "4", "--dcp-size", "2", *MRR, *FI, "--cuda-graph-backend-prefill",
       "breakable", "--dcp-comm-backend", "ag_rs"), "A100"),
+    # the memory hook's default max_bs by TP, not TP / DCP (memory_hook.py:89-188)
+    (("--tp-size", "4", "--dcp-size", "4", "--max-running-requests", "600", *FI), "H100"),
     # unified memory's DCP path (kv_cache_hook.py:719-761), refused as not modelled by s41u
     (("--tp-size", "2", "--dcp-size", "2", *MRR, *FI, "--enable-unified-memory"), "H100"),
 ]
@@ -73,6 +75,20 @@ def test_fi_a2a_off_sm100_refused_with_sglangs_reason() -> None:
     gf, _ = dc.graphfit_answer(FI_A2A)
     assert gf.rejected is not None and dc.NOT_MODELLED not in gf.rejected
     assert "comm.py:435-448" in gf.rejected
+
+
+REFUSED: list[dc.Case] = [
+    (("--tp-size", "4", "--dcp-size", "2", *MRR, "--attention-backend", "cutedsl_mla"),
+     "H100"),  # overrides.py:1244-1247
+    (("--tp-size", "8", "--dcp-size", "4", *MRR, "--attention-backend", "trtllm_mla"),
+     "A100"),  # overrides.py:1208-1213
+]
+
+
+@pytest.mark.parametrize("case", REFUSED, ids=range(len(REFUSED)))
+def test_refusals_carry_sglangs_reason(case: dc.Case) -> None:
+    outcome, said = dc.compare(case)
+    assert outcome == "both refuse" and dc.NOT_MODELLED not in said[0], said
 
 
 @pytest.mark.parametrize("gpu,where", [("80", "cannot name"), ("B200", "SM100 GPU")])
