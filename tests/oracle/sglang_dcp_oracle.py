@@ -25,14 +25,25 @@ from tests.oracle import sglang_unified_backends_oracle as ub
 MODEL = "mla"
 BACKENDS = ("flashinfer", "trtllm_mla", "cutedsl_mla", "fa3", "triton", "flashmla")
 Case = tuple[tuple[str, ...], str]  # argv, GPU name (ub.GPUS)
+SPEC = "--speculative-algorithm"
+DRAFTS: tuple[tuple[str, ...], ...] = (
+    (SPEC, "EAGLE", "--speculative-num-steps", "2", "--speculative-eagle-topk", "1",
+     "--speculative-num-draft-tokens", "3"),
+    (SPEC, "EAGLE", "--speculative-num-steps", "3", "--speculative-eagle-topk", "4",
+     "--speculative-num-draft-tokens", "8"),
+    (SPEC, "NEXTN", "--speculative-num-steps", "1", "--speculative-eagle-topk", "1",
+     "--speculative-num-draft-tokens", "2"),
+    (SPEC, "NGRAM"),  # not modelled under DCP (graphfit.planner.engines.sglang_dcp)
+)
 NOT_MODELLED = "not modelled"
 
 
 def generate(count: int, seed: int, *, plain: bool = False) -> list[Case]:
     """`count` lines: TP 2..8 with --dcp-size 2 / 4 / 8 (now and then one TP does not
     divide), an attention backend or none, --max-running-requests, now and then the decode
-    max_bs, no padding, a prefill backend, --dcp-comm-backend, EAGLE or unified memory.
-    `plain`: only lines graphfit plans on a Hopper / Ampere GPU (no draft, no fi_a2a)."""
+    max_bs, no padding, a prefill backend, --dcp-comm-backend, a draft (EAGLE topk 1 / 4,
+    NEXTN, NGRAM) or unified memory. `plain`: only lines graphfit plans on a Hopper / Ampere
+    GPU (no NGRAM, no fi_a2a, no unified memory)."""
     rng = random.Random(seed)
     out: list[Case] = []
     for _ in range(count):
@@ -54,9 +65,8 @@ def generate(count: int, seed: int, *, plain: bool = False) -> list[Case]:
         if rng.random() < 0.25:
             comm = ("a2a", "ag_rs") if plain else ("a2a", "ag_rs", "fi_a2a")
             argv += ("--dcp-comm-backend", rng.choice(comm))
-        if not plain and rng.random() < 0.1:
-            argv += ("--speculative-algorithm", "EAGLE", "--speculative-num-steps", "2",
-                     "--speculative-eagle-topk", "1", "--speculative-num-draft-tokens", "3")
+        if rng.random() < 0.2:
+            argv += rng.choice(DRAFTS if not plain else DRAFTS[:3])
         if not plain and rng.random() < 0.1:
             argv += ("--enable-unified-memory",)
         out.append((argv, rng.choice(tuple(ub.GPUS))))
@@ -143,6 +153,10 @@ def compare(case: Case) -> tuple[str, list[str]]:
             return "not modelled", [gf.rejected]
         return "differs", [f"SGLang serves; graphfit refuses: {gf.rejected}"]
     diffs = [str(d) for d in (sc.compare_target_ladder(sg, gf) + sc.compare_padding(sg, gf)
+                              + sc.compare_draft_ladder(sg, gf)
+                              + sc.compare_padding(sg, gf, "draft")
+                              + sc.compare_padding(sg, gf, "draft_extend")
+                              + sc.compare_padding(sg, gf, "mtp_draft_extend")
                               + sc.compare_components(sg, gf) + sc.compare_buffers(sg, gf)
                               + sc.compare_fills(sg, gf))]
     theirs = _prefill(sg)

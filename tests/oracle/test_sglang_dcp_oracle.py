@@ -31,15 +31,19 @@ SERVED: list[dc.Case] = [
       "breakable", "--dcp-comm-backend", "ag_rs"), "A100"),
     # the memory hook's default max_bs by TP, not TP / DCP (memory_hook.py:89-188)
     (("--tp-size", "4", "--dcp-size", "4", "--max-running-requests", "600", *FI), "H100"),
+    # EAGLE topk 4 and NEXTN: the draft runners read no DCP state (sglang/srt/speculative/)
+    (("--tp-size", "4", "--dcp-size", "2", "--max-running-requests", "48", *FI,
+      *dc.DRAFTS[1]), "A100"),
+    (("--tp-size", "4", "--dcp-size", "2", "--max-running-requests", "48", "--attention-backend",
+      "triton", *dc.DRAFTS[2]), "H100"),
     # unified memory's DCP path (kv_cache_hook.py:719-761), refused as not modelled by s41u
     (("--tp-size", "2", "--dcp-size", "2", *MRR, *FI, "--enable-unified-memory"), "H100"),
 ]
 FI_A2A: dc.Case = (("--tp-size", "4", "--dcp-size", "2", *MRR, *FI, "--dcp-comm-backend",
                     "fi_a2a"), "H100")
 NOT_MODELLED: list[tuple[dc.Case, str]] = [
-    ((("--tp-size", "2", "--dcp-size", "2", *MRR, *FI, "--speculative-algorithm", "EAGLE",
-       "--speculative-num-steps", "2", "--speculative-eagle-topk", "1",
-       "--speculative-num-draft-tokens", "3"), "H100"), "kv_cache_configurator.py:515-522"),
+    ((("--tp-size", "2", "--dcp-size", "2", *MRR, *FI, *dc.DRAFTS[3]), "H100"),
+     "kv_cache_configurator.py:515-522"),
 ]
 
 

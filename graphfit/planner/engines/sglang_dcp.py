@@ -30,10 +30,9 @@ What DCP adds outside the runner's buffers, and how graphfit treats it:
 * `--dcp-replicate-q-proj`'s gathered Q weights (model_runner.py:1130-1161) are weights, not
   graph buffers;
 * refused as not modelled (`check`): a non-MLA model (the MHA DCP path: KV heads per rank and
-  the post-capture rule, which graphfit does not restate); speculative decoding (a draft
-  is replicated across the DCP ranks and indexes the widened location space,
-  kv_cache_configurator.py:515-522, pool_configurator.py:296-308, and trtllm_mla refuses
-  DCP + speculation only when its backend is built, attention_registry.py:99-105); the
+  the post-capture rule, which graphfit does not restate); a draft other than EAGLE / NEXTN
+  (`_speculation`: those drafts are planned, and trtllm_mla's refusal of DCP with a draft,
+  attention_registry.py:99-105, restated); the
   `fi_a2a` communication backend, whose FlashInfer MNNVL workspace is allocated at runner
   start (runner/base_runner.py:339-348, layers/dcp/comm.py:399-470) with a size graphfit cannot
   restate; off SM100 SGLang refuses fi_a2a there (comm.py:435-448), and so does graphfit on a
@@ -62,11 +61,7 @@ def check(config: EngineSettings) -> None:
         raise ConfigError(f"{DCP} on a non-MLA model is not modelled: its per-rank KV heads "
                           f"(kv_cache_configurator.py:1048) and post-capture rule "
                           f"(overrides.py:1807) are not restated")
-    if config.spec_method is not SpecMethod.NONE:
-        raise ConfigError(f"{DCP} with speculative decoding is not modelled: the draft is "
-                          f"replicated over the widened KV locations "
-                          f"(kv_cache_configurator.py:515-522) and trtllm_mla refuses it "
-                          f"at backend start (attention_registry.py:99-105)")
+    _speculation(config)
     backend = config.dcp_comm_backend
     if backend == "fi_a2a" and config.sm100 is False:
         raise ConfigError("SGLang refuses --dcp-comm-backend fi_a2a off SM100 when the runner "
@@ -83,6 +78,32 @@ def check(config: EngineSettings) -> None:
                           f"(overrides.py:1373-1396, utils/common.py:1056-1064), whose "
                           f"FlashInfer workspace is not modelled; name a non-SM100 GPU "
                           f"(--gpu-memory-gb H100) or pass --dcp-comm-backend a2a or ag_rs")
+
+
+def _speculation(config: EngineSettings) -> None:
+    """An EAGLE or NEXTN (graphfit's mtp) draft is planned: the speculative package reads no
+    DCP state (no `dcp` in sglang/srt/speculative/), so its draft runners' buffers are those
+    of the same line without DCP; the draft's KV pool (replicated over the widened locations,
+    kv_cache_configurator.py:515-522) is not planned for any line. trtllm_mla refuses the
+    pair when its backend is built (attention_registry.py:99-105). Other drafts are not
+    compared, so not modelled."""
+    method = config.spec_method
+    if method is SpecMethod.NONE:
+        return
+    if method not in (SpecMethod.EAGLE, SpecMethod.MTP) or config.multi_layer_eagle:
+        raise ConfigError(f"{DCP} with a {method.value} draft is not modelled (only EAGLE's "
+                          f"and NEXTN's draft runners are compared under DCP); its draft pool "
+                          f"spans the widened KV locations (kv_cache_configurator.py:515-522)")
+    decode = config.decode_attention_backend
+    if decode == "trtllm_mla":
+        raise ConfigError("SGLang refuses trtllm_mla for decode context parallelism with "
+                          "speculative decoding when the backend is built: it returns no "
+                          "rank-local LSE for the merge (attention_registry.py:99-105); "
+                          "select cutedsl_mla")
+    if decode is None and config.sm100 is not False:
+        raise ConfigError(f"{DCP} with EAGLE is not modelled when the decode backend is "
+                          f"unknown: trtllm_mla refuses it (attention_registry.py:99-105); "
+                          f"name the backend or the GPU")
 
 
 __all__ = ["DCP", "check"]
