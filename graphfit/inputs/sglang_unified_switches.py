@@ -13,9 +13,9 @@ them (`handle_cache_compatibility`, arg_groups/kv_cache_hook.py:351-412, pipelin
   `--hicache-storage-backend` (:404-407), and not with host-pool retraction (:408-413).
 
 Why here: graphfit does not otherwise read these flags, so without this a line SGLang refuses
-at start-up would be planned. `--dcp-size` > 1 stays "not modelled" (the graphs under decode
-context parallelism are not planned), but on a unified-memory line SGLang's own refusals
-come first, so there the planner refuses, after the unified checks.
+at start-up would be planned. `--dcp-size` > 1 and `--dcp-comm-backend` become settings
+(`dcp_settings`, issue 23 s42d): the planner plans the line or refuses it as not modelled
+(graphfit.planner.engines.sglang_dcp), after SGLang's own unified-memory refusals.
 """
 
 from __future__ import annotations
@@ -88,10 +88,7 @@ def line(values: Mapping[str, Any]) -> list[Setting]:
                           f"parallel_hook.py:243-248)")
     cache_checks(values)
     if not values.get("enable_unified_memory"):
-        if dcp > 1:
-            raise ConfigError(f"--dcp-size: {dcp} is not modelled (decode context "
-                              f"parallelism, cuda_graph_hook.py:213-216)")
-        return []
+        return dcp_settings(values)
     names = {switch for flag, switch in FLAG_SWITCHES.items() if values.get(flag) is True}
     if values.get("hicache_storage_backend") == "file":
         names.add("hicache_storage_file")
@@ -99,8 +96,25 @@ def line(values: Mapping[str, Any]) -> list[Setting]:
         names.add("retraction_host_pool")
     if dcp > 1:
         names.add("dcp")
+    dcp_read = dcp_settings(values)
     if not names:
-        return []
+        return dcp_read
     shown = ", ".join(sorted(names))
     return [Setting("unified_switches", tuple(sorted(names)),
-                    f"the line's {shown} (kv_cache_hook.py:554-587, 658-688)", COMMAND_LINE)]
+                    f"the line's {shown} (kv_cache_hook.py:554-587, 658-688)", COMMAND_LINE),
+            *dcp_read]
+
+
+def dcp_settings(values: Mapping[str, Any]) -> list[Setting]:
+    """`--dcp-size` > 1 and `--dcp-comm-backend` as settings (issue 23 s42d): the planner
+    plans the line or refuses it as not modelled (graphfit.planner.engines.sglang_dcp)."""
+    dcp = _dcp(values)
+    if dcp <= 1:
+        return []
+    out = [Setting("dcp_size", dcp, "the line's --dcp-size (parallel_hook.py:243-248)",
+                   COMMAND_LINE)]
+    backend = values.get("dcp_comm_backend")
+    if isinstance(backend, str):
+        out.append(Setting("dcp_comm_backend", backend, "the line's --dcp-comm-backend "
+                           "(overrides.py:1373-1396)", COMMAND_LINE))
+    return out

@@ -395,7 +395,9 @@ class EngineConfig:
             disaggregation_decode_enable_radix_cache: bool = False,
             dsv4_pool_shape: Any = None,
             dsv4_state_dtype: str | None = None,
-            dsv4_env_unmodelled: str | None = None) -> None: ...
+            dsv4_env_unmodelled: str | None = None,
+            dcp_size: int = 1,
+            dcp_comm_backend: str | None = None) -> None: ...
 
     def __post_init__(self) -> None:
         set_ = object.__setattr__
@@ -1189,6 +1191,16 @@ class EngineConfig:
     def dsv4_env_unmodelled(self) -> str | None:
         """SglangOptions.dsv4_env_unmodelled."""
         return cast("str | None", self._option("dsv4_env_unmodelled"))
+
+    @property
+    def dcp_size(self) -> int:
+        """SglangOptions.dcp_size."""
+        return cast(int, self._option("dcp_size"))
+
+    @property
+    def dcp_comm_backend(self) -> str | None:
+        """SglangOptions.dcp_comm_backend."""
+        return cast("str | None", self._option("dcp_comm_backend"))
 
     @property
     def moe_runner_backend(self) -> str:

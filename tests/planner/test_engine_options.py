@@ -240,6 +240,8 @@ VALID: dict[str, st.SearchStrategy[Any]] = {
         st.lists(st.integers(0, 8), max_size=4)),
     "dsv4_state_dtype": st.sampled_from([None, "float32", "bf16", " BF16 ", "fp8"]),
     "dsv4_env_unmodelled": st.sampled_from([None, "online c128 (SGLANG_OPT_USE_ONLINE_COMPRESS)"]),
+    "dcp_size": st.integers(1, 16),
+    "dcp_comm_backend": st.sampled_from([None, "a2a", "AG_RS", " fi_a2a "]),
 }
 INVALID: dict[str, st.SearchStrategy[Any]] = {
     "vit": st.sampled_from([
@@ -424,6 +426,8 @@ INVALID: dict[str, st.SearchStrategy[Any]] = {
                                         [[1, 1, 1, 1, 0], [True], []]]),
     "dsv4_state_dtype": st.sampled_from([1, True, "x" * 201]),
     "dsv4_env_unmodelled": st.sampled_from([1, False, ["x"]]),
+    "dcp_size": st.sampled_from([0, -2, True, 2.0, "2", None]),
+    "dcp_comm_backend": st.sampled_from(["", "nccl", 1, True]),
 }
 
 
@@ -713,6 +717,7 @@ def test_the_plan_3_document_writes_the_options_object() -> None:
         "swa_full_tokens_ratio": None,
         "swa_prefix_tails": None, "disaggregation_decode_extra_slots": None,
         "disaggregation_decode_enable_radix_cache": False, "dsv4_pool_shape": None,
-        "dsv4_state_dtype": None, "dsv4_env_unmodelled": None}
+        "dsv4_state_dtype": None, "dsv4_env_unmodelled": None,
+        "dcp_size": 1, "dcp_comm_backend": None}
     assert not set(config) & set(LEGACY_KEYWORDS)
     assert EngineConfig.from_dict(config).tp_size == 2

@@ -41,6 +41,7 @@ from graphfit.planner.core.ladder import Ladder, check_size_count, round_up
 from graphfit.planner.core.settings import EngineSettings
 from graphfit.planner.engines import sglang_adaptive as adaptive
 from graphfit.planner.engines import (
+    sglang_dcp,
     sglang_deepep_v2,
     sglang_dsv4_plan,
     sglang_elastic_ep,
@@ -746,6 +747,7 @@ class SglangModel:
             changes["cuda_graph_backend_prefill"] = "disabled"
         # after the speculative hook (pipeline.py:304-306, 338)
         sglang_unified_memory.check_config(config, changes)
+        sglang_dcp.check(config)  # what graphfit plans under --dcp-size > 1
         return changes
 
     def ladders(self, config: EngineSettings) -> EngineLadders:

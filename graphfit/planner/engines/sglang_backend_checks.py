@@ -18,6 +18,8 @@ sglang_attn_default) meets the same checks later in SGLang's argument pipeline
 2. `check_resolved`, once the backend is final:
    * `_mla_kv_cache_dtype_checks` (arg_groups/overrides.py:1203-1219): trtllm_mla as the base
      or decode backend needs Blackwell and a KV cache dtype of fp8_e4m3 / bf16 / auto;
+   * `_cutedsl_prefill_backend_fill` (overrides.py:1232-1259; issue 23 s42d): cutedsl_mla is
+     decode only, needs SM100 and a KV cache dtype of fp8_e4m3 / bf16 / auto;
    * `_handle_attention_backend_compatibility` (arg_groups/attention_hook.py:198-227):
      trtllm_mha as the prefill or decode backend needs Hopper / SM100 / SM120, and as the
      prefill backend on SM120 no fp8_e4m3 KV cache (SGLANG_SKIP_SOFTMAX_PREFILL_THRESHOLD_
@@ -180,6 +182,17 @@ def check_resolved(r: ResolvedAttention) -> None:
         if r.kv_cache_dtype not in MLA_KV_DTYPES:
             raise _refused(f"trtllm_mla with {r.kv_cache_dtype} KV (fp8_e4m3, bf16, auto only)",
                            "arg_groups/overrides.py:1214-1217",
+                           f"use --kv-cache-dtype fp8_e4m3 or {other}")
+    if "cutedsl_mla" in (r.base, r.decode, r.prefill):  # `_cutedsl_prefill_backend_fill`
+        if r.prefill == "cutedsl_mla":  # an assert there (decode only)
+            raise _refused("cutedsl_mla for prefill (decode only)",
+                           "arg_groups/overrides.py:1241-1243", other)
+        if r.gpu != "sm100":
+            raise _refused(f"cutedsl_mla off SM100 (on {r.gpu})",
+                           "arg_groups/overrides.py:1244-1247", other)
+        if r.kv_cache_dtype not in MLA_KV_DTYPES | {"bfloat16"}:
+            raise _refused(f"cutedsl_mla with {r.kv_cache_dtype} KV (fp8_e4m3, bf16, auto "
+                           f"only)", "arg_groups/overrides.py:1248-1256",
                            f"use --kv-cache-dtype fp8_e4m3 or {other}")
     for phase, name, where in (("prefill", pre, "199-206"), ("decode", dec, "222-227")):
         if name == "trtllm_mha" and r.gpu not in TRTLLM_MHA_GPUS:

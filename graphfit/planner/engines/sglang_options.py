@@ -164,6 +164,9 @@ class SglangOptions(EngineOptions):
         `target_hidden_size` or hidden size times its aux layer count,
         `get_draft_input_from_target_hidden_dim`, eagle_utils.py:237-276); None: three
         target layers.
+        dcp_size: `--dcp-size` (decode context parallelism, parallel_hook.py:243-248);
+        dcp_comm_backend: `--dcp-comm-backend` (a2a / ag_rs / fi_a2a; None: SGLang's
+        default, overrides.py:1374-1396). Both read by graphfit.planner.engines.sglang_dcp.
         mm_feature_transport: `--mm-feature-transport` (arg_groups/fields/mm.py:144-157);
         for a multimodal model a GPU transport (cuda_ipc / cuda_vmm) adds its pool to the
         memory SGLang reserves before sizing the state cache (kv_cache_configurator.py:
@@ -521,6 +524,8 @@ class SglangOptions(EngineOptions):
     dsv4_pool_shape: tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...]] | None = None
     dsv4_state_dtype: str | None = None
     dsv4_env_unmodelled: str | None = None
+    dcp_size: int = 1
+    dcp_comm_backend: str | None = None
 
     def __post_init__(self) -> None:
         gb = self.gpu_memory_gb
@@ -811,6 +816,8 @@ def _unified_inputs(options: SglangOptions) -> None:
         raise ConfigError(f"unified_switches: expected names among {sorted(SWITCHES)}, got "
                           f"{excerpt(switches)}")
     object.__setattr__(options, "unified_switches", tuple(sorted(set(switches))))
+    positive_int("dcp_size", options.dcp_size)
+    _choice(options, "dcp_comm_backend", ("a2a", "ag_rs", "fi_a2a"), optional=True)
 
 
 __all__ = ["SglangOptions"]

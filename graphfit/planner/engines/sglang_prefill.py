@@ -189,6 +189,9 @@ class PrefillInputs:
     context_length: int | None = None  # the model's context length
     full_max_requests: int | None = None  # cuda_graph_config.prefill.full_prefill_max_req
     moe_a2a_backend: str = "none"  # --moe-a2a-backend (graphfit.planner.engines.sglang_moe_a2a)
+    # --dcp-size > 1: breakable prefill graphs off unless the backend is given
+    # (cuda_graph_hook.py:212-216; graphfit.planner.engines.sglang_dcp)
+    dcp: bool = False
 
     def __post_init__(self) -> None:
         if self.backend is not None and self.backend not in BACKENDS:
@@ -302,6 +305,8 @@ def _backend(inputs: PrefillInputs) -> tuple[str, str]:
     if inputs.attn_cp_size > 1:
         return DISABLED, "attention CP without prefill-CP breakable graphs " \
                          "(cuda_graph_hook.py:212-218)"
+    if inputs.dcp:
+        return DISABLED, "decode context parallel (cuda_graph_hook.py:212-216)"
     if inputs.two_batch_overlap:
         return DISABLED, "two-batch overlap (cuda_graph_hook.py:225-228)"
     if inputs.moe_a2a_backend not in sglang_moe_a2a.PREFILL_VALIDATED:

@@ -80,7 +80,8 @@ def prefill_inputs(config: EngineSettings) -> PrefillInputs:
         multimodal_breakable_off=breakable_prefill_refused(
             config.multimodal, config.architecture),
         request_pool=request_pool(config), context_length=config.max_model_len,
-        full_max_requests=config.full_prefill_max_req, moe_a2a_backend=config.moe_a2a_backend)
+        full_max_requests=config.full_prefill_max_req, moe_a2a_backend=config.moe_a2a_backend,
+        dcp=config.dcp_size > 1)
 
 
 def prefill_graphs(config: EngineSettings) -> PrefillGraphs:

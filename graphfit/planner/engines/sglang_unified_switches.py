@@ -18,8 +18,8 @@ is captured; graphfit planned such lines as if the switch were absent.
   (:727-732), not hybrid-SWA (:733-738), no PD disaggregation (:739-747), and both phases'
   backends within flashinfer / trtllm_mla / cutedsl_mla, unset ones discarded (:751-761).
   DSPARK / DFLASH verify without flashinfer under DCP (`_assert_spec_verify_backends`,
-  :510-516; sglang_unified_memory.backend_check). A line that passes is still refused as not
-  modelled: graphfit does not plan decode context parallelism (cuda_graph_hook.py:213-216).
+  :510-516; sglang_unified_memory.backend_check). A line that passes is planned, or refused
+  as not modelled, by graphfit.planner.engines.sglang_dcp (issue 23 s42d).
 
 Before all of these, the page-major KV layout --enable-unified-memory implies
 (`handle_page_major_kv_layout`, :770-827, run at pipeline.py:336) allows only its listed
@@ -126,8 +126,8 @@ def cache_switches(algorithm: str | None, switches: frozenset[str]) -> None:
 
 def dcp_gate(switches: frozenset[str], *, mla: bool, hybrid_swa: bool | None,
              disaggregation_mode: str, prefill: str | None, decode: str | None) -> None:
-    """`_validate_unified_memory_dcp` for a line with --dcp-size > 1, then graphfit's own
-    "not modelled" for a line SGLang lets through (module docstring)."""
+    """`_validate_unified_memory_dcp` for a line with --dcp-size > 1 (module docstring); a
+    line that passes is planned or refused by graphfit.planner.engines.sglang_dcp."""
     if "dcp" not in switches:
         return
     dcp = f"{UM} with decode context parallelism (--dcp-size > 1)"
@@ -145,8 +145,6 @@ def dcp_gate(switches: frozenset[str], *, mla: bool, hybrid_swa: bool | None,
         raise ConfigError(f"{dcp} requires {sorted(DCP_BACKENDS)} for the full-attention "
                           f"layers, got {sorted(str(b) for b in named)} (SGLang refuses, "
                           f"{WHERE}:748-761)")
-    raise ConfigError("--dcp-size: decode context parallelism is not modelled (SGLang's "
-                      "unified-memory checks pass; cuda_graph_hook.py:213-216)")
 
 
 __all__ = ["DCP_BACKENDS", "PAGE_MAJOR_MHA", "PAGE_MAJOR_MLA", "SWITCHES", "cache_switches",

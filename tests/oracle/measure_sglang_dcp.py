@@ -1,0 +1,91 @@
+"""Measure (not a test): `python -m tests.oracle.measure_sglang_dcp [COUNT] [SEED]`.
+
+COUNT generated `--dcp-size` 2 / 4 / 8 lines of a DeepSeek-V3-shaped MLA model
+(tests/oracle/sglang_dcp_oracle.generate: backends, request pools, decode max_bs, padding,
+prefill backends, `--dcp-comm-backend`, EAGLE, unified memory; A100 / H100), each compared
+as tests/oracle/sglang_dcp_oracle.compare does (SGLang's runner vs graphfit's plan) for this
+tree ("after"). "Before" is /work/main's graphfit (or the tree named by GRAPHFIT_BEFORE) on
+the same lines in a child process: its plan or refusal, the plan compared the same way.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from collections import Counter
+
+from tests.oracle import sglang_dcp_oracle as dc
+
+# the before tree's answer for a pasted line: its refusal, or None where it plans (then the
+# plan is compared in this process on this tree's side: a tree that planned DCP lines would
+# need its own comparison, which /work/main's never does)
+CHILD = """
+import json, sys
+from graphfit import ConfigError
+import graphfit
+from graphfit.cli.options import resolve_values
+from graphfit.inputs import commandline
+
+def answer(line, gpu):
+    try:
+        config = resolve_values({"gpu_memory_gb": gpu}, environ={},
+                                pasted=commandline.read(line)).config()
+        graphfit.plan(config)
+        return None
+    except ConfigError as exc:
+        return str(exc)
+
+print(json.dumps([answer(line, gpu) for line, gpu in json.load(sys.stdin)]))
+"""
+
+
+def before(cases: list[dc.Case]) -> list[str | None]:
+    from tests.oracle import sglang_post_capture_oracle as pc
+
+    tree = os.environ.get("GRAPHFIT_BEFORE", "/work/main")
+    payload = [(pc.graphfit_line(argv, dc.MODEL, None), gpu) for argv, gpu in cases]
+    done = subprocess.run([sys.executable, "-c", CHILD], input=json.dumps(payload),
+                          capture_output=True, text=True, check=True,
+                          env={**os.environ, "PYTHONPATH": tree}, cwd=tree)
+    return list(json.loads(done.stdout.strip().splitlines()[-1]))
+
+
+def _before_outcome(sg_rejected: bool, old: str | None) -> str:
+    if old is None:
+        return "planned (not compared)"
+    if sg_rejected:
+        return "both refuse" + (" (not modelled)" if dc.NOT_MODELLED in old else "")
+    return "not modelled" if dc.NOT_MODELLED in old else "differs"
+
+
+def main() -> None:
+    count = int(sys.argv[1]) if len(sys.argv) > 1 else 100
+    seed = int(sys.argv[2]) if len(sys.argv) > 2 else 42
+    cases = dc.generate(count, seed)
+    old = before(cases)
+    tally: dict[str, Counter[str]] = {"before": Counter(), "after": Counter()}
+    served = 0
+    shown: list[str] = []
+    for case, was in zip(cases, old, strict=True):
+        sg = dc.sglang_answer(case)
+        served += sg.rejected is None
+        outcome, diffs = dc.compare(case)
+        if outcome == "both refuse" and dc.NOT_MODELLED in diffs[0]:
+            outcome = "both refuse (not modelled)"
+        tally["after"][outcome] += 1
+        tally["before"][_before_outcome(sg.rejected is not None, was)] += 1
+        if outcome == "differs":
+            shown.append(f"  {' '.join(case[0])} on {case[1]}: {diffs[:3]}")
+        elif outcome == "not modelled":
+            shown.append(f"  not modelled: {' '.join(case[0])} on {case[1]}: {diffs[0][:120]}")
+    print(f"{count} DCP lines (seed {seed}); SGLang serves {served}, refuses {count - served}")
+    for side in ("before", "after"):
+        print(f"{side}: " + ", ".join(f"{k} {v}" for k, v in sorted(tally[side].items())))
+    print("\n".join(shown))
+    sys.exit(1 if tally["after"]["differs"] else 0)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,165 @@
+"""Decode context parallelism (`--dcp-size` 2 / 4 / 8) on a DeepSeek-V3-shaped MLA model
+(issue 23 s42d): SGLang 0.5.23's own resolution and decode graph runner (`so.resolve`, then
+`so.runners`: `get_batch_sizes_to_capture`, `DecodeInputBuffers.create` and
+`build_decode_registry` on the meta device) against graphfit's plan for the same pasted line.
+Compared: acceptance, the target capture ladder, its padding for every batch up to the request
+pool, the batch-scaled buffers' rows / dtypes, their pad fills, and the prefill-graph backend
+(DCP turns breakable prefill graphs off, cuda_graph_hook.py:212-216).
+
+A line graphfit refuses "as not modelled" (graphfit.planner.engines.sglang_dcp) is counted
+apart, never as an agreement. Shared by tests/oracle/test_sglang_dcp_oracle.py and
+tests/oracle/measure_sglang_dcp.py.
+"""
+
+from __future__ import annotations
+
+import functools
+import random
+from typing import Any
+
+from tests.oracle import sglang_compare as sc
+from tests.oracle import sglang_oracle as so
+from tests.oracle import sglang_post_capture_oracle as pc
+from tests.oracle import sglang_unified_backends_oracle as ub
+
+MODEL = "mla"
+BACKENDS = ("flashinfer", "trtllm_mla", "cutedsl_mla", "fa3", "triton", "flashmla")
+Case = tuple[tuple[str, ...], str]  # argv, GPU name (ub.GPUS)
+SPEC = "--speculative-algorithm"
+DRAFTS: tuple[tuple[str, ...], ...] = (
+    (SPEC, "EAGLE", "--speculative-num-steps", "2", "--speculative-eagle-topk", "1",
+     "--speculative-num-draft-tokens", "3"),
+    (SPEC, "EAGLE", "--speculative-num-steps", "3", "--speculative-eagle-topk", "4",
+     "--speculative-num-draft-tokens", "8"),
+    (SPEC, "NEXTN", "--speculative-num-steps", "1", "--speculative-eagle-topk", "1",
+     "--speculative-num-draft-tokens", "2"),
+    (SPEC, "NGRAM"),  # not modelled under DCP (graphfit.planner.engines.sglang_dcp)
+)
+NOT_MODELLED = "not modelled"
+
+
+def generate(count: int, seed: int, *, plain: bool = False) -> list[Case]:
+    """`count` lines: TP 2..8 with --dcp-size 2 / 4 / 8 (now and then one TP does not
+    divide), an attention backend or none, --max-running-requests, now and then the decode
+    max_bs, no padding, a prefill backend, --dcp-comm-backend, a draft (EAGLE topk 1 / 4,
+    NEXTN, NGRAM) or unified memory. `plain`: only lines graphfit plans on a Hopper / Ampere
+    GPU (no NGRAM, no fi_a2a, no unified memory)."""
+    rng = random.Random(seed)
+    out: list[Case] = []
+    for _ in range(count):
+        dcp = rng.choice((2, 4, 8))
+        tp = rng.choice(tuple(t for t in (2, 4, 8) if t >= dcp) or (dcp,))
+        if not plain and rng.random() < 0.08:
+            tp = rng.choice((2, 4, 8))
+        argv: tuple[str, ...] = ("--tp-size", str(tp), "--dcp-size", str(dcp),
+                                 "--max-running-requests", str(rng.choice((8, 24, 48, 96))))
+        if rng.random() < 0.8:
+            argv += ("--attention-backend", rng.choice(BACKENDS))
+        if rng.random() < 0.3:
+            argv += ("--cuda-graph-max-bs-decode", str(rng.choice((4, 16, 40, 64))))
+        if rng.random() < 0.2:
+            argv += ("--disable-cuda-graph-padding",)
+        if rng.random() < 0.3:
+            argv += ("--cuda-graph-backend-prefill", rng.choice(("breakable", "full",
+                                                                 "disabled")))
+        if rng.random() < 0.25:
+            comm = ("a2a", "ag_rs") if plain else ("a2a", "ag_rs", "fi_a2a")
+            argv += ("--dcp-comm-backend", rng.choice(comm))
+        if rng.random() < 0.2:
+            argv += rng.choice(DRAFTS if not plain else DRAFTS[:3])
+        if not plain and rng.random() < 0.1:
+            argv += ("--enable-unified-memory",)
+        out.append((argv, rng.choice(tuple(ub.GPUS))))
+    return out
+
+
+@functools.lru_cache(maxsize=512)
+def sglang_answer(case: Case) -> sc.SglangAnswer:
+    """SGLang's resolution of the line on the GPU, and its runners sized by the model's own
+    hidden size and vocabulary (SGLang's ModelConfig)."""
+    argv, gpu = case
+    gb, capability = ub.GPUS[gpu]
+    with pc.environment(None):
+        r = so.resolve(argv, gpu_mem_gb=gb, model=pc.model_dir(MODEL), capability=capability)
+    if isinstance(r, so.Rejected):
+        return sc.SglangAnswer(r, None)
+    refused = _fi_a2a_start(r, gb, capability)
+    if refused is not None:
+        return sc.SglangAnswer(r, None, refused)
+    from sglang.srt.arg_groups.model_override_base import model_config_of
+
+    mc = model_config_of(r.record)
+    try:
+        runs = so.runners(r, hidden_size=int(mc.hidden_size), vocab_size=int(mc.vocab_size))
+    except Exception as exc:  # the server would not start
+        return sc.SglangAnswer(r, None, f"{type(exc).__name__}: {exc}")
+    return sc.SglangAnswer(r, runs)
+
+
+def _fi_a2a_start(r: so.Resolved, gb: float, capability: tuple[int, int]) -> str | None:
+    """Glue: with the fi_a2a backend resolved, the runner's start (`init_fi_a2a_workspace`,
+    runner/base_runner.py:339-348) raises unless SGLang's `is_fi_a2a_supported`
+    (utils/common.py:1056-1064, layers/dcp/comm.py:435-448) holds; it is asked here, on the
+    same fake device, since the workspace itself needs FlashInfer and a DCP group."""
+    from sglang.srt.arg_groups.overrides import resolving_view
+
+    cfg = resolving_view(r.record)
+    if cfg.dcp_comm_backend != "fi_a2a":
+        return None
+    from sglang.srt.utils.common import is_fi_a2a_supported
+
+    with so.sglang_stubs.fake_cuda(gb * so.MIB_PER_GB, capability=capability):
+        ok = is_fi_a2a_supported(dcp_size=cfg.dcp_size, tp_size=cfg.tp_size,
+                                 pp_size=cfg.pp_size, nnodes=cfg.nnodes)
+    return None if ok else "RuntimeError: --dcp-comm-backend fi_a2a needs a Blackwell system"
+
+
+def graphfit_answer(case: Case) -> tuple[sc.GraphfitAnswer, str | None]:
+    """graphfit's plan for the pasted line (the GPU named), and its prefill backend."""
+    import graphfit
+    from graphfit import ConfigError
+    from graphfit.cli.options import resolve_values
+    from graphfit.inputs import commandline
+    from graphfit.planner.engines.sglang_prefill_plan import prefill_graphs
+
+    argv, gpu = case
+    try:
+        config = resolve_values({"gpu_memory_gb": gpu}, environ={}, pasted=commandline.read(
+            pc.graphfit_line(argv, MODEL, None))).config()
+        plan = graphfit.plan(config)
+        return sc.GraphfitAnswer(argv, None, plan), prefill_graphs(config).backend
+    except ConfigError as exc:
+        return sc.GraphfitAnswer(argv, str(exc)), None
+
+
+def _prefill(sg: sc.SglangAnswer) -> str:
+    from sglang.srt.arg_groups.overrides import resolving_view
+
+    assert isinstance(sg.resolved, so.Resolved)
+    backend: Any = resolving_view(sg.resolved.record).cuda_graph_config.prefill.backend
+    return str(getattr(backend, "value", backend))
+
+
+def compare(case: Case) -> tuple[str, list[str]]:
+    """("agree" | "both refuse" | "not modelled" | "differs", the differences)."""
+    sg = sglang_answer(case)
+    gf, prefill = graphfit_answer(case)
+    if sg.rejected is not None:
+        if gf.rejected is not None:
+            return "both refuse", [gf.rejected]
+        return "differs", [f"SGLang refuses ({sg.rejected[:160]}); graphfit plans"]
+    if gf.rejected is not None:
+        if NOT_MODELLED in gf.rejected:
+            return "not modelled", [gf.rejected]
+        return "differs", [f"SGLang serves; graphfit refuses: {gf.rejected}"]
+    diffs = [str(d) for d in (sc.compare_target_ladder(sg, gf) + sc.compare_padding(sg, gf)
+                              + sc.compare_draft_ladder(sg, gf)
+                              + sc.compare_padding(sg, gf, "draft")
+                              + sc.compare_padding(sg, gf, "draft_extend")
+                              + sc.compare_padding(sg, gf, "mtp_draft_extend")
+                              + sc.compare_components(sg, gf) + sc.compare_buffers(sg, gf)
+                              + sc.compare_fills(sg, gf))]
+    theirs = _prefill(sg)
+    if theirs != prefill:
+        diffs.append(f"prefill graphs: SGLang {theirs}, graphfit {prefill}")
+    return ("differs" if diffs else "agree"), diffs
