@@ -17,7 +17,9 @@ base `--attention-backend`.
   depends on it;
 * a named base fa3 with `--kv-cache-dtype fp8_e5m2` is triton by the time the unified hook
   reads it (overrides.py:1262-1270): the phases that read the base read triton (issue 23
-  s41u, `_fp8_fallback`).
+  s41u, `_fp8_fallback`);
+* the linear-attention / mamba kernels the page-major layout reads (issue 23 s42u,
+  graphfit.inputs.sglang_unified_linear).
 """
 
 from __future__ import annotations
@@ -54,8 +56,14 @@ def settle(line: Mapping[str, Any], resolved: Resolved, gpu_given: object) -> Re
     (module docstring); the line unchanged where graphfit does not restate the default."""
     from graphfit.inputs.sglang_draft_default import default_target_backend
 
+    from graphfit.inputs import sglang_unified_linear
+    from graphfit.inputs.gpus import gpu_sm100
+
     if not line.get("enable_unified_memory"):
         return resolved
+    sm100 = resolved.values.get("sm100")
+    resolved = sglang_unified_linear.settle(
+        line, resolved, gpu_sm100(gpu_given) if sm100 is None else bool(sm100))
     resolved = _fp8_fallback(line, _forced(line, resolved, gpu_given))
     values = resolved.values
     missing = [name for name in PHASES if not values.get(name)]

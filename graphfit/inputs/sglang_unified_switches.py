@@ -77,6 +77,9 @@ def cache_checks(values: Mapping[str, Any]) -> None:
 def line(values: Mapping[str, Any]) -> list[Setting]:
     """SGLang's cross-flag checks, then the unified-memory line's switches as one setting
     (none off unified memory, where `--dcp-size` > 1 is refused as not modelled here)."""
+    from graphfit.inputs import sglang_unified_linear
+
+    sglang_unified_linear.line(values)  # attention_hook.py:318-323, before (pipeline.py:253)
     if values.get("enable_page_major_kv_layout") is True and not values.get(
             "enable_unified_memory"):
         raise ConfigError("--enable-page-major-kv-layout without --enable-unified-memory is "

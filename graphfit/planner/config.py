@@ -382,7 +382,9 @@ class EngineConfig:
             moe_block_experts: tuple[int, ...] | None = None,
             prefill_attention_backend: str | None = None,
             disable_lazy_compaction: bool = False,
-            unified_switches: tuple[str, ...] | None = None) -> None: ...
+            unified_switches: tuple[str, ...] | None = None,
+            unified_linear: tuple[str | None, str, str] | None = None,
+            asymmetric_kv: bool | None = None) -> None: ...
 
     def __post_init__(self) -> None:
         set_ = object.__setattr__
@@ -1089,6 +1091,16 @@ class EngineConfig:
     def unified_switches(self) -> tuple[str, ...] | None:
         """SglangOptions.unified_switches."""
         return cast("tuple[str, ...] | None", self._option("unified_switches"))
+
+    @property
+    def unified_linear(self) -> tuple[str | None, str, str] | None:
+        """SglangOptions.unified_linear."""
+        return cast("tuple[str | None, str, str] | None", self._option("unified_linear"))
+
+    @property
+    def asymmetric_kv(self) -> bool | None:
+        """SglangOptions.asymmetric_kv."""
+        return cast("bool | None", self._option("asymmetric_kv"))
 
     @property
     def moe_runner_backend(self) -> str:

@@ -28,6 +28,7 @@ MAMBA_STRATEGIES = ("auto", "no_buffer", "extra_buffer", "extra_buffer_lazy")
 # --linear-attn-backend (arg_groups/choices.py:194-203, fields/exec_.py:542-548)
 LINEAR_ATTN_BACKENDS = ("triton", "cutedsl", "flashinfer", "flashkda", "nvidia_kda", "ptx_kda",
                         "helion", "intel_xpu")
+MAMBA_BACKENDS = ("triton", "flashinfer")  # --mamba-backend (arg_groups/fields/exec_.py:483-489)
 
 
 @dataclass(frozen=True)
@@ -151,6 +152,12 @@ class SglangOptions(EngineOptions):
         None: none).
         Both feed --enable-unified-memory's start-up refusals (kv_cache_hook.py:554-587,
         658-688; sglang_unified_switches).
+        unified_linear: on a unified-memory line, (SGLang's resolved linear-attention decode
+        backend, None where the GPU decides it; the prefill one; --mamba-backend), which the
+        page-major layout's allow-lists read (kv_cache_hook.py:828-862); None: not a
+        unified-memory line. asymmetric_kv: the model's K and V rows differ in width
+        (`has_asymmetric_kv`, configs/model_config.py:1263-1271, from config.json); None:
+        not known. Both issue 23 s42u (sglang_unified_switches.page_major).
         mm_feature_transport: `--mm-feature-transport` (arg_groups/fields/mm.py:144-157);
         for a multimodal model a GPU transport (cuda_ipc / cuda_vmm) adds its pool to the
         memory SGLang reserves before sizing the state cache (kv_cache_configurator.py:
@@ -468,6 +475,8 @@ class SglangOptions(EngineOptions):
     prefill_attention_backend: str | None = None
     disable_lazy_compaction: bool = False
     unified_switches: tuple[str, ...] | None = None
+    unified_linear: tuple[str | None, str, str] | None = None
+    asymmetric_kv: bool | None = None
 
     def __post_init__(self) -> None:
         gb = self.gpu_memory_gb
@@ -756,6 +765,17 @@ def _unified_inputs(options: SglangOptions) -> None:
         raise ConfigError(f"unified_switches: expected names among {sorted(SWITCHES)}, got "
                           f"{excerpt(switches)}")
     object.__setattr__(options, "unified_switches", tuple(sorted(set(switches))))
+    if options.asymmetric_kv is not None:
+        true_false("asymmetric_kv", options.asymmetric_kv)
+    linear = options.unified_linear
+    if linear is None:
+        return
+    if (isinstance(linear, (str, bytes)) or not isinstance(linear, (tuple, list))
+            or len(linear) != 3 or not (linear[0] is None or linear[0] in LINEAR_ATTN_BACKENDS)
+            or linear[1] not in LINEAR_ATTN_BACKENDS or linear[2] not in MAMBA_BACKENDS):
+        raise ConfigError(f"unified_linear: expected (decode backend or null, prefill "
+                          f"backend, mamba backend), got {excerpt(linear)}")
+    object.__setattr__(options, "unified_linear", tuple(linear))
 
 
 __all__ = ["SglangOptions"]
