@@ -12,7 +12,9 @@ base `--attention-backend`.
   graphfit.inputs.sglang_draft_default), or the Gemma 4 override's: triton, trtllm_mha on
   SM100, whenever `--attention-backend` is not given (model_overrides/gemma4.py:17-44), or
   Inkling's: fa4 on Hopper / SM100, else triton, when no attention flag is given
-  (inkling.py:68-73; a split flag leaves the generic default for the other phase);
+  (inkling.py:68-73; a split flag leaves the generic default for the other phase), or
+  MiMoV2's: fa4 on SM100 alone when no attention flag is given (mimo_v2.py:27-29; issue 23
+  s42u), the generic default on another GPU, where the override does not fire;
   otherwise the phase stays unknown (None) and the planner refuses only where the answer
   depends on it;
 * a named base fa3 with `--kv-cache-dtype fp8_e5m2` is triton by the time the unified hook
@@ -38,6 +40,9 @@ GEMMA4 = frozenset({"Gemma4ForConditionalGeneration", "Gemma4ForCausalLM",
 # the model overrides restated here: Gemma 4's and Inkling's (inkling.py:68-73, issue 23 s40h)
 UNIFIED_OVERRIDES = GEMMA4 | {"InklingForConditionalGeneration",
                               "InklingForConditionalGenerationMTP"}
+# MiMoV2's, fa4 on SM100 alone when no attention flag is given (mimo_v2.py:27-29; s42u: its
+# K / V rows differ, so the page-major list is the asymmetric one)
+UNIFIED_OVERRIDES |= {"MiMoV2ForCausalLM", "MiMoV2FlashForCausalLM"}
 
 
 def line_settings(values: Mapping[str, Any]) -> list[Setting]:
@@ -143,6 +148,7 @@ def _override_base(line: Mapping[str, Any], gpu_given: object) -> str | None:
     if rule is None:
         return None
     flags = ("attention_backend",) + (PHASES if rule.when == ALL_UNSET else ())
-    if any(line.get(name) for name in flags):  # the override does not fire
+    picked = rule.pick(kind)
+    if picked is None or any(line.get(name) for name in flags):  # the override does not fire
         return generic_base_backend(line, gpu_given)
-    return rule.pick(kind)
+    return picked
