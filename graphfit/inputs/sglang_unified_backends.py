@@ -59,10 +59,9 @@ def line_settings(values: Mapping[str, Any]) -> list[Setting]:
 def settle(line: Mapping[str, Any], resolved: Resolved, gpu_given: object) -> Resolved:
     """SGLang's default base backend for the phases a unified-memory line leaves unnamed
     (module docstring); the line unchanged where graphfit does not restate the default."""
-    from graphfit.inputs.sglang_draft_default import default_target_backend
-
     from graphfit.inputs import sglang_unified_linear
     from graphfit.inputs.gpus import gpu_sm100
+    from graphfit.inputs.sglang_draft_default import default_target_backend
 
     if not line.get("enable_unified_memory"):
         return resolved

@@ -24,8 +24,8 @@ from tests.oracle.paths import require
 
 require("sglang")
 
-from tests.oracle import sglang_unified_page_major_oracle as pm  # noqa: E402
 from tests.oracle import sglang_unified_memory_oracle as um  # noqa: E402
+from tests.oracle import sglang_unified_page_major_oracle as pm  # noqa: E402
 
 pm.register()  # before GRID: its EAGLE line names the MiMoV2 directory as its draft
 BR = ("--enable-unified-memory", "--cuda-graph-backend-prefill", "breakable",
