@@ -758,13 +758,12 @@ def _unified_inputs(options: SglangOptions) -> None:
     """Validate --enable-unified-memory's switch inputs (sglang_unified_switches)."""
     true_false("disable_lazy_compaction", options.disable_lazy_compaction)
     switches = options.unified_switches
-    if switches is None:
-        return
-    if isinstance(switches, (str, bytes)) or not isinstance(switches, (tuple, list)) or any(
-            not isinstance(name, str) or name not in SWITCHES for name in switches):
-        raise ConfigError(f"unified_switches: expected names among {sorted(SWITCHES)}, got "
-                          f"{excerpt(switches)}")
-    object.__setattr__(options, "unified_switches", tuple(sorted(set(switches))))
+    if switches is not None:
+        if isinstance(switches, (str, bytes)) or not isinstance(switches, (tuple, list)) or any(
+                not isinstance(name, str) or name not in SWITCHES for name in switches):
+            raise ConfigError(f"unified_switches: expected names among {sorted(SWITCHES)}, "
+                              f"got {excerpt(switches)}")
+        object.__setattr__(options, "unified_switches", tuple(sorted(set(switches))))
     if options.asymmetric_kv is not None:
         true_false("asymmetric_kv", options.asymmetric_kv)
     linear = options.unified_linear
