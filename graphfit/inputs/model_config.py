@@ -19,7 +19,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from graphfit.inputs import sglang_class_lengths, sglang_context_length
+from graphfit.inputs import (
+    sglang_class_lengths,
+    sglang_context_length,
+    sglang_own_rope,
+    sglang_sub_configs,
+)
 from graphfit.inputs.reading import load_json, shown_path
 from graphfit.inputs.settings import FILE, Setting
 from graphfit.inputs.sglang_quant_files import (
@@ -225,10 +230,55 @@ def read_model(path: Path) -> ModelInfo:
         return found
 
     multimodal_keys = sglang_class_lengths.text_class_keys(data)
-    failure = sglang_class_lengths.load_failure(_written(path))
+    model_type = sglang_class_lengths.model_type(data) or ""
+    sub_config = sglang_sub_configs.sub_config(data)
+    if (sub_config is not None and not sub_config.prefix
+            and model_type != sglang_sub_configs.MINIMAX_M3_VL):
+        # Dots-VLM: the override args set the parent, not the text config built at load
+        sub_config = sglang_sub_configs.sub_config(_written(path))
+    failure = (sglang_class_lengths.load_failure(_written(path))
+               or sglang_own_rope.load_failure(_written(path), overrides_for(path))
+               or sglang_sub_configs.load_failure(data)
+               or (None if sub_config is None or not sub_config.prefix else
+                   # InternVL's parent takes llm_config's attributes before the override
+                   # args are set (utils/hf_transformers/config.py:303-306)
+                   sglang_own_rope.load_failure(
+                       _written(path),
+                       {} if model_type == "internvl_chat" else overrides_for(path),
+                       sglang_own_rope.PARENT)
+                   or sglang_own_rope.load_failure(sub_config.values, {},
+                                                   sub_config.own_class(model_type))))
+    if failure is None and multimodal_keys is not None and not sglang_class_lengths.top_level_text(
+            data):  # the text_config classes' parents take the top-level dict the same way
+        # (Qwen4-Exp's parent with a nested text config holds that config's RoPE dict and
+        # length after load, qwen4_exp.py:169-171: measured, the override args' dicts load)
+        failure = sglang_own_rope.load_failure(
+            _written(path), {} if model_type == "qwen4_exp"
+            and not sglang_class_lengths.top_level_text(data) else overrides_for(path),
+            sglang_own_rope.PARENT)
     if failure is not None:
         raise ConfigError(f"{origin}: {failure}")
-    if multimodal_keys is not None and not sglang_class_lengths.top_level_text(data):
+    if sub_config is not None:
+        # llm_config / language_config classes: the sub-config's keys, else its class's
+        # default, under its RoPE dict (graphfit.inputs.sglang_sub_configs)
+        values = sub_config.values
+
+        def sub_key(key: str) -> int | None:
+            found = _int(dict(values), key, origin, sub_config.prefix,
+                         null_ok=key != "max_position_embeddings")
+            default = sub_config.default if key == "max_position_embeddings" else None
+            return default if found is None and key not in values else found
+
+        sub_rope = sglang_context_length.standardized(values)
+        own_class = sub_config.own_class(model_type)
+        if own_class and sglang_own_rope.modelled(values, own_class):  # SGLang's own classes
+            sub_rope = sglang_own_rope.loaded_rope(values, sub_rope, own_class)
+        if not sub_config.prefix and model_type == sglang_sub_configs.MINIMAX_M3_VL:
+            sub_rope = rope  # the parent is the text config: the override args reach it
+        sglang_length = sglang_context_length.context_length(origin, sub_rope, sub_key)
+        if sglang_length is None and sub_config.default is None:  # no key, no class default
+            sglang_length = sglang_context_length.NO_KEY_LENGTH  # common.py:700, not scaled
+    elif multimodal_keys is not None and not sglang_class_lengths.top_level_text(data):
         # SGLang's own multimodal class: get_context_length reads its text sub-config, built
         # from `text_config` alone, so a top-level length key or RoPE dict does not reach it;
         # a key the text config does not write is the text class's default
@@ -237,11 +287,19 @@ def read_model(path: Path) -> ModelInfo:
             found = _int(text, key, origin, sub, null_ok=key != "max_position_embeddings")
             return multimodal_keys.get(key) if found is None and key not in text else found
 
-        sglang_length = sglang_context_length.context_length(
-            origin, sglang_context_length.standardized(text) if text else None, text_key)
+        text_rope = sglang_context_length.standardized(text) if text else None
+        if text and model_type == "kimi_vl":  # SGLang's DeepseekV2Config (kimi_vl.py:29-32)
+            failure = sglang_own_rope.load_failure(text, {}, "deepseek_vl_v2")
+            if failure is not None:
+                raise ConfigError(f"{origin}: {failure}")
+            text_rope = sglang_own_rope.loaded_rope(text, text_rope, "deepseek_vl_v2")
+        sglang_length = sglang_context_length.context_length(origin, text_rope, text_key)
     else:
         if multimodal_keys is not None:  # Qwen4-Exp's text-only form: the top-level keys
             defaults = multimodal_keys
+            # built at load (qwen4_exp.py:143-150): a RoPE dict the override args set on the
+            # parent afterwards is a new dict (config.py:411-424), not the text config's
+            rope = sglang_context_length.standardized(_written(path))
         sglang_length = sglang_context_length.context_length(origin, rope, length_key)
     if sglang_length is None and not text and sglang_class_lengths.no_length_class(data):
         sglang_length = sglang_context_length.NO_KEY_LENGTH  # common.py:700, not scaled
@@ -261,8 +319,13 @@ def read_model(path: Path) -> ModelInfo:
 # (configs/qwen4_exp.py:151-155), SGLang's own Qwen3VLVisionConfig with its defaults
 # (configs/qwen3_vl.py:8-24: hidden_size 1152; its `depth` 27 has no attribute_map to
 # num_hidden_layers, so the VLM fraction takes getattr's fallback 24, memory_hook.py:440-441)
+# Inkling's `InklingMMConfig` builds `InklingVisionConfig()` (configs/inkling.py:284-306,
+# 309-345), which has neither attribute: the VLM fraction takes getattr's fallbacks 24 and
+# 1024 (memory_hook.py:440-441). Only the MTP architecture served as the target is
+# multimodal by default (configs/model_config.py:691-697 spares the other).
 DEFAULT_VISION_TOWERS: dict[str, dict[str, int]] = {
-    "Qwen4ExpForConditionalGeneration": {"num_hidden_layers": 24, "hidden_size": 1152}}
+    "Qwen4ExpForConditionalGeneration": {"num_hidden_layers": 24, "hidden_size": 1152},
+    "InklingForConditionalGenerationMTP": {"num_hidden_layers": 24, "hidden_size": 1024}}
 
 
 def _vision_size(vision: object) -> tuple[int | None, int | None]:

@@ -115,10 +115,11 @@ OWN_CLASS_KEYS: Mapping[str, Mapping[str, int]] = {
     "step3p5": {"max_seq_len": 128000, "max_position_embeddings": 128000},  # step3p5.py:17, :25
 }
 # SGLang's own classes that rewrite the RoPE dict they are given (beam.py:23-37, :137;
-# hy_v4.py:85-90; laguna.py:40-80): a factor written there does not scale their default as
+# laguna.py:40-80): a factor written there does not scale their default as
 # get_context_length's reading of a standard dict would; graphfit restates the default only
-# when no RoPE factor is given, and asks otherwise (not modelled)
-REWRITES_ROPE = frozenset({"beam", "hy_v4", "laguna"})
+# when no RoPE factor is given, and asks otherwise (not modelled). HY-V4's dict
+# (hy_v4.py:85-90) is restated by graphfit.inputs.sglang_own_rope (issue 23, s41c)
+REWRITES_ROPE = frozenset({"beam", "laguna"})
 # SGLang's own text classes that default none of the length keys: get_context_length's 2048
 # (common.py:700), NOT scaled by a RoPE factor (the factor multiplies a key's value only)
 NO_LENGTH_CLASSES = frozenset({
@@ -172,7 +173,10 @@ def load_failure(data: Mapping[str, Any]) -> str | None:
     if kind not in TEXT_CLASS_KEYS:  # Qwen4-Exp's text-only form too: its parent takes them
         return None
     text = data.get("text_config")
-    holders = [("", data)]
+    # a top-level dict: the parent config's checks, graphfit.inputs.sglang_own_rope.PARENT
+    # (issue 23, s41c: a yarn rope_parameters dict with its original_max_position_embeddings
+    # loads when max_position_embeddings is written at the top)
+    holders: list[tuple[str, Mapping[str, Any]]] = [("", data)] if top_level_text(data) else []
     if (isinstance(text, dict) and kind in NESTED_ROPE_FAILS
             and not (kind == "qwen4_exp" and data.get("rope_parameters"))):  # its own wins
         holders.append(("text_config.", text))

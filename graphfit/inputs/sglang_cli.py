@@ -26,6 +26,7 @@ from graphfit.inputs import (
     sglang_a2a,
     sglang_draft,
     sglang_dspark,
+    sglang_instance,
     sglang_mamba_flags,
     sglang_minimax_target,
     sglang_model_impl,
@@ -163,6 +164,7 @@ def finish(values: Mapping[str, Any], settings: list[Setting]
     promotion: graphfit.inputs.sglang_draft) and --enable-multimodal / --model-impl
     (graphfit.inputs.sglang_model_impl) are read here too.
     (max_running_requests left open is the engine model's to imply.)"""
+    sglang_instance.check("--model-path", values.get("model_path"))  # SGLang cannot resolve
     roles, role_notes = sglang_rules.role_settings(values)
     notes = list(role_notes)
     settings = sglang_args.dflash_line(values, settings, notes)

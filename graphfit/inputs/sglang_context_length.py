@@ -32,6 +32,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from graphfit.inputs import sglang_own_rope
 from graphfit.planner.core.errors import ConfigError, excerpt
 
 # utils/hf_transformers/common.py:668-674, in SGLang's order (the first present wins)
@@ -88,8 +89,11 @@ def sglang_rope(written: Mapping[str, Any], overrides: Mapping[str, Any]) -> obj
     utils/hf_transformers/config.py:411-424). Setting `rope_scaling` standardizes the result
     again (transformers' setter, configuration_utils.py:730-739: so a merged `rope_type` of
     yarn gains original_max_position_embeddings), setting `rope_parameters` does not; the
-    written dict's `rope_type` survives a merged `type`."""
+    written dict's `rope_type` survives a merged `type`. SGLang's own classes that carry
+    another dict after load (graphfit.inputs.sglang_own_rope) start from theirs."""
     rope = standardized(written)
+    if sglang_own_rope.modelled(written):
+        rope = sglang_own_rope.loaded_rope(written, rope)
     for key, value in overrides.items():
         if key in ("rope_scaling", "rope_parameters"):
             rope = ({**rope, **value} if isinstance(rope, dict) and isinstance(value, dict)

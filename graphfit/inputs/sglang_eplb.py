@@ -1,12 +1,18 @@
 """The expert-parallel / EPLB flags (`--enable-eplb`, `--ep-num-redundant-experts`,
-`--init-expert-location`, `--ep-size`, `--elastic-ep-join-mode`, `--ep-dispatch-algorithm`),
+`--init-expert-location`, `--ep-size`, `--elastic-ep-join-mode`, `--ep-dispatch-algorithm`,
+`--moe-dp-size`, and elastic EP's `--elastic-ep-backend`, `--node-rank`,
+`--elastic-ep-join-rank-offset`, `--max-ep-size`, `--elastic-ep-initial-size`,
+`--eplb-algorithm`),
 read for the rules graphfit restates from them: Nemotron-H's model override, which refuses
 some MoE runners under a remap and picks flashinfer_trtllm_routed from auto
 (model_overrides/nemotron_h.py:57-98, 152-180; graphfit.planner.engines.sglang_class_picks),
 and EPLB's start-up checks (`handle_eplb_and_dispatch`, arg_groups/parallel_hook.py:750-791;
-graphfit.planner.engines.sglang_eplb_checks). SGLang's other `--ep-size` rules (e.g. the
-Cutlass / Triton MoE runners' ep_size == 1, moe_hook.py:161, model_hook.py:569) and EPLB's
-runtime rebalancing are not restated: each flag says so in a note."""
+graphfit.planner.engines.sglang_eplb_checks), and the expert-parallel rules of
+graphfit.planner.engines.sglang_ep_rules (`--moe-dp-size`, GPT-OSS's Triton kernel runner,
+the PD role switch) and graphfit.planner.engines.sglang_elastic_ep (elastic EP before
+scale-up, parallel_hook.py:519-581). SGLang's other `--ep-size` rules (elastic scale-up's,
+parallel_hook.py:582-745) and EPLB's runtime rebalancing are not restated: each flag says so
+in a note."""
 
 from __future__ import annotations
 
@@ -22,12 +28,18 @@ SG = Engine.SGLANG
 NOTE = ("read only for Nemotron-H's MoE runner rules (model_overrides/nemotron_h.py:57-98, "
         "152-180) and EPLB's start-up checks (parallel_hook.py:750-791); other rules on it "
         "are not modelled")
-EP_NOTE = ("read for EPLB's start-up checks (parallel_hook.py:750-791) and the MoE runners' "
-           "(moe_hook.py:89-105, 161-167); other rules on it (e.g. model_hook.py:569) are not "
-           "modelled")
-JOIN_NOTE = ("read only for EPLB's ep_size check (parallel_hook.py:790-791); elastic EP's own "
-             "start-up rules (parallel_hook.py:566-745) are not modelled")
+EP_NOTE = ("read for EPLB's start-up checks (parallel_hook.py:750-791), the MoE runners' "
+           "(moe_hook.py:89-105, 161-167; model_hook.py:568-571), --moe-dp-size's "
+           "(parallel_hook.py:170-183) and the PD role switch's (pd_disaggregation_hook.py:"
+           "168-169); elastic EP's rules on it are not modelled")
+JOIN_NOTE = ("read for EPLB's ep_size check (parallel_hook.py:790-791) and elastic EP's start-up "
+             "checks (parallel_hook.py:546-559); scale-up's (:582-745) are not modelled")
+ELASTIC_NOTE = ("read only for elastic EP's start-up checks (parallel_hook.py:519-581); a line "
+                "under scale-up (--max-ep-size above --tp-size, :582-745) is not modelled")
 DISPATCH_NOTE = "read for its a2a check (parallel_hook.py:762-788)"
+MOE_DP_NOTE = ("read only for its start-up checks with the tp / ep / attention-CP / PP sizes "
+               "(parallel_hook.py:170-193); the MoE's data-parallel groups are not modelled "
+               "(no buffer graphfit plans is sized by them)")
 
 
 def _make(field: str, read: Callable[[str, Any], Any], note: str = NOTE) -> Handler:
@@ -56,6 +68,13 @@ KEYS: dict[str, Handler] = {
     "ep_size": _make("ep_size", _size, EP_NOTE),
     "ep_join_mode": _make("ep_join_mode", as_str, JOIN_NOTE),
     "ep_dispatch_algorithm": _make("ep_dispatch_algorithm", as_str, DISPATCH_NOTE),
+    "moe_dp_size": _make("moe_dp_size", _size, MOE_DP_NOTE),
+    "elastic_ep_backend": _make("elastic_ep_backend", as_str, ELASTIC_NOTE),
+    "node_rank": _make("node_rank", _count, ELASTIC_NOTE),
+    "ep_join_rank_offset": _make("ep_join_rank_offset", _count, ELASTIC_NOTE),
+    "max_ep_size": _make("max_ep_size", _size, ELASTIC_NOTE),
+    "elastic_ep_initial_size": _make("elastic_ep_initial_size", _size, ELASTIC_NOTE),
+    "eplb_algorithm": _make("eplb_algorithm", as_str, ELASTIC_NOTE),
 }
 
-__all__ = ["DISPATCH_NOTE", "EP_NOTE", "JOIN_NOTE", "KEYS", "NOTE"]
+__all__ = ["DISPATCH_NOTE", "EP_NOTE", "JOIN_NOTE", "KEYS", "ELASTIC_NOTE", "MOE_DP_NOTE", "NOTE"]

@@ -17,13 +17,13 @@ the shown origin says where "full" came from.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
 from dataclasses import replace
 from types import MappingProxyType
 from typing import Any
 
 from graphfit.inputs.settings import Resolved
+from graphfit.inputs.sglang_instance import INSTANCE, connector
 from graphfit.planner.engines.sglang_mamba_inkling import INKLING_ARCHS
 
 FIELD = "cuda_graph_backend_prefill"
@@ -36,9 +36,8 @@ def _hook_exits(line: Mapping[str, Any]) -> bool:
     """The hook's own exits (cuda_graph_hook.py:357-362): a prefill backend or the prefill
     off-switch on the line, or a model path of the `instance` connector (`parse_connector_
     type`, utils/common.py:3742-3752)."""
-    connector = re.match(r"(.+)://(.*)", str(line.get("model_path") or ""))
     return (line.get(FIELD) is not None or line.get("disable_prefill_cuda_graph") is True
-            or (connector is not None and connector.group(1) == "instance"))
+            or connector(line.get("model_path")) == INSTANCE)
 
 
 def settle(line: Mapping[str, Any], resolved: Resolved,

@@ -37,6 +37,7 @@ from graphfit.inputs import (
     model_config,
     sglang_draft,
     sglang_dspark,
+    sglang_instance,
     sglang_minimax_target,
     sglang_runner_backends,
     sglang_spec_dp,
@@ -49,7 +50,12 @@ KEYS = ("model_path", "speculative_algorithm", "speculative_draft_model_path",
         "json_model_override_args", "speculative_num_draft_tokens",
         "speculative_dflash_block_size", "speculative_dspark_block_size",
         "speculative_draft_window_size", "uno_lora_path", "attn_dp_size", "tp_size",
-        "attn_cp_size", "enable_dp_attention", "dp_size", "encoder_only")
+        "attn_cp_size", "enable_dp_attention", "dp_size", "encoder_only",
+        # a MiniMax-M3 target's MoE layers (graphfit.inputs.sglang_minimax_moe)
+        "ep_size", "moe_a2a_backend", "moe_dp_size", "ep_num_redundant_experts",
+        "disable_shared_experts_fusion", "quantization",
+        # and its VL wrapper's vision tower (graphfit.inputs.sglang_minimax_vision)
+        "mm_enable_dp_encoder")
 TARGET_FIELDS = ("hidden_size", "vocab_size")  # from the target's config.json
 BLOCK_FLAGS = {"DFLASH": "speculative_dflash_block_size",
                "DSPARK": "speculative_dspark_block_size"}
@@ -87,6 +93,8 @@ def _read(values: Mapping[str, Any]) -> dict[str, Any]:
     sglang_spec_dp.dspark_draft(values, sglang_spec_dp.attention_dp_size(values))
     # a MiniMax-M3 target SGLang cannot build (graphfit.inputs.sglang_minimax_target)
     sglang_minimax_target.line(values)
+    # an instance:// model path SGLang cannot resolve (graphfit.inputs.sglang_instance)
+    sglang_instance.check("model_path", values["model_path"])
     out: dict[str, Any] = {}
     model = values["model_path"]
     if isinstance(model, str):

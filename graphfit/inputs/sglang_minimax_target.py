@@ -17,9 +17,11 @@ model, :129-135). Layer by layer, in SGLang's order:
   it) at attention TP > 1 calls `MiniMaxM2RMSNormTP` without its required `num_heads`
   (:858-865, models/minimax_m2.py:291, TypeError), a name outside per_layer / per_head /
   multi_head raises ValueError (:909);
-- a dense layer's `MiniMaxM3MLP` (`moe_layer_freq[i] == 0`; none means every layer is MoE,
-  :1791-1793): silu, or swigluoai with `swiglu_alpha` / `swiglu_limit` (:334-338), else
-  ValueError (:351-354).
+- the layer's MLP, dense or MoE: graphfit.inputs.sglang_minimax_moe (which also holds the
+  loader's shared-expert fusion check that precedes every layer).
+
+The VL wrapper builds its vision tower first (graphfit.inputs.sglang_minimax_vision), after
+the fusion check and before the text layers, `--encoder-only` included.
 
 The attention TP size is `tp // attn_dp // attn_cp` (runtime_context.py:73-76), so the same
 per_layer model starts at TP 2 with attention DP 2 and fails at TP 4 with attention DP 2.
@@ -28,8 +30,8 @@ Not restated: the VL wrapper's `text_hidden_size is required` (minimax_m3_vl.py:
 unreachable on a server start under transformers 5.19.0 (the version SGLang 0.5.23's wheel
 pins) as under 5.25: ModelConfig turns a dict `text_config` into a config object first
 (model_config.py:636, utils/hf_transformers/common.py:566-572) and a text config without
-hidden_size fails there earlier (model_config.py:1566). Keys every HF class defaults
-(`hidden_act`, heads) are not checked for absence; MoE layers' own checks are not restated.
+hidden_size fails there earlier (model_config.py:1566). Attention heads absent from the
+config are not checked for absence.
 """
 
 from __future__ import annotations
@@ -39,8 +41,17 @@ from typing import Any
 
 from graphfit.inputs.model_config import local_config
 from graphfit.inputs.sglang_draft import overridden, override_args
+from graphfit.inputs.sglang_minimax_moe import (
+    MoeLayout,
+    build_layout,
+    fusion_problem,
+    layer_problem,
+    quantization,
+)
+from graphfit.inputs.sglang_minimax_vision import tower_problem
 from graphfit.inputs.sglang_spec_dp import attention_dp_size, size_or_one
 from graphfit.planner.core.errors import ConfigError, excerpt
+from graphfit.planner.engines.sglang_eplb_checks import resolved_ep_size
 
 CAUSAL = "MiniMaxM3SparseForCausalLM"  # minimax_m3.py:2274
 VL = "MiniMaxM3SparseForConditionalGeneration"  # minimax_m3_vl.py:68
@@ -53,28 +64,42 @@ def attention_tp(values: Mapping[str, Any]) -> int:
     return tp // attention_dp_size(values) // size_or_one(values.get("attn_cp_size"))
 
 
-def problem(data: Mapping[str, Any], attn_tp: int, encoder_only: bool = False) -> str | None:
+def problem(data: Mapping[str, Any], attn_tp: int, encoder_only: bool = False,
+            moe: MoeLayout | None = None, tower_tp: int | None = None) -> str | None:
     """Why SGLang's MiniMax-M3 target class fails to build on this config.json (module
     docstring), as one line; None when these rules have nothing to say (another architecture,
-    an encoder-only VL server, or a model SGLang builds). Layers are walked in SGLang's
-    order (each decoder layer's attention, then its MLP), so the first failure is SGLang's."""
+    an encoder-only VL server, or a model SGLang builds). The loader's shared-expert fusion
+    comes first (before any layer, encoder-only included); then layers are walked in SGLang's
+    order (each decoder layer's attention, then its MLP), so the first failure is SGLang's.
+    The VL wrapper builds its vision tower (graphfit.inputs.sglang_minimax_vision) between
+    the two, on `tower_tp` ranks (default: the attention TP size). `moe` defaults to TP =
+    attention TP with no expert parallelism."""
     names = data.get("architectures")
     arch = names[0] if isinstance(names, list) and names else None
-    if arch not in (CAUSAL, VL) or (arch == VL and encoder_only):
+    if arch not in (CAUSAL, VL):
         return None
     text = data.get("text_config") if arch == VL else data
     if not isinstance(text, dict):
         return None  # the wrapper's own config problems are not this rule's
+    moe = moe or build_layout(attn_tp, 1, 1, "none", 0, False, None)
+    said = fusion_problem(text, moe, arch == VL)
+    if said is None and arch == VL:
+        said = tower_problem(data, text, attn_tp if tower_tp is None else tower_tp)
+        if said is None and encoder_only:
+            return None
     count = text.get("num_hidden_layers")
     for layer in range(count if isinstance(count, int) and count > 0 else 1):
-        said = _layer(text, layer, attn_tp)
         if said is not None:
-            where = f" at attention TP {attn_tp}" if said.startswith("@") else ""
-            return f"SGLang cannot build {arch}{where}: {said.lstrip('@')}"
-    return None
+            break
+        said = _layer(text, layer, attn_tp, arch == VL, moe)
+    if said is None:
+        return None
+    where = f" at attention TP {attn_tp}" if said.startswith("@") else ""
+    return f"SGLang cannot build {arch}{where}: {said.lstrip('@')}"
 
 
-def _layer(text: Mapping[str, Any], layer: int, attn_tp: int) -> str | None:
+def _layer(text: Mapping[str, Any], layer: int, attn_tp: int, nested: bool,
+           moe: MoeLayout) -> str | None:
     """One `MiniMaxM3DecoderLayer` (minimax_m3.py:1698-1741): its sparse-layer pick, its
     attention's checks, then its dense MLP's. A leading "@" marks a reason that depends on
     the attention TP size."""
@@ -86,7 +111,8 @@ def _layer(text: Mapping[str, Any], layer: int, attn_tp: int) -> str | None:
             return ("sparse_attention_config has no 'sparse_attention_freq' (KeyError, "
                     "models/minimax_m3.py:1704, configs/model_config.py:461)")
         is_sparse = isinstance(freq, list) and layer < len(freq) and freq[layer] != 0
-    return _attention(text, sparse if is_sparse else None, attn_tp) or _mlp(text, layer)
+    return (_attention(text, sparse if is_sparse else None, attn_tp)
+            or layer_problem(text, layer, nested, moe))
 
 
 def _attention(text: Mapping[str, Any], sparse: Mapping[str, Any] | None,
@@ -121,31 +147,32 @@ def _attention(text: Mapping[str, Any], sparse: Mapping[str, Any] | None,
     return None
 
 
-def _mlp(text: Mapping[str, Any], layer: int) -> str | None:
-    """A dense layer's `MiniMaxM3MLP` (moe_layer_freq[layer] == 0, minimax_m3.py:1722-1741;
-    no moe_layer_freq means every layer is MoE, :1791-1793): silu, or swigluoai with its two
-    constants, else it raises (:334-354). MoE layers pick their activation without raising
-    (:441)."""
-    freq = text.get("moe_layer_freq")
-    if not isinstance(freq, list) or layer >= len(freq) or freq[layer] != 0:
-        return None
-    act = text.get("hidden_act", "silu")  # MiniMaxM2Config's default
-    if act == "swigluoai":
-        for key in ("swiglu_alpha", "swiglu_limit"):
-            if key not in text:
-                return (f"hidden_act swigluoai needs {key}, which the config lacks "
-                        f"(AttributeError, models/minimax_m3.py:337-338)")
-        return None
-    if act != "silu":
-        return (f"Unsupported activation: {excerpt(act, 20)}. Only silu is supported for "
-                f"now. (ValueError, models/minimax_m3.py:351-354)")
-    return None
-
-
 def _shards(heads: int, attn_tp: int) -> bool:
     """SGLang's head-sharding rule: more heads than ranks split evenly, fewer are replicated
     on a whole number of ranks each (minimax_m3.py:754-761, 788-792)."""
     return heads % attn_tp == 0 if heads >= attn_tp else attn_tp % heads == 0
+
+
+def moe_layout(values: Mapping[str, Any], data: Mapping[str, Any]) -> MoeLayout:
+    """The MoE sizes and settings the line resolves (graphfit.inputs.sglang_minimax_moe):
+    the EP size as the a2a backend resolves it (`_a2a_ep_size`, arg_groups/overrides.py:
+    1611-1620), `--moe-dp-size`, `--ep-num-redundant-experts`, the fusion switch and the
+    quantization."""
+    tp = size_or_one(values.get("tp_size") or values.get("tp"))
+    a2a = str(values.get("moe_a2a_backend") or "none").strip().lower()
+    ep = resolved_ep_size(size_or_one(values.get("ep_size")), tp, a2a)
+    return build_layout(tp, ep, size_or_one(values.get("moe_dp_size")), a2a,
+                        _count(values.get("ep_num_redundant_experts")),
+                        values.get("disable_shared_experts_fusion") is True,
+                        quantization(values, data))
+
+
+def _count(value: Any) -> int:
+    """A count as given, 0 where absent or not one (the flag's own reader says why)."""
+    try:
+        return max(int(value), 0) if value is not None else 0
+    except (TypeError, ValueError):
+        return 0
 
 
 def line(values: Mapping[str, Any]) -> None:
@@ -158,7 +185,9 @@ def line(values: Mapping[str, Any]) -> None:
         return
     overrides = override_args(values.get("json_model_override_args"))
     data = overridden(data, overrides) if overrides else data
-    said = problem(data, attention_tp(values), values.get("encoder_only") is True)
+    attn_tp = attention_tp(values)
+    said = problem(data, attn_tp, values.get("encoder_only") is True, moe_layout(values, data),
+                   1 if values.get("mm_enable_dp_encoder") is True else attn_tp)
     if said is not None:
         raise ConfigError(said)
 

@@ -56,6 +56,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from graphfit.inputs.model_config import local_config
 from graphfit.inputs.reading import load_json
 from graphfit.planner import ConfigError, VitGeometry, VitWorkload, excerpt
 from graphfit.planner.engines.sglang_vit import (
@@ -71,6 +72,8 @@ from graphfit.planner.engines.sglang_vit import (
     VIT_ARCHITECTURES,
 )
 
+# towers SGLANG_VIT_ENABLE_CUDA_GRAPH leaves eager (the refusal's reason says why)
+EAGER_TOWERS = frozenset({"MiniMaxM3SparseForConditionalGeneration"})
 # architectures whose tower config sits one level down
 NESTED = {"Qwen3OmniMoeForConditionalGeneration": "thinker_config"}
 _DTYPES = {"bfloat16": "bfloat16", "float16": "float16", "half": "float16",
@@ -298,6 +301,12 @@ def environment_notes(environ: Mapping[str, str], model: str | None) -> list[str
     raw = environ.get(ENV_FLAG)
     if raw is None or raw.lower() not in ENV_TRUE:
         return []
+    data = local_config(model) if model else None
+    names = data.get("architectures") if data else None
+    arch = names[0] if isinstance(names, list) and names else None
+    if arch in EAGER_TOWERS:  # a tower the flag leaves eager: no graph to plan
+        return [f"{ENV_FLAG}={raw}: {arch}: {REFUSED_ARCHITECTURES[arch]}; no ViT graph "
+                f"to plan"]
     return [f"{ENV_FLAG}={raw}: SGLang captures vision-encoder graphs per image shape: "
             f"--vit-images TxHxW,... plans them here as `vit` (or graphfit vit "
             f"{model or 'MODEL_DIR'} --images TxHxW,...)"]

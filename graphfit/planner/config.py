@@ -383,6 +383,10 @@ class EngineConfig:
             prefill_attention_backend: str | None = None,
             disable_lazy_compaction: bool = False,
             unified_switches: tuple[str, ...] | None = None,
+            moe_dp_size: int = 1, elastic_ep_backend: str | None = None,
+            node_rank: int = 0, ep_join_rank_offset: int = 0,
+            max_ep_size: int | None = None, elastic_ep_initial_size: int | None = None,
+            eplb_algorithm: str = "auto",
             unified_linear: tuple[str | None, str, str] | None = None,
             asymmetric_kv: bool | None = None) -> None: ...
 
@@ -1091,6 +1095,41 @@ class EngineConfig:
     def unified_switches(self) -> tuple[str, ...] | None:
         """SglangOptions.unified_switches."""
         return cast("tuple[str, ...] | None", self._option("unified_switches"))
+
+    @property
+    def moe_dp_size(self) -> int:
+        """SglangOptions.moe_dp_size."""
+        return cast(int, self._option("moe_dp_size"))
+
+    @property
+    def elastic_ep_backend(self) -> str | None:
+        """SglangOptions.elastic_ep_backend."""
+        return cast("str | None", self._option("elastic_ep_backend"))
+
+    @property
+    def node_rank(self) -> int:
+        """SglangOptions.node_rank."""
+        return cast(int, self._option("node_rank"))
+
+    @property
+    def ep_join_rank_offset(self) -> int:
+        """SglangOptions.ep_join_rank_offset."""
+        return cast(int, self._option("ep_join_rank_offset"))
+
+    @property
+    def max_ep_size(self) -> int | None:
+        """SglangOptions.max_ep_size."""
+        return cast("int | None", self._option("max_ep_size"))
+
+    @property
+    def elastic_ep_initial_size(self) -> int | None:
+        """SglangOptions.elastic_ep_initial_size."""
+        return cast("int | None", self._option("elastic_ep_initial_size"))
+
+    @property
+    def eplb_algorithm(self) -> str:
+        """SglangOptions.eplb_algorithm."""
+        return cast(str, self._option("eplb_algorithm"))
 
     @property
     def unified_linear(self) -> tuple[str | None, str, str] | None:

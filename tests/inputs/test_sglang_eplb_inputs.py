@@ -60,7 +60,8 @@ def test_the_dict_the_overrides_read_reaches_the_options(
 @pytest.mark.parametrize(("key", "value", "parsed", "cited"), [
     ("ep_size", "4", 4, "parallel_hook.py:750-791"),
     ("ep_join_mode", "scale", "scale", "parallel_hook.py:790-791"),
-    ("ep_dispatch_algorithm", "static", "static", "parallel_hook.py:762-788")])
+    ("ep_dispatch_algorithm", "static", "static", "parallel_hook.py:762-788"),
+    ("moe_dp_size", "2", 2, "parallel_hook.py:170-193")])
 def test_the_ep_flags_set_their_options(key: str, value: object, parsed: object,
                                         cited: str) -> None:
     settings, notes = sglang_eplb.KEYS[key](f"--{key}", value, 1)
@@ -68,9 +69,10 @@ def test_the_ep_flags_set_their_options(key: str, value: object, parsed: object,
     assert notes and cited in notes[0]
 
 
-def test_ep_size_below_one_is_one_error() -> None:
+@pytest.mark.parametrize("key", ["ep_size", "moe_dp_size"])
+def test_a_size_below_one_is_one_error(key: str) -> None:
     with pytest.raises(ConfigError) as info:
-        sglang_eplb.KEYS["ep_size"]("--ep-size", 0, 1)
+        sglang_eplb.KEYS[key](f"--{key}", 0, 1)
     assert len(str(info.value)) <= 200 and "\n" not in str(info.value)
 
 

@@ -21,13 +21,27 @@ from tests.helpers import run_cli
 TEXT = {"model_type": "minimax_m2", "hidden_size": 1024, "num_attention_heads": 8,
         "num_key_value_heads": 4, "num_hidden_layers": 2, "vocab_size": 1024,
         "max_position_embeddings": 4096, "rms_norm_eps": 1e-5, "hidden_act": "silu",
-        "intermediate_size": 1024, "use_gemma_norm": False, "torch_dtype": "bfloat16"}
+        "intermediate_size": 1024, "use_gemma_norm": False, "torch_dtype": "bfloat16",
+        # what a MoE layer reads without a class default (models/minimax_m3.py:423-447)
+        "num_local_experts": 8, "num_experts_per_tok": 2, "swiglu_alpha": 1.702,
+        "swiglu_limit": 7.0, "scoring_func": "sigmoid", "dense_intermediate_size": 1024}
 
 
-def _model(root: Path, nested: bool = False, **fields: object) -> str:
-    text = {**TEXT, **fields}
+# every key SGLang's CLIPVisionConfig requires (models/minimax_vl_common.py:40-64)
+TOWER = {"model_type": "clip_vision_model", "hidden_size": 128, "intermediate_size": 128,
+         "num_hidden_layers": 1, "num_attention_heads": 8, "num_channels": 3,
+         "image_size": 28, "patch_size": 14, "hidden_act": "gelu", "layer_norm_eps": 1e-5,
+         "position_embedding_type": "rope", "rope_mode": "3d", "rope_theta": 10000.0,
+         "vision_segment_max_frames": None,
+         "img_token_compression_config": {"temporal_patch_size": 2, "spatial_merge_size": 2}}
+
+
+def _model(root: Path, nested: bool = False, vision: dict[str, object] | None = None,
+           **fields: object) -> str:
+    text = {k: v for k, v in {**TEXT, **fields}.items() if v is not None}  # None removes
     config = ({"architectures": ["MiniMaxM3SparseForConditionalGeneration"],
-               "model_type": "minimax_m3_vl", "text_config": text, "vision_config": {}}
+               "model_type": "minimax_m3_vl", "text_config": text,
+               "vision_config": {**TOWER, **(vision or {})}}
               if nested else {"architectures": ["MiniMaxM3SparseForCausalLM"], **text})
     (root / "config.json").write_text(json.dumps(config))
     return str(root)
@@ -110,7 +124,8 @@ _SPARSE = {"sparse_attention_freq": [0, 1], "sparse_num_index_heads": 4, "sparse
     ({"sparse_attention_config": {**_SPARSE, "sparse_num_index_heads": 3}}, "2", "789-792"),
     ({"sparse_attention_config": {"sparse_num_index_heads": 4}}, "1", "KeyError"),
     ({"moe_layer_freq": [0, 0], "hidden_act": "gelu"}, "1", "ValueError, models/minimax_m3.py:351"),
-    ({"moe_layer_freq": [0, 0], "hidden_act": "swigluoai"}, "1", "AttributeError"),
+    ({"moe_layer_freq": [0, 0], "hidden_act": "swigluoai", "swiglu_limit": None}, "1",
+     "AttributeError, models/minimax_m3.py:338"),
     ({"sparse_attention_config": _SPARSE}, "8", None),
     ({"moe_layer_freq": [1, 1], "hidden_act": "gelu"}, "1", None),
     ({"moe_layer_freq": [0, 0], "hidden_act": "swigluoai", "swiglu_alpha": 1.7,
@@ -135,9 +150,74 @@ def test_first_failing_layer_decides() -> None:
 
     base = {"architectures": ["MiniMaxM3SparseForCausalLM"], "num_hidden_layers": 2,
             "num_attention_heads": 8, "num_key_value_heads": 4, "hidden_act": "gelu",
-            "moe_layer_freq": [0, 0]}
+            "moe_layer_freq": [0, 0], "dense_intermediate_size": 1024}
     first = problem({**base, "sparse_attention_config": _SPARSE}, 1)
     assert first is not None and "Unsupported activation" in first
     second = problem({**base, "sparse_attention_config": {**_SPARSE,
                                                           "sparse_attention_freq": [1, 0]}}, 1)
     assert second is not None and "779-783" in second
+
+
+def _dir(root: Path, name: str) -> Path:
+    (root / name).mkdir()
+    return root / name
+
+
+@pytest.mark.parametrize("nested", [False, True])
+def test_moe_layer_checks(tmp_path: Path, nested: bool) -> None:
+    """The MoE side (graphfit.inputs.sglang_minimax_moe) on each way in: the TP size against
+    the experts, the routed experts over --ep-size, the loader's one-shared-expert fusion
+    (off with --disable-shared-experts-fusion or EP), a key a nested text config lacks.
+    (SGLang's own classes decide the same in tests/oracle/test_sglang_minimax_target_oracle.py.)"""
+    per_head = {"qk_norm_type": "per_head", "moe_layer_freq": [1, 1]}
+    few = _model(_dir(tmp_path, "few"), nested,
+                 **per_head, num_local_experts=2)
+    code, said = _plan("--model-path", few, "--tp-size", "4")
+    assert code == 2 and "ValueError, models/minimax_m3.py:405-409" in said, said
+    odd = _model(_dir(tmp_path, "odd"), nested,
+                 **per_head, num_local_experts=6)
+    code, said = _plan("--model-path", odd, "--tp-size", "4", "--ep-size", "4")
+    assert code == 2 and "fused_moe_triton/layer.py:414" in said, said
+    assert _plan("--model-path", odd, "--tp-size", "4", "--ep-size", "2")[0] == 0
+    yaml = tmp_path / "ep.yaml"
+    yaml.write_text(f"model-path: {odd}\ntp-size: 4\nep-size: 4\n")
+    code, _, err = run_cli(["plan", "--engine", "sglang", "--config", str(yaml)])
+    assert code == 2 and "layer.py:414" in err and err.count("error:") == 1, err
+    with pytest.raises(ConfigError, match=r"layer\.py:414"):
+        from_sglang(SimpleNamespace(model_path=odd, tp_size=4, ep_size=4))
+    two = _model(_dir(tmp_path, "two"), nested,
+                 **per_head, n_shared_experts=2)
+    code, said = _plan("--model-path", two)
+    site = "minimax_m3_vl.py:202-203" if nested else "minimax_m3.py:2051-2053"
+    assert code == 2 and site in said and "Only 1 fused shared expert" in said, said
+    for flags in (("--disable-shared-experts-fusion",), ("--tp-size", "2", "--ep-size", "2")):
+        assert _plan("--model-path", two, *flags)[0] == 0
+    bare = _model(_dir(tmp_path, "bare"),
+                  nested, **per_head, scoring_func=None)
+    code, said = _plan("--model-path", bare)
+    assert code == 2 and "AttributeError, models/minimax_m3.py:447" in said, said
+
+
+def test_vision_tower_checks(tmp_path: Path) -> None:
+    """The VL wrapper's CLIP tower (graphfit.inputs.sglang_minimax_vision), built before the
+    text model and under --encoder-only too: a key CLIPVisionConfig lacks, heads over the
+    attention TP (whole with --mm-enable-dp-encoder), a live check and a config file.
+    (SGLang's own wrapper decides the same in tests/oracle/test_sglang_minimax_target_oracle.py.)"""
+    bare = _model(_dir(tmp_path, "bare"), True, {"rope_mode": None}, qk_norm_type="per_head")
+    import json as _json
+    data = _json.loads((Path(bare) / "config.json").read_text())
+    del data["vision_config"]["rope_mode"]
+    (Path(bare) / "config.json").write_text(_json.dumps(data))
+    code, said = _plan("--model-path", bare, "--encoder-only")
+    assert code == 2 and "TypeError, models/minimax_vl_common.py:64" in said, said
+    odd = _model(_dir(tmp_path, "odd"), True, {"num_attention_heads": 3, "hidden_size": 96},
+                 qk_norm_type="per_head")
+    code, said = _plan("--model-path", odd, "--tp-size", "2")
+    assert code == 2 and "layers/attention/vision.py:1132-1134" in said, said
+    assert _plan("--model-path", odd, "--tp-size", "2", "--mm-enable-dp-encoder")[0] == 0
+    with pytest.raises(ConfigError, match=r"vision\.py:1132"):
+        from_sglang(SimpleNamespace(model_path=odd, tp_size=2))
+    yaml = tmp_path / "vl.yaml"
+    yaml.write_text(f"model-path: {odd}\ntp-size: 2\n")
+    code, _, err = run_cli(["plan", "--engine", "sglang", "--config", str(yaml)])
+    assert code == 2 and "vision.py:1132-1134" in err and err.count("error:") == 1, err

@@ -1,35 +1,98 @@
 """Measure graphfit against SGLang's own MiniMax-M3 target class over generated combinations:
-`python -m tests.oracle.measure_sglang_minimax_target [COUNT] [SEED]` (default 400 draws,
-seed 7, from the test module's layouts x nested x fields x activations) prints how many lines
-SGLang builds / refuses and how many graphfit's answer agrees with (test module's compare)."""
+`python -m tests.oracle.measure_sglang_minimax_target [COUNT] [SEED] [BEFORE]` (default 400
+draws, seed 7), in turn from three families: attention (the test module's layouts x nested x
+FIELDS x ACTS, dense MLPs), MLP (layouts x --ep-size x --disable-shared-experts-fusion x
+nested x MOE_FIELDS x MOE_KEYS x ACTS, per_head norm) and vision (the VL wrapper: layouts x
+--mm-enable-dp-encoder x VISIONS x per_head / per_layer norm x silu / gelu). It
+prints how many lines SGLang builds / refuses and how many graphfit's answer agrees with (the
+test module's compare: same verdict, same exception, SGLang's raising line cited).
+
+BEFORE, a repository root (e.g. /work/main), reruns the same draws in a child process whose
+`graphfit` is that tree's and whose oracle is this one, and prints its counts first: a
+before / after pair from one command."""
 
 from __future__ import annotations
 
+import os
 import random
+import subprocess
 import sys
+import tempfile
 from collections import Counter
+from pathlib import Path
+from typing import Any
 
 from tests.oracle import test_sglang_minimax_target_oracle as t
 
+Draw = tuple[str, dict[str, Any], bool, int, int, tuple[str, ...], dict[str, Any] | None]
 
-def main(count: int = 400, seed: int = 7) -> None:
+
+def draws(count: int, seed: int) -> list[Draw]:
+    """The generated lines: (family, fields, nested, tp, attention DP, extra flags, vision)."""
     rng = random.Random(seed)
-    counts: Counter[str] = Counter()
-    for _ in range(count):
+    out: list[Draw] = []
+    for i in range(count):
         tp, dp = rng.choice(t.LAYOUTS)
         nested = rng.choice((False, True))
-        fields = {k: rng.choice(v) for k, v in t.FIELDS.items()}
-        fields.update(rng.choice(t.ACTS))
-        theirs = t.mo.build(t.mo.target_dir({"head_dim": 128, **fields}, nested), tp, dp)
-        counts["sglang refuses" if theirs else "sglang builds"] += 1
+        if i % 3 == 0:
+            fields = {k: rng.choice(v) for k, v in t.FIELDS.items()}
+            fields.update(rng.choice(t.ACTS))
+            out.append(("attention", fields, nested, tp, dp, (), None))
+        elif i % 3 == 1:
+            ep, off = rng.choice(t.EPS), rng.choice((False, True))
+            fields = {"qk_norm_type": "per_head",
+                      **{k: rng.choice(v) for k, v in t.MOE_FIELDS.items()}}
+            fields.update(rng.choice(t.MOE_KEYS))
+            fields.update(rng.choice(t.ACTS))
+            out.append(("mlp", fields, nested, tp, dp,
+                        t.flags(ep if tp % ep == 0 else tp, off), None))
+        else:
+            fields = {"qk_norm_type": rng.choice(("per_head", "per_layer")),
+                      **rng.choice(t.ACTS[:2])}
+            extra = ("--mm-enable-dp-encoder",) if rng.choice((False, True)) else ()
+            out.append(("vision", fields, True, tp, dp, extra, rng.choice(t.VISIONS)))
+    return out
+
+
+def measure(count: int, seed: int) -> None:
+    counts: Counter[str] = Counter()
+    for family, fields, nested, tp, dp, extra, vision in draws(count, seed):
+        theirs = t.mo.build(t.mo.target_dir({"head_dim": 128, **fields}, nested, vision), tp,
+                            dp, extra)
+        counts[f"{family}: sglang {'refuses' if theirs else 'builds'}"] += 1
         try:
-            t._compare(fields, nested, tp, dp)
-            counts["agree"] += 1
+            t._compare(fields, nested, tp, dp, extra, vision)
+            counts[f"{family}: agree"] += 1
         except AssertionError as exc:
-            counts["differ"] += 1
-            print("differs:", exc)
-    print(dict(counts))
+            counts[f"{family}: differ"] += 1
+            print("differs:", str(exc)[:400])
+    print(dict(sorted(counts.items())))
+
+
+def before(count: int, seed: int, root: str) -> None:
+    """The same draws with `root`'s graphfit (a child process)."""
+    here = Path(__file__).resolve().parents[2]
+    with tempfile.TemporaryDirectory(prefix="graphfit-before-") as shim:
+        os.symlink(Path(root) / "graphfit", Path(shim) / "graphfit")
+        os.symlink(here / "tests", Path(shim) / "tests")
+        env = {**os.environ, "PYTHONPATH": shim}
+        code = ("import sys; from tests.oracle import measure_sglang_minimax_target as m; "
+                f"m.measure({count}, {seed})")
+        # run from the shim: a `-c` child puts its working directory first on sys.path
+        result = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True,
+                                text=True, check=False, cwd=shim)
+        lines = [ln for ln in result.stdout.splitlines() if ln.startswith("{")]
+        print(f"before ({root}):", lines[-1] if lines else result.stderr[-500:])
+
+
+def main(count: int = 400, seed: int = 7, root: str | None = None) -> None:
+    if root:
+        before(count, seed, root)
+        print("after (this tree):", end=" ")
+    measure(count, seed)
 
 
 if __name__ == "__main__":
-    main(*(int(a) for a in sys.argv[1:3]))
+    args = sys.argv[1:]
+    main(int(args[0]) if args else 400, int(args[1]) if len(args) > 1 else 7,
+         args[2] if len(args) > 2 else None)

@@ -142,15 +142,17 @@ def _block_configs(counts: tuple[int, ...]) -> list[dict[str, Any]]:
 
 
 def sglang(case: Case, folder: Path) -> tuple[str, str | None, str | None]:
-    """SGLang's own answer: EPLB's start-up checks (tests.oracle.sglang_eplb_oracle), then
-    the class's overrides (tests.oracle.sglang_model_quant_oracle.resolve)."""
+    """SGLang's own answer: EPLB's and elastic EP's start-up checks (tests.oracle.
+    sglang_eplb_oracle), then the class's overrides (tests.oracle.sglang_model_quant_oracle.
+    resolve)."""
     from tests.oracle import sglang_eplb_oracle as eo
     from tests.oracle import sglang_model_quant_oracle as mo
     from tests.oracle import sglang_quantization_oracle as qo
 
     stop = eo.check(enable_eplb=case.enable_eplb, init_expert_location=case.location,
                     ep_size=case.ep_size, tp_size=case.tp, moe_a2a_backend=case.a2a,
-                    ep_join_mode=case.join_mode, ep_dispatch_algorithm=case.dispatch)
+                    ep_join_mode=case.join_mode, ep_dispatch_algorithm=case.dispatch,
+                    elastic=True)
     if stop is not None:
         return "refused", f"handle_eplb_and_dispatch: {stop}", None
     jit = mo.jit_deepgemm(case.jit_env, case.capability)

@@ -17,7 +17,9 @@ that allows a longer one. Issue 23 (s37c): a file with NO length key under a dra
 `model_type` (one graphfit knows the class default of, BLOOM's class without one, or a class
 graphfit does not know: graphfit then asks for --context-length), the GPT-2 family's
 `n_positions` spelling of max_position_embeddings (transformers' attribute_map), and a local
-draft model whose derived length is below the target's (`draft_verdict`).
+draft model whose derived length is below the target's (`draft_verdict`). Issue 23 (s41c): a
+`rope_theta` inside the drawn dict now and then (graphfit.inputs.sglang_own_rope), and
+the llm_config / language_config classes (graphfit.inputs.sglang_sub_configs).
 """
 
 from __future__ import annotations
@@ -58,6 +60,15 @@ UNKNOWN_TYPES = ("xglm",)
 # TEXT_CLASS_KEYS; the generator writes their text keys top-level or nested in text_config
 MULTIMODAL_TYPES = ("qwen3_5", "qwen3_5_moe", "qwen4_exp", "interns2_mobius", "step3_vl",
                     "step3p7", "kimi_vl", "locateanything", "intern_s2_preview")
+# SGLang's own llm_config / language_config classes (issue 23, s41c): graphfit.inputs.
+# sglang_sub_configs; the generator nests their text keys there half the time (Dots-VLM
+# reads the top level), InternVL's under a drawn architecture
+SUB_CONFIG_TYPES = {"internvl_chat": "llm_config", "multi_modality": "language_config",
+                    "deepseek_vl_v2": "language_config", "bailingmm_moe_v2_lite": "llm_config",
+                    "dots_vlm": None, "minimax_m3_vl": "text_config"}
+INTERNVL_ARCHITECTURES = ("LlamaForCausalLM", "InternLM2ForCausalLM", "Qwen2ForCausalLM",
+                          "Qwen3MoeForCausalLM", "Qwen3ForCausalLM", "GptOssForCausalLM",
+                          "MistralForCausalLM")  # the last one refused (internvl.py:322-325)
 _TEXT_KEYS = ("hidden_size", "intermediate_size", "num_attention_heads", "num_key_value_heads",
               "num_hidden_layers", "vocab_size", "rms_norm_eps", "rope_theta", "hidden_act")
 ALIASED = ("gpt2", "gptj", "gpt_bigcode")  # max_position_embeddings -> n_positions
@@ -77,6 +88,8 @@ def draw_rope(rng: random.Random) -> dict[str, Any] | None:
         rope.update(short_factor=[1.0] * 64, long_factor=[2.0] * 64)
     if kind == "llama3" or rng.random() < 0.3:
         rope["original_max_position_embeddings"] = rng.choice((2048, 4096, 8192))
+    if rng.random() < 0.1:  # in the dict: llama3's validation and HY-V4 read it (s41c)
+        rope["rope_theta"] = 1000000.0
     return rope
 
 
@@ -100,7 +113,8 @@ def case(rng: random.Random, root: str) -> tuple[str, tuple[str, ...], dict[str,
     config = dict(BASE)
     keys = rng.sample(LENGTH_KEYS, rng.randint(1, 3)) if rng.random() < 0.7 else []
     if rng.random() < 0.4 or not keys:
-        config["model_type"] = rng.choice(KNOWN_TYPES + UNKNOWN_TYPES + MULTIMODAL_TYPES)
+        config["model_type"] = rng.choice(KNOWN_TYPES + UNKNOWN_TYPES + MULTIMODAL_TYPES
+                                          + tuple(SUB_CONFIG_TYPES))
     for key in keys:
         config[key] = rng.choice((2048, 4096, 8192, 32768, 131072))
     if config["model_type"] in ALIASED and rng.random() < 0.5:
@@ -115,6 +129,12 @@ def case(rng: random.Random, root: str) -> tuple[str, tuple[str, ...], dict[str,
     if config["model_type"] in MULTIMODAL_TYPES and rng.random() < 0.5:
         moved = set(_TEXT_KEYS) | set(LENGTH_KEYS) | {"rope_scaling", "rope_parameters"}
         config["text_config"] = {k: config.pop(k) for k in list(config) if k in moved}
+    nest = SUB_CONFIG_TYPES.get(config["model_type"])
+    if nest is not None and rng.random() < 0.5:
+        moved = set(_TEXT_KEYS) | set(LENGTH_KEYS) | {"rope_scaling", "rope_parameters"}
+        config[nest] = {k: config.pop(k) for k in list(config) if k in moved}
+        if config["model_type"] == "internvl_chat" and rng.random() < 0.9:
+            config[nest]["architectures"] = [rng.choice(INTERNVL_ARCHITECTURES)]
     directory = Path(tempfile.mkdtemp(dir=root))
     (directory / "config.json").write_text(json.dumps(config))
     env: dict[str, str] = {}

@@ -10,23 +10,28 @@ attn_dp // attn_cp, runtime_context.py:73-76); SGLang's `get_config` reads the d
 SGLang's own model class is built under that layout:
 
 - top level: `MiniMaxM3SparseForCausalLM(config)` whole (minimax_m3.py:1972-2030);
-- nested: `MiniMaxM3Model(text_config)`, the text model the VL wrapper builds
-  (minimax_m3_vl.py:137-142), on the text config as the server hands it over: SGLang's
+- nested: the VL wrapper `MiniMaxM3SparseForConditionalGeneration(config)` whole
+  (minimax_m3_vl.py:82-163): its CLIP vision tower (TOWER, every key `CLIPVisionConfig`
+  requires, minimax_vl_common.py:40-64, generated variations in `vision`), then the text
+  model `MiniMaxM3Model` (:137-142) on the text config as the server hands it over: SGLang's
   `ModelConfig` runs `get_hf_text_config` on the loaded config (configs/model_config.py:636),
   which turns a plain-dict `text_config` into a `PretrainedConfig` in place
   (utils/hf_transformers/common.py:566-572) before the loader builds the model with that
-  same `hf_config` (model_loader/loader.py:293-296). The oracle calls that same function.
-  (`get_config` alone leaves `text_config` a dict under transformers 5.19.0, the version
-  SGLang 0.5.23's wheel pins, and 5.25 alike: `MiniMaxM3VLConfig` has no `__init__` of its
-  own, so transformers' dataclass wrapper replaces the inherited one that coerces it,
-  transformers configuration_utils `__init_subclass__`. The wrapper's `text_hidden_size is
-  required` assertion, minimax_m3_vl.py:109-110, therefore never sees a dict on a server
-  start; a text config without hidden_size fails earlier, model_config.py:1566.) The wrapper
-  itself is not built (its CLIP tower wants 14 more keys, minimax_vl_common.py:40-64); the
-  text model is what decides these rules.
+  same `hf_config` (model_loader/loader.py:293-296), and sets `hf_config.encoder_only`
+  (model_config.py:908). The oracle does the same. (`get_config` alone leaves
+  `text_config` a dict under transformers 5.19.0, the version SGLang 0.5.23's wheel pins, and
+  5.25 alike: `MiniMaxM3VLConfig` has no `__init__` of its own, so transformers' dataclass
+  wrapper replaces the inherited one that coerces it, transformers configuration_utils
+  `__init_subclass__`. The wrapper's `text_hidden_size is required` assertion,
+  minimax_m3_vl.py:109-110, therefore never sees a dict on a server start; a text config
+  without hidden_size fails earlier, model_config.py:1566.)
 
-Glue (not SGLang logic): this process's ranks (0), TP / pipeline groups that only answer their
-size / first-last rank / a CPU group of None, and no CUDA side stream (`get_stream` returns None:
+Before either class is built, shared-expert fusion is resolved with the class's own hooks
+as the loader does (model_loader/loader.py:291-298).
+
+Glue (not SGLang logic): this process's ranks (0), TP / MoE / pipeline groups that only answer
+their size / first-last rank / a CPU group of None, an SM 90 CUDA device for the fusion hooks,
+and no CUDA side stream (`get_stream` returns None:
 there is no CUDA here; the stream is used in forward only, minimax_m3.py:1864).
 """
 
@@ -49,20 +54,40 @@ TEXT: dict[str, Any] = {
     "max_position_embeddings": 4096, "rms_norm_eps": 1e-5, "hidden_act": "silu",
     "intermediate_size": 1024, "dense_intermediate_size": 1024, "use_gemma_norm": False,
     "moe_layer_freq": [0, 0]}
+# a CLIP tower with every key `CLIPVisionConfig` requires (minimax_vl_common.py:40-64)
+TOWER: dict[str, Any] = {
+    "model_type": "clip_vision_model", "hidden_size": 128, "intermediate_size": 128,
+    "num_hidden_layers": 1, "num_attention_heads": 8, "num_channels": 3, "image_size": 28,
+    "patch_size": 14, "hidden_act": "gelu", "layer_norm_eps": 1e-5,
+    "position_embedding_type": "rope", "rope_mode": "3d", "rope_theta": 10000.0,
+    "vision_segment_max_frames": None,
+    "img_token_compression_config": {"temporal_patch_size": 2, "spatial_merge_size": 2}}
 CAUSAL = "MiniMaxM3SparseForCausalLM"
 VL = "MiniMaxM3SparseForConditionalGeneration"
 _DIRS = tempfile.TemporaryDirectory(prefix="graphfit-minimax-target-")
 
 
-def target_dir(fields: dict[str, Any], nested: bool) -> str:
+def target_dir(fields: dict[str, Any], nested: bool,
+               vision: dict[str, Any] | None = None) -> str:
     """A MiniMax-M3 target directory: TEXT with `fields` (None removes a key), top level or
-    under `text_config` of the VL wrapper's config."""
+    under `text_config` of the VL wrapper's config, whose `vision_config` is TOWER with
+    `vision` (None removes a key; a "vision_config" entry None drops the whole tower, "null"
+    writes it null) and
+    whose top level takes the "wrapper" entry of `vision` (projector_hidden_size)."""
     text = {**TEXT, **fields}
     text = {k: v for k, v in text.items() if v is not None}
     if nested:
+        wanted = dict(vision or {})
+        wrapper = wanted.pop("wrapper", {})
+        tower = {k: v for k, v in {**TOWER, **wanted}.items()
+                 if v is not None or k == "vision_segment_max_frames"}
         config: dict[str, Any] = {"architectures": [VL], "model_type": "minimax_m3_vl",
                                   "torch_dtype": "bfloat16", "text_config": text,
-                                  "vision_config": {"model_type": "clip_vision_model"}}
+                                  **wrapper}
+        if "vision_config" not in wanted:
+            config["vision_config"] = tower
+        elif wanted["vision_config"] == "null":
+            config["vision_config"] = None
     else:
         config = {"architectures": [CAUSAL], **text, "torch_dtype": "bfloat16"}
     body = json.dumps(config, sort_keys=True)
@@ -73,24 +98,44 @@ def target_dir(fields: dict[str, Any], nested: bool) -> str:
 
 
 @functools.cache
-def resolved(tp: int, attn_dp: int) -> so.Resolved:
-    """SGLang's resolution of a line on the base target at this TP / attention DP (its
-    published layout is what the attention constructors read)."""
+def resolved(tp: int, attn_dp: int, extra: tuple[str, ...] = ()) -> so.Resolved:
+    """SGLang's resolution of a line on the base target at this TP / attention DP, with
+    `extra` flags (--ep-size, --disable-shared-experts-fusion, ...): its published layout is
+    what the attention and MoE constructors read."""
     r = so.resolve(["--model-path", target_dir({}, False), "--tp-size", str(tp),
-                    "--attn-dp-size", str(attn_dp)])
+                    "--attn-dp-size", str(attn_dp), *extra])
     assert isinstance(r, so.Resolved), r
     return r
 
 
-def build(path: str, tp: int, attn_dp: int) -> str | None:
+def _site(exc: BaseException) -> str:
+    """The innermost frame inside SGLang's sources that the exception passed through, as
+    "path:line" under sglang/srt/ (a config's AttributeError is raised by transformers, read
+    by SGLang's line)."""
+    import traceback
+
+    site = "?"
+    for frame in traceback.extract_tb(exc.__traceback__):
+        if "/sglang/srt/" in frame.filename:
+            site = f"{frame.filename.split('/sglang/srt/', 1)[1]}:{frame.lineno}"
+    return site
+
+
+def build(path: str, tp: int, attn_dp: int, extra: tuple[str, ...] = ()) -> str | None:
     """SGLang's own model class on `path`'s config under the line's layout: the exception's
-    "Type: message" where SGLang raises (the server does not start), None where it builds."""
+    "Type: message @ site" where SGLang raises (the server does not start), None where it
+    builds. Like the loader (model_loader/loader.py:291-298) it first resolves shared-expert
+    fusion with the model class's own hooks, on an SM 90 CUDA device (glue: this process has
+    no GPU, and the hooks ask `_is_cuda` / `_device_sm`), and builds under that result."""
     import torch
 
-    r = resolved(tp, attn_dp)
+    r = resolved(tp, attn_dp, extra)
     with so.sglang_stubs.stubbed(), so.published(r):
         import sglang.srt.models.minimax_m3 as m3
-        from sglang.srt.runtime_context import get_parallel
+        import sglang.srt.models.minimax_m3_vl as m3vl
+        from sglang.srt.layers.dp_attention import initialize_dp_attention_flags
+        from sglang.srt.layers.moe.utils import resolve_shared_experts_config
+        from sglang.srt.runtime_context import get_flags, get_model, get_parallel
         from sglang.srt.utils.hf_transformers_utils import get_config, get_hf_text_config
 
         # ModelConfig's own copy (model_config.py:619-621): get_hf_text_config edits it
@@ -98,22 +143,43 @@ def build(path: str, tp: int, attn_dp: int) -> str | None:
         group = types.SimpleNamespace(world_size=tp, rank_in_group=0, cpu_group=None)
         pp = types.SimpleNamespace(world_size=1, rank_in_group=0, is_first_rank=True,
                                    is_last_rank=True)
-        stream = m3.get_stream
+        saved = [(mod, name, getattr(mod, name)) for mod in (m3, m3vl)
+                 for name in ("_is_cuda", "_device_sm")] + [(m3, "get_stream", m3.get_stream)]
+        saved.append((get_flags().dp, "enabled", get_flags().dp.enabled))
+        # the worker's bootstrap (distributed/bootstrap.py:343 -> layers/dp_attention.py:475):
+        # the DP-attention flag the layers' reduce groups read (no elastic EP: no args read)
+        initialize_dp_attention_flags(None)
         m3.get_stream = lambda name: None  # glue: no CUDA side stream on CPU
+        for mod in (m3, m3vl):  # glue: the device the loader asks about (an H100)
+            mod._is_cuda, mod._device_sm = True, 90
         try:
+            # MoE groups of the published sizes: the TP group itself where as wide
+            # (distributed/parallel_state.py:2894, 2923)
+            ep, moe_tp = get_parallel().moe_ep_size, get_parallel().moe_tp_size
+            ep_group = group if ep == tp else types.SimpleNamespace(
+                world_size=ep, rank_in_group=0, cpu_group=None)
+            moe_tp_group = group if moe_tp == tp else types.SimpleNamespace(
+                world_size=moe_tp, rank_in_group=0, cpu_group=None)
             with get_parallel().override(tp_rank=0, attn_tp_rank=0, pp_rank=0,
-                                         tp_group=group, moe_tp_group=group, pp_group=pp), \
+                                         moe_ep_rank=0, moe_tp_rank=0, tp_group=group,
+                                         moe_tp_group=moe_tp_group, moe_ep_group=ep_group,
+                                         pp_group=pp), \
                     torch.device("meta"):
-                if list(config.architectures or [])[:1] == [VL]:
-                    m3.MiniMaxM3Model(config=get_hf_text_config(config))
-                else:
-                    m3.MiniMaxM3SparseForCausalLM(config)
+                vl = list(config.architectures or [])[:1] == [VL]
+                get_hf_text_config(config)  # ModelConfig's call (model_config.py:636)
+                config.encoder_only = False  # ModelConfig sets it (model_config.py:908)
+                cls = m3vl.MiniMaxM3SparseForConditionalGeneration if vl else \
+                    m3.MiniMaxM3SparseForCausalLM
+                shared = resolve_shared_experts_config(cls, config, None)
+                with get_model().override(shared_experts=shared):
+                    cls(config)
         except RuntimeError as exc:  # the glue, not SGLang: fail the oracle itself
             if "has not been written" in str(exc):
                 raise AssertionError(f"oracle glue: {exc}") from exc
-            return f"RuntimeError: {exc}"
+            return f"RuntimeError: {exc} @ {_site(exc)}"
         except (TypeError, ValueError, AssertionError, AttributeError, KeyError) as exc:
-            return f"{type(exc).__name__}: {exc}"
+            return f"{type(exc).__name__}: {exc} @ {_site(exc)}"
         finally:
-            m3.get_stream = stream
+            for mod, name, value in saved:
+                setattr(mod, name, value)
     return None

@@ -222,8 +222,15 @@ def write_model_dir(directory: Path, architecture: str = "LlamaForCausalLM",
         "num_hidden_layers": 32, "vocab_size": vocab_size, "max_position_embeddings": 131072,
         "rms_norm_eps": 1e-5, "rope_theta": 500000.0, "torch_dtype": "bfloat16",
         "hidden_act": "silu", "tie_word_embeddings": False,
+        # a MiniMax-M3 target's MoE layers read these without a class default
+        # (models/minimax_m3.py:405-447; graphfit.inputs.sglang_minimax_moe)
+        **(MINIMAX_MOE if architecture.startswith("MiniMaxM3") else {}),
     }))
     return directory
+
+
+MINIMAX_MOE = {"num_local_experts": 256, "num_experts_per_tok": 8, "swiglu_alpha": 1.702,
+               "swiglu_limit": 7.0, "scoring_func": "sigmoid"}
 
 
 def write_moe_model_dir(directory: Path) -> Path:

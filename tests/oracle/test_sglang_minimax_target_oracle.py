@@ -4,15 +4,21 @@ published layout): graphfit refuses a pasted line with SGLang's reason exactly w
 constructor raises, and plans it where SGLang builds the model. The checks: attention heads
 and KV heads against the attention TP size (minimax_m3.py:750-761), a sparse attention layer's
 per_head norm, keys and index heads (:779-792, :1704), the per_layer QK norm at attention
-TP > 1 (:858-865), an unknown qk_norm_type (:909), a dense MLP's activation (:334-354).
+TP > 1 (:858-865), an unknown qk_norm_type (:909), a dense MLP's activation (:334-354); the
+MoE side (graphfit.inputs.sglang_minimax_moe: the loader's fusion assert, MiniMaxM3MoE,
+FusedMoE's splits, shared experts, MLP widths) and the VL wrapper's vision tower
+(graphfit.inputs.sglang_minimax_vision). Each refusal must name SGLang's exception and cite
+the line SGLang raised at (the innermost SGLang frame, `cites`).
 
 Generated: MiniMax-M3 configs (qk_norm_type, attention / KV heads, activation, sparse
 attention config, gemma norm, top level or nested in the VL wrapper's text_config) x
-(TP, attention DP) layouts whose attention TP is 1, 2, 4 or 8.
+(TP, attention DP) layouts whose attention TP is 1, 2, 4 or 8; MoE fields x --ep-size x
+--disable-shared-experts-fusion; tower variations x --mm-enable-dp-encoder.
 """
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from hypothesis import given, settings
@@ -27,6 +33,8 @@ from tests.oracle import sglang_minimax_target_oracle as mo  # noqa: E402
 
 # (tp, attention DP): attention TP 1 (1/1, 2/2, 4/4), 2 (2/1, 4/2), 4 (4/1, 8/2), 8 (8/1)
 LAYOUTS = ((1, 1), (2, 1), (4, 1), (2, 2), (4, 2), (4, 4), (8, 1), (8, 2))
+# --ep-size (MoE-TP = tp // ep) and --disable-shared-experts-fusion, drawn with a layout
+EPS = (1, 1, 2, 4, 8)
 _SPARSE = {"sparse_attention_freq": [0, 1], "sparse_num_index_heads": 4,
            "sparse_index_dim": 64}
 FIELDS: dict[str, tuple[Any, ...]] = {
@@ -41,19 +49,52 @@ FIELDS: dict[str, tuple[Any, ...]] = {
         {"sparse_num_index_heads": 4, "sparse_index_dim": 64},
         {"sparse_attention_freq": [0, 1], "sparse_num_index_heads": 4}),
 }
+# the MLP side: which layers are MoE (None: all), experts, widths, shared experts
+MOE_FIELDS: dict[str, tuple[Any, ...]] = {
+    "moe_layer_freq": ([0, 0], [1, 1], [0, 1], None),
+    "num_local_experts": (8, 6, 2, None),
+    "num_experts_per_tok": (2, None),
+    "intermediate_size": (1024, 1000, 1002, None),
+    "dense_intermediate_size": (1024, 1002, None),
+    "n_shared_experts": (None, 1, 2, 0),
+}
+# the MoE layer's own keys (None removes a key)
+MOE_KEYS: tuple[dict[str, Any], ...] = (
+    {"swiglu_alpha": 1.702, "swiglu_limit": 7.0, "scoring_func": "sigmoid"},
+    {"scoring_func": "sigmoid"}, {"swiglu_alpha": 1.702, "swiglu_limit": 7.0})
 # the activation with its constants (None removes a key)
 ACTS: tuple[dict[str, Any], ...] = (
     {}, {"hidden_act": "gelu"},
     {"hidden_act": "swigluoai", "swiglu_alpha": 1.702, "swiglu_limit": 7.0},
-    {"hidden_act": "swigluoai"})
+    {"hidden_act": "swigluoai"}, {"hidden_act": None})
 
 
-def graphfit_line(path: str, tp: int, attn_dp: int) -> tuple[int, str]:
+# the VL wrapper's vision tower (oracle TOWER with these; None removes a key, "wrapper" sets
+# the wrapper config's own keys)
+VISIONS: tuple[dict[str, Any], ...] = (
+    {}, {"hidden_act": "relu"}, {"rope_mode": None}, {"rope_mode": "2d"},
+    {"num_attention_heads": 4}, {"hidden_size": 96, "num_attention_heads": 3},
+    {"hidden_size": 100, "num_attention_heads": 8},
+    {"intermediate_size": 130}, {"wrapper": {"projector_hidden_size": 1002}},
+    {"vision_config": None}, {"vision_config": "null"},
+    {"rope_theta": None, "rope_parameters": {"rope_theta": 1e4}}, {"rope_theta": None},
+    {"position_embedding_type": "abs"}, {"img_token_compression_config": []},
+    {"img_token_compression_config": None}, {"num_hidden_layers": 2, "hidden_act": "relu"})
+
+
+def flags(ep: int, fusion_off: bool) -> tuple[str, ...]:
+    """The line's MoE flags."""
+    return (("--ep-size", str(ep)) if ep > 1 else ()) + (
+        ("--disable-shared-experts-fusion",) if fusion_off else ())
+
+
+def graphfit_line(path: str, tp: int, attn_dp: int,
+                  extra: tuple[str, ...] = ()) -> tuple[int, str]:
     """graphfit's reading of the pasted launch line: (exit code, last error line or "")."""
     from graphfit.cli.options import PASTED
 
     token = PASTED.set(("python", "-m", "sglang.launch_server", "--model-path", path,
-                        "--tp-size", str(tp), "--attn-dp-size", str(attn_dp)))
+                        "--tp-size", str(tp), "--attn-dp-size", str(attn_dp), *extra))
     try:  # `graphfit plan --gpu-memory-gb 80 -- python -m sglang.launch_server ...`
         code, _, output = sc.run_graphfit(["plan", "--gpu-memory-gb", "80"])
     finally:
@@ -62,19 +103,30 @@ def graphfit_line(path: str, tp: int, attn_dp: int) -> tuple[int, str]:
     return code, (errors[-1] if errors else "")
 
 
-def _compare(fields: dict[str, Any], nested: bool, tp: int, attn_dp: int) -> None:
+def cites(said: str, site: str) -> bool:
+    """Whether graphfit's reason cites SGLang's raising line: one of its "path:a[-b]" names
+    the same file with the line in range."""
+    path, _, line = site.rpartition(":")
+    for name, first, last in re.findall(r"([\w/]+\.py):(\d+)(?:-(\d+))?", said):
+        if name == path and int(first) <= int(line) <= int(last or first):
+            return True
+    return False
+
+
+def _compare(fields: dict[str, Any], nested: bool, tp: int, attn_dp: int,
+             extra: tuple[str, ...] = (), vision: dict[str, Any] | None = None) -> None:
     fields = {"head_dim": 128, **fields}  # heads that do not divide hidden_size
-    path = mo.target_dir(fields, nested)
-    theirs = mo.build(path, tp, attn_dp)
-    code, said = graphfit_line(path, tp, attn_dp)
-    case = (fields, nested, tp, attn_dp, theirs, code, said)
+    path = mo.target_dir(fields, nested, vision)
+    theirs = mo.build(path, tp, attn_dp, extra)
+    code, said = graphfit_line(path, tp, attn_dp, extra)
+    case = (fields, nested, vision, tp, attn_dp, extra, theirs, code, said)
     if theirs is None:  # SGLang builds it: graphfit plans the line
         assert code == 0, case
         return
     assert code == 2 and "SGLang cannot build" in said, case
-    # the same exception as SGLang's, at the same site
-    kind = theirs.split(":", 1)[0]
-    assert f"({kind}, models/minimax_m3.py:" in said, case
+    # the same exception as SGLang's, citing the line SGLang raised at
+    kind, site = theirs.split(":", 1)[0], theirs.rsplit(" @ ", 1)[1]
+    assert f"({kind}, " in said and cites(said, site), case
     assert len(said) <= 200, case
 
 
@@ -87,6 +139,35 @@ def test_minimax_target_matches_sglang(layout: tuple[int, int], nested: bool,
     """graphfit refuses exactly the generated lines SGLang's own model class cannot build,
     with SGLang's exception and site; it plans the others."""
     _compare({**fields, **act}, nested, *layout)
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.sampled_from(LAYOUTS), st.sampled_from(EPS), st.booleans(), st.booleans(),
+       st.fixed_dictionaries({k: st.sampled_from(v) for k, v in MOE_FIELDS.items()}),
+       st.sampled_from(MOE_KEYS), st.sampled_from(ACTS))
+def test_minimax_target_moe_matches_sglang(layout: tuple[int, int], ep: int, fusion_off: bool,
+                                           nested: bool, fields: dict[str, Any],
+                                           keys: dict[str, Any], act: dict[str, Any]) -> None:
+    """The MLP side (MoE layers, their experts and shared experts, dense layers) with a
+    per_head norm: graphfit refuses exactly where SGLang's class raises, citing its line."""
+    tp, attn_dp = layout
+    if tp % ep:
+        ep = tp
+    _compare({"qk_norm_type": "per_head", **fields, **keys, **act}, nested, tp, attn_dp,
+             flags(ep, fusion_off))
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.sampled_from(LAYOUTS), st.booleans(), st.sampled_from(VISIONS),
+       st.sampled_from(("per_head", "per_layer")), st.sampled_from(ACTS[:2]))
+def test_minimax_vl_tower_matches_sglang(layout: tuple[int, int], dp_encoder: bool,
+                                         vision: dict[str, Any], norm: str,
+                                         act: dict[str, Any]) -> None:
+    """The VL wrapper's vision tower, built before its text model (the text config's own
+    failures drawn too): graphfit refuses exactly where SGLang's wrapper raises, citing its
+    line; --mm-enable-dp-encoder keeps the tower whole."""
+    _compare({"qk_norm_type": norm, **act}, True, *layout,
+             ("--mm-enable-dp-encoder",) if dp_encoder else (), vision)
 
 
 def test_per_layer_default_under_attention_dp() -> None:
@@ -129,3 +210,21 @@ def test_sparse_and_shape_checks() -> None:
                          **ACTS[1]}, 1)):
         for nested in (False, True):
             _compare(fields, nested, tp, 1)
+
+
+def test_moe_checks_each_way() -> None:
+    """Each MLP-side check on its own, where the generated lines rarely isolate it: unfused
+    shared experts (EP 2) whose width splits over MoE-TP 2 but not over TP 4
+    (layers/linear.py:693), and the same with two shared experts (2004 splits); a dense
+    width that does not split over TP; EP 2 keeps 2 shared experts unfused (no fusion
+    assert), fusion left on asserts; redundant-free routed experts over EP 4."""
+    moe = {"qk_norm_type": "per_head", "moe_layer_freq": [1, 1], **MOE_KEYS[0]}
+    for fields, tp, extra in (
+            ({**moe, "intermediate_size": 1002, "n_shared_experts": 1}, 4, ("--ep-size", "2")),
+            ({**moe, "intermediate_size": 1002, "n_shared_experts": 2}, 4, ("--ep-size", "2")),
+            ({**moe, "moe_layer_freq": [0, 1], "dense_intermediate_size": 1002}, 4, ()),
+            ({**moe, "n_shared_experts": 2}, 2, ("--ep-size", "2")),
+            ({**moe, "n_shared_experts": 2}, 2, ()),
+            ({**moe, "num_local_experts": 6}, 4, ("--ep-size", "4"))):
+        for nested in (False, True):
+            _compare(fields, nested, tp, 1, extra)

@@ -219,6 +219,13 @@ VALID: dict[str, st.SearchStrategy[Any]] = {
     "disable_lazy_compaction": st.booleans(),
     "unified_switches": st.sampled_from([None, (), ("dcp",), ["enable_lmcache", "dcp"],
                                          ("hicache_storage_file", "decode_offload_kvcache")]),
+    "moe_dp_size": st.integers(1, 16),
+    "elastic_ep_backend": st.sampled_from([None, "mooncake", "NIXL", "none"]),
+    "node_rank": st.integers(0, 8),
+    "ep_join_rank_offset": st.integers(-4, 16),
+    "max_ep_size": st.none() | st.integers(-2, 64),
+    "elastic_ep_initial_size": st.none() | st.integers(-2, 64),
+    "eplb_algorithm": st.sampled_from(["auto", "deepseek", "elasticity_aware"]),
     "unified_linear": st.sampled_from([None, (None, "triton", "triton"),
                                        ["flashinfer", "cutedsl", "flashinfer"]]),
     "asymmetric_kv": st.sampled_from([None, True, False]),
@@ -386,6 +393,13 @@ INVALID: dict[str, st.SearchStrategy[Any]] = {
     "prefill_attention_backend": st.sampled_from(["", "fa-3", 3, True, "x" * 41]),
     "disable_lazy_compaction": st.sampled_from([1, "yes", None]),
     "unified_switches": st.sampled_from(["dcp", ("lmcache",), (1,), 3, ("dcp", None)]),
+    "moe_dp_size": st.sampled_from([0, -2, True, 2.0, "2", None]),
+    "elastic_ep_backend": st.sampled_from(["", "ray", 1]),
+    "node_rank": st.sampled_from([-1, True, 1.0, "1", None]),
+    "ep_join_rank_offset": st.sampled_from([True, 1.0, "1", None]),
+    "max_ep_size": st.sampled_from([True, 2.0, "2"]),
+    "elastic_ep_initial_size": st.sampled_from([True, 2.0, "2"]),
+    "eplb_algorithm": st.sampled_from(["", " ", 3, None, "x" * 65]),
     "unified_linear": st.sampled_from(["triton", ("triton", "triton"), (None, None, "triton"),
                                        ("triton", "triton", "cuda"), ("x", "triton", "triton")]),
     "asymmetric_kv": st.sampled_from([1, "yes"]),
@@ -670,6 +684,9 @@ def test_the_plan_3_document_writes_the_options_object() -> None:
         "prefill_max_requests": None, "ep_size": 1, "ep_join_mode": None,
         "ep_dispatch_algorithm": None, "moe_block_experts": None,
         "prefill_attention_backend": None, "disable_lazy_compaction": False,
-        "unified_switches": None, "unified_linear": None, "asymmetric_kv": None}
+        "unified_switches": None, "moe_dp_size": 1, "elastic_ep_backend": None,
+        "node_rank": 0, "ep_join_rank_offset": 0, "max_ep_size": None,
+        "elastic_ep_initial_size": None, "eplb_algorithm": "auto",
+        "unified_linear": None, "asymmetric_kv": None}
     assert not set(config) & set(LEGACY_KEYWORDS)
     assert EngineConfig.from_dict(config).tp_size == 2

@@ -42,6 +42,8 @@ from graphfit.planner.core.settings import EngineSettings
 from graphfit.planner.engines import sglang_adaptive as adaptive
 from graphfit.planner.engines import (
     sglang_deepep_v2,
+    sglang_elastic_ep,
+    sglang_ep_rules,
     sglang_eplb_checks,
     sglang_flashinfer_a2a,
     sglang_flashinfer_megamoe,
@@ -659,6 +661,11 @@ class SglangModel:
         sglang_megamoe.check_compat(config)
         sglang_quantization.check(config)  # ModelConfig / handle_moe_kernel_config
         sglang_eplb_checks.check(config)  # handle_eplb_and_dispatch
+        quant = (sglang_quantization.resolved_flag(config)
+                 if sglang_quantization.flag_known(config) else None)
+        sglang_ep_rules.check(config, sglang_quantization.kernel_runner(  # moe_dp / PD / GPT-OSS
+            config.moe_runner_backend, quant))
+        sglang_elastic_ep.check(config)  # handle_elastic_ep before scale-up
         sglang_flashinfer_megamoe.check(config)  # handle_moe_kernel_config / handle_a2a_moe
         given_s = config.max_num_seqs
         if (given_s is not None and config.cudagraph_capture_sizes is None

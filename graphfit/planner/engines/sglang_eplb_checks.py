@@ -18,7 +18,8 @@ recorder (`expert_distribution_recorder_mode` stat, :752-760) and its buffers ar
 state outside the CUDA graphs and memory pools graphfit plans.
 
 The MoE runners' own expert-parallel rules (`handle_moe_kernel_config`, moe_hook.py:70-167),
-on the runner the kernel sees (after mxfp8's swap) and the resolved ep_size:
+on the runner the kernel sees (after mxfp8's swap) and `--ep-size` as given (that hook runs
+before `handle_a2a_moe` declares a spanning backend's ep_size, arg_groups/pipeline.py:294-295):
 * the FlashInfer Cutlass and CuteDSL runners take ep_size 1 or the tensor-parallel size
   (moe_hook.py:89-92, 102-105);
 * the Cutlass runner under fp8 / mxfp8 takes ep_size 1 only (moe_hook.py:161-167).
@@ -60,15 +61,18 @@ CUTLASS_EP_ONE = ("fp8", "mxfp8")  # moe_hook.py:161-164
 
 def check_runner_ep(runner: str, quant: str | None, ep_size: int, tp_size: int,
                     a2a: str) -> None:
-    """The MoE runner's expert-parallel asserts (moe_hook.py:89-92, 102-105, 161-167)."""
-    resolved = resolved_ep_size(ep_size, tp_size, a2a)
-    if runner in EP_ONE_OR_TP and resolved not in (1, tp_size):
+    """The MoE runner's expert-parallel asserts (moe_hook.py:89-92, 102-105, 161-167), on
+    `--ep-size` AS GIVEN whatever the a2a backend `a2a`: `handle_moe_kernel_config` runs
+    before `handle_a2a_moe` (arg_groups/pipeline.py:294-295), the first to declare a
+    spanning backend's ep_size = tp_size (moe_hook.py:292-293)."""
+    del a2a  # the spanning ep_size is declared after these asserts
+    if runner in EP_ONE_OR_TP and ep_size not in (1, tp_size):
         raise ConfigError(f"the {runner} MoE runner takes an expert-parallel size of 1 or "
-                          f"the tensor-parallel size {tp_size}, got {resolved}: SGLang "
+                          f"the tensor-parallel size {tp_size}, got {ep_size}: SGLang "
                           f"asserts (arg_groups/moe_hook.py:89-92, 102-105)")
-    if runner == "cutlass" and quant in CUTLASS_EP_ONE and resolved != 1:
+    if runner == "cutlass" and quant in CUTLASS_EP_ONE and ep_size != 1:
         raise ConfigError(f"the cutlass MoE runner with {quant} takes an expert-parallel size "
-                          f"of 1 only, got {resolved}: SGLang asserts "
+                          f"of 1 only, got {ep_size}: SGLang asserts "
                           f"(arg_groups/moe_hook.py:161-167)")
 
 

@@ -349,6 +349,15 @@ class SglangOptions(EngineOptions):
         EAGLE draft-extend runner's seq_lens fill becomes at least the draft width + it
         (eagle_draft_extend_cuda_graph_runner.py:62-71; graphfit.planner.engines.
         sglang_seq_len_fill).
+    moe_dp_size: `--moe-dp-size` (1), the MoE's data-parallel groups; read only for the
+        start-up checks on it and the expert-parallel size (arg_groups/parallel_hook.py:
+        170-193; graphfit.planner.engines.sglang_ep_rules).
+    elastic_ep_backend, node_rank, ep_join_rank_offset, max_ep_size, elastic_ep_initial_size,
+        eplb_algorithm: `--elastic-ep-backend` (None; mooncake / nixl / none, "none" being a
+        backend SGLang treats as set), `--node-rank` (0), `--elastic-ep-join-rank-offset`
+        (0), `--max-ep-size`, `--elastic-ep-initial-size` (None) and `--eplb-algorithm`
+        ("auto"): read only for elastic EP's start-up checks (parallel_hook.py:519-581;
+        graphfit.planner.engines.sglang_elastic_ep).
     enable_eplb, ep_num_redundant_experts, init_expert_location: `--enable-eplb`,
         `--ep-num-redundant-experts` (0) and `--init-expert-location` ("trivial"). Any of
         them on (EPLB, a redundant expert, a non-trivial location) is Nemotron-H's "expert
@@ -475,6 +484,13 @@ class SglangOptions(EngineOptions):
     prefill_attention_backend: str | None = None
     disable_lazy_compaction: bool = False
     unified_switches: tuple[str, ...] | None = None
+    moe_dp_size: int = 1
+    elastic_ep_backend: str | None = None
+    node_rank: int = 0
+    ep_join_rank_offset: int = 0
+    max_ep_size: int | None = None
+    elastic_ep_initial_size: int | None = None
+    eplb_algorithm: str = "auto"
     unified_linear: tuple[str | None, str, str] | None = None
     asymmetric_kv: bool | None = None
 
@@ -783,6 +799,8 @@ __all__ = ["SglangOptions"]
 def _eplb_inputs(options: SglangOptions) -> None:
     """Validate EPLB's start-up inputs (graphfit.planner.engines.sglang_eplb_checks)."""
     positive_int("ep_size", options.ep_size)
+    positive_int("moe_dp_size", options.moe_dp_size)
+    _elastic_inputs(options)
     _choice(options, "ep_join_mode", ("scale", "recover"), optional=True)
     _choice(options, "ep_dispatch_algorithm", ("dynamic", "fake", "lp", "static"),
             optional=True)
@@ -794,3 +812,18 @@ def _eplb_inputs(options: SglangOptions) -> None:
                               f"(integers >= 1), got {excerpt(counts)}")
         object.__setattr__(options, "moe_block_experts", tuple(counts))
 
+
+def _elastic_inputs(options: SglangOptions) -> None:
+    """Validate elastic EP's start-up inputs (graphfit.planner.engines.sglang_elastic_ep)."""
+    _choice(options, "elastic_ep_backend", ("mooncake", "nixl", "none"), optional=True)
+    _optional_int("node_rank", options.node_rank, 0)
+    if options.node_rank is None:
+        raise ConfigError(f"node_rank: must be an integer in 0..{MAX_INT}, got None")
+    _optional_int("ep_join_rank_offset", options.ep_join_rank_offset, -MAX_INT)
+    if options.ep_join_rank_offset is None:
+        raise ConfigError("ep_join_rank_offset: must be an integer, got None")
+    _optional_int("max_ep_size", options.max_ep_size, -MAX_INT)
+    _optional_int("elastic_ep_initial_size", options.elastic_ep_initial_size, -MAX_INT)
+    algorithm = options.eplb_algorithm
+    if not isinstance(algorithm, str) or not algorithm.strip() or len(algorithm) > 64:
+        raise ConfigError(f"eplb_algorithm: must be a name, got {excerpt(algorithm)}")

@@ -147,6 +147,34 @@ def planned(p: PostCaptureInputs) -> bool:
     return p.architecture not in SPARSE_ARCHITECTURES
 
 
+INKLING_UNIFIED_FAILS = (
+    "SGLang 0.5.23 fails on Inkling, --enable-unified-memory, SGLANG_ENABLE_POST_CAPTURE_KV_"
+    "SIZING and no --mem-fraction-static: its memory hook reads unpublished config "
+    "(configs/inkling.py:234)")
+
+
+def inkling_unified_fails(*, switch: bool, architecture: str | None, unified_memory: bool,
+                          hybrid_swa: bool | None, declined: bool, transfer_backend: str,
+                          mooncake_protocol: str) -> bool:
+    """Where SGLang's memory hook itself raises: `post_capture_kv_sizing_planned`, asked for
+    the default fraction (memory_hook.py:281-289), reaches its unified-memory branch
+    (overrides.py:1826-1830) on a hybrid-SWA Inkling target; `mambaish_config` then reads
+    `InklingModelConfig.mamba2_cache_params`, whose `get_exec()` (configs/inkling.py:234, not
+    guarded as `get_parallel()` is at :221-224) raises ValueError "config namespace 'exec'
+    not published" (runtime_context.py:1065-1069). SGLang's launcher resolves before it
+    publishes (launch_server.py:29; engine.py:1153 before :1175), as the oracle does. With a
+    given fraction the hook never asks, and at run time, once published, the same call
+    answers False (a mamba-like state: `planned`). The branch is reached past the switch,
+    the declining flags and Mooncake over EFA (:1796-1822; Inkling is not MLA, and graphfit
+    refuses a device other than CUDA and --dcp-size > 1); `hybrid_swa` None (no config.json
+    read) is not this rule's to answer."""
+    from graphfit.planner.engines.sglang_mamba_inkling import INKLING_ARCHS
+
+    efa = transfer_backend == "mooncake" and mooncake_protocol.lower() == "efa"
+    return (switch and not declined and not efa and unified_memory and hybrid_swa is True
+            and architecture in INKLING_ARCHS)
+
+
 def pre_capture_activation_reserve_mb(disaggregation_mode: str, running_requests: int,
                                       draft_tokens: int | None, chunked_prefill_size: int,
                                       max_prefill_tokens: int, tp_size: int, pp_size: int,

@@ -107,6 +107,28 @@ def full_prefill_by_default(architecture: str | None) -> bool:
     return architecture in INKLING_ARCHS
 
 
+# `apply_muse_glimmer_prefill_cuda_graph_max_bs_default` (cuda_graph_hook.py:375-389)
+MUSE_GLIMMER_ARCHS = frozenset({"MuseGlimmerForCausalLM", "MuseGlimmerForConditionalGeneration"})
+MUSE_GLIMMER_MAX_TOKENS = 512
+
+
+def declared_max_tokens(architecture: str | None, given: int | None) -> int | None:
+    """The prefill graphs' max token count as SGLang's flags read it: the one given (the
+    flag or the JSON phase, which outranks it), else 512 for a MuseGlimmer target. SGLang
+    declares `--cuda-graph-max-bs-prefill 512` for one before any cuda-graph resolution
+    unless the flag is given (`apply_muse_glimmer_prefill_cuda_graph_max_bs_default`,
+    cuda_graph_hook.py:375-389, run at arg_groups/pipeline.py:186). Declared as the flag, the
+    max is locked (cuda_graph_hook.py:74-75): the memory hook's chunked-prefill, PP,
+    max-total-tokens and llama-2 caps (memory_hook.py:233-263) and attention DP's re-clamp
+    (parallel_hook.py:344-349) leave it, as they leave a given one. It changes prefill
+    graphs only: the decode max_bs and ladder are the memory hook's (memory_hook.py:83-188).
+    The hook's other exit, an `instance://` model path (:380), is a line SGLang cannot
+    resolve (graphfit.inputs.sglang_instance)."""
+    if given is None and architecture in MUSE_GLIMMER_ARCHS:
+        return MUSE_GLIMMER_MAX_TOKENS
+    return given
+
+
 def prefill_token_ladder(max_tokens: int) -> list[int]:
     """`generate_prefill_cuda_graph_batch_sizes` (cuda_graph_hook.py:480-497): 4..32/4,
     48..256/16, 288..512/32, 576..1024/64, 1280..4096/256, then every 512, cut at max_tokens

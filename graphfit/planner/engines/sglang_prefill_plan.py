@@ -47,6 +47,7 @@ from graphfit.planner.engines.sglang_prefill import (
     PrefillBuffer,
     PrefillGraphs,
     PrefillInputs,
+    declared_max_tokens,
     deepseek_v4_breakable_off,
     full_prefill_by_default,
     prefill_buffers,
@@ -64,7 +65,8 @@ def prefill_inputs(config: EngineSettings) -> PrefillInputs:
     """What SGLang's prefill-graph resolution reads, from graphfit's config (the request pool
     and context length bound the capture batch, cuda_graph_setup.py:578-603)."""
     return PrefillInputs(
-        backend=config.cuda_graph_backend_prefill, max_tokens=config.cuda_graph_max_bs_prefill,
+        backend=config.cuda_graph_backend_prefill,
+        max_tokens=declared_max_tokens(config.architecture, config.cuda_graph_max_bs_prefill),
         tokens=config.cuda_graph_bs_prefill, chunked_prefill_size=config.chunked_prefill_size,
         max_total_tokens=config.max_total_tokens, pp_size=config.pp_size,
         gpu_memory_gb=config.gpu_memory_gb, tp_size=config.tp_size,

@@ -53,7 +53,9 @@ from graphfit.planner.engines.sglang_multimodal import (
     sglang_multimodal,
 )
 from graphfit.planner.engines.sglang_post_capture import (
+    INKLING_UNIFIED_FAILS,
     PostCaptureInputs,
+    inkling_unified_fails,
     planned,
     switch_on,
 )
@@ -87,12 +89,14 @@ def hook_prefill_inputs(config: EngineSettings) -> PrefillInputs:
     from graphfit.planner.engines.sglang_prefill import (
         MLA_ARCHITECTURES,
         PrefillInputs,
+        declared_max_tokens,
         deepseek_v4_breakable_off,
         full_prefill_by_default,
     )
 
     return PrefillInputs(
-        backend=config.cuda_graph_backend_prefill, max_tokens=config.cuda_graph_max_bs_prefill,
+        backend=config.cuda_graph_backend_prefill,
+        max_tokens=declared_max_tokens(config.architecture, config.cuda_graph_max_bs_prefill),
         tokens=config.cuda_graph_bs_prefill, chunked_prefill_size=config.chunked_prefill_size,
         max_total_tokens=config.max_total_tokens, pp_size=config.pp_size,
         gpu_memory_gb=config.gpu_memory_gb, tp_size=config.tp_size,
@@ -149,7 +153,9 @@ def memory_inputs(config: EngineSettings) -> StaticMemoryInputs:
         transfer_backend=config.disaggregation_transfer_backend,
         mooncake_protocol=config.mooncake_protocol, pp_size=config.pp_size,
         dynamic_chunking=config.dynamic_chunking, max_prefill_tokens=config.max_prefill_tokens,
-        hybrid_swa=config.hybrid_swa, mamba=config.mamba_state_shape is not None,
+        hybrid_swa=config.hybrid_swa,
+        # a mamba-like state (`mambaish_config`, overrides.py:1830): Inkling's conv state too
+        mamba=config.mamba_state_shape is not None or config.inkling_conv_state is not None,
         spec_algorithm=SPEC_NAMES.get(config.spec_method)))
     return StaticMemoryInputs(
         gpu_memory_gb=config.gpu_memory_gb, disaggregation_mode=mode,
@@ -200,6 +206,13 @@ def _restated(config: EngineSettings) -> bool:
 def default_fraction(config: EngineSettings) -> float | None:
     """SGLang's default mem_fraction_static for a config as given, or None where graphfit
     cannot restate it (the module docstring)."""
+    if inkling_unified_fails(
+            switch=switch_on(config.post_capture_kv_sizing, config.architecture),
+            architecture=config.architecture, unified_memory=config.enable_unified_memory,
+            hybrid_swa=config.hybrid_swa, declined=config.post_capture_declined,
+            transfer_backend=config.disaggregation_transfer_backend,
+            mooncake_protocol=config.mooncake_protocol):
+        raise ConfigError(INKLING_UNIFIED_FAILS)  # SGLang's memory hook itself fails
     if not _restated(config):
         return None
     return mem_fraction_static(memory_inputs(config))

@@ -218,10 +218,17 @@ BAILING_MM2_QWEN2_5_KEYS = ("window_size", "fullatt_block_indexes")
 # (each RADIO path reads a BaseModelOutput): every call fails once its graph is captured
 _RADIO = ("its RADIO encoder returns a tuple under ViT graphs (internvl.py:356-357), RadioModel "
           "wants a BaseModelOutput (radio.py:510, 565)")
+# MiniMax-M3-VL's tower (models/minimax_m3_vl.py:115 -> minimax_vl_common.py:755, 773, 430):
+# no module of it reads SGLANG_VIT_ENABLE_CUDA_GRAPH or builds a ViT graph runner, and its
+# encoder always hands VisionAttention forward_metadata (minimax_vl_common.py:733-751), which
+# every backend takes before its graph branch (layers/attention/vision.py:480-487, 552-558)
+NO_VIT_GRAPH = ("its CLIP tower (minimax_vl_common.py:430) has no ViT graph runner and always "
+                "passes forward_metadata (:733-751): SGLang runs it eager")
 REFUSED_ARCHITECTURES = {  # nano_nemotron_vl.py:91 (RadioModel), 494-498 (EntryClass)
     "NemotronH_Nano_VL_V2": _RADIO,
     "NemotronH_Nano_Omni_Reasoning_V3": _RADIO,
     "NemotronH_Omni_Reasoning_V3": _RADIO,
+    "MiniMaxM3SparseForConditionalGeneration": NO_VIT_GRAPH,
 }
 # the most keys a plan enumerates (each ordered choice of images is one key)
 MAX_KEYS = 20_000
@@ -795,7 +802,7 @@ __all__ = ["ATTENTION_BACKENDS", "BAILING_MM2_MODEL_TYPE", "BAILING_MM2_QWEN2_5_
            "cudnn_padded_images",
            "KIMI_DEFAULTS", "QWEN3_CLASS_CONFIG", "QWEN3_PLAIN_CONFIG", "QWEN3_REMOTE_CONFIG",
            "QWEN3_VISION_DEFAULTS", "QWEN3_CONFIG_DEFAULTS", "QWEN3_DEFAULTED",
-           "REFUSED_ARCHITECTURES", "VIT_ARCHITECTURES", "VitBuffer",
+           "NO_VIT_GRAPH", "REFUSED_ARCHITECTURES", "VIT_ARCHITECTURES", "VitBuffer",
            "VitGeometry", "VitPlan", "VitViolation", "VitWorkload", "graph_key",
            "key_buffers", "key_calls", "key_fill", "kimi_outcomes", "plan_vit",
            "qwen2_5_full_layout", "qwen2_5_window_layout", "qwen3_layout", "reachable_calls",

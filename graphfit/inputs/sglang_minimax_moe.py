@@ -1,0 +1,213 @@
+"""The MLP side of a MiniMax-M3 TARGET's decoder layers in SGLang 0.5.23: the checks that
+make `MiniMaxM3MoE`, its `FusedMoE` experts, its shared-expert MLP and the dense
+`MiniMaxM3MLP` raise at start-up, restated in SGLang's order with SGLang's exception and site
+(paths under sglang/srt/). graphfit.inputs.sglang_minimax_target walks the layers and calls
+this after each layer's attention.
+
+Before any layer is built the loader resolves shared-expert fusion
+(`resolve_shared_experts_config`, model_loader/loader.py:292 -> layers/moe/utils.py:602-623):
+unless `--disable-shared-experts-fusion`, a model with `n_shared_experts` fuses them on a CUDA
+GPU of SM 80 or newer (graphfit plans for those) when the quantization is not
+`modelopt_mixed` / `minimax_m3_nvfp4`, the expert-parallel size is 1 and the a2a backend is
+not DeepEP (models/minimax_m3.py:2021-2043, models/minimax_m3_vl.py:166-197); fusing asserts
+exactly one shared expert (minimax_m3.py:2051-2053, minimax_m3_vl.py:202-203).
+
+A MoE layer (`moe_layer_freq[i] != 0`, or no `moe_layer_freq`, minimax_m3.py:1788-1790):
+`MiniMaxM3MoE.__init__` raises ValueError when the TP size exceeds the expert count
+(:405-409); reads `num_local_experts`, `num_experts_per_tok`, `intermediate_size`,
+`swiglu_alpha`, `swiglu_limit` for its experts (:423-436); `FusedMoE` asserts the routed
+experts (with `--ep-num-redundant-experts`) split over the EP ranks (layers/moe/
+fused_moe_triton/layer.py:414) and `intermediate_size` over the MoE-TP ranks, tp // ep //
+moe_dp (:427, runtime_context.py:154); then `hidden_act` (:441) and `scoring_func` (:447) are
+read; unfused shared experts build a `MiniMaxM3MLP` of `intermediate_size * n_shared_experts`
+(:454-468) over the TP group (replicated under DeepEP / MegaMoE, :458-460).
+
+`MiniMaxM3MLP` (dense layers with `dense_intermediate_size`, :1736-1745, and shared experts):
+reads `hidden_size`, `hidden_act` (:313-314), its gate/up projection asserts the width splits
+over its group (layers/linear.py:693; the dense MLP's group is the TP group,
+`--moe-dense-tp-size` being left at its default), then the activation must be silu or
+swigluoai with `swiglu_alpha` / `swiglu_limit` (:334-354).
+
+A key absent from config.json is the config class's default on a top-level
+`MiniMaxM3SparseForCausalLM` (transformers' `MiniMaxM2Config` for `model_type` minimax_m2;
+under another model_type the keys MiniMaxM2Config defaults are not judged when absent), but
+raises AttributeError nested under the VL wrapper's `text_config`, which SGLang makes a bare
+`PretrainedConfig` (utils/hf_transformers/common.py:566-572). Keys no config class defaults
+(`swiglu_alpha`, `swiglu_limit`, `scoring_func`, `dense_intermediate_size`) raise either way.
+
+Not restated: the quantization methods' own weight checks, MegaMoE's matching-groups rule
+(:491-497) and the a2a backends' classes beyond their EP size.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from graphfit.planner.core.errors import excerpt
+
+# transformers' MiniMaxM2Config class defaults (configuration_minimax_m2.py) for the keys read
+DEFAULTS: dict[str, Any] = {"num_local_experts": 256, "num_experts_per_tok": 8,
+                            "intermediate_size": 1536, "hidden_act": "silu"}
+NO_FUSION_QUANTS = ("modelopt_mixed", "minimax_m3_nvfp4")  # minimax_m3.py:2024-2027
+REPLICATED_SHARED = ("deepep", "megamoe")  # minimax_m3.py:458-460
+_MISSING = object()
+
+
+@dataclass(frozen=True)
+class MoeLayout:
+    """The parallel sizes and MoE settings the MLP constructors read: the full TP size, the
+    EP size the hooks resolve, the MoE-TP size, the a2a backend, the redundant experts, and
+    whether the loader's fusion gate is open (everything but the shared-expert count)."""
+
+    tp: int
+    ep: int
+    moe_tp: int
+    a2a: str
+    redundant: int
+    fusion_gate: bool
+
+    def __post_init__(self) -> None:
+        for name in ("tp", "ep", "moe_tp"):
+            if getattr(self, name) < 1:
+                raise ValueError(f"{name} must be at least 1")
+        if self.redundant < 0:
+            raise ValueError("redundant must be non-negative")
+
+
+def _read(text: Mapping[str, Any], key: str, nested: bool) -> Any:
+    """`config.<key>` as SGLang reads it: absent (raising) in the VL wrapper's bare text
+    config; at top level MiniMaxM2Config's default, or None (not judged) for a key another
+    config class may default."""
+    if key in text:
+        return text[key]
+    if nested or key not in DEFAULTS:
+        return _MISSING
+    return DEFAULTS[key] if text.get("model_type") == "minimax_m2" else None
+
+
+def _absent(key: str, site: str) -> str:
+    return f"the config has no {key!r} (AttributeError, {site})"
+
+
+def fused_count(text: Mapping[str, Any], layout: MoeLayout) -> int:
+    """Shared experts the loader fuses: `n_shared_experts` where the gate is open and the
+    count is truthy, else 0 (layers/moe/utils.py:602-623)."""
+    shared = text.get("n_shared_experts")
+    return shared if layout.fusion_gate and shared and isinstance(shared, int) else 0
+
+
+def fusion_problem(text: Mapping[str, Any], layout: MoeLayout, vl: bool) -> str | None:
+    """The loader's assertion before any layer: fusing takes exactly one shared expert."""
+    shared = text.get("n_shared_experts")
+    if not (layout.fusion_gate and shared) or shared == 1:
+        return None
+    if vl:
+        return (f"{excerpt(shared, 12)} shared experts to fuse: Only 1 fused shared expert is "
+                f"supported (AssertionError, models/minimax_m3_vl.py:202-203)")
+    return (f"{excerpt(shared, 12)} shared experts to fuse: Only 1 fused shared expert is "
+            f"supported for MiniMax-M3 (AssertionError, models/minimax_m3.py:2051-2053)")
+
+
+def is_moe_layer(text: Mapping[str, Any], layer: int) -> bool:
+    """`_is_layer_sparse` (minimax_m3.py:1788-1790): no `moe_layer_freq` means MoE."""
+    freq = text.get("moe_layer_freq")
+    if not isinstance(freq, list):
+        return freq is None
+    return layer >= len(freq) or freq[layer] != 0
+
+
+def layer_problem(text: Mapping[str, Any], layer: int, nested: bool,
+                  layout: MoeLayout) -> str | None:
+    """The layer's MLP: `MiniMaxM3MoE` on a MoE layer, else the dense `MiniMaxM3MLP`."""
+    if is_moe_layer(text, layer):
+        return moe_problem(text, nested, layout)
+    width = _read(text, "dense_intermediate_size", True)
+    if width is _MISSING:
+        return _absent("dense_intermediate_size", "models/minimax_m3.py:1741")
+    return mlp_problem(text, nested, width, layout.tp)
+
+
+def moe_problem(text: Mapping[str, Any], nested: bool, layout: MoeLayout) -> str | None:
+    """`MiniMaxM3MoE.__init__` (minimax_m3.py:395-505) in its own order."""
+    experts = _read(text, "num_local_experts", nested)
+    if experts is _MISSING:
+        return _absent("num_local_experts", "models/minimax_m3.py:405")
+    if isinstance(experts, int) and layout.tp > experts:
+        return (f"Tensor parallel size {layout.tp} is greater than the number of experts "
+                f"{excerpt(experts, 12)}. (ValueError, models/minimax_m3.py:405-409)")
+    for key, line in (("num_experts_per_tok", 427), ("intermediate_size", 429),
+                      ("swiglu_alpha", 434), ("swiglu_limit", 436)):
+        if _read(text, key, nested) is _MISSING:
+            return _absent(key, f"models/minimax_m3.py:{line}")
+    routed = experts + layout.redundant if isinstance(experts, int) else None
+    if routed is not None and routed % layout.ep:
+        return (f"{routed} routed experts do not split over expert-parallel size {layout.ep} "
+                f"(AssertionError, layers/moe/fused_moe_triton/layer.py:414)")
+    width = _read(text, "intermediate_size", nested)
+    if isinstance(width, int) and width % layout.moe_tp:
+        return (f"intermediate_size {width} does not split over MoE-TP size {layout.moe_tp} "
+                f"(AssertionError, layers/moe/fused_moe_triton/layer.py:427)")
+    if _read(text, "hidden_act", nested) is _MISSING:
+        return _absent("hidden_act", "models/minimax_m3.py:441")
+    if "scoring_func" not in text:
+        return _absent("scoring_func", "models/minimax_m3.py:447")
+    shared = text.get("n_shared_experts")
+    if shared is None or fused_count(text, layout):
+        return None
+    group = 1 if layout.a2a in REPLICATED_SHARED else layout.tp
+    if isinstance(width, int) and isinstance(shared, int):
+        return mlp_problem(text, nested, width * shared, group)
+    return None
+
+
+def mlp_problem(text: Mapping[str, Any], nested: bool, width: Any, group: int) -> str | None:
+    """`MiniMaxM3MLP.__init__` (minimax_m3.py:300-354): its reads, its projection's split,
+    its activation."""
+    act = _read(text, "hidden_act", nested)
+    if act is _MISSING:
+        return _absent("hidden_act", "models/minimax_m3.py:314")
+    if isinstance(width, int) and width % group:
+        return (f"MLP width {width} does not split over TP size {group} "
+                f"(AssertionError, layers/linear.py:693)")
+    if act is None:
+        return None  # another config class's default: not judged
+    if act == "swigluoai":
+        for key, line in (("swiglu_alpha", 337), ("swiglu_limit", 338)):
+            if key not in text:
+                return _absent(key, f"models/minimax_m3.py:{line}")
+        return None
+    if act != "silu":
+        return (f"Unsupported activation: {excerpt(act, 20)}. Only silu is supported for "
+                f"now. (ValueError, models/minimax_m3.py:351-354)")
+    return None
+
+
+def quantization(values: Mapping[str, Any], data: Mapping[str, Any]) -> str | None:
+    """The quantization the fusion gate sees: the line's, else the checkpoint's as the model
+    override resolves it (arg_groups/model_overrides/minimax_m3.py:18-34, 46-53)."""
+    given = values.get("quantization")
+    if isinstance(given, str) and given:
+        return given
+    quant = data.get("quantization_config")
+    if not isinstance(quant, dict):
+        return None
+    method = quant.get("quant_method")
+    if (method == "mxfp8" and str(quant.get("moe_quant_algo", "")).upper() == "NVFP4"
+            and quant.get("moe_quant_format") == "nvfp4-pack-quantized"):
+        return "minimax_m3_nvfp4"
+    return method if isinstance(method, str) else None
+
+
+def build_layout(tp: int, ep: int, moe_dp: int, a2a: str, redundant: int,
+                 fusion_off: bool, quant: str | None) -> MoeLayout:
+    """The layout from the line's resolved sizes (MoE-TP = tp // ep // moe_dp,
+    runtime_context.py:154; sizes that do not divide are other rules' business) and the
+    loader's fusion gate less the shared-expert count (minimax_m3.py:2021-2043)."""
+    gate = not fusion_off and quant not in NO_FUSION_QUANTS and ep == 1 and a2a != "deepep"
+    return MoeLayout(tp, ep, max(1, tp // ep // moe_dp), a2a, redundant, gate)
+
+
+__all__ = ["MoeLayout", "build_layout", "fused_count", "fusion_problem", "is_moe_layer",
+           "layer_problem", "quantization"]

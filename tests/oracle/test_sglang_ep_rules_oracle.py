@@ -1,0 +1,193 @@
+"""graphfit == SGLang 0.5.23 on the expert-parallel start-up rules read on `--ep-size` as
+given: `--moe-dp-size`'s (arg_groups/parallel_hook.py:170-192), the PD role switch's
+(pd_disaggregation_hook.py:165-196), GPT-OSS's Triton kernel runner's (model_hook.py:
+568-571) and the MoE runners' (moe_hook.py:89-105, 161-167), over generated whole lines
+(tests.oracle.sglang_ep_rules_cases): SGLang's own resolution against graphfit's CLI."""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+import random
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from tests.oracle.paths import require
+
+require("sglang")  # skip locally / fail in CI when the sources were not fetched
+
+from graphfit.planner.engines import sglang_elastic_ep as elastic  # noqa: E402
+from graphfit.planner.engines import sglang_ep_rules as rules  # noqa: E402
+from graphfit.planner.engines import sglang_eplb_checks as eplb  # noqa: E402
+from tests.oracle import sglang_ep_rules_cases as cases  # noqa: E402
+
+COUNT, SEED = 160, 7
+
+
+@pytest.fixture(scope="module")
+def dirs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    return cases.model_dirs(tmp_path_factory.mktemp("ep-rules"))
+
+
+def _grid() -> list[cases.Case]:
+    """The runners whose ep rules only a2a lines tell apart, at (ep, tp) in (1, 4), (2, 4),
+    (4, 4), with and without an a2a backend: the kernel runners on the MoE model, the Triton
+    kernel runner on GPT-OSS; then `--moe-dp-size 2` at tp 8 over ep, the PD role switch
+    at ep 1 and 2, and elastic EP's flags with no / "none" / a real backend (rare in the
+    draws)."""
+    out = []
+    for model, runner, quant in (("moe", "flashinfer_cutlass", None), ("moe", "cutlass", "fp8"),
+                                 ("gptoss", "triton_kernel", None)):
+        for a2a in ("none", "deepep"):
+            for ep in (1, 2, 4):
+                out.append(cases.Case(model, 4, ep, 1, 1, 1, a2a, runner, "null", False, quant))
+    for a2a in ("none", "deepep"):  # moe_dp 2 at tp 8: ep x moe_dp below, at, above tp
+        for ep in (1, 2, 4, 8):
+            out.append(cases.Case("moe", 8, ep, 2, 2, 1, a2a, "auto", "null", False))
+    for mode in ("prefill", "decode"):  # the role switch with and without EP
+        for ep in (1, 2):
+            out.append(cases.Case("moe", 2, ep, 1, 1, 1, "none", "auto", mode, True))
+    base = cases.Case("moe", 2, 1, 1, 1, 1, "none", "auto", "null", False)
+    for backend in (None, "none", "nixl"):  # elastic EP before scale-up
+        for change in ({"join_mode": "recover"}, {"pp": 2}, {"offset": 2},
+                       {"join_mode": "scale", "node_rank": 1, "offset": 2},
+                       {"join_mode": "scale", "node_rank": 1, "offset": 0}, {"max_ep": 2}):
+            out.append(dataclasses.replace(base, elastic=backend, **change))
+    return out
+
+
+@functools.cache
+def _lines(root: str) -> tuple[tuple[cases.Case, str | None], ...]:
+    """(case, SGLang's refusal or None) per drawn line and grid line, SGLang's answers
+    computed once (the plants change graphfit only)."""
+    rng = random.Random(SEED)
+    dirs = {name: Path(root) / name for name in ("moe", "gptoss")}
+    drawn = [cases.draw_elastic(rng, cases.draw(rng)) for _ in range(COUNT)] + _grid()
+    return tuple((case, cases.sglang(case, dirs[case.model])) for case in drawn)
+
+
+def _wrong(dirs: dict[str, Path]) -> list[str]:
+    root = str(dirs["moe"].parent)
+    wrong = []
+    for case, theirs in _lines(root):
+        ours = cases.graphfit(case, dirs[case.model])
+        if cases.compare(ours, theirs) == "differ":  # "not modelled": graphfit says so
+            wrong.append(f"{case.label()}: graphfit {ours}; SGLang {theirs}")
+    return wrong
+
+
+def test_every_generated_line_agrees(dirs: dict[str, Path]) -> None:
+    """Each drawn or grid line is refused by both, started by both, or refused by graphfit
+    as not modelled (elastic scale-up), and the lines reach every rule (SGLang's own
+    messages) as well as lines that start."""
+    wrong = _wrong(dirs)
+    assert not wrong, "\n".join(wrong[:10])
+    answers = _lines(str(dirs["moe"].parent))
+    messages = " ".join(str(theirs) for _, theirs in answers)
+    for rule in ("tp_size must be divisible by moe_dp_size",
+                 "ep_size * moe_dp_size must be less than or equal to tp_size",
+                 "PP is not supported with context parallelism",
+                 "attn_cp_size != moe_dp_size is only supported",
+                 "expert parallelism (--ep-size",
+                 "Triton kernel MoE is only supported when ep_size == 1",
+                 "must be 1 or the same as the tensor parallel size",
+                 "only supported with ep_size == 1",
+                 "--elastic-ep-join-mode requires --elastic-ep-backend to be set",
+                 "PP size should be set to 1 under elastic EP",
+                 "--elastic-ep-join-rank-offset is only valid with",
+                 "--max-ep-size requires --elastic-ep-backend to be set"):
+        assert rule in messages, rule
+    assert sum(theirs is None for _, theirs in answers) >= len(answers) // 5
+
+
+def _spanning(m: pytest.MonkeyPatch) -> None:
+    # the a2a backend's ep_size = tp_size applied before the hooks that run ahead of it
+    original = rules.check
+
+    def check(config: object, runner: str) -> None:
+        a2a = getattr(config, "moe_a2a_backend", None) or "none"
+        tp = getattr(config, "tp_size", 1)
+        ep = eplb.resolved_ep_size(getattr(config, "ep_size", 1), tp, a2a)
+        rules.check_moe_dp(getattr(config, "moe_dp_size", 1), ep, tp,
+                           getattr(config, "pp_size", 1), getattr(config, "attn_cp_size", 1))
+        original(config, runner)  # type: ignore[arg-type]
+    m.setattr(rules, "check", check)
+
+
+def _runner_ep_spanning(m: pytest.MonkeyPatch) -> None:
+    # the runner asserts on the spanning ep_size (the rule before this lane)
+    original = eplb.check_runner_ep
+    m.setattr(eplb, "check_runner_ep", lambda runner, quant, ep, tp, a2a: original(
+        runner, quant, eplb.resolved_ep_size(ep, tp, a2a), tp, a2a))
+
+
+def _moe_dp_pp_forgotten(m: pytest.MonkeyPatch) -> None:
+    original = rules.check_moe_dp
+    m.setattr(rules, "check_moe_dp", lambda moe_dp, ep, tp, pp, cp: original(
+        moe_dp, ep, tp, 1, cp))
+
+
+def _moe_dp_cp_forgotten(m: pytest.MonkeyPatch) -> None:
+    original = rules.check_moe_dp
+    m.setattr(rules, "check_moe_dp", lambda moe_dp, ep, tp, pp, cp: original(
+        moe_dp, ep, tp, pp, moe_dp))
+
+
+def _moe_dp_le_only(m: pytest.MonkeyPatch) -> None:
+    # ep x moe_dp <= tp kept, == tp forgotten
+    original = rules.check_moe_dp
+    m.setattr(rules, "check_moe_dp", lambda moe_dp, ep, tp, pp, cp: original(
+        moe_dp, 1 if ep * moe_dp < tp else ep, tp, pp, cp))
+
+
+def _no_role_switch(m: pytest.MonkeyPatch) -> None:
+    m.setattr(rules, "check_role_switch", lambda *args: None)
+
+
+def _no_gpt_oss(m: pytest.MonkeyPatch) -> None:
+    m.setattr(rules, "check_gpt_oss", lambda *args: None)
+
+
+def _elastic_backend(m: pytest.MonkeyPatch, swap: Callable[[str | None], str | None]) -> None:
+    original = elastic.check_elastic
+    m.setattr(elastic, "check_elastic", lambda backend, *rest: original(swap(backend), *rest))
+
+
+def _none_backend_off(m: pytest.MonkeyPatch) -> None:
+    # --elastic-ep-backend none read as no backend (SGLang treats the string as set)
+    _elastic_backend(m, lambda backend: None if backend == "none" else backend)
+
+
+def _no_backend_on(m: pytest.MonkeyPatch) -> None:
+    # no backend read as one: the join-mode / max-ep-size rules never fire
+    _elastic_backend(m, lambda backend: "nixl" if backend is None else backend)
+
+
+def _offset_any_mode(m: pytest.MonkeyPatch) -> None:
+    original = elastic.check_elastic
+    m.setattr(elastic, "check_elastic", lambda b, e, a, pp, mode, rank, offset, *rest: original(
+        b, e, a, pp, mode, rank, offset if mode == "scale" else 0, *rest))
+
+
+PLANTS: dict[str, Callable[[pytest.MonkeyPatch], None]] = {
+    "elastic backend 'none' read as off": _none_backend_off,
+    "no elastic backend read as one": _no_backend_on,
+    "join rank offset taken without scale": _offset_any_mode,
+    "moe_dp on the spanning ep_size": _spanning,
+    "runner asserts on the spanning ep_size": _runner_ep_spanning,
+    "moe_dp's PP clause forgotten": _moe_dp_pp_forgotten,
+    "moe_dp's attention-CP clause forgotten": _moe_dp_cp_forgotten,
+    "moe_dp's equality clause forgotten": _moe_dp_le_only,
+    "no role-switch ep check": _no_role_switch, "no GPT-OSS triton_kernel check": _no_gpt_oss,
+}
+
+
+@pytest.mark.parametrize("plant", sorted(PLANTS))
+def test_a_planted_error_is_caught(plant: str, dirs: dict[str, Path],
+                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each rule, broken on purpose, makes some drawn line differ from SGLang."""
+    _lines(str(dirs["moe"].parent))
+    PLANTS[plant](monkeypatch)
+    assert _wrong(dirs), plant

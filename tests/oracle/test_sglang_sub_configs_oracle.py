@@ -1,0 +1,94 @@
+"""SGLang's own multimodal classes whose text config is `llm_config` / `language_config`
+(InternVL, Janus, DeepSeek-VL2, Bailing-MM), is built from the top level (Dots-VLM), or
+is MiniMax-M3-VL's `text_config` dict as a plain PretrainedConfig,
+against SGLang 0.5.23's own ModelConfig (issue 23, s41c): graphfit.inputs.sglang_sub_configs.
+get_hf_text_config returns that sub-config (utils/hf_transformers/common.py:547-612) and
+get_context_length reads its keys, its class defaults and its RoPE dict (:668-700). Runs with
+SGLang's sources (tests/oracle/paths.require)."""
+
+from __future__ import annotations
+
+import itertools
+import json
+import random
+import tempfile
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from graphfit.inputs.sglang_sub_configs import (
+    INTERNVL_CLASSES,
+    MINIMAX_M3_VL,
+    SUB_CONFIGS,
+    TOP_LEVEL,
+)
+from tests.oracle import sglang_context_length_oracle as t
+from tests.oracle.paths import require
+
+require("sglang")
+
+_ROOT = tempfile.mkdtemp(prefix="graphfit-sub-configs-test-")
+_TEXT = ("hidden_size", "intermediate_size", "num_attention_heads", "num_key_value_heads",
+         "num_hidden_layers", "vocab_size", "rms_norm_eps", "rope_theta", "hidden_act")
+
+
+def _rope(kind: str, rng: random.Random) -> dict[str, Any]:
+    rope: dict[str, Any] = {"rope_type": kind, "factor": 2.0}
+    if kind == "llama3":
+        rope.update(low_freq_factor=1.0, high_freq_factor=4.0)
+    if kind == "longrope":
+        rope.update(short_factor=[1.0] * 64, long_factor=[2.0] * 64)
+    if rng.random() < 0.5:
+        rope["original_max_position_embeddings"] = 4096
+    return rope
+
+
+def _model(config: dict[str, Any]) -> str:
+    directory = Path(tempfile.mkdtemp(dir=_ROOT))
+    (directory / "config.json").write_text(json.dumps(config))
+    return str(directory)
+
+
+CLASSES = [*sorted(SUB_CONFIGS), *sorted(TOP_LEVEL), MINIMAX_M3_VL]
+
+
+@pytest.mark.parametrize("model_type", CLASSES)
+def test_sub_config_length_is_sglangs(model_type: str) -> None:
+    """The text keys nested (or top-level), a RoPE dict of each type under either name in
+    the sub-config or at the top, with or without a length key: SGLang's context length is
+    graphfit's, both refuse, or graphfit asks where it does not restate the class."""
+    rng = random.Random(model_type)
+    name = (SUB_CONFIGS[model_type][0] if model_type in SUB_CONFIGS else
+            "text_config" if model_type == MINIMAX_M3_VL else None)
+    for kind, key, nested in itertools.product(
+            ("linear", "yarn", "llama3", "longrope", "default"),
+            ("rope_scaling", "rope_parameters"), (True, False)):
+        config = dict(t.BASE, model_type=model_type)
+        if rng.random() < 0.5:
+            config["max_position_embeddings"] = 8192
+        config[key] = _rope(kind, rng)
+        if nested and name is not None:
+            config[name] = {k: config.pop(k) for k in list(config)
+                            if k in _TEXT or k in (key, "max_position_embeddings")}
+            if model_type == "internvl_chat":
+                config[name]["architectures"] = [rng.choice(sorted(INTERNVL_CLASSES))]
+        verdict = t.verdict(_model(config), (), {})
+        assert verdict in ("agree", "refused", "asked"), (config, verdict)
+
+
+def test_no_sub_config_written_takes_the_class_default() -> None:
+    """No sub-config and no length key: the sub-config class's default (SGLang's own), not
+    graphfit's; InternVL's by llm_config's architecture, an unsupported one refused."""
+    for model_type in CLASSES:
+        model = _model(dict(t.BASE, model_type=model_type))
+        sg = t.sglang_length(model, (), {})
+        assert isinstance(sg, int) and sg == t.graphfit_length(model, (), {}), model_type
+        assert t.graphfit_asks(model, (), {}) is None
+    base = {k: v for k, v in t.BASE.items() if k not in _TEXT}
+    for architecture in (*INTERNVL_CLASSES, "MistralForCausalLM", None):
+        sub = {k: t.BASE[k] for k in _TEXT}
+        if architecture is not None:
+            sub["architectures"] = [architecture]
+        model = _model(dict(base, model_type="internvl_chat", llm_config=sub))
+        assert t.verdict(model, (), {}) in ("agree", "refused"), architecture
