@@ -70,9 +70,13 @@ def hybrid_swa_settings(model: str) -> list[Setting]:
     path = model_config.config_path(model)
     if path is None:
         return []
+    from graphfit.inputs import sglang_unified_linear
+
     data = model_config.load_config(path)
     return [Setting("hybrid_swa", hybrid_swa(data), f"{path}: architectures (hybrid SWA)",
-                    FILE, weak=True)]
+                    FILE, weak=True),
+            # the page-major list for unequal K / V rows (issue 23 s42u)
+            *sglang_unified_linear.model_settings(str(path), data)]
 
 
 __all__ = ["device", "hybrid_swa", "hybrid_swa_settings"]

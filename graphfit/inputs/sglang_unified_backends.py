@@ -12,12 +12,16 @@ base `--attention-backend`.
   graphfit.inputs.sglang_draft_default), or the Gemma 4 override's: triton, trtllm_mha on
   SM100, whenever `--attention-backend` is not given (model_overrides/gemma4.py:17-44), or
   Inkling's: fa4 on Hopper / SM100, else triton, when no attention flag is given
-  (inkling.py:68-73; a split flag leaves the generic default for the other phase);
+  (inkling.py:68-73; a split flag leaves the generic default for the other phase), or
+  MiMoV2's: fa4 on SM100 alone when no attention flag is given (mimo_v2.py:27-29; issue 23
+  s42u), the generic default on another GPU, where the override does not fire;
   otherwise the phase stays unknown (None) and the planner refuses only where the answer
   depends on it;
 * a named base fa3 with `--kv-cache-dtype fp8_e5m2` is triton by the time the unified hook
   reads it (overrides.py:1262-1270): the phases that read the base read triton (issue 23
-  s41u, `_fp8_fallback`).
+  s41u, `_fp8_fallback`);
+* the linear-attention / mamba kernels the page-major layout reads (issue 23 s42u,
+  graphfit.inputs.sglang_unified_linear).
 """
 
 from __future__ import annotations
@@ -36,6 +40,9 @@ GEMMA4 = frozenset({"Gemma4ForConditionalGeneration", "Gemma4ForCausalLM",
 # the model overrides restated here: Gemma 4's and Inkling's (inkling.py:68-73, issue 23 s40h)
 UNIFIED_OVERRIDES = GEMMA4 | {"InklingForConditionalGeneration",
                               "InklingForConditionalGenerationMTP"}
+# MiMoV2's, fa4 on SM100 alone when no attention flag is given (mimo_v2.py:27-29; s42u: its
+# K / V rows differ, so the page-major list is the asymmetric one)
+UNIFIED_OVERRIDES |= {"MiMoV2ForCausalLM", "MiMoV2FlashForCausalLM"}
 
 
 def line_settings(values: Mapping[str, Any]) -> list[Setting]:
@@ -52,10 +59,15 @@ def line_settings(values: Mapping[str, Any]) -> list[Setting]:
 def settle(line: Mapping[str, Any], resolved: Resolved, gpu_given: object) -> Resolved:
     """SGLang's default base backend for the phases a unified-memory line leaves unnamed
     (module docstring); the line unchanged where graphfit does not restate the default."""
+    from graphfit.inputs import sglang_unified_linear
+    from graphfit.inputs.gpus import gpu_sm100
     from graphfit.inputs.sglang_draft_default import default_target_backend
 
     if not line.get("enable_unified_memory"):
         return resolved
+    sm100 = resolved.values.get("sm100")
+    resolved = sglang_unified_linear.settle(
+        line, resolved, gpu_sm100(gpu_given) if sm100 is None else bool(sm100))
     resolved = _fp8_fallback(line, _forced(line, resolved, gpu_given))
     values = resolved.values
     missing = [name for name in PHASES if not values.get(name)]
@@ -135,6 +147,7 @@ def _override_base(line: Mapping[str, Any], gpu_given: object) -> str | None:
     if rule is None:
         return None
     flags = ("attention_backend",) + (PHASES if rule.when == ALL_UNSET else ())
-    if any(line.get(name) for name in flags):  # the override does not fire
+    picked = rule.pick(kind)
+    if picked is None or any(line.get(name) for name in flags):  # the override does not fire
         return generic_base_backend(line, gpu_given)
-    return rule.pick(kind)
+    return picked

@@ -5,8 +5,11 @@ them (`handle_cache_compatibility`, arg_groups/kv_cache_hook.py:351-412, pipelin
 
 * `--enable-page-major-kv-layout` only with `--enable-unified-memory` (:781-789, the hook
   before the unified one, pipeline.py:336);
-* `--disaggregation-decode-retraction-backup host_pool` only on a PD decode server (:352-360)
-  and not with `--dcp-size` > 1 (:361-365);
+* `--disaggregation-decode-retraction-backup host_pool` only on a PD decode server (:352-360),
+  not with `--dcp-size` > 1 (:361-365), nor with priority scheduling that may preempt
+  (:366-374, issue 23 s42u); a `--disaggregation-decode-host-receive-threshold` below 1 sets
+  host_pool first, on any line, after its own refusals (pd_disaggregation_hook.py:64-80,
+  pipeline.py:147; s42u: `retraction`);
 * `--enable-hierarchical-cache` not with the radix cache off (:393-397): `--disable-radix-cache`
   or a PD decode server, which turns it off (pd_disaggregation_hook.py:98-127);
 * `--disaggregation-decode-enable-offload-kvcache` only on the decode side (:399-403), with a
@@ -27,6 +30,7 @@ from graphfit.inputs.settings import COMMAND_LINE, Setting
 from graphfit.planner.core.errors import ConfigError
 
 WHERE = "kv_cache_hook.py"
+PD = "pd_disaggregation_hook.py"
 # SGLang's store-true flags -> graphfit's switch names (sglang_unified_switches.SWITCHES)
 FLAG_SWITCHES = {"enable_hisparse": "enable_hisparse",
                  "disaggregation_decode_enable_offload_kvcache": "decode_offload_kvcache",
@@ -40,18 +44,52 @@ def _dcp(values: Mapping[str, Any]) -> int:
     return value if isinstance(value, int) and not isinstance(value, bool) else 1
 
 
+def retraction(values: Mapping[str, Any]) -> Any:
+    """The decode retraction backup once `handle_pd_disaggregation` ran (pipeline.py:147, before
+    the cache checks): a `--disaggregation-decode-host-receive-threshold` below 1 makes it
+    host_pool, on any line (pd_disaggregation_hook.py:64-80; issue 23 s42u)."""
+    given = values.get("disaggregation_decode_retraction_backup")
+    raw = values.get("disaggregation_decode_host_receive_threshold")
+    if raw is None:
+        return given
+    flag = "--disaggregation-decode-host-receive-threshold"
+    try:
+        threshold = float(raw) if not isinstance(raw, bool) else float("nan")
+    except (TypeError, ValueError):
+        raise ConfigError(f"{flag}: expected a number, got {str(raw)[:40]!r}") from None
+    if not 0 <= threshold <= 1:
+        raise ConfigError(f"{flag} must be between 0 and 1, got {str(raw)[:40]} (SGLang "
+                          f"refuses, {PD}:64-67)")
+    if threshold == 1:
+        return given
+    if values.get("enable_hisparse") is True or values.get("enable_pd_role_switch") is True:
+        raise ConfigError(f"{flag} below 1: decode host receive does not yet support HiSparse "
+                          f"or role switching (SGLang refuses, {PD}:68-72)")
+    if given == "cpu_tensor":
+        raise ConfigError(f"{flag} below 1: decode host KV buffering requires host_pool "
+                          f"retraction, not cpu_tensor (SGLang refuses, {PD}:74-75)")
+    return "host_pool"  # declared by SGLang (:76-80)
+
+
 def cache_checks(values: Mapping[str, Any]) -> None:
     """`handle_cache_compatibility`'s refusals on these flags (module docstring)."""
-    retraction = values.get("disaggregation_decode_retraction_backup")
+    backup = retraction(values)
     mode = values.get("disaggregation_mode") or "null"
-    if retraction == "host_pool":
+    if backup == "host_pool":
+        host = ("--disaggregation-decode-retraction-backup host_pool" if values.get(
+            "disaggregation_decode_retraction_backup") == "host_pool" else
+            "host_pool retraction (set by --disaggregation-decode-host-receive-threshold "
+            "below 1)")
         if mode != "decode":
-            raise ConfigError(f"--disaggregation-decode-retraction-backup host_pool is only "
-                              f"supported on a PD decode server (SGLang refuses, "
-                              f"{WHERE}:352-360)")
+            raise ConfigError(f"{host} is only supported on a PD decode server (SGLang "
+                              f"refuses, {WHERE}:352-360)")
         if _dcp(values) > 1:
-            raise ConfigError(f"--disaggregation-decode-retraction-backup host_pool does not "
-                              f"support --dcp-size > 1 (SGLang refuses, {WHERE}:361-365)")
+            raise ConfigError(f"{host} does not support --dcp-size > 1 (SGLang refuses, "
+                              f"{WHERE}:361-365)")
+        if values.get("enable_priority_scheduling") is True and not values.get(
+                "disable_priority_preemption"):
+            raise ConfigError(f"{host} requires --disable-priority-preemption when priority "
+                              f"scheduling is enabled (SGLang refuses, {WHERE}:366-374)")
     # a decode server's radix cache is off unless re-enabled (pd_disaggregation_hook.py:98-127)
     radix_off = values.get("disable_radix_cache") is True or (
         mode == "decode" and not values.get("disaggregation_decode_enable_radix_cache"))
@@ -69,7 +107,7 @@ def cache_checks(values: Mapping[str, Any]) -> None:
     if values.get("hicache_storage_backend") is None:
         raise ConfigError(f"{flag} needs --hicache-storage-backend (SGLang refuses, "
                           f"{WHERE}:404-407)")
-    if retraction == "host_pool":
+    if backup == "host_pool":
         raise ConfigError(f"{flag} and --disaggregation-decode-retraction-backup host_pool "
                           f"both build a decode host pool (SGLang refuses, {WHERE}:408-413)")
 
@@ -77,6 +115,9 @@ def cache_checks(values: Mapping[str, Any]) -> None:
 def line(values: Mapping[str, Any]) -> list[Setting]:
     """SGLang's cross-flag checks, then the unified-memory line's switches as one setting
     (none off unified memory, where `--dcp-size` > 1 is refused as not modelled here)."""
+    from graphfit.inputs import sglang_unified_linear
+
+    sglang_unified_linear.line(values)  # attention_hook.py:318-323, before (pipeline.py:253)
     if values.get("enable_page_major_kv_layout") is True and not values.get(
             "enable_unified_memory"):
         raise ConfigError("--enable-page-major-kv-layout without --enable-unified-memory is "
@@ -92,7 +133,7 @@ def line(values: Mapping[str, Any]) -> list[Setting]:
     names = {switch for flag, switch in FLAG_SWITCHES.items() if values.get(flag) is True}
     if values.get("hicache_storage_backend") == "file":
         names.add("hicache_storage_file")
-    if values.get("disaggregation_decode_retraction_backup") == "host_pool":
+    if retraction(values) == "host_pool":
         names.add("retraction_host_pool")
     if dcp > 1:
         names.add("dcp")

@@ -397,7 +397,9 @@ class EngineConfig:
             dsv4_state_dtype: str | None = None,
             dsv4_env_unmodelled: str | None = None,
             dcp_size: int = 1,
-            dcp_comm_backend: str | None = None) -> None: ...
+            dcp_comm_backend: str | None = None,
+            unified_linear: tuple[str | None, str, str] | None = None,
+            asymmetric_kv: bool | None = None) -> None: ...
 
     def __post_init__(self) -> None:
         set_ = object.__setattr__
@@ -1201,6 +1203,16 @@ class EngineConfig:
     def dcp_comm_backend(self) -> str | None:
         """SglangOptions.dcp_comm_backend."""
         return cast("str | None", self._option("dcp_comm_backend"))
+
+    @property
+    def unified_linear(self) -> tuple[str | None, str, str] | None:
+        """SglangOptions.unified_linear."""
+        return cast("tuple[str | None, str, str] | None", self._option("unified_linear"))
+
+    @property
+    def asymmetric_kv(self) -> bool | None:
+        """SglangOptions.asymmetric_kv."""
+        return cast("bool | None", self._option("asymmetric_kv"))
 
     @property
     def moe_runner_backend(self) -> str:

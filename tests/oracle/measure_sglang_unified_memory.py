@@ -7,7 +7,10 @@ generated lines (tests/oracle/sglang_unified_backends_oracle.generate, seed `see
 attention-backend flags, PD roles and FULL prefill graphs, compared on SGLang's refusal, final
 prefill-graph backend and fraction, before and after the same way. Then (issue 23 s41u)
 `count` lines of tests/oracle/sglang_unified_switches_oracle.generate (same seed): the cache
-and parallelism switches, DCP and the fa3 fp8_e5m2 fallback, compared the same way.
+and parallelism switches, DCP and the fa3 fp8_e5m2 fallback, compared the same way. Then
+(issue 23 s42u) `count` lines of tests/oracle/sglang_unified_page_major_oracle.generate (same
+seed): linear-attention / mamba kernels, unequal K / V rows, a mamba hybrid, an MLA hybrid-SWA
+model and the decode host-receive threshold, compared the same way.
 
     PYTHONPATH=. python -m tests.oracle.measure_sglang_unified_memory [count [seed]]
 """
@@ -24,6 +27,7 @@ from collections import Counter
 from tests.oracle import sglang_post_capture_oracle as pc
 from tests.oracle import sglang_unified_backends_oracle as ub
 from tests.oracle import sglang_unified_memory_oracle as um
+from tests.oracle import sglang_unified_page_major_oracle as pm
 from tests.oracle import sglang_unified_switches_oracle as us
 
 CHILD = """
@@ -110,6 +114,32 @@ def switches(count: int, seed: int) -> None:
         print(f"{key}: {tally[key]}")
 
 
+def page_major(count: int, seed: int) -> None:
+    """The generated s42u lines (module docstring)."""
+    cases = pm.generate(count, seed)
+    before = _before(CHILD_BACKENDS, [(pc.graphfit_line(argv, name, None), gpu)
+                                      for name, argv, gpu in cases])
+    tally: Counter[str] = Counter()
+    for case, old in zip(cases, before, strict=True):
+        theirs, new, _ = pm.compare(case)
+        tally["SGLang refuses" if theirs is None else f"SGLang plans ({theirs[0]})"] += 1
+        tally[f"model {case[0]}"] += 1
+        old_plan = old if isinstance(old, str) else (str(old[0]), old[1])
+        for side, ours in (("before", old_plan), ("after", new)):
+            differ = ub.verdict(theirs, ours)
+            unmodelled = theirs is not None and isinstance(ours, str)
+            tally[f"{side}: " + ("refuses as not modelled" if unmodelled else
+                                 "agree" if differ is None else "disagree")] += 1
+            if differ and side == "after":
+                print("DIFFER", case[0], case[2], " ".join(case[1][5:]), "|", differ[:140])
+            if unmodelled and side == "after":
+                print("NOT MODELLED", case[0], case[2], " ".join(case[1][5:]), "|",
+                      str(ours)[:100])
+    print(f"-- {count} generated page-major / mamba / MLA hybrid-SWA lines (s42u), seed {seed}")
+    for key in sorted(tally):
+        print(f"{key}: {tally[key]}")
+
+
 def main() -> None:
     cases = [(name, algorithm, topk, value) for name, algorithm, topk, value in itertools.product(
         um.MODELS, (None, *um.ALGORITHMS), (1, 2), ("1", None))
@@ -139,6 +169,7 @@ def main() -> None:
     count, seed = (int(args[0]) if args else 200), (int(args[1]) if len(args) > 1 else 39)
     backends(count, seed)
     switches(count, seed)
+    page_major(count, seed)
 
 
 if __name__ == "__main__":

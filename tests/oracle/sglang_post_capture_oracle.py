@@ -75,6 +75,11 @@ def model_dir(name: str) -> str:
     return _MODELS[name]
 
 
+def register(name: str, path: str) -> None:
+    """Another oracle's model directory, under `name` for model_dir (issue 23 s42u)."""
+    _MODELS.setdefault(name, path)
+
+
 @contextlib.contextmanager
 def environment(value: str | None, extra: tuple[tuple[str, str], ...] = ()
                 ) -> Iterator[list[bool]]:

@@ -242,6 +242,9 @@ VALID: dict[str, st.SearchStrategy[Any]] = {
     "dsv4_env_unmodelled": st.sampled_from([None, "online c128 (SGLANG_OPT_USE_ONLINE_COMPRESS)"]),
     "dcp_size": st.integers(1, 16),
     "dcp_comm_backend": st.sampled_from([None, "a2a", "AG_RS", " fi_a2a "]),
+    "unified_linear": st.sampled_from([None, (None, "triton", "triton"),
+                                       ["flashinfer", "cutedsl", "flashinfer"]]),
+    "asymmetric_kv": st.sampled_from([None, True, False]),
 }
 INVALID: dict[str, st.SearchStrategy[Any]] = {
     "vit": st.sampled_from([
@@ -428,6 +431,9 @@ INVALID: dict[str, st.SearchStrategy[Any]] = {
     "dsv4_env_unmodelled": st.sampled_from([1, False, ["x"]]),
     "dcp_size": st.sampled_from([0, -2, True, 2.0, "2", None]),
     "dcp_comm_backend": st.sampled_from(["", "nccl", 1, True]),
+    "unified_linear": st.sampled_from(["triton", ("triton", "triton"), (None, None, "triton"),
+                                       ("triton", "triton", "cuda"), ("x", "triton", "triton")]),
+    "asymmetric_kv": st.sampled_from([1, "yes"]),
 }
 
 
@@ -718,6 +724,7 @@ def test_the_plan_3_document_writes_the_options_object() -> None:
         "swa_prefix_tails": None, "disaggregation_decode_extra_slots": None,
         "disaggregation_decode_enable_radix_cache": False, "dsv4_pool_shape": None,
         "dsv4_state_dtype": None, "dsv4_env_unmodelled": None,
-        "dcp_size": 1, "dcp_comm_backend": None}
+        "dcp_size": 1, "dcp_comm_backend": None,
+        "unified_linear": None, "asymmetric_kv": None}
     assert not set(config) & set(LEGACY_KEYWORDS)
     assert EngineConfig.from_dict(config).tp_size == 2

@@ -28,6 +28,7 @@ MAMBA_STRATEGIES = ("auto", "no_buffer", "extra_buffer", "extra_buffer_lazy")
 # --linear-attn-backend (arg_groups/choices.py:194-203, fields/exec_.py:542-548)
 LINEAR_ATTN_BACKENDS = ("triton", "cutedsl", "flashinfer", "flashkda", "nvidia_kda", "ptx_kda",
                         "helion", "intel_xpu")
+MAMBA_BACKENDS = ("triton", "flashinfer")  # --mamba-backend (arg_groups/fields/exec_.py:483-489)
 
 
 @dataclass(frozen=True)
@@ -167,6 +168,12 @@ class SglangOptions(EngineOptions):
         dcp_size: `--dcp-size` (decode context parallelism, parallel_hook.py:243-248);
         dcp_comm_backend: `--dcp-comm-backend` (a2a / ag_rs / fi_a2a; None: SGLang's
         default, overrides.py:1374-1396). Both read by graphfit.planner.engines.sglang_dcp.
+        unified_linear: on a unified-memory line, (SGLang's resolved linear-attention decode
+        backend, None where the GPU decides it; the prefill one; --mamba-backend), which the
+        page-major layout's allow-lists read (kv_cache_hook.py:828-862); None: not a
+        unified-memory line. asymmetric_kv: the model's K and V rows differ in width
+        (`has_asymmetric_kv`, configs/model_config.py:1263-1271, from config.json); None:
+        not known. Both issue 23 s42u (sglang_unified_switches.page_major).
         mm_feature_transport: `--mm-feature-transport` (arg_groups/fields/mm.py:144-157);
         for a multimodal model a GPU transport (cuda_ipc / cuda_vmm) adds its pool to the
         memory SGLang reserves before sizing the state cache (kv_cache_configurator.py:
@@ -526,6 +533,8 @@ class SglangOptions(EngineOptions):
     dsv4_env_unmodelled: str | None = None
     dcp_size: int = 1
     dcp_comm_backend: str | None = None
+    unified_linear: tuple[str | None, str, str] | None = None
+    asymmetric_kv: bool | None = None
 
     def __post_init__(self) -> None:
         gb = self.gpu_memory_gb
@@ -809,7 +818,16 @@ def _unified_inputs(options: SglangOptions) -> None:
     """Validate --enable-unified-memory's switch inputs (sglang_unified_switches)."""
     true_false("disable_lazy_compaction", options.disable_lazy_compaction)
     switches = options.unified_switches
-    if switches is None:
+    if switches is not None:
+        if isinstance(switches, (str, bytes)) or not isinstance(switches, (tuple, list)) or any(
+                not isinstance(name, str) or name not in SWITCHES for name in switches):
+            raise ConfigError(f"unified_switches: expected names among {sorted(SWITCHES)}, "
+                              f"got {excerpt(switches)}")
+        object.__setattr__(options, "unified_switches", tuple(sorted(set(switches))))
+    if options.asymmetric_kv is not None:
+        true_false("asymmetric_kv", options.asymmetric_kv)
+    linear = options.unified_linear
+    if linear is None:
         return
     if isinstance(switches, (str, bytes)) or not isinstance(switches, (tuple, list)) or any(
             not isinstance(name, str) or name not in SWITCHES for name in switches):
@@ -818,6 +836,12 @@ def _unified_inputs(options: SglangOptions) -> None:
     object.__setattr__(options, "unified_switches", tuple(sorted(set(switches))))
     positive_int("dcp_size", options.dcp_size)
     _choice(options, "dcp_comm_backend", ("a2a", "ag_rs", "fi_a2a"), optional=True)
+    if (isinstance(linear, (str, bytes)) or not isinstance(linear, (tuple, list))
+            or len(linear) != 3 or not (linear[0] is None or linear[0] in LINEAR_ATTN_BACKENDS)
+            or linear[1] not in LINEAR_ATTN_BACKENDS or linear[2] not in MAMBA_BACKENDS):
+        raise ConfigError(f"unified_linear: expected (decode backend or null, prefill "
+                          f"backend, mamba backend), got {excerpt(linear)}")
+    object.__setattr__(options, "unified_linear", tuple(linear))
 
 
 __all__ = ["SglangOptions"]

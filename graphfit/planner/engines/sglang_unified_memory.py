@@ -187,7 +187,8 @@ def check_config(config: EngineSettings, changes: dict[str, object]) -> None:
     mamba = is_hybrid_mamba(config.architecture, config.mamba_state_shape)
     mode = config.disaggregation_mode
     prefill, decode = config.prefill_attention_backend, config.decode_attention_backend
-    sw.page_major(prefill, decode, mla=mla)  # the hook before (pipeline.py:336)
+    sw.page_major(prefill, decode, mla=mla, asymmetric_kv=config.asymmetric_kv,
+                  linear=config.unified_linear)  # the hook before (pipeline.py:336)
     pd_check(mode, config.disaggregation_transfer_backend, config.pp_size, algorithm)
     sw.pd_switches(mode, config.disable_lazy_compaction, switches, mla=mla, mamba=mamba,
                    hybrid_swa=config.hybrid_swa)

@@ -22,8 +22,9 @@ is captured; graphfit planned such lines as if the switch were absent.
   as not modelled, by graphfit.planner.engines.sglang_dcp (issue 23 s42d).
 
 Before all of these, the page-major KV layout --enable-unified-memory implies
-(`handle_page_major_kv_layout`, :770-827, run at pipeline.py:336) allows only its listed
-attention backends: `page_major`.
+(`handle_page_major_kv_layout`, :770-862, run at pipeline.py:336) allows only its listed
+attention backends (the asymmetric-K/V list for a model whose K and V rows differ, issue 23
+s42u) and linear-attention / mamba kernels (:828-862, s42u): `page_major`.
 
 The switches arrive as SglangOptions.unified_switches (names in SWITCHES, read from the line by
 graphfit.inputs.sglang_unified_switches) and SglangOptions.disable_lazy_compaction (the
@@ -51,23 +52,66 @@ SWITCHES = frozenset({
 PAGE_MAJOR_MLA = frozenset({"triton", "fa3", "trtllm_mla", "flashinfer", "cutedsl_mla",
                             "flashmla"})
 PAGE_MAJOR_MHA = frozenset({"triton", "fa3", "fa4", "flashinfer", "trtllm_mha"})
+# MHA / SWA models whose K and V rows differ in width: the backends that carry v_head_dim
+# through to the kernel (ASYMMETRIC_KV_BACKENDS, kv_cache_hook.py:764-767, 810-811)
+PAGE_MAJOR_ASYMMETRIC = frozenset({"triton", "fa3", "fa4"})
+# the linear-attention state kernels it allows (:841-845), and an MLA model's extra ones
+LINEAR_DECODE = frozenset({"triton", "flashinfer"})
+LINEAR_PREFILL = frozenset({"triton", "flashkda", "flashinfer"})
+LINEAR_MLA_EXTRA = frozenset({"cutedsl", "helion"})
 # the backends that read the widened DCP ids through the unified pool (kv_cache_hook.py:751)
 DCP_BACKENDS = frozenset({"flashinfer", "trtllm_mla", "cutedsl_mla"})
 WHERE = "kv_cache_hook.py"
 UM = "--enable-unified-memory"
 
 
-def page_major(prefill: str | None, decode: str | None, *, mla: bool) -> None:
-    """The page-major layout's attention allow-list, checked before the unified hook
-    (pipeline.py:336 vs 338; kv_cache_hook.py:800-827); unknown phases are discarded there
-    too. Models with asymmetric K / V rows (`has_asymmetric_kv`: triton / fa3 / fa4 only,
-    :810-811) are not told apart: the MHA list is checked for them."""
-    allowed = PAGE_MAJOR_MLA if mla else PAGE_MAJOR_MHA
+def page_major(prefill: str | None, decode: str | None, *, mla: bool,
+               asymmetric_kv: bool | None = None,
+               linear: tuple[str | None, str, str] | None = None) -> None:
+    """The page-major layout's checks, run before the unified hook (pipeline.py:336 vs 338),
+    in `handle_page_major_kv_layout`'s order: the attention allow-list (kv_cache_hook.py:
+    800-827; unknown phases discarded there too), MLA first, then a model with asymmetric K /
+    V rows (`has_asymmetric_kv`, configs/model_config.py:1263-1271: triton / fa3 / fa4 only,
+    :810-811; None, no config.json read: the MHA list), then the linear-attention decode and
+    prefill kernels and the mamba kernel (`linear`: SGLang's resolved decode backend or None
+    where the GPU decides it, the prefill backend, --mamba-backend; :828-862)."""
+    if mla:
+        allowed = PAGE_MAJOR_MLA
+    elif asymmetric_kv:
+        allowed = PAGE_MAJOR_ASYMMETRIC
+    else:
+        allowed = PAGE_MAJOR_MHA
     named = {prefill, decode} - {None}
     if not named <= allowed:
+        rows = " (K / V rows of unequal width)" if allowed is PAGE_MAJOR_ASYMMETRIC else ""
         raise ConfigError(f"--enable-unified-memory implies --enable-page-major-kv-layout, "
                           f"whose resolved attention backends {sorted(str(b) for b in named)} "
-                          f"must be in {sorted(allowed)} (SGLang refuses, {WHERE}:770-827)")
+                          f"must be in {sorted(allowed)}{rows} (SGLang refuses, "
+                          f"{WHERE}:770-827)")
+    if linear is not None:
+        page_major_linear(*linear, mla=mla)
+
+
+def page_major_linear(decode: str | None, prefill: str, mamba_backend: str, *,
+                      mla: bool) -> None:
+    """The linear-attention / mamba state kernels the page-major layout allows, whatever the
+    model (kv_cache_hook.py:828-862): decode triton / flashinfer, prefill triton / flashkda /
+    flashinfer, plus cutedsl and helion on an MLA model (the KDA hybrids); mamba triton.
+    `decode` None: SGLang's choice depends on the GPU (attention_hook.py:289-307), unchecked."""
+    extra = LINEAR_MLA_EXTRA if mla else frozenset()
+    pm = "--enable-unified-memory implies --enable-page-major-kv-layout"
+    if decode is not None and decode not in LINEAR_DECODE | extra:
+        raise ConfigError(f"{pm}: the linear-attention decode backend must be one of "
+                          f"{sorted(LINEAR_DECODE | extra)} for the strided conv/SSM state, "
+                          f"got {decode} (SGLang refuses, {WHERE}:846-852)")
+    if prefill not in LINEAR_PREFILL | extra:
+        raise ConfigError(f"{pm}: the linear-attention prefill backend must be one of "
+                          f"{sorted(LINEAR_PREFILL | extra)} for the strided conv/SSM state, "
+                          f"got {prefill} (SGLang refuses, {WHERE}:853-857)")
+    if mamba_backend != "triton":
+        raise ConfigError(f"{pm}: it requires the Triton Mamba kernels for the strided "
+                          f"conv/SSM state, got --mamba-backend {mamba_backend} (SGLang "
+                          f"refuses, {WHERE}:858-862)")
 
 
 def pd_switches(disaggregation_mode: str, lazy_disabled: bool, switches: frozenset[str],
@@ -147,5 +191,6 @@ def dcp_gate(switches: frozenset[str], *, mla: bool, hybrid_swa: bool | None,
                           f"{WHERE}:748-761)")
 
 
-__all__ = ["DCP_BACKENDS", "PAGE_MAJOR_MHA", "PAGE_MAJOR_MLA", "SWITCHES", "cache_switches",
-           "dcp_gate", "page_major", "pd_switches"]
+__all__ = ["DCP_BACKENDS", "LINEAR_DECODE", "LINEAR_MLA_EXTRA", "LINEAR_PREFILL",
+           "PAGE_MAJOR_ASYMMETRIC", "PAGE_MAJOR_MHA", "PAGE_MAJOR_MLA", "SWITCHES",
+           "cache_switches", "dcp_gate", "page_major", "page_major_linear", "pd_switches"]
