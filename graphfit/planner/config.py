@@ -382,7 +382,9 @@ class EngineConfig:
             moe_block_experts: tuple[int, ...] | None = None,
             prefill_attention_backend: str | None = None,
             disable_lazy_compaction: bool = False,
-            unified_switches: tuple[str, ...] | None = None) -> None: ...
+            unified_switches: tuple[str, ...] | None = None,
+            hook_cudagraph_mode: str | None = None,
+            hook_prefill_backend: str | None = None) -> None: ...
 
     def __post_init__(self) -> None:
         set_ = object.__setattr__
@@ -1089,6 +1091,16 @@ class EngineConfig:
     def unified_switches(self) -> tuple[str, ...] | None:
         """SglangOptions.unified_switches."""
         return cast("tuple[str, ...] | None", self._option("unified_switches"))
+
+    @property
+    def hook_cudagraph_mode(self) -> str | None:
+        """SglangOptions.hook_cudagraph_mode."""
+        return cast("str | None", self._option("hook_cudagraph_mode"))
+
+    @property
+    def hook_prefill_backend(self) -> str | None:
+        """SglangOptions.hook_prefill_backend."""
+        return cast("str | None", self._option("hook_prefill_backend"))
 
     @property
     def moe_runner_backend(self) -> str:
