@@ -219,6 +219,8 @@ VALID: dict[str, st.SearchStrategy[Any]] = {
     "disable_lazy_compaction": st.booleans(),
     "unified_switches": st.sampled_from([None, (), ("dcp",), ["enable_lmcache", "dcp"],
                                          ("hicache_storage_file", "decode_offload_kvcache")]),
+    "hook_cudagraph_mode": st.sampled_from([None, "NONE", "full", " Full_And_Piecewise "]),
+    "hook_prefill_backend": st.sampled_from([None, "breakable", "FULL", "disabled"]),
 }
 INVALID: dict[str, st.SearchStrategy[Any]] = {
     "vit": st.sampled_from([
@@ -383,6 +385,8 @@ INVALID: dict[str, st.SearchStrategy[Any]] = {
     "prefill_attention_backend": st.sampled_from(["", "fa-3", 3, True, "x" * 41]),
     "disable_lazy_compaction": st.sampled_from([1, "yes", None]),
     "unified_switches": st.sampled_from(["dcp", ("lmcache",), (1,), 3, ("dcp", None)]),
+    "hook_cudagraph_mode": st.sampled_from(["", "graphs", 1, True]),
+    "hook_prefill_backend": st.sampled_from(["", "piecewise", 2, False]),
 }
 
 
@@ -664,6 +668,6 @@ def test_the_plan_3_document_writes_the_options_object() -> None:
         "prefill_max_requests": None, "ep_size": 1, "ep_join_mode": None,
         "ep_dispatch_algorithm": None, "moe_block_experts": None,
         "prefill_attention_backend": None, "disable_lazy_compaction": False,
-        "unified_switches": None}
+        "unified_switches": None, "hook_cudagraph_mode": None, "hook_prefill_backend": None}
     assert not set(config) & set(LEGACY_KEYWORDS)
     assert EngineConfig.from_dict(config).tp_size == 2
