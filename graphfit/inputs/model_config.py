@@ -196,7 +196,10 @@ def read_model(path: Path) -> ModelInfo:
         found = (_int(text, spelled(text, key), origin, sub, null_ok=null_ok)
                  or _int(data, spelled(data, key), origin, null_ok=null_ok))
         if found is None and not text and key not in data:  # the class's own default
-            return sglang_class_lengths.class_fact(data, key)
+            found = sglang_class_lengths.class_fact(data, key)
+        if found is None and key not in text:  # the text sub-config class's default
+            found = TEXT_CLASS_FACTS.get(sglang_class_lengths.model_type(data) or "",
+                                         {}).get(key)
         return found
 
     # vLLM skips a null length key (config/model.py _get_and_verify_max_len); graphfit too,
@@ -314,6 +317,14 @@ def read_model(path: Path) -> ModelInfo:
                      sglang_context_length=sglang_length)
 
 
+# SGLang's own multimodal config classes that build their text sub-config from `text_config`
+# alone, with that class's defaults for what it does not write: Inkling's `InklingMMConfig`
+# (model_type inkling_mm_model, both architectures) builds `InklingModelConfig(**text_config)`
+# (configs/inkling.py:309-335), hidden_size 1536 (:25), and its `hidden_size` is the text
+# config's (:367-369). ModelConfig's hidden_size (hf_text_config) sizes the prefill runner's
+# multimodal input_embeds (prefill_cuda_graph_runner.py:435-442, 713-731: Inkling's model
+# declares no `input_embeds_hidden_size`) and the graphs' hidden-width buffers
+TEXT_CLASS_FACTS: dict[str, dict[str, int]] = {"inkling_mm_model": {"hidden_size": 1536}}
 # multimodal architectures whose SGLang config class builds a default vision tower when
 # config.json has no (or a null) vision_config: Qwen4-Exp's `Qwen4ExpVisionConfig()`
 # (configs/qwen4_exp.py:151-155), SGLang's own Qwen3VLVisionConfig with its defaults

@@ -75,6 +75,11 @@ def resolve(command_line: Iterable[Setting], *, config_file: Path | None = None,
                 settings += env
             elif env:
                 all_notes.append(f"{env[0].origin}: ignored for engine {engine}")
+    if _engine_of(settings) == Engine.SGLANG.value:  # the memory hook's graphs, before
+        from graphfit.inputs.sglang import AFTER_ALL  # torch_native turns them off
+        from graphfit.inputs.sglang_hook_graphs import hook_graphs
+
+        settings += hook_graphs(settings, AFTER_ALL)
     if config_file is not None and _engine_of(settings) == Engine.SGLANG.value:
         from graphfit.inputs.config_file import sglang_length_check
 

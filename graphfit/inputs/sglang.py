@@ -331,7 +331,7 @@ def model_path(origin: str, value: Any, layer: int) -> tuple[list[Setting], list
     gives the model class (SGLang's EAGLE defaults), hidden and vocab size, dtype and length;
     explicit flags win over them. Not in FILE_KEYS: a pasted line's reader reads the model
     itself."""
-    sglang_instance.check(origin, value)  # an instance:// path SGLang cannot resolve
+    sglang_instance.check_connector(origin, value)  # a connector path (instance://, s3://...)
     found, notes = model_config.model_settings(as_str(origin, value), origin, sglang=True)
     vision = model_config.vision_settings(as_str(origin, value))
     vision += mamba_state.mamba_state_settings(as_str(origin, value))

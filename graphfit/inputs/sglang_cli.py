@@ -166,7 +166,7 @@ def finish(values: Mapping[str, Any], settings: list[Setting]
     promotion: graphfit.inputs.sglang_draft) and --enable-multimodal / --model-impl
     (graphfit.inputs.sglang_model_impl) are read here too.
     (max_running_requests left open is the engine model's to imply.)"""
-    sglang_instance.check("--model-path", values.get("model_path"))  # SGLang cannot resolve
+    sglang_instance.check_line(values)  # target / draft connector paths (instance://, s3://...)
     roles, role_notes = sglang_rules.role_settings(values)
     notes = list(role_notes)
     settings = sglang_args.dflash_line(values, settings, notes)

@@ -15,15 +15,35 @@ config files through `create_remote_connector(model_path)` with no device
 graphfit refuses the path with that reason on every entry (a pasted line, its own
 `--model-path`, a config file's `model_path`), rather than planning it as a model it cannot
 read -- which took Inkling's FULL prefill graphs that the hook would have skipped.
+
+The draft's path (`--speculative-draft-model-path`, any algorithm or none) takes the same
+pull: `handle_speculative_decoding` (pipeline.py:306) reads its config with `get_config`
+(speculative_hook.py:90-95), which calls `create_remote_connector(model)` with no device for
+a path with a scheme (utils/hf_transformers/config.py:366-371). So for the target and the
+draft alike (`connectors`):
+- `instance://`: the AttributeError above (remote_instance.py:19);
+- `s3://`, `gs://`, `az://` (any case, utils/runai_utils.py:14, 48-50): downloaded first by
+  Run:ai Model Streamer into SGLANG_CACHE_DIR (arg_groups/model_path_hook.py:25-41,
+  runai_utils.py:98-132); graphfit reads no bucket: refused as not modelled;
+- `redis://`: `RedisConnector` pulls the config from the Redis server (connector/__init__.py:
+  38-39, connector/redis.py:17-25, 75-80): not modelled;
+- `https://<account>.blob.core.windows.net/...`: the Azure Blob connector pulls it
+  (connector/__init__.py:26-34, 44-49): not modelled;
+- any other scheme (`http://`, `hf://`, ...): `ValueError("Invalid connector type: ...")`
+  (connector/__init__.py:51), refused with that reason.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
+from typing import Any
 
 from graphfit.planner.core.errors import ConfigError, excerpt
 
 INSTANCE = "instance"  # ConnectorType.INSTANCE (connector/__init__.py:19-22)
+RUNAI = ("s3://", "gs://", "az://")  # SUPPORTED_SCHEMES (utils/runai_utils.py:14)
+DRAFT_ORIGIN = "--speculative-draft-model-path"
 
 
 def connector(path: object) -> str:
@@ -40,3 +60,38 @@ def check(origin: str, path: object) -> None:
             f"{origin} {excerpt(str(path), 32)}: SGLang 0.5.23 fails resolving an instance:// "
             f"path: its config pull has no device (AttributeError, connector/"
             f"remote_instance.py:19)")
+
+
+def _azure_blob(path: str) -> bool:
+    """`_is_azure_blob_url` (connector/__init__.py:26-34) past the Run:ai schemes."""
+    return connector(path) == "https" and ".blob.core.windows.net" in path
+
+
+def check_connector(origin: str, path: object) -> None:
+    """Refuse a target or draft path with a connector scheme (the module docstring): with
+    SGLang's reason where its resolution fails, as not modelled where SGLang pulls the
+    config from a store graphfit does not read."""
+    check(origin, path)
+    scheme = connector(path)
+    if not scheme or not isinstance(path, str):
+        return
+    shown = f"{origin} {excerpt(path, 32)}"
+    if path.lower().startswith(RUNAI):
+        raise ConfigError(f"{shown}: not modelled: SGLang 0.5.23 downloads its config from "
+                          f"object storage (Run:ai streamer, arg_groups/model_path_hook.py:"
+                          f"25-41); pass a local copy")
+    if scheme == "redis":
+        raise ConfigError(f"{shown}: not modelled: SGLang 0.5.23 pulls its config from the "
+                          f"Redis server (connector/redis.py:17-25, 75-80); pass a local copy")
+    if _azure_blob(path):
+        raise ConfigError(f"{shown}: not modelled: SGLang 0.5.23 pulls its config from Azure "
+                          f"Blob Storage (connector/__init__.py:44-49); pass a local copy")
+    raise ConfigError(f"{shown}: SGLang 0.5.23 fails: Invalid connector type {excerpt(scheme, 16)}"
+                      f" (ValueError, connector/__init__.py:51)")
+
+
+def check_line(values: Mapping[str, Any], target: str = "--model-path",
+               draft: str = DRAFT_ORIGIN) -> None:
+    """A line's target and draft paths (`check_connector`)."""
+    check_connector(target, values.get("model_path"))
+    check_connector(draft, values.get("speculative_draft_model_path"))

@@ -97,8 +97,9 @@ def _read(values: Mapping[str, Any]) -> dict[str, Any]:
     sglang_spec_dp.dspark_draft(values, sglang_spec_dp.attention_dp_size(values))
     # a MiniMax-M3 target SGLang cannot build (graphfit.inputs.sglang_minimax_target)
     sglang_minimax_target.line(values)
-    # an instance:// model path SGLang cannot resolve (graphfit.inputs.sglang_instance)
-    sglang_instance.check("model_path", values["model_path"])
+    # target / draft connector paths SGLang cannot resolve or graphfit cannot read
+    # (instance://, s3://, redis://...: graphfit.inputs.sglang_instance)
+    sglang_instance.check_line(values, "model_path", "speculative_draft_model_path")
     out: dict[str, Any] = {}
     model = values["model_path"]
     if isinstance(model, str):

@@ -399,7 +399,9 @@ class EngineConfig:
             dcp_size: int = 1,
             dcp_comm_backend: str | None = None,
             unified_linear: tuple[str | None, str, str] | None = None,
-            asymmetric_kv: bool | None = None) -> None: ...
+            asymmetric_kv: bool | None = None,
+            hook_cudagraph_mode: str | None = None,
+            hook_prefill_backend: str | None = None) -> None: ...
 
     def __post_init__(self) -> None:
         set_ = object.__setattr__
@@ -1213,6 +1215,16 @@ class EngineConfig:
     def asymmetric_kv(self) -> bool | None:
         """SglangOptions.asymmetric_kv."""
         return cast("bool | None", self._option("asymmetric_kv"))
+
+    @property
+    def hook_cudagraph_mode(self) -> str | None:
+        """SglangOptions.hook_cudagraph_mode."""
+        return cast("str | None", self._option("hook_cudagraph_mode"))
+
+    @property
+    def hook_prefill_backend(self) -> str | None:
+        """SglangOptions.hook_prefill_backend."""
+        return cast("str | None", self._option("hook_prefill_backend"))
 
     @property
     def moe_runner_backend(self) -> str:

@@ -22,8 +22,8 @@ from tests.oracle import sglang_post_capture_oracle as pc
 from tests.oracle import sglang_prefill_oracle as po
 from tests.oracle.measure_sglang_plan_prefill import draw, print_aspects
 
-# torch_native attention: graphfit's fraction differs from SGLang's on the oracle's Llama
-# model too (no MuseGlimmer rule involved), so those lines are counted apart
+# torch_native attention lines are counted apart: their fraction counts the graphs the flags
+# ask for, as the memory hook sees them (graphfit.inputs.sglang_hook_graphs, s42h)
 NATIVE = "fraction, --attention-backend torch_native"
 
 

@@ -105,3 +105,19 @@ def test_inkling_default_from_graphfit_flags_equals_sglang(pp: int) -> None:
     theirs = po.mem_fraction((*S48, "--pp-size", str(pp)), 80, model)
     assert not isinstance(theirs, so.Rejected)
     assert config.mem_fraction_static == theirs[1]
+
+
+MTP_TARGET_LINES: list[tuple[str, ...]] = [
+    S48, (*S48, "--tp", "2"), (*S48, "--cuda-graph-backend-prefill", "breakable")]
+
+
+@pytest.mark.parametrize("argv", MTP_TARGET_LINES,
+                         ids=[" ".join(a[2:]) or "-" for a in MTP_TARGET_LINES])
+def test_inkling_mtp_target_prefill_equals_sglang(argv: tuple[str, ...]) -> None:
+    """The MTP architecture served as the target is multimodal, so its prefill runner holds
+    input_embeds at ModelConfig's hidden_size (prefill_cuda_graph_runner.py:435-442,
+    713-731): the text config class's default 1536 for a text_config that does not write it
+    (configs/inkling.py:25, 309-335; graphfit took its own 4096 before s42h)."""
+    out = spp.compare(argv, 80, mm.model_dir(mm.INKLING_MTP))
+    assert out.compared, (out.sglang_rejects, out.graphfit_refuses)
+    assert not out.diffs, out.diffs

@@ -20,7 +20,6 @@ from tests.oracle.paths import require
 require("sglang")
 
 from graphfit.planner.core.errors import ConfigError  # noqa: E402
-from graphfit.planner.engines.sglang_pool import mamba_memory_shown  # noqa: E402
 from tests.oracle import sglang_mamba_memory_oracle as mm  # noqa: E402
 from tests.oracle.test_sglang_mamba_memory_oracle import (  # noqa: E402
     ENV_VALUES,
@@ -66,18 +65,18 @@ def test_hybrid_leftovers_state_cache_equals_sglang(p: dict) -> None:
     assert agree(line) is True, (argv_of(line), line, sglang_side(line))
 
 
-def test_inkling_mtp_architecture_as_target_is_left_unrestated() -> None:
+@pytest.mark.parametrize("p", [
+    {}, {"tp": (4, 1)}, {"tp": (4, 2), "more": SCATTERED}, {"S": 64},
+    {"mmt": "cuda_ipc", "gb": 24.0}], ids=("plain", "tp4", "scattered", "S64", "cuda_ipc"))
+def test_inkling_mtp_architecture_as_target_equals_sglang(p: dict) -> None:
     """Served as the target, the MTP architecture is multimodal by default (only the other
-    is text-only, configs/model_config.py:690-702): graphfit leaves the cap out and says
-    why, while SGLang sizes the cache (same per-request state as the plain architecture)."""
-    theirs = sglang_side(_line(shape=mm.INKLING_MTP))
-    plain = sglang_side(_line(shape=mm.INKLING_DEFAULTS))
-    assert isinstance(theirs, mm.Sized) and isinstance(plain, mm.Sized)
-    assert theirs.per_request == plain.per_request
-    config = _plan_of(mm.INKLING_MTP).config
-    assert config.mamba_memory_slots is None
-    shown = mamba_memory_shown(config)
-    assert shown is not None and "Inkling's MTP architecture" in shown[1], shown
+    is text-only, configs/model_config.py:690-702): its default vision tower lowers the
+    fraction (graphfit.inputs.model_config.DEFAULT_VISION_TOWERS) and the multimodal
+    runtime reservation comes out of the state cache's budget (kv_cache_configurator.py:
+    202-219); the cap graphfit sizes equals SGLang's (left out before s42h)."""
+    line = _line(shape=mm.INKLING_MTP, **p)
+    assert agree(line) is True, (argv_of(line), line, sglang_side(line))
+    assert _plan_of(mm.INKLING_MTP).config.mamba_memory_slots is not None
 
 
 @pytest.mark.parametrize(("shape", "argv", "words"), [

@@ -245,6 +245,8 @@ VALID: dict[str, st.SearchStrategy[Any]] = {
     "unified_linear": st.sampled_from([None, (None, "triton", "triton"),
                                        ["flashinfer", "cutedsl", "flashinfer"]]),
     "asymmetric_kv": st.sampled_from([None, True, False]),
+    "hook_cudagraph_mode": st.sampled_from([None, "NONE", "full", " Full_And_Piecewise "]),
+    "hook_prefill_backend": st.sampled_from([None, "breakable", "FULL", "disabled"]),
 }
 INVALID: dict[str, st.SearchStrategy[Any]] = {
     "vit": st.sampled_from([
@@ -434,6 +436,8 @@ INVALID: dict[str, st.SearchStrategy[Any]] = {
     "unified_linear": st.sampled_from(["triton", ("triton", "triton"), (None, None, "triton"),
                                        ("triton", "triton", "cuda"), ("x", "triton", "triton")]),
     "asymmetric_kv": st.sampled_from([1, "yes"]),
+    "hook_cudagraph_mode": st.sampled_from(["", "graphs", 1, True]),
+    "hook_prefill_backend": st.sampled_from(["", "piecewise", 2, False]),
 }
 
 
@@ -725,6 +729,7 @@ def test_the_plan_3_document_writes_the_options_object() -> None:
         "disaggregation_decode_enable_radix_cache": False, "dsv4_pool_shape": None,
         "dsv4_state_dtype": None, "dsv4_env_unmodelled": None,
         "dcp_size": 1, "dcp_comm_backend": None,
-        "unified_linear": None, "asymmetric_kv": None}
+        "unified_linear": None, "asymmetric_kv": None,
+        "hook_cudagraph_mode": None, "hook_prefill_backend": None}
     assert not set(config) & set(LEGACY_KEYWORDS)
     assert EngineConfig.from_dict(config).tp_size == 2

@@ -367,10 +367,11 @@ def _not_restated(config: EngineSettings, fraction: float | None = None) -> str 
         # model_config.DEFAULT_VISION_TOWERS), which lowers the default fraction
         # (memory_hook.py:417-462): a config not known multimodal is left unrestated
         return "Qwen4-Exp without a vision_config (a default vision tower, qwen4_exp.py:151-155)"
-    if config.architecture == INKLING_MTP:
+    if config.architecture == INKLING_MTP and not config.multimodal:
         # served as the target, SGLang counts it multimodal (only the non-MTP architecture is
-        # text-only by default, configs/model_config.py:690-702), so its vision tower lowers
-        # the default fraction by a size graphfit is not told
+        # text-only by default, configs/model_config.py:690-702) with its default vision
+        # tower (InklingVisionConfig(), read from a local config.json: graphfit.inputs.
+        # model_config.DEFAULT_VISION_TOWERS); without the file it is not known multimodal
         return ("Inkling's MTP architecture served as the target (multimodal by default: "
                 "model_config.py:690-702)")
     if config.pp_size > 1 and config.mamba_layer_map is None:

@@ -8,6 +8,7 @@ from collections.abc import Collection
 from dataclasses import dataclass
 from typing import ClassVar
 
+from graphfit.planner.core.enums import CUDAGraphMode
 from graphfit.planner.core.errors import ConfigError, excerpt
 from graphfit.planner.core.limits import MAX_INT
 from graphfit.planner.core.options import EngineOptions, positive_int, sizes, true_false
@@ -174,6 +175,13 @@ class SglangOptions(EngineOptions):
         unified-memory line. asymmetric_kv: the model's K and V rows differ in width
         (`has_asymmetric_kv`, configs/model_config.py:1263-1271, from config.json); None:
         not known. Both issue 23 s42u (sglang_unified_switches.page_major).
+        hook_cudagraph_mode, hook_prefill_backend: the decode graph mode (a CUDAGraphMode
+        value) and prefill backend the flags gave before --attention-backend torch_native /
+        flex_attention turned both phases off: SGLang's memory hook (pipeline.py:218) runs
+        before that rule (attention_hook.py:122-160, pipeline.py:242), so its default
+        fraction still counts the graphs' reserve (memory_hook.py:313, 357-399). None: no
+        such backend (the config's own fields are what the hook sees); hook_prefill_backend
+        is read only where hook_cudagraph_mode is set (None there: none given).
         mm_feature_transport: `--mm-feature-transport` (arg_groups/fields/mm.py:144-157);
         for a multimodal model a GPU transport (cuda_ipc / cuda_vmm) adds its pool to the
         memory SGLang reserves before sizing the state cache (kv_cache_configurator.py:
@@ -535,6 +543,8 @@ class SglangOptions(EngineOptions):
     dcp_comm_backend: str | None = None
     unified_linear: tuple[str | None, str, str] | None = None
     asymmetric_kv: bool | None = None
+    hook_cudagraph_mode: str | None = None
+    hook_prefill_backend: str | None = None
 
     def __post_init__(self) -> None:
         gb = self.gpu_memory_gb
@@ -631,6 +641,7 @@ class SglangOptions(EngineOptions):
         _choice(self, "mamba_radix_cache_strategy", MAMBA_STRATEGIES)
         _mamba_memory_inputs(self)
         _unified_inputs(self)
+        _hook_graphs(self)
         _optional_int("mamba_memory_slots", self.mamba_memory_slots, 1)
         _choice(self, "linear_attn_backend", LINEAR_ATTN_BACKENDS)
         positive_int("mamba_track_interval", self.mamba_track_interval)
@@ -812,6 +823,18 @@ def _optional_int(name: str, value: object, minimum: int) -> None:
                               or not minimum <= value <= MAX_INT):
         raise ConfigError(f"{name}: must be an integer in {minimum}..{MAX_INT}, got "
                           f"{excerpt(value)}")
+
+
+def _hook_graphs(options: SglangOptions) -> None:
+    """Validate the graphs SGLang's memory hook sees under a graph-less attention backend."""
+    mode = options.hook_cudagraph_mode
+    if mode is not None:
+        names = [m.value for m in CUDAGraphMode]
+        if not isinstance(mode, str) or mode.strip().upper() not in names:
+            raise ConfigError(f"hook_cudagraph_mode: {excerpt(mode)} is not one of "
+                              f"{', '.join(names)}")
+        object.__setattr__(options, "hook_cudagraph_mode", mode.strip().upper())
+    _choice(options, "hook_prefill_backend", PREFILL_BACKENDS, optional=True)
 
 
 def _unified_inputs(options: SglangOptions) -> None:

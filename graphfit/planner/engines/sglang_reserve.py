@@ -34,6 +34,7 @@ tests/oracle/test_sglang_mla_reserve_oracle.py.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from graphfit.planner.core.enums import CUDAGraphMode, SpecMethod
@@ -120,8 +121,12 @@ def memory_inputs(config: EngineSettings) -> StaticMemoryInputs:
     )
 
     mode = config.disaggregation_mode
-    decode_on = config.cudagraph_mode is not CUDAGraphMode.NONE
-    if mode == "prefill" and config.cudagraph_mode is CUDAGraphMode.FULL_AND_PIECEWISE:
+    # the graphs as the flags give them: a graph-less attention backend turns them off only
+    # after this hook (graphfit.inputs.sglang_hook_graphs)
+    hook_mode = config.hook_cudagraph_mode
+    graphs = config.cudagraph_mode if hook_mode is None else CUDAGraphMode(hook_mode)
+    decode_on = graphs is not CUDAGraphMode.NONE
+    if mode == "prefill" and graphs is CUDAGraphMode.FULL_AND_PIECEWISE:
         decode_on = False  # no decode backend given (cuda_graph_hook.py:557-566)
     S = config.max_num_seqs
     if config.cudagraph_capture_sizes:
@@ -137,7 +142,10 @@ def memory_inputs(config: EngineSettings) -> StaticMemoryInputs:
     # the prefill graphs as the hook sees them: before the attention-backend rule and the
     # attention-DP re-clamp; the request pool and context length only filter what the runner
     # captures, not the list's length
-    prefill = resolve_prefill(hook_prefill_inputs(config))
+    prefill_in = hook_prefill_inputs(config)
+    if hook_mode is not None:
+        prefill_in = replace(prefill_in, backend=config.hook_prefill_backend)
+    prefill = resolve_prefill(prefill_in)
     cps = config.chunked_prefill_size or default_chunked_prefill_size(config.gpu_memory_gb)
     layers, width = config.vision_layers, config.vision_hidden_size
     vision = (VisionEncoder(layers, width) if vlm_adjusted(config) and layers is not None
