@@ -63,7 +63,7 @@ from graphfit.planner.core.buffers import (
     FillPolicy,
     Placement,
 )
-from graphfit.planner.core.dtypes import itemsize
+from graphfit.planner.core.dtypes import DTYPE_SIZES, itemsize
 from graphfit.planner.core.errors import ConfigError, excerpt
 from graphfit.planner.core.keyed import BatchKey, KeyedDispatch
 from graphfit.planner.core.settings import EngineSettings
@@ -103,7 +103,9 @@ class FeatureSpec:
         if not isinstance(self.dtype, str):
             raise ConfigError(f"encoder_feature_spec: dtype must be a name, got "
                               f"{excerpt(self.dtype)}")
-        itemsize(self.dtype)  # ConfigError for a dtype graphfit does not know
+        if self.dtype not in DTYPE_SIZES:
+            raise ConfigError(f"encoder_feature_spec: dtype must be one of "
+                              f"{', '.join(sorted(DTYPE_SIZES))}, got {excerpt(self.dtype)}")
         if isinstance(self.fixed_seq_len, bool) or not isinstance(self.fixed_seq_len, int) \
                 or self.fixed_seq_len < 1:
             raise ConfigError(f"encoder_feature_spec: fixed_seq_len must be an integer >= 1, "
