@@ -183,9 +183,8 @@ def moe_problem(text: Mapping[str, Any], nested: bool, layout: MoeLayout) -> str
     if layout.a2a == "megamoe" and layout.runner in NO_MEGAMOE_FUSED:
         # FusedMoE builds its runner after its weights (fused_moe_triton/layer.py:576), with
         # lora_enabled False at model build (LoRA swaps runners later, lora/layers.py:1128)
-        return (f"Runner backend {layout.runner} requires a fused func for a2a backend megamoe,"
-                f" none is registered (NotImplementedError, "
-                f"layers/moe/moe_runner/runner.py:168-183)")
+        return (f"no fused func for runner {layout.runner} under a2a megamoe "
+                f"(NotImplementedError, layers/moe/moe_runner/runner.py:168-183)")
     if _read(text, "hidden_act", nested) is _MISSING:
         return _absent("hidden_act", "models/minimax_m3.py:441")
     if "scoring_func" not in text:

@@ -45,7 +45,7 @@ def draws(count: int, seed: int) -> list[Draw]:
                       **{k: rng.choice(v) for k, v in t.MOE_FIELDS.items()}}
             fields.update(rng.choice(t.MOE_KEYS))
             fields.update(rng.choice(t.ACTS))
-            a2a, quant = rng.choice(t.A2AS), rng.choice(t.QUANTS)  # s42n
+            a2a, quant = t.a2a_flags(rng.choice(t.A2AS), fields), rng.choice(t.QUANTS)  # s42n
             more, vision, qflags = t.quantized(quant, nested, a2a)
             out.append(("mlp", {**fields, **more}, nested, tp, dp,
                         t.flags(ep if tp % ep == 0 else tp, off) + a2a + qflags, vision))
