@@ -59,7 +59,10 @@ KEYS = ("model_path", "speculative_algorithm", "speculative_draft_model_path",
         # and its VL wrapper's vision tower (graphfit.inputs.sglang_minimax_vision)
         "mm_enable_dp_encoder",
         # an EAGLE-family draft's shape (graphfit.inputs.sglang_draft_shape)
-        "dtype", "speculative_token_map")
+        "dtype", "speculative_token_map",
+        # s42n: MegaMoE's runner, and whether the tower runs on this server
+        "moe_runner_backend", "enable_waterfill", "disaggregation_mode",
+        "language_only", "language_model_only", "enable_adaptive_dispatch_to_encoder")
 TARGET_FIELDS = ("hidden_size", "vocab_size")  # from the target's config.json
 BLOCK_FLAGS = {"DFLASH": "speculative_dflash_block_size",
                "DSPARK": "speculative_dspark_block_size"}

@@ -35,8 +35,10 @@ raises AttributeError nested under the VL wrapper's `text_config`, which SGLang 
 `PretrainedConfig` (utils/hf_transformers/common.py:566-572). Keys no config class defaults
 (`swiglu_alpha`, `swiglu_limit`, `scoring_func`, `dense_intermediate_size`) raise either way.
 
-Not restated: the quantization methods' own weight checks, MegaMoE's matching-groups rule
-(:491-497) and the a2a backends' classes beyond their EP size.
+A block-FP8 checkpoint adds the weight checks of graphfit.inputs.sglang_minimax_quant to the
+experts (after FusedMoE's splits) and to each MLP (after its split, before its activation).
+The a2a backends' own classes (DeepEP's, MegaMoE's runner) and the other quantization
+methods' checks: see docs/engines/sglang-coverage.md, "(issue 23, s42n)".
 """
 
 from __future__ import annotations
@@ -45,6 +47,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from graphfit.inputs.sglang_minimax_quant import Blocks, experts_problem
+from graphfit.inputs.sglang_minimax_quant import mlp_problem as quant_mlp_problem
 from graphfit.planner.core.errors import excerpt
 
 # transformers' MiniMaxM2Config class defaults (configuration_minimax_m2.py) for the keys read
@@ -52,6 +56,23 @@ DEFAULTS: dict[str, Any] = {"num_local_experts": 256, "num_experts_per_tok": 8,
                             "intermediate_size": 1536, "hidden_act": "silu"}
 NO_FUSION_QUANTS = ("modelopt_mixed", "minimax_m3_nvfp4")  # minimax_m3.py:2024-2027
 REPLICATED_SHARED = ("deepep", "megamoe")  # minimax_m3.py:458-460
+# runner backends with no unfused path (layers/moe/moe_runner/runner.py:124-128) for which no
+# fused func is registered under the "megamoe" a2a backend (every register_fused_func names
+# "none", "flashinfer", "deepep" or "flashinfer_megamoe")
+NO_MEGAMOE_FUSED = ("flashinfer_trtllm", "flashinfer_trtllm_routed")
+# runners / a2a backends whose resolution sets --disable-shared-experts-fusion
+# (arg_groups/overrides.py:1528-1553, 1567-1574); Waterfill under DeepEP / MegaMoE clears it
+# again (:1559-1565)
+UNFUSED_RUNNERS = ("lora_triton", "lora_cutedsl", "lora_marlin", "flashinfer_cutedsl",
+                   "flashinfer_trtllm", "experimental_sgl_trtllm", "flashinfer_trtllm_routed")
+UNFUSED_A2A = ("flashinfer", "flashinfer_megamoe", "deepep_v2")
+
+
+def fusion_disabled(flag: bool, runner: str, a2a: str, waterfill: bool) -> bool:
+    """--disable-shared-experts-fusion as resolution leaves it (overrides.py:1528-1574)."""
+    if a2a in REPLICATED_SHARED and waterfill:
+        return False
+    return flag or runner in UNFUSED_RUNNERS or a2a in UNFUSED_A2A
 _MISSING = object()
 
 
@@ -59,7 +80,9 @@ _MISSING = object()
 class MoeLayout:
     """The parallel sizes and MoE settings the MLP constructors read: the full TP size, the
     EP size the hooks resolve, the MoE-TP size, the a2a backend, the redundant experts, and
-    whether the loader's fusion gate is open (everything but the shared-expert count)."""
+    whether the loader's fusion gate is open (everything but the shared-expert count), and
+    a block-FP8 checkpoint's [block_n, block_k] (graphfit.inputs.sglang_minimax_quant), and the
+    MoE runner backend."""
 
     tp: int
     ep: int
@@ -67,11 +90,15 @@ class MoeLayout:
     a2a: str
     redundant: int
     fusion_gate: bool
+    blocks: Blocks | None = None
+    runner: str = "auto"
 
     def __post_init__(self) -> None:
         for name in ("tp", "ep", "moe_tp"):
             if getattr(self, name) < 1:
                 raise ValueError(f"{name} must be at least 1")
+        if self.blocks is not None and min(self.blocks) < 1:
+            raise ValueError("block sizes must be at least 1")
         if self.redundant < 0:
             raise ValueError("redundant must be non-negative")
 
@@ -126,7 +153,7 @@ def layer_problem(text: Mapping[str, Any], layer: int, nested: bool,
     width = _read(text, "dense_intermediate_size", True)
     if width is _MISSING:
         return _absent("dense_intermediate_size", "models/minimax_m3.py:1741")
-    return mlp_problem(text, nested, width, layout.tp)
+    return mlp_problem(text, nested, width, layout.tp, layout.blocks)
 
 
 def moe_problem(text: Mapping[str, Any], nested: bool, layout: MoeLayout) -> str | None:
@@ -149,6 +176,15 @@ def moe_problem(text: Mapping[str, Any], nested: bool, layout: MoeLayout) -> str
     if isinstance(width, int) and width % layout.moe_tp:
         return (f"intermediate_size {width} does not split over MoE-TP size {layout.moe_tp} "
                 f"(AssertionError, layers/moe/fused_moe_triton/layer.py:427)")
+    if layout.blocks is not None and isinstance(width, int):
+        said = experts_problem(width // layout.moe_tp, layout.moe_tp, layout.blocks)
+        if said:
+            return said
+    if layout.a2a == "megamoe" and layout.runner in NO_MEGAMOE_FUSED:
+        # FusedMoE builds its runner after its weights (fused_moe_triton/layer.py:576), with
+        # lora_enabled False at model build (LoRA swaps runners later, lora/layers.py:1128)
+        return (f"no fused func for runner {layout.runner} under a2a megamoe "
+                f"(NotImplementedError, layers/moe/moe_runner/runner.py:168-183)")
     if _read(text, "hidden_act", nested) is _MISSING:
         return _absent("hidden_act", "models/minimax_m3.py:441")
     if "scoring_func" not in text:
@@ -158,19 +194,24 @@ def moe_problem(text: Mapping[str, Any], nested: bool, layout: MoeLayout) -> str
         return None
     group = 1 if layout.a2a in REPLICATED_SHARED else layout.tp
     if isinstance(width, int) and isinstance(shared, int):
-        return mlp_problem(text, nested, width * shared, group)
+        return mlp_problem(text, nested, width * shared, group, layout.blocks)
     return None
 
 
-def mlp_problem(text: Mapping[str, Any], nested: bool, width: Any, group: int) -> str | None:
+def mlp_problem(text: Mapping[str, Any], nested: bool, width: Any, group: int,
+                block: Blocks | None = None) -> str | None:
     """`MiniMaxM3MLP.__init__` (minimax_m3.py:300-354): its reads, its projection's split,
-    its activation."""
+    its projections' block-FP8 checks, its activation."""
     act = _read(text, "hidden_act", nested)
     if act is _MISSING:
         return _absent("hidden_act", "models/minimax_m3.py:314")
     if isinstance(width, int) and width % group:
         return (f"MLP width {width} does not split over TP size {group} "
                 f"(AssertionError, layers/linear.py:693)")
+    if block is not None and isinstance(width, int):
+        said = quant_mlp_problem(width, group, block)
+        if said:
+            return said
     if act is None:
         return None  # another config class's default: not judged
     if act == "swigluoai":
@@ -201,12 +242,13 @@ def quantization(values: Mapping[str, Any], data: Mapping[str, Any]) -> str | No
 
 
 def build_layout(tp: int, ep: int, moe_dp: int, a2a: str, redundant: int,
-                 fusion_off: bool, quant: str | None) -> MoeLayout:
+                 fusion_off: bool, quant: str | None,
+                 block: Blocks | None = None, runner: str = "auto") -> MoeLayout:
     """The layout from the line's resolved sizes (MoE-TP = tp // ep // moe_dp,
     runtime_context.py:154; sizes that do not divide are other rules' business) and the
     loader's fusion gate less the shared-expert count (minimax_m3.py:2021-2043)."""
     gate = not fusion_off and quant not in NO_FUSION_QUANTS and ep == 1 and a2a != "deepep"
-    return MoeLayout(tp, ep, max(1, tp // ep // moe_dp), a2a, redundant, gate)
+    return MoeLayout(tp, ep, max(1, tp // ep // moe_dp), a2a, redundant, gate, block, runner)
 
 
 __all__ = ["MoeLayout", "build_layout", "fused_count", "fusion_problem", "is_moe_layer",

@@ -44,11 +44,13 @@ from graphfit.inputs.sglang_draft import overridden, override_args
 from graphfit.inputs.sglang_minimax_moe import (
     MoeLayout,
     build_layout,
+    fusion_disabled,
     fusion_problem,
     layer_problem,
     quantization,
 )
-from graphfit.inputs.sglang_minimax_vision import tower_problem
+from graphfit.inputs.sglang_minimax_quant import Blocks, attention_problem, blocks
+from graphfit.inputs.sglang_minimax_vision import TowerLayout, tower_problem
 from graphfit.inputs.sglang_spec_dp import attention_dp_size, size_or_one
 from graphfit.planner.core.errors import ConfigError, excerpt
 from graphfit.planner.engines.sglang_eplb_checks import resolved_ep_size
@@ -65,7 +67,8 @@ def attention_tp(values: Mapping[str, Any]) -> int:
 
 
 def problem(data: Mapping[str, Any], attn_tp: int, encoder_only: bool = False,
-            moe: MoeLayout | None = None, tower_tp: int | None = None) -> str | None:
+            moe: MoeLayout | None = None, tower_tp: int | None = None,
+            tower: TowerLayout | None = None) -> str | None:
     """Why SGLang's MiniMax-M3 target class fails to build on this config.json (module
     docstring), as one line; None when these rules have nothing to say (another architecture,
     an encoder-only VL server, or a model SGLang builds). The loader's shared-expert fusion
@@ -84,7 +87,7 @@ def problem(data: Mapping[str, Any], attn_tp: int, encoder_only: bool = False,
     moe = moe or build_layout(attn_tp, 1, 1, "none", 0, False, None)
     said = fusion_problem(text, moe, arch == VL)
     if said is None and arch == VL:
-        said = tower_problem(data, text, attn_tp if tower_tp is None else tower_tp)
+        said = tower_problem(data, text, attn_tp if tower_tp is None else tower_tp, tower)
         if said is None and encoder_only:
             return None
     count = text.get("num_hidden_layers")
@@ -111,12 +114,12 @@ def _layer(text: Mapping[str, Any], layer: int, attn_tp: int, nested: bool,
             return ("sparse_attention_config has no 'sparse_attention_freq' (KeyError, "
                     "models/minimax_m3.py:1704, configs/model_config.py:461)")
         is_sparse = isinstance(freq, list) and layer < len(freq) and freq[layer] != 0
-    return (_attention(text, sparse if is_sparse else None, attn_tp)
+    return (_attention(text, sparse if is_sparse else None, attn_tp, moe.blocks)
             or layer_problem(text, layer, nested, moe))
 
 
 def _attention(text: Mapping[str, Any], sparse: Mapping[str, Any] | None,
-               attn_tp: int) -> str | None:
+               attn_tp: int, block: Blocks | None = None) -> str | None:
     """`MiniMaxM3Attention.__init__` (minimax_m3.py:732-909) in its own order."""
     heads, kv = text.get("num_attention_heads"), text.get("num_key_value_heads")
     if isinstance(heads, int) and heads > 0 and heads % attn_tp:
@@ -138,6 +141,9 @@ def _attention(text: Mapping[str, Any], sparse: Mapping[str, Any] | None,
         if isinstance(idx, int) and idx > 0 and not _shards(idx, attn_tp):
             return (f"@{excerpt(idx, 12)} sparse index heads do not shard over it "
                     f"(AssertionError, models/minimax_m3.py:789-792)")
+    said = _quantized(text, heads, kv, attn_tp, block)
+    if said:
+        return said
     if norm not in QK_NORMS:
         return (f"Invalid qk_norm_type: {excerpt(norm, 20)} "
                 f"(ValueError, models/minimax_m3.py:909)")
@@ -145,6 +151,20 @@ def _attention(text: Mapping[str, Any], sparse: Mapping[str, Any] | None,
         return ("@the per_layer QK norm calls MiniMaxM2RMSNormTP without num_heads "
                 "(TypeError, models/minimax_m3.py:858-865)")
     return None
+
+
+def _quantized(text: Mapping[str, Any], heads: Any, kv: Any, attn_tp: int,
+               block: Blocks | None) -> str | None:
+    """The qkv / o projections' block-FP8 checks (graphfit.inputs.sglang_minimax_quant);
+    head_dim defaults to hidden_size // heads (minimax_m3.py:764-766)."""
+    hidden = text.get("hidden_size")
+    if block is None or not (isinstance(heads, int) and heads > 0 and isinstance(kv, int)
+                             and kv > 0):
+        return None
+    head_dim = text.get("head_dim", hidden // heads if isinstance(hidden, int) else None)
+    if not isinstance(head_dim, int):
+        return None
+    return attention_problem(heads, kv, head_dim, attn_tp, block)
 
 
 def _shards(heads: int, attn_tp: int) -> bool:
@@ -156,15 +176,31 @@ def _shards(heads: int, attn_tp: int) -> bool:
 def moe_layout(values: Mapping[str, Any], data: Mapping[str, Any]) -> MoeLayout:
     """The MoE sizes and settings the line resolves (graphfit.inputs.sglang_minimax_moe):
     the EP size as the a2a backend resolves it (`_a2a_ep_size`, arg_groups/overrides.py:
-    1611-1620), `--moe-dp-size`, `--ep-num-redundant-experts`, the fusion switch and the
-    quantization."""
+    1611-1620), `--moe-dp-size`, `--ep-num-redundant-experts`, the fusion switch as the
+    runner / a2a backend resolve it, the quantization and the MoE runner backend."""
     tp = size_or_one(values.get("tp_size") or values.get("tp"))
     a2a = str(values.get("moe_a2a_backend") or "none").strip().lower()
     ep = resolved_ep_size(size_or_one(values.get("ep_size")), tp, a2a)
+    quant = quantization(values, data)
+    runner = str(values.get("moe_runner_backend") or "auto").strip().lower()
+    fusion_off = fusion_disabled(values.get("disable_shared_experts_fusion") is True, runner,
+                                 a2a, values.get("enable_waterfill") is True)
     return build_layout(tp, ep, size_or_one(values.get("moe_dp_size")), a2a,
-                        _count(values.get("ep_num_redundant_experts")),
-                        values.get("disable_shared_experts_fusion") is True,
-                        quantization(values, data))
+                        _count(values.get("ep_num_redundant_experts")), fusion_off,
+                        quant, blocks(quant, data), runner)
+
+
+def tower_layout(values: Mapping[str, Any], tower_tp: int) -> TowerLayout:
+    """The tower's sizes for its TP-reduce refusal: attention DP on (`attn_dp_enabled`) and
+    whether this worker forwards the tower (`multimodal_encoder_runs_here`,
+    layers/dp_attention.py:516-533: not a language-only server without adaptive dispatch,
+    not a language-model-only one, not a PD decode server)."""
+    language_only = (values.get("language_only") is True
+                     and values.get("enable_adaptive_dispatch_to_encoder") is not True)
+    runs_here = not (language_only or values.get("language_model_only") is True
+                     or str(values.get("disaggregation_mode") or "") == "decode")
+    return TowerLayout(tower_tp, size_or_one(values.get("tp_size") or values.get("tp")),
+                       attention_dp_size(values) > 1, runs_here)
 
 
 def _count(value: Any) -> int:
@@ -186,8 +222,9 @@ def line(values: Mapping[str, Any]) -> None:
     overrides = override_args(values.get("json_model_override_args"))
     data = overridden(data, overrides) if overrides else data
     attn_tp = attention_tp(values)
+    tower_tp = 1 if values.get("mm_enable_dp_encoder") is True else attn_tp
     said = problem(data, attn_tp, values.get("encoder_only") is True, moe_layout(values, data),
-                   1 if values.get("mm_enable_dp_encoder") is True else attn_tp)
+                   tower_tp, tower_layout(values, tower_tp))
     if said is not None:
         raise ConfigError(said)
 

@@ -23,13 +23,19 @@ only after it, :127-135).
   `CLIPVisionConfig` has no such field, so `getattr` always answers gelu (:783, 798).
 
 The tower's TP size is the attention TP size, 1 with `--mm-enable-dp-encoder` (:291, 101).
-Not restated: `reject_attn_tp_shard_with_tp_reduce` (layers/dp_attention.py:536-572), which
-refuses the tower only when attention CP narrows attention TP without attention DP.
+Where that size is between 1 and the full TP size and attention DP is off (attention CP
+narrowing attention TP), each layer that shards over attention TP but all-reduces over TP
+is refused by `reject_attn_tp_shard_with_tp_reduce` (layers/dp_attention.py:536-572, raised
+at :567): the first `CLIPEncoderLayer` (minimax_vl_common.py:296) before its attention's
+head split, or, in a tower without layers, the projector (:105) before its width split. A
+tower the worker never forwards (a PD decode server, a language-only or language-model-only
+one, dp_attention.py:516-533) is not refused.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any
 
 from graphfit.planner.core.errors import excerpt
@@ -42,15 +48,44 @@ TOWER_KEYS = ("hidden_size", "intermediate_size", "num_hidden_layers", "num_atte
 _DIVIDES = "distributed/utils.py:70"
 
 
+@dataclass(frozen=True)
+class TowerLayout:
+    """The sizes the tower's constructors read: its shard size (attention TP, 1 with
+    --mm-enable-dp-encoder), the full TP size, whether attention DP is on, and whether this
+    worker forwards the tower (`multimodal_encoder_runs_here`, dp_attention.py:516-533)."""
+
+    shard: int
+    tp: int
+    dp_attention: bool = False
+    runs_here: bool = True
+
+    def __post_init__(self) -> None:
+        if self.shard < 1 or self.tp < 1:
+            raise ValueError("tower sizes must be at least 1")
+
+
+def _tp_reduce(layer: str, layout: TowerLayout) -> str | None:
+    """`reject_attn_tp_shard_with_tp_reduce` (layers/dp_attention.py:536-572) for a layer
+    that reduces over attention TP only with attention DP (SGLang's remedy, dropping
+    --attn-cp-size or --mm-enable-dp-encoder, does not fit graphfit's 200-character line)."""
+    if layout.dp_attention or not 1 < layout.shard < layout.tp or not layout.runs_here:
+        return None
+    return (f"{layer} shards over attention TP {layout.shard}, all-reduces over TP "
+            f"{layout.tp} (ValueError, layers/dp_attention.py:536-572)")
+
+
 def _split(what: str, value: Any, size: int, site: str) -> str | None:
     if isinstance(value, int) and size > 0 and value % size:
         return f"{what} {value} is not divisible by {size} (AssertionError, {site}, {_DIVIDES})"
     return None
 
 
-def tower_problem(data: Mapping[str, Any], text: Mapping[str, Any], tower_tp: int) -> str | None:
+def tower_problem(data: Mapping[str, Any], text: Mapping[str, Any], tower_tp: int,
+                  layout: TowerLayout | None = None) -> str | None:
     """Why SGLang cannot build the VL wrapper's vision tower from this config.json (module
-    docstring), as one line; None when it builds."""
+    docstring), as one line; None when it builds. `layout` (default: the tower's TP is the
+    full TP) feeds the TP-reduce refusal."""
+    layout = layout or TowerLayout(max(tower_tp, 1), max(tower_tp, 1))
     if "vision_config" not in data:
         return ("the config has no 'vision_config' (AttributeError, "
                 "models/minimax_m3_vl.py:100)")
@@ -72,8 +107,10 @@ def tower_problem(data: Mapping[str, Any], text: Mapping[str, Any], tower_tp: in
         return ("img_token_compression_config is not a dict (AttributeError, "
                 "models/minimax_vl_common.py:446)")
     width, heads = vision["hidden_size"], vision["num_attention_heads"]
-    if isinstance(vision["num_hidden_layers"], int) and vision["num_hidden_layers"] > 0:
-        said = (_split("vision hidden_size", width, heads if isinstance(heads, int) else 0,
+    layers = isinstance(vision["num_hidden_layers"], int) and vision["num_hidden_layers"] > 0
+    if layers:
+        said = (_tp_reduce("CLIPEncoderLayer", layout)
+                or _split("vision hidden_size", width, heads if isinstance(heads, int) else 0,
                        "layers/attention/vision.py:1129-1131")
                 or _split("vision heads", heads, tower_tp,
                           "layers/attention/vision.py:1132-1134")
@@ -94,8 +131,9 @@ def tower_problem(data: Mapping[str, Any], text: Mapping[str, Any], tower_tp: in
         return "rope_theta must be set (AssertionError, models/minimax_vl_common.py:482)"
     mid = data.get("projector_hidden_size")
     mid = text.get("hidden_size") if mid is None else mid
-    return _split("projector width", mid, tower_tp,
-                  "models/minimax_vl_common.py:113, layers/linear.py:483")
+    return ((None if layers else _tp_reduce("MiniMaxVLMultiModalProjector", layout))
+            or _split("projector width", mid, tower_tp,
+                      "models/minimax_vl_common.py:113, layers/linear.py:483"))
 
 
-__all__ = ["TOWER_KEYS", "tower_problem"]
+__all__ = ["TOWER_KEYS", "TowerLayout", "tower_problem"]

@@ -2,8 +2,9 @@
 `python -m tests.oracle.measure_sglang_minimax_target [COUNT] [SEED] [BEFORE]` (default 400
 draws, seed 7), in turn from three families: attention (the test module's layouts x nested x
 FIELDS x ACTS, dense MLPs), MLP (layouts x --ep-size x --disable-shared-experts-fusion x
-nested x MOE_FIELDS x MOE_KEYS x ACTS, per_head norm) and vision (the VL wrapper: layouts x
---mm-enable-dp-encoder x VISIONS x per_head / per_layer norm x silu / gelu). It
+nested x MOE_FIELDS x MOE_KEYS x ACTS x A2AS x QUANTS, per_head norm) and vision (the VL
+wrapper: layouts x --mm-enable-dp-encoder x --attn-cp-size x VISIONS x per_head / per_layer
+norm x silu / gelu). It
 prints how many lines SGLang builds / refuses and how many graphfit's answer agrees with (the
 test module's compare: same verdict, same exception, SGLang's raising line cited).
 
@@ -44,12 +45,15 @@ def draws(count: int, seed: int) -> list[Draw]:
                       **{k: rng.choice(v) for k, v in t.MOE_FIELDS.items()}}
             fields.update(rng.choice(t.MOE_KEYS))
             fields.update(rng.choice(t.ACTS))
-            out.append(("mlp", fields, nested, tp, dp,
-                        t.flags(ep if tp % ep == 0 else tp, off), None))
+            a2a, quant = t.a2a_flags(rng.choice(t.A2AS), fields), rng.choice(t.QUANTS)  # s42n
+            more, vision, qflags = t.quantized(quant, nested, a2a)
+            out.append(("mlp", {**fields, **more}, nested, tp, dp,
+                        t.flags(ep if tp % ep == 0 else tp, off) + a2a + qflags, vision))
         else:
             fields = {"qk_norm_type": rng.choice(("per_head", "per_layer")),
                       **rng.choice(t.ACTS[:2])}
             extra = ("--mm-enable-dp-encoder",) if rng.choice((False, True)) else ()
+            extra += t.cp_flags(tp, dp, rng.choice(t.CPS))  # s42n
             out.append(("vision", fields, True, tp, dp, extra, rng.choice(t.VISIONS)))
     return out
 

@@ -121,6 +121,17 @@ def _site(exc: BaseException) -> str:
     return site
 
 
+def _quant_config(r: so.Resolved, path: str) -> Any:
+    """The quantization config the loader hands the model class (model_loader/loader.py:
+    174-281, from SGLang's own ModelConfig of `path` under the line's ServerArgs)."""
+    from sglang.srt.configs.load_config import LoadConfig
+    from sglang.srt.configs.model_config import ModelConfig
+    from sglang.srt.model_loader.loader import _get_quantization_config
+
+    return _get_quantization_config(ModelConfig.from_server_args(r.record, model_path=path),
+                                    LoadConfig())
+
+
 def build(path: str, tp: int, attn_dp: int, extra: tuple[str, ...] = ()) -> str | None:
     """SGLang's own model class on `path`'s config under the line's layout: the exception's
     "Type: message @ site" where SGLang raises (the server does not start), None where it
@@ -134,13 +145,17 @@ def build(path: str, tp: int, attn_dp: int, extra: tuple[str, ...] = ()) -> str 
         import sglang.srt.models.minimax_m3 as m3
         import sglang.srt.models.minimax_m3_vl as m3vl
         from sglang.srt.layers.dp_attention import initialize_dp_attention_flags
-        from sglang.srt.layers.moe.utils import resolve_shared_experts_config
+        from sglang.srt.layers.moe.utils import (
+            initialize_moe_config,
+            resolve_shared_experts_config,
+        )
         from sglang.srt.runtime_context import get_flags, get_model, get_parallel
         from sglang.srt.utils.hf_transformers_utils import get_config, get_hf_text_config
 
         # ModelConfig's own copy (model_config.py:619-621): get_hf_text_config edits it
         config = copy.deepcopy(get_config(path, trust_remote_code=False))
-        group = types.SimpleNamespace(world_size=tp, rank_in_group=0, cpu_group=None)
+        group = types.SimpleNamespace(world_size=tp, rank_in_group=0, cpu_group=None,
+                                        device_group=None)
         pp = types.SimpleNamespace(world_size=1, rank_in_group=0, is_first_rank=True,
                                    is_last_rank=True)
         saved = [(mod, name, getattr(mod, name)) for mod in (m3, m3vl)
@@ -166,17 +181,24 @@ def build(path: str, tp: int, attn_dp: int, extra: tuple[str, ...] = ()) -> str 
                                          pp_group=pp), \
                     torch.device("meta"):
                 vl = list(config.architectures or [])[:1] == [VL]
-                get_hf_text_config(config)  # ModelConfig's call (model_config.py:636)
+                text = get_hf_text_config(config)  # ModelConfig's call (model_config.py:636)
+                if any(hasattr(text, attr) for attr in so._MOE_TOPK_ATTRS):
+                    # the scheduler seeds the MoE flags from the model's own text config
+                    # (managers/scheduler.py:991-1009), not from the resolved base target's
+                    initialize_moe_config()
                 config.encoder_only = False  # ModelConfig sets it (model_config.py:908)
                 cls = m3vl.MiniMaxM3SparseForConditionalGeneration if vl else \
                     m3.MiniMaxM3SparseForCausalLM
-                shared = resolve_shared_experts_config(cls, config, None)
+                quant = (_quant_config(r, path) if "--quantization" in extra
+                         or "quantization_config" in Path(path, "config.json").read_text()
+                         else None)
+                shared = resolve_shared_experts_config(cls, config, quant)
                 with get_model().override(shared_experts=shared):
-                    cls(config)
+                    cls(config, quant_config=quant)
         except RuntimeError as exc:  # the glue, not SGLang: fail the oracle itself
             if "has not been written" in str(exc):
                 raise AssertionError(f"oracle glue: {exc}") from exc
-            return f"RuntimeError: {exc} @ {_site(exc)}"
+            return f"{type(exc).__name__}: {exc} @ {_site(exc)}"
         except (TypeError, ValueError, AssertionError, AttributeError, KeyError) as exc:
             return f"{type(exc).__name__}: {exc} @ {_site(exc)}"
         finally:

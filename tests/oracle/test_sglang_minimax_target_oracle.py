@@ -82,10 +82,58 @@ VISIONS: tuple[dict[str, Any], ...] = (
     {"img_token_compression_config": None}, {"num_hidden_layers": 2, "hidden_act": "relu"})
 
 
+# the MoE a2a backend and runner (s42n): MegaMoE spans EP over TP and replicates the shared
+# experts; no fused func is registered for it under the TRT-LLM runners
+A2AS: tuple[tuple[str, ...], ...] = (
+    (), (), ("--moe-a2a-backend", "megamoe"),
+    ("--moe-a2a-backend", "megamoe", "--moe-runner-backend", "flashinfer_trtllm_routed"),
+    ("--moe-a2a-backend", "megamoe", "--moe-runner-backend", "flashinfer_trtllm"),
+    ("--moe-runner-backend", "flashinfer_trtllm_routed"))
+_BLOCK = {"quant_method": "fp8", "activation_scheme": "dynamic"}
+# quantization (s42n): (the checkpoint's quantization_config or None, the line's flags)
+QUANTS: tuple[tuple[dict[str, Any] | None, tuple[str, ...]], ...] = (
+    (None, ()), (None, ()),
+    ({**_BLOCK, "weight_block_size": [128, 128]}, ()),
+    ({**_BLOCK, "weight_block_size": [128, 64]}, ("--quantization", "fp8")),
+    ({**_BLOCK, "weight_block_size": [256, 128]}, ()),
+    (None, ("--quantization", "fp8")), (None, ("--quantization", "w8a8_fp8")))
+# attention CP sizes drawn with the VL tower (s42n); kept where tp splits into attention DP x CP
+CPS = (1, 1, 2, 4)
+
+
 def flags(ep: int, fusion_off: bool) -> tuple[str, ...]:
     """The line's MoE flags."""
     return (("--ep-size", str(ep)) if ep > 1 else ()) + (
         ("--disable-shared-experts-fusion",) if fusion_off else ())
+
+
+def quantized(quant: tuple[dict[str, Any] | None, tuple[str, ...]], nested: bool,
+              a2a: tuple[str, ...] = ()) -> tuple[dict[str, Any], dict[str, Any] | None,
+                                                  tuple[str, ...]]:
+    """A QUANTS entry as (text fields, vision / wrapper keys, flags): the checkpoint's
+    quantization_config at the top of config.json, the VL wrapper's for a nested target.
+    Under a TRT-LLM MoE runner w8a8_fp8 is left out: SGLang's resolution rejects it before
+    any model is built (another rule, not this oracle's)."""
+    config, extra = quant
+    if "w8a8_fp8" in extra and any("flashinfer_trtllm" in flag for flag in a2a):
+        extra = ()
+    if config is None:
+        return {}, None, extra
+    if nested:
+        return {}, {"wrapper": {"quantization_config": config}}, extra
+    return {"quantization_config": config}, None, extra
+
+
+def a2a_flags(a2a: tuple[str, ...], fields: dict[str, Any]) -> tuple[str, ...]:
+    """The drawn a2a / runner flags where config.json names `num_experts_per_tok`; without
+    it graphfit refuses them as not modelled (its graph-runner rule, scheduler.py:998-1008),
+    another rule than these."""
+    return a2a if fields.get("num_experts_per_tok") is not None else ()
+
+
+def cp_flags(tp: int, attn_dp: int, cp: int) -> tuple[str, ...]:
+    """--attn-cp-size where TP splits into attention DP x CP, else nothing."""
+    return ("--attn-cp-size", str(cp)) if cp > 1 and tp % (attn_dp * cp) == 0 else ()
 
 
 def graphfit_line(path: str, tp: int, attn_dp: int,
@@ -95,8 +143,10 @@ def graphfit_line(path: str, tp: int, attn_dp: int,
 
     token = PASTED.set(("python", "-m", "sglang.launch_server", "--model-path", path,
                         "--tp-size", str(tp), "--attn-dp-size", str(attn_dp), *extra))
+    # MegaMoE needs the GPU named (mega_moe_hook.py:39-48): the oracle's SM 90 device
+    gpu = "H100" if "megamoe" in extra else "80"
     try:  # `graphfit plan --gpu-memory-gb 80 -- python -m sglang.launch_server ...`
-        code, _, output = sc.run_graphfit(["plan", "--gpu-memory-gb", "80"])
+        code, _, output = sc.run_graphfit(["plan", "--gpu-memory-gb", gpu])
     finally:
         PASTED.reset(token)
     errors = [ln for ln in output.splitlines() if ln.startswith("error:")]
@@ -144,30 +194,40 @@ def test_minimax_target_matches_sglang(layout: tuple[int, int], nested: bool,
 @settings(max_examples=40, deadline=None)
 @given(st.sampled_from(LAYOUTS), st.sampled_from(EPS), st.booleans(), st.booleans(),
        st.fixed_dictionaries({k: st.sampled_from(v) for k, v in MOE_FIELDS.items()}),
-       st.sampled_from(MOE_KEYS), st.sampled_from(ACTS))
+       st.sampled_from(MOE_KEYS), st.sampled_from(ACTS), st.sampled_from(A2AS),
+       st.sampled_from(QUANTS))
 def test_minimax_target_moe_matches_sglang(layout: tuple[int, int], ep: int, fusion_off: bool,
                                            nested: bool, fields: dict[str, Any],
-                                           keys: dict[str, Any], act: dict[str, Any]) -> None:
+                                           keys: dict[str, Any], act: dict[str, Any],
+                                           a2a: tuple[str, ...],
+                                           quant: tuple[dict[str, Any] | None, tuple[str, ...]],
+                                           ) -> None:
     """The MLP side (MoE layers, their experts and shared experts, dense layers) with a
-    per_head norm: graphfit refuses exactly where SGLang's class raises, citing its line."""
+    per_head norm, under MegaMoE / TRT-LLM runners and (block-)FP8: graphfit refuses exactly
+    where SGLang's class raises, citing its line."""
     tp, attn_dp = layout
     if tp % ep:
         ep = tp
-    _compare({"qk_norm_type": "per_head", **fields, **keys, **act}, nested, tp, attn_dp,
-             flags(ep, fusion_off))
+    a2a = a2a_flags(a2a, fields)
+    more, vision, qflags = quantized(quant, nested, a2a)
+    _compare({"qk_norm_type": "per_head", **fields, **keys, **act, **more}, nested, tp,
+             attn_dp, flags(ep, fusion_off) + a2a + qflags, vision)
 
 
 @settings(max_examples=30, deadline=None)
 @given(st.sampled_from(LAYOUTS), st.booleans(), st.sampled_from(VISIONS),
-       st.sampled_from(("per_head", "per_layer")), st.sampled_from(ACTS[:2]))
+       st.sampled_from(("per_head", "per_layer")), st.sampled_from(ACTS[:2]),
+       st.sampled_from(CPS))
 def test_minimax_vl_tower_matches_sglang(layout: tuple[int, int], dp_encoder: bool,
                                          vision: dict[str, Any], norm: str,
-                                         act: dict[str, Any]) -> None:
+                                         act: dict[str, Any], cp: int) -> None:
     """The VL wrapper's vision tower, built before its text model (the text config's own
     failures drawn too): graphfit refuses exactly where SGLang's wrapper raises, citing its
-    line; --mm-enable-dp-encoder keeps the tower whole."""
+    line; --mm-enable-dp-encoder keeps the tower whole; attention CP narrowing attention TP
+    without attention DP is refused (layers/dp_attention.py:536-572)."""
     _compare({"qk_norm_type": norm, **act}, True, *layout,
-             ("--mm-enable-dp-encoder",) if dp_encoder else (), vision)
+             (("--mm-enable-dp-encoder",) if dp_encoder else ()) + cp_flags(*layout, cp),
+             vision)
 
 
 def test_per_layer_default_under_attention_dp() -> None:
@@ -228,3 +288,43 @@ def test_moe_checks_each_way() -> None:
             ({**moe, "num_local_experts": 6}, 4, ("--ep-size", "4"))):
         for nested in (False, True):
             _compare(fields, nested, tp, 1, extra)
+
+
+def test_s42n_checks_each_way() -> None:
+    """Each s42n check on its own, both ways: the tower's TP-reduce refusal under attention
+    CP (CLIPEncoderLayer; the projector of a layerless tower), lifted by attention DP, by
+    --mm-enable-dp-encoder and on a PD decode server; block-FP8 experts, dense MLP and qkv
+    projections that do / do not split into blocks; MegaMoE under a TRT-LLM runner, and
+    MegaMoE's replicated shared experts where TP would not split them; shared-expert fusion
+    turned off by a TRT-LLM runner."""
+    per_head = {"qk_norm_type": "per_head"}
+    for tp, attn_dp, extra, vision in (
+            (4, 1, ("--attn-cp-size", "2"), None), (8, 1, ("--attn-cp-size", "4"), None),
+            (4, 1, ("--attn-cp-size", "2"), {"num_hidden_layers": 0}),
+            (8, 2, ("--attn-cp-size", "2"), None),
+            (4, 1, ("--attn-cp-size", "2", "--mm-enable-dp-encoder"), None),
+            (4, 1, ("--attn-cp-size", "2", "--disaggregation-mode", "decode"), None)):
+        _compare(per_head, True, tp, attn_dp, extra, vision)
+    moe = {**per_head, "moe_layer_freq": [1, 1], "num_local_experts": 8,
+           "num_experts_per_tok": 2, **MOE_KEYS[0]}
+    block = {"quantization_config": {**_BLOCK, "weight_block_size": [128, 128]}}
+    for fields, tp, extra in (
+            ({**moe, **block}, 4, ()), ({**moe, **block, "intermediate_size": 1000}, 4, ()),
+            ({**moe, **block, "intermediate_size": 1000, "n_shared_experts": 1}, 4,
+             ("--ep-size", "2")),
+            ({**moe, **block, "moe_layer_freq": [0, 0], "dense_intermediate_size": 1000}, 4,
+             ()),
+            ({**moe, **block, "head_dim": 64}, 4, ()), ({**moe, **block, "head_dim": 64}, 1, ()),
+            ({**moe, "intermediate_size": 1002, "n_shared_experts": 1}, 4,
+             ("--moe-a2a-backend", "megamoe")),
+            ({**moe, "intermediate_size": 1024}, 2,
+             ("--moe-a2a-backend", "megamoe", "--moe-runner-backend",
+              "flashinfer_trtllm_routed")),
+            # the TRT-LLM runner turns fusion off at resolution: no one-shared-expert assert
+            ({**moe, "moe_layer_freq": [0, 0], "n_shared_experts": 2, "hidden_act": "gelu"}, 1,
+             ("--moe-runner-backend", "flashinfer_trtllm_routed"))):
+        for nested in (False, True):
+            config = fields.get("quantization_config")
+            text = {k: v for k, v in fields.items() if not (nested and k == "quantization_config")}
+            _compare(text, nested, tp, 1, extra,
+                     {"wrapper": {"quantization_config": config}} if nested and config else None)

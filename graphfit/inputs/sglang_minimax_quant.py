@@ -1,0 +1,97 @@
+"""Block-FP8 weight checks a MiniMax-M3 TARGET's layers run at start-up in SGLang 0.5.23
+(paths under sglang/srt/), restated for graphfit.inputs.sglang_minimax_moe and
+graphfit.inputs.sglang_minimax_target.
+
+A checkpoint whose `quantization_config` is `fp8` with a `weight_block_size` [block_n,
+block_k] (the line's `--quantization` absent or fp8) builds `Fp8Config` with block
+quantization (model_loader/loader.py:174-281). Every quantized linear layer then checks its
+per-rank shapes when its weights are created (layers/quantization/fp8.py:574-609): a
+row-parallel layer split over more than one rank needs its per-rank input divisible by
+block_k (:593-599); a column-parallel layer split over more than one rank, or any merged
+layer (gate/up, q/k/v), needs each per-rank output divisible by block_n (:601-609). The
+routed experts check their per-rank intermediate size against block_n, and against block_k
+when the MoE-TP size exceeds 1 (:1580-1599). Those weights are created inside each layer's
+constructor, after its own shape asserts (the split asserts of layers/linear.py and
+fused_moe_triton/layer.py:414-427) and before the MoE layer reads `hidden_act` (models/
+minimax_m3.py:441) or the MLP checks its activation (:334-354).
+
+MiniMax-M3's router gate and its VL vision tower are built without quantization
+(minimax_m3.py:473-480, minimax_m3_vl.py:113-119), so they are not checked.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+Blocks = tuple[int, int]
+_FP8 = "layers/quantization/fp8.py"
+
+
+def blocks(quant: str | None, data: Mapping[str, Any]) -> Blocks | None:
+    """[block_n, block_k] of a block-FP8 checkpoint served as fp8, else None."""
+    if quant != "fp8":
+        return None
+    config = data.get("quantization_config")
+    if not isinstance(config, dict):
+        text = data.get("text_config")
+        config = text.get("quantization_config") if isinstance(text, dict) else None
+    if not isinstance(config, dict) or config.get("quant_method") != "fp8":
+        return None
+    size = config.get("weight_block_size")
+    if (isinstance(size, list) and len(size) == 2
+            and all(isinstance(v, int) and not isinstance(v, bool) and v > 0 for v in size)):
+        return size[0], size[1]
+    return None
+
+
+def linear_problem(name: str, outputs: Iterable[int], merged: bool, split: int,
+                   row_input: int | None, block: Blocks) -> str | None:
+    """`Fp8LinearMethod`'s block checks (fp8.py:574-609) for one layer: `outputs` are its
+    per-rank output sizes, `merged` a layer of several outputs, `split` its group size,
+    `row_input` its per-rank input where it is row-parallel."""
+    block_n, block_k = block
+    if row_input is not None and split > 1 and row_input % block_k:
+        return (f"{name}'s per-rank input {row_input} is not divisible by block_k {block_k} "
+                f"(ValueError, {_FP8}:593-599)")
+    if merged or (row_input is None and split > 1):
+        for size in outputs:
+            if size % block_n:
+                return (f"{name}'s per-rank output {size} is not divisible by block_n "
+                        f"{block_n} (ValueError, {_FP8}:601-609)")
+    return None
+
+
+def experts_problem(per_rank: int, moe_tp: int, block: Blocks) -> str | None:
+    """`Fp8MoEMethod.create_weights`' block checks on the routed experts' per-rank
+    intermediate size (fp8.py:1580-1599)."""
+    block_n, block_k = block
+    if per_rank % block_n:
+        return (f"experts' per-rank intermediate {per_rank} is not divisible by block_n "
+                f"{block_n} (ValueError, {_FP8}:1586-1591)")
+    if moe_tp > 1 and per_rank % block_k:
+        return (f"experts' per-rank intermediate {per_rank} is not divisible by block_k "
+                f"{block_k} (ValueError, {_FP8}:1592-1599)")
+    return None
+
+
+def mlp_problem(width: int, group: int, block: Blocks) -> str | None:
+    """A `MiniMaxM3MLP`'s gate/up (merged, column) then down (row) projections on `group`
+    ranks (models/minimax_m3.py:316-331)."""
+    per_rank = width // group
+    return (linear_problem("gate_up_proj", (per_rank, per_rank), True, group, None, block)
+            or linear_problem("down_proj", (), False, group, per_rank, block))
+
+
+def attention_problem(heads: int, kv: int, head_dim: int, attn_tp: int,
+                      block: Blocks) -> str | None:
+    """`MiniMaxM3Attention`'s qkv_proj (merged) then o_proj (row) over attention TP
+    (minimax_m3.py:801-819); KV heads fewer than ranks are replicated, one per rank."""
+    q = heads // attn_tp * head_dim
+    k = max(kv // attn_tp, 1) * head_dim
+    return (linear_problem("qkv_proj", (q, k, k), True, attn_tp, None, block)
+            or linear_problem("o_proj", (), False, attn_tp, q, block))
+
+
+__all__ = ["Blocks", "attention_problem", "blocks", "experts_problem", "linear_problem",
+           "mlp_problem"]
