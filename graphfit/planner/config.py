@@ -386,7 +386,10 @@ class EngineConfig:
             moe_dp_size: int = 1, elastic_ep_backend: str | None = None,
             node_rank: int = 0, ep_join_rank_offset: int = 0,
             max_ep_size: int | None = None, elastic_ep_initial_size: int | None = None,
-            eplb_algorithm: str = "auto") -> None: ...
+            eplb_algorithm: str = "auto", enable_waterfill: bool = False,
+            dwdp_size: int = 1, enable_aiter_allreduce_fusion: bool = False,
+            enable_deterministic_inference: bool = False,
+            rl_on_policy_target: str | None = None) -> None: ...
 
     def __post_init__(self) -> None:
         set_ = object.__setattr__
@@ -1128,6 +1131,31 @@ class EngineConfig:
     def eplb_algorithm(self) -> str:
         """SglangOptions.eplb_algorithm."""
         return cast(str, self._option("eplb_algorithm"))
+
+    @property
+    def enable_waterfill(self) -> bool:
+        """SglangOptions.enable_waterfill."""
+        return cast(bool, self._option("enable_waterfill"))
+
+    @property
+    def dwdp_size(self) -> int:
+        """SglangOptions.dwdp_size."""
+        return cast(int, self._option("dwdp_size"))
+
+    @property
+    def enable_aiter_allreduce_fusion(self) -> bool:
+        """SglangOptions.enable_aiter_allreduce_fusion."""
+        return cast(bool, self._option("enable_aiter_allreduce_fusion"))
+
+    @property
+    def enable_deterministic_inference(self) -> bool:
+        """SglangOptions.enable_deterministic_inference."""
+        return cast(bool, self._option("enable_deterministic_inference"))
+
+    @property
+    def rl_on_policy_target(self) -> str | None:
+        """SglangOptions.rl_on_policy_target."""
+        return cast("str | None", self._option("rl_on_policy_target"))
 
     @property
     def moe_runner_backend(self) -> str:

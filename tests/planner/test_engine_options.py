@@ -226,6 +226,11 @@ VALID: dict[str, st.SearchStrategy[Any]] = {
     "max_ep_size": st.none() | st.integers(-2, 64),
     "elastic_ep_initial_size": st.none() | st.integers(-2, 64),
     "eplb_algorithm": st.sampled_from(["auto", "deepseek", "elasticity_aware"]),
+    "enable_waterfill": st.booleans(),
+    "dwdp_size": st.integers(-2, 16),
+    "enable_aiter_allreduce_fusion": st.booleans(),
+    "enable_deterministic_inference": st.booleans(),
+    "rl_on_policy_target": st.sampled_from([None, "fsdp"]),
 }
 INVALID: dict[str, st.SearchStrategy[Any]] = {
     "vit": st.sampled_from([
@@ -397,6 +402,11 @@ INVALID: dict[str, st.SearchStrategy[Any]] = {
     "max_ep_size": st.sampled_from([True, 2.0, "2"]),
     "elastic_ep_initial_size": st.sampled_from([True, 2.0, "2"]),
     "eplb_algorithm": st.sampled_from(["", " ", 3, None, "x" * 65]),
+    "enable_waterfill": st.sampled_from([1, "true", None]),
+    "dwdp_size": st.sampled_from([True, 2.0, "2", None]),
+    "enable_aiter_allreduce_fusion": st.sampled_from([1, "true", None]),
+    "enable_deterministic_inference": st.sampled_from([1, "true", None]),
+    "rl_on_policy_target": st.sampled_from(["", " ", 3, "megatron"]),
 }
 
 
@@ -680,6 +690,8 @@ def test_the_plan_3_document_writes_the_options_object() -> None:
         "prefill_attention_backend": None, "disable_lazy_compaction": False,
         "unified_switches": None, "moe_dp_size": 1, "elastic_ep_backend": None,
         "node_rank": 0, "ep_join_rank_offset": 0, "max_ep_size": None,
-        "elastic_ep_initial_size": None, "eplb_algorithm": "auto"}
+        "elastic_ep_initial_size": None, "eplb_algorithm": "auto",
+        "enable_waterfill": False, "dwdp_size": 1, "enable_aiter_allreduce_fusion": False,
+        "enable_deterministic_inference": False, "rl_on_policy_target": None}
     assert not set(config) & set(LEGACY_KEYWORDS)
     assert EngineConfig.from_dict(config).tp_size == 2
