@@ -146,7 +146,8 @@ def check(config: EngineSettings) -> None:
                          config.ep_join_mode, config.node_rank, config.ep_join_rank_offset,
                          max_ep, config.elastic_ep_initial_size, tp):
         return
-    assert backend is not None and max_ep is not None  # scale-up is active (:572-576)
+    if backend is None or max_ep is None:  # check_elastic said scale-up is active (:572-576)
+        return
     a2a = resolved_a2a(config.moe_a2a_backend or "none", config.enable_waterfill)
     check_scale_up(ScaleUp(
         config.ep_join_mode, config.ep_join_rank_offset, tp, max_ep,
