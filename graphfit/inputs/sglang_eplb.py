@@ -2,7 +2,9 @@
 `--init-expert-location`, `--ep-size`, `--elastic-ep-join-mode`, `--ep-dispatch-algorithm`,
 `--moe-dp-size`, and elastic EP's `--elastic-ep-backend`, `--node-rank`,
 `--elastic-ep-join-rank-offset`, `--max-ep-size`, `--elastic-ep-initial-size`,
-`--eplb-algorithm`),
+`--eplb-algorithm`, `--enable-waterfill`, `--dwdp-size`, and, for the AITER all-reduce fusion
+clause of the context-parallel checks, `--enable-aiter-allreduce-fusion`,
+`--enable-deterministic-inference`, `--rl-on-policy-target`),
 read for the rules graphfit restates from them: Nemotron-H's model override, which refuses
 some MoE runners under a remap and picks flashinfer_trtllm_routed from auto
 (model_overrides/nemotron_h.py:57-98, 152-180; graphfit.planner.engines.sglang_class_picks),
@@ -23,6 +25,7 @@ from graphfit.inputs.keys import Handler
 from graphfit.inputs.settings import Setting
 from graphfit.inputs.values import as_bool, as_int, as_str
 from graphfit.planner.core.enums import Engine
+from graphfit.planner.core.limits import MAX_INT
 
 SG = Engine.SGLANG
 NOTE = ("read only for Nemotron-H's MoE runner rules (model_overrides/nemotron_h.py:57-98, "
@@ -37,6 +40,14 @@ JOIN_NOTE = ("read for EPLB's ep_size check (parallel_hook.py:790-791) and elast
 ELASTIC_NOTE = ("read only for elastic EP's start-up checks (parallel_hook.py:519-581); a line "
                 "under scale-up (--max-ep-size above --tp-size, :582-745) is not modelled")
 DISPATCH_NOTE = "read for its a2a check (parallel_hook.py:762-788)"
+WATERFILL_NOTE = ("read for the a2a backend it forces (deepep unless deepep / megamoe, "
+                  "overrides.py:1595-1607) where SGLang's later hooks read it; its shared-expert "
+                  "fusion (overrides.py:1559-1564) and runtime balancing are not modelled")
+DWDP_NOTE = ("read for DWDP's start-up asserts (parallel_hook.py:433-457); a line with it above "
+             "1 is then refused as not modelled (:466-508)")
+AITER_NOTE = ("read only for whether AITER all-reduce fusion stays on (deterministic inference "
+              "clears it, attention_hook.py:585-607) for the context-parallel / --moe-dp-size "
+              "checks (parallel_hook.py:166-168, 185-187); its other effects are not modelled")
 MOE_DP_NOTE = ("read only for its start-up checks with the tp / ep / attention-CP / PP sizes "
                "(parallel_hook.py:170-193); the MoE's data-parallel groups are not modelled "
                "(no buffer graphfit plans is sized by them)")
@@ -61,6 +72,12 @@ def _size(origin: str, value: Any) -> int:
     return as_int(origin, value, minimum=1)
 
 
+def _any_int(origin: str, value: Any) -> int:
+    """Any integer: SGLang's own checks refuse the out-of-range ones (a negative join rank
+    offset, a --max-ep-size of 0, parallel_hook.py:555-570), with their own reasons."""
+    return as_int(origin, value, minimum=-MAX_INT)
+
+
 KEYS: dict[str, Handler] = {
     "enable_eplb": _make("enable_eplb", as_bool),
     "ep_num_redundant_experts": _make("ep_num_redundant_experts", _count),
@@ -71,10 +88,17 @@ KEYS: dict[str, Handler] = {
     "moe_dp_size": _make("moe_dp_size", _size, MOE_DP_NOTE),
     "elastic_ep_backend": _make("elastic_ep_backend", as_str, ELASTIC_NOTE),
     "node_rank": _make("node_rank", _count, ELASTIC_NOTE),
-    "ep_join_rank_offset": _make("ep_join_rank_offset", _count, ELASTIC_NOTE),
-    "max_ep_size": _make("max_ep_size", _size, ELASTIC_NOTE),
-    "elastic_ep_initial_size": _make("elastic_ep_initial_size", _size, ELASTIC_NOTE),
+    "ep_join_rank_offset": _make("ep_join_rank_offset", _any_int, ELASTIC_NOTE),
+    "max_ep_size": _make("max_ep_size", _any_int, ELASTIC_NOTE),
+    "elastic_ep_initial_size": _make("elastic_ep_initial_size", _any_int, ELASTIC_NOTE),
     "eplb_algorithm": _make("eplb_algorithm", as_str, ELASTIC_NOTE),
+    "enable_waterfill": _make("enable_waterfill", as_bool, WATERFILL_NOTE),
+    "dwdp_size": _make("dwdp_size", _any_int, DWDP_NOTE),
+    "enable_aiter_allreduce_fusion": _make("enable_aiter_allreduce_fusion", as_bool, AITER_NOTE),
+    "enable_deterministic_inference": _make("enable_deterministic_inference", as_bool,
+                                            AITER_NOTE),
+    "rl_on_policy_target": _make("rl_on_policy_target", as_str, AITER_NOTE),
 }
 
-__all__ = ["DISPATCH_NOTE", "EP_NOTE", "JOIN_NOTE", "KEYS", "ELASTIC_NOTE", "MOE_DP_NOTE", "NOTE"]
+__all__ = ["DISPATCH_NOTE", "EP_NOTE", "JOIN_NOTE", "KEYS", "ELASTIC_NOTE", "MOE_DP_NOTE", "NOTE",
+           "WATERFILL_NOTE", "DWDP_NOTE", "AITER_NOTE"]

@@ -401,7 +401,11 @@ class EngineConfig:
             unified_linear: tuple[str | None, str, str] | None = None,
             asymmetric_kv: bool | None = None,
             hook_cudagraph_mode: str | None = None,
-            hook_prefill_backend: str | None = None) -> None: ...
+            hook_prefill_backend: str | None = None,
+            enable_waterfill: bool = False,
+            dwdp_size: int = 1, enable_aiter_allreduce_fusion: bool = False,
+            enable_deterministic_inference: bool = False,
+            rl_on_policy_target: str | None = None) -> None: ...
 
     def __post_init__(self) -> None:
         set_ = object.__setattr__
@@ -1225,6 +1229,31 @@ class EngineConfig:
     def hook_prefill_backend(self) -> str | None:
         """SglangOptions.hook_prefill_backend."""
         return cast("str | None", self._option("hook_prefill_backend"))
+
+    @property
+    def enable_waterfill(self) -> bool:
+        """SglangOptions.enable_waterfill."""
+        return cast(bool, self._option("enable_waterfill"))
+
+    @property
+    def dwdp_size(self) -> int:
+        """SglangOptions.dwdp_size."""
+        return cast(int, self._option("dwdp_size"))
+
+    @property
+    def enable_aiter_allreduce_fusion(self) -> bool:
+        """SglangOptions.enable_aiter_allreduce_fusion."""
+        return cast(bool, self._option("enable_aiter_allreduce_fusion"))
+
+    @property
+    def enable_deterministic_inference(self) -> bool:
+        """SglangOptions.enable_deterministic_inference."""
+        return cast(bool, self._option("enable_deterministic_inference"))
+
+    @property
+    def rl_on_policy_target(self) -> str | None:
+        """SglangOptions.rl_on_policy_target."""
+        return cast("str | None", self._option("rl_on_policy_target"))
 
     @property
     def moe_runner_backend(self) -> str:

@@ -61,7 +61,13 @@ def test_the_dict_the_overrides_read_reaches_the_options(
     ("ep_size", "4", 4, "parallel_hook.py:750-791"),
     ("ep_join_mode", "scale", "scale", "parallel_hook.py:790-791"),
     ("ep_dispatch_algorithm", "static", "static", "parallel_hook.py:762-788"),
-    ("moe_dp_size", "2", 2, "parallel_hook.py:170-193")])
+    ("moe_dp_size", "2", 2, "parallel_hook.py:170-193"),
+    ("ep_join_rank_offset", "-1", -1, "parallel_hook.py:519-581"),
+    ("max_ep_size", 0, 0, "parallel_hook.py:519-581"),
+    ("enable_waterfill", True, True, "overrides.py:1595-1607"),
+    ("dwdp_size", "2", 2, "parallel_hook.py:433-457"),
+    ("enable_aiter_allreduce_fusion", True, True, "parallel_hook.py:166-168, 185-187"),
+    ("rl_on_policy_target", "fsdp", "fsdp", "attention_hook.py:585-607")])
 def test_the_ep_flags_set_their_options(key: str, value: object, parsed: object,
                                         cited: str) -> None:
     settings, notes = sglang_eplb.KEYS[key](f"--{key}", value, 1)

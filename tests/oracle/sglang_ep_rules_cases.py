@@ -28,6 +28,7 @@ from pathlib import Path
 
 MODELS = ("moe", "moe", "gptoss")
 A2AS = ("none",) * 4 + ("deepep", "deepep")
+WATERFILL_A2AS = ("none",) * 6 + ("deepep", "flashinfer")  # the last: not modelled
 RUNNERS = ("auto",) * 3 + ("triton_kernel", "triton_kernel", "triton", "flashinfer_cutlass",
                            "cutlass")
 QUANTS = (None, None, "fp8")
@@ -60,6 +61,10 @@ class Case:
     initial: int | None = None  # --elastic-ep-initial-size
     eplb: bool = False
     eplb_algorithm: str = "auto"
+    waterfill: bool = False  # --enable-waterfill (forces deepep, overrides.py:1595-1607)
+    dwdp: int = 1  # --dwdp-size (parallel_hook.py:433-508)
+    aiter: bool = False  # --enable-aiter-allreduce-fusion (parallel_hook.py:166-168, 185-187)
+    determinism: str | None = None  # "flag": --enable-deterministic-inference; "rl": fsdp
 
     def argv(self) -> tuple[str, ...]:
         """The serve flags (the model path is added by each side)."""
@@ -77,13 +82,22 @@ class Case:
                                      ("--elastic-ep-join-rank-offset", self.offset, 0),
                                      ("--max-ep-size", self.max_ep, None),
                                      ("--elastic-ep-initial-size", self.initial, None),
-                                     ("--eplb-algorithm", self.eplb_algorithm, "auto")):
+                                     ("--eplb-algorithm", self.eplb_algorithm, "auto"),
+                                     ("--dwdp-size", self.dwdp, 1)):
             if value != default:
                 out += [flag, str(value)]
         if self.role_switch:
             out.append("--enable-pd-role-switch")
         if self.eplb:
             out.append("--enable-eplb")
+        if self.waterfill:
+            out.append("--enable-waterfill")
+        if self.aiter:
+            out.append("--enable-aiter-allreduce-fusion")
+        if self.determinism == "flag":
+            out.append("--enable-deterministic-inference")
+        elif self.determinism == "rl":
+            out += ["--rl-on-policy-target", "fsdp"]
         if self.node_rank:
             out += ["--nnodes", "2"]
         return tuple(out)
@@ -115,6 +129,32 @@ def draw_elastic(rng: random.Random, case: Case) -> Case:
         max_ep=rng.choice((None, None, None, tp, 2 * tp, 0)),
         initial=rng.choice((None,) * 5 + (tp,)), eplb=rng.random() < 0.2,
         eplb_algorithm=rng.choice(EPLB_ALGORITHMS))
+
+
+def draw_waterfill(rng: random.Random, case: Case) -> Case:
+    """`--enable-waterfill` (on about a fifth of the lines), with EPLB on half of those: EPLB's
+    ep_size check reads the backend Waterfill forced (parallel_hook.py:790-791)."""
+    if rng.random() < 0.8:
+        return case
+    return dataclasses.replace(case, waterfill=True, a2a=rng.choice(WATERFILL_A2AS),
+                               eplb=case.eplb or rng.random() < 0.5)
+
+
+def draw_dwdp(rng: random.Random, case: Case) -> Case:
+    """`--dwdp-size` on about a tenth of the lines: 1 or less (off, parallel_hook.py:435-436),
+    the TP size, or another size (each of DWDP's asserts reads the line's other flags)."""
+    if rng.random() < 0.9:
+        return case
+    return dataclasses.replace(case, dwdp=rng.choice((0, case.tp, case.tp, 2, 4)))
+
+
+def draw_aiter(rng: random.Random, case: Case) -> Case:
+    """AITER all-reduce fusion on about a sixth of the lines, deterministic inference (the
+    flag or `--rl-on-policy-target fsdp`, which clear it) on a third of those."""
+    if rng.random() < 5 / 6:
+        return case
+    return dataclasses.replace(case, aiter=True,
+                               determinism=rng.choice((None, None, "flag", "rl")))
 
 
 def model_dirs(root: Path) -> dict[str, Path]:
@@ -173,7 +213,7 @@ def run(count: int, seed: int, root: Path) -> tuple[dict[str, int], list[str]]:
     wrong: list[str] = []
     reasons: list[str] = []
     for _ in range(count):
-        case = draw_elastic(rng, draw(rng))
+        case = draw_aiter(rng, draw_dwdp(rng, draw_waterfill(rng, draw_elastic(rng, draw(rng)))))
         ours, theirs = graphfit(case, dirs[case.model]), sglang(case, dirs[case.model])
         verdict = compare(ours, theirs)
         counts[verdict] += 1
@@ -185,4 +225,5 @@ def run(count: int, seed: int, root: Path) -> tuple[dict[str, int], list[str]]:
     return counts, wrong + reasons
 
 
-__all__ = ["Case", "compare", "draw", "draw_elastic", "graphfit", "model_dirs", "run", "sglang"]
+__all__ = ["Case", "compare", "draw", "draw_aiter", "draw_dwdp", "draw_elastic", "draw_waterfill",
+           "graphfit", "model_dirs", "run", "sglang"]

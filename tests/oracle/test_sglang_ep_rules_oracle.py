@@ -18,6 +18,7 @@ from tests.oracle.paths import require
 
 require("sglang")  # skip locally / fail in CI when the sources were not fetched
 
+from graphfit.planner.engines import sglang_dwdp as dwdp  # noqa: E402
 from graphfit.planner.engines import sglang_elastic_ep as elastic  # noqa: E402
 from graphfit.planner.engines import sglang_ep_rules as rules  # noqa: E402
 from graphfit.planner.engines import sglang_eplb_checks as eplb  # noqa: E402
@@ -55,6 +56,24 @@ def _grid() -> list[cases.Case]:
                        {"join_mode": "scale", "node_rank": 1, "offset": 2},
                        {"join_mode": "scale", "node_rank": 1, "offset": 0}, {"max_ep": 2}):
             out.append(dataclasses.replace(base, elastic=backend, **change))
+    for a2a in ("none", "deepep"):  # Waterfill's forced deepep under EPLB at ep 1, tp 2 / 4
+        for tp in (2, 4):
+            out.append(dataclasses.replace(base, tp=tp, a2a=a2a, eplb=True, waterfill=True))
+    for change in ({"dwdp": 4}, {"dwdp": 2, "pd_mode": "decode"}, {"dwdp": 2, "pp": 2},
+                   {"dwdp": 2, "ep": 2, "eplb": True}, {"dwdp": 2}, {"dwdp": 0},
+                   {"dwdp": 2, "moe_dp": 2}):  # each DWDP assert, a DWDP line, DWDP off
+        out.append(dataclasses.replace(base, **change))  # type: ignore[arg-type]
+    for determinism in (None, "flag", "rl"):  # AITER fusion with attention CP / moe_dp 2
+        for sizes in ({"tp": 4}, {"tp": 4, "attn_cp": 2}, {"tp": 4, "moe_dp": 2},
+                      {"tp": 4, "moe_dp": 2, "attn_cp": 2, "ep": 2}):
+            out.append(dataclasses.replace(base, aiter=True, determinism=determinism,
+                                           **sizes))  # type: ignore[arg-type]
+    scale = dataclasses.replace(base, elastic="mooncake", max_ep=4)  # scale-up at tp 2
+    for change in ({}, {"elastic": "nixl"}, {"a2a": "nixl"}, {"a2a": "nixl", "initial": 1},
+                   {"a2a": "nixl", "join_mode": "scale", "node_rank": 1, "offset": 2},
+                   {"a2a": "nixl", "join_mode": "scale", "node_rank": 1, "offset": 4,
+                    "initial": 2}, {"a2a": "nixl", "pp": 2}):
+        out.append(dataclasses.replace(scale, **change))  # type: ignore[arg-type]
     return out
 
 
@@ -64,16 +83,24 @@ def _lines(root: str) -> tuple[tuple[cases.Case, str | None], ...]:
     computed once (the plants change graphfit only)."""
     rng = random.Random(SEED)
     dirs = {name: Path(root) / name for name in ("moe", "gptoss")}
-    drawn = [cases.draw_elastic(rng, cases.draw(rng)) for _ in range(COUNT)] + _grid()
+    drawn = [cases.draw_aiter(rng, cases.draw_dwdp(rng, cases.draw_waterfill(
+        rng, cases.draw_elastic(rng, cases.draw(rng))))) for _ in range(COUNT)] + _grid()
     return tuple((case, cases.sglang(case, dirs[case.model])) for case in drawn)
 
 
 def _wrong(dirs: dict[str, Path]) -> list[str]:
+    """The lines graphfit and SGLang answer differently, and the scale-up lines (--max-ep-size
+    above --tp-size, none with attention DP, so each fails a restated assert, :722-726) that
+    SGLang refuses but graphfit calls not modelled."""
     root = str(dirs["moe"].parent)
     wrong = []
     for case, theirs in _lines(root):
         ours = cases.graphfit(case, dirs[case.model])
-        if cases.compare(ours, theirs) == "differ":  # "not modelled": graphfit says so
+        verdict = cases.compare(ours, theirs)  # "not modelled": graphfit says so
+        scale_up = (case.elastic is not None and case.max_ep is not None
+                    and case.max_ep > case.tp and theirs is not None)
+        if verdict == "differ" or (scale_up and verdict == "not modelled"
+                                   and "scale-up" in ours[1]):
             wrong.append(f"{case.label()}: graphfit {ours}; SGLang {theirs}")
     return wrong
 
@@ -97,7 +124,9 @@ def test_every_generated_line_agrees(dirs: dict[str, Path]) -> None:
                  "--elastic-ep-join-mode requires --elastic-ep-backend to be set",
                  "PP size should be set to 1 under elastic EP",
                  "--elastic-ep-join-rank-offset is only valid with",
-                 "--max-ep-size requires --elastic-ep-backend to be set"):
+                 "--max-ep-size requires --elastic-ep-backend to be set",
+                 "Aiter allreduce fusion is not supported with context parallelism",
+                 "must equal tp_size"):
         assert rule in messages, rule
     assert sum(theirs is None for _, theirs in answers) >= len(answers) // 5
 
@@ -171,7 +200,32 @@ def _offset_any_mode(m: pytest.MonkeyPatch) -> None:
         b, e, a, pp, mode, rank, offset if mode == "scale" else 0, *rest))
 
 
+def _waterfill_ignored(m: pytest.MonkeyPatch) -> None:
+    # --enable-waterfill read but its forced deepep forgotten (graphfit before this lane)
+    m.setattr(eplb, "resolved_a2a", lambda given, waterfill: given)
+
+
+def _aiter_determinism_forgotten(m: pytest.MonkeyPatch) -> None:
+    # deterministic inference's clearing of the flag forgotten (attention_hook.py:599-607)
+    original = rules.check_aiter
+    m.setattr(rules, "check_aiter", lambda aiter, det, cp, moe_dp: original(
+        aiter, False, cp, moe_dp))
+
+
+def _no_aiter(m: pytest.MonkeyPatch) -> None:
+    m.setattr(rules, "check_aiter", lambda *args: None)
+
+
+def _scale_up_unchecked(m: pytest.MonkeyPatch) -> None:
+    # scale-up's restated asserts dropped: every scale-up line reads as not modelled
+    m.setattr(elastic, "check_scale_up", lambda s: None)
+
+
 PLANTS: dict[str, Callable[[pytest.MonkeyPatch], None]] = {
+    "scale-up's restated asserts dropped": _scale_up_unchecked,
+    "AITER fusion's clearing by deterministic inference forgotten": _aiter_determinism_forgotten,
+    "no AITER fusion check": _no_aiter,
+    "waterfill's forced deepep forgotten": _waterfill_ignored,
     "elastic backend 'none' read as off": _none_backend_off,
     "no elastic backend read as one": _no_backend_on,
     "join rank offset taken without scale": _offset_any_mode,
@@ -191,3 +245,103 @@ def test_a_planted_error_is_caught(plant: str, dirs: dict[str, Path],
     _lines(str(dirs["moe"].parent))
     PLANTS[plant](monkeypatch)
     assert _wrong(dirs), plant
+
+
+OUT_OF_RANGE = (  # (elastic flags, SGLang's own reason), parallel_hook.py:555-570
+    ({"offset": -1}, "--elastic-ep-join-rank-offset is only valid with"),
+    ({"elastic": "nixl", "join_mode": "scale", "node_rank": 1, "offset": -2},
+     "Elastic EP scale joiners require"),
+    ({"elastic": "nixl", "max_ep": 0}, "--max-ep-size must be a positive integer"),
+)
+
+
+@pytest.mark.parametrize("change, reason", OUT_OF_RANGE)
+def test_out_of_range_elastic_values_get_sglangs_reason(
+        change: dict[str, object], reason: str, dirs: dict[str, Path]) -> None:
+    """A negative join rank offset or a --max-ep-size of 0 is refused by SGLang's own check
+    (not graphfit's reader): graphfit's error names the clause SGLang's assertion comes from."""
+    case = dataclasses.replace(cases.Case("moe", 2, 1, 1, 1, 1, "none", "auto", "null", False),
+                               **change)  # type: ignore[arg-type]
+    theirs = cases.sglang(case, dirs["moe"])
+    assert theirs is not None and reason in theirs, theirs
+    code, line = cases.graphfit(case, dirs["moe"])
+    assert code == 2 and "SGLang asserts (arg_groups/parallel_hook.py:5" in line, line
+
+
+def _dwdp_asserts(dirs: dict[str, Path]) -> list[str]:
+    """The DWDP lines SGLang's `handle_dwdp` refuses (parallel_hook.py:437-457) whose reason
+    graphfit's error does not quote (graphfit refuses every other DWDP line as not modelled,
+    so only the quoted reason tells its asserts apart). A line graphfit refuses before DWDP,
+    on a size rule SGLang checks after it (attention CP's, parallel_hook.py:156-164 at
+    pipeline.py:278), is refused by both with different reasons and skipped."""
+    wrong, seen = [], 0
+    for case, theirs in _lines(str(dirs["moe"].parent)):
+        if case.dwdp <= 1 or theirs is None or ("DWDP" not in theirs and "dwdp" not in theirs):
+            continue
+        seen += 1
+        reason = theirs.split("AssertionError: ", 1)[-1].strip()
+        code, line = cases.graphfit(case, dirs[case.model])
+        if code == 2 and "--dwdp-size" not in line:
+            seen -= 1
+            continue
+        if code != 2 or reason not in line:
+            wrong.append(f"{case.label()}: SGLang {reason!r}; graphfit {line}")
+    assert seen >= 4, seen
+    return wrong
+
+
+def test_dwdp_refusals_quote_sglangs_reason(dirs: dict[str, Path]) -> None:
+    """Each DWDP assert SGLang stops on is graphfit's refusal too, with SGLang's own words."""
+    wrong = _dwdp_asserts(dirs)
+    assert not wrong, "\n".join(wrong[:10])
+
+
+@pytest.mark.parametrize("clause", ["441-443", "444-447", "448-450", "454"])
+def test_a_forgotten_dwdp_assert_is_caught(clause: str, dirs: dict[str, Path],
+                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    """Planted: one of DWDP's asserts dropped (the line then reads as not modelled)."""
+    original = dwdp.check_dwdp
+
+    def check(size: int, tp: int, mode: str, eplb: bool, spec: bool, pp: int,
+              tbo: bool) -> None:
+        tp, mode, eplb, pp = (size if clause == "441-443" else tp,
+                              "null" if clause == "444-447" else mode,
+                              False if clause == "448-450" else eplb,
+                              1 if clause == "454" else pp)
+        original(size, tp, mode, eplb, spec, pp, tbo)
+    monkeypatch.setattr(dwdp, "check_dwdp", check)
+    assert _dwdp_asserts(dirs), clause
+
+
+def _graphs(argv: tuple[str, ...], model: Path) -> tuple[str, bool]:
+    """(SGLang's decode CUDA-graph backend, whether graphfit's plan says graphs are off)."""
+    import contextlib
+    import io
+
+    from graphfit.cli.application import main
+    from tests.oracle import sglang_oracle as so
+
+    answer = so.resolve(argv, model=str(model))
+    assert isinstance(answer, so.Resolved), answer
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err), \
+            contextlib.suppress(SystemExit):
+        main(["plan", "--gpu-memory-gb", "80", "--", "sglang", "serve", "--model-path",
+              str(model), *argv])
+    return str(answer.decode_backend), "CUDA graphs are off" in out.getvalue() + err.getvalue()
+
+
+@pytest.mark.parametrize("plant", [False, True])
+def test_waterfill_deepep_normal_turns_graphs_off(plant: bool, dirs: dict[str, Path],
+                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    """Waterfill's forced deepep reaches DeepEP's normal mode (moe_hook.py:383-398, after the
+    override at pipeline.py:295): SGLang turns the decode graphs off, and so does graphfit;
+    planted: the forced backend forgotten there (the plan keeps its graphs)."""
+    from graphfit.planner.engines import sglang_waterfill
+
+    if plant:
+        monkeypatch.setattr(sglang_waterfill, "resolved_a2a", lambda given, waterfill: given)
+    argv = ("--tp-size", "2", "--enable-waterfill", "--deepep-mode", "normal")
+    backend, off = _graphs(argv, dirs["moe"])
+    assert backend == "disabled"
+    assert off is not plant

@@ -247,6 +247,11 @@ VALID: dict[str, st.SearchStrategy[Any]] = {
     "asymmetric_kv": st.sampled_from([None, True, False]),
     "hook_cudagraph_mode": st.sampled_from([None, "NONE", "full", " Full_And_Piecewise "]),
     "hook_prefill_backend": st.sampled_from([None, "breakable", "FULL", "disabled"]),
+    "enable_waterfill": st.booleans(),
+    "dwdp_size": st.integers(-2, 16),
+    "enable_aiter_allreduce_fusion": st.booleans(),
+    "enable_deterministic_inference": st.booleans(),
+    "rl_on_policy_target": st.sampled_from([None, "fsdp"]),
 }
 INVALID: dict[str, st.SearchStrategy[Any]] = {
     "vit": st.sampled_from([
@@ -438,6 +443,11 @@ INVALID: dict[str, st.SearchStrategy[Any]] = {
     "asymmetric_kv": st.sampled_from([1, "yes"]),
     "hook_cudagraph_mode": st.sampled_from(["", "graphs", 1, True]),
     "hook_prefill_backend": st.sampled_from(["", "piecewise", 2, False]),
+    "enable_waterfill": st.sampled_from([1, "true", None]),
+    "dwdp_size": st.sampled_from([True, 2.0, "2", None]),
+    "enable_aiter_allreduce_fusion": st.sampled_from([1, "true", None]),
+    "enable_deterministic_inference": st.sampled_from([1, "true", None]),
+    "rl_on_policy_target": st.sampled_from(["", " ", 3, "megatron"]),
 }
 
 
@@ -730,6 +740,8 @@ def test_the_plan_3_document_writes_the_options_object() -> None:
         "dsv4_state_dtype": None, "dsv4_env_unmodelled": None,
         "dcp_size": 1, "dcp_comm_backend": None,
         "unified_linear": None, "asymmetric_kv": None,
-        "hook_cudagraph_mode": None, "hook_prefill_backend": None}
+        "hook_cudagraph_mode": None, "hook_prefill_backend": None,
+        "enable_waterfill": False, "dwdp_size": 1, "enable_aiter_allreduce_fusion": False,
+        "enable_deterministic_inference": False, "rl_on_policy_target": None}
     assert not set(config) & set(LEGACY_KEYWORDS)
     assert EngineConfig.from_dict(config).tp_size == 2

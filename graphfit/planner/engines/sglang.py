@@ -44,6 +44,7 @@ from graphfit.planner.engines import (
     sglang_dcp,
     sglang_deepep_v2,
     sglang_dsv4_plan,
+    sglang_dwdp,
     sglang_elastic_ep,
     sglang_ep_rules,
     sglang_eplb_checks,
@@ -53,6 +54,7 @@ from graphfit.planner.engines import (
     sglang_moe_a2a,
     sglang_quantization,
     sglang_unified_memory,
+    sglang_waterfill,
 )
 from graphfit.planner.engines import sglang_qwen3_vl as qwen3_vl
 from graphfit.planner.engines.base import ComponentModel, EngineLadders, KeyedComponentModel
@@ -676,6 +678,8 @@ class SglangModel:
                 f"SGLang asserts)")
         if config.frozen_kv_mtp:
             _check_frozen(config)
+        sglang_dwdp.check(config)  # handle_dwdp (pipeline.py:189)
+        sglang_waterfill.check(config.moe_a2a_backend, config.enable_waterfill)
         sglang_moe_a2a.check_dispatch(  # mori / pplx start-up checks
             config, default_chunked_prefill_size(config.gpu_memory_gb))
         sglang_megamoe.check_compat(config)
@@ -741,7 +745,9 @@ class SglangModel:
         if sglang_deepep_v2.prefill_off(config.moe_a2a_backend):
             # after the memory default, as SGLang's moe hook follows its memory hook
             changes["cuda_graph_backend_prefill"] = "disabled"
-        if sglang_moe_a2a.normal_mode_off(config.moe_a2a_backend, config.deepep_mode):
+        if sglang_moe_a2a.normal_mode_off(  # on the backend Waterfill may have forced
+                sglang_waterfill.resolved_a2a(config.moe_a2a_backend, config.enable_waterfill),
+                config.deepep_mode):
             # after the memory default above, as SGLang's moe hook follows its memory hook
             changes["cudagraph_mode"] = CUDAGraphMode.NONE
             changes["cuda_graph_backend_prefill"] = "disabled"

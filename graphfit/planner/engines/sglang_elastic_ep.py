@@ -10,10 +10,20 @@ graphfit refuses the elastic-EP lines SGLang stops on.
 * A non-zero join rank offset is only for `scale` (:560-565); `--max-ep-size` needs a
   backend and a positive value (:566-570).
 * Scale-up is active with a backend and `--max-ep-size` above `--tp-size` (:572-576);
-  `--elastic-ep-initial-size` is refused otherwise (:577-581). Under scale-up SGLang runs
-  about thirty more checks (attention DP, the DP LM head, the nixl a2a backend, the graph
-  backends, the load-balance method, ...: :582-745) on flags graphfit does not all read:
-  such a line is refused as not modelled.
+  `--elastic-ep-initial-size` is refused otherwise (:577-581).
+* Under scale-up (:582-747) SGLang runs about thirty more asserts. Those on flags graphfit
+  reads are restated in SGLang's order with its reasons (`check_scale_up`): a joiner's
+  initial size set, not above its offset, offset + tp within `--max-ep-size` (:639-654); a
+  primary's initial size (default tp) equal to tp (:659-669) and positive (:670); the
+  mooncake elastic backend (:677-680), PP 1 (:681-684), attention DP (:722-726), the DP LM
+  head (:727-730), attention CP 1 (:731-734), `--moe-dp-size` 1 (:735-738), ep_size == tp
+  (:739-743) and the nixl a2a backend (:744-747), the last two as resolved. The others
+  read flags graphfit does not (the attention topology's DP-size mapping :585-611,
+  `--moe-dense-tp-size` :612-617 / 655-658, `--elastic-ep-scale-timeout`,
+  `--tokenizer-worker-num`, `--use-ray`, `--enable-elastic-expert-backup` :618-630,
+  `--load-balance-method` :671-676, the DCP width and graph backends :685-721), and the
+  graphs are recaptured at each scale event: a line that passes the restated asserts is
+  refused as not modelled.
 
 Elastic EP changes no buffer graphfit plans before a scale event; runtime rescaling and its
 graph recapture are outside the plan.
@@ -21,8 +31,12 @@ graph recapture are outside the plan.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from graphfit.planner.core.errors import ConfigError
 from graphfit.planner.core.settings import EngineSettings
+from graphfit.planner.engines.sglang_eplb_checks import resolved_ep_size
+from graphfit.planner.engines.sglang_waterfill import resolved_a2a
 
 ELASTIC_EPLB = ("auto", "elasticity_aware", "elasticity_aware_hierarchical")  # :525-534
 HOOK = "arg_groups/parallel_hook.py"
@@ -34,8 +48,9 @@ def _refuse(what: str, lines: str) -> ConfigError:
 
 def check_elastic(backend: str | None, enable_eplb: bool, eplb_algorithm: str, pp: int,
                   join_mode: str | None, node_rank: int, offset: int,
-                  max_ep: int | None, initial: int | None, tp: int) -> None:
-    """`handle_elastic_ep`'s refusals before scale-up (:519-581), in SGLang's order."""
+                  max_ep: int | None, initial: int | None, tp: int) -> bool:
+    """`handle_elastic_ep`'s refusals before scale-up (:519-581), in SGLang's order; whether
+    scale-up is active (:572-576)."""
     if backend is not None:
         if enable_eplb and eplb_algorithm not in ELASTIC_EPLB:
             raise _refuse(f"elastic EP with --enable-eplb needs --eplb-algorithm auto or "
@@ -63,18 +78,85 @@ def check_elastic(backend: str | None, enable_eplb: bool, eplb_algorithm: str, p
     if initial is not None and not scaling:
         raise _refuse("--elastic-ep-initial-size is only valid with --elastic-ep-backend and "
                       "a --max-ep-size above --tp-size", "577-581")
-    if scaling:
-        raise ConfigError(f"elastic EP scale-up (--max-ep-size {max_ep} > --tp-size {tp}) "
-                          f"runs SGLang's further start-up checks ({HOOK}:582-745): "
-                          f"not modelled")
+    return scaling
+
+
+@dataclass(frozen=True)
+class ScaleUp:
+    """The sizes and flags scale-up's restated asserts read (`ep` and `a2a` as resolved)."""
+
+    join_mode: str | None
+    offset: int
+    tp: int
+    max_ep: int
+    initial: int | None
+    backend: str
+    pp: int
+    attn_dp: int
+    dp_lm_head: bool
+    attn_cp: int
+    moe_dp: int
+    ep: int
+    a2a: str
+
+
+def check_scale_up(s: ScaleUp) -> None:
+    """Scale-up's asserts on flags graphfit reads, in SGLang's order (:639-747)."""
+    if s.join_mode == "scale":
+        if s.initial is None:
+            raise _refuse("Elastic EP scale joiners require --elastic-ep-initial-size set to "
+                          "the primary deployment's launch-time EP size", "639-643")
+        if s.initial > s.offset:
+            raise _refuse(f"--elastic-ep-initial-size cannot exceed the current EP size "
+                          f"(initial={s.initial}, current={s.offset})", "644-648")
+        if s.offset + s.tp > s.max_ep:
+            raise _refuse(f"Elastic EP joining group exceeds --max-ep-size (join_target="
+                          f"{s.offset + s.tp}, max_ep_size={s.max_ep})", "649-654")
+        initial = s.initial
+    else:
+        initial = s.tp if s.initial is None else s.initial  # :660-665
+        if initial != s.tp:
+            raise _refuse(f"The primary --elastic-ep-initial-size must equal its launch-time "
+                          f"TP size ({s.tp})", "666-669")
+    if initial <= 0:
+        raise _refuse(f"--elastic-ep-initial-size must be positive, got {initial}", "670")
+    for bad, reason, lines in (
+            (s.backend != "mooncake", f"Elastic EP runtime scale-up requires "
+             f"--elastic-ep-backend mooncake (got {s.backend})", "677-680"),
+            (s.pp != 1, f"Elastic EP scale-up requires --pp-size 1 (got {s.pp})", "681-684"),
+            (s.attn_dp <= 1, "Elastic EP scale-up requires attention DP (--attn-dp-size)",
+             "722-726"),
+            (not s.dp_lm_head, "Elastic EP scale-up requires --enable-dp-lm-head", "727-730"),
+            (s.attn_cp != 1, f"Elastic EP scale-up requires --attn-cp-size 1 (got "
+             f"{s.attn_cp})", "731-734"),
+            (s.moe_dp != 1, f"Elastic EP scale-up requires --moe-dp-size 1 (got {s.moe_dp})",
+             "735-738"),
+            (s.ep != s.tp, f"Elastic EP scale-up requires ep_size == tp_size (got ep_size="
+             f"{s.ep}, tp_size={s.tp})", "739-743"),
+            (s.a2a != "nixl", f"Elastic EP scale-up requires --moe-a2a-backend nixl (got "
+             f"{s.a2a})", "744-747")):
+        if bad:
+            raise _refuse(reason, lines)
 
 
 def check(config: EngineSettings) -> None:
     """Elastic EP's start-up checks on one line."""
-    check_elastic(config.elastic_ep_backend, config.enable_eplb, config.eplb_algorithm,
-                  config.pp_size, config.ep_join_mode, config.node_rank,
-                  config.ep_join_rank_offset, config.max_ep_size,
-                  config.elastic_ep_initial_size, config.tp_size)
+    backend, max_ep, tp = config.elastic_ep_backend, config.max_ep_size, config.tp_size
+    if not check_elastic(backend, config.enable_eplb, config.eplb_algorithm, config.pp_size,
+                         config.ep_join_mode, config.node_rank, config.ep_join_rank_offset,
+                         max_ep, config.elastic_ep_initial_size, tp):
+        return
+    if backend is None or max_ep is None:  # check_elastic said scale-up is active (:572-576)
+        return
+    a2a = resolved_a2a(config.moe_a2a_backend or "none", config.enable_waterfill)
+    check_scale_up(ScaleUp(
+        config.ep_join_mode, config.ep_join_rank_offset, tp, max_ep,
+        config.elastic_ep_initial_size, backend, config.pp_size, config.attn_dp_size,
+        config.enable_dp_lm_head, config.attn_cp_size, config.moe_dp_size,
+        resolved_ep_size(config.ep_size, tp, a2a), a2a))
+    raise ConfigError(f"elastic EP scale-up (--max-ep-size {max_ep} > --tp-size {tp}): "
+                      f"SGLang's other asserts ({HOOK}:585-630, 655-658, 671-676, 685-721) "
+                      f"and graph recapture per scale event: not modelled")
 
 
-__all__ = ["ELASTIC_EPLB", "check", "check_elastic"]
+__all__ = ["ELASTIC_EPLB", "ScaleUp", "check", "check_elastic", "check_scale_up"]

@@ -10,8 +10,12 @@ rule (2 x 2 = 4), though its later ep_size is 4.
 * `--moe-dp-size` (`handle_context_parallelism`, arg_groups/parallel_hook.py:170-193): above
   1 it must divide `--tp-size`, ep_size x moe_dp_size may not pass tp_size, and equal it
   once ep_size > 1, and PP must be off (:170-183); and a moe_dp_size other than the
-  attention-CP size must be 1 (:189-192). The AITER all-reduce fusion clause (:185-187,
-  a ROCm flag graphfit does not read) is not restated.
+  attention-CP size must be 1 (:189-192).
+* AITER all-reduce fusion (`--enable-aiter-allreduce-fusion`) is refused with context
+  parallelism (attention CP above 1, :166-168) and with `--moe-dp-size` above 1 (:185-187),
+  unless deterministic inference cleared it first (attention_hook.py:599-607, at
+  pipeline.py:240 before :278), which `--rl-on-policy-target` turns on (attention_hook.py:
+  585-592). ROCm's own switch-on for GLM-MoE-DSA (model_hook.py:438-457) is not restated.
 * `--enable-pd-role-switch` on a prefill / decode server does not rebuild expert
   parallelism: an ep_size above 1 is refused (pd_disaggregation_hook.py:165-169,
   190-196; its other clauses are in sglang_mamba_memory.check_inputs).
@@ -51,6 +55,18 @@ def check_moe_dp(moe_dp: int, ep: int, tp: int, pp: int, attn_cp: int) -> None:
                           f"size ({attn_cp}) or be 1: SGLang asserts ({hook}:189-192)")
 
 
+def check_aiter(aiter: bool, deterministic: bool, attn_cp: int, moe_dp: int) -> None:
+    """parallel_hook.py:166-168 and 185-187 on the flag deterministic inference left."""
+    if not aiter or deterministic:
+        return  # attention_hook.py:599-607 cleared it
+    for size, flag, lines in ((attn_cp, "--attn-cp-size", "166-168"),
+                              (moe_dp, "--moe-dp-size", "185-187")):
+        if size > 1:
+            raise ConfigError(f"--enable-aiter-allreduce-fusion with {flag} {size}: Aiter "
+                              f"allreduce fusion is not supported with context parallelism: "
+                              f"SGLang asserts (arg_groups/parallel_hook.py:{lines})")
+
+
 def check_role_switch(role_switch: bool, mode: str, ep: int) -> None:
     """The PD role switch's expert-parallel clause (pd_disaggregation_hook.py:165-169)."""
     if role_switch and mode in PD_ROLES and ep > 1:
@@ -71,10 +87,13 @@ def check_gpt_oss(arch: str | None, runner: str, ep: int) -> None:
 def check(config: EngineSettings, runner: str) -> None:
     """The three rules on one line; `runner` is the MoE runner after the overrides."""
     ep = config.ep_size
+    check_aiter(config.enable_aiter_allreduce_fusion,
+                config.enable_deterministic_inference or config.rl_on_policy_target is not None,
+                config.attn_cp_size, config.moe_dp_size)
     check_moe_dp(config.moe_dp_size, ep, config.tp_size, config.pp_size, config.attn_cp_size)
     check_role_switch(config.enable_pd_role_switch, config.disaggregation_mode, ep)
     check_gpt_oss(config.architecture, runner, ep)
 
 
-__all__ = ["GPT_OSS", "PD_ROLES", "check", "check_gpt_oss", "check_moe_dp",
+__all__ = ["GPT_OSS", "PD_ROLES", "check", "check_aiter", "check_gpt_oss", "check_moe_dp",
            "check_role_switch"]

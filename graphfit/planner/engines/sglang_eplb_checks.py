@@ -29,6 +29,7 @@ from __future__ import annotations
 
 from graphfit.planner.core.errors import ConfigError
 from graphfit.planner.core.settings import EngineSettings
+from graphfit.planner.engines.sglang_waterfill import resolved_a2a
 
 NOT_SPANNING = ("none", "ascend_tp")  # the a2a backends absent from overrides.py:1578-1592
 PER_RANK_PICKS = ("static", "lp")  # parallel_hook.py:778-781
@@ -77,9 +78,11 @@ def check_runner_ep(runner: str, quant: str | None, ep_size: int, tp_size: int,
 
 
 def check(config: EngineSettings) -> None:
-    """EPLB's start-up checks on one line."""
+    """EPLB's start-up checks on one line, on the a2a backend `handle_a2a_moe` resolved
+    (pipeline.py:295 before :297; Waterfill's forced deepep, sglang_waterfill)."""
+    a2a = resolved_a2a(config.moe_a2a_backend or "none", config.enable_waterfill)
     check_eplb(config.enable_eplb, config.ep_join_mode, config.ep_dispatch_algorithm,
-               config.ep_size, config.tp_size, config.moe_a2a_backend or "none")
+               config.ep_size, config.tp_size, a2a)
 
 
 __all__ = ["CUTLASS_EP_ONE", "EP_ONE_OR_TP", "NOT_SPANNING", "check", "check_eplb",

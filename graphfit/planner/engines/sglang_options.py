@@ -382,6 +382,17 @@ class SglangOptions(EngineOptions):
         (0), `--max-ep-size`, `--elastic-ep-initial-size` (None) and `--eplb-algorithm`
         ("auto"): read only for elastic EP's start-up checks (parallel_hook.py:519-581;
         graphfit.planner.engines.sglang_elastic_ep).
+    enable_waterfill: `--enable-waterfill` (False): the a2a backend becomes deepep unless it
+        is deepep or megamoe, after the hooks that read the given one (overrides.py:
+        1595-1607, moe_hook.py:292; graphfit.planner.engines.sglang_waterfill).
+    dwdp_size: `--dwdp-size` (1): DWDP above 1, its asserts restated and the line then refused
+        as not modelled (parallel_hook.py:433-508; graphfit.planner.engines.sglang_dwdp).
+    enable_aiter_allreduce_fusion, enable_deterministic_inference, rl_on_policy_target:
+        `--enable-aiter-allreduce-fusion` (False), which context parallelism and
+        `--moe-dp-size` > 1 refuse (parallel_hook.py:166-168, 185-187) unless deterministic
+        inference (the flag, or any `--rl-on-policy-target`) cleared it first
+        (attention_hook.py:585-607); read only for that (graphfit.planner.engines.
+        sglang_ep_rules.check_aiter).
     enable_eplb, ep_num_redundant_experts, init_expert_location: `--enable-eplb`,
         `--ep-num-redundant-experts` (0) and `--init-expert-location` ("trivial"). Any of
         them on (EPLB, a redundant expert, a non-trivial location) is Nemotron-H's "expert
@@ -545,6 +556,11 @@ class SglangOptions(EngineOptions):
     asymmetric_kv: bool | None = None
     hook_cudagraph_mode: str | None = None
     hook_prefill_backend: str | None = None
+    enable_waterfill: bool = False
+    dwdp_size: int = 1
+    enable_aiter_allreduce_fusion: bool = False
+    enable_deterministic_inference: bool = False
+    rl_on_policy_target: str | None = None
 
     def __post_init__(self) -> None:
         gb = self.gpu_memory_gb
@@ -838,8 +854,11 @@ def _hook_graphs(options: SglangOptions) -> None:
 
 
 def _unified_inputs(options: SglangOptions) -> None:
-    """Validate --enable-unified-memory's switch inputs (sglang_unified_switches)."""
+    """Validate --enable-unified-memory's switch inputs (sglang_unified_switches) and the
+    DCP inputs (sglang_dcp)."""
     true_false("disable_lazy_compaction", options.disable_lazy_compaction)
+    positive_int("dcp_size", options.dcp_size)
+    _choice(options, "dcp_comm_backend", ("a2a", "ag_rs", "fi_a2a"), optional=True)
     switches = options.unified_switches
     if switches is not None:
         if isinstance(switches, (str, bytes)) or not isinstance(switches, (tuple, list)) or any(
@@ -852,13 +871,6 @@ def _unified_inputs(options: SglangOptions) -> None:
     linear = options.unified_linear
     if linear is None:
         return
-    if isinstance(switches, (str, bytes)) or not isinstance(switches, (tuple, list)) or any(
-            not isinstance(name, str) or name not in SWITCHES for name in switches):
-        raise ConfigError(f"unified_switches: expected names among {sorted(SWITCHES)}, got "
-                          f"{excerpt(switches)}")
-    object.__setattr__(options, "unified_switches", tuple(sorted(set(switches))))
-    positive_int("dcp_size", options.dcp_size)
-    _choice(options, "dcp_comm_backend", ("a2a", "ag_rs", "fi_a2a"), optional=True)
     if (isinstance(linear, (str, bytes)) or not isinstance(linear, (tuple, list))
             or len(linear) != 3 or not (linear[0] is None or linear[0] in LINEAR_ATTN_BACKENDS)
             or linear[1] not in LINEAR_ATTN_BACKENDS or linear[2] not in MAMBA_BACKENDS):
@@ -875,6 +887,17 @@ def _eplb_inputs(options: SglangOptions) -> None:
     positive_int("ep_size", options.ep_size)
     positive_int("moe_dp_size", options.moe_dp_size)
     _elastic_inputs(options)
+    if not isinstance(options.enable_waterfill, bool):
+        raise ConfigError(f"enable_waterfill: must be true or false, got "
+                          f"{excerpt(options.enable_waterfill)}")
+    _optional_int("dwdp_size", options.dwdp_size, -MAX_INT)
+    if options.dwdp_size is None:
+        raise ConfigError("dwdp_size: must be an integer, got None")
+    for name in ("enable_aiter_allreduce_fusion", "enable_deterministic_inference"):
+        if not isinstance(getattr(options, name), bool):
+            raise ConfigError(f"{name}: must be true or false, got "
+                              f"{excerpt(getattr(options, name))}")
+    _choice(options, "rl_on_policy_target", ("fsdp",), optional=True)  # choices.py:192
     _choice(options, "ep_join_mode", ("scale", "recover"), optional=True)
     _choice(options, "ep_dispatch_algorithm", ("dynamic", "fake", "lp", "static"),
             optional=True)
