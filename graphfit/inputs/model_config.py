@@ -23,6 +23,7 @@ from graphfit.inputs import (
     sglang_class_lengths,
     sglang_context_length,
     sglang_own_rope,
+    sglang_qwen4_text_only,
     sglang_sub_configs,
 )
 from graphfit.inputs.reading import load_json, shown_path
@@ -237,6 +238,7 @@ def read_model(path: Path) -> ModelInfo:
         # Dots-VLM: the override args set the parent, not the text config built at load
         sub_config = sglang_sub_configs.sub_config(_written(path))
     failure = (sglang_class_lengths.load_failure(_written(path))
+               or sglang_qwen4_text_only.load_failure(_written(path), overrides_for(path))
                or sglang_own_rope.load_failure(_written(path), overrides_for(path))
                or sglang_sub_configs.load_failure(data)
                or (None if sub_config is None or not sub_config.prefix else
@@ -298,8 +300,9 @@ def read_model(path: Path) -> ModelInfo:
         if multimodal_keys is not None:  # Qwen4-Exp's text-only form: the top-level keys
             defaults = multimodal_keys
             # built at load (qwen4_exp.py:143-150): a RoPE dict the override args set on the
-            # parent afterwards is a new dict (config.py:411-424), not the text config's
-            rope = sglang_context_length.standardized(_written(path))
+            # parent afterwards is a new dict (config.py:411-424), not the text config's,
+            # and so is a written rope_parameters (graphfit.inputs.sglang_qwen4_text_only)
+            rope = sglang_qwen4_text_only.text_rope(_written(path))
         sglang_length = sglang_context_length.context_length(origin, rope, length_key)
     if sglang_length is None and not text and sglang_class_lengths.no_length_class(data):
         sglang_length = sglang_context_length.NO_KEY_LENGTH  # common.py:700, not scaled
