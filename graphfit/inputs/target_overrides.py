@@ -61,6 +61,8 @@ CLASS_SUB_CONFIGS: Mapping[str, frozenset[str]] = {
     "internvl_chat": frozenset({"llm_config"}),
     "NemotronH_Nano_VL_V2": frozenset({"llm_config"}),
     "deepseek_vl_v2": frozenset({"language_config", "projector_config"}),
+    # Janus builds a LlamaConfig (configs/janus_pro.py:152-156; issue 23, s42c)
+    "multi_modality": frozenset({"language_config"}),
 }
 # dict-valued keys merged into a dict they replace (hf_transformers/config.py:415-422)
 MERGED_DICTS = frozenset({"rope_scaling", "rope_parameters"})

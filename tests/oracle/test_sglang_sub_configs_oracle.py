@@ -121,13 +121,15 @@ def test_nested_override_is_sglangs() -> None:
     build-time checks saw the written dict, a rope_parameters is set as given and a
     rope_scaling standardized. SGLang's length or refusal is graphfit's."""
     rng = random.Random("nested-override")
-    for model_type in ("internvl_chat", "bailingmm_moe_v2_lite", "deepseek_vl_v2"):
+    for model_type in ("internvl_chat", "bailingmm_moe_v2_lite", "deepseek_vl_v2",
+                       "multi_modality"):
         name = SUB_CONFIGS[model_type][0]
         for _ in range(4):
             config = dict(t.BASE, model_type=model_type)
             config[name] = {k: config.pop(k) for k in list(config) if k in _TEXT}
             if model_type == "internvl_chat":
                 config[name]["architectures"] = [rng.choice(sorted(INTERNVL_CLASSES))]
+            config[name]["max_position_embeddings"] = 8192  # kept unless overridden
             kind = rng.choice(("linear", "yarn", "llama3", "default"))
             rope = _rope(kind, rng)
             if kind == "llama3":
