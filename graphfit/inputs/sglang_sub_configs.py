@@ -130,9 +130,14 @@ def sub_config(data: Mapping[str, Any]) -> SubConfig | None:
 def load_failure(data: Mapping[str, Any]) -> str | None:
     """Why SGLang fails to build InternVL's llm_config or read MiniMax-M3-VL's text config
     (None: it builds, or another class)."""
-    if _kind(data) == MINIMAX_M3_VL and "text_config" in data and data["text_config"] is None:
-        return ("SGLang fails loading it: text_config is null, and get_hf_text_config asserts "
-                "it has num_attention_heads (utils/hf_transformers/common.py:605)")
+    text = data.get("text_config")
+    if _kind(data) == MINIMAX_M3_VL and "text_config" in data and (
+            text is None or (isinstance(text, dict) and "num_attention_heads" not in text)):
+        # a dict the override args gave replaces the written one whole
+        # (graphfit.inputs.target_overrides.PLAIN_SUB_CONFIGS)
+        state = "is null" if text is None else "has no num_attention_heads"
+        return (f"SGLang fails loading it: text_config {state}, and get_hf_text_config "
+                "asserts it has num_attention_heads (utils/hf_transformers/common.py:605)")
     if _kind(data) != "internvl_chat":
         return None
     sub = data.get("llm_config")

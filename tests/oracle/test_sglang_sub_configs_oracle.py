@@ -142,3 +142,27 @@ def test_nested_override_is_sglangs() -> None:
             argv = ("--json-model-override-args", json.dumps({name: over}))
             verdict = t.verdict(_model(config), argv, {})
             assert verdict in ("agree", "refused"), (config, argv, verdict)
+
+
+def test_minimax_m3_vl_text_config_override_replaces_it() -> None:
+    """MiniMax-M3-VL's loaded text_config is a plain dict, so a `{"text_config": {...}}`
+    override replaces it whole (utils/hf_transformers/config.py:411-424): without
+    num_attention_heads get_hf_text_config's assert fails (common.py:605), with it the
+    length comes from the new dict alone. SGLang's length or refusal is graphfit's."""
+    rng = random.Random("minimax-nested")
+    verdicts = []
+    for _ in range(6):
+        config = dict(t.BASE, model_type=MINIMAX_M3_VL)
+        config["text_config"] = {k: config.pop(k) for k in list(config) if k in _TEXT}
+        config["text_config"]["max_position_embeddings"] = 8192
+        over: dict[str, Any] = {rng.choice(("rope_scaling", "rope_parameters")):
+                                _rope(rng.choice(("linear", "default")), rng)}
+        if rng.random() < 0.6:  # a whole text config (one without hidden_size & co. fails
+            over.update({k: v for k, v in t.BASE.items() if k in _TEXT})  # elsewhere too)
+        if rng.random() < 0.5:
+            over["max_position_embeddings"] = 16384
+        argv = ("--json-model-override-args", json.dumps({"text_config": over}))
+        verdict = t.verdict(_model(config), argv, {})
+        assert verdict in ("agree", "refused"), (config, argv, verdict)
+        verdicts.append(verdict)
+    assert "agree" in verdicts
