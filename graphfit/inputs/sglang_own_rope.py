@@ -215,7 +215,9 @@ def _step3p5_failure(data: Mapping[str, Any]) -> str | None:
                 f"{scaling['rope_type']} rope_scaling without original_max_position_embeddings:"
                 " KeyError (configuration_step3p7.py:306; modeling_rope_utils.py:1170)")
     written = data.get("rope_parameters")
-    missing = _missing(written) if isinstance(written, dict) and written else set()
+    if not isinstance(written, dict) or not written:
+        return None
+    missing = _missing(written)
     if missing:
         return (f"{where} keeps the written rope_parameters as written (step3p5.py:107), and "
                 f"transformers' {_rope_type(written)} check needs {', '.join(sorted(missing))}"
