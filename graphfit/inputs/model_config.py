@@ -23,6 +23,7 @@ from graphfit.inputs import (
     sglang_class_lengths,
     sglang_context_length,
     sglang_own_rope,
+    sglang_qwen4_text_only,
     sglang_sub_configs,
 )
 from graphfit.inputs.reading import load_json, shown_path
@@ -239,18 +240,23 @@ def read_model(path: Path) -> ModelInfo:
             and model_type != sglang_sub_configs.MINIMAX_M3_VL):
         # Dots-VLM: the override args set the parent, not the text config built at load
         sub_config = sglang_sub_configs.sub_config(_written(path))
+    nested = sglang_sub_configs.nested_override(_written(path), overrides_for(path))
+    built = sub_config  # the sub-config as the class built it: before a nested override
+    if nested is not None:
+        built = sglang_sub_configs.sub_config(_written(path))
     failure = (sglang_class_lengths.load_failure(_written(path))
+               or sglang_qwen4_text_only.load_failure(_written(path), overrides_for(path))
                or sglang_own_rope.load_failure(_written(path), overrides_for(path))
-               or sglang_sub_configs.load_failure(data)
-               or (None if sub_config is None or not sub_config.prefix else
+               or sglang_sub_configs.load_failure(_written(path) if nested else data)
+               or (None if built is None or not built.prefix else
                    # InternVL's parent takes llm_config's attributes before the override
                    # args are set (utils/hf_transformers/config.py:303-306)
                    sglang_own_rope.load_failure(
                        _written(path),
                        {} if model_type == "internvl_chat" else overrides_for(path),
                        sglang_own_rope.PARENT)
-                   or sglang_own_rope.load_failure(sub_config.values, {},
-                                                   sub_config.own_class(model_type))))
+                   or sglang_own_rope.load_failure(built.values, {},
+                                                   built.own_class(model_type))))
     if failure is None and multimodal_keys is not None and not sglang_class_lengths.top_level_text(
             data):  # the text_config classes' parents take the top-level dict the same way
         # (Qwen4-Exp's parent with a nested text config holds that config's RoPE dict and
@@ -269,13 +275,16 @@ def read_model(path: Path) -> ModelInfo:
         def sub_key(key: str) -> int | None:
             found = _int(dict(values), key, origin, sub_config.prefix,
                          null_ok=key != "max_position_embeddings")
-            default = sub_config.default if key == "max_position_embeddings" else None
+            default = (built or sub_config).default if key == "max_position_embeddings" else None
             return default if found is None and key not in values else found
 
-        sub_rope = sglang_context_length.standardized(values)
-        own_class = sub_config.own_class(model_type)
-        if own_class and sglang_own_rope.modelled(values, own_class):  # SGLang's own classes
-            sub_rope = sglang_own_rope.loaded_rope(values, sub_rope, own_class)
+        start = values if built is None else built.values
+        sub_rope = sglang_context_length.standardized(start)
+        own_class = (built or sub_config).own_class(model_type)
+        if own_class and sglang_own_rope.modelled(start, own_class):  # SGLang's own classes
+            sub_rope = sglang_own_rope.loaded_rope(start, sub_rope, own_class)
+        if nested is not None:  # set on the built sub-config afterwards
+            sub_rope = sglang_sub_configs.overridden_rope(sub_rope, values, nested)
         if not sub_config.prefix and model_type == sglang_sub_configs.MINIMAX_M3_VL:
             sub_rope = rope  # the parent is the text config: the override args reach it
         sglang_length = sglang_context_length.context_length(origin, sub_rope, sub_key)
@@ -301,8 +310,9 @@ def read_model(path: Path) -> ModelInfo:
         if multimodal_keys is not None:  # Qwen4-Exp's text-only form: the top-level keys
             defaults = multimodal_keys
             # built at load (qwen4_exp.py:143-150): a RoPE dict the override args set on the
-            # parent afterwards is a new dict (config.py:411-424), not the text config's
-            rope = sglang_context_length.standardized(_written(path))
+            # parent afterwards is a new dict (config.py:411-424), not the text config's,
+            # and so is a written rope_parameters (graphfit.inputs.sglang_qwen4_text_only)
+            rope = sglang_qwen4_text_only.text_rope(_written(path))
         sglang_length = sglang_context_length.context_length(origin, rope, length_key)
     if sglang_length is None and not text and sglang_class_lengths.no_length_class(data):
         sglang_length = sglang_context_length.NO_KEY_LENGTH  # common.py:700, not scaled

@@ -35,7 +35,22 @@ differently, because their `__init__` does not name `rope_parameters` or calls
   yarn / longrope `rope_scaling` is standardized before `max_position_embeddings` is set (:60):
   AttributeError; any other written `rope_scaling` is then replaced by its `rope_parameters`
   (:85-89): the written one as written, else `{"rope_theta": 1e7, "rope_type": "default"}`;
-  a written `rope_parameters` without `rope_theta` fails at :90 (KeyError).
+  a written `rope_parameters` without `rope_theta` fails at :90 (KeyError);
+* Step-3.5 (`step3p5`, `STEP3P5`) loads twice: `AutoConfig.from_pretrained`
+  (utils/hf_transformers/config.py:228) builds transformers' own Step3p7TextConfig, which
+  transformers 5.25 registers for that model type (models/auto/auto_mappings.py:741), and
+  only then is the file reloaded with SGLang's Step3p5Config, a `_CONFIG_REGISTRY` class
+  (config.py:281-295; configs/step3p5.py). Step3p7TextConfig drops a written
+  `rope_parameters` and builds a per-layer-type dict, then merges a written `rope_scaling`
+  into its `full_attention` entry as written (configuration_step3p7.py:253-306), after the
+  standardization that would add `original_max_position_embeddings`; its validation (:913)
+  then needs that key for a llama3 / yarn / longrope `rope_type` (a dict naming it by
+  `type` is validated as the entry's "default" `rope_type`, so it loads). Step3p5Config's
+  `__init__` names no `rope_parameters` (step3p5.py:10-107), so a written one is kept as
+  written and validated as above (KeyError). The override args reach only the reloaded
+  config, whose length keys are all set by then: they load. Building Step3p5Config
+  directly loads a written `rope_scaling` (its own `__init__` standardizes it with
+  `max_position_embeddings` set, step3p5.py:90-91): only the first load fails on it.
 """
 
 from __future__ import annotations
@@ -91,6 +106,7 @@ _NO_LENGTH_ATTR = frozenset({"mamba", "dots_vlm", "multimodal parent", "minimax_
 # their own (internvl.py:299, janus_pro.py:137, deepseekvl2.py:667, bailing_moe_v2.py:172)
 PARENT = "multimodal parent"
 _NEEDS_ORIGINAL = frozenset({"llama3", "yarn", "longrope"})  # modeling_rope_utils.py:853-860
+STEP3P5 = "step3p5"
 HY_V4_DEFAULT = {"rope_theta": 10000000.0, "rope_type": "default"}  # hy_v4.py:85-89
 
 
@@ -149,6 +165,8 @@ def load_failure(data: Mapping[str, Any], overrides: Mapping[str, Any],
             return (f"{where} reads rope_parameters['rope_theta'], which the written dict has "
                     "not: KeyError (hy_v4.py:90)")
         return None
+    if kind == STEP3P5:
+        return _step3p5_failure(data)
     if kind in _NO_LENGTH_ATTR:
         type_written = _rope_type(scaling) if isinstance(scaling, dict) and scaling else None
         over = overrides.get("rope_scaling")
@@ -162,9 +180,7 @@ def load_failure(data: Mapping[str, Any], overrides: Mapping[str, Any],
             or (isinstance(scaling, dict) and scaling)):
         return None
     rope_type = _rope_type(written)
-    missing = ({"rope_theta"} if rope_type == "llama3" else set()) | (
-        {"original_max_position_embeddings"} if rope_type in _NEEDS_ORIGINAL else set())
-    missing -= set(written)
+    missing = _missing(written)
     if missing:
         return (f"{where} keeps the written rope_parameters as written, and transformers' "
                 f"{rope_type} check needs {', '.join(sorted(missing))} in it: KeyError "
@@ -176,4 +192,34 @@ def load_failure(data: Mapping[str, Any], overrides: Mapping[str, Any],
     if late is not None:
         return (f"{where} has not set {late} when transformers checks its {rope_type} "
                 "rope_parameters: AttributeError (modeling_rope_utils.py:1022, :1042, :1124)")
+    return None
+
+
+def _missing(rope: Mapping[str, Any]) -> set[str]:
+    """The keys transformers' check of this dict's type needs and it has not
+    (modeling_rope_utils.py:990-994, :1035-1040, :1088-1094)."""
+    rope_type = _rope_type(rope)
+    needed = ({"rope_theta"} if rope_type == "llama3" else set()) | (
+        {"original_max_position_embeddings"} if rope_type in _NEEDS_ORIGINAL else set())
+    return needed - set(rope)
+
+
+def _step3p5_failure(data: Mapping[str, Any]) -> str | None:
+    """Why Step-3.5's config.json fails to load (module docstring, "Step-3.5"); None: it
+    loads. The override args never make it fail."""
+    where = f"SGLang fails loading it: model_type {STEP3P5!r}"
+    scaling = data.get("rope_scaling")
+    if (isinstance(scaling, dict) and scaling.get("rope_type") in _NEEDS_ORIGINAL
+            and "original_max_position_embeddings" not in scaling):
+        return (f"{where} loads first as transformers' Step3p7TextConfig, which keeps a "
+                f"{scaling['rope_type']} rope_scaling without original_max_position_embeddings:"
+                " KeyError (configuration_step3p7.py:306; modeling_rope_utils.py:1170)")
+    written = data.get("rope_parameters")
+    if not isinstance(written, dict) or not written:
+        return None
+    missing = _missing(written)
+    if missing:
+        return (f"{where} keeps the written rope_parameters as written (step3p5.py:107), and "
+                f"transformers' {_rope_type(written)} check needs {', '.join(sorted(missing))}"
+                " in it: KeyError (modeling_rope_utils.py:1170)")
     return None

@@ -44,6 +44,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from graphfit.inputs import sglang_context_length
+
 _LLAMA = 2048
 _QWEN = 32768
 # InternVL: llm_config's architectures[0] -> its class's default length
@@ -128,9 +130,14 @@ def sub_config(data: Mapping[str, Any]) -> SubConfig | None:
 def load_failure(data: Mapping[str, Any]) -> str | None:
     """Why SGLang fails to build InternVL's llm_config or read MiniMax-M3-VL's text config
     (None: it builds, or another class)."""
-    if _kind(data) == MINIMAX_M3_VL and "text_config" in data and data["text_config"] is None:
-        return ("SGLang fails loading it: text_config is null, and get_hf_text_config asserts "
-                "it has num_attention_heads (utils/hf_transformers/common.py:605)")
+    text = data.get("text_config")
+    if _kind(data) == MINIMAX_M3_VL and "text_config" in data and (
+            text is None or (isinstance(text, dict) and "num_attention_heads" not in text)):
+        # a dict the override args gave replaces the written one whole
+        # (graphfit.inputs.target_overrides.PLAIN_SUB_CONFIGS)
+        state = "is null" if text is None else "has no num_attention_heads"
+        return (f"SGLang fails loading it: text_config {state}, and get_hf_text_config "
+                "asserts it has num_attention_heads (utils/hf_transformers/common.py:605)")
     if _kind(data) != "internvl_chat":
         return None
     sub = data.get("llm_config")
@@ -158,3 +165,35 @@ def _internlm2_rope(rope: object) -> bool:
     return (rope.get("type") in ("linear", "dynamic") and isinstance(factor, (int, float))
             and not isinstance(factor, bool) and factor >= 1.0)
 
+
+
+def nested_override(written: Mapping[str, Any], overrides: Mapping[str, Any]
+                    ) -> Mapping[str, Any] | None:
+    """The override args given for this class's built sub-config (`{"llm_config": {...}}`),
+    None: none. get_config applies them after the class is built, with
+    `PretrainedConfig.update`, a setattr per key (utils/hf_transformers/config.py:411-414;
+    transformers configuration_utils.py:1353-1361): the sub-config's checks at build time
+    saw the written dict only, and its class (InternVL's, by architecture) is already
+    chosen."""
+    kind = _kind(written)
+    if kind not in SUB_CONFIGS or not isinstance(written.get(SUB_CONFIGS[kind][0]), dict):
+        return None
+    value = overrides.get(SUB_CONFIGS[kind][0])
+    return value if isinstance(value, dict) and value else None
+
+
+def overridden_rope(loaded: object, values: Mapping[str, Any],
+                    nested: Mapping[str, Any]) -> object:
+    """The sub-config's RoPE dict after `nested_override`'s setattrs, in their order:
+    `rope_parameters` is set as given (no check, no standardization); `rope_scaling` goes
+    through transformers' setter, which sets `rope_parameters` to it and standardizes it
+    (configuration_utils.py:730-739). `loaded`: the dict after the build; `values`: the
+    sub-config's keys after the override (max_position_embeddings read there)."""
+    rope = loaded
+    for key, value in nested.items():
+        if key == "rope_parameters":
+            rope = value
+        elif key == "rope_scaling":
+            rope = (sglang_context_length.standardized(values, value)
+                    if isinstance(value, dict) and value else value)
+    return rope

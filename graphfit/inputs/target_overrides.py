@@ -61,7 +61,13 @@ CLASS_SUB_CONFIGS: Mapping[str, frozenset[str]] = {
     "internvl_chat": frozenset({"llm_config"}),
     "NemotronH_Nano_VL_V2": frozenset({"llm_config"}),
     "deepseek_vl_v2": frozenset({"language_config", "projector_config"}),
+    # Janus builds a LlamaConfig (configs/janus_pro.py:152-156; issue 23, s42c)
+    "multi_modality": frozenset({"language_config"}),
 }
+# model_type -> sub-configs its loaded config holds as plain dicts, so an override dict
+# replaces them whole (`isinstance(current, PretrainedConfig)` fails, config.py:413): the
+# text_config of MiniMax-M3-VL (measured through the oracle: issue 23, s41c / s42c)
+PLAIN_SUB_CONFIGS: Mapping[str, frozenset[str]] = {"minimax_m3_vl": frozenset({"text_config"})}
 # dict-valued keys merged into a dict they replace (hf_transformers/config.py:415-422)
 MERGED_DICTS = frozenset({"rope_scaling", "rope_parameters"})
 WHERE = "utils/hf_transformers/config.py:405-424"
@@ -95,8 +101,9 @@ def apply(data: Mapping[str, Any], overrides: Mapping[str, Any]) -> dict[str, An
     (module docstring); `data` is not changed."""
     out = dict(data)
     kind = data.get("model_type")
-    subs = SUB_CONFIGS | CLASS_SUB_CONFIGS.get(kind if isinstance(kind, str) else "",
-                                               frozenset())
+    name = kind if isinstance(kind, str) else ""
+    subs = (SUB_CONFIGS | CLASS_SUB_CONFIGS.get(name, frozenset())) - PLAIN_SUB_CONFIGS.get(
+        name, frozenset())
     for key, value in overrides.items():
         current = out.get(key)
         if isinstance(value, dict) and isinstance(current, dict) and (

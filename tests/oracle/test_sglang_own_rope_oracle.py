@@ -93,3 +93,22 @@ def test_refusal_names_sglangs_failure() -> None:
         error = t.graphfit_length(str(directory), (), {})
         assert isinstance(error, str) and "SGLang fails loading it" in error, error
         assert "\n" not in error and len(error) <= 400
+
+
+def test_step3p5_rope_dict_loads_as_sglang() -> None:
+    """Step-3.5 loads first as transformers' Step3p7TextConfig, then as SGLang's own
+    Step3p5Config (utils/hf_transformers/config.py:228, :281-295): a written llama3 / yarn /
+    longrope dict under either name, with or without its keys, named by `rope_type` or
+    `type`, or given by the override args: SGLang's context length is graphfit's, or both
+    refuse."""
+    rng = random.Random("step3p5")
+    verdicts = []
+    for kind, name in itertools.product(("yarn", "llama3", "longrope"),
+                                        ("rope_scaling", "rope_parameters")):
+        for where in ("file", "file", "override"):
+            model, argv = _line(kind, name, where, "step3p5", rng)
+            verdict = t.verdict(model, argv, {})
+            assert verdict in ("agree", "refused"), (kind, name, where, argv, verdict,
+                                                     Path(model, "config.json").read_text())
+            verdicts.append(verdict)
+    assert "refused" in verdicts and "agree" in verdicts

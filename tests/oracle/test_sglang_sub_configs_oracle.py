@@ -92,3 +92,77 @@ def test_no_sub_config_written_takes_the_class_default() -> None:
             sub["architectures"] = [architecture]
         model = _model(dict(base, model_type="internvl_chat", llm_config=sub))
         assert t.verdict(model, (), {}) in ("agree", "refused"), architecture
+
+
+def test_internlm2_rope_parameters_is_sglangs() -> None:
+    """InternVL's InternLM2 llm_config with a yarn / llama3 / longrope rope_parameters, with
+    or without the keys transformers' checks need: kept as written and checked
+    (internvl.py:80-131 names rope_scaling only), so SGLang's length or refusal is
+    graphfit's."""
+    rng = random.Random("internlm2")
+    verdicts = []
+    for kind in ("yarn", "llama3", "longrope") * 3:
+        config = dict(t.BASE, model_type="internvl_chat")
+        config["llm_config"] = {k: config.pop(k) for k in list(config) if k in _TEXT}
+        config["llm_config"]["architectures"] = ["InternLM2ForCausalLM"]
+        rope = _rope(kind, rng)
+        if rng.random() < 0.5:
+            rope["rope_theta"] = 1000000.0
+        config["llm_config"]["rope_parameters"] = rope
+        verdict = t.verdict(_model(config), (), {})
+        assert verdict in ("agree", "refused"), (config, verdict)
+        verdicts.append(verdict)
+    assert "refused" in verdicts and "agree" in verdicts
+
+
+def test_nested_override_is_sglangs() -> None:
+    """Override args naming the built sub-config (`{"llm_config": {...}}`) are set on it
+    after the build (utils/hf_transformers/config.py:411-414, a setattr per key): its
+    build-time checks saw the written dict, a rope_parameters is set as given and a
+    rope_scaling standardized. SGLang's length or refusal is graphfit's."""
+    rng = random.Random("nested-override")
+    for model_type in ("internvl_chat", "bailingmm_moe_v2_lite", "deepseek_vl_v2",
+                       "multi_modality"):
+        name = SUB_CONFIGS[model_type][0]
+        for _ in range(4):
+            config = dict(t.BASE, model_type=model_type)
+            config[name] = {k: config.pop(k) for k in list(config) if k in _TEXT}
+            if model_type == "internvl_chat":
+                config[name]["architectures"] = [rng.choice(sorted(INTERNVL_CLASSES))]
+            config[name]["max_position_embeddings"] = 8192  # kept unless overridden
+            kind = rng.choice(("linear", "yarn", "llama3", "default"))
+            rope = _rope(kind, rng)
+            if kind == "llama3":
+                rope["rope_theta"] = 1000000.0
+            if rng.random() < 0.5:
+                rope["type"] = rope.pop("rope_type")
+            over: dict[str, Any] = {rng.choice(("rope_scaling", "rope_parameters")): rope}
+            if rng.random() < 0.4:
+                over = {"max_position_embeddings": 16384, **over}
+            argv = ("--json-model-override-args", json.dumps({name: over}))
+            verdict = t.verdict(_model(config), argv, {})
+            assert verdict in ("agree", "refused"), (config, argv, verdict)
+
+
+def test_minimax_m3_vl_text_config_override_replaces_it() -> None:
+    """MiniMax-M3-VL's loaded text_config is a plain dict, so a `{"text_config": {...}}`
+    override replaces it whole (utils/hf_transformers/config.py:411-424): without
+    num_attention_heads get_hf_text_config's assert fails (common.py:605), with it the
+    length comes from the new dict alone. SGLang's length or refusal is graphfit's."""
+    rng = random.Random("minimax-nested")
+    verdicts = []
+    for _ in range(6):
+        config = dict(t.BASE, model_type=MINIMAX_M3_VL)
+        config["text_config"] = {k: config.pop(k) for k in list(config) if k in _TEXT}
+        config["text_config"]["max_position_embeddings"] = 8192
+        over: dict[str, Any] = {rng.choice(("rope_scaling", "rope_parameters")):
+                                _rope(rng.choice(("linear", "default")), rng)}
+        if rng.random() < 0.6:  # a whole text config (one without hidden_size & co. fails
+            over.update({k: v for k, v in t.BASE.items() if k in _TEXT})  # elsewhere too)
+        if rng.random() < 0.5:
+            over["max_position_embeddings"] = 16384
+        argv = ("--json-model-override-args", json.dumps({"text_config": over}))
+        verdict = t.verdict(_model(config), argv, {})
+        assert verdict in ("agree", "refused"), (config, argv, verdict)
+        verdicts.append(verdict)
+    assert "agree" in verdicts
