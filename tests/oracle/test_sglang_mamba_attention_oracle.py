@@ -31,10 +31,10 @@ GRID: list[tuple[ma.Case, bool]] = [
     ((MRR + TRT, "H100"), False),  # auto with overlap on triton: extra_buffer
     ((MRR + TRT + FI + ("--disable-radix-cache",), "H100"), False),  # no strategy resolved
     # the phase flags are not the field the assertion reads
-    ((MRR + ("--decode-attention-backend", "trtllm_mha") + FI, "H100"), False),
-    ((MRR + ("--prefill-attention-backend", "trtllm_mha", "--decode-attention-backend",
-             "trtllm_mha") + FI, "H100"), False),
-    ((MRR + ("--attention-backend", "fa3") + FI, "H100"), False),
+    (((*MRR, "--decode-attention-backend", "trtllm_mha", *FI), "H100"), False),
+    (((*MRR, "--prefill-attention-backend", "trtllm_mha", "--decode-attention-backend",
+       "trtllm_mha", *FI), "H100"), False),
+    (((*MRR, "--attention-backend", "fa3", *FI), "H100"), False),
 ]
 
 
@@ -62,9 +62,11 @@ def test_generated_lines_match_sglang() -> None:
 def test_registered_model_is_a_mamba_hybrid() -> None:
     """The directory the lines name is Qwen3-Next's (pm.register)."""
     pm.register()
+    from pathlib import Path
+
     from tests.oracle import sglang_post_capture_oracle as pc
 
-    assert "Qwen3Next" in (open(f"{pc.model_dir('qnext')}/config.json").read())
+    assert "Qwen3Next" in Path(pc.model_dir("qnext"), "config.json").read_text()
 
 
 # Qwen3-Next's default attention backend under --enable-unified-memory with FULL prefill graphs
