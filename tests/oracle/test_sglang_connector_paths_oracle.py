@@ -22,10 +22,9 @@ from tests.oracle.paths import require
 
 require("sglang")
 
-from graphfit import ConfigError  # noqa: E402
 from tests.oracle import sglang_oracle as so  # noqa: E402
-from tests.oracle import sglang_plan_prefill as spp  # noqa: E402
 from tests.oracle import sglang_stubs  # noqa: E402
+from tests.oracle.test_sglang_instance_oracle import _graphfit  # noqa: E402
 
 # scheme path -> (where SGLang's traceback passes, what graphfit's refusal cites)
 KNOWN = {
@@ -63,14 +62,6 @@ def _line(path: str, draft: bool, algorithm: str | None) -> list[str]:
     if draft:
         line += ["--speculative-draft-model-path", path]
     return line
-
-
-def _graphfit(argv: list[str]) -> str:
-    try:
-        spp.graphfit_plan(tuple(argv[2:]), 80, argv[1])
-    except ConfigError as exc:
-        return str(exc)
-    return ""
 
 
 @settings(max_examples=6, deadline=None)
