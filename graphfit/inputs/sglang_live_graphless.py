@@ -11,7 +11,7 @@ ServerArgs' fields are the flags' graph settings, raw or resolved. That is what 
 hook reads (pipeline.py:218), and graphfit's live fraction already agreed with the pasted
 line's. What the live path missed is the later rule: `handle_attention_backend_compatibility`
 turns both phases' graphs off for these backends (attention_hook.py:122-160, pipeline.py:242),
-and the ServerArgs-only reader (graphfit.planner.engines.sglang_native) planned them. This
+and the ServerArgs-only reader (`EngineConfig.from_sglang`) planned them. This
 module gives the pasted line's answer (graphfit.inputs.sglang._attention_backend): both
 phases off, and the flags' graphs as SglangOptions.hook_cudagraph_mode / hook_prefill_backend,
 which the default fraction reads (graphfit.planner.engines.sglang_reserve).
@@ -22,25 +22,30 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from graphfit.inputs.settings import merge
 from graphfit.inputs.sglang import GRAPHLESS_ATTENTION
-from graphfit.inputs.sglang_live_post_capture import field_value
+from graphfit.inputs.sglang_live_post_capture import field_value, flag_settings
 from graphfit.planner.config import keyword_default
 from graphfit.planner.core.enums import CUDAGraphMode
+
+# the flags that set the decode graphs' mode (cuda_graph_hook.py:54-99)
+DECODE_KEYS = ("disable_cuda_graph", "disable_decode_cuda_graph", "cuda_graph_backend_decode",
+               "cuda_graph_config")
 
 
 def settings(server_args: Any, read: Mapping[str, Any]) -> dict[str, Any]:
     """EngineConfig fields for a graph-less attention backend (empty for any other): `read`
-    is what the live path read beside the ServerArgs (its prefill backend among them)."""
+    is what the live path read beside the ServerArgs (the flags' prefill backend among them:
+    graphfit.inputs.sglang_live_post_capture)."""
     name = field_value(server_args, "attention_backend")
     if not isinstance(name, str) or name.strip().lower() not in GRAPHLESS_ATTENTION:
         return {}
-    from graphfit.planner.engines.sglang_native import fields_from_sglang
-
-    given = {**fields_from_sglang(server_args), **read}
-    mode = given.get("cudagraph_mode", keyword_default("cudagraph_mode"))
+    # the decode graphs as the pasted line's handlers read the same flags
+    mode = merge(flag_settings(server_args, DECODE_KEYS)).values.get(
+        "cudagraph_mode", keyword_default("cudagraph_mode"))
     return {"cudagraph_mode": CUDAGraphMode.NONE, "cuda_graph_backend_prefill": "disabled",
             "hook_cudagraph_mode": str(getattr(mode, "value", mode)),
-            "hook_prefill_backend": given.get("cuda_graph_backend_prefill")}
+            "hook_prefill_backend": read.get("cuda_graph_backend_prefill")}
 
 
 __all__ = ["settings"]
