@@ -28,9 +28,9 @@ from graphfit.inputs.sglang_live_post_capture import field_value, flag_settings
 from graphfit.planner.config import keyword_default
 from graphfit.planner.core.enums import CUDAGraphMode
 
-# the flags that set the decode graphs' mode (cuda_graph_hook.py:54-99)
-DECODE_KEYS = ("disable_cuda_graph", "disable_decode_cuda_graph", "cuda_graph_backend_decode",
-               "cuda_graph_config")
+# the flags that set both phases' graphs (cuda_graph_hook.py:54-99)
+GRAPH_KEYS = ("disable_cuda_graph", "disable_decode_cuda_graph", "cuda_graph_backend_decode",
+              "disable_prefill_cuda_graph", "cuda_graph_backend_prefill", "cuda_graph_config")
 
 
 def settings(server_args: Any, read: Mapping[str, Any]) -> dict[str, Any]:
@@ -40,12 +40,13 @@ def settings(server_args: Any, read: Mapping[str, Any]) -> dict[str, Any]:
     name = field_value(server_args, "attention_backend")
     if not isinstance(name, str) or name.strip().lower() not in GRAPHLESS_ATTENTION:
         return {}
-    # the decode graphs as the pasted line's handlers read the same flags
-    mode = merge(flag_settings(server_args, DECODE_KEYS)).values.get(
-        "cudagraph_mode", keyword_default("cudagraph_mode"))
+    # both phases as the pasted line's handlers read the same flags (the JSON phase too)
+    flags = merge(flag_settings(server_args, GRAPH_KEYS)).values
+    mode = flags.get("cudagraph_mode", keyword_default("cudagraph_mode"))
+    prefill = flags.get("cuda_graph_backend_prefill", read.get("cuda_graph_backend_prefill"))
     return {"cudagraph_mode": CUDAGraphMode.NONE, "cuda_graph_backend_prefill": "disabled",
             "hook_cudagraph_mode": str(getattr(mode, "value", mode)),
-            "hook_prefill_backend": read.get("cuda_graph_backend_prefill")}
+            "hook_prefill_backend": prefill}
 
 
 __all__ = ["settings"]
