@@ -405,6 +405,15 @@ def _after_the_engine(origin: str, value: Any, layer: int) -> tuple[list[Setting
     """A pasted line's rejection sampling: SGLang's own refusals of it come first (they say
     the fix), then graphfit's "not modelled" (graphfit.inputs.sglang_rules.refuse)."""
     return [Setting("engine", SG, origin, layer)], []
+
+
+def _read_across(origin: str, value: Any, layer: int) -> tuple[list[Setting], list[str]]:
+    """A config file's key read with the file's other keys after this loop (`--dcp-size` /
+    `--dcp-comm-backend`: graphfit.inputs.sglang_unified_switches.file); here it only says
+    the file is SGLang's."""
+    return [Setting("engine", SG, origin, layer)], []
+
+
 FILE_KEYS: dict[str, Handler] = {
     "max_running_requests": field_key("max_num_seqs", _positive, SG),
     "cuda_graph_max_bs_decode": _ranked("max_cudagraph_capture_size", _positive, PER_PHASE),
@@ -490,7 +499,9 @@ FILE_KEYS: dict[str, Handler] = {
     "enable_mis": _not_default(False, "multi-item scoring, attention_hook.py:535-553"),
     "debug_tensor_dump_output_folder": _not_default(None, "tensor dump mode, "
                                                     "serving_hook.py:542-561"),
-    "dcp_size": _not_default(1, "decode context parallelism, cuda_graph_hook.py:213-216"),
+    # read across the file's keys (graphfit.inputs.sglang_unified_switches.file), as a
+    # pasted line reads them (issue 23 s43l)
+    "dcp_size": _read_across,
     # inputs of post_capture_kv_sizing_planned that turn it off (sglang_post_capture)
     "enable_kv_cache_sharding": _declines_post_capture,
     "enable_memory_saver": _declines_post_capture,
@@ -523,6 +534,7 @@ FILE_KEYS: dict[str, Handler] = {
     # DeepSeek-V4's KV pools (graphfit.inputs.sglang_dsv4; the decode server's radix cache
     # is refused for other models by graphfit.planner.engines.sglang_dsv4_plan.check)
     **sglang_dsv4.KEYS,
+    "dcp_comm_backend": _read_across,  # with dcp_size (issue 23 s43l)
 }
 # keys a config file may hold that a pasted line's reader consumes itself
 MODEL_KEYS: dict[str, Handler] = {"model_path": model_path}

@@ -222,6 +222,8 @@ def line(values: Mapping[str, Any]) -> None:
     overrides = override_args(values.get("json_model_override_args"))
     data = overridden(data, overrides) if overrides else data
     attn_tp = attention_tp(values)
+    if attn_tp < 1:
+        return  # tp below attn_dp x attn_cp: the layout's own check refuses it (SGLang asserts)
     tower_tp = 1 if values.get("mm_enable_dp_encoder") is True else attn_tp
     said = problem(data, attn_tp, values.get("encoder_only") is True, moe_layout(values, data),
                    tower_tp, tower_layout(values, tower_tp))

@@ -26,7 +26,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from graphfit.inputs.settings import COMMAND_LINE, Setting
+from graphfit.inputs.settings import COMMAND_LINE, FILE, Setting
+from graphfit.inputs.values import as_bool, as_int, normalize_key
 from graphfit.planner.core.errors import ConfigError
 
 WHERE = "kv_cache_hook.py"
@@ -130,13 +131,7 @@ def line(values: Mapping[str, Any]) -> list[Setting]:
     cache_checks(values)
     if not values.get("enable_unified_memory"):
         return dcp_settings(values)
-    names = {switch for flag, switch in FLAG_SWITCHES.items() if values.get(flag) is True}
-    if values.get("hicache_storage_backend") == "file":
-        names.add("hicache_storage_file")
-    if retraction(values) == "host_pool":
-        names.add("retraction_host_pool")
-    if dcp > 1:
-        names.add("dcp")
+    names = _switch_names(values)
     dcp_read = dcp_settings(values)
     if not names:
         return dcp_read
@@ -146,16 +141,60 @@ def line(values: Mapping[str, Any]) -> list[Setting]:
             *dcp_read]
 
 
-def dcp_settings(values: Mapping[str, Any]) -> list[Setting]:
+def _switch_names(values: Mapping[str, Any]) -> set[str]:
+    """The unified-memory switches a line's values set (SWITCHES' names)."""
+    names = {switch for flag, switch in FLAG_SWITCHES.items() if values.get(flag) is True}
+    if values.get("hicache_storage_backend") == "file":
+        names.add("hicache_storage_file")
+    if retraction(values) == "host_pool":
+        names.add("retraction_host_pool")
+    if _dcp(values) > 1:
+        names.add("dcp")
+    return names
+
+
+def dcp_settings(values: Mapping[str, Any], whose: str = "the line's --",
+                 layer: int = COMMAND_LINE) -> list[Setting]:
     """`--dcp-size` > 1 and `--dcp-comm-backend` as settings (issue 23 s42d): the planner
-    plans the line or refuses it as not modelled (graphfit.planner.engines.sglang_dcp)."""
+    plans the line or refuses it as not modelled (graphfit.planner.engines.sglang_dcp).
+    `whose` / `layer`: a config file's origin prefix and layer (`file`)."""
     dcp = _dcp(values)
     if dcp <= 1:
         return []
-    out = [Setting("dcp_size", dcp, "the line's --dcp-size (parallel_hook.py:243-248)",
-                   COMMAND_LINE)]
+    size, comm = ("dcp-size", "dcp-comm-backend") if whose.endswith("--") else (
+        "dcp_size", "dcp_comm_backend")
+    out = [Setting("dcp_size", dcp, f"{whose}{size} (parallel_hook.py:243-248)", layer)]
     backend = values.get("dcp_comm_backend")
     if isinstance(backend, str):
-        out.append(Setting("dcp_comm_backend", backend, "the line's --dcp-comm-backend "
-                           "(overrides.py:1373-1396)", COMMAND_LINE))
+        out.append(Setting("dcp_comm_backend", backend, f"{whose}{comm} "
+                           "(overrides.py:1373-1396)", layer))
     return out
+
+
+def file(data: Mapping[Any, Any], name: str) -> list[Setting]:
+    """A config file's `dcp_size` / `dcp_comm_backend` (graphfit's `--config` file; an SGLang
+    `--config` YAML on a pasted line becomes flags and goes through `line`), read as a
+    pasted line reads them (issue 23 s43l): SGLang's `--dcp-size` >= 1 check
+    (parallel_hook.py:243-248), the same settings (`dcp_settings`), and under
+    `enable_unified_memory` the switches with "dcp" that SGLang's unified DCP checks read
+    (`_validate_unified_memory_dcp`, kv_cache_hook.py:687-688, 719-761). Only the DCP path:
+    a file's other unified switches are not read here (as before this change)."""
+    values = {normalize_key(k): v for k, v in data.items() if isinstance(k, str)}
+    if "dcp_size" not in values and "dcp_comm_backend" not in values:
+        return []
+    # any integer, as SGLang's argparse reads it; below 1 is SGLang's refusal
+    dcp = as_int(f"{name}: dcp_size", values.get("dcp_size", 1), minimum=-(2**31))
+    if dcp < 1:
+        raise ConfigError(f"{name}: dcp_size: must be >= 1, got {dcp} (SGLang refuses, "
+                          f"parallel_hook.py:243-248)")
+    backend = values.get("dcp_comm_backend")
+    if backend is not None and not isinstance(backend, str):
+        raise ConfigError(f"{name}: dcp_comm_backend: expected a name, got "
+                          f"{str(backend)[:40]!r}")
+    read = {"dcp_size": dcp, "dcp_comm_backend": backend}
+    found = dcp_settings(read, f"{name}: ", FILE)
+    unified = values.get("enable_unified_memory")
+    if dcp > 1 and unified is not None and as_bool(f"{name}: enable_unified_memory", unified):
+        found.append(Setting("unified_switches", ("dcp",), f"{name}: dcp_size under "
+                             "enable_unified_memory (kv_cache_hook.py:687-688)", FILE))
+    return found

@@ -112,12 +112,15 @@ def live_overrides(server_args: Any, overrides: Mapping[str, Any],
     sglang_live_post_capture), the mamba cap, the EPLB fields and Inkling's FULL prefill
     default (graphfit.inputs.sglang_live_flags) and the process environment
     (`environment_overrides`, with MOONCAKE_PROTOCOL); a value the caller passes wins."""
-    from graphfit.inputs import sglang_live_flags, sglang_live_post_capture
+    from graphfit.inputs import sglang_live_flags, sglang_live_graphless, sglang_live_post_capture
     from graphfit.inputs.sglang_live import config_settings
 
     post = sglang_live_post_capture.settings(server_args)
     flags = sglang_live_flags.settings(server_args, post.get("architecture"))
-    return {**config_settings(server_args), **post, **flags,
+    read = {**config_settings(server_args), **post, **flags}
+    # torch_native / flex_attention: no graphs, the flags' graphs in the default fraction
+    # (graphfit.inputs.sglang_live_graphless)
+    return {**read, **sglang_live_graphless.settings(server_args, read),
             **environment_overrides(overrides, environ)}
 
 

@@ -221,3 +221,13 @@ def test_vision_tower_checks(tmp_path: Path) -> None:
     yaml.write_text(f"model-path: {odd}\ntp-size: 2\n")
     code, _, err = run_cli(["plan", "--engine", "sglang", "--config", str(yaml)])
     assert code == 2 and "vision.py:1132-1134" in err and err.count("error:") == 1, err
+
+
+@pytest.mark.parametrize("nested", [False, True])
+def test_attention_tp_below_one_is_one_error_line(tmp_path: Path, nested: bool) -> None:
+    """tp below attn_dp x attn_cp (SGLang asserts, runtime_context.py:73-76) on a local
+    model: one `error:` line and exit 2, never a traceback from the tower's sizes."""
+    model = _model(tmp_path, nested)
+    code, error = _plan("--model-path", model, "--tp-size", "1", "--attn-cp-size", "2",
+                        "--moe-dp-size", "4")
+    assert code == 2 and error.startswith("error:"), error

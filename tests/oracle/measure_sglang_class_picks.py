@@ -14,25 +14,16 @@ import sys
 import tempfile
 from pathlib import Path
 
+from tests.oracle.measure_root import count_seed_root, print_counts
+
 
 def main(argv: list[str]) -> int:
-    count = int(argv[0]) if argv else 2000
-    seed = int(argv[1]) if len(argv) > 1 else 23
-    if len(argv) > 2:
-        here = str(Path(__file__).resolve().parents[2])
-        sys.path.insert(0, argv[2])
-        import graphfit  # bound to GRAPHFIT_ROOT's package
-
-        sys.path.insert(0, here)  # the tests package stays this tree's
-        print(f"graphfit from {Path(graphfit.__file__).parent}")
+    count, seed = count_seed_root(argv, 2000)
     from tests.oracle import sglang_class_picks_cases as cases
 
     with tempfile.TemporaryDirectory(prefix="class-picks-") as root:
         counts, lines = cases.run(count, seed, Path(root))
-    print(f"{count} lines (seed {seed}): {counts['agree']} agree, {counts['differ']} differ, "
-          f"{counts['not modelled']} not modelled")
-    for line in [x for x in lines if not x.startswith("not modelled")][:12]:
-        print("  " + line)
+    print_counts(count, seed, counts, lines)
     return 0 if counts["differ"] == 0 else 1
 
 

@@ -15,25 +15,16 @@ import sys
 import tempfile
 from pathlib import Path
 
+from tests.oracle.measure_root import count_seed_root, print_counts
+
 
 def main(argv: list[str]) -> int:
-    count = int(argv[0]) if argv else 400
-    seed = int(argv[1]) if len(argv) > 1 else 23
-    if len(argv) > 2:
-        here = str(Path(__file__).resolve().parents[2])
-        sys.path.insert(0, argv[2])
-        import graphfit  # bound to GRAPHFIT_ROOT's package
-
-        sys.path.insert(0, here)  # the tests package stays this tree's
-        print(f"graphfit from {Path(graphfit.__file__).parent}")
+    count, seed = count_seed_root(argv, 400)
     from tests.oracle import sglang_ep_rules_cases as cases
 
     with tempfile.TemporaryDirectory(prefix="ep-rules-") as root:
         counts, lines = cases.run(count, seed, Path(root))
-    print(f"{count} lines (seed {seed}): {counts['agree']} agree, {counts['differ']} differ, "
-          f"{counts['not modelled']} not modelled")
-    for line in [x for x in lines if not x.startswith("not modelled")][:12]:
-        print("  " + line)
+    print_counts(count, seed, counts, lines)
     reasons = collections.Counter(x for x in lines if x.startswith("not modelled"))
     for reason, times in reasons.most_common(6):
         print(f"  {times} x {reason}")

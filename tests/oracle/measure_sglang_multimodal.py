@@ -21,7 +21,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from tests.oracle import sglang_multimodal_compare as smc
 from tests.oracle import sglang_stubs
-from tests.oracle.measure_sglang_plan_prefill import draw, print_aspects
+from tests.oracle.measure_sglang_plan_prefill import Tally, draw, print_aspects
 
 
 def main() -> None:
@@ -31,33 +31,21 @@ def main() -> None:
     models = {"cohere2_vision": (str(smc.write_cohere2_vision_model_dir(root / "c2v")), None),
               "qwen3_vl": (str(sglang_stubs.write_qwen3_vl_model_dir(root / "q3vl")), (8, 0)),
               "gemma3": (str(smc.write_gemma3_model_dir(root / "g3")), None)}
-    equal: Counter[str] = Counter()
-    first: dict[str, str] = {}
+    t = Tally()
     per_model: Counter[str] = Counter()
-    compared = rejected = refused = on = 0
     for _ in range(n):
         argv, gb, _mla = draw(rng)
         name = rng.choice(sorted(models))
         model, capability = models[name]
         out = smc.compare(argv, gb, model, capability)
-        if out.sglang_rejects:
-            rejected += 1
+        if not t.planned(out):
             continue
-        if out.graphfit_refuses:
-            refused += 1
-            continue
-        compared += 1
         per_model[name] += 1
-        on += out.prefill_on
-        for aspect in smc.ASPECTS:
-            if aspect in out.diffs:
-                first.setdefault(aspect, f"{name}: {' '.join(argv)} @{gb}: "
-                                         f"{out.diffs[aspect][0]}")
-            else:
-                equal[aspect] += 1
-    print(f"{n} lines: SGLang rejects {rejected}, graphfit refuses {refused} (not modelled), "
-          f"{compared} compared ({on} with prefill graphs on; per model {dict(per_model)})\n")
-    print_aspects(smc.ASPECTS, equal, compared, first)
+        t.count(smc.ASPECTS, out.diffs, f"{name}: {' '.join(argv)} @{gb}")
+    print(f"{n} lines: SGLang rejects {t.rejected}, graphfit refuses {t.refused} (not "
+          f"modelled), {t.compared} compared ({t.on} with prefill graphs on; per model "
+          f"{dict(per_model)})\n")
+    print_aspects(smc.ASPECTS, t.equal, t.compared, t.first)
 
 
 if __name__ == "__main__":

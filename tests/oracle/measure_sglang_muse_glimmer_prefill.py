@@ -13,14 +13,13 @@ from __future__ import annotations
 
 import random
 import sys
-from collections import Counter
 
 from tests.oracle import sglang_muse_glimmer as mg
 from tests.oracle import sglang_oracle as so
 from tests.oracle import sglang_plan_prefill as spp
 from tests.oracle import sglang_post_capture_oracle as pc
 from tests.oracle import sglang_prefill_oracle as po
-from tests.oracle.measure_sglang_plan_prefill import draw, print_aspects
+from tests.oracle.measure_sglang_plan_prefill import Tally, draw, print_aspects
 
 # torch_native attention lines are counted apart: their fraction counts the graphs the flags
 # ask for, as the memory hook sees them (graphfit.inputs.sglang_hook_graphs, s42h)
@@ -40,38 +39,26 @@ def main() -> None:
     n = int(sys.argv[1]) if len(sys.argv) > 1 else 120
     rng = random.Random(int(sys.argv[2]) if len(sys.argv) > 2 else 23)
     models = (mg.model_dir(mg.TEXT), mg.model_dir(mg.VISION))
-    equal: Counter[str] = Counter()
-    first: dict[str, str] = {}
-    compared = rejected = refused = on = native_lines = 0
+    t = Tally()
+    native_lines = 0
     for i in range(n):
         argv, gb, _ = draw(rng)
         out = spp.compare(argv, gb, models[i % 2])
-        if out.sglang_rejects:
-            rejected += 1
+        if not t.planned(out):
             continue
-        if out.graphfit_refuses:
-            refused += 1
-            continue
-        compared += 1
-        on += out.prefill_on
         aspects = dict(out.diffs)
         native = "torch_native" in argv
         native_lines += native
         if not _fraction_agrees(argv, gb, models[i % 2]):
             aspects[NATIVE if native else "fraction"] = ["mem_fraction_static differs"]
-        for aspect in (*spp.ASPECTS, "fraction", NATIVE):
-            if aspect in ("fraction", NATIVE) and (aspect == NATIVE) != native:
-                continue
-            if aspect in aspects:
-                first.setdefault(aspect, f"{' '.join(argv)} @{gb}: {aspects[aspect][0]}")
-            else:
-                equal[aspect] += 1
-    print(f"{n} MuseGlimmer lines: SGLang rejects {rejected}, graphfit refuses {refused} (not "
-          f"modelled), {compared} compared ({on} with prefill graphs on)\n")
-    print_aspects(spp.ASPECTS, equal, compared, first)
+        t.count((*spp.ASPECTS, NATIVE if native else "fraction"), aspects,
+                f"{' '.join(argv)} @{gb}")
+    print(f"{n} MuseGlimmer lines: SGLang rejects {t.rejected}, graphfit refuses {t.refused} "
+          f"(not modelled), {t.compared} compared ({t.on} with prefill graphs on)\n")
+    print_aspects(spp.ASPECTS, t.equal, t.compared, t.first)
     print(f"\n| static fraction | equal | compared |\n|---|---|---|\n"
-          f"| other lines | {equal['fraction']} | {compared - native_lines} |\n"
-          f"| {NATIVE} | {equal[NATIVE]} | {native_lines} |")
+          f"| other lines | {t.equal['fraction']} | {t.compared - native_lines} |\n"
+          f"| {NATIVE} | {t.equal[NATIVE]} | {native_lines} |")
 
 
 if __name__ == "__main__":

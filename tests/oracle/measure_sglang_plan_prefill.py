@@ -17,7 +17,10 @@ import random
 import sys
 import tempfile
 from collections import Counter
+from collections.abc import Iterable
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
@@ -75,33 +78,58 @@ def draw(rng: random.Random) -> tuple[tuple[str, ...], float, bool]:
     return tuple(argv), rng.choice(GPUS), rng.random() < 0.15
 
 
+@dataclass
+class Tally:
+    """The lines SGLang rejects, those graphfit refuses (not modelled) and, over the lines
+    both plan, how many agree per aspect and each aspect's first difference: the counts every
+    prefill measure script prints."""
+
+    rejected: int = 0
+    refused: int = 0
+    compared: int = 0
+    on: int = 0
+    equal: Counter[str] = field(default_factory=Counter)
+    first: dict[str, str] = field(default_factory=dict)
+
+    def planned(self, out: Any) -> bool:
+        """Count one line's outcome (a compare's `sglang_rejects`, `graphfit_refuses`,
+        `prefill_on`); True when both sides planned it, so its aspects are to be counted."""
+        if out.sglang_rejects:
+            self.rejected += 1
+            return False
+        if out.graphfit_refuses:
+            self.refused += 1
+            return False
+        self.compared += 1
+        self.on += out.prefill_on
+        return True
+
+    def count(self, aspects: Iterable[str], diffs: dict[str, list[str]], line: str) -> None:
+        """Each aspect equal on `line`, or its first difference kept."""
+        for aspect in aspects:
+            if aspect in diffs:
+                self.first.setdefault(aspect, f"{line}: {diffs[aspect][0]}")
+            else:
+                self.equal[aspect] += 1
+
+
 def main() -> None:
     n = int(sys.argv[1]) if len(sys.argv) > 1 else 300
     rng = random.Random(int(sys.argv[2]) if len(sys.argv) > 2 else 23)
     mla = str(sglang_stubs.write_mla_model_dir(Path(tempfile.mkdtemp()) / "dsv3"))
-    equal: Counter[str] = Counter()
-    first: dict[str, str] = {}
-    compared = rejected = refused = on = mla_lines = 0
+    t = Tally()
+    mla_lines = 0
     for _ in range(n):
         argv, gb, use_mla = draw(rng)
         out = spp.compare(argv, gb, mla if use_mla else None)
-        if out.sglang_rejects:
-            rejected += 1
+        if not t.planned(out):
             continue
-        if out.graphfit_refuses:
-            refused += 1
-            continue
-        compared += 1
-        on += out.prefill_on
         mla_lines += use_mla
-        for aspect in spp.ASPECTS:
-            if aspect in out.diffs:
-                first.setdefault(aspect, f"{' '.join(argv)} @{gb}: {out.diffs[aspect][0]}")
-            else:
-                equal[aspect] += 1
-    print(f"{n} lines: SGLang rejects {rejected}, graphfit refuses {refused} (not modelled), "
-          f"{compared} compared ({on} with prefill graphs on, {mla_lines} on an MLA model)\n")
-    print_aspects(spp.ASPECTS, equal, compared, first)
+        t.count(spp.ASPECTS, out.diffs, f"{' '.join(argv)} @{gb}")
+    print(f"{n} lines: SGLang rejects {t.rejected}, graphfit refuses {t.refused} (not "
+          f"modelled), {t.compared} compared ({t.on} with prefill graphs on, {mla_lines} on "
+          f"an MLA model)\n")
+    print_aspects(spp.ASPECTS, t.equal, t.compared, t.first)
 
 
 def print_aspects(aspects: tuple[str, ...], equal: Counter[str], compared: int,

@@ -9,14 +9,13 @@ refuses, counts as a difference; "both refuse" counts as agreeing."""
 
 from __future__ import annotations
 
-import importlib.util
 import random
 import sys
-from pathlib import Path
 
 from graphfit.planner.core.errors import ConfigError
 from tests.oracle import sglang_vit_oracle as vo
 from tests.oracle import sglang_vit_towers as towers
+from tests.oracle.measure_sglang_vit_remote_keys import main_read_geometry
 
 
 def _count(cases: list[towers.BailingCase]) -> tuple[int, int, int]:
@@ -37,17 +36,8 @@ def main(n: int, seed: int, main_dir: str) -> None:
     rng = random.Random(seed)
     cases = [towers.mm2_case(rng) for _ in range(n)]
     after = _count(cases)
-    spec = importlib.util.spec_from_file_location(
-        "main_sglang_vit", Path(main_dir) / "graphfit/inputs/sglang_vit.py")
-    assert spec and spec.loader
-    old = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(old)
-    mine = towers.read_geometry
-    towers.read_geometry = old.read_geometry  # type: ignore[attr-defined]
-    try:
+    with main_read_geometry(main_dir):
         before = _count(cases)
-    finally:
-        towers.read_geometry = mine  # type: ignore[attr-defined]
     for label, (agree, refused, differ) in ((f"before ({main_dir})", before),
                                             ("after", after)):
         print(f"{label}: {agree} agree ({refused} refused by both), {differ} differ of {n}")

@@ -11,11 +11,30 @@ from __future__ import annotations
 import importlib.util
 import random
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 from graphfit.planner.core.errors import ConfigError
 from tests.oracle import sglang_vit_oracle as vo
 from tests.oracle import sglang_vit_towers as towers
+
+
+@contextmanager
+def main_read_geometry(main_dir: str) -> Iterator[None]:
+    """Within the block, the towers read geometry with MAIN's graphfit/inputs/sglang_vit.py
+    (the before figure); this tree's read_geometry again after it."""
+    spec = importlib.util.spec_from_file_location(
+        "main_sglang_vit", Path(main_dir) / "graphfit/inputs/sglang_vit.py")
+    assert spec and spec.loader
+    old = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(old)
+    mine = towers.read_geometry
+    towers.read_geometry = old.read_geometry  # type: ignore[attr-defined]
+    try:
+        yield
+    finally:
+        towers.read_geometry = mine  # type: ignore[attr-defined]
 
 
 def _count(cases: list[towers.SubclassCase]) -> tuple[int, int]:
@@ -37,17 +56,8 @@ def main(n: int, seed: int, main_dir: str) -> None:
     cases = [towers.subclass_case(rng) for _ in range(n)]
     others = [towers.defaulted_case(rng) for _ in range(n)]
     after, after_others = _count(cases), _count(others)
-    spec = importlib.util.spec_from_file_location(
-        "main_sglang_vit", Path(main_dir) / "graphfit/inputs/sglang_vit.py")
-    assert spec and spec.loader
-    old = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(old)
-    mine = towers.read_geometry
-    towers.read_geometry = old.read_geometry  # type: ignore[attr-defined]
-    try:
+    with main_read_geometry(main_dir):
         before, before_others = _count(cases), _count(others)
-    finally:
-        towers.read_geometry = mine  # type: ignore[attr-defined]
     print(f"before ({main_dir}): {before[0]} agree, {before[1]} differ of {n}")
     print(f"after: {after[0]} agree, {after[1]} differ of {n}")
     print(f"Qwen3-Omni / Bailing V3 before: {before_others[0]} agree, {before_others[1]} "

@@ -24,8 +24,6 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from hypothesis import HealthCheck, Phase, given, settings
-
 
 def emit(cfgs: list[list[Any]]) -> list[int]:
     """[lines with graphs, replays, rows read == the engine's tensor, output == eager,
@@ -83,21 +81,6 @@ def emit(cfgs: list[list[Any]]) -> list[int]:
     return counts
 
 
-def _draw(n: int) -> list[list[Any]]:
-    from tests.oracle.test_trtllm_encdec_reference import encdec_configs
-
-    cfgs: list[list[Any]] = []
-
-    @settings(max_examples=n, database=None, deadline=None, phases=[Phase.generate],
-              suppress_health_check=list(HealthCheck), derandomize=True)
-    @given(encdec_configs())
-    def draw(cfg: Any) -> None:
-        cfgs.append(list(cfg))
-
-    draw()
-    return cfgs
-
-
 def _print(label: str, c: list[int]) -> None:
     print(f"{label}: lines with graphs {c[0]}; replays {c[1]} (engine tensor stale before "
           f"its refill {c[4]}); rows read == the engine's per-key tensor {c[2]}/{c[1]}; "
@@ -110,8 +93,10 @@ def main() -> int:
         print(json.dumps(emit(json.loads(sys.stdin.read()))))
         return 0
     from tests.oracle.measure_before import measure
+    from tests.oracle.trtllm_measure_draws import draw_encdec_configs
 
-    return measure(__file__, args, "fixed-slot encoder-decoder configs", _draw, emit, _print)
+    return measure(__file__, args, "fixed-slot encoder-decoder configs", draw_encdec_configs,
+                   emit, _print)
 
 
 if __name__ == "__main__":

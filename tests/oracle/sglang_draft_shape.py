@@ -13,6 +13,7 @@ from __future__ import annotations
 import hashlib
 import json
 import tempfile
+from collections.abc import Callable
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
@@ -21,6 +22,9 @@ from hypothesis import strategies as st
 
 from tests.oracle import sglang_compare as sc
 from tests.oracle import sglang_dflash_compare as dc
+
+# one more comparison of (SGLang's side, graphfit's) after the shared ones
+Check = Callable[[sc.SglangAnswer, sc.GraphfitAnswer], list[sc.Difference]]
 
 # the oracle's target (tests/oracle/sglang_stubs.py write_model_dir): Llama, hidden 4096,
 # vocab 128256, bfloat16
@@ -67,17 +71,28 @@ def compare(argv: tuple[str, ...]) -> tuple[str, list[sc.Difference]]:
     if "DFLASH" in argv:  # the block-draft comparison (sglang_block_drafts)
         got, diffs = dc.compare_line(argv)
         return ("planned" if got in ("runner", "no_runner") else got), diffs
+    outcome, diffs, _ = compare_drafted(argv)
+    return outcome, diffs
+
+
+def compare_drafted(argv: tuple[str, ...], *more: Check
+                    ) -> tuple[str, list[sc.Difference], sc.SglangAnswer]:
+    """(outcome, differences, SGLang's side) of a drafted line: "differs" (acceptance, or
+    the target / draft ladders, components, buffers, then each of `more`, differ),
+    "rejected" (both refuse) or "planned"; the frozen-drafter test's `more` adds its own."""
     sg = sc.sglang(argv, 80)
     gf = dc.pasted(argv, 80)
     diffs = sc.compare_acceptance(sg, gf)
     if diffs:
-        return "differs", diffs
+        return "differs", diffs, sg
     if sg.rejected is not None:
-        return "rejected", []
+        return "rejected", [], sg
     assert sg.runners is not None
     diffs += (sc.compare_target_ladder(sg, gf) + sc.compare_components(sg, gf)
               + sc.compare_draft_ladder(sg, gf) + sc.compare_buffers(sg, gf))
-    return ("differs" if diffs else "planned"), diffs
+    for check in more:
+        diffs += check(sg, gf)
+    return ("differs" if diffs else "planned"), diffs, sg
 
 
 DTYPES = st.sampled_from([None, "float16", "bfloat16", "float32"])

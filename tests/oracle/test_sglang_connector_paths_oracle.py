@@ -22,10 +22,8 @@ from tests.oracle.paths import require
 
 require("sglang")
 
-from graphfit import ConfigError  # noqa: E402
 from tests.oracle import sglang_oracle as so  # noqa: E402
-from tests.oracle import sglang_plan_prefill as spp  # noqa: E402
-from tests.oracle import sglang_stubs  # noqa: E402
+from tests.oracle.test_sglang_instance_oracle import _graphfit, sglang_failure  # noqa: E402
 
 # scheme path -> (where SGLang's traceback passes, what graphfit's refusal cites)
 KNOWN = {
@@ -44,15 +42,11 @@ ALGORITHMS = (None, "EAGLE", "EAGLE3", "NGRAM", "STANDALONE")
 
 def _frames(argv: list[str]) -> list[str]:
     """SGLang's traceback as 'path:line' frames, [] when the line resolved."""
-    o = so.oracle()
-    with sglang_stubs.fake_cuda(80 * 1024):
-        record = o.server_args.prepare_server_args(argv)
-        try:
-            record.resolve_once()
-        except Exception as exc:  # SGLang's own failure, read from its traceback
-            return [f"{f.filename.split('srt/')[-1]}:{f.lineno}"
-                    for f in traceback.extract_tb(exc.__traceback__)]
-    return []
+    exc = sglang_failure(argv)
+    if exc is None:
+        return []
+    return [f"{f.filename.split('srt/')[-1]}:{f.lineno}"
+            for f in traceback.extract_tb(exc.__traceback__)]
 
 
 def _line(path: str, draft: bool, algorithm: str | None) -> list[str]:
@@ -63,14 +57,6 @@ def _line(path: str, draft: bool, algorithm: str | None) -> list[str]:
     if draft:
         line += ["--speculative-draft-model-path", path]
     return line
-
-
-def _graphfit(argv: list[str]) -> str:
-    try:
-        spp.graphfit_plan(tuple(argv[2:]), 80, argv[1])
-    except ConfigError as exc:
-        return str(exc)
-    return ""
 
 
 @settings(max_examples=6, deadline=None)

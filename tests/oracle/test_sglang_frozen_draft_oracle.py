@@ -25,6 +25,7 @@ require("sglang")  # skip locally / fail in CI when the sources were not fetched
 
 from tests.oracle import sglang_compare as sc  # noqa: E402
 from tests.oracle import sglang_dflash_compare as dc  # noqa: E402
+from tests.oracle import sglang_draft_shape  # noqa: E402
 from tests.oracle import sglang_oracle as so  # noqa: E402
 
 # a small Gemma 4 assistant config HF's Gemma4AssistantConfig accepts (its
@@ -55,19 +56,11 @@ def spec(algo: str, draft: str, steps: int = 3, topk: int = 1, drafts: int = 4,
 
 
 def compare(argv: tuple[str, ...]) -> tuple[str, list[sc.Difference]]:
-    sg = sc.sglang(argv, 80)
-    gf = dc.pasted(argv, 80)
-    diffs = sc.compare_acceptance(sg, gf)
-    if diffs:
-        return "differs", diffs
-    if sg.rejected is not None:
-        return "rejected", []
-    assert sg.runners is not None
-    diffs += (sc.compare_target_ladder(sg, gf) + sc.compare_components(sg, gf)
-              + sc.compare_draft_ladder(sg, gf) + sc.compare_buffers(sg, gf)
-              + sc.compare_padding(sg, gf, "frozen_drafter") + sc.compare_fills(sg, gf))
-    return ("differs" if diffs else "frozen" if "frozen_drafter" in sg.runners
-            else "other"), diffs
+    outcome, diffs, sg = sglang_draft_shape.compare_drafted(
+        argv, lambda sg, gf: sc.compare_padding(sg, gf, "frozen_drafter"), sc.compare_fills)
+    if outcome != "planned":
+        return outcome, diffs
+    return ("frozen" if "frozen_drafter" in sg.runners else "other"), diffs
 
 
 LINES = [

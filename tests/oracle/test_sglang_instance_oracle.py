@@ -42,18 +42,27 @@ FLAG_POOL: list[tuple[str, ...]] = [
 FLAGS = st.lists(st.sampled_from(FLAG_POOL), max_size=4, unique=True)
 
 
-def _sglang_frame(argv: list[str]) -> str:
-    """Where SGLang's resolution of `argv` raised: 'Type path:line' of the last frame
-    (traceback.extract_tb), '' when it resolved."""
+def sglang_failure(argv: list[str]) -> Exception | None:
+    """What SGLang's resolution of `argv` raised (its traceback read by the callers), None
+    when it resolved."""
     o = so.oracle()
     with sglang_stubs.fake_cuda(80 * 1024):
         record = o.server_args.prepare_server_args(argv)
         try:
             record.resolve_once()
-        except Exception as exc:  # SGLang's own failure, read from its traceback
-            last = traceback.extract_tb(exc.__traceback__)[-1]
-            return f"{type(exc).__name__} {last.filename.split('srt/')[-1]}:{last.lineno}"
-    return ""
+        except Exception as exc:  # SGLang's own failure
+            return exc
+    return None
+
+
+def _sglang_frame(argv: list[str]) -> str:
+    """Where SGLang's resolution of `argv` raised: 'Type path:line' of the last frame
+    (traceback.extract_tb), '' when it resolved."""
+    exc = sglang_failure(argv)
+    if exc is None:
+        return ""
+    last = traceback.extract_tb(exc.__traceback__)[-1]
+    return f"{type(exc).__name__} {last.filename.split('srt/')[-1]}:{last.lineno}"
 
 
 def _graphfit(argv: list[str]) -> str:

@@ -23,28 +23,21 @@ import random
 import torch
 from hypothesis import given, settings
 
-from graphfit import EngineConfig, Plan, plan
+from graphfit import Plan
 from graphfit.cudagraph.keyed import KeyedGraphRunner
 from graphfit.cudagraph.rehearsal import KeyedToyForward
 from graphfit.planner.engines.trtllm_encdec import CAPTURE_OFFSETS
 from graphfit.planner.engines.trtllm_encoder import SEQ_LENS_DEVICE
 from tests.oracle import trtllm_reference as ref
+from tests.oracle.test_trtllm_capture_offsets_reference import _plan as _planned
 from tests.oracle.test_trtllm_encdec_reference import Cfg, _multisets, encdec_configs
 
 POISON = -7
 
 
 def _plan(cfg: Cfg) -> tuple[Plan, ref.EncDecRunnerRef]:
-    sizes, tokens, lengths, padding, S, T, L = cfg
-    p = plan(EngineConfig.from_dict({
-        "engine": "trtllm", "max_num_seqs": 8, "max_num_batched_tokens": max(T, 8),
-        "max_model_len": L,
-        "options": {"encoder_graph_batch_sizes": sizes, "encoder_graph_padding": padding,
-                    "encoder_graph_num_tokens": tokens, "encoder_graph_seq_lens": lengths,
-                    "encoder_max_batch_size": S, "encoder_max_num_tokens": T,
-                    "encoder_fixed_slots": True}}))
-    assert isinstance(p, Plan)
-    return p, ref.encdec_runner_ref(sizes, tokens, lengths, padding, S, T, L, True)
+    """The config planned with fixed sequence slots (T5), and the engine's runner."""
+    return _planned(cfg, True)
 
 
 def _interleaved(cfg: Cfg, seed: int) -> list[tuple[int, ...]]:
