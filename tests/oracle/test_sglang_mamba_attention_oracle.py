@@ -24,7 +24,7 @@ NO_BUFFER = ("--mamba-radix-cache-strategy", "no_buffer", "--disable-overlap-sch
 UNIFIED = ("--enable-unified-memory", "--cuda-graph-backend-prefill", "full")
 # (argv, GPU), then whether SGLang refuses it with the no_buffer / trtllm_mha assertion
 GRID: list[tuple[ma.Case, bool]] = [
-    ((MRR + TRT + FI, "H100"), True),  # auto: no extra buffer on flashinfer (overrides.py:446)
+    ((MRR + TRT + FI, "H100"), True),  # auto: no extra buffer on flashinfer (overrides.py:449)
     ((UNIFIED + MRR + TRT + FI + ("--mamba-ssm-dtype", "float32"), "H100"), True),  # s42u's
     ((MRR + TRT + NO_BUFFER, "H100"), True),
     ((MRR + TRT + NO_BUFFER, "B200"), True),
