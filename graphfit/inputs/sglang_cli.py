@@ -188,6 +188,7 @@ def finish(values: Mapping[str, Any], settings: list[Setting]
     a2a += sglang_runner_backends.line_settings(values)  # the runners' seq_lens fills
     a2a += sglang_unified_backends.line_settings(values)  # unified memory's backend checks
     a2a += sglang_unified_switches.line(values)  # its cache / DCP switches (s41u)
+    a2a += sglang_mamba_flags.attention_flag(values)  # no_buffer's trtllm_mha check
     return (settings + sglang_args.deprecated_dp_attention(values) + roles + a2a,
             notes + a2a_notes)
 

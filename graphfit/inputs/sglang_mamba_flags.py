@@ -29,7 +29,7 @@ from typing import Any
 
 from graphfit.inputs.gpus import GPU_CAPABILITY_MAJOR, gpu_name, gpu_sm100
 from graphfit.inputs.keys import Handler
-from graphfit.inputs.settings import Resolved, Setting
+from graphfit.inputs.settings import COMMAND_LINE, Resolved, Setting
 from graphfit.inputs.values import as_bool, as_str, normalize_key
 from graphfit.planner.core.enums import Engine
 from graphfit.planner.core.errors import ConfigError, excerpt
@@ -88,6 +88,18 @@ def line(values: Mapping[str, Any]) -> list[str]:
     if values.get("enable_int8_mamba_checkpoint"):
         _int8_checkpoint(values)
     return notes
+
+
+def attention_flag(values: Mapping[str, Any]) -> list[Setting]:
+    """`--attention-backend` as given on a pasted line, for the no_buffer strategy's check
+    (mamba_hook.py:161-163). SGLang reads the field itself, before any default fills it
+    (model_hook.py:225 / 737 run inside pipeline.py:225, ahead of the backend default at
+    :242), and not `--prefill-attention-backend` / `--decode-attention-backend`."""
+    base = values.get("attention_backend")
+    if not isinstance(base, str) or not base.strip():
+        return []
+    return [Setting("attention_backend_flag", base.strip().lower(),
+                    f"--attention-backend {base} ({HOOK}:161)", COMMAND_LINE)]
 
 
 def _int8_checkpoint(values: Mapping[str, Any]) -> None:

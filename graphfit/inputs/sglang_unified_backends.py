@@ -134,7 +134,7 @@ def _override_base(line: Mapping[str, Any], gpu_given: object) -> str | None:
     or no named GPU."""
     from graphfit.inputs.model_config import config_path, load_config
     from graphfit.inputs.sglang_draft_default import generic_base_backend, gpu_kind
-    from graphfit.planner.engines.sglang_arch_overrides import ALL_UNSET, BASE, RULES
+    from graphfit.planner.engines.sglang_arch_overrides import ALL_UNSET, BASE, QWEN3_5, RULES
 
     kind, model = gpu_kind(gpu_given), line.get("model_path")
     path = config_path(model) if isinstance(model, str) else None
@@ -142,6 +142,8 @@ def _override_base(line: Mapping[str, Any], gpu_given: object) -> str | None:
         return None
     names = load_config(path).get("architectures")
     architecture = names[0] if isinstance(names, list) and names else None
+    if architecture in QWEN3_5:
+        return _qwen3_5_base(line, gpu_given, kind)
     rule = next((r for r in RULES if architecture in r.architectures and r.field == BASE
                  and r.architectures <= UNIFIED_OVERRIDES), None)
     if rule is None:
@@ -151,3 +153,17 @@ def _override_base(line: Mapping[str, Any], gpu_given: object) -> str | None:
     if picked is None or any(line.get(name) for name in flags):  # the override does not fire
         return generic_base_backend(line, gpu_given)
     return picked
+
+
+def _qwen3_5_base(line: Mapping[str, Any], gpu_given: object, kind: str) -> str | None:
+    """Qwen3-Next / Qwen3.5's override (model_overrides/qwen3_5.py:17-49, issue 23 s43m): it
+    writes nothing off SM100 or with `--attention-backend` on the line (:26-27), so SGLang's
+    generic default applies (overrides.py:1126-1140). On SM100 with no `--attention-backend`
+    it writes triton, or trtllm_mha with page size 64 when the generic default is trtllm_mha
+    unless no_buffer with the radix cache on and no speculation (:28-48), a test on the mamba
+    strategy resolved before it: not restated, None (refused as not modelled, as before)."""
+    from graphfit.inputs.sglang_draft_default import generic_base_backend
+
+    if kind == "sm100" and not line.get("attention_backend"):
+        return None
+    return generic_base_backend(line, gpu_given)

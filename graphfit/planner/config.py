@@ -405,7 +405,8 @@ class EngineConfig:
             enable_waterfill: bool = False,
             dwdp_size: int = 1, enable_aiter_allreduce_fusion: bool = False,
             enable_deterministic_inference: bool = False,
-            rl_on_policy_target: str | None = None) -> None: ...
+            rl_on_policy_target: str | None = None,
+            attention_backend_flag: str | None = None) -> None: ...
 
     def __post_init__(self) -> None:
         set_ = object.__setattr__
@@ -1219,6 +1220,11 @@ class EngineConfig:
     def asymmetric_kv(self) -> bool | None:
         """SglangOptions.asymmetric_kv."""
         return cast("bool | None", self._option("asymmetric_kv"))
+
+    @property
+    def attention_backend_flag(self) -> str | None:
+        """SglangOptions.attention_backend_flag."""
+        return cast("str | None", self._option("attention_backend_flag"))
 
     @property
     def hook_cudagraph_mode(self) -> str | None:

@@ -252,6 +252,7 @@ VALID: dict[str, st.SearchStrategy[Any]] = {
     "enable_aiter_allreduce_fusion": st.booleans(),
     "enable_deterministic_inference": st.booleans(),
     "rl_on_policy_target": st.sampled_from([None, "fsdp"]),
+    "attention_backend_flag": st.sampled_from([None, "trtllm_mha", " FA3 "]),
 }
 INVALID: dict[str, st.SearchStrategy[Any]] = {
     "vit": st.sampled_from([
@@ -448,6 +449,7 @@ INVALID: dict[str, st.SearchStrategy[Any]] = {
     "enable_aiter_allreduce_fusion": st.sampled_from([1, "true", None]),
     "enable_deterministic_inference": st.sampled_from([1, "true", None]),
     "rl_on_policy_target": st.sampled_from(["", " ", 3, "megatron"]),
+    "attention_backend_flag": st.sampled_from(["", 3, True, "no such"]),
 }
 
 
@@ -742,6 +744,7 @@ def test_the_plan_3_document_writes_the_options_object() -> None:
         "unified_linear": None, "asymmetric_kv": None,
         "hook_cudagraph_mode": None, "hook_prefill_backend": None,
         "enable_waterfill": False, "dwdp_size": 1, "enable_aiter_allreduce_fusion": False,
-        "enable_deterministic_inference": False, "rl_on_policy_target": None}
+        "enable_deterministic_inference": False, "rl_on_policy_target": None,
+        "attention_backend_flag": None}
     assert not set(config) & set(LEGACY_KEYWORDS)
     assert EngineConfig.from_dict(config).tp_size == 2

@@ -303,7 +303,7 @@ def cache_of(config: EngineSettings) -> MambaCache:
     return MambaCache(config.architecture, max_mamba_cache_size=config.max_mamba_cache_size,
                       disable_radix_cache=radix_off(config),
                       disaggregation_mode=config.disaggregation_mode,
-                      attention_backend=config.attention_backend,
+                      attention_backend=config.attention_backend_flag,
                       radix_routed=config.architecture not in MAMBAISH_ONLY_ARCHS,
                       strategy=config.mamba_radix_cache_strategy,
                       overlap=not config.disable_overlap_schedule,

@@ -393,6 +393,11 @@ class SglangOptions(EngineOptions):
         inference (the flag, or any `--rl-on-policy-target`) cleared it first
         (attention_hook.py:585-607); read only for that (graphfit.planner.engines.
         sglang_ep_rules.check_aiter).
+    attention_backend_flag: `--attention-backend` as given (None: not on the line). SGLang's
+        no_buffer mamba check reads this field before any default fills it, and not the
+        phase flags (arg_groups/mamba_hook.py:161-163, run from model_hook.py:225 / 737
+        ahead of `handle_attention_backend_compatibility`, pipeline.py:225, 242;
+        graphfit.planner.engines.sglang_mamba_pool.cache_of).
     enable_eplb, ep_num_redundant_experts, init_expert_location: `--enable-eplb`,
         `--ep-num-redundant-experts` (0) and `--init-expert-location` ("trivial"). Any of
         them on (EPLB, a redundant expert, a non-trivial location) is Nemotron-H's "expert
@@ -561,6 +566,7 @@ class SglangOptions(EngineOptions):
     enable_aiter_allreduce_fusion: bool = False
     enable_deterministic_inference: bool = False
     rl_on_policy_target: str | None = None
+    attention_backend_flag: str | None = None
 
     def __post_init__(self) -> None:
         gb = self.gpu_memory_gb
@@ -616,6 +622,9 @@ class SglangOptions(EngineOptions):
                      "prefill_attention_backend"):
             if getattr(self, name) is not None:
                 object.__setattr__(self, name, backend_name(name, getattr(self, name)))
+        if self.attention_backend_flag is not None:
+            object.__setattr__(self, "attention_backend_flag", backend_name(
+                "attention_backend_flag", self.attention_backend_flag))
         positive_int("dsa_index_kpool", self.dsa_index_kpool)
         _draft_shape_inputs(self)
         for name in ("megamoe_tokens_per_rank", "mori_dispatch_tokens_per_rank",
