@@ -190,14 +190,7 @@ def capped(pool: Dsv4Pool, sized: Dsv4Pools, cap: int) -> Dsv4Pools:
     pools and the c4 state from those; then the request pool and the c128 state as before."""
     line, page = pool.line, pool.line.page_size
     full = cap // page * page
-    swa_cap = pool.swa_cap_tokens()
-    if swa_cap is None:
-        swa = int(full * pool.swa_ratio()) // page * page
-        if pool.shape.window_size + page >= swa:
-            raise ConfigError(f"SWA pool ({swa} tokens) cannot hold even one request "
-                              f"(pool_configurator.py:198-216): --max-total-tokens {cap}")
-    else:
-        swa = swa_cap
+    swa = pool.swa_tokens(full, f": --max-total-tokens {cap}")
     if full <= 0:
         raise ConfigError(f"max_total_tokens: {cap} is below one page ({page} tokens); the "
                           f"DeepSeek-V4 pools would hold no request (not modelled)")

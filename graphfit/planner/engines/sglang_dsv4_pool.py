@@ -379,6 +379,20 @@ class Dsv4Pool:
         headroom = self.prefix_tails() * (window + page)
         return _ceil_div(cap + headroom, page) * page
 
+    def swa_tokens(self, full: int, context: str = "") -> int:
+        """The SWA pool beside a full pool of `full` tokens: the cap where one is set, else
+        the ratio's share page aligned, refused when it cannot hold one request's window
+        (pool_configurator.py:198-216). `context` ends the refusal (e.g. the token cap)."""
+        cap = self.swa_cap_tokens()
+        if cap is not None:
+            return cap
+        page = self.line.page_size
+        swa = int(full * self.swa_ratio()) // page * page
+        if self.shape.window_size + page >= swa:
+            raise ConfigError(f"SWA pool ({swa} tokens) cannot hold even one request "
+                              f"(pool_configurator.py:198-216){context}")
+        return swa
+
     def swa_ratio(self) -> float:
         ratio = self.line.swa_full_tokens_ratio
         return DEFAULT_SWA_RATIO if ratio is None else ratio
@@ -468,13 +482,7 @@ class Dsv4Pool:
         if full <= 0 and cap is not None:
             raise ConfigError(f"The DSV4 SWA pool cap ({cap} tokens) leaves no room for the "
                               f"full KV pool (pool_configurator.py:1681-1687)")
-        if cap is None:
-            swa = int(full * self.swa_ratio()) // page * page
-            if self.shape.window_size + page >= swa:
-                raise ConfigError(f"SWA pool ({swa} tokens) cannot hold even one request "
-                                  f"(pool_configurator.py:198-216)")
-        else:
-            swa = cap
+        swa = self.swa_tokens(full)
         if full <= 0:
             raise ConfigError("Not enough memory. Please try to increase "
                               "--mem-fraction-static (pool_configurator.py:94-100)")
