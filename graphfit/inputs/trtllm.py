@@ -602,7 +602,8 @@ def _expert_parallel(origin: str, value: Any, layer: int) -> tuple[list[Setting]
     if value is None:
         return out, []
     size = as_int(origin, value, minimum=1)
-    return out, [EP_NOTE.format(size=size)]
+    return [*out, Setting("moe_expert_parallel_size", size, origin, layer)], [
+        EP_NOTE.format(size=size)]
 
 
 FILE_KEYS: dict[str, Handler] = {

@@ -407,7 +407,8 @@ class EngineConfig:
             enable_deterministic_inference: bool = False,
             rl_on_policy_target: str | None = None,
             attention_backend_flag: str | None = None,
-            context_parallel_size: int = 1, cp_type: str | None = None) -> None: ...
+            context_parallel_size: int = 1, cp_type: str | None = None,
+            moe_expert_parallel_size: int | None = None) -> None: ...
 
     def __post_init__(self) -> None:
         set_ = object.__setattr__
@@ -704,6 +705,11 @@ class EngineConfig:
     def cp_type(self) -> str | None:
         """TrtllmOptions.cp_type."""
         return cast("str | None", self._option("cp_type"))
+
+    @property
+    def moe_expert_parallel_size(self) -> int | None:
+        """TrtllmOptions.moe_expert_parallel_size."""
+        return cast("int | None", self._option("moe_expert_parallel_size"))
 
     @property
     def cuda_graph_backend_prefill(self) -> str | None:

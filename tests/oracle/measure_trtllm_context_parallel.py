@@ -5,13 +5,15 @@ tests/oracle/test_trtllm_context_parallel_reference.py is):
 
 Draws N LLM-API lines (`cp_lines` of that test: context_parallel_size None/1/2/4/8, a
 cp_config with no cp_type or one of the CpType names in several spellings, graphs on, off or
-listed, MTP or not), restates each with this checkout's tests/oracle/trtllm_reference.py
-(`model_engine`, `context_parallel`) and plans it with graphfit. Prints, for this checkout and
+listed, MTP or not, sometimes a moe_expert_parallel_size), restates each with this
+checkout's tests/oracle/trtllm_reference.py (`model_engine`, `context_parallel`) and plans it
+with graphfit. Prints, for this checkout and
 for the graphfit at `--before` (a subprocess on the same lines): the lines, those whose
 context-parallel rank captures nothing in the engine (cp > 1, not helix), how many of those
 graphfit plans, the lines planned with the engine's captured sizes, the reachable generation
 batches and those dispatched as the engine does, the lines whose every buffer has the
-engine's elements, and the helix lines refused naming helix.
+engine's elements, the helix lines refused naming helix, and the lines the mapping refuses
+(MoE EP beside non-helix CP) refused by graphfit with the mapping's reason.
 """
 
 from __future__ import annotations
@@ -24,7 +26,8 @@ from typing import Any
 
 def emit(lines: list[dict[str, Any]]) -> list[int]:
     """[lines, non-capturing CP lines, of them planned, ladder agrees, batches, dispatch
-    agrees, buffers agree, helix lines, helix refused naming helix]."""
+    agrees, buffers agree, helix lines, helix refused naming helix, lines the mapping
+    refuses, of them refused with its reason]."""
     from graphfit import ConfigError, plan
     from tests.helpers import load_module
     from tests.oracle.test_trtllm_reference import graph_sizes, graphfit_config, graphfit_dispatch
@@ -32,12 +35,19 @@ def emit(lines: list[dict[str, Any]]) -> list[int]:
     # this checkout's restatement of the engine, whichever graphfit is on sys.path
     ref = load_module(Path(__file__).resolve().parent / "trtllm_reference.py",
                       "cp_trtllm_reference")
-    c = [0] * 9
+    c = [0] * 11
     for raw in lines:
         c[0] += 1
         engine = ref.model_engine(ref.llm_args(raw))
         try:
             theirs = ref.context_parallel(raw, engine)
+        except ref.Rejected:  # the mapping refuses MoE EP beside non-helix CP
+            c[9] += 1
+            try:
+                plan(graphfit_config(raw))
+            except ConfigError as exc:
+                c[10] += "doesn't support MoE tp/ep" in str(exc)
+            continue
         except ref.NotModelled:
             c[7] += 1
             try:
@@ -68,9 +78,10 @@ def emit(lines: list[dict[str, Any]]) -> list[int]:
 
 def _print(label: str, c: list[int]) -> None:
     print(f"{label}: lines {c[0]}; CP ranks that capture nothing {c[1]}, planned {c[2]}/"
-          f"{c[1]}; captured sizes == the engine's {c[3]}/{c[0] - c[7]}; generation batches "
+          f"{c[1]}; captured sizes == the engine's {c[3]}/{c[0] - c[7] - c[9]}; generation batches "
           f"dispatched as the engine {c[5]}/{c[4]}; buffers == the engine's {c[6]}/"
-          f"{c[0] - c[7]}; helix refused naming it {c[8]}/{c[7]}")
+          f"{c[0] - c[7] - c[9]}; helix refused naming it {c[8]}/{c[7]}; refused by the "
+          f"mapping (MoE EP beside CP) {c[9]}, by graphfit with its reason {c[10]}/{c[9]}")
 
 
 def draw_lines(n: int) -> list[dict[str, Any]]:

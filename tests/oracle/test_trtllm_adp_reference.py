@@ -22,6 +22,7 @@ engine (tests/oracle/trtllm_reference.py).
 
 from __future__ import annotations
 
+import json
 import random
 from typing import Any
 
@@ -127,7 +128,8 @@ def test_parallel_sizes_read_refused_or_noted(tmp_path: Any) -> None:
     """pipeline_parallel_size above 1 is refused as not modelled (one error line, exit 2), on
     the serve line and in its YAML; 1 plans as before, and so does context_parallel_size 1
     (above 1: tests/oracle/test_trtllm_context_parallel_reference.py). A
-    moe_expert_parallel_size is read and noted: the plan is the same document (the graph
+    moe_expert_parallel_size is read and noted: the plan is the same document but for that
+    option (kept for the mapping's refusal beside context parallelism; the graph
     padding and the ranks' counts gather over the tp group, `ref.cite_fact("adp_padding")`,
     `ref.cite_fact("adp_all_rank_counts")`). A vLLM config file's pipeline_parallel_size
     stays a key graphfit ignores there."""
@@ -150,7 +152,11 @@ def test_parallel_sizes_read_refused_or_noted(tmp_path: Any) -> None:
     assert code == 0
     for extra in (["--pp_size", "1"], ["--cp_size", "1"], ["--ep_size", "4"]):
         code, out, err = run_cli(["plan", "--json", "--", *base, *extra])
-        assert code == 0 and out == plain, extra
+        doc = json.loads(out)
+        if extra[0] == "--ep_size":  # kept as an option (for non-helix CP's refusal) only
+            assert doc["config"]["options"].pop("moe_expert_parallel_size") == 4
+            doc["config"]["options"]["moe_expert_parallel_size"] = None
+        assert code == 0 and doc == json.loads(plain), extra
     code, out, err = run_cli(["plan", "--", *base, "--ep_size", "4"])
     assert code == 0 and "moe_expert_parallel_size 4: read" in out + err
     vllm = tmp_path / "vllm.yaml"

@@ -9,7 +9,7 @@ engine (tests/oracle/trtllm_reference.py, `ref.context_parallel`).
   engine's elements.
 * A cp_type that is no `CpType` name (`ref.cite_fact("cp_types")`) and a moe_expert_parallel_size
   other than 1 beside non-helix CP (`ref.cite_fact("cp_moe_refused")`): TensorRT-LLM refuses
-  them; graphfit refuses the first with TensorRT-LLM's message. HELIX above 1: graphfit
+  them; graphfit refuses both with TensorRT-LLM's message. HELIX above 1: graphfit
   refuses it as not modelled, one line naming helix.
 """
 
@@ -50,6 +50,8 @@ def cp_lines(draw: st.DrawFn) -> dict[str, Any]:
     if draw(st.booleans()):
         raw["speculative_config"] = {"decoding_type": "MTP",
                                      "max_draft_len": draw(st.integers(1, 3))}
+    if draw(st.integers(0, 4)) == 0:
+        raw["moe_expert_parallel_size"] = draw(st.sampled_from([1, 2, 4]))
     return raw
 
 
@@ -75,6 +77,10 @@ def test_context_parallel_ranks_plan_as_the_engine_runs(raw: dict[str, Any]) -> 
         theirs = ref.context_parallel(raw, engine)
     except ref.NotModelled:
         with pytest.raises(ConfigError, match="helix"):
+            plan(graphfit_config(raw))
+        return
+    except ref.Rejected as exc:  # the mapping's MoE EP refusal (`cite_fact("cp_moe_refused")`)
+        with pytest.raises(ConfigError, match=str(exc)):
             plan(graphfit_config(raw))
         return
     p = plan(graphfit_config(raw))
@@ -116,6 +122,8 @@ def test_the_engine_captures_with_cp_1_and_not_above() -> None:
     ({"cp_type": 3}, {}, "Invalid cp_type"),
     ({"cp_type": "helix"}, {}, "helix"),
     ({}, {"prefill_cuda_graph_backend": "piecewise"}, "prefill_cuda_graph_backend"),
+    ({"cp_type": "STAR"}, {"moe_expert_parallel_size": 4},
+     "CP STAR doesn't support MoE tp/ep yet"),
     ({"cp_type": "star"}, {"encoder_cuda_graph_config": {"batch_sizes": [1]},
                            "encoder_max_batch_size": 1}, "encoder_cuda_graph_config"),
 ])

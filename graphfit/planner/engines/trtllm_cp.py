@@ -48,6 +48,13 @@ def check_context_parallel(config: EngineSettings) -> None:
         raise ConfigError(
             f"context_parallel_size: {config.context_parallel_size} with cp_type helix is not "
             f"modelled (helix splits each rank's tokens over the cp ranks); plan with 1")
+    ep = config.moe_expert_parallel_size
+    if ep is not None and ep != 1:
+        # TensorRT-LLM's NotImplementedError (tensorrt_llm/mapping.py@b35ac1b643:118-120)
+        kind = (config.cp_type or "ulysses").upper()
+        raise ConfigError(f"context_parallel_size: {config.context_parallel_size} with "
+                          f"moe_expert_parallel_size {ep}: CP {kind} doesn't support MoE "
+                          f"tp/ep yet (TensorRT-LLM refuses it too); plan with 1")
     others = (("prefill_cuda_graph_backend", config.prefill_cuda_graph_backend != "disabled"),
               ("cuda_graph_config mode encode", config.cuda_graph_mode == "encode"),
               ("encoder_cuda_graph_config", config.encoder_graph_batch_sizes is not None),

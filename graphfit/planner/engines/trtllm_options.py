@@ -132,6 +132,11 @@ class TrtllmOptions(EngineOptions):
         tensorrt_llm/mapping.py@b35ac1b643:24-32), lower-cased; None: the key is absent
         (the mapping then takes ulysses, tensorrt_llm/mapping.py@b35ac1b643:64-65, and the
         warmup reads None).
+    moe_expert_parallel_size: `moe_expert_parallel_size` (trtllm-serve `--ep_size`) as given;
+        None: not given (the mapping then derives it, 1 when no MoE size is given,
+        tensorrt_llm/mapping.py@b35ac1b643:68-70). It changes no graph or buffer graphfit
+        plans; it is kept for the mapping's refusal of MoE EP beside non-helix CP
+        (tensorrt_llm/mapping.py@b35ac1b643:118-120).
     """
 
     engine: ClassVar[str] = "trtllm"
@@ -161,6 +166,7 @@ class TrtllmOptions(EngineOptions):
     enable_attention_dp: bool = False
     context_parallel_size: int = 1
     cp_type: str | None = None
+    moe_expert_parallel_size: int | None = None
 
     @property
     def attention_dp_ranks(self) -> int:
@@ -207,6 +213,8 @@ class TrtllmOptions(EngineOptions):
         positive_int("context_parallel_size", self.context_parallel_size)
         if self.cp_type is not None:
             object.__setattr__(self, "cp_type", _one_of("cp_type", self.cp_type, CP_TYPES))
+        if self.moe_expert_parallel_size is not None:
+            positive_int("moe_expert_parallel_size", self.moe_expert_parallel_size)
 
 
 def _one_of(name: str, value: object, choices: tuple[str, ...]) -> str:
