@@ -23,6 +23,7 @@ from typing import Any
 
 from graphfit.inputs.keys import Handler, field_key
 from graphfit.inputs.settings import Setting
+from graphfit.inputs.trtllm_cp import context_parallel, cp_config
 from graphfit.inputs.values import (
     as_bool,
     as_int,
@@ -582,18 +583,6 @@ def _pipeline_parallel(origin: str, value: Any, layer: int
                      "one rank holding every layer, not a pipeline stage)")
 
 
-def _context_parallel(origin: str, value: Any, layer: int
-                      ) -> tuple[list[Setting], list[str]]:
-    """`context_parallel_size` (trtllm-serve `--cp_size`; null is 1): more than 1 is refused
-    as not modelled: with helix context parallelism the ranks' token counts that the
-    prefill graphs' attention-DP padding reads are ceil(tokens / cp_size) gathered over
-    tp x cp ranks (`get_all_rank_num_tokens`,
-    tensorrt_llm/_torch/pyexecutor/engine/runners/common.py@13b902ed48:32-39), a split
-    graphfit does not plan."""
-    return _one_only(origin, value, layer, "context-parallel ranks are not modelled (context "
-                     "parallelism splits each rank's tokens over them)")
-
-
 EP_NOTE = ("moe_expert_parallel_size {size}: read; it changes no graph or buffer graphfit "
            "plans (the graph padding and token counts are gathered over the tensor-parallel "
            "ranks)")
@@ -613,7 +602,8 @@ def _expert_parallel(origin: str, value: Any, layer: int) -> tuple[list[Setting]
     if value is None:
         return out, []
     size = as_int(origin, value, minimum=1)
-    return out, [EP_NOTE.format(size=size)]
+    return [*out, Setting("moe_expert_parallel_size", size, origin, layer)], [
+        EP_NOTE.format(size=size)]
 
 
 FILE_KEYS: dict[str, Handler] = {
@@ -642,7 +632,7 @@ SERVE_KEYS: dict[str, Handler] = {
     "tp_size": _tensor_parallel,
     "tensor_parallel_size": _tensor_parallel,
     "pipeline_parallel_size": _pipeline_parallel,
-    "context_parallel_size": _context_parallel,
+    "context_parallel_size": context_parallel,
     "moe_expert_parallel_size": _expert_parallel,
 }
 # keys read only where the line or file is TensorRT-LLM's (a trtllm-serve line, its
@@ -650,8 +640,9 @@ SERVE_KEYS: dict[str, Handler] = {
 # `tensor_parallel_size` too, and there it stays a key graphfit ignores
 TRTLLM_ONLY_KEYS: dict[str, Handler] = {"tensor_parallel_size": _tensor_parallel,
                                         "pipeline_parallel_size": _pipeline_parallel,
-                                        "context_parallel_size": _context_parallel,
-                                        "moe_expert_parallel_size": _expert_parallel}
+                                        "context_parallel_size": context_parallel,
+                                        "moe_expert_parallel_size": _expert_parallel,
+                                        "cp_config": cp_config}
 LINE_KEYS: dict[str, Handler] = {**FILE_KEYS, **TRTLLM_ONLY_KEYS}
 IGNORED = frozenset({
     "backend", "kv_cache_config", "moe_expert_parallel_size", "print_iter_log",

@@ -406,7 +406,9 @@ class EngineConfig:
             dwdp_size: int = 1, enable_aiter_allreduce_fusion: bool = False,
             enable_deterministic_inference: bool = False,
             rl_on_policy_target: str | None = None,
-            attention_backend_flag: str | None = None) -> None: ...
+            attention_backend_flag: str | None = None,
+            context_parallel_size: int = 1, cp_type: str | None = None,
+            moe_expert_parallel_size: int | None = None) -> None: ...
 
     def __post_init__(self) -> None:
         set_ = object.__setattr__
@@ -693,6 +695,21 @@ class EngineConfig:
     def enable_attention_dp(self) -> bool:
         """TrtllmOptions.enable_attention_dp."""
         return cast(bool, self._option("enable_attention_dp"))
+
+    @property
+    def context_parallel_size(self) -> int:
+        """TrtllmOptions.context_parallel_size."""
+        return cast(int, self._option("context_parallel_size"))
+
+    @property
+    def cp_type(self) -> str | None:
+        """TrtllmOptions.cp_type."""
+        return cast("str | None", self._option("cp_type"))
+
+    @property
+    def moe_expert_parallel_size(self) -> int | None:
+        """TrtllmOptions.moe_expert_parallel_size."""
+        return cast("int | None", self._option("moe_expert_parallel_size"))
 
     @property
     def cuda_graph_backend_prefill(self) -> str | None:

@@ -22,6 +22,7 @@ engine (tests/oracle/trtllm_reference.py).
 
 from __future__ import annotations
 
+import json
 import random
 from typing import Any
 
@@ -124,9 +125,11 @@ def test_prefill_padding_reads_the_ranks_counts_the_engine_gathers(
 
 
 def test_parallel_sizes_read_refused_or_noted(tmp_path: Any) -> None:
-    """pipeline_parallel_size / context_parallel_size above 1 are refused as not modelled
-    (one error line, exit 2), on the serve line and in its YAML; 1 plans as before. A
-    moe_expert_parallel_size is read and noted: the plan is the same document (the graph
+    """pipeline_parallel_size above 1 is refused as not modelled (one error line, exit 2), on
+    the serve line and in its YAML; 1 plans as before, and so does context_parallel_size 1
+    (above 1: tests/oracle/test_trtllm_context_parallel_reference.py). A
+    moe_expert_parallel_size is read and noted: the plan is the same document but for that
+    option (kept for the mapping's refusal beside context parallelism; the graph
     padding and the ranks' counts gather over the tp group, `ref.cite_fact("adp_padding")`,
     `ref.cite_fact("adp_all_rank_counts")`). A vLLM config file's pipeline_parallel_size
     stays a key graphfit ignores there."""
@@ -137,8 +140,7 @@ def test_parallel_sizes_read_refused_or_noted(tmp_path: Any) -> None:
     base = ["trtllm-serve", "meta-llama/Llama-3.1-8B", "--tp_size", "4", "--max_batch_size",
             "64"]
     for flag, word in (("--pp_size", "pipeline stages"),
-                       ("--pipeline_parallel_size", "pipeline stages"),
-                       ("--cp_size", "context-parallel ranks")):
+                       ("--pipeline_parallel_size", "pipeline stages")):
         code, _, err = run_cli(["plan", "--", *base, flag, "2"])
         lines = err.strip().splitlines()
         assert code == 2 and len(lines) == 1 and word in lines[0] and len(lines[0]) <= 200
@@ -150,7 +152,11 @@ def test_parallel_sizes_read_refused_or_noted(tmp_path: Any) -> None:
     assert code == 0
     for extra in (["--pp_size", "1"], ["--cp_size", "1"], ["--ep_size", "4"]):
         code, out, err = run_cli(["plan", "--json", "--", *base, *extra])
-        assert code == 0 and out == plain, extra
+        doc = json.loads(out)
+        if extra[0] == "--ep_size":  # kept as an option (for non-helix CP's refusal) only
+            assert doc["config"]["options"].pop("moe_expert_parallel_size") == 4
+            doc["config"]["options"]["moe_expert_parallel_size"] = None
+        assert code == 0 and doc == json.loads(plain), extra
     code, out, err = run_cli(["plan", "--", *base, "--ep_size", "4"])
     assert code == 0 and "moe_expert_parallel_size 4: read" in out + err
     vllm = tmp_path / "vllm.yaml"

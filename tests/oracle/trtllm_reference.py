@@ -2601,3 +2601,105 @@ LINES.update({"moe_a2a_aux_size": (45, 51),
 PINS["modeling_utils"] = ("tensorrt_llm/_torch/models/modeling_utils.py",
                           "cb4c622cf5bb97009451f7f44609498a48a2b11d")
 COUNTED_TO["modeling_utils"] = 323
+
+
+# --------------------------------------------------------------------------------------------
+# Context parallelism (issue 23, s44t): which CP lines capture decode graphs at all
+# --------------------------------------------------------------------------------------------
+
+# mapping.py @b35ac1b643 (19,194 characters; the one stored copy whose commit the index gives),
+# counted from offset 0 to 127: `CpType` ULYSSES 0, STAR 1, RING 2, HELIX 3 (24-32);
+# `MappingBase.__init__` (42-): cp_type is ULYSSES without a cp_config or without its key
+# (64-65); moe_ep_size, when not given, becomes 1 (68-70); moe_ep_size != 1 with cp_size > 1 and
+# a cp_type other than HELIX raises NotImplementedError("CP {cp_type} doesn't support MoE tp/ep
+# yet") (118-120); the cp_config kept is {} when None (127).
+# model_engine.py @c0edad93fd, lines 753-1491 counted on from 752 (the mrope buffer that ends
+# the persistent inputs, 732-752) over the pages at characters 32,000, 48,000 and 64,000:
+# `warmup` 1374-1416 (decorators 1374-1375, def 1376; the runner branch without a KV cache
+# 1384-1387; no KV cache 1401-1403; cp_size > 1 and cp_config's cp_type (None when absent) not
+# HELIX: log and return, 1410-1416); the capture, the only `allow_capture()` of the decode
+# runner, comes later (1481-1490).
+# cuda_graph_runner.py @c0edad93fd: `_capture_allowed = False` in `__init__` with its comment
+# (183-186, after the static tensors created when enabled, 179-180); `maybe_get_cuda_graph`
+# (513-625): a key not captured while capture is not allowed gets no graph (594-599: the
+# comment 594-597, the check 598-599); `allow_capture` 630-643.
+PINS["mapping"] = ("tensorrt_llm/mapping.py", "b35ac1b64368513d215c57d2ed01d62d910df8da")
+COUNTED_TO["mapping"] = 127
+COUNTED_TO["model_engine"] = 1491
+CITES.update({
+    "cp_types": ("mapping", "CpType: ULYSSES 0, STAR 1, RING 2, HELIX 3", 0),
+    "cp_moe_refused": ("mapping", "MappingBase.__init__: moe_ep_size != 1 with cp_size > 1 "
+                       "and a cp_type other than HELIX raises NotImplementedError", 0),
+    "cp_warmup_skipped": ("model_engine", "PyTorchModelEngine.warmup: with cp_size > 1 and a "
+                          "cp_type other than HELIX (or none) it returns before the CUDA "
+                          "graph capture", 64000),
+    "capture_gate": ("cuda_graph_runner", "CUDAGraphRunner.maybe_get_cuda_graph: a key not "
+                     "captured gets no graph unless capture is allowed", 24000),
+    "allow_capture": ("cuda_graph_runner", "CUDAGraphRunner.allow_capture: the only switch "
+                      "that lets a graph be captured", 24000),
+})
+LINES.update({"cp_types": (24, 32), "cp_moe_refused": (118, 120),
+              "cp_warmup_skipped": (1374, 1416), "capture_gate": (594, 599),
+              "allow_capture": (630, 643)})
+
+CP_TYPES = ("ULYSSES", "STAR", "RING", "HELIX")
+
+
+@dataclass(frozen=True)
+class ContextParallelRef:
+    """A decode engine (`EngineRef`) at context_parallel_size `cp_size` with `cp_type` (None:
+    no cp_type in cp_config). `cite_fact("cp_warmup_skipped")`: above 1 with a cp_type other
+    than HELIX the warmup returns before the capture, and `cite_fact("capture_gate")`: no
+    graph is captured afterwards, so every batch runs eagerly; the runner still allocates its
+    static tensors (it is enabled, and allocates them in `__init__`)."""
+
+    engine: EngineRef
+    cp_size: int
+    cp_type: str | None
+
+    @property
+    def captures(self) -> bool:
+        return self.cp_size == 1 or self.cp_type == "HELIX"
+
+    @property
+    def captured_sizes(self) -> tuple[int, ...]:
+        return self.engine.graph_batch_sizes if self.captures else ()
+
+    def dispatch(self, batch_size: int) -> int | None:
+        """The graph a generation batch replays (None = eager): the runner pads as at cp 1,
+        but only a captured key replays."""
+        padded = self.engine.dispatch(batch_size)
+        return padded if padded is not None and padded in self.captured_sizes else None
+
+    def buffers(self) -> dict[str, int]:
+        return self.engine.buffers()
+
+
+def context_parallel(raw: Mapping[str, Any], engine: EngineRef) -> ContextParallelRef:
+    """`context_parallel_size` and `cp_config.cp_type` of an LLM-API mapping as the mapping
+    reads them. A string cp_type is taken by its upper-cased `CpType` name
+    (`cite_fact("cp_types")`); another is Rejected. With cp_size > 1, a given
+    moe_expert_parallel_size other than 1 and a cp_type other than HELIX, the mapping raises
+    (`cite_fact("cp_moe_refused")`). HELIX above 1 is NotModelled: its graphs are captured,
+    over ranks whose token counts the helix split changes."""
+    cp_size = raw.get("context_parallel_size")
+    cp_size = 1 if cp_size is None else _int("context_parallel_size", cp_size)
+    if cp_size < 1:
+        raise Rejected(f"context_parallel_size {cp_size}")
+    cp_config = raw.get("cp_config")
+    cp_type: str | None = None
+    if cp_config is not None:
+        if not isinstance(cp_config, Mapping):
+            raise Rejected("cp_config: expected a mapping")
+        given = cp_config.get("cp_type")
+        if given is not None:
+            if not isinstance(given, str) or given.upper() not in CP_TYPES:
+                raise Rejected(f"Invalid cp_type: {given}. Must be one of: "
+                               f"{', '.join(CP_TYPES)}")
+            cp_type = given.upper()
+    ep = raw.get("moe_expert_parallel_size")
+    if cp_size > 1 and cp_type != "HELIX" and ep is not None and ep != 1:
+        raise Rejected(f"CP {cp_type or 'ULYSSES'} doesn't support MoE tp/ep yet")
+    if cp_size > 1 and cp_type == "HELIX":
+        raise NotModelled("helix context parallelism")
+    return ContextParallelRef(engine, cp_size, cp_type)

@@ -253,6 +253,9 @@ VALID: dict[str, st.SearchStrategy[Any]] = {
     "enable_deterministic_inference": st.booleans(),
     "rl_on_policy_target": st.sampled_from([None, "fsdp"]),
     "attention_backend_flag": st.sampled_from([None, "trtllm_mha", " FA3 "]),
+    "context_parallel_size": st.integers(1, 64),
+    "cp_type": st.sampled_from([None, "ulysses", " STAR ", "Ring", "helix"]),
+    "moe_expert_parallel_size": st.none() | st.integers(1, 64),
 }
 INVALID: dict[str, st.SearchStrategy[Any]] = {
     "vit": st.sampled_from([
@@ -450,6 +453,9 @@ INVALID: dict[str, st.SearchStrategy[Any]] = {
     "enable_deterministic_inference": st.sampled_from([1, "true", None]),
     "rl_on_policy_target": st.sampled_from(["", " ", 3, "megatron"]),
     "attention_backend_flag": st.sampled_from(["", 3, True, "no such"]),
+    "context_parallel_size": st.sampled_from([0, -2, True, "2", 2.0]),
+    "cp_type": st.sampled_from(["zigzag", "", 3, True]),
+    "moe_expert_parallel_size": st.sampled_from([0, -1, True, "4", 2.0]),
 }
 
 

@@ -50,6 +50,11 @@ from graphfit.planner.engines.batch import (
     graph_input,
     resolve_common,
 )
+from graphfit.planner.engines.trtllm_cp import (
+    check_context_parallel,
+    no_capture_warning,
+    skips_capture,
+)
 from graphfit.planner.engines.trtllm_encdec import encdec_component, encdec_graphs_of
 from graphfit.planner.engines.trtllm_encoder import encoder_component
 from graphfit.planner.engines.trtllm_features import (
@@ -376,15 +381,20 @@ def decoder_buffers(config: EngineSettings) -> list[BufferSpec]:
     return specs
 
 
-def trtllm_runners(config: EngineSettings, ladder: Ladder) -> list[BatchRunner]:
+def trtllm_runners(config: EngineSettings, ladder: Ladder, static: Ladder | None = None
+                   ) -> list[BatchRunner]:
     """One runner (the target; one-model drafters run inside its graph). A request carries
-    q x max_beam_width tokens (`_get_num_tokens_for_key`)."""
+    q x max_beam_width tokens (`_get_num_tokens_for_key`). `static`: the sizes the graph
+    runner's static tensors are allocated for, when they differ from those captured (a
+    context-parallel rank that captures none still allocates them,
+    graphfit.planner.engines.trtllm_cp)."""
     S, T, q = config.max_num_seqs, config.max_num_batched_tokens, config.uniform_query_len
     width = q * config.max_beam_width
     specs = decoder_buffers(config)
     graphs = config.cudagraph_mode is not CUDAGraphMode.NONE
-    if graphs and ladder.sizes:
-        rows = min(ladder.max_size * width, T)  # `_create_shared_static_tensors`
+    static = ladder if static is None else static
+    if graphs and static.sizes:
+        rows = min(static.max_size * width, T)  # `_create_shared_static_tensors`
         why = "CUDAGraphRunner's static inputs, shared by every graph"
         mrope = (3, 1) if config.multimodal else ()
         specs += [graph_input("target", "graph_input_ids", "int32", Axis.TOKENS, rows, ZERO,
@@ -484,6 +494,7 @@ class TrtllmModel:
                               f"got {config.mrope_dims}")
         _resolve_speculation(config)
         check_prefill(config)
+        check_context_parallel(config)
         if config.parallel_draft and config.speculative_num_draft_tokens is None:
             changes["speculative_num_draft_tokens"] = 2 * config.num_speculative_tokens
         if config.speculative_eagle_topk is not None and (
@@ -505,11 +516,14 @@ class TrtllmModel:
         if extra:
             declared = Ladder(declared.sizes, declared.warnings + extra)
             captured = Ladder(captured.sizes, captured.warnings + extra)
+        if skips_capture(config) and captured.sizes:
+            captured = Ladder((), (*captured.warnings, no_capture_warning(config)))
         return EngineLadders(declared, captured, inputs=_inputs(config))
 
     def components(self, config: EngineSettings, ladders: EngineLadders
                    ) -> tuple[ComponentModel, ...]:
-        decode = batch_components(config, trtllm_runners(config, ladders.runtime))
+        static = trtllm_ladder(config)[1] if skips_capture(config) else ladders.runtime
+        decode = batch_components(config, trtllm_runners(config, ladders.runtime, static))
         prefill = prefill_component(config)
         if prefill is None:
             return decode
@@ -614,6 +628,10 @@ def _inputs(config: EngineSettings) -> tuple[tuple[str, str], ...]:
         out.append(("tensor_parallel_size", str(config.tensor_parallel_size)))
     if config.enable_attention_dp:
         out.append(("attention_dp_ranks", str(attention_dp_ranks(config))))
+    if config.context_parallel_size > 1:
+        out.append(("context_parallel_size", f"{config.context_parallel_size}, cp_type "
+                                             f"{config.cp_type or 'absent'}: no graph "
+                                             f"captured"))
     if config.multimodal:
         out.append(("mrope", "position ids (3, 1, T)"))
     if config.prefill_cuda_graph_backend != "disabled":

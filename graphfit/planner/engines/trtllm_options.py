@@ -24,6 +24,8 @@ from graphfit.planner.engines.trtllm_mm_encoder import InputSpec, mm_input_specs
 PREFILL_BACKENDS = ("disabled", "piecewise", "breakable")
 # `cuda_graph_config.mode` (tensorrt_llm/llmapi/llm_args.py@0004396720:495-498)
 GRAPH_MODES = ("decode", "encode")
+# `CpType` (tensorrt_llm/mapping.py@b35ac1b643:24-32), lower-cased
+CP_TYPES = ("ulysses", "star", "ring", "helix")
 
 
 @dataclass(frozen=True)
@@ -119,6 +121,22 @@ class TrtllmOptions(EngineOptions):
         its own batch and `CUDAGraphRunner._get_padded_batch` all-gathers them
         (tensorrt_llm/_torch/pyexecutor/cuda_graph_runner.py@c0edad93fd:835-846); at TP 1
         it changes nothing there. See `attention_dp_ranks`.
+    context_parallel_size: `context_parallel_size` (trtllm-serve `--cp_size`): the mapping's
+        cp_size. Above 1 with a cp_type other than helix the engine's warmup returns before
+        it captures any decode graph
+        (tensorrt_llm/_torch/pyexecutor/model_engine.py@c0edad93fd:1410-1416), and no graph is
+        captured outside it
+        (tensorrt_llm/_torch/pyexecutor/cuda_graph_runner.py@c0edad93fd:594-599): every batch
+        runs eagerly. Helix is refused (graphfit.planner.engines.trtllm_cp).
+    cp_type: `cp_config.cp_type`, one of CP_TYPES (`CpType`,
+        tensorrt_llm/mapping.py@b35ac1b643:24-32), lower-cased; None: the key is absent
+        (the mapping then takes ulysses, tensorrt_llm/mapping.py@b35ac1b643:64-65, and the
+        warmup reads None).
+    moe_expert_parallel_size: `moe_expert_parallel_size` (trtllm-serve `--ep_size`) as given;
+        None: not given (the mapping then derives it, 1 when no MoE size is given,
+        tensorrt_llm/mapping.py@b35ac1b643:68-70). It changes no graph or buffer graphfit
+        plans; it is kept for the mapping's refusal of MoE EP beside non-helix CP
+        (tensorrt_llm/mapping.py@b35ac1b643:118-120).
     """
 
     engine: ClassVar[str] = "trtllm"
@@ -146,6 +164,9 @@ class TrtllmOptions(EngineOptions):
     mm_encoder_inputs: tuple[tuple[str, tuple[InputSpec, ...]], ...] | None = None
     tensor_parallel_size: int = 1
     enable_attention_dp: bool = False
+    context_parallel_size: int = 1
+    cp_type: str | None = None
+    moe_expert_parallel_size: int | None = None
 
     @property
     def attention_dp_ranks(self) -> int:
@@ -189,6 +210,11 @@ class TrtllmOptions(EngineOptions):
                 positive_int(name, getattr(self, name))
         positive_int("tensor_parallel_size", self.tensor_parallel_size)
         true_false("enable_attention_dp", self.enable_attention_dp)
+        positive_int("context_parallel_size", self.context_parallel_size)
+        if self.cp_type is not None:
+            object.__setattr__(self, "cp_type", _one_of("cp_type", self.cp_type, CP_TYPES))
+        if self.moe_expert_parallel_size is not None:
+            positive_int("moe_expert_parallel_size", self.moe_expert_parallel_size)
 
 
 def _one_of(name: str, value: object, choices: tuple[str, ...]) -> str:
@@ -254,4 +280,4 @@ def token_counts(name: str, value: object) -> tuple[int, ...] | None:
     return None if items is None else tuple(sorted(set(items)))
 
 
-__all__ = ["GRAPH_MODES", "PREFILL_BACKENDS", "TrtllmOptions", "token_counts"]
+__all__ = ["CP_TYPES", "GRAPH_MODES", "PREFILL_BACKENDS", "TrtllmOptions", "token_counts"]
