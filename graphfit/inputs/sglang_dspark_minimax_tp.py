@@ -48,14 +48,43 @@ W2_TP_SHARD = "SGLANG_DSPARK_OPT_MARKOV_W2_TP_SHARD"  # environ.py:559, default 
 NVLINK_GATHER = "SGLANG_DSPARK_NVLINK_VOCAB_GATHER"  # environ.py:565, default on
 
 
+# target architectures whose lm_head SGLang builds with `use_attn_tp_group=get_parallel().
+# enable_dp_lm_head` (on the attention-TP group under attention DP with --enable-dp-lm-head);
+# a Llama with tied embeddings serves its `embed_tokens` as the lm_head (llama.py:570-571),
+# built on the full TP group (no use_attn_tp_group, llama.py:432-437)
+DP_LM_HEAD_TARGETS = {
+    "MiniMaxM3SparseForCausalLM": "minimax_m3.py:2005-2011",
+    "MiniMaxM3SparseForConditionalGeneration": "minimax_m3_vl.py:145-151",
+    "LlamaForCausalLM": "llama.py:573-579",
+}
+TIED_ON_TP = frozenset({"LlamaForCausalLM"})
+
+
+def lm_group(architecture: object, tied: bool) -> str:
+    """Under attention DP with --enable-dp-lm-head, the group the target's lm_head is sharded
+    on (`use_attn_tp_group`, vocab_parallel_embedding.py:243-263): "attn_tp", "tp", or
+    "unknown" for a target class graphfit has not read (each model class decides)."""
+    if not isinstance(architecture, str) or architecture not in DP_LM_HEAD_TARGETS:
+        return "unknown"
+    return "tp" if tied and architecture in TIED_ON_TP else "attn_tp"
+
+
 def tp_problem(text: Mapping[str, Any], tp_size: int, lm_vocab: int | None,
-               environ: Mapping[str, str], custom_all_reduce: bool) -> str | None:
+               environ: Mapping[str, str], custom_all_reduce: bool,
+               attn_group: bool = False) -> str | None:
     """Why the rewritten MiniMax draft config `text` is refused at lm_head TP `tp_size` > 1
     (module docstring): SGLang's own ValueError, or "not modelled" where the GPUs decide a
     graph buffer; None: planned with TP 1's rules (no buffer of its own). `lm_vocab`: the
-    target's `vocab_size` (None: its config is not local)."""
+    target's `vocab_size` (None: its config is not local). `attn_group`: the lm_head is on
+    the attention-TP group (`use_attn_tp_group`, attention DP with --enable-dp-lm-head): the
+    shard's gather runs on that group (models/dspark.py:213-218), whose custom all-reduce
+    follows the same switch (parallel_state.py:2813-2826, `use_custom_allreduce=None`), and
+    no base-logit gatherer is built (models/dspark.py:569): the base logits go through
+    `gather_and_crop_vocab` (:121-125), which keeps no buffer."""
     head = str(text.get("markov_head_type", "vanilla")).lower()  # models/dspark.py:392
     if head != "vanilla" or not flag(environ, W2_TP_SHARD, True):
+        if attn_group:
+            return None
         return (f"a MiniMax M3.1 DSPARK draft at TP {tp_size} (unsharded Markov head) is not "
                 f"modelled: its base-logit gather's buffer needs NVLink multicast "
                 f"(models/dspark.py:569-573, triton_symm_mem_ag.py:543-551)")
@@ -67,10 +96,11 @@ def tp_problem(text: Mapping[str, Any], tp_size: int, lm_vocab: int | None,
         return (f"SGLang's Markov TP shard raises (models/dspark.py:204-209): ValueError: "
                 f"lm_head.org_vocab_size {lm_vocab} != markov vocab_size {vocab}")
     if flag(environ, NVLINK_GATHER, True) and custom_all_reduce:
-        return (f"a MiniMax M3.1 DSPARK draft at TP {tp_size} is not modelled: its vocab "
+        group = " (the attention-TP group)" if attn_group else ""
+        return (f"a MiniMax M3.1 DSPARK draft at TP {tp_size}{group} is not modelled: its vocab "
                 f"gather's buffer needs NVLink multicast (vocab_gather.py:103-115, 170-182); "
                 f"--disable-custom-all-reduce or {NVLINK_GATHER}=0 plans it")
     return None
 
 
-__all__ = ["NVLINK_GATHER", "W2_TP_SHARD", "tp_problem"]
+__all__ = ["DP_LM_HEAD_TARGETS", "NVLINK_GATHER", "W2_TP_SHARD", "lm_group", "tp_problem"]
