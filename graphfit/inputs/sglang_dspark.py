@@ -19,8 +19,9 @@ A draft graphfit cannot read (a hub id) keeps the refusal when no gamma is given
 The draft's config is read with `--json-model-override-args` applied, as SGLang's hook and
 the draft's ModelConfig read it (dspark_config.py:146-154, model_config.py:612-626), and so
 are the target's embedding rows. A MiniMax M3.1 draft is rewritten first
-(graphfit.inputs.sglang_dspark_minimax: refused with SGLang's reason, not modelled at TP > 1,
-else read from its rewritten config); a
+(graphfit.inputs.sglang_dspark_minimax: refused with SGLang's reason, not modelled at TP > 1
+where the GPUs decide a multicast buffer or, under attention DP, for a target whose lm_head
+group graphfit has not read; else read from its rewritten config); a
 DeepSeek-V4 (MoE) draft is refused as not modelled.
 
 A draft config SGLang's DSPARK parse raises on (graphfit.inputs.sglang_dspark_parse: e.g.

@@ -39,6 +39,8 @@ its Markov head, which SGLang refuses when the draft's vocabulary is not the tar
 exchange the shards over the NCCL ring (no buffer: planned, TP 1's buffers) or an NVLink
 multicast gather whose symmetric buffer the GPUs decide (refused as not modelled). The
 projection's `_fc_gatherer` (dspark_minimax.py:139-141) runs only eagerly (no graph buffer).
+Under attention DP the draft is built at attention TP = TP / DP and the gathers follow the
+target lm_head's group (same module, `lm_group`).
 """
 
 from __future__ import annotations

@@ -123,7 +123,8 @@ def test_a_minimax_draft_at_tp2_reads_the_line_environment(tmp_path: Path) -> No
     for prefix, flags, planned in (((), (), False),
                                    (("SGLANG_DSPARK_NVLINK_VOCAB_GATHER=0",), (), True),
                                    (("SGLANG_DSPARK_NVLINK_VOCAB_GATHER=maybe",), (), False),
-                                   ((), ("--disable-custom-all-reduce",), True)):
+                                   ((), ("--disable-custom-all-reduce",), True),
+                                   (("SGLANG_OPT_USE_CUSTOM_ALL_REDUCE_V2=0",), (), True)):
         code, _, text = run_cli(["plan", "--json", "--", *prefix, "python", "-m",
                                  "sglang.launch_server", "--model-path", target,
                                  "--speculative-algorithm", "DSPARK", "--tp-size", "2",

@@ -24,6 +24,7 @@ with --enable-dp-lm-head it is on the attention-TP group, as SGLang shards it.
 
 from __future__ import annotations
 
+import inspect
 import os
 import types
 from typing import Any
@@ -55,12 +56,30 @@ def _lm_head(vocab: int, tied: bool = False) -> Any:
 
 
 def _group(tp: int, custom_all_reduce: bool, multicast: bool) -> Any:
+    """A TP group of `tp` ranks. Its `ca_comm`: None with --disable-custom-all-reduce, else
+    the class SGLang's own `dispatch_custom_allreduce` picks on a CUDA machine whose group
+    is one NVLink domain (custom_all_reduce.py:373-398; `can_use_custom_all_reduce_v2` is
+    the GPUs' answer, yes on both GPU kinds here) under the line's environment: a
+    CustomAllReduceV2 stand-in with or without a multicast plane, or a legacy
+    CustomAllreduce stand-in, which has no `has_multicast` (custom_all_reduce.py:40-372)."""
+    from sglang.srt.distributed.device_communicators import custom_all_reduce as car
+    from sglang.srt.distributed.device_communicators import custom_all_reduce_v2 as car2
+
     comm = types.SimpleNamespace(push=object(), pull=object(), world_size=tp)
-    ca = types.SimpleNamespace(disabled=False, obj=comm, has_multicast=multicast,
-                               max_push_size=1 << 16)
+    ca: Any = None
+    if custom_all_reduce:
+        with mock.patch.object(car, "_is_cuda", True), \
+                mock.patch.object(car2, "can_use_custom_all_reduce_v2", lambda **_: True):
+            chosen = car.dispatch_custom_allreduce(group=None, device=None)
+        if chosen is car2.CustomAllReduceV2:
+            ca = types.SimpleNamespace(disabled=False, obj=comm, has_multicast=multicast,
+                                       max_push_size=1 << 16)
+        else:
+            assert chosen is car.CustomAllreduce, f"oracle glue: {chosen}"
+            assert "has_multicast" not in inspect.getsource(car), "oracle glue"
+            ca = types.SimpleNamespace(disabled=False, obj=comm)
     return types.SimpleNamespace(world_size=tp, rank_in_group=0, device_group=object(),
-                                 cpu_group=types.SimpleNamespace(group_name="tp"),
-                                 ca_comm=ca if custom_all_reduce else None)
+                                 cpu_group=types.SimpleNamespace(group_name="tp"), ca_comm=ca)
 
 
 def _attached(r: so.Resolved, config: Any, vocab: int, tp: int, custom_all_reduce: bool,

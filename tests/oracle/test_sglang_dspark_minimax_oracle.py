@@ -51,6 +51,7 @@ TP_LINES = [
     ('{"qk_norm_type": "multi_head", "sample_from_anchor": false}',
      ("--disable-custom-all-reduce", "--cuda-graph-max-bs-decode", "24")),
     ('{"qk_norm_type": "per_head"}', ("SGLANG_DSPARK_NVLINK_VOCAB_GATHER=0",)),
+    ('{"qk_norm_type": "per_head"}', ("SGLANG_OPT_USE_CUSTOM_ALL_REDUCE_V2=0",)),
 ]
 
 
@@ -137,7 +138,9 @@ TP_FIELDS: dict[str, tuple[object, ...]] = {
     "qk_norm_type": ("per_head", "per_head", "multi_head", "per_layer"),
 }
 TP_ENV = {"SGLANG_DSPARK_OPT_MARKOV_W2_TP_SHARD": ("0", "1", "no", "x"),
-          "SGLANG_DSPARK_NVLINK_VOCAB_GATHER": ("0", "false", "1", "maybe")}
+          "SGLANG_DSPARK_NVLINK_VOCAB_GATHER": ("0", "false", "1", "maybe"),
+          # the legacy custom all-reduce (no multicast plane) with "0" / "false" (s44s)
+          "SGLANG_OPT_USE_CUSTOM_ALL_REDUCE_V2": ("0", "false", "1", "x")}
 
 
 @st.composite
@@ -200,6 +203,10 @@ def test_minimax_tp_gathers_match_sglang(tp: int, drawn: tuple[str, dict[str, st
     ('{"qk_norm_type": "per_head", "vocab_size": 1000}', {}, False, "raises"),
     ('{"qk_norm_type": "per_head"}', {"SGLANG_DSPARK_OPT_MARKOV_W2_TP_SHARD": "0"}, False,
      "gpus"),
+    ('{"qk_norm_type": "per_head"}', {"SGLANG_OPT_USE_CUSTOM_ALL_REDUCE_V2": "0"}, True,
+     "plain"),  # the legacy custom all-reduce: the NCCL ring (s44s)
+    ('{"qk_norm_type": "per_head", "dspark_markov_head_type": "gated"}',
+     {"SGLANG_OPT_USE_CUSTOM_ALL_REDUCE_V2": "0"}, True, "gpus"),  # the multimem gatherer
 ])
 def test_minimax_tp_edges(fields: str, environ: dict[str, str], car: bool,
                           expected: str) -> None:
