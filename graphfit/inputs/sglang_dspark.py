@@ -19,8 +19,9 @@ A draft graphfit cannot read (a hub id) keeps the refusal when no gamma is given
 The draft's config is read with `--json-model-override-args` applied, as SGLang's hook and
 the draft's ModelConfig read it (dspark_config.py:146-154, model_config.py:612-626), and so
 are the target's embedding rows. A MiniMax M3.1 draft is rewritten first
-(graphfit.inputs.sglang_dspark_minimax: refused with SGLang's reason, not modelled at TP > 1,
-else read from its rewritten config); a
+(graphfit.inputs.sglang_dspark_minimax: refused with SGLang's reason, not modelled at TP > 1
+where the GPUs decide a multicast buffer or, under attention DP, for a target whose lm_head
+group graphfit has not read; else read from its rewritten config); a
 DeepSeek-V4 (MoE) draft is refused as not modelled.
 
 A draft config SGLang's DSPARK parse raises on (graphfit.inputs.sglang_dspark_parse: e.g.
@@ -35,7 +36,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from graphfit.inputs import sglang_dspark_minimax, sglang_dspark_parse
+from graphfit.inputs import sglang_dspark_minimax, sglang_dspark_minimax_tp, sglang_dspark_parse
 from graphfit.inputs.model_config import config_path, local_config
 from graphfit.inputs.reading import load_json, shown_path
 from graphfit.inputs.settings import FILE, Setting
@@ -108,7 +109,7 @@ def draft_settings(path: Path, values: Mapping[str, Any]) -> list[Setting]:
         tp, attn_tp = _tp_sizes(values)
         problem = sglang_dspark_minimax.refusal(
             data, target_vocab(values), tp, attn_tp, target_vocab(values, padded=False),
-            line_environ(), not values.get("disable_custom_all_reduce"))
+            line_environ(), not values.get("disable_custom_all_reduce"), _lm_group(values))
         if problem is not None:
             raise ConfigError(f"{origin}: {problem}")
         data = sglang_dspark_minimax.configured(data)
@@ -160,13 +161,37 @@ def draft_settings(path: Path, values: Mapping[str, Any]) -> list[Setting]:
     return out
 
 
-def _tp_sizes(values: Mapping[str, Any]) -> tuple[int, int | None]:
+def _tp_sizes(values: Mapping[str, Any]) -> tuple[int, int]:
     """The line's TP size and the draft's attention TP size: the target's (tp / attn CP,
-    draft_parallel.py:53-63) without attention DP; None under it (the draft's own group)."""
+    draft_parallel.py:53-63) without attention DP; under it the attention-TP group the dense
+    draft is built on (tp / attn DP, the group `patch_tensor_parallel_group` installs,
+    draft_parallel.py:53-63, parallel_state.py:3146-3162; SGLang refuses attention CP there,
+    speculative_hook.py:674-711)."""
     tp = size_or_one(values.get("tp_size") or values.get("tp"))
-    if attention_dp_size(values) > 1:
-        return tp, None
+    dp = attention_dp_size(values)
+    if dp > 1:
+        return tp, max(1, tp // dp)
     return tp, max(1, tp // size_or_one(values.get("attn_cp_size")))
+
+
+def _lm_group(values: Mapping[str, Any]) -> str:
+    """The group the target's lm_head is sharded on, as the draft's attach reads it
+    (graphfit.inputs.sglang_dspark_minimax_tp.lm_group): the TP group without attention DP
+    or without --enable-dp-lm-head (SGLang refuses DSPARK there, speculative_hook.py:674-711,
+    graphfit.planner.engines.sglang_spec_dp); else by the target's architecture (its
+    local config.json, the override args applied; "unknown" without one)."""
+    if attention_dp_size(values) <= 1 or values.get("enable_dp_lm_head") is not True:
+        return "tp"
+    model = values.get("model_path")
+    data = local_config(str(model)) if model else None
+    if data is None:
+        return "unknown"
+    overrides = override_args(values.get("json_model_override_args"))
+    data = overridden(data, overrides) if overrides else data
+    names = data.get("architectures")
+    first = names[0] if isinstance(names, list) and names else None
+    tied = data.get("tie_word_embeddings", False) is True
+    return sglang_dspark_minimax_tp.lm_group(first, tied)
 
 
 def target_vocab(values: Mapping[str, Any], padded: bool = True) -> int | None:

@@ -39,6 +39,8 @@ its Markov head, which SGLang refuses when the draft's vocabulary is not the tar
 exchange the shards over the NCCL ring (no buffer: planned, TP 1's buffers) or an NVLink
 multicast gather whose symmetric buffer the GPUs decide (refused as not modelled). The
 projection's `_fc_gatherer` (dspark_minimax.py:139-141) runs only eagerly (no graph buffer).
+Under attention DP the draft is built at attention TP = TP / DP and the gathers follow the
+target lm_head's group (same module, `lm_group`).
 """
 
 from __future__ import annotations
@@ -106,17 +108,20 @@ def configured(data: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def refusal(data: Mapping[str, Any], target_vocab: int | None, tp_size: int = 1,
-            attn_tp: int | None = 1, lm_vocab: int | None = None,
+            attn_tp: int = 1, lm_vocab: int | None = None,
             environ: Mapping[str, str] | None = None,
-            custom_all_reduce: bool = True) -> str | None:
+            custom_all_reduce: bool = True, lm_group: str = "tp") -> str | None:
     """The one-line reason a MiniMax M3.1 DSPARK draft is refused: SGLang's own (its rewrite,
     the draft model's constructors, then the DSPARK parse and the worker's checks on the
     rewritten config, then the Markov head's TP shard), else as not modelled where its graph
-    buffers at TP > 1 depend on the GPUs (graphfit.inputs.sglang_dspark_minimax_tp) or under
-    attention DP; None: planned. `attn_tp`: the draft's attention TP size (None: not known,
-    under attention DP); `lm_vocab`: the target's vocab_size (its lm_head's org_vocab_size);
-    `environ`: the line's VAR=value prefix; `custom_all_reduce`: no
-    --disable-custom-all-reduce."""
+    buffers at TP > 1 depend on the GPUs (graphfit.inputs.sglang_dspark_minimax_tp) or on a
+    target lm_head class graphfit has not read; None: planned. `attn_tp`: the draft's
+    attention TP size (under attention DP the attention-TP group the draft is built on,
+    draft_parallel.py:53-63, parallel_state.py:3146-3162); `lm_vocab`: the target's
+    vocab_size (its lm_head's org_vocab_size); `environ`: the line's VAR=value prefix;
+    `custom_all_reduce`: no --disable-custom-all-reduce; `lm_group`: the group the target's
+    lm_head is sharded on, "tp" (size `tp_size`), "attn_tp" (size `attn_tp`, attention DP
+    with --enable-dp-lm-head) or "unknown"."""
     try:
         text = configured(data)
     except _Raises as exc:
@@ -136,13 +141,15 @@ def refusal(data: Mapping[str, Any], target_vocab: int | None, tp_size: int = 1,
         # after the parse's markov_rank check (:523-530); a bare PretrainedConfig has none
         return ("SGLang's MiniMax M3.1 DSPARK draft fails to build (models/dspark.py:393): "
                 "AttributeError: no attribute 'vocab_size'")
-    if tp_size > 1 and attn_tp is None:
+    if lm_group == "unknown" and tp_size > 1:
         return (f"a MiniMax M3.1 DSPARK draft at TP {tp_size} under attention DP is not "
-                f"modelled: its lm_head's TP group (vocab_parallel_embedding.py:258-263) "
-                f"decides the vocab-parallel gathers (models/dspark.py:550-574)")
-    if tp_size > 1:
-        return sglang_dspark_minimax_tp.tp_problem(text, tp_size, lm_vocab, environ or {},
-                                                   custom_all_reduce)
+                f"modelled for this target: its model class decides its lm_head's TP group "
+                f"(use_attn_tp_group, vocab_parallel_embedding.py:243-263), which decides the "
+                f"vocab-parallel gathers (models/dspark.py:550-574)")
+    lm_tp = attn_tp if lm_group == "attn_tp" else tp_size
+    if lm_tp > 1:  # else attach_shared_modules returns first (models/dspark.py:556-560)
+        return sglang_dspark_minimax_tp.tp_problem(text, lm_tp, lm_vocab, environ or {},
+                                                   custom_all_reduce, lm_group == "attn_tp")
     return None
 
 
@@ -154,7 +161,7 @@ CONSTRUCTOR_KEYS = ("use_gemma_norm", "hidden_size", "num_attention_heads",
 QK_NORMS = ("per_layer", "per_head", "multi_head")  # minimax_m3.py:858-909
 
 
-def build_problem(text: Mapping[str, Any], nested: bool, attn_tp: int | None) -> str | None:
+def build_problem(text: Mapping[str, Any], nested: bool, attn_tp: int) -> str | None:
     """Why `DSparkMiniMaxDraftModel(config)` raises on the rewritten config `text` (module
     docstring), as "site): reason"; None when it builds. `nested`: the text config was a
     `text_config` dict, rebuilt as a bare PretrainedConfig (minimax_vl.py:66-68) whose
@@ -179,7 +186,7 @@ def build_problem(text: Mapping[str, Any], nested: bool, attn_tp: int | None) ->
             except (TypeError, ValueError) as exc:
                 return f"minimax_m3.py:338-339): {type(exc).__name__}: float({key})"
     heads, kv = text["num_attention_heads"], text["num_key_value_heads"]
-    tp = attn_tp or 1
+    tp = attn_tp
     if not _ints(heads, kv):
         return "minimax_m3.py:749-760): the head counts are not integers"
     if heads % tp or (kv % tp if kv >= tp else tp % kv):

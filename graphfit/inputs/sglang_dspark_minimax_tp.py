@@ -17,7 +17,9 @@ attention DP) one of two paths is taken:
   `SGLANG_DSPARK_NVLINK_VOCAB_GATHER` is off (environ.py:565, default on) or the TP group has
   no custom all-reduce (`--disable-custom-all-reduce`: `set_custom_all_reduce`,
   distributed/bootstrap.py:252, so `ca_comm` stays None, parallel_state.py:478, 502;
-  `_nvlink_ca_comm`, vocab_gather.py:170-182). Otherwise whether the NVLink gather and its
+  `_nvlink_ca_comm`, vocab_gather.py:170-182) or only the legacy one without a multicast
+  plane (`SGLANG_OPT_USE_CUSTOM_ALL_REDUCE_V2=0`, environ.py:1532; custom_all_reduce.py:
+  387-398). Otherwise whether the NVLink gather and its
   symmetric-memory `pull_out` [TP * rows, vocab / TP] (vocab_gather.py:103-115), held by the
   captured draft graphs, exist depends on the custom all-reduce's multicast plane
   (`has_multicast`, :175) and the rendezvous' multicast alias (:103-108): facts of the
@@ -30,6 +32,15 @@ attention DP) one of two paths is taken:
   (models/dspark.py:569-573) whose symmetric buffer [max_tokens, vocab] bf16 is built by the
   warmup's eager call (triton_symm_mem_ag.py:523-551) only where the rendezvous gives a
   multicast pointer (:543-551): refused as not modelled.
+
+Under attention DP (issue 23, s44s) DSPARK needs --enable-dp-lm-head (speculative_hook.py:
+674-711); the dense draft is built on the attention-TP group (draft_parallel.py:53-63,
+`patch_tensor_parallel_group`, parallel_state.py:3146-3162), so its constructors see
+attention TP = TP / DP; the attach runs in the target's scope (dspark_worker_v2.py:313-323)
+on the target's lm_head, whose group its model class decides (`lm_group`): on the
+attention-TP group (`use_attn_tp_group`) the same rules hold at that group's size, except
+that no base-logit gatherer is built (models/dspark.py:569); at attention TP 1 the attach
+gathers nothing (:556-560) and not even the vocabulary check runs.
 
 The target-hidden projection's `_fc_gatherer` (dspark_minimax.py:139-141, 167-172) runs only in
 the eager KV injection (`write_target_hidden_kv`, models/dspark.py:838-853, called by
@@ -46,16 +57,46 @@ from graphfit.inputs.sglang_dspark_env import flag
 
 W2_TP_SHARD = "SGLANG_DSPARK_OPT_MARKOV_W2_TP_SHARD"  # environ.py:559, default on
 NVLINK_GATHER = "SGLANG_DSPARK_NVLINK_VOCAB_GATHER"  # environ.py:565, default on
+CA_V2 = "SGLANG_OPT_USE_CUSTOM_ALL_REDUCE_V2"  # environ.py:1532, default on
+
+
+# target architectures whose lm_head SGLang builds with `use_attn_tp_group=get_parallel().
+# enable_dp_lm_head` (on the attention-TP group under attention DP with --enable-dp-lm-head);
+# a Llama with tied embeddings serves its `embed_tokens` as the lm_head (llama.py:570-571),
+# built on the full TP group (no use_attn_tp_group, llama.py:432-437)
+DP_LM_HEAD_TARGETS = {
+    "MiniMaxM3SparseForCausalLM": "minimax_m3.py:2005-2011",
+    "MiniMaxM3SparseForConditionalGeneration": "minimax_m3_vl.py:145-151",
+    "LlamaForCausalLM": "llama.py:573-579",
+}
+TIED_ON_TP = frozenset({"LlamaForCausalLM"})
+
+
+def lm_group(architecture: object, tied: bool) -> str:
+    """Under attention DP with --enable-dp-lm-head, the group the target's lm_head is sharded
+    on (`use_attn_tp_group`, vocab_parallel_embedding.py:243-263): "attn_tp", "tp", or
+    "unknown" for a target class graphfit has not read (each model class decides)."""
+    if not isinstance(architecture, str) or architecture not in DP_LM_HEAD_TARGETS:
+        return "unknown"
+    return "tp" if tied and architecture in TIED_ON_TP else "attn_tp"
 
 
 def tp_problem(text: Mapping[str, Any], tp_size: int, lm_vocab: int | None,
-               environ: Mapping[str, str], custom_all_reduce: bool) -> str | None:
+               environ: Mapping[str, str], custom_all_reduce: bool,
+               attn_group: bool = False) -> str | None:
     """Why the rewritten MiniMax draft config `text` is refused at lm_head TP `tp_size` > 1
     (module docstring): SGLang's own ValueError, or "not modelled" where the GPUs decide a
     graph buffer; None: planned with TP 1's rules (no buffer of its own). `lm_vocab`: the
-    target's `vocab_size` (None: its config is not local)."""
+    target's `vocab_size` (None: its config is not local). `attn_group`: the lm_head is on
+    the attention-TP group (`use_attn_tp_group`, attention DP with --enable-dp-lm-head): the
+    shard's gather runs on that group (models/dspark.py:213-218), whose custom all-reduce
+    follows the same switch (parallel_state.py:2813-2826, `use_custom_allreduce=None`), and
+    no base-logit gatherer is built (models/dspark.py:569): the base logits go through
+    `gather_and_crop_vocab` (:121-125), which keeps no buffer."""
     head = str(text.get("markov_head_type", "vanilla")).lower()  # models/dspark.py:392
     if head != "vanilla" or not flag(environ, W2_TP_SHARD, True):
+        if attn_group:
+            return None
         return (f"a MiniMax M3.1 DSPARK draft at TP {tp_size} (unsharded Markov head) is not "
                 f"modelled: its base-logit gather's buffer needs NVLink multicast "
                 f"(models/dspark.py:569-573, triton_symm_mem_ag.py:543-551)")
@@ -66,11 +107,15 @@ def tp_problem(text: Mapping[str, Any], tp_size: int, lm_vocab: int | None,
     if vocab != lm_vocab:
         return (f"SGLang's Markov TP shard raises (models/dspark.py:204-209): ValueError: "
                 f"lm_head.org_vocab_size {lm_vocab} != markov vocab_size {vocab}")
-    if flag(environ, NVLINK_GATHER, True) and custom_all_reduce:
-        return (f"a MiniMax M3.1 DSPARK draft at TP {tp_size} is not modelled: its vocab "
+    # off, the TP group's custom all-reduce is the legacy CustomAllreduce
+    # (dispatch_custom_allreduce, custom_all_reduce.py:387-398), which has no multicast plane
+    # (no `has_multicast`, :40): `_nvlink_ca_comm` gives the NCCL ring (vocab_gather.py:175)
+    if flag(environ, NVLINK_GATHER, True) and custom_all_reduce and flag(environ, CA_V2, True):
+        group = " (the attention-TP group)" if attn_group else ""
+        return (f"a MiniMax M3.1 DSPARK draft at TP {tp_size}{group} is not modelled: its vocab "
                 f"gather's buffer needs NVLink multicast (vocab_gather.py:103-115, 170-182); "
                 f"--disable-custom-all-reduce or {NVLINK_GATHER}=0 plans it")
     return None
 
 
-__all__ = ["NVLINK_GATHER", "W2_TP_SHARD", "tp_problem"]
+__all__ = ["CA_V2", "DP_LM_HEAD_TARGETS", "NVLINK_GATHER", "W2_TP_SHARD", "lm_group", "tp_problem"]

@@ -123,7 +123,8 @@ def test_a_minimax_draft_at_tp2_reads_the_line_environment(tmp_path: Path) -> No
     for prefix, flags, planned in (((), (), False),
                                    (("SGLANG_DSPARK_NVLINK_VOCAB_GATHER=0",), (), True),
                                    (("SGLANG_DSPARK_NVLINK_VOCAB_GATHER=maybe",), (), False),
-                                   ((), ("--disable-custom-all-reduce",), True)):
+                                   ((), ("--disable-custom-all-reduce",), True),
+                                   (("SGLANG_OPT_USE_CUSTOM_ALL_REDUCE_V2=0",), (), True)):
         code, _, text = run_cli(["plan", "--json", "--", *prefix, "python", "-m",
                                  "sglang.launch_server", "--model-path", target,
                                  "--speculative-algorithm", "DSPARK", "--tp-size", "2",
@@ -133,3 +134,38 @@ def test_a_minimax_draft_at_tp2_reads_the_line_environment(tmp_path: Path) -> No
             assert code == 0 and not errors, text
         else:
             assert code == 2 and len(errors) == 1 and "NVLink multicast" in errors[0], text
+
+
+def test_a_minimax_draft_under_attention_dp_reads_the_targets_lm_head(tmp_path: Path) -> None:
+    """Under attention DP with --enable-dp-lm-head (graphfit.inputs.sglang_dspark._lm_group):
+    an untied Llama target shards its lm_head on the attention-TP group (llama.py:573-579),
+    so at TP 4 / DP 4 (attention TP 1) SGLang's attach gathers nothing and the draft is planned
+    even on SGLang's defaults; a tied Llama serves its embed_tokens on the full TP group
+    (llama.py:432-437, 570-571): TP 4's multicast gather, not modelled; a target class graphfit
+    has not read is not modelled either. The rules' agreement with SGLang's own attach:
+    test_sglang_dspark_minimax_oracle.py."""
+    draft = _dir(tmp_path, "minimax", {
+        "architectures": ["DSparkMiniMaxDraftModel"], "use_gemma_norm": False,
+        "num_key_value_heads": 2, "rms_norm_eps": 1e-5, "hidden_act": "silu",
+        "dspark_config": {"use_dense_ffn": True, "ffn_hidden_size": 512},
+        "dspark_block_size": 4, "dspark_markov_rank": 1, "dspark_noise_token_id": 7,
+        "dflash_config": {"num_target_layers": 4, "num_hidden_layers": 1,
+                          "target_layer_ids": [0, 3]}})
+    for name, fields, said in (
+            ("untied", {}, None),
+            ("tied", {"tie_word_embeddings": True}, "NVLink multicast"),
+            ("other", {"architectures": ["Qwen2ForCausalLM"], "model_type": "qwen2"},
+             "its model class decides")):
+        target = _dir(tmp_path, name, fields)
+        code, _, text = run_cli(["plan", "--json", "--", "python", "-m",
+                                 "sglang.launch_server", "--model-path", target,
+                                 "--speculative-algorithm", "DSPARK", "--tp-size", "4",
+                                 "--dp-size", "4", "--enable-dp-attention",
+                                 "--enable-dp-lm-head", "--speculative-draft-model-path",
+                                 draft])
+        errors = [ln for ln in text.splitlines() if ln.startswith("error:")]
+        if said is None:
+            assert code == 0 and not errors, (name, text)
+        else:
+            assert code == 2 and len(errors) == 1 and said in errors[0], (name, text)
+            assert len(errors[0]) <= 200, errors[0]

@@ -2,6 +2,11 @@
 draft at TP 2 / 4 (not a test).
 
     python -m tests.oracle.measure_sglang_dspark_minimax_tp 60
+    python -m tests.oracle.measure_sglang_dspark_minimax_tp 60 dp
+
+With `dp` every line is under attention DP with --enable-dp-lm-head (TP 2 / DP 2, TP 4 / DP 2,
+TP 4 / DP 4; the oracle's untied Llama target, whose lm_head SGLang shards on the
+attention-TP group, llama.py:573-579).
 
 Each line (a fixed seed: the same lines on every run) draws the draft's vocabulary, Markov
 head type and QK norm (test_sglang_dspark_minimax_oracle.TP_FIELDS), a VAR=value prefix of
@@ -30,11 +35,13 @@ from tests.oracle import sglang_dspark_minimax_tp as kt
 from tests.oracle import test_sglang_dspark_minimax_oracle as tm
 
 
-def _line(rng: random.Random) -> tuple[str, int, dict[str, str], bool]:
+def _line(rng: random.Random, dp: bool
+          ) -> tuple[str, tuple[int, int], dict[str, str], bool]:
     fields = {name: rng.choice(values) for name, values in tm.TP_FIELDS.items()}
     names = rng.sample(sorted(tm.TP_ENV), rng.randint(0, 2))
     environ = {name: rng.choice(tm.TP_ENV[name]) for name in sorted(names)}
-    return json.dumps(fields, sort_keys=True), rng.choice((2, 4)), environ, rng.random() < 0.5
+    sizes = rng.choice(((2, 2), (4, 2), (4, 4))) if dp else (rng.choice((2, 4)), 1)
+    return json.dumps(fields, sort_keys=True), sizes, environ, rng.random() < 0.5
 
 
 def _graphfit(outcome: str, diffs: list) -> str:  # type: ignore[type-arg]
@@ -49,17 +56,19 @@ def _graphfit(outcome: str, diffs: list) -> str:  # type: ignore[type-arg]
     return "plain" if not diffs and outcome != "differs" else "differs"
 
 
-def main(count: int) -> None:
+def main(count: int, dp: bool = False) -> None:
     rng = random.Random(23)
     tally: dict[str, int] = {}
     agree = 0
     shown: list[str] = []
     for _ in range(count):
-        fields, tp, environ, car = _line(rng)
+        fields, (tp, size), environ, car = _line(rng, dp)
         path = kc.minimax_dir(fields)
-        theirs, _ = kt.outcome(tm._resolved(tp), path, tm.VOCAB, tp, environ, car)
+        resolved = tm._resolved_dp(tp, size) if dp else tm._resolved(tp)
+        theirs, _ = kt.outcome(resolved, path, tm.VOCAB, tp, environ, car)
         argv = (*(f"{k}={v}" for k, v in environ.items()), "--speculative-algorithm",
                 "DSPARK", "--tp-size", str(tp),
+                *((*tm.DP, str(size)) if dp else ()),
                 *(() if car else ("--disable-custom-all-reduce",)), kc.DRAFT, path)
         outcome, diffs = kc.compare_line(argv, 80)
         if theirs == "plain" and outcome == "rejected":
@@ -71,11 +80,12 @@ def main(count: int) -> None:
         elif len(shown) < 5:
             shown.append(f"  {' '.join(argv[:-1])} {fields}: SGLang {theirs}, graphfit {ours} "
                          f"{[d.detail[:120] for d in diffs]}")
-    print(f"{count} MiniMax M3.1 DSPARK lines at TP 2 / 4: SGLang " +
+    where = "under attention DP" if dp else "at TP 2 / 4"
+    print(f"{count} MiniMax M3.1 DSPARK lines {where}: SGLang " +
           ", ".join(f"{name} {n}" for name, n in sorted(tally.items())))
     print(f"agree {agree}/{count}")
     print("\n".join(shown))
 
 
 if __name__ == "__main__":
-    main(int(sys.argv[1]) if len(sys.argv) > 1 else 60)
+    main(int(sys.argv[1]) if len(sys.argv) > 1 else 60, sys.argv[2:3] == ["dp"])

@@ -16,14 +16,15 @@ the allocations themselves, `_alloc_symm` and `create_state`, are glue on meta).
 - "plain": no symmetric buffer on either: the NCCL ring; with the folded sampler's step-logit
   width (`_step_logits_width`, dspark_draft_sampler.py:200-202) on the sharded head.
 
-Glue (not SGLang): the TP group and its custom all-reduce are namespaces holding only what
-SGLang reads of them; the target lm_head is a namespace with the ParallelLMHead fields SGLang
-reads (tp_size, org_vocab_size, num_embeddings_per_partition, shard_indices, weight,
-use_attn_tp_group; vocab_parallel_embedding.py:243-300).
+Glue (not SGLang): the TP and attention-TP groups and their custom all-reduce are
+namespaces holding only what SGLang reads of them. The target lm_head is SGLang's own
+`ParallelLMHead` built as the oracle's targets build it (`_lm_head`), so under attention DP
+with --enable-dp-lm-head it is on the attention-TP group, as SGLang shards it.
 """
 
 from __future__ import annotations
 
+import inspect
 import os
 import types
 from typing import Any
@@ -32,34 +33,61 @@ from unittest import mock
 from tests.oracle import sglang_dspark_oracle as ko
 from tests.oracle import sglang_oracle as so
 
-PAD = 64  # ParallelLMHead's default vocab padding (vocab_parallel_embedding.py: pad_vocab_size)
 
-
-def _lm_head(vocab: int, tp: int) -> Any:
+def _lm_head(vocab: int, tied: bool = False) -> Any:
+    """SGLang's own `ParallelLMHead` as the target builds it (`use_attn_tp_group=
+    get_parallel().enable_dp_lm_head`: llama.py:573-579 untied, minimax_m3.py:2005-2011,
+    minimax_m3_vl.py:145-151), or with `tied` the `VocabParallelEmbedding` a tied Llama
+    serves as its lm_head (llama.py:432-437, 570-571), on the meta device under the line's
+    published layout: tp_size, org_vocab_size, the shard are SGLang's
+    (vocab_parallel_embedding.py:243-300)."""
     import torch
+    from sglang.srt.layers.vocab_parallel_embedding import (
+        ParallelLMHead,
+        VocabParallelEmbedding,
+    )
+    from sglang.srt.runtime_context import get_parallel
 
-    padded = -(-vocab // PAD) * PAD
-    per = padded // tp
-    return types.SimpleNamespace(
-        tp_size=tp, org_vocab_size=vocab, num_embeddings_per_partition=per,
-        shard_indices=types.SimpleNamespace(org_vocab_start_index=0,
-                                            org_vocab_end_index=min(per, vocab)),
-        weight=torch.empty((per, 8), dtype=torch.bfloat16, device="meta"),
-        use_attn_tp_group=False)
+    with torch.device("meta"):
+        if tied:
+            return VocabParallelEmbedding(vocab, 8, params_dtype=torch.bfloat16)
+        return ParallelLMHead(vocab, 8, params_dtype=torch.bfloat16,
+                              use_attn_tp_group=get_parallel().enable_dp_lm_head)
 
 
 def _group(tp: int, custom_all_reduce: bool, multicast: bool) -> Any:
+    """A TP group of `tp` ranks. Its `ca_comm`: None with --disable-custom-all-reduce, else
+    the class SGLang's own `dispatch_custom_allreduce` picks on a CUDA machine whose group
+    is one NVLink domain (custom_all_reduce.py:373-398; `can_use_custom_all_reduce_v2` is
+    the GPUs' answer, yes on both GPU kinds here) under the line's environment: a
+    CustomAllReduceV2 stand-in with or without a multicast plane, or a legacy
+    CustomAllreduce stand-in, which has no `has_multicast` (custom_all_reduce.py:40-372)."""
+    from sglang.srt.distributed.device_communicators import custom_all_reduce as car
+    from sglang.srt.distributed.device_communicators import custom_all_reduce_v2 as car2
+
     comm = types.SimpleNamespace(push=object(), pull=object(), world_size=tp)
-    ca = types.SimpleNamespace(disabled=False, obj=comm, has_multicast=multicast,
-                               max_push_size=1 << 16)
+    ca: Any = None
+    if custom_all_reduce:
+        with mock.patch.object(car, "_is_cuda", True), \
+                mock.patch.object(car2, "can_use_custom_all_reduce_v2", lambda **_: True):
+            chosen = car.dispatch_custom_allreduce(group=None, device=None)
+        if chosen is car2.CustomAllReduceV2:
+            ca = types.SimpleNamespace(disabled=False, obj=comm, has_multicast=multicast,
+                                       max_push_size=1 << 16)
+        else:
+            assert chosen is car.CustomAllreduce, f"oracle glue: {chosen}"
+            assert "has_multicast" not in inspect.getsource(car), "oracle glue"
+            ca = types.SimpleNamespace(disabled=False, obj=comm)
     return types.SimpleNamespace(world_size=tp, rank_in_group=0, device_group=object(),
-                                 cpu_group=types.SimpleNamespace(group_name="tp"),
-                                 ca_comm=ca if custom_all_reduce else None)
+                                 cpu_group=types.SimpleNamespace(group_name="tp"), ca_comm=ca)
 
 
 def _attached(r: so.Resolved, config: Any, vocab: int, tp: int, custom_all_reduce: bool,
-              multicast: bool) -> tuple[list[tuple[int, ...]], int]:
-    """(symmetric buffers SGLang allocates, the sampler's step-logit width) on one GPU kind."""
+              multicast: bool, tied: bool = False) -> tuple[list[tuple[int, ...]], int]:
+    """(symmetric buffers SGLang allocates, the sampler's step-logit width) on one GPU kind.
+    The attach runs in the target's scope (dspark_worker_v2.py:313-323, after the draft
+    scope closed): the TP group of size `tp` and the attention-TP group of the published
+    layout, each with the custom all-reduce the line leaves on (parallel_state.py:2813-2826)."""
     import torch
     from sglang.srt.distributed.device_communicators import triton_symm_mem_ag, vocab_gather
     from sglang.srt.runtime_context import get_parallel
@@ -79,13 +107,15 @@ def _attached(r: so.Resolved, config: Any, vocab: int, tp: int, custom_all_reduc
 
     model = ko.minimax_model(r, config)
     group = _group(tp, custom_all_reduce, multicast)
-    lm_head = _lm_head(vocab, tp)
+    with so.sglang_stubs.stubbed(), so.published(r):
+        attn = _group(int(get_parallel().attn_tp_size), custom_all_reduce, multicast)
     with so.sglang_stubs.stubbed(), so.published(r), \
             get_parallel().override(tp_rank=0, attn_tp_rank=0, tp_group=group,
-                                    attn_tp_group=group), \
+                                    attn_tp_group=attn), \
             mock.patch.object(vocab_gather, "_alloc_symm", alloc), \
             mock.patch.object(triton_symm_mem_ag, "create_state", create_state), \
             mock.patch.object(torch.cuda, "is_current_stream_capturing", lambda: False):
+        lm_head = _lm_head(vocab, tied)
         model.attach_shared_modules(embed_tokens=None, lm_head=lm_head)
         shard = model.markov_head.vocab_shard
         pull_out = getattr(getattr(shard, "gather", None), "pull_out", None)
@@ -103,14 +133,16 @@ def _attached(r: so.Resolved, config: Any, vocab: int, tp: int, custom_all_reduc
 
 
 def outcome(r: so.Resolved, config_dir: str, vocab: int, tp: int,
-            environ: dict[str, str], custom_all_reduce: bool) -> tuple[str, int | None]:
-    """("raises" | "gpus" | "plain", the step-logit width when "plain"); module docstring."""
+            environ: dict[str, str], custom_all_reduce: bool, tied: bool = False
+            ) -> tuple[str, int | None]:
+    """("raises" | "gpus" | "plain", the step-logit width when "plain"); module docstring.
+    `tied`: the target serves its tied embedding as the lm_head (`_lm_head`)."""
     from sglang.srt.utils.hf_transformers_utils import get_config
 
     with mock.patch.dict(os.environ, environ), so.sglang_stubs.stubbed():
         try:
             config = ko.minimax_rewritten(get_config(config_dir, trust_remote_code=False))
-            found = [_attached(r, config, vocab, tp, custom_all_reduce, multicast)
+            found = [_attached(r, config, vocab, tp, custom_all_reduce, multicast, tied)
                      for multicast in (True, False)]
         except AssertionError as exc:
             if "oracle glue" in str(exc):

@@ -307,18 +307,30 @@ def minimax_model(r: so.Resolved, config: Any) -> Any:
     `build_draft_tp_worker` builds the draft model (draft_worker_common.py:66-115) before the
     worker's own checks (dspark_worker_v2.py:226-265), on the meta device under the line's
     published parallel layout: whatever its constructors raise, the server does not start.
-    Glue: this process's ranks (0) and a TP group of the line's size that the multimem
-    gatherer only asks its size (triton_symm_mem_ag.py:459-493; no collective is built)."""
+    Under attention DP the dense draft is built in the draft scope SGLang's worker enters
+    (`resolve_draft_parallel_layout` -> `draft_tp_context`, dspark_worker_v2.py:200-238):
+    its own `patch_tensor_parallel_group` on the attention-TP group (parallel_state.py:
+    3115-3170). Glue: this process's ranks (0) and groups that the constructors and the
+    multimem gatherer only ask their size (triton_symm_mem_ag.py:459-493; no collective is
+    built)."""
+    import contextlib
+
     import torch
 
     with so.sglang_stubs.stubbed(), so.published(r):
+        from sglang.srt.distributed.parallel_state import patch_tensor_parallel_group
         from sglang.srt.models.dspark_minimax import DSparkMiniMaxDraftModel
         from sglang.srt.runtime_context import get_parallel
 
         size = int(r.record.tp_size)
         group = types.SimpleNamespace(world_size=size, rank_in_group=0)
+        attn = types.SimpleNamespace(world_size=int(get_parallel().attn_tp_size),
+                                     rank_in_group=0)
+        scope = (patch_tensor_parallel_group(attn, owns_attention=True)
+                 if get_parallel().attn_dp_enabled else contextlib.nullcontext())
         with get_parallel().override(tp_rank=0, attn_tp_rank=0, tp_group=group,
-                                     moe_tp_group=group), torch.device("meta"):
+                                     attn_tp_group=attn, moe_tp_group=group), \
+                scope, torch.device("meta"):
             try:
                 return DSparkMiniMaxDraftModel(config)
             except RuntimeError as exc:  # the glue, not SGLang: fail the oracle itself

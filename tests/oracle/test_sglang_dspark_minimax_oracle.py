@@ -51,6 +51,7 @@ TP_LINES = [
     ('{"qk_norm_type": "multi_head", "sample_from_anchor": false}',
      ("--disable-custom-all-reduce", "--cuda-graph-max-bs-decode", "24")),
     ('{"qk_norm_type": "per_head"}', ("SGLANG_DSPARK_NVLINK_VOCAB_GATHER=0",)),
+    ('{"qk_norm_type": "per_head"}', ("SGLANG_OPT_USE_CUSTOM_ALL_REDUCE_V2=0",)),
 ]
 
 
@@ -137,7 +138,9 @@ TP_FIELDS: dict[str, tuple[object, ...]] = {
     "qk_norm_type": ("per_head", "per_head", "multi_head", "per_layer"),
 }
 TP_ENV = {"SGLANG_DSPARK_OPT_MARKOV_W2_TP_SHARD": ("0", "1", "no", "x"),
-          "SGLANG_DSPARK_NVLINK_VOCAB_GATHER": ("0", "false", "1", "maybe")}
+          "SGLANG_DSPARK_NVLINK_VOCAB_GATHER": ("0", "false", "1", "maybe"),
+          # the legacy custom all-reduce (no multicast plane) with "0" / "false" (s44s)
+          "SGLANG_OPT_USE_CUSTOM_ALL_REDUCE_V2": ("0", "false", "1", "x")}
 
 
 @st.composite
@@ -148,21 +151,36 @@ def _tp_draft(draw: st.DrawFn) -> tuple[str, dict[str, str], bool]:
     return json.dumps(fields, sort_keys=True), environ, draw(st.booleans())
 
 
-def _agrees(fields: str, tp: int, environ: dict[str, str], car: bool) -> None:
-    """SGLang's own model + attach_shared_modules on both GPU kinds against graphfit."""
+def _agrees(fields: str, tp: int, environ: dict[str, str], car: bool, dp: int = 1,
+            tied: bool = False) -> None:
+    """SGLang's own model + attach_shared_modules on both GPU kinds against graphfit; with
+    `dp` > 1 under attention DP with --enable-dp-lm-head, the oracle's Llama target (its
+    lm_head on the attention-TP group, or with `tied` its embedding on the TP group)."""
     from graphfit.inputs.sglang_dspark_minimax import refusal
+    from graphfit.inputs.sglang_dspark_minimax_tp import lm_group
     from tests.oracle import sglang_dspark_minimax_tp as kt
 
     path = kc.minimax_dir(fields)
     data: dict[str, Any] = json.loads((kc.Path(path) / "config.json").read_text())
-    said = refusal(data, VOCAB, tp, tp, VOCAB, environ, car)
-    theirs, width = kt.outcome(_resolved(tp), path, VOCAB, tp, environ, car)
+    group = lm_group("LlamaForCausalLM", tied) if dp > 1 else "tp"
+    said = refusal(data, VOCAB, tp, tp // dp, VOCAB, environ, car, group)
+    r = _resolved(tp) if dp == 1 else _resolved_dp(tp, dp)
+    theirs, width = kt.outcome(r, path, VOCAB, tp, environ, car, tied)
     if said is not None and "config class's default" in said:
         return
     ours = ("plain" if said is None else "gpus" if "not modelled" in said else "raises")
-    assert ours == theirs, (fields, tp, environ, car, said, theirs)
+    assert ours == theirs, (fields, tp, dp, tied, environ, car, said, theirs)
     if theirs == "plain":  # graphfit plans the sampler's step logits with the target's rows
         assert width == VOCAB, (fields, tp, width)
+
+
+@functools.cache
+def _resolved_dp(tp: int, dp: int) -> so.Resolved:
+    """SGLang's resolution of a MiniMax-draft line under attention DP (DSPARK needs
+    --enable-dp-lm-head there, speculative_hook.py:674-711)."""
+    return so.resolve(["--model-path", str(so.oracle().model_dir), "--speculative-algorithm",
+                       "DSPARK", kc.DRAFT, kc.minimax_dir("{}"), "--tp-size", str(tp),
+                       "--dp-size", str(dp), "--enable-dp-attention", "--enable-dp-lm-head"])
 
 
 @settings(max_examples=24, deadline=None)
@@ -185,6 +203,10 @@ def test_minimax_tp_gathers_match_sglang(tp: int, drawn: tuple[str, dict[str, st
     ('{"qk_norm_type": "per_head", "vocab_size": 1000}', {}, False, "raises"),
     ('{"qk_norm_type": "per_head"}', {"SGLANG_DSPARK_OPT_MARKOV_W2_TP_SHARD": "0"}, False,
      "gpus"),
+    ('{"qk_norm_type": "per_head"}', {"SGLANG_OPT_USE_CUSTOM_ALL_REDUCE_V2": "0"}, True,
+     "plain"),  # the legacy custom all-reduce: the NCCL ring (s44s)
+    ('{"qk_norm_type": "per_head", "dspark_markov_head_type": "gated"}',
+     {"SGLANG_OPT_USE_CUSTOM_ALL_REDUCE_V2": "0"}, True, "gpus"),  # the multimem gatherer
 ])
 def test_minimax_tp_edges(fields: str, environ: dict[str, str], car: bool,
                           expected: str) -> None:
@@ -194,6 +216,71 @@ def test_minimax_tp_edges(fields: str, environ: dict[str, str], car: bool,
     assert kt.outcome(_resolved(2), kc.minimax_dir(fields), VOCAB, 2, environ, car)[0] \
         == expected
     _agrees(fields, 2, environ, car)
+
+
+@settings(max_examples=16, deadline=None)
+@given(st.sampled_from(((2, 2), (4, 2), (4, 4))), st.booleans(), _tp_draft())
+def test_minimax_dp_gathers_match_sglang(sizes: tuple[int, int], tied: bool,
+                                         drawn: tuple[str, dict[str, str], bool]) -> None:
+    """Under attention DP with --enable-dp-lm-head (graphfit.inputs.sglang_dspark_minimax_tp.
+    lm_group): the draft built on the attention-TP group, the target's lm_head on the group
+    SGLang shards it on; graphfit plans, refuses with SGLang's reason or as not modelled
+    exactly where SGLang's own attach keeps no buffer, raises, or keeps a multicast one."""
+    fields, environ, car = drawn
+    _agrees(fields, sizes[0], environ, car, sizes[1], tied)
+
+
+# (fields, tp, dp, tied, --disable-custom-all-reduce off, SGLang's outcome)
+DP_EDGES = [
+    ('{"qk_norm_type": "per_head"}', 4, 2, False, True, "gpus"),  # attention TP 2 multicast
+    ('{"qk_norm_type": "per_head"}', 4, 2, False, False, "plain"),  # its NCCL ring
+    ('{"qk_norm_type": "per_head", "dspark_markov_head_type": "gated"}', 4, 2, False, True,
+     "plain"),  # no base-logit gatherer on the attention-TP group (models/dspark.py:569)
+    ('{"vocab_size": 1000}', 2, 2, False, True, "plain"),  # attention TP 1: no shard check
+    ('{"qk_norm_type": "per_head", "vocab_size": 1000}', 4, 2, False, True, "raises"),
+    ('{"dspark_markov_head_type": "gated"}', 4, 4, True, True, "gpus"),  # tied: TP 4's
+]
+
+
+@pytest.mark.parametrize(("fields", "tp", "dp", "tied", "car", "expected"), DP_EDGES)
+def test_minimax_dp_edges(fields: str, tp: int, dp: int, tied: bool, car: bool,
+                          expected: str) -> None:
+    """The attention-DP edges: SGLang's own outcome is the one expected, and graphfit
+    agrees."""
+    from tests.oracle import sglang_dspark_minimax_tp as kt
+
+    assert kt.outcome(_resolved_dp(tp, dp), kc.minimax_dir(fields), VOCAB, tp, {}, car,
+                      tied)[0] == expected
+    _agrees(fields, tp, {}, car, dp, tied)
+
+
+DP = ("--enable-dp-attention", "--enable-dp-lm-head", "--dp-size")
+# whole pasted lines under attention DP (the oracle's untied Llama target): planned
+DP_LINES = [
+    ('{"qk_norm_type": "per_head"}', ("--tp-size", "4", *DP, "2",
+                                      "--disable-custom-all-reduce")),
+    ("{}", ("--tp-size", "2", *DP, "2")),
+    ('{"qk_norm_type": "per_head", "dspark_markov_head_type": "gated"}',
+     ("--tp-size", "4", *DP, "2")),
+    ('{"vocab_size": 1000, "sample_from_anchor": false}', ("--tp-size", "2", *DP, "2")),
+]
+
+
+@pytest.mark.parametrize(("fields", "extra"), DP_LINES)
+def test_minimax_draft_lines_under_attention_dp(fields: str, extra: tuple[str, ...]) -> None:
+    """A MiniMax draft SGLang builds under attention DP with no symmetric buffer is planned,
+    and the plan agrees with SGLang's runners and folded sampler."""
+    argv = ("--speculative-algorithm", "DSPARK", *extra, kc.DRAFT, kc.minimax_dir(fields))
+    outcome, diffs = kc.compare_line(argv, 80)
+    assert outcome == "runner" and diffs == [], (fields, outcome, diffs)
+
+
+def test_minimax_draft_line_under_attention_dp_on_sglangs_defaults() -> None:
+    """On SGLang's defaults at attention TP 2 SGLang builds the draft and graphfit refuses it
+    as not modelled (the multicast vocab gather, decided by the GPUs)."""
+    default = ("--speculative-algorithm", "DSPARK", "--tp-size", "4", *DP, "2", kc.DRAFT,
+               kc.minimax_dir('{"qk_norm_type": "per_head"}'))
+    assert kc.compare_line(default, 80) == ("not_modelled", [])
 
 
 @pytest.mark.parametrize("tp", [1, 2])
