@@ -37,8 +37,10 @@ raises AttributeError nested under the VL wrapper's `text_config`, which SGLang 
 
 A block-FP8 checkpoint adds the weight checks of graphfit.inputs.sglang_minimax_quant to the
 experts (after FusedMoE's splits) and to each MLP (after its split, before its activation).
-The a2a backends' own classes (DeepEP's, MegaMoE's runner) and the other quantization
-methods' checks: see docs/engines/sglang-coverage.md, "(issue 23, s42n)".
+MegaMoE's runner and the other quantization methods' checks: see
+docs/engines/sglang-coverage.md, "(issue 23, s42n)". DeepEP's own class (`DeepEPMoE`) adds no
+check of its own with JIT DeepGEMM on (layers/moe/ep_moe/layer.py:100-178), which graphfit
+assumes: compared by the oracle since s44n.
 """
 
 from __future__ import annotations
