@@ -44,6 +44,7 @@ from typing import Any
 from graphfit.inputs import sglang_sub_configs
 from graphfit.inputs.model_config import local_config
 from graphfit.inputs.sglang_draft import overridden, override_args
+from graphfit.inputs.sglang_dspark_env import flag, line_environ
 from graphfit.inputs.sglang_minimax_moe import (
     MoeLayout,
     build_layout,
@@ -199,7 +200,9 @@ def moe_layout(values: Mapping[str, Any], data: Mapping[str, Any]) -> MoeLayout:
     """The MoE sizes and settings the line resolves (graphfit.inputs.sglang_minimax_moe):
     the EP size as the a2a backend resolves it (`_a2a_ep_size`, arg_groups/overrides.py:
     1611-1620), `--moe-dp-size`, `--ep-num-redundant-experts`, the fusion switch as the
-    runner / a2a backend resolve it, the quantization and the MoE runner backend."""
+    runner / a2a backend resolve it, the quantization, the MoE runner backend,
+    `--deepep-mode` and the pasted line's SGLANG_ENABLE_JIT_DEEPGEMM (graphfit.inputs.
+    sglang_dspark_env.line_environ: none on a config file or a live check, i.e. on)."""
     tp = size_or_one(values.get("tp_size") or values.get("tp"))
     a2a = str(values.get("moe_a2a_backend") or "none").strip().lower()
     ep = resolved_ep_size(size_or_one(values.get("ep_size")), tp, a2a)
@@ -207,9 +210,12 @@ def moe_layout(values: Mapping[str, Any], data: Mapping[str, Any]) -> MoeLayout:
     runner = str(values.get("moe_runner_backend") or "auto").strip().lower()
     fusion_off = fusion_disabled(values.get("disable_shared_experts_fusion") is True, runner,
                                  a2a, values.get("enable_waterfill") is True)
+    mode = str(values.get("deepep_mode") or "auto").strip().lower()
+    # the pasted line's SGLANG_ENABLE_JIT_DEEPGEMM (EnvBool, default on, environ.py:1348)
+    jit = flag(line_environ(), "SGLANG_ENABLE_JIT_DEEPGEMM", True)
     return build_layout(tp, ep, size_or_one(values.get("moe_dp_size")), a2a,
                         _count(values.get("ep_num_redundant_experts")), fusion_off,
-                        quant, blocks(quant, data), runner)
+                        quant, blocks(quant, data), runner, mode, jit)
 
 
 def tower_layout(values: Mapping[str, Any], tower_tp: int) -> TowerLayout:

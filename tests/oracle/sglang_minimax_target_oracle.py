@@ -145,14 +145,15 @@ class _Absent:
         raise AssertionError("oracle glue: deep_ep used at model build")
 
 
-def _deepep_glue() -> list[tuple[Any, str, Any]]:
+def _deepep_glue(jit_deepgemm: bool = True) -> list[tuple[Any, str, Any]]:
     """Glue for the DeepEP-class MoE (`DeepEPMoE`, layers/moe/ep_moe/layer.py:61-186): this
     process has no `deep_ep` package, so `token_dispatcher/deepep.py` recorded `use_deepep =
     False` at import and its dispatcher raises ImportError (:381-390); on the GPU the package
     is installed. The glue says it is (`use_deepep` True, `Buffer` / `Config` stand-ins that
     fail if used) and that JIT DeepGEMM is on, as on the SM 90 device with SGLang's CUDA
     install (deep_gemm_wrapper/configurer.py:32-55; graphfit assumes the same,
-    graphfit/planner/engines/sglang_class_picks.py). Returns what to restore."""
+    graphfit/planner/engines/sglang_class_picks.py), unless the line sets
+    SGLANG_ENABLE_JIT_DEEPGEMM off (`jit_deepgemm` False). Returns what to restore."""
     from sglang.srt.layers import deep_gemm_wrapper
     from sglang.srt.layers.moe.token_dispatcher import deepep
 
@@ -161,11 +162,12 @@ def _deepep_glue() -> list[tuple[Any, str, Any]]:
     saved.append((deep_gemm_wrapper, "ENABLE_JIT_DEEPGEMM",
                   deep_gemm_wrapper.ENABLE_JIT_DEEPGEMM))
     deepep.use_deepep, deepep.Buffer, deepep.Config = True, _Absent(), _Absent()
-    deep_gemm_wrapper.ENABLE_JIT_DEEPGEMM = True
+    deep_gemm_wrapper.ENABLE_JIT_DEEPGEMM = jit_deepgemm
     return saved
 
 
-def build(path: str, tp: int, attn_dp: int, extra: tuple[str, ...] = ()) -> str | None:
+def build(path: str, tp: int, attn_dp: int, extra: tuple[str, ...] = (),
+          jit_deepgemm: bool = True) -> str | None:
     """SGLang's own model class on `path`'s config under the line's layout: the exception's
     "Type: message @ site" where SGLang raises (the server does not start), None where it
     builds. Like the loader (model_loader/loader.py:291-298) it first resolves shared-expert
@@ -194,7 +196,7 @@ def build(path: str, tp: int, attn_dp: int, extra: tuple[str, ...] = ()) -> str 
         saved = [(mod, name, getattr(mod, name)) for mod in (m3, m3vl)
                  for name in ("_is_cuda", "_device_sm")] + [(m3, "get_stream", m3.get_stream)]
         saved.append((get_flags().dp, "enabled", get_flags().dp.enabled))
-        saved += _deepep_glue()
+        saved += _deepep_glue(jit_deepgemm)
         # the worker's bootstrap (distributed/bootstrap.py:343 -> layers/dp_attention.py:475):
         # the DP-attention flag the layers' reduce groups read (no elastic EP: no args read)
         initialize_dp_attention_flags(None)

@@ -147,11 +147,12 @@ def cp_flags(tp: int, attn_dp: int, cp: int) -> tuple[str, ...]:
 
 
 def graphfit_line(path: str, tp: int, attn_dp: int,
-                  extra: tuple[str, ...] = ()) -> tuple[int, str]:
-    """graphfit's reading of the pasted launch line: (exit code, last error line or "")."""
+                  extra: tuple[str, ...] = (), env: tuple[str, ...] = ()) -> tuple[int, str]:
+    """graphfit's reading of the pasted launch line (`env`: its VAR=value prefix): (exit
+    code, last error line or "")."""
     from graphfit.cli.options import PASTED
 
-    token = PASTED.set(("python", "-m", "sglang.launch_server", "--model-path", path,
+    token = PASTED.set((*env, "python", "-m", "sglang.launch_server", "--model-path", path,
                         "--tp-size", str(tp), "--attn-dp-size", str(attn_dp), *extra))
     # MegaMoE needs the GPU named (mega_moe_hook.py:39-48): the oracle's SM 90 device
     gpu = "H100" if "megamoe" in extra else "80"
@@ -174,11 +175,13 @@ def cites(said: str, site: str) -> bool:
 
 
 def _compare(fields: dict[str, Any], nested: bool, tp: int, attn_dp: int,
-             extra: tuple[str, ...] = (), vision: dict[str, Any] | None = None) -> None:
+             extra: tuple[str, ...] = (), vision: dict[str, Any] | None = None,
+             jit_deepgemm: bool = True) -> None:
     fields = {"head_dim": 128, **fields}  # heads that do not divide hidden_size
     path = mo.target_dir(fields, nested, vision)
-    theirs = mo.build(path, tp, attn_dp, extra)
-    code, said = graphfit_line(path, tp, attn_dp, extra)
+    theirs = mo.build(path, tp, attn_dp, extra, jit_deepgemm)
+    env = () if jit_deepgemm else ("SGLANG_ENABLE_JIT_DEEPGEMM=0",)
+    code, said = graphfit_line(path, tp, attn_dp, extra, env)
     case = (fields, nested, vision, tp, attn_dp, extra, theirs, code, said)
     if theirs is None:  # SGLang builds it: graphfit plans the line
         assert code == 0, case
@@ -352,7 +355,8 @@ def test_s44n_checks_each_way() -> None:
     `sparse_disable_index_value` drops that projection (configs/model_config.py:467-471), or
     one index head leaves it unsplit. The DeepEP-class MoE (DeepEPMoE,
     layers/moe/ep_moe/layer.py:61-186) builds where FusedMoE's checks pass and fails with them
-    where they do not (EP spans TP; shared experts replicated)."""
+    where they do not (EP spans TP; shared experts replicated); with JIT DeepGEMM off a
+    quantized one in auto / low_latency mode asserts deep_gemm (:168-178)."""
     per_head = {"qk_norm_type": "per_head"}
     narrow = {**_SPARSE, "sparse_index_dim": 64}
     for sparse, block, tp in (
@@ -378,3 +382,16 @@ def test_s44n_checks_each_way() -> None:
             ({**moe, "n_shared_experts": 2}, 2, (*deepep, "--deepep-mode", "low_latency"))):
         for nested in (False, True):
             _compare(fields, nested, tp, 1, extra)
+    # SGLANG_ENABLE_JIT_DEEPGEMM=0: a quantized DeepEP MoE in auto / low_latency mode asserts
+    # deep_gemm (ep_moe/layer.py:168-178); normal mode, or no quantization, builds
+    block = {"quantization_config": {**_BLOCK, "weight_block_size": [128, 128]}}
+    for fields, extra in (
+            (moe, deepep), ({**moe, **block}, deepep), (moe, (*deepep, "--quantization", "fp8")),
+            ({**moe, **block}, (*deepep, "--deepep-mode", "normal")),
+            ({**moe, **block}, (*deepep, "--deepep-mode", "low_latency")),
+            ({**moe, **block}, ())):
+        config = fields.get("quantization_config")
+        _compare(fields, False, 2, 1, extra, jit_deepgemm=False)
+        _compare({k: v for k, v in fields.items() if k != "quantization_config"}, True, 2, 1,
+                 extra, {"wrapper": {"quantization_config": config}} if config else None,
+                 jit_deepgemm=False)
