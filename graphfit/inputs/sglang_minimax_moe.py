@@ -37,8 +37,10 @@ raises AttributeError nested under the VL wrapper's `text_config`, which SGLang 
 
 A block-FP8 checkpoint adds the weight checks of graphfit.inputs.sglang_minimax_quant to the
 experts (after FusedMoE's splits) and to each MLP (after its split, before its activation).
-The a2a backends' own classes (DeepEP's, MegaMoE's runner) and the other quantization
-methods' checks: see docs/engines/sglang-coverage.md, "(issue 23, s42n)".
+MegaMoE's runner and the other quantization methods' checks: see
+docs/engines/sglang-coverage.md, "(issue 23, s42n)". DeepEP's own class (`DeepEPMoE`) adds no
+check of its own with JIT DeepGEMM on (layers/moe/ep_moe/layer.py:100-178), which graphfit
+assumes: compared by the oracle since s44n.
 """
 
 from __future__ import annotations
@@ -81,8 +83,9 @@ class MoeLayout:
     """The parallel sizes and MoE settings the MLP constructors read: the full TP size, the
     EP size the hooks resolve, the MoE-TP size, the a2a backend, the redundant experts, and
     whether the loader's fusion gate is open (everything but the shared-expert count), and
-    a block-FP8 checkpoint's [block_n, block_k] (graphfit.inputs.sglang_minimax_quant), and the
-    MoE runner backend."""
+    a block-FP8 checkpoint's [block_n, block_k] (graphfit.inputs.sglang_minimax_quant), the
+    MoE runner backend, the quantization, --deepep-mode and whether JIT DeepGEMM is on
+    (SGLANG_ENABLE_JIT_DEEPGEMM; deep_gemm assumed installed on an SM 90+ GPU)."""
 
     tp: int
     ep: int
@@ -92,6 +95,9 @@ class MoeLayout:
     fusion_gate: bool
     blocks: Blocks | None = None
     runner: str = "auto"
+    quant: str | None = None
+    deepep_mode: str = "auto"
+    jit_deepgemm: bool = True
 
     def __post_init__(self) -> None:
         for name in ("tp", "ep", "moe_tp"):
@@ -185,6 +191,9 @@ def moe_problem(text: Mapping[str, Any], nested: bool, layout: MoeLayout) -> str
         # lora_enabled False at model build (LoRA swaps runners later, lora/layers.py:1128)
         return (f"no fused func for runner {layout.runner} under a2a megamoe "
                 f"(NotImplementedError, layers/moe/moe_runner/runner.py:168-183)")
+    said = deepep_problem(layout)
+    if said:
+        return said
     if _read(text, "hidden_act", nested) is _MISSING:
         return _absent("hidden_act", "models/minimax_m3.py:441")
     if "scoring_func" not in text:
@@ -196,6 +205,23 @@ def moe_problem(text: Mapping[str, Any], nested: bool, layout: MoeLayout) -> str
     if isinstance(width, int) and isinstance(shared, int):
         return mlp_problem(text, nested, width * shared, group, layout.blocks)
     return None
+
+
+def deepep_problem(layout: MoeLayout) -> str | None:
+    """`DeepEPMoE.__init__` after FusedMoE's (layers/moe/ep_moe/layer.py:84-178) for
+    `--moe-a2a-backend deepep` with JIT DeepGEMM off: a quantized MoE that takes the legacy
+    path (none of :100-147's cases on CUDA: not a humming runner, not flashinfer_cutedsl
+    with modelopt_fp4 / modelopt_mixed) in auto or low_latency mode asserts deep_gemm
+    (:168-178). (With DeepGEMM on, which graphfit assumes by default, nothing raises.)"""
+    if layout.a2a != "deepep" or layout.jit_deepgemm or layout.quant is None:
+        return None
+    if layout.runner == "humming" or (layout.runner == "flashinfer_cutedsl" and layout.quant
+                                      in ("modelopt_fp4", "modelopt_mixed")):
+        return None
+    if layout.deepep_mode not in ("auto", "low_latency"):
+        return None
+    return (f"DeepEP DeepEPMode.{layout.deepep_mode.upper()} mode requires deep_gemm "
+            f"(AssertionError, layers/moe/ep_moe/layer.py:168-178)")
 
 
 def mlp_problem(text: Mapping[str, Any], nested: bool, width: Any, group: int,
@@ -243,13 +269,15 @@ def quantization(values: Mapping[str, Any], data: Mapping[str, Any]) -> str | No
 
 def build_layout(tp: int, ep: int, moe_dp: int, a2a: str, redundant: int,
                  fusion_off: bool, quant: str | None,
-                 block: Blocks | None = None, runner: str = "auto") -> MoeLayout:
+                 block: Blocks | None = None, runner: str = "auto",
+                 deepep_mode: str = "auto", jit_deepgemm: bool = True) -> MoeLayout:
     """The layout from the line's resolved sizes (MoE-TP = tp // ep // moe_dp,
     runtime_context.py:154; sizes that do not divide are other rules' business) and the
     loader's fusion gate less the shared-expert count (minimax_m3.py:2021-2043)."""
     gate = not fusion_off and quant not in NO_FUSION_QUANTS and ep == 1 and a2a != "deepep"
-    return MoeLayout(tp, ep, max(1, tp // ep // moe_dp), a2a, redundant, gate, block, runner)
+    return MoeLayout(tp, ep, max(1, tp // ep // moe_dp), a2a, redundant, gate, block, runner,
+                     quant, deepep_mode, jit_deepgemm)
 
 
-__all__ = ["MoeLayout", "build_layout", "fused_count", "fusion_problem", "is_moe_layer",
-           "layer_problem", "quantization"]
+__all__ = ["MoeLayout", "build_layout", "deepep_problem", "fused_count", "fusion_problem",
+           "is_moe_layer", "layer_problem", "quantization"]

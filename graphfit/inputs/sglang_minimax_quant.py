@@ -15,6 +15,9 @@ constructor, after its own shape asserts (the split asserts of layers/linear.py 
 fused_moe_triton/layer.py:414-427) and before the MoE layer reads `hidden_act` (models/
 minimax_m3.py:441) or the MLP checks its activation (:334-354).
 
+A sparse attention layer's index projections (`index_qkv_proj`, `index_o_proj`) take the
+same quant config and run the same checks over their own, narrower group (`index_problem`).
+
 MiniMax-M3's router gate and its VL vision tower are built without quantization
 (minimax_m3.py:473-480, minimax_m3_vl.py:113-119), so they are not checked.
 """
@@ -93,5 +96,22 @@ def attention_problem(heads: int, kv: int, head_dim: int, attn_tp: int,
             or linear_problem("o_proj", (), False, attn_tp, q, block))
 
 
-__all__ = ["Blocks", "attention_problem", "blocks", "experts_problem", "linear_problem",
-           "mlp_problem"]
+def index_problem(index_heads: int, index_dim: int, attn_tp: int, value_off: bool,
+                  block: Blocks) -> str | None:
+    """A sparse attention layer's index projections (minimax_m3.py:829-853), built after
+    qkv_proj / o_proj over the index group: `ReplicatedParallelGroup("attn_tp",
+    attn_tp // min(attn_tp, index heads))` (:794-799), whose size is min(attn_tp, index
+    heads) (layers/linear.py:91-103). `index_qkv_proj` is a merged QKV layer of the index
+    heads, one KV head and a value head of index_dim, or none where the layer's
+    `sparse_disable_index_value` entry is set (configs/model_config.py:467-471);
+    `index_o_proj` (row-parallel, absent without the value) takes the index heads' width."""
+    group = min(attn_tp, index_heads)
+    q = index_heads // group * index_dim
+    return (linear_problem("index_qkv_proj", (q, index_dim, 0 if value_off else index_dim),
+                           True, group, None, block)
+            or (None if value_off else
+                linear_problem("index_o_proj", (), False, group, q, block)))
+
+
+__all__ = ["Blocks", "attention_problem", "blocks", "experts_problem", "index_problem",
+           "linear_problem", "mlp_problem"]

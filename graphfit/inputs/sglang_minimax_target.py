@@ -17,6 +17,8 @@ model, :129-135). Layer by layer, in SGLang's order:
   it) at attention TP > 1 calls `MiniMaxM2RMSNormTP` without its required `num_heads`
   (:858-865, models/minimax_m2.py:291, TypeError), a name outside per_layer / per_head /
   multi_head raises ValueError (:909);
+- with a block-FP8 checkpoint, the qkv / o projections' block checks, then a sparse layer's
+  index projections' (graphfit.inputs.sglang_minimax_quant, minimax_m3.py:801-853);
 - the layer's MLP, dense or MoE: graphfit.inputs.sglang_minimax_moe (which also holds the
   loader's shared-expert fusion check that precedes every layer).
 
@@ -39,8 +41,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from graphfit.inputs import sglang_sub_configs
 from graphfit.inputs.model_config import local_config
 from graphfit.inputs.sglang_draft import overridden, override_args
+from graphfit.inputs.sglang_dspark_env import flag, line_environ
 from graphfit.inputs.sglang_minimax_moe import (
     MoeLayout,
     build_layout,
@@ -49,7 +53,12 @@ from graphfit.inputs.sglang_minimax_moe import (
     layer_problem,
     quantization,
 )
-from graphfit.inputs.sglang_minimax_quant import Blocks, attention_problem, blocks
+from graphfit.inputs.sglang_minimax_quant import (
+    Blocks,
+    attention_problem,
+    blocks,
+    index_problem,
+)
 from graphfit.inputs.sglang_minimax_vision import TowerLayout, tower_problem
 from graphfit.inputs.sglang_spec_dp import attention_dp_size, size_or_one
 from graphfit.planner.core.errors import ConfigError, excerpt
@@ -114,12 +123,22 @@ def _layer(text: Mapping[str, Any], layer: int, attn_tp: int, nested: bool,
             return ("sparse_attention_config has no 'sparse_attention_freq' (KeyError, "
                     "models/minimax_m3.py:1704, configs/model_config.py:461)")
         is_sparse = isinstance(freq, list) and layer < len(freq) and freq[layer] != 0
-    return (_attention(text, sparse if is_sparse else None, attn_tp, moe.blocks)
+    value_off = is_sparse and isinstance(sparse, dict) and _value_off(sparse, layer)
+    return (_attention(text, sparse if is_sparse else None, attn_tp, moe.blocks, value_off)
             or layer_problem(text, layer, nested, moe))
 
 
+def _value_off(sparse: Mapping[str, Any], layer: int) -> bool:
+    """The layer's `sparse_disable_index_value` entry is non-zero
+    (`get_minimax_sparse_disable_value_layer_ids`, configs/model_config.py:467-471, read at
+    minimax_m3.py:1706-1709): its index projections carry no value head."""
+    flags = sparse.get("sparse_disable_index_value")
+    return isinstance(flags, list) and layer < len(flags) and flags[layer] != 0
+
+
 def _attention(text: Mapping[str, Any], sparse: Mapping[str, Any] | None,
-               attn_tp: int, block: Blocks | None = None) -> str | None:
+               attn_tp: int, block: Blocks | None = None,
+               value_off: bool = False) -> str | None:
     """`MiniMaxM3Attention.__init__` (minimax_m3.py:732-909) in its own order."""
     heads, kv = text.get("num_attention_heads"), text.get("num_key_value_heads")
     if isinstance(heads, int) and heads > 0 and heads % attn_tp:
@@ -142,6 +161,10 @@ def _attention(text: Mapping[str, Any], sparse: Mapping[str, Any] | None,
             return (f"@{excerpt(idx, 12)} sparse index heads do not shard over it "
                     f"(AssertionError, models/minimax_m3.py:789-792)")
     said = _quantized(text, heads, kv, attn_tp, block)
+    if said is None and sparse is not None and block is not None:
+        idx, dim = sparse["sparse_num_index_heads"], sparse["sparse_index_dim"]
+        if isinstance(idx, int) and idx > 0 and isinstance(dim, int) and dim > 0:
+            said = index_problem(idx, dim, attn_tp, value_off, block)
     if said:
         return said
     if norm not in QK_NORMS:
@@ -177,7 +200,9 @@ def moe_layout(values: Mapping[str, Any], data: Mapping[str, Any]) -> MoeLayout:
     """The MoE sizes and settings the line resolves (graphfit.inputs.sglang_minimax_moe):
     the EP size as the a2a backend resolves it (`_a2a_ep_size`, arg_groups/overrides.py:
     1611-1620), `--moe-dp-size`, `--ep-num-redundant-experts`, the fusion switch as the
-    runner / a2a backend resolve it, the quantization and the MoE runner backend."""
+    runner / a2a backend resolve it, the quantization, the MoE runner backend,
+    `--deepep-mode` and the pasted line's SGLANG_ENABLE_JIT_DEEPGEMM (graphfit.inputs.
+    sglang_dspark_env.line_environ: none on a config file or a live check, i.e. on)."""
     tp = size_or_one(values.get("tp_size") or values.get("tp"))
     a2a = str(values.get("moe_a2a_backend") or "none").strip().lower()
     ep = resolved_ep_size(size_or_one(values.get("ep_size")), tp, a2a)
@@ -185,9 +210,12 @@ def moe_layout(values: Mapping[str, Any], data: Mapping[str, Any]) -> MoeLayout:
     runner = str(values.get("moe_runner_backend") or "auto").strip().lower()
     fusion_off = fusion_disabled(values.get("disable_shared_experts_fusion") is True, runner,
                                  a2a, values.get("enable_waterfill") is True)
+    mode = str(values.get("deepep_mode") or "auto").strip().lower()
+    # the pasted line's SGLANG_ENABLE_JIT_DEEPGEMM (EnvBool, default on, environ.py:1348)
+    jit = flag(line_environ(), "SGLANG_ENABLE_JIT_DEEPGEMM", True)
     return build_layout(tp, ep, size_or_one(values.get("moe_dp_size")), a2a,
                         _count(values.get("ep_num_redundant_experts")), fusion_off,
-                        quant, blocks(quant, data), runner)
+                        quant, blocks(quant, data), runner, mode, jit)
 
 
 def tower_layout(values: Mapping[str, Any], tower_tp: int) -> TowerLayout:
@@ -221,6 +249,9 @@ def line(values: Mapping[str, Any]) -> None:
         return
     overrides = override_args(values.get("json_model_override_args"))
     data = overridden(data, overrides) if overrides else data
+    loading = sglang_sub_configs.load_failure(data)
+    if loading is not None:  # ModelConfig's reads come before the model class is built
+        raise ConfigError(f"--model-path: {loading}")
     attn_tp = attention_tp(values)
     if attn_tp < 1:
         return  # tp below attn_dp x attn_cp: the layout's own check refuses it (SGLang asserts)

@@ -25,7 +25,9 @@ out; none written: all defaults), so a top-level length key or RoPE dict does no
   survive transformers' load), which get_hf_text_config turns into a plain PretrainedConfig
   (common.py:565-571): no class default (2048 with no key, :700), its RoPE dict as the
   plain class takes it (graphfit.inputs.sglang_own_rope); no `text_config` written: the
-  parent config's own top-level keys; a null one fails SGLang's assert (common.py:605).
+  parent config's own top-level keys; a null one fails SGLang's assert (common.py:605), and
+  one without hidden_size, num_hidden_layers or vocab_size fails ModelConfig's read of it
+  (AttributeError, configs/model_config.py:1347 / 1566, 1581, 1605; `_text_reads`).
 
 The sub-config's RoPE dict scales the length as get_context_length reads it (:679-693).
 graphfit restates transformers' standardized reading for the transformers classes (Llama,
@@ -138,6 +140,8 @@ def load_failure(data: Mapping[str, Any]) -> str | None:
         state = "is null" if text is None else "has no num_attention_heads"
         return (f"SGLang fails loading it: text_config {state}, and get_hf_text_config "
                 "asserts it has num_attention_heads (utils/hf_transformers/common.py:605)")
+    if _kind(data) == MINIMAX_M3_VL and isinstance(text, dict):
+        return _text_reads(text)
     if _kind(data) != "internvl_chat":
         return None
     sub = data.get("llm_config")
@@ -154,6 +158,22 @@ def load_failure(data: Mapping[str, Any]) -> str | None:
     if architecture == "InternLM2ForCausalLM" and rope is not None and not _internlm2_rope(rope):
         return ("SGLang refuses llm_config.rope_scaling: InternLM2 takes exactly `type` "
                 "(linear or dynamic) and `factor` >= 1 (configs/internvl.py:134-158)")
+    return None
+
+
+def _text_reads(text: Mapping[str, Any]) -> str | None:
+    """MiniMax-M3-VL's text config is a bare PretrainedConfig (common.py:565-571), so the keys
+    ModelConfig reads without a default raise AttributeError where the dict lacks them, in
+    `_derive_model_shapes`' order (configs/model_config.py:1331-1609): hidden_size (for
+    head_dim when the dict has none, :1341-1348, else :1566), num_hidden_layers (:1581),
+    vocab_size (:1605). Measured through SGLang's ModelConfig: no other key of a text config
+    is read without a default before the model class is built."""
+    site = 1566 if text.get("head_dim") is not None else 1347
+    for key, line in (("hidden_size", site), ("num_hidden_layers", 1581),
+                      ("vocab_size", 1605)):
+        if key not in text:
+            return (f"SGLang fails loading it: text_config has no {key!r}, which ModelConfig "
+                    f"reads (AttributeError, configs/model_config.py:{line})")
     return None
 
 

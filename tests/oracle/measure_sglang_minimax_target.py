@@ -1,7 +1,7 @@
 """Measure graphfit against SGLang's own MiniMax-M3 target class over generated combinations:
 `python -m tests.oracle.measure_sglang_minimax_target [COUNT] [SEED] [BEFORE]` (default 400
 draws, seed 7), in turn from three families: attention (the test module's layouts x nested x
-FIELDS x ACTS, dense MLPs), MLP (layouts x --ep-size x --disable-shared-experts-fusion x
+FIELDS x ACTS x QUANTS, dense MLPs), MLP (layouts x --ep-size x --disable-shared-experts-fusion x
 nested x MOE_FIELDS x MOE_KEYS x ACTS x A2AS x QUANTS, per_head norm) and vision (the VL
 wrapper: layouts x --mm-enable-dp-encoder x --attn-cp-size x VISIONS x per_head / per_layer
 norm x silu / gelu). It
@@ -38,7 +38,8 @@ def draws(count: int, seed: int) -> list[Draw]:
         if i % 3 == 0:
             fields = {k: rng.choice(v) for k, v in t.FIELDS.items()}
             fields.update(rng.choice(t.ACTS))
-            out.append(("attention", fields, nested, tp, dp, (), None))
+            more, vision, qflags = t.quantized(rng.choice(t.QUANTS), nested)  # s44n
+            out.append(("attention", {**fields, **more}, nested, tp, dp, qflags, vision))
         elif i % 3 == 1:
             ep, off = rng.choice(t.EPS), rng.choice((False, True))
             fields = {"qk_norm_type": "per_head",

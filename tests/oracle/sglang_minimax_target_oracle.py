@@ -29,7 +29,8 @@ SGLang's own model class is built under that layout:
 Before either class is built, shared-expert fusion is resolved with the class's own hooks
 as the loader does (model_loader/loader.py:291-298).
 
-Glue (not SGLang logic): this process's ranks (0), TP / MoE / pipeline groups that only answer
+Glue (not SGLang logic): `deep_ep` reported installed and JIT DeepGEMM on (`_deepep_glue`),
+this process's ranks (0), TP / MoE / pipeline groups that only answer
 their size / first-last rank / a CPU group of None, an SM 90 CUDA device for the fusion hooks,
 and no CUDA side stream (`get_stream` returns None:
 there is no CUDA here; the stream is used in forward only, minimax_m3.py:1864).
@@ -132,7 +133,41 @@ def _quant_config(r: so.Resolved, path: str) -> Any:
                                     LoadConfig())
 
 
-def build(path: str, tp: int, attn_dp: int, extra: tuple[str, ...] = ()) -> str | None:
+class _Absent:
+    """deep_ep's `Buffer` / `Config` stand-in: the DeepEP dispatcher's constructor never
+    touches them (token_dispatcher/deepep.py:368-421 only checks `use_deepep`); any use (the
+    buffer is made on the first dispatch, :182-304) fails the oracle itself."""
+
+    def __getattr__(self, name: str) -> Any:
+        raise AssertionError(f"oracle glue: deep_ep.{name} used at model build")
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        raise AssertionError("oracle glue: deep_ep used at model build")
+
+
+def _deepep_glue(jit_deepgemm: bool = True) -> list[tuple[Any, str, Any]]:
+    """Glue for the DeepEP-class MoE (`DeepEPMoE`, layers/moe/ep_moe/layer.py:61-186): this
+    process has no `deep_ep` package, so `token_dispatcher/deepep.py` recorded `use_deepep =
+    False` at import and its dispatcher raises ImportError (:381-390); on the GPU the package
+    is installed. The glue says it is (`use_deepep` True, `Buffer` / `Config` stand-ins that
+    fail if used) and that JIT DeepGEMM is on, as on the SM 90 device with SGLang's CUDA
+    install (deep_gemm_wrapper/configurer.py:32-55; graphfit assumes the same,
+    graphfit/planner/engines/sglang_class_picks.py), unless the line sets
+    SGLANG_ENABLE_JIT_DEEPGEMM off (`jit_deepgemm` False). Returns what to restore."""
+    from sglang.srt.layers import deep_gemm_wrapper
+    from sglang.srt.layers.moe.token_dispatcher import deepep
+
+    saved = [(deepep, name, getattr(deepep, name, None))
+             for name in ("use_deepep", "Buffer", "Config")]
+    saved.append((deep_gemm_wrapper, "ENABLE_JIT_DEEPGEMM",
+                  deep_gemm_wrapper.ENABLE_JIT_DEEPGEMM))
+    deepep.use_deepep, deepep.Buffer, deepep.Config = True, _Absent(), _Absent()
+    deep_gemm_wrapper.ENABLE_JIT_DEEPGEMM = jit_deepgemm
+    return saved
+
+
+def build(path: str, tp: int, attn_dp: int, extra: tuple[str, ...] = (),
+          jit_deepgemm: bool = True) -> str | None:
     """SGLang's own model class on `path`'s config under the line's layout: the exception's
     "Type: message @ site" where SGLang raises (the server does not start), None where it
     builds. Like the loader (model_loader/loader.py:291-298) it first resolves shared-expert
@@ -161,6 +196,7 @@ def build(path: str, tp: int, attn_dp: int, extra: tuple[str, ...] = ()) -> str 
         saved = [(mod, name, getattr(mod, name)) for mod in (m3, m3vl)
                  for name in ("_is_cuda", "_device_sm")] + [(m3, "get_stream", m3.get_stream)]
         saved.append((get_flags().dp, "enabled", get_flags().dp.enabled))
+        saved += _deepep_glue(jit_deepgemm)
         # the worker's bootstrap (distributed/bootstrap.py:343 -> layers/dp_attention.py:475):
         # the DP-attention flag the layers' reduce groups read (no elastic EP: no args read)
         initialize_dp_attention_flags(None)

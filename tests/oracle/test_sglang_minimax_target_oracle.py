@@ -47,7 +47,12 @@ FIELDS: dict[str, tuple[Any, ...]] = {
                         "sparse_num_index_heads": 2},
         {**_SPARSE, "sparse_attention_freq": [1, 0], "sparse_num_index_heads": 3},
         {"sparse_num_index_heads": 4, "sparse_index_dim": 64},
-        {"sparse_attention_freq": [0, 1], "sparse_num_index_heads": 4}),
+        {"sparse_attention_freq": [0, 1], "sparse_num_index_heads": 4},
+        # s44n: index projections under block FP8 (narrow index dim; value-less layers)
+        {**_SPARSE, "sparse_index_dim": 64},
+        {**_SPARSE, "sparse_attention_freq": [1, 1], "sparse_index_dim": 64,
+         "sparse_disable_index_value": [0, 1]},
+        {**_SPARSE, "sparse_num_index_heads": 1, "sparse_disable_index_value": [1, 1]}),
 }
 # the MLP side: which layers are MoE (None: all), experts, widths, shared experts
 MOE_FIELDS: dict[str, tuple[Any, ...]] = {
@@ -88,7 +93,10 @@ A2AS: tuple[tuple[str, ...], ...] = (
     (), (), ("--moe-a2a-backend", "megamoe"),
     ("--moe-a2a-backend", "megamoe", "--moe-runner-backend", "flashinfer_trtllm_routed"),
     ("--moe-a2a-backend", "megamoe", "--moe-runner-backend", "flashinfer_trtllm"),
-    ("--moe-runner-backend", "flashinfer_trtllm_routed"))
+    ("--moe-runner-backend", "flashinfer_trtllm_routed"),
+    # s44n: the DeepEP-class MoE (DeepEPMoE, layers/moe/ep_moe/layer.py:61-186)
+    ("--moe-a2a-backend", "deepep"),
+    ("--moe-a2a-backend", "deepep", "--deepep-mode", "low_latency"))
 _BLOCK = {"quant_method": "fp8", "activation_scheme": "dynamic"}
 # quantization (s42n): (the checkpoint's quantization_config or None, the line's flags)
 QUANTS: tuple[tuple[dict[str, Any] | None, tuple[str, ...]], ...] = (
@@ -96,7 +104,9 @@ QUANTS: tuple[tuple[dict[str, Any] | None, tuple[str, ...]], ...] = (
     ({**_BLOCK, "weight_block_size": [128, 128]}, ()),
     ({**_BLOCK, "weight_block_size": [128, 64]}, ("--quantization", "fp8")),
     ({**_BLOCK, "weight_block_size": [256, 128]}, ()),
-    (None, ("--quantization", "fp8")), (None, ("--quantization", "w8a8_fp8")))
+    (None, ("--quantization", "fp8")), (None, ("--quantization", "w8a8_fp8")),
+    # s44n: block_k wider than block_n (a row-parallel input check that binds alone)
+    ({**_BLOCK, "weight_block_size": [64, 128]}, ()))
 # attention CP sizes drawn with the VL tower (s42n); kept where tp splits into attention DP x CP
 CPS = (1, 1, 2, 4)
 
@@ -137,11 +147,12 @@ def cp_flags(tp: int, attn_dp: int, cp: int) -> tuple[str, ...]:
 
 
 def graphfit_line(path: str, tp: int, attn_dp: int,
-                  extra: tuple[str, ...] = ()) -> tuple[int, str]:
-    """graphfit's reading of the pasted launch line: (exit code, last error line or "")."""
+                  extra: tuple[str, ...] = (), env: tuple[str, ...] = ()) -> tuple[int, str]:
+    """graphfit's reading of the pasted launch line (`env`: its VAR=value prefix): (exit
+    code, last error line or "")."""
     from graphfit.cli.options import PASTED
 
-    token = PASTED.set(("python", "-m", "sglang.launch_server", "--model-path", path,
+    token = PASTED.set((*env, "python", "-m", "sglang.launch_server", "--model-path", path,
                         "--tp-size", str(tp), "--attn-dp-size", str(attn_dp), *extra))
     # MegaMoE needs the GPU named (mega_moe_hook.py:39-48): the oracle's SM 90 device
     gpu = "H100" if "megamoe" in extra else "80"
@@ -164,11 +175,13 @@ def cites(said: str, site: str) -> bool:
 
 
 def _compare(fields: dict[str, Any], nested: bool, tp: int, attn_dp: int,
-             extra: tuple[str, ...] = (), vision: dict[str, Any] | None = None) -> None:
+             extra: tuple[str, ...] = (), vision: dict[str, Any] | None = None,
+             jit_deepgemm: bool = True) -> None:
     fields = {"head_dim": 128, **fields}  # heads that do not divide hidden_size
     path = mo.target_dir(fields, nested, vision)
-    theirs = mo.build(path, tp, attn_dp, extra)
-    code, said = graphfit_line(path, tp, attn_dp, extra)
+    theirs = mo.build(path, tp, attn_dp, extra, jit_deepgemm)
+    env = () if jit_deepgemm else ("SGLANG_ENABLE_JIT_DEEPGEMM=0",)
+    code, said = graphfit_line(path, tp, attn_dp, extra, env)
     case = (fields, nested, vision, tp, attn_dp, extra, theirs, code, said)
     if theirs is None:  # SGLang builds it: graphfit plans the line
         assert code == 0, case
@@ -183,12 +196,16 @@ def _compare(fields: dict[str, Any], nested: bool, tp: int, attn_dp: int,
 @settings(max_examples=30, deadline=None)
 @given(st.sampled_from(LAYOUTS), st.booleans(),
        st.fixed_dictionaries({k: st.sampled_from(v) for k, v in FIELDS.items()}),
-       st.sampled_from(ACTS))
+       st.sampled_from(ACTS), st.sampled_from(QUANTS))
 def test_minimax_target_matches_sglang(layout: tuple[int, int], nested: bool,
-                                       fields: dict[str, Any], act: dict[str, Any]) -> None:
+                                       fields: dict[str, Any], act: dict[str, Any],
+                                       quant: tuple[dict[str, Any] | None, tuple[str, ...]],
+                                       ) -> None:
     """graphfit refuses exactly the generated lines SGLang's own model class cannot build,
-    with SGLang's exception and site; it plans the others."""
-    _compare({**fields, **act}, nested, *layout)
+    with SGLang's exception and site; it plans the others. (s44n: under (block-)FP8 too,
+    which reaches the sparse layers' index projections.)"""
+    more, vision, qflags = quantized(quant, nested)
+    _compare({**fields, **act, **more}, nested, *layout, qflags, vision)
 
 
 @settings(max_examples=40, deadline=None)
@@ -328,3 +345,53 @@ def test_s42n_checks_each_way() -> None:
             text = {k: v for k, v in fields.items() if not (nested and k == "quantization_config")}
             _compare(text, nested, tp, 1, extra,
                      {"wrapper": {"quantization_config": config}} if nested and config else None)
+
+
+def test_s44n_checks_each_way() -> None:
+    """s44n's cases on their own, both ways. Block FP8 on a sparse layer's index projections
+    (minimax_m3.py:829-853, over min(attention TP, index heads) ranks): an index dim narrower
+    than block_n fails index_qkv_proj (fp8.py:601-609) and one as wide builds; a per-rank index
+    input narrower than block_k fails index_o_proj (fp8.py:593-599) unless the layer's
+    `sparse_disable_index_value` drops that projection (configs/model_config.py:467-471), or
+    one index head leaves it unsplit. The DeepEP-class MoE (DeepEPMoE,
+    layers/moe/ep_moe/layer.py:61-186) builds where FusedMoE's checks pass and fails with them
+    where they do not (EP spans TP; shared experts replicated); with JIT DeepGEMM off a
+    quantized one in auto / low_latency mode asserts deep_gemm (:168-178)."""
+    per_head = {"qk_norm_type": "per_head"}
+    narrow = {**_SPARSE, "sparse_index_dim": 64}
+    for sparse, block, tp in (
+            (narrow, [128, 128], 1), ({**_SPARSE, "sparse_index_dim": 128}, [128, 128], 2),
+            (narrow, [64, 128], 4),
+            ({**narrow, "sparse_disable_index_value": [1, 1]}, [64, 128], 4),
+            ({**narrow, "sparse_attention_freq": [1, 1], "sparse_disable_index_value": [0, 1]},
+             [64, 128], 4),
+            ({**narrow, "sparse_num_index_heads": 1}, [64, 128], 4)):
+        config = {**_BLOCK, "weight_block_size": block}
+        for nested in (False, True):
+            text = {**per_head, "sparse_attention_config": sparse}
+            if nested:
+                _compare(text, True, tp, 1, (), {"wrapper": {"quantization_config": config}})
+            else:
+                _compare({**text, "quantization_config": config}, False, tp, 1)
+    moe = {**per_head, "moe_layer_freq": [1, 1], "num_local_experts": 8,
+           "num_experts_per_tok": 2, **MOE_KEYS[0]}
+    deepep = ("--moe-a2a-backend", "deepep")
+    for fields, tp, extra in (
+            (moe, 2, deepep), ({**moe, "num_local_experts": 6}, 4, deepep),
+            ({**moe, "intermediate_size": 1002, "n_shared_experts": 1}, 4, deepep),
+            ({**moe, "n_shared_experts": 2}, 2, (*deepep, "--deepep-mode", "low_latency"))):
+        for nested in (False, True):
+            _compare(fields, nested, tp, 1, extra)
+    # SGLANG_ENABLE_JIT_DEEPGEMM=0: a quantized DeepEP MoE in auto / low_latency mode asserts
+    # deep_gemm (ep_moe/layer.py:168-178); normal mode, or no quantization, builds
+    block = {"quantization_config": {**_BLOCK, "weight_block_size": [128, 128]}}
+    for fields, extra in (
+            (moe, deepep), ({**moe, **block}, deepep), (moe, (*deepep, "--quantization", "fp8")),
+            ({**moe, **block}, (*deepep, "--deepep-mode", "normal")),
+            ({**moe, **block}, (*deepep, "--deepep-mode", "low_latency")),
+            ({**moe, **block}, ())):
+        config = fields.get("quantization_config")
+        _compare(fields, False, 2, 1, extra, jit_deepgemm=False)
+        _compare({k: v for k, v in fields.items() if k != "quantization_config"}, True, 2, 1,
+                 extra, {"wrapper": {"quantization_config": config}} if config else None,
+                 jit_deepgemm=False)

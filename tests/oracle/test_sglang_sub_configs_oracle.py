@@ -166,3 +166,41 @@ def test_minimax_m3_vl_text_config_override_replaces_it() -> None:
         assert verdict in ("agree", "refused"), (config, argv, verdict)
         verdicts.append(verdict)
     assert "agree" in verdicts
+
+
+def test_minimax_m3_vl_text_config_missing_keys() -> None:
+    """(s44n) A MiniMax-M3-VL text config with num_attention_heads but without a key
+    ModelConfig reads without a default (hidden_size, num_hidden_layers, vocab_size,
+    configs/model_config.py:1347 / 1566, 1581, 1605), written in config.json or given by a
+    replacing `{"text_config": {...}}` override: SGLang's ModelConfig raises AttributeError on
+    the first one; graphfit refuses naming that key, before any model-class check (the VL
+    architecture without a vision tower would otherwise be refused for its tower); with
+    every key both read the length."""
+    cases = (((), "written", None), (("hidden_size",), "override", None),
+             (("hidden_size",), "written", 128), (("num_hidden_layers",), "override", 128),
+             (("vocab_size",), "written", None),
+             (("vocab_size", "num_hidden_layers"), "override", None),
+             (("hidden_size", "vocab_size"), "written", None), ((), "override", 128))
+    for i, (absent, how, head_dim) in enumerate(cases):
+        config = dict(t.BASE, model_type=MINIMAX_M3_VL)
+        text = {k: config.pop(k) for k in list(config) if k in _TEXT}
+        if i % 2:  # the VL wrapper's own architecture (no vision_config written)
+            config["architectures"] = ["MiniMaxM3SparseForConditionalGeneration"]
+        if head_dim:
+            text["head_dim"] = head_dim
+        kept = {k: v for k, v in text.items() if k not in absent}
+        config["text_config"] = kept if how == "written" else text
+        argv: tuple[str, ...] = () if how == "written" else (
+            "--json-model-override-args", json.dumps({"text_config": kept}))
+        model = _model(config)
+        theirs, ours = t.sglang_length(model, argv, {}), t.graphfit_length(model, argv, {})
+        case = (absent, how, head_dim, theirs, ours)
+        if not absent:
+            assert isinstance(theirs, int), case
+            if i % 2 == 0:
+                assert theirs == ours, case
+            continue
+        assert isinstance(theirs, str) and isinstance(ours, str), case
+        key = theirs.rsplit("attribute ", 1)[1].strip("'\" ")
+        assert "AttributeError" in theirs and f"no {key!r}" in ours, case
+        assert "AttributeError, configs/model_config.py:" in ours, case
