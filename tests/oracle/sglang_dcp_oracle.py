@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import functools
 import random
+import types
 from typing import Any
 
 from tests.oracle import sglang_compare as sc
@@ -31,7 +32,11 @@ MODEL = "mla"
 MODELS = ("mla", "llama")  # pc.model_dir: DeepSeek-V3-shaped MLA, Llama-shaped MHA
 BACKENDS = ("flashinfer", "trtllm_mla", "cutedsl_mla", "fa3", "triton", "flashmla")
 MHA_BACKENDS = ("flashinfer", "fa3", "triton", "trtllm_mha", "flashmla")
-Case = tuple[tuple[str, ...], str, str]  # argv, GPU name (ub.GPUS), model (MODELS)
+# the unified-memory oracle's Ampere / Hopper GPUs and a Blackwell one (SM100: trtllm_mla /
+# cutedsl_mla served, fi_a2a picked by default), each at graphfit's memory for the name
+# (graphfit/inputs/gpus.py)
+GPUS: dict[str, tuple[float, tuple[int, int]]] = {**ub.GPUS, "B200": (179.1, (10, 0))}
+Case = tuple[tuple[str, ...], str, str]  # argv, GPU name (GPUS), model (MODELS)
 SPEC = "--speculative-algorithm"
 STEPS = ("--speculative-num-steps", "3", "--speculative-eagle-topk", "1",
          "--speculative-num-draft-tokens", "4")
@@ -75,8 +80,9 @@ def generate(count: int, seed: int, *, plain: bool = False) -> list[Case]:
     then one TP does not divide), an attention backend or none, --max-running-requests, now
     and then --max-total-tokens, the decode max_bs, no padding, a prefill backend,
     --dcp-comm-backend, a draft (EAGLE topk 1 / 4, NEXTN, NGRAM, multi-layer EAGLE,
-    FROZEN_KV_MTP, UNO, EAGLE3, STANDALONE, DFLASH, DSPARK) or unified memory. `plain`: only
-    lines graphfit plans on a Hopper / Ampere GPU (no fi_a2a, no unified memory)."""
+    FROZEN_KV_MTP, UNO, EAGLE3, STANDALONE, DFLASH, DSPARK) or unified memory, on an A100,
+    H100 or B200. `plain`: no fi_a2a (named, or SGLang's default on the B200: a2a is named
+    there), no unified memory."""
     rng = random.Random(seed)
     out: list[Case] = []
     drafts = DRAFTS + model_drafts()
@@ -107,7 +113,10 @@ def generate(count: int, seed: int, *, plain: bool = False) -> list[Case]:
             argv += rng.choice(drafts)
         if not plain and rng.random() < 0.1:
             argv += ("--enable-unified-memory",)
-        out.append((argv, rng.choice(tuple(ub.GPUS)), model))
+        gpu = rng.choice(tuple(GPUS))
+        if plain and gpu == "B200" and "--dcp-comm-backend" not in argv:
+            argv += ("--dcp-comm-backend", "a2a")  # else SGLang picks fi_a2a (not modelled)
+        out.append((argv, gpu, model))
     return out
 
 
@@ -116,12 +125,12 @@ def sglang_answer(case: Case) -> sc.SglangAnswer:
     """SGLang's resolution of the line on the GPU, and its runners sized by the model's own
     hidden size and vocabulary (SGLang's ModelConfig)."""
     argv, gpu, model = case
-    gb, capability = ub.GPUS[gpu]
+    gb, capability = GPUS[gpu]
     with pc.environment(None):
         r = so.resolve(argv, gpu_mem_gb=gb, model=pc.model_dir(model), capability=capability)
     if isinstance(r, so.Rejected):
         return sc.SglangAnswer(r, None)
-    refused = _fi_a2a_start(r, gb, capability)
+    refused = _fi_a2a_start(r, gb, capability) or _trtllm_mla_start(r)
     if refused is not None:
         return sc.SglangAnswer(r, None, refused)
     from sglang.srt.arg_groups.model_override_base import model_config_of
@@ -150,6 +159,33 @@ def _fi_a2a_start(r: so.Resolved, gb: float, capability: tuple[int, int]) -> str
         ok = is_fi_a2a_supported(dcp_size=cfg.dcp_size, tp_size=cfg.tp_size,
                                  pp_size=cfg.pp_size, nnodes=cfg.nnodes)
     return None if ok else "RuntimeError: --dcp-comm-backend fi_a2a needs a Blackwell system"
+
+
+def _trtllm_mla_start(r: so.Resolved) -> str | None:
+    """Glue: the trtllm_mla backend's factory (`create_trtllm_mla_backend`,
+    layers/attention/attention_registry.py:94-105) refuses DCP with a draft when the model
+    runner builds it; the oracle stubs the backends, so SGLang's own factory is called here on
+    the published record with a stand-in runner (an MLA one, as trtllm_mla needs). Past its
+    DCP check the factory goes on to build the backend, which needs a GPU: anything it raises
+    there is not the DCP check's and is ignored."""
+    from sglang.srt.arg_groups.model_override_base import attention_backends_of
+    from sglang.srt.arg_groups.overrides import resolving_view
+
+    cfg = resolving_view(r.record)
+    if attention_backends_of(cfg)[1] != "trtllm_mla" or cfg.dcp_size <= 1:
+        return None
+    from sglang.srt.layers.attention.attention_registry import create_trtllm_mla_backend
+
+    runner = types.SimpleNamespace(use_mla_backend=True, server_args=r.record)
+    with so.published(r):
+        try:
+            create_trtllm_mla_backend(runner)
+        except ValueError as exc:
+            if "decode context parallelism" in str(exc):
+                return f"ValueError: {exc}"
+        except Exception:  # past the DCP check (docstring)
+            pass
+    return None
 
 
 def graphfit_answer(case: Case) -> tuple[sc.GraphfitAnswer, str | None]:
@@ -214,7 +250,7 @@ def fraction(case: Case, env: str | None) -> tuple[float | None, float | str | N
     from tests.oracle import sglang_prefill_oracle as po
 
     argv, gpu, model = case
-    gb, capability = ub.GPUS[gpu]
+    gb, capability = GPUS[gpu]
     with pc.environment(env) as asked:
         got = po.mem_fraction.__wrapped__(argv, gb, pc.model_dir(model), capability)
     theirs = None if isinstance(got, so.Rejected) else got[1]

@@ -71,6 +71,13 @@ SERVED_S44D: list[dc.Case] = [
     (("--tp-size", "4", "--dcp-size", "2", *MRR, "--attention-backend", "fa3",
       *dc.model_drafts()[2]), "A100", M),
     (("--tp-size", "4", "--dcp-size", "4", *MRR, *FI, *dc.model_drafts()[3]), "H100", L),
+    # Blackwell: the default decode backend is trtllm_mla for the MLA model; cutedsl_mla with
+    # a draft; an MHA model with a draft and no backend named (trtllm_mla's refusal is MLA's)
+    (("--tp-size", "4", "--dcp-size", "2", *MRR, "--dcp-comm-backend", "a2a"), "B200", M),
+    (("--tp-size", "4", "--dcp-size", "2", *MRR, "--dcp-comm-backend", "ag_rs",
+      "--attention-backend", "cutedsl_mla", *dc.DRAFTS[2]), "B200", M),
+    (("--tp-size", "4", "--dcp-size", "2", *MRR, "--dcp-comm-backend", "a2a",
+      *dc.DRAFTS[0]), "B200", L),
 ]
 
 
@@ -99,6 +106,10 @@ def test_fi_a2a_off_sm100_refused_with_sglangs_reason() -> None:
 
 
 REFUSED: list[dc.Case] = [
+    # trtllm_mla (SM100's default for the MLA model) with a draft: its factory refuses
+    # (attention_registry.py:99-105), run by the oracle (sglang_dcp_oracle._trtllm_mla_start)
+    (("--tp-size", "4", "--dcp-size", "2", *MRR, "--dcp-comm-backend", "a2a", *dc.DRAFTS[0]),
+     "B200", M),
     (("--tp-size", "4", "--dcp-size", "2", *MRR, "--attention-backend", "cutedsl_mla"),
      "H100", M),  # overrides.py:1244-1247
     (("--tp-size", "8", "--dcp-size", "4", *MRR, "--attention-backend", "trtllm_mla"),
