@@ -118,3 +118,28 @@ def test_raw_memory_inputs_fraction(case: dc.Case) -> None:
     ours = mem_fraction_static(memory_inputs_from_sglang(
         resolved.record, gb, mla=model == "mla", post_capture_env=True))
     assert ours == fraction, (ours, fraction)
+
+
+def test_unified_memory_dcp_on_mha_refused_with_sglangs_reason() -> None:
+    """SGLang refuses unified memory with DCP on an MHA model (kv_cache_hook.py:727-732); the
+    live record carries no line switches, and graphfit still refuses it with that reason."""
+    argv = (*LINES[0][0], "--enable-unified-memory")
+    gb, capability = dc.GPUS["H100"]
+    with pc.environment(None):
+        resolved = so.resolve(argv, gpu_mem_gb=gb, model=pc.model_dir("llama"),
+                              capability=capability)
+    assert isinstance(resolved, so.Rejected) and "MLA" in resolved.text, resolved
+    record = _Set(_resolve(LINES[0])[0], enable_unified_memory=True)  # read-only record
+    with pytest.raises(ConfigError, match="727-732"):
+        graphfit.plan(from_sglang(record, environ={}, gpu_memory_gb=gb))
+
+
+class _Set:
+    """A resolved record with some fields read as other values (SGLang's record refuses
+    assignment after resolution, server_args.py:486)."""
+
+    def __init__(self, record: Any, **values: Any) -> None:
+        self._record, self._values = record, values
+
+    def __getattr__(self, name: str) -> Any:
+        return self._values[name] if name in self._values else getattr(self._record, name)
