@@ -1,11 +1,14 @@
 """Measure (not a test): `python -m tests.oracle.measure_sglang_dcp [COUNT] [SEED]`.
 
-COUNT generated `--dcp-size` 2 / 4 / 8 lines of a DeepSeek-V3-shaped MLA model
-(tests/oracle/sglang_dcp_oracle.generate: backends, request pools, decode max_bs, padding,
-prefill backends, `--dcp-comm-backend`, EAGLE, unified memory; A100 / H100), each compared
-as tests/oracle/sglang_dcp_oracle.compare does (SGLang's runner vs graphfit's plan) for this
-tree ("after"). "Before" is /work/main's graphfit (or the tree named by GRAPHFIT_BEFORE) on
-the same lines in a child process: its plan or refusal, the plan compared the same way.
+COUNT generated `--dcp-size` 2 / 4 / 8 lines of a DeepSeek-V3-shaped MLA model or a
+Llama-shaped MHA one (tests/oracle/sglang_dcp_oracle.generate: backends, request pools,
+--max-total-tokens, decode max_bs, padding, prefill backends, `--dcp-comm-backend`, drafts,
+unified memory; A100 / H100), each compared as tests/oracle/sglang_dcp_oracle.compare does
+(SGLang's runner vs graphfit's plan) for this tree ("after"), and, on the lines SGLang serves,
+the default mem_fraction_static with SGLANG_ENABLE_POST_CAPTURE_KV_SIZING unset and set to 1
+(`fraction`). "Before" is /work/main's graphfit (or the tree named by GRAPHFIT_BEFORE) on the
+same lines in a child process: its refusal (a plan it makes is not compared) and its
+fractions.
 """
 
 from __future__ import annotations
@@ -37,19 +40,41 @@ def answer(line, gpu):
     except ConfigError as exc:
         return str(exc)
 
-print(json.dumps([answer(line, gpu) for line, gpu in json.load(sys.stdin)]))
+def fraction(line, gpu):
+    try:
+        return resolve_values({"gpu_memory_gb": gpu}, environ={},
+                              pasted=commandline.read(line)).config().mem_fraction_static
+    except ConfigError as exc:
+        return str(exc)
+
+print(json.dumps([[answer(line, gpu), fraction(line, gpu), fraction(env_line, gpu)]
+                  for line, env_line, gpu in json.load(sys.stdin)]))
 """
+ENV_NAME = "SGLANG_ENABLE_POST_CAPTURE_KV_SIZING"
+ENV = "1"  # SGLANG_ENABLE_POST_CAPTURE_KV_SIZING for the second fraction
+Before = tuple[str | None, float | str | None, float | str | None]
 
 
-def before(cases: list[dc.Case]) -> list[str | None]:
+def before(cases: list[dc.Case]) -> list[Before]:
+    """The before tree's refusal (None: it plans) and its default fraction, with the variable
+    unset and set to ENV, for each line."""
     from tests.oracle import sglang_post_capture_oracle as pc
 
     tree = os.environ.get("GRAPHFIT_BEFORE", "/work/main")
-    payload = [(pc.graphfit_line(argv, dc.MODEL, None), gpu) for argv, gpu in cases]
+    payload = [(pc.graphfit_line(argv, model, None), pc.graphfit_line(argv, model, ENV), gpu)
+               for argv, gpu, model in cases]
     done = subprocess.run([sys.executable, "-c", CHILD], input=json.dumps(payload),
                           capture_output=True, text=True, check=True,
                           env={**os.environ, "PYTHONPATH": tree}, cwd=tree)
-    return list(json.loads(done.stdout.strip().splitlines()[-1]))
+    return [tuple(x) for x in json.loads(done.stdout.strip().splitlines()[-1])]  # type: ignore[misc]
+
+
+def _fraction_outcome(theirs: float | None, ours: float | str | None) -> str:
+    if isinstance(ours, str):
+        return "not modelled" if dc.NOT_MODELLED in ours else "refused"
+    if theirs is not None and theirs <= 0:
+        return "agree" if ours is None else "differs"
+    return "agree" if ours == theirs else "differs"
 
 
 def _before_outcome(sg_rejected: bool, old: str | None) -> str:
@@ -66,9 +91,10 @@ def main() -> None:
     cases = dc.generate(count, seed)
     old = before(cases)
     tally: dict[str, Counter[str]] = {"before": Counter(), "after": Counter()}
+    fractions: dict[str, Counter[str]] = {"before": Counter(), "after": Counter()}
     served = 0
     shown: list[str] = []
-    for case, was in zip(cases, old, strict=True):
+    for case, (was, *was_fraction) in zip(cases, old, strict=True):
         sg = dc.sglang_answer(case)
         served += sg.rejected is None
         outcome, diffs = dc.compare(case)
@@ -80,11 +106,26 @@ def main() -> None:
             shown.append(f"  {' '.join(case[0])} on {case[1]}: {diffs[:3]}")
         elif outcome == "not modelled":
             shown.append(f"  not modelled: {' '.join(case[0])} on {case[1]}: {diffs[0][:120]}")
+        if sg.rejected is not None:
+            continue
+        for env, past in zip((None, ENV), was_fraction, strict=True):
+            theirs, ours, _ = dc.fraction(case, env)
+            if theirs is None:  # SGLang's memory hook itself refused; not a fraction
+                continue
+            fractions["before"][_fraction_outcome(theirs, past)] += 1
+            fractions["after"][_fraction_outcome(theirs, ours)] += 1
+            if _fraction_outcome(theirs, ours) == "differs":
+                shown.append(f"  fraction ({env}): {' '.join(case[0])} on {case[1]} "
+                             f"({case[2]}): SGLang {theirs}, graphfit {ours}")
     print(f"{count} DCP lines (seed {seed}); SGLang serves {served}, refuses {count - served}")
     for side in ("before", "after"):
         print(f"{side}: " + ", ".join(f"{k} {v}" for k, v in sorted(tally[side].items())))
+    print(f"default mem_fraction_static on the served lines, {ENV_NAME} unset and ={ENV}:")
+    for side in ("before", "after"):
+        print(f"  {side}: " + ", ".join(f"{k} {v}"
+                                       for k, v in sorted(fractions[side].items())))
     print("\n".join(shown))
-    sys.exit(1 if tally["after"]["differs"] else 0)
+    sys.exit(1 if tally["after"]["differs"] or fractions["after"]["differs"] else 0)
 
 
 if __name__ == "__main__":

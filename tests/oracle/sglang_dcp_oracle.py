@@ -1,10 +1,15 @@
 """Decode context parallelism (`--dcp-size` 2 / 4 / 8) on a DeepSeek-V3-shaped MLA model
-(issue 23 s42d): SGLang 0.5.23's own resolution and decode graph runner (`so.resolve`, then
-`so.runners`: `get_batch_sizes_to_capture`, `DecodeInputBuffers.create` and
-`build_decode_registry` on the meta device) against graphfit's plan for the same pasted line.
-Compared: acceptance, the target capture ladder, its padding for every batch up to the request
-pool, the batch-scaled buffers' rows / dtypes, their pad fills, and the prefill-graph backend
-(DCP turns breakable prefill graphs off, cuda_graph_hook.py:212-216).
+(issue 23 s42d) and on a Llama-shaped MHA model (s44d): SGLang 0.5.23's own resolution and
+decode graph runner (`so.resolve`, then `so.runners`: `get_batch_sizes_to_capture`,
+`DecodeInputBuffers.create` and `build_decode_registry` on the meta device) against graphfit's
+plan for the same pasted line. Compared: acceptance, the target and draft capture ladders,
+their padding for every batch up to the request pool (bound by --max-total-tokens in per-rank
+rows: `resolve_max_num_reqs` reads `config.max_total_num_tokens`, kv_cache_configurator.py:
+3184-3185, 3212, not the DCP-widened `logical_token_capacity`, :406-415), the batch-scaled
+buffers' rows / dtypes, their pad fills, and the prefill-graph backend (DCP turns breakable
+prefill graphs off, cuda_graph_hook.py:212-216). `fraction` compares the default
+mem_fraction_static (the memory hook sees DCP's prefill rule, and post-capture KV sizing
+declines under DCP, overrides.py:1807-1808).
 
 A line graphfit refuses "as not modelled" (graphfit.planner.engines.sglang_dcp) is counted
 apart, never as an agreement. Shared by tests/oracle/test_sglang_dcp_oracle.py and
@@ -15,6 +20,7 @@ from __future__ import annotations
 
 import functools
 import random
+import types
 from typing import Any
 
 from tests.oracle import sglang_compare as sc
@@ -23,9 +29,17 @@ from tests.oracle import sglang_post_capture_oracle as pc
 from tests.oracle import sglang_unified_backends_oracle as ub
 
 MODEL = "mla"
+MODELS = ("mla", "llama")  # pc.model_dir: DeepSeek-V3-shaped MLA, Llama-shaped MHA
 BACKENDS = ("flashinfer", "trtllm_mla", "cutedsl_mla", "fa3", "triton", "flashmla")
-Case = tuple[tuple[str, ...], str]  # argv, GPU name (ub.GPUS)
+MHA_BACKENDS = ("flashinfer", "fa3", "triton", "trtllm_mha", "flashmla")
+# the unified-memory oracle's Ampere / Hopper GPUs and a Blackwell one (SM100: trtllm_mla /
+# cutedsl_mla served, fi_a2a picked by default), each at graphfit's memory for the name
+# (graphfit/inputs/gpus.py)
+GPUS: dict[str, tuple[float, tuple[int, int]]] = {**ub.GPUS, "B200": (179.1, (10, 0))}
+Case = tuple[tuple[str, ...], str, str]  # argv, GPU name (GPUS), model (MODELS)
 SPEC = "--speculative-algorithm"
+STEPS = ("--speculative-num-steps", "3", "--speculative-eagle-topk", "1",
+         "--speculative-num-draft-tokens", "4")
 DRAFTS: tuple[tuple[str, ...], ...] = (
     (SPEC, "EAGLE", "--speculative-num-steps", "2", "--speculative-eagle-topk", "1",
      "--speculative-num-draft-tokens", "3"),
@@ -33,20 +47,47 @@ DRAFTS: tuple[tuple[str, ...], ...] = (
      "--speculative-num-draft-tokens", "8"),
     (SPEC, "NEXTN", "--speculative-num-steps", "1", "--speculative-eagle-topk", "1",
      "--speculative-num-draft-tokens", "2"),
-    (SPEC, "NGRAM"),  # not modelled under DCP (graphfit.planner.engines.sglang_dcp)
+    (SPEC, "NGRAM"),
+    (SPEC, "NGRAM", "--speculative-num-draft-tokens", "8"),
+    (SPEC, "EAGLE", "--enable-multi-layer-eagle", *STEPS),
+    (SPEC, "FROZEN_KV_MTP", *STEPS),
+    # SGLang refuses UNO above TP 1 (speculative_hook.py:578-579), so it is served only where
+    # the generator draws TP < --dcp-size
+    (SPEC, "UNO", "--uno-lora-path", "/tmp/uno", "--speculative-num-draft-tokens", "4"),
 )
+
+
+def model_drafts() -> tuple[tuple[str, ...], ...]:
+    """Drafts read from a model directory: EAGLE3, STANDALONE (whose vocabulary check refuses
+    it against the MLA target, standalone_worker_v2.py:190-201) and DFLASH on the Llama one
+    (pc.model_dir), and DSPARK on tests/oracle/sglang_dspark_compare.draft_dir's (a Llama
+    config with the Markov head and mask token id its worker needs)."""
+    from tests.oracle import sglang_dspark_compare as kc
+
+    llama = pc.model_dir("llama")
+    return (*((SPEC, name, "--speculative-draft-model-path", llama, *STEPS)
+              for name in ("EAGLE3", "STANDALONE")),
+            (SPEC, "DFLASH", "--speculative-draft-model-path", llama),
+            (SPEC, "DSPARK", "--speculative-draft-model-path", kc.draft_dir(None, None, None),
+             "--speculative-num-draft-tokens", "6"))
+
+
 NOT_MODELLED = "not modelled"
 
 
 def generate(count: int, seed: int, *, plain: bool = False) -> list[Case]:
-    """`count` lines: TP 2..8 with --dcp-size 2 / 4 / 8 (now and then one TP does not
-    divide), an attention backend or none, --max-running-requests, now and then the decode
-    max_bs, no padding, a prefill backend, --dcp-comm-backend, a draft (EAGLE topk 1 / 4,
-    NEXTN, NGRAM) or unified memory. `plain`: only lines graphfit plans on a Hopper / Ampere
-    GPU (no NGRAM, no fi_a2a, no unified memory)."""
+    """`count` lines on the MLA or the Llama model: TP 2..8 with --dcp-size 2 / 4 / 8 (now and
+    then one TP does not divide), an attention backend or none, --max-running-requests, now
+    and then --max-total-tokens, the decode max_bs, no padding, a prefill backend,
+    --dcp-comm-backend, a draft (EAGLE topk 1 / 4, NEXTN, NGRAM, multi-layer EAGLE,
+    FROZEN_KV_MTP, UNO, EAGLE3, STANDALONE, DFLASH, DSPARK) or unified memory, on an A100,
+    H100 or B200. `plain`: no fi_a2a (named, or SGLang's default on the B200: a2a is named
+    there), no unified memory."""
     rng = random.Random(seed)
     out: list[Case] = []
+    drafts = DRAFTS + model_drafts()
     for _ in range(count):
+        model = rng.choice(MODELS)
         dcp = rng.choice((2, 4, 8))
         tp = rng.choice(tuple(t for t in (2, 4, 8) if t >= dcp) or (dcp,))
         if not plain and rng.random() < 0.08:
@@ -54,7 +95,10 @@ def generate(count: int, seed: int, *, plain: bool = False) -> list[Case]:
         argv: tuple[str, ...] = ("--tp-size", str(tp), "--dcp-size", str(dcp),
                                  "--max-running-requests", str(rng.choice((8, 24, 48, 96))))
         if rng.random() < 0.8:
-            argv += ("--attention-backend", rng.choice(BACKENDS))
+            argv += ("--attention-backend",
+                     rng.choice(BACKENDS if model == "mla" else MHA_BACKENDS))
+        if rng.random() < 0.15:
+            argv += ("--max-total-tokens", str(rng.choice((16, 40, 100, 4096))))
         if rng.random() < 0.3:
             argv += ("--cuda-graph-max-bs-decode", str(rng.choice((4, 16, 40, 64))))
         if rng.random() < 0.2:
@@ -65,11 +109,14 @@ def generate(count: int, seed: int, *, plain: bool = False) -> list[Case]:
         if rng.random() < 0.25:
             comm = ("a2a", "ag_rs") if plain else ("a2a", "ag_rs", "fi_a2a")
             argv += ("--dcp-comm-backend", rng.choice(comm))
-        if rng.random() < 0.2:
-            argv += rng.choice(DRAFTS if not plain else DRAFTS[:3])
+        if rng.random() < 0.25:
+            argv += rng.choice(drafts)
         if not plain and rng.random() < 0.1:
             argv += ("--enable-unified-memory",)
-        out.append((argv, rng.choice(tuple(ub.GPUS))))
+        gpu = rng.choice(tuple(GPUS))
+        if plain and gpu == "B200" and "--dcp-comm-backend" not in argv:
+            argv += ("--dcp-comm-backend", "a2a")  # else SGLang picks fi_a2a (not modelled)
+        out.append((argv, gpu, model))
     return out
 
 
@@ -77,13 +124,13 @@ def generate(count: int, seed: int, *, plain: bool = False) -> list[Case]:
 def sglang_answer(case: Case) -> sc.SglangAnswer:
     """SGLang's resolution of the line on the GPU, and its runners sized by the model's own
     hidden size and vocabulary (SGLang's ModelConfig)."""
-    argv, gpu = case
-    gb, capability = ub.GPUS[gpu]
+    argv, gpu, model = case
+    gb, capability = GPUS[gpu]
     with pc.environment(None):
-        r = so.resolve(argv, gpu_mem_gb=gb, model=pc.model_dir(MODEL), capability=capability)
+        r = so.resolve(argv, gpu_mem_gb=gb, model=pc.model_dir(model), capability=capability)
     if isinstance(r, so.Rejected):
         return sc.SglangAnswer(r, None)
-    refused = _fi_a2a_start(r, gb, capability)
+    refused = _fi_a2a_start(r, gb, capability) or _trtllm_mla_start(r)
     if refused is not None:
         return sc.SglangAnswer(r, None, refused)
     from sglang.srt.arg_groups.model_override_base import model_config_of
@@ -114,6 +161,33 @@ def _fi_a2a_start(r: so.Resolved, gb: float, capability: tuple[int, int]) -> str
     return None if ok else "RuntimeError: --dcp-comm-backend fi_a2a needs a Blackwell system"
 
 
+def _trtllm_mla_start(r: so.Resolved) -> str | None:
+    """Glue: the trtllm_mla backend's factory (`create_trtllm_mla_backend`,
+    layers/attention/attention_registry.py:94-105) refuses DCP with a draft when the model
+    runner builds it; the oracle stubs the backends, so SGLang's own factory is called here on
+    the published record with a stand-in runner (an MLA one, as trtllm_mla needs). Past its
+    DCP check the factory goes on to build the backend, which needs a GPU: anything it raises
+    there is not the DCP check's and is ignored."""
+    from sglang.srt.arg_groups.model_override_base import attention_backends_of
+    from sglang.srt.arg_groups.overrides import resolving_view
+
+    cfg = resolving_view(r.record)
+    if attention_backends_of(cfg)[1] != "trtllm_mla" or cfg.dcp_size <= 1:
+        return None
+    from sglang.srt.layers.attention.attention_registry import create_trtllm_mla_backend
+
+    runner = types.SimpleNamespace(use_mla_backend=True, server_args=r.record)
+    with so.published(r):
+        try:
+            create_trtllm_mla_backend(runner)
+        except ValueError as exc:
+            if "decode context parallelism" in str(exc):
+                return f"ValueError: {exc}"
+        except Exception:  # past the DCP check (docstring)
+            pass
+    return None
+
+
 def graphfit_answer(case: Case) -> tuple[sc.GraphfitAnswer, str | None]:
     """graphfit's plan for the pasted line (the GPU named), and its prefill backend."""
     import graphfit
@@ -122,10 +196,10 @@ def graphfit_answer(case: Case) -> tuple[sc.GraphfitAnswer, str | None]:
     from graphfit.inputs import commandline
     from graphfit.planner.engines.sglang_prefill_plan import prefill_graphs
 
-    argv, gpu = case
+    argv, gpu, model = case
     try:
         config = resolve_values({"gpu_memory_gb": gpu}, environ={}, pasted=commandline.read(
-            pc.graphfit_line(argv, MODEL, None))).config()
+            pc.graphfit_line(argv, model, None))).config()
         plan = graphfit.plan(config)
         return sc.GraphfitAnswer(argv, None, plan), prefill_graphs(config).backend
     except ConfigError as exc:
@@ -157,9 +231,41 @@ def compare(case: Case) -> tuple[str, list[str]]:
                               + sc.compare_padding(sg, gf, "draft")
                               + sc.compare_padding(sg, gf, "draft_extend")
                               + sc.compare_padding(sg, gf, "mtp_draft_extend")
+                              + sc.compare_padding(sg, gf, "dflash_draft")
+                              + sc.compare_padding(sg, gf, "dspark_draft")
                               + sc.compare_components(sg, gf) + sc.compare_buffers(sg, gf)
                               + sc.compare_fills(sg, gf))]
     theirs = _prefill(sg)
     if theirs != prefill:
         diffs.append(f"prefill graphs: SGLang {theirs}, graphfit {prefill}")
     return ("differs" if diffs else "agree"), diffs
+
+
+def fraction(case: Case, env: str | None) -> tuple[float | None, float | str | None,
+                                                   bool | None]:
+    """The default mem_fraction_static with SGLANG_ENABLE_POST_CAPTURE_KV_SIZING=`env` (None:
+    unset): SGLang's (None where it refuses the line), graphfit's for the same pasted line
+    (its refusal's text where it refuses), and SGLang's own post-capture answer as the memory
+    hook asked it (None: not asked; shown only to keep the grid from being vacuous)."""
+    from tests.oracle import sglang_prefill_oracle as po
+
+    argv, gpu, model = case
+    gb, capability = GPUS[gpu]
+    with pc.environment(env) as asked:
+        got = po.mem_fraction.__wrapped__(argv, gb, pc.model_dir(model), capability)
+    theirs = None if isinstance(got, so.Rejected) else got[1]
+    return theirs, _graphfit_fraction(pc.graphfit_line(argv, model, env), gpu), (
+        asked[-1] if asked else None)
+
+
+def _graphfit_fraction(line: list[str], gpu: str) -> float | str | None:
+    """graphfit's mem_fraction_static for the pasted line on the GPU named, or its refusal."""
+    from graphfit import ConfigError
+    from graphfit.cli.options import resolve_values
+    from graphfit.inputs import commandline
+
+    try:
+        return resolve_values({"gpu_memory_gb": gpu}, environ={},
+                              pasted=commandline.read(line)).config().mem_fraction_static
+    except ConfigError as exc:
+        return str(exc)

@@ -1,9 +1,11 @@
-"""Decode context parallelism (issue 23 s42d): SGLang 0.5.23's own resolution and decode graph
-runner on `--dcp-size` 2 / 4 / 8 lines of a DeepSeek-V3-shaped MLA model vs graphfit's plan
-for the same pasted line (tests/oracle/sglang_dcp_oracle.py): acceptance, the capture ladder,
-padding, the batch-scaled buffers' rows / dtypes and fills, and the prefill-graph backend.
-graphfit's "not modelled" refusals (graphfit.planner.engines.sglang_dcp) are checked to be the
-precise ones, on lines SGLang serves."""
+"""Decode context parallelism (issue 23 s42d, s44d): SGLang 0.5.23's own resolution and decode
+graph runner on `--dcp-size` 2 / 4 / 8 lines of a DeepSeek-V3-shaped MLA model and a
+Llama-shaped MHA one vs graphfit's plan for the same pasted line
+(tests/oracle/sglang_dcp_oracle.py): acceptance, the capture ladders (drafts included),
+padding, the batch-scaled buffers' rows / dtypes and fills, the prefill-graph backend, and the
+default mem_fraction_static. graphfit's "not modelled" refusals
+(graphfit.planner.engines.sglang_dcp) are checked to be the precise ones, on lines SGLang
+serves."""
 
 from __future__ import annotations
 
@@ -17,37 +19,69 @@ from tests.oracle import sglang_dcp_oracle as dc  # noqa: E402
 
 MRR = ("--max-running-requests", "24")
 FI = ("--attention-backend", "flashinfer")
+M = "mla"
 SERVED: list[dc.Case] = [
-    (("--tp-size", "4", "--dcp-size", "2", *MRR, *FI), "H100"),  # breakable prefill -> off
+    (("--tp-size", "4", "--dcp-size", "2", *MRR, *FI), "H100", M),  # breakable prefill -> off
     (("--tp-size", "8", "--dcp-size", "8", "--max-running-requests", "48",
-      "--attention-backend", "triton", "--cuda-graph-max-bs-decode", "16"), "A100"),
+      "--attention-backend", "triton", "--cuda-graph-max-bs-decode", "16"), "A100", M),
     (("--tp-size", "4", "--dcp-size", "4", *MRR, "--attention-backend", "fa3",
-      "--disable-cuda-graph-padding"), "H100"),
+      "--disable-cuda-graph-padding"), "H100", M),
     (("--tp-size", "2", "--dcp-size", "2", "--max-running-requests", "8",
-      "--attention-backend", "flashmla", "--cuda-graph-backend-prefill", "full"), "H100"),
+      "--attention-backend", "flashmla", "--cuda-graph-backend-prefill", "full"), "H100", M),
     # a prefill backend given is locked: DCP's rule does not turn it off
     # (cuda_graph_hook.py:143-144)
     (("--tp-size", "4", "--dcp-size", "2", *MRR, *FI, "--cuda-graph-backend-prefill",
-      "breakable", "--dcp-comm-backend", "ag_rs"), "A100"),
+      "breakable", "--dcp-comm-backend", "ag_rs"), "A100", M),
     # the memory hook's default max_bs by TP, not TP / DCP (memory_hook.py:89-188)
-    (("--tp-size", "4", "--dcp-size", "4", "--max-running-requests", "600", *FI), "H100"),
+    (("--tp-size", "4", "--dcp-size", "4", "--max-running-requests", "600", *FI), "H100", M),
     # EAGLE topk 4 and NEXTN: the draft runners read no DCP state (sglang/srt/speculative/)
     (("--tp-size", "4", "--dcp-size", "2", "--max-running-requests", "48", *FI,
-      *dc.DRAFTS[1]), "A100"),
+      *dc.DRAFTS[1]), "A100", M),
     (("--tp-size", "4", "--dcp-size", "2", "--max-running-requests", "48", "--attention-backend",
-      "triton", *dc.DRAFTS[2]), "H100"),
+      "triton", *dc.DRAFTS[2]), "H100", M),
     # unified memory's DCP path (kv_cache_hook.py:719-761), refused as not modelled by s41u
-    (("--tp-size", "2", "--dcp-size", "2", *MRR, *FI, "--enable-unified-memory"), "H100"),
+    (("--tp-size", "2", "--dcp-size", "2", *MRR, *FI, "--enable-unified-memory"), "H100", M),
 ]
 FI_A2A: dc.Case = (("--tp-size", "4", "--dcp-size", "2", *MRR, *FI, "--dcp-comm-backend",
-                    "fi_a2a"), "H100")
-NOT_MODELLED: list[tuple[dc.Case, str]] = [
-    ((("--tp-size", "2", "--dcp-size", "2", *MRR, *FI, *dc.DRAFTS[3]), "H100"),
-     "kv_cache_configurator.py:515-522"),
+                    "fi_a2a"), "H100", M)
+L = "llama"
+MTT = ("--max-total-tokens", "40")  # 20 requests: below --max-running-requests 24
+# issue 23 s44d: MHA models, the request pool over per-rank rows, and more drafts
+SERVED_S44D: list[dc.Case] = [
+    (("--tp-size", "4", "--dcp-size", "2", *MRR, *FI), "H100", L),
+    (("--tp-size", "8", "--dcp-size", "4", *MRR, "--attention-backend", "triton", *MTT),
+     "A100", L),
+    (("--tp-size", "4", "--dcp-size", "4", *MRR, "--attention-backend", "fa3",
+      "--cuda-graph-backend-prefill", "breakable"), "H100", L),
+    (("--tp-size", "2", "--dcp-size", "2", *MRR, "--attention-backend", "fa3",
+      "--dcp-comm-backend", "a2a"), "H100", L),
+    (("--tp-size", "4", "--dcp-size", "2", *MRR, *FI, *dc.DRAFTS[3]), "H100", M),
+    (("--tp-size", "4", "--dcp-size", "2", *MRR, "--attention-backend", "triton",
+      *dc.DRAFTS[4]), "A100", L),
+    (("--tp-size", "4", "--dcp-size", "2", *MRR, *FI, *dc.DRAFTS[5]), "H100", M),
+    (("--tp-size", "4", "--dcp-size", "2", *MRR, *FI, *dc.model_drafts()[0]), "H100", L),
+    (("--tp-size", "4", "--dcp-size", "4", *MRR, "--attention-backend", "fa3",
+      *dc.model_drafts()[1]), "H100", L),
+    (("--tp-size", "4", "--dcp-size", "2", *MRR, *FI, *MTT, *dc.DRAFTS[0]), "A100", M),
+    (("--tp-size", "4", "--dcp-size", "2", *MRR, "--attention-backend", "triton",
+      *dc.DRAFTS[6]), "H100", M),
+    # TP 1 under --dcp-size 2: SGLang's resolution serves it, and UNO needs TP 1
+    (("--tp-size", "1", "--dcp-size", "2", *MRR, "--attention-backend", "fa3",
+      *dc.DRAFTS[7]), "H100", L),
+    (("--tp-size", "4", "--dcp-size", "2", *MRR, "--attention-backend", "fa3",
+      *dc.model_drafts()[2]), "A100", M),
+    (("--tp-size", "4", "--dcp-size", "4", *MRR, *FI, *dc.model_drafts()[3]), "H100", L),
+    # Blackwell: the default decode backend is trtllm_mla for the MLA model; cutedsl_mla with
+    # a draft; an MHA model with a draft and no backend named (trtllm_mla's refusal is MLA's)
+    (("--tp-size", "4", "--dcp-size", "2", *MRR, "--dcp-comm-backend", "a2a"), "B200", M),
+    (("--tp-size", "4", "--dcp-size", "2", *MRR, "--dcp-comm-backend", "ag_rs",
+      "--attention-backend", "cutedsl_mla", *dc.DRAFTS[2]), "B200", M),
+    (("--tp-size", "4", "--dcp-size", "2", *MRR, "--dcp-comm-backend", "a2a",
+      *dc.DRAFTS[0]), "B200", L),
 ]
 
 
-@pytest.mark.parametrize("case", SERVED, ids=range(len(SERVED)))
+@pytest.mark.parametrize("case", SERVED + SERVED_S44D, ids=range(len(SERVED + SERVED_S44D)))
 def test_served_lines_agree(case: dc.Case) -> None:
     outcome, diffs = dc.compare(case)
     assert outcome == "agree", diffs
@@ -62,16 +96,6 @@ def test_served_lines_are_served_and_differ_in_prefill() -> None:
     assert (dc._prefill(first), dc._prefill(fifth)) == ("disabled", "breakable")
 
 
-@pytest.mark.parametrize("case,where", NOT_MODELLED, ids=range(len(NOT_MODELLED)))
-def test_not_modelled_refusals_are_precise(case: dc.Case, where: str) -> None:
-    """SGLang's resolution serves these lines; graphfit refuses them as not modelled, naming
-    the source that decides the part it cannot restate."""
-    assert dc.sglang_answer(case).resolved.__class__.__name__ == "Resolved"
-    gf, _ = dc.graphfit_answer(case)
-    assert gf.rejected is not None and dc.NOT_MODELLED in gf.rejected, gf.rejected
-    assert where in gf.rejected
-
-
 def test_fi_a2a_off_sm100_refused_with_sglangs_reason() -> None:
     """SGLang resolves fi_a2a on a Hopper but its runner refuses to start
     (layers/dcp/comm.py:435-448); graphfit refuses with that reason, not "not modelled"."""
@@ -82,10 +106,14 @@ def test_fi_a2a_off_sm100_refused_with_sglangs_reason() -> None:
 
 
 REFUSED: list[dc.Case] = [
+    # trtllm_mla (SM100's default for the MLA model) with a draft: its factory refuses
+    # (attention_registry.py:99-105), run by the oracle (sglang_dcp_oracle._trtllm_mla_start)
+    (("--tp-size", "4", "--dcp-size", "2", *MRR, "--dcp-comm-backend", "a2a", *dc.DRAFTS[0]),
+     "B200", M),
     (("--tp-size", "4", "--dcp-size", "2", *MRR, "--attention-backend", "cutedsl_mla"),
-     "H100"),  # overrides.py:1244-1247
+     "H100", M),  # overrides.py:1244-1247
     (("--tp-size", "8", "--dcp-size", "4", *MRR, "--attention-backend", "trtllm_mla"),
-     "A100"),  # overrides.py:1208-1213
+     "A100", M),  # overrides.py:1208-1213
 ]
 
 
@@ -101,11 +129,64 @@ def test_fi_a2a_possible_is_not_modelled(gpu: str, where: str) -> None:
     (overrides.py:1373-1396); on a B200 it does, and its workspace is not restated."""
     for comm in ((), ("--dcp-comm-backend", "fi_a2a")):
         gf, _ = dc.graphfit_answer((("--tp-size", "4", "--dcp-size", "2", *MRR, *FI, *comm),
-                                    gpu))
+                                    gpu, M))
         assert gf.rejected is not None and "fi_a2a" in gf.rejected, gf.rejected
         assert dc.NOT_MODELLED in gf.rejected
         if not comm:
             assert where in gf.rejected
+
+
+def test_s44d_lines_are_served_and_not_vacuous() -> None:
+    """Non-vacuity of SERVED_S44D on SGLang's side: every line is served; the
+    --max-total-tokens lines' request pool is the per-rank rows' bound (40 // 2 = 20 < 24,
+    kv_cache_configurator.py:3119-3133), not the DCP-widened one (:406-415); the multi-layer
+    EAGLE line resolves it on and captures its composite draft-extend runner; EAGLE3 and
+    STANDALONE bring their draft runners, DFLASH and DSPARK theirs."""
+    from sglang.srt.arg_groups.overrides import resolving_view
+
+    answers = [dc.sglang_answer(case) for case in SERVED_S44D]
+    assert all(a.rejected is None and a.runners for a in answers), [a.rejected for a in answers]
+    assert [a.runners["target"].pool_size for a in (answers[1], answers[9])] == [20, 20]  # type: ignore[index]
+    multi = answers[6]
+    assert isinstance(multi.resolved, dc.so.Resolved)
+    assert resolving_view(multi.resolved.record).enable_multi_layer_eagle is True
+    assert multi.runners is not None and "mtp_draft_extend" in multi.runners
+    assert all(a.runners is not None and "draft" in a.runners for a in answers[7:9])
+    assert answers[12].runners is not None and "dflash_draft" in answers[12].runners
+    assert answers[13].runners is not None and "dspark_draft" in answers[13].runners
+
+
+FRACTION: list[tuple[dc.Case, str | None]] = [
+    (SERVED_S44D[0], "1"),  # default prefill: DCP's rule leaves none for the hook
+    (SERVED_S44D[2], "1"),  # breakable given: post-capture declines under DCP (:1807-1808)
+    (SERVED_S44D[2], None),
+    (SERVED[0], None),  # MLA: the hook's prefill rule alone
+    (SERVED[4], "1"),
+]
+
+
+@pytest.mark.parametrize("case,env", FRACTION, ids=range(len(FRACTION)))
+def test_default_fraction_agrees(case: dc.Case, env: str | None) -> None:
+    theirs, ours, _ = dc.fraction(case, env)
+    assert theirs is not None and ours == theirs, (theirs, ours)
+
+
+def test_fraction_grid_is_not_vacuous() -> None:
+    """Without --dcp-size the same MHA line with breakable prefill graphs given is sized after
+    capture (SGLang's own answer), and DCP's default line differs from the same line without
+    DCP: both rules decide something on the grid."""
+    argv, gpu, model = SERVED_S44D[2]
+    plain = tuple(a for a in argv if a not in ("--dcp-size",))
+    plain = plain[:2] + plain[3:]  # drop --dcp-size's value too
+    assert "--dcp-size" not in plain and plain[1] == "4"
+    _, _, asked = dc.fraction((plain, gpu, model), "1")
+    assert asked is True
+    _, _, asked_dcp = dc.fraction(SERVED_S44D[2], "1")
+    assert asked_dcp is False
+    argv0, gpu0, model0 = SERVED_S44D[0]
+    without = argv0[:2] + argv0[4:]
+    assert "--dcp-size" not in without
+    assert dc.fraction((without, gpu0, model0), "1")[0] != dc.fraction(SERVED_S44D[0], "1")[0]
 
 
 @pytest.mark.parametrize("case", dc.generate(6, 23, plain=True), ids=range(6))

@@ -88,6 +88,10 @@ def fields_from_sglang(server_args: Any) -> dict[str, Any]:
         attn_dp = _get(server_args, "dp_size")  # the deprecated spelling of --attn-dp-size
     put("attn_dp_size", attn_dp)
     put("attn_cp_size", _get(server_args, "attn_cp_size"))
+    # decode context parallelism (issue 23 s44d): graphfit.planner.engines.sglang_dcp decides
+    # what is planned, as for a pasted line
+    put("dcp_size", _get(server_args, "dcp_size"))
+    put("dcp_comm_backend", _get(server_args, "dcp_comm_backend"))
     if _get(server_args, "enable_two_batch_overlap") is True:
         out["two_batch_overlap"] = True
     if _get(server_args, "enable_dp_lm_head") is True:  # DFLASH / DSPARK under attention DP
@@ -192,9 +196,6 @@ def prefill_inputs_from_sglang(server_args: Any, gpu_memory_gb: float | None = N
     for name, what in _PREFILL_UNMODELLED:
         if _get(server_args, name) not in (None, False):
             raise ConfigError(f"{name}: {what} is not modelled for prefill graphs")
-    if (_get(server_args, "dcp_size") or 1) > 1:
-        raise ConfigError("dcp_size: decode context parallelism is not modelled for prefill "
-                          "graphs (cuda_graph_hook.py:213-216)")
     a2a = str(_get(server_args, "moe_a2a_backend") or "none")
     phase = _prefill_phase(server_args)
     for key in ("max_context_size", "full_prefill_prefix_chunk_tokens", "max_seq_len"):
@@ -237,7 +238,9 @@ def prefill_inputs_from_sglang(server_args: Any, gpu_memory_gb: float | None = N
         llama2_path="llama-2" in str(_get(server_args, "model_path") or "").lower(),
         request_pool=request_pool,
         context_length=_get(server_args, "context_length") or model_context_length,
-        full_max_requests=phase.get("full_prefill_max_req"), moe_a2a_backend=a2a)
+        full_max_requests=phase.get("full_prefill_max_req"), moe_a2a_backend=a2a,
+        # breakable prefill graphs off under DCP unless given (cuda_graph_hook.py:212-216)
+        dcp=(_get(server_args, "dcp_size") or 1) > 1)
 
 
 def _decode_graphs_given(args: Any) -> tuple[bool, bool]:
@@ -358,7 +361,7 @@ def post_capture_args(server_args: Any, mooncake_protocol: str, hybrid_swa: bool
     """The PostCaptureInputs fields a raw ServerArgs gives beyond the memory hook's own
     (graphfit.planner.engines.sglang_post_capture): the device with its index stripped
     (serving_hook.py:650-660; unset: CUDA, graphfit's only platform), the transfer backend, PP
-    dynamic chunking and the speculative algorithm as typed."""
+    dynamic chunking, the speculative algorithm as typed and --dcp-size."""
     device = _get(server_args, "device")
     algorithm = _get(server_args, "speculative_algorithm")
     return {
@@ -370,4 +373,5 @@ def post_capture_args(server_args: Any, mooncake_protocol: str, hybrid_swa: bool
         "max_prefill_tokens": max(int(_get(server_args, "max_prefill_tokens") or 0), 0)
         if _get(server_args, "max_prefill_tokens") is not None else 16384,
         "hybrid_swa": hybrid_swa, "mamba": mamba,
-        "spec_algorithm": None if algorithm is None else str(algorithm)}
+        "spec_algorithm": None if algorithm is None else str(algorithm),
+        "dcp_size": int(_get(server_args, "dcp_size") or 1)}  # declines (overrides.py:1807)

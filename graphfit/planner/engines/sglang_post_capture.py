@@ -30,7 +30,8 @@ ceil(1.25 x chunked)) under --pp-size > 1 (`max_prefill_buffer_tokens`, :1865-18
 --enable-unified-memory, which keeps post-capture sizing only for a hybrid-SWA model
 (`is_hybrid_swa_model`, configs/model_config.py:2651-2697) without a mamba-like state and
 without an EAGLE / EAGLE3 / FROZEN_KV_MTP / NEXTN / STANDALONE / DFLASH / DSPARK draft
-(:1826-1836; spec_info.py:50-66, 102-130). --dcp-size > 1 (:1807) is refused by graphfit.
+(:1826-1836; spec_info.py:50-66, 102-130). --dcp-size other than 1 declines (:1807-1808; issue
+23 s44d: graphfit plans DCP on MHA models, for which this is the rule that decides).
 """
 
 from __future__ import annotations
@@ -86,12 +87,13 @@ class PostCaptureInputs:
     hybrid_swa: bool | None = None
     mamba: bool = False
     spec_algorithm: str | None = None
+    dcp_size: int = 1  # --dcp-size: decode context parallelism declines (:1807-1808)
 
     def __post_init__(self) -> None:
         if self.disaggregation_mode not in ("null", "prefill", "decode"):
             raise ConfigError(f"disaggregation_mode: {self.disaggregation_mode!r} is not one "
                               f"of null, prefill, decode")
-        for name, least in (("pp_size", 1), ("max_prefill_tokens", 0)):
+        for name, least in (("pp_size", 1), ("max_prefill_tokens", 0), ("dcp_size", 1)):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or value < least:
                 raise ConfigError(f"{name}: expected an integer >= {least}, got {value!r}")
@@ -132,7 +134,7 @@ def planned(p: PostCaptureInputs) -> bool:
     """SGLang's `post_capture_kv_sizing_planned` (overrides.py:1791-1862) over graphfit's
     inputs; ConfigError where graphfit cannot restate it (unified memory with the switch on
     and no model config read)."""
-    if not p.switch or p.device != "cuda" or p.mla or p.declined:
+    if not p.switch or p.device != "cuda" or p.dcp_size != 1 or p.mla or p.declined:
         return False
     if p.transfer_backend == "mooncake" and p.mooncake_protocol.lower() == "efa":
         return False  # :1817-1822
@@ -155,7 +157,7 @@ INKLING_UNIFIED_FAILS = (
 
 def inkling_unified_fails(*, switch: bool, architecture: str | None, unified_memory: bool,
                           hybrid_swa: bool | None, declined: bool, transfer_backend: str,
-                          mooncake_protocol: str) -> bool:
+                          mooncake_protocol: str, dcp_size: int = 1) -> bool:
     """Where SGLang's memory hook itself raises: `post_capture_kv_sizing_planned`, asked for
     the default fraction (memory_hook.py:281-289), reaches its unified-memory branch
     (overrides.py:1826-1830) on a hybrid-SWA Inkling target; `mambaish_config` then reads
@@ -165,13 +167,14 @@ def inkling_unified_fails(*, switch: bool, architecture: str | None, unified_mem
     publishes (launch_server.py:29; engine.py:1153 before :1175), as the oracle does. With a
     given fraction the hook never asks, and at run time, once published, the same call
     answers False (a mamba-like state: `planned`). The branch is reached past the switch,
-    the declining flags and Mooncake over EFA (:1796-1822; Inkling is not MLA, and graphfit
-    refuses a device other than CUDA and --dcp-size > 1); `hybrid_swa` None (no config.json
+    the declining flags, --dcp-size other than 1 and Mooncake over EFA (:1796-1822; Inkling is
+    not MLA, and graphfit refuses a device other than CUDA); `hybrid_swa` None (no config.json
     read) is not this rule's to answer."""
     from graphfit.planner.engines.sglang_mamba_inkling import INKLING_ARCHS
 
     efa = transfer_backend == "mooncake" and mooncake_protocol.lower() == "efa"
-    return (switch and not declined and not efa and unified_memory and hybrid_swa is True
+    return (switch and not declined and not efa and dcp_size == 1 and unified_memory
+            and hybrid_swa is True
             and architecture in INKLING_ARCHS)
 
 

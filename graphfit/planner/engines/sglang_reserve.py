@@ -108,7 +108,11 @@ def hook_prefill_inputs(config: EngineSettings) -> PrefillInputs:
         deepseek_v4_breakable_off=deepseek_v4_breakable_off(config.architecture),
         full_by_default=full_prefill_by_default(config.architecture),  # Inkling
         multimodal_breakable_off=breakable_prefill_refused(
-            config.multimodal, config.architecture))
+            config.multimodal, config.architecture),
+        # DCP turns breakable prefill graphs off inside handle_cuda_graph_config
+        # (cuda_graph_hook.py:165, 212-216), which runs before the memory hook (pipeline.py:191,
+        # 218): the hook sizes the reserve without them (issue 23 s44d)
+        dcp=config.dcp_size > 1)
 
 
 def memory_inputs(config: EngineSettings) -> StaticMemoryInputs:
@@ -164,7 +168,7 @@ def memory_inputs(config: EngineSettings) -> StaticMemoryInputs:
         hybrid_swa=config.hybrid_swa,
         # a mamba-like state (`mambaish_config`, overrides.py:1830): Inkling's conv state too
         mamba=config.mamba_state_shape is not None or config.inkling_conv_state is not None,
-        spec_algorithm=SPEC_NAMES.get(config.spec_method)))
+        spec_algorithm=SPEC_NAMES.get(config.spec_method), dcp_size=config.dcp_size))
     return StaticMemoryInputs(
         gpu_memory_gb=config.gpu_memory_gb, disaggregation_mode=mode,
         max_running_requests=S, decode_max_bs=max_bs, decode_graphs=decode_on,
@@ -219,7 +223,7 @@ def default_fraction(config: EngineSettings) -> float | None:
             architecture=config.architecture, unified_memory=config.enable_unified_memory,
             hybrid_swa=config.hybrid_swa, declined=config.post_capture_declined,
             transfer_backend=config.disaggregation_transfer_backend,
-            mooncake_protocol=config.mooncake_protocol):
+            mooncake_protocol=config.mooncake_protocol, dcp_size=config.dcp_size):
         raise ConfigError(INKLING_UNIFIED_FAILS)  # SGLang's memory hook itself fails
     if not _restated(config):
         return None

@@ -183,6 +183,8 @@ def check_config(config: EngineSettings, changes: dict[str, object]) -> None:
 
     algorithm = final_algorithm(config)
     switches = frozenset(config.unified_switches or ())
+    if config.dcp_size > 1:  # a config without the line's switches (from_sglang, s44d)
+        switches |= {"dcp"}
     mla = config.architecture in MLA_ARCHITECTURES
     mamba = is_hybrid_mamba(config.architecture, config.mamba_state_shape)
     mode = config.disaggregation_mode
