@@ -29,6 +29,7 @@ from __future__ import annotations
 
 from graphfit.planner.core.errors import ConfigError
 from graphfit.planner.core.settings import EngineSettings
+from graphfit.planner.engines import sglang_dwdp
 
 GPT_OSS = "GptOssForCausalLM"  # model_hook.py:515
 PD_ROLES = ("prefill", "decode")  # pd_disaggregation_hook.py:153
@@ -91,7 +92,8 @@ def check(config: EngineSettings, runner: str) -> None:
                 config.enable_deterministic_inference or config.rl_on_policy_target is not None,
                 config.attn_cp_size, config.moe_dp_size)
     check_moe_dp(config.moe_dp_size, ep, config.tp_size, config.pp_size, config.attn_cp_size)
-    check_role_switch(config.enable_pd_role_switch, config.disaggregation_mode, ep)
+    check_role_switch(config.enable_pd_role_switch, config.disaggregation_mode,
+                      sglang_dwdp.given_ep_size(config))  # before DWDP (pipeline.py:147)
     check_gpt_oss(config.architecture, runner, ep)
 
 
