@@ -459,3 +459,81 @@ def test_waterfill_lines_plan_as_sglang(plant: str | None,
         monkeypatch.setattr(sglang_waterfill, "after_a2a", lambda config: config)
     wrong = _waterfill_plans()
     assert bool(wrong) is (plant is not None), "\n".join(wrong[:6])
+
+
+SCALE = ("--elastic-ep-backend", "mooncake", "--moe-a2a-backend", "nixl", "--enable-dp-lm-head")
+SCALE_UP_LINES = (  # (the line's other flags, the clause SGLang stops on; None: it starts)
+    ("--tp-size 4 --attn-dp-size 2 --attn-cp-size 2 --max-ep-size 5", "585-611"),
+    ("--tp-size 4 --attn-dp-size 2 --max-ep-size 8", "612-617"),
+    ("--tp-size 1 --max-ep-size 4 --elastic-ep-join-mode scale --node-rank 1 --nnodes 2 "
+     "--elastic-ep-join-rank-offset 2 --elastic-ep-initial-size 2", "655-658"),
+    ("--tp-size 2 --attn-dp-size 2 --max-ep-size 4 --dcp-size 2", "685-689"),
+    ("--tp-size 2 --attn-dp-size 2 --max-ep-size 4 --cuda-graph-backend-prefill breakable",
+     "696-698"),
+    ("--tp-size 2 --attn-dp-size 2 --max-ep-size 4 --speculative-algorithm NGRAM", "704-706"),
+    ("--tp-size 4 --attn-dp-size 2 --attn-cp-size 2 --max-ep-size 6", "731-734"),
+    ("--tp-size 2 --attn-dp-size 2 --max-ep-size 4", None),
+    ("--tp-size 4 --attn-dp-size 4 --max-ep-size 6", None),
+)
+
+
+def _scale_up_reasons(model: Path) -> list[str]:
+    """Elastic scale-up lines each stopping on one clause restated from flags graphfit reads
+    (parallel_hook.py:585-747), or starting: graphfit refuses the first with SGLang's own
+    sentence and the clause's lines, the others as not modelled (graphs recaptured per
+    scale event with num_dp_ranks widened, runner/base_runner.py:167-176, 234)."""
+    from tests.oracle import sglang_oracle as so
+
+    wrong = []
+    for flags, clause in SCALE_UP_LINES:
+        argv = (*SCALE, *flags.split())
+        answer = so.resolve(argv, model=str(model))
+        code, line = _cli(argv, model)
+        if clause is None:
+            ok = isinstance(answer, so.Resolved) and "not modelled" in line
+        else:
+            reason = (answer.text.split("AssertionError:", 1)[-1].strip().rstrip(".")[:50]
+                      if isinstance(answer, so.Rejected) else "starts")
+            ok = code == 2 and reason in line and clause in line
+        if not ok:
+            wrong.append(f"{flags}: SGLang {getattr(answer, 'text', 'starts')[-120:]}; "
+                         f"graphfit {line}")
+    return wrong
+
+
+def _cli(argv: tuple[str, ...], model: Path) -> tuple[int, str]:
+    import contextlib
+    import io
+
+    from graphfit.cli.application import main
+
+    err = io.StringIO()
+    code = 0
+    with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(err):
+        try:
+            main(["plan", "--gpu-memory-gb", "80", "--", "sglang", "serve", "--model-path",
+                  str(model), *argv])
+        except SystemExit as exc:
+            code = exc.code if isinstance(exc.code, int) else 1
+    errors = [ln for ln in err.getvalue().splitlines() if ln.startswith("error:")]
+    return code, errors[-1] if errors else ""
+
+
+SCALE_PLANTS: dict[str, Callable[[pytest.MonkeyPatch], None]] = {
+    "no topology / moe-dense-tp clauses": lambda m: m.setattr(
+        elastic, "check_topology", lambda s: s.tp // (s.attn_dp * s.attn_cp)),
+    "dcp, prefill and speculative clauses dropped": lambda m, o=elastic.ScaleUp: m.setattr(
+        elastic, "ScaleUp", lambda *a: o(*a[:13])),
+}
+
+
+@pytest.mark.parametrize("plant", [None, *sorted(SCALE_PLANTS)])
+def test_scale_up_refusals_quote_sglang(plant: str | None, dirs: dict[str, Path],
+                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each restated scale-up clause is graphfit's refusal with SGLang's words; planted: the
+    topology / --moe-dense-tp-size clauses, or the DCP / prefill / speculative ones, dropped
+    (those lines then read as not modelled)."""
+    if plant is not None:
+        SCALE_PLANTS[plant](monkeypatch)
+    wrong = _scale_up_reasons(dirs["moe"])
+    assert bool(wrong) is (plant is not None), "\n".join(wrong)
