@@ -15,7 +15,8 @@ rule (2 x 2 = 4), though its later ep_size is 4.
   parallelism (attention CP above 1, :166-168) and with `--moe-dp-size` above 1 (:185-187),
   unless deterministic inference cleared it first (attention_hook.py:599-607, at
   pipeline.py:240 before :278), which `--rl-on-policy-target` turns on (attention_hook.py:
-  585-592). ROCm's own switch-on for GLM-MoE-DSA (model_hook.py:438-457) is not restated.
+  585-592). ROCm's own switch-on for GLM-MoE-DSA (model_hook.py:438-457) is set by the
+  reader (graphfit.inputs.sglang_rocm_aiter) on a named AMD GPU.
 * `--enable-pd-role-switch` on a prefill / decode server does not rebuild expert
   parallelism: an ep_size above 1 is refused (pd_disaggregation_hook.py:165-169,
   190-196; its other clauses are in sglang_mamba_memory.check_inputs).
@@ -63,7 +64,7 @@ def check_aiter(aiter: bool, deterministic: bool, attn_cp: int, moe_dp: int) -> 
     for size, flag, lines in ((attn_cp, "--attn-cp-size", "166-168"),
                               (moe_dp, "--moe-dp-size", "185-187")):
         if size > 1:
-            raise ConfigError(f"--enable-aiter-allreduce-fusion with {flag} {size}: Aiter "
+            raise ConfigError(f"AITER all-reduce fusion on with {flag} {size}: Aiter "
                               f"allreduce fusion is not supported with context parallelism: "
                               f"SGLang asserts (arg_groups/parallel_hook.py:{lines})")
 
