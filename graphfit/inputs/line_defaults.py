@@ -23,6 +23,7 @@ from graphfit.inputs import (
     sglang_draft_default,
     sglang_inkling_prefill,
     sglang_mamba_flags,
+    sglang_rocm_aiter,
     sglang_rules,
     sglang_runner_backends,
     sglang_unified_backends,
@@ -145,5 +146,7 @@ def settle(line: PastedLine, resolved: Resolved, gpu_given: object,
             resolved = sglang_mamba_flags.settle(line.values, resolved, gpu_given)
             # Inkling's FULL prefill graphs (graphfit.inputs.sglang_inkling_prefill)
             resolved = sglang_inkling_prefill.settle(line.values, resolved)
+            # GLM-MoE-DSA's AITER fusion on ROCm (graphfit.inputs.sglang_rocm_aiter)
+            resolved = sglang_rocm_aiter.settle(line.values, resolved, gpu_given)
             return settle_sglang(line, resolved)
     return resolved

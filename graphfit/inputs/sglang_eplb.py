@@ -24,7 +24,7 @@ from typing import Any
 from graphfit.inputs.keys import Handler
 from graphfit.inputs.settings import Setting
 from graphfit.inputs.values import as_bool, as_int, as_str
-from graphfit.planner.core.enums import Engine
+from graphfit.planner.core.enums import CUDAGraphMode, Engine
 from graphfit.planner.core.limits import MAX_INT
 
 SG = Engine.SGLANG
@@ -43,8 +43,10 @@ DISPATCH_NOTE = "read for its a2a check (parallel_hook.py:762-788)"
 WATERFILL_NOTE = ("read for the a2a backend it forces (deepep unless deepep / megamoe, "
                   "overrides.py:1595-1607) where SGLang's later hooks read it; its shared-expert "
                   "fusion (overrides.py:1559-1564) and runtime balancing are not modelled")
-DWDP_NOTE = ("read for DWDP's start-up asserts (parallel_hook.py:433-457); a line with it above "
-             "1 is then refused as not modelled (:466-508)")
+DWDP_NOTE = ("read for DWDP's start-up asserts (parallel_hook.py:433-457) and, above 1, the "
+             "line it declares (:466-508): attention DP, ep_size and the DP LM head at its "
+             "size, moe_dp_size 1, a2a none, CUDA graphs off; its remote expert prefetch is "
+             "not modelled (no graph captures it)")
 AITER_NOTE = ("read only for whether AITER all-reduce fusion stays on (deterministic inference "
               "clears it, attention_hook.py:585-607) for the context-parallel / --moe-dp-size "
               "checks (parallel_hook.py:166-168, 185-187); its other effects are not modelled")
@@ -72,6 +74,19 @@ def _size(origin: str, value: Any) -> int:
     return as_int(origin, value, minimum=1)
 
 
+def _dwdp(origin: str, value: Any, layer: int) -> tuple[list[Setting], list[str]]:
+    """`--dwdp-size`: above 1, DWDP declares `disable_cuda_graph` (parallel_hook.py:
+    503-507), the legacy switch of the lowest precedence (cuda_graph_hook.py:54-57, 68-71),
+    set here at that precedence as `--disable-cuda-graph` is; its other declarations and its
+    asserts are graphfit.planner.engines.sglang_dwdp's."""
+    settings, notes = _make("dwdp_size", _any_int, DWDP_NOTE)(origin, value, layer)
+    if value is not None and _any_int(origin, value) > 1:
+        settings += [Setting("cudagraph_mode", CUDAGraphMode.NONE, origin, layer, priority=0),
+                     Setting("cuda_graph_backend_prefill", "disabled", origin, layer,
+                             priority=0)]
+    return settings, notes
+
+
 def _any_int(origin: str, value: Any) -> int:
     """Any integer: SGLang's own checks refuse the out-of-range ones (a negative join rank
     offset, a --max-ep-size of 0, parallel_hook.py:555-570), with their own reasons."""
@@ -93,7 +108,7 @@ KEYS: dict[str, Handler] = {
     "elastic_ep_initial_size": _make("elastic_ep_initial_size", _any_int, ELASTIC_NOTE),
     "eplb_algorithm": _make("eplb_algorithm", as_str, ELASTIC_NOTE),
     "enable_waterfill": _make("enable_waterfill", as_bool, WATERFILL_NOTE),
-    "dwdp_size": _make("dwdp_size", _any_int, DWDP_NOTE),
+    "dwdp_size": _dwdp,
     "enable_aiter_allreduce_fusion": _make("enable_aiter_allreduce_fusion", as_bool, AITER_NOTE),
     "enable_deterministic_inference": _make("enable_deterministic_inference", as_bool,
                                             AITER_NOTE),

@@ -68,6 +68,28 @@ def _grid() -> list[cases.Case]:
                       {"tp": 4, "moe_dp": 2, "attn_cp": 2, "ep": 2}):
             out.append(dataclasses.replace(base, aiter=True, determinism=determinism,
                                            **sizes))  # type: ignore[arg-type]
+    return [*out, *_dwdp_grid(base), *_scale_grid(base)]
+
+
+def _dwdp_grid(base: cases.Case) -> list[cases.Case]:
+    """DWDP lines that pass its asserts (parallel_hook.py:437-457), planned on the line it
+    declares (:466-508): at tp 2 / 4, on a prefill server with the PD role switch (read on
+    the given ep_size, pd_disaggregation_hook.py:165-169 at pipeline.py:147), under Waterfill
+    or a given deepep backend / ep_size (both rewritten), and GPT-OSS's Triton kernel runner
+    (its ep_size 1 rule reads the rewritten size, model_hook.py:568-571 at pipeline.py:225)."""
+    return [dataclasses.replace(base, **change)  # type: ignore[arg-type]
+            for change in ({"dwdp": 2}, {"dwdp": 4, "tp": 4}, {"dwdp": 4, "tp": 4, "ep": 2},
+                           {"dwdp": 4, "tp": 4, "pd_mode": "prefill"},
+                           {"dwdp": 2, "pd_mode": "prefill", "role_switch": True},
+                           {"dwdp": 2, "waterfill": True}, {"dwdp": 2, "a2a": "deepep"},
+                           {"dwdp": 2, "moe_dp": 2, "attn_cp": 2},
+                           {"dwdp": 2, "model": "gptoss", "runner": "triton_kernel"},
+                           {"dwdp": 2, "model": "gptoss"})]
+
+
+def _scale_grid(base: cases.Case) -> list[cases.Case]:
+    """Elastic scale-up lines, each failing one restated assert (parallel_hook.py:639-747)."""
+    out = []
     scale = dataclasses.replace(base, elastic="mooncake", max_ep=4)  # scale-up at tp 2
     for change in ({}, {"elastic": "nixl"}, {"a2a": "nixl"}, {"a2a": "nixl", "initial": 1},
                    {"a2a": "nixl", "join_mode": "scale", "node_rank": 1, "offset": 2},
@@ -270,8 +292,8 @@ def test_out_of_range_elastic_values_get_sglangs_reason(
 
 def _dwdp_asserts(dirs: dict[str, Path]) -> list[str]:
     """The DWDP lines SGLang's `handle_dwdp` refuses (parallel_hook.py:437-457) whose reason
-    graphfit's error does not quote (graphfit refuses every other DWDP line as not modelled,
-    so only the quoted reason tells its asserts apart). A line graphfit refuses before DWDP,
+    graphfit's error does not quote (a line that passes them may still be refused later, so
+    only the quoted reason tells its asserts apart). A line graphfit refuses before DWDP,
     on a size rule SGLang checks after it (attention CP's, parallel_hook.py:156-164 at
     pipeline.py:278), is refused by both with different reasons and skipped."""
     wrong, seen = [], 0
@@ -288,6 +310,53 @@ def _dwdp_asserts(dirs: dict[str, Path]) -> list[str]:
             wrong.append(f"{case.label()}: SGLang {reason!r}; graphfit {line}")
     assert seen >= 4, seen
     return wrong
+
+
+def _dwdp_plans(dirs: dict[str, Path]) -> list[str]:
+    """The DWDP lines both start whose plans differ: SGLang's resolved mem_fraction_static
+    (read on the declared attention DP, memory_hook.py at pipeline.py:218) and its decode /
+    prefill graph backends (disable_cuda_graph, cuda_graph_hook.py:54-57) against graphfit's."""
+    wrong, seen = [], 0
+    for case, theirs in _lines(str(dirs["moe"].parent)):
+        if case.dwdp <= 1 or theirs is not None:
+            continue
+        seen += 1
+        ours, sglangs = (cases.graphfit_plan(case, dirs[case.model]),
+                         cases.sglang_plan(case, dirs[case.model]))
+        if not cases.plans_agree(ours, sglangs):
+            wrong.append(f"{case.label()}: graphfit {ours}; SGLang {sglangs}")
+    assert seen >= 6, seen
+    return wrong
+
+
+def test_dwdp_lines_plan_as_sglang_resolves(dirs: dict[str, Path]) -> None:
+    """Each DWDP line SGLang starts is planned by graphfit on the line DWDP declares: the
+    same mem_fraction_static, graphs off in both phases."""
+    wrong = _dwdp_plans(dirs)
+    assert not wrong, "\n".join(wrong[:10])
+
+
+DWDP_PLANTS: dict[str, Callable[[pytest.MonkeyPatch], None]] = {
+    # the declarations forgotten: the line planned as given (graphs still off by the reader)
+    "no rewrite": lambda m: m.setattr(dwdp, "rewrite", lambda config: (
+        dwdp.check_dwdp(config.dwdp_size, config.tp_size, config.disaggregation_mode,
+                        config.enable_eplb, False, config.pp_size, False), {})[1]),
+    # attention DP not declared (the memory reserve reads it)
+    "attention DP kept": lambda m: m.setattr(dwdp, "rewrite", lambda config, o=dwdp.rewrite: {
+        k: v for k, v in o(config).items() if k != "attn_dp_size"}),
+    # the role switch read on the rewritten ep_size
+    "role switch after DWDP": lambda m: m.setattr(dwdp, "given_ep_size",
+                                                  lambda config: config.ep_size),
+}
+
+
+@pytest.mark.parametrize("plant", sorted(DWDP_PLANTS))
+def test_a_planted_dwdp_error_is_caught(plant: str, dirs: dict[str, Path],
+                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Planted: DWDP's rewrite forgotten / partial, or a pre-DWDP rule read after it."""
+    _lines(str(dirs["moe"].parent))
+    DWDP_PLANTS[plant](monkeypatch)
+    assert _dwdp_plans(dirs) or _wrong(dirs), plant
 
 
 def test_dwdp_refusals_quote_sglangs_reason(dirs: dict[str, Path]) -> None:
@@ -345,3 +414,126 @@ def test_waterfill_deepep_normal_turns_graphs_off(plant: bool, dirs: dict[str, P
     backend, off = _graphs(argv, dirs["moe"])
     assert backend == "disabled"
     assert off is not plant
+
+
+WATERFILL_LINES = (  # (given backend, sizes): Waterfill's forced deepep at run time
+    ("none", ("--tp-size", "2")), ("none", ("--tp-size", "4", "--attn-dp-size", "2")),
+    ("pplx", ("--tp-size", "2")), ("flashinfer", ("--tp-size", "4", "--attn-dp-size", "2")),
+    ("mori", ("--tp-size", "4")), ("deepep_v2", ("--tp-size", "2")))
+
+
+def _waterfill_plans() -> list[str]:
+    """Waterfill lines on the a2a oracle's full comparison (tests.oracle.sglang_moe_a2a_
+    compare: start / refuse, the decode ladder and padding, buffers, prefill graphs,
+    mem_fraction_static, the prefill runner with --max-running-requests): the runners gather
+    as DeepEP's do (require_attn_tp_gather, utils/common.py:4133-4156, on the resolved
+    backend), the reserve and the prefill graphs' validated list read the given one
+    (pipeline.py:191, 218 before :295), and the given backend's own checks inside
+    handle_a2a_moe never run (pplx at TP 2 without attention DP starts)."""
+    from tests.oracle import sglang_moe_a2a_compare as a2a
+
+    a2a.graphfit_cli.cache_clear()  # graphfit's answers are cached; the plants change them
+    wrong = []
+    for backend, sizes in WATERFILL_LINES:
+        argv = (*sizes, "--moe-a2a-backend", backend, "--enable-waterfill",
+                "--max-running-requests", "64")
+        found = {k: v for k, v in a2a.compare(argv).items() if v}
+        if found:
+            wrong.append(f"{' '.join(argv)}: {found}")
+    return wrong
+
+
+@pytest.mark.parametrize("plant", [None, "runners on the given backend",
+                                   "checks on the given backend"])
+def test_waterfill_lines_plan_as_sglang(plant: str | None,
+                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every Waterfill line above plans as SGLang runs it; planted: the runners' gather read
+    on the given backend (main before this lane: bs 1 captured at TP 2 where SGLang pads it
+    to 2), or the post-override checks on the given backend (pplx refused)."""
+    from graphfit.planner.engines import sglang_moe_a2a, sglang_waterfill
+
+    if plant == "runners on the given backend":
+        monkeypatch.setattr(sglang_moe_a2a, "runtime_backend",
+                            lambda config: config.moe_a2a_backend)
+    elif plant == "checks on the given backend":
+        monkeypatch.setattr(sglang_waterfill, "after_a2a", lambda config: config)
+    wrong = _waterfill_plans()
+    assert bool(wrong) is (plant is not None), "\n".join(wrong[:6])
+
+
+SCALE = ("--elastic-ep-backend", "mooncake", "--moe-a2a-backend", "nixl", "--enable-dp-lm-head")
+SCALE_UP_LINES = (  # (the line's other flags, the clause SGLang stops on; None: it starts)
+    ("--tp-size 4 --attn-dp-size 2 --attn-cp-size 2 --max-ep-size 5", "585-611"),
+    ("--tp-size 4 --attn-dp-size 2 --max-ep-size 8", "612-617"),
+    ("--tp-size 1 --max-ep-size 4 --elastic-ep-join-mode scale --node-rank 1 --nnodes 2 "
+     "--elastic-ep-join-rank-offset 2 --elastic-ep-initial-size 2", "655-658"),
+    ("--tp-size 2 --attn-dp-size 2 --max-ep-size 4 --dcp-size 2", "685-689"),
+    ("--tp-size 2 --attn-dp-size 2 --max-ep-size 4 --cuda-graph-backend-prefill breakable",
+     "696-698"),
+    ("--tp-size 2 --attn-dp-size 2 --max-ep-size 4 --speculative-algorithm NGRAM", "704-706"),
+    ("--tp-size 4 --attn-dp-size 2 --attn-cp-size 2 --max-ep-size 6", "731-734"),
+    ("--tp-size 2 --attn-dp-size 2 --max-ep-size 4", None),
+    ("--tp-size 4 --attn-dp-size 4 --max-ep-size 6", None),
+)
+
+
+def _scale_up_reasons(model: Path) -> list[str]:
+    """Elastic scale-up lines each stopping on one clause restated from flags graphfit reads
+    (parallel_hook.py:585-747), or starting: graphfit refuses the first with SGLang's own
+    sentence and the clause's lines, the others as not modelled (graphs recaptured per
+    scale event with num_dp_ranks widened, runner/base_runner.py:167-176, 234)."""
+    from tests.oracle import sglang_oracle as so
+
+    wrong = []
+    for flags, clause in SCALE_UP_LINES:
+        argv = (*SCALE, *flags.split())
+        answer = so.resolve(argv, model=str(model))
+        code, line = _cli(argv, model)
+        if clause is None:
+            ok = isinstance(answer, so.Resolved) and "not modelled" in line
+        else:
+            reason = (answer.text.split("AssertionError:", 1)[-1].strip().rstrip(".")[:50]
+                      if isinstance(answer, so.Rejected) else "starts")
+            ok = code == 2 and reason in line and clause in line
+        if not ok:
+            wrong.append(f"{flags}: SGLang {getattr(answer, 'text', 'starts')[-120:]}; "
+                         f"graphfit {line}")
+    return wrong
+
+
+def _cli(argv: tuple[str, ...], model: Path) -> tuple[int, str]:
+    import contextlib
+    import io
+
+    from graphfit.cli.application import main
+
+    err = io.StringIO()
+    code = 0
+    with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(err):
+        try:
+            main(["plan", "--gpu-memory-gb", "80", "--", "sglang", "serve", "--model-path",
+                  str(model), *argv])
+        except SystemExit as exc:
+            code = exc.code if isinstance(exc.code, int) else 1
+    errors = [ln for ln in err.getvalue().splitlines() if ln.startswith("error:")]
+    return code, errors[-1] if errors else ""
+
+
+SCALE_PLANTS: dict[str, Callable[[pytest.MonkeyPatch], None]] = {
+    "no topology / moe-dense-tp clauses": lambda m: m.setattr(
+        elastic, "check_topology", lambda s: s.tp // (s.attn_dp * s.attn_cp)),
+    "dcp, prefill and speculative clauses dropped": lambda m, o=elastic.ScaleUp: m.setattr(
+        elastic, "ScaleUp", lambda *a: o(*a[:13])),
+}
+
+
+@pytest.mark.parametrize("plant", [None, *sorted(SCALE_PLANTS)])
+def test_scale_up_refusals_quote_sglang(plant: str | None, dirs: dict[str, Path],
+                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each restated scale-up clause is graphfit's refusal with SGLang's words; planted: the
+    topology / --moe-dense-tp-size clauses, or the DCP / prefill / speculative ones, dropped
+    (those lines then read as not modelled)."""
+    if plant is not None:
+        SCALE_PLANTS[plant](monkeypatch)
+    wrong = _scale_up_reasons(dirs["moe"])
+    assert bool(wrong) is (plant is not None), "\n".join(wrong)

@@ -659,6 +659,14 @@ class SglangModel:
     requests_within_token_budget = False  # decode graphs know no token budget
 
     def resolve(self, config: EngineSettings) -> Mapping[str, object]:
+        # DWDP's asserts and declarations (handle_dwdp, pipeline.py:189): every later hook
+        # reads the rewritten line (graphfit.planner.engines.sglang_dwdp)
+        dwdp = sglang_dwdp.rewrite(config)
+        if dwdp:
+            return {**dwdp, **self._resolve(sglang_dwdp.view(config, dwdp))}
+        return self._resolve(config)
+
+    def _resolve(self, config: EngineSettings) -> dict[str, object]:
         changes: dict[str, object] = {}
         spec = speculative(config)
         if config.ladder is LadderPolicy.AUTO:
@@ -678,10 +686,10 @@ class SglangModel:
                 f"SGLang asserts)")
         if config.frozen_kv_mtp:
             _check_frozen(config)
-        sglang_dwdp.check(config)  # handle_dwdp (pipeline.py:189)
         sglang_waterfill.check(config.moe_a2a_backend, config.enable_waterfill)
-        sglang_moe_a2a.check_dispatch(  # mori / pplx start-up checks
-            config, default_chunked_prefill_size(config.gpu_memory_gb))
+        after = sglang_waterfill.after_a2a(config)  # the backend handle_a2a_moe resolved
+        sglang_moe_a2a.check_dispatch(  # mori / pplx start-up checks (after the override)
+            after, default_chunked_prefill_size(config.gpu_memory_gb))
         sglang_megamoe.check_compat(config)
         sglang_quantization.check(config)  # ModelConfig / handle_moe_kernel_config
         sglang_eplb_checks.check(config)  # handle_eplb_and_dispatch
@@ -734,15 +742,15 @@ class SglangModel:
         # after speculative resolution, as pipeline.py:320-324, 374-375
         sglang_megamoe.check_line(config, changes, spec, decode_default, chunk_default)
         sglang_deepep_v2.check(
-            config, changes, speculative=spec,
+            after, changes, speculative=spec,
             ngram=config.spec_method in (SpecMethod.NGRAM, SpecMethod.NGRAM_GPU),
             decode_graphs=config.cudagraph_mode is not CUDAGraphMode.NONE,
             decode_default=decode_default, chunk_default=chunk_default)
         sglang_flashinfer_a2a.check(
-            config, changes, speculative=spec,
+            after, changes, speculative=spec,
             decode_graphs=config.cudagraph_mode is not CUDAGraphMode.NONE,
             decode_default=decode_default, chunk_default=chunk_default)
-        if sglang_deepep_v2.prefill_off(config.moe_a2a_backend):
+        if sglang_deepep_v2.prefill_off(after.moe_a2a_backend):
             # after the memory default, as SGLang's moe hook follows its memory hook
             changes["cuda_graph_backend_prefill"] = "disabled"
         if sglang_moe_a2a.normal_mode_off(  # on the backend Waterfill may have forced

@@ -12,18 +12,25 @@ graphfit refuses the elastic-EP lines SGLang stops on.
 * Scale-up is active with a backend and `--max-ep-size` above `--tp-size` (:572-576);
   `--elastic-ep-initial-size` is refused otherwise (:577-581).
 * Under scale-up (:582-747) SGLang runs about thirty more asserts. Those on flags graphfit
-  reads are restated in SGLang's order with its reasons (`check_scale_up`): a joiner's
-  initial size set, not above its offset, offset + tp within `--max-ep-size` (:639-654); a
-  primary's initial size (default tp) equal to tp (:659-669) and positive (:670); the
-  mooncake elastic backend (:677-680), PP 1 (:681-684), attention DP (:722-726), the DP LM
-  head (:727-730), attention CP 1 (:731-734), `--moe-dp-size` 1 (:735-738), ep_size == tp
-  (:739-743) and the nixl a2a backend (:744-747), the last two as resolved. The others
-  read flags graphfit does not (the attention topology's DP-size mapping :585-611,
-  `--moe-dense-tp-size` :612-617 / 655-658, `--elastic-ep-scale-timeout`,
-  `--tokenizer-worker-num`, `--use-ray`, `--enable-elastic-expert-backup` :618-630,
-  `--load-balance-method` :671-676, the DCP width and graph backends :685-721), and the
-  graphs are recaptured at each scale event: a line that passes the restated asserts is
-  refused as not modelled.
+  reads are restated in SGLang's order with its reasons (`check_scale_up`): the attention
+  topology, every EP size a whole number of attention replicas (:585-611,
+  elastic_ep/topology.py:35-41); attention TP above 1, or a single-rank joiner, needs
+  `--moe-dense-tp-size 1` (:612-617, 655-658), which graphfit never holds (its reader refuses
+  the flag as not modelled, SGLang's default is unset); a joiner's initial size set, not
+  above its offset, offset + tp within `--max-ep-size` (:639-654); a primary's initial size
+  (default tp) equal to tp (:659-669) and positive (:670); the mooncake elastic backend
+  (:677-680), PP 1 (:681-684), a `--dcp-size` dividing attention TP (:685-689), prefill
+  graphs not given on (:696-698), decode graphs with speculative decoding (breakable :691-695
+  or full :704-706), attention DP (:722-726), the DP LM head (:727-730), attention CP 1
+  (:731-734), `--moe-dp-size` 1 (:735-738), ep_size == tp (:739-743) and the nixl a2a
+  backend (:744-747), the last two as resolved. The others read flags graphfit does not
+  (`--elastic-ep-scale-timeout`, `--tokenizer-worker-num`, `--use-ray`,
+  `--enable-elastic-expert-backup` :618-630, `--load-balance-method` :671-676, the decode
+  backend full vs breakable :691-695, device / embedding / diffusion / encoder-only / forward
+  hooks / PDMux under full graphs :699-721); and at each scale event the decode graphs are
+  recaptured with `num_dp_ranks` widened (runner/base_runner.py:167-176, 234: the
+  `global_num_tokens` buffers grow), a plan per scale event graphfit does not make: a line
+  that passes the restated asserts is refused as not modelled.
 
 Elastic EP changes no buffer graphfit plans before a scale event; runtime rescaling and its
 graph recapture are outside the plan.
@@ -33,6 +40,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from graphfit.planner.core.enums import CUDAGraphMode, SpecMethod
 from graphfit.planner.core.errors import ConfigError
 from graphfit.planner.core.settings import EngineSettings
 from graphfit.planner.engines.sglang_eplb_checks import resolved_ep_size
@@ -98,10 +106,41 @@ class ScaleUp:
     moe_dp: int
     ep: int
     a2a: str
+    dcp: int = 1  # --dcp-size
+    prefill_backend: str | None = None  # --cuda-graph-backend-prefill as given (None: not)
+    decode_graphs: bool = True  # decode CUDA graphs on (full or breakable: one mode here)
+    speculative: bool = False
+
+
+def _replicas(size: int, replica: int) -> None:
+    """`physical_ep_size_to_dp_size` (elastic_ep/topology.py:35-41): an EP size is a whole
+    number of attention replicas; its ValueError is re-raised as an assertion (:610-611)."""
+    if size <= 0 or replica <= 0 or size % replica:
+        raise _refuse(f"EP size {size} must be divisible by attention replica size {replica}",
+                      "585-611")
+
+
+def check_topology(s: ScaleUp) -> int:
+    """The attention topology's asserts (:585-617); the attention TP width. (A TP size the
+    attention DP x CP product does not divide was refused before, SglangModel.resolve.)
+    graphfit never holds a `--moe-dense-tp-size` (its reader refuses one as not modelled),
+    so attention TP above 1 fails :612-617 as SGLang's unset default does."""
+    attn_tp = s.tp // (s.attn_dp * s.attn_cp)
+    replica = attn_tp * s.attn_cp
+    _replicas(s.max_ep, replica)
+    _replicas(s.tp if s.initial is None else s.initial, replica)
+    if s.join_mode == "scale":
+        _replicas(s.offset, replica)
+    if attn_tp > 1:
+        raise _refuse(f"Elastic EP scale-up with attention TP greater than one requires "
+                      f"--moe-dense-tp-size 1 (got moe_dense_tp_size=None; attention TP "
+                      f"{attn_tp})", "612-617")
+    return attn_tp
 
 
 def check_scale_up(s: ScaleUp) -> None:
-    """Scale-up's asserts on flags graphfit reads, in SGLang's order (:639-747)."""
+    """Scale-up's asserts on flags graphfit reads, in SGLang's order (:585-747)."""
+    attn_tp = check_topology(s)
     if s.join_mode == "scale":
         if s.initial is None:
             raise _refuse("Elastic EP scale joiners require --elastic-ep-initial-size set to "
@@ -112,6 +151,9 @@ def check_scale_up(s: ScaleUp) -> None:
         if s.offset + s.tp > s.max_ep:
             raise _refuse(f"Elastic EP joining group exceeds --max-ep-size (join_target="
                           f"{s.offset + s.tp}, max_ep_size={s.max_ep})", "649-654")
+        if s.tp == 1:
+            raise _refuse("A single-rank Elastic EP joining group requires "
+                          "--moe-dense-tp-size 1 (unset)", "655-658")
         initial = s.initial
     else:
         initial = s.tp if s.initial is None else s.initial  # :660-665
@@ -124,6 +166,13 @@ def check_scale_up(s: ScaleUp) -> None:
             (s.backend != "mooncake", f"Elastic EP runtime scale-up requires "
              f"--elastic-ep-backend mooncake (got {s.backend})", "677-680"),
             (s.pp != 1, f"Elastic EP scale-up requires --pp-size 1 (got {s.pp})", "681-684"),
+            (attn_tp % s.dcp != 0, f"Elastic EP scale-up requires --dcp-size to divide the "
+             f"fixed attention TP width (got dcp_size={s.dcp}, attn_tp_size={attn_tp})",
+             "685-689"),
+            (s.prefill_backend not in (None, "disabled"), "Elastic EP runtime scale-up "
+             "requires prefill CUDA graph to be disabled", "696-698"),
+            (s.decode_graphs and s.speculative, "Elastic EP CUDA graph recapture does not "
+             "support speculative decoding (breakable graphs: :691-695)", "704-706"),
             (s.attn_dp <= 1, "Elastic EP scale-up requires attention DP (--attn-dp-size)",
              "722-726"),
             (not s.dp_lm_head, "Elastic EP scale-up requires --enable-dp-lm-head", "727-730"),
@@ -153,10 +202,13 @@ def check(config: EngineSettings) -> None:
         config.ep_join_mode, config.ep_join_rank_offset, tp, max_ep,
         config.elastic_ep_initial_size, backend, config.pp_size, config.attn_dp_size,
         config.enable_dp_lm_head, config.attn_cp_size, config.moe_dp_size,
-        resolved_ep_size(config.ep_size, tp, a2a), a2a))
+        resolved_ep_size(config.ep_size, tp, a2a), a2a, config.dcp_size,
+        config.cuda_graph_backend_prefill, config.cudagraph_mode is not CUDAGraphMode.NONE,
+        config.spec_method is not SpecMethod.NONE))
     raise ConfigError(f"elastic EP scale-up (--max-ep-size {max_ep} > --tp-size {tp}): "
-                      f"SGLang's other asserts ({HOOK}:585-630, 655-658, 671-676, 685-721) "
-                      f"and graph recapture per scale event: not modelled")
+                      f"unread flags' asserts ({HOOK}:618-630, 671-676, 690-721), graphs "
+                      f"recaptured per scale event: not modelled")
 
 
-__all__ = ["ELASTIC_EPLB", "ScaleUp", "check", "check_elastic", "check_scale_up"]
+__all__ = ["ELASTIC_EPLB", "ScaleUp", "check", "check_elastic", "check_scale_up",
+           "check_topology"]

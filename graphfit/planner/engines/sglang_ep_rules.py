@@ -15,7 +15,8 @@ rule (2 x 2 = 4), though its later ep_size is 4.
   parallelism (attention CP above 1, :166-168) and with `--moe-dp-size` above 1 (:185-187),
   unless deterministic inference cleared it first (attention_hook.py:599-607, at
   pipeline.py:240 before :278), which `--rl-on-policy-target` turns on (attention_hook.py:
-  585-592). ROCm's own switch-on for GLM-MoE-DSA (model_hook.py:438-457) is not restated.
+  585-592). ROCm's own switch-on for GLM-MoE-DSA (model_hook.py:438-457) is set by the
+  reader (graphfit.inputs.sglang_rocm_aiter) on a named AMD GPU.
 * `--enable-pd-role-switch` on a prefill / decode server does not rebuild expert
   parallelism: an ep_size above 1 is refused (pd_disaggregation_hook.py:165-169,
   190-196; its other clauses are in sglang_mamba_memory.check_inputs).
@@ -29,6 +30,7 @@ from __future__ import annotations
 
 from graphfit.planner.core.errors import ConfigError
 from graphfit.planner.core.settings import EngineSettings
+from graphfit.planner.engines import sglang_dwdp
 
 GPT_OSS = "GptOssForCausalLM"  # model_hook.py:515
 PD_ROLES = ("prefill", "decode")  # pd_disaggregation_hook.py:153
@@ -62,7 +64,7 @@ def check_aiter(aiter: bool, deterministic: bool, attn_cp: int, moe_dp: int) -> 
     for size, flag, lines in ((attn_cp, "--attn-cp-size", "166-168"),
                               (moe_dp, "--moe-dp-size", "185-187")):
         if size > 1:
-            raise ConfigError(f"--enable-aiter-allreduce-fusion with {flag} {size}: Aiter "
+            raise ConfigError(f"AITER all-reduce fusion on with {flag} {size}: Aiter "
                               f"allreduce fusion is not supported with context parallelism: "
                               f"SGLang asserts (arg_groups/parallel_hook.py:{lines})")
 
@@ -91,7 +93,8 @@ def check(config: EngineSettings, runner: str) -> None:
                 config.enable_deterministic_inference or config.rl_on_policy_target is not None,
                 config.attn_cp_size, config.moe_dp_size)
     check_moe_dp(config.moe_dp_size, ep, config.tp_size, config.pp_size, config.attn_cp_size)
-    check_role_switch(config.enable_pd_role_switch, config.disaggregation_mode, ep)
+    check_role_switch(config.enable_pd_role_switch, config.disaggregation_mode,
+                      sglang_dwdp.given_ep_size(config))  # before DWDP (pipeline.py:147)
     check_gpt_oss(config.architecture, runner, ep)
 
 

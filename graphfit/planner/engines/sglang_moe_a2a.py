@@ -24,6 +24,7 @@ from collections.abc import Callable
 from typing import Any, Protocol, TypeVar, cast
 
 from graphfit.planner.core.errors import ConfigError
+from graphfit.planner.engines.sglang_waterfill import resolved_a2a
 
 
 class _Drafted(Protocol):
@@ -207,7 +208,7 @@ def for_drafts(config: _T) -> _T:
     (`draft_backend`); multi-layer EAGLE and DFLASH do not switch and keep the target's.
     `require_mlp_tp_gather` does not read the backend while --moe-dense-tp-size is unset
     (utils/common.py:4090-4092)."""
-    target = config.moe_a2a_backend
+    target = runtime_backend(config)
     draft = draft_backend(target, config.speculative_moe_a2a_backend)
     if draft == live_backend(target):
         return config
@@ -222,6 +223,15 @@ def normal_mode_off(backend: str, deepep_mode: str) -> bool:
     1 GiB for breakable prefill graphs) included: graphfit's model turns the graphs off after
     it computes that default (SglangModel.resolve)."""
     return backend == "deepep" and deepep_mode == "normal"
+
+
+def runtime_backend(config: _Parallel | _Drafted) -> str:
+    """The target's backend once resolved, as the graph runners see it: `--enable-waterfill`
+    makes any backend but deepep / megamoe deepep (overrides.py:1595-1607, in `handle_a2a_moe`
+    at pipeline.py:295; graphfit.planner.engines.sglang_waterfill), so a waterfill line's
+    runners gather as DeepEP's do even where the line gives none."""
+    waterfill = bool(getattr(config, "enable_waterfill", False))
+    return resolved_a2a(config.moe_a2a_backend, waterfill)
 
 
 def live_backend(backend: str) -> str:
@@ -248,8 +258,8 @@ def _gathers(live: str, tp_size: int, attn_dp_size: int) -> bool:
 def attn_tp_gather(config: _Parallel) -> bool:
     """`gathers_attention` for a config; for the draft runners' view (`for_drafts`) the draft
     backend as given (a draft ascend_tp is live)."""
-    backend = config.moe_a2a_backend
-    live = backend if isinstance(config, _DraftView) else live_backend(backend)
+    live = (config.moe_a2a_backend if isinstance(config, _DraftView)
+            else live_backend(runtime_backend(config)))
     return _gathers(live, config.tp_size, config.attn_dp_size)
 
 
@@ -286,4 +296,5 @@ __all__ = ["MORI_DISPATCH_TOKENS", "PPLX_DISPATCH_TOKENS", "PPLX_RUNNERS", "chec
            "BACKENDS", "DEEPEP_DEFAULT_PREFILL_MAX", "DEEPEP_PREFILL_BUCKET", "PREFILL_VALIDATED",
            "REFUSED", "attn_tp_gather", "check_backend", "check_deepep_mode", "check_runner",
            "DEEPEP_MODES", "DRAFT_BACKENDS", "check_draft_choice", "draft_backend", "for_drafts",
-           "deepep_prefill_buckets", "gathers_attention", "live_backend", "normal_mode_off"]
+           "deepep_prefill_buckets", "gathers_attention", "live_backend", "normal_mode_off",
+           "runtime_backend"]

@@ -192,6 +192,10 @@ class PrefillInputs:
     # --dcp-size > 1: breakable prefill graphs off unless the backend is given
     # (cuda_graph_hook.py:212-216; graphfit.planner.engines.sglang_dcp)
     dcp: bool = False
+    # the backend the prefill runner gathers with once `handle_a2a_moe` resolved it (Waterfill's
+    # forced deepep, overrides.py:1595-1607); None: moe_a2a_backend, which the cuda-graph
+    # hook's checks read as given (pipeline.py:191 runs before :295)
+    runtime_a2a_backend: str | None = None
 
     def __post_init__(self) -> None:
         if self.backend is not None and self.backend not in BACKENDS:
@@ -278,7 +282,8 @@ def _alignment(inputs: PrefillInputs) -> int:
     without MoE all-to-all."""
     align = 2 if inputs.two_batch_overlap else 1
     if inputs.attn_dp_size > 1 or sglang_moe_a2a.gathers_attention(  # require_gathered_buffer
-            inputs.moe_a2a_backend, inputs.tp_size, inputs.attn_dp_size):
+            inputs.runtime_a2a_backend or inputs.moe_a2a_backend, inputs.tp_size,
+            inputs.attn_dp_size):
         align *= inputs.tp_size // inputs.attn_dp_size // inputs.attn_cp_size
     if align % inputs.attn_cp_size:
         align *= inputs.attn_cp_size

@@ -38,6 +38,7 @@ from graphfit.planner.core.enums import CUDAGraphMode, Unit
 from graphfit.planner.core.settings import EngineSettings
 from graphfit.planner.engines.base import ComponentModel
 from graphfit.planner.engines.sglang_mamba_pool import uses_kda
+from graphfit.planner.engines.sglang_moe_a2a import runtime_backend
 from graphfit.planner.engines.sglang_multimodal import breakable_prefill_refused, sglang_multimodal
 from graphfit.planner.engines.sglang_pool import request_pool
 from graphfit.planner.engines.sglang_prefill import (
@@ -81,7 +82,7 @@ def prefill_inputs(config: EngineSettings) -> PrefillInputs:
             config.multimodal, config.architecture),
         request_pool=request_pool(config), context_length=config.max_model_len,
         full_max_requests=config.full_prefill_max_req, moe_a2a_backend=config.moe_a2a_backend,
-        dcp=config.dcp_size > 1)
+        dcp=config.dcp_size > 1, runtime_a2a_backend=runtime_backend(config))
 
 
 def prefill_graphs(config: EngineSettings) -> PrefillGraphs:

@@ -11,15 +11,23 @@ rules that read the backend SGLang resolves see the same one.
   the dispatch check, parallel_hook.py:764, 790-791, at :297) the forced one.
 * It also forces shared-expert fusion on (overrides.py:1559-1564, moe_hook.py:301-304):
   graphfit does not model the fusion flags (no buffer it plans depends on them).
-* graphfit restates the given backends "none", "deepep" and "megamoe" (the last two stay).
-  Another given backend (flashinfer, deepep_v2, mooncake, ...) is read by its own checks in
-  the hooks before :295 and replaced after: graphfit's per-backend checks do not split at
-  that point, so such a line is refused as not modelled.
+* graphfit restates every given backend but flashinfer_megamoe: the rules that read the
+  backend as given (the reserve, :218; the prefill graphs' validated list and DeepEP's
+  buckets, :191; the MoE kernel asserts, :294; the PD role switch, :147) read the line's,
+  and the per-backend checks inside `handle_a2a_moe` after the override (mori / pplx,
+  moe_hook.py:543-622; flashinfer's and deepep_v2's, :400-540, and their token budgets at
+  pipeline.py:320-324, 374-375; deepep_v2's prefill switch-off, moe_hook.py:436-443) read
+  the forced one (`after_a2a`), as do the graph runners (sglang_moe_a2a.runtime_backend).
+  flashinfer_megamoe's runner resolution reads it in `handle_moe_kernel_config` before the
+  override (overrides.py:1449-1510) and its model checks after: refused as not modelled.
 """
 
 from __future__ import annotations
 
+from typing import cast
+
 from graphfit.planner.core.errors import ConfigError
+from graphfit.planner.core.settings import EngineSettings
 
 KEPT = ("deepep", "megamoe")  # overrides.py:1599
 FORCED = "deepep"  # overrides.py:1604
@@ -30,13 +38,41 @@ def resolved_a2a(given: str, waterfill: bool) -> str:
     return FORCED if waterfill and given not in KEPT else given
 
 
+class _After:
+    """A config as the hooks after `handle_a2a_moe`'s override read it: the forced backend in
+    place of the given one, every other field the config's own."""
+
+    __slots__ = ("_backend", "_config")
+
+    def __init__(self, config: EngineSettings, backend: str) -> None:
+        object.__setattr__(self, "_config", config)
+        object.__setattr__(self, "_backend", backend)
+
+    def __getattr__(self, name: str) -> object:
+        if name == "moe_a2a_backend":
+            return object.__getattribute__(self, "_backend")
+        return getattr(object.__getattribute__(self, "_config"), name)
+
+    def __setattr__(self, name: str, value: object) -> None:
+        raise AttributeError(f"{name}: a resolved view is read-only")
+
+
+def after_a2a(config: EngineSettings) -> EngineSettings:
+    """`config` as the per-backend checks after the override read it (overrides.py:
+    1595-1607); the config itself when Waterfill changes nothing."""
+    backend = resolved_a2a(config.moe_a2a_backend, config.enable_waterfill)
+    if backend == config.moe_a2a_backend:
+        return config
+    return cast("EngineSettings", _After(config, backend))
+
+
 def check(given: str, waterfill: bool) -> None:
-    """Refuse, as not modelled, a waterfill line whose given backend is replaced but read by
-    per-backend checks before the replacement (see the module docstring)."""
-    if waterfill and given not in ("none", *KEPT):
+    """Refuse, as not modelled, a waterfill line whose given backend is read both before the
+    replacement and by its own checks after it (see the module docstring)."""
+    if waterfill and given == "flashinfer_megamoe":
         raise ConfigError(f"--enable-waterfill replaces --moe-a2a-backend {given} with deepep "
                           f"(arg_groups/overrides.py:1599-1607) after the hooks that check "
                           f"{given} (pipeline.py:191-294): not modelled")
 
 
-__all__ = ["FORCED", "KEPT", "check", "resolved_a2a"]
+__all__ = ["FORCED", "KEPT", "after_a2a", "check", "resolved_a2a"]
