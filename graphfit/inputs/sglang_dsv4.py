@@ -82,14 +82,12 @@ def swa_prefix_tails(origin: str, value: Any, layer: int) -> tuple[list[Setting]
 def decode_extra_slots(origin: str, value: Any, layer: int) -> tuple[list[Setting], list[str]]:
     """`--disaggregation-decode-extra-slots N`: the decode server's extra request slots
     (pool_configurator.py:1504-1507, kv_cache_configurator.py:1578). SGLang takes any
-    integer; a negative one (fewer slots than requests) graphfit does not model."""
+    integer, a negative one too (fewer request slots than requests); the planner refuses one
+    that leaves the decode request pool no slot (sglang_dsv4_plan.check_slots)."""
     if value is None:
         return [Setting("engine", SG, origin, layer)], []
-    slots = int(_number(origin, value, int))
-    if slots < 0:
-        raise ConfigError(f"{origin}: {value!r}: negative extra decode slots are not modelled "
-                          f"(the request pool would fall below --max-running-requests)")
-    return _setting("disaggregation_decode_extra_slots", slots, origin, layer)
+    return _setting("disaggregation_decode_extra_slots", int(_number(origin, value, int)),
+                    origin, layer)
 
 
 def decode_radix_cache(origin: str, value: Any, layer: int) -> tuple[list[Setting], list[str]]:
@@ -107,6 +105,27 @@ KEYS: dict[str, Handler] = {
     "disaggregation_decode_extra_slots": decode_extra_slots,
     "disaggregation_decode_enable_radix_cache": decode_radix_cache,
 }
+
+
+def dp_replicas(values: Mapping[str, Any]) -> list[Setting]:
+    """The data-parallel replicas of a line that reads every key at once (a pasted line, a
+    live ServerArgs): `--dp-size`, unless `--enable-dp-attention` without `--attn-dp-size`
+    makes it the attention-DP width and the replicas 1 (`handle_deprecated_dp_attention`,
+    arg_groups/parallel_hook.py:39-62). SGLang's decode extra-slot default divides the
+    line's requests by replicas x attention DP (pd_disaggregation_hook.py:133-138,
+    `num_dp_ranks_of`, runtime_context.py:202-207)."""
+    size = values.get("dp_size")
+    if size is None or isinstance(size, bool):
+        return []
+    replicas = int(_number("--dp-size", size, int))
+    if replicas < 1:
+        raise ConfigError(f"--dp-size: {size!r}: expected an integer >= 1")
+    if values.get("enable_dp_attention") is True and values.get("attn_dp_size") in (None, 1):
+        replicas = 1
+    if replicas == 1:
+        return []
+    return [Setting("dp_replicas", replicas, "--dp-size (data-parallel replicas)",
+                    COMMAND_LINE)]
 
 
 def shape_of(data: Mapping[str, Any]) -> tuple[tuple[int, ...], tuple[int, ...],
@@ -164,4 +183,4 @@ def environment(environ: Mapping[str, str]) -> list[Setting]:
     return out
 
 
-__all__ = ["KEYS", "environment", "shape_of", "shape_settings"]
+__all__ = ["KEYS", "dp_replicas", "environment", "shape_of", "shape_settings"]

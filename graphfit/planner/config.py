@@ -406,7 +406,8 @@ class EngineConfig:
             dwdp_size: int = 1, enable_aiter_allreduce_fusion: bool = False,
             enable_deterministic_inference: bool = False,
             rl_on_policy_target: str | None = None,
-            attention_backend_flag: str | None = None) -> None: ...
+            attention_backend_flag: str | None = None,
+            dp_replicas: int = 1) -> None: ...
 
     def __post_init__(self) -> None:
         set_ = object.__setattr__
@@ -1225,6 +1226,11 @@ class EngineConfig:
     def attention_backend_flag(self) -> str | None:
         """SglangOptions.attention_backend_flag."""
         return cast("str | None", self._option("attention_backend_flag"))
+
+    @property
+    def dp_replicas(self) -> int:
+        """SglangOptions.dp_replicas."""
+        return cast("int", self._option("dp_replicas"))
 
     @property
     def hook_cudagraph_mode(self) -> str | None:

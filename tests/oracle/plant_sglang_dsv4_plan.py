@@ -57,6 +57,23 @@ def _no_v41(data: Any) -> Any:
     return None if shape is None else ((*shape[0][:4], 0), shape[1], shape[2])
 
 
+def _no_replicas(config: Any, out: dict[str, object]) -> None:
+    if "disaggregation_decode_extra_slots" in out:  # attention DP only, not the replicas
+        out["disaggregation_decode_extra_slots"] = plan.decode_extra_slots(
+            None, config.max_num_seqs, config.attn_dp_size)
+
+
+def _clamped_slots() -> Any:
+    real = plan.resolved_inputs
+
+    def planted(**kw: Any) -> Any:
+        given = kw.get("disaggregation_decode_extra_slots")
+        if given is not None:
+            kw["disaggregation_decode_extra_slots"] = max(0, given)
+        return real(**kw)
+    return mock.patch.object(plan, "resolved_inputs", planted)
+
+
 REAL_SHAPE = sglang_dsv4.shape_of
 REAL_BUDGET = plan.budget_bytes
 REAL_CAPPED = plan.capped
@@ -79,6 +96,10 @@ PLANTS: dict[str, Any] = {
     "the capped full pool not page aligned": lambda: mock.patch.object(
         plan, "capped", lambda pool, sized, cap: dataclasses.replace(
             REAL_CAPPED(pool, sized, cap), full_tokens=cap)),
+    "a negative --disaggregation-decode-extra-slots taken as 0": _clamped_slots,
+    "a decode request pool with no free slot not refused": lambda: mock.patch.object(
+        plan, "check_slots", lambda pool, sized: None),
+    "--dp-size replicas ignored by the decode extra slots": lambda: _resolve(_no_replicas),
 }
 
 

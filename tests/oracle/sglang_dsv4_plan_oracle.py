@@ -49,14 +49,17 @@ FIELDS = po.FIELDS
 
 @dataclass(frozen=True)
 class PlanCase(po.Case):
-    """A draw with `--max-total-tokens` (None: not on the line)."""
+    """A draw with `--max-total-tokens` (None: not on the line) and `--dp-size` data-parallel
+    replicas (1: not on the line; without attention DP)."""
 
     max_total_tokens: int | None = None
+    replicas: int = 1
 
     def argv(self) -> tuple[str, ...]:
         extra = () if self.max_total_tokens is None else (
             "--max-total-tokens", str(self.max_total_tokens))
-        return (*super().argv(), *extra)
+        dp = () if self.replicas == 1 else ("--dp-size", str(self.replicas))
+        return (*super().argv(), *extra, *dp)
 
 
 def with_cap(case: po.Case, rng: random.Random) -> PlanCase:
@@ -64,6 +67,16 @@ def with_cap(case: po.Case, rng: random.Random) -> PlanCase:
     caps the full pool on some draws and not on others."""
     return PlanCase(**dataclasses.asdict(case),
                     max_total_tokens=int(10 ** rng.uniform(2.3, 8.3)))
+def with_replicas(case: po.Case, rng: random.Random) -> PlanCase:
+    """The draw as a decode server with 2 to 8 `--dp-size` replicas (no attention DP), a
+    small `--max-running-requests` on most draws (the extra-slot default needs <= 32 per
+    DP rank) and, on some, a negative `--disaggregation-decode-extra-slots`."""
+    fields = {**dataclasses.asdict(case), "mode": "decode", "dp": 1, "decode_radix": False,
+              "requests": rng.choice((None, 16, 32, 64, 128)),
+              "extra_slots": rng.choice((None, None, None, -4, -40))}
+    return PlanCase(**fields, replicas=rng.choice((2, 4, 8)))
+
+
 LINE = re.compile(r"full (\d+) tokens, SWA (\d+), c4 (\d+), c128 (\d+), c4 state (\d+), "
                   r"c128 state (\d+); request pool (\d+)")
 
@@ -134,12 +147,33 @@ def _configure(r: Any, budget: int) -> dict[str, int] | str:
         config.max_running_requests = KVCacheConfigurator.resolve_max_num_reqs(
             kvc, config.max_total_num_tokens)  # type: ignore[arg-type]
         config = configurator.finalize_with_max_running_requests(config)
+        free = _decode_free_slots(int(config.max_running_requests))
     except (AssertionError, ValueError, RuntimeError, ZeroDivisionError) as exc:
         return f"{type(exc).__name__}: {exc}"[:160]
+    if free is not None and free < 1:
+        return f"admits no request: the decode request pool keeps {free} free slots"
     return {"full": config.full_max_total_num_tokens, "swa": config.swa_max_total_num_tokens,
             "c4": config.c4_max_total_num_tokens, "c128": config.c128_max_total_num_tokens,
             "c4_state": config.c4_state_pool_size, "c128_state": config.c128_state_pool_size,
             "requests": int(config.max_running_requests)}
+
+
+def _decode_free_slots(requests: int) -> int | None:
+    """A decode server's request slots: SGLang's own `DecodeReqToTokenPool` (disaggregation/
+    decode.py:186-215) built on the CPU over the request pool with the resolved extra slots
+    (one context column; its size does not matter here), its `available_size()`; None off
+    decode. A negative extra count below -(requests + 1) fails there (torch's negative
+    dimension, a RuntimeError)."""
+    from sglang.srt.disaggregation.decode import DecodeReqToTokenPool
+    from sglang.srt.runtime_context import get_disagg
+
+    disagg = get_disagg()
+    if disagg.disaggregation_mode != "decode":
+        return None
+    pool = DecodeReqToTokenPool(size=requests, max_context_len=1, device="cpu",
+                                enable_memory_saver=False,
+                                pre_alloc_size=disagg.disaggregation_decode_extra_slots)
+    return int(pool.available_size())
 
 
 def graphfit_side(case: po.Case) -> dict[str, int] | str:

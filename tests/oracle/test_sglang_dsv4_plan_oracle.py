@@ -8,6 +8,7 @@ refuse, graphfit in one `error:` line.
 
 from __future__ import annotations
 
+import dataclasses
 import random
 
 import pytest
@@ -58,6 +59,21 @@ GRID = [
     Case(**V4, ratios=FLASH, sources=(), gpu_gb=80.0, weights_gb=40.0, swa_ratio=1.5),
     Case(**V4, ratios=FLASH, sources=(), gpu_gb=80.0, weights_gb=40.0, tails=-1),
     Case(**V4, ratios=FLASH, sources=(), gpu_gb=80.0, weights_gb=40.0, state_dtype="fp8"),
+    # a negative --disaggregation-decode-extra-slots (issue 23, s44k): planned (ratio / cap
+    # mode), no free request slot, a negative request-pool allocation
+    Case(**V4, ratios=FLASH, sources=(), gpu_gb=96.0, weights_gb=40.0, mode="decode",
+         requests=32, extra_slots=-8),
+    Case(**V4, ratios=FLASH, sources=(), gpu_gb=96.0, weights_gb=40.0, v41=True,
+         mode="decode", requests=32, extra_slots=-31),
+    Case(**V4, ratios=FLASH, sources=(), gpu_gb=96.0, weights_gb=40.0, v41=True,
+         mode="decode", requests=32, extra_slots=-32),
+    Case(**V4, ratios=FLASH, sources=(), gpu_gb=96.0, weights_gb=40.0, mode="decode",
+         requests=32, extra_slots=-40),
+    # --dp-size replicas on a decode server: the extra-slot default per replica (s44k)
+    PlanCase(**V4, ratios=FLASH, sources=(), gpu_gb=96.0, weights_gb=40.0, mode="decode",
+             requests=32, replicas=2),
+    PlanCase(**V4, ratios=FLASH, sources=(), gpu_gb=96.0, weights_gb=40.0, v41=True,
+             mode="decode", requests=64, replicas=4),
 ]
 
 
@@ -88,8 +104,11 @@ def test_grid_is_not_vacuous() -> None:
 def test_generated(seed: int) -> None:
     rng = random.Random(seed)
     case = generate_gpu(rng)
-    if rng.random() < 0.5:
+    draw = rng.random()
+    if draw < 0.5:
         case = pl.with_cap(case, rng)
+    elif draw < 0.75:
+        case = pl.with_replicas(case, rng)  # --dp-size replicas on a decode server (s44k)
     # graphfit's --weights-gb keeps two decimals; so does the draw
     assert pl.compare(case) is None, case
 
@@ -145,3 +164,81 @@ def test_without_weights_the_plan_says_why() -> None:
     r = so.resolve(case.argv(), gpu_mem_gb=80, model=pl.model_dir(case), capability=(9, 0))
     assert not isinstance(r, so.Rejected)
     assert plan.config.max_num_seqs == r.max_running_requests == 256
+
+
+def test_negative_extra_slots_grid_is_not_vacuous() -> None:
+    """The negative --disaggregation-decode-extra-slots cases: SGLang sizes two (fewer c128
+    state rows than with 0 extra slots), admits no request on one and fails the allocation on
+    the last; graphfit's refusals are one `error:` line."""
+    from tests.helpers import run_cli
+
+    cases = GRID[-6:-2]
+    results = [pl.sglang_side(c) for c in cases]
+    assert [isinstance(r, dict) for r in results] == [True, True, False, False]
+    assert str(results[2]).startswith("admits no request")
+    assert str(results[3]).startswith("RuntimeError")
+    zero = pl.sglang_side(dataclasses.replace(cases[0], extra_slots=0))
+    assert isinstance(zero, dict) and isinstance(results[0], dict)
+    assert results[0]["c128_state"] < zero["c128_state"]
+    for case in cases[2:]:
+        code, out, err = run_cli(["plan", "--gpu-memory-gb", "96", "--weights-gb", "40", "--",
+                                  *pl.line(case)])
+        assert code == 2 and out == "" and err.startswith("error: "), err
+        assert len(err.strip().splitlines()) == 1 and len(err.strip()) <= 200 + 7, err
+
+
+def test_replicas_grid_is_not_vacuous() -> None:
+    """--dp-size replicas change SGLang's decode extra slots (2 x 16 instead of 2 x 32; 2 x 16
+    instead of 0), so its c128 state differs from the same line without them."""
+    for case in GRID[-2:]:
+        with_replicas, alone = (pl.sglang_side(c) for c in (
+            case, dataclasses.replace(case, replicas=1)))
+        assert isinstance(with_replicas, dict) and isinstance(alone, dict)
+        assert with_replicas["c128_state"] != alone["c128_state"]
+
+
+def test_unified_memory_refused_by_both() -> None:
+    """--enable-unified-memory on DeepSeek-V4 / V4.1 (s44k): SGLang's pipeline refuses it
+    (it implies the page-major layout, whose backend allow-list has no dsv4,
+    kv_cache_hook.py:770-826), as would its pool builder (`_init_pools`: DeepSeek-V4 is
+    excluded, kv_cache_configurator.py:608-643); graphfit refuses the same lines, with or
+    without an --attention-backend SGLang overrides."""
+    from tests.oracle import sglang_oracle as so
+
+    for case in (GRID[0], GRID[1], GRID[3]):
+        for extra in (["--enable-unified-memory"],
+                      ["--enable-unified-memory", "--attention-backend", "triton"]):
+            r = so.resolve([*case.argv(), *extra], gpu_mem_gb=case.gpu_gb,
+                           model=pl.model_dir(case), capability=(9, 0))
+            assert isinstance(r, so.Rejected) and "page-major" in r.text, r
+            got = pl.plan_figures([*pl.line(case), *extra], case.gpu_gb, case.weights_gb, None)
+            assert isinstance(got, str) and got.startswith("ConfigError") \
+                and "page-major" in got, got
+
+
+def test_post_capture_never_sizes_dsv4() -> None:
+    """SGLANG_ENABLE_POST_CAPTURE_KV_SIZING=1 (s44k): SGLang never plans post-capture KV
+    sizing for DeepSeek-V4 (an MLA backend, arg_groups/overrides.py:1809-1810), so the pools
+    are the pre-capture ones; graphfit answers the same and shows SGLang's figures."""
+    import graphfit
+    from graphfit.cli.options import resolve_values
+    from graphfit.inputs import commandline
+    from graphfit.planner.engines.sglang_reserve import post_capture
+    from tests.oracle import sglang_oracle as so
+    from tests.oracle import sglang_post_capture_oracle as pc
+
+    for case in (GRID[0], GRID[1], GRID[3], GRID[6]):
+        with pc.environment("1") as asked:
+            r = so.resolve(case.argv(), gpu_mem_gb=case.gpu_gb, model=pl.model_dir(case),
+                           capability=(9, 0))
+        assert not isinstance(r, so.Rejected) and asked and not any(asked), (asked, r)
+        config = resolve_values(
+            {"gpu_memory_gb": case.gpu_gb, "weights_gb": case.weights_gb},
+            environ={"SGLANG_ENABLE_POST_CAPTURE_KV_SIZING": "1"},
+            pasted=commandline.read(pl.line(case))).config()
+        plan = graphfit.plan(config)
+        assert post_capture(plan.config) is False
+        found = pl.LINE.search(dict(plan.engine_inputs)["dsv4_kv_pools"])
+        assert found is not None
+        sglang = pl.sglang_side(case)  # the same pre-capture sizing
+        assert dict(zip(pl.FIELDS, (int(v) for v in found.groups()), strict=True)) == sglang

@@ -143,3 +143,52 @@ def test_max_total_tokens_caps_the_full_pool(tmp_path: Path) -> None:
     assert _pools(_pasted(model, ["--max-total-tokens", str(10**12)], weights_gb=40.0)) == free
     capped = _pools(_pasted(model, ["--max-total-tokens", "100000"], weights_gb=40.0))
     assert capped.startswith(f"full {100000 // 256 * 256} tokens")
+
+
+def _c128_state(plan: graphfit.Plan) -> int:
+    found = re.search(r"c128 state (\d+)", _pools(plan))
+    assert found is not None
+    return int(found.group(1))
+
+
+def test_dp_replicas_divide_the_extra_slot_default(tmp_path: Path) -> None:
+    """--dp-size replicas (s44k): the decode extra-slot default is 2 x requests per replica
+    x attention-DP rank (pd_disaggregation_hook.py:133-138), read the same from a pasted line
+    and a live ServerArgs; --dp-size with --enable-dp-attention is the attention-DP width,
+    not replicas (parallel_hook.py:39-62)."""
+    model = _model(tmp_path)
+    base = ["--max-running-requests", "32", "--disaggregation-mode", "decode"]
+    alone = _pasted(model, base, weights_gb=40.0)
+    replicas = _pasted(model, [*base, "--dp-size", "2"], weights_gb=40.0)
+    explicit = _pasted(model, [*base, "--disaggregation-decode-extra-slots", "32"],
+                       weights_gb=40.0)
+    assert replicas.config.dp_replicas == 2 and alone.config.dp_replicas == 1
+    assert _pools(replicas) == _pools(explicit) != _pools(alone)
+    # each replica still plans the same graphs on its own GPUs
+    assert replicas.capture_sizes == alone.capture_sizes
+    args = types.SimpleNamespace(model_path=model, max_running_requests=32,
+                                 disaggregation_mode="decode", dp_size=2)
+    live = graphfit.plan(from_sglang(args, environ={}, gpu_memory_gb=80.0, weights_gb=40.0))
+    assert _pools(live) == _pools(replicas)
+    attention = _pasted(model, [*base, "--tp", "2", "--dp-size", "2",
+                                "--enable-dp-attention"], weights_gb=40.0)
+    assert attention.config.dp_replicas == 1 and attention.config.attn_dp_size == 2
+
+
+def test_a_negative_extra_slot_count_is_planned_or_refused(tmp_path: Path) -> None:
+    """SGLang takes a negative --disaggregation-decode-extra-slots (s44k): fewer c128 state
+    rows than with none; graphfit refuses, in one error, one that leaves the decode request
+    pool no free slot (disaggregation/decode.py:200-211)."""
+    model = _model(tmp_path)
+    base = ["--max-running-requests", "32", "--disaggregation-mode", "decode",
+            "--disaggregation-decode-extra-slots"]
+    zero, fewer = (_pasted(model, [*base, n], weights_gb=40.0) for n in ("0", "-8"))
+    assert _c128_state(fewer) < _c128_state(zero)
+    for n in ("-32", "-40"):
+        with pytest.raises(ConfigError, match="extra-slots") as info:
+            _pasted(model, [*base, n], weights_gb=40.0)
+        assert "\n" not in str(info.value) and len(str(info.value)) <= 200
+    yaml = tmp_path / "sglang.yaml"
+    yaml.write_text("max-running-requests: 32\ndisaggregation-mode: decode\n"
+                    "disaggregation-decode-extra-slots: -8\n")
+    assert _pools(_pasted(model, ["--config", str(yaml)], weights_gb=40.0)) == _pools(fewer)

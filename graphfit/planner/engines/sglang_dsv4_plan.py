@@ -4,10 +4,12 @@ resolved config, so the request pool the graph runners are bounded by is SGLang'
 `resolve_max_num_reqs` over the full KV pool (kv_cache_configurator.py:3119-3133, 3182-3189).
 
 Resolution (SGLang's order, arg_groups/pipeline.py): the PD hook first defaults a decode
-server's `--disaggregation-decode-extra-slots` from the LINE's `--max-running-requests`
-(pd_disaggregation_hook.py:128-142, before any default exists), then DeepSeek-V4's model hook
-sets `--max-running-requests` 256 when the line gives none (deepseek_v4_hook.py:138-144,
-from model_hook.py:258-265), before the speculative hook, whose 48 then never applies
+server's `--disaggregation-decode-extra-slots` from the LINE's `--max-running-requests` per
+DP rank -- replicas (`--dp-size`) x attention DP, `num_dp_ranks_of`, runtime_context.py:
+202-207 (pd_disaggregation_hook.py:128-142, before any default exists); a negative count
+is taken as given (`check_slots` refuses one that leaves no request slot), then
+DeepSeek-V4's model hook sets `--max-running-requests` 256 when the line gives none
+(deepseek_v4_hook.py:138-144, from model_hook.py:258-265), before the speculative hook, whose 48 then never applies
 (speculative_hook's default fills only an unset value). The memory hook ran before both
 (pipeline.py:218 vs :225), so the default decode max_bs is not clamped to 256: SGLang's
 cuda_graph_config.decode.bs keeps it and the runners cut it at the pool.
@@ -99,7 +101,7 @@ def resolve(config: EngineSettings) -> dict[str, object]:
     if config.disaggregation_mode == "decode" \
             and config.disaggregation_decode_extra_slots is None:
         changes["disaggregation_decode_extra_slots"] = decode_extra_slots(
-            None, config.max_num_seqs, config.attn_dp_size)
+            None, config.max_num_seqs, config.dp_replicas * config.attn_dp_size)
     if config.max_num_seqs is None:
         changes["max_num_seqs"] = DEFAULT_MAX_RUNNING_REQUESTS
     return changes
@@ -123,15 +125,16 @@ def why_not(config: EngineSettings) -> str | None:
     layout = layout_unmodelled(config)
     if layout is not None:
         return layout
-    if config.enable_unified_memory:
-        return "--enable-unified-memory's pools"
+    if config.enable_unified_memory:  # refused before this by SGLang's page-major check
+        return "--enable-unified-memory's pools"  # (kv_cache_hook.py:770-826) and graphfit's
     missing = [what for what, value in (
         ("--gpu-memory-gb", config.gpu_memory_gb), ("--weights-gb", config.weights_gb),
         ("the model directory's DeepSeek-V4 config.json", config.dsv4_pool_shape),
         ("mem_fraction_static", config.mem_fraction_static)) if value is None]
     if missing:
         return f"needs {', '.join(missing)}"
-    if post_capture(config) is not False:
+    if post_capture(config) is not False:  # never True: DeepSeek-V4 runs an MLA backend
+        # (overrides.py:1809-1810); None where graphfit cannot answer
         return "post-capture KV sizing's budget (kv_cache_configurator.py:3020-3030)"
     return None
 
@@ -178,7 +181,32 @@ def pools(config: EngineSettings) -> Dsv4Pools | None:
                           config.preload_avail_gb or config.gpu_memory_gb)
     sized = pool.pools(budget)
     cap = config.max_total_tokens
-    return sized if cap is None or cap >= sized.full_tokens else capped(pool, sized, cap)
+    sized = sized if cap is None or cap >= sized.full_tokens else capped(pool, sized, cap)
+    check_slots(pool, sized)
+    return sized
+
+
+def check_slots(pool: Dsv4Pool, sized: Dsv4Pools) -> None:
+    """A negative `--disaggregation-decode-extra-slots`: SGLang takes it (fields/disagg.py:
+    113-116) and sizes the pools with it (`_get_num_req_slots`, pool_configurator.py:
+    1504-1507; the SWA cap, :958-961), but its decode request pool then allocates request
+    pool + extra + 1 rows, row 0 padding (`DecodeReqToTokenPool`, disaggregation/decode.py:
+    198-211): with no free row it admits no request, below zero rows torch refuses the
+    allocation. graphfit refuses both lines (SGLang's configurator does not)."""
+    line = pool.line
+    if line.disaggregation_mode != "decode" or line.decode_extra_slots >= 0:
+        return
+    rows = sized.request_pool + line.decode_extra_slots + 1  # `_alloc_size`, decode.py:200
+    if rows < 0:
+        raise ConfigError(f"--disaggregation-decode-extra-slots {line.decode_extra_slots}: "
+                          f"SGLang's decode request pool would allocate {rows} rows "
+                          f"(torch refuses a negative dimension; disaggregation/decode.py:"
+                          f"200-209)")
+    if rows <= 1:
+        raise ConfigError(f"--disaggregation-decode-extra-slots {line.decode_extra_slots}: "
+                          f"the decode request pool of {sized.request_pool} keeps no free "
+                          f"slot, so SGLang admits no request (disaggregation/decode.py:"
+                          f"200-211)")
 
 
 def capped(pool: Dsv4Pool, sized: Dsv4Pools, cap: int) -> Dsv4Pools:
