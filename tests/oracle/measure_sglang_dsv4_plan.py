@@ -6,7 +6,8 @@ request pool) vs SGLang 0.5.23's own pipeline, ModelConfig and configurator
 `--max-total-tokens` (`with_cap`) and DRAWS decode servers with `--dp-size` replicas
 (`with_replicas`; some with a negative `--disaggregation-decode-extra-slots`). "after": this
 tree. "before": the tree named by GRAPHFIT_BEFORE (default /work/main), the same pasted
-lines planned there in a child process: what its plan shows, and whether its request pool equals SGLang's.
+lines planned there in a child process: what its plan shows, and whether its request pool
+equals SGLang's.
 
     PYTHONPATH=. python -m tests.oracle.measure_sglang_dsv4_plan [DRAWS] [SEED]
 """

@@ -9,8 +9,8 @@ DP rank -- replicas (`--dp-size`) x attention DP, `num_dp_ranks_of`, runtime_con
 202-207 (pd_disaggregation_hook.py:128-142, before any default exists); a negative count
 is taken as given (`check_slots` refuses one that leaves no request slot), then
 DeepSeek-V4's model hook sets `--max-running-requests` 256 when the line gives none
-(deepseek_v4_hook.py:138-144, from model_hook.py:258-265), before the speculative hook, whose 48 then never applies
-(speculative_hook's default fills only an unset value). The memory hook ran before both
+(deepseek_v4_hook.py:138-144, from model_hook.py:258-265), before the speculative hook,
+whose 48 then never applies (speculative_hook's default fills only an unset value). The memory hook ran before both
 (pipeline.py:218 vs :225), so the default decode max_bs is not clamped to 256: SGLang's
 cuda_graph_config.decode.bs keeps it and the runners cut it at the pool.
 
