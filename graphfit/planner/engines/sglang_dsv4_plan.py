@@ -4,13 +4,13 @@ resolved config, so the request pool the graph runners are bounded by is SGLang'
 `resolve_max_num_reqs` over the full KV pool (kv_cache_configurator.py:3119-3133, 3182-3189).
 
 Resolution (SGLang's order, arg_groups/pipeline.py): the PD hook first defaults a decode
-server's `--disaggregation-decode-extra-slots` from the LINE's `--max-running-requests` per
-DP rank -- replicas (`--dp-size`) x attention DP, `num_dp_ranks_of`, runtime_context.py:
-202-207 (pd_disaggregation_hook.py:128-142, before any default exists); a negative count
-is taken as given (`check_slots` refuses one that leaves no request slot), then
-DeepSeek-V4's model hook sets `--max-running-requests` 256 when the line gives none
-(deepseek_v4_hook.py:138-144, from model_hook.py:258-265), before the speculative hook,
-whose 48 then never applies (speculative_hook's default fills only an unset value). The memory hook ran before both
+server's `--disaggregation-decode-extra-slots` from the LINE's `--max-running-requests` per DP
+rank -- replicas (`--dp-size`) x attention DP, `num_dp_ranks_of`, runtime_context.py: 202-207
+(pd_disaggregation_hook.py:128-142, before any default exists); a negative count is taken as
+given (`check_slots` refuses one that leaves no request slot), then DeepSeek-V4's model hook
+sets `--max-running-requests` 256 when the line gives none (deepseek_v4_hook.py:138-144, from
+model_hook.py:258-265), before the speculative hook, whose 48 then never applies
+(speculative_hook's default fills only an unset value). The memory hook ran before both
 (pipeline.py:218 vs :225), so the default decode max_bs is not clamped to 256: SGLang's
 cuda_graph_config.decode.bs keeps it and the runners cut it at the pool.
 
