@@ -128,6 +128,17 @@ def dp_replicas(values: Mapping[str, Any]) -> list[Setting]:
                     COMMAND_LINE)]
 
 
+def file_dp_size(note: str) -> Handler:
+    """A config file's `dp_size`: the replicas (a file cannot spell the deprecated
+    `--enable-dp-attention` width, graphfit.inputs.sglang._enable_dp_attention refuses it),
+    noted as before and kept for the decode extra-slot default (`dp_replicas`)."""
+    def handle(origin: str, value: Any, layer: int) -> tuple[list[Setting], list[str]]:
+        found = dp_replicas({"dp_size": value})
+        return ([Setting(s.field, s.value, origin, layer) for s in found]
+                + [Setting("engine", SG, origin, layer)], [f"{origin}: {note}"])
+    return handle
+
+
 def shape_of(data: Mapping[str, Any]) -> tuple[tuple[int, ...], tuple[int, ...],
                                                tuple[int, ...]] | None:
     """SglangOptions.dsv4_pool_shape from a (flattened) config.json: ((qk_nope_head_dim,
@@ -183,4 +194,5 @@ def environment(environ: Mapping[str, str]) -> list[Setting]:
     return out
 
 
-__all__ = ["KEYS", "dp_replicas", "environment", "shape_of", "shape_settings"]
+__all__ = ["KEYS", "dp_replicas", "environment", "file_dp_size", "shape_of",
+           "shape_settings"]

@@ -192,3 +192,25 @@ def test_a_negative_extra_slot_count_is_planned_or_refused(tmp_path: Path) -> No
     yaml.write_text("max-running-requests: 32\ndisaggregation-mode: decode\n"
                     "disaggregation-decode-extra-slots: -8\n")
     assert _pools(_pasted(model, ["--config", str(yaml)], weights_gb=40.0)) == _pools(fewer)
+
+
+def test_graphfit_config_file_reads_the_replicas(tmp_path: Path) -> None:
+    """graphfit's own `--config` file: `dp_size` is the replicas there (a file cannot spell
+    the deprecated attention-DP width), with the pasted line's pools (s44k)."""
+    from tests.helpers import run_cli
+
+    model = _model(tmp_path)
+    ours = tmp_path / "graphfit.yaml"
+    ours.write_text(f"model_path: {model}\nmax_running_requests: 32\n"
+                    "disaggregation_mode: decode\ndp_size: 2\n")
+    code, out, err = run_cli(["plan", "--gpu-memory-gb", "80", "--weights-gb", "40",
+                              "--config", str(ours)])
+    assert code == 0, err
+    found = re.search(r"dsv4_kv_pools\s+full\s+(\d+)\s+tokens.*?c128\s+state\s+(\d+)", out,
+                      re.S)
+    base = ["--max-running-requests", "32", "--disaggregation-mode", "decode"]
+    pasted, alone = (_pasted(model, [*base, *dp], weights_gb=40.0)
+                     for dp in (["--dp-size", "2"], []))
+    assert found is not None and _c128_state(pasted) != _c128_state(alone)
+    assert f"full {found.group(1)} tokens" in _pools(pasted)
+    assert int(found.group(2)) == _c128_state(pasted)

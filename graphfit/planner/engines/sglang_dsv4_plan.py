@@ -5,7 +5,7 @@ resolved config, so the request pool the graph runners are bounded by is SGLang'
 
 Resolution (SGLang's order, arg_groups/pipeline.py): the PD hook first defaults a decode
 server's `--disaggregation-decode-extra-slots` from the LINE's `--max-running-requests` per DP
-rank -- replicas (`--dp-size`) x attention DP, `num_dp_ranks_of`, runtime_context.py: 202-207
+rank -- replicas (`--dp-size`) x attention DP, `num_dp_ranks_of`, runtime_context.py:202-207
 (pd_disaggregation_hook.py:128-142, before any default exists); a negative count is taken as
 given (`check_slots` refuses one that leaves no request slot), then DeepSeek-V4's model hook
 sets `--max-running-requests` 256 when the line gives none (deepseek_v4_hook.py:138-144, from
