@@ -99,11 +99,27 @@ def decode_radix_cache(origin: str, value: Any, layer: int) -> tuple[list[Settin
                     layer)
 
 
+def dsv4_attn_backend(origin: str, value: Any, layer: int
+                      ) -> tuple[list[Setting], list[str]]:
+    """`--dsv4-attn-backend`: auto (DeepSeek-V4's default, flashmla off a V4.1 model on SM100,
+    deepseek_v4_hook.py:44-60, 85-90) and flashmla size the V4-layout pools graphfit restates;
+    flashmla_mega (V4.1 layouts, SM100 only, :92-99) and trtllm (uniform FP8 pools, SM100 only,
+    :101-110, pool_configurator.py:1105-1106) leave them unrestated, said on the plan line."""
+    if value is None:
+        return [Setting("engine", SG, origin, layer)], []
+    name = str(value).strip().lower()
+    if name in ("auto", "flashmla"):
+        return [Setting("engine", SG, origin, layer)], []
+    return _setting("dsv4_env_unmodelled", f"--dsv4-attn-backend {excerpt(name)}'s pools",
+                    origin, layer)
+
+
 KEYS: dict[str, Handler] = {
     "swa_full_tokens_ratio": swa_full_tokens_ratio,
     "swa_prefix_tails": swa_prefix_tails,
     "disaggregation_decode_extra_slots": decode_extra_slots,
     "disaggregation_decode_enable_radix_cache": decode_radix_cache,
+    "dsv4_attn_backend": dsv4_attn_backend,  # s44k
 }
 
 
@@ -182,13 +198,15 @@ def environment(environ: Mapping[str, str]) -> list[Setting]:
     """SGLANG_DSV4_COMPRESS_STATE_DTYPE as written (the planner checks it where SGLang does,
     for a DeepSeek-V4 model only), and the reason the environment leaves the pools
     unrestated (`not_modelled`), recorded for any model and read for DeepSeek-V4 only."""
-    from graphfit.planner.engines.sglang_dsv4_pool import not_modelled
+    from graphfit.planner.engines.sglang_dsv4_pool import AUTO_LAYOUT, not_modelled
 
     out: list[Setting] = []
     raw = environ.get(ENV_STATE_DTYPE)
     if raw is not None:
         out.append(Setting("dsv4_state_dtype", raw, f"{ENV_STATE_DTYPE}={raw}", COMMAND_LINE))
     why = not_modelled(environ)
+    if why is None and environ.get("SGLANG_DSV4_KV_LAYOUT", "").lower() == "auto":
+        why = AUTO_LAYOUT  # SM100 only (sglang_dsv4_plan.layout_unmodelled)
     if why is not None:
         out.append(Setting("dsv4_env_unmodelled", why, "the environment", COMMAND_LINE))
     return out

@@ -20,7 +20,7 @@ from graphfit.inputs import sglang_dsv4
 from graphfit.planner.engines import sglang_dsv4_plan as plan
 from tests.oracle import sglang_dsv4_plan_oracle as pl
 from tests.oracle import sglang_dsv4_pool_oracle as po
-from tests.oracle.test_sglang_dsv4_plan_oracle import GRID
+from tests.oracle.test_sglang_dsv4_plan_oracle import GRID, SM100
 
 
 def _inputs(**forced: Any) -> Any:
@@ -74,6 +74,16 @@ def _clamped_slots() -> Any:
     return mock.patch.object(plan, "resolved_inputs", planted)
 
 
+def _sm100_unrestated() -> Any:
+    real = plan.layout_unmodelled
+
+    def planted(config: Any) -> str | None:
+        if (config.gpu_capability or 0) >= 100:
+            return "SM100's layouts and indexer pages"  # the pre-s44k answer
+        return real(config)
+    return mock.patch.object(plan, "layout_unmodelled", planted)
+
+
 REAL_SHAPE = sglang_dsv4.shape_of
 REAL_BUDGET = plan.budget_bytes
 REAL_CAPPED = plan.capped
@@ -100,17 +110,18 @@ PLANTS: dict[str, Any] = {
     "a decode request pool with no free slot not refused": lambda: mock.patch.object(
         plan, "check_slots", lambda pool, sized: None),
     "--dp-size replicas ignored by the decode extra slots": lambda: _resolve(_no_replicas),
+    "SM100 left unrestated": _sm100_unrestated,
 }
 
 
 def main() -> None:
     count = int(sys.argv[1]) if len(sys.argv) > 1 else 20
     rng = random.Random(int(sys.argv[2]) if len(sys.argv) > 2 else 11)
-    cases = [*GRID, *(po.generate_gpu(rng) for _ in range(count)),
+    cases = [*GRID, *SM100, *(po.generate_gpu(rng) for _ in range(count)),
              *(pl.with_cap(po.generate_gpu(rng), rng) for _ in range(count))]
     differ = sum(pl.compare(c) is not None for c in cases)
-    print(f"{len(cases)} lines (grid {len(GRID)} + {count} drawn + {count} drawn with "
-          f"--max-total-tokens): unplanted {differ} differ")
+    print(f"{len(cases)} lines (grid {len(GRID)} + SM100 grid {len(SM100)} + {count} drawn + "
+          f"{count} drawn with --max-total-tokens): unplanted {differ} differ")
     for name, plant in PLANTS.items():
         with plant():
             caught = sum(pl.compare(c) is not None for c in cases)

@@ -54,6 +54,7 @@ class PlanCase(po.Case):
 
     max_total_tokens: int | None = None
     replicas: int = 1
+    gpu_name: str | None = None  # "B200": SGLang resolves on SM100, graphfit is told the name
 
     def argv(self) -> tuple[str, ...]:
         extra = () if self.max_total_tokens is None else (
@@ -109,7 +110,7 @@ def sglang_side(case: po.Case) -> dict[str, int] | str:
     with pc.environment(None, (("SGLANG_DSV4_COMPRESS_STATE_DTYPE", case.state_dtype),)
                         if case.state_dtype else ()):
         r = so.resolve(case.argv(), gpu_mem_gb=case.gpu_gb, model=model_dir(case),
-                       capability=(9, 0))
+                       capability=capability(case))
         if isinstance(r, so.Rejected):
             return f"rejected: {r.text}"[:160]
         with so.published(r), sglang_stubs.stubbed():
@@ -117,6 +118,11 @@ def sglang_side(case: po.Case) -> dict[str, int] | str:
             if isinstance(budget, str):
                 return budget
             return _configure(r, budget)
+
+
+def capability(case: po.Case) -> tuple[int, int]:
+    """The device SGLang resolves for: SM100 for a case named B200, else a Hopper."""
+    return (10, 0) if getattr(case, "gpu_name", None) == "B200" else (9, 0)
 
 
 def _configure(r: Any, budget: int) -> dict[str, int] | str:
@@ -178,10 +184,11 @@ def _decode_free_slots(requests: int) -> int | None:
 
 def graphfit_side(case: po.Case) -> dict[str, int] | str:
     """The figures `graphfit plan` shows for the pasted line, or its refusal / reason."""
-    return plan_figures(line(case), case.gpu_gb, case.weights_gb, case.state_dtype)
+    return plan_figures(line(case), getattr(case, "gpu_name", None) or case.gpu_gb,
+                        case.weights_gb, case.state_dtype)
 
 
-def plan_figures(argv: list[str], gpu_gb: float | None, weights_gb: float,
+def plan_figures(argv: list[str], gpu_gb: float | str | None, weights_gb: float,
                  state_dtype: str | None) -> dict[str, int] | str:
     """The public path: graphfit's reader of a pasted line, `graphfit.plan`, the plan's
     `dsv4_kv_pools` line. Runs in any tree (the measure's "before" calls it in a child)."""

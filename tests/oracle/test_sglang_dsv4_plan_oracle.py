@@ -242,3 +242,57 @@ def test_post_capture_never_sizes_dsv4() -> None:
         assert found is not None
         sglang = pl.sglang_side(case)  # the same pre-capture sizing
         assert dict(zip(pl.FIELDS, (int(v) for v in found.groups()), strict=True)) == sglang
+
+
+B200 = dict(gpu_gb=179.1, gpu_name="B200")
+# SM100 (s44k): DeepSeek-V4 (model_type deepseek_v4) keeps the V4 layout there
+SM100 = [
+    PlanCase(**V4, ratios=FLASH, sources=(), weights_gb=80.0, **B200),
+    PlanCase(**V4, ratios=FLASH, sources=(), weights_gb=80.0, drafts=4, **B200),
+    PlanCase(**V4, ratios=FLASH, sources=(), weights_gb=80.0, mode="decode", requests=32,
+             replicas=2, **B200),
+    PlanCase(**V4, ratios=FLASH, sources=(), weights_gb=90.0, swa_ratio=0.5, tails=16,
+             max_total_tokens=2_000_000, **B200),
+    PlanCase(**V4, ratios=FLASH, sources=(), weights_gb=176.0, **B200),  # refused by both
+]
+
+
+@pytest.mark.parametrize("case", SM100, ids=[str(i) for i in range(len(SM100))])
+def test_sm100_grid(case: Case) -> None:
+    assert pl.compare(case) is None
+
+
+def test_sm100_is_not_vacuous_and_v41_is_said() -> None:
+    """SGLang resolves these lines on SM100 (its backend default flashmla for DeepSeek-V4,
+    flashmla_mega -- the V4.1 layouts, not restated -- for V4.1; deepseek_v4_hook.py:44-60);
+    graphfit sizes the first and says why not for V4.1, for ratio-1 / 2 layers (the installed
+    DeepGEMM's indexer page) and for SGLANG_DSV4_KV_LAYOUT=auto."""
+    from tests.oracle import sglang_oracle as so
+
+    results = [pl.sglang_side(c) for c in SM100]
+    assert sum(isinstance(r, dict) for r in results) == 4 and isinstance(results[-1], str)
+
+    def backend(case: PlanCase) -> str:
+        r = so.resolve(case.argv(), gpu_mem_gb=case.gpu_gb, model=pl.model_dir(case),
+                       capability=(10, 0))
+        assert not isinstance(r, so.Rejected), r
+        with so.published(r):
+            from sglang.srt.runtime_context import get_exec
+
+            return str(get_exec().kernel.dsv4_attn_backend)
+
+    v41 = dataclasses.replace(SM100[0], v41=True)
+    assert backend(SM100[0]) == "flashmla" and backend(v41) == "flashmla_mega"
+    low = dataclasses.replace(SM100[0], ratios=(0, 4, 128, 2, 1), sources=(3, 4))
+    for case, why in ((v41, "SM100's V4.1 layouts"), (low, "low-ratio indexer pages")):
+        got = pl.graphfit_side(case)
+        assert isinstance(got, str) and why in got, got
+    env = pl.plan_figures(["SGLANG_DSV4_KV_LAYOUT=auto", *pl.line(SM100[0])], "B200", 80.0,
+                          None)
+    assert isinstance(env, str) and "SGLANG_DSV4_KV_LAYOUT=auto" in env, env
+    hopper_auto = pl.plan_figures(["SGLANG_DSV4_KV_LAYOUT=auto", *pl.line(SM100[0])], 179.1,
+                                  80.0, None)
+    assert isinstance(hopper_auto, dict)  # before SM100 auto is the V4 layout
+    trtllm = pl.plan_figures([*pl.line(SM100[0]), "--dsv4-attn-backend", "trtllm"], "B200",
+                             80.0, None)
+    assert isinstance(trtllm, str) and "trtllm" in trtllm, trtllm

@@ -37,6 +37,7 @@ from graphfit.planner.core.enums import SpecMethod
 from graphfit.planner.core.errors import ConfigError
 from graphfit.planner.core.settings import EngineSettings
 from graphfit.planner.engines.sglang_dsv4_pool import (
+    AUTO_LAYOUT,
     DEFAULT_MAX_RUNNING_REQUESTS,
     PAGE_SIZE,
     STATE_DTYPE_BYTES,
@@ -108,13 +109,30 @@ def resolve(config: EngineSettings) -> dict[str, object]:
 
 
 def layout_unmodelled(config: EngineSettings) -> str | None:
-    """Why graphfit does not restate this config's pool layout at all, or None."""
-    if config.dsv4_env_unmodelled is not None:
-        return config.dsv4_env_unmodelled
+    """Why graphfit does not restate this config's pool layout at all, or None.
+
+    On SM100 (a GPU named as one) a DeepSeek-V4 model keeps the V4 layout -- its
+    `--dsv4-attn-backend` default is flashmla for any model_type but deepseek_v41
+    (deepseek_v4_hook.py:44-60) and SGLANG_DSV4_KV_LAYOUT defaults to v4 (environ.py:1754,
+    `select_dsv4_kv_layout`, deepseek_v4_memory_pool.py:211-212) -- so its pools are the
+    ones restated before SM100, except: a V4.1 model (flashmla_mega and the V4.1 layouts),
+    SGLANG_DSV4_KV_LAYOUT=auto (V4.1 layouts on SM100, :243-245) and ratio-1 / 2 layers
+    (their indexer page is 128 where the installed DeepGEMM has the paged sparse MQA logits,
+    deep_gemm_wrapper/configurer.py:64-78, a fact of the serving machine)."""
+    reason = config.dsv4_env_unmodelled
+    sm100 = (config.gpu_capability or 0) >= 100 or bool(config.sm100)
+    if reason is not None and (reason != AUTO_LAYOUT or sm100):
+        return reason
     if config.pp_size > 1:
         return "pipeline stages' layer slices"
-    if (config.gpu_capability or 0) >= 100 or config.sm100:
-        return "SM100's layouts and indexer pages"
+    if not sm100 or config.dsv4_pool_shape is None:
+        return None
+    head, ratios, _ = config.dsv4_pool_shape
+    if head[4]:
+        return "SM100's V4.1 layouts (flashmla_mega, deepseek_v4_hook.py:44-60)"
+    if any(ratio in (1, 2) for ratio in ratios):
+        return ("SM100's low-ratio indexer pages (the installed DeepGEMM's, deep_gemm_wrapper/"
+                "configurer.py:64-78)")
     return None
 
 

@@ -513,6 +513,11 @@ def budget_bytes(weights_gb: float, fraction: float, preload_gb: float) -> int:
     return int(rest * (1 << 30))
 
 
+# SGLANG_DSV4_KV_LAYOUT=auto: the V4 layout before SM100, the V4.1 layouts on SM100
+# (select_dsv4_kv_layout, deepseek_v4_memory_pool.py:211-245); read only on SM100
+AUTO_LAYOUT = "SGLANG_DSV4_KV_LAYOUT=auto (the V4.1 layouts on SM100)"
+
+
 def not_modelled(environ: Mapping[str, str], *, dsv4_attn_backend: str | None = None,
                  pp_size: int = 1, hisparse: bool = False, encoder_replay: bool = False,
                  capability: tuple[int, int] | None = None) -> str | None:
