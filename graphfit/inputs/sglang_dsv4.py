@@ -37,6 +37,7 @@ from graphfit.planner.core.errors import ConfigError, excerpt
 SG = Engine.SGLANG
 ARCHITECTURE = "DeepseekV4ForCausalLM"
 ENV_STATE_DTYPE = "SGLANG_DSV4_COMPRESS_STATE_DTYPE"  # environ.py:1832
+ATTN_BACKENDS = ("auto", "flashmla", "flashmla_mega", "trtllm")  # --dsv4-attn-backend
 
 
 def _number(origin: str, value: Any, kind: type) -> Any:
@@ -107,11 +108,14 @@ def dsv4_attn_backend(origin: str, value: Any, layer: int
     :101-110, pool_configurator.py:1105-1106) leave them unrestated, said on the plan line."""
     if value is None:
         return [Setting("engine", SG, origin, layer)], []
-    name = str(value).strip().lower()
+    name = value.strip() if isinstance(value, str) else value
+    if name not in ATTN_BACKENDS:  # argparse's choices (server_args.py's dsv4_attn_backend)
+        raise ConfigError(f"{origin}: invalid choice: {excerpt(value)} (choose from "
+                          f"{', '.join(ATTN_BACKENDS)})")
     if name in ("auto", "flashmla"):
         return [Setting("engine", SG, origin, layer)], []
-    return _setting("dsv4_env_unmodelled", f"--dsv4-attn-backend {excerpt(name)}'s pools",
-                    origin, layer)
+    return _setting("dsv4_env_unmodelled", f"--dsv4-attn-backend {name}'s pools", origin,
+                    layer)
 
 
 KEYS: dict[str, Handler] = {

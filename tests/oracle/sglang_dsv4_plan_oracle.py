@@ -78,6 +78,16 @@ def with_replicas(case: po.Case, rng: random.Random) -> PlanCase:
     return PlanCase(**fields, replicas=rng.choice((2, 4, 8)))
 
 
+def on_b200(case: po.Case, rng: random.Random) -> PlanCase:
+    """The draw on a B200 (SM100, 179.1 GiB) as a DeepSeek-V4 model (model_type deepseek_v4,
+    its ratio-1 / 2 layers made ratio 4, no kv_source layers): the lines whose pools
+    graphfit restates on SM100 (sglang_dsv4_plan.layout_unmodelled)."""
+    fields = {**dataclasses.asdict(case), "v41": False, "sources": (), "gpu_gb": 179.1,
+              "ratios": tuple(4 if r in (1, 2) else r for r in case.ratios),
+              "weights_gb": round(rng.uniform(0.3, 0.95) * 179.1, 2)}
+    return PlanCase(**fields, gpu_name="B200")
+
+
 LINE = re.compile(r"full (\d+) tokens, SWA (\d+), c4 (\d+), c128 (\d+), c4 state (\d+), "
                   r"c128 state (\d+); request pool (\d+)")
 
