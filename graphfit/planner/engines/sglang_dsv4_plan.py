@@ -116,7 +116,7 @@ def layout_unmodelled(config: EngineSettings) -> str | None:
     (deepseek_v4_hook.py:44-60) and SGLANG_DSV4_KV_LAYOUT defaults to v4 (environ.py:1754,
     `select_dsv4_kv_layout`, deepseek_v4_memory_pool.py:211-212) -- so its pools are the
     ones restated before SM100, except: a V4.1 model (flashmla_mega and the V4.1 layouts),
-    SGLANG_DSV4_KV_LAYOUT=auto (V4.1 layouts on SM100, :243-245) and ratio-1 / 2 layers
+    SGLANG_DSV4_KV_LAYOUT=auto (V4.1 layouts on SM100, :231-234) and ratio-1 / 2 layers
     (their indexer page is 128 where the installed DeepGEMM has the paged sparse MQA logits,
     deep_gemm_wrapper/configurer.py:64-78, a fact of the serving machine)."""
     reason = config.dsv4_env_unmodelled
