@@ -114,8 +114,22 @@ def dsv4_attn_backend(origin: str, value: Any, layer: int
                           f"{', '.join(ATTN_BACKENDS)})")
     if name in ("auto", "flashmla"):
         return [Setting("engine", SG, origin, layer)], []
-    return _setting("dsv4_env_unmodelled", f"--dsv4-attn-backend {name}'s pools", origin,
-                    layer)
+    return [Setting("dsv4_env_unmodelled", f"--dsv4-attn-backend {name}'s pools", origin,
+                    layer, priority=1), Setting("engine", SG, origin, layer)], []
+
+
+def _pools_unrestated(why: str, priority: int) -> Handler:
+    """A switch graphfit does not model (ignored, as before, for the plan) that changes
+    DeepSeek-V4's pools: when on, their plan line says so instead of sizing them. Each
+    reason has its own priority, above the environment's (whose SM100-only
+    SGLANG_DSV4_KV_LAYOUT=auto must not hide it): any one of them is enough."""
+    def handle(origin: str, value: Any, layer: int) -> tuple[list[Setting], list[str]]:
+        if not as_bool(origin, value):
+            return [Setting("engine", SG, origin, layer)], []
+        return ([Setting("dsv4_env_unmodelled", why, origin, layer, priority=priority),
+                 Setting("engine", SG, origin, layer)],
+                [f"not modelled, ignored: {origin} (DeepSeek-V4's KV pools: not restated)"])
+    return handle
 
 
 KEYS: dict[str, Handler] = {
@@ -124,6 +138,11 @@ KEYS: dict[str, Handler] = {
     "disaggregation_decode_extra_slots": decode_extra_slots,
     "disaggregation_decode_enable_radix_cache": decode_radix_cache,
     "dsv4_attn_backend": dsv4_attn_backend,  # s44k
+    # HiSparse divides the c4 pool (pool_configurator.py:1150-1158); the encoder-replay
+    # window re-sizes the SWA pool (:1200-1247)
+    "enable_hisparse": _pools_unrestated("HiSparse's c4 host-to-device ratio", 2),
+    "enable_encoder_swa_bounded_replay": _pools_unrestated(
+        "the encoder-replay SWA request window", 3),
 }
 
 

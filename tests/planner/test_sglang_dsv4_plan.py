@@ -243,3 +243,22 @@ def test_sm100_sizes_v4_and_says_why_not_for_the_rest(tmp_path: Path) -> None:
     assert plan(v4, 179.1, [], auto).startswith("full ")  # V4 before SM100
     assert "--dsv4-attn-backend trtllm" in plan(v4, "B200", ["--dsv4-attn-backend", "trtllm"])
     assert plan(v4, "B200", ["--dsv4-attn-backend", "flashmla"]) == b200
+
+
+def test_switches_that_change_the_pools_are_said(tmp_path: Path) -> None:
+    """--enable-hisparse (the c4 pool divided, pool_configurator.py:1150-1158) and
+    --enable-encoder-swa-bounded-replay (the SWA pool re-sized, :1200-1247) stay ignored for
+    the plan, but DeepSeek-V4's pools are then said, not sized (s44k); together with each
+    other or with --dsv4-attn-backend trtllm, one reason, no conflict."""
+    model = _model(tmp_path)
+    for flags, why in ((["--enable-hisparse"], "HiSparse"),
+                       (["--enable-encoder-swa-bounded-replay"], "encoder-replay"),
+                       (["--enable-hisparse", "--enable-encoder-swa-bounded-replay",
+                         "--dsv4-attn-backend", "trtllm"], "encoder-replay")):
+        assert f"not restated ({'the ' if why == 'encoder-replay' else ''}{why}" in _pools(
+            _pasted(model, flags, weights_gb=40.0))
+    plain = _pools(_pasted(model, [], weights_gb=40.0))
+    assert plain.startswith("full ")
+    yaml = tmp_path / "sglang.yaml"
+    yaml.write_text("enable-hisparse: false\n")
+    assert _pools(_pasted(model, ["--config", str(yaml)], weights_gb=40.0)) == plain
