@@ -296,3 +296,26 @@ def test_sm100_is_not_vacuous_and_v41_is_said() -> None:
     trtllm = pl.plan_figures([*pl.line(SM100[0]), "--dsv4-attn-backend", "trtllm"], "B200",
                              80.0, None)
     assert isinstance(trtllm, str) and "trtllm" in trtllm, trtllm
+
+
+def test_v41_feature_refusals_are_sglangs() -> None:
+    """DeepSeek-V4.1 with EAGLE, two-batch overlap or PP (s44k): SGLang refuses
+    (`validate_deepseek_v41_features`, deepseek_v4_hook.py:333-353) and graphfit refuses with
+    the same sentence; the same flags on DeepSeek-V4 are not refused for that."""
+    from tests.oracle import sglang_oracle as so
+
+    eagle = ["--speculative-eagle-topk", "1", "--speculative-num-steps", "1",
+             "--speculative-num-draft-tokens", "2"]
+    for case in (GRID[1], GRID[0]):
+        for extra in (["--speculative-algorithm", "EAGLE", *eagle],
+                      ["--enable-two-batch-overlap"], ["--pp-size", "2"]):
+            r = so.resolve([*case.argv(), *extra], gpu_mem_gb=case.gpu_gb,
+                           model=pl.model_dir(case), capability=(9, 0))
+            got = pl.plan_figures([*pl.line(case), *extra], case.gpu_gb, case.weights_gb, None)
+            if case.v41:
+                assert isinstance(r, so.Rejected) and "DeepSeek-V4.1 does not support" in r.text
+                sentence = r.text.split(": ", 1)[-1].split(" yet;")[0]
+                assert isinstance(got, str) and sentence in got, (r.text, got)
+            else:
+                assert "DeepSeek-V4.1" not in (r.text if isinstance(r, so.Rejected) else "")
+                assert "DeepSeek-V4.1" not in str(got)

@@ -74,6 +74,7 @@ def check(config: EngineSettings) -> None:
         raise ConfigError(f"Unsupported SGLANG_DSV4_COMPRESS_STATE_DTYPE="
                           f"{dtype.strip().lower()!r}. Expected one of: float32, fp32, "
                           f"bfloat16, bf16. (SGLang pool_configurator.py:136-145)")
+    check_v41(config)
     if not (config.disaggregation_decode_enable_radix_cache
             and config.disaggregation_mode == "decode"):
         return
@@ -92,6 +93,26 @@ def check(config: EngineSettings) -> None:
         raise ConfigError("--disaggregation-decode-enable-radix-cache: True is not modelled "
                           "(the decode server's experimental radix cache, "
                           "pd_disaggregation_hook.py:99; graphfit reads it for DeepSeek-V4 only)")
+
+
+def check_v41(config: EngineSettings) -> None:
+    """DeepSeek-V4.1 (a local config.json of model_type deepseek_v41): SGLang's feature
+    refusals in its order (`validate_deepseek_v41_features`, deepseek_v4_hook.py:333-353):
+    speculation other than DSPARK (EAGLE topk 1: the others are refused before, :148-158),
+    two-batch overlap, pipeline parallelism. (HiSparse, second in SGLang's list, is not read
+    by graphfit: such a line's pools are said, not sized; the unified KV layout is HIP's.)"""
+    shape = config.dsv4_pool_shape
+    if not applies(config) or shape is None or not shape[0][4]:
+        return
+    for feature, on in (
+            ("speculative decoding other than DSpark",
+             config.spec_method not in (SpecMethod.NONE, SpecMethod.DSPARK)
+             or config.frozen_kv_mtp),
+            ("two-batch overlap", config.two_batch_overlap),
+            ("pipeline parallelism", config.pp_size > 1)):
+        if on:
+            raise ConfigError(f"DeepSeek-V4.1 does not support {feature} yet; disable it to "
+                              f"serve this model. (SGLang deepseek_v4_hook.py:333-353)")
 
 
 def resolve(config: EngineSettings) -> dict[str, object]:
