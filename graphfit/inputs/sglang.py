@@ -377,6 +377,9 @@ def _not_default(default: Any, why: str) -> Handler:
     return handle
 
 
+DP_NOTE = "data-parallel replicas each capture the same graphs; planned per replica"
+
+
 def _noted(why: str) -> Handler:
     def handle(origin: str, value: Any, layer: int) -> tuple[list[Setting], list[str]]:
         return [Setting("engine", SG, origin, layer)], [f"{origin}: {why}"]
@@ -439,8 +442,7 @@ FILE_KEYS: dict[str, Handler] = {
     "attention_context_parallel_size": field_key("attn_cp_size", _positive, SG),
     "enable_two_batch_overlap": field_key("two_batch_overlap", as_bool, SG),
     "enable_dp_attention": _enable_dp_attention,
-    "dp_size": _noted("data-parallel replicas each capture the same graphs; planned per "
-                      "replica"),
+    "dp_size": sglang_dsv4.file_dp_size(DP_NOTE),  # + the replicas (s44k)
     "chunked_prefill_size": _chunked_prefill,
     "disaggregation_mode": field_key("disaggregation_mode", _disaggregation, SG),
     "max_total_tokens": field_key("max_total_tokens", _positive, SG),
@@ -542,6 +544,7 @@ MODEL_KEYS: dict[str, Handler] = {"model_path": model_path}
 # (a config file's attention_backend is vLLM's EngineConfig field; a pasted SGLang line's is
 # SGLang's own, read here)
 LINE_KEYS: dict[str, Handler] = {**FILE_KEYS, "enable_dp_attention": _dp_attention_in_line,
+                                  "dp_size": _noted(DP_NOTE),  # replicas: sglang_dsv4
                                   "attention_backend": _attention_backend,
                                   "speculative_use_rejection_sampling": _after_the_engine,
                                   # SGLang may turn adaptive speculation off itself

@@ -28,6 +28,7 @@ from graphfit.inputs import (
     sglang_draft_shape,
     sglang_dspark,
     sglang_dspark_mask,
+    sglang_dsv4,
     sglang_instance,
     sglang_mamba_flags,
     sglang_minimax_target,
@@ -189,6 +190,7 @@ def finish(values: Mapping[str, Any], settings: list[Setting]
     a2a += sglang_unified_backends.line_settings(values)  # unified memory's backend checks
     a2a += sglang_unified_switches.line(values)  # its cache / DCP switches (s41u)
     a2a += sglang_mamba_flags.attention_flag(values)  # no_buffer's trtllm_mha check
+    a2a += sglang_dsv4.dp_replicas(values)  # replicas for DeepSeek-V4's decode extra slots
     return (settings + sglang_args.deprecated_dp_attention(values) + roles + a2a,
             notes + a2a_notes)
 

@@ -37,6 +37,7 @@ from graphfit.planner.core.errors import ConfigError, excerpt
 SG = Engine.SGLANG
 ARCHITECTURE = "DeepseekV4ForCausalLM"
 ENV_STATE_DTYPE = "SGLANG_DSV4_COMPRESS_STATE_DTYPE"  # environ.py:1832
+ATTN_BACKENDS = ("auto", "flashmla", "flashmla_mega", "trtllm")  # --dsv4-attn-backend
 
 
 def _number(origin: str, value: Any, kind: type) -> Any:
@@ -82,14 +83,12 @@ def swa_prefix_tails(origin: str, value: Any, layer: int) -> tuple[list[Setting]
 def decode_extra_slots(origin: str, value: Any, layer: int) -> tuple[list[Setting], list[str]]:
     """`--disaggregation-decode-extra-slots N`: the decode server's extra request slots
     (pool_configurator.py:1504-1507, kv_cache_configurator.py:1578). SGLang takes any
-    integer; a negative one (fewer slots than requests) graphfit does not model."""
+    integer, a negative one too (fewer request slots than requests); the planner refuses one
+    that leaves the decode request pool no slot (sglang_dsv4_plan.check_slots)."""
     if value is None:
         return [Setting("engine", SG, origin, layer)], []
-    slots = int(_number(origin, value, int))
-    if slots < 0:
-        raise ConfigError(f"{origin}: {value!r}: negative extra decode slots are not modelled "
-                          f"(the request pool would fall below --max-running-requests)")
-    return _setting("disaggregation_decode_extra_slots", slots, origin, layer)
+    return _setting("disaggregation_decode_extra_slots", int(_number(origin, value, int)),
+                    origin, layer)
 
 
 def decode_radix_cache(origin: str, value: Any, layer: int) -> tuple[list[Setting], list[str]]:
@@ -101,12 +100,82 @@ def decode_radix_cache(origin: str, value: Any, layer: int) -> tuple[list[Settin
                     layer)
 
 
+def dsv4_attn_backend(origin: str, value: Any, layer: int
+                      ) -> tuple[list[Setting], list[str]]:
+    """`--dsv4-attn-backend`: auto (DeepSeek-V4's default, flashmla off a V4.1 model on SM100,
+    deepseek_v4_hook.py:44-60, 85-90) and flashmla size the V4-layout pools graphfit restates;
+    flashmla_mega (V4.1 layouts, SM100 only, :92-99) and trtllm (uniform FP8 pools, SM100 only,
+    :101-110, pool_configurator.py:1105-1106) leave them unrestated, said on the plan line."""
+    if value is None:
+        return [Setting("engine", SG, origin, layer)], []
+    name = value.strip() if isinstance(value, str) else value
+    if name not in ATTN_BACKENDS:  # argparse's choices (server_args.py's dsv4_attn_backend)
+        raise ConfigError(f"{origin}: invalid choice: {excerpt(value)} (choose from "
+                          f"{', '.join(ATTN_BACKENDS)})")
+    if name in ("auto", "flashmla"):
+        return [Setting("engine", SG, origin, layer)], []
+    return [Setting("dsv4_env_unmodelled", f"--dsv4-attn-backend {name}'s pools", origin,
+                    layer, priority=1), Setting("engine", SG, origin, layer)], []
+
+
+def _pools_unrestated(why: str, priority: int) -> Handler:
+    """A switch graphfit does not model (ignored, as before, for the plan) that changes
+    DeepSeek-V4's pools: when on, their plan line says so instead of sizing them. Each
+    reason has its own priority, above the environment's (whose SM100-only
+    SGLANG_DSV4_KV_LAYOUT=auto must not hide it): any one of them is enough."""
+    def handle(origin: str, value: Any, layer: int) -> tuple[list[Setting], list[str]]:
+        if not as_bool(origin, value):
+            return [Setting("engine", SG, origin, layer)], []
+        return ([Setting("dsv4_env_unmodelled", why, origin, layer, priority=priority),
+                 Setting("engine", SG, origin, layer)],
+                [f"not modelled, ignored: {origin} (DeepSeek-V4's KV pools: not restated)"])
+    return handle
+
+
 KEYS: dict[str, Handler] = {
     "swa_full_tokens_ratio": swa_full_tokens_ratio,
     "swa_prefix_tails": swa_prefix_tails,
     "disaggregation_decode_extra_slots": decode_extra_slots,
     "disaggregation_decode_enable_radix_cache": decode_radix_cache,
+    "dsv4_attn_backend": dsv4_attn_backend,  # s44k
+    # HiSparse divides the c4 pool (pool_configurator.py:1150-1158); the encoder-replay
+    # window re-sizes the SWA pool (:1200-1247)
+    "enable_hisparse": _pools_unrestated("HiSparse's c4 host-to-device ratio", 2),
+    "enable_encoder_swa_bounded_replay": _pools_unrestated(
+        "the encoder-replay SWA request window", 3),
 }
+
+
+def dp_replicas(values: Mapping[str, Any]) -> list[Setting]:
+    """The data-parallel replicas of a line that reads every key at once (a pasted line, a
+    live ServerArgs): `--dp-size`, unless `--enable-dp-attention` without `--attn-dp-size`
+    makes it the attention-DP width and the replicas 1 (`handle_deprecated_dp_attention`,
+    arg_groups/parallel_hook.py:39-62). SGLang's decode extra-slot default divides the
+    line's requests by replicas x attention DP (pd_disaggregation_hook.py:133-138,
+    `num_dp_ranks_of`, runtime_context.py:202-207)."""
+    size = values.get("dp_size")
+    if size is None or isinstance(size, bool):
+        return []
+    replicas = int(_number("--dp-size", size, int))
+    if replicas < 1:
+        raise ConfigError(f"--dp-size: {size!r}: expected an integer >= 1")
+    if values.get("enable_dp_attention") is True and values.get("attn_dp_size") in (None, 1):
+        replicas = 1
+    if replicas == 1:
+        return []
+    return [Setting("dp_replicas", replicas, "--dp-size (data-parallel replicas)",
+                    COMMAND_LINE)]
+
+
+def file_dp_size(note: str) -> Handler:
+    """A config file's `dp_size`: the replicas (a file cannot spell the deprecated
+    `--enable-dp-attention` width, graphfit.inputs.sglang._enable_dp_attention refuses it),
+    noted as before and kept for the decode extra-slot default (`dp_replicas`)."""
+    def handle(origin: str, value: Any, layer: int) -> tuple[list[Setting], list[str]]:
+        found = dp_replicas({"dp_size": value})
+        return ([Setting(s.field, s.value, origin, layer) for s in found]
+                + [Setting("engine", SG, origin, layer)], [f"{origin}: {note}"])
+    return handle
 
 
 def shape_of(data: Mapping[str, Any]) -> tuple[tuple[int, ...], tuple[int, ...],
@@ -152,16 +221,19 @@ def environment(environ: Mapping[str, str]) -> list[Setting]:
     """SGLANG_DSV4_COMPRESS_STATE_DTYPE as written (the planner checks it where SGLang does,
     for a DeepSeek-V4 model only), and the reason the environment leaves the pools
     unrestated (`not_modelled`), recorded for any model and read for DeepSeek-V4 only."""
-    from graphfit.planner.engines.sglang_dsv4_pool import not_modelled
+    from graphfit.planner.engines.sglang_dsv4_pool import AUTO_LAYOUT, not_modelled
 
     out: list[Setting] = []
     raw = environ.get(ENV_STATE_DTYPE)
     if raw is not None:
         out.append(Setting("dsv4_state_dtype", raw, f"{ENV_STATE_DTYPE}={raw}", COMMAND_LINE))
     why = not_modelled(environ)
+    if why is None and environ.get("SGLANG_DSV4_KV_LAYOUT", "").lower() == "auto":
+        why = AUTO_LAYOUT  # SM100 only (sglang_dsv4_plan.layout_unmodelled)
     if why is not None:
         out.append(Setting("dsv4_env_unmodelled", why, "the environment", COMMAND_LINE))
     return out
 
 
-__all__ = ["KEYS", "environment", "shape_of", "shape_settings"]
+__all__ = ["KEYS", "dp_replicas", "environment", "file_dp_size", "shape_of",
+           "shape_settings"]

@@ -110,6 +110,8 @@ def _read(values: Mapping[str, Any]) -> dict[str, Any]:
         out.update({k: v for k, v in _fields(found).items() if k in TARGET_FIELDS})
         # DeepSeek-V4's KV pool shape (graphfit.inputs.sglang_dsv4), as a pasted line reads it
         out.update(_fields(sglang_dsv4.shape_settings(model)))
+    # data-parallel replicas, for DeepSeek-V4's decode extra-slot default (sglang_dsv4)
+    out.update(_fields(sglang_dsv4.dp_replicas(values)))
     # the draft's DSA index kpool (its draft-extend seq_lens fill, sglang_runner_backends)
     out.update(_fields(sglang_runner_backends.kpool_settings(values)))
     # an EAGLE-family draft's own vocabulary, dtype, aux width (graphfit.inputs.

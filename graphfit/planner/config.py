@@ -408,7 +408,8 @@ class EngineConfig:
             rl_on_policy_target: str | None = None,
             attention_backend_flag: str | None = None,
             context_parallel_size: int = 1, cp_type: str | None = None,
-            moe_expert_parallel_size: int | None = None) -> None: ...
+            moe_expert_parallel_size: int | None = None,
+            dp_replicas: int = 1) -> None: ...
 
     def __post_init__(self) -> None:
         set_ = object.__setattr__
@@ -1242,6 +1243,11 @@ class EngineConfig:
     def attention_backend_flag(self) -> str | None:
         """SglangOptions.attention_backend_flag."""
         return cast("str | None", self._option("attention_backend_flag"))
+
+    @property
+    def dp_replicas(self) -> int:
+        """SglangOptions.dp_replicas."""
+        return cast("int", self._option("dp_replicas"))
 
     @property
     def hook_cudagraph_mode(self) -> str | None:

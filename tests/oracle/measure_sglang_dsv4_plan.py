@@ -2,10 +2,13 @@
 `--gpu-memory-gb` draws (tests/oracle/sglang_dsv4_pool_oracle.generate_gpu) written as model
 directories, the seven figures the plan shows (full, SWA, c4, c128, c4 state, c128 state,
 request pool) vs SGLang 0.5.23's own pipeline, ModelConfig and configurator
-(tests/oracle/sglang_dsv4_plan_oracle); DRAWS plain lines and DRAWS more with a
-`--max-total-tokens` (`with_cap`). "after": this tree. "before": the tree named by
-GRAPHFIT_BEFORE (default /work/main), the same pasted lines planned there in a child process:
-what its plan shows, and whether its request pool equals SGLang's.
+(tests/oracle/sglang_dsv4_plan_oracle); DRAWS plain lines, DRAWS more with a
+`--max-total-tokens` (`with_cap`) and DRAWS decode servers with `--dp-size` replicas
+(`with_replicas`; some with a negative `--disaggregation-decode-extra-slots`) and DRAWS
+DeepSeek-V4 lines on a B200 (`on_b200`). "after": this
+tree. "before": the tree named by GRAPHFIT_BEFORE (default /work/main), the same pasted
+lines planned there in a child process: what its plan shows, and whether its request pool
+equals SGLang's.
 
     PYTHONPATH=. python -m tests.oracle.measure_sglang_dsv4_plan [DRAWS] [SEED]
 """
@@ -52,7 +55,8 @@ print(json.dumps(out))
 
 
 def before(cases: list[po.Case], tree: str) -> list[list[object]]:
-    lines = [[pl.line(c), c.gpu_gb, c.weights_gb, c.state_dtype] for c in cases]
+    lines = [[pl.line(c), getattr(c, "gpu_name", None) or c.gpu_gb, c.weights_gb,
+              c.state_dtype] for c in cases]
     done = subprocess.run([sys.executable, "-c", CHILD], input=json.dumps(lines),
                           capture_output=True, text=True, check=True, cwd=tree,
                           env={**os.environ, "PYTHONPATH": tree})
@@ -66,6 +70,10 @@ def main() -> None:
     cases: list[po.Case] = [po.generate_gpu(rng) for _ in range(count)]
     # and as many again with a --max-total-tokens (sglang_dsv4_plan_oracle.with_cap)
     cases += [pl.with_cap(po.generate_gpu(rng), rng) for _ in range(count)]
+    # and as many decode servers with --dp-size replicas (with_replicas, issue 23 s44k)
+    cases += [pl.with_replicas(po.generate_gpu(rng), rng) for _ in range(count)]
+    # and as many DeepSeek-V4 lines on a B200 (on_b200, s44k)
+    cases += [pl.on_b200(po.generate_gpu(rng), rng) for _ in range(count)]
     tree = os.environ.get("GRAPHFIT_BEFORE", "/work/main")
     old = before(cases, tree)
     tally_before: Counter[str] = Counter()
@@ -98,8 +106,9 @@ def main() -> None:
             tally_after[f"both refuse ({str(sglang).split(':')[0]})"] += 1
         else:
             tally_after["all seven agree"] += 1
-    print(f"{2 * count} generated DeepSeek-V4 --gpu-memory-gb lines ({count} with "
-          f"--max-total-tokens, seed {seed}): "
+    print(f"{4 * count} generated DeepSeek-V4 --gpu-memory-gb lines ({count} with "
+          f"--max-total-tokens, {count} decode with --dp-size replicas, {count} on a B200, "
+          f"seed {seed}): "
           f"before (graphfit at {tree}): {dict(sorted(tally_before.items()))}; "
           f"after (this tree): {dict(sorted(tally_after.items()))}")
 

@@ -20,7 +20,7 @@ from graphfit.inputs import sglang_dsv4
 from graphfit.planner.engines import sglang_dsv4_plan as plan
 from tests.oracle import sglang_dsv4_plan_oracle as pl
 from tests.oracle import sglang_dsv4_pool_oracle as po
-from tests.oracle.test_sglang_dsv4_plan_oracle import GRID
+from tests.oracle.test_sglang_dsv4_plan_oracle import GRID, SM100
 
 
 def _inputs(**forced: Any) -> Any:
@@ -57,6 +57,33 @@ def _no_v41(data: Any) -> Any:
     return None if shape is None else ((*shape[0][:4], 0), shape[1], shape[2])
 
 
+def _no_replicas(config: Any, out: dict[str, object]) -> None:
+    if "disaggregation_decode_extra_slots" in out:  # attention DP only, not the replicas
+        out["disaggregation_decode_extra_slots"] = plan.decode_extra_slots(
+            None, config.max_num_seqs, config.attn_dp_size)
+
+
+def _clamped_slots() -> Any:
+    real = plan.resolved_inputs
+
+    def planted(**kw: Any) -> Any:
+        given = kw.get("disaggregation_decode_extra_slots")
+        if given is not None:
+            kw["disaggregation_decode_extra_slots"] = max(0, given)
+        return real(**kw)
+    return mock.patch.object(plan, "resolved_inputs", planted)
+
+
+def _sm100_unrestated() -> Any:
+    real = plan.layout_unmodelled
+
+    def planted(config: Any) -> str | None:
+        if (config.gpu_capability or 0) >= 100:
+            return "SM100's layouts and indexer pages"  # the pre-s44k answer
+        return real(config)
+    return mock.patch.object(plan, "layout_unmodelled", planted)
+
+
 REAL_SHAPE = sglang_dsv4.shape_of
 REAL_BUDGET = plan.budget_bytes
 REAL_CAPPED = plan.capped
@@ -79,17 +106,22 @@ PLANTS: dict[str, Any] = {
     "the capped full pool not page aligned": lambda: mock.patch.object(
         plan, "capped", lambda pool, sized, cap: dataclasses.replace(
             REAL_CAPPED(pool, sized, cap), full_tokens=cap)),
+    "a negative --disaggregation-decode-extra-slots taken as 0": _clamped_slots,
+    "a decode request pool with no free slot not refused": lambda: mock.patch.object(
+        plan, "check_slots", lambda pool, sized: None),
+    "--dp-size replicas ignored by the decode extra slots": lambda: _resolve(_no_replicas),
+    "SM100 left unrestated": _sm100_unrestated,
 }
 
 
 def main() -> None:
     count = int(sys.argv[1]) if len(sys.argv) > 1 else 20
     rng = random.Random(int(sys.argv[2]) if len(sys.argv) > 2 else 11)
-    cases = [*GRID, *(po.generate_gpu(rng) for _ in range(count)),
+    cases = [*GRID, *SM100, *(po.generate_gpu(rng) for _ in range(count)),
              *(pl.with_cap(po.generate_gpu(rng), rng) for _ in range(count))]
     differ = sum(pl.compare(c) is not None for c in cases)
-    print(f"{len(cases)} lines (grid {len(GRID)} + {count} drawn + {count} drawn with "
-          f"--max-total-tokens): unplanted {differ} differ")
+    print(f"{len(cases)} lines (grid {len(GRID)} + SM100 grid {len(SM100)} + {count} drawn + "
+          f"{count} drawn with --max-total-tokens): unplanted {differ} differ")
     for name, plant in PLANTS.items():
         with plant():
             caught = sum(pl.compare(c) is not None for c in cases)

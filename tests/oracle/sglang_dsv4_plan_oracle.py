@@ -49,14 +49,18 @@ FIELDS = po.FIELDS
 
 @dataclass(frozen=True)
 class PlanCase(po.Case):
-    """A draw with `--max-total-tokens` (None: not on the line)."""
+    """A draw with `--max-total-tokens` (None: not on the line) and `--dp-size` data-parallel
+    replicas (1: not on the line; without attention DP)."""
 
     max_total_tokens: int | None = None
+    replicas: int = 1
+    gpu_name: str | None = None  # "B200": SGLang resolves on SM100, graphfit is told the name
 
     def argv(self) -> tuple[str, ...]:
         extra = () if self.max_total_tokens is None else (
             "--max-total-tokens", str(self.max_total_tokens))
-        return (*super().argv(), *extra)
+        dp = () if self.replicas == 1 else ("--dp-size", str(self.replicas))
+        return (*super().argv(), *extra, *dp)
 
 
 def with_cap(case: po.Case, rng: random.Random) -> PlanCase:
@@ -64,6 +68,26 @@ def with_cap(case: po.Case, rng: random.Random) -> PlanCase:
     caps the full pool on some draws and not on others."""
     return PlanCase(**dataclasses.asdict(case),
                     max_total_tokens=int(10 ** rng.uniform(2.3, 8.3)))
+def with_replicas(case: po.Case, rng: random.Random) -> PlanCase:
+    """The draw as a decode server with 2 to 8 `--dp-size` replicas (no attention DP), a
+    small `--max-running-requests` on most draws (the extra-slot default needs <= 32 per
+    DP rank) and, on some, a negative `--disaggregation-decode-extra-slots`."""
+    fields = {**dataclasses.asdict(case), "mode": "decode", "dp": 1, "decode_radix": False,
+              "requests": rng.choice((None, 16, 32, 64, 128)),
+              "extra_slots": rng.choice((None, None, None, -4, -40))}
+    return PlanCase(**fields, replicas=rng.choice((2, 4, 8)))
+
+
+def on_b200(case: po.Case, rng: random.Random) -> PlanCase:
+    """The draw on a B200 (SM100, 179.1 GiB) as a DeepSeek-V4 model (model_type deepseek_v4,
+    its ratio-1 / 2 layers made ratio 4, no kv_source layers): the lines whose pools
+    graphfit restates on SM100 (sglang_dsv4_plan.layout_unmodelled)."""
+    fields = {**dataclasses.asdict(case), "v41": False, "sources": (), "gpu_gb": 179.1,
+              "ratios": tuple(4 if r in (1, 2) else r for r in case.ratios),
+              "weights_gb": round(rng.uniform(0.3, 0.95) * 179.1, 2)}
+    return PlanCase(**fields, gpu_name="B200")
+
+
 LINE = re.compile(r"full (\d+) tokens, SWA (\d+), c4 (\d+), c128 (\d+), c4 state (\d+), "
                   r"c128 state (\d+); request pool (\d+)")
 
@@ -96,7 +120,7 @@ def sglang_side(case: po.Case) -> dict[str, int] | str:
     with pc.environment(None, (("SGLANG_DSV4_COMPRESS_STATE_DTYPE", case.state_dtype),)
                         if case.state_dtype else ()):
         r = so.resolve(case.argv(), gpu_mem_gb=case.gpu_gb, model=model_dir(case),
-                       capability=(9, 0))
+                       capability=capability(case))
         if isinstance(r, so.Rejected):
             return f"rejected: {r.text}"[:160]
         with so.published(r), sglang_stubs.stubbed():
@@ -104,6 +128,11 @@ def sglang_side(case: po.Case) -> dict[str, int] | str:
             if isinstance(budget, str):
                 return budget
             return _configure(r, budget)
+
+
+def capability(case: po.Case) -> tuple[int, int]:
+    """The device SGLang resolves for: SM100 for a case named B200, else a Hopper."""
+    return (10, 0) if getattr(case, "gpu_name", None) == "B200" else (9, 0)
 
 
 def _configure(r: Any, budget: int) -> dict[str, int] | str:
@@ -134,20 +163,42 @@ def _configure(r: Any, budget: int) -> dict[str, int] | str:
         config.max_running_requests = KVCacheConfigurator.resolve_max_num_reqs(
             kvc, config.max_total_num_tokens)  # type: ignore[arg-type]
         config = configurator.finalize_with_max_running_requests(config)
+        free = _decode_free_slots(int(config.max_running_requests))
     except (AssertionError, ValueError, RuntimeError, ZeroDivisionError) as exc:
         return f"{type(exc).__name__}: {exc}"[:160]
+    if free is not None and free < 1:
+        return f"admits no request: the decode request pool keeps {free} free slots"
     return {"full": config.full_max_total_num_tokens, "swa": config.swa_max_total_num_tokens,
             "c4": config.c4_max_total_num_tokens, "c128": config.c128_max_total_num_tokens,
             "c4_state": config.c4_state_pool_size, "c128_state": config.c128_state_pool_size,
             "requests": int(config.max_running_requests)}
 
 
+def _decode_free_slots(requests: int) -> int | None:
+    """A decode server's request slots: SGLang's own `DecodeReqToTokenPool` (disaggregation/
+    decode.py:186-215) built on the CPU over the request pool with the resolved extra slots
+    (one context column; its size does not matter here), its `available_size()`; None off
+    decode. A negative extra count below -(requests + 1) fails there (torch's negative
+    dimension, a RuntimeError)."""
+    from sglang.srt.disaggregation.decode import DecodeReqToTokenPool
+    from sglang.srt.runtime_context import get_disagg
+
+    disagg = get_disagg()
+    if disagg.disaggregation_mode != "decode":
+        return None
+    pool = DecodeReqToTokenPool(size=requests, max_context_len=1, device="cpu",
+                                enable_memory_saver=False,
+                                pre_alloc_size=disagg.disaggregation_decode_extra_slots)
+    return int(pool.available_size())
+
+
 def graphfit_side(case: po.Case) -> dict[str, int] | str:
     """The figures `graphfit plan` shows for the pasted line, or its refusal / reason."""
-    return plan_figures(line(case), case.gpu_gb, case.weights_gb, case.state_dtype)
+    return plan_figures(line(case), getattr(case, "gpu_name", None) or case.gpu_gb,
+                        case.weights_gb, case.state_dtype)
 
 
-def plan_figures(argv: list[str], gpu_gb: float | None, weights_gb: float,
+def plan_figures(argv: list[str], gpu_gb: float | str | None, weights_gb: float,
                  state_dtype: str | None) -> dict[str, int] | str:
     """The public path: graphfit's reader of a pasted line, `graphfit.plan`, the plan's
     `dsv4_kv_pools` line. Runs in any tree (the measure's "before" calls it in a child)."""

@@ -261,7 +261,7 @@ def generate(rng: random.Random) -> Case:
         tails=rng.choice((None, None, None, 0, 32)), no_radix=rng.random() < 0.2,
         chunk=rng.choice((None, None, 2048, 16384)),
         state_dtype=rng.choice((None, None, None, "bfloat16")), v41=v41_type,
-        extra_slots=rng.choice((None, None, 0, 8)) if mode == "decode" else None,
+        extra_slots=rng.choice((None, None, 0, 8, -2, -20)) if mode == "decode" else None,
         decode_radix=mode == "decode" and rng.random() < 0.3)
 
 

@@ -8,6 +8,7 @@ refuse, graphfit in one `error:` line.
 
 from __future__ import annotations
 
+import dataclasses
 import random
 
 import pytest
@@ -58,6 +59,21 @@ GRID = [
     Case(**V4, ratios=FLASH, sources=(), gpu_gb=80.0, weights_gb=40.0, swa_ratio=1.5),
     Case(**V4, ratios=FLASH, sources=(), gpu_gb=80.0, weights_gb=40.0, tails=-1),
     Case(**V4, ratios=FLASH, sources=(), gpu_gb=80.0, weights_gb=40.0, state_dtype="fp8"),
+    # a negative --disaggregation-decode-extra-slots (issue 23, s44k): planned (ratio / cap
+    # mode), no free request slot, a negative request-pool allocation
+    Case(**V4, ratios=FLASH, sources=(), gpu_gb=96.0, weights_gb=40.0, mode="decode",
+         requests=32, extra_slots=-8),
+    Case(**V4, ratios=FLASH, sources=(), gpu_gb=96.0, weights_gb=40.0, v41=True,
+         mode="decode", requests=32, extra_slots=-31),
+    Case(**V4, ratios=FLASH, sources=(), gpu_gb=96.0, weights_gb=40.0, v41=True,
+         mode="decode", requests=32, extra_slots=-32),
+    Case(**V4, ratios=FLASH, sources=(), gpu_gb=96.0, weights_gb=40.0, mode="decode",
+         requests=32, extra_slots=-40),
+    # --dp-size replicas on a decode server: the extra-slot default per replica (s44k)
+    PlanCase(**V4, ratios=FLASH, sources=(), gpu_gb=96.0, weights_gb=40.0, mode="decode",
+             requests=32, replicas=2),
+    PlanCase(**V4, ratios=FLASH, sources=(), gpu_gb=96.0, weights_gb=40.0, v41=True,
+             mode="decode", requests=64, replicas=4),
 ]
 
 
@@ -88,8 +104,11 @@ def test_grid_is_not_vacuous() -> None:
 def test_generated(seed: int) -> None:
     rng = random.Random(seed)
     case = generate_gpu(rng)
-    if rng.random() < 0.5:
+    draw = rng.random()
+    if draw < 0.5:
         case = pl.with_cap(case, rng)
+    elif draw < 0.75:
+        case = pl.with_replicas(case, rng)  # --dp-size replicas on a decode server (s44k)
     # graphfit's --weights-gb keeps two decimals; so does the draw
     assert pl.compare(case) is None, case
 
@@ -145,3 +164,158 @@ def test_without_weights_the_plan_says_why() -> None:
     r = so.resolve(case.argv(), gpu_mem_gb=80, model=pl.model_dir(case), capability=(9, 0))
     assert not isinstance(r, so.Rejected)
     assert plan.config.max_num_seqs == r.max_running_requests == 256
+
+
+def test_negative_extra_slots_grid_is_not_vacuous() -> None:
+    """The negative --disaggregation-decode-extra-slots cases: SGLang sizes two (fewer c128
+    state rows than with 0 extra slots), admits no request on one and fails the allocation on
+    the last; graphfit's refusals are one `error:` line."""
+    from tests.helpers import run_cli
+
+    cases = GRID[-6:-2]
+    results = [pl.sglang_side(c) for c in cases]
+    assert [isinstance(r, dict) for r in results] == [True, True, False, False]
+    assert str(results[2]).startswith("admits no request")
+    assert str(results[3]).startswith("RuntimeError")
+    zero = pl.sglang_side(dataclasses.replace(cases[0], extra_slots=0))
+    assert isinstance(zero, dict) and isinstance(results[0], dict)
+    assert results[0]["c128_state"] < zero["c128_state"]
+    for case in cases[2:]:
+        code, out, err = run_cli(["plan", "--gpu-memory-gb", "96", "--weights-gb", "40", "--",
+                                  *pl.line(case)])
+        assert code == 2 and out == "" and err.startswith("error: "), err
+        assert len(err.strip().splitlines()) == 1 and len(err.strip()) <= 200 + 7, err
+
+
+def test_replicas_grid_is_not_vacuous() -> None:
+    """--dp-size replicas change SGLang's decode extra slots (2 x 16 instead of 2 x 32; 2 x 16
+    instead of 0), so its c128 state differs from the same line without them."""
+    for case in GRID[-2:]:
+        with_replicas, alone = (pl.sglang_side(c) for c in (
+            case, dataclasses.replace(case, replicas=1)))
+        assert isinstance(with_replicas, dict) and isinstance(alone, dict)
+        assert with_replicas["c128_state"] != alone["c128_state"]
+
+
+def test_unified_memory_refused_by_both() -> None:
+    """--enable-unified-memory on DeepSeek-V4 / V4.1 (s44k): SGLang's pipeline refuses it
+    (it implies the page-major layout, whose backend allow-list has no dsv4,
+    kv_cache_hook.py:770-826), as would its pool builder (`_init_pools`: DeepSeek-V4 is
+    excluded, kv_cache_configurator.py:608-643); graphfit refuses the same lines, with or
+    without an --attention-backend SGLang overrides."""
+    from tests.oracle import sglang_oracle as so
+
+    for case in (GRID[0], GRID[1], GRID[3]):
+        for extra in (["--enable-unified-memory"],
+                      ["--enable-unified-memory", "--attention-backend", "triton"]):
+            r = so.resolve([*case.argv(), *extra], gpu_mem_gb=case.gpu_gb,
+                           model=pl.model_dir(case), capability=(9, 0))
+            assert isinstance(r, so.Rejected) and "page-major" in r.text, r
+            got = pl.plan_figures([*pl.line(case), *extra], case.gpu_gb, case.weights_gb, None)
+            assert isinstance(got, str) and got.startswith("ConfigError") \
+                and "page-major" in got, got
+
+
+def test_post_capture_never_sizes_dsv4() -> None:
+    """SGLANG_ENABLE_POST_CAPTURE_KV_SIZING=1 (s44k): SGLang never plans post-capture KV
+    sizing for DeepSeek-V4 (an MLA backend, arg_groups/overrides.py:1809-1810), so the pools
+    are the pre-capture ones; graphfit answers the same and shows SGLang's figures."""
+    import graphfit
+    from graphfit.cli.options import resolve_values
+    from graphfit.inputs import commandline
+    from graphfit.planner.engines.sglang_reserve import post_capture
+    from tests.oracle import sglang_oracle as so
+    from tests.oracle import sglang_post_capture_oracle as pc
+
+    for case in (GRID[0], GRID[1], GRID[3], GRID[6]):
+        with pc.environment("1") as asked:
+            r = so.resolve(case.argv(), gpu_mem_gb=case.gpu_gb, model=pl.model_dir(case),
+                           capability=(9, 0))
+        assert not isinstance(r, so.Rejected) and asked and not any(asked), (asked, r)
+        config = resolve_values(
+            {"gpu_memory_gb": case.gpu_gb, "weights_gb": case.weights_gb},
+            environ={"SGLANG_ENABLE_POST_CAPTURE_KV_SIZING": "1"},
+            pasted=commandline.read(pl.line(case))).config()
+        plan = graphfit.plan(config)
+        assert post_capture(plan.config) is False
+        found = pl.LINE.search(dict(plan.engine_inputs)["dsv4_kv_pools"])
+        assert found is not None
+        sglang = pl.sglang_side(case)  # the same pre-capture sizing
+        assert dict(zip(pl.FIELDS, (int(v) for v in found.groups()), strict=True)) == sglang
+
+
+B200 = dict(gpu_gb=179.1, gpu_name="B200")
+# SM100 (s44k): DeepSeek-V4 (model_type deepseek_v4) keeps the V4 layout there
+SM100 = [
+    PlanCase(**V4, ratios=FLASH, sources=(), weights_gb=80.0, **B200),
+    PlanCase(**V4, ratios=FLASH, sources=(), weights_gb=80.0, drafts=4, **B200),
+    PlanCase(**V4, ratios=FLASH, sources=(), weights_gb=80.0, mode="decode", requests=32,
+             replicas=2, **B200),
+    PlanCase(**V4, ratios=FLASH, sources=(), weights_gb=90.0, swa_ratio=0.5, tails=16,
+             max_total_tokens=2_000_000, **B200),
+    PlanCase(**V4, ratios=FLASH, sources=(), weights_gb=176.0, **B200),  # refused by both
+]
+
+
+@pytest.mark.parametrize("case", SM100, ids=[str(i) for i in range(len(SM100))])
+def test_sm100_grid(case: Case) -> None:
+    assert pl.compare(case) is None
+
+
+def test_sm100_is_not_vacuous_and_v41_is_said() -> None:
+    """SGLang resolves these lines on SM100 (its backend default flashmla for DeepSeek-V4,
+    flashmla_mega -- the V4.1 layouts, not restated -- for V4.1; deepseek_v4_hook.py:44-60);
+    graphfit sizes the first and says why not for V4.1, for ratio-1 / 2 layers (the installed
+    DeepGEMM's indexer page) and for SGLANG_DSV4_KV_LAYOUT=auto."""
+    from tests.oracle import sglang_oracle as so
+
+    results = [pl.sglang_side(c) for c in SM100]
+    assert sum(isinstance(r, dict) for r in results) == 4 and isinstance(results[-1], str)
+
+    def backend(case: PlanCase) -> str:
+        r = so.resolve(case.argv(), gpu_mem_gb=case.gpu_gb, model=pl.model_dir(case),
+                       capability=(10, 0))
+        assert not isinstance(r, so.Rejected), r
+        with so.published(r):
+            from sglang.srt.runtime_context import get_exec
+
+            return str(get_exec().kernel.dsv4_attn_backend)
+
+    v41 = dataclasses.replace(SM100[0], v41=True)
+    assert backend(SM100[0]) == "flashmla" and backend(v41) == "flashmla_mega"
+    low = dataclasses.replace(SM100[0], ratios=(0, 4, 128, 2, 1), sources=(3, 4))
+    for case, why in ((v41, "SM100's V4.1 layouts"), (low, "low-ratio indexer pages")):
+        got = pl.graphfit_side(case)
+        assert isinstance(got, str) and why in got, got
+    env = pl.plan_figures(["SGLANG_DSV4_KV_LAYOUT=auto", *pl.line(SM100[0])], "B200", 80.0,
+                          None)
+    assert isinstance(env, str) and "SGLANG_DSV4_KV_LAYOUT=auto" in env, env
+    hopper_auto = pl.plan_figures(["SGLANG_DSV4_KV_LAYOUT=auto", *pl.line(SM100[0])], 179.1,
+                                  80.0, None)
+    assert isinstance(hopper_auto, dict)  # before SM100 auto is the V4 layout
+    trtllm = pl.plan_figures([*pl.line(SM100[0]), "--dsv4-attn-backend", "trtllm"], "B200",
+                             80.0, None)
+    assert isinstance(trtllm, str) and "trtllm" in trtllm, trtllm
+
+
+def test_v41_feature_refusals_are_sglangs() -> None:
+    """DeepSeek-V4.1 with EAGLE, two-batch overlap or PP (s44k): SGLang refuses
+    (`validate_deepseek_v41_features`, deepseek_v4_hook.py:333-353) and graphfit refuses with
+    the same sentence; the same flags on DeepSeek-V4 are not refused for that."""
+    from tests.oracle import sglang_oracle as so
+
+    eagle = ["--speculative-eagle-topk", "1", "--speculative-num-steps", "1",
+             "--speculative-num-draft-tokens", "2"]
+    for case in (GRID[1], GRID[0]):
+        for extra in (["--speculative-algorithm", "EAGLE", *eagle],
+                      ["--enable-two-batch-overlap"], ["--pp-size", "2"]):
+            r = so.resolve([*case.argv(), *extra], gpu_mem_gb=case.gpu_gb,
+                           model=pl.model_dir(case), capability=(9, 0))
+            got = pl.plan_figures([*pl.line(case), *extra], case.gpu_gb, case.weights_gb, None)
+            if case.v41:
+                assert isinstance(r, so.Rejected) and "DeepSeek-V4.1 does not support" in r.text
+                sentence = r.text.split(": ", 1)[-1].split(" yet;")[0]
+                assert isinstance(got, str) and sentence in got, (r.text, got)
+            else:
+                assert "DeepSeek-V4.1" not in (r.text if isinstance(r, so.Rejected) else "")
+                assert "DeepSeek-V4.1" not in str(got)

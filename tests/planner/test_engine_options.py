@@ -231,7 +231,7 @@ VALID: dict[str, st.SearchStrategy[Any]] = {
     "draft_extend_hidden_size": st.none() | st.integers(1, 1 << 16),
     "swa_full_tokens_ratio": st.none() | st.floats(0.001, 1.0),
     "swa_prefix_tails": st.none() | st.integers(0, 4096),
-    "disaggregation_decode_extra_slots": st.none() | st.integers(0, 512),
+    "disaggregation_decode_extra_slots": st.none() | st.integers(-512, 512),
     "disaggregation_decode_enable_radix_cache": st.booleans(),
     "dsv4_pool_shape": st.none() | st.tuples(
         st.tuples(st.integers(1, 512), st.integers(1, 128), st.integers(1, 256),
@@ -256,6 +256,7 @@ VALID: dict[str, st.SearchStrategy[Any]] = {
     "context_parallel_size": st.integers(1, 64),
     "cp_type": st.sampled_from([None, "ulysses", " STAR ", "Ring", "helix"]),
     "moe_expert_parallel_size": st.none() | st.integers(1, 64),
+    "dp_replicas": st.integers(1, 16),
 }
 INVALID: dict[str, st.SearchStrategy[Any]] = {
     "vit": st.sampled_from([
@@ -432,7 +433,7 @@ INVALID: dict[str, st.SearchStrategy[Any]] = {
     "draft_extend_hidden_size": st.sampled_from([0, -1, True, "4096", 1.5]),
     "swa_full_tokens_ratio": st.sampled_from([0, -0.1, 1.5, True, "0.5", float("nan")]),
     "swa_prefix_tails": st.sampled_from([-1, True, "4", 1.5]),
-    "disaggregation_decode_extra_slots": st.sampled_from([-1, True, "8", 2.0]),
+    "disaggregation_decode_extra_slots": st.sampled_from([True, "8", 2.0]),
     "disaggregation_decode_enable_radix_cache": st.sampled_from([None, "true", 1]),
     "dsv4_pool_shape": st.sampled_from(["x", [1, 2, 3], [[1, 1, 1, 1], [4], []],
                                         [[1, 1, 1, 1, 2], [4], []], [[1, 1, 1, 1, 0], [3], []],
@@ -456,6 +457,7 @@ INVALID: dict[str, st.SearchStrategy[Any]] = {
     "context_parallel_size": st.sampled_from([0, -2, True, "2", 2.0]),
     "cp_type": st.sampled_from(["zigzag", "", 3, True]),
     "moe_expert_parallel_size": st.sampled_from([0, -1, True, "4", 2.0]),
+    "dp_replicas": st.sampled_from([0, -2, True, 2.0, "2", None]),
 }
 
 
@@ -751,6 +753,6 @@ def test_the_plan_3_document_writes_the_options_object() -> None:
         "hook_cudagraph_mode": None, "hook_prefill_backend": None,
         "enable_waterfill": False, "dwdp_size": 1, "enable_aiter_allreduce_fusion": False,
         "enable_deterministic_inference": False, "rl_on_policy_target": None,
-        "attention_backend_flag": None}
+        "attention_backend_flag": None, "dp_replicas": 1}
     assert not set(config) & set(LEGACY_KEYWORDS)
     assert EngineConfig.from_dict(config).tp_size == 2

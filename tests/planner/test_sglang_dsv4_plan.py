@@ -143,3 +143,122 @@ def test_max_total_tokens_caps_the_full_pool(tmp_path: Path) -> None:
     assert _pools(_pasted(model, ["--max-total-tokens", str(10**12)], weights_gb=40.0)) == free
     capped = _pools(_pasted(model, ["--max-total-tokens", "100000"], weights_gb=40.0))
     assert capped.startswith(f"full {100000 // 256 * 256} tokens")
+
+
+def _c128_state(plan: graphfit.Plan) -> int:
+    found = re.search(r"c128 state (\d+)", _pools(plan))
+    assert found is not None
+    return int(found.group(1))
+
+
+def test_dp_replicas_divide_the_extra_slot_default(tmp_path: Path) -> None:
+    """--dp-size replicas (s44k): the decode extra-slot default is 2 x requests per replica
+    x attention-DP rank (pd_disaggregation_hook.py:133-138), read the same from a pasted line
+    and a live ServerArgs; --dp-size with --enable-dp-attention is the attention-DP width,
+    not replicas (parallel_hook.py:39-62)."""
+    model = _model(tmp_path)
+    base = ["--max-running-requests", "32", "--disaggregation-mode", "decode"]
+    alone = _pasted(model, base, weights_gb=40.0)
+    replicas = _pasted(model, [*base, "--dp-size", "2"], weights_gb=40.0)
+    explicit = _pasted(model, [*base, "--disaggregation-decode-extra-slots", "32"],
+                       weights_gb=40.0)
+    assert replicas.config.dp_replicas == 2 and alone.config.dp_replicas == 1
+    assert _pools(replicas) == _pools(explicit) != _pools(alone)
+    # each replica still plans the same graphs on its own GPUs
+    assert replicas.capture_sizes == alone.capture_sizes
+    args = types.SimpleNamespace(model_path=model, max_running_requests=32,
+                                 disaggregation_mode="decode", dp_size=2)
+    live = graphfit.plan(from_sglang(args, environ={}, gpu_memory_gb=80.0, weights_gb=40.0))
+    assert _pools(live) == _pools(replicas)
+    attention = _pasted(model, [*base, "--tp", "2", "--dp-size", "2",
+                                "--enable-dp-attention"], weights_gb=40.0)
+    assert attention.config.dp_replicas == 1 and attention.config.attn_dp_size == 2
+
+
+def test_a_negative_extra_slot_count_is_planned_or_refused(tmp_path: Path) -> None:
+    """SGLang takes a negative --disaggregation-decode-extra-slots (s44k): fewer c128 state
+    rows than with none; graphfit refuses, in one error, one that leaves the decode request
+    pool no free slot (disaggregation/decode.py:200-211)."""
+    model = _model(tmp_path)
+    base = ["--max-running-requests", "32", "--disaggregation-mode", "decode",
+            "--disaggregation-decode-extra-slots"]
+    zero, fewer = (_pasted(model, [*base, n], weights_gb=40.0) for n in ("0", "-8"))
+    assert _c128_state(fewer) < _c128_state(zero)
+    for n in ("-32", "-40"):
+        with pytest.raises(ConfigError, match="extra-slots") as info:
+            _pasted(model, [*base, n], weights_gb=40.0)
+        assert "\n" not in str(info.value) and len(str(info.value)) <= 200
+    yaml = tmp_path / "sglang.yaml"
+    yaml.write_text("max-running-requests: 32\ndisaggregation-mode: decode\n"
+                    "disaggregation-decode-extra-slots: -8\n")
+    assert _pools(_pasted(model, ["--config", str(yaml)], weights_gb=40.0)) == _pools(fewer)
+
+
+def test_graphfit_config_file_reads_the_replicas(tmp_path: Path) -> None:
+    """graphfit's own `--config` file: `dp_size` is the replicas there (a file cannot spell
+    the deprecated attention-DP width), with the pasted line's pools (s44k)."""
+    from tests.helpers import run_cli
+
+    model = _model(tmp_path)
+    ours = tmp_path / "graphfit.yaml"
+    ours.write_text(f"model_path: {model}\nmax_running_requests: 32\n"
+                    "disaggregation_mode: decode\ndp_size: 2\n")
+    code, out, err = run_cli(["plan", "--gpu-memory-gb", "80", "--weights-gb", "40",
+                              "--config", str(ours)])
+    assert code == 0, err
+    found = re.search(r"dsv4_kv_pools\s+full\s+(\d+)\s+tokens.*?c128\s+state\s+(\d+)", out,
+                      re.S)
+    base = ["--max-running-requests", "32", "--disaggregation-mode", "decode"]
+    pasted, alone = (_pasted(model, [*base, *dp], weights_gb=40.0)
+                     for dp in (["--dp-size", "2"], []))
+    assert found is not None and _c128_state(pasted) != _c128_state(alone)
+    assert f"full {found.group(1)} tokens" in _pools(pasted)
+    assert int(found.group(2)) == _c128_state(pasted)
+
+
+def test_sm100_sizes_v4_and_says_why_not_for_the_rest(tmp_path: Path) -> None:
+    """On a GPU named as SM100 (s44k): a DeepSeek-V4 model's pools are sized (the V4 layout,
+    the same figures as on a Hopper of the same memory); a V4.1 model, ratio-1 / 2 layers,
+    SGLANG_DSV4_KV_LAYOUT=auto and --dsv4-attn-backend trtllm are said, not sized."""
+    def plan(model: str, gpu: object, flags: list[str], env: tuple[str, ...] = ()) -> str:
+        line = [*env, "python", "-m", "sglang.launch_server", "--model-path", model, *flags]
+        config = resolve_values({"gpu_memory_gb": gpu, "weights_gb": 80.0}, environ={},
+                                pasted=commandline.read(line)).config()
+        return _pools(graphfit.plan(config))
+
+    v4 = _model(tmp_path)
+    b200 = plan(v4, "B200", [])
+    assert b200.startswith("full ") and "SM100 assumed" not in b200
+    assert b200.split(";")[0] == plan(v4, 179.1, []).split(";")[0]
+    (tmp_path / "v41").mkdir()
+    (tmp_path / "low").mkdir()
+    v41 = _model(tmp_path / "v41", model_type="deepseek_v41")
+    low = _model(tmp_path / "low", compress_ratios=[0, 4, 128, 2, 1, 4],
+                 kv_source_layer_ids=[3, 4])
+    assert "not restated (SM100's V4.1 layouts" in plan(v41, "B200", [])
+    assert "not restated (SM100's low-ratio indexer pages" in plan(low, "B200", [])
+    assert plan(low, 179.1, []).startswith("full ")
+    auto = ("SGLANG_DSV4_KV_LAYOUT=auto",)
+    assert "not restated (SGLANG_DSV4_KV_LAYOUT=auto" in plan(v4, "B200", [], auto)
+    assert plan(v4, 179.1, [], auto).startswith("full ")  # V4 before SM100
+    assert "--dsv4-attn-backend trtllm" in plan(v4, "B200", ["--dsv4-attn-backend", "trtllm"])
+    assert plan(v4, "B200", ["--dsv4-attn-backend", "flashmla"]) == b200
+
+
+def test_switches_that_change_the_pools_are_said(tmp_path: Path) -> None:
+    """--enable-hisparse (the c4 pool divided, pool_configurator.py:1150-1158) and
+    --enable-encoder-swa-bounded-replay (the SWA pool re-sized, :1200-1247) stay ignored for
+    the plan, but DeepSeek-V4's pools are then said, not sized (s44k); together with each
+    other or with --dsv4-attn-backend trtllm, one reason, no conflict."""
+    model = _model(tmp_path)
+    for flags, why in ((["--enable-hisparse"], "HiSparse"),
+                       (["--enable-encoder-swa-bounded-replay"], "encoder-replay"),
+                       (["--enable-hisparse", "--enable-encoder-swa-bounded-replay",
+                         "--dsv4-attn-backend", "trtllm"], "encoder-replay")):
+        assert f"not restated ({'the ' if why == 'encoder-replay' else ''}{why}" in _pools(
+            _pasted(model, flags, weights_gb=40.0))
+    plain = _pools(_pasted(model, [], weights_gb=40.0))
+    assert plain.startswith("full ")
+    yaml = tmp_path / "sglang.yaml"
+    yaml.write_text("enable-hisparse: false\n")
+    assert _pools(_pasted(model, ["--config", str(yaml)], weights_gb=40.0)) == plain

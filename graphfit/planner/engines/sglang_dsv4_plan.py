@@ -4,10 +4,12 @@ resolved config, so the request pool the graph runners are bounded by is SGLang'
 `resolve_max_num_reqs` over the full KV pool (kv_cache_configurator.py:3119-3133, 3182-3189).
 
 Resolution (SGLang's order, arg_groups/pipeline.py): the PD hook first defaults a decode
-server's `--disaggregation-decode-extra-slots` from the LINE's `--max-running-requests`
-(pd_disaggregation_hook.py:128-142, before any default exists), then DeepSeek-V4's model hook
-sets `--max-running-requests` 256 when the line gives none (deepseek_v4_hook.py:138-144,
-from model_hook.py:258-265), before the speculative hook, whose 48 then never applies
+server's `--disaggregation-decode-extra-slots` from the LINE's `--max-running-requests` per DP
+rank -- replicas (`--dp-size`) x attention DP, `num_dp_ranks_of`, runtime_context.py:202-207
+(pd_disaggregation_hook.py:128-142, before any default exists); a negative count is taken as
+given (`check_slots` refuses one that leaves no request slot), then DeepSeek-V4's model hook
+sets `--max-running-requests` 256 when the line gives none (deepseek_v4_hook.py:138-144, from
+model_hook.py:258-265), before the speculative hook, whose 48 then never applies
 (speculative_hook's default fills only an unset value). The memory hook ran before both
 (pipeline.py:218 vs :225), so the default decode max_bs is not clamped to 256: SGLang's
 cuda_graph_config.decode.bs keeps it and the runners cut it at the pool.
@@ -35,6 +37,7 @@ from graphfit.planner.core.enums import SpecMethod
 from graphfit.planner.core.errors import ConfigError
 from graphfit.planner.core.settings import EngineSettings
 from graphfit.planner.engines.sglang_dsv4_pool import (
+    AUTO_LAYOUT,
     DEFAULT_MAX_RUNNING_REQUESTS,
     PAGE_SIZE,
     STATE_DTYPE_BYTES,
@@ -71,6 +74,7 @@ def check(config: EngineSettings) -> None:
         raise ConfigError(f"Unsupported SGLANG_DSV4_COMPRESS_STATE_DTYPE="
                           f"{dtype.strip().lower()!r}. Expected one of: float32, fp32, "
                           f"bfloat16, bf16. (SGLang pool_configurator.py:136-145)")
+    check_v41(config)
     if not (config.disaggregation_decode_enable_radix_cache
             and config.disaggregation_mode == "decode"):
         return
@@ -91,6 +95,26 @@ def check(config: EngineSettings) -> None:
                           "pd_disaggregation_hook.py:99; graphfit reads it for DeepSeek-V4 only)")
 
 
+def check_v41(config: EngineSettings) -> None:
+    """DeepSeek-V4.1 (a local config.json of model_type deepseek_v41): SGLang's feature
+    refusals in its order (`validate_deepseek_v41_features`, deepseek_v4_hook.py:333-353):
+    speculation other than DSPARK (EAGLE topk 1: the others are refused before, :148-158),
+    two-batch overlap, pipeline parallelism. (HiSparse, second in SGLang's list, is not read
+    by graphfit: such a line's pools are said, not sized; the unified KV layout is HIP's.)"""
+    shape = config.dsv4_pool_shape
+    if not applies(config) or shape is None or not shape[0][4]:
+        return
+    for feature, on in (
+            ("speculative decoding other than DSpark",
+             config.spec_method not in (SpecMethod.NONE, SpecMethod.DSPARK)
+             or config.frozen_kv_mtp),
+            ("two-batch overlap", config.two_batch_overlap),
+            ("pipeline parallelism", config.pp_size > 1)):
+        if on:
+            raise ConfigError(f"DeepSeek-V4.1 does not support {feature} yet; disable it to "
+                              f"serve this model. (SGLang deepseek_v4_hook.py:333-353)")
+
+
 def resolve(config: EngineSettings) -> dict[str, object]:
     """A DeepSeek-V4 line's request count and decode extra slots (module docstring)."""
     if not applies(config):
@@ -99,20 +123,37 @@ def resolve(config: EngineSettings) -> dict[str, object]:
     if config.disaggregation_mode == "decode" \
             and config.disaggregation_decode_extra_slots is None:
         changes["disaggregation_decode_extra_slots"] = decode_extra_slots(
-            None, config.max_num_seqs, config.attn_dp_size)
+            None, config.max_num_seqs, config.dp_replicas * config.attn_dp_size)
     if config.max_num_seqs is None:
         changes["max_num_seqs"] = DEFAULT_MAX_RUNNING_REQUESTS
     return changes
 
 
 def layout_unmodelled(config: EngineSettings) -> str | None:
-    """Why graphfit does not restate this config's pool layout at all, or None."""
-    if config.dsv4_env_unmodelled is not None:
-        return config.dsv4_env_unmodelled
+    """Why graphfit does not restate this config's pool layout at all, or None.
+
+    On SM100 (a GPU named as one) a DeepSeek-V4 model keeps the V4 layout -- its
+    `--dsv4-attn-backend` default is flashmla for any model_type but deepseek_v41
+    (deepseek_v4_hook.py:44-60) and SGLANG_DSV4_KV_LAYOUT defaults to v4 (environ.py:1754,
+    `select_dsv4_kv_layout`, deepseek_v4_memory_pool.py:211-212) -- so its pools are the
+    ones restated before SM100, except: a V4.1 model (flashmla_mega and the V4.1 layouts),
+    SGLANG_DSV4_KV_LAYOUT=auto (V4.1 layouts on SM100, :231-234) and ratio-1 / 2 layers
+    (their indexer page is 128 where the installed DeepGEMM has the paged sparse MQA logits,
+    deep_gemm_wrapper/configurer.py:64-78, a fact of the serving machine)."""
+    reason = config.dsv4_env_unmodelled
+    sm100 = (config.gpu_capability or 0) >= 100 or bool(config.sm100)
+    if reason is not None and (reason != AUTO_LAYOUT or sm100):
+        return reason
     if config.pp_size > 1:
         return "pipeline stages' layer slices"
-    if (config.gpu_capability or 0) >= 100 or config.sm100:
-        return "SM100's layouts and indexer pages"
+    if not sm100 or config.dsv4_pool_shape is None:
+        return None
+    head, ratios, _ = config.dsv4_pool_shape
+    if head[4]:
+        return "SM100's V4.1 layouts (flashmla_mega, deepseek_v4_hook.py:44-60)"
+    if any(ratio in (1, 2) for ratio in ratios):
+        return ("SM100's low-ratio indexer pages (the installed DeepGEMM's, deep_gemm_wrapper/"
+                "configurer.py:64-78)")
     return None
 
 
@@ -123,15 +164,16 @@ def why_not(config: EngineSettings) -> str | None:
     layout = layout_unmodelled(config)
     if layout is not None:
         return layout
-    if config.enable_unified_memory:
-        return "--enable-unified-memory's pools"
+    if config.enable_unified_memory:  # refused before this by SGLang's page-major check
+        return "--enable-unified-memory's pools"  # (kv_cache_hook.py:770-826) and graphfit's
     missing = [what for what, value in (
         ("--gpu-memory-gb", config.gpu_memory_gb), ("--weights-gb", config.weights_gb),
         ("the model directory's DeepSeek-V4 config.json", config.dsv4_pool_shape),
         ("mem_fraction_static", config.mem_fraction_static)) if value is None]
     if missing:
         return f"needs {', '.join(missing)}"
-    if post_capture(config) is not False:
+    if post_capture(config) is not False:  # never True: DeepSeek-V4 runs an MLA backend
+        # (overrides.py:1809-1810); None where graphfit cannot answer
         return "post-capture KV sizing's budget (kv_cache_configurator.py:3020-3030)"
     return None
 
@@ -178,7 +220,32 @@ def pools(config: EngineSettings) -> Dsv4Pools | None:
                           config.preload_avail_gb or config.gpu_memory_gb)
     sized = pool.pools(budget)
     cap = config.max_total_tokens
-    return sized if cap is None or cap >= sized.full_tokens else capped(pool, sized, cap)
+    sized = sized if cap is None or cap >= sized.full_tokens else capped(pool, sized, cap)
+    check_slots(pool, sized)
+    return sized
+
+
+def check_slots(pool: Dsv4Pool, sized: Dsv4Pools) -> None:
+    """A negative `--disaggregation-decode-extra-slots`: SGLang takes it (fields/disagg.py:
+    113-116) and sizes the pools with it (`_get_num_req_slots`, pool_configurator.py:
+    1504-1507; the SWA cap, :958-961), but its decode request pool then allocates request
+    pool + extra + 1 rows, row 0 padding (`DecodeReqToTokenPool`, disaggregation/decode.py:
+    198-211): with no free row it admits no request, below zero rows torch refuses the
+    allocation. graphfit refuses both lines (SGLang's configurator does not)."""
+    line = pool.line
+    if line.disaggregation_mode != "decode" or line.decode_extra_slots >= 0:
+        return
+    rows = sized.request_pool + line.decode_extra_slots + 1  # `_alloc_size`, decode.py:200
+    if rows < 0:
+        raise ConfigError(f"--disaggregation-decode-extra-slots {line.decode_extra_slots}: "
+                          f"SGLang's decode request pool would allocate {rows} rows "
+                          f"(torch refuses a negative dimension; disaggregation/decode.py:"
+                          f"200-209)")
+    if rows <= 1:
+        raise ConfigError(f"--disaggregation-decode-extra-slots {line.decode_extra_slots}: "
+                          f"the decode request pool of {sized.request_pool} keeps no free "
+                          f"slot, so SGLang admits no request (disaggregation/decode.py:"
+                          f"200-211)")
 
 
 def capped(pool: Dsv4Pool, sized: Dsv4Pools, cap: int) -> Dsv4Pools:

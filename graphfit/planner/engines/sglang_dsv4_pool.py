@@ -38,8 +38,9 @@ cap that leaves nothing (:1681-1687), draft tokens past the compress-state ring
 (:1291-1307), an unsupported ratio (deepseek_v4_memory_pool.py:97-99), an empty pool
 (:94-100).
 
-Modelled: a CUDA GPU before SM100 (the V4 layout that SGLANG_DSV4_KV_LAYOUT=auto picks there,
-deepseek_v4_memory_pool.py:198-235), the paged (non-unified) pools, one pipeline stage.
+Modelled: the V4 layout (SGLANG_DSV4_KV_LAYOUT's default v4 anywhere, auto before SM100,
+deepseek_v4_memory_pool.py:198-234; a V4 model on SM100 keeps it, graphfit.planner.engines.
+sglang_dsv4_plan.layout_unmodelled), the paged (non-unified) pools, one pipeline stage.
 The unified-KV pools are HIP's only (`is_unified_kv_triton`,
 layers/attention/dsv4/unified_kv_gate.py:13-15). Not modelled (`not_modelled` says which):
 HiSparse, the
@@ -511,6 +512,11 @@ def budget_bytes(weights_gb: float, fraction: float, preload_gb: float) -> int:
                           f"--mem-fraction-static={fraction} (kv_cache_configurator.py:"
                           f"3043-3058)")
     return int(rest * (1 << 30))
+
+
+# SGLANG_DSV4_KV_LAYOUT=auto: the V4 layout before SM100, the V4.1 layouts on SM100
+# (select_dsv4_kv_layout, deepseek_v4_memory_pool.py:198-234); read only on SM100
+AUTO_LAYOUT = "SGLANG_DSV4_KV_LAYOUT=auto (the V4.1 layouts on SM100)"
 
 
 def not_modelled(environ: Mapping[str, str], *, dsv4_attn_backend: str | None = None,

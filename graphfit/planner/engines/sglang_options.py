@@ -428,6 +428,11 @@ class SglangOptions(EngineOptions):
         environ.py:1832); checked for a DeepSeek-V4 model only, as SGLang does
         (pool_configurator.py:136-145). dsv4_env_unmodelled: why the environment leaves the
         DeepSeek-V4 pools unrestated (`sglang_dsv4_pool.not_modelled`), None: it does not.
+    dp_replicas: data-parallel replicas (`--dp-size` after `handle_deprecated_dp_attention`,
+        arg_groups/parallel_hook.py:39-62: 1 where --enable-dp-attention took it as the
+        attention-DP width). Each replica plans the same graphs; read only for the decode
+        extra-slot default, which divides the line's requests by replicas x attention DP
+        (pd_disaggregation_hook.py:133-138, runtime_context.py:202-207).
     """
 
     engine: ClassVar[str] = "sglang"
@@ -567,6 +572,7 @@ class SglangOptions(EngineOptions):
     enable_deterministic_inference: bool = False
     rl_on_policy_target: str | None = None
     attention_backend_flag: str | None = None
+    dp_replicas: int = 1
 
     def __post_init__(self) -> None:
         gb = self.gpu_memory_gb
@@ -574,7 +580,7 @@ class SglangOptions(EngineOptions):
             if isinstance(gb, bool) or not isinstance(gb, (int, float)) or not gb > 0:
                 raise ConfigError(f"gpu_memory_gb: must be a number > 0 (GiB), got {gb!r}")
             object.__setattr__(self, "gpu_memory_gb", float(gb))
-        for name in ("tp_size", "attn_dp_size", "attn_cp_size"):
+        for name in ("tp_size", "attn_dp_size", "attn_cp_size", "dp_replicas"):
             positive_int(name, getattr(self, name))
         true_false("two_batch_overlap", self.two_batch_overlap)
         true_false("multi_layer_eagle", self.multi_layer_eagle)
@@ -958,7 +964,7 @@ def _dsv4_pool_inputs(options: SglangOptions) -> None:
         object.__setattr__(options, "swa_full_tokens_ratio", float(ratio))
     _optional_int("swa_prefix_tails", options.swa_prefix_tails, 0)
     _optional_int("disaggregation_decode_extra_slots",
-                  options.disaggregation_decode_extra_slots, 0)
+                  options.disaggregation_decode_extra_slots, -MAX_INT)  # any int (disagg.py)
     true_false("disaggregation_decode_enable_radix_cache",
                options.disaggregation_decode_enable_radix_cache)
     for name in ("dsv4_state_dtype", "dsv4_env_unmodelled"):
