@@ -213,5 +213,8 @@ READER = LineReader(Engine.SGLANG, parse, sglang_args.LINE_KEYS,
                                "mm_attention_backend", "mm_enable_dp_encoder",
                                # applied to the target's and the draft's config.json where
                                # graphfit reads them (graphfit.inputs.target_overrides)
-                               "json_model_override_args"}),
+                               "json_model_override_args",
+                               # read by graphfit.inputs.sglang_draft_shape (a local map's
+                               # length, graphfit.inputs.sglang_token_map)
+                               "speculative_token_map"}),
                     label, finish, draft_model)

@@ -933,11 +933,21 @@ def _no_capture(cls: type) -> type:
 
 
 def _draft_worker(mr: Any, algo: Any) -> Any:
+    from sglang.srt.runtime_context import get_spec
+
     backend = mr.draft_attn_backend
-    return types.SimpleNamespace(
+    worker = types.SimpleNamespace(
         draft_runner=mr, draft_extend_attn_backend=getattr(mr, "draft_extend_stub", backend),
         speculative_algorithm=algo,
         seed_dsa_topk_from_draft_extend=False, dsa_seed_topk_width=None, hot_token_id=None)
+    if get_spec().speculative_token_map is not None:
+        # SGLang's own load of --speculative-token-map (eagle_worker_v2.py:324-334,
+        # spec_utils.py:792-819: torch.load of a local file), read by the draft-extend
+        # runner's width (eagle_draft_extend_cuda_graph_runner.py:242-245)
+        from sglang.srt.speculative.eagle_worker_v2 import EagleDraftWorker
+
+        EagleDraftWorker.init_token_map(worker)
+    return worker
 
 
 def _graph_backend_stub(runner: Any) -> Any:
