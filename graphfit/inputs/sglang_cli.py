@@ -29,6 +29,7 @@ from graphfit.inputs import (
     sglang_dspark,
     sglang_dspark_mask,
     sglang_instance,
+    sglang_iquest_mtp,
     sglang_mamba_flags,
     sglang_minimax_target,
     sglang_model_impl,
@@ -179,6 +180,9 @@ def finish(values: Mapping[str, Any], settings: list[Setting]
     notes += sglang_uno_moe.line(values)  # UNO's adapter on a MoE model's experts
     frozen, frozen_notes = sglang_draft.frozen_draft_settings(values)  # Gemma 4 drafts
     settings, notes = settings + frozen, notes + frozen_notes
+    # an IQuest Q1 target's MTP draft: argument resolution, before the draft's buffers
+    iquest, iquest_notes = sglang_iquest_mtp.line(values)
+    settings, notes = settings + iquest, notes + iquest_notes
     shape, shape_notes = sglang_draft_shape.settings(values)  # the draft's vocab / dtype
     settings, notes = settings + shape, notes + shape_notes
     notes += sglang_model_impl.multimodal_switches(values)

@@ -41,16 +41,11 @@ from typing import Any
 from graphfit.inputs import model_config, target_overrides
 from graphfit.inputs.reading import shown_path
 from graphfit.inputs.settings import FILE, Setting
+from graphfit.inputs.sglang_dtype import sglang_dtype, text_config
 from graphfit.inputs.sglang_token_map import WHERE, map_length
 from graphfit.planner.core.errors import ConfigError, excerpt
 
 ALGORITHMS = frozenset({"EAGLE", "EAGLE3", "NEXTN", "STANDALONE", "FROZEN_KV_MTP", "DFLASH"})
-# _STR_DTYPE_TO_TORCH_DTYPE (model_config.py:2274-2280) for --dtype; a config's dtype string
-# is a torch attribute name (transformers turns it into torch.<name> when it loads the file)
-FLAG_DTYPES = {"half": "float16", "float16": "float16", "float": "float32",
-               "float32": "float32", "bfloat16": "bfloat16"}
-CONFIG_DTYPES = {"float16": "float16", "half": "float16", "bfloat16": "bfloat16",
-                 "float32": "float32", "float": "float32"}
 EAGLE3_LLAMA = frozenset({"LlamaForCausalLMEagle3"})  # models/llama_eagle3.py:306-308
 TOKEN_MAP = ("--speculative-token-map: the draft-extend logits are as wide as the map "
              "(eagle_draft_extend_cuda_graph_runner.py:242-245); graphfit reads a local map "
@@ -63,8 +58,7 @@ TOKEN_MAP_METHODS = frozenset({"EAGLE", "NEXTN", "STANDALONE"})
 
 
 def _text(data: Mapping[str, Any]) -> Mapping[str, Any]:
-    text = data.get("text_config")
-    return text if isinstance(text, dict) else data
+    return text_config(data)
 
 
 def _positive(value: object, where: str, key: str) -> int:
@@ -74,24 +68,9 @@ def _positive(value: object, where: str, key: str) -> int:
 
 
 def draft_dtype(data: Mapping[str, Any], flag: object) -> str | None:
-    """`_get_and_verify_dtype` (model_config.py:2284-2345) on the draft's text config; None
-    for a config dtype graphfit does not map (a quantized storage dtype: not modelled)."""
-    if isinstance(flag, str) and flag.lower() != "auto":
-        return FLAG_DTYPES.get(flag.lower())
-    text = _text(data)
-    written = text.get("dtype") or text.get("torch_dtype")
-    if written is None:  # a text sub-config without one carries the top level's
-        written = data.get("dtype") or data.get("torch_dtype")
-    if written is None:
-        config = "float32"
-    elif isinstance(written, str) and written.removeprefix("torch.") in CONFIG_DTYPES:
-        config = CONFIG_DTYPES[written.removeprefix("torch.")]
-    else:
-        return None
-    if config != "float32":
-        return config
-    model_type = str(text.get("model_type") or "")
-    return "bfloat16" if model_type.startswith("gemma") else "float16"
+    """The draft ModelConfig's dtype: SGLang's `_get_and_verify_dtype` on the draft's text
+    config (graphfit.inputs.sglang_dtype); None for a dtype graphfit does not map."""
+    return sglang_dtype(data, flag)
 
 
 def _own_vocab(data: Mapping[str, Any], where: str) -> int | None:

@@ -200,3 +200,39 @@ def test_token_map_planted(monkeypatch: pytest.MonkeyPatch) -> None:
         got, diffs = ds.compare(argv)
         assert got == "differs", argv
         assert any("next_token_logits_buffer shape" in d.detail for d in diffs)
+
+
+# the TARGET's dtype: SGLang's `_get_and_verify_dtype` (model_config.py:881, 2284-2345) on the
+# line's --dtype and the model's config (the oracle model is bfloat16; the override args
+# make it float32, which SGLang's auto turns into float16, vLLM's into bfloat16)
+F32 = ("--json-model-override-args", '{"torch_dtype": "float32"}')
+TARGET_DTYPE_LINES: list[tuple[tuple[str, ...], str]] = [
+    (("--max-running-requests", "24", "--dtype", "half"), "float16"),
+    (("--max-running-requests", "24", *F32), "float16"),
+    (("--max-running-requests", "24", *F32, "--dtype", "bfloat16"), "bfloat16"),
+    (ds.line("EAGLE", ds.draft(EAGLE1, torch_dtype="bfloat16"), "--dtype", "float16"),
+     "float16"),
+    (ds.line("EAGLE", ds.draft(EAGLE1, torch_dtype="bfloat16"), *F32), "float16"),
+    (ds.line("EAGLE", ds.draft(EAGLE1, torch_dtype="bfloat16"), "--dtype", "float32"),
+     "float32"),
+]
+
+
+@pytest.mark.parametrize(("argv", "dtype"), TARGET_DTYPE_LINES,
+                         ids=[f"target-dtype-{i}" for i in range(len(TARGET_DTYPE_LINES))])
+def test_target_dtype(argv: tuple[str, ...], dtype: str) -> None:
+    assert ds.compare(argv) == ("planned", [])
+    runners = sc.sglang(argv, 80).runners
+    assert runners is not None
+    assert runners["target"].buffers["input_embeds"].dtype == dtype  # not the bfloat16 default
+
+
+def test_target_dtype_planted(monkeypatch: pytest.MonkeyPatch) -> None:
+    """vLLM's float32 -> bfloat16 rule, or --dtype ignored (main's reading), is caught."""
+    from graphfit.inputs import model_config, sglang_dtype
+
+    monkeypatch.setattr(model_config, "sglang_dtype", lambda data, flag: None)
+    assert any("input_embeds dtype" in d.detail for d in ds.compare(TARGET_DTYPE_LINES[1][0])[1])
+    monkeypatch.undo()
+    monkeypatch.setattr(sglang_dtype, "flag_dtype", lambda flag: None)
+    assert any("input_embeds dtype" in d.detail for d in ds.compare(TARGET_DTYPE_LINES[0][0])[1])
