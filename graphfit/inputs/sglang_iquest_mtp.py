@@ -96,13 +96,22 @@ def line(values: Mapping[str, Any]) -> tuple[list[Setting], list[str]]:
     target, draft = values.get("model_path"), values.get("speculative_draft_model_path")
     if method not in METHODS or not isinstance(target, str) or draft in (None, target):
         return [], []  # no independent draft: graphfit.inputs.sglang_draft_default refuses
-    if _override_refuses(values):
-        return [], []
     target_path = model_config.config_path(target)
     if target_path is None:
         return [], []
     info = model_config.read_model(target_path)
     if info.architecture != TARGET:
+        return [], []
+    if _override_refuses(values):
+        # the override's refusal, before any reading of the draft (line_refusals raises)
+        from graphfit.planner.engines.sglang_arch_overrides import line_refusals
+
+        topk = values.get("speculative_eagle_topk")
+        line_refusals(TARGET, *(values.get(k) for k in (
+            "attention_backend", "prefill_attention_backend", "decode_attention_backend")),
+            algorithm=method, topk=topk if isinstance(topk, int) else None,
+            kv_cache_dtype=values.get("kv_cache_dtype"),
+            multi_layer=bool(values.get("enable_multi_layer_eagle")))
         return [], []
     draft_path = model_config.config_path(str(draft))
     if draft_path is None:
