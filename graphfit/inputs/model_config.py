@@ -28,6 +28,7 @@ from graphfit.inputs import (
 )
 from graphfit.inputs.reading import load_json, shown_path
 from graphfit.inputs.settings import FILE, Setting
+from graphfit.inputs.sglang_dtype import sglang_dtype
 from graphfit.inputs.sglang_quant_files import (
     checkpoint_quant,
     hf_quantization_config,
@@ -529,7 +530,11 @@ def model_settings(model: str, origin: str, *, sglang: bool = False
                     "them; nothing is downloaded)"]
     info = read_model(path)
     where = f"{path}"
-    settings = [Setting("dtype", info.dtype, f"{where}: torch_dtype", FILE, weak=True)]
+    # SGLang's auto dtype is its own rule (float32 -> float16, graphfit.inputs.sglang_dtype)
+    own = sglang_dtype(load_config(path), None) if sglang else None
+    settings = [Setting("dtype", own or info.dtype,
+                        f"{where}: torch_dtype" + (" (SGLang's auto dtype)" if own else ""),
+                        FILE, weak=True)]
     if info.hidden_size:
         settings.append(Setting("hidden_size", info.hidden_size, f"{where}: hidden_size", FILE,
                                 weak=True))

@@ -23,6 +23,7 @@ from graphfit.inputs import (
     sglang_draft,
     sglang_dspark,
     sglang_dsv4,
+    sglang_dtype,
     sglang_eplb,
     sglang_instance,
     sglang_mamba_flags,
@@ -543,6 +544,13 @@ MODEL_KEYS: dict[str, Handler] = {"model_path": model_path}
 # a pasted line's keys: its reader sees every key at once (deprecated_dp_attention)
 # (a config file's attention_backend is vLLM's EngineConfig field; a pasted SGLang line's is
 # SGLang's own, read here)
+def _line_dtype(origin: str, value: Any) -> str | None:
+    """A pasted line's --dtype: the target ModelConfig's dtype when explicit
+    (`_get_and_verify_dtype`, model_config.py:2300-2323, graphfit.inputs.sglang_dtype);
+    auto leaves the config.json's (graphfit.inputs.model_config.model_settings)."""
+    return sglang_dtype.flag_dtype(as_str(origin, value))
+
+
 LINE_KEYS: dict[str, Handler] = {**FILE_KEYS, "enable_dp_attention": _dp_attention_in_line,
                                   "dp_size": _noted(DP_NOTE),  # replicas: sglang_dsv4
                                   "attention_backend": _attention_backend,
@@ -554,7 +562,10 @@ LINE_KEYS: dict[str, Handler] = {**FILE_KEYS, "enable_dp_attention": _dp_attenti
                                   # refused as not modelled after SGLang's unified-memory
                                   # checks on such a line (graphfit.inputs.
                                   # sglang_unified_switches), else at once there
-                                  "dcp_size": _after_the_engine}
+                                  "dcp_size": _after_the_engine,
+                                  # the target ModelConfig's dtype (graphfit.inputs.
+                                  # sglang_dtype); a config file's is not read
+                                  "dtype": field_key("dtype", _line_dtype, SG)}
 IGNORED = frozenset({
     "tokenizer_path",
     "decode_attention_backend", "prefill_attention_backend", "speculative_draft_model_path",

@@ -30,6 +30,7 @@ from graphfit.inputs import (
     sglang_dspark_mask,
     sglang_dsv4,
     sglang_instance,
+    sglang_iquest_mtp,
     sglang_mamba_flags,
     sglang_minimax_target,
     sglang_model_impl,
@@ -180,6 +181,9 @@ def finish(values: Mapping[str, Any], settings: list[Setting]
     notes += sglang_uno_moe.line(values)  # UNO's adapter on a MoE model's experts
     frozen, frozen_notes = sglang_draft.frozen_draft_settings(values)  # Gemma 4 drafts
     settings, notes = settings + frozen, notes + frozen_notes
+    # an IQuest Q1 target's MTP draft: argument resolution, before the draft's buffers
+    iquest, iquest_notes = sglang_iquest_mtp.line(values)
+    settings, notes = settings + iquest, notes + iquest_notes
     shape, shape_notes = sglang_draft_shape.settings(values)  # the draft's vocab / dtype
     settings, notes = settings + shape, notes + shape_notes
     notes += sglang_model_impl.multimodal_switches(values)
@@ -215,5 +219,8 @@ READER = LineReader(Engine.SGLANG, parse, sglang_args.LINE_KEYS,
                                "mm_attention_backend", "mm_enable_dp_encoder",
                                # applied to the target's and the draft's config.json where
                                # graphfit reads them (graphfit.inputs.target_overrides)
-                               "json_model_override_args"}),
+                               "json_model_override_args",
+                               # read by graphfit.inputs.sglang_draft_shape (a local map's
+                               # length, graphfit.inputs.sglang_token_map)
+                               "speculative_token_map"}),
                     label, finish, draft_model)

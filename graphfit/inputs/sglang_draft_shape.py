@@ -25,9 +25,11 @@ input_embeds in its dtype, decode_cuda_graph_runner.py:474-478):
 and refuses what SGLang refuses at start-up: a STANDALONE draft whose vocab_size is not the
 target's (standalone_worker_v2.py:184-201). `--speculative-token-map` (EAGLE only; EAGLE3
 ignores it, eagle_worker_v2.py:324-334) makes the logits as wide as the map when the config
-names neither width: the map is a torch file graphfit does not load, so the plan keeps the
-draft's vocabulary (an upper bound: the map picks ids of it) and says so. A hub id is not
-downloaded: nothing is read, the target's values stand.
+names neither width (not under multi-layer EAGLE, whose composite ignores it,
+multi_layer_eagle_draft_extend_cuda_graph_runner.py:647-653): a local map is read with torch
+(graphfit.inputs.sglang_token_map); a hub map, or any map without torch, keeps the draft's
+vocabulary (an upper bound: the map picks ids of it) with a note. A hub id for the draft is
+not downloaded: nothing is read, the target's values stand.
 """
 
 from __future__ import annotations
@@ -39,24 +41,24 @@ from typing import Any
 from graphfit.inputs import model_config, target_overrides
 from graphfit.inputs.reading import shown_path
 from graphfit.inputs.settings import FILE, Setting
+from graphfit.inputs.sglang_dtype import sglang_dtype, text_config
+from graphfit.inputs.sglang_token_map import WHERE, map_length
 from graphfit.planner.core.errors import ConfigError, excerpt
 
 ALGORITHMS = frozenset({"EAGLE", "EAGLE3", "NEXTN", "STANDALONE", "FROZEN_KV_MTP", "DFLASH"})
-# _STR_DTYPE_TO_TORCH_DTYPE (model_config.py:2274-2280) for --dtype; a config's dtype string
-# is a torch attribute name (transformers turns it into torch.<name> when it loads the file)
-FLAG_DTYPES = {"half": "float16", "float16": "float16", "float": "float32",
-               "float32": "float32", "bfloat16": "bfloat16"}
-CONFIG_DTYPES = {"float16": "float16", "half": "float16", "bfloat16": "bfloat16",
-                 "float32": "float32", "float": "float32"}
 EAGLE3_LLAMA = frozenset({"LlamaForCausalLMEagle3"})  # models/llama_eagle3.py:306-308
 TOKEN_MAP = ("--speculative-token-map: the draft-extend logits are as wide as the map "
-             "(eagle_draft_extend_cuda_graph_runner.py:242-245), a torch file graphfit does not "
-             "load; planned at the draft's vocabulary {vocab} (an upper bound)")
+             "(eagle_draft_extend_cuda_graph_runner.py:242-245); graphfit reads a local map "
+             "with torch, and {why}; planned at the draft's vocabulary {vocab} (an upper "
+             "bound)")
+# the workers that load the map (eagle_worker_v2.py:324-334, standalone_worker_v2.py:128;
+# EAGLE3 ignores it); the multi-layer composite's width ignores it
+# (multi_layer_eagle_draft_extend_cuda_graph_runner.py:647-653)
+TOKEN_MAP_METHODS = frozenset({"EAGLE", "NEXTN", "STANDALONE"})
 
 
 def _text(data: Mapping[str, Any]) -> Mapping[str, Any]:
-    text = data.get("text_config")
-    return text if isinstance(text, dict) else data
+    return text_config(data)
 
 
 def _positive(value: object, where: str, key: str) -> int:
@@ -66,24 +68,9 @@ def _positive(value: object, where: str, key: str) -> int:
 
 
 def draft_dtype(data: Mapping[str, Any], flag: object) -> str | None:
-    """`_get_and_verify_dtype` (model_config.py:2284-2345) on the draft's text config; None
-    for a config dtype graphfit does not map (a quantized storage dtype: not modelled)."""
-    if isinstance(flag, str) and flag.lower() != "auto":
-        return FLAG_DTYPES.get(flag.lower())
-    text = _text(data)
-    written = text.get("dtype") or text.get("torch_dtype")
-    if written is None:  # a text sub-config without one carries the top level's
-        written = data.get("dtype") or data.get("torch_dtype")
-    if written is None:
-        config = "float32"
-    elif isinstance(written, str) and written.removeprefix("torch.") in CONFIG_DTYPES:
-        config = CONFIG_DTYPES[written.removeprefix("torch.")]
-    else:
-        return None
-    if config != "float32":
-        return config
-    model_type = str(text.get("model_type") or "")
-    return "bfloat16" if model_type.startswith("gemma") else "float16"
+    """The draft ModelConfig's dtype: SGLang's `_get_and_verify_dtype` on the draft's text
+    config (graphfit.inputs.sglang_dtype); None for a dtype graphfit does not map."""
+    return sglang_dtype(data, flag)
 
 
 def _own_vocab(data: Mapping[str, Any], where: str) -> int | None:
@@ -152,6 +139,12 @@ def _load(values: Mapping[str, Any], path: Path) -> dict[str, Any]:
         values.get("json_model_override_args")))
 
 
+def _target_architecture(values: Mapping[str, Any]) -> str | None:
+    target = values.get("model_path")
+    path = model_config.config_path(target) if isinstance(target, str) else None
+    return None if path is None else model_config.read_model(path).architecture
+
+
 def _target_vocab(values: Mapping[str, Any]) -> int | None:
     target = values.get("model_path")
     path = model_config.config_path(target) if isinstance(target, str) else None
@@ -185,13 +178,23 @@ def settings(values: Mapping[str, Any]) -> tuple[list[Setting], list[str]]:
         # vocab_size (decode_cuda_graph_runner.py:474-478)
         width = (_own_vocab(data, where) if method == "DFLASH"
                  else logits_width(data, where, method))
-        if width is not None:
-            out.append(Setting("draft_vocab_size", width, f"{origin} (logits width)", FILE,
-                               weak=True))
-        if (width is not None and values.get("speculative_token_map") is not None
-                and method != "EAGLE3"
+        origin_width = f"{origin} (logits width)"
+        from graphfit.planner.engines.sglang_spec_runners import AUTO_ARCHITECTURES
+
+        token_map = values.get("speculative_token_map")
+        if (isinstance(token_map, str) and method in TOKEN_MAP_METHODS
+                and not values.get("enable_multi_layer_eagle")
+                and _target_architecture(values) not in AUTO_ARCHITECTURES
                 and "draft_vocab_size" not in data and "hot_vocab_size" not in data):
-            notes.append(TOKEN_MAP.format(vocab=width))
+            length = map_length(token_map)  # graphfit.inputs.sglang_token_map
+            if length is not None:
+                width, origin_width = length, f"{WHERE} {Path(token_map).name} (its ids)"
+            elif width is not None:
+                notes.append(TOKEN_MAP.format(vocab=width, why=(
+                    "torch is not installed" if Path(token_map).exists()
+                    else "this one is a hub file, not downloaded")))
+        if width is not None:
+            out.append(Setting("draft_vocab_size", width, origin_width, FILE, weak=True))
     dtype = draft_dtype(data, values.get("dtype"))
     if dtype is None:
         notes.append(f"{where}: the draft's dtype {excerpt(_text(data).get('torch_dtype'))} "

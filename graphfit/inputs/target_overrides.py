@@ -111,7 +111,15 @@ def apply(data: Mapping[str, Any], overrides: Mapping[str, Any]) -> dict[str, An
             out[key] = {**current, **value}
         else:
             out[key] = value
+        if key in DTYPE_ALIASES and DTYPE_ALIASES[key] in out:
+            # transformers keeps one attribute: `torch_dtype` is an alias of `dtype`, so an
+            # override of either replaces the other as written (issue 23, s44r; measured
+            # by tests/oracle/measure_sglang_target_dtype)
+            out[DTYPE_ALIASES[key]] = value
     return out
+
+
+DTYPE_ALIASES = {"torch_dtype": "dtype", "dtype": "torch_dtype"}
 
 
 @dataclass(frozen=True)

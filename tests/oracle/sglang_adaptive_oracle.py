@@ -88,8 +88,18 @@ class StateView:
         # a shared buffer shows the view this runner reads (its own rows, the engine's
         # formula); the one tensor's size is compare_sharing's
         self.components = {names[n]: dataclasses.replace(c, buffers=tuple(
-            dataclasses.replace(b, capacity=b.reference_capacity) if b.shared else b
+            dataclasses.replace(b, capacity=self._view(n, b)) if b.shared else b
             for b in c.buffers)) for n, c in plan.components.items() if n in names}
+
+    def _view(self, component: str, b: Any) -> int:
+        """The rows of `b` this runner reads: its reference, except a draft-extend logits
+        view of a vocabulary of its own, whose reference is the whole (max_rows, vocab)
+        tensor (graphfit.planner.engines.sglang_shared.draft_logits_rows): SGLang's view is
+        the runner's max_bs rows (eagle_draft_extend_cuda_graph_runner.py:249-253)."""
+        if (component.split(".")[0] == "draft_extend" and b.name == "next_token_logits_buffer"
+                and b.spec.trailing != (self.config.vocab_size,)):
+            return max(self._plan.graph_sizes(component), default=0)
+        return int(b.reference_capacity)
 
     @property
     def capture_sizes(self) -> tuple[int, ...]:
@@ -194,6 +204,15 @@ def shared_tensors(r: so.Resolved) -> dict[int, dict[str, so.Runner]] | None:
     `max_decode_logits_rows` (model_runner.py:905-929, computed on the target model runner
     as ModelRunner does at start-up) and SGLang's process-wide input pool, every runner on
     one device, as on the GPU. None: adaptive is off."""
+    with so.sharing(shared_output(r)):
+        return states(r, device="cpu")
+
+
+def shared_output(r: so.Resolved) -> Any:
+    """SGLang's `GraphSharedOutput` (graph_shared_output.py:16-73) of its own
+    `max_decode_logits_rows` (model_runner.py:905-929), computed on the target model runner
+    as ModelRunner does at start-up (scheduler.py:1124: the target's graphs first), on the
+    meta device."""
     import functools
 
     import torch
@@ -213,9 +232,7 @@ def shared_tensors(r: so.Resolved) -> dict[int, dict[str, so.Runner]] | None:
         mr.decode_graph_gather_requirements = functools.partial(
             DecodeCudaGraphRunner.decode_graph_gather_requirements, mr)
         rows = int(ModelRunner.max_decode_logits_rows(mr))
-    output = GraphSharedOutput(device=torch.device("meta"), max_rows=rows)
-    with so.sharing(output):
-        return states(r, device="cpu")
+    return GraphSharedOutput(device=torch.device("meta"), max_rows=rows)
 
 
 def _live(run: so.Runner, name: str) -> Any:

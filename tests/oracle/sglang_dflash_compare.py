@@ -46,10 +46,15 @@ def compare_line(argv: tuple[str, ...], gpu_mem_gb: float | None = 80
 def translated(sg: sc.SglangAnswer, gf: sc.GraphfitAnswer) -> sc.GraphfitAnswer:
     """graphfit given SGLang's resolved values, with the draft config's sampler kind (read
     from the same draft by the pasted line: the flags carry no draft checkpoint)."""
-    assert gf.plan is not None
+    assert gf.plan is not None and isinstance(sg.resolved, so.Resolved)
     config = gf.plan.config
-    return bd.translated_with(sg, {k: getattr(config, k) for k in SAMPLER_OPTIONS
-                                   if getattr(config, k)})
+    options = {k: getattr(config, k) for k in SAMPLER_OPTIONS if getattr(config, k)}
+    # SGLang's target dtype (its ModelConfig's, sglang_oracle._target_dtype), which the
+    # translated flags do not carry either; the oracle model's bfloat16 is graphfit's default
+    dtype = str(so._target_dtype(sg.resolved)).removeprefix("torch.")
+    if dtype != "bfloat16":
+        options["dtype"] = dtype
+    return bd.translated_with(sg, options)
 
 
 def compare_speculation(sg: sc.SglangAnswer, gf: sc.GraphfitAnswer) -> list[sc.Difference]:

@@ -58,6 +58,17 @@ def draft(architecture: str, **extra: Any) -> str:
     return str(directory)
 
 
+def token_map(ids: int) -> str:
+    """A local --speculative-token-map of `ids` hot-token ids, saved as SGLang's FR-Spec
+    maps are (a list torch.save writes; spec_utils.py:818 loads it)."""
+    import torch
+
+    path = _root() / f"hot-{ids}.pt"
+    if not path.exists():
+        torch.save(list(range(0, 2 * ids, 2)), path)
+    return str(path)
+
+
 def line(algo: str, path: str, *extra: str, steps: int = 3, topk: int = 1, drafts: int = 4,
          max_running: int = 24) -> tuple[str, ...]:
     return ("--max-running-requests", str(max_running), "--speculative-algorithm", algo,
@@ -93,6 +104,40 @@ def compare_drafted(argv: tuple[str, ...], *more: Check
     for check in more:
         diffs += check(sg, gf)
     return ("differs" if diffs else "planned"), diffs, sg
+
+
+def draft_logits_allocation(argv: tuple[str, ...], runner: str = "draft_extend"
+                            ) -> tuple[int, int] | None:
+    """(SGLang's, graphfit's) elements of the tensor behind a draft runner's logits view (the
+    EAGLE draft-extend runner, or DFLASH's "dflash_draft"); None when SGLang builds no such
+    runner, or when the view is of the target's vocabulary (then it is the target's own
+    tensor, graph_shared_output.py:67). SGLang's: its runners built under
+    its own `GraphSharedOutput` (tests/oracle/sglang_adaptive_oracle.shared_output), the
+    view's base tensor; graphfit's: the buffer's reference rows (what the engine allocates)
+    times its columns, or its shared buffer's when it is one."""
+    import math
+
+    from tests.oracle import sglang_adaptive_oracle as sa
+    from tests.oracle import sglang_oracle as so
+
+    sg = sc.sglang(argv, 80)
+    if sg.runners is None or runner not in sg.runners:
+        return None
+    r = sg.resolved
+    assert isinstance(r, so.Resolved)
+    with so.sharing(sa.shared_output(r)):
+        built = so.runners(r)
+    view = sa._live(built[runner], "next_token_logits_buffer")
+    root = view._base if view._base is not None else view
+    if view.shape[-1] == sc.sglang(argv, 80).runners["target"].buffers[  # type: ignore[index]
+            "next_token_logits_buffer"].shape[-1]:
+        return None
+    plan = dc.pasted(argv, 80).plan
+    assert plan is not None
+    buf = next(b for b in plan.components[runner].buffers
+               if b.name == "next_token_logits_buffer")
+    rows = plan.shared[buf.shared].reference_capacity if buf.shared else buf.reference_capacity
+    return int(root.numel()), rows * math.prod(buf.spec.trailing)
 
 
 DTYPES = st.sampled_from([None, "float16", "bfloat16", "float32"])

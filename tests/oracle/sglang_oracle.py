@@ -331,7 +331,7 @@ def _model_runner_stub(r: Resolved, pool_size: int, fill_value: int, device: str
 
     model_config = types.SimpleNamespace(
         hidden_size=hidden_size, spec_hidden_size=hidden_size, vocab_size=vocab_size,
-        dtype=torch.bfloat16,
+        dtype=_target_dtype(r) if r.record is not None else torch.bfloat16,
         is_encoder_decoder=False, model_is_mrope=False, context_len=131072,
         hf_config=types.SimpleNamespace(architectures=["LlamaForCausalLM"],
                                         hidden_size=hidden_size, vocab_size=vocab_size))
@@ -344,6 +344,16 @@ def _model_runner_stub(r: Resolved, pool_size: int, fill_value: int, device: str
         device_timer=None, canary_manager=None, lora_manager=None,
         graph_shared_output=_SHARED_OUTPUT or types.SimpleNamespace(
             get_logits_buffer=_logits_buffer))
+
+
+def _target_dtype(r: Resolved) -> Any:
+    """The target ModelConfig's dtype, SGLang's own (`_get_and_verify_dtype` on the line's
+    --dtype and the model's config, model_config.py:881; the record's memoised ModelConfig):
+    bfloat16 for the oracle model under auto; a draft model runner without a local draft
+    directory keeps it, as its ModelConfig reads the same --dtype."""
+    from sglang.srt.arg_groups.model_override_base import model_config_of
+
+    return model_config_of(r.record).dtype
 
 
 _SHARED_OUTPUT: Any = None  # set by `sharing`
@@ -933,11 +943,21 @@ def _no_capture(cls: type) -> type:
 
 
 def _draft_worker(mr: Any, algo: Any) -> Any:
+    from sglang.srt.runtime_context import get_spec
+
     backend = mr.draft_attn_backend
-    return types.SimpleNamespace(
+    worker = types.SimpleNamespace(
         draft_runner=mr, draft_extend_attn_backend=getattr(mr, "draft_extend_stub", backend),
         speculative_algorithm=algo,
         seed_dsa_topk_from_draft_extend=False, dsa_seed_topk_width=None, hot_token_id=None)
+    if get_spec().speculative_token_map is not None:
+        # SGLang's own load of --speculative-token-map (eagle_worker_v2.py:324-334,
+        # spec_utils.py:792-819: torch.load of a local file), read by the draft-extend
+        # runner's width (eagle_draft_extend_cuda_graph_runner.py:242-245)
+        from sglang.srt.speculative.eagle_worker_v2 import EagleDraftWorker
+
+        EagleDraftWorker.init_token_map(worker)
+    return worker
 
 
 def _graph_backend_stub(runner: Any) -> Any:

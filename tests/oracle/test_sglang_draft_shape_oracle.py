@@ -114,17 +114,125 @@ def test_planted_errors_show(monkeypatch: pytest.MonkeyPatch) -> None:
     assert any("next_token_logits_buffer shape" in d.detail for d in ds.compare(LINES[9][0])[1])
 
 
-def test_draft_vocab_logits_rows_are_a_known_gap() -> None:
-    """Adaptive EAGLE with a draft vocabulary of its own: the draft-extend states share one
-    logits tensor apart from the target's (graphfit names it graph_shared_logits_<vocab>),
-    but SGLang's `get_logits_buffer` gives it the process-wide max_rows
-    (graph_shared_output.py:62-73, model_runner.py:905-929), more rows than graphfit counts:
-    the proof is not affected, the memory figure is low by those rows (documented in
-    docs/engines/sglang-coverage.md). This fails once graphfit counts them."""
+ADAPTIVE = ds.line("EAGLE", ds.draft(EAGLE1, hot_vocab_size=32000), "--speculative-adaptive",
+                   max_running=33)
+# the lines whose draft-extend logits have a vocabulary of their own (LINES 0, 1, 3, 5, 6)
+OWN_VOCAB = [LINES[i][0] for i in (0, 1, 3, 5, 6)] + [ADAPTIVE]
+
+
+@pytest.mark.parametrize("argv", OWN_VOCAB, ids=[f"{a[3]}-{i}" for i, a in
+                                                 enumerate(OWN_VOCAB)])
+def test_draft_vocab_logits_tensor_has_max_rows(argv: tuple[str, ...]) -> None:
+    """A draft vocabulary of its own is one (max_rows, vocab) tensor of SGLang's
+    `GraphSharedOutput` (graph_shared_output.py:62-73, max_rows: model_runner.py:905-929),
+    more rows than the draft-extend view reads: SGLang's allocation, read off its own object,
+    is graphfit's reference (graphfit.planner.engines.sglang_shared.draft_logits_rows)."""
+    got = ds.draft_logits_allocation(argv)
+    assert got is not None
+    sglang, graphfit = got
+    assert sglang == graphfit
+    view = sc.sglang(argv, 80).runners["draft_extend"].buffers["next_token_logits_buffer"]
+    assert sglang > view.shape[0] * view.shape[1]  # the case the view's rows undercount
+
+
+def test_dflash_draft_vocab_logits_tensor() -> None:
+    """DFLASH's draft DecodeCudaGraphRunner takes its view from the same object
+    (decode_cuda_graph_runner.py:474-477): with a vocabulary of its own it is a tensor of
+    max_rows rows too, here its own max_num_token."""
+    got = ds.draft_logits_allocation(LINES[9][0], "dflash_draft")
+    assert got is not None and got[0] == got[1]
+
+
+def test_adaptive_draft_vocab_agrees() -> None:
+    """Adaptive EAGLE with a draft vocabulary of its own: every state, and the tensors SGLang
+    shares (the draft-vocab logits tensor's elements included), agree."""
     from tests.oracle import sglang_adaptive_oracle as sa
 
-    argv = ds.line("EAGLE", ds.draft(EAGLE1, hot_vocab_size=32000), "--speculative-adaptive",
-                   max_running=33)
-    found = {k: v for k, v in sa.compare(argv).items() if v}
-    assert list(found) == ["sharing"], found
-    assert all("next_token_logits_buffer" in d.detail for d in found["sharing"])
+    found = {k: v for k, v in sa.compare(ADAPTIVE).items() if v}
+    assert not found, found
+
+
+def test_draft_logits_rows_planted(monkeypatch: pytest.MonkeyPatch) -> None:
+    """graphfit counting the view's rows only (the rule off) is caught."""
+    from graphfit.planner.engines import sglang
+
+    monkeypatch.setattr(sglang, "draft_logits_rows", lambda decode, vocab: decode)
+    sglang_elements, graphfit_elements = ds.draft_logits_allocation(LINES[0][0]) or (0, 0)
+    assert graphfit_elements < sglang_elements
+
+
+# --speculative-token-map, loaded by SGLang's own init_token_map / load_token_map
+# (eagle_worker_v2.py:324-334, spec_utils.py:792-819) in the oracle's draft worker:
+# (line, SGLang's draft logits columns the line must show)
+MAP = ("--speculative-token-map",)
+TOKEN_MAP_LINES: list[tuple[tuple[str, ...], str, int]] = [
+    (ds.line("EAGLE", ds.draft(EAGLE1), *MAP, ds.token_map(8192)), "draft_extend", 8192),
+    (ds.line("NEXTN", ds.draft(EAGLE1, vocab_size=32000), *MAP, ds.token_map(4096)),
+     "draft_extend", 4096),
+    (ds.line("STANDALONE", ds.draft("LlamaForCausalLM"), *MAP, ds.token_map(4096)),
+     "draft_extend", 4096),
+    # the config's width first (hasattr, :233-241), EAGLE3 ignores the map (:324-330),
+    # the multi-layer composite too (:647-653)
+    (ds.line("EAGLE", ds.draft(EAGLE1, hot_vocab_size=32000), *MAP, ds.token_map(4096)),
+     "draft_extend", 32000),
+    (ds.line("EAGLE3", ds.draft(EAGLE3), *MAP, ds.token_map(4096)), "draft_extend",
+     ds.TARGET_VOCAB),
+    (ds.line("EAGLE", ds.draft(EAGLE1), "--enable-multi-layer-eagle", *MAP,
+             ds.token_map(4096)), "mtp_draft_extend", ds.TARGET_VOCAB),
+]
+
+
+@pytest.mark.parametrize(("argv", "runner", "columns"), TOKEN_MAP_LINES,
+                         ids=[f"{a[3]}-{i}" for i, (a, _, _) in enumerate(TOKEN_MAP_LINES)])
+def test_token_map_width(argv: tuple[str, ...], runner: str, columns: int) -> None:
+    assert ds.compare(argv) == ("planned", [])
+    runners = sc.sglang(argv, 80).runners
+    assert runners is not None
+    assert runners[runner].buffers["next_token_logits_buffer"].shape[-1] == columns
+
+
+def test_token_map_planted(monkeypatch: pytest.MonkeyPatch) -> None:
+    """graphfit not reading the map (main's upper bound) is caught on the map lines."""
+    from graphfit.inputs import sglang_draft_shape as shape
+
+    monkeypatch.setattr(shape, "map_length", lambda path: None)
+    for argv, _, _ in TOKEN_MAP_LINES[:3]:
+        got, diffs = ds.compare(argv)
+        assert got == "differs", argv
+        assert any("next_token_logits_buffer shape" in d.detail for d in diffs)
+
+
+# the TARGET's dtype: SGLang's `_get_and_verify_dtype` (model_config.py:881, 2284-2345) on the
+# line's --dtype and the model's config (the oracle model is bfloat16; the override args
+# make it float32, which SGLang's auto turns into float16, vLLM's into bfloat16)
+F32 = ("--json-model-override-args", '{"torch_dtype": "float32"}')
+TARGET_DTYPE_LINES: list[tuple[tuple[str, ...], str]] = [
+    (("--max-running-requests", "24", "--dtype", "half"), "float16"),
+    (("--max-running-requests", "24", *F32), "float16"),
+    (("--max-running-requests", "24", *F32, "--dtype", "bfloat16"), "bfloat16"),
+    (ds.line("EAGLE", ds.draft(EAGLE1, torch_dtype="bfloat16"), "--dtype", "float16"),
+     "float16"),
+    (ds.line("EAGLE", ds.draft(EAGLE1, torch_dtype="bfloat16"), *F32), "float16"),
+    (ds.line("EAGLE", ds.draft(EAGLE1, torch_dtype="bfloat16"), "--dtype", "float32"),
+     "float32"),
+]
+
+
+@pytest.mark.parametrize(("argv", "dtype"), TARGET_DTYPE_LINES,
+                         ids=[f"target-dtype-{i}" for i in range(len(TARGET_DTYPE_LINES))])
+def test_target_dtype(argv: tuple[str, ...], dtype: str) -> None:
+    assert ds.compare(argv) == ("planned", [])
+    runners = sc.sglang(argv, 80).runners
+    assert runners is not None
+    assert runners["target"].buffers["input_embeds"].dtype == dtype  # not the bfloat16 default
+
+
+def test_target_dtype_planted(monkeypatch: pytest.MonkeyPatch) -> None:
+    """vLLM's float32 -> bfloat16 rule, or --dtype ignored (main's reading), is caught."""
+    from graphfit.inputs import model_config, sglang_dtype
+
+    monkeypatch.setattr(model_config, "sglang_dtype", lambda data, flag: None)
+    assert any("input_embeds dtype" in d.detail for d in ds.compare(TARGET_DTYPE_LINES[1][0])[1])
+    monkeypatch.undo()
+    monkeypatch.setattr(sglang_dtype, "flag_dtype", lambda flag: None)
+    assert any("input_embeds dtype" in d.detail for d in ds.compare(TARGET_DTYPE_LINES[0][0])[1])

@@ -106,7 +106,7 @@ from graphfit.planner.engines.sglang_seq_len_fill import (
     draft_extend_fill,
     target_fill,
 )
-from graphfit.planner.engines.sglang_shared import share_like_sglang
+from graphfit.planner.engines.sglang_shared import draft_logits_rows, share_like_sglang
 from graphfit.planner.engines.sglang_spec_dp import (
     check_coordination,
     dflash_draft_graphs,
@@ -819,6 +819,8 @@ class SglangModel:
     def components(self, config: EngineSettings, ladders: EngineLadders
                    ) -> tuple[ComponentModel, ...]:
         decode = batch_components(config, sglang_runners(config, ladders.config))
+        # a draft vocabulary of its own is a (max_rows, vocab) tensor (sglang_shared)
+        decode = draft_logits_rows(decode, config.vocab_size)
         if multi_layer_eagle(config):  # graphfit.planner.engines.sglang_mtp_graphs
             per_size = mtp_graph_count(config).per_size
             decode = tuple(replace(c, graphs_per_size=per_size) if c.name == MTP_RUNNER else c

@@ -48,6 +48,11 @@ POOLED: dict[str, frozenset[str]] = {
 LOGITS = "next_token_logits_buffer"
 LOGITS_RUNNERS = frozenset({"target", "draft_extend"})
 LOGITS_SHARED = "graph_shared_logits"
+# the draft runners whose logits view comes from the same process-wide GraphSharedOutput:
+# EAGLE's draft-extend runner (eagle_draft_extend_cuda_graph_runner.py:249-253) and
+# DFLASH's DecodeCudaGraphRunner on the draft model runner (decode_cuda_graph_runner.py:
+# 466-477, graphfit.planner.engines.sglang_dflash.RUNNER)
+DRAFT_LOGITS_RUNNERS = frozenset({"draft_extend", "dflash_draft"})
 
 
 def numel(spec: BufferSpec) -> int:
@@ -103,4 +108,35 @@ def share_like_sglang(components: tuple[ComponentModel, ...]) -> tuple[Component
             key = _key(comp.name, spec)
             buffers.append(as_shared(spec, names[key]) if key in names else spec)
         out.append(replace(comp, buffers=tuple(buffers)))
+    return tuple(out)
+
+
+def draft_logits_rows(components: tuple[ComponentModel, ...], target_vocab: int
+                      ) -> tuple[ComponentModel, ...]:
+    """The components with the engine's rows on every draft logits view whose vocabulary is
+    not the target's.
+
+    `GraphSharedOutput.get_logits_buffer` allocates one `(max_rows, vocab)` tensor per
+    vocabulary and hands each caller its first `rows` rows (graph_shared_output.py:62-73), so
+    a draft vocabulary of its own is a tensor of the process-wide max_rows rows, not of the
+    draft runner's max_bs. max_rows is `max_decode_logits_rows` (model_runner.py:905-929):
+    the largest logits view any target-verify runner takes, adaptive candidates included,
+    i.e. the most rows of graphfit's target runners' `next_token_logits_buffer`. The draft
+    model runner asks after the target's (scheduler.py:1124-1126) and gets the same object
+    unless its own max_rows is larger (graph_shared_output.py:52-60): the target-verify
+    widths it counts are the target's, so graphfit takes the target's rows, never fewer than
+    the view's own. Only the reference (what SGLang allocates) changes; graphfit sizes the
+    view for the rows its batches need, as before."""
+    rows = max((spec.reference_capacity for comp in components
+                if _base(comp.name) == "target" for spec in comp.buffers
+                if spec.name == LOGITS), default=0)
+    out = []
+    for comp in components:
+        if _base(comp.name) not in DRAFT_LOGITS_RUNNERS:
+            out.append(comp)
+            continue
+        out.append(replace(comp, buffers=tuple(
+            replace(spec, reference_capacity=max(rows, spec.reference_capacity))
+            if spec.name == LOGITS and spec.trailing != (target_vocab,) else spec
+            for spec in comp.buffers)))
     return tuple(out)
