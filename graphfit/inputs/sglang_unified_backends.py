@@ -161,16 +161,16 @@ def _qwen3_5_base(line: Mapping[str, Any], gpu_given: object, kind: str) -> str 
     generic default applies (overrides.py:1126-1140). On SM100 with no `--attention-backend`
     it writes triton, or trtllm_mha (page size 64) when the generic default is trtllm_mha
     unless no extra-buffer strategy is given with the radix cache on and no speculation
-    (:36-45; issue 23 s44m, `_sm100_qwen3_5`)."""
+    (:36-45; issue 23 s44m, `sm100_qwen3_5_backend`)."""
     from graphfit.inputs.sglang_draft_default import generic_base_backend
 
     generic = generic_base_backend(line, gpu_given)
     if kind != "sm100" or line.get("attention_backend"):
         return generic
-    return None if generic is None else _sm100_qwen3_5(line, generic)
+    return None if generic is None else sm100_qwen3_5_backend(line, generic)
 
 
-def _sm100_qwen3_5(line: Mapping[str, Any], generic: str) -> str:
+def sm100_qwen3_5_backend(line: Mapping[str, Any], generic: str) -> str:
     """qwen3_5.py:28-49 on SM100: triton, unless the generic default is trtllm_mha and one of
     an extra-buffer strategy, the radix cache off or a speculative algorithm holds (:39-45).
     The strategy is read as the line gives it (`mamba_extra_buffer_of`,

@@ -111,12 +111,14 @@ def graphfit_side(case: Case) -> tuple[tuple[str | None, str | None], tuple[str,
 
 def linear_verdict(case: Case) -> str | None:
     """None where both sides agree on `handle_linear_attn_backend`'s SM100+ checks: SGLang's
-    bf16 refusal exactly where graphfit refuses with its words, SGLang's CUDA 13 refusal where
+    bf16 refusal exactly where graphfit refuses with SGLang's sentence (the kernel and the
+    dtype named), SGLang's CUDA 13 refusal where
     graphfit plans with its note, both serving otherwise."""
     theirs, text = sglang_side(case)
     ours = graphfit_side(case)
     if theirs is None and DTYPE_WORDS in text:
-        return None if isinstance(ours, str) and DTYPE_WORDS in ours else f"graphfit: {ours}"
+        words = text.split("ValueError: ", 1)[-1].strip()  # SGLang's own sentence, in full
+        return None if isinstance(ours, str) and words in ours else f"graphfit: {ours}"
     if isinstance(ours, str):
         return f"SGLang {theirs or text[-120:]}, graphfit refuses: {ours}"
     noted = any(CUDA_WORDS.replace("requires ", "") in n and "flashinfer" in n
@@ -181,3 +183,33 @@ def live_verdict(case: Case) -> str | None:
     sglang = theirs is not None and "no_buffer do not support trtllm_mha" in theirs
     graphfit = ours is not None and "mamba_hook.py:161" in ours
     return None if sglang == graphfit else f"SGLang {theirs}, graphfit {ours}"
+
+
+def page_verdict(case: Case) -> str | None:
+    """None where both refuse, or both plan with the same page size (Qwen3-Next's SM100
+    override writes it, model_overrides/qwen3_5.py:46-49) and the same prefill graphs and
+    fraction (tests/oracle/sglang_unified_backends_oracle.verdict)."""
+    from graphfit import ConfigError
+    from graphfit.cli.options import resolve_values
+    from graphfit.inputs import commandline
+    from tests.oracle import sglang_unified_backends_oracle as ub
+
+    argv, gpu = case
+    theirs, _ = pm.sglang_side(argv, "qnext", gpu)
+    ours = pm.graphfit_side(argv, "qnext", gpu)
+    differ = ub.verdict(theirs, ours)
+    if differ is not None or theirs is None:
+        return differ
+    gb, capability = pm.GPUS[gpu]
+    with pc.environment(None):
+        r = so.resolve(argv, gpu_mem_gb=gb, model=pc.model_dir("qnext"), capability=capability)
+    from sglang.srt.arg_groups.overrides import resolving_view
+
+    page = resolving_view(r.record).page_size
+    line = pc.graphfit_line(argv, "qnext", None, ())
+    try:
+        mine = resolve_values({"gpu_memory_gb": gpu}, environ={},
+                              pasted=commandline.read(line)).config().page_size
+    except ConfigError as exc:
+        return str(exc)
+    return None if mine == page else f"page size: SGLang {page}, graphfit {mine}"

@@ -162,3 +162,23 @@ def test_live_check_refuses_where_sglang_asserts() -> None:
     refused = [ls.live_case(*case)[1] for case in LIVE_GRID[:2]]
     assert all(r is not None and "mamba_hook.py:161" in r for r in refused), refused
     assert ls.live_case(*LIVE_GRID[2]) == (None, None)
+
+
+SPEC = ("--speculative-algorithm", "EAGLE", "--speculative-num-steps", "2",
+        "--speculative-eagle-topk", "1", "--speculative-num-draft-tokens", "3")
+NB = ("--mamba-radix-cache-strategy", "no_buffer", "--disable-overlap-schedule")
+# Qwen3-Next's SM100 override writes the page size over the line's (qwen3_5.py:46-49), before
+# the no_buffer checks read it (mamba_hook.py:156-157); (argv, GPU)
+PAGE_GRID: list[ls.Case] = [
+    ((*MRR, "--page-size", "64", *NB), "B200"),  # reset to 1: SGLang serves
+    ((*MRR, *SPEC, *NB), "B200"),  # trtllm_mha's 64: SGLang refuses
+    ((*MRR, "--page-size", "64", "--disable-overlap-schedule"), "B200"),
+    ((*MRR, "--disable-radix-cache"), "B200"),  # trtllm_mha: 64
+    ((*MRR, "--page-size", "64", *NB), "H100"),  # no override off SM100: refused
+    ((*MRR, "--attention-backend", "triton", "--page-size", "64", *NB), "B200"),  # flag given
+]
+
+
+@pytest.mark.parametrize("case", PAGE_GRID)
+def test_qwen3_5_sm100_page_size_as_sglang(case: ls.Case) -> None:
+    assert ls.page_verdict(case) is None, ls.page_verdict(case)
