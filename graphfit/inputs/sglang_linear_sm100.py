@@ -41,14 +41,15 @@ def _name(values: Mapping[str, Any], key: str) -> str | None:
 
 def kernels(values: Mapping[str, Any]) -> tuple[str, str | None, str]:
     """(decode, verify, prefill) kernels as `handle_linear_attn_backend` reads them, leaving
-    out the SM100 bfloat16 default (it needs bfloat16 state, which passes the checks)."""
+    out the SM100 bfloat16 default (it needs bfloat16 state, which passes the checks) and the
+    verify kernel a flashinfer decode implies (the decode check refuses first)."""
     base = _name(values, "linear_attn_backend") or "triton"  # fields/exec_.py:542-548
     decode = _name(values, "linear_attn_decode_backend") or base
     if decode == "flashkda":  # an explicit one is refused earlier (sglang_unified_linear)
         decode = "triton"
+    # an unset verify kernel follows a flashinfer decode (:347-349), whose own check has
+    # refused the line first wherever the verify check would: only the flag can trip it
     verify = _name(values, "linear_attn_verify_backend")
-    if verify is None and decode == "flashinfer":
-        verify = "flashinfer"
     return decode, verify, _name(values, "linear_attn_prefill_backend") or base
 
 

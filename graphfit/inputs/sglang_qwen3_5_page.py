@@ -3,9 +3,9 @@
 no `--attention-backend` on an SM100 GPU, writes the backend (triton, or trtllm_mha:
 graphfit.inputs.sglang_unified_backends.sm100_qwen3_5_backend) and with it page size 64 for
 trtllm_mha, else 1, over the line's `--page-size` (:46-49). It runs inside
-`handle_model_specific_adjustments` (pipeline.py:225) before the mamba radix cache's checks read the page size
-(`validate_mamba_no_buffer`, mamba_hook.py:156-157; `_mamba_radix_cache_resolution`,
-overrides.py:453-486, wants paging only above 1).
+`handle_model_specific_adjustments` (pipeline.py:225) before the mamba radix cache's checks
+read the page size (`validate_mamba_no_buffer`, mamba_hook.py:156-157;
+`_mamba_radix_cache_resolution`, overrides.py:453-486, wants paging only above 1).
 
 Why: graphfit kept the line's page size, so it refused `--page-size 64` with no_buffer that
 SGLang serves (the override resets it to 1) and planned no_buffer with speculation that SGLang

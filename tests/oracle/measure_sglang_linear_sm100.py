@@ -1,6 +1,7 @@
 """Agreement figures for issue 23 s44m (tests/oracle/sglang_linear_sm100_oracle.py): SGLang's
 linear-attention SM100+ checks, Qwen3-Next's SM100 default backend under unified memory, and
-the no_buffer / trtllm_mha check on the live path (s43m's generator).
+the no_buffer / trtllm_mha check on the live path (s43m's generator), Qwen3-Next's SM100 page
+size.
 
     PYTHONPATH=. python -m tests.oracle.measure_sglang_linear_sm100 [count] [seed]
 """
@@ -20,7 +21,9 @@ def main(count: int, seed: int) -> None:
             ("Qwen3-Next SM100 default backend, unified memory",
              ls.generate_default(count, seed), ls.default_verdict),
             ("live check, no_buffer with --attention-backend trtllm_mha (s43m's lines)",
-             ma.generate(count, seed), ls.live_verdict)):
+             ma.generate(count, seed), ls.live_verdict),
+            ("Qwen3-Next's SM100 page size (outcome, graphs, fraction, page size)",
+             ls.generate_page(count, seed), ls.page_verdict)):
         differ = [(case, why) for case in cases if (why := verdict(case)) is not None]
         unknown = sum(why.startswith("left unknown") for _, why in differ)
         print(f"{title}: {len(cases)} lines, {len(cases) - len(differ)} agree, "

@@ -213,3 +213,26 @@ def page_verdict(case: Case) -> str | None:
     except ConfigError as exc:
         return str(exc)
     return None if mine == page else f"page size: SGLang {page}, graphfit {mine}"
+
+
+def generate_page(count: int, seed: int) -> list[Case]:
+    """B200 lines (and a few H100 ones) naming no `--attention-backend` most of the time: the
+    page size, the strategy, the overlap schedule, the radix cache and speculation drawn."""
+    rng = random.Random(seed)
+    out: list[Case] = []
+    for _ in range(count):
+        argv: tuple[str, ...] = MRR
+        argv += _pick(rng, "--page-size", (None, None, "16", "64"))
+        argv += _pick(rng, "--mamba-radix-cache-strategy", (None, "auto", "no_buffer",
+                                                             "extra_buffer"))
+        if "no_buffer" in argv or rng.random() < 0.3:
+            argv += ("--disable-overlap-schedule",)
+        if rng.random() < 0.2:
+            argv += ("--disable-radix-cache",)
+        if rng.random() < 0.3:
+            argv += ("--speculative-algorithm", "EAGLE", "--speculative-num-steps", "2",
+                     "--speculative-eagle-topk", "1", "--speculative-num-draft-tokens", "3")
+        if rng.random() < 0.15:
+            argv += ("--attention-backend", "triton")
+        out.append((argv, "H100" if rng.random() < 0.15 else "B200"))
+    return out
