@@ -91,8 +91,9 @@ def sglang_side(case: Case) -> tuple[tuple[str, str] | None, str]:
 
 
 def graphfit_side(case: Case) -> tuple[tuple[str | None, str | None], tuple[str, ...]] | str:
-    """graphfit's (prefill, decode) backends and notes for the pasted line, or its refusal."""
-    from graphfit import ConfigError
+    """graphfit's (prefill, decode) backends and notes for the pasted line, or its refusal
+    (the plan's too: the mamba pool's checks run there)."""
+    from graphfit import ConfigError, plan
     from graphfit.cli.options import resolve_values
     from graphfit.inputs import commandline
 
@@ -103,6 +104,7 @@ def graphfit_side(case: Case) -> tuple[tuple[str | None, str | None], tuple[str,
         resolved = resolve_values({"gpu_memory_gb": gpu}, environ={},
                                   pasted=commandline.read(line))
         config = resolved.config()
+        plan(config)
     except ConfigError as exc:
         return str(exc)
     return ((config.prefill_attention_backend, config.decode_attention_backend),
