@@ -38,6 +38,7 @@ from graphfit.inputs.values import (
     close_match,
     normalize_key,
 )
+from graphfit.planner.core.enums import Engine
 from graphfit.planner.core.errors import ConfigError, brief, excerpt, listed
 
 VLLM_IGNORED = frozenset({
@@ -113,6 +114,16 @@ for _own in ENGINE_ONLY_KEYS.values():
 
 
 OVERRIDES = "json_model_override_args"
+# keys SGLang and vLLM spell alike, read as SGLang's in a file naming `engine: sglang` (kept in
+# KEYS as vLLM's otherwise; issue 23 s44m)
+SGLANG_FILE_KEYS: dict[str, Handler] = {"attention_backend": sglang_args.file_attention_backend}
+
+
+def _names_sglang(data: Mapping[Any, Any]) -> bool:
+    """Whether the file's own `engine` key names SGLang."""
+    engine = next((v for k, v in data.items()
+                   if isinstance(k, str) and normalize_key(k) == "engine"), None)
+    return isinstance(engine, str) and engine.strip().lower() == Engine.SGLANG.value
 
 
 def _target(data: Mapping[Any, Any]) -> contextlib.AbstractContextManager[None]:
@@ -152,12 +163,14 @@ def mapping_settings(data: dict[str, Any], name: str, own: Mapping[str, Handler]
     notes: list[str] = []
     ignored: list[str] = []
     unknown: list[str] = []
+    # a file naming `engine: sglang` holds SGLang's attention_backend, not vLLM's (s44m)
+    own = {**(own or {}), **(SGLANG_FILE_KEYS if _names_sglang(data) else {})}
     for key, value in data.items():
         if not isinstance(key, str):
             raise ConfigError(f"{brief(name)}: keys must be strings, got {excerpt(key)}")
         normalized = normalize_key(key)
         origin = f"{brief(name)}: {brief(key)}"
-        handler = (own or {}).get(normalized) or KEYS.get(normalized)
+        handler = own.get(normalized) or KEYS.get(normalized)
         if handler is not None:
             with _target(data):
                 found, more = handler(origin, value, FILE)

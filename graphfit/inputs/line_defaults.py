@@ -23,6 +23,7 @@ from graphfit.inputs import (
     sglang_draft_default,
     sglang_inkling_prefill,
     sglang_mamba_flags,
+    sglang_qwen3_5_page,
     sglang_rocm_aiter,
     sglang_rules,
     sglang_runner_backends,
@@ -140,6 +141,8 @@ def settle(line: PastedLine, resolved: Resolved, gpu_given: object,
             resolved = sglang_runner_backends.settle(line.values, resolved, gpu_given)
             # unified memory's backend checks: SGLang's default for an unnamed phase
             resolved = sglang_unified_backends.settle(line.values, resolved, gpu_given)
+            # Qwen3-Next / Qwen3.5's SM100 page size (graphfit.inputs.sglang_qwen3_5_page)
+            resolved = sglang_qwen3_5_page.settle(line.values, resolved, gpu_given)
             # UNO naming no backend: SGLang's default must be FA3 (graphfit.inputs.sglang_uno)
             resolved = sglang_uno.settle(line.values, resolved, gpu_given)
             # stochastic rounding's GPU checks (graphfit.inputs.sglang_mamba_flags)

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import os
 import types
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -335,7 +336,30 @@ def read_model(path: Path) -> ModelInfo:
 # config's (:367-369). ModelConfig's hidden_size (hf_text_config) sizes the prefill runner's
 # multimodal input_embeds (prefill_cuda_graph_runner.py:435-442, 713-731: Inkling's model
 # declares no `input_embeds_hidden_size`) and the graphs' hidden-width buffers
-TEXT_CLASS_FACTS: dict[str, dict[str, int]] = {"inkling_mm_model": {"hidden_size": 1536}}
+# (issue 23 s44m: also its vocab_size 201024 and num_hidden_layers 16, :24-28, which the
+# properties read off the text config too, :367-374: the logits' width and the layer count)
+TEXT_CLASS_FACTS: dict[str, dict[str, int]] = {
+    "inkling_mm_model": {"hidden_size": 1536, "vocab_size": 201024, "num_hidden_layers": 16}}
+# `InklingMMConfig`'s read-only properties (configs/inkling.py:363-406): a config.json writing
+# one of them at the top level fails to load, PretrainedConfig.__init__ setting the attribute
+# ("property ... has no setter"); checked for SGLang (`sglang_load_failure`, issue 23 s44m)
+INKLING_MM_PROPERTIES = ("vocab_size", "hidden_size", "num_hidden_layers",
+                         "num_attention_heads", "num_key_value_heads", "head_dim",
+                         "full_attention_layer_ids", "linear_layer_ids", "conv_layer_ids",
+                         "mamba_chunk_size", "mamba2_cache_params")
+
+
+def sglang_load_failure(data: Mapping[str, Any]) -> str | None:
+    """SGLang's failure to load an Inkling multimodal config.json that writes one of
+    INKLING_MM_PROPERTIES at the top level (None: it loads)."""
+    if sglang_class_lengths.model_type(data) != "inkling_mm_model":
+        return None
+    key = next((k for k in INKLING_MM_PROPERTIES if k in data), None)
+    if key is None:
+        return None
+    return (f"{key} at the top level: SGLang fails to load it (AttributeError: property "
+            f"{key!r} of 'InklingMMConfig' object has no setter, configs/inkling.py:363-406); "
+            f"write it under text_config")
 # multimodal architectures whose SGLang config class builds a default vision tower when
 # config.json has no (or a null) vision_config: Qwen4-Exp's `Qwen4ExpVisionConfig()`
 # (configs/qwen4_exp.py:151-155), SGLang's own Qwen3VLVisionConfig with its defaults
@@ -530,6 +554,9 @@ def model_settings(model: str, origin: str, *, sglang: bool = False
                     "them; nothing is downloaded)"]
     info = read_model(path)
     where = f"{path}"
+    failure = sglang_load_failure(load_config(path)) if sglang else None
+    if failure is not None:
+        raise ConfigError(f"{shown(path, shown_path(path))}: {failure}"[:200])
     # SGLang's auto dtype is its own rule (float32 -> float16, graphfit.inputs.sglang_dtype)
     own = sglang_dtype(load_config(path), None) if sglang else None
     settings = [Setting("dtype", own or info.dtype,

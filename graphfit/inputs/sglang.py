@@ -228,6 +228,21 @@ def _attention_backend(origin: str, value: Any, layer: int) -> tuple[list[Settin
             [f"{origin}: {name} disables CUDA graphs (attention_hook.py:122-160)"])
 
 
+def file_attention_backend(origin: str, value: Any, layer: int
+                           ) -> tuple[list[Setting], list[str]]:
+    """SGLang's `attention_backend` in a config file that names `engine: sglang` (elsewhere
+    the key is vLLM's EngineConfig field): read as on a pasted line (`_attention_backend`),
+    plus the field as given for the no_buffer mamba check (mamba_hook.py:161-163, issue 23
+    s44m). The backend's other readers take a pasted line's flags only; the file's
+    per-phase keys are ignored likewise (IGNORED)."""
+    found, notes = _attention_backend(origin, value, layer)
+    name = as_str(origin, value).strip().lower()
+    return ([*found, Setting("attention_backend_flag", name,
+                             f"{origin} (SGLang mamba_hook.py:161)", layer)],
+            [*notes, f"{origin}: read for the graph and mamba checks only; SGLang's default "
+                     f"backend and the phases' checks read a pasted line's flags"])
+
+
 def _disaggregation(origin: str, value: Any) -> str:
     name = as_str(origin, value).lower()
     if name not in ("null", "prefill", "decode"):
@@ -538,6 +553,11 @@ FILE_KEYS: dict[str, Handler] = {
     # is refused for other models by graphfit.planner.engines.sglang_dsv4_plan.check)
     **sglang_dsv4.KEYS,
     "dcp_comm_backend": _read_across,  # with dcp_size (issue 23 s43l)
+    # the per-mode linear-attention kernels, read across keys by sglang_mamba_flags.settle /
+    # settle_file (graphfit.inputs.sglang_linear_sm100; issue 23 s44m)
+    "linear_attn_decode_backend": sglang_mamba_flags.linear_kernel,
+    "linear_attn_prefill_backend": sglang_mamba_flags.linear_kernel,
+    "linear_attn_verify_backend": sglang_mamba_flags.linear_kernel,
 }
 # keys a config file may hold that a pasted line's reader consumes itself
 MODEL_KEYS: dict[str, Handler] = {"model_path": model_path}

@@ -20,6 +20,10 @@ flags plans:
   whether the hook has run or not; the rule matters where `disable_cuda_graph` alone turned the
   prefill backend off (the per-phase declaration outranks it, cuda_graph_hook.py:54-71).
 
+- a hybrid mamba model's strategy flags and `--attention-backend` as given, for the state
+  cache's strategy and the no_buffer check (`mamba_strategy`, arg_groups/mamba_hook.py:
+  156-163; issue 23 s44m).
+
 SGLang's own field defaults (fields/exec_.py:914-922, 970; fields/schedule.py:216) equal
 graphfit's, so a field at its default plans as an absent flag.
 """
@@ -38,6 +42,9 @@ PREFILL_KEYS = ("disable_cuda_graph", "disable_prefill_cuda_graph",
                 "cuda_graph_backend_prefill", "cuda_graph_config")
 LINE_KEYS = ("model_path", "cuda_graph_backend_prefill", "disable_prefill_cuda_graph")
 LEGACY_ORIGIN = "server_args.disable_cuda_graph"
+# a hybrid mamba model's strategy flags (`mamba_strategy`; issue 23 s44m)
+MAMBA_KEYS = ("disable_radix_cache", "mamba_radix_cache_strategy", "disable_overlap_schedule",
+              "page_size", "linear_attn_backend")
 
 
 def inkling_prefill(server_args: Any, architecture: str | None) -> dict[str, Any]:
@@ -55,12 +62,31 @@ def inkling_prefill(server_args: Any, architecture: str | None) -> dict[str, Any
     return {field: settled.values[field]}
 
 
+def mamba_strategy(server_args: Any, architecture: str | None) -> dict[str, Any]:
+    """For a hybrid mamba model, the flags the state cache's strategy and its checks read
+    (graphfit.planner.engines.sglang_mamba_pool.MambaCache: MAMBA_KEYS) and `--attention-
+    backend` as given for the no_buffer check (mamba_hook.py:161-163; issue 23 s44m). A
+    ServerArgs' fields are the flags as given (resolution declares into
+    `_resolved_overrides`, overrides.py:110-134), which is what the check reads; a ServerArgs
+    SGLang already resolved never holds a combination it refuses."""
+    from graphfit.inputs.sglang_mamba_flags import attention_flag
+    from graphfit.planner.engines.sglang_mamba_pool import is_hybrid_mamba
+
+    if not is_hybrid_mamba(architecture, ()):
+        return {}
+    found = flag_settings(server_args, MAMBA_KEYS)
+    found += attention_flag({"attention_backend": field_value(server_args, "attention_backend")})
+    return {k: v for k, v in merge(found).values.items() if k != "engine"}
+
+
 def settings(server_args: Any, architecture: str | None) -> dict[str, Any]:
-    """EngineConfig fields from the ServerArgs' mamba cap and EPLB fields, and Inkling's
-    prefill default; ConfigError with the pasted line's reason where a value is refused."""
+    """EngineConfig fields from the ServerArgs' mamba cap and EPLB fields, Inkling's
+    prefill default and a hybrid mamba model's strategy flags; ConfigError with the pasted
+    line's reason where a value is refused."""
     values = merge(flag_settings(server_args, KEYS)).values
     out = {k: v for k, v in values.items() if k != "engine"}
-    return {**out, **inkling_prefill(server_args, architecture)}
+    return {**out, **inkling_prefill(server_args, architecture),
+            **mamba_strategy(server_args, architecture)}
 
 
-__all__ = ["KEYS", "inkling_prefill", "settings"]
+__all__ = ["KEYS", "MAMBA_KEYS", "inkling_prefill", "mamba_strategy", "settings"]

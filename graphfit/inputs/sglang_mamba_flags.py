@@ -19,7 +19,9 @@ after it (arg_groups/pipeline.py:247-252), are restated on a pasted line (`line`
 
 The same checks apply to a graphfit config file (`--config`) that holds these SGLang keys
 (`FILE_KEYS`, `file`, `settle_file`): the cross-key refusals as the file is read, the GPU
-checks once the GPU is known. None of these flags changes a graph buffer graphfit plans."""
+checks once the GPU is known; so do the linear-attention kernels' checks (the per-mode kernel
+keys, an explicit flashkda decode kernel, and the SM100+ checks of graphfit.inputs.
+sglang_linear_sm100, issue 23 s44m). None of these flags changes a graph buffer graphfit plans."""
 
 from __future__ import annotations
 
@@ -120,6 +122,16 @@ def _int8_checkpoint(values: Mapping[str, Any]) -> None:
 
 
 def settle(values: Mapping[str, Any], resolved: Resolved, gpu_given: object) -> Resolved:
+    """Stochastic rounding's GPU checks (`_rounding`), then the linear-attention kernels'
+    SM100+ checks that run after them (pipeline.py:250-253; graphfit.inputs.
+    sglang_linear_sm100, issue 23 s44m)."""
+    from graphfit.inputs import sglang_linear_sm100
+
+    resolved = _rounding(values, resolved, gpu_given)
+    return sglang_linear_sm100.settle(values, resolved, gpu_given)
+
+
+def _rounding(values: Mapping[str, Any], resolved: Resolved, gpu_given: object) -> Resolved:
     """Stochastic rounding's GPU checks (mamba_hook.py:38-52) once the GPU is known: a named
     GPU that is not CUDA's, or (on the triton backend) not SM100, is refused with SGLang's
     reason; a figure in GiB plans with a note (SGLang refuses it below SM100)."""
@@ -171,6 +183,22 @@ def _cache_backend(origin: str, value: Any, layer: int) -> tuple[list[Setting], 
     return [Setting("engine", Engine.SGLANG, origin, layer)], []
 
 
+def linear_kernel(origin: str, value: Any, layer: int) -> tuple[list[Setting], list[str]]:
+    """A per-mode linear-attention kernel (`--linear-attn-decode-backend`, `-prefill-`,
+    `-verify-`, fields/exec_.py:549-570) as a config-file key: null (follow
+    --linear-attn-backend) or one of SGLang's choices (choices.py:194-203; verify also
+    nv_cutedsl), on a pasted line or in a config file (graphfit.inputs.sglang.FILE_KEYS); the
+    checks across keys are `file` / `settle_file` and the line's `settle` (issue 23 s44m)."""
+    from graphfit.planner.engines.sglang_options import LINEAR_ATTN_BACKENDS
+
+    if value is not None:
+        choices = LINEAR_ATTN_BACKENDS + (("nv_cutedsl",) if "verify" in origin else ())
+        if as_str(origin, value) not in choices:
+            raise ConfigError(f"{origin}: invalid choice {excerpt(value)} (choose from "
+                              f"{', '.join(choices)})"[:200])
+    return [Setting("engine", Engine.SGLANG, origin, layer)], []
+
+
 # the config-file keys `file` reads across (a pasted line's flags are read by `line`)
 FILE_KEYS: dict[str, Handler] = {
     "enable_mamba_cache_stochastic_rounding": _switch, "mamba_backend": _backend,
@@ -191,8 +219,12 @@ def file_values(data: Mapping[Any, Any]) -> dict[str, Any]:
 def file(data: Mapping[Any, Any], name: str) -> list[str]:
     """`line`'s checks on a config file's keys (module docstring); a refusal names the
     file."""
+    from graphfit.inputs import sglang_unified_linear
+
     try:
-        return [f"{name}: {note}" for note in line(file_values(data))]
+        values = file_values(data)
+        sglang_unified_linear.line(values)  # an explicit flashkda decode kernel (s44m)
+        return [f"{name}: {note}" for note in line(values)]
     except ConfigError as exc:
         raise _named(name, exc) from None
 

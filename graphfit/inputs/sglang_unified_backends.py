@@ -159,11 +159,30 @@ def _qwen3_5_base(line: Mapping[str, Any], gpu_given: object, kind: str) -> str 
     """Qwen3-Next / Qwen3.5's override (model_overrides/qwen3_5.py:17-49, issue 23 s43m): it
     writes nothing off SM100 or with `--attention-backend` on the line (:26-27), so SGLang's
     generic default applies (overrides.py:1126-1140). On SM100 with no `--attention-backend`
-    it writes triton, or trtllm_mha with page size 64 when the generic default is trtllm_mha
-    unless no_buffer with the radix cache on and no speculation (:28-48), a test on the mamba
-    strategy resolved before it: not restated, None (refused as not modelled, as before)."""
+    it writes triton, or trtllm_mha (page size 64) when the generic default is trtllm_mha
+    unless no extra-buffer strategy is given with the radix cache on and no speculation
+    (:36-45; issue 23 s44m, `sm100_qwen3_5_backend`)."""
     from graphfit.inputs.sglang_draft_default import generic_base_backend
 
-    if kind == "sm100" and not line.get("attention_backend"):
-        return None
-    return generic_base_backend(line, gpu_given)
+    generic = generic_base_backend(line, gpu_given)
+    if kind != "sm100" or line.get("attention_backend"):
+        return generic
+    return None if generic is None else sm100_qwen3_5_backend(line, generic)
+
+
+def sm100_qwen3_5_backend(line: Mapping[str, Any], generic: str) -> str:
+    """qwen3_5.py:28-49 on SM100: triton, unless the generic default is trtllm_mha and one of
+    an extra-buffer strategy, the radix cache off or a speculative algorithm holds (:39-45).
+    The strategy is read as the line gives it (`mamba_extra_buffer_of`,
+    model_override_base.py:260-265): the override runs before `_mamba_radix_cache_resolution`
+    turns "auto" into a strategy (overrides.py:453-486), so "auto" reads as no extra buffer
+    (SGLang's own resolution checked in tests/oracle/test_sglang_qwen3_5_sm100_oracle.py)."""
+    if generic != "trtllm_mha":
+        return "triton"
+    strategy = str(line.get("mamba_radix_cache_strategy") or "auto").strip().lower()
+    radix_off = bool(line.get("disable_radix_cache")) or \
+        str(line.get("disaggregation_mode") or "null").strip().lower() == "decode"
+    extra = strategy in ("extra_buffer", "extra_buffer_lazy")
+    if extra or radix_off or line.get("speculative_algorithm"):
+        return "trtllm_mha"
+    return "triton"

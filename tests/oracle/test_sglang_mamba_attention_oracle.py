@@ -79,9 +79,11 @@ DEFAULT_GRID: list[tuple[ma.Case, bool]] = [
     ((UNIFIED + MRR + ("--decode-attention-backend", "fa3"), "H100"), True),
     ((UNIFIED + MRR + ("--prefill-attention-backend", "fa4"), "A100"), True),
     ((UNIFIED + MRR + ("--linear-attn-backend", "triton"), "H100"), True),
-    # SM100 without --attention-backend: triton or trtllm_mha by the resolved mamba strategy
-    # (qwen3_5.py:28-48), not restated: refused as not modelled
-    ((UNIFIED + MRR, "B200"), False),
+    # SM100 without --attention-backend: triton, or trtllm_mha with an extra-buffer strategy
+    # given, the radix cache off or speculation (qwen3_5.py:28-48; restated by s44m, its
+    # phases compared in tests/oracle/test_sglang_linear_sm100_oracle.py)
+    ((UNIFIED + MRR, "B200"), True),
+    ((UNIFIED + MRR + ("--disable-radix-cache",), "B200"), True),
 ]
 
 

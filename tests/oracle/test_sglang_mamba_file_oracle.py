@@ -34,10 +34,16 @@ FILES = [
     INT8, {**INT8, "enable_hierarchical_cache": True}, {**INT8, "enable-hicache": True},
     {**INT8, "radix_cache_backend": "mooncake"}, {**INT8, "enable_lmcache": True},
     {"enable_hierarchical_cache": True}, {**INT8, "enable_hierarchical_cache": False},
-    {"radix_cache_backend": "mooncake"}]
+    {"radix_cache_backend": "mooncake"},
+    # the linear-attention kernels' checks (attention_hook.py:318-323, 334-377; issue 23 s44m)
+    {"linear_attn_decode_backend": "flashinfer"},
+    {"linear_attn_decode_backend": "flashinfer", "mamba_ssm_dtype": "bfloat16"},
+    {"linear_attn_verify_backend": "flashinfer", "mamba_ssm_dtype": "float32"},
+    {"linear_attn_backend": "flashinfer"}, {"linear_attn_decode_backend": "flashkda"}]
 # SGLang's own words for each refusal graphfit restates
 WORDS = ("float16, got", "SM100 with CUDA >= 12.8", "host-offload path",
-         "built-in mamba radix cache", "LMCache is not int8-aware")
+         "built-in mamba radix cache", "LMCache is not int8-aware",
+         "requires --mamba-ssm-dtype bfloat16", "FlashKDA is prefill-only")
 
 
 def _argv(keys: dict) -> tuple[str, ...]:
