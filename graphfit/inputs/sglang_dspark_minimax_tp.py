@@ -144,8 +144,8 @@ def tp_problem(text: Mapping[str, Any], tp_size: int, lm_vocab: int | None,
     # and with the V2 pull plane switched off (`pull_plane`) the gather keeps no buffer
     if flag(environ, NVLINK_GATHER, True) and custom_all_reduce and flag(environ, CA_V2, True) \
             and pull_plane(environ):
-        where = "attention TP" if attn_group else "TP"
-        return (f"a MiniMax M3.1 DSPARK draft at {where} {tp_size} is not modelled: its vocab "
+        group = " (attention-TP group)" if attn_group else ""
+        return (f"a MiniMax M3.1 DSPARK draft at TP {tp_size}{group} is not modelled: its vocab "
                 f"gather's buffer needs NVLink multicast (vocab_gather.py:103-115); "
                 f"--disable-custom-all-reduce plans it")
     return None
