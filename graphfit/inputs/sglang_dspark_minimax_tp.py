@@ -58,6 +58,37 @@ from graphfit.inputs.sglang_dspark_env import flag
 W2_TP_SHARD = "SGLANG_DSPARK_OPT_MARKOV_W2_TP_SHARD"  # environ.py:559, default on
 NVLINK_GATHER = "SGLANG_DSPARK_NVLINK_VOCAB_GATHER"  # environ.py:565, default on
 CA_V2 = "SGLANG_OPT_USE_CUSTOM_ALL_REDUCE_V2"  # environ.py:1532, default on
+CA_V2_MAX_KB = "SGLANG_CUSTOM_ALL_REDUCE_V2_MAX_SIZE_KB"  # environ.py:1535, default 16384
+CA_V2_PULL_KB = "SGLANG_FORCE_CUSTOM_ALL_REDUCE_V2_PULL_SIZE_KB"  # environ.py:1536, unset
+
+
+def _env_int(environ: Mapping[str, str], name: str, default: int | None) -> int | None:
+    """An EnvInt as SGLang reads it (environ.py:153-158, 67-86): `int(value)`; unset or
+    unparsable keeps the default (the latter with a warning)."""
+    raw = environ.get(name)
+    if raw is None:
+        return default
+    try:
+        return int(raw)
+    except ValueError:
+        return default
+
+
+def pull_plane(environ: Mapping[str, str]) -> bool:
+    """Whether the TP group's CustomAllReduceV2 builds its pull plane (issue 23, s45a).
+
+    The sizes are read once at import (custom_all_reduce_v2.py:72-77): the forced pull size,
+    when set, overrides the tuned one (:151-152); else the tuned table's pull bytes, at
+    least 16 MB in every table (configs/custom_all_reduce_v2.py:142-333), are clipped to the
+    max size (:147-148). A size <= 0 opts out (`pull_enabled`, :175): no pull plane
+    (:322-333), so `comm.pull` is None and the NVLink vocab gather allocates no `pull_out`
+    (vocab_gather.py:103): slices past the push slot take the NCCL ring (:117-124), and
+    the push path writes a fresh tensor each call (:139-147), a graph intermediate."""
+    forced = _env_int(environ, CA_V2_PULL_KB, None)
+    if forced is not None:
+        return forced * 1024 > 0
+    size = _env_int(environ, CA_V2_MAX_KB, 16 * 1024)
+    return size is not None and size > 0
 
 
 # target architectures whose lm_head SGLang builds with `use_attn_tp_group=get_parallel().
@@ -110,12 +141,15 @@ def tp_problem(text: Mapping[str, Any], tp_size: int, lm_vocab: int | None,
     # off, the TP group's custom all-reduce is the legacy CustomAllreduce
     # (dispatch_custom_allreduce, custom_all_reduce.py:387-398), which has no multicast plane
     # (no `has_multicast`, :40): `_nvlink_ca_comm` gives the NCCL ring (vocab_gather.py:175)
-    if flag(environ, NVLINK_GATHER, True) and custom_all_reduce and flag(environ, CA_V2, True):
-        group = " (the attention-TP group)" if attn_group else ""
+    # and with the V2 pull plane switched off (`pull_plane`) the gather keeps no buffer
+    if flag(environ, NVLINK_GATHER, True) and custom_all_reduce and flag(environ, CA_V2, True) \
+            and pull_plane(environ):
+        group = " (attention-TP group)" if attn_group else ""
         return (f"a MiniMax M3.1 DSPARK draft at TP {tp_size}{group} is not modelled: its vocab "
-                f"gather's buffer needs NVLink multicast (vocab_gather.py:103-115, 170-182); "
-                f"--disable-custom-all-reduce or {NVLINK_GATHER}=0 plans it")
+                f"gather's buffer needs NVLink multicast (vocab_gather.py:103-115); "
+                f"--disable-custom-all-reduce plans it")
     return None
 
 
-__all__ = ["CA_V2", "DP_LM_HEAD_TARGETS", "NVLINK_GATHER", "W2_TP_SHARD", "lm_group", "tp_problem"]
+__all__ = ["CA_V2", "CA_V2_MAX_KB", "CA_V2_PULL_KB", "DP_LM_HEAD_TARGETS", "NVLINK_GATHER",
+           "W2_TP_SHARD", "lm_group", "pull_plane", "tp_problem"]

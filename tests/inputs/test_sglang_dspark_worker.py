@@ -109,7 +109,8 @@ def test_a_minimax_draft_at_tp2_reads_the_line_environment(tmp_path: Path) -> No
     """A MiniMax M3.1 draft at TP 2 (graphfit.inputs.sglang_dspark_minimax_tp): SGLang's
     defaults keep an NVLink-multicast vocab gather the GPUs decide (not modelled); the pasted
     line's `SGLANG_DSPARK_NVLINK_VOCAB_GATHER=0` prefix or --disable-custom-all-reduce takes
-    the NCCL ring (planned); an unparsable value keeps SGLang's default (environ.py:67-86).
+    the NCCL ring (planned), as does the V2 pull plane switched off (s45a); an unparsable
+    value keeps SGLang's default (environ.py:67-86).
     The rules' agreement with SGLang's own attach: test_sglang_dspark_minimax_oracle.py."""
     target = _dir(tmp_path, "target", {})
     draft = _dir(tmp_path, "minimax", {
@@ -124,7 +125,13 @@ def test_a_minimax_draft_at_tp2_reads_the_line_environment(tmp_path: Path) -> No
                                    (("SGLANG_DSPARK_NVLINK_VOCAB_GATHER=0",), (), True),
                                    (("SGLANG_DSPARK_NVLINK_VOCAB_GATHER=maybe",), (), False),
                                    ((), ("--disable-custom-all-reduce",), True),
-                                   (("SGLANG_OPT_USE_CUSTOM_ALL_REDUCE_V2=0",), (), True)):
+                                   (("SGLANG_OPT_USE_CUSTOM_ALL_REDUCE_V2=0",), (), True),
+                                   # the V2 pull plane off: no pull_out (s45a)
+                                   (("SGLANG_FORCE_CUSTOM_ALL_REDUCE_V2_PULL_SIZE_KB=0",), (),
+                                    True),
+                                   (("SGLANG_CUSTOM_ALL_REDUCE_V2_MAX_SIZE_KB=0",
+                                     "SGLANG_FORCE_CUSTOM_ALL_REDUCE_V2_PULL_SIZE_KB=8"), (),
+                                    False)):
         code, _, text = run_cli(["plan", "--json", "--", *prefix, "python", "-m",
                                  "sglang.launch_server", "--model-path", target,
                                  "--speculative-algorithm", "DSPARK", "--tp-size", "2",

@@ -55,28 +55,78 @@ def _lm_head(vocab: int, tied: bool = False) -> Any:
                               use_attn_tp_group=get_parallel().enable_dp_lm_head)
 
 
+def _own_v2(tp: int, multicast: bool) -> Any:
+    """SGLang's own `CustomAllReduceV2.__init__` and `_init_workspace`
+    (custom_all_reduce_v2.py:110-350) for a group of `tp` ranks, from a private copy of the
+    module executed under the line's environment (its sizes are read at import, :72-77), so
+    its `pull_enabled`, planes, `has_multicast` and `max_push_size` are SGLang's (issue 23,
+    s45a). Glue: the H100's tuned table (`_sm90_configs(132)`, configs/custom_all_reduce_v2.
+    py:266), the GPUs' answers (`can_use_custom_all_reduce_v2`, one node), the symmetric
+    allocation on meta with or without a multicast pointer, and the JIT planes as namespaces
+    holding what they are given."""
+    import importlib.util
+
+    import torch
+    from sglang.srt.distributed.device_communicators import custom_all_reduce_v2 as car2
+    from sglang.srt.distributed.device_communicators.configs import (
+        custom_all_reduce_v2 as cfg,
+    )
+
+    spec = importlib.util.spec_from_file_location(
+        "sglang.srt.distributed.device_communicators._graphfit_oracle_car2", car2.__file__)
+    assert spec is not None and spec.loader is not None, "oracle glue"
+    own = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(own)
+
+    def alloc(nbytes: int, device: Any, group: Any) -> tuple[Any, Any]:
+        tensor = torch.empty((nbytes,), dtype=torch.uint8, device="meta")
+        return tensor, types.SimpleNamespace(
+            multicast_ptr=int(multicast),
+            get_buffer=lambda i, shape, dtype: torch.empty(shape, dtype=dtype, device="meta"))
+
+    def communicator(*, push: Any, pull: Any) -> Any:
+        return types.SimpleNamespace(push=push, pull=pull, world_size=tp,
+                                     set_pull_multicast_blocks=lambda n: None)
+
+    dist = types.SimpleNamespace(get_rank=lambda group: 0, get_world_size=lambda group: tp,
+                                 barrier=lambda group: None)
+    with mock.patch.multiple(own, dist=dist, get_all_reduce_config=lambda ws: cfg._sm90_configs(
+                                 132)[ws],
+                             can_use_custom_all_reduce_v2=lambda **_: True,
+                             in_the_same_node_as=lambda group, source_rank: [True] * tp,
+                             _allocate_symmetric_memory=alloc,
+                             PushPlane=lambda *a, **k: ("push", a, k),
+                             PullPlane=lambda *a, **k: ("pull", a, k),
+                             Communicator=communicator, IPCManager=lambda: None,
+                             VmmGraphInputManager=lambda **_: None), \
+            mock.patch.object(torch.cuda, "synchronize", lambda *a: None):
+        ca = own.CustomAllReduceV2(group=object(), device=torch.device("meta"))
+    assert not ca.disabled, "oracle glue"
+    ca.close = lambda: None  # glue: nothing of the GPUs' to tear down on meta (:564-573)
+    return ca
+
+
 def _group(tp: int, custom_all_reduce: bool, multicast: bool) -> Any:
     """A TP group of `tp` ranks. Its `ca_comm`: None with --disable-custom-all-reduce, else
     the class SGLang's own `dispatch_custom_allreduce` picks on a CUDA machine whose group
     is one NVLink domain (custom_all_reduce.py:373-398; `can_use_custom_all_reduce_v2` is
-    the GPUs' answer, yes on both GPU kinds here) under the line's environment: a
-    CustomAllReduceV2 stand-in with or without a multicast plane, or a legacy
+    the GPUs' answer, yes on both GPU kinds here) under the line's environment: SGLang's own
+    CustomAllReduceV2 (`_own_v2`) with or without a multicast plane, or a legacy
     CustomAllreduce stand-in, which has no `has_multicast` (custom_all_reduce.py:40-372)."""
     from sglang.srt.distributed.device_communicators import custom_all_reduce as car
     from sglang.srt.distributed.device_communicators import custom_all_reduce_v2 as car2
 
-    comm = types.SimpleNamespace(push=object(), pull=object(), world_size=tp)
     ca: Any = None
-    if custom_all_reduce:
+    if custom_all_reduce and tp > 1:
         with mock.patch.object(car, "_is_cuda", True), \
                 mock.patch.object(car2, "can_use_custom_all_reduce_v2", lambda **_: True):
             chosen = car.dispatch_custom_allreduce(group=None, device=None)
         if chosen is car2.CustomAllReduceV2:
-            ca = types.SimpleNamespace(disabled=False, obj=comm, has_multicast=multicast,
-                                       max_push_size=1 << 16)
+            ca = _own_v2(tp, multicast)
         else:
             assert chosen is car.CustomAllreduce, f"oracle glue: {chosen}"
             assert "has_multicast" not in inspect.getsource(car), "oracle glue"
+            comm = types.SimpleNamespace(push=object(), pull=object(), world_size=tp)
             ca = types.SimpleNamespace(disabled=False, obj=comm)
     return types.SimpleNamespace(world_size=tp, rank_in_group=0, device_group=object(),
                                  cpu_group=types.SimpleNamespace(group_name="tp"), ca_comm=ca)

@@ -52,6 +52,9 @@ TP_LINES = [
      ("--disable-custom-all-reduce", "--cuda-graph-max-bs-decode", "24")),
     ('{"qk_norm_type": "per_head"}', ("SGLANG_DSPARK_NVLINK_VOCAB_GATHER=0",)),
     ('{"qk_norm_type": "per_head"}', ("SGLANG_OPT_USE_CUSTOM_ALL_REDUCE_V2=0",)),
+    # the V2 custom all-reduce without its pull plane: no pull_out (s45a)
+    ('{"qk_norm_type": "per_head"}', ("SGLANG_FORCE_CUSTOM_ALL_REDUCE_V2_PULL_SIZE_KB=0",)),
+    ('{"qk_norm_type": "multi_head"}', ("SGLANG_CUSTOM_ALL_REDUCE_V2_MAX_SIZE_KB=0",)),
 ]
 
 
@@ -140,7 +143,10 @@ TP_FIELDS: dict[str, tuple[object, ...]] = {
 TP_ENV = {"SGLANG_DSPARK_OPT_MARKOV_W2_TP_SHARD": ("0", "1", "no", "x"),
           "SGLANG_DSPARK_NVLINK_VOCAB_GATHER": ("0", "false", "1", "maybe"),
           # the legacy custom all-reduce (no multicast plane) with "0" / "false" (s44s)
-          "SGLANG_OPT_USE_CUSTOM_ALL_REDUCE_V2": ("0", "false", "1", "x")}
+          "SGLANG_OPT_USE_CUSTOM_ALL_REDUCE_V2": ("0", "false", "1", "x"),
+          # the V2 pull plane's sizes, read at import (custom_all_reduce_v2.py:72-77) (s45a)
+          "SGLANG_FORCE_CUSTOM_ALL_REDUCE_V2_PULL_SIZE_KB": ("0", "-4", "64", "x"),
+          "SGLANG_CUSTOM_ALL_REDUCE_V2_MAX_SIZE_KB": ("0", "-1", "16384", "z")}
 
 
 @st.composite
@@ -207,6 +213,18 @@ def test_minimax_tp_gathers_match_sglang(tp: int, drawn: tuple[str, dict[str, st
      "plain"),  # the legacy custom all-reduce: the NCCL ring (s44s)
     ('{"qk_norm_type": "per_head", "dspark_markov_head_type": "gated"}',
      {"SGLANG_OPT_USE_CUSTOM_ALL_REDUCE_V2": "0"}, True, "gpus"),  # the multimem gatherer
+    # the V2 pull plane off: no pull_out, the push slot or the ring (s45a)
+    ('{"qk_norm_type": "per_head"}', {"SGLANG_FORCE_CUSTOM_ALL_REDUCE_V2_PULL_SIZE_KB": "0"},
+     True, "plain"),
+    ('{"qk_norm_type": "per_head"}', {"SGLANG_CUSTOM_ALL_REDUCE_V2_MAX_SIZE_KB": "0"}, True,
+     "plain"),
+    ('{"qk_norm_type": "per_head"}', {"SGLANG_CUSTOM_ALL_REDUCE_V2_MAX_SIZE_KB": "0",
+                                      "SGLANG_FORCE_CUSTOM_ALL_REDUCE_V2_PULL_SIZE_KB": "4"},
+     True, "gpus"),  # the forced pull size overrides the cap (:151-152)
+    ('{"qk_norm_type": "per_head"}', {"SGLANG_CUSTOM_ALL_REDUCE_V2_MAX_SIZE_KB": "x"}, True,
+     "gpus"),  # unparsable: the default 16 MB (environ.py:79-86)
+    ('{"qk_norm_type": "per_head", "dspark_markov_head_type": "gated"}',
+     {"SGLANG_FORCE_CUSTOM_ALL_REDUCE_V2_PULL_SIZE_KB": "0"}, True, "gpus"),  # multimem
 ])
 def test_minimax_tp_edges(fields: str, environ: dict[str, str], car: bool,
                           expected: str) -> None:
