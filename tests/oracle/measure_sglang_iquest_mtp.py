@@ -19,6 +19,7 @@ from hypothesis import HealthCheck, given, settings
 
 from graphfit.inputs import sglang_iquest_mtp as rules
 from tests.oracle import sglang_iquest_mtp as iq
+from tests.oracle.measure_outcomes import print_before_after
 
 
 def draw(n: int) -> list[tuple[str, ...]]:
@@ -51,11 +52,8 @@ def main(args: list[str]) -> int:
     with mock.patch.object(rules, "line", lambda values: ([], [])):
         before, _ = count(lines)
     after, first = count(lines)
-    for label, got in (("before (rules off)", before), ("after", after)):
-        print(f"{label}: " + ", ".join(f"{k} {got[k]}" for k in
-                                        ("planned", "refused", "differs")))
-    for detail in first:
-        print("  differs:", detail)
+    print_before_after("before (rules off)", before, after, ("planned", "refused", "differs"),
+                       first)
     return 0
 
 

@@ -13,27 +13,17 @@ main's reading), "after" with it on; then the first differences left.
 
 from __future__ import annotations
 
-import collections
 import sys
 from unittest import mock
 
 from graphfit.inputs import model_config
 from graphfit.inputs import sglang as sglang_args
-from tests.oracle import sglang_draft_shape as ds
-from tests.oracle.measure_sglang_draft_shape import draw
+from tests.oracle.measure_outcomes import print_before_after
+
+# the draft-shape measure's lines and its per-line tally (sglang_draft_shape.compare)
+from tests.oracle.measure_sglang_draft_shape import count, draw
 
 F32 = ("--json-model-override-args", '{"torch_dtype": "float32"}')
-
-
-def count(lines: list[tuple[str, ...]]) -> tuple[collections.Counter[str], list[str]]:
-    outcomes: collections.Counter[str] = collections.Counter()
-    first: list[str] = []
-    for argv in lines:
-        got, diffs = ds.compare(argv)
-        outcomes[got] += 1
-        if diffs and len(first) < 5:
-            first.append(f"{' '.join(argv[:8])} ...: {diffs[0].detail}")
-    return outcomes, first
 
 
 def main(args: list[str]) -> int:
@@ -47,11 +37,8 @@ def main(args: list[str]) -> int:
         del sglang_args.LINE_KEYS["dtype"]  # --dtype "not modelled, ignored" again
         before, _ = count(lines)
     after, first = count(lines)
-    for label, got in (("before (SGLang's dtype rule off)", before), ("after", after)):
-        print(f"{label}: " + ", ".join(f"{k} {got[k]}" for k in
-                                        ("planned", "rejected", "differs")))
-    for detail in first:
-        print("  differs:", detail)
+    print_before_after("before (SGLang's dtype rule off)", before, after,
+                       ("planned", "rejected", "differs"), first)
     return 0
 
 

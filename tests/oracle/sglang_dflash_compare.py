@@ -10,7 +10,6 @@ reads the very same line pasted (`graphfit plan --json -- python -m sglang.launc
 from __future__ import annotations
 
 import functools
-import hashlib
 import json
 import tempfile
 from pathlib import Path
@@ -21,6 +20,7 @@ from hypothesis import strategies as st
 from tests.oracle import sglang_block_drafts as bd
 from tests.oracle import sglang_compare as sc
 from tests.oracle import sglang_oracle as so
+from tests.oracle.config_dirs import content_dir
 from tests.oracle.sglang_block_drafts import pasted, shared_flags
 
 __all__ = ["DRAFT", "compare_line", "dflash_lines", "draft_dir", "pasted", "shared_flags",
@@ -87,12 +87,7 @@ def draft_dir(extra: dict[str, Any]) -> str:
     architectures...). Named by its content, so a line names the same directory each time
     (SGLang's answers are cached per line)."""
     base = json.loads((so.oracle().model_dir / "config.json").read_text())
-    text = json.dumps({**base, **extra}, sort_keys=True)
-    directory = _drafts_root() / hashlib.sha256(text.encode()).hexdigest()[:16]
-    if not directory.exists():
-        directory.mkdir()
-        (directory / "config.json").write_text(text)
-    return str(directory)
+    return content_dir(_drafts_root(), json.dumps({**base, **extra}, sort_keys=True), digits=16)
 
 
 def block_fields() -> st.SearchStrategy[dict[str, Any]]:

@@ -10,7 +10,6 @@ The target is the oracle's Llama shape under the IQuestQ1ForCausalLM architectur
 
 from __future__ import annotations
 
-import hashlib
 import json
 import tempfile
 from functools import lru_cache
@@ -20,6 +19,7 @@ from typing import Any
 from hypothesis import strategies as st
 
 from tests.oracle import sglang_oracle as so
+from tests.oracle.config_dirs import content_dir
 
 HIDDEN, VOCAB, LAYERS = 4096, 128256, 32  # the oracle target's (write_model_dir)
 
@@ -48,12 +48,7 @@ def draft(**keys: Any) -> str:
             config.pop(key, None)
         else:
             config[key] = value
-    text = json.dumps(config, sort_keys=True)
-    directory = _root() / hashlib.sha256(text.encode()).hexdigest()[:12]
-    if not directory.exists():
-        directory.mkdir()
-        (directory / "config.json").write_text(text)
-    return str(directory)
+    return content_dir(_root(), json.dumps(config, sort_keys=True))
 
 
 def sglang(argv: tuple[str, ...]) -> tuple[str, Any]:

@@ -40,7 +40,6 @@ from __future__ import annotations
 
 import copy
 import functools
-import hashlib
 import json
 import tempfile
 import types
@@ -48,6 +47,7 @@ from pathlib import Path
 from typing import Any
 
 from tests.oracle import sglang_oracle as so
+from tests.oracle.config_dirs import content_dir
 
 TEXT: dict[str, Any] = {
     "model_type": "minimax_m2", "hidden_size": 1024, "num_attention_heads": 8,
@@ -91,11 +91,7 @@ def target_dir(fields: dict[str, Any], nested: bool,
             config["vision_config"] = None
     else:
         config = {"architectures": [CAUSAL], **text, "torch_dtype": "bfloat16"}
-    body = json.dumps(config, sort_keys=True)
-    path = Path(_DIRS.name) / hashlib.sha256(body.encode()).hexdigest()[:12]
-    path.mkdir(parents=True, exist_ok=True)
-    (path / "config.json").write_text(body)
-    return str(path)
+    return content_dir(Path(_DIRS.name), json.dumps(config, sort_keys=True))
 
 
 @functools.cache

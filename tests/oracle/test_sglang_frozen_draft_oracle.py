@@ -13,7 +13,6 @@ batch, buffer shapes / dtypes and padding fills.
 
 from __future__ import annotations
 
-import hashlib
 import json
 from typing import Any
 
@@ -27,6 +26,7 @@ from tests.oracle import sglang_compare as sc  # noqa: E402
 from tests.oracle import sglang_dflash_compare as dc  # noqa: E402
 from tests.oracle import sglang_draft_shape  # noqa: E402
 from tests.oracle import sglang_oracle as so  # noqa: E402
+from tests.oracle.config_dirs import content_dir  # noqa: E402
 
 # a small Gemma 4 assistant config HF's Gemma4AssistantConfig accepts (its
 # validate_architecture: no per-layer inputs, no MoE block, every layer KV-shared)
@@ -40,12 +40,7 @@ TEXT = {"model_type": "gemma4_text", "hidden_size": 256, "num_hidden_layers": 4,
 def gemma_draft(**extra: Any) -> str:
     config = {"architectures": ["Gemma4AssistantForCausalLM"], "model_type": "gemma4_assistant",
               "torch_dtype": "bfloat16", "text_config": TEXT, **extra}
-    text = json.dumps(config, sort_keys=True)
-    directory = dc._drafts_root() / ("gemma-" + hashlib.sha256(text.encode()).hexdigest()[:12])
-    if not directory.exists():
-        directory.mkdir()
-        (directory / "config.json").write_text(text)
-    return str(directory)
+    return content_dir(dc._drafts_root(), json.dumps(config, sort_keys=True), prefix="gemma-")
 
 
 def spec(algo: str, draft: str, steps: int = 3, topk: int = 1, drafts: int = 4,

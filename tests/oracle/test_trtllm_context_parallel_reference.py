@@ -25,6 +25,7 @@ from hypothesis import strategies as st
 from graphfit import ConfigError, plan
 from tests.helpers import run_cli
 from tests.oracle import trtllm_reference as ref
+from tests.oracle.measure_trtllm_context_parallel import element_counts
 from tests.oracle.test_trtllm_reference import graph_sizes, graphfit_config, graphfit_dispatch
 
 CP_SPELLINGS = (None, "ULYSSES", "ulysses", "Star", "RING", "HELIX", "helix")
@@ -53,17 +54,6 @@ def cp_lines(draw: st.DrawFn) -> dict[str, Any]:
     if draw(st.integers(0, 4)) == 0:
         raw["moe_expert_parallel_size"] = draw(st.sampled_from([1, 2, 4]))
     return raw
-
-
-def element_counts(p: Any) -> dict[str, int]:
-    """The target's buffers as elements (rows x the other dims), the reference's unit."""
-    out = {}
-    for b in p.components["target"].buffers:
-        elems = b.reference_capacity
-        for dim in b.shape[:b.axis_dim] + b.shape[b.axis_dim + 1:]:
-            elems *= dim
-        out[b.name] = elems
-    return out
 
 
 @settings(max_examples=80, deadline=None)
