@@ -75,3 +75,20 @@ def compare(flag: str | None, layout: str | None, gpu: str) -> tuple[str, str | 
     elif theirs.stage in ("passed", "none") and ours:
         return theirs.stage, f"{where}: SGLang passes its check ({theirs.method}); graphfit {said}"
     return theirs.stage, None
+
+
+def loader_refuses(argv: tuple[str, ...], said: str) -> bool:
+    """Whether a whole pasted line's refusal by graphfit (`said`) is the loader's GPU check
+    and SGLang's own loader refuses the line's (--quantization, config.json
+    quantization_config, named GPU) with the same bar. For oracles that stop at the server
+    arguments (the a2a oracle): a line they accept may still not load."""
+    if LOADER not in said or "--gpu-memory-gb" not in argv or "--model-path" not in argv:
+        return False
+    cap = gpu_capability(argv[argv.index("--gpu-memory-gb") + 1])
+    if cap is None:
+        return False
+    flag = argv[argv.index("--quantization") + 1] if "--quantization" in argv else None
+    config = json.loads((Path(argv[argv.index("--model-path") + 1]) / "config.json").read_text())
+    theirs = co.load(flag, config.get("quantization_config"), cap)
+    need = re.search(r"below compute capability (\d+)", said)
+    return theirs.stage == "capability" and need is not None and int(need.group(1)) == theirs.need

@@ -11,8 +11,9 @@ attributes these two methods read are set. hf_config is a real transformers Pret
 (`resolve_checkpoint_quant_spec` takes nothing else). The model class lookup is glue, not a
 restatement: `get_model_architecture` is replaced by an empty class. The loader only reads the
 class's packed_modules_mapping / remap_prefix / hf_to_sglang_mapper, and none of them plays
-a part in the check. model_path is an empty directory, so no quantization config file is
-found. The GPU is a fake CUDA one of the given capability. The dtype is bfloat16.
+a part in the check. model_path is an empty directory unless `model_dir` names one (then
+its files are SGLang's to find). The GPU is a fake CUDA one of the given capability. The
+dtype is bfloat16.
 """
 
 from __future__ import annotations
@@ -48,9 +49,12 @@ class Answer:
     said: str = ""
 
 
-def load(flag: str | None, layout: dict[str, Any] | None, capability: int) -> Answer:
+def load(flag: str | None, layout: dict[str, Any] | None, capability: int,
+         model_dir: str | None = None) -> Answer:
     """SGLang's answer for `--quantization flag` on a checkpoint whose config.json
-    quantization_config is `layout` (None: absent), on a GPU of `capability` (86: SM 8.6)."""
+    quantization_config is `layout` (None: absent), on a GPU of `capability` (86: SM 8.6).
+    `model_dir`: the model directory SGLang looks in for quantization files (default: an
+    empty one)."""
     so.oracle()
     cap = divmod(capability, 10)
     with sglang_stubs.stubbed(), sglang_stubs.fake_cuda(80 * 1024, capability=cap):
@@ -75,7 +79,7 @@ def load(flag: str | None, layout: dict[str, Any] | None, capability: int) -> An
         if layout is not None:
             hf.quantization_config = copy.deepcopy(layout)
         config.hf_config = hf
-        config.model_path = qo._empty_dir()
+        config.model_path = model_dir or qo._empty_dir()
         config.revision = None
         config.quantization = flag
         config.is_draft_model = False
