@@ -29,7 +29,9 @@ Three steps, in SGLang's order:
 
 Then `_moe_runner_backend_quant_constraints` (arg_groups/overrides.py:1449-1526) and
 `handle_moe_kernel_config` (moe_hook.py:70-147) check the resolved flag against the MoE runner
-for every all-to-all backend (`check_runner`).
+for every all-to-all backend (`check_runner`). Last, the model loader refuses a GPU below the
+final method's config class's minimum capability (`loader_method`,
+graphfit.planner.engines.sglang_quant_capability; model_loader/loader.py:253-262).
 """
 
 from __future__ import annotations
@@ -42,6 +44,7 @@ from graphfit.planner.core.settings import EngineSettings
 from graphfit.planner.engines import sglang_class_picks as picks
 from graphfit.planner.engines import sglang_eplb_checks as eplb_checks
 from graphfit.planner.engines import sglang_model_quant as smq
+from graphfit.planner.engines import sglang_quant_capability as capability
 from graphfit.planner.engines import sglang_quant_overrides as overrides
 
 # the classes whose SM100 override copies the checkpoint's method into --quantization
@@ -393,7 +396,30 @@ def class_runner(config: EngineSettings) -> tuple[bool, str]:
         block_experts=config.moe_block_experts)
 
 
+def loader_method(config: EngineSettings) -> str | None:
+    """The quantization the scheduler's ModelConfig ends with, which the model loader builds
+    (managers/scheduler.py:794; model_loader/loader.py:214-262): the copied flag verified
+    again where a model override copied one (`check_copy`), else `verified_quant`."""
+    if flag_known(config):
+        copied = resolved_flag(config)
+        if copied is not None and copied != _flag(config):
+            try:
+                return check_clash(copied, config.checkpoint_quant_method,
+                                   overrides.quant_config(config.checkpoint_quant_config),
+                                   config.gpu_capability)
+            except ConfigError:
+                return None  # check_copy refuses it first
+    return verified_quant(config)
+
+
 def check(config: EngineSettings) -> None:
+    """Steps 2-3, the runner rule, then the model loader's GPU check on the final method
+    (sglang_quant_capability, loader.py:253-262)."""
+    _check_args(config)
+    capability.check(loader_method(config), config.gpu_capability, config.sm100)
+
+
+def _check_args(config: EngineSettings) -> None:
     """Steps 2-3 and the runner rule for one line (flashinfer_megamoe's own rules:
     graphfit.planner.engines.sglang_flashinfer_megamoe)."""
     _verify(config)
@@ -476,4 +502,5 @@ __all__ = ["COMPATIBLE", "DERIVING_ARCHS", "KEEPING_ARCHS", "KNOWN_METHODS", "RE
            "RUNNER_QUANT", "check", "check_clash", "check_copy", "check_runner", "class_runner",
            "kernel_runner",
            "hf_config_quant", "hybrid_nvfp4",
-           "checkpoint_method", "flag_known", "resolved_flag", "verified_quant"]
+           "checkpoint_method", "flag_known", "loader_method", "resolved_flag",
+           "verified_quant"]
