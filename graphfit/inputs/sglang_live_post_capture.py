@@ -16,11 +16,12 @@ A ServerArgs' own fields hold what the caller asked for: resolution writes its a
   configs/model_config.py:2651-2697, from the local config.json);
 - what else the predicate reads that the ServerArgs-only reader (graphfit.planner.engines.
   sglang_native.fields_from_sglang) leaves out: the PD role, the chunked prefill size, the
-  prefill graphs' flags (cuda_graph_hook.py:54-99) and the JSON config's prefill phase, whose
-  sizes the graph reserve counts (memory_hook.py:380-387; issue 23 s45l), the switches that decline it
-  (:1799-1800, 1811-1814) and the model's architecture (its Muse Spark default, MLA, the
-  sparse classes it refuses: :1823-1862, muse_spark_hook.py:50-54) and, for the reserve the
-  answer feeds, a multimodal model's vision encoder size (memory_hook.py:417-462).
+  prefill graphs' flags (cuda_graph_hook.py:54-99) with the JSON config's prefill phase and
+  --max-total-tokens, which set the prefill sizes the graph reserve counts (memory_hook.py:
+  380-387; issue 23 s45l), the switches that decline it (:1799-1800, 1811-1814) and the
+  model's architecture (its Muse Spark default, MLA, the sparse classes it refuses:
+  :1823-1862, muse_spark_hook.py:50-54) and, for the reserve the answer feeds, a
+  multimodal model's vision encoder size (memory_hook.py:417-462).
 
 A value the ServerArgs leave at None (unset) gives nothing: the option's default is SGLang's.
 """

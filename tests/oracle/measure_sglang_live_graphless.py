@@ -2,9 +2,8 @@
 graph-less attention backend (tests/oracle/sglang_graphless_fraction.draw_graphless) resolved
 by SGLang 0.5.23 on CPU; SGLang's resolved record goes to `from_sglang`. Prints how many live
 plans agree with SGLang (default fraction, a not-positive one named by graphfit's warning, and
-both graph phases), with the live graph-less
-reading (after) and without it (before: graphfit.inputs.sglang_live_graphless off), in one
-run."""
+both graph phases), with the live graph-less reading (after) and without it (before:
+graphfit.inputs.sglang_live_graphless off), in one run."""
 
 from __future__ import annotations
 

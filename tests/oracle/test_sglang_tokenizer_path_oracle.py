@@ -5,7 +5,7 @@ SGLang's resolution touches a tokenizer path only for the Run:ai schemes (downlo
 arg_groups/model_path_hook.py:25-41); every other path resolves, and the server then loads
 the tokenizer with `get_tokenizer` (managers/tokenizer_manager.py:638-648 and the scheduler,
 TP workers, detokenizer), unless --skip-tokenizer-init. Its name resolution
-(`_resolve_tokenizer_name`, utils/hf_transformers/tokenizer.py:145-172) pulls a `scheme://`
+(`_resolve_tokenizer_name`, utils/hf_transformers/tokenizer.py:149-172) pulls a `scheme://`
 path through `create_remote_connector` with no device. Per drawn path the test runs both:
 SGLang's resolution of the line, then SGLang's own `_resolve_tokenizer_name` on the path
 (on CPU; the Redis and Azure pulls need a server, and are not called: their connector class
