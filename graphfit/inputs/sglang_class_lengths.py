@@ -77,6 +77,7 @@ CLASS_LENGTHS: Mapping[str, int] = {
     "persimmon": 16384,  # :47
     "phimoe": 131072,  # :69
     "sarvam_moe": 131072,  # :97
+    "xglm": 2048,  # :50 (issue 23 s45l; its other names: ALIASES)
 }
 
 # SGLang's OWN config classes (its `_CONFIG_REGISTRY`, utils/hf_transformers/common.py:117-180,
@@ -219,6 +220,9 @@ ALIASES: Mapping[str, Mapping[str, str]] = {
              "num_attention_heads": "n_heads", "max_position_embeddings": "max_seq_len"},
     "chatglm": {"num_hidden_layers": "num_layers"},  # chatglm.py:14-16
     "exaone": {"num_hidden_layers": "num_layers"},  # exaone.py:142
+    # transformers' XGLMConfig (xglm/configuration_xglm.py:43-46)
+    "xglm": {"num_attention_heads": "attention_heads", "hidden_size": "d_model",
+             "num_hidden_layers": "num_layers"},
 }
 
 

@@ -90,8 +90,43 @@ def check_connector(origin: str, path: object) -> None:
                       f" (ValueError, connector/__init__.py:51)")
 
 
+def check_tokenizer(values: Mapping[str, Any], origin: str = "--tokenizer-path") -> None:
+    """A `--tokenizer-path` with a connector scheme, as SGLang 0.5.23 treats it (issue 23
+    s45l). Resolution touches it only for the Run:ai schemes, downloading it beside the model
+    (arg_groups/model_path_hook.py:25-41); an unset one becomes the model path
+    (serving_hook.py:636-641), checked as the target. The tokenizer is then loaded by the
+    tokenizer manager, the scheduler, each TP worker and the detokenizer unless
+    --skip-tokenizer-init (managers/tokenizer_manager.py:638-648, scheduler.py:894-918,
+    tp_worker.py:325-350, detokenizer_manager.py:137-148), through `get_tokenizer`, which
+    pulls any `scheme://` path with `create_remote_connector(path)` and no device
+    (utils/hf_transformers/tokenizer.py:162-170). So:
+    - `instance://` fails there (RemoteInstanceConnector reads `device.type` of None,
+      connector/remote_instance.py:19) and a scheme create_remote_connector does not know
+      fails with "Invalid connector type" (connector/__init__.py:51): refused with those
+      reasons;
+    - `s3://` / `gs://` / `az://`, `redis://` and an Azure Blob URL load (downloaded or
+      pulled): graphfit reads nothing from a tokenizer, so the line is planned.
+    A tiktoken `.json` path never reaches the connector (tokenizer.py:481-484): not checked."""
+    path = values.get("tokenizer_path")
+    if (not isinstance(path, str) or values.get("skip_tokenizer_init") is True
+            or path.endswith(".json")):
+        return
+    scheme = connector(path)
+    if not scheme or path.lower().startswith(RUNAI) or scheme == "redis" or _azure_blob(path):
+        return
+    shown = f"{origin} {excerpt(path, 32)}"
+    if scheme == INSTANCE:
+        raise ConfigError(f"{shown}: SGLang 0.5.23 fails loading its tokenizer: the pull has "
+                          f"no device (AttributeError, hf_transformers/tokenizer.py:164-170, "
+                          f"connector/remote_instance.py:19)")
+    raise ConfigError(f"{shown}: SGLang 0.5.23 fails loading its tokenizer: Invalid connector "
+                      f"type {excerpt(scheme, 16)} (ValueError, connector/__init__.py:51)")
+
+
 def check_line(values: Mapping[str, Any], target: str = "--model-path",
                draft: str = DRAFT_ORIGIN) -> None:
-    """A line's target and draft paths (`check_connector`)."""
+    """A line's target, draft and tokenizer paths (`check_connector`, `check_tokenizer`)."""
     check_connector(target, values.get("model_path"))
     check_connector(draft, values.get("speculative_draft_model_path"))
+    check_tokenizer(values, "--tokenizer-path" if target == "--model-path"
+                    else "server_args.tokenizer_path")

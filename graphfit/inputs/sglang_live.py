@@ -62,7 +62,9 @@ KEYS = ("model_path", "speculative_algorithm", "speculative_draft_model_path",
         "dtype", "speculative_token_map",
         # s42n: MegaMoE's runner, and whether the tower runs on this server
         "moe_runner_backend", "enable_waterfill", "disaggregation_mode",
-        "language_only", "language_model_only", "enable_adaptive_dispatch_to_encoder")
+        "language_only", "language_model_only", "enable_adaptive_dispatch_to_encoder",
+        # s45l: the tokenizer's connector path (graphfit.inputs.sglang_instance)
+        "tokenizer_path", "skip_tokenizer_init")
 TARGET_FIELDS = ("hidden_size", "vocab_size")  # from the target's config.json
 BLOCK_FLAGS = {"DFLASH": "speculative_dflash_block_size",
                "DSPARK": "speculative_dspark_block_size"}

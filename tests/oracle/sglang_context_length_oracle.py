@@ -54,8 +54,10 @@ KNOWN_TYPES = ("llama", "mistral", "qwen2", "qwen3", "gemma2", "granite", "falco
                # SGLang's own config classes (issue 23, s39c): graphfit.inputs.
                # sglang_class_lengths.OWN_CLASS_KEYS / NO_LENGTH_CLASSES
                "qwen3_next", "nemotron_h", "olmo3", "kimi_linear", "chatglm", "dbrx",
-               "step3p5", "mamba", "hy_v4")
-UNKNOWN_TYPES = ("xglm",)
+               "step3p5", "mamba", "hy_v4",
+               # transformers' XGLMConfig, restated since issue 23 s45l
+               "xglm")
+UNKNOWN_TYPES = ("biogpt",)
 # SGLang's own multimodal classes (issue 23, s40c): graphfit.inputs.sglang_class_lengths.
 # TEXT_CLASS_KEYS; the generator writes their text keys top-level or nested in text_config
 MULTIMODAL_TYPES = ("qwen3_5", "qwen3_5_moe", "qwen4_exp", "interns2_mobius", "step3_vl",
@@ -256,7 +258,7 @@ def pool_verdict(model: str, argv: tuple[str, ...], env: dict[str, str]) -> str:
 
 # a draft with no length key: classes graphfit knows (transformers' and SGLang's own) and
 # one it does not (graphfit then warns that it cannot check the draft: "asked")
-DRAFT_TYPES = ("llama", "qwen2", "mistral", "olmo3", "mamba", "qwen3_next", "xglm")
+DRAFT_TYPES = ("llama", "qwen2", "mistral", "olmo3", "mamba", "qwen3_next", "xglm", "biogpt")
 
 
 def draft_case(rng: random.Random, root: str) -> tuple[str, str, tuple[str, ...], dict[str, str]]:

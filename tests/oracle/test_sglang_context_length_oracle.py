@@ -142,7 +142,7 @@ def test_class_defaults_agree(written: dict[str, Any], argv: tuple[str, ...]) ->
 def test_unknown_class_default_is_asked_in_one_line() -> None:
     """A class whose default graphfit does not restate: SGLang takes it (a number), graphfit
     warns in one line asking for --context-length, and follows the flag once given."""
-    model = _model(model_type="xglm")
+    model = _model(model_type="biogpt")
     assert isinstance(t.sglang_length(model, (), {}), int)
     asked = t.graphfit_asks(model, (), {})
     assert asked is not None and "\n" not in asked and len(asked) <= 200, asked
@@ -197,3 +197,35 @@ def test_gpt2_names_read_as_transformers_reads_them(kind: str, both: bool) -> No
     gf = build_config({"gpu_memory_gb": "H100"}, environ={}, pasted=[
         "python", "-m", "sglang.launch_server", "--model-path", str(directory)])
     assert (sg.hidden_size, sg.context_len) == (gf.hidden_size, gf.max_model_len)
+
+
+# XGLM (issue 23 s45l): transformers' XGLMConfig, max_position_embeddings 2048 by default and
+# its own names for the width, depth and heads (xglm/configuration_xglm.py:43-50)
+_XGLM_NAMES = {"hidden_size": "d_model", "num_hidden_layers": "num_layers",
+               "num_attention_heads": "attention_heads"}
+
+
+@pytest.mark.parametrize("renamed", [False, True])
+@pytest.mark.parametrize("written", [None, 4096])
+@pytest.mark.parametrize(("flag", "env"), [(None, {}), ("2048", {}), ("2049", {}),
+                                           ("8192", {}), ("8192", {t.ALLOW: "1"})])
+def test_xglm_class_default_is_sglangs(renamed: bool, written: int | None, flag: str | None,
+                                       env: dict[str, str]) -> None:
+    """An XGLM file with no length key (or one), under its own names or the standard ones,
+    with a --context-length at, just above or far above the class default: the same length
+    as SGLang's, or refused by both -- never asked (graphfit restates the class)."""
+    config: dict[str, Any] = {"model_type": "xglm", "architectures": ["XGLMForCausalLM"]}
+    if written is not None:
+        config["max_position_embeddings"] = written
+    model = _model(**config)
+    if renamed:
+        path = Path(model) / "config.json"
+        data = json.loads(path.read_text())
+        for name, own in _XGLM_NAMES.items():
+            data[own] = data.pop(name)
+        path.write_text(json.dumps(data))
+    argv = () if flag is None else ("--context-length", flag)
+    assert t.verdict(model, argv, env) in ("agree", "refused"), (config, argv, env)
+    if written is None and flag == "2049" and not env:  # non-vacuous: the default is checked
+        assert isinstance(t.sglang_length(model, argv, env), str)
+        assert isinstance(t.graphfit_length(model, argv, env), str)

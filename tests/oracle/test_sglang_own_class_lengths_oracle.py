@@ -121,7 +121,7 @@ def test_unknown_draft_class_is_warned_in_one_line() -> None:
     """A draft under a class graphfit does not know, shorter than the target: SGLang
     refuses the line; graphfit cannot check it and says so in one warning."""
     target = _model(max_position_embeddings=131072)
-    draft = _model(model_type="xglm", num_hidden_layers=2)
+    draft = _model(model_type="biogpt", num_hidden_layers=2)
     argv = ("--speculative-algorithm", "STANDALONE", "--speculative-draft-model-path", draft,
             "--speculative-num-steps", "2", "--speculative-eagle-topk", "1",
             "--speculative-num-draft-tokens", "3")

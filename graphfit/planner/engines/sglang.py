@@ -94,11 +94,11 @@ from graphfit.planner.engines.sglang_pool import (
 from graphfit.planner.engines.sglang_prefill import default_chunked_prefill_size
 from graphfit.planner.engines.sglang_prefill_plan import prefill_component, prefill_graphs
 from graphfit.planner.engines.sglang_reserve import (
-    RESERVE_UNFIT,
     VLM_NOTE,
     default_fraction,
     reserve_line,
     reserve_unfit,
+    unfit_warning,
     vlm_adjusted,
 )
 from graphfit.planner.engines.sglang_seq_len_fill import (
@@ -805,7 +805,7 @@ class SglangModel:
         if reserve is not None:
             shown = [*shown, ("mem_fraction_static", reserve)]
         elif reserve_unfit(config):
-            warnings.append(RESERVE_UNFIT)
+            warnings.append(unfit_warning(config))  # SGLang's figure, its start-up failure
         elif (config.mem_fraction_static is None and config.gpu_memory_gb is not None
               and vlm_adjusted(config)):
             shown = [*shown, ("mem_fraction_static", VLM_NOTE)]

@@ -230,6 +230,25 @@ def default_fraction(config: EngineSettings) -> float | None:
     return mem_fraction_static(memory_inputs(config))
 
 
+def unfit_warning(config: EngineSettings) -> str:
+    """RESERVE_UNFIT with SGLang's own figure where graphfit restates it (issue 23 s45l):
+    SGLang's resolution keeps a fraction <= 0 (memory_hook.py:324-341 has no floor), and the
+    server then stops when it sizes the KV cache: its slack, the pre-load free memory x
+    (1 - fraction), is at least that memory, so `rest_memory <= 0` raises "Loaded weights
+    leave no GPU memory for the KV cache under --mem-fraction-static=<fraction>"
+    (mem_cache/kv_cache_configurator.py:3007, 3038-3058). graphfit still plans the graphs
+    SGLang resolves, and leaves the fraction unset."""
+    fraction = default_fraction(config)
+    if fraction is None or fraction > 0:
+        return RESERVE_UNFIT
+    return (f"SGLang's default mem_fraction_static is {fraction:g} here (not positive): its "
+            "activation + graph reserve exceeds the GPU's memory (memory_hook.py:295-328) and "
+            "the server stops sizing the KV cache: \"Loaded weights leave no GPU memory for "
+            f"the KV cache under --mem-fraction-static={fraction:g}\" (kv_cache_configurator."
+            "py:3038-3058); pass --mem-fraction-static or fewer running requests x draft "
+            "tokens")
+
+
 def reserve_unfit(config: EngineSettings) -> bool:
     """A resolved config whose default fraction SGLang computes as <= 0: the GPU memory is
     known and graphfit restates the default, yet `SglangModel.resolve` left it unset."""
@@ -276,4 +295,5 @@ VLM_NOTE = ("not restated: SGLang lowers its default for a multimodal model by t
 
 __all__ = ["GIB", "MIB_PER_GIB", "RESERVE_UNFIT", "VLM_NOTE", "default_fraction",
            "memory_inputs", "post_capture", "reserve_bytes", "reserve_line", "reserve_unfit",
+           "unfit_warning",
            "vlm_adjusted"]
