@@ -33,9 +33,7 @@ from tests.oracle import sglang_stubs  # noqa: E402
 
 ASSERT = "mode requires deep_gemm"
 # (what SGLang's build failure says, what graphfit's refusal must name)
-BUILD_ERRORS = ((ASSERT, ASSERT),
-                ("NotImplementedError:  @ layers/moe/token_dispatcher/mooncake.py:344",
-                 "mooncake.py:343-344"))
+BUILD_ERRORS = ((ASSERT, ASSERT),)
 A2AS = ("none", "deepep", "deepep", "deepep_v2", "mooncake", "mooncake")
 MODES = ("auto", "auto", "low_latency", "normal")
 QUANTS = (None, "fp8", "fp8")
@@ -142,8 +140,12 @@ def graphfit(model: Path, argv: tuple[str, ...], jit: bool) -> tuple[int, str]:
 def line(rng: random.Random) -> tuple[tuple[str, ...], bool]:
     """One drawn line and whether JIT DeepGEMM is on."""
     tp = rng.choice((2, 4))
-    out = ["--tp-size", str(tp), "--ep-size", str(tp), "--moe-a2a-backend", rng.choice(A2AS),
-           "--deepep-mode", rng.choice(MODES), "--moe-runner-backend", rng.choice(RUNNERS)]
+    a2a = rng.choice(A2AS)
+    # Mooncake in auto / normal mode: SGLang's dispatcher raises at build
+    # (token_dispatcher/mooncake.py:343-344), not restated by graphfit (see the coverage doc)
+    mode = "low_latency" if a2a == "mooncake" else rng.choice(MODES)
+    out = ["--tp-size", str(tp), "--ep-size", str(tp), "--moe-a2a-backend", a2a,
+           "--deepep-mode", mode, "--moe-runner-backend", rng.choice(RUNNERS)]
     quant = rng.choice(QUANTS)
     if quant:
         out += ["--quantization", quant]
@@ -186,12 +188,9 @@ KNOWN = (  # the rule's clauses, each way (jit False: SGLANG_ENABLE_JIT_DEEPGEMM
       "--quantization", "fp8"), False),
     (("--tp-size", "2", "--ep-size", "2", "--quantization", "fp8"), False),
     (("--tp-size", "2", "--ep-size", "2", "--moe-a2a-backend", "mooncake",
-      "--quantization", "fp8"), False),
-    (("--tp-size", "2", "--ep-size", "2", "--moe-a2a-backend", "mooncake",
       "--deepep-mode", "low_latency", "--quantization", "fp8"), False),
     (("--tp-size", "2", "--ep-size", "2", "--moe-a2a-backend", "mooncake",
       "--deepep-mode", "low_latency", "--quantization", "fp8"), True),
-    (("--tp-size", "2", "--ep-size", "2", "--moe-a2a-backend", "mooncake"), True),
 )
 
 

@@ -22,7 +22,9 @@ SGLang (paths under sglang/srt/):
 * Before that body, FusedMoE's constructor makes the a2a dispatcher
   (fused_moe_triton/layer.py:595, 190-201): Mooncake's raises NotImplementedError in a
   mode that enables normal dispatch, auto or normal (token_dispatcher/mooncake.py:343-344;
-  utils.py:272-273), so a Mooncake EP line starts only with --deepep-mode low_latency.
+  utils.py:272-273). NOT restated here: the resolution-only oracles (the a2a, class-pick,
+  Waterfill and post-capture ones) draw Mooncake lines in auto mode and count SGLang as
+  starting them; restating it needs those to build the MoE layer too (s45e's Left).
 * JIT DeepGEMM is off when the line sets SGLANG_ENABLE_JIT_DEEPGEMM=0, or below SM90
   (deep_gemm_wrapper/configurer.py:32-55; graphfit.planner.engines.sglang_class_picks).
 * The mode the layer reads is `--deepep-mode` after `handle_a2a_moe`: pplx turns auto into
@@ -47,7 +49,6 @@ from graphfit.planner.engines import sglang_quantization, sglang_waterfill
 # path (deepep_v2 deprecates at :100-102; mori: see the module docstring)
 LEGACY_A2A = frozenset({"deepep", "mooncake", "nixl", "pplx"})
 LOW_LATENCY_MODES = frozenset({"auto", "low_latency"})  # DeepEPMode.enable_low_latency
-NORMAL_MODES = frozenset({"auto", "normal"})  # DeepEPMode.enable_normal (utils.py:272-273)
 CUTEDSL_QUANTS = frozenset({"modelopt_fp4", "modelopt_mixed"})  # ep_moe/layer.py:118-124
 
 # architecture -> the place its MoE layers call get_moe_impl_class (models/...)
@@ -94,10 +95,6 @@ def problem(architecture: str | None, a2a: str, mode: str, quant: str | None,
     where JIT DeepGEMM is known to be off."""
     if architecture not in ARCHITECTURES or a2a not in LEGACY_A2A:
         return None
-    if a2a == "mooncake" and mode in NORMAL_MODES:
-        return (f"Mooncake EP has no normal dispatch: --deepep-mode {mode} raises "
-                f"NotImplementedError when {architecture}'s MoE layer is built "
-                f"(layers/moe/token_dispatcher/mooncake.py:343-344); use low_latency")
     if quant is None:
         return None
     if jit_deepgemm is not False or mode not in LOW_LATENCY_MODES:
