@@ -42,6 +42,7 @@ from graphfit.planner.core.settings import EngineSettings
 from graphfit.planner.engines import sglang_adaptive as adaptive
 from graphfit.planner.engines import (
     sglang_dcp,
+    sglang_deepep_class,
     sglang_deepep_v2,
     sglang_dsv4_plan,
     sglang_dwdp,
@@ -762,6 +763,7 @@ class SglangModel:
         # after the speculative hook (pipeline.py:304-306, 338)
         sglang_unified_memory.check_config(config, changes)
         sglang_dcp.check(config)  # what graphfit plans under --dcp-size > 1
+        sglang_deepep_class.check_line(config)  # the model build (ep_moe/layer.py:168-178)
         return changes
 
     def ladders(self, config: EngineSettings) -> EngineLadders:

@@ -1,0 +1,136 @@
+"""The DeepEP-class MoE layer's JIT-DeepGEMM assert in SGLang 0.5.23, for every model class
+whose MoE layers SGLang builds through `get_moe_impl_class`.
+
+Why a rule of its own: the assert is raised when the model is built (after every start-up
+hook graphfit restates), it reads an environment variable rather than a flag, and it holds
+for every architecture below, not for one model. MiniMax-M3's own restatement (built by
+graphfit.inputs.sglang_minimax_moe.deepep_problem) is left where it is; this module covers
+the other classes.
+
+SGLang (paths under sglang/srt/):
+
+* `get_moe_impl_class` (layers/moe/ep_moe/layer.py:352-365) returns `DeepEPMoE` for the
+  a2a backends deepep, deepep_v2, mooncake, nixl, pplx and mori (MoRI EP v2 builds
+  FusedMoE, :353-354).
+* `DeepEPMoE.__init__` (:70-178) first takes the modern runner path (`deprecate_flag`, no
+  assert) for deepep_v2, a humming runner, ROCm's AITER / NPU (:100-108), flashinfer_cutedsl
+  with modelopt_fp4 / modelopt_mixed (:118-124) and, with JIT DeepGEMM on, FP8 / BF16
+  dispatch / MXFP4 (:109-117, :125-134). Otherwise, when the
+  DeepEP mode enables low latency (auto or low_latency, utils.py:275-276), the platform is
+  CUDA and the layer is quantized, it asserts JIT DeepGEMM: "DeepEP DeepEPMode.<MODE> mode
+  requires deep_gemm" (:168-178).
+* Before that body, FusedMoE's constructor makes the a2a dispatcher
+  (fused_moe_triton/layer.py:595, 190-201): Mooncake's raises NotImplementedError in a
+  mode that enables normal dispatch, auto or normal (token_dispatcher/mooncake.py:343-344;
+  utils.py:272-273). NOT restated here: the resolution-only oracles (the a2a, class-pick,
+  Waterfill and post-capture ones) draw Mooncake lines in auto mode and count SGLang as
+  starting them; restating it needs those to build the MoE layer too (s45e's Left).
+* JIT DeepGEMM is off when the line sets SGLANG_ENABLE_JIT_DEEPGEMM=0, or below SM90
+  (deep_gemm_wrapper/configurer.py:32-55; graphfit.planner.engines.sglang_class_picks).
+* The mode the layer reads is `--deepep-mode` after `handle_a2a_moe`: pplx turns auto into
+  low_latency (arg_groups/moe_hook.py:581-587), MoRI turns auto into normal (:545-551) and
+  deepep with flashinfer_cutedsl auto into low_latency (:363-375): only MoRI's changes the
+  answer, and MoRI is left out (see below).
+
+Not restated (answered as planned, see docs/engines/sglang-coverage.md, s45e): MoRI
+(its v2 switch, SGLANG_MORI_EP_V2, is not read by graphfit), a named AMD GPU (`_is_hip`
+skips the assert; graphfit's planner sees no vendor), a runner graphfit cannot resolve,
+and the unquantized assert (:135-147) s44n could not reach.
+"""
+
+from __future__ import annotations
+
+from graphfit.planner.core.errors import ConfigError
+from graphfit.planner.core.settings import EngineSettings
+from graphfit.planner.engines import sglang_class_picks as picks
+from graphfit.planner.engines import sglang_quantization, sglang_waterfill
+
+# the a2a backends get_moe_impl_class builds DeepEPMoE for and DeepEPMoE keeps on its legacy
+# path (deepep_v2 deprecates at :100-102; mori: see the module docstring)
+LEGACY_A2A = frozenset({"deepep", "mooncake", "nixl", "pplx"})
+LOW_LATENCY_MODES = frozenset({"auto", "low_latency"})  # DeepEPMode.enable_low_latency
+CUTEDSL_QUANTS = frozenset({"modelopt_fp4", "modelopt_mixed"})  # ep_moe/layer.py:118-124
+
+# architecture -> the place its MoE layers call get_moe_impl_class (models/...)
+ARCHITECTURES: dict[str, str] = {
+    "BailingMoEForCausalLM": "bailing_moe.py:312",
+    "BailingMoeForCausalLM": "bailing_moe.py:312",
+    "BailingMoeV2ForCausalLM": "bailing_moe.py:312",
+    "BailingMoeV2_5ForCausalLM": "bailing_moe_linear.py:301",
+    "BailingMoeV3ForCausalLM": "bailing_moe_v3.py:568",
+    "DeepseekV2ForCausalLM": "deepseek_v2.py:753",
+    "DeepseekV3ForCausalLM": "deepseek_v2.py:753",
+    "DeepseekV32ForCausalLM": "deepseek_v2.py:753",
+    "DeepseekV3ForCausalLMNextN": "deepseek_v2.py:753 (deepseek_nextn.py:127's decoder layer)",
+    "Ernie4_5_MoeForCausalLM": "ernie4.py:104",
+    "ExaoneMoEForCausalLM": "exaone_moe.py:161",
+    "ExaoneMoeForCausalLM": "exaone_moe.py:161",
+    "Glm4MoeForCausalLM": "glm4_moe.py:436",
+    "GlmMoeDsaForCausalLM": "glm4_moe.py:436",
+    "Glm4MoeLiteForCausalLM": "glm4_moe_lite.py:209",
+    "GptOssForCausalLM": "gpt_oss.py:229",
+    "KimiLinearForCausalLM": "kimi_linear.py:115",
+    "LagunaForCausalLM": "laguna.py:154",
+    "LongcatFlashForCausalLM": "longcat_flash.py:300",
+    "MiMoV2ForCausalLM": "mimo_v2.py:451",
+    "MiMoV2FlashForCausalLM": "mimo_v2.py:451",
+    "MiniMaxM2ForCausalLM": "minimax_m2.py:536",
+    "MistralLarge3ForCausalLM": "deepseek_v2.py:753 (mistral_large_3.py:12)",
+    "Qwen2MoeForCausalLM": "qwen2_moe.py:318",
+    "Qwen3MoeForCausalLM": "qwen3_moe.py:265",
+    "Qwen3NextForCausalLM": "qwen2_moe.py:318 (qwen3_next.py:549)",
+    "Qwen3VLMoeForConditionalGeneration": "qwen3_moe.py:265 (qwen3_vl_moe.py:44)",
+    "SarvamMLAForCausalLM": "sarvam_moe.py:277",
+    "SarvamMoEForCausalLM": "sarvam_moe.py:277",
+    "Step3p5ForCausalLM": "step3p5.py:152",
+}
+
+
+def problem(architecture: str | None, a2a: str, mode: str, quant: str | None,
+            runner: str, jit_deepgemm: bool | None) -> str | None:
+    """SGLang's assert for one line, or None where the layer builds (or graphfit does not
+    restate it). `a2a`: the backend the model sees (after Waterfill); `mode`: --deepep-mode
+    as given; `quant`: the quantization config's name handed to the layer (None: none);
+    `runner`: --moe-runner-backend after the class's override; `jit_deepgemm`: False only
+    where JIT DeepGEMM is known to be off."""
+    if architecture not in ARCHITECTURES or a2a not in LEGACY_A2A:
+        return None
+    if quant is None:
+        return None
+    if jit_deepgemm is not False or mode not in LOW_LATENCY_MODES:
+        return None
+    if runner == "humming" or (runner == "flashinfer_cutedsl" and quant in CUTEDSL_QUANTS):
+        return None
+    shown = "low_latency" if a2a == "pplx" else mode  # moe_hook.py:581-587
+    return (f"DeepEP DeepEPMode.{shown.upper()} mode requires deep_gemm (AssertionError, "
+            f"layers/moe/ep_moe/layer.py:168-178: {architecture}'s DeepEPMoE, JIT DeepGEMM "
+            f"off)")
+
+
+def check(architecture: str | None, a2a: str, mode: str, quant: str | None, runner: str,
+          jit_deepgemm: bool | None) -> None:
+    """Raise SGLang's reason where `problem` finds one."""
+    said = problem(architecture, a2a, mode, quant, runner, jit_deepgemm)
+    if said:
+        raise ConfigError(said)
+
+
+def check_line(config: EngineSettings) -> None:
+    """`check` on a resolved line: the backend the model sees after Waterfill
+    (sglang_waterfill.resolved_a2a), the ModelConfig's quantization, the runner after the
+    class's override (skipped where graphfit cannot tell it), JIT DeepGEMM from
+    SGLANG_ENABLE_JIT_DEEPGEMM and the GPU. Called after every start-up check: SGLang builds
+    the model once its arguments are resolved."""
+    if config.architecture not in ARCHITECTURES or not sglang_quantization.flag_known(config):
+        return
+    known, runner = sglang_quantization.class_runner(config)
+    if not known:
+        return
+    check(config.architecture,
+          sglang_waterfill.resolved_a2a(config.moe_a2a_backend or "none",
+                                        config.enable_waterfill),
+          config.deepep_mode, sglang_quantization.verified_quant(config), runner,
+          picks.jit_deepgemm(config.jit_deepgemm, config.gpu_capability))
+
+
+__all__ = ["ARCHITECTURES", "LEGACY_A2A", "check", "check_line", "problem"]
