@@ -18,6 +18,7 @@ from typing import Any
 from graphfit.inputs import (
     model_config,
     sglang_context_length,
+    sglang_file_dtype,
     sglang_mamba_flags,
     sglang_minimax_target,
     sglang_ngram,
@@ -116,7 +117,9 @@ for _own in ENGINE_ONLY_KEYS.values():
 OVERRIDES = "json_model_override_args"
 # keys SGLang and vLLM spell alike, read as SGLang's in a file naming `engine: sglang` (kept in
 # KEYS as vLLM's otherwise; issue 23 s44m)
-SGLANG_FILE_KEYS: dict[str, Handler] = {"attention_backend": sglang_args.file_attention_backend}
+SGLANG_FILE_KEYS: dict[str, Handler] = {"attention_backend": sglang_args.file_attention_backend,
+                                        # SGLang's --dtype (issue 23 s45r)
+                                        "dtype": sglang_file_dtype.file_dtype}
 
 
 def _names_sglang(data: Mapping[Any, Any]) -> bool:

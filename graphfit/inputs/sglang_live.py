@@ -18,7 +18,8 @@ pasted line with the same prefix plans.
 Only what the ServerArgs cannot carry is returned: the block size SGLang resolved is in the
 ServerArgs (speculative_hook.py:388-423, 807-850), so the draft's own is given only when the
 ServerArgs hold none (raw ones). From the target's config only the hidden size and
-vocabulary are taken (the architecture, dtype and length keep the live path's reading as
+vocabulary are taken, and its dtype under SGLang's rule with the ServerArgs' --dtype
+(graphfit.inputs.sglang_dtype; the architecture and length keep the live path's reading as
 before: not this module's to change).
 
 UNO on a MoE model: the running server's `LoRAManager` reads the adapter's
@@ -39,6 +40,7 @@ from graphfit.inputs import (
     sglang_draft_shape,
     sglang_dspark,
     sglang_dsv4,
+    sglang_dtype,
     sglang_instance,
     sglang_minimax_target,
     sglang_runner_backends,
@@ -110,8 +112,14 @@ def _read(values: Mapping[str, Any]) -> dict[str, Any]:
     if isinstance(model, str):
         found, _ = model_config.model_settings(model, "model", sglang=True)
         out.update({k: v for k, v in _fields(found).items() if k in TARGET_FIELDS})
+        # the target ModelConfig's dtype under SGLang's rule (graphfit.inputs.sglang_dtype;
+        # issue 23 s45r), as a pasted line reads it
+        out.update({k: v for k, v in _fields(found).items() if k == "dtype"})
         # DeepSeek-V4's KV pool shape (graphfit.inputs.sglang_dsv4), as a pasted line reads it
         out.update(_fields(sglang_dsv4.shape_settings(model)))
+    explicit = sglang_dtype.flag_dtype(values["dtype"])  # --dtype wins (model_config.py:881)
+    if explicit is not None:
+        out["dtype"] = explicit
     # data-parallel replicas, for DeepSeek-V4's decode extra-slot default (sglang_dsv4)
     out.update(_fields(sglang_dsv4.dp_replicas(values)))
     # the draft's DSA index kpool (its draft-extend seq_lens fill, sglang_runner_backends)

@@ -470,12 +470,19 @@ def compare_buffers(sg: SglangAnswer, gf: GraphfitAnswer) -> list[Difference]:
                                               f"{buf.dtype}: graphfit plans no such buffer",
                                       short=True))
                 continue
-            if tuple(theirs.shape) != buf.shape:
-                short = _numel(theirs.shape) < _numel(buf.shape) or (
-                    len(theirs.shape) == len(buf.shape) and theirs.capacity < _rows(buf))
+            # a shared buffer: the view this runner reads, its own reference rows (a
+            # draft-vocab logits view's reference is the whole tensor, and
+            # sglang_adaptive_oracle.StateView gives the view as its capacity); the one
+            # tensor's size is sglang_adaptive_oracle.compare_sharing's
+            rows = (min(theirs.capacity, theirs.reference_capacity) if theirs.shared
+                    else theirs.capacity)
+            shape = (*theirs.spec.leading, rows, *theirs.spec.trailing)
+            if shape != buf.shape:
+                short = _numel(shape) < _numel(buf.shape) or (
+                    len(shape) == len(buf.shape) and rows < _rows(buf))
                 out.append(Difference(aspect, f"{component}.{buf.name} shape: SGLang "
                                               f"{list(buf.shape)}, graphfit "
-                                              f"{list(theirs.shape)}", short=short))
+                                              f"{list(shape)}", short=short))
             if theirs.dtype != buf.dtype:
                 out.append(Difference(aspect, f"{component}.{buf.name} dtype: SGLang "
                                               f"{buf.dtype}, graphfit {theirs.dtype}"))

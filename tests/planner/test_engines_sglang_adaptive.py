@@ -146,7 +146,7 @@ def test_shared_buffers_follow_sglangs_rules(config: EngineConfig, steps: int | 
     except ConfigError:
         return  # refusals: test_every_set_pads_within_its_buffers
     assert p.verify().ok
-    if not p.config.speculative_adaptive or p.config.cudagraph_mode is CUDAGraphMode.NONE:
+    if p.config.cudagraph_mode is CUDAGraphMode.NONE:
         assert not p.shared
         return
     private = {"select_index", "temperatures", "top_ks", TBO_SPLIT_BUFFER}

@@ -830,10 +830,9 @@ class SglangModel:
         if uno(config):  # linear UNO: "lora" and "nolora" graphs per size (sglang_uno)
             decode = tuple(replace(c, graphs_per_size=uno_target_graphs(config))
                            if c.name == UNO_TARGET else c for c in decode)
-        if config.speculative_adaptive:
-            # the adaptive sets' runners share SGLang's pooled inputs and logits buffer
-            # (graphfit.planner.engines.sglang_shared)
-            decode = share_like_sglang(decode)
+        # the runners (every adaptive set's, or the one set of a static line) share SGLang's
+        # process-wide input pool and logits buffer (graphfit.planner.engines.sglang_shared)
+        decode = share_like_sglang(decode)
         prefill = prefill_component(config, prefill_graphs(config))
         return decode if prefill is None else (*decode, prefill)
 
