@@ -77,6 +77,27 @@ def override_page(line: Mapping[str, Any], gpu_given: object) -> int | None:
     return None if written is None else written[0]
 
 
+# the ServerArgs fields `override_page` reads (the line's flags as given, and what SGLang's
+# generic default reads: graphfit.inputs.sglang_draft_default._default_inputs)
+LIVE_KEYS = ("model_path", "attention_backend", "prefill_attention_backend",
+             "decode_attention_backend", "speculative_algorithm", "speculative_eagle_topk",
+             "page_size", "kv_cache_dtype", "enable_deterministic_inference",
+             "rl_on_policy_target", "mamba_radix_cache_strategy", "disable_radix_cache",
+             "disaggregation_mode")
+
+
+def live(server_args: Any, gpu_given: object) -> int | None:
+    """`override_page` on a ServerArgs (the live path with a named GPU, issue 23 s45m): its
+    fields hold the flags as given (resolution declares into `_resolved_overrides`,
+    arg_groups/overrides.py:110-134), which is what the override reads; "auto", the KV
+    dtype field's default, is a line without `--kv-cache-dtype`."""
+    line = {key: server_args.get(key) if isinstance(server_args, Mapping)
+            else getattr(server_args, key, None) for key in LIVE_KEYS}
+    if str(line.get("kv_cache_dtype") or "").strip().lower() == "auto":
+        line["kv_cache_dtype"] = None
+    return override_page(line, gpu_given)
+
+
 def settle(line: Mapping[str, Any], resolved: Resolved, gpu_given: object) -> Resolved:
     """`page_size` as the override writes it (module docstring); the line unchanged
     elsewhere."""
@@ -93,4 +114,4 @@ def settle(line: Mapping[str, Any], resolved: Resolved, gpu_given: object) -> Re
                    notes=(*resolved.notes, said))
 
 
-__all__ = ["override_page", "settle"]
+__all__ = ["LIVE_KEYS", "live", "override_page", "settle"]

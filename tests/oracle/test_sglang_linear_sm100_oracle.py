@@ -200,3 +200,26 @@ def test_live_path_generated_lines_match_sglang() -> None:
     differ = [(case, why) for case in ls.generate_linear(12, 45)
               if (why := ls.live_linear_verdict(case)) is not None]
     assert not differ, differ[:3]
+
+
+# the live path's page size with the GPU named (issue 23 s45m): Qwen3-Next's SM100 override
+# (model_overrides/qwen3_5.py:46-49) on SGLang's own ServerArgs; lines whose page size it
+# changes (premise), and one off SM100
+LIVE_PAGE_GRID: list[ls.Case] = [
+    ((*MRR, "--page-size", "16"), "B200"),  # triton: 1 over 16
+    ((*MRR, "--disable-radix-cache"), "B200"),  # trtllm_mha: 64
+    ((*MRR, "--page-size", "64", "--mamba-radix-cache-strategy", "no_buffer",
+      "--disable-overlap-schedule"), "B200"),  # reset to 1: SGLang serves it
+    ((*MRR, "--page-size", "16"), "H100"),
+]
+
+
+@pytest.mark.parametrize("case", LIVE_PAGE_GRID)
+def test_live_page_size_with_a_named_gpu_matches_sglang(case: ls.Case) -> None:
+    assert ls.live_page_verdict(case) is None, ls.live_page_verdict(case)
+
+
+def test_live_page_size_generated_lines_match_sglang() -> None:
+    differ = [(case, why) for case in ls.generate_page(10, 47)
+              if (why := ls.live_page_verdict(case)) is not None]
+    assert not differ, differ[:3]
