@@ -168,6 +168,7 @@ def mapping_settings(data: dict[str, Any], name: str, own: Mapping[str, Handler]
     unknown: list[str] = []
     # a file naming `engine: sglang` holds SGLang's attention_backend, not vLLM's (s44m)
     own = {**(own or {}), **(SGLANG_FILE_KEYS if _names_sglang(data) else {})}
+    implied = False  # another key of the file implies SGLang (its `model_path` spelling)
     for key, value in data.items():
         if not isinstance(key, str):
             raise ConfigError(f"{brief(name)}: keys must be strings, got {excerpt(key)}")
@@ -179,6 +180,9 @@ def mapping_settings(data: dict[str, Any], name: str, own: Mapping[str, Handler]
                 found, more = handler(origin, value, FILE)
             settings += found
             notes += more
+            implied = implied or (normalized not in SGLANG_FILE_KEYS and any(
+                s.field == "engine" and str(getattr(s.value, "value", s.value)) ==
+                Engine.SGLANG.value for s in found))
         elif normalized == OVERRIDES:  # read with model_path (`_target`)
             target_overrides.parse(value)
         elif normalized in IGNORED:
@@ -190,6 +194,11 @@ def mapping_settings(data: dict[str, Any], name: str, own: Mapping[str, Handler]
                 raise ConfigError(f"{brief(name)}: unknown key {excerpt(key)} (did you mean "
                                   f"{spelled}?)")
             unknown.append(key)
+    if implied and not SGLANG_FILE_KEYS.keys() <= own.keys() \
+            and SGLANG_FILE_KEYS.keys() & {normalize_key(k) for k in data if isinstance(k, str)}:
+        # an SGLang file without an `engine` key: its attention_backend is SGLang's too, as
+        # in a file naming `engine: sglang` (issue 23 s45m)
+        return mapping_settings(data, name, {**own, **SGLANG_FILE_KEYS})
     if ignored:
         notes.append(f"{brief(name)}: not modelled, ignored: {listed(ignored)}")
     if unknown:

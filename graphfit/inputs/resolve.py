@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
-from typing import cast
+from typing import Any, cast
 
 from graphfit.inputs.environment import implied_release_note
 from graphfit.inputs.settings import Resolved, Setting, merge
@@ -42,6 +42,19 @@ def _engine_of(settings: list[Setting]) -> str:
     return str(getattr(chosen, "value", chosen)).strip().lower()
 
 
+def _line_keys(line: list[Setting]) -> Mapping[str, Any] | None:
+    """The file keys of the engine the command line itself names (`--engine sglang`, a
+    pasted SGLang line): the line's engine wins over the file's, so a file read for it holds
+    SGLang's `attention_backend`, as one naming `engine: sglang` does (graphfit.inputs.
+    config_file.SGLANG_FILE_KEYS; issue 23 s45m). None otherwise: the file's keys as before."""
+    from graphfit.inputs.config_file import SGLANG_FILE_KEYS
+
+    named = line + _implied_engines(line)
+    if not any(s.field == "engine" for s in named):
+        return None
+    return SGLANG_FILE_KEYS if _engine_of(named) == Engine.SGLANG.value else None
+
+
 def resolve(command_line: Iterable[Setting], *, config_file: Path | None = None,
             environ: Mapping[str, str] | None = None,
             notes: Iterable[str] = ()) -> Resolved:
@@ -52,7 +65,7 @@ def resolve(command_line: Iterable[Setting], *, config_file: Path | None = None,
     if config_file is not None:  # the file readers (every engine's keys) only when needed
         from graphfit.inputs.config_file import ENGINE_ONLY_KEYS, file_settings
 
-        found, more = file_settings(config_file)
+        found, more = file_settings(config_file, _line_keys(line))
         # once the engine is known, the keys only it reads among those another engine
         # spells alike (TensorRT-LLM's tensor_parallel_size, which vLLM files ignore)
         own = ENGINE_ONLY_KEYS.get(_engine_of(found + line + _implied_engines(found + line)))

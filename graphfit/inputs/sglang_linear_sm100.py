@@ -56,24 +56,30 @@ def kernels(values: Mapping[str, Any]) -> tuple[str, str | None, str]:
 def settle(values: Mapping[str, Any], resolved: Resolved, gpu_given: object) -> Resolved:
     """The checks (module docstring) once the GPU is known: refused with SGLang's words on a
     named GPU of compute capability 10 or more; noted where the GPU is a figure in GiB."""
+    notes = check(values, resolved.values.get("architecture"), gpu_given)
+    return replace(resolved, notes=(*resolved.notes, *notes)) if notes else resolved
+
+
+def check(values: Mapping[str, Any], architecture: object, gpu_given: object) -> list[str]:
+    """The notes of `settle`, or ConfigError with SGLang's words (module docstring)."""
     decode, verify, prefill = kernels(values)
     dtype = _name(values, "mamba_ssm_dtype")
     wrong = [(kind, lines) for kind, kernel, lines in (("decode", decode, "334-345"),
                                                         ("verify", verify, "367-377"))
              if kernel == "flashinfer" and dtype != BF16]
     if not wrong and prefill != "flashinfer":
-        return resolved
+        return []
     name = gpu_name(gpu_given)
     major = GPU_CAPABILITY_MAJOR.get(name) if name else None
     if name and major is None:  # not CUDA's (get_platform().is_cuda is False)
-        return resolved
+        return []
     if major is not None and major < 10:
-        return resolved
+        return []
     notes: list[str] = []
     for kind, lines in wrong:
         text = (f"--linear-attn-{kind}-backend flashinfer on SM100+ requires --mamba-ssm-dtype "
                 f"bfloat16, got {dtype!r} ({HOOK}:{lines})")
-        if major is not None and not (kind == "verify" and _pp_spec_kda(resolved)):
+        if major is not None and not (kind == "verify" and _pp_spec_kda(architecture)):
             raise ConfigError(text[:200])
         notes.append(f"{text} (where the GPU is SM100 or later; a KDA model's verify kernel is "
                      f"triton under SGLANG_ENABLE_PP_SPEC)" if major is not None else
@@ -82,16 +88,33 @@ def settle(values: Mapping[str, Any], resolved: Resolved, gpu_given: object) -> 
         notes.append(f"--linear-attn-prefill-backend flashinfer: SGLang refuses it on SM100+ "
                      f"unless its torch is built for CUDA 13+ ({HOOK}:381-395)"
                      + ("" if major is not None else " (on a GPU of compute capability 10+)"))
-    return replace(resolved, notes=(*resolved.notes, *notes))
+    return notes
 
 
-def _pp_spec_kda(resolved: Resolved) -> bool:
+LIVE_KEYS = ("linear_attn_backend", "linear_attn_decode_backend", "linear_attn_verify_backend",
+             "linear_attn_prefill_backend", "mamba_ssm_dtype")
+
+
+def live(server_args: Any, architecture: object, gpu_given: object) -> None:
+    """The live path's form (graphfit.integrations.sglang.from_sglang, issue 23 s45m): a
+    ServerArgs' fields are the flags as given (resolution declares into
+    `_resolved_overrides`, arg_groups/overrides.py:110-134), which is what
+    `handle_linear_attn_backend` reads; checked where the caller names the GPU
+    (`gpu_memory_gb="B200"`), ConfigError with SGLang's words where it refuses. The notes
+    (CUDA 13, a figure in GiB) have no place on that path."""
+    if gpu_name(gpu_given):  # a mapping of fields, or the ServerArgs object
+        fields = {key: server_args.get(key) if isinstance(server_args, Mapping)
+                  else getattr(server_args, key, None) for key in LIVE_KEYS}
+        check(fields, architecture, gpu_given)
+
+
+def _pp_spec_kda(architecture: object) -> bool:
     """Whether the verify kernel may have become triton first: SGLANG_ENABLE_PP_SPEC
     (layers/attention/linear/utils.py:16-17) with a KDA model (:350-366). The environment is
     not read here, so a KDA model's verify check is noted rather than refused."""
     from graphfit.planner.engines.sglang_mamba_pool import KDA_ARCHITECTURES
 
-    return resolved.values.get("architecture") in KDA_ARCHITECTURES
+    return architecture in KDA_ARCHITECTURES
 
 
-__all__ = ["kernels", "settle"]
+__all__ = ["LIVE_KEYS", "check", "kernels", "live", "settle"]

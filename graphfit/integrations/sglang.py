@@ -111,13 +111,31 @@ def live_overrides(server_args: Any, overrides: Mapping[str, Any],
     hybrid-SWA layout, and the rest the predicate reads: graphfit.inputs.
     sglang_live_post_capture), the mamba cap, the EPLB fields and Inkling's FULL prefill
     default (graphfit.inputs.sglang_live_flags) and the process environment
-    (`environment_overrides`, with MOONCAKE_PROTOCOL); a value the caller passes wins."""
-    from graphfit.inputs import sglang_live_flags, sglang_live_graphless, sglang_live_post_capture
+    (`environment_overrides`, with MOONCAKE_PROTOCOL); a value the caller passes wins. A
+    `gpu_memory_gb` naming a GPU ("B200") is its memory in GiB, and runs SGLang's SM100+
+    linear-attention kernel checks on the ServerArgs (graphfit.inputs.sglang_linear_sm100.
+    live, attention_hook.py:334-377) and sets the page size Qwen3.5 / Qwen4-Exp's SM100
+    override writes (graphfit.inputs.sglang_qwen3_5_page.live)."""
+    from graphfit.inputs import (
+        sglang_live_flags,
+        sglang_live_graphless,
+        sglang_live_post_capture,
+        sglang_qwen3_5_page,
+    )
+    from graphfit.inputs.gpus import gpu_memory_gb, gpu_name
+    from graphfit.inputs.sglang_linear_sm100 import live
     from graphfit.inputs.sglang_live import config_settings
 
     post = sglang_live_post_capture.settings(server_args)
     flags = sglang_live_flags.settings(server_args, post.get("architecture"))
-    read = {**config_settings(server_args), **post, **flags}
+    gpu = overrides.get("gpu_memory_gb")
+    page: dict[str, Any] = {}
+    if gpu_name(gpu):  # a named GPU (issue 23 s45m): the SM100+ linear-attention kernel
+        live(server_args, post.get("architecture"), gpu)  # checks, then its GiB
+        overrides = {**overrides, "gpu_memory_gb": gpu_memory_gb("gpu_memory_gb", gpu)}
+        written = sglang_qwen3_5_page.live(server_args, gpu)  # Qwen3.5 / Qwen4-Exp's page
+        page = {} if written is None else {"page_size": written}
+    read = {**config_settings(server_args), **post, **flags, **page}
     # torch_native / flex_attention: no graphs, the flags' graphs in the default fraction
     # (graphfit.inputs.sglang_live_graphless)
     return {**read, **sglang_live_graphless.settings(server_args, read),

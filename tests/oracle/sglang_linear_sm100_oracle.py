@@ -245,3 +245,85 @@ def generate_page(count: int, seed: int) -> list[Case]:
             argv += ("--attention-backend", "triton")
         out.append((argv, "H100" if rng.random() < 0.15 else "B200"))
     return out
+
+
+def live_linear_case(case: Case) -> tuple[str | None, str | None]:
+    """(SGLang's refusal or None, graphfit's refusal or None) for the live path with the GPU
+    named (issue 23 s45m): SGLang resolves the ServerArgs its own `prepare_server_args` builds
+    from the line on that GPU's capability; graphfit reads the same ServerArgs with
+    `from_sglang(..., gpu_memory_gb=<the GPU's name>)`."""
+    import contextlib
+    import io
+
+    from graphfit import ConfigError
+    from graphfit.integrations import sglang as gs
+    from tests.oracle import sglang_stubs
+
+    argv, gpu = case
+    pm.register()
+    gb, capability = pm.GPUS[gpu]
+    full = ["--model-path", pc.model_dir("qnext"), *argv]
+    o = so.oracle()
+    theirs = ours = None
+    with pc.environment(None), sglang_stubs.fake_cuda(gb * so.MIB_PER_GB, capability=capability):
+        with contextlib.redirect_stderr(io.StringIO()):
+            record = o.server_args.prepare_server_args(full)
+        try:
+            gs.from_sglang(record, environ={}, gpu_memory_gb=gpu)
+        except ConfigError as exc:
+            ours = str(exc)
+        try:
+            record.resolve_once()
+        except Exception as exc:  # SGLang's own refusal
+            theirs = f"{type(exc).__name__}: {exc}"
+    return theirs, ours
+
+
+def live_linear_verdict(case: Case) -> str | None:
+    """None where the live path refuses with SGLang's own bf16 sentence exactly where SGLang
+    refuses the ServerArgs with it, and reads the rest (the CUDA 13 refusal depends on the
+    server's torch build: a note on a pasted line, nothing on this path)."""
+    theirs, ours = live_linear_case(case)
+    if theirs is not None and DTYPE_WORDS in theirs:
+        words = theirs.split("ValueError: ", 1)[-1].strip()
+        return None if ours is not None and words in ours else f"graphfit: {ours}"
+    if ours is not None:
+        return f"SGLang {theirs}, graphfit refuses: {ours}"
+    if theirs is not None and CUDA_WORDS not in theirs:
+        return f"SGLang refuses for another reason: {theirs[-160:]}"
+    return None
+
+
+def live_page_verdict(case: Case) -> str | None:
+    """None where the live path with the GPU named (issue 23 s45m) gives the page size SGLang
+    resolves the same ServerArgs to (Qwen3-Next's SM100 override, model_overrides/
+    qwen3_5.py:46-49), or both refuse."""
+    import contextlib
+    import io
+
+    from graphfit import ConfigError, plan
+    from graphfit.integrations import sglang as gs
+    from tests.oracle import sglang_stubs
+
+    argv, gpu = case
+    pm.register()
+    gb, capability = pm.GPUS[gpu]
+    full = ["--model-path", pc.model_dir("qnext"), *argv]
+    o = so.oracle()
+    with pc.environment(None), sglang_stubs.fake_cuda(gb * so.MIB_PER_GB, capability=capability):
+        with contextlib.redirect_stderr(io.StringIO()):
+            record = o.server_args.prepare_server_args(full)
+        try:  # the plan too: the mamba pool's no_buffer checks run there
+            config = gs.from_sglang(record, environ={}, gpu_memory_gb=gpu)
+            plan(config)
+            ours: int | str = int(config.page_size)
+        except ConfigError as exc:
+            ours = str(exc)
+    with pc.environment(None):
+        r = so.resolve(argv, gpu_mem_gb=gb, model=pc.model_dir("qnext"), capability=capability)
+    if isinstance(r, so.Rejected):
+        return None if isinstance(ours, str) else f"SGLang refuses, graphfit page {ours}"
+    from sglang.srt.arg_groups.overrides import resolving_view
+
+    theirs = int(resolving_view(r.record).page_size)
+    return None if theirs == ours else f"page size: SGLang {theirs}, graphfit {ours}"

@@ -182,3 +182,44 @@ PAGE_GRID: list[ls.Case] = [
 @pytest.mark.parametrize("case", PAGE_GRID)
 def test_qwen3_5_sm100_page_size_as_sglang(case: ls.Case) -> None:
     assert ls.page_verdict(case) is None, ls.page_verdict(case)
+
+
+# the live path with the GPU named (issue 23 s45m): `from_sglang(server_args,
+# gpu_memory_gb="B200")` runs the same checks on the ServerArgs' fields as given
+@pytest.mark.parametrize(("case", "sglang"), LINEAR_GRID)
+def test_live_path_with_a_named_gpu_matches_sglang(case: ls.Case, sglang: str) -> None:
+    theirs, ours = ls.live_linear_case(case)
+    premise = ("serves" if theirs is None else "dtype" if ls.DTYPE_WORDS in theirs
+               else "cuda" if ls.CUDA_WORDS in theirs else theirs[-160:])
+    assert premise == sglang, f"live premise: SGLang {premise}"
+    assert ls.live_linear_verdict(case) is None, ls.live_linear_verdict(case)
+    assert (ours is not None) == (sglang == "dtype"), ours
+
+
+def test_live_path_generated_lines_match_sglang() -> None:
+    differ = [(case, why) for case in ls.generate_linear(12, 45)
+              if (why := ls.live_linear_verdict(case)) is not None]
+    assert not differ, differ[:3]
+
+
+# the live path's page size with the GPU named (issue 23 s45m): Qwen3-Next's SM100 override
+# (model_overrides/qwen3_5.py:46-49) on SGLang's own ServerArgs; lines whose page size it
+# changes (premise), and one off SM100
+LIVE_PAGE_GRID: list[ls.Case] = [
+    ((*MRR, "--page-size", "16"), "B200"),  # triton: 1 over 16
+    ((*MRR, "--disable-radix-cache"), "B200"),  # trtllm_mha: 64
+    ((*MRR, "--page-size", "64", "--mamba-radix-cache-strategy", "no_buffer",
+      "--disable-overlap-schedule"), "B200"),  # reset to 1: SGLang serves it
+    ((*MRR, "--page-size", "16"), "H100"),
+]
+
+
+@pytest.mark.parametrize("case", LIVE_PAGE_GRID)
+def test_live_page_size_with_a_named_gpu_matches_sglang(case: ls.Case) -> None:
+    assert ls.live_page_verdict(case) is None, ls.live_page_verdict(case)
+
+
+def test_live_page_size_generated_lines_match_sglang() -> None:
+    differ = [(case, why) for case in ls.generate_page(10, 47)
+              if (why := ls.live_page_verdict(case)) is not None]
+    assert not differ, differ[:3]

@@ -102,3 +102,47 @@ def test_a_bad_backend_name_in_a_file_is_refused() -> None:
     assert ours is not None and "invalid choice" in ours, ours
     assert isinstance(so.resolve(("--mamba-backend", "cuda"), gpu_mem_gb=80,
                                  model=mm.model_dir(0)), so.Rejected)
+
+
+# a file with no `engine` key, read with graphfit's `--engine sglang` (issue 23 s45m): its
+# `attention_backend` is SGLang's, as in a file naming `engine: sglang` (graphfit.inputs.
+# resolve._line_keys); SGLang's own pipeline on the same keys as flags decides
+NO_BUFFER = {"mamba_radix_cache_strategy": "no_buffer", "disable_overlap_schedule": True}
+ENGINE_FLAG_FILES = [
+    {"attention_backend": "fa3"}, {"attention_backend": "triton"},
+    {"attention_backend": "trtllm_mha", **NO_BUFFER},  # mamba_hook.py:161-163
+    {"attention_backend": "fa3", **NO_BUFFER}]
+
+
+def _planned(keys: dict, gpu: str, engine_flag: bool = True) -> str | None:
+    """graphfit's refusal (resolution or plan) for the file under `--engine sglang`, or with
+    no engine named anywhere (the file's `model_path`, SGLang's spelling, implies it)."""
+    from graphfit import plan
+
+    # (--weights-gb is SGLang's flag: it names the engine too, so not given without the flag)
+    own = {"gpu_memory_gb": gpu, "config_file": _file(keys, True),
+           **({"engine": "sglang", "weights_gb": 20.0} if engine_flag else {})}
+    try:
+        plan(resolve_values(own, environ={}).config())
+    except ConfigError as exc:
+        text = str(exc)
+        assert len(text) <= 200 and "\n" not in text
+        return text
+    return None
+
+
+@pytest.mark.parametrize("engine_flag", (True, False), ids=("--engine sglang", "implied"))
+@pytest.mark.parametrize("gpu", ("H100", "B200"))
+@pytest.mark.parametrize("keys", ENGINE_FLAG_FILES, ids=lambda k: " ".join(_argv(k)))
+def test_engine_flag_reads_the_file_backend_as_sglang(keys: dict, gpu: str,
+                                                      engine_flag: bool) -> None:
+    """graphfit plans the file SGLang serves and refuses the one SGLang refuses on its
+    no_buffer / trtllm_mha assertion, with that rule's place."""
+    theirs = so.resolve(_argv(keys), gpu_mem_gb=80, model=mm.model_dir(0),
+                        capability=(10, 0) if gpu == "B200" else None)
+    ours = _planned(keys, gpu, engine_flag)
+    if isinstance(theirs, so.Rejected):
+        assert "no_buffer do not support trtllm_mha" in theirs.text, theirs.text[-200:]
+        assert ours is not None and "mamba_hook.py:161" in ours, ours
+    else:
+        assert ours is None, ours
