@@ -409,7 +409,7 @@ class EngineConfig:
             attention_backend_flag: str | None = None,
             context_parallel_size: int = 1, cp_type: str | None = None,
             moe_expert_parallel_size: int | None = None,
-            dp_replicas: int = 1) -> None: ...
+            dp_replicas: int = 1, enable_hisparse: bool = False) -> None: ...
 
     def __post_init__(self) -> None:
         set_ = object.__setattr__
@@ -1248,6 +1248,11 @@ class EngineConfig:
     def dp_replicas(self) -> int:
         """SglangOptions.dp_replicas."""
         return cast("int", self._option("dp_replicas"))
+
+    @property
+    def enable_hisparse(self) -> bool:
+        """SglangOptions.enable_hisparse."""
+        return cast("bool", self._option("enable_hisparse"))
 
     @property
     def hook_cudagraph_mode(self) -> str | None:

@@ -319,3 +319,60 @@ def test_v41_feature_refusals_are_sglangs() -> None:
             else:
                 assert "DeepSeek-V4.1" not in (r.text if isinstance(r, so.Rejected) else "")
                 assert "DeepSeek-V4.1" not in str(got)
+
+
+HISPARSE_LINES = (
+    ["--enable-hisparse"],
+    ["--enable-hisparse", "--pp-size", "2"],
+    ["--disaggregation-mode", "decode", "--disaggregation-decode-enable-radix-cache",
+     "--enable-hisparse"],
+    ["--disaggregation-mode", "decode", "--disaggregation-decode-enable-radix-cache",
+     "--enable-hisparse", "--disaggregation-transfer-backend", "fake"],
+    ["--disaggregation-mode", "decode", "--disaggregation-decode-enable-radix-cache",
+     "--disaggregation-transfer-backend", "fake", "--enable-two-batch-overlap"],
+)
+
+
+def test_hisparse_refusals_are_sglangs() -> None:
+    """--enable-hisparse read as a setting (s45k): SGLang refuses it with the decode radix
+    cache (pd_disaggregation_hook.py:100-104, before the fake backend's :105-109, any model)
+    and on DeepSeek-V4.1 (deepseek_v4_hook.py:333-353, second in its list, before PP; the PD
+    hook runs first, pipeline.py:147 vs 225); graphfit refuses each line SGLang refuses with
+    SGLang's sentence and, where SGLang resolves the line (DeepSeek-V4), says the pools."""
+    from tests.oracle import sglang_oracle as so
+
+    refused = said = 0
+    for case in (GRID[1], GRID[0], GRID[3]):
+        for extra in HISPARSE_LINES:
+            r = so.resolve([*case.argv(), *extra], gpu_mem_gb=case.gpu_gb,
+                           model=pl.model_dir(case), capability=(9, 0))
+            got = pl.plan_figures([*pl.line(case), *extra], case.gpu_gb, case.weights_gb, None)
+            if isinstance(r, so.Rejected):
+                refused += 1
+                sentence = r.text.split(": ", 1)[-1].split(" yet;")[0]
+                assert isinstance(got, str) and got.startswith("ConfigError") \
+                    and sentence in got, (case.v41, extra, r.text, got)
+            else:
+                said += 1
+                assert isinstance(got, str) and "not restated (HiSparse" in got, (extra, got)
+    assert refused == 13 and said == 2  # V4: only the radix-cache lines are refused
+
+
+def test_hisparse_with_the_decode_radix_cache_on_another_model() -> None:
+    """The PD hook's refusal holds for any model (pd_disaggregation_hook.py:100-104): on a
+    llama line SGLang refuses it, and graphfit with SGLang's sentence (before its own
+    'not modelled' for the decode radix cache off DeepSeek-V4)."""
+    from tests.helpers import run_cli
+    from tests.oracle import sglang_oracle as so
+    from tests.oracle import sglang_post_capture_oracle as pc
+
+    flags = ["--disaggregation-mode", "decode", "--disaggregation-decode-enable-radix-cache",
+             "--enable-hisparse"]
+    model = pc.model_dir("llama")
+    r = so.resolve(flags, gpu_mem_gb=80, model=model,
+                   capability=(9, 0))
+    assert isinstance(r, so.Rejected) and "incompatible with --enable-hisparse" in r.text, r
+    code, out, err = run_cli(["plan", "--gpu-memory-gb", "80", "--", "python", "-m",
+                              "sglang.launch_server", "--model-path", model, *flags])
+    assert code == 2 and out == "" and len(err.strip().splitlines()) == 1, err
+    assert r.text.split(": ", 1)[-1] in err, (r.text, err)

@@ -262,3 +262,26 @@ def test_switches_that_change_the_pools_are_said(tmp_path: Path) -> None:
     yaml = tmp_path / "sglang.yaml"
     yaml.write_text("enable-hisparse: false\n")
     assert _pools(_pasted(model, ["--config", str(yaml)], weights_gb=40.0)) == plain
+
+
+V41_HISPARSE = re.escape("DeepSeek-V4.1 does not support HiSparse yet")
+
+
+def test_hisparse_is_read_by_every_reader(tmp_path: Path) -> None:
+    """--enable-hisparse (s45k) from a pasted line, an SGLang --config file and a live
+    ServerArgs: DeepSeek-V4.1 refuses it (deepseek_v4_hook.py:333-353) and so does the decode
+    radix cache (pd_disaggregation_hook.py:100-104); false changes nothing."""
+    v41 = _model(tmp_path, model_type="deepseek_v41")
+    yaml = tmp_path / "sglang.yaml"
+    yaml.write_text("enable-hisparse: true\n")
+    for flags in (["--enable-hisparse"], ["--config", str(yaml)]):
+        with pytest.raises(ConfigError, match=V41_HISPARSE):
+            _pasted(v41, flags, weights_gb=40.0)
+    args = types.SimpleNamespace(model_path=v41, max_running_requests=32, enable_hisparse=True)
+    with pytest.raises(ConfigError, match=V41_HISPARSE):
+        graphfit.plan(from_sglang(args, environ={}, gpu_memory_gb=80.0, weights_gb=40.0))
+    with pytest.raises(ConfigError, match="incompatible with --enable-hisparse"):
+        _pasted(v41, [*FLAGS, "--enable-hisparse"], weights_gb=40.0)
+    yaml.write_text("enable-hisparse: false\n")
+    assert _pools(_pasted(v41, ["--config", str(yaml)], weights_gb=40.0)) == _pools(
+        _pasted(v41, [], weights_gb=40.0))

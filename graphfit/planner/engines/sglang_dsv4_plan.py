@@ -65,23 +65,30 @@ def applies(config: EngineSettings) -> bool:
 def check(config: EngineSettings) -> None:
     """A DeepSeek-V4 line's SGLANG_DSV4_COMPRESS_STATE_DTYPE outside SGLang's four names
     (pool_configurator.py:136-145, whatever graphfit knows of the memory); the decode radix
-    cache's refusals: SGLang's (pd_disaggregation_hook.py:99-109 with the
-    fake transfer backend; speculative_hook.py:163-173 with an algorithm other than EAGLE /
-    EAGLE3 / NEXTN / DSPARK), then graphfit's for a model other than DeepSeek-V4."""
+    cache's refusals in SGLang's order: the PD hook's (pd_disaggregation_hook.py:99-109, with
+    `--enable-hisparse` (s45k) or the fake transfer backend, any model), DeepSeek-V4.1's
+    (`check_v41`), the speculative hook's (speculative_hook.py:163-173 with an algorithm other
+    than EAGLE / EAGLE3 / NEXTN / DSPARK), then graphfit's for a model other than
+    DeepSeek-V4."""
     dtype = config.dsv4_state_dtype
     if applies(config) and dtype is not None \
             and dtype.strip().lower() not in STATE_DTYPE_BYTES:
         raise ConfigError(f"Unsupported SGLANG_DSV4_COMPRESS_STATE_DTYPE="
                           f"{dtype.strip().lower()!r}. Expected one of: float32, fp32, "
                           f"bfloat16, bf16. (SGLang pool_configurator.py:136-145)")
-    check_v41(config)
-    if not (config.disaggregation_decode_enable_radix_cache
-            and config.disaggregation_mode == "decode"):
-        return
-    if config.disaggregation_transfer_backend == "fake":
+    radix = config.disaggregation_decode_enable_radix_cache \
+        and config.disaggregation_mode == "decode"
+    # the PD hook's refusals run before the model hook's V4.1 ones (pipeline.py:147 vs 225)
+    if radix and config.enable_hisparse:
+        raise ConfigError("--disaggregation-decode-enable-radix-cache is incompatible with "
+                          "--enable-hisparse (SGLang pd_disaggregation_hook.py:100-104)")
+    if radix and config.disaggregation_transfer_backend == "fake":
         raise ConfigError("--disaggregation-decode-enable-radix-cache is incompatible with "
                           "--disaggregation-transfer-backend fake (SGLang "
                           "pd_disaggregation_hook.py:105-109)")
+    check_v41(config)  # the model hook (model_hook.py:470-479), before the speculative hook's
+    if not radix:
+        return
     if config.spec_method not in RADIX_ALGORITHMS or config.frozen_kv_mtp:
         name = "FROZEN_KV_MTP" if config.frozen_kv_mtp else {
             SpecMethod.DRAFT_MODEL: "STANDALONE"}.get(config.spec_method,
@@ -99,8 +106,9 @@ def check_v41(config: EngineSettings) -> None:
     """DeepSeek-V4.1 (a local config.json of model_type deepseek_v41): SGLang's feature
     refusals in its order (`validate_deepseek_v41_features`, deepseek_v4_hook.py:333-353):
     speculation other than DSPARK (EAGLE topk 1: the others are refused before, :148-158),
-    two-batch overlap, pipeline parallelism. (HiSparse, second in SGLang's list, is not read
-    by graphfit: such a line's pools are said, not sized; the unified KV layout is HIP's.)"""
+    HiSparse (s45k), two-batch overlap, pipeline parallelism. (The unified KV layout is
+    HIP's; TRT-LLM with encoder replay needs `--dsv4-attn-backend trtllm`, SM100 only and not
+    restated: graphfit says such a line's pools, it does not size them.)"""
     shape = config.dsv4_pool_shape
     if not applies(config) or shape is None or not shape[0][4]:
         return
@@ -108,6 +116,7 @@ def check_v41(config: EngineSettings) -> None:
             ("speculative decoding other than DSpark",
              config.spec_method not in (SpecMethod.NONE, SpecMethod.DSPARK)
              or config.frozen_kv_mtp),
+            ("HiSparse", config.enable_hisparse),
             ("two-batch overlap", config.two_batch_overlap),
             ("pipeline parallelism", config.pp_size > 1)):
         if on:

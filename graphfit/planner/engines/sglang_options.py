@@ -433,6 +433,10 @@ class SglangOptions(EngineOptions):
         attention-DP width). Each replica plans the same graphs; read only for the decode
         extra-slot default, which divides the line's requests by replicas x attention DP
         (pd_disaggregation_hook.py:133-138, runtime_context.py:202-207).
+    enable_hisparse: `--enable-hisparse` (issue 23 s45k), read for SGLang's refusals of it
+        (the decode radix cache, pd_disaggregation_hook.py:100-104; DeepSeek-V4.1,
+        deepseek_v4_hook.py:333-353); a DeepSeek-V4 model's pools are then said, not sized
+        (`dsv4_env_unmodelled`).
     """
 
     engine: ClassVar[str] = "sglang"
@@ -573,6 +577,7 @@ class SglangOptions(EngineOptions):
     rl_on_policy_target: str | None = None
     attention_backend_flag: str | None = None
     dp_replicas: int = 1
+    enable_hisparse: bool = False
 
     def __post_init__(self) -> None:
         gb = self.gpu_memory_gb
@@ -583,6 +588,7 @@ class SglangOptions(EngineOptions):
         for name in ("tp_size", "attn_dp_size", "attn_cp_size", "dp_replicas"):
             positive_int(name, getattr(self, name))
         true_false("two_batch_overlap", self.two_batch_overlap)
+        true_false("enable_hisparse", self.enable_hisparse)
         true_false("multi_layer_eagle", self.multi_layer_eagle)
         true_false("single_cg_draft", self.single_cg_draft)
         if self.mtp_draft_backend is not None:
