@@ -112,10 +112,11 @@ def dsv4_attn_backend(origin: str, value: Any, layer: int
     if name not in ATTN_BACKENDS:  # argparse's choices (server_args.py's dsv4_attn_backend)
         raise ConfigError(f"{origin}: invalid choice: {excerpt(value)} (choose from "
                           f"{', '.join(ATTN_BACKENDS)})")
+    given = Setting("dsv4_attn_backend", name, origin, layer)  # for SGLang's asserts (s45k)
     if name in ("auto", "flashmla"):
-        return [Setting("engine", SG, origin, layer)], []
-    return [Setting("dsv4_env_unmodelled", f"--dsv4-attn-backend {name}'s pools", origin,
-                    layer, priority=1), Setting("engine", SG, origin, layer)], []
+        return [given, Setting("engine", SG, origin, layer)], []
+    return [given, Setting("dsv4_env_unmodelled", f"--dsv4-attn-backend {name}'s pools",
+                           origin, layer, priority=1), Setting("engine", SG, origin, layer)], []
 
 
 def _pools_unrestated(why: str, priority: int) -> Handler:

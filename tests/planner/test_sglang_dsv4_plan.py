@@ -249,16 +249,21 @@ def test_switches_that_change_the_pools_are_said(tmp_path: Path) -> None:
     """--enable-hisparse (the c4 pool divided, pool_configurator.py:1150-1158) and
     --enable-encoder-swa-bounded-replay (the SWA pool re-sized, :1200-1247) stay ignored for
     the plan, but DeepSeek-V4's pools are then said, not sized (s44k); together with each
-    other or with --dsv4-attn-backend trtllm, one reason, no conflict."""
+    other or with --dsv4-attn-backend trtllm, one reason, no conflict (trtllm with HiSparse is
+    SGLang's assert on any GPU, deepseek_v4_hook.py:112-114; s45k)."""
     model = _model(tmp_path)
     for flags, why in ((["--enable-hisparse"], "HiSparse"),
                        (["--enable-encoder-swa-bounded-replay"], "encoder-replay"),
-                       (["--enable-hisparse", "--enable-encoder-swa-bounded-replay",
-                         "--dsv4-attn-backend", "trtllm"], "encoder-replay")):
+                       (["--enable-hisparse", "--enable-encoder-swa-bounded-replay"],
+                        "encoder-replay"),
+                       (["--enable-encoder-swa-bounded-replay", "--dsv4-attn-backend",
+                         "trtllm"], "encoder-replay")):
         assert f"not restated ({'the ' if why == 'encoder-replay' else ''}{why}" in _pools(
             _pasted(model, flags, weights_gb=40.0))
     plain = _pools(_pasted(model, [], weights_gb=40.0))
     assert plain.startswith("full ")
+    with pytest.raises(ConfigError, match="trtllm does not support enable_hisparse"):
+        _pasted(model, ["--enable-hisparse", "--dsv4-attn-backend", "trtllm"], weights_gb=40.0)
     yaml = tmp_path / "sglang.yaml"
     yaml.write_text("enable-hisparse: false\n")
     assert _pools(_pasted(model, ["--config", str(yaml)], weights_gb=40.0)) == plain
@@ -285,3 +290,25 @@ def test_hisparse_is_read_by_every_reader(tmp_path: Path) -> None:
     yaml.write_text("enable-hisparse: false\n")
     assert _pools(_pasted(v41, ["--config", str(yaml)], weights_gb=40.0)) == _pools(
         _pasted(v41, [], weights_gb=40.0))
+
+
+def test_backend_asserts_need_the_gpu_named(tmp_path: Path) -> None:
+    """--dsv4-attn-backend's SM100-only asserts (deepseek_v4_hook.py:92-106; s45k) refuse a
+    named pre-SM100 GPU; with no GPU named the pools are said, not sized, as before; the
+    same from an SGLang --config file. flashmla_mega on a DeepSeek-V4 (not V4.1) model is
+    refused on any GPU."""
+    (tmp_path / "v41").mkdir()
+    models = {"trtllm": _model(tmp_path),  # flashmla_mega: a V4.1 model (V4's is refused)
+              "flashmla_mega": _model(tmp_path / "v41", model_type="deepseek_v41")}
+    for name, model in models.items():
+        flags = ["--dsv4-attn-backend", name]
+        with pytest.raises(ConfigError, match=f"--dsv4-attn-backend {name} requires"):
+            _pasted(model, flags, weights_gb=40.0, gpu_memory_gb="H100")
+        assert f"--dsv4-attn-backend {name}'s pools" in _pools(
+            _pasted(model, flags, weights_gb=40.0))
+        yaml = tmp_path / "sglang.yaml"
+        yaml.write_text(f"dsv4-attn-backend: {name}\n")
+        with pytest.raises(ConfigError, match=f"--dsv4-attn-backend {name} requires"):
+            _pasted(model, ["--config", str(yaml)], weights_gb=40.0, gpu_memory_gb="H100")
+    with pytest.raises(ConfigError, match=re.escape("flashmla_mega requires DeepSeek-V4.1")):
+        _pasted(models["trtllm"], ["--dsv4-attn-backend", "flashmla_mega"], weights_gb=40.0)

@@ -86,7 +86,9 @@ def check(config: EngineSettings) -> None:
         raise ConfigError("--disaggregation-decode-enable-radix-cache is incompatible with "
                           "--disaggregation-transfer-backend fake (SGLang "
                           "pd_disaggregation_hook.py:105-109)")
-    check_v41(config)  # the model hook (model_hook.py:470-479), before the speculative hook's
+    check_backend(config)  # the model hook: DeepSeek-V4's defaults (model_hook.py:265)
+    check_v41(config)  # then V4.1's features (model_hook.py:470-479), before the speculative
+    # hook's
     if not radix:
         return
     if config.spec_method not in RADIX_ALGORITHMS or config.frozen_kv_mtp:
@@ -100,6 +102,48 @@ def check(config: EngineSettings) -> None:
         raise ConfigError("--disaggregation-decode-enable-radix-cache: True is not modelled "
                           "(the decode server's experimental radix cache, "
                           "pd_disaggregation_hook.py:99; graphfit reads it for DeepSeek-V4 only)")
+
+
+def _sm100(config: EngineSettings) -> bool | None:
+    """SGLang's `is_sm100_supported()` (capability 10.x, utils/common.py:309-313) for the
+    named GPU; None: no GPU named."""
+    if config.sm100 is not None:
+        return bool(config.sm100)
+    if config.gpu_capability is None:
+        return None
+    return config.gpu_capability // 10 == 10
+
+
+def check_backend(config: EngineSettings) -> None:
+    """`--dsv4-attn-backend`'s start-up asserts on a DeepSeek-V4 model
+    (`apply_deepseek_v4_defaults`, deepseek_v4_hook.py:92-130, in that order): flashmla_mega
+    needs a V4.1 model on SM100 (:92-99); trtllm an SM100 GPU (:101-106), no HiSparse
+    (:112-114), no attention / decode CP (:115-120) and no PD role (:123-126). An SM100-only
+    assert is checked where the GPU is named; trtllm's later asserts hold on any GPU (off SM100
+    the first one refuses the line anyway). Not restated: trtllm's KV dtype (:108-111,
+    graphfit does not read SGLang's --kv-cache-dtype) and chunked prefill (:129-130, graphfit
+    takes --chunked-prefill-size >= 1 only)."""
+    name = config.dsv4_attn_backend
+    if not applies(config) or name not in ("flashmla_mega", "trtllm"):
+        return
+    sm100, shape = _sm100(config), config.dsv4_pool_shape
+    where = "(SGLang deepseek_v4_hook.py"
+    if name == "flashmla_mega":
+        if sm100 is False or (shape is not None and not shape[0][4]):
+            raise ConfigError(f"--dsv4-attn-backend flashmla_mega requires DeepSeek-V4.1 on "
+                              f"SM100/SM103. {where}:92-99)")
+        return
+    if sm100 is False:
+        raise ConfigError(f"--dsv4-attn-backend trtllm requires an SM100/SM103 (Blackwell) "
+                          f"GPU. {where}:101-106)")
+    for why, lines, on in (
+            ("does not support enable_hisparse", "112-114", config.enable_hisparse),
+            ("does not support context parallelism (prefill CP, attention CP, or decode CP)",
+             "115-120", config.attn_cp_size > 1 or config.dcp_size > 1),
+            ("does not support PD disaggregation yet", "123-126",
+             config.disaggregation_mode != "null")):
+        if on:
+            raise ConfigError(f"--dsv4-attn-backend trtllm {why}. {where}:{lines})")
 
 
 def check_v41(config: EngineSettings) -> None:

@@ -437,6 +437,9 @@ class SglangOptions(EngineOptions):
         (the decode radix cache, pd_disaggregation_hook.py:100-104; DeepSeek-V4.1,
         deepseek_v4_hook.py:333-353); a DeepSeek-V4 model's pools are then said, not sized
         (`dsv4_env_unmodelled`).
+    dsv4_attn_backend: `--dsv4-attn-backend` as given (auto, flashmla, flashmla_mega, trtllm;
+        None: not given, auto), read for SGLang's start-up asserts on a DeepSeek-V4 model
+        (deepseek_v4_hook.py:92-130; issue 23 s45k).
     """
 
     engine: ClassVar[str] = "sglang"
@@ -578,6 +581,7 @@ class SglangOptions(EngineOptions):
     attention_backend_flag: str | None = None
     dp_replicas: int = 1
     enable_hisparse: bool = False
+    dsv4_attn_backend: str | None = None
 
     def __post_init__(self) -> None:
         gb = self.gpu_memory_gb
@@ -589,6 +593,9 @@ class SglangOptions(EngineOptions):
             positive_int(name, getattr(self, name))
         true_false("two_batch_overlap", self.two_batch_overlap)
         true_false("enable_hisparse", self.enable_hisparse)
+        if self.dsv4_attn_backend not in (None, "auto", "flashmla", "flashmla_mega", "trtllm"):
+            raise ConfigError(f"dsv4_attn_backend: expected auto, flashmla, flashmla_mega or "
+                              f"trtllm, got {excerpt(self.dsv4_attn_backend)}")
         true_false("multi_layer_eagle", self.multi_layer_eagle)
         true_false("single_cg_draft", self.single_cg_draft)
         if self.mtp_draft_backend is not None:
