@@ -146,6 +146,19 @@ def hisparse(origin: str, value: Any, layer: int) -> tuple[list[Setting], list[s
             *settings], notes
 
 
+_REPLAY_POOLS = _pools_unrestated("the encoder-replay SWA request window", 3)
+
+
+def encoder_replay(origin: str, value: Any, layer: int) -> tuple[list[Setting], list[str]]:
+    """`--enable-encoder-swa-bounded-replay` (store-true): the setting the planner reads for
+    SGLang's refusal of it off DeepSeek-V4.1 (deepseek_v4_hook.py:276-280) and, when on,
+    DeepSeek-V4's pools said, not sized (the SWA pool re-sized, pool_configurator.py:
+    1200-1247)."""
+    settings, notes = _REPLAY_POOLS(origin, value, layer)
+    return [Setting("enable_encoder_swa_bounded_replay", as_bool(origin, value), origin,
+                    layer), *settings], notes
+
+
 KEYS: dict[str, Handler] = {
     "swa_full_tokens_ratio": swa_full_tokens_ratio,
     "swa_prefix_tails": swa_prefix_tails,
@@ -156,8 +169,7 @@ KEYS: dict[str, Handler] = {
     # for SGLang's refusals of it (s45k, `hisparse`); the encoder-replay window re-sizes the
     # SWA pool (:1200-1247)
     "enable_hisparse": hisparse,
-    "enable_encoder_swa_bounded_replay": _pools_unrestated(
-        "the encoder-replay SWA request window", 3),
+    "enable_encoder_swa_bounded_replay": encoder_replay,
 }
 
 
@@ -250,5 +262,5 @@ def environment(environ: Mapping[str, str]) -> list[Setting]:
     return out
 
 
-__all__ = ["KEYS", "dp_replicas", "environment", "file_dp_size", "hisparse", "shape_of",
-           "shape_settings"]
+__all__ = ["KEYS", "dp_replicas", "encoder_replay", "environment", "file_dp_size", "hisparse",
+           "shape_of", "shape_settings"]

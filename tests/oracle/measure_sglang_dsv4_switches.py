@@ -1,5 +1,6 @@
 """Figures for `graphfit plan` on pasted DeepSeek-V4 / V4.1 lines with `--enable-hisparse`
-and `--dsv4-attn-backend flashmla_mega / trtllm` (issue 23 s45k): every line of a small grid
+`--dsv4-attn-backend flashmla_mega / trtllm` and `--enable-encoder-swa-bounded-replay`
+(issue 23 s45k): every line of a small grid
 (V4 and V4.1 models; an H100 and a B200; the backend asserts' flags, deepseek_v4_hook.py:
 92-126; the decode radix cache and V4.1's HiSparse, pd_disaggregation_hook.py:100-104,
 deepseek_v4_hook.py:333-353) vs SGLang 0.5.23's own argument pipeline on the fake device.
@@ -37,6 +38,8 @@ EXTRAS = (
     ["--dsv4-attn-backend", "trtllm", "--attn-cp-size", "2", "--tp-size", "2"],
     ["--dsv4-attn-backend", "trtllm", "--dcp-size", "2", "--tp-size", "2"],
     ["--dsv4-attn-backend", "flashmla_mega", "--enable-hisparse"],
+    ["--enable-encoder-swa-bounded-replay"],
+    ["--enable-encoder-swa-bounded-replay", "--dsv4-attn-backend", "trtllm"],
 )
 CHILD = r'''
 import json, sys

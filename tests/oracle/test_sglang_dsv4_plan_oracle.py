@@ -380,6 +380,7 @@ def test_hisparse_with_the_decode_radix_cache_on_another_model() -> None:
 
 TRTLLM = ["--dsv4-attn-backend", "trtllm"]
 MEGA = ["--dsv4-attn-backend", "flashmla_mega"]
+REPLAY = "--enable-encoder-swa-bounded-replay"
 # (V4.1?, GPU, flags): DeepSeek-V4's backend asserts (deepseek_v4_hook.py:92-130)
 BACKEND_LINES = (
     (False, "B200", MEGA), (False, "B200", [*TRTLLM, "--enable-hisparse"]),
@@ -389,6 +390,7 @@ BACKEND_LINES = (
     (True, "B200", [*TRTLLM, "--attn-cp-size", "2", "--tp-size", "2"]),
     (True, "B200", [*TRTLLM, "--disaggregation-mode", "prefill"]),
     (True, "H100", MEGA), (True, "H100", [*TRTLLM, "--enable-hisparse"]),
+    (False, "H100", [REPLAY]), (True, "B200", [REPLAY]), (True, "B200", [REPLAY, *TRTLLM]),
 )
 
 
@@ -397,7 +399,8 @@ def test_dsv4_attn_backend_asserts_are_sglangs() -> None:
     `apply_deepseek_v4_defaults` asserts (flashmla_mega: V4.1 on SM100, :92-99; trtllm: SM100,
     no HiSparse, no CP, no PD, :101-126) run before V4.1's feature list (model_hook.py:265 vs
     479); graphfit refuses each line SGLang refuses with SGLang's sentence, and says the
-    pools (not restated) of the line SGLang resolves."""
+    pools (not restated) of the lines SGLang resolves. Encoder replay (s45k): refused off V4.1
+    (:276-280) and with trtllm on V4.1 (:341-344)."""
     from tests.oracle import sglang_oracle as so
 
     v4 = SM100[0]
@@ -413,6 +416,8 @@ def test_dsv4_attn_backend_asserts_are_sglangs() -> None:
             assert isinstance(got, str) and got.startswith("ConfigError") \
                 and sentence in got, (v41, gpu, extra, r.text, got)
         else:
-            assert (v41, gpu, extra) == (True, "B200", MEGA), r
-            assert isinstance(got, str) and "not restated (--dsv4-attn-backend" in got, got
-    assert len(kinds) == 6, kinds  # mega, trtllm's SM100 / HiSparse / CP / PD, V4.1 HiSparse
+            assert (v41, gpu) == (True, "B200") and extra in (MEGA, [REPLAY]), r
+            assert isinstance(got, str) and "not restated (" in got, got
+    # mega, trtllm's SM100 / HiSparse / CP / PD, V4.1's HiSparse and TRT-LLM with encoder
+    # replay, encoder replay off V4.1 (:276-280)
+    assert len(kinds) == 8, kinds

@@ -248,22 +248,28 @@ def test_sm100_sizes_v4_and_says_why_not_for_the_rest(tmp_path: Path) -> None:
 def test_switches_that_change_the_pools_are_said(tmp_path: Path) -> None:
     """--enable-hisparse (the c4 pool divided, pool_configurator.py:1150-1158) and
     --enable-encoder-swa-bounded-replay (the SWA pool re-sized, :1200-1247) stay ignored for
-    the plan, but DeepSeek-V4's pools are then said, not sized (s44k); together with each
-    other or with --dsv4-attn-backend trtllm, one reason, no conflict (trtllm with HiSparse is
-    SGLang's assert on any GPU, deepseek_v4_hook.py:112-114; s45k)."""
+    the plan, but DeepSeek-V4's pools are then said, not sized (s44k). Since s45k every pair
+    of them is SGLang's refusal on any GPU: trtllm with HiSparse (deepseek_v4_hook.py:
+    112-114), encoder replay off V4.1 (:276-280), V4.1 with HiSparse or with trtllm and
+    encoder replay (:333-353)."""
     model = _model(tmp_path)
-    for flags, why in ((["--enable-hisparse"], "HiSparse"),
-                       (["--enable-encoder-swa-bounded-replay"], "encoder-replay"),
-                       (["--enable-hisparse", "--enable-encoder-swa-bounded-replay"],
-                        "encoder-replay"),
-                       (["--enable-encoder-swa-bounded-replay", "--dsv4-attn-backend",
-                         "trtllm"], "encoder-replay")):
-        assert f"not restated ({'the ' if why == 'encoder-replay' else ''}{why}" in _pools(
-            _pasted(model, flags, weights_gb=40.0))
+    (tmp_path / "v41").mkdir()
+    v41 = _model(tmp_path / "v41", model_type="deepseek_v41")
+    assert "not restated (HiSparse" in _pools(_pasted(model, ["--enable-hisparse"],
+                                                      weights_gb=40.0))
+    assert "not restated (the encoder-replay" in _pools(
+        _pasted(v41, ["--enable-encoder-swa-bounded-replay"], weights_gb=40.0))
     plain = _pools(_pasted(model, [], weights_gb=40.0))
     assert plain.startswith("full ")
-    with pytest.raises(ConfigError, match="trtllm does not support enable_hisparse"):
-        _pasted(model, ["--enable-hisparse", "--dsv4-attn-backend", "trtllm"], weights_gb=40.0)
+    replay, trtllm = "--enable-encoder-swa-bounded-replay", ["--dsv4-attn-backend", "trtllm"]
+    for on, flags, why in (
+            (model, ["--enable-hisparse", *trtllm], "trtllm does not support enable_hisparse"),
+            (model, [replay], "requires DeepSeek-V4.1"),
+            (model, ["--enable-hisparse", replay], "requires DeepSeek-V4.1"),
+            (v41, ["--enable-hisparse", replay], "does not support HiSparse"),
+            (v41, [replay, *trtllm], "does not support TRT-LLM with encoder SWA bounded replay")):
+        with pytest.raises(ConfigError, match=re.escape(why)):
+            _pasted(on, flags, weights_gb=40.0)
     yaml = tmp_path / "sglang.yaml"
     yaml.write_text("enable-hisparse: false\n")
     assert _pools(_pasted(model, ["--config", str(yaml)], weights_gb=40.0)) == plain

@@ -150,17 +150,26 @@ def check_v41(config: EngineSettings) -> None:
     """DeepSeek-V4.1 (a local config.json of model_type deepseek_v41): SGLang's feature
     refusals in its order (`validate_deepseek_v41_features`, deepseek_v4_hook.py:333-353):
     speculation other than DSPARK (EAGLE topk 1: the others are refused before, :148-158),
-    HiSparse (s45k), two-batch overlap, pipeline parallelism. (The unified KV layout is
-    HIP's; TRT-LLM with encoder replay needs `--dsv4-attn-backend trtllm`, SM100 only and not
-    restated: graphfit says such a line's pools, it does not size them.)"""
+    HiSparse, TRT-LLM with encoder replay (both s45k), two-batch overlap, pipeline
+    parallelism; on a DeepSeek-V4 model (not V4.1), `--enable-encoder-swa-bounded-replay`
+    (:276-280, s45k). Not restated: V4.1's trtllm prefill-graph rule and encoder replay's own
+    refusals and chunk budget (:250-267, 282-330). (The unified KV layout is
+    HIP's.)"""
     shape = config.dsv4_pool_shape
-    if not applies(config) or shape is None or not shape[0][4]:
+    if not applies(config) or shape is None:
+        return
+    if not shape[0][4]:  # a DeepSeek-V4 model (:276-280; s45k)
+        if config.enable_encoder_swa_bounded_replay:
+            raise ConfigError("--enable-encoder-swa-bounded-replay requires DeepSeek-V4.1 "
+                              "(SGLang deepseek_v4_hook.py:276-280)")
         return
     for feature, on in (
             ("speculative decoding other than DSpark",
              config.spec_method not in (SpecMethod.NONE, SpecMethod.DSPARK)
              or config.frozen_kv_mtp),
             ("HiSparse", config.enable_hisparse),
+            ("TRT-LLM with encoder SWA bounded replay",  # :341-344 (s45k)
+             config.dsv4_attn_backend == "trtllm" and config.enable_encoder_swa_bounded_replay),
             ("two-batch overlap", config.two_batch_overlap),
             ("pipeline parallelism", config.pp_size > 1)):
         if on:

@@ -440,6 +440,9 @@ class SglangOptions(EngineOptions):
     dsv4_attn_backend: `--dsv4-attn-backend` as given (auto, flashmla, flashmla_mega, trtllm;
         None: not given, auto), read for SGLang's start-up asserts on a DeepSeek-V4 model
         (deepseek_v4_hook.py:92-130; issue 23 s45k).
+    enable_encoder_swa_bounded_replay: `--enable-encoder-swa-bounded-replay`, read for
+        SGLang's refusal of it on a DeepSeek-V4 model other than V4.1
+        (deepseek_v4_hook.py:276-280; issue 23 s45k).
     """
 
     engine: ClassVar[str] = "sglang"
@@ -582,6 +585,7 @@ class SglangOptions(EngineOptions):
     dp_replicas: int = 1
     enable_hisparse: bool = False
     dsv4_attn_backend: str | None = None
+    enable_encoder_swa_bounded_replay: bool = False
 
     def __post_init__(self) -> None:
         gb = self.gpu_memory_gb
@@ -593,6 +597,7 @@ class SglangOptions(EngineOptions):
             positive_int(name, getattr(self, name))
         true_false("two_batch_overlap", self.two_batch_overlap)
         true_false("enable_hisparse", self.enable_hisparse)
+        true_false("enable_encoder_swa_bounded_replay", self.enable_encoder_swa_bounded_replay)
         if self.dsv4_attn_backend not in (None, "auto", "flashmla", "flashmla_mega", "trtllm"):
             raise ConfigError(f"dsv4_attn_backend: expected auto, flashmla, flashmla_mega or "
                               f"trtllm, got {excerpt(self.dsv4_attn_backend)}")
