@@ -112,10 +112,11 @@ def dsv4_attn_backend(origin: str, value: Any, layer: int
     if name not in ATTN_BACKENDS:  # argparse's choices (server_args.py's dsv4_attn_backend)
         raise ConfigError(f"{origin}: invalid choice: {excerpt(value)} (choose from "
                           f"{', '.join(ATTN_BACKENDS)})")
+    given = Setting("dsv4_attn_backend", name, origin, layer)  # for SGLang's asserts (s45k)
     if name in ("auto", "flashmla"):
-        return [Setting("engine", SG, origin, layer)], []
-    return [Setting("dsv4_env_unmodelled", f"--dsv4-attn-backend {name}'s pools", origin,
-                    layer, priority=1), Setting("engine", SG, origin, layer)], []
+        return [given, Setting("engine", SG, origin, layer)], []
+    return [given, Setting("dsv4_env_unmodelled", f"--dsv4-attn-backend {name}'s pools",
+                           origin, layer, priority=1), Setting("engine", SG, origin, layer)], []
 
 
 def _pools_unrestated(why: str, priority: int) -> Handler:
@@ -132,17 +133,43 @@ def _pools_unrestated(why: str, priority: int) -> Handler:
     return handle
 
 
+_HISPARSE_POOLS = _pools_unrestated("HiSparse's c4 host-to-device ratio", 2)
+
+
+def hisparse(origin: str, value: Any, layer: int) -> tuple[list[Setting], list[str]]:
+    """`--enable-hisparse` (store-true, False): the setting the planner reads for SGLang's
+    refusals of it on any model -- the decode radix cache (pd_disaggregation_hook.py:100-104)
+    and DeepSeek-V4.1 (deepseek_v4_hook.py:333-353) -- and, when on, DeepSeek-V4's pools
+    said, not sized (HiSparse divides the c4 pool, pool_configurator.py:1150-1158)."""
+    settings, notes = _HISPARSE_POOLS(origin, value, layer)
+    return [Setting("enable_hisparse", as_bool(origin, value), origin, layer),
+            *settings], notes
+
+
+_REPLAY_POOLS = _pools_unrestated("the encoder-replay SWA request window", 3)
+
+
+def encoder_replay(origin: str, value: Any, layer: int) -> tuple[list[Setting], list[str]]:
+    """`--enable-encoder-swa-bounded-replay` (store-true): the setting the planner reads for
+    SGLang's refusal of it off DeepSeek-V4.1 (deepseek_v4_hook.py:276-280) and, when on,
+    DeepSeek-V4's pools said, not sized (the SWA pool re-sized, pool_configurator.py:
+    1200-1247)."""
+    settings, notes = _REPLAY_POOLS(origin, value, layer)
+    return [Setting("enable_encoder_swa_bounded_replay", as_bool(origin, value), origin,
+                    layer), *settings], notes
+
+
 KEYS: dict[str, Handler] = {
     "swa_full_tokens_ratio": swa_full_tokens_ratio,
     "swa_prefix_tails": swa_prefix_tails,
     "disaggregation_decode_extra_slots": decode_extra_slots,
     "disaggregation_decode_enable_radix_cache": decode_radix_cache,
     "dsv4_attn_backend": dsv4_attn_backend,  # s44k
-    # HiSparse divides the c4 pool (pool_configurator.py:1150-1158); the encoder-replay
-    # window re-sizes the SWA pool (:1200-1247)
-    "enable_hisparse": _pools_unrestated("HiSparse's c4 host-to-device ratio", 2),
-    "enable_encoder_swa_bounded_replay": _pools_unrestated(
-        "the encoder-replay SWA request window", 3),
+    # HiSparse divides the c4 pool (pool_configurator.py:1150-1158): read as a setting too,
+    # for SGLang's refusals of it (s45k, `hisparse`); the encoder-replay window re-sizes the
+    # SWA pool (:1200-1247)
+    "enable_hisparse": hisparse,
+    "enable_encoder_swa_bounded_replay": encoder_replay,
 }
 
 
@@ -235,5 +262,5 @@ def environment(environ: Mapping[str, str]) -> list[Setting]:
     return out
 
 
-__all__ = ["KEYS", "dp_replicas", "environment", "file_dp_size", "shape_of",
-           "shape_settings"]
+__all__ = ["KEYS", "dp_replicas", "encoder_replay", "environment", "file_dp_size", "hisparse",
+           "shape_of", "shape_settings"]

@@ -409,7 +409,9 @@ class EngineConfig:
             attention_backend_flag: str | None = None,
             context_parallel_size: int = 1, cp_type: str | None = None,
             moe_expert_parallel_size: int | None = None,
-            dp_replicas: int = 1) -> None: ...
+            dp_replicas: int = 1, enable_hisparse: bool = False,
+            dsv4_attn_backend: str | None = None,
+            enable_encoder_swa_bounded_replay: bool = False) -> None: ...
 
     def __post_init__(self) -> None:
         set_ = object.__setattr__
@@ -1248,6 +1250,21 @@ class EngineConfig:
     def dp_replicas(self) -> int:
         """SglangOptions.dp_replicas."""
         return cast("int", self._option("dp_replicas"))
+
+    @property
+    def enable_hisparse(self) -> bool:
+        """SglangOptions.enable_hisparse."""
+        return cast("bool", self._option("enable_hisparse"))
+
+    @property
+    def dsv4_attn_backend(self) -> str | None:
+        """SglangOptions.dsv4_attn_backend."""
+        return cast("str | None", self._option("dsv4_attn_backend"))
+
+    @property
+    def enable_encoder_swa_bounded_replay(self) -> bool:
+        """SglangOptions.enable_encoder_swa_bounded_replay."""
+        return cast("bool", self._option("enable_encoder_swa_bounded_replay"))
 
     @property
     def hook_cudagraph_mode(self) -> str | None:

@@ -319,3 +319,105 @@ def test_v41_feature_refusals_are_sglangs() -> None:
             else:
                 assert "DeepSeek-V4.1" not in (r.text if isinstance(r, so.Rejected) else "")
                 assert "DeepSeek-V4.1" not in str(got)
+
+
+HISPARSE_LINES = (
+    ["--enable-hisparse"],
+    ["--enable-hisparse", "--pp-size", "2"],
+    ["--disaggregation-mode", "decode", "--disaggregation-decode-enable-radix-cache",
+     "--enable-hisparse"],
+    ["--disaggregation-mode", "decode", "--disaggregation-decode-enable-radix-cache",
+     "--enable-hisparse", "--disaggregation-transfer-backend", "fake"],
+    ["--disaggregation-mode", "decode", "--disaggregation-decode-enable-radix-cache",
+     "--disaggregation-transfer-backend", "fake", "--enable-two-batch-overlap"],
+)
+
+
+def test_hisparse_refusals_are_sglangs() -> None:
+    """--enable-hisparse read as a setting (s45k): SGLang refuses it with the decode radix
+    cache (pd_disaggregation_hook.py:100-104, before the fake backend's :105-109, any model)
+    and on DeepSeek-V4.1 (deepseek_v4_hook.py:333-353, second in its list, before PP; the PD
+    hook runs first, pipeline.py:147 vs 225); graphfit refuses each line SGLang refuses with
+    SGLang's sentence and, where SGLang resolves the line (DeepSeek-V4), says the pools."""
+    from tests.oracle import sglang_oracle as so
+
+    refused = said = 0
+    for case in (GRID[1], GRID[0]):
+        for extra in HISPARSE_LINES:
+            r = so.resolve([*case.argv(), *extra], gpu_mem_gb=case.gpu_gb,
+                           model=pl.model_dir(case), capability=(9, 0))
+            got = pl.plan_figures([*pl.line(case), *extra], case.gpu_gb, case.weights_gb, None)
+            if isinstance(r, so.Rejected):
+                refused += 1
+                sentence = r.text.split(": ", 1)[-1].split(" yet;")[0]
+                assert isinstance(got, str) and got.startswith("ConfigError") \
+                    and sentence in got, (case.v41, extra, r.text, got)
+            else:
+                said += 1
+                assert isinstance(got, str) and "not restated (HiSparse" in got, (extra, got)
+    assert refused == 8 and said == 2  # V4: only the radix-cache lines are refused
+
+
+def test_hisparse_with_the_decode_radix_cache_on_another_model() -> None:
+    """The PD hook's refusal holds for any model (pd_disaggregation_hook.py:100-104): on a
+    llama line SGLang refuses it, and graphfit with SGLang's sentence (before its own
+    'not modelled' for the decode radix cache off DeepSeek-V4)."""
+    from tests.helpers import run_cli
+    from tests.oracle import sglang_oracle as so
+    from tests.oracle import sglang_post_capture_oracle as pc
+
+    flags = ["--disaggregation-mode", "decode", "--disaggregation-decode-enable-radix-cache",
+             "--enable-hisparse"]
+    model = pc.model_dir("llama")
+    r = so.resolve(flags, gpu_mem_gb=80, model=model,
+                   capability=(9, 0))
+    assert isinstance(r, so.Rejected) and "incompatible with --enable-hisparse" in r.text, r
+    code, out, err = run_cli(["plan", "--gpu-memory-gb", "80", "--", "python", "-m",
+                              "sglang.launch_server", "--model-path", model, *flags])
+    assert code == 2 and out == "" and len(err.strip().splitlines()) == 1, err
+    assert r.text.split(": ", 1)[-1] in err, (r.text, err)
+
+
+TRTLLM = ["--dsv4-attn-backend", "trtllm"]
+MEGA = ["--dsv4-attn-backend", "flashmla_mega"]
+REPLAY = "--enable-encoder-swa-bounded-replay"
+# (V4.1?, GPU, flags): DeepSeek-V4's backend asserts (deepseek_v4_hook.py:92-130)
+BACKEND_LINES = (
+    (False, "B200", MEGA), (False, "B200", [*TRTLLM, "--enable-hisparse"]),
+    (False, "B200", [*TRTLLM, "--disaggregation-mode", "decode"]),
+    (False, "B200", [*TRTLLM, "--dcp-size", "2", "--tp-size", "2"]),
+    (False, "H100", TRTLLM), (True, "B200", MEGA), (True, "B200", [*MEGA, "--enable-hisparse"]),
+    (True, "B200", [*TRTLLM, "--attn-cp-size", "2", "--tp-size", "2"]),
+    (True, "B200", [*TRTLLM, "--disaggregation-mode", "prefill"]),
+    (True, "H100", MEGA), (True, "H100", [*TRTLLM, "--enable-hisparse"]),
+    (False, "H100", [REPLAY]), (True, "B200", [REPLAY]), (True, "B200", [REPLAY, *TRTLLM]),
+)
+
+
+def test_dsv4_attn_backend_asserts_are_sglangs() -> None:
+    """--dsv4-attn-backend flashmla_mega / trtllm read as a setting (s45k): SGLang's
+    `apply_deepseek_v4_defaults` asserts (flashmla_mega: V4.1 on SM100, :92-99; trtllm: SM100,
+    no HiSparse, no CP, no PD, :101-126) run before V4.1's feature list (model_hook.py:265 vs
+    479); graphfit refuses each line SGLang refuses with SGLang's sentence, and says the
+    pools (not restated) of the lines SGLang resolves. Encoder replay (s45k): refused off V4.1
+    (:276-280) and with trtllm on V4.1 (:341-344)."""
+    from tests.oracle import sglang_oracle as so
+
+    v4 = SM100[0]
+    kinds: set[str] = set()
+    for v41, gpu, extra in BACKEND_LINES:
+        case = dataclasses.replace(v4, v41=v41)
+        r = so.resolve([*case.argv(), *extra], gpu_mem_gb=case.gpu_gb,
+                       model=pl.model_dir(case), capability=(10, 0) if gpu == "B200" else (9, 0))
+        got = pl.plan_figures([*pl.line(case), *extra], gpu, case.weights_gb, None)
+        if isinstance(r, so.Rejected):
+            sentence = r.text.split(": ", 1)[-1].split(" yet")[0].rstrip(".")
+            kinds.add(sentence)
+            assert isinstance(got, str) and got.startswith("ConfigError") \
+                and sentence in got, (v41, gpu, extra, r.text, got)
+        else:
+            assert (v41, gpu) == (True, "B200") and extra in (MEGA, [REPLAY]), r
+            assert isinstance(got, str) and "not restated (" in got, got
+    # mega, trtllm's SM100 / HiSparse / CP / PD, V4.1's HiSparse and TRT-LLM with encoder
+    # replay, encoder replay off V4.1 (:276-280)
+    assert len(kinds) == 8, kinds

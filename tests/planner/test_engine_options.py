@@ -257,6 +257,9 @@ VALID: dict[str, st.SearchStrategy[Any]] = {
     "cp_type": st.sampled_from([None, "ulysses", " STAR ", "Ring", "helix"]),
     "moe_expert_parallel_size": st.none() | st.integers(1, 64),
     "dp_replicas": st.integers(1, 16),
+    "enable_hisparse": st.booleans(),
+    "dsv4_attn_backend": st.sampled_from([None, "auto", "flashmla", "flashmla_mega", "trtllm"]),
+    "enable_encoder_swa_bounded_replay": st.booleans(),
 }
 INVALID: dict[str, st.SearchStrategy[Any]] = {
     "vit": st.sampled_from([
@@ -458,6 +461,9 @@ INVALID: dict[str, st.SearchStrategy[Any]] = {
     "cp_type": st.sampled_from(["zigzag", "", 3, True]),
     "moe_expert_parallel_size": st.sampled_from([0, -1, True, "4", 2.0]),
     "dp_replicas": st.sampled_from([0, -2, True, 2.0, "2", None]),
+    "enable_hisparse": st.sampled_from([None, 1, "true"]),
+    "dsv4_attn_backend": st.sampled_from(["", "mega", 3, True]),
+    "enable_encoder_swa_bounded_replay": st.sampled_from([None, 1, "true"]),
 }
 
 
@@ -753,6 +759,8 @@ def test_the_plan_3_document_writes_the_options_object() -> None:
         "hook_cudagraph_mode": None, "hook_prefill_backend": None,
         "enable_waterfill": False, "dwdp_size": 1, "enable_aiter_allreduce_fusion": False,
         "enable_deterministic_inference": False, "rl_on_policy_target": None,
-        "attention_backend_flag": None, "dp_replicas": 1}
+        "attention_backend_flag": None, "dp_replicas": 1,
+        "enable_hisparse": False, "dsv4_attn_backend": None,
+        "enable_encoder_swa_bounded_replay": False}
     assert not set(config) & set(LEGACY_KEYWORDS)
     assert EngineConfig.from_dict(config).tp_size == 2

@@ -248,17 +248,73 @@ def test_sm100_sizes_v4_and_says_why_not_for_the_rest(tmp_path: Path) -> None:
 def test_switches_that_change_the_pools_are_said(tmp_path: Path) -> None:
     """--enable-hisparse (the c4 pool divided, pool_configurator.py:1150-1158) and
     --enable-encoder-swa-bounded-replay (the SWA pool re-sized, :1200-1247) stay ignored for
-    the plan, but DeepSeek-V4's pools are then said, not sized (s44k); together with each
-    other or with --dsv4-attn-backend trtllm, one reason, no conflict."""
+    the plan, but DeepSeek-V4's pools are then said, not sized (s44k). Since s45k every pair
+    of them is SGLang's refusal on any GPU: trtllm with HiSparse (deepseek_v4_hook.py:
+    112-114), encoder replay off V4.1 (:276-280), V4.1 with HiSparse or with trtllm and
+    encoder replay (:333-353)."""
     model = _model(tmp_path)
-    for flags, why in ((["--enable-hisparse"], "HiSparse"),
-                       (["--enable-encoder-swa-bounded-replay"], "encoder-replay"),
-                       (["--enable-hisparse", "--enable-encoder-swa-bounded-replay",
-                         "--dsv4-attn-backend", "trtllm"], "encoder-replay")):
-        assert f"not restated ({'the ' if why == 'encoder-replay' else ''}{why}" in _pools(
-            _pasted(model, flags, weights_gb=40.0))
+    (tmp_path / "v41").mkdir()
+    v41 = _model(tmp_path / "v41", model_type="deepseek_v41")
+    assert "not restated (HiSparse" in _pools(_pasted(model, ["--enable-hisparse"],
+                                                      weights_gb=40.0))
+    assert "not restated (the encoder-replay" in _pools(
+        _pasted(v41, ["--enable-encoder-swa-bounded-replay"], weights_gb=40.0))
     plain = _pools(_pasted(model, [], weights_gb=40.0))
     assert plain.startswith("full ")
+    replay, trtllm = "--enable-encoder-swa-bounded-replay", ["--dsv4-attn-backend", "trtllm"]
+    for on, flags, why in (
+            (model, ["--enable-hisparse", *trtllm], "trtllm does not support enable_hisparse"),
+            (model, [replay], "requires DeepSeek-V4.1"),
+            (model, ["--enable-hisparse", replay], "requires DeepSeek-V4.1"),
+            (v41, ["--enable-hisparse", replay], "does not support HiSparse"),
+            (v41, [replay, *trtllm], "does not support TRT-LLM with encoder SWA bounded replay")):
+        with pytest.raises(ConfigError, match=re.escape(why)):
+            _pasted(on, flags, weights_gb=40.0)
     yaml = tmp_path / "sglang.yaml"
     yaml.write_text("enable-hisparse: false\n")
     assert _pools(_pasted(model, ["--config", str(yaml)], weights_gb=40.0)) == plain
+
+
+V41_HISPARSE = re.escape("DeepSeek-V4.1 does not support HiSparse yet")
+
+
+def test_hisparse_is_read_by_every_reader(tmp_path: Path) -> None:
+    """--enable-hisparse (s45k) from a pasted line, an SGLang --config file and a live
+    ServerArgs: DeepSeek-V4.1 refuses it (deepseek_v4_hook.py:333-353) and so does the decode
+    radix cache (pd_disaggregation_hook.py:100-104); false changes nothing."""
+    v41 = _model(tmp_path, model_type="deepseek_v41")
+    yaml = tmp_path / "sglang.yaml"
+    yaml.write_text("enable-hisparse: true\n")
+    for flags in (["--enable-hisparse"], ["--config", str(yaml)]):
+        with pytest.raises(ConfigError, match=V41_HISPARSE):
+            _pasted(v41, flags, weights_gb=40.0)
+    args = types.SimpleNamespace(model_path=v41, max_running_requests=32, enable_hisparse=True)
+    with pytest.raises(ConfigError, match=V41_HISPARSE):
+        graphfit.plan(from_sglang(args, environ={}, gpu_memory_gb=80.0, weights_gb=40.0))
+    with pytest.raises(ConfigError, match="incompatible with --enable-hisparse"):
+        _pasted(v41, [*FLAGS, "--enable-hisparse"], weights_gb=40.0)
+    yaml.write_text("enable-hisparse: false\n")
+    assert _pools(_pasted(v41, ["--config", str(yaml)], weights_gb=40.0)) == _pools(
+        _pasted(v41, [], weights_gb=40.0))
+
+
+def test_backend_asserts_need_the_gpu_named(tmp_path: Path) -> None:
+    """--dsv4-attn-backend's SM100-only asserts (deepseek_v4_hook.py:92-106; s45k) refuse a
+    named pre-SM100 GPU; with no GPU named the pools are said, not sized, as before; the
+    same from an SGLang --config file. flashmla_mega on a DeepSeek-V4 (not V4.1) model is
+    refused on any GPU."""
+    (tmp_path / "v41").mkdir()
+    models = {"trtllm": _model(tmp_path),  # flashmla_mega: a V4.1 model (V4's is refused)
+              "flashmla_mega": _model(tmp_path / "v41", model_type="deepseek_v41")}
+    for name, model in models.items():
+        flags = ["--dsv4-attn-backend", name]
+        with pytest.raises(ConfigError, match=f"--dsv4-attn-backend {name} requires"):
+            _pasted(model, flags, weights_gb=40.0, gpu_memory_gb="H100")
+        assert f"--dsv4-attn-backend {name}'s pools" in _pools(
+            _pasted(model, flags, weights_gb=40.0))
+        yaml = tmp_path / "sglang.yaml"
+        yaml.write_text(f"dsv4-attn-backend: {name}\n")
+        with pytest.raises(ConfigError, match=f"--dsv4-attn-backend {name} requires"):
+            _pasted(model, ["--config", str(yaml)], weights_gb=40.0, gpu_memory_gb="H100")
+    with pytest.raises(ConfigError, match=re.escape("flashmla_mega requires DeepSeek-V4.1")):
+        _pasted(models["trtllm"], ["--dsv4-attn-backend", "flashmla_mega"], weights_gb=40.0)

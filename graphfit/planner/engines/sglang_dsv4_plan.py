@@ -65,23 +65,32 @@ def applies(config: EngineSettings) -> bool:
 def check(config: EngineSettings) -> None:
     """A DeepSeek-V4 line's SGLANG_DSV4_COMPRESS_STATE_DTYPE outside SGLang's four names
     (pool_configurator.py:136-145, whatever graphfit knows of the memory); the decode radix
-    cache's refusals: SGLang's (pd_disaggregation_hook.py:99-109 with the
-    fake transfer backend; speculative_hook.py:163-173 with an algorithm other than EAGLE /
-    EAGLE3 / NEXTN / DSPARK), then graphfit's for a model other than DeepSeek-V4."""
+    cache's refusals in SGLang's order: the PD hook's (pd_disaggregation_hook.py:99-109, with
+    `--enable-hisparse` (s45k) or the fake transfer backend, any model), DeepSeek-V4.1's
+    (`check_v41`), the speculative hook's (speculative_hook.py:163-173 with an algorithm other
+    than EAGLE / EAGLE3 / NEXTN / DSPARK), then graphfit's for a model other than
+    DeepSeek-V4."""
     dtype = config.dsv4_state_dtype
     if applies(config) and dtype is not None \
             and dtype.strip().lower() not in STATE_DTYPE_BYTES:
         raise ConfigError(f"Unsupported SGLANG_DSV4_COMPRESS_STATE_DTYPE="
                           f"{dtype.strip().lower()!r}. Expected one of: float32, fp32, "
                           f"bfloat16, bf16. (SGLang pool_configurator.py:136-145)")
-    check_v41(config)
-    if not (config.disaggregation_decode_enable_radix_cache
-            and config.disaggregation_mode == "decode"):
-        return
-    if config.disaggregation_transfer_backend == "fake":
+    radix = config.disaggregation_decode_enable_radix_cache \
+        and config.disaggregation_mode == "decode"
+    # the PD hook's refusals run before the model hook's V4.1 ones (pipeline.py:147 vs 225)
+    if radix and config.enable_hisparse:
+        raise ConfigError("--disaggregation-decode-enable-radix-cache is incompatible with "
+                          "--enable-hisparse (SGLang pd_disaggregation_hook.py:100-104)")
+    if radix and config.disaggregation_transfer_backend == "fake":
         raise ConfigError("--disaggregation-decode-enable-radix-cache is incompatible with "
                           "--disaggregation-transfer-backend fake (SGLang "
                           "pd_disaggregation_hook.py:105-109)")
+    check_backend(config)  # the model hook: DeepSeek-V4's defaults (model_hook.py:265)
+    check_v41(config)  # then V4.1's features (model_hook.py:470-479), before the speculative
+    # hook's
+    if not radix:
+        return
     if config.spec_method not in RADIX_ALGORITHMS or config.frozen_kv_mtp:
         name = "FROZEN_KV_MTP" if config.frozen_kv_mtp else {
             SpecMethod.DRAFT_MODEL: "STANDALONE"}.get(config.spec_method,
@@ -95,19 +104,72 @@ def check(config: EngineSettings) -> None:
                           "pd_disaggregation_hook.py:99; graphfit reads it for DeepSeek-V4 only)")
 
 
+def _sm100(config: EngineSettings) -> bool | None:
+    """SGLang's `is_sm100_supported()` (capability 10.x, utils/common.py:309-313) for the
+    named GPU; None: no GPU named."""
+    if config.sm100 is not None:
+        return bool(config.sm100)
+    if config.gpu_capability is None:
+        return None
+    return config.gpu_capability // 10 == 10
+
+
+def check_backend(config: EngineSettings) -> None:
+    """`--dsv4-attn-backend`'s start-up asserts on a DeepSeek-V4 model
+    (`apply_deepseek_v4_defaults`, deepseek_v4_hook.py:92-130, in that order): flashmla_mega
+    needs a V4.1 model on SM100 (:92-99); trtllm an SM100 GPU (:101-106), no HiSparse
+    (:112-114), no attention / decode CP (:115-120) and no PD role (:123-126). An SM100-only
+    assert is checked where the GPU is named; trtllm's later asserts hold on any GPU (off SM100
+    the first one refuses the line anyway). Not restated: trtllm's KV dtype (:108-111,
+    graphfit does not read SGLang's --kv-cache-dtype) and chunked prefill (:129-130, graphfit
+    takes --chunked-prefill-size >= 1 only)."""
+    name = config.dsv4_attn_backend
+    if not applies(config) or name not in ("flashmla_mega", "trtllm"):
+        return
+    sm100, shape = _sm100(config), config.dsv4_pool_shape
+    where = "(SGLang deepseek_v4_hook.py"
+    if name == "flashmla_mega":
+        if sm100 is False or (shape is not None and not shape[0][4]):
+            raise ConfigError(f"--dsv4-attn-backend flashmla_mega requires DeepSeek-V4.1 on "
+                              f"SM100/SM103. {where}:92-99)")
+        return
+    if sm100 is False:
+        raise ConfigError(f"--dsv4-attn-backend trtllm requires an SM100/SM103 (Blackwell) "
+                          f"GPU. {where}:101-106)")
+    for why, lines, on in (
+            ("does not support enable_hisparse", "112-114", config.enable_hisparse),
+            ("does not support context parallelism (prefill CP, attention CP, or decode CP)",
+             "115-120", config.attn_cp_size > 1 or config.dcp_size > 1),
+            ("does not support PD disaggregation yet", "123-126",
+             config.disaggregation_mode != "null")):
+        if on:
+            raise ConfigError(f"--dsv4-attn-backend trtllm {why}. {where}:{lines})")
+
+
 def check_v41(config: EngineSettings) -> None:
     """DeepSeek-V4.1 (a local config.json of model_type deepseek_v41): SGLang's feature
     refusals in its order (`validate_deepseek_v41_features`, deepseek_v4_hook.py:333-353):
     speculation other than DSPARK (EAGLE topk 1: the others are refused before, :148-158),
-    two-batch overlap, pipeline parallelism. (HiSparse, second in SGLang's list, is not read
-    by graphfit: such a line's pools are said, not sized; the unified KV layout is HIP's.)"""
+    HiSparse, TRT-LLM with encoder replay (both s45k), two-batch overlap, pipeline
+    parallelism; on a DeepSeek-V4 model (not V4.1), `--enable-encoder-swa-bounded-replay`
+    (:276-280, s45k). Not restated: V4.1's trtllm prefill-graph rule and encoder replay's own
+    refusals and chunk budget (:250-267, 282-330). (The unified KV layout is
+    HIP's.)"""
     shape = config.dsv4_pool_shape
-    if not applies(config) or shape is None or not shape[0][4]:
+    if not applies(config) or shape is None:
+        return
+    if not shape[0][4]:  # a DeepSeek-V4 model (:276-280; s45k)
+        if config.enable_encoder_swa_bounded_replay:
+            raise ConfigError("--enable-encoder-swa-bounded-replay requires DeepSeek-V4.1 "
+                              "(SGLang deepseek_v4_hook.py:276-280)")
         return
     for feature, on in (
             ("speculative decoding other than DSpark",
              config.spec_method not in (SpecMethod.NONE, SpecMethod.DSPARK)
              or config.frozen_kv_mtp),
+            ("HiSparse", config.enable_hisparse),
+            ("TRT-LLM with encoder SWA bounded replay",  # :341-344 (s45k)
+             config.dsv4_attn_backend == "trtllm" and config.enable_encoder_swa_bounded_replay),
             ("two-batch overlap", config.two_batch_overlap),
             ("pipeline parallelism", config.pp_size > 1)):
         if on:

@@ -433,6 +433,16 @@ class SglangOptions(EngineOptions):
         attention-DP width). Each replica plans the same graphs; read only for the decode
         extra-slot default, which divides the line's requests by replicas x attention DP
         (pd_disaggregation_hook.py:133-138, runtime_context.py:202-207).
+    enable_hisparse: `--enable-hisparse` (issue 23 s45k), read for SGLang's refusals of it
+        (the decode radix cache, pd_disaggregation_hook.py:100-104; DeepSeek-V4.1,
+        deepseek_v4_hook.py:333-353); a DeepSeek-V4 model's pools are then said, not sized
+        (`dsv4_env_unmodelled`).
+    dsv4_attn_backend: `--dsv4-attn-backend` as given (auto, flashmla, flashmla_mega, trtllm;
+        None: not given, auto), read for SGLang's start-up asserts on a DeepSeek-V4 model
+        (deepseek_v4_hook.py:92-130; issue 23 s45k).
+    enable_encoder_swa_bounded_replay: `--enable-encoder-swa-bounded-replay`, read for
+        SGLang's refusal of it on a DeepSeek-V4 model other than V4.1
+        (deepseek_v4_hook.py:276-280; issue 23 s45k).
     """
 
     engine: ClassVar[str] = "sglang"
@@ -573,6 +583,9 @@ class SglangOptions(EngineOptions):
     rl_on_policy_target: str | None = None
     attention_backend_flag: str | None = None
     dp_replicas: int = 1
+    enable_hisparse: bool = False
+    dsv4_attn_backend: str | None = None
+    enable_encoder_swa_bounded_replay: bool = False
 
     def __post_init__(self) -> None:
         gb = self.gpu_memory_gb
@@ -583,6 +596,11 @@ class SglangOptions(EngineOptions):
         for name in ("tp_size", "attn_dp_size", "attn_cp_size", "dp_replicas"):
             positive_int(name, getattr(self, name))
         true_false("two_batch_overlap", self.two_batch_overlap)
+        true_false("enable_hisparse", self.enable_hisparse)
+        true_false("enable_encoder_swa_bounded_replay", self.enable_encoder_swa_bounded_replay)
+        if self.dsv4_attn_backend not in (None, "auto", "flashmla", "flashmla_mega", "trtllm"):
+            raise ConfigError(f"dsv4_attn_backend: expected auto, flashmla, flashmla_mega or "
+                              f"trtllm, got {excerpt(self.dsv4_attn_backend)}")
         true_false("multi_layer_eagle", self.multi_layer_eagle)
         true_false("single_cg_draft", self.single_cg_draft)
         if self.mtp_draft_backend is not None:
