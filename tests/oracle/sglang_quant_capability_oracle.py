@@ -13,7 +13,8 @@ restatement: `get_model_architecture` is replaced by an empty class. The loader 
 class's packed_modules_mapping / remap_prefix / hf_to_sglang_mapper, and none of them plays
 a part in the check. model_path is an empty directory unless `model_dir` names one (then
 its files are SGLang's to find). The GPU is a fake CUDA one of the given capability. The
-dtype is bfloat16.
+dtype is SGLang's own `_get_and_verify_dtype` (configs/model_config.py:2284-2345) on the
+line's --dtype and the checkpoint's torch_dtype (default: auto on bfloat16).
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ from tests.oracle import sglang_quantization_oracle as qo
 from tests.oracle import sglang_stubs
 
 _MARK = "Minimum capability: "
+_DTYPE_MARK = "is not supported for quantization method"
 
 
 @dataclass(frozen=True)
@@ -50,15 +52,17 @@ class Answer:
 
 
 def load(flag: str | None, layout: dict[str, Any] | None, capability: int,
-         model_dir: str | None = None) -> Answer:
+         model_dir: str | None = None, dtype: str = "auto",
+         checkpoint_dtype: str | None = "bfloat16") -> Answer:
     """SGLang's answer for `--quantization flag` on a checkpoint whose config.json
     quantization_config is `layout` (None: absent), on a GPU of `capability` (86: SM 8.6).
     `model_dir`: the model directory SGLang looks in for quantization files (default: an
-    empty one)."""
+    empty one). `dtype`: the line's --dtype; `checkpoint_dtype`: config.json's torch_dtype
+    (None: absent). A dtype refusal (loader.py:263-270) is stage "passed" with its message
+    in `said` (`dtype_refused`)."""
     so.oracle()
     cap = divmod(capability, 10)
     with sglang_stubs.stubbed(), sglang_stubs.fake_cuda(80 * 1024, capability=cap):
-        import torch
         from sglang.srt.arg_groups import overrides
         from sglang.srt.arg_groups.choices import QUANTIZATION_CHOICES
         from sglang.srt.configs.load_config import LoadConfig
@@ -90,7 +94,12 @@ def load(flag: str | None, layout: dict[str, Any] | None, capability: int,
             return Answer("verify", said=str(exc)[:200])
         if config.quantization is None:
             return Answer("none")
-        config.dtype = torch.bfloat16
+        from sglang.srt.configs import model_config as mc
+
+        written = {"model_type": "llama"}
+        if checkpoint_dtype is not None:
+            written["torch_dtype"] = checkpoint_dtype
+        config.dtype = mc._get_and_verify_dtype(written, dtype)
         config.is_fp4_experts = False
         config.nvfp4_moe_meta = None
         method = str(config.quantization)
@@ -103,7 +112,7 @@ def load(flag: str | None, layout: dict[str, Any] | None, capability: int,
             if _MARK in text:
                 need = int(text.split(_MARK)[1].split(".")[0])
                 return Answer("capability", method, need, text[:200])
-            if "is not supported for quantization method" in text:  # the dtype, after it
+            if _DTYPE_MARK in text:  # the dtype, after it
                 return Answer("passed", method, said=text[:200])
             return Answer("before", method, said=text[:200])
         except Exception as exc:  # any other stop is reported, not judged
@@ -112,3 +121,8 @@ def load(flag: str | None, layout: dict[str, Any] | None, capability: int,
             loader.get_model_architecture = saved
         need = None if built is None else int(built.get_min_capability())
         return Answer("passed", method, need)
+
+
+def dtype_refused(answer: Answer) -> bool:
+    """Whether the loader's dtype check (loader.py:263-270) refused the line."""
+    return answer.stage == "passed" and _DTYPE_MARK in answer.said

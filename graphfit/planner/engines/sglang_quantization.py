@@ -45,6 +45,7 @@ from graphfit.planner.engines import sglang_class_picks as picks
 from graphfit.planner.engines import sglang_eplb_checks as eplb_checks
 from graphfit.planner.engines import sglang_model_quant as smq
 from graphfit.planner.engines import sglang_quant_capability as capability
+from graphfit.planner.engines import sglang_quant_dtype as loader_dtype
 from graphfit.planner.engines import sglang_quant_overrides as overrides
 
 # the classes whose SM100 override copies the checkpoint's method into --quantization
@@ -414,9 +415,12 @@ def loader_method(config: EngineSettings) -> str | None:
 
 def check(config: EngineSettings) -> None:
     """Steps 2-3, the runner rule, then the model loader's GPU check on the final method
-    (sglang_quant_capability, loader.py:253-262)."""
+    (sglang_quant_capability, loader.py:253-262) and its dtype check (sglang_quant_dtype,
+    loader.py:263-270)."""
     _check_args(config)
-    capability.check(loader_method(config), config.gpu_capability, config.sm100)
+    method = loader_method(config)
+    capability.check(method, config.gpu_capability, config.sm100)
+    loader_dtype.check(method, config.dtype)
 
 
 def _check_args(config: EngineSettings) -> None:
