@@ -47,7 +47,7 @@ def graphfit_says(name: str) -> str:
     from tests.helpers import run_cli
 
     body = json.dumps({"engine": "sglang", "attention_backend": name}, sort_keys=True)
-    code, out, text = run_cli(["plan", "--gpu-memory-gb", "80", "--config",
+    code, _out, text = run_cli(["plan", "--gpu-memory-gb", "80", "--config",
                                _file(".json", body), "--", "python", "-m",
                                "sglang.launch_server", "--model-path",
                                str(so.oracle().model_dir)])
