@@ -6,7 +6,8 @@ leaves every ModelConfig its own config.json's dtype (`_get_and_verify_dtype`,
 configs/model_config.py:2284-2345) whatever dtype the file names. In graphfit `auto` sets
 nothing (graphfit.inputs.sglang._line_dtype), so a config file's explicit `dtype`
 (graphfit.inputs.sglang_file_dtype, FILE layer) used to win; here the line's auto becomes the
-target config's own SGLang dtype on the command-line layer. The draft's side is
+target config's own SGLang dtype on the command-line layer (below graphfit's own `--dtype`
+flag, which still wins as before). The draft's side is
 graphfit.inputs.sglang_draft_shape (an explicit auto puts the draft config's dtype on the
 command-line layer too). A target with no local config.json (a hub id) gets nothing: its
 dtype is unknown to graphfit, so the file's stays (said in the coverage doc).
@@ -20,6 +21,9 @@ from typing import Any
 from graphfit.inputs import model_config
 from graphfit.inputs.settings import COMMAND_LINE, Setting
 
+# below every other command-line setting: graphfit's own --dtype flag still wins (as before
+# s46f), the line's auto wins over the file's dtype only
+BELOW = -1
 ORIGIN = "--dtype auto (the target config's own dtype, SGLang's flags win over its file)"
 
 
@@ -34,5 +38,5 @@ def line(values: Mapping[str, Any]) -> list[Setting]:
     if not is_auto(values.get("dtype")) or not isinstance(model, str):
         return []
     found, _ = model_config.model_settings(model, "--model-path", sglang=True)
-    return [Setting("dtype", s.value, f"{s.origin}; {ORIGIN}", COMMAND_LINE)
+    return [Setting("dtype", s.value, f"{s.origin}; {ORIGIN}", COMMAND_LINE, priority=BELOW)
             for s in found if s.field == "dtype"]

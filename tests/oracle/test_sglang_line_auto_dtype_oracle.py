@@ -46,3 +46,18 @@ def test_line_auto_planted(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(sglang_draft_shape, "is_auto", lambda _flag: False)
     argv, dtype = CASES[0]
     assert fd.graphfit_dtypes(argv, dtype) != fd.sglang_dtypes(argv, dtype)
+
+
+def test_graphfits_own_dtype_flag_still_wins() -> None:
+    """graphfit's `--dtype` over a pasted `--dtype auto`: graphfit's flag, as before s46f (the
+    line's auto ranks below every other command-line setting), not a conflict."""
+    import json
+
+    from tests.helpers import run_cli
+    from tests.oracle import sglang_oracle as so
+
+    code, out, text = run_cli(["plan", "--json", "--gpu-memory-gb", "80", "--dtype", "float16",
+                               "--", "python", "-m", "sglang.launch_server", "--model-path",
+                               str(so.oracle().model_dir), *AUTO])
+    assert code == 0, text
+    assert json.loads(out)["config"]["dtype"] == "float16"
