@@ -607,6 +607,11 @@ def resolve_values(values: Mapping[str, Any], environ: Mapping[str, str] | None 
         # stochastic rounding's GPU checks on the file's SGLang keys (sglang_mamba_flags)
         resolved = settle_file(read_mapping(config_file), config_file.name, resolved,
                                values.get("gpu_memory_gb"))
+        from graphfit.inputs import sglang_file_tokenizer
+
+        # the file's tokenizer_path: s45l's connector-scheme rule (issue 23 s46f)
+        sglang_file_tokenizer.check(read_mapping(config_file), resolved.values.get("engine"),
+                                    pasted.values if pasted is not None else None)
     if pasted is None and values.get("model_path") is not None:
         from graphfit.inputs.sglang_draft_default import settle_flags
 

@@ -25,6 +25,7 @@ from graphfit.inputs import (
     sglang_dsv4,
     sglang_dtype,
     sglang_eplb,
+    sglang_file_choice,
     sglang_instance,
     sglang_mamba_flags,
     sglang_post_capture,
@@ -234,7 +235,11 @@ def file_attention_backend(origin: str, value: Any, layer: int
     the key is vLLM's EngineConfig field): read as on a pasted line (`_attention_backend`),
     plus the field as given for the no_buffer mamba check (mamba_hook.py:161-163, issue 23
     s44m). The backend's other readers take a pasted line's flags only; the file's
-    per-phase keys are ignored likewise (IGNORED)."""
+    per-phase keys are ignored likewise (IGNORED). A name outside SGLang's choices is
+    refused with SGLang's argparse message (graphfit.inputs.sglang_file_choice, issue 23
+    s46f)."""
+    # the value as written (SGLang's parser does not strip it)
+    sglang_file_choice.check(origin, value if isinstance(value, str) else as_str(origin, value))
     found, notes = _attention_backend(origin, value, layer)
     name = as_str(origin, value).strip().lower()
     return ([*found, Setting("attention_backend_flag", name,

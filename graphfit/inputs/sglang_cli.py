@@ -31,6 +31,7 @@ from graphfit.inputs import (
     sglang_dsv4,
     sglang_instance,
     sglang_iquest_mtp,
+    sglang_line_auto_dtype,
     sglang_mamba_flags,
     sglang_minimax_target,
     sglang_model_impl,
@@ -195,6 +196,7 @@ def finish(values: Mapping[str, Any], settings: list[Setting]
     a2a += sglang_unified_switches.line(values)  # its cache / DCP switches (s41u)
     a2a += sglang_mamba_flags.attention_flag(values)  # no_buffer's trtllm_mha check
     a2a += sglang_dsv4.dp_replicas(values)  # replicas for DeepSeek-V4's decode extra slots
+    a2a += sglang_line_auto_dtype.line(values)  # --dtype auto over a file's dtype (s46f)
     return (settings + sglang_args.deprecated_dp_attention(values) + roles + a2a,
             notes + a2a_notes)
 

@@ -42,6 +42,7 @@ from graphfit.inputs import model_config, target_overrides
 from graphfit.inputs.reading import shown_path
 from graphfit.inputs.settings import COMMAND_LINE, FILE, Setting
 from graphfit.inputs.sglang_dtype import flag_dtype, sglang_dtype, text_config
+from graphfit.inputs.sglang_line_auto_dtype import BELOW, is_auto
 from graphfit.inputs.sglang_token_map import WHERE, map_length
 from graphfit.planner.core.errors import ConfigError, excerpt
 
@@ -199,11 +200,12 @@ def settings(values: Mapping[str, Any]) -> tuple[list[Setting], list[str]]:
     if dtype is None:
         notes.append(f"{where}: the draft's dtype {excerpt(_text(data).get('torch_dtype'))} "
                      f"is not modelled; its hidden_states are planned in the target's dtype")
-    elif flag_dtype(values.get("dtype")) is not None:
-        # the line's explicit --dtype: on the command-line layer, so that it wins over a
-        # config file's dtype (graphfit.inputs.sglang_file_dtype) as flags do in SGLang
+    elif flag_dtype(values.get("dtype")) is not None or is_auto(values.get("dtype")):
+        # the line's explicit --dtype (auto included, graphfit.inputs.sglang_line_auto_dtype):
+        # on the command-line layer, so that it wins over a config file's dtype
+        # (graphfit.inputs.sglang_file_dtype) as flags do in SGLang
         out.append(Setting("draft_dtype", dtype, f"{WHERE} --dtype (the draft's ModelConfig)",
-                           COMMAND_LINE))
+                           COMMAND_LINE, priority=BELOW if is_auto(values.get("dtype")) else 0))
     else:
         out.append(Setting("draft_dtype", dtype, f"{origin} (dtype)", FILE, weak=True))
     aux = eagle3_width(data, where) if method == "EAGLE3" else None

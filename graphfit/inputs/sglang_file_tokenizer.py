@@ -1,0 +1,39 @@
+"""A config file's `tokenizer_path` on an SGLang plan, checked as a pasted line's.
+
+SGLang merges its `--config` file into the argument list, the line's own flags after it
+(utils/server_args_config_parser.py:75-106, so they win), and loads the tokenizer from
+`server_args.tokenizer_path` wherever it came from: a connector scheme there fails or loads
+as on the command line (graphfit.inputs.sglang_instance.check_tokenizer, s45l's rule:
+`instance://` and unknown schemes refused with SGLang's reasons, s3:// / gs:// / az:// /
+redis:// / Run:ai / Azure Blob planned, all skipped under --skip-tokenizer-init). The check
+needs the file and the pasted line together (a line's --tokenizer-path replaces the file's;
+a line's --skip-tokenizer-init skips it), so it runs once both are read (graphfit.cli.
+options.resolve_values), on a plan whose engine is SGLang.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from graphfit.inputs.sglang_instance import check_tokenizer
+from graphfit.inputs.values import normalize_key
+from graphfit.planner.core.enums import Engine
+
+KEY = "tokenizer_path"
+SKIP = "skip_tokenizer_init"
+
+
+def check(data: Mapping[Any, Any], engine: object,
+          line: Mapping[str, Any] | None) -> None:
+    """Refuse the file's tokenizer path as SGLang's tokenizer load fails (module docstring);
+    `line`: the pasted line's values (its flags win), if any."""
+    if str(getattr(engine, "value", engine)) != Engine.SGLANG.value:
+        return
+    keys = {normalize_key(k): v for k, v in data.items() if isinstance(k, str)}
+    line = line or {}
+    if KEY not in keys or KEY in line:  # the line's own path is checked with the line
+        return
+    skip = line[SKIP] if SKIP in line else keys.get(SKIP)
+    # the key alone names it (the file's name would push SGLang's reason past 200 chars)
+    check_tokenizer({KEY: keys[KEY], SKIP: skip}, KEY)
