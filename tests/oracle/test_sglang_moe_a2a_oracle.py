@@ -211,7 +211,7 @@ def _eagle(*extra: str) -> tuple[str, ...]:
     ("--moe-a2a-backend", "none", "--tp-size", "4", "--speculative-moe-a2a-backend",
      "mooncake"),
     ("--moe-a2a-backend", "mooncake", "--tp-size", "4", "--speculative-moe-a2a-backend",
-     "ascend_tp"),
+     "ascend_tp", "--deepep-mode", "low_latency"),  # auto fails at build (mooncake.py:344)
     ("--moe-a2a-backend", "deepep", "--tp-size", "4", "--attn-dp-size", "2",
      "--speculative-moe-a2a-backend", "none"),
 ])
