@@ -7,7 +7,9 @@ Everything here calls SGLang's code (sources under `paths.require("sglang")`, st
   (server_args.py:823, i.e. `ServerArgs.add_cli_args` + `from_cli_args`) then
   `ServerArgs.resolve_once` (server_args.py:246 -> arg_groups/pipeline.py:20), which runs
   the CUDA-graph hook (cuda_graph_hook.py:392), the GPU-memory hook (memory_hook.py:47) and the
-  speculative hook (speculative_hook.py:121 -> 1072 EAGLE family / 1285 NGRAM).
+  speculative hook (speculative_hook.py:121 -> 1072 EAGLE family / 1285 NGRAM); a resolved
+  Mooncake EP line then builds SGLang's MoE dispatcher (tests.oracle.sglang_mooncake_build),
+  which raises in auto / normal mode (token_dispatcher/mooncake.py:343-344).
 * `runners(resolved)` -> `{name: Runner}`: publishes the record (runtime_context.py:1489) and
   runs `get_batch_sizes_to_capture` (base_cuda_graph_runner.py:65) for the target decode /
   verify runner, the EAGLE draft runner and the EAGLE draft-extend runner, then builds their
@@ -174,7 +176,15 @@ def resolve(argv: list[str] | tuple[str, ...], gpu_mem_gb: float | None = 80,
             record.resolve_once()
         except Exception as exc:  # SGLang's own rejection of the resolved combination
             return Rejected(argv, f"{type(exc).__name__}: {exc}", type(exc).__name__)
-        return _resolved(argv, gpu_mem_gb, record)
+        resolved = _resolved(argv, gpu_mem_gb, record)
+    # the model build past resolution that a started line must survive: Mooncake's
+    # dispatcher in auto / normal mode (token_dispatcher/mooncake.py:343-344; issue 23 s46e)
+    from tests.oracle import sglang_mooncake_build
+
+    built = sglang_mooncake_build.failure(resolved)
+    if built is not None:
+        return Rejected(argv, built, "NotImplementedError")
+    return resolved
 
 
 def _resolved(argv: tuple[str, ...], gpu_mem_gb: float | None, record: Any) -> Resolved:

@@ -17,7 +17,6 @@ from __future__ import annotations
 import contextlib
 import io
 import random
-import sys
 import types
 from pathlib import Path
 
@@ -28,12 +27,15 @@ from tests.oracle.paths import require
 require("sglang")  # skip locally / fail in CI when the sources were not fetched
 
 from tests.oracle import sglang_minimax_target_oracle as mt  # noqa: E402
+from tests.oracle import sglang_mooncake_build as mb  # noqa: E402
 from tests.oracle import sglang_oracle as so  # noqa: E402
 from tests.oracle import sglang_stubs  # noqa: E402
 
 ASSERT = "mode requires deep_gemm"
 # (what SGLang's build failure says, what graphfit's refusal must name)
-BUILD_ERRORS = ((ASSERT, ASSERT),)
+BUILD_ERRORS = ((ASSERT, ASSERT),
+                ("NotImplementedError:  @ layers/moe/token_dispatcher/mooncake.py:344",
+                 "mooncake.py:343-344"))
 A2AS = ("none", "deepep", "deepep", "deepep_v2", "mooncake", "mooncake")
 MODES = ("auto", "auto", "low_latency", "normal")
 QUANTS = (None, "fp8", "fp8")
@@ -51,29 +53,6 @@ def _jit(jit: bool) -> list[tuple[object, str, object]]:
     return saved
 
 
-@contextlib.contextmanager
-def _mooncake_glue() -> object:
-    """Glue: the Mooncake EP dispatcher's constructor only imports
-    `mooncake.mooncake_ep_buffer.Buffer` to see that the package is installed
-    (token_dispatcher/mooncake.py:138-145); its buffer is made on the first dispatch. A
-    stand-in module whose Buffer fails the oracle if used (mt._Absent)."""
-    names = ("mooncake", "mooncake.mooncake_ep_buffer")
-    saved = {name: sys.modules.get(name) for name in names}
-    package = types.ModuleType("mooncake")
-    buffer = types.ModuleType("mooncake.mooncake_ep_buffer")
-    buffer.Buffer = mt._Absent()  # type: ignore[attr-defined]
-    package.mooncake_ep_buffer = buffer  # type: ignore[attr-defined]
-    sys.modules.update(zip(names, (package, buffer), strict=True))
-    try:
-        yield
-    finally:
-        for name, module in saved.items():
-            if module is None:
-                sys.modules.pop(name, None)
-            else:
-                sys.modules[name] = module
-
-
 def sglang(model: Path, argv: tuple[str, ...], jit: bool) -> str | None:
     """SGLang's refusal (resolution, or the MoE block's build), None where it builds."""
     import torch
@@ -86,7 +65,9 @@ def sglang(model: Path, argv: tuple[str, ...], jit: bool) -> str | None:
             for mod, name, value in saved:
                 setattr(mod, name, value)
     if isinstance(r, so.Rejected):
-        return f"resolution: {r.text}"
+        # the oracle's shared Mooncake dispatcher build (tests.oracle.sglang_mooncake_build)
+        where = "build" if r.text.endswith("(at model build)") else "resolution"
+        return f"{where}: {r.text}"
     with so.sglang_stubs.stubbed(), so.published(r):
         import sglang.srt.models.qwen3_moe as q3
         from sglang.srt.layers.dp_attention import initialize_dp_attention_flags
@@ -105,7 +86,7 @@ def sglang(model: Path, argv: tuple[str, ...], jit: bool) -> str | None:
                 world_size=ep, rank_in_group=0, cpu_group=None)
             moe_tp_group = group if moe_tp == tp else types.SimpleNamespace(
                 world_size=moe_tp, rank_in_group=0, cpu_group=None)
-            with _mooncake_glue(), get_parallel().override(tp_rank=0, attn_tp_rank=0, moe_ep_rank=0,
+            with mb.glue(), get_parallel().override(tp_rank=0, attn_tp_rank=0, moe_ep_rank=0,
                                          moe_tp_rank=0, tp_group=group,
                                          moe_tp_group=moe_tp_group, moe_ep_group=ep_group), \
                     torch.device("meta"):
@@ -140,12 +121,8 @@ def graphfit(model: Path, argv: tuple[str, ...], jit: bool) -> tuple[int, str]:
 def line(rng: random.Random) -> tuple[tuple[str, ...], bool]:
     """One drawn line and whether JIT DeepGEMM is on."""
     tp = rng.choice((2, 4))
-    a2a = rng.choice(A2AS)
-    # Mooncake in auto / normal mode: SGLang's dispatcher raises at build
-    # (token_dispatcher/mooncake.py:343-344), not restated by graphfit (see the coverage doc)
-    mode = "low_latency" if a2a == "mooncake" else rng.choice(MODES)
-    out = ["--tp-size", str(tp), "--ep-size", str(tp), "--moe-a2a-backend", a2a,
-           "--deepep-mode", mode, "--moe-runner-backend", rng.choice(RUNNERS)]
+    out = ["--tp-size", str(tp), "--ep-size", str(tp), "--moe-a2a-backend", rng.choice(A2AS),
+           "--deepep-mode", rng.choice(MODES), "--moe-runner-backend", rng.choice(RUNNERS)]
     quant = rng.choice(QUANTS)
     if quant:
         out += ["--quantization", quant]
@@ -188,9 +165,12 @@ KNOWN = (  # the rule's clauses, each way (jit False: SGLANG_ENABLE_JIT_DEEPGEMM
       "--quantization", "fp8"), False),
     (("--tp-size", "2", "--ep-size", "2", "--quantization", "fp8"), False),
     (("--tp-size", "2", "--ep-size", "2", "--moe-a2a-backend", "mooncake",
+      "--quantization", "fp8"), False),
+    (("--tp-size", "2", "--ep-size", "2", "--moe-a2a-backend", "mooncake",
       "--deepep-mode", "low_latency", "--quantization", "fp8"), False),
     (("--tp-size", "2", "--ep-size", "2", "--moe-a2a-backend", "mooncake",
       "--deepep-mode", "low_latency", "--quantization", "fp8"), True),
+    (("--tp-size", "2", "--ep-size", "2", "--moe-a2a-backend", "mooncake"), True),
 )
 
 

@@ -211,7 +211,7 @@ def _eagle(*extra: str) -> tuple[str, ...]:
     ("--moe-a2a-backend", "none", "--tp-size", "4", "--speculative-moe-a2a-backend",
      "mooncake"),
     ("--moe-a2a-backend", "mooncake", "--tp-size", "4", "--speculative-moe-a2a-backend",
-     "ascend_tp"),
+     "ascend_tp", "--deepep-mode", "low_latency"),  # auto fails at build (mooncake.py:344)
     ("--moe-a2a-backend", "deepep", "--tp-size", "4", "--attn-dp-size", "2",
      "--speculative-moe-a2a-backend", "none"),
 ])
@@ -608,7 +608,8 @@ def _quant_edge() -> list[tuple[str, ...]]:
         (*h100, "--model-path", fp8, "--moe-runner-backend", "flashinfer_cutlass"),  # starts
         (*b200, "--model-path", modelopt_fp8, "--moe-runner-backend", "flashinfer_cutlass"),
         ("--moe-a2a-backend", "mooncake", "--gpu-memory-gb", "B200", "--moe-runner-backend",
-         "flashinfer_cutedsl", "--quantization", "modelopt_fp4"),  # cutedsl's backends
+         "flashinfer_cutedsl", "--quantization", "modelopt_fp4",
+         "--deepep-mode", "low_latency"),  # cutedsl's backends (auto: mooncake.py:343-344)
         (w4a16, *FIM, "--quantization", "nvfp4_online"),  # W4A16: starts
         (w4a16, f"{mc.FIM_COMBINE_ENV}=nvfp4", *FIM, "--quantization", "nvfp4_online"),
         (*FIM, "--model-path", mc.quantized_model_dir("NVFP4", "Glm4MoeForCausalLM")),

@@ -22,9 +22,7 @@ SGLang (paths under sglang/srt/):
 * Before that body, FusedMoE's constructor makes the a2a dispatcher
   (fused_moe_triton/layer.py:595, 190-201): Mooncake's raises NotImplementedError in a
   mode that enables normal dispatch, auto or normal (token_dispatcher/mooncake.py:343-344;
-  utils.py:272-273). NOT restated here: the resolution-only oracles (the a2a, class-pick,
-  Waterfill and post-capture ones) draw Mooncake lines in auto mode and count SGLang as
-  starting them; restating it needs those to build the MoE layer too (s45e's Left).
+  utils.py:272-273), so a Mooncake EP line starts only with --deepep-mode low_latency.
 * JIT DeepGEMM is off when the line sets SGLANG_ENABLE_JIT_DEEPGEMM=0, or below SM90
   (deep_gemm_wrapper/configurer.py:32-55; graphfit.planner.engines.sglang_class_picks).
 * The mode the layer reads is `--deepep-mode` after `handle_a2a_moe`: pplx turns auto into
@@ -49,6 +47,7 @@ from graphfit.planner.engines import sglang_quantization, sglang_waterfill
 # path (deepep_v2 deprecates at :100-102; mori: see the module docstring)
 LEGACY_A2A = frozenset({"deepep", "mooncake", "nixl", "pplx"})
 LOW_LATENCY_MODES = frozenset({"auto", "low_latency"})  # DeepEPMode.enable_low_latency
+NORMAL_MODES = frozenset({"auto", "normal"})  # DeepEPMode.enable_normal (utils.py:272-273)
 CUTEDSL_QUANTS = frozenset({"modelopt_fp4", "modelopt_mixed"})  # ep_moe/layer.py:118-124
 
 # architecture -> the place its MoE layers call get_moe_impl_class (models/...)
@@ -86,6 +85,17 @@ ARCHITECTURES: dict[str, str] = {
 }
 
 
+def mooncake_problem(architecture: str | None, a2a: str, mode: str) -> str | None:
+    """Mooncake's dispatcher raise for one line (the backend the model sees, --deepep-mode
+    as given: handle_a2a_moe leaves Mooncake's mode alone), or None. It needs neither the
+    quantization nor the runner: FusedMoE's constructor makes the dispatcher first."""
+    if architecture not in ARCHITECTURES or a2a != "mooncake" or mode not in NORMAL_MODES:
+        return None
+    return (f"Mooncake EP has no normal mode: --deepep-mode {mode} raises "
+            f"NotImplementedError building {architecture}'s MoE "
+            f"(token_dispatcher/mooncake.py:343-344); use low_latency")
+
+
 def problem(architecture: str | None, a2a: str, mode: str, quant: str | None,
             runner: str, jit_deepgemm: bool | None) -> str | None:
     """SGLang's assert for one line, or None where the layer builds (or graphfit does not
@@ -95,7 +105,9 @@ def problem(architecture: str | None, a2a: str, mode: str, quant: str | None,
     where JIT DeepGEMM is known to be off."""
     if architecture not in ARCHITECTURES or a2a not in LEGACY_A2A:
         return None
-    if quant is None:
+    said = mooncake_problem(architecture, a2a, mode)
+    if said or quant is None:
+        return said
         return None
     if jit_deepgemm is not False or mode not in LOW_LATENCY_MODES:
         return None
@@ -121,16 +133,19 @@ def check_line(config: EngineSettings) -> None:
     class's override (skipped where graphfit cannot tell it), JIT DeepGEMM from
     SGLANG_ENABLE_JIT_DEEPGEMM and the GPU. Called after every start-up check: SGLang builds
     the model once its arguments are resolved."""
+    a2a = sglang_waterfill.resolved_a2a(config.moe_a2a_backend or "none",
+                                        config.enable_waterfill)
+    said = mooncake_problem(config.architecture, a2a, config.deepep_mode)
+    if said:
+        raise ConfigError(said)
     if config.architecture not in ARCHITECTURES or not sglang_quantization.flag_known(config):
         return
     known, runner = sglang_quantization.class_runner(config)
     if not known:
         return
-    check(config.architecture,
-          sglang_waterfill.resolved_a2a(config.moe_a2a_backend or "none",
-                                        config.enable_waterfill),
-          config.deepep_mode, sglang_quantization.verified_quant(config), runner,
+    check(config.architecture, a2a, config.deepep_mode,
+          sglang_quantization.verified_quant(config), runner,
           picks.jit_deepgemm(config.jit_deepgemm, config.gpu_capability))
 
 
-__all__ = ["ARCHITECTURES", "LEGACY_A2A", "check", "check_line", "problem"]
+__all__ = ["ARCHITECTURES", "LEGACY_A2A", "check", "check_line", "mooncake_problem", "problem"]
