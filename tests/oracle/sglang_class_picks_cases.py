@@ -170,6 +170,15 @@ def sglang(case: Case, folder: Path) -> tuple[str, str | None, str | None]:
                           model_dir=str(folder))
         if again.startswith(("refused", "crash")):
             return "refused", f"the worker: {again}", None
+    if answer[0] == "ok":
+        # the model loader's minimum GPU capability (model_loader/loader.py:253-262), past
+        # the overrides: SGLang's own check on the final method and the directory's files
+        from tests.oracle import sglang_quant_capability_oracle as co
+
+        flag = answer[1] if answer[1] is not None else case.flag
+        loaded = co.load(flag, case.config_quant, case.capability, model_dir=str(folder))
+        if loaded.stage == "capability":
+            return "refused", f"the loader: {loaded.said}", None
     return answer
 
 
