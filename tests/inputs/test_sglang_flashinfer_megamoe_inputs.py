@@ -61,6 +61,7 @@ def test_a_pasted_line_reaches_the_config(tmp_path: Path) -> None:
 
     (tmp_path / "config.json").write_text(json.dumps({
         "architectures": ["Qwen3MoeForCausalLM"], "hidden_size": 2048,
+        "torch_dtype": "bfloat16",  # w4afp8 loads in bfloat16 only (w4afp8.py:66-67)
         "num_experts_per_tok": 8, "quantization_config": {
             "quant_method": "modelopt", "quant_algo": "MIXED_PRECISION",
             "moe_quant_algo": "NVFP4", "group_size": 16}}))

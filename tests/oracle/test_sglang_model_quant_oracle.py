@@ -137,7 +137,10 @@ def test_a_copied_flag_is_verified_again_as_sglang_does() -> None:
             continue
         theirs = qo.verify(quant, config)
         try:  # the options' own validation runs sglang_quantization.check
+            # these checkpoints write no torch_dtype: SGLang loads them in float16
+            # (model_config.py:2284-2345), which the loader's dtype check then reads
             settings = EngineConfig(engine="sglang", architecture=arch, max_num_seqs=8,
+                                    dtype="float16",
                                     options={"checkpoint_quant_method":
                                              sq.checkpoint_method(config), "sm100": True,
                                              "checkpoint_quant_config":
