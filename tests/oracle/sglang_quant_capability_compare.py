@@ -41,19 +41,25 @@ def model_dir(layout: str | None) -> str:
     return str(root)
 
 
-def graphfit_line(flag: str | None, layout: str | None, gpu: str) -> tuple[int, str]:
-    """graphfit's (exit code, last error line) on the pasted line."""
+def planned(model: str, args: tuple[str, ...], gpu: str) -> tuple[int, str]:
+    """graphfit's (exit code, last error line) on `python -m sglang.launch_server
+    --model-path MODEL ARGS` pasted into `graphfit plan --gpu-memory-gb GPU`."""
     from graphfit.cli.options import PASTED
 
-    quant = () if flag is None else ("--quantization", flag)
-    token = PASTED.set(("python", "-m", "sglang.launch_server", "--model-path",
-                        model_dir(layout), *quant))
+    token = PASTED.set(("python", "-m", "sglang.launch_server", "--model-path", model,
+                        *args))
     try:
         code, _, output = sc.run_graphfit(["plan", "--gpu-memory-gb", gpu])
     finally:
         PASTED.reset(token)
     errors = [ln for ln in output.splitlines() if ln.startswith("error:")]
     return code, (errors[-1] if errors else "")
+
+
+def graphfit_line(flag: str | None, layout: str | None, gpu: str) -> tuple[int, str]:
+    """graphfit's (exit code, last error line) on the pasted line."""
+    quant = () if flag is None else ("--quantization", flag)
+    return planned(model_dir(layout), quant, gpu)
 
 
 def compare(flag: str | None, layout: str | None, gpu: str) -> tuple[str, str | None]:

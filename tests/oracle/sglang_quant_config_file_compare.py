@@ -13,9 +13,8 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from tests.oracle import sglang_compare as sc
 from tests.oracle import sglang_quant_capability_oracle as co
-from tests.oracle.sglang_quant_capability_compare import _LLAMA, FLAGS
+from tests.oracle.sglang_quant_capability_compare import _LLAMA, FLAGS, planned
 
 MODELOPT_FP8 = {"producer": {"name": "modelopt", "version": "0.19"},
                 "quantization": {"quant_algo": "FP8", "kv_cache_quant_algo": None}}
@@ -50,16 +49,7 @@ def model_dir(files: str) -> str:
 
 
 def graphfit_line(flag: str, files: str, gpu: str) -> tuple[int, str]:
-    from graphfit.cli.options import PASTED
-
-    token = PASTED.set(("python", "-m", "sglang.launch_server", "--model-path",
-                        model_dir(files), "--quantization", flag))
-    try:
-        code, _, output = sc.run_graphfit(["plan", "--gpu-memory-gb", gpu])
-    finally:
-        PASTED.reset(token)
-    errors = [ln for ln in output.splitlines() if ln.startswith("error:")]
-    return code, (errors[-1] if errors else "")
+    return planned(model_dir(files), ("--quantization", flag), gpu)
 
 
 def compare(flag: str, files: str, gpu: str, cap: int) -> tuple[str, str | None]:

@@ -16,7 +16,6 @@ from pathlib import Path
 from typing import Any
 
 from graphfit.inputs.gpus import gpu_capability
-from tests.oracle import sglang_compare as sc
 from tests.oracle import sglang_quant_capability_compare as cc
 from tests.oracle import sglang_quant_capability_oracle as co
 from tests.oracle import sglang_quantization_oracle as qo
@@ -47,18 +46,9 @@ def model_dir(layout: str | None, checkpoint_dtype: str | None) -> str:
 def graphfit_line(flag: str | None, layout: str | None, dtype: str,
                   checkpoint_dtype: str | None, gpu: str) -> tuple[int, str]:
     """graphfit's (exit code, last error line) on the pasted line."""
-    from graphfit.cli.options import PASTED
-
     quant = () if flag is None else ("--quantization", flag)
     given = () if dtype == "auto" else ("--dtype", dtype)
-    token = PASTED.set(("python", "-m", "sglang.launch_server", "--model-path",
-                        model_dir(layout, checkpoint_dtype), *quant, *given))
-    try:
-        code, _, output = sc.run_graphfit(["plan", "--gpu-memory-gb", gpu])
-    finally:
-        PASTED.reset(token)
-    errors = [ln for ln in output.splitlines() if ln.startswith("error:")]
-    return code, (errors[-1] if errors else "")
+    return cc.planned(model_dir(layout, checkpoint_dtype), (*quant, *given), gpu)
 
 
 def compare(flag: str | None, layout: str | None, dtype: str, checkpoint_dtype: str | None,
