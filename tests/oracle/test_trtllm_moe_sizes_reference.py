@@ -50,7 +50,7 @@ def _cp(raw: dict[str, Any]) -> tuple[int, str | None]:
     return cp, None if given_type is None else given_type.upper()
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=150, deadline=None)
 @given(moe_lines())
 def test_moe_sizes_refused_and_derived_as_the_mapping(raw: dict[str, Any]) -> None:
     """Refused by the restated mapping: graphfit refuses with its reason; accepted: graphfit
@@ -64,13 +64,13 @@ def test_moe_sizes_refused_and_derived_as_the_mapping(raw: dict[str, Any]) -> No
             plan(graphfit_config(raw))
         assert str(exc).split(" (")[0] in str(info.value), (str(info.value), why)
         return
+    if cp > 1 and kind == "HELIX":  # refused as not modelled once the MoE checks pass
+        with pytest.raises(ConfigError, match="helix"):
+            plan(graphfit_config(raw))
+        return
     config = graphfit_config(raw)
     ours = derived_sizes(config)
     assert (ours.tp, ours.ep, ours.cluster) == (theirs.tp, theirs.ep, theirs.cluster), why
-    if cp > 1 and kind == "HELIX":
-        with pytest.raises(ConfigError, match="helix"):
-            plan(config)
-        return
     assert plan(config).verify().ok
 
 
