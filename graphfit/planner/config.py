@@ -411,7 +411,9 @@ class EngineConfig:
             moe_expert_parallel_size: int | None = None,
             dp_replicas: int = 1, enable_hisparse: bool = False,
             dsv4_attn_backend: str | None = None,
-            enable_encoder_swa_bounded_replay: bool = False) -> None: ...
+            enable_encoder_swa_bounded_replay: bool = False,
+            moe_tensor_parallel_size: int | None = None,
+            moe_cluster_parallel_size: int | None = None) -> None: ...
 
     def __post_init__(self) -> None:
         set_ = object.__setattr__
@@ -713,6 +715,16 @@ class EngineConfig:
     def moe_expert_parallel_size(self) -> int | None:
         """TrtllmOptions.moe_expert_parallel_size."""
         return cast("int | None", self._option("moe_expert_parallel_size"))
+
+    @property
+    def moe_tensor_parallel_size(self) -> int | None:
+        """TrtllmOptions.moe_tensor_parallel_size."""
+        return cast("int | None", self._option("moe_tensor_parallel_size"))
+
+    @property
+    def moe_cluster_parallel_size(self) -> int | None:
+        """TrtllmOptions.moe_cluster_parallel_size."""
+        return cast("int | None", self._option("moe_cluster_parallel_size"))
 
     @property
     def cuda_graph_backend_prefill(self) -> str | None:

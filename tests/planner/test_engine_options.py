@@ -260,6 +260,8 @@ VALID: dict[str, st.SearchStrategy[Any]] = {
     "enable_hisparse": st.booleans(),
     "dsv4_attn_backend": st.sampled_from([None, "auto", "flashmla", "flashmla_mega", "trtllm"]),
     "enable_encoder_swa_bounded_replay": st.booleans(),
+    "moe_tensor_parallel_size": st.none() | st.integers(1, 64),
+    "moe_cluster_parallel_size": st.none() | st.integers(1, 64),
 }
 INVALID: dict[str, st.SearchStrategy[Any]] = {
     "vit": st.sampled_from([
@@ -464,6 +466,8 @@ INVALID: dict[str, st.SearchStrategy[Any]] = {
     "enable_hisparse": st.sampled_from([None, 1, "true"]),
     "dsv4_attn_backend": st.sampled_from(["", "mega", 3, True]),
     "enable_encoder_swa_bounded_replay": st.sampled_from([None, 1, "true"]),
+    "moe_tensor_parallel_size": st.sampled_from([0, -1, True, "4", 2.0]),
+    "moe_cluster_parallel_size": st.sampled_from([0, -1, True, "4", 2.0]),
 }
 
 
