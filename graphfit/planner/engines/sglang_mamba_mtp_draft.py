@@ -111,8 +111,8 @@ def draft_conv_line(config: EngineSettings) -> tuple[str, str] | None:
         return None
     caches = draft_conv_caches(config)
     if caches is None:
-        why = ("the draft checkpoint's Inkling text config is not read (give a local "
-               "--speculative-draft-model-path)" if config.inkling_draft_conv_state is None
+        why = ("no local Inkling draft config was read (a hub id is not downloaded; a "
+               "draft of another model clones none)" if config.inkling_draft_conv_state is None
                else "the target's state cache size is not known")
         return ("mtp_draft_conv_caches", f"each MTP draft head owns a one-layer conv cache "
                                          f"({WHERE}); not sized: {why}")

@@ -804,7 +804,8 @@ def _mamba_memory_inputs(options: SglangOptions) -> None:
         try:
             InklingConvState.of(tuple(draft))
         except ConfigError as exc:
-            raise ConfigError(f"inkling_draft_conv_state: {exc}") from None
+            why = str(exc).removeprefix("inkling_conv_state: ")  # the field named once
+            raise ConfigError(f"inkling_draft_conv_state: {why}") from None
         set_(options, "inkling_draft_conv_state", tuple(draft))
     if not isinstance(options.enable_scattered_sconv, bool):
         raise ConfigError(f"enable_scattered_sconv: expected true or false, got "
