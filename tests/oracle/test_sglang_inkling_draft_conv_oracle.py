@@ -41,7 +41,7 @@ def line(shape: int = mm.INKLING, draft: int | None = None, steps: int = 3,
                  more=(*((MULTI,) if multi else ()), *flags, *more), **kw)
 
 
-def sglang_bytes(p: dict) -> int | None | str:
+def sglang_bytes(p: dict) -> int | str | None:
     """SGLang's draft pools' bytes on a rank, None when it clones none, or its refusal."""
     r = mm.resolve(argv_of(p), p["gb"], p["shape"])
     if not isinstance(r, so.Resolved):
@@ -53,7 +53,7 @@ def sglang_bytes(p: dict) -> int | None | str:
     return sid.draft_bytes(r, sized)
 
 
-def graphfit_bytes(p: dict) -> int | None | str:
+def graphfit_bytes(p: dict) -> int | str | None:
     try:
         config = graphfit_side(p)
     except ConfigError as exc:
