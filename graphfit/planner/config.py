@@ -413,7 +413,8 @@ class EngineConfig:
             dsv4_attn_backend: str | None = None,
             enable_encoder_swa_bounded_replay: bool = False,
             moe_tensor_parallel_size: int | None = None,
-            moe_cluster_parallel_size: int | None = None) -> None: ...
+            moe_cluster_parallel_size: int | None = None,
+            inkling_draft_conv_state: tuple[int, ...] | None = None) -> None: ...
 
     def __post_init__(self) -> None:
         set_ = object.__setattr__
@@ -1277,6 +1278,11 @@ class EngineConfig:
     def enable_encoder_swa_bounded_replay(self) -> bool:
         """SglangOptions.enable_encoder_swa_bounded_replay."""
         return cast("bool", self._option("enable_encoder_swa_bounded_replay"))
+
+    @property
+    def inkling_draft_conv_state(self) -> tuple[int, ...] | None:
+        """SglangOptions.inkling_draft_conv_state."""
+        return cast("tuple[int, ...] | None", self._option("inkling_draft_conv_state"))
 
     @property
     def hook_cudagraph_mode(self) -> str | None:
