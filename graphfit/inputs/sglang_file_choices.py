@@ -62,7 +62,7 @@ def check(data: Mapping[Any, Any], name: str) -> None:
     """Refuse the first key whose value SGLang's parser refuses (module docstring)."""
     actions = choice_actions()
     for key, value in data.items():
-        dest = normalize_key(key) if isinstance(key, str) else None
+        dest = normalize_key(key) if isinstance(key, str) else ""
         text = _scalar(value)
         if dest not in actions or text is None:
             continue
