@@ -116,6 +116,14 @@ def _length(values: Mapping[str, Any], environ: Mapping[str, str]) -> dict[str, 
     derived = model_config.sglang_length(model)
     given = values["context_length"]
     sglang_context_length.check_flag(given, derived, environ)
+    # every draft worker builds its ModelConfig at the target's length and refuses a draft
+    # shorter than that (sglang_context_length.check_draft), as on a pasted line
+    draft = values["speculative_draft_model_path"]
+    if isinstance(draft, str) and str(values["speculative_algorithm"]).upper() != "NGRAM":
+        with target_overrides.applied(model_config.config_path(draft),
+                                      values["json_model_override_args"]):
+            sglang_context_length.check_draft(given or derived,
+                                              model_config.sglang_length(draft), environ)
     return {"max_model_len": derived} if given is None and derived is not None else {}
 
 

@@ -48,3 +48,19 @@ def verdict(model: str, argv: tuple[str, ...], env: dict[str, str]) -> str:
     if isinstance(sg, int) and t.graphfit_asks(model, argv, env):
         return "asked"
     return f"differ: SGLang {str(sg)[:100]}, live {str(live)[:100]}"
+
+
+def draft_verdict(model: str, draft: str, argv: tuple[str, ...], env: dict[str, str]) -> str:
+    """A line with a local draft (t.draft_case): "agree" where the live path plans the
+    target's length and SGLang's draft worker builds the draft's ModelConfig, "refused"
+    where both refuse (a draft shorter than the target, configs/model_config.py:1295-1316),
+    "asked" for a draft class default graphfit does not know, else "differ"."""
+    sg, live = t.sglang_draft_length(model, draft, argv, env), live_length(model, argv, env)
+    if isinstance(sg, str) and isinstance(live, str):
+        return "refused"
+    if isinstance(sg, int) and isinstance(live, int) and sg == live:
+        return "agree"
+    if isinstance(sg, int) and (t.graphfit_asks(model, argv, env)
+                                or t.draft_asked(model, argv, env)):
+        return "asked"
+    return f"differ: SGLang {str(sg)[:100]}, live {str(live)[:100]}"

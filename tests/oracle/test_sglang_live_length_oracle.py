@@ -58,3 +58,23 @@ def test_live_length_edges_match_sglang(written: dict[str, Any], argv: tuple[str
     assert ll.verdict(model, argv, env) in ("agree", "refused"), ll.live_length(model, argv, env)
     if sglang == "refused":
         assert "configs/model_config.py" in str(ll.live_length(model, argv, env))
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_generated_live_draft_lengths_agree(seed: int) -> None:
+    """A STANDALONE line with a local draft: the draft worker's ModelConfig at the target's
+    length (managers/tp_worker.py:481), refused where the draft is shorter."""
+    model, draft, argv, env = t.draft_case(random.Random(4800 + seed), _ROOT)
+    assert ll.draft_verdict(model, draft, argv, env) in ("agree", "refused", "asked"), argv
+
+
+@pytest.mark.parametrize(("env", "sglang"), [({}, "refused"), ({t.ALLOW: "1"}, "agree")])
+def test_live_short_draft_as_sglang(env: dict[str, str], sglang: str) -> None:
+    model = _model(max_position_embeddings=32768)
+    draft = _model(max_position_embeddings=4096, num_hidden_layers=2)
+    argv = ("--speculative-algorithm", "STANDALONE", "--speculative-draft-model-path", draft,
+            "--speculative-num-steps", "2", "--speculative-eagle-topk", "1",
+            "--speculative-num-draft-tokens", "3")
+    theirs = t.sglang_draft_length(model, draft, argv, env)
+    assert (isinstance(theirs, str)) == (sglang == "refused"), theirs  # the premise
+    assert ll.draft_verdict(model, draft, argv, env) == sglang
