@@ -5,7 +5,8 @@ SGLang merges its `--config` file into the argument list before parsing: a scala
 `--{key} str(value)` (utils/server_args_config_parser.py:164-181, 208-210), so a value
 outside a flag's `choices` is refused by argparse, with argparse's message, before any
 server code runs. s46f checked `attention_backend` this way (graphfit.inputs.
-sglang_file_choice, in SGLang's order); this module checks every other key whose flag has
+sglang_file_choice) and s45r `dtype` (graphfit.inputs.sglang_file_dtype), each in SGLang's
+order; this module checks every other key whose flag has
 choices in graphfit's snapshot of SGLang's parser (flags/sglang.json, tests/oracle/
 flag_tables.py: the per-phase backends, the MoE / EP / DCP backends, the mamba and linear
 attention kernels, quantization, kv_cache_dtype, disaggregation, ...), through a parser of
@@ -29,7 +30,7 @@ from graphfit.planner.core.limits import MAX_ERROR_CHARS
 
 PARSER = "server"
 ONE = "one"  # the one-action parser's name in its table
-OWN_ORDER = frozenset({"attention_backend"})  # checked in SGLang's order (sglang_file_choice)
+OWN_ORDER = frozenset({"attention_backend", "dtype"})  # checked in SGLang's order (s46f, s45r)
 
 
 @cache

@@ -13,7 +13,7 @@ from functools import cache
 from tests.oracle import sglang_draft_shape as ds
 from tests.oracle import sglang_oracle as so
 
-OWN_ORDER = frozenset({"attention_backend"})  # s46f's check, in SGLang's order
+OWN_ORDER = frozenset({"attention_backend", "dtype"})  # s46f's and s45r's checks, SGLang's order
 
 
 @cache
