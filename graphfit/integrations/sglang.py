@@ -107,8 +107,8 @@ def live_overrides(server_args: Any, overrides: Mapping[str, Any],
     `VAR=value` prefix reads it: the model directories the ServerArgs name (the draft's head
     kind and geometry, DSPARK's `sample_from_anchor`, the draft's and the target's widths,
     the target's derived context length and its checks: graphfit.inputs.sglang_live),
-    post-capture KV sizing's inputs (the device, the transfer backend, PP dynamic chunking, --max-prefill-tokens, unified memory with the model's
-    hybrid-SWA layout, and the rest the predicate reads: graphfit.inputs.
+    post-capture KV sizing's inputs (the device, the transfer backend, PP dynamic chunking,
+    --max-prefill-tokens, unified memory with the model's hybrid-SWA layout, and the rest the predicate reads: graphfit.inputs.
     sglang_live_post_capture), the mamba cap, the EPLB fields and Inkling's FULL prefill
     default (graphfit.inputs.sglang_live_flags) and the process environment
     (`environment_overrides`, with MOONCAKE_PROTOCOL); a value the caller passes wins. A
