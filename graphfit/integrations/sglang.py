@@ -109,9 +109,10 @@ def live_overrides(server_args: Any, overrides: Mapping[str, Any],
     the target's derived context length and its checks: graphfit.inputs.sglang_live),
     post-capture KV sizing's inputs (the device, the transfer backend, PP dynamic chunking,
     --max-prefill-tokens, unified memory with the model's hybrid-SWA layout, and the rest
-    the predicate reads: graphfit.inputs.sglang_live_post_capture), the mamba cap, the EPLB fields and Inkling's FULL prefill
-    default (graphfit.inputs.sglang_live_flags) and the process environment
-    (`environment_overrides`, with MOONCAKE_PROTOCOL); a value the caller passes wins. A
+    the predicate reads: graphfit.inputs.sglang_live_post_capture), the mamba cap, the EPLB
+    fields and Inkling's FULL prefill default (graphfit.inputs.sglang_live_flags) and the
+    process environment (`environment_overrides`, with MOONCAKE_PROTOCOL); a value the
+    caller passes wins. A
     `gpu_memory_gb` naming a GPU ("B200") is its memory in GiB, and runs SGLang's SM100+
     linear-attention kernel checks on the ServerArgs (graphfit.inputs.sglang_linear_sm100.
     live, attention_hook.py:334-377) and sets the page size Qwen3.5 / Qwen4-Exp's SM100
