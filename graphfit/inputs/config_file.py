@@ -18,6 +18,7 @@ from typing import Any
 from graphfit.inputs import (
     model_config,
     sglang_context_length,
+    sglang_file_choices,
     sglang_file_dtype,
     sglang_mamba_flags,
     sglang_minimax_target,
@@ -168,6 +169,8 @@ def mapping_settings(data: dict[str, Any], name: str, own: Mapping[str, Handler]
     unknown: list[str] = []
     # a file naming `engine: sglang` holds SGLang's attention_backend, not vLLM's (s44m)
     own = {**(own or {}), **(SGLANG_FILE_KEYS if _names_sglang(data) else {})}
+    if SGLANG_FILE_KEYS.keys() <= own.keys():  # SGLang's file: its parser's choices first
+        sglang_file_choices.check(data, name)  # (issue 23 s47l)
     implied = False  # another key of the file implies SGLang (its `model_path` spelling)
     for key, value in data.items():
         if not isinstance(key, str):

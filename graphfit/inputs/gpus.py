@@ -69,6 +69,23 @@ def gpu_sm100(value: object) -> bool | None:
     return GPU_CAPABILITY_MAJOR.get(name) == 10
 
 
+def gpu_of_capability(capability: object, sm100: object = None) -> str:
+    """A GPU name of the table standing for a compute capability given as SglangOptions.
+    gpu_capability (major * 10 + minor, e.g. from the serving process's
+    `torch.cuda.get_device_capability()`), or for `sm100=True` alone; "" where neither tells
+    a generation the table holds. The live path (graphfit.integrations.sglang.live_overrides)
+    runs the GPU-generation rules, which read only the name's capability, on it, as SGLang's
+    probes read the device's capability (utils/common.py:274-313)."""
+    if isinstance(capability, int) and not isinstance(capability, bool) and capability > 0:
+        exact = [name for name, cap in GPU_CAPABILITY.items() if cap == capability]
+        if exact:
+            return exact[0]
+        major = [name for name, cap in GPU_CAPABILITY.items()
+                 if cap // 10 == capability // 10 and cap % 10 == 0]
+        return major[0] if major else ""
+    return "B200" if sm100 is True else ""
+
+
 def _canonical(name: str) -> str:
     return re.sub(r"[\s_]+", "-", name.strip().upper()).replace("RTX-", "RTX")
 

@@ -38,6 +38,7 @@ from graphfit.inputs import (
     sglang_model_impl,
     sglang_mtp_backend,
     sglang_ngram,
+    sglang_processor_path,
     sglang_rules,
     sglang_runner_backends,
     sglang_spec_dp,
@@ -170,6 +171,9 @@ def finish(values: Mapping[str, Any], settings: list[Setting]
     promotion: graphfit.inputs.sglang_draft) and --enable-multimodal / --model-impl
     (graphfit.inputs.sglang_model_impl) are read here too.
     (max_running_requests left open is the engine model's to imply.)"""
+    # a multimodal model's processor reads --tokenizer-path with no connector, even under
+    # --skip-tokenizer-init (graphfit.inputs.sglang_processor_path, issue 23 s47l)
+    sglang_processor_path.check(values)
     sglang_instance.check_line(values)  # target / draft connector paths (instance://, s3://...)
     roles, role_notes = sglang_rules.role_settings(values)
     notes = list(role_notes)

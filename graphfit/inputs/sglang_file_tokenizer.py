@@ -16,12 +16,14 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from graphfit.inputs import sglang_processor_path
 from graphfit.inputs.sglang_instance import check_tokenizer
 from graphfit.inputs.values import normalize_key
 from graphfit.planner.core.enums import Engine
 
 KEY = "tokenizer_path"
 SKIP = "skip_tokenizer_init"
+PROCESSOR_KEYS = ("model_path", "language_model_only", "enable_multimodal", "model_impl")
 
 
 def check(data: Mapping[Any, Any], engine: object,
@@ -35,5 +37,9 @@ def check(data: Mapping[Any, Any], engine: object,
     if KEY not in keys or KEY in line:  # the line's own path is checked with the line
         return
     skip = line[SKIP] if SKIP in line else keys.get(SKIP)
+    # a multimodal model's processor reads it even under --skip-tokenizer-init (graphfit.
+    # inputs.sglang_processor_path, issue 23 s47l); the line's values win over the file's
+    merged = {key: line[key] if key in line else keys.get(key) for key in PROCESSOR_KEYS}
+    sglang_processor_path.check({**merged, KEY: keys[KEY]}, KEY)
     # the key alone names it (the file's name would push SGLang's reason past 200 chars)
     check_tokenizer({KEY: keys[KEY], SKIP: skip}, KEY)

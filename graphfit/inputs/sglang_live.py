@@ -36,6 +36,7 @@ from typing import Any
 
 from graphfit.inputs import (
     model_config,
+    sglang_context_length,
     sglang_draft,
     sglang_draft_shape,
     sglang_dspark,
@@ -44,6 +45,7 @@ from graphfit.inputs import (
     sglang_inkling_draft,
     sglang_instance,
     sglang_minimax_target,
+    sglang_processor_path,
     sglang_runner_backends,
     sglang_spec_dp,
     sglang_uno_moe,
@@ -67,7 +69,10 @@ KEYS = ("model_path", "speculative_algorithm", "speculative_draft_model_path",
         "moe_runner_backend", "enable_waterfill", "disaggregation_mode",
         "language_only", "language_model_only", "enable_adaptive_dispatch_to_encoder",
         # s45l: the tokenizer's connector path (graphfit.inputs.sglang_instance)
-        "tokenizer_path", "skip_tokenizer_init")
+        "tokenizer_path", "skip_tokenizer_init",
+        # s47l: the model's derived length where the ServerArgs give none, and whether the
+        # multimodal processor loads the tokenizer path (graphfit.inputs.sglang_processor_path)
+        "context_length", "enable_multimodal", "model_impl")
 TARGET_FIELDS = ("hidden_size", "vocab_size")  # from the target's config.json
 BLOCK_FLAGS = {"DFLASH": "speculative_dflash_block_size",
                "DSPARK": "speculative_dspark_block_size"}
@@ -84,16 +89,43 @@ def _fields(found: list[Setting]) -> dict[str, Any]:
     return {s.field: s.value for s in found}
 
 
-def config_settings(server_args: Any) -> dict[str, Any]:
+def config_settings(server_args: Any, environ: Mapping[str, str] | None = None
+                    ) -> dict[str, Any]:
     """EngineConfig fields from the model directories the ServerArgs name (empty for a hub
-    id without local files); ConfigError where the draft would not load (SGLang's reason)."""
+    id without local files); ConfigError where the draft would not load (SGLang's reason)
+    or the model's ModelConfig would refuse the ServerArgs' context length (`environ`: the
+    server's environment, which may allow it; none given: not allowed)."""
     values = values_of(server_args)
     model = values["model_path"]
     target = model_config.config_path(model) if isinstance(model, str) else None
     # the running server's target ModelConfig has the override args applied
     # (graphfit.inputs.target_overrides)
     with target_overrides.applied(target, values["json_model_override_args"]):
-        return _read(values)
+        return {**_read(values), **_length(values, {} if environ is None else environ)}
+
+
+def _length(values: Mapping[str, Any], environ: Mapping[str, str]) -> dict[str, Any]:
+    """The target's context length as its ModelConfig derives it (issue 23 s47l): with no
+    `context_length` in the ServerArgs, `_derive_context_length` takes the config.json's
+    (configs/model_config.py:1291-1329, graphfit.inputs.sglang_context_length), the length
+    the scheduler and the graphs are sized with; one above it is refused unless the
+    environment allows it (:1295-1316), as on a pasted line. A hub id, or a class whose
+    default graphfit does not know: nothing (EngineConfig's default, as before)."""
+    model = values["model_path"]
+    if not isinstance(model, str):
+        return {}
+    derived = model_config.sglang_length(model)
+    given = values["context_length"]
+    sglang_context_length.check_flag(given, derived, environ)
+    # every draft worker builds its ModelConfig at the target's length and refuses a draft
+    # shorter than that (sglang_context_length.check_draft), as on a pasted line
+    draft = values["speculative_draft_model_path"]
+    if isinstance(draft, str) and str(values["speculative_algorithm"]).upper() != "NGRAM":
+        with target_overrides.applied(model_config.config_path(draft),
+                                      values["json_model_override_args"]):
+            sglang_context_length.check_draft(given or derived,
+                                              model_config.sglang_length(draft), environ)
+    return {"max_model_len": derived} if given is None and derived is not None else {}
 
 
 def _read(values: Mapping[str, Any]) -> dict[str, Any]:
@@ -107,6 +139,7 @@ def _read(values: Mapping[str, Any]) -> dict[str, Any]:
     sglang_minimax_target.line(values)
     # target / draft connector paths SGLang cannot resolve or graphfit cannot read
     # (instance://, s3://, redis://...: graphfit.inputs.sglang_instance)
+    sglang_processor_path.check(values, "server_args.tokenizer_path")  # issue 23 s47l
     sglang_instance.check_line(values, "model_path", "speculative_draft_model_path")
     out: dict[str, Any] = {}
     model = values["model_path"]

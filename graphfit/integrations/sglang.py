@@ -105,41 +105,66 @@ def live_overrides(server_args: Any, overrides: Mapping[str, Any],
                    environ: Mapping[str, str] | None = None) -> dict[str, Any]:
     """What the running server reads beside its ServerArgs, as a pasted line with the same
     `VAR=value` prefix reads it: the model directories the ServerArgs name (the draft's head
-    kind and geometry, DSPARK's `sample_from_anchor`, the draft's and the target's widths:
-    graphfit.inputs.sglang_live), post-capture KV sizing's inputs (the device, the transfer
-    backend, PP dynamic chunking, --max-prefill-tokens, unified memory with the model's
-    hybrid-SWA layout, and the rest the predicate reads: graphfit.inputs.
-    sglang_live_post_capture), the mamba cap, the EPLB fields and Inkling's FULL prefill
-    default (graphfit.inputs.sglang_live_flags) and the process environment
-    (`environment_overrides`, with MOONCAKE_PROTOCOL); a value the caller passes wins. A
+    kind and geometry, DSPARK's `sample_from_anchor`, the draft's and the target's widths,
+    the target's derived context length and its checks: graphfit.inputs.sglang_live),
+    post-capture KV sizing's inputs (the device, the transfer backend, PP dynamic chunking,
+    --max-prefill-tokens, unified memory with the model's hybrid-SWA layout, and the rest
+    the predicate reads: graphfit.inputs.sglang_live_post_capture), the mamba cap, the EPLB
+    fields and Inkling's FULL prefill default (graphfit.inputs.sglang_live_flags) and the
+    process environment (`environment_overrides`, with MOONCAKE_PROTOCOL); a value the
+    caller passes wins. A
     `gpu_memory_gb` naming a GPU ("B200") is its memory in GiB, and runs SGLang's SM100+
     linear-attention kernel checks on the ServerArgs (graphfit.inputs.sglang_linear_sm100.
     live, attention_hook.py:334-377) and sets the page size Qwen3.5 / Qwen4-Exp's SM100
-    override writes (graphfit.inputs.sglang_qwen3_5_page.live)."""
+    override writes (graphfit.inputs.sglang_qwen3_5_page.live), and the generation fields
+    (sm90, sm100, gpu_capability) a pasted line's GPU name sets. A figure in GiB tells no
+    generation: those rules then run only where the caller gives the capability SGLang's
+    probes read from the device (utils/common.py:274-313), `gpu_capability=major * 10 +
+    minor` (from `torch.cuda.get_device_capability()` in the server's process) or
+    `sm100=True`; with neither they are not run (the ServerArgs carry no device facts)."""
     from graphfit.inputs import (
         sglang_live_flags,
         sglang_live_graphless,
         sglang_live_post_capture,
         sglang_qwen3_5_page,
     )
-    from graphfit.inputs.gpus import gpu_memory_gb, gpu_name
+    from graphfit.inputs.gpus import gpu_memory_gb, gpu_name, gpu_of_capability
     from graphfit.inputs.sglang_linear_sm100 import live
     from graphfit.inputs.sglang_live import config_settings
 
     post = sglang_live_post_capture.settings(server_args)
     flags = sglang_live_flags.settings(server_args, post.get("architecture"))
     gpu = overrides.get("gpu_memory_gb")
+    # the GPU's generation: a named GPU (issue 23 s45m), else a stand-in of the capability
+    # the caller gives (issue 23 s47l: `gpu_capability=`, or `sm100=True`)
+    stand_in = gpu if gpu_name(gpu) else gpu_of_capability(
+        overrides.get("gpu_capability"), overrides.get("sm100"))
     page: dict[str, Any] = {}
-    if gpu_name(gpu):  # a named GPU (issue 23 s45m): the SM100+ linear-attention kernel
-        live(server_args, post.get("architecture"), gpu)  # checks, then its GiB
+    if gpu_name(gpu):  # a named GPU: its GiB
         overrides = {**overrides, "gpu_memory_gb": gpu_memory_gb("gpu_memory_gb", gpu)}
-        written = sglang_qwen3_5_page.live(server_args, gpu)  # Qwen3.5 / Qwen4-Exp's page
+    generation: dict[str, Any] = {}
+    if stand_in:  # the SM100+ linear-attention kernel checks, Qwen3.5 / Qwen4-Exp's page
+        live(server_args, post.get("architecture"), stand_in)
+        written = sglang_qwen3_5_page.live(server_args, stand_in)
         page = {} if written is None else {"page_size": written}
-    read = {**config_settings(server_args), **post, **flags, **page}
+        generation = _generation(stand_in)
+    read = {**config_settings(server_args, os.environ if environ is None else environ),
+            **post, **flags, **page}
     # torch_native / flex_attention: no graphs, the flags' graphs in the default fraction
     # (graphfit.inputs.sglang_live_graphless)
-    return {**read, **sglang_live_graphless.settings(server_args, read),
+    return {**read, **sglang_live_graphless.settings(server_args, read), **generation,
             **environment_overrides(overrides, environ)}
+
+
+def _generation(stand_in: str) -> dict[str, Any]:
+    """SglangOptions.sm90 / sm100 / gpu_capability of the GPU standing for the server's, as
+    a pasted line's `--gpu-memory-gb <name>` sets them (graphfit.cli.options._gpu); the
+    caller's own values win (they come later)."""
+    from graphfit.inputs.gpus import gpu_capability, gpu_sm90, gpu_sm100
+
+    found = {"sm90": gpu_sm90(stand_in), "sm100": gpu_sm100(stand_in),
+             "gpu_capability": gpu_capability(stand_in)}
+    return {field: value for field, value in found.items() if value is not None}
 
 
 def from_sglang(server_args: Any, environ: Mapping[str, str] | None = None,

@@ -247,11 +247,13 @@ def generate_page(count: int, seed: int) -> list[Case]:
     return out
 
 
-def live_linear_case(case: Case) -> tuple[str | None, str | None]:
+def live_linear_case(case: Case, given: dict[str, object] | None = None
+                     ) -> tuple[str | None, str | None]:
     """(SGLang's refusal or None, graphfit's refusal or None) for the live path with the GPU
     named (issue 23 s45m): SGLang resolves the ServerArgs its own `prepare_server_args` builds
     from the line on that GPU's capability; graphfit reads the same ServerArgs with
-    `from_sglang(..., gpu_memory_gb=<the GPU's name>)`."""
+    `from_sglang(..., gpu_memory_gb=<the GPU's name>)`, or with `given` as the GPU's
+    keywords instead (issue 23 s47l: its GiB and capability)."""
     import contextlib
     import io
 
@@ -269,7 +271,7 @@ def live_linear_case(case: Case) -> tuple[str | None, str | None]:
         with contextlib.redirect_stderr(io.StringIO()):
             record = o.server_args.prepare_server_args(full)
         try:
-            gs.from_sglang(record, environ={}, gpu_memory_gb=gpu)
+            gs.from_sglang(record, environ={}, **(given or {"gpu_memory_gb": gpu}))
         except ConfigError as exc:
             ours = str(exc)
         try:
@@ -279,11 +281,11 @@ def live_linear_case(case: Case) -> tuple[str | None, str | None]:
     return theirs, ours
 
 
-def live_linear_verdict(case: Case) -> str | None:
+def live_linear_verdict(case: Case, given: dict[str, object] | None = None) -> str | None:
     """None where the live path refuses with SGLang's own bf16 sentence exactly where SGLang
     refuses the ServerArgs with it, and reads the rest (the CUDA 13 refusal depends on the
     server's torch build: a note on a pasted line, nothing on this path)."""
-    theirs, ours = live_linear_case(case)
+    theirs, ours = live_linear_case(case, given)
     if theirs is not None and DTYPE_WORDS in theirs:
         words = theirs.split("ValueError: ", 1)[-1].strip()
         return None if ours is not None and words in ours else f"graphfit: {ours}"
@@ -294,7 +296,7 @@ def live_linear_verdict(case: Case) -> str | None:
     return None
 
 
-def live_page_verdict(case: Case) -> str | None:
+def live_page_verdict(case: Case, given: dict[str, object] | None = None) -> str | None:
     """None where the live path with the GPU named (issue 23 s45m) gives the page size SGLang
     resolves the same ServerArgs to (Qwen3-Next's SM100 override, model_overrides/
     qwen3_5.py:46-49), or both refuse."""
@@ -314,7 +316,7 @@ def live_page_verdict(case: Case) -> str | None:
         with contextlib.redirect_stderr(io.StringIO()):
             record = o.server_args.prepare_server_args(full)
         try:  # the plan too: the mamba pool's no_buffer checks run there
-            config = gs.from_sglang(record, environ={}, gpu_memory_gb=gpu)
+            config = gs.from_sglang(record, environ={}, **(given or {"gpu_memory_gb": gpu}))
             plan(config)
             ours: int | str = int(config.page_size)
         except ConfigError as exc:

@@ -1,0 +1,145 @@
+"""A multimodal model's processor and `--tokenizer-path` (issue 23 s47l,
+graphfit.inputs.sglang_processor_path) against SGLang 0.5.23's own code.
+
+Per line, SGLang's side is what its tokenizer manager does (managers/tokenizer_manager.py:
+607-648): SGLang resolves the line, its ModelConfig says whether the model is served as
+multimodal (`is_multimodal`); if so, SGLang's own `get_processor` runs on the tokenizer path
+(utils/hf_transformers/processor.py:245-346, even under --skip-tokenizer-init), else, unless
+--skip-tokenizer-init, its tokenizer name resolution (s45l's `_pull`). graphfit must refuse
+exactly the lines where that fails, on the pasted line and on the live check alike, and the
+processor's refusal must carry its exception and file:line."""
+
+from __future__ import annotations
+
+import json
+import tempfile
+import traceback
+from pathlib import Path
+
+import pytest
+
+from tests.oracle.paths import require
+
+require("sglang")
+
+from graphfit.integrations.sglang import from_sglang  # noqa: E402
+from graphfit.planner.core.errors import ConfigError  # noqa: E402
+from tests.oracle import sglang_oracle as so  # noqa: E402
+from tests.oracle import sglang_post_capture_oracle as pc  # noqa: E402
+from tests.oracle import sglang_stubs  # noqa: E402
+from tests.oracle.test_sglang_instance_oracle import _graphfit  # noqa: E402
+from tests.oracle.test_sglang_tokenizer_path_oracle import _pull  # noqa: E402
+
+MRR = ("--max-running-requests", "48")
+PATHS = ("redis://host:6379/t", "https://acct.blob.core.windows.net/c/t",
+         "instance://10.0.0.1:5000/t", "hf://org/t")
+
+
+def _lm_only_model() -> str:
+    """The Qwen3-VL directory with the checkpoint's own `language_model_only`."""
+    data = json.loads((Path(pc.model_dir("vl")) / "config.json").read_text())
+    root = Path(tempfile.mkdtemp(prefix="graphfit-s47l-lm-only-"))
+    (root / "config.json").write_text(json.dumps({**data, "language_model_only": True}))
+    return str(root)
+
+
+def _processor(path: str, model: str) -> tuple[str, str] | None:
+    """SGLang's `get_processor` on `path` (the model's config from `model`): (exception type,
+    SGLang's frame) where it fails."""
+    so.oracle()
+    with sglang_stubs.stubbed():
+        from sglang.srt.utils.hf_transformers import processor
+    try:
+        processor.get_processor(path, model_name=model)
+    except Exception as exc:  # SGLang's own failure
+        frames = [f for f in traceback.extract_tb(exc.__traceback__) if "sglang" in f.filename]
+        return type(exc).__name__, f"{frames[-1].filename.split('srt/')[-1]}:{frames[-1].lineno}"
+    return None
+
+
+def sglang_fails(model: str, argv: tuple[str, ...]) -> tuple[str, str] | None:
+    """Where SGLang's tokenizer manager fails on the line (module docstring), or None."""
+    r = so.resolve(argv, gpu_mem_gb=80, model=model)
+    assert isinstance(r, so.Resolved), r
+    from sglang.srt.arg_groups.model_override_base import model_config_of
+
+    path = argv[argv.index("--tokenizer-path") + 1]
+    if model_config_of(r.record).is_multimodal and not r.record.language_model_only:
+        return _processor(path, model)
+    return None if "--skip-tokenizer-init" in argv else _pull(path)
+
+
+def _live(model: str, argv: tuple[str, ...]) -> str:
+    r = so.resolve(argv, gpu_mem_gb=80, model=model)
+    assert isinstance(r, so.Resolved), r
+    try:
+        from_sglang(r.record, environ={}, gpu_memory_gb=80)
+    except ConfigError as exc:
+        return str(exc)
+    return ""
+
+
+def _agree(model: str, argv: tuple[str, ...]) -> tuple[str, str] | None:
+    failed = sglang_fails(model, argv)
+    refusal = _graphfit(["--model-path", model, *argv])
+    if failed is None:
+        assert refusal == "", refusal
+    else:
+        kind, frame = failed
+        assert kind in refusal and frame.split("/")[-1] in refusal, (failed, refusal)
+        assert len(refusal) <= 200, refusal
+    live = _live(model, argv)
+    assert live.replace("server_args.tokenizer_path", "--tokenizer-path") == refusal, live
+    return failed
+
+
+@pytest.mark.parametrize("path", PATHS)
+@pytest.mark.parametrize("skip", [False, True])
+def test_multimodal_processor_reads_the_path(path: str, skip: bool) -> None:
+    """Qwen3-VL (multimodal): the processor fails on every connector path, skip or not."""
+    argv = (*MRR, "--tokenizer-path", path, *(("--skip-tokenizer-init",) if skip else ()))
+    failed = _agree(pc.model_dir("vl"), argv)
+    assert failed is not None and failed[0] == "OSError", failed  # the premise
+
+
+def test_text_only_checkpoint_loads_no_processor() -> None:
+    """The checkpoint's own `language_model_only` (`is_lm_only`, configs/model_config.py:
+    674-676; the --language-model-only flag is refused for Qwen3-VL, model_hook.py:1079): the
+    text tokenizer's rule alone (redis:// loads; under --skip-tokenizer-init nothing loads)."""
+    model = _lm_only_model()
+    assert _agree(model, (*MRR, "--tokenizer-path", "redis://host:6379/t")) is None
+    assert _agree(model, (*MRR, "--tokenizer-path", "hf://org/t",
+                          "--skip-tokenizer-init")) is None
+
+
+def test_text_model_keeps_the_tokenizer_rule() -> None:
+    """A text model: no processor; redis:// loads, and skip loads nothing."""
+    model = str(so.oracle().model_dir)
+    assert _agree(model, (*MRR, "--tokenizer-path", "redis://host:6379/t")) is None
+    assert _agree(model, (*MRR, "--tokenizer-path", "hf://org/t",
+                          "--skip-tokenizer-init")) is None
+
+
+@pytest.mark.parametrize("path", ["redis://host:6379/t", "instance://10.0.0.1:5000/t"])
+def test_config_file_tokenizer_path_reaches_the_processor(path: str) -> None:
+    """A --config file's tokenizer path (merged into argv, utils/server_args_config_parser.py:
+    75-106) on Qwen3-VL with the line's --skip-tokenizer-init: SGLang's processor still
+    fails; graphfit's `engine: sglang` file is refused with the same reason."""
+    from tests.helpers import run_cli
+
+    model = pc.model_dir("vl")
+    root = Path(tempfile.mkdtemp(prefix="graphfit-s47l-file-"))
+    (root / "s.yaml").write_text(f"tokenizer-path: {json.dumps(path)}\n")
+    argv = ("--config", str(root / "s.yaml"), *MRR, "--skip-tokenizer-init")
+    r = so.resolve(argv, gpu_mem_gb=80, model=model)
+    assert isinstance(r, so.Resolved), r
+    failed = _processor(str(r.record.tokenizer_path), model)
+    assert failed is not None, "premise: SGLang's processor fails"
+    (root / "g.json").write_text(json.dumps({"engine": "sglang", "tokenizer_path": path}))
+    code, _out, text = run_cli(["plan", "--gpu-memory-gb", "80", "--config",
+                                str(root / "g.json"), "--", "python", "-m",
+                                "sglang.launch_server", "--model-path", model, *MRR,
+                                "--skip-tokenizer-init"])
+    errors = [ln for ln in text.strip().splitlines() if ln.startswith("error:")]
+    assert code == 2 and errors, text
+    assert failed[0] in errors[-1] and failed[1].split("/")[-1] in errors[-1], errors
