@@ -33,7 +33,8 @@ MODELS = ("mla", "llama")  # pc.model_dir: DeepSeek-V3-shaped MLA, Llama-shaped 
 BACKENDS = ("flashinfer", "trtllm_mla", "cutedsl_mla", "fa3", "triton", "flashmla")
 MHA_BACKENDS = ("flashinfer", "fa3", "triton", "trtllm_mha", "flashmla")
 # the unified-memory oracle's Ampere / Hopper GPUs and a Blackwell one (SM100: trtllm_mla /
-# cutedsl_mla served, fi_a2a picked by default), each at graphfit's memory for the name
+# cutedsl_mla served, fi_a2a picked by default; the fake device is on no NVLink fabric,
+# `is_mnnvl_fabric_device`, utils/common.py:1038-1053), each at graphfit's memory for the name
 # (graphfit/inputs/gpus.py)
 GPUS: dict[str, tuple[float, tuple[int, int]]] = {**ub.GPUS, "B200": (179.1, (10, 0))}
 Case = tuple[tuple[str, ...], str, str]  # argv, GPU name (GPUS), model (MODELS)
@@ -81,8 +82,8 @@ def generate(count: int, seed: int, *, plain: bool = False) -> list[Case]:
     and then --max-total-tokens, the decode max_bs, no padding, a prefill backend,
     --dcp-comm-backend, a draft (EAGLE topk 1 / 4, NEXTN, NGRAM, multi-layer EAGLE,
     FROZEN_KV_MTP, UNO, EAGLE3, STANDALONE, DFLASH, DSPARK) or unified memory, on an A100,
-    H100 or B200. `plain`: no fi_a2a (named, or SGLang's default on the B200: a2a is named
-    there), no unified memory."""
+    H100 or B200, now and then --nnodes 2 / 4 (s47d). `plain`: no fi_a2a named, TP >= DCP,
+    one node, no unified memory (SGLang's default fi_a2a on the B200 is planned since s47d)."""
     rng = random.Random(seed)
     out: list[Case] = []
     drafts = DRAFTS + model_drafts()
@@ -114,8 +115,8 @@ def generate(count: int, seed: int, *, plain: bool = False) -> list[Case]:
         if not plain and rng.random() < 0.1:
             argv += ("--enable-unified-memory",)
         gpu = rng.choice(tuple(GPUS))
-        if plain and gpu == "B200" and "--dcp-comm-backend" not in argv:
-            argv += ("--dcp-comm-backend", "a2a")  # else SGLang picks fi_a2a (not modelled)
+        if not plain and rng.random() < 0.1:  # the TP per node fi_a2a reads (issue 23 s47d)
+            argv += ("--nnodes", str(rng.choice((2, 4))))
         out.append((argv, gpu, model))
     return out
 
@@ -238,7 +239,23 @@ def compare(case: Case) -> tuple[str, list[str]]:
     theirs = _prefill(sg)
     if theirs != prefill:
         diffs.append(f"prefill graphs: SGLang {theirs}, graphfit {prefill}")
+    theirs, ours = comm_backends(sg, gf)
+    if theirs != ours:
+        diffs.append(f"DCP comm backend: SGLang {theirs}, graphfit {ours}")
     return ("differs" if diffs else "agree"), diffs
+
+
+def comm_backends(sg: sc.SglangAnswer, gf: sc.GraphfitAnswer) -> tuple[str | None, str | None]:
+    """The DCP communication backend SGLang resolved (`_dcp_comm_backend_default`,
+    overrides.py:1373-1396, on the oracle's B200: no NVLink fabric) and the one graphfit's plan
+    names (`sglang_dcp.comm_backend`, whose fi_a2a brings the workspace line)."""
+    from sglang.srt.arg_groups.overrides import resolving_view
+
+    from graphfit.planner.engines.sglang_dcp import comm_backend
+
+    assert isinstance(sg.resolved, so.Resolved) and gf.plan is not None
+    cfg = resolving_view(sg.resolved.record)
+    return (cfg.dcp_comm_backend if cfg.dcp_size > 1 else None), comm_backend(gf.plan.config)
 
 
 def fraction(case: Case, env: str | None) -> tuple[float | None, float | str | None,

@@ -443,6 +443,10 @@ class SglangOptions(EngineOptions):
     enable_encoder_swa_bounded_replay: `--enable-encoder-swa-bounded-replay`, read for
         SGLang's refusal of it on a DeepSeek-V4 model other than V4.1
         (deepseek_v4_hook.py:276-280; issue 23 s45k).
+    nnodes: `--nnodes`, read only for the DCP communication backend SGLang picks and its
+        runner's fi_a2a start check, which both look at the TP ranks per node
+        (`is_fi_a2a_supported`, utils/common.py:1056-1064; graphfit.planner.engines.
+        sglang_dcp; issue 23 s47d).
     """
 
     engine: ClassVar[str] = "sglang"
@@ -586,6 +590,7 @@ class SglangOptions(EngineOptions):
     enable_hisparse: bool = False
     dsv4_attn_backend: str | None = None
     enable_encoder_swa_bounded_replay: bool = False
+    nnodes: int = 1
 
     def __post_init__(self) -> None:
         gb = self.gpu_memory_gb
@@ -891,6 +896,7 @@ def _unified_inputs(options: SglangOptions) -> None:
     DCP inputs (sglang_dcp)."""
     true_false("disable_lazy_compaction", options.disable_lazy_compaction)
     positive_int("dcp_size", options.dcp_size)
+    positive_int("nnodes", options.nnodes)
     _choice(options, "dcp_comm_backend", ("a2a", "ag_rs", "fi_a2a"), optional=True)
     switches = options.unified_switches
     if switches is not None:
