@@ -18,9 +18,11 @@ tests/oracle/measure_sglang_dcp.py.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import random
 import types
+from collections.abc import Iterator
 from typing import Any
 
 from tests.oracle import sglang_compare as sc
@@ -121,14 +123,73 @@ def generate(count: int, seed: int, *, plain: bool = False) -> list[Case]:
     return out
 
 
+KIMI = "kimi_k3"  # the MLA model dir under KimiK3ForConditionalGeneration (issue 23 s47d)
+
+
+def model_path(model: str) -> str:
+    """pc.model_dir's models, and KIMI: the DeepSeek-V3-shaped MLA config.json under Kimi-K3's
+    architecture, whose override has a DCP branch of its own (kimi_k3.py:54-120)."""
+    if model != KIMI or KIMI in pc._MODELS:
+        return pc.model_dir(model)
+    import json
+    import tempfile
+    from pathlib import Path
+
+    root = Path(tempfile.mkdtemp(prefix="graphfit-dcp-")) / KIMI
+    so.sglang_stubs.write_mla_model_dir(root)
+    data = json.loads((root / "config.json").read_text())
+    data["architectures"] = ["KimiK3ForConditionalGeneration"]
+    (root / "config.json").write_text(json.dumps(data))
+    pc._MODELS[KIMI] = str(root)
+    return str(root)
+
+
+@contextlib.contextmanager
+def flashinfer_decode() -> Iterator[None]:
+    """Glue: FlashInfer is stubbed in the oracle, so Kimi-K3's DCP check
+    (`_require_kimi_k3_cutedsl_dcp_support`, kimi_k3.py:20-38: `enable_dcp` in the signature
+    of `flashinfer.decode.trtllm_batch_decode_with_kv_cache_mla`) is given a stand-in with the
+    signature of FlashInfer 0.6.17, the version SGLang 0.5.23 checks for
+    (kernels/ops/layernorm/muse_spark_rmsnorm_nvfp4_quant.py:197-198): flashinfer/mla/
+    _core.py@0.6.17:2905-2933, re-exported by flashinfer/decode.py@0.6.17:34-38."""
+    import sys
+    import types
+
+    def trtllm_batch_decode_with_kv_cache_mla(  # noqa: PLR0913 - FlashInfer's parameters
+            query: Any, kv_cache: Any, workspace_buffer: Any, qk_nope_head_dim: int,
+            kv_lora_rank: int, qk_rope_head_dim: int, block_tables: Any, seq_lens: Any,
+            max_seq_len: int, sparse_mla_top_k: int = 0, out: Any = None,
+            bmm1_scale: Any = 1.0, bmm2_scale: Any = 1.0, sinks: Any = None,
+            skip_softmax_threshold_scale_factor: Any = None, enable_pdl: Any = None,
+            backend: str = "auto", is_var_seq: bool = True,
+            uses_shared_paged_kv_idx: bool = True, lse: Any = None, return_lse: bool = False,
+            cute_dsl_impl: str = "auto", kv_scale_format: str = "auto",
+            cum_seq_lens_q: Any = None, max_q_len: Any = None,
+            multi_ctas_kv_counter_buffer: Any = None, sparse_mla_top_k_lens: Any = None,
+            enable_dcp: bool = False, cp_world: int = 1) -> None:
+        raise NotImplementedError("a signature stand-in")
+
+    module = types.ModuleType("flashinfer.decode")
+    module.trtllm_batch_decode_with_kv_cache_mla = trtllm_batch_decode_with_kv_cache_mla  # type: ignore[attr-defined]
+    old = sys.modules.get("flashinfer.decode")
+    sys.modules["flashinfer.decode"] = module
+    try:
+        yield
+    finally:
+        if old is None:
+            sys.modules.pop("flashinfer.decode", None)
+        else:
+            sys.modules["flashinfer.decode"] = old
+
+
 @functools.lru_cache(maxsize=512)
 def sglang_answer(case: Case) -> sc.SglangAnswer:
     """SGLang's resolution of the line on the GPU, and its runners sized by the model's own
     hidden size and vocabulary (SGLang's ModelConfig)."""
     argv, gpu, model = case
     gb, capability = GPUS[gpu]
-    with pc.environment(None):
-        r = so.resolve(argv, gpu_mem_gb=gb, model=pc.model_dir(model), capability=capability)
+    with pc.environment(None), flashinfer_decode():
+        r = so.resolve(argv, gpu_mem_gb=gb, model=model_path(model), capability=capability)
     if isinstance(r, so.Rejected):
         return sc.SglangAnswer(r, None)
     refused = _fi_a2a_start(r, gb, capability) or _trtllm_mla_start(r)
@@ -199,6 +260,7 @@ def graphfit_answer(case: Case) -> tuple[sc.GraphfitAnswer, str | None]:
 
     argv, gpu, model = case
     try:
+        model_path(model)
         config = resolve_values({"gpu_memory_gb": gpu}, environ={}, pasted=commandline.read(
             pc.graphfit_line(argv, model, None))).config()
         plan = graphfit.plan(config)
@@ -269,7 +331,7 @@ def fraction(case: Case, env: str | None) -> tuple[float | None, float | str | N
     argv, gpu, model = case
     gb, capability = GPUS[gpu]
     with pc.environment(env) as asked:
-        got = po.mem_fraction.__wrapped__(argv, gb, pc.model_dir(model), capability)
+        got = po.mem_fraction.__wrapped__(argv, gb, model_path(model), capability)
     theirs = None if isinstance(got, so.Rejected) else got[1]
     return theirs, _graphfit_fraction(pc.graphfit_line(argv, model, env), gpu), (
         asked[-1] if asked else None)

@@ -247,3 +247,69 @@ def test_fraction_grid_is_not_vacuous() -> None:
 def test_generated_lines(case: dc.Case) -> None:
     outcome, diffs = dc.compare(case)
     assert outcome in ("agree", "both refuse"), diffs
+
+
+# issue 23 s47d: Kimi-K3's own DCP branch (kimi_k3.py:54-120), with FlashInfer 0.6.17's
+# signature given to its check (sglang_dcp_oracle.flashinfer_decode)
+K = dc.KIMI
+KIMI_SERVED: list[dc.Case] = [
+    (("--tp-size", "4", "--dcp-size", "2", *MRR), B, K),  # decode cutedsl_mla, prefill trtllm_mla
+    (("--tp-size", "8", "--dcp-size", "4", *MRR, "--decode-attention-backend", "cutedsl_mla",
+      "--dcp-comm-backend", "a2a"), B, K),
+    (("--tp-size", "4", "--dcp-size", "4", *MRR, "--attention-backend", "cutedsl_mla",
+      "--prefill-attention-backend", "flashinfer"), B, K),
+]
+KIMI_REFUSED: list[tuple[dc.Case, str]] = [
+    ((("--tp-size", "4", "--dcp-size", "2", *MRR, *FI), B, K), "kimi_k3.py:109-112"),
+    ((("--tp-size", "4", "--dcp-size", "2", *MRR, "--decode-attention-backend", "trtllm_mla"),
+      B, K), "kimi_k3.py:109-112"),
+    # off SM100 its cutedsl_mla decode is refused (overrides.py:1244-1247)
+    ((("--tp-size", "4", "--dcp-size", "2", *MRR), "H100", K), "overrides.py:1244-1247"),
+]
+
+
+@pytest.mark.parametrize("case", KIMI_SERVED, ids=range(len(KIMI_SERVED)))
+def test_kimi_k3_dcp_lines_agree(case: dc.Case) -> None:
+    outcome, diffs = dc.compare(case)
+    assert outcome == "agree", diffs
+
+
+@pytest.mark.parametrize("case,where", KIMI_REFUSED, ids=range(len(KIMI_REFUSED)))
+def test_kimi_k3_dcp_refusals_carry_sglangs_reason(case: dc.Case, where: str) -> None:
+    outcome, said = dc.compare(case)
+    assert outcome == "both refuse" and where in said[0], said
+
+
+def test_kimi_k3_dcp_is_not_vacuous() -> None:
+    """SGLang's override resolves Kimi-K3's DCP backends (prefill trtllm_mla, decode
+    cutedsl_mla) on the first served line, and without the FlashInfer stand-in its own check
+    refuses: the glue decides nothing but that check."""
+    from sglang.srt.arg_groups.model_override_base import attention_backends_of
+    from sglang.srt.arg_groups.overrides import resolving_view
+
+    from tests.oracle import sglang_post_capture_oracle as pc
+
+    sg = dc.sglang_answer(KIMI_SERVED[0])
+    assert isinstance(sg.resolved, dc.so.Resolved)
+    assert attention_backends_of(resolving_view(sg.resolved.record)) == (
+        "trtllm_mla", "cutedsl_mla")
+    argv, gpu, model = KIMI_SERVED[0]
+    gb, capability = dc.GPUS[gpu]
+    with pc.environment(None):
+        bare = dc.so.resolve(argv, gpu_mem_gb=gb, model=dc.model_path(model),
+                             capability=capability)
+    assert isinstance(bare, dc.so.Rejected) and "enable_dcp" in bare.text
+
+
+def test_kimi_k3_dcp_draft_adds_no_difference() -> None:
+    """Kimi-K3 under DCP with an EAGLE draft: SGLang serves it (its decode backend is
+    cutedsl_mla, so trtllm_mla's DCP + draft refusal does not apply, attention_registry.py:
+    99-105) and graphfit plans it; the one difference left (the draft-extend runner's
+    mamba_track_indices on this MLA stand-in under Kimi-K3's class) is the same line's without
+    DCP, so DCP adds none."""
+    dcp = (("--tp-size", "4", "--dcp-size", "2", *MRR, "--dcp-comm-backend", "a2a",
+            *dc.DRAFTS[0]), B, K)
+    plain = (("--tp-size", "4", *MRR, *dc.DRAFTS[0]), B, K)
+    assert dc.sglang_answer(dcp).rejected is None
+    assert dc.graphfit_answer(dcp)[0].rejected is None
+    assert dc.compare(dcp)[1] == dc.compare(plain)[1]

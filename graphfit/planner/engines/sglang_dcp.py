@@ -64,6 +64,7 @@ from __future__ import annotations
 from graphfit.planner.core.enums import SpecMethod
 from graphfit.planner.core.errors import ConfigError
 from graphfit.planner.core.settings import EngineSettings
+from graphfit.planner.engines.sglang_arch_overrides import KIMI_K3
 from graphfit.planner.engines.sglang_prefill import MLA_ARCHITECTURES
 
 DCP = "--dcp-size > 1 (decode context parallelism)"
@@ -167,7 +168,8 @@ def _speculation(config: EngineSettings) -> None:
     the widened locations, kv_cache_configurator.py:515-522) is not planned for any line.
     trtllm_mla refuses DCP with any draft when its backend is built
     (attention_registry.py:99-105); it serves MLA models only (:96-97), so an unknown decode
-    backend on a possible SM100 is not modelled for an MLA (or unknown) model only."""
+    backend on a possible SM100 is not modelled for an MLA (or unknown) model only; Kimi-K3's
+    DCP override decodes on cutedsl_mla or refuses (kimi_k3.py:84-112, issue 23 s47d)."""
     if config.spec_method is SpecMethod.NONE:
         return
     decode = config.decode_attention_backend
@@ -177,6 +179,8 @@ def _speculation(config: EngineSettings) -> None:
                           "rank-local LSE for the merge (attention_registry.py:99-105); "
                           "select cutedsl_mla")
     mla = config.architecture is None or config.architecture in MLA_ARCHITECTURES
+    if config.architecture in KIMI_K3:  # its DCP override: cutedsl_mla (kimi_k3.py:84-96)
+        return
     if decode is None and config.sm100 is not False and mla:  # trtllm_mla serves MLA only
         raise ConfigError(f"{DCP} with a draft is not modelled when the decode backend is "
                           f"unknown: trtllm_mla refuses it (attention_registry.py:99-105); "
