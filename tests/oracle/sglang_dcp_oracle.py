@@ -155,7 +155,7 @@ def flashinfer_decode() -> Iterator[None]:
     import sys
     import types
 
-    def trtllm_batch_decode_with_kv_cache_mla(  # noqa: PLR0913 - FlashInfer's parameters
+    def trtllm_batch_decode_with_kv_cache_mla(  # FlashInfer 0.6.17's parameters
             query: Any, kv_cache: Any, workspace_buffer: Any, qk_nope_head_dim: int,
             kv_lora_rank: int, qk_rope_head_dim: int, block_tables: Any, seq_lens: Any,
             max_seq_len: int, sparse_mla_top_k: int = 0, out: Any = None,
