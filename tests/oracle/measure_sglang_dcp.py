@@ -3,7 +3,8 @@
 COUNT generated `--dcp-size` 2 / 4 / 8 lines of a DeepSeek-V3-shaped MLA model or a
 Llama-shaped MHA one (tests/oracle/sglang_dcp_oracle.generate: backends, request pools,
 --max-total-tokens, decode max_bs, padding, prefill backends, `--dcp-comm-backend`, drafts,
-unified memory; A100 / H100), each compared as tests/oracle/sglang_dcp_oracle.compare does
+unified memory, `--nnodes` (s47d); A100 / H100 / B200), each compared (the DCP communication
+backend SGLang resolves too, s47d) as tests/oracle/sglang_dcp_oracle.compare does
 (SGLang's runner vs graphfit's plan) for this tree ("after"), and, on the lines SGLang serves,
 the default mem_fraction_static with SGLANG_ENABLE_POST_CAPTURE_KV_SIZING unset and set to 1
 (`fraction`). "Before" is /work/main's graphfit (or the tree named by GRAPHFIT_BEFORE) on the
