@@ -334,7 +334,7 @@ def fraction(case: Case, env: str | None) -> tuple[float | None, float | str | N
 
     argv, gpu, model = case
     gb, capability = GPUS[gpu]
-    with pc.environment(env) as asked:
+    with pc.environment(env) as asked, flashinfer_decode():
         got = po.mem_fraction.__wrapped__(argv, gb, model_path(model), capability)
     theirs = None if isinstance(got, so.Rejected) else got[1]
     return theirs, _graphfit_fraction(pc.graphfit_line(argv, model, env), gpu), (
