@@ -29,6 +29,7 @@ from graphfit.inputs import (
     sglang_dspark,
     sglang_dspark_mask,
     sglang_dsv4,
+    sglang_inkling_draft,
     sglang_instance,
     sglang_iquest_mtp,
     sglang_line_auto_dtype,
@@ -187,6 +188,7 @@ def finish(values: Mapping[str, Any], settings: list[Setting]
     settings, notes = settings + iquest, notes + iquest_notes
     shape, shape_notes = sglang_draft_shape.settings(values)  # the draft's vocab / dtype
     settings, notes = settings + shape, notes + shape_notes
+    settings += sglang_inkling_draft.settings(values)  # an Inkling draft's conv state (s47m)
     notes += sglang_model_impl.multimodal_switches(values)
     notes += sglang_mamba_flags.line(values)  # mamba_hook.py's checks across flags
     a2a, a2a_notes = sglang_a2a.graphs_off(values)

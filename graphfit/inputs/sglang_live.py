@@ -41,6 +41,7 @@ from graphfit.inputs import (
     sglang_dspark,
     sglang_dsv4,
     sglang_dtype,
+    sglang_inkling_draft,
     sglang_instance,
     sglang_minimax_target,
     sglang_runner_backends,
@@ -127,6 +128,7 @@ def _read(values: Mapping[str, Any]) -> dict[str, Any]:
     # an EAGLE-family draft's own vocabulary, dtype, aux width (graphfit.inputs.
     # sglang_draft_shape), as a pasted line reads them
     out.update(_fields(sglang_draft_shape.settings(values)[0]))
+    out.update(_fields(sglang_inkling_draft.settings(values)))  # an Inkling draft (s47m)
     name = str(values["speculative_algorithm"] or "").upper()
     draft = values["speculative_draft_model_path"]
     if name not in BLOCK_FLAGS or not isinstance(draft, str):

@@ -412,6 +412,9 @@ class EngineConfig:
             dp_replicas: int = 1, enable_hisparse: bool = False,
             dsv4_attn_backend: str | None = None,
             enable_encoder_swa_bounded_replay: bool = False,
+            moe_tensor_parallel_size: int | None = None,
+            moe_cluster_parallel_size: int | None = None,
+            inkling_draft_conv_state: tuple[int, ...] | None = None,
             nnodes: int = 1) -> None: ...
 
     def __post_init__(self) -> None:
@@ -714,6 +717,16 @@ class EngineConfig:
     def moe_expert_parallel_size(self) -> int | None:
         """TrtllmOptions.moe_expert_parallel_size."""
         return cast("int | None", self._option("moe_expert_parallel_size"))
+
+    @property
+    def moe_tensor_parallel_size(self) -> int | None:
+        """TrtllmOptions.moe_tensor_parallel_size."""
+        return cast("int | None", self._option("moe_tensor_parallel_size"))
+
+    @property
+    def moe_cluster_parallel_size(self) -> int | None:
+        """TrtllmOptions.moe_cluster_parallel_size."""
+        return cast("int | None", self._option("moe_cluster_parallel_size"))
 
     @property
     def cuda_graph_backend_prefill(self) -> str | None:
@@ -1266,6 +1279,11 @@ class EngineConfig:
     def enable_encoder_swa_bounded_replay(self) -> bool:
         """SglangOptions.enable_encoder_swa_bounded_replay."""
         return cast("bool", self._option("enable_encoder_swa_bounded_replay"))
+
+    @property
+    def inkling_draft_conv_state(self) -> tuple[int, ...] | None:
+        """SglangOptions.inkling_draft_conv_state."""
+        return cast("tuple[int, ...] | None", self._option("inkling_draft_conv_state"))
 
     @property
     def nnodes(self) -> int:

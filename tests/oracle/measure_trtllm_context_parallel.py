@@ -41,9 +41,9 @@ def emit(lines: list[dict[str, Any]]) -> list[int]:
         engine = ref.model_engine(ref.llm_args(raw))
         try:
             theirs = ref.context_parallel(raw, engine)
-        except ref.Rejected:  # the mapping refuses MoE EP beside non-helix CP
+        except ref.Rejected as exc:  # the mapping refuses the MoE sizes (beside CP or not)
             c[9] += 1
-            c[10] += refused_naming(raw, "doesn't support MoE tp/ep")
+            c[10] += refused_naming(raw, str(exc))
             continue
         except ref.NotModelled:
             c[7] += 1
@@ -95,7 +95,7 @@ def _print(label: str, c: list[int]) -> None:
           f"{c[1]}; captured sizes == the engine's {c[3]}/{c[0] - c[7] - c[9]}; generation batches "
           f"dispatched as the engine {c[5]}/{c[4]}; buffers == the engine's {c[6]}/"
           f"{c[0] - c[7] - c[9]}; helix refused naming it {c[8]}/{c[7]}; refused by the "
-          f"mapping (MoE EP beside CP) {c[9]}, by graphfit with its reason {c[10]}/{c[9]}")
+          f"mapping (its MoE sizes) {c[9]}, by graphfit with its reason {c[10]}/{c[9]}")
 
 
 def draw_lines(n: int) -> list[dict[str, Any]]:

@@ -2678,10 +2678,11 @@ class ContextParallelRef:
 def context_parallel(raw: Mapping[str, Any], engine: EngineRef) -> ContextParallelRef:
     """`context_parallel_size` and `cp_config.cp_type` of an LLM-API mapping as the mapping
     reads them. A string cp_type is taken by its upper-cased `CpType` name
-    (`cite_fact("cp_types")`); another is Rejected. With cp_size > 1, a given
-    moe_expert_parallel_size other than 1 and a cp_type other than HELIX, the mapping raises
-    (`cite_fact("cp_moe_refused")`). HELIX above 1 is NotModelled: its graphs are captured,
-    over ranks whose token counts the helix split changes."""
+    (`cite_fact("cp_types")`); another is Rejected. With cp_size > 1, an MoE EP size other
+    than 1 (given, or derived by `moe_mapping`) and a cp_type other than HELIX, the mapping
+    raises (`cite_fact("cp_moe_refused")`); `moe_mapping`'s other refusals apply too. HELIX
+    above 1 is NotModelled: its graphs are captured, over ranks whose token counts the helix
+    split changes."""
     cp_size = raw.get("context_parallel_size")
     cp_size = 1 if cp_size is None else _int("context_parallel_size", cp_size)
     if cp_size < 1:
@@ -2697,9 +2698,70 @@ def context_parallel(raw: Mapping[str, Any], engine: EngineRef) -> ContextParall
                 raise Rejected(f"Invalid cp_type: {given}. Must be one of: "
                                f"{', '.join(CP_TYPES)}")
             cp_type = given.upper()
-    ep = raw.get("moe_expert_parallel_size")
-    if cp_size > 1 and cp_type != "HELIX" and ep is not None and ep != 1:
-        raise Rejected(f"CP {cp_type or 'ULYSSES'} doesn't support MoE tp/ep yet")
+    moe_mapping(raw, cp_size, cp_type)  # the mapping's MoE checks (`cite_fact("moe_sizes")`)
     if cp_size > 1 and cp_type == "HELIX":
         raise NotModelled("helix context parallelism")
     return ContextParallelRef(engine, cp_size, cp_type)
+
+
+# --------------------------------------------------------------------------------------------
+# The MoE sizes the mapping derives and checks (issue 23, s47t)
+# --------------------------------------------------------------------------------------------
+
+# mapping.py @b35ac1b643, counted from offset 0 (the same count as above, to 127):
+# `MappingBase.__init__` 42-58 takes moe_cluster_size, moe_tp_size and moe_ep_size with -1 for
+# "not given" (52-54); a missing cluster size is 1 (61-62); cp_type (64-65) picks the MoE world:
+# tp_size for ULYSSES, else tp_size * cp_size (66); the missing sizes are derived by integer
+# division (68-76); the product must equal the MoE world, else ValueError (104-109);
+# NotImplementedError for MoE EP beside non-helix CP (118-120), with the CpType formatted by
+# f-string (an IntEnum: its number); a cluster above 1 asserts moe_ep_size == 1 (122-123).
+# The LLM API passes its moe_*_parallel_size fields to the mapping with None as -1
+# (`BaseLlmArgs.validate_parallel_config`, by name: its line in the pinned llm_args was not
+# counted here).
+CITES.update({
+    "moe_sizes": ("mapping", "MappingBase.__init__: the MoE sizes' defaults, derivation and "
+                  "checks (product == MoE world, EP beside non-helix CP, cluster => EP 1)", 0),
+})
+LINES.update({"moe_sizes": (59, 123)})
+
+
+@dataclass(frozen=True)
+class MoeSizesRef:
+    """The mapping's moe_tp_size, moe_ep_size and moe_cluster_size after its derivation."""
+
+    tp: int
+    ep: int
+    cluster: int
+
+
+def moe_mapping(raw: Mapping[str, Any], cp_size: int, cp_type: str | None) -> MoeSizesRef:
+    """`cite_fact("moe_sizes")`: the three sizes as `MappingBase.__init__` fills and checks
+    them for a line at `cp_size` / `cp_type` (upper-case CpType name, None: not given);
+    Rejected with the mapping's message where it raises."""
+    def given(key: str) -> int:
+        value = raw.get(key)
+        return -1 if value is None else _int(key, value, minimum=1)
+
+    cluster, moe_tp, moe_ep = (given("moe_cluster_parallel_size"),
+                               given("moe_tensor_parallel_size"),
+                               given("moe_expert_parallel_size"))
+    tp = raw.get("tensor_parallel_size")
+    tp = 1 if tp is None else _int("tensor_parallel_size", tp, minimum=1)
+    if cluster == -1:
+        cluster = 1
+    kind = cp_type or "ULYSSES"
+    world = tp if kind == "ULYSSES" else tp * cp_size
+    if moe_tp == -1 and moe_ep == -1:
+        moe_tp, moe_ep = world // cluster, 1
+    elif moe_tp == -1:
+        moe_tp = world // (moe_ep * cluster)
+    elif moe_ep == -1:
+        moe_ep = world // (moe_tp * cluster)
+    if moe_tp * moe_ep * cluster != world:
+        raise Rejected("moe_tp_size * moe_ep_size * moe_cluster_size must equal to "
+                       f"moe_world_size, but got {moe_tp * moe_ep * cluster} != {world}")
+    if moe_ep != 1 and cp_size > 1 and kind != "HELIX":
+        raise Rejected(f"CP {CP_TYPES.index(kind)} doesn't support MoE tp/ep yet")
+    if cluster > 1 and moe_ep != 1:
+        raise Rejected("moe_ep_size == 1 (AssertionError)")
+    return MoeSizesRef(moe_tp, moe_ep, cluster)

@@ -260,6 +260,10 @@ VALID: dict[str, st.SearchStrategy[Any]] = {
     "enable_hisparse": st.booleans(),
     "dsv4_attn_backend": st.sampled_from([None, "auto", "flashmla", "flashmla_mega", "trtllm"]),
     "enable_encoder_swa_bounded_replay": st.booleans(),
+    "moe_tensor_parallel_size": st.none() | st.integers(1, 64),
+    "moe_cluster_parallel_size": st.none() | st.integers(1, 64),
+    "inkling_draft_conv_state": st.sampled_from([None, (6, 4, 4, 64, 2, 128, 1024),
+                                                 [1, 2, 1, 1, 1, 1, 1]]),
     "nnodes": st.integers(1, 16),
 }
 INVALID: dict[str, st.SearchStrategy[Any]] = {
@@ -465,6 +469,10 @@ INVALID: dict[str, st.SearchStrategy[Any]] = {
     "enable_hisparse": st.sampled_from([None, 1, "true"]),
     "dsv4_attn_backend": st.sampled_from(["", "mega", 3, True]),
     "enable_encoder_swa_bounded_replay": st.sampled_from([None, 1, "true"]),
+    "moe_tensor_parallel_size": st.sampled_from([0, -1, True, "4", 2.0]),
+    "moe_cluster_parallel_size": st.sampled_from([0, -1, True, "4", 2.0]),
+    "inkling_draft_conv_state": st.sampled_from(["6,4", (6, 4), (6, 1, 4, 64, 2, 128, 1024),
+                                                 (6, 4, 0, 64, 2, 128, 1024)]),
     "nnodes": st.sampled_from([0, -2, True, 2.0, "2", None]),
 }
 
@@ -763,6 +771,7 @@ def test_the_plan_3_document_writes_the_options_object() -> None:
         "enable_deterministic_inference": False, "rl_on_policy_target": None,
         "attention_backend_flag": None, "dp_replicas": 1,
         "enable_hisparse": False, "dsv4_attn_backend": None,
-        "enable_encoder_swa_bounded_replay": False, "nnodes": 1}
+        "enable_encoder_swa_bounded_replay": False, "inkling_draft_conv_state": None,
+        "nnodes": 1}
     assert not set(config) & set(LEGACY_KEYWORDS)
     assert EngineConfig.from_dict(config).tp_size == 2

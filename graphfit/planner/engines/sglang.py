@@ -84,6 +84,7 @@ from graphfit.planner.engines.sglang_lilicorr_weights import (
 )
 from graphfit.planner.engines.sglang_mamba_buffers import mamba_track_buffers
 from graphfit.planner.engines.sglang_mamba_memory import resolve_memory_slots
+from graphfit.planner.engines.sglang_mamba_mtp_draft import draft_conv_line
 from graphfit.planner.engines.sglang_memory import default_decode_max_bs
 from graphfit.planner.engines.sglang_mtp_graphs import mtp_graph_count
 from graphfit.planner.engines.sglang_options import SglangOptions
@@ -813,6 +814,8 @@ class SglangModel:
             shown = [*shown, ("mem_fraction_static", VLM_NOTE)]
         mamba = mamba_memory_shown(config)  # a hybrid mamba model's state cache
         shown = shown if mamba is None else [*shown, mamba]
+        drafts = draft_conv_line(config)  # Inkling MTP heads' conv caches (issue 23 s47m)
+        shown = shown if drafts is None else [*shown, drafts]
         dsv4 = sglang_dsv4_plan.shown(config)  # DeepSeek-V4's KV pools
         shown = shown if dsv4 is None else [*shown, dsv4]
         dcp = sglang_dcp.shown(config)  # DCP's fi_a2a workspace (issue 23 s47d)

@@ -78,8 +78,15 @@ class InklingConvState:
         every layer; the temporal state (0, 0, 0) adds nothing."""
         if isinstance(tp, bool) or not isinstance(tp, int) or tp < 1:
             raise ConfigError(f"tp: must be a positive integer, got {tp!r}")
-        per_layer = (self.conv_kernel - 1) * sum(self.conv_widths(tp, scattered))
-        return per_layer * BF16_BYTES * self.layers
+        return self.bytes_per_layer(tp, scattered) * self.layers
+
+    def bytes_per_layer(self, tp: int, scattered: bool = False) -> int:
+        """One layer's six conv states for one slot: (K - 1) x the widths, bfloat16 -- what a
+        one-layer pool (an MTP draft head's, graphfit.planner.engines.sglang_mamba_mtp_draft)
+        holds a slot."""
+        if isinstance(tp, bool) or not isinstance(tp, int) or tp < 1:
+            raise ConfigError(f"tp: must be a positive integer, got {tp!r}")
+        return (self.conv_kernel - 1) * sum(self.conv_widths(tp, scattered)) * BF16_BYTES
 
 
 __all__ = ["INKLING_ARCHS", "INKLING_FIELDS", "INKLING_FULL_MEMORY_RATIO", "InklingConvState"]

@@ -443,6 +443,11 @@ class SglangOptions(EngineOptions):
     enable_encoder_swa_bounded_replay: `--enable-encoder-swa-bounded-replay`, read for
         SGLang's refusal of it on a DeepSeek-V4 model other than V4.1
         (deepseek_v4_hook.py:276-280; issue 23 s45k).
+    inkling_draft_conv_state: an Inkling MTP draft checkpoint's short-conv state (the
+        `--speculative-draft-model-path` directory's text config, INKLING_FIELDS' order;
+        configs/inkling.py:217-256), which each multi-layer EAGLE draft head's own conv cache
+        is priced from (graphfit.planner.engines.sglang_mamba_mtp_draft; issue 23 s47m);
+        None: not read (no local Inkling draft config).
     nnodes: `--nnodes`, read only for the DCP communication backend SGLang picks and its
         runner's fi_a2a start check, which both look at the TP ranks per node
         (`is_fi_a2a_supported`, utils/common.py:1056-1064; graphfit.planner.engines.
@@ -590,6 +595,7 @@ class SglangOptions(EngineOptions):
     enable_hisparse: bool = False
     dsv4_attn_backend: str | None = None
     enable_encoder_swa_bounded_replay: bool = False
+    inkling_draft_conv_state: tuple[int, ...] | None = None
     nnodes: int = 1
 
     def __post_init__(self) -> None:
@@ -793,6 +799,19 @@ def _mamba_memory_inputs(options: SglangOptions) -> None:
                               f"got {excerpt(inkling)}")
         InklingConvState.of(tuple(inkling))
         set_(options, "inkling_conv_state", tuple(inkling))
+    draft = options.inkling_draft_conv_state
+    if draft is not None:
+        from graphfit.planner.engines.sglang_mamba_inkling import INKLING_FIELDS, InklingConvState
+
+        if isinstance(draft, (str, bytes)) or not isinstance(draft, (tuple, list)):
+            raise ConfigError(f"inkling_draft_conv_state: expected {len(INKLING_FIELDS)} "
+                              f"integers, got {excerpt(draft)}")
+        try:
+            InklingConvState.of(tuple(draft))
+        except ConfigError as exc:
+            why = str(exc).removeprefix("inkling_conv_state: ")  # the field named once
+            raise ConfigError(f"inkling_draft_conv_state: {why}") from None
+        set_(options, "inkling_draft_conv_state", tuple(draft))
     if not isinstance(options.enable_scattered_sconv, bool):
         raise ConfigError(f"enable_scattered_sconv: expected true or false, got "
                           f"{excerpt(options.enable_scattered_sconv)}")

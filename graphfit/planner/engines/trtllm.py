@@ -69,6 +69,7 @@ from graphfit.planner.engines.trtllm_ladders import (
     trtllm_sizes,
 )
 from graphfit.planner.engines.trtllm_mm_encoder import MmEncoderGraphs, mm_component
+from graphfit.planner.engines.trtllm_moe import check_moe_mapping
 from graphfit.planner.engines.trtllm_options import TrtllmOptions
 from graphfit.planner.engines.trtllm_prefill import (
     COMPONENT,
@@ -494,6 +495,7 @@ class TrtllmModel:
                               f"got {config.mrope_dims}")
         _resolve_speculation(config)
         check_prefill(config)
+        check_moe_mapping(config)
         check_context_parallel(config)
         if config.parallel_draft and config.speculative_num_draft_tokens is None:
             changes["speculative_num_draft_tokens"] = 2 * config.num_speculative_tokens

@@ -41,20 +41,16 @@ def cp_label(config: EngineSettings) -> str:
 
 def check_context_parallel(config: EngineSettings) -> None:
     """One error line for what graphfit does not plan under context parallelism: helix, and
-    the prefill and encoder graphs beside a non-helix cp_type."""
+    the prefill and encoder graphs beside a non-helix cp_type. The mapping's own refusals
+    (MoE EP beside non-helix CP) are trtllm_moe.check_moe_mapping's."""
     if config.context_parallel_size == 1:
         return
     if config.cp_type == "helix":
         raise ConfigError(
             f"context_parallel_size: {config.context_parallel_size} with cp_type helix is not "
             f"modelled (helix splits each rank's tokens over the cp ranks); plan with 1")
-    ep = config.moe_expert_parallel_size
-    if ep is not None and ep != 1:
-        # TensorRT-LLM's NotImplementedError (tensorrt_llm/mapping.py@b35ac1b643:118-120)
-        kind = (config.cp_type or "ulysses").upper()
-        raise ConfigError(f"context_parallel_size: {config.context_parallel_size} with "
-                          f"moe_expert_parallel_size {ep}: CP {kind} doesn't support MoE "
-                          f"tp/ep yet (TensorRT-LLM refuses it too); plan with 1")
+    # the mapping's refusal of MoE EP beside non-helix CP runs before this, with the derived
+    # EP size (graphfit.planner.engines.trtllm_moe.check_moe_mapping)
     others = (("prefill_cuda_graph_backend", config.prefill_cuda_graph_backend != "disabled"),
               ("cuda_graph_config mode encode", config.cuda_graph_mode == "encode"),
               ("encoder_cuda_graph_config", config.encoder_graph_batch_sizes is not None),

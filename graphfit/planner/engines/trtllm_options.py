@@ -137,6 +137,11 @@ class TrtllmOptions(EngineOptions):
         tensorrt_llm/mapping.py@b35ac1b643:68-70). It changes no graph or buffer graphfit
         plans; it is kept for the mapping's refusal of MoE EP beside non-helix CP
         (tensorrt_llm/mapping.py@b35ac1b643:118-120).
+    moe_tensor_parallel_size, moe_cluster_parallel_size: the LLM API's
+        `moe_tensor_parallel_size` / `moe_cluster_parallel_size` as given; None: not given.
+        Like moe_expert_parallel_size they change no graph or buffer; they are kept for the
+        mapping's derivation and checks of the MoE sizes
+        (tensorrt_llm/mapping.py@b35ac1b643:59-123, graphfit.planner.engines.trtllm_moe).
     """
 
     engine: ClassVar[str] = "trtllm"
@@ -167,6 +172,8 @@ class TrtllmOptions(EngineOptions):
     context_parallel_size: int = 1
     cp_type: str | None = None
     moe_expert_parallel_size: int | None = None
+    moe_tensor_parallel_size: int | None = None
+    moe_cluster_parallel_size: int | None = None
 
     @property
     def attention_dp_ranks(self) -> int:
@@ -213,8 +220,10 @@ class TrtllmOptions(EngineOptions):
         positive_int("context_parallel_size", self.context_parallel_size)
         if self.cp_type is not None:
             object.__setattr__(self, "cp_type", _one_of("cp_type", self.cp_type, CP_TYPES))
-        if self.moe_expert_parallel_size is not None:
-            positive_int("moe_expert_parallel_size", self.moe_expert_parallel_size)
+        for name in ("moe_expert_parallel_size", "moe_tensor_parallel_size",
+                     "moe_cluster_parallel_size"):
+            if getattr(self, name) is not None:
+                positive_int(name, getattr(self, name))
 
 
 def _one_of(name: str, value: object, choices: tuple[str, ...]) -> str:
