@@ -159,15 +159,25 @@ def dcp_settings(values: Mapping[str, Any], whose: str = "the line's --",
     plans the line or refuses it as not modelled (graphfit.planner.engines.sglang_dcp).
     `whose` / `layer`: a config file's origin prefix and layer (`file`)."""
     dcp = _dcp(values)
-    if dcp <= 1:
-        return []
     size, comm = ("dcp-size", "dcp-comm-backend") if whose.endswith("--") else (
         "dcp_size", "dcp_comm_backend")
-    out = [Setting("dcp_size", dcp, f"{whose}{size} (parallel_hook.py:243-248)", layer)]
     backend = values.get("dcp_comm_backend")
+    if dcp <= 1:
+        if backend in ("a2a", "fi_a2a"):  # issue 23 s47d
+            flag = f"--{size}" if whose.endswith("--") else size
+            raise ConfigError(f"{whose}{comm} {backend} only affects the decode context-"
+                              f"parallel attention reduction and needs {flag} > 1 "
+                              f"(SGLang refuses, parallel_hook.py:251-257)")
+        return []
+    out = [Setting("dcp_size", dcp, f"{whose}{size} (parallel_hook.py:243-248)", layer)]
     if isinstance(backend, str):
         out.append(Setting("dcp_comm_backend", backend, f"{whose}{comm} "
                            "(overrides.py:1373-1396)", layer))
+    nodes = values.get("nnodes")
+    if isinstance(nodes, int) and not isinstance(nodes, bool) and nodes != 1:
+        # the TP ranks per node SGLang's fi_a2a choice reads (sglang_dcp, issue 23 s47d)
+        out.append(Setting("nnodes", nodes, f"{whose}nnodes (utils/common.py:1056-1064)",
+                           layer))
     return out
 
 

@@ -414,7 +414,8 @@ class EngineConfig:
             enable_encoder_swa_bounded_replay: bool = False,
             moe_tensor_parallel_size: int | None = None,
             moe_cluster_parallel_size: int | None = None,
-            inkling_draft_conv_state: tuple[int, ...] | None = None) -> None: ...
+            inkling_draft_conv_state: tuple[int, ...] | None = None,
+            nnodes: int = 1) -> None: ...
 
     def __post_init__(self) -> None:
         set_ = object.__setattr__
@@ -1283,6 +1284,11 @@ class EngineConfig:
     def inkling_draft_conv_state(self) -> tuple[int, ...] | None:
         """SglangOptions.inkling_draft_conv_state."""
         return cast("tuple[int, ...] | None", self._option("inkling_draft_conv_state"))
+
+    @property
+    def nnodes(self) -> int:
+        """SglangOptions.nnodes."""
+        return cast(int, self._option("nnodes"))
 
     @property
     def hook_cudagraph_mode(self) -> str | None:

@@ -1,13 +1,15 @@
-"""Measure (not a test): `python -m tests.oracle.measure_sglang_dcp [COUNT] [SEED]`.
+"""Measure (not a test): `python -m tests.oracle.measure_sglang_dcp [COUNT] [SEED] [kimi_k3]`.
 
 COUNT generated `--dcp-size` 2 / 4 / 8 lines of a DeepSeek-V3-shaped MLA model or a
 Llama-shaped MHA one (tests/oracle/sglang_dcp_oracle.generate: backends, request pools,
 --max-total-tokens, decode max_bs, padding, prefill backends, `--dcp-comm-backend`, drafts,
-unified memory; A100 / H100), each compared as tests/oracle/sglang_dcp_oracle.compare does
+unified memory, `--nnodes` (s47d); A100 / H100 / B200), each compared (the DCP communication
+backend SGLang resolves too, s47d) as tests/oracle/sglang_dcp_oracle.compare does
 (SGLang's runner vs graphfit's plan) for this tree ("after"), and, on the lines SGLang serves,
 the default mem_fraction_static with SGLANG_ENABLE_POST_CAPTURE_KV_SIZING unset and set to 1
 (`fraction`). "Before" is /work/main's graphfit (or the tree named by GRAPHFIT_BEFORE) on the
-same lines in a child process: its refusal (a plan it makes is not compared) and its
+same lines in a child process (`kimi_k3`: Kimi-K3 lines only, sglang_dcp_oracle.generate's
+`models`, s47d): its refusal (a plan it makes is not compared) and its
 fractions.
 """
 
@@ -88,7 +90,10 @@ def _before_outcome(sg_rejected: bool, old: str | None) -> str:
 def main() -> None:
     count = int(sys.argv[1]) if len(sys.argv) > 1 else 100
     seed = int(sys.argv[2]) if len(sys.argv) > 2 else 42
-    cases = dc.generate(count, seed)
+    models = (dc.KIMI,) if sys.argv[3:] == [dc.KIMI] else dc.MODELS
+    cases = dc.generate(count, seed, models=models)
+    for _, _, model in cases:
+        dc.model_path(model)  # the before tree's child reads the same directory
     old = before(cases)
     tally: dict[str, Counter[str]] = {"before": Counter(), "after": Counter()}
     fractions: dict[str, Counter[str]] = {"before": Counter(), "after": Counter()}

@@ -18,9 +18,11 @@ tests/oracle/measure_sglang_dcp.py.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import random
 import types
+from collections.abc import Iterator
 from typing import Any
 
 from tests.oracle import sglang_compare as sc
@@ -33,7 +35,8 @@ MODELS = ("mla", "llama")  # pc.model_dir: DeepSeek-V3-shaped MLA, Llama-shaped 
 BACKENDS = ("flashinfer", "trtllm_mla", "cutedsl_mla", "fa3", "triton", "flashmla")
 MHA_BACKENDS = ("flashinfer", "fa3", "triton", "trtllm_mha", "flashmla")
 # the unified-memory oracle's Ampere / Hopper GPUs and a Blackwell one (SM100: trtllm_mla /
-# cutedsl_mla served, fi_a2a picked by default), each at graphfit's memory for the name
+# cutedsl_mla served, fi_a2a picked by default; the fake device is on no NVLink fabric,
+# `is_mnnvl_fabric_device`, utils/common.py:1038-1053), each at graphfit's memory for the name
 # (graphfit/inputs/gpus.py)
 GPUS: dict[str, tuple[float, tuple[int, int]]] = {**ub.GPUS, "B200": (179.1, (10, 0))}
 Case = tuple[tuple[str, ...], str, str]  # argv, GPU name (GPUS), model (MODELS)
@@ -75,19 +78,23 @@ def model_drafts() -> tuple[tuple[str, ...], ...]:
 NOT_MODELLED = "not modelled"
 
 
-def generate(count: int, seed: int, *, plain: bool = False) -> list[Case]:
+def generate(count: int, seed: int, *, plain: bool = False,
+             models: tuple[str, ...] = MODELS) -> list[Case]:
     """`count` lines on the MLA or the Llama model: TP 2..8 with --dcp-size 2 / 4 / 8 (now and
     then one TP does not divide), an attention backend or none, --max-running-requests, now
     and then --max-total-tokens, the decode max_bs, no padding, a prefill backend,
     --dcp-comm-backend, a draft (EAGLE topk 1 / 4, NEXTN, NGRAM, multi-layer EAGLE,
     FROZEN_KV_MTP, UNO, EAGLE3, STANDALONE, DFLASH, DSPARK) or unified memory, on an A100,
-    H100 or B200. `plain`: no fi_a2a (named, or SGLang's default on the B200: a2a is named
-    there), no unified memory."""
+    H100 or B200, now and then --nnodes 2 / 4 (s47d). `plain`: no fi_a2a named, TP >= DCP,
+    one node, no unified memory (SGLang's default fi_a2a on the B200 is planned since s47d).
+    `models`: MODELS, or (KIMI,) for Kimi-K3's DCP override (s47d), drawn without drafts: on
+    this MLA stand-in under Kimi-K3's class SGLang's draft-extend runner holds mamba-track
+    buffers graphfit does not plan, with or without DCP (runner_utils/buffers.py:175-182)."""
     rng = random.Random(seed)
     out: list[Case] = []
     drafts = DRAFTS + model_drafts()
     for _ in range(count):
-        model = rng.choice(MODELS)
+        model = rng.choice(models)
         dcp = rng.choice((2, 4, 8))
         tp = rng.choice(tuple(t for t in (2, 4, 8) if t >= dcp) or (dcp,))
         if not plain and rng.random() < 0.08:
@@ -96,7 +103,7 @@ def generate(count: int, seed: int, *, plain: bool = False) -> list[Case]:
                                  "--max-running-requests", str(rng.choice((8, 24, 48, 96))))
         if rng.random() < 0.8:
             argv += ("--attention-backend",
-                     rng.choice(BACKENDS if model == "mla" else MHA_BACKENDS))
+                     rng.choice(MHA_BACKENDS if model == "llama" else BACKENDS))
         if rng.random() < 0.15:
             argv += ("--max-total-tokens", str(rng.choice((16, 40, 100, 4096))))
         if rng.random() < 0.3:
@@ -109,15 +116,74 @@ def generate(count: int, seed: int, *, plain: bool = False) -> list[Case]:
         if rng.random() < 0.25:
             comm = ("a2a", "ag_rs") if plain else ("a2a", "ag_rs", "fi_a2a")
             argv += ("--dcp-comm-backend", rng.choice(comm))
-        if rng.random() < 0.25:
+        if rng.random() < 0.25 and model != KIMI:  # KIMI: the draft-extend note (s47d)
             argv += rng.choice(drafts)
         if not plain and rng.random() < 0.1:
             argv += ("--enable-unified-memory",)
         gpu = rng.choice(tuple(GPUS))
-        if plain and gpu == "B200" and "--dcp-comm-backend" not in argv:
-            argv += ("--dcp-comm-backend", "a2a")  # else SGLang picks fi_a2a (not modelled)
+        if not plain and rng.random() < 0.1:  # the TP per node fi_a2a reads (issue 23 s47d)
+            argv += ("--nnodes", str(rng.choice((2, 4))))
         out.append((argv, gpu, model))
     return out
+
+
+KIMI = "kimi_k3"  # the MLA model dir under KimiK3ForConditionalGeneration (issue 23 s47d)
+
+
+def model_path(model: str) -> str:
+    """pc.model_dir's models, and KIMI: the DeepSeek-V3-shaped MLA config.json under Kimi-K3's
+    architecture, whose override has a DCP branch of its own (kimi_k3.py:54-120)."""
+    if model != KIMI or KIMI in pc._MODELS:
+        return pc.model_dir(model)
+    import json
+    import tempfile
+    from pathlib import Path
+
+    root = Path(tempfile.mkdtemp(prefix="graphfit-dcp-")) / KIMI
+    so.sglang_stubs.write_mla_model_dir(root)
+    data = json.loads((root / "config.json").read_text())
+    data["architectures"] = ["KimiK3ForConditionalGeneration"]
+    (root / "config.json").write_text(json.dumps(data))
+    pc._MODELS[KIMI] = str(root)
+    return str(root)
+
+
+@contextlib.contextmanager
+def flashinfer_decode() -> Iterator[None]:
+    """Glue: FlashInfer is stubbed in the oracle, so Kimi-K3's DCP check
+    (`_require_kimi_k3_cutedsl_dcp_support`, kimi_k3.py:20-38: `enable_dcp` in the signature
+    of `flashinfer.decode.trtllm_batch_decode_with_kv_cache_mla`) is given a stand-in with the
+    signature of FlashInfer 0.6.17, the version SGLang 0.5.23 checks for
+    (kernels/ops/layernorm/muse_spark_rmsnorm_nvfp4_quant.py:197-198): flashinfer/mla/
+    _core.py@0.6.17:2905-2933, re-exported by flashinfer/decode.py@0.6.17:34-38."""
+    import sys
+    import types
+
+    def trtllm_batch_decode_with_kv_cache_mla(  # FlashInfer 0.6.17's parameters
+            query: Any, kv_cache: Any, workspace_buffer: Any, qk_nope_head_dim: int,
+            kv_lora_rank: int, qk_rope_head_dim: int, block_tables: Any, seq_lens: Any,
+            max_seq_len: int, sparse_mla_top_k: int = 0, out: Any = None,
+            bmm1_scale: Any = 1.0, bmm2_scale: Any = 1.0, sinks: Any = None,
+            skip_softmax_threshold_scale_factor: Any = None, enable_pdl: Any = None,
+            backend: str = "auto", is_var_seq: bool = True,
+            uses_shared_paged_kv_idx: bool = True, lse: Any = None, return_lse: bool = False,
+            cute_dsl_impl: str = "auto", kv_scale_format: str = "auto",
+            cum_seq_lens_q: Any = None, max_q_len: Any = None,
+            multi_ctas_kv_counter_buffer: Any = None, sparse_mla_top_k_lens: Any = None,
+            enable_dcp: bool = False, cp_world: int = 1) -> None:
+        raise NotImplementedError("a signature stand-in")
+
+    module = types.ModuleType("flashinfer.decode")
+    module.trtllm_batch_decode_with_kv_cache_mla = trtllm_batch_decode_with_kv_cache_mla  # type: ignore[attr-defined]
+    old = sys.modules.get("flashinfer.decode")
+    sys.modules["flashinfer.decode"] = module
+    try:
+        yield
+    finally:
+        if old is None:
+            sys.modules.pop("flashinfer.decode", None)
+        else:
+            sys.modules["flashinfer.decode"] = old
 
 
 @functools.lru_cache(maxsize=512)
@@ -126,8 +192,8 @@ def sglang_answer(case: Case) -> sc.SglangAnswer:
     hidden size and vocabulary (SGLang's ModelConfig)."""
     argv, gpu, model = case
     gb, capability = GPUS[gpu]
-    with pc.environment(None):
-        r = so.resolve(argv, gpu_mem_gb=gb, model=pc.model_dir(model), capability=capability)
+    with pc.environment(None), flashinfer_decode():
+        r = so.resolve(argv, gpu_mem_gb=gb, model=model_path(model), capability=capability)
     if isinstance(r, so.Rejected):
         return sc.SglangAnswer(r, None)
     refused = _fi_a2a_start(r, gb, capability) or _trtllm_mla_start(r)
@@ -198,6 +264,7 @@ def graphfit_answer(case: Case) -> tuple[sc.GraphfitAnswer, str | None]:
 
     argv, gpu, model = case
     try:
+        model_path(model)
         config = resolve_values({"gpu_memory_gb": gpu}, environ={}, pasted=commandline.read(
             pc.graphfit_line(argv, model, None))).config()
         plan = graphfit.plan(config)
@@ -238,7 +305,23 @@ def compare(case: Case) -> tuple[str, list[str]]:
     theirs = _prefill(sg)
     if theirs != prefill:
         diffs.append(f"prefill graphs: SGLang {theirs}, graphfit {prefill}")
+    theirs, ours = comm_backends(sg, gf)
+    if theirs != ours:
+        diffs.append(f"DCP comm backend: SGLang {theirs}, graphfit {ours}")
     return ("differs" if diffs else "agree"), diffs
+
+
+def comm_backends(sg: sc.SglangAnswer, gf: sc.GraphfitAnswer) -> tuple[str | None, str | None]:
+    """The DCP communication backend SGLang resolved (`_dcp_comm_backend_default`,
+    overrides.py:1373-1396, on the oracle's B200: no NVLink fabric) and the one graphfit's plan
+    names (`sglang_dcp.comm_backend`, whose fi_a2a brings the workspace line)."""
+    from sglang.srt.arg_groups.overrides import resolving_view
+
+    from graphfit.planner.engines.sglang_dcp import comm_backend
+
+    assert isinstance(sg.resolved, so.Resolved) and gf.plan is not None
+    cfg = resolving_view(sg.resolved.record)
+    return (cfg.dcp_comm_backend if cfg.dcp_size > 1 else None), comm_backend(gf.plan.config)
 
 
 def fraction(case: Case, env: str | None) -> tuple[float | None, float | str | None,
@@ -251,8 +334,8 @@ def fraction(case: Case, env: str | None) -> tuple[float | None, float | str | N
 
     argv, gpu, model = case
     gb, capability = GPUS[gpu]
-    with pc.environment(env) as asked:
-        got = po.mem_fraction.__wrapped__(argv, gb, pc.model_dir(model), capability)
+    with pc.environment(env) as asked, flashinfer_decode():
+        got = po.mem_fraction.__wrapped__(argv, gb, model_path(model), capability)
     theirs = None if isinstance(got, so.Rejected) else got[1]
     return theirs, _graphfit_fraction(pc.graphfit_line(argv, model, env), gpu), (
         asked[-1] if asked else None)

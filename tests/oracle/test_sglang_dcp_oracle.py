@@ -123,17 +123,71 @@ def test_refusals_carry_sglangs_reason(case: dc.Case) -> None:
     assert outcome == "both refuse" and dc.NOT_MODELLED not in said[0], said
 
 
-@pytest.mark.parametrize("gpu,where", [("80", "cannot name"), ("B200", "SM100 GPU")])
-def test_fi_a2a_possible_is_not_modelled(gpu: str, where: str) -> None:
+@pytest.mark.parametrize("gpu,tp,where", [("80", "4", "cannot name"),
+                                           ("B200", "4", "4 TP ranks per node do not divide")])
+def test_fi_a2a_possible_is_not_modelled(gpu: str, tp: str, where: str) -> None:
     """A GPU given in GiB could be SM100, where SGLang picks fi_a2a by default
-    (overrides.py:1373-1396); on a B200 it does, and its workspace is not restated."""
+    (overrides.py:1373-1396); on a B200 whose TP per node does not divide by --dcp-size an
+    NVLink fabric decides (utils/common.py:1038-1064), which the name does not tell: the
+    oracle's fabric-less B200 resolves a2a there, and its runner refuses fi_a2a named."""
     for comm in ((), ("--dcp-comm-backend", "fi_a2a")):
-        gf, _ = dc.graphfit_answer((("--tp-size", "4", "--dcp-size", "2", *MRR, *FI, *comm),
-                                    gpu, M))
+        case = (("--tp-size", tp, "--dcp-size", "8", *MRR, *FI, *comm), gpu, M)
+        gf, _ = dc.graphfit_answer(case)
         assert gf.rejected is not None and "fi_a2a" in gf.rejected, gf.rejected
-        assert dc.NOT_MODELLED in gf.rejected
-        if not comm:
-            assert where in gf.rejected
+        assert dc.NOT_MODELLED in gf.rejected and where in gf.rejected
+        if gpu == "B200":
+            sg = dc.sglang_answer(case)
+            assert (sg.rejected is None) == (not comm), sg.rejected
+
+
+# issue 23 s47d: fi_a2a on SM100, where SGLang resolves and starts it (TP per node divides)
+B = "B200"
+SERVED_S47D: list[dc.Case] = [
+    (("--tp-size", "4", "--dcp-size", "2", *MRR), B, M),  # default: fi_a2a, trtllm_mla
+    (("--tp-size", "8", "--dcp-size", "8", *MRR, "--attention-backend", "flashinfer"), B, L),
+    (("--tp-size", "4", "--dcp-size", "4", *MRR, "--dcp-comm-backend", "fi_a2a",
+      "--attention-backend", "cutedsl_mla", *dc.DRAFTS[2]), B, M),
+    # 8 TP ranks over 2 nodes: 4 per node divide by --dcp-size 4 (utils/common.py:1062)
+    (("--tp-size", "8", "--dcp-size", "4", *MRR, "--nnodes", "2", *dc.DRAFTS[0]), B, L),
+]
+# the same TP over 2 nodes no longer divides by --dcp-size 8: fabric-dependent
+NODES: dc.Case = (("--tp-size", "8", "--dcp-size", "8", *MRR, "--nnodes", "2"), B, L)
+
+
+@pytest.mark.parametrize("case", SERVED_S47D, ids=range(len(SERVED_S47D)))
+def test_fi_a2a_lines_agree(case: dc.Case) -> None:
+    outcome, diffs = dc.compare(case)
+    assert outcome == "agree", diffs
+
+
+def test_fi_a2a_lines_are_not_vacuous() -> None:
+    """SGLang resolves fi_a2a on each of them and the plan shows the workspace; --nnodes
+    decides: the same 8 TP ranks over 2 nodes with --dcp-size 8 resolve a2a in SGLang, and
+    graphfit refuses that line as not modelled instead of planning fi_a2a."""
+    from graphfit.planner.engines.sglang_dcp import comm_backend
+
+    for case in SERVED_S47D:
+        sg, (gf, _) = dc.sglang_answer(case), dc.graphfit_answer(case)
+        assert dc.comm_backends(sg, gf) == ("fi_a2a", "fi_a2a")
+        shown = dict(gf.plan.engine_inputs)["dcp_comm_backend"]
+        assert shown.startswith("fi_a2a: FlashInfer MNNVL workspace"), shown
+    sg, (gf, _) = dc.sglang_answer(NODES), dc.graphfit_answer(NODES)
+    from sglang.srt.arg_groups.overrides import resolving_view
+
+    assert isinstance(sg.resolved, dc.so.Resolved)
+    assert resolving_view(sg.resolved.record).dcp_comm_backend == "a2a"
+    assert gf.rejected is not None and "4 TP ranks per node" in gf.rejected
+    a2a = ((*NODES[0], "--dcp-comm-backend", "a2a"), B, L)
+    assert dc.compare(a2a)[0] == "agree"
+    assert comm_backend(dc.graphfit_answer(a2a)[0].plan.config) == "a2a"
+
+
+def test_comm_backend_without_dcp_refused_with_sglangs_reason() -> None:
+    """`--dcp-comm-backend a2a` / `fi_a2a` at --dcp-size 1 (parallel_hook.py:251-257)."""
+    for comm in ("a2a", "fi_a2a"):
+        outcome, said = dc.compare((("--tp-size", "4", *MRR, "--dcp-comm-backend", comm),
+                                    "H100", M))
+        assert outcome == "both refuse" and "parallel_hook.py:251-257" in said[0], said
 
 
 def test_s44d_lines_are_served_and_not_vacuous() -> None:
@@ -193,3 +247,69 @@ def test_fraction_grid_is_not_vacuous() -> None:
 def test_generated_lines(case: dc.Case) -> None:
     outcome, diffs = dc.compare(case)
     assert outcome in ("agree", "both refuse"), diffs
+
+
+# issue 23 s47d: Kimi-K3's own DCP branch (kimi_k3.py:54-120), with FlashInfer 0.6.17's
+# signature given to its check (sglang_dcp_oracle.flashinfer_decode)
+K = dc.KIMI
+KIMI_SERVED: list[dc.Case] = [
+    (("--tp-size", "4", "--dcp-size", "2", *MRR), B, K),  # decode cutedsl_mla, prefill trtllm_mla
+    (("--tp-size", "8", "--dcp-size", "4", *MRR, "--decode-attention-backend", "cutedsl_mla",
+      "--dcp-comm-backend", "a2a"), B, K),
+    (("--tp-size", "4", "--dcp-size", "4", *MRR, "--attention-backend", "cutedsl_mla",
+      "--prefill-attention-backend", "flashinfer"), B, K),
+]
+KIMI_REFUSED: list[tuple[dc.Case, str]] = [
+    ((("--tp-size", "4", "--dcp-size", "2", *MRR, *FI), B, K), "kimi_k3.py:109-112"),
+    ((("--tp-size", "4", "--dcp-size", "2", *MRR, "--decode-attention-backend", "trtllm_mla"),
+      B, K), "kimi_k3.py:109-112"),
+    # off SM100 its cutedsl_mla decode is refused (overrides.py:1244-1247)
+    ((("--tp-size", "4", "--dcp-size", "2", *MRR), "H100", K), "overrides.py:1244-1247"),
+]
+
+
+@pytest.mark.parametrize("case", KIMI_SERVED, ids=range(len(KIMI_SERVED)))
+def test_kimi_k3_dcp_lines_agree(case: dc.Case) -> None:
+    outcome, diffs = dc.compare(case)
+    assert outcome == "agree", diffs
+
+
+@pytest.mark.parametrize("case,where", KIMI_REFUSED, ids=range(len(KIMI_REFUSED)))
+def test_kimi_k3_dcp_refusals_carry_sglangs_reason(case: dc.Case, where: str) -> None:
+    outcome, said = dc.compare(case)
+    assert outcome == "both refuse" and where in said[0], said
+
+
+def test_kimi_k3_dcp_is_not_vacuous() -> None:
+    """SGLang's override resolves Kimi-K3's DCP backends (prefill trtllm_mla, decode
+    cutedsl_mla) on the first served line, and without the FlashInfer stand-in its own check
+    refuses: the glue decides nothing but that check."""
+    from sglang.srt.arg_groups.model_override_base import attention_backends_of
+    from sglang.srt.arg_groups.overrides import resolving_view
+
+    from tests.oracle import sglang_post_capture_oracle as pc
+
+    sg = dc.sglang_answer(KIMI_SERVED[0])
+    assert isinstance(sg.resolved, dc.so.Resolved)
+    assert attention_backends_of(resolving_view(sg.resolved.record)) == (
+        "trtllm_mla", "cutedsl_mla")
+    argv, gpu, model = KIMI_SERVED[0]
+    gb, capability = dc.GPUS[gpu]
+    with pc.environment(None):
+        bare = dc.so.resolve(argv, gpu_mem_gb=gb, model=dc.model_path(model),
+                             capability=capability)
+    assert isinstance(bare, dc.so.Rejected) and "enable_dcp" in bare.text
+
+
+def test_kimi_k3_dcp_draft_adds_no_difference() -> None:
+    """Kimi-K3 under DCP with an EAGLE draft: SGLang serves it (its decode backend is
+    cutedsl_mla, so trtllm_mla's DCP + draft refusal does not apply, attention_registry.py:
+    99-105) and graphfit plans it; the one difference left (the draft-extend runner's
+    mamba_track_indices on this MLA stand-in under Kimi-K3's class) is the same line's without
+    DCP, so DCP adds none."""
+    dcp = (("--tp-size", "4", "--dcp-size", "2", *MRR, "--dcp-comm-backend", "a2a",
+            *dc.DRAFTS[0]), B, K)
+    plain = (("--tp-size", "4", *MRR, *dc.DRAFTS[0]), B, K)
+    assert dc.sglang_answer(dcp).rejected is None
+    assert dc.graphfit_answer(dcp)[0].rejected is None
+    assert dc.compare(dcp)[1] == dc.compare(plain)[1]

@@ -264,6 +264,7 @@ VALID: dict[str, st.SearchStrategy[Any]] = {
     "moe_cluster_parallel_size": st.none() | st.integers(1, 64),
     "inkling_draft_conv_state": st.sampled_from([None, (6, 4, 4, 64, 2, 128, 1024),
                                                  [1, 2, 1, 1, 1, 1, 1]]),
+    "nnodes": st.integers(1, 16),
 }
 INVALID: dict[str, st.SearchStrategy[Any]] = {
     "vit": st.sampled_from([
@@ -472,6 +473,7 @@ INVALID: dict[str, st.SearchStrategy[Any]] = {
     "moe_cluster_parallel_size": st.sampled_from([0, -1, True, "4", 2.0]),
     "inkling_draft_conv_state": st.sampled_from(["6,4", (6, 4), (6, 1, 4, 64, 2, 128, 1024),
                                                  (6, 4, 0, 64, 2, 128, 1024)]),
+    "nnodes": st.sampled_from([0, -2, True, 2.0, "2", None]),
 }
 
 
@@ -769,6 +771,7 @@ def test_the_plan_3_document_writes_the_options_object() -> None:
         "enable_deterministic_inference": False, "rl_on_policy_target": None,
         "attention_backend_flag": None, "dp_replicas": 1,
         "enable_hisparse": False, "dsv4_attn_backend": None,
-        "enable_encoder_swa_bounded_replay": False, "inkling_draft_conv_state": None}
+        "enable_encoder_swa_bounded_replay": False, "inkling_draft_conv_state": None,
+        "nnodes": 1}
     assert not set(config) & set(LEGACY_KEYWORDS)
     assert EngineConfig.from_dict(config).tp_size == 2

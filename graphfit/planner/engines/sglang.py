@@ -818,6 +818,8 @@ class SglangModel:
         shown = shown if drafts is None else [*shown, drafts]
         dsv4 = sglang_dsv4_plan.shown(config)  # DeepSeek-V4's KV pools
         shown = shown if dsv4 is None else [*shown, dsv4]
+        dcp = sglang_dcp.shown(config)  # DCP's fi_a2a workspace (issue 23 s47d)
+        shown = shown if dcp is None else [*shown, dcp]
         return EngineLadders(declared, Ladder(captured, tuple(warnings)),
                              inputs=_ladder_inputs(config, shown, declared.sizes))
 

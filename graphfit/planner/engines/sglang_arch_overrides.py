@@ -29,8 +29,8 @@ DeepSeek-V4's own refusals are `model_refusals`; the refusals that hold whatever
 line naming its draft backend itself, are `line_refusals`.
 
 Not restated (name None, said why; the plan keeps the per-step count): Kimi-K3 with
-`--dcp-size` > 1 (its DCP branch needs FlashInfer's signature, kimi_k3.py:54-120; graphfit
-refuses `--dcp-size` > 1 as not modelled anyway), Qwen4-Exp with a compressed QSA
+`--dcp-size` > 1 on aiter or with DSPARK (`_kimi_k3_dcp`; its other DCP lines are restated
+since issue 23 s47d), Qwen4-Exp with a compressed QSA
 indexer (the draft-extend steps build `QwenSparseAttnBackend`, draft_utils.py:123-124, 171-181:
 per step, which the bound already counts) and MiniCPM under SGLANG_MINICPM_FORCE_DENSE (it only
 renames `minicpm_*` flags the line gives, minicpm.py:28-43, so with none it changes nothing).
@@ -278,12 +278,34 @@ def _special(inp: OverrideInputs) -> dict[str, str]:
         return {BASE: "flashinfer"} if inp.mamba_layers and gpu == "sm100" else {}
     if arch in KIMI_K3:  # kimi_k3.py:54-149
         if inp.dcp_size > 1:
-            raise _NotRestated("Kimi-K3 with --dcp-size > 1 (kimi_k3.py:54-120) is not "
-                               "restated")
+            return _kimi_k3_dcp(inp)
         if gpu == "sm100" and inp.all_unset:  # DSPARK too (:146-149), verify on decode
             return {PREFILL: "trtllm_mla", DECODE: "trtllm_mla"}
         return {}  # off SM100 SGLang's MLA default (Kimi-K3 is MLA: sglang_attn_default)
     return {}
+
+
+def _kimi_k3_dcp(inp: OverrideInputs) -> dict[str, str]:
+    """Kimi-K3's DCP branch (kimi_k3.py:54-120, issue 23 s47d), on the line's decode backend
+    (`attention_backends_of`: the split flag, else the base, model_override_base.py:138-152):
+    none or cutedsl_mla keeps decode on cutedsl_mla with trtllm_mla prefill (:84-96) once
+    FlashInfer's `trtllm_batch_decode_with_kv_cache_mla` takes `enable_dcp` (:20-38), which
+    FlashInfer 0.6.17, the version SGLang 0.5.23 checks for, does (flashinfer/mla/_core.py@
+    0.6.17:2905-2933); any other backend but aiter is SGLang's AssertionError (:109-112).
+    Not restated: aiter (the gluon MLA kernel's presence, :41-48, 97-108) and DSPARK (its
+    SGLANG_RAGGED_VERIFY_MODE check and verify on the decode backend, :66-82)."""
+    decode = inp.decode_flag or inp.base_flag
+    if inp.algorithm == "DSPARK":
+        raise _NotRestated("Kimi-K3 with --dcp-size > 1 and DSPARK (kimi_k3.py:66-82) is not "
+                           "restated")
+    if decode == "aiter":
+        raise _NotRestated("Kimi-K3 with --dcp-size > 1 on aiter needs the aiter gluon MLA "
+                           "kernel (kimi_k3.py:41-48, 97-108), which graphfit cannot probe")
+    if decode not in (None, "cutedsl_mla"):
+        raise _refuse("KimiK3ForConditionalGeneration", "kimi_k3.py:109-112",
+                      f"the decode attention backend for Kimi-K3 DCP must be 'cutedsl_mla' "
+                      f"or 'aiter', got {decode!r}")
+    return {PREFILL: "trtllm_mla", DECODE: "cutedsl_mla"}
 
 
 def overrides_of(inp: OverrideInputs) -> tuple[dict[str, str], str]:

@@ -42,15 +42,21 @@ What DCP adds outside the runner's buffers, and how graphfit treats it:
   `dcp_size` for a draft model, configs/model_config.py:1708-1709), so the draft runners are
   those of the same line without DCP. Every SGLang draft is compared and planned;
   trtllm_mla's refusal of DCP with any draft (attention_registry.py:99-105) is restated;
-* the `fi_a2a` communication backend: its FlashInfer MNNVL workspace is allocated at runner
-  start (runner/base_runner.py:335-348, layers/dcp/comm.py:399-470) with a size set by the
-  device's SM count (FlashInfer's `decode_cp_a2a_workspace_size` -> TensorRT-LLM's
-  `computeHelixWorkspaceSizePerRank`, channels = SMs / (2 x groups)) and MNNVL's allocation
-  granularity, which graphfit cannot restate; refused as not modelled. Off SM100 SGLang
-  refuses fi_a2a there (comm.py:435-448), and so does graphfit on a named GPU. SGLang picks
-  fi_a2a by default on SM100 (`_dcp_comm_backend_default`, overrides.py:1373-1396;
-  `is_fi_a2a_supported`, utils/common.py:1056-1064), so a line that names no
-  `--dcp-comm-backend` is planned only on a named GPU that is not SM100.
+* the `fi_a2a` communication backend (issue 23 s47d): planned where graphfit can tell SGLang
+  starts it. Nothing the graph runners hold reads the backend (forward_mla.py:816-827 picks
+  the reduce at run time; `_dcp_fi_a2a_lse_reduce`, layers/dcp/comm.py:540-599, allocates its
+  staging tensors per call), so the plan is that of the same line with a2a. Its FlashInfer
+  MNNVL workspace is allocated in the runner's warm-up before capture (base_runner.py:
+  257-268, 335-348; layers/dcp/comm.py:399-470), outside the graphs, after the KV pool is
+  sized, so out of the memory left for activations and graphs; graphfit shows its size
+  (`workspace_bytes`, FlashInfer 0.6.17, the version SGLang 0.5.23 checks for,
+  kernels/ops/layernorm/muse_spark_rmsnorm_nvfp4_quant.py:197-198). SGLang's default is
+  fi_a2a on SM100 when the TP ranks per node divide by --dcp-size or the GPU is on an NVLink
+  fabric (`_dcp_comm_backend_default`, overrides.py:1373-1396; `is_fi_a2a_supported`,
+  utils/common.py:1038-1064), else a2a; the runner refuses fi_a2a outside that
+  (layers/dcp/comm.py:435-448). The fabric is not in a GPU's name graphfit reads, so a line
+  whose TP per node does not divide by --dcp-size on SM100 (default or named fi_a2a) stays
+  not modelled, as does any line with fi_a2a possible on a GPU graphfit cannot name.
 """
 
 from __future__ import annotations
@@ -58,6 +64,7 @@ from __future__ import annotations
 from graphfit.planner.core.enums import SpecMethod
 from graphfit.planner.core.errors import ConfigError
 from graphfit.planner.core.settings import EngineSettings
+from graphfit.planner.engines.sglang_arch_overrides import KIMI_K3
 from graphfit.planner.engines.sglang_prefill import MLA_ARCHITECTURES
 
 DCP = "--dcp-size > 1 (decode context parallelism)"
@@ -69,22 +76,87 @@ def check(config: EngineSettings) -> None:
     if size <= 1:
         return
     _speculation(config)
-    backend = config.dcp_comm_backend
-    if backend == "fi_a2a" and config.sm100 is False:
+    given = config.dcp_comm_backend
+    if given == "fi_a2a" and config.sm100 is False:
         raise ConfigError("SGLang refuses --dcp-comm-backend fi_a2a off SM100 when the runner "
                           "starts: it needs a Blackwell system whose DCP group shares one "
                           "MNNVL domain (layers/dcp/comm.py:435-448, utils/common.py:1056-1064)"
                           "; use --dcp-comm-backend a2a or ag_rs")
-    if backend == "fi_a2a":
-        raise ConfigError(f"{DCP} with --dcp-comm-backend fi_a2a is not modelled: its "
-                          f"FlashInfer MNNVL workspace (layers/dcp/comm.py:399-470, "
-                          f"base_runner.py:339-348) depends on the hardware")
-    if backend is None and config.sm100 is not False:
-        where = "an SM100 GPU" if config.sm100 else "a GPU graphfit cannot name"
-        raise ConfigError(f"{DCP}: on {where} SGLang may pick the fi_a2a backend "
-                          f"(overrides.py:1373-1396, utils/common.py:1056-1064), whose "
-                          f"FlashInfer workspace is not modelled; name a non-SM100 GPU "
-                          f"(--gpu-memory-gb H100) or pass --dcp-comm-backend a2a or ag_rs")
+    if given not in (None, "fi_a2a"):
+        return
+    if config.sm100 is None:
+        raise ConfigError(f"{DCP}: on a GPU graphfit cannot name SGLang may pick or start the "
+                          f"fi_a2a backend only on SM100 (overrides.py:1373-1396, "
+                          f"utils/common.py:1056-1064): not modelled; name the GPU "
+                          f"(--gpu-memory-gb B200) or pass --dcp-comm-backend a2a or ag_rs")
+    if config.sm100 and not _divides(config):
+        picked = "starts" if given else "picks"
+        raise ConfigError(f"{DCP}: {config.tp_size // _node_groups(config)} TP ranks per node "
+                          f"do not divide by --dcp-size {size}, so whether SGLang {picked} "
+                          f"fi_a2a depends on an NVLink fabric (is_mnnvl_fabric_device, "
+                          f"utils/common.py:1038-1064), which graphfit does not know: not "
+                          f"modelled; pass --dcp-comm-backend a2a or ag_rs")
+
+
+def _node_groups(config: EngineSettings) -> int:
+    """`max(nnodes // pp_size, 1)` of `is_fi_a2a_supported` (utils/common.py:1062)."""
+    return max(config.nnodes // config.pp_size, 1)
+
+
+def _divides(config: EngineSettings) -> bool:
+    """`tp_size_per_node % dcp_size == 0` (utils/common.py:1062-1064)."""
+    return (config.tp_size // _node_groups(config)) % config.dcp_size == 0
+
+
+def comm_backend(config: EngineSettings) -> str | None:
+    """The DCP communication backend SGLang resolves for a line `check` passes
+    (`_dcp_comm_backend_default`, overrides.py:1373-1396): the given one, else fi_a2a on SM100
+    (the TP per node divides, `check`), else a2a (a CUDA or ROCm GPU); None without DCP."""
+    if config.dcp_size <= 1:
+        return None
+    if config.dcp_comm_backend is not None:
+        return config.dcp_comm_backend
+    return "fi_a2a" if config.sm100 else "a2a"
+
+
+# FlashInfer 0.6.17's DCP all-to-all (data/csrc/nv_internal/tensorrt_llm/kernels/
+# helixAllToAll.cu, from TensorRT-LLM's Helix kernel):
+FIFO_BYTES = 4 * 128 * 1024  # HELIX_FIFO_DEPTH x HELIX_FIFO_ENTRY_BYTES, :50-52
+FIFO_INFO_BYTES = 256  # sizeof(HelixFifoInfo): two int64 under ALIGN_256, :40-43
+GROUPS_PER_BLOCK = 8  # MAX_GROUP_COUNT_PER_BLOCK, moeCommKernelsCommon.h:64
+B200_SMS = 148  # the SM count graphfit shows the workspace for (NVIDIA B200)
+
+
+def channels(dcp_size: int, sms: int) -> int:
+    """`computeHelixMaxChannelCount` (helixAllToAll.cu:581-593): the SMs over two blocks
+    (send, receive) per channel of ceil(cp / 8) groups, at least 1. DCP_A2A_CHANNEL_COUNT
+    picks the channels a call uses, not the workspace's (trtllm_dcp_alltoall.cu:151-153)."""
+    if dcp_size < 1 or sms < 1:
+        raise ValueError(f"dcp_size and sms must be >= 1, got {dcp_size}, {sms}")
+    blocks = 2 * -(-dcp_size // GROUPS_PER_BLOCK)
+    return max(sms // blocks, 1)
+
+
+def workspace_bytes(dcp_size: int, sms: int) -> int:
+    """FlashInfer's `decode_cp_a2a_workspace_size` per rank (comm/dcp_alltoall.py:117-136 ->
+    `computeHelixWorkspaceSizePerRank`, helixAllToAll.cu:595-606): a FIFO and a sender and a
+    receiver FIFO record per (peer, channel). `MnnvlMemory` then rounds it up to the
+    driver's allocation granularity (comm/mnnvl.py:483-484), which graphfit does not know."""
+    pairs = dcp_size * channels(dcp_size, sms)
+    return pairs * (FIFO_BYTES + 2 * FIFO_INFO_BYTES)
+
+
+def shown(config: EngineSettings) -> tuple[str, str] | None:
+    """The plan's line for the resolved DCP backend: fi_a2a's workspace, else None."""
+    if comm_backend(config) != "fi_a2a":
+        return None
+    size = workspace_bytes(config.dcp_size, B200_SMS)
+    return ("dcp_comm_backend",
+            f"fi_a2a: FlashInfer MNNVL workspace {size / 2**20:.1f} MiB per rank on a "
+            f"{B200_SMS}-SM GPU (B200; dcp_size x SMs // (2 x ceil(dcp_size / 8)) x "
+            f"{FIFO_BYTES + 2 * FIFO_INFO_BYTES} B, helixAllToAll.cu:581-606), allocated "
+            f"before capture out of the memory for activations and graphs "
+            f"(base_runner.py:335-348), rounded up to the driver's granularity")
 
 
 def _speculation(config: EngineSettings) -> None:
@@ -96,7 +168,8 @@ def _speculation(config: EngineSettings) -> None:
     the widened locations, kv_cache_configurator.py:515-522) is not planned for any line.
     trtllm_mla refuses DCP with any draft when its backend is built
     (attention_registry.py:99-105); it serves MLA models only (:96-97), so an unknown decode
-    backend on a possible SM100 is not modelled for an MLA (or unknown) model only."""
+    backend on a possible SM100 is not modelled for an MLA (or unknown) model only; Kimi-K3's
+    DCP override decodes on cutedsl_mla or refuses (kimi_k3.py:84-112, issue 23 s47d)."""
     if config.spec_method is SpecMethod.NONE:
         return
     decode = config.decode_attention_backend
@@ -106,10 +179,12 @@ def _speculation(config: EngineSettings) -> None:
                           "rank-local LSE for the merge (attention_registry.py:99-105); "
                           "select cutedsl_mla")
     mla = config.architecture is None or config.architecture in MLA_ARCHITECTURES
+    if config.architecture in KIMI_K3:  # its DCP override: cutedsl_mla (kimi_k3.py:84-96)
+        return
     if decode is None and config.sm100 is not False and mla:  # trtllm_mla serves MLA only
         raise ConfigError(f"{DCP} with a draft is not modelled when the decode backend is "
                           f"unknown: trtllm_mla refuses it (attention_registry.py:99-105); "
                           f"name the backend or the GPU")
 
 
-__all__ = ["DCP", "check"]
+__all__ = ["DCP", "channels", "check", "comm_backend", "shown", "workspace_bytes"]

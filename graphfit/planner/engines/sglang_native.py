@@ -92,6 +92,8 @@ def fields_from_sglang(server_args: Any) -> dict[str, Any]:
     # what is planned, as for a pasted line
     put("dcp_size", _get(server_args, "dcp_size"))
     put("dcp_comm_backend", _get(server_args, "dcp_comm_backend"))
+    if _get(server_args, "dcp_size") not in (None, 1):  # fi_a2a's TP per node (s47d)
+        put("nnodes", _get(server_args, "nnodes"))
     if _get(server_args, "enable_two_batch_overlap") is True:
         out["two_batch_overlap"] = True
     if _get(server_args, "enable_dp_lm_head") is True:  # DFLASH / DSPARK under attention DP

@@ -448,6 +448,10 @@ class SglangOptions(EngineOptions):
         configs/inkling.py:217-256), which each multi-layer EAGLE draft head's own conv cache
         is priced from (graphfit.planner.engines.sglang_mamba_mtp_draft; issue 23 s47m);
         None: not read (no local Inkling draft config).
+    nnodes: `--nnodes`, read only for the DCP communication backend SGLang picks and its
+        runner's fi_a2a start check, which both look at the TP ranks per node
+        (`is_fi_a2a_supported`, utils/common.py:1056-1064; graphfit.planner.engines.
+        sglang_dcp; issue 23 s47d).
     """
 
     engine: ClassVar[str] = "sglang"
@@ -592,6 +596,7 @@ class SglangOptions(EngineOptions):
     dsv4_attn_backend: str | None = None
     enable_encoder_swa_bounded_replay: bool = False
     inkling_draft_conv_state: tuple[int, ...] | None = None
+    nnodes: int = 1
 
     def __post_init__(self) -> None:
         gb = self.gpu_memory_gb
@@ -910,6 +915,7 @@ def _unified_inputs(options: SglangOptions) -> None:
     DCP inputs (sglang_dcp)."""
     true_false("disable_lazy_compaction", options.disable_lazy_compaction)
     positive_int("dcp_size", options.dcp_size)
+    positive_int("nnodes", options.nnodes)
     _choice(options, "dcp_comm_backend", ("a2a", "ag_rs", "fi_a2a"), optional=True)
     switches = options.unified_switches
     if switches is not None:
