@@ -411,7 +411,8 @@ class EngineConfig:
             moe_expert_parallel_size: int | None = None,
             dp_replicas: int = 1, enable_hisparse: bool = False,
             dsv4_attn_backend: str | None = None,
-            enable_encoder_swa_bounded_replay: bool = False) -> None: ...
+            enable_encoder_swa_bounded_replay: bool = False,
+            draft_quantization: str | None = None) -> None: ...
 
     def __post_init__(self) -> None:
         set_ = object.__setattr__
@@ -1265,6 +1266,11 @@ class EngineConfig:
     def enable_encoder_swa_bounded_replay(self) -> bool:
         """SglangOptions.enable_encoder_swa_bounded_replay."""
         return cast("bool", self._option("enable_encoder_swa_bounded_replay"))
+
+    @property
+    def draft_quantization(self) -> str | None:
+        """SglangOptions.draft_quantization."""
+        return cast("str | None", self._option("draft_quantization"))
 
     @property
     def hook_cudagraph_mode(self) -> str | None:

@@ -260,6 +260,7 @@ VALID: dict[str, st.SearchStrategy[Any]] = {
     "enable_hisparse": st.booleans(),
     "dsv4_attn_backend": st.sampled_from([None, "auto", "flashmla", "flashmla_mega", "trtllm"]),
     "enable_encoder_swa_bounded_replay": st.booleans(),
+    "draft_quantization": st.sampled_from([None, "fp8", "mxfp8", "w4afp8"]),
 }
 INVALID: dict[str, st.SearchStrategy[Any]] = {
     "vit": st.sampled_from([
@@ -464,6 +465,7 @@ INVALID: dict[str, st.SearchStrategy[Any]] = {
     "enable_hisparse": st.sampled_from([None, 1, "true"]),
     "dsv4_attn_backend": st.sampled_from(["", "mega", 3, True]),
     "enable_encoder_swa_bounded_replay": st.sampled_from([None, 1, "true"]),
+    "draft_quantization": st.sampled_from(["", 3, True, "x" * 41]),
 }
 
 
@@ -761,6 +763,6 @@ def test_the_plan_3_document_writes_the_options_object() -> None:
         "enable_deterministic_inference": False, "rl_on_policy_target": None,
         "attention_backend_flag": None, "dp_replicas": 1,
         "enable_hisparse": False, "dsv4_attn_backend": None,
-        "enable_encoder_swa_bounded_replay": False}
+        "enable_encoder_swa_bounded_replay": False, "draft_quantization": None}
     assert not set(config) & set(LEGACY_KEYWORDS)
     assert EngineConfig.from_dict(config).tp_size == 2
