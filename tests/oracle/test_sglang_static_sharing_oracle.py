@@ -18,6 +18,7 @@ from tests.oracle.paths import require
 
 require("sglang")  # skip locally / fail in CI when the sources were not fetched
 
+from tests.oracle import sglang_dflash_compare as dc  # noqa: E402
 from tests.oracle import sglang_draft_shape as ds  # noqa: E402
 from tests.oracle import sglang_static_sharing as ss  # noqa: E402
 
@@ -76,5 +77,52 @@ def test_static_sharing_planted(monkeypatch: pytest.MonkeyPatch) -> None:
     assert figures["graphfit_bytes"] > figures["sglang_bytes"]
     monkeypatch.undo()
     monkeypatch.setattr(sglang_shared, "LOGITS_RUNNERS", frozenset({"target"}))
+    diffs = ss.compare(argv)[0]  # type: ignore[index]
+    assert any("next_token_logits_buffer" in d and "only SGLang" in d for d in diffs), diffs
+
+
+def _dflash(drafts: int, running: int, **draft: Any) -> tuple[str, ...]:
+    return ("--max-running-requests", str(running), "--speculative-algorithm", "DFLASH",
+            "--speculative-num-draft-tokens", str(drafts), dc.DRAFT,
+            dc.draft_dir({"block_size": drafts, **draft}))
+
+
+DFLASH = [
+    # DFLASH's draft DecodeCudaGraphRunner calls the same share_buffers() as the target
+    # (decode_cuda_graph_runner.py:505-509) and views the same GraphSharedOutput (:466-477)
+    _dflash(8, 24),
+    _dflash(4, 8, vocab_size=32000),  # its own vocabulary: its own logits tensor
+]
+
+
+@pytest.mark.parametrize("argv", DFLASH)
+def test_dflash_draft_shares_like_sglang(argv: tuple[str, ...]) -> None:
+    """issue 23, s47r: the DFLASH draft runner's inputs are the target's tensors."""
+    figures = _agree(argv)
+    assert figures["shared_tensors"] >= 10, figures
+
+
+def test_multi_layer_composite_shares_nothing() -> None:
+    """The multi-layer EAGLE composite allocates its one buffer set itself, outside the
+    pool and GraphSharedOutput (multi_layer_eagle_draft_extend_cuda_graph_runner.py:
+    624-627, 658-760): SGLang makes no tensor of two runners' buffers, nor does graphfit."""
+    figures = _agree(ds.line("EAGLE", _eagle(), "--enable-multi-layer-eagle"))
+    assert figures["shared_tensors"] == 0, figures
+
+
+def test_dflash_sharing_planted(monkeypatch: pytest.MonkeyPatch) -> None:
+    """DFLASH's draft runner left out of the pooled runners (main before s47r), or out of the
+    logits runners, is caught: SGLang makes one tensor graphfit counts twice."""
+    from graphfit.planner.engines import sglang_shared
+
+    argv = DFLASH[0]
+    pooled = {k: v for k, v in sglang_shared.POOLED.items() if k != "dflash_draft"}
+    monkeypatch.setattr(sglang_shared, "POOLED", pooled)
+    diffs, figures, _ = ss.compare(argv)  # type: ignore[misc]
+    assert any("'input_ids'" in d and "only SGLang" in d for d in diffs), diffs
+    assert figures["graphfit_bytes"] > figures["sglang_bytes"]
+    monkeypatch.undo()
+    monkeypatch.setattr(sglang_shared, "LOGITS_RUNNERS",
+                        sglang_shared.LOGITS_RUNNERS - {"dflash_draft"})
     diffs = ss.compare(argv)[0]  # type: ignore[index]
     assert any("next_token_logits_buffer" in d and "only SGLang" in d for d in diffs), diffs

@@ -44,9 +44,15 @@ POOLED: dict[str, frozenset[str]] = {
     "target": frozenset({TBO_SPLIT_BUFFER}),
     "drafter": frozenset({"temperatures", "top_ks"}),
     "draft_extend": frozenset({"select_index"}),
+    # DFLASH's draft DecodeCudaGraphRunner on the draft model runner: the same
+    # share_buffers() call as the target's (decode_cuda_graph_runner.py:505-509; no early
+    # verify staging on a draft worker, :1814-1827); its sampler's buffers sit outside the
+    # set under names no other runner has (issue 23, s47r)
+    "dflash_draft": frozenset({TBO_SPLIT_BUFFER}),
 }
 LOGITS = "next_token_logits_buffer"
-LOGITS_RUNNERS = frozenset({"target", "draft_extend"})
+# (DFLASH's draft runner views the same GraphSharedOutput, decode_cuda_graph_runner.py:466-477)
+LOGITS_RUNNERS = frozenset({"target", "draft_extend", "dflash_draft"})
 LOGITS_SHARED = "graph_shared_logits"
 # the draft runners whose logits view comes from the same process-wide GraphSharedOutput:
 # EAGLE's draft-extend runner (eagle_draft_extend_cuda_graph_runner.py:249-253) and
