@@ -187,7 +187,8 @@ def compare(argv: tuple[str, ...], gpu_mem_gb: float | None = 80) -> dict[str, l
 RUNNER_OF = {"target": "target", "drafter": "draft", "draft_extend": "draft_extend",
              # DFLASH's draft DecodeCudaGraphRunner and the multi-layer EAGLE composite
              # (issue 23, s47r: static lines only)
-             "dflash_draft": "dflash_draft", "mtp_draft_extend": "mtp_draft_extend"}
+             "dflash_draft": "dflash_draft", "mtp_draft_extend": "mtp_draft_extend",
+             "dspark_draft": "dspark_draft"}
 User = tuple[int, str, str]  # (steps, SGLang runner, buffer)
 
 

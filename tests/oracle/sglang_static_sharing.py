@@ -38,7 +38,8 @@ def compare(argv: tuple[str, ...]) -> tuple[list[str], dict[str, int], Any] | No
     the line, SGLang builds no draft runner, or the line is adaptive (the adaptive oracle's)."""
     sg = sc.sglang(argv, 80)
     if sg.rejected is not None or not sg.runners or not (
-            {"draft_extend", "dflash_draft", "mtp_draft_extend"} & set(sg.runners)):
+            {"draft_extend", "dflash_draft", "mtp_draft_extend", "dspark_draft"}
+            & set(sg.runners)):
         return None
     r = sg.resolved
     assert isinstance(r, so.Resolved)

@@ -6,7 +6,8 @@ Two mechanisms make one tensor of what graphfit would otherwise plan per runner:
   16-41): every runner that calls `share_buffers()` on its buffer set (the decode / target
   verify runner, decode_cuda_graph_runner.py:507-509; the EAGLE draft runner,
   speculative/eagle_draft_cuda_graph_runner.py:287; the draft-extend runner,
-  speculative/eagle_draft_extend_cuda_graph_runner.py:297, all but `select_index`) gets, for
+  speculative/eagle_draft_extend_cuda_graph_runner.py:297, all but `select_index`; DFLASH's
+  draft DecodeCudaGraphRunner, the same call on the draft model runner) gets, for
   a field of the same name, numel, dtype and device as an earlier one, a view of that earlier
   tensor. The pool is keyed by size, so only same-sized fields coalesce: across SGLang's
   adaptive states the request-axis fields (one row per request of the same max_bs) and the
