@@ -25,6 +25,7 @@ from graphfit.inputs import (
     flagtable,
     sglang_a2a,
     sglang_draft,
+    sglang_draft_quant,
     sglang_draft_shape,
     sglang_dspark,
     sglang_dspark_mask,
@@ -193,6 +194,7 @@ def finish(values: Mapping[str, Any], settings: list[Setting]
     shape, shape_notes = sglang_draft_shape.settings(values)  # the draft's vocab / dtype
     settings, notes = settings + shape, notes + shape_notes
     settings += sglang_inkling_draft.settings(values)  # an Inkling draft's conv state (s47m)
+    settings = settings + sglang_draft_quant.settings(values)  # the draft's quantization
     notes += sglang_model_impl.multimodal_switches(values)
     notes += sglang_mamba_flags.line(values)  # mamba_hook.py's checks across flags
     a2a, a2a_notes = sglang_a2a.graphs_off(values)
@@ -230,5 +232,7 @@ READER = LineReader(Engine.SGLANG, parse, sglang_args.LINE_KEYS,
                                "json_model_override_args",
                                # read by graphfit.inputs.sglang_draft_shape (a local map's
                                # length, graphfit.inputs.sglang_token_map)
-                               "speculative_token_map"}),
+                               "speculative_token_map",
+                               # read by graphfit.inputs.sglang_draft_quant
+                               "speculative_draft_model_quantization"}),
                     label, finish, draft_model)

@@ -18,8 +18,15 @@ NEXTN with topk 1 and fa3 through (`_override_refuses`). It loads the draft's co
   (:1037-1041), draft tokens other than steps + 1 (:1050-1051).
 
 Then it settles steps, topk 1 and steps + 1 draft tokens (:1052-1058), before SGLang's
-generic defaults could pick others: graphfit sets the same three. A draft that is a hub id is
-not downloaded: nothing is checked and a note says so.
+generic defaults could pick others: graphfit sets the same three.
+
+A draft that is a hub id is not downloaded, so its config checks (:1024-1034) are not made
+(a note says so). What follows them does not read the draft when the line gives the steps,
+so it is restated whatever the hub config holds (issue 23, s47r): a token map is refused
+(SGLang refuses it, or an earlier config check does), and so are explicit steps below 1 and
+draft tokens other than steps + 1; explicit steps S settle S / 1 / S + 1, as SGLang does
+whenever the server starts. Without the steps they are the hub config's num_draft_slots
+(:1038-1039), unknown here: the note says so.
 """
 
 from __future__ import annotations
@@ -89,6 +96,29 @@ def _override_refuses(values: Mapping[str, Any]) -> bool:
             or bool(values.get("enable_multi_layer_eagle")))
 
 
+def _hub(values: Mapping[str, Any], draft: str) -> tuple[list[Setting], list[str]]:
+    """The hook's checks that need no draft config, for a hub-id draft (module docstring)."""
+    note = (f"IQuest Q1: the MTP draft {draft} has no local config.json: SGLang's checks of "
+            f"it ({HOOK}:1024-1034) are not made here")
+    either = "whatever its hub config holds; or a config check first"
+    if values.get("speculative_token_map") is not None:
+        raise _refuse("MTP uses its own full-vocabulary embedding and head.",
+                      f"{HOOK}:1035-1036, {either}")
+    steps = values.get("speculative_num_steps")
+    if steps is None:
+        return [], [f"{note}; its steps are the config's num_draft_slots ({HOOK}:1038-1039), "
+                    f"not read: graphfit's defaults stand"]
+    if _int(steps) is None or steps < 1:
+        raise _refuse("MTP requires positive speculative_num_steps.",
+                      f"{HOOK}:1040-1041, {either}")
+    if values.get("speculative_num_draft_tokens") not in (None, steps + 1):
+        raise _refuse("MTP verification width must equal draft steps + 1.",
+                      f"{HOOK}:1050-1051, {either}")
+    return [Setting("num_speculative_tokens", steps, ORIGIN, COMMAND_LINE),
+            Setting("speculative_eagle_topk", 1, ORIGIN, COMMAND_LINE),
+            Setting("speculative_num_draft_tokens", steps + 1, ORIGIN, COMMAND_LINE)], [note]
+
+
 def line(values: Mapping[str, Any]) -> tuple[list[Setting], list[str]]:
     """The settled speculation of an IQuest Q1 line with a local MTP draft, or SGLang's
     refusal (module docstring); nothing for any other line."""
@@ -115,8 +145,7 @@ def line(values: Mapping[str, Any]) -> tuple[list[Setting], list[str]]:
         return [], []
     draft_path = model_config.config_path(str(draft))
     if draft_path is None:
-        return [], [f"IQuest Q1: the MTP draft {draft} has no local config.json: SGLang's "
-                    f"checks of it ({HOOK}:1024-1036) are not made here"]
+        return _hub(values, str(draft))
     data = load_json(draft_path, "model config")
     if not isinstance(data, dict) or data.get("model_type") != DRAFT_TYPE:
         raise _refuse("IQuest Q1 requires an independent MTP draft checkpoint.",

@@ -415,7 +415,8 @@ class EngineConfig:
             moe_tensor_parallel_size: int | None = None,
             moe_cluster_parallel_size: int | None = None,
             inkling_draft_conv_state: tuple[int, ...] | None = None,
-            nnodes: int = 1) -> None: ...
+            nnodes: int = 1,
+            draft_quantization: str | None = None) -> None: ...
 
     def __post_init__(self) -> None:
         set_ = object.__setattr__
@@ -1289,6 +1290,11 @@ class EngineConfig:
     def nnodes(self) -> int:
         """SglangOptions.nnodes."""
         return cast(int, self._option("nnodes"))
+
+    @property
+    def draft_quantization(self) -> str | None:
+        """SglangOptions.draft_quantization."""
+        return cast("str | None", self._option("draft_quantization"))
 
     @property
     def hook_cudagraph_mode(self) -> str | None:

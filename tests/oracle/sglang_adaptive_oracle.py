@@ -184,7 +184,11 @@ def compare(argv: tuple[str, ...], gpu_mem_gb: float | None = 80) -> dict[str, l
 # sglang_shared), observed on SGLang's own objects
 # --------------------------------------------------------------------------------------------
 
-RUNNER_OF = {"target": "target", "drafter": "draft", "draft_extend": "draft_extend"}
+RUNNER_OF = {"target": "target", "drafter": "draft", "draft_extend": "draft_extend",
+             # DFLASH's draft DecodeCudaGraphRunner and the multi-layer EAGLE composite
+             # (issue 23, s47r: static lines only)
+             "dflash_draft": "dflash_draft", "mtp_draft_extend": "mtp_draft_extend",
+             "dspark_draft": "dspark_draft"}
 User = tuple[int, str, str]  # (steps, SGLang runner, buffer)
 
 
@@ -294,8 +298,11 @@ def modelled_users(plan: Any, built: dict[int, dict[str, so.Runner]]) -> set[Use
         if base in RUNNER_OF:
             ours |= {(steps_of["." + tail if dot else ""], RUNNER_OF[base], b.name)
                      for b in comp.buffers}
+    # only buffers whose tensor the runner object holds (DFLASH's sampler buffers sit on
+    # the sampler, outside the runner's buffer set: their sizes are the DFLASH oracle's)
     theirs = {(steps, run.name, name) for steps, runners in built.items()
-              for run in runners.values() for name in run.buffers}
+              for run in runners.values() for name in run.buffers
+              if _live(run, name) is not None}
     return ours & theirs
 
 

@@ -37,7 +37,9 @@ def compare(argv: tuple[str, ...]) -> tuple[list[str], dict[str, int], Any] | No
     and draft-extend runners of a static speculative line; None when either side refuses
     the line, SGLang builds no draft runner, or the line is adaptive (the adaptive oracle's)."""
     sg = sc.sglang(argv, 80)
-    if sg.rejected is not None or not sg.runners or "draft_extend" not in sg.runners:
+    if sg.rejected is not None or not sg.runners or not (
+            {"draft_extend", "dflash_draft", "mtp_draft_extend", "dspark_draft"}
+            & set(sg.runners)):
         return None
     r = sg.resolved
     assert isinstance(r, so.Resolved)

@@ -70,3 +70,44 @@ def test_planted_errors_show(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.undo()
     monkeypatch.setattr(rules, "DEFAULT_SLOTS", 3)
     assert iq.compare(LINES[0][0])[0] == "differs"
+
+
+# issue 23, s47r: a hub-id draft. SGLang is never run on the hub id (it would download);
+# the rule is that what follows the config checks does not read the draft when the line
+# gives the steps, so SGLang runs on several local drafts that pass those checks (slots
+# default / 2 / 9) and must answer alike, and graphfit's hub-id answer must be that answer.
+HUB = "iquest/IQuest-Q1-MTP"
+HUB_LINES = [
+    ("--speculative-num-steps", "2"),
+    ("--speculative-num-steps", "4", "--speculative-num-draft-tokens", "5"),
+    ("--speculative-num-steps", "2", "--speculative-num-draft-tokens", "5"),
+    ("--speculative-num-steps", "3", "--speculative-token-map", "hot.pt"),
+    ("--speculative-token-map", "hot.pt"),
+]
+
+
+def _hub_verdict(extra: tuple[str, ...]) -> tuple[str, object]:
+    answers = {iq.sglang((*ALGO, iq.draft(**slots), *extra))
+               for slots in ({}, {"num_draft_slots": 2}, {"num_draft_slots": 9})}
+    assert len(answers) == 1, answers  # the premise: the draft's config does not decide
+    return answers.pop()
+
+
+@pytest.mark.parametrize("extra", HUB_LINES, ids=[" ".join(x) for x in HUB_LINES])
+def test_hub_draft_lines(extra: tuple[str, ...]) -> None:
+    theirs, ours = _hub_verdict(extra), iq.graphfit((*ALGO, HUB, *extra))
+    assert theirs[0] == ours[0], (theirs, ours)
+    if theirs[0] == "refused":
+        assert str(theirs[1]).removeprefix("ValueError: ").rstrip(".") in str(ours[1]), ours
+    else:
+        assert theirs[1] == ours[1], (theirs, ours)
+
+
+def test_hub_draft_planted(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The hub-id draft only noted (main before s47r): the refusals are planned."""
+    from graphfit.inputs import sglang_iquest_mtp as rules
+
+    monkeypatch.setattr(rules, "_hub", lambda values, draft: ([], []))
+    differ = [extra for extra in HUB_LINES
+              if iq.graphfit((*ALGO, HUB, *extra))[0] != _hub_verdict(extra)[0]]
+    assert len(differ) >= 3, differ

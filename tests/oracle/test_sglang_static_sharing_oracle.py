@@ -18,7 +18,9 @@ from tests.oracle.paths import require
 
 require("sglang")  # skip locally / fail in CI when the sources were not fetched
 
+from tests.oracle import sglang_dflash_compare as dc  # noqa: E402
 from tests.oracle import sglang_draft_shape as ds  # noqa: E402
+from tests.oracle import sglang_dspark_compare as kc  # noqa: E402
 from tests.oracle import sglang_static_sharing as ss  # noqa: E402
 
 
@@ -78,3 +80,65 @@ def test_static_sharing_planted(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(sglang_shared, "LOGITS_RUNNERS", frozenset({"target"}))
     diffs = ss.compare(argv)[0]  # type: ignore[index]
     assert any("next_token_logits_buffer" in d and "only SGLang" in d for d in diffs), diffs
+
+
+def _dflash(drafts: int, running: int, **draft: Any) -> tuple[str, ...]:
+    return ("--max-running-requests", str(running), "--speculative-algorithm", "DFLASH",
+            "--speculative-num-draft-tokens", str(drafts), dc.DRAFT,
+            dc.draft_dir({"block_size": drafts, **draft}))
+
+
+DFLASH = [
+    # DFLASH's draft DecodeCudaGraphRunner calls the same share_buffers() as the target
+    # (decode_cuda_graph_runner.py:505-509) and views the same GraphSharedOutput (:466-477)
+    _dflash(8, 24),
+    _dflash(4, 8, vocab_size=32000),  # its own vocabulary: its own logits tensor
+]
+
+
+@pytest.mark.parametrize("argv", DFLASH)
+def test_dflash_draft_shares_like_sglang(argv: tuple[str, ...]) -> None:
+    """issue 23, s47r: the DFLASH draft runner's inputs are the target's tensors."""
+    figures = _agree(argv)
+    assert figures["shared_tensors"] >= 10, figures
+
+
+def test_multi_layer_composite_shares_nothing() -> None:
+    """The multi-layer EAGLE composite allocates its one buffer set itself, outside the
+    pool and GraphSharedOutput (multi_layer_eagle_draft_extend_cuda_graph_runner.py:
+    624-627, 658-760): SGLang makes no tensor of two runners' buffers, nor does graphfit."""
+    figures = _agree(ds.line("EAGLE", _eagle(), "--enable-multi-layer-eagle"))
+    assert figures["shared_tensors"] == 0, figures
+
+
+def test_dflash_sharing_planted(monkeypatch: pytest.MonkeyPatch) -> None:
+    """DFLASH's draft runner left out of the pooled runners (main before s47r), or out of the
+    logits runners, is caught: SGLang makes one tensor graphfit counts twice."""
+    from graphfit.planner.engines import sglang_shared
+
+    argv = DFLASH[0]
+    pooled = {k: v for k, v in sglang_shared.POOLED.items() if k != "dflash_draft"}
+    monkeypatch.setattr(sglang_shared, "POOLED", pooled)
+    diffs, figures, _ = ss.compare(argv)  # type: ignore[misc]
+    assert any("'input_ids'" in d and "only SGLang" in d for d in diffs), diffs
+    assert figures["graphfit_bytes"] > figures["sglang_bytes"]
+    monkeypatch.undo()
+    monkeypatch.setattr(sglang_shared, "LOGITS_RUNNERS",
+                        sglang_shared.LOGITS_RUNNERS - {"dflash_draft"})
+    diffs = ss.compare(argv)[0]  # type: ignore[index]
+    assert any("next_token_logits_buffer" in d and "only SGLang" in d for d in diffs), diffs
+
+
+
+DSPARK = ("--max-running-requests", "48", "--speculative-algorithm", "DSPARK", kc.DRAFT,
+          kc.draft_dir("block_size", 8, True))
+
+
+def test_dspark_draft_sharing_is_a_known_gap() -> None:
+    """DSPARK's draft is the same plain DecodeCudaGraphRunner (dspark_worker_v2.py:581-621):
+    SGLang makes its request-axis inputs and logits view the target's tensors, graphfit does
+    not yet (docs/engines/sglang-coverage.md, s47r's Left). When this fails, the gap closed:
+    turn it into an agreement test."""
+    diffs, figures, _ = ss.compare(DSPARK)  # type: ignore[misc]
+    assert any("'seq_lens'" in d and "only SGLang" in d for d in diffs), diffs
+    assert figures["graphfit_bytes"] > figures["sglang_bytes"]

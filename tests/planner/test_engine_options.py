@@ -265,6 +265,7 @@ VALID: dict[str, st.SearchStrategy[Any]] = {
     "inkling_draft_conv_state": st.sampled_from([None, (6, 4, 4, 64, 2, 128, 1024),
                                                  [1, 2, 1, 1, 1, 1, 1]]),
     "nnodes": st.integers(1, 16),
+    "draft_quantization": st.sampled_from([None, "fp8", "mxfp8", "w4afp8"]),
 }
 INVALID: dict[str, st.SearchStrategy[Any]] = {
     "vit": st.sampled_from([
@@ -474,6 +475,7 @@ INVALID: dict[str, st.SearchStrategy[Any]] = {
     "inkling_draft_conv_state": st.sampled_from(["6,4", (6, 4), (6, 1, 4, 64, 2, 128, 1024),
                                                  (6, 4, 0, 64, 2, 128, 1024)]),
     "nnodes": st.sampled_from([0, -2, True, 2.0, "2", None]),
+    "draft_quantization": st.sampled_from(["", 3, True, "x" * 41]),
 }
 
 
@@ -772,6 +774,6 @@ def test_the_plan_3_document_writes_the_options_object() -> None:
         "attention_backend_flag": None, "dp_replicas": 1,
         "enable_hisparse": False, "dsv4_attn_backend": None,
         "enable_encoder_swa_bounded_replay": False, "inkling_draft_conv_state": None,
-        "nnodes": 1}
+        "nnodes": 1, "draft_quantization": None}
     assert not set(config) & set(LEGACY_KEYWORDS)
     assert EngineConfig.from_dict(config).tp_size == 2

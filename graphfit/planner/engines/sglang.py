@@ -44,6 +44,7 @@ from graphfit.planner.engines import (
     sglang_dcp,
     sglang_deepep_class,
     sglang_deepep_v2,
+    sglang_draft_quant,
     sglang_dsv4_plan,
     sglang_dwdp,
     sglang_elastic_ep,
@@ -694,6 +695,7 @@ class SglangModel:
             after, default_chunked_prefill_size(config.gpu_memory_gb))
         sglang_megamoe.check_compat(config)
         sglang_quantization.check(config)  # ModelConfig / handle_moe_kernel_config
+        sglang_draft_quant.check(config)  # the draft model loader's GPU / dtype checks
         sglang_eplb_checks.check(config)  # handle_eplb_and_dispatch
         quant = (sglang_quantization.resolved_flag(config)
                  if sglang_quantization.flag_known(config) else None)

@@ -597,6 +597,7 @@ class SglangOptions(EngineOptions):
     enable_encoder_swa_bounded_replay: bool = False
     inkling_draft_conv_state: tuple[int, ...] | None = None
     nnodes: int = 1
+    draft_quantization: str | None = None
 
     def __post_init__(self) -> None:
         gb = self.gpu_memory_gb
@@ -609,6 +610,10 @@ class SglangOptions(EngineOptions):
         true_false("two_batch_overlap", self.two_batch_overlap)
         true_false("enable_hisparse", self.enable_hisparse)
         true_false("enable_encoder_swa_bounded_replay", self.enable_encoder_swa_bounded_replay)
+        quant = self.draft_quantization
+        if quant is not None and not (isinstance(quant, str) and 0 < len(quant) <= 40):
+            raise ConfigError(f"draft_quantization: expected a quantization method name, got "
+                              f"{excerpt(self.draft_quantization)}")
         if self.dsv4_attn_backend not in (None, "auto", "flashmla", "flashmla_mega", "trtllm"):
             raise ConfigError(f"dsv4_attn_backend: expected auto, flashmla, flashmla_mega or "
                               f"trtllm, got {excerpt(self.dsv4_attn_backend)}")

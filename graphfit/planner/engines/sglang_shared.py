@@ -6,7 +6,8 @@ Two mechanisms make one tensor of what graphfit would otherwise plan per runner:
   16-41): every runner that calls `share_buffers()` on its buffer set (the decode / target
   verify runner, decode_cuda_graph_runner.py:507-509; the EAGLE draft runner,
   speculative/eagle_draft_cuda_graph_runner.py:287; the draft-extend runner,
-  speculative/eagle_draft_extend_cuda_graph_runner.py:297, all but `select_index`) gets, for
+  speculative/eagle_draft_extend_cuda_graph_runner.py:297, all but `select_index`; DFLASH's
+  draft DecodeCudaGraphRunner, the same call on the draft model runner) gets, for
   a field of the same name, numel, dtype and device as an earlier one, a view of that earlier
   tensor. The pool is keyed by size, so only same-sized fields coalesce: across SGLang's
   adaptive states the request-axis fields (one row per request of the same max_bs) and the
@@ -44,9 +45,15 @@ POOLED: dict[str, frozenset[str]] = {
     "target": frozenset({TBO_SPLIT_BUFFER}),
     "drafter": frozenset({"temperatures", "top_ks"}),
     "draft_extend": frozenset({"select_index"}),
+    # DFLASH's draft DecodeCudaGraphRunner on the draft model runner: the same
+    # share_buffers() call as the target's (decode_cuda_graph_runner.py:505-509; no early
+    # verify staging on a draft worker, :1814-1827); its sampler's buffers sit outside the
+    # set under names no other runner has (issue 23, s47r)
+    "dflash_draft": frozenset({TBO_SPLIT_BUFFER}),
 }
 LOGITS = "next_token_logits_buffer"
-LOGITS_RUNNERS = frozenset({"target", "draft_extend"})
+# (DFLASH's draft runner views the same GraphSharedOutput, decode_cuda_graph_runner.py:466-477)
+LOGITS_RUNNERS = frozenset({"target", "draft_extend", "dflash_draft"})
 LOGITS_SHARED = "graph_shared_logits"
 # the draft runners whose logits view comes from the same process-wide GraphSharedOutput:
 # EAGLE's draft-extend runner (eagle_draft_extend_cuda_graph_runner.py:249-253) and

@@ -1,0 +1,82 @@
+"""graphfit.inputs.sglang_draft_quant on pasted lines: a refusal is one `error:` line and
+exit 2; a draft whose checkpoint carries quantization metadata, a hub-id draft or a flag that
+is not restated are planned as before; the method reaches the options for the planner's
+checks. SGLang's own answers are compared in tests/oracle/test_sglang_draft_quant_oracle.py."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from tests.helpers import run_cli
+
+LLAMA = {"model_type": "llama", "hidden_size": 1024, "num_hidden_layers": 2,
+         "num_attention_heads": 8, "vocab_size": 32000, "torch_dtype": "bfloat16"}
+
+
+def _dirs(root: Path, **draft: object) -> tuple[str, str]:
+    target, drafted = root / "target", root / "draft"
+    for directory, config in ((target, {"architectures": ["LlamaForCausalLM"], **LLAMA}),
+                              (drafted, {"architectures": ["LlamaForCausalLMEagle"], **LLAMA,
+                                         **draft})):
+        directory.mkdir()
+        (directory / "config.json").write_text(json.dumps(config))
+    return str(target), str(drafted)
+
+
+def _plan(target: str, draft: str, *extra: str, gpu: str = "H100") -> tuple[int, str, str]:
+    return run_cli(["plan", "--json", "--gpu-memory-gb", gpu, "--", "python", "-m",
+                    "sglang.launch_server", "--model-path", target,
+                    "--speculative-algorithm", "EAGLE", "--speculative-draft-model-path",
+                    draft, *extra])
+
+
+def _one_error(code: int, text: str) -> str:
+    assert code == 2, text
+    errors = [line for line in text.splitlines() if line.startswith("error:")]
+    assert len(errors) == 1 and len(errors[0]) <= 207 and "Traceback" not in text, text
+    return errors[0]
+
+
+@pytest.mark.parametrize(("flag", "words"), [
+    ("gptq", "Unknown quantization method: gptq"),
+    ("awq", "Cannot find the config file for awq"),
+    ("quark", "Either quant_config or online_scheme"),
+])
+def test_refusals_are_one_error_line(tmp_path: Path, flag: str, words: str) -> None:
+    target, draft = _dirs(tmp_path)
+    code, _, text = _plan(target, draft, "--speculative-draft-model-quantization", flag)
+    assert words in _one_error(code, text)
+
+
+def test_the_planner_checks_the_gpu(tmp_path: Path) -> None:
+    target, draft = _dirs(tmp_path)
+    line = ("--speculative-draft-model-quantization", "mxfp8")
+    assert "compute capability 100" in _one_error(*_plan(target, draft, *line)[::2])
+    code, out, text = _plan(target, draft, *line, gpu="B200")
+    assert code == 0, text
+    assert json.loads(out)["config"]["options"]["draft_quantization"] == "mxfp8"
+
+
+def test_unquant_and_no_flag_set_nothing(tmp_path: Path) -> None:
+    target, draft = _dirs(tmp_path)
+    for extra in ((), ("--quantization", "fp8", "--speculative-draft-model-quantization",
+                       "unquant")):
+        code, out, text = _plan(target, draft, *extra)
+        assert code == 0, text
+        assert json.loads(out)["config"]["options"].get("draft_quantization") is None
+
+
+def test_not_restated_drafts_are_planned(tmp_path: Path) -> None:
+    """A draft with its own quantization_config (SGLang may take its method instead), a
+    quantization file beside an unquantized config, a hub-id draft: nothing is checked."""
+    flag = ("--speculative-draft-model-quantization", "awq")
+    target, draft = _dirs(tmp_path, quantization_config={"quant_method": "fp8"})
+    assert _plan(target, draft, *flag)[0] == 0
+    (Path(draft) / "config.json").write_text(json.dumps(
+        {"architectures": ["LlamaForCausalLMEagle"], **LLAMA}))
+    (Path(draft) / "quant_config.json").write_text("{}")
+    assert _plan(target, draft, *flag)[0] == 0
+    assert _plan(target, "org/some-eagle-draft", *flag)[0] == 0

@@ -1,0 +1,121 @@
+"""SGLang 0.5.23's own answer for the draft model's quantization on one pasted line: the
+server arguments resolved by SGLang (`_handle_missing_default_values` gives the draft the
+target's flag when `--speculative-draft-model-quantization` is absent, serving_hook.py:
+676-708), then the draft's `ModelConfig.from_server_args(..., is_draft_model=True)` (its
+constructor runs `_verify_quantization`, configs/model_config.py:923-978, 2000-2160), then the
+draft model loader's `_get_quantization_config` (model_loader/loader.py:214-270: the config
+class built from the draft directory, its GPU and dtype checks).
+
+The loader's model-class lookup is glue (an empty class, as in
+sglang_quant_capability_oracle): the config class reads only its mappings. The GPU is the
+oracle's fake CUDA device of the given capability.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cache
+
+from tests.oracle import sglang_oracle as so
+from tests.oracle import sglang_stubs
+
+
+@dataclass(frozen=True)
+class Answer:
+    """stage: "args" (argument resolution refused), "verify" (the draft ModelConfig refused),
+    "loader" (the draft loader refused: config file, GPU or dtype), "started" (the config was
+    built and passed both checks) or "none" (the draft has no quantization). method: the
+    draft ModelConfig's final quantization. said: SGLang's message."""
+
+    stage: str
+    method: str | None = None
+    said: str = ""
+
+
+@cache
+def answer(argv: tuple[str, ...], capability: int = 90, target: str | None = None) -> Answer:
+    """SGLang's answer for `argv` (a line naming a local draft directory) on a GPU of
+    `capability` (90: SM 9.0): the target's ModelConfig and loader first (a stop there is
+    stage "target: ..."), then the draft's. `target`: the target model directory (default:
+    the oracle's Llama)."""
+    resolved = so.resolve(argv, capability=divmod(capability, 10), model=target)
+    if isinstance(resolved, so.Rejected):
+        return Answer("args", said=resolved.text[:300])
+    record = resolved.record
+    stop = _load(record, None, capability)
+    if stop.stage not in ("started", "none"):
+        return Answer(f"target {stop.stage}", stop.method, stop.said)
+    return _load(record, str(record.speculative_draft_model_path), capability)
+
+
+def _load(record: object, draft: str | None, capability: int) -> Answer:
+    """SGLang's ModelConfig of the target (`draft` None) or of the draft directory, then its
+    loader's `_get_quantization_config`."""
+    with sglang_stubs.stubbed(), sglang_stubs.fake_cuda(80 * 1024,
+                                                        capability=divmod(capability, 10)):
+        from sglang.srt.configs.load_config import LoadConfig
+        from sglang.srt.configs.model_config import ModelConfig
+        from sglang.srt.model_loader import loader
+
+        try:
+            if draft is None:
+                config = ModelConfig.from_server_args(record)
+            else:
+                config = ModelConfig.from_server_args(record, model_path=draft,
+                                                      is_draft_model=True)
+        except (ValueError, TypeError, AttributeError) as exc:
+            return Answer("verify", said=str(exc)[:300])
+        if config.quantization is None:
+            return Answer("none")
+        method = str(config.quantization)
+        saved = loader.get_model_architecture
+        loader.get_model_architecture = lambda model_config: (type("Glue", (), {}), "Glue")
+        try:
+            loader._get_quantization_config(config, LoadConfig())
+        except Exception as exc:  # any stop of the loader: the worker does not start
+            return Answer("loader", method, f"{type(exc).__name__}: {exc}"[:300])
+        finally:
+            loader.get_model_architecture = saved
+    return Answer("started", method)
+
+
+@cache
+def planned(argv: tuple[str, ...], gpu: str, target: str | None = None) -> tuple[int, str]:
+    """graphfit's (exit code, last error line) on `python -m sglang.launch_server
+    --model-path TARGET ARGV` (the oracle's target directory) pasted into
+    `graphfit plan --gpu-memory-gb GPU`."""
+    from graphfit.cli.options import PASTED
+    from tests.oracle import sglang_compare as sc
+
+    token = PASTED.set(("python", "-m", "sglang.launch_server", "--model-path",
+                        target or str(so.oracle().model_dir), *argv))
+    try:
+        code, _, output = sc.run_graphfit(["plan", "--gpu-memory-gb", gpu])
+    finally:
+        PASTED.reset(token)
+    errors = [ln for ln in output.splitlines() if ln.startswith("error:")]
+    return code, (errors[-1] if errors else "")
+
+
+# SGLang stops that depend on this process, not on the line: an optional package
+# (humming-kernels) and the tensor-parallel rank the oracle does not publish
+# (quark_int4fp8_moe's config class); graphfit does not restate either
+_ENVIRONMENT = ("humming-kernels", "has not been written in this process")
+
+
+def compare(argv: tuple[str, ...], gpu: str, target: str | None = None
+            ) -> tuple[str, str, bool | None]:
+    """(SGLang's outcome, graphfit's, whether they agree; None: not comparable). Outcomes:
+    "starts" or "refused: <message>"."""
+    from graphfit.inputs.gpus import gpu_capability
+
+    capability = gpu_capability(gpu)
+    assert capability is not None, gpu
+    theirs = answer(argv, capability, target)
+    if any(mark in theirs.said for mark in _ENVIRONMENT):
+        return f"{theirs.stage}: {theirs.said}", "", None
+    code, error = planned(argv, gpu, target)
+    ours = "starts" if code == 0 else f"refused: {error}"
+    sglang_starts = theirs.stage in ("started", "none")
+    outcome = "starts" if sglang_starts else f"refused: {theirs.stage}: {theirs.said}"
+    return outcome, ours, sglang_starts == (code == 0)

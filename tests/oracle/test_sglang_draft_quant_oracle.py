@@ -1,0 +1,129 @@
+"""graphfit == SGLang 0.5.23 on the draft model's quantization (graphfit.inputs.
+sglang_draft_quant, graphfit.planner.engines.sglang_draft_quant): SGLang's own argument
+resolution, then the target's and the draft's ModelConfig and model loader
+(tests.oracle.sglang_draft_quant), against `graphfit plan` of the same pasted line.
+
+Each fixed case also asserts which side of SGLang's start it is (read off SGLang), so a case
+that stops exercising its rule fails instead of passing quietly."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from tests.oracle.paths import require
+
+require("sglang")  # skip locally / fail in CI when the sources were not fetched
+
+from graphfit.inputs import sglang_cli  # noqa: E402
+from graphfit.planner.engines import sglang as sglang_engine  # noqa: E402
+from tests.oracle import sglang_draft_quant as dq  # noqa: E402
+from tests.oracle import sglang_draft_shape as ds  # noqa: E402
+from tests.oracle import sglang_quant_capability_compare as cc  # noqa: E402
+
+DRAFT = "--speculative-draft-model-quantization"
+
+
+def _line(draft: str, *extra: str) -> tuple[str, ...]:
+    return ("--speculative-algorithm", "EAGLE", "--speculative-draft-model-path", draft,
+            *extra)
+
+
+def _bf16() -> str:
+    return ds.draft("LlamaForCausalLMEagle", torch_dtype="bfloat16")
+
+
+def _fp16() -> str:
+    return ds.draft("LlamaForCausalLMEagle", torch_dtype="float16")
+
+
+def _fp8_draft() -> str:  # a draft checkpoint with its own quantization_config
+    return ds.draft("LlamaForCausalLMEagle", torch_dtype="bfloat16",
+                    quantization_config={"quant_method": "fp8", "activation_scheme": "dynamic",
+                                         "weight_block_size": [128, 128]})
+
+
+# (case, draft, extra flags, GPU, target layout, SGLang starts, the stage or text it stops at)
+CASES = [
+    ("NVFP4 target, draft inherits modelopt", _bf16, ("--quantization", "modelopt"), "B200",
+     "modelopt_nvfp4", False, "Cannot find the config file for modelopt"),
+    ("AWQ target, draft inherits awq_marlin", _bf16, ("--quantization", "awq_marlin"),
+     "A100", "awq_4bit", False, "Cannot find the config file for awq_marlin"),
+    ("draft flag gptq", _bf16, (DRAFT, "gptq"), "H100", None, False,
+     "Unknown quantization method"),
+    ("mxfp8 below SM100", _bf16, (DRAFT, "mxfp8"), "H100", None, False,
+     "Minimum capability: 100"),
+    ("mxfp8 on SM100", _bf16, (DRAFT, "mxfp8"), "B200", None, True, ""),
+    ("awq without its file", _bf16, (DRAFT, "awq"), "A100", None, False,
+     "Cannot find the config file"),
+    ("compressed-tensors built bare", _bf16, (DRAFT, "compressed-tensors"), "H100", None,
+     False, "CompressedTensorsConfig"),
+    ("w4afp8 on a float16 draft", _fp16, (DRAFT, "w4afp8"), "H100", None, False,
+     "not supported for quantization method w4afp8"),
+    ("w4afp8 on a bfloat16 draft", _bf16, (DRAFT, "w4afp8"), "H100", None, True, ""),
+    ("draft unquant over --quantization fp8", _bf16,
+     ("--quantization", "fp8", DRAFT, "unquant"), "H100", None, True, ""),
+    ("a quantized draft keeps its own method", _fp8_draft, (DRAFT, "awq"), "H100", None,
+     True, ""),
+]
+REFUSING = [case for case in CASES if not case[5]]
+
+
+def _compare(case: tuple[object, ...]) -> tuple[str, str, bool | None]:
+    _label, draft, extra, gpu, layout, _starts, _stop = case
+    target = cc.model_dir(layout) if layout is not None else None  # type: ignore[arg-type]
+    return dq.compare(_line(draft(), *extra), gpu, target)  # type: ignore[operator, arg-type]
+
+
+@pytest.mark.parametrize("case", CASES, ids=[case[0] for case in CASES])
+def test_fixed_lines_agree(case: tuple[object, ...]) -> None:
+    theirs, ours, agree = _compare(case)
+    starts, stop = case[5], case[6]
+    assert (theirs == "starts") is starts, theirs  # the case exercises its rule
+    assert stop in theirs, theirs
+    # the draft's ModelConfig or loader decided, not the arguments nor the target
+    assert not theirs.startswith(("refused: target", "refused: args")), theirs
+    assert agree, f"SGLang: {theirs}\ngraphfit: {ours}"
+
+
+@settings(max_examples=8)
+@given(flag=st.sampled_from(["fp8", "mxfp8", "nvfp4_online", "modelopt_fp4", "w4afp8",
+                             "w8a8_fp8", "bitsandbytes", "gguf", "mxfp4", "awq_marlin",
+                             "modelopt_fp8", "quark", "mlx_q4", "unquant"]),
+       gpu=st.sampled_from(["T4", "A100", "L4", "H100", "B200"]),
+       dtype=st.sampled_from([(), ("--dtype", "float16"), ("--dtype", "bfloat16")]),
+       half_draft=st.booleans(), inherited=st.booleans())
+def test_generated_lines_agree(flag: str, gpu: str, dtype: tuple[str, ...],
+                               half_draft: bool, inherited: bool) -> None:
+    """Generated unquantized-draft lines: the draft flag, or (when the target starts with
+    it) the target's flag inherited; a GPU on each side of the bars; the draft's dtype."""
+    draft = _fp16() if half_draft else _bf16()
+    given_flag = ("--quantization", flag) if inherited else (DRAFT, flag)
+    theirs, ours, agree = dq.compare(_line(draft, *given_flag, *dtype), gpu)
+    assert agree is not False, f"SGLang: {theirs}\ngraphfit: {ours}"
+
+
+def test_rule_off_is_caught(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Planted: the input rule and the planner check switched off (main's behaviour): every
+    refusing case then differs."""
+    monkeypatch.setattr(sglang_cli.sglang_draft_quant, "settings", lambda values: [])
+    monkeypatch.setattr(sglang_engine.sglang_draft_quant, "check", lambda config: None)
+    dq.planned.cache_clear()
+    try:
+        caught = [case[0] for case in REFUSING if _compare(case)[2] is False]
+    finally:
+        dq.planned.cache_clear()
+    assert caught == [case[0] for case in REFUSING]
+
+
+def test_planner_check_off_is_caught(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Planted: only the planner's GPU / dtype check off: the capability and dtype cases
+    differ, the input-side refusals still agree."""
+    monkeypatch.setattr(sglang_engine.sglang_draft_quant, "check", lambda config: None)
+    dq.planned.cache_clear()
+    try:
+        caught = {case[0] for case in REFUSING if _compare(case)[2] is False}
+    finally:
+        dq.planned.cache_clear()
+    assert caught == {"mxfp8 below SM100", "w4afp8 on a float16 draft"}
