@@ -107,8 +107,10 @@ def test_generated(seed: int) -> None:
     draw = rng.random()
     if draw < 0.5:
         case = pl.with_cap(case, rng)
-    elif draw < 0.75:
+    elif draw < 0.7:
         case = pl.with_replicas(case, rng)  # --dp-size replicas on a decode server (s44k)
+    elif draw < 0.85:
+        case = pl.with_stages(case, rng)  # pipeline stages (s47k)
     # graphfit's --weights-gb keeps two decimals; so does the draw
     assert pl.compare(case) is None, case
 
@@ -421,3 +423,47 @@ def test_dsv4_attn_backend_asserts_are_sglangs() -> None:
     # mega, trtllm's SM100 / HiSparse / CP / PD, V4.1's HiSparse and TRT-LLM with encoder
     # replay, encoder replay off V4.1 (:276-280)
     assert len(kinds) == 8, kinds
+
+
+# pipeline parallelism (issue 23, s47k): each stage sized over its own layers, the smallest
+# stage's count on every stage (sglang_dsv4_stages)
+STAGES = [
+    PlanCase(**V4, ratios=FLASH, sources=(), gpu_gb=80.0, weights_gb=40.0, pp=2),
+    PlanCase(**V4, ratios=FLASH, sources=(), gpu_gb=80.0, weights_gb=40.0, pp=3,
+             partition="2,11,2"),  # a first stage of ratio-0 layers only
+    PlanCase(**V4, ratios=FLASH, sources=(), gpu_gb=80.0, weights_gb=40.0, pp=2,
+             max_total_tokens=1_000_000),
+    PlanCase(**V4, ratios=FLASH, sources=(), gpu_gb=96.0, weights_gb=40.0, pp=4,
+             mode="decode", requests=16),
+    PlanCase(**V4, ratios=FLASH, sources=(), gpu_gb=80.0, weights_gb=40.0, pp=2,
+             partition="0,15"),  # an empty stage: both refuse
+    PlanCase(**V4, ratios=FLASH, sources=(), gpu_gb=80.0, weights_gb=40.0, pp=2,
+             partition="3,3"),  # not the model's layers: both refuse
+]
+
+
+@pytest.mark.parametrize("case", STAGES, ids=[str(i) for i in range(len(STAGES))])
+def test_pipeline_stages(case: Case) -> None:
+    assert pl.compare(case) is None
+
+
+def test_pipeline_stages_are_not_vacuous() -> None:
+    """SGLang sizes the first four lines: its stages' compress-state pools differ (stage
+    slices), its agreed count differs from the one-stage line's (each stage sizes fewer
+    layers, the smallest binds), the cap binds; it refuses the last two. graphfit's
+    refusals are one `error:` line."""
+    from tests.helpers import run_cli
+
+    results = [pl.sglang_side(c) for c in STAGES]
+    sized = [r for r in results if isinstance(r, dict)]
+    assert len(sized) == 4 and all(isinstance(r, str) for r in results[4:])
+    one = pl.sglang_side(GRID[0])
+    assert isinstance(one, dict) and sized[0]["full"] > one["full"]
+    assert sized[1]["c4_state"] == 0 < sized[1]["stage1_c4_state"]
+    assert sized[2]["full"] == 1_000_000 // 256 * 256
+    for case in STAGES[4:]:
+        env = [] if case.partition is None else [f"SGLANG_PP_LAYER_PARTITION={case.partition}"]
+        code, out, err = run_cli(["plan", "--gpu-memory-gb", "80", "--weights-gb", "40", "--",
+                                  *env, *pl.line(case)])
+        assert code == 2 and out == "" and err.startswith("error: "), err
+        assert len(err.strip().splitlines()) == 1 and len(err.strip()) <= 200 + 7, err

@@ -104,12 +104,31 @@ def test_the_runners_are_bounded_by_the_pool_shown(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize("values, flags, why", [
     ({}, [], "needs --weights-gb"),
-    ({"weights_gb": 40.0}, ["--pp-size", "2"], "pipeline stages"),
 ])
 def test_what_is_not_restated_is_said(tmp_path: Path, values: dict[str, object],
                                       flags: list[str], why: str) -> None:
     plan = _pasted(_model(tmp_path), flags, **values)
     assert f"not restated ({why}" in _pools(plan)
+
+
+def test_pipeline_stages_are_sized_and_their_assumption_said(tmp_path: Path) -> None:
+    """--pp-size 2 (s47k): the pools are shown with the later stage's layers and the
+    --weights-gb assumption; the live path with the same partition plans the same line; the
+    partition moves the figures (the stages' slices are read)."""
+    model = _model(tmp_path)
+    line = ["SGLANG_PP_LAYER_PARTITION=1,5", "python", "-m", "sglang.launch_server",
+            "--model-path", model, "--pp-size", "2", "--max-running-requests", "64"]
+    config = resolve_values({"gpu_memory_gb": 80.0, "weights_gb": 40.0}, environ={},
+                            pasted=commandline.read(line)).config()
+    shown = _pools(graphfit.plan(config))
+    assert "later stages: [1, 6) c4 state" in shown and "hold --weights-gb" in shown
+    args = types.SimpleNamespace(model_path=model, pp_size=2, max_running_requests=64)
+    live = graphfit.plan(from_sglang(args, environ={"SGLANG_PP_LAYER_PARTITION": "1,5"},
+                                     gpu_memory_gb=80.0, weights_gb=40.0))
+    assert _pools(live) == shown
+    even = _pools(_pasted(model, ["--pp-size", "2", "--max-running-requests", "64"],
+                          weights_gb=40.0))
+    assert "later stages: [3, 6) c4 state" in even and even != shown
 
 
 def test_the_environment_that_changes_the_layout_is_said(tmp_path: Path) -> None:

@@ -48,6 +48,7 @@ from graphfit.planner.engines.sglang_dsv4_pool import (
     decode_extra_slots,
     resolved_inputs,
 )
+from graphfit.planner.engines.sglang_dsv4_stages import stage_ranges, stage_shape
 from graphfit.planner.engines.sglang_kv_requests import kv_request_pool
 
 DEEPSEEK_V4 = "DeepseekV4ForCausalLM"
@@ -206,8 +207,6 @@ def layout_unmodelled(config: EngineSettings) -> str | None:
     sm100 = (config.gpu_capability or 0) >= 100 or bool(config.sm100)
     if reason is not None and (reason != AUTO_LAYOUT or sm100):
         return reason
-    if config.pp_size > 1:
-        return "pipeline stages' layer slices"
     if not sm100 or config.dsv4_pool_shape is None:
         return None
     head, ratios, _ = config.dsv4_pool_shape
@@ -240,14 +239,17 @@ def why_not(config: EngineSettings) -> str | None:
     return None
 
 
-def pool_of(config: EngineSettings) -> Dsv4Pool:
-    """The restated configurator for a (resolved) config whose shape is known."""
+def pool_of(config: EngineSettings, stage: tuple[int, int] | None = None) -> Dsv4Pool:
+    """The restated configurator for a (resolved) config whose shape is known; `stage`: the
+    pipeline stage's `[start, end)` layers (sglang_dsv4_stages), None for all of them."""
     from graphfit.planner.engines.sglang_prefill import default_chunked_prefill_size
 
     assert config.dsv4_pool_shape is not None
     head, ratios, sources = config.dsv4_pool_shape
     shape = Dsv4Shape(head[0], head[1], head[2], ratios, sources, head[3],
                       config.max_model_len)
+    if stage is not None:
+        shape = stage_shape(shape, *stage)
     spec = config.spec_method is not SpecMethod.NONE
     line = resolved_inputs(
         page_size=PAGE_SIZE, max_running_requests=config.max_num_seqs,
@@ -268,23 +270,46 @@ def pool_of(config: EngineSettings) -> Dsv4Pool:
 
 
 def pools(config: EngineSettings) -> Dsv4Pools | None:
-    """SGLang's pool sizes for a resolved DeepSeek-V4 config, None where `why_not` says;
-    ConfigError where SGLang refuses the line."""
+    """SGLang's pool sizes for a resolved DeepSeek-V4 config (the first pipeline stage's;
+    `stage_pools` has every stage's), None where `why_not` says; ConfigError where SGLang
+    refuses the line."""
+    every = stage_pools(config)
+    return None if every is None else every[0]
+
+
+def stages_of(config: EngineSettings) -> tuple[tuple[int, int], ...] | None:
+    """The pipeline stages' layers (sglang_dsv4_stages.stage_ranges), None under one stage."""
+    if config.pp_size <= 1 or config.dsv4_pool_shape is None:
+        return None
+    return stage_ranges(len(config.dsv4_pool_shape[1]), config.pp_size,
+                        config.pp_layer_partition)
+
+
+def stage_pools(config: EngineSettings) -> tuple[Dsv4Pools, ...] | None:
+    """Each pipeline stage's pools (one entry under one stage): each stage sized from the
+    budget over its own layers, the `--max-total-tokens` cap and the stages' minimum as
+    `_apply_token_constraints` takes them (kv_cache_configurator.py:3096-3115), and every
+    stage above that count re-derived from it (`config_from_budget`, :3211-3226)."""
     if not applies(config):
         return None
     if config.dsv4_pool_shape is not None and layout_unmodelled(config) is None:
-        pool = pool_of(config)  # SGLang's refusals that need no memory figure (the ring)
+        # SGLang's refusals that need no memory figure (the ring, a bad partition)
+        per_stage = [pool_of(config, stage) for stage in stages_of(config) or [None]]
     if why_not(config) is not None:
         return None
     assert config.weights_gb is not None and config.gpu_memory_gb is not None
     assert config.mem_fraction_static is not None
     budget = budget_bytes(config.weights_gb, config.mem_fraction_static,
                           config.preload_avail_gb or config.gpu_memory_gb)
-    sized = pool.pools(budget)
-    cap = config.max_total_tokens
-    sized = sized if cap is None or cap >= sized.full_tokens else capped(pool, sized, cap)
-    check_slots(pool, sized)
-    return sized
+    sized = [pool.pools(budget) for pool in per_stage]
+    agreed = min(one.full_tokens for one in sized)
+    if config.max_total_tokens is not None:
+        agreed = min(agreed, config.max_total_tokens)
+    out = tuple(one if agreed >= one.full_tokens else capped(pool, one, agreed)
+                for pool, one in zip(per_stage, sized, strict=True))
+    for pool, one in zip(per_stage, out, strict=True):
+        check_slots(pool, one)
+    return out
 
 
 def check_slots(pool: Dsv4Pool, sized: Dsv4Pools) -> None:
@@ -341,8 +366,9 @@ def shown(config: EngineSettings) -> tuple[str, str] | None:
         return ("dsv4_kv_pools", f"sized by SGLang from GPU memory (pool_configurator.py:"
                                  f"1638-1701); not restated ({why}), so the request pool is "
                                  f"--max-running-requests per DP group")
-    sized = pools(config)
-    assert sized is not None
+    every = stage_pools(config)
+    assert every is not None
+    sized = every[0]
     preload = ("given" if config.preload_avail_gb is not None else
                "assumed: the whole GPU, --preload-avail-gb")
     gpu = "" if config.gpu_capability is not None else ", a GPU before SM100 assumed"
@@ -350,9 +376,25 @@ def shown(config: EngineSettings) -> tuple[str, str] | None:
             f"full {sized.full_tokens} tokens, SWA {sized.swa_tokens}, c4 {sized.c4_tokens}, "
             f"c128 {sized.c128_tokens}, c4 state {sized.c4_state}, c128 state "
             f"{sized.c128_state}; request pool {sized.request_pool} per DP group "
-            f"(pool_configurator.py:1638-1701, kv_cache_configurator.py:3119-3133); free "
+            f"(pool_configurator.py:1638-1701, kv_cache_configurator.py:3119-3133)"
+            f"{stages_said(config, every)}; free "
             f"before loading {config.preload_avail_gb or config.gpu_memory_gb:g} GiB "
             f"({preload}){gpu}")
+
+
+def stages_said(config: EngineSettings, every: tuple[Dsv4Pools, ...]) -> str:
+    """The plan line's words on the pipeline stages (empty under one stage): the layers and
+    compress-state pools of each stage after the first (the token pools and the request pool
+    are the agreed ones, kv_cache_configurator.py:3107-3115) and the budget's assumption."""
+    ranges = stages_of(config)
+    if ranges is None:
+        return ""
+    later = ", ".join(f"[{start}, {end}) c4 state {one.c4_state}, c128 state {one.c128_state}"
+                      for (start, end), one in zip(ranges[1:], every[1:], strict=True))
+    return (f"; pipeline stage 1 of {len(ranges)} (layers [{ranges[0][0]}, {ranges[0][1]})), "
+            f"later stages: {later}; every stage's token count is the smallest stage's; each "
+            f"stage assumed to hold --weights-gb (give the heaviest stage's: SGLang measures "
+            f"each, kv_cache_configurator.py:2990-3060)")
 
 
 __all__ = ["DEEPSEEK_V4", "DEFAULT_MAX_RUNNING_REQUESTS", "applies", "check", "pools", "resolve",
