@@ -27,6 +27,7 @@ tree's plan shows and its request pool.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import functools
 import json
@@ -36,6 +37,7 @@ import shutil
 import tempfile
 import types
 from dataclasses import dataclass
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -57,13 +59,16 @@ class PlanCase(po.Case):
     gpu_name: str | None = None  # "B200": SGLang resolves on SM100, graphfit is told the name
     pp: int = 1  # --pp-size (issue 23, s47k)
     partition: str | None = None  # SGLANG_PP_LAYER_PARTITION (None: unset)
+    backend: str | None = None  # --dsv4-attn-backend (None: not on the line; s47k)
+    layout: str | None = None  # SGLANG_DSV4_KV_LAYOUT (None: unset; s47k)
 
     def argv(self) -> tuple[str, ...]:
         extra = () if self.max_total_tokens is None else (
             "--max-total-tokens", str(self.max_total_tokens))
         dp = () if self.replicas == 1 else ("--dp-size", str(self.replicas))
         pp = () if self.pp == 1 else ("--pp-size", str(self.pp))
-        return (*super().argv(), *extra, *dp, *pp)
+        backend = () if self.backend is None else ("--dsv4-attn-backend", self.backend)
+        return (*super().argv(), *extra, *dp, *pp, *backend)
 
 
 def with_cap(case: po.Case, rng: random.Random) -> PlanCase:
@@ -84,8 +89,8 @@ def with_replicas(case: po.Case, rng: random.Random) -> PlanCase:
 def with_stages(case: po.Case, rng: random.Random) -> PlanCase:
     """The draw as a DeepSeek-V4 model (V4.1 refuses PP, deepseek_v4_hook.py:333-353) on 2 to
     4 pipeline stages, some with an SGLANG_PP_LAYER_PARTITION of the draw's layers (a stage
-    of one layer among them), some with a `--max-total-tokens`, no speculation (SGLang's PP
-    refuses EAGLE on this model)."""
+    of one layer among them), some with a `--max-total-tokens`; the draw's ratio-1 / 2
+    layers and kv_source layers kept (their owners are counted per stage), no speculation."""
     pp = min(rng.choice((2, 2, 3, 4)), len(case.ratios))
     partition = None
     if pp > 1 and rng.random() < 0.4:
@@ -93,8 +98,7 @@ def with_stages(case: po.Case, rng: random.Random) -> PlanCase:
         for _ in range(len(case.ratios) - pp):
             counts[rng.randrange(pp)] += 1
         partition = ",".join(map(str, counts))
-    fields = {**dataclasses.asdict(case), "v41": False, "drafts": None,
-              "ratios": tuple(4 if r in (1, 2) else r for r in case.ratios), "sources": ()}
+    fields = {**dataclasses.asdict(case), "v41": False, "drafts": None}
     cap = int(10 ** rng.uniform(5, 8.3)) if rng.random() < 0.3 else None
     return PlanCase(**fields, pp=pp, partition=partition, max_total_tokens=cap)
 
@@ -107,6 +111,18 @@ def on_b200(case: po.Case, rng: random.Random) -> PlanCase:
               "ratios": tuple(4 if r in (1, 2) else r for r in case.ratios),
               "weights_gb": round(rng.uniform(0.3, 0.95) * 179.1, 2)}
     return PlanCase(**fields, gpu_name="B200")
+
+
+def on_b200_v41(case: po.Case, rng: random.Random) -> PlanCase:
+    """The draw as a DeepSeek-V4.1 model (model_type deepseek_v41, its ratio-1 / 2 and
+    kv_source layers kept) on a B200, with `--dsv4-attn-backend flashmla_mega` (the V4.1
+    layouts) or `flashmla` (the V4 layout), or SGLANG_DSV4_KV_LAYOUT=auto (V4.1 under either),
+    or neither (the default backend, which graphfit does not restate; s47k)."""
+    backend, layout = rng.choice(((("flashmla_mega", None),) * 3 + (("flashmla", None),)
+                                  + (("flashmla", "auto"), (None, "auto"), (None, None))))
+    fields = {**dataclasses.asdict(case), "v41": True, "gpu_gb": 179.1, "dp": 1,
+              "weights_gb": round(rng.uniform(0.3, 0.95) * 179.1, 2)}
+    return PlanCase(**fields, gpu_name="B200", backend=backend, layout=layout)
 
 
 LINE = re.compile(r"full (\d+) tokens, SWA (\d+), c4 (\d+), c128 (\d+), c4 state (\d+), "
@@ -142,7 +158,10 @@ def environ(case: po.Case) -> tuple[tuple[str, str], ...]:
     """The draw's environment: the compress-state dtype and the PP layer partition."""
     out = (("SGLANG_DSV4_COMPRESS_STATE_DTYPE", case.state_dtype),) if case.state_dtype else ()
     partition = getattr(case, "partition", None)
-    return out if partition is None else (*out, ("SGLANG_PP_LAYER_PARTITION", partition))
+    if partition is not None:
+        out = (*out, ("SGLANG_PP_LAYER_PARTITION", partition))
+    layout = getattr(case, "layout", None)
+    return out if layout is None else (*out, ("SGLANG_DSV4_KV_LAYOUT", layout))
 
 
 def sglang_side(case: po.Case) -> dict[str, int] | str:
@@ -156,9 +175,38 @@ def sglang_side(case: po.Case) -> dict[str, int] | str:
             budget = po._profiled(case, r)
             if isinstance(budget, str):
                 return budget
-            if getattr(case, "pp", 1) > 1:
-                return _configure_stages(r, budget, case.pp)  # type: ignore[attr-defined]
-            return _configure(r, budget)
+            with on_sm100(capability(case) == (10, 0)):
+                if getattr(case, "pp", 1) > 1:
+                    return _configure_stages(r, budget, case.pp)  # type: ignore[attr-defined]
+                return _configure(r, budget)
+
+
+@contextlib.contextmanager
+def on_sm100(sm100: bool) -> Iterator[None]:
+    """SGLang's configurator on an SM100 device: `select_dsv4_kv_layout` reads the device
+    from torch (deepseek_v4_memory_pool.py:214-218), which this CPU has not, so torch's three
+    answers are stood in for; and the low-ratio indexer page, fixed at import from the
+    installed DeepGEMM (`DSV41_INDEX_PAGE_SIZE`, :532-542), is set to 128, the page of a
+    DeepGEMM with the paged sparse MQA logits, which graphfit assumes on SM100 and says so
+    (the one machine fact the oracle supplies)."""
+    if not sm100:
+        yield
+        return
+    import torch
+
+    from sglang.srt.mem_cache import deepseek_v4_memory_pool as pool
+
+    saved = (torch.cuda.is_available, torch.cuda.get_device_capability, torch.version.cuda,
+             pool.DSV41_INDEX_PAGE_SIZE)
+    torch.cuda.is_available = lambda: True
+    torch.cuda.get_device_capability = lambda *a, **k: (10, 0)
+    torch.version.cuda = "12.9"
+    pool.DSV41_INDEX_PAGE_SIZE = 128
+    try:
+        yield
+    finally:
+        (torch.cuda.is_available, torch.cuda.get_device_capability, torch.version.cuda,
+         pool.DSV41_INDEX_PAGE_SIZE) = saved
 
 
 def capability(case: po.Case) -> tuple[int, int]:
@@ -277,10 +325,13 @@ def _configure_stages(r: Any, budget: int, pp: int) -> dict[str, int] | str:
                     f"stage{rank}_c128_state": config.c128_state_pool_size,
                     f"stage{rank}_full": config.full_max_total_num_tokens,
                     f"stage{rank}_requests": int(config.max_running_requests)}
+        free = _decode_free_slots(out["requests"])  # the same request pool on every stage
     except (AssertionError, ValueError, RuntimeError, ZeroDivisionError) as exc:
         return f"{type(exc).__name__}: {exc}"[:160]
     finally:
         torch.distributed.all_reduce = real
+    if free is not None and free < 1:
+        return f"admits no request: the decode request pool keeps {free} free slots"
     return out
 
 
@@ -305,12 +356,13 @@ def _decode_free_slots(requests: int) -> int | None:
 def graphfit_side(case: po.Case) -> dict[str, int] | str:
     """The figures `graphfit plan` shows for the pasted line, or its refusal / reason."""
     return plan_figures(line(case), getattr(case, "gpu_name", None) or case.gpu_gb,
-                        case.weights_gb, case.state_dtype, getattr(case, "partition", None))
+                        case.weights_gb, case.state_dtype, getattr(case, "partition", None),
+                        getattr(case, "layout", None))
 
 
 def plan_figures(argv: list[str], gpu_gb: float | str | None, weights_gb: float,
-                 state_dtype: str | None, partition: str | None = None
-                 ) -> dict[str, int] | str:
+                 state_dtype: str | None, partition: str | None = None,
+                 layout: str | None = None) -> dict[str, int] | str:
     """The public path: graphfit's reader of a pasted line, `graphfit.plan`, the plan's
     `dsv4_kv_pools` line. Runs in any tree (the measure's "before" calls it in a child)."""
     import graphfit
@@ -321,6 +373,8 @@ def plan_figures(argv: list[str], gpu_gb: float | str | None, weights_gb: float,
     prefix = [] if state_dtype is None else [f"SGLANG_DSV4_COMPRESS_STATE_DTYPE={state_dtype}"]
     if partition is not None:
         prefix.append(f"SGLANG_PP_LAYER_PARTITION={partition}")
+    if layout is not None:
+        prefix.append(f"SGLANG_DSV4_KV_LAYOUT={layout}")
     try:
         config = resolve_values({"gpu_memory_gb": gpu_gb, "weights_gb": weights_gb},
                                 environ={},

@@ -39,6 +39,7 @@ from graphfit.planner.core.settings import EngineSettings
 from graphfit.planner.engines.sglang_dsv4_pool import (
     AUTO_LAYOUT,
     DEFAULT_MAX_RUNNING_REQUESTS,
+    INDEX_PAGE,
     PAGE_SIZE,
     STATE_DTYPE_BYTES,
     Dsv4Pool,
@@ -52,6 +53,11 @@ from graphfit.planner.engines.sglang_dsv4_stages import stage_ranges, stage_shap
 from graphfit.planner.engines.sglang_kv_requests import kv_request_pool
 
 DEEPSEEK_V4 = "DeepseekV4ForCausalLM"
+# DSV41_INDEX_PAGE_SIZE where DeepGEMM has the paged sparse MQA logits (assumed on SM100)
+SM100_INDEX_PAGE = 128
+DEFAULT_BACKEND_UNKNOWN = (
+    "a V4.1 model's default --dsv4-attn-backend on SM100: flashmla_mega or flashmla by "
+    "--kv-cache-dtype and attention TP (deepseek_v4_hook.py:44-60); give the backend")
 RADIX = "disaggregation_decode_enable_radix_cache"
 # --speculative-algorithm values the decode radix cache accepts (speculative_hook.py:163-173;
 # NEXTN is EAGLE by then)
@@ -205,17 +211,46 @@ def layout_unmodelled(config: EngineSettings) -> str | None:
     deep_gemm_wrapper/configurer.py:64-78, a fact of the serving machine)."""
     reason = config.dsv4_env_unmodelled
     sm100 = (config.gpu_capability or 0) >= 100 or bool(config.sm100)
-    if reason is not None and (reason != AUTO_LAYOUT or sm100):
+    if reason is not None and reason != AUTO_LAYOUT:
         return reason
-    if not sm100 or config.dsv4_pool_shape is None:
+    if _sm100(config):  # SM100's layouts: `kv_layout` (issue 23, s47k)
+        return None if kv_layout(config) is not None else DEFAULT_BACKEND_UNKNOWN
+    if not sm100:
         return None
-    head, ratios, _ = config.dsv4_pool_shape
-    if head[4]:
-        return "SM100's V4.1 layouts (flashmla_mega, deepseek_v4_hook.py:44-60)"
+    # a later Blackwell (SM120): the V4.1 layouts assert, the backend default differs
+    head, ratios, _ = config.dsv4_pool_shape or ((0, 0, 0, 0, 0), (), ())
+    if head[4] or reason == AUTO_LAYOUT:
+        return "the V4.1 layouts off SM100 (deepseek_v4_memory_pool.py:228-234)"
     if any(ratio in (1, 2) for ratio in ratios):
-        return ("SM100's low-ratio indexer pages (the installed DeepGEMM's, deep_gemm_wrapper/"
-                "configurer.py:64-78)")
+        return ("the low-ratio indexer pages off SM100 (the installed DeepGEMM's, "
+                "deep_gemm_wrapper/configurer.py:57-78)")
     return None
+
+
+def kv_layout(config: EngineSettings) -> tuple[str, int] | None:
+    """The main cache's layout and the low-ratio indexer page SGLang sizes with (issue 23,
+    s47k). `select_dsv4_kv_layout` (deepseek_v4_memory_pool.py:198-234): SGLANG_DSV4_KV_LAYOUT
+    (v4 by default, environ.py:1754) is v41 under `--dsv4-attn-backend flashmla_mega` --
+    the default of a deepseek_v41 model on SM100 (`_default_dsv4_attention_backend`,
+    deepseek_v4_hook.py:44-60, 85-90) -- and `auto` gives V4.1 on SM100 (capability 10.x,
+    :215-219); V4.1's compressed caches follow (`compressed_layout`). The indexer page is
+    128 where DeepGEMM has the paged sparse MQA logits, which needs SM100 and the installed
+    DeepGEMM's two functions (`dsv41_index_page_size`, deepseek_v4_memory_pool.py:532-542;
+    deep_gemm_wrapper/configurer.py:57-78): graphfit assumes it there and says so.
+
+    None where graphfit cannot tell: a V4.1 model on SM100 without `--dsv4-attn-backend`
+    and without SGLANG_DSV4_KV_LAYOUT=auto, whose default backend also turns on the KV
+    cache dtype (deepseek_v4_hook.py:54), a flag graphfit does not read."""
+    if not _sm100(config):
+        return "v4", INDEX_PAGE
+    if config.dsv4_env_unmodelled == AUTO_LAYOUT:  # V4.1 under flashmla and flashmla_mega
+        return "v41", SM100_INDEX_PAGE
+    v41_model = config.dsv4_pool_shape is not None and bool(config.dsv4_pool_shape[0][4])
+    given = config.dsv4_attn_backend if config.dsv4_attn_backend != "auto" else None
+    backend = given or (None if v41_model else "flashmla")
+    if backend is None:
+        return None
+    return ("v41" if backend == "flashmla_mega" else "v4"), SM100_INDEX_PAGE
 
 
 def why_not(config: EngineSettings) -> str | None:
@@ -250,6 +285,8 @@ def pool_of(config: EngineSettings, stage: tuple[int, int] | None = None) -> Dsv
                       config.max_model_len)
     if stage is not None:
         shape = stage_shape(shape, *stage)
+    layout = kv_layout(config)
+    assert layout is not None  # else `layout_unmodelled` says why
     spec = config.spec_method is not SpecMethod.NONE
     line = resolved_inputs(
         page_size=PAGE_SIZE, max_running_requests=config.max_num_seqs,
@@ -265,7 +302,8 @@ def pool_of(config: EngineSettings, stage: tuple[int, int] | None = None) -> Dsv
         chunked_prefill_size=(config.chunked_prefill_size
                               or default_chunked_prefill_size(config.gpu_memory_gb)),
         state_dtype=(config.dsv4_state_dtype or "float32").strip().lower(),
-        model_type="deepseek_v41" if head[4] else "deepseek_v4")
+        model_type="deepseek_v41" if head[4] else "deepseek_v4",
+        kv_layout=layout[0], index_page=layout[1])
     return Dsv4Pool(shape, line)
 
 
@@ -302,14 +340,19 @@ def stage_pools(config: EngineSettings) -> tuple[Dsv4Pools, ...] | None:
     budget = budget_bytes(config.weights_gb, config.mem_fraction_static,
                           config.preload_avail_gb or config.gpu_memory_gb)
     sized = [pool.pools(budget) for pool in per_stage]
-    agreed = min(one.full_tokens for one in sized)
-    if config.max_total_tokens is not None:
-        agreed = min(agreed, config.max_total_tokens)
+    agreed = agreed_tokens(sized, config.max_total_tokens)
     out = tuple(one if agreed >= one.full_tokens else capped(pool, one, agreed)
                 for pool, one in zip(per_stage, sized, strict=True))
     for pool, one in zip(per_stage, out, strict=True):
         check_slots(pool, one)
     return out
+
+
+def agreed_tokens(sized: list[Dsv4Pools], cap: int | None) -> int:
+    """`_apply_token_constraints` (kv_cache_configurator.py:3090-3117): each stage's full
+    count under the `--max-total-tokens` cap, then the minimum over the PP ranks."""
+    agreed = min(one.full_tokens for one in sized)
+    return agreed if cap is None else min(agreed, cap)
 
 
 def check_slots(pool: Dsv4Pool, sized: Dsv4Pools) -> None:
@@ -372,6 +415,13 @@ def shown(config: EngineSettings) -> tuple[str, str] | None:
     preload = ("given" if config.preload_avail_gb is not None else
                "assumed: the whole GPU, --preload-avail-gb")
     gpu = "" if config.gpu_capability is not None else ", a GPU before SM100 assumed"
+    layout, index_page = kv_layout(config) or ("v4", INDEX_PAGE)
+    if _sm100(config):
+        gpu += f"; SM100: the {layout.upper()} KV layout"
+        if any(ratio in (1, 2) for ratio in config.dsv4_pool_shape[1]):  # type: ignore[index]
+            gpu += (f", the low-ratio indexer page assumed {index_page} (the installed "
+                    f"DeepGEMM's paged sparse MQA logits, deep_gemm_wrapper/configurer.py:"
+                    f"64-78)")
     return ("dsv4_kv_pools",
             f"full {sized.full_tokens} tokens, SWA {sized.swa_tokens}, c4 {sized.c4_tokens}, "
             f"c128 {sized.c128_tokens}, c4 state {sized.c4_state}, c128 state "
