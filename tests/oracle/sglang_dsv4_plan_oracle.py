@@ -36,8 +36,8 @@ import re
 import shutil
 import tempfile
 import types
-from dataclasses import dataclass
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -118,8 +118,8 @@ def on_b200_v41(case: po.Case, rng: random.Random) -> PlanCase:
     kv_source layers kept) on a B200, with `--dsv4-attn-backend flashmla_mega` (the V4.1
     layouts) or `flashmla` (the V4 layout), or SGLANG_DSV4_KV_LAYOUT=auto (V4.1 under either),
     or neither (the default backend, which graphfit does not restate; s47k)."""
-    backend, layout = rng.choice(((("flashmla_mega", None),) * 3 + (("flashmla", None),)
-                                  + (("flashmla", "auto"), (None, "auto"), (None, None))))
+    backend, layout = rng.choice((("flashmla_mega", None),) * 3 + (("flashmla", None),)
+                                  + (("flashmla", "auto"), (None, "auto"), (None, None)))
     fields = {**dataclasses.asdict(case), "v41": True, "gpu_gb": 179.1, "dp": 1,
               "weights_gb": round(rng.uniform(0.3, 0.95) * 179.1, 2)}
     return PlanCase(**fields, gpu_name="B200", backend=backend, layout=layout)
@@ -153,7 +153,6 @@ def line(case: po.Case) -> list[str]:
             *case.argv()]
 
 
-@functools.cache
 def environ(case: po.Case) -> tuple[tuple[str, str], ...]:
     """The draw's environment: the compress-state dtype and the PP layer partition."""
     out = (("SGLANG_DSV4_COMPRESS_STATE_DTYPE", case.state_dtype),) if case.state_dtype else ()
@@ -164,6 +163,7 @@ def environ(case: po.Case) -> tuple[tuple[str, str], ...]:
     return out if layout is None else (*out, ("SGLANG_DSV4_KV_LAYOUT", layout))
 
 
+@functools.cache
 def sglang_side(case: po.Case) -> dict[str, int] | str:
     """SGLang's figures for the draw, or its refusal (the exception's first words)."""
     with pc.environment(None, environ(case)):
@@ -193,7 +193,6 @@ def on_sm100(sm100: bool) -> Iterator[None]:
         yield
         return
     import torch
-
     from sglang.srt.mem_cache import deepseek_v4_memory_pool as pool
 
     saved = (torch.cuda.is_available, torch.cuda.get_device_capability, torch.version.cuda,
@@ -263,7 +262,6 @@ def _configure_stages(r: Any, budget: int, pp: int) -> dict[str, int] | str:
     the first stage's, plus `stage<i>_c4_state` / `stage<i>_c128_state` /
     `stage<i>_layers` of each later stage."""
     import torch
-
     from sglang.srt.arg_groups.model_override_base import model_config_of
     from sglang.srt.distributed.utils import get_pp_indices
     from sglang.srt.mem_cache.kv_cache_configurator import KVCacheConfigurator

@@ -107,10 +107,14 @@ def test_generated(seed: int) -> None:
     draw = rng.random()
     if draw < 0.5:
         case = pl.with_cap(case, rng)
-    elif draw < 0.7:
+    elif draw < 0.65:
         case = pl.with_replicas(case, rng)  # --dp-size replicas on a decode server (s44k)
-    elif draw < 0.85:
+    elif draw < 0.8:
         case = pl.with_stages(case, rng)  # pipeline stages (s47k)
+    elif draw < 0.9:  # V4.1 on a B200 with a backend graphfit restates (s47k)
+        case = pl.on_b200_v41(case, rng)
+        if case.backend is None and case.layout is None:
+            case = dataclasses.replace(case, backend="flashmla_mega")
     # graphfit's --weights-gb keeps two decimals; so does the draw
     assert pl.compare(case) is None, case
 
@@ -266,9 +270,9 @@ def test_sm100_grid(case: Case) -> None:
 
 def test_sm100_is_not_vacuous_and_v41_is_said() -> None:
     """SGLang resolves these lines on SM100 (its backend default flashmla for DeepSeek-V4,
-    flashmla_mega -- the V4.1 layouts, not restated -- for V4.1; deepseek_v4_hook.py:44-60);
-    graphfit sizes the first and says why not for V4.1, for ratio-1 / 2 layers (the installed
-    DeepGEMM's indexer page) and for SGLANG_DSV4_KV_LAYOUT=auto."""
+    flashmla_mega for V4.1; deepseek_v4_hook.py:44-60); graphfit sizes the first and says why
+    not for V4.1 without `--dsv4-attn-backend` (the default turns on the KV cache dtype, s47k;
+    the V4.1 layouts themselves are compared in test_sm100_v41_grid)."""
     from tests.oracle import sglang_oracle as so
 
     results = [pl.sglang_side(c) for c in SM100]
@@ -285,13 +289,9 @@ def test_sm100_is_not_vacuous_and_v41_is_said() -> None:
 
     v41 = dataclasses.replace(SM100[0], v41=True)
     assert backend(SM100[0]) == "flashmla" and backend(v41) == "flashmla_mega"
-    low = dataclasses.replace(SM100[0], ratios=(0, 4, 128, 2, 1), sources=(3, 4))
-    for case, why in ((v41, "SM100's V4.1 layouts"), (low, "low-ratio indexer pages")):
-        got = pl.graphfit_side(case)
-        assert isinstance(got, str) and why in got, got
-    env = pl.plan_figures(["SGLANG_DSV4_KV_LAYOUT=auto", *pl.line(SM100[0])], "B200", 80.0,
-                          None)
-    assert isinstance(env, str) and "SGLANG_DSV4_KV_LAYOUT=auto" in env, env
+    # V4.1's default backend also turns on --kv-cache-dtype, not read: said (s47k)
+    got = pl.graphfit_side(v41)
+    assert isinstance(got, str) and "default --dsv4-attn-backend on SM100" in got, got
     hopper_auto = pl.plan_figures(["SGLANG_DSV4_KV_LAYOUT=auto", *pl.line(SM100[0])], 179.1,
                                   80.0, None)
     assert isinstance(hopper_auto, dict)  # before SM100 auto is the V4 layout
@@ -467,3 +467,35 @@ def test_pipeline_stages_are_not_vacuous() -> None:
                                   *env, *pl.line(case)])
         assert code == 2 and out == "" and err.startswith("error: "), err
         assert len(err.strip().splitlines()) == 1 and len(err.strip()) <= 200 + 7, err
+
+
+# DeepSeek-V4.1 on SM100 (s47k): the V4.1 layouts under flashmla_mega or
+# SGLANG_DSV4_KV_LAYOUT=auto, the V4 layout under flashmla, the indexer page of 128 (the
+# DeepGEMM graphfit assumes there, tests/oracle/sglang_dsv4_plan_oracle.on_sm100)
+LOW = dict(ratios=(1, 2, 4, 128, 0, 2), sources=(0, 1, 5))
+SM100_V41 = [
+    PlanCase(**V4, ratios=FLASH, sources=(), weights_gb=80.0, v41=True,
+             backend="flashmla_mega", **B200),  # cap mode
+    PlanCase(**V4, **LOW, weights_gb=80.0, v41=True, backend="flashmla_mega", **B200),
+    PlanCase(**V4, **LOW, weights_gb=80.0, v41=True, backend="flashmla", **B200),
+    PlanCase(**V4, **LOW, weights_gb=80.0, layout="auto", **B200),  # a V4 model under auto
+    PlanCase(**V4, **LOW, weights_gb=80.0, **B200),  # a V4 model's low-ratio layers, V4 layout
+    PlanCase(**V4, **LOW, weights_gb=80.0, v41=True, backend="flashmla_mega", swa_ratio=0.2,
+             max_total_tokens=3_000_000, **B200),
+]
+
+
+@pytest.mark.parametrize("case", SM100_V41, ids=[str(i) for i in range(len(SM100_V41))])
+def test_sm100_v41_grid(case: Case) -> None:
+    assert pl.compare(case) is None
+
+
+def test_sm100_v41_grid_is_not_vacuous() -> None:
+    """SGLang sizes every line, and the layout moves its figures: flashmla_mega's V4.1
+    layouts vs flashmla's V4 layout on the same line, auto vs the default on a V4 model. (The
+    indexer page graphfit assumes, 128, moves a figure only where its padding crosses a full
+    page: SGLang with 64 gives these lines' figures too.)"""
+    results = [pl.sglang_side(c) for c in SM100_V41]
+    assert all(isinstance(r, dict) for r in results), results
+    assert results[1] != results[2] and results[3] != results[4]
+    assert results[0] != pl.sglang_side(dataclasses.replace(SM100_V41[0], backend="flashmla"))
