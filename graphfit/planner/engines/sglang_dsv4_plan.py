@@ -201,18 +201,19 @@ def resolve(config: EngineSettings) -> dict[str, object]:
 def layout_unmodelled(config: EngineSettings) -> str | None:
     """Why graphfit does not restate this config's pool layout at all, or None.
 
-    On SM100 (a GPU named as one) a DeepSeek-V4 model keeps the V4 layout -- its
-    `--dsv4-attn-backend` default is flashmla for any model_type but deepseek_v41
-    (deepseek_v4_hook.py:44-60) and SGLANG_DSV4_KV_LAYOUT defaults to v4 (environ.py:1754,
-    `select_dsv4_kv_layout`, deepseek_v4_memory_pool.py:211-212) -- so its pools are the
-    ones restated before SM100, except: a V4.1 model (flashmla_mega and the V4.1 layouts),
-    SGLANG_DSV4_KV_LAYOUT=auto (V4.1 layouts on SM100, :231-234) and ratio-1 / 2 layers
-    (their indexer page is 128 where the installed DeepGEMM has the paged sparse MQA logits,
-    deep_gemm_wrapper/configurer.py:64-78, a fact of the serving machine)."""
+    On SM100 (capability 10.x) the layout is `kv_layout`'s (issue 23, s47k): the V4 layout
+    or the V4.1 layouts, with an indexer page of 128 assumed; only a V4.1 model without
+    `--dsv4-attn-backend` (its default turns on the KV cache dtype) is not restated there. A
+    later Blackwell (a capability above 10.x) keeps s44k's reasons for the V4.1 layouts and
+    the ratio-1 / 2 indexer pages. Elsewhere the environment's reasons stand
+    (sglang_dsv4_pool.not_modelled)."""
     reason = config.dsv4_env_unmodelled
     sm100 = (config.gpu_capability or 0) >= 100 or bool(config.sm100)
     if reason is not None and reason != AUTO_LAYOUT:
         return reason
+    if _sm100(config) is None and config.dsv4_attn_backend == "flashmla_mega":
+        return ("--dsv4-attn-backend flashmla_mega's pools (the V4.1 layouts, SM100 only, "
+                "deepseek_v4_hook.py:92-99: name the GPU)")
     if _sm100(config):  # SM100's layouts: `kv_layout` (issue 23, s47k)
         return None if kv_layout(config) is not None else DEFAULT_BACKEND_UNKNOWN
     if not sm100:
@@ -267,7 +268,13 @@ def why_not(config: EngineSettings) -> str | None:
         ("the model directory's DeepSeek-V4 config.json", config.dsv4_pool_shape),
         ("mem_fraction_static", config.mem_fraction_static)) if value is None]
     if missing:
-        return f"needs {', '.join(missing)}"
+        why = f"needs {', '.join(missing)}"
+        if config.weights_gb is None:  # the one figure SGLang measures (s47k)
+            why += (" -- the weights' GiB per rank: SGLang sizes from the free memory it "
+                    "measures after loading them (kv_cache_configurator.py:2990-3060), the "
+                    "`mem usage` of its `Load weight end` log line (model_runner.py:"
+                    "1365-1378)")
+        return why
     if post_capture(config) is not False:  # never True: DeepSeek-V4 runs an MLA backend
         # (overrides.py:1809-1810); None where graphfit cannot answer
         return "post-capture KV sizing's budget (kv_cache_configurator.py:3020-3030)"
