@@ -159,9 +159,9 @@ def check_v41(config: EngineSettings) -> None:
     speculation other than DSPARK (EAGLE topk 1: the others are refused before, :148-158),
     HiSparse, TRT-LLM with encoder replay (both s45k), two-batch overlap, pipeline
     parallelism; on a DeepSeek-V4 model (not V4.1), `--enable-encoder-swa-bounded-replay`
-    (:276-280, s45k). Not restated: V4.1's trtllm prefill-graph rule and encoder replay's own
-    refusals and chunk budget (:250-267, 282-330). (The unified KV layout is
-    HIP's.)"""
+    (:276-280, s45k). Before the list, V4.1's trtllm prefill-graph rule and encoder replay's
+    own refusals (`check_replay`), after it encoder replay's chunk budget
+    (`check_replay_budget`; both s47k). (The unified KV layout is HIP's.)"""
     shape = config.dsv4_pool_shape
     if not applies(config) or shape is None:
         return
@@ -170,6 +170,7 @@ def check_v41(config: EngineSettings) -> None:
             raise ConfigError("--enable-encoder-swa-bounded-replay requires DeepSeek-V4.1 "
                               "(SGLang deepseek_v4_hook.py:276-280)")
         return
+    check_replay(config)  # :282-330 come before the feature list (s47k)
     for feature, on in (
             ("speculative decoding other than DSpark",
              config.spec_method not in (SpecMethod.NONE, SpecMethod.DSPARK)
@@ -182,6 +183,62 @@ def check_v41(config: EngineSettings) -> None:
         if on:
             raise ConfigError(f"DeepSeek-V4.1 does not support {feature} yet; disable it to "
                               f"serve this model. (SGLang deepseek_v4_hook.py:333-353)")
+    check_replay_budget(config)  # model_hook.py:1038-1043, after the feature list
+
+
+# the prefill CUDA graph backends V4.1's TRT-LLM and encoder replay accept
+# (deepseek_v4_hook.py:282-290, 300-304; cuda_graph_config.py:40-48)
+REPLAY_PREFILL = (None, "disabled", "breakable")
+
+
+def check_replay(config: EngineSettings) -> None:
+    """A DeepSeek-V4.1 line's prefill-graph and encoder-replay refusals (issue 23, s47k), in
+    `validate_deepseek_v41_features`' order (deepseek_v4_hook.py:282-330): V4.1's TRT-LLM
+    needs the prefill graphs disabled or breakable (:282-290); encoder replay refuses
+    prefill graphs other than breakable (:300-304), context parallelism (:311), unified
+    memory (:315) and PD decode (:317). The prefill backend is the one the line gives (a
+    disable flag gives disabled): SGLang's default passes at this point. Not restated: the
+    ROCm clauses (graphfit plans CUDA), mixed prefill/decode, LoRA and radix sessions (flags
+    graphfit does not read)."""
+    prefill = config.cuda_graph_backend_prefill
+    if config.dsv4_attn_backend == "trtllm" and prefill not in REPLAY_PREFILL:
+        raise ConfigError("DeepSeek-V4.1 TRT-LLM requires --cuda-graph-backend-prefill "
+                          "disabled or breakable (SGLang deepseek_v4_hook.py:282-290)")
+    if not config.enable_encoder_swa_bounded_replay:
+        return
+    for feature, on, line in (
+            ("prefill CUDA graphs other than breakable", prefill not in REPLAY_PREFILL,
+             "300-304"),
+            ("context parallelism", config.attn_cp_size > 1, "311"),
+            ("unified memory", config.enable_unified_memory, "315"),
+            ("PD decode", config.disaggregation_mode == "decode", "317")):
+        if on:
+            raise ConfigError(f"--enable-encoder-swa-bounded-replay does not support "
+                              f"{feature} yet (SGLang deepseek_v4_hook.py:{line})")
+
+
+def check_replay_budget(config: EngineSettings) -> None:
+    """Encoder replay's chunk budget (`validate_deepseek_v41_encoder_replay_budget`,
+    deepseek_v4_hook.py:250-267, run at model_hook.py:1038-1043 after the attention-DP split
+    of the chunk, parallel_hook.py:326-332): at least 128 replay tokens plus one page
+    (DeepSeek-V4's 256) of chunked prefill per attention-DP rank. The chunk is the line's or
+    SGLang's default for the GPU's memory; with neither known, not checked. (graphfit takes
+    --max-running-requests >= 1 only, the rule's other half.)"""
+    from graphfit.planner.engines.sglang_prefill import default_chunked_prefill_size
+
+    if not config.enable_encoder_swa_bounded_replay:
+        return
+    chunk = config.chunked_prefill_size
+    if chunk is None and config.gpu_memory_gb is None:
+        return
+    chunk = chunk or default_chunked_prefill_size(config.gpu_memory_gb)
+    per_rank = chunk // config.attn_dp_size if config.attn_dp_size > 1 else chunk
+    least = 128 + PAGE_SIZE
+    if per_rank < least:
+        raise ConfigError(f"encoder SWA replay requires --max-running-requests > 0 and at "
+                          f"least {least} chunked prefill tokens per attention DP rank (128 "
+                          f"replay tokens plus one page); got {per_rank} (SGLang "
+                          f"deepseek_v4_hook.py:250-267)")
 
 
 def resolve(config: EngineSettings) -> dict[str, object]:
