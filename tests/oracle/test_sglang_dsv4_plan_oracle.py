@@ -417,8 +417,10 @@ def test_dsv4_attn_backend_asserts_are_sglangs() -> None:
             kinds.add(sentence)
             assert isinstance(got, str) and got.startswith("ConfigError") \
                 and sentence in got, (v41, gpu, extra, r.text, got)
+        elif extra == MEGA:  # the V4.1 layouts, sized since s47k (test_sm100_v41_grid)
+            assert (v41, gpu) == (True, "B200") and isinstance(got, dict), got
         else:
-            assert (v41, gpu) == (True, "B200") and extra in (MEGA, [REPLAY]), r
+            assert (v41, gpu) == (True, "B200") and extra == [REPLAY], r
             assert isinstance(got, str) and "not restated (" in got, got
     # mega, trtllm's SM100 / HiSparse / CP / PD, V4.1's HiSparse and TRT-LLM with encoder
     # replay, encoder replay off V4.1 (:276-280)
@@ -499,3 +501,49 @@ def test_sm100_v41_grid_is_not_vacuous() -> None:
     assert all(isinstance(r, dict) for r in results), results
     assert results[1] != results[2] and results[3] != results[4]
     assert results[0] != pl.sglang_side(dataclasses.replace(SM100_V41[0], backend="flashmla"))
+
+
+# DeepSeek-V4.1's prefill-graph rule and encoder replay's own refusals (s47k): (GPU, flags);
+# SGLang refuses all but the last two
+PREFILL = "--cuda-graph-backend-prefill"
+REPLAY_LINES = [
+    (80.0, ["--enable-encoder-swa-bounded-replay", PREFILL, "full"]),
+    ("B200", ["--dsv4-attn-backend", "trtllm", PREFILL, "full"]),
+    (80.0, ["--enable-encoder-swa-bounded-replay", "--disaggregation-mode", "decode"]),
+    (80.0, ["--enable-encoder-swa-bounded-replay", "--tp", "2", "--attn-cp-size", "2"]),
+    (80.0, ["--enable-encoder-swa-bounded-replay", "--enable-unified-memory"]),
+    (80.0, ["--enable-encoder-swa-bounded-replay", "--chunked-prefill-size", "256"]),
+    (80.0, ["--enable-encoder-swa-bounded-replay", "--chunked-prefill-size", "700", "--tp", "2",
+            "--dp", "2", "--enable-dp-attention"]),  # 350 per attention-DP rank
+    (80.0, ["--enable-encoder-swa-bounded-replay", PREFILL, "breakable",
+            "--chunked-prefill-size", "384"]),
+    (80.0, ["--enable-encoder-swa-bounded-replay", "--disaggregation-mode", "prefill"]),
+]
+
+
+def test_v41_replay_refusals_are_sglangs() -> None:
+    """Each line SGLang's pipeline refuses (deepseek_v4_hook.py:250-267, 282-330) graphfit
+    refuses with SGLang's sentence, in one `error:` line; the two it resolves graphfit plans
+    (the replay window's pools said, not sized)."""
+    from tests.helpers import run_cli
+    from tests.oracle import sglang_oracle as so
+
+    case = dataclasses.replace(GRID[0], v41=True)
+    sentences: set[str] = set()
+    for gpu, extra in REPLAY_LINES:
+        r = so.resolve([*case.argv(), *extra], gpu_mem_gb=80, model=pl.model_dir(case),
+                       capability=(10, 0) if gpu == "B200" else (9, 0))
+        got = pl.plan_figures([*pl.line(case), *extra], gpu, case.weights_gb, None)
+        if isinstance(r, so.Rejected):
+            sentence = r.text.split(": ", 1)[-1].split(" (")[0].rstrip(".")
+            sentences.add(sentence)
+            assert isinstance(got, str) and got.startswith("ConfigError") \
+                and sentence[:120] in got, (extra, r.text, got)
+        else:
+            assert extra in (REPLAY_LINES[-2][1], REPLAY_LINES[-1][1]), r
+            assert isinstance(got, str) and "not restated (" in got, got
+    assert len(sentences) == 6, sentences  # the budget's sentence twice
+    code, out, err = run_cli(["plan", "--gpu-memory-gb", "80", "--weights-gb", "40", "--",
+                              *pl.line(case), *REPLAY_LINES[6][1]])
+    assert code == 2 and out == "" and err.startswith("error: "), err
+    assert len(err.strip().splitlines()) == 1 and len(err.strip()) <= 200 + 7, err
