@@ -437,6 +437,8 @@ STAGES = [
              max_total_tokens=1_000_000),
     PlanCase(**V4, ratios=FLASH, sources=(), gpu_gb=96.0, weights_gb=40.0, pp=4,
              mode="decode", requests=16),
+    PlanCase(**V4, ratios=(0, 0, 4, 2, 2, 2), sources=(3, 4, 5), gpu_gb=80.0,
+             weights_gb=40.0, pp=2),  # the later stage's ratio-2 kv_source layers bind
     PlanCase(**V4, ratios=FLASH, sources=(), gpu_gb=80.0, weights_gb=40.0, pp=2,
              partition="0,15"),  # an empty stage: both refuse
     PlanCase(**V4, ratios=FLASH, sources=(), gpu_gb=80.0, weights_gb=40.0, pp=2,
@@ -450,7 +452,7 @@ def test_pipeline_stages(case: Case) -> None:
 
 
 def test_pipeline_stages_are_not_vacuous() -> None:
-    """SGLang sizes the first four lines: its stages' compress-state pools differ (stage
+    """SGLang sizes the first five lines: its stages' compress-state pools differ (stage
     slices), its agreed count differs from the one-stage line's (each stage sizes fewer
     layers, the smallest binds), the cap binds; it refuses the last two. graphfit's
     refusals are one `error:` line."""
@@ -458,12 +460,12 @@ def test_pipeline_stages_are_not_vacuous() -> None:
 
     results = [pl.sglang_side(c) for c in STAGES]
     sized = [r for r in results if isinstance(r, dict)]
-    assert len(sized) == 4 and all(isinstance(r, str) for r in results[4:])
+    assert len(sized) == 5 and all(isinstance(r, str) for r in results[5:])
     one = pl.sglang_side(GRID[0])
     assert isinstance(one, dict) and sized[0]["full"] > one["full"]
     assert sized[1]["c4_state"] == 0 < sized[1]["stage1_c4_state"]
     assert sized[2]["full"] == 1_000_000 // 256 * 256
-    for case in STAGES[4:]:
+    for case in STAGES[5:]:
         env = [] if case.partition is None else [f"SGLANG_PP_LAYER_PARTITION={case.partition}"]
         code, out, err = run_cli(["plan", "--gpu-memory-gb", "80", "--weights-gb", "40", "--",
                                   *env, *pl.line(case)])
