@@ -39,13 +39,16 @@ cap that leaves nothing (:1681-1687), draft tokens past the compress-state ring
 (:94-100).
 
 Modelled: the V4 layout (SGLANG_DSV4_KV_LAYOUT's default v4 anywhere, auto before SM100,
-deepseek_v4_memory_pool.py:198-234; a V4 model on SM100 keeps it, graphfit.planner.engines.
-sglang_dsv4_plan.layout_unmodelled), the paged (non-unified) pools, one pipeline stage.
+deepseek_v4_memory_pool.py:198-234; a V4 model on SM100 keeps it), the V4.1 layouts of SM100
+(`LAYOUT_BYTES`, picked by graphfit.planner.engines.sglang_dsv4_plan.kv_layout), the paged
+(non-unified) pools, one pipeline stage (graphfit.planner.engines.sglang_dsv4_stages slices
+the layers of each).
 The unified-KV pools are HIP's only (`is_unified_kv_triton`,
 layers/attention/dsv4/unified_kv_gate.py:13-15). Not modelled (`not_modelled` says which):
 HiSparse, the
-encoder-replay SWA window, online c128, `--dsv4-attn-backend trtllm`, the V4.1 layouts of
-SM100, pipeline parallelism, speculation with the overlap scheduler off in cap mode.
+encoder-replay SWA window, online c128, `--dsv4-attn-backend trtllm`, the V4.1 layouts
+SGLANG_DSV4_KV_LAYOUT=v41 / v41_new force, speculation with the overlap scheduler off in cap
+mode.
 """
 
 from __future__ import annotations
