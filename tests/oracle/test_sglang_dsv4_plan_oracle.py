@@ -166,7 +166,8 @@ def test_without_weights_the_plan_says_why() -> None:
                             pasted=commandline.read(pl.line(case))).config()
     plan = graphfit.plan(config)
     shown = dict(plan.engine_inputs)["dsv4_kv_pools"]
-    assert "not restated (needs --weights-gb)" in shown
+    assert "not restated (needs --weights-gb -- the weights' GiB per rank" in shown
+    assert "Load weight end" in shown  # the figure to give (s47k)
     r = so.resolve(case.argv(), gpu_mem_gb=80, model=pl.model_dir(case), capability=(9, 0))
     assert not isinstance(r, so.Rejected)
     assert plan.config.max_num_seqs == r.max_running_requests == 256
