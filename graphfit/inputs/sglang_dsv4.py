@@ -103,9 +103,10 @@ def decode_radix_cache(origin: str, value: Any, layer: int) -> tuple[list[Settin
 def dsv4_attn_backend(origin: str, value: Any, layer: int
                       ) -> tuple[list[Setting], list[str]]:
     """`--dsv4-attn-backend`: auto (DeepSeek-V4's default, flashmla off a V4.1 model on SM100,
-    deepseek_v4_hook.py:44-60, 85-90) and flashmla size the V4-layout pools graphfit restates;
-    flashmla_mega (V4.1 layouts, SM100 only, :92-99) and trtllm (uniform FP8 pools, SM100 only,
-    :101-110, pool_configurator.py:1105-1106) leave them unrestated, said on the plan line."""
+    deepseek_v4_hook.py:44-60, 85-90) and flashmla size the V4-layout pools graphfit restates,
+    flashmla_mega the V4.1 layouts (SM100 only, :92-99; sglang_dsv4_plan.kv_layout, s47k);
+    trtllm (uniform FP8 pools, SM100 only, :101-110, pool_configurator.py:1105-1106) leaves
+    them unrestated, said on the plan line."""
     if value is None:
         return [Setting("engine", SG, origin, layer)], []
     name = value.strip() if isinstance(value, str) else value
@@ -113,8 +114,8 @@ def dsv4_attn_backend(origin: str, value: Any, layer: int
         raise ConfigError(f"{origin}: invalid choice: {excerpt(value)} (choose from "
                           f"{', '.join(ATTN_BACKENDS)})")
     given = Setting("dsv4_attn_backend", name, origin, layer)  # for SGLang's asserts (s45k)
-    if name in ("auto", "flashmla"):
-        return [given, Setting("engine", SG, origin, layer)], []
+    if name in ("auto", "flashmla", "flashmla_mega"):  # flashmla_mega: SM100's V4.1 layouts
+        return [given, Setting("engine", SG, origin, layer)], []  # (s47k, sglang_dsv4_plan)
     return [given, Setting("dsv4_env_unmodelled", f"--dsv4-attn-backend {name}'s pools",
                            origin, layer, priority=1), Setting("engine", SG, origin, layer)], []
 

@@ -5,7 +5,9 @@ request pool) vs SGLang 0.5.23's own pipeline, ModelConfig and configurator
 (tests/oracle/sglang_dsv4_plan_oracle); DRAWS plain lines, DRAWS more with a
 `--max-total-tokens` (`with_cap`) and DRAWS decode servers with `--dp-size` replicas
 (`with_replicas`; some with a negative `--disaggregation-decode-extra-slots`) and DRAWS
-DeepSeek-V4 lines on a B200 (`on_b200`). "after": this
+DeepSeek-V4 lines on a B200 (`on_b200`) and DRAWS DeepSeek-V4 lines on 2 to 4 pipeline
+stages (`with_stages`; every stage's figures compared) and DRAWS DeepSeek-V4.1 lines on a
+B200 (`on_b200_v41`). "after": this
 tree. "before": the tree named by GRAPHFIT_BEFORE (default /work/main), the same pasted
 lines planned there in a child process: what its plan shows, and whether its request pool
 equals SGLang's.
@@ -37,8 +39,12 @@ from graphfit.planner.engines.sglang_pool import request_pool
 LINE = re.compile(r"full (\d+) tokens, SWA (\d+), c4 (\d+), c128 (\d+), c4 state (\d+), "
                   r"c128 state (\d+); request pool (\d+)")
 out = []
-for argv, gpu, weights, dtype in json.load(sys.stdin):
+for argv, gpu, weights, dtype, partition, layout in json.load(sys.stdin):
     prefix = [] if dtype is None else ["SGLANG_DSV4_COMPRESS_STATE_DTYPE=" + dtype]
+    if partition is not None:
+        prefix.append("SGLANG_PP_LAYER_PARTITION=" + partition)
+    if layout is not None:
+        prefix.append("SGLANG_DSV4_KV_LAYOUT=" + layout)
     try:
         config = resolve_values({"gpu_memory_gb": gpu, "weights_gb": weights}, environ={},
                                 pasted=commandline.read([*prefix, *argv])).config()
@@ -56,7 +62,8 @@ print(json.dumps(out))
 
 def before(cases: list[po.Case], tree: str) -> list[list[object]]:
     lines = [[pl.line(c), getattr(c, "gpu_name", None) or c.gpu_gb, c.weights_gb,
-              c.state_dtype] for c in cases]
+              c.state_dtype, getattr(c, "partition", None), getattr(c, "layout", None)]
+             for c in cases]
     done = subprocess.run([sys.executable, "-c", CHILD], input=json.dumps(lines),
                           capture_output=True, text=True, check=True, cwd=tree,
                           env={**os.environ, "PYTHONPATH": tree})
@@ -74,6 +81,10 @@ def main() -> None:
     cases += [pl.with_replicas(po.generate_gpu(rng), rng) for _ in range(count)]
     # and as many DeepSeek-V4 lines on a B200 (on_b200, s44k)
     cases += [pl.on_b200(po.generate_gpu(rng), rng) for _ in range(count)]
+    # and as many on pipeline stages (with_stages, s47k)
+    cases += [pl.with_stages(po.generate_gpu(rng), rng) for _ in range(count)]
+    # and as many DeepSeek-V4.1 lines on a B200 (on_b200_v41, s47k)
+    cases += [pl.on_b200_v41(po.generate_gpu(rng), rng) for _ in range(count)]
     tree = os.environ.get("GRAPHFIT_BEFORE", "/work/main")
     old = before(cases, tree)
     tally_before: Counter[str] = Counter()
@@ -86,6 +97,7 @@ def main() -> None:
         elif refused:
             tally_before["SGLang refuses, graphfit plans"] += 1
         elif kind == "pools":
+            # the seven figures; a pipeline line's later stages are not shown before s47k
             same = dict(zip(po.FIELDS, value, strict=True)) == sglang  # type: ignore[arg-type]
             tally_before["all seven agree" if same else "pools shown, differ"] += 1
         else:
@@ -99,16 +111,19 @@ def main() -> None:
                 dict) and free["full"] > cap:
             tally_after["of which --max-total-tokens binds"] += 1
         differ = pl.compare(case)
-        if differ is not None:
+        said = pl.graphfit_side(case)
+        if differ is not None and isinstance(said, str) and said.startswith("not restated"):
+            tally_after["said, not restated (SGLang sizes)"] += 1
+        elif differ is not None:
             tally_after["disagree"] += 1
             print(f"  differs: {case}: {differ}")
         elif refused:
             tally_after[f"both refuse ({str(sglang).split(':')[0]})"] += 1
         else:
             tally_after["all seven agree"] += 1
-    print(f"{4 * count} generated DeepSeek-V4 --gpu-memory-gb lines ({count} with "
+    print(f"{6 * count} generated DeepSeek-V4 --gpu-memory-gb lines ({count} with "
           f"--max-total-tokens, {count} decode with --dp-size replicas, {count} on a B200, "
-          f"seed {seed}): "
+          f"{count} on pipeline stages, {count} V4.1 on a B200, seed {seed}): "
           f"before (graphfit at {tree}): {dict(sorted(tally_before.items()))}; "
           f"after (this tree): {dict(sorted(tally_after.items()))}")
 

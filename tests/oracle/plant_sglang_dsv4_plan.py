@@ -18,9 +18,10 @@ from unittest import mock
 
 from graphfit.inputs import sglang_dsv4
 from graphfit.planner.engines import sglang_dsv4_plan as plan
+from graphfit.planner.engines import sglang_dsv4_pool as pool
 from tests.oracle import sglang_dsv4_plan_oracle as pl
 from tests.oracle import sglang_dsv4_pool_oracle as po
-from tests.oracle.test_sglang_dsv4_plan_oracle import GRID, SM100
+from tests.oracle.test_sglang_dsv4_plan_oracle import GRID, SM100, SM100_V41, STAGES
 
 
 def _inputs(**forced: Any) -> Any:
@@ -84,7 +85,14 @@ def _sm100_unrestated() -> Any:
     return mock.patch.object(plan, "layout_unmodelled", planted)
 
 
+def _sources_not_renumbered(shape: Any, start: int, end: int) -> Any:
+    return dataclasses.replace(REAL_STAGE(shape, start, end),
+                               kv_source_layer_ids=shape.kv_source_layer_ids)
+
+
 REAL_SHAPE = sglang_dsv4.shape_of
+REAL_STAGE = plan.stage_shape
+REAL_RANGES = plan.stage_ranges
 REAL_BUDGET = plan.budget_bytes
 REAL_CAPPED = plan.capped
 PLANTS: dict[str, Any] = {
@@ -111,17 +119,37 @@ PLANTS: dict[str, Any] = {
         plan, "check_slots", lambda pool, sized: None),
     "--dp-size replicas ignored by the decode extra slots": lambda: _resolve(_no_replicas),
     "SM100 left unrestated": _sm100_unrestated,
+    # pipeline stages (s47k)
+    "each stage sized over all the layers": lambda: mock.patch.object(
+        plan, "stage_shape", lambda shape, start, end: shape),
+    "the stages' counts not agreed (each its own)": lambda: mock.patch.object(
+        plan, "agreed_tokens", lambda sized, cap: 10**15 if cap is None else cap),
+    "a stage's kv_source layers not renumbered": lambda: mock.patch.object(
+        plan, "stage_shape", _sources_not_renumbered),
+    "SGLANG_PP_LAYER_PARTITION ignored (even split)": lambda: mock.patch.object(
+        plan, "stage_ranges", lambda layers, pp, text: REAL_RANGES(layers, pp, None)),
+    # DeepSeek-V4.1 on SM100 (s47k)
+    "the V4 layout on SM100 whatever the backend": lambda: mock.patch.object(
+        plan, "kv_layout", lambda config: ("v4", pool.INDEX_PAGE)),
+    "V4.1's ratio-1 / 2 caches fp8, not fp4": lambda: mock.patch.object(
+        pool, "compressed_layout", lambda main, ratio: main),
+    "V4.1's page stride unit taken as V4's (576)": lambda: mock.patch.dict(
+        pool.LAYOUT_BYTES, {"v41": (528, 576)}),
 }
 
 
 def main() -> None:
     count = int(sys.argv[1]) if len(sys.argv) > 1 else 20
     rng = random.Random(int(sys.argv[2]) if len(sys.argv) > 2 else 11)
-    cases = [*GRID, *SM100, *(po.generate_gpu(rng) for _ in range(count)),
-             *(pl.with_cap(po.generate_gpu(rng), rng) for _ in range(count))]
+    cases = [*GRID, *SM100, *STAGES, *SM100_V41,
+             *(po.generate_gpu(rng) for _ in range(count)),
+             *(pl.with_cap(po.generate_gpu(rng), rng) for _ in range(count)),
+             *(pl.with_stages(po.generate_gpu(rng), rng) for _ in range(count))]
     differ = sum(pl.compare(c) is not None for c in cases)
-    print(f"{len(cases)} lines (grid {len(GRID)} + SM100 grid {len(SM100)} + {count} drawn + "
-          f"{count} drawn with --max-total-tokens): unplanted {differ} differ")
+    print(f"{len(cases)} lines (grid {len(GRID)} + SM100 grid {len(SM100)} + stages grid "
+          f"{len(STAGES)} + V4.1 SM100 grid {len(SM100_V41)} + {count} drawn + {count} "
+          f"drawn with --max-total-tokens + {count} drawn on pipeline stages): unplanted "
+          f"{differ} differ")
     for name, plant in PLANTS.items():
         with plant():
             caught = sum(pl.compare(c) is not None for c in cases)

@@ -27,6 +27,7 @@ tree's plan shows and its request pool.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import functools
 import json
@@ -35,6 +36,7 @@ import re
 import shutil
 import tempfile
 import types
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -55,12 +57,18 @@ class PlanCase(po.Case):
     max_total_tokens: int | None = None
     replicas: int = 1
     gpu_name: str | None = None  # "B200": SGLang resolves on SM100, graphfit is told the name
+    pp: int = 1  # --pp-size (issue 23, s47k)
+    partition: str | None = None  # SGLANG_PP_LAYER_PARTITION (None: unset)
+    backend: str | None = None  # --dsv4-attn-backend (None: not on the line; s47k)
+    layout: str | None = None  # SGLANG_DSV4_KV_LAYOUT (None: unset; s47k)
 
     def argv(self) -> tuple[str, ...]:
         extra = () if self.max_total_tokens is None else (
             "--max-total-tokens", str(self.max_total_tokens))
         dp = () if self.replicas == 1 else ("--dp-size", str(self.replicas))
-        return (*super().argv(), *extra, *dp)
+        pp = () if self.pp == 1 else ("--pp-size", str(self.pp))
+        backend = () if self.backend is None else ("--dsv4-attn-backend", self.backend)
+        return (*super().argv(), *extra, *dp, *pp, *backend)
 
 
 def with_cap(case: po.Case, rng: random.Random) -> PlanCase:
@@ -78,6 +86,23 @@ def with_replicas(case: po.Case, rng: random.Random) -> PlanCase:
     return PlanCase(**fields, replicas=rng.choice((2, 4, 8)))
 
 
+def with_stages(case: po.Case, rng: random.Random) -> PlanCase:
+    """The draw as a DeepSeek-V4 model (V4.1 refuses PP, deepseek_v4_hook.py:333-353) on 2 to
+    4 pipeline stages, some with an SGLANG_PP_LAYER_PARTITION of the draw's layers (a stage
+    of one layer among them), some with a `--max-total-tokens`; the draw's ratio-1 / 2
+    layers and kv_source layers kept (their owners are counted per stage), no speculation."""
+    pp = min(rng.choice((2, 2, 3, 4)), len(case.ratios))
+    partition = None
+    if pp > 1 and rng.random() < 0.4:
+        counts = [1] * pp
+        for _ in range(len(case.ratios) - pp):
+            counts[rng.randrange(pp)] += 1
+        partition = ",".join(map(str, counts))
+    fields = {**dataclasses.asdict(case), "v41": False, "drafts": None}
+    cap = int(10 ** rng.uniform(5, 8.3)) if rng.random() < 0.3 else None
+    return PlanCase(**fields, pp=pp, partition=partition, max_total_tokens=cap)
+
+
 def on_b200(case: po.Case, rng: random.Random) -> PlanCase:
     """The draw on a B200 (SM100, 179.1 GiB) as a DeepSeek-V4 model (model_type deepseek_v4,
     its ratio-1 / 2 layers made ratio 4, no kv_source layers): the lines whose pools
@@ -88,8 +113,22 @@ def on_b200(case: po.Case, rng: random.Random) -> PlanCase:
     return PlanCase(**fields, gpu_name="B200")
 
 
+def on_b200_v41(case: po.Case, rng: random.Random) -> PlanCase:
+    """The draw as a DeepSeek-V4.1 model (model_type deepseek_v41, its ratio-1 / 2 and
+    kv_source layers kept) on a B200, with `--dsv4-attn-backend flashmla_mega` (the V4.1
+    layouts) or `flashmla` (the V4 layout), or SGLANG_DSV4_KV_LAYOUT=auto (V4.1 under either),
+    or neither (the default backend, which graphfit does not restate; s47k)."""
+    backend, layout = rng.choice((("flashmla_mega", None),) * 3 + (("flashmla", None),)
+                                  + (("flashmla", "auto"), (None, "auto"), (None, None)))
+    fields = {**dataclasses.asdict(case), "v41": True, "gpu_gb": 179.1, "dp": 1,
+              "weights_gb": round(rng.uniform(0.3, 0.95) * 179.1, 2)}
+    return PlanCase(**fields, gpu_name="B200", backend=backend, layout=layout)
+
+
 LINE = re.compile(r"full (\d+) tokens, SWA (\d+), c4 (\d+), c128 (\d+), c4 state (\d+), "
                   r"c128 state (\d+); request pool (\d+)")
+# a later pipeline stage's layers and compress-state pools (issue 23, s47k)
+STAGE = re.compile(r"\[(\d+), (\d+)\) c4 state (\d+), c128 state (\d+)")
 
 
 @functools.cache
@@ -114,11 +153,20 @@ def line(case: po.Case) -> list[str]:
             *case.argv()]
 
 
+def environ(case: po.Case) -> tuple[tuple[str, str], ...]:
+    """The draw's environment: the compress-state dtype and the PP layer partition."""
+    out = (("SGLANG_DSV4_COMPRESS_STATE_DTYPE", case.state_dtype),) if case.state_dtype else ()
+    partition = getattr(case, "partition", None)
+    if partition is not None:
+        out = (*out, ("SGLANG_PP_LAYER_PARTITION", partition))
+    layout = getattr(case, "layout", None)
+    return out if layout is None else (*out, ("SGLANG_DSV4_KV_LAYOUT", layout))
+
+
 @functools.cache
 def sglang_side(case: po.Case) -> dict[str, int] | str:
     """SGLang's figures for the draw, or its refusal (the exception's first words)."""
-    with pc.environment(None, (("SGLANG_DSV4_COMPRESS_STATE_DTYPE", case.state_dtype),)
-                        if case.state_dtype else ()):
+    with pc.environment(None, environ(case)):
         r = so.resolve(case.argv(), gpu_mem_gb=case.gpu_gb, model=model_dir(case),
                        capability=capability(case))
         if isinstance(r, so.Rejected):
@@ -127,7 +175,37 @@ def sglang_side(case: po.Case) -> dict[str, int] | str:
             budget = po._profiled(case, r)
             if isinstance(budget, str):
                 return budget
-            return _configure(r, budget)
+            with on_sm100(capability(case) == (10, 0)):
+                if getattr(case, "pp", 1) > 1:
+                    return _configure_stages(r, budget, case.pp)  # type: ignore[attr-defined]
+                return _configure(r, budget)
+
+
+@contextlib.contextmanager
+def on_sm100(sm100: bool) -> Iterator[None]:
+    """SGLang's configurator on an SM100 device: `select_dsv4_kv_layout` reads the device
+    from torch (deepseek_v4_memory_pool.py:214-218), which this CPU has not, so torch's three
+    answers are stood in for; and the low-ratio indexer page, fixed at import from the
+    installed DeepGEMM (`DSV41_INDEX_PAGE_SIZE`, :532-542), is set to 128, the page of a
+    DeepGEMM with the paged sparse MQA logits, which graphfit assumes on SM100 and says so
+    (the one machine fact the oracle supplies)."""
+    if not sm100:
+        yield
+        return
+    import torch
+    from sglang.srt.mem_cache import deepseek_v4_memory_pool as pool
+
+    saved = (torch.cuda.is_available, torch.cuda.get_device_capability, torch.version.cuda,
+             pool.DSV41_INDEX_PAGE_SIZE)
+    torch.cuda.is_available = lambda: True
+    torch.cuda.get_device_capability = lambda *a, **k: (10, 0)
+    torch.version.cuda = "12.9"
+    pool.DSV41_INDEX_PAGE_SIZE = 128
+    try:
+        yield
+    finally:
+        (torch.cuda.is_available, torch.cuda.get_device_capability, torch.version.cuda,
+         pool.DSV41_INDEX_PAGE_SIZE) = saved
 
 
 def capability(case: po.Case) -> tuple[int, int]:
@@ -174,6 +252,87 @@ def _configure(r: Any, budget: int) -> dict[str, int] | str:
             "requests": int(config.max_running_requests)}
 
 
+def _configure_stages(r: Any, budget: int, pp: int) -> dict[str, int] | str:
+    """Pipeline parallelism: SGLang's configurator on each stage (`get_pp_indices`' layers,
+    distributed/utils.py:110-150, as `layer_info`), each stage's count through SGLang's own
+    `_apply_token_constraints` twice -- once to collect the stages' capped counts, once with
+    the all-reduce answering their minimum (kv_cache_configurator.py:3107-3115; the
+    collective is the one thing stood in for) -- then `calculate_pool_sizes_from_max_tokens`,
+    `resolve_max_num_reqs` and `finalize_with_max_running_requests` per stage. The figures:
+    the first stage's, plus `stage<i>_c4_state` / `stage<i>_c128_state` /
+    `stage<i>_layers` of each later stage."""
+    import torch
+    from sglang.srt.arg_groups.model_override_base import model_config_of
+    from sglang.srt.distributed.utils import get_pp_indices
+    from sglang.srt.mem_cache.kv_cache_configurator import KVCacheConfigurator
+    from sglang.srt.model_executor.pool_configurator import DSV4PoolConfigurator
+    from sglang.srt.runtime_context import get_parallel, get_schedule, get_spec
+    from sglang.srt.speculative.spec_info import SpeculativeAlgorithm
+
+    mc = model_config_of(r.record)
+    page = get_schedule().page_size
+    spec = SpeculativeAlgorithm.from_string(get_spec().speculative_algorithm)
+
+    def kvc(rank: int) -> Any:
+        start, end = get_pp_indices(mc.num_hidden_layers, rank, pp)
+        return types.SimpleNamespace(
+            kv_cache_dtype_str="fp8_e4m3", model_config=mc,
+            layer_info=types.SimpleNamespace(start_layer=start, end_layer=end),
+            pp_size=pp, pp_group=types.SimpleNamespace(rank_in_group=rank),
+            sliding_window_size=mc.sliding_window_size, page_size=page,
+            attn_dp_size=max(1, r.attn_dp_size), mambaish_config=None,
+            spec_algorithm=spec, spec_aux_config=None)
+
+    seen: list[int] = []
+    real = torch.distributed.all_reduce
+
+    def collect(tensor: Any, **_: Any) -> None:
+        seen.append(int(tensor.item()))
+
+    def minimum(tensor: Any, **_: Any) -> None:
+        tensor.fill_(min(seen))
+
+    out: dict[str, int] = {}
+    try:
+        with get_parallel().override(world_group=types.SimpleNamespace(cpu_group=None)):
+            stages = [(kvc(rank), DSV4PoolConfigurator(kvc(rank))) for rank in range(pp)]
+            configs = [c.calculate_pool_sizes(budget, page) for _, c in stages]
+            for answer in (collect, minimum):
+                torch.distributed.all_reduce = answer
+                agreed = [KVCacheConfigurator._apply_token_constraints(
+                    k, config.max_total_num_tokens)  # type: ignore[arg-type]
+                    for (k, _), config in zip(stages, configs, strict=True)]
+        for rank, ((k, c), config, tokens) in enumerate(zip(stages, configs, agreed,
+                                                             strict=True)):
+            if tokens != config.max_total_num_tokens:
+                config = c.calculate_pool_sizes_from_max_tokens(tokens, page)
+            config.max_running_requests = KVCacheConfigurator.resolve_max_num_reqs(
+                k, config.max_total_num_tokens)  # type: ignore[arg-type]
+            config = c.finalize_with_max_running_requests(config)
+            if rank == 0:
+                out = {"full": config.full_max_total_num_tokens,
+                       "swa": config.swa_max_total_num_tokens,
+                       "c4": config.c4_max_total_num_tokens,
+                       "c128": config.c128_max_total_num_tokens,
+                       "c4_state": config.c4_state_pool_size,
+                       "c128_state": config.c128_state_pool_size,
+                       "requests": int(config.max_running_requests)}
+                continue
+            out |= {f"stage{rank}_layers": k.layer_info.end_layer - k.layer_info.start_layer,
+                    f"stage{rank}_c4_state": config.c4_state_pool_size,
+                    f"stage{rank}_c128_state": config.c128_state_pool_size,
+                    f"stage{rank}_full": config.full_max_total_num_tokens,
+                    f"stage{rank}_requests": int(config.max_running_requests)}
+        free = _decode_free_slots(out["requests"])  # the same request pool on every stage
+    except (AssertionError, ValueError, RuntimeError, ZeroDivisionError) as exc:
+        return f"{type(exc).__name__}: {exc}"[:160]
+    finally:
+        torch.distributed.all_reduce = real
+    if free is not None and free < 1:
+        return f"admits no request: the decode request pool keeps {free} free slots"
+    return out
+
+
 def _decode_free_slots(requests: int) -> int | None:
     """A decode server's request slots: SGLang's own `DecodeReqToTokenPool` (disaggregation/
     decode.py:186-215) built on the CPU over the request pool with the resolved extra slots
@@ -195,11 +354,13 @@ def _decode_free_slots(requests: int) -> int | None:
 def graphfit_side(case: po.Case) -> dict[str, int] | str:
     """The figures `graphfit plan` shows for the pasted line, or its refusal / reason."""
     return plan_figures(line(case), getattr(case, "gpu_name", None) or case.gpu_gb,
-                        case.weights_gb, case.state_dtype)
+                        case.weights_gb, case.state_dtype, getattr(case, "partition", None),
+                        getattr(case, "layout", None))
 
 
 def plan_figures(argv: list[str], gpu_gb: float | str | None, weights_gb: float,
-                 state_dtype: str | None) -> dict[str, int] | str:
+                 state_dtype: str | None, partition: str | None = None,
+                 layout: str | None = None) -> dict[str, int] | str:
     """The public path: graphfit's reader of a pasted line, `graphfit.plan`, the plan's
     `dsv4_kv_pools` line. Runs in any tree (the measure's "before" calls it in a child)."""
     import graphfit
@@ -208,6 +369,10 @@ def plan_figures(argv: list[str], gpu_gb: float | str | None, weights_gb: float,
     from graphfit.inputs import commandline
 
     prefix = [] if state_dtype is None else [f"SGLANG_DSV4_COMPRESS_STATE_DTYPE={state_dtype}"]
+    if partition is not None:
+        prefix.append(f"SGLANG_PP_LAYER_PARTITION={partition}")
+    if layout is not None:
+        prefix.append(f"SGLANG_DSV4_KV_LAYOUT={layout}")
     try:
         config = resolve_values({"gpu_memory_gb": gpu_gb, "weights_gb": weights_gb},
                                 environ={},
@@ -223,7 +388,15 @@ def plan_figures(argv: list[str], gpu_gb: float | str | None, weights_gb: float,
     found = LINE.search(shown)
     if found is None:
         return f"not restated: {shown}"[:160]
-    return dict(zip(FIELDS, (int(v) for v in found.groups()), strict=True))
+    out = dict(zip(FIELDS, (int(v) for v in found.groups()), strict=True))
+    later = shown.split("later stages:", 1)[1] if "later stages:" in shown else ""
+    for rank, stage in enumerate(STAGE.finditer(later), start=1):
+        start, end, c4, c128 = (int(v) for v in stage.groups())
+        # the token pools and the request pool are the agreed ones on every stage
+        out |= {f"stage{rank}_layers": end - start, f"stage{rank}_c4_state": c4,
+                f"stage{rank}_c128_state": c128, f"stage{rank}_full": out["full"],
+                f"stage{rank}_requests": out["requests"]}
+    return out
 
 
 def compare(case: po.Case) -> str | None:
@@ -234,5 +407,6 @@ def compare(case: po.Case) -> str | None:
         if isinstance(sg, str) and isinstance(gf, str) and gf.startswith("ConfigError"):
             return None
         return f"SGLang {sg}, graphfit {gf}"
-    diff = [f"{k}: SGLang {sg[k]}, graphfit {gf[k]}" for k in FIELDS if sg[k] != gf[k]]
+    diff = [f"{k}: SGLang {sg.get(k)}, graphfit {gf.get(k)}" for k in sorted(set(sg) | set(gf))
+            if sg.get(k) != gf.get(k)]
     return "; ".join(diff) or None

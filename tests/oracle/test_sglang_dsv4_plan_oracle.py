@@ -107,8 +107,14 @@ def test_generated(seed: int) -> None:
     draw = rng.random()
     if draw < 0.5:
         case = pl.with_cap(case, rng)
-    elif draw < 0.75:
+    elif draw < 0.65:
         case = pl.with_replicas(case, rng)  # --dp-size replicas on a decode server (s44k)
+    elif draw < 0.8:
+        case = pl.with_stages(case, rng)  # pipeline stages (s47k)
+    elif draw < 0.9:  # V4.1 on a B200 with a backend graphfit restates (s47k)
+        case = pl.on_b200_v41(case, rng)
+        if case.backend is None and case.layout is None:
+            case = dataclasses.replace(case, backend="flashmla_mega")
     # graphfit's --weights-gb keeps two decimals; so does the draw
     assert pl.compare(case) is None, case
 
@@ -160,7 +166,8 @@ def test_without_weights_the_plan_says_why() -> None:
                             pasted=commandline.read(pl.line(case))).config()
     plan = graphfit.plan(config)
     shown = dict(plan.engine_inputs)["dsv4_kv_pools"]
-    assert "not restated (needs --weights-gb)" in shown
+    assert "not restated (needs --weights-gb -- the weights' GiB per rank" in shown
+    assert "Load weight end" in shown  # the figure to give (s47k)
     r = so.resolve(case.argv(), gpu_mem_gb=80, model=pl.model_dir(case), capability=(9, 0))
     assert not isinstance(r, so.Rejected)
     assert plan.config.max_num_seqs == r.max_running_requests == 256
@@ -264,9 +271,9 @@ def test_sm100_grid(case: Case) -> None:
 
 def test_sm100_is_not_vacuous_and_v41_is_said() -> None:
     """SGLang resolves these lines on SM100 (its backend default flashmla for DeepSeek-V4,
-    flashmla_mega -- the V4.1 layouts, not restated -- for V4.1; deepseek_v4_hook.py:44-60);
-    graphfit sizes the first and says why not for V4.1, for ratio-1 / 2 layers (the installed
-    DeepGEMM's indexer page) and for SGLANG_DSV4_KV_LAYOUT=auto."""
+    flashmla_mega for V4.1; deepseek_v4_hook.py:44-60); graphfit sizes the first and says why
+    not for V4.1 without `--dsv4-attn-backend` (the default turns on the KV cache dtype, s47k;
+    the V4.1 layouts themselves are compared in test_sm100_v41_grid)."""
     from tests.oracle import sglang_oracle as so
 
     results = [pl.sglang_side(c) for c in SM100]
@@ -283,13 +290,9 @@ def test_sm100_is_not_vacuous_and_v41_is_said() -> None:
 
     v41 = dataclasses.replace(SM100[0], v41=True)
     assert backend(SM100[0]) == "flashmla" and backend(v41) == "flashmla_mega"
-    low = dataclasses.replace(SM100[0], ratios=(0, 4, 128, 2, 1), sources=(3, 4))
-    for case, why in ((v41, "SM100's V4.1 layouts"), (low, "low-ratio indexer pages")):
-        got = pl.graphfit_side(case)
-        assert isinstance(got, str) and why in got, got
-    env = pl.plan_figures(["SGLANG_DSV4_KV_LAYOUT=auto", *pl.line(SM100[0])], "B200", 80.0,
-                          None)
-    assert isinstance(env, str) and "SGLANG_DSV4_KV_LAYOUT=auto" in env, env
+    # V4.1's default backend also turns on --kv-cache-dtype, not read: said (s47k)
+    got = pl.graphfit_side(v41)
+    assert isinstance(got, str) and "default --dsv4-attn-backend on SM100" in got, got
     hopper_auto = pl.plan_figures(["SGLANG_DSV4_KV_LAYOUT=auto", *pl.line(SM100[0])], 179.1,
                                   80.0, None)
     assert isinstance(hopper_auto, dict)  # before SM100 auto is the V4 layout
@@ -415,9 +418,135 @@ def test_dsv4_attn_backend_asserts_are_sglangs() -> None:
             kinds.add(sentence)
             assert isinstance(got, str) and got.startswith("ConfigError") \
                 and sentence in got, (v41, gpu, extra, r.text, got)
+        elif extra == MEGA:  # the V4.1 layouts, sized since s47k (test_sm100_v41_grid)
+            assert (v41, gpu) == (True, "B200") and isinstance(got, dict), got
         else:
-            assert (v41, gpu) == (True, "B200") and extra in (MEGA, [REPLAY]), r
+            assert (v41, gpu) == (True, "B200") and extra == [REPLAY], r
             assert isinstance(got, str) and "not restated (" in got, got
     # mega, trtllm's SM100 / HiSparse / CP / PD, V4.1's HiSparse and TRT-LLM with encoder
     # replay, encoder replay off V4.1 (:276-280)
     assert len(kinds) == 8, kinds
+
+
+# pipeline parallelism (issue 23, s47k): each stage sized over its own layers, the smallest
+# stage's count on every stage (sglang_dsv4_stages)
+STAGES = [
+    PlanCase(**V4, ratios=FLASH, sources=(), gpu_gb=80.0, weights_gb=40.0, pp=2),
+    PlanCase(**V4, ratios=FLASH, sources=(), gpu_gb=80.0, weights_gb=40.0, pp=3,
+             partition="2,11,2"),  # a first stage of ratio-0 layers only
+    PlanCase(**V4, ratios=FLASH, sources=(), gpu_gb=80.0, weights_gb=40.0, pp=2,
+             max_total_tokens=1_000_000),
+    PlanCase(**V4, ratios=FLASH, sources=(), gpu_gb=96.0, weights_gb=40.0, pp=4,
+             mode="decode", requests=16),
+    PlanCase(**V4, ratios=(0, 0, 4, 2, 2, 2), sources=(3, 4, 5), gpu_gb=80.0,
+             weights_gb=40.0, pp=2),  # the later stage's ratio-2 kv_source layers bind
+    PlanCase(**V4, ratios=FLASH, sources=(), gpu_gb=80.0, weights_gb=40.0, pp=2,
+             partition="0,15"),  # an empty stage: both refuse
+    PlanCase(**V4, ratios=FLASH, sources=(), gpu_gb=80.0, weights_gb=40.0, pp=2,
+             partition="3,3"),  # not the model's layers: both refuse
+]
+
+
+@pytest.mark.parametrize("case", STAGES, ids=[str(i) for i in range(len(STAGES))])
+def test_pipeline_stages(case: Case) -> None:
+    assert pl.compare(case) is None
+
+
+def test_pipeline_stages_are_not_vacuous() -> None:
+    """SGLang sizes the first five lines: its stages' compress-state pools differ (stage
+    slices), its agreed count differs from the one-stage line's (each stage sizes fewer
+    layers, the smallest binds), the cap binds; it refuses the last two. graphfit's
+    refusals are one `error:` line."""
+    from tests.helpers import run_cli
+
+    results = [pl.sglang_side(c) for c in STAGES]
+    sized = [r for r in results if isinstance(r, dict)]
+    assert len(sized) == 5 and all(isinstance(r, str) for r in results[5:])
+    one = pl.sglang_side(GRID[0])
+    assert isinstance(one, dict) and sized[0]["full"] > one["full"]
+    assert sized[1]["c4_state"] == 0 < sized[1]["stage1_c4_state"]
+    assert sized[2]["full"] == 1_000_000 // 256 * 256
+    for case in STAGES[5:]:
+        env = [] if case.partition is None else [f"SGLANG_PP_LAYER_PARTITION={case.partition}"]
+        code, out, err = run_cli(["plan", "--gpu-memory-gb", "80", "--weights-gb", "40", "--",
+                                  *env, *pl.line(case)])
+        assert code == 2 and out == "" and err.startswith("error: "), err
+        assert len(err.strip().splitlines()) == 1 and len(err.strip()) <= 200 + 7, err
+
+
+# DeepSeek-V4.1 on SM100 (s47k): the V4.1 layouts under flashmla_mega or
+# SGLANG_DSV4_KV_LAYOUT=auto, the V4 layout under flashmla, the indexer page of 128 (the
+# DeepGEMM graphfit assumes there, tests/oracle/sglang_dsv4_plan_oracle.on_sm100)
+LOW = dict(ratios=(1, 2, 4, 128, 0, 2), sources=(0, 1, 5))
+SM100_V41 = [
+    PlanCase(**V4, ratios=FLASH, sources=(), weights_gb=80.0, v41=True,
+             backend="flashmla_mega", **B200),  # cap mode
+    PlanCase(**V4, **LOW, weights_gb=80.0, v41=True, backend="flashmla_mega", **B200),
+    PlanCase(**V4, **LOW, weights_gb=80.0, v41=True, backend="flashmla", **B200),
+    PlanCase(**V4, **LOW, weights_gb=80.0, layout="auto", **B200),  # a V4 model under auto
+    PlanCase(**V4, **LOW, weights_gb=80.0, **B200),  # a V4 model's low-ratio layers, V4 layout
+    PlanCase(**V4, **LOW, weights_gb=80.0, v41=True, backend="flashmla_mega", swa_ratio=0.2,
+             max_total_tokens=3_000_000, **B200),
+]
+
+
+@pytest.mark.parametrize("case", SM100_V41, ids=[str(i) for i in range(len(SM100_V41))])
+def test_sm100_v41_grid(case: Case) -> None:
+    assert pl.compare(case) is None
+
+
+def test_sm100_v41_grid_is_not_vacuous() -> None:
+    """SGLang sizes every line, and the layout moves its figures: flashmla_mega's V4.1
+    layouts vs flashmla's V4 layout on the same line, auto vs the default on a V4 model. (The
+    indexer page graphfit assumes, 128, moves a figure only where its padding crosses a full
+    page: SGLang with 64 gives these lines' figures too.)"""
+    results = [pl.sglang_side(c) for c in SM100_V41]
+    assert all(isinstance(r, dict) for r in results), results
+    assert results[1] != results[2] and results[3] != results[4]
+    assert results[0] != pl.sglang_side(dataclasses.replace(SM100_V41[0], backend="flashmla"))
+
+
+# DeepSeek-V4.1's prefill-graph rule and encoder replay's own refusals (s47k): (GPU, flags);
+# SGLang refuses all but the last two
+PREFILL = "--cuda-graph-backend-prefill"
+REPLAY_LINES = [
+    (80.0, ["--enable-encoder-swa-bounded-replay", PREFILL, "full"]),
+    ("B200", ["--dsv4-attn-backend", "trtllm", PREFILL, "full"]),
+    (80.0, ["--enable-encoder-swa-bounded-replay", "--disaggregation-mode", "decode"]),
+    (80.0, ["--enable-encoder-swa-bounded-replay", "--tp", "2", "--attn-cp-size", "2"]),
+    (80.0, ["--enable-encoder-swa-bounded-replay", "--enable-unified-memory"]),
+    (80.0, ["--enable-encoder-swa-bounded-replay", "--chunked-prefill-size", "256"]),
+    (80.0, ["--enable-encoder-swa-bounded-replay", "--chunked-prefill-size", "700", "--tp", "2",
+            "--dp", "2", "--enable-dp-attention"]),  # 350 per attention-DP rank
+    (80.0, ["--enable-encoder-swa-bounded-replay", PREFILL, "breakable",
+            "--chunked-prefill-size", "384"]),
+    (80.0, ["--enable-encoder-swa-bounded-replay", "--disaggregation-mode", "prefill"]),
+]
+
+
+def test_v41_replay_refusals_are_sglangs() -> None:
+    """Each line SGLang's pipeline refuses (deepseek_v4_hook.py:250-267, 282-330) graphfit
+    refuses with SGLang's sentence, in one `error:` line; the two it resolves graphfit plans
+    (the replay window's pools said, not sized)."""
+    from tests.helpers import run_cli
+    from tests.oracle import sglang_oracle as so
+
+    case = dataclasses.replace(GRID[0], v41=True)
+    sentences: set[str] = set()
+    for gpu, extra in REPLAY_LINES:
+        r = so.resolve([*case.argv(), *extra], gpu_mem_gb=80, model=pl.model_dir(case),
+                       capability=(10, 0) if gpu == "B200" else (9, 0))
+        got = pl.plan_figures([*pl.line(case), *extra], gpu, case.weights_gb, None)
+        if isinstance(r, so.Rejected):
+            sentence = r.text.split(": ", 1)[-1].split(" (")[0].rstrip(".")
+            sentences.add(sentence)
+            assert isinstance(got, str) and got.startswith("ConfigError") \
+                and sentence[:120] in got, (extra, r.text, got)
+        else:
+            assert extra in (REPLAY_LINES[-2][1], REPLAY_LINES[-1][1]), r
+            assert isinstance(got, str) and "not restated (" in got, got
+    assert len(sentences) == 6, sentences  # the budget's sentence twice
+    code, out, err = run_cli(["plan", "--gpu-memory-gb", "80", "--weights-gb", "40", "--",
+                              *pl.line(case), *REPLAY_LINES[6][1]])
+    assert code == 2 and out == "" and err.startswith("error: "), err
+    assert len(err.strip().splitlines()) == 1 and len(err.strip()) <= 200 + 7, err

@@ -104,12 +104,31 @@ def test_the_runners_are_bounded_by_the_pool_shown(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize("values, flags, why", [
     ({}, [], "needs --weights-gb"),
-    ({"weights_gb": 40.0}, ["--pp-size", "2"], "pipeline stages"),
 ])
 def test_what_is_not_restated_is_said(tmp_path: Path, values: dict[str, object],
                                       flags: list[str], why: str) -> None:
     plan = _pasted(_model(tmp_path), flags, **values)
     assert f"not restated ({why}" in _pools(plan)
+
+
+def test_pipeline_stages_are_sized_and_their_assumption_said(tmp_path: Path) -> None:
+    """--pp-size 2 (s47k): the pools are shown with the later stage's layers and the
+    --weights-gb assumption; the live path with the same partition plans the same line; the
+    partition moves the figures (the stages' slices are read)."""
+    model = _model(tmp_path)
+    line = ["SGLANG_PP_LAYER_PARTITION=1,5", "python", "-m", "sglang.launch_server",
+            "--model-path", model, "--pp-size", "2", "--max-running-requests", "64"]
+    config = resolve_values({"gpu_memory_gb": 80.0, "weights_gb": 40.0}, environ={},
+                            pasted=commandline.read(line)).config()
+    shown = _pools(graphfit.plan(config))
+    assert "later stages: [1, 6) c4 state" in shown and "hold --weights-gb" in shown
+    args = types.SimpleNamespace(model_path=model, pp_size=2, max_running_requests=64)
+    live = graphfit.plan(from_sglang(args, environ={"SGLANG_PP_LAYER_PARTITION": "1,5"},
+                                     gpu_memory_gb=80.0, weights_gb=40.0))
+    assert _pools(live) == shown
+    even = _pools(_pasted(model, ["--pp-size", "2", "--max-running-requests", "64"],
+                          weights_gb=40.0))
+    assert "later stages: [3, 6) c4 state" in even and even != shown
 
 
 def test_the_environment_that_changes_the_layout_is_said(tmp_path: Path) -> None:
@@ -218,8 +237,10 @@ def test_graphfit_config_file_reads_the_replicas(tmp_path: Path) -> None:
 
 def test_sm100_sizes_v4_and_says_why_not_for_the_rest(tmp_path: Path) -> None:
     """On a GPU named as SM100 (s44k): a DeepSeek-V4 model's pools are sized (the V4 layout,
-    the same figures as on a Hopper of the same memory); a V4.1 model, ratio-1 / 2 layers,
-    SGLANG_DSV4_KV_LAYOUT=auto and --dsv4-attn-backend trtllm are said, not sized."""
+    the same figures as on a Hopper of the same memory); since s47k also a V4.1 model with
+    its backend given, ratio-1 / 2 layers (the indexer page assumed) and
+    SGLANG_DSV4_KV_LAYOUT=auto (the V4.1 layouts); V4.1's default backend and
+    --dsv4-attn-backend trtllm are said, not sized."""
     def plan(model: str, gpu: object, flags: list[str], env: tuple[str, ...] = ()) -> str:
         line = [*env, "python", "-m", "sglang.launch_server", "--model-path", model, *flags]
         config = resolve_values({"gpu_memory_gb": gpu, "weights_gb": 80.0}, environ={},
@@ -235,11 +256,16 @@ def test_sm100_sizes_v4_and_says_why_not_for_the_rest(tmp_path: Path) -> None:
     v41 = _model(tmp_path / "v41", model_type="deepseek_v41")
     low = _model(tmp_path / "low", compress_ratios=[0, 4, 128, 2, 1, 4],
                  kv_source_layer_ids=[3, 4])
-    assert "not restated (SM100's V4.1 layouts" in plan(v41, "B200", [])
-    assert "not restated (SM100's low-ratio indexer pages" in plan(low, "B200", [])
+    # s47k: V4.1's layouts and the indexer page are sized on SM100 where the backend is known
+    assert "not restated (a V4.1 model's default --dsv4-attn-backend" in plan(v41, "B200", [])
+    mega = plan(v41, "B200", ["--dsv4-attn-backend", "flashmla_mega"])
+    assert mega.startswith("full ") and "SM100: the V41 KV layout" in mega
+    assert "SM100: the V4 KV layout" in plan(v41, "B200", ["--dsv4-attn-backend", "flashmla"])
+    on_b200 = plan(low, "B200", [])
+    assert on_b200.startswith("full ") and "indexer page assumed 128" in on_b200
     assert plan(low, 179.1, []).startswith("full ")
     auto = ("SGLANG_DSV4_KV_LAYOUT=auto",)
-    assert "not restated (SGLANG_DSV4_KV_LAYOUT=auto" in plan(v4, "B200", [], auto)
+    assert "SM100: the V41 KV layout" in plan(v4, "B200", [], auto)
     assert plan(v4, 179.1, [], auto).startswith("full ")  # V4 before SM100
     assert "--dsv4-attn-backend trtllm" in plan(v4, "B200", ["--dsv4-attn-backend", "trtllm"])
     assert plan(v4, "B200", ["--dsv4-attn-backend", "flashmla"]) == b200

@@ -39,6 +39,7 @@ from graphfit.planner.core.settings import EngineSettings
 from graphfit.planner.engines.sglang_dsv4_pool import (
     AUTO_LAYOUT,
     DEFAULT_MAX_RUNNING_REQUESTS,
+    INDEX_PAGE,
     PAGE_SIZE,
     STATE_DTYPE_BYTES,
     Dsv4Pool,
@@ -48,9 +49,15 @@ from graphfit.planner.engines.sglang_dsv4_pool import (
     decode_extra_slots,
     resolved_inputs,
 )
+from graphfit.planner.engines.sglang_dsv4_stages import stage_ranges, stage_shape
 from graphfit.planner.engines.sglang_kv_requests import kv_request_pool
 
 DEEPSEEK_V4 = "DeepseekV4ForCausalLM"
+# DSV41_INDEX_PAGE_SIZE where DeepGEMM has the paged sparse MQA logits (assumed on SM100)
+SM100_INDEX_PAGE = 128
+DEFAULT_BACKEND_UNKNOWN = (
+    "a V4.1 model's default --dsv4-attn-backend on SM100: flashmla_mega or flashmla by "
+    "--kv-cache-dtype and attention TP (deepseek_v4_hook.py:44-60); give the backend")
 RADIX = "disaggregation_decode_enable_radix_cache"
 # --speculative-algorithm values the decode radix cache accepts (speculative_hook.py:163-173;
 # NEXTN is EAGLE by then)
@@ -152,9 +159,9 @@ def check_v41(config: EngineSettings) -> None:
     speculation other than DSPARK (EAGLE topk 1: the others are refused before, :148-158),
     HiSparse, TRT-LLM with encoder replay (both s45k), two-batch overlap, pipeline
     parallelism; on a DeepSeek-V4 model (not V4.1), `--enable-encoder-swa-bounded-replay`
-    (:276-280, s45k). Not restated: V4.1's trtllm prefill-graph rule and encoder replay's own
-    refusals and chunk budget (:250-267, 282-330). (The unified KV layout is
-    HIP's.)"""
+    (:276-280, s45k). Before the list, V4.1's trtllm prefill-graph rule and encoder replay's
+    own refusals (`check_replay`), after it encoder replay's chunk budget
+    (`check_replay_budget`; both s47k). (The unified KV layout is HIP's.)"""
     shape = config.dsv4_pool_shape
     if not applies(config) or shape is None:
         return
@@ -163,6 +170,7 @@ def check_v41(config: EngineSettings) -> None:
             raise ConfigError("--enable-encoder-swa-bounded-replay requires DeepSeek-V4.1 "
                               "(SGLang deepseek_v4_hook.py:276-280)")
         return
+    check_replay(config)  # :282-330 come before the feature list (s47k)
     for feature, on in (
             ("speculative decoding other than DSpark",
              config.spec_method not in (SpecMethod.NONE, SpecMethod.DSPARK)
@@ -175,6 +183,62 @@ def check_v41(config: EngineSettings) -> None:
         if on:
             raise ConfigError(f"DeepSeek-V4.1 does not support {feature} yet; disable it to "
                               f"serve this model. (SGLang deepseek_v4_hook.py:333-353)")
+    check_replay_budget(config)  # model_hook.py:1038-1043, after the feature list
+
+
+# the prefill CUDA graph backends V4.1's TRT-LLM and encoder replay accept
+# (deepseek_v4_hook.py:282-290, 300-304; cuda_graph_config.py:40-48)
+REPLAY_PREFILL = (None, "disabled", "breakable")
+
+
+def check_replay(config: EngineSettings) -> None:
+    """A DeepSeek-V4.1 line's prefill-graph and encoder-replay refusals (issue 23, s47k), in
+    `validate_deepseek_v41_features`' order (deepseek_v4_hook.py:282-330): V4.1's TRT-LLM
+    needs the prefill graphs disabled or breakable (:282-290); encoder replay refuses
+    prefill graphs other than breakable (:300-304), context parallelism (:311), unified
+    memory (:315) and PD decode (:317). The prefill backend is the one the line gives (a
+    disable flag gives disabled): SGLang's default passes at this point. Not restated: the
+    ROCm clauses (graphfit plans CUDA), mixed prefill/decode, LoRA and radix sessions (flags
+    graphfit does not read)."""
+    prefill = config.cuda_graph_backend_prefill
+    if config.dsv4_attn_backend == "trtllm" and prefill not in REPLAY_PREFILL:
+        raise ConfigError("DeepSeek-V4.1 TRT-LLM requires --cuda-graph-backend-prefill "
+                          "disabled or breakable (SGLang deepseek_v4_hook.py:282-290)")
+    if not config.enable_encoder_swa_bounded_replay:
+        return
+    for feature, on, line in (
+            ("prefill CUDA graphs other than breakable", prefill not in REPLAY_PREFILL,
+             "300-304"),
+            ("context parallelism", config.attn_cp_size > 1, "311"),
+            ("unified memory", config.enable_unified_memory, "315"),
+            ("PD decode", config.disaggregation_mode == "decode", "317")):
+        if on:
+            raise ConfigError(f"--enable-encoder-swa-bounded-replay does not support "
+                              f"{feature} yet (SGLang deepseek_v4_hook.py:{line})")
+
+
+def check_replay_budget(config: EngineSettings) -> None:
+    """Encoder replay's chunk budget (`validate_deepseek_v41_encoder_replay_budget`,
+    deepseek_v4_hook.py:250-267, run at model_hook.py:1038-1043 after the attention-DP split
+    of the chunk, parallel_hook.py:326-332): at least 128 replay tokens plus one page
+    (DeepSeek-V4's 256) of chunked prefill per attention-DP rank. The chunk is the line's or
+    SGLang's default for the GPU's memory; with neither known, not checked. (graphfit takes
+    --max-running-requests >= 1 only, the rule's other half.)"""
+    from graphfit.planner.engines.sglang_prefill import default_chunked_prefill_size
+
+    if not config.enable_encoder_swa_bounded_replay:
+        return
+    chunk = config.chunked_prefill_size
+    if chunk is None and config.gpu_memory_gb is None:
+        return
+    chunk = chunk or default_chunked_prefill_size(config.gpu_memory_gb)
+    per_rank = chunk // config.attn_dp_size if config.attn_dp_size > 1 else chunk
+    least = 128 + PAGE_SIZE
+    if per_rank < least:
+        raise ConfigError(f"encoder SWA replay requires --max-running-requests > 0 and at "
+                          f"least {least} chunked prefill tokens per attention DP rank (128 "
+                          f"replay tokens plus one page); got {per_rank} (SGLang "
+                          f"deepseek_v4_hook.py:250-267)")
 
 
 def resolve(config: EngineSettings) -> dict[str, object]:
@@ -194,29 +258,57 @@ def resolve(config: EngineSettings) -> dict[str, object]:
 def layout_unmodelled(config: EngineSettings) -> str | None:
     """Why graphfit does not restate this config's pool layout at all, or None.
 
-    On SM100 (a GPU named as one) a DeepSeek-V4 model keeps the V4 layout -- its
-    `--dsv4-attn-backend` default is flashmla for any model_type but deepseek_v41
-    (deepseek_v4_hook.py:44-60) and SGLANG_DSV4_KV_LAYOUT defaults to v4 (environ.py:1754,
-    `select_dsv4_kv_layout`, deepseek_v4_memory_pool.py:211-212) -- so its pools are the
-    ones restated before SM100, except: a V4.1 model (flashmla_mega and the V4.1 layouts),
-    SGLANG_DSV4_KV_LAYOUT=auto (V4.1 layouts on SM100, :231-234) and ratio-1 / 2 layers
-    (their indexer page is 128 where the installed DeepGEMM has the paged sparse MQA logits,
-    deep_gemm_wrapper/configurer.py:64-78, a fact of the serving machine)."""
+    On SM100 (capability 10.x) the layout is `kv_layout`'s (issue 23, s47k): the V4 layout
+    or the V4.1 layouts, with an indexer page of 128 assumed; only a V4.1 model without
+    `--dsv4-attn-backend` (its default turns on the KV cache dtype) is not restated there. A
+    later Blackwell (a capability above 10.x) keeps s44k's reasons for the V4.1 layouts and
+    the ratio-1 / 2 indexer pages. Elsewhere the environment's reasons stand
+    (sglang_dsv4_pool.not_modelled)."""
     reason = config.dsv4_env_unmodelled
     sm100 = (config.gpu_capability or 0) >= 100 or bool(config.sm100)
-    if reason is not None and (reason != AUTO_LAYOUT or sm100):
+    if reason is not None and reason != AUTO_LAYOUT:
         return reason
-    if config.pp_size > 1:
-        return "pipeline stages' layer slices"
-    if not sm100 or config.dsv4_pool_shape is None:
+    if _sm100(config) is None and config.dsv4_attn_backend == "flashmla_mega":
+        return ("--dsv4-attn-backend flashmla_mega's pools (the V4.1 layouts, SM100 only, "
+                "deepseek_v4_hook.py:92-99: name the GPU)")
+    if _sm100(config):  # SM100's layouts: `kv_layout` (issue 23, s47k)
+        return None if kv_layout(config) is not None else DEFAULT_BACKEND_UNKNOWN
+    if not sm100:
         return None
-    head, ratios, _ = config.dsv4_pool_shape
-    if head[4]:
-        return "SM100's V4.1 layouts (flashmla_mega, deepseek_v4_hook.py:44-60)"
+    # a later Blackwell (SM120): the V4.1 layouts assert, the backend default differs
+    head, ratios, _ = config.dsv4_pool_shape or ((0, 0, 0, 0, 0), (), ())
+    if head[4] or reason == AUTO_LAYOUT:
+        return "the V4.1 layouts off SM100 (deepseek_v4_memory_pool.py:228-234)"
     if any(ratio in (1, 2) for ratio in ratios):
-        return ("SM100's low-ratio indexer pages (the installed DeepGEMM's, deep_gemm_wrapper/"
-                "configurer.py:64-78)")
+        return ("the low-ratio indexer pages off SM100 (the installed DeepGEMM's, "
+                "deep_gemm_wrapper/configurer.py:57-78)")
     return None
+
+
+def kv_layout(config: EngineSettings) -> tuple[str, int] | None:
+    """The main cache's layout and the low-ratio indexer page SGLang sizes with (issue 23,
+    s47k). `select_dsv4_kv_layout` (deepseek_v4_memory_pool.py:198-234): SGLANG_DSV4_KV_LAYOUT
+    (v4 by default, environ.py:1754) is v41 under `--dsv4-attn-backend flashmla_mega` --
+    the default of a deepseek_v41 model on SM100 (`_default_dsv4_attention_backend`,
+    deepseek_v4_hook.py:44-60, 85-90) -- and `auto` gives V4.1 on SM100 (capability 10.x,
+    :215-219); V4.1's compressed caches follow (`compressed_layout`). The indexer page is
+    128 where DeepGEMM has the paged sparse MQA logits, which needs SM100 and the installed
+    DeepGEMM's two functions (`dsv41_index_page_size`, deepseek_v4_memory_pool.py:532-542;
+    deep_gemm_wrapper/configurer.py:57-78): graphfit assumes it there and says so.
+
+    None where graphfit cannot tell: a V4.1 model on SM100 without `--dsv4-attn-backend`
+    and without SGLANG_DSV4_KV_LAYOUT=auto, whose default backend also turns on the KV
+    cache dtype (deepseek_v4_hook.py:54), a flag graphfit does not read."""
+    if not _sm100(config):
+        return "v4", INDEX_PAGE
+    if config.dsv4_env_unmodelled == AUTO_LAYOUT:  # V4.1 under flashmla and flashmla_mega
+        return "v41", SM100_INDEX_PAGE
+    v41_model = config.dsv4_pool_shape is not None and bool(config.dsv4_pool_shape[0][4])
+    given = config.dsv4_attn_backend if config.dsv4_attn_backend != "auto" else None
+    backend = given or (None if v41_model else "flashmla")
+    if backend is None:
+        return None
+    return ("v41" if backend == "flashmla_mega" else "v4"), SM100_INDEX_PAGE
 
 
 def why_not(config: EngineSettings) -> str | None:
@@ -233,21 +325,32 @@ def why_not(config: EngineSettings) -> str | None:
         ("the model directory's DeepSeek-V4 config.json", config.dsv4_pool_shape),
         ("mem_fraction_static", config.mem_fraction_static)) if value is None]
     if missing:
-        return f"needs {', '.join(missing)}"
+        why = f"needs {', '.join(missing)}"
+        if config.weights_gb is None:  # the one figure SGLang measures (s47k)
+            why += (" -- the weights' GiB per rank: SGLang sizes from the free memory it "
+                    "measures after loading them (kv_cache_configurator.py:2990-3060), the "
+                    "`mem usage` of its `Load weight end` log line (model_runner.py:"
+                    "1365-1378)")
+        return why
     if post_capture(config) is not False:  # never True: DeepSeek-V4 runs an MLA backend
         # (overrides.py:1809-1810); None where graphfit cannot answer
         return "post-capture KV sizing's budget (kv_cache_configurator.py:3020-3030)"
     return None
 
 
-def pool_of(config: EngineSettings) -> Dsv4Pool:
-    """The restated configurator for a (resolved) config whose shape is known."""
+def pool_of(config: EngineSettings, stage: tuple[int, int] | None = None) -> Dsv4Pool:
+    """The restated configurator for a (resolved) config whose shape is known; `stage`: the
+    pipeline stage's `[start, end)` layers (sglang_dsv4_stages), None for all of them."""
     from graphfit.planner.engines.sglang_prefill import default_chunked_prefill_size
 
     assert config.dsv4_pool_shape is not None
     head, ratios, sources = config.dsv4_pool_shape
     shape = Dsv4Shape(head[0], head[1], head[2], ratios, sources, head[3],
                       config.max_model_len)
+    if stage is not None:
+        shape = stage_shape(shape, *stage)
+    layout = kv_layout(config)
+    assert layout is not None  # else `layout_unmodelled` says why
     spec = config.spec_method is not SpecMethod.NONE
     line = resolved_inputs(
         page_size=PAGE_SIZE, max_running_requests=config.max_num_seqs,
@@ -263,28 +366,57 @@ def pool_of(config: EngineSettings) -> Dsv4Pool:
         chunked_prefill_size=(config.chunked_prefill_size
                               or default_chunked_prefill_size(config.gpu_memory_gb)),
         state_dtype=(config.dsv4_state_dtype or "float32").strip().lower(),
-        model_type="deepseek_v41" if head[4] else "deepseek_v4")
+        model_type="deepseek_v41" if head[4] else "deepseek_v4",
+        kv_layout=layout[0], index_page=layout[1])
     return Dsv4Pool(shape, line)
 
 
 def pools(config: EngineSettings) -> Dsv4Pools | None:
-    """SGLang's pool sizes for a resolved DeepSeek-V4 config, None where `why_not` says;
-    ConfigError where SGLang refuses the line."""
+    """SGLang's pool sizes for a resolved DeepSeek-V4 config (the first pipeline stage's;
+    `stage_pools` has every stage's), None where `why_not` says; ConfigError where SGLang
+    refuses the line."""
+    every = stage_pools(config)
+    return None if every is None else every[0]
+
+
+def stages_of(config: EngineSettings) -> tuple[tuple[int, int], ...] | None:
+    """The pipeline stages' layers (sglang_dsv4_stages.stage_ranges), None under one stage."""
+    if config.pp_size <= 1 or config.dsv4_pool_shape is None:
+        return None
+    return stage_ranges(len(config.dsv4_pool_shape[1]), config.pp_size,
+                        config.pp_layer_partition)
+
+
+def stage_pools(config: EngineSettings) -> tuple[Dsv4Pools, ...] | None:
+    """Each pipeline stage's pools (one entry under one stage): each stage sized from the
+    budget over its own layers, the `--max-total-tokens` cap and the stages' minimum as
+    `_apply_token_constraints` takes them (kv_cache_configurator.py:3096-3115), and every
+    stage above that count re-derived from it (`config_from_budget`, :3211-3226)."""
     if not applies(config):
         return None
     if config.dsv4_pool_shape is not None and layout_unmodelled(config) is None:
-        pool = pool_of(config)  # SGLang's refusals that need no memory figure (the ring)
+        # SGLang's refusals that need no memory figure (the ring, a bad partition)
+        per_stage = [pool_of(config, stage) for stage in stages_of(config) or [None]]
     if why_not(config) is not None:
         return None
     assert config.weights_gb is not None and config.gpu_memory_gb is not None
     assert config.mem_fraction_static is not None
     budget = budget_bytes(config.weights_gb, config.mem_fraction_static,
                           config.preload_avail_gb or config.gpu_memory_gb)
-    sized = pool.pools(budget)
-    cap = config.max_total_tokens
-    sized = sized if cap is None or cap >= sized.full_tokens else capped(pool, sized, cap)
-    check_slots(pool, sized)
-    return sized
+    sized = [pool.pools(budget) for pool in per_stage]
+    agreed = agreed_tokens(sized, config.max_total_tokens)
+    out = tuple(one if agreed >= one.full_tokens else capped(pool, one, agreed)
+                for pool, one in zip(per_stage, sized, strict=True))
+    for pool, one in zip(per_stage, out, strict=True):
+        check_slots(pool, one)
+    return out
+
+
+def agreed_tokens(sized: list[Dsv4Pools], cap: int | None) -> int:
+    """`_apply_token_constraints` (kv_cache_configurator.py:3090-3117): each stage's full
+    count under the `--max-total-tokens` cap, then the minimum over the PP ranks."""
+    agreed = min(one.full_tokens for one in sized)
+    return agreed if cap is None else min(agreed, cap)
 
 
 def check_slots(pool: Dsv4Pool, sized: Dsv4Pools) -> None:
@@ -341,18 +473,42 @@ def shown(config: EngineSettings) -> tuple[str, str] | None:
         return ("dsv4_kv_pools", f"sized by SGLang from GPU memory (pool_configurator.py:"
                                  f"1638-1701); not restated ({why}), so the request pool is "
                                  f"--max-running-requests per DP group")
-    sized = pools(config)
-    assert sized is not None
+    every = stage_pools(config)
+    assert every is not None
+    sized = every[0]
     preload = ("given" if config.preload_avail_gb is not None else
                "assumed: the whole GPU, --preload-avail-gb")
     gpu = "" if config.gpu_capability is not None else ", a GPU before SM100 assumed"
+    layout, index_page = kv_layout(config) or ("v4", INDEX_PAGE)
+    if _sm100(config):
+        gpu += f"; SM100: the {layout.upper()} KV layout"
+        if any(ratio in (1, 2) for ratio in config.dsv4_pool_shape[1]):  # type: ignore[index]
+            gpu += (f", the low-ratio indexer page assumed {index_page} (the installed "
+                    f"DeepGEMM's paged sparse MQA logits, deep_gemm_wrapper/configurer.py:"
+                    f"64-78)")
     return ("dsv4_kv_pools",
             f"full {sized.full_tokens} tokens, SWA {sized.swa_tokens}, c4 {sized.c4_tokens}, "
             f"c128 {sized.c128_tokens}, c4 state {sized.c4_state}, c128 state "
             f"{sized.c128_state}; request pool {sized.request_pool} per DP group "
-            f"(pool_configurator.py:1638-1701, kv_cache_configurator.py:3119-3133); free "
+            f"(pool_configurator.py:1638-1701, kv_cache_configurator.py:3119-3133)"
+            f"{stages_said(config, every)}; free "
             f"before loading {config.preload_avail_gb or config.gpu_memory_gb:g} GiB "
             f"({preload}){gpu}")
+
+
+def stages_said(config: EngineSettings, every: tuple[Dsv4Pools, ...]) -> str:
+    """The plan line's words on the pipeline stages (empty under one stage): the layers and
+    compress-state pools of each stage after the first (the token pools and the request pool
+    are the agreed ones, kv_cache_configurator.py:3107-3115) and the budget's assumption."""
+    ranges = stages_of(config)
+    if ranges is None:
+        return ""
+    later = ", ".join(f"[{start}, {end}) c4 state {one.c4_state}, c128 state {one.c128_state}"
+                      for (start, end), one in zip(ranges[1:], every[1:], strict=True))
+    return (f"; pipeline stage 1 of {len(ranges)} (layers [{ranges[0][0]}, {ranges[0][1]})), "
+            f"later stages: {later}; every stage's token count is the smallest stage's; each "
+            f"stage assumed to hold --weights-gb (give the heaviest stage's: SGLang measures "
+            f"each, kv_cache_configurator.py:2990-3060)")
 
 
 __all__ = ["DEEPSEEK_V4", "DEFAULT_MAX_RUNNING_REQUESTS", "applies", "check", "pools", "resolve",

@@ -39,13 +39,16 @@ cap that leaves nothing (:1681-1687), draft tokens past the compress-state ring
 (:94-100).
 
 Modelled: the V4 layout (SGLANG_DSV4_KV_LAYOUT's default v4 anywhere, auto before SM100,
-deepseek_v4_memory_pool.py:198-234; a V4 model on SM100 keeps it, graphfit.planner.engines.
-sglang_dsv4_plan.layout_unmodelled), the paged (non-unified) pools, one pipeline stage.
+deepseek_v4_memory_pool.py:198-234; a V4 model on SM100 keeps it), the V4.1 layouts of SM100
+(`LAYOUT_BYTES`, picked by graphfit.planner.engines.sglang_dsv4_plan.kv_layout), the paged
+(non-unified) pools, one pipeline stage (graphfit.planner.engines.sglang_dsv4_stages slices
+the layers of each).
 The unified-KV pools are HIP's only (`is_unified_kv_triton`,
 layers/attention/dsv4/unified_kv_gate.py:13-15). Not modelled (`not_modelled` says which):
 HiSparse, the
-encoder-replay SWA window, online c128, `--dsv4-attn-backend trtllm`, the V4.1 layouts of
-SM100, pipeline parallelism, speculation with the overlap scheduler off in cap mode.
+encoder-replay SWA window, online c128, `--dsv4-attn-backend trtllm`, the V4.1 layouts
+SGLANG_DSV4_KV_LAYOUT=v41 / v41_new force, speculation with the overlap scheduler off in cap
+mode.
 """
 
 from __future__ import annotations
@@ -71,10 +74,31 @@ def _ceil_div(a: int, b: int) -> int:
     return -(-a // b)
 
 
-def paged_bytes_per_token(page_size: int, ratio: int = 0) -> float:
-    """One latent slot's bytes in a V4-layout page of the ratio's pool (:1353-1370)."""
+# a layout's (bytes a token, the page stride's unit): `KVLayout.bytes_per_token` (data +
+# scale bytes) and `page_align` (kernels/ops/attention/dsv4/kv_layout.py:49-98); "v41" is the
+# block-split V4.1 fp8 layout SM100 runs (issue 23, s47k), "v41_fp4" its ratio-1 / 2 cache
+LAYOUT_BYTES = {"v4": (V4_TOKEN_BYTES, V4_PAGE_ALIGN), "v41": (512 + 16, 512),
+                "v41_fp4": (256 + 32, 256)}
+LAYOUTS = ("v4", "v41")  # the main-cache layouts graphfit sizes
+INDEX_PAGES = (64, 128)  # DSV41_INDEX_PAGE_SIZE's two values (deepseek_v4_memory_pool.py:532-542)
+
+
+def compressed_layout(main: str, ratio: int) -> str:
+    """`resolve_compressed_kv_layout` (deepseek_v4_memory_pool.py:174-195) with
+    SGLANG_DSV4_COMPRESSED_KV_LAYOUT's default auto: a V4 main cache keeps V4 everywhere;
+    next to V4.1, the ratio-1 / 2 caches are fp4 and the others V4.1 fp8."""
+    if main == "v4" or not ratio:
+        return main
+    return "v41_fp4" if ratio in (1, 2) else "v41"
+
+
+def paged_bytes_per_token(page_size: int, ratio: int = 0, layout: str = "v4") -> float:
+    """One latent slot's bytes in a page of the ratio's pool (:1353-1370): the layout's
+    `page_bytes` (the raw bytes rounded up to its page stride's unit) over the page's slots;
+    `layout`: the main cache's."""
+    token, align = LAYOUT_BYTES[compressed_layout(layout, ratio)]
     page = page_size // ratio if ratio else page_size
-    return _ceil_div(page * V4_TOKEN_BYTES, V4_PAGE_ALIGN) * V4_PAGE_ALIGN / page
+    return _ceil_div(page * token, align) * align / page
 
 
 def indexer_bytes(index_head_dim: int, fp4: bool) -> int:
@@ -203,8 +227,16 @@ class Dsv4PoolInputs:
     disable_radix_cache: bool = False
     chunked_prefill_size: int | None = 8192
     state_dtype: str = "float32"
+    kv_layout: str = "v4"  # the main cache's layout (sglang_dsv4_plan.kv_layout)
+    index_page: int = INDEX_PAGE  # the low-ratio indexer page (sglang_dsv4_plan.kv_layout)
 
     def __post_init__(self) -> None:
+        if self.kv_layout not in LAYOUTS:
+            raise ConfigError(f"DeepSeek-V4 KV layout: one of {LAYOUTS}, got "
+                              f"{self.kv_layout!r}")
+        if self.index_page not in INDEX_PAGES:
+            raise ConfigError(f"DeepSeek-V4 indexer page: one of {INDEX_PAGES}, got "
+                              f"{self.index_page!r}")
         if self.page_size < 1 or self.page_size % 128:
             raise ConfigError("page_size must be multiple of 128 for compressed attention "
                               "(pool_configurator.py:1641-1643)")
@@ -265,7 +297,8 @@ def resolved_inputs(*, page_size: int = PAGE_SIZE, max_running_requests: int | N
                     swa_full_tokens_ratio: float | None = None,
                     swa_prefix_tails: int | None = None, disable_radix_cache: bool = False,
                     decode_radix_cache: bool = False, chunked_prefill_size: int | None = 8192,
-                    state_dtype: str = "float32", model_type: str | None = None
+                    state_dtype: str = "float32", model_type: str | None = None,
+                    kv_layout: str = "v4", index_page: int = INDEX_PAGE
                     ) -> Dsv4PoolInputs:
     """A line's values as the configurator reads them after SGLang's hooks: DeepSeek-V4's
     default of 256 running requests (deepseek_v4_hook.py:138-144), the override's SWA ratio
@@ -288,7 +321,7 @@ def resolved_inputs(*, page_size: int = PAGE_SIZE, max_running_requests: int | N
         chunked_prefill_size=(chunked_prefill_size // attn_dp_size
                               if chunked_prefill_size is not None and attn_dp_size > 1
                               else chunked_prefill_size),
-        state_dtype=state_dtype)
+        state_dtype=state_dtype, kv_layout=kv_layout, index_page=index_page)
 
 
 @dataclass(frozen=True)
@@ -401,14 +434,14 @@ class Dsv4Pool:
     def bytes_per_swa_token(self) -> float:
         state = STATE_DTYPE_BYTES[self.line.state_dtype]
         c4_state = 2 * 2 * self.shape.head_dim * state + 2 * 2 * self.shape.index_head_dim * state
-        per = paged_bytes_per_token(self.line.page_size) * self.layers + (
+        per = paged_bytes_per_token(self.line.page_size, 0, self.line.kv_layout) * self.layers + (
             self.rings.get(4, 0) / self.line.page_size * c4_state * self.owners.get(4, 0))
         return per * self.inflation
 
     def compressed_bytes(self, ratio: int) -> float:
         """`_compressed_bytes_per_full_token` (:1390-1404), HiSparse off."""
         page = self.line.page_size
-        latent = paged_bytes_per_token(page, ratio)
+        latent = paged_bytes_per_token(page, ratio, self.line.kv_layout)
         if ratio in (1, 2):
             return (latent + indexer_bytes(self.shape.index_head_dim, fp4=True)) / ratio
         if ratio == 4:
@@ -430,9 +463,10 @@ class Dsv4Pool:
             layers = self.owners.get(ratio, 0)
             if not layers:
                 continue
-            main = page * paged_bytes_per_token(page, ratio)
+            main = page * paged_bytes_per_token(page, ratio, self.line.kv_layout)
             index_size = (full_tokens + page) // ratio
-            slots = _ceil_div(index_size + INDEX_PAGE, INDEX_PAGE) * INDEX_PAGE
+            index_page = self.line.index_page
+            slots = _ceil_div(index_size + index_page, index_page) * index_page
             out += (main + (slots - full_tokens // ratio) * low) * layers
         return out
 
