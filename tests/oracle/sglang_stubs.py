@@ -25,6 +25,8 @@ own logic:
   of the test session (torch.compile looking for triton, say) sees the real world. torch's
   cached "is triton installed" answer is taken before the first stub exists, for the same
   reason.
+* Speed only (`_struct_fields_once`): `msgspec.structs.fields` answers each class once; SGLang
+  builds its parser from ServerArgs' fields on every line, and the fields never change.
 """
 
 from __future__ import annotations
