@@ -15,6 +15,7 @@ preload - weights, the same figure graphfit is given.
 from __future__ import annotations
 
 import functools
+import gc
 import json
 import tempfile
 import types
@@ -444,6 +445,10 @@ def model_dir(shape: int) -> str:
     return str(directory)
 
 
+# `kvc.gc` while `sized` runs: a collector whose collect() frees nothing (see there)
+_NO_GC = types.SimpleNamespace(collect=lambda *args: 0)
+
+
 @dataclass(frozen=True)
 class Sized:
     """What SGLang computed: the state cache size, its request pool, the static fraction it
@@ -500,10 +505,6 @@ def sized(r: so.Resolved, preload_gb: float, weights_gb: float,
         cls = kvc.KVCacheConfigurator
         this._calculate_mamba_ratio = functools.partial(cls._calculate_mamba_ratio, this)
         this._handle_max_mamba_cache = functools.partial(cls._handle_max_mamba_cache, this)
-        measured, capacity = kvc.get_available_gpu_memory, kvc.get_device_memory_capacity
-        kvc.get_available_gpu_memory = lambda *a, **k: preload_gb - weights_gb
-        kvc.get_device_memory_capacity = lambda *a, **k: (  # MiB, as nvidia-smi reports
-            None if gpu_gb is None else gpu_gb * 1024)
         parallel = get_parallel()
         if type(cfg).__name__ == "ZayaConfig" and parallel.attn_tp_size != parallel.tp_size:
             # the model's own assertion at load, before the cache is sized (models/zaya.py:
@@ -526,6 +527,14 @@ def sized(r: so.Resolved, preload_gb: float, weights_gb: float,
                 int(getattr(text, "eos_token_id", None))  # type: ignore[arg-type]
             except (TypeError, ValueError) as exc:
                 return f"{type(exc).__name__}: {exc}"
+        measured, capacity = kvc.get_available_gpu_memory, kvc.get_device_memory_capacity
+        kvc.get_available_gpu_memory = lambda *a, **k: preload_gb - weights_gb
+        # its `gc.collect()` before measuring (kv_cache_configurator.py:2999) frees the weight
+        # loader's CUDA temporaries; here it only walks the test process's Python heap (0.3 s
+        # a line, more in a full run) while the measured figure is the one given above
+        kvc.gc = _NO_GC
+        kvc.get_device_memory_capacity = lambda *a, **k: (  # MiB, as nvidia-smi reports
+            None if gpu_gb is None else gpu_gb * 1024)
         try:
             try:
                 per_request = int(cfg.mamba2_cache_params.mamba_cache_per_req)
@@ -536,6 +545,7 @@ def sized(r: so.Resolved, preload_gb: float, weights_gb: float,
         finally:
             kvc.get_available_gpu_memory = measured
             kvc.get_device_memory_capacity = capacity
+            kvc.gc = gc
         schedule = get_schedule()
         return Sized(int(schedule.max_mamba_cache_size), pool,
                      float(schedule.mem_fraction_static), per_request,

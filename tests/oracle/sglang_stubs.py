@@ -25,6 +25,8 @@ own logic:
   of the test session (torch.compile looking for triton, say) sees the real world. torch's
   cached "is triton installed" answer is taken before the first stub exists, for the same
   reason.
+* Speed only (`_struct_fields_once`): `msgspec.structs.fields` answers each class once; SGLang
+  builds its parser from ServerArgs' fields on every line, and the fields never change.
 """
 
 from __future__ import annotations
@@ -187,12 +189,37 @@ def fake_cuda(gpu_mem_mib: float | None = None, device_count: int = 8,
 _installed: dict[str, Any] = {}
 
 
+def _struct_fields_once() -> None:
+    """`msgspec.structs.fields(cls)` evaluates the class's annotations again at every call, and
+    SGLang's parser builder asks it of ServerArgs seven times a line (arg_groups/arg_utils.py:
+    204, server_args.py:659-665): a third of resolving one line here. A class's fields never
+    change, so each class is answered once (instances still go to msgspec itself). Not a stub:
+    the same FieldInfo tuple SGLang would get, computed once."""
+    import msgspec.structs
+
+    fields = msgspec.structs.fields
+    if getattr(fields, "graphfit_once", False):
+        return
+    by_class: dict[type, Any] = {}
+
+    def once(type_or_instance: Any) -> Any:
+        if not isinstance(type_or_instance, type):
+            return fields(type_or_instance)
+        if type_or_instance not in by_class:
+            by_class[type_or_instance] = fields(type_or_instance)
+        return by_class[type_or_instance]
+
+    once.graphfit_once = True  # type: ignore[attr-defined]
+    msgspec.structs.fields = once
+
+
 def install(root: Path) -> None:
     """Make `import sglang.srt...` load the real files under `root` with the stubs above."""
     if _installed.get("root") == root:
         return
     if _installed:
         raise RuntimeError(f"SGLang already installed from {_installed['root']}")
+    _struct_fields_once()
     import torch  # noqa: F401 - torch must see the real world (no stubbed triton) first
     from torch.utils._triton import has_triton_package
 

@@ -20,7 +20,7 @@ from graphfit import (
 from graphfit.planner import BatchFamily, Requests
 from graphfit.planner.core.batches import fed_streams
 from graphfit.planner.core.dispatch import DispatchTables
-from graphfit.planner.core.rows import rule_for
+from graphfit.planner.core.rows import RowRule, rule_for
 from graphfit.planner.engines.registry import MODELS, engine_model, policy_engine
 from graphfit.testing import engine_configs
 
@@ -58,21 +58,33 @@ def _variants(comp: ComponentPlan, *, engine: bool
             for label, tables, families in out]
 
 
-def _rows(buf: BufferPlan, variants: list[tuple[str, DispatchTables,
-                                                tuple[BatchFamily, ...]]]
-          ) -> dict[tuple[str, str, int], int]:
+# a component's scenarios with their batches expanded: (scenario, families by name, whether any
+# family is padded, every reachable batch); computed once per component and shared by its
+# buffers (the batches do not depend on the buffer)
+Expanded = list[tuple[str, dict[str, BatchFamily], bool, list[tuple[str, int, int, int, bool]]]]
+
+
+def _expand(variants: list[tuple[str, DispatchTables, tuple[BatchFamily, ...]]]) -> Expanded:
+    return [(label, {f.name: f for f in families}, any(f.padded for f in families),
+             _batches(tables, families)) for label, tables, families in variants]
+
+
+def _rows(buf: BufferPlan, expanded: Expanded) -> dict[tuple[str, str, int], int]:
     """Rows of `buf` per (scenario, family, batch), brute force."""
     rows = {}
-    for label, tables, families in variants:
-        by_name = {f.name: f for f in families}
-        any_padded = any(f.padded for f in families)
-        for fam, n, tok, req, graph in _batches(tables, families):
+    for label, by_name, any_padded, batches in expanded:
+        # the rule depends on the family and whether it replays a graph only
+        rules: dict[tuple[str, bool], RowRule | None] = {}
+        for fam, n, tok, req, graph in batches:
             if buf.axis is Axis.FIXED:  # filled whole by every dispatched step
                 if by_name[fam].padded or not any_padded:
                     rows[(label, fam, n)] = buf.reference_capacity
                 continue
-            # graph-only streams (a graph runner's private inputs) are fed by replays alone
-            rule = rule_for(buf.demands, fed_streams(by_name[fam].streams, graph))
+            if (fam, graph) not in rules:
+                # graph-only streams (a graph runner's private inputs) are fed by replays alone
+                rules[(fam, graph)] = rule_for(buf.demands,
+                                               fed_streams(by_name[fam].streams, graph))
+            rule = rules[(fam, graph)]
             if rule is not None:
                 rows[(label, fam, n)] = rule.rows(tok, req)
     return rows
@@ -85,21 +97,29 @@ def test_capacities_and_violations_match_brute_force(config: EngineConfig) -> No
         p = plan(config.replace(max_num_batched_tokens=max(config.max_num_seqs, 512)))
     except ConfigError:  # the engine rejects it: nothing to compare
         return
-    def own(comp: ComponentPlan, buf: BufferPlan) -> tuple[int, int]:
+    expanded = {(name, engine): _expand(_variants(comp, engine=engine))
+                for name, comp in p.components.items() for engine in (False, True)}
+    rows: dict[tuple[str, str, bool], dict[tuple[str, str, int], int]] = {}
+
+    def rows_of(name: str, buf: BufferPlan, engine: bool) -> dict[tuple[str, str, int], int]:
+        """`_rows` of one component's buffer, for graphfit's batches or the engine's, once."""
+        if (name, buf.key, engine) not in rows:
+            rows[(name, buf.key, engine)] = _rows(buf, expanded[(name, engine)])
+        return rows[(name, buf.key, engine)]
+
+    def own(name: str, buf: BufferPlan) -> tuple[int, int]:
         """(capacity, engine rows) one component's batches need of the buffer."""
-        ours = _rows(buf, _variants(comp, engine=False))
-        theirs = _rows(buf, _variants(comp, engine=True))
+        ours, theirs = rows_of(name, buf, False), rows_of(name, buf, True)
         capacity = max(ours.values(), default=max(theirs.values(),
                                                   default=buf.reference_capacity))
         return capacity, max(theirs.values(), default=capacity)
 
-    for comp in p.components.values():
+    for name, comp in p.components.items():
         for buf in comp.buffers:
-            ours = _rows(buf, _variants(comp, engine=False))
-            theirs = _rows(buf, _variants(comp, engine=True))
+            ours, theirs = rows_of(name, buf, False), rows_of(name, buf, True)
             # a shared buffer is one tensor: sized for the most rows any of its users needs
-            users = [own(c, b) for c in p.components.values() for b in c.buffers
-                     if buf.shared and b.shared == buf.shared] or [own(comp, buf)]
+            users = [own(n, b) for n, c in p.components.items() for b in c.buffers
+                     if buf.shared and b.shared == buf.shared] or [own(name, buf)]
             assert buf.capacity == max(u[0] for u in users), buf.key
             assert buf.engine_rows == max(u[1] for u in users), buf.key
             if buf.engine_rows == 0:
@@ -155,7 +175,7 @@ def test_fixed_size_buffers_are_audited_whole() -> None:
         assert fixed, method
         for buf in fixed:
             comp = p.components[buf.component]
-            theirs = _rows(buf, _variants(comp, engine=True))
+            theirs = _rows(buf, _expand(_variants(comp, engine=True)))
             assert theirs and set(theirs.values()) == {buf.reference_capacity}
             short = p.verify({buf.key: buf.reference_capacity - 1})
             assert {v.num_tokens for v in short.violations} == {n for (_, _, n) in theirs}
