@@ -44,6 +44,7 @@ RUNNERS = ("auto",) * 5 + ("flashinfer_trtllm", "flashinfer_cutedsl",
                            "flashinfer_trtllm_routed", "marlin", "deep_gemm",
                            "flashinfer_cutlass", "cutlass")
 A2AS = ("none",) * 4 + ("deepep_v2", "flashinfer", "pplx")
+CANNOT, SEVERAL = "Cannot find the config file", "Found multiple config files"
 AUTO_KEPT = ("auto", "flashinfer_trtllm", "flashinfer_cutlass", "marlin")
 JOIN_MODES = (None,) * 6 + ("scale", "recover")
 DISPATCHES = (None,) * 6 + ("static", "lp", "dynamic", "fake")
@@ -177,8 +178,11 @@ def sglang(case: Case, folder: Path) -> tuple[str, str | None, str | None]:
 
         flag = answer[1] if answer[1] is not None else case.flag
         loaded = co.load(flag, case.config_quant, case.capability, model_dir=str(folder))
-        if loaded.stage == "capability":
+        if loaded.stage == "capability" or (loaded.stage == "before" and loaded.said.startswith(
+                (CANNOT, SEVERAL))):  # or its file search (weight_utils.py:288-394)
             return "refused", f"the loader: {loaded.said}", None
+        if loaded.stage == "before":  # a config class refusing what it reads: not restated
+            return "unknown", f"the loader: {loaded.said}", None
     return answer
 
 
@@ -210,6 +214,7 @@ def graphfit(case: Case, folder: Path) -> tuple[str, str | None, str | None]:
                               options={k: v for k, v in options.items() if k in known_fields})
         if eplb_checks is not None:  # a graphfit without them ignores those flags
             eplb_checks.check(config)
+        _file_search(case.flag, folder)  # the loader's, on the directory (inputs)
         if case.a2a == "none":
             sq.check(config)
         elif sq.flag_known(config):
@@ -219,6 +224,18 @@ def graphfit(case: Case, folder: Path) -> tuple[str, str | None, str | None]:
         return ("not modelled" if "not modelled" in str(exc) else "refused"), str(exc), None
     flag = sq.resolved_flag(config) if sq.flag_known(config) else "?"
     return "ok", flag, runner if known else "?"
+
+
+def _file_search(flag: str | None, folder: Path) -> None:
+    """graphfit's reader's restatement of the loader's quantization file search
+    (graphfit.inputs.sglang_quant_config_file, what a pasted line runs); an older graphfit
+    without it (or without the flag-less form) checks less."""
+    try:
+        from graphfit.inputs import sglang_quant_config_file as qf
+    except ImportError:
+        return
+    if flag is not None or hasattr(qf, "mixed_incomplete"):
+        qf.check_model(flag, str(folder))
 
 
 def compare(case: Case, ours: tuple[str, str | None, str | None],
