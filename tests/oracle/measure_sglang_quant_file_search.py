@@ -1,7 +1,8 @@
 """Agreement counts on SGLang 0.5.23's quantization config file search where s45q's measure
 did not look (tests.oracle.sglang_quant_file_search_compare): modelopt_mixed's fall-through
 (model_loader/weight_utils.py:288-298) over COUNT drawn lines of the grid, and every (flag,
-directory) line read from a `--config` file (`model_path`, or graphfit's `--model-path`).
+directory) line read from a `--config` file (`model_path`, or graphfit's `--model-path`), and
+every flag on the config.json configs the restated config classes read.
 
 Run: python -m tests.oracle.measure_sglang_quant_file_search [COUNT] [SEED] [GRAPHFIT_ROOT]
 GRAPHFIT_ROOT: another checkout whose `graphfit` is scored (a before figure)."""
@@ -25,7 +26,8 @@ def main(argv: list[str]) -> int:
             ("fall-through", (fs.compare_mixed(*line) for line in fs.mixed_lines(count, seed))),
             ("config file model_path", (fs.compare_file(*line) for line in fs.file_lines())),
             ("config file + --model-path",
-             (fs.compare_file(*line, own_flag=True) for line in fs.file_lines()))):
+             (fs.compare_file(*line, own_flag=True) for line in fs.file_lines())),
+            ("config classes", (fs.compare_class(*line) for line in fs.class_lines()))):
         seen: collections.Counter[str] = collections.Counter()
         agree: collections.Counter[str] = collections.Counter()
         for verdict, bad in results:
@@ -34,7 +36,8 @@ def main(argv: list[str]) -> int:
             if bad:
                 wrong.append(bad)
         print(f"{family}: " + ", ".join(f"SGLang {v}: graphfit agrees {agree[v]}/{seen[v]}"
-                                        for v in ("cannot", "several", "other")))
+                                        for v in ("cannot", "several", "class", "built",
+                                                  "other") if seen[v]))
     for line in wrong[:12]:
         print("  " + line)
     return 0 if not wrong else 1

@@ -35,7 +35,9 @@ INNER = {
     "fp8": {"quant_algo": "FP8"}, "nvfp4": {"quant_algo": "NVFP4", "group_size": 16},
     "mixed_w4a16": {"quant_algo": "MIXED_PRECISION", "quantized_layers": W4A16_EXPERTS},
     "mixed_nvfp4": {"quant_algo": "MIXED_PRECISION", "quantized_layers": NVFP4_ONLY},
-    "mxfp8": {"quant_algo": "MXFP8"}, "mxfp8_lower": {"quant_algo": "mxfp8"},
+    "mxfp8": {"quant_algo": "MXFP8"},
+    # Fp8Config reads activation_scheme (fp8.py:350): without it SGLang's loader stops
+    "mxfp8_lower": {"quant_algo": "mxfp8", "activation_scheme": "dynamic"},
     "int4_awq": {"quant_algo": "INT4_AWQ"},
 }
 FLAGS = (None, None, None, "modelopt_mixed", "modelopt_fp8", "modelopt_fp4", "fp8", "mxfp8",
@@ -45,6 +47,9 @@ RUNNERS = ("auto",) * 5 + ("flashinfer_trtllm", "flashinfer_cutedsl",
                            "flashinfer_cutlass", "cutlass")
 A2AS = ("none",) * 4 + ("deepep_v2", "flashinfer", "pplx")
 CANNOT, SEVERAL = "Cannot find the config file", "Found multiple config files"
+# the config classes whose from_config graphfit restates (ModelOptFp8Config, Fp8Config,
+# ModelOptFp4Config: quantization/__init__.py:64-70; graphfit.inputs.sglang_quant_config_file)
+FP8_CLASS = ("modelopt", "modelopt_fp8", "fp8", "mxfp8", "modelopt_fp4")
 AUTO_KEPT = ("auto", "flashinfer_trtllm", "flashinfer_cutlass", "marlin")
 JOIN_MODES = (None,) * 6 + ("scale", "recover")
 DISPATCHES = (None,) * 6 + ("static", "lp", "dynamic", "fake")
@@ -178,8 +183,9 @@ def sglang(case: Case, folder: Path) -> tuple[str, str | None, str | None]:
 
         flag = answer[1] if answer[1] is not None else case.flag
         loaded = co.load(flag, case.config_quant, case.capability, model_dir=str(folder))
-        if loaded.stage == "capability" or (loaded.stage == "before" and loaded.said.startswith(
-                (CANNOT, SEVERAL))):  # or its file search (weight_utils.py:288-394)
+        if loaded.stage == "capability" or (loaded.stage == "before" and (loaded.said.startswith(
+                (CANNOT, SEVERAL))  # or its file search (weight_utils.py:288-394)
+                or loaded.method in FP8_CLASS)):  # or ModelOptFp8Config (restated too)
             return "refused", f"the loader: {loaded.said}", None
         if loaded.stage == "before":  # a config class refusing what it reads: not restated
             return "unknown", f"the loader: {loaded.said}", None

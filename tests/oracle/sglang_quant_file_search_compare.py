@@ -145,3 +145,65 @@ FILE_FLAGS = ("modelopt", "modelopt_fp8", "modelopt_fp4", "modelopt_mixed", "awq
 def file_lines() -> list[tuple[str, str]]:
     """Every (flag, s45q directory) pair read from a config file."""
     return [(flag, files) for flag in FILE_FLAGS for files in S45Q_FILES]
+
+
+# config.json quantization configs the restated config classes read (ModelOptFp8Config,
+# ModelOptFp4Config, Fp8Config): readable ones and ones their from_config refuses
+CLASS_LAYOUTS: dict[str, dict[str, Any]] = {
+    "fp8_flat": {"quant_method": "modelopt", "quant_algo": "FP8"},
+    "fp8_bare": {"quant_algo": "FP8"},
+    "fp8_nested": {"quantization": {"quant_algo": "FP8"}},
+    "int4_flat": {"quant_method": "modelopt", "quant_algo": "INT4_AWQ"},
+    "int4_nested": {"quantization": {"quant_algo": "INT4_AWQ"}},
+    "no_algo_nested": {"quantization": {"kv_cache_quant_algo": "FP8"}},
+    "nvfp4_flat": {"quant_method": "modelopt", "quant_algo": "NVFP4"},
+    "nvfp4_nested": {"quantization": {"quant_algo": "NVFP4", "group_size": 16}},
+    "nvfp4_nested_no_group": {"quantization": {"quant_algo": "NVFP4"}},
+    "nvfp4_two_groups": {"quantization": {"quant_algo": "NVFP4", "group_size": 16},
+                         "group_size": 32},
+    "nvfp4_groups": {"quant_algo": "NVFP4_AWQ", "config_groups": {
+        "g0": {"weights": {"group_size": 32}}}},
+    "w4a16": {"quant_method": "modelopt", "quant_algo": "W4A16_NVFP4", "group_size": 16},
+    "mxfp8_upper": {"quant_method": "modelopt", "quant_algo": "MXFP8"},
+    "mxfp8_lower": {"quant_algo": "mxfp8"},
+    "mxfp8_scheme": {"quant_method": "mxfp8", "activation_scheme": "dynamic"},
+    "fp8_native": {"quant_method": "fp8", "activation_scheme": "dynamic"},
+    "fp8_no_scheme": {"quant_method": "fp8"},
+}
+CLASS_FLAGS = (None, "modelopt", "modelopt_fp8", "modelopt_fp4", "fp8", "mxfp8")
+CLASS_METHODS = ("modelopt", "modelopt_fp8", "modelopt_fp4", "fp8", "mxfp8")
+CLASS_SITES = ("modelopt_quant.py:", "fp8.py:346-350")
+
+
+@functools.cache
+def class_dir(layout: str) -> str:
+    root = Path(tempfile.mkdtemp(prefix="graphfit-quant-class-"))
+    config = {**_LLAMA, "quantization_config": CLASS_LAYOUTS[layout]}
+    (root / "config.json").write_text(json.dumps(config))
+    return str(root)
+
+
+def compare_class(flag: str | None, layout: str) -> tuple[str, str | None]:
+    """(verdict, a disagreement or None) on a B200, where every method's GPU bar is met:
+    "class" where the config class SGLang's loader builds refuses the checkpoint's config
+    (graphfit must refuse citing it), "built" where the loader gets past it (graphfit must
+    not cite it), "other" where SGLang stops earlier (argument checks, ModelConfig: other
+    oracles' ground)."""
+    theirs = co.load(flag, CLASS_LAYOUTS[layout], 100, class_dir(layout))
+    code, said = planned(class_dir(layout), () if flag is None else ("--quantization", flag),
+                         "B200")
+    where = f"--quantization {flag} on {layout} (B200)"
+    cited = any(site in said for site in CLASS_SITES)
+    if theirs.stage == "before" and theirs.method in CLASS_METHODS:
+        if code != 2 or not cited:
+            return "class", f"{where}: SGLang {theirs.said[:90]}; graphfit {code} {said}"
+        return "class", None
+    if theirs.stage in ("passed", "capability", "none"):
+        if cited:
+            return "built", f"{where}: SGLang builds {theirs.method}; graphfit {said}"
+        return "built", None
+    return "other", None
+
+
+def class_lines() -> list[tuple[str | None, str]]:
+    return [(flag, layout) for flag in CLASS_FLAGS for layout in CLASS_LAYOUTS]

@@ -6,7 +6,9 @@ graphfit.inputs.sglang_quant_config_file):
   mixed-precision config without quantized_layers or a KV-cache key sends the loader to the
   directory's hf_quant_config.json;
 * a model named by a `--config` file's `model_path` (or graphfit's `--model-path`) with the
-  file's `quantization`.
+  file's `quantization`;
+* the config classes the loader builds from config.json's own config (ModelOptFp8Config,
+  ModelOptFp4Config, Fp8Config `from_config`).
 
 Judged: where SGLang's loader cannot find the file or finds several, graphfit refuses citing
 the same lines; elsewhere it does not cite them. Larger counts:
@@ -56,6 +58,27 @@ def test_config_file_model_agrees() -> None:
             wrong.append(bad)
     assert not wrong, "\n".join(wrong[:8])
     assert verdicts.count("cannot") >= 4 and verdicts.count("several") >= 1, verdicts
+
+
+def test_config_classes_agree() -> None:
+    """Each flag on each config.json config: where the class SGLang's loader builds
+    (ModelOptFp8Config, ModelOptFp4Config, Fp8Config) refuses what it reads, graphfit
+    refuses citing it; where the loader builds it, graphfit does not."""
+    wrong, verdicts = [], []
+    for flag, layout in fs.class_lines():
+        verdict, bad = fs.compare_class(flag, layout)
+        verdicts.append(verdict)
+        if bad:
+            wrong.append(bad)
+    assert not wrong, "\n".join(wrong[:8])
+    assert verdicts.count("class") >= 15 and verdicts.count("built") >= 40, verdicts
+
+
+@pytest.mark.parametrize("plant", ["fp8_class_check", "fp4_class_check", "fp8_config_check"])
+def test_a_planted_class_error_is_caught(plant: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each config class's check switched off: some line differs from SGLang."""
+    monkeypatch.setattr(qf, plant, lambda method, spec: None)
+    assert any(fs.compare_class(flag, layout)[1] for flag, layout in fs.class_lines())
 
 
 def test_hub_id_is_said_not_checked() -> None:
