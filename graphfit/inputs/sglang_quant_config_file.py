@@ -219,6 +219,19 @@ def _updated(spec: Mapping[str, Any]) -> Mapping[str, Any]:
     return out
 
 
+def _settled(method: str, cfg: Mapping[str, Any] | None) -> bool:
+    """Whether the method stays when a model override copies it into the flag and the
+    worker's ModelConfig verifies it again (HYV4 / DeepSeek on SM100, Nemotron-H...:
+    graphfit.planner.engines.sglang_model_quant): a ModelOpt config naming "mxfp8" in lower
+    case is modelopt without a flag and mxfp8 with `--quantization modelopt`. Where the
+    copy would change it, the class the loader builds hangs on the model class: not judged."""
+    try:
+        again = check_clash(method, None if cfg is None else checkpoint_method(cfg), cfg, None)
+    except ConfigError:
+        return False
+    return again == method
+
+
 def check(flag: object, model: str, data: Mapping[str, Any]) -> None:
     """Refuse `--quantization flag` (None: not given) as SGLang's loader does on a local
     model directory `model` whose config.json (`data`) declares no quantization, or an
@@ -243,6 +256,8 @@ def check(flag: object, model: str, data: Mapping[str, Any]) -> None:
     if spec is not None and not mixed_incomplete(method, spec):
         # the loader builds the class from config.json's config, updated in place by
         # ModelConfig when it is the top-level one (model_config.py:1727-1741)
+        if not _settled(method, cfg):
+            return
         top = data.get("quantization_config") is spec
         built = _updated(spec) if top else spec
         if method in FP8_CLASS_METHODS:
