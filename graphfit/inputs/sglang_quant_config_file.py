@@ -219,56 +219,72 @@ def _updated(spec: Mapping[str, Any]) -> Mapping[str, Any]:
     return out
 
 
-def _settled(method: str, cfg: Mapping[str, Any] | None) -> bool:
-    """Whether the method stays when a model override copies it into the flag and the
-    worker's ModelConfig verifies it again (HYV4 / DeepSeek on SM100, Nemotron-H...:
-    graphfit.planner.engines.sglang_model_quant): a ModelOpt config naming "mxfp8" in lower
-    case is modelopt without a flag and mxfp8 with `--quantization modelopt`. Where the
-    copy would change it, the class the loader builds hangs on the model class: not judged."""
+def _class_problem(method: str, built: Mapping[str, Any]) -> ConfigError | None:
+    """The refusal of the config class the loader builds for `method` from `built`, if any."""
     try:
-        again = check_clash(method, None if cfg is None else checkpoint_method(cfg), cfg, None)
-    except ConfigError:
-        return False
-    return again == method
-
-
-def check(flag: object, model: str, data: Mapping[str, Any]) -> None:
-    """Refuse `--quantization flag` (None: not given) as SGLang's loader does on a local
-    model directory `model` whose config.json (`data`) declares no quantization, or an
-    incomplete modelopt_mixed one. The method is the one `_verify_quantization` leaves
-    (`check_clash` on the config it reads: config.json's, a local hf_quant_config.json or a
-    ModelSlim description, graphfit.inputs.sglang_quant_files); a line it refuses, or whose
-    answer hangs on the GPU, is that rule's, not this one's."""
-    folder = Path(model).expanduser()
-    path = folder / "config.json"
-    if not (flag is None or isinstance(flag, str)) or not folder.is_dir():
-        return
-    spec = declared_config(data)
-    if declares_quantization(data) and spec is None:
-        return  # not a mapping: ModelConfig's reader refuses it first
-    cfg, _ = checkpoint_quant(path, dict(data), folder)
-    try:
-        method = check_clash(flag, None if cfg is None else checkpoint_method(cfg), cfg, None)
-    except ConfigError:
-        return
-    if method is None:
-        return
-    if spec is not None and not mixed_incomplete(method, spec):
-        # the loader builds the class from config.json's config, updated in place by
-        # ModelConfig when it is the top-level one (model_config.py:1727-1741)
-        if not _settled(method, cfg):
-            return
-        top = data.get("quantization_config") is spec
-        built = _updated(spec) if top else spec
         if method in FP8_CLASS_METHODS:
             fp8_class_check(method, built)
         if method in FP8_CONFIG_METHODS:
             fp8_config_check(method, built)
         if method == "modelopt_fp4":
             fp4_class_check(method, built)
-        return
+    except ConfigError as exc:
+        return exc
+    return None
+
+
+def _class_check(method: str, cfg: Mapping[str, Any] | None, built: Mapping[str, Any]
+                 ) -> list[str]:
+    """The class check on ModelConfig's method, and on the method the worker's ModelConfig
+    verifies when a model override copies it into the flag (HYV4 / DeepSeek on SM100,
+    Nemotron-H...: graphfit.planner.engines.sglang_model_quant). A ModelOpt config naming
+    "mxfp8" in lower case is modelopt without a flag and mxfp8 with `--quantization
+    modelopt`. Refused where both refuse; where only one does, the answer hangs on the model
+    class and the GPU, which the reader does not see: a note says it is not checked."""
+    try:
+        again = check_clash(method, None if cfg is None else checkpoint_method(cfg), cfg, None)
+    except ConfigError:
+        again = method
+    first = _class_problem(method, built)
+    second = first if again in (None, method) else _class_problem(str(again), built)
+    if first is not None and second is not None:
+        raise first
+    if first is None and second is None:
+        return []
+    return [f"--quantization {method}: the config class SGLang's loader builds is not checked: "
+            f"a model override's copy would make it {again} "
+            f"({'refused' if second else 'built'} then), else {method} "
+            f"({'refused' if first else 'built'}; model_loader/weight_utils.py:298-311)"]
+
+
+def check(flag: object, model: str, data: Mapping[str, Any]) -> list[str]:
+    """Refuse `--quantization flag` (None: not given) as SGLang's loader does on a local
+    model directory `model` whose config.json (`data`) declares no quantization, or an
+    incomplete modelopt_mixed one. The method is the one `_verify_quantization` leaves
+    (`check_clash` on the config it reads: config.json's, a local hf_quant_config.json or a
+    ModelSlim description, graphfit.inputs.sglang_quant_files); a line it refuses, or whose
+    answer hangs on the GPU, is that rule's, not this one's. Returns notes (`_class_check`)."""
+    folder = Path(model).expanduser()
+    path = folder / "config.json"
+    if not (flag is None or isinstance(flag, str)) or not folder.is_dir():
+        return []
+    spec = declared_config(data)
+    if declares_quantization(data) and spec is None:
+        return []  # not a mapping: ModelConfig's reader refuses it first
+    cfg, _ = checkpoint_quant(path, dict(data), folder)
+    try:
+        method = check_clash(flag, None if cfg is None else checkpoint_method(cfg), cfg, None)
+    except ConfigError:
+        return []
+    if method is None:
+        return []
+    if spec is not None and not mixed_incomplete(method, spec):
+        # the loader builds the class from config.json's config, updated in place by
+        # ModelConfig when it is the top-level one (model_config.py:1727-1741)
+        top = data.get("quantization_config") is spec
+        return _class_check(method, cfg, _updated(spec) if top else spec)
     if method not in CONFIG_FILES:
-        return
+        return []
     names, cite = CONFIG_FILES[method]
     why = ("" if spec is None else
            "config.json's modelopt_mixed config lacks quantized_layers or a KV-cache key, ")
@@ -281,6 +297,7 @@ def check(flag: object, model: str, data: Mapping[str, Any]) -> None:
     if len(found) > 1:
         raise ConfigError(f"--quantization {method}: {why}SGLang finds several config files "
                           f"({', '.join(found)[:60]}) and refuses ({WHERE}:390-394)")
+    return []
 
 
 def unchecked_note(flag: object, model: str) -> list[str]:
@@ -304,8 +321,7 @@ def check_model(flag: object, model: str) -> list[str]:
     path = model_config.config_path(model)
     if path is None or not folder.is_dir():
         return unchecked_note(flag, model) if path is None and not folder.exists() else []
-    check(flag, model, model_config.load_config(path))
-    return []
+    return check(flag, model, model_config.load_config(path))
 
 
 def check_file(values: Mapping[str, Any], model_flag: object,

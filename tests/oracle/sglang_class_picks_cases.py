@@ -220,7 +220,7 @@ def graphfit(case: Case, folder: Path) -> tuple[str, str | None, str | None]:
                               options={k: v for k, v in options.items() if k in known_fields})
         if eplb_checks is not None:  # a graphfit without them ignores those flags
             eplb_checks.check(config)
-        _file_search(case.flag, folder)  # the loader's, on the directory (inputs)
+        unchecked = _file_search(case.flag, folder)  # the loader's, on the directory
         if case.a2a == "none":
             sq.check(config)
         elif sq.flag_known(config):
@@ -228,20 +228,24 @@ def graphfit(case: Case, folder: Path) -> tuple[str, str | None, str | None]:
         known, runner = sq.class_runner(config)
     except ConfigError as exc:
         return ("not modelled" if "not modelled" in str(exc) else "refused"), str(exc), None
+    if unchecked:  # graphfit's note: the loader's config class hangs on the override's copy
+        return "not modelled", unchecked[0], None
     flag = sq.resolved_flag(config) if sq.flag_known(config) else "?"
     return "ok", flag, runner if known else "?"
 
 
-def _file_search(flag: str | None, folder: Path) -> None:
+def _file_search(flag: str | None, folder: Path) -> list[str]:
     """graphfit's reader's restatement of the loader's quantization file search
-    (graphfit.inputs.sglang_quant_config_file, what a pasted line runs); an older graphfit
-    without it (or without the flag-less form) checks less."""
+    (graphfit.inputs.sglang_quant_config_file, what a pasted line runs): its notes that
+    a check was not made. An older graphfit without it (or the flag-less form) checks less."""
     try:
         from graphfit.inputs import sglang_quant_config_file as qf
     except ImportError:
-        return
-    if flag is not None or hasattr(qf, "mixed_incomplete"):
-        qf.check_model(flag, str(folder))
+        return []
+    if flag is None and not hasattr(qf, "mixed_incomplete"):
+        return []
+    notes = qf.check_model(flag, str(folder))
+    return [n for n in notes or [] if "is not checked" in n]
 
 
 def compare(case: Case, ours: tuple[str, str | None, str | None],

@@ -166,6 +166,9 @@ CLASS_LAYOUTS: dict[str, dict[str, Any]] = {
     "w4a16": {"quant_method": "modelopt", "quant_algo": "W4A16_NVFP4", "group_size": 16},
     "mxfp8_upper": {"quant_method": "modelopt", "quant_algo": "MXFP8"},
     "mxfp8_lower": {"quant_algo": "mxfp8"},
+    # modelopt without a flag, mxfp8 once an override copies it: graphfit notes it unchecked
+    "mxfp8_lower_modelopt": {"quant_method": "modelopt", "quant_algo": "mxfp8",
+                             "activation_scheme": "dynamic"},
     "mxfp8_scheme": {"quant_method": "mxfp8", "activation_scheme": "dynamic"},
     "fp8_native": {"quant_method": "fp8", "activation_scheme": "dynamic"},
     "fp8_no_scheme": {"quant_method": "fp8"},
@@ -188,12 +191,24 @@ def compare_class(flag: str | None, layout: str) -> tuple[str, str | None]:
     "class" where the config class SGLang's loader builds refuses the checkpoint's config
     (graphfit must refuse citing it), "built" where the loader gets past it (graphfit must
     not cite it), "other" where SGLang stops earlier (argument checks, ModelConfig: other
-    oracles' ground)."""
+    oracles' ground), "unchecked" where graphfit notes that a model override's copy decides
+    the method (on this Llama directory SGLang's loader builds ModelConfig's own)."""
     theirs = co.load(flag, CLASS_LAYOUTS[layout], 100, class_dir(layout))
-    code, said = planned(class_dir(layout), () if flag is None else ("--quantization", flag),
-                         "B200")
+    from graphfit.cli.options import PASTED
+
+    quant = () if flag is None else ("--quantization", flag)
+    token = PASTED.set(("python", "-m", "sglang.launch_server", "--model-path",
+                        class_dir(layout), *quant))
+    try:
+        code, _, output = sc.run_graphfit(["plan", "--gpu-memory-gb", "B200"])
+    finally:
+        PASTED.reset(token)
+    errors = [ln for ln in output.splitlines() if ln.startswith("error:")]
+    said = errors[-1] if errors else ""
     where = f"--quantization {flag} on {layout} (B200)"
     cited = any(site in said for site in CLASS_SITES)
+    if code == 0 and "builds is not checked" in output:
+        return "unchecked", None  # graphfit says so: the override's copy decides
     if theirs.stage == "before" and theirs.method in CLASS_METHODS:
         if code != 2 or not cited:
             return "class", f"{where}: SGLang {theirs.said[:90]}; graphfit {code} {said}"
