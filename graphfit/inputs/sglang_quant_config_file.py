@@ -12,7 +12,10 @@ hf_quant_config.json does not start.
 
 A `modelopt_mixed` checkpoint whose config.json config lacks `quantized_layers`, or both
 `kv_cache_quant_algo` and `kv_cache_scheme`, falls through to the same search (:288-298): it
-needs a hf_quant_config.json beside it.
+needs a hf_quant_config.json beside it. A complete config.json config is handed to the
+method's config class instead (:298-311); ModelOptFp8Config's, ModelOptFp4Config's and
+Fp8Config's `from_config` refusals are restated here too (`fp8_class_check`,
+`fp4_class_check`, `fp8_config_check`).
 
 Why in inputs: the answer hangs on the model directory's file names, which only the reader
 sees. The model is a pasted line's `--model-path` (`check_model`), or a config file's
