@@ -15,6 +15,8 @@ import sys
 
 from tests.oracle.measure_root import count_seed_root
 
+VERDICTS = ("cannot", "several", "class", "built", "unchecked", "other")
+
 
 def main(argv: list[str]) -> int:
     count, seed = count_seed_root(argv, 300)
@@ -36,8 +38,7 @@ def main(argv: list[str]) -> int:
             if bad:
                 wrong.append(bad)
         print(f"{family}: " + ", ".join(f"SGLang {v}: graphfit agrees {agree[v]}/{seen[v]}"
-                                        for v in ("cannot", "several", "class", "built",
-                                                  "other") if seen[v]))
+                                        for v in VERDICTS if seen[v]))
     for line in wrong[:12]:
         print("  " + line)
     return 0 if not wrong else 1
