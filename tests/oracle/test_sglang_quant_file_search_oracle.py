@@ -24,6 +24,7 @@ from tests.oracle.paths import require
 
 require("sglang")  # skip locally / fail in CI when the sources were not fetched
 
+from graphfit.inputs import sglang_quant_classes as qc  # noqa: E402
 from graphfit.inputs import sglang_quant_config_file as qf  # noqa: E402
 from tests.oracle import sglang_quant_file_search_compare as fs  # noqa: E402
 from tests.oracle.sglang_quant_capability_compare import planned  # noqa: E402
@@ -78,7 +79,7 @@ def test_config_classes_agree() -> None:
 @pytest.mark.parametrize("plant", ["fp8_class_check", "fp4_class_check", "fp8_config_check"])
 def test_a_planted_class_error_is_caught(plant: str, monkeypatch: pytest.MonkeyPatch) -> None:
     """Each config class's check switched off: some line differs from SGLang."""
-    monkeypatch.setattr(qf, plant, lambda method, spec: None)
+    monkeypatch.setattr(qc, plant, lambda method, spec: None)
     assert any(fs.compare_class(flag, layout)[1] for flag, layout in fs.class_lines())
 
 
