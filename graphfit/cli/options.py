@@ -612,6 +612,15 @@ def resolve_values(values: Mapping[str, Any], environ: Mapping[str, str] | None 
         # the file's tokenizer_path: s45l's connector-scheme rule (issue 23 s46f)
         sglang_file_tokenizer.check(read_mapping(config_file), resolved.values.get("engine"),
                                     pasted.values if pasted is not None else None)
+    if pasted is None and config_file is not None:
+        from dataclasses import replace
+
+        from graphfit.inputs import sglang_quant_config_file
+        from graphfit.inputs.config_file import read_mapping
+
+        # the file's quantization on its (or graphfit's) model_path: the loader's file search
+        resolved = replace(resolved, notes=(*resolved.notes, *sglang_quant_config_file.check_file(
+            resolved.values, values.get("model_path"), read_mapping(config_file))))
     if pasted is None and values.get("model_path") is not None:
         from graphfit.inputs.sglang_draft_default import settle_flags
 

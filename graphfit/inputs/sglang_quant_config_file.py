@@ -10,9 +10,17 @@ compression_config (`resolve_checkpoint_quant_spec`, model_loader/checkpoint_qua
 (:390-394). So `--quantization modelopt_fp8` on a local checkpoint without
 hf_quant_config.json does not start.
 
+A `modelopt_mixed` checkpoint whose config.json config lacks `quantized_layers`, or both
+`kv_cache_quant_algo` and `kv_cache_scheme`, falls through to the same search (:288-298): it
+needs a hf_quant_config.json beside it. A complete config.json config is handed to the
+method's config class instead (:298-311); ModelOptFp8Config's, ModelOptFp4Config's and
+Fp8Config's `from_config` refusals are checked too (graphfit.inputs.sglang_quant_classes).
+
 Why in inputs: the answer hangs on the model directory's file names, which only the reader
-sees. A hub id is not looked up (SGLang downloads its *.json, :360-372), nor is a model named by
-its config.json file.
+sees. The model is a pasted line's `--model-path` (`check_model`), or a config file's
+`model_path` / graphfit's own `--model-path` with the file's `quantization` (`check_file`). A
+hub id is not looked up (SGLang downloads its *.json, :327-340): `check_model` says so in a
+note. Nor is a model named by its config.json file (no directory to search).
 """
 
 from __future__ import annotations
@@ -21,9 +29,12 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from graphfit.inputs import model_config
+from graphfit.inputs import model_config, target_overrides
+from graphfit.inputs import sglang_quant_classes as classes
+from graphfit.inputs.model_config import looks_local
 from graphfit.inputs.sglang_quant_files import checkpoint_quant
-from graphfit.planner.core.errors import ConfigError
+from graphfit.inputs.values import normalize_key
+from graphfit.planner.core.errors import ConfigError, brief
 from graphfit.planner.engines.sglang_quantization import check_clash, checkpoint_method
 
 _Q = "layers/quantization/"
@@ -54,42 +65,137 @@ def declares_quantization(data: Mapping[str, Any]) -> bool:
             or data.get("compression_config") is not None)
 
 
-def check(flag: object, model: str, data: Mapping[str, Any]) -> None:
-    """Refuse `--quantization flag` as SGLang's loader does on a local model directory
-    `model` whose config.json (`data`) declares no quantization. The method is the one
-    `_verify_quantization` leaves (`check_clash` on the config it reads: a local
-    hf_quant_config.json or ModelSlim description, graphfit.inputs.sglang_quant_files); a
-    line it refuses, or whose answer hangs on the GPU, is that rule's, not this one's."""
+def declared_config(data: Mapping[str, Any]) -> Mapping[str, Any] | None:
+    """The config `resolve_checkpoint_quant_spec` takes (checkpoint_quantization.py:53-98):
+    quantization_config, else text_config.quantization_config, else compression_config;
+    None when none is a mapping (SGLang's `_as_config_mapping` fails on anything else,
+    earlier, in ModelConfig)."""
+    text = data.get("text_config")
+    for value in (data.get("quantization_config"),
+                  text.get("quantization_config") if isinstance(text, Mapping) else None,
+                  data.get("compression_config")):
+        if value is not None:
+            return value if isinstance(value, Mapping) else None
+    return None
+
+
+def mixed_incomplete(method: str | None, spec: Mapping[str, Any]) -> bool:
+    """`modelopt_mixed_config_incomplete` (weight_utils.py:288-298): for modelopt_mixed, the
+    checkpoint's own config lacks the per-layer map or any KV-cache key, so the loader
+    searches the directory for hf_quant_config.json instead of building from it."""
+    return method == "modelopt_mixed" and (
+        "quantized_layers" not in spec
+        or ("kv_cache_quant_algo" not in spec and "kv_cache_scheme" not in spec))
+
+
+def _class_check(method: str, cfg: Mapping[str, Any] | None, built: Mapping[str, Any]
+                 ) -> list[str]:
+    """The class check on ModelConfig's method, and on the method the worker's ModelConfig
+    verifies when a model override copies it into the flag (HYV4 / DeepSeek on SM100,
+    Nemotron-H...: graphfit.planner.engines.sglang_model_quant). A ModelOpt config naming
+    "mxfp8" in lower case is modelopt without a flag and mxfp8 with `--quantization
+    modelopt`. Refused where both refuse; where only one does, the answer hangs on the model
+    class and the GPU, which the reader does not see: a note says it is not checked."""
+    try:
+        again = check_clash(method, None if cfg is None else checkpoint_method(cfg), cfg, None)
+    except ConfigError:
+        again = method
+    first = classes.problem(method, built)
+    second = first if again in (None, method) else classes.problem(str(again), built)
+    if first is not None and second is not None:
+        raise first
+    if first is None and second is None:
+        return []
+    return [f"--quantization {method}: the config class SGLang's loader builds is not checked: "
+            f"a model override's copy would make it {again} "
+            f"({'refused' if second else 'built'} then), else {method} "
+            f"({'refused' if first else 'built'}; model_loader/weight_utils.py:298-311)"]
+
+
+def check(flag: object, model: str, data: Mapping[str, Any]) -> list[str]:
+    """Refuse `--quantization flag` (None: not given) as SGLang's loader does on a local
+    model directory `model` whose config.json (`data`) declares no quantization, or an
+    incomplete modelopt_mixed one. The method is the one `_verify_quantization` leaves
+    (`check_clash` on the config it reads: config.json's, a local hf_quant_config.json or a
+    ModelSlim description, graphfit.inputs.sglang_quant_files); a line it refuses, or whose
+    answer hangs on the GPU, is that rule's, not this one's. Returns notes (`_class_check`)."""
     folder = Path(model).expanduser()
     path = folder / "config.json"
-    if not isinstance(flag, str) or not folder.is_dir() or declares_quantization(data):
-        return
+    if not (flag is None or isinstance(flag, str)) or not folder.is_dir():
+        return []
+    spec = declared_config(data)
+    if declares_quantization(data) and spec is None:
+        return []  # not a mapping: ModelConfig's reader refuses it first
     cfg, _ = checkpoint_quant(path, dict(data), folder)
     try:
         method = check_clash(flag, None if cfg is None else checkpoint_method(cfg), cfg, None)
     except ConfigError:
-        return
-    if method is None or method not in CONFIG_FILES:
-        return
+        return []
+    if method is None:
+        return []
+    if spec is not None and not mixed_incomplete(method, spec):
+        # the loader builds the class from config.json's config, updated in place by
+        # ModelConfig when it is the top-level one (model_config.py:1727-1741)
+        top = data.get("quantization_config") is spec
+        return _class_check(method, cfg, classes.updated(spec) if top else spec)
+    if method not in CONFIG_FILES:
+        return []
     names, cite = CONFIG_FILES[method]
+    why = ("" if spec is None else
+           "config.json's modelopt_mixed config lacks quantized_layers or a KV-cache key, ")
     found = sorted(p.name for p in folder.glob("*.json") if p.name.endswith(names))
     if not found:
-        raise ConfigError(f"--quantization {method}: SGLang cannot find the config file, "
+        where = f"{WHERE}:288-298, 382-389" if spec is not None else f"{WHERE}:382-389"
+        raise ConfigError(f"--quantization {method}: {why}SGLang cannot find the config file, "
                           f"no {' / '.join(names)} in the model directory "
-                          f"({WHERE}:382-389, {cite.removeprefix(_Q)})")
+                          f"({where}, {cite.removeprefix(_Q)})")
     if len(found) > 1:
-        raise ConfigError(f"--quantization {method}: SGLang finds several config files "
+        raise ConfigError(f"--quantization {method}: {why}SGLang finds several config files "
                           f"({', '.join(found)[:60]}) and refuses ({WHERE}:390-394)")
+    return []
 
 
-def check_model(flag: object, model: str) -> None:
+def unchecked_note(flag: object, model: str) -> list[str]:
+    """The note for a hub-id model whose `--quantization` names a config class that reads a
+    file: SGLang downloads the repository's *.json (weight_utils.py:327-340) and searches
+    them unless config.json declares a quantization; graphfit downloads nothing."""
+    if not isinstance(flag, str) or flag not in CONFIG_FILES or looks_local(model):
+        return []
+    names, _ = CONFIG_FILES[flag]
+    return [f"--quantization {flag}: the config file search on {brief(model)} is not checked "
+            f"(a hub id, nothing downloaded): unless its config.json declares a quantization, "
+            f"SGLang needs exactly one *.json ending {' / '.join(names)} "
+            f"({WHERE}:342-394)"]
+
+
+def check_model(flag: object, model: str) -> list[str]:
     """`check` on a pasted line's `--model-path`: a local directory's config.json is read
-    (graphfit.inputs.model_config.load_config); anything else is left alone."""
+    (graphfit.inputs.model_config.load_config); a hub id gets `unchecked_note`; anything
+    else is left alone."""
     folder = Path(model).expanduser()
     path = model_config.config_path(model)
-    if not isinstance(flag, str) or path is None or not folder.is_dir():
-        return
-    check(flag, model, model_config.load_config(path))
+    if path is None or not folder.is_dir():
+        return unchecked_note(flag, model) if path is None and not folder.exists() else []
+    return check(flag, model, model_config.load_config(path))
 
 
-__all__ = ["CONFIG_FILES", "check", "check_model", "declares_quantization"]
+def check_file(values: Mapping[str, Any], model_flag: object,
+               file: Mapping[str, Any] | None) -> list[str]:
+    """`check_model` for a plan without a pasted line: the model is graphfit's own
+    `--model-path`, else the config file's `model_path`; the flag is the resolved
+    `quantization` (SglangOptions.quant_method, from the file). The file's
+    json_model_override_args apply to that model, as on a pasted line."""
+    engine = values.get("engine")
+    if str(getattr(engine, "value", engine)) != "sglang" or "quant_method" not in values:
+        return []
+    keys = {normalize_key(k): v for k, v in (file or {}).items() if isinstance(k, str)}
+    model = model_flag if model_flag is not None else keys.get("model_path")
+    if not isinstance(model, str):
+        return []
+    with target_overrides.applied(model_config.config_path(model),
+                                  keys.get("json_model_override_args")):
+        return check_model(values["quant_method"], model)
+
+
+__all__ = ["CONFIG_FILES", "check", "check_file", "check_model", "declared_config",
+           "declares_quantization", "mixed_incomplete", "unchecked_note"]

@@ -35,7 +35,9 @@ INNER = {
     "fp8": {"quant_algo": "FP8"}, "nvfp4": {"quant_algo": "NVFP4", "group_size": 16},
     "mixed_w4a16": {"quant_algo": "MIXED_PRECISION", "quantized_layers": W4A16_EXPERTS},
     "mixed_nvfp4": {"quant_algo": "MIXED_PRECISION", "quantized_layers": NVFP4_ONLY},
-    "mxfp8": {"quant_algo": "MXFP8"}, "mxfp8_lower": {"quant_algo": "mxfp8"},
+    "mxfp8": {"quant_algo": "MXFP8"},
+    # Fp8Config reads activation_scheme (fp8.py:350): without it SGLang's loader stops
+    "mxfp8_lower": {"quant_algo": "mxfp8", "activation_scheme": "dynamic"},
     "int4_awq": {"quant_algo": "INT4_AWQ"},
 }
 FLAGS = (None, None, None, "modelopt_mixed", "modelopt_fp8", "modelopt_fp4", "fp8", "mxfp8",
@@ -44,6 +46,10 @@ RUNNERS = ("auto",) * 5 + ("flashinfer_trtllm", "flashinfer_cutedsl",
                            "flashinfer_trtllm_routed", "marlin", "deep_gemm",
                            "flashinfer_cutlass", "cutlass")
 A2AS = ("none",) * 4 + ("deepep_v2", "flashinfer", "pplx")
+CANNOT, SEVERAL = "Cannot find the config file", "Found multiple config files"
+# the config classes whose from_config graphfit restates (ModelOptFp8Config, Fp8Config,
+# ModelOptFp4Config: quantization/__init__.py:64-70; graphfit.inputs.sglang_quant_config_file)
+FP8_CLASS = ("modelopt", "modelopt_fp8", "fp8", "mxfp8", "modelopt_fp4")
 AUTO_KEPT = ("auto", "flashinfer_trtllm", "flashinfer_cutlass", "marlin")
 JOIN_MODES = (None,) * 6 + ("scale", "recover")
 DISPATCHES = (None,) * 6 + ("static", "lp", "dynamic", "fake")
@@ -177,8 +183,12 @@ def sglang(case: Case, folder: Path) -> tuple[str, str | None, str | None]:
 
         flag = answer[1] if answer[1] is not None else case.flag
         loaded = co.load(flag, case.config_quant, case.capability, model_dir=str(folder))
-        if loaded.stage == "capability":
+        if loaded.stage == "capability" or (loaded.stage == "before" and (loaded.said.startswith(
+                (CANNOT, SEVERAL))  # or its file search (weight_utils.py:288-394)
+                or loaded.method in FP8_CLASS)):  # or ModelOptFp8Config (restated too)
             return "refused", f"the loader: {loaded.said}", None
+        if loaded.stage == "before":  # a config class refusing what it reads: not restated
+            return "unknown", f"the loader: {loaded.said}", None
     return answer
 
 
@@ -210,6 +220,7 @@ def graphfit(case: Case, folder: Path) -> tuple[str, str | None, str | None]:
                               options={k: v for k, v in options.items() if k in known_fields})
         if eplb_checks is not None:  # a graphfit without them ignores those flags
             eplb_checks.check(config)
+        unchecked = _file_search(case.flag, folder)  # the loader's, on the directory
         if case.a2a == "none":
             sq.check(config)
         elif sq.flag_known(config):
@@ -217,8 +228,24 @@ def graphfit(case: Case, folder: Path) -> tuple[str, str | None, str | None]:
         known, runner = sq.class_runner(config)
     except ConfigError as exc:
         return ("not modelled" if "not modelled" in str(exc) else "refused"), str(exc), None
+    if unchecked:  # graphfit's note: the loader's config class hangs on the override's copy
+        return "not modelled", unchecked[0], None
     flag = sq.resolved_flag(config) if sq.flag_known(config) else "?"
     return "ok", flag, runner if known else "?"
+
+
+def _file_search(flag: str | None, folder: Path) -> list[str]:
+    """graphfit's reader's restatement of the loader's quantization file search
+    (graphfit.inputs.sglang_quant_config_file, what a pasted line runs): its notes that
+    a check was not made. An older graphfit without it (or the flag-less form) checks less."""
+    try:
+        from graphfit.inputs import sglang_quant_config_file as qf
+    except ImportError:
+        return []
+    if flag is None and not hasattr(qf, "mixed_incomplete"):
+        return []
+    notes = qf.check_model(flag, str(folder))
+    return [n for n in notes or [] if "is not checked" in n]
 
 
 def compare(case: Case, ours: tuple[str, str | None, str | None],

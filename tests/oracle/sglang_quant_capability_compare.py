@@ -24,6 +24,9 @@ GPUS = ("T4", "A10", "A100", "L4", "H100", "B200", "RTX5090")
 FLAGS = qo.FLAGS + qo.MORE_FLAGS
 LAYOUTS: tuple[str | None, ...] = (None, *sorted(qo.LAYOUTS))
 LOADER = "model_loader/loader.py:253-262"
+# where graphfit cites the loader's reading of the quantization config, before that check
+# (graphfit.inputs.sglang_quant_config_file)
+READ_SITES = ("model_loader/weight_utils.py:", "modelopt_quant.py:", "fp8.py:346-350")
 _LLAMA = {"architectures": ["LlamaForCausalLM"], "model_type": "llama", "hidden_size": 1024,
           "intermediate_size": 2816, "num_hidden_layers": 4, "num_attention_heads": 16,
           "num_key_value_heads": 4, "vocab_size": 32000, "max_position_embeddings": 4096,
@@ -86,15 +89,22 @@ def compare(flag: str | None, layout: str | None, gpu: str) -> tuple[str, str | 
 def loader_refuses(argv: tuple[str, ...], said: str) -> bool:
     """Whether a whole pasted line's refusal by graphfit (`said`) is the loader's GPU check
     and SGLang's own loader refuses the line's (--quantization, config.json
-    quantization_config, named GPU) with the same bar. For oracles that stop at the server
-    arguments (the a2a oracle): a line they accept may still not load."""
-    if LOADER not in said or "--gpu-memory-gb" not in argv or "--model-path" not in argv:
+    quantization_config, named GPU) with the same bar, or the loader's reading of the config
+    (file search, config class) and SGLang's loader stops before that check. For oracles
+    that stop at the server arguments (the a2a oracle): a line they accept may still not
+    load."""
+    read = any(site in said for site in READ_SITES)  # the loader's reading (s45q, s47q)
+    if not (LOADER in said or read) or "--gpu-memory-gb" not in argv \
+            or "--model-path" not in argv:
         return False
     cap = gpu_capability(argv[argv.index("--gpu-memory-gb") + 1])
     if cap is None:
         return False
     flag = argv[argv.index("--quantization") + 1] if "--quantization" in argv else None
-    config = json.loads((Path(argv[argv.index("--model-path") + 1]) / "config.json").read_text())
-    theirs = co.load(flag, config.get("quantization_config"), cap)
+    folder = Path(argv[argv.index("--model-path") + 1])
+    config = json.loads((folder / "config.json").read_text())
+    theirs = co.load(flag, config.get("quantization_config"), cap, model_dir=str(folder))
+    if read:  # SGLang's loader stops before its GPU check too (file search, config class)
+        return theirs.stage == "before"
     need = re.search(r"below compute capability (\d+)", said)
     return theirs.stage == "capability" and need is not None and int(need.group(1)) == theirs.need

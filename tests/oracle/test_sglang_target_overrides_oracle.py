@@ -199,14 +199,22 @@ AWQ = {"quant_method": "awq", "bits": 4, "group_size": 128, "zero_point": True}
 def test_an_overridden_quantization_config_is_verified_as_in_sglang(
         overrides: dict[str, Any], flags: tuple[str, ...]) -> None:
     """`_verify_quantization` reads the overridden hf_config's quantization_config
-    (configs/model_config.py:1727-1741, 2056-2155): graphfit accepts and refuses the same
-    lines (graphfit.inputs.model_config.quant_settings on the overridden config)."""
+    (configs/model_config.py:1727-1741, 2056-2155), and the model loader builds its config
+    class from it: graphfit accepts and refuses the same lines
+    (graphfit.inputs.model_config.quant_settings on the overridden config)."""
     from graphfit.cli.options import build_config
     from graphfit.planner.core.errors import GraphfitError
 
     model = t.dirs()["llama"]
     argv = ("--json-model-override-args", json.dumps(overrides), *flags)
     sglang_starts = isinstance(so.resolve(argv, model=model), so.Resolved)
+    if sglang_starts:  # the model loader reads the overridden config too (s47q: Fp8Config's
+        # activation_scheme, layers/quantization/fp8.py:346-350)
+        from tests.oracle import sglang_quant_capability_oracle as co
+
+        flag = flags[1] if flags else None
+        loaded = co.load(flag, overrides["quantization_config"], 90, model_dir=model)
+        sglang_starts = loaded.stage not in ("before", "capability")
     try:
         build_config({}, environ={}, pasted=[
             "python", "-m", "sglang.launch_server", "--model-path", model, *argv])
