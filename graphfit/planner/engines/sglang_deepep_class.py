@@ -49,6 +49,7 @@ LEGACY_A2A = frozenset({"deepep", "mooncake", "nixl", "pplx"})
 LOW_LATENCY_MODES = frozenset({"auto", "low_latency"})  # DeepEPMode.enable_low_latency
 NORMAL_MODES = frozenset({"auto", "normal"})  # DeepEPMode.enable_normal (utils.py:272-273)
 CUTEDSL_QUANTS = frozenset({"modelopt_fp4", "modelopt_mixed"})  # ep_moe/layer.py:118-124
+UNQUANTIZED_A2A = frozenset({"deepep", "pplx"})  # ep_moe/layer.py:140 (is_deepep / is_pplx)
 
 # architecture -> the place its MoE layers call get_moe_impl_class (models/...)
 ARCHITECTURES: dict[str, str] = {
@@ -85,14 +86,24 @@ ARCHITECTURES: dict[str, str] = {
 }
 
 
+# MoE classes whose experts are no FusedMoE (so no a2a dispatcher is made): DBRX calls the
+# fused_moe kernel itself (models/dbrx.py:123, 155, 190-195)
+NO_DISPATCHER = frozenset({"DbrxForCausalLM"})
+
+
 def mooncake_problem(architecture: str | None, a2a: str, mode: str) -> str | None:
     """Mooncake's dispatcher raise for one line (the backend the model sees, --deepep-mode
     as given: handle_a2a_moe leaves Mooncake's mode alone), or None. It needs neither the
-    quantization nor the runner: FusedMoE's constructor makes the dispatcher first."""
-    if architecture not in ARCHITECTURES or a2a != "mooncake" or mode not in NORMAL_MODES:
+    quantization nor the runner: FusedMoE's constructor makes the dispatcher first, for
+    every MoE class built on FusedMoE (DeepEPMoE's listed ones and the rest, e.g. Mixtral's
+    MixtralMoE, mixtral.py:100), not only ARCHITECTURES. A dense model never reaches here
+    with a backend (graphfit.inputs.sglang_a2a refuses it); a model graphfit cannot read
+    is taken as MoE, as everywhere else for a backend."""
+    if architecture in NO_DISPATCHER or a2a != "mooncake" or mode not in NORMAL_MODES:
         return None
+    model = f"{architecture}'s MoE" if architecture else "the MoE layers"
     return (f"Mooncake EP has no normal mode: --deepep-mode {mode} raises "
-            f"NotImplementedError building {architecture}'s MoE "
+            f"NotImplementedError building {model} "
             f"(token_dispatcher/mooncake.py:343-344); use low_latency")
 
 
@@ -108,7 +119,6 @@ def problem(architecture: str | None, a2a: str, mode: str, quant: str | None,
     said = mooncake_problem(architecture, a2a, mode)
     if said or quant is None:
         return said
-        return None
     if jit_deepgemm is not False or mode not in LOW_LATENCY_MODES:
         return None
     if runner == "humming" or (runner == "flashinfer_cutedsl" and quant in CUTEDSL_QUANTS):
@@ -117,6 +127,24 @@ def problem(architecture: str | None, a2a: str, mode: str, quant: str | None,
     return (f"DeepEP DeepEPMode.{shown.upper()} mode requires deep_gemm (AssertionError, "
             f"layers/moe/ep_moe/layer.py:168-178: {architecture}'s DeepEPMoE, JIT DeepGEMM "
             f"off)")
+
+
+def unquantized_problem(architecture: str | None, a2a: str, quant: str | None, runner: str,
+                        dtype: str, jit_deepgemm: bool | None) -> str | None:
+    """DeepEPMoE's unquantized assert (ep_moe/layer.py:135-147), or None: no quantization
+    config, BF16 expert weights (the model loader builds under the ModelConfig dtype,
+    model_loader/loader.py:838; create_weights takes it), the deep_gemm runner the
+    unquantized method makes from --moe-runner-backend deep_gemm (fused_moe_triton/layer.py:
+    439-442, 502-506; quantization/unquant.py:1183-1184), a2a deepep or pplx, CUDA, and JIT
+    DeepGEMM off. The earlier branches (:101-134) all need deepep_v2, humming, ROCm/NPU, JIT
+    on or a quantization, so none takes such a line first."""
+    if architecture not in ARCHITECTURES or a2a not in UNQUANTIZED_A2A or quant is not None:
+        return None
+    if runner != "deep_gemm" or dtype != "bfloat16" or jit_deepgemm is not False:
+        return None
+    return (f"Unquantized DeepEP MoE requires DeepGEMM BF16 (AssertionError, layers/moe/"
+            f"ep_moe/layer.py:135-147: {architecture}'s DeepEPMoE, runner deep_gemm, JIT "
+            f"DeepGEMM off)")
 
 
 def check(architecture: str | None, a2a: str, mode: str, quant: str | None, runner: str,
@@ -143,9 +171,15 @@ def check_line(config: EngineSettings) -> None:
     known, runner = sglang_quantization.class_runner(config)
     if not known:
         return
-    check(config.architecture, a2a, config.deepep_mode,
-          sglang_quantization.verified_quant(config), runner,
-          picks.jit_deepgemm(config.jit_deepgemm, config.gpu_capability))
+    if a2a == "pplx" and runner == "auto":
+        runner = "deep_gemm"  # handle_a2a_moe's pplx pick (arg_groups/moe_hook.py:603-609)
+    quant = sglang_quantization.verified_quant(config)
+    jit = picks.jit_deepgemm(config.jit_deepgemm, config.gpu_capability)
+    said = unquantized_problem(config.architecture, a2a, quant, runner, config.dtype, jit)
+    if said:
+        raise ConfigError(said)
+    check(config.architecture, a2a, config.deepep_mode, quant, runner, jit)
 
 
-__all__ = ["ARCHITECTURES", "LEGACY_A2A", "check", "check_line", "mooncake_problem", "problem"]
+__all__ = ["ARCHITECTURES", "LEGACY_A2A", "NO_DISPATCHER", "UNQUANTIZED_A2A", "check",
+           "check_line", "mooncake_problem", "problem", "unquantized_problem"]
