@@ -29,6 +29,7 @@ from tests.oracle.paths import require
 require("sglang")  # skip locally / fail in CI when the sources were not fetched
 
 from tests.oracle import sglang_minimax_target_oracle as mt  # noqa: E402
+from tests.oracle import sglang_mtp_oracle as mo  # noqa: E402
 from tests.oracle import sglang_mooncake_build as mb  # noqa: E402
 from tests.oracle import sglang_oracle as so  # noqa: E402
 from tests.oracle import sglang_stubs  # noqa: E402
@@ -158,8 +159,10 @@ def _model_dtype(r: so.Resolved, model: Path) -> object:
     return ModelConfig.from_server_args(r.record, model_path=str(model)).dtype
 
 
-def graphfit(model: Path, argv: tuple[str, ...], jit: bool) -> tuple[int, str]:
-    """(exit status, the last `error:` line) of graphfit's CLI on the pasted line."""
+def graphfit(model: Path, argv: tuple[str, ...], jit: bool, gpu: str = "80"
+             ) -> tuple[int, str]:
+    """(exit status, the last `error:` line) of graphfit's CLI on the pasted line (`gpu`:
+    --gpu-memory-gb, a figure or a GPU name)."""
     from graphfit.cli.application import main
 
     env = () if jit else ("SGLANG_ENABLE_JIT_DEEPGEMM=0",)
@@ -167,7 +170,7 @@ def graphfit(model: Path, argv: tuple[str, ...], jit: bool) -> tuple[int, str]:
     code = 0
     with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
         try:
-            main(["plan", "--gpu-memory-gb", "80", "--", *env, "sglang", "serve",
+            main(["plan", "--gpu-memory-gb", gpu, "--", *env, "sglang", "serve",
                   "--model-path", str(model), *argv])
         except SystemExit as exc:
             code = exc.code if isinstance(exc.code, int) else 1
@@ -306,3 +309,52 @@ def test_mooncake_outside_deepep_classes(tmp_path: Path) -> None:
         raised.append(sglang(tmp_path, argv, True, block=_mixtral_block, shared_build=False))
     assert all(r is not None and "mooncake.py" in r for r in raised[:2]), raised
     assert raised[2] is None, raised
+
+
+@contextlib.contextmanager
+def _rocm() -> Iterator[None]:
+    """SGLang on an MI300X: the platform facts its resolution hooks read
+    (tests.oracle.sglang_mtp_oracle._platform) and ep_moe/layer.py's import-time `_is_hip`
+    (:53), True on a ROCm host; `_use_aiter` (:56) stays off (SGLANG_USE_AITER unset)."""
+    with sglang_stubs.stubbed():
+        from sglang.srt.layers.moe.ep_moe import layer
+
+    saved = layer._is_hip
+    with mo._restored_environ(), mo._platform("MI300X"):
+        layer._is_hip = True
+        try:
+            yield
+        finally:
+            layer._is_hip = saved
+
+
+# on ROCm JIT DeepGEMM is off whatever SGLANG_ENABLE_JIT_DEEPGEMM says
+# (deep_gemm_wrapper/configurer.py:32-36): SGLang runs with it off, graphfit's line sets it 0
+ROCM_LINES = (
+    ("--tp-size", "2", "--ep-size", "2", "--moe-a2a-backend", "deepep", "--quantization",
+     "fp8"),
+    ("--tp-size", "2", "--ep-size", "2", "--moe-a2a-backend", "deepep",
+     "--moe-runner-backend", "deep_gemm"),
+    ("--tp-size", "2", "--ep-size", "2", "--moe-a2a-backend", "mooncake", "--deepep-mode",
+     "low_latency", "--quantization", "fp8"),
+    ("--tp-size", "2", "--ep-size", "2", "--moe-a2a-backend", "mooncake",
+     "--quantization", "fp8"),
+)
+
+
+def test_rocm_lines_with_jit_off_agree(model: Path) -> None:
+    """HIP skips both DeepEP asserts (ep_moe/layer.py:142, 172): the same lines SGLang
+    refuses on CUDA with JIT DeepGEMM off (KNOWN, UNQUANTIZED_LINES) build on an MI300X."""
+    wrong = []
+    answers = []
+    for argv in ROCM_LINES:
+        with _rocm():
+            theirs = sglang(model, argv, False)
+        ours = graphfit(model, argv, False, gpu="MI300X")
+        answers.append(theirs)
+        if (theirs is None) != (ours[0] == 0):
+            wrong.append(f"{' '.join(argv)}: SGLang {theirs and theirs[:120]}; "
+                         f"graphfit exit {ours[0]} {ours[1][:120]}")
+    assert not wrong, "\n".join(wrong)
+    assert answers[:3] == [None, None, None], answers  # the asserts are skipped on ROCm
+    assert answers[3] is not None and "mooncake.py" in answers[3], answers[3]
