@@ -19,21 +19,30 @@ SGLang (paths under sglang/srt/):
   DeepEP mode enables low latency (auto or low_latency, utils.py:275-276), the platform is
   CUDA and the layer is quantized, it asserts JIT DeepGEMM: "DeepEP DeepEPMode.<MODE> mode
   requires deep_gemm" (:168-178).
+* Unquantized, BF16 experts on the deep_gemm runner under deepep or pplx (pplx turns runner
+  auto into deep_gemm, arg_groups/moe_hook.py:603-609), JIT DeepGEMM off, CUDA: "Unquantized
+  DeepEP MoE requires DeepGEMM BF16" (:135-147). Reaching it needs the loader's dtype
+  (model_loader/loader.py:838): an oracle that built in float32 never did (s44n, s45e).
 * Before that body, FusedMoE's constructor makes the a2a dispatcher
   (fused_moe_triton/layer.py:595, 190-201): Mooncake's raises NotImplementedError in a
   mode that enables normal dispatch, auto or normal (token_dispatcher/mooncake.py:343-344;
-  utils.py:272-273), so a Mooncake EP line starts only with --deepep-mode low_latency.
+  utils.py:272-273), so a Mooncake EP line starts only with --deepep-mode low_latency. That
+  holds for every FusedMoE model (e.g. Mixtral, mixtral.py:100), not only ARCHITECTURES.
 * JIT DeepGEMM is off when the line sets SGLANG_ENABLE_JIT_DEEPGEMM=0, or below SM90
   (deep_gemm_wrapper/configurer.py:32-55; graphfit.planner.engines.sglang_class_picks).
 * The mode the layer reads is `--deepep-mode` after `handle_a2a_moe`: pplx turns auto into
   low_latency (arg_groups/moe_hook.py:581-587), MoRI turns auto into normal (:545-551) and
-  deepep with flashinfer_cutedsl auto into low_latency (:363-375): only MoRI's changes the
-  answer, and MoRI is left out (see below).
+  deepep with flashinfer_cutedsl auto into low_latency (:363-375).
+* MoRI needs no clause: EP v2 (SGLANG_MORI_EP_V2, on by default, moe_hook.py:777-804)
+  builds FusedMoE (ep_moe/layer.py:353-354); EP v1 turns auto into normal (moe_hook.py:
+  545-551), and its dispatcher, made before DeepEPMoE's body, imports the ROCm-only `mori`
+  package (token_dispatcher/moriep.py:957-962), while on ROCm HIP skips the assert (:172).
+* A named AMD GPU: SGLANG_ENABLE_JIT_DEEPGEMM is not read there and both asserts skip HIP;
+  graphfit.inputs.sglang_rocm_deepgemm drops the variable's "off" on such a line.
 
-Not restated (answered as planned, see docs/engines/sglang-coverage.md, s45e): MoRI
-(its v2 switch, SGLANG_MORI_EP_V2, is not read by graphfit), a named AMD GPU (`_is_hip`
-skips the assert; graphfit's planner sees no vendor), a runner graphfit cannot resolve,
-and the unquantized assert (:135-147) s44n could not reach.
+Not restated (answered as planned, see docs/engines/sglang-coverage.md, s45e / s47e): a
+runner graphfit cannot resolve, the LoRA runners that also pick deep_gemm (fused_moe_triton/
+layer.py:439-442), and a draft's MoE under --speculative-moe-a2a-backend mooncake.
 """
 
 from __future__ import annotations
@@ -156,9 +165,10 @@ def check(architecture: str | None, a2a: str, mode: str, quant: str | None, runn
 
 
 def check_line(config: EngineSettings) -> None:
-    """`check` on a resolved line: the backend the model sees after Waterfill
-    (sglang_waterfill.resolved_a2a), the ModelConfig's quantization, the runner after the
-    class's override (skipped where graphfit cannot tell it), JIT DeepGEMM from
+    """Mooncake's raise, then the unquantized assert and `check`, on a resolved line: the
+    backend the model sees after Waterfill (sglang_waterfill.resolved_a2a), the ModelConfig's
+    quantization and dtype, the runner after the class's override and pplx's pick (skipped
+    where graphfit cannot tell it), JIT DeepGEMM from
     SGLANG_ENABLE_JIT_DEEPGEMM and the GPU. Called after every start-up check: SGLang builds
     the model once its arguments are resolved."""
     a2a = sglang_waterfill.resolved_a2a(config.moe_a2a_backend or "none",
