@@ -106,13 +106,14 @@ def mooncake_problem(architecture: str | None, a2a: str, mode: str) -> str | Non
     quantization nor the runner: FusedMoE's constructor makes the dispatcher first, for
     every MoE class built on FusedMoE (DeepEPMoE's listed ones and the rest, e.g. Mixtral's
     MixtralMoE, mixtral.py:100), not only ARCHITECTURES. A dense model never reaches here
-    with a backend (graphfit.inputs.sglang_a2a refuses it); a model graphfit cannot read
-    is taken as MoE, as everywhere else for a backend."""
-    if architecture in NO_DISPATCHER or a2a != "mooncake" or mode not in NORMAL_MODES:
+    with a backend (graphfit.inputs.sglang_a2a refuses it); without an architecture (no
+    config.json read) graphfit cannot tell that SGLang builds any MoE layer: planned."""
+    if architecture is None or architecture in NO_DISPATCHER:
         return None
-    model = f"{architecture}'s MoE" if architecture else "the MoE layers"
+    if a2a != "mooncake" or mode not in NORMAL_MODES:
+        return None
     return (f"Mooncake EP has no normal mode: --deepep-mode {mode} raises "
-            f"NotImplementedError building {model} "
+            f"NotImplementedError building {architecture}'s MoE "
             f"(token_dispatcher/mooncake.py:343-344); use low_latency")
 
 
