@@ -29,8 +29,8 @@ from tests.oracle.paths import require
 require("sglang")  # skip locally / fail in CI when the sources were not fetched
 
 from tests.oracle import sglang_minimax_target_oracle as mt  # noqa: E402
-from tests.oracle import sglang_mtp_oracle as mo  # noqa: E402
 from tests.oracle import sglang_mooncake_build as mb  # noqa: E402
+from tests.oracle import sglang_mtp_oracle as mo  # noqa: E402
 from tests.oracle import sglang_oracle as so  # noqa: E402
 from tests.oracle import sglang_stubs  # noqa: E402
 
