@@ -244,6 +244,10 @@ UNQUANTIZED_LINES = (
       "--moe-runner-backend", "deep_gemm", "--dtype", "float16"), False),
     (("--tp-size", "2", "--ep-size", "2", "--moe-a2a-backend", "deepep",
       "--moe-runner-backend", "triton"), False),
+    # a LoRA runner makes the unquantized method's runner deep_gemm (fused_moe_triton/
+    # layer.py:439-442)
+    (("--tp-size", "2", "--ep-size", "2", "--moe-a2a-backend", "deepep",
+      "--moe-runner-backend", "lora_triton"), False),
     (("--tp-size", "2", "--ep-size", "2", "--moe-a2a-backend", "mooncake",
       "--deepep-mode", "low_latency", "--moe-runner-backend", "deep_gemm"), False),
     # pplx turns runner auto into deep_gemm (arg_groups/moe_hook.py:603-609)

@@ -41,8 +41,8 @@ SGLang (paths under sglang/srt/):
   graphfit.inputs.sglang_rocm_deepgemm drops the variable's "off" on such a line.
 
 Not restated (answered as planned, see docs/engines/sglang-coverage.md, s45e / s47e): a
-runner graphfit cannot resolve, the LoRA runners that also pick deep_gemm (fused_moe_triton/
-layer.py:439-442), and a draft's MoE under --speculative-moe-a2a-backend mooncake.
+runner graphfit cannot resolve and a draft's MoE under --speculative-moe-a2a-backend
+mooncake.
 """
 
 from __future__ import annotations
@@ -59,6 +59,9 @@ LOW_LATENCY_MODES = frozenset({"auto", "low_latency"})  # DeepEPMode.enable_low_
 NORMAL_MODES = frozenset({"auto", "normal"})  # DeepEPMode.enable_normal (utils.py:272-273)
 CUTEDSL_QUANTS = frozenset({"modelopt_fp4", "modelopt_mixed"})  # ep_moe/layer.py:118-124
 UNQUANTIZED_A2A = frozenset({"deepep", "pplx"})  # ep_moe/layer.py:140 (is_deepep / is_pplx)
+# the runners that make the unquantized method's runner deep_gemm: deep_gemm and the LoRA
+# ones (fused_moe_triton/layer.py:439-442; MoeRunnerBackend.is_lora, layers/moe/utils.py:174-179)
+DEEP_GEMM_RUNNERS = frozenset({"deep_gemm", "lora_cutedsl", "lora_triton", "lora_marlin"})
 
 # architecture -> the place its MoE layers call get_moe_impl_class (models/...)
 ARCHITECTURES: dict[str, str] = {
@@ -144,16 +147,17 @@ def unquantized_problem(architecture: str | None, a2a: str, quant: str | None, r
     """DeepEPMoE's unquantized assert (ep_moe/layer.py:135-147), or None: no quantization
     config, BF16 expert weights (the model loader builds under the ModelConfig dtype,
     model_loader/loader.py:838; create_weights takes it), the deep_gemm runner the
-    unquantized method makes from --moe-runner-backend deep_gemm (fused_moe_triton/layer.py:
-    439-442, 502-506; quantization/unquant.py:1183-1184), a2a deepep or pplx, CUDA, and JIT
+    unquantized method makes from --moe-runner-backend deep_gemm or a LoRA one
+    (fused_moe_triton/layer.py:439-442, 502-506; quantization/unquant.py:1183-1184;
+    DEEP_GEMM_RUNNERS), a2a deepep or pplx, CUDA, and JIT
     DeepGEMM off. The earlier branches (:101-134) all need deepep_v2, humming, ROCm/NPU, JIT
     on or a quantization, so none takes such a line first."""
     if architecture not in ARCHITECTURES or a2a not in UNQUANTIZED_A2A or quant is not None:
         return None
-    if runner != "deep_gemm" or dtype != "bfloat16" or jit_deepgemm is not False:
+    if runner not in DEEP_GEMM_RUNNERS or dtype != "bfloat16" or jit_deepgemm is not False:
         return None
     return (f"Unquantized DeepEP MoE requires DeepGEMM BF16 (AssertionError, layers/moe/"
-            f"ep_moe/layer.py:135-147: {architecture}'s DeepEPMoE, runner deep_gemm, JIT "
+            f"ep_moe/layer.py:135-147: {architecture}'s DeepEPMoE, runner {runner}, JIT "
             f"DeepGEMM off)")
 
 
@@ -192,5 +196,6 @@ def check_line(config: EngineSettings) -> None:
     check(config.architecture, a2a, config.deepep_mode, quant, runner, jit)
 
 
-__all__ = ["ARCHITECTURES", "LEGACY_A2A", "NO_DISPATCHER", "UNQUANTIZED_A2A", "check",
-           "check_line", "mooncake_problem", "problem", "unquantized_problem"]
+__all__ = ["ARCHITECTURES", "DEEP_GEMM_RUNNERS", "LEGACY_A2A", "NO_DISPATCHER",
+           "UNQUANTIZED_A2A", "check", "check_line", "mooncake_problem", "problem",
+           "unquantized_problem"]
