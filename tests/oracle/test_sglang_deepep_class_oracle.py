@@ -319,7 +319,10 @@ def test_mooncake_outside_deepep_classes(tmp_path: Path) -> None:
 def _rocm() -> Iterator[None]:
     """SGLang on an MI300X: the platform facts its resolution hooks read
     (tests.oracle.sglang_mtp_oracle._platform) and ep_moe/layer.py's import-time `_is_hip`
-    (:53), True on a ROCm host; `_use_aiter` (:56) stays off (SGLANG_USE_AITER unset)."""
+    (:53), True on a ROCm host; `_use_aiter` (:56) stays off (SGLANG_USE_AITER unset).
+    Run a line on CUDA first (the test's control does): what SGLang first computes and
+    caches under this override would otherwise say ROCm to every later test in the process
+    (seen: the a2a oracle's decode ladder capped at 160 after a cold ROCm resolution)."""
     with sglang_stubs.stubbed():
         from sglang.srt.layers.moe.ep_moe import layer
 
@@ -352,6 +355,8 @@ def test_rocm_lines_with_jit_off_agree(model: Path) -> None:
     wrong = []
     answers = []
     for argv in ROCM_LINES:
+        # the control, first (see _rocm): on CUDA SGLang refuses each of them with JIT off
+        assert sglang(model, argv, False) is not None, argv
         with _rocm():
             theirs = sglang(model, argv, False)
         ours = graphfit(model, argv, False, gpu="MI300X")
