@@ -115,6 +115,9 @@ DP_LM_HEAD_TARGETS: dict[str, tuple[str, str]] = {
 # tie_word_embeddings`, qwen2.py:536, qwen3.py:579); SGLang allows DSPARK at PP > 1 only on
 # a PD prefill server (speculative_hook.py:713-717)
 TIED_AT_PP1 = frozenset({"Qwen2ForCausalLM", "Qwen3ForCausalLM"})
+# classes that tie whatever the stages: on a later stage their `embed_tokens` is a
+# PPMissingLayer (llama.py:432-439, 570-571), no vocab shard for the draft to gather on
+TIED_FIRST_STAGE = frozenset({"LlamaForCausalLM"})
 
 
 def lm_group(architecture: object, tied: bool, pp_size: int = 1) -> str:
@@ -125,9 +128,9 @@ def lm_group(architecture: object, tied: bool, pp_size: int = 1) -> str:
     if not isinstance(architecture, str) or architecture not in DP_LM_HEAD_TARGETS:
         return "unknown"
     untied, tied_group = DP_LM_HEAD_TARGETS[architecture]
-    if tied and (pp_size == 1 or architecture not in TIED_AT_PP1):
-        return tied_group
-    return untied
+    if not tied or (pp_size > 1 and architecture in TIED_AT_PP1):
+        return untied
+    return "unknown" if pp_size > 1 and architecture in TIED_FIRST_STAGE else tied_group
 
 
 def tp_problem(text: Mapping[str, Any], tp_size: int, lm_vocab: int | None,
@@ -170,4 +173,4 @@ def tp_problem(text: Mapping[str, Any], tp_size: int, lm_vocab: int | None,
 
 
 __all__ = ["CA_V2", "CA_V2_MAX_KB", "CA_V2_PULL_KB", "DP_LM_HEAD_TARGETS", "NVLINK_GATHER",
-           "TIED_AT_PP1", "W2_TP_SHARD", "lm_group", "pull_plane", "tp_problem"]
+           "TIED_AT_PP1", "TIED_FIRST_STAGE", "W2_TP_SHARD", "lm_group", "pull_plane", "tp_problem"]

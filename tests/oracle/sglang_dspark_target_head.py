@@ -48,10 +48,12 @@ def target_dir(architecture: str, tied: bool) -> str:
     return content_dir(Path(_DIRS.name), json.dumps(config, sort_keys=True))
 
 
-def lm_head(architecture: str, tied: bool, tp: int, dp: int, pp: int = 1) -> tuple[bool, int]:
+def lm_head(architecture: str, tied: bool, tp: int, dp: int,
+            pp: int = 1) -> tuple[bool, int] | None:
     """(`use_attn_tp_group`, `tp_size`) of the lm_head SGLang's own target class builds on a
     line at TP `tp`, attention DP `dp` (--enable-dp-attention --enable-dp-lm-head), PP `pp`
-    (this process is the last stage)."""
+    (this process is the last stage); None where that lm_head is no vocab-parallel module
+    (a PPMissingLayer)."""
     import torch
 
     path = target_dir(architecture, tied)
@@ -94,4 +96,6 @@ def lm_head(architecture: str, tied: bool, tp: int, dp: int, pp: int = 1) -> tup
                     raise AssertionError(f"oracle glue: {exc}") from exc
                 raise
         head = model.lm_head
+        if not hasattr(head, "use_attn_tp_group"):
+            return None
         return bool(head.use_attn_tp_group), int(head.tp_size)

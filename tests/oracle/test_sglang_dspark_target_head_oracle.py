@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import pytest
 
-from graphfit.inputs.sglang_dspark_minimax_tp import DP_LM_HEAD_TARGETS, TIED_AT_PP1, lm_group
+from graphfit.inputs.sglang_dspark_minimax_tp import DP_LM_HEAD_TARGETS, lm_group
 from tests.oracle.paths import require
 
 require("sglang")  # skip locally / fail in CI when the sources were not fetched
@@ -24,7 +24,11 @@ CASES = [(arch, tied, tp, dp) for arch in sorted(th.MODEL_TYPES) for tied in (Fa
 
 def _agrees(arch: str, tied: bool, tp: int, dp: int, pp: int = 1) -> None:
     ours = lm_group(arch, tied, pp)
-    attn, size = th.lm_head(arch, tied, tp, dp, pp)
+    head = th.lm_head(arch, tied, tp, dp, pp)
+    if head is None:  # no vocab shard on this stage: graphfit does not plan it
+        assert ours == "unknown", (arch, tied, tp, dp, pp, ours)
+        return
+    attn, size = head
     assert ours == ("attn_tp" if attn else "tp"), (arch, tied, tp, dp, pp, ours, attn)
     assert size == (tp // dp if ours == "attn_tp" else tp), (arch, tied, tp, dp, pp, size)
 
@@ -40,8 +44,9 @@ def test_the_target_lm_head_group_matches_sglang(arch: str, tied: bool, tp: int,
     _agrees(arch, tied, tp, dp)
 
 
-@pytest.mark.parametrize("arch", sorted(TIED_AT_PP1))
-def test_a_tied_target_on_a_later_pipeline_stage_builds_its_own_head(arch: str) -> None:
+@pytest.mark.parametrize("arch", sorted(th.MODEL_TYPES))
+def test_a_tied_target_on_a_later_pipeline_stage(arch: str) -> None:
     """At PP > 1 (SGLang's DSPARK allows it on a PD prefill server, speculative_hook.py:
-    713-717) the classes that tie only on one stage build a ParallelLMHead instead."""
+    713-717) the classes that tie only on one stage build a ParallelLMHead instead; a tied
+    Llama's last stage holds a PPMissingLayer (not modelled)."""
     _agrees(arch, True, 4, 2, pp=2)
