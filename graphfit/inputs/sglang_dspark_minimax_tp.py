@@ -102,7 +102,8 @@ def pull_plane(environ: Mapping[str, str]) -> bool:
 #   `embed_tokens` (qwen2.py:536-537) on the attention-TP group (qwen2.py:370-375).
 # - Qwen3: untied head qwen3.py:582-589; tied at PP 1, `embed_tokens` (qwen3.py:579-580) of
 #   Qwen3Model, a Qwen2Model (qwen3.py:490, qwen2.py:370-375).
-# - Qwen3-MoE: always its own head, whatever the tie (qwen3_moe.py:1017-1023).
+# - Qwen2-MoE, Qwen3-MoE: always their own head, whatever the tie (qwen2_moe.py:1237-1243,
+#   qwen3_moe.py:1017-1023).
 DP_LM_HEAD_TARGETS: dict[str, tuple[str, str]] = {
     "MiniMaxM3SparseForCausalLM": ("attn_tp", "attn_tp"),
     "MiniMaxM3SparseForConditionalGeneration": ("attn_tp", "attn_tp"),
@@ -110,6 +111,7 @@ DP_LM_HEAD_TARGETS: dict[str, tuple[str, str]] = {
     "Qwen2ForCausalLM": ("tp", "attn_tp"),
     "Qwen3ForCausalLM": ("attn_tp", "attn_tp"),
     "Qwen3MoeForCausalLM": ("attn_tp", "attn_tp"),
+    "Qwen2MoeForCausalLM": ("attn_tp", "attn_tp"),
 }
 # classes that tie only on a single pipeline stage (`pp_group.world_size == 1 and
 # tie_word_embeddings`, qwen2.py:536, qwen3.py:579); SGLang allows DSPARK at PP > 1 only on

@@ -30,15 +30,17 @@ from unittest import mock
 from tests.oracle import sglang_oracle as so
 from tests.oracle.config_dirs import content_dir
 
-# model_type of each class the oracle builds; a small dense config, MoE keys for Qwen3-MoE
+# model_type of each class the oracle builds; a small dense config, MoE keys for the Qwen MoE classes
 MODEL_TYPES = {"LlamaForCausalLM": "llama", "Qwen2ForCausalLM": "qwen2",
-               "Qwen3ForCausalLM": "qwen3", "Qwen3MoeForCausalLM": "qwen3_moe"}
+               "Qwen3ForCausalLM": "qwen3", "Qwen3MoeForCausalLM": "qwen3_moe",
+               "Qwen2MoeForCausalLM": "qwen2_moe"}
 _BASE: dict[str, Any] = {
     "hidden_size": 256, "num_attention_heads": 8, "num_key_value_heads": 4, "head_dim": 32,
     "num_hidden_layers": 2, "vocab_size": 1024, "intermediate_size": 256,
     "max_position_embeddings": 4096, "rms_norm_eps": 1e-6, "hidden_act": "silu",
     "torch_dtype": "bfloat16", "num_experts": 8, "num_experts_per_tok": 2,
-    "moe_intermediate_size": 128, "decoder_sparse_step": 1, "mlp_only_layers": []}
+    "moe_intermediate_size": 128, "decoder_sparse_step": 1, "mlp_only_layers": [],
+    "shared_expert_intermediate_size": 128}
 _DIRS = tempfile.TemporaryDirectory(prefix="graphfit-dspark-target-head-")
 
 
