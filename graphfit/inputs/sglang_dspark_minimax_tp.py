@@ -126,7 +126,8 @@ def lm_group(architecture: object, tied: bool, pp_size: int = 1) -> str:
     """Under attention DP with --enable-dp-lm-head, the group the target's lm_head is sharded
     on (`use_attn_tp_group`, vocab_parallel_embedding.py:243-263): "attn_tp", "tp", or
     "unknown" for a target class graphfit has not read (each model class decides:
-    `DP_LM_HEAD_TARGETS`)."""
+    `DP_LM_HEAD_TARGETS`) and for a tied Llama on a later pipeline stage (`pp_size` > 1),
+    whose head there is no vocab shard (`TIED_FIRST_STAGE`)."""
     if not isinstance(architecture, str) or architecture not in DP_LM_HEAD_TARGETS:
         return "unknown"
     untied, tied_group = DP_LM_HEAD_TARGETS[architecture]

@@ -151,8 +151,9 @@ def test_a_minimax_draft_under_attention_dp_reads_the_targets_lm_head(tmp_path: 
     (llama.py:432-437, 570-571): TP 4's multicast gather, not modelled; Qwen2 is the other way
     round (untied head on the TP group, qwen2.py:539-544; tied embed_tokens on the attention-TP
     group, qwen2.py:370-375, 536-537), Qwen3's head is on the attention-TP group
-    (qwen3.py:582-589); a target class graphfit has not read is not modelled. The rules' agreement with SGLang's own attach:
-    test_sglang_dspark_minimax_oracle.py."""
+    (qwen3.py:582-589); a target class graphfit has not read is not modelled. The rules'
+    agreement with SGLang: test_sglang_dspark_minimax_oracle.py (the attach),
+    test_sglang_dspark_target_head_oracle.py (the target classes' lm_head group)."""
     draft = _dir(tmp_path, "minimax", {
         "architectures": ["DSparkMiniMaxDraftModel"], "use_gemma_norm": False,
         "num_key_value_heads": 2, "rms_norm_eps": 1e-5, "hidden_act": "silu",

@@ -30,7 +30,7 @@ from unittest import mock
 from tests.oracle import sglang_oracle as so
 from tests.oracle.config_dirs import content_dir
 
-# model_type of each class the oracle builds; a small dense config, MoE keys for the Qwen MoE classes
+# model_type of each class the oracle builds; a small config (MoE keys: the Qwen MoE classes)
 MODEL_TYPES = {"LlamaForCausalLM": "llama", "Qwen2ForCausalLM": "qwen2",
                "Qwen3ForCausalLM": "qwen3", "Qwen3MoeForCausalLM": "qwen3_moe",
                "Qwen2MoeForCausalLM": "qwen2_moe"}
@@ -56,48 +56,63 @@ def lm_head(architecture: str, tied: bool, tp: int, dp: int,
     line at TP `tp`, attention DP `dp` (--enable-dp-attention --enable-dp-lm-head), PP `pp`
     (this process is the last stage); None where that lm_head is no vocab-parallel module
     (a PPMissingLayer)."""
-    import torch
-
     path = target_dir(architecture, tied)
     r = so.resolve(["--model-path", path, "--tp-size", str(tp), "--dp-size", str(dp),
                     "--enable-dp-attention", "--enable-dp-lm-head", "--pp-size", str(pp)])
     assert isinstance(r, so.Resolved), r
     with so.sglang_stubs.stubbed(), so.published(r):
-        import sglang.srt.layers.dual_gemm as dual_gemm
-        from sglang.srt.layers.dp_attention import initialize_dp_attention_flags
-        from sglang.srt.layers.moe.utils import initialize_moe_config
-        from sglang.srt.models.registry import ModelRegistry
-        from sglang.srt.runtime_context import get_parallel
+        from sglang.srt.runtime_context import get_flags
         from sglang.srt.utils.hf_transformers_utils import get_config
 
         config = copy.deepcopy(get_config(path, trust_remote_code=False))
-        initialize_dp_attention_flags(None)
-        initialize_moe_config()
-        cls, _ = ModelRegistry.resolve_model_cls([architecture])
-        par = get_parallel()
+        flags = get_flags()
+        # process-wide flags (msgspec structs) the bootstrap calls write: restored below
+        saved = (flags.dp.enabled,
+                 {name: getattr(flags.moe, name) for name in flags.moe.__struct_fields__})
+        try:
+            return _built(architecture, config, tp, pp)
+        finally:
+            flags.dp.enabled = saved[0]
+            for name, value in saved[1].items():
+                setattr(flags.moe, name, value)
 
-        def group(size: int) -> Any:
-            return types.SimpleNamespace(world_size=size, rank_in_group=0, cpu_group=None,
-                                         device_group=None)
 
-        stage = types.SimpleNamespace(world_size=pp, rank_in_group=pp - 1,
-                                      is_first_rank=pp == 1, is_last_rank=True)
-        module = importlib.import_module(cls.__module__)
-        with par.override(tp_rank=0, attn_tp_rank=0, pp_rank=pp - 1, moe_ep_rank=0,
-                          moe_tp_rank=0, tp_group=group(tp),
-                          attn_tp_group=group(int(par.attn_tp_size)),
-                          moe_tp_group=group(int(par.moe_tp_size)),
-                          moe_ep_group=group(int(par.moe_ep_size)), pp_group=stage), \
-                torch.device("meta"), \
-                mock.patch.object(dual_gemm, "is_cuda", lambda: False), \
-                mock.patch.object(module, "get_stream", lambda name: None, create=True):
-            try:
-                model = cls(config)
-            except RuntimeError as exc:  # the glue, not SGLang: fail the oracle itself
-                if "has not been written" in str(exc):
-                    raise AssertionError(f"oracle glue: {exc}") from exc
-                raise
-        head = model.lm_head
-        if not hasattr(head, "use_attn_tp_group"):
-            return None
-        return bool(head.use_attn_tp_group), int(head.tp_size)
+def _built(architecture: str, config: Any, tp: int, pp: int) -> tuple[bool, int] | None:
+    """`lm_head`'s answer, inside the line's published layout (see `lm_head`)."""
+    import sglang.srt.layers.dual_gemm as dual_gemm
+    import torch
+    from sglang.srt.layers.dp_attention import initialize_dp_attention_flags
+    from sglang.srt.layers.moe.utils import initialize_moe_config
+    from sglang.srt.models.registry import ModelRegistry
+    from sglang.srt.runtime_context import get_parallel
+
+    initialize_dp_attention_flags(None)
+    initialize_moe_config()
+    cls, _ = ModelRegistry.resolve_model_cls([architecture])
+    par = get_parallel()
+
+    def group(size: int) -> Any:
+        return types.SimpleNamespace(world_size=size, rank_in_group=0, cpu_group=None,
+                                     device_group=None)
+
+    stage = types.SimpleNamespace(world_size=pp, rank_in_group=pp - 1,
+                                  is_first_rank=pp == 1, is_last_rank=True)
+    module = importlib.import_module(cls.__module__)
+    with par.override(tp_rank=0, attn_tp_rank=0, pp_rank=pp - 1, moe_ep_rank=0,
+                      moe_tp_rank=0, tp_group=group(tp),
+                      attn_tp_group=group(int(par.attn_tp_size)),
+                      moe_tp_group=group(int(par.moe_tp_size)),
+                      moe_ep_group=group(int(par.moe_ep_size)), pp_group=stage), \
+            torch.device("meta"), \
+            mock.patch.object(dual_gemm, "is_cuda", lambda: False), \
+            mock.patch.object(module, "get_stream", lambda name: None, create=True):
+        try:
+            model = cls(config)
+        except RuntimeError as exc:  # the glue, not SGLang: fail the oracle itself
+            if "has not been written" in str(exc):
+                raise AssertionError(f"oracle glue: {exc}") from exc
+            raise
+    head = model.lm_head
+    if not hasattr(head, "use_attn_tp_group"):
+        return None
+    return bool(head.use_attn_tp_group), int(head.tp_size)
