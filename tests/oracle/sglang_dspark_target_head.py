@@ -1,7 +1,8 @@
 """SGLang's own answer for the group a DSPARK target's lm_head is sharded on under attention
 DP with --enable-dp-lm-head (the oracle side of
-graphfit.inputs.sglang_dspark_minimax_tp.lm_group): the target's model class, resolved by
-SGLang's own `ModelRegistry` from a small config.json's `architectures`, built whole on the
+graphfit.inputs.sglang_dspark_minimax_tp.lm_group): the target's model class (the
+`EntryClass` of its module under sglang/srt/models/, which SGLang's `ModelRegistry` maps the
+config's `architectures` to), built on a small config.json whole on the
 meta device under the line's published parallel layout (SGLang's argument pipeline resolves
 the line, sglang_oracle.resolve), after the worker's bootstrap flags
 (`initialize_dp_attention_flags`, layers/dp_attention.py:475; `initialize_moe_config`, as
@@ -31,6 +32,7 @@ from tests.oracle import sglang_oracle as so
 from tests.oracle.config_dirs import content_dir
 
 # model_type of each class the oracle builds; a small config (MoE keys: the Qwen MoE classes)
+# (its module under sglang/srt/models/ is named the same)
 MODEL_TYPES = {"LlamaForCausalLM": "llama", "Qwen2ForCausalLM": "qwen2",
                "Qwen3ForCausalLM": "qwen3", "Qwen3MoeForCausalLM": "qwen3_moe",
                "Qwen2MoeForCausalLM": "qwen2_moe"}
@@ -83,12 +85,16 @@ def _built(architecture: str, config: Any, tp: int, pp: int) -> tuple[bool, int]
     import torch
     from sglang.srt.layers.dp_attention import initialize_dp_attention_flags
     from sglang.srt.layers.moe.utils import initialize_moe_config
-    from sglang.srt.models.registry import ModelRegistry
     from sglang.srt.runtime_context import get_parallel
 
     initialize_dp_attention_flags(None)
     initialize_moe_config()
-    cls, _ = ModelRegistry.resolve_model_cls([architecture])
+    # the class SGLang's registry maps the name to (the module's EntryClass), imported alone:
+    # the registry would import every model module first
+    module = importlib.import_module(f"sglang.srt.models.{MODEL_TYPES[architecture]}")
+    cls = getattr(module, architecture)
+    entries = module.EntryClass if isinstance(module.EntryClass, list) else [module.EntryClass]
+    assert cls in entries, f"oracle glue: {architecture} is no EntryClass of {module.__name__}"
     par = get_parallel()
 
     def group(size: int) -> Any:
@@ -97,7 +103,6 @@ def _built(architecture: str, config: Any, tp: int, pp: int) -> tuple[bool, int]
 
     stage = types.SimpleNamespace(world_size=pp, rank_in_group=pp - 1,
                                   is_first_rank=pp == 1, is_last_rank=True)
-    module = importlib.import_module(cls.__module__)
     with par.override(tp_rank=0, attn_tp_rank=0, pp_rank=pp - 1, moe_ep_rank=0,
                       moe_tp_rank=0, tp_group=group(tp),
                       attn_tp_group=group(int(par.attn_tp_size)),
