@@ -20,6 +20,7 @@ from graphfit.inputs import (
     sglang_context_length,
     sglang_file_choices,
     sglang_file_dtype,
+    sglang_kv_dtype,
     sglang_mamba_flags,
     sglang_minimax_target,
     sglang_ngram,
@@ -120,7 +121,9 @@ OVERRIDES = "json_model_override_args"
 # KEYS as vLLM's otherwise; issue 23 s44m)
 SGLANG_FILE_KEYS: dict[str, Handler] = {"attention_backend": sglang_args.file_attention_backend,
                                         # SGLang's --dtype (issue 23 s45r)
-                                        "dtype": sglang_file_dtype.file_dtype}
+                                        "dtype": sglang_file_dtype.file_dtype,
+                                        # SGLang's --kv-cache-dtype (issue 23 s48k)
+                                        "kv_cache_dtype": sglang_kv_dtype.kv_cache_dtype}
 
 
 def _names_sglang(data: Mapping[Any, Any]) -> bool:
