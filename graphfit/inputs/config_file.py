@@ -114,6 +114,9 @@ ENGINE_ONLY_KEYS: dict[str, Mapping[str, Handler]] = {"trtllm": trtllm_args.TRTL
 for _own in ENGINE_ONLY_KEYS.values():
     for _key in _own:
         KEYS.pop(_key, None)
+# SGLang's --kv-cache-dtype, an option field since issue 23 s48k, under a name vLLM's files
+# share (VLLM_IGNORED): read only in an SGLang file (SGLANG_FILE_KEYS), ignored elsewhere
+KEYS.pop("kv_cache_dtype", None)
 
 
 OVERRIDES = "json_model_override_args"

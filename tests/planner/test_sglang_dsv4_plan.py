@@ -372,3 +372,17 @@ def test_kv_cache_dtype_is_read_by_every_reader(tmp_path: Path) -> None:
     assert "SM100: the V41 KV layout" in _pools(live)
     with pytest.raises(ConfigError, match="invalid choice"):
         _pasted(v41, ["--kv-cache-dtype", "fp8"], **b200)
+    from tests.helpers import run_cli  # graphfit's own --config file (an SGLang one)
+
+    ours = tmp_path / "graphfit.yaml"
+    for dtype, layout in (("bfloat16", "V4"), ("fp8_e4m3", "V41")):
+        ours.write_text(f"model_path: {v41}\nmax_running_requests: 32\n"
+                        f"kv_cache_dtype: {dtype}\n")
+        code, out, err = run_cli(["plan", "--gpu-memory-gb", "B200", "--weights-gb", "80",
+                                  "--config", str(ours)])
+        assert code == 0 and f"SM100: the {layout} KV layout" in " ".join(out.split()), err
+    # a vLLM file's kv_cache_dtype (vLLM's own names, not SGLang's) stays ignored
+    vllm = tmp_path / "vllm.yaml"
+    vllm.write_text("engine: vllm\nmax_num_seqs: 32\nkv_cache_dtype: fp8\n")
+    code, out, err = run_cli(["plan", "--config", str(vllm)])
+    assert code == 0 and "ignored: kv_cache_dtype" in " ".join(err.split()), err
