@@ -20,6 +20,7 @@ from graphfit.inputs import (
     sglang_context_length,
     sglang_file_choices,
     sglang_file_dtype,
+    sglang_kv_dtype,
     sglang_mamba_flags,
     sglang_minimax_target,
     sglang_ngram,
@@ -113,6 +114,9 @@ ENGINE_ONLY_KEYS: dict[str, Mapping[str, Handler]] = {"trtllm": trtllm_args.TRTL
 for _own in ENGINE_ONLY_KEYS.values():
     for _key in _own:
         KEYS.pop(_key, None)
+# SGLang's --kv-cache-dtype, an option field since issue 23 s48k, under a name vLLM's files
+# share (VLLM_IGNORED): read only in an SGLang file (SGLANG_FILE_KEYS), ignored elsewhere
+KEYS.pop("kv_cache_dtype", None)
 
 
 OVERRIDES = "json_model_override_args"
@@ -120,7 +124,9 @@ OVERRIDES = "json_model_override_args"
 # KEYS as vLLM's otherwise; issue 23 s44m)
 SGLANG_FILE_KEYS: dict[str, Handler] = {"attention_backend": sglang_args.file_attention_backend,
                                         # SGLang's --dtype (issue 23 s45r)
-                                        "dtype": sglang_file_dtype.file_dtype}
+                                        "dtype": sglang_file_dtype.file_dtype,
+                                        # SGLang's --kv-cache-dtype (issue 23 s48k)
+                                        "kv_cache_dtype": sglang_kv_dtype.kv_cache_dtype}
 
 
 def _names_sglang(data: Mapping[Any, Any]) -> bool:

@@ -27,6 +27,7 @@ from graphfit.inputs import (
     sglang_eplb,
     sglang_file_choice,
     sglang_instance,
+    sglang_kv_dtype,
     sglang_mamba_flags,
     sglang_post_capture,
 )
@@ -590,7 +591,10 @@ LINE_KEYS: dict[str, Handler] = {**FILE_KEYS, "enable_dp_attention": _dp_attenti
                                   "dcp_size": _after_the_engine,
                                   # the target ModelConfig's dtype (graphfit.inputs.
                                   # sglang_dtype); a config file's is not read
-                                  "dtype": field_key("dtype", _line_dtype, SG)}
+                                  "dtype": field_key("dtype", _line_dtype, SG),
+                                  # DeepSeek-V4's backend default and trtllm assert
+                                  # (graphfit.inputs.sglang_kv_dtype; issue 23 s48k)
+                                  "kv_cache_dtype": sglang_kv_dtype.kv_cache_dtype}
 IGNORED = frozenset({
     "tokenizer_path",
     "decode_attention_backend", "prefill_attention_backend", "speculative_draft_model_path",

@@ -248,7 +248,10 @@ def shape_settings(model: str) -> list[Setting]:
 def environment(environ: Mapping[str, str]) -> list[Setting]:
     """SGLANG_DSV4_COMPRESS_STATE_DTYPE as written (the planner checks it where SGLang does,
     for a DeepSeek-V4 model only), and the reason the environment leaves the pools
-    unrestated (`not_modelled`), recorded for any model and read for DeepSeek-V4 only."""
+    unrestated (`not_modelled`), recorded for any model and read for DeepSeek-V4 only; an
+    SGLANG_DSV4_KV_LAYOUT set to v4 is recorded too (`sglang_dsv4_default.V4_LAYOUT`: the V4
+    layout, which V4.1's default backend reads as set, deepseek_v4_hook.py:57; s48k)."""
+    from graphfit.planner.engines.sglang_dsv4_default import V4_LAYOUT
     from graphfit.planner.engines.sglang_dsv4_pool import AUTO_LAYOUT, not_modelled
 
     out: list[Setting] = []
@@ -258,6 +261,8 @@ def environment(environ: Mapping[str, str]) -> list[Setting]:
     why = not_modelled(environ)
     if why is None and environ.get("SGLANG_DSV4_KV_LAYOUT", "").lower() == "auto":
         why = AUTO_LAYOUT  # SM100 only (sglang_dsv4_plan.layout_unmodelled)
+    if why is None and environ.get("SGLANG_DSV4_KV_LAYOUT", "").lower() == "v4":
+        why = V4_LAYOUT  # set, not the default: V4.1's default backend (s48k)
     if why is not None:
         out.append(Setting("dsv4_env_unmodelled", why, "the environment", COMMAND_LINE))
     return out

@@ -32,7 +32,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from graphfit.inputs import sglang_dsv4, sglang_eplb, sglang_inkling_prefill
+from graphfit.inputs import sglang_dsv4, sglang_eplb, sglang_inkling_prefill, sglang_kv_dtype
 from graphfit.inputs.settings import COMMAND_LINE, Setting, merge
 from graphfit.inputs.sglang_live_post_capture import field_value, flag_settings
 
@@ -80,10 +80,15 @@ def mamba_strategy(server_args: Any, architecture: str | None) -> dict[str, Any]
 
 
 def settings(server_args: Any, architecture: str | None) -> dict[str, Any]:
-    """EngineConfig fields from the ServerArgs' mamba cap and EPLB fields, Inkling's
+    """EngineConfig fields from the ServerArgs' mamba cap, EPLB and KV-cache dtype fields, Inkling's
     prefill default and a hybrid mamba model's strategy flags; ConfigError with the pasted
     line's reason where a value is refused."""
-    values = merge(flag_settings(server_args, KEYS)).values
+    found = flag_settings(server_args, KEYS)
+    kv_dtype = field_value(server_args, sglang_kv_dtype.FIELD)  # issue 23 s48k
+    if kv_dtype is not None:  # the pasted line's handler, not FILE_KEYS (vLLM's files
+        found += sglang_kv_dtype.kv_cache_dtype(  # ignore their own kv_cache_dtype)
+            f"server_args.{sglang_kv_dtype.FIELD}", kv_dtype, COMMAND_LINE)[0]
+    values = merge(found).values
     out = {k: v for k, v in values.items() if k != "engine"}
     return {**out, **inkling_prefill(server_args, architecture),
             **mamba_strategy(server_args, architecture)}

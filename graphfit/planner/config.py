@@ -416,7 +416,8 @@ class EngineConfig:
             moe_cluster_parallel_size: int | None = None,
             inkling_draft_conv_state: tuple[int, ...] | None = None,
             nnodes: int = 1,
-            draft_quantization: str | None = None) -> None: ...
+            draft_quantization: str | None = None,
+            kv_cache_dtype: str | None = None) -> None: ...
 
     def __post_init__(self) -> None:
         set_ = object.__setattr__
@@ -1295,6 +1296,11 @@ class EngineConfig:
     def draft_quantization(self) -> str | None:
         """SglangOptions.draft_quantization."""
         return cast("str | None", self._option("draft_quantization"))
+
+    @property
+    def kv_cache_dtype(self) -> str | None:
+        """SglangOptions.kv_cache_dtype."""
+        return cast("str | None", self._option("kv_cache_dtype"))
 
     @property
     def hook_cudagraph_mode(self) -> str | None:

@@ -12,7 +12,10 @@ tree. "before": the tree named by GRAPHFIT_BEFORE (default /work/main), the same
 lines planned there in a child process: what its plan shows, and whether its request pool
 equals SGLang's.
 
-    PYTHONPATH=. python -m tests.oracle.measure_sglang_dsv4_plan [DRAWS] [SEED]
+    PYTHONPATH=. python -m tests.oracle.measure_sglang_dsv4_plan [DRAWS] [SEED] [v41]
+
+With `v41` (issue 23, s48k) only the V4.1-on-B200 group is drawn (DRAWS lines, its default
+backend among them), and each line's resolved backend and KV dtype are tallied too.
 """
 
 from __future__ import annotations
@@ -74,6 +77,10 @@ def main() -> None:
     count = int(sys.argv[1]) if len(sys.argv) > 1 else 60
     seed = int(sys.argv[2]) if len(sys.argv) > 2 else 23
     rng = random.Random(seed)
+    only_v41 = len(sys.argv) > 3 and sys.argv[3] == "v41"
+    if only_v41:
+        v41_group(count, rng)
+        return
     cases: list[po.Case] = [po.generate_gpu(rng) for _ in range(count)]
     # and as many again with a --max-total-tokens (sglang_dsv4_plan_oracle.with_cap)
     cases += [pl.with_cap(po.generate_gpu(rng), rng) for _ in range(count)]
@@ -86,6 +93,37 @@ def main() -> None:
     # and as many DeepSeek-V4.1 lines on a B200 (on_b200_v41, s47k)
     cases += [pl.on_b200_v41(po.generate_gpu(rng), rng) for _ in range(count)]
     tree = os.environ.get("GRAPHFIT_BEFORE", "/work/main")
+    report(cases, tree, count, seed)
+
+
+def v41_group(count: int, rng: random.Random) -> None:
+    """The V4.1-on-B200 group alone: per line, the before / after verdicts of `report` and
+    SGLang's resolved backend (the default's answer where the line names none)."""
+    cases = [pl.on_b200_v41(po.generate_gpu(rng), rng) for _ in range(count)]
+    tree = os.environ.get("GRAPHFIT_BEFORE", "/work/main")
+    old = before(cases, tree)
+    tally: Counter[str] = Counter()
+    for case, (kind, value) in zip(cases, old, strict=True):
+        assert isinstance(case, pl.PlanCase)
+        given = case.backend or "default"
+        sglang = pl.sglang_side(case)
+        verdict = "refused" if isinstance(sglang, str) else "sized"
+        if kind == "pools":
+            same = dict(zip(po.FIELDS, value, strict=True)) == sglang  # type: ignore[arg-type]
+            kind = "sized, " + ("agree" if same else "differ")
+        elif kind == "pool":
+            kind = "not sized"
+        after = "agree" if pl.compare(case) is None else "DISAGREE"
+        if after != "agree":
+            print(f"  differs: {case}: {pl.compare(case)}")
+        tally[f"{given}, SGLang {verdict}: before {kind}, after {after}"] += 1
+    print(f"{count} V4.1-on-B200 lines, tree before {tree}:")
+    for key, n in sorted(tally.items()):
+        print(f"  {n:3d}  {key}")
+
+
+def report(cases: list[po.Case], tree: str, count: int, seed: int) -> None:
+    """Before / after tallies over all the groups (module docstring)."""
     old = before(cases, tree)
     tally_before: Counter[str] = Counter()
     tally_after: Counter[str] = Counter()

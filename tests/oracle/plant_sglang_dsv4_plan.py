@@ -17,11 +17,18 @@ from typing import Any
 from unittest import mock
 
 from graphfit.inputs import sglang_dsv4
+from graphfit.planner.engines import sglang_dsv4_default as default
 from graphfit.planner.engines import sglang_dsv4_plan as plan
 from graphfit.planner.engines import sglang_dsv4_pool as pool
 from tests.oracle import sglang_dsv4_plan_oracle as pl
 from tests.oracle import sglang_dsv4_pool_oracle as po
-from tests.oracle.test_sglang_dsv4_plan_oracle import GRID, SM100, SM100_V41, STAGES
+from tests.oracle.test_sglang_dsv4_plan_oracle import (
+    DEFAULTS,
+    GRID,
+    SM100,
+    SM100_V41,
+    STAGES,
+)
 
 
 def _inputs(**forced: Any) -> Any:
@@ -135,21 +142,31 @@ PLANTS: dict[str, Any] = {
         pool, "compressed_layout", lambda main, ratio: main),
     "V4.1's page stride unit taken as V4's (576)": lambda: mock.patch.dict(
         pool.LAYOUT_BYTES, {"v41": (528, 576)}),
+    # V4.1's default backend on SM100 (issue 23, s48k)
+    "V4.1's default backend always flashmla_mega": lambda: mock.patch.object(
+        plan, "default_backend", lambda config: "flashmla_mega"),
+    "V4.1's default backend always flashmla": lambda: mock.patch.object(
+        plan, "default_backend", lambda config: "flashmla"),
+    "--kv-cache-dtype ignored (always fp8_e4m3)": lambda: mock.patch.object(
+        default, "kv_dtype", lambda config: "fp8_e4m3"),
+    "attention TP ignored by the default": lambda: mock.patch.object(
+        default, "attention_tp", lambda config: False),
 }
 
 
 def main() -> None:
     count = int(sys.argv[1]) if len(sys.argv) > 1 else 20
     rng = random.Random(int(sys.argv[2]) if len(sys.argv) > 2 else 11)
-    cases = [*GRID, *SM100, *STAGES, *SM100_V41,
+    cases = [*GRID, *SM100, *STAGES, *SM100_V41, *DEFAULTS,
              *(po.generate_gpu(rng) for _ in range(count)),
              *(pl.with_cap(po.generate_gpu(rng), rng) for _ in range(count)),
-             *(pl.with_stages(po.generate_gpu(rng), rng) for _ in range(count))]
+             *(pl.with_stages(po.generate_gpu(rng), rng) for _ in range(count)),
+             *(pl.on_b200_v41(po.generate_gpu(rng), rng) for _ in range(count))]
     differ = sum(pl.compare(c) is not None for c in cases)
     print(f"{len(cases)} lines (grid {len(GRID)} + SM100 grid {len(SM100)} + stages grid "
-          f"{len(STAGES)} + V4.1 SM100 grid {len(SM100_V41)} + {count} drawn + {count} "
-          f"drawn with --max-total-tokens + {count} drawn on pipeline stages): unplanted "
-          f"{differ} differ")
+          f"{len(STAGES)} + V4.1 SM100 grid {len(SM100_V41)} + V4.1 default grid "
+          f"{len(DEFAULTS)} + {count} drawn + {count} drawn with --max-total-tokens + {count} "
+          f"drawn on pipeline stages + {count} V4.1 on a B200): unplanted {differ} differ")
     for name, plant in PLANTS.items():
         with plant():
             caught = sum(pl.compare(c) is not None for c in cases)

@@ -61,6 +61,8 @@ class PlanCase(po.Case):
     partition: str | None = None  # SGLANG_PP_LAYER_PARTITION (None: unset)
     backend: str | None = None  # --dsv4-attn-backend (None: not on the line; s47k)
     layout: str | None = None  # SGLANG_DSV4_KV_LAYOUT (None: unset; s47k)
+    kv_dtype: str | None = None  # --kv-cache-dtype (None: not on the line; s48k)
+    tp: int = 1  # --tp-size without attention DP (1: not on the line; s48k)
 
     def argv(self) -> tuple[str, ...]:
         extra = () if self.max_total_tokens is None else (
@@ -68,7 +70,9 @@ class PlanCase(po.Case):
         dp = () if self.replicas == 1 else ("--dp-size", str(self.replicas))
         pp = () if self.pp == 1 else ("--pp-size", str(self.pp))
         backend = () if self.backend is None else ("--dsv4-attn-backend", self.backend)
-        return (*super().argv(), *extra, *dp, *pp, *backend)
+        kv = () if self.kv_dtype is None else ("--kv-cache-dtype", self.kv_dtype)
+        tp = () if self.tp == 1 else ("--tp-size", str(self.tp))
+        return (*super().argv(), *extra, *dp, *pp, *backend, *kv, *tp)
 
 
 def with_cap(case: po.Case, rng: random.Random) -> PlanCase:
@@ -117,12 +121,17 @@ def on_b200_v41(case: po.Case, rng: random.Random) -> PlanCase:
     """The draw as a DeepSeek-V4.1 model (model_type deepseek_v41, its ratio-1 / 2 and
     kv_source layers kept) on a B200, with `--dsv4-attn-backend flashmla_mega` (the V4.1
     layouts) or `flashmla` (the V4 layout), or SGLANG_DSV4_KV_LAYOUT=auto (V4.1 under either),
-    or neither (the default backend, which graphfit does not restate; s47k)."""
+    or neither (the default backend, s48k: drawn with a `--kv-cache-dtype`, attention TP
+    2 on some and SGLANG_DSV4_KV_LAYOUT=v4 on some, which turn it to flashmla)."""
     backend, layout = rng.choice((("flashmla_mega", None),) * 3 + (("flashmla", None),)
-                                  + (("flashmla", "auto"), (None, "auto"), (None, None)))
+                                  + (("flashmla", "auto"), (None, "auto"), (None, None),
+                                     (None, None), (None, "v4")))
     fields = {**dataclasses.asdict(case), "v41": True, "gpu_gb": 179.1, "dp": 1,
               "weights_gb": round(rng.uniform(0.3, 0.95) * 179.1, 2)}
-    return PlanCase(**fields, gpu_name="B200", backend=backend, layout=layout)
+    kv_dtype = rng.choice((None, None, "auto", "fp8_e4m3", "bfloat16"))
+    tp = rng.choice((1, 1, 2)) if fields["mode"] == "null" else 1
+    return PlanCase(**fields, gpu_name="B200", backend=backend, layout=layout,
+                    kv_dtype=kv_dtype, tp=tp)
 
 
 LINE = re.compile(r"full (\d+) tokens, SWA (\d+), c4 (\d+), c128 (\d+), c4 state (\d+), "
@@ -213,6 +222,14 @@ def capability(case: po.Case) -> tuple[int, int]:
     return (10, 0) if getattr(case, "gpu_name", None) == "B200" else (9, 0)
 
 
+def _kv_dtype(r: Any) -> str:
+    """The KV cache dtype SGLang's resolution left (auto is fp8_e4m3 for DeepSeek-V4,
+    arg_groups/overrides.py:892-913), as its configurator reads it."""
+    from sglang.srt.arg_groups.overrides import resolved_view
+
+    return str(resolved_view(r.record).kv_cache_dtype)
+
+
 def _configure(r: Any, budget: int) -> dict[str, int] | str:
     """SGLang's configurator over its own ModelConfig of the draw's directory."""
     from sglang.srt.arg_groups.model_override_base import model_config_of
@@ -224,7 +241,7 @@ def _configure(r: Any, budget: int) -> dict[str, int] | str:
     mc = model_config_of(r.record)
     page = get_schedule().page_size
     kvc = types.SimpleNamespace(
-        kv_cache_dtype_str="fp8_e4m3", model_config=mc,
+        kv_cache_dtype_str=_kv_dtype(r), model_config=mc,
         layer_info=types.SimpleNamespace(start_layer=0, end_layer=mc.num_hidden_layers),
         pp_size=1, sliding_window_size=mc.sliding_window_size, page_size=page,
         attn_dp_size=max(1, r.attn_dp_size), mambaish_config=None,
@@ -276,7 +293,7 @@ def _configure_stages(r: Any, budget: int, pp: int) -> dict[str, int] | str:
     def kvc(rank: int) -> Any:
         start, end = get_pp_indices(mc.num_hidden_layers, rank, pp)
         return types.SimpleNamespace(
-            kv_cache_dtype_str="fp8_e4m3", model_config=mc,
+            kv_cache_dtype_str=_kv_dtype(r), model_config=mc,
             layer_info=types.SimpleNamespace(start_layer=start, end_layer=end),
             pp_size=pp, pp_group=types.SimpleNamespace(rank_in_group=rank),
             sliding_window_size=mc.sliding_window_size, page_size=page,

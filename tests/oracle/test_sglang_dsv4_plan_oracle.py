@@ -111,10 +111,8 @@ def test_generated(seed: int) -> None:
         case = pl.with_replicas(case, rng)  # --dp-size replicas on a decode server (s44k)
     elif draw < 0.8:
         case = pl.with_stages(case, rng)  # pipeline stages (s47k)
-    elif draw < 0.9:  # V4.1 on a B200 with a backend graphfit restates (s47k)
+    elif draw < 0.9:  # V4.1 on a B200 (s47k), its default backend among them (s48k)
         case = pl.on_b200_v41(case, rng)
-        if case.backend is None and case.layout is None:
-            case = dataclasses.replace(case, backend="flashmla_mega")
     # graphfit's --weights-gb keeps two decimals; so does the draw
     assert pl.compare(case) is None, case
 
@@ -269,10 +267,10 @@ def test_sm100_grid(case: Case) -> None:
     assert pl.compare(case) is None
 
 
-def test_sm100_is_not_vacuous_and_v41_is_said() -> None:
+def test_sm100_is_not_vacuous_and_v41_is_sized() -> None:
     """SGLang resolves these lines on SM100 (its backend default flashmla for DeepSeek-V4,
-    flashmla_mega for V4.1; deepseek_v4_hook.py:44-60); graphfit sizes the first and says why
-    not for V4.1 without `--dsv4-attn-backend` (the default turns on the KV cache dtype, s47k;
+    flashmla_mega for V4.1; deepseek_v4_hook.py:45-60); graphfit sizes both, V4.1's default
+    from the KV cache dtype since s48k (the default's other inputs: test_v41_default_backend;
     the V4.1 layouts themselves are compared in test_sm100_v41_grid)."""
     from tests.oracle import sglang_oracle as so
 
@@ -290,9 +288,8 @@ def test_sm100_is_not_vacuous_and_v41_is_said() -> None:
 
     v41 = dataclasses.replace(SM100[0], v41=True)
     assert backend(SM100[0]) == "flashmla" and backend(v41) == "flashmla_mega"
-    # V4.1's default backend also turns on --kv-cache-dtype, not read: said (s47k)
-    got = pl.graphfit_side(v41)
-    assert isinstance(got, str) and "default --dsv4-attn-backend on SM100" in got, got
+    # V4.1's default backend turns on --kv-cache-dtype, read since s48k: sized
+    assert isinstance(pl.graphfit_side(v41), dict) and pl.compare(v41) is None
     hopper_auto = pl.plan_figures(["SGLANG_DSV4_KV_LAYOUT=auto", *pl.line(SM100[0])], 179.1,
                                   80.0, None)
     assert isinstance(hopper_auto, dict)  # before SM100 auto is the V4 layout
@@ -394,6 +391,13 @@ BACKEND_LINES = (
     (True, "B200", [*TRTLLM, "--disaggregation-mode", "prefill"]),
     (True, "H100", MEGA), (True, "H100", [*TRTLLM, "--enable-hisparse"]),
     (False, "H100", [REPLAY]), (True, "B200", [REPLAY]), (True, "B200", [REPLAY, *TRTLLM]),
+    # trtllm's KV dtype (:108-111; s48k): bfloat16 refused on SM100, auto / fp8_e4m3 pass
+    # (their pools said); off SM100 the GPU assert comes first
+    (False, "B200", [*TRTLLM, "--kv-cache-dtype", "bfloat16"]),
+    (True, "B200", [*TRTLLM, "--kv-cache-dtype", "bfloat16", "--enable-hisparse"]),
+    (False, "H100", [*TRTLLM, "--kv-cache-dtype", "bfloat16"]),
+    (True, "B200", [*TRTLLM, "--kv-cache-dtype", "fp8_e4m3"]),
+    (False, "B200", [*TRTLLM, "--kv-cache-dtype", "auto"]),
 )
 
 
@@ -420,12 +424,15 @@ def test_dsv4_attn_backend_asserts_are_sglangs() -> None:
                 and sentence in got, (v41, gpu, extra, r.text, got)
         elif extra == MEGA:  # the V4.1 layouts, sized since s47k (test_sm100_v41_grid)
             assert (v41, gpu) == (True, "B200") and isinstance(got, dict), got
+        elif extra[:3] == [*TRTLLM, "--kv-cache-dtype"]:  # uniform FP8: said (s48k)
+            assert gpu == "B200" and extra[3] in ("fp8_e4m3", "auto"), r
+            assert isinstance(got, str) and "trtllm" in got, got
         else:
             assert (v41, gpu) == (True, "B200") and extra == [REPLAY], r
             assert isinstance(got, str) and "not restated (" in got, got
     # mega, trtllm's SM100 / HiSparse / CP / PD, V4.1's HiSparse and TRT-LLM with encoder
-    # replay, encoder replay off V4.1 (:276-280)
-    assert len(kinds) == 8, kinds
+    # replay, encoder replay off V4.1 (:276-280), trtllm's KV dtype (s48k)
+    assert len(kinds) == 9, kinds
 
 
 # pipeline parallelism (issue 23, s47k): each stage sized over its own layers, the smallest
@@ -550,3 +557,49 @@ def test_v41_replay_refusals_are_sglangs() -> None:
                               *pl.line(case), *REPLAY_LINES[6][1]])
     assert code == 2 and out == "" and err.startswith("error: "), err
     assert len(err.strip().splitlines()) == 1 and len(err.strip()) <= 200 + 7, err
+
+
+# DeepSeek-V4.1's default --dsv4-attn-backend on SM100 (issue 23, s48k): SGLang's
+# `_default_dsv4_attention_backend` (deepseek_v4_hook.py:45-60) from the KV cache dtype,
+# attention TP off PD and an explicit SGLANG_DSV4_KV_LAYOUT; low-ratio layers, whose pools
+# the V4.1 and V4 layouts size apart
+DEFAULTS = [
+    PlanCase(**V4, **LOW, weights_gb=80.0, v41=True, **B200),
+    PlanCase(**V4, **LOW, weights_gb=80.0, v41=True, kv_dtype="bfloat16", **B200),
+    PlanCase(**V4, **LOW, weights_gb=80.0, v41=True, tp=2, **B200),
+    PlanCase(**V4, **LOW, weights_gb=80.0, v41=True, kv_dtype="auto", tp=2, mode="decode",
+             **B200),
+    PlanCase(**V4, **LOW, weights_gb=80.0, v41=True, layout="v4", **B200),
+    PlanCase(**V4, **LOW, weights_gb=80.0, v41=True, kv_dtype="fp8_e4m3", tp=2,
+             mode="prefill", **B200),
+]
+
+
+@pytest.mark.parametrize("case", DEFAULTS, ids=[str(i) for i in range(len(DEFAULTS))])
+def test_v41_default_backend(case: Case) -> None:
+    assert pl.compare(case) is None
+
+
+def test_v41_default_backend_is_not_vacuous() -> None:
+    """SGLang's own resolution picks both backends over DEFAULTS (each input of the default
+    turns it to flashmla once: the bfloat16 cache, attention TP, an explicit v4 layout; a PD
+    role keeps flashmla_mega under TP), and the backend moves SGLang's figures."""
+    from tests.oracle import sglang_oracle as so
+    from tests.oracle import sglang_post_capture_oracle as pc
+
+    def backend(case: PlanCase) -> str:
+        with pc.environment(None, pl.environ(case)):
+            r = so.resolve(case.argv(), gpu_mem_gb=case.gpu_gb, model=pl.model_dir(case),
+                           capability=(10, 0))
+            assert not isinstance(r, so.Rejected), r
+            with so.published(r):
+                from sglang.srt.runtime_context import get_exec
+
+                return str(get_exec().kernel.dsv4_attn_backend)
+
+    picked = [backend(c) for c in DEFAULTS]
+    assert picked == ["flashmla_mega", "flashmla", "flashmla", "flashmla_mega", "flashmla",
+                      "flashmla_mega"], picked
+    results = [pl.sglang_side(c) for c in DEFAULTS]
+    assert all(isinstance(r, dict) for r in results), results
+    assert results[0] != results[1] and results[0] != results[4]

@@ -239,8 +239,8 @@ def test_sm100_sizes_v4_and_says_why_not_for_the_rest(tmp_path: Path) -> None:
     """On a GPU named as SM100 (s44k): a DeepSeek-V4 model's pools are sized (the V4 layout,
     the same figures as on a Hopper of the same memory); since s47k also a V4.1 model with
     its backend given, ratio-1 / 2 layers (the indexer page assumed) and
-    SGLANG_DSV4_KV_LAYOUT=auto (the V4.1 layouts); V4.1's default backend and
-    --dsv4-attn-backend trtllm are said, not sized."""
+    SGLANG_DSV4_KV_LAYOUT=auto (the V4.1 layouts); since s48k V4.1's default backend;
+    --dsv4-attn-backend trtllm is said, not sized."""
     def plan(model: str, gpu: object, flags: list[str], env: tuple[str, ...] = ()) -> str:
         line = [*env, "python", "-m", "sglang.launch_server", "--model-path", model, *flags]
         config = resolve_values({"gpu_memory_gb": gpu, "weights_gb": 80.0}, environ={},
@@ -256,8 +256,9 @@ def test_sm100_sizes_v4_and_says_why_not_for_the_rest(tmp_path: Path) -> None:
     v41 = _model(tmp_path / "v41", model_type="deepseek_v41")
     low = _model(tmp_path / "low", compress_ratios=[0, 4, 128, 2, 1, 4],
                  kv_source_layer_ids=[3, 4])
-    # s47k: V4.1's layouts and the indexer page are sized on SM100 where the backend is known
-    assert "not restated (a V4.1 model's default --dsv4-attn-backend" in plan(v41, "B200", [])
+    # s47k: V4.1's layouts and the indexer page are sized on SM100; s48k: V4.1's default
+    # backend too (flashmla_mega over the fp8_e4m3 cache auto becomes)
+    assert "SM100: the V41 KV layout" in plan(v41, "B200", [])
     mega = plan(v41, "B200", ["--dsv4-attn-backend", "flashmla_mega"])
     assert mega.startswith("full ") and "SM100: the V41 KV layout" in mega
     assert "SM100: the V4 KV layout" in plan(v41, "B200", ["--dsv4-attn-backend", "flashmla"])
@@ -344,3 +345,44 @@ def test_backend_asserts_need_the_gpu_named(tmp_path: Path) -> None:
             _pasted(model, ["--config", str(yaml)], weights_gb=40.0, gpu_memory_gb="H100")
     with pytest.raises(ConfigError, match=re.escape("flashmla_mega requires DeepSeek-V4.1")):
         _pasted(models["trtllm"], ["--dsv4-attn-backend", "flashmla_mega"], weights_gb=40.0)
+
+
+def test_kv_cache_dtype_is_read_by_every_reader(tmp_path: Path) -> None:
+    """--kv-cache-dtype (s48k) from a pasted line, an SGLang --config file and a live
+    ServerArgs: bfloat16 turns a V4.1 model's default backend on SM100 to flashmla (the V4
+    layout, deepseek_v4_hook.py:45-60) and trtllm refuses it (:108-111); a name outside
+    SGLang's choices is argparse's refusal."""
+    v41 = _model(tmp_path, model_type="deepseek_v41")
+    b200 = {"weights_gb": 80.0, "gpu_memory_gb": "B200"}
+    assert "SM100: the V41 KV layout" in _pools(_pasted(v41, [], **b200))
+    yaml = tmp_path / "sglang.yaml"
+    yaml.write_text("kv-cache-dtype: bfloat16\n")
+    for flags in (["--kv-cache-dtype", "bfloat16"], ["--config", str(yaml)]):
+        assert "SM100: the V4 KV layout" in _pools(_pasted(v41, flags, **b200)), flags
+        with pytest.raises(ConfigError, match=re.escape(
+                "trtllm requires kv_cache_dtype=fp8_e4m3, got bfloat16")):
+            _pasted(v41, [*flags, "--dsv4-attn-backend", "trtllm"], **b200)
+    args = types.SimpleNamespace(model_path=v41, max_running_requests=32,
+                                 kv_cache_dtype="bfloat16")
+    live = graphfit.plan(from_sglang(args, environ={}, gpu_memory_gb="B200", weights_gb=80.0))
+    assert "SM100: the V4 KV layout" in _pools(live)
+    args = types.SimpleNamespace(model_path=v41, max_running_requests=32,
+                                 kv_cache_dtype="auto")
+    live = graphfit.plan(from_sglang(args, environ={}, gpu_memory_gb="B200", weights_gb=80.0))
+    assert "SM100: the V41 KV layout" in _pools(live)
+    with pytest.raises(ConfigError, match="invalid choice"):
+        _pasted(v41, ["--kv-cache-dtype", "fp8"], **b200)
+    from tests.helpers import run_cli  # graphfit's own --config file (an SGLang one)
+
+    ours = tmp_path / "graphfit.yaml"
+    for dtype, layout in (("bfloat16", "V4"), ("fp8_e4m3", "V41")):
+        ours.write_text(f"model_path: {v41}\nmax_running_requests: 32\n"
+                        f"kv_cache_dtype: {dtype}\n")
+        code, out, err = run_cli(["plan", "--gpu-memory-gb", "B200", "--weights-gb", "80",
+                                  "--config", str(ours)])
+        assert code == 0 and f"SM100: the {layout} KV layout" in " ".join(out.split()), err
+    # a vLLM file's kv_cache_dtype (vLLM's own names, not SGLang's) stays ignored
+    vllm = tmp_path / "vllm.yaml"
+    vllm.write_text("engine: vllm\nmax_num_seqs: 32\nkv_cache_dtype: fp8\n")
+    code, out, err = run_cli(["plan", "--config", str(vllm)])
+    assert code == 0 and "ignored: kv_cache_dtype" in " ".join(err.split()), err

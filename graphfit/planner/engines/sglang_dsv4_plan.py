@@ -36,6 +36,11 @@ from dataclasses import replace
 from graphfit.planner.core.enums import SpecMethod
 from graphfit.planner.core.errors import ConfigError
 from graphfit.planner.core.settings import EngineSettings
+from graphfit.planner.engines.sglang_dsv4_default import (
+    V4_LAYOUT,
+    default_backend,
+    trtllm_dtype_refusal,
+)
 from graphfit.planner.engines.sglang_dsv4_pool import (
     AUTO_LAYOUT,
     DEFAULT_MAX_RUNNING_REQUESTS,
@@ -55,9 +60,6 @@ from graphfit.planner.engines.sglang_kv_requests import kv_request_pool
 DEEPSEEK_V4 = "DeepseekV4ForCausalLM"
 # DSV41_INDEX_PAGE_SIZE where DeepGEMM has the paged sparse MQA logits (assumed on SM100)
 SM100_INDEX_PAGE = 128
-DEFAULT_BACKEND_UNKNOWN = (
-    "a V4.1 model's default --dsv4-attn-backend on SM100: flashmla_mega or flashmla by "
-    "--kv-cache-dtype and attention TP (deepseek_v4_hook.py:44-60); give the backend")
 RADIX = "disaggregation_decode_enable_radix_cache"
 # --speculative-algorithm values the decode radix cache accepts (speculative_hook.py:163-173;
 # NEXTN is EAGLE by then)
@@ -127,9 +129,9 @@ def check_backend(config: EngineSettings) -> None:
     needs a V4.1 model on SM100 (:92-99); trtllm an SM100 GPU (:101-106), no HiSparse
     (:112-114), no attention / decode CP (:115-120) and no PD role (:123-126). An SM100-only
     assert is checked where the GPU is named; trtllm's later asserts hold on any GPU (off SM100
-    the first one refuses the line anyway). Not restated: trtllm's KV dtype (:108-111,
-    graphfit does not read SGLang's --kv-cache-dtype) and chunked prefill (:129-130, graphfit
-    takes --chunked-prefill-size >= 1 only)."""
+    the first one refuses the line anyway). trtllm's KV dtype (:108-111, the resolved
+    --kv-cache-dtype: sglang_dsv4_default; s48k) follows the SM100 assert. Not restated:
+    chunked prefill (:129-130, graphfit takes --chunked-prefill-size >= 1 only)."""
     name = config.dsv4_attn_backend
     if not applies(config) or name not in ("flashmla_mega", "trtllm"):
         return
@@ -143,6 +145,9 @@ def check_backend(config: EngineSettings) -> None:
     if sm100 is False:
         raise ConfigError(f"--dsv4-attn-backend trtllm requires an SM100/SM103 (Blackwell) "
                           f"GPU. {where}:101-106)")
+    dtype = trtllm_dtype_refusal(config)  # the KV dtype as resolved (s48k)
+    if dtype is not None:
+        raise ConfigError(f"{dtype} {where}:108-111)")
     for why, lines, on in (
             ("does not support enable_hisparse", "112-114", config.enable_hisparse),
             ("does not support context parallelism (prefill CP, attention CP, or decode CP)",
@@ -259,20 +264,20 @@ def layout_unmodelled(config: EngineSettings) -> str | None:
     """Why graphfit does not restate this config's pool layout at all, or None.
 
     On SM100 (capability 10.x) the layout is `kv_layout`'s (issue 23, s47k): the V4 layout
-    or the V4.1 layouts, with an indexer page of 128 assumed; only a V4.1 model without
-    `--dsv4-attn-backend` (its default turns on the KV cache dtype) is not restated there. A
+    or the V4.1 layouts, with an indexer page of 128 assumed, a V4.1 model's default backend
+    included (sglang_dsv4_default, s48k). A
     later Blackwell (a capability above 10.x) keeps s44k's reasons for the V4.1 layouts and
     the ratio-1 / 2 indexer pages. Elsewhere the environment's reasons stand
     (sglang_dsv4_pool.not_modelled)."""
     reason = config.dsv4_env_unmodelled
     sm100 = (config.gpu_capability or 0) >= 100 or bool(config.sm100)
-    if reason is not None and reason != AUTO_LAYOUT:
+    if reason is not None and reason not in (AUTO_LAYOUT, V4_LAYOUT):
         return reason
     if _sm100(config) is None and config.dsv4_attn_backend == "flashmla_mega":
         return ("--dsv4-attn-backend flashmla_mega's pools (the V4.1 layouts, SM100 only, "
                 "deepseek_v4_hook.py:92-99: name the GPU)")
-    if _sm100(config):  # SM100's layouts: `kv_layout` (issue 23, s47k)
-        return None if kv_layout(config) is not None else DEFAULT_BACKEND_UNKNOWN
+    if _sm100(config):  # SM100's layouts: `kv_layout` (issue 23, s47k, s48k)
+        return None
     if not sm100:
         return None
     # a later Blackwell (SM120): the V4.1 layouts assert, the backend default differs
@@ -285,7 +290,7 @@ def layout_unmodelled(config: EngineSettings) -> str | None:
     return None
 
 
-def kv_layout(config: EngineSettings) -> tuple[str, int] | None:
+def kv_layout(config: EngineSettings) -> tuple[str, int]:
     """The main cache's layout and the low-ratio indexer page SGLang sizes with (issue 23,
     s47k). `select_dsv4_kv_layout` (deepseek_v4_memory_pool.py:198-234): SGLANG_DSV4_KV_LAYOUT
     (v4 by default, environ.py:1754) is v41 under `--dsv4-attn-backend flashmla_mega` --
@@ -296,18 +301,16 @@ def kv_layout(config: EngineSettings) -> tuple[str, int] | None:
     DeepGEMM's two functions (`dsv41_index_page_size`, deepseek_v4_memory_pool.py:532-542;
     deep_gemm_wrapper/configurer.py:57-78): graphfit assumes it there and says so.
 
-    None where graphfit cannot tell: a V4.1 model on SM100 without `--dsv4-attn-backend`
-    and without SGLANG_DSV4_KV_LAYOUT=auto, whose default backend also turns on the KV
-    cache dtype (deepseek_v4_hook.py:54), a flag graphfit does not read."""
+    A V4.1 model on SM100 without `--dsv4-attn-backend` (or with auto) takes SGLang's
+    default (`sglang_dsv4_default.default_backend`: the KV dtype, attention TP, an explicit
+    SGLANG_DSV4_KV_LAYOUT; issue 23, s48k)."""
     if not _sm100(config):
         return "v4", INDEX_PAGE
     if config.dsv4_env_unmodelled == AUTO_LAYOUT:  # V4.1 under flashmla and flashmla_mega
         return "v41", SM100_INDEX_PAGE
     v41_model = config.dsv4_pool_shape is not None and bool(config.dsv4_pool_shape[0][4])
     given = config.dsv4_attn_backend if config.dsv4_attn_backend != "auto" else None
-    backend = given or (None if v41_model else "flashmla")
-    if backend is None:
-        return None
+    backend = given or (default_backend(config) if v41_model else "flashmla")
     return ("v41" if backend == "flashmla_mega" else "v4"), SM100_INDEX_PAGE
 
 
@@ -350,7 +353,6 @@ def pool_of(config: EngineSettings, stage: tuple[int, int] | None = None) -> Dsv
     if stage is not None:
         shape = stage_shape(shape, *stage)
     layout = kv_layout(config)
-    assert layout is not None  # else `layout_unmodelled` says why
     spec = config.spec_method is not SpecMethod.NONE
     line = resolved_inputs(
         page_size=PAGE_SIZE, max_running_requests=config.max_num_seqs,
@@ -479,7 +481,7 @@ def shown(config: EngineSettings) -> tuple[str, str] | None:
     preload = ("given" if config.preload_avail_gb is not None else
                "assumed: the whole GPU, --preload-avail-gb")
     gpu = "" if config.gpu_capability is not None else ", a GPU before SM100 assumed"
-    layout, index_page = kv_layout(config) or ("v4", INDEX_PAGE)
+    layout, index_page = kv_layout(config)
     if _sm100(config):
         gpu += f"; SM100: the {layout.upper()} KV layout"
         if any(ratio in (1, 2) for ratio in config.dsv4_pool_shape[1]):  # type: ignore[index]

@@ -30,6 +30,9 @@ MAMBA_STRATEGIES = ("auto", "no_buffer", "extra_buffer", "extra_buffer_lazy")
 LINEAR_ATTN_BACKENDS = ("triton", "cutedsl", "flashinfer", "flashkda", "nvidia_kda", "ptx_kda",
                         "helion", "intel_xpu")
 MAMBA_BACKENDS = ("triton", "flashinfer")  # --mamba-backend (arg_groups/fields/exec_.py:483-489)
+# --kv-cache-dtype's argparse choices (arg_groups/fields/model.py:197-221)
+KV_CACHE_DTYPES = ("auto", "bf16", "bfloat16", "fp4_mx_block16", "fp8_e4m3", "fp8_e5m2",
+                   "mxfp8", "nvfp4")
 
 
 @dataclass(frozen=True)
@@ -452,6 +455,11 @@ class SglangOptions(EngineOptions):
         runner's fi_a2a start check, which both look at the TP ranks per node
         (`is_fi_a2a_supported`, utils/common.py:1056-1064; graphfit.planner.engines.
         sglang_dcp; issue 23 s47d).
+    kv_cache_dtype: `--kv-cache-dtype` as given (one of SGLang's argparse choices,
+        `KV_CACHE_DTYPES`; None: not given, auto). Read for DeepSeek-V4: the V4.1 default
+        `--dsv4-attn-backend` on SM100 turns on it (deepseek_v4_hook.py:44-60) and trtllm
+        asserts it (:108-111) once auto is fp8_e4m3 (overrides.py:892-913;
+        graphfit.planner.engines.sglang_dsv4_default; issue 23 s48k).
     """
 
     engine: ClassVar[str] = "sglang"
@@ -598,6 +606,7 @@ class SglangOptions(EngineOptions):
     inkling_draft_conv_state: tuple[int, ...] | None = None
     nnodes: int = 1
     draft_quantization: str | None = None
+    kv_cache_dtype: str | None = None
 
     def __post_init__(self) -> None:
         gb = self.gpu_memory_gb
@@ -614,6 +623,9 @@ class SglangOptions(EngineOptions):
         if quant is not None and not (isinstance(quant, str) and 0 < len(quant) <= 40):
             raise ConfigError(f"draft_quantization: expected a quantization method name, got "
                               f"{excerpt(self.draft_quantization)}")
+        if self.kv_cache_dtype not in (None, *KV_CACHE_DTYPES):
+            raise ConfigError(f"kv_cache_dtype: expected one of {', '.join(KV_CACHE_DTYPES)}, "
+                              f"got {excerpt(self.kv_cache_dtype)}")
         if self.dsv4_attn_backend not in (None, "auto", "flashmla", "flashmla_mega", "trtllm"):
             raise ConfigError(f"dsv4_attn_backend: expected auto, flashmla, flashmla_mega or "
                               f"trtllm, got {excerpt(self.dsv4_attn_backend)}")
