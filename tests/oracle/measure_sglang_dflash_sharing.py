@@ -41,7 +41,7 @@ def plain_dspark_lines(draw: st.DrawFn) -> tuple[tuple[str, ...], None]:
     key = draw(st.sampled_from(("dspark_block_size", "block_size", "dflash_config")))
     gamma = draw(st.integers(1, 12))
     anchor = draw(st.sampled_from((None, True, False)))
-    extra = draw(st.sampled_from(((), ("--cuda-graph-max-bs", "16"), ("--tp-size", "2"))))
+    extra = draw(st.sampled_from(((), ("--cuda-graph-max-bs-decode", "16"), ("--tp-size", "2"))))
     return (("--max-running-requests", str(running), "--speculative-algorithm", "DSPARK",
              *extra, kc.DRAFT, kc.draft_dir(key, gamma, anchor)), None)
 
