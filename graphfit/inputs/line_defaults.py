@@ -25,6 +25,7 @@ from graphfit.inputs import (
     sglang_mamba_flags,
     sglang_qwen3_5_page,
     sglang_rocm_aiter,
+    sglang_rocm_deepgemm,
     sglang_rules,
     sglang_runner_backends,
     sglang_unified_backends,
@@ -151,5 +152,7 @@ def settle(line: PastedLine, resolved: Resolved, gpu_given: object,
             resolved = sglang_inkling_prefill.settle(line.values, resolved)
             # GLM-MoE-DSA's AITER fusion on ROCm (graphfit.inputs.sglang_rocm_aiter)
             resolved = sglang_rocm_aiter.settle(line.values, resolved, gpu_given)
+            # SGLANG_ENABLE_JIT_DEEPGEMM is not read on ROCm (graphfit.inputs.sglang_rocm_deepgemm)
+            resolved = sglang_rocm_deepgemm.settle(line.values, resolved, gpu_given)
             return settle_sglang(line, resolved)
     return resolved

@@ -191,7 +191,8 @@ def _lm_group(values: Mapping[str, Any]) -> str:
     names = data.get("architectures")
     first = names[0] if isinstance(names, list) and names else None
     tied = data.get("tie_word_embeddings", False) is True
-    return sglang_dspark_minimax_tp.lm_group(first, tied)
+    pp = size_or_one(values.get("pp_size") or values.get("pp"))
+    return sglang_dspark_minimax_tp.lm_group(first, tied, pp)
 
 
 def target_vocab(values: Mapping[str, Any], padded: bool = True) -> int | None:

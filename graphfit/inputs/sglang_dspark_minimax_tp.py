@@ -91,25 +91,49 @@ def pull_plane(environ: Mapping[str, str]) -> bool:
     return size is not None and size > 0
 
 
-# target architectures whose lm_head SGLang builds with `use_attn_tp_group=get_parallel().
-# enable_dp_lm_head` (on the attention-TP group under attention DP with --enable-dp-lm-head);
-# a Llama with tied embeddings serves its `embed_tokens` as the lm_head (llama.py:570-571),
-# built on the full TP group (no use_attn_tp_group, llama.py:432-437)
-DP_LM_HEAD_TARGETS = {
-    "MiniMaxM3SparseForCausalLM": "minimax_m3.py:2005-2011",
-    "MiniMaxM3SparseForConditionalGeneration": "minimax_m3_vl.py:145-151",
-    "LlamaForCausalLM": "llama.py:573-579",
+# Under attention DP with --enable-dp-lm-head, the group each target class builds its lm_head
+# on: (untied, tied). "attn_tp": `ParallelLMHead(use_attn_tp_group=get_parallel().
+# enable_dp_lm_head)`, or a tied `embed_tokens` built with `use_attn_tp_group=
+# is_dp_attention_enabled()`; "tp": built without use_attn_tp_group (the full TP group).
+# - MiniMax-M3 (minimax_m3.py:2005-2011), MiniMax-M3-VL (minimax_m3_vl.py:145-151): the head.
+# - Llama: untied head llama.py:573-579; tied, `embed_tokens` (llama.py:570-571) on the TP
+#   group (llama.py:432-437).
+# - Qwen2: untied head without use_attn_tp_group (qwen2.py:539-544); tied at PP 1,
+#   `embed_tokens` (qwen2.py:536-537) on the attention-TP group (qwen2.py:370-375).
+# - Qwen3: untied head qwen3.py:582-589; tied at PP 1, `embed_tokens` (qwen3.py:579-580) of
+#   Qwen3Model, a Qwen2Model (qwen3.py:490, qwen2.py:370-375).
+# - Qwen2-MoE, Qwen3-MoE: always their own head, whatever the tie (qwen2_moe.py:1237-1243,
+#   qwen3_moe.py:1017-1023).
+DP_LM_HEAD_TARGETS: dict[str, tuple[str, str]] = {
+    "MiniMaxM3SparseForCausalLM": ("attn_tp", "attn_tp"),
+    "MiniMaxM3SparseForConditionalGeneration": ("attn_tp", "attn_tp"),
+    "LlamaForCausalLM": ("attn_tp", "tp"),
+    "Qwen2ForCausalLM": ("tp", "attn_tp"),
+    "Qwen3ForCausalLM": ("attn_tp", "attn_tp"),
+    "Qwen3MoeForCausalLM": ("attn_tp", "attn_tp"),
+    "Qwen2MoeForCausalLM": ("attn_tp", "attn_tp"),
 }
-TIED_ON_TP = frozenset({"LlamaForCausalLM"})
+# classes that tie only on a single pipeline stage (`pp_group.world_size == 1 and
+# tie_word_embeddings`, qwen2.py:536, qwen3.py:579); SGLang allows DSPARK at PP > 1 only on
+# a PD prefill server (speculative_hook.py:713-717)
+TIED_AT_PP1 = frozenset({"Qwen2ForCausalLM", "Qwen3ForCausalLM"})
+# classes that tie whatever the stages: on a later stage their `embed_tokens` is a
+# PPMissingLayer (llama.py:432-439, 570-571), no vocab shard for the draft to gather on
+TIED_FIRST_STAGE = frozenset({"LlamaForCausalLM"})
 
 
-def lm_group(architecture: object, tied: bool) -> str:
+def lm_group(architecture: object, tied: bool, pp_size: int = 1) -> str:
     """Under attention DP with --enable-dp-lm-head, the group the target's lm_head is sharded
     on (`use_attn_tp_group`, vocab_parallel_embedding.py:243-263): "attn_tp", "tp", or
-    "unknown" for a target class graphfit has not read (each model class decides)."""
+    "unknown" for a target class graphfit has not read (each model class decides:
+    `DP_LM_HEAD_TARGETS`) and for a tied Llama on a later pipeline stage (`pp_size` > 1),
+    whose head there is no vocab shard (`TIED_FIRST_STAGE`)."""
     if not isinstance(architecture, str) or architecture not in DP_LM_HEAD_TARGETS:
         return "unknown"
-    return "tp" if tied and architecture in TIED_ON_TP else "attn_tp"
+    untied, tied_group = DP_LM_HEAD_TARGETS[architecture]
+    if not tied or (pp_size > 1 and architecture in TIED_AT_PP1):
+        return untied
+    return "unknown" if pp_size > 1 and architecture in TIED_FIRST_STAGE else tied_group
 
 
 def tp_problem(text: Mapping[str, Any], tp_size: int, lm_vocab: int | None,
@@ -152,4 +176,4 @@ def tp_problem(text: Mapping[str, Any], tp_size: int, lm_vocab: int | None,
 
 
 __all__ = ["CA_V2", "CA_V2_MAX_KB", "CA_V2_PULL_KB", "DP_LM_HEAD_TARGETS", "NVLINK_GATHER",
-           "W2_TP_SHARD", "lm_group", "pull_plane", "tp_problem"]
+           "TIED_AT_PP1", "TIED_FIRST_STAGE", "W2_TP_SHARD", "lm_group", "pull_plane", "tp_problem"]

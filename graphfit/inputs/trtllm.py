@@ -579,9 +579,13 @@ def _pipeline_parallel(origin: str, value: Any, layer: int
     the forward makes), and that 2025 executor schedules each micro batch as without stages
     (tensorrt_llm/_torch/pyexecutor/py_executor.py@9521caf469:715), but no executor of the
     pinned runner's era was read, nor speculation, prefill or encoder graphs on a stage
-    (docs/engines/trtllm-coverage.md, s41t)."""
-    return _one_only(origin, value, layer, "pipeline stages are not modelled (graphfit plans "
-                     "one rank holding every layer, not a pipeline stage)")
+    (docs/engines/trtllm-coverage.md, s41t). The refusal says what a stage runs (s48t): its
+    `torch.tensor_split` share of the layers (tensorrt_llm/mapping.py@b35ac1b643:301-304) with
+    pp_size micro batches in flight
+    (tensorrt_llm/_torch/pyexecutor/py_executor.py@9521caf469:238-239)."""
+    size = 1 if value is None else as_int(origin, value, minimum=1)
+    return _one_only(origin, value, layer, "pipeline stages are not modelled (each holds a "
+                     f"share of the layers; the executor keeps {size} micro batches in flight)")
 
 
 EP_NOTE = ("moe_expert_parallel_size {size}: read; it changes no graph or buffer graphfit "

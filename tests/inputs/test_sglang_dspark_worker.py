@@ -148,9 +148,12 @@ def test_a_minimax_draft_under_attention_dp_reads_the_targets_lm_head(tmp_path: 
     an untied Llama target shards its lm_head on the attention-TP group (llama.py:573-579),
     so at TP 4 / DP 4 (attention TP 1) SGLang's attach gathers nothing and the draft is planned
     even on SGLang's defaults; a tied Llama serves its embed_tokens on the full TP group
-    (llama.py:432-437, 570-571): TP 4's multicast gather, not modelled; a target class graphfit
-    has not read is not modelled either. The rules' agreement with SGLang's own attach:
-    test_sglang_dspark_minimax_oracle.py."""
+    (llama.py:432-437, 570-571): TP 4's multicast gather, not modelled; Qwen2 is the other way
+    round (untied head on the TP group, qwen2.py:539-544; tied embed_tokens on the attention-TP
+    group, qwen2.py:370-375, 536-537), Qwen3's head is on the attention-TP group
+    (qwen3.py:582-589); a target class graphfit has not read is not modelled. The rules'
+    agreement with SGLang: test_sglang_dspark_minimax_oracle.py (the attach),
+    test_sglang_dspark_target_head_oracle.py (the target classes' lm_head group)."""
     draft = _dir(tmp_path, "minimax", {
         "architectures": ["DSparkMiniMaxDraftModel"], "use_gemma_norm": False,
         "num_key_value_heads": 2, "rms_norm_eps": 1e-5, "hidden_act": "silu",
@@ -158,10 +161,17 @@ def test_a_minimax_draft_under_attention_dp_reads_the_targets_lm_head(tmp_path: 
         "dspark_block_size": 4, "dspark_markov_rank": 1, "dspark_noise_token_id": 7,
         "dflash_config": {"num_target_layers": 4, "num_hidden_layers": 1,
                           "target_layer_ids": [0, 3]}})
+    # the draft's derived context (2048, Llama's default) must not be below the target's
+    qwen2 = {"architectures": ["Qwen2ForCausalLM"], "model_type": "qwen2",
+             "max_position_embeddings": 2048}
     for name, fields, said in (
             ("untied", {}, None),
             ("tied", {"tie_word_embeddings": True}, "NVLink multicast"),
-            ("other", {"architectures": ["Qwen2ForCausalLM"], "model_type": "qwen2"},
+            ("qwen2", {**qwen2}, "NVLink multicast"),
+            ("qwen2tied", {**qwen2, "tie_word_embeddings": True}, None),
+            ("qwen3", {**qwen2, "architectures": ["Qwen3ForCausalLM"], "model_type": "qwen3"},
+             None),
+            ("other", {"architectures": ["GemmaForCausalLM"], "model_type": "gemma"},
              "its model class decides")):
         target = _dir(tmp_path, name, fields)
         code, _, text = run_cli(["plan", "--json", "--", "python", "-m",

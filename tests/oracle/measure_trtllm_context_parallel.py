@@ -13,7 +13,9 @@ context-parallel rank captures nothing in the engine (cp > 1, not helix), how ma
 graphfit plans, the lines planned with the engine's captured sizes, the reachable generation
 batches and those dispatched as the engine does, the lines whose every buffer has the
 engine's elements, the helix lines refused naming helix, and the lines the mapping refuses
-(MoE EP beside non-helix CP) refused by graphfit with the mapping's reason.
+(MoE EP beside non-helix CP) refused by graphfit with the mapping's reason. Since s48t also
+each helix line with enable_attention_dp false and true, and how many graphfit refuses with
+the reason `helix_reason` gives (what the helix rank runs).
 """
 
 from __future__ import annotations
@@ -27,7 +29,8 @@ from typing import Any
 def emit(lines: list[dict[str, Any]]) -> list[int]:
     """[lines, non-capturing CP lines, of them planned, ladder agrees, batches, dispatch
     agrees, buffers agree, helix lines, helix refused naming helix, lines the mapping
-    refuses, of them refused with its reason]."""
+    refuses, of them refused with its reason, helix lines with and without attention DP, of
+    them refused with the reference's reason (`helix_reason`, s48t)]."""
     from graphfit import ConfigError, plan
     from tests.helpers import load_module
     from tests.oracle.test_trtllm_reference import graph_sizes, graphfit_config, graphfit_dispatch
@@ -35,7 +38,7 @@ def emit(lines: list[dict[str, Any]]) -> list[int]:
     # this checkout's restatement of the engine, whichever graphfit is on sys.path
     ref = load_module(Path(__file__).resolve().parent / "trtllm_reference.py",
                       "cp_trtllm_reference")
-    c = [0] * 11
+    c = [0] * 13
     for raw in lines:
         c[0] += 1
         engine = ref.model_engine(ref.llm_args(raw))
@@ -48,6 +51,13 @@ def emit(lines: list[dict[str, Any]]) -> list[int]:
         except ref.NotModelled:
             c[7] += 1
             c[8] += refused_naming(raw, "helix")
+            for adp in (False, True):  # each helix line also under attention DP
+                line = {**raw, "enable_attention_dp": adp}
+                c[11] += 1
+                try:
+                    ref.context_parallel(line, engine)
+                except ref.NotModelled as exc:
+                    c[12] += refused_naming(line, str(exc))
             continue
         c[1] += not theirs.captures
         try:
@@ -95,7 +105,9 @@ def _print(label: str, c: list[int]) -> None:
           f"{c[1]}; captured sizes == the engine's {c[3]}/{c[0] - c[7] - c[9]}; generation batches "
           f"dispatched as the engine {c[5]}/{c[4]}; buffers == the engine's {c[6]}/"
           f"{c[0] - c[7] - c[9]}; helix refused naming it {c[8]}/{c[7]}; refused by the "
-          f"mapping (its MoE sizes) {c[9]}, by graphfit with its reason {c[10]}/{c[9]}")
+          f"mapping (its MoE sizes) {c[9]}, by graphfit with its reason {c[10]}/{c[9]}"
+          + (f"; helix lines with and without attention DP {c[11]}, refused with the "
+             f"rank's reason {c[12]}/{c[11]}" if len(c) > 11 else ""))
 
 
 def draw_lines(n: int) -> list[dict[str, Any]]:

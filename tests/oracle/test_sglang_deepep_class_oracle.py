@@ -18,7 +18,9 @@ import contextlib
 import io
 import random
 import types
+from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -28,12 +30,14 @@ require("sglang")  # skip locally / fail in CI when the sources were not fetched
 
 from tests.oracle import sglang_minimax_target_oracle as mt  # noqa: E402
 from tests.oracle import sglang_mooncake_build as mb  # noqa: E402
+from tests.oracle import sglang_mtp_oracle as mo  # noqa: E402
 from tests.oracle import sglang_oracle as so  # noqa: E402
 from tests.oracle import sglang_stubs  # noqa: E402
 
 ASSERT = "mode requires deep_gemm"
+UNQUANTIZED = "Unquantized DeepEP MoE requires DeepGEMM BF16"  # ep_moe/layer.py:135-147
 # (what SGLang's build failure says, what graphfit's refusal must name)
-BUILD_ERRORS = ((ASSERT, ASSERT),
+BUILD_ERRORS = ((ASSERT, ASSERT), (UNQUANTIZED, UNQUANTIZED),
                 ("NotImplementedError:  @ layers/moe/token_dispatcher/mooncake.py:344",
                  "mooncake.py:343-344"))
 A2AS = ("none", "deepep", "deepep", "deepep_v2", "mooncake", "mooncake")
@@ -53,14 +57,49 @@ def _jit(jit: bool) -> list[tuple[object, str, object]]:
     return saved
 
 
-def sglang(model: Path, argv: tuple[str, ...], jit: bool) -> str | None:
-    """SGLang's refusal (resolution, or the MoE block's build), None where it builds."""
+def _qwen3_block(config: Any, quant: Any) -> None:
+    """Qwen3-MoE's own MoE block (models/qwen3_moe.py:235-280: get_moe_impl_class)."""
+    import sglang.srt.models.qwen3_moe as q3
+
+    q3.Qwen3MoeSparseMoeBlock(layer_id=0, config=config, quant_config=quant,
+                              prefix="model.layers.0.mlp")
+
+
+def _mixtral_block(config: Any, quant: Any) -> None:
+    """Mixtral's own MoE block, a FusedMoE outside get_moe_impl_class (models/mixtral.py:
+    60-110; its decoder layer's arguments, :203-212)."""
+    from sglang.srt.models import mixtral
+
+    mixtral.MixtralMoE(num_experts=config.num_local_experts,
+                       top_k=config.num_experts_per_tok, hidden_size=config.hidden_size,
+                       intermediate_size=config.intermediate_size, layer_id=0,
+                       quant_config=quant, prefix="model.layers.0.block_sparse_moe")
+
+
+@contextlib.contextmanager
+def _own_build_only() -> Iterator[None]:
+    """The oracle's shared Mooncake build step (tests.oracle.sglang_mooncake_build) left
+    out of resolution, so that the model's own MoE block is what raises or builds."""
+    saved = mb.failure
+    mb.failure = lambda r: None  # type: ignore[assignment]
+    try:
+        yield
+    finally:
+        mb.failure = saved
+
+
+def sglang(model: Path, argv: tuple[str, ...], jit: bool,
+           block: Callable[[Any, Any], None] = _qwen3_block, shared_build: bool = True
+           ) -> str | None:
+    """SGLang's refusal (resolution, or the MoE block's build), None where it builds.
+    `block`: builds the model's MoE block; `shared_build` False: only that block builds."""
     import torch
 
     with sglang_stubs.stubbed():
         saved = _jit(jit)
         try:
-            r = so.resolve(argv, model=str(model))
+            with contextlib.nullcontext() if shared_build else _own_build_only():
+                r = so.resolve(argv, model=str(model))
         finally:
             for mod, name, value in saved:
                 setattr(mod, name, value)
@@ -69,8 +108,8 @@ def sglang(model: Path, argv: tuple[str, ...], jit: bool) -> str | None:
         where = "build" if r.text.endswith("(at model build)") else "resolution"
         return f"{where}: {r.text}"
     with so.sglang_stubs.stubbed(), so.published(r):
-        import sglang.srt.models.qwen3_moe as q3
         from sglang.srt.layers.dp_attention import initialize_dp_attention_flags
+        from sglang.srt.model_loader.utils import set_default_torch_dtype
         from sglang.srt.runtime_context import get_parallel
         from sglang.srt.utils.hf_transformers_utils import get_config
 
@@ -78,7 +117,7 @@ def sglang(model: Path, argv: tuple[str, ...], jit: bool) -> str | None:
         tp = int(argv[argv.index("--tp-size") + 1])
         group = types.SimpleNamespace(world_size=tp, rank_in_group=0, cpu_group=None,
                                       device_group=None)
-        saved = mt._deepep_glue(jit)
+        saved = mt._deepep_glue(jit) + _pplx_glue()
         initialize_dp_attention_flags(None)
         try:
             ep, moe_tp = get_parallel().moe_ep_size, get_parallel().moe_tp_size
@@ -89,10 +128,9 @@ def sglang(model: Path, argv: tuple[str, ...], jit: bool) -> str | None:
             with mb.glue(), get_parallel().override(tp_rank=0, attn_tp_rank=0, moe_ep_rank=0,
                                          moe_tp_rank=0, tp_group=group,
                                          moe_tp_group=moe_tp_group, moe_ep_group=ep_group), \
-                    torch.device("meta"):
+                    set_default_torch_dtype(_model_dtype(r, model)), torch.device("meta"):
                 quant = mt._quant_config(r, str(model)) if "--quantization" in argv else None
-                q3.Qwen3MoeSparseMoeBlock(layer_id=0, config=config, quant_config=quant,
-                                          prefix="model.layers.0.mlp")
+                block(config, quant)
         except (AssertionError, ValueError, TypeError, NotImplementedError) as exc:
             return f"build: {type(exc).__name__}: {exc} @ {mt._site(exc)}"
         finally:
@@ -101,8 +139,30 @@ def sglang(model: Path, argv: tuple[str, ...], jit: bool) -> str | None:
     return None
 
 
-def graphfit(model: Path, argv: tuple[str, ...], jit: bool) -> tuple[int, str]:
-    """(exit status, the last `error:` line) of graphfit's CLI on the pasted line."""
+def _pplx_glue() -> list[tuple[object, str, object]]:
+    """pplx-kernels reported installed (token_dispatcher/pplx.py:31-37): the dispatcher's
+    constructor only checks the flag (:203-210); its AllToAll is made on the first dispatch,
+    never at model build."""
+    from sglang.srt.layers.moe.token_dispatcher import pplx
+
+    saved: list[tuple[object, str, object]] = [(pplx, "use_pplx", pplx.use_pplx)]
+    pplx.use_pplx = True
+    return saved
+
+
+def _model_dtype(r: so.Resolved, model: Path) -> object:
+    """The dtype the model loader builds the model under (model_loader/loader.py:838:
+    `set_default_torch_dtype(model_config.dtype)`, SGLang's own ModelConfig of the line):
+    the experts' weights take it, and the unquantized assert reads it (ep_moe/layer.py:137)."""
+    from sglang.srt.configs.model_config import ModelConfig
+
+    return ModelConfig.from_server_args(r.record, model_path=str(model)).dtype
+
+
+def graphfit(model: Path, argv: tuple[str, ...], jit: bool, gpu: str = "80"
+             ) -> tuple[int, str]:
+    """(exit status, the last `error:` line) of graphfit's CLI on the pasted line (`gpu`:
+    --gpu-memory-gb, a figure or a GPU name)."""
     from graphfit.cli.application import main
 
     env = () if jit else ("SGLANG_ENABLE_JIT_DEEPGEMM=0",)
@@ -110,7 +170,7 @@ def graphfit(model: Path, argv: tuple[str, ...], jit: bool) -> tuple[int, str]:
     code = 0
     with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
         try:
-            main(["plan", "--gpu-memory-gb", "80", "--", *env, "sglang", "serve",
+            main(["plan", "--gpu-memory-gb", gpu, "--", *env, "sglang", "serve",
                   "--model-path", str(model), *argv])
         except SystemExit as exc:
             code = exc.code if isinstance(exc.code, int) else 1
@@ -126,6 +186,8 @@ def line(rng: random.Random) -> tuple[tuple[str, ...], bool]:
     quant = rng.choice(QUANTS)
     if quant:
         out += ["--quantization", quant]
+    if rng.random() < 0.25:  # the experts' dtype (the unquantized assert needs BF16)
+        out += ["--dtype", "float16"]
     return tuple(out), rng.random() < 0.3
 
 
@@ -135,9 +197,9 @@ def model(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return sglang_stubs.write_moe_model_dir(tmp_path_factory.mktemp("deepep") / "moe")
 
 
-def _agree(model: Path, argv: tuple[str, ...], jit: bool) -> str | None:
-    """None where both sides agree, else what differs."""
-    theirs = sglang(model, argv, jit)
+def _agree(model: Path, argv: tuple[str, ...], jit: bool, **build: Any) -> str | None:
+    """None where both sides agree, else what differs (`build`: sglang's block options)."""
+    theirs = sglang(model, argv, jit, **build)
     ours = graphfit(model, argv, jit)
     for said, named in BUILD_ERRORS:
         if theirs is not None and theirs.startswith("build:") and said in theirs:
@@ -172,6 +234,28 @@ KNOWN = (  # the rule's clauses, each way (jit False: SGLANG_ENABLE_JIT_DEEPGEMM
       "--deepep-mode", "low_latency", "--quantization", "fp8"), True),
     (("--tp-size", "2", "--ep-size", "2", "--moe-a2a-backend", "mooncake"), True),
 )
+# the unquantized assert (ep_moe/layer.py:135-147), each clause both ways
+UNQUANTIZED_LINES = (
+    (("--tp-size", "2", "--ep-size", "2", "--moe-a2a-backend", "deepep",
+      "--moe-runner-backend", "deep_gemm"), False),
+    (("--tp-size", "2", "--ep-size", "2", "--moe-a2a-backend", "deepep",
+      "--moe-runner-backend", "deep_gemm"), True),
+    (("--tp-size", "2", "--ep-size", "2", "--moe-a2a-backend", "deepep",
+      "--moe-runner-backend", "deep_gemm", "--dtype", "float16"), False),
+    (("--tp-size", "2", "--ep-size", "2", "--moe-a2a-backend", "deepep",
+      "--moe-runner-backend", "triton"), False),
+    # a LoRA runner makes the unquantized method's runner deep_gemm (fused_moe_triton/
+    # layer.py:439-442)
+    (("--tp-size", "2", "--ep-size", "2", "--moe-a2a-backend", "deepep",
+      "--moe-runner-backend", "lora_triton"), False),
+    (("--tp-size", "2", "--ep-size", "2", "--moe-a2a-backend", "mooncake",
+      "--deepep-mode", "low_latency", "--moe-runner-backend", "deep_gemm"), False),
+    # pplx turns runner auto into deep_gemm (arg_groups/moe_hook.py:603-609)
+    (("--tp-size", "2", "--ep-size", "2", "--moe-a2a-backend", "pplx", "--attn-dp-size", "2",
+      "--chunked-prefill-size", "64", "--cuda-graph-max-bs-decode", "32"), False),
+    (("--tp-size", "2", "--ep-size", "2", "--moe-a2a-backend", "pplx", "--attn-dp-size", "2",
+      "--chunked-prefill-size", "64", "--cuda-graph-max-bs-decode", "32"), True),
+)
 
 
 def test_known_lines_agree(model: Path) -> None:
@@ -191,3 +275,95 @@ def test_drawn_lines_agree(model: Path) -> None:
         if said:
             wrong.append(f"{' '.join(argv)} jit={jit}: {said}")
     assert not wrong, "\n".join(wrong)
+
+
+def test_unquantized_assert_lines_agree(model: Path) -> None:
+    wrong = [f"{' '.join(a)} jit={j}: {d}" for a, j in UNQUANTIZED_LINES
+             if (d := _agree(model, a, j))]
+    assert not wrong, "\n".join(wrong)
+    # the assert is reached (under the loader's BF16 default dtype), on deepep and pplx
+    for argv, jit in (UNQUANTIZED_LINES[0], UNQUANTIZED_LINES[-2]):
+        said = sglang(model, argv, jit)
+        assert said is not None and UNQUANTIZED in said, said
+
+
+MIXTRAL = {  # HF's MixtralConfig: a MoE class built on FusedMoE, outside get_moe_impl_class
+    "architectures": ["MixtralForCausalLM"], "model_type": "mixtral", "hidden_size": 1024,
+    "intermediate_size": 2048, "num_local_experts": 8, "num_experts_per_tok": 2,
+    "num_attention_heads": 16, "num_key_value_heads": 4, "num_hidden_layers": 4,
+    "vocab_size": 32000, "max_position_embeddings": 32768, "rms_norm_eps": 1e-5,
+    "rope_theta": 1000000.0, "torch_dtype": "bfloat16", "hidden_act": "silu",
+    "tie_word_embeddings": False}
+
+
+def test_mooncake_outside_deepep_classes(tmp_path: Path) -> None:
+    """Mooncake's dispatcher raise holds for every FusedMoE model: Mixtral's own block, built
+    without the oracle's shared Mooncake step, raises in auto / normal mode and builds in
+    low_latency; graphfit refuses / plans the same lines."""
+    import json
+
+    so.oracle()
+    (tmp_path / "config.json").write_text(json.dumps(MIXTRAL))
+    raised = []
+    for mode in ("auto", "normal", "low_latency"):
+        argv = ("--tp-size", "2", "--ep-size", "2", "--moe-a2a-backend", "mooncake",
+                "--deepep-mode", mode)
+        said = _agree(tmp_path, argv, True, block=_mixtral_block, shared_build=False)
+        assert said is None, f"{mode}: {said}"
+        raised.append(sglang(tmp_path, argv, True, block=_mixtral_block, shared_build=False))
+    assert all(r is not None and "mooncake.py" in r for r in raised[:2]), raised
+    assert raised[2] is None, raised
+
+
+@contextlib.contextmanager
+def _rocm() -> Iterator[None]:
+    """SGLang on an MI300X: the platform facts its resolution hooks read
+    (tests.oracle.sglang_mtp_oracle._platform) and ep_moe/layer.py's import-time `_is_hip`
+    (:53), True on a ROCm host; `_use_aiter` (:56) stays off (SGLANG_USE_AITER unset).
+    Run a line on CUDA first (the test's control does): what SGLang first computes and
+    caches under this override would otherwise say ROCm to every later test in the process
+    (seen: the a2a oracle's decode ladder capped at 160 after a cold ROCm resolution)."""
+    with sglang_stubs.stubbed():
+        from sglang.srt.layers.moe.ep_moe import layer
+
+    saved = layer._is_hip
+    with mo._restored_environ(), mo._platform("MI300X"):
+        layer._is_hip = True
+        try:
+            yield
+        finally:
+            layer._is_hip = saved
+
+
+# on ROCm JIT DeepGEMM is off whatever SGLANG_ENABLE_JIT_DEEPGEMM says
+# (deep_gemm_wrapper/configurer.py:32-36): SGLang runs with it off, graphfit's line sets it 0
+ROCM_LINES = (
+    ("--tp-size", "2", "--ep-size", "2", "--moe-a2a-backend", "deepep", "--quantization",
+     "fp8"),
+    ("--tp-size", "2", "--ep-size", "2", "--moe-a2a-backend", "deepep",
+     "--moe-runner-backend", "deep_gemm"),
+    ("--tp-size", "2", "--ep-size", "2", "--moe-a2a-backend", "mooncake", "--deepep-mode",
+     "low_latency", "--quantization", "fp8"),
+    ("--tp-size", "2", "--ep-size", "2", "--moe-a2a-backend", "mooncake",
+     "--quantization", "fp8"),
+)
+
+
+def test_rocm_lines_with_jit_off_agree(model: Path) -> None:
+    """HIP skips both DeepEP asserts (ep_moe/layer.py:142, 172): the same lines SGLang
+    refuses on CUDA with JIT DeepGEMM off (KNOWN, UNQUANTIZED_LINES) build on an MI300X."""
+    wrong = []
+    answers = []
+    for argv in ROCM_LINES:
+        # the control, first (see _rocm): on CUDA SGLang refuses each of them with JIT off
+        assert sglang(model, argv, False) is not None, argv
+        with _rocm():
+            theirs = sglang(model, argv, False)
+        ours = graphfit(model, argv, False, gpu="MI300X")
+        answers.append(theirs)
+        if (theirs is None) != (ours[0] == 0):
+            wrong.append(f"{' '.join(argv)}: SGLang {theirs and theirs[:120]}; "
+                         f"graphfit exit {ours[0]} {ours[1][:120]}")
+    assert not wrong, "\n".join(wrong)
+    assert answers[:3] == [None, None, None], answers  # the asserts are skipped on ROCm
+    assert answers[3] is not None and "mooncake.py" in answers[3], answers[3]

@@ -66,8 +66,8 @@ def test_context_parallel_ranks_plan_as_the_engine_runs(raw: dict[str, Any]) -> 
     engine = ref.model_engine(ref.llm_args(raw))
     try:
         theirs = ref.context_parallel(raw, engine)
-    except ref.NotModelled:
-        with pytest.raises(ConfigError, match="helix"):
+    except ref.NotModelled as exc:  # helix, with the reason `ref.helix_reason` gives
+        with pytest.raises(ConfigError, match=f"helix.*{re.escape(str(exc))}"):
             plan(graphfit_config(raw))
         return
     except ref.Rejected as exc:  # the mapping's MoE refusals (`cite_fact("cp_moe_refused")`,
@@ -154,3 +154,24 @@ def test_serve_cp_size_plans_the_rank_without_graphs(tmp_path: Any) -> None:
     text = " ".join((out + err).split())
     assert code == 0, err
     assert "cp_type star: no graph captured" in text and "block_size" in text
+
+
+@pytest.mark.parametrize("adp", [False, True])
+@pytest.mark.parametrize("cp", [2, 4])
+def test_helix_refusal_names_what_the_rank_runs(adp: bool, cp: int) -> None:
+    """A helix line is refused in one line naming what its ranks run (s48t): under attention
+    DP the gathered per-rank counts are ceil(tokens / cp) (`ref.cite_fact("helix_adp_counts")`);
+    without it the attention's cp ranks (`ref.cite_fact("attn_cp_fallback")`). The reason is
+    the reference's, so a planted swap of the two fails; the line stays within 200 chars."""
+    raw: dict[str, Any] = {"max_batch_size": 32, "tensor_parallel_size": 2,
+                           "context_parallel_size": cp, "cp_config": {"cp_type": "HELIX"},
+                           "enable_attention_dp": adp}
+    with pytest.raises(ref.NotModelled) as theirs:
+        ref.context_parallel(raw, ref.model_engine(ref.llm_args(raw)))
+    with pytest.raises(ConfigError) as ours:
+        plan(graphfit_config(raw))
+    message = str(ours.value)
+    assert "helix" in message and str(theirs.value) in message, (message, raw)
+    assert len(message.splitlines()) == 1 and len(message) <= 200, message
+    other = ref.helix_reason(cp, not adp)
+    assert other not in message, (message, ref.cite_fact("helix_adp_counts"))

@@ -165,3 +165,18 @@ def test_feature_mode_tp_and_host_mirrors_are_the_engines(
         assert not short.ok and {r.buffer for r in short.ranges()} == {MIRROR_BUFFER}
         largest = max(k[0] for k in comp.graph_keys)
         assert not ref.FeatureMirrorsRef(mirrors.capacity - 1, touched=[(0, largest)]).fits()
+
+
+@pytest.mark.parametrize("pp", [2, 3, 4])
+def test_pipeline_refusal_names_the_stage_s_micro_batches(pp: int) -> None:
+    """`--pp_size N` is refused in one line (s48t) naming the micro batches the executor keeps
+    in flight (`ref.cite_fact("pp_micro_batches")`); a stage's layers are the tensor_split
+    share (`ref.cite_fact("pp_layers")`), which sums to the model's layers."""
+    line = ["trtllm-serve", "meta-llama/Llama-3.1-8B", "--pp_size", str(pp)]
+    code, _, err = run_cli(["plan", "--", *line])
+    lines = err.strip().splitlines()
+    assert code == 2 and len(lines) == 1 and len(lines[0]) <= 200, err
+    assert f"keeps {ref.pp_micro_batches(pp)} micro batches in flight" in lines[0], err
+    layers = ref.pp_stage_layers(32, pp)
+    assert sum(layers) == 32 and max(layers) - min(layers) <= 1 and layers == sorted(
+        layers, reverse=True)

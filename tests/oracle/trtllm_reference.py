@@ -2700,7 +2700,7 @@ def context_parallel(raw: Mapping[str, Any], engine: EngineRef) -> ContextParall
             cp_type = given.upper()
     moe_mapping(raw, cp_size, cp_type)  # the mapping's MoE checks (`cite_fact("moe_sizes")`)
     if cp_size > 1 and cp_type == "HELIX":
-        raise NotModelled("helix context parallelism")
+        raise NotModelled(helix_reason(cp_size, bool(raw.get("enable_attention_dp"))))
     return ContextParallelRef(engine, cp_size, cp_type)
 
 
@@ -2765,3 +2765,68 @@ def moe_mapping(raw: Mapping[str, Any], cp_size: int, cp_type: str | None) -> Mo
     if cluster > 1 and moe_ep != 1:
         raise Rejected("moe_ep_size == 1 (AssertionError)")
     return MoeSizesRef(moe_tp, moe_ep, cluster)
+
+
+# --------------------------------------------------------------------------------------------
+# Helix: what a helix rank changes, for the refusal's reason (issue 23, s48t)
+# --------------------------------------------------------------------------------------------
+
+# mapping.py @b35ac1b643, counted on from 127 to 304 over the same page (offset 0): without
+# attn_tp_size / attn_cp_size (-1, 55-56) the attention sizes fall back (78-86): ULYSSES gives
+# attn_tp tp_size * cp_size and attn_cp 1 (79-82), any other type attn_tp tp_size and attn_cp
+# cp_size (83-86); `has_cp_helix` is cp_size > 1 with cp_config's cp_type HELIX (229-231);
+# `pp_layers` gives each pipeline stage its `torch.tensor_split` share of the layers, the
+# first num_layers % pp_size stages one more (301-304).
+# runners/common.py @13b902ed48 (counted to 148): `get_all_rank_num_tokens` (22-41) reads helix
+# only under attention DP: the count each rank reports is ceil(num_tokens / cp_size), gathered
+# over the tp x cp ranks (32-39); without attention DP it returns None (41).
+COUNTED_TO["mapping"] = 304
+CITES.update({
+    "attn_cp_fallback": ("mapping", "MappingBase.__init__: attn_tp_size / attn_cp_size "
+                         "fallback (ULYSSES: tp*cp and 1; else tp and cp)", 0),
+    "has_cp_helix": ("mapping", "MappingBase.has_cp_helix", 0),
+    "pp_layers": ("mapping", "MappingBase.pp_layers (torch.tensor_split of the layers)", 0),
+    "helix_adp_counts": ("runners_common", "get_all_rank_num_tokens: helix under attention "
+                         "DP reports ceil(num_tokens / cp_size) over tp x cp ranks", 0),
+})
+LINES.update({"attn_cp_fallback": (78, 86), "has_cp_helix": (229, 231),
+              "pp_layers": (301, 304), "helix_adp_counts": (32, 39)})
+
+
+def helix_reason(cp_size: int, attention_dp: bool) -> str:
+    """What a helix rank (`cite_fact("has_cp_helix")`) runs that this reference does not
+    restate. Under attention DP each rank's gathered token count is ceil(tokens / cp_size)
+    (`cite_fact("helix_adp_counts")`); without it, the attention runs split over cp_size
+    context ranks (attn_cp_size = cp_size, `cite_fact("attn_cp_fallback")`). Either way the
+    warmup goes on and captures (`cite_fact("cp_warmup_skipped")` returns only for other
+    types)."""
+    if attention_dp:
+        return f"ceil(tokens / {cp_size})"
+    return f"attn_cp_size {cp_size}"
+
+
+# py_executor.py @9521caf469 (the 2025 copy, counted to 1521): `num_micro_batches` is the
+# pipeline size (238-239: "list of requests in each PP micro batch", `self.dist.pp_size`); with
+# pp_size > 1 the event loop is `_executor_loop_pp` (260-263).
+CITES.update({
+    "pp_micro_batches": ("py_executor", "PyExecutor.__init__: num_micro_batches = "
+                         "dist.pp_size; pp_size > 1 picks _executor_loop_pp", 0),
+})
+LINES.update({"pp_micro_batches": (238, 263)})
+
+
+def pp_stage_layers(num_layers: int, pp_size: int) -> list[int]:
+    """`cite_fact("pp_layers")`: how many layers each pipeline stage holds, as
+    `torch.tensor_split(torch.arange(num_layers), pp_size)` splits them: num_layers // pp_size
+    each, the first num_layers % pp_size stages one more."""
+    if pp_size < 1:
+        raise Rejected(f"pipeline_parallel_size {pp_size}")
+    base, extra = divmod(num_layers, pp_size)
+    return [base + (stage < extra) for stage in range(pp_size)]
+
+
+def pp_micro_batches(pp_size: int) -> int:
+    """`cite_fact("pp_micro_batches")`: the micro batches the executor keeps in flight."""
+    if pp_size < 1:
+        raise Rejected(f"pipeline_parallel_size {pp_size}")
+    return pp_size

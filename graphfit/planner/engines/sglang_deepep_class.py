@@ -19,21 +19,30 @@ SGLang (paths under sglang/srt/):
   DeepEP mode enables low latency (auto or low_latency, utils.py:275-276), the platform is
   CUDA and the layer is quantized, it asserts JIT DeepGEMM: "DeepEP DeepEPMode.<MODE> mode
   requires deep_gemm" (:168-178).
+* Unquantized, BF16 experts on the deep_gemm runner under deepep or pplx (pplx turns runner
+  auto into deep_gemm, arg_groups/moe_hook.py:603-609), JIT DeepGEMM off, CUDA: "Unquantized
+  DeepEP MoE requires DeepGEMM BF16" (:135-147). Reaching it needs the loader's dtype
+  (model_loader/loader.py:838): an oracle that built in float32 never did (s44n, s45e).
 * Before that body, FusedMoE's constructor makes the a2a dispatcher
   (fused_moe_triton/layer.py:595, 190-201): Mooncake's raises NotImplementedError in a
   mode that enables normal dispatch, auto or normal (token_dispatcher/mooncake.py:343-344;
-  utils.py:272-273), so a Mooncake EP line starts only with --deepep-mode low_latency.
+  utils.py:272-273), so a Mooncake EP line starts only with --deepep-mode low_latency. That
+  holds for every FusedMoE model (e.g. Mixtral, mixtral.py:100), not only ARCHITECTURES.
 * JIT DeepGEMM is off when the line sets SGLANG_ENABLE_JIT_DEEPGEMM=0, or below SM90
   (deep_gemm_wrapper/configurer.py:32-55; graphfit.planner.engines.sglang_class_picks).
 * The mode the layer reads is `--deepep-mode` after `handle_a2a_moe`: pplx turns auto into
   low_latency (arg_groups/moe_hook.py:581-587), MoRI turns auto into normal (:545-551) and
-  deepep with flashinfer_cutedsl auto into low_latency (:363-375): only MoRI's changes the
-  answer, and MoRI is left out (see below).
+  deepep with flashinfer_cutedsl auto into low_latency (:363-375).
+* MoRI needs no clause: EP v2 (SGLANG_MORI_EP_V2, on by default, moe_hook.py:777-804)
+  builds FusedMoE (ep_moe/layer.py:353-354); EP v1 turns auto into normal (moe_hook.py:
+  545-551), and its dispatcher, made before DeepEPMoE's body, imports the ROCm-only `mori`
+  package (token_dispatcher/moriep.py:957-962), while on ROCm HIP skips the assert (:172).
+* A named AMD GPU: SGLANG_ENABLE_JIT_DEEPGEMM is not read there and both asserts skip HIP;
+  graphfit.inputs.sglang_rocm_deepgemm drops the variable's "off" on such a line.
 
-Not restated (answered as planned, see docs/engines/sglang-coverage.md, s45e): MoRI
-(its v2 switch, SGLANG_MORI_EP_V2, is not read by graphfit), a named AMD GPU (`_is_hip`
-skips the assert; graphfit's planner sees no vendor), a runner graphfit cannot resolve,
-and the unquantized assert (:135-147) s44n could not reach.
+Not restated (answered as planned, see docs/engines/sglang-coverage.md, s45e / s47e): a
+runner graphfit cannot resolve and a draft's MoE under --speculative-moe-a2a-backend
+mooncake.
 """
 
 from __future__ import annotations
@@ -49,6 +58,10 @@ LEGACY_A2A = frozenset({"deepep", "mooncake", "nixl", "pplx"})
 LOW_LATENCY_MODES = frozenset({"auto", "low_latency"})  # DeepEPMode.enable_low_latency
 NORMAL_MODES = frozenset({"auto", "normal"})  # DeepEPMode.enable_normal (utils.py:272-273)
 CUTEDSL_QUANTS = frozenset({"modelopt_fp4", "modelopt_mixed"})  # ep_moe/layer.py:118-124
+UNQUANTIZED_A2A = frozenset({"deepep", "pplx"})  # ep_moe/layer.py:140 (is_deepep / is_pplx)
+# the runners that make the unquantized method's runner deep_gemm: deep_gemm and the LoRA
+# ones (fused_moe_triton/layer.py:439-442; MoeRunnerBackend.is_lora, layers/moe/utils.py:174-179)
+DEEP_GEMM_RUNNERS = frozenset({"deep_gemm", "lora_cutedsl", "lora_triton", "lora_marlin"})
 
 # architecture -> the place its MoE layers call get_moe_impl_class (models/...)
 ARCHITECTURES: dict[str, str] = {
@@ -85,11 +98,22 @@ ARCHITECTURES: dict[str, str] = {
 }
 
 
+# MoE classes whose experts are no FusedMoE (so no a2a dispatcher is made): DBRX calls the
+# fused_moe kernel itself (models/dbrx.py:123, 155, 190-195)
+NO_DISPATCHER = frozenset({"DbrxForCausalLM"})
+
+
 def mooncake_problem(architecture: str | None, a2a: str, mode: str) -> str | None:
     """Mooncake's dispatcher raise for one line (the backend the model sees, --deepep-mode
     as given: handle_a2a_moe leaves Mooncake's mode alone), or None. It needs neither the
-    quantization nor the runner: FusedMoE's constructor makes the dispatcher first."""
-    if architecture not in ARCHITECTURES or a2a != "mooncake" or mode not in NORMAL_MODES:
+    quantization nor the runner: FusedMoE's constructor makes the dispatcher first, for
+    every MoE class built on FusedMoE (DeepEPMoE's listed ones and the rest, e.g. Mixtral's
+    MixtralMoE, mixtral.py:100), not only ARCHITECTURES. A dense model never reaches here
+    with a backend (graphfit.inputs.sglang_a2a refuses it); without an architecture (no
+    config.json read) graphfit cannot tell that SGLang builds any MoE layer: planned."""
+    if architecture is None or architecture in NO_DISPATCHER:
+        return None
+    if a2a != "mooncake" or mode not in NORMAL_MODES:
         return None
     return (f"Mooncake EP has no normal mode: --deepep-mode {mode} raises "
             f"NotImplementedError building {architecture}'s MoE "
@@ -108,7 +132,6 @@ def problem(architecture: str | None, a2a: str, mode: str, quant: str | None,
     said = mooncake_problem(architecture, a2a, mode)
     if said or quant is None:
         return said
-        return None
     if jit_deepgemm is not False or mode not in LOW_LATENCY_MODES:
         return None
     if runner == "humming" or (runner == "flashinfer_cutedsl" and quant in CUTEDSL_QUANTS):
@@ -117,6 +140,25 @@ def problem(architecture: str | None, a2a: str, mode: str, quant: str | None,
     return (f"DeepEP DeepEPMode.{shown.upper()} mode requires deep_gemm (AssertionError, "
             f"layers/moe/ep_moe/layer.py:168-178: {architecture}'s DeepEPMoE, JIT DeepGEMM "
             f"off)")
+
+
+def unquantized_problem(architecture: str | None, a2a: str, quant: str | None, runner: str,
+                        dtype: str, jit_deepgemm: bool | None) -> str | None:
+    """DeepEPMoE's unquantized assert (ep_moe/layer.py:135-147), or None: no quantization
+    config, BF16 expert weights (the model loader builds under the ModelConfig dtype,
+    model_loader/loader.py:838; create_weights takes it), the deep_gemm runner the
+    unquantized method makes from --moe-runner-backend deep_gemm or a LoRA one
+    (fused_moe_triton/layer.py:439-442, 502-506; quantization/unquant.py:1183-1184;
+    DEEP_GEMM_RUNNERS), a2a deepep or pplx, CUDA, and JIT
+    DeepGEMM off. The earlier branches (:101-134) all need deepep_v2, humming, ROCm/NPU, JIT
+    on or a quantization, so none takes such a line first."""
+    if architecture not in ARCHITECTURES or a2a not in UNQUANTIZED_A2A or quant is not None:
+        return None
+    if runner not in DEEP_GEMM_RUNNERS or dtype != "bfloat16" or jit_deepgemm is not False:
+        return None
+    return (f"Unquantized DeepEP MoE requires DeepGEMM BF16 (AssertionError, layers/moe/"
+            f"ep_moe/layer.py:135-147: {architecture}'s DeepEPMoE, runner {runner}, JIT "
+            f"DeepGEMM off)")
 
 
 def check(architecture: str | None, a2a: str, mode: str, quant: str | None, runner: str,
@@ -128,9 +170,10 @@ def check(architecture: str | None, a2a: str, mode: str, quant: str | None, runn
 
 
 def check_line(config: EngineSettings) -> None:
-    """`check` on a resolved line: the backend the model sees after Waterfill
-    (sglang_waterfill.resolved_a2a), the ModelConfig's quantization, the runner after the
-    class's override (skipped where graphfit cannot tell it), JIT DeepGEMM from
+    """Mooncake's raise, then the unquantized assert and `check`, on a resolved line: the
+    backend the model sees after Waterfill (sglang_waterfill.resolved_a2a), the ModelConfig's
+    quantization and dtype, the runner after the class's override and pplx's pick (skipped
+    where graphfit cannot tell it), JIT DeepGEMM from
     SGLANG_ENABLE_JIT_DEEPGEMM and the GPU. Called after every start-up check: SGLang builds
     the model once its arguments are resolved."""
     a2a = sglang_waterfill.resolved_a2a(config.moe_a2a_backend or "none",
@@ -143,9 +186,16 @@ def check_line(config: EngineSettings) -> None:
     known, runner = sglang_quantization.class_runner(config)
     if not known:
         return
-    check(config.architecture, a2a, config.deepep_mode,
-          sglang_quantization.verified_quant(config), runner,
-          picks.jit_deepgemm(config.jit_deepgemm, config.gpu_capability))
+    if a2a == "pplx" and runner == "auto":
+        runner = "deep_gemm"  # handle_a2a_moe's pplx pick (arg_groups/moe_hook.py:603-609)
+    quant = sglang_quantization.verified_quant(config)
+    jit = picks.jit_deepgemm(config.jit_deepgemm, config.gpu_capability)
+    said = unquantized_problem(config.architecture, a2a, quant, runner, config.dtype, jit)
+    if said:
+        raise ConfigError(said)
+    check(config.architecture, a2a, config.deepep_mode, quant, runner, jit)
 
 
-__all__ = ["ARCHITECTURES", "LEGACY_A2A", "check", "check_line", "mooncake_problem", "problem"]
+__all__ = ["ARCHITECTURES", "DEEP_GEMM_RUNNERS", "LEGACY_A2A", "NO_DISPATCHER",
+           "UNQUANTIZED_A2A", "check", "check_line", "mooncake_problem", "problem",
+           "unquantized_problem"]

@@ -12,11 +12,17 @@ eagerly. The runner is still enabled and has already allocated its static tensor
 (tensorrt_llm/_torch/pyexecutor/cuda_graph_runner.py@c0edad93fd:179-180), so they stay in the
 plan with their rows. The per-rank plan is that: the declared ladder, no graph captured.
 
-Helix stays refused: its warmup goes on and captures, but each rank's token count for the
-attention-DP gather is ceil(tokens / cp_size) over tp x cp ranks
-(tensorrt_llm/_torch/pyexecutor/engine/runners/common.py@13b902ed48:32-39), which graphfit
-does not plan. The prefill and encoder graphs under context parallelism were not read, so a
-non-helix line with them is refused as not modelled too.
+Helix stays refused: its warmup goes on and captures (the early return above is for the
+other types; `has_cp_helix` is cp_size > 1 with cp_type HELIX,
+tensorrt_llm/mapping.py@b35ac1b643:229-231), over ranks graphfit does not restate. Under
+attention DP each rank's token count for the gather is ceil(tokens / cp_size) over tp x cp
+ranks (tensorrt_llm/_torch/pyexecutor/engine/runners/common.py@13b902ed48:32-39); without
+attention DP that split does not apply (the function returns None,
+tensorrt_llm/_torch/pyexecutor/engine/runners/common.py@13b902ed48:41), but the attention
+runs with attn_cp_size = cp_size, attn_tp_size = tp_size (the mapping's fallback for a type
+other than ULYSSES, tensorrt_llm/mapping.py@b35ac1b643:83-86). The refusal names which of the
+two the line hits (s48t). The prefill and encoder graphs under context parallelism were not
+read, so a non-helix line with them is refused as not modelled too.
 """
 
 from __future__ import annotations
@@ -46,9 +52,7 @@ def check_context_parallel(config: EngineSettings) -> None:
     if config.context_parallel_size == 1:
         return
     if config.cp_type == "helix":
-        raise ConfigError(
-            f"context_parallel_size: {config.context_parallel_size} with cp_type helix is not "
-            f"modelled (helix splits each rank's tokens over the cp ranks); plan with 1")
+        raise ConfigError(helix_refusal(config))
     # the mapping's refusal of MoE EP beside non-helix CP runs before this, with the derived
     # EP size (graphfit.planner.engines.trtllm_moe.check_moe_mapping)
     others = (("prefill_cuda_graph_backend", config.prefill_cuda_graph_backend != "disabled"),
@@ -62,10 +66,24 @@ def check_context_parallel(config: EngineSettings) -> None:
                               f"parallelism were not read); plan with 1")
 
 
+def helix_refusal(config: EngineSettings) -> str:
+    """The one error line for helix: what a helix rank runs that graphfit does not plan (its
+    warmup captures graphs, unlike the other types'). With
+    attention DP the gathered per-rank counts are ceil(tokens / cp_size) (common.py 32-39, in
+    the module docstring); without it, the attention splits each sequence over cp_size
+    context ranks (attn_cp_size, mapping.py 83-86)."""
+    cp = config.context_parallel_size
+    what = (f"attention DP gathers ceil(tokens / {cp}) per rank over tp x cp ranks"
+            if config.enable_attention_dp else
+            f"attention runs over attn_cp_size {cp} context ranks")
+    return f"context_parallel_size: {cp} with cp_type helix is not modelled ({what}); plan with 1"
+
+
 def no_capture_warning(config: EngineSettings) -> str:
     """The ladder note of a rank that captures nothing."""
     return (f"{cp_label(config)}: TensorRT-LLM's warmup returns before the CUDA-graph capture "
             f"({WARMUP_SKIP}); no graph is captured, every batch runs eagerly")
 
 
-__all__ = ["check_context_parallel", "cp_label", "no_capture_warning", "skips_capture"]
+__all__ = ["check_context_parallel", "cp_label", "helix_refusal", "no_capture_warning",
+           "skips_capture"]
