@@ -63,7 +63,8 @@ def _worker(mode: str) -> types.SimpleNamespace:
         server_args=sg.resolved.record, is_draft_worker=False,
         capture_tail_hooks=[] if live.epilogue is None else [live.epilogue.capture_hook])
     return types.SimpleNamespace(env=env, record=sg.resolved.record, target=target,
-                                 draft=draft, sampler=live.sampler, epilogue=live.epilogue)
+                                 draft=draft, sampler=live.sampler, epilogue=live.epilogue,
+                                 draft_buffers=live.buffers)
 
 
 @pytest.fixture(scope="module")
@@ -92,15 +93,35 @@ def test_live_check_reads_the_epilogue_and_the_confidence_outputs(
     else:  # cap-accept keeps static verify: no epilogue (dspark_worker_v2.py:409-417)
         assert w.epilogue is None and COMPONENT not in p.keyed
     assert wanted <= set(check.live)
+    alone = _unshared(p)
     for key, tensor in check.live.items():
         buf = p.buffer(key)
         assert check.verification.capacities[key] == tensor.shape[buf.axis_dim]
-        assert tensor.shape[buf.axis_dim] == buf.engine_rows, key
+        # a buffer SGLang makes one tensor of several runners' (graphfit.planner.engines.
+        # sglang_shared) is sized for its users' most rows; each runner holds a view of its
+        # own rows (the pool's as_strided, input_buffers.py:39; the first `rows` logits rows,
+        # graph_shared_output.py:62-73), which is what this runner's model alone gives
+        own = alone.buffer(key).engine_rows if buf.shared else buf.engine_rows
+        assert tensor.shape[buf.axis_dim] == own, key
+        assert own <= buf.engine_rows, key
+    # SGLang shares the draft's request-axis inputs and logits view with the target's
+    # (dspark_worker_v2.py:581-621 -> decode_cuda_graph_runner.py:466-477, 505-509)
+    assert {"pool_seq_lens", "graph_shared_logits"} <= set(p.shared), sorted(p.shared)
     if mode == "compact":  # every tier's graph reads no more rows than the tensors hold
         keyed = p.keyed[COMPONENT]
         for tier in keyed.graph_keys:
             for name, rows in keyed.rows(tier).items():
                 assert rows <= check.verification.capacities[f"{COMPONENT}.{name}"]
+
+
+def _unshared(p: Any) -> Any:
+    """The same config planned with every runner's buffers its own (no SGLang sharing):
+    each buffer's engine rows are then its own runner's."""
+    from graphfit.planner.engines import sglang as engine
+    from graphfit.planner.plan import plan
+
+    with mock.patch.object(engine, "share_like_sglang", lambda comps: comps):
+        return plan(p.config)
 
 
 def _short(like: Any, rows: int, width: int | None = None) -> Any:
@@ -122,6 +143,10 @@ PLANTED = [
     ("compact", "target", "epilogue", "strided_hidden", f"{COMPONENT}.strided_hidden"),
     # one tensor with the sampler's out (dspark_worker_v2.py:696-711): planned there
     ("compact", "target", "epilogue", "draft_tokens_buf", "dspark_draft.sampler_out"),
+    # one tensor with the target's (issue 23, s48r): the draft's own view is still checked
+    ("compact", "draft", "draft_buffers", "seq_lens", "dspark_draft.seq_lens"),
+    ("compact", "draft", "draft_buffers", "next_token_logits_buffer",
+     "dspark_draft.next_token_logits_buffer"),
 ]
 
 

@@ -129,16 +129,43 @@ def test_dflash_sharing_planted(monkeypatch: pytest.MonkeyPatch) -> None:
     assert any("next_token_logits_buffer" in d and "only SGLang" in d for d in diffs), diffs
 
 
+def _dspark(running: int, anchor: bool = True, gamma: int = 8) -> tuple[str, ...]:
+    return ("--max-running-requests", str(running), "--speculative-algorithm", "DSPARK",
+            kc.DRAFT, kc.draft_dir("block_size", gamma, anchor))
 
-DSPARK = ("--max-running-requests", "48", "--speculative-algorithm", "DSPARK", kc.DRAFT,
-          kc.draft_dir("block_size", 8, True))
+
+DSPARK = [
+    # DSPARK's draft is the same plain DecodeCudaGraphRunner (dspark_worker_v2.py:581-621):
+    # the same share_buffers() call (decode_cuda_graph_runner.py:505-509) and GraphSharedOutput
+    # view (:466-477) as the target's; gamma rows a request against the target's gamma + 1,
+    # so only the request-axis inputs (and the logits) coalesce
+    _dspark(48),
+    _dspark(8, anchor=False),  # gamma + 1 rows a request: the token-axis inputs coalesce too
+    _dspark(24, gamma=3),  # a short block: 3 rows a request against the target's 4
+]
 
 
-def test_dspark_draft_sharing_is_a_known_gap() -> None:
-    """DSPARK's draft is the same plain DecodeCudaGraphRunner (dspark_worker_v2.py:581-621):
-    SGLang makes its request-axis inputs and logits view the target's tensors, graphfit does
-    not yet (docs/engines/sglang-coverage.md, s47r's Left). When this fails, the gap closed:
-    turn it into an agreement test."""
-    diffs, figures, _ = ss.compare(DSPARK)  # type: ignore[misc]
+@pytest.mark.parametrize("argv", DSPARK)
+def test_dspark_draft_shares_like_sglang(argv: tuple[str, ...]) -> None:
+    """issue 23, s48r: the DSPARK draft runner's request-axis inputs and logits view are the
+    target's tensors (s47r pinned this as a known gap)."""
+    figures = _agree(argv)
+    assert figures["shared_tensors"] >= 5, figures
+
+
+def test_dspark_sharing_planted(monkeypatch: pytest.MonkeyPatch) -> None:
+    """DSPARK's draft runner left out of the pooled runners (main before s48r), or out of the
+    logits runners, is caught: SGLang makes one tensor graphfit counts twice."""
+    from graphfit.planner.engines import sglang_shared
+
+    argv = DSPARK[0]
+    pooled = {k: v for k, v in sglang_shared.POOLED.items() if k != "dspark_draft"}
+    monkeypatch.setattr(sglang_shared, "POOLED", pooled)
+    diffs, figures, _ = ss.compare(argv)  # type: ignore[misc]
     assert any("'seq_lens'" in d and "only SGLang" in d for d in diffs), diffs
     assert figures["graphfit_bytes"] > figures["sglang_bytes"]
+    monkeypatch.undo()
+    monkeypatch.setattr(sglang_shared, "LOGITS_RUNNERS",
+                        sglang_shared.LOGITS_RUNNERS - {"dspark_draft"})
+    diffs = ss.compare(argv)[0]  # type: ignore[index]
+    assert any("next_token_logits_buffer" in d and "only SGLang" in d for d in diffs), diffs

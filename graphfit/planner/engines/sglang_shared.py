@@ -7,7 +7,8 @@ Two mechanisms make one tensor of what graphfit would otherwise plan per runner:
   verify runner, decode_cuda_graph_runner.py:507-509; the EAGLE draft runner,
   speculative/eagle_draft_cuda_graph_runner.py:287; the draft-extend runner,
   speculative/eagle_draft_extend_cuda_graph_runner.py:297, all but `select_index`; DFLASH's
-  draft DecodeCudaGraphRunner, the same call on the draft model runner) gets, for
+  and DSPARK's draft DecodeCudaGraphRunner, the same call on the draft model runner,
+  dspark_worker_v2.py:581-621) gets, for
   a field of the same name, numel, dtype and device as an earlier one, a view of that earlier
   tensor. The pool is keyed by size, so only same-sized fields coalesce: across SGLang's
   adaptive states the request-axis fields (one row per request of the same max_bs) and the
@@ -50,16 +51,23 @@ POOLED: dict[str, frozenset[str]] = {
     # verify staging on a draft worker, :1814-1827); its sampler's buffers sit outside the
     # set under names no other runner has (issue 23, s47r)
     "dflash_draft": frozenset({TBO_SPLIT_BUFFER}),
+    # DSPARK's draft is the same plain DecodeCudaGraphRunner on the draft model runner
+    # (dspark_worker_v2.py:581-621, the call at decode_cuda_graph_runner.py:505-509; no early
+    # verify staging on a draft worker, :1814-1827); its folded sampler's buffers sit on the
+    # sampler under `sampler_*` names no other runner has (issue 23, s48r)
+    "dspark_draft": frozenset({TBO_SPLIT_BUFFER}),
 }
 LOGITS = "next_token_logits_buffer"
-# (DFLASH's draft runner views the same GraphSharedOutput, decode_cuda_graph_runner.py:466-477)
-LOGITS_RUNNERS = frozenset({"target", "draft_extend", "dflash_draft"})
+# (DFLASH's and DSPARK's draft runners view the same GraphSharedOutput,
+# decode_cuda_graph_runner.py:466-477)
+LOGITS_RUNNERS = frozenset({"target", "draft_extend", "dflash_draft", "dspark_draft"})
 LOGITS_SHARED = "graph_shared_logits"
 # the draft runners whose logits view comes from the same process-wide GraphSharedOutput:
 # EAGLE's draft-extend runner (eagle_draft_extend_cuda_graph_runner.py:249-253) and
-# DFLASH's DecodeCudaGraphRunner on the draft model runner (decode_cuda_graph_runner.py:
-# 466-477, graphfit.planner.engines.sglang_dflash.RUNNER)
-DRAFT_LOGITS_RUNNERS = frozenset({"draft_extend", "dflash_draft"})
+# DFLASH's and DSPARK's DecodeCudaGraphRunner on the draft model runner
+# (decode_cuda_graph_runner.py:466-477, graphfit.planner.engines.sglang_dflash.RUNNER,
+# sglang_dspark.RUNNER)
+DRAFT_LOGITS_RUNNERS = frozenset({"draft_extend", "dflash_draft", "dspark_draft"})
 
 
 def numel(spec: BufferSpec) -> int:
