@@ -304,9 +304,9 @@ def test_kimi_k3_dcp_is_not_vacuous() -> None:
 def test_kimi_k3_dcp_draft_adds_no_difference() -> None:
     """Kimi-K3 under DCP with an EAGLE draft: SGLang serves it (its decode backend is
     cutedsl_mla, so trtllm_mla's DCP + draft refusal does not apply, attention_registry.py:
-    99-105) and graphfit plans it; the one difference left (the draft-extend runner's
-    mamba_track_indices on this MLA stand-in under Kimi-K3's class) is the same line's without
-    DCP, so DCP adds none."""
+    99-105) and graphfit plans it; its comparison is the same line's without DCP, so DCP adds
+    no difference (the draft-extend runner's mamba_track_indices, once the one difference of
+    both, is planned since s48l: tests/oracle/test_sglang_mamba_track_draft_oracle.py)."""
     dcp = (("--tp-size", "4", "--dcp-size", "2", *MRR, "--dcp-comm-backend", "a2a",
             *dc.DRAFTS[0]), B, K)
     plain = (("--tp-size", "4", *MRR, *dc.DRAFTS[0]), B, K)

@@ -83,7 +83,10 @@ from graphfit.planner.engines.sglang_dspark import (
 from graphfit.planner.engines.sglang_lilicorr_weights import (
     head_buffers as lilicorr_head_buffers,
 )
-from graphfit.planner.engines.sglang_mamba_buffers import mamba_track_buffers
+from graphfit.planner.engines.sglang_mamba_buffers import (
+    draft_extend_track_buffers,
+    mamba_track_buffers,
+)
 from graphfit.planner.engines.sglang_mamba_memory import resolve_memory_slots
 from graphfit.planner.engines.sglang_mamba_mtp_draft import draft_conv_line
 from graphfit.planner.engines.sglang_memory import default_decode_max_bs
@@ -427,6 +430,9 @@ def draft_extend_buffers(config: EngineSettings, width: int, max_bs: int
         specs.append(graph_input("draft_extend", "hidden_states", draft_dtype(config),
                                  Axis.TOKENS, tokens, KEEP,
                                  trailing=(draft_extend_hidden(config),)))
+    # the hybrid-mamba extra buffer's tracked slots (graphfit.planner.engines.
+    # sglang_mamba_buffers)
+    specs += draft_extend_track_buffers(config, "draft_extend", max_bs)
     return tuple(specs)
 
 

@@ -42,6 +42,7 @@ from graphfit.planner.engines.sglang_draft_shape import (
     draft_extend_hidden,
     draft_vocab,
 )
+from graphfit.planner.engines.sglang_mamba_buffers import draft_extend_track_buffers
 from graphfit.planner.engines.sglang_seq_len_fill import backend_fill, draft_decode_fill
 
 RUNNER = "mtp_draft_extend"
@@ -139,6 +140,9 @@ def mtp_buffers(config: EngineSettings, width: int, max_bs: int, *, gathered: bo
                              source=f"{RUNNER}: {SRC}:717-730; {KERNEL}:791-793 sets the "
                                     f"padded token count")
                   for name in ("global_num_tokens_gpu", "global_num_tokens_for_logprob_gpu")]
+    # the hybrid-mamba extra buffer's tracked slots (:742-746; graphfit.planner.engines.
+    # sglang_mamba_buffers)
+    specs += draft_extend_track_buffers(config, RUNNER, max_bs)
     return tuple(specs)
 
 
