@@ -57,6 +57,7 @@ from graphfit.planner.engines import (
     sglang_quantization,
     sglang_unified_memory,
     sglang_waterfill,
+    sglang_waterfill_megamoe,
 )
 from graphfit.planner.engines import sglang_qwen3_vl as qwen3_vl
 from graphfit.planner.engines.base import ComponentModel, EngineLadders, KeyedComponentModel
@@ -695,7 +696,7 @@ class SglangModel:
                 f"SGLang asserts)")
         if config.frozen_kv_mtp:
             _check_frozen(config)
-        sglang_waterfill.check(config.moe_a2a_backend, config.enable_waterfill)
+        sglang_waterfill_megamoe.check(config)  # flashinfer_megamoe's runner, then deepep
         after = sglang_waterfill.after_a2a(config)  # the backend handle_a2a_moe resolved
         sglang_moe_a2a.check_dispatch(  # mori / pplx start-up checks (after the override)
             after, default_chunked_prefill_size(config.gpu_memory_gb))

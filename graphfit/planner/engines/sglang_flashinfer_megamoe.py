@@ -100,8 +100,8 @@ def resolved_runner(runner: str, quant: str | None, sm100: bool | None,
 
 def check(config: EngineSettings) -> None:
     """Every flashinfer_megamoe start-up rule above for one line."""
-    if config.moe_a2a_backend != BACKEND:
-        return
+    if config.moe_a2a_backend != BACKEND or config.enable_waterfill:
+        return  # Waterfill: moe_hook.py:315 reads deepep (sglang_waterfill_megamoe)
     w4a16 = config.nvfp4_w4a16
     known = flag_known(config)
     quant = resolved_flag(config)

@@ -11,7 +11,7 @@ rules that read the backend SGLang resolves see the same one.
   the dispatch check, parallel_hook.py:764, 790-791, at :297) the forced one.
 * It also forces shared-expert fusion on (overrides.py:1559-1564, moe_hook.py:301-304):
   graphfit does not model the fusion flags (no buffer it plans depends on them).
-* graphfit restates every given backend but flashinfer_megamoe: the rules that read the
+* graphfit restates every given backend: the rules that read the
   backend as given (the reserve, :218; the prefill graphs' validated list and DeepEP's
   buckets, :191; the MoE kernel asserts, :294; the PD role switch, :147) read the line's,
   and the per-backend checks inside `handle_a2a_moe` after the override (mori / pplx,
@@ -19,14 +19,13 @@ rules that read the backend SGLang resolves see the same one.
   pipeline.py:320-324, 374-375; deepep_v2's prefill switch-off, moe_hook.py:436-443) read
   the forced one (`after_a2a`), as do the graph runners (sglang_moe_a2a.runtime_backend).
   flashinfer_megamoe's runner resolution reads it in `handle_moe_kernel_config` before the
-  override (overrides.py:1449-1510) and its model checks after: refused as not modelled.
+  override (overrides.py:1449-1510): graphfit.planner.engines.sglang_waterfill_megamoe.
 """
 
 from __future__ import annotations
 
 from typing import cast
 
-from graphfit.planner.core.errors import ConfigError
 from graphfit.planner.core.settings import EngineSettings
 
 KEPT = ("deepep", "megamoe")  # overrides.py:1599
@@ -66,13 +65,4 @@ def after_a2a(config: EngineSettings) -> EngineSettings:
     return cast("EngineSettings", _After(config, backend))
 
 
-def check(given: str, waterfill: bool) -> None:
-    """Refuse, as not modelled, a waterfill line whose given backend is read both before the
-    replacement and by its own checks after it (see the module docstring)."""
-    if waterfill and given == "flashinfer_megamoe":
-        raise ConfigError(f"--enable-waterfill replaces --moe-a2a-backend {given} with deepep "
-                          f"(arg_groups/overrides.py:1599-1607) after the hooks that check "
-                          f"{given} (pipeline.py:191-294): not modelled")
-
-
-__all__ = ["FORCED", "KEPT", "after_a2a", "check", "resolved_a2a"]
+__all__ = ["FORCED", "KEPT", "after_a2a", "resolved_a2a"]
