@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import importlib.util
 import io
+import json
 import sys
 from contextlib import redirect_stderr, redirect_stdout
 from pathlib import Path
@@ -62,3 +63,22 @@ def saved_plan(tmp_path: Path, out: str) -> Path:
     saved.write_text(out)
     assert run_cli(["check", "--plan", str(saved)])[0] == 0
     return saved
+
+
+# A small Llama config: an EAGLE target and its draft in local directories (the inputs tests
+# of the draft's readers: quantization metadata, token map)
+LLAMA = {"model_type": "llama", "hidden_size": 1024, "num_hidden_layers": 2,
+         "num_attention_heads": 8, "vocab_size": 32000, "torch_dtype": "bfloat16"}
+
+
+def eagle_dirs(root: Path, **draft: object) -> tuple[str, str]:
+    """root/target (LlamaForCausalLM) and root/draft (LlamaForCausalLMEagle, LLAMA updated
+    with `draft`), each with its config.json; their paths, for `--model-path` and
+    `--speculative-draft-model-path`."""
+    target, drafted = root / "target", root / "draft"
+    for directory, config in ((target, {"architectures": ["LlamaForCausalLM"], **LLAMA}),
+                              (drafted, {"architectures": ["LlamaForCausalLMEagle"], **LLAMA,
+                                         **draft})):
+        directory.mkdir()
+        (directory / "config.json").write_text(json.dumps(config))
+    return str(target), str(drafted)

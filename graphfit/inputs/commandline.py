@@ -43,8 +43,7 @@ from graphfit.inputs.flagtable import LineReader, Parsed, Refused
 from graphfit.inputs.programs import Programs
 from graphfit.inputs.settings import COMMAND_LINE, Setting
 from graphfit.planner.core.enums import Engine
-from graphfit.planner.core.errors import ConfigError, excerpt, listed
-from graphfit.planner.core.limits import MAX_ERROR_CHARS
+from graphfit.planner.core.errors import ConfigError, excerpt, fitted, listed
 from graphfit.planner.engines.table import part, plugin
 
 _SHELL_STOP = frozenset({"|", "||", "&&", ";", "&", "2>&1", "1>&2"})
@@ -277,9 +276,7 @@ def refusal(engine: Engine, label: str, argv: Sequence[str], reason: str) -> str
     the advice always fits MAX_ERROR_CHARS."""
     old = renamed.old_flag(engine, argv)
     head = f"{old.says()}; {label} refuses it" if old else f"{label} refuses this line"
-    room = MAX_ERROR_CHARS - len("error: ") - len(head) - 2
-    shown = reason if len(reason) <= room else f"{reason[:max(room - 3, 0)]}..."
-    return f"{head}: {shown}"
+    return fitted(f"{head}: ", reason)
 
 
 def default_notes(line: PastedLine, origins: Mapping[str, str],

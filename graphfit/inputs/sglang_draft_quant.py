@@ -37,27 +37,16 @@ from typing import Any
 from graphfit.inputs import model_config, target_overrides
 from graphfit.inputs.reading import shown_path
 from graphfit.inputs.settings import COMMAND_LINE, Setting
+from graphfit.inputs.sglang_quant_config_file import CONFIG_FILES
 from graphfit.planner.core.errors import ConfigError
 from graphfit.planner.engines.sglang_quantization import KNOWN_METHODS, UNQUANT
 
 FLAG = "--speculative-draft-model-quantization"
 # the algorithms whose worker builds a draft ModelConfig of --speculative-draft-model-path
 ALGORITHMS = frozenset({"EAGLE", "EAGLE3", "NEXTN", "STANDALONE", "DFLASH", "DSPARK"})
-_Q = "layers/quantization/"
 # each CUDA config class's get_config_filenames() where it names files (the loader looks for a
-# *.json ending so in the draft directory, weight_utils.py:377-389)
-FILE_METHODS: dict[str, tuple[tuple[str, ...], str]] = {
-    "auto-round": (("quantization_config.json",), _Q + "auto_round.py:134"),
-    "awq": (("quant_config.json", "quantize_config.json"), _Q + "awq/awq.py:118"),
-    "awq_marlin": (("quantize_config.json",), _Q + "awq/awq.py:310"),
-    "gptq_marlin": (("quantize_config.json",), _Q + "gptq/gptq.py:389"),
-    "moe_wna16": (("quantize_config.json",), _Q + "moe_wna16.py:129"),
-    "modelopt": (("hf_quant_config.json",), _Q + "modelopt_quant.py:358"),
-    "modelopt_fp8": (("hf_quant_config.json",), _Q + "modelopt_quant.py:358"),
-    "modelopt_mixed": (("hf_quant_config.json",), _Q + "modelopt_quant.py:358"),
-    "petit_nvfp4": (("hf_quant_config.json",), _Q + "petit.py:66"),
-    "modelslim": (("quant_model_description.json",), _Q + "modelslim/modelslim.py:249"),
-}
+# *.json ending so in the draft directory, weight_utils.py:377-389): the target's table
+FILE_METHODS = CONFIG_FILES
 # classes with no config file that the loader builds as `quant_cls()` (weight_utils.py:375)
 # and that refuse it
 ARGLESS_REFUSED: dict[str, tuple[str, str]] = {

@@ -16,8 +16,7 @@ from __future__ import annotations
 from functools import cache
 
 from graphfit.inputs import flagtable
-from graphfit.planner.core.errors import ConfigError
-from graphfit.planner.core.limits import MAX_ERROR_CHARS
+from graphfit.planner.core.errors import ConfigError, fitted
 
 OPTION = "--attention-backend"
 # arg_groups/choices.py:69-99, in SGLang's order (argparse lists them so)
@@ -41,8 +40,4 @@ def check(origin: str, text: str) -> None:
     try:
         _parser().parse_args([OPTION, text])
     except flagtable.Refused as exc:
-        head = f"{origin}: SGLang 0.5.23 refuses it: "
-        room = MAX_ERROR_CHARS - len("error: ") - len(head)
-        reason = str(exc)
-        shown = reason if len(reason) <= room else f"{reason[:max(room - 3, 0)]}..."
-        raise ConfigError(f"{head}{shown}") from None
+        raise ConfigError(fitted(f"{origin}: SGLang 0.5.23 refuses it: ", str(exc))) from None

@@ -25,8 +25,7 @@ from typing import Any
 
 from graphfit.inputs import flagtable
 from graphfit.inputs.values import normalize_key
-from graphfit.planner.core.errors import ConfigError, brief
-from graphfit.planner.core.limits import MAX_ERROR_CHARS
+from graphfit.planner.core.errors import ConfigError, brief, fitted
 
 PARSER = "server"
 ONE = "one"  # the one-action parser's name in its table
@@ -72,10 +71,7 @@ def check(data: Mapping[Any, Any], name: str) -> None:
             flagtable.parse(_parser(dest), [option, text])
         except flagtable.Refused as exc:
             head = f"{brief(name)}: {brief(key)}: SGLang 0.5.23 refuses it: "
-            room = MAX_ERROR_CHARS - len("error: ") - len(head)
-            reason = str(exc)
-            shown = reason if len(reason) <= room else f"{reason[:max(room - 3, 0)]}..."
-            raise ConfigError(f"{head}{shown}") from None
+            raise ConfigError(fitted(head, str(exc))) from None
 
 
 __all__ = ["check", "choice_actions"]

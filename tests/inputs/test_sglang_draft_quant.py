@@ -10,20 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.helpers import run_cli
-
-LLAMA = {"model_type": "llama", "hidden_size": 1024, "num_hidden_layers": 2,
-         "num_attention_heads": 8, "vocab_size": 32000, "torch_dtype": "bfloat16"}
-
-
-def _dirs(root: Path, **draft: object) -> tuple[str, str]:
-    target, drafted = root / "target", root / "draft"
-    for directory, config in ((target, {"architectures": ["LlamaForCausalLM"], **LLAMA}),
-                              (drafted, {"architectures": ["LlamaForCausalLMEagle"], **LLAMA,
-                                         **draft})):
-        directory.mkdir()
-        (directory / "config.json").write_text(json.dumps(config))
-    return str(target), str(drafted)
+from tests.helpers import LLAMA, eagle_dirs, run_cli
 
 
 def _plan(target: str, draft: str, *extra: str, gpu: str = "H100") -> tuple[int, str, str]:
@@ -46,13 +33,13 @@ def _one_error(code: int, text: str) -> str:
     ("quark", "Either quant_config or online_scheme"),
 ])
 def test_refusals_are_one_error_line(tmp_path: Path, flag: str, words: str) -> None:
-    target, draft = _dirs(tmp_path)
+    target, draft = eagle_dirs(tmp_path)
     code, _, text = _plan(target, draft, "--speculative-draft-model-quantization", flag)
     assert words in _one_error(code, text)
 
 
 def test_the_planner_checks_the_gpu(tmp_path: Path) -> None:
-    target, draft = _dirs(tmp_path)
+    target, draft = eagle_dirs(tmp_path)
     line = ("--speculative-draft-model-quantization", "mxfp8")
     assert "compute capability 100" in _one_error(*_plan(target, draft, *line)[::2])
     code, out, text = _plan(target, draft, *line, gpu="B200")
@@ -61,7 +48,7 @@ def test_the_planner_checks_the_gpu(tmp_path: Path) -> None:
 
 
 def test_unquant_and_no_flag_set_nothing(tmp_path: Path) -> None:
-    target, draft = _dirs(tmp_path)
+    target, draft = eagle_dirs(tmp_path)
     for extra in ((), ("--quantization", "fp8", "--speculative-draft-model-quantization",
                        "unquant")):
         code, out, text = _plan(target, draft, *extra)
@@ -73,7 +60,7 @@ def test_not_restated_drafts_are_planned(tmp_path: Path) -> None:
     """A draft with its own quantization_config (SGLang may take its method instead), a
     quantization file beside an unquantized config, a hub-id draft: nothing is checked."""
     flag = ("--speculative-draft-model-quantization", "awq")
-    target, draft = _dirs(tmp_path, quantization_config={"quant_method": "fp8"})
+    target, draft = eagle_dirs(tmp_path, quantization_config={"quant_method": "fp8"})
     assert _plan(target, draft, *flag)[0] == 0
     (Path(draft) / "config.json").write_text(json.dumps(
         {"architectures": ["LlamaForCausalLMEagle"], **LLAMA}))

@@ -11,23 +11,9 @@ from pathlib import Path
 import pytest
 
 from graphfit.inputs import sglang_token_map
-from tests.helpers import run_cli
+from tests.helpers import eagle_dirs, run_cli
 
 torch = pytest.importorskip("torch")  # the reader's own dependency (the torch extra)
-
-LLAMA = {"model_type": "llama", "hidden_size": 1024, "num_hidden_layers": 2,
-         "num_attention_heads": 8, "vocab_size": 32000, "torch_dtype": "bfloat16"}
-
-
-def _dirs(root: Path, **draft: object) -> tuple[str, str]:
-    target, drafted = root / "target", root / "draft"
-    for directory, config in ((target, {"architectures": ["LlamaForCausalLM"], **LLAMA}),
-                              (drafted, {"architectures": ["LlamaForCausalLMEagle"], **LLAMA,
-                                         **draft})):
-        directory.mkdir()
-        (directory / "config.json").write_text(json.dumps(config))
-    return str(target), str(drafted)
-
 
 def _plan(target: str, draft: str, token_map: str, *extra: str) -> tuple[int, str, str]:
     return run_cli(["plan", "--json", "--", "python", "-m", "sglang.launch_server",
@@ -42,7 +28,7 @@ def _width(out: str) -> int:
 
 
 def test_a_local_map_sets_the_logits_width(tmp_path: Path) -> None:
-    target, draft = _dirs(tmp_path)
+    target, draft = eagle_dirs(tmp_path)
     path = tmp_path / "hot.pt"
     torch.save(list(range(4096)), path)
     code, out, text = _plan(target, draft, str(path))
@@ -52,7 +38,7 @@ def test_a_local_map_sets_the_logits_width(tmp_path: Path) -> None:
 
 
 def test_a_config_width_wins_over_the_map(tmp_path: Path) -> None:
-    target, draft = _dirs(tmp_path, hot_vocab_size=16384)  # hasattr first (:233-241)
+    target, draft = eagle_dirs(tmp_path, hot_vocab_size=16384)  # hasattr first (:233-241)
     path = tmp_path / "hot.pt"
     torch.save(list(range(4096)), path)
     code, out, text = _plan(target, draft, str(path))
@@ -60,7 +46,7 @@ def test_a_config_width_wins_over_the_map(tmp_path: Path) -> None:
 
 
 def test_a_hub_map_keeps_the_upper_bound(tmp_path: Path) -> None:
-    target, draft = _dirs(tmp_path)
+    target, draft = eagle_dirs(tmp_path)
     code, out, text = _plan(target, draft, "example-org/hot-map/hot.pt")
     assert code == 0 and _width(out) == 32000, text
     assert "hub file" in text and "upper bound" in text
@@ -68,7 +54,7 @@ def test_a_hub_map_keeps_the_upper_bound(tmp_path: Path) -> None:
 
 def test_without_torch_the_map_is_not_read(tmp_path: Path,
                                            monkeypatch: pytest.MonkeyPatch) -> None:
-    target, draft = _dirs(tmp_path)
+    target, draft = eagle_dirs(tmp_path)
     path = tmp_path / "hot.pt"
     torch.save(list(range(4096)), path)
     monkeypatch.setattr(sglang_token_map, "torch_available", lambda: False)
@@ -79,7 +65,7 @@ def test_without_torch_the_map_is_not_read(tmp_path: Path,
 
 @pytest.mark.parametrize("content", [b"not a torch file", None, [], 7])
 def test_unloadable_maps_are_refused(tmp_path: Path, content: object) -> None:
-    target, draft = _dirs(tmp_path)
+    target, draft = eagle_dirs(tmp_path)
     path = tmp_path / "hot.pt"
     if isinstance(content, bytes):
         path.write_bytes(content)

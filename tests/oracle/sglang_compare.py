@@ -567,3 +567,18 @@ def compare_cli(argv: tuple[str, ...], gpu_mem_gb: float | None = 80
         out["cli_target_ladder"] = [Difference("cli_target_ladder", d.detail, d.short)
                                     for d in compare_target_ladder(sg, gf)]
     return out
+
+
+def pasted_plan(line: tuple[str, ...], gpu: str) -> tuple[int, str, str]:
+    """(exit code, last `error:` line or "", stdout + stderr) of `graphfit plan
+    --gpu-memory-gb GPU -- LINE`, the launch line set as `graphfit.cli.main` splits it off
+    (the oracles that read graphfit's refusal of a pasted line share this one way in)."""
+    from graphfit.cli.options import PASTED
+
+    token = PASTED.set(line)
+    try:
+        code, _, output = run_graphfit(["plan", "--gpu-memory-gb", gpu])
+    finally:
+        PASTED.reset(token)
+    errors = [ln for ln in output.splitlines() if ln.startswith("error:")]
+    return code, (errors[-1] if errors else ""), output

@@ -84,17 +84,11 @@ def planned(argv: tuple[str, ...], gpu: str, target: str | None = None) -> tuple
     """graphfit's (exit code, last error line) on `python -m sglang.launch_server
     --model-path TARGET ARGV` (the oracle's target directory) pasted into
     `graphfit plan --gpu-memory-gb GPU`."""
-    from graphfit.cli.options import PASTED
     from tests.oracle import sglang_compare as sc
 
-    token = PASTED.set(("python", "-m", "sglang.launch_server", "--model-path",
-                        target or str(so.oracle().model_dir), *argv))
-    try:
-        code, _, output = sc.run_graphfit(["plan", "--gpu-memory-gb", gpu])
-    finally:
-        PASTED.reset(token)
-    errors = [ln for ln in output.splitlines() if ln.startswith("error:")]
-    return code, (errors[-1] if errors else "")
+    code, said, _ = sc.pasted_plan(("python", "-m", "sglang.launch_server", "--model-path",
+                                    target or str(so.oracle().model_dir), *argv), gpu)
+    return code, said
 
 
 # SGLang stops that depend on this process, not on the line: an optional package

@@ -189,3 +189,13 @@ def lines(draw: st.DrawFn) -> tuple[str, ...]:
     steps, topk, drafts = draw(st.sampled_from([(3, 1, 4), (2, 1, 3), (1, 1, 2)]))
     return line(algo, draft(arch, **extra), *flags, steps=steps, topk=topk, drafts=drafts,
                 max_running=draw(st.sampled_from([8, 24, 48])))
+
+
+def named_file(suffix: str, text: str) -> str:
+    """A file holding `text` (a config file for `--config`), named by its content in this
+    module's directory: the same text is the same path, so SGLang's answers cached per line
+    stay valid across tests."""
+    path = _root() / f"{hashlib.sha256(text.encode()).hexdigest()[:12]}{suffix}"
+    if not path.exists():
+        path.write_text(text)
+    return str(path)

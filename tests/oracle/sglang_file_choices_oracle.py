@@ -6,7 +6,6 @@ here imports graphfit.inputs.sglang_file_choices)."""
 from __future__ import annotations
 
 import argparse
-import hashlib
 import json
 from functools import cache
 
@@ -46,11 +45,7 @@ def sglang_refuses(dest: str, text: str) -> bool:
     return False
 
 
-def _file(suffix: str, text: str) -> str:
-    path = ds._root() / f"{hashlib.sha256(text.encode()).hexdigest()[:12]}{suffix}"
-    if not path.exists():
-        path.write_text(text)
-    return str(path)
+_file = ds.named_file  # a --config file named by its content
 
 
 def sglang_says(dest: str, value: object) -> str | None:

@@ -10,7 +10,6 @@ eagle_draft_extend_cuda_graph_runner.py); graphfit's: the same buffers of its pl
 
 from __future__ import annotations
 
-import hashlib
 import json
 from typing import Any
 
@@ -22,11 +21,7 @@ from tests.oracle import sglang_oracle as so
 DTYPED = (("target", "input_embeds"), ("draft_extend", "hidden_states"))
 
 
-def _file(suffix: str, text: str) -> str:
-    path = ds._root() / f"{hashlib.sha256(text.encode()).hexdigest()[:12]}{suffix}"
-    if not path.exists():
-        path.write_text(text)
-    return str(path)
+_file = ds.named_file  # a --config file named by its content
 
 
 def sglang_dtypes(argv: tuple[str, ...], dtype: str) -> dict[str, str] | str:

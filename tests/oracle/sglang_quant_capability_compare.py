@@ -47,16 +47,9 @@ def model_dir(layout: str | None) -> str:
 def planned(model: str, args: tuple[str, ...], gpu: str) -> tuple[int, str]:
     """graphfit's (exit code, last error line) on `python -m sglang.launch_server
     --model-path MODEL ARGS` pasted into `graphfit plan --gpu-memory-gb GPU`."""
-    from graphfit.cli.options import PASTED
-
-    token = PASTED.set(("python", "-m", "sglang.launch_server", "--model-path", model,
-                        *args))
-    try:
-        code, _, output = sc.run_graphfit(["plan", "--gpu-memory-gb", gpu])
-    finally:
-        PASTED.reset(token)
-    errors = [ln for ln in output.splitlines() if ln.startswith("error:")]
-    return code, (errors[-1] if errors else "")
+    code, said, _ = sc.pasted_plan(("python", "-m", "sglang.launch_server", "--model-path",
+                                    model, *args), gpu)
+    return code, said
 
 
 def graphfit_line(flag: str | None, layout: str | None, gpu: str) -> tuple[int, str]:

@@ -194,17 +194,9 @@ def compare_class(flag: str | None, layout: str) -> tuple[str, str | None]:
     oracles' ground), "unchecked" where graphfit notes that a model override's copy decides
     the method (on this Llama directory SGLang's loader builds ModelConfig's own)."""
     theirs = co.load(flag, CLASS_LAYOUTS[layout], 100, class_dir(layout))
-    from graphfit.cli.options import PASTED
-
     quant = () if flag is None else ("--quantization", flag)
-    token = PASTED.set(("python", "-m", "sglang.launch_server", "--model-path",
-                        class_dir(layout), *quant))
-    try:
-        code, _, output = sc.run_graphfit(["plan", "--gpu-memory-gb", "B200"])
-    finally:
-        PASTED.reset(token)
-    errors = [ln for ln in output.splitlines() if ln.startswith("error:")]
-    said = errors[-1] if errors else ""
+    code, said, output = sc.pasted_plan(("python", "-m", "sglang.launch_server",
+                                         "--model-path", class_dir(layout), *quant), "B200")
     where = f"--quantization {flag} on {layout} (B200)"
     cited = any(site in said for site in CLASS_SITES)
     if code == 0 and "builds is not checked" in output:

@@ -8,9 +8,7 @@ vLLM's spelling) was planned; the planted test shows that is caught."""
 
 from __future__ import annotations
 
-import hashlib
 import importlib
-import json
 
 import pytest
 
@@ -18,41 +16,22 @@ from tests.oracle.paths import require
 
 require("sglang")  # skip locally / fail in CI when the sources were not fetched
 
-from tests.oracle import sglang_draft_shape as ds  # noqa: E402
+from tests.oracle import sglang_file_choices_oracle as fc  # noqa: E402
 from tests.oracle import sglang_oracle as so  # noqa: E402
 
 PARSING = "argument --attention-backend"
-
-
-def _file(suffix: str, text: str) -> str:
-    path = ds._root() / f"{hashlib.sha256(text.encode()).hexdigest()[:12]}{suffix}"
-    if not path.exists():
-        path.write_text(text)
-    return str(path)
 
 
 def sglang_says(name: str) -> str | None:
     """SGLang's argparse refusal of the file's name, or None when its parser takes it (a
     later refusal, e.g. the backend on this GPU, is not this check's)."""
     # SGLang's file key is the flag's spelling (`--{key}`, server_args_config_parser.py:164-181)
-    yaml = _file(".yaml", f"attention-backend: {json.dumps(name)}\n")
-    got = so.resolve(("--config", yaml))
-    if isinstance(got, so.Rejected) and got.kind == "argparse":
-        return got.text
-    return None
+    return fc.sglang_says("attention_backend", name)
 
 
 def graphfit_says(name: str) -> str:
     """graphfit's last output line for the same key in an `engine: sglang` file."""
-    from tests.helpers import run_cli
-
-    body = json.dumps({"engine": "sglang", "attention_backend": name}, sort_keys=True)
-    code, _out, text = run_cli(["plan", "--gpu-memory-gb", "80", "--config",
-                               _file(".json", body), "--", "python", "-m",
-                               "sglang.launch_server", "--model-path",
-                               str(so.oracle().model_dir)])
-    lines = [ln for ln in text.strip().splitlines() if ln.startswith("error:")]
-    return lines[-1] if code == 2 and lines else f"exit {code}"
+    return fc.graphfit_says("attention_backend", name)
 
 
 def _sglang_choices() -> list[str]:

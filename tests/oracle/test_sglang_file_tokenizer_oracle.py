@@ -11,7 +11,6 @@ ignored (every such line planned); the planted test shows that is caught."""
 
 from __future__ import annotations
 
-import hashlib
 import json
 
 import pytest
@@ -28,11 +27,7 @@ MRR = ("--max-running-requests", "48")
 INSTANCE = "instance://10.0.0.1:5000/t"
 
 
-def _file(suffix: str, text: str) -> str:
-    path = ds._root() / f"{hashlib.sha256(text.encode()).hexdigest()[:12]}{suffix}"
-    if not path.exists():
-        path.write_text(text)
-    return str(path)
+_file = ds.named_file  # a --config file named by its content
 
 
 def sglang_fails(keys: dict[str, object], line: tuple[str, ...]) -> tuple[str, str] | None:

@@ -85,15 +85,11 @@ def test_a_planted_class_error_is_caught(plant: str, monkeypatch: pytest.MonkeyP
 
 def test_hub_id_is_said_not_checked() -> None:
     """A hub id: nothing is downloaded, so the line plans and a note says what SGLang needs."""
-    from graphfit.cli.options import PASTED
     from tests.oracle import sglang_compare as sc
 
-    token = PASTED.set(("python", "-m", "sglang.launch_server", "--model-path",
-                        "nvidia/Some-Model-FP8", "--quantization", "modelopt_fp8"))
-    try:
-        code, _, output = sc.run_graphfit(["plan", "--gpu-memory-gb", "H100"])
-    finally:
-        PASTED.reset(token)
+    code, _, output = sc.pasted_plan(("python", "-m", "sglang.launch_server", "--model-path",
+                                      "nvidia/Some-Model-FP8", "--quantization",
+                                      "modelopt_fp8"), "H100")
     assert code == 0, output[-400:]
     assert "config file search on nvidia/Some-Model-FP8 is not checked" in output
     assert qf.unchecked_note("fp8", "nvidia/Some-Model-FP8") == []  # fp8 reads no file

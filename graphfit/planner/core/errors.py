@@ -9,7 +9,7 @@ from __future__ import annotations
 import reprlib
 from collections.abc import Iterable
 
-from graphfit.planner.core.limits import EXCERPT_CHARS, MAX_INT
+from graphfit.planner.core.limits import EXCERPT_CHARS, MAX_ERROR_CHARS, MAX_INT
 
 
 class GraphfitError(Exception):
@@ -68,6 +68,16 @@ def brief(text: str, limit: int = EXCERPT_CHARS) -> str:
     if isinstance(text, str) and len(text) <= limit and text.isprintable():
         return text
     return excerpt(text, limit)
+
+
+def fitted(head: str, reason: str) -> str:
+    """`head` then an engine's `reason`, the reason cut (ending "...") so that the `error: `
+    line fits MAX_ERROR_CHARS. The head (what graphfit read, and where) is kept whole; the
+    engine's words, which may echo a long value, give way, instead of error_line's middle cut
+    taking the head's end."""
+    room = MAX_ERROR_CHARS - len("error: ") - len(head)
+    shown = reason if len(reason) <= room else f"{reason[:max(room - 3, 0)]}..."
+    return f"{head}{shown}"
 
 
 def listed(items: Iterable[object], limit: int = 8) -> str:
