@@ -49,7 +49,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from graphfit.inputs.sglang_minimax_quant import Blocks, experts_problem
+from graphfit.inputs.sglang_minimax_quant import Blocks, experts_checked, experts_problem
 from graphfit.inputs.sglang_minimax_quant import mlp_problem as quant_mlp_problem
 from graphfit.planner.core.errors import excerpt
 
@@ -182,7 +182,8 @@ def moe_problem(text: Mapping[str, Any], nested: bool, layout: MoeLayout) -> str
     if isinstance(width, int) and width % layout.moe_tp:
         return (f"intermediate_size {width} does not split over MoE-TP size {layout.moe_tp} "
                 f"(AssertionError, layers/moe/fused_moe_triton/layer.py:427)")
-    if layout.blocks is not None and isinstance(width, int):
+    if (layout.blocks is not None and isinstance(width, int)
+            and experts_checked(layout.quant)):
         said = experts_problem(width // layout.moe_tp, layout.moe_tp, layout.blocks)
         if said:
             return said

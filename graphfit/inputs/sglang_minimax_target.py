@@ -58,6 +58,7 @@ from graphfit.inputs.sglang_minimax_quant import (
     attention_problem,
     blocks,
     index_problem,
+    nvfp4_config_problem,
 )
 from graphfit.inputs.sglang_minimax_vision import TowerLayout, tower_problem
 from graphfit.inputs.sglang_spec_dp import attention_dp_size, size_or_one
@@ -94,7 +95,8 @@ def problem(data: Mapping[str, Any], attn_tp: int, encoder_only: bool = False,
     if not isinstance(text, dict):
         return None  # the wrapper's own config problems are not this rule's
     moe = moe or build_layout(attn_tp, 1, 1, "none", 0, False, None)
-    said = fusion_problem(text, moe, arch == VL)
+    # the loader builds the quantization config before the model class (loader.py:286-298)
+    said = nvfp4_config_problem(moe.quant, data) or fusion_problem(text, moe, arch == VL)
     if said is None and arch == VL:
         said = tower_problem(data, text, attn_tp if tower_tp is None else tower_tp, tower)
         if said is None and encoder_only:
