@@ -56,11 +56,14 @@ LAYOUTS = ((1, 1), (2, 1), (4, 1), (4, 2), (8, 1))
 
 
 def compare(config: dict[str, Any], shape: dict[str, Any], nested: bool, tp: int,
-            attn_dp: int) -> None:
-    """One line both ways (the target test's compare, resolved on its own directory)."""
-    quant = {k: v for k, v in {**NV, **config}.items() if v is not None}
+            attn_dp: int, base: dict[str, Any] | None = None,
+            extra: tuple[str, ...] = ()) -> None:
+    """One line both ways (the target test's compare, resolved on its own directory):
+    `base` (default NV) with `config` as the checkpoint's quantization_config."""
+    quant = {k: v for k, v in {**(NV if base is None else base), **config}.items()
+             if v is not None}
     more, vision, _ = t.quantized((quant, ()), nested)
-    t._compare({"qk_norm_type": "per_head", **shape, **more}, nested, tp, attn_dp,
+    t._compare({"qk_norm_type": "per_head", **shape, **more}, nested, tp, attn_dp, extra,
                vision=vision, own=True)
 
 
@@ -69,6 +72,9 @@ def test_nvfp4_checks_each_way() -> None:
     checks, the [1, 32] blocks on o_proj / down_proj / index_o_proj, the unchecked experts."""
     for config, shape, nested, tp in (
             ({}, {}, False, 2), ({"weight_block_size": [128, 128]}, {}, False, 2),
+            # no activation_scheme: MiniMaxM3Nvfp4Config defaults it (:96), Fp8Config
+            # would refuse (fp8.py:346-350)
+            ({"activation_scheme": None}, {}, True, 2),
             ({"group_size": 32}, {}, True, 1), ({"kv_cache_quant_algo": "fp8"}, {}, False, 1),
             ({"index_k_quant_type": "fp8"}, {}, False, 1),
             ({}, {"head_dim": 68}, False, 4), ({}, {"head_dim": 68}, False, 1),
@@ -78,7 +84,26 @@ def test_nvfp4_checks_each_way() -> None:
         compare(config, shape, nested, tp, 1)
 
 
-@settings(max_examples=8, deadline=None)
+# a ModelOpt checkpoint: NVFP4 (FP4 linear method) and FP8 (no such check), flat config.json
+MODELOPT_FP4: dict[str, Any] = {"quant_method": "modelopt", "quant_algo": "NVFP4",
+                                "group_size": 16}
+MODELOPT_FP8: dict[str, Any] = {"quant_method": "modelopt", "quant_algo": "FP8"}
+
+
+def test_modelopt_fp4_checks_each_way() -> None:
+    """ModelOpt's FP4 linear method: a per-rank input not a multiple of 16 refuses
+    (modelopt_quant.py:1822-1825) on o_proj, down_proj and index_o_proj, with the method
+    named by config.json or by `--quantization modelopt_fp4`; FP8 ModelOpt and a multiple of
+    16 build."""
+    for base, shape, tp, extra in (
+            (MODELOPT_FP4, {"head_dim": 68}, 4, ()), (MODELOPT_FP4, {"head_dim": 68}, 1, ()),
+            (MODELOPT_FP4, {"dense_intermediate_size": 1000}, 2,
+             ("--quantization", "modelopt_fp4")),
+            (MODELOPT_FP4, SHAPES[8], 4, ()), (MODELOPT_FP8, {"head_dim": 68}, 4, ())):
+        compare({}, shape, False, tp, 1, base, extra)
+
+
+@settings(max_examples=6, deadline=None)
 @given(st.sampled_from(CONFIGS), st.sampled_from(SHAPES), st.booleans(),
        st.sampled_from(LAYOUTS))
 def test_generated_nvfp4_lines_agree(config: dict[str, Any], shape: dict[str, Any],
