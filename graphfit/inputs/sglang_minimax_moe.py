@@ -49,7 +49,12 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from graphfit.inputs.sglang_minimax_quant import Blocks, experts_problem
+from graphfit.inputs.sglang_minimax_quant import (
+    Blocks,
+    experts_checked,
+    experts_problem,
+    fp4_mlp_problem,
+)
 from graphfit.inputs.sglang_minimax_quant import mlp_problem as quant_mlp_problem
 from graphfit.planner.core.errors import excerpt
 
@@ -98,6 +103,7 @@ class MoeLayout:
     quant: str | None = None
     deepep_mode: str = "auto"
     jit_deepgemm: bool = True
+    fp4: bool = False  # ModelOpt's FP4 linear method (sglang_minimax_quant.fp4_linear)
 
     def __post_init__(self) -> None:
         for name in ("tp", "ep", "moe_tp"):
@@ -159,7 +165,7 @@ def layer_problem(text: Mapping[str, Any], layer: int, nested: bool,
     width = _read(text, "dense_intermediate_size", True)
     if width is _MISSING:
         return _absent("dense_intermediate_size", "models/minimax_m3.py:1741")
-    return mlp_problem(text, nested, width, layout.tp, layout.blocks)
+    return mlp_problem(text, nested, width, layout.tp, layout.blocks, layout.fp4)
 
 
 def moe_problem(text: Mapping[str, Any], nested: bool, layout: MoeLayout) -> str | None:
@@ -182,7 +188,8 @@ def moe_problem(text: Mapping[str, Any], nested: bool, layout: MoeLayout) -> str
     if isinstance(width, int) and width % layout.moe_tp:
         return (f"intermediate_size {width} does not split over MoE-TP size {layout.moe_tp} "
                 f"(AssertionError, layers/moe/fused_moe_triton/layer.py:427)")
-    if layout.blocks is not None and isinstance(width, int):
+    if (layout.blocks is not None and isinstance(width, int)
+            and experts_checked(layout.quant)):
         said = experts_problem(width // layout.moe_tp, layout.moe_tp, layout.blocks)
         if said:
             return said
@@ -203,7 +210,7 @@ def moe_problem(text: Mapping[str, Any], nested: bool, layout: MoeLayout) -> str
         return None
     group = 1 if layout.a2a in REPLICATED_SHARED else layout.tp
     if isinstance(width, int) and isinstance(shared, int):
-        return mlp_problem(text, nested, width * shared, group, layout.blocks)
+        return mlp_problem(text, nested, width * shared, group, layout.blocks, layout.fp4)
     return None
 
 
@@ -225,7 +232,7 @@ def deepep_problem(layout: MoeLayout) -> str | None:
 
 
 def mlp_problem(text: Mapping[str, Any], nested: bool, width: Any, group: int,
-                block: Blocks | None = None) -> str | None:
+                block: Blocks | None = None, fp4: bool = False) -> str | None:
     """`MiniMaxM3MLP.__init__` (minimax_m3.py:300-354): its reads, its projection's split,
     its projections' block-FP8 checks, its activation."""
     act = _read(text, "hidden_act", nested)
@@ -236,6 +243,11 @@ def mlp_problem(text: Mapping[str, Any], nested: bool, width: Any, group: int,
                 f"(AssertionError, layers/linear.py:693)")
     if block is not None and isinstance(width, int):
         said = quant_mlp_problem(width, group, block)
+        if said:
+            return said
+    hidden = text.get("hidden_size")
+    if fp4 and isinstance(width, int) and isinstance(hidden, int):
+        said = fp4_mlp_problem(hidden, width, group)
         if said:
             return said
     if act is None:
@@ -270,13 +282,14 @@ def quantization(values: Mapping[str, Any], data: Mapping[str, Any]) -> str | No
 def build_layout(tp: int, ep: int, moe_dp: int, a2a: str, redundant: int,
                  fusion_off: bool, quant: str | None,
                  block: Blocks | None = None, runner: str = "auto",
-                 deepep_mode: str = "auto", jit_deepgemm: bool = True) -> MoeLayout:
+                 deepep_mode: str = "auto", jit_deepgemm: bool = True,
+                 fp4: bool = False) -> MoeLayout:
     """The layout from the line's resolved sizes (MoE-TP = tp // ep // moe_dp,
     runtime_context.py:154; sizes that do not divide are other rules' business) and the
     loader's fusion gate less the shared-expert count (minimax_m3.py:2021-2043)."""
     gate = not fusion_off and quant not in NO_FUSION_QUANTS and ep == 1 and a2a != "deepep"
     return MoeLayout(tp, ep, max(1, tp // ep // moe_dp), a2a, redundant, gate, block, runner,
-                     quant, deepep_mode, jit_deepgemm)
+                     quant, deepep_mode, jit_deepgemm, fp4)
 
 
 __all__ = ["MoeLayout", "build_layout", "deepep_problem", "fused_count", "fusion_problem",

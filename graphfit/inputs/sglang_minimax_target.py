@@ -57,7 +57,10 @@ from graphfit.inputs.sglang_minimax_quant import (
     Blocks,
     attention_problem,
     blocks,
+    fp4_attention_problem,
+    fp4_linear,
     index_problem,
+    nvfp4_config_problem,
 )
 from graphfit.inputs.sglang_minimax_vision import TowerLayout, tower_problem
 from graphfit.inputs.sglang_spec_dp import attention_dp_size, size_or_one
@@ -94,7 +97,8 @@ def problem(data: Mapping[str, Any], attn_tp: int, encoder_only: bool = False,
     if not isinstance(text, dict):
         return None  # the wrapper's own config problems are not this rule's
     moe = moe or build_layout(attn_tp, 1, 1, "none", 0, False, None)
-    said = fusion_problem(text, moe, arch == VL)
+    # the loader builds the quantization config before the model class (loader.py:286-298)
+    said = nvfp4_config_problem(moe.quant, data) or fusion_problem(text, moe, arch == VL)
     if said is None and arch == VL:
         said = tower_problem(data, text, attn_tp if tower_tp is None else tower_tp, tower)
         if said is None and encoder_only:
@@ -124,7 +128,8 @@ def _layer(text: Mapping[str, Any], layer: int, attn_tp: int, nested: bool,
                     "models/minimax_m3.py:1704, configs/model_config.py:461)")
         is_sparse = isinstance(freq, list) and layer < len(freq) and freq[layer] != 0
     value_off = is_sparse and isinstance(sparse, dict) and _value_off(sparse, layer)
-    return (_attention(text, sparse if is_sparse else None, attn_tp, moe.blocks, value_off)
+    return (_attention(text, sparse if is_sparse else None, attn_tp, moe.blocks, value_off,
+                       moe.fp4)
             or layer_problem(text, layer, nested, moe))
 
 
@@ -138,7 +143,7 @@ def _value_off(sparse: Mapping[str, Any], layer: int) -> bool:
 
 def _attention(text: Mapping[str, Any], sparse: Mapping[str, Any] | None,
                attn_tp: int, block: Blocks | None = None,
-               value_off: bool = False) -> str | None:
+               value_off: bool = False, fp4: bool = False) -> str | None:
     """`MiniMaxM3Attention.__init__` (minimax_m3.py:732-909) in its own order."""
     heads, kv = text.get("num_attention_heads"), text.get("num_key_value_heads")
     if isinstance(heads, int) and heads > 0 and heads % attn_tp:
@@ -165,6 +170,8 @@ def _attention(text: Mapping[str, Any], sparse: Mapping[str, Any] | None,
         idx, dim = sparse["sparse_num_index_heads"], sparse["sparse_index_dim"]
         if isinstance(idx, int) and idx > 0 and isinstance(dim, int) and dim > 0:
             said = index_problem(idx, dim, attn_tp, value_off, block)
+    if said is None and fp4:
+        said = _fp4(text, sparse, attn_tp, value_off)
     if said:
         return said
     if norm not in QK_NORMS:
@@ -188,6 +195,25 @@ def _quantized(text: Mapping[str, Any], heads: Any, kv: Any, attn_tp: int,
     if not isinstance(head_dim, int):
         return None
     return attention_problem(heads, kv, head_dim, attn_tp, block)
+
+
+def _fp4(text: Mapping[str, Any], sparse: Mapping[str, Any] | None, attn_tp: int,
+         value_off: bool) -> str | None:
+    """ModelOpt FP4's per-rank input checks on the attention's projections
+    (graphfit.inputs.sglang_minimax_quant.fp4_attention_problem); head_dim defaults to
+    hidden_size // heads (minimax_m3.py:764-766)."""
+    hidden, heads = text.get("hidden_size"), text.get("num_attention_heads")
+    if not (isinstance(hidden, int) and isinstance(heads, int) and heads > 0):
+        return None
+    head_dim = text.get("head_dim", hidden // heads)
+    if not isinstance(head_dim, int):
+        return None
+    index = None
+    if sparse is not None:
+        idx, dim = sparse.get("sparse_num_index_heads"), sparse.get("sparse_index_dim")
+        if isinstance(idx, int) and idx > 0 and isinstance(dim, int) and dim > 0:
+            index = (idx, dim, value_off)
+    return fp4_attention_problem(hidden, heads, head_dim, attn_tp, index)
 
 
 def _shards(heads: int, attn_tp: int) -> bool:
@@ -215,7 +241,7 @@ def moe_layout(values: Mapping[str, Any], data: Mapping[str, Any]) -> MoeLayout:
     jit = flag(line_environ(), "SGLANG_ENABLE_JIT_DEEPGEMM", True)
     return build_layout(tp, ep, size_or_one(values.get("moe_dp_size")), a2a,
                         _count(values.get("ep_num_redundant_experts")), fusion_off,
-                        quant, blocks(quant, data), runner, mode, jit)
+                        quant, blocks(quant, data), runner, mode, jit, fp4_linear(quant, data))
 
 
 def tower_layout(values: Mapping[str, Any], tower_tp: int) -> TowerLayout:

@@ -32,6 +32,7 @@ from typing import Any
 from graphfit.inputs import model_config, target_overrides
 from graphfit.inputs import sglang_quant_classes as classes
 from graphfit.inputs.model_config import looks_local
+from graphfit.inputs.sglang_minimax_quant import served_as_nvfp4
 from graphfit.inputs.sglang_quant_files import checkpoint_quant
 from graphfit.inputs.values import normalize_key
 from graphfit.planner.core.errors import ConfigError, brief
@@ -133,6 +134,8 @@ def check(flag: object, model: str, data: Mapping[str, Any]) -> list[str]:
         return []
     if method is None:
         return []
+    if method == "mxfp8" and flag is None and served_as_nvfp4(data):
+        return []  # MiniMaxM3Nvfp4Config instead: graphfit.inputs.sglang_minimax_quant (s48q)
     if spec is not None and not mixed_incomplete(method, spec):
         # the loader builds the class from config.json's config, updated in place by
         # ModelConfig when it is the top-level one (model_config.py:1727-1741)

@@ -105,6 +105,17 @@ def resolved(tp: int, attn_dp: int, extra: tuple[str, ...] = ()) -> so.Resolved:
     return r
 
 
+@functools.cache
+def resolved_on(path: str, tp: int, attn_dp: int, extra: tuple[str, ...] = ()) -> so.Resolved | str:
+    """SGLang's resolution of a line on `path` itself (s48q): the model's override hook runs
+    on its own config.json, which is where a checkpoint's mxfp8 projections with NVFP4 packed
+    experts become `minimax_m3_nvfp4` (arg_groups/model_overrides/minimax_m3.py:18-34,
+    46-54; the flag has no such argparse choice). A refused line is SGLang's message."""
+    r = so.resolve(["--model-path", path, "--tp-size", str(tp), "--attn-dp-size", str(attn_dp),
+                    *extra])
+    return r if isinstance(r, so.Resolved) else str(getattr(r, "text", r))
+
+
 def _site(exc: BaseException) -> str:
     """The innermost frame inside SGLang's sources that the exception passed through, as
     "path:line" under sglang/srt/ (a config's AttributeError is raised by transformers, read
@@ -163,7 +174,7 @@ def _deepep_glue(jit_deepgemm: bool = True) -> list[tuple[Any, str, Any]]:
 
 
 def build(path: str, tp: int, attn_dp: int, extra: tuple[str, ...] = (),
-          jit_deepgemm: bool = True) -> str | None:
+          jit_deepgemm: bool = True, own: bool = False) -> str | None:
     """SGLang's own model class on `path`'s config under the line's layout: the exception's
     "Type: message @ site" where SGLang raises (the server does not start), None where it
     builds. Like the loader (model_loader/loader.py:291-298) it first resolves shared-expert
@@ -171,7 +182,10 @@ def build(path: str, tp: int, attn_dp: int, extra: tuple[str, ...] = (),
     no GPU, and the hooks ask `_is_cuda` / `_device_sm`), and builds under that result."""
     import torch
 
-    r = resolved(tp, attn_dp, extra)
+    mine = resolved_on(path, tp, attn_dp, extra) if own else resolved(tp, attn_dp, extra)
+    if isinstance(mine, str):
+        return f"Rejected: {mine}"
+    r = mine
     with so.sglang_stubs.stubbed(), so.published(r):
         import sglang.srt.models.minimax_m3 as m3
         import sglang.srt.models.minimax_m3_vl as m3vl

@@ -176,10 +176,12 @@ def cites(said: str, site: str) -> bool:
 
 def _compare(fields: dict[str, Any], nested: bool, tp: int, attn_dp: int,
              extra: tuple[str, ...] = (), vision: dict[str, Any] | None = None,
-             jit_deepgemm: bool = True) -> None:
+             jit_deepgemm: bool = True, own: bool = False) -> None:
+    """`own`: SGLang resolves the line on this directory itself (s48q: the model's override
+    hook reads its quantization_config), not on the base target."""
     fields = {"head_dim": 128, **fields}  # heads that do not divide hidden_size
     path = mo.target_dir(fields, nested, vision)
-    theirs = mo.build(path, tp, attn_dp, extra, jit_deepgemm)
+    theirs = mo.build(path, tp, attn_dp, extra, jit_deepgemm, own)
     env = () if jit_deepgemm else ("SGLANG_ENABLE_JIT_DEEPGEMM=0",)
     code, said = graphfit_line(path, tp, attn_dp, extra, env)
     case = (fields, nested, vision, tp, attn_dp, extra, theirs, code, said)

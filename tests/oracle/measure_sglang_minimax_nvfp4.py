@@ -1,0 +1,85 @@
+"""Measure graphfit against SGLang's own MiniMax-M3 class on lines served as
+`minimax_m3_nvfp4`: `python -m tests.oracle.measure_sglang_minimax_nvfp4 [COUNT] [SEED]
+[BEFORE]` (default 60 draws, seed 7) from the test module's CONFIGS x SHAPES x top level / VL
+wrapper x LAYOUTS; one draw in three is a ModelOpt checkpoint instead (MODELOPT_FP4 /
+MODELOPT_FP8, config.json naming the method, x SHAPES x LAYOUTS). It prints how many lines
+SGLang builds / refuses and how many graphfit's answer agrees with (the test module's
+compare: same verdict, same exception, SGLang's raising line cited).
+
+BEFORE, a repository root (e.g. /work/main), reruns the same draws in a child process whose
+`graphfit` is that tree's and whose oracle is this one, and prints its counts first."""
+
+from __future__ import annotations
+
+import os
+import random
+import subprocess
+import sys
+import tempfile
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+from tests.oracle import test_sglang_minimax_nvfp4_oracle as n
+
+Draw = tuple[dict[str, Any], dict[str, Any], bool, int, int]
+
+
+def draws(count: int, seed: int) -> list[Draw]:
+    """The generated lines: (quantization_config, shape fields, nested, tp, attention DP)."""
+    rng = random.Random(seed)
+    out: list[Draw] = []
+    for i in range(count):
+        if i % 3 == 2:
+            config = dict(rng.choice((n.MODELOPT_FP4, n.MODELOPT_FP8)))
+        else:
+            config = {k: v for k, v in {**n.NV, **rng.choice(n.CONFIGS)}.items()
+                      if v is not None}
+        out.append((config, rng.choice(n.SHAPES), rng.choice((False, True)),
+                    *rng.choice(n.LAYOUTS)))
+    return out
+
+
+def measure(count: int, seed: int) -> None:
+    counts: Counter[str] = Counter()
+    for config, shape, nested, tp, dp in draws(count, seed):
+        more, vision, _ = n.t.quantized((config, ()), nested)
+        fields = {"head_dim": 128, "qk_norm_type": "per_head", **shape, **more}
+        theirs = n.t.mo.build(n.t.mo.target_dir(fields, nested, vision), tp, dp, own=True)
+        counts[f"sglang {'refuses' if theirs else 'builds'}"] += 1
+        try:
+            n.compare({}, shape, nested, tp, dp, config)
+            counts["agree"] += 1
+        except AssertionError as exc:
+            counts["differ"] += 1
+            print("differs:", str(exc)[:400])
+    print(dict(sorted(counts.items())))
+
+
+def before(count: int, seed: int, root: str) -> None:
+    """The same draws with `root`'s graphfit (a child process)."""
+    here = Path(__file__).resolve().parents[2]
+    with tempfile.TemporaryDirectory(prefix="graphfit-before-") as shim:
+        os.symlink(Path(root) / "graphfit", Path(shim) / "graphfit")
+        os.symlink(here / "tests", Path(shim) / "tests")
+        env = {**os.environ, "PYTHONPATH": shim}
+        code = ("from tests.oracle import measure_sglang_minimax_nvfp4 as m; "
+                f"m.measure({count}, {seed})")
+        # run from the shim: a `-c` child puts its working directory first on sys.path
+        result = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True,
+                                text=True, check=False, cwd=shim)
+        lines = [ln for ln in result.stdout.splitlines() if ln.startswith("{")]
+        print(f"before ({root}):", lines[-1] if lines else result.stderr[-500:])
+
+
+def main(count: int = 60, seed: int = 7, root: str | None = None) -> None:
+    if root:
+        before(count, seed, root)
+        print("after (this tree):", end=" ")
+    measure(count, seed)
+
+
+if __name__ == "__main__":
+    args = sys.argv[1:]
+    main(int(args[0]) if args else 60, int(args[1]) if len(args) > 1 else 7,
+         args[2] if len(args) > 2 else None)
