@@ -79,22 +79,26 @@ def compare(flag: str | None, layout: str | None, gpu: str) -> tuple[str, str | 
     return theirs.stage, None
 
 
-def loader_refuses(argv: tuple[str, ...], said: str) -> bool:
+def loader_refuses(argv: tuple[str, ...], said: str, model: str | None = None) -> bool:
     """Whether a whole pasted line's refusal by graphfit (`said`) is the loader's GPU check
     and SGLang's own loader refuses the line's (--quantization, config.json
     quantization_config, named GPU) with the same bar, or the loader's reading of the config
     (file search, config class) and SGLang's loader stops before that check. For oracles
     that stop at the server arguments (the a2a oracle): a line they accept may still not
-    load."""
+    load. `model`: the directory a line without --model-path runs on; the reading stops
+    before the GPU check, so it needs no named GPU (Hopper is asked)."""
     read = any(site in said for site in READ_SITES)  # the loader's reading (s45q, s47q)
-    if not (LOADER in said or read) or "--gpu-memory-gb" not in argv \
-            or "--model-path" not in argv:
+    if "--model-path" in argv:
+        model = argv[argv.index("--model-path") + 1]
+    if not (LOADER in said or read) or model is None or (
+            "--gpu-memory-gb" not in argv and not read):
         return False
-    cap = gpu_capability(argv[argv.index("--gpu-memory-gb") + 1])
+    named = argv[argv.index("--gpu-memory-gb") + 1] if "--gpu-memory-gb" in argv else "H100"
+    cap = gpu_capability(named)
     if cap is None:
         return False
     flag = argv[argv.index("--quantization") + 1] if "--quantization" in argv else None
-    folder = Path(argv[argv.index("--model-path") + 1])
+    folder = Path(model)
     config = json.loads((folder / "config.json").read_text())
     theirs = co.load(flag, config.get("quantization_config"), cap, model_dir=str(folder))
     if read:  # SGLang's loader stops before its GPU check too (file search, config class)

@@ -213,6 +213,29 @@ def _struct_fields_once() -> None:
     msgspec.structs.fields = once
 
 
+# SGLang's platform probes that read torch.cuda, each cached for the process at its first
+# call (lru_cache(maxsize=1), utils/common.py:157-165, 243-245)
+PLATFORM_PROBES = ("is_cuda", "is_cuda_alike", "is_sail")
+
+
+def _cache_platform_probes(common: Any) -> None:
+    """Ask SGLang's CUDA probes once, inside the fake CUDA, as a GPU server's first call would.
+
+    Importing server_args calls none of them, so the first call (and the import of the
+    modules that bind the answer, `_is_cuda = is_cuda()`, layers/quantization/fp8_utils.py:64)
+    came from whatever ran SGLang code first. A test running SGLang outside `fake_cuda` (bare
+    `stubbed()`: a `get_config` that fails falls into its pointer-adapter fallback,
+    hf_transformers/config.py:382-388, which imports configs/model_config.py and the layers
+    behind it) cached False for the whole process: every later line then saw no GPU memory
+    (get_device_memory_capacity, utils/common.py:990-1017) and took memory_hook.py:171-180's
+    decode max of 160 instead of 256.
+    """
+    for name in PLATFORM_PROBES:
+        probe = getattr(common, name)
+        probe.cache_clear()
+        probe()
+
+
 def install(root: Path) -> None:
     """Make `import sglang.srt...` load the real files under `root` with the stubs above."""
     if _installed.get("root") == root:
@@ -230,9 +253,13 @@ def install(root: Path) -> None:
     package.__file__ = str(root / "sglang" / "__init__.py")
     sys.modules["sglang"] = package
     with fake_cuda():
-        # import under the fake CUDA: SGLang caches is_cuda() & co. at first call
-        import sglang.srt.server_args  # noqa: F401
+        import sglang.srt.server_args
         import sglang.srt.utils.common as common
+
+        _cache_platform_probes(common)
+        # the model config and the layers it imports bind the platform at import
+        # (fp8_utils.py:64, 2508): imported here, not by whichever test reaches them first
+        import sglang.srt.configs.model_config  # noqa: F401
     common.get_nvgpu_memory_capacity = _fake_nvidia_smi  # the nvidia-smi probe
     _installed["root"] = root
 

@@ -83,7 +83,7 @@ def _check(argv: tuple[str, ...]) -> None:
             or (backend in mc.PARTIAL and mc.sglang(argv).rejected is None
                 and "not modelled" in gf.rejected)
             # the model loader's GPU check, past this oracle's server arguments (s45q)
-            or loader_refuses(argv, gf.rejected))
+            or loader_refuses(argv, gf.rejected, mc.parts(argv)[2]))
         assert refused_by_us, f"{' '.join(argv)}: {accept[0].detail}"
     wrong = [d for found in diffs.values() for d in found]
     assert not wrong, f"{' '.join(argv)}: " + "; ".join(d.detail for d in wrong[:4])
@@ -464,6 +464,14 @@ FLASHINFER_EDGE = [
     (FI_ENV, *FI, "--moe-runner-backend", "deep_gemm", "--cuda-graph-bs-prefill", "1351",
      "2680"),  # an unlocked max is clamped to the chunk per rank: starts
     (FI_ENV, *FI, "--moe-runner-backend", "deep_gemm", "--chunked-prefill-size", "16384"),
+    # two-batch overlap turns prefill graphs off (cuda_graph_hook.py:217-221): the budget
+    # skips a prefill max past the workspace (moe_hook.py:741-744): starts (s47q's shrunk
+    # failing draw, issue 23 s48a); without it, refused
+    ("--moe-a2a-backend", "flashinfer", "--tp-size", "2", "--attn-dp-size", "2",
+     "--moe-runner-backend", "flashinfer_cutlass", "--quantization", "modelopt_fp4",
+     "--cuda-graph-max-bs-prefill", "6000", "--enable-two-batch-overlap"),
+    ("--moe-a2a-backend", "flashinfer", "--tp-size", "2", "--attn-dp-size", "2",
+     "--moe-runner-backend", "flashinfer_trtllm", "--cuda-graph-max-bs-prefill", "4998"),
 ]
 
 
@@ -474,7 +482,8 @@ def test_flashinfer_edge_lines_agree(argv: tuple[str, ...]) -> None:
 
 def test_flashinfer_edges_are_not_vacuous() -> None:
     started = [mc.sglang(a).rejected is None for a in FLASHINFER_EDGE]
-    assert started == [True, False, False, False, True, False, True, True, False]
+    assert started == [True, False, False, False, True, False, True, True, False, True,
+                       False]
 
 
 def test_planted_flashinfer_error_is_caught() -> None:
@@ -486,6 +495,16 @@ def test_planted_flashinfer_error_is_caught() -> None:
             "--cuda-graph-max-bs-decode", "2000", "--max-running-requests", "8000")
     assert mc.sglang(argv).rejected is None
     diffs = _planted(argv, (sglang_flashinfer_a2a, "DEFAULT_WORKSPACE_FLOOR", 0))
+    assert diffs["acceptance"]
+
+
+def test_planted_flashinfer_prefill_backend_error_is_caught() -> None:
+    """Read the prefill max whatever backend resolution leaves (prefill graphs counted on
+    under two-batch overlap, as before s48a): the two-batch-overlap edge differs."""
+    from graphfit.planner.engines import sglang_prefill_plan
+
+    diffs = _planted(FLASHINFER_EDGE[-2], (sglang_prefill_plan, "prefill_backend",
+                                          lambda config: "breakable"))
     assert diffs["acceptance"]
 
 

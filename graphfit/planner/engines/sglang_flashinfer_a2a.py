@@ -65,15 +65,15 @@ def _prefill_max(config: EngineSettings) -> int:
     """A prefill graph max the line fixes with --cuda-graph-max-bs-prefill, which attention
     DP's re-clamp leaves alone (parallel_hook.py:338-362 clamps only a max the user did not
     give: a max derived from a given --cuda-graph-bs-prefill is clamped too, the list kept;
-    attention DP is always on here), whatever list is given with it. 0 when prefill graphs
-    are off or the max is clamped (then at most the chunk per rank)."""
-    from graphfit.planner.engines.sglang_prefill import full_prefill_by_default
+    attention DP is always on here), whatever list is given with it. 0 when the prefill
+    backend resolves to disabled, as the budget reads it (moe_hook.py:741-744): by the flags
+    or by any of cuda_graph_hook.py's rules, two-batch overlap among them (:218-221), as
+    graphfit's prefill component resolves it (sglang_prefill_plan), or when the max is
+    clamped (then at most the chunk per rank)."""
+    from graphfit.planner.engines.sglang_prefill import DISABLED
+    from graphfit.planner.engines.sglang_prefill_plan import prefill_backend
 
-    backend = config.cuda_graph_backend_prefill
-    if backend is None and full_prefill_by_default(config.architecture):
-        backend = "full"  # Inkling's default, locked (cuda_graph_hook.py:349-372)
-    on = backend != "disabled" if backend is not None else config.pp_size == 1
-    if not on or config.disaggregation_mode == "decode":
+    if config.disaggregation_mode == "decode" or prefill_backend(config) == DISABLED:
         return 0
     return config.cuda_graph_max_bs_prefill or 0
 

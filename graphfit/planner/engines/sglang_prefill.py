@@ -324,6 +324,14 @@ def _backend(inputs: PrefillInputs) -> tuple[str, str]:
     return BREAKABLE, ""
 
 
+def resolved_backend(inputs: PrefillInputs) -> str:
+    """The prefill backend as SGLang's resolution leaves it (`cuda_graph_config.prefill.
+    backend`, what its later start-up checks read, e.g. moe_hook.py:741-744), before the
+    runner setup may build no runner: it reads neither the request pool nor the context
+    length."""
+    return _backend(inputs)[0]
+
+
 def resolve_prefill(inputs: PrefillInputs) -> PrefillGraphs:
     """SGLang's prefill graphs for `inputs` (the module docstring's steps 1-6)."""
     backend, why = _backend(inputs)

@@ -53,6 +53,7 @@ from graphfit.planner.engines.sglang_prefill import (
     full_prefill_by_default,
     prefill_buffers,
     resolve_prefill,
+    resolved_backend,
 )
 from graphfit.planner.engines.sglang_tbo import tbo_split_buffer
 
@@ -62,9 +63,10 @@ _TOKEN_FILLS: dict[str, FillPolicy] = {  # build_prefill_registry: PaddingPolicy
     "input_embeds": ZERO}
 
 
-def prefill_inputs(config: EngineSettings) -> PrefillInputs:
+def prefill_inputs(config: EngineSettings, *, sized: bool = True) -> PrefillInputs:
     """What SGLang's prefill-graph resolution reads, from graphfit's config (the request pool
-    and context length bound the capture batch, cuda_graph_setup.py:578-603)."""
+    and context length bound the capture batch, cuda_graph_setup.py:578-603; `sized=False`
+    leaves the pool out, for a start-up check that runs before the request limit is known)."""
     return PrefillInputs(
         backend=config.cuda_graph_backend_prefill,
         max_tokens=declared_max_tokens(config.architecture, config.cuda_graph_max_bs_prefill),
@@ -80,9 +82,16 @@ def prefill_inputs(config: EngineSettings) -> PrefillInputs:
         full_by_default=full_prefill_by_default(config.architecture),
         multimodal_breakable_off=breakable_prefill_refused(
             config.multimodal, config.architecture),
-        request_pool=request_pool(config), context_length=config.max_model_len,
+        request_pool=request_pool(config) if sized else None,
+        context_length=config.max_model_len,
         full_max_requests=config.full_prefill_max_req, moe_a2a_backend=config.moe_a2a_backend,
         dcp=config.dcp_size > 1, runtime_a2a_backend=runtime_backend(config))
+
+
+def prefill_backend(config: EngineSettings) -> str:
+    """The prefill backend SGLang's resolution leaves for `config` (sglang_prefill.
+    resolved_backend), without the request pool."""
+    return resolved_backend(prefill_inputs(config, sized=False))
 
 
 def prefill_graphs(config: EngineSettings) -> PrefillGraphs:
