@@ -8,7 +8,10 @@ checkout to score is on sys.path.
 
 from __future__ import annotations
 
+import os
+import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 
@@ -34,3 +37,20 @@ def print_counts(count: int, seed: int, counts: dict[str, int], lines: list[str]
           f"{counts['not modelled']} not modelled")
     for line in [x for x in lines if not x.startswith("not modelled")][:12]:
         print("  " + line)
+
+
+def print_before_in_child(module: str, count: int, seed: int, root: str) -> None:
+    """Run `tests.oracle.<module>.measure(count, seed)` in a child process whose `graphfit` is
+    `root`'s and whose `tests` is this tree's, and print its last counts line (a before
+    figure for the scripts whose `measure` prints a `{...}` counts dict)."""
+    here = Path(__file__).resolve().parents[2]
+    with tempfile.TemporaryDirectory(prefix="graphfit-before-") as shim:
+        os.symlink(Path(root) / "graphfit", Path(shim) / "graphfit")
+        os.symlink(here / "tests", Path(shim) / "tests")
+        env = {**os.environ, "PYTHONPATH": shim}
+        code = f"from tests.oracle import {module} as m; m.measure({count}, {seed})"
+        # run from the shim: a `-c` child puts its working directory first on sys.path
+        result = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True,
+                                text=True, check=False, cwd=shim)
+        lines = [ln for ln in result.stdout.splitlines() if ln.startswith("{")]
+        print(f"before ({root}):", lines[-1] if lines else result.stderr[-500:])

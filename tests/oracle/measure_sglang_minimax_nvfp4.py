@@ -11,16 +11,13 @@ BEFORE, a repository root (e.g. /work/main), reruns the same draws in a child pr
 
 from __future__ import annotations
 
-import os
 import random
-import subprocess
 import sys
-import tempfile
 from collections import Counter
-from pathlib import Path
 from typing import Any
 
 from tests.oracle import test_sglang_minimax_nvfp4_oracle as n
+from tests.oracle.measure_root import print_before_in_child
 
 Draw = tuple[dict[str, Any], dict[str, Any], bool, int, int]
 
@@ -58,18 +55,7 @@ def measure(count: int, seed: int) -> None:
 
 def before(count: int, seed: int, root: str) -> None:
     """The same draws with `root`'s graphfit (a child process)."""
-    here = Path(__file__).resolve().parents[2]
-    with tempfile.TemporaryDirectory(prefix="graphfit-before-") as shim:
-        os.symlink(Path(root) / "graphfit", Path(shim) / "graphfit")
-        os.symlink(here / "tests", Path(shim) / "tests")
-        env = {**os.environ, "PYTHONPATH": shim}
-        code = ("from tests.oracle import measure_sglang_minimax_nvfp4 as m; "
-                f"m.measure({count}, {seed})")
-        # run from the shim: a `-c` child puts its working directory first on sys.path
-        result = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True,
-                                text=True, check=False, cwd=shim)
-        lines = [ln for ln in result.stdout.splitlines() if ln.startswith("{")]
-        print(f"before ({root}):", lines[-1] if lines else result.stderr[-500:])
+    print_before_in_child("measure_sglang_minimax_nvfp4", count, seed, root)
 
 
 def main(count: int = 60, seed: int = 7, root: str | None = None) -> None:

@@ -17,13 +17,14 @@ import sys
 from tests.oracle.measure_root import count_seed_root, print_counts
 
 
-def main(argv: list[str]) -> int:
-    count, seed = count_seed_root(argv, 60)
+def main(argv: list[str], backend: str | None = None, default_count: int = 60) -> int:
+    """Score the drawn lines (`backend`: the a2a backend every line names, None for any)."""
+    count, seed = count_seed_root(argv, default_count)
     from tests.oracle import sglang_moe_a2a_compare as mc
 
     counts = {"agree": 0, "differ": 0, "not modelled": 0}
     lines: list[str] = []
-    for line in mc.lines(count, seed):
+    for line in mc.lines(count, seed, backend):
         line = (*line, "--enable-waterfill")
         found = {k: v for k, v in mc.compare(line).items() if v}
         rejected = mc.graphfit_cli(line).rejected

@@ -13,30 +13,12 @@ from __future__ import annotations
 
 import sys
 
-from tests.oracle.measure_root import count_seed_root, print_counts
+from tests.oracle import measure_sglang_waterfill
 
 
 def main(argv: list[str]) -> int:
-    count, seed = count_seed_root(argv, 40)
-    from tests.oracle import sglang_moe_a2a_compare as mc
-
-    counts = {"agree": 0, "differ": 0, "not modelled": 0}
-    lines: list[str] = []
-    for line in mc.lines(count, seed, "flashinfer_megamoe"):
-        line = (*line, "--enable-waterfill")
-        found = {k: v for k, v in mc.compare(line).items() if v}
-        rejected = mc.graphfit_cli(line).rejected
-        if rejected is not None and "not modelled" in str(rejected) and (
-                mc.sglang(line).rejected is None):
-            counts["not modelled"] += 1
-            lines.append(f"not modelled: {str(rejected)[:110]}")
-        elif found:
-            counts["differ"] += 1
-            lines.append(f"{' '.join(line)}: {str(found)[:240]}")
-        else:
-            counts["agree"] += 1
-    print_counts(count, seed, counts, lines)
-    return 0 if counts["differ"] == 0 else 1
+    # the same scoring loop as measure_sglang_waterfill, on flashinfer_megamoe lines only
+    return measure_sglang_waterfill.main(argv, "flashinfer_megamoe", 40)
 
 
 if __name__ == "__main__":
