@@ -72,7 +72,9 @@ KEYS = ("model_path", "speculative_algorithm", "speculative_draft_model_path",
         "tokenizer_path", "skip_tokenizer_init",
         # s47l: the model's derived length where the ServerArgs give none, and whether the
         # multimodal processor loads the tokenizer path (graphfit.inputs.sglang_processor_path)
-        "context_length", "enable_multimodal", "model_impl")
+        "context_length", "enable_multimodal", "model_impl",
+        # s49l: whether the HF parser keeps the config's sub-configs (sglang_processor_path)
+        "model_config_parser")
 TARGET_FIELDS = ("hidden_size", "vocab_size")  # from the target's config.json
 BLOCK_FLAGS = {"DFLASH": "speculative_dflash_block_size",
                "DSPARK": "speculative_dspark_block_size"}

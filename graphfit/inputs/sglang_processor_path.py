@@ -16,10 +16,20 @@ hf://, http://) is a repo id transformers' hub client refuses ("Repo id must be 
 `multimodal_model_archs` (:2391-2473), with multimodal on (:690-717: off by default for the
 four `mm_disabled_models` unless --enable-multimodal or --model-impl transformers, and for a
 MiMoV2 checkpoint without both vision_config and audio_config), and no text-only serving
-(`is_lm_only`: the flag or the config's own `language_model_only`, :670-677). A model
-SGLang takes as multimodal by its sub-config alone (:809-815), a DeepSeek-V4.1 vision
-checkpoint (loaded by `get_tokenizer`, processor.py:290-293) and a hub id (no config.json to
-read) are not checked.
+(`is_lm_only`: the flag or the config's own `language_model_only`, :670-677).
+
+A model outside that list is multimodal through its sub-config too (:809-815, issue 23 s49l):
+`hf_config is not hf_text_config`, i.e. `get_hf_text_config` (utils/hf_transformers/common.py:
+547-613) found a `thinker_config`, `llm_config`, `language_config` or `text_config` (that
+priority, :585-606; the llm/text ones must carry `num_attention_heads`, else SGLang's assert
+stops it first) and the class is not a `Llava*ForCausalLM` (:551-558); or, under --model-impl
+transformers, the config has a `vision_config` or `audio_config`. graphfit reads this off the
+config.json only where the HF parser keeps the JSON's keys as they are: a model type without
+SGLang's own config class (`_CONFIG_REGISTRY`, common.py:117-273, which the parser reloads
+from, config.py:275-292), no `auto_map` (remote code, DeepSeek-OCR, :270-271), not Longcat
+(:225, 251-256) and not the Mistral parser (config.py:372-374, mistral_utils.py:353-363).
+A DeepSeek-V4.1 vision checkpoint (loaded by `get_tokenizer`, processor.py:290-293) and a hub
+id (no config.json to read; graphfit does not fetch one) are not checked.
 """
 
 from __future__ import annotations
@@ -71,7 +81,53 @@ MULTIMODAL_OFF = frozenset({"Gemma3ForConditionalGeneration", "Llama4ForConditio
                             "Step3VLForConditionalGeneration",
                             "InklingForConditionalGeneration"})
 MIMO_V2 = frozenset({"MiMoV2ForCausalLM"})
+# utils/hf_transformers/common.py:117-273, `_CONFIG_REGISTRY`'s model types (SGLang's own
+# config classes: the HF parser reloads these, so their JSON keys may not be the config's)
+OWN_CONFIG_TYPES = frozenset({
+    "NemotronH_Nano_Omni_Reasoning_V3", "NemotronH_Nano_VL_V2", "afmoe", "bailing_hybrid",
+    "bailing_moe_v3_vl", "bailingmm_moe_v2_lite", "beam", "chatglm", "dbrx", "deepseek-ocr",
+    "deepseek_v32", "deepseek_v4", "deepseek_v41", "deepseek_v41_text", "deepseek_v41_vision",
+    "deepseek_vl_v2", "dots3_note", "dots_ocr", "dots_vlm", "exaone", "falcon_h1",
+    "falcon_mamba", "gemma4_unified", "gigachat3_5", "glm5_next", "glm5_next_text",
+    "granitemoehybrid", "hy_v4", "inkling_audio_model", "inkling_mm_model", "inkling_model",
+    "inkling_vision_model", "intern_s2_preview", "interns2_mobius", "interns2_mobius_text",
+    "internvl_chat", "iquest_q1", "iquest_q1_mtp", "jet_nemotron", "jet_vlm", "k2_horizon",
+    "kimi_k2", "kimi_k25", "kimi_k3", "kimi_linear", "kimi_vl", "laguna", "locateanything",
+    "longcat_flash", "mamba", "mamba2", "mellum", "minicpm_sala", "minicpmv4_6",
+    "minicpmv4_6_vision", "minicpmv4_7", "minimax_m3_vl", "multi_modality", "muse_glimmer",
+    "muse_glimmer_assistant", "nanbeige", "nemotron_h", "nemotron_h_omni", "nemotron_h_puzzle",
+    "olmo3", "qwen3_5", "qwen3_5_moe", "qwen3_5_moe_text", "qwen3_5_text", "qwen3_next",
+    "qwen4_exp", "qwen4_exp_text", "spark2_5", "step3_vl", "step3p5", "step3p7", "xllm"})
+# get_hf_text_config's sub-configs in its priority (common.py:585-606); True: asserted to
+# carry num_attention_heads (:596-597, 602-605)
+SUB_CONFIGS = (("thinker_config", False), ("llm_config", True), ("language_config", False),
+               ("text_config", True))
+# is_mistral_model's name markers (utils/hf_transformers/mistral_utils.py:353-363)
+MISTRAL_NAMES = ("mistral-large-3", "mistral-small-4", "leanstral")
 WHERE = "hf_transformers/processor.py:340"  # AutoProcessor.from_pretrained
+
+
+def _plain(values: Mapping[str, Any], data: Mapping[str, Any], model: str) -> bool:
+    """Whether SGLang's HF parser keeps the config.json's keys as they are (module
+    docstring), so that a sub-config's presence in the file is its presence in hf_config."""
+    parser = str(values.get("model_config_parser") or "auto").lower()
+    lower = model.lower()
+    mistral = any(m in lower for m in MISTRAL_NAMES) or ("eagle" in lower and "mistral" in lower)
+    names = data.get("architectures") or [""]
+    return (parser == "hf" or (parser == "auto" and not mistral)) and "auto_map" not in data \
+        and data.get("model_type") not in OWN_CONFIG_TYPES \
+        and not str(names[0]).startswith("Longcat")
+
+
+def _sub_config(data: Mapping[str, Any], first: str) -> bool:
+    """`hf_config is not hf_text_config` (common.py:547-613) for a plain config."""
+    if first.startswith("Llava") and first.endswith("ForCausalLM"):
+        return False
+    for key, heads in SUB_CONFIGS:
+        if key in data:
+            sub = data[key]
+            return isinstance(sub, dict) and (not heads or "num_attention_heads" in sub)
+    return False
 
 
 def served_multimodal(values: Mapping[str, Any]) -> bool:
@@ -79,7 +135,7 @@ def served_multimodal(values: Mapping[str, Any]) -> bool:
     False where graphfit cannot tell."""
     model = values.get("model_path")
     path = config_path(model) if isinstance(model, str) else None
-    if path is None or values.get("language_model_only") is True:
+    if path is None or not isinstance(model, str) or values.get("language_model_only") is True:
         return False
     data = load_config(path)
     names = data.get("architectures")
@@ -87,12 +143,16 @@ def served_multimodal(values: Mapping[str, Any]) -> bool:
         return False
     if data.get("model_type") == "deepseek_v41":
         return False
-    if not any(name in MULTIMODAL_ARCHITECTURES for name in names):
-        return False
     impl = str(values.get("model_impl") or "auto").lower()
-    if values.get("enable_multimodal") is True or impl == "transformers":
+    plain = _plain(values, data, model)
+    if not (any(name in MULTIMODAL_ARCHITECTURES for name in names)
+            or (plain and _sub_config(data, str(names[0])))
+            or (plain and impl == "transformers"
+                and ("vision_config" in data or "audio_config" in data))):
+        return False
+    if values.get("enable_multimodal") is True:  # :688: set, so the defaults below do not run
         return True
-    if names[0] in MULTIMODAL_OFF:
+    if names[0] in MULTIMODAL_OFF and impl != "transformers":
         return False
     return names[0] not in MIMO_V2 or ("vision_config" in data and "audio_config" in data)
 

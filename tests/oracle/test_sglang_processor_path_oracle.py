@@ -143,3 +143,56 @@ def test_config_file_tokenizer_path_reaches_the_processor(path: str) -> None:
     errors = [ln for ln in text.strip().splitlines() if ln.startswith("error:")]
     assert code == 2 and errors, text
     assert failed[0] in errors[-1] and failed[1].split("/")[-1] in errors[-1], errors
+
+
+def _with(extra: dict[str, object]) -> str:
+    """The text model's directory with `extra` keys in its config.json (issue 23 s49l)."""
+    data = json.loads((Path(pc.model_dir("llama")) / "config.json").read_text())
+    root = Path(tempfile.mkdtemp(prefix="graphfit-s49l-sub-"))
+    (root / "config.json").write_text(json.dumps({**data, **extra}))
+    return str(root)
+
+
+def _text() -> dict[str, object]:
+    data = json.loads((Path(pc.model_dir("llama")) / "config.json").read_text())
+    return {k: v for k, v in data.items() if k != "architectures"}
+
+
+SUB_CASES = [  # (config.json keys added to a LlamaForCausalLM checkpoint, extra flags)
+    ({"text_config": "text"}, ()), ({"language_config": "text"}, ()),
+    ({"llm_config": "text"}, ()), ({"thinker_config": "text"}, ("--skip-tokenizer-init",)),
+    ({"vision_config": {"hidden_size": 8}}, ()),
+    ({"vision_config": {"hidden_size": 8}}, ("--model-impl", "transformers")),
+    ({"text_config": "text", "language_model_only": True}, ()),
+    # mm_disabled_models (configs/model_config.py:690-705)
+    ({"architectures": ["Gemma3ForConditionalGeneration"], "text_config": "text"}, ()),
+    ({"architectures": ["Gemma3ForConditionalGeneration"], "text_config": "text"},
+     ("--enable-multimodal",)),
+]
+
+
+@pytest.mark.parametrize(("extra", "flags"), SUB_CASES)
+def test_sub_config_multimodal_agrees(extra: dict[str, object], flags: tuple[str, ...]) -> None:
+    """A class outside `multimodal_model_archs` that SGLang serves as multimodal through its
+    sub-config (configs/model_config.py:809-815; utils/hf_transformers/common.py:547-613), or
+    not: graphfit refuses exactly where SGLang's processor fails, pasted and live alike."""
+    keys = {k: (_text() if v == "text" else v) for k, v in extra.items()}
+    model = _with(keys)
+    r = so.resolve((*MRR, *flags), gpu_mem_gb=80, model=model)
+    assert isinstance(r, so.Resolved), r
+    from sglang.srt.arg_groups.model_override_base import model_config_of
+
+    multimodal = model_config_of(r.record).is_multimodal
+    failed = _agree(model, (*MRR, "--tokenizer-path", "redis://host:6379/t", *flags))
+    assert (failed is not None) == multimodal, (failed, multimodal)  # the premise
+
+
+def test_own_config_types_are_sglangs_registry() -> None:
+    """graphfit's restated `_CONFIG_REGISTRY` model types (whose classes SGLang reloads, so
+    the JSON's sub-configs are not read off the file) are SGLang's own."""
+    from graphfit.inputs.sglang_processor_path import OWN_CONFIG_TYPES
+
+    so.oracle()
+    with sglang_stubs.stubbed():
+        from sglang.srt.utils.hf_transformers import common
+    assert set(common._CONFIG_REGISTRY) == OWN_CONFIG_TYPES
