@@ -5,9 +5,11 @@ is_draft_model=True)`, configs/model_config.py:923-975: the line's --dtype and
 --json-model-override-args, the draft's own config), and the draft runners size their buffers
 from it (graphfit.planner.engines.sglang_draft_shape says which). This module reads, for a
 local `--speculative-draft-model-path` with --speculative-algorithm EAGLE / EAGLE3 / NEXTN /
-STANDALONE / FROZEN_KV_MTP (and DFLASH, whose draft runner is a DecodeCudaGraphRunner on the
-draft model runner: its logits are the draft ModelConfig's `vocab_size` wide and its
-input_embeds in its dtype, decode_cuda_graph_runner.py:474-478):
+STANDALONE / FROZEN_KV_MTP (and DFLASH / DSPARK, whose draft runner is a DecodeCudaGraphRunner
+on the draft model runner: its logits are the draft ModelConfig's `vocab_size` wide,
+model_config.py:1605, and its input_embeds in its dtype, decode_cuda_graph_runner.py:474-478;
+DSPARK's folded sampler sizes its step logits from the draft model's own vocabulary and
+dtype too, models/dspark.py:393-396, dspark_draft_sampler.py:200-202):
 
 * `draft_vocab_size`: the draft-extend runners' logits columns -- the config's
   `draft_vocab_size`, else `hot_vocab_size`, else its (text) `vocab_size`
@@ -46,7 +48,12 @@ from graphfit.inputs.sglang_line_auto_dtype import BELOW, is_auto
 from graphfit.inputs.sglang_token_map import WHERE, map_length
 from graphfit.planner.core.errors import ConfigError, excerpt
 
-ALGORITHMS = frozenset({"EAGLE", "EAGLE3", "NEXTN", "STANDALONE", "FROZEN_KV_MTP", "DFLASH"})
+ALGORITHMS = frozenset({"EAGLE", "EAGLE3", "NEXTN", "STANDALONE", "FROZEN_KV_MTP", "DFLASH",
+                        "DSPARK"})
+# the algorithms whose draft runner is a DecodeCudaGraphRunner on the draft model runner: its
+# logits are the draft ModelConfig's own vocab_size wide (decode_cuda_graph_runner.py:474-478,
+# model_config.py:1605), with no draft_vocab_size / hot_vocab_size / token map
+DECODE_RUNNER_DRAFTS = frozenset({"DFLASH", "DSPARK"})
 EAGLE3_LLAMA = frozenset({"LlamaForCausalLMEagle3"})  # models/llama_eagle3.py:306-308
 TOKEN_MAP = ("--speculative-token-map: the draft-extend logits are as wide as the map "
              "(eagle_draft_extend_cuda_graph_runner.py:242-245); graphfit reads a local map "
@@ -175,9 +182,9 @@ def settings(values: Mapping[str, Any]) -> tuple[list[Setting], list[str]]:
                           f"vocab_size={target_vocab} and draft vocab_size={vocab} "
                           f"(standalone_worker_v2.py:190-201)")
     if method != "FROZEN_KV_MTP":  # no draft-extend runner (frozen_kv_mtp_worker_v2.py:179)
-        # DFLASH's draft runner is a DecodeCudaGraphRunner: the draft ModelConfig's
-        # vocab_size (decode_cuda_graph_runner.py:474-478)
-        width = (_own_vocab(data, where) if method == "DFLASH"
+        # DFLASH's and DSPARK's draft runner is a DecodeCudaGraphRunner: the draft
+        # ModelConfig's vocab_size (decode_cuda_graph_runner.py:474-478)
+        width = (_own_vocab(data, where) if method in DECODE_RUNNER_DRAFTS
                  else logits_width(data, where, method))
         origin_width = f"{origin} (logits width)"
         from graphfit.planner.engines.sglang_spec_runners import AUTO_ARCHITECTURES

@@ -146,6 +146,10 @@ def translated(sg: sc.SglangAnswer, gf: sc.GraphfitAnswer | None = None
         config = gf.plan.config
         options.update({k: getattr(config, k, DEFAULTS[k]) for k in ENV_OPTIONS
                         if getattr(config, k, DEFAULTS[k]) != DEFAULTS[k]})
+        # the draft's own vocabulary and dtype, read from the same draft by the pasted line
+        # (graphfit.inputs.sglang_draft_shape): the translated flags carry no draft checkpoint
+        options.update({k: getattr(config, k) for k in ("draft_vocab_size", "draft_dtype")
+                        if getattr(config, k, None) is not None})
     return bd.translated_with(sg, options)
 
 

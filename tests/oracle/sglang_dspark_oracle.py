@@ -85,8 +85,18 @@ def dspark_runner(r: so.Resolved, pool: int, fill: int, device: str, hidden_size
     # 474); the oracle's dense drafts share the target's
     from sglang.srt.utils.hf_transformers.common import get_hf_text_config
 
-    dmr.model_config.hidden_size = int(get_hf_text_config(dmr.model_config.hf_config)
-                                       .hidden_size)
+    text = get_hf_text_config(dmr.model_config.hf_config)
+    dmr.model_config.hidden_size = int(text.hidden_size)
+    # the draft ModelConfig's vocabulary and dtype (model_config.py:1605, :881, SGLang's own
+    # `_get_and_verify_dtype` on the line's --dtype), which the runner's logits view and
+    # input_embeds take (decode_cuda_graph_runner.py:474-478) and the draft model's lm_head /
+    # Markov head are built with (models/dspark.py:393-396; the loader's default dtype)
+    from sglang.srt.configs.model_config import _get_and_verify_dtype
+
+    draft_vocab = int(text.vocab_size)
+    draft_dtype = _get_and_verify_dtype(text, getattr(r.record, "dtype", "auto"))
+    dmr.model_config.vocab_size = draft_vocab
+    dmr.model_config.dtype = draft_dtype
     anchor = get_dspark_sample_from_anchor(dmr.model_config.hf_config)
     width = int(ModelRunner.decode_num_tokens_per_req(dmr, num_draft_tokens=None))
     mlp_gather, attn_gather = DecodeCudaGraphRunner.decode_graph_gather_requirements(dmr)
@@ -102,7 +112,7 @@ def dspark_runner(r: so.Resolved, pool: int, fill: int, device: str, hidden_size
                          vocab_size)
     if envs.SGLANG_DSPARK_FOLDED_PROPOSAL.get():  # dspark_worker_v2.py:600-613
         gamma = int(get_spec().speculative_num_draft_tokens) - 1  # dspark_config.py:130-133
-        sampler = _sampler(gamma, declared_max_bs, vocab_size,
+        sampler = _sampler(gamma, declared_max_bs, draft_vocab, draft_dtype,
                            bool(envs.SGLANG_DSPARK_USE_GREEDY_DRAFT.get()), anchor,
                            confidence_head=_confidence_head(dmr.model_config.hf_config),
                            out=None if epilogue is None else epilogue.draft_tokens_buf)
@@ -223,7 +233,8 @@ def _defer_context_kv_eligible(static_supported: bool) -> bool:
     return bool(DSparkWorkerV2._defer_context_kv_eligible(worker, static_supported))
 
 
-def _sampler(gamma: int, max_bs: int, vocab_size: int, greedy: bool, anchor: bool, *,
+def _sampler(gamma: int, max_bs: int, vocab_size: int, dtype: Any, greedy: bool,
+             anchor: bool, *,
              confidence_head: Any = None, out: Any = None) -> Any:
     """SGLang's `maybe_build_draft_sampler` (dspark_draft_sampler.py:205-246) on a draft
     stub, then the warmup's first `_step_logits` call (:125-140)."""
@@ -234,7 +245,7 @@ def _sampler(gamma: int, max_bs: int, vocab_size: int, greedy: bool, anchor: boo
     )
 
     previous = torch.get_default_dtype()
-    torch.set_default_dtype(torch.bfloat16)  # the loader's model dtype
+    torch.set_default_dtype(dtype)  # the loader's model dtype: the draft ModelConfig's
     try:
         with torch.device("meta"):
             head = VanillaMarkov(vocab_size=vocab_size, markov_rank=MARKOV_RANK)
@@ -248,7 +259,7 @@ def _sampler(gamma: int, max_bs: int, vocab_size: int, greedy: bool, anchor: boo
         noise=None, greedy_draft=greedy, tp_sync=None, out=out)
     assert sampler is not None
     if not greedy:  # a greedy draft keeps no step logits (dspark_draft_sampler.py:189-193)
-        base = torch.empty((max_bs, gamma, vocab_size), dtype=torch.bfloat16, device="meta")
+        base = torch.empty((max_bs, gamma, vocab_size), dtype=dtype, device="meta")
         # the warmup runs outside capture; CPU torch cannot answer the query itself
         with mock.patch.object(torch.cuda, "is_current_stream_capturing", lambda: False):
             sampler._step_logits(base)

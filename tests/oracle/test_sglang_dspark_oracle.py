@@ -43,7 +43,11 @@ def test_oracle_dspark_runners() -> None:
     assert draft.capture_bs[-1] == 16
     assert draft.buffers["input_ids"].shape == (16 * 7,)
     assert draft.buffers["sampler_out"].shape == (16 * 7,)
-    assert draft.buffers["sampler_step_logits"].shape == (16, 7, 1000)
+    # the draft model's vocabulary (the draft config's 128256, model_config.py:1605;
+    # models/dspark.py:393-396), not the target's 1000 the runners were given
+    assert draft.buffers["sampler_step_logits"].shape == (16, 7, 128256)
+    assert draft.buffers["next_token_logits_buffer"].shape[-1] == 128256
+    assert run["target"].buffers["next_token_logits_buffer"].shape[-1] == 1000
     assert "sampler_verify_ids" not in draft.buffers  # SGLANG_OPT_DSV41_DSPARK_MID_FOLD off
 
 
@@ -125,6 +129,24 @@ def test_dspark_gamma_from_the_draft_config() -> None:
         assert sg.resolved.speculative_num_draft_tokens == window
         assert sg.runners["dspark_draft"].width == width
         assert kc.compare_line(argv) == ("runner", [])
+
+
+@pytest.mark.parametrize("fields", [{"vocab_size": 64000}, {"torch_dtype": "float16"},
+                                    {"vocab_size": 32000, "torch_dtype": "float32"}])
+def test_the_drafts_own_vocabulary_and_dtype(fields: dict[str, object]) -> None:
+    """The draft runner's logits view and input_embeds, and the folded sampler's step logits,
+    follow the DRAFT's ModelConfig (model_config.py:1605, :881; decode_cuda_graph_runner.py:
+    474-478; models/dspark.py:393-396), not the target's: SGLang's runners against graphfit's
+    plan of the same pasted line, which reads the draft's config.json."""
+    argv = ("--speculative-algorithm", "DSPARK", kc.DRAFT,
+            kc.draft_dir(None, None, None, json.dumps(fields, sort_keys=True)))
+    sg = kc.sc.sglang(argv, 80)
+    assert sg.runners is not None
+    draft = sg.runners["dspark_draft"].buffers
+    vocab = int(fields.get("vocab_size", 128256))  # type: ignore[call-overload]
+    assert draft["next_token_logits_buffer"].shape[-1] == vocab
+    assert draft["sampler_step_logits"].shape[-1] == vocab
+    assert kc.compare_line(argv) == ("runner", [])
 
 
 def test_dspark_gamma_of_a_draft_graphfit_cannot_read_is_refused() -> None:

@@ -75,6 +75,7 @@ from graphfit.planner.engines.sglang_draft_shape import (
     draft_extend_hidden,
     draft_vocab,
 )
+from graphfit.planner.engines.sglang_dspark import RUNNER as DSPARK_RUNNER
 from graphfit.planner.engines.sglang_dspark import (
     dspark,
     dspark_keyed,
@@ -353,9 +354,10 @@ def target_buffers(config: EngineSettings, width: int, max_bs: int, *, runner: s
     # custom_mask: ((max_bs * seq_len_fill + max_num_token) * width,) bool, ones
     # (buffers.py:171-174), i.e. (fill + width) * width entries per request row
     mask_per_request = (fill + width) * width
-    # a DFLASH draft's runner sizes these from the draft's ModelConfig
-    # (decode_cuda_graph_runner.py:474-478; graphfit.planner.engines.sglang_draft_shape)
-    on_draft = runner == DFLASH_RUNNER
+    # a DFLASH / DSPARK draft's runner sizes these from the draft's ModelConfig
+    # (decode_cuda_graph_runner.py:474-478, model_config.py:1605;
+    # graphfit.planner.engines.sglang_draft_shape)
+    on_draft = runner in (DFLASH_RUNNER, DSPARK_RUNNER)
     specs += [
         graph_input(runner, "input_embeds", draft_dtype(config) if on_draft else config.dtype,
                     Axis.TOKENS, tokens, KEEP,

@@ -53,6 +53,7 @@ from graphfit.planner.core.errors import ConfigError
 from graphfit.planner.core.settings import EngineSettings
 from graphfit.planner.engines.base import KeyedComponentModel
 from graphfit.planner.engines.batch import BatchRunner
+from graphfit.planner.engines.sglang_draft_shape import draft_dtype, draft_vocab
 from graphfit.planner.engines.sglang_dspark_epilogue import (
     builds_epilogue,
     compact_component,
@@ -125,9 +126,11 @@ def sampler_buffers(config: EngineSettings, gamma: int, declared_max_bs: int
                    source=f"{RUNNER}: dspark_draft_sampler.py:84-91 ({staged})"),
     ]
     if keeps_step_logits(config):
+        # the draft model's base logits: its lm_head's vocabulary and dtype
+        # (models/dspark.py:393-396, dspark_draft_sampler.py:200-202), the draft ModelConfig's
         specs.append(BufferSpec(
-            "sampler_step_logits", config.dtype, Axis.FIXED, (), bs, KEEP,
-            trailing=(gamma, config.vocab_size),
+            "sampler_step_logits", draft_dtype(config), Axis.FIXED, (), bs, KEEP,
+            trailing=(gamma, draft_vocab(config)),
             source=f"{RUNNER}: dspark_draft_sampler.py:125-140 (allocated by the warmup "
                    f"call before capture; written by each step)"))
     if config.dspark_mid_fold:
