@@ -199,9 +199,8 @@ def file_class_check(method: str, config: object, architecture: object, name: st
         if algo is None:
             if architecture == EAGLE3_LLAMA:
                 return
-            raise ConfigError(f"--quantization {method}: {name} names no quant_algo and the "
-                              f"model is {brief(str(architecture))}, not {EAGLE3_LLAMA}: "
-                              f"SGLang's loader refuses it as an invalid quant_config "
+            raise ConfigError(f"--quantization {method}: {name} has no quant_algo: an invalid "
+                              f"quant_config to SGLang's loader but on {EAGLE3_LLAMA} "
                               f"({WHERE}:414-425)")
         if algo == "FP8" or method == "modelopt_fp8":
             cls_method = "modelopt_fp8"
