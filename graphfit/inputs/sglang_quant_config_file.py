@@ -25,6 +25,7 @@ note. Nor is a model named by its config.json file (no directory to search).
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -55,6 +56,8 @@ CONFIG_FILES: dict[str, tuple[tuple[str, ...], str]] = {
     "modelslim": (("quant_model_description.json",), _Q + "modelslim/modelslim.py:250-252"),
 }
 WHERE = "model_loader/weight_utils.py"
+# the architecture SGLang lets through with no quant_algo (weight_utils.py:420)
+EAGLE3_LLAMA = "LlamaForCausalLMEagle3"
 
 
 def declares_quantization(data: Mapping[str, Any]) -> bool:
@@ -141,12 +144,16 @@ def check(flag: object, model: str, data: Mapping[str, Any]) -> list[str]:
         # ModelConfig when it is the top-level one (model_config.py:1727-1741)
         top = data.get("quantization_config") is spec
         return _class_check(method, cfg, classes.updated(spec) if top else spec)
-    if method not in CONFIG_FILES:
+    if method not in CONFIG_FILES and method != "modelopt_fp4":
         return []
-    names, cite = CONFIG_FILES[method]
+    # modelopt_fp4's class names hf_quant_config.json too, but without one it quantizes
+    # online (weight_utils.py:383-388): only the one-file and several-file cases apply
+    names, cite = CONFIG_FILES.get(method, CONFIG_FILES["modelopt"])
     why = ("" if spec is None else
            "config.json's modelopt_mixed config lacks quantized_layers or a KV-cache key, ")
     found = sorted(p.name for p in folder.glob("*.json") if p.name.endswith(names))
+    if not found and method == "modelopt_fp4":
+        return []
     if not found:
         where = f"{WHERE}:288-298, 382-389" if spec is not None else f"{WHERE}:382-389"
         raise ConfigError(f"--quantization {method}: {why}SGLang cannot find the config file, "
@@ -155,7 +162,57 @@ def check(flag: object, model: str, data: Mapping[str, Any]) -> list[str]:
     if len(found) > 1:
         raise ConfigError(f"--quantization {method}: {why}SGLang finds several config files "
                           f"({', '.join(found)[:60]}) and refuses ({WHERE}:390-394)")
+    arch = data.get("architectures")
+    first = arch[0] if isinstance(arch, list) and arch else None
+    file_class_check(method, _read_json(folder / found[0]), first, found[0])
     return []
+
+
+def _read_json(path: Path) -> object:
+    """The found file's JSON, or None where it is unreadable (SGLang's json.load fails:
+    not this rule's to word)."""
+    try:
+        return json.loads(path.read_text())
+    except (OSError, ValueError):
+        return None
+
+
+def file_class_check(method: str, config: object, architecture: object, name: str) -> None:
+    """The class SGLang's loader builds from the one config file it found
+    (weight_utils.py:396-438). A ModelOpt method on a file whose producer is ModelOpt
+    (:414-416): a quant_algo (the nested `quantization` section's, else the top level's,
+    `_modelopt_quant_section` :251-265) of None is "Invalid quant_config" unless the model
+    is nvidia's Eagle3 Llama (:417-425, which then builds no class); "FP8", or any algo
+    under modelopt_fp8, builds ModelOptFp8Config (:426-429); one containing "FP4" builds
+    ModelOptFp4Config (:430-435). Anything else builds the method's own class (:436-438).
+    The restated classes' refusals (graphfit.inputs.sglang_quant_classes) are checked on
+    the file's dict; a file SGLang stops on with a TypeError / AttributeError is left to it."""
+    if not isinstance(config, dict):
+        return
+    cls_method = method
+    producer = config.get("producer", {})
+    name_of = producer.get("name", "") if isinstance(producer, dict) else None
+    if method.startswith("modelopt") and isinstance(name_of, str) \
+            and name_of.startswith("modelopt"):
+        nested = config.get("quantization")
+        algo = (nested if isinstance(nested, dict) else config).get("quant_algo")
+        if algo is None:
+            if architecture == EAGLE3_LLAMA:
+                return
+            raise ConfigError(f"--quantization {method}: {name} has no quant_algo: an invalid "
+                              f"quant_config to SGLang's loader but on {EAGLE3_LLAMA} "
+                              f"({WHERE}:414-425)")
+        if algo == "FP8" or method == "modelopt_fp8":
+            cls_method = "modelopt_fp8"
+        elif isinstance(algo, str) and "FP4" in algo:
+            cls_method = "modelopt_fp4"
+        elif not isinstance(algo, str):
+            return  # `"FP4" in algo` raises a TypeError in SGLang: left to it
+    problem = classes.problem(cls_method, config)
+    if problem is not None:
+        raise ConfigError(str(problem).replace("config.json's", f"{name}'s")
+                          .replace(f"--quantization {cls_method}:", f"--quantization {method}:")
+                          [:200])
 
 
 def unchecked_note(flag: object, model: str) -> list[str]:
@@ -201,4 +258,4 @@ def check_file(values: Mapping[str, Any], model_flag: object,
 
 
 __all__ = ["CONFIG_FILES", "check", "check_file", "check_model", "declared_config",
-           "declares_quantization", "mixed_incomplete", "unchecked_note"]
+           "declares_quantization", "file_class_check", "mixed_incomplete", "unchecked_note"]

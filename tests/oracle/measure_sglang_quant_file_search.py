@@ -2,7 +2,8 @@
 did not look (tests.oracle.sglang_quant_file_search_compare): modelopt_mixed's fall-through
 (model_loader/weight_utils.py:288-298) over COUNT drawn lines of the grid, and every (flag,
 directory) line read from a `--config` file (`model_path`, or graphfit's `--model-path`), and
-every flag on the config.json configs the restated config classes read.
+every flag on the config.json configs the restated config classes read, and every flag on
+a single hf_quant_config.json (the loader's ModelOpt branch, :396-438).
 
 Run: python -m tests.oracle.measure_sglang_quant_file_search [COUNT] [SEED] [GRAPHFIT_ROOT]
 GRAPHFIT_ROOT: another checkout whose `graphfit` is scored (a before figure)."""
@@ -15,7 +16,7 @@ import sys
 
 from tests.oracle.measure_root import count_seed_root
 
-VERDICTS = ("cannot", "several", "class", "built", "unchecked", "other")
+VERDICTS = ("cannot", "several", "invalid", "class", "built", "unchecked", "other")
 
 
 def main(argv: list[str]) -> int:
@@ -29,7 +30,8 @@ def main(argv: list[str]) -> int:
             ("config file model_path", (fs.compare_file(*line) for line in fs.file_lines())),
             ("config file + --model-path",
              (fs.compare_file(*line, own_flag=True) for line in fs.file_lines())),
-            ("config classes", (fs.compare_class(*line) for line in fs.class_lines()))):
+            ("config classes", (fs.compare_class(*line) for line in fs.class_lines())),
+            ("hf_quant_config.json", (fs.compare_hf(*line) for line in fs.hf_lines()))):
         seen: collections.Counter[str] = collections.Counter()
         agree: collections.Counter[str] = collections.Counter()
         for verdict, bad in results:

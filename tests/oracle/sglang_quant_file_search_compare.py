@@ -214,3 +214,71 @@ def compare_class(flag: str | None, layout: str) -> tuple[str, str | None]:
 
 def class_lines() -> list[tuple[str | None, str]]:
     return [(flag, layout) for flag in CLASS_FLAGS for layout in CLASS_LAYOUTS]
+
+
+# hf_quant_config.json bodies for the loader's ModelOpt branch (weight_utils.py:396-438), on
+# a directory whose config.json declares no quantization: producer, quant_algo (nested or
+# flat, present or not), and the keys the ModelOpt classes read
+_MO = {"name": "modelopt", "version": "0.29"}
+HF_FILES: dict[str, dict[str, Any]] = {
+    "no_algo": {"producer": _MO, "quantization": {"kv_cache_quant_algo": "FP8"}},
+    "no_algo_flat": {"producer": _MO, "exclude_modules": []},
+    "fp8": {"producer": _MO, "quantization": {"quant_algo": "FP8"}},
+    "fp8_flat": {"producer": _MO, "quant_algo": "FP8"},
+    "nvfp4": {"producer": _MO, "quantization": {"quant_algo": "NVFP4", "group_size": 16,
+                                                "exclude_modules": ["lm_head"]}},
+    "nvfp4_no_group": {"producer": _MO, "quantization": {"quant_algo": "NVFP4"}},
+    "nvfp4_flat": {"producer": _MO, "quant_algo": "NVFP4", "ignore": ["lm_head"]},
+    "int4": {"producer": _MO, "quantization": {"quant_algo": "INT4_AWQ"}},
+    "w4a16": {"producer": _MO, "quantization": {"quant_algo": "W4A16_NVFP4", "group_size": 16}},
+    "other_producer": {"producer": {"name": "other"}, "quantization": {"quant_algo": "FP8"}},
+    "other_no_algo": {"producer": {"name": "other"}, "quantization": {}},
+    "no_producer_fp4": {"quantization": {"quant_algo": "NVFP4", "group_size": 16}},
+}
+HF_FLAGS = (None, "modelopt", "modelopt_fp8", "modelopt_fp4", "modelopt_mixed")
+HF_ARCHS = ("LlamaForCausalLM", "LlamaForCausalLMEagle3")
+# the methods whose ModelOpt classes graphfit restates (ModelOptFp8Config, ModelOptFp4Config);
+# ModelOptMixedPrecisionConfig's refusals are not restated ("other")
+HF_CLASS_METHODS = ("modelopt", "modelopt_fp8", "modelopt_fp4")
+HF_SITES = ("weight_utils.py:414-425", "modelopt_quant.py:")
+
+
+@functools.cache
+def hf_dir(body: str, architecture: str) -> str:
+    root = Path(tempfile.mkdtemp(prefix="graphfit-quant-hf-"))
+    (root / "config.json").write_text(json.dumps({**_LLAMA, "architectures": [architecture]}))
+    (root / "hf_quant_config.json").write_text(json.dumps(HF_FILES[body]))
+    return str(root)
+
+
+def compare_hf(flag: str | None, body: str, architecture: str) -> tuple[str, str | None]:
+    """(verdict, a disagreement or None) on a B200 for one directory holding a single
+    hf_quant_config.json: "invalid" where SGLang's loader refuses the quant_config (graphfit
+    must refuse citing weight_utils.py:414-425), "class" where a ModelOpt config class it
+    builds from the file refuses it (graphfit must refuse citing modelopt_quant.py), "built"
+    where the loader gets past it (graphfit must cite neither), "other" where SGLang stops
+    elsewhere (other oracles' ground, or a class graphfit does not restate)."""
+    folder = hf_dir(body, architecture)
+    theirs = co.load(flag, None, 100, folder, architecture=architecture)
+    quant = () if flag is None else ("--quantization", flag)
+    code, said = planned(folder, quant, "B200")
+    where = f"--quantization {flag} on {body} ({architecture}, B200)"
+    cited = [site for site in HF_SITES if site in said]
+    if theirs.stage == "before" and "Invalid quant_config" in theirs.said:
+        ok = code == 2 and cited == [HF_SITES[0]]
+        return "invalid", None if ok else f"{where}: SGLang {theirs.said[:80]}; graphfit {said}"
+    if theirs.stage == "before" and theirs.method in HF_CLASS_METHODS \
+            and "Error" not in theirs.said.split(":")[0]:
+        ok = code == 2 and cited == [HF_SITES[1]]
+        return "class", None if ok else f"{where}: SGLang {theirs.said[:80]}; graphfit {said}"
+    if theirs.stage in ("passed", "capability", "none"):
+        return "built", f"{where}: SGLang builds {theirs.method}; graphfit {said}" if cited \
+            else None
+    if cited:
+        return "other", f"{where}: SGLang {theirs.stage} {theirs.said[:80]}; graphfit {said}"
+    return "other", None
+
+
+def hf_lines() -> list[tuple[str | None, str, str]]:
+    """Every (flag, file body, architecture) line."""
+    return list(itertools.product(HF_FLAGS, HF_FILES, HF_ARCHS))

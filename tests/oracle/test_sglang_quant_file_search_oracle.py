@@ -12,7 +12,7 @@ graphfit.inputs.sglang_quant_config_file):
 
 Judged: where SGLang's loader cannot find the file or finds several, graphfit refuses citing
 the same lines; elsewhere it does not cite them. Larger counts:
-`python -m tests.oracle.measure_sglang_quant_file_search 400 47`."""
+`python -m tests.oracle.measure_sglang_quant_file_search 400 47` ."""
 
 from __future__ import annotations
 
@@ -104,3 +104,30 @@ def test_a_planted_error_is_caught(monkeypatch: pytest.MonkeyPatch) -> None:
     assert verdict == "cannot" and bad is not None
     code, _ = planned(fs.mixed_dir("nested", "nvfp4", "kv_algo", "none"), (), "H100")
     assert code == 0
+
+
+def test_hf_quant_config_file_agrees() -> None:
+    """Every flag on every hf_quant_config.json body, on both architectures: the loader's
+    ModelOpt branch on the one file it found
+    (weight_utils.py:396-438): no quant_algo is an invalid quant_config except on the Eagle3
+    Llama; the FP8 / FP4 classes built from the file refuse what they cannot read."""
+    wrong, verdicts = [], []
+    for flag, body, arch in fs.hf_lines():
+        verdict, bad = fs.compare_hf(flag, body, arch)
+        verdicts.append(verdict)
+        if bad:
+            wrong.append(bad)
+    assert not wrong, "\n".join(wrong[:8])
+    assert verdicts.count("invalid") >= 8 and verdicts.count("class") >= 20, verdicts
+    assert verdicts.count("built") >= 80, verdicts
+
+
+def test_hf_planted_errors_are_caught(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The file's class check switched off, then the Eagle3 exemption forgotten: each makes
+    a line differ from SGLang."""
+    with monkeypatch.context() as patch:
+        patch.setattr(qf, "file_class_check", lambda *args: None)
+        assert fs.compare_hf("modelopt", "no_algo", "LlamaForCausalLM")[1] is not None
+        assert fs.compare_hf("modelopt", "int4", "LlamaForCausalLM")[1] is not None
+    monkeypatch.setattr(qf, "EAGLE3_LLAMA", "NoSuchArchitecture")
+    assert fs.compare_hf("modelopt", "no_algo", "LlamaForCausalLMEagle3")[1] is not None
