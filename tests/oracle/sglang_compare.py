@@ -456,8 +456,8 @@ def compare_buffers(sg: SglangAnswer, gf: GraphfitAnswer, *, extra: bool = False
                     ) -> list[Difference]:
     """Every SGLang buffer that scales with the batch against graphfit's of the same name;
     `extra`: also every buffer graphfit plans that SGLang's runner lacks
-    (`compare_extra_buffers`), for the oracles where graphfit plans none (opt-in: where it
-    does, tests/oracle lists the buffer and why, docs/maintainers/oracle.md)."""
+    (`compare_extra_buffers`), for the oracles where graphfit plans none (opt-in: the
+    oracles left off, and why, are listed in docs/engines/sglang-coverage.md, s49c)."""
     assert sg.runners is not None and gf.plan is not None
     out: list[Difference] = compare_extra_buffers(sg, gf) if extra else []
     for runner_name, run in sg.runners.items():
