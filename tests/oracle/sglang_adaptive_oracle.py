@@ -173,7 +173,7 @@ def compare(argv: tuple[str, ...], gpu_mem_gb: float | None = 80) -> dict[str, l
                              for d in sc.compare_padding(answer, gf, r)]),
                 ("draft_ladder", sc.compare_draft_ladder(answer, gf)),
                 ("components", sc.compare_components(answer, gf)),
-                ("buffers", sc.compare_buffers(answer, gf)),
+                ("buffers", sc.compare_buffers(answer, gf, extra=True)),
                 ("fills", sc.compare_fills(answer, gf))):
             diffs.setdefault(name, []).extend(found)
     return diffs

@@ -281,7 +281,7 @@ def compare(argv: tuple[str, ...], gpu_mem_gb: float | str = 80
         return out
     out["target_ladder"] = sc.compare_target_ladder(sg, gf)
     out["target_padding"] = _padding(sg, gf)
-    out["buffers"] = sc.compare_buffers(sg, gf)
+    out["buffers"] = sc.compare_buffers(sg, gf, extra=True)
     out["prefill_on"] = _prefill_on(sg, gf)
     out["mem_fraction"] = _mem_fraction(sg, gf)
     if "--speculative-algorithm" in argv:  # the draft runners, built under the draft's

@@ -111,7 +111,7 @@ def compare(argv: tuple[str, ...], gb: float | None, model: str,
     if tuple(plan.capture_sizes) != theirs:
         diffs.setdefault("target_ladder", []).append(
             f"SGLang {theirs}, graphfit {tuple(plan.capture_sizes)}")
-    for d in (*sc.compare_buffers(sg, gf), *sc.compare_fills(sg, gf)):
+    for d in (*sc.compare_buffers(sg, gf, extra=True), *sc.compare_fills(sg, gf)):
         aspect = "fills_target" if d.aspect == "fills" else d.aspect
         diffs.setdefault(aspect, []).append(str(d))
     out.diffs = diffs

@@ -152,7 +152,7 @@ def test_domino_draft(extra: tuple[str, ...]) -> None:
     gf = dc.pasted(argv, 80)
     assert gf.rejected is None and gf.plan is not None
     diffs = (dc.compare_speculation(sg, gf) + dc.sc.compare_components(sg, gf)
-             + dc.sc.compare_draft_ladder(sg, gf) + dc.sc.compare_buffers(sg, gf)
+             + dc.sc.compare_draft_ladder(sg, gf) + dc.sc.compare_buffers(sg, gf, extra=True)
              + dc.sc.compare_padding(sg, gf, "dflash_draft"))
     assert diffs == []
     planned = {b.name for b in gf.plan.components["dflash_draft"].buffers}
@@ -184,7 +184,7 @@ def test_selector_draft(draft: dict[str, Any], extra: tuple[str, ...]) -> None:
     gf = dc.pasted(argv, 80)
     assert gf.rejected is None and gf.plan is not None, gf.rejected
     diffs = (dc.compare_speculation(sg, gf) + dc.sc.compare_components(sg, gf)
-             + dc.sc.compare_draft_ladder(sg, gf) + dc.sc.compare_buffers(sg, gf)
+             + dc.sc.compare_draft_ladder(sg, gf) + dc.sc.compare_buffers(sg, gf, extra=True)
              + dc.sc.compare_padding(sg, gf, "dflash_draft"))
     assert diffs == []
     planned = {b.name for b in gf.plan.components["dflash_draft"].buffers}

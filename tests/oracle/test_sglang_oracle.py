@@ -240,7 +240,7 @@ def test_cli_target_ladder(argv: tuple[str, ...], gb: float | None) -> None:
 
 
 def _model(argv: tuple[str, ...], gb: float | None, aspect: str) -> None:
-    diffs = sc.compare_model(sc.sglang(argv, gb))
+    diffs = sc.compare_model(sc.sglang(argv, gb), extra_buffers=True)
     _fail(diffs.get("translated_acceptance", []) + diffs.get(aspect, []))
 
 
@@ -354,7 +354,7 @@ def test_generated_command_lines(case: tuple[tuple[str, ...], float | None]) -> 
     diffs = cli["acceptance"] + cli.get("cli_target_ladder", [])
     sg = sc.sglang(argv, gb)
     if sg.rejected is None:
-        model = sc.compare_model(sg)
+        model = sc.compare_model(sg, extra_buffers=True)  # both directions of buffers
         for aspect in ("translated_acceptance", *sc.ASPECTS):
             diffs += model.get(aspect, [])
     _fail(diffs)
