@@ -313,7 +313,7 @@ def _backend(inputs: PrefillInputs) -> tuple[str, str]:
     if inputs.dcp:
         return DISABLED, "decode context parallel (cuda_graph_hook.py:212-216)"
     if inputs.two_batch_overlap:
-        return DISABLED, "two-batch overlap (cuda_graph_hook.py:225-228)"
+        return DISABLED, "two-batch overlap (cuda_graph_hook.py:217-221)"
     if inputs.moe_a2a_backend not in sglang_moe_a2a.PREFILL_VALIDATED:
         return DISABLED, (f"all-to-all backend {inputs.moe_a2a_backend} is not validated for "
                           f"prefill graphs (cuda_graph_hook.py:223-229)")
