@@ -111,24 +111,6 @@ def test_multi_layer_composite_shares_nothing() -> None:
     assert figures["shared_tensors"] == 0, figures
 
 
-def test_dflash_sharing_planted(monkeypatch: pytest.MonkeyPatch) -> None:
-    """DFLASH's draft runner left out of the pooled runners (main before s47r), or out of the
-    logits runners, is caught: SGLang makes one tensor graphfit counts twice."""
-    from graphfit.planner.engines import sglang_shared
-
-    argv = DFLASH[0]
-    pooled = {k: v for k, v in sglang_shared.POOLED.items() if k != "dflash_draft"}
-    monkeypatch.setattr(sglang_shared, "POOLED", pooled)
-    diffs, figures, _ = ss.compare(argv)  # type: ignore[misc]
-    assert any("'input_ids'" in d and "only SGLang" in d for d in diffs), diffs
-    assert figures["graphfit_bytes"] > figures["sglang_bytes"]
-    monkeypatch.undo()
-    monkeypatch.setattr(sglang_shared, "LOGITS_RUNNERS",
-                        sglang_shared.LOGITS_RUNNERS - {"dflash_draft"})
-    diffs = ss.compare(argv)[0]  # type: ignore[index]
-    assert any("next_token_logits_buffer" in d and "only SGLang" in d for d in diffs), diffs
-
-
 def _dspark(running: int, anchor: bool = True, gamma: int = 8) -> tuple[str, ...]:
     return ("--max-running-requests", str(running), "--speculative-algorithm", "DSPARK",
             kc.DRAFT, kc.draft_dir("block_size", gamma, anchor))
@@ -153,19 +135,22 @@ def test_dspark_draft_shares_like_sglang(argv: tuple[str, ...]) -> None:
     assert figures["shared_tensors"] >= 5, figures
 
 
-def test_dspark_sharing_planted(monkeypatch: pytest.MonkeyPatch) -> None:
-    """DSPARK's draft runner left out of the pooled runners (main before s48r), or out of the
-    logits runners, is caught: SGLang makes one tensor graphfit counts twice."""
+@pytest.mark.parametrize("runner, argv, input_name", [
+    ("dflash_draft", DFLASH[0], "input_ids"),  # main before s47r
+    ("dspark_draft", DSPARK[0], "seq_lens"),  # main before s48r
+])
+def test_draft_sharing_planted(monkeypatch: pytest.MonkeyPatch, runner: str,
+                               argv: tuple[str, ...], input_name: str) -> None:
+    """A draft runner left out of the pooled runners, or out of the logits runners, is caught:
+    SGLang makes one tensor graphfit counts twice."""
     from graphfit.planner.engines import sglang_shared
 
-    argv = DSPARK[0]
-    pooled = {k: v for k, v in sglang_shared.POOLED.items() if k != "dspark_draft"}
+    pooled = {k: v for k, v in sglang_shared.POOLED.items() if k != runner}
     monkeypatch.setattr(sglang_shared, "POOLED", pooled)
     diffs, figures, _ = ss.compare(argv)  # type: ignore[misc]
-    assert any("'seq_lens'" in d and "only SGLang" in d for d in diffs), diffs
+    assert any(f"'{input_name}'" in d and "only SGLang" in d for d in diffs), diffs
     assert figures["graphfit_bytes"] > figures["sglang_bytes"]
     monkeypatch.undo()
-    monkeypatch.setattr(sglang_shared, "LOGITS_RUNNERS",
-                        sglang_shared.LOGITS_RUNNERS - {"dspark_draft"})
+    monkeypatch.setattr(sglang_shared, "LOGITS_RUNNERS", sglang_shared.LOGITS_RUNNERS - {runner})
     diffs = ss.compare(argv)[0]  # type: ignore[index]
     assert any("next_token_logits_buffer" in d and "only SGLang" in d for d in diffs), diffs
