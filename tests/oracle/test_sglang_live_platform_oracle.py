@@ -92,3 +92,24 @@ def test_off_cuda_nothing_is_read_and_the_line_says_so() -> None:
     assert check.line().endswith(UNRUN)
     named = gs.check_server_args(record, gpu_memory_gb="H100")
     assert UNRUN not in named.line()
+
+
+@pytest.mark.parametrize("gpu", ["B200", "H100"])
+def test_launcher_reads_sglangs_platform(gpu: str) -> None:
+    """graphfit's launcher (`main`, which parses with SGLang's prepare_server_args) on the
+    fake device: on SM100 it refuses the line SGLang refuses there, with SGLang's sentence,
+    and starts nothing; on SM90 it starts SGLang with no "not run" note."""
+    pm.register()
+    gb, capability = pm.GPUS[gpu]
+    so.oracle()
+    started: list[object] = []
+    lines: list[str] = []
+    with pc.environment(None), sglang_stubs.fake_cuda(
+            gb * so.MIB_PER_GB, capability=capability), contextlib.redirect_stderr(io.StringIO()):
+        code = gs.main(["--model-path", pc.model_dir("qnext"), *LINE],
+                       start=started.append, environ={}, out=lines.append)
+    if gpu == "B200":
+        assert code == 2 and not started, lines
+        assert ls.DTYPE_WORDS[:40] in lines[-1] and len(lines[-1]) <= 200, lines
+    else:
+        assert code == 0 and len(started) == 1 and UNRUN not in lines[0], lines
