@@ -176,7 +176,7 @@ def mapping_settings(data: dict[str, Any], name: str, own: Mapping[str, Handler]
     # a file naming `engine: sglang` holds SGLang's attention_backend, not vLLM's (s44m)
     own = {**(own or {}), **(SGLANG_FILE_KEYS if _names_sglang(data) else {})}
     if SGLANG_FILE_KEYS.keys() <= own.keys():  # SGLang's file: its parser's choices first
-        sglang_file_choices.check(data, name)  # (issue 23 s47l)
+        data = sglang_file_choices.check(data, name)  # (issue 23 s47l, s50l)
     implied = False  # another key of the file implies SGLang (its `model_path` spelling)
     for key, value in data.items():
         if not isinstance(key, str):

@@ -28,8 +28,18 @@ config.json only where the HF parser keeps the JSON's keys as they are: a model 
 SGLang's own config class (`_CONFIG_REGISTRY`, common.py:117-273, which the parser reloads
 from, config.py:275-292), no `auto_map` (remote code, DeepSeek-OCR, :270-271), not Longcat
 (:225, 251-256) and not the Mistral parser (config.py:372-374, mistral_utils.py:353-363).
-A DeepSeek-V4.1 vision checkpoint (loaded by `get_tokenizer`, processor.py:290-293) and a hub
-id (no config.json to read; graphfit does not fetch one) are not checked.
+A hub id (no config.json to read; graphfit does not fetch one) is not checked.
+
+A DeepSeek-V4.1 vision checkpoint (issue 23 s50l) is multimodal by its own clause
+(`has_dsv41_vision`, configs/model_config.py:816-828: model type `deepseek_v41` and
+`vision_n_layers > 0`, read off the config SGLang's DeepseekV41Config flattens, where
+`vision_config.num_hidden_layers` becomes `vision_n_layers`, configs/deepseek_v41.py:5-6,
+33-36; graphfit.inputs.deepseek_v41), and its processor is no AutoProcessor: `get_processor`
+returns `get_tokenizer(tokenizer_name)` (processor.py:290-293), the text tokenizer's loader,
+which pulls a `scheme://` path through its connector (utils/hf_transformers/tokenizer.py:
+162-170). So the text tokenizer's rule (graphfit.inputs.sglang_instance.check_tokenizer)
+holds for it, also under --skip-tokenizer-init: instance:// and unknown schemes fail,
+redis:// and Azure Blob URLs load.
 """
 
 from __future__ import annotations
@@ -38,7 +48,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from graphfit.inputs.model_config import config_path, load_config
-from graphfit.inputs.sglang_instance import RUNAI, connector
+from graphfit.inputs.sglang_instance import RUNAI, check_tokenizer, connector
 from graphfit.planner.core.errors import ConfigError, excerpt
 
 # configs/model_config.py:2391-2473, `multimodal_model_archs`
@@ -130,6 +140,15 @@ def _sub_config(data: Mapping[str, Any], first: str) -> bool:
     return False
 
 
+def dsv41_vision(data: Mapping[str, Any]) -> bool:
+    """`has_dsv41_vision` (configs/model_config.py:816-819) on a flattened DeepSeek-V4.1
+    config (graphfit.inputs.deepseek_v41): vision layers, the class's default 0 when unset
+    (configs/deepseek_v41.py:47); False for a value graphfit does not compare as SGLang."""
+    layers = data.get("vision_n_layers", 0)
+    return data.get("model_type") == "deepseek_v41" and isinstance(layers, (int, float)) \
+        and not isinstance(layers, bool) and layers > 0
+
+
 def served_multimodal(values: Mapping[str, Any]) -> bool:
     """Whether SGLang surely serves the line's local model as multimodal (module docstring);
     False where graphfit cannot tell."""
@@ -141,8 +160,8 @@ def served_multimodal(values: Mapping[str, Any]) -> bool:
     names = data.get("architectures")
     if not isinstance(names, list) or not names or data.get("language_model_only") is True:
         return False
-    if data.get("model_type") == "deepseek_v41":
-        return False
+    if data.get("model_type") == "deepseek_v41":  # its own clause (module docstring)
+        return dsv41_vision(data)
     impl = str(values.get("model_impl") or "auto").lower()
     plain = _plain(values, data, model)
     if not (any(name in MULTIMODAL_ARCHITECTURES for name in names)
@@ -164,8 +183,13 @@ def check(values: Mapping[str, Any], origin: str = "--tokenizer-path") -> None:
     if (not isinstance(path, str) or not connector(path) or path.lower().startswith(RUNAI)
             or not served_multimodal(values)):
         return
+    model = values.get("model_path")
+    config = config_path(model) if isinstance(model, str) else None
+    if config is not None and dsv41_vision(load_config(config)):  # get_tokenizer (s50l)
+        check_tokenizer({**values, "skip_tokenizer_init": False}, origin)
+        return
     raise ConfigError(f"{origin} {excerpt(path, 32)}: SGLang's multimodal processor reads it "
                       f"with no connector (OSError: Repo id must be in the form..., {WHERE})")
 
 
-__all__ = ["MULTIMODAL_ARCHITECTURES", "check", "served_multimodal"]
+__all__ = ["MULTIMODAL_ARCHITECTURES", "check", "dsv41_vision", "served_multimodal"]

@@ -50,6 +50,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from graphfit.integrations.sglang_platform import UNRUN, server_generation
 from graphfit.planner.config import EngineConfig
 from graphfit.planner.core.errors import ConfigError, GraphfitError
 from graphfit.planner.core.verify import Verification
@@ -69,6 +70,7 @@ class UnsafeServerArgsError(GraphfitError):
 class SglangCheck:
     plan: Plan
     verification: Verification
+    unrun: str = ""  # the rules not run for want of the GPU's generation (s50l)
 
     @property
     def ok(self) -> bool:
@@ -76,11 +78,12 @@ class SglangCheck:
 
     def line(self) -> str:
         v = self.verification
+        tail = f"; {self.unrun}" if self.unrun else ""
         if v.ok:
             return f"graphfit: SAFE: every buffer x every reachable batch, {v.checked} checks " \
-                   f"(SGLang {self.plan.engine_version.split()[-1]})"
+                   f"(SGLang {self.plan.engine_version.split()[-1]}){tail}"
         first = v.ranges()[0].describe() if v.ranges() else v.fill_ranges[0].describe()
-        return f"graphfit: UNSAFE: {first}"
+        return f"graphfit: UNSAFE: {first}{tail}"
 
 
 def engine_capacities(p: Plan) -> dict[str, int]:
@@ -121,24 +124,23 @@ def live_overrides(server_args: Any, overrides: Mapping[str, Any],
     generation: those rules then run only where the caller gives the capability SGLang's
     probes read from the device (utils/common.py:274-313), `gpu_capability=major * 10 +
     minor` (from `torch.cuda.get_device_capability()` in the server's process) or
-    `sm100=True`; with neither they are not run (the ServerArgs carry no device facts)."""
+    `sm100=True`; with neither they are not run (the ServerArgs carry no device facts).
+    Inside the server (the plugin's hook, the launcher) graphfit asks SGLang's own platform
+    probes for them (graphfit.integrations.sglang_platform, issue 23 s50l)."""
     from graphfit.inputs import (
         sglang_live_flags,
         sglang_live_graphless,
         sglang_live_post_capture,
         sglang_qwen3_5_page,
     )
-    from graphfit.inputs.gpus import gpu_memory_gb, gpu_name, gpu_of_capability
+    from graphfit.inputs.gpus import gpu_memory_gb, gpu_name
     from graphfit.inputs.sglang_linear_sm100 import live
     from graphfit.inputs.sglang_live import config_settings
 
     post = sglang_live_post_capture.settings(server_args)
     flags = sglang_live_flags.settings(server_args, post.get("architecture"))
     gpu = overrides.get("gpu_memory_gb")
-    # the GPU's generation: a named GPU (issue 23 s45m), else a stand-in of the capability
-    # the caller gives (issue 23 s47l: `gpu_capability=`, or `sm100=True`)
-    stand_in = gpu if gpu_name(gpu) else gpu_of_capability(
-        overrides.get("gpu_capability"), overrides.get("sm100"))
+    stand_in = _stand_in(overrides)
     page: dict[str, Any] = {}
     if gpu_name(gpu):  # a named GPU: its GiB
         overrides = {**overrides, "gpu_memory_gb": gpu_memory_gb("gpu_memory_gb", gpu)}
@@ -154,6 +156,17 @@ def live_overrides(server_args: Any, overrides: Mapping[str, Any],
     # (graphfit.inputs.sglang_live_graphless)
     return {**read, **sglang_live_graphless.settings(server_args, read), **generation,
             **environment_overrides(overrides, environ)}
+
+
+def _stand_in(overrides: Mapping[str, Any]) -> str:
+    """The GPU standing for the server's generation: a named GPU (issue 23 s45m), else a
+    stand-in of the capability the caller gives (issue 23 s47l: `gpu_capability=`, or
+    `sm100=True`); "" when neither tells one."""
+    from graphfit.inputs.gpus import gpu_name, gpu_of_capability
+
+    gpu = overrides.get("gpu_memory_gb")
+    return str(gpu) if gpu_name(gpu) else gpu_of_capability(
+        overrides.get("gpu_capability"), overrides.get("sm100"))
 
 
 def _generation(stand_in: str) -> dict[str, Any]:
@@ -185,9 +198,11 @@ def from_sglang(server_args: Any, environ: Mapping[str, str] | None = None,
 def check_server_args(server_args: Any, **overrides: Any) -> SglangCheck:
     """Plan SGLang's ServerArgs and verify the engine's own sizing (ConfigError when the
     arguments leave a needed value to later start-up, e.g. max_running_requests). The
-    server's environment switches and model directories count too (`from_sglang`)."""
+    server's environment switches and model directories count too (`from_sglang`). Without
+    a GPU name or capability the check's line says which GPU-generation rules were not run
+    (sglang_platform.UNRUN)."""
     p = plan(from_sglang(server_args, **overrides))
-    return SglangCheck(p, p.verify(engine_capacities(p)))
+    return SglangCheck(p, p.verify(engine_capacities(p)), "" if _stand_in(overrides) else UNRUN)
 
 
 # SGLang's graph runners (0.5.23) -> the graphfit component whose buffers they hold, and the
@@ -537,7 +552,7 @@ def plugin_mode(environ: Mapping[str, str] | None = None) -> str | None:
 def after_server_args(server_args: Any, *args: Any, **kwargs: Any) -> None:
     """The AFTER hook on prepare_server_args (gets its result, the ServerArgs): check, one
     log line, refuse in check mode when unsafe."""
-    _report(lambda: check_server_args(server_args))
+    _report(lambda: check_server_args(server_args, **server_generation()))
     return None
 
 
@@ -581,7 +596,7 @@ def main(argv: Sequence[str] | None = None, *, start: Callable[[Any], object] | 
     load_plugins()
     server_args = prepare_server_args(list(sys.argv[1:] if argv is None else argv))
     try:
-        result = check_server_args(server_args)
+        result = check_server_args(server_args, **server_generation())
     except GraphfitError as exc:
         say(f"error: graphfit cannot check this start-up: {exc}"[:200])
         if mode == "check":

@@ -3,9 +3,18 @@
 ("x" + its first choice), through `graphfit plan --config` (tests/oracle/
 sglang_file_choices_oracle.graphfit_says). Prints how many of the keys graphfit refuses
 with SGLang's argparse words (issue 23 s47l; run with main's graphfit first on PYTHONPATH for
-the figure before it), and the first key it does not."""
+the figure before it), and the first key it does not.
+
+`python -m tests.oracle.measure_sglang_file_choices lists [N]` (issue 23 s50l): N drawn
+mappings of choice keys with booleans, None, dicts and lists (`file_draws`, seed 5050), each
+through SGLang's own --config merger and parser and through `graphfit plan --config`: of the
+mappings SGLang's parser refuses, how many graphfit refuses with SGLang's words; of those it
+accepts, how many graphfit refuses while reading the file (a false refusal at parse level:
+"expected ...", "invalid choice", "unrecognized arguments")."""
 
 from __future__ import annotations
+
+import sys
 
 from tests.oracle.paths import require
 
@@ -31,5 +40,33 @@ def main() -> None:
         print(f"first not refused: {first}")
 
 
+def lists(count: int) -> None:
+    refused = same = accepted = false = 0
+    first = ""
+    for data in t.file_draws(count, 5050):
+        theirs, _parsed = t.sglang_file_verdict(data)
+        ours = t.graphfit_file_says({k.replace("-", "_"): v for k, v in data.items()})
+        if theirs is not None:
+            refused += 1
+            head = theirs.split(" (choose from ", 1)[0]
+            if head in ours:
+                same += 1
+            elif not first:
+                first = f"{data}: SGLang {theirs[:60]} / graphfit {ours[:80]}"
+        else:
+            accepted += 1
+            if any(w in ours for w in ("expected ", "invalid choice", "unrecognized argu")):
+                false += 1
+                first = first or f"{data}: SGLang parses it / graphfit {ours[:100]}"
+    print(f"{count} drawn config-file mappings: SGLang's parser refuses {refused}, graphfit "
+          f"refuses {same} of them with SGLang's words; SGLang's parser accepts {accepted}, "
+          f"graphfit refuses {false} of them while reading the file")
+    if first:
+        print(f"first difference: {first}")
+
+
 if __name__ == "__main__":
-    main()
+    if sys.argv[1:2] == ["lists"]:
+        lists(int(sys.argv[2]) if len(sys.argv) > 2 else 60)
+    else:
+        main()

@@ -28,8 +28,12 @@ require("sglang")
 from graphfit.inputs import sglang_file_choices as fc  # noqa: E402
 from graphfit.planner.core.errors import ConfigError  # noqa: E402
 from tests.oracle.sglang_file_choices_oracle import (  # noqa: E402
+    file_draws,
     graphfit_says,
+    sglang_action_dest,
     sglang_actions,
+    sglang_default,
+    sglang_file_verdict,
     sglang_refuses,
     sglang_says,
 )
@@ -87,3 +91,60 @@ def test_outside_choices_refused_as_sglang(dest: str, value: object) -> None:
     assert shown.startswith(head), (said, ours)
     listed = re.findall(r"'([^']*)'", said.split("(choose from", 1)[1])
     assert sorted(listed) == sorted(map(str, fc.choice_actions()[dest]["choices"]))
+
+
+# issue 23 s50l: booleans, None, dicts and lists, as SGLang's merger writes them
+def test_file_values_refused_and_read_as_sglangs_merger() -> None:
+    """graphfit's check against SGLang's own merger + parser on drawn mappings: the same
+    refusal (argparse's words; the choice list compared as a set where graphfit's snapshot
+    sorts it) and, when both accept, the value SGLang parses is the one the key's reader
+    gets (or the key is dropped where SGLang wrote nothing and keeps its default)."""
+    differ: list[tuple[object, ...]] = []
+    refused = unwrapped = dropped = 0
+    for data in file_draws(400, 50):
+        theirs, parsed = sglang_file_verdict(data)
+        try:
+            out = fc.check(data, "f.yaml")
+            ours = None
+        except ConfigError as exc:
+            ours = str(exc).split("refuses it: ", 1)[-1]
+        if (theirs is None) != (ours is None):
+            differ.append((data, theirs, ours))
+            continue
+        if theirs is not None and ours is not None:
+            refused += 1
+            head, _, listed = theirs.partition(" (choose from ")
+            if not ours.startswith(head) or (listed and "(choose from " not in ours):
+                differ.append((data, theirs, ours))
+            continue
+        for key, value in data.items():
+            dest = sglang_action_dest(key)
+            if dest == "lora_target_modules":
+                continue
+            if key not in out:
+                dropped += 1
+                ok = value == [] and parsed[dest] == sglang_default(dest)
+            else:
+                unwrapped += isinstance(value, list)
+                ok = str(out[key]) == str(parsed[dest])
+            if not ok:
+                differ.append((data, key, out.get(key), parsed[dest]))
+    assert not differ, differ[:3]
+    assert refused > 40 and unwrapped > 3 and dropped > 3, (refused, unwrapped, dropped)
+
+
+# end to end (s50l): a list, a boolean, the nargs="*" flag; a one-item list both accept
+LISTS = [("quantization", ["fp8", "awq"]), ("lora_target_modules", ["q_proj", "Foo"]),
+         ("kv_cache_dtype", False), ("quantization", ["fp8"])]
+
+
+@pytest.mark.parametrize(("dest", "value"), LISTS)
+def test_list_and_bool_values_as_sglang(dest: str, value: object) -> None:
+    theirs = sglang_says(dest, value)
+    ours = graphfit_says(dest, value)
+    if theirs is None:  # SGLang's parser takes it: graphfit plans it
+        assert ours == "exit 0", ours
+        return
+    said = theirs.split("error: ", 1)[-1]
+    assert ours.split("refuses it: ", 1)[-1].startswith(said.split(" (choose from", 1)[0]), (
+        said, ours)

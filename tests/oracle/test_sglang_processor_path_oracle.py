@@ -196,3 +196,66 @@ def test_own_config_types_are_sglangs_registry() -> None:
     with sglang_stubs.stubbed():
         from sglang.srt.utils.hf_transformers import common
     assert set(common._CONFIG_REGISTRY) == OWN_CONFIG_TYPES
+
+
+def _v41(vision: dict[str, object]) -> str:
+    """A DeepSeek-V4.1 directory (the DeepSeek-V4 stand-in, model type deepseek_v41) with
+    `vision` keys in its config.json (issue 23 s50l)."""
+    data = json.loads((Path(pc.model_dir("dsv4")) / "config.json").read_text())
+    root = Path(tempfile.mkdtemp(prefix="graphfit-s50l-v41-"))
+    (root / "config.json").write_text(json.dumps({**data, "model_type": "deepseek_v41",
+                                                   **vision}))
+    return str(root)
+
+
+def _pulled_processor(path: str, model: str) -> tuple[str, str] | None:
+    """SGLang's `get_processor` with the Redis / Azure connectors' construction standing for
+    a pull (as `_pull`: the connector is built, not run): None where it would load."""
+    so.oracle()
+    with sglang_stubs.stubbed():
+        from sglang.srt import connector
+        from sglang.srt.connector import azure
+
+    def pulled(*_: object, **__: object) -> None:
+        raise LookupError("pulled")
+
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(connector, "RedisConnector", pulled)
+        mp.setattr(azure, "AzureBlobConnector", pulled)
+        failed = _processor(path, model)
+    return None if failed is not None and failed[0] == "LookupError" else failed
+
+
+V41_CASES = [  # (config.json keys, tokenizer path)
+    ({"vision_config": {"num_hidden_layers": 2}}, "instance://10.0.0.1:5000/t"),
+    ({"vision_config": {"num_hidden_layers": 2}}, "hf://org/t"),
+    ({"vision_config": {"num_hidden_layers": 2}}, "redis://host:6379/t"),
+    ({"vision_n_layers": 3}, "https://acct.blob.core.windows.net/c/t"),
+    ({"vision_config": {"num_hidden_layers": 0}}, "instance://10.0.0.1:5000/t"),
+]
+
+
+@pytest.mark.parametrize(("vision", "path"), V41_CASES)
+def test_deepseek_v41_vision_processor_is_the_tokenizer(vision: dict[str, object],
+                                                        path: str) -> None:
+    """A DeepSeek-V4.1 vision checkpoint under --skip-tokenizer-init: SGLang serves it as
+    multimodal (`has_dsv41_vision`, configs/model_config.py:816-828) and its processor is
+    `get_tokenizer` (processor.py:290-293), so the text tokenizer's connector rule decides:
+    graphfit refuses exactly where SGLang's own get_processor fails, with its reason."""
+    model = _v41(vision)
+    argv = (*MRR, "--tokenizer-path", path, "--skip-tokenizer-init")
+    r = so.resolve(argv, gpu_mem_gb=80, model=model)
+    assert isinstance(r, so.Resolved), r
+    from sglang.srt.arg_groups.model_override_base import model_config_of
+
+    multimodal = model_config_of(r.record).is_multimodal
+    failed = _pulled_processor(path, model) if multimodal else None
+    assert multimodal == ("0" not in json.dumps(vision))  # the premise
+    assert failed is None or "processor.py" not in failed[1], failed  # not AutoProcessor
+    refusal = _graphfit(["--model-path", model, *argv])
+    if failed is None:
+        assert refusal == "", refusal
+    else:
+        assert failed[0] in refusal and failed[1].split("/")[-1] in refusal, (failed, refusal)
+    assert _live(model, argv).replace("server_args.tokenizer_path",
+                                      "--tokenizer-path") == refusal
