@@ -45,7 +45,11 @@ def answer(argv: tuple[str, ...], capability: int = 90, target: str | None = Non
     stop = _load(record, None, capability)
     if stop.stage not in ("started", "none"):
         return Answer(f"target {stop.stage}", stop.method, stop.said)
-    return _load(record, str(record.speculative_draft_model_path), capability)
+    from sglang.srt.arg_groups.overrides import resolving_view
+
+    # the resolved draft path: the line's, or the one SGLang's handlers fill in from the
+    # target (speculative_hook.py:720-745, 1138-1148)
+    return _load(record, str(resolving_view(record).speculative_draft_model_path), capability)
 
 
 def _load(record: object, draft: str | None, capability: int) -> Answer:
@@ -77,6 +81,27 @@ def _load(record: object, draft: str | None, capability: int) -> Answer:
         finally:
             loader.get_model_architecture = saved
     return Answer("started", method)
+
+
+@cache
+def filled_target(architecture: str, quantization: str | None = None) -> str:
+    """A target directory of `architecture` (the Qwen3-MoE shapes the oracle's stubs write)
+    whose line names no draft path: SGLang fills the draft in from it for the NEXTN-shipping
+    classes (speculative_hook.py:1120-1148). `quantization`: a ModelOpt quant_algo for its
+    quantization_config, None for none."""
+    import json
+    import tempfile
+    from pathlib import Path
+
+    so.oracle()  # the stubs first
+    root = Path(tempfile.mkdtemp(prefix="graphfit-draft-fill-"))
+    directory = sglang_stubs.write_moe_model_dir(root / "model")
+    data = json.loads((directory / "config.json").read_text())
+    data["architectures"] = [architecture]
+    if quantization is not None:
+        data["quantization_config"] = {"quant_method": "modelopt", "quant_algo": quantization}
+    (directory / "config.json").write_text(json.dumps(data))
+    return str(directory)
 
 
 @cache
