@@ -65,6 +65,7 @@ QUANTIZED = {
             "weight_block_size": [128, 128]},
     "nvfp4": {"quant_method": "modelopt", "quant_algo": "NVFP4", "group_size": 16},
 }
+NAMES: dict[str, str] = {}  # draft directory -> its QUANTIZED name, for the differ counts
 QUANTIZED_FLAGS = (None, "fp8", "awq", "awq_marlin", "gptq_marlin", "moe_wna16",
                    "nvfp4_online", "modelopt_fp4", "modelopt", "mxfp8", "w4afp8")
 
@@ -73,10 +74,12 @@ def quantized_lines() -> list[tuple[tuple[str, ...], str, str | None]]:
     """(argv, GPU, None) for every quantized-draft line."""
     out: list[tuple[tuple[str, ...], str, str | None]] = []
     base = ("--speculative-algorithm", "EAGLE", "--speculative-draft-model-path")
-    for cfg, dtype, flag, gpu in itertools.product(QUANTIZED.values(), ("bfloat16", "float16"),
-                                                   QUANTIZED_FLAGS, ("T4", "A100", "H100",
-                                                                     "B200")):
-        draft = ds.draft("LlamaForCausalLMEagle", torch_dtype=dtype, quantization_config=cfg)
+    for name, dtype, flag, gpu in itertools.product(QUANTIZED, ("bfloat16", "float16"),
+                                                    QUANTIZED_FLAGS, ("T4", "A100", "H100",
+                                                                      "B200")):
+        draft = ds.draft("LlamaForCausalLMEagle", torch_dtype=dtype,
+                         quantization_config=QUANTIZED[name])
+        NAMES[draft] = name
         extra = () if flag is None else ("--speculative-draft-model-quantization", flag)
         out.append(((*base, draft, *extra), gpu, None))
     return out
@@ -92,6 +95,9 @@ def _outcomes(chosen: list[tuple[tuple[str, ...], str, str | None]]) -> Counter[
             continue
         side = "SGLang starts" if theirs == "starts" else "SGLang refuses"
         counts[f"{side}, {'agree' if agree else 'differ'}"] += 1
+        draft = argv[argv.index("--speculative-draft-model-path") + 1]
+        if not agree and draft in NAMES:
+            counts[f"(differ on the {NAMES[draft]} draft)"] += 1
     return counts
 
 

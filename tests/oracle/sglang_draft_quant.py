@@ -138,3 +138,24 @@ def compare(argv: tuple[str, ...], gpu: str, target: str | None = None
     sglang_starts = theirs.stage in ("started", "none")
     outcome = "starts" if sglang_starts else f"refused: {theirs.stage}: {theirs.said}"
     return outcome, ours, sglang_starts == (code == 0)
+
+
+def live(argv: tuple[str, ...], gpu: str, target: str | None = None) -> str:
+    """graphfit's live check (graphfit.integrations.sglang.check_server_args, the path
+    `from_sglang` takes) on SGLang's own resolved ServerArgs for `argv`, the GPU named:
+    "starts" or "refused: <message>"; "args" where SGLang's resolution refuses the line."""
+    from graphfit.inputs.gpus import gpu_capability
+    from graphfit.integrations import sglang as gs
+    from graphfit.planner.core.errors import GraphfitError
+
+    capability = gpu_capability(gpu)
+    assert capability is not None, gpu
+    resolved = so.resolve(argv, capability=divmod(capability, 10), model=target)
+    if isinstance(resolved, so.Rejected):
+        return "args"
+    try:
+        # the ServerArgs carry no request count before the scheduler sizes it
+        gs.check_server_args(resolved.record, gpu_memory_gb=gpu, max_num_seqs=32)
+    except GraphfitError as exc:
+        return f"refused: {exc}"
+    return "starts"

@@ -266,3 +266,37 @@ def test_filled_path_off_is_caught(monkeypatch: pytest.MonkeyPatch) -> None:
     finally:
         dq.planned.cache_clear()
     assert caught == [case[0] for case in FILLED_REFUSING]
+
+
+# the live path (from_sglang / check_server_args on SGLang's resolved ServerArgs): the draft
+# flag SGLang resolved and the draft path it filled in
+LIVE_CASES = [(case[0], lambda case=case: _line(_quantized(*case[1]), *case[2]), None,
+               case[3]) for case in QUANTIZED_CASES[:4]] + [
+    (case[0], lambda case=case: ("--speculative-algorithm", "NEXTN", DRAFT, case[3]),
+     case, case[4]) for case in FILLED_CASES[:3]]
+
+
+def _live_pair(case: tuple[object, ...]) -> tuple[str, str]:
+    label, argv_of, filled, gpu = case
+    target = None if filled is None else dq.filled_target(*filled[1:3])  # type: ignore[index]
+    argv = argv_of()  # type: ignore[operator]
+    theirs, _ours, _agree = dq.compare(argv, gpu, target)  # type: ignore[arg-type]
+    return theirs, dq.live(argv, gpu, target)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("case", LIVE_CASES, ids=[case[0] for case in LIVE_CASES])
+def test_live_path_agrees(case: tuple[object, ...]) -> None:
+    """The live check refuses where SGLang's draft worker stops and starts where it starts."""
+    theirs, live = _live_pair(case)
+    assert live != "args", case[0]
+    assert (theirs == "starts") == (live == "starts"), f"SGLang: {theirs}\nlive: {live}"
+
+
+def test_live_wiring_off_is_caught(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Planted: the live path not reading the draft's quantization (main's behaviour)."""
+    from graphfit.inputs import sglang_live
+
+    monkeypatch.setattr(sglang_live.sglang_draft_quant, "settings", lambda values: [])
+    caught = [case[0] for case in LIVE_CASES if (lambda pair: (pair[0] == "starts") != (
+        pair[1] == "starts"))(_live_pair(case))]
+    assert caught == [case[0] for case in LIVE_CASES if _live_pair(case)[0] != "starts"]

@@ -70,8 +70,15 @@ def _method(config: EngineSettings) -> str | None:
     text = config.draft_quant_config
     if text is None:
         return config.draft_quantization
-    return draft_method(config.draft_quantization, overrides.quant_config(text) or {},
-                        config.gpu_capability)
+    cfg = overrides.quant_config(text) or {}
+    if config.gpu_capability is not None:
+        return draft_method(config.draft_quantization, cfg, config.gpu_capability)
+    # an unknown GPU (a figure in GiB): the method where every GPU side of the overrides'
+    # bars (SM75 for AWQ under moe_wna16, SM80 for Marlin) gives the same; else not checked
+    answers = {draft_method(config.draft_quantization, cfg, assumed)
+               for assumed in (70, overrides.AWQ_MIN_CAPABILITY,
+                               overrides.MARLIN_MIN_CAPABILITY)}
+    return answers.pop() if len(answers) == 1 else None
 
 
 def check(config: EngineSettings) -> None:
