@@ -159,3 +159,46 @@ def live(argv: tuple[str, ...], gpu: str, target: str | None = None) -> str:
     except GraphfitError as exc:
         return f"refused: {exc}"
     return "starts"
+
+
+@cache
+def dspark_target(bundled: bool, subfolder: bool) -> str:
+    """The oracle's Llama target directory, its config carrying the prefixed dspark_* keys
+    (`bundled`) and / or a `dspark/` folder holding the oracle's working DSPARK draft config
+    (`subfolder`; tests.oracle.sglang_dspark_compare.draft_dir)."""
+    import json
+    import shutil
+    import tempfile
+    from pathlib import Path
+
+    from tests.oracle import sglang_dspark_compare as dc
+
+    root = Path(tempfile.mkdtemp(prefix="graphfit-dspark-fill-")) / "target"
+    root.mkdir()
+    data = json.loads((so.oracle().model_dir / "config.json").read_text())
+    if bundled:
+        data.update(dspark_block_size=4, dspark_markov_rank=1, dspark_noise_token_id=0)
+    (root / "config.json").write_text(json.dumps(data))
+    if subfolder:
+        (root / "dspark").mkdir()
+        shutil.copy(Path(dc.draft_dir(None, None, None)) / "config.json",
+                    root / "dspark" / "config.json")
+    return str(root)
+
+
+def filled_path(argv: tuple[str, ...], target: str) -> tuple[str | None, str | None] | None:
+    """(SGLang's resolved draft path, graphfit's `sglang_draft_path.draft_path`) for `argv`
+    on `target`; None where SGLang's resolution refuses the line."""
+    from sglang.srt.arg_groups.overrides import resolving_view
+
+    from graphfit.inputs.sglang_draft_path import draft_path
+
+    resolved = so.resolve(argv, model=target)
+    if isinstance(resolved, so.Rejected):
+        return None
+    theirs = resolving_view(resolved.record).speculative_draft_model_path
+    flags = dict(zip(argv[::2], argv[1::2], strict=False))
+    values = {"model_path": target,
+              "speculative_algorithm": flags.get("--speculative-algorithm"),
+              "speculative_draft_model_path": flags.get("--speculative-draft-model-path")}
+    return (None if theirs is None else str(theirs)), draft_path(values)

@@ -300,3 +300,21 @@ def test_live_wiring_off_is_caught(monkeypatch: pytest.MonkeyPatch) -> None:
     caught = [case[0] for case in LIVE_CASES if (lambda pair: (pair[0] == "starts") != (
         pair[1] == "starts"))(_live_pair(case))]
     assert caught == [case[0] for case in LIVE_CASES if _live_pair(case)[0] != "starts"]
+
+
+@pytest.mark.parametrize(("algorithm", "where"), [
+    ("NEXTN", ("Glm4MoeForCausalLM",)), ("EAGLE", ("Glm4MoeForCausalLM",)),
+    ("DSPARK", (False, True)), ("DSPARK", (True, False)), ("DSPARK", (True, True)),
+])
+def test_the_filled_draft_path_is_sglangs(algorithm: str, where: tuple[object, ...]) -> None:
+    """graphfit's draft path (graphfit.inputs.sglang_draft_path) is the one SGLang's handlers
+    fill in (speculative_hook.py:720-745, 1120-1148), read off SGLang's resolved ServerArgs:
+    the target for a NEXTN-shipping class or a bundled DSPARK draft, else its dspark/."""
+    target = (dq.filled_target(*where) if len(where) == 1  # type: ignore[arg-type]
+              else dq.dspark_target(*where))  # type: ignore[arg-type]
+    argv = ("--speculative-algorithm", algorithm, "--max-running-requests", "8")
+    pair = dq.filled_path(argv, target)
+    assert pair is not None, "SGLang's resolution refused the line"
+    theirs, ours = pair
+    assert theirs is not None  # SGLang filled one in: the case exercises the rule
+    assert ours == theirs
