@@ -277,7 +277,7 @@ LIVE_CASES = [(case[0], lambda case=case: _line(_quantized(*case[1]), *case[2]),
 
 
 def _live_pair(case: tuple[object, ...]) -> tuple[str, str]:
-    label, argv_of, filled, gpu = case
+    _label, argv_of, filled, gpu = case
     target = None if filled is None else dq.filled_target(*filled[1:3])  # type: ignore[index]
     argv = argv_of()  # type: ignore[operator]
     theirs, _ours, _agree = dq.compare(argv, gpu, target)  # type: ignore[arg-type]
