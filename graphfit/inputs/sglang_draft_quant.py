@@ -22,10 +22,23 @@ checkpoint is read, so the flag alone decides --
   GPU and the draft dtype: the method goes to SglangOptions.draft_quantization and
   graphfit.planner.engines.sglang_draft_quant checks it.
 
-A quantized draft checkpoint (the draft takes its checkpoint's method where the flag clashes,
-model_config.py:2119-2133), a hub-id draft, humming (it needs the optional humming-kernels
-package, humming.py) and quark_int4fp8_moe (its config class reads the tensor-parallel rank)
-are not restated: nothing is checked, as before.
+A quantized LOCAL draft checkpoint (a quantization config in config.json, or a local
+hf_quant_config.json / ModelSlim description, graphfit.inputs.sglang_quant_files) is read too
+(`_quantized`, issue 23 s50r): its config goes to SglangOptions.draft_quant_config and the
+flag (None: none) to draft_quantization; the draft ModelConfig's answer -- the draft takes its
+checkpoint's method where the flag clashes (model_config.py:2122-2137) -- hangs on the GPU
+(the AWQ / GPTQ Marlin overrides), so graphfit.planner.engines.sglang_draft_quant settles it
+and makes the loader's GPU / dtype checks. The class the loader builds from the draft's
+config (graphfit.inputs.sglang_quant_config_file, the target's rule) is checked here on the
+method the draft settles on an SM 9.0 GPU.
+
+The draft is the line's `--speculative-draft-model-path`, else the checkpoint SGLang fills in
+for it (the target's own for NEXTN-shipping classes, a bundled or `dspark/` DSPARK draft:
+graphfit.inputs.sglang_draft_path).
+
+A hub-id draft, humming (it needs the optional humming-kernels package, humming.py) and
+quark_int4fp8_moe (its config class reads the tensor-parallel rank) are not restated: nothing
+is checked, as before.
 """
 
 from __future__ import annotations
@@ -35,10 +48,15 @@ from pathlib import Path
 from typing import Any
 
 from graphfit.inputs import model_config, target_overrides
+from graphfit.inputs import sglang_quant_config_file as config_file
 from graphfit.inputs.reading import shown_path
 from graphfit.inputs.settings import COMMAND_LINE, Setting
+from graphfit.inputs.sglang_draft_path import draft_path
 from graphfit.inputs.sglang_quant_config_file import CONFIG_FILES
+from graphfit.inputs.sglang_quant_files import checkpoint_quant
 from graphfit.planner.core.errors import ConfigError
+from graphfit.planner.engines import sglang_quant_overrides as overrides
+from graphfit.planner.engines.sglang_draft_quant import draft_method
 from graphfit.planner.engines.sglang_quantization import KNOWN_METHODS, UNQUANT
 
 FLAG = "--speculative-draft-model-quantization"
@@ -59,6 +77,12 @@ NOT_RESTATED = frozenset({"humming", "quark_int4fp8_moe"})
 # every file name a config class looks for, plus the ModelOpt file the ModelConfig reads
 # (model_config.py:1746-1822): a draft directory holding one is not "unquantized"
 _QUANT_FILES = frozenset(name for names, _ in FILE_METHODS.values() for name in names)
+# the keys of the draft checkpoint's config that its ModelConfig reads: the method and what
+# the overrides compare (sglang_quant_overrides: quant_algo, AWQ / GPTQ shapes)
+OVERRIDE_KEYS = ("quant_method", "quant_algo", "bits", "group_size", "zero_point", "sym",
+                 "desc_act", "checkpoint_format", "is_marlin_format")
+# the GPU the loader's class check assumes (its class is the same on every SM80+ GPU)
+CLASS_CHECK_GPU = 90
 
 
 def draft_flag(values: Mapping[str, Any]) -> str | None:
@@ -89,16 +113,20 @@ def settings(values: Mapping[str, Any]) -> list[Setting]:
     """The draft's quantization (module docstring): SGLang's refusal as one ConfigError, the
     method for the planner's GPU / dtype checks, or nothing where it is not restated."""
     method = str(values.get("speculative_algorithm") or "").upper()
-    draft = values.get("speculative_draft_model_path")
+    draft = draft_path(values)  # the line's, else the one SGLang fills in (s50r)
     flag = draft_flag(values)
-    if method not in ALGORITHMS or not isinstance(draft, str) or flag is None:
+    if method not in ALGORITHMS or not isinstance(draft, str):
         return []
     path = model_config.config_path(draft)
     if path is None:
         return []
     data = target_overrides.apply(model_config.load_config(path), target_overrides.parse(
         values.get("json_model_override_args")))
-    if not _unquantized(path, data) or flag in NOT_RESTATED:
+    if flag in NOT_RESTATED:
+        return []
+    if not _unquantized(path, data):
+        return _quantized(path, data, values)
+    if flag is None:
         return []
     given = (FLAG if values.get("speculative_draft_model_quantization") is not None
              else "--quantization (the draft inherits it)")
@@ -119,5 +147,42 @@ def settings(values: Mapping[str, Any]) -> list[Setting]:
                     COMMAND_LINE)]
 
 
-__all__ = ["ALGORITHMS", "ARGLESS_REFUSED", "FILE_METHODS", "FLAG", "NOT_RESTATED",
-           "draft_flag", "settings"]
+def _quantized(path: Path, data: Mapping[str, Any], values: Mapping[str, Any]
+               ) -> list[Setting]:
+    """A quantized local draft (module docstring): its config (the keys its ModelConfig
+    reads) and the flag for the planner, after the loader's class check on the method the
+    draft settles on an SM 9.0 GPU (the target's rule, its message naming the draft)."""
+    flag = draft_flag(values)
+    cfg, _ = checkpoint_quant(path, dict(data), path.parent)
+    if cfg is None:
+        return []  # only a quantization file the ModelConfig does not read
+    kept = {key: cfg[key] for key in OVERRIDE_KEYS if key in cfg}
+    try:
+        text = overrides.quant_config_text(kept)
+    except ConfigError:
+        return []  # a config SGLang's reader stops on: not this rule's to word
+    try:
+        method: str | None = draft_method(flag, kept, CLASS_CHECK_GPU)
+    except ConfigError:
+        method = None  # refused (an unknown method): the planner says so with the GPU
+    if method in NOT_RESTATED:
+        return []
+    try:
+        if method is not None:
+            config_file.check(method, str(path.parent), data)
+    except ConfigError as exc:
+        why = str(exc).removeprefix(f"--quantization {method}: ")
+        raise ConfigError(f"the draft's quantization {method} (its own model loader): "
+                          f"{why}"[:200]) from None
+    given = (FLAG if values.get("speculative_draft_model_quantization") is not None
+             else "the draft checkpoint's config")
+    out = [Setting("draft_quant_config", text, f"{given} (the draft's ModelConfig)",
+                   COMMAND_LINE)]
+    if flag is not None:
+        out.append(Setting("draft_quantization", flag, f"{given} (the draft's ModelConfig)",
+                           COMMAND_LINE))
+    return out
+
+
+__all__ = ["ALGORITHMS", "ARGLESS_REFUSED", "CLASS_CHECK_GPU", "FILE_METHODS", "FLAG",
+           "NOT_RESTATED", "OVERRIDE_KEYS", "draft_flag", "settings"]

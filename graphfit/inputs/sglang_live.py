@@ -38,6 +38,7 @@ from graphfit.inputs import (
     model_config,
     sglang_context_length,
     sglang_draft,
+    sglang_draft_quant,
     sglang_draft_shape,
     sglang_dspark,
     sglang_dsv4,
@@ -74,7 +75,9 @@ KEYS = ("model_path", "speculative_algorithm", "speculative_draft_model_path",
         # multimodal processor loads the tokenizer path (graphfit.inputs.sglang_processor_path)
         "context_length", "enable_multimodal", "model_impl",
         # s49l: whether the HF parser keeps the config's sub-configs (sglang_processor_path)
-        "model_config_parser")
+        "model_config_parser",
+        # s50r: the draft's quantization, already resolved (graphfit.inputs.sglang_draft_quant)
+        "speculative_draft_model_quantization")
 TARGET_FIELDS = ("hidden_size", "vocab_size")  # from the target's config.json
 BLOCK_FLAGS = {"DFLASH": "speculative_dflash_block_size",
                "DSPARK": "speculative_dspark_block_size"}
@@ -164,6 +167,11 @@ def _read(values: Mapping[str, Any]) -> dict[str, Any]:
     # sglang_draft_shape), as a pasted line reads them
     out.update(_fields(sglang_draft_shape.settings(values)[0]))
     out.update(_fields(sglang_inkling_draft.settings(values)))  # an Inkling draft (s47m)
+    # the draft's quantization (s50r): the ServerArgs hold the draft's flag as SGLang resolved
+    # it (the target's inherited, unquant as None: serving_hook.py:685-708) and the draft
+    # path it filled in, so the target's flag is not read again
+    resolved = {**values, "quantization": None}
+    out.update(_fields(sglang_draft_quant.settings(resolved)))
     name = str(values["speculative_algorithm"] or "").upper()
     draft = values["speculative_draft_model_path"]
     if name not in BLOCK_FLAGS or not isinstance(draft, str):

@@ -417,7 +417,8 @@ class EngineConfig:
             inkling_draft_conv_state: tuple[int, ...] | None = None,
             nnodes: int = 1,
             draft_quantization: str | None = None,
-            kv_cache_dtype: str | None = None) -> None: ...
+            kv_cache_dtype: str | None = None,
+            draft_quant_config: str | None = None) -> None: ...
 
     def __post_init__(self) -> None:
         set_ = object.__setattr__
@@ -1296,6 +1297,11 @@ class EngineConfig:
     def draft_quantization(self) -> str | None:
         """SglangOptions.draft_quantization."""
         return cast("str | None", self._option("draft_quantization"))
+
+    @property
+    def draft_quant_config(self) -> str | None:
+        """SglangOptions.draft_quant_config."""
+        return cast("str | None", self._option("draft_quant_config"))
 
     @property
     def kv_cache_dtype(self) -> str | None:

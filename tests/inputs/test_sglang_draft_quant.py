@@ -56,12 +56,30 @@ def test_unquant_and_no_flag_set_nothing(tmp_path: Path) -> None:
         assert json.loads(out)["config"]["options"].get("draft_quantization") is None
 
 
-def test_not_restated_drafts_are_planned(tmp_path: Path) -> None:
-    """A draft with its own quantization_config (SGLang may take its method instead), a
-    quantization file beside an unquantized config, a hub-id draft: nothing is checked."""
+def test_a_quantized_draft_reaches_the_planner(tmp_path: Path) -> None:
+    """A draft with its own quantization_config (issue 23 s50r): the loader's class check on
+    the method the draft takes (one error line), else the config and the flag reach the
+    options for the planner's checks."""
     flag = ("--speculative-draft-model-quantization", "awq")
     target, draft = eagle_dirs(tmp_path, quantization_config={"quant_method": "fp8"})
-    assert _plan(target, draft, *flag)[0] == 0
+    assert "activation_scheme" in _one_error(*_plan(target, draft, *flag)[::2])
+    full = {"quant_method": "fp8", "activation_scheme": "dynamic"}
+    (tmp_path / "full").mkdir()
+    target, draft = eagle_dirs(tmp_path / "full", quantization_config=full)
+    code, out, text = _plan(target, draft, *flag)
+    assert code == 0, text
+    options = json.loads(out)["config"]["options"]
+    assert options["draft_quantization"] == "awq"
+    assert json.loads(options["draft_quant_config"]) == {"quant_method": "fp8"}
+    code, _, text = _plan(target, draft, *flag, gpu="T4")  # fp8 needs SM80 (the draft's)
+    assert "compute capability 80" in _one_error(code, text)
+
+
+def test_not_restated_drafts_are_planned(tmp_path: Path) -> None:
+    """A quantization file beside an unquantized config (one the draft's ModelConfig does
+    not read), a hub-id draft: nothing is checked."""
+    flag = ("--speculative-draft-model-quantization", "awq")
+    target, draft = eagle_dirs(tmp_path)
     (Path(draft) / "config.json").write_text(json.dumps(
         {"architectures": ["LlamaForCausalLMEagle"], **LLAMA}))
     (Path(draft) / "quant_config.json").write_text("{}")

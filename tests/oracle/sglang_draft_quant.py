@@ -45,7 +45,11 @@ def answer(argv: tuple[str, ...], capability: int = 90, target: str | None = Non
     stop = _load(record, None, capability)
     if stop.stage not in ("started", "none"):
         return Answer(f"target {stop.stage}", stop.method, stop.said)
-    return _load(record, str(record.speculative_draft_model_path), capability)
+    from sglang.srt.arg_groups.overrides import resolving_view
+
+    # the resolved draft path: the line's, or the one SGLang's handlers fill in from the
+    # target (speculative_hook.py:720-745, 1138-1148)
+    return _load(record, str(resolving_view(record).speculative_draft_model_path), capability)
 
 
 def _load(record: object, draft: str | None, capability: int) -> Answer:
@@ -77,6 +81,27 @@ def _load(record: object, draft: str | None, capability: int) -> Answer:
         finally:
             loader.get_model_architecture = saved
     return Answer("started", method)
+
+
+@cache
+def filled_target(architecture: str, quantization: str | None = None) -> str:
+    """A target directory of `architecture` (the Qwen3-MoE shapes the oracle's stubs write)
+    whose line names no draft path: SGLang fills the draft in from it for the NEXTN-shipping
+    classes (speculative_hook.py:1120-1148). `quantization`: a ModelOpt quant_algo for its
+    quantization_config, None for none."""
+    import json
+    import tempfile
+    from pathlib import Path
+
+    so.oracle()  # the stubs first
+    root = Path(tempfile.mkdtemp(prefix="graphfit-draft-fill-"))
+    directory = sglang_stubs.write_moe_model_dir(root / "model")
+    data = json.loads((directory / "config.json").read_text())
+    data["architectures"] = [architecture]
+    if quantization is not None:
+        data["quantization_config"] = {"quant_method": "modelopt", "quant_algo": quantization}
+    (directory / "config.json").write_text(json.dumps(data))
+    return str(directory)
 
 
 @cache
@@ -113,3 +138,67 @@ def compare(argv: tuple[str, ...], gpu: str, target: str | None = None
     sglang_starts = theirs.stage in ("started", "none")
     outcome = "starts" if sglang_starts else f"refused: {theirs.stage}: {theirs.said}"
     return outcome, ours, sglang_starts == (code == 0)
+
+
+def live(argv: tuple[str, ...], gpu: str, target: str | None = None) -> str:
+    """graphfit's live check (graphfit.integrations.sglang.check_server_args, the path
+    `from_sglang` takes) on SGLang's own resolved ServerArgs for `argv`, the GPU named:
+    "starts" or "refused: <message>"; "args" where SGLang's resolution refuses the line."""
+    from graphfit.inputs.gpus import gpu_capability
+    from graphfit.integrations import sglang as gs
+    from graphfit.planner.core.errors import GraphfitError
+
+    capability = gpu_capability(gpu)
+    assert capability is not None, gpu
+    resolved = so.resolve(argv, capability=divmod(capability, 10), model=target)
+    if isinstance(resolved, so.Rejected):
+        return "args"
+    try:
+        # the ServerArgs carry no request count before the scheduler sizes it
+        gs.check_server_args(resolved.record, gpu_memory_gb=gpu, max_num_seqs=32)
+    except GraphfitError as exc:
+        return f"refused: {exc}"
+    return "starts"
+
+
+@cache
+def dspark_target(bundled: bool, subfolder: bool) -> str:
+    """The oracle's Llama target directory, its config carrying the prefixed dspark_* keys
+    (`bundled`) and / or a `dspark/` folder holding the oracle's working DSPARK draft config
+    (`subfolder`; tests.oracle.sglang_dspark_compare.draft_dir)."""
+    import json
+    import shutil
+    import tempfile
+    from pathlib import Path
+
+    from tests.oracle import sglang_dspark_compare as dc
+
+    root = Path(tempfile.mkdtemp(prefix="graphfit-dspark-fill-")) / "target"
+    root.mkdir()
+    data = json.loads((so.oracle().model_dir / "config.json").read_text())
+    if bundled:
+        data.update(dspark_block_size=4, dspark_markov_rank=1, dspark_noise_token_id=0)
+    (root / "config.json").write_text(json.dumps(data))
+    if subfolder:
+        (root / "dspark").mkdir()
+        shutil.copy(Path(dc.draft_dir(None, None, None)) / "config.json",
+                    root / "dspark" / "config.json")
+    return str(root)
+
+
+def filled_path(argv: tuple[str, ...], target: str) -> tuple[str | None, str | None] | None:
+    """(SGLang's resolved draft path, graphfit's `sglang_draft_path.draft_path`) for `argv`
+    on `target`; None where SGLang's resolution refuses the line."""
+    from sglang.srt.arg_groups.overrides import resolving_view
+
+    from graphfit.inputs.sglang_draft_path import draft_path
+
+    resolved = so.resolve(argv, model=target)
+    if isinstance(resolved, so.Rejected):
+        return None
+    theirs = resolving_view(resolved.record).speculative_draft_model_path
+    flags = dict(zip(argv[::2], argv[1::2], strict=False))
+    values = {"model_path": target,
+              "speculative_algorithm": flags.get("--speculative-algorithm"),
+              "speculative_draft_model_path": flags.get("--speculative-draft-model-path")}
+    return (None if theirs is None else str(theirs)), draft_path(values)

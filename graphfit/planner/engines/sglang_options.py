@@ -460,6 +460,11 @@ class SglangOptions(EngineOptions):
         `--dsv4-attn-backend` on SM100 turns on it (deepseek_v4_hook.py:44-60) and trtllm
         asserts it (:108-111) once auto is fp8_e4m3 (overrides.py:892-913;
         graphfit.planner.engines.sglang_dsv4_default; issue 23 s48k).
+    draft_quant_config: a quantized local draft checkpoint's quantization config as SGLang's
+        draft ModelConfig reads it (the keys its method overrides read, canonical JSON
+        text; graphfit.inputs.sglang_draft_quant), from which the draft's final method is
+        resolved on the GPU (graphfit.planner.engines.sglang_draft_quant; issue 23 s50r);
+        None: an unquantized or unread draft.
     """
 
     engine: ClassVar[str] = "sglang"
@@ -607,6 +612,7 @@ class SglangOptions(EngineOptions):
     nnodes: int = 1
     draft_quantization: str | None = None
     kv_cache_dtype: str | None = None
+    draft_quant_config: str | None = None
 
     def __post_init__(self) -> None:
         gb = self.gpu_memory_gb
@@ -623,6 +629,13 @@ class SglangOptions(EngineOptions):
         if quant is not None and not (isinstance(quant, str) and 0 < len(quant) <= 40):
             raise ConfigError(f"draft_quantization: expected a quantization method name, got "
                               f"{excerpt(self.draft_quantization)}")
+        if self.draft_quant_config is not None:
+            try:
+                text = quant_config_text(self.draft_quant_config)
+            except ConfigError as exc:  # named as this field, not the target's
+                raise ConfigError(str(exc).replace("checkpoint_quant_config:",
+                                                   "draft_quant_config:", 1)) from None
+            object.__setattr__(self, "draft_quant_config", text)
         if self.kv_cache_dtype not in (None, *KV_CACHE_DTYPES):
             raise ConfigError(f"kv_cache_dtype: expected one of {', '.join(KV_CACHE_DTYPES)}, "
                               f"got {excerpt(self.kv_cache_dtype)}")
