@@ -290,7 +290,9 @@ def line(values: Mapping[str, Any]) -> None:
     layout = moe_layout(values, data)
     # pplx's runner assert comes after its mode and attention-DP ones (moe_hook.py:576-600),
     # which graphfit.planner.engines.sglang_moe_a2a.check_dispatch restates
-    if layout.deepep_mode != "normal" and attention_dp_size(values) >= 2:
+    names = data.get("architectures")
+    minimax = isinstance(names, list) and names[:1] in ([CAUSAL], [VL])
+    if minimax and layout.deepep_mode != "normal" and attention_dp_size(values) >= 2:
         said = pplx_problem(layout)
         if said is not None:
             raise ConfigError(said)
