@@ -40,7 +40,10 @@ experts (after FusedMoE's splits) and to each MLP (after its split, before its a
 MegaMoE's runner and the other quantization methods' checks: see
 docs/engines/sglang-coverage.md, "(issue 23, s42n)". DeepEP's own class (`DeepEPMoE`) adds no
 check of its own with JIT DeepGEMM on (layers/moe/ep_moe/layer.py:100-178), which graphfit
-assumes: compared by the oracle since s44n.
+assumes: compared by the oracle since s44n. With SGLANG_ENABLE_JIT_DEEPGEMM=0 it asserts
+deep_gemm for a quantized layer in a low-latency mode (:168-178, `deepep_problem`) and, for
+unquantized BF16 experts on the deep_gemm runner, "Unquantized DeepEP MoE requires DeepGEMM
+BF16" (:135-147, `unquantized_problem`; issue 23, s50e).
 """
 
 from __future__ import annotations
@@ -57,6 +60,11 @@ from graphfit.inputs.sglang_minimax_quant import (
 )
 from graphfit.inputs.sglang_minimax_quant import mlp_problem as quant_mlp_problem
 from graphfit.planner.core.errors import excerpt
+from graphfit.planner.engines.sglang_deepep_class import (
+    DEEP_GEMM_RUNNERS,
+    LEGACY_A2A,
+    UNQUANTIZED_A2A,
+)
 
 # transformers' MiniMaxM2Config class defaults (configuration_minimax_m2.py) for the keys read
 DEFAULTS: dict[str, Any] = {"num_local_experts": 256, "num_experts_per_tok": 8,
@@ -73,6 +81,40 @@ NO_MEGAMOE_FUSED = ("flashinfer_trtllm", "flashinfer_trtllm_routed")
 UNFUSED_RUNNERS = ("lora_triton", "lora_cutedsl", "lora_marlin", "flashinfer_cutedsl",
                    "flashinfer_trtllm", "experimental_sgl_trtllm", "flashinfer_trtllm_routed")
 UNFUSED_A2A = ("flashinfer", "flashinfer_megamoe", "deepep_v2")
+
+
+# the runners MiniMax-M3's model override turns into triton on an unquantized model
+# (arg_groups/model_overrides/minimax_m3.py:227-235: "the deep_gemm MoE runner produces
+# corrupted output on bf16 full weights")
+BF16_TRITON_RUNNERS = ("auto", "deep_gemm")
+PPLX_RUNNERS = ("deep_gemm", "auto")  # arg_groups/moe_hook.py:597-600
+
+
+def effective_runner(given: str, quant: str | None, a2a: str) -> str:
+    """--moe-runner-backend as the experts see it: the model override first (unquantized:
+    auto / deep_gemm -> triton, model_overrides/minimax_m3.py:227-235; it runs before
+    `handle_a2a_moe`, arg_groups/pipeline.py:295), then pplx's auto -> deep_gemm
+    (moe_hook.py:603-609). (The override's quantized SM100 / ROCm / NVFP4 picks, :96-128,
+    :167-170, are other rules' business: graphfit.inputs.sglang_minimax_quant.)"""
+    runner = given.strip().lower()
+    if quant is None and runner in BF16_TRITON_RUNNERS:
+        return "triton"
+    if a2a == "pplx" and runner == "auto":
+        return "deep_gemm"
+    return runner
+
+
+def pplx_problem(layout: MoeLayout) -> str | None:
+    """pplx's runner assert on the runner the model override left (arg_groups/moe_hook.py:
+    597-600 reads `resolved_view`, which carries the override's declaration): an unquantized
+    MiniMax-M3 line's triton, or a runner given outside deep_gemm / auto."""
+    if layout.a2a != "pplx" or layout.runner in PPLX_RUNNERS:
+        return None
+    why = (" (MiniMax-M3's override made it triton on BF16 weights, "
+           "arg_groups/model_overrides/minimax_m3.py:227-235)" if layout.runner == "triton"
+           and layout.quant is None else "")
+    return ("moe_a2a_backend='pplx' is only supported with --moe-runner-backend deep_gemm "
+            f"(or auto). (AssertionError, arg_groups/moe_hook.py:597-600){why}")
 
 
 def fusion_disabled(flag: bool, runner: str, a2a: str, waterfill: bool) -> bool:
@@ -104,6 +146,9 @@ class MoeLayout:
     deepep_mode: str = "auto"
     jit_deepgemm: bool = True
     fp4: bool = False  # ModelOpt's FP4 linear method (sglang_minimax_quant.fp4_linear)
+    # the ModelConfig dtype the loader builds the experts under (model_loader/loader.py:838;
+    # graphfit.inputs.sglang_dtype), None where graphfit does not map it
+    dtype: str | None = None
 
     def __post_init__(self) -> None:
         for name in ("tp", "ep", "moe_tp"):
@@ -198,7 +243,7 @@ def moe_problem(text: Mapping[str, Any], nested: bool, layout: MoeLayout) -> str
         # lora_enabled False at model build (LoRA swaps runners later, lora/layers.py:1128)
         return (f"no fused func for runner {layout.runner} under a2a megamoe "
                 f"(NotImplementedError, layers/moe/moe_runner/runner.py:168-183)")
-    said = deepep_problem(layout)
+    said = unquantized_problem(layout) or deepep_problem(layout)
     if said:
         return said
     if _read(text, "hidden_act", nested) is _MISSING:
@@ -215,20 +260,41 @@ def moe_problem(text: Mapping[str, Any], nested: bool, layout: MoeLayout) -> str
 
 
 def deepep_problem(layout: MoeLayout) -> str | None:
-    """`DeepEPMoE.__init__` after FusedMoE's (layers/moe/ep_moe/layer.py:84-178) for
-    `--moe-a2a-backend deepep` with JIT DeepGEMM off: a quantized MoE that takes the legacy
-    path (none of :100-147's cases on CUDA: not a humming runner, not flashinfer_cutedsl
-    with modelopt_fp4 / modelopt_mixed) in auto or low_latency mode asserts deep_gemm
-    (:168-178). (With DeepGEMM on, which graphfit assumes by default, nothing raises.)"""
-    if layout.a2a != "deepep" or layout.jit_deepgemm or layout.quant is None:
+    """`DeepEPMoE.__init__` after FusedMoE's (layers/moe/ep_moe/layer.py:84-178) for an a2a
+    backend that builds DeepEPMoE on its legacy path (deepep; since s50e also mooncake,
+    nixl and pplx: get_moe_impl_class, :352-365; graphfit.planner.engines.
+    sglang_deepep_class.LEGACY_A2A) with JIT DeepGEMM off: a quantized MoE that takes the
+    legacy path (none of :100-147's cases on CUDA: not a humming runner, not
+    flashinfer_cutedsl with modelopt_fp4 / modelopt_mixed) in auto or low_latency mode
+    asserts deep_gemm (:168-178); pplx has turned auto into low_latency (moe_hook.py:
+    581-587). (With DeepGEMM on, which graphfit assumes by default, nothing raises.)"""
+    if layout.a2a not in LEGACY_A2A or layout.jit_deepgemm or layout.quant is None:
         return None
     if layout.runner == "humming" or (layout.runner == "flashinfer_cutedsl" and layout.quant
                                       in ("modelopt_fp4", "modelopt_mixed")):
         return None
     if layout.deepep_mode not in ("auto", "low_latency"):
         return None
-    return (f"DeepEP DeepEPMode.{layout.deepep_mode.upper()} mode requires deep_gemm "
+    mode = "low_latency" if layout.a2a == "pplx" else layout.deepep_mode
+    return (f"DeepEP DeepEPMode.{mode.upper()} mode requires deep_gemm "
             f"(AssertionError, layers/moe/ep_moe/layer.py:168-178)")
+
+
+def unquantized_problem(layout: MoeLayout) -> str | None:
+    """`DeepEPMoE.__init__`'s unquantized branch (layers/moe/ep_moe/layer.py:135-147), which
+    MiniMaxM3MoE's experts reach through `get_moe_impl_class` (minimax_m3.py:421;
+    ep_moe/layer.py:352-365) as every DeepEP-class model's do: no quantization, BF16 expert
+    weights (the loader's dtype), the deep_gemm runner (--moe-runner-backend deep_gemm or a
+    LoRA one, graphfit.planner.engines.sglang_deepep_class.DEEP_GEMM_RUNNERS; pplx's auto
+    pick is applied by the caller's layout), a2a deepep or pplx, JIT DeepGEMM off. No earlier
+    branch (:100-134) takes such a line on CUDA: they need deepep_v2, humming, AITER / NPU,
+    JIT on, or a quantization."""
+    if layout.a2a not in UNQUANTIZED_A2A or layout.quant is not None or layout.jit_deepgemm:
+        return None
+    if layout.runner not in DEEP_GEMM_RUNNERS or layout.dtype != "bfloat16":
+        return None
+    return ("Unquantized DeepEP MoE requires DeepGEMM BF16 (AssertionError, layers/moe/"
+            "ep_moe/layer.py:135-147: JIT DeepGEMM off)")
 
 
 def mlp_problem(text: Mapping[str, Any], nested: bool, width: Any, group: int,
@@ -283,14 +349,15 @@ def build_layout(tp: int, ep: int, moe_dp: int, a2a: str, redundant: int,
                  fusion_off: bool, quant: str | None,
                  block: Blocks | None = None, runner: str = "auto",
                  deepep_mode: str = "auto", jit_deepgemm: bool = True,
-                 fp4: bool = False) -> MoeLayout:
+                 fp4: bool = False, dtype: str | None = None) -> MoeLayout:
     """The layout from the line's resolved sizes (MoE-TP = tp // ep // moe_dp,
     runtime_context.py:154; sizes that do not divide are other rules' business) and the
     loader's fusion gate less the shared-expert count (minimax_m3.py:2021-2043)."""
     gate = not fusion_off and quant not in NO_FUSION_QUANTS and ep == 1 and a2a != "deepep"
     return MoeLayout(tp, ep, max(1, tp // ep // moe_dp), a2a, redundant, gate, block, runner,
-                     quant, deepep_mode, jit_deepgemm, fp4)
+                     quant, deepep_mode, jit_deepgemm, fp4, dtype)
 
 
-__all__ = ["MoeLayout", "build_layout", "deepep_problem", "fused_count", "fusion_problem",
-           "is_moe_layer", "layer_problem", "quantization"]
+__all__ = ["MoeLayout", "build_layout", "deepep_problem", "effective_runner", "fused_count",
+           "fusion_problem", "is_moe_layer", "layer_problem", "pplx_problem", "quantization",
+           "unquantized_problem"]

@@ -45,12 +45,15 @@ from graphfit.inputs import sglang_sub_configs
 from graphfit.inputs.model_config import local_config
 from graphfit.inputs.sglang_draft import overridden, override_args
 from graphfit.inputs.sglang_dspark_env import flag, line_environ
+from graphfit.inputs.sglang_dtype import sglang_dtype
 from graphfit.inputs.sglang_minimax_moe import (
     MoeLayout,
     build_layout,
+    effective_runner,
     fusion_disabled,
     fusion_problem,
     layer_problem,
+    pplx_problem,
     quantization,
 )
 from graphfit.inputs.sglang_minimax_quant import (
@@ -226,14 +229,15 @@ def moe_layout(values: Mapping[str, Any], data: Mapping[str, Any]) -> MoeLayout:
     """The MoE sizes and settings the line resolves (graphfit.inputs.sglang_minimax_moe):
     the EP size as the a2a backend resolves it (`_a2a_ep_size`, arg_groups/overrides.py:
     1611-1620), `--moe-dp-size`, `--ep-num-redundant-experts`, the fusion switch as the
-    runner / a2a backend resolve it, the quantization, the MoE runner backend,
+    runner / a2a backend resolve it, the quantization, the MoE runner backend (after the
+    model override and pplx's pick, `effective_runner`), the loader's dtype,
     `--deepep-mode` and the pasted line's SGLANG_ENABLE_JIT_DEEPGEMM (graphfit.inputs.
     sglang_dspark_env.line_environ: none on a config file or a live check, i.e. on)."""
     tp = size_or_one(values.get("tp_size") or values.get("tp"))
     a2a = str(values.get("moe_a2a_backend") or "none").strip().lower()
     ep = resolved_ep_size(size_or_one(values.get("ep_size")), tp, a2a)
     quant = quantization(values, data)
-    runner = str(values.get("moe_runner_backend") or "auto").strip().lower()
+    runner = effective_runner(str(values.get("moe_runner_backend") or "auto"), quant, a2a)
     fusion_off = fusion_disabled(values.get("disable_shared_experts_fusion") is True, runner,
                                  a2a, values.get("enable_waterfill") is True)
     mode = str(values.get("deepep_mode") or "auto").strip().lower()
@@ -241,7 +245,8 @@ def moe_layout(values: Mapping[str, Any], data: Mapping[str, Any]) -> MoeLayout:
     jit = flag(line_environ(), "SGLANG_ENABLE_JIT_DEEPGEMM", True)
     return build_layout(tp, ep, size_or_one(values.get("moe_dp_size")), a2a,
                         _count(values.get("ep_num_redundant_experts")), fusion_off,
-                        quant, blocks(quant, data), runner, mode, jit, fp4_linear(quant, data))
+                        quant, blocks(quant, data), runner, mode, jit, fp4_linear(quant, data),
+                        sglang_dtype(data, values.get("dtype")))
 
 
 def tower_layout(values: Mapping[str, Any], tower_tp: int) -> TowerLayout:
@@ -282,7 +287,16 @@ def line(values: Mapping[str, Any]) -> None:
     if attn_tp < 1:
         return  # tp below attn_dp x attn_cp: the layout's own check refuses it (SGLang asserts)
     tower_tp = 1 if values.get("mm_enable_dp_encoder") is True else attn_tp
-    said = problem(data, attn_tp, values.get("encoder_only") is True, moe_layout(values, data),
+    layout = moe_layout(values, data)
+    # pplx's runner assert comes after its mode and attention-DP ones (moe_hook.py:576-600),
+    # which graphfit.planner.engines.sglang_moe_a2a.check_dispatch restates
+    names = data.get("architectures")
+    minimax = isinstance(names, list) and names[:1] in ([CAUSAL], [VL])
+    if minimax and layout.deepep_mode != "normal" and attention_dp_size(values) >= 2:
+        said = pplx_problem(layout)
+        if said is not None:
+            raise ConfigError(said)
+    said = problem(data, attn_tp, values.get("encoder_only") is True, layout,
                    tower_tp, tower_layout(values, tower_tp))
     if said is not None:
         raise ConfigError(said)

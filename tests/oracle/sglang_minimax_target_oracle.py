@@ -27,9 +27,11 @@ SGLang's own model class is built under that layout:
   without hidden_size fails earlier, model_config.py:1566.)
 
 Before either class is built, shared-expert fusion is resolved with the class's own hooks
-as the loader does (model_loader/loader.py:291-298).
+as the loader does (model_loader/loader.py:291-298), and the class is built under the
+loader's dtype (model_loader/loader.py:838, SGLang's own ModelConfig of the line; s50e).
 
-Glue (not SGLang logic): `deep_ep` reported installed and JIT DeepGEMM on (`_deepep_glue`),
+Glue (not SGLang logic): `deep_ep`, pplx-kernels and Mooncake reported installed and JIT
+DeepGEMM on (`_deepep_glue`, tests.oracle.sglang_mooncake_build.glue),
 this process's ranks (0), TP / MoE / pipeline groups that only answer
 their size / first-last rank / a CPU group of None, an SM 90 CUDA device for the fusion hooks,
 and no CUDA side stream (`get_stream` returns None:
@@ -38,6 +40,7 @@ there is no CUDA here; the stream is used in forward only, minimax_m3.py:1864).
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import functools
 import json
@@ -48,6 +51,7 @@ from typing import Any
 
 from tests.oracle import sglang_oracle as so
 from tests.oracle.config_dirs import content_dir
+from tests.oracle.sglang_mooncake_build import glue as mooncake_glue
 
 TEXT: dict[str, Any] = {
     "model_type": "minimax_m2", "hidden_size": 1024, "num_attention_heads": 8,
@@ -140,6 +144,17 @@ def _quant_config(r: so.Resolved, path: str) -> Any:
                                     LoadConfig())
 
 
+def _model_dtype(r: so.Resolved, path: str) -> Any:
+    """The dtype the loader builds the model under (model_loader/loader.py:838:
+    `set_default_torch_dtype(model_config.dtype)`, SGLang's own ModelConfig of `path` under
+    the line's ServerArgs): the experts' weights take it, and DeepEPMoE's unquantized
+    assert reads it (layers/moe/ep_moe/layer.py:137). Before s50e this oracle built in
+    torch's default float32, so that assert was never reached."""
+    from sglang.srt.configs.model_config import ModelConfig
+
+    return ModelConfig.from_server_args(r.record, model_path=path).dtype
+
+
 class _Absent:
     """deep_ep's `Buffer` / `Config` stand-in: the DeepEP dispatcher's constructor never
     touches them (token_dispatcher/deepep.py:368-421 only checks `use_deepep`); any use (the
@@ -170,6 +185,12 @@ def _deepep_glue(jit_deepgemm: bool = True) -> list[tuple[Any, str, Any]]:
                   deep_gemm_wrapper.ENABLE_JIT_DEEPGEMM))
     deepep.use_deepep, deepep.Buffer, deepep.Config = True, _Absent(), _Absent()
     deep_gemm_wrapper.ENABLE_JIT_DEEPGEMM = jit_deepgemm
+    # s50e: pplx-kernels reported installed (token_dispatcher/pplx.py:31-37); its dispatcher's
+    # constructor only checks the flag (:203-210), the AllToAll is made on the first dispatch
+    from sglang.srt.layers.moe.token_dispatcher import pplx
+
+    saved.append((pplx, "use_pplx", pplx.use_pplx))
+    pplx.use_pplx = True
     return saved
 
 
@@ -186,7 +207,7 @@ def build(path: str, tp: int, attn_dp: int, extra: tuple[str, ...] = (),
     if isinstance(mine, str):
         return f"Rejected: {mine}"
     r = mine
-    with so.sglang_stubs.stubbed(), so.published(r):
+    with so.sglang_stubs.stubbed(), so.published(r), contextlib.ExitStack() as stack:
         import sglang.srt.models.minimax_m3 as m3
         import sglang.srt.models.minimax_m3_vl as m3vl
         from sglang.srt.layers.dp_attention import initialize_dp_attention_flags
@@ -194,6 +215,7 @@ def build(path: str, tp: int, attn_dp: int, extra: tuple[str, ...] = (),
             initialize_moe_config,
             resolve_shared_experts_config,
         )
+        from sglang.srt.model_loader.utils import set_default_torch_dtype
         from sglang.srt.runtime_context import get_flags, get_model, get_parallel
         from sglang.srt.utils.hf_transformers_utils import get_config, get_hf_text_config
 
@@ -214,6 +236,8 @@ def build(path: str, tp: int, attn_dp: int, extra: tuple[str, ...] = (),
         for mod in (m3, m3vl):  # glue: the device the loader asks about (an H100)
             mod._is_cuda, mod._device_sm = True, 90
         try:
+            # s50e: Mooncake's package reported installed (tests.oracle.sglang_mooncake_build)
+            stack.enter_context(mooncake_glue())
             # MoE groups of the published sizes: the TP group itself where as wide
             # (distributed/parallel_state.py:2894, 2923)
             ep, moe_tp = get_parallel().moe_ep_size, get_parallel().moe_tp_size
@@ -239,7 +263,8 @@ def build(path: str, tp: int, attn_dp: int, extra: tuple[str, ...] = (),
                          or "quantization_config" in Path(path, "config.json").read_text()
                          else None)
                 shared = resolve_shared_experts_config(cls, config, quant)
-                with get_model().override(shared_experts=shared):
+                with get_model().override(shared_experts=shared), \
+                        set_default_torch_dtype(_model_dtype(r, path)):
                     cls(config, quant_config=quant)
         except RuntimeError as exc:  # the glue, not SGLang: fail the oracle itself
             if "has not been written" in str(exc):
