@@ -559,6 +559,46 @@ def test_v41_replay_refusals_are_sglangs() -> None:
     assert len(err.strip().splitlines()) == 1 and len(err.strip()) <= 200 + 7, err
 
 
+# the replay clauses for flags graphfit read only for them (issue 23, s50k): mixed
+# prefill/decode, LoRA, radix sessions (deepseek_v4_hook.py:323-325), alone, together (the
+# first in SGLang's order wins), behind an earlier clause (PD decode, :317) and ahead of the
+# feature list (HiSparse, :333-353) and the chunk budget (:250-267, run later); `--lora-paths`
+# alone turns LoRA on only after the model's hook (lora_hook.py:39-41), so SGLang plans it
+REPLAY_BLOCKERS = [
+    ["--enable-mixed-chunk"],
+    ["--enable-lora"],
+    ["--enable-session-radix-cache"],
+    ["--enable-session-radix-cache", "--enable-lora", "--enable-mixed-chunk"],
+    ["--enable-session-radix-cache", "--disaggregation-mode", "decode"],
+    ["--enable-lora", "--enable-hisparse", "--chunked-prefill-size", "256"],
+    ["--lora-paths", "a=/tmp/s50k-lora"],
+]
+
+
+def test_v41_replay_blockers_are_sglangs() -> None:
+    """Each REPLAY_BLOCKERS line with encoder replay on a V4.1 model: where SGLang's pipeline
+    refuses, graphfit refuses with SGLang's sentence; where it plans, graphfit plans (the
+    replay window's pools said). Not vacuous: SGLang gives four sentences and plans one."""
+    from tests.oracle import sglang_oracle as so
+
+    case = dataclasses.replace(GRID[0], v41=True)
+    sentences: list[str] = []
+    for extra in REPLAY_BLOCKERS:
+        extra = ["--enable-encoder-swa-bounded-replay", *extra]
+        r = so.resolve([*case.argv(), *extra], gpu_mem_gb=80, model=pl.model_dir(case),
+                       capability=(9, 0))
+        got = pl.plan_figures([*pl.line(case), *extra], 80.0, case.weights_gb, None)
+        if isinstance(r, so.Rejected):
+            sentence = r.text.split(": ", 1)[-1].split(" (")[0].rstrip(".")
+            sentences.append(sentence)
+            assert isinstance(got, str) and got.startswith("ConfigError") \
+                and sentence in got, (extra, r.text, got)
+        else:
+            sentences.append("plans")
+            assert isinstance(got, str) and "not restated (" in got, (extra, got)
+    assert len(set(sentences)) == 5 and sentences[-1] == "plans", sentences
+
+
 # DeepSeek-V4.1's default --dsv4-attn-backend on SM100 (issue 23, s48k): SGLang's
 # `_default_dsv4_attention_backend` (deepseek_v4_hook.py:45-60) from the KV cache dtype,
 # attention TP off PD and an explicit SGLANG_DSV4_KV_LAYOUT; low-ratio layers, whose pools

@@ -267,6 +267,9 @@ VALID: dict[str, st.SearchStrategy[Any]] = {
     "nnodes": st.integers(1, 16),
     "draft_quantization": st.sampled_from([None, "fp8", "mxfp8", "w4afp8"]),
     "kv_cache_dtype": st.sampled_from([None, "auto", "fp8_e4m3", "bfloat16", "bf16", "nvfp4"]),
+    "enable_mixed_chunk": st.booleans(),
+    "enable_lora": st.booleans(),
+    "enable_session_radix_cache": st.booleans(),
 }
 INVALID: dict[str, st.SearchStrategy[Any]] = {
     "vit": st.sampled_from([
@@ -478,6 +481,9 @@ INVALID: dict[str, st.SearchStrategy[Any]] = {
     "nnodes": st.sampled_from([0, -2, True, 2.0, "2", None]),
     "draft_quantization": st.sampled_from(["", 3, True, "x" * 41]),
     "kv_cache_dtype": st.sampled_from(["", "fp8", "FP8_E4M3", 3, True]),
+    "enable_mixed_chunk": st.sampled_from([1, "true", None]),
+    "enable_lora": st.sampled_from([1, "true", None]),
+    "enable_session_radix_cache": st.sampled_from([1, "true", None]),
 }
 
 
@@ -776,6 +782,7 @@ def test_the_plan_3_document_writes_the_options_object() -> None:
         "attention_backend_flag": None, "dp_replicas": 1,
         "enable_hisparse": False, "dsv4_attn_backend": None,
         "enable_encoder_swa_bounded_replay": False, "inkling_draft_conv_state": None,
-        "nnodes": 1, "draft_quantization": None, "kv_cache_dtype": None}
+        "nnodes": 1, "draft_quantization": None, "kv_cache_dtype": None,
+        "enable_mixed_chunk": False, "enable_lora": False, "enable_session_radix_cache": False}
     assert not set(config) & set(LEGACY_KEYWORDS)
     assert EngineConfig.from_dict(config).tp_size == 2

@@ -386,3 +386,43 @@ def test_kv_cache_dtype_is_read_by_every_reader(tmp_path: Path) -> None:
     vllm.write_text("engine: vllm\nmax_num_seqs: 32\nkv_cache_dtype: fp8\n")
     code, out, err = run_cli(["plan", "--config", str(vllm)])
     assert code == 0 and "ignored: kv_cache_dtype" in " ".join(err.split()), err
+
+
+def test_replay_blockers_are_read_by_every_reader(tmp_path: Path) -> None:
+    """--enable-mixed-chunk, --enable-lora and --enable-session-radix-cache (s50k) from a
+    pasted line, an SGLang --config file, graphfit's own config file and a live ServerArgs:
+    each refuses encoder replay on a V4.1 model with SGLang's sentence (deepseek_v4_hook.py:
+    323-325); without replay the line plans, the flag noted as not modelled; a vLLM file's
+    enable_lora (vLLM's own key) stays ignored."""
+    from tests.helpers import run_cli
+
+    v41 = _model(tmp_path, model_type="deepseek_v41")
+    replay = "--enable-encoder-swa-bounded-replay"
+    yaml = tmp_path / "sglang.yaml"
+    ours = tmp_path / "graphfit.yaml"
+    for flag, feature in (("enable-mixed-chunk", "mixed prefill/decode"),
+                          ("enable-lora", "LoRA"),
+                          ("enable-session-radix-cache", "radix sessions")):
+        why = f"--enable-encoder-swa-bounded-replay does not support {feature} yet"
+        yaml.write_text(f"{flag}: true\n")
+        for flags in ([replay, f"--{flag}"], [replay, "--config", str(yaml)]):
+            with pytest.raises(ConfigError, match=re.escape(why)):
+                _pasted(v41, flags, weights_gb=40.0)
+        plan = _pasted(v41, [f"--{flag}"], weights_gb=40.0)
+        assert _pools(plan).startswith("full "), flag
+        notes = commandline.read(["sglang", "serve", "--model-path", v41, f"--{flag}"]).notes
+        assert any(f"--{flag} ({feature}" in note for note in notes), notes
+        args = types.SimpleNamespace(model_path=v41, max_running_requests=32,
+                                     enable_encoder_swa_bounded_replay=True,
+                                     **{flag.replace("-", "_"): True})
+        with pytest.raises(ConfigError, match=re.escape(why)):
+            from_sglang(args, environ={}, gpu_memory_gb=80.0, weights_gb=40.0)
+        ours.write_text(f"model_path: {v41}\nenable_encoder_swa_bounded_replay: true\n"
+                        f"{flag.replace('-', '_')}: true\n")
+        code, out, err = run_cli(["plan", "--gpu-memory-gb", "80", "--weights-gb", "40",
+                                  "--config", str(ours)])
+        assert code == 2 and out == "" and why in err and len(err.splitlines()) == 1, err
+    vllm = tmp_path / "vllm.yaml"
+    vllm.write_text("engine: vllm\nmax_num_seqs: 32\nenable_lora: true\n")
+    code, out, err = run_cli(["plan", "--config", str(vllm)])
+    assert code == 0 and "ignored: enable_lora" in " ".join(err.split()), err

@@ -201,10 +201,12 @@ def check_replay(config: EngineSettings) -> None:
     `validate_deepseek_v41_features`' order (deepseek_v4_hook.py:282-330): V4.1's TRT-LLM
     needs the prefill graphs disabled or breakable (:282-290); encoder replay refuses
     prefill graphs other than breakable (:300-304), context parallelism (:311), unified
-    memory (:315) and PD decode (:317). The prefill backend is the one the line gives (a
-    disable flag gives disabled): SGLang's default passes at this point. Not restated: the
-    ROCm clauses (graphfit plans CUDA), mixed prefill/decode, LoRA and radix sessions (flags
-    graphfit does not read)."""
+    memory (:315), PD decode (:317), and then (issue 23 s50k) mixed prefill/decode (:323),
+    LoRA (:324) and radix sessions (:325), each read as given: no hook before the model's
+    turns them on (`--lora-paths` turns LoRA on only in the later validation hook,
+    lora_hook.py:39-41, validation_hook.py:222). The prefill backend is the one the line
+    gives (a disable flag gives disabled): SGLang's default passes at this point. Not
+    restated: the ROCm clauses (graphfit plans CUDA)."""
     prefill = config.cuda_graph_backend_prefill
     if config.dsv4_attn_backend == "trtllm" and prefill not in REPLAY_PREFILL:
         raise ConfigError("DeepSeek-V4.1 TRT-LLM requires --cuda-graph-backend-prefill "
@@ -216,7 +218,10 @@ def check_replay(config: EngineSettings) -> None:
              "300-304"),
             ("context parallelism", config.attn_cp_size > 1, "311"),
             ("unified memory", config.enable_unified_memory, "315"),
-            ("PD decode", config.disaggregation_mode == "decode", "317")):
+            ("PD decode", config.disaggregation_mode == "decode", "317"),
+            ("mixed prefill/decode", config.enable_mixed_chunk, "323"),
+            ("LoRA", config.enable_lora, "324"),
+            ("radix sessions", config.enable_session_radix_cache, "325")):
         if on:
             raise ConfigError(f"--enable-encoder-swa-bounded-replay does not support "
                               f"{feature} yet (SGLang deepseek_v4_hook.py:{line})")

@@ -460,6 +460,12 @@ class SglangOptions(EngineOptions):
         `--dsv4-attn-backend` on SM100 turns on it (deepseek_v4_hook.py:44-60) and trtllm
         asserts it (:108-111) once auto is fp8_e4m3 (overrides.py:892-913;
         graphfit.planner.engines.sglang_dsv4_default; issue 23 s48k).
+    enable_mixed_chunk, enable_lora, enable_session_radix_cache: `--enable-mixed-chunk`,
+        `--enable-lora` (True only as given: `--lora-paths` turns it on later, in the
+        validation hook, lora_hook.py:39-41) and `--enable-session-radix-cache`, read only
+        for SGLang's refusal of DeepSeek-V4.1's encoder SWA replay with them
+        (deepseek_v4_hook.py:323-325; graphfit.planner.engines.sglang_dsv4_plan.check_replay;
+        issue 23 s50k). Their graphs and pools are not modelled otherwise.
     """
 
     engine: ClassVar[str] = "sglang"
@@ -607,6 +613,9 @@ class SglangOptions(EngineOptions):
     nnodes: int = 1
     draft_quantization: str | None = None
     kv_cache_dtype: str | None = None
+    enable_mixed_chunk: bool = False
+    enable_lora: bool = False
+    enable_session_radix_cache: bool = False
 
     def __post_init__(self) -> None:
         gb = self.gpu_memory_gb
@@ -619,6 +628,8 @@ class SglangOptions(EngineOptions):
         true_false("two_batch_overlap", self.two_batch_overlap)
         true_false("enable_hisparse", self.enable_hisparse)
         true_false("enable_encoder_swa_bounded_replay", self.enable_encoder_swa_bounded_replay)
+        for name in ("enable_mixed_chunk", "enable_lora", "enable_session_radix_cache"):
+            true_false(name, getattr(self, name))  # issue 23 s50k
         quant = self.draft_quantization
         if quant is not None and not (isinstance(quant, str) and 0 < len(quant) <= 40):
             raise ConfigError(f"draft_quantization: expected a quantization method name, got "
