@@ -147,17 +147,13 @@ def hisparse(origin: str, value: Any, layer: int) -> tuple[list[Setting], list[s
             *settings], notes
 
 
-_REPLAY_POOLS = _pools_unrestated("the encoder-replay SWA request window", 3)
-
-
 def encoder_replay(origin: str, value: Any, layer: int) -> tuple[list[Setting], list[str]]:
     """`--enable-encoder-swa-bounded-replay` (store-true): the setting the planner reads for
-    SGLang's refusal of it off DeepSeek-V4.1 (deepseek_v4_hook.py:276-280) and, when on,
-    DeepSeek-V4's pools said, not sized (the SWA pool re-sized, pool_configurator.py:
-    1200-1247)."""
-    settings, notes = _REPLAY_POOLS(origin, value, layer)
+    SGLang's refusals of it (deepseek_v4_hook.py:250-330) and for the SWA pool it re-sizes
+    (pool_configurator.py:1200-1247): sized without a draft, said beside a DSPARK draft
+    (graphfit.planner.engines.sglang_dsv4_plan; issue 23 s50k)."""
     return [Setting("enable_encoder_swa_bounded_replay", as_bool(origin, value), origin,
-                    layer), *settings], notes
+                    layer), Setting("engine", SG, origin, layer)], []
 
 
 def _replay_blocker(field: str, what: str) -> Handler:

@@ -113,6 +113,8 @@ def test_generated(seed: int) -> None:
         case = pl.with_stages(case, rng)  # pipeline stages (s47k)
     elif draw < 0.9:  # V4.1 on a B200 (s47k), its default backend among them (s48k)
         case = pl.on_b200_v41(case, rng)
+    elif draw < 0.95:  # V4.1 with encoder replay (s50k)
+        case = pl.with_replay(case, rng)
     # graphfit's --weights-gb keeps two decimals; so does the draw
     assert pl.compare(case) is None, case
 
@@ -534,7 +536,7 @@ REPLAY_LINES = [
 def test_v41_replay_refusals_are_sglangs() -> None:
     """Each line SGLang's pipeline refuses (deepseek_v4_hook.py:250-267, 282-330) graphfit
     refuses with SGLang's sentence, in one `error:` line; the two it resolves graphfit plans
-    (the replay window's pools said, not sized)."""
+    (the replay window sized, issue 23 s50k)."""
     from tests.helpers import run_cli
     from tests.oracle import sglang_oracle as so
 
@@ -551,7 +553,8 @@ def test_v41_replay_refusals_are_sglangs() -> None:
                 and sentence[:120] in got, (extra, r.text, got)
         else:
             assert extra in (REPLAY_LINES[-2][1], REPLAY_LINES[-1][1]), r
-            assert isinstance(got, str) and "not restated (" in got, got
+            # the window sized (s50k; its figures: test_replay_window_is_sized_as_sglang_does)
+            assert isinstance(got, dict) and got["swa"] == 0, got
     assert len(sentences) == 6, sentences  # the budget's sentence twice
     code, out, err = run_cli(["plan", "--gpu-memory-gb", "80", "--weights-gb", "40", "--",
                               *pl.line(case), *REPLAY_LINES[6][1]])
@@ -578,7 +581,7 @@ REPLAY_BLOCKERS = [
 def test_v41_replay_blockers_are_sglangs() -> None:
     """Each REPLAY_BLOCKERS line with encoder replay on a V4.1 model: where SGLang's pipeline
     refuses, graphfit refuses with SGLang's sentence; where it plans, graphfit plans (the
-    replay window's pools said). Not vacuous: SGLang gives four sentences and plans one."""
+    replay window sized). Not vacuous: SGLang gives four sentences and plans one."""
     from tests.oracle import sglang_oracle as so
 
     case = dataclasses.replace(GRID[0], v41=True)
@@ -595,8 +598,41 @@ def test_v41_replay_blockers_are_sglangs() -> None:
                 and sentence in got, (extra, r.text, got)
         else:
             sentences.append("plans")
-            assert isinstance(got, str) and "not restated (" in got, (extra, got)
+            assert isinstance(got, dict) and got["swa"] == 0, (extra, got)  # the window sized
     assert len(set(sentences)) == 5 and sentences[-1] == "plans", sentences
+
+
+# the encoder-replay request window sized (issue 23, s50k; pool_configurator.py:1200-1247):
+# a V4.1 model without a draft, the line's requests per attention-DP rank and its chunk
+# (the scratch rows: the chunk, or slots x 128 past it), low-ratio layers, a PD prefill
+# server, a --swa-full-tokens-ratio the window overrides, a binding --max-total-tokens, the
+# V4.1 layouts on a B200
+REPLAY = [
+    PlanCase(**V4, ratios=FLASH, sources=(), gpu_gb=80.0, weights_gb=40.0, v41=True,
+             replay=True),
+    PlanCase(**V4, ratios=FLASH, sources=(), gpu_gb=80.0, weights_gb=30.0, v41=True,
+             requests=1024, chunk=4096, replay=True),  # slots x 128 > the chunk
+    PlanCase(**V4, ratios=FLASH, sources=(), gpu_gb=141.0, weights_gb=60.0, v41=True, dp=4,
+             requests=64, chunk=16384, replay=True, mode="prefill"),
+    PlanCase(**V4, **LOW, gpu_gb=80.0, weights_gb=50.0, v41=True, swa_ratio=0.5,
+             replay=True),
+    PlanCase(**V4, ratios=FLASH, sources=(), gpu_gb=80.0, weights_gb=40.0, v41=True,
+             max_total_tokens=300_000, replay=True),
+    PlanCase(**V4, **LOW, weights_gb=80.0, v41=True, replay=True, **B200),
+]
+
+
+@pytest.mark.parametrize("case", REPLAY, ids=[str(i) for i in range(len(REPLAY))])
+def test_replay_window_is_sized_as_sglang_does(case: PlanCase) -> None:
+    """Each figure agrees with SGLang's configurator, and the window moves them: SGLang's
+    own figures for the same line without replay differ (the SWA pool and its c4 state come
+    back; the full pool moves unless --max-total-tokens binds both)."""
+    assert pl.compare(case) is None
+    plain = pl.sglang_side(dataclasses.replace(case, replay=False))
+    sized = pl.sglang_side(case)
+    assert isinstance(sized, dict) and sized["swa"] == sized["c4_state"] == 0, sized
+    assert isinstance(plain, dict) and plain["swa"] > 0, plain
+    assert plain["full"] != sized["full"] or case.max_total_tokens is not None  # cap binds
 
 
 # DeepSeek-V4.1's default --dsv4-attn-backend on SM100 (issue 23, s48k): SGLang's
