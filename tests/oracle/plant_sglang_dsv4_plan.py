@@ -104,7 +104,6 @@ REAL_RANGES = plan.stage_ranges
 REAL_BUDGET = plan.budget_bytes
 REAL_CAPPED = plan.capped
 REAL_CAP = pool.Dsv4Pool.swa_cap_tokens
-REAL_SWA_BYTES = pool.Dsv4Pool.bytes_per_swa_token
 
 
 def _off(real: Callable[[Any], Any]) -> Callable[[Any], Any]:
@@ -187,8 +186,8 @@ PLANTS: dict[str, Any] = {
         pool.Dsv4Pool, "request_window_bytes", lambda self: 0),
     "the target's SWA pool kept (cap) under replay": lambda: mock.patch.object(
         pool.Dsv4Pool, "swa_cap_tokens", _off(REAL_CAP)),
-    "the SWA slot priced under replay": lambda: mock.patch.object(
-        pool.Dsv4Pool, "bytes_per_swa_token", _off(REAL_SWA_BYTES)),
+    # (the SWA slot's price under replay is multiplied by a zero cap and a zero ratio
+    # only, on both sides: pricing it is not observable, so it is not planted)
     "the window's slots without the + 1": lambda: _window(extra_slot=0),
     "the window's slots per line, not per attention-DP rank": lambda: _window(per_line=True),
     "the scratch rows from the chunk alone": lambda: _window(scratch_slots=False),

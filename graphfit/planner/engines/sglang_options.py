@@ -445,7 +445,8 @@ class SglangOptions(EngineOptions):
         (deepseek_v4_hook.py:92-130; issue 23 s45k).
     enable_encoder_swa_bounded_replay: `--enable-encoder-swa-bounded-replay`, read for
         SGLang's refusal of it on a DeepSeek-V4 model other than V4.1
-        (deepseek_v4_hook.py:276-280; issue 23 s45k).
+        (deepseek_v4_hook.py:276-280; issue 23 s45k), V4.1's replay refusals (s47k, s50k)
+        and its SWA request window (pool_configurator.py:1200-1247; s50k).
     inkling_draft_conv_state: an Inkling MTP draft checkpoint's short-conv state (the
         `--speculative-draft-model-path` directory's text config, INKLING_FIELDS' order;
         configs/inkling.py:217-256), which each multi-layer EAGLE draft head's own conv cache
