@@ -25,7 +25,7 @@ from tests.oracle import sglang_dsv4_pool_oracle as po
 from tests.oracle.test_sglang_dsv4_plan_oracle import (
     DEFAULTS,
     GRID,
-    REPLAY,
+    REPLAY_WINDOW,
     SM100,
     SM100_V41,
     STAGES,
@@ -199,7 +199,7 @@ PLANTS: dict[str, Any] = {
 def main() -> None:
     count = int(sys.argv[1]) if len(sys.argv) > 1 else 20
     rng = random.Random(int(sys.argv[2]) if len(sys.argv) > 2 else 11)
-    cases = [*GRID, *SM100, *STAGES, *SM100_V41, *DEFAULTS, *REPLAY,
+    cases = [*GRID, *SM100, *STAGES, *SM100_V41, *DEFAULTS, *REPLAY_WINDOW,
              *(po.generate_gpu(rng) for _ in range(count)),
              *(pl.with_cap(po.generate_gpu(rng), rng) for _ in range(count)),
              *(pl.with_stages(po.generate_gpu(rng), rng) for _ in range(count)),
@@ -208,9 +208,9 @@ def main() -> None:
     differ = sum(pl.compare(c) is not None for c in cases)
     print(f"{len(cases)} lines (grid {len(GRID)} + SM100 grid {len(SM100)} + stages grid "
           f"{len(STAGES)} + V4.1 SM100 grid {len(SM100_V41)} + V4.1 default grid "
-          f"{len(DEFAULTS)} + replay grid {len(REPLAY)} + {count} drawn + {count} drawn with "
-          f"--max-total-tokens + {count} drawn on pipeline stages + {count} V4.1 on a B200 + "
-          f"{count} V4.1 with encoder replay): unplanted {differ} differ")
+          f"{len(DEFAULTS)} + replay grid {len(REPLAY_WINDOW)} + {count} drawn + {count} "
+          f"drawn with --max-total-tokens + {count} drawn on pipeline stages + {count} V4.1 "
+          f"on a B200 + {count} V4.1 with encoder replay): unplanted {differ} differ")
     for name, plant in PLANTS.items():
         with plant():
             caught = sum(pl.compare(c) is not None for c in cases)

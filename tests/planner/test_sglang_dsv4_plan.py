@@ -440,7 +440,7 @@ def test_replay_window_is_sized_by_every_reader(tmp_path: Path) -> None:
     --config file and a live ServerArgs size the same pools, with no paged SWA pool (the
     window is a fixed cost, pool_configurator.py:1211-1247) and another full pool than the
     line without replay; more requests, a smaller full pool. (The figures themselves:
-    tests/oracle/test_sglang_dsv4_plan_oracle.py, `REPLAY`.)"""
+    tests/oracle/test_sglang_dsv4_plan_oracle.py, `REPLAY_WINDOW`.)"""
     v41 = _model(tmp_path, model_type="deepseek_v41")
     flags = ["--enable-encoder-swa-bounded-replay", "--max-running-requests", "32"]
     pasted = _pools(_pasted(v41, flags, weights_gb=40.0))
