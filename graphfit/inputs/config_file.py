@@ -117,6 +117,9 @@ for _own in ENGINE_ONLY_KEYS.values():
 # SGLang's --kv-cache-dtype, an option field since issue 23 s48k, under a name vLLM's files
 # share (VLLM_IGNORED): read only in an SGLang file (SGLANG_FILE_KEYS), ignored elsewhere
 KEYS.pop("kv_cache_dtype", None)
+# SGLang's --enable-lora (read for DeepSeek-V4.1's encoder replay, issue 23 s50k), a name
+# vLLM's files share (VLLM_IGNORED) likewise
+KEYS.pop("enable_lora", None)
 
 
 OVERRIDES = "json_model_override_args"
@@ -126,7 +129,9 @@ SGLANG_FILE_KEYS: dict[str, Handler] = {"attention_backend": sglang_args.file_at
                                         # SGLang's --dtype (issue 23 s45r)
                                         "dtype": sglang_file_dtype.file_dtype,
                                         # SGLang's --kv-cache-dtype (issue 23 s48k)
-                                        "kv_cache_dtype": sglang_kv_dtype.kv_cache_dtype}
+                                        "kv_cache_dtype": sglang_kv_dtype.kv_cache_dtype,
+                                        # SGLang's --enable-lora (issue 23 s50k)
+                                        "enable_lora": sglang_args.FILE_KEYS["enable_lora"]}
 
 
 def _names_sglang(data: Mapping[Any, Any]) -> bool:

@@ -603,5 +603,5 @@ IGNORED = frozenset({
     "enable_metrics", "speculative_accept_threshold_single",
     "speculative_accept_threshold_acc", "speculative_token_map", "speculative_attention_mode",
     "kv_cache_dtype", "served_model_name", "trust_remote_code", "host",
-    "port", "enable_mixed_chunk", "max_queued_requests", "load_format", "revision",
+    "port", "max_queued_requests", "load_format", "revision",
 })

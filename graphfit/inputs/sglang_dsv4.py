@@ -147,17 +147,27 @@ def hisparse(origin: str, value: Any, layer: int) -> tuple[list[Setting], list[s
             *settings], notes
 
 
-_REPLAY_POOLS = _pools_unrestated("the encoder-replay SWA request window", 3)
-
-
 def encoder_replay(origin: str, value: Any, layer: int) -> tuple[list[Setting], list[str]]:
     """`--enable-encoder-swa-bounded-replay` (store-true): the setting the planner reads for
-    SGLang's refusal of it off DeepSeek-V4.1 (deepseek_v4_hook.py:276-280) and, when on,
-    DeepSeek-V4's pools said, not sized (the SWA pool re-sized, pool_configurator.py:
-    1200-1247)."""
-    settings, notes = _REPLAY_POOLS(origin, value, layer)
+    SGLang's refusals of it (deepseek_v4_hook.py:250-330) and for the SWA pool it re-sizes
+    (pool_configurator.py:1200-1247): sized without a draft, said beside a DSPARK draft
+    (graphfit.planner.engines.sglang_dsv4_plan; issue 23 s50k)."""
     return [Setting("enable_encoder_swa_bounded_replay", as_bool(origin, value), origin,
-                    layer), *settings], notes
+                    layer), Setting("engine", SG, origin, layer)], []
+
+
+def _replay_blocker(field: str, what: str) -> Handler:
+    """A store-true flag graphfit reads only for SGLang's refusal of DeepSeek-V4.1's encoder
+    SWA replay with it (deepseek_v4_hook.py:323-325; issue 23 s50k): a setting, and, when on,
+    the note that the plan does not model it otherwise (as before, when it was ignored)."""
+    def handle(origin: str, value: Any, layer: int) -> tuple[list[Setting], list[str]]:
+        if value is None:  # `--enable-lora`'s default (fields/lora.py:34-37)
+            return [Setting("engine", SG, origin, layer)], []
+        on = as_bool(origin, value)
+        notes = [f"not modelled, ignored: {origin} ({what}; read only for DeepSeek-V4.1's "
+                 f"encoder-replay refusal)"] if on else []
+        return [Setting(field, on, origin, layer), Setting("engine", SG, origin, layer)], notes
+    return handle
 
 
 KEYS: dict[str, Handler] = {
@@ -171,6 +181,11 @@ KEYS: dict[str, Handler] = {
     # SWA pool (:1200-1247)
     "enable_hisparse": hisparse,
     "enable_encoder_swa_bounded_replay": encoder_replay,
+    # what encoder replay refuses beside (deepseek_v4_hook.py:323-325; issue 23 s50k)
+    "enable_mixed_chunk": _replay_blocker("enable_mixed_chunk", "mixed prefill/decode"),
+    "enable_lora": _replay_blocker("enable_lora", "LoRA"),
+    "enable_session_radix_cache": _replay_blocker("enable_session_radix_cache",
+                                                  "radix sessions"),
 }
 
 

@@ -418,7 +418,9 @@ class EngineConfig:
             nnodes: int = 1,
             draft_quantization: str | None = None,
             kv_cache_dtype: str | None = None,
-            draft_quant_config: str | None = None) -> None: ...
+            draft_quant_config: str | None = None,
+            enable_mixed_chunk: bool = False, enable_lora: bool = False,
+            enable_session_radix_cache: bool = False) -> None: ...
 
     def __post_init__(self) -> None:
         set_ = object.__setattr__
@@ -1307,6 +1309,21 @@ class EngineConfig:
     def kv_cache_dtype(self) -> str | None:
         """SglangOptions.kv_cache_dtype."""
         return cast("str | None", self._option("kv_cache_dtype"))
+
+    @property
+    def enable_mixed_chunk(self) -> bool:
+        """SglangOptions.enable_mixed_chunk."""
+        return cast("bool", self._option("enable_mixed_chunk"))
+
+    @property
+    def enable_lora(self) -> bool:
+        """SglangOptions.enable_lora."""
+        return cast("bool", self._option("enable_lora"))
+
+    @property
+    def enable_session_radix_cache(self) -> bool:
+        """SglangOptions.enable_session_radix_cache."""
+        return cast("bool", self._option("enable_session_radix_cache"))
 
     @property
     def hook_cudagraph_mode(self) -> str | None:

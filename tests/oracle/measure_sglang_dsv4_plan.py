@@ -12,10 +12,14 @@ tree. "before": the tree named by GRAPHFIT_BEFORE (default /work/main), the same
 lines planned there in a child process: what its plan shows, and whether its request pool
 equals SGLang's.
 
-    PYTHONPATH=. python -m tests.oracle.measure_sglang_dsv4_plan [DRAWS] [SEED] [v41]
+    PYTHONPATH=. python -m tests.oracle.measure_sglang_dsv4_plan [DRAWS] [SEED] [v41|replay]
 
 With `v41` (issue 23, s48k) only the V4.1-on-B200 group is drawn (DRAWS lines, its default
 backend among them), and each line's resolved backend and KV dtype are tallied too.
+With `replay` (issue 23, s50k) only DeepSeek-V4.1 lines with encoder replay are drawn
+(`with_replay`), a third of them with one of the flags replay refuses beside
+(`--enable-mixed-chunk`, `--enable-lora`, `--enable-session-radix-cache`,
+deepseek_v4_hook.py:323-325).
 """
 
 from __future__ import annotations
@@ -81,6 +85,9 @@ def main() -> None:
     if only_v41:
         v41_group(count, rng)
         return
+    if len(sys.argv) > 3 and sys.argv[3] == "replay":
+        replay_group(count, rng, seed)
+        return
     cases: list[po.Case] = [po.generate_gpu(rng) for _ in range(count)]
     # and as many again with a --max-total-tokens (sglang_dsv4_plan_oracle.with_cap)
     cases += [pl.with_cap(po.generate_gpu(rng), rng) for _ in range(count)]
@@ -122,7 +129,25 @@ def v41_group(count: int, rng: random.Random) -> None:
         print(f"  {n:3d}  {key}")
 
 
-def report(cases: list[po.Case], tree: str, count: int, seed: int) -> None:
+BLOCKERS = ("--enable-mixed-chunk", "--enable-lora", "--enable-session-radix-cache")
+
+
+def replay_group(count: int, rng: random.Random, seed: int) -> None:
+    """DeepSeek-V4.1 lines with encoder replay (module docstring), tallied as `report` does."""
+    cases: list[po.Case] = []
+    for _ in range(count):
+        case = pl.with_replay(po.generate_gpu(rng), rng)
+        if rng.random() < 1 / 3:
+            case = dataclasses.replace(case, extra_flags=(rng.choice(BLOCKERS),))
+        cases.append(case)
+    tree = os.environ.get("GRAPHFIT_BEFORE", "/work/main")
+    report(cases, tree, count, seed,
+           f"{count} generated DeepSeek-V4.1 lines with encoder replay (a third with a flag "
+           f"it refuses beside; seed {seed})")
+
+
+def report(cases: list[po.Case], tree: str, count: int, seed: int,
+           label: str | None = None) -> None:
     """Before / after tallies over all the groups (module docstring)."""
     old = before(cases, tree)
     tally_before: Counter[str] = Counter()
@@ -144,8 +169,7 @@ def report(cases: list[po.Case], tree: str, count: int, seed: int) -> None:
                 "agrees" if value == sglang["requests"] else "differs")] += 1
         cap = getattr(case, "max_total_tokens", None)
         if cap is not None and isinstance(sglang, dict) and isinstance(
-                free := pl.sglang_side(po.Case(**{f.name: getattr(case, f.name)
-                                                  for f in dataclasses.fields(po.Case)})),
+                free := pl.sglang_side(dataclasses.replace(case, max_total_tokens=None)),
                 dict) and free["full"] > cap:
             tally_after["of which --max-total-tokens binds"] += 1
         differ = pl.compare(case)
@@ -159,9 +183,11 @@ def report(cases: list[po.Case], tree: str, count: int, seed: int) -> None:
             tally_after[f"both refuse ({str(sglang).split(':')[0]})"] += 1
         else:
             tally_after["all seven agree"] += 1
-    print(f"{6 * count} generated DeepSeek-V4 --gpu-memory-gb lines ({count} with "
-          f"--max-total-tokens, {count} decode with --dp-size replicas, {count} on a B200, "
-          f"{count} on pipeline stages, {count} V4.1 on a B200, seed {seed}): "
+    label = label or (
+        f"{6 * count} generated DeepSeek-V4 --gpu-memory-gb lines ({count} with "
+        f"--max-total-tokens, {count} decode with --dp-size replicas, {count} on a B200, "
+        f"{count} on pipeline stages, {count} V4.1 on a B200, seed {seed})")
+    print(f"{label}: "
           f"before (graphfit at {tree}): {dict(sorted(tally_before.items()))}; "
           f"after (this tree): {dict(sorted(tally_after.items()))}")
 

@@ -25,6 +25,7 @@ from tests.oracle import sglang_dsv4_pool_oracle as po
 from tests.oracle.test_sglang_dsv4_plan_oracle import (
     DEFAULTS,
     GRID,
+    REPLAY_WINDOW,
     SM100,
     SM100_V41,
     STAGES,
@@ -102,6 +103,34 @@ REAL_STAGE = plan.stage_shape
 REAL_RANGES = plan.stage_ranges
 REAL_BUDGET = plan.budget_bytes
 REAL_CAPPED = plan.capped
+REAL_CAP = pool.Dsv4Pool.swa_cap_tokens
+
+
+def _off(real: Callable[[Any], Any]) -> Callable[[Any], Any]:
+    """`real` as if encoder replay were off (the target's paged SWA kept)."""
+    return lambda self: real(dataclasses.replace(
+        self, line=dataclasses.replace(self.line, encoder_replay=False)))
+
+
+def _window(*, extra_slot: int = 1, scratch_slots: bool = True, pad: int = 16,
+            per_line: bool = False, heads: int = 3) -> Any:
+    """`request_window_bytes` with one term of SGLang's (pool_configurator.py:1211-1239)
+    changed."""
+    def window(self: Any) -> int:
+        line = self.line
+        if not line.encoder_replay:
+            return 0
+        requests = line.max_running_requests if per_line else line.requests_per_worker
+        slots = requests + extra_slot
+        page, kv = line.page_size, self.kv_bytes + pad
+        capacity = -(-self.shape.window_size // page) * page
+        scratch = max(line.chunked_prefill_size, slots * 128 if scratch_slots else 0) \
+            + slots * 128 + page
+        return ((slots * capacity + page) * self.layers * kv + 4 * scratch * kv
+                + slots * heads * 16 * self.shape.head_dim * 8)
+    return mock.patch.object(pool.Dsv4Pool, "request_window_bytes", window)
+
+
 PLANTS: dict[str, Any] = {
     "no DeepSeek-V4 default of 256 requests (2048 per DP group)": lambda: _resolve(
         _old_default),
@@ -151,22 +180,37 @@ PLANTS: dict[str, Any] = {
         default, "kv_dtype", lambda config: "fp8_e4m3"),
     "attention TP ignored by the default": lambda: mock.patch.object(
         default, "attention_tp", lambda config: False),
+    # the encoder-replay request window (issue 23, s50k)
+    "encoder replay not passed to the pools": lambda: _inputs(encoder_replay=False),
+    "the replay window's bytes left out": lambda: mock.patch.object(
+        pool.Dsv4Pool, "request_window_bytes", lambda self: 0),
+    "the target's SWA pool kept (cap) under replay": lambda: mock.patch.object(
+        pool.Dsv4Pool, "swa_cap_tokens", _off(REAL_CAP)),
+    # (the SWA slot's price under replay is multiplied by a zero cap and a zero ratio
+    # only, on both sides: pricing it is not observable, so it is not planted)
+    "the window's slots without the + 1": lambda: _window(extra_slot=0),
+    "the window's slots per line, not per attention-DP rank": lambda: _window(per_line=True),
+    "the scratch rows from the chunk alone": lambda: _window(scratch_slots=False),
+    "the window's slot without its 16 bytes": lambda: _window(pad=0),
+    "the per-slot index rows 2 x 16, not 3 x 16": lambda: _window(heads=2),
 }
 
 
 def main() -> None:
     count = int(sys.argv[1]) if len(sys.argv) > 1 else 20
     rng = random.Random(int(sys.argv[2]) if len(sys.argv) > 2 else 11)
-    cases = [*GRID, *SM100, *STAGES, *SM100_V41, *DEFAULTS,
+    cases = [*GRID, *SM100, *STAGES, *SM100_V41, *DEFAULTS, *REPLAY_WINDOW,
              *(po.generate_gpu(rng) for _ in range(count)),
              *(pl.with_cap(po.generate_gpu(rng), rng) for _ in range(count)),
              *(pl.with_stages(po.generate_gpu(rng), rng) for _ in range(count)),
-             *(pl.on_b200_v41(po.generate_gpu(rng), rng) for _ in range(count))]
+             *(pl.on_b200_v41(po.generate_gpu(rng), rng) for _ in range(count)),
+             *(pl.with_replay(po.generate_gpu(rng), rng) for _ in range(count))]
     differ = sum(pl.compare(c) is not None for c in cases)
     print(f"{len(cases)} lines (grid {len(GRID)} + SM100 grid {len(SM100)} + stages grid "
           f"{len(STAGES)} + V4.1 SM100 grid {len(SM100_V41)} + V4.1 default grid "
-          f"{len(DEFAULTS)} + {count} drawn + {count} drawn with --max-total-tokens + {count} "
-          f"drawn on pipeline stages + {count} V4.1 on a B200): unplanted {differ} differ")
+          f"{len(DEFAULTS)} + replay grid {len(REPLAY_WINDOW)} + {count} drawn + {count} "
+          f"drawn with --max-total-tokens + {count} drawn on pipeline stages + {count} V4.1 "
+          f"on a B200 + {count} V4.1 with encoder replay): unplanted {differ} differ")
     for name, plant in PLANTS.items():
         with plant():
             caught = sum(pl.compare(c) is not None for c in cases)

@@ -63,6 +63,8 @@ class PlanCase(po.Case):
     layout: str | None = None  # SGLANG_DSV4_KV_LAYOUT (None: unset; s47k)
     kv_dtype: str | None = None  # --kv-cache-dtype (None: not on the line; s48k)
     tp: int = 1  # --tp-size without attention DP (1: not on the line; s48k)
+    replay: bool = False  # --enable-encoder-swa-bounded-replay (s50k)
+    extra_flags: tuple[str, ...] = ()  # more flags at the end of the line (s50k)
 
     def argv(self) -> tuple[str, ...]:
         extra = () if self.max_total_tokens is None else (
@@ -72,7 +74,9 @@ class PlanCase(po.Case):
         backend = () if self.backend is None else ("--dsv4-attn-backend", self.backend)
         kv = () if self.kv_dtype is None else ("--kv-cache-dtype", self.kv_dtype)
         tp = () if self.tp == 1 else ("--tp-size", str(self.tp))
-        return (*super().argv(), *extra, *dp, *pp, *backend, *kv, *tp)
+        replay = ("--enable-encoder-swa-bounded-replay",) if self.replay else ()
+        return (*super().argv(), *extra, *dp, *pp, *backend, *kv, *tp, *replay,
+                *self.extra_flags)
 
 
 def with_cap(case: po.Case, rng: random.Random) -> PlanCase:
@@ -132,6 +136,26 @@ def on_b200_v41(case: po.Case, rng: random.Random) -> PlanCase:
     tp = rng.choice((1, 1, 2)) if fields["mode"] == "null" else 1
     return PlanCase(**fields, gpu_name="B200", backend=backend, layout=layout,
                     kv_dtype=kv_dtype, tp=tp)
+
+
+
+def with_replay(case: po.Case, rng: random.Random) -> PlanCase:
+    """The draw as a DeepSeek-V4.1 model with `--enable-encoder-swa-bounded-replay` (s50k):
+    no draft (V4.1 runs DSPARK only) and no PD decode role (both refused or said); a chunk
+    of at least 128 + one page per attention-DP rank on most draws (SGLang's budget,
+    deepseek_v4_hook.py:250-267); on some, a B200 (the V4.1 layouts) or a
+    `--max-total-tokens`."""
+    fields = {**dataclasses.asdict(case), "v41": True, "drafts": None,
+              "mode": rng.choice(("null", "null", "prefill"))}
+    if rng.random() < 0.8:  # else the draw's own chunk, which may fall short (both refuse)
+        chunk = rng.choice((None, 1024, 4096, 16384))  # None: SGLang's default for the GPU
+        fields["chunk"] = None if chunk is None else max(chunk, (128 + case.page) * case.dp)
+    cap = int(10 ** rng.uniform(5, 8.3)) if rng.random() < 0.2 else None
+    if rng.random() < 0.3:
+        fields |= {"gpu_gb": 179.1, "dp": 1,
+                   "weights_gb": round(rng.uniform(0.3, 0.95) * 179.1, 2)}
+        return PlanCase(**fields, gpu_name="B200", replay=True, max_total_tokens=cap)
+    return PlanCase(**fields, replay=True, max_total_tokens=cap)
 
 
 LINE = re.compile(r"full (\d+) tokens, SWA (\d+), c4 (\d+), c128 (\d+), c4 state (\d+), "

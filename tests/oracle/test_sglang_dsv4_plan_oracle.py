@@ -113,6 +113,8 @@ def test_generated(seed: int) -> None:
         case = pl.with_stages(case, rng)  # pipeline stages (s47k)
     elif draw < 0.9:  # V4.1 on a B200 (s47k), its default backend among them (s48k)
         case = pl.on_b200_v41(case, rng)
+    elif draw < 0.95:  # V4.1 with encoder replay (s50k)
+        case = pl.with_replay(case, rng)
     # graphfit's --weights-gb keeps two decimals; so does the draw
     assert pl.compare(case) is None, case
 
@@ -429,7 +431,8 @@ def test_dsv4_attn_backend_asserts_are_sglangs() -> None:
             assert isinstance(got, str) and "trtllm" in got, got
         else:
             assert (v41, gpu) == (True, "B200") and extra == [REPLAY], r
-            assert isinstance(got, str) and "not restated (" in got, got
+            # the replay window, sized since s50k (its figures: REPLAY_WINDOW)
+            assert isinstance(got, dict) and got["swa"] == 0, got
     # mega, trtllm's SM100 / HiSparse / CP / PD, V4.1's HiSparse and TRT-LLM with encoder
     # replay, encoder replay off V4.1 (:276-280), trtllm's KV dtype (s48k)
     assert len(kinds) == 9, kinds
@@ -534,7 +537,7 @@ REPLAY_LINES = [
 def test_v41_replay_refusals_are_sglangs() -> None:
     """Each line SGLang's pipeline refuses (deepseek_v4_hook.py:250-267, 282-330) graphfit
     refuses with SGLang's sentence, in one `error:` line; the two it resolves graphfit plans
-    (the replay window's pools said, not sized)."""
+    (the replay window sized, issue 23 s50k)."""
     from tests.helpers import run_cli
     from tests.oracle import sglang_oracle as so
 
@@ -551,12 +554,87 @@ def test_v41_replay_refusals_are_sglangs() -> None:
                 and sentence[:120] in got, (extra, r.text, got)
         else:
             assert extra in (REPLAY_LINES[-2][1], REPLAY_LINES[-1][1]), r
-            assert isinstance(got, str) and "not restated (" in got, got
+            # the window sized (s50k; its figures: test_replay_window_is_sized_as_sglang_does)
+            assert isinstance(got, dict) and got["swa"] == 0, got
     assert len(sentences) == 6, sentences  # the budget's sentence twice
     code, out, err = run_cli(["plan", "--gpu-memory-gb", "80", "--weights-gb", "40", "--",
                               *pl.line(case), *REPLAY_LINES[6][1]])
     assert code == 2 and out == "" and err.startswith("error: "), err
     assert len(err.strip().splitlines()) == 1 and len(err.strip()) <= 200 + 7, err
+
+
+# the replay clauses for flags graphfit read only for them (issue 23, s50k): mixed
+# prefill/decode, LoRA, radix sessions (deepseek_v4_hook.py:323-325), alone, together (the
+# first in SGLang's order wins), behind an earlier clause (PD decode, :317) and ahead of the
+# feature list (HiSparse, :333-353) and the chunk budget (:250-267, run later); `--lora-paths`
+# alone turns LoRA on only after the model's hook (lora_hook.py:39-41), so SGLang plans it
+REPLAY_BLOCKERS = [
+    ["--enable-mixed-chunk"],
+    ["--enable-lora"],
+    ["--enable-session-radix-cache"],
+    ["--enable-session-radix-cache", "--enable-lora", "--enable-mixed-chunk"],
+    ["--enable-session-radix-cache", "--disaggregation-mode", "decode"],
+    ["--enable-lora", "--enable-hisparse", "--chunked-prefill-size", "256"],
+    ["--lora-paths", "a=/tmp/s50k-lora"],
+]
+
+
+def test_v41_replay_blockers_are_sglangs() -> None:
+    """Each REPLAY_BLOCKERS line with encoder replay on a V4.1 model: where SGLang's pipeline
+    refuses, graphfit refuses with SGLang's sentence; where it plans, graphfit plans (the
+    replay window sized). Not vacuous: SGLang gives four sentences and plans one."""
+    from tests.oracle import sglang_oracle as so
+
+    case = dataclasses.replace(GRID[0], v41=True)
+    sentences: list[str] = []
+    for extra in REPLAY_BLOCKERS:
+        extra = ["--enable-encoder-swa-bounded-replay", *extra]
+        r = so.resolve([*case.argv(), *extra], gpu_mem_gb=80, model=pl.model_dir(case),
+                       capability=(9, 0))
+        got = pl.plan_figures([*pl.line(case), *extra], 80.0, case.weights_gb, None)
+        if isinstance(r, so.Rejected):
+            sentence = r.text.split(": ", 1)[-1].split(" (")[0].rstrip(".")
+            sentences.append(sentence)
+            assert isinstance(got, str) and got.startswith("ConfigError") \
+                and sentence in got, (extra, r.text, got)
+        else:
+            sentences.append("plans")
+            assert isinstance(got, dict) and got["swa"] == 0, (extra, got)  # the window sized
+    assert len(set(sentences)) == 5 and sentences[-1] == "plans", sentences
+
+
+# the encoder-replay request window sized (issue 23, s50k; pool_configurator.py:1200-1247):
+# a V4.1 model without a draft, the line's requests per attention-DP rank and its chunk
+# (the scratch rows: the chunk, or slots x 128 past it), low-ratio layers, a PD prefill
+# server, a --swa-full-tokens-ratio the window overrides, a binding --max-total-tokens, the
+# V4.1 layouts on a B200
+REPLAY_WINDOW = [
+    PlanCase(**V4, ratios=FLASH, sources=(), gpu_gb=80.0, weights_gb=40.0, v41=True,
+             replay=True),
+    PlanCase(**V4, ratios=FLASH, sources=(), gpu_gb=80.0, weights_gb=30.0, v41=True,
+             requests=1024, chunk=4096, replay=True),  # slots x 128 > the chunk
+    PlanCase(**V4, ratios=FLASH, sources=(), gpu_gb=141.0, weights_gb=60.0, v41=True, dp=4,
+             requests=64, chunk=16384, replay=True, mode="prefill"),
+    PlanCase(**V4, **LOW, gpu_gb=80.0, weights_gb=50.0, v41=True, swa_ratio=0.5,
+             replay=True),
+    PlanCase(**V4, ratios=FLASH, sources=(), gpu_gb=80.0, weights_gb=40.0, v41=True,
+             max_total_tokens=300_000, replay=True),
+    PlanCase(**V4, **LOW, weights_gb=80.0, v41=True, replay=True, **B200),
+]
+
+
+@pytest.mark.parametrize("case", REPLAY_WINDOW,
+                         ids=[str(i) for i in range(len(REPLAY_WINDOW))])
+def test_replay_window_is_sized_as_sglang_does(case: PlanCase) -> None:
+    """Each figure agrees with SGLang's configurator, and the window moves them: SGLang's
+    own figures for the same line without replay differ (the SWA pool and its c4 state come
+    back; the full pool moves unless --max-total-tokens binds both)."""
+    assert pl.compare(case) is None
+    plain = pl.sglang_side(dataclasses.replace(case, replay=False))
+    sized = pl.sglang_side(case)
+    assert isinstance(sized, dict) and sized["swa"] == sized["c4_state"] == 0, sized
+    assert isinstance(plain, dict) and plain["swa"] > 0, plain
+    assert plain["full"] != sized["full"] or case.max_total_tokens is not None  # cap binds
 
 
 # DeepSeek-V4.1's default --dsv4-attn-backend on SM100 (issue 23, s48k): SGLang's

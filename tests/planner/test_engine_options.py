@@ -269,6 +269,9 @@ VALID: dict[str, st.SearchStrategy[Any]] = {
     "kv_cache_dtype": st.sampled_from([None, "auto", "fp8_e4m3", "bfloat16", "bf16", "nvfp4"]),
     "draft_quant_config": st.sampled_from([None, '{"quant_method": "fp8"}',
                                            {"quant_method": "awq", "bits": 4}]),
+    "enable_mixed_chunk": st.booleans(),
+    "enable_lora": st.booleans(),
+    "enable_session_radix_cache": st.booleans(),
 }
 INVALID: dict[str, st.SearchStrategy[Any]] = {
     "vit": st.sampled_from([
@@ -481,6 +484,9 @@ INVALID: dict[str, st.SearchStrategy[Any]] = {
     "draft_quantization": st.sampled_from(["", 3, True, "x" * 41]),
     "kv_cache_dtype": st.sampled_from(["", "fp8", "FP8_E4M3", 3, True]),
     "draft_quant_config": st.sampled_from(["[1]", 3, True, "not json"]),
+    "enable_mixed_chunk": st.sampled_from([1, "true", None]),
+    "enable_lora": st.sampled_from([1, "true", None]),
+    "enable_session_radix_cache": st.sampled_from([1, "true", None]),
 }
 
 
@@ -780,6 +786,7 @@ def test_the_plan_3_document_writes_the_options_object() -> None:
         "enable_hisparse": False, "dsv4_attn_backend": None,
         "enable_encoder_swa_bounded_replay": False, "inkling_draft_conv_state": None,
         "nnodes": 1, "draft_quantization": None, "kv_cache_dtype": None,
-        "draft_quant_config": None}
+        "draft_quant_config": None,
+        "enable_mixed_chunk": False, "enable_lora": False, "enable_session_radix_cache": False}
     assert not set(config) & set(LEGACY_KEYWORDS)
     assert EngineConfig.from_dict(config).tp_size == 2

@@ -273,9 +273,10 @@ def test_sm100_sizes_v4_and_says_why_not_for_the_rest(tmp_path: Path) -> None:
 
 
 def test_switches_that_change_the_pools_are_said(tmp_path: Path) -> None:
-    """--enable-hisparse (the c4 pool divided, pool_configurator.py:1150-1158) and
-    --enable-encoder-swa-bounded-replay (the SWA pool re-sized, :1200-1247) stay ignored for
-    the plan, but DeepSeek-V4's pools are then said, not sized (s44k). Since s45k every pair
+    """--enable-hisparse (the c4 pool divided, pool_configurator.py:1150-1158) stays ignored
+    for the plan, but DeepSeek-V4's pools are then said, not sized (s44k);
+    --enable-encoder-swa-bounded-replay's window (:1200-1247) is sized without a draft and
+    said beside a DSPARK draft (s50k). Since s45k every pair
     of them is SGLang's refusal on any GPU: trtllm with HiSparse (deepseek_v4_hook.py:
     112-114), encoder replay off V4.1 (:276-280), V4.1 with HiSparse or with trtllm and
     encoder replay (:333-353)."""
@@ -284,8 +285,14 @@ def test_switches_that_change_the_pools_are_said(tmp_path: Path) -> None:
     v41 = _model(tmp_path / "v41", model_type="deepseek_v41")
     assert "not restated (HiSparse" in _pools(_pasted(model, ["--enable-hisparse"],
                                                       weights_gb=40.0))
-    assert "not restated (the encoder-replay" in _pools(
+    # encoder replay's window is sized since s50k (no SWA pool); beside a DSPARK draft, said
+    assert ", SWA 0, " in _pools(
         _pasted(v41, ["--enable-encoder-swa-bounded-replay"], weights_gb=40.0))
+    assert "not restated (the encoder-replay SWA request window beside a DSPARK draft" in \
+        _pools(_pasted(v41, ["--enable-encoder-swa-bounded-replay", "--speculative-algorithm",
+                             "DSPARK", "--speculative-draft-model-path", "org/dspark-draft",
+                             "--speculative-num-draft-tokens", "8"],
+                       weights_gb=40.0))
     plain = _pools(_pasted(model, [], weights_gb=40.0))
     assert plain.startswith("full ")
     replay, trtllm = "--enable-encoder-swa-bounded-replay", ["--dsv4-attn-backend", "trtllm"]
@@ -386,3 +393,69 @@ def test_kv_cache_dtype_is_read_by_every_reader(tmp_path: Path) -> None:
     vllm.write_text("engine: vllm\nmax_num_seqs: 32\nkv_cache_dtype: fp8\n")
     code, out, err = run_cli(["plan", "--config", str(vllm)])
     assert code == 0 and "ignored: kv_cache_dtype" in " ".join(err.split()), err
+
+
+def test_replay_blockers_are_read_by_every_reader(tmp_path: Path) -> None:
+    """--enable-mixed-chunk, --enable-lora and --enable-session-radix-cache (s50k) from a
+    pasted line, an SGLang --config file, graphfit's own config file and a live ServerArgs:
+    each refuses encoder replay on a V4.1 model with SGLang's sentence (deepseek_v4_hook.py:
+    323-325); without replay the line plans, the flag noted as not modelled; a vLLM file's
+    enable_lora (vLLM's own key) stays ignored."""
+    from tests.helpers import run_cli
+
+    v41 = _model(tmp_path, model_type="deepseek_v41")
+    replay = "--enable-encoder-swa-bounded-replay"
+    yaml = tmp_path / "sglang.yaml"
+    ours = tmp_path / "graphfit.yaml"
+    for flag, feature in (("enable-mixed-chunk", "mixed prefill/decode"),
+                          ("enable-lora", "LoRA"),
+                          ("enable-session-radix-cache", "radix sessions")):
+        why = f"--enable-encoder-swa-bounded-replay does not support {feature} yet"
+        yaml.write_text(f"{flag}: true\n")
+        for flags in ([replay, f"--{flag}"], [replay, "--config", str(yaml)]):
+            with pytest.raises(ConfigError, match=re.escape(why)):
+                _pasted(v41, flags, weights_gb=40.0)
+        plan = _pasted(v41, [f"--{flag}"], weights_gb=40.0)
+        assert _pools(plan).startswith("full "), flag
+        notes = commandline.read(["sglang", "serve", "--model-path", v41, f"--{flag}"]).notes
+        assert any(f"--{flag} ({feature}" in note for note in notes), notes
+        args = types.SimpleNamespace(model_path=v41, max_running_requests=32,
+                                     enable_encoder_swa_bounded_replay=True,
+                                     **{flag.replace("-", "_"): True})
+        with pytest.raises(ConfigError, match=re.escape(why)):
+            from_sglang(args, environ={}, gpu_memory_gb=80.0, weights_gb=40.0)
+        ours.write_text(f"model_path: {v41}\nenable_encoder_swa_bounded_replay: true\n"
+                        f"{flag.replace('-', '_')}: true\n")
+        code, out, err = run_cli(["plan", "--gpu-memory-gb", "80", "--weights-gb", "40",
+                                  "--config", str(ours)])
+        assert code == 2 and out == "" and why in err and len(err.splitlines()) == 1, err
+    vllm = tmp_path / "vllm.yaml"
+    vllm.write_text("engine: vllm\nmax_num_seqs: 32\nenable_lora: true\n")
+    code, out, err = run_cli(["plan", "--config", str(vllm)])
+    assert code == 0 and "ignored: enable_lora" in " ".join(err.split()), err
+
+
+def test_replay_window_is_sized_by_every_reader(tmp_path: Path) -> None:
+    """--enable-encoder-swa-bounded-replay on a V4.1 model (s50k): a pasted line, an SGLang
+    --config file and a live ServerArgs size the same pools, with no paged SWA pool (the
+    window is a fixed cost, pool_configurator.py:1211-1247) and another full pool than the
+    line without replay; more requests, a smaller full pool. (The figures themselves:
+    tests/oracle/test_sglang_dsv4_plan_oracle.py, `REPLAY_WINDOW`.)"""
+    v41 = _model(tmp_path, model_type="deepseek_v41")
+    flags = ["--enable-encoder-swa-bounded-replay", "--max-running-requests", "32"]
+    pasted = _pools(_pasted(v41, flags, weights_gb=40.0))
+    yaml = tmp_path / "sglang.yaml"
+    yaml.write_text("enable-encoder-swa-bounded-replay: true\nmax-running-requests: 32\n")
+    assert _pools(_pasted(v41, ["--config", str(yaml)], weights_gb=40.0)) == pasted
+    args = types.SimpleNamespace(model_path=v41, max_running_requests=32,
+                                 enable_encoder_swa_bounded_replay=True)
+    live = graphfit.plan(from_sglang(args, environ={}, gpu_memory_gb=80.0, weights_gb=40.0))
+    assert _pools(live) == pasted and ", SWA 0, " in pasted, pasted
+
+    def full(extra: list[str]) -> int:
+        found = re.search(r"full (\d+) tokens", _pools(_pasted(v41, extra, weights_gb=40.0)))
+        assert found is not None
+        return int(found.group(1))
+    plain = full(flags[1:])
+    assert full(flags) != plain  # the cap-mode SWA pool gone, the window charged
+    assert full([*flags[:1], "--max-running-requests", "512"]) < full(flags)

@@ -201,10 +201,12 @@ def check_replay(config: EngineSettings) -> None:
     `validate_deepseek_v41_features`' order (deepseek_v4_hook.py:282-330): V4.1's TRT-LLM
     needs the prefill graphs disabled or breakable (:282-290); encoder replay refuses
     prefill graphs other than breakable (:300-304), context parallelism (:311), unified
-    memory (:315) and PD decode (:317). The prefill backend is the one the line gives (a
-    disable flag gives disabled): SGLang's default passes at this point. Not restated: the
-    ROCm clauses (graphfit plans CUDA), mixed prefill/decode, LoRA and radix sessions (flags
-    graphfit does not read)."""
+    memory (:315), PD decode (:317), and then (issue 23 s50k) mixed prefill/decode (:323),
+    LoRA (:324) and radix sessions (:325), each read as given: no hook before the model's
+    turns them on (`--lora-paths` turns LoRA on only in the later validation hook,
+    lora_hook.py:39-41, validation_hook.py:222). The prefill backend is the one the line
+    gives (a disable flag gives disabled): SGLang's default passes at this point. Not
+    restated: the ROCm clauses (graphfit plans CUDA)."""
     prefill = config.cuda_graph_backend_prefill
     if config.dsv4_attn_backend == "trtllm" and prefill not in REPLAY_PREFILL:
         raise ConfigError("DeepSeek-V4.1 TRT-LLM requires --cuda-graph-backend-prefill "
@@ -216,7 +218,10 @@ def check_replay(config: EngineSettings) -> None:
              "300-304"),
             ("context parallelism", config.attn_cp_size > 1, "311"),
             ("unified memory", config.enable_unified_memory, "315"),
-            ("PD decode", config.disaggregation_mode == "decode", "317")):
+            ("PD decode", config.disaggregation_mode == "decode", "317"),
+            ("mixed prefill/decode", config.enable_mixed_chunk, "323"),
+            ("LoRA", config.enable_lora, "324"),
+            ("radix sessions", config.enable_session_radix_cache, "325")):
         if on:
             raise ConfigError(f"--enable-encoder-swa-bounded-replay does not support "
                               f"{feature} yet (SGLang deepseek_v4_hook.py:{line})")
@@ -260,6 +265,12 @@ def resolve(config: EngineSettings) -> dict[str, object]:
     return changes
 
 
+# encoder replay beside a draft (V4.1 runs DSPARK only, deepseek_v4_hook.py:333-353): the
+# draft's paged SWA layers and its SWA ring (pool_configurator.py:1200-1210, 1322-1325,
+# 1375-1378) are not restated; without a draft the window is sized (issue 23 s50k)
+REPLAY_DRAFT = "the encoder-replay SWA request window beside a DSPARK draft"
+
+
 def layout_unmodelled(config: EngineSettings) -> str | None:
     """Why graphfit does not restate this config's pool layout at all, or None.
 
@@ -268,11 +279,14 @@ def layout_unmodelled(config: EngineSettings) -> str | None:
     included (sglang_dsv4_default, s48k). A
     later Blackwell (a capability above 10.x) keeps s44k's reasons for the V4.1 layouts and
     the ratio-1 / 2 indexer pages. Elsewhere the environment's reasons stand
-    (sglang_dsv4_pool.not_modelled)."""
+    (sglang_dsv4_pool.not_modelled). Encoder replay is sized without a draft, said beside a
+    DSPARK draft (`REPLAY_DRAFT`, issue 23 s50k)."""
     reason = config.dsv4_env_unmodelled
     sm100 = (config.gpu_capability or 0) >= 100 or bool(config.sm100)
     if reason is not None and reason not in (AUTO_LAYOUT, V4_LAYOUT):
         return reason
+    if config.enable_encoder_swa_bounded_replay and config.spec_method is not SpecMethod.NONE:
+        return REPLAY_DRAFT
     if _sm100(config) is None and config.dsv4_attn_backend == "flashmla_mega":
         return ("--dsv4-attn-backend flashmla_mega's pools (the V4.1 layouts, SM100 only, "
                 "deepseek_v4_hook.py:92-99: name the GPU)")
@@ -369,7 +383,8 @@ def pool_of(config: EngineSettings, stage: tuple[int, int] | None = None) -> Dsv
                               or default_chunked_prefill_size(config.gpu_memory_gb)),
         state_dtype=(config.dsv4_state_dtype or "float32").strip().lower(),
         model_type="deepseek_v41" if head[4] else "deepseek_v4",
-        kv_layout=layout[0], index_page=layout[1])
+        kv_layout=layout[0], index_page=layout[1],
+        encoder_replay=config.enable_encoder_swa_bounded_replay)
     return Dsv4Pool(shape, line)
 
 

@@ -26,6 +26,10 @@ A DeepSeek-V4 model with SWA layers is sized by `DSV4PoolConfigurator`
   is not set -- DeepSeek-V4's override sets it, so only V4.1 gets there
   (`operator_swa_ratio`): the SWA pool is `compute_swa_request_cap` (:924-968) plus 4 x requests
   cached prefix tails of window + page (:1309-1326), page aligned.
+* **Encoder replay** (V4.1's `--enable-encoder-swa-bounded-replay`, no draft; issue 23 s50k):
+  the target's SWA lives in a per-request window (`request_window_bytes`, :1211-1239), a
+  fixed cost; the paged SWA pool, its c4 state and the SWA slot's price are 0 (:1240-1247,
+  :1375-1378) and speculation's inflation is off (:1250).
 * **Reserved pages** (`_get_low_ratio_kv_padding_bytes`, :1406-1435): ratio 1 / 2 layers
   reserve one logical page of latents and the indexer's own 64-slot pages
   (`DSV41_INDEX_PAGE_SIZE`, deepseek_v4_memory_pool.py:532-542, 64 off Blackwell); the
@@ -46,9 +50,10 @@ the layers of each).
 The unified-KV pools are HIP's only (`is_unified_kv_triton`,
 layers/attention/dsv4/unified_kv_gate.py:13-15). Not modelled (`not_modelled` says which):
 HiSparse, the
-encoder-replay SWA window, online c128, `--dsv4-attn-backend trtllm`, the V4.1 layouts
-SGLANG_DSV4_KV_LAYOUT=v41 / v41_new force, speculation with the overlap scheduler off in cap
-mode.
+encoder-replay SWA window beside a DSPARK draft (its paged draft layers and draft ring,
+:1200-1210; without a draft it is `request_window_bytes`, issue 23 s50k), online c128,
+`--dsv4-attn-backend trtllm`, the V4.1 layouts SGLANG_DSV4_KV_LAYOUT=v41 / v41_new force,
+speculation with the overlap scheduler off in cap mode.
 """
 
 from __future__ import annotations
@@ -229,6 +234,7 @@ class Dsv4PoolInputs:
     state_dtype: str = "float32"
     kv_layout: str = "v4"  # the main cache's layout (sglang_dsv4_plan.kv_layout)
     index_page: int = INDEX_PAGE  # the low-ratio indexer page (sglang_dsv4_plan.kv_layout)
+    encoder_replay: bool = False  # --enable-encoder-swa-bounded-replay, no draft (s50k)
 
     def __post_init__(self) -> None:
         if self.kv_layout not in LAYOUTS:
@@ -246,6 +252,10 @@ class Dsv4PoolInputs:
                               f"bfloat16, bf16.")
         if self.disaggregation_mode not in ("null", "prefill", "decode"):
             raise ConfigError(f"disaggregation_mode: {self.disaggregation_mode!r}")
+        if self.encoder_replay and (self.speculative or self.max_running_requests is None
+                                    or not self.chunked_prefill_size):
+            raise ConfigError("DeepSeek-V4 encoder replay's window: restated without a "
+                              "draft, with the request count and the prefill chunk known")
 
     @property
     def speculative(self) -> bool:
@@ -298,8 +308,8 @@ def resolved_inputs(*, page_size: int = PAGE_SIZE, max_running_requests: int | N
                     swa_prefix_tails: int | None = None, disable_radix_cache: bool = False,
                     decode_radix_cache: bool = False, chunked_prefill_size: int | None = 8192,
                     state_dtype: str = "float32", model_type: str | None = None,
-                    kv_layout: str = "v4", index_page: int = INDEX_PAGE
-                    ) -> Dsv4PoolInputs:
+                    kv_layout: str = "v4", index_page: int = INDEX_PAGE,
+                    encoder_replay: bool = False) -> Dsv4PoolInputs:
     """A line's values as the configurator reads them after SGLang's hooks: DeepSeek-V4's
     default of 256 running requests (deepseek_v4_hook.py:138-144), the override's SWA ratio
     (`operator_swa_ratio`), the decode server's extra slots and its radix cache off unless
@@ -321,7 +331,8 @@ def resolved_inputs(*, page_size: int = PAGE_SIZE, max_running_requests: int | N
         chunked_prefill_size=(chunked_prefill_size // attn_dp_size
                               if chunked_prefill_size is not None and attn_dp_size > 1
                               else chunked_prefill_size),
-        state_dtype=state_dtype, kv_layout=kv_layout, index_page=index_page)
+        state_dtype=state_dtype, kv_layout=kv_layout, index_page=index_page,
+        encoder_replay=encoder_replay)
 
 
 @dataclass(frozen=True)
@@ -377,8 +388,33 @@ class Dsv4Pool:
 
     @property
     def inflation(self) -> float:
-        """(layers + 1) / layers under speculation (:1262-1268)."""
-        return (self.layers + 1) / self.layers if self.line.speculative else 1.0
+        """(layers + 1) / layers under speculation without encoder replay (:1250-1257)."""
+        if not self.line.speculative or self.line.encoder_replay:
+            return 1.0
+        return (self.layers + 1) / self.layers
+
+    @property
+    def kv_bytes(self) -> int:
+        """One FlashMLA-layout latent slot, unpadded (`kv_bytes`, :1103-1108): nope +
+        2 x rope + 8 scale bytes (trtllm's and HIP's unified pools are not restated)."""
+        return self.shape.qk_nope_head_dim + 2 * self.shape.qk_rope_head_dim + 8
+
+    def request_window_bytes(self) -> int:
+        """The encoder-replay SWA request window (:1211-1239), no draft (so no draft ring,
+        `online_c128_mtp_max_draft_tokens` 0): per request slot (the line's requests per
+        attention-DP rank + 1) a page-aligned window on every layer of the stage, plus a
+        page, at kv_bytes + 16 a slot; four scratch rows of max(chunk, slots x 128) +
+        slots x 128 + page; and 3 x 16 x head_dim x 8 bytes a slot. 0 without replay."""
+        line = self.line
+        if not line.encoder_replay:
+            return 0
+        assert line.requests_per_worker is not None and line.chunked_prefill_size
+        slots = line.requests_per_worker + 1
+        page, kv = line.page_size, self.kv_bytes + 16
+        capacity = _ceil_div(self.shape.window_size, page) * page
+        scratch = max(line.chunked_prefill_size, slots * 128) + slots * 128 + page
+        return ((slots * capacity + page) * self.layers * kv + 4 * scratch * kv
+                + slots * 3 * 16 * self.shape.head_dim * 8)
 
     def prefix_tails(self) -> int:
         """`_resolve_swa_prefix_tails` (:1309-1326)."""
@@ -393,6 +429,8 @@ class Dsv4Pool:
         """`_resolve_swa_cap_tokens` (:1328-1351) with `compute_swa_request_cap`
         (:924-968); None: ratio sizing."""
         line = self.line
+        if line.encoder_replay:  # the target's SWA lives in the request window (:1243-1247)
+            return 0
         requests = line.requests_per_worker
         if line.swa_full_tokens_ratio is not None or requests is None:
             return None
@@ -432,6 +470,8 @@ class Dsv4Pool:
         return DEFAULT_SWA_RATIO if ratio is None else ratio
 
     def bytes_per_swa_token(self) -> float:
+        if self.line.encoder_replay:  # only a draft's layers own paged SWA (:1375-1378)
+            return 0.0
         state = STATE_DTYPE_BYTES[self.line.state_dtype]
         c4_state = 2 * 2 * self.shape.head_dim * state + 2 * 2 * self.shape.index_head_dim * state
         per = paged_bytes_per_token(self.line.page_size, 0, self.line.kv_layout) * self.layers + (
@@ -495,7 +535,7 @@ class Dsv4Pool:
         cap = self.swa_cap_tokens()
         if cap is not None:
             out += cap * self.bytes_per_swa_token()
-        return out
+        return out + self.request_window_bytes()  # `_get_swa_fixed_bytes` (:1448-1455)
 
     def pools(self, available_bytes: int) -> Dsv4Pools:
         """`calculate_pool_sizes` (:1638-1701), then the request pool SGLang resolves over

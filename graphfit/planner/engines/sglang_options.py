@@ -445,7 +445,8 @@ class SglangOptions(EngineOptions):
         (deepseek_v4_hook.py:92-130; issue 23 s45k).
     enable_encoder_swa_bounded_replay: `--enable-encoder-swa-bounded-replay`, read for
         SGLang's refusal of it on a DeepSeek-V4 model other than V4.1
-        (deepseek_v4_hook.py:276-280; issue 23 s45k).
+        (deepseek_v4_hook.py:276-280; issue 23 s45k), V4.1's replay refusals (s47k, s50k)
+        and its SWA request window (pool_configurator.py:1200-1247; s50k).
     inkling_draft_conv_state: an Inkling MTP draft checkpoint's short-conv state (the
         `--speculative-draft-model-path` directory's text config, INKLING_FIELDS' order;
         configs/inkling.py:217-256), which each multi-layer EAGLE draft head's own conv cache
@@ -465,6 +466,12 @@ class SglangOptions(EngineOptions):
         text; graphfit.inputs.sglang_draft_quant), from which the draft's final method is
         resolved on the GPU (graphfit.planner.engines.sglang_draft_quant; issue 23 s50r);
         None: an unquantized or unread draft.
+    enable_mixed_chunk, enable_lora, enable_session_radix_cache: `--enable-mixed-chunk`,
+        `--enable-lora` (True only as given: `--lora-paths` turns it on later, in the
+        validation hook, lora_hook.py:39-41) and `--enable-session-radix-cache`, read only
+        for SGLang's refusal of DeepSeek-V4.1's encoder SWA replay with them
+        (deepseek_v4_hook.py:323-325; graphfit.planner.engines.sglang_dsv4_plan.check_replay;
+        issue 23 s50k). Their graphs and pools are not modelled otherwise.
     """
 
     engine: ClassVar[str] = "sglang"
@@ -613,6 +620,9 @@ class SglangOptions(EngineOptions):
     draft_quantization: str | None = None
     kv_cache_dtype: str | None = None
     draft_quant_config: str | None = None
+    enable_mixed_chunk: bool = False
+    enable_lora: bool = False
+    enable_session_radix_cache: bool = False
 
     def __post_init__(self) -> None:
         gb = self.gpu_memory_gb
@@ -625,6 +635,8 @@ class SglangOptions(EngineOptions):
         true_false("two_batch_overlap", self.two_batch_overlap)
         true_false("enable_hisparse", self.enable_hisparse)
         true_false("enable_encoder_swa_bounded_replay", self.enable_encoder_swa_bounded_replay)
+        for name in ("enable_mixed_chunk", "enable_lora", "enable_session_radix_cache"):
+            true_false(name, getattr(self, name))  # issue 23 s50k
         quant = self.draft_quantization
         if quant is not None and not (isinstance(quant, str) and 0 < len(quant) <= 40):
             raise ConfigError(f"draft_quantization: expected a quantization method name, got "
