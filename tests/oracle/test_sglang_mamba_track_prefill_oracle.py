@@ -69,3 +69,36 @@ def test_oracle_reads_the_full_backends_zeroed_slots() -> None:
     assert {n: t[2] for n, t in tracks.items()} == {
         "mamba_track_indices": "zero", "mamba_track_mask": "zero",
         "mamba_track_seqlens": "foreach_copy"}
+
+
+STRATEGY_LINES = [("--max-running-requests", "48", "--mamba-radix-cache-strategy", s, *more)
+                  for s in ("extra_buffer", "extra_buffer_lazy", "no_buffer")
+                  for more in ((), ("--disable-radix-cache",),
+                               ("--disaggregation-mode", "decode"),
+                               ("--disaggregation-mode", "prefill"))]
+
+
+def test_extra_buffer_on_a_model_without_mamba_state() -> None:
+    """The oracle's Llama model: SGLang refuses an explicit extra-buffer strategy with the
+    radix cache on (model_hook.py:1059-1066; a PD decode server has it off) and graphfit must
+    refuse the same lines with SGLang's sentence, and plan the others."""
+    from graphfit.planner.core.errors import ConfigError
+    from tests.oracle import sglang_oracle as so
+    from tests.oracle import sglang_plan_prefill as spp
+
+    refused = 0
+    for argv in STRATEGY_LINES:
+        r = so.resolve(argv, gpu_mem_gb=80)
+        theirs = r.text if isinstance(r, so.Rejected) else None
+        try:
+            spp.graphfit_plan(argv, 80)
+            ours = None
+        except ConfigError as exc:
+            ours = str(exc)
+        if theirs is None:
+            assert ours is None, (argv, ours)
+        else:
+            refused += 1
+            sentence = theirs.removeprefix("ValueError: ")
+            assert ours is not None and ours.startswith(sentence), (argv, theirs, ours)
+    assert refused == 4, refused  # both extra-buffer strategies, radix on: no PD / PD prefill
