@@ -52,6 +52,7 @@ from graphfit.planner.engines import (
     sglang_eplb_checks,
     sglang_flashinfer_a2a,
     sglang_flashinfer_megamoe,
+    sglang_mamba_strategy,
     sglang_megamoe,
     sglang_moe_a2a,
     sglang_quantization,
@@ -706,6 +707,7 @@ class SglangModel:
         sglang_quantization.check(config)  # ModelConfig / handle_moe_kernel_config
         sglang_draft_quant.check(config)  # the draft model loader's GPU / dtype checks
         sglang_eplb_checks.check(config)  # handle_eplb_and_dispatch
+        sglang_mamba_strategy.check(config)  # handle_mamba_radix_cache on a non-mamba model
         quant = (sglang_quantization.resolved_flag(config)
                  if sglang_quantization.flag_known(config) else None)
         sglang_ep_rules.check(config, sglang_quantization.kernel_runner(  # moe_dp / PD / GPT-OSS
