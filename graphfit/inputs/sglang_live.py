@@ -44,6 +44,7 @@ from graphfit.inputs import (
     sglang_dtype,
     sglang_inkling_draft,
     sglang_instance,
+    sglang_minimax_kv,
     sglang_minimax_target,
     sglang_processor_path,
     sglang_runner_backends,
@@ -164,6 +165,7 @@ def _read(values: Mapping[str, Any]) -> dict[str, Any]:
     # sglang_draft_shape), as a pasted line reads them
     out.update(_fields(sglang_draft_shape.settings(values)[0]))
     out.update(_fields(sglang_inkling_draft.settings(values)))  # an Inkling draft (s47m)
+    out.update(_fields(sglang_minimax_kv.settings(values)))  # MiniMax-M3's KV pool (s50p)
     name = str(values["speculative_algorithm"] or "").upper()
     draft = values["speculative_draft_model_path"]
     if name not in BLOCK_FLAGS or not isinstance(draft, str):

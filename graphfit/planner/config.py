@@ -417,7 +417,8 @@ class EngineConfig:
             inkling_draft_conv_state: tuple[int, ...] | None = None,
             nnodes: int = 1,
             draft_quantization: str | None = None,
-            kv_cache_dtype: str | None = None) -> None: ...
+            kv_cache_dtype: str | None = None,
+            minimax_sparse_kv: tuple[int, ...] | None = None) -> None: ...
 
     def __post_init__(self) -> None:
         set_ = object.__setattr__
@@ -1286,6 +1287,11 @@ class EngineConfig:
     def inkling_draft_conv_state(self) -> tuple[int, ...] | None:
         """SglangOptions.inkling_draft_conv_state."""
         return cast("tuple[int, ...] | None", self._option("inkling_draft_conv_state"))
+
+    @property
+    def minimax_sparse_kv(self) -> tuple[int, ...] | None:
+        """SglangOptions.minimax_sparse_kv."""
+        return cast("tuple[int, ...] | None", self._option("minimax_sparse_kv"))
 
     @property
     def nnodes(self) -> int:
