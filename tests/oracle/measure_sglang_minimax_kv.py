@@ -28,7 +28,7 @@ def _before_states(root: str, c: dict[str, Any], totals: tuple[int, ...]) -> boo
             "--model-path", t.path_of(c), *t.argv_of(c)]
     out = subprocess.run(
         [sys.executable, "-m", "graphfit", "plan", "--gpu-memory-gb", c["gpu"], "--",
-         shlex.join(line)], capture_output=True, text=True, check=False,
+         shlex.join(line)], capture_output=True, text=True, check=False, cwd=root,
         env={**os.environ, "PYTHONPATH": root, "COLUMNS": "400"})
     text = " ".join((out.stdout + out.stderr).split())
     return all(f"{total} B a token" in text for total in totals)
@@ -42,6 +42,8 @@ def main(count: int = 60, seed: int = 23, root: str | None = None) -> None:
         c = t.draw(rng)
         outcome, theirs, ours = t.verdict(c)
         after[outcome] += 1
+        if outcome == "sglang refuses":
+            print("sglang refuses:", str(theirs)[:160], "| graphfit:", str(ours)[:80])
         if outcome == "differ":
             print("differs:", theirs, ours, t.argv_of(c), c["gpu"], c["env"], c["fields"])
         if root and not isinstance(theirs, str):

@@ -77,8 +77,8 @@ def sglang_prices(c: dict[str, Any]) -> kv.Priced | str:
 
 
 def graphfit_prices(c: dict[str, Any]) -> kv.Priced | str:
-    """graphfit's per-stage totals and page on the pasted line (`--gpu-memory-gb GPU`), "refused: ..."
-    where it refuses the line, "not priced: ..." where it shows no figure."""
+    """graphfit's per-stage totals and page on the pasted line (`--gpu-memory-gb GPU`),
+    "refused: ..." where it refuses the line, "not priced: ..." where it shows no figure."""
     line = [*(f"{k}={v}" for k, v in c["env"]), "python", "-m", "sglang.launch_server",
             "--model-path", path_of(c), *argv_of(c)]
     try:

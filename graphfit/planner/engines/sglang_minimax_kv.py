@@ -33,8 +33,9 @@ what the fraction leaves by a per-token price, `PoolConfigurator._compute_cell_s
 
 full_pool_ratio is hisparse's host_to_device_ratio (:450-455); graphfit does not read
 `--hisparse-config`, so a line with --enable-hisparse is shown unsized. The figure is shown
-per token and per page (`pool_page`: the hook's 128 where it sets the page): graphfit sizes the token pool from memory only for DeepSeek-V4 and
-hybrid mamba models, so nothing else in the plan changes.
+per token and per page (`pool_page`: the hook's 128 where it sets the page). graphfit sizes
+the token pool from memory only for DeepSeek-V4 and hybrid mamba models, so nothing else in
+the plan changes.
 """
 
 from __future__ import annotations
