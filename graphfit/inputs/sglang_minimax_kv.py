@@ -5,18 +5,21 @@ The target's config is read as SGLang's ModelConfig reads it (`--json-model-over
 applied, model_config.py:612-626; the VL wrapper's `text_config`, :636): the layer count, the
 total KV heads (`num_key_value_heads`), head_dim (else hidden_size // num_attention_heads,
 :1341-1350), and the sparse config's `sparse_index_dim`, `sparse_attention_freq` and
-`sparse_disable_index_value` (configs/model_config.py:446-471; the text config's, else the
-top level's). With it, two facts of the line the price depends on: the quantization as the
-model hook resolves it (graphfit.inputs.sglang_minimax_moe.quantization: minimax_m3_nvfp4
-picks the packed pool on Blackwell) and SGLANG_DISABLE_M3_FP8_ATTN_GEMM from the pasted
-line's environment (server_args.py:592-610). Nothing for a hub id (not downloaded), another
-architecture, or a config without a readable sparse config: SGLang's cell size then raises
-(`get_minimax_sparse_attention_config`, :446-457) or the model class refuses first
-(graphfit.inputs.sglang_minimax_target); graphfit shows no price there.
+`sparse_disable_index_value` (configs/model_config.py:446-471; the text config's, else the top
+level's). With it, three facts of the line the price depends on: the quantization as the model
+hook resolves it (graphfit.inputs.sglang_minimax_moe.quantization: minimax_m3_nvfp4 picks the
+packed pool on Blackwell), SGLANG_DISABLE_M3_FP8_ATTN_GEMM from the pasted line's environment
+(server_args.py:592-610) and `--hisparse-config`'s host_to_device_ratio (default 2,
+mem_cache/sparsity/factory.py:62-81; 0 where the JSON does not parse or the ratio is not an
+integer: the plan then shows no price under --enable-hisparse). Nothing for a hub id (not
+downloaded), another architecture, or a config without a readable sparse config: SGLang's cell
+size then raises (`get_minimax_sparse_attention_config`, :446-457) or the model class refuses
+first (graphfit.inputs.sglang_minimax_target); graphfit shows no price there.
 """
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
 from typing import Any
 
@@ -36,8 +39,21 @@ def _positive(value: Any) -> int | None:
         else None
 
 
-def shape_of(data: Mapping[str, Any], nvfp4: bool = False,
-             fp8_gemm_off: bool = False) -> tuple[int, ...] | None:
+def hisparse_ratio(raw: Any) -> int:
+    """`_parse_sparse_config`'s host_to_device_ratio (factory.py:71-81): the JSON's, default
+    2; 0 where graphfit cannot read it as an integer."""
+    if raw is None:
+        return 2
+    try:
+        parsed = json.loads(str(raw))
+    except ValueError:
+        return 0
+    ratio = parsed.get("host_to_device_ratio", 2) if isinstance(parsed, dict) else None
+    return ratio if isinstance(ratio, int) and not isinstance(ratio, bool) and ratio > 0 else 0
+
+
+def shape_of(data: Mapping[str, Any], nvfp4: bool = False, fp8_gemm_off: bool = False,
+             ratio: int = 2) -> tuple[int, ...] | None:
     """The option's flat form (MiniMaxSparseKv.fields) for a MiniMax-M3 config, or None."""
     names = data.get("architectures")
     if not (isinstance(names, list) and names and names[0] in ARCHS):
@@ -65,7 +81,7 @@ def shape_of(data: Mapping[str, Any], nvfp4: bool = False,
     flags = off or []
     codes = tuple(DENSE if f == 0 else K_ONLY if i < len(flags) and flags[i] != 0 else SPARSE
                   for i, f in enumerate(freq))
-    return (layers, kv, head_dim, index, int(nvfp4), int(fp8_gemm_off), *codes)
+    return (layers, kv, head_dim, index, int(nvfp4), int(fp8_gemm_off), ratio, *codes)
 
 
 def settings(values: Mapping[str, Any]) -> list[Setting]:
@@ -77,7 +93,8 @@ def settings(values: Mapping[str, Any]) -> list[Setting]:
     overrides = override_args(values.get("json_model_override_args"))
     data = overridden(data, overrides) if overrides else data
     nvfp4 = quantization(values, data) == "minimax_m3_nvfp4"
-    shape = shape_of(data, nvfp4, flag(line_environ(), KILL_SWITCH, False))
+    shape = shape_of(data, nvfp4, flag(line_environ(), KILL_SWITCH, False),
+                     hisparse_ratio(values.get("hisparse_config")))
     return [] if shape is None else [
         Setting("minimax_sparse_kv", shape, f"{model}: the MiniMax-M3 sparse KV pool's shape",
                 FILE, weak=True)]

@@ -108,6 +108,9 @@ CASES = [
     case([0, 1], gpu="A100", more=("--kv-cache-dtype", "fp8_e4m3")),  # neither path
     case([1, 0], [1, 0], head_dim=64, nested=True, tp=(2, 1)),  # the VL wrapper's text config
     case([0, 1], override={"num_key_value_heads": 8}, more=("--kv-cache-dtype", "bf16")),
+    case([0, 1, 1, 1], [0, 0, 1, 0], tp=(2, 1), more=("--enable-hisparse",)),  # ratio 2
+    case([0, 1, 1], [0, 1, 0], more=("--enable-hisparse", "--hisparse-config",
+                                     '{"host_to_device_ratio": 3}')),
 ]
 
 
@@ -122,6 +125,9 @@ def draw(rng: random.Random) -> dict[str, Any]:
     more += () if dtype is None else ("--kv-cache-dtype", dtype)
     backend = rng.choice((None, None, "triton", "trtllm_mha" if gpu == "B200" else "fa3"))
     more += () if backend is None else ("--attention-backend", backend)
+    if rng.random() < 0.2:
+        more += ("--enable-hisparse",)
+        more += rng.choice(((), ("--hisparse-config", '{"host_to_device_ratio": 4}')))
     tp = rng.choice(((1, 1), (2, 1), (4, 1), (4, 2), (8, 1)))
     return case(freq, off, layers=count, kv_heads=rng.choice((1, 2, 4, 8)),
                 head_dim=rng.choice((64, 128)), index_dim=rng.choice((64, 128)), tp=tp,

@@ -267,8 +267,8 @@ VALID: dict[str, st.SearchStrategy[Any]] = {
     "nnodes": st.integers(1, 16),
     "draft_quantization": st.sampled_from([None, "fp8", "mxfp8", "w4afp8"]),
     "kv_cache_dtype": st.sampled_from([None, "auto", "fp8_e4m3", "bfloat16", "bf16", "nvfp4"]),
-    "minimax_sparse_kv": st.sampled_from([None, (4, 4, 128, 64, 0, 0, 0, 1, 2, 1),
-                                          [2, 1, 64, 128, 1, 1]]),
+    "minimax_sparse_kv": st.sampled_from([None, (4, 4, 128, 64, 0, 0, 2, 0, 1, 2, 1),
+                                          [2, 1, 64, 128, 1, 1, 0]]),
 }
 INVALID: dict[str, st.SearchStrategy[Any]] = {
     "vit": st.sampled_from([
@@ -480,8 +480,9 @@ INVALID: dict[str, st.SearchStrategy[Any]] = {
     "nnodes": st.sampled_from([0, -2, True, 2.0, "2", None]),
     "draft_quantization": st.sampled_from(["", 3, True, "x" * 41]),
     "kv_cache_dtype": st.sampled_from(["", "fp8", "FP8_E4M3", 3, True]),
-    "minimax_sparse_kv": st.sampled_from(["4,4", (4, 4, 128), (4, 0, 128, 64, 0, 0, 1),
-                                          (4, 4, 128, 64, 0, 0, 3), (4, 4, True, 64, 0, 0)]),
+    "minimax_sparse_kv": st.sampled_from(["4,4", (4, 4, 128), (4, 0, 128, 64, 0, 0, 2, 1),
+                                          (4, 4, 128, 64, 0, 0, 2, 3), (4, 4, True, 64, 0, 0, 2),
+                                          (4, 4, 128, 64, 0, 0, -1)]),
 }
 
 

@@ -31,11 +31,12 @@ what the fraction leaves by a per-token price, `PoolConfigurator._compute_cell_s
   29-72, components rounded up to 128 bytes), the price their sum x sparse // 128
   (pool_configurator.py:461-474); dense layers are not priced there.
 
-full_pool_ratio is hisparse's host_to_device_ratio (:450-455); graphfit does not read
-`--hisparse-config`, so a line with --enable-hisparse is shown unsized. The figure is shown
-per token and per page (`pool_page`: the hook's 128 where it sets the page). graphfit sizes
-the token pool from memory only for DeepSeek-V4 and hybrid mamba models, so nothing else in
-the plan changes.
+full_pool_ratio is hisparse's host_to_device_ratio under --enable-hisparse (:450-455:
+`--hisparse-config`'s `host_to_device_ratio`, default 2, mem_cache/sparsity/factory.py:62-81),
+else 1; a ratio graphfit cannot read (bad JSON, not an integer) leaves the line unpriced. The
+figure is shown per token and per page (`pool_page`: the hook's 128 where it sets the page).
+graphfit sizes the token pool from memory only for DeepSeek-V4 and hybrid mamba models, so
+nothing else in the plan changes.
 """
 
 from __future__ import annotations
@@ -52,15 +53,16 @@ ROW_ALIGN = 128  # _PAGE_ROW_ALIGN (:33)
 ONE_BYTE_KV = ("fp8_e4m3", "fp8_e5m2", "mxfp8", "nvfp4", "fp4_mx_block16")  # kv_cache_dtype.py
 MODEL_DTYPE_BYTES = {"bfloat16": 2, "float16": 2, "half": 2, "float32": 4, "float": 4}
 WHERE = "pool_configurator.py:408-489"
-HEADER = 6  # MiniMaxSparseKv.of: the fields before the layer codes
+HEADER = 7  # MiniMaxSparseKv.of: the fields before the layer codes
 
 
 @dataclass(frozen=True)
 class MiniMaxSparseKv:
     """What the target's config.json says about its sparse KV pool: the model's layer count,
     total KV heads, head_dim, sparse_index_dim, one code per `sparse_attention_freq` entry
-    (DENSE, SPARSE, K_ONLY), and two line facts read with it: the quantization resolves to
-    minimax_m3_nvfp4 (`nvfp4`), SGLANG_DISABLE_M3_FP8_ATTN_GEMM is set (`fp8_gemm_off`)."""
+    (DENSE, SPARSE, K_ONLY), and three line facts read with it: the quantization resolves to
+    minimax_m3_nvfp4 (`nvfp4`), SGLANG_DISABLE_M3_FP8_ATTN_GEMM is set (`fp8_gemm_off`),
+    --hisparse-config's host_to_device_ratio (`hisparse_ratio`, 0: not readable)."""
 
     num_layers: int
     kv_heads: int
@@ -68,6 +70,7 @@ class MiniMaxSparseKv:
     index_dim: int
     nvfp4: bool
     fp8_gemm_off: bool
+    hisparse_ratio: int
     layers: tuple[int, ...]
 
     def __post_init__(self) -> None:
@@ -76,6 +79,10 @@ class MiniMaxSparseKv:
             if isinstance(value, bool) or not isinstance(value, int) or value < 1:
                 raise ConfigError(f"minimax_sparse_kv: {name} must be a positive integer, "
                                   f"got {value!r}")
+        if isinstance(self.hisparse_ratio, bool) or not isinstance(self.hisparse_ratio, int) \
+                or self.hisparse_ratio < 0:
+            raise ConfigError(f"minimax_sparse_kv: hisparse_ratio must be an integer >= 0, "
+                              f"got {self.hisparse_ratio!r}")
         if any(code not in (DENSE, SPARSE, K_ONLY) for code in self.layers):
             raise ConfigError("minimax_sparse_kv: layer codes must be 0 (dense), 1 (sparse) "
                               "or 2 (sparse, index K only)")
@@ -86,13 +93,14 @@ class MiniMaxSparseKv:
         if len(values) < HEADER:
             raise ConfigError(f"minimax_sparse_kv: expected at least {HEADER} integers, got "
                               f"{len(values)}")
-        layers, heads, dim, index, nvfp4, off = values[:HEADER]
-        return cls(layers, heads, dim, index, bool(nvfp4), bool(off), tuple(values[HEADER:]))
+        layers, heads, dim, index, nvfp4, off, ratio = values[:HEADER]
+        return cls(layers, heads, dim, index, bool(nvfp4), bool(off), ratio,
+                   tuple(values[HEADER:]))
 
     def fields(self) -> tuple[int, ...]:
         """The option's flat form: the header, then the layer codes."""
         return (self.num_layers, self.kv_heads, self.head_dim, self.index_dim,
-                int(self.nvfp4), int(self.fp8_gemm_off), *self.layers)
+                int(self.nvfp4), int(self.fp8_gemm_off), self.hisparse_ratio, *self.layers)
 
 
 @dataclass(frozen=True)
@@ -119,9 +127,9 @@ def page_rows(kv_heads: int, head_dim: int, index_dim: int) -> tuple[int, int]:
 
 
 def cell_price(shape: MiniMaxSparseKv, stage: tuple[int, int], attn_tp: int, kv_bytes: int,
-               index_bytes: int, packed: bool = False) -> CellPrice:
+               index_bytes: int, packed: bool = False, ratio: int = 1) -> CellPrice:
     """`_compute_cell_size`'s MiniMax branch (module docstring) for the layers in `stage`
-    (start, end), full_pool_ratio 1."""
+    (start, end); `ratio` is full_pool_ratio (the packed branch ignores it, :461-474)."""
     start, end = stage
     local = [code for layer, code in enumerate(shape.layers) if start <= layer < end]
     dense = local.count(DENSE)
@@ -132,8 +140,8 @@ def cell_price(shape: MiniMaxSparseKv, stage: tuple[int, int], attn_tp: int, kv_
         main_row, index_row = page_rows(heads, shape.head_dim, shape.index_dim)
         return CellPrice(sparse * main_row // MSA_PAGE, sparse * index_row // MSA_PAGE,
                          sparse * (main_row + index_row) // MSA_PAGE)
-    main = (dense + sparse) * 2 * heads * shape.head_dim * kv_bytes
-    index = ((sparse - k_only) * 2 + k_only) * shape.index_dim * index_bytes
+    main = (dense * ratio + sparse) * 2 * heads * shape.head_dim * kv_bytes
+    index = ((sparse - k_only) * 2 + k_only) * shape.index_dim * index_bytes * ratio
     return CellPrice(main, index, main + index)
 
 
@@ -210,8 +218,9 @@ def prices(config: EngineSettings) -> tuple[CellPrice, ...] | str | None:
     if raw is None:
         return None
     shape = MiniMaxSparseKv.of(raw)
-    if config.enable_hisparse:
-        return "--enable-hisparse's host_to_device_ratio (--hisparse-config) is not read"
+    ratio = shape.hisparse_ratio if config.enable_hisparse else 1
+    if ratio < 1:
+        return "--hisparse-config's host_to_device_ratio is not an integer graphfit reads"
     kv = resolved_kv_dtype(config, shape)
     model = MODEL_DTYPE_BYTES.get(str(config.dtype).strip().lower())
     if model is None:
@@ -223,7 +232,7 @@ def prices(config: EngineSettings) -> tuple[CellPrice, ...] | str | None:
     index_bytes = kv_bytes if fp8_attn_gemm(config, shape, kv) or sm90_fp8 else model
     attn_tp = max(1, config.tp_size // max(1, config.attn_dp_size) // max(1, config.attn_cp_size))
     packed = packed_stack(config, shape)
-    return tuple(cell_price(shape, stage, attn_tp, kv_bytes, index_bytes, packed)
+    return tuple(cell_price(shape, stage, attn_tp, kv_bytes, index_bytes, packed, ratio)
                  for stage in stages(config, shape))
 
 

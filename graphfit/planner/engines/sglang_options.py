@@ -463,10 +463,11 @@ class SglangOptions(EngineOptions):
     minimax_sparse_kv: a MiniMax-M3 target's sparse KV pool shape (graphfit.planner.engines.
         sglang_minimax_kv.MiniMaxSparseKv.fields: num_hidden_layers, KV heads, head_dim,
         sparse_index_dim, quantization minimax_m3_nvfp4 (0/1), SGLANG_DISABLE_M3_FP8_ATTN_GEMM
-        (0/1), then one code per `sparse_attention_freq` entry: 0 dense, 1 sparse, 2 sparse
-        with index K only), read from the local target config.json (graphfit.inputs.
-        sglang_minimax_kv); the plan prices one token of the pool from it
-        (pool_configurator.py:408-489; issue 23 s50p). None: not read.
+        (0/1), --hisparse-config's host_to_device_ratio (0: unreadable), then one code per
+        `sparse_attention_freq` entry: 0 dense, 1 sparse, 2 sparse with index K only), read
+        from the local target config.json (graphfit.inputs.sglang_minimax_kv); the plan prices
+        one token of the pool from it (pool_configurator.py:408-489; issue 23 s50p). None: not
+        read.
     """
 
     engine: ClassVar[str] = "sglang"
