@@ -35,6 +35,7 @@ from graphfit.inputs import (
     sglang_iquest_mtp,
     sglang_line_auto_dtype,
     sglang_mamba_flags,
+    sglang_minimax_kv,
     sglang_minimax_target,
     sglang_model_impl,
     sglang_mtp_backend,
@@ -194,6 +195,7 @@ def finish(values: Mapping[str, Any], settings: list[Setting]
     shape, shape_notes = sglang_draft_shape.settings(values)  # the draft's vocab / dtype
     settings, notes = settings + shape, notes + shape_notes
     settings += sglang_inkling_draft.settings(values)  # an Inkling draft's conv state (s47m)
+    settings += sglang_minimax_kv.settings(values)  # MiniMax-M3's sparse KV pool (s50p)
     settings = settings + sglang_draft_quant.settings(values)  # the draft's quantization
     notes += sglang_model_impl.multimodal_switches(values)
     notes += sglang_mamba_flags.line(values)  # mamba_hook.py's checks across flags

@@ -420,7 +420,8 @@ class EngineConfig:
             kv_cache_dtype: str | None = None,
             draft_quant_config: str | None = None,
             enable_mixed_chunk: bool = False, enable_lora: bool = False,
-            enable_session_radix_cache: bool = False) -> None: ...
+            enable_session_radix_cache: bool = False,
+            minimax_sparse_kv: tuple[int, ...] | None = None) -> None: ...
 
     def __post_init__(self) -> None:
         set_ = object.__setattr__
@@ -1289,6 +1290,11 @@ class EngineConfig:
     def inkling_draft_conv_state(self) -> tuple[int, ...] | None:
         """SglangOptions.inkling_draft_conv_state."""
         return cast("tuple[int, ...] | None", self._option("inkling_draft_conv_state"))
+
+    @property
+    def minimax_sparse_kv(self) -> tuple[int, ...] | None:
+        """SglangOptions.minimax_sparse_kv."""
+        return cast("tuple[int, ...] | None", self._option("minimax_sparse_kv"))
 
     @property
     def nnodes(self) -> int:
