@@ -95,6 +95,8 @@ class Resolved:
     page_size: int | None
     enable_multi_layer_eagle: bool = False
     record: Any = field(default=None, repr=False, compare=False)  # the ServerArgs
+    # the fake device the line was resolved on, which `published` runs SGLang on again
+    capability: tuple[int, int] = (9, 0)
 
 
 @dataclass(frozen=True)
@@ -177,6 +179,8 @@ def resolve(argv: list[str] | tuple[str, ...], gpu_mem_gb: float | None = 80,
         except Exception as exc:  # SGLang's own rejection of the resolved combination
             return Rejected(argv, f"{type(exc).__name__}: {exc}", type(exc).__name__)
         resolved = _resolved(argv, gpu_mem_gb, record)
+        if capability is not None:
+            resolved = dataclasses.replace(resolved, capability=capability)
     # the model build past resolution that a started line must survive: Mooncake's
     # dispatcher in auto / normal mode (token_dispatcher/mooncake.py:343-344; issue 23 s46e)
     from tests.oracle import sglang_mooncake_build
@@ -425,11 +429,13 @@ def _buffer(name: str, tensor: Any, axis: str, policy: str | None, init: str) ->
 
 @contextlib.contextmanager
 def published(r: Resolved) -> Any:
-    """Publish the record as the scheduler does (runtime_context.publish) under fake CUDA."""
+    """Publish the record as the scheduler does (runtime_context.publish) under fake CUDA, on
+    the device the line was resolved on (its capability: SGLang's own probes answer the same
+    in resolution and in the runners, as on one server)."""
     from sglang.srt.layers.moe.utils import initialize_moe_config
     from sglang.srt.runtime_context import get_flags, publish
 
-    with sglang_stubs.fake_cuda(r.gpu_mem_mib):
+    with sglang_stubs.fake_cuda(r.gpu_mem_mib, capability=r.capability):
         publish(r.record, role="scheduler")
         if _moe_model(r.record):  # scheduler.py:995-1008: a MoE model seeds the MoE flags
             initialize_moe_config()
