@@ -95,6 +95,8 @@ class Resolved:
     page_size: int | None
     enable_multi_layer_eagle: bool = False
     record: Any = field(default=None, repr=False, compare=False)  # the ServerArgs
+    # the fake device the line was resolved on, which `published` runs SGLang on again
+    capability: tuple[int, int] = (9, 0)
 
 
 @dataclass(frozen=True)
@@ -177,6 +179,8 @@ def resolve(argv: list[str] | tuple[str, ...], gpu_mem_gb: float | None = 80,
         except Exception as exc:  # SGLang's own rejection of the resolved combination
             return Rejected(argv, f"{type(exc).__name__}: {exc}", type(exc).__name__)
         resolved = _resolved(argv, gpu_mem_gb, record)
+        if capability is not None:
+            resolved = dataclasses.replace(resolved, capability=capability)
     # the model build past resolution that a started line must survive: Mooncake's
     # dispatcher in auto / normal mode (token_dispatcher/mooncake.py:343-344; issue 23 s46e)
     from tests.oracle import sglang_mooncake_build
@@ -425,11 +429,13 @@ def _buffer(name: str, tensor: Any, axis: str, policy: str | None, init: str) ->
 
 @contextlib.contextmanager
 def published(r: Resolved) -> Any:
-    """Publish the record as the scheduler does (runtime_context.publish) under fake CUDA."""
+    """Publish the record as the scheduler does (runtime_context.publish) under fake CUDA, on
+    the device the line was resolved on (its capability: SGLang's own probes answer the same
+    in resolution and in the runners, as on one server)."""
     from sglang.srt.layers.moe.utils import initialize_moe_config
     from sglang.srt.runtime_context import get_flags, publish
 
-    with sglang_stubs.fake_cuda(r.gpu_mem_mib):
+    with sglang_stubs.fake_cuda(r.gpu_mem_mib, capability=r.capability):
         publish(r.record, role="scheduler")
         if _moe_model(r.record):  # scheduler.py:995-1008: a MoE model seeds the MoE flags
             initialize_moe_config()
@@ -884,8 +890,13 @@ def _target_runner(mr: Any, capture_bs: tuple[int, ...], width: int, pool: int, 
     import torch
     from sglang.srt.model_executor.cuda_graph_buffer_registry import build_decode_registry
     from sglang.srt.model_executor.runner_utils.buffers import DecodeInputBuffers
+    from sglang.srt.runtime_context import get_exec
 
     max_bs = max(capture_bs)
+    # SGLang's own switch for the mamba-tracking inputs: the resolved extra buffer and no
+    # speculation on this runner's model runner (decode_cuda_graph_runner.py:458-461), fed
+    # to both builders as the runner does (:487, :518)
+    track = bool(get_exec().mamba.enable_mamba_extra_buffer and mr.spec_algorithm.is_none())
     max_num_token = max_bs * width
     hidden = mr.model_config.hidden_size
     vocab = mr.model_config.vocab_size
@@ -897,13 +908,14 @@ def _target_runner(mr: Any, capture_bs: tuple[int, ...], width: int, pool: int, 
         hidden_size=hidden, next_token_logits_buffer=logits, dtype=mr.model_config.dtype,
         num_dp_ranks=1, pp_size=1, is_encoder_decoder=False, require_mlp_tp_gather=mlp_gather,
         seq_len_fill_value=fill, encoder_len_fill_value=0, num_tokens_per_req=width,
-        cache_loc_dtype=torch.int64, enable_mamba_track=False)
+        cache_loc_dtype=torch.int64, enable_mamba_track=track)
     if _SHARED_OUTPUT is not None:
         buffers.share_buffers()  # decode_cuda_graph_runner.py:507-509 (no early verify)
     registry = build_decode_registry(
         device=torch.device(device), max_bs=max_bs, max_num_token=max_num_token,
         seq_len_fill_value=fill, cache_loc_dtype=torch.int64, require_gathered_buffer=gathered,
-        require_mlp_tp_gather=mlp_gather, source=buffers, share_pool=False)
+        require_mlp_tp_gather=mlp_gather, source=buffers, share_pool=False,
+        enable_mamba_track=track)
     table: dict[str, Buffer] = {}
     for name in registry.slot_names():
         slot = registry.get_slot(name)
