@@ -1,7 +1,7 @@
-"""The `from_config` / `__init__` refusals of four more config classes SGLang 0.5.23's
+"""The `from_config` / `__init__` refusals of five more config classes SGLang 0.5.23's
 model loader builds from a checkpoint's quantization dict: AWQConfig (awq), AWQMarlinConfig
-(awq_marlin), GPTQMarlinConfig (gptq_marlin) and ModelOptMixedPrecisionConfig
-(modelopt_mixed), per layers/quantization/__init__.py:64-104.
+(awq_marlin), GPTQMarlinConfig (gptq_marlin), ModelOptMixedPrecisionConfig (modelopt_mixed)
+and MoeWNA16Config (moe_wna16), per layers/quantization/__init__.py:64-104.
 
 The loader hands them config.json's own config (model_loader/weight_utils.py:298-311) or
 the one config file its search found (:436-438); both reach `problem` through graphfit.
@@ -177,12 +177,32 @@ def _block_sizes(layers: object) -> set[int]:
     return sizes
 
 
+def moe_wna16_check(method: str, spec: Mapping[str, Any]) -> None:
+    """`MoeWNA16Config.from_config` (moe_wna16.py:136-160): quant_method, bits and
+    group_size must be present, then `sym` for a gptq checkpoint or `zero_point` for an awq
+    one; any other quant_method is refused (:149-151). `__init__`'s AWQ capability bar
+    (:96-108) hangs on the GPU: left to the capability rules."""
+    cls, cite = "MoeWNA16Config", "moe_wna16.py:136-151"
+    kind = _from_keys(method, spec, ("quant_method",), cls, cite)
+    _from_keys(method, spec, ("bits",), cls, cite)
+    _from_keys(method, spec, ("group_size",), cls, cite)
+    if kind == "gptq":
+        _from_keys(method, spec, ("sym",), cls, cite)
+    elif kind == "awq":
+        _from_keys(method, spec, ("zero_point",), cls, cite)
+    else:
+        raise ConfigError(f"--quantization {method}: SGLang's MoeWNA16Config takes gptq and awq "
+                          f"checkpoints only, quant_method is {excerpt(kind, 20)} "
+                          f"({_Q}moe_wna16.py:149-151)")
+
+
 CHECKS = {"awq": awq_check, "awq_marlin": awq_marlin_check,
-          "gptq_marlin": gptq_marlin_check, "modelopt_mixed": mixed_check}
+          "gptq_marlin": gptq_marlin_check, "modelopt_mixed": mixed_check,
+          "moe_wna16": moe_wna16_check}
 
 
 def problem(method: str, spec: Mapping[str, Any]) -> ConfigError | None:
-    """The refusal of `method`'s config class on `spec`, if it is one of these four."""
+    """The refusal of `method`'s config class on `spec`, if it is one of these five."""
     check = CHECKS.get(method)
     if check is None:
         return None
@@ -195,4 +215,4 @@ def problem(method: str, spec: Mapping[str, Any]) -> ConfigError | None:
 
 __all__ = ["AWQ_MARLIN_BITS", "BLOCK_FP8_ALGOS", "CHECKS", "GPTQ_MARLIN_TYPES",
            "MARLIN_GROUP_SIZES", "awq_check", "awq_marlin_check", "gptq_marlin_check",
-           "mixed_check", "problem"]
+           "mixed_check", "moe_wna16_check", "problem"]

@@ -39,8 +39,9 @@ MARKS = ("awq/awq.py:126-135", "awq/awq.py:84-88", "awq/awq.py:314-320",
          "gptq/gptq.py:353-356", "modelopt_quant.py:876", "modelopt_quant.py:885-888",
          "modelopt_quant.py:889-892", "modelopt_quant.py:906-917", "modelopt_quant.py:495",
          "modelopt_quant.py:506", "modelopt_quant.py:510", "modelopt_quant.py:1658",
-         "modelopt_quant.py:1673", "modelopt_quant.py:1682")
-CLASS_METHODS = ("awq", "awq_marlin", "gptq_marlin", "modelopt_mixed")
+         "modelopt_quant.py:1673", "modelopt_quant.py:1682", "moe_wna16.py:136-151",
+         "moe_wna16.py:149-151")
+CLASS_METHODS = ("awq", "awq_marlin", "gptq_marlin", "modelopt_mixed", "moe_wna16")
 # SGLang stops that belong to other rules (the file search, the ModelOpt branch)
 ELSEWHERE = ("Cannot find the config file", "Found multiple config files",
              "Invalid quant_config")
@@ -92,7 +93,7 @@ CONFIG_LAYOUTS: dict[str, dict[str, Any]] = {
     "mixed_scheme": {**_without(_MIXED, "kv_cache_quant_algo"),
                      "kv_cache_scheme": {"type": "float", "num_bits": 8}},
 }
-FLAGS = (None, "awq", "awq_marlin", "gptq_marlin", "modelopt_mixed")
+FLAGS = (None, "awq", "awq_marlin", "gptq_marlin", "modelopt_mixed", "moe_wna16")
 
 _MO = {"name": "modelopt", "version": "0.29"}
 # (file name, body) of the one quantization file beside a config.json declaring none
@@ -110,6 +111,14 @@ FILE_BODIES: dict[str, tuple[str, dict[str, Any]]] = {
     "qc_gptq_asym": ("quantize_config.json", {"bits": 4, "group_size": 128,
                                               "desc_act": False, "sym": False}),
     "qc_gptq_no_desc": ("quantize_config.json", {"bits": 8, "group_size": 128, "sym": True}),
+    "qc_wna16_gptq": ("quantize_config.json", {"quant_method": "gptq", "bits": 4,
+                                               "group_size": 128, "sym": True}),
+    "qc_wna16_no_sym": ("quantize_config.json", {"quant_method": "gptq", "bits": 4,
+                                                 "group_size": 128}),
+    "qc_wna16_awq_no_zp": ("quantize_config.json", {"quant_method": "awq", "bits": 4,
+                                                    "group_size": 128}),
+    "qc_wna16_other": ("quantize_config.json", {"quant_method": "fp8", "bits": 8,
+                                                "group_size": 128}),
     "awq_qc": ("quant_config.json", {"w_bit": 4, "q_group_size": 128, "zero_point": True}),
     "awq_qc_8bit": ("quant_config.json", {"w_bit": 8, "q_group_size": 128,
                                           "zero_point": True}),
@@ -126,7 +135,7 @@ FILE_BODIES: dict[str, tuple[str, dict[str, Any]]] = {
     "hf_flat_other": ("hf_quant_config.json", {"quant_algo": "W8A8", "quantized_layers": {}}),
     "hf_no_section": ("hf_quant_config.json", {"producer": {"name": "other"}}),
 }
-FILE_FLAGS = ("awq", "awq_marlin", "gptq_marlin", "modelopt_mixed")
+FILE_FLAGS = ("awq", "awq_marlin", "gptq_marlin", "modelopt_mixed", "moe_wna16")
 
 
 @functools.cache
@@ -227,6 +236,10 @@ def generated_line(rng: random.Random) -> tuple[str, str, dict[str, Any]]:
     awq_file = flag == "awq" and rng.random() < 0.4
     name = "quant_config.json" if awq_file or rng.random() < 0.08 else "quantize_config.json"
     body: dict[str, Any] = {}
+    if flag == "moe_wna16" or rng.random() < 0.2:
+        kind = rng.choice(("gptq", "awq", "awq", "fp8", _ABSENT))
+        if kind is not _ABSENT:
+            body["quant_method"] = kind
     for key, pool in _POOLS.items():
         value = rng.choice(pool)
         if value is not _ABSENT:

@@ -1,5 +1,5 @@
 """graphfit == SGLang 0.5.23 on the `from_config` / `__init__` refusals of AWQConfig,
-AWQMarlinConfig, GPTQMarlinConfig and ModelOptMixedPrecisionConfig (restated by
+AWQMarlinConfig, GPTQMarlinConfig, ModelOptMixedPrecisionConfig and MoeWNA16Config (restated by
 graphfit.inputs.sglang_quant_weight_classes), reached from config.json's own quantization
 config or from the one quantization file the loader's search finds
 (tests.oracle.sglang_quant_weight_class_compare).
@@ -16,6 +16,7 @@ from tests.oracle.paths import require
 
 require("sglang")  # skip locally / fail in CI when the sources were not fetched
 
+from graphfit.inputs import sglang_quant_config_file as qf  # noqa: E402
 from graphfit.inputs import sglang_quant_weight_classes as wq  # noqa: E402
 from tests.oracle import sglang_quant_weight_class_compare as wc  # noqa: E402
 
@@ -37,6 +38,20 @@ def test_config_json_classes_agree() -> None:
     lines = [(None, layout) for layout in wc.CONFIG_LAYOUTS if not layout.startswith("gptq")]
     verdicts = _run(lines, wc.compare_config)
     assert verdicts.count("class") >= 7 and verdicts.count("built") >= 8, verdicts
+
+
+GPU_LINES = [("moe_wna16", layout) for layout in ("awq", "awq_no_zp", "awq_no_group",
+                                                  "gptq_no_sym")]
+
+
+def test_gpu_dependent_lines_agree(monkeypatch: pytest.MonkeyPatch) -> None:
+    """moe_wna16 on config.json AWQ / GPTQ layouts: the method hangs on the GPU (SM75 for
+    AWQ), so the reader checks the class on each GPU's method. Planted: that check
+    switched off, a line SGLang refuses plans."""
+    verdicts = _run(GPU_LINES, wc.compare_config)
+    assert verdicts.count("class") >= 2 and "built" in verdicts, verdicts
+    monkeypatch.setattr(qf, "_gpu_dependent_class_check", lambda *args: None)
+    assert wc.compare_config("moe_wna16", "awq_no_zp")[1] is not None
 
 
 def test_found_files_agree() -> None:
@@ -63,7 +78,8 @@ def test_generated_files_agree() -> None:
 @pytest.mark.parametrize(("method", "flag", "body"), [
     ("awq", "awq", "qc_awq_8bit"), ("awq_marlin", "awq_marlin", "qc_awq_group_100"),
     ("gptq_marlin", "gptq_marlin", "qc_gptq_asym"),
-    ("modelopt_mixed", "modelopt_mixed", "hf_int4")])
+    ("modelopt_mixed", "modelopt_mixed", "hf_int4"),
+    ("moe_wna16", "moe_wna16", "qc_wna16_no_sym")])
 def test_a_planted_class_error_is_caught(method: str, flag: str, body: str,
                                          monkeypatch: pytest.MonkeyPatch) -> None:
     """Each class's check switched off: a line SGLang refuses plans, and the compare says so."""
