@@ -2562,7 +2562,7 @@ class GraphSeqLensRef:
 # distributed/moe_alltoall.py @97317b1d7b (15,361 characters; the one stored copy), counted
 # from offset 0 to 200. `MoeAlltoAll._WORKSPACE`: one workspace per process (40);
 # `get_aux_data_size`: a C++ op, `torch.ops.trtllm.moe_a2a_get_aux_data_size(ep_size,
-# max_num_tokens, eplb_stats_num_experts)` (45-51), whose source was not read;
+# max_num_tokens, eplb_stats_num_experts)` (45-51), read since (s51t block at the end);
 # `calculate_required_workspace_size` 54-88: the aux size, then ep_size * max_num_tokens rows of
 # hidden_size * itemsize (dispatch), top_k * 4 twice (expert ids, scales), the extra payload
 # bytes and hidden_size * itemsize again (combine), each padded to 128 bytes;
@@ -2837,18 +2837,20 @@ def pp_micro_batches(pp_size: int) -> int:
 # --------------------------------------------------------------------------------------------
 
 # cpp/tensorrt_llm/thop/moeAlltoAllOp.cpp @af87f05030 (31,573 characters; the one stored copy),
-# counted from offset 0 to 150: CACHELINE_ALIGNMENT = 128 (36); `alignOffset` rounds up to it
+# counted from offset 0 to 631 (both 16,000-character pages, to the end of the bindings'
+# fragment): CACHELINE_ALIGNMENT = 128 (36); `alignOffset` rounds up to it
 # (40-43); `calculateOffsets(epSize, maxNumTokens, eplbStatsNumExperts)` (45-103) lays out
 # flag_val and local_token_counter (4 bytes each), send and recv counters (epSize x 4 each),
 # then, each aligned first: dispatch and combine completion flags (epSize x 4 each),
 # topk_target_ranks and topk_send_indices (maxNumTokens x kMaxTopK x 4 each), the EPLB gathered
 # stats (epSize x eplbStatsNumExperts x 4) and the payload start (aligned); `moeA2AInitializeOp`
-# zeroes the rank's row and returns those offsets (117-150). The op `moe_a2a_get_aux_data_size`
-# returns the payload offset of `calculateOffsets(ep_size, max_num_tokens, eplb or 0)`; its
-# body sits past the counted lines (the file's last op before its bindings), so the reference
-# cites the layout it returns. Its signature matches the pinned Python caller's
-# (`cite_fact("moe_a2a_aux_size")`: the same three arguments); newer copies add a fourth,
-# `can_use_cft_counted_writes`, not modelled.
+# zeroes the rank's row and returns those offsets (117-150). `moeA2AGetAuxDataSizeOp` (587-595)
+# reads a missing EPLB count as 0, refuses a negative one and returns the payload offset of
+# `calculateOffsets(ep_size, max_num_tokens, eplb)`; the fragment registers it as
+# `moe_a2a_get_aux_data_size(int ep_size, int max_num_tokens, int? eplb_stats_num_experts=None)
+# -> int` (629-630), the three arguments the pinned Python caller passes
+# (`cite_fact("moe_a2a_aux_size")`); newer copies add a fourth, `can_use_cft_counted_writes`,
+# not modelled.
 # cpp/tensorrt_llm/kernels/communicationKernels/moeAlltoAllKernels.h @97317b1d7b (8,977
 # characters, the commit of the pinned Python file), counted to 31: kMaxTopK = 22 (29),
 # kMaxPayloads = 4 (30), kMaxRanks = 64 (31). The .cpp's stored copy includes this header but
@@ -2860,7 +2862,7 @@ PINS.update({
                                "moeAlltoAllKernels.h",
                                "97317b1d7b2e2b700ba79b60fcfda1897fab32c6"),
 })
-COUNTED_TO.update({"moe_alltoall_op": 150, "moe_alltoall_kernels_h": 31})
+COUNTED_TO.update({"moe_alltoall_op": 631, "moe_alltoall_kernels_h": 31})
 CITES.update({
     "moe_a2a_aux_layout": ("moe_alltoall_op", "calculateOffsets: counters, flags, top-k "
                            "routing and EPLB stats, 128-byte aligned; the payload offset", 0),
@@ -2869,9 +2871,15 @@ CITES.update({
                            "return the offsets", 0),
     "moe_a2a_max_top_k": ("moe_alltoall_kernels_h", "kMaxTopK = 22, kMaxPayloads = 4, "
                           "kMaxRanks = 64", 0),
+    "moe_a2a_aux_op": ("moe_alltoall_op", "moeA2AGetAuxDataSizeOp: EPLB None read as 0, the "
+                       "payload offset of calculateOffsets", 16000),
+    "moe_a2a_aux_op_def": ("moe_alltoall_op", "TORCH_LIBRARY_FRAGMENT: moe_a2a_get_aux_data_"
+                           "size(int ep_size, int max_num_tokens, int? eplb=None) -> int",
+                           16000),
 })
 LINES.update({"moe_a2a_aux_layout": (45, 103), "moe_a2a_cacheline": (36, 43),
-              "moe_a2a_initialize": (117, 150), "moe_a2a_max_top_k": (29, 31)})
+              "moe_a2a_initialize": (117, 150), "moe_a2a_max_top_k": (29, 31),
+              "moe_a2a_aux_op": (587, 595), "moe_a2a_aux_op_def": (629, 630)})
 
 MOE_A2A_K_MAX_TOP_K = 22
 MOE_A2A_FIELDS = ("flag_val", "local_token_counter", "send_counters", "recv_counters",
@@ -2883,7 +2891,8 @@ def moe_a2a_offsets(ep_size: int, max_num_tokens: int, eplb_stats_num_experts: i
                     ) -> dict[str, int]:
     """`cite_fact("moe_a2a_aux_layout")`: each field's byte offset in a rank's row, walked
     field by field as `calculateOffsets` does (`cite_fact("moe_a2a_cacheline")` for the
-    rounding); the payload's offset is what `moe_a2a_get_aux_data_size` returns."""
+    rounding); the payload's offset is what `moe_a2a_get_aux_data_size` returns
+    (`cite_fact("moe_a2a_aux_op")`, EPLB None read as 0)."""
     if eplb_stats_num_experts is not None and eplb_stats_num_experts < 0:
         raise Rejected("eplbStatsNumExperts must be positive if not None.")
     eplb = eplb_stats_num_experts or 0
