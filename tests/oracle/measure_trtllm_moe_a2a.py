@@ -49,7 +49,7 @@ def emit(lines: list[dict[str, Any]]) -> list[int]:
         c[2] += 1
         limit = p.config.max_num_batched_tokens
         aux = ref.moe_a2a_offsets(sizes.ep, limit)["payload_data"]
-        match = re.search(r"(\d+) bytes aux \+ (\d+) rows", shown or "")
+        match = re.search(r"(\d+) bytes \([\d.]+ MiB\) aux \+ (\d+) rows", shown or "")
         c[3] += bool(match) and (int(match[1]), int(match[2])) == (aux, sizes.ep * limit)
     return c
 

@@ -106,7 +106,7 @@ def test_plan_shows_the_workspace_on_ep_lines_and_counts_it_nowhere(
     assert shown is not None, raw
     limit = tokens if tokens is not None else 8192  # BaseLlmArgs.max_num_tokens
     aux = ref.moe_a2a_offsets(sizes.ep, limit)["payload_data"]
-    match = re.search(r"(\d+) bytes aux \+ (\d+) rows", shown)
+    match = re.search(r"(\d+) bytes \([\d.]+ MiB\) aux \+ (\d+) rows", shown)
     assert match and (int(match[1]), int(match[2])) == (aux, sizes.ep * limit), (shown, WHY)
     flat = {k: v for k, v in raw.items()
             if k not in ("moe_expert_parallel_size", "moe_tensor_parallel_size")}

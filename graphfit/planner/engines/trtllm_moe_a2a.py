@@ -110,7 +110,8 @@ class A2aWorkspace:
         """The plan's line: exact auxiliary bytes, the payload as a formula of the model's
         sizes (not read), and that no capacity counts it."""
         rows = self.ep_size * self.max_num_tokens
-        return (f"one-sided (NVLink) method only: {self.aux_bytes} bytes aux + {rows} rows "
+        return (f"one-sided (NVLink) method only: {self.aux_bytes} bytes "
+                f"({self.aux_bytes / MIB:.1f} MiB) aux + {rows} rows "
                 f"(ep_size x max_num_tokens) x (2 x hidden x itemsize + 8 x top_k), each "
                 f"region 128-byte aligned, once per process (MNNVL memory, not counted); "
                 f"TRTLLM_MOE_A2A_WORKSPACE_MB replaces it")
