@@ -21,17 +21,24 @@ from tests.oracle import sglang_config_keys_oracle as t  # noqa: E402
 
 def main(count: int) -> None:
     tally: Counter[str] = Counter()
+    underscored: Counter[str] = Counter()  # a key with an underscore no option spells
+    options = {o for a in t._actions() for o in a.option_strings}
     first = ""
     for data in t.draws(count, 5151):
         outcome = t.compare(data)
         tally[outcome] += 1
+        if any(isinstance(k, str) and "_" in k and f"--{k}" not in options for k in data):
+            underscored[outcome] += 1
         if outcome == "differ" and not first:
             theirs, _ = t.sglang_verdict(data)
             ours, _ = t.graphfit_verdict(data)
-            first = f"{data!r:.120}: SGLang {str(theirs):.100} / graphfit {str(ours):.100}"
+            first = f"{data!r:.120}: SGLang {theirs!s:.100} / graphfit {ours!s:.100}"
     print(f"{count} drawn --config mappings: both accept, same values {tally['accepted']}; "
           f"same refusal {tally['same']}; same words, other order {tally['order']}; "
           f"both refuse the value as not JSON {tally['json']}; differ {tally['differ']}")
+    agree = sum(n for outcome, n in underscored.items() if outcome != "differ")
+    print(f"of them with a key spelled with an underscore that no SGLang option spells: "
+          f"{sum(underscored.values())}, graphfit agrees on {agree}")
     if first:
         print(f"first that differs: {first}")
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import random
+import re
 import tempfile
 from functools import cache
 from pathlib import Path
@@ -121,6 +122,7 @@ def draws(count: int, seed: int) -> list[dict[Any, object]]:
 
 
 _ORDERED = ("ambiguous option: ", "invalid choice: ")
+_ARGUMENT = re.compile(r"argument (?P<names>\S+): (?P<rest>.*)", re.DOTALL)
 
 
 def _words(text: str) -> tuple[str, frozenset[str]]:
@@ -131,8 +133,8 @@ def _words(text: str) -> tuple[str, frozenset[str]]:
 
 
 def agreement(theirs: str | None, ours: str | None) -> str:
-    """How graphfit's refusal text compares with SGLang's: "same"; "order" (the same options
-    or choices listed in another order: the flag table keeps them sorted,
+    """How graphfit's refusal text compares with SGLang's: "same"; "order" (the same options,
+    a flag's spellings or choices listed in another order: the flag table keeps them sorted,
     tests/oracle/flag_tables.py:143-146, 170-171); "json" (both refuse the same flag's value
     as not JSON, graphfit in its strict reader's words, graphfit.inputs.flagtable._json);
     else "differ"."""
@@ -140,14 +142,28 @@ def agreement(theirs: str | None, ours: str | None) -> str:
         return "same"
     if theirs is None or ours is None:
         return "differ"
+    named = _ARGUMENT.match(theirs), _ARGUMENT.match(ours)
+    if named[0] and named[1] and named[0]["names"] != named[1]["names"] \
+            and set(named[0]["names"].split("/")) == set(named[1]["names"].split("/")):
+        # `argument --tp-size/--tensor-parallel-size:` names the flag's spellings in order
+        inner = agreement(named[0]["rest"], named[1]["rest"])
+        if inner == "differ" and _not_json(named[0]["rest"], named[1]["rest"]):
+            return "json"
+        return "order" if inner in ("same", "order") else inner
     if any(w in theirs for w in _ORDERED) and _words(theirs) == _words(ours):
         return "order"
     flag = theirs.split(": ", 1)[0]
-    if (flag.startswith("argument --") and ours.startswith(flag + ": ")
-            and ("invalid loads value" in theirs or "must be JSON" in theirs)
-            and "malformed JSON" in ours):
+    if flag.startswith("argument --") and ours.startswith(flag + ": ") \
+            and _not_json(theirs, ours):
         return "json"
     return "differ"
+
+
+def _not_json(theirs: str, ours: str) -> bool:
+    """SGLang's JSON readers' words (argparse's for json.loads, `--cuda-graph-config`'s,
+    `json_list_type`'s, utils/common.py:4818-4824) against graphfit's strict reader's."""
+    return any(w in theirs for w in ("invalid loads value", "must be JSON",
+                                     "Invalid JSON list")) and "malformed JSON" in ours
 
 
 def values_agree(theirs: dict[str, Any], ours: dict[str, Any]) -> bool:
