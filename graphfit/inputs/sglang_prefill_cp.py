@@ -40,7 +40,7 @@ from typing import Any
 
 from graphfit.inputs.model_config import local_config
 from graphfit.planner.core.errors import ConfigError
-from graphfit.planner.engines.sglang_prefill import MLA_ARCHITECTURES
+from graphfit.planner.engines.sglang_attn_default import MLA_ARCHITECTURES
 
 NOT_MODELLED = "is not modelled"
 HYV4 = ("HYV4ForCausalLM", "HYV4ForCausalLMNextN")  # deepseek_v2.py:61

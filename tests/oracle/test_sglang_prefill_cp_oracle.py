@@ -16,23 +16,23 @@ require("sglang")
 from tests.oracle import sglang_prefill_cp_oracle as cp  # noqa: E402
 
 CP = ("--enable-prefill-cp", "--max-running-requests", "24")
-Z, I = ("--cp-strategy", "zigzag"), ("--cp-strategy", "interleave")
+ZIG, INTER = ("--cp-strategy", "zigzag"), ("--cp-strategy", "interleave")
 REFUSED: list[cp.Case] = [
     ((*CP, "--tp-size", "4"), cp.GPU, "llama"),  # parallel_hook.py:151-154
-    ((*CP, "--tp-size", "4", *Z, "--dcp-size", "2"), cp.GPU, "llama"),  # :249-250
-    ((*CP, "--tp-size", "2", *I), cp.GPU, "hyv4"),  # deepseek_v2.py:60-68
+    ((*CP, "--tp-size", "4", *ZIG, "--dcp-size", "2"), cp.GPU, "llama"),  # :249-250
+    ((*CP, "--tp-size", "2", *INTER), cp.GPU, "hyv4"),  # deepseek_v2.py:60-68
     ((*CP, "--tp-size", "2"), cp.GPU, "dsv4"),  # deepseek_v4_hook.py:167-170
-    ((*CP, "--tp-size", "2", *Z), cp.GPU, "dsv4"),  # :172-176
-    ((*CP, "--tp-size", "2", *Z), cp.GPU, "longcat"),  # parallel_hook.py:78-81
-    ((*CP, "--tp-size", "4", *Z), cp.GPU, "v32"),  # :123-130
-    ((*CP, "--tp-size", "2", *I), cp.GPU, "mimo"),  # :132-140
+    ((*CP, "--tp-size", "2", *ZIG), cp.GPU, "dsv4"),  # :172-176
+    ((*CP, "--tp-size", "2", *ZIG), cp.GPU, "longcat"),  # parallel_hook.py:78-81
+    ((*CP, "--tp-size", "4", *ZIG), cp.GPU, "v32"),  # :123-130
+    ((*CP, "--tp-size", "2", *INTER), cp.GPU, "mimo"),  # :132-140
 ]
 SERVED: list[tuple[cp.Case, str]] = [
-    (((*CP, "--tp-size", "4", *Z), cp.GPU, "llama"), "agree"),
-    (((*CP, "--tp-size", "2", *I, "--attn-cp-size", "1", "--attention-backend", "fa3"),
+    (((*CP, "--tp-size", "4", *ZIG), cp.GPU, "llama"), "agree"),
+    (((*CP, "--tp-size", "2", *INTER, "--attn-cp-size", "1", "--attention-backend", "fa3"),
       cp.GPU, "llama"), "agree"),
-    (((*CP, "--tp-size", "4", *I, "--attn-cp-size", "2"), cp.GPU, "llama"), "not modelled"),
-    (((*CP, "--tp-size", "2", *Z), cp.GPU, "mimo"), "not modelled"),
+    (((*CP, "--tp-size", "4", *INTER, "--attn-cp-size", "2"), cp.GPU, "llama"), "not modelled"),
+    (((*CP, "--tp-size", "2", *ZIG), cp.GPU, "mimo"), "not modelled"),
 ]
 
 
