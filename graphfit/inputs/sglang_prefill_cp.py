@@ -22,15 +22,18 @@ A line SGLang accepts is planned only where prefill CP changes nothing graphfit 
 `--attn-cp-size` 1 SGLang binds no CP strategy (`init_cp_strategy`, layers/cp/base.py:279-285),
 so the graph runners' `enable_prefill_cp` (`is_dsa_enable_prefill_cp() or
 is_mla_cp_enabled()`, decode_cuda_graph_runner.py:327, prefill_cuda_graph_runner.py:478) is
-off. That holds only outside the paths that read the flag itself, which stay refused as not
+off; with 1 < `--attn-cp-size` < `--tp-size` a strategy is bound, but on a target that is
+neither DSA nor MLA those runner switches stay off, and the CP breakable prefill graphs need
+`attn_cp_size == tp_size` (`supports_prefill_cp_bcg`, layers/cp/bcg/__init__.py:42-64), so the
+prefill graphs are off as for any `--attn-cp-size` > 1 (cuda_graph_hook.py:205-211).
+That holds only outside the paths that read the flag itself, which stay refused as not
 modelled: the DeepSeek family / MLA targets (DSA and MLA CP overrides, deepseek_v2.py:106-145,
 model_hook.py:421-430; DeepSeek-V4's deepseek_v4_hook.py:205-215), the CP-TP group sharing
-models (cp_tp_group_sharing_hook.py:20-24), TP 1 (the CP breakable graph default needs
-`attn_cp_size == tp_size`, layers/cp/bcg/__init__.py:42-64, cuda_graph_hook.py:104-125),
+models (cp_tp_group_sharing_hook.py:20-24), `--attn-cp-size` equal to `--tp-size` (TP 1
+included: the CP breakable prefill graphs, their own capture list, layers/cp/bcg,
+cuda_graph_hook.py:104-125),
 pipeline parallelism (cuda_graph_setup.py:570-580), a speculative draft (its graphs stay eager
 under interleave, cuda_graph_setup.py:514-525) and MegaMoE (mega_moe_hook.py:199-210).
-With `--attn-cp-size` > 1 the prefill graphs follow the CP strategy's own capture list
-(layers/cp/bcg) or are turned off (cuda_graph_hook.py:205-211): not modelled.
 """
 
 from __future__ import annotations
@@ -79,7 +82,9 @@ def _longcat_cp(values: Mapping[str, Any]) -> int:
 
 
 def _refuse(sentence: str, where: str) -> ConfigError:
-    return ConfigError(f"--enable-prefill-cp: {sentence} (SGLang refuses, {where})")
+    """SGLang's sentence, named by the flag unless it names it itself (one short line)."""
+    named = "" if "--enable-prefill-cp" in sentence else "--enable-prefill-cp: "
+    return ConfigError(f"{named}{sentence} (SGLang refuses, {where})")
 
 
 def _not_modelled(why: str) -> ConfigError:
@@ -137,10 +142,6 @@ def _planned(values: Mapping[str, Any], data: Mapping[str, Any] | None, arch: st
         raise _not_modelled("graphfit reads no local config.json to tell whether the target "
                             "takes SGLang's DeepSeek / MLA prefill-CP overrides, "
                             "model_overrides/deepseek_v2.py:106-145")
-    if attn_cp > 1:
-        raise _not_modelled("with --attn-cp-size > 1 the prefill graphs follow the CP "
-                            "strategy's own capture list, layers/cp/bcg, or are off, "
-                            "cuda_graph_hook.py:205-211")
     text = _text(data)
     if arch in MLA_ARCHITECTURES or arch in MIMO_V2 or arch in CP_TP_SHARING or (
             arch in LONGCAT or text.get("model_type") == "longcat_flash") or (
@@ -148,15 +149,20 @@ def _planned(values: Mapping[str, Any], data: Mapping[str, Any] | None, arch: st
         raise _not_modelled(f"{arch or 'the target'} takes SGLang's own prefill-CP "
                             "resolution, model_overrides/deepseek_v2.py:106-145, "
                             "model_hook.py:421-430, deepseek_v4_hook.py:205-215")
-    if _int(values.get("tp_size"), 1) <= 1:
-        raise _not_modelled("at TP 1 attn_cp_size equals tp_size and SGLang may pick the CP "
-                            "breakable prefill graphs, layers/cp/bcg/__init__.py:42-64")
+    if attn_cp == _int(values.get("tp_size"), 1):
+        raise _not_modelled("with --attn-cp-size equal to --tp-size SGLang may capture the CP "
+                            "strategy's own breakable prefill graphs, layers/cp/bcg/"
+                            "__init__.py:42-64")
     if _int(values.get("pp_size"), 1) > 1:
         raise _not_modelled("with pipeline parallelism, cuda_graph_setup.py:570-580")
     if values.get("speculative_algorithm") is not None:
         raise _not_modelled("a draft's graphs under prefill CP, cuda_graph_setup.py:514-525")
     if values.get("moe_a2a_backend") == "megamoe":
         raise _not_modelled("MegaMoE's prefill-CP token partition, mega_moe_hook.py:199-210")
-    return ("--enable-prefill-cp: with --attn-cp-size 1 SGLang binds no CP strategy "
-            "(layers/cp/base.py:279-285) and the graph runners see none "
-            "(decode_cuda_graph_runner.py:327); planned as without prefill CP")
+    if attn_cp <= 1:
+        return ("--enable-prefill-cp: with --attn-cp-size 1 SGLang binds no CP strategy "
+                "(layers/cp/base.py:279-285) and the graph runners see none "
+                "(decode_cuda_graph_runner.py:327); planned as without prefill CP")
+    return ("--enable-prefill-cp: CP's prefill graphs need --attn-cp-size == --tp-size "
+            "(layers/cp/bcg/__init__.py:42-64); the decode runners read no CP state off DSA / "
+            "MLA (decode_cuda_graph_runner.py:327)")

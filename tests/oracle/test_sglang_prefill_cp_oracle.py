@@ -31,7 +31,8 @@ SERVED: list[tuple[cp.Case, str]] = [
     (((*CP, "--tp-size", "4", *ZIG), cp.GPU, "llama"), "agree"),
     (((*CP, "--tp-size", "2", *INTER, "--attn-cp-size", "1", "--attention-backend", "fa3"),
       cp.GPU, "llama"), "agree"),
-    (((*CP, "--tp-size", "4", *INTER, "--attn-cp-size", "2"), cp.GPU, "llama"), "not modelled"),
+    (((*CP, "--tp-size", "4", *INTER, "--attn-cp-size", "2"), cp.GPU, "llama"), "agree"),
+    (((*CP, "--tp-size", "2", *ZIG, "--attn-cp-size", "2"), cp.GPU, "llama"), "not modelled"),
     (((*CP, "--tp-size", "2", *ZIG), cp.GPU, "mimo"), "not modelled"),
 ]
 
