@@ -41,6 +41,7 @@ from graphfit.inputs import (
     sglang_model_impl,
     sglang_mtp_backend,
     sglang_ngram,
+    sglang_prefill_cp,
     sglang_processor_path,
     sglang_rules,
     sglang_runner_backends,
@@ -182,8 +183,9 @@ def finish(values: Mapping[str, Any], settings: list[Setting]
     # --skip-tokenizer-init (graphfit.inputs.sglang_processor_path, issue 23 s47l)
     sglang_processor_path.check(values)
     sglang_instance.check_line(values)  # target / draft connector paths (instance://, s3://...)
+    prefill_cp_notes = sglang_prefill_cp.line(values)  # --enable-prefill-cp (s51c)
     roles, role_notes = sglang_rules.role_settings(values)
-    notes = list(role_notes)
+    notes = list(role_notes) + prefill_cp_notes
     settings = sglang_args.dflash_line(values, settings, notes)
     settings = sglang_dspark.line(values, settings)
     notes += sglang_dspark_mask.unchecked_note(values)  # a hub-id target: said, not checked
