@@ -122,10 +122,23 @@ def compare_line(argv: tuple[str, ...], target: str, gpu_mem_gb: float | None = 
     if dc.RUNNER in sg.runners and sc._gf_graphs(gf):
         diffs += (sc.compare_buffers(sg, gf) + sc.compare_padding(sg, gf, dc.RUNNER)
                   + bd.compare_sampler_names(sg, gf, dc.RUNNER))
-    for found in sc.compare_model(sg, dc.translated(sg, gf)).values():
+    for found in sc.compare_model(sg, _translated(sg, gf, target)).values():
         diffs += found
     outcome = "runner" if dc.RUNNER in sg.runners else "no_runner"
     return ("differs" if diffs else outcome), diffs
+
+
+def _translated(sg: sc.SglangAnswer, gf: sc.GraphfitAnswer, target: str) -> sc.GraphfitAnswer:
+    """sglang_dspark_compare.translated with `target` as the model graphfit's flags name
+    (sglang_compare.outside_inputs names the oracle's model), uncached: a bundled target's
+    config is the draft's, whose dtype / vocabulary may differ from the oracle model's."""
+    def outside(gpu_mem_gb: float | None) -> tuple[str, ...]:
+        gpu = () if gpu_mem_gb is None else ("--gpu-memory-gb", f"{gpu_mem_gb:g}")
+        return ("--model-path", target, *gpu)
+
+    with mock.patch.object(sc, "outside_inputs", outside), \
+            mock.patch.object(sc, "graphfit_cli", sc.graphfit_cli.__wrapped__):
+        return dc.translated(sg, gf)
 
 
 @st.composite

@@ -19,8 +19,14 @@ from tests.oracle import sglang_dspark_fill as df
 # marks a bundled target by itself (dspark_config.py:166-174, 220-262)
 PLAIN = dc.draft_dir(None, None, None)
 PREFIXED = dc.draft_dir("dspark_block_size", 4, False)
+# a draft with its own vocabulary and dtype (the draft runner's logits, input_embeds and
+# sampler step logits are the draft ModelConfig's, issue 23 s49d), and one in float16 only
+SHAPED = dc.draft_dir(None, None, None, '{"torch_dtype": "float16", "vocab_size": 64000}')
+HALF = dc.draft_dir(None, None, None, '{"torch_dtype": "float16"}')
 CASES = (
     (PLAIN, "subfolder", ()),
+    (SHAPED, "subfolder", ()),
+    (HALF, "bundled", ()),
     (PLAIN, "bundled", ()),
     (PREFIXED, "bundled", ("--max-running-requests", "24")),
     (PREFIXED, "both", ()),
@@ -51,6 +57,18 @@ def test_no_draft_is_refused_with_sglangs_words() -> None:
     gf = df.pasted(argv, target, 80)
     assert sg.rejected is not None and sg.rejected.startswith("ValueError: ")
     assert gf.rejected is not None and sg.rejected.removeprefix("ValueError: ") in gf.rejected
+
+
+def test_the_filled_drafts_mask_token_is_checked() -> None:
+    """A dspark/ draft whose mask token id is past the target's embedding rows: SGLang's
+    worker refuses it (dspark_config.py:94-128), and graphfit refuses the filled draft for
+    that reason (not for a missing draft path)."""
+    bad = dc.draft_dir(None, None, None, '{"mask_token_id": 128256}')
+    argv, target = _case(bad, "subfolder", ())
+    sg, gf = df.sglang(argv, target, 80), df.pasted(argv, target, 80)
+    assert sg.rejected is not None and "mask" in sg.rejected
+    assert gf.rejected is not None and "mask" in gf.rejected \
+        and sglang_dspark.NO_DRAFT not in gf.rejected
 
 
 def test_a_hub_target_is_still_not_modelled() -> None:
