@@ -167,6 +167,7 @@ def parse(argv: Sequence[str], entry: str) -> tuple[Parsed, str, list[str]]:
     args = serve_argv(argv) if entry == "serve" else list(argv)
     args = _with_config(args, table)
     parsed = flagtable.parse(_parser(), args)
+    sglang_dspark.fill(parsed.values)  # the draft SGLang fills in from the target (s51d)
     model: Any = parsed.values.get("model_path")
     return parsed, str(model), []
 
