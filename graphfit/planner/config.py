@@ -420,7 +420,8 @@ class EngineConfig:
             kv_cache_dtype: str | None = None,
             draft_quant_config: str | None = None,
             enable_mixed_chunk: bool = False, enable_lora: bool = False,
-            enable_session_radix_cache: bool = False) -> None: ...
+            enable_session_radix_cache: bool = False,
+            dspark_draft_layers: int | None = None) -> None: ...
 
     def __post_init__(self) -> None:
         set_ = object.__setattr__
@@ -1324,6 +1325,11 @@ class EngineConfig:
     def enable_session_radix_cache(self) -> bool:
         """SglangOptions.enable_session_radix_cache."""
         return cast("bool", self._option("enable_session_radix_cache"))
+
+    @property
+    def dspark_draft_layers(self) -> int | None:
+        """SglangOptions.dspark_draft_layers."""
+        return cast("int | None", self._option("dspark_draft_layers"))
 
     @property
     def hook_cudagraph_mode(self) -> str | None:

@@ -272,6 +272,7 @@ VALID: dict[str, st.SearchStrategy[Any]] = {
     "enable_mixed_chunk": st.booleans(),
     "enable_lora": st.booleans(),
     "enable_session_radix_cache": st.booleans(),
+    "dspark_draft_layers": st.none() | st.integers(1, 8),
 }
 INVALID: dict[str, st.SearchStrategy[Any]] = {
     "vit": st.sampled_from([
@@ -487,6 +488,7 @@ INVALID: dict[str, st.SearchStrategy[Any]] = {
     "enable_mixed_chunk": st.sampled_from([1, "true", None]),
     "enable_lora": st.sampled_from([1, "true", None]),
     "enable_session_radix_cache": st.sampled_from([1, "true", None]),
+    "dspark_draft_layers": st.sampled_from([0, -1, True, "5", 2.5]),
 }
 
 
@@ -787,6 +789,7 @@ def test_the_plan_3_document_writes_the_options_object() -> None:
         "enable_encoder_swa_bounded_replay": False, "inkling_draft_conv_state": None,
         "nnodes": 1, "draft_quantization": None, "kv_cache_dtype": None,
         "draft_quant_config": None,
-        "enable_mixed_chunk": False, "enable_lora": False, "enable_session_radix_cache": False}
+        "enable_mixed_chunk": False, "enable_lora": False, "enable_session_radix_cache": False,
+        "dspark_draft_layers": None}
     assert not set(config) & set(LEGACY_KEYWORDS)
     assert EngineConfig.from_dict(config).tp_size == 2

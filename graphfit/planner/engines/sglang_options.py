@@ -472,6 +472,12 @@ class SglangOptions(EngineOptions):
         for SGLang's refusal of DeepSeek-V4.1's encoder SWA replay with them
         (deepseek_v4_hook.py:323-325; graphfit.planner.engines.sglang_dsv4_plan.check_replay;
         issue 23 s50k). Their graphs and pools are not modelled otherwise.
+    dspark_draft_layers: the DSPARK draft checkpoint's `num_hidden_layers` (its text config,
+        parse_dflash_draft_config, dflash_utils.py:588-597, 545-551), which SGLang's
+        DeepSeek-V4 configurator counts as the draft's SWA ring layers under encoder replay
+        (`dflash_draft_num_layers`, spec_aux_hidden_state.py:219, 280;
+        pool_configurator.py:1200-1239; graphfit.planner.engines.sglang_dsv4_pool; issue 23
+        s51k); None: the draft's config was not read.
     """
 
     engine: ClassVar[str] = "sglang"
@@ -623,6 +629,7 @@ class SglangOptions(EngineOptions):
     enable_mixed_chunk: bool = False
     enable_lora: bool = False
     enable_session_radix_cache: bool = False
+    dspark_draft_layers: int | None = None
 
     def __post_init__(self) -> None:
         gb = self.gpu_memory_gb
@@ -637,6 +644,8 @@ class SglangOptions(EngineOptions):
         true_false("enable_encoder_swa_bounded_replay", self.enable_encoder_swa_bounded_replay)
         for name in ("enable_mixed_chunk", "enable_lora", "enable_session_radix_cache"):
             true_false(name, getattr(self, name))  # issue 23 s50k
+        if self.dspark_draft_layers is not None:  # issue 23 s51k
+            positive_int("dspark_draft_layers", self.dspark_draft_layers)
         quant = self.draft_quantization
         if quant is not None and not (isinstance(quant, str) and 0 < len(quant) <= 40):
             raise ConfigError(f"draft_quantization: expected a quantization method name, got "
