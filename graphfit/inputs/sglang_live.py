@@ -45,6 +45,7 @@ from graphfit.inputs import (
     sglang_dtype,
     sglang_inkling_draft,
     sglang_instance,
+    sglang_minimax_kv,
     sglang_minimax_target,
     sglang_processor_path,
     sglang_runner_backends,
@@ -172,6 +173,7 @@ def _read(values: Mapping[str, Any]) -> dict[str, Any]:
     # path it filled in, so the target's flag is not read again
     resolved = {**values, "quantization": None}
     out.update(_fields(sglang_draft_quant.settings(resolved)))
+    out.update(_fields(sglang_minimax_kv.settings(values)))  # MiniMax-M3's KV pool (s50p)
     name = str(values["speculative_algorithm"] or "").upper()
     draft = values["speculative_draft_model_path"]
     if name not in BLOCK_FLAGS or not isinstance(draft, str):

@@ -15,6 +15,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from graphfit.inputs import sglang_quant_weight_classes as weight_classes
 from graphfit.planner.core.errors import ConfigError, excerpt
 from graphfit.planner.engines.sglang_quantization import parsed_quantization_config
 
@@ -149,7 +150,9 @@ def updated(spec: Mapping[str, Any]) -> Mapping[str, Any]:
 
 
 def problem(method: str, built: Mapping[str, Any]) -> ConfigError | None:
-    """The refusal of the config class the loader builds for `method` from `built`, if any."""
+    """The refusal of the config class the loader builds for `method` from `built`, if any
+    (AWQ / AWQ Marlin / GPTQ Marlin / ModelOpt mixed: graphfit.inputs.
+    sglang_quant_weight_classes)."""
     try:
         if method in FP8_CLASS_METHODS:
             fp8_class_check(method, built)
@@ -159,7 +162,7 @@ def problem(method: str, built: Mapping[str, Any]) -> ConfigError | None:
             fp4_class_check(method, built)
     except ConfigError as exc:
         return exc
-    return None
+    return weight_classes.problem(method, built)
 
 
 __all__ = ["FP4_ALGOS", "FP8_CLASS_METHODS", "FP8_CONFIG_METHODS", "fp4_class_check",

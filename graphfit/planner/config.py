@@ -421,6 +421,7 @@ class EngineConfig:
             draft_quant_config: str | None = None,
             enable_mixed_chunk: bool = False, enable_lora: bool = False,
             enable_session_radix_cache: bool = False,
+            minimax_sparse_kv: tuple[int, ...] | None = None,
             dspark_draft_layers: int | None = None) -> None: ...
 
     def __post_init__(self) -> None:
@@ -1290,6 +1291,11 @@ class EngineConfig:
     def inkling_draft_conv_state(self) -> tuple[int, ...] | None:
         """SglangOptions.inkling_draft_conv_state."""
         return cast("tuple[int, ...] | None", self._option("inkling_draft_conv_state"))
+
+    @property
+    def minimax_sparse_kv(self) -> tuple[int, ...] | None:
+        """SglangOptions.minimax_sparse_kv."""
+        return cast("tuple[int, ...] | None", self._option("minimax_sparse_kv"))
 
     @property
     def nnodes(self) -> int:

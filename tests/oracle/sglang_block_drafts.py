@@ -97,9 +97,10 @@ def compare_line(argv: tuple[str, ...], gpu_mem_gb: float | None, runner: str,
     """(outcome, differences): outcome "runner" (both plan; SGLang builds the draft runner
     `runner`), "no_runner" (both plan, no draft graphs), "rejected" (both refuse) or
     "differs". Compared: acceptance; the pasted line's ladders, components, the draft's
-    padding of every batch, every buffer (sampler included, also with S left to SGLang's
-    default) and `extra`; then every model-level aspect with graphfit given SGLang's resolved
-    values (`translated`: what those flags cannot carry, taken from the pasted plan)."""
+    padding of every batch, every buffer both ways (sampler included, also with S left to
+    SGLang's default; none graphfit plans that SGLang's runner lacks) and `extra`; then
+    every model-level aspect with graphfit given SGLang's resolved values (`translated`:
+    what those flags cannot carry, taken from the pasted plan)."""
     sg = sglang(argv, gpu_mem_gb)
     gf = pasted(argv, gpu_mem_gb)
     settled = sc.settled_by_acceptance(sg, gf)
@@ -109,9 +110,9 @@ def compare_line(argv: tuple[str, ...], gpu_mem_gb: float | None, runner: str,
     diffs = sc.compare_target_ladder(sg, gf) + sc.compare_components(sg, gf)
     diffs += sc.compare_draft_ladder(sg, gf) + extra(sg, gf)
     if runner in sg.runners and sc._gf_graphs(gf):
-        diffs += (sc.compare_buffers(sg, gf) + sc.compare_padding(sg, gf, runner)
+        diffs += (sc.compare_buffers(sg, gf, extra=True) + sc.compare_padding(sg, gf, runner)
                   + compare_sampler_names(sg, gf, runner))
-    for found in sc.compare_model(sg, translated(sg, gf)).values():
+    for found in sc.compare_model(sg, translated(sg, gf), extra_buffers=True).values():
         diffs += found
     outcome = "runner" if runner in sg.runners else "no_runner"
     return ("differs" if diffs else outcome), diffs

@@ -300,7 +300,8 @@ def compare(case: Case) -> tuple[str, list[str]]:
                               + sc.compare_padding(sg, gf, "mtp_draft_extend")
                               + sc.compare_padding(sg, gf, "dflash_draft")
                               + sc.compare_padding(sg, gf, "dspark_draft")
-                              + sc.compare_components(sg, gf) + sc.compare_buffers(sg, gf)
+                              + sc.compare_components(sg, gf)
+                              + sc.compare_buffers(sg, gf, extra=True)
                               + sc.compare_fills(sg, gf))]
     theirs = _prefill(sg)
     if theirs != prefill:

@@ -89,7 +89,7 @@ def compare(argv: tuple[str, ...]) -> tuple[str, list[sc.Difference]]:
 def compare_drafted(argv: tuple[str, ...], *more: Check
                     ) -> tuple[str, list[sc.Difference], sc.SglangAnswer]:
     """(outcome, differences, SGLang's side) of a drafted line: "differs" (acceptance, or
-    the target / draft ladders, components, buffers, then each of `more`, differ),
+    the target / draft ladders, components, buffers both ways, then each of `more`, differ),
     "rejected" (both refuse) or "planned"; the frozen-drafter test's `more` adds its own."""
     sg = sc.sglang(argv, 80)
     gf = dc.pasted(argv, 80)
@@ -100,7 +100,7 @@ def compare_drafted(argv: tuple[str, ...], *more: Check
         return "rejected", [], sg
     assert sg.runners is not None
     diffs += (sc.compare_target_ladder(sg, gf) + sc.compare_components(sg, gf)
-              + sc.compare_draft_ladder(sg, gf) + sc.compare_buffers(sg, gf))
+              + sc.compare_draft_ladder(sg, gf) + sc.compare_buffers(sg, gf, extra=True))
     for check in more:
         diffs += check(sg, gf)
     return ("differs" if diffs else "planned"), diffs, sg

@@ -189,7 +189,7 @@ def outcome(r: so.Resolved, config_dir: str, vocab: int, tp: int,
     `tied`: the target serves its tied embedding as the lm_head (`_lm_head`)."""
     from sglang.srt.utils.hf_transformers_utils import get_config
 
-    with mock.patch.dict(os.environ, environ), so.sglang_stubs.stubbed():
+    with mock.patch.dict(os.environ, environ), so.sglang_stubs.fake_cuda(r.gpu_mem_mib):
         try:
             config = ko.minimax_rewritten(get_config(config_dir, trust_remote_code=False))
             found = [_attached(r, config, vocab, tp, custom_all_reduce, multicast, tied)

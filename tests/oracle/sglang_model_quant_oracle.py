@@ -254,7 +254,7 @@ def nvfp4_moe_meta(layout: dict[str, Any] | None) -> Any:
     import textwrap
 
     so.oracle()
-    with sglang_stubs.stubbed():
+    with sglang_stubs.fake_cuda():
         from sglang.srt.configs import model_config as module
 
         source = inspect.getsource(module.ModelConfig.__init__)

@@ -95,6 +95,8 @@ class Resolved:
     page_size: int | None
     enable_multi_layer_eagle: bool = False
     record: Any = field(default=None, repr=False, compare=False)  # the ServerArgs
+    # the fake device the line was resolved on, which `published` runs SGLang on again
+    capability: tuple[int, int] = (9, 0)
 
 
 @dataclass(frozen=True)
@@ -177,6 +179,8 @@ def resolve(argv: list[str] | tuple[str, ...], gpu_mem_gb: float | None = 80,
         except Exception as exc:  # SGLang's own rejection of the resolved combination
             return Rejected(argv, f"{type(exc).__name__}: {exc}", type(exc).__name__)
         resolved = _resolved(argv, gpu_mem_gb, record)
+        if capability is not None:
+            resolved = dataclasses.replace(resolved, capability=capability)
     # the model build past resolution that a started line must survive: Mooncake's
     # dispatcher in auto / normal mode (token_dispatcher/mooncake.py:343-344; issue 23 s46e)
     from tests.oracle import sglang_mooncake_build
@@ -315,7 +319,7 @@ def _draft_extend_stub(r: Resolved, fill: int) -> _AttnBackendStub:
     spec = get_spec()
     name = spec.speculative_draft_attention_backend or (
         decode if spec.speculative_attention_mode == "decode" else prefill)
-    draft = getattr(r.record, "speculative_draft_model_path", None) or r.record.model_path
+    draft = draft_path(r) or r.record.model_path
     config = Path(str(draft)) / "config.json"
     if name in ("dsa", "nsa") and config.is_file():
         hf = types.SimpleNamespace(**json.loads(config.read_text()))
@@ -425,11 +429,13 @@ def _buffer(name: str, tensor: Any, axis: str, policy: str | None, init: str) ->
 
 @contextlib.contextmanager
 def published(r: Resolved) -> Any:
-    """Publish the record as the scheduler does (runtime_context.publish) under fake CUDA."""
+    """Publish the record as the scheduler does (runtime_context.publish) under fake CUDA, on
+    the device the line was resolved on (its capability: SGLang's own probes answer the same
+    in resolution and in the runners, as on one server)."""
     from sglang.srt.layers.moe.utils import initialize_moe_config
     from sglang.srt.runtime_context import get_flags, publish
 
-    with sglang_stubs.fake_cuda(r.gpu_mem_mib):
+    with sglang_stubs.fake_cuda(r.gpu_mem_mib, capability=r.capability):
         publish(r.record, role="scheduler")
         if _moe_model(r.record):  # scheduler.py:995-1008: a MoE model seeds the MoE flags
             initialize_moe_config()
@@ -573,7 +579,7 @@ def _draft_model_config(r: Resolved, dmr: Any) -> None:
     config SGLang's ModelConfig refuses raises (the server does not start)."""
     from sglang.srt.configs.model_config import ModelConfig
 
-    path = getattr(r.record, "speculative_draft_model_path", None)
+    path = draft_path(r)
     if path is None or not (Path(str(path)) / "config.json").is_file():
         return
     mc = ModelConfig.from_server_args(r.record, model_path=str(path), is_draft_model=True)
@@ -684,6 +690,15 @@ def _dflash_runner(r: Resolved, pool: int, fill: int, device: str, hidden_size: 
     return dataclasses.replace(run, name="dflash_draft", buffers=table, live=live)
 
 
+def draft_path(r: Resolved) -> Any:
+    """The draft path the resolution settled: the line's, or the one a hook declared
+    (`_handle_dspark` fills a DSPARK draft in from the target, speculative_hook.py:720-745),
+    which only the resolving view holds (issue 23 s51d)."""
+    from sglang.srt.arg_groups.overrides import resolving_view
+
+    return resolving_view(r.record).speculative_draft_model_path
+
+
 def _draft_hf_config(r: Resolved, *, overridden: bool = False) -> Any:
     """The draft checkpoint's config as SGLang's own `get_config` reads it, or None (no draft
     path, or a hub id offline: no config here). `overridden`: with the line's
@@ -691,7 +706,7 @@ def _draft_hf_config(r: Resolved, *, overridden: bool = False) -> Any:
     (model_config.py:950-975 -> :612-626); without: the config the weights were saved with."""
     from sglang.srt.utils.hf_transformers_utils import get_config
 
-    path = getattr(r.record, "speculative_draft_model_path", None)
+    path = draft_path(r)
     if path is None:
         return None
     overrides = json.loads(getattr(r.record, "json_model_override_args", None) or "{}") \
@@ -884,8 +899,13 @@ def _target_runner(mr: Any, capture_bs: tuple[int, ...], width: int, pool: int, 
     import torch
     from sglang.srt.model_executor.cuda_graph_buffer_registry import build_decode_registry
     from sglang.srt.model_executor.runner_utils.buffers import DecodeInputBuffers
+    from sglang.srt.runtime_context import get_exec
 
     max_bs = max(capture_bs)
+    # SGLang's own switch for the mamba-tracking inputs: the resolved extra buffer and no
+    # speculation on this runner's model runner (decode_cuda_graph_runner.py:458-461), fed
+    # to both builders as the runner does (:487, :518)
+    track = bool(get_exec().mamba.enable_mamba_extra_buffer and mr.spec_algorithm.is_none())
     max_num_token = max_bs * width
     hidden = mr.model_config.hidden_size
     vocab = mr.model_config.vocab_size
@@ -897,13 +917,14 @@ def _target_runner(mr: Any, capture_bs: tuple[int, ...], width: int, pool: int, 
         hidden_size=hidden, next_token_logits_buffer=logits, dtype=mr.model_config.dtype,
         num_dp_ranks=1, pp_size=1, is_encoder_decoder=False, require_mlp_tp_gather=mlp_gather,
         seq_len_fill_value=fill, encoder_len_fill_value=0, num_tokens_per_req=width,
-        cache_loc_dtype=torch.int64, enable_mamba_track=False)
+        cache_loc_dtype=torch.int64, enable_mamba_track=track)
     if _SHARED_OUTPUT is not None:
         buffers.share_buffers()  # decode_cuda_graph_runner.py:507-509 (no early verify)
     registry = build_decode_registry(
         device=torch.device(device), max_bs=max_bs, max_num_token=max_num_token,
         seq_len_fill_value=fill, cache_loc_dtype=torch.int64, require_gathered_buffer=gathered,
-        require_mlp_tp_gather=mlp_gather, source=buffers, share_pool=False)
+        require_mlp_tp_gather=mlp_gather, source=buffers, share_pool=False,
+        enable_mamba_track=track)
     table: dict[str, Buffer] = {}
     for name in registry.slot_names():
         slot = registry.get_slot(name)

@@ -66,6 +66,27 @@ def _runner_module() -> Any:
     return prefill_cuda_graph_runner
 
 
+TRACK_PREFIX = "mamba_track_"
+
+
+@functools.cache
+def full_tail_zeroed(pr: Any) -> tuple[str, ...]:
+    """The registry slots the full backend's replay zeroes past the real requests, read from
+    SGLang's own runner source (prefill_cuda_graph_runner.py:2106-2112: the `for name in
+    (...)` loop whose body zeroes `registry.get_slot(name).buffer[bs:r]`); its replay method
+    needs a live model runner, so the loop is read, not run."""
+    import ast
+    import inspect
+    import textwrap
+
+    tree = ast.parse(textwrap.dedent(inspect.getsource(pr.PrefillCudaGraphRunner)))
+    for node in ast.walk(tree):
+        if (isinstance(node, ast.For) and isinstance(node.iter, ast.Tuple)
+                and "zero_" in ast.unparse(node) and "get_slot" in ast.unparse(node)):
+            return tuple(str(e.value) for e in node.iter.elts if isinstance(e, ast.Constant))
+    raise AssertionError("the full backend's tail-zeroing loop was not found")
+
+
 MODEL_CONTEXT_LENGTH = 131072  # the oracle model's max_position_embeddings (sglang_stubs)
 
 
@@ -154,21 +175,28 @@ def prefill(argv: tuple[str, ...], gb: float | None = 80, model: str | None = No
         mc = model_config_of(r.record)
         multimodal = bool(mc.is_multimodal)
         hidden, dtype = int(mc.hidden_size), mc.dtype
+        # the runner's own switch (:427, :705-708): it reads only the published bags
+        track = bool(pr.PrefillCudaGraphRunner._is_mamba_track_enabled(object()))
         bufs = PrefillInputBuffers.create(
             device="meta", max_bs=pool, max_num_tokens=max(captured),
             cache_loc_dtype=torch.int64, is_multimodal=multimodal, hidden_size=hidden,
-            dtype=dtype, enable_mamba_track=False, enable_input_embeds=multimodal)
+            dtype=dtype, enable_mamba_track=track, enable_input_embeds=multimodal)
         registry = build_prefill_registry(  # :459-482, adopting the buffers above
             device=torch.device("meta"), max_bs=pool, max_num_token=max(captured),
             cache_loc_dtype=torch.int64, is_multimodal=multimodal, hidden_size=hidden,
             embed_dtype=dtype, register_input_embeds=multimodal, share_pool=False,
-            source=bufs)
+            enable_mamba_track=track, source=bufs)
         fills = {name: str(registry.get_slot(name).padding_policy.value)
                  for name in registry.slot_names()
-                 if registry.get_slot(name).axis == "tokens"}
+                 if registry.get_slot(name).axis == "tokens"
+                 or name.startswith(TRACK_PREFIX)}
+        if phase.backend == "full":  # the full backend's replay zeroes these past the real
+            # requests (:2106-2112), over the registry's policy
+            fills.update({name: "zero" for name in full_tail_zeroed(pr) if name in fills})
     buffers: dict[str, tuple[tuple[int, ...], str]] = {}
     for name in ("input_ids", "out_cache_loc", "num_token_non_padded", "positions",
-                 "input_embeds", "mrope_positions", "mamba_track_indices"):
+                 "input_embeds", "mrope_positions", "mamba_track_indices",
+                 "mamba_track_mask", "mamba_track_seqlens"):
         t = getattr(bufs, name)
         if t is not None:
             buffers[name] = (tuple(int(d) for d in t.shape), so._describe(t))

@@ -237,9 +237,9 @@ HF_FILES: dict[str, dict[str, Any]] = {
 }
 HF_FLAGS = (None, "modelopt", "modelopt_fp8", "modelopt_fp4", "modelopt_mixed")
 HF_ARCHS = ("LlamaForCausalLM", "LlamaForCausalLMEagle3")
-# the methods whose ModelOpt classes graphfit restates (ModelOptFp8Config, ModelOptFp4Config);
-# ModelOptMixedPrecisionConfig's refusals are not restated ("other")
-HF_CLASS_METHODS = ("modelopt", "modelopt_fp8", "modelopt_fp4")
+# the methods whose ModelOpt classes graphfit restates (ModelOptFp8Config, ModelOptFp4Config,
+# and since s50q ModelOptMixedPrecisionConfig: graphfit.inputs.sglang_quant_weight_classes)
+HF_CLASS_METHODS = ("modelopt", "modelopt_fp8", "modelopt_fp4", "modelopt_mixed")
 HF_SITES = ("weight_utils.py:414-425", "modelopt_quant.py:")
 
 

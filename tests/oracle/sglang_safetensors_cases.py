@@ -143,7 +143,7 @@ def differs(ours: tuple[str, str | None], theirs: tuple[str, str | None, str | N
 
 def sglang_reads(folder: Path) -> bool:
     """SGLang's own has_fp8_weights_in_checkpoint on the directory."""
-    with sglang_stubs.stubbed():
+    with sglang_stubs.fake_cuda():
         from sglang.srt.utils.common import has_fp8_weights_in_checkpoint
 
         return bool(has_fp8_weights_in_checkpoint(str(folder)))

@@ -170,6 +170,8 @@ def fake_cuda(gpu_mem_mib: float | None = None, device_count: int = 8,
         (torch.version, "cuda"): "12.9",
     }
     saved = {key: getattr(*key) for key in patches}
+    # nested (a call site's fake around `published`'s): the outer context's memory comes back
+    outer_mem = _state["gpu_mem_mib"]
     _state["gpu_mem_mib"] = gpu_mem_mib
     for (obj, name), value in patches.items():
         setattr(obj, name, value)
@@ -182,6 +184,7 @@ def fake_cuda(gpu_mem_mib: float | None = None, device_count: int = 8,
     finally:
         for (obj, name), value in saved.items():
             setattr(obj, name, value)
+        _state["gpu_mem_mib"] = outer_mem
         if other:
             _clear_sm_caches()
 

@@ -164,7 +164,7 @@ def sub_verdict(config: dict[str, Any], overrides: dict[str, Any], key: str) -> 
     with tempfile.TemporaryDirectory(prefix="graphfit-sub-config-") as root:
         path = Path(root) / "config.json"
         path.write_text(json.dumps(config))
-        with ss.stubbed():
+        with ss.fake_cuda():
             from sglang.srt.utils.hf_transformers.config import get_config
 
             value = getattr(get_config(root, trust_remote_code=False,

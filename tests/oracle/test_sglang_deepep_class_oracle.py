@@ -95,7 +95,7 @@ def sglang(model: Path, argv: tuple[str, ...], jit: bool,
     `block`: builds the model's MoE block; `shared_build` False: only that block builds."""
     import torch
 
-    with sglang_stubs.stubbed():
+    with sglang_stubs.fake_cuda():
         saved = _jit(jit)
         try:
             with contextlib.nullcontext() if shared_build else _own_build_only():

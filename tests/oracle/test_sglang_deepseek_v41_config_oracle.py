@@ -72,7 +72,7 @@ def _draw(rng: random.Random) -> tuple[dict[str, Any], dict[str, Any]]:
 
 def _sglang(directory: Path, overrides: dict[str, Any]) -> dict[str, Any]:
     so.oracle()
-    with ss.stubbed():
+    with ss.fake_cuda():
         from sglang.srt.utils.hf_transformers.config import get_config
 
         hf = get_config(str(directory), trust_remote_code=False,

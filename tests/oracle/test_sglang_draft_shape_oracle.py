@@ -236,3 +236,18 @@ def test_target_dtype_planted(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.undo()
     monkeypatch.setattr(sglang_dtype, "flag_dtype", lambda flag: None)
     assert any("input_embeds dtype" in d.detail for d in ds.compare(TARGET_DTYPE_LINES[0][0])[1])
+
+
+def test_planted_extra_draft_buffer_is_caught(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The extra-buffer direction (issue 23 s50o): graphfit planted to track mamba state in
+    the draft extend of a line on a dense target (SGLang allocates `mamba_track_indices` there
+    only with the hybrid-mamba extra buffer, eagle_draft_extend_cuda_graph_runner.py:273-277)
+    plans a buffer SGLang's runner lacks; the one-way check could not see it."""
+    from graphfit.planner.engines import sglang_mamba_buffers
+
+    monkeypatch.setattr(sglang_mamba_buffers, "mamba_extra_buffer", lambda config: True)
+    outcome, diffs = ds.compare(LINES[0][0])
+    assert outcome == "differs"
+    assert len(diffs) == 1 and diffs[0].aspect == "draft_extend_extra_buffers", diffs
+    assert diffs[0].detail.startswith("draft_extend.mamba_track_indices ")
+    assert diffs[0].detail.endswith("SGLang's runner has no such buffer")

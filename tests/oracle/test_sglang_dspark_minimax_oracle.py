@@ -92,7 +92,7 @@ def _sglang(fields: str, tp: int) -> str | None:
     """SGLang's own: get_config, the rewrite, `DSparkMiniMaxDraftModel` and the worker's
     `resolve_runtime_config`; the exception's type, or None when the draft starts."""
     r = _resolved(tp)
-    with so.sglang_stubs.stubbed():
+    with so.sglang_stubs.fake_cuda(r.gpu_mem_mib):
         from sglang.srt.speculative.dspark_components.dspark_config import (
             resolve_runtime_config,
         )

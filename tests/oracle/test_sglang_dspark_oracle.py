@@ -352,7 +352,7 @@ def _sglang_parse(path: str) -> tuple[object, ...]:
     )
     from sglang.srt.utils.hf_transformers_utils import get_config
 
-    with so.sglang_stubs.stubbed():
+    with so.sglang_stubs.fake_cuda():
         config = get_config(path, trust_remote_code=False)
     try:
         parsed = parse_dspark_draft_config(draft_hf_config=config)

@@ -148,7 +148,7 @@ def _sglang_minimax(path: str) -> tuple[str, ...]:
     )
     from sglang.srt.utils.hf_transformers_utils import get_config
 
-    with so.sglang_stubs.stubbed():
+    with so.sglang_stubs.fake_cuda():
         config = get_config(path, trust_remote_code=False)
         try:
             text = configure_minimax_m3_dspark(config)
@@ -251,7 +251,7 @@ def test_a_deepseek_v4_draft_is_refused_as_not_modelled(written: str,
     fields = json.dumps({"architectures": [written]})
     path = kc.draft_dir("dspark_block_size", 4, None, fields)
     overrides = {"architectures": override} if override else {}
-    with so.sglang_stubs.stubbed():
+    with so.sglang_stubs.fake_cuda():
         from sglang.srt.configs.model_config import is_deepseek_v4
         from sglang.srt.utils.hf_transformers_utils import get_config
 

@@ -79,11 +79,17 @@ def test_plugin_runs_the_sm100_checks_from_sglangs_platform(gpu: str,
 
 
 def test_off_cuda_nothing_is_read_and_the_line_says_so() -> None:
-    """This CPU: SGLang's platform is not CUDA, so no generation; the check line names the
-    rules not run (SGLang's own resolution here reads no SM100 device either)."""
+    """Off CUDA (or where SGLang cannot tell the generation) nothing is read, and the check
+    line names the rules not run (SGLang's own resolution here reads no SM100 device either)."""
     so.oracle()
-    with sglang_stubs.stubbed():
-        assert server_generation() == {}
+    from sglang.srt.runtime_context import override_platform
+
+    # off CUDA, or a device SGLang cannot tell (device_sm 0): SGLang's own scoped override on
+    # the fake GPU, since a bare no-CUDA call would leave SGLang's lru_cached probes answering
+    # "no CUDA" for the rest of the process (tests/oracle/test_sglang_stub_sites.py)
+    for facts in ({"is_cuda": False}, {"device_sm": 0}):
+        with sglang_stubs.fake_cuda(), override_platform(**facts):
+            assert server_generation() == {}, facts
     o = so.oracle()
     with pc.environment(None), contextlib.redirect_stderr(io.StringIO()):
         record = o.server_args.prepare_server_args(

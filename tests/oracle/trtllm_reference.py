@@ -2562,7 +2562,7 @@ class GraphSeqLensRef:
 # distributed/moe_alltoall.py @97317b1d7b (15,361 characters; the one stored copy), counted
 # from offset 0 to 200. `MoeAlltoAll._WORKSPACE`: one workspace per process (40);
 # `get_aux_data_size`: a C++ op, `torch.ops.trtllm.moe_a2a_get_aux_data_size(ep_size,
-# max_num_tokens, eplb_stats_num_experts)` (45-51), whose source was not read;
+# max_num_tokens, eplb_stats_num_experts)` (45-51), read since (s51t block at the end);
 # `calculate_required_workspace_size` 54-88: the aux size, then ep_size * max_num_tokens rows of
 # hidden_size * itemsize (dispatch), top_k * 4 twice (expert ids, scales), the extra payload
 # bytes and hidden_size * itemsize again (combine), each padded to 128 bytes;
@@ -2830,3 +2830,109 @@ def pp_micro_batches(pp_size: int) -> int:
     if pp_size < 1:
         raise Rejected(f"pipeline_parallel_size {pp_size}")
     return pp_size
+
+
+# --------------------------------------------------------------------------------------------
+# MoE all-to-all workspace bytes (NVLinkOneSided), the C++ auxiliary part read (issue 23, s51t)
+# --------------------------------------------------------------------------------------------
+
+# cpp/tensorrt_llm/thop/moeAlltoAllOp.cpp @af87f05030 (31,573 characters; the one stored copy),
+# counted from offset 0 to 631 (both 16,000-character pages, to the end of the bindings'
+# fragment): CACHELINE_ALIGNMENT = 128 (36); `alignOffset` rounds up to it
+# (40-43); `calculateOffsets(epSize, maxNumTokens, eplbStatsNumExperts)` (45-103) lays out
+# flag_val and local_token_counter (4 bytes each), send and recv counters (epSize x 4 each),
+# then, each aligned first: dispatch and combine completion flags (epSize x 4 each),
+# topk_target_ranks and topk_send_indices (maxNumTokens x kMaxTopK x 4 each), the EPLB gathered
+# stats (epSize x eplbStatsNumExperts x 4) and the payload start (aligned); `moeA2AInitializeOp`
+# zeroes the rank's row and returns those offsets (117-150). `moeA2AGetAuxDataSizeOp` (587-595)
+# reads a missing EPLB count as 0, refuses a negative one and returns the payload offset of
+# `calculateOffsets(ep_size, max_num_tokens, eplb)`; the fragment registers it as
+# `moe_a2a_get_aux_data_size(int ep_size, int max_num_tokens, int? eplb_stats_num_experts=None)
+# -> int` (629-630), the three arguments the pinned Python caller passes
+# (`cite_fact("moe_a2a_aux_size")`); newer copies add a fourth, `can_use_cft_counted_writes`,
+# not modelled.
+# cpp/tensorrt_llm/kernels/communicationKernels/moeAlltoAllKernels.h @97317b1d7b (8,977
+# characters, the commit of the pinned Python file), counted to 31: kMaxTopK = 22 (29),
+# kMaxPayloads = 4 (30), kMaxRanks = 64 (31). The .cpp's stored copy includes this header but
+# its own commit differs; the header's one stored copy is this one.
+PINS.update({
+    "moe_alltoall_op": ("cpp/tensorrt_llm/thop/moeAlltoAllOp.cpp",
+                        "af87f05030a11812ee591aefcfa4ff38ca158cfa"),
+    "moe_alltoall_kernels_h": ("cpp/tensorrt_llm/kernels/communicationKernels/"
+                               "moeAlltoAllKernels.h",
+                               "97317b1d7b2e2b700ba79b60fcfda1897fab32c6"),
+})
+COUNTED_TO.update({"moe_alltoall_op": 631, "moe_alltoall_kernels_h": 31})
+CITES.update({
+    "moe_a2a_aux_layout": ("moe_alltoall_op", "calculateOffsets: counters, flags, top-k "
+                           "routing and EPLB stats, 128-byte aligned; the payload offset", 0),
+    "moe_a2a_cacheline": ("moe_alltoall_op", "CACHELINE_ALIGNMENT = 128, alignOffset", 0),
+    "moe_a2a_initialize": ("moe_alltoall_op", "moeA2AInitializeOp: zero the rank's row, "
+                           "return the offsets", 0),
+    "moe_a2a_max_top_k": ("moe_alltoall_kernels_h", "kMaxTopK = 22, kMaxPayloads = 4, "
+                          "kMaxRanks = 64", 0),
+    "moe_a2a_aux_op": ("moe_alltoall_op", "moeA2AGetAuxDataSizeOp: EPLB None read as 0, the "
+                       "payload offset of calculateOffsets", 16000),
+    "moe_a2a_aux_op_def": ("moe_alltoall_op", "TORCH_LIBRARY_FRAGMENT: moe_a2a_get_aux_data_"
+                           "size(int ep_size, int max_num_tokens, int? eplb=None) -> int",
+                           16000),
+})
+LINES.update({"moe_a2a_aux_layout": (45, 103), "moe_a2a_cacheline": (36, 43),
+              "moe_a2a_initialize": (117, 150), "moe_a2a_max_top_k": (29, 31),
+              "moe_a2a_aux_op": (587, 595), "moe_a2a_aux_op_def": (629, 630)})
+
+MOE_A2A_K_MAX_TOP_K = 22
+MOE_A2A_FIELDS = ("flag_val", "local_token_counter", "send_counters", "recv_counters",
+                  "dispatch_completion_flags", "combine_completion_flags", "topk_target_ranks",
+                  "topk_send_indices", "eplb_gathered_stats", "payload_data")
+
+
+def moe_a2a_offsets(ep_size: int, max_num_tokens: int, eplb_stats_num_experts: int | None = None
+                    ) -> dict[str, int]:
+    """`cite_fact("moe_a2a_aux_layout")`: each field's byte offset in a rank's row, walked
+    field by field as `calculateOffsets` does (`cite_fact("moe_a2a_cacheline")` for the
+    rounding); the payload's offset is what `moe_a2a_get_aux_data_size` returns
+    (`cite_fact("moe_a2a_aux_op")`, EPLB None read as 0)."""
+    if eplb_stats_num_experts is not None and eplb_stats_num_experts < 0:
+        raise Rejected("eplbStatsNumExperts must be positive if not None.")
+    eplb = eplb_stats_num_experts or 0
+
+    def align(value: int) -> int:
+        return (value + 127) & ~127
+
+    sizes = {"flag_val": (False, 4), "local_token_counter": (False, 4),
+             "send_counters": (False, ep_size * 4), "recv_counters": (False, ep_size * 4),
+             "dispatch_completion_flags": (True, ep_size * 4),
+             "combine_completion_flags": (True, ep_size * 4),
+             "topk_target_ranks": (True, max_num_tokens * MOE_A2A_K_MAX_TOP_K * 4),
+             "topk_send_indices": (True, max_num_tokens * MOE_A2A_K_MAX_TOP_K * 4),
+             "eplb_gathered_stats": (True, ep_size * eplb * 4),
+             "payload_data": (True, 0)}
+    offsets: dict[str, int] = {}
+    offset = 0
+    for name in MOE_A2A_FIELDS:
+        aligned, size = sizes[name]
+        if aligned:
+            offset = align(offset)
+        offsets[name] = offset
+        offset += size
+    return offsets
+
+
+def moe_a2a_workspace_size(ep_size: int, top_k: int, max_num_tokens: int, hidden_size: int,
+                           itemsize: int, eplb_stats_num_experts: int | None = None,
+                           extra_payload_bytes_per_token: int = 0,
+                           env_mb: str | None = None) -> int:
+    """`cite_fact("moe_a2a_workspace_size")`: the aux size, then the dispatch, expert-id,
+    scale, extra and combine regions of ep_size x max_num_tokens rows, `pad_up(..., 128)`
+    after each; `cite_fact("moe_a2a_env_override")`: a non-empty TRTLLM_MOE_A2A_WORKSPACE_MB
+    replaces it with int(value) MiB."""
+    computed = moe_a2a_offsets(ep_size, max_num_tokens, eplb_stats_num_experts)["payload_data"]
+    rows = ep_size * max_num_tokens
+    for per_token in (hidden_size * itemsize, top_k * 4, top_k * 4,
+                      extra_payload_bytes_per_token, hidden_size * itemsize):
+        computed += rows * per_token
+        computed = -(-computed // 128) * 128
+    if env_mb:
+        return int(env_mb) * 1024 * 1024
+    return computed

@@ -52,6 +52,7 @@ from graphfit.planner.engines import (
     sglang_eplb_checks,
     sglang_flashinfer_a2a,
     sglang_flashinfer_megamoe,
+    sglang_mamba_strategy,
     sglang_megamoe,
     sglang_moe_a2a,
     sglang_quantization,
@@ -92,6 +93,7 @@ from graphfit.planner.engines.sglang_mamba_buffers import (
 from graphfit.planner.engines.sglang_mamba_memory import resolve_memory_slots
 from graphfit.planner.engines.sglang_mamba_mtp_draft import draft_conv_line
 from graphfit.planner.engines.sglang_memory import default_decode_max_bs
+from graphfit.planner.engines.sglang_minimax_kv import sparse_kv_line
 from graphfit.planner.engines.sglang_mtp_graphs import mtp_graph_count
 from graphfit.planner.engines.sglang_options import SglangOptions
 from graphfit.planner.engines.sglang_pool import (
@@ -706,6 +708,7 @@ class SglangModel:
         sglang_quantization.check(config)  # ModelConfig / handle_moe_kernel_config
         sglang_draft_quant.check(config)  # the draft model loader's GPU / dtype checks
         sglang_eplb_checks.check(config)  # handle_eplb_and_dispatch
+        sglang_mamba_strategy.check(config)  # handle_mamba_radix_cache on a non-mamba model
         quant = (sglang_quantization.resolved_flag(config)
                  if sglang_quantization.flag_known(config) else None)
         sglang_ep_rules.check(config, sglang_quantization.kernel_runner(  # moe_dp / PD / GPT-OSS
@@ -827,6 +830,8 @@ class SglangModel:
         shown = shown if mamba is None else [*shown, mamba]
         drafts = draft_conv_line(config)  # Inkling MTP heads' conv caches (issue 23 s47m)
         shown = shown if drafts is None else [*shown, drafts]
+        sparse_kv = sparse_kv_line(config)  # MiniMax-M3's sparse KV pool (issue 23 s50p)
+        shown = shown if sparse_kv is None else [*shown, sparse_kv]
         dsv4 = sglang_dsv4_plan.shown(config)  # DeepSeek-V4's KV pools
         shown = shown if dsv4 is None else [*shown, dsv4]
         dcp = sglang_dcp.shown(config)  # DCP's fi_a2a workspace (issue 23 s47d)

@@ -472,6 +472,14 @@ class SglangOptions(EngineOptions):
         for SGLang's refusal of DeepSeek-V4.1's encoder SWA replay with them
         (deepseek_v4_hook.py:323-325; graphfit.planner.engines.sglang_dsv4_plan.check_replay;
         issue 23 s50k). Their graphs and pools are not modelled otherwise.
+    minimax_sparse_kv: a MiniMax-M3 target's sparse KV pool shape (graphfit.planner.engines.
+        sglang_minimax_kv.MiniMaxSparseKv.fields: num_hidden_layers, KV heads, head_dim,
+        sparse_index_dim, quantization minimax_m3_nvfp4 (0/1), SGLANG_DISABLE_M3_FP8_ATTN_GEMM
+        (0/1), --hisparse-config's host_to_device_ratio (0: unreadable), then one code per
+        `sparse_attention_freq` entry: 0 dense, 1 sparse, 2 sparse with index K only), read
+        from the local target config.json (graphfit.inputs.sglang_minimax_kv); the plan prices
+        one token of the pool from it (pool_configurator.py:408-489; issue 23 s50p). None: not
+        read.
     dspark_draft_layers: the DSPARK draft checkpoint's `num_hidden_layers` (its text config,
         parse_dflash_draft_config, dflash_utils.py:588-597, 545-551), which SGLang's
         DeepSeek-V4 configurator counts as the draft's SWA ring layers under encoder replay
@@ -629,6 +637,7 @@ class SglangOptions(EngineOptions):
     enable_mixed_chunk: bool = False
     enable_lora: bool = False
     enable_session_radix_cache: bool = False
+    minimax_sparse_kv: tuple[int, ...] | None = None
     dspark_draft_layers: int | None = None
 
     def __post_init__(self) -> None:
@@ -863,6 +872,16 @@ def _mamba_memory_inputs(options: SglangOptions) -> None:
             why = str(exc).removeprefix("inkling_conv_state: ")  # the field named once
             raise ConfigError(f"inkling_draft_conv_state: {why}") from None
         set_(options, "inkling_draft_conv_state", tuple(draft))
+    sparse_kv = options.minimax_sparse_kv
+    if sparse_kv is not None:
+        from graphfit.planner.engines.sglang_minimax_kv import HEADER, MiniMaxSparseKv
+
+        if isinstance(sparse_kv, (str, bytes)) or not isinstance(sparse_kv, (tuple, list)) \
+                or not all(isinstance(v, int) and not isinstance(v, bool) for v in sparse_kv):
+            raise ConfigError(f"minimax_sparse_kv: expected at least {HEADER} integers, got "
+                              f"{excerpt(sparse_kv)}")
+        MiniMaxSparseKv.of(tuple(sparse_kv))
+        set_(options, "minimax_sparse_kv", tuple(sparse_kv))
     if not isinstance(options.enable_scattered_sconv, bool):
         raise ConfigError(f"enable_scattered_sconv: expected true or false, got "
                           f"{excerpt(options.enable_scattered_sconv)}")

@@ -405,13 +405,23 @@ class PrefillBuffer:
         return out
 
 
+# The prefill runner's mamba tracking inputs, one row per request slot each
+# (`PrefillInputBuffers.create`, runner_utils/buffers.py:309-321)
+MAMBA_TRACK_BUFFERS = (("mamba_track_indices", "int64"), ("mamba_track_mask", "bool"),
+                       ("mamba_track_seqlens", "int32"))
+
+
 def prefill_buffers(graphs: PrefillGraphs, request_pool: int, *, hidden_size: int,
-                    dtype: str, multimodal: bool = False) -> tuple[PrefillBuffer, ...]:
+                    dtype: str, multimodal: bool = False, mamba_track: bool = False
+                    ) -> tuple[PrefillBuffer, ...]:
     """The prefill runner's buffers for a dense model on CUDA, first pipeline rank:
     `PrefillInputBuffers.create` (runner_utils/buffers.py:286-372) with max_num_tokens the
     largest captured token count and max_bs the request pool (req_to_token_pool.size,
     prefill_cuda_graph_runner.py:371-372), plus the static per-request fields. No buffers when
-    prefill graphs are off (the runner is not built)."""
+    prefill graphs are off (the runner is not built). `mamba_track`: the runner's
+    `_is_mamba_track_enabled` (prefill_cuda_graph_runner.py:705-708, the hybrid-mamba extra
+    buffer with the radix cache on; no speculation test, unlike the decode runner), which
+    adds the three tracking inputs (buffers.py:309-321)."""
     if not graphs.on:
         return ()
     if request_pool < 1:
@@ -424,6 +434,8 @@ def prefill_buffers(graphs: PrefillGraphs, request_pool: int, *, hidden_size: in
     if multimodal:
         out += [PrefillBuffer("input_embeds", (tokens, hidden_size), dtype),
                 PrefillBuffer("mrope_positions", (MROPE_SECTIONS, tokens), "int64")]
+    if mamba_track:
+        out += [PrefillBuffer(name, (request_pool,), dt) for name, dt in MAMBA_TRACK_BUFFERS]
     out += [PrefillBuffer(name, (request_pool,), "int64") for name in STATIC_REQUEST_FIELDS]
     if graphs.backend == FULL:  # host seq_lens of the fixed request slots (:550-554)
         slots = graphs.request_slots or request_pool

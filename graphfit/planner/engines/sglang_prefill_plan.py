@@ -15,7 +15,10 @@ shared planning path sizes, proves and hands to graphfit's runtime like any othe
   max_num_tokens = the largest captured count and max_bs = the request pool
   (prefill_cuda_graph_runner.py:371-372), plus the six static per-request fields (:601-606);
   token-axis ones are zero-padded (`build_prefill_registry`,
-  cuda_graph_buffer_registry.py:943-990).
+  cuda_graph_buffer_registry.py:943-990). With the hybrid-mamba extra buffer, the three
+  mamba tracking inputs (buffers.py:309-321, switch :705-708): copied for the real requests
+  (FOREACH_COPY, registry :989-992), the full backend zeroing the mask and indices past them
+  (prefill_cuda_graph_runner.py:2106-2112).
 * batches: extend batches of 1..chunked_prefill_size tokens (one attention-DP group's chunk),
   each of up to min(tokens, pool) requests, and the capture of every captured count. Prefill
   batches that run eagerly never touch the runner's buffers (they are the graph runner's own).
@@ -37,6 +40,7 @@ from graphfit.planner.core.dispatch import NO_GRAPH, Dispatch, DispatchTables
 from graphfit.planner.core.enums import CUDAGraphMode, Unit
 from graphfit.planner.core.settings import EngineSettings
 from graphfit.planner.engines.base import ComponentModel
+from graphfit.planner.engines.sglang_mamba_buffers import mamba_extra_buffer
 from graphfit.planner.engines.sglang_mamba_pool import uses_kda
 from graphfit.planner.engines.sglang_moe_a2a import runtime_backend
 from graphfit.planner.engines.sglang_multimodal import breakable_prefill_refused, sglang_multimodal
@@ -58,6 +62,9 @@ from graphfit.planner.engines.sglang_prefill import (
 from graphfit.planner.engines.sglang_tbo import tbo_split_buffer
 
 COMPONENT = "prefill"
+# the tracking inputs the full backend zeroes past the real requests
+# (prefill_cuda_graph_runner.py:2106-2112)
+TRACK_TAIL_ZEROED = frozenset({"mamba_track_indices", "mamba_track_mask"})
 _TOKEN_FILLS: dict[str, FillPolicy] = {  # build_prefill_registry: PaddingPolicy.ZERO
     "input_ids": ZERO, "positions": ZERO, "out_cache_loc": ZERO, "mrope_positions": ZERO,
     "input_embeds": ZERO}
@@ -130,6 +137,23 @@ def _spec(buf: PrefillBuffer, tokens: int, full: bool) -> BufferSpec:
                           tokens, _TOKEN_FILLS[name], leading, trailing,
                           source="prefill: PrefillInputBuffers.create (buffers.py:286-372), "
                                  "zero-padded (cuda_graph_buffer_registry.py:943-990)")
+    if name in TRACK_TAIL_ZEROED:
+        return BufferSpec(name, buf.dtype, Axis.REQUESTS, (Demand(Stream.TARGET_REQUESTS),),
+                          buf.shape[0], ZERO if full else KEEP,
+                          safe_fills=ONLY_ZERO if full else None,
+                          source="prefill: mamba tracking input (buffers.py:309-321), copied "
+                                 "for the real requests (registry FOREACH_COPY, cuda_graph_"
+                                 "buffer_registry.py:989-992); the full backend zeroes its "
+                                 "padded slots, a stale mask row would write an earlier "
+                                 "request's checkpoint (prefill_cuda_graph_runner.py:2106-2112)")
+    if name == "mamba_track_seqlens":
+        return BufferSpec(name, buf.dtype, Axis.REQUESTS, (Demand(Stream.TARGET_REQUESTS),),
+                          buf.shape[0], KEEP,
+                          source="prefill: mamba tracking input (buffers.py:309-321), copied "
+                                 "for the real requests only (registry FOREACH_COPY, "
+                                 "cuda_graph_buffer_registry.py:989-992); its padded slots "
+                                 "are read under a zero mask (prefill_cuda_graph_runner.py:"
+                                 "2106-2112)")
     if name == "extend_start_loc":  # SGLang's full backend sets its tail to the real
         # token count, a value no fixed fill holds; nothing graphfit runs reads it stale
         return BufferSpec(name, buf.dtype, Axis.REQUESTS, (Demand(Stream.TARGET_REQUESTS),),
@@ -155,7 +179,8 @@ def prefill_component(config: EngineSettings, graphs: PrefillGraphs
     # off for an architecture served text-only by default (Gemma 3, Llama 4, ...)
     buffers = prefill_buffers(graphs, pool, hidden_size=config.hidden_size, dtype=config.dtype,
                               multimodal=sglang_multimodal(config.multimodal,
-                                                           config.architecture))
+                                                           config.architecture),
+                              mamba_track=mamba_extra_buffer(config))
     tokens = graphs.max_tokens
     specs = (*(_spec(b, tokens, graphs.backend == FULL) for b in buffers),
              tbo_split_buffer(COMPONENT))

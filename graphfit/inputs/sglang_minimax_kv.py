@@ -1,0 +1,103 @@
+"""A MiniMax-M3 target's sparse KV pool shape, read from its local config.json for the plan's
+per-token price (graphfit.planner.engines.sglang_minimax_kv).
+
+The target's config is read as SGLang's ModelConfig reads it (`--json-model-override-args`
+applied, model_config.py:612-626; the VL wrapper's `text_config`, :636): the layer count, the
+total KV heads (`num_key_value_heads`), head_dim (else hidden_size // num_attention_heads,
+:1341-1350), and the sparse config's `sparse_index_dim`, `sparse_attention_freq` and
+`sparse_disable_index_value` (configs/model_config.py:446-471; the text config's, else the top
+level's). With it, three facts of the line the price depends on: the quantization as the model
+hook resolves it (graphfit.inputs.sglang_minimax_moe.quantization: minimax_m3_nvfp4 picks the
+packed pool on Blackwell), SGLANG_DISABLE_M3_FP8_ATTN_GEMM from the pasted line's environment
+(server_args.py:592-610) and `--hisparse-config`'s host_to_device_ratio (default 2,
+mem_cache/sparsity/factory.py:62-81; 0 where the JSON does not parse or the ratio is not an
+integer: the plan then shows no price under --enable-hisparse). Nothing for a hub id (not
+downloaded), another architecture, or a config without a readable sparse config: SGLang's cell
+size then raises (`get_minimax_sparse_attention_config`, :446-457) or the model class refuses
+first (graphfit.inputs.sglang_minimax_target); graphfit shows no price there.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from typing import Any
+
+from graphfit.inputs.model_config import local_config
+from graphfit.inputs.settings import FILE, Setting
+from graphfit.inputs.sglang_draft import overridden, override_args
+from graphfit.inputs.sglang_dspark_env import flag, line_environ
+from graphfit.inputs.sglang_minimax_moe import quantization
+from graphfit.planner.engines.sglang_minimax_kv import DENSE, K_ONLY, SPARSE
+
+ARCHS = ("MiniMaxM3SparseForCausalLM", "MiniMaxM3SparseForConditionalGeneration")
+KILL_SWITCH = "SGLANG_DISABLE_M3_FP8_ATTN_GEMM"  # EnvBool, off (server_args.py:606-610)
+
+
+def _positive(value: Any) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 \
+        else None
+
+
+def hisparse_ratio(raw: Any) -> int:
+    """`_parse_sparse_config`'s host_to_device_ratio (factory.py:71-81): the JSON's, default
+    2; 0 where graphfit cannot read it as an integer."""
+    if raw is None:
+        return 2
+    try:
+        parsed = json.loads(str(raw))
+    except ValueError:
+        return 0
+    ratio = parsed.get("host_to_device_ratio", 2) if isinstance(parsed, dict) else None
+    return ratio if isinstance(ratio, int) and not isinstance(ratio, bool) and ratio > 0 else 0
+
+
+def shape_of(data: Mapping[str, Any], nvfp4: bool = False, fp8_gemm_off: bool = False,
+             ratio: int = 2) -> tuple[int, ...] | None:
+    """The option's flat form (MiniMaxSparseKv.fields) for a MiniMax-M3 config, or None."""
+    names = data.get("architectures")
+    if not (isinstance(names, list) and names and names[0] in ARCHS):
+        return None
+    text = data.get("text_config") if names[0] == ARCHS[1] else data
+    if not isinstance(text, Mapping):
+        return None
+    sparse = text.get("sparse_attention_config")
+    if sparse is None:  # get_minimax_sparse_attention_config's fallback (:446-457)
+        sparse = data.get("sparse_attention_config")
+    if not isinstance(sparse, Mapping):
+        return None
+    freq, off = sparse.get("sparse_attention_freq"), sparse.get("sparse_disable_index_value")
+    layers, kv, index = (_positive(text.get("num_hidden_layers")),
+                         _positive(text.get("num_key_value_heads")),
+                         _positive(sparse.get("sparse_index_dim")))
+    heads, hidden = _positive(text.get("num_attention_heads")), text.get("hidden_size")
+    head_dim = text.get("head_dim")
+    if head_dim is None and heads is not None and isinstance(hidden, int):
+        head_dim = hidden // heads
+    head_dim = _positive(head_dim)
+    if not isinstance(freq, list) or layers is None or kv is None or index is None \
+            or head_dim is None or (off is not None and not isinstance(off, list)):
+        return None
+    flags = off or []
+    codes = tuple(DENSE if f == 0 else K_ONLY if i < len(flags) and flags[i] != 0 else SPARSE
+                  for i, f in enumerate(freq))
+    return (layers, kv, head_dim, index, int(nvfp4), int(fp8_gemm_off), ratio, *codes)
+
+
+def settings(values: Mapping[str, Any]) -> list[Setting]:
+    """`minimax_sparse_kv` for a local MiniMax-M3 target (module docstring)."""
+    model = values.get("model_path")
+    data = local_config(str(model)) if isinstance(model, str) else None
+    if data is None:
+        return []
+    overrides = override_args(values.get("json_model_override_args"))
+    data = overridden(data, overrides) if overrides else data
+    nvfp4 = quantization(values, data) == "minimax_m3_nvfp4"
+    shape = shape_of(data, nvfp4, flag(line_environ(), KILL_SWITCH, False),
+                     hisparse_ratio(values.get("hisparse_config")))
+    return [] if shape is None else [
+        Setting("minimax_sparse_kv", shape, f"{model}: the MiniMax-M3 sparse KV pool's shape",
+                FILE, weak=True)]
+
+
+__all__ = ["settings", "shape_of"]

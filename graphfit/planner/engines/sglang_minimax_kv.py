@@ -1,0 +1,264 @@
+"""SGLang 0.5.23's MiniMax-M3 sparse KV pool: the bytes one token takes on one rank.
+
+A MiniMax-M3 target (`is_minimax_sparse`, configs/model_config.py:426-431: the two sparse
+architectures) gets its own KV pool on CUDA (`_build_minimax_sparse_kv_pool`, mem_cache/
+kv_cache_configurator.py:1890-1896, 2552-2600): `MiniMaxSparseKVPool`, or the packed
+`MiniMaxM3Nvfp4KVPool` under the NVFP4 native stack. SGLang sizes it from memory by dividing
+what the fraction leaves by a per-token price, `PoolConfigurator._compute_cell_size`
+(model_executor/pool_configurator.py:408-489), computed on the layers of this pipeline stage
+(`layer_info.start_layer .. end_layer`):
+
+    main  = (dense x full_pool_ratio + sparse) x 2 x kv_heads x head_dim x kv bytes
+    index = (index-KV layers x 2 + K-only layers) x sparse_index_dim x index bytes
+    token = main + index x full_pool_ratio
+
+- dense / sparse layers: `sparse_attention_freq` zero / non-zero, by position in that list
+  (`get_minimax_sparse_layer_ids`, model_config.py:460-464); a sparse layer whose
+  `sparse_disable_index_value` entry is non-zero keeps index K only (:467-471);
+- kv_heads: `get_num_kv_heads(attn_tp)` = max(1, KV heads // attention TP) (:1700-1711);
+  head_dim: the config's, else hidden_size // heads (:1341-1350);
+- kv bytes: the KV dtype (`configure_kv_cache_dtype`, mem_cache/kv_cache_dtype.py:49-88:
+  auto is the model dtype, fp8 / mxfp8 / fp4 kinds one byte, bf16 two); the NVFP4 hook turns
+  auto into fp8_e4m3 on Blackwell (arg_groups/model_overrides/minimax_m3.py:112-115);
+- index bytes: `get_minimax_sparse_index_dtype` (mem_cache/memory_pool.py:5831-5844): the KV
+  dtype under fp8 attention GEMMs (`m3_fp8_attn_gemm_enabled`, server_args.py:592-610: KV
+  fp8_e4m3, backend trtllm_mha, SM100, SGLANG_DISABLE_M3_FP8_ATTN_GEMM unset; the SM100 hook
+  picks trtllm_mha for fp8_e4m3 KV when no backend is given, minimax_m3.py:147-158) or on
+  SM90 with fp8_e4m3 KV; else the model dtype;
+- NVFP4 native stack (`uses_minimax_m3_nvfp4_native_stack`, model_config.py:434-443:
+  quantization minimax_m3_nvfp4 on Blackwell): each sparse layer stores one main and one
+  index row per 128-token page (`msa_v1_page_row_bytes`, mem_cache/minimax_m3_nvfp4_pool.py:
+  29-72, components rounded up to 128 bytes), the price their sum x sparse // 128
+  (pool_configurator.py:461-474); dense layers are not priced there.
+
+full_pool_ratio is hisparse's host_to_device_ratio under --enable-hisparse (:450-455:
+`--hisparse-config`'s `host_to_device_ratio`, default 2, mem_cache/sparsity/factory.py:62-81),
+else 1; a ratio graphfit cannot read (bad JSON, not an integer) leaves the line unpriced. The
+figure is shown per token and per page (`pool_page`: the hook's 128 where it sets the page).
+graphfit sizes the token pool from memory only for DeepSeek-V4 and hybrid mamba models, so
+nothing else in the plan changes.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from graphfit.planner.core.errors import ConfigError
+from graphfit.planner.core.settings import EngineSettings
+
+DENSE, SPARSE, K_ONLY = 0, 1, 2  # a layer's code in MiniMaxSparseKv.layers
+MSA_PAGE = 128  # MSA_V1_PAGE_SIZE (minimax_m3_nvfp4_pool.py:29)
+SCALE_GROUP = 16  # _SCALE_GROUP_SIZE (:30)
+ROW_ALIGN = 128  # _PAGE_ROW_ALIGN (:33)
+ONE_BYTE_KV = ("fp8_e4m3", "fp8_e5m2", "mxfp8", "nvfp4", "fp4_mx_block16")  # kv_cache_dtype.py
+MODEL_DTYPE_BYTES = {"bfloat16": 2, "float16": 2, "half": 2, "float32": 4, "float": 4}
+WHERE = "pool_configurator.py:408-489"
+HEADER = 7  # MiniMaxSparseKv.of: the fields before the layer codes
+
+
+@dataclass(frozen=True)
+class MiniMaxSparseKv:
+    """What the target's config.json says about its sparse KV pool: the model's layer count,
+    total KV heads, head_dim, sparse_index_dim, one code per `sparse_attention_freq` entry
+    (DENSE, SPARSE, K_ONLY), and three line facts read with it: the quantization resolves to
+    minimax_m3_nvfp4 (`nvfp4`), SGLANG_DISABLE_M3_FP8_ATTN_GEMM is set (`fp8_gemm_off`),
+    --hisparse-config's host_to_device_ratio (`hisparse_ratio`, 0: not readable)."""
+
+    num_layers: int
+    kv_heads: int
+    head_dim: int
+    index_dim: int
+    nvfp4: bool
+    fp8_gemm_off: bool
+    hisparse_ratio: int
+    layers: tuple[int, ...]
+
+    def __post_init__(self) -> None:
+        for name in ("num_layers", "kv_heads", "head_dim", "index_dim"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+                raise ConfigError(f"minimax_sparse_kv: {name} must be a positive integer, "
+                                  f"got {value!r}")
+        if isinstance(self.hisparse_ratio, bool) or not isinstance(self.hisparse_ratio, int) \
+                or self.hisparse_ratio < 0:
+            raise ConfigError(f"minimax_sparse_kv: hisparse_ratio must be an integer >= 0, "
+                              f"got {self.hisparse_ratio!r}")
+        if any(code not in (DENSE, SPARSE, K_ONLY) for code in self.layers):
+            raise ConfigError("minimax_sparse_kv: layer codes must be 0 (dense), 1 (sparse) "
+                              "or 2 (sparse, index K only)")
+
+    @classmethod
+    def of(cls, values: tuple[int, ...]) -> MiniMaxSparseKv:
+        """From the option's flat form (`fields`)."""
+        if len(values) < HEADER:
+            raise ConfigError(f"minimax_sparse_kv: expected at least {HEADER} integers, got "
+                              f"{len(values)}")
+        layers, heads, dim, index, nvfp4, off, ratio = values[:HEADER]
+        return cls(layers, heads, dim, index, bool(nvfp4), bool(off), ratio,
+                   tuple(values[HEADER:]))
+
+    def fields(self) -> tuple[int, ...]:
+        """The option's flat form: the header, then the layer codes."""
+        return (self.num_layers, self.kv_heads, self.head_dim, self.index_dim,
+                int(self.nvfp4), int(self.fp8_gemm_off), self.hisparse_ratio, *self.layers)
+
+
+@dataclass(frozen=True)
+class CellPrice:
+    """One token's bytes on one rank: the main (K + V) and index parts, and their sum as
+    SGLang rounds it (the packed layout floors the whole per-page figure)."""
+
+    main: int
+    index: int
+    total: int
+
+
+def page_rows(kv_heads: int, head_dim: int, index_dim: int) -> tuple[int, int]:
+    """`msa_v1_page_row_bytes` (minimax_m3_nvfp4_pool.py:35-72): one sparse layer's main row
+    (K and V payloads at half a byte a value, their fp8 scales one a 16-value group) and index
+    row (K payload and scales), each component rounded up to 128 bytes."""
+    def row(parts: tuple[int, ...]) -> int:
+        return sum(-(-part // ROW_ALIGN) * ROW_ALIGN for part in parts)
+
+    payload = kv_heads * MSA_PAGE * (head_dim // 2)
+    scale = kv_heads * MSA_PAGE * (head_dim // SCALE_GROUP)
+    return (row((payload, scale, payload, scale)),
+            row((MSA_PAGE * (index_dim // 2), MSA_PAGE * (index_dim // SCALE_GROUP))))
+
+
+def cell_price(shape: MiniMaxSparseKv, stage: tuple[int, int], attn_tp: int, kv_bytes: int,
+               index_bytes: int, packed: bool = False, ratio: int = 1) -> CellPrice:
+    """`_compute_cell_size`'s MiniMax branch (module docstring) for the layers in `stage`
+    (start, end); `ratio` is full_pool_ratio (the packed branch ignores it, :461-474)."""
+    start, end = stage
+    local = [code for layer, code in enumerate(shape.layers) if start <= layer < end]
+    dense = local.count(DENSE)
+    sparse = len(local) - dense
+    k_only = local.count(K_ONLY)
+    heads = max(1, shape.kv_heads // attn_tp)
+    if packed:
+        main_row, index_row = page_rows(heads, shape.head_dim, shape.index_dim)
+        return CellPrice(sparse * main_row // MSA_PAGE, sparse * index_row // MSA_PAGE,
+                         sparse * (main_row + index_row) // MSA_PAGE)
+    main = (dense * ratio + sparse) * 2 * heads * shape.head_dim * kv_bytes
+    index = ((sparse - k_only) * 2 + k_only) * shape.index_dim * index_bytes * ratio
+    return CellPrice(main, index, main + index)
+
+
+def resolved_kv_dtype(config: EngineSettings, shape: MiniMaxSparseKv) -> str:
+    """--kv-cache-dtype after the MiniMax NVFP4 hook: auto becomes fp8_e4m3 under the native
+    stack on Blackwell (minimax_m3.py:112-115)."""
+    given = config.kv_cache_dtype or "auto"
+    if given == "auto" and packed_stack(config, shape):
+        return "fp8_e4m3"
+    return given
+
+
+def packed_stack(config: EngineSettings, shape: MiniMaxSparseKv) -> bool:
+    """`uses_minimax_m3_nvfp4_native_stack`: minimax_m3_nvfp4 on a Blackwell GPU (capability
+    10.x-12.x, utils/common.py:297-303)."""
+    cap = config.gpu_capability
+    return shape.nvfp4 and cap is not None and 100 <= cap < 130
+
+
+def _sm(config: EngineSettings, major: int) -> bool:
+    cap = config.gpu_capability
+    return cap is not None and cap // 10 == major
+
+
+def fp8_attn_gemm(config: EngineSettings, shape: MiniMaxSparseKv, kv: str) -> bool:
+    """`m3_fp8_attn_gemm_enabled` (server_args.py:592-610) on the resolved line: fp8_e4m3 KV,
+    the attention backend trtllm_mha (given, or the SM100 hook's pick for fp8_e4m3 KV when no
+    backend flag is given, minimax_m3.py:147-158; the NVFP4 stack's pick on Blackwell,
+    :120-121), SM100, and the kill switch unset."""
+    if kv != "fp8_e4m3" or shape.fp8_gemm_off or not _sm(config, 10):
+        return False
+    given = config.attention_backend_flag
+    unset = (given is None and config.decode_attention_backend is None
+             and config.prefill_attention_backend is None)
+    return given == "trtllm_mha" or unset
+
+
+def pool_page(config: EngineSettings, shape: MiniMaxSparseKv) -> int:
+    """The page the pool is laid out in: --page-size, or the MiniMax hook's 128 when it is not
+    given (graphfit's page_size 1) and the resolved base backend is fa4 / trtllm_mha on SM100
+    (minimax_m3.py:159-168: the hook's own pick when no backend flag is given, :147-158) or
+    fa3 on SM90 (:176-186); the NVFP4 native stack always 128 (:88-100, 111)."""
+    if config.page_size != 1:
+        return config.page_size
+    if packed_stack(config, shape):
+        return MSA_PAGE
+    given = config.attention_backend_flag
+    unset = (given is None and config.decode_attention_backend is None
+             and config.prefill_attention_backend is None)
+    if _sm(config, 10):
+        kv = resolved_kv_dtype(config, shape)
+        picked = ("trtllm_mha" if kv == "fp8_e4m3" and not shape.fp8_gemm_off else "fa4")
+        return MSA_PAGE if (picked if unset else given) in ("fa4", "trtllm_mha") else 1
+    if _sm(config, 9):
+        return MSA_PAGE if unset or given == "fa3" else 1
+    return 1
+
+
+def stages(config: EngineSettings, shape: MiniMaxSparseKv) -> tuple[tuple[int, int], ...]:
+    """Each pipeline stage's layers (`get_pp_indices`, graphfit.planner.engines.
+    sglang_mamba_memory.pp_stage, SGLANG_PP_LAYER_PARTITION honoured)."""
+    from graphfit.planner.engines.sglang_mamba_memory import pp_stage
+    from graphfit.planner.engines.sglang_pp_partition import parse_partition
+
+    pp = max(1, config.pp_size)
+    partition = parse_partition(config.pp_layer_partition, pp, shape.num_layers)
+    return tuple(pp_stage(shape.num_layers, rank, pp, partition) for rank in range(pp))
+
+
+def prices(config: EngineSettings) -> tuple[CellPrice, ...] | str | None:
+    """Each pipeline stage's per-token price (module docstring); a string says why it is not
+    sized; None for a model without the pool."""
+    raw = config.minimax_sparse_kv
+    if raw is None:
+        return None
+    shape = MiniMaxSparseKv.of(raw)
+    ratio = shape.hisparse_ratio if config.enable_hisparse else 1
+    if ratio < 1:
+        return "--hisparse-config's host_to_device_ratio is not an integer graphfit reads"
+    kv = resolved_kv_dtype(config, shape)
+    model = MODEL_DTYPE_BYTES.get(str(config.dtype).strip().lower())
+    if model is None:
+        return f"the model dtype {config.dtype!r} is not one graphfit prices"
+    if kv == "auto" and _checkpoint_kv_quant(config):
+        return "the checkpoint names a kv_cache_quant_algo (auto may become fp8) "
+    kv_bytes = 1 if kv in ONE_BYTE_KV else 2 if kv in ("bf16", "bfloat16") else model
+    sm90_fp8 = _sm(config, 9) and kv == "fp8_e4m3"
+    index_bytes = kv_bytes if fp8_attn_gemm(config, shape, kv) or sm90_fp8 else model
+    attn_tp = max(1, config.tp_size // max(1, config.attn_dp_size) // max(1, config.attn_cp_size))
+    packed = packed_stack(config, shape)
+    return tuple(cell_price(shape, stage, attn_tp, kv_bytes, index_bytes, packed, ratio)
+                 for stage in stages(config, shape))
+
+
+def _checkpoint_kv_quant(config: EngineSettings) -> bool:
+    """Whether the checkpoint's quantization config names a KV quantization (read by
+    `configure_kv_cache_dtype` through the quant config class, kv_cache_dtype.py:49-57)."""
+    text = config.checkpoint_quant_config
+    return text is not None and "kv_cache_quant_algo" in text
+
+
+def sparse_kv_line(config: EngineSettings) -> tuple[str, str] | None:
+    """The plan's line on the sparse KV pool's price; None for other models."""
+    priced = prices(config)
+    if priced is None:
+        return None
+    if isinstance(priced, str):
+        return ("minimax_sparse_kv", f"MiniMax-M3 sparse KV pool ({WHERE}); not priced: "
+                                     f"{priced.strip()}")
+    page = pool_page(config, MiniMaxSparseKv.of(config.minimax_sparse_kv or ()))
+    shown = [f"{p.total} B a token (main {p.main} + index {p.index}), "
+             f"{p.total * page} B a page of {page}" for p in priced]
+    if len(shown) == 1:
+        return ("minimax_sparse_kv", f"{shown[0]} a rank ({WHERE})")
+    stages_shown = "; ".join(f"stage {i}: {text}" for i, text in enumerate(shown))
+    return ("minimax_sparse_kv", f"{stages_shown} ({WHERE})")
+
+
+__all__ = ["CellPrice", "MiniMaxSparseKv", "cell_price", "page_rows", "pool_page", "prices",
+           "sparse_kv_line"]

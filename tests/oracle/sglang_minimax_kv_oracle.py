@@ -1,0 +1,86 @@
+"""SGLang 0.5.23's own per-token price of the MiniMax-M3 sparse KV pool (the oracle side of
+graphfit.planner.engines.sglang_minimax_kv).
+
+A line is resolved by SGLang's argument pipeline on a MiniMax-M3 target directory of
+tests/oracle/sglang_minimax_target_oracle (the model hook picks the backend, page size and,
+for an NVFP4 checkpoint on Blackwell, the fp8 KV); then, on the fake CUDA device of the line's
+capability with the resolved layout published, SGLang's `ModelConfig` of the directory,
+SGLang's `configure_kv_cache_dtype` (mem_cache/kv_cache_dtype.py:34-88, with no model: the
+oracle's checkpoints name no KV quantization) and SGLang's `get_pp_indices`
+(distributed/utils.py:110-150) give a stand-in of the KV-cache configurator, and SGLang's own
+`PoolConfigurator._compute_cell_size` (model_executor/pool_configurator.py:340-489) prices one
+token on each pipeline stage.
+
+Glue (not SGLang logic): the stand-in configurator carries only what the MiniMax branch reads
+(model_config, kv_cache_dtype, model_dtype, server_args, layer_info, use_mla_backend False,
+is_draft_worker False); `SGLANG_DISABLE_M3_FP8_ATTN_GEMM` is set in os.environ for the call
+when the line's environment sets it.
+"""
+
+from __future__ import annotations
+
+import os
+import types
+from typing import Any
+
+from tests.oracle import sglang_oracle as so
+from tests.oracle import sglang_stubs
+
+KILL = "SGLANG_DISABLE_M3_FP8_ATTN_GEMM"
+
+
+Priced = tuple[tuple[int, ...], int]
+
+
+def cell_sizes(path: str, argv: tuple[str, ...], capability: tuple[int, int],
+               env: tuple[tuple[str, str], ...] = ()) -> Priced | str:
+    """Each pipeline stage's `_compute_cell_size` for the line and the resolved page size, or
+    SGLang's refusal ("Rejected: ..." at resolution, "Type: message" where the price
+    itself raises)."""
+    saved = {name: os.environ.get(name) for name, _ in env}
+    os.environ.update(dict(env))
+    try:
+        r = so.resolve(argv, model=path, capability=capability)
+        if not isinstance(r, so.Resolved):
+            return f"Rejected: {r.text}"
+        return _price(r, path, capability)
+    finally:
+        for name, value in saved.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value
+
+
+def _price(r: so.Resolved, path: str, capability: tuple[int, int]) -> Priced | str:
+    with so.published(r), sglang_stubs.fake_cuda(r.gpu_mem_mib, capability=capability):
+        from sglang.srt.configs.model_config import ModelConfig
+        from sglang.srt.distributed.utils import get_pp_indices
+        from sglang.srt.mem_cache.kv_cache_dtype import configure_kv_cache_dtype
+        from sglang.srt.model_executor.pool_configurator import DefaultPoolConfigurator
+        from sglang.srt.runtime_context import get_model
+
+        record: Any = r.record
+        try:
+            config = ModelConfig.from_server_args(record, model_path=path)
+            _, kv = configure_kv_cache_dtype(
+                server_args_kv_cache_dtype=get_model().kv_cache_dtype, model=None,
+                model_dtype=config.dtype, is_draft_worker=False, is_dflash=False,
+                speculative_draft_attention_backend=None)
+            layers = config.num_hidden_layers
+            out = []
+            for rank in range(record.pp_size):
+                start, end = get_pp_indices(layers, rank, record.pp_size)
+                kvc = types.SimpleNamespace(
+                    model_config=config, kv_cache_dtype=kv, model_dtype=config.dtype,
+                    server_args=record, use_mla_backend=False, is_draft_worker=False,
+                    layer_info=types.SimpleNamespace(start_layer=start, end_layer=end,
+                                                     num_effective_layers=end - start))
+                configurator = object.__new__(DefaultPoolConfigurator)
+                out.append(int(configurator._compute_cell_size(kvc, end - start)))
+        except (ValueError, KeyError, TypeError, AttributeError) as exc:
+            return f"{type(exc).__name__}: {exc}"
+        from sglang.srt.arg_groups.model_override_base import resolving_view
+
+        page = resolving_view(record).page_size  # the hook's page (minimax_m3.py:159-186)
+    return tuple(out), int(page or 1)
