@@ -179,6 +179,10 @@ def draft_settings(path: Path, values: Mapping[str, Any]) -> list[Setting]:
     layers = target_layers(data, origin)
     if layers is not None:
         out.append(Setting("dspark_target_layers", layers[0], layers[1], FILE))
+    depth = draft_layers(data, origin)
+    if depth is not None:
+        out.append(Setting("dspark_draft_layers", depth, f"{origin}: num_hidden_layers",
+                           FILE))
     if values.get("speculative_dspark_block_size") is not None:
         return out  # the flag wins (speculative_hook.py:807-813)
     gamma = parsed.gamma
@@ -247,6 +251,19 @@ def target_vocab(values: Mapping[str, Any], padded: bool = True) -> int | None:
     text = text if isinstance(text, dict) else data
     rows = (text.get("padded_vocab_size") if padded else None) or text.get("vocab_size")
     return rows if isinstance(rows, int) and not isinstance(rows, bool) else None
+
+
+def draft_layers(data: Mapping[str, Any], origin: str) -> int | None:
+    """The draft's own layer count, `num_hidden_layers` of its text config (parse_dflash_
+    draft_config, dflash_utils.py:588-597; `require_num_layers`, :545-551): the target's
+    aux config keeps it as `dflash_draft_num_layers` (spec_aux_hidden_state.py:219, 280),
+    which SGLang's DeepSeek-V4 configurator counts as the draft's SWA ring layers under
+    encoder replay (pool_configurator.py:1200-1239; `dspark_num_stages` is set only for a
+    DeepSeek-V4 draft, :276-277, which graphfit refuses above). None: the config names none
+    (issue 23, s51k)."""
+    text = data.get("text_config")
+    layers = (text if isinstance(text, dict) else data).get("num_hidden_layers")
+    return None if layers is None else as_int(f"{origin}: num_hidden_layers", layers)
 
 
 def target_layers(data: Mapping[str, Any], origin: str) -> tuple[int, str] | None:
