@@ -34,6 +34,11 @@ included: the CP breakable prefill graphs, their own capture list, layers/cp/bcg
 cuda_graph_hook.py:104-125),
 pipeline parallelism (cuda_graph_setup.py:570-580), a speculative draft (its graphs stay eager
 under interleave, cuda_graph_setup.py:514-525) and MegaMoE (mega_moe_hook.py:199-210).
+
+The same reading serves the live check (graphfit.inputs.sglang_live: the ServerArgs' values,
+where a resolved record already holds SGLang's attention CP width, so only graphfit's
+planned / not-modelled split applies) and graphfit's own `--config` file (`file`, issue 23
+s52c); an SGLang `--config` YAML on a pasted line is merged into its flags first.
 """
 
 from __future__ import annotations
